@@ -1,0 +1,55 @@
+"""Shared pytest fixtures: where the committed fixture sets are, and small builders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.cli import DEFAULT_FIXTURES
+from harness.op_fixture import CaseRecord
+
+
+@pytest.fixture(scope="session")
+def committed_root() -> Path:
+    return DEFAULT_FIXTURES
+
+
+@pytest.fixture(scope="session")
+def committed_fixtures(committed_root: Path) -> list[Path]:
+    paths = sorted(committed_root.glob("torch-*/*.h5"))
+    assert paths, f"no committed fixtures under {committed_root}"
+    return paths
+
+
+@pytest.fixture
+def small_records() -> list[CaseRecord]:
+    """Two hand-made cases covering several dtypes, a scalar and a shared tensor."""
+    rng = np.random.Generator(np.random.PCG64(5))
+    x = rng.standard_normal((3, 300), dtype=np.float32)
+    return [
+        CaseRecord(
+            "exp",
+            "3x300",
+            {"shape": [3, 300]},
+            {"x": x, "grad_out": x},
+            {"out": np.exp(x), "grad_x": np.exp(x) * x},
+            True,
+            "torch.exp(x)",
+        ),
+        CaseRecord(
+            "cross_entropy",
+            "tiny",
+            {"n": 4},
+            {"targets": np.array([1, -1, 3, 0], dtype=np.int64), "grad_out": np.float32(0.5)},
+            {"out": np.array(2.5, dtype=np.float32), "mask": np.array([True, False, True, True])},
+            False,
+            "F.cross_entropy",
+        ),
+    ]
+
+
+@pytest.fixture
+def provenance() -> dict:
+    return {"torch_version": "0.0.0", "platform_id": "linux-x86_64-avx2-t1", "note": "hand-made"}

@@ -1,0 +1,60 @@
+"""The committed fixture sets: intact, complete, consistently named, within budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.generators.ops import OPS
+from harness.op_fixture import CaseRecord, input_digest, read_op_fixture
+from harness.platform_config import parse_platform_id
+from harness.store import FixtureReader
+
+BUDGET_BYTES = 64 * 2**20
+PROVENANCE_KEYS = {
+    "generator_version", "platform_id", "os", "arch", "isa", "threads", "capability",
+    "torch_version", "torch_version_full", "torch_git_version", "torch_config", "torch_parallel_info",
+    "blas", "cpu_model", "cpu_flags", "env", "python_version", "numpy_version", "h5py_version",
+    "platform", "created", "ops_recorded", "mkl_code_path", "mkl_verbose_banner",
+}  # fmt: skip
+
+
+def test_all_committed_fixtures_fit_the_budget(committed_root: Path):
+    total = sum(p.stat().st_size for p in committed_root.rglob("*.h5"))
+    assert total < BUDGET_BYTES, f"committed fixtures take {total / 2**20:.1f} MiB"
+
+
+def test_every_committed_fixture_verifies_and_is_complete(committed_fixtures: list[Path]):
+    for path in committed_fixtures:
+        with FixtureReader(path) as reader:
+            assert reader.verify_all() > 0
+        fx = read_op_fixture(path)
+        config = parse_platform_id(path.stem)
+        assert fx.attrs["platform_id"] == config.id, path
+        assert path.parent.name == f"torch-{fx.attrs['torch_version']}", path
+        assert fx.ops == [op.name for op in OPS], path
+        assert len(fx.cases) == sum(len(op.cases) for op in OPS), path
+        prov = fx.provenance
+        assert set(prov) >= PROVENANCE_KEYS, f"{path}: missing {PROVENANCE_KEYS - set(prov)}"
+        assert prov["threads"] == config.threads
+        assert prov["capability"] == config.level.aten_capability
+        for var, value in config.env().items():
+            assert prov["env"].get(var) == value, f"{path}: {var} was {prov['env'].get(var)}"
+
+
+@pytest.fixture(scope="module")
+def current_input_digest() -> str:
+    """The input digest the generator's code makes today (inputs come from NumPy only)."""
+    records = [
+        CaseRecord(op.name, case.name, dict(case.params), op.make_inputs(dict(case.params)), {})
+        for op in OPS
+        for case in op.cases
+    ]
+    return input_digest(records)
+
+
+def test_committed_inputs_are_the_generators_inputs(committed_fixtures, current_input_digest):
+    """All configurations were recorded from one input set, the one the code makes now."""
+    for path in committed_fixtures:
+        assert read_op_fixture(path, load=False).attrs["input_digest"] == current_input_digest, path

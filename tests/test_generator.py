@@ -1,0 +1,111 @@
+"""Re-running the generator on this machine reproduces the committed fixtures bit for bit."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.bits import describe_first_mismatch
+from harness.cli import fixture_path
+from harness.op_fixture import OpFixture, read_op_fixture
+from harness.platform_config import PlatformConfig, collect_facts, supported_levels
+from harness.provenance import installed_torch_version
+
+# ops whose bits depend on the ISA level or the thread count on x86 (see the committed data),
+# so reproducing them proves the configuration was really applied
+SUBSET = "randn,gelu_tanh,layer_norm,softmax,sum,sdpa_dropout,adamw_step"
+
+
+def run_parity(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False, env=env
+    )
+
+
+def committed_config(committed_root: Path, threads: int) -> PlatformConfig:
+    """The highest ISA level this machine runs that has a committed fixture at ``threads``."""
+    facts = collect_facts()
+    for level in reversed(supported_levels(facts)):
+        config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+        if fixture_path(committed_root, installed_torch_version(), config).exists():
+            return config
+    pytest.skip(f"no committed fixture of torch {installed_torch_version()} for {facts.os}-{facts.arch}")
+
+
+def regenerate(tmp_path: Path, config: PlatformConfig, ops: str) -> OpFixture:
+    result = run_parity(
+        "generate", "--isa", config.isa, "--threads", str(config.threads), "--ops", ops,
+        "--out", str(tmp_path), "--quiet",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return read_op_fixture(fixture_path(tmp_path, installed_torch_version(), config))
+
+
+def bit_differences(fresh: OpFixture, committed: OpFixture) -> list[str]:
+    problems = []
+    for key, rec in fresh.cases.items():
+        assert key in committed.cases, f"{key} is not in the committed fixture"
+        old = committed.cases[key]
+        assert rec.params == old.params, f"{key}: params changed"
+        for part in ("inputs", "outputs"):
+            new_t, old_t = getattr(rec, part), getattr(old, part)
+            assert list(new_t) == list(old_t), f"{key}: {part} names changed"
+            for name in new_t:
+                problem = describe_first_mismatch(old_t[name], new_t[name])
+                if problem:
+                    problems.append(f"{key}/{part}/{name}: {problem}")
+    return problems
+
+
+def test_regeneration_reproduces_the_committed_fixture(tmp_path, committed_root):
+    config = committed_config(committed_root, threads=2)
+    fresh = regenerate(tmp_path, config, SUBSET)
+    committed = read_op_fixture(fixture_path(committed_root, installed_torch_version(), config))
+    assert fresh.ops == SUBSET.split(",")
+    assert bit_differences(fresh, committed) == []
+    for key, rec in fresh.cases.items():
+        assert rec.deterministic == committed.cases[key].deterministic, key
+    assert fresh.provenance["platform_id"] == committed.provenance["platform_id"] == config.id
+    assert fresh.provenance["capability"] == config.level.aten_capability
+
+
+def test_thread_count_is_really_applied(tmp_path, committed_root):
+    """One thread reproduces the t1 fixture and differs from the t2 one in a threaded sum."""
+    one = committed_config(committed_root, threads=1)
+    two = PlatformConfig(one.os, one.arch, one.isa, 2)
+    fresh = regenerate(tmp_path, one, "sum")
+    version = installed_torch_version()
+    assert bit_differences(fresh, read_op_fixture(fixture_path(committed_root, version, one))) == []
+    differing = bit_differences(fresh, read_op_fixture(fixture_path(committed_root, version, two)))
+    assert any(d.startswith("sum/full_65x509/outputs/out") for d in differing), differing
+
+
+def test_generator_refuses_to_overwrite_before_doing_work(tmp_path):
+    facts = collect_facts()
+    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    target = fixture_path(tmp_path, installed_torch_version(), config)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"keep me")
+    result = run_parity("generate", "--threads", "1", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"parity: error: already exists, pass --force to overwrite: {target}"
+    assert target.read_bytes() == b"keep me"
+
+
+def test_recorder_refuses_an_unpinned_process(tmp_path):
+    facts = collect_facts()
+    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    env = {k: v for k, v in os.environ.items() if k not in config.env()}
+    result = subprocess.run(
+        [sys.executable, "-m", "harness.generators.record_ops", "--platform-id", config.id,
+         "--out", str(tmp_path / "x.h5")],
+        capture_output=True, text=True, check=False, env=env,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"parity: error: environment does not pin {config.id}: ")
+    assert "Traceback" not in result.stderr
+    assert not (tmp_path / "x.h5").exists()
