@@ -18,8 +18,17 @@ def committed_root() -> Path:
 
 @pytest.fixture(scope="session")
 def committed_fixtures(committed_root: Path) -> list[Path]:
-    paths = sorted(committed_root.glob("torch-*/*.h5"))
-    assert paths, f"no committed fixtures under {committed_root}"
+    """The committed op fixtures (``<platform id>.h5``)."""
+    paths = sorted(p for p in committed_root.glob("torch-*/*.h5") if ".nanogpt-" not in p.name)
+    assert paths, f"no committed op fixtures under {committed_root}"
+    return paths
+
+
+@pytest.fixture(scope="session")
+def committed_nanogpt(committed_root: Path) -> list[Path]:
+    """The committed nanoGPT fixtures (``<platform id>.nanogpt-<config>.h5``)."""
+    paths = sorted(committed_root.glob("torch-*/*.nanogpt-*.h5"))
+    assert paths, f"no committed nanoGPT fixtures under {committed_root}"
     return paths
 
 

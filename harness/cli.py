@@ -9,7 +9,7 @@ import argparse
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 from harness import __version__
@@ -44,9 +44,13 @@ def run_reporting_errors(body: Callable[[], int]) -> int:
         return 0
 
 
-def fixture_path(root: Path, torch_version: str, config: PlatformConfig) -> Path:
-    """Where the op fixture of (torch version, configuration) lives under ``root``."""
-    return root / f"torch-{public_version(torch_version)}" / f"{config.id}.h5"
+def fixture_path(root: Path, torch_version: str, config: PlatformConfig, nanogpt: str = "") -> Path:
+    """Where a fixture of (torch version, configuration) lives under ``root``.
+
+    Op fixtures are ``<platform id>.h5``; nanoGPT fixtures ``<platform id>.nanogpt-<config>.h5``.
+    """
+    suffix = f".nanogpt-{nanogpt}" if nanogpt else ""
+    return root / f"torch-{public_version(torch_version)}" / f"{config.id}{suffix}.h5"
 
 
 def _csv(text: str) -> list[str]:
@@ -73,89 +77,54 @@ def plan_configs(facts: PlatformFacts, isa: str | None, threads: str | None) -> 
     return [PlatformConfig(facts.os, facts.arch, lvl.name, n, cbwr) for lvl in levels for n in counts]
 
 
+def _record_command(args: argparse.Namespace, cfg: PlatformConfig, path: Path) -> list[str]:
+    """The fresh process that records one configuration."""
+    module = "harness.generators.record_nanogpt" if args.nanogpt else "harness.generators.record_ops"
+    cmd = [sys.executable, "-m", module, "--platform-id", cfg.id, "--out", str(path)]
+    if args.nanogpt:
+        cmd += ["--config", args.config]
+        if args.full_steps:
+            cmd += ["--full-steps", args.full_steps]
+        if args.nanogpt_dir:
+            cmd += ["--nanogpt-dir", str(args.nanogpt_dir.resolve())]
+        cmd += ["--init", args.init]
+    elif args.ops:
+        cmd += ["--ops", args.ops]
+    return cmd + [flag for flag, on in (("--force", args.force), ("--quiet", args.quiet)) if on]
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     torch_version = installed_torch_version()
     if not torch_version:
         raise ParityError("torch is not installed: 'pip install torch==2.13.0' (or use tox -e regen)")
+    args.nanogpt = args.nanogpt or args.nanogpt_dir is not None
+    if args.nanogpt and args.ops:
+        raise ParityError("--ops selects ops; it does not go with --nanogpt")
+    if args.nanogpt_dir is not None and not (args.nanogpt_dir / "model.py").is_file():
+        raise ParityError(f"{args.nanogpt_dir}: no model.py here (expected a checkout of nanoGPT)")
     parse_op_list(args.ops)  # unknown ops fail here, before any process starts
     configs = plan_configs(collect_facts(), args.isa, args.threads)
-    targets = [(cfg, fixture_path(args.out, torch_version, cfg)) for cfg in configs]
+    nanogpt = args.config if args.nanogpt else ""
+    targets = [(cfg, fixture_path(args.out, torch_version, cfg, nanogpt)) for cfg in configs]
     existing = [str(path) for _, path in targets if path.exists()]
     if existing and not args.force:
         raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
     for cfg, path in targets:
-        cmd = [
-            sys.executable,
-            "-m",
-            "harness.generators.record_ops",
-            "--platform-id",
-            cfg.id,
-            "--out",
-            str(path),
-        ]
-        if args.ops:
-            cmd += ["--ops", args.ops]
-        if args.force:
-            cmd.append("--force")
-        if args.quiet:
-            cmd.append("--quiet")
-        rc = subprocess.run(cmd, env=child_env(cfg), check=False).returncode
+        rc = subprocess.run(_record_command(args, cfg, path), env=child_env(cfg), check=False).returncode
         if rc != 0:
             return rc
     return 0
 
 
-def _rows_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=False)]
-    lines = [
-        "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip()
-        for row in (headers, *rows)
-    ]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def cmd_info(args: argparse.Namespace) -> int:
-    from harness.op_fixture import read_op_fixture
+    from harness.fixture_info import describe, read_fixture
 
-    fx = read_op_fixture(args.file)
-    prov = fx.provenance
-    print(f"fixture      {fx.path}")
-    print(f"schema       {fx.attrs.get('format', '')} v{fx.attrs.get('schema_version', '')}, kind ops")
-    print(f"input digest {fx.attrs['input_digest']}")
-    for key in sorted(prov):
-        value = prov[key]
-        if key in ("torch_config", "torch_parallel_info", "cpu_flags") and not args.full:
-            value = (
-                f"<{len(str(value).splitlines())} lines, --full shows>"
-                if "\n" in str(value)
-                else f"<{len(str(value).split())} items, --full shows>"
-            )
-        elif isinstance(value, dict):
-            value = " ".join(f"{k}={v}" for k, v in value.items()) or "-"
-        elif isinstance(value, list):
-            value = ", ".join(map(str, value))
-        text = str(value)
-        print(f"{key:<22} " + text.replace("\n", "\n" + " " * 23))
-    rows = []
-    for rec in fx.cases.values():
-        first = True
-        for part, group in (("input", rec.inputs), ("output", rec.outputs)):
-            for name, arr in group.items():
-                agreed = ("yes" if rec.deterministic else "NO") if first else ""
-                label = (rec.op, rec.case) if first else ("", "")
-                rows.append(
-                    (*label, agreed, part, name, f"{arr.dtype.name}[{', '.join(map(str, arr.shape))}]")
-                )
-                first = False
-    print()
-    print(_rows_table(("op", "case", "run twice: same bits", "part", "tensor", "dtype[shape]"), rows))
-    nondet = sum(not r.deterministic for r in fx.cases.values())
-    print(f"\n{len(fx.ops)} ops, {len(fx.cases)} cases, {nondet} not run-to-run deterministic")
+    print(describe(read_fixture(args.file), full=args.full))
     return 0
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from harness.fixture_info import contents_summary, table
     from harness.store import FixtureReader
 
     roots = args.roots or [DEFAULT_FIXTURES]
@@ -173,7 +142,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                             str(attrs.get("torch_version", "?")),
                             str(attrs.get("platform_id", "?")),
                             reader.kind,
-                            str(len(attrs.get("ops", []))),
+                            contents_summary(reader.kind, attrs),
                             f"{path.stat().st_size / 2**20:.2f}",
                             str(prov.get("created", "?")),
                             str(path),
@@ -194,7 +163,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no fixture sets under {', '.join(map(str, roots))}")
         return 0
-    print(_rows_table(("torch", "platform", "kind", "ops", "MiB", "created", "file"), rows))
+    print(table(("torch", "platform", "kind", "contents", "MiB", "created", "file"), rows))
     return 0
 
 
@@ -213,21 +182,20 @@ def _expand_dirs(paths: list[Path]) -> list[Path]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from harness.op_fixture import KIND, read_op_fixture
+    from harness.fixture_info import contents_summary, read_fixture
+    from harness.op_fixture import OpFixture
     from harness.store import FixtureReader
 
     failed = 0
     for path in _expand_dirs(args.files):
         try:
-            with FixtureReader(path) as reader:
-                kind = reader.kind
-            detail = f"kind {kind}"
-            if kind == KIND:  # read by name first, so a bad tensor is reported by its name
-                fx = read_op_fixture(path)
-                detail = f"{len(fx.ops)} ops, {len(fx.cases)} cases"
+            fx = read_fixture(path)  # by name first, so a bad tensor is reported by its name
             with FixtureReader(path) as reader:
                 count = reader.verify_all()
-            print(f"ok    {path}: {count} tensors verified, {detail}")
+                summary = contents_summary(reader.kind, fx.attrs)
+            if isinstance(fx, OpFixture):
+                summary += f", {len(fx.cases)} cases"
+            print(f"ok    {path}: {count} tensors verified, {summary}")
         except FixtureError as err:
             failed += 1
             print(f"parity: error: {err}", file=sys.stderr)
@@ -252,6 +220,26 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", type=Path, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)"
     )
     gen.add_argument("--ops", default="", help="record only these ops, comma-separated")
+    gen.add_argument(
+        "--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops"
+    )
+    gen.add_argument("--config", default="tiny", choices=("tiny", "shakespeare-char"), help="nanoGPT config")
+    gen.add_argument(
+        "--full-steps",
+        help="nanoGPT steps stored with full tensors: comma-separated, 'all' or 'none' "
+        "(default: the config's: tiny 1,50; shakespeare-char 1,2,25,50)",
+    )
+    gen.add_argument(
+        "--init",
+        choices=("full", "digest"),
+        default="full",
+        help="nanoGPT initial weights: in full (default) or as digests and sums only",
+    )
+    gen.add_argument(
+        "--nanogpt-dir",
+        type=Path,
+        help="use GPT, GPTConfig from this nanoGPT checkout's model.py (implies --nanogpt)",
+    )
     gen.add_argument("--force", action="store_true", help="overwrite existing fixtures")
     gen.add_argument("--quiet", action="store_true", help="no progress output")
     gen.set_defaults(func=cmd_generate)

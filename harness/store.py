@@ -131,6 +131,8 @@ class FixtureWriter:
         return digest
 
     def _group(self, group: str) -> h5py.Group:
+        if group in ("", "/"):
+            return self._file
         node = self._file.get(group)
         if node is None:
             node = self._file.create_group(group, track_order=True)

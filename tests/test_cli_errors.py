@@ -70,10 +70,10 @@ def _corrupted(path, records, provenance):
     return path
 
 
-def _wrong_kind(path, records, provenance):
+def _wrong_kind(path, records, provenance, kind="banana"):
     _valid(path, records, provenance)
     with h5py.File(path, "r+") as f:
-        f.attrs["kind"] = "nanogpt"
+        f.attrs["kind"] = kind
     return path
 
 
@@ -108,11 +108,20 @@ def test_info_of_a_directory(tmp_path):
     assert result.stderr.strip() == f"parity: error: {tmp_path}: is a directory, not a fixture file"
 
 
-def test_info_refuses_a_fixture_of_another_kind(tmp_path, small_records, provenance):
+def test_info_refuses_an_unknown_kind(tmp_path, small_records, provenance):
     path = _wrong_kind(tmp_path / "k.h5", small_records, provenance)
     result = parity("info", str(path))
     assert result.returncode == 2
-    assert "is a 'nanogpt' fixture, expected 'ops'" in result.stderr
+    assert result.stderr.strip() == f"parity: error: {path}: unknown fixture kind 'banana'"
+
+
+def test_an_op_layout_marked_nanogpt_is_damaged(tmp_path, small_records, provenance):
+    path = _wrong_kind(tmp_path / "k.h5", small_records, provenance, kind="nanogpt")
+    result = parity("verify", str(path))
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip() == f"parity: error: {path}: damaged fixture: root attribute 'config' is missing"
+    )
 
 
 def test_verify_reports_each_file_and_fails_if_any_is_bad(tmp_path, small_records, provenance):

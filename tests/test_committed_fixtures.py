@@ -58,3 +58,33 @@ def test_committed_inputs_are_the_generators_inputs(committed_fixtures, current_
     """All configurations were recorded from one input set, the one the code makes now."""
     for path in committed_fixtures:
         assert read_op_fixture(path, load=False).attrs["input_digest"] == current_input_digest, path
+
+
+def test_every_committed_nanogpt_fixture_verifies_and_is_complete(committed_nanogpt: list[Path]):
+    from harness.generators.nanogpt_train import CONFIGS, batches_for
+    from harness.nanogpt_fixture import input_digest, read_nanogpt_fixture
+
+    for path in committed_nanogpt:
+        with FixtureReader(path) as reader:
+            assert reader.verify_all() > 0
+        fx = read_nanogpt_fixture(path, full=False)
+        platform_id, _, name = path.stem.partition(".nanogpt-")
+        config = parse_platform_id(platform_id)
+        assert fx.attrs["platform_id"] == config.id and fx.config["name"] == name, path
+        assert path.parent.name == f"torch-{fx.attrs['torch_version']}", path
+        assert set(fx.provenance) >= PROVENANCE_KEYS - {"ops_recorded"} | {"model_source"}, path
+        assert fx.attrs["deterministic"], f"{path}: the two recording runs differed"
+        assert len(fx.run.steps) == fx.config["steps"] == 50
+        # the batches are the ones the generator's sampler makes today
+        cfg = CONFIGS[name]
+        expected = input_digest(fx.config, [_batch_record(x, y) for x, y in batches_for(cfg)])
+        assert fx.attrs["input_digest"] == expected, path
+        for rec in fx.run.steps:
+            assert rec.step in fx.attrs["full_steps"] or not rec.full
+            assert len(rec.dropout_mask_sha256) == 1 + 3 * cfg.n_layer
+
+
+def _batch_record(x, y):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(x=x, y=y)

@@ -1,0 +1,269 @@
+"""Record 50 nanoGPT training steps in this process's pinned configuration.
+
+Run as ``python -m harness.generators.record_nanogpt`` by ``parity generate --nanogpt``.
+The run is recorded twice from the same start; the fixture says whether the two agree.
+With ``--nanogpt-dir`` the model (GPT, GPTConfig, configure_optimizers) comes from a
+checkout of nanoGPT instead of harness.generators.nanogpt_model.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import importlib.util
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from harness import provenance
+from harness.errors import ParityError
+from harness.generators.child import child_parser, progress_printer, run_child
+from harness.generators.nanogpt_train import CONFIGS, ModelSource, TrainConfig, batches_for, train
+from harness.nanogpt_fixture import (
+    DIGEST_KINDS,
+    FULL_KINDS,
+    NanoGPTRun,
+    StepRecord,
+    sha256_bytes,
+    write_nanogpt_fixture,
+)
+from harness.platform_config import PlatformConfig, collect_facts
+
+_DROPOUT_OPS = {torch.ops.aten.bernoulli_.float, torch.ops.aten.bernoulli_.Tensor}
+_NATIVE_DROPOUT = torch.ops.aten.native_dropout.default
+
+
+def _np(t: torch.Tensor) -> np.ndarray:
+    return t.detach().numpy()
+
+
+def _digest(t: torch.Tensor) -> np.ndarray:
+    """SHA-256 of a contiguous tensor's raw bytes."""
+    return sha256_bytes(_np(t).reshape(-1).view(np.uint8))
+
+
+class DropoutMasks(TorchDispatchMode):
+    """Sees every dropout draw below autograd and keeps the SHA-256 of its keep-mask."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.digests: list[np.ndarray] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if func in _DROPOUT_OPS:
+            self.digests.append(_mask_digest(args[0]))
+        elif func is _NATIVE_DROPOUT:
+            self.digests.append(_mask_digest(out[1]))
+        return out
+
+    @contextlib.contextmanager
+    def around_dropout(self) -> Iterator[None]:
+        """Watch F.dropout and F.scaled_dot_product_attention calls that drop something.
+
+        The mode is entered only around those calls (entering it for the whole forward
+        would cost a Python call for every op). Both are looked up through
+        torch.nn.functional at call time, by nn.Dropout and by nanoGPT's attention alike.
+        """
+        dropout, sdpa = F.dropout, F.scaled_dot_product_attention
+
+        def watched_dropout(input, p=0.5, training=True, inplace=False):
+            if not training or p == 0:
+                return dropout(input, p, training, inplace)
+            with self:
+                return dropout(input, p, training, inplace)
+
+        def watched_sdpa(*args, **kwargs):
+            if not kwargs.get("dropout_p", args[4] if len(args) > 4 else 0.0):
+                return sdpa(*args, **kwargs)
+            with self:
+                return sdpa(*args, **kwargs)
+
+        F.dropout, F.scaled_dot_product_attention = watched_dropout, watched_sdpa
+        try:
+            yield
+        finally:
+            F.dropout, F.scaled_dot_product_attention = dropout, sdpa
+
+
+def _digest_and_sum(arrays: list[np.ndarray], digests: np.ndarray, sums: np.ndarray, kind: int) -> None:
+    for i, arr in enumerate(arrays):
+        digests[i, kind] = np.frombuffer(hashlib.sha256(arr).digest(), np.uint8)
+        sums[i, kind] = arr.sum(dtype=np.float64)
+
+
+def _mask_digest(noise: torch.Tensor) -> np.ndarray:
+    keep = np.ascontiguousarray(_np(noise) != 0)
+    return sha256_bytes(keep.reshape(-1).view(np.uint8))
+
+
+class Recorder:
+    """A TrainObserver that keeps, per step, what the fixture stores."""
+
+    def __init__(self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.full_steps = full_steps
+        self.batches = batches
+        self.names: list[str] = []
+        self.init: dict[str, np.ndarray] = {}
+        self.steps: list[StepRecord] = []
+        self._masks = DropoutMasks()
+        self._cur: dict[str, Any] = {}
+
+    def on_init(self, model: torch.nn.Module) -> None:
+        params = list(model.named_parameters())
+        self.names = [n for n, _ in params]
+        self.params = [p for _, p in params]
+        self.init = {n: _np(p).copy() for n, p in params}
+
+    @contextlib.contextmanager
+    def forward_context(self) -> Iterator[None]:
+        self._masks.digests = []
+        with self._masks.around_dropout():
+            yield
+
+    def after_forward(self, logits: torch.Tensor, loss: torch.Tensor) -> None:
+        masks = self._masks.digests
+        self._cur = {
+            "logits_sha256": _digest(logits),
+            "loss": _np(loss).copy(),
+            "dropout_mask_sha256": np.stack(masks) if masks else np.zeros((0, 32), np.uint8),
+            "digests": np.zeros((len(self.names), len(DIGEST_KINDS), 32), np.uint8),
+            "sums": np.zeros((len(self.names), len(DIGEST_KINDS)), np.float64),
+        }
+
+    def _fill(self, kind: str, tensors: list[torch.Tensor]) -> None:
+        _digest_and_sum(
+            [t.detach().numpy() for t in tensors],
+            self._cur["digests"],
+            self._cur["sums"],
+            DIGEST_KINDS.index(kind),
+        )
+
+    def after_backward(self, model: torch.nn.Module) -> None:
+        self._fill("grad_preclip", [p.grad for p in self.params])
+
+    def after_clip(self, total_norm: torch.Tensor, clip_coef: torch.Tensor) -> None:
+        self._cur["grad_norm"] = _np(total_norm).copy()
+        self._cur["clip_coef"] = _np(clip_coef).copy()
+
+    def after_step(
+        self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer
+    ) -> None:
+        params = self.params
+        per_kind = {
+            "grad": [p.grad for p in params],
+            "value": [p.detach() for p in params],
+            "exp_avg": [optimizer.state[p]["exp_avg"] for p in params],
+            "exp_avg_sq": [optimizer.state[p]["exp_avg_sq"] for p in params],
+        }
+        for kind, tensors in per_kind.items():
+            self._fill(kind, tensors)
+        full = {}
+        if step in self.full_steps:
+            full = {
+                kind: {n: _np(t).copy() for n, t in zip(self.names, per_kind[kind], strict=True)}
+                for kind in FULL_KINDS
+            }
+        x, y = self.batches[step - 1]
+        self.steps.append(StepRecord(step=step, lr=lr, x=x, y=y, full=full, **self._cur))
+
+
+def load_upstream(nanogpt_dir: Path) -> ModelSource:
+    """GPT and GPTConfig from a nanoGPT checkout's model.py."""
+    model_py = nanogpt_dir / "model.py"
+    if not model_py.is_file():
+        raise ParityError(f"{nanogpt_dir}: no model.py here (expected a checkout of nanoGPT)")
+    spec = importlib.util.spec_from_file_location("nanogpt_upstream_model", model_py)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as err:
+        raise ParityError(f"{model_py}: cannot be imported ({type(err).__name__}: {err})") from None
+    for name in ("GPT", "GPTConfig"):
+        if not hasattr(module, name):
+            raise ParityError(f"{model_py}: defines no {name}")
+    if not hasattr(module.GPT, "configure_optimizers"):
+        raise ParityError(f"{model_py}: GPT has no configure_optimizers")
+    sha = hashlib.sha256(model_py.read_bytes()).hexdigest()
+    return ModelSource(
+        module.GPT, module.GPTConfig, f"nanoGPT model.py at {model_py}", {"model_py_sha256": sha}
+    )
+
+
+def record_run(
+    cfg: TrainConfig, full_steps: set[int], source: ModelSource, label: str, quiet: bool
+) -> NanoGPTRun:
+    batches = batches_for(cfg)
+    recorder = Recorder(full_steps, batches)
+    show = None if quiet else progress_printer(label, "steps")
+    progress = (lambda step, loss: show(step, cfg.steps, f"loss {loss:.4f}")) if show else None
+    train(cfg, batches, recorder, source, progress)
+    return NanoGPTRun(recorder.names, recorder.init, recorder.steps)
+
+
+def first_difference(a: NanoGPTRun, b: NanoGPTRun) -> int:
+    """The first step at which two runs differ in any recorded bit (0 when none)."""
+    if a.param_names != b.param_names or any(
+        a.init[n].tobytes() != b.init[n].tobytes() for n in a.param_names
+    ):
+        return 1
+    for ra, rb in zip(a.steps, b.steps, strict=True):
+        if not ra.same_bits(rb):
+            return ra.step
+    return 0
+
+
+def parse_full_steps(text: str | None, cfg: TrainConfig) -> set[int]:
+    if text is None or text == "":
+        return set(cfg.full_steps)
+    if text == "all":
+        return set(range(1, cfg.steps + 1))
+    if text == "none":
+        return set()
+    steps = set()
+    for part in text.split(","):
+        if not part.strip().isdigit() or not 1 <= int(part) <= cfg.steps:
+            raise ParityError(
+                f"--full-steps takes step numbers 1..{cfg.steps}, 'all' or 'none', not '{part}'"
+            )
+        steps.add(int(part))
+    return steps
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = child_parser("python -m harness.generators.record_nanogpt")
+    parser.add_argument("--config", default="tiny", choices=sorted(CONFIGS))
+    parser.add_argument("--full-steps", default=None)
+    parser.add_argument("--init", choices=("full", "digest"), default="full")
+    parser.add_argument("--nanogpt-dir", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    def record(config: PlatformConfig) -> tuple[int, str, str]:
+        cfg = CONFIGS[args.config]
+        full_steps = parse_full_steps(args.full_steps, cfg)
+        source = load_upstream(args.nanogpt_dir) if args.nanogpt_dir else ModelSource()
+        label = f"{config.id} nanogpt-{cfg.name}"
+        first = record_run(cfg, full_steps, source, f"{label} run 1/2", args.quiet)
+        second = record_run(cfg, full_steps, source, f"{label} run 2/2", args.quiet)
+        diverged = first_difference(first, second)
+        prov = provenance.collect(config, collect_facts(), model_source=source.description, **source.extra)
+        size = write_nanogpt_fixture(
+            args.out, prov, cfg.as_dict() | {"full_steps": sorted(full_steps)}, first,
+            deterministic=diverged == 0, first_nondeterministic_step=diverged,
+            full_init=args.init == "full", force=args.force,
+        )  # fmt: skip
+        what = f"{cfg.steps} steps, final loss {float(first.steps[-1].loss):.4f}"
+        return size, what, f"the two runs first differ at step {diverged}" if diverged else ""
+
+    return run_child(args, record)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""`parity generate --nanogpt`: reproduces the committed runs, and records upstream nanoGPT."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.bits import describe_first_mismatch
+from harness.cli import fixture_path
+from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
+from harness.platform_config import PlatformConfig, collect_facts, supported_levels
+from harness.provenance import installed_torch_version
+
+
+def run_parity(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False
+    )
+
+
+def committed_tiny(committed_root: Path, threads: int) -> tuple[PlatformConfig, Path]:
+    facts = collect_facts()
+    for level in reversed(supported_levels(facts)):
+        config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+        path = fixture_path(committed_root, installed_torch_version(), config, "tiny")
+        if path.exists():
+            return config, path
+    pytest.skip(f"no committed nanogpt-tiny fixture for {facts.os}-{facts.arch}")
+
+
+def generate_tiny(out: Path, config: PlatformConfig, *extra: str) -> NanoGPTFixture:
+    result = run_parity(
+        "generate", "--nanogpt", "--isa", config.isa, "--threads", str(config.threads), "--out", str(out),
+        "--quiet", *extra,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return read_nanogpt_fixture(fixture_path(out, installed_torch_version(), config, "tiny"))
+
+
+def step_differences(a: NanoGPTFixture, b: NanoGPTFixture, *, full: bool = True) -> list[str]:
+    problems = []
+    if a.run.param_names != b.run.param_names:
+        return ["parameter names differ"]
+    if not np.array_equal(a.run.init_sha256, b.run.init_sha256):
+        problems.append("initial weights differ")
+    for ra, rb in zip(a.run.steps, b.run.steps, strict=True):
+        for name, arr in ra.tensors().items():
+            problem = describe_first_mismatch(arr, rb.tensors()[name])
+            if problem:
+                problems.append(f"step {ra.step} {name}: {problem}")
+        if full:
+            for kind, tensors in ra.full.items():
+                for pname, arr in tensors.items():
+                    problem = describe_first_mismatch(arr, rb.full[kind][pname])
+                    if problem:
+                        problems.append(f"step {ra.step} {kind} {pname}: {problem}")
+    return problems
+
+
+def test_regenerating_tiny_reproduces_the_committed_run(tmp_path, committed_root):
+    config, path = committed_tiny(committed_root, threads=2)
+    committed = read_nanogpt_fixture(path)
+    fresh = generate_tiny(tmp_path, config)
+    assert step_differences(fresh, committed) == []
+    for name in committed.run.param_names:
+        assert describe_first_mismatch(committed.run.init[name], fresh.run.init[name]) is None, name
+    assert fresh.attrs["deterministic"] and committed.attrs["deterministic"]
+    assert fresh.attrs["input_digest"] == committed.attrs["input_digest"]
+
+
+STANDIN = '''
+"""A stand-in for a nanoGPT checkout's model.py: nanoGPT's API (GPT, GPTConfig,
+configure_optimizers(weight_decay, learning_rate, betas, device_type)), built on our model."""
+import math
+import torch
+from harness.generators.nanogpt_model import GPT as _GPT, GPTConfig
+
+class GPT(_GPT):
+    INIT_STD = {std}
+
+    def _init_weights(self, module):
+        if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+            torch.nn.init.normal_(module.weight, mean=0.0, std=self.INIT_STD)
+            if getattr(module, "bias", None) is not None:
+                torch.nn.init.zeros_(module.bias)
+'''
+
+
+@pytest.mark.parametrize(("std", "same"), [("0.02", True), ("0.021", False)])
+def test_upstream_model_option(tmp_path, committed_root, std, same):
+    """Same config and init as ours: a bit-identical run. Another init: not."""
+    config, path = committed_tiny(committed_root, threads=2)
+    checkout = tmp_path / "nanoGPT"
+    checkout.mkdir()
+    (checkout / "model.py").write_text(textwrap.dedent(STANDIN.format(std=std)))
+    upstream = generate_tiny(tmp_path / "out", config, "--nanogpt-dir", str(checkout), "--full-steps", "none")
+    assert upstream.provenance["model_source"] == f"nanoGPT model.py at {checkout / 'model.py'}"
+    assert len(upstream.provenance["model_py_sha256"]) == 64
+    differences = step_differences(upstream, read_nanogpt_fixture(path, full=False), full=False)
+    if same:
+        assert differences == []
+    else:
+        assert differences[0] == "initial weights differ"
+
+
+def test_nanogpt_dir_without_model_py(tmp_path):
+    result = run_parity("generate", "--nanogpt-dir", str(tmp_path), "--out", str(tmp_path / "o"))
+    assert result.returncode == 2
+    assert (
+        result.stderr.strip()
+        == f"parity: error: {tmp_path}: no model.py here (expected a checkout of nanoGPT)"
+    )
+
+
+def test_nanogpt_dir_with_a_foreign_model_py(tmp_path):
+    (tmp_path / "model.py").write_text("class GPTConfig:\n    pass\n")
+    result = run_parity(
+        "generate", "--nanogpt-dir", str(tmp_path), "--threads", "1", "--out", str(tmp_path / "o")
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"parity: error: {tmp_path / 'model.py'}: defines no GPT"
+
+
+def test_ops_do_not_go_with_nanogpt(tmp_path):
+    result = run_parity("generate", "--nanogpt", "--ops", "exp", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert "--ops selects ops; it does not go with --nanogpt" in result.stderr
+
+
+def test_info_and_verify_of_a_committed_run(committed_root):
+    _, path = committed_tiny(committed_root, threads=2)
+    result = run_parity("verify", str(path))
+    assert result.returncode == 0, result.stderr
+    assert "nanogpt-tiny, 50 steps" in result.stdout
+    info = run_parity("info", str(path))
+    assert info.returncode == 0, info.stderr
+    assert "two runs from the same start: identical" in info.stdout
+    assert "transformer.wte.weight" in info.stdout
