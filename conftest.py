@@ -1,4 +1,11 @@
-"""Shared pytest fixtures: where the committed fixture sets are, and small builders."""
+"""Shared pytest fixtures and options.
+
+The parity suite (parity_suite/, run by `tox -e parity-linux`) takes:
+  --fixture-set   TORCH_VERSION/PLATFORM_ID (e.g. 2.13.0/linux-x86_64-avx2-t2), or a path to a
+                  fixture file; default: this machine's own configuration, installed torch
+  --parity-source live (PyTorch run now, on this machine) or impl (the reference implementation)
+  --report PATH   also write the comparison report (.json, .md or .html by suffix)
+"""
 
 from __future__ import annotations
 
@@ -9,6 +16,13 @@ import pytest
 
 from harness.cli import DEFAULT_FIXTURES
 from harness.op_fixture import CaseRecord
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("parity", "parity-harness parity suite")
+    group.addoption("--fixture-set", default="", help="TORCH_VERSION/PLATFORM_ID or a fixture path")
+    group.addoption("--parity-source", default="live", choices=("live", "impl"), help="what is checked")
+    group.addoption("--report", default="", help="write the comparison report here (.json/.md/.html)")
 
 
 @pytest.fixture(scope="session")

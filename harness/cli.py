@@ -1,6 +1,7 @@
-"""The ``parity`` command line: generate, info, list, verify.
+"""The ``parity`` command line: generate, check, diff, info, list, verify.
 
-Exit status: 0 success, 2 usage or input error (one line on stderr, no traceback).
+Exit status: 0 success (for check and diff: every compared tensor bit-identical), 1 something
+differs (check, diff), 2 usage or input error (one line on stderr, no traceback).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from harness.platform_config import (
     PlatformFacts,
     child_env,
     collect_facts,
+    parse_platform_id,
     resolve_level,
     supported_levels,
 )
@@ -202,6 +204,122 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 2 if failed else 0
 
 
+def _load_pair(a_path: Path, b_path: Path):
+    from harness.fixture_info import read_fixture
+
+    a, b = read_fixture(a_path), read_fixture(b_path)
+    if type(a) is not type(b):
+        raise ParityError(f"{a_path} and {b_path} are fixtures of different kinds")
+    return a, b
+
+
+def _diff(a, b, *, subset: bool = False):
+    from harness.compare import diff_nanogpt, diff_ops
+    from harness.op_fixture import OpFixture
+
+    return diff_ops(a, b, subset=subset) if isinstance(a, OpFixture) else diff_nanogpt(a, b)
+
+
+def _emit(diff, args: argparse.Namespace, note: str = "") -> int:
+    """Print the terminal report, write the --output one, and give the exit status."""
+    from harness.report import render
+
+    fmt = args.format or _format_from_suffix(args.output)
+    text = render(diff, fmt, note)
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        tmp = args.output.with_name(f".{args.output.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(args.output)
+        print(render(diff, "terminal", note), end="")
+        print(f"report written to {args.output}")
+    else:
+        print(text, end="")
+    return 0 if diff.bit_identical else 1
+
+
+def _format_from_suffix(path: Path | None) -> str:
+    suffix = path.suffix.lower() if path else ""
+    return {".json": "json", ".md": "markdown", ".html": "html", ".htm": "html"}.get(suffix, "terminal")
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    a, b = _load_pair(args.a, args.b)
+    return _emit(_diff(a, b), args)
+
+
+def _live_config(fixture_config: PlatformConfig) -> tuple[PlatformConfig, str]:
+    """The configuration to run live: the fixture's own where this machine can run it."""
+    facts = collect_facts()
+    runnable = {lvl.name for lvl in supported_levels(facts)}
+    if (fixture_config.os, fixture_config.arch) == (facts.os, facts.arch) and fixture_config.isa in runnable:
+        return fixture_config, f"live: this machine in the fixture's configuration {fixture_config.id}"
+    own = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, fixture_config.threads)
+    return own, f"live: this machine as {own.id}, against a fixture of {fixture_config.id}"
+
+
+def default_config(version: str, nanogpt: str = "") -> PlatformConfig:
+    """This machine's highest ISA level that has a committed fixture, at 2 threads, else 1.
+
+    Where none is committed, this machine's own default configuration (and the caller's
+    error then names what is committed).
+    """
+    facts = collect_facts()
+    for level in reversed(supported_levels(facts)):
+        for threads in (2, 1):
+            config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+            if fixture_path(DEFAULT_FIXTURES, version, config, nanogpt).exists():
+                return config
+    return plan_configs(facts, None, None)[0]
+
+
+def resolve_fixture(args: argparse.Namespace) -> Path:
+    """--against, else --platform, else this machine's own configuration, for the installed torch."""
+    if args.against:
+        return args.against
+    version = installed_torch_version()
+    config = parse_platform_id(args.platform) if args.platform else default_config(version, args.nanogpt or "")
+    path = fixture_path(DEFAULT_FIXTURES, version, config, args.nanogpt or "")
+    if not path.exists():
+        have = sorted(p.name for p in path.parent.glob("*.h5")) if path.parent.is_dir() else []
+        raise ParityError(
+            f"no committed fixture {path.name} for torch {public_version(version)}"
+            + (f" (committed: {', '.join(have)})" if have else f" ({path.parent} does not exist)")
+        )
+    return path
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import tempfile
+
+    from harness.fixture_info import read_fixture
+    from harness.nanogpt_fixture import NanoGPTFixture
+
+    if args.impl:
+        raise ParityError("--impl: the reference implementation (harness/impl) has no kernels yet")
+    path = resolve_fixture(args)
+    expected = read_fixture(path)
+    fixture_config = parse_platform_id(str(expected.attrs["platform_id"]))
+    config, note = _live_config(fixture_config)
+    with tempfile.TemporaryDirectory(prefix="parity-live-") as tmp:
+        live_args = argparse.Namespace(
+            nanogpt=isinstance(expected, NanoGPTFixture), ops=args.ops, force=True, quiet=args.quiet,
+            config=expected.config.get("name", "tiny") if isinstance(expected, NanoGPTFixture) else "tiny",
+            full_steps=None, nanogpt_dir=None, init="full",
+        )  # fmt: skip
+        if isinstance(expected, NanoGPTFixture):
+            live_args.full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
+            live_args.init = "full" if expected.attrs.get("full_init") else "digest"
+        out = fixture_path(Path(tmp), installed_torch_version(), config, live_args.config if live_args.nanogpt else "")
+        rc = subprocess.run(_record_command(live_args, config, out), env=child_env(config), check=False).returncode
+        if rc != 0:
+            return 2
+        actual = read_fixture(out)
+        diff = _diff(expected, actual, subset=bool(args.ops))
+        diff.b_label = f"live run ({config.id})"
+        return _emit(diff, args, note)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parity", description="Golden-fixture reproducibility harness for PyTorch CPU numerics."
@@ -216,13 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         "or 'all' (default: the highest this CPU runs)",
     )
     gen.add_argument("--threads", help="intra-op thread count(s), comma-separated (default: the CPU count)")
-    gen.add_argument(
-        "--out", type=Path, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)"
-    )
+    gen.add_argument("--out", type=Path, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)")
     gen.add_argument("--ops", default="", help="record only these ops, comma-separated")
-    gen.add_argument(
-        "--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops"
-    )
+    gen.add_argument("--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops")
     gen.add_argument("--config", default="tiny", choices=("tiny", "shakespeare-char"), help="nanoGPT config")
     gen.add_argument(
         "--full-steps",
@@ -252,6 +366,37 @@ def build_parser() -> argparse.ArgumentParser:
     lst = sub.add_parser("list", help="fixture sets present")
     lst.add_argument("roots", nargs="*", type=Path, help="fixture roots (default: harness/fixtures)")
     lst.set_defaults(func=cmd_list)
+
+    def add_output(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--format",
+            choices=("terminal", "markdown", "json", "html"),
+            help="report format (default: from --output's suffix, else terminal)",
+        )
+        p.add_argument("--output", type=Path, help="write the report here (and print the terminal table)")
+
+    chk = sub.add_parser("check", help="compare a fixture with PyTorch run live on this machine now")
+    src = chk.add_mutually_exclusive_group()
+    src.add_argument("--against", type=Path, help="the fixture file to check against")
+    src.add_argument("--platform", help="a committed fixture of the installed torch, by platform id")
+    how = chk.add_mutually_exclusive_group()
+    how.add_argument("--live", action="store_true", default=True, help="run PyTorch live (default)")
+    how.add_argument("--impl", action="store_true", help="run the reference implementation")
+    chk.add_argument(
+        "--nanogpt",
+        choices=("tiny", "shakespeare-char"),
+        help="with --platform or the default: a nanoGPT run",
+    )
+    chk.add_argument("--ops", default="", help="check only these ops, comma-separated")
+    chk.add_argument("--quiet", action="store_true", help="no progress output")
+    add_output(chk)
+    chk.set_defaults(func=cmd_check)
+
+    dif = sub.add_parser("diff", help="compare two fixtures recorded from the same inputs")
+    dif.add_argument("a", type=Path, help="the expectation")
+    dif.add_argument("b", type=Path, help="the fixture compared with it")
+    add_output(dif)
+    dif.set_defaults(func=cmd_diff)
 
     ver = sub.add_parser("verify", help="check schema and every tensor digest")
     ver.add_argument("files", nargs="+", type=Path, help="fixture files, or directories to search for them")

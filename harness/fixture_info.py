@@ -39,10 +39,7 @@ def contents_summary(kind: str, attrs: dict[str, Any]) -> str:
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     widths = [max(len(str(x)) for x in col) for col in zip(headers, *rows, strict=False)]
-    lines = [
-        "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip()
-        for row in (headers, *rows)
-    ]
+    lines = ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip() for row in (headers, *rows)]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
 
@@ -105,8 +102,7 @@ def _nanogpt_contents(fx: NanoGPTFixture) -> str:
         for r in run.steps
     ]  # fmt: skip
     params = [
-        (n, "x".join(map(str, s)))
-        for n, s in zip(run.param_names, fx.attrs.get("param_shapes", []), strict=False)
+        (n, "x".join(map(str, s))) for n, s in zip(run.param_names, fx.attrs.get("param_shapes", []), strict=False)
     ]
     det = fx.attrs.get("deterministic")
     verdict = "identical" if det else f"differ from step {fx.attrs.get('first_nondeterministic_step')}"

@@ -166,9 +166,7 @@ def write_nanogpt_fixture(
             for kind, tensors in rec.full.items():
                 for name, arr in tensors.items():
                     writer.put(f"{group}/full/{kind}", name, arr)
-            writer.set_attrs(
-                group, {"lr": float(rec.lr), "loss_value": float(rec.loss), "full": bool(rec.full)}
-            )
+            writer.set_attrs(group, {"lr": float(rec.lr), "loss_value": float(rec.loss), "full": bool(rec.full)})
         return writer.bytes_written
 
 
@@ -189,13 +187,10 @@ def read_nanogpt_fixture(path: str | Path, *, full: bool = True) -> NanoGPTFixtu
             rec = StepRecord(step, float(step_attrs["lr"]), **tensors)
             if full and reader.has(f"{group}/full"):
                 rec.full = {
-                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}"))
-                    for kind in reader.children(f"{group}/full")
+                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.children(f"{group}/full")
                 }
             if rec.digests.shape != (len(names), len(DIGEST_KINDS), 32):
-                raise FixtureError(
-                    reader.path, f"damaged fixture: {group}/digests has shape {rec.digests.shape}"
-                )
+                raise FixtureError(reader.path, f"damaged fixture: {group}/digests has shape {rec.digests.shape}")
             steps.append(rec)
         run = NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))
         return NanoGPTFixture(Path(path), attrs, run)

@@ -73,6 +73,10 @@ def write_op_fixture(
     path: str | Path, provenance: dict[str, Any], records: list[CaseRecord], *, force: bool = False
 ) -> int:
     """Write an op fixture atomically; returns the bytes of distinct tensor data written."""
+    for rec in records:
+        for name in (rec.op, rec.case, *rec.inputs, *rec.outputs):
+            if not name or "/" in name or name in (".", ".."):
+                raise ValueError(f"'{name}' cannot be a name in a fixture (no '/', not empty)")
     with FixtureWriter(path, KIND, force=force) as writer:
         writer.set_attrs(
             "/",

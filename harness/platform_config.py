@@ -244,9 +244,7 @@ _ID_RE = re.compile(
 def parse_platform_id(text: str) -> PlatformConfig:
     match = _ID_RE.match(text)
     if not match:
-        raise ParityError(
-            f"'{text}' is not a platform id (expected OS-ARCH-ISA-tN, e.g. linux-x86_64-avx512-t2)"
-        )
+        raise ParityError(f"'{text}' is not a platform id (expected OS-ARCH-ISA-tN, e.g. linux-x86_64-avx512-t2)")
     return PlatformConfig(
         match["os"], match["arch"], match["isa"], int(match["threads"]), (match["cbwr"] or "").upper()
     )

@@ -203,9 +203,7 @@ class FixtureReader:
         attrs = self._file.attrs
         fmt = attrs.get("format")
         if fmt != FORMAT:
-            raise FixtureError(
-                self.path, "not a parity-harness fixture (HDF5 file without our 'format' mark)"
-            )
+            raise FixtureError(self.path, "not a parity-harness fixture (HDF5 file without our 'format' mark)")
         version = attrs.get("schema_version")
         if version != SCHEMA_VERSION:
             raise FixtureError(

@@ -16,9 +16,7 @@ from harness.op_ids import OP_IDS
 
 
 def parity(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False)
 
 
 def _valid(path: Path, records, provenance) -> Path:
@@ -119,9 +117,7 @@ def test_an_op_layout_marked_nanogpt_is_damaged(tmp_path, small_records, provena
     path = _wrong_kind(tmp_path / "k.h5", small_records, provenance, kind="nanogpt")
     result = parity("verify", str(path))
     assert result.returncode == 2
-    assert (
-        result.stderr.strip() == f"parity: error: {path}: damaged fixture: root attribute 'config' is missing"
-    )
+    assert result.stderr.strip() == f"parity: error: {path}: damaged fixture: root attribute 'config' is missing"
 
 
 def test_verify_reports_each_file_and_fails_if_any_is_bad(tmp_path, small_records, provenance):
@@ -158,9 +154,7 @@ def test_usage_errors_exit_2(tmp_path):
     assert parity("frobnicate").returncode == 2
     result = parity("generate", "--ops", "not_an_op", "--out", str(tmp_path), "--threads", "1")
     assert result.returncode == 2
-    assert result.stderr.strip() == (
-        "parity: error: unknown op(s): not_an_op (known: " + ", ".join(OP_IDS) + ")"
-    )
+    assert result.stderr.strip() == ("parity: error: unknown op(s): not_an_op (known: " + ", ".join(OP_IDS) + ")")
 
 
 def test_generate_bad_threads_and_isa(tmp_path):

@@ -49,9 +49,7 @@ def test_learning_rate_schedule_is_nanogpts():
     assert get_lr(9, TINY) == 1e-3 * 10 / 11
     assert get_lr(10, TINY) == 1e-3  # cosine at ratio 0
     mid = (10 + 50) // 2
-    assert get_lr(mid, TINY) == pytest.approx(
-        1e-4 + 0.5 * (1 + math.cos(math.pi * 0.5)) * (1e-3 - 1e-4), rel=0
-    )
+    assert get_lr(mid, TINY) == pytest.approx(1e-4 + 0.5 * (1 + math.cos(math.pi * 0.5)) * (1e-3 - 1e-4), rel=0)
     assert get_lr(50, TINY) == pytest.approx(1e-4, rel=1e-15)
     assert get_lr(51, TINY) == 1e-4
     sc = CONFIGS["shakespeare-char"]

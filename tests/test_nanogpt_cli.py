@@ -18,9 +18,7 @@ from harness.provenance import installed_torch_version
 
 
 def run_parity(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False
-    )
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False)
 
 
 def committed_tiny(committed_root: Path, threads: int) -> tuple[PlatformConfig, Path]:
@@ -111,17 +109,12 @@ def test_upstream_model_option(tmp_path, committed_root, std, same):
 def test_nanogpt_dir_without_model_py(tmp_path):
     result = run_parity("generate", "--nanogpt-dir", str(tmp_path), "--out", str(tmp_path / "o"))
     assert result.returncode == 2
-    assert (
-        result.stderr.strip()
-        == f"parity: error: {tmp_path}: no model.py here (expected a checkout of nanoGPT)"
-    )
+    assert result.stderr.strip() == f"parity: error: {tmp_path}: no model.py here (expected a checkout of nanoGPT)"
 
 
 def test_nanogpt_dir_with_a_foreign_model_py(tmp_path):
     (tmp_path / "model.py").write_text("class GPTConfig:\n    pass\n")
-    result = run_parity(
-        "generate", "--nanogpt-dir", str(tmp_path), "--threads", "1", "--out", str(tmp_path / "o")
-    )
+    result = run_parity("generate", "--nanogpt-dir", str(tmp_path), "--threads", "1", "--out", str(tmp_path / "o"))
     assert result.returncode == 2
     assert result.stderr.strip() == f"parity: error: {tmp_path / 'model.py'}: defines no GPT"
 

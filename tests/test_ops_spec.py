@@ -88,8 +88,6 @@ def test_sdpa_cases_take_the_kernels_they_are_named_for():
     # torch._fused_sdp_choice: 1 = flash attention (CPU flash kernel), 0 = math path
     for op_name, expected in (("sdpa", 1), ("sdpa_dropout", 0)):
         for case in OPS_BY_NAME[op_name].cases:
-            t = {
-                k: torch.from_numpy(v) for k, v in OPS_BY_NAME[op_name].make_inputs(dict(case.params)).items()
-            }
+            t = {k: torch.from_numpy(v) for k, v in OPS_BY_NAME[op_name].make_inputs(dict(case.params)).items()}
             choice = torch._fused_sdp_choice(t["q"], t["k"], t["v"], None, case.params["dropout_p"], True)
             assert choice == expected, f"{op_name}/{case.name} takes backend {choice}"

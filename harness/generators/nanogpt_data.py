@@ -30,8 +30,7 @@ def _lexicon(rng: np.random.Generator, size: int = 600) -> list[str]:
     while len(words) < size:
         n = int(rng.integers(1, 10))
         letters = [
-            _VOWELS[rng.integers(len(_VOWELS))] if i % 2 else _LOWER[rng.integers(len(_LOWER))]
-            for i in range(n)
+            _VOWELS[rng.integers(len(_VOWELS))] if i % 2 else _LOWER[rng.integers(len(_LOWER))] for i in range(n)
         ]
         words.add("".join(letters))
     return sorted(words)

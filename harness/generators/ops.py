@@ -109,9 +109,7 @@ def _binary(name: str, call: str, fn: Callable[[torch.Tensor, torch.Tensor], tor
         out_shape = np.broadcast_shapes(a_shape, b_shape)
         return {"a": a, "b": b, "grad_out": _grad(out_shape)}
 
-    cases = tuple(
-        Case(_shape_name(a, b), {"a_shape": list(a), "b_shape": list(b)}) for a, b in _BINARY_SHAPES
-    )
+    cases = tuple(Case(_shape_name(a, b), {"a_shape": list(a), "b_shape": list(b)}) for a, b in _BINARY_SHAPES)
     return OpSpec(name, call, cases, make, _autograd(lambda p, t: fn(t["a"], t["b"]), ("a", "b")))
 
 
@@ -137,9 +135,7 @@ def _dropout() -> OpSpec:
         torch.manual_seed(p["torch_seed"])
         return F.dropout(t["x"], p=p["p"], training=True)
 
-    cases = tuple(
-        Case(_shape_name(s), {"shape": list(s), "p": 0.2, "torch_seed": TORCH_SEED}) for s in (VECTOR, LARGE)
-    )
+    cases = tuple(Case(_shape_name(s), {"shape": list(s), "p": 0.2, "torch_seed": TORCH_SEED}) for s in (VECTOR, LARGE))
     return OpSpec("dropout", "F.dropout(x, p=0.2, training=True)", cases, make, _autograd(forward, ("x",)))
 
 
@@ -279,9 +275,7 @@ def _sdpa(name: str, dropout_p: float, shapes: tuple[tuple[int, ...], ...]) -> O
     def forward(p: Params, t: Tensors) -> torch.Tensor:
         if p["dropout_p"]:
             torch.manual_seed(p["torch_seed"])
-        return F.scaled_dot_product_attention(
-            t["q"], t["k"], t["v"], dropout_p=p["dropout_p"], is_causal=True
-        )
+        return F.scaled_dot_product_attention(t["q"], t["k"], t["v"], dropout_p=p["dropout_p"], is_causal=True)
 
     params = {"dropout_p": dropout_p, "is_causal": True}
     if dropout_p:
@@ -307,9 +301,7 @@ def _reduction(
 ) -> OpSpec:
     def make(p: Params) -> Arrays:
         shape = tuple(p["shape"])
-        out_shape = (
-            () if p["dim"] is None else tuple(d for i, d in enumerate(shape) if i != p["dim"] % len(shape))
-        )
+        out_shape = () if p["dim"] is None else tuple(d for i, d in enumerate(shape) if i != p["dim"] % len(shape))
         return {"x": gen.normal(shape, SEED_X), "grad_out": _grad(out_shape)}
 
     return OpSpec(name, call, cases, make, _autograd(lambda p, t: fn(t["x"], p["dim"]), ("x",)))
@@ -394,9 +386,7 @@ def _adamw_step() -> OpSpec:
     shakespeare = {"lr": 1e-3, "betas": [0.9, 0.99], "eps": 1e-8, "weight_decay": 0.1}
     nanogpt_default = {"lr": 6e-4, "betas": [0.9, 0.95], "eps": 1e-8, "weight_decay": 0.1}
     cases = (
-        Case(
-            "3_steps_65x64_65x509_384", {**shakespeare, "steps": 3, "shapes": [[65, 64], list(LARGE), [384]]}
-        ),
+        Case("3_steps_65x64_65x509_384", {**shakespeare, "steps": 3, "shapes": [[65, 64], list(LARGE), [384]]}),
         Case("2_steps_17x33_33_betas0.95", {**nanogpt_default, "steps": 2, "shapes": [[17, 33], [33]]}),
     )
     call = "torch.optim.AdamW([decay 2-D, no decay 1-D], lr, betas, eps, weight_decay).step() x steps"

@@ -152,9 +152,7 @@ class Recorder:
         self._cur["grad_norm"] = _np(total_norm).copy()
         self._cur["clip_coef"] = _np(clip_coef).copy()
 
-    def after_step(
-        self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer
-    ) -> None:
+    def after_step(self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
         params = self.params
         per_kind = {
             "grad": [p.grad for p in params],
@@ -167,8 +165,7 @@ class Recorder:
         full = {}
         if step in self.full_steps:
             full = {
-                kind: {n: _np(t).copy() for n, t in zip(self.names, per_kind[kind], strict=True)}
-                for kind in FULL_KINDS
+                kind: {n: _np(t).copy() for n, t in zip(self.names, per_kind[kind], strict=True)} for kind in FULL_KINDS
             }
         x, y = self.batches[step - 1]
         self.steps.append(StepRecord(step=step, lr=lr, x=x, y=y, full=full, **self._cur))
@@ -192,14 +189,10 @@ def load_upstream(nanogpt_dir: Path) -> ModelSource:
     if not hasattr(module.GPT, "configure_optimizers"):
         raise ParityError(f"{model_py}: GPT has no configure_optimizers")
     sha = hashlib.sha256(model_py.read_bytes()).hexdigest()
-    return ModelSource(
-        module.GPT, module.GPTConfig, f"nanoGPT model.py at {model_py}", {"model_py_sha256": sha}
-    )
+    return ModelSource(module.GPT, module.GPTConfig, f"nanoGPT model.py at {model_py}", {"model_py_sha256": sha})
 
 
-def record_run(
-    cfg: TrainConfig, full_steps: set[int], source: ModelSource, label: str, quiet: bool
-) -> NanoGPTRun:
+def record_run(cfg: TrainConfig, full_steps: set[int], source: ModelSource, label: str, quiet: bool) -> NanoGPTRun:
     batches = batches_for(cfg)
     recorder = Recorder(full_steps, batches)
     show = None if quiet else progress_printer(label, "steps")
@@ -210,9 +203,7 @@ def record_run(
 
 def first_difference(a: NanoGPTRun, b: NanoGPTRun) -> int:
     """The first step at which two runs differ in any recorded bit (0 when none)."""
-    if a.param_names != b.param_names or any(
-        a.init[n].tobytes() != b.init[n].tobytes() for n in a.param_names
-    ):
+    if a.param_names != b.param_names or any(a.init[n].tobytes() != b.init[n].tobytes() for n in a.param_names):
         return 1
     for ra, rb in zip(a.steps, b.steps, strict=True):
         if not ra.same_bits(rb):
@@ -230,9 +221,7 @@ def parse_full_steps(text: str | None, cfg: TrainConfig) -> set[int]:
     steps = set()
     for part in text.split(","):
         if not part.strip().isdigit() or not 1 <= int(part) <= cfg.steps:
-            raise ParityError(
-                f"--full-steps takes step numbers 1..{cfg.steps}, 'all' or 'none', not '{part}'"
-            )
+            raise ParityError(f"--full-steps takes step numbers 1..{cfg.steps}, 'all' or 'none', not '{part}'")
         steps.add(int(part))
     return steps
 

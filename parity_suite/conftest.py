@@ -1,0 +1,156 @@
+"""The parity suite: a committed fixture set against PyTorch run live on this machine.
+
+The live run happens once per session (shared by pytest-xdist workers through a lock) in
+the fixture's own configuration where this machine can run it. Every op case and every
+nanoGPT step is its own test; the controller writes the report at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from filelock import FileLock
+
+from harness.cli import DEFAULT_FIXTURES, _live_config, _record_command, default_config, fixture_path
+from harness.compare import diff_nanogpt, diff_ops
+from harness.errors import ParityError
+from harness.fixture_info import read_fixture
+from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
+from harness.op_fixture import OpFixture, read_op_fixture
+from harness.platform_config import child_env, parse_platform_id
+from harness.provenance import installed_torch_version, public_version
+
+
+def expected_paths(config: pytest.Config) -> list[Path]:
+    """The op fixture of the chosen set and the nanoGPT fixtures beside it."""
+    text = config.getoption("--fixture-set")
+    if text and Path(text).is_file():
+        return [Path(text)]
+    if text:
+        version, _, platform_id = text.partition("/")
+        if not platform_id:
+            raise pytest.UsageError(f"--fixture-set {text}: expected TORCH_VERSION/PLATFORM_ID or a fixture path")
+        platform = parse_platform_id(platform_id)
+    else:
+        version = installed_torch_version()
+        platform = default_config(version)
+    ops = fixture_path(DEFAULT_FIXTURES, version, platform)
+    if not ops.exists():
+        raise pytest.UsageError(
+            f"no committed fixtures for {platform.id} with torch {public_version(version)} under {ops.parent}; "
+            f"record them on such a machine with `tox -e regen` (or name another set with --fixture-set)"
+        )
+    return [ops, *sorted(ops.parent.glob(f"{platform.id}.nanogpt-*.h5"))]
+
+
+def _live_path(expected: Path, workdir: Path) -> Path:
+    """Record the live counterpart of ``expected`` once (shared across xdist workers)."""
+    fx = read_fixture(expected)
+    config, _ = _live_config(parse_platform_id(str(fx.attrs["platform_id"])))
+    nanogpt = isinstance(fx, NanoGPTFixture)
+    name = fx.config["name"] if nanogpt else ""
+    out = fixture_path(workdir / expected.stem, installed_torch_version(), config, name)
+    with FileLock(str(out.parent.parent) + ".lock"):
+        if not out.exists():
+            args = argparse.Namespace(
+                nanogpt=nanogpt, ops="", force=True, quiet=True, config=name or "tiny", nanogpt_dir=None,
+                full_steps=",".join(map(str, fx.attrs.get("full_steps", []))) or "none" if nanogpt else None,
+                init=("full" if fx.attrs.get("full_init") else "digest") if nanogpt else "full",
+            )  # fmt: skip
+            out.parent.mkdir(parents=True, exist_ok=True)
+            result = subprocess.run(
+                _record_command(args, config, out), env=child_env(config), capture_output=True, text=True, check=False
+            )
+            if result.returncode != 0:
+                raise RuntimeError(f"live recording failed: {result.stderr.strip()}")
+    return out
+
+
+def _shared_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.getbasetemp()
+    if hasattr(config, "workerinput"):
+        base = base.parent  # shared by the workers of one session
+    return base / "parity-live"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.config.getoption("--parity-source") == "impl" and {"op_case", "nanogpt_step"} & set(
+        metafunc.fixturenames
+    ):
+        raise pytest.UsageError("--parity-source impl: the reference implementation (harness/impl) has no kernels yet")
+    paths = expected_paths(metafunc.config)
+    if "op_case" in metafunc.fixturenames:
+        params = [
+            (path, key)
+            for path in paths
+            if not path.name.count(".nanogpt-")
+            for key in read_op_fixture(path, load=False).cases
+        ]
+        metafunc.parametrize("op_case", params, ids=[key for _, key in params])
+    if "nanogpt_step" in metafunc.fixturenames:
+        params = []
+        for path in paths:
+            if ".nanogpt-" in path.name:
+                steps = read_nanogpt_fixture(path, full=False).attrs["steps"]
+                params += [(path, step) for step in range(1, int(steps) + 1)]
+        ids = [f"{p.name.split('.nanogpt-')[1][:-3]}/step{step:02d}" for p, step in params]
+        metafunc.parametrize("nanogpt_step", params, ids=ids)
+
+
+_CACHE: dict[Path, Any] = {}
+
+
+@pytest.fixture(scope="session")
+def live_for(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """expected fixture path -> (expected fixture, live fixture), recorded and read once."""
+    workdir = _shared_dir(request.config, tmp_path_factory)
+
+    def get(path: Path) -> tuple[OpFixture | NanoGPTFixture, OpFixture | NanoGPTFixture]:
+        if path not in _CACHE:
+            _CACHE[path] = (read_fixture(path), read_fixture(_live_path(path, workdir)))
+        return _CACHE[path]
+
+    return get
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """On the controller: compare the files once more and write the report."""
+    config = session.config
+    report = config.getoption("--report")
+    if hasattr(config, "workerinput") or not report:
+        return
+    from harness.report import render
+
+    workdir = _shared_dir(config, config._tmp_path_factory)  # type: ignore[attr-defined]
+    outputs: list[dict[str, Any]] = []
+    texts: list[str] = []
+    fmt = {".json": "json", ".md": "markdown", ".html": "html"}.get(Path(report).suffix, "markdown")
+    for path in expected_paths(config):
+        try:
+            expected, live = read_fixture(path), read_fixture(_live_path(path, workdir))
+            diff = diff_ops(expected, live) if isinstance(expected, OpFixture) else diff_nanogpt(expected, live)
+        except (ParityError, RuntimeError) as err:
+            texts.append(f"{path}: {err}\n")
+            continue
+        diff.b_label = f"live run on this machine ({live.attrs['platform_id']})"
+        outputs.append(json.loads(render(diff, "json")))
+        texts.append(render(diff, fmt))
+    out = Path(report)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(outputs, indent=1) + "\n" if fmt == "json" else "\n".join(texts), encoding="utf-8")
+    terminal = config.pluginmanager.get_plugin("terminalreporter")
+    if terminal:
+        for item in outputs:
+            terminal.write_line(f"parity: {item['expected']}: {_headline(item)}")
+        terminal.write_line(f"parity: report written to {out}")
+
+
+def _headline(item: dict[str, Any]) -> str:
+    from harness.report import _headline as headline
+
+    return headline(item)

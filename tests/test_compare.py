@@ -1,0 +1,222 @@
+"""Comparing fixtures: per-op tables, nanoGPT first divergence, report formats, bad inputs."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.compare import diff_nanogpt, diff_ops
+from harness.errors import ParityError
+from harness.nanogpt_fixture import DIGEST_KINDS, read_nanogpt_fixture
+from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture
+from harness.report import SCHEMA, render
+
+PROV = {"torch_version": "0.0.0", "platform_id": "linux-x86_64-avx2-t1"}
+
+
+def _records(nudge: bool) -> list[CaseRecord]:
+    x = np.linspace(-2, 2, 40, dtype=np.float32)
+    out = np.exp(x)
+    grad = out * 0.5
+    if nudge:  # element 3 one ULP up, element 10 five ULP down, element 0 of tanh a signed zero
+        out = out.copy()
+        out.view(np.uint32)[3] += 1
+        out.view(np.uint32)[10] -= 5
+    t_out = np.array([0.0, 1.0], np.float32)
+    if nudge:
+        t_out = np.array([-0.0, 1.0], np.float32)
+    return [
+        CaseRecord("exp", "40", {"n": 40}, {"x": x}, {"out": out, "grad_x": grad}, True, "torch.exp"),
+        CaseRecord("<tanh&>", "2", {"n": 2}, {"x": x[:2]}, {"out": t_out}, True, "torch.tanh"),
+        CaseRecord("sum", "40", {"n": 40}, {"x": x}, {"out": np.array(1.5, np.float32)}, True, "x.sum()"),
+    ]
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> tuple[Path, Path]:
+    a, b = tmp_path / "a.h5", tmp_path / "b.h5"
+    write_op_fixture(a, PROV, _records(False))
+    write_op_fixture(b, PROV, _records(True))
+    return a, b
+
+
+def test_ops_diff_finds_the_known_differences(pair):
+    diff = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
+    by_key = {f"{c.op}/{c.case}": c for c in diff.cases}
+    exp_out = by_key["exp/40"].tensors[0]
+    assert (exp_out.count, exp_out.identical, exp_out.max_ulp) == (40, 38, 5)
+    assert exp_out.first_mismatch.index == [3]
+    assert by_key["exp/40"].tensors[1].bit_identical
+    tanh = by_key["<tanh&>/2"].tensors[0]
+    assert (tanh.signed_zero, tanh.max_ulp, tanh.bit_identical) == (1, 0, False)
+    assert by_key["sum/40"].bit_identical
+    assert not diff.bit_identical
+
+
+def test_json_report_follows_its_schema(pair):
+    diff = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
+    data = json.loads(render(diff, "json", note="hand-made"))
+    assert data["schema"] == SCHEMA and data["schema_version"] == 1 and data["kind"] == "ops"
+    assert data["summary"] == {"ops": 3, "ops_bit_identical": 1, "cases": 3, "cases_bit_identical": 1}
+    assert data["bit_identical"] is False and data["note"] == "hand-made"
+    exp = data["ops"][0]
+    assert exp["op"] == "exp" and exp["max_ulp"] == 5
+    out = exp["cases"][0]["tensors"][0]
+    assert out["histogram"] == {"0": 38, "1": 1, "5-8": 1}
+    assert out["first_mismatch"]["expected_hex"] != out["first_mismatch"]["actual_hex"]
+
+
+def test_markdown_report(pair):
+    diff = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
+    text = render(diff, "markdown")
+    assert text.startswith("# Parity report: ops\n")
+    assert "- **1/3 ops bit-identical (1/3 cases)**" in text
+    assert "| op | bits | cases identical | max ULP | first differing tensor |" in text
+    assert "| exp | differs | 0/1 | 5 | out of 40 |" in text
+    assert "| sum | = | 1/1 | 0 |  |" in text
+    assert "- `exp/40` out: 2 of 40 elements differ; max 5 ULP at [10]" in text
+
+
+def test_html_report_is_self_contained_and_escapes_names(pair):
+    diff = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
+    page = render(diff, "html")
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert "<tanh&>" not in page and "&lt;tanh&amp;&gt;" in page
+    assert "<script" not in page and "http" not in page  # nothing loaded from elsewhere
+    assert page.count("class='cell'") == 4  # one heatmap cell per output tensor
+    assert "background:#cfe8cf" in page and "background:#f4d58d" in page  # identical; 0-ULP mismatch
+
+
+def test_terminal_report(pair):
+    diff = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
+    text = render(diff, "terminal")
+    assert "1/3 ops bit-identical (1/3 cases)" in text
+    assert "exp/40/out: 2 of 40 elements differ" in text
+
+
+def test_different_input_sets_are_refused(tmp_path, pair):
+    other = _records(False)
+    other[0].inputs["x"] = other[0].inputs["x"] + np.float32(1)
+    write_op_fixture(tmp_path / "c.h5", PROV, other)
+    with pytest.raises(ParityError, match="different input sets"):
+        diff_ops(read_op_fixture(pair[0]), read_op_fixture(tmp_path / "c.h5"))
+
+
+def test_missing_ops_are_refused(tmp_path, pair):
+    write_op_fixture(tmp_path / "c.h5", PROV, _records(False)[:2])
+    with pytest.raises(ParityError, match="different input sets"):
+        diff_ops(read_op_fixture(pair[0]), read_op_fixture(tmp_path / "c.h5"))
+    # as a live subset it is fine the other way round, and refused when A lacks a case
+    assert diff_ops(read_op_fixture(pair[0]), read_op_fixture(tmp_path / "c.h5"), subset=True).cases
+    with pytest.raises(ParityError, match="lacks 1 case"):
+        diff_ops(read_op_fixture(tmp_path / "c.h5"), read_op_fixture(pair[0]), subset=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda r: np.zeros(41, np.float32), r"exp/40/out: cannot compare float32\[40\] with float32\[41\]"),
+        (lambda r: r.astype(np.float64), r"exp/40/out: cannot compare float32\[40\] with float64\[40\]"),
+    ],
+)
+def test_mismatched_shapes_or_dtypes_are_refused(tmp_path, pair, change, message):
+    recs = _records(False)
+    recs[0].outputs["out"] = change(recs[0].outputs["out"])
+    write_op_fixture(tmp_path / "c.h5", PROV, recs)
+    with pytest.raises(ParityError, match=message):
+        diff_ops(read_op_fixture(pair[0]), read_op_fixture(tmp_path / "c.h5"))
+
+
+def _parity(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "harness.cli", *args], capture_output=True, text=True, check=False)
+
+
+def test_diff_command_exit_status_and_output_file(tmp_path, pair):
+    same = _parity("diff", str(pair[0]), str(pair[0]))
+    assert same.returncode == 0, same.stderr
+    assert "3/3 ops bit-identical" in same.stdout
+    differs = _parity("diff", str(pair[0]), str(pair[1]), "--output", str(tmp_path / "r.json"))
+    assert differs.returncode == 1
+    assert json.loads((tmp_path / "r.json").read_text())["summary"]["ops_bit_identical"] == 1
+    write_op_fixture(tmp_path / "c.h5", PROV, _records(False)[:1])
+    refused = _parity("diff", str(pair[0]), str(tmp_path / "c.h5"))
+    assert refused.returncode == 2
+    assert "different input sets" in refused.stderr and "Traceback" not in refused.stderr
+
+
+# ----------------------------------------------------------------------------- nanoGPT
+
+
+@pytest.fixture(scope="module")
+def tiny(committed_nanogpt):
+    path = next(p for p in committed_nanogpt if p.name.endswith(".nanogpt-tiny.h5"))
+    return read_nanogpt_fixture(path)
+
+
+def test_identical_runs_have_no_divergence(tiny):
+    diff = diff_nanogpt(tiny, copy.deepcopy(tiny))
+    assert diff.first is None and diff.identical_steps == 50 and diff.bit_identical
+
+
+def test_divergence_in_the_optimiser_is_found_at_its_step(tiny):
+    other = copy.deepcopy(tiny)
+    i = other.run.param_names.index("transformer.h.1.mlp.c_fc.weight")
+    for step in range(7, 51):  # from step 7 on, as a real divergence would go on
+        rec = other.run.steps[step - 1]
+        rec.digests[i, DIGEST_KINDS.index("exp_avg")] ^= 1
+    diff = diff_nanogpt(tiny, other)
+    assert (diff.first.step, diff.first.stage) == (7, "optimiser")
+    assert diff.first.tensor == "exp_avg transformer.h.1.mlp.c_fc.weight"
+    assert diff.identical_steps == 6
+    assert diff.steps[6].params_differing["exp_avg"] == 1
+
+
+def test_divergence_in_the_loss_reports_its_ulp(tiny):
+    other = copy.deepcopy(tiny)
+    rec = other.run.steps[2]
+    rec.loss = rec.loss.copy()
+    rec.loss.view(np.uint32)[...] += 3
+    diff = diff_nanogpt(tiny, other)
+    assert (diff.first.step, diff.first.stage) == (3, "loss")
+    assert "(3 ULP)" in diff.first.detail
+    assert diff.steps[2].loss_ulp == 3
+
+
+def test_divergence_in_a_dropout_mask_is_a_forward_divergence(tiny):
+    other = copy.deepcopy(tiny)
+    rec = other.run.steps[4]
+    rec.dropout_mask_sha256 = rec.dropout_mask_sha256.copy()
+    rec.dropout_mask_sha256[2, 0] ^= 0xFF
+    diff = diff_nanogpt(tiny, other)
+    assert (diff.first.step, diff.first.stage, diff.first.tensor) == (5, "forward", "dropout mask 2")
+
+
+def test_nanogpt_report_formats(tiny):
+    other = copy.deepcopy(tiny)
+    other.run.steps[1].digests[0, 0] ^= 1
+    diff = diff_nanogpt(tiny, other)
+    data = json.loads(render(diff, "json"))
+    assert data["kind"] == "nanogpt" and data["summary"]["steps_bit_identical"] == 49
+    assert data["nanogpt"]["first_divergence"]["step"] == 2
+    assert "first divergence at step 2, backward" in render(diff, "markdown")
+    assert render(diff, "html").count("<tr><td>grad_preclip</td>") == 1
+
+
+def test_runs_of_different_batches_are_refused(tiny):
+    other = copy.deepcopy(tiny)
+    other.attrs["input_digest"] = "0" * 64
+    with pytest.raises(ParityError, match="different configs or batches"):
+        diff_nanogpt(tiny, other)
+
+
+def test_names_with_a_slash_are_refused(tmp_path):
+    bad = CaseRecord("a/b", "c", {}, {}, {"out": np.zeros(2, np.float32)})
+    with pytest.raises(ValueError, match="'a/b' cannot be a name in a fixture"):
+        write_op_fixture(tmp_path / "x.h5", PROV, [bad])
+    assert list(tmp_path.iterdir()) == []
