@@ -289,11 +289,26 @@ def resolve_fixture(args: argparse.Namespace) -> Path:
     return path
 
 
+def live_record_args(expected, ops: str = "", quiet: bool = True) -> argparse.Namespace:
+    """What to record live for ``expected``: the same ops (or ``ops``), or the same nanoGPT run."""
+    from harness.nanogpt_fixture import NanoGPTFixture
+    from harness.op_ids import OP_IDS
+
+    common = {"force": True, "quiet": quiet, "nanogpt_dir": None}
+    if isinstance(expected, NanoGPTFixture):
+        full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
+        init = "full" if expected.attrs.get("full_init") else "digest"
+        return argparse.Namespace(
+            nanogpt=True, ops="", config=expected.config["name"], full_steps=full_steps, init=init, **common
+        )
+    subset = "" if set(expected.ops) == set(OP_IDS) else ",".join(expected.ops)
+    return argparse.Namespace(nanogpt=False, ops=ops or subset, config="tiny", full_steps=None, init="full", **common)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     import tempfile
 
     from harness.fixture_info import read_fixture
-    from harness.nanogpt_fixture import NanoGPTFixture
 
     if args.impl:
         raise ParityError("--impl: the reference implementation (harness/impl) has no kernels yet")
@@ -302,14 +317,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     fixture_config = parse_platform_id(str(expected.attrs["platform_id"]))
     config, note = _live_config(fixture_config)
     with tempfile.TemporaryDirectory(prefix="parity-live-") as tmp:
-        live_args = argparse.Namespace(
-            nanogpt=isinstance(expected, NanoGPTFixture), ops=args.ops, force=True, quiet=args.quiet,
-            config=expected.config.get("name", "tiny") if isinstance(expected, NanoGPTFixture) else "tiny",
-            full_steps=None, nanogpt_dir=None, init="full",
-        )  # fmt: skip
-        if isinstance(expected, NanoGPTFixture):
-            live_args.full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
-            live_args.init = "full" if expected.attrs.get("full_init") else "digest"
+        live_args = live_record_args(expected, args.ops, args.quiet)
         out = fixture_path(Path(tmp), installed_torch_version(), config, live_args.config if live_args.nanogpt else "")
         rc = subprocess.run(_record_command(live_args, config, out), env=child_env(config), check=False).returncode
         if rc != 0:

@@ -7,7 +7,6 @@ nanoGPT step is its own test; the controller writes the report at the end.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 from pathlib import Path
@@ -16,7 +15,14 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from harness.cli import DEFAULT_FIXTURES, _live_config, _record_command, default_config, fixture_path
+from harness.cli import (
+    DEFAULT_FIXTURES,
+    _live_config,
+    _record_command,
+    default_config,
+    fixture_path,
+    live_record_args,
+)
 from harness.compare import diff_nanogpt, diff_ops
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
@@ -57,15 +63,9 @@ def _live_path(expected: Path, workdir: Path) -> Path:
     out = fixture_path(workdir / expected.stem, installed_torch_version(), config, name)
     with FileLock(str(out.parent.parent) + ".lock"):
         if not out.exists():
-            args = argparse.Namespace(
-                nanogpt=nanogpt, ops="", force=True, quiet=True, config=name or "tiny", nanogpt_dir=None,
-                full_steps=",".join(map(str, fx.attrs.get("full_steps", []))) or "none" if nanogpt else None,
-                init=("full" if fx.attrs.get("full_init") else "digest") if nanogpt else "full",
-            )  # fmt: skip
             out.parent.mkdir(parents=True, exist_ok=True)
-            result = subprocess.run(
-                _record_command(args, config, out), env=child_env(config), capture_output=True, text=True, check=False
-            )
+            command = _record_command(live_record_args(fx), config, out)
+            result = subprocess.run(command, env=child_env(config), capture_output=True, text=True, check=False)
             if result.returncode != 0:
                 raise RuntimeError(f"live recording failed: {result.stderr.strip()}")
     return out

@@ -1,0 +1,70 @@
+"""`parity check` and the parity suite against a fixture with one known difference."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.cli import fixture_path
+from harness.op_fixture import read_op_fixture, write_op_fixture
+from harness.platform_config import PlatformConfig, collect_facts, supported_levels
+from harness.provenance import installed_torch_version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *cmd], capture_output=True, text=True, check=False, cwd=ROOT)
+
+
+@pytest.fixture(scope="module")
+def tampered(tmp_path_factory) -> Path:
+    """softmax and sum recorded on this machine now, with one element of one output nudged 2 ULP."""
+    facts = collect_facts()
+    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    tmp = tmp_path_factory.mktemp("tampered")
+    result = _run("-m", "harness.cli", "generate", "--isa", config.isa, "--threads", "1", "--ops", "softmax,sum",
+                  "--out", str(tmp), "--quiet")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    fx = read_op_fixture(fixture_path(tmp, installed_torch_version(), config))
+    out = fx.cases["softmax/7x1000"].outputs["out"]
+    out.view(np.uint32)[2, 17] += 2
+    path = tmp / "tampered.h5"
+    write_op_fixture(path, fx.provenance, list(fx.cases.values()))
+    return path
+
+
+def test_check_reports_the_difference_and_exits_1(tampered, tmp_path):
+    result = _run("-m", "harness.cli", "check", "--against", str(tampered), "--quiet",
+                  "--output", str(tmp_path / "r.json"))  # fmt: skip
+    assert result.returncode == 1, result.stderr
+    assert "1/2 ops bit-identical (6/7 cases)" in result.stdout
+    assert "softmax/7x1000/out: 1 of 7000 elements differ; max 2 ULP at [2, 17]" in result.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"] == {"ops": 2, "ops_bit_identical": 1, "cases": 7, "cases_bit_identical": 6}
+    assert report["note"].startswith("live: this machine in the fixture's configuration")
+
+
+def test_parity_suite_fails_exactly_the_differing_case(tampered, tmp_path):
+    report = tmp_path / "suite.json"
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q", "-n", "2",
+                  "--fixture-set", str(tampered), "--report", str(report))  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert "1 failed, 6 passed" in result.stdout
+    assert "FAILED parity_suite/test_parity.py::test_op_case[softmax/7x1000]" in result.stdout
+    assert "max 2 ULP at [2, 17]" in result.stdout
+    (data,) = json.loads(report.read_text())
+    assert data["summary"]["cases_bit_identical"] == 6
+    assert "parity: report written to" in result.stdout
+
+
+def test_parity_suite_refuses_the_impl_until_it_exists(tampered):
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q",
+                  "--fixture-set", str(tampered), "--parity-source", "impl")  # fmt: skip
+    assert result.returncode != 0
+    assert "the reference implementation (harness/impl) has no kernels yet" in result.stderr + result.stdout
