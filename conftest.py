@@ -3,6 +3,7 @@
 The parity suite (parity_suite/, run by `tox -e parity-linux`) takes:
   --fixture-set   TORCH_VERSION/PLATFORM_ID (e.g. 2.13.0/linux-x86_64-avx2-t2), or a path to a
                   fixture file; default: this machine's own configuration, installed torch
+  --platform-os   linux or macos: the committed set of that OS (tox -e parity-linux, parity-mac)
   --parity-source live (PyTorch run now, on this machine) or impl (the reference implementation)
   --report PATH   also write the comparison report (.json, .md or .html by suffix)
 """
@@ -21,6 +22,9 @@ from harness.op_fixture import CaseRecord
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("parity", "parity-harness parity suite")
     group.addoption("--fixture-set", default="", help="TORCH_VERSION/PLATFORM_ID or a fixture path")
+    group.addoption(
+        "--platform-os", default="", help="check against the committed set of this OS (linux, macos); default: ours"
+    )
     group.addoption("--parity-source", default="live", choices=("live", "impl"), help="what is checked")
     group.addoption("--report", default="", help="write the comparison report here (.json/.md/.html)")
 

@@ -328,6 +328,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _emit(diff, args, note)
 
 
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from harness.matrix import load_configs, write_matrix
+
+    configs = load_configs(args.roots or [DEFAULT_FIXTURES])
+    for path in write_matrix(configs, args.out, args.reference):
+        print(f"wrote {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="parity", description="Golden-fixture reproducibility harness for PyTorch CPU numerics."
@@ -405,6 +414,12 @@ def build_parser() -> argparse.ArgumentParser:
     dif.add_argument("b", type=Path, help="the fixture compared with it")
     add_output(dif)
     dif.set_defaults(func=cmd_diff)
+
+    mat = sub.add_parser("matrix", help="the cross-platform op-match matrix of the fixture sets present")
+    mat.add_argument("roots", nargs="*", type=Path, help="fixture roots or files (default: harness/fixtures)")
+    mat.add_argument("--out", type=Path, default=Path("ops_matrix"), help="output folder (default: ops_matrix)")
+    mat.add_argument("--reference", help="configuration to compare each op against: a label or platform id")
+    mat.set_defaults(func=cmd_matrix)
 
     ver = sub.add_parser("verify", help="check schema and every tensor digest")
     ver.add_argument("files", nargs="+", type=Path, help="fixture files, or directories to search for them")

@@ -28,7 +28,7 @@ from harness.errors import ParityError
 from harness.fixture_info import read_fixture
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
 from harness.op_fixture import OpFixture, read_op_fixture
-from harness.platform_config import child_env, parse_platform_id
+from harness.platform_config import PlatformConfig, child_env, collect_facts, parse_platform_id
 from harness.provenance import installed_torch_version, public_version
 
 
@@ -44,7 +44,7 @@ def expected_paths(config: pytest.Config) -> list[Path]:
         platform = parse_platform_id(platform_id)
     else:
         version = installed_torch_version()
-        platform = default_config(version)
+        platform = os_config(config.getoption("--platform-os"), version)
     ops = fixture_path(DEFAULT_FIXTURES, version, platform)
     if not ops.exists():
         raise pytest.UsageError(
@@ -52,6 +52,32 @@ def expected_paths(config: pytest.Config) -> list[Path]:
             f"record them on such a machine with `tox -e regen` (or name another set with --fixture-set)"
         )
     return [ops, *sorted(ops.parent.glob(f"{platform.id}.nanogpt-*.h5"))]
+
+
+_OS_NAMES = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
+
+
+def os_config(os_name: str, version: str) -> PlatformConfig:
+    """The committed set to check: this machine's own configuration, or the best one of ``os_name``."""
+    facts = collect_facts()
+    if not os_name or os_name == facts.os:
+        return default_config(version)
+    order = {"avx512": 3, "avx2": 2, "neon": 2, "baseline": 1}
+    found = [parse_platform_id(p.stem) for p in (DEFAULT_FIXTURES / f"torch-{public_version(version)}").glob("*.h5")
+             if ".nanogpt-" not in p.name]  # fmt: skip
+    found = [c for c in found if c.os == os_name]
+    if not found:
+        raise pytest.UsageError(
+            f"no committed {_OS_NAMES.get(os_name, os_name)} fixtures for torch {public_version(version)}: "
+            f"on such a machine (for macOS an Apple Silicon Mac) run `python3 -m pip install tox && tox -e regen`, "
+            f"then commit harness/fixtures/torch-{public_version(version)}/{os_name}-*.h5"
+        )
+    return max(found, key=lambda c: (c.arch == "arm64", order.get(c.isa, 0), c.threads == 2))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):
+        expected_paths(config)  # a missing fixture set is a usage error, said once, before collection
 
 
 def _live_path(expected: Path, workdir: Path) -> Path:

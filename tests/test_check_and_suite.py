@@ -68,3 +68,12 @@ def test_parity_suite_refuses_the_impl_until_it_exists(tampered):
                   "--fixture-set", str(tampered), "--parity-source", "impl")  # fmt: skip
     assert result.returncode != 0
     assert "the reference implementation (harness/impl) has no kernels yet" in result.stderr + result.stdout
+
+
+def test_parity_mac_without_mac_fixtures_says_so_in_one_line():
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q", "--platform-os", "macos")
+    assert result.returncode == 4
+    lines = (result.stdout + result.stderr).strip().splitlines()
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("ERROR: no committed macOS fixtures for torch ")
+    assert "tox -e regen" in lines[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.cli import fixture_path, plan_configs
@@ -193,3 +195,31 @@ def test_mkl_code_path_is_read_from_its_banner():
     )
     assert mkl_code_path_from_banner(amd) == "Intel(R) Architecture processors"
     assert mkl_code_path_from_banner("") == ""
+
+
+def test_collect_facts_on_a_mac(monkeypatch):
+    """The real collection path, with macOS arm64's answers faked."""
+    import subprocess
+    import sys
+
+    import harness.platform_config as pc
+
+    monkeypatch.setattr(sys, "platform", "darwin")
+    monkeypatch.setattr(pc.platform, "machine", lambda: "arm64")
+    calls = []
+
+    def fake_run(cmd, **kwargs):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, stdout=MAC_SYSCTL, stderr="")
+
+    monkeypatch.setattr(pc.subprocess, "run", fake_run)
+    facts = pc.collect_facts()
+    assert calls == [["sysctl", "machdep.cpu", "hw.optional"]]
+    assert (facts.os, facts.arch, facts.cpu_model) == ("macos", "arm64", "Apple M2 Pro")
+    assert "neon" in facts.cpu_flags
+    monkeypatch.delenv("MKL_CBWR", raising=False)
+    (config,) = plan_configs(facts, None, "8")
+    assert config.id == "macos-arm64-neon-t8"
+    assert fixture_path(Path("/f"), "2.13.0", config, "tiny") == Path(
+        "/f/torch-2.13.0/macos-arm64-neon-t8.nanogpt-tiny.h5"
+    )

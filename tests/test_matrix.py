@@ -1,0 +1,91 @@
+"""The op-match matrix: equal to an independent bitwise comparison, and published up to date."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.errors import ParityError
+from harness.matrix import load_configs, matrix_dict, write_matrix
+from harness.op_fixture import read_op_fixture
+
+REPO = Path(__file__).resolve().parent.parent
+PUBLISHED = REPO / "ops_matrix"
+REFERENCE = "linux-x86_64-avx2-t2 torch-2.13.0"  # as tox -e matrix
+
+
+@pytest.fixture(scope="module")
+def configs(committed_root):
+    return load_configs([committed_root])
+
+
+def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+
+
+def test_pairs_equal_an_independent_bitwise_comparison(configs, committed_fixtures):
+    data = matrix_dict(configs, REFERENCE)
+    fixtures = {f"{fx.attrs['platform_id']} torch-{fx.attrs['torch_version']}": fx
+                for fx in (read_op_fixture(p) for p in committed_fixtures)}  # fmt: skip
+    assert set(fixtures) == {c["label"] for c in data["configurations"]}
+    for a_label, a in fixtures.items():
+        for b_label, b in fixtures.items():
+            same_ops = 0
+            for op in a.ops:
+                cases = [k for k, rec in a.cases.items() if rec.op == op]
+                if all(
+                    _bits_equal(a.cases[k].outputs[n], b.cases[k].outputs[n]) for k in cases for n in a.cases[k].outputs
+                ):
+                    same_ops += 1
+            assert data["pairs"][a_label][b_label] == same_ops, (a_label, b_label)
+    assert all(data["pairs"][x][x] == len(data["ops"]) == 26 for x in fixtures)
+
+
+def test_against_reference_marks_identical_ops_and_measures_the_rest(configs):
+    data = matrix_dict(configs, REFERENCE)
+    ref_row = data["against_reference"][REFERENCE]
+    assert set(ref_row.values()) == {"="}
+    t1 = data["against_reference"]["linux-x86_64-avx2-t1 torch-2.13.0"]
+    assert t1["add"] == "=" and isinstance(t1["sum"], int) and t1["sum"] > 0
+    assert data["nanogpt"]["tiny"][REFERENCE]["identical_steps"] == 50
+
+
+def test_published_matrix_is_up_to_date(configs, tmp_path):
+    written = write_matrix(configs, tmp_path, REFERENCE)
+    assert sorted(p.name for p in written) == sorted(
+        ["MATRIX.md", "matrix.json", "matrix.html", "heatmap.png", "heatmap.svg"]
+    )
+    for name in ("MATRIX.md", "matrix.json", "matrix.html"):
+        assert (PUBLISHED / name).read_text() == (tmp_path / name).read_text(), (
+            f"ops_matrix/{name} is out of date with harness/fixtures: run tox -e matrix"
+        )
+    for name in ("heatmap.png", "heatmap.svg"):
+        assert (PUBLISHED / name).stat().st_size > 0
+
+
+def test_matrix_json_schema(configs):
+    data = json.loads((PUBLISHED / "matrix.json").read_text())
+    assert data["schema"] == "parity-harness/matrix" and data["schema_version"] == 1
+    assert data["reference"] == REFERENCE
+    for c in data["configurations"]:
+        assert {"label", "os", "arch", "isa", "threads", "torch", "capability"} <= set(c)
+
+
+def test_the_same_configuration_from_another_machine_gets_its_own_column(committed_fixtures, tmp_path):
+    other = tmp_path / "runner" / "torch-2.13.0"
+    other.mkdir(parents=True)
+    shutil.copy(committed_fixtures[0], other / committed_fixtures[0].name)
+    configs = load_configs([committed_fixtures[0], tmp_path / "runner"])
+    assert len(configs) == 2 and configs[0].label != configs[1].label
+    assert matrix_dict(configs)["pairs"][configs[0].label][configs[1].label] == 26
+
+
+def test_unknown_reference_and_empty_roots(configs, tmp_path):
+    with pytest.raises(ParityError, match="reference 'nowhere' is not among"):
+        matrix_dict(configs, "nowhere")
+    with pytest.raises(ParityError, match="no op fixtures under"):
+        load_configs([tmp_path])
