@@ -116,7 +116,8 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
      "configurations": [{"label", "os", "arch", "isa", "threads", "torch", "capability"}],
      "pairs": {label: {label: k or null}},            # ops bit-identical, null: other inputs
      "against_reference": {label: {op: "=" | max ULP | null}},
-     "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"} | null}}}
+     "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
+                                      | "other inputs" | null (not recorded)}}}
     """
     ref = next((c for c in configs if reference in (c.label, c.platform_id)), None) if reference else configs[0]
     if ref is None:
@@ -142,7 +143,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         for c in configs:
             fx = c.nanogpt.get(name)
             if fx is None or fx.attrs["input_digest"] != base.attrs["input_digest"]:
-                nanogpt[name][c.label] = None
+                nanogpt[name][c.label] = None if fx is None else "other inputs"
                 continue
             d = diff_nanogpt(base, fx)
             nanogpt[name][c.label] = {
@@ -167,9 +168,11 @@ def _cell(value: Any) -> str:
     return "n/a" if value is None else str(value)
 
 
-def _nano_cell(v: dict[str, Any] | None) -> str:
+def _nano_cell(v: dict[str, Any] | str | None) -> str:
     if v is None:
-        return "n/a"
+        return "not recorded"
+    if isinstance(v, str):
+        return v
     first = v["first_divergence"]
     where = "identical" if first is None else f"first diverges at step {first['step']} ({first['stage']})"
     return f"{v['identical_steps']}/{v['steps']} steps, {where}"

@@ -51,7 +51,9 @@ def expected_paths(config: pytest.Config) -> list[Path]:
             f"no committed fixtures for {platform.id} with torch {public_version(version)} under {ops.parent}; "
             f"record them on such a machine with `tox -e regen` (or name another set with --fixture-set)"
         )
-    return [ops, *sorted(ops.parent.glob(f"{platform.id}.nanogpt-*.h5"))]
+    wanted = [n for n in config.getoption("--nanogpt").split(",") if n and n != "none"]
+    nanogpt = [ops.parent / f"{platform.id}.nanogpt-{name}.h5" for name in wanted]
+    return [ops, *(p for p in nanogpt if p.exists())]
 
 
 _OS_NAMES = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
