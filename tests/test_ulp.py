@@ -37,7 +37,8 @@ def test_zero_exactly_when_bits_equal_up_to_signed_zero(a, b):
 @given(F32)
 def test_adjacent_floats_are_one_apart(a):
     x = f32(a)
-    up = np.nextafter(x, np.float32(np.inf))
+    with np.errstate(over="ignore"):  # the largest float steps to inf
+        up = np.nextafter(x, np.float32(np.inf))
     if np.isfinite(up[0]):
         assert ulp_distance(x, up)[0] == 1
 
