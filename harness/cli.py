@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -16,18 +15,16 @@ from pathlib import Path
 from harness import __version__
 from harness.errors import FixtureError, ParityError
 from harness.op_ids import parse_op_list
-from harness.platform_config import (
-    PlatformConfig,
-    PlatformFacts,
-    child_env,
-    collect_facts,
-    parse_platform_id,
-    resolve_level,
-    supported_levels,
+from harness.platform_config import collect_facts
+from harness.provenance import installed_torch_version
+from harness.recording import (
+    DEFAULT_FIXTURES,
+    RecordRequest,
+    committed_fixture,
+    fixture_path,
+    plan_configs,
+    record_live,
 )
-from harness.provenance import installed_torch_version, public_version
-
-DEFAULT_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def run_reporting_errors(body: Callable[[], int]) -> int:
@@ -46,73 +43,27 @@ def run_reporting_errors(body: Callable[[], int]) -> int:
         return 0
 
 
-def fixture_path(root: Path, torch_version: str, config: PlatformConfig, nanogpt: str = "") -> Path:
-    """Where a fixture of (torch version, configuration) lives under ``root``.
-
-    Op fixtures are ``<platform id>.h5``; nanoGPT fixtures ``<platform id>.nanogpt-<config>.h5``.
-    """
-    suffix = f".nanogpt-{nanogpt}" if nanogpt else ""
-    return root / f"torch-{public_version(torch_version)}" / f"{config.id}{suffix}.h5"
-
-
-def _csv(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
-def plan_configs(facts: PlatformFacts, isa: str | None, threads: str | None) -> list[PlatformConfig]:
-    """The configurations ``parity generate`` records, in order."""
-    supported = supported_levels(facts)
-    if not supported:
-        raise ParityError(f"this CPU supports none of the {facts.arch} ISA levels")
-    if isa in (None, ""):
-        levels = [supported[-1]]
-    elif isa == "all":
-        levels = supported
-    else:
-        levels = [resolve_level(facts, name) for name in _csv(isa)]
-    counts: list[int] = []
-    for part in _csv(threads or str(os.cpu_count() or 1)):
-        if not part.isdigit() or int(part) < 1:
-            raise ParityError(f"--threads takes positive whole numbers, not '{part}'")
-        counts.append(int(part))
-    cbwr = os.environ.get("MKL_CBWR", "")
-    return [PlatformConfig(facts.os, facts.arch, lvl.name, n, cbwr) for lvl in levels for n in counts]
-
-
-def _record_command(args: argparse.Namespace, cfg: PlatformConfig, path: Path) -> list[str]:
-    """The fresh process that records one configuration."""
-    module = "harness.generators.record_nanogpt" if args.nanogpt else "harness.generators.record_ops"
-    cmd = [sys.executable, "-m", module, "--platform-id", cfg.id, "--out", str(path)]
-    if args.nanogpt:
-        cmd += ["--config", args.config]
-        if args.full_steps:
-            cmd += ["--full-steps", args.full_steps]
-        if args.nanogpt_dir:
-            cmd += ["--nanogpt-dir", str(args.nanogpt_dir.resolve())]
-        cmd += ["--init", args.init]
-    elif args.ops:
-        cmd += ["--ops", args.ops]
-    return cmd + [flag for flag, on in (("--force", args.force), ("--quiet", args.quiet)) if on]
-
-
 def cmd_generate(args: argparse.Namespace) -> int:
     torch_version = installed_torch_version()
     if not torch_version:
         raise ParityError("torch is not installed: 'pip install torch==2.13.0' (or use tox -e regen)")
-    args.nanogpt = args.nanogpt or args.nanogpt_dir is not None
-    if args.nanogpt and args.ops:
+    nanogpt = args.nanogpt or args.nanogpt_dir is not None
+    if nanogpt and args.ops:
         raise ParityError("--ops selects ops; it does not go with --nanogpt")
     if args.nanogpt_dir is not None and not (args.nanogpt_dir / "model.py").is_file():
         raise ParityError(f"{args.nanogpt_dir}: no model.py here (expected a checkout of nanoGPT)")
     parse_op_list(args.ops)  # unknown ops fail here, before any process starts
+    request = RecordRequest(
+        nanogpt=args.config if nanogpt else "", ops=args.ops, full_steps=args.full_steps, init=args.init,
+        nanogpt_dir=args.nanogpt_dir, force=args.force, quiet=args.quiet,
+    )  # fmt: skip
     configs = plan_configs(collect_facts(), args.isa, args.threads)
-    nanogpt = args.config if args.nanogpt else ""
-    targets = [(cfg, fixture_path(args.out, torch_version, cfg, nanogpt)) for cfg in configs]
+    targets = [(cfg, fixture_path(args.out, torch_version, cfg, request.nanogpt)) for cfg in configs]
     existing = [str(path) for _, path in targets if path.exists()]
     if existing and not args.force:
         raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
     for cfg, path in targets:
-        rc = subprocess.run(_record_command(args, cfg, path), env=child_env(cfg), check=False).returncode
+        rc = request.run(cfg, path).returncode
         if rc != 0:
             return rc
     return 0
@@ -248,63 +199,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return _emit(_diff(a, b), args)
 
 
-def _live_config(fixture_config: PlatformConfig) -> tuple[PlatformConfig, str]:
-    """The configuration to run live: the fixture's own where this machine can run it."""
-    facts = collect_facts()
-    runnable = {lvl.name for lvl in supported_levels(facts)}
-    if (fixture_config.os, fixture_config.arch) == (facts.os, facts.arch) and fixture_config.isa in runnable:
-        return fixture_config, f"live: this machine in the fixture's configuration {fixture_config.id}"
-    own = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, fixture_config.threads)
-    return own, f"live: this machine as {own.id}, against a fixture of {fixture_config.id}"
-
-
-def default_config(version: str, nanogpt: str = "") -> PlatformConfig:
-    """This machine's highest ISA level that has a committed fixture, at 2 threads, else 1.
-
-    Where none is committed, this machine's own default configuration (and the caller's
-    error then names what is committed).
-    """
-    facts = collect_facts()
-    for level in reversed(supported_levels(facts)):
-        for threads in (2, 1):
-            config = PlatformConfig(facts.os, facts.arch, level.name, threads)
-            if fixture_path(DEFAULT_FIXTURES, version, config, nanogpt).exists():
-                return config
-    return plan_configs(facts, None, None)[0]
-
-
-def resolve_fixture(args: argparse.Namespace) -> Path:
-    """--against, else --platform, else this machine's own configuration, for the installed torch."""
-    if args.against:
-        return args.against
-    version = installed_torch_version()
-    config = parse_platform_id(args.platform) if args.platform else default_config(version, args.nanogpt or "")
-    path = fixture_path(DEFAULT_FIXTURES, version, config, args.nanogpt or "")
-    if not path.exists():
-        have = sorted(p.name for p in path.parent.glob("*.h5")) if path.parent.is_dir() else []
-        raise ParityError(
-            f"no committed fixture {path.name} for torch {public_version(version)}"
-            + (f" (committed: {', '.join(have)})" if have else f" ({path.parent} does not exist)")
-        )
-    return path
-
-
-def live_record_args(expected, ops: str = "", quiet: bool = True) -> argparse.Namespace:
-    """What to record live for ``expected``: the same ops (or ``ops``), or the same nanoGPT run."""
-    from harness.nanogpt_fixture import NanoGPTFixture
-    from harness.op_ids import OP_IDS
-
-    common = {"force": True, "quiet": quiet, "nanogpt_dir": None}
-    if isinstance(expected, NanoGPTFixture):
-        full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
-        init = "full" if expected.attrs.get("full_init") else "digest"
-        return argparse.Namespace(
-            nanogpt=True, ops="", config=expected.config["name"], full_steps=full_steps, init=init, **common
-        )
-    subset = "" if set(expected.ops) == set(OP_IDS) else ",".join(expected.ops)
-    return argparse.Namespace(nanogpt=False, ops=ops or subset, config="tiny", full_steps=None, init="full", **common)
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     import tempfile
 
@@ -312,19 +206,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if args.impl:
         raise ParityError("--impl: the reference implementation (harness/impl) has no kernels yet")
-    path = resolve_fixture(args)
-    expected = read_fixture(path)
-    fixture_config = parse_platform_id(str(expected.attrs["platform_id"]))
-    config, note = _live_config(fixture_config)
+    expected = read_fixture(args.against or committed_fixture(args.platform, args.nanogpt or ""))
     with tempfile.TemporaryDirectory(prefix="parity-live-") as tmp:
-        live_args = live_record_args(expected, args.ops, args.quiet)
-        out = fixture_path(Path(tmp), installed_torch_version(), config, live_args.config if live_args.nanogpt else "")
-        rc = subprocess.run(_record_command(live_args, config, out), env=child_env(config), check=False).returncode
-        if rc != 0:
-            return 2
-        actual = read_fixture(out)
+        path, note = record_live(expected, Path(tmp), ops=args.ops, quiet=args.quiet)
+        actual = read_fixture(path)
         diff = _diff(expected, actual, subset=bool(args.ops))
-        diff.b_label = f"live run ({config.id})"
+        diff.b_label = f"live run ({actual.attrs['platform_id']})"
         return _emit(diff, args, note)
 
 

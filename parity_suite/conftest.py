@@ -8,28 +8,20 @@ nanoGPT step is its own test; the controller writes the report at the end.
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from filelock import FileLock
 
-from harness.cli import (
-    DEFAULT_FIXTURES,
-    _live_config,
-    _record_command,
-    default_config,
-    fixture_path,
-    live_record_args,
-)
 from harness.compare import diff_nanogpt, diff_ops
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
 from harness.op_fixture import OpFixture, read_op_fixture
-from harness.platform_config import PlatformConfig, child_env, collect_facts, parse_platform_id
+from harness.platform_config import PlatformConfig, collect_facts, parse_platform_id
 from harness.provenance import installed_torch_version, public_version
+from harness.recording import DEFAULT_FIXTURES, default_config, fixture_path, record_live
 
 
 def expected_paths(config: pytest.Config) -> list[Path]:
@@ -84,19 +76,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _live_path(expected: Path, workdir: Path) -> Path:
     """Record the live counterpart of ``expected`` once (shared across xdist workers)."""
-    fx = read_fixture(expected)
-    config, _ = _live_config(parse_platform_id(str(fx.attrs["platform_id"])))
-    nanogpt = isinstance(fx, NanoGPTFixture)
-    name = fx.config["name"] if nanogpt else ""
-    out = fixture_path(workdir / expected.stem, installed_torch_version(), config, name)
-    with FileLock(str(out.parent.parent) + ".lock"):
-        if not out.exists():
-            out.parent.mkdir(parents=True, exist_ok=True)
-            command = _record_command(live_record_args(fx), config, out)
-            result = subprocess.run(command, env=child_env(config), capture_output=True, text=True, check=False)
-            if result.returncode != 0:
-                raise RuntimeError(f"live recording failed: {result.stderr.strip()}")
-    return out
+    root = workdir / expected.stem
+    with FileLock(f"{root}.lock"):
+        done = root / "recorded"
+        if not done.exists():
+            path, _ = record_live(read_fixture(expected), root, capture=True)
+            done.write_text(str(path), encoding="utf-8")
+        return Path(done.read_text(encoding="utf-8"))
 
 
 def _shared_dir(config: pytest.Config, tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -162,7 +148,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         try:
             expected, live = read_fixture(path), read_fixture(_live_path(path, workdir))
             diff = diff_ops(expected, live) if isinstance(expected, OpFixture) else diff_nanogpt(expected, live)
-        except (ParityError, RuntimeError) as err:
+        except ParityError as err:
             texts.append(f"{path}: {err}\n")
             continue
         diff.b_label = f"live run on this machine ({live.attrs['platform_id']})"

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.cli import fixture_path
 from harness.op_fixture import read_op_fixture, write_op_fixture
 from harness.platform_config import PlatformConfig, collect_facts, supported_levels
 from harness.provenance import installed_torch_version
+from harness.recording import fixture_path
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from harness.bits import describe_first_mismatch
-from harness.cli import fixture_path
 from harness.op_fixture import OpFixture, read_op_fixture
 from harness.platform_config import PlatformConfig, collect_facts, supported_levels
 from harness.provenance import installed_torch_version
+from harness.recording import fixture_path
 
 # ops whose bits depend on the ISA level or the thread count on x86 (see the committed data),
 # so reproducing them proves the configuration was really applied

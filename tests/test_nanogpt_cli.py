@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from harness.bits import describe_first_mismatch
-from harness.cli import fixture_path
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
 from harness.platform_config import PlatformConfig, collect_facts, supported_levels
 from harness.provenance import installed_torch_version
+from harness.recording import fixture_path
 
 
 def run_parity(*args: str) -> subprocess.CompletedProcess[str]:

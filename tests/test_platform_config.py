@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import fixture_path, plan_configs
 from harness.errors import ParityError
 from harness.platform_config import (
     PlatformConfig,
@@ -21,6 +20,7 @@ from harness.platform_config import (
     supported_levels,
 )
 from harness.provenance import blas_from_config, mkl_code_path_from_banner, public_version
+from harness.recording import fixture_path, plan_configs
 
 X86_CPUINFO = """\
 processor\t: 0

@@ -1,0 +1,162 @@
+"""Recording in a fresh process: where fixtures go, which configurations, how a run starts.
+
+The libraries read their ISA and thread settings once, when they load, so every recording
+runs in a new Python process started with the configuration's environment
+(``platform_config.child_env``). This module plans those processes for ``parity generate``,
+``parity check`` and the parity suite.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ParityError
+from harness.platform_config import (
+    PlatformConfig,
+    PlatformFacts,
+    child_env,
+    collect_facts,
+    parse_platform_id,
+    resolve_level,
+    supported_levels,
+)
+from harness.provenance import installed_torch_version, public_version
+
+DEFAULT_FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def fixture_path(root: Path, torch_version: str, config: PlatformConfig, nanogpt: str = "") -> Path:
+    """Where a fixture of (torch version, configuration) lives under ``root``.
+
+    Op fixtures are ``<platform id>.h5``; nanoGPT fixtures ``<platform id>.nanogpt-<config>.h5``.
+    """
+    suffix = f".nanogpt-{nanogpt}" if nanogpt else ""
+    return root / f"torch-{public_version(torch_version)}" / f"{config.id}{suffix}.h5"
+
+
+def _csv(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def plan_configs(facts: PlatformFacts, isa: str | None, threads: str | None) -> list[PlatformConfig]:
+    """The configurations ``parity generate`` records, in order."""
+    supported = supported_levels(facts)
+    if not supported:
+        raise ParityError(f"this CPU supports none of the {facts.arch} ISA levels")
+    if isa in (None, ""):
+        levels = [supported[-1]]
+    elif isa == "all":
+        levels = supported
+    else:
+        levels = [resolve_level(facts, name) for name in _csv(isa)]
+    counts: list[int] = []
+    for part in _csv(threads or str(os.cpu_count() or 1)):
+        if not part.isdigit() or int(part) < 1:
+            raise ParityError(f"--threads takes positive whole numbers, not '{part}'")
+        counts.append(int(part))
+    cbwr = os.environ.get("MKL_CBWR", "")
+    return [PlatformConfig(facts.os, facts.arch, lvl.name, n, cbwr) for lvl in levels for n in counts]
+
+
+@dataclass(frozen=True)
+class RecordRequest:
+    """What one recording process records: the ops (a subset, or all) or a nanoGPT run."""
+
+    nanogpt: str = ""  # nanoGPT config name; empty: the ops
+    ops: str = ""  # comma-separated subset of ops; empty: all
+    full_steps: str | None = None
+    init: str = "full"
+    nanogpt_dir: Path | None = None
+    force: bool = False
+    quiet: bool = False
+
+    def command(self, config: PlatformConfig, out: Path) -> list[str]:
+        module = "harness.generators.record_nanogpt" if self.nanogpt else "harness.generators.record_ops"
+        cmd = [sys.executable, "-m", module, "--platform-id", config.id, "--out", str(out)]
+        if self.nanogpt:
+            cmd += ["--config", self.nanogpt, "--init", self.init]
+            if self.full_steps:
+                cmd += ["--full-steps", self.full_steps]
+            if self.nanogpt_dir:
+                cmd += ["--nanogpt-dir", str(self.nanogpt_dir.resolve())]
+        elif self.ops:
+            cmd += ["--ops", self.ops]
+        return cmd + [flag for flag, on in (("--force", self.force), ("--quiet", self.quiet)) if on]
+
+    def run(self, config: PlatformConfig, out: Path, *, capture: bool = False) -> subprocess.CompletedProcess[str]:
+        """Record into ``out`` in a fresh process pinned to ``config``."""
+        return subprocess.run(
+            self.command(config, out), env=child_env(config), capture_output=capture, text=True, check=False
+        )
+
+
+def default_config(version: str, nanogpt: str = "") -> PlatformConfig:
+    """This machine's highest ISA level that has a committed fixture, at 2 threads, else 1.
+
+    Where none is committed, this machine's own default configuration (and the caller's
+    error then names what is committed).
+    """
+    facts = collect_facts()
+    for level in reversed(supported_levels(facts)):
+        for threads in (2, 1):
+            config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+            if fixture_path(DEFAULT_FIXTURES, version, config, nanogpt).exists():
+                return config
+    return plan_configs(facts, None, None)[0]
+
+
+def committed_fixture(platform_id: str | None, nanogpt: str = "") -> Path:
+    """A committed fixture of the installed torch: by platform id, else this machine's own."""
+    version = installed_torch_version()
+    config = parse_platform_id(platform_id) if platform_id else default_config(version, nanogpt)
+    path = fixture_path(DEFAULT_FIXTURES, version, config, nanogpt)
+    if not path.exists():
+        have = sorted(p.name for p in path.parent.glob("*.h5")) if path.parent.is_dir() else []
+        raise ParityError(
+            f"no committed fixture {path.name} for torch {public_version(version)}"
+            + (f" (committed: {', '.join(have)})" if have else f" ({path.parent} does not exist)")
+        )
+    return path
+
+
+def live_config(fixture_config: PlatformConfig) -> tuple[PlatformConfig, str]:
+    """The configuration to run live: the fixture's own where this machine can run it."""
+    facts = collect_facts()
+    runnable = {lvl.name for lvl in supported_levels(facts)}
+    if (fixture_config.os, fixture_config.arch) == (facts.os, facts.arch) and fixture_config.isa in runnable:
+        return fixture_config, f"live: this machine in the fixture's configuration {fixture_config.id}"
+    own = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, fixture_config.threads)
+    return own, f"live: this machine as {own.id}, against a fixture of {fixture_config.id}"
+
+
+def live_request(expected: Any, ops: str = "", quiet: bool = True) -> RecordRequest:
+    """What to record live for ``expected``: the same ops (or ``ops``), or the same nanoGPT run."""
+    from harness.nanogpt_fixture import NanoGPTFixture
+    from harness.op_ids import OP_IDS
+
+    base = RecordRequest(force=True, quiet=quiet)
+    if isinstance(expected, NanoGPTFixture):
+        full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
+        init = "full" if expected.attrs.get("full_init") else "digest"
+        return replace(base, nanogpt=str(expected.config["name"]), full_steps=full_steps, init=init)
+    subset = "" if set(expected.ops) == set(OP_IDS) else ",".join(expected.ops)
+    return replace(base, ops=ops or subset)
+
+
+def record_live(
+    expected: Any, root: Path, *, ops: str = "", quiet: bool = True, capture: bool = False
+) -> tuple[Path, str]:
+    """Record ``expected``'s counterpart on this machine now under ``root``; (its path, a note)."""
+    config, note = live_config(parse_platform_id(str(expected.attrs["platform_id"])))
+    request = live_request(expected, ops, quiet)
+    out = fixture_path(root, installed_torch_version(), config, request.nanogpt)
+    result = request.run(config, out, capture=capture)
+    if result.returncode != 0:
+        detail = (result.stderr or "").strip().splitlines()[-1:] if capture else []
+        raise ParityError(f"the live recording in {config.id} failed" + (f": {detail[0]}" if detail else ""))
+    return out, note
