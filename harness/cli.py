@@ -194,9 +194,16 @@ def _format_from_suffix(path: Path | None) -> str:
     return {".json": "json", ".md": "markdown", ".html": "html", ".htm": "html"}.get(suffix, "terminal")
 
 
+def _platform_note(a, b, note: str = "") -> str:
+    from harness.compare import provenance_notes
+
+    facts = provenance_notes(a.provenance, b.provenance)
+    return "; ".join([n for n in (note, *(["recorded on other platforms: " + "; ".join(facts)] if facts else [])) if n])
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     a, b = _load_pair(args.a, args.b)
-    return _emit(_diff(a, b), args)
+    return _emit(_diff(a, b), args, _platform_note(a, b))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -212,7 +219,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         actual = read_fixture(path)
         diff = _diff(expected, actual, subset=bool(args.ops))
         diff.b_label = f"live run ({actual.attrs['platform_id']})"
-        return _emit(diff, args, note)
+        return _emit(diff, args, _platform_note(expected, actual, note))
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:

@@ -221,6 +221,22 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
     return NanoGPTDiff(str(a.path), str(b.path), steps, init_identical, first)
 
 
+# provenance facts that change bits although the platform id is the same
+_PLATFORM_FACTS = ("torch_version_full", "torch_git_version", "capability", "blas", "mkl_code_path", "cpu_model")
+
+
+def provenance_notes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """How the recording platforms of A and B differ beyond their platform ids."""
+    notes = [
+        f"{key}: {a.get(key, '?')!s} vs {b.get(key, '?')!s}"
+        for key in _PLATFORM_FACTS
+        if str(a.get(key, "")) != str(b.get(key, ""))
+    ]
+    if any(n.startswith(("mkl_code_path", "blas")) for n in notes):
+        notes.append("BLAS-backed ops (matmul, linear, sdpa and their gradients) may differ for that reason alone")
+    return notes
+
+
 def summary_dict(diff: OpsDiff | NanoGPTDiff) -> dict[str, Any]:
     """Headline numbers of a diff."""
     if isinstance(diff, OpsDiff):

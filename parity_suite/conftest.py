@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from harness.compare import diff_nanogpt, diff_ops
+from harness.compare import diff_nanogpt, diff_ops, provenance_notes
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
@@ -152,8 +152,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             texts.append(f"{path}: {err}\n")
             continue
         diff.b_label = f"live run on this machine ({live.attrs['platform_id']})"
-        outputs.append(json.loads(render(diff, "json")))
-        texts.append(render(diff, fmt))
+        facts = provenance_notes(expected.provenance, live.provenance)
+        note = ("recorded on other platforms: " + "; ".join(facts)) if facts else ""
+        outputs.append(json.loads(render(diff, "json", note)))
+        texts.append(render(diff, fmt, note))
     out = Path(report)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(outputs, indent=1) + "\n" if fmt == "json" else "\n".join(texts), encoding="utf-8")
@@ -161,6 +163,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if terminal:
         for item in outputs:
             terminal.write_line(f"parity: {item['expected']}: {_headline(item)}")
+            if item["note"]:
+                terminal.write_line(f"parity:   {item['note']}")
         terminal.write_line(f"parity: report written to {out}")
 
 

@@ -220,3 +220,15 @@ def test_names_with_a_slash_are_refused(tmp_path):
     with pytest.raises(ValueError, match="'a/b' cannot be a name in a fixture"):
         write_op_fixture(tmp_path / "x.h5", PROV, [bad])
     assert list(tmp_path.iterdir()) == []
+
+
+def test_provenance_notes_name_what_differs_beyond_the_platform_id():
+    from harness.compare import provenance_notes
+
+    a = {"cpu_model": "AMD EPYC", "mkl_code_path": "Intel(R) Architecture processors", "blas": "mkl"}
+    b = {"cpu_model": "Intel Xeon", "mkl_code_path": "Intel(R) AVX2 enabled processors", "blas": "mkl"}
+    notes = provenance_notes(a, b)
+    assert "mkl_code_path: Intel(R) Architecture processors vs Intel(R) AVX2 enabled processors" in notes
+    assert "cpu_model: AMD EPYC vs Intel Xeon" in notes
+    assert notes[-1].startswith("BLAS-backed ops")
+    assert provenance_notes(a, dict(a)) == []
