@@ -88,8 +88,15 @@ ISA_LEVELS: dict[str, tuple[IsaLevel, ...]] = {
             ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"),
         ),
     ),
-    # NEON is part of every arm64 CPU; ATen's "default" build is the NEON one there.
-    "arm64": (IsaLevel("neon", "arm64", "DEFAULT", {"ATEN_CPU_CAPABILITY": "default"}),),
+    # NEON is part of every arm64 CPU; ATen's "default" build is the NEON one there. The named
+    # server cores pin the kernels ATen picks on them, and need that core (its MIDR part number,
+    # read from /proc/cpuinfo as the pseudo-flag "part:0x..."): on real silicon or emulated.
+    "arm64": (
+        IsaLevel("neon", "arm64", "DEFAULT", {"ATEN_CPU_CAPABILITY": "default"}),
+        IsaLevel("neoverse-n1", "arm64", "DEFAULT", {"ATEN_CPU_CAPABILITY": "default"}, ("part:0xd0c",)),
+        IsaLevel("neoverse-v1", "arm64", "SVE256", {"ATEN_CPU_CAPABILITY": "sve256"}, ("part:0xd40", "sve")),
+        IsaLevel("neoverse-v2", "arm64", "SVE128", {"ATEN_CPU_CAPABILITY": "sve128"}, ("part:0xd4f", "sve")),
+    ),
 }
 
 
@@ -124,6 +131,7 @@ def parse_cpuinfo(text: str) -> tuple[str, frozenset[str]]:
     """CPU model and feature flags from Linux /proc/cpuinfo (x86 'flags', arm 'Features')."""
     model = ""
     flags: frozenset[str] = frozenset()
+    parts: set[str] = set()  # arm64 MIDR part numbers, kept as pseudo-flags "part:0x..."
     for line in text.splitlines():
         key, _, value = line.partition(":")
         key = key.strip().lower()
@@ -131,6 +139,9 @@ def parse_cpuinfo(text: str) -> tuple[str, frozenset[str]]:
             model = value.strip()
         elif not flags and key in ("flags", "features"):
             flags = frozenset(value.split())
+        elif key == "cpu part" and value.strip():
+            parts.add(f"part:{value.strip().lower()}")
+    flags = flags | parts
     if not model:
         # arm64 Linux names the implementer and part number only
         parts = dict(
@@ -237,7 +248,8 @@ class PlatformConfig:
 
 
 _ID_RE = re.compile(
-    r"^(?P<os>[a-z]+)-(?P<arch>[a-z0-9_]+)-(?P<isa>[a-z0-9]+)-t(?P<threads>\d+)(?:-cbwr-(?P<cbwr>[a-z0-9_,]+))?$"
+    r"^(?P<os>[a-z]+)-(?P<arch>[a-z0-9_]+)-(?P<isa>[a-z0-9]+(?:-[a-z0-9]+)*?)-t(?P<threads>\d+)"
+    r"(?:-cbwr-(?P<cbwr>[a-z0-9_,]+))?$"
 )
 
 

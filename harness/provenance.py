@@ -109,6 +109,8 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         "cpu_model": facts.cpu_model,
         "cpu_flags": " ".join(sorted(facts.cpu_flags)),
         "env": {var: os.environ[var] for var in RELEVANT_ENV if var in os.environ},
+        # set by harness.emulation: this process ran under QEMU, not on the silicon it names
+        "emulation": os.environ.get("PARITY_EMULATION", ""),
         "python_version": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
         "numpy_version": numpy.__version__,

@@ -11,7 +11,7 @@ from harness.op_fixture import CaseRecord, input_digest, read_op_fixture
 from harness.platform_config import parse_platform_id
 from harness.store import FixtureReader
 
-BUDGET_BYTES = 64 * 2**20
+BUDGET_BYTES = 96 * 2**20  # raised from 64 MiB for the emulated arm64 fixtures
 PROVENANCE_KEYS = {
     "generator_version", "platform_id", "os", "arch", "isa", "threads", "capability",
     "torch_version", "torch_version_full", "torch_git_version", "torch_config", "torch_parallel_info",

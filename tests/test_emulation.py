@@ -1,0 +1,52 @@
+"""Emulated arm64 cores: the fake CPU description and the command lines (no QEMU run here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.emulation import CORES, Emulator, cpuinfo_text, fake_cpu_files, record_command, write_fake_cpu
+from harness.platform_config import PlatformConfig, PlatformFacts, parse_cpuinfo, resolve_level, supported_levels
+
+
+def test_midr_fields():
+    n1 = CORES["neoverse-n1"]
+    assert (n1.implementer, n1.variant, n1.part, n1.revision) == (0x41, 0x3, 0xD0C, 0x1)
+    assert (CORES["neoverse-v1"].part, CORES["neoverse-v2"].part) == (0xD40, 0xD4F)
+
+
+def test_cpuinfo_reads_back_as_the_core_it_describes():
+    for core in CORES.values():
+        model, flags = parse_cpuinfo(cpuinfo_text(core, 2))
+        assert model == f"implementer 0x41 part 0x{core.part:03x}"
+        assert f"part:0x{core.part:03x}" in flags and "asimd" in flags
+        facts = PlatformFacts("linux", "arm64", model, flags)
+        assert resolve_level(facts, core.name).name == core.name  # the level this core pins
+        assert [lvl.name for lvl in supported_levels(facts)] == ["neon", core.name]
+    assert "sve" not in parse_cpuinfo(cpuinfo_text(CORES["neoverse-n1"], 1))[1]
+
+
+def test_fake_sysfs_entries(tmp_path: Path):
+    v1 = CORES["neoverse-v1"]
+    files = fake_cpu_files(v1, 2)
+    assert files["sys/devices/system/cpu/online"] == "0-1\n"
+    assert files["sys/devices/system/cpu/cpu1/regs/identification/midr_el1"] == "0x00000000411fd401\n"
+    assert cpuinfo_text(v1, 2).count("processor\t:") == 2
+    write_fake_cpu(tmp_path, v1, 2)
+    assert (tmp_path / "proc/cpuinfo").read_text() == files["proc/cpuinfo"]
+    assert (tmp_path / "sys/devices/system/cpu/cpu0/topology/core_id").read_text() == "0\n"
+
+
+def test_record_command_and_environment(tmp_path: Path):
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    config = PlatformConfig("linux", "arm64", "neoverse-v1", 2)
+    cmd = record_command(emu, config, tmp_path / "x.h5", ops="exp")
+    assert cmd[1:4] == ["-L", str(emu.root), str(emu.root / "usr/bin/python3.11")]
+    assert cmd[4:] == ["-m", "harness.generators.record_ops", "--platform-id", "linux-arm64-neoverse-v1-t2",
+                       "--out", str(tmp_path / "x.h5"), "--quiet", "--ops", "exp"]  # fmt: skip
+    nano = record_command(emu, config, tmp_path / "y.h5", nanogpt="tiny", force=True)
+    assert nano[5] == "harness.generators.record_nanogpt" and nano[-3:] == ["--config", "tiny", "--force"]
+    env = emu.env(config, CORES["neoverse-v1"], Path("/repo"), {"PATH": "/bin", "MKL_CBWR": "AVX2"})
+    assert env["QEMU_CPU"] == "max,sve-default-vector-length=32"
+    assert env["ATEN_CPU_CAPABILITY"] == "sve256" and env["OMP_NUM_THREADS"] == "2"
+    assert env["PYTHONPATH"].split(":") == [str(emu.site), "/repo"] and "MKL_CBWR" not in env
+    assert "fake MIDR 0x411fd401 (neoverse-v1, like AWS Graviton3)" in env["PARITY_EMULATION"]

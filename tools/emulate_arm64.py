@@ -1,0 +1,77 @@
+"""Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record] ...`.
+
+    setup                 make the arm64 Python and torch in the cache (idempotent)
+    record [--cores ...] [--threads 1,2] [--nanogpt CONFIG] [--ops ...] [--out DIR] [--force]
+                          record each emulated core (default: all three) into DIR
+                          (default harness/fixtures), setting up first where needed
+
+Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neoverse-v1
+(like Graviton3; SVE256), neoverse-v2 (like Grace, Graviton4; SVE128). See harness/emulation.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from harness.cli import run_reporting_errors  # noqa: E402
+from harness.emulation import CORES, Emulator, record_command, setup, write_fake_cpu  # noqa: E402
+from harness.errors import ParityError  # noqa: E402
+from harness.platform_config import PlatformConfig  # noqa: E402
+from harness.recording import DEFAULT_FIXTURES, fixture_path  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
+    parser.add_argument("action", choices=("setup", "record"))
+    parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
+    parser.add_argument("--threads", default="2")
+    parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
+    parser.add_argument("--ops", default="")
+    parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument("--force", action="store_true")
+    parser.add_argument("--torch", default=os.environ.get("PARITY_TORCH", "2.13.0"))
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=Path(os.environ.get("PARITY_ARM64_CACHE", Path.home() / ".cache/parity-harness/arm64")),
+    )
+    args = parser.parse_args(argv)
+
+    def body() -> int:
+        import subprocess
+
+        emu = Emulator(args.cache, args.torch)
+        setup(emu)
+        if args.action == "setup":
+            return 0
+        cores = [c for c in args.cores.split(",") if c]
+        unknown = [c for c in cores if c not in CORES]
+        if unknown:
+            raise ParityError(f"unknown core(s) {', '.join(unknown)} (known: {', '.join(CORES)})")
+        for name in cores:
+            core = CORES[name]
+            for threads in (int(t) for t in args.threads.split(",")):
+                config = PlatformConfig("linux", "arm64", name, threads)
+                out = fixture_path(args.out, args.torch, config, args.nanogpt)
+                if out.exists() and not args.force:
+                    raise ParityError(f"{out}: already exists; pass --force to overwrite it")
+                write_fake_cpu(emu.root, core, max(threads, 2))
+                cmd = record_command(emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force)
+                print(f"emulate-arm64: recording {out.name} (emulated {name})", file=sys.stderr, flush=True)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                rc = subprocess.run(cmd, env=emu.env(config, core, REPO, dict(os.environ)), check=False).returncode
+                if rc != 0:
+                    return rc
+        return 0
+
+    return run_reporting_errors(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
