@@ -49,8 +49,9 @@ class Config:
     @property
     def group(self) -> dict[str, Any]:
         p = parse_platform_id(self.platform_id)
+        prov = self.ops.provenance
         return {"os": p.os, "arch": p.arch, "isa": p.isa, "threads": p.threads, "torch": self.torch_version,
-                "capability": self.ops.provenance.get("capability", "")}  # fmt: skip
+                "capability": prov.get("capability", ""), "emulated": bool(prov.get("emulation"))}  # fmt: skip
 
 
 def load_configs(roots: list[Path]) -> list[Config]:
@@ -113,7 +114,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
     """The matrix as data: schema "parity-harness/matrix", version 1.
 
     {"schema", "schema_version", "reference": label, "ops": [op ids],
-     "configurations": [{"label", "os", "arch", "isa", "threads", "torch", "capability"}],
+     "configurations": [{"label", "os", "arch", "isa", "threads", "torch", "capability", "emulated"}],
      "pairs": {label: {label: k or null}},            # ops bit-identical, null: other inputs
      "against_reference": {label: {op: "=" | max ULP | null}},
      "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
@@ -189,10 +190,10 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         "## Configurations",
         "",
-        "| configuration | OS | arch | ISA level | capability | threads | torch |",
-        "|---|---|---|---|---|---|---|",
-        *[f"| {c['label']} | {c['os']} | {c['arch']} | {c['isa']} | {c['capability']} | {c['threads']} | {c['torch']} |"
-          for c in data["configurations"]],
+        "| configuration | OS | arch | ISA level | capability | threads | torch | recorded on |",
+        "|---|---|---|---|---|---|---|---|",
+        *[f"| {c['label']} | {c['os']} | {c['arch']} | {c['isa']} | {c['capability']} | {c['threads']} | "
+          f"{c['torch']} | {'QEMU emulation' if c['emulated'] else 'the CPU itself'} |" for c in data["configurations"]],
         "",
         f"## Ops bit-identical between configurations (k/{n})",
         "",

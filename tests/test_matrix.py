@@ -72,7 +72,8 @@ def test_matrix_json_schema(configs):
     assert data["schema"] == "parity-harness/matrix" and data["schema_version"] == 1
     assert data["reference"] == REFERENCE
     for c in data["configurations"]:
-        assert {"label", "os", "arch", "isa", "threads", "torch", "capability"} <= set(c)
+        assert {"label", "os", "arch", "isa", "threads", "torch", "capability", "emulated"} <= set(c)
+        assert c["emulated"] == (c["arch"] == "arm64")  # the committed arm64 sets are all emulated
 
 
 def test_the_same_configuration_from_another_machine_gets_its_own_column(committed_fixtures, tmp_path):
