@@ -193,7 +193,8 @@ def render_markdown(data: dict[str, Any]) -> str:
         "| configuration | OS | arch | ISA level | capability | threads | torch | recorded on |",
         "|---|---|---|---|---|---|---|---|",
         *[f"| {c['label']} | {c['os']} | {c['arch']} | {c['isa']} | {c['capability']} | {c['threads']} | "
-          f"{c['torch']} | {'QEMU emulation' if c['emulated'] else 'the CPU itself'} |" for c in data["configurations"]],
+          f"{c['torch']} | {'QEMU emulation' if c['emulated'] else 'the CPU itself'} |"
+          for c in data["configurations"]],
         "",
         f"## Ops bit-identical between configurations (k/{n})",
         "",
