@@ -104,12 +104,16 @@ class Divergence:
 @dataclass
 class StepDiff:
     step: int
-    identical: bool
+    first: Divergence | None  # the first differing record of this step, in execution order
     loss_ulp: int
     grad_norm_ulp: int
     params_differing: dict[str, int]  # digest kind -> parameters whose digest differs
     value_sum_max_rel_diff: float  # over parameters, |sum_a - sum_b| / |sum_a|
     full: list[TensorComparison] = field(default_factory=list)  # at steps both store in full
+
+    @property
+    def identical(self) -> bool:
+        return self.first is None
 
     @property
     def max_value_ulp(self) -> int | None:
@@ -138,7 +142,7 @@ def _scalar_ulp(name: str, a: np.ndarray, b: np.ndarray) -> int:
     return compare_tensors(name, a, b).max_ulp
 
 
-def _first_in_step(ra: StepRecord, rb: StepRecord, names: list[str]) -> Divergence | None:
+def first_divergence_in_step(ra: StepRecord, rb: StepRecord, names: list[str]) -> Divergence | None:
     """The first differing record of a step, walking it in execution order."""
     s = ra.step
     for which in ("x", "y"):
@@ -192,11 +196,15 @@ def _step_diff(ra: StepRecord, rb: StepRecord, names: list[str]) -> StepDiff:
         for n in names:
             if n in ra.full[kind] and n in rb.full[kind]:
                 full.append(compare_tensors(f"{kind}/{n}", ra.full[kind][n], rb.full[kind][n]))
-    identical = _first_in_step(ra, rb, names) is None
     return StepDiff(
-        ra.step, identical, _scalar_ulp("loss", ra.loss, rb.loss), _scalar_ulp("grad_norm", ra.grad_norm, rb.grad_norm),
-        differing, float(rel.max()) if rel.size else 0.0, full,
-    )  # fmt: skip
+        step=ra.step,
+        first=first_divergence_in_step(ra, rb, names),
+        loss_ulp=_scalar_ulp("loss", ra.loss, rb.loss),
+        grad_norm_ulp=_scalar_ulp("grad_norm", ra.grad_norm, rb.grad_norm),
+        params_differing=differing,
+        value_sum_max_rel_diff=float(rel.max()) if rel.size else 0.0,
+        full=full,
+    )
 
 
 def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
@@ -214,10 +222,7 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
         first = Divergence(0, "init", names[i], f"initial weights of {names[i]} differ")
     steps = [_step_diff(ra, rb, names) for ra, rb in zip(a.run.steps, b.run.steps, strict=True)]
     if first is None:
-        for ra, rb in zip(a.run.steps, b.run.steps, strict=True):
-            first = _first_in_step(ra, rb, names)
-            if first:
-                break
+        first = next((s.first for s in steps if s.first is not None), None)
     return NanoGPTDiff(str(a.path), str(b.path), steps, init_identical, first)
 
 

@@ -19,6 +19,7 @@ import html
 import json
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from harness.fixture_info import read_fixture
 from harness.nanogpt_fixture import NanoGPTFixture
 from harness.op_fixture import OpFixture
 from harness.platform_config import parse_platform_id
+from harness.store import tensor_digest
 from harness.ulp import compare_tensors
 
 SCHEMA = "parity-harness/matrix"
@@ -45,6 +47,13 @@ class Config:
     torch_version: str
     ops: OpFixture
     nanogpt: dict[str, NanoGPTFixture]
+
+    @cached_property
+    def output_digests(self) -> dict[tuple[str, str], str]:
+        """(op/case, output name) -> SHA-256, computed once: every pair of the matrix uses them."""
+        return {
+            (key, name): tensor_digest(arr) for key, rec in self.ops.cases.items() for name, arr in rec.outputs.items()
+        }
 
     @property
     def group(self) -> dict[str, Any]:
@@ -87,18 +96,12 @@ def load_configs(roots: list[Path]) -> list[Config]:
     return configs
 
 
-def _digest(fx: OpFixture, op: str, case: str, name: str) -> str:
-    from harness.store import tensor_digest
-
-    return tensor_digest(fx.cases[f"{op}/{case}"].outputs[name])
-
-
-def op_identical(a: OpFixture, b: OpFixture, op: str) -> bool | None:
+def op_identical(a: Config, b: Config, op: str) -> bool | None:
     """Whether every output of every case of ``op`` is bit-identical; None if not comparable."""
-    if a.attrs["input_digest"] != b.attrs["input_digest"]:
+    if a.ops.attrs["input_digest"] != b.ops.attrs["input_digest"]:
         return None
-    cases = [c for c in a.cases.values() if c.op == op]
-    return all(_digest(a, c.op, c.case, n) == _digest(b, c.op, c.case, n) for c in cases for n in c.outputs)
+    keys = [k for k in a.output_digests if k[0].split("/", 1)[0] == op]
+    return all(a.output_digests[k] == b.output_digests[k] for k in keys)
 
 
 def op_max_ulp(a: OpFixture, b: OpFixture, op: str) -> int:
@@ -128,13 +131,13 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
     for a in configs:
         pairs[a.label] = {}
         for b in configs:
-            same = [op_identical(a.ops, b.ops, op) for op in ops]
+            same = [op_identical(a, b, op) for op in ops]
             pairs[a.label][b.label] = None if None in same else sum(bool(s) for s in same)
     against: dict[str, dict[str, Any]] = {}
     for c in configs:
         row: dict[str, Any] = {}
         for op in ops:
-            same = op_identical(ref.ops, c.ops, op)
+            same = op_identical(ref, c, op)
             row[op] = None if same is None else ("=" if same else op_max_ulp(ref.ops, c.ops, op))
         against[c.label] = row
     nanogpt: dict[str, dict[str, Any]] = {}

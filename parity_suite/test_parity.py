@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness.compare import _first_in_step
+from harness.compare import first_divergence_in_step
 from harness.ulp import compare_tensors, describe
 
 
@@ -24,5 +24,5 @@ def test_nanogpt_step(nanogpt_step, live_for):
     expected, live = live_for(path)
     if step == 1:
         assert (expected.run.init_sha256 == live.run.init_sha256).all(), "the initial weights differ"
-    first = _first_in_step(expected.run.steps[step - 1], live.run.steps[step - 1], expected.run.param_names)
+    first = first_divergence_in_step(expected.run.steps[step - 1], live.run.steps[step - 1], expected.run.param_names)
     assert first is None, f"step {step} differs from {path.name}: {first.stage}: {first.detail}"
