@@ -171,18 +171,18 @@ def _diff(a, b, *, subset: bool = False):
     return diff_ops(a, b, subset=subset) if isinstance(a, OpFixture) else diff_nanogpt(a, b)
 
 
-def _emit(diff, args: argparse.Namespace, note: str = "") -> int:
+def _emit(diff, args: argparse.Namespace, note: str = "", gaps: list[str] | None = None) -> int:
     """Print the terminal report, write the --output one, and give the exit status."""
     from harness.report import render
 
     fmt = args.format or _format_from_suffix(args.output)
-    text = render(diff, fmt, note)
+    text = render(diff, fmt, note, gaps)
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         tmp = args.output.with_name(f".{args.output.name}.tmp")
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(args.output)
-        print(render(diff, "terminal", note), end="")
+        print(render(diff, "terminal", note, gaps), end="")
         print(f"report written to {args.output}")
     else:
         print(text, end="")
@@ -212,7 +212,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     from harness.fixture_info import read_fixture
 
     if args.impl:
-        raise ParityError("--impl: the reference implementation (harness/impl) has no kernels yet")
+        return _check_impl(args)
+    if args.profile or args.threads:
+        raise ParityError("--profile and --threads choose how the reference implementation runs: use them with --impl")
     expected = read_fixture(args.against or committed_fixture(args.platform, args.nanogpt or ""))
     with tempfile.TemporaryDirectory(prefix="parity-live-") as tmp:
         path, note = record_live(expected, Path(tmp), ops=args.ops, quiet=args.quiet)
@@ -220,6 +222,52 @@ def cmd_check(args: argparse.Namespace) -> int:
         diff = _diff(expected, actual, subset=bool(args.ops))
         diff.b_label = f"live run ({actual.attrs['platform_id']})"
         return _emit(diff, args, _platform_note(expected, actual, note))
+
+
+def _check_impl(args: argparse.Namespace) -> int:
+    """The reference implementation (no torch) against an op fixture, under the fixture's
+    own profile and thread count unless --profile/--threads say otherwise."""
+    from harness.compare import diff_ops
+    from harness.fixture_info import read_fixture
+    from harness.impl.check import IMPL_TORCH
+    from harness.impl.known_gaps import load_gaps
+    from harness.impl.profiles import get_profile, profile_for_platform
+    from harness.impl.replay import impl_op_fixture, missing_note
+    from harness.op_fixture import OpFixture
+    from harness.platform_config import parse_platform_id
+    from harness.recording import default_config
+
+    if args.nanogpt:
+        raise ParityError("--impl: the reference implementation does not train nanoGPT yet; check an op fixture")
+    if args.against:
+        path = args.against
+    else:
+        config = parse_platform_id(args.platform) if args.platform else default_config(IMPL_TORCH)
+        path = fixture_path(DEFAULT_FIXTURES, IMPL_TORCH, config)
+        if not path.exists():
+            raise ParityError(
+                f"no committed fixture {path.name} for torch {IMPL_TORCH} (the version the impl reproduces)"
+            )
+    expected = read_fixture(path)
+    if not isinstance(expected, OpFixture):
+        raise ParityError(f"--impl: {path} is a nanoGPT fixture; the reference implementation checks op fixtures")
+    if args.ops:
+        wanted = set(parse_op_list(args.ops))
+        expected.cases = {k: r for k, r in expected.cases.items() if r.op in wanted}
+    platform = str(expected.attrs["platform_id"])
+    own = profile_for_platform(platform)
+    profile = get_profile(args.profile or own.name, args.threads or own.threads)
+    impl, missing = impl_op_fixture(expected, profile)
+    diff = diff_ops(expected, impl, subset=True)
+    diff.b_label = f"reference implementation, profile {profile.label}"
+    notes = [
+        f"the impl ran as {profile.label}" + ("" if profile == own else f" (the fixture's own profile: {own.label})")
+    ]
+    notes += [missing_note(missing)] if missing else []
+    ops = {r.op for r in expected.cases.values()}
+    gaps = [g.line() for g in load_gaps().for_platform(platform) if g.op in ops] if profile == own else []
+    code = _emit(diff, args, "; ".join(notes), gaps)
+    return 1 if missing else code
 
 
 def cmd_matrix(args: argparse.Namespace) -> int:
@@ -292,7 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
     src.add_argument("--platform", help="a committed fixture of the installed torch, by platform id")
     how = chk.add_mutually_exclusive_group()
     how.add_argument("--live", action="store_true", default=True, help="run PyTorch live (default)")
-    how.add_argument("--impl", action="store_true", help="run the reference implementation")
+    how.add_argument("--impl", action="store_true", help="run the reference implementation (no torch needed)")
+    chk.add_argument("--profile", help="with --impl: the kernel profile to run (default: the fixture's own)")
+    chk.add_argument("--threads", type=int, help="with --impl: the thread count to emulate (default: the fixture's)")
     chk.add_argument(
         "--nanogpt",
         choices=("tiny", "shakespeare-char"),

@@ -4,6 +4,7 @@ JSON schema "parity-harness/report", version 1::
 
     {"schema": "parity-harness/report", "schema_version": 1,
      "kind": "ops" | "nanogpt", "expected": str, "actual": str, "note": str,
+     "impl_known_gaps": [str],   # the reference implementation's known gaps that concern this report
      "bit_identical": bool, "summary": {...},
      "ops": [{"op": str, "bit_identical": bool, "max_ulp": int,
               "cases": [{"case": str, "bit_identical": bool, "max_ulp": int,
@@ -36,7 +37,7 @@ SCHEMA_VERSION = 1
 FORMATS = ("terminal", "markdown", "json", "html")
 
 
-def report_dict(diff: OpsDiff | NanoGPTDiff, note: str = "") -> dict[str, Any]:
+def report_dict(diff: OpsDiff | NanoGPTDiff, note: str = "", gaps: list[str] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -44,6 +45,7 @@ def report_dict(diff: OpsDiff | NanoGPTDiff, note: str = "") -> dict[str, Any]:
         "expected": diff.a_label,
         "actual": diff.b_label,
         "note": note,
+        "impl_known_gaps": list(gaps or []),
         "bit_identical": diff.bit_identical,
         "summary": summary_dict(diff),
     }
@@ -79,8 +81,9 @@ def report_dict(diff: OpsDiff | NanoGPTDiff, note: str = "") -> dict[str, Any]:
     return out
 
 
-def render(diff: OpsDiff | NanoGPTDiff, fmt: str, note: str = "") -> str:
-    data = report_dict(diff, note)
+def render(diff: OpsDiff | NanoGPTDiff, fmt: str, note: str = "", gaps: list[str] | None = None) -> str:
+    """``gaps``: lines of the impl's known gaps for this report (harness.impl.known_gaps)."""
+    data = report_dict(diff, note, gaps)
     if fmt == "json":
         return json.dumps(data, indent=1, sort_keys=False) + "\n"
     if fmt == "markdown":
@@ -163,7 +166,16 @@ def _terminal(data: dict[str, Any], diff: OpsDiff | NanoGPTDiff) -> str:
                 if not t.bit_identical:
                     console.print(f"  {case.op}/{case.case}/{describe(t)}", soft_wrap=True)
     console.print(_headline(data))
+    for line in _gap_lines(data):
+        console.print(line, soft_wrap=True)
     return buf.getvalue()
+
+
+def _gap_lines(data: dict[str, Any]) -> list[str]:
+    gaps = data["impl_known_gaps"]
+    if not gaps:
+        return []
+    return [f"Known gaps of the reference implementation ({len(gaps)}, harness/impl/known_gaps.json):", *gaps]
 
 
 def _md_table(head: tuple[str, ...], rows: list[tuple[str, ...]]) -> str:
@@ -190,6 +202,9 @@ def _markdown(data: dict[str, Any], diff: OpsDiff | NanoGPTDiff) -> str:
             out += ["", "## Differing tensors", "", *details]
     else:
         out.append(_md_table(_STEP_HEAD, _step_rows(data)))
+    gaps = _gap_lines(data)
+    if gaps:
+        out += ["", f"## {gaps[0].rstrip(':')}", "", *(f"- {g}" for g in gaps[1:])]
     return "\n".join(out) + "\n"
 
 
@@ -243,6 +258,9 @@ def _html(data: dict[str, Any]) -> str:
         loss = "".join(f"<td class='cell' style='background:{_heat(u, u == 0)}'>{u or '='}</td>" for u in ulps)
         parts.append(f"<tr><td>loss ULP</td>{loss}</tr></table>")
         parts.append(_html_table(_STEP_HEAD, _step_rows(data)))
+    gaps = _gap_lines(data)
+    if gaps:
+        parts.append(f"<h2>{e(gaps[0].rstrip(':'))}</h2><ul>" + "".join(f"<li>{e(g)}</li>" for g in gaps[1:]) + "</ul>")
     parts.append("</body></html>\n")
     return "".join(parts)
 

@@ -1,0 +1,76 @@
+"""Per op and case: the impl's time vs torch's on the same inputs and thread count, and their ratio.
+
+    python benchmarks/impl_vs_torch.py [--ops exp,sum] [--threads 2] [--repeat 5]
+
+Both sides compute what a fixture records for the case (forward and every gradient). torch
+runs in this process with ``torch.set_num_threads(threads)`` at its own capability; the impl
+runs under the matching kernel profile with the same thread count. Times are the best of
+``--repeat`` runs. Target: ratio (impl / torch) <= 3 on every op at the committed shapes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from harness.generators.ops import OPS_BY_NAME
+from harness.impl.ops import NotImplementedInImpl, run_case
+from harness.impl.profiles import get_profile
+from harness.op_ids import parse_op_list
+
+TARGET = 3.0
+_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
+
+
+def best_of(fn: Callable[[], object], repeat: int) -> float:
+    fn()  # warm up: first calls load libraries and allocate
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ops", default="", help="comma-separated op ids (default: all)")
+    parser.add_argument("--threads", type=int, default=torch.get_num_threads())
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(args.threads)
+    profile = get_profile(_CAPABILITY_PROFILE[torch.backends.cpu.get_cpu_capability()], args.threads)
+    print(f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()}, {args.threads} threads) "
+          f"vs impl {profile.label}; best of {args.repeat}")  # fmt: skip
+    print(f"{'op/case':48} {'torch ms':>10} {'impl ms':>10} {'ratio':>7}")
+    worst, missing = 0.0, []
+    for name in parse_op_list(args.ops):
+        spec = OPS_BY_NAME[name]
+        for case in spec.cases:
+            arrays = spec.make_inputs(case.params)
+
+            def run_torch(spec=spec, case=case, arrays=arrays) -> None:
+                spec.run(case.params, {k: torch.from_numpy(np.array(v)) for k, v in arrays.items()})
+
+            try:
+                run_case(name, case.params, arrays, profile)
+            except NotImplementedInImpl:
+                missing.append(name)
+                break
+            t_torch = best_of(run_torch, args.repeat)
+            t_impl = best_of(lambda name=name, case=case, arrays=arrays: run_case(name, case.params, arrays, profile),
+                             args.repeat)  # fmt: skip
+            ratio = t_impl / t_torch
+            worst = max(worst, ratio)
+            flag = "" if ratio <= TARGET else "  > target"
+            print(f"{name + '/' + case.name:48} {t_torch * 1e3:10.3f} {t_impl * 1e3:10.3f} {ratio:7.2f}{flag}")
+    print(f"worst ratio {worst:.2f} (target <= {TARGET})" + (f"; no kernel: {', '.join(missing)}" if missing else ""))
+    return 0 if worst <= TARGET and not missing else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+/* Shared by every impl kernel: the kernel profile and ATen's work split between threads.
+ *
+ * Compiled with -ffp-contract=off: a*b+c is always two roundings; every fused
+ * multiply-add PyTorch performs is written as fmaf() (see KERNELS.md). */
+#ifndef PARITY_COMMON_H
+#define PARITY_COMMON_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* One platform's arithmetic (harness/impl/profiles.py builds it). */
+typedef struct {
+    int32_t aten;       /* ATen capability: 0 default (scalar), 1 avx2, 2 avx512 */
+    int32_t lanes;      /* Vectorized<float>::size() of REGISTER_DISPATCH kernels: 8 on x86 */
+    int32_t lanes_wide; /* lanes of ALSO_REGISTER_AVX512_DISPATCH kernels: 16 on avx512, else 8 */
+    int32_t vec_fma;    /* Vectorized::fmadd is fused (avx2/avx512) rather than a*b+c (default) */
+    int32_t contract;   /* the compiler contracted scalar a*b+c into FMAs in vectorised objects */
+    int32_t threads;    /* at::get_num_threads() */
+} profile_t;
+
+/* a*b+c as the profile's vector code computes it. */
+static inline float vfmadd(const profile_t *p, float a, float b, float c) {
+    return p->vec_fma ? fmaf(a, b, c) : a * b + c;
+}
+
+/* a*b+c in scalar code of a vectorised object: contracted or not. */
+static inline float sfmadd(const profile_t *p, float a, float b, float c) {
+    return p->contract ? fmaf(a, b, c) : a * b + c;
+}
+
+static inline int64_t divup(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* at::parallel_for (OpenMP backend): how many threads take part, and thread tid's range.
+ * num = min(threads, divup(n, grain)) when grain > 0; chunk = divup(n, num);
+ * thread tid gets [begin + tid*chunk, min(end, begin + (tid+1)*chunk)). */
+static inline int64_t parallel_threads(int64_t begin, int64_t end, int64_t grain, int64_t threads) {
+    int64_t n = end - begin;
+    if (n <= 0) return 0;
+    if (threads < 1) threads = 1;
+    if (grain > 0 && divup(n, grain) < threads) threads = divup(n, grain);
+    if (n <= grain || threads == 1) return 1;
+    return threads;
+}
+
+static inline int parallel_chunk(int64_t begin, int64_t end, int64_t grain, int64_t threads, int64_t tid,
+                                 int64_t *b, int64_t *e) {
+    int64_t num = parallel_threads(begin, end, grain, threads);
+    int64_t chunk = num > 0 ? divup(end - begin, num) : 0;
+    *b = begin + tid * chunk;
+    *e = *b + chunk < end ? *b + chunk : end;
+    return tid < num && *b < end;
+}
+
+#define GRAIN_SIZE 32768 /* at::internal::GRAIN_SIZE */
+
+#endif

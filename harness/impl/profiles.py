@@ -1,0 +1,73 @@
+"""Kernel profiles: a platform's float32 arithmetic as data the impl's kernels switch on.
+
+A profile names what changes bits between platforms (see KERNELS.md): the ATen capability
+(which kernel variant runs), the vector width of plain and of AVX-512-registered kernels,
+whether vector multiply-adds are fused, whether the compiler contracted scalar ``a*b+c`` in
+vectorised objects, and which MKL code path the BLAS calls take. The thread count is a
+separate parameter (``with_threads``), as ATen's chunking depends on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from harness.errors import ParityError
+
+
+@dataclass(frozen=True)
+class KernelProfile:
+    name: str
+    aten: str  # ATEN_CPU_CAPABILITY: default | avx2 | avx512
+    lanes: int  # Vectorized<float>::size() for REGISTER_DISPATCH kernels
+    lanes_wide: int  # lanes of kernels also registered for AVX-512 (softmax, flash attention)
+    vec_fma: bool  # Vectorized::fmadd is one fused operation
+    contract: bool  # scalar a*b+c contracted to an FMA in the vectorised objects (GCC, -mfma)
+    mkl: str  # MKL sgemm code path the profile reproduces
+    threads: int = 1
+
+    def with_threads(self, threads: int) -> KernelProfile:
+        if threads < 1:
+            raise ParityError(f"thread count must be >= 1, got {threads}")
+        return replace(self, threads=threads)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} t{self.threads}"
+
+    def as_c(self):
+        from harness.impl._lib import Profile
+
+        aten = {"default": 0, "avx2": 1, "avx512": 2}[self.aten]
+        return Profile(aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads)
+
+
+PROFILES: dict[str, KernelProfile] = {
+    p.name: p
+    for p in (
+        KernelProfile("x86-avx512", "avx512", 8, 16, True, True, "avx512"),
+        KernelProfile("x86-avx2", "avx2", 8, 8, True, True, "avx2"),
+        KernelProfile("x86-baseline", "default", 8, 8, False, False, "sse4_2"),
+    )
+}
+
+# platform-id ISA level -> profile
+_LEVEL_PROFILE = {"avx512": "x86-avx512", "avx2": "x86-avx2", "baseline": "x86-baseline"}
+
+
+def get_profile(name: str, threads: int = 1) -> KernelProfile:
+    if name not in PROFILES:
+        raise ParityError(f"unknown kernel profile '{name}' (known: {', '.join(PROFILES)})")
+    return PROFILES[name].with_threads(threads)
+
+
+def profile_for_platform(platform_id: str) -> KernelProfile:
+    """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-t2."""
+    from harness.platform_config import parse_platform_id
+
+    config = parse_platform_id(platform_id)
+    if config.arch != "x86_64" or config.isa not in _LEVEL_PROFILE:
+        raise ParityError(
+            f"no kernel profile for platform {platform_id}: the impl has profiles for x86_64 "
+            f"({', '.join(_LEVEL_PROFILE)}) only"
+        )
+    return get_profile(_LEVEL_PROFILE[config.isa], config.threads)

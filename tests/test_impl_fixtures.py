@@ -1,0 +1,72 @@
+"""The impl against every committed x86 op fixture: one test per (fixture, case, output).
+
+Each fixture is checked under its own kernel profile and thread count. Outputs listed in
+harness/impl/known_gaps.json are strict expected failures: they must still differ (a gap that
+closes without the file being updated fails), and by no more than the recorded figures.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.impl.check import committed_x86_fixtures
+from harness.impl.known_gaps import ImplMismatch, assert_reproduces, load_gaps
+from harness.impl.ops import NotImplementedInImpl, run_case
+from harness.impl.profiles import profile_for_platform
+from harness.op_fixture import OpFixture, read_op_fixture
+from harness.ulp import compare_tensors
+
+GAPS = load_gaps().by_key()
+
+
+@cache
+def _fixture(path: Path) -> OpFixture:
+    return read_op_fixture(path)
+
+
+@cache
+def _impl(path: Path, key: str) -> dict[str, np.ndarray]:
+    fixture = _fixture(path)
+    rec = fixture.cases[key]
+    return run_case(rec.op, rec.params, rec.inputs, profile_for_platform(str(fixture.attrs["platform_id"])))
+
+
+def _params() -> list:
+    out = []
+    for path in committed_x86_fixtures():
+        structure = read_op_fixture(path, load=False)
+        platform = str(structure.attrs["platform_id"])
+        for key, rec in structure.cases.items():
+            for name in rec.outputs:
+                gap = GAPS.get((platform, rec.op, rec.case, name))
+                marks = [pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=gap.line())] if gap else []
+                out.append(pytest.param(path, key, name, id=f"{platform}/{key}/{name}", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize(("path", "key", "output"), _params())
+def test_impl_reproduces_fixture(path: Path, key: str, output: str) -> None:
+    fixture = _fixture(path)
+    rec = fixture.cases[key]
+    gap = GAPS.get((str(fixture.attrs["platform_id"]), rec.op, rec.case, output))
+    try:
+        actual = _impl(path, key)
+    except NotImplementedInImpl as exc:
+        raise ImplMismatch(str(exc)) from None
+    assert output in actual, f"{key}: the impl gave no output {output} (it gave {sorted(actual)})"
+    assert_reproduces(compare_tensors(output, rec.outputs[output], actual[output]), gap)
+
+
+def test_gaps_name_real_outputs() -> None:
+    """Every known gap names an output of a committed fixture (no stale entries)."""
+    real = set()
+    for path in committed_x86_fixtures():
+        structure = read_op_fixture(path, load=False)
+        platform = str(structure.attrs["platform_id"])
+        real |= {(platform, r.op, r.case, n) for r in structure.cases.values() for n in r.outputs}
+    stale = sorted(set(GAPS) - real)
+    assert not stale, f"known_gaps.json names outputs no committed fixture has: {stale[:5]}"

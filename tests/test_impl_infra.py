@@ -1,0 +1,111 @@
+"""The impl's plumbing: the C build, profiles, the known-gaps file, `parity check --impl`."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from harness.errors import ParityError
+from harness.impl import ops as impl_ops
+from harness.impl._lib import load, ptr
+from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, KnownGaps, assert_reproduces, load_gaps, save_gaps
+from harness.impl.profiles import PROFILES, get_profile, profile_for_platform
+from harness.op_ids import OP_IDS
+from harness.ulp import compare_tensors
+
+
+def _selftest(profile_name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[int, np.ndarray]:
+    lib = load("selftest")
+    lib.parity_selftest.restype = ctypes.c_int32
+    out = np.empty_like(a)
+    threads = lib.parity_selftest(get_profile(profile_name, 3).as_c(), ptr(a), ptr(b), ptr(c), ptr(out),
+                                  ctypes.c_int64(a.size))  # fmt: skip
+    return threads, out
+
+
+def test_kernels_fuse_only_where_the_profile_says():
+    # (1 + 2^-12)^2 - 1 = 2^-11 + 2^-24: an FMA keeps the 2^-24, a multiply then add loses it
+    a = np.full(4, 1 + 2**-12, np.float32)
+    c = np.full(4, -1, np.float32)
+    threads, fused = _selftest("x86-avx2", a, a, c)
+    _, separate = _selftest("x86-baseline", a, a, c)
+    assert threads == 3  # the profile struct reaches C intact
+    assert (fused == np.float32(2**-11 + 2**-24)).all()
+    assert (separate == np.float32(2**-11)).all()
+
+
+def test_profiles_follow_platform_ids():
+    p = profile_for_platform("linux-x86_64-avx2-t2")
+    assert (p.name, p.threads, p.lanes, p.vec_fma) == ("x86-avx2", 2, 8, True)
+    assert profile_for_platform("linux-x86_64-baseline-t1").vec_fma is False
+    assert PROFILES["x86-avx512"].lanes_wide == 16 and PROFILES["x86-avx512"].lanes == 8
+    with pytest.raises(ParityError, match="no kernel profile"):
+        profile_for_platform("linux-arm64-neoverse-n1-t2")
+    with pytest.raises(ParityError, match="unknown kernel profile"):
+        get_profile("x86-sse9")
+    with pytest.raises(ParityError, match=">= 1"):
+        get_profile("x86-avx2", 0)
+
+
+def test_registry_names_every_op():
+    assert sorted(impl_ops.MODULES) == sorted(OP_IDS)
+
+
+def _cmp(expected: list[float], actual: list[float]):
+    return compare_tensors("out", np.float32(expected), np.float32(actual))
+
+
+def test_gap_rules():
+    gap = Gap("p", "exp", "7", "out", max_ulp=2, mismatches=1, count=2)
+    assert_reproduces(_cmp([1.0, 2.0], [1.0, 2.0]), gap)  # exact passes (the strict xfail then fails the run)
+    with pytest.raises(ImplMismatch):
+        assert_reproduces(_cmp([1.0, 2.0], [1.0, float(np.nextafter(np.float32(2), np.float32(3)))]), gap)
+    worse = np.uint32(0x40000003).view(np.float32)  # 3 ULP above 2.0: past the recorded 2
+    with pytest.raises(GapGrew, match="worse than the known gap"):
+        assert_reproduces(_cmp([1.0, 2.0], [1.0, float(worse)]), gap)
+    with pytest.raises(ImplMismatch):  # no gap recorded: any mismatch is a plain failure
+        assert_reproduces(_cmp([1.0], [2.0]), None)
+
+
+def test_gaps_file_round_trips(tmp_path: Path):
+    known = KnownGaps("2.13.0", [Gap("p", "b", "c", "out", 3, 1, 9, "why"), Gap("p", "a", "c", "out", None, 9, 9)], {})
+    path = tmp_path / "gaps.json"
+    save_gaps(known, path)
+    again = load_gaps(path)
+    assert [g.op for g in again.gaps] == ["a", "b"]  # sorted
+    assert again.lines("p")[0] == "a/c out on p: not implemented"
+    assert "1 of 9 elements differ, max 3 ULP (why)" in again.lines("p")[1]
+    path.write_text(json.dumps({"schema": "other"}))
+    with pytest.raises(ParityError, match="not a known-gaps file"):
+        load_gaps(path)
+
+
+def test_committed_gaps_file_loads():
+    known = load_gaps()
+    assert known.torch_version == "2.13.0"
+    assert "x86-avx512" in known.unverified_profiles
+    assert all(g.max_ulp is None or g.max_ulp >= 0 for g in known.gaps)
+
+
+def test_check_impl_reports_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    out = tmp_path / "r.json"
+    code = main(
+        ["check", "--impl", "--platform", "linux-x86_64-baseline-t1", "--ops", "sum,mean", "--output", str(out)]
+    )
+    data = json.loads(out.read_text())
+    assert data["actual"] == "reference implementation, profile x86-baseline t1"
+    assert code == (0 if data["bit_identical"] else 1)
+    gaps = [g for g in load_gaps().for_platform("linux-x86_64-baseline-t1") if g.op in ("sum", "mean")]
+    assert data["impl_known_gaps"] == [g.line() for g in gaps]
+
+
+def test_check_impl_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str]):
+    assert main(["check", "--impl", "--nanogpt", "tiny"]) == 2
+    assert "does not train nanoGPT" in capsys.readouterr().err
+    assert main(["check", "--profile", "x86-avx2"]) == 2
+    assert "use them with --impl" in capsys.readouterr().err
