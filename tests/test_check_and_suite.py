@@ -63,11 +63,34 @@ def test_parity_suite_fails_exactly_the_differing_case(tampered, tmp_path):
     assert "parity: report written to" in result.stdout
 
 
-def test_parity_suite_refuses_the_impl_until_it_exists(tampered):
-    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q",
-                  "--fixture-set", str(tampered), "--parity-source", "impl")  # fmt: skip
-    assert result.returncode != 0
-    assert "the reference implementation (harness/impl) has no kernels yet" in result.stderr + result.stdout
+@pytest.fixture(scope="module")
+def impl_tampered(tmp_path_factory) -> Path:
+    """The committed sum cases under a platform id with no known gaps (3 threads), their outputs
+    made by the impl itself, then one element of one output nudged 2 ULP."""
+    from harness.impl.check import committed_x86_fixtures
+    from harness.impl.replay import impl_op_fixture
+
+    committed = read_op_fixture(committed_x86_fixtures()[0], ops=["sum"])
+    committed.attrs["platform_id"] = "linux-x86_64-avx2-t3"
+    impl, missing = impl_op_fixture(committed)
+    assert not missing
+    impl.cases["sum/dim0_65x509"].outputs["out"].view(np.uint32)[100] += 2
+    path = tmp_path_factory.mktemp("impl") / "tampered.h5"
+    write_op_fixture(path, {**committed.provenance, "platform_id": "linux-x86_64-avx2-t3"}, list(impl.cases.values()))
+    return path
+
+
+def test_parity_suite_on_the_impl_fails_exactly_the_differing_case(impl_tampered, tmp_path):
+    report = tmp_path / "impl.json"
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q", "--parity-source", "impl",
+                  "--fixture-set", str(impl_tampered), "--report", str(report))  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:]
+    assert "1 failed, 3 passed" in result.stdout
+    assert "FAILED parity_suite/test_parity.py::test_op_case[sum/dim0_65x509]" in result.stdout
+    assert "max 2 ULP at [100]" in result.stdout
+    (data,) = json.loads(report.read_text())
+    assert data["actual"] == "reference implementation (impl x86-avx2 t3)"
+    assert data["summary"]["cases_bit_identical"] == 3
 
 
 def test_parity_mac_without_mac_fixtures_says_so_in_one_line():
