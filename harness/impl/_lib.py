@@ -37,7 +37,7 @@ def f32(a: np.ndarray) -> np.ndarray:
     """A C-contiguous float32 copy or view (never a silent dtype change of float64 data)."""
     if a.dtype != np.float32:
         raise TypeError(f"expected float32, got {a.dtype}")
-    return np.ascontiguousarray(a)
+    return a if a.flags.c_contiguous else a.copy(order="C")  # keeps 0-d arrays 0-d
 
 
 def ptr(a: np.ndarray) -> ctypes.c_void_p:
