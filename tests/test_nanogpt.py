@@ -86,7 +86,7 @@ def test_recording_does_not_change_the_training():
     recorded = _final_values(train(SHORT, batches, recorder))
     assert recorded == plain
     value = DIGEST_KINDS.index("value")
-    assert [hex_digest(d) for d in recorder.steps[-1].digests[:, value]] == plain
+    assert [hex_digest(d) for d in recorder.record.steps[-1].digests[:, value]] == plain
 
 
 class _EveryOp(rn.Recorder):
@@ -102,7 +102,7 @@ def test_watching_only_dropout_calls_sees_every_dropout_draw():
     targeted, everything = rn.Recorder(set(), batches), _EveryOp(set(), batches)
     train(SHORT, batches, targeted)
     train(SHORT, batches, everything)
-    for a, b in zip(targeted.steps, everything.steps, strict=True):
+    for a, b in zip(targeted.record.steps, everything.record.steps, strict=True):
         assert len(a.dropout_mask_sha256) == 1 + 3 * TINY.n_layer  # embedding, then 3 per block
         assert np.array_equal(a.dropout_mask_sha256, b.dropout_mask_sha256)
         assert a.same_bits(b)

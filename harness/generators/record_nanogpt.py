@@ -14,7 +14,6 @@ import importlib.util
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import torch
@@ -25,15 +24,9 @@ from harness import provenance
 from harness.errors import ParityError
 from harness.generators.child import child_parser, progress_printer, run_child
 from harness.generators.nanogpt_train import CONFIGS, ModelSource, TrainConfig, batches_for, train
-from harness.nanogpt_fixture import (
-    DIGEST_KINDS,
-    FULL_KINDS,
-    NanoGPTRun,
-    StepRecord,
-    sha256_bytes,
-    write_nanogpt_fixture,
-)
+from harness.nanogpt_fixture import NanoGPTRun, write_nanogpt_fixture
 from harness.platform_config import PlatformConfig, collect_facts
+from harness.run_recorder import RunRecorder, mask_digest
 
 _DROPOUT_OPS = {torch.ops.aten.bernoulli_.float, torch.ops.aten.bernoulli_.Tensor}
 _NATIVE_DROPOUT = torch.ops.aten.native_dropout.default
@@ -41,11 +34,6 @@ _NATIVE_DROPOUT = torch.ops.aten.native_dropout.default
 
 def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().numpy()
-
-
-def _digest(t: torch.Tensor) -> np.ndarray:
-    """SHA-256 of a contiguous tensor's raw bytes."""
-    return sha256_bytes(_np(t).reshape(-1).view(np.uint8))
 
 
 class DropoutMasks(TorchDispatchMode):
@@ -58,9 +46,9 @@ class DropoutMasks(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func in _DROPOUT_OPS:
-            self.digests.append(_mask_digest(args[0]))
+            self.digests.append(mask_digest(_np(args[0])))
         elif func is _NATIVE_DROPOUT:
-            self.digests.append(_mask_digest(out[1]))
+            self.digests.append(mask_digest(_np(out[1])))
         return out
 
     @contextlib.contextmanager
@@ -92,34 +80,18 @@ class DropoutMasks(TorchDispatchMode):
             F.dropout, F.scaled_dot_product_attention = dropout, sdpa
 
 
-def _digest_and_sum(arrays: list[np.ndarray], digests: np.ndarray, sums: np.ndarray, kind: int) -> None:
-    for i, arr in enumerate(arrays):
-        digests[i, kind] = np.frombuffer(hashlib.sha256(arr).digest(), np.uint8)
-        sums[i, kind] = arr.sum(dtype=np.float64)
-
-
-def _mask_digest(noise: torch.Tensor) -> np.ndarray:
-    keep = np.ascontiguousarray(_np(noise) != 0)
-    return sha256_bytes(keep.reshape(-1).view(np.uint8))
-
-
 class Recorder:
-    """A TrainObserver that keeps, per step, what the fixture stores."""
+    """A TrainObserver that hands torch's tensors, as NumPy arrays, to a RunRecorder."""
 
     def __init__(self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        self.full_steps = full_steps
-        self.batches = batches
-        self.names: list[str] = []
-        self.init: dict[str, np.ndarray] = {}
-        self.steps: list[StepRecord] = []
+        self.record = RunRecorder(full_steps, batches)
         self._masks = DropoutMasks()
-        self._cur: dict[str, Any] = {}
+        self.params: list[torch.Tensor] = []
 
     def on_init(self, model: torch.nn.Module) -> None:
         params = list(model.named_parameters())
-        self.names = [n for n, _ in params]
         self.params = [p for _, p in params]
-        self.init = {n: _np(p).copy() for n, p in params}
+        self.record.on_init([n for n, _ in params], [_np(p) for p in self.params])
 
     @contextlib.contextmanager
     def forward_context(self) -> Iterator[None]:
@@ -128,47 +100,26 @@ class Recorder:
             yield
 
     def after_forward(self, logits: torch.Tensor, loss: torch.Tensor) -> None:
-        masks = self._masks.digests
-        self._cur = {
-            "logits_sha256": _digest(logits),
-            "loss": _np(loss).copy(),
-            "dropout_mask_sha256": np.stack(masks) if masks else np.zeros((0, 32), np.uint8),
-            "digests": np.zeros((len(self.names), len(DIGEST_KINDS), 32), np.uint8),
-            "sums": np.zeros((len(self.names), len(DIGEST_KINDS)), np.float64),
-        }
-
-    def _fill(self, kind: str, tensors: list[torch.Tensor]) -> None:
-        _digest_and_sum(
-            [t.detach().numpy() for t in tensors],
-            self._cur["digests"],
-            self._cur["sums"],
-            DIGEST_KINDS.index(kind),
-        )
+        self.record.forward(_np(logits), _np(loss), self._masks.digests)
 
     def after_backward(self, model: torch.nn.Module) -> None:
-        self._fill("grad_preclip", [p.grad for p in self.params])
+        self.record.backward([_np(p.grad) for p in self.params])
 
     def after_clip(self, total_norm: torch.Tensor, clip_coef: torch.Tensor) -> None:
-        self._cur["grad_norm"] = _np(total_norm).copy()
-        self._cur["clip_coef"] = _np(clip_coef).copy()
+        self.record.clip(_np(total_norm), _np(clip_coef))
 
     def after_step(self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
-        params = self.params
-        per_kind = {
-            "grad": [p.grad for p in params],
-            "value": [p.detach() for p in params],
-            "exp_avg": [optimizer.state[p]["exp_avg"] for p in params],
-            "exp_avg_sq": [optimizer.state[p]["exp_avg_sq"] for p in params],
-        }
-        for kind, tensors in per_kind.items():
-            self._fill(kind, tensors)
-        full = {}
-        if step in self.full_steps:
-            full = {
-                kind: {n: _np(t).copy() for n, t in zip(self.names, per_kind[kind], strict=True)} for kind in FULL_KINDS
-            }
-        x, y = self.batches[step - 1]
-        self.steps.append(StepRecord(step=step, lr=lr, x=x, y=y, full=full, **self._cur))
+        state = optimizer.state
+        self.record.step(
+            step,
+            lr,
+            {
+                "grad": [_np(p.grad) for p in self.params],
+                "value": [_np(p) for p in self.params],
+                "exp_avg": [_np(state[p]["exp_avg"]) for p in self.params],
+                "exp_avg_sq": [_np(state[p]["exp_avg_sq"]) for p in self.params],
+            },
+        )
 
 
 def load_upstream(nanogpt_dir: Path) -> ModelSource:
@@ -198,7 +149,7 @@ def record_run(cfg: TrainConfig, full_steps: set[int], source: ModelSource, labe
     show = None if quiet else progress_printer(label, "steps")
     progress = (lambda step, loss: show(step, cfg.steps, f"loss {loss:.4f}")) if show else None
     train(cfg, batches, recorder, source, progress)
-    return NanoGPTRun(recorder.names, recorder.init, recorder.steps)
+    return recorder.record.run()
 
 
 def first_difference(a: NanoGPTRun, b: NanoGPTRun) -> int:

@@ -1,0 +1,66 @@
+"""The impl's nanoGPT run, kept as a nanoGPT fixture keeps a torch run, to compare the two.
+
+``impl_nanogpt_fixture(expected)`` trains the impl on the fixture's configuration and batches,
+under the fixture's kernel profile and thread count, and returns an in-memory fixture that
+``harness.compare.diff_nanogpt`` compares step by step and tensor by tensor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from harness.impl.profiles import KernelProfile, profile_for_platform
+from harness.nanogpt_config import CONFIGS, TrainConfig, batches_for
+from harness.nanogpt_fixture import NanoGPTFixture
+from harness.run_recorder import RunRecorder, mask_digest
+
+
+class ImplRecorder:
+    """The impl's training observer (``harness.impl.nanogpt.ImplObserver``) feeding a RunRecorder."""
+
+    def __init__(self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.record = RunRecorder(full_steps, batches)
+
+    def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
+        self.record.on_init(names, params)
+
+    def after_forward(self, logits: np.ndarray, loss: np.ndarray, masks: list[np.ndarray]) -> None:
+        self.record.forward(logits, loss, [mask_digest(m) for m in masks])
+
+    def after_backward(self, grads: list[np.ndarray]) -> None:
+        self.record.backward(grads)
+
+    def after_clip(self, total_norm: np.ndarray, clip_coef: np.ndarray) -> None:
+        self.record.clip(total_norm, clip_coef)
+
+    def after_step(self, step: int, lr: float, params, grads, exp_avg, exp_avg_sq) -> None:
+        kinds = {"grad": grads, "value": params, "exp_avg": exp_avg, "exp_avg_sq": exp_avg_sq}
+        self.record.step(step, lr, kinds)
+
+
+def train_config(expected: NanoGPTFixture, steps: int | None = None) -> TrainConfig:
+    """The fixture's training configuration (the named config, with the fixture's own values)."""
+    stored = dict(expected.config)
+    base = CONFIGS[str(stored["name"])]
+    fields = {k: v for k, v in stored.items() if k in base.__dataclass_fields__ and k != "full_steps"}
+    cfg = replace(base, **fields)
+    return replace(cfg, steps=steps) if steps else cfg
+
+
+def impl_nanogpt_fixture(
+    expected: NanoGPTFixture, profile: KernelProfile | None = None, steps: int | None = None
+) -> NanoGPTFixture:
+    """Train the impl like ``expected`` was trained (its first ``steps`` steps, default all)."""
+    from harness.impl.nanogpt import train
+
+    profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
+    cfg = train_config(expected, steps)
+    batches = batches_for(cfg)
+    recorder = ImplRecorder({int(s) for s in expected.attrs.get("full_steps", [])}, batches)
+    train(cfg, batches, profile, recorder, cfg.steps)
+    attrs = {**expected.attrs, "platform_id": f"impl {profile.label}", "steps": cfg.steps}
+    return NanoGPTFixture(
+        expected.path.with_name(f"impl:{profile.name}-t{profile.threads}"), attrs, recorder.record.run()
+    )
