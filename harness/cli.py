@@ -225,46 +225,52 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def _check_impl(args: argparse.Namespace) -> int:
-    """The reference implementation (no torch) against an op fixture, under the fixture's
-    own profile and thread count unless --profile/--threads say otherwise."""
-    from harness.compare import diff_ops
+    """The reference implementation (no torch) against a fixture, under the fixture's own
+    profile and thread count unless --profile/--threads say otherwise."""
+    from harness.compare import diff_nanogpt, diff_ops
     from harness.fixture_info import read_fixture
     from harness.impl.check import IMPL_TORCH
     from harness.impl.known_gaps import load_gaps
     from harness.impl.profiles import get_profile, profile_for_platform
-    from harness.impl.replay import impl_op_fixture, missing_note
     from harness.op_fixture import OpFixture
     from harness.platform_config import parse_platform_id
     from harness.recording import default_config
 
-    if args.nanogpt:
-        raise ParityError("--impl: the reference implementation does not train nanoGPT yet; check an op fixture")
     if args.against:
         path = args.against
     else:
-        config = parse_platform_id(args.platform) if args.platform else default_config(IMPL_TORCH)
-        path = fixture_path(DEFAULT_FIXTURES, IMPL_TORCH, config)
+        config = parse_platform_id(args.platform) if args.platform else default_config(IMPL_TORCH, args.nanogpt or "")
+        path = fixture_path(DEFAULT_FIXTURES, IMPL_TORCH, config, args.nanogpt or "")
         if not path.exists():
             raise ParityError(
                 f"no committed fixture {path.name} for torch {IMPL_TORCH} (the version the impl reproduces)"
             )
     expected = read_fixture(path)
-    if not isinstance(expected, OpFixture):
-        raise ParityError(f"--impl: {path} is a nanoGPT fixture; the reference implementation checks op fixtures")
-    if args.ops:
-        wanted = set(parse_op_list(args.ops))
-        expected.cases = {k: r for k, r in expected.cases.items() if r.op in wanted}
     platform = str(expected.attrs["platform_id"])
     own = profile_for_platform(platform)
     profile = get_profile(args.profile or own.name, args.threads or own.threads)
-    impl, missing = impl_op_fixture(expected, profile)
-    diff = diff_ops(expected, impl, subset=True)
-    diff.b_label = f"reference implementation, profile {profile.label}"
     notes = [
         f"the impl ran as {profile.label}" + ("" if profile == own else f" (the fixture's own profile: {own.label})")
     ]
-    notes += [missing_note(missing)] if missing else []
-    ops = {r.op for r in expected.cases.values()}
+    if isinstance(expected, OpFixture):
+        from harness.impl.replay import impl_op_fixture, missing_note
+
+        if args.ops:
+            wanted = set(parse_op_list(args.ops))
+            expected.cases = {k: r for k, r in expected.cases.items() if r.op in wanted}
+        impl, missing = impl_op_fixture(expected, profile)
+        diff = diff_ops(expected, impl, subset=True)
+        notes += [missing_note(missing)] if missing else []
+        ops = {r.op for r in expected.cases.values()}
+    else:
+        from harness.impl.nanogpt_record import impl_nanogpt_fixture
+
+        if args.ops:
+            raise ParityError("--ops selects op cases; a nanoGPT fixture is checked whole")
+        missing = {}
+        diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
+        ops = {f"nanogpt-{expected.config['name']}"}
+    diff.b_label = f"reference implementation, profile {profile.label}"
     gaps = [g.line() for g in load_gaps().for_platform(platform) if g.op in ops] if profile == own else []
     code = _emit(diff, args, "; ".join(notes), gaps)
     return 1 if missing else code

@@ -124,11 +124,22 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         params = []
         for path in paths:
             if ".nanogpt-" in path.name:
-                steps = read_nanogpt_fixture(path, full=False).attrs["steps"]
-                name = path.name.split(".nanogpt-")[1][:-3]
-                marks = [_expected_failure(NO_NANOGPT)] if impl else []
-                params += [pytest.param((path, s), id=f"{name}/step{s:02d}", marks=marks) for s in range(1, steps + 1)]
+                fixture = read_nanogpt_fixture(path, full=False)
+                name = str(fixture.config["name"])
+                gaps = _case_gaps(str(fixture.attrs["platform_id"])) if impl else {}
+                for step in range(1, int(fixture.attrs["steps"]) + 1):
+                    lines = gaps.get(f"nanogpt-{name}/step{step:02d}", [])
+                    if impl and not _impl_trains():
+                        lines = [NO_NANOGPT]
+                    marks = [_expected_failure("; ".join(lines))] if lines else []
+                    params.append(pytest.param((path, step), id=f"{name}/step{step:02d}", marks=marks))
         metafunc.parametrize("nanogpt_step", params)
+
+
+def _impl_trains() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("harness.impl.nanogpt") is not None
 
 
 NO_NANOGPT = "the reference implementation does not train nanoGPT yet"
@@ -166,7 +177,15 @@ def _actual(path: Path, config: pytest.Config, workdir: Path) -> tuple[Any, Any,
 
     platform = str(expected.attrs["platform_id"])
     if not isinstance(expected, OpFixture):
-        return expected, None, "reference implementation", NO_NANOGPT, []
+        from harness.impl.nanogpt_record import impl_nanogpt_fixture
+        from harness.impl.ops import NotImplementedInImpl
+
+        try:
+            impl = impl_nanogpt_fixture(expected)
+        except NotImplementedInImpl as exc:
+            return expected, None, "reference implementation", str(exc), []
+        label = f"reference implementation ({impl.attrs['platform_id']})"
+        return expected, impl, label, "", load_gaps().lines(platform)
     impl, missing = impl_op_fixture(expected)
     note = missing_note(missing)
     label = f"reference implementation ({impl.attrs['platform_id']})"

@@ -1,0 +1,374 @@
+/* Row kernels over the last dim: layer_norm, softmax, log_softmax, cross_entropy (nll_loss).
+ *
+ * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8, or 16 for the
+ * AVX-512-registered softmax kernels). Where GCC contracted a vector a*b+c in torch's AVX2/AVX-512
+ * objects (profile.contract) or the kernel calls Vectorized fmadd (profile.vec_fma), the code says
+ * fmaf(); everything else is separately rounded. KERNEL functions take these flags (VF, CF) as
+ * compile-time constants so that their loops stay branch-free and vectorise at -O2. */
+#include "common.h"
+#include "vmath.h"
+
+#define MAXL 16
+#define KERNEL static inline __attribute__((always_inline))
+
+/* a*b+c, one rounding when f (a constant inside KERNEL functions). */
+#define MADD(f, a, b, c) ((f) ? fmaf((a), (b), (c)) : (a) * (b) + (c))
+
+/* for (j = 0; j < n; j++) BODY, in blocks of 8 (loops of known length vectorise at -O2). */
+#define FOR_ROW(j, n, BODY)                                                                                  \
+    do {                                                                                                     \
+        int64_t j##_blk = 0;                                                                                 \
+        for (; j##_blk + 8 <= (n); j##_blk += 8)                                                             \
+            for (int j##_l = 0; j##_l < 8; j##_l++) {                                                        \
+                const int64_t j = j##_blk + j##_l;                                                           \
+                BODY;                                                                                        \
+            }                                                                                                \
+        for (int64_t j = j##_blk; j < (n); j++) BODY;                                                        \
+    } while (0)
+
+static int64_t ceil_log2(int64_t x) { /* c10 utils::CeilLog2: 1 for x <= 2 */
+    if (x <= 2) return 1;
+    int64_t r = 0;
+    for (uint64_t v = (uint64_t)x - 1; v; v >>= 1) r++;
+    return r;
+}
+
+/* vec_reduce_all over an L-lane accumulator: the AVX2/AVX-512 shuffle tree adds lane i^(L/2),
+ * then i^(L/4), ... down to i^1; the default build folds lanes 1..L-1 into lane 0 in order. */
+static float lane_sum(int tree, const float *acc, int L) {
+    if (!tree) {
+        float s = acc[0];
+        for (int i = 1; i < L; i++) s = s + acc[i];
+        return s;
+    }
+    float v[MAXL], w[MAXL];
+    memcpy(v, acc, sizeof(float) * (size_t)L);
+    for (int h = L / 2; h >= 1; h /= 2) {
+        for (int i = 0; i < L; i++) w[i] = v[i] + v[i ^ h];
+        memcpy(v, w, sizeof(float) * (size_t)L);
+    }
+    return v[0];
+}
+
+/* vec::reduce_all / map2_reduce_all with "+" over n terms t[j] (or t[j]*b[j] when b is given):
+ * the first full vector initialises L lane accumulators, further full vectors add lane-wise, the
+ * partial last vector adds into its valid lanes (its multiply-add fused when fuse_tail), then
+ * lane_sum. n < L: vec_reduce_all's slow path, lane 0 folding terms 0..n-1 in order. */
+KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict b, int64_t n, int fuse_tail,
+                       const int L) {
+    if (n < L) {
+        float s = b ? t[0] * b[0] : t[0];
+        for (int64_t j = 1; j < n; j++) s = s + (b ? t[j] * b[j] : t[j]);
+        return s;
+    }
+    float acc[MAXL];
+    int64_t d = L;
+    if (b) {
+        for (int l = 0; l < L; l++) acc[l] = t[l] * b[l];
+        for (; d + L <= n; d += L)
+            for (int l = 0; l < L; l++) acc[l] = acc[l] + t[d + l] * b[d + l];
+        for (int l = 0; d + l < n; l++)
+            acc[l] = fuse_tail ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
+    } else {
+        for (int l = 0; l < L; l++) acc[l] = t[l];
+        for (; d + L <= n; d += L)
+            for (int l = 0; l < L; l++) acc[l] = acc[l] + t[d + l];
+        for (int l = 0; d + l < n; l++) acc[l] = acc[l] + t[d + l];
+    }
+    return lane_sum(tree, acc, L);
+}
+
+static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse_tail) {
+    return L == 16 ? row_sum_l(p->aten != 0, t, b, n, fuse_tail, 16) : row_sum_l(p->aten != 0, t, b, n, fuse_tail, 8);
+}
+
+/* ------------------------------------------------------------------------------ layer_norm */
+
+/* One level of the Welford cascade: count and L lanes of mean and M2 (moments_utils.h). */
+typedef struct {
+    int64_t m0;
+    float m1[MAXL], m2[MAXL];
+} moments_t;
+
+/* AddMomentsVec: c = m0_add/n; delta = m1_add - m1; m1 += c*delta;
+ * m2 = fmadd(delta*m0, c*delta, m2 + m2_add)  (VF: Vectorized fmadd is fused). */
+KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2_add, moments_t *acc, const int VF) {
+    const int64_t n = acc->m0 + m0_add;
+    const float c = n == 0 ? 0.0f : (float)m0_add / (float)n;
+    for (int l = 0; l < 8; l++) {
+        float delta = m1_add[l] - acc->m1[l];
+        float m2_tmp = acc->m2[l] + m2_add[l];
+        float cd = c * delta;
+        float m0d = delta * (float)acc->m0;
+        acc->m1[l] = acc->m1[l] + cd;
+        acc->m2[l] = MADD(VF, m0d, cd, m2_tmp);
+    }
+    acc->m0 = n;
+}
+
+/* RowwiseMomentsImpl (moments_utils.h) with 8 lanes (layer_norm has no AVX-512 kernel):
+ * vectors in chunks of 16, each chunk a Welford pass from zero (m1 = fmadd(1/(j+1), delta, m1),
+ * m2 = fmadd(delta, x - m1, m2)) merged into a binary-counter cascade of depth ceil_log2(chunks),
+ * the levels merged into level 0; then the scalar tail (N % 8) Welford (not contracted), then the
+ * 8 lanes merged into it in lane order by AddMoments (m1 += c*delta and
+ * m2 += m2_add + delta*delta*c*m0 contracted when CF). Returns mean and biased variance. */
+KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF) {
+    enum { L = 8 };
+    const int64_t n = N / L, m = divup(n, 16), depth = ceil_log2(m);
+    moments_t stk[64];
+    memset(stk, 0, sizeof(moments_t) * (size_t)depth);
+    for (int64_t i = 0; i < m; i++) {
+        const float *xp = x + i * 16 * L;
+        const int64_t m0 = n - i * 16 < 16 ? n - i * 16 : 16;
+        float m1[L] = {0}, m2[L] = {0};
+        for (int64_t j = 0; j < m0; j++) {
+            const float cj = 1.0f / (float)(j + 1);
+            for (int l = 0; l < L; l++) {
+                float xv = xp[j * L + l];
+                float delta = xv - m1[l];
+                m1[l] = MADD(VF, cj, delta, m1[l]);
+                m2[l] = MADD(VF, delta, xv - m1[l], m2[l]);
+            }
+        }
+        add_moments_vec(m0, m1, m2, &stk[0], VF);
+        int64_t mask = i + 1;
+        for (int64_t j = 1; j < depth && (mask & 1) == 0; j++) {
+            add_moments_vec(stk[j - 1].m0, stk[j - 1].m1, stk[j - 1].m2, &stk[j], VF);
+            memset(&stk[j - 1], 0, sizeof(moments_t));
+            mask >>= 1;
+        }
+    }
+    for (int64_t i = 1; i < depth; i++) add_moments_vec(stk[i].m0, stk[i].m1, stk[i].m2, &stk[0], VF);
+    int64_t m0 = 0;
+    float m1 = 0.0f, m2 = 0.0f;
+    for (int64_t i = n * L; i < N; i++) {
+        float xv = x[i];
+        float delta = xv - m1;
+        m0++;
+        m1 += delta / (float)m0;
+        m2 = m2 + delta * (xv - m1);
+    }
+    for (int l = 0; l < L; l++) {
+        const int64_t nn = m0 + n;
+        const float c = nn == 0 ? 0.0f : (float)n / (float)nn;
+        const float delta = stk[0].m1[l] - m1;
+        m1 = MADD(CF, c, delta, m1);
+        m2 = m2 + MADD(CF, delta * delta * c, (float)m0, stk[0].m2[l]);
+        m0 = nn;
+    }
+    *mean = m1;
+    *var = m2 / (float)N;
+}
+
+/* LayerNormKernelImplInternal (layer_norm_kernel.cpp), x/y (M,N), weight/bias (N), mean/rstd (M):
+ * per row RowwiseMoments; rstd = 1/sqrt(var + eps); y = ((x + (-mean)) * rstd) * weight + bias
+ * (vec::map3, the final multiply-add contracted when CF). Rows are independent of threads. */
+KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
+                                 int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
+                                 const int VF, const int CF) {
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N;
+        float *yr = y + i * N;
+        float mu, var;
+        rowwise_moments(xr, N, &mu, &var, VF, CF);
+        const float r = 1.0f / sqrtf(var + eps), nmu = -mu;
+        FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], bias[j]));
+        mean[i] = mu;
+        rstd[i] = r;
+    }
+}
+
+void layer_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t M, int64_t N,
+                        float eps, float *y, float *mean, float *rstd) {
+    if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1);
+    else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0);
+    else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0);
+}
+
+/* One row's dgamma += dy * (a*x + nam), dbeta += dy; dyx = dy*x for ds. */
+KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restrict x, float a, float nam, int64_t N,
+                                    float *restrict gbuf, float *restrict bbuf, float *restrict dyx, const int CF) {
+    FOR_ROW(j, N, {
+        gbuf[j] = MADD(CF, dy[j], MADD(CF, a, x[j], nam), gbuf[j]);
+        bbuf[j] = bbuf[j] + dy[j];
+        dyx[j] = dy[j] * x[j];
+    });
+}
+
+/* LayerNormBackwardKernelImplInternal (layer_norm_kernel.cpp), dy/x/dx (M,N), mean/rstd (M),
+ * weight/dweight/dbias (N). Rows split over threads as at::parallel_for(0, M, 1); each thread
+ * accumulates dgamma += dy * (rstd*x + (-rstd*mean)) and dbeta += dy into its own zeroed buffer row;
+ * then per column the profile.threads buffer rows are summed from 0 in thread order.
+ * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +) (only the partial
+ * last vector's multiply-add contracted); b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N;
+ * dx = (a*dy*w + b*x) + c. With CF the contracted forms are fma(dy, fma(a, x, -a*mean), dgamma),
+ * fma(db, mean, -ds), fma(-b, mean, -(db*a/N)) and fma(b, x, a*dy*w).
+ * buffer: 2*threads*N zeroed floats, then N floats of scratch. */
+KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy, const float *restrict x,
+                                  const float *mean, const float *rstd, const float *restrict weight, int64_t M,
+                                  int64_t N, float *restrict dx, float *restrict dweight, float *restrict dbias,
+                                  float *restrict buffer, const int CF) {
+    const float scale = 1.0f / (float)N;
+    float *restrict dyx = buffer + 2 * T * N;
+    for (int64_t tid = 0; tid < T; tid++) {
+        int64_t b0, b1;
+        if (!parallel_chunk(0, M, 1, T, tid, &b0, &b1)) continue;
+        float *restrict gbuf = buffer + tid * N;
+        float *restrict bbuf = buffer + T * N + tid * N;
+        for (int64_t i = b0; i < b1; i++) {
+            const float *dyr = dy + i * N, *xr = x + i * N;
+            const float a = rstd[i], mu = mean[i], nam = -a * mu;
+            accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, CF);
+            const float ds = row_sum_l(tree, dyx, weight, N, CF, 8);
+            const float db = row_sum_l(tree, dyr, weight, N, CF, 8);
+            const float b = (CF ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
+            const float c = CF ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
+            float *dxr = dx + i * N;
+            FOR_ROW(j, N, dxr[j] = MADD(CF, b, xr[j], a * dyr[j] * weight[j]) + c);
+        }
+    }
+    for (int64_t j = 0; j < N; j++) dweight[j] = dbias[j] = 0.0f;
+    for (int64_t t = 0; t < T; t++) {
+        const float *gbuf = buffer + t * N, *bbuf = buffer + T * N + t * N;
+        FOR_ROW(j, N, {
+            dweight[j] += gbuf[j];
+            dbias[j] += bbuf[j];
+        });
+    }
+}
+
+void layer_norm_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
+                         const float *weight, int64_t M, int64_t N, float *dx, float *dweight, float *dbias,
+                         float *buffer) {
+    const int64_t T = p.threads < 1 ? 1 : p.threads;
+    const int tree = p.aten != 0;
+    if (p.contract) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1);
+    else layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 0);
+}
+
+/* ------------------------------------------------------------------------------ softmax family */
+
+/* vec::reduce_all(vec::maximum): the maximum (NaN-propagating); its order cannot change the value. */
+static float row_max(const float *x, int64_t n) {
+    float m = x[0];
+    for (int64_t j = 1; j < n; j++) m = (m != m || x[j] != x[j]) ? m + x[j] : (x[j] > m ? x[j] : m);
+    return m;
+}
+
+/* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. */
+static void row_exp(const profile_t *p, const float *restrict x, float shift, float *restrict y, int64_t n) {
+    if (p->aten) FOR_ROW(j, n, y[j] = sleef_expf_u10(x[j] - shift));
+    else FOR_ROW(j, n, y[j] = glibc_expf(x[j] - shift));
+}
+
+/* _vec_softmax_lastdim (SoftMaxKernel.cpp), x/y (M,N), L = lanes_wide: per row max,
+ * y = exp(x - max) (vec::map), sum = reduce_all(+) of y, y = y * (1/sum). Independent of threads. */
+void softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, float *y) {
+    if (N <= 0) return;
+    for (int64_t i = 0; i < M; i++) {
+        const float *xr = x + i * N;
+        float *restrict yr = y + i * N;
+        row_exp(&p, xr, row_max(xr, N), yr, N);
+        const float r = 1.0f / row_sum(&p, p.lanes_wide, yr, NULL, N, 0);
+        FOR_ROW(j, N, yr[j] = yr[j] * r);
+    }
+}
+
+static void softmax_grad_row(const float *restrict g, const float *restrict y, float s, int64_t n, float *restrict gx) {
+    FOR_ROW(j, n, gx[j] = (g[j] - s) * y[j]);
+}
+
+/* _vec_host_softmax_backward_lastdim<float, false> (SoftMaxKernel.cpp), g/y/gx (M,N): per row
+ * s = map2_reduce_all(g*y, +), gx = (g - s) * y. GCC contracted the partial vector's g*y + acc in
+ * the copy that runs inline (one thread, or one row), not in the one inside the OpenMP region. */
+void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
+    if (N <= 0) return;
+    const int fuse_tail = p.contract && (p.threads <= 1 || M <= 1);
+    for (int64_t i = 0; i < M; i++) {
+        const float *restrict gr = g + i * N, *restrict yr = y + i * N;
+        float *restrict gxr = gx + i * N;
+        const float s = row_sum(&p, p.lanes_wide, gr, yr, N, fuse_tail);
+        softmax_grad_row(gr, yr, s, N, gxr);
+    }
+}
+
+static void log_softmax_row(const float *restrict x, float mx, float ls, int64_t n, float *restrict y) {
+    FOR_ROW(j, n, y[j] = (x[j] - mx) - ls);
+}
+
+/* serial_vec_log_softmax_lastdim_range (LogSoftmaxKernelImpl.h), x/y (M,N): per row max,
+ * s = map_reduce_all(exp(x - max), +), ls = Vectorized log(s), y = (x - max) - ls.
+ * The row chunking only groups rows; independent of threads. tmp: N floats. */
+void log_softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, float *y, float *tmp) {
+    if (N <= 0) return;
+    for (int64_t i = 0; i < M; i++) {
+        const float *restrict xr = x + i * N;
+        float *restrict yr = y + i * N;
+        const float mx = row_max(xr, N);
+        row_exp(&p, xr, mx, tmp, N);
+        const float ls = vec_logf(&p, row_sum(&p, p.lanes_wide, tmp, NULL, N, 0));
+        log_softmax_row(xr, mx, ls, N, yr);
+    }
+}
+
+KERNEL void log_softmax_grad_row(const float *restrict g, const float *restrict e, float s, int64_t n,
+                                 float *restrict gx, const int CF) {
+    if (CF) FOR_ROW(j, n, gx[j] = fmaf(-e[j], s, g[j]));
+    else FOR_ROW(j, n, gx[j] = g[j] - e[j] * s);
+}
+
+/* _vec_host_softmax_backward_lastdim<float, true>, g/y/gx (M,N): s = reduce_all(+) of g,
+ * gx = g - exp(y) * s (contracted to fma(-exp(y), s, g) in both inlined copies). tmp: N floats. */
+void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx, float *tmp) {
+    if (N <= 0) return;
+    for (int64_t i = 0; i < M; i++) {
+        const float *restrict gr = g + i * N;
+        float *restrict gxr = gx + i * N;
+        const float s = row_sum(&p, p.lanes_wide, gr, NULL, N, 0);
+        row_exp(&p, y + i * N, 0.0f, tmp, N);
+        if (p.contract) log_softmax_grad_row(gr, tmp, s, N, gxr, 1);
+        else log_softmax_grad_row(gr, tmp, s, N, gxr, 0);
+    }
+}
+
+/* ------------------------------------------------------------------------------ nll_loss (mean) */
+
+/* nll_loss_out_frame (LossNLL.cpp), lsm (B,C) log-probabilities, target (B): mean reduction.
+ * Non-ignored rows subtract lsm[b, t] into partial[0]; after row b, while the level mask of b
+ * is zero, partial[j] moves into partial[j+1] (8 levels, level_power = max(4, ceil_log2(B)/8));
+ * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). */
+float nll_loss_forward(const float *lsm, const int64_t *target, int64_t B, int64_t C, int64_t ignore_index,
+                       float *total_weight) {
+    enum { LEVELS = 8 };
+    const int64_t power = ceil_log2(B) / LEVELS > 4 ? ceil_log2(B) / LEVELS : 4;
+    const int64_t mask = ((int64_t)1 << power) - 1;
+    float partial[LEVELS] = {0};
+    int64_t ignored = 0;
+    for (int64_t b = 0; b < B; b++) {
+        const int64_t t = target[b];
+        if (t == ignore_index) {
+            ignored++;
+            continue;
+        }
+        partial[0] -= lsm[b * C + t];
+        for (int64_t j = 0; j + 1 < LEVELS; j++) {
+            if ((b & (mask << (j * power))) != 0) break;
+            partial[j + 1] += partial[j];
+            partial[j] = 0.0f;
+        }
+    }
+    float tw = (float)(B - ignored), out = 0.0f;
+    for (int j = 0; j < LEVELS; j++) out += partial[j];
+    *total_weight = tw;
+    return out / tw;
+}
+
+/* nll_loss_backward_out_frame, mean, grad_lsm (B,C): zeroed, then
+ * grad_lsm[b, t] = -(grad_out / total_weight) for non-ignored rows. */
+void nll_loss_backward(float grad_out, float total_weight, const int64_t *target, int64_t B, int64_t C,
+                       int64_t ignore_index, float *grad_lsm) {
+    const float g = -(grad_out / total_weight);
+    memset(grad_lsm, 0, sizeof(float) * (size_t)(B * C));
+    for (int64_t b = 0; b < B; b++)
+        if (target[b] != ignore_index) grad_lsm[b * C + target[b]] = g;
+}

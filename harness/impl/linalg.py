@@ -1,0 +1,292 @@
+"""Matrix products and embedding: linear, matmul, embedding (C kernels in csrc/gemm.c).
+
+The public functions take and return float32 NumPy arrays and reproduce torch 2.13.0's CPU
+results bit for bit: ``mm``/``addmm`` (MKL sgemm as ``at::mm``/``at::addmm`` call it), ``bmm``
+(``at::bmm``: ATen's small loop or MKL), ``matmul``, ``linear`` and ``embedding`` with their
+backward functions. Transposed operands are passed as NumPy views (``w.T``); no copy is made.
+MKL's sgemm gives the same bits for any thread count, so ``profile.threads`` changes nothing here.
+``RUNNERS`` maps the op ids to fixture runners.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from harness.errors import ParityError
+from harness.impl._lib import load, ptr
+from harness.impl.profiles import KernelProfile
+
+_I64 = ctypes.c_int64
+_P = ctypes.c_void_p
+_SMALL_BMM = 400  # at::bmm: contraction * rows * cols below this takes ATen's own loop, not MKL
+
+
+def _lib() -> ctypes.CDLL:
+    lib = load("gemm")
+    if not getattr(lib, "_typed", False):
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, ctypes.c_int32, ctypes.c_int32]
+        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P]
+        lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
+        lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
+        lib._typed = True
+    return lib
+
+
+def _operand(a: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """A 2-D float32 operand as torch's addmm hands it to BLAS, with its element strides: kept when
+    row-major (unit column stride) or column-major (unit row stride), else copied C-contiguous."""
+    if a.dtype != np.float32:
+        raise TypeError(f"expected float32, got {a.dtype}")
+    s0, s1 = (s // 4 if s % 4 == 0 else -1 for s in a.strides)
+    rows, cols = a.shape
+    if not ((s1 == 1 and s0 >= max(1, cols)) or (s0 == 1 and s1 >= max(1, rows))):
+        a = np.ascontiguousarray(a)
+        s0, s1 = max(1, cols), 1
+    return a, s0, s1
+
+
+def _check_2d(a: np.ndarray, b: np.ndarray) -> None:
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ParityError(f"mm: cannot multiply {list(a.shape)} by {list(b.shape)}")
+
+
+def _sgemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: bool, batched: bool = False) -> None:
+    """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
+    item of MKL's batched gemm). The kernels of small products depend on the addresses mod 16 bytes:
+    pass the arrays at the same offsets as torch's tensors (fresh arrays and their views are)."""
+    a, sa0, sa1 = _operand(a)
+    b, sb0, sb1 = _operand(b)
+    m, k = a.shape
+    n = b.shape[1]
+    if c.shape != (m, n) or c.dtype != np.float32 or (n > 1 and c.strides[1] != 4):
+        raise ParityError(f"gemm: bad output {c.dtype}{list(c.shape)} for {m}x{n}")
+    ldc = c.strides[0] // 4
+    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, int(beta), int(batched))
+
+
+def _ptr_any(a: np.ndarray) -> ctypes.c_void_p:
+    """Pointer to the first element of a strided (not necessarily contiguous) array."""
+    return ctypes.c_void_p(a.ctypes.data)
+
+
+def mm(
+    a: np.ndarray, b: np.ndarray, profile: KernelProfile, trans_a: bool = False, trans_b: bool = False
+) -> np.ndarray:
+    """``torch.mm(a, b)`` (MKL sgemm): (M,K) @ (K,N) -> (M,N).
+
+    ``trans_a``/``trans_b`` multiply by ``a.T``/``b.T`` instead (as ``torch.mm(a.t(), b)`` would).
+    Each element: K cut into blocks (see csrc/gemm.c), one fused chain per block, blocks added.
+    The bits depend on K only, not on the layout, the thread count or the profile.
+    """
+    del profile  # one MKL code path for every x86 profile the fixtures record
+    a = a.T if trans_a else a
+    b = b.T if trans_b else b
+    _check_2d(a, b)
+    c = np.empty((a.shape[0], b.shape[1]), np.float32)
+    _sgemm(a, b, c, beta=False)
+    return c
+
+
+def addmm(c: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.addmm(c, a, b)`` (beta = alpha = 1): ``c`` (broadcast to (M,N), e.g. a bias row) is
+    copied into the result, then MKL adds each k block's chain to it in turn."""
+    del profile
+    _check_2d(a, b)
+    out = np.ascontiguousarray(np.broadcast_to(c, (a.shape[0], b.shape[1])), dtype=np.float32).copy()
+    _sgemm(a, b, out, beta=True)
+    return out
+
+
+def cpublas_gemm(
+    transa: str,
+    transb: str,
+    m: int,
+    n: int,
+    k: int,
+    a: np.ndarray,
+    lda: int,
+    b: np.ndarray,
+    ldb: int,
+    beta: float,
+    c: np.ndarray,
+    ldc: int,
+    profile: KernelProfile,
+) -> None:
+    """``at::native::cpublas::gemm`` for float (column-major BLAS, alpha = 1), in place on ``c``.
+
+    ``a``, ``b``, ``c`` are 1-D float32 views starting at the matrices' first elements (slices of
+    the buffers the kernel works in, so that their addresses keep torch's offsets mod 16 bytes).
+    C (m x n, column-major, ldc) = op(A) (m x k) @ op(B) (k x n) + beta * C, beta 0 or 1: the
+    row-major product C^T (n x m) = op(B)^T @ op(A)^T that ``mm`` reproduces.
+    """
+    del profile
+    if beta not in (0.0, 1.0):
+        raise ParityError(f"cpublas_gemm: beta must be 0 or 1, got {beta}")
+    if min(m, n) <= 0:
+        return
+    # row-major left operand (n x k) from B, right operand (k x m) from A, output (n x m) from C
+    left = _view(b, (n, k), (ldb, 1) if transb.upper() == "N" else (1, ldb))
+    right = _view(a, (k, m), (1, lda) if transa.upper() == "T" else (lda, 1))
+    out = _view(c, (n, m), (ldc, 1))
+    _sgemm(left, right, out, beta=beta == 1.0)
+
+
+def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) -> np.ndarray:
+    """A strided 2-D view (element strides) of a 1-D float32 array, bounds-checked."""
+    if flat.dtype != np.float32 or flat.ndim != 1:
+        raise ParityError("cpublas_gemm: pass 1-D float32 views of the buffers")
+    last = sum((d - 1) * s for d, s in zip(shape, strides))
+    if last >= flat.size:
+        raise ParityError(f"cpublas_gemm: a {shape} matrix with strides {strides} overruns its buffer")
+    return np.lib.stride_tricks.as_strided(flat, shape, tuple(4 * s for s in strides))
+
+
+def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N).
+
+    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0); otherwise MKL's
+    batched gemm, each item as ``mm`` except the row grouping of small products (csrc/gemm.c);
+    a batch of one is a plain sgemm.
+    """
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ParityError(f"bmm: cannot multiply {list(a.shape)} by {list(b.shape)}")
+    nb, m, k = a.shape
+    n = b.shape[2]
+    out = np.empty((nb, m, n), np.float32)
+    if k * m * n < _SMALL_BMM:
+        a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
+        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out))
+        return out
+    for i in range(nb):
+        _sgemm(a[i], b[i], out[i], beta=False, batched=nb > 1)
+    del profile
+    return out
+
+
+def matmul(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.matmul(a, b)`` for operands of 2 or more dims.
+
+    2-D @ 2-D is ``mm``; an n-D @ 2-D product folds a's leading dims into rows (one ``mm``);
+    otherwise the batch dims broadcast and the product is a ``bmm`` of the flattened batch.
+    """
+    if a.ndim < 2 or b.ndim < 2:
+        raise ParityError("matmul: 1-D operands are not supported by the impl")
+    if b.ndim == 2:
+        return mm(a.reshape(-1, a.shape[-1]), b, profile).reshape(*a.shape[:-1], b.shape[-1])
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    a3 = np.broadcast_to(a, (*batch, *a.shape[-2:])).reshape(-1, *a.shape[-2:])
+    b3 = np.broadcast_to(b, (*batch, *b.shape[-2:])).reshape(-1, *b.shape[-2:])
+    return bmm(a3, b3, profile).reshape(*batch, a.shape[-2], b.shape[-1])
+
+
+def matmul_backward(
+    grad_out: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gradients of ``matmul(a, b)`` for ``grad_out``: ``(grad_a, grad_b)``, for a and b of equal
+    rank (no broadcasting): ``grad_out @ b^T`` and ``a^T @ grad_out`` (mm or bmm as in the forward)."""
+    if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        raise ParityError("matmul_backward: the impl supports operands with equal batch dims only")
+    if a.ndim == 2:
+        return mm(grad_out, b, profile, trans_b=True), mm(a, grad_out, profile, trans_a=True)
+    g3 = grad_out.reshape(-1, *grad_out.shape[-2:])
+    a3 = a.reshape(-1, *a.shape[-2:])
+    b3 = b.reshape(-1, *b.shape[-2:])
+    grad_a = bmm(g3, b3.transpose(0, 2, 1), profile).reshape(a.shape)
+    grad_b = bmm(a3.transpose(0, 2, 1), g3, profile).reshape(b.shape)
+    return grad_a, grad_b
+
+
+def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None, profile: KernelProfile) -> np.ndarray:
+    """``F.linear(x, weight, bias)``: x (..., K), weight (N, K), bias (N,) or None -> (..., N).
+
+    The leading dims are flattened into rows; with a bias it is ``addmm(bias, x2d, weight.T)``,
+    without one ``mm(x2d, weight.T)`` (torch.matmul folds the same way).
+    """
+    x2 = x.reshape(-1, x.shape[-1])
+    out = mm(x2, weight, profile, trans_b=True) if bias is None else addmm(bias, x2, weight.T, profile)
+    return out.reshape(*x.shape[:-1], weight.shape[0])
+
+
+def linear_backward(
+    grad_out: np.ndarray, x: np.ndarray, weight: np.ndarray, has_bias: bool, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Gradients of ``linear``: ``(grad_x, grad_weight, grad_bias)`` (grad_bias None without a bias).
+
+    grad_x = grad_out2d @ weight (K = N); grad_weight = grad_out2d^T @ x2d, summed over the rows
+    (torch's mm_mat2_backward for the column-major weight.t()); grad_bias = grad_out2d.sum(0) (ATen's sum kernel, harness.impl.reduce).
+    """
+    g2 = grad_out.reshape(-1, grad_out.shape[-1])
+    x2 = x.reshape(-1, x.shape[-1])
+    grad_x = mm(g2, weight, profile).reshape(x.shape)
+    grad_w = mm(g2, x2, profile, trans_a=True)
+    grad_b = None
+    if has_bias:
+        from harness.impl.reduce import sum_dims
+
+        grad_b = sum_dims(g2, (0,), profile)
+    return grad_x, grad_w, grad_b
+
+
+def embedding(idx: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``F.embedding(idx, weight)``: rows of weight (V, D) gathered -> (*idx.shape, D)."""
+    flat = _indices(idx, weight.shape[0])
+    weight = np.ascontiguousarray(weight, np.float32)
+    out = np.empty((flat.size, weight.shape[1]), np.float32)
+    _lib().embedding_forward(flat.size, weight.shape[1], ptr(weight), ptr(flat), ptr(out))
+    return out.reshape(*idx.shape, weight.shape[1])
+
+
+def embedding_backward(grad_out: np.ndarray, idx: np.ndarray, num_weights: int) -> np.ndarray:
+    """Gradient of ``embedding`` for weight: zeros (V, D), then each grad_out row added to the row
+    of its index, in index-position order (ATen's embedding_dense_backward_cpu)."""
+    flat = _indices(idx, num_weights)
+    d = grad_out.shape[-1]
+    g = np.ascontiguousarray(grad_out, np.float32).reshape(-1, d)
+    grad_w = np.empty((num_weights, d), np.float32)
+    _lib().embedding_backward(flat.size, num_weights, d, ptr(g), ptr(flat), ptr(grad_w))
+    return grad_w
+
+
+def _indices(idx: np.ndarray, num_weights: int) -> np.ndarray:
+    flat = np.ascontiguousarray(idx, np.int64).reshape(-1)
+    if flat.size and (flat.min() < 0 or flat.max() >= num_weights):
+        raise ParityError(f"embedding: index out of range for {num_weights} rows")
+    return flat
+
+
+# ----------------------------------------------------------------------------- fixture runners
+
+
+def _run_linear(p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: KernelProfile) -> dict[str, np.ndarray]:
+    bias = t.get("bias") if p["bias"] else None
+    out = linear(t["x"], t["weight"], bias, profile)
+    grad_x, grad_w, grad_b = linear_backward(t["grad_out"], t["x"], t["weight"], bias is not None, profile)
+    result = {"out": out, "grad_x": grad_x, "grad_weight": grad_w}
+    if grad_b is not None:
+        result["grad_bias"] = grad_b
+    return result
+
+
+def _run_matmul(p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: KernelProfile) -> dict[str, np.ndarray]:
+    grad_a, grad_b = matmul_backward(t["grad_out"], t["a"], t["b"], profile)
+    return {"out": matmul(t["a"], t["b"], profile), "grad_a": grad_a, "grad_b": grad_b}
+
+
+def _run_embedding(
+    p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: KernelProfile
+) -> dict[str, np.ndarray]:
+    return {
+        "out": embedding(t["idx"], t["weight"]),
+        "grad_weight": embedding_backward(t["grad_out"], t["idx"], t["weight"].shape[0]),
+    }
+
+
+RUNNERS = {
+    "linear": _run_linear,
+    "matmul": _run_matmul,
+    "embedding": _run_embedding,
+}

@@ -1,0 +1,221 @@
+"""Reductions and broadcasting binary ops: add, mul, div, sum, mean, var, vector_norm, clip_grad_norm.
+
+C kernels in csrc/reduce.c reproduce torch 2.13.0's CPU float32 reductions and their backwards
+bit for bit under a ``KernelProfile`` (its thread count included). The broadcasting binary ops'
+elementwise add/mul/div/neg of float32 are single IEEE roundings on every profile and run in
+NumPy; their broadcast gradients are reduced by ``sum_dims``. ``sum_dims`` is the shared entry point other
+groups use for bias/weight gradients. ``RUNNERS`` maps the op ids to fixture runners.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from harness.impl._lib import Profile, f32, load, ptr
+from harness.impl.ops import Runner
+from harness.impl.profiles import KernelProfile
+
+_I64 = ctypes.c_int64
+_I32 = ctypes.c_int32
+_P = ctypes.c_void_p
+
+# kernels of signature (profile, in, out, ndim, shape, reduced-dim mask)
+_REDUCERS = ("sum_forward", "mean_forward", "var_forward", "vector_norm_forward", "sum_backward", "mean_backward")
+
+
+def _lib() -> ctypes.CDLL:
+    lib = load("reduce")
+    if not getattr(lib, "_typed", False):
+        for name in _REDUCERS:
+            getattr(lib, name).argtypes = [Profile, _P, _P, _I32, _P, _P]
+        lib.var_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P, _I32]
+        lib.vector_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P]
+        lib._typed = True
+    return lib
+
+
+def _c32(a: np.ndarray) -> np.ndarray:
+    """f32 keeping 0-d arrays 0-d (np.ascontiguousarray makes them 1-d)."""
+    return f32(a).reshape(np.shape(a))
+
+
+def _norm_dims(ndim: int, dims: tuple[int, ...] | int | None) -> tuple[int, ...]:
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, int):
+        dims = (dims,)
+    if not dims:  # torch: an empty dim list reduces everything
+        return tuple(range(ndim))
+    return tuple(sorted({d % ndim for d in dims})) if ndim else ()
+
+
+def _geometry(shape: tuple[int, ...], dims: tuple[int, ...] | int | None) -> tuple[np.ndarray, np.ndarray, tuple]:
+    """(shape as int64, reduced-dim mask as int32, output shape) for the C kernels."""
+    red = _norm_dims(len(shape), dims)
+    out_shape = tuple(s for i, s in enumerate(shape) if i not in red)
+    return np.array(shape, np.int64), np.array([i in red for i in range(len(shape))], np.int32), out_shape
+
+
+def _reduce(kernel: str, x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    x = _c32(x)
+    shape, mask, out_shape = _geometry(x.shape, dims)
+    out = np.empty(out_shape, np.float32)
+    getattr(_lib(), kernel)(profile.as_c(), ptr(x), ptr(out), x.ndim, ptr(shape), ptr(mask))
+    return out
+
+
+def sum_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.sum(x, dims)`` (keepdim=False) of a float32 array, bit for bit.
+
+    ``dims``: a dim, a tuple of dims (negative allowed, any subset), or ``None``/``()`` for all dims
+    (a 0-d result). The array is made C-contiguous first: the bits are torch's for a contiguous
+    input of that shape. Reproduces SumKernel.cpp cascade_sum under TensorIterator's dim order
+    and coalescing and its parallel_reduce split for ``profile.threads`` (two-pass per-thread
+    buffers for a full reduction of >= 32768 elements; output-column split otherwise).
+    Use it for gradients of broadcast operands, e.g. a linear bias gradient is
+    ``sum_dims(grad_out, tuple(range(grad_out.ndim - 1)), profile)``.
+    """
+    return _reduce("sum_forward", x, dims, profile)
+
+
+def mean_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.mean(x, dims)``: ``sum_dims`` then a true division by the reduced count (as torch's CPU mean_out)."""
+    return _reduce("mean_forward", x, dims, profile)
+
+
+def var_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.var(x, dims)`` (correction 1): a single output takes std_var_all_cpu (float mean,
+    then a threaded double sum of squared deviations), several take double Welford per output."""
+    return _reduce("var_forward", x, dims, profile)
+
+
+def vector_norm(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.linalg.vector_norm(x, 2, dims)``: the 8-lane last-dim kernel when one contiguous
+    dim is reduced (any full reduction), NormTwoOps per output otherwise."""
+    return _reduce("vector_norm_forward", x, dims, profile)
+
+
+# ----------------------------------------------------------------------------- runners
+
+Params = Mapping[str, Any]
+Arrays = Mapping[str, np.ndarray]
+
+
+def _dim(params: Params) -> tuple[int, ...] | None:
+    return None if params["dim"] is None else (int(params["dim"]),)
+
+
+def _expand_grad(
+    kernel: str, g: np.ndarray, shape: tuple[int, ...], dims: tuple[int, ...] | None, profile: KernelProfile
+) -> np.ndarray:
+    """sum_backward / mean_backward: the output gradient broadcast back to x's shape (/ count)."""
+    shape_a, mask, _ = _geometry(shape, dims)
+    g, grad_x = _c32(g), np.empty(shape, np.float32)
+    getattr(_lib(), kernel)(profile.as_c(), ptr(g), ptr(grad_x), len(shape), ptr(shape_a), ptr(mask))
+    return grad_x
+
+
+def _run_sum(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    x, dims = _c32(inputs["x"]), _dim(params)
+    return {
+        "out": sum_dims(x, dims, profile),
+        "grad_x": _expand_grad("sum_backward", inputs["grad_out"], x.shape, dims, profile),
+    }
+
+
+def _run_mean(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    x, dims = _c32(inputs["x"]), _dim(params)
+    grad_x = _expand_grad("mean_backward", inputs["grad_out"], x.shape, dims, profile)
+    return {"out": mean_dims(x, dims, profile), "grad_x": grad_x}
+
+
+def _grad_with_stat(
+    kernel: str, x: np.ndarray, g: np.ndarray, stat: np.ndarray, dims: tuple[int, ...] | None, profile: KernelProfile
+) -> np.ndarray:
+    """var_backward / vector_norm_backward: grad_x from x, the output gradient and a forward
+    statistic of the output's shape (the mean, the norm)."""
+    shape, mask, _ = _geometry(x.shape, dims)
+    grad_x = np.empty_like(x)
+    extra = (int(dims is None),) if kernel == "var_backward" else ()
+    args = (ptr(x), ptr(_c32(g)), ptr(stat), ptr(grad_x), x.ndim, ptr(shape), ptr(mask), *extra)
+    getattr(_lib(), kernel)(profile.as_c(), *args)
+    return grad_x
+
+
+def _run_var(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    """var_backward: (2 / (N - 1)) * grad * (x - x.mean(dims, keepdim))."""
+    x, dims = _c32(inputs["x"]), _dim(params)
+    mean = mean_dims(x, dims, profile)
+    grad_x = _grad_with_stat("var_backward", x, inputs["grad_out"], mean, dims, profile)
+    return {"out": var_dims(x, dims, profile), "grad_x": grad_x}
+
+
+def _run_vector_norm(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    """norm_backward (p = 2): grad * (x / norm).masked_fill_(norm == 0, 0)."""
+    x, dims = _c32(inputs["x"]), _dim(params)
+    out = vector_norm(x, dims, profile)
+    return {"out": out, "grad_x": _grad_with_stat("vector_norm_backward", x, inputs["grad_out"], out, dims, profile)}
+
+
+def clip_grad_norm(
+    grads: list[np.ndarray], max_norm: float, profile: KernelProfile
+) -> tuple[np.ndarray, list[np.ndarray]]:
+    """``torch.nn.utils.clip_grad_norm_`` (norm 2, CPU foreach path): per-tensor norms
+    (_foreach_norm = vector_norm of each), the norm of their stack, clip_coef =
+    reciprocal(total + 1e-6) * max_norm (Python's float / tensor), clamp(max=1), grads * coef.
+    Returns (total_norm as a 0-d array, clipped grads)."""
+    norms = np.array([vector_norm(g, None, profile) for g in grads], np.float32)
+    total = vector_norm(norms, None, profile)
+    one = np.float32(1.0)
+    coef = (one / (total + np.float32(1e-6))) * np.float32(max_norm)
+    coef = np.minimum(coef, one)
+    return total, [_c32(g) * coef for g in grads]
+
+
+def _run_clip_grad_norm(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    n = sum(1 for k in inputs if k.startswith("grad_"))
+    total, clipped = clip_grad_norm([inputs[f"grad_{i}"] for i in range(n)], float(params["max_norm"]), profile)
+    return {"total_norm": total, **{f"clipped_{i}": c for i, c in enumerate(clipped)}}
+
+
+def _sum_to(grad: np.ndarray, shape: tuple[int, ...], profile: KernelProfile) -> np.ndarray:
+    """at::sum_to: the gradient of a broadcast operand, summed over its broadcast dims."""
+    lead = grad.ndim - len(shape)
+    dims = tuple(range(lead)) + tuple(lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1)
+    if not dims:
+        return grad
+    return sum_dims(grad, dims, profile).reshape(shape)
+
+
+def _binary(op: str) -> Runner:
+    """Runner of add/mul/div and their backwards (derivatives.yaml: add grad, mul grad*other,
+    div grad/other and -grad*((self/other)/other)), each gradient summed to its operand's shape."""
+
+    def run(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+        a, b, g = _c32(inputs["a"]), _c32(inputs["b"]), _c32(inputs["grad_out"])
+        if op == "add":
+            out, grad_a, grad_b = a + b, g, g
+        elif op == "mul":
+            out, grad_a, grad_b = a * b, g * b, g * a
+        else:
+            out = a / b
+            grad_a, grad_b = g / b, -g * ((a / b) / b)
+        return {"out": out, "grad_a": _sum_to(grad_a, a.shape, profile), "grad_b": _sum_to(grad_b, b.shape, profile)}
+
+    return run
+
+
+RUNNERS: dict[str, Runner] = {
+    "add": _binary("add"),
+    "mul": _binary("mul"),
+    "div": _binary("div"),
+    "sum": _run_sum,
+    "mean": _run_mean,
+    "var": _run_var,
+    "vector_norm": _run_vector_norm,
+    "clip_grad_norm": _run_clip_grad_norm,
+}

@@ -1,0 +1,210 @@
+"""Row ops over the last dim: layer_norm, softmax, log_softmax, cross_entropy (C kernels in csrc/rows.c).
+
+The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
+any leading shape and reproduce torch 2.13.0's CPU kernels bit for bit under a ``KernelProfile``
+(its thread count included). ``RUNNERS`` maps the op ids to fixture runners.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from harness.errors import ParityError
+from harness.impl._lib import Profile, f32, load, ptr
+from harness.impl.ops import Runner
+from harness.impl.profiles import KernelProfile
+
+_I64 = ctypes.c_int64
+_P = ctypes.c_void_p
+
+
+def _lib() -> ctypes.CDLL:
+    lib = load("rows")
+    if not getattr(lib, "_typed", False):
+        lib.layer_norm_forward.argtypes = [Profile, _P, _P, _P, _I64, _I64, ctypes.c_float, _P, _P, _P]
+        lib.layer_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _P, _I64, _I64, _P, _P, _P, _P]
+        lib.softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P]
+        lib.log_softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P, _P]
+        lib.softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P]
+        lib.log_softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P, _P]
+        lib.nll_loss_forward.argtypes = [_P, _P, _I64, _I64, _I64, _P]
+        lib.nll_loss_forward.restype = ctypes.c_float
+        lib.nll_loss_backward.argtypes = [ctypes.c_float, ctypes.c_float, _P, _I64, _I64, _I64, _P]
+        lib._typed = True
+    return lib
+
+
+def _rows(x: np.ndarray) -> tuple[int, int]:
+    n = x.shape[-1] if x.ndim else 1
+    return (x.size // n if n else 0), n
+
+
+def layer_norm(
+    x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``F.layer_norm(x, (C,), weight, bias, eps)`` over the last dim.
+
+    Returns ``(y, mean, rstd)``; mean and rstd have shape ``x.shape[:-1]`` and are what
+    ``layer_norm_backward`` needs (torch saves the same two tensors).
+    """
+    x, weight, bias = f32(x), f32(weight), f32(bias)
+    m, n = _rows(x)
+    y = np.empty_like(x)
+    mean = np.empty(x.shape[:-1], np.float32)
+    rstd = np.empty(x.shape[:-1], np.float32)
+    _lib().layer_norm_forward(
+        profile.as_c(), ptr(x), ptr(weight), ptr(bias), m, n, ctypes.c_float(eps), ptr(y), ptr(mean), ptr(rstd)
+    )
+    return y, mean, rstd
+
+
+def layer_norm_backward(
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    mean: np.ndarray,
+    rstd: np.ndarray,
+    weight: np.ndarray,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Gradients of ``layer_norm`` for ``grad_out``: ``(grad_x, grad_weight, grad_bias)``.
+
+    ``mean`` and ``rstd`` are the forward's; grad_weight/grad_bias depend on ``profile.threads``.
+    """
+    grad_out, x, mean, rstd, weight = f32(grad_out), f32(x), f32(mean), f32(rstd), f32(weight)
+    m, n = _rows(x)
+    grad_x = np.empty_like(x)
+    grad_w = np.empty(n, np.float32)
+    grad_b = np.empty(n, np.float32)
+    buffer = np.zeros((2 * max(profile.threads, 1) + 1) * n, np.float32)  # per-thread dgamma/dbeta, scratch
+    _lib().layer_norm_backward(
+        profile.as_c(),
+        ptr(grad_out),
+        ptr(x),
+        ptr(mean),
+        ptr(rstd),
+        ptr(weight),
+        m,
+        n,
+        ptr(grad_x),
+        ptr(grad_w),
+        ptr(grad_b),
+        ptr(buffer),
+    )
+    return grad_x, grad_w, grad_b
+
+
+def softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.softmax(x, dim=-1)``."""
+    x = f32(x)
+    m, n = _rows(x)
+    y = np.empty_like(x)
+    _lib().softmax_forward(profile.as_c(), ptr(x), m, n, ptr(y))
+    return y
+
+
+def softmax_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """Gradient of ``softmax`` (output ``y``) for ``grad``: ``(grad - sum(grad*y)) * y`` per row."""
+    return _backward("softmax_backward", grad, y, profile)
+
+
+def log_softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.log_softmax(x, dim=-1)``."""
+    x = f32(x)
+    m, n = _rows(x)
+    y = np.empty_like(x)
+    tmp = np.empty(max(n, 1), np.float32)
+    _lib().log_softmax_forward(profile.as_c(), ptr(x), m, n, ptr(y), ptr(tmp))
+    return y
+
+
+def log_softmax_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """Gradient of ``log_softmax`` (output ``y``) for ``grad``: ``grad - exp(y) * sum(grad)`` per row."""
+    return _backward("log_softmax_backward", grad, y, profile)
+
+
+def _backward(kernel: str, grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    grad, y = f32(grad), f32(y)
+    m, n = _rows(y)
+    gx = np.empty_like(y)
+    tmp = np.empty(max(n, 1), np.float32)
+    scratch = (ptr(tmp),) if kernel == "log_softmax_backward" else ()
+    getattr(_lib(), kernel)(profile.as_c(), ptr(grad), ptr(y), m, n, ptr(gx), *scratch)
+    return gx
+
+
+def _targets(targets: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(targets, dtype=np.int64)
+
+
+def cross_entropy(
+    logits: np.ndarray, targets: np.ndarray, profile: KernelProfile, ignore_index: int = -100
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """``F.cross_entropy(logits, targets, ignore_index=...)`` (mean) for logits (B, C), targets (B,).
+
+    Returns ``(loss, log_probs, total_weight)``: a float32 0-d loss, and what
+    ``cross_entropy_backward`` needs (the log_softmax output and the count of non-ignored rows).
+    """
+    lsm = log_softmax(logits, profile)
+    b, c = _rows(lsm)
+    tw = ctypes.c_float()
+    t = _targets(targets)
+    loss = _lib().nll_loss_forward(ptr(lsm), ptr(t), b, c, ignore_index, ctypes.byref(tw))
+    return np.array(loss, np.float32), lsm, tw.value
+
+
+def cross_entropy_backward(
+    grad_loss: float | np.ndarray,
+    log_probs: np.ndarray,
+    targets: np.ndarray,
+    total_weight: float,
+    profile: KernelProfile,
+    ignore_index: int = -100,
+) -> np.ndarray:
+    """Gradient of ``cross_entropy`` for the loss gradient ``grad_loss``: nll_loss backward then
+    log_softmax backward."""
+    b, c = _rows(log_probs)
+    grad_lsm = np.empty((b, c), np.float32)
+    t = _targets(targets)
+    g = np.float32(np.asarray(grad_loss, np.float32))
+    _lib().nll_loss_backward(float(g), total_weight, ptr(t), b, c, ignore_index, ptr(grad_lsm))
+    return log_softmax_backward(grad_lsm, log_probs, profile)
+
+
+Arrays = Mapping[str, np.ndarray]
+
+
+def _run_layer_norm(params: Mapping[str, Any], inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    y, mean, rstd = layer_norm(inputs["x"], inputs["weight"], inputs["bias"], params["eps"], profile)
+    gx, gw, gb = layer_norm_backward(inputs["grad_out"], inputs["x"], mean, rstd, inputs["weight"], profile)
+    return {"out": y, "grad_x": gx, "grad_weight": gw, "grad_bias": gb}
+
+
+def _run_rows(
+    forward: Callable[[np.ndarray, KernelProfile], np.ndarray],
+    backward: Callable[[np.ndarray, np.ndarray, KernelProfile], np.ndarray],
+) -> Runner:
+    def run(params: Mapping[str, Any], inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+        if params.get("dim", -1) not in (-1, inputs["x"].ndim - 1):
+            raise ParityError("harness.impl.rows: softmax-like ops over the last dim only")
+        y = forward(inputs["x"], profile)
+        return {"out": y, "grad_x": backward(inputs["grad_out"], y, profile)}
+
+    return run
+
+
+def _run_cross_entropy(params: Mapping[str, Any], inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
+    loss, lsm, tw = cross_entropy(inputs["logits"], inputs["targets"], profile, ignore_index=-1)
+    grad = cross_entropy_backward(inputs["grad_out"], lsm, inputs["targets"], tw, profile, ignore_index=-1)
+    return {"out": loss, "grad_logits": grad}
+
+
+RUNNERS: dict[str, Runner] = {
+    "layer_norm": _run_layer_norm,
+    "softmax": _run_rows(softmax, softmax_backward),
+    "log_softmax": _run_rows(log_softmax, log_softmax_backward),
+    "cross_entropy": _run_cross_entropy,
+}

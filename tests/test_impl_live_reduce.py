@@ -1,0 +1,148 @@
+"""Live parity of harness.impl.reduce: torch, run now in this process, against the impl, bit for bit.
+
+Random shapes of 1 to 4 dims, small and past the 32768-element GRAIN_SIZE (so 2 threads split the
+work: two-pass full sums, column splits), every subset of dims for sum/mean/var/vector_norm,
+forward and backward of the single-dim ops as recorded, broadcasting add/mul/div, and
+clip_grad_norm_. On AVX-512 torch runs the AVX2 builds of these kernels (sum_stub, norm_stub,
+std_var_stub have no AVX-512 registration in 2.13.0), which the x86-avx512 profile reproduces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from harness.impl import reduce
+from tests.impl_live import assert_bits_equal, live_profile
+
+SETTINGS = settings(max_examples=25, deadline=None)
+SEEDS = st.integers(0, 2**32 - 1)
+THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
+SHAPES = st.one_of(
+    st.lists(st.integers(1, 40), min_size=1, max_size=4).map(tuple),
+    st.sampled_from([(1001,), (65, 509), (33085,), (70001,), (3, 70000), (40000, 3), (9, 4100), (2, 3, 6000)]),
+)
+
+
+@pytest.fixture(autouse=True)
+def _restore_threads() -> Iterator[None]:
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+def _threads(n: int) -> None:
+    if n:
+        torch.set_num_threads(n)
+
+
+def _normal(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    scale, shift = np.exp(rng.uniform(-3, 3)), rng.uniform(-2, 2)
+    return (rng.standard_normal(shape) * scale + shift).astype(np.float32)
+
+
+def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
+    return torch.from_numpy(a.copy()).requires_grad_(grad)
+
+
+def _count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
+    """Elements per output of a reduction over dims (None: all)."""
+    return int(np.prod(shape if dims is None else [shape[d] for d in dims]))
+
+
+def _dims(rng: np.random.Generator, ndim: int) -> tuple[int, ...] | None:
+    mask = rng.integers(0, 2, ndim)
+    return None if not mask.any() else tuple(int(d) for d in np.flatnonzero(mask))
+
+
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS, threads=THREADS)
+def test_reductions_over_dim_subsets(shape: tuple[int, ...], seed: int, threads: int) -> None:
+    _threads(threads)
+    rng = np.random.default_rng(seed)
+    x, dims = _normal(rng, shape), _dims(rng, len(shape))
+    t, profile = _t(x), live_profile()
+    args = () if dims is None else (dims,)
+    assert_bits_equal("sum", t.sum(*args).numpy(), reduce.sum_dims(x, dims, profile))
+    assert_bits_equal("mean", t.mean(*args).numpy(), reduce.mean_dims(x, dims, profile))
+    assert_bits_equal("vector_norm", torch.linalg.vector_norm(t, 2, dims).numpy(), reduce.vector_norm(x, dims, profile))
+    if _count(shape, dims) >= 2:  # var of fewer than 2 elements: a degenerate 0/0
+        assert_bits_equal("var", t.var(*args).numpy(), reduce.var_dims(x, dims, profile))
+
+
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS, threads=THREADS, op=st.sampled_from(["sum", "mean", "var", "vector_norm"]))
+def test_recorded_reductions_with_grads(shape: tuple[int, ...], seed: int, threads: int, op: str) -> None:
+    _threads(threads)
+    rng = np.random.default_rng(seed)
+    x = _normal(rng, shape)
+    dim = None if rng.integers(0, 3) == 0 else int(rng.integers(-len(shape), len(shape)))
+    assume(op != "var" or _count(shape, None if dim is None else (dim,)) >= 2)
+    out_shape = () if dim is None else tuple(s for i, s in enumerate(shape) if i != dim % len(shape))
+    g = rng.standard_normal(out_shape).astype(np.float32)
+    tx = _t(x, grad=True)
+    call = {
+        "sum": lambda a: a.sum() if dim is None else a.sum(dim),
+        "mean": lambda a: a.mean() if dim is None else a.mean(dim),
+        "var": lambda a: a.var() if dim is None else a.var(dim),
+        "vector_norm": lambda a: torch.linalg.vector_norm(a, 2) if dim is None else torch.linalg.vector_norm(a, 2, dim),
+    }[op]
+    out = call(tx)
+    out.backward(torch.from_numpy(g))
+    got = reduce.RUNNERS[op]({"dim": dim}, {"x": x, "grad_out": g}, live_profile())
+    assert_bits_equal(f"{op} out", out.detach().numpy(), got["out"])
+    assert_bits_equal(f"{op} grad_x", tx.grad.numpy(), got["grad_x"])
+
+
+BROADCASTS = st.sampled_from(
+    [((7,), (7,)), ((1001,), (1001,)), ((65, 509), (509,)), ((4, 32, 65), (65,)), ((4, 32, 65), (32, 1)),
+     ((300, 300), (1, 300)), ((40000, 3), (3,)), ((3, 40000), (3, 1)), ((2, 3, 5), (2, 1, 5))]
+)  # fmt: skip
+
+
+@SETTINGS
+@given(shapes=BROADCASTS, seed=SEEDS, threads=THREADS, op=st.sampled_from(["add", "mul", "div"]))
+def test_binary_ops_with_grads(
+    shapes: tuple[tuple[int, ...], tuple[int, ...]], seed: int, threads: int, op: str
+) -> None:
+    _threads(threads)
+    rng = np.random.default_rng(seed)
+    a = _normal(rng, shapes[0])
+    b = (np.sign(rng.standard_normal(shapes[1])) * rng.uniform(0.5, 2.0, shapes[1])).astype(np.float32)
+    g = rng.standard_normal(np.broadcast_shapes(*shapes)).astype(np.float32)
+    ta, tb = _t(a, grad=True), _t(b, grad=True)
+    out = {"add": torch.add, "mul": torch.mul, "div": torch.div}[op](ta, tb)
+    out.backward(torch.from_numpy(g))
+    got = reduce.RUNNERS[op]({}, {"a": a, "b": b, "grad_out": g}, live_profile())
+    assert_bits_equal(f"{op} out", out.detach().numpy(), got["out"])
+    assert_bits_equal(f"{op} grad_a", ta.grad.numpy(), got["grad_a"])
+    assert_bits_equal(f"{op} grad_b", tb.grad.numpy(), got["grad_b"])
+
+
+@SETTINGS
+@given(
+    shapes=st.lists(st.sampled_from([(65, 64), (384,), (65, 509), (7,), (3, 3), (40000,)]), min_size=1, max_size=5),
+    scale=st.sampled_from([1.0, 0.001, 0.05, 10.0]),
+    max_norm=st.sampled_from([1.0, 0.5, 3.0]),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_clip_grad_norm(shapes: list[tuple[int, ...]], scale: float, max_norm: float, seed: int, threads: int) -> None:
+    _threads(threads)
+    rng = np.random.default_rng(seed)
+    grads = [(rng.standard_normal(s) * scale).astype(np.float32) for s in shapes]
+    params = []
+    for g in grads:
+        p = torch.zeros(g.shape)
+        p.grad = _t(g)
+        params.append(p)
+    total = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm)
+    got_total, clipped = reduce.clip_grad_norm(grads, max_norm, live_profile())
+    assert_bits_equal("total_norm", total.numpy(), got_total)
+    for i, p in enumerate(params):
+        assert_bits_equal(f"clipped_{i}", p.grad.numpy(), clipped[i])

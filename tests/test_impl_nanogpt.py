@@ -1,0 +1,86 @@
+"""The torch-free nanoGPT (harness.impl.nanogpt) against the committed tiny fixtures: initial
+weights in full, then the first steps' masks, logits, loss, gradients, clip and AdamW state, bit for bit,
+for every x86 profile and thread count a fixture was recorded with.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.impl import nanogpt
+from harness.impl.profiles import profile_for_platform
+from harness.nanogpt_config import CONFIGS, batches_for
+from harness.nanogpt_fixture import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture, sha256_bytes
+
+FIXTURES = Path(__file__).resolve().parent.parent / "harness" / "fixtures" / "torch-2.13.0"
+PLATFORMS = [f"linux-x86_64-{isa}-t{t}" for isa in ("avx2", "baseline") for t in (1, 2)]
+STEPS = 3
+
+
+def _digest(a: np.ndarray) -> bytes:
+    return bytes(sha256_bytes(np.ascontiguousarray(a).tobytes()))
+
+
+class Checker:
+    """An ImplObserver that collects every difference from a fixture's run, by step and tensor."""
+
+    def __init__(self, run: NanoGPTRun) -> None:
+        self.run = run
+        self.diffs: list[str] = []
+        self.step = 0
+
+    def _expect(self, what: str, actual: bytes, expected: np.ndarray | bytes) -> None:
+        if actual != bytes(expected):
+            self.diffs.append(f"step {self.step}: {what}")
+
+    def _kind(self, kind: str, arrays: list[np.ndarray]) -> None:
+        k = DIGEST_KINDS.index(kind)
+        for i, (name, a) in enumerate(zip(self.run.param_names, arrays, strict=True)):
+            self._expect(f"{kind} {name}", _digest(a), self.rec.digests[i, k])
+
+    def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
+        assert names == self.run.param_names
+        for name, p in zip(names, params, strict=True):
+            self._expect(f"init {name}", p.tobytes(), self.run.init[name].tobytes())
+
+    def after_forward(self, logits: np.ndarray, loss: np.ndarray, masks: list[np.ndarray]) -> None:
+        self.rec = self.run.steps[self.step]
+        self.step += 1
+        self._expect("masks", b"".join(_digest(m != 0) for m in masks), self.rec.dropout_mask_sha256.tobytes())
+        self._expect("logits", _digest(logits), self.rec.logits_sha256)
+        self._expect("loss", loss.tobytes(), self.rec.loss.tobytes())
+
+    def after_backward(self, grads: list[np.ndarray]) -> None:
+        self._kind("grad_preclip", grads)
+
+    def after_clip(self, total_norm: np.ndarray, clip_coef: np.ndarray) -> None:
+        self._expect("grad_norm", total_norm.tobytes(), self.rec.grad_norm.tobytes())
+        self._expect("clip_coef", clip_coef.tobytes(), self.rec.clip_coef.tobytes())
+
+    def after_step(self, step: int, lr: float, params, grads, exp_avg, exp_avg_sq) -> None:  # noqa: ANN001
+        assert step == self.rec.step and lr == self.rec.lr
+        for kind, arrays in (("grad", grads), ("value", params), ("exp_avg", exp_avg), ("exp_avg_sq", exp_avg_sq)):
+            self._kind(kind, arrays)
+
+
+@pytest.mark.parametrize("platform_id", PLATFORMS)
+def test_tiny_first_steps_bit_exact(platform_id: str) -> None:
+    fx = read_nanogpt_fixture(FIXTURES / f"{platform_id}.nanogpt-tiny.h5")
+    cfg = CONFIGS["tiny"]
+    batches = batches_for(cfg)
+    for rec, (x, y) in zip(fx.run.steps[:STEPS], batches, strict=False):
+        assert np.array_equal(rec.x, x) and np.array_equal(rec.y, y)
+    checker = Checker(fx.run)
+    nanogpt.train(cfg, batches, profile_for_platform(platform_id), checker, steps=STEPS)
+    assert checker.step == STEPS
+    assert not checker.diffs, "\n".join(checker.diffs[:20])
+
+
+def test_param_shapes_match_fixture() -> None:
+    fx = read_nanogpt_fixture(FIXTURES / "linux-x86_64-avx2-t1.nanogpt-tiny.h5")
+    shapes = nanogpt.param_shapes(CONFIGS["tiny"])
+    assert list(shapes) == fx.run.param_names
+    assert all(shapes[n] == fx.run.init[n].shape for n in shapes)
