@@ -18,7 +18,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import reduce
-from tests.impl_live import assert_bits_equal, live_profile
+from tests.impl_live import assert_bits_equal, live_profile, needs_verified_profile
+
+pytestmark = needs_verified_profile
 
 SETTINGS = settings(max_examples=25, deadline=None)
 SEEDS = st.integers(0, 2**32 - 1)

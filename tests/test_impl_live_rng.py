@@ -10,7 +10,6 @@ hosts (the fixtures' kind); on other hosts (Intel: MKL's AVX2/AVX-512 kernels) t
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,24 +19,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import optim, rng
-from tests.impl_live import assert_bits_equal, live_profile
+from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+
+pytestmark = needs_verified_profile
 
 SETTINGS = settings(max_examples=25, deadline=None)
 SEEDS = st.integers(0, 2**64 - 1)
 SIZES = st.one_of(st.integers(1, 40), st.integers(1, 5000), st.sampled_from([32767, 32768, 33001, 70001]))
 THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
-
-
-def _amd_host() -> bool:
-    try:
-        return "AuthenticAMD" in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return False
-
-
-needs_amd_mkl_sqrt = pytest.mark.skipif(
-    not _amd_host(), reason="MKL's sqrt is reproduced for its generic kernel on AMD hosts only"
-)
 
 
 @pytest.fixture(autouse=True)
@@ -126,7 +115,7 @@ def test_one_generator_sequence(seed: int, calls: list[tuple[int, int]]) -> None
     assert_bits_equal("randn after", torch.randn(7).numpy(), rng.randn(gen, 7, profile))  # still in step
 
 
-@needs_amd_mkl_sqrt
+@needs_modelled_mkl
 @SETTINGS
 @given(seed=st.integers(0, 2**32 - 1), n=SIZES)
 def test_sqrt(seed: int, n: int) -> None:
@@ -135,7 +124,7 @@ def test_sqrt(seed: int, n: int) -> None:
     assert_bits_equal("sqrt", torch.from_numpy(x).sqrt().numpy(), optim.sqrt(x))
 
 
-@needs_amd_mkl_sqrt
+@needs_modelled_mkl
 @settings(max_examples=20, deadline=None)
 @given(
     seed=st.integers(0, 2**32 - 1),

@@ -18,7 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import rows
-from tests.impl_live import assert_bits_equal, live_profile
+from tests.impl_live import assert_bits_equal, live_profile, needs_verified_profile
+
+pytestmark = needs_verified_profile
 
 SETTINGS = settings(max_examples=25, deadline=None)
 ROWS = st.integers(1, 40)
