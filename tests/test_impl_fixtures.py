@@ -1,4 +1,5 @@
-"""The impl against every committed x86 op fixture: one test per (fixture, case, output).
+"""The impl against every committed x86 fixture: one test per (op fixture, case, output) and
+one per nanoGPT tiny fixture (all 50 steps).
 
 Each fixture is checked under its own kernel profile and thread count. Outputs listed in
 harness/impl/known_gaps.json are strict expected failures: they must still differ (a gap that
@@ -13,10 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.impl.check import committed_x86_fixtures
+from harness.compare import diff_nanogpt
+from harness.impl.check import committed_x86_fixtures, committed_x86_nanogpt_fixtures
 from harness.impl.known_gaps import ImplMismatch, assert_reproduces, load_gaps
+from harness.impl.nanogpt_record import impl_nanogpt_fixture
 from harness.impl.ops import NotImplementedInImpl, run_case
 from harness.impl.profiles import profile_for_platform
+from harness.nanogpt_fixture import read_nanogpt_fixture
 from harness.op_fixture import OpFixture, read_op_fixture
 from harness.ulp import compare_tensors
 
@@ -70,3 +74,23 @@ def test_gaps_name_real_outputs() -> None:
         real |= {(platform, r.op, r.case, n) for r in structure.cases.values() for n in r.outputs}
     stale = sorted(set(GAPS) - real)
     assert not stale, f"known_gaps.json names outputs no committed fixture has: {stale[:5]}"
+
+
+def _nanogpt_params() -> list:
+    out = []
+    for path in committed_x86_nanogpt_fixtures("tiny"):
+        platform = path.name.split(".nanogpt-")[0]
+        gaps = [g for g in GAPS.values() if g.platform == platform and g.op == "nanogpt-tiny"]
+        marks = [pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=gaps[0].line())] if gaps else []
+        out.append(pytest.param(path, id=f"{platform}/nanogpt-tiny", marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("path", _nanogpt_params())
+def test_impl_trains_nanogpt_like_the_fixture(path: Path) -> None:
+    """Initial weights and all 50 steps, every recorded digest, scalar and full tensor."""
+    expected = read_nanogpt_fixture(path)
+    diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected))
+    if diff.first is not None:
+        first = diff.first
+        raise ImplMismatch(f"{path.name}: first divergence at step {first.step}, {first.stage}: {first.detail}")

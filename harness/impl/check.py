@@ -28,6 +28,11 @@ def committed_x86_fixtures() -> list[Path]:
     return sorted((DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}").glob("linux-x86_64-*-t[0-9].h5"))
 
 
+def committed_x86_nanogpt_fixtures(config: str) -> list[Path]:
+    """The committed nanoGPT fixtures of one training configuration on x86_64."""
+    return sorted((DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}").glob(f"linux-x86_64-*-t[0-9].nanogpt-{config}.h5"))
+
+
 def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
     """(the gaps of the impl against one fixture, a line per output checked)."""
     expected = read_op_fixture(path, ops=ops)
