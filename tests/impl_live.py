@@ -15,6 +15,8 @@ by accident:
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
 
@@ -24,7 +26,6 @@ import torch
 
 from harness.impl.known_gaps import load_gaps
 from harness.impl.profiles import KernelProfile, get_profile
-from harness.provenance import mkl_code_path_from_banner, mkl_verbose_banner
 from harness.ulp import compare_tensors, describe
 
 _CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
@@ -44,7 +45,10 @@ def _mkl_host() -> tuple[str, bool]:
         amd = "AuthenticAMD" in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
         amd = False
-    return mkl_code_path_from_banner(mkl_verbose_banner()), amd
+    # a fresh interpreter: in this one MKL prints its banner once, and pytest's capture may take it
+    code = "from harness.provenance import mkl_code_path_from_banner as p, mkl_verbose_banner as b; print(p(b()))"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
+    return run.stdout.strip(), amd
 
 
 def _mkl_mismatch() -> str:

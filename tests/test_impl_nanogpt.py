@@ -60,7 +60,15 @@ class Checker:
         self._expect("grad_norm", total_norm.tobytes(), self.rec.grad_norm.tobytes())
         self._expect("clip_coef", clip_coef.tobytes(), self.rec.clip_coef.tobytes())
 
-    def after_step(self, step: int, lr: float, params, grads, exp_avg, exp_avg_sq) -> None:  # noqa: ANN001
+    def after_step(
+        self,
+        step: int,
+        lr: float,
+        params: list[np.ndarray],
+        grads: list[np.ndarray],
+        exp_avg: list[np.ndarray],
+        exp_avg_sq: list[np.ndarray],
+    ) -> None:
         assert step == self.rec.step and lr == self.rec.lr
         for kind, arrays in (("grad", grads), ("value", params), ("exp_avg", exp_avg), ("exp_avg_sq", exp_avg_sq)):
             self._kind(kind, arrays)

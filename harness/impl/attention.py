@@ -18,8 +18,11 @@ from typing import Any
 import numpy as np
 
 from harness.errors import ParityError
-from harness.impl._lib import f32, load, ptr
+from harness.impl._lib import Profile, f32, load, ptr
+from harness.impl.linalg import bmm as aten_small_bmm
 from harness.impl.profiles import KernelProfile
+from harness.impl.rng import CPUGenerator, dropout, dropout_backward
+from harness.impl.rows import softmax, softmax_backward
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -32,19 +35,12 @@ Arrays = Mapping[str, np.ndarray]
 def _lib() -> ctypes.CDLL:
     lib = load("attention")
     if not getattr(lib, "_typed", False):
-        lib.sdpa_flash_forward.argtypes = [_Profile(), _I64, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P]
-        lib.sdpa_flash_backward.argtypes = [_Profile(), *[_I64] * 5, *[_P] * 9]
-        lib.att_sgemm.argtypes = [
-            ctypes.c_char, ctypes.c_char, _I64, _I64, _I64, _F, _P, _I64, _P, _I64, _F, _P, _I64, ctypes.c_int32
-        ]
+        lib.sdpa_flash_forward.argtypes = [Profile, _I64, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P]
+        lib.sdpa_flash_backward.argtypes = [Profile, *[_I64] * 5, *[_P] * 9]
+        c, i, f = ctypes.c_char, _I64, _F
+        lib.att_sgemm.argtypes = [c, c, i, i, i, f, _P, i, _P, i, f, _P, i, ctypes.c_int32, i]
         lib._typed = True
     return lib
-
-
-def _Profile() -> type:  # noqa: N802 - the ctypes struct type
-    from harness.impl._lib import Profile
-
-    return Profile
 
 
 def _dims(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[int, int, int, int, int]:
@@ -82,10 +78,8 @@ def sdpa_backward(
     q, k, v, grad_out = f32(q), f32(k), f32(v), f32(grad_out)
     b, h, lq, s, d = _dims(q, k, v)
     gq, gk, gv = np.empty_like(q), np.empty_like(k), np.empty_like(v)
-    _lib().sdpa_flash_backward(
-        profile.as_c(), b, h, lq, s, d, ptr(q), ptr(k), ptr(v), ptr(saved.out), ptr(saved.lse),
-        ptr(grad_out), ptr(gq), ptr(gk), ptr(gv),
-    )
+    arrays = (q, k, v, saved.out, saved.lse, grad_out, gq, gk, gv)
+    _lib().sdpa_flash_backward(profile.as_c(), b, h, lq, s, d, *map(ptr, arrays))
     return gq, gk, gv
 
 
@@ -100,14 +94,15 @@ def _bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
     nb, m, k = a.shape
     n = b.shape[2]
     if k * m * n < _SMALL_BMM:
-        from harness.impl.linalg import bmm
-
-        return bmm(np.ascontiguousarray(a), np.ascontiguousarray(b), profile)
+        return aten_small_bmm(np.ascontiguousarray(a), np.ascontiguousarray(b), profile)
     out = np.empty((nb, m, n), np.float32)
     (tb, ldb_, bb), (ta, lda_, aa) = _blas_operand(b), _blas_operand(a)
     threaded = int(profile.threads > 1 and nb == 1)  # one item: plain sgemm, free to use MKL's threads
-    for i in range(nb):
-        _lib().att_sgemm(tb, ta, n, m, k, 1.0, ptr(bb[i]), ldb_, ptr(aa[i]), lda_, 0.0, ptr(out[i]), n, threaded)
+    lib = _lib()
+    for i in range(nb):  # item i of torch's (64-byte-aligned) output starts i*m*n floats in
+        lib.att_sgemm(
+            tb, ta, n, m, k, 1.0, ptr(bb[i]), ldb_, ptr(aa[i]), lda_, 0.0, ptr(out[i]), n, threaded, i * m * n
+        )
     return out
 
 
@@ -134,15 +129,12 @@ class MathSaved:
 
 
 def sdpa_math_forward(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, dropout_p: float, gen: Any, profile: KernelProfile
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, dropout_p: float, gen: CPUGenerator, profile: KernelProfile
 ) -> tuple[np.ndarray, MathSaved]:
     """``_scaled_dot_product_attention_math`` with is_causal and dropout (``gen``: rng.CPUGenerator
     as torch's default generator stands): q2 = q*s, k2 = k*s with s = float(sqrt(1/sqrt(D)));
-    attn = q2 @ k2^T (+0 / -inf causal mask); softmax; dropout (bernoulli_(1-p), /(1-p), *);
+    attn = q2 @ k2^T, plus the causal mask (0 / -inf); softmax; dropout (bernoulli_(1-p), /(1-p), *);
     out = attn_d @ v."""
-    from harness.impl.rng import dropout
-    from harness.impl.rows import softmax
-
     q, k, v = f32(q), f32(k), f32(v)
     b, h, lq, s, d = _dims(q, k, v)
     rs = np.float32(math.sqrt(1.0 / math.sqrt(d)))
@@ -150,7 +142,7 @@ def sdpa_math_forward(
     k2 = (k * rs).reshape(b * h, s, d)
     v3 = v.reshape(b * h, s, d)
     scores = _bmm(q2, k2.transpose(0, 2, 1), profile)
-    scores[:, ~np.tril(np.ones((lq, s), bool))] = -np.inf
+    scores = scores + np.where(np.tril(np.ones((lq, s), bool)), np.float32(0), np.float32(-np.inf))
     attn = softmax(scores, profile)
     attn_d, noise = dropout(attn, dropout_p, gen, profile)
     out = _bmm(attn_d, v3, profile).reshape(b, h, lq, d)
@@ -162,9 +154,6 @@ def sdpa_math_backward(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Autograd through the math path: bmm backward (grad @ v^T, attn_d^T @ grad), dropout's
     grad * noise, softmax backward, bmm backward (grad_s @ k2, q2^T @ grad_s), then * s."""
-    from harness.impl.rng import dropout_backward
-    from harness.impl.rows import softmax_backward
-
     shape = grad_out.shape
     g = f32(grad_out).reshape(saved.q2.shape)
     grad_attn_d = _bmm(g, saved.v.transpose(0, 2, 1), profile)
@@ -180,8 +169,6 @@ def sdpa_math_backward(
 
 
 def _run_sdpa_dropout(params: Mapping[str, Any], t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.rng import CPUGenerator
-
     _check_params(params, dropout=True)
     gen = CPUGenerator(int(params["torch_seed"]))
     out, saved = sdpa_math_forward(t["q"], t["k"], t["v"], float(params["dropout_p"]), gen, profile)

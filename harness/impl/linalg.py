@@ -28,7 +28,8 @@ _SMALL_BMM = 400  # at::bmm: contraction * rows * cols below this takes ATen's o
 def _lib() -> ctypes.CDLL:
     lib = load("gemm")
     if not getattr(lib, "_typed", False):
-        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, ctypes.c_int32, ctypes.c_int32]
+        i32 = ctypes.c_int32
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32]
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
@@ -36,17 +37,20 @@ def _lib() -> ctypes.CDLL:
     return lib
 
 
-def _operand(a: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """A 2-D float32 operand as torch's addmm hands it to BLAS, with its element strides: kept when
-    row-major (unit column stride) or column-major (unit row stride), else copied C-contiguous."""
+def _operand(a: np.ndarray) -> tuple[np.ndarray, int, int, bool]:
+    """A 2-D float32 operand as torch's addmm hands it to BLAS: (array, element strides, transposed).
+    Row-major (unit column stride, row stride >= cols) is kept as is; else column-major (unit row
+    stride, column stride >= rows) is kept as transposed (a 1-row vector with unit strides is
+    column-major by this test); anything else is copied C-contiguous."""
     if a.dtype != np.float32:
         raise TypeError(f"expected float32, got {a.dtype}")
     s0, s1 = (s // 4 if s % 4 == 0 else -1 for s in a.strides)
     rows, cols = a.shape
-    if not ((s1 == 1 and s0 >= max(1, cols)) or (s0 == 1 and s1 >= max(1, rows))):
-        a = np.ascontiguousarray(a)
-        s0, s1 = max(1, cols), 1
-    return a, s0, s1
+    if s1 == 1 and s0 >= max(1, cols):
+        return a, s0, s1, False
+    if s0 == 1 and s1 >= max(1, rows):
+        return a, s0, s1, True
+    return np.ascontiguousarray(a), max(1, cols), 1, False
 
 
 def _check_2d(a: np.ndarray, b: np.ndarray) -> None:
@@ -54,18 +58,22 @@ def _check_2d(a: np.ndarray, b: np.ndarray) -> None:
         raise ParityError(f"mm: cannot multiply {list(a.shape)} by {list(b.shape)}")
 
 
-def _sgemm(a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: bool, batched: bool = False) -> None:
+def _sgemm(
+    a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: bool, profile: KernelProfile, batched: bool = False
+) -> None:
     """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
-    item of MKL's batched gemm). The kernels of small products depend on the addresses mod 16 bytes:
+    item of MKL's batched gemm; ``profile.threads``: MKL's thread count, which picks kernels of small
+    products). The kernels of small products depend on the addresses mod 16 bytes:
     pass the arrays at the same offsets as torch's tensors (fresh arrays and their views are)."""
-    a, sa0, sa1 = _operand(a)
-    b, sb0, sb1 = _operand(b)
+    a, sa0, sa1, ta = _operand(a)
+    b, sb0, sb1, tb = _operand(b)
     m, k = a.shape
     n = b.shape[1]
     if c.shape != (m, n) or c.dtype != np.float32 or (n > 1 and c.strides[1] != 4):
         raise ParityError(f"gemm: bad output {c.dtype}{list(c.shape)} for {m}x{n}")
     ldc = c.strides[0] // 4
-    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, int(beta), int(batched))
+    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1)
+    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
 
 
 def _ptr_any(a: np.ndarray) -> ctypes.c_void_p:
@@ -82,22 +90,20 @@ def mm(
     Each element: K cut into blocks (see csrc/gemm.c), one fused chain per block, blocks added.
     The bits depend on K only, not on the layout, the thread count or the profile.
     """
-    del profile  # one MKL code path for every x86 profile the fixtures record
     a = a.T if trans_a else a
     b = b.T if trans_b else b
     _check_2d(a, b)
     c = np.empty((a.shape[0], b.shape[1]), np.float32)
-    _sgemm(a, b, c, beta=False)
+    _sgemm(a, b, c, False, profile)
     return c
 
 
 def addmm(c: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
     """``torch.addmm(c, a, b)`` (beta = alpha = 1): ``c`` (broadcast to (M,N), e.g. a bias row) is
     copied into the result, then MKL adds each k block's chain to it in turn."""
-    del profile
     _check_2d(a, b)
     out = np.ascontiguousarray(np.broadcast_to(c, (a.shape[0], b.shape[1])), dtype=np.float32).copy()
-    _sgemm(a, b, out, beta=True)
+    _sgemm(a, b, out, True, profile)
     return out
 
 
@@ -123,7 +129,6 @@ def cpublas_gemm(
     C (m x n, column-major, ldc) = op(A) (m x k) @ op(B) (k x n) + beta * C, beta 0 or 1: the
     row-major product C^T (n x m) = op(B)^T @ op(A)^T that ``mm`` reproduces.
     """
-    del profile
     if beta not in (0.0, 1.0):
         raise ParityError(f"cpublas_gemm: beta must be 0 or 1, got {beta}")
     if min(m, n) <= 0:
@@ -132,14 +137,14 @@ def cpublas_gemm(
     left = _view(b, (n, k), (ldb, 1) if transb.upper() == "N" else (1, ldb))
     right = _view(a, (k, m), (1, lda) if transa.upper() == "T" else (lda, 1))
     out = _view(c, (n, m), (ldc, 1))
-    _sgemm(left, right, out, beta=beta == 1.0)
+    _sgemm(left, right, out, beta == 1.0, profile)
 
 
 def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) -> np.ndarray:
     """A strided 2-D view (element strides) of a 1-D float32 array, bounds-checked."""
     if flat.dtype != np.float32 or flat.ndim != 1:
         raise ParityError("cpublas_gemm: pass 1-D float32 views of the buffers")
-    last = sum((d - 1) * s for d, s in zip(shape, strides))
+    last = sum((d - 1) * s for d, s in zip(shape, strides, strict=True))
     if last >= flat.size:
         raise ParityError(f"cpublas_gemm: a {shape} matrix with strides {strides} overruns its buffer")
     return np.lib.stride_tricks.as_strided(flat, shape, tuple(4 * s for s in strides))
@@ -162,8 +167,7 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out))
         return out
     for i in range(nb):
-        _sgemm(a[i], b[i], out[i], beta=False, batched=nb > 1)
-    del profile
+        _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1)
     return out
 
 
@@ -183,6 +187,22 @@ def matmul(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
     return bmm(a3, b3, profile).reshape(*batch, a.shape[-2], b.shape[-1])
 
 
+def mm_backward(
+    grad: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray]:
+    """Gradients of ``mm(a, b)`` as autograd computes them (mm_mat1_backward, mm_mat2_backward):
+    ``grad @ b^T`` and ``a^T @ grad``, except that an operand stored column-major (unit row stride,
+    column stride = rows; e.g. a weight's ``w.T``) gets its gradient as the transposed product,
+    ``(b @ grad^T)^T`` / ``(grad^T @ a)^T``: other operands reach MKL, so other kernels run."""
+    grad_a = mm(b, grad, profile, trans_b=True).T if _column_major(a) else mm(grad, b, profile, trans_b=True)
+    grad_b = mm(grad, a, profile, trans_a=True).T if _column_major(b) else mm(a, grad, profile, trans_a=True)
+    return np.ascontiguousarray(grad_a), np.ascontiguousarray(grad_b)
+
+
+def _column_major(x: np.ndarray) -> bool:
+    return x.strides == (4, 4 * x.shape[0])
+
+
 def matmul_backward(
     grad_out: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -191,7 +211,7 @@ def matmul_backward(
     if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
         raise ParityError("matmul_backward: the impl supports operands with equal batch dims only")
     if a.ndim == 2:
-        return mm(grad_out, b, profile, trans_b=True), mm(a, grad_out, profile, trans_a=True)
+        return mm_backward(grad_out, a, b, profile)
     g3 = grad_out.reshape(-1, *grad_out.shape[-2:])
     a3 = a.reshape(-1, *a.shape[-2:])
     b3 = b.reshape(-1, *b.shape[-2:])
@@ -216,13 +236,14 @@ def linear_backward(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Gradients of ``linear``: ``(grad_x, grad_weight, grad_bias)`` (grad_bias None without a bias).
 
-    grad_x = grad_out2d @ weight (K = N); grad_weight = grad_out2d^T @ x2d, summed over the rows
-    (torch's mm_mat2_backward for the column-major weight.t()); grad_bias = grad_out2d.sum(0) (ATen's sum kernel, harness.impl.reduce).
+    ``mm_backward`` of ``x2d @ weight.T``: grad_x = grad_out2d @ weight; grad_weight = grad_out2d^T
+    @ x2d (weight.T is column-major); grad_bias = grad_out2d.sum(0) (ATen's sum kernel,
+    harness.impl.reduce).
     """
     g2 = grad_out.reshape(-1, grad_out.shape[-1])
     x2 = x.reshape(-1, x.shape[-1])
-    grad_x = mm(g2, weight, profile).reshape(x.shape)
-    grad_w = mm(g2, x2, profile, trans_a=True)
+    grad_x2, grad_wt = mm_backward(g2, x2, weight.T, profile)
+    grad_x, grad_w = grad_x2.reshape(x.shape), np.ascontiguousarray(grad_wt.T)
     grad_b = None
     if has_bias:
         from harness.impl.reduce import sum_dims
@@ -276,9 +297,7 @@ def _run_matmul(p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: Kern
     return {"out": matmul(t["a"], t["b"], profile), "grad_a": grad_a, "grad_b": grad_b}
 
 
-def _run_embedding(
-    p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: KernelProfile
-) -> dict[str, np.ndarray]:
+def _run_embedding(p: Mapping[str, Any], t: Mapping[str, np.ndarray], profile: KernelProfile) -> dict[str, np.ndarray]:
     return {
         "out": embedding(t["idx"], t["weight"]),
         "grad_weight": embedding_backward(t["grad_out"], t["idx"], t["weight"].shape[0]),

@@ -21,13 +21,16 @@ See harness/impl/notes/nanogpt.md for the accumulation orders and what differs b
 
 from __future__ import annotations
 
+import ctypes
 import math
+import os
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
 from harness.impl import attention, linalg, rng, rows, unary
+from harness.impl._lib import load
 from harness.impl.optim import AdamW
 from harness.impl.profiles import KernelProfile
 from harness.impl.reduce import clip_grad_norm, sum_dims
@@ -36,6 +39,7 @@ from harness.nanogpt_config import TrainConfig, get_lr
 LN_EPS = 1e-5
 IGNORE_INDEX = -1
 Batch = tuple[np.ndarray, np.ndarray]
+THREADS = min(os.cpu_count() or 1, 16)  # for the matrix products: any count gives the same bits
 
 
 class ImplObserver(Protocol):
@@ -63,7 +67,10 @@ class ImplObserver(Protocol):
 def param_shapes(cfg: TrainConfig) -> dict[str, tuple[int, ...]]:
     """Parameter names and shapes in ``named_parameters()`` order."""
     c, v = cfg.n_embd, cfg.vocab_size
-    shapes: dict[str, tuple[int, ...]] = {"transformer.wte.weight": (v, c), "transformer.wpe.weight": (cfg.block_size, c)}
+    shapes: dict[str, tuple[int, ...]] = {
+        "transformer.wte.weight": (v, c),
+        "transformer.wpe.weight": (cfg.block_size, c),
+    }
 
     def add(prefix: str, out: int | None, inp: int) -> None:  # out None: a LayerNorm of inp
         if out is None:
@@ -192,38 +199,84 @@ def layernorm_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> tuple[np.nda
     return rows.layer_norm_backward(dout, x, mean, rstd, w, ctx.profile)
 
 
+def _gemm_lib() -> ctypes.CDLL:
+    lib = load("nanogpt")
+    if not getattr(lib, "_typed", False):
+        i64, p, i32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int32
+        lib.nanogpt_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, i32, i32]
+        lib.nanogpt_bmm.argtypes = [i64, i64, i64, i64, p, i64, i64, i64, p, i64, i64, i64, p, i32]
+        lib._typed = True
+    return lib
+
+
+def _main_kernel(m: int, n: int, k: int) -> bool:
+    """Whether MKL computes every element of an (m,k) @ (k,n) product with its main kernel (and
+    at::bmm calls MKL): then csrc/nanogpt.c's blocked sgemm gives linalg's bits, faster."""
+    return m >= 12 and n >= 12 and k >= 2 and m * n * k >= 400
+
+
+def _strides(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(s // 4 for s in a.strides)
+
+
+def mm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, c: np.ndarray | None = None) -> np.ndarray:
+    """``torch.mm(a, b)`` (MKL sgemm), or ``torch.addmm(c, a, b)`` with c broadcast to (M,N):
+    (M,K) @ (K,N) -> (M,N); a and b may be transposed views."""
+    (m, k), n = a.shape, b.shape[1]
+    if not _main_kernel(m, n, k) or any(s <= 0 for s in a.strides + b.strides):
+        return linalg.mm(a, b, profile) if c is None else linalg.addmm(c, a, b, profile)
+    out = np.empty((m, n), np.float32)
+    if c is not None:
+        out[...] = c  # addmm: the bias row in every row of the result, then the products added
+    (sa0, sa1), (sb0, sb1) = _strides(a), _strides(b)
+    _gemm_lib().nanogpt_gemm(
+        m, n, k, a.ctypes.data, sa0, sa1, b.ctypes.data, sb0, sb1, out.ctypes.data, n, int(c is not None), THREADS
+    )
+    return out
+
+
 def linear_forward(ctx: Ctx, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, tuple]:
-    """nn.Linear: x (B,T,K) -> (B,T,N); addmm(b, x2d, w^T) with a bias, mm(x2d, w^T) without."""
-    return linalg.linear(x, w, b, ctx.profile), (x, w, b is not None)
+    """nn.Linear (as linalg.linear): x (B,T,K) -> (B,T,N); addmm(b, x2d, w^T) with a bias,
+    mm(x2d, w^T) without."""
+    x2 = x.reshape(-1, x.shape[-1])
+    out = mm(x2, w.T, ctx.profile, b)
+    return out.reshape(*x.shape[:-1], w.shape[0]), (x, w, b is not None)
 
 
 def linear_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(dx, dw, db) as linalg.linear_backward: dx = dout2d @ w; dw = (x2d^T @ dout2d)^T;
+    db = dout2d.sum(0) (ATen's sum kernel)."""
     x, w, has_bias = cache
-    return linalg.linear_backward(dout, x, w, has_bias, ctx.profile)
+    g2 = dout.reshape(-1, dout.shape[-1])
+    x2 = x.reshape(-1, x.shape[-1])
+    dx = mm(g2, w, ctx.profile).reshape(x.shape)
+    dw = np.ascontiguousarray(mm(x2.T, g2, ctx.profile).T)
+    db = sum_dims(g2, (0,), ctx.profile) if has_bias else None
+    return dx, dw, db
 
 
 def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
     """``at::bmm`` of the attention math path: (N,M,K) @ (N,K,P), items contiguous or transposed views.
 
-    When M, P >= 12 and K >= 2 (and K*M*P >= 400), MKL takes its main sgemm kernel for every element
-    (see csrc/attention.c), which linalg.mm's packed kernel reproduces fast; other shapes go to
-    attention._bmm (MKL's edge forms, ATen's small loop). Workaround until attention.py's sgemm
-    model gets a fast main path: the bits are the same either way.
+    Shapes MKL sends to its main kernel go to csrc/nanogpt.c (linalg's bits, batched and threaded);
+    the others to attention._bmm (MKL's edge forms, ATen's small loop).
     """
     nb, m, k = a.shape
     n = b.shape[2]
-    if m < 12 or n < 12 or k < 2 or k * m * n < 400:
+    if not _main_kernel(m, n, k) or any(s <= 0 for s in a.strides + b.strides):
         return attention._bmm(a, b, profile)
     out = np.empty((nb, m, n), np.float32)
-    for i in range(nb):
-        linalg._sgemm(a[i], b[i], out[i], beta=False)
+    (sab, sa0, sa1), (sbb, sb0, sb1) = _strides(a), _strides(b)
+    _gemm_lib().nanogpt_bmm(
+        nb, m, n, k, a.ctypes.data, sab, sa0, sa1, b.ctypes.data, sbb, sb0, sb1, out.ctypes.data, THREADS
+    )
     return out
 
 
 def attention_forward(ctx: Ctx, qkv: np.ndarray, n_head: int) -> tuple[np.ndarray, tuple]:
     """Causal self-attention through SDPA's math path (torch takes it when dropout_p > 0):
     split qkv (B,T,3C) -> q, k, v (B,NH,T,HS); q2 = q*s, k2 = k*s with s = float(sqrt(1/sqrt(HS)));
-    att = q2 @ k2^T (B*NH,T,T), future positions -inf; softmax; dropout (draws a mask);
+    att = q2 @ k2^T (B*NH,T,T) + causal mask (0 / -inf); softmax; dropout (draws a mask);
     y = att_d @ v (B*NH,T,HS); heads side by side again -> (B,T,C)."""
     b, t, c3 = qkv.shape
     c = c3 // 3
@@ -234,7 +287,7 @@ def attention_forward(ctx: Ctx, qkv: np.ndarray, n_head: int) -> tuple[np.ndarra
     k2 = (heads[1] * rs).reshape(b * n_head, t, hs)
     v = np.ascontiguousarray(heads[2]).reshape(b * n_head, t, hs)
     att = bmm(q2, k2.transpose(0, 2, 1), ctx.profile)  # (B*NH,T,T)
-    att[:, ~np.tril(np.ones((t, t), bool))] = -np.inf
+    att += np.where(np.tril(np.ones((t, t), bool)), np.float32(0), np.float32(-np.inf))  # causal mask added
     att = rows.softmax(att, ctx.profile)
     att_d, noise = dropout_forward(ctx, att)
     y = bmm(att_d, v, ctx.profile).reshape(b, n_head, t, hs)
@@ -429,6 +482,6 @@ def train(
         opt.step([grads[i] for i in order])
         if observer:
             states = [opt.state[slot[i]] for i in range(len(params))]
-            observer.after_step(
-                it + 1, lr, params, grads, [s.exp_avg for s in states], [s.exp_avg_sq for s in states]
-            )  # type: ignore[misc]
+            exp_avg = [s.exp_avg for s in states if s.exp_avg is not None]
+            exp_avg_sq = [s.exp_avg_sq for s in states if s.exp_avg_sq is not None]
+            observer.after_step(it + 1, lr, params, grads, exp_avg, exp_avg_sq)

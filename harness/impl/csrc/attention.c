@@ -27,8 +27,8 @@
  *          over (alpha*a_il) * b_lj (alpha applied to A, rounded, as MKL packs it), then
  *          c = (beta ? beta*C : first block) + t block by block (csrc/gemm.c's model).
  *   n < 4 (sequential MKL: one thread, or called inside an OpenMP region), or the last n % 4
- *   columns of any n < 12 (threaded MKL: threads > 1 outside a region): those columns leave the
- *   main kernel:
+ *   columns of any n < 12 (threaded MKL: threads > 1 outside a region, and the problem big enough
+ *   for MKL to split it: k > 4 when m > 16, k > 16 otherwise): those columns leave the main kernel:
  *          transA 'N': axpy form, c = beta*C (0 when beta = 0), then c = c + (alpha*b_lj) * a_il
  *                      for l in order, separately rounded;
  *          transA 'T': dot form, separately rounded products summed in 4 lanes (l % 4) for the
@@ -36,16 +36,17 @@
  *                      ((0+2)+(1+3); ((0+4)+(2+6))+((1+5)+(3+7))), the k % lanes tail after.
  *   m < 12 and n < 12 with transA 'T': every column takes the dot form.
  *   k == 1 with transA 'N' (a rank-1 update): every column takes the axpy form.
- *   m < 12 with transA 'N': every column takes the axpy form (measured for k <= 7; from k = 9
- *          on, the first 3 rows of some columns follow yet another order, not modelled).
- *   Threaded MKL with a misaligned C (not 16-byte aligned) computes the first rows of the axpy
- *   columns in another order: not modelled (the flash forward's dst buffer for L < 12, B*H = 1).
+ *   m < 12 with transA 'N': every column takes the axpy form.
+ *   The axpy form peels the rows before C's column reaches a 16-byte boundary (if 4 or more rows
+ *   remain) and sums them in another order (gemm_axpy_elem); the C offset is torch's, passed in.
  *   n == 1 with transA 'T' (sgemv 'T'): 4 products summed in order seed lane 0, then rows below
  *          4*floor(m/4): 4 lanes over l = 4..k-1; the other rows alternate (even offset) 8 lanes
  *          over l = 4..4+8*floor((k-4)/8)-1, or (odd offset) 4 lanes stepping 8, then the
  *          remaining l in order; all separately rounded. Measured for k = 64 only.
- * Unverified beyond what was measured: alpha not a power of two, beta other than 0 or 1 on the
- * dot and sgemv forms, k % 4 != 0 on the dot form, the sgemv 'T' form for k != 64. */
+ * Measured with MKL on 1 or 2 threads; 3+ threads give other bits for threaded calls (not
+ * modelled). Unverified: alpha not a power of two outside the main and k == 1 forms, beta other
+ * than 0 or 1, beta = 1 on the dot/sgemv forms and peeled axpy rows, k % 4 != 0 on the dot form,
+ * the sgemv 'T' form for k other than 16, 32, 64. */
 
 typedef struct {
     char ta, tb;
@@ -59,6 +60,7 @@ typedef struct {
     float *C;
     int64_t ldc;
     int threaded; /* MKL may use several threads: called outside an OpenMP region, threads > 1 */
+    int64_t c_off; /* C's offset in floats from a 16-byte boundary in torch's buffers (mod 4) */
 } gemm_t;
 
 static inline float opA(const gemm_t *g, int64_t i, int64_t l) {
@@ -111,11 +113,22 @@ static void gemm_main(const gemm_t *g, int64_t nc) {
     free(pa);
 }
 
-/* axpy form of the column remainder, transA 'N' */
+/* axpy form, transA 'N': c = beta*C, then c + (alpha*b_lj) * a_il in l order. The rows MKL
+ * peels to reach a 16-byte-aligned C column (when at least 4 rows remain after them) go by 8 l
+ * at a time: 4 added in order onto c, the next 4 chained apart and their sum added. */
 static void gemm_axpy_elem(const gemm_t *g, int64_t i, int64_t j) {
     float *c = g->C + i + j * g->ldc;
     float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
-    for (int64_t l = 0; l < g->k; l++) acc = acc + (g->alpha * opB(g, l, j)) * opA(g, i, l);
+    const int64_t peel = (4 - (g->c_off + j * g->ldc) % 4) % 4;
+    int64_t l = 0;
+    if (i < peel && g->m - peel >= 4)
+        for (; l + 8 <= g->k; l += 8) {
+            for (int64_t q = l; q < l + 4; q++) acc = acc + (g->alpha * opB(g, q, j)) * opA(g, i, q);
+            float t = (g->alpha * opB(g, l + 4, j)) * opA(g, i, l + 4);
+            for (int64_t q = l + 5; q < l + 8; q++) t = t + (g->alpha * opB(g, q, j)) * opA(g, i, q);
+            acc = acc + t;
+        }
+    for (; l < g->k; l++) acc = acc + (g->alpha * opB(g, l, j)) * opA(g, i, l);
     *c = acc;
 }
 
@@ -165,7 +178,8 @@ static void mkl_sgemm(const gemm_t *g) {
         return;
     }
     const int all_dot = g->ta == 'T' && m < 12 && n < 12;
-    const int64_t n_main = g->threaded ? (n >= 12 ? n : n - n % 4) : (n >= 4 ? n : 0);
+    const int par = g->threaded && (m > 16 ? g->k > 4 : g->k > 16); /* MKL does split the work */
+    const int64_t n_main = par ? (n >= 12 ? n : n - n % 4) : (n >= 4 ? n : 0);
     const int64_t nmain = all_dot || (g->ta == 'N' && (m < 12 || g->k == 1)) ? 0 : n_main;
     if (nmain > 0) gemm_main(g, nmain);
     for (int64_t j = nmain; j < n; j++)
@@ -177,8 +191,8 @@ static void mkl_sgemm(const gemm_t *g) {
 
 /* BLAS-style entry for the math path (attention.py): what at::bmm's MKL call computes per matrix. */
 void att_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
-               const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int32_t threaded) {
-    const gemm_t g = {ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, threaded};
+               const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int32_t threaded, int64_t c_off) {
+    const gemm_t g = {ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, threaded, c_off};
     mkl_sgemm(&g);
 }
 
@@ -288,6 +302,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
     const float scale = (float)(1.0 / sqrt((double)D));
     const int64_t qs = q_split_size(L) < L ? q_split_size(L) : L, kvs = KV_SPLIT < S ? KV_SPLIT : S;
     const int thr = p.threads > 1 && B * H * divup(L, qs) == 1; /* parallel_for ran its one item inline */
+    const int64_t dst_off = (qs * kvs + 2 * qs) % 4;                /* torch's per-thread buffer, thread 0 */
     float *qk = malloc(sizeof(float) * (size_t)(qs * kvs + 2 * qs + qs * D));
     float *qmax = qk + qs * kvs, *qsum = qmax + qs, *dst = qsum + qs;
     for (int64_t bh = 0; bh < B * H; bh++) {
@@ -298,7 +313,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
             for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                const gemm_t g1 = {'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr};
+                const gemm_t g1 = {'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0};
                 mkl_sgemm(&g1);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
@@ -319,7 +334,8 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
                     if (n > 0)
                         for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
                 }
-                const gemm_t g2 = {'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, n > 0 ? 1.0f : 0.0f, dst, D, thr};
+                const float beta = n > 0 ? 1.0f : 0.0f;
+                const gemm_t g2 = {'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off};
                 mkl_sgemm(&g2);
             }
             for (int64_t r = 0; r < qb; r++) {
@@ -365,7 +381,7 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
             const int64_t num_keys = m + qb < S ? m + qb : S;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                const gemm_t g3 = {'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr};
+                const gemm_t g3 = {'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0};
                 mkl_sgemm(&g3);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(&p, attn[r * kb + c] - lh[m + r]);
@@ -373,16 +389,16 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
                             if (c >= 0) attn[r * kb + c] = 0.0f;
-                const gemm_t g4 = {'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr};
+                const gemm_t g4 = {'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0};
                 mkl_sgemm(&g4);
-                const gemm_t g5 = {'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr};
+                const gemm_t g5 = {'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0};
                 mkl_sgemm(&g5);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++)
                         gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
-                const gemm_t g6 = {'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr};
+                const gemm_t g6 = {'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0};
                 mkl_sgemm(&g6);
-                const gemm_t g7 = {'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr};
+                const gemm_t g7 = {'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0};
                 mkl_sgemm(&g7);
             }
         }

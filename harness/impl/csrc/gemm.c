@@ -116,9 +116,11 @@ static void gemm_main(int64_t M, int64_t N, int64_t K, const float *A, int64_t s
 /* ---- MKL's small-matrix kernels (SSE, no FMA: each product rounded, then added) ----
  * Measured with torch.mm on this AMD host, in torch's row-major terms (MKL sees the transposed
  * problem: its m = N, its n = M). They take over when M < 12 or N < 12:
- *   N >= 12, M < 12: rows in whole groups of 4 take the main kernel; the last M % 4 rows take a
- *     small kernel, except when M >= 4 and (K <= 4 or (N <= 16 and K <= 16) or the call is one
- *     item of MKL's batched gemm, as at::bmm makes): then all rows take the main kernel;
+ *   N >= 12, M < 12: with 2 threads MKL splits the rows: whole groups of 4 take the main kernel,
+ *     the last M % 4 rows a small kernel; except when M >= 4 and either the product is too small
+ *     to split (see unsplit), or the call is one item of MKL's batched gemm (as at::bmm makes),
+ *     or MKL runs 1 thread: then all rows take the main kernel. M < 4: small kernel.
+ *     (Measured for 1 and 2 threads; more threads may split the rows otherwise.)
  *   N < 12: every row takes a small kernel.
  * The small kernel depends on the operands' layouts and on 16-byte alignment of the addresses
  * (so the impl's buffers must sit at the same offsets mod 16 bytes as torch's):
@@ -126,8 +128,8 @@ static void gemm_main(int64_t M, int64_t N, int64_t K, const float *A, int64_t s
  *   A and B both transposed: one unfused chain over k;
  *   otherwise: one unfused chain over k, except the first p = (4 - (&C[i,0]/4) % 4) % 4 elements of
  *     a row i of C when N - p >= 4 (the alignment peel of MKL's loop over C's row), see chain_peel.
- * beta = 1: the kernel's whole sum is added to C at the end. M == 1 or N == 1 (MKL's gemv
- * paths) are not reproduced. */
+ * beta = 1: the kernel's whole sum is added to C at the end. M == 1 or N == 1: MKL's gemv, see
+ * gemv_rows and gemv_axpy (routing in gemm). */
 
 static inline float prod_at(const float *A, int64_t sa1, const float *B, int64_t sb0, int64_t k) {
     return A[k * sa1] * B[k * sb0];
@@ -186,8 +188,8 @@ static float dot_small(int64_t K, const float *a, const float *b, int64_t sb0, i
 
 /* Rows [r0, M) of C through the small kernel matching the layouts. */
 static void gemm_small_rows(int64_t r0, int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1,
-                            const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc, int32_t beta) {
-    const int ta = sa1 != 1, tb = sb1 != 1; /* operand stored transposed (torch's test: unit last stride) */
+                            const float *B, int64_t sb0, int64_t sb1, float *C, int64_t ldc, int32_t beta, int ta,
+                            int tb) {
     const int dot = !ta && tb, both_t = ta && tb;
     for (int64_t i = r0; i < M; i++) {
         const float *a = A + i * sa0;
@@ -208,20 +210,106 @@ static void gemm_small_rows(int64_t r0, int64_t M, int64_t N, int64_t K, const f
     }
 }
 
+/* MKL's gemv 'T' path, for a product with one output column (N == 1, A row-major) or one output
+ * row (M == 1, B stored transposed): every output r of the R outputs is a dot product of a matrix row
+ * (contiguous along k) with the vector, unfused:
+ *   a head of p products summed in order (p from 1 to 4) starts lane 0;
+ *   outputs in whole groups of 4: 4 lanes over steps of 4, p = 4 - (offset of the group's 4th
+ *     row) % 4, offsets in floats from a 16-byte boundary;
+ *   the other outputs, alternately: two 4-lane accumulators over steps of 8, added lane by lane
+ *     (even ones), or one 4-lane accumulator over steps of 8 (odd ones); p = 4 - (offset of the
+ *     vector) % 4;
+ *   lanes reduce as (l0 + l2) + (l1 + l3), then the remaining products in order. */
+static float dot_gemv(int64_t K, const float *row, const float *vec, int64_t sv, int64_t p, int step, int two_accs) {
+    const int64_t steps = K > p ? (K - p) / step : 0;
+    if (steps == 0) return chain_small(K, row, 1, vec, sv);
+    float acc[4], acc2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    float head = prod_at(row, 1, vec, sv, 0);
+    for (int64_t k = 1; k < p; k++) head = head + prod_at(row, 1, vec, sv, k);
+    for (int l = 0; l < 4; l++) acc[l] = prod_at(row, 1, vec, sv, p + l);
+    acc[0] = head + acc[0];
+    for (int64_t t = 0; t < steps; t++)
+        for (int64_t b = 0; b < step; b += 4)
+            for (int l = 0; l < 4; l++) {
+                const int64_t k = p + t * step + b + l;
+                if (t == 0 && b == 0) continue; /* the first block seeded acc above */
+                const float x = prod_at(row, 1, vec, sv, k);
+                if (two_accs && b == 4)
+                    acc2[l] = t == 0 ? x : acc2[l] + x;
+                else
+                    acc[l] = acc[l] + x;
+            }
+    if (two_accs)
+        for (int l = 0; l < 4; l++) acc[l] = acc[l] + acc2[l];
+    float s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (int64_t k = p + steps * step; k < K; k++) s = s + prod_at(row, 1, vec, sv, k);
+    return s;
+}
+
+static int64_t head_len(const float *x) { return 4 - (int64_t)(((uintptr_t)x / sizeof(float)) % 4); }
+
+/* out[r * so] (= or +=) dot_gemv of matrix row r (at mat + r * sm) with vec (stride sv), r < R. */
+static void gemv_rows(int64_t R, int64_t K, const float *mat, int64_t sm, const float *vec, int64_t sv, float *out,
+                      int64_t so, int32_t beta) {
+    const int64_t grouped = (R / 4) * 4;
+    for (int64_t r = 0; r < R; r++) {
+        float s;
+        if (r < grouped)
+            s = dot_gemv(K, mat + r * sm, vec, sv, head_len(mat + (r / 4 * 4 + 3) * sm), 4, 0);
+        else
+            s = dot_gemv(K, mat + r * sm, vec, sv, head_len(vec), 8, (r - grouped) % 2 == 0);
+        out[r * so] = beta ? out[r * so] + s : s;
+    }
+}
+
+/* MKL's gemv 'N' (one output column from a transposed A): y = A x as axpy steps along y, so each
+ * y[i] is one unfused chain over k, except the first p = (4 - (&y[0]/4) % 4) % 4 outputs (when
+ * M - p >= 4), which take the alignment peel's order (chain_peel). */
+static void gemv_axpy(int64_t M, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *x, int64_t sx,
+                      float *y, int64_t sy, int32_t beta) {
+    const int64_t p = (int64_t)((4 - ((uintptr_t)y / sizeof(float)) % 4) % 4);
+    for (int64_t i = 0; i < M; i++) {
+        const float *a = A + i * sa0;
+        const float s = (M - p >= 4 && i < p) ? chain_peel(K, a, sa1, x, sx) : chain_small(K, a, sa1, x, sx);
+        y[i * sy] = beta ? y[i * sy] + s : s;
+    }
+}
+
+/* Products MKL does not split between threads (measured thresholds, any M < 12). */
+static int unsplit(int64_t N, int64_t K) { return K <= 1 || (N <= 100 && K <= 4) || (N <= 16 && K <= 16); }
+
 /* sgemm as torch.mm / addmm call it (batched = 0), or one item of the batched gemm of at::bmm
- * (batched = 1): C[M,N] (row stride ldc) = (beta ? C : 0) + A[M,K] @ B[K,N],
- * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1], picking MKL's kernel per row. */
+ * (batched = 1), MKL running `threads` threads:
+ *   C[M,N] (row stride ldc) = (beta ? C : 0) + A[M,K] @ B[K,N],
+ * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1], picking MKL's kernel per row.
+ * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B. */
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
-          int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched) {
+          int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans) {
     if (M <= 0 || N <= 0) return;
+    const int ta = trans & 1, tb = (trans >> 1) & 1;
     if (K <= 0 || (M >= 12 && N >= 12)) {
         gemm_main(M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc, beta);
         return;
     }
+    /* MKL's gemv: one output column from a row-major A (not for batch items), or one output row
+     * from a transposed B (batch items: unless A is transposed too) */
+    if (N == 1 && M > 1 && !ta && !batched) {
+        gemv_rows(M, K, A, sa0, B, sb0, C, ldc, beta);
+        return;
+    }
+    if (M == 1 && tb && !(batched && ta)) {
+        gemv_rows(N, K, B, sb1, A, sa1, C, 1, beta);
+        return;
+    }
+    if (N == 1 && ta && !batched) {
+        gemv_axpy(M, K, A, sa0, sa1, B, sb0, C, ldc, beta);
+        return;
+    }
     int64_t main_rows = 0;
-    if (N >= 12) main_rows = (M >= 4 && (batched || K <= 4 || (N <= 16 && K <= 16))) ? M : (M / 4) * 4;
+    if (N >= 12)
+        main_rows = (M >= 4 && (threads < 2 || batched || unsplit(N, K))) ? M : (M / 4) * 4;
     if (main_rows > 0) gemm_main(main_rows, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc, beta);
-    gemm_small_rows(main_rows, M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc, beta);
+    gemm_small_rows(main_rows, M, N, K, A, sa0, sa1, B, sb0, sb1, C, ldc, beta, ta, tb);
 }
 
 /* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp, built

@@ -11,8 +11,12 @@
 typedef float (*unary_fn)(const profile_t *p, float x);
 typedef float (*binary_fn)(const profile_t *p, float a, float b);
 
+/* The loop helpers are always inlined: vec/scal become direct calls the compiler inlines, so
+ * each kernel's loop is branch-free straight-line code that auto-vectorizes. */
+#define VM_INLINE static inline __attribute__((always_inline))
+
 /* One chunk of cpu/Loops.h vectorized_loop: blocks of 2*lanes through vec, the tail through scal. */
-static void loop_chunk(const profile_t *p, int64_t lanes, unary_fn vec, unary_fn scal, const float *x, float *y,
+VM_INLINE void loop_chunk(const profile_t *p, int64_t lanes, unary_fn vec, unary_fn scal, const float *x, float *y,
                        int64_t b, int64_t e) {
     int64_t i = b;
     int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
@@ -20,7 +24,7 @@ static void loop_chunk(const profile_t *p, int64_t lanes, unary_fn vec, unary_fn
     for (; i < e; i++) y[i] = scal(p, x[i]);
 }
 
-static void loop_chunk2(const profile_t *p, int64_t lanes, binary_fn vec, binary_fn scal, const float *a,
+VM_INLINE void loop_chunk2(const profile_t *p, int64_t lanes, binary_fn vec, binary_fn scal, const float *a,
                         const float *c, float *y, int64_t b, int64_t e) {
     int64_t i = b;
     int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
@@ -35,7 +39,7 @@ static int64_t for_each_threads(const profile_t *p, int64_t n, int64_t grain) {
     return parallel_threads(0, n, grain, p->threads);
 }
 
-static void run_unary(const profile_t *p, int64_t grain, unary_fn vec, unary_fn scal, const float *x, float *y,
+VM_INLINE void run_unary(const profile_t *p, int64_t grain, unary_fn vec, unary_fn scal, const float *x, float *y,
                       int64_t n) {
     int64_t nt = for_each_threads(p, n, grain);
     for (int64_t tid = 0; tid < nt; tid++) {
@@ -45,7 +49,7 @@ static void run_unary(const profile_t *p, int64_t grain, unary_fn vec, unary_fn 
     }
 }
 
-static void run_binary(const profile_t *p, int64_t grain, binary_fn vec, binary_fn scal, const float *a,
+VM_INLINE void run_binary(const profile_t *p, int64_t grain, binary_fn vec, binary_fn scal, const float *a,
                        const float *c, float *y, int64_t n) {
     int64_t nt = for_each_threads(p, n, grain);
     for (int64_t tid = 0; tid < nt; tid++) {
@@ -65,9 +69,12 @@ void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf(x[i]);
 }
 
+/* vsLn: the branch-free main path over all elements, then the rare positive subnormals. */
 void log_forward(profile_t p, const float *x, float *out, int64_t n) {
     (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = (float)log((double)x[i]);
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_logf_normal(x[i]);
+    for (int64_t i = 0; i < n; i++)
+        if (mkl_vml_logf_subnormal(x[i])) out[i] = mkl_vml_logf(x[i]);
 }
 
 void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
@@ -121,29 +128,31 @@ void rsqrt_backward(profile_t p, const float *grad, const float *out, float *gra
 /* F.gelu(x) (approximate='none') on contiguous float32 runs oneDNN's eltwise gelu_erf
  * (aten Activation.cpp use_mkldnn). Its JIT kernel (jit_uni_eltwise_injector) on SSE4.1/AVX2
  * uses Abramowitz-Stegun 7.1.26 with its own exp; uni_vfmadd* are FMAs on AVX2 and up and
- * multiply-then-add below (the baseline profile pins ONEDNN_MAX_CPU_ISA=SSE41). */
-static inline float dnnl_fma(const profile_t *p, float a, float b, float c) {
-    return p->aten ? fmaf(a, b, c) : a * b + c;
+ * multiply-then-add below (the baseline profile pins ONEDNN_MAX_CPU_ISA=SSE41). On AVX-512 the
+ * forward switches to a piecewise minimax polynomial (dnnl_gelu_fwd_minimax); the backward does not. */
+static inline float dnnl_fma(int fma, float a, float b, float c) {
+    return fma ? fmaf(a, b, c) : a * b + c;
 }
 
 /* oneDNN exp_compute_vector_fwd: n = floor(x*log2e + 0.5), r = x - n*ln2, degree-5 polynomial,
  * times 2^(n-1) times 2; inputs below ln(FLT_MIN) give 0. */
-static float dnnl_expf(const profile_t *p, float x) {
+static inline float dnnl_expf(int fma, float x) {
     const float ln_flt_min = vm_u2f(0xc2aeac50), ln_flt_max = vm_u2f(0x42b17218);
     const float ln2 = vm_u2f(0x3f317218), log2e = vm_u2f(0x3fb8aa3b);
     int under = x < ln_flt_min;
-    x = fminf(x, ln_flt_max);
-    x = fmaxf(x, ln_flt_min);
-    float fx = floorf(x * log2e + 0.5f);
-    float r = p->aten ? fmaf(-fx, ln2, x) : x - fx * ln2;
+    x = vm_self(x < ln_flt_max, x, ln_flt_max); /* vminps/vmaxps: a NaN x gives the bound */
+    x = vm_self(x > ln_flt_min, x, ln_flt_min);
+    float v = x * log2e + 0.5f, fx = rintf(v);
+    fx = vm_self(fx > v, fx - 1.0f, fx); /* floorf(v), exactly (GCC vectorizes rintf, not floorf) */
+    float r = fma ? fmaf(-fx, ln2, x) : x - fx * ln2;
     int32_t n = (int32_t)(fx - 1.0f);
-    float scale = under ? 0.0f : vm_u2f((uint32_t)(n + 127) << 23);
+    float scale = vm_u2f(((uint32_t)(n + 127) << 23) & ~-(uint32_t)under);
     float y = vm_u2f(0x3c07cfce);
-    y = dnnl_fma(p, y, r, vm_u2f(0x3d2b9d0d));
-    y = dnnl_fma(p, y, r, vm_u2f(0x3e2aad40));
-    y = dnnl_fma(p, y, r, vm_u2f(0x3efffee3));
-    y = dnnl_fma(p, y, r, vm_u2f(0x3f7ffffb));
-    y = dnnl_fma(p, y, r, 1.0f);
+    y = dnnl_fma(fma, y, r, vm_u2f(0x3d2b9d0d));
+    y = dnnl_fma(fma, y, r, vm_u2f(0x3e2aad40));
+    y = dnnl_fma(fma, y, r, vm_u2f(0x3efffee3));
+    y = dnnl_fma(fma, y, r, vm_u2f(0x3f7ffffb));
+    y = dnnl_fma(fma, y, r, 1.0f);
     return (y * scale) * 2.0f;
 }
 
@@ -152,32 +161,78 @@ static float dnnl_expf(const profile_t *p, float x) {
 #define DNNL_INV_SQRTPI vm_u2f(0x3f106eba)   /* 1/sqrt(pi) */
 
 /* erf(x) = sign(x) * (1 - r(t) t exp(-x^2)), t = 1/(1 + p|x|): q = -exp(-x^2) * t first. */
-static float dnnl_erf_tail(const profile_t *p, float x, float q_neg) {
-    float t = 1.0f / dnnl_fma(p, DNNL_AS_P, fabsf(x), 1.0f);
+static inline float dnnl_erf_tail(int fma, float x, float q_neg) {
+    float t = 1.0f / dnnl_fma(fma, DNNL_AS_P, fabsf(x), 1.0f);
     float q = q_neg * t;
     float r = vm_u2f(0x3f87dc22);
-    r = dnnl_fma(p, r, t, vm_u2f(0xbfba00e3));
-    r = dnnl_fma(p, r, t, vm_u2f(0x3fb5f0e3));
-    r = dnnl_fma(p, r, t, vm_u2f(0xbe91a98e));
-    r = dnnl_fma(p, r, t, vm_u2f(0x3e827906));
-    float erf = dnnl_fma(p, q, r, 1.0f);
-    return signbit(x) ? -erf : erf;
+    r = dnnl_fma(fma, r, t, vm_u2f(0xbfba00e3));
+    r = dnnl_fma(fma, r, t, vm_u2f(0x3fb5f0e3));
+    r = dnnl_fma(fma, r, t, vm_u2f(0xbe91a98e));
+    r = dnnl_fma(fma, r, t, vm_u2f(0x3e827906));
+    float erf = dnnl_fma(fma, q, r, 1.0f);
+    return vm_xorsign(erf, x);
+}
+
+/* AVX-512 (oneDNN avx512_core) forward: gelu_erf_minimax_approx_compute_vector_fwd, piecewise
+ * degree-5 minimax polynomials of erf(s/sqrt2) in |s|, indexed by |s|'s bits. Coefficients from
+ * oneDNN v3.12's table (degree-major, 32 slots each). Written from the source, not measured. */
+static const uint32_t dnnl_gelu_minimax[6][32] = {
+    {0xa6f2cb94, 0x32827792, 0x3381cc0c, 0x34523d4a, 0x351ac44d, 0x35f36d88, 0x36ee8229, 0x37b8a3bb,
+     0x3867a213, 0x3940033b, 0x3a2a5a1d, 0x3ae35863, 0x3b7828f2, 0x3c08b14b, 0x3c515ed3, 0xbb503236,
+     0xbd8d8e5e, 0xbe8abcd9, 0xbf0c19a2, 0xbeccb328, 0x3e176ced, 0x3f470d99, 0x3f7abb28, 0x3f800000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3f4c422a, 0x3f4c421f, 0x3f4c4207, 0x3f4c41cb, 0x3f4c413b, 0x3f4c3fad, 0x3f4c3a2f, 0x3f4c2d40,
+     0x3f4c146a, 0x3f4bc341, 0x3f4ad08c, 0x3f48f8cf, 0x3f45fac7, 0x3f404e07, 0x3f3b980f, 0x3f48dff3,
+     0x3f78b21b, 0x3fbb0704, 0x40019c32, 0x3fe536d6, 0x3f81331e, 0x3e6c8684, 0x3c98f936, 0x00000000,
+     0x3f800000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xb62173f4, 0x3735e4cf, 0x37f2ff89, 0x388c23be, 0x3917535c, 0x39ab2ab0, 0x3a60fadb, 0x3af9b960,
+     0x3b6e5491, 0x3c0a4ec5, 0x3ca5aa8c, 0x3d2138d9, 0x3d8737d4, 0x3ddfb660, 0x3e0f27ab, 0x3d94004b,
+     0xbe0efdeb, 0xbf1d96c3, 0xbf89db58, 0xbf6d9897, 0xbef69fb8, 0xbdc4f8a8, 0xbbde6422, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xbe081a19, 0xbe084570, 0xbe08639b, 0xbe089837, 0xbe08f409, 0xbe09ab95, 0xbe0b66d0, 0xbe0e400a,
+     0xbe124df8, 0xbe1bde02, 0xbe2f19c9, 0xbe4931bf, 0xbe685fbc, 0xbe89c95f, 0xbe96cbca, 0xbe8044aa,
+     0xbe0550f2, 0x3dcfd6a1, 0x3e94c826, 0x3e79345f, 0x3decec91, 0x3ca46568, 0x3aa1e00a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0xba3d61db, 0x39f097a3, 0x3a5845dc, 0x3ab1fa35, 0x3b0cefb8, 0x3b653ab6, 0x3bcae527, 0x3c221712,
+     0x3c6c5840, 0x3cc0a703, 0x3d1dcc19, 0x3d63656d, 0x3d955907, 0x3dbf9910, 0x3dd53f69, 0x3db7dcef,
+     0x3d639ebe, 0xba6ede48, 0xbd22be69, 0xbd041cf1, 0xbc64f5ab, 0xbb097a32, 0xb8ebf380, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+    {0x3cb7d80c, 0x3c9b6050, 0x3c978d11, 0x3c92e850, 0x3c8d058b, 0x3c848454, 0x3c6cd623, 0x3c4c824b,
+     0x3c2a7935, 0x3be0b390, 0x3b0651ac, 0xbb232f53, 0xbbd42fa0, 0xbc2c5366, 0xbc492c9e, 0xbc2a7aa6,
+     0xbbd55d04, 0xba823a76, 0x3b102aa8, 0x3ae25a7e, 0x3a31f792, 0x38b84375, 0x3689bb5a, 0x00000000,
+     0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000, 0x00000000},
+};
+
+static inline float dnnl_gelu_fwd_minimax(float s) {
+    float a = fabsf(s);
+    int32_t idx = (int32_t)(vm_f2u(a) + 0xc21fffffu) >> 21;
+    idx = idx < 1 ? 1 : idx > 24 ? 24 : idx;
+    uint32_t far = -(uint32_t)(vm_u2f(0x40b15cee) < a);
+    idx = (int32_t)(((uint32_t)idx & ~far) | (23u & far));
+    float pol = vm_u2f(dnnl_gelu_minimax[5][idx]);
+    pol = fmaf(pol, a, vm_u2f(dnnl_gelu_minimax[4][idx]));
+    pol = fmaf(pol, a, vm_u2f(dnnl_gelu_minimax[3][idx]));
+    pol = fmaf(pol, a, vm_u2f(dnnl_gelu_minimax[2][idx]));
+    pol = fmaf(pol, a, vm_u2f(dnnl_gelu_minimax[1][idx]));
+    pol = fmaf(pol, a, vm_u2f(dnnl_gelu_minimax[0][idx]));
+    pol = vm_xorsign(pol, s);
+    return (s * (pol + 1.0f)) * 0.5f;
 }
 
 /* gelu_erf_compute_vector_fwd: S = s/2, gelu = erf*S + S. */
-static float dnnl_gelu_fwd(const profile_t *p, float s) {
+static inline float dnnl_gelu_fwd(int fma, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float erf = dnnl_erf_tail(p, x, -dnnl_expf(p, -(x * x)));
+    float erf = dnnl_erf_tail(fma, x, -dnnl_expf(fma, -(x * x)));
     float half_s = s * 0.5f;
-    return dnnl_fma(p, erf, half_s, half_s);
+    return dnnl_fma(fma, erf, half_s, half_s);
 }
 
 /* gelu_erf_compute_vector_bwd: (R/sqrt(pi)) * exp(-R^2) + 0.5 + 0.5*erf(R), R = s/sqrt(2). */
-static float dnnl_gelu_bwd(const profile_t *p, float s) {
+static inline float dnnl_gelu_bwd(int fma, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float q = dnnl_expf(p, -(x * x));
+    float q = dnnl_expf(fma, -(x * x));
     float t = (x * DNNL_INV_SQRTPI) * q;
-    float erf = dnnl_erf_tail(p, x, -q);
+    float erf = dnnl_erf_tail(fma, x, -q);
     return (t + 0.5f) + erf * 0.5f;
 }
 
@@ -201,7 +256,10 @@ void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
         out[0] = aten_gelu_scalar(x[0]);
         return;
     }
-    for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(&p, x[i]);
+    /* one loop per ISA (literal fma flag): each inlines to branch-free, vectorizable code */
+    if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
+    else if (p.aten) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(1, x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
 }
 
 /* eltwise backward: diff_src = derivative(src) * diff_dst. Shapes: grad, x, grad_x (n,). */
@@ -210,7 +268,8 @@ void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x
         grad_x[0] = aten_gelu_bwd_scalar(&p, grad[0], x[0]);
         return;
     }
-    for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(&p, x[i]) * grad[i];
+    if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
+    else for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(0, x[i]) * grad[i];
 }
 
 /* ------------------------------------------------------------------ gelu (tanh): ATen GeluKernel */
@@ -219,52 +278,68 @@ void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x
 #define GELU_BETA ((float)(1.41421356237309504880 * 1.12837916709551257390 * 0.5))
 #define GELU_KAPPA 0.044715f
 
-/* inner = kBeta * (x + kKappa * x^3): contracted to fma(kKappa, x^3, x) in AVX2/AVX-512 objects. */
-static inline float gelu_tanh_inner(const profile_t *p, float x) {
+/* inner = kBeta * (x + kKappa * x^3): contracted (c) to fma(kKappa, x^3, x) in AVX2/AVX-512 objects.
+ * The lanes take the contraction as a plain int so that each kernel loop, instantiated with a
+ * literal, is branch-free (GCC keeps `c ? fmaf(..) : ..` on a loaded flag as a branch). */
+VM_INLINE float gelu_tanh_inner(int c, float x) {
     float x_cube = (x * x) * x;
-    return GELU_BETA * sfmadd(p, GELU_KAPPA, x_cube, x);
+    return GELU_BETA * (c ? fmaf(GELU_KAPPA, x_cube, x) : GELU_KAPPA * x_cube + x);
 }
 
 /* Activation.cpp GeluKernelImpl (Gelu.h vectorized/scalar_gelu_approximated_with_tanh):
- * 0.5 * x * (1 + tanh(inner)), ((0.5*x) * (1 + t)); vector lane with Vectorized tanh,
- * scalar tail with std::tanh. */
-static float gelu_tanh_fwd_vec(const profile_t *p, float x) {
-    return (0.5f * x) * (1.0f + vec_tanhf(p, gelu_tanh_inner(p, x)));
+ * 0.5 * x * (1 + tanh(inner)), ((0.5*x) * (1 + t)); vector lane with Vectorized tanh (SLEEF on
+ * avx2/avx512), scalar tail with std::tanh (glibc). */
+VM_INLINE float gelu_tanh_fwd_sleef(int c, float x) {
+    return (0.5f * x) * (1.0f + sleef_tanhf_u10(gelu_tanh_inner(c, x)));
 }
 
+static float gelu_tanh_fwd_vec(const profile_t *p, float x) { return gelu_tanh_fwd_sleef(p->contract, x); }
+static float gelu_tanh_fwd_vec_fused(const profile_t *p, float x) { (void)p; return gelu_tanh_fwd_sleef(1, x); }
+
 static float gelu_tanh_fwd_scalar(const profile_t *p, float x) {
-    return (0.5f * x) * (1.0f + glibc_tanhf(gelu_tanh_inner(p, x)));
+    return (0.5f * x) * (1.0f + glibc_tanhf(gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluBackwardKernelImpl (tanh): dy * (0.5*(1+t) + (0.5*x) * (1 - t*t) * kBeta*(1 + 3*kKappa*x^2)). */
-static float gelu_tanh_bwd_common(const profile_t *p, float dy, float x, float t) {
+VM_INLINE float gelu_tanh_bwd_common(int c, float dy, float x, float t) {
     float x_sq = x * x;
     float left = 0.5f * x;
     float right = 1.0f + t;
     float left_derivative = 0.5f * right;
-    float tanh_derivative = p->contract ? fmaf(-t, t, 1.0f) : 1.0f - t * t;
-    float inner_derivative = GELU_BETA * sfmadd(p, 3.0f * GELU_KAPPA, x_sq, 1.0f);
+    float tanh_derivative = c ? fmaf(-t, t, 1.0f) : 1.0f - t * t;
+    float inner_derivative = GELU_BETA * (c ? fmaf(3.0f * GELU_KAPPA, x_sq, 1.0f) : 3.0f * GELU_KAPPA * x_sq + 1.0f);
     float right_derivative = (left * tanh_derivative) * inner_derivative;
     return dy * (left_derivative + right_derivative);
 }
 
-static float gelu_tanh_bwd_vec(const profile_t *p, float dy, float x) {
-    return gelu_tanh_bwd_common(p, dy, x, vec_tanhf(p, gelu_tanh_inner(p, x)));
+VM_INLINE float gelu_tanh_bwd_sleef(int c, float dy, float x) {
+    return gelu_tanh_bwd_common(c, dy, x, sleef_tanhf_u10(gelu_tanh_inner(c, x)));
+}
+
+static float gelu_tanh_bwd_vec(const profile_t *p, float dy, float x) { return gelu_tanh_bwd_sleef(p->contract, dy, x); }
+static float gelu_tanh_bwd_vec_fused(const profile_t *p, float dy, float x) {
+    (void)p;
+    return gelu_tanh_bwd_sleef(1, dy, x);
 }
 
 static float gelu_tanh_bwd_scalar(const profile_t *p, float dy, float x) {
-    return gelu_tanh_bwd_common(p, dy, x, glibc_tanhf(gelu_tanh_inner(p, x)));
+    return gelu_tanh_bwd_common(p->contract, dy, x, glibc_tanhf(gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluKernelImpl's grain: numel / threads above 16384 elements, else GRAIN_SIZE. */
 static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n / p->threads : GRAIN_SIZE; }
 
-/* Tensor shapes: x, out (n,). */
+/* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
+ * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
-    run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
+    if (p.aten && p.contract) run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
+    else if (p.aten) run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
+    else run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);
 }
 
 /* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
 void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
-    run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    if (p.aten && p.contract) run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    else if (p.aten) run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    else run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
 }

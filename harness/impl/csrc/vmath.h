@@ -20,7 +20,8 @@
  * with FMAs and sleef_expf_u10).
  *
  * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf (reconstructed algorithm), mkl_vml_tanhf (exact tanh times a measured error curve).
+ *   mkl_vml_expf, mkl_vml_logf (reconstructed algorithms), mkl_vml_tanhf (exact tanh times a
+ *   measured error curve).
  */
 #ifndef PARITY_VMATH_H
 #define PARITY_VMATH_H
@@ -33,6 +34,15 @@ static inline uint32_t vm_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u
 static inline float vm_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint64_t vm_d2u(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
 static inline double vm_u2d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+
+/* c ? a : b as an integer-mask select (GCC keeps float ?: as branches; masks vectorize). */
+static inline float vm_self(int c, float a, float b) {
+    uint32_t m = -(uint32_t)(c != 0);
+    return vm_u2f((vm_f2u(a) & m) | (vm_f2u(b) & ~m));
+}
+
+/* a with the sign bit of s flipped into it: signbit(s) ? -a : a (exact, branch-free). */
+static inline float vm_xorsign(float a, float s) { return vm_u2f(vm_f2u(a) ^ (vm_f2u(s) & 0x80000000u)); }
 
 /* ------------------------------------------------------------------ SLEEF (FMA), one lane */
 
@@ -64,9 +74,9 @@ static inline float sleef_expf_u10(float d) {
     u = fmaf(u, s, 0.5f);
     u = 1.0f + fmaf(s * s, u, s);
     u = sleef_ldexp2(u, q);
-    if (d < -104.0f) u = 0.0f;
-    if (d > 100.0f) u = INFINITY;
-    return u;
+    /* d < -104: 0, d > 100: inf (integer-mask selects: branch-free, so loops vectorize) */
+    uint32_t lo = -(uint32_t)(d < -104.0f), hi = -(uint32_t)(d > 100.0f);
+    return vm_u2f((vm_f2u(u) & ~lo & ~hi) | (0x7f800000u & hi));
 }
 
 /* Double-float (hi, lo) arithmetic of SLEEF's df.h, FMA variants. */
@@ -131,7 +141,7 @@ static inline vm_f2 df_div(vm_f2 n, vm_f2 d) {
 }
 
 /* SLEEF expk2f: exp of a double-float, result as a double-float (used by tanh). */
-static inline vm_f2 sleef_expk2f(vm_f2 d) {
+static inline __attribute__((always_inline)) vm_f2 sleef_expk2f(vm_f2 d) {
     float u = (d.x + d.y) * SLEEF_R_LN2F;
     int32_t q = sleef_rint(u);
     vm_f2 s = df_add2_f2_f(d, (float)q * -SLEEF_L2UF);
@@ -144,23 +154,24 @@ static inline vm_f2 sleef_expk2f(vm_f2 d) {
     t = df_add2_f2_f(df_mul_f2_f2(s, t), 0.5f);
     t = df_add2_f2_f2(s, df_mul_f2_f2(df_squ(s), t));
     t = df_add_f_f2(1.0f, t);
-    t.x = sleef_ldexp2(t.x, q);
-    t.y = sleef_ldexp2(t.y, q);
-    if (d.x < -104.0f) t = vm_f2make(0.0f, 0.0f);
+    uint32_t under = -(uint32_t)(d.x < -104.0f); /* result 0 below -104 (mask select) */
+    t.x = vm_u2f(vm_f2u(sleef_ldexp2(t.x, q)) & ~under);
+    t.y = vm_u2f(vm_f2u(sleef_ldexp2(t.y, q)) & ~under);
     return t;
 }
 
 /* SLEEF xtanhf (Sleef_tanhf8_u10): (e - 1/e) / (e + 1/e) in double-float, e = exp(|x|). */
-static inline float sleef_tanhf_u10(float x) {
+static inline __attribute__((always_inline)) float sleef_tanhf_u10(float x) {
     float y = fabsf(x);
     vm_f2 d = sleef_expk2f(vm_f2make(y, 0.0f));
     vm_f2 e = df_rec_f2(d);
     d = df_div(df_add_f2_f2(d, df_neg(e)), df_add_f2_f2(d, e));
     y = d.x + d.y;
-    if (fabsf(x) > 8.664339742f || isnan(y)) y = 1.0f;
-    y = copysignf(y, x);
-    if (isnan(x)) y = x;
-    return y;
+    /* |x| > 8.664339742 or y NaN: 1; then x's sign; NaN x: x (integer-mask selects) */
+    uint32_t one = -(uint32_t)((fabsf(x) > 8.664339742f) | (y != y)), nan_x = -(uint32_t)(x != x);
+    uint32_t mag = (vm_f2u(y) & ~one) | (0x3f800000u & one);
+    uint32_t r = (mag & 0x7fffffffu) | (vm_f2u(x) & 0x80000000u);
+    return vm_u2f((r & ~nan_x) | (vm_f2u(x) & nan_x));
 }
 
 /* SLEEF xlogf_u1 (Sleef_logf8_u10), the AVX2 path (the AVX-512 one equals it on normal inputs):
@@ -473,20 +484,60 @@ static const uint32_t vm_exp128_tab[128][2] = {
  * a separately rounded float operation. Measured bit-identical on every normal result below
  * 2^126; outside (x > 87.5 or x < -87.336) VML differs in a few elements by 1 ULP. */
 static inline float mkl_vml_expf(float x) {
-    if (isnan(x)) return x + x;
-    if (x > 0x1.62e430p+6f) return INFINITY;   /* above ln(FLT_MAX) */
-    if (x < -0x1.9fe368p+6f) return 0.0f;      /* below ln(2^-150) */
+    /* special cases by integer-mask selects at the end (branch-free, so loops vectorize);
+     * xc keeps the table index and the scale in range for them */
+    uint32_t nan = -(uint32_t)(x != x), over = -(uint32_t)(x > 0x1.62e430p+6f); /* above ln(FLT_MAX) */
+    uint32_t under = -(uint32_t)(x < -0x1.9fe368p+6f);                            /* below ln(2^-150) */
+    float xc = vm_u2f(vm_f2u(x) & ~(nan | over | under));
     const float inv_l = vm_u2f(0x4338aa3b), l_hi = vm_u2f(0x3bb18000), l_lo = vm_u2f(0xb5de8083);
-    float kf = rintf(x * inv_l);
+    float kf = rintf(xc * inv_l);
     int32_t k = (int32_t)kf;
-    float r = (x - kf * l_hi) - kf * l_lo;
+    float r = (xc - kf * l_hi) - kf * l_lo;
     float p = r + (r * r) * 0.5f;
     float t_hi = vm_u2f(vm_exp128_tab[k & 127][0]), t_lo = vm_u2f(vm_exp128_tab[k & 127][1]);
     float q = t_hi * p + t_lo;
     int32_t n = (k - (k & 127)) / 128;
     /* t_hi + q rounded once at the scale 2^n (the same as float(t_hi + q) * 2^n for normal results;
      * closest found for subnormal ones, where VML still differs in 0.05% of elements) */
-    return (float)(((double)t_hi + (double)q) * ldexp(1.0, n));
+    float y = (float)(((double)t_hi + (double)q) * vm_u2d((uint64_t)(n + 1023) << 52));
+    uint32_t u = (vm_f2u(y) & ~(nan | over | under)) | (0x7f800000u & over);
+    return vm_u2f(u | (vm_f2u(x + x) & nan));
+}
+
+/* torch.log forward: MKL VML vsLn (VML_HA), the same code path, reconstructed from its outputs and
+ * identified as Intel's SVML/libdevice "ln_s_ha" main path (x = 2^n * m, m in (2/3, 4/3] taken
+ * from the bits with the break point 0x3f2aaaab, r = m - 1 exact, degree-9 polynomial) evaluated
+ * without FMA: P = Horner(c8..c0) in r, p = (P*r)*r + r, log = n*ln2_hi + (n*ln2_lo + p), every
+ * step a separately rounded float operation. Bit-identical on 8M random positive normal floats and
+ * every float of [2/3, 4/3). Special inputs by mask selects (branch-free, vectorizable): +-0 -> -inf,
+ * +inf -> +inf, NaN -> the quieted input, negative (incl. -inf) -> 0x7fc00000. Positive subnormals
+ * take VML's scalar fallback, which is correctly rounded (every subnormal measured): not handled
+ * here, see mkl_vml_logf. */
+static const uint32_t vm_ln_poly[9] = {
+    0xbf000000, 0x3eaaaa83, 0xbe7fff78, 0x3e4ce814, 0xbe2acee6, 0x3e0f6b8c, 0xbdf9889e, 0x3e0f335d, 0xbe0402c8,
+};
+
+static inline float mkl_vml_logf_normal(float x) {
+    uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    uint32_t ix = ux - 0x3f2aaaabu;
+    float n = (float)((int32_t)ix >> 23);
+    float r = vm_u2f((ix & 0x007fffffu) + 0x3f2aaaabu) - 1.0f;
+    float p = vm_u2f(vm_ln_poly[8]);
+    for (int i = 7; i >= 0; i--) p = p * r + vm_u2f(vm_ln_poly[i]);
+    p = (p * r) * r + r;
+    float y = n * vm_u2f(0x3f317200) + (n * vm_u2f(0x35bfbe8e) + p);
+    uint32_t nan = -(uint32_t)(ax > 0x7f800000u), zero = -(uint32_t)(ax == 0);
+    uint32_t neg = -(uint32_t)(ux > 0x80000000u) & ~nan, pinf = -(uint32_t)(ux == 0x7f800000u);
+    uint32_t special = nan | zero | neg | pinf;
+    uint32_t out = (vm_f2u(y) & ~special) | ((ux | 0x00400000u) & nan) | (0xff800000u & zero);
+    return vm_u2f(out | (0x7fc00000u & neg) | (0x7f800000u & pinf));
+}
+
+/* Whether x is a positive subnormal (vsLn's scalar, correctly rounded fallback). */
+static inline int mkl_vml_logf_subnormal(float x) { return vm_f2u(x) - 1u < 0x007fffffu; }
+
+static inline float mkl_vml_logf(float x) {
+    return mkl_vml_logf_subnormal(x) ? (float)log((double)x) : mkl_vml_logf_normal(x);
 }
 
 /* MKL VML vsTanh (VML_HA) is modelled, not reconstructed: its output is the exact tanh times
@@ -523,27 +574,22 @@ static const double vm_tanh_delta[25][7] = {
     {0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00},
 };
 
-static inline double vm_tanh_delta_at(double a) {
-    double lo, w;
-    int piece;
-    if (a < 0.125) { piece = 0; lo = 0.0; w = 0.125; }
-    else if (a < 1.0 || a >= 8.0) return 0.0;
-    else {
-        int e = a < 2.0 ? 0 : a < 4.0 ? 1 : 2;
-        w = ldexp(1.0, e) / 8;
-        int k = (int)((a - ldexp(1.0, e)) / w);
-        piece = 1 + 8 * e + k;
-        lo = ldexp(1.0, e) + k * w;
-    }
-    double u = 2.0 * (a - lo) / w - 1.0;
-    const double *c = vm_tanh_delta[piece];
+/* delta(|x|) for |x| = vm_u2f(ua): the piece (eighth of the octave) and u in [-1, 1) come from
+ * the float's bits (exact); outside [1, 8) the all-zero row 24 gives delta = 0 exactly.
+ * Row 0 ([0, 1/8)) is not used: vm_tanh_small covers that range. */
+static inline double vm_tanh_delta_bits(uint32_t ua) {
+    int32_t e = (int32_t)(ua >> 23) - 127;
+    uint32_t in = -(uint32_t)((e >= 0) & (e <= 2));
+    /* a 64-bit index: GCC emulates the double gathers only with one */
+    int64_t piece = (int64_t)(((uint32_t)(1 + 8 * e + (int32_t)((ua >> 20) & 7)) & in) | (24u & ~in));
+    double u = (double)(int32_t)(ua & 0xfffff) * 0x1p-19 - 1.0;
     double b0 = 0.0, b1 = 0.0; /* Clenshaw */
     for (int i = 6; i >= 1; i--) {
-        double t = 2.0 * u * b0 - b1 + c[i];
+        double t = 2.0 * u * b0 - b1 + vm_tanh_delta[piece][i];
         b1 = b0;
         b0 = t;
     }
-    return (u * b0 - b1 + c[0]) * 0x1p-30;
+    return (u * b0 - b1 + vm_tanh_delta[piece][0]) * 0x1p-30;
 }
 
 /* Below 1/8, VML's output is matched better by an explicit polynomial: |x| * Q(|x|), Q of degree 5
@@ -554,17 +600,45 @@ static const double vm_tanh_small[6] = {
     -0x1.76cbb04171788p-13, 0x1.16be1ae309c41p-3, -0x1.45ba633ef6f52p-6,
 };
 
+/* tanh(a) in double for 0 <= a <= 20 without libm (vectorizable): (1 - E) / (1 + E), E = exp(-2a)
+ * as 2^k * P(r), r = -2a - k ln2 (Cody-Waite, 3-part ln2), P the degree-13 Taylor polynomial
+ * (|r| <= 0.35: truncation 2^-58). Relative error a few 2^-53 (a >= 1/8), far below the model's
+ * float rounding decisions: the same float results as libm's tanh. */
+static inline double vm_tanh_pos(double a) {
+    double z = -2.0 * a;
+    double kd = rint(z * 0x1.71547652b82fep+0);
+    double r = fma(kd, -0x1.62e42fefa3800p-1, z); /* ln2 hi (exact product for |k| < 2^12) */
+    r = fma(kd, -0x1.ef35793c76730p-45, r);
+    double pr = fma(1.0 / 6227020800.0, r, 1.0 / 479001600.0); /* 1/13!, 1/12!, ... */
+    pr = fma(pr, r, 1.0 / 39916800.0);
+    pr = fma(pr, r, 1.0 / 3628800.0);
+    pr = fma(pr, r, 1.0 / 362880.0);
+    pr = fma(pr, r, 1.0 / 40320.0);
+    pr = fma(pr, r, 1.0 / 5040.0);
+    pr = fma(pr, r, 1.0 / 720.0);
+    pr = fma(pr, r, 1.0 / 120.0);
+    pr = fma(pr, r, 1.0 / 24.0);
+    pr = fma(pr, r, 1.0 / 6.0);
+    pr = fma(pr, r, 0.5);
+    pr = fma(pr, r, 1.0);
+    pr = fma(pr, r, 1.0);
+    /* 2^k (k in [-58, 0]) through a float's exponent field: int32 lanes only */
+    double e = pr * (double)vm_u2f((uint32_t)((int32_t)kd + 127) << 23);
+    return (1.0 - e) / (1.0 + e);
+}
+
 static inline float mkl_vml_tanhf(float x) {
-    if (isnan(x)) return x;
-    double a = fabs((double)x), y;
-    if (a < 0.125) {
-        double q = vm_tanh_small[5];
-        for (int i = 4; i >= 0; i--) q = q * a + vm_tanh_small[i];
-        y = a * q;
-    } else {
-        y = tanh(a) * (1.0 + vm_tanh_delta_at(a));
-    }
-    return copysignf((float)y, x);
+    uint32_t ua = vm_f2u(x) & 0x7fffffffu;
+    uint32_t nan = -(uint32_t)(ua > 0x7f800000u);
+    uint32_t small = -(uint32_t)(ua < 0x3e000000u); /* |x| < 1/8 */
+    uint32_t big = -(uint32_t)(ua > 0x41a00000u); /* |x| > 20 (or NaN): tanh(20) = 1 in double */
+    double a = (double)vm_u2f(ua & ~nan), a20 = (double)vm_u2f((ua & ~big) | (0x41a00000u & big));
+    double q = vm_tanh_small[5];
+    for (int i = 4; i >= 0; i--) q = q * a + vm_tanh_small[i];
+    float ys = (float)(a * q);
+    float yl = (float)(vm_tanh_pos(a20) * (1.0 + vm_tanh_delta_bits(ua)));
+    uint32_t y = (vm_f2u(ys) & small) | (vm_f2u(yl) & ~small);
+    return vm_u2f((((y & 0x7fffffffu) | (vm_f2u(x) & 0x80000000u)) & ~nan) | (vm_f2u(x) & nan));
 }
 
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
