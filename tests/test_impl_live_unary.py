@@ -1,8 +1,10 @@
 """The impl's unary kernels against torch running in this process, bit for bit.
 
-Covered (verified exact on the committed x86 fixtures): exp, rsqrt, gelu (erf) and gelu (tanh)
-forward and backward; the backward of log and tanh given torch's own forward output (their
-forward runs MKL VML vsLn/vsTanh, which the impl reproduces only approximately).
+Covered (verified exact on the committed x86 fixtures): exp, log, tanh, rsqrt, gelu (erf) and
+gelu (tanh), forward and backward. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
+checked only where MKL runs the code path the impl reproduces (needs_modelled_mkl), on the
+fixtures' distributions and on random bit patterns (log: every positive float, tanh: every
+float; exp: |x| < 87.3, since its results beyond 2^126 and below 2^-126 are not reproduced).
 gelu (erf) of more than one element runs oneDNN, whose ISA follows ONEDNN_MAX_CPU_ISA, not
 ATEN_CPU_CAPABILITY: under the baseline profile it is checked only with oneDNN pinned to SSE41.
 Its forward on AVX-512 takes oneDNN's minimax path, which the impl lacks: skipped there.
@@ -20,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import unary
-from tests.impl_live import assert_bits_equal, live_profile
+from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl
 
 _SHAPES = st.one_of(
     st.tuples(st.integers(1, 70)),
@@ -37,6 +39,7 @@ _TORCH = {
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
 }
 _POSITIVE = {"log", "rsqrt"}
+_MKL_VML = {"exp", "log", "tanh"}
 
 
 def _inputs(op: str, shape: tuple[int, ...], seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -63,11 +66,38 @@ def _torch(op: str, x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarra
 @settings(max_examples=12, deadline=None)
 @given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1))
 def test_unary_matches_torch(op: str, shape: tuple[int, ...], seed: int) -> None:
+    """forward (but MKL VML's, see test_vml_forward_matches_torch) and backward given torch's out."""
     profile = live_profile()
     if op == "gelu" and not _onednn_as_profile(profile.aten) and np.prod(shape) > 1:
         pytest.skip("oneDNN is not pinned to the profile's ISA")
     x, g = _inputs(op, shape, seed)
     out, grad_x = _torch(op, x, g)
-    if op not in {"log", "tanh"} and not (op == "gelu" and profile.aten == "avx512"):
+    if op not in _MKL_VML and not (op == "gelu" and profile.aten == "avx512"):
         assert_bits_equal(f"{op} out", out, unary.forward(op, x, profile))
     assert_bits_equal(f"{op} grad_x", grad_x, unary.backward(op, g, x, out, profile))
+
+
+def _bit_patterns(op: str, n: int, seed: int) -> np.ndarray:
+    """Random float32 bit patterns over the op's reproduced domain, plus its special values."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32).view(np.float32)
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, -1e-45, 1e-40, 3e38], np.float32)
+    if op == "log":
+        x = np.abs(x)  # every positive float (negative inputs are among the special values)
+    if op == "exp":
+        x = rng.uniform(-87.3, 87.3, n).astype(np.float32)
+        special = special[np.abs(special) < 87.3]
+    return np.concatenate([x, special])
+
+
+@needs_modelled_mkl
+@pytest.mark.parametrize("op", sorted(_MKL_VML))
+@settings(max_examples=8, deadline=None)
+@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1))
+def test_vml_forward_matches_torch(op: str, shape: tuple[int, ...], seed: int) -> None:
+    x, _ = _inputs(op, shape, seed)
+    bits = _bit_patterns(op, 4096, seed)
+    profile = live_profile()
+    for name, v in (("fixture-like", x), ("bit patterns", bits)):
+        expected = _TORCH[op](torch.from_numpy(v.copy())).numpy()
+        assert_bits_equal(f"{op} out ({name})", expected, unary.forward(op, v, profile))

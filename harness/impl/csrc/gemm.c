@@ -10,8 +10,8 @@
 
 #define KC_MAX 192 /* the longest k block MKL's sgemm accumulates in one chain */
 
-/* MKL sgemm, the per-element order measured on its AVX2 ("Intel(R) Architecture processors")
- * path, with 1 or 2 threads alike, whatever the transposes:
+/* MKL sgemm's main kernel (M, N >= 12; smaller products below), the per-element order measured
+ * on its "Intel(R) Architecture processors" path, 1 or 2 threads alike, whatever the transposes:
  *   K is cut into blocks of kc = K (K <= 192), K/2 (192 < K <= 384) or 192 (K > 384), the last
  *   block taking what is left (K = 193: 96, 96, 1; K = 512: 192, 192, 128);
  *   each block is one fused chain over its k in increasing order, starting from 0:

@@ -20,8 +20,7 @@
  * with FMAs and sleef_expf_u10).
  *
  * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf, mkl_vml_logf (reconstructed algorithms), mkl_vml_tanhf (exact tanh times a
- *   measured error curve).
+ *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms).
  */
 #ifndef PARITY_VMATH_H
 #define PARITY_VMATH_H
@@ -540,105 +539,54 @@ static inline float mkl_vml_logf(float x) {
     return mkl_vml_logf_subnormal(x) ? (float)log((double)x) : mkl_vml_logf_normal(x);
 }
 
-/* MKL VML vsTanh (VML_HA) is modelled, not reconstructed: its output is the exact tanh times
- * (1 + delta(|x|)), delta a smooth error curve of at most 2^-33 measured from VML's rounding
- * decisions (a degree-6 Chebyshev series per piece: eighths of the octaves [1, 8); zero on
- * [1/8, 1) and above 8). Coefficients in units of 2^-30 (row 0, for [0, 1/8), is superseded by
- * vm_tanh_small). Measured: 5 in 10^6 outputs differ on [1/8, 1), about 2 in 10^5 on [1, 8),
- * 1 ULP each. */
-static const double vm_tanh_delta[25][7] = {
-    {-1.802372e-03, 1.298504e-03, -3.792544e-03, 1.176256e-03, -3.780362e-03, 1.850502e-03, 1.018549e-01},
-    {5.378016e-03, 5.679725e-03, 6.998896e-03, -7.516313e-03, -1.691347e-02, 1.039299e-02, -1.191196e-03},
-    {-1.813764e-03, 4.873233e-03, 3.644623e-04, -8.724983e-03, 1.647343e-02, 1.432893e-02, 3.974621e-03},
-    {6.727355e-03, 1.285360e-02, 5.378051e-03, -1.232431e-02, -2.691819e-02, 2.188680e-02, -4.797833e-03},
-    {-8.608411e-03, 1.192246e-02, -7.040362e-03, -1.022534e-02, 2.798601e-02, 1.987651e-02, 3.628829e-03},
-    {4.525490e-03, 5.805900e-03, 3.120687e-03, -8.767161e-03, -1.501380e-02, 1.187982e-02, -1.674365e-03},
-    {-4.356766e-03, 6.804860e-03, -2.367081e-03, -6.798287e-03, 1.755762e-02, 1.156222e-02, 2.823188e-03},
-    {2.206878e-03, 2.260249e-03, 1.115284e-03, -2.570851e-03, -7.693711e-03, 5.293631e-03, -1.484026e-03},
-    {-1.116970e-03, 5.130200e-03, -1.530057e-03, -1.228527e-04, 8.530921e-03, 5.815497e-03, 1.430996e-03},
-    {1.090102e-02, 1.450072e-02, -7.023767e-03, -5.026659e-02, -6.258396e-02, 6.621010e-02, -2.013143e-02},
-    {-2.369455e-02, 4.574683e-02, -3.195973e-02, -9.653639e-03, 8.781265e-02, 4.750651e-02, 7.271409e-03},
-    {-1.745667e-02, -2.892845e-02, -1.315636e-02, 3.066624e-02, 6.944186e-02, -5.347033e-02, 1.123843e-02},
-    {1.741624e-02, -3.120373e-02, 1.416787e-02, 3.006796e-02, -7.090357e-02, -5.279041e-02, -1.253352e-02},
-    {-9.264493e-03, -1.684283e-02, -5.248079e-03, 1.940041e-02, 4.141358e-02, -3.186629e-02, 8.335594e-03},
-    {1.079122e-02, -1.696444e-02, 1.013906e-02, 1.744472e-02, -4.236095e-02, -3.052706e-02, -6.227160e-03},
-    {-3.190821e-03, -7.219194e-03, -4.075690e-03, 6.955125e-03, 1.582108e-02, -1.477325e-02, 3.068988e-03},
-    {3.426685e-03, -8.819674e-03, 3.576927e-03, 5.502450e-03, -1.896032e-02, -1.460511e-02, -2.352642e-03},
-    {-1.151666e-01, -1.849279e-01, -4.284841e-02, 2.812959e-01, 5.197736e-01, -4.304278e-01, 1.136346e-01},
-    {1.457301e-01, -2.572159e-01, 1.405287e-01, 1.879101e-01, -5.736552e-01, -3.820115e-01, -7.761891e-02},
-    {-1.573395e-02, -2.594040e-02, -6.382289e-03, 3.825210e-02, 7.019794e-02, -5.984720e-02, 1.401894e-02},
-    {2.009469e-02, -3.430800e-02, 1.783641e-02, 2.622073e-02, -7.919348e-02, -5.217580e-02, -1.096100e-02},
-    {-1.802785e-03, -3.026443e-03, -6.688777e-04, 5.092584e-03, 9.945041e-03, -7.939053e-03, 2.710824e-03},
-    {2.849940e-03, -4.964579e-03, 3.107245e-03, 3.320677e-03, -1.027548e-02, -7.154384e-03, -1.076819e-03},
-    {-4.195897e-04, -2.460267e-04, -2.150645e-04, 7.653062e-04, 1.353524e-03, -1.108397e-03, 2.642157e-04},
-    {0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00},
+/* torch.tanh forward: MKL VML vsTanh (VML_HA), the same code path, identified from its outputs as
+ * Intel's SVML/libdevice "tanh_s_ha" large-table variant: |x| picks one of 27 degree-6 polynomials
+ * in |x| (index from the exponent and the top 2 mantissa bits: [0, 1/8), then quarters of each
+ * octave up to 8, [8, 10), and the constant 1 from 10 on), evaluated in double (Horner) and
+ * rounded once to float; the sign of x is copied in. NaN -> x + x. Bit-identical on 18M floats of
+ * [0, 11) (every 61st bit pattern) and the strided sweep of all bit patterns.
+ * Coefficients A0..A6 as double bit patterns (the published table of that routine). */
+static const uint64_t vm_tanh_poly[27][7] = {
+    {0x0000000000000000, 0x3ff000000006a31d, 0xbe6defde92c4f79b, 0xbfd5553f7294f0dd, 0xbf276cbdcccdb701, 0x3fc16be24561fb19, 0xbf945bc4a4eaa3af},
+    {0xbe68277761c5af2e, 0x3ff0000263167a05, 0xbf09ebcedd85b175, 0xbfd54b886e7a59b5, 0xbf71dfa6bc24a233, 0x3fc388afbdcfeabf, 0xbfa8ac02c389f5d2},
+    {0xbe85d5db74f57d93, 0x3ff0000715d460db, 0xbf1fa2dac6f48388, 0xbfd5419c4f2d1e3b, 0xbf7dc3b257a22ba7, 0x3fc47c7d37008997, 0xbfacc0082a078926},
+    {0xbe9de52836aa24bf, 0x3ff0001087517324, 0xbf2f8218014c6d29, 0xbfd533aee5add15c, 0xbf85d926ec078549, 0x3fc56ac1320650bd, 0xbfb00935cf576018},
+    {0xbeb068e713261c1d, 0x3ff0001fd116a35c, 0xbf3aaa8332ff5da7, 0xbfd5230bfa2f4b5f, 0xbf8cfdab4b1d041c, 0x3fc63c5e1e5f0c1b, 0xbfb14a00ee874965},
+    {0xbec1d1cc995b465a, 0x3ff0003bfc9f9fa7, 0xbf45f2405eb78312, 0xbfd50c881348f074, 0xbf92a43c07bd0a14, 0x3fc70d3f9edd46b3, 0xbfb25c93e2cfc5d2},
+    {0xbebafc5951e455ad, 0x3ff000338e8a7c9c, 0xbf44528bd04b1b6e, 0xbfd50ef882b5f9c7, 0xbf926dce22844aad, 0x3fc70ad1cc96bdf2, 0xbfb260b5e6b89cc5},
+    {0x3ef0299bb6893ea1, 0x3feffe36c6c2bc18, 0x3f52821fd07bd4f7, 0xbfd5733fef4add77, 0xbf7851e165d82e62, 0x3fc56af126a3ac3c, 0xbfb0f36d44ef195a},
+    {0x3f16dd09f9855499, 0x3feff639e7791ebd, 0x3f7b407aee840846, 0xbfd684ff1ce3511c, 0x3f9710f011fe379d, 0x3fc21a8490a5c684, 0xbfacdef4d1b833aa},
+    {0x3f3db7344eef7bc7, 0x3fefd39a63fedaca, 0x3f9ba8d02e96079e, 0xbfd9df55d986f340, 0x3fb9371787006e2d, 0x3fb523268bc2ab46, 0xbfa31f14f14414f5},
+    {0x3f607abd04390fa6, 0x3fef5a2b730f703e, 0x3fb5fdfc22f53666, 0xbfe0f0808ff94c0b, 0x3fcfc9847a2ee0fe, 0xbf8b6a646a50f27b, 0xbf87ebdb8ed25e53},
+    {0x3f75c710a4cbf450, 0x3fee81ec05b6bc39, 0x3fc6427314e0420e, 0xbfe5f44f553bd24a, 0x3fd9f55a79f4ac9e, 0xbfb902bca7fd83bf, 0x3f7d6ea114f55349},
+    {0x3f83741830c6f615, 0x3fed95e102cfb52c, 0x3fd06e31aebd35b9, 0xbfea05ba935a3a1b, 0x3fe07eef35904669, 0xbfc2ff9ca95468a3, 0x3f915c6048511bbe},
+    {0x3f84befae0bacf16, 0x3fed6efeefad09d3, 0x3fd1566fc1b92a45, 0xbfeab8e2b6d8965b, 0x3fe116f42a1b00fa, 0xbfc40e3ece1cab9e, 0x3f92e8c72958bf4b},
+    {0xbf9540312f58c1cb, 0x3ff10ba9282c8ba6, 0xbf8fb70e4fd40a92, 0xbfe115cd7afd2c33, 0x3fd6c11ab555b5e0, 0xbfb9a1de489ae8d7, 0x3f867e656d038f4a},
+    {0xbfb8feeadd186056, 0x3ff5f55365982f5b, 0xbfe0df5b13ea5818, 0xbfb4043fd932506b, 0x3fc03da439fdd281, 0xbfa3e221fe149ffb, 0x3f70e687eb4458ec},
+    {0xbfc8b6a728d01448, 0x3ffb373a7ac80ce3, 0xbfeff9f50069a3ef, 0x3fd22ac674f9ed2e, 0xbf9e3ca89c9332f7, 0xbf668ca45be7a635, 0x3f456b344b630b12},
+    {0xbfd2038af9eee89a, 0x3fff6f4f96a3d05a, 0xbff53dc66a0d78d3, 0x3fe0125d81d29a0e, 0xbfbc82a28d56b6d2, 0x3f8beaa70cc91126, 0xbf476efa96a8e6d1},
+    {0xbfcc7a244440d3de, 0x3ffd4a0d48b2c5ba, 0xbff33648c9558418, 0x3fdc0e614d2355f7, 0xbfb7e39e1fef00bd, 0x3f865b82cb84163c, 0xbf41e092e6d27730},
+    {0xbf7a6b44cc927e68, 0x3ff66260cf7f9ff0, 0xbfeae8d67c72682c, 0x3fd1cc4b5bc4e667, 0xbfab2e5679e4b2f9, 0x3f769ed855c422d5, 0xbf2ff119b2a5a628},
+    {0x3fd047cb095c02b8, 0x3fee67ad71046e63, 0xbfe098e15b696662, 0x3fc3c808cf5eb31e, 0xbf9b0b0f1186b840, 0x3f640a72c61bafa7, 0xbf1917c7478db907},
+    {0x3fe271672e80132a, 0x3fde6be7ccdc0d48, 0xbfccf84a51dadf7d, 0x3fade1fa24be6877, 0xbf81905f3c595840, 0x3f464384c98afbba, 0xbef7bbe3d7be9f42},
+    {0x3feace37d3e55cd8, 0x3fc3e15729f5a9dd, 0xbfb009b0041af713, 0x3f8be0f5ff703e1c, 0xbf5b7e9264e296ad, 0x3f1d230586266c27, 0xbec9e518a45c6684},
+    {0x3fee48f6f3b20545, 0x3fa6cc28994bc90f, 0xbf8fd284f3d7eb09, 0x3f67db44fd1b7665, 0xbf343e3a0589a1a1, 0x3ef26b760ed7403d, 0xbe9c10aa8d42975f},
+    {0x3fef7e62d563a20c, 0x3f87bf0e50adee64, 0xbf6d2c2e8fb3321d, 0x3f433656b22f0998, 0xbf0c9908e7aa1cff, 0x3ec6cb651f92c3ca, 0xbe6e63cde066fb34},
+    {0x3fefec312764aa67, 0x3f58b44a9f798b0e, 0xbf39c22d2e0b62a3, 0x3f0cba89167d11ca, 0xbed2113609b1cfe0, 0x3e884a862529b1b2, 0xbe2b4417d9a939c3},
+    {0x3ff0000000000000, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0},
 };
-
-/* delta(|x|) for |x| = vm_u2f(ua): the piece (eighth of the octave) and u in [-1, 1) come from
- * the float's bits (exact); outside [1, 8) the all-zero row 24 gives delta = 0 exactly.
- * Row 0 ([0, 1/8)) is not used: vm_tanh_small covers that range. */
-static inline double vm_tanh_delta_bits(uint32_t ua) {
-    int32_t e = (int32_t)(ua >> 23) - 127;
-    uint32_t in = -(uint32_t)((e >= 0) & (e <= 2));
-    /* a 64-bit index: GCC emulates the double gathers only with one */
-    int64_t piece = (int64_t)(((uint32_t)(1 + 8 * e + (int32_t)((ua >> 20) & 7)) & in) | (24u & ~in));
-    double u = (double)(int32_t)(ua & 0xfffff) * 0x1p-19 - 1.0;
-    double b0 = 0.0, b1 = 0.0; /* Clenshaw */
-    for (int i = 6; i >= 1; i--) {
-        double t = 2.0 * u * b0 - b1 + vm_tanh_delta[piece][i];
-        b1 = b0;
-        b0 = t;
-    }
-    return (u * b0 - b1 + vm_tanh_delta[piece][0]) * 0x1p-30;
-}
-
-/* Below 1/8, VML's output is matched better by an explicit polynomial: |x| * Q(|x|), Q of degree 5
- * in |x| evaluated in double, its coefficients fitted to VML's rounding decisions (7 differences
- * in 13.4M inputs on [0.0005, 0.125), 1 in 75M below). */
-static const double vm_tanh_small[6] = {
-    0x1.000000006a342p+0, -0x1.df117a1d80000p-25, -0x1.5553f72465511p-2,
-    -0x1.76cbb04171788p-13, 0x1.16be1ae309c41p-3, -0x1.45ba633ef6f52p-6,
-};
-
-/* tanh(a) in double for 0 <= a <= 20 without libm (vectorizable): (1 - E) / (1 + E), E = exp(-2a)
- * as 2^k * P(r), r = -2a - k ln2 (Cody-Waite, 3-part ln2), P the degree-13 Taylor polynomial
- * (|r| <= 0.35: truncation 2^-58). Relative error a few 2^-53 (a >= 1/8), far below the model's
- * float rounding decisions: the same float results as libm's tanh. */
-static inline double vm_tanh_pos(double a) {
-    double z = -2.0 * a;
-    double kd = rint(z * 0x1.71547652b82fep+0);
-    double r = fma(kd, -0x1.62e42fefa3800p-1, z); /* ln2 hi (exact product for |k| < 2^12) */
-    r = fma(kd, -0x1.ef35793c76730p-45, r);
-    double pr = fma(1.0 / 6227020800.0, r, 1.0 / 479001600.0); /* 1/13!, 1/12!, ... */
-    pr = fma(pr, r, 1.0 / 39916800.0);
-    pr = fma(pr, r, 1.0 / 3628800.0);
-    pr = fma(pr, r, 1.0 / 362880.0);
-    pr = fma(pr, r, 1.0 / 40320.0);
-    pr = fma(pr, r, 1.0 / 5040.0);
-    pr = fma(pr, r, 1.0 / 720.0);
-    pr = fma(pr, r, 1.0 / 120.0);
-    pr = fma(pr, r, 1.0 / 24.0);
-    pr = fma(pr, r, 1.0 / 6.0);
-    pr = fma(pr, r, 0.5);
-    pr = fma(pr, r, 1.0);
-    pr = fma(pr, r, 1.0);
-    /* 2^k (k in [-58, 0]) through a float's exponent field: int32 lanes only */
-    double e = pr * (double)vm_u2f((uint32_t)((int32_t)kd + 127) << 23);
-    return (1.0 - e) / (1.0 + e);
-}
 
 static inline float mkl_vml_tanhf(float x) {
-    uint32_t ua = vm_f2u(x) & 0x7fffffffu;
-    uint32_t nan = -(uint32_t)(ua > 0x7f800000u);
-    uint32_t small = -(uint32_t)(ua < 0x3e000000u); /* |x| < 1/8 */
-    uint32_t big = -(uint32_t)(ua > 0x41a00000u); /* |x| > 20 (or NaN): tanh(20) = 1 in double */
-    double a = (double)vm_u2f(ua & ~nan), a20 = (double)vm_u2f((ua & ~big) | (0x41a00000u & big));
-    double q = vm_tanh_small[5];
-    for (int i = 4; i >= 0; i--) q = q * a + vm_tanh_small[i];
-    float ys = (float)(a * q);
-    float yl = (float)(vm_tanh_pos(a20) * (1.0 + vm_tanh_delta_bits(ua)));
-    uint32_t y = (vm_f2u(ys) & small) | (vm_f2u(yl) & ~small);
-    return vm_u2f((((y & 0x7fffffffu) | (vm_f2u(x) & 0x80000000u)) & ~nan) | (vm_f2u(x) & nan));
+    uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    int32_t i = (int32_t)(ax & 0x7fe00000u) - 0x3de00000;
+    i = i < 0 ? 0 : i > 0x03400000 ? 0x03400000 : i;
+    int64_t k = (int64_t)(i >> 21); /* a 64-bit index: GCC emulates the double gathers only with one */
+    double a = (double)vm_u2f(ax);
+    double p = vm_u2d(vm_tanh_poly[k][6]);
+    for (int j = 5; j >= 0; j--) p = p * a + vm_u2d(vm_tanh_poly[k][j]);
+    uint32_t nan = -(uint32_t)(ax > 0x7f800000u);
+    uint32_t y = vm_f2u((float)p) | (ux & 0x80000000u);
+    return vm_u2f((y & ~nan) | (vm_f2u(x + x) & nan));
 }
 
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
