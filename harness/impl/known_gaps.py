@@ -85,7 +85,8 @@ def save_gaps(known: KnownGaps, path: Path = GAPS_FILE) -> None:
         "unverified_profiles": dict(sorted(known.unverified_profiles.items())),
     }
     rows = [json.dumps(asdict(g)) for g in sorted(known.gaps, key=lambda g: g.key)]  # one gap a line
-    text = json.dumps(head, indent=1)[:-2] + ',\n "gaps": [\n  ' + ",\n  ".join(rows) + "\n ]\n}\n"
+    body = "\n  " + ",\n  ".join(rows) + "\n " if rows else ""
+    text = json.dumps(head, indent=1)[:-2] + ',\n "gaps": [' + body + "]\n}\n"
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     tmp.replace(path)

@@ -581,7 +581,7 @@ static inline float mkl_vml_tanhf(float x) {
     int32_t i = (int32_t)(ax & 0x7fe00000u) - 0x3de00000;
     i = i < 0 ? 0 : i > 0x03400000 ? 0x03400000 : i;
     int64_t k = (int64_t)(i >> 21); /* a 64-bit index: GCC emulates the double gathers only with one */
-    double a = (double)vm_u2f(ax);
+    double a = (double)vm_u2f(ax < 0x41200000u ? ax : 0x41200000u); /* 10 from there on: P = 1, no inf*0 */
     double p = vm_u2d(vm_tanh_poly[k][6]);
     for (int j = 5; j >= 0; j--) p = p * a + vm_u2d(vm_tanh_poly[k][j]);
     uint32_t nan = -(uint32_t)(ax > 0x7f800000u);
