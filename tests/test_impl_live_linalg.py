@@ -3,9 +3,9 @@
 Random shapes around MKL's switch to its small-matrix kernels (output dims below 12, rows not a
 multiple of 4, a single row or column: MKL's gemv) and its k blocking (K past 192 and 384), every
 operand layout, linear with and without bias (forward and all grads), matmul and bmm (both sides
-of ATen's 400-product switch to MKL, batches of one and more), and embedding. MKL's AVX-512 path
-(CI on an Intel AVX-512 machine) was never measured: the MKL tests are skipped there; ATen's own
-loops (small bmm, embedding) run everywhere.
+of ATen's 400-product switch to MKL, batches of one and more), and embedding. The MKL tests need
+MKL's generic code path as on the fixtures' AMD host and a verified profile (tests.impl_live says
+why they skip elsewhere); ATen's own loops (small bmm, embedding) run everywhere.
 """
 
 from __future__ import annotations
@@ -20,17 +20,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import linalg
-from tests.impl_live import assert_bits_equal, live_profile
+from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
 
 SETTINGS = settings(max_examples=25, deadline=None)
 DIMS = st.one_of(st.integers(1, 20), st.integers(20, 80))  # MKL's small kernels below 12, gemv at 1
 DEPTH = st.one_of(st.integers(1, 40), st.integers(40, 200), st.integers(180, 700))
 SEEDS = st.integers(0, 2**32 - 1)
 THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
-
-needs_measured_mkl = pytest.mark.skipif(
-    live_profile().name == "x86-avx512", reason="MKL's AVX-512 sgemm path was not measured (no fixture)"
-)
 
 
 @pytest.fixture(autouse=True)
@@ -53,7 +49,8 @@ def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
     return torch.from_numpy(a.copy()).requires_grad_(grad)
 
 
-@needs_measured_mkl
+@needs_modelled_mkl
+@needs_verified_profile
 @SETTINGS
 @given(m=DIMS, n=DIMS, k=DEPTH, trans_a=st.booleans(), trans_b=st.booleans(), seed=SEEDS, threads=THREADS)
 def test_mm_layouts(m: int, n: int, k: int, trans_a: bool, trans_b: bool, seed: int, threads: int) -> None:
@@ -67,7 +64,8 @@ def test_mm_layouts(m: int, n: int, k: int, trans_a: bool, trans_b: bool, seed: 
     assert_bits_equal("mm", want, got)
 
 
-@needs_measured_mkl
+@needs_modelled_mkl
+@needs_verified_profile
 @SETTINGS
 @given(
     lead=st.lists(st.integers(1, 6), min_size=0, max_size=2),
@@ -97,7 +95,8 @@ def test_linear(lead: list[int], m: int, k: int, n: int, bias: bool, seed: int, 
         assert_bits_equal("linear grad_bias", tb.grad.numpy(), grad_b)
 
 
-@needs_measured_mkl
+@needs_modelled_mkl
+@needs_verified_profile
 @SETTINGS
 @given(batch=st.lists(st.integers(1, 3), min_size=0, max_size=2), m=DIMS, k=DEPTH, n=DIMS, seed=SEEDS, threads=THREADS)
 def test_matmul(batch: list[int], m: int, k: int, n: int, seed: int, threads: int) -> None:
@@ -125,7 +124,8 @@ def test_bmm_small(nb: int, m: int, k: int, n: int, seed: int) -> None:
     assert_bits_equal("bmm", want, linalg.bmm(a, b, live_profile()))
 
 
-@needs_measured_mkl
+@needs_modelled_mkl
+@needs_verified_profile
 @SETTINGS
 @given(
     nb=st.integers(1, 4),
