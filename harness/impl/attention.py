@@ -19,15 +19,13 @@ import numpy as np
 
 from harness.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.linalg import bmm as aten_small_bmm
+from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
 from harness.impl.profiles import KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
-_F = ctypes.c_float
-_SMALL_BMM = 400  # at::bmm: contraction * rows * cols below this takes ATen's own loop, not MKL
 
 Arrays = Mapping[str, np.ndarray]
 
@@ -37,8 +35,6 @@ def _lib() -> ctypes.CDLL:
     if not getattr(lib, "_typed", False):
         lib.sdpa_flash_forward.argtypes = [Profile, _I64, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P]
         lib.sdpa_flash_backward.argtypes = [Profile, *[_I64] * 5, *[_P] * 9]
-        c, i, f = ctypes.c_char, _I64, _F
-        lib.att_sgemm.argtypes = [c, c, i, i, i, f, _P, i, _P, i, f, _P, i, ctypes.c_int32, i]
         lib._typed = True
     return lib
 
@@ -84,35 +80,6 @@ def sdpa_backward(
 
 
 # ----------------------------------------------------------------------------- math path (dropout > 0)
-
-
-def _bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """``at::bmm(a, b)`` for (N,M,K) @ (N,K,P) operands whose items are contiguous or transposed
-    views, as the math path hands them over. K*M*P < 400: ATen's loop (linalg.bmm); otherwise
-    MKL per item, called as ATen's row-major cblas call reaches it: C^T = b^T a^T column-major,
-    a transposed view passed as 'T' with its own leading dimension, no copy."""
-    nb, m, k = a.shape
-    n = b.shape[2]
-    if k * m * n < _SMALL_BMM:
-        return aten_small_bmm(np.ascontiguousarray(a), np.ascontiguousarray(b), profile)
-    out = np.empty((nb, m, n), np.float32)
-    (tb, ldb_, bb), (ta, lda_, aa) = _blas_operand(b), _blas_operand(a)
-    threaded = int(profile.threads > 1 and nb == 1)  # one item: plain sgemm, free to use MKL's threads
-    lib = _lib()
-    for i in range(nb):  # item i of torch's (64-byte-aligned) output starts i*m*n floats in
-        lib.att_sgemm(
-            tb, ta, n, m, k, 1.0, ptr(bb[i]), ldb_, ptr(aa[i]), lda_, 0.0, ptr(out[i]), n, threaded, i * m * n
-        )
-    return out
-
-
-def _blas_operand(x: np.ndarray) -> tuple[bytes, int, np.ndarray]:
-    """How a row-major operand (N, R, C) reaches column-major BLAS: ('N', C) for contiguous items,
-    ('T', R) for items that are transposes of contiguous (C, R) matrices; and their storage."""
-    if x[0].flags.c_contiguous:
-        return b"N", x.shape[2], np.ascontiguousarray(x)
-    t = np.ascontiguousarray(x.transpose(0, 2, 1))  # the contiguous matrices x's items transpose
-    return b"T", x.shape[1], t
 
 
 @dataclass

@@ -87,7 +87,7 @@ def mm(
     """``torch.mm(a, b)`` (MKL sgemm): (M,K) @ (K,N) -> (M,N).
 
     ``trans_a``/``trans_b`` multiply by ``a.T``/``b.T`` instead (as ``torch.mm(a.t(), b)`` would).
-    Each element: K cut into blocks (see csrc/gemm.c), one fused chain per block, blocks added.
+    Each element: K cut into blocks (see csrc/mkl_sgemm.h), one fused chain per block, blocks added.
     The bits depend on K only, not on the layout, the thread count or the profile.
     """
     a = a.T if trans_a else a
@@ -154,7 +154,7 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
     """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N).
 
     K*M*N < 400: ATen's loop (products rounded, then added in k order from 0); otherwise MKL's
-    batched gemm, each item as ``mm`` except the row grouping of small products (csrc/gemm.c);
+    batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
     a batch of one is a plain sgemm.
     """
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:

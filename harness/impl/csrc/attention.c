@@ -3,134 +3,37 @@
  * sdpa (dropout 0): ATen's CPU flash attention, aten/src/ATen/native/cpu/FlashAttentionKernel.cpp
  * (cpu_flash_attention / cpu_flash_attention_backward, registered with ALSO_REGISTER_AVX512_DISPATCH:
  * its Vectorized<float> has profile.lanes_wide lanes). Every cpublas::gemm it makes is MKL sgemm,
- * reproduced by mkl_sgemm below. sdpa with dropout takes the math path (harness/impl/attention.py);
- * its matrix products come here through att_sgemm.
+ * reproduced by csrc/mkl_sgemm.h (blas_sgemm below). sdpa with dropout takes the math path
+ * (harness/impl/attention.py), whose matrix products are at::bmm's (harness/impl/linalg.py, csrc/gemm.c).
  *
  * Tensors are (B, H, L, D) contiguous (q, out, grad_out, grads) or (B, H, S, D) (k, v); lse (B, H, L).
  */
-#include <stdlib.h>
-
-#include "common.h"
+#include "mkl_sgemm.h"
 #include "vmath.h"
 
 #define MAXL 16
 
-/* ----------------------------------------------------------------------------- MKL sgemm model
+/* ----------------------------------------------------------------------------- MKL sgemm
  *
- * MKL 2024.2 sgemm as the fixtures' processes ran it (AMD Zen3, "Intel(R) Architecture processors"
- * code path; MKL_ENABLE_INSTRUCTIONS=AVX2, SSE4_2 or unset change nothing), measured per element
- * (FPRev-style pair cancellation for the summation tree, random data to tell fused from separate
- * multiply-adds). Column-major, as BLAS:
- *   C[i + j*ldc] = alpha * sum_l opA(i,l) * opB(l,j) + beta * C,  opA m x k, opB k x n.
- * Paths (16-byte-aligned operands, as torch's tensors give them here):
- *   main:  each element one fused chain per k block (k <= 192: one block; <= 384: k/2; else 192)
- *          over (alpha*a_il) * b_lj (alpha applied to A, rounded, as MKL packs it), then
- *          c = (beta ? beta*C : first block) + t block by block (csrc/gemm.c's model).
- *   n < 4 (sequential MKL: one thread, or called inside an OpenMP region), or the last n % 4
- *   columns of any n < 12 (threaded MKL: threads > 1 outside a region, and the problem big enough
- *   for MKL to split it: k > 4 when m > 16, k > 16 otherwise): those columns leave the main kernel:
- *          transA 'N': axpy form, c = beta*C (0 when beta = 0), then c = c + (alpha*b_lj) * a_il
- *                      for l in order, separately rounded;
- *          transA 'T': dot form, separately rounded products summed in 4 lanes (l % 4) for the
- *                      rows below 4*floor(m/4), 8 lanes for the other rows; lanes added pairwise
- *                      ((0+2)+(1+3); ((0+4)+(2+6))+((1+5)+(3+7))), the k % lanes tail after.
- *   m < 12 and n < 12 with transA 'T': every column takes the dot form.
- *   k == 1 with transA 'N' (a rank-1 update): every column takes the axpy form.
- *   m < 12 with transA 'N': every column takes the axpy form.
- *   The axpy form peels the rows before C's column reaches a 16-byte boundary (if 4 or more rows
- *   remain) and sums them in another order (gemm_axpy_elem); the C offset is torch's, passed in.
- *   n == 1 with transA 'T' (sgemv 'T'): 4 products summed in order seed lane 0, then rows below
- *          4*floor(m/4): 4 lanes over l = 4..k-1; the other rows alternate (even offset) 8 lanes
- *          over l = 4..4+8*floor((k-4)/8)-1, or (odd offset) 4 lanes stepping 8, then the
- *          remaining l in order; all separately rounded. Measured for k = 64 only.
- * Measured with MKL on 1 or 2 threads; 3+ threads give other bits for threaded calls (not
- * modelled). Unverified: alpha not a power of two outside the main and k == 1 forms, beta other
- * than 0 or 1, beta = 1 on the dot/sgemv forms and peeled axpy rows, k % 4 != 0 on the dot form,
- * the sgemv 'T' form for k other than 16, 32, 64. */
-
-typedef struct {
-    char ta, tb;
-    int64_t m, n, k;
-    float alpha;
-    const float *A;
-    int64_t lda;
-    const float *B;
-    int64_t ldb;
-    float beta;
-    float *C;
-    int64_t ldc;
-    int threaded; /* MKL may use several threads: called outside an OpenMP region, threads > 1 */
-    int64_t c_off; /* C's offset in floats from a 16-byte boundary in torch's buffers (mod 4) */
-} gemm_t;
-
-static inline float opA(const gemm_t *g, int64_t i, int64_t l) {
-    return g->ta == 'N' ? g->A[i + l * g->lda] : g->A[l + i * g->lda];
-}
-static inline float opB(const gemm_t *g, int64_t l, int64_t j) {
-    return g->tb == 'N' ? g->B[l + j * g->ldb] : g->B[j + l * g->ldb];
+ * cpublas::gemm's BLAS call, column-major: C[i + j*ldc] = alpha * sum_l opA(i,l) * opB(l,j) + beta*C
+ * (opA m x k, opB k x n), run by MKL's sgemm model (csrc/mkl_sgemm.h) as the row-major product
+ * C^T (n x m) = opB^T @ opA^T. The operands sit 16-byte aligned in torch's buffers (head sizes
+ * are multiples of 4); C's offset in torch's buffer is passed in (c_off, floats mod 4).
+ * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region). */
+static void blas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+                       const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int threads, int64_t c_off) {
+    const int a_t = tb == 'T', b_t = ta == 'T'; /* row-major left = opB^T, right = opA^T */
+    const sgemm_t g = {
+        .M = n, .N = m, .K = k, .alpha = alpha, .beta = beta,
+        .A = B, .sa0 = a_t ? 1 : ldb, .sa1 = a_t ? ldb : 1,
+        .B = A, .sb0 = b_t ? 1 : lda, .sb1 = b_t ? lda : 1,
+        .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
+        .a_off = 0, .b_off = 0, .c_off = c_off,
+    };
+    mkl_sgemm(&g);
 }
 
-static int64_t mkl_kc(int64_t k) {
-    if (k <= 192) return k;
-    return k / 2 < 192 ? k / 2 : 192;
-}
-
-/* main kernel over columns [0, nc): per element k blocks of fused chains over (alpha*a_il) * b_lj
- * (alpha applied to A, rounded, as MKL packs it), each block's sum added to c. A (scaled) and B
- * are packed so that the chains of one row run side by side over j. */
-static void gemm_main(const gemm_t *g, int64_t nc) {
-    const int64_t m = g->m, k = g->k, kc = mkl_kc(k);
-    float *pa = malloc(sizeof(float) * (size_t)(k + k * nc + 2 * nc));
-    float *pb = pa + k, *t = pb + k * nc, *acc = t + nc;
-    for (int64_t l = 0; l < k; l++)
-        for (int64_t j = 0; j < nc; j++) pb[l * nc + j] = opB(g, l, j);
-    for (int64_t i = 0; i < m; i++) {
-        for (int64_t l = 0; l < k; l++) pa[l] = g->alpha * opA(g, i, l);
-        for (int64_t j = 0; j < nc; j++) acc[j] = g->beta != 0.0f ? g->beta * g->C[i + j * g->ldc] : 0.0f;
-        for (int64_t k0 = 0; k0 < k; k0 += kc) {
-            const int64_t k1 = k0 + kc < k ? k0 + kc : k;
-            int64_t j0 = 0;
-            for (; j0 + 8 <= nc; j0 += 8) { /* 8 independent chains: vectorises at -O2 */
-                float c8[8] = {0};
-                for (int64_t l = k0; l < k1; l++) {
-                    const float a = pa[l], *b = pb + l * nc + j0;
-                    for (int q = 0; q < 8; q++) c8[q] = fmaf(a, b[q], c8[q]);
-                }
-                memcpy(t + j0, c8, sizeof c8);
-            }
-            for (int64_t j = j0; j < nc; j++) {
-                float c1 = 0.0f;
-                for (int64_t l = k0; l < k1; l++) c1 = fmaf(pa[l], pb[l * nc + j], c1);
-                t[j] = c1;
-            }
-            if (k0 == 0 && g->beta == 0.0f)
-                for (int64_t j = 0; j < nc; j++) acc[j] = t[j];
-            else
-                for (int64_t j = 0; j < nc; j++) acc[j] = acc[j] + t[j];
-        }
-        for (int64_t j = 0; j < nc; j++) g->C[i + j * g->ldc] = acc[j];
-    }
-    free(pa);
-}
-
-/* axpy form, transA 'N': c = beta*C, then c + (alpha*b_lj) * a_il in l order. The rows MKL
- * peels to reach a 16-byte-aligned C column (when at least 4 rows remain after them) go by 8 l
- * at a time: 4 added in order onto c, the next 4 chained apart and their sum added. */
-static void gemm_axpy_elem(const gemm_t *g, int64_t i, int64_t j) {
-    float *c = g->C + i + j * g->ldc;
-    float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
-    const int64_t peel = (4 - (g->c_off + j * g->ldc) % 4) % 4;
-    int64_t l = 0;
-    if (i < peel && g->m - peel >= 4)
-        for (; l + 8 <= g->k; l += 8) {
-            for (int64_t q = l; q < l + 4; q++) acc = acc + (g->alpha * opB(g, q, j)) * opA(g, i, q);
-            float t = (g->alpha * opB(g, l + 4, j)) * opA(g, i, l + 4);
-            for (int64_t q = l + 5; q < l + 8; q++) t = t + (g->alpha * opB(g, q, j)) * opA(g, i, q);
-            acc = acc + t;
-        }
-    for (; l < g->k; l++) acc = acc + (g->alpha * opB(g, l, j)) * opA(g, i, l);
-    *c = acc;
-}
+/* ----------------------------------------------------------------------------- Vectorized lanes */
 
 /* lanes added as the shuffle tree: lane i with i + L/2, then i + L/4, ... */
 static float lanes_pairwise(float *acc, int L) {
@@ -138,65 +41,6 @@ static float lanes_pairwise(float *acc, int L) {
         for (int q = 0; q < h; q++) acc[q] = acc[q] + acc[q + h];
     return acc[0];
 }
-
-static void store_scaled(const gemm_t *g, int64_t i, int64_t j, float acc) {
-    float *c = g->C + i + j * g->ldc;
-    *c = g->beta != 0.0f ? g->alpha * acc + g->beta * *c : g->alpha * acc;
-}
-
-/* dot form, transA 'T': L lanes over l < L*floor(k/L), the tail after */
-static void gemm_dot_elem(const gemm_t *g, int64_t i, int64_t j, int L) {
-    float acc[MAXL] = {0};
-    const int64_t nfull = g->k - g->k % L;
-    for (int64_t l = 0; l < nfull; l++) acc[l % L] = acc[l % L] + opA(g, i, l) * opB(g, l, j);
-    float r = lanes_pairwise(acc, L);
-    for (int64_t l = nfull; l < g->k; l++) r = r + opA(g, i, l) * opB(g, l, j);
-    store_scaled(g, i, j, r);
-}
-
-/* sgemv 'T' (n == 1): row kind 0 (4 lanes), 1 (8 lanes), 2 (4 lanes stepping 8) */
-static void gemv_t_elem(const gemm_t *g, int64_t i, int kind) {
-    float acc[MAXL] = {0};
-    const int L = kind == 1 ? 8 : 4;
-    const int64_t head = g->k < 4 ? g->k : 4;
-    for (int64_t l = 0; l < head; l++) acc[0] = acc[0] + opA(g, i, l) * opB(g, l, 0);
-    const int64_t body = kind == 0 ? (g->k - head) - (g->k - head) % 4 : (g->k - head) - (g->k - head) % 8;
-    for (int64_t l = head; l < head + body; l++) {
-        const int64_t q = (l - head) % L;
-        acc[q] = acc[q] + opA(g, i, l) * opB(g, l, 0);
-    }
-    float r = lanes_pairwise(acc, L);
-    for (int64_t l = head + body; l < g->k; l++) r = r + opA(g, i, l) * opB(g, l, 0);
-    store_scaled(g, i, 0, r);
-}
-
-static void mkl_sgemm(const gemm_t *g) {
-    const int64_t m = g->m, n = g->n;
-    const int64_t m4 = m - m % 4;
-    if (n == 1 && g->ta == 'T') {
-        for (int64_t i = 0; i < m; i++) gemv_t_elem(g, i, i < m4 ? 0 : ((i - m4) % 2 ? 2 : 1));
-        return;
-    }
-    const int all_dot = g->ta == 'T' && m < 12 && n < 12;
-    const int par = g->threaded && (m > 16 ? g->k > 4 : g->k > 16); /* MKL does split the work */
-    const int64_t n_main = par ? (n >= 12 ? n : n - n % 4) : (n >= 4 ? n : 0);
-    const int64_t nmain = all_dot || (g->ta == 'N' && (m < 12 || g->k == 1)) ? 0 : n_main;
-    if (nmain > 0) gemm_main(g, nmain);
-    for (int64_t j = nmain; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            if (g->ta == 'N') gemm_axpy_elem(g, i, j);
-            else gemm_dot_elem(g, i, j, i < m4 ? 4 : 8);
-        }
-}
-
-/* BLAS-style entry for the math path (attention.py): what at::bmm's MKL call computes per matrix. */
-void att_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
-               const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int32_t threaded, int64_t c_off) {
-    const gemm_t g = {ta, tb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, threaded, c_off};
-    mkl_sgemm(&g);
-}
-
-/* ----------------------------------------------------------------------------- Vectorized lanes */
 
 /* vec_reduce_all(+) of an L-lane accumulator: AVX2/AVX-512 shuffle tree (lane i with i ^ L/2, ...,
  * i ^ 1), the default build folding lanes 1..L-1 into lane 0 in order. */
@@ -301,7 +145,8 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
                         const float *k, const float *v, float *out, float *lse) {
     const float scale = (float)(1.0 / sqrt((double)D));
     const int64_t qs = q_split_size(L) < L ? q_split_size(L) : L, kvs = KV_SPLIT < S ? KV_SPLIT : S;
-    const int thr = p.threads > 1 && B * H * divup(L, qs) == 1; /* parallel_for ran its one item inline */
+    /* MKL's threads: 1 inside parallel_for's OpenMP region, all when it ran its one item inline */
+    const int thr = B * H * divup(L, qs) == 1 ? p.threads : 1;
     const int64_t dst_off = (qs * kvs + 2 * qs) % 4;                /* torch's per-thread buffer, thread 0 */
     float *qk = malloc(sizeof(float) * (size_t)(qs * kvs + 2 * qs + qs * D));
     float *qmax = qk + qs * kvs, *qsum = qmax + qs, *dst = qsum + qs;
@@ -313,8 +158,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
             for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                const gemm_t g1 = {'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0};
-                mkl_sgemm(&g1);
+                blas_sgemm('T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
@@ -335,8 +179,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
                         for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
                 }
                 const float beta = n > 0 ? 1.0f : 0.0f;
-                const gemm_t g2 = {'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off};
-                mkl_sgemm(&g2);
+                blas_sgemm('N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
             }
             for (int64_t r = 0; r < qb; r++) {
                 if (qmax[r] == -INFINITY) qmax[r] = 0.0f;
@@ -365,7 +208,7 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
                          float *gq, float *gk, float *gv) {
     const float scale = (float)(1.0 / sqrt((double)D));
     const int64_t qs = q_split_size(L) < L ? q_split_size(L) : L, kvs = KV_SPLIT < S ? KV_SPLIT : S;
-    const int thr = p.threads > 1 && B * H == 1; /* parallel_for ran its one item inline */
+    const int thr = B * H == 1 ? p.threads : 1; /* MKL's threads, as in the forward */
     float *attn = malloc(sizeof(float) * (size_t)(2 * qs * kvs + qs));
     float *gattn = attn + qs * kvs, *dsum = gattn + qs * kvs;
     memset(gq, 0, sizeof(float) * (size_t)(B * H * L * D));
@@ -381,25 +224,20 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
             const int64_t num_keys = m + qb < S ? m + qb : S;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                const gemm_t g3 = {'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0};
-                mkl_sgemm(&g3);
+                blas_sgemm('T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(&p, attn[r * kb + c] - lh[m + r]);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
                             if (c >= 0) attn[r * kb + c] = 0.0f;
-                const gemm_t g4 = {'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0};
-                mkl_sgemm(&g4);
-                const gemm_t g5 = {'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0};
-                mkl_sgemm(&g5);
+                blas_sgemm('N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
+                blas_sgemm('T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++)
                         gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
-                const gemm_t g6 = {'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0};
-                mkl_sgemm(&g6);
-                const gemm_t g7 = {'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0};
-                mkl_sgemm(&g7);
+                blas_sgemm('N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
+                blas_sgemm('N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
             }
         }
     }

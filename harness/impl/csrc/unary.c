@@ -63,10 +63,13 @@ VM_INLINE void run_binary(const profile_t *p, int64_t grain, binary_fn vec, bina
 
 /* torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
  * (aten vml.h IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL): elementwise, so neither
- * the profile nor the thread split changes bits. */
+ * the profile nor the thread split changes bits. The rare inputs VML hands to its scalar
+ * fallback are redone in a second pass that rereads x: out must not overlap x. */
 void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
     (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf(x[i]);
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf_main(x[i]); /* branch-free, vectorized */
+    for (int64_t i = 0; i < n; i++)
+        if (mkl_vml_expf_rare(x[i])) out[i] = mkl_vml_expf(x[i]);
 }
 
 /* vsLn: the branch-free main path over all elements, then the rare positive subnormals. */

@@ -480,9 +480,11 @@ static const uint32_t vm_exp128_tab[128][2] = {
  * "Intel(R) Architecture processors" (no FMA), reconstructed from its outputs (MKL is closed):
  * k = rint(float(x * 128/ln2)), r = (x - k*L_hi) - float(k*L_lo) with a 10-bit L_hi,
  * p = r + (r*r)*0.5, exp = 2^(k>>7) * (T_hi + (T_hi*p + T_lo)), T = 2^((k&127)/128); every step
- * a separately rounded float operation. Measured bit-identical on every normal result below
- * 2^126; outside (x > 87.5 or x < -87.336) VML differs in a few elements by 1 ULP. */
-static inline float mkl_vml_expf(float x) {
+ * a separately rounded float operation: mkl_vml_expf_main, branch-free. Measured bit-identical
+ * for |x| <= 0x42aeac4f (87.3365, results in [2^-126, 2^126]). Beyond, VML calls its scalar
+ * fallback, which is correctly rounded (every float of [-104, -87.3366] and [87.3366, 88.73]
+ * measured): mkl_vml_expf. */
+static inline float mkl_vml_expf_main(float x) {
     /* special cases by integer-mask selects at the end (branch-free, so loops vectorize);
      * xc keeps the table index and the scale in range for them */
     uint32_t nan = -(uint32_t)(x != x), over = -(uint32_t)(x > 0x1.62e430p+6f); /* above ln(FLT_MAX) */
@@ -502,6 +504,11 @@ static inline float mkl_vml_expf(float x) {
     uint32_t u = (vm_f2u(y) & ~(nan | over | under)) | (0x7f800000u & over);
     return vm_u2f(u | (vm_f2u(x + x) & nan));
 }
+
+/* Whether vsExp takes its scalar, correctly rounded fallback for x (|x| > 87.3365, not NaN). */
+static inline int mkl_vml_expf_rare(float x) { return (vm_f2u(x) & 0x7fffffffu) - 0x42aeac50u < 0x7f800001u - 0x42aeac50u; }
+
+static inline float mkl_vml_expf(float x) { return mkl_vml_expf_rare(x) ? (float)exp((double)x) : mkl_vml_expf_main(x); }
 
 /* torch.log forward: MKL VML vsLn (VML_HA), the same code path, reconstructed from its outputs and
  * identified as Intel's SVML/libdevice "ln_s_ha" main path (x = 2^n * m, m in (2/3, 4/3] taken

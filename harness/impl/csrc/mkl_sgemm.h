@@ -1,0 +1,351 @@
+/* MKL 2024.2 sgemm as torch 2.13.0+cpu calls it, float32, bit for bit: the one model of it that
+ * every impl kernel uses (csrc/gemm.c, csrc/attention.c).
+ *
+ * Reproduces sgemm_ as at::native::cpublas::gemm calls it: from at::mm / at::addmm
+ * (addmm_impl_cpu_), at::bmm (bmm_out_or_baddbmm_: a batch of one is a plain sgemm, more items
+ * MKL's batched gemm), and from ATen's CPU flash attention (FlashAttentionKernel.cpp, inside an
+ * OpenMP region: MKL runs one thread there). MKL runs its "Intel(R) Architecture processors"
+ * path on the fixtures' AMD Zen3 host whatever MKL_ENABLE_INSTRUCTIONS says; measured there per
+ * element (pair cancellation for the summation tree, random data to tell fused from unfused
+ * steps, operands placed at chosen offsets mod 16 bytes), with MKL on 1 or 2 threads.
+ *
+ * In torch's row-major terms (MKL is called with the transposed problem: its m = N, its n = M,
+ * its A = our B, its B = our A):
+ *   C[M,N] (row stride ldc) = alpha * A[M,K] @ B[K,N] + beta * C,
+ *   A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; ta / tb: A / B handed to BLAS
+ *   stored transposed (column-major).
+ * Which kernel (mkl_sgemm routes; the measured rules):
+ *   K == 1, B row-major: MKL's rank-1 update, the axpy form (below) on every element.
+ *   M >= 12 and N >= 12 (and K == 0): the main kernel on every element (mkl_main).
+ *   gemv (not for batch items, except M == 1 with A not transposed):
+ *     N == 1, A row-major, M > 1, or M == 1 with B transposed: a dot product per output with an
+ *       alignment head (mkl_gemv_rows);
+ *     N == 1, A transposed: the axpy form, C's alignment peel running down the column.
+ *   N >= 12, M < 12: with 2 threads MKL splits the rows: whole groups of 4 rows take the main
+ *     kernel, the last M % 4 rows a small kernel; all rows main when M >= 4 and MKL does not split
+ *     (1 thread, a batch item, or a product too small: mkl_unsplit). M < 4: small kernel.
+ *   N < 12: every row a small kernel.
+ * The small kernels (SSE code, unfused: each product rounded, then added) by layout:
+ *   A row-major, B transposed (x @ W.T): a dot product in 4 or 8 lanes (mkl_dot);
+ *   both transposed: one chain in k order;
+ *   B row-major: the axpy form (mkl_axpy): c = beta*C (0 for beta = 0), then c + (alpha*a)*b in
+ *     k order, except the elements before C's row reaches a 16-byte boundary (the alignment peel).
+ * So small products depend on the operands' and C's addresses mod 16 bytes in torch's buffers:
+ * the caller passes those offsets (a_off, b_off, c_off), not the impl's own pointers.
+ * alpha (flash attention's scale): the main kernel scales B's elements (rounded) as it packs
+ * them; the axpy form scales A's elements; the dot, chain and gemv forms scale the sum.
+ * Unverified: alpha not a power of two outside the main and K == 1 forms; beta other than 0
+ * or 1; 3 or more MKL threads (other bits for threaded calls); MKL's AVX-512 kernels; a 1x1
+ * result of MKL's batched gemm (a dot kernel with a 5-product head, then 8 lanes: not modelled).
+ */
+#ifndef PARITY_MKL_SGEMM_H
+#define PARITY_MKL_SGEMM_H
+
+#include <stdlib.h>
+
+#include "common.h"
+
+typedef struct {
+    int64_t M, N, K;
+    float alpha, beta;
+    const float *A;
+    int64_t sa0, sa1;
+    const float *B;
+    int64_t sb0, sb1;
+    float *C;
+    int64_t ldc;
+    int ta, tb;                  /* A / B handed to BLAS stored transposed */
+    int threads;                 /* threads MKL may use: 1 inside an OpenMP region */
+    int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
+    int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
+} sgemm_t;
+
+/* floats past a 16-byte boundary of an address */
+static inline int64_t mkl_off(const void *p) { return (int64_t)(((uintptr_t)p / sizeof(float)) % 4); }
+
+/* products short of a 16-byte boundary at offset off (0 to 3) */
+static inline int64_t mkl_peel(int64_t off) { return (4 - off % 4) % 4; }
+
+/* The small and gemv forms' sums start from +0 (so never end as -0), except a product with
+ * K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
+ * products that are all -0. */
+static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1); }
+
+/* c = alpha * s + beta * C, the dot, chain and gemv forms' store (s + 0: the sum from +0) */
+static inline void mkl_store(const sgemm_t *g, float *c, float s) {
+    const float v = g->alpha * (mkl_zero_start(g) ? s + 0.0f : s);
+    *c = g->beta != 0.0f ? v + g->beta * *c : v;
+}
+
+/* ------------------------------------------------------------------------------ main kernel
+ * K is cut into blocks of kc = K (K <= 192), K/2 (192 < K <= 384) or 192 (K > 384), the last
+ * block taking what is left (K = 193: 96, 96, 1; K = 512: 192, 192, 128); each block is one
+ * fused chain over its k in increasing order, starting from 0: t = fmaf(a[i,k], alpha*b[k,j], t);
+ * C is then updated block by block: c = c + t (beta = 1: c starts as the C given, e.g. the bias
+ * addmm copied in; beta = 0: c starts as the first block's t). 1 or 2 threads alike. */
+#define MKL_KC_MAX 192
+#define MKL_MR 6  /* register tile: MR rows x NR columns of C */
+#define MKL_NR 16
+
+static int64_t mkl_kc(int64_t K) {
+    if (K <= MKL_KC_MAX) return K;
+    return K / 2 < MKL_KC_MAX ? K / 2 : MKL_KC_MAX;
+}
+
+#if defined(__FMA__) && defined(__AVX__)
+#include <immintrin.h>
+/* t[MR][NR] = sum over the block's kc steps of ap[k][r] * bp[k][j], one fused chain per element. */
+static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t) {
+    __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
+    __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
+    for (int64_t k = 0; k < kc; k++) {
+        const __m256 b0 = _mm256_loadu_ps(bp + k * MKL_NR), b1 = _mm256_loadu_ps(bp + k * MKL_NR + 8);
+        const float *a = ap + k * MKL_MR;
+#define MKL_ROW(r, x0, x1)                              \
+    {                                                   \
+        const __m256 ar = _mm256_broadcast_ss(a + (r)); \
+        x0 = _mm256_fmadd_ps(ar, b0, x0);               \
+        x1 = _mm256_fmadd_ps(ar, b1, x1);               \
+    }
+        MKL_ROW(0, c00, c01) MKL_ROW(1, c10, c11) MKL_ROW(2, c20, c21)
+        MKL_ROW(3, c30, c31) MKL_ROW(4, c40, c41) MKL_ROW(5, c50, c51)
+#undef MKL_ROW
+    }
+    const __m256 out[MKL_MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
+    for (int r = 0; r < MKL_MR; r++) {
+        _mm256_storeu_ps(t + r * MKL_NR, out[r][0]);
+        _mm256_storeu_ps(t + r * MKL_NR + 8, out[r][1]);
+    }
+}
+#else
+static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t) {
+    for (int i = 0; i < MKL_MR * MKL_NR; i++) t[i] = 0.0f;
+    for (int64_t k = 0; k < kc; k++)
+        for (int r = 0; r < MKL_MR; r++)
+            for (int j = 0; j < MKL_NR; j++)
+                t[r * MKL_NR + j] = fmaf(ap[k * MKL_MR + r], bp[k * MKL_NR + j], t[r * MKL_NR + j]);
+}
+#endif
+
+/* Pack rows x K of scale*X (element (r,k) at X[r*s0 + k*s1]) into panels of w rows: dst[panel][k][r % w]. */
+static void mkl_pack(int64_t rows, int64_t K, const float *X, int64_t s0, int64_t s1, float scale, int64_t w,
+                     float *dst) {
+    for (int64_t p0 = 0; p0 < rows; p0 += w) {
+        const int64_t n = rows - p0 < w ? rows - p0 : w;
+        float *d = dst + p0 * K;
+        for (int64_t r = 0; r < n; r++) {
+            const float *x = X + (p0 + r) * s0;
+            for (int64_t k = 0; k < K; k++) d[k * w + r] = scale * x[k * s1];
+        }
+    }
+}
+
+/* The main kernel on rows [0, rows) of C. A is packed in panels of MR rows, alpha*B in panels of
+ * NR columns, both zero-padded; the padding's results are dropped. */
+static void mkl_main(const sgemm_t *g, int64_t rows) {
+    const int64_t M = rows, N = g->N, K = g->K, ldc = g->ldc;
+    float *C = g->C;
+    if (M <= 0 || N <= 0) return;
+    if (g->beta != 0.0f && g->beta != 1.0f)
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = g->beta * C[i * ldc + j];
+    if (K <= 0) {
+        if (g->beta == 0.0f)
+            for (int64_t i = 0; i < M; i++)
+                for (int64_t j = 0; j < N; j++) C[i * ldc + j] = 0.0f;
+        return;
+    }
+    const int64_t mp = divup(M, MKL_MR), np = divup(N, MKL_NR), kc = mkl_kc(K);
+    float *ap = calloc((size_t)(mp * MKL_MR * K + np * MKL_NR * K), sizeof(float));
+    float *bp = ap + mp * MKL_MR * K;
+    float t[MKL_MR * MKL_NR];
+    mkl_pack(M, K, g->A, g->sa0, g->sa1, 1.0f, MKL_MR, ap);
+    mkl_pack(N, K, g->B, g->sb1, g->sb0, g->alpha, MKL_NR, bp);
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+        const int64_t kb = k0 + kc < K ? kc : K - k0;
+        const int first = k0 == 0 && g->beta == 0.0f;
+        for (int64_t jp = 0; jp < np; jp++) {
+            const int64_t nj = N - jp * MKL_NR < MKL_NR ? N - jp * MKL_NR : MKL_NR;
+            for (int64_t ip = 0; ip < mp; ip++) {
+                const int64_t ni = M - ip * MKL_MR < MKL_MR ? M - ip * MKL_MR : MKL_MR;
+                mkl_tile(kb, ap + (ip * K + k0) * MKL_MR, bp + (jp * K + k0) * MKL_NR, t);
+                for (int64_t r = 0; r < ni; r++) {
+                    float *c = C + (ip * MKL_MR + r) * ldc + jp * MKL_NR;
+                    const float *tr = t + r * MKL_NR;
+                    if (first)
+                        for (int64_t j = 0; j < nj; j++) c[j] = tr[j];
+                    else
+                        for (int64_t j = 0; j < nj; j++) c[j] = c[j] + tr[j];
+                }
+            }
+        }
+    }
+    free(ap);
+}
+
+/* ------------------------------------------------------------------------------ small kernels */
+
+static inline float mkl_prod(const float *a, int64_t sa1, const float *b, int64_t sb0, int64_t k) {
+    return a[k * sa1] * b[k * sb0];
+}
+
+/* One unfused chain: s = p0; s = s + p1; ... */
+static float mkl_chain(int64_t K, const float *a, int64_t sa1, const float *b, int64_t sb0) {
+    float s = mkl_prod(a, sa1, b, sb0, 0);
+    for (int64_t k = 1; k < K; k++) s = s + mkl_prod(a, sa1, b, sb0, k);
+    return s;
+}
+
+/* The axpy form of element (i, j): c = beta*C (0 when beta = 0), then c = c + (alpha*a[i,k])*b[k,j]
+ * for k in order. peeled (the alignment peel's elements): k by 8 at a time, 4 products added in
+ * order onto c, the next 4 chained apart and their sum added; the K % 8 tail in order. */
+static void mkl_axpy(const sgemm_t *g, int64_t i, int64_t j, int peeled) {
+    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+    const int64_t sa1 = g->sa1, sb0 = g->sb0, K = g->K;
+    float *c = g->C + i * g->ldc + j;
+    /* beta = 0: from +0, or from -0 (-0 + x == x: the product itself) when not mkl_zero_start */
+    float acc = g->beta != 0.0f ? g->beta * *c : (mkl_zero_start(g) ? 0.0f : -0.0f);
+    int64_t k = 0;
+    if (peeled)
+        for (; k + 8 <= K; k += 8) {
+            for (int64_t q = k; q < k + 4; q++) acc = acc + (g->alpha * a[q * sa1]) * b[q * sb0];
+            float t = (g->alpha * a[(k + 4) * sa1]) * b[(k + 4) * sb0];
+            for (int64_t q = k + 5; q < k + 8; q++) t = t + (g->alpha * a[q * sa1]) * b[q * sb0];
+            acc = acc + t;
+        }
+    for (; k < K; k++) acc = acc + (g->alpha * a[k * sa1]) * b[k * sb0];
+    *c = acc;
+}
+
+/* The dot form of element (i, j) (A row contiguous along k): the first p products (p short of A's
+ * row reaching a 16-byte boundary) summed in order start lane 0; then w lanes (w = 4, or w = 8 as
+ * two 4-lane accumulators for the last N % 4 columns) take k = p + l + w*t for every whole step;
+ * w = 8 folds lane l + 4 into lane l; lanes reduce as (l0 + l2) + (l1 + l3); the remaining
+ * products are added in order. */
+static void mkl_dot(const sgemm_t *g, int64_t i, int64_t j, int w) {
+    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+    const int64_t K = g->K, sb0 = g->sb0, p = mkl_peel(g->a_off + i * g->sa0);
+    const int64_t steps = K > p ? (K - p) / w : 0;
+    float s;
+    if (steps == 0) {
+        s = mkl_chain(K, a, 1, b, sb0);
+    } else {
+        float acc[8];
+        for (int l = 0; l < w; l++) acc[l] = mkl_prod(a, 1, b, sb0, p + l);
+        if (p > 0) acc[0] = mkl_chain(p, a, 1, b, sb0) + acc[0];
+        for (int64_t t = 1; t < steps; t++)
+            for (int l = 0; l < w; l++) acc[l] = acc[l] + mkl_prod(a, 1, b, sb0, p + t * w + l);
+        if (w == 8)
+            for (int l = 0; l < 4; l++) acc[l] = acc[l] + acc[l + 4];
+        s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+        for (int64_t k = p + steps * w; k < K; k++) s = s + mkl_prod(a, 1, b, sb0, k);
+    }
+    mkl_store(g, g->C + i * g->ldc + j, s);
+}
+
+/* Rows [r0, M) of C through the small kernel matching the layouts. */
+static void mkl_small_rows(const sgemm_t *g, int64_t r0) {
+    const int dot = !g->ta && g->tb, both_t = g->ta && g->tb;
+    const int64_t N = g->N;
+    for (int64_t i = r0; i < g->M; i++) {
+        const int64_t p = mkl_peel(g->c_off + i * g->ldc);
+        const int64_t peel = (!dot && !both_t && N - p >= 4) ? p : 0;
+        const float *a = g->A + i * g->sa0;
+        for (int64_t j = 0; j < N; j++) {
+            if (dot)
+                mkl_dot(g, i, j, j < (N / 4) * 4 ? 4 : 8);
+            else if (both_t)
+                mkl_store(g, g->C + i * g->ldc + j, mkl_chain(g->K, a, g->sa1, g->B + j * g->sb1, g->sb0));
+            else
+                mkl_axpy(g, i, j, j < peel);
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------------ gemv
+ * MKL's gemv 'T' path: every output r of the R outputs is a dot product of a matrix row
+ * (contiguous along k) with the vector, unfused:
+ *   a head of p products summed in order (p from 1 to 4) starts lane 0;
+ *   outputs in whole groups of 4: 4 lanes over steps of 4, p = 4 - (offset of the group's 4th
+ *     row) % 4, offsets in floats from a 16-byte boundary;
+ *   the other outputs, alternately: two 4-lane accumulators over steps of 8, added lane by lane
+ *     (even ones), or one 4-lane accumulator over steps of 8 (odd ones); p = 4 - (offset of the
+ *     vector) % 4;
+ *   lanes reduce as (l0 + l2) + (l1 + l3), then the remaining products in order. */
+static float mkl_dot_gemv(int64_t K, const float *row, const float *vec, int64_t sv, int64_t p, int step,
+                          int two_accs) {
+    const int64_t steps = K > p ? (K - p) / step : 0;
+    if (steps == 0) return mkl_chain(K, row, 1, vec, sv);
+    float acc[4], acc2[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int l = 0; l < 4; l++) acc[l] = mkl_prod(row, 1, vec, sv, p + l);
+    acc[0] = mkl_chain(p, row, 1, vec, sv) + acc[0];
+    for (int64_t t = 0; t < steps; t++)
+        for (int64_t b = 0; b < step; b += 4)
+            for (int l = 0; l < 4; l++) {
+                const int64_t k = p + t * step + b + l;
+                if (t == 0 && b == 0) continue; /* the first block seeded acc above */
+                const float x = mkl_prod(row, 1, vec, sv, k);
+                if (two_accs && b == 4)
+                    acc2[l] = t == 0 ? x : acc2[l] + x;
+                else
+                    acc[l] = acc[l] + x;
+            }
+    if (two_accs)
+        for (int l = 0; l < 4; l++) acc[l] = acc[l] + acc2[l];
+    float s = (acc[0] + acc[2]) + (acc[1] + acc[3]);
+    for (int64_t k = p + steps * step; k < K; k++) s = s + mkl_prod(row, 1, vec, sv, k);
+    return s;
+}
+
+/* out[r * so] = mkl_dot_gemv of matrix row r (at mat + r*sm, mat_off its offset) with vec. */
+static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t sm, int64_t mat_off,
+                          const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
+    const int64_t grouped = (R / 4) * 4, K = g->K;
+    for (int64_t r = 0; r < R; r++) {
+        float s;
+        if (r < grouped)
+            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - (mat_off + (r / 4 * 4 + 3) * sm) % 4, 4, 0);
+        else
+            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - vec_off % 4, 8, (r - grouped) % 2 == 0);
+        mkl_store(g, g->C + r * so, s);
+    }
+}
+
+/* ------------------------------------------------------------------------------ routing */
+
+/* Products MKL does not split between threads (measured thresholds, any M < 12). */
+static int mkl_unsplit(int64_t N, int64_t K) { return K <= 1 || (N <= 100 && K <= 4) || (N <= 16 && K <= 16); }
+
+static void mkl_sgemm(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    if (M <= 0 || N <= 0) return;
+    if (K == 1 && !g->tb) { /* rank-1 update */
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
+        return;
+    }
+    if (K <= 0 || (M >= 12 && N >= 12)) {
+        mkl_main(g, M);
+        return;
+    }
+    if (N == 1 && M > 1 && !g->ta && !g->batched) {
+        mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
+        return;
+    }
+    if (M == 1 && g->tb && !(g->batched && g->ta)) {
+        mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
+        return;
+    }
+    if (N == 1 && g->ta && !g->batched) { /* gemv 'N': axpy steps down the column, C's peel */
+        const int64_t p = mkl_peel(g->c_off);
+        for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
+        return;
+    }
+    int64_t main_rows = 0;
+    if (N >= 12)
+        main_rows = (M >= 4 && (g->threads < 2 || g->batched || mkl_unsplit(N, K))) ? M : (M / 4) * 4;
+    mkl_main(g, main_rows);
+    mkl_small_rows(g, main_rows);
+}
+
+#endif
