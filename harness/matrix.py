@@ -28,6 +28,7 @@ import numpy as np
 from harness.compare import diff_nanogpt
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
+from harness.impl.kernel_index import WHY
 from harness.nanogpt_fixture import NanoGPTFixture
 from harness.op_fixture import OpFixture
 from harness.platform_config import parse_platform_id
@@ -120,6 +121,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
      "configurations": [{"label", "os", "arch", "isa", "threads", "torch", "capability", "emulated"}],
      "pairs": {label: {label: k or null}},            # ops bit-identical, null: other inputs
      "against_reference": {label: {op: "=" | max ULP | null}},
+     "why": {op: what makes its bits differ between platforms (harness/impl/KERNELS.md)},
      "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
                                       | "other inputs" | null (not recorded)}}}
     """
@@ -164,6 +166,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         "configurations": [{"label": c.label, **c.group} for c in configs],
         "pairs": pairs,
         "against_reference": against,
+        "why": {op: WHY.get(op, "") for op in ops},
         "nanogpt": nanogpt,
     }
 
@@ -208,10 +211,12 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         f"## Each op against {data['reference']} (= bit-identical, else the max ULP)",
         "",
-        "| op | " + " | ".join(labels) + " |",
-        "|---|" + "---|" * len(labels),
-        *[f"| {op} | " + " | ".join(_cell(data["against_reference"][c][op]) for c in labels) + " |"
-          for op in data["ops"]],
+        "The last column says what makes the op's bits differ between platforms (`harness/impl/KERNELS.md`).",
+        "",
+        "| op | " + " | ".join(labels) + " | why |",
+        "|---|" + "---|" * (len(labels) + 1),
+        *[f"| {op} | " + " | ".join(_cell(data["against_reference"][c][op]) for c in labels)
+          + f" | {data['why'].get(op, '')} |" for op in data["ops"]],
     ]  # fmt: skip
     for name, row in data["nanogpt"].items():
         ref = data["nanogpt_reference"][name] or "the first configuration that has it"
@@ -260,7 +265,7 @@ def render_html(data: dict[str, Any]) -> str:
             f"{e(_cell(data['against_reference'][c][op]))}</td>"
             for c in labels
         )
-        + "</tr>"
+        + f"<td>{e(data['why'].get(op, ''))}</td></tr>"
         for op in data["ops"]
     )
     nano = "".join(
@@ -278,7 +283,7 @@ def render_html(data: dict[str, Any]) -> str:
         f"<h2>Ops bit-identical between configurations (of {n})</h2>"
         f"<table class='sortable'><tr><th>configuration</th>{head}</tr>{pairs}</table>"
         f"<h2>Each op against {e(data['reference'])} (= bit-identical, else the max ULP)</h2>"
-        f"<table class='sortable'><tr><th>op</th>{head}</tr>{ops}</table>{nano}"
+        f"<table class='sortable'><tr><th>op</th>{head}<th>why (harness/impl/KERNELS.md)</th></tr>{ops}</table>{nano}"
         f"<script>{_SORT_JS}</script></body></html>\n"
     )
 

@@ -1,0 +1,174 @@
+"""Per op: the PyTorch kernel the impl reproduces and what makes its bits differ between platforms.
+
+Data for harness/impl/KERNELS.md (its table is ``render_table()``, checked by a test) and for
+the op-match matrix, which prints the "why" beside each op. Torch-free.
+"""
+
+from __future__ import annotations
+
+from harness.op_ids import OP_IDS
+
+# ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
+ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (
+        ("randn",),
+        (
+            "`normal_fill` (DistributionKernels.cpp): all uniforms drawn first from mt19937, Box-Muller in blocks"
+            " of 16, the last partial block redrawn; below 16 elements a double Box-Muller that caches its second"
+            " sample"
+        ),
+        (
+            "AVX2's Cephes-style log/sincos with compiler FMAs vs the default build's C library maths and "
+            "`std::fma`: every ISA level gives other normals (and so other initial weights)"
+        ),
+    ),
+    (
+        ("embedding",),
+        "`index_select`; backward `embedding_dense_backward_cpu`: rows added onto zeros in index order",
+        "nothing: identical everywhere",
+    ),
+    (
+        ("add", "mul", "div"),
+        "binary element-wise kernels (one rounding each); a broadcast operand's gradient through `sum`",
+        "nothing on x86: one IEEE rounding per element (grad of a broadcast `b` follows `sum`)",
+    ),
+    (
+        ("exp", "log", "tanh"),
+        (
+            "forward: MKL VML `vsExp`/`vsLn`/`vsTanh` (HA) on MKL's generic path; backward: `grad * out`, `grad /"
+            " x`, `tanh_backward`"
+        ),
+        (
+            "forward: MKL's code path (the CPU vendor), not ATen's level; `tanh` backward: `1 - y*y` contracted "
+            "to an FMA on AVX2"
+        ),
+    ),
+    (
+        ("rsqrt",),
+        "`rsqrt_kernel`: `1 / sqrt(x)`",
+        "nothing: two correctly rounded operations",
+    ),
+    (
+        ("linear", "matmul"),
+        (
+            "MKL `sgemm` (`addmm` with the bias in C, `bmm`; ATen's own loop below 400 products): K in blocks of "
+            "up to 192, each an `fmaf` chain from 0 added to C in order; unfused small-matrix and gemv kernels "
+            "chosen by shape, layout and 16-byte alignment"
+        ),
+        "MKL's code path (CPU vendor and model); MKL's own thread split of rows for some small shapes",
+    ),
+    (
+        ("layer_norm",),
+        (
+            "`LayerNormKernelImpl`: Welford moments with cascade merging, `rstd = 1/sqrt(var + eps)`, `y = fma((x"
+            " - mean) * rstd, w, b)`; backward with per-thread `dgamma`/`dbeta` buffers summed in thread order"
+        ),
+        "FMA (AVX2) vs separate multiply-add (default); thread count (weight and bias gradients)",
+    ),
+    (
+        ("gelu",),
+        (
+            "oneDNN `eltwise_gelu_erf` for more than one element (Abramowitz-Stegun erf with oneDNN's exp); "
+            "ATen's scalar path with `erff` for one element"
+        ),
+        "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2, multiply-then-add on SSE4.1, another polynomial on AVX-512",
+    ),
+    (
+        ("gelu_tanh",),
+        (
+            "`GeluKernelImpl` (tanh form): vector body with SLEEF tanh, scalar tail with `std::tanh`; work split "
+            "as `numel / threads` above 16384 elements"
+        ),
+        "SLEEF vs C library tanh and compiler FMAs; thread count moves the scalar tails",
+    ),
+    (
+        ("softmax", "log_softmax"),
+        (
+            "`_vec_softmax_lastdim` / `_vec_log_softmax_lastdim` and their backwards (SoftMaxKernel.cpp): max, "
+            "`exp(x - max)`, sum, times `1/sum`; `(x - max) - log(sum)`"
+        ),
+        (
+            "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "
+            "vector only where it runs outside the OpenMP region (1 thread or 1 row)"
+        ),
+    ),
+    (
+        ("cross_entropy",),
+        (
+            "`log_softmax` then `nll_loss` (mean): an 8-level cascade over rows that skips ignored targets, "
+            "divided by the count; backward through both"
+        ),
+        "as `log_softmax`",
+    ),
+    (
+        ("sdpa",),
+        (
+            "`cpu_flash_attention` and its backward (FlashAttentionKernel.cpp): q/kv blocks, online softmax with "
+            "`exp_u20`, MKL gemm per block"
+        ),
+        "16 lanes on AVX-512; FMAs; thread split over (batch, head, q block)",
+    ),
+    (
+        ("sdpa_dropout",),
+        (
+            "the math path (`_scaled_dot_product_attention_math`): q and k each times `sqrt(1/sqrt(D))`, `bmm`, "
+            "causal `-inf` mask, `_safe_softmax`, dropout, `bmm`; backward by autograd"
+        ),
+        "as `softmax` and `matmul`; the mask draws as `dropout`",
+    ),
+    (
+        ("dropout",),
+        "`bernoulli_(1 - p)` (one mt19937 double per element, serial), `div_(1 - p)`, `x * noise`",
+        "nothing: identical everywhere",
+    ),
+    (
+        ("sum", "mean"),
+        (
+            "`cascade_sum` (SumKernel.cpp) under TensorIterator's reduction split; a full reduction is two-pass "
+            "over per-thread buffers; `mean` divides by the count"
+        ),
+        "thread count (full reductions); never the ISA level",
+    ),
+    (
+        ("var",),
+        "full: `std_var_all_cpu` (double accumulation over thread chunks); along a dim: Welford in double",
+        "thread count (full reductions)",
+    ),
+    (
+        ("vector_norm",),
+        "`norm_kernel` (2-norm): 8 lane accumulators without FMA, lanes summed in order, then the leftover",
+        "the compiler vectorised part of the leftover unfused and contracted the rest on AVX2",
+    ),
+    (
+        ("clip_grad_norm",),
+        (
+            "`clip_grad_norm_`: per-tensor norms, norm of norms, `reciprocal(total + 1e-6) * max_norm`, clamp at "
+            "1, multiply"
+        ),
+        "as `vector_norm`",
+    ),
+    (
+        ("adamw_step",),
+        (
+            "`_single_tensor_adamw`: `mul_(1 - lr*wd)`, `lerp_`, `mul_().addcmul_()`, `sqrt` (MKL VML), `/ "
+            "sqrt(bc2)`, `add_(eps)`, `addcdiv_(-lr/bc1)` with Python-double scalars"
+        ),
+        (
+            "`lerp_`/`addcmul_` fused on AVX2 (vector body and tail), not on default; MKL's sqrt refines the "
+            "CPU's own `rsqrtps` estimate, so it depends on the CPU model"
+        ),
+    ),
+)
+
+WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}
+if sorted(WHY) != sorted(OP_IDS):
+    raise RuntimeError("harness.impl.kernel_index.ROWS does not name each of the 26 ops exactly once")
+
+
+def render_table() -> str:
+    """The markdown table of KERNELS.md."""
+    lines = ["| op | PyTorch kernel reproduced | what makes the bits differ |", "|---|---|---|"]
+    for ops, kernel, differs in ROWS:
+        names = ", ".join(f"`{op}`" for op in ops)
+        lines.append(f"| {names} | {kernel} | {differs} |")
+    return "\n".join(lines) + "\n"
