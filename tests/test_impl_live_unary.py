@@ -22,7 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import unary
-from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl
+from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+
+pytestmark = needs_verified_profile
 
 _SHAPES = st.one_of(
     st.tuples(st.integers(1, 70)),
