@@ -4,7 +4,9 @@ The public functions take and return float32 NumPy arrays and reproduce torch 2.
 results bit for bit: ``mm``/``addmm`` (MKL sgemm as ``at::mm``/``at::addmm`` call it), ``bmm``
 (``at::bmm``: ATen's small loop or MKL), ``matmul``, ``linear`` and ``embedding`` with their
 backward functions. Transposed operands are passed as NumPy views (``w.T``); no copy is made.
-MKL's sgemm gives the same bits for any thread count, so ``profile.threads`` changes nothing here.
+MKL's sgemm gives the same bits for any thread count, so ``profile.threads`` changes nothing here
+except which kernel takes the rows of some small products. ``threads`` (default ``profile.threads``)
+is how many pthreads compute MKL's main kernel: speed only, no bit depends on it.
 ``RUNNERS`` maps the op ids to fixture runners.
 """
 
@@ -29,7 +31,8 @@ def _lib() -> ctypes.CDLL:
     lib = load("gemm")
     if not getattr(lib, "_typed", False):
         i32 = ctypes.c_int32
-        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32]
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32, i32]
+        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 5]
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
@@ -59,12 +62,19 @@ def _check_2d(a: np.ndarray, b: np.ndarray) -> None:
 
 
 def _sgemm(
-    a: np.ndarray, b: np.ndarray, c: np.ndarray, beta: bool, profile: KernelProfile, batched: bool = False
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray,
+    beta: bool,
+    profile: KernelProfile,
+    batched: bool = False,
+    threads: int | None = None,
 ) -> None:
     """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
     item of MKL's batched gemm; ``profile.threads``: MKL's thread count, which picks kernels of small
-    products). The kernels of small products depend on the addresses mod 16 bytes:
-    pass the arrays at the same offsets as torch's tensors (fresh arrays and their views are)."""
+    products; ``threads``: pthreads for the main kernel). The kernels of small products depend on the
+    addresses mod 16 bytes: pass the arrays at the same offsets as torch's tensors (fresh arrays and
+    their views are)."""
     a, sa0, sa1, ta = _operand(a)
     b, sb0, sb1, tb = _operand(b)
     m, k = a.shape
@@ -72,8 +82,22 @@ def _sgemm(
     if c.shape != (m, n) or c.dtype != np.float32 or (n > 1 and c.strides[1] != 4):
         raise ParityError(f"gemm: bad output {c.dtype}{list(c.shape)} for {m}x{n}")
     ldc = c.strides[0] // 4
-    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1)
+    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
+
+
+def _workers(profile: KernelProfile, threads: int | None) -> int:
+    return max(1, profile.threads if threads is None else threads)
+
+
+def _batch_operand(x: np.ndarray) -> tuple[int, int, int, bool] | None:
+    """(batch stride, element strides, transposed) of a 3-D operand whose items ``_operand`` keeps
+    as they are (the same for every item); None when it would copy them."""
+    item = x[0]
+    kept, s0, s1, trans = _operand(item)
+    if kept is not item or x.strides[0] % 4:
+        return None
+    return x.strides[0] // 4, s0, s1, trans
 
 
 def _ptr_any(a: np.ndarray) -> ctypes.c_void_p:
@@ -82,28 +106,37 @@ def _ptr_any(a: np.ndarray) -> ctypes.c_void_p:
 
 
 def mm(
-    a: np.ndarray, b: np.ndarray, profile: KernelProfile, trans_a: bool = False, trans_b: bool = False
+    a: np.ndarray,
+    b: np.ndarray,
+    profile: KernelProfile,
+    trans_a: bool = False,
+    trans_b: bool = False,
+    threads: int | None = None,
 ) -> np.ndarray:
     """``torch.mm(a, b)`` (MKL sgemm): (M,K) @ (K,N) -> (M,N).
 
     ``trans_a``/``trans_b`` multiply by ``a.T``/``b.T`` instead (as ``torch.mm(a.t(), b)`` would).
     Each element: K cut into blocks (see csrc/mkl_sgemm.h), one fused chain per block, blocks added.
-    The bits depend on K only, not on the layout, the thread count or the profile.
+    The bits of MKL's main kernel (M, N >= 12) depend on K only, not on the layout, the thread
+    count or the profile. ``threads``: pthreads computing it (default ``profile.threads``; speed only).
     """
     a = a.T if trans_a else a
     b = b.T if trans_b else b
     _check_2d(a, b)
     c = np.empty((a.shape[0], b.shape[1]), np.float32)
-    _sgemm(a, b, c, False, profile)
+    _sgemm(a, b, c, False, profile, threads=threads)
     return c
 
 
-def addmm(c: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
+def addmm(
+    c: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | None = None
+) -> np.ndarray:
     """``torch.addmm(c, a, b)`` (beta = alpha = 1): ``c`` (broadcast to (M,N), e.g. a bias row) is
-    copied into the result, then MKL adds each k block's chain to it in turn."""
+    copied into the result, then MKL adds each k block's chain to it in turn (``threads`` as ``mm``'s)."""
     _check_2d(a, b)
-    out = np.ascontiguousarray(np.broadcast_to(c, (a.shape[0], b.shape[1])), dtype=np.float32).copy()
-    _sgemm(a, b, out, True, profile)
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+    out[...] = c  # c broadcast to (M,N), e.g. a bias row
+    _sgemm(a, b, out, True, profile, threads=threads)
     return out
 
 
@@ -150,12 +183,14 @@ def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) ->
     return np.lib.stride_tricks.as_strided(flat, shape, tuple(4 * s for s in strides))
 
 
-def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N).
+def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | None = None) -> np.ndarray:
+    """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N); a and b may be strided views (e.g.
+    ``x.transpose(0, 2, 1)``), items row- or column-major.
 
     K*M*N < 400: ATen's loop (products rounded, then added in k order from 0); otherwise MKL's
     batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
-    a batch of one is a plain sgemm.
+    a batch of one is a plain sgemm. ``threads`` (default ``profile.threads``): pthreads, over the
+    items when there are at least as many items (speed only).
     """
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise ParityError(f"bmm: cannot multiply {list(a.shape)} by {list(b.shape)}")
@@ -166,8 +201,15 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out))
         return out
-    for i in range(nb):
-        _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1)
+    la, lb = (_batch_operand(x) if nb else None for x in (a, b))
+    if la is None or lb is None:
+        for i in range(nb):
+            _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1, threads=threads)
+        return out
+    (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
+    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
+    args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
+    _lib().gemm_batch(nb, m, n, k, *args, *flags)
     return out
 
 

@@ -11,16 +11,66 @@
  *   C[M,N] (row stride ldc) = (beta ? C : 0) + A[M,K] @ B[K,N],
  * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; the arrays sit at torch's offsets
  * mod 16 bytes, so their own addresses give MKL's alignment.
- * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B. */
+ * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B.
+ * workers: pthreads computing the main kernel's rows (speed only: no bit depends on it). */
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
-          int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans) {
+          int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
+          int32_t workers) {
     const sgemm_t g = {
         .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
         .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
         .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched,
-        .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C),
+        .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C), .workers = workers,
     };
     mkl_sgemm(&g);
+}
+
+typedef struct {
+    int64_t M, N, K;
+    const float *A;
+    int64_t sab, sa0, sa1;
+    const float *B;
+    int64_t sbb, sb0, sb1;
+    float *C;
+    int64_t scb, ldc;
+    int32_t beta, batched, threads, trans, workers;
+    int64_t t0, t1; /* items [t0, t1) */
+} gemm_items_t;
+
+static void *gemm_items(void *arg) {
+    const gemm_items_t *b = arg;
+    for (int64_t i = b->t0; i < b->t1; i++)
+        gemm(b->M, b->N, b->K, b->A + i * b->sab, b->sa0, b->sa1, b->B + i * b->sbb, b->sb0, b->sb1,
+             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers);
+    return NULL;
+}
+
+/* gemm on each of nb items: item i of A at A + i*sab, of B at B + i*sbb, of C at C + i*scb (the
+ * other arguments as gemm's, the same for every item). With at least `workers` items, the items
+ * are split between workers pthreads (one thread per item); else each item uses all of them. */
+void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int64_t sab, int64_t sa0, int64_t sa1,
+                const float *B, int64_t sbb, int64_t sb0, int64_t sb1, float *C, int64_t scb, int64_t ldc,
+                int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers) {
+    int64_t nt = workers < 1 ? 1 : workers;
+    nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
+    gemm_items_t jobs[MKL_MAX_WORKERS];
+    gemm_items_t all = {M, N, K, A, sab, sa0, sa1, B, sbb, sb0, sb1, C, scb, ldc,
+                        beta, batched, threads, trans, (int32_t)nt, 0, nb};
+    if (nt <= 1 || nb < nt || nb * M * N * K < MKL_MIN_SPLIT) {
+        gemm_items(&all);
+        return;
+    }
+    pthread_t tid[MKL_MAX_WORKERS];
+    const int64_t per = divup(nb, nt);
+    for (int64_t t = 0; t < nt; t++) {
+        jobs[t] = all;
+        jobs[t].workers = 1;
+        jobs[t].t0 = t * per < nb ? t * per : nb;
+        jobs[t].t1 = (t + 1) * per < nb ? (t + 1) * per : nb;
+        if (t) pthread_create(&tid[t], NULL, gemm_items, &jobs[t]);
+    }
+    gemm_items(&jobs[0]);
+    for (int64_t t = 1; t < nt; t++) pthread_join(tid[t], NULL);
 }
 
 /* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp, built

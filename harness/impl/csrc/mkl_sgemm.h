@@ -41,6 +41,7 @@
 #ifndef PARITY_MKL_SGEMM_H
 #define PARITY_MKL_SGEMM_H
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "common.h"
@@ -58,6 +59,7 @@ typedef struct {
     int threads;                 /* threads MKL may use: 1 inside an OpenMP region */
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
+    int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -82,10 +84,17 @@ static inline void mkl_store(const sgemm_t *g, float *c, float s) {
  * block taking what is left (K = 193: 96, 96, 1; K = 512: 192, 192, 128); each block is one
  * fused chain over its k in increasing order, starting from 0: t = fmaf(a[i,k], alpha*b[k,j], t);
  * C is then updated block by block: c = c + t (beta = 1: c starts as the C given, e.g. the bias
- * addmm copied in; beta = 0: c starts as the first block's t). 1 or 2 threads alike. */
+ * addmm copied in; beta = 0: c starts as the first block's t). 1 or 2 threads alike.
+ * Speed (no bit depends on it: each element's chains are the same however C is tiled): GotoBLAS
+ * loop order (k block; NC columns of alpha*B packed once; MC rows of A packed to stay in L2; an
+ * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. */
 #define MKL_KC_MAX 192
-#define MKL_MR 6  /* register tile: MR rows x NR columns of C */
+#define MKL_MR 6    /* register tile: MR rows x NR columns of C */
 #define MKL_NR 16
+#define MKL_MC 96   /* rows of A packed per block: MC x 192 floats = 72 KiB (L2) */
+#define MKL_NC 2048 /* columns of B packed per block */
+#define MKL_MAX_WORKERS 64
+#define MKL_MIN_SPLIT ((int64_t)1 << 24) /* M*N*K below this (about a millisecond) runs on one thread */
 
 static int64_t mkl_kc(int64_t K) {
     if (K <= MKL_KC_MAX) return K;
@@ -117,6 +126,14 @@ static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict
         _mm256_storeu_ps(t + r * MKL_NR + 8, out[r][1]);
     }
 }
+
+/* c[0..NR) = t (first) or c + t, 8 lanes at a time (the same roundings as one add per element) */
+static inline void mkl_add_row(float *c, const float *t, int first) {
+    for (int h = 0; h < MKL_NR; h += 8) {
+        const __m256 tv = _mm256_loadu_ps(t + h);
+        _mm256_storeu_ps(c + h, first ? tv : _mm256_add_ps(_mm256_loadu_ps(c + h), tv));
+    }
+}
 #else
 static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t) {
     for (int i = 0; i < MKL_MR * MKL_NR; i++) t[i] = 0.0f;
@@ -125,23 +142,90 @@ static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict
             for (int j = 0; j < MKL_NR; j++)
                 t[r * MKL_NR + j] = fmaf(ap[k * MKL_MR + r], bp[k * MKL_NR + j], t[r * MKL_NR + j]);
 }
+
+static inline void mkl_add_row(float *c, const float *t, int first) {
+    for (int j = 0; j < MKL_NR; j++) c[j] = first ? t[j] : c[j] + t[j];
+}
 #endif
 
-/* Pack rows x K of scale*X (element (r,k) at X[r*s0 + k*s1]) into panels of w rows: dst[panel][k][r % w]. */
-static void mkl_pack(int64_t rows, int64_t K, const float *X, int64_t s0, int64_t s1, float scale, int64_t w,
+/* Pack rows x kc of scale*X (element (r,k) at X[r*s0 + k*s1]) into zero-padded panels of w rows:
+ * dst[panel][k][r % w]. */
+static void mkl_pack(int64_t rows, int64_t kc, const float *X, int64_t s0, int64_t s1, float scale, int64_t w,
                      float *dst) {
     for (int64_t p0 = 0; p0 < rows; p0 += w) {
         const int64_t n = rows - p0 < w ? rows - p0 : w;
-        float *d = dst + p0 * K;
-        for (int64_t r = 0; r < n; r++) {
-            const float *x = X + (p0 + r) * s0;
-            for (int64_t k = 0; k < K; k++) d[k * w + r] = scale * x[k * s1];
+        float *d = dst + p0 * kc;
+        for (int64_t k = 0; k < kc; k++) {
+            const float *x = X + p0 * s0 + k * s1;
+            float *dk = d + k * w;
+            int64_t r = 0;
+            if (scale == 1.0f)
+                for (; r < n; r++) dk[r] = x[r * s0];
+            else
+                for (; r < n; r++) dk[r] = scale * x[r * s0];
+            for (; r < w; r++) dk[r] = 0.0f;
         }
     }
 }
 
-/* The main kernel on rows [0, rows) of C. A is packed in panels of MR rows, alpha*B in panels of
- * NR columns, both zero-padded; the padding's results are dropped. */
+/* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed; first: c = t, else c = c + t. */
+static void mkl_block(const sgemm_t *g, int64_t i0, int64_t mc, int64_t j0, int64_t nc, int64_t kb,
+                      const float *ap, const float *bp, int first) {
+    float t[MKL_MR * MKL_NR];
+    for (int64_t jr = 0; jr < nc; jr += MKL_NR) {
+        const int64_t nj = nc - jr < MKL_NR ? nc - jr : MKL_NR;
+        for (int64_t ir = 0; ir < mc; ir += MKL_MR) {
+            const int64_t ni = mc - ir < MKL_MR ? mc - ir : MKL_MR;
+            mkl_tile(kb, ap + ir * kb, bp + jr * kb, t);
+            for (int64_t r = 0; r < ni; r++) {
+                float *c = g->C + (i0 + ir + r) * g->ldc + j0 + jr;
+                const float *tr = t + r * MKL_NR;
+                if (nj == MKL_NR)
+                    mkl_add_row(c, tr, first);
+                else if (first)
+                    for (int64_t j = 0; j < nj; j++) c[j] = tr[j];
+                else
+                    for (int64_t j = 0; j < nj; j++) c[j] = c[j] + tr[j];
+            }
+        }
+    }
+}
+
+/* The main kernel on rows [m0, m1) of C, one thread (K > 0; beta 0 or 1, C already scaled). */
+static void mkl_main_rows(const sgemm_t *g, int64_t m0, int64_t m1) {
+    if (m1 <= m0 || g->N <= 0) return;
+    const int64_t N = g->N, K = g->K, kc = mkl_kc(K), ncmax = N < MKL_NC ? N : MKL_NC;
+    float *bp = malloc(sizeof(float) * (size_t)(divup(ncmax, MKL_NR) * MKL_NR * kc));
+    float *ap = malloc(sizeof(float) * (size_t)(divup(MKL_MC, MKL_MR) * MKL_MR * kc));
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+        const int64_t kb = k0 + kc < K ? kc : K - k0;
+        const int first = k0 == 0 && g->beta == 0.0f;
+        for (int64_t j0 = 0; j0 < N; j0 += MKL_NC) {
+            const int64_t nc = N - j0 < MKL_NC ? N - j0 : MKL_NC;
+            mkl_pack(nc, kb, g->B + j0 * g->sb1 + k0 * g->sb0, g->sb1, g->sb0, g->alpha, MKL_NR, bp);
+            for (int64_t i0 = m0; i0 < m1; i0 += MKL_MC) {
+                const int64_t mc = m1 - i0 < MKL_MC ? m1 - i0 : MKL_MC;
+                mkl_pack(mc, kb, g->A + i0 * g->sa0 + k0 * g->sa1, g->sa0, g->sa1, 1.0f, MKL_MR, ap);
+                mkl_block(g, i0, mc, j0, nc, kb, ap, bp, first);
+            }
+        }
+    }
+    free(ap);
+    free(bp);
+}
+
+typedef struct {
+    const sgemm_t *g;
+    int64_t m0, m1;
+} mkl_rows_job_t;
+
+static void *mkl_rows_job(void *arg) {
+    const mkl_rows_job_t *j = arg;
+    mkl_main_rows(j->g, j->m0, j->m1);
+    return NULL;
+}
+
+/* The main kernel on rows [0, rows) of C, rows split between g->workers pthreads. */
 static void mkl_main(const sgemm_t *g, int64_t rows) {
     const int64_t M = rows, N = g->N, K = g->K, ldc = g->ldc;
     float *C = g->C;
@@ -155,32 +239,23 @@ static void mkl_main(const sgemm_t *g, int64_t rows) {
                 for (int64_t j = 0; j < N; j++) C[i * ldc + j] = 0.0f;
         return;
     }
-    const int64_t mp = divup(M, MKL_MR), np = divup(N, MKL_NR), kc = mkl_kc(K);
-    float *ap = calloc((size_t)(mp * MKL_MR * K + np * MKL_NR * K), sizeof(float));
-    float *bp = ap + mp * MKL_MR * K;
-    float t[MKL_MR * MKL_NR];
-    mkl_pack(M, K, g->A, g->sa0, g->sa1, 1.0f, MKL_MR, ap);
-    mkl_pack(N, K, g->B, g->sb1, g->sb0, g->alpha, MKL_NR, bp);
-    for (int64_t k0 = 0; k0 < K; k0 += kc) {
-        const int64_t kb = k0 + kc < K ? kc : K - k0;
-        const int first = k0 == 0 && g->beta == 0.0f;
-        for (int64_t jp = 0; jp < np; jp++) {
-            const int64_t nj = N - jp * MKL_NR < MKL_NR ? N - jp * MKL_NR : MKL_NR;
-            for (int64_t ip = 0; ip < mp; ip++) {
-                const int64_t ni = M - ip * MKL_MR < MKL_MR ? M - ip * MKL_MR : MKL_MR;
-                mkl_tile(kb, ap + (ip * K + k0) * MKL_MR, bp + (jp * K + k0) * MKL_NR, t);
-                for (int64_t r = 0; r < ni; r++) {
-                    float *c = C + (ip * MKL_MR + r) * ldc + jp * MKL_NR;
-                    const float *tr = t + r * MKL_NR;
-                    if (first)
-                        for (int64_t j = 0; j < nj; j++) c[j] = tr[j];
-                    else
-                        for (int64_t j = 0; j < nj; j++) c[j] = c[j] + tr[j];
-                }
-            }
-        }
+    const int64_t panels = divup(M, MKL_MR);
+    int64_t nt = g->workers < 1 ? 1 : g->workers;
+    nt = nt < panels ? nt : panels;
+    nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
+    if (nt <= 1 || M * N * K < MKL_MIN_SPLIT) {
+        mkl_main_rows(g, 0, M);
+        return;
     }
-    free(ap);
+    pthread_t tid[MKL_MAX_WORKERS];
+    mkl_rows_job_t jobs[MKL_MAX_WORKERS];
+    const int64_t per = divup(panels, nt) * MKL_MR;
+    for (int64_t t = 0; t < nt; t++) {
+        jobs[t] = (mkl_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M};
+        if (t) pthread_create(&tid[t], NULL, mkl_rows_job, &jobs[t]);
+    }
+    mkl_rows_job(&jobs[0]);
+    for (int64_t t = 1; t < nt; t++) pthread_join(tid[t], NULL);
 }
 
 /* ------------------------------------------------------------------------------ small kernels */
