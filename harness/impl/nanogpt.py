@@ -21,7 +21,6 @@ See harness/impl/notes/nanogpt.md for the accumulation orders and what differs b
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 from dataclasses import dataclass
@@ -30,7 +29,6 @@ from typing import Protocol
 import numpy as np
 
 from harness.impl import attention, linalg, rng, rows, unary
-from harness.impl._lib import load
 from harness.impl.optim import AdamW
 from harness.impl.profiles import KernelProfile
 from harness.impl.reduce import clip_grad_norm, sum_dims
@@ -199,47 +197,14 @@ def layernorm_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> tuple[np.nda
     return rows.layer_norm_backward(dout, x, mean, rstd, w, ctx.profile)
 
 
-def _gemm_lib() -> ctypes.CDLL:
-    lib = load("nanogpt")
-    if not getattr(lib, "_typed", False):
-        i64, p, i32 = ctypes.c_int64, ctypes.c_void_p, ctypes.c_int32
-        lib.nanogpt_gemm.argtypes = [i64, i64, i64, p, i64, i64, p, i64, i64, p, i64, i32, i32]
-        lib.nanogpt_bmm.argtypes = [i64, i64, i64, i64, p, i64, i64, i64, p, i64, i64, i64, p, i32]
-        lib._typed = True
-    return lib
-
-
-def _main_kernel(m: int, n: int, k: int) -> bool:
-    """Whether MKL computes every element of an (m,k) @ (k,n) product with its main kernel (and
-    at::bmm calls MKL): then csrc/nanogpt.c's blocked sgemm gives linalg's bits, faster."""
-    return m >= 12 and n >= 12 and k >= 2 and m * n * k >= 400
-
-
-def _strides(a: np.ndarray) -> tuple[int, ...]:
-    return tuple(s // 4 for s in a.strides)
-
-
-def mm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, c: np.ndarray | None = None) -> np.ndarray:
-    """``torch.mm(a, b)`` (MKL sgemm), or ``torch.addmm(c, a, b)`` with c broadcast to (M,N):
-    (M,K) @ (K,N) -> (M,N); a and b may be transposed views."""
-    (m, k), n = a.shape, b.shape[1]
-    if not _main_kernel(m, n, k) or any(s <= 0 for s in a.strides + b.strides):
-        return linalg.mm(a, b, profile) if c is None else linalg.addmm(c, a, b, profile)
-    out = np.empty((m, n), np.float32)
-    if c is not None:
-        out[...] = c  # addmm: the bias row in every row of the result, then the products added
-    (sa0, sa1), (sb0, sb1) = _strides(a), _strides(b)
-    _gemm_lib().nanogpt_gemm(
-        m, n, k, a.ctypes.data, sa0, sa1, b.ctypes.data, sb0, sb1, out.ctypes.data, n, int(c is not None), THREADS
-    )
-    return out
-
-
 def linear_forward(ctx: Ctx, x: np.ndarray, w: np.ndarray, b: np.ndarray | None) -> tuple[np.ndarray, tuple]:
     """nn.Linear (as linalg.linear): x (B,T,K) -> (B,T,N); addmm(b, x2d, w^T) with a bias,
     mm(x2d, w^T) without."""
     x2 = x.reshape(-1, x.shape[-1])
-    out = mm(x2, w.T, ctx.profile, b)
+    if b is None:
+        out = linalg.mm(x2, w.T, ctx.profile, threads=THREADS)
+    else:
+        out = linalg.addmm(b, x2, w.T, ctx.profile, threads=THREADS)
     return out.reshape(*x.shape[:-1], w.shape[0]), (x, w, b is not None)
 
 
@@ -249,68 +214,34 @@ def linear_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> tuple[np.ndarra
     x, w, has_bias = cache
     g2 = dout.reshape(-1, dout.shape[-1])
     x2 = x.reshape(-1, x.shape[-1])
-    dx = mm(g2, w, ctx.profile).reshape(x.shape)
-    dw = np.ascontiguousarray(mm(x2.T, g2, ctx.profile).T)
+    dx = linalg.mm(g2, w, ctx.profile, threads=THREADS).reshape(x.shape)
+    dw = np.ascontiguousarray(linalg.mm(x2.T, g2, ctx.profile, threads=THREADS).T)
     db = sum_dims(g2, (0,), ctx.profile) if has_bias else None
     return dx, dw, db
 
 
-def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """``at::bmm`` of the attention math path: (N,M,K) @ (N,K,P), items contiguous or transposed views.
-
-    Shapes MKL sends to its main kernel go to csrc/nanogpt.c (linalg's bits, batched and threaded);
-    the others to attention._bmm (MKL's edge forms, ATen's small loop).
-    """
-    nb, m, k = a.shape
-    n = b.shape[2]
-    if not _main_kernel(m, n, k) or any(s <= 0 for s in a.strides + b.strides):
-        return attention._bmm(a, b, profile)
-    out = np.empty((nb, m, n), np.float32)
-    (sab, sa0, sa1), (sbb, sb0, sb1) = _strides(a), _strides(b)
-    _gemm_lib().nanogpt_bmm(
-        nb, m, n, k, a.ctypes.data, sab, sa0, sa1, b.ctypes.data, sbb, sb0, sb1, out.ctypes.data, THREADS
-    )
-    return out
-
-
 def attention_forward(ctx: Ctx, qkv: np.ndarray, n_head: int) -> tuple[np.ndarray, tuple]:
     """Causal self-attention through SDPA's math path (torch takes it when dropout_p > 0):
-    split qkv (B,T,3C) -> q, k, v (B,NH,T,HS); q2 = q*s, k2 = k*s with s = float(sqrt(1/sqrt(HS)));
-    att = q2 @ k2^T (B*NH,T,T) + causal mask (0 / -inf); softmax; dropout (draws a mask);
-    y = att_d @ v (B*NH,T,HS); heads side by side again -> (B,T,C)."""
+    split qkv (B,T,3C) -> q, k, v (B,NH,T,HS), attention.sdpa_math_forward (draws the attention
+    dropout mask from ctx.gen), heads side by side again -> (B,T,C)."""
     b, t, c3 = qkv.shape
-    c = c3 // 3
-    hs = c // n_head
-    heads = qkv.reshape(b, t, 3, n_head, hs).transpose(2, 0, 3, 1, 4)  # (3,B,NH,T,HS) view
-    rs = np.float32(math.sqrt(1.0 / math.sqrt(hs)))
-    q2 = (heads[0] * rs).reshape(b * n_head, t, hs)
-    k2 = (heads[1] * rs).reshape(b * n_head, t, hs)
-    v = np.ascontiguousarray(heads[2]).reshape(b * n_head, t, hs)
-    att = bmm(q2, k2.transpose(0, 2, 1), ctx.profile)  # (B*NH,T,T)
-    att += np.where(np.tril(np.ones((t, t), bool)), np.float32(0), np.float32(-np.inf))  # causal mask added
-    att = rows.softmax(att, ctx.profile)
-    att_d, noise = dropout_forward(ctx, att)
-    y = bmm(att_d, v, ctx.profile).reshape(b, n_head, t, hs)
-    y = np.ascontiguousarray(y.transpose(0, 2, 1, 3)).reshape(b, t, c)
-    return y, (q2, k2, v, att, noise, att_d, rs, qkv.shape, n_head)
+    hs = c3 // 3 // n_head
+    q, k, v = qkv.reshape(b, t, 3, n_head, hs).transpose(2, 0, 3, 1, 4)  # (B,NH,T,HS) views
+    y, saved = attention.sdpa_math_forward(q, k, v, ctx.dropout_p, ctx.gen, ctx.profile)
+    ctx.masks.append(saved.noise)
+    return np.ascontiguousarray(y.transpose(0, 2, 1, 3)).reshape(b, t, c3 // 3), (saved, qkv.shape, n_head)
 
 
 def attention_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> np.ndarray:
-    """-> dqkv (B,T,3C): autograd through the math path (bmm backward: g @ v^T and att_d^T @ g;
-    dropout backward; softmax backward; bmm backward: ds @ k2 and q2^T @ ds; * s), then split's
-    backward (cat of dq, dk, dv)."""
-    q2, k2, v, att, noise, att_d, rs, shape, n_head = cache
+    """-> dqkv (B,T,3C): attention.sdpa_math_backward (autograd through the math path), then
+    split's backward (cat of dq, dk, dv)."""
+    saved, shape, n_head = cache
     b, t, c3 = shape
     hs = c3 // 3 // n_head
-    dy = np.ascontiguousarray(dout.reshape(b, t, n_head, hs).transpose(0, 2, 1, 3)).reshape(b * n_head, t, hs)
-    datt_d = bmm(dy, v.transpose(0, 2, 1), ctx.profile)  # (B*NH,T,T)
-    dv = bmm(att_d.transpose(0, 2, 1), dy, ctx.profile)  # (B*NH,T,HS)
-    ds = rows.softmax_backward(rng.dropout_backward(datt_d, noise), att, ctx.profile)
-    dq = bmm(ds, k2, ctx.profile) * rs
-    dk = bmm(q2.transpose(0, 2, 1), ds, ctx.profile).transpose(0, 2, 1) * rs  # (B*NH,T,HS)
+    dy = dout.reshape(b, t, n_head, hs).transpose(0, 2, 1, 3)  # (B,NH,T,HS)
     dqkv = np.empty((b, t, 3, n_head, hs), np.float32)
-    for j, d in enumerate((dq, dk, dv)):
-        dqkv[:, :, j] = d.reshape(b, n_head, t, hs).transpose(0, 2, 1, 3)
+    for j, d in enumerate(attention.sdpa_math_backward(dy, saved, ctx.profile)):
+        dqkv[:, :, j] = d.transpose(0, 2, 1, 3)
     return dqkv.reshape(shape)
 
 
