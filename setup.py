@@ -16,6 +16,7 @@ setup(
             depends=headers,
             extra_compile_args=flags,
             libraries=["m"],
+            extra_link_args=["-pthread"],
         )
         for name in info["libraries"]()
     ]

@@ -14,7 +14,7 @@ import platform
 from pathlib import Path
 
 CSRC = Path(__file__).resolve().parent / "csrc"
-PORTABLE_FLAGS = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-fast-math", "-fno-finite-math-only"]
+PORTABLE_FLAGS = ["-std=c11", "-O3", "-ffp-contract=off", "-fno-fast-math", "-fno-finite-math-only", "-pthread"]
 
 
 def libraries() -> list[str]:

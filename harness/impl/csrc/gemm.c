@@ -60,17 +60,14 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
         gemm_items(&all);
         return;
     }
-    pthread_t tid[MKL_MAX_WORKERS];
     const int64_t per = divup(nb, nt);
     for (int64_t t = 0; t < nt; t++) {
         jobs[t] = all;
         jobs[t].workers = 1;
         jobs[t].t0 = t * per < nb ? t * per : nb;
         jobs[t].t1 = (t + 1) * per < nb ? (t + 1) * per : nb;
-        if (t) pthread_create(&tid[t], NULL, gemm_items, &jobs[t]);
     }
-    gemm_items(&jobs[0]);
-    for (int64_t t = 1; t < nt; t++) pthread_join(tid[t], NULL);
+    mkl_run_jobs(gemm_items, jobs, sizeof jobs[0], nt);
 }
 
 /* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp, built

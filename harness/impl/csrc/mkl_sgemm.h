@@ -225,6 +225,22 @@ static void *mkl_rows_job(void *arg) {
     return NULL;
 }
 
+/* Run fn on jobs[0..nt): jobs 1.. on their own pthreads, job 0 here, then join. A job whose
+ * thread cannot be started runs here too: every job always runs (speed only, never bits). */
+static void mkl_run_jobs(void *(*fn)(void *), void *jobs, size_t size, int64_t nt) {
+    pthread_t tid[MKL_MAX_WORKERS];
+    int started[MKL_MAX_WORKERS] = {0};
+    char *job = (char *)jobs;
+    for (int64_t t = 1; t < nt; t++) started[t] = pthread_create(&tid[t], NULL, fn, job + t * size) == 0;
+    fn(job);
+    for (int64_t t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            fn(job + t * size);
+    }
+}
+
 /* The main kernel on rows [0, rows) of C, rows split between g->workers pthreads. */
 static void mkl_main(const sgemm_t *g, int64_t rows) {
     const int64_t M = rows, N = g->N, K = g->K, ldc = g->ldc;
@@ -247,15 +263,11 @@ static void mkl_main(const sgemm_t *g, int64_t rows) {
         mkl_main_rows(g, 0, M);
         return;
     }
-    pthread_t tid[MKL_MAX_WORKERS];
     mkl_rows_job_t jobs[MKL_MAX_WORKERS];
     const int64_t per = divup(panels, nt) * MKL_MR;
-    for (int64_t t = 0; t < nt; t++) {
+    for (int64_t t = 0; t < nt; t++)
         jobs[t] = (mkl_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M};
-        if (t) pthread_create(&tid[t], NULL, mkl_rows_job, &jobs[t]);
-    }
-    mkl_rows_job(&jobs[0]);
-    for (int64_t t = 1; t < nt; t++) pthread_join(tid[t], NULL);
+    mkl_run_jobs(mkl_rows_job, jobs, sizeof jobs[0], nt);
 }
 
 /* ------------------------------------------------------------------------------ small kernels */
