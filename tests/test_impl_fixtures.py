@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from harness.compare import diff_nanogpt
-from harness.impl.check import committed_x86_fixtures, committed_x86_nanogpt_fixtures
-from harness.impl.known_gaps import ImplMismatch, assert_reproduces, load_gaps
+from harness.impl.check import committed_x86_fixtures, committed_x86_nanogpt_fixtures, nanogpt_gap_step
+from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, assert_reproduces, load_gaps
 from harness.impl.nanogpt_record import impl_nanogpt_fixture
 from harness.impl.ops import NotImplementedInImpl, run_case
 from harness.impl.profiles import profile_for_platform
@@ -76,21 +76,31 @@ def test_gaps_name_real_outputs() -> None:
     assert not stale, f"known_gaps.json names outputs no committed fixture has: {stale[:5]}"
 
 
+def _nanogpt_gap(platform: str) -> Gap | None:
+    return next((g for g in GAPS.values() if g.platform == platform and g.op == "nanogpt-tiny"), None)
+
+
 def _nanogpt_params() -> list:
     out = []
     for path in committed_x86_nanogpt_fixtures("tiny"):
         platform = path.name.split(".nanogpt-")[0]
-        gaps = [g for g in GAPS.values() if g.platform == platform and g.op == "nanogpt-tiny"]
-        marks = [pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=gaps[0].line())] if gaps else []
+        gap = _nanogpt_gap(platform)
+        marks = [pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=gap.line())] if gap else []
         out.append(pytest.param(path, id=f"{platform}/nanogpt-tiny", marks=marks))
     return out
 
 
 @pytest.mark.parametrize("path", _nanogpt_params())
 def test_impl_trains_nanogpt_like_the_fixture(path: Path) -> None:
-    """Initial weights and all 50 steps, every recorded digest, scalar and full tensor."""
+    """Initial weights and all 50 steps, every recorded digest, scalar and full tensor; a known
+    gap must still diverge, and no earlier than its recorded step."""
     expected = read_nanogpt_fixture(path)
     diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected))
-    if diff.first is not None:
-        first = diff.first
-        raise ImplMismatch(f"{path.name}: first divergence at step {first.step}, {first.stage}: {first.detail}")
+    if diff.first is None:
+        return
+    first = diff.first
+    what = f"{path.name}: first divergence at step {first.step}, {first.stage}: {first.detail}"
+    gap = _nanogpt_gap(str(expected.attrs["platform_id"]))
+    if gap is not None and first.step < nanogpt_gap_step(gap):
+        raise GapGrew(f"earlier than the known gap ({gap.line()}): {what}")
+    raise ImplMismatch(what)

@@ -119,3 +119,14 @@ def test_kernels_doc_holds_the_index_table_and_every_op():
     assert sorted(WHY) == sorted(OP_IDS)
     missing = [op for op in OP_IDS if f"`{op}`" not in text]
     assert not missing, f"KERNELS.md does not name {missing}"
+
+
+def test_a_nanogpt_gap_records_the_first_divergence():
+    from harness.impl.check import committed_x86_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
+
+    avx2_t2 = next(p for p in committed_x86_nanogpt_fixtures("tiny") if "avx2-t2" in p.name)
+    (gap,), (line,) = measure_nanogpt(avx2_t2, get_profile("x86-avx2", 1))  # 1 thread against 2
+    assert (gap.platform, gap.op, nanogpt_gap_step(gap)) == ("linux-x86_64-avx2-t2", "nanogpt-tiny", 1)
+    assert gap.output == "grad_preclip transformer.h.0.ln_1.weight"  # LayerNorm grads: per-thread buffers
+    assert gap.count == 50 and gap.mismatches == 50
+    assert "first divergence at step 1, backward" in gap.why and "DIFF" in line

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from harness.errors import ParityError
 from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
+from harness.impl.profiles import KernelProfile
 from harness.impl.replay import impl_op_fixture
 from harness.op_fixture import read_op_fixture
 from harness.op_ids import parse_op_list
@@ -55,12 +56,41 @@ def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
     return gaps, lines
 
 
+def nanogpt_gap_step(gap: Gap) -> int:
+    """The first diverging step a nanoGPT gap records."""
+    return int(gap.case.removeprefix("step"))
+
+
+def measure_nanogpt(path: Path, profile: KernelProfile | None = None) -> tuple[list[Gap], list[str]]:
+    """(the impl's gap against one nanoGPT fixture, if any; a line saying how it went), under the
+    fixture's own profile and thread count unless ``profile`` is given."""
+    from harness.compare import diff_nanogpt
+    from harness.impl.nanogpt_record import impl_nanogpt_fixture
+    from harness.nanogpt_fixture import read_nanogpt_fixture
+
+    expected = read_nanogpt_fixture(path)
+    platform, name = str(expected.attrs["platform_id"]), f"nanogpt-{expected.config['name']}"
+    diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
+    steps = len(diff.steps)
+    if diff.first is None:
+        return [], [f"{platform} {name} EXACT {steps} of {steps} steps bit-identical"]
+    first = diff.first
+    differing = steps - diff.identical_steps
+    worst = max(s.loss_ulp for s in diff.steps)
+    why = f"first divergence at step {first.step}, {first.stage}: {first.detail}"
+    gap = Gap(platform, name, f"step{first.step:02d}", first.tensor, worst, differing, steps, why)
+    return [gap], [f"{platform} {name} DIFF  {why}; {differing} of {steps} steps differ"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.impl.check", description=__doc__.splitlines()[0])
     parser.add_argument("ops", nargs="*", help="op ids (default: all)")
     parser.add_argument("--fixture", type=Path, action="append", help="op fixture(s); default: committed x86")
     parser.add_argument("--quiet", action="store_true", help="only the mismatches")
-    parser.add_argument("--write-gaps", action="store_true", help="rewrite known_gaps.json (all ops, committed x86)")
+    parser.add_argument("--nanogpt", action="store_true", help="also the committed x86 nanoGPT tiny fixtures")
+    parser.add_argument(
+        "--write-gaps", action="store_true", help="rewrite known_gaps.json (all ops and nanoGPT tiny, committed x86)"
+    )
     args = parser.parse_args(argv)
     try:
         if args.write_gaps and (args.ops or args.fixture):
@@ -68,14 +98,17 @@ def main(argv: list[str] | None = None) -> int:
         ops = parse_op_list(",".join(args.ops))
         gaps: list[Gap] = []
         total = 0
-        for path in args.fixture or committed_x86_fixtures():
-            found, lines = measure(path, ops)
+        runs = [(measure, p) for p in args.fixture or committed_x86_fixtures()]
+        if args.nanogpt or args.write_gaps:
+            runs += [(lambda p, _: measure_nanogpt(p), p) for p in committed_x86_nanogpt_fixtures("tiny")]
+        for how, path in runs:
+            found, lines = how(path, ops)
             gaps += found
             total += len(lines)
             for line in lines:
                 if not (args.quiet and " EXACT " in line):
                     print(line)
-        print(f"{total - len(gaps)} of {total} outputs bit-identical")
+        print(f"{total - len(gaps)} of {total} outputs (and nanoGPT runs) bit-identical")
         if args.write_gaps:
             old = {g.key: g.why for g in load_gaps().gaps} if GAPS_FILE.exists() else {}
             gaps = [Gap(**{**g.__dict__, "why": g.why or old.get(g.key, "")}) for g in gaps]
