@@ -5,6 +5,7 @@
  * Every draw is serial: no result here depends on the thread count. */
 #define _GNU_SOURCE /* sincos, sincosf */
 #include "common.h"
+#include "vmath.h"
 
 #define MT_N 624
 #define MT_M 397
@@ -95,11 +96,9 @@ static double normal_double(gen_t *g, double mean, double std, int fused) {
         double u2 = uniform_double(g);
         double r = sqrt(-2.0 * log1p(-u2));
         double theta = 2.0 * 3.141592653589793238462643383279502 * u1;
-        double s, c;
-        sincos(theta, &s, &c);
-        g->next_double_normal = r * s;
+        g->next_double_normal = r * sin(theta); /* glibc's sincos gives sin's and cos's bits */
         g->has_next_double_normal = 1;
-        ret = r * c;
+        ret = r * cos(theta);
     }
     return fused ? fma(ret, std, mean) : ret * std + mean;
 }
@@ -111,12 +110,10 @@ static void normal_fill16_default(float *d, float mean, float std) {
     for (int j = 0; j < 8; j++) {
         float u1 = 1.0f - d[j];
         float u2 = d[j + 8];
-        float radius = sqrtf(-2.0f * logf(u1));
+        float radius = sqrtf(-2.0f * glibc_logf(u1));
         float theta = (float)(2.0 * 3.141592653589793238462643383279502 * (double)u2);
-        float s, c;
-        sincosf(theta, &s, &c);
-        d[j] = fmaf(radius * c, std, mean);
-        d[j + 8] = fmaf(radius * s, std, mean);
+        d[j] = fmaf(radius * cosf(theta), std, mean); /* glibc's sincosf gives sinf's and cosf's bits */
+        d[j + 8] = fmaf(radius * sinf(theta), std, mean);
     }
 }
 
