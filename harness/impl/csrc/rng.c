@@ -104,7 +104,8 @@ static double normal_double(gen_t *g, double mean, double std, int fused) {
 }
 
 /* NormalFill16<float> of the default object: 8 pairs (data[j], data[j+8]) of uniforms.
- * u1 = 1 - d[j]; radius = sqrtf(-2 * logf(u1)); theta = (float)(2pi (double) * u2);
+ * u1 = 1 - d[j]; radius = sqrtf(-2 * logf(u1)); theta = (float)(2pi (double) * u2); logf, cosf and sinf are
+ * glibc 2.36's (the fixtures' host), reproduced portably in vmath.h (glibc_logf, glibc_cosf, glibc_sinf);
  * d[j] = fmaf(radius * cosf(theta), std, mean); d[j+8] = fmaf(radius * sinf(theta), std, mean). */
 static void normal_fill16_default(float *d, float mean, float std) {
     for (int j = 0; j < 8; j++) {
@@ -112,8 +113,8 @@ static void normal_fill16_default(float *d, float mean, float std) {
         float u2 = d[j + 8];
         float radius = sqrtf(-2.0f * glibc_logf(u1));
         float theta = (float)(2.0 * 3.141592653589793238462643383279502 * (double)u2);
-        d[j] = fmaf(radius * cosf(theta), std, mean); /* glibc's sincosf gives sinf's and cosf's bits */
-        d[j + 8] = fmaf(radius * sinf(theta), std, mean);
+        d[j] = fmaf(radius * glibc_cosf(theta), std, mean); /* glibc_cosf/glibc_sinf: glibc 2.36 bits on any OS */
+        d[j + 8] = fmaf(radius * glibc_sinf(theta), std, mean);
     }
 }
 
