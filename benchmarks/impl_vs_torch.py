@@ -11,29 +11,17 @@ runs under the matching kernel profile with the same thread count. Times are the
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
 import torch
+from timing import best_of
 
 from harness.generators.ops import OPS_BY_NAME
 from harness.impl.ops import NotImplementedInImpl, run_case
-from harness.impl.profiles import get_profile
+from harness.impl.profiles import profile_for_capability
 from harness.op_ids import parse_op_list
 
 TARGET = 3.0
-_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    fn()  # warm up: first calls load libraries and allocate
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> int:
@@ -43,7 +31,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    profile = get_profile(_CAPABILITY_PROFILE[torch.backends.cpu.get_cpu_capability()], args.threads)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads)
     print(f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()}, {args.threads} threads) "
           f"vs impl {profile.label}; best of {args.repeat}")  # fmt: skip
     print(f"{'op/case':48} {'torch ms':>10} {'impl ms':>10} {'ratio':>7}")

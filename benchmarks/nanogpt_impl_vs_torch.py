@@ -10,28 +10,17 @@ Neither run records anything. Times are the best of ``--repeat`` runs. Target: r
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 from dataclasses import replace
 
 import torch
+from timing import best_of
 
 from harness.generators.nanogpt_train import CONFIGS, batches_for
 from harness.generators.nanogpt_train import train as torch_train
 from harness.impl.nanogpt import train as impl_train
-from harness.impl.profiles import get_profile
+from harness.impl.profiles import profile_for_capability
 
 TARGET = 2.0
-_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
-
-
-def best_of(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> int:
@@ -46,9 +35,9 @@ def main() -> int:
     if args.steps:
         cfg = replace(cfg, steps=args.steps)
     batches = batches_for(cfg)
-    profile = get_profile(_CAPABILITY_PROFILE[torch.backends.cpu.get_cpu_capability()], args.threads)
-    t_torch = best_of(lambda: torch_train(cfg, batches), args.repeat)
-    t_impl = best_of(lambda: impl_train(cfg, batches, profile), args.repeat)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads)
+    t_torch = best_of(lambda: torch_train(cfg, batches), args.repeat, warm_up=False)
+    t_impl = best_of(lambda: impl_train(cfg, batches, profile), args.repeat, warm_up=False)
     ratio = t_impl / t_torch
     print(f"nanoGPT {cfg.name}, {cfg.steps} steps, {args.threads} threads, best of {args.repeat}")
     print(f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()}): {t_torch:.3f} s")

@@ -25,17 +25,15 @@ import pytest
 import torch
 
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import KernelProfile, get_profile
+from harness.impl.profiles import KernelProfile, profile_for_capability
 from harness.ulp import compare_tensors, describe
 
-_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
 
 
 def live_profile() -> KernelProfile:
     """The kernel profile of the torch running in this process."""
-    capability = torch.backends.cpu.get_cpu_capability()
-    return get_profile(_CAPABILITY_PROFILE[capability], torch.get_num_threads())
+    return profile_for_capability(torch.backends.cpu.get_cpu_capability(), torch.get_num_threads())
 
 
 @cache

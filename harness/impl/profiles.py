@@ -64,6 +64,19 @@ def get_profile(name: str, threads: int = 1) -> KernelProfile:
     return PROFILES[name].with_threads(threads)
 
 
+# torch.backends.cpu.get_cpu_capability() -> profile
+_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
+
+
+def profile_for_capability(capability: str, threads: int) -> KernelProfile:
+    """The profile of a running torch on x86, from its reported ATen capability."""
+    if capability not in _CAPABILITY_PROFILE:
+        raise ParityError(
+            f"no kernel profile for ATen capability '{capability}' (known: {', '.join(_CAPABILITY_PROFILE)})"
+        )
+    return get_profile(_CAPABILITY_PROFILE[capability], threads)
+
+
 def profile_for_platform(platform_id: str) -> KernelProfile:
     """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-t2."""
     from harness.platform_config import parse_platform_id
