@@ -127,8 +127,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                 fixture = read_nanogpt_fixture(path, full=False)
                 name = str(fixture.config["name"])
                 from harness.impl.check import nanogpt_gap_step
+                from harness.impl.known_gaps import load_gaps
 
-                gap = _nanogpt_gap(str(fixture.attrs["platform_id"]), name) if impl else None
+                gap = load_gaps().run_gap(str(fixture.attrs["platform_id"]), name) if impl else None
                 for step in range(1, int(fixture.attrs["steps"]) + 1):
                     # every step from the first diverging one on differs
                     lines = [gap.line()] if gap and step >= nanogpt_gap_step(gap) else []
@@ -152,13 +153,6 @@ def _expected_failure(reason: str) -> pytest.MarkDecorator:
     from harness.impl.known_gaps import ImplMismatch
 
     return pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=reason)
-
-
-def _nanogpt_gap(platform: str, name: str):
-    """The impl's known gap of a nanoGPT run (op nanogpt-<name>), if any."""
-    from harness.impl.known_gaps import load_gaps
-
-    return next((g for g in load_gaps().for_platform(platform) if g.op == f"nanogpt-{name}"), None)
 
 
 def _case_gaps(platform: str) -> dict[str, list[str]]:

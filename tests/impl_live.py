@@ -23,12 +23,32 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from hypothesis import strategies as st
 
 from harness.impl.known_gaps import load_gaps
 from harness.impl.profiles import KernelProfile, profile_for_capability
 from harness.ulp import compare_tensors, describe
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
+
+
+SEEDS = st.integers(0, 2**32 - 1)
+THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is (use_threads)
+
+
+def use_threads(n: int) -> None:
+    """torch.set_num_threads(n), or nothing for 0; the restore_threads fixture undoes it."""
+    if n:
+        torch.set_num_threads(n)
+
+
+def normal32(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def as_tensor(a: np.ndarray, grad: bool = False) -> torch.Tensor:
+    """A torch tensor over a copy of ``a`` (the impl's input stays untouched)."""
+    return torch.from_numpy(a.copy()).requires_grad_(grad)
 
 
 def live_profile() -> KernelProfile:

@@ -16,7 +16,7 @@ import pytest
 
 from harness.compare import diff_nanogpt
 from harness.impl.check import committed_x86_fixtures, committed_x86_nanogpt_fixtures, nanogpt_gap_step
-from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, assert_reproduces, load_gaps
+from harness.impl.known_gaps import GapGrew, ImplMismatch, assert_reproduces, load_gaps
 from harness.impl.nanogpt_record import impl_nanogpt_fixture
 from harness.impl.ops import NotImplementedInImpl, run_case
 from harness.impl.profiles import profile_for_platform
@@ -24,7 +24,8 @@ from harness.nanogpt_fixture import read_nanogpt_fixture
 from harness.op_fixture import OpFixture, read_op_fixture
 from harness.ulp import compare_tensors
 
-GAPS = load_gaps().by_key()
+KNOWN = load_gaps()
+GAPS = KNOWN.by_key()
 
 
 @cache
@@ -76,15 +77,11 @@ def test_gaps_name_real_outputs() -> None:
     assert not stale, f"known_gaps.json names outputs no committed fixture has: {stale[:5]}"
 
 
-def _nanogpt_gap(platform: str) -> Gap | None:
-    return next((g for g in GAPS.values() if g.platform == platform and g.op == "nanogpt-tiny"), None)
-
-
 def _nanogpt_params() -> list:
     out = []
     for path in committed_x86_nanogpt_fixtures("tiny"):
         platform = path.name.split(".nanogpt-")[0]
-        gap = _nanogpt_gap(platform)
+        gap = KNOWN.run_gap(platform, "tiny")
         marks = [pytest.mark.xfail(strict=True, raises=ImplMismatch, reason=gap.line())] if gap else []
         out.append(pytest.param(path, id=f"{platform}/nanogpt-tiny", marks=marks))
     return out
@@ -100,7 +97,7 @@ def test_impl_trains_nanogpt_like_the_fixture(path: Path) -> None:
         return
     first = diff.first
     what = f"{path.name}: first divergence at step {first.step}, {first.stage}: {first.detail}"
-    gap = _nanogpt_gap(str(expected.attrs["platform_id"]))
+    gap = KNOWN.run_gap(str(expected.attrs["platform_id"]), "tiny")
     if gap is not None and first.step < nanogpt_gap_step(gap):
         raise GapGrew(f"earlier than the known gap ({gap.line()}): {what}")
     raise ImplMismatch(what)

@@ -12,8 +12,6 @@ splits them in ways that were not measured.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -23,22 +21,14 @@ from hypothesis import strategies as st
 
 from harness.impl import attention
 from harness.impl.rng import CPUGenerator
-from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+from tests.impl_live import SEEDS, assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
 
-pytestmark = [needs_verified_profile, needs_modelled_mkl]
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile, needs_modelled_mkl]
 
 SETTINGS = settings(max_examples=20, deadline=None)
 SEQ = st.one_of(st.integers(1, 40), st.integers(40, 260))
 HEAD = st.sampled_from([16, 32, 64])
 THREADS = st.sampled_from([1, 2])  # MKL run on 3+ threads was not measured (it changes bits)
-SEEDS = st.integers(0, 2**32 - 1)
-
-
-@pytest.fixture(autouse=True)
-def _restore_threads() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
 
 
 def _inputs(seed: int, shape: tuple[int, ...]) -> list[np.ndarray]:

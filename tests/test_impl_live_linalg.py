@@ -10,8 +10,6 @@ why they skip elsewhere); ATen's own loops (small bmm, embedding) run everywhere
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -20,33 +18,23 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import linalg
-from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+from tests.impl_live import (
+    SEEDS,
+    THREADS,
+    as_tensor,
+    assert_bits_equal,
+    live_profile,
+    needs_modelled_mkl,
+    needs_verified_profile,
+    normal32,
+    use_threads,
+)
+
+pytestmark = pytest.mark.usefixtures("restore_threads")
 
 SETTINGS = settings(max_examples=25, deadline=None)
 DIMS = st.one_of(st.integers(1, 20), st.integers(20, 80))  # MKL's small kernels below 12, gemv at 1
 DEPTH = st.one_of(st.integers(1, 40), st.integers(40, 200), st.integers(180, 700))
-SEEDS = st.integers(0, 2**32 - 1)
-THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
-
-
-@pytest.fixture(autouse=True)
-def _restore_threads() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
-
-
-def _threads(n: int) -> None:
-    if n:
-        torch.set_num_threads(n)
-
-
-def _normal(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
-    return (rng.standard_normal(shape) * scale).astype(np.float32)
-
-
-def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
-    return torch.from_numpy(a.copy()).requires_grad_(grad)
 
 
 @needs_modelled_mkl
@@ -54,10 +42,10 @@ def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 @SETTINGS
 @given(m=DIMS, n=DIMS, k=DEPTH, trans_a=st.booleans(), trans_b=st.booleans(), seed=SEEDS, threads=THREADS)
 def test_mm_layouts(m: int, n: int, k: int, trans_a: bool, trans_b: bool, seed: int, threads: int) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
-    a = _normal(rng, (k, m) if trans_a else (m, k))
-    b = _normal(rng, (n, k) if trans_b else (k, n))
+    a = normal32(rng, (k, m) if trans_a else (m, k))
+    b = normal32(rng, (n, k) if trans_b else (k, n))
     ta, tb = torch.from_numpy(a), torch.from_numpy(b)
     want = torch.mm(ta.t() if trans_a else ta, tb.t() if trans_b else tb).numpy()
     got = linalg.mm(a, b, live_profile(), trans_a=trans_a, trans_b=trans_b)
@@ -77,15 +65,15 @@ def test_mm_layouts(m: int, n: int, k: int, trans_a: bool, trans_b: bool, seed: 
     threads=THREADS,
 )
 def test_linear(lead: list[int], m: int, k: int, n: int, bias: bool, seed: int, threads: int) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
     x_shape = (*lead, m, k)
-    x, w, g = _normal(rng, x_shape), _normal(rng, (n, k), 0.05), _normal(rng, (*lead, m, n))
-    b = _normal(rng, (n,), 0.05) if bias else None
-    tx, tw = _t(x, True), _t(w, True)
-    tb = _t(b, True) if b is not None else None
+    x, w, g = normal32(rng, x_shape), normal32(rng, (n, k), 0.05), normal32(rng, (*lead, m, n))
+    b = normal32(rng, (n,), 0.05) if bias else None
+    tx, tw = as_tensor(x, True), as_tensor(w, True)
+    tb = as_tensor(b, True) if b is not None else None
     out = F.linear(tx, tw, tb)
-    out.backward(_t(g))
+    out.backward(as_tensor(g))
     profile = live_profile()
     assert_bits_equal("linear out", out.detach().numpy(), linalg.linear(x, w, b, profile))
     grad_x, grad_w, grad_b = linalg.linear_backward(g, x, w, bias, profile)
@@ -101,12 +89,12 @@ def test_linear(lead: list[int], m: int, k: int, n: int, bias: bool, seed: int, 
 @given(batch=st.lists(st.integers(1, 3), min_size=0, max_size=2), m=DIMS, k=DEPTH, n=DIMS, seed=SEEDS, threads=THREADS)
 def test_matmul(batch: list[int], m: int, k: int, n: int, seed: int, threads: int) -> None:
     assume(not (batch and m == n == 1 and k >= 400))  # a 1x1 bmm result from MKL: not reproduced
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
-    a, b, g = _normal(rng, (*batch, m, k)), _normal(rng, (*batch, k, n)), _normal(rng, (*batch, m, n))
-    ta, tb = _t(a, True), _t(b, True)
+    a, b, g = normal32(rng, (*batch, m, k)), normal32(rng, (*batch, k, n)), normal32(rng, (*batch, m, n))
+    ta, tb = as_tensor(a, True), as_tensor(b, True)
     out = torch.matmul(ta, tb)
-    out.backward(_t(g))
+    out.backward(as_tensor(g))
     profile = live_profile()
     assert_bits_equal("matmul out", out.detach().numpy(), linalg.matmul(a, b, profile))
     grad_a, grad_b = linalg.matmul_backward(g, a, b, profile)
@@ -119,7 +107,7 @@ def test_matmul(batch: list[int], m: int, k: int, n: int, seed: int, threads: in
 def test_bmm_small(nb: int, m: int, k: int, n: int, seed: int) -> None:
     """K*M*N < 400: ATen's own loop (any profile)."""
     rng = np.random.default_rng(seed)
-    a, b = _normal(rng, (nb, m, k)), _normal(rng, (nb, k, n))
+    a, b = normal32(rng, (nb, m, k)), normal32(rng, (nb, k, n))
     want = torch.bmm(torch.from_numpy(a), torch.from_numpy(b)).numpy()
     assert_bits_equal("bmm", want, linalg.bmm(a, b, live_profile()))
 
@@ -140,10 +128,10 @@ def test_bmm_small(nb: int, m: int, k: int, n: int, seed: int) -> None:
 def test_bmm_layouts(nb: int, m: int, k: int, n: int, trans_a: bool, trans_b: bool, seed: int, threads: int) -> None:
     """MKL's batched gemm (a batch of one: plain sgemm), operands as transposed views or not."""
     assume(not (m == n == 1 and k >= 400))  # a 1x1 result from MKL's batched path: not reproduced
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
-    a = _normal(rng, (nb, k, m)).transpose(0, 2, 1) if trans_a else _normal(rng, (nb, m, k))
-    b = _normal(rng, (nb, n, k)).transpose(0, 2, 1) if trans_b else _normal(rng, (nb, k, n))
+    a = normal32(rng, (nb, k, m)).transpose(0, 2, 1) if trans_a else normal32(rng, (nb, m, k))
+    b = normal32(rng, (nb, n, k)).transpose(0, 2, 1) if trans_b else normal32(rng, (nb, k, n))
     want = torch.bmm(torch.from_numpy(a), torch.from_numpy(b)).numpy()
     assert_bits_equal("bmm", want, linalg.bmm(a, b, live_profile()))
 
@@ -152,11 +140,11 @@ def test_bmm_layouts(nb: int, m: int, k: int, n: int, trans_a: bool, trans_b: bo
 @given(vocab=st.integers(1, 70), dim=st.integers(1, 600), idx_shape=st.lists(st.integers(1, 9), max_size=2), seed=SEEDS)
 def test_embedding(vocab: int, dim: int, idx_shape: list[int], seed: int) -> None:
     rng = np.random.default_rng(seed)
-    w = _normal(rng, (vocab, dim))
+    w = normal32(rng, (vocab, dim))
     idx = rng.integers(0, vocab, size=tuple(idx_shape), dtype=np.int64)
-    g = _normal(rng, (*idx_shape, dim))
-    tw = _t(w, True)
+    g = normal32(rng, (*idx_shape, dim))
+    tw = as_tensor(w, True)
     out = F.embedding(torch.from_numpy(idx), tw)
-    out.backward(_t(g))
+    out.backward(as_tensor(g))
     assert_bits_equal("embedding out", out.detach().numpy(), linalg.embedding(idx, w))
     assert_bits_equal("embedding grad_weight", tw.grad.numpy(), linalg.embedding_backward(g, idx, vocab))

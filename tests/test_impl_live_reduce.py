@@ -9,8 +9,6 @@ std_var_stub have no AVX-512 registration in 2.13.0), which the x86-avx512 profi
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -18,38 +16,28 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import reduce
-from tests.impl_live import assert_bits_equal, live_profile, needs_verified_profile
+from tests.impl_live import (
+    SEEDS,
+    THREADS,
+    as_tensor,
+    assert_bits_equal,
+    live_profile,
+    needs_verified_profile,
+    use_threads,
+)
 
-pytestmark = needs_verified_profile
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
 
 SETTINGS = settings(max_examples=25, deadline=None)
-SEEDS = st.integers(0, 2**32 - 1)
-THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
 SHAPES = st.one_of(
     st.lists(st.integers(1, 40), min_size=1, max_size=4).map(tuple),
     st.sampled_from([(1001,), (65, 509), (33085,), (70001,), (3, 70000), (40000, 3), (9, 4100), (2, 3, 6000)]),
 )
 
 
-@pytest.fixture(autouse=True)
-def _restore_threads() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
-
-
-def _threads(n: int) -> None:
-    if n:
-        torch.set_num_threads(n)
-
-
 def _normal(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
     scale, shift = np.exp(rng.uniform(-3, 3)), rng.uniform(-2, 2)
     return (rng.standard_normal(shape) * scale + shift).astype(np.float32)
-
-
-def _t(a: np.ndarray, grad: bool = False) -> torch.Tensor:
-    return torch.from_numpy(a.copy()).requires_grad_(grad)
 
 
 def _count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
@@ -65,10 +53,10 @@ def _dims(rng: np.random.Generator, ndim: int) -> tuple[int, ...] | None:
 @SETTINGS
 @given(shape=SHAPES, seed=SEEDS, threads=THREADS)
 def test_reductions_over_dim_subsets(shape: tuple[int, ...], seed: int, threads: int) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
     x, dims = _normal(rng, shape), _dims(rng, len(shape))
-    t, profile = _t(x), live_profile()
+    t, profile = as_tensor(x), live_profile()
     args = () if dims is None else (dims,)
     assert_bits_equal("sum", t.sum(*args).numpy(), reduce.sum_dims(x, dims, profile))
     assert_bits_equal("mean", t.mean(*args).numpy(), reduce.mean_dims(x, dims, profile))
@@ -80,14 +68,14 @@ def test_reductions_over_dim_subsets(shape: tuple[int, ...], seed: int, threads:
 @SETTINGS
 @given(shape=SHAPES, seed=SEEDS, threads=THREADS, op=st.sampled_from(["sum", "mean", "var", "vector_norm"]))
 def test_recorded_reductions_with_grads(shape: tuple[int, ...], seed: int, threads: int, op: str) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
     x = _normal(rng, shape)
     dim = None if rng.integers(0, 3) == 0 else int(rng.integers(-len(shape), len(shape)))
     assume(op != "var" or _count(shape, None if dim is None else (dim,)) >= 2)
     out_shape = () if dim is None else tuple(s for i, s in enumerate(shape) if i != dim % len(shape))
     g = rng.standard_normal(out_shape).astype(np.float32)
-    tx = _t(x, grad=True)
+    tx = as_tensor(x, grad=True)
     call = {
         "sum": lambda a: a.sum() if dim is None else a.sum(dim),
         "mean": lambda a: a.mean() if dim is None else a.mean(dim),
@@ -112,12 +100,12 @@ BROADCASTS = st.sampled_from(
 def test_binary_ops_with_grads(
     shapes: tuple[tuple[int, ...], tuple[int, ...]], seed: int, threads: int, op: str
 ) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
     a = _normal(rng, shapes[0])
     b = (np.sign(rng.standard_normal(shapes[1])) * rng.uniform(0.5, 2.0, shapes[1])).astype(np.float32)
     g = rng.standard_normal(np.broadcast_shapes(*shapes)).astype(np.float32)
-    ta, tb = _t(a, grad=True), _t(b, grad=True)
+    ta, tb = as_tensor(a, grad=True), as_tensor(b, grad=True)
     out = {"add": torch.add, "mul": torch.mul, "div": torch.div}[op](ta, tb)
     out.backward(torch.from_numpy(g))
     got = reduce.RUNNERS[op]({}, {"a": a, "b": b, "grad_out": g}, live_profile())
@@ -135,13 +123,13 @@ def test_binary_ops_with_grads(
     threads=THREADS,
 )
 def test_clip_grad_norm(shapes: list[tuple[int, ...]], scale: float, max_norm: float, seed: int, threads: int) -> None:
-    _threads(threads)
+    use_threads(threads)
     rng = np.random.default_rng(seed)
     grads = [(rng.standard_normal(s) * scale).astype(np.float32) for s in shapes]
     params = []
     for g in grads:
         p = torch.zeros(g.shape)
-        p.grad = _t(g)
+        p.grad = as_tensor(g)
         params.append(p)
     total = torch.nn.utils.clip_grad_norm_(params, max_norm=max_norm)
     got_total, clipped = reduce.clip_grad_norm(grads, max_norm, live_profile())

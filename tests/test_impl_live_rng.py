@@ -9,8 +9,6 @@ hosts (the fixtures' kind); on other hosts (Intel: MKL's AVX2/AVX-512 kernels) t
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
 import torch
@@ -19,26 +17,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import optim, rng
-from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+from tests.impl_live import (
+    THREADS,
+    assert_bits_equal,
+    live_profile,
+    needs_modelled_mkl,
+    needs_verified_profile,
+    use_threads,
+)
 
-pytestmark = needs_verified_profile
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
 
 SETTINGS = settings(max_examples=25, deadline=None)
 SEEDS = st.integers(0, 2**64 - 1)
 SIZES = st.one_of(st.integers(1, 40), st.integers(1, 5000), st.sampled_from([32767, 32768, 33001, 70001]))
-THREADS = st.sampled_from([1, 0])  # 0: leave torch's thread count as it is
-
-
-@pytest.fixture(autouse=True)
-def _restore_threads() -> Iterator[None]:
-    threads = torch.get_num_threads()
-    yield
-    torch.set_num_threads(threads)
-
-
-def _threads(n: int) -> None:
-    if n:
-        torch.set_num_threads(n)
 
 
 def _seeded(seed: int) -> rng.CPUGenerator:
@@ -77,7 +69,7 @@ def test_uniform(seed: int, n: int, low: float, width: float) -> None:
     threads=THREADS,
 )
 def test_dropout(seed: int, shape: tuple[int, ...], p: float, threads: int) -> None:
-    _threads(threads)
+    use_threads(threads)
     data = np.random.default_rng(seed % 2**32)
     x = data.standard_normal(shape).astype(np.float32)
     grad_out = data.standard_normal(shape).astype(np.float32)
@@ -144,7 +136,7 @@ def test_adamw(
     weight_decay: float,
     threads: int,
 ) -> None:
-    _threads(threads)
+    use_threads(threads)
     data = np.random.default_rng(seed)
     shapes = [(3, 5), *shapes]
     weights = [(data.standard_normal(s) * 0.02).astype(np.float32) for s in shapes]

@@ -57,6 +57,10 @@ class KnownGaps:
     def for_platform(self, platform: str) -> list[Gap]:
         return [g for g in self.gaps if g.platform == platform]
 
+    def run_gap(self, platform: str, config: str) -> Gap | None:
+        """The gap of a nanoGPT run (op ``nanogpt-<config>``) on ``platform``, if any."""
+        return next((g for g in self.for_platform(platform) if g.op == f"nanogpt-{config}"), None)
+
     def lines(self, platform: str | None = None) -> list[str]:
         gaps = self.gaps if platform is None else self.for_platform(platform)
         return [g.line() for g in gaps]

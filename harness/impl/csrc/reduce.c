@@ -22,6 +22,17 @@ typedef struct {
     int64_t out_st[MAXD];
 } red_iter_t;
 
+/* Elements of the kept dims (the output); *numel gets all of x's. */
+static int64_t kept_numel(int32_t ndim, const int64_t *shape, const int32_t *reduce, int64_t *numel) {
+    int64_t kept = 1, all = 1;
+    for (int d = 0; d < ndim; d++) {
+        all *= shape[d];
+        if (!reduce[d]) kept *= shape[d];
+    }
+    *numel = all;
+    return kept;
+}
+
 static int64_t iter_numel(const red_iter_t *it) {
     int64_t n = 1;
     for (int d = 0; d < it->ndim; d++) n *= it->shape[d];
@@ -291,11 +302,7 @@ static void sum_loop2d(const profile_t *p, float *out, const float *in, const in
  * sum_stub): out filled with 0, then parallel_reduce of cascade_sum's loop. */
 void sum_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
     red_iter_t it;
-    int64_t out_numel = 1, numel = 1;
-    for (int d = 0; d < ndim; d++) {
-        numel *= shape[d];
-        if (!reduce[d]) out_numel *= shape[d];
-    }
+    int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     memset(out, 0, (size_t)out_numel * sizeof(float));
     if (numel == 0) return;
     iter_build(&it, ndim, shape, reduce);
@@ -408,11 +415,7 @@ static float var_all(const profile_t *p, const float *x, int64_t numel, double c
 /* var: x[shape] -> out[kept dims], x.var(dims) with correction 1. */
 void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
     red_iter_t it;
-    int64_t out_numel = 1, numel = 1;
-    for (int d = 0; d < ndim; d++) {
-        numel *= shape[d];
-        if (!reduce[d]) out_numel *= shape[d];
-    }
+    int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     if (numel == 0) {
         for (int64_t i = 0; i < out_numel; i++) out[i] = NAN;
         return;
@@ -465,11 +468,7 @@ static float norm2_project(const fold_t *a, double correction) {
 void vector_norm_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
                          const int32_t *reduce) {
     red_iter_t it;
-    int64_t out_numel = 1, numel = 1;
-    for (int d = 0; d < ndim; d++) {
-        numel *= shape[d];
-        if (!reduce[d]) out_numel *= shape[d];
-    }
+    int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     if (numel == 0) {
         for (int64_t i = 0; i < out_numel; i++) out[i] = 0.0f;
         return;

@@ -118,25 +118,13 @@ static void normal_fill16_default(float *d, float mean, float std) {
     }
 }
 
-static inline uint32_t fbits(float x) {
-    uint32_t u;
-    memcpy(&u, &x, 4);
-    return u;
-}
-
-static inline float bitsf(uint32_t u) {
-    float x;
-    memcpy(&x, &u, 4);
-    return x;
-}
-
 /* log256_ps of avx_mathfun.h (Cephes logf) as GCC compiled it into the AVX2 object: the
  * polynomial's mul+add pairs contracted into FMAs (vfmadd/vfnmadd), one lane. */
 static float avx2_log(float x) {
     uint32_t invalid = x <= 0.0f ? 0xffffffffu : 0u;
     x = x > 0x1p-126f ? x : 0x1p-126f;
-    float e = (float)((int32_t)(fbits(x) >> 23) - 0x7f) + 1.0f;
-    x = bitsf((fbits(x) & ~0x7f800000u) | 0x3f000000u);
+    float e = (float)((int32_t)(vm_f2u(x) >> 23) - 0x7f) + 1.0f;
+    x = vm_u2f((vm_f2u(x) & ~0x7f800000u) | 0x3f000000u);
     int small = x < 0x1.6a09e6p-1f;
     float tmp = small ? x : 0.0f;
     e = e - (small ? 1.0f : 0.0f);
@@ -156,14 +144,14 @@ static float avx2_log(float x) {
     y = fmaf(-z, 0.5f, y);
     x = x + y;
     x = fmaf(e, 0x1.63p-1f, x);
-    return bitsf(fbits(x) | invalid);
+    return vm_u2f(vm_f2u(x) | invalid);
 }
 
 /* sincos256_ps of avx_mathfun.h (Cephes sinf/cosf) as compiled into the AVX2 object: the
  * three-part range reduction and both polynomials contracted into FMAs, one lane. */
 static void avx2_sincos(float x, float *sin_out, float *cos_out) {
-    uint32_t sign_sin = fbits(x) & 0x80000000u;
-    x = bitsf(fbits(x) & 0x7fffffffu);
+    uint32_t sign_sin = vm_f2u(x) & 0x80000000u;
+    x = vm_u2f(vm_f2u(x) & 0x7fffffffu);
     int32_t j = (int32_t)(x * 0x1.45f306p+0f); /* cvttps: truncation */
     j = (j + 1) & ~1;
     float y = (float)j;
@@ -185,14 +173,14 @@ static void avx2_sincos(float x, float *sin_out, float *cos_out) {
     ys = fmaf(ys, z, -0x1.555546p-3f);
     ys = z * ys;
     ys = fmaf(ys, x, x);
-    float ysin2 = bitsf(fbits(ys) & poly);
-    float ysin1 = bitsf(fbits(yc) & ~poly);
+    float ysin2 = vm_u2f(vm_f2u(ys) & poly);
+    float ysin1 = vm_u2f(vm_f2u(yc) & ~poly);
     float ys_rest = ys - ysin2;
     float yc_rest = yc - ysin1;
     float s = ysin2 + ysin1;
     float c = ys_rest + yc_rest;
-    *sin_out = bitsf(fbits(s) ^ sign_sin);
-    *cos_out = bitsf(fbits(c) ^ sign_cos);
+    *sin_out = vm_u2f(vm_f2u(s) ^ sign_sin);
+    *cos_out = vm_u2f(vm_f2u(c) ^ sign_cos);
 }
 
 /* NormalFill16<float> of the AVX2 object (also what AVX-512 CPUs run: normal_stub has no
