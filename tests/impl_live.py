@@ -5,7 +5,7 @@ host cannot check everything, and the tests say so by name instead of failing or
 by accident:
 
 - ``needs_verified_profile``: the running capability's profile has no committed fixture
-  behind it (x86-avx512 today, see known_gaps.json ``unverified_profiles``); set
+  behind it (known_gaps.json ``unverified_profiles``; none today); set
   PARITY_LIVE_UNVERIFIED=1 to run the tests anyway, which is how such a profile gets verified;
 - ``needs_modelled_mkl``: ops whose bits come from MKL (sgemm, VML exp/log/tanh/sqrt), whose
   kernels the impl reproduces as MKL runs them on the fixtures' host: its generic code path

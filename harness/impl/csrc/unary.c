@@ -39,23 +39,23 @@ static int64_t for_each_threads(const profile_t *p, int64_t n, int64_t grain) {
     return parallel_threads(0, n, grain, p->threads);
 }
 
-VM_INLINE void run_unary(const profile_t *p, int64_t grain, unary_fn vec, unary_fn scal, const float *x, float *y,
-                      int64_t n) {
+VM_INLINE void run_unary(const profile_t *p, int64_t lanes, int64_t grain, unary_fn vec, unary_fn scal,
+                      const float *x, float *y, int64_t n) {
     int64_t nt = for_each_threads(p, n, grain);
     for (int64_t tid = 0; tid < nt; tid++) {
         int64_t b = 0, e = n;
         if (nt > 1 && !parallel_chunk(0, n, grain, nt, tid, &b, &e)) continue;
-        loop_chunk(p, p->lanes, vec, scal, x, y, b, e);
+        loop_chunk(p, lanes, vec, scal, x, y, b, e);
     }
 }
 
-VM_INLINE void run_binary(const profile_t *p, int64_t grain, binary_fn vec, binary_fn scal, const float *a,
-                       const float *c, float *y, int64_t n) {
+VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, binary_fn vec, binary_fn scal,
+                       const float *a, const float *c, float *y, int64_t n) {
     int64_t nt = for_each_threads(p, n, grain);
     for (int64_t tid = 0; tid < nt; tid++) {
         int64_t b = 0, e = n;
         if (nt > 1 && !parallel_chunk(0, n, grain, nt, tid, &b, &e)) continue;
-        loop_chunk2(p, p->lanes, vec, scal, a, c, y, b, e);
+        loop_chunk2(p, lanes, vec, scal, a, c, y, b, e);
     }
 }
 
@@ -105,7 +105,7 @@ static float tanh_bwd_lane(const profile_t *p, float a, float b) {
 }
 
 void tanh_backward(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n) {
-    run_binary(&p, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
+    run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
 }
 
 /* ------------------------------------------------------------------ rsqrt */
@@ -335,14 +335,14 @@ static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n 
 /* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
-    if (p.aten && p.contract) run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
-    else if (p.aten) run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
-    else run_unary(&p, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);
+    if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
+    else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
+    else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);
 }
 
 /* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
 void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
-    if (p.aten && p.contract) run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
-    else if (p.aten) run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
-    else run_binary(&p, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
 }
