@@ -1,7 +1,7 @@
 """Shared pytest fixtures and options.
 
 The parity suite (parity_suite/, run by `tox -e parity-linux`) takes:
-  --fixture-set   TORCH_VERSION/PLATFORM_ID (e.g. 2.13.0/linux-x86_64-avx2-t2), or a path to a
+  --fixture-set   TORCH_VERSION/PLATFORM_ID (e.g. 2.13.0/linux-x86_64-avx2-mklgeneric-t2), or a path to a
                   fixture file; default: this machine's own configuration, installed torch
   --platform-os   linux or macos: the committed set of that OS (tox -e parity-linux, parity-mac)
   --nanogpt       nanoGPT configs checked beside the ops (default tiny; shakespeare-char takes
@@ -49,8 +49,9 @@ def committed_fixtures(committed_root: Path) -> list[Path]:
 
 @pytest.fixture(scope="session")
 def committed_nanogpt(committed_root: Path) -> list[Path]:
-    """The committed nanoGPT fixtures (``<platform id>.nanogpt-<config>.h5``)."""
-    paths = sorted(committed_root.glob("torch-*/*.nanogpt-*.h5"))
+    """The committed nanoGPT fixtures of our training loop (``<platform id>.nanogpt-<config>.h5``; runs of
+    nanoGPT's own train.py, ``.nanogpt-upstream-<config>.h5``, are a kind of their own)."""
+    paths = sorted(p for p in committed_root.glob("torch-*/*.nanogpt-*.h5") if ".nanogpt-upstream-" not in p.name)
     assert paths, f"no committed nanoGPT fixtures under {committed_root}"
     return paths
 

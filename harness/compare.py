@@ -50,21 +50,44 @@ class OpsDiff:
         return all(c.bit_identical for c in self.cases)
 
 
+def _case_list(keys: list[str], limit: int = 5) -> str:
+    more = f" (and {len(keys) - limit} more)" if len(keys) > limit else ""
+    return ", ".join(keys[:limit]) + more
+
+
+def _missing_cases(a: OpFixture, b: OpFixture, keys: list[str]) -> str:
+    """What of ``keys`` B lacks, by op where whole ops are missing, else by case."""
+    missing = [k for k in keys if k not in b.cases]
+    if not missing:
+        return ""
+    b_ops = {r.op for r in b.cases.values()}
+    whole = [op for op in dict.fromkeys(a.cases[k].op for k in missing) if op not in b_ops]
+    if whole:
+        return f"{b.path} lacks {len(whole)} op(s) of {a.path}: {_case_list(whole)}"
+    return f"{b.path} lacks {len(missing)} case(s) of {a.path}: {_case_list(missing)}"
+
+
 def _check_same_inputs(a: OpFixture, b: OpFixture, subset: bool) -> list[str]:
-    keys = list(b.cases) if subset else list(a.cases)
-    if a.attrs["input_digest"] == b.attrs["input_digest"] and list(a.cases) == list(b.cases):
-        return keys
+    """The case keys to compare, in A's order; an input error where the inputs are not the same."""
     if not subset:
-        raise ParityError(
-            f"{b.path} and {a.path} were recorded from different input sets "
-            f"(input digests {b.attrs['input_digest'][:12]}... and {a.attrs['input_digest'][:12]}...)"
-        )
-    missing = [k for k in keys if k not in a.cases]
-    if missing:
-        raise ParityError(f"{a.path} lacks {len(missing)} case(s) of {b.path}: {', '.join(missing[:5])}")
+        lacking = _missing_cases(a, b, list(a.cases)) or _missing_cases(b, a, list(b.cases))
+        if lacking:
+            raise ParityError(lacking)
+        if a.attrs["input_digest"] != b.attrs["input_digest"]:
+            raise ParityError(
+                f"{b.path} and {a.path} were recorded from different input sets "
+                f"(input digests {b.attrs['input_digest'][:12]}... and {a.attrs['input_digest'][:12]}...)"
+            )
+        return list(a.cases)
+    keys = [k for k in a.cases if k in b.cases]
+    lacking = _missing_cases(b, a, list(b.cases))
+    if lacking:
+        raise ParityError(lacking)
+    if a.attrs["input_digest"] == b.attrs["input_digest"]:
+        return keys
     for key in keys:
         ra, rb = a.cases[key], b.cases[key]
-        if ra.params != rb.params or list(ra.inputs) != list(rb.inputs):
+        if ra.params != rb.params or set(ra.inputs) != set(rb.inputs):
             raise ParityError(f"{key}: {a.path} and {b.path} describe different cases")
         for name in ra.inputs:
             if not compare_tensors(name, ra.inputs[name], rb.inputs[name]).bit_identical:
@@ -77,8 +100,8 @@ def diff_ops(a: OpFixture, b: OpFixture, *, subset: bool = False) -> OpsDiff:
     cases = []
     for key in _check_same_inputs(a, b, subset):
         ra, rb = a.cases[key], b.cases[key]
-        if list(ra.outputs) != list(rb.outputs):
-            raise ParityError(f"{key}: outputs {list(rb.outputs)} of {b.path} are not {list(ra.outputs)}")
+        if set(ra.outputs) != set(rb.outputs):  # compared by name: the order they are stored in is no matter
+            raise ParityError(f"{key}: outputs {sorted(rb.outputs)} of {b.path} are not {sorted(ra.outputs)}")
         try:
             tensors = [compare_tensors(n, ra.outputs[n], rb.outputs[n]) for n in ra.outputs]
         except ValueError as err:
@@ -118,6 +141,11 @@ class StepDiff:
     @property
     def max_value_ulp(self) -> int | None:
         values = [t.max_ulp for t in self.full if t.name.startswith("value/")]
+        return max(values) if values else None
+
+    @property
+    def max_value_scaled_ulp(self) -> float | None:
+        values = [t.scaled_ulp for t in self.full if t.name.startswith("value/")]
         return max(values) if values else None
 
 
@@ -220,6 +248,11 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
     if not init_identical:
         i = int(np.flatnonzero((a.run.init_sha256 != b.run.init_sha256).any(axis=1))[0])
         first = Divergence(0, "init", names[i], f"initial weights of {names[i]} differ")
+    if len(a.run.steps) != len(b.run.steps):
+        raise ParityError(
+            f"{a.path} has {len(a.run.steps)} training steps and {b.path} {len(b.run.steps)}: runs of different "
+            "lengths are not comparable"
+        )
     steps = [_step_diff(ra, rb, names) for ra, rb in zip(a.run.steps, b.run.steps, strict=True)]
     if first is None:
         first = next((s.first for s in steps if s.first is not None), None)
@@ -240,6 +273,12 @@ def provenance_notes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     if any(n.startswith(("mkl_code_path", "blas")) for n in notes):
         notes.append("BLAS-backed ops (matmul, linear, sdpa and their gradients) may differ for that reason alone")
     return notes
+
+
+def platform_note(a: dict[str, Any], b: dict[str, Any], note: str = "") -> str:
+    """``note`` and, where the provenances A and B differ beyond their platform ids, how."""
+    facts = provenance_notes(a, b)
+    return "; ".join(n for n in (note, "recorded on other platforms: " + "; ".join(facts) if facts else "") if n)
 
 
 def summary_dict(diff: OpsDiff | NanoGPTDiff) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness import nanogpt_fixture, op_fixture
+from harness import nanogpt_fixture, op_fixture, upstream_fixture
 from harness.errors import FixtureError
 from harness.nanogpt_fixture import NanoGPTFixture, hex_digest
 from harness.op_fixture import OpFixture
@@ -21,6 +21,22 @@ def fixture_kind(path: str | Path) -> str:
         return reader.kind
 
 
+# per fixture kind: its completeness and consistency checks, run before any tensor is read
+STRUCTURE_CHECKS: dict[str, Callable[[FixtureReader], None]] = {
+    op_fixture.KIND: op_fixture.check_op_fixture,
+    nanogpt_fixture.KIND: nanogpt_fixture.check_nanogpt_fixture,
+    upstream_fixture.KIND: upstream_fixture.check_upstream_fixture,
+}
+
+
+def check_structure(reader: FixtureReader) -> None:
+    """The completeness and consistency checks of the fixture's kind (no tensor data read)."""
+    check = STRUCTURE_CHECKS.get(reader.kind)
+    if check is None:
+        raise FixtureError(reader.path, f"unknown fixture kind '{reader.kind}'")
+    check(reader)
+
+
 def read_fixture(path: str | Path) -> Fixture:
     """Read and verify a fixture of any known kind."""
     kind = fixture_kind(path)
@@ -28,10 +44,14 @@ def read_fixture(path: str | Path) -> Fixture:
         return op_fixture.read_op_fixture(path)
     if kind == nanogpt_fixture.KIND:
         return nanogpt_fixture.read_nanogpt_fixture(path)
+    if kind == upstream_fixture.KIND:
+        return upstream_fixture.read_upstream_fixture(path)
     raise FixtureError(path, f"unknown fixture kind '{kind}'")
 
 
 def contents_summary(kind: str, attrs: dict[str, Any]) -> str:
+    if kind == upstream_fixture.KIND:
+        return f"nanogpt-upstream-{attrs.get('config', {}).get('name', '?')}, {attrs.get('steps', '?')} steps"
     if kind == nanogpt_fixture.KIND:
         return f"nanogpt-{attrs.get('config', {}).get('name', '?')}, {attrs.get('steps', '?')} steps"
     return f"{len(attrs.get('ops', []))} ops"
@@ -61,13 +81,17 @@ def _field(key: str, value: Any, full: bool) -> str:
 
 def describe(fx: Fixture, *, full: bool = False) -> str:
     """The text of ``parity info``: header, provenance, then the contents."""
-    kind = nanogpt_fixture.KIND if isinstance(fx, NanoGPTFixture) else op_fixture.KIND
+    kind = str(fx.attrs.get("kind", "")) or (
+        nanogpt_fixture.KIND if isinstance(fx, NanoGPTFixture) else op_fixture.KIND
+    )
     out = [
         f"fixture      {fx.path}",
         f"schema       {fx.attrs.get('format', '')} v{fx.attrs.get('schema_version', '')}, kind {kind}",
         f"input digest {fx.attrs['input_digest']}",
     ]
     extra = {"config": fx.config} if isinstance(fx, NanoGPTFixture) else {}
+    if kind == upstream_fixture.KIND:
+        extra |= {"upstream": fx.attrs.get("upstream", {}), "dataset": fx.attrs.get("dataset", {})}
     for key, value in sorted({**fx.provenance, **extra}.items()):
         out.append(f"{key:<22} " + _field(key, value, full).replace("\n", "\n" + " " * 23))
     out.append("")

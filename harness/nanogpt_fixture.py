@@ -26,6 +26,7 @@ This module never imports torch.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,8 @@ from typing import Any
 import numpy as np
 
 from harness.errors import FixtureError
-from harness.store import FixtureReader, FixtureWriter, json_attr, tensor_digest
+from harness.nanogpt_config import TrainConfig, get_lr
+from harness.store import FixtureReader, FixtureWriter, json_attr, spec, tensor_digest
 
 KIND = "nanogpt"
 DIGEST_KINDS = ("grad_preclip", "grad", "value", "exp_avg", "exp_avg_sq")
@@ -122,10 +124,15 @@ def hex_digest(digest: np.ndarray) -> str:
 
 def input_digest(config: dict[str, Any], steps: list[StepRecord]) -> str:
     """SHA-256 over the training config and every step's batch: what the run was given."""
+    return input_digest_of(config, [(tensor_digest(rec.x), tensor_digest(rec.y)) for rec in steps])
+
+
+def input_digest_of(config: dict[str, Any], batches: list[tuple[str, str]]) -> str:
+    """The input digest from the config and each step's (x, y) digests."""
     h = hashlib.sha256(json_attr(config).encode())
-    for rec in steps:
-        h.update(tensor_digest(rec.x).encode())
-        h.update(tensor_digest(rec.y).encode())
+    for x, y in batches:
+        h.update(x.encode())
+        h.update(y.encode())
     return h.hexdigest()
 
 
@@ -154,43 +161,158 @@ def write_nanogpt_fixture(
                 "first_nondeterministic_step": first_nondeterministic_step,
             },
         )
-        writer.put("/", "init_sha256", run.init_sha256)
-        writer.put("/", "init_sums", run.init_sums)
-        if full_init:
-            for name in run.param_names:
-                writer.put("init", name, run.init[name])
-        for rec in run.steps:
-            group = step_group(rec.step)
-            for name, arr in rec.tensors().items():
-                writer.put(group, name, arr)
-            for kind, tensors in rec.full.items():
-                for name, arr in tensors.items():
-                    writer.put(f"{group}/full/{kind}", name, arr)
-            writer.set_attrs(group, {"lr": float(rec.lr), "loss_value": float(rec.loss), "full": bool(rec.full)})
+        put_run(writer, run, full_init=full_init)
         return writer.bytes_written
 
 
+def put_run(writer: FixtureWriter, run: NanoGPTRun, *, full_init: bool) -> None:
+    """The initial weights and every step's records of ``run`` (the layout of the module docstring).
+
+    A step's ``loss_value`` is its loss, or the mean of its micro-steps' losses where it has several.
+    """
+    writer.put("/", "init_sha256", run.init_sha256)
+    writer.put("/", "init_sums", run.init_sums)
+    if full_init:
+        for name in run.param_names:
+            writer.put("init", name, run.init[name])
+    for rec in run.steps:
+        group = step_group(rec.step)
+        for name, arr in rec.tensors().items():
+            writer.put(group, name, arr)
+        for kind, tensors in rec.full.items():
+            for name, arr in tensors.items():
+                writer.put(f"{group}/full/{kind}", name, arr)
+        loss = float(np.mean(rec.loss, dtype=np.float64))
+        writer.set_attrs(group, {"lr": float(rec.lr), "loss_value": loss, "full": bool(rec.full)})
+
+
+_ROOT_TYPES: dict[str, type] = {
+    "provenance": dict, "config": dict, "torch_version": str, "platform_id": str, "input_digest": str,
+    "param_names": list, "param_shapes": list, "full_init": bool, "digest_kinds": list, "full_steps": list,
+    "steps": int, "deterministic": bool, "first_nondeterministic_step": int,
+}  # fmt: skip
+_STEP_TYPES: dict[str, type | tuple[type, ...]] = {"lr": float, "loss_value": float, "full": bool}
+
+
+def _damaged(reader: FixtureReader, problem: str) -> FixtureError:
+    return FixtureError(reader.path, f"damaged fixture: {problem}")
+
+
+def _expect(reader: FixtureReader, path: str, dtype: str, shape: tuple[int, ...]) -> str:
+    key = reader.key(path)
+    if (key.dtype, key.shape) != (dtype, shape):
+        raise _damaged(reader, f"{path} is {key.dtype}{list(key.shape)}, expected {dtype}{list(shape)}")
+    return key.digest
+
+
+def _expect_names(reader: FixtureReader, group: str, tensors: list[str], groups: list[str]) -> None:
+    if reader.tensor_names(group) != tensors or sorted(reader.groups(group)) != sorted(groups):
+        have = [*reader.tensor_names(group), *reader.groups(group)]
+        missing = [n for n in [*tensors, *groups] if n not in have]
+        raise (
+            FixtureError(reader.path, f"incomplete fixture: {group} lacks {', '.join(missing[:4])}")
+            if missing
+            else _damaged(reader, f"{group} does not hold what a nanoGPT fixture holds there")
+        )
+
+
+def _train_config(reader: FixtureReader, config: dict[str, Any]) -> TrainConfig | None:
+    """The training config a fixture names (for its learning-rate schedule); None for a config
+    of fields this version does not know."""
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    if not set(config) <= fields:
+        return None
+    try:
+        return TrainConfig(**{**config, "full_steps": tuple(config.get("full_steps", ()))})
+    except TypeError:
+        raise _damaged(reader, "its config lacks training settings") from None
+
+
+def _scheduled_lr(reader: FixtureReader, step: int, cfg: TrainConfig) -> float:
+    try:
+        return get_lr(step - 1, cfg)
+    except (TypeError, ValueError, ArithmeticError):
+        raise _damaged(reader, "its config's learning-rate schedule is not numbers") from None
+
+
+def check_nanogpt_fixture(reader: FixtureReader) -> None:
+    """Structure, completeness and consistency of a nanoGPT fixture, before any tensor is read:
+    every step from 1 to ``steps`` with every record, shapes that agree with the parameters and
+    the config, full tensors exactly at ``full_steps``, and the input digest recomputed."""
+    attrs = reader.require_attrs("/", _ROOT_TYPES)
+    spec.check_identity(reader.path, attrs)
+    config, names, shapes = attrs["config"], attrs["param_names"], attrs["param_shapes"]
+    steps = attrs["steps"]
+    if config.get("steps") != steps or not 1 <= steps <= 100_000:
+        raise _damaged(reader, f"its step count {steps} is not its config's ({config.get('steps')})")
+    if list(attrs["digest_kinds"]) != list(DIGEST_KINDS):
+        raise _damaged(reader, "its digest kinds are not the known ones")
+    ok_shapes = all(isinstance(s, list) and all(isinstance(d, int) and d >= 0 for d in s) for s in shapes)
+    if len(names) != len(shapes) or not ok_shapes or not all(isinstance(n, str) for n in names) or not names:
+        raise _damaged(reader, "its parameter names and shapes do not agree")
+    full_steps = attrs["full_steps"]
+    if not all(isinstance(s, int) and 1 <= s <= steps for s in full_steps):
+        raise _damaged(reader, f"full_steps {full_steps} lie outside steps 1..{steps}")
+    n_params = len(names)
+    _expect_names(reader, "/", ["init_sha256", "init_sums"], ["init", "steps"] if attrs["full_init"] else ["steps"])
+    _expect(reader, "init_sha256", "uint8", (n_params, 32))
+    _expect(reader, "init_sums", "float64", (n_params,))
+    if attrs["full_init"]:
+        _expect_names(reader, "init", names, [])
+        for name, shape in zip(names, shapes, strict=True):
+            _expect(reader, f"init/{name}", "float32", tuple(shape))
+    _expect_names(reader, "steps", [], [step_group(s).split("/")[1] for s in range(1, steps + 1)])
+    schedule = _train_config(reader, config)
+    batches = []
+    n_layer, dropout = config.get("n_layer"), config.get("dropout")
+    if not isinstance(n_layer, int) or isinstance(n_layer, bool) or not isinstance(dropout, (int, float)):
+        raise _damaged(reader, "its config's n_layer or dropout is not a number")
+    n_masks = 1 + 3 * n_layer if dropout else 0  # the embedding's, then three per block
+    for step in range(1, steps + 1):
+        group = step_group(step)
+        full = step in full_steps
+        step_attrs = reader.require_attrs(group, _STEP_TYPES)
+        if step_attrs["full"] != full:
+            raise _damaged(reader, f"{group} says full={not full}, its full_steps say otherwise")
+        if schedule is not None and step_attrs["lr"] != _scheduled_lr(reader, step, schedule):
+            raise _damaged(reader, f"{group}'s lr {step_attrs['lr']} is not its config's schedule")
+        _expect_names(reader, group, list(_STEP_TENSORS), ["full"] if full else [])
+        x = reader.key(f"{group}/x")
+        if x.dtype != "int64" or len(x.shape) != 2:
+            raise _damaged(reader, f"{group}/x is {x.dtype}{list(x.shape)}, not a batch of tokens")
+        batches.append((x.digest, _expect(reader, f"{group}/y", "int64", x.shape)))
+        for name in ("loss", "grad_norm", "clip_coef"):
+            _expect(reader, f"{group}/{name}", "float32", ())
+        _expect(reader, f"{group}/logits_sha256", "uint8", (32,))
+        _expect(reader, f"{group}/dropout_mask_sha256", "uint8", (n_masks, 32))
+        _expect(reader, f"{group}/digests", "uint8", (n_params, len(DIGEST_KINDS), 32))
+        _expect(reader, f"{group}/sums", "float64", (n_params, len(DIGEST_KINDS)))
+        if full:
+            _expect_names(reader, f"{group}/full", [], list(FULL_KINDS))
+            for kind in FULL_KINDS:
+                _expect_names(reader, f"{group}/full/{kind}", names, [])
+                for name, shape in zip(names, shapes, strict=True):
+                    _expect(reader, f"{group}/full/{kind}/{name}", "float32", tuple(shape))
+    if input_digest_of(config, batches) != attrs["input_digest"]:
+        raise _damaged(reader, "the input digest does not match its config and batches")
+
+
 def read_nanogpt_fixture(path: str | Path, *, full: bool = True) -> NanoGPTFixture:
-    """Read (and verify the digests of) a nanoGPT fixture; ``full=False`` skips full tensors."""
+    """Read a nanoGPT fixture after checking it whole; ``full=False`` skips full tensors."""
     with FixtureReader(path, kind=KIND) as reader:
+        check_nanogpt_fixture(reader)
         attrs = reader.attrs("/")
-        for key in ("provenance", "config", "param_names", "input_digest", "steps", "deterministic"):
-            if key not in attrs:
-                raise FixtureError(reader.path, f"damaged fixture: root attribute '{key}' is missing")
         names = list(attrs["param_names"])
-        init = {name: reader.tensor(f"init/{name}") for name in names} if attrs.get("full_init") else {}
+        init = {name: reader.tensor(f"init/{name}") for name in names} if attrs["full_init"] else {}
         steps = []
         for step in range(1, int(attrs["steps"]) + 1):
             group = step_group(step)
-            step_attrs = reader.attrs(group)
             tensors = {name: reader.tensor(f"{group}/{name}") for name in _STEP_TENSORS}
-            rec = StepRecord(step, float(step_attrs["lr"]), **tensors)
+            rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
             if full and reader.has(f"{group}/full"):
                 rec.full = {
-                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.children(f"{group}/full")
+                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.groups(f"{group}/full")
                 }
-            if rec.digests.shape != (len(names), len(DIGEST_KINDS), 32):
-                raise FixtureError(reader.path, f"damaged fixture: {group}/digests has shape {rec.digests.shape}")
             steps.append(rec)
         run = NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))
         return NanoGPTFixture(Path(path), attrs, run)

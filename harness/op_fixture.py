@@ -15,6 +15,7 @@ This module never imports torch.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ from typing import Any
 import numpy as np
 
 from harness.errors import FixtureError
-from harness.store import FixtureReader, FixtureWriter, json_attr, tensor_digest
+from harness.store import FixtureReader, FixtureWriter, json_attr, spec
+from harness.store.hdf5 import TensorKey
 
 KIND = "ops"
 ROOT = "ops"
@@ -60,12 +62,19 @@ class OpFixture:
 
 def input_digest(records: list[CaseRecord]) -> str:
     """SHA-256 over every case's params and input tensors, in a canonical order."""
+    return input_digest_of(
+        (rec.op, rec.case, rec.params, {name: TensorKey.of(arr) for name, arr in rec.inputs.items()}) for rec in records
+    )
+
+
+def input_digest_of(cases: Iterable[tuple[str, str, Any, dict[str, TensorKey]]]) -> str:
+    """The input digest from (op, case, params, input keys): recomputed from a fixture without reading data."""
     h = hashlib.sha256()
-    for rec in sorted(records, key=lambda r: (r.op, r.case)):
-        h.update(json_attr([rec.op, rec.case, rec.params]).encode())
-        for name in sorted(rec.inputs):
-            arr = rec.inputs[name]
-            h.update(json_attr([name, list(arr.shape), arr.dtype.name, tensor_digest(arr)]).encode())
+    for op, case, params, inputs in sorted(cases, key=lambda c: (c[0], c[1])):
+        h.update(json_attr([op, case, params]).encode())
+        for name in sorted(inputs):
+            key = inputs[name]
+            h.update(json_attr([name, list(key.shape), key.dtype, key.digest]).encode())
     return h.hexdigest()
 
 
@@ -99,21 +108,74 @@ def write_op_fixture(
         return writer.bytes_written
 
 
+def check_op_fixture(reader: FixtureReader) -> None:
+    """Structure, completeness and consistency, before any tensor is read.
+
+    Every op the fixture lists is there with its call and cases, each case with its params,
+    determinism flag and outputs, nothing else; the input digest is recomputed from the
+    params and input keys. A fixture of the generator is held to the generator's spec."""
+    types = {"provenance": dict, "input_digest": str, "torch_version": str, "platform_id": str, "ops": list}
+    attrs = reader.require_attrs("/", types)
+    spec.check_identity(reader.path, attrs)
+    listed = attrs["ops"]
+    if not reader.has(ROOT) or reader.tensor_names(ROOT) or reader.tensor_names("/"):
+        raise FixtureError(reader.path, f"damaged fixture: the {ROOT} group is missing or holds tensors")
+    present = reader.groups(ROOT)
+    if present != listed:
+        gone = [op for op in listed if op not in present]
+        raise FixtureError(
+            reader.path,
+            f"incomplete fixture: op(s) {', '.join(map(str, gone))} listed but missing"
+            if gone
+            else "damaged fixture: its op groups are not the ops it lists",
+        )
+    generator = "generator_version" in attrs["provenance"]
+    cases_of: dict[str, list[str]] = {}
+    digest_input = []
+    for op in present:
+        op_group = f"{ROOT}/{op}"
+        op_attrs = reader.require_attrs(op_group, {"call": str})
+        if reader.tensor_names(op_group):
+            raise FixtureError(reader.path, f"damaged fixture: {op_group} holds tensors")
+        cases_of[op] = reader.groups(op_group)
+        if not cases_of[op]:
+            raise FixtureError(reader.path, f"incomplete fixture: {op_group} has no cases")
+        for case in cases_of[op]:
+            group = f"{op_group}/{case}"
+            case_attrs = reader.require_attrs(group, {"params": dict, "deterministic": bool})
+            parts = reader.groups(group)
+            if reader.tensor_names(group) or any(p not in ("inputs", "outputs") for p in parts):
+                raise FixtureError(reader.path, f"damaged fixture: {group} holds more than inputs and outputs")
+            if "outputs" not in parts or not reader.tensor_names(f"{group}/outputs"):
+                raise FixtureError(reader.path, f"damaged fixture: {group} has no outputs")
+            keys = {p: {n: reader.key(f"{group}/{p}/{n}") for n in reader.tensor_names(f"{group}/{p}")}
+                    for p in parts}  # fmt: skip
+            if any(reader.groups(f"{group}/{p}") for p in parts):
+                raise FixtureError(reader.path, f"damaged fixture: {group} has groups inside its tensors")
+            inputs = keys.get("inputs", {})
+            digest_input.append((op, case, case_attrs["params"], inputs))
+            if generator:
+                spec.check_op_case(
+                    reader.path, op, case, case_attrs["params"], op_attrs["call"],
+                    {n: k.text for n, k in inputs.items()},
+                    {n: (k.dtype, list(k.shape)) for n, k in keys["outputs"].items()},
+                )  # fmt: skip
+    if generator:
+        spec.check_op_list(reader.path, listed, cases_of)
+    if input_digest_of(digest_input) != attrs["input_digest"]:
+        raise FixtureError(reader.path, "damaged fixture: the input digest does not match its params and inputs")
+
+
 def _case_from(reader: FixtureReader, op: str, case: str, *, load: bool) -> CaseRecord:
     group = f"{ROOT}/{op}/{case}"
     attrs = reader.attrs(group)
-    if "params" not in attrs or "deterministic" not in attrs:
-        raise FixtureError(reader.path, f"damaged fixture: {group} lacks its params or determinism flag")
     tensors: dict[str, dict[str, np.ndarray]] = {"inputs": {}, "outputs": {}}
-    for part in tensors:
-        if not reader.has(f"{group}/{part}"):
-            if part == "outputs":
-                raise FixtureError(reader.path, f"damaged fixture: {group} has no outputs")
-            continue
+    for part in reader.groups(group):
+        names = reader.tensor_names(f"{group}/{part}")
         if load:
-            tensors[part] = dict(reader.iter_tensors(f"{group}/{part}"))
+            tensors[part] = {n: reader.tensor(f"{group}/{part}/{n}") for n in names}
         else:
-            tensors[part] = {n: np.empty(0) for n in reader.children(f"{group}/{part}")}
+            tensors[part] = {n: _placeholder(reader.key(f"{group}/{part}/{n}")) for n in names}
     return CaseRecord(
         op,
         case,
@@ -121,22 +183,28 @@ def _case_from(reader: FixtureReader, op: str, case: str, *, load: bool) -> Case
         tensors["inputs"],
         tensors["outputs"],
         bool(attrs["deterministic"]),
-        str(reader.attrs(f"{ROOT}/{op}").get("call", "")),
+        str(reader.attrs(f"{ROOT}/{op}")["call"]),
     )
 
 
+def _placeholder(key: TensorKey) -> np.ndarray:
+    """A tensor's dtype and shape without its data (``load=False``): a zero-stride view."""
+    zero = np.zeros(1, np.dtype(key.dtype))
+    return np.lib.stride_tricks.as_strided(zero, key.shape, (0,) * len(key.shape), writeable=False)
+
+
 def read_op_fixture(path: str | Path, *, load: bool = True, ops: list[str] | None = None) -> OpFixture:
-    """Read (and verify the digests of) an op fixture; ``load=False`` reads structure only."""
+    """Read an op fixture after checking it whole; tensors are verified as they are read.
+
+    ``load=False`` reads the structure only (tensors are zero-stride placeholders of the
+    right dtype and shape)."""
     with FixtureReader(path, kind=KIND) as reader:
-        attrs = reader.attrs("/")
-        for key in ("provenance", "input_digest", "torch_version", "platform_id"):
-            if key not in attrs:
-                raise FixtureError(reader.path, f"damaged fixture: root attribute '{key}' is missing")
-        fixture = OpFixture(Path(path), attrs)
-        for op in reader.children(ROOT):
+        check_op_fixture(reader)
+        fixture = OpFixture(Path(path), reader.attrs("/"))
+        for op in reader.groups(ROOT):
             if ops is not None and op not in ops:
                 continue
-            for case in reader.children(f"{ROOT}/{op}"):
+            for case in reader.groups(f"{ROOT}/{op}"):
                 rec = _case_from(reader, op, case, load=load)
                 fixture.cases[rec.key] = rec
         return fixture

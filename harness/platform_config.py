@@ -17,7 +17,7 @@ import platform
 import re
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from harness.errors import ParityError
 
@@ -218,6 +218,50 @@ def resolve_level(facts: PlatformFacts, name: str) -> IsaLevel:
     return level
 
 
+# The BLAS code path, a knob of its own: MKL chooses its kernels from the CPU's vendor and model
+# (and MKL_ENABLE_INSTRUCTIONS on Intel CPUs), not from ATen's capability, so two machines at one
+# ISA level can run different matrix kernels. ``blas_tag`` names it from what the recording
+# process reports; ids name it between the ISA level and the thread count.
+BLAS_TAGS = (
+    "mklgeneric",  # MKL's "Intel(R) Architecture processors" path: what it runs on AMD CPUs
+    "mklsse42",
+    "mklavx",
+    "mklavx2",
+    "mklavx512",
+    "mklamx",
+    "mkl",  # MKL without a readable code path
+    "nvpl",
+    "openblas",
+    "accelerate",
+    "armpl",
+    "blis",
+    "eigen",
+    "otherblas",
+)
+_MKL_PATHS = (  # (what the code path names, tag), the most capable first
+    ("Advanced Matrix Extensions", "mklamx"),
+    ("AVX-512", "mklavx512"),
+    ("Vector Extensions 512", "mklavx512"),
+    ("AVX2", "mklavx2"),
+    ("Intel(R) AVX)", "mklavx"),
+    ("SSE4.2", "mklsse42"),
+    ("Intel(R) Architecture processors", "mklgeneric"),
+)
+
+
+def blas_tag(blas_info: str, mkl_code_path: str = "") -> str:
+    """The id tag of a BLAS code path, from torch's BLAS_INFO and MKL's reported code path.
+
+    'mkl' with "Intel(R) Architecture processors" (MKL on an AMD CPU) gives 'mklgeneric';
+    'mkl' with "Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2) enabled processors" gives
+    'mklavx2'; 'nvpl' gives 'nvpl'; a BLAS this list does not know gives 'otherblas'.
+    """
+    blas = blas_info.strip().lower()
+    if blas == "mkl" or mkl_code_path:
+        return next((tag for text, tag in _MKL_PATHS if text in mkl_code_path), "mkl")
+    return blas if blas in BLAS_TAGS else "otherblas"
+
+
 @dataclass(frozen=True)
 class PlatformConfig:
     os: str
@@ -225,11 +269,18 @@ class PlatformConfig:
     isa: str
     threads: int
     mkl_cbwr: str = ""
+    blas: str = ""  # a BLAS_TAGS entry; empty in ids recorded before the BLAS path was named
 
     @property
     def id(self) -> str:
+        blas = f"-{self.blas}" if self.blas else ""
         suffix = f"-cbwr-{self.mkl_cbwr.lower()}" if self.mkl_cbwr else ""
-        return f"{self.os}-{self.arch}-{self.isa}-t{self.threads}{suffix}"
+        return f"{self.os}-{self.arch}-{self.isa}{blas}-t{self.threads}{suffix}"
+
+    def with_blas(self, blas: str) -> PlatformConfig:
+        if blas and blas not in BLAS_TAGS:
+            raise ParityError(f"unknown BLAS code path '{blas}' (known: {', '.join(BLAS_TAGS)})")
+        return replace(self, blas=blas)
 
     @property
     def level(self) -> IsaLevel:
@@ -242,23 +293,35 @@ class PlatformConfig:
         """The variables that pin this configuration in a fresh process."""
         env = dict(self.level.env)
         env.update({var: str(self.threads) for var in THREAD_VARS})
+        # T threads on fewer cores compute what T cores do: MKL and OpenMP never shrink their teams
+        # (OMP_DYNAMIC=TRUE changes matmul bits at 4+ threads; README "Platform configurations")
+        env.update(MKL_DYNAMIC="FALSE", OMP_DYNAMIC="FALSE")
         if self.mkl_cbwr:
             env["MKL_CBWR"] = self.mkl_cbwr
         return env
 
 
 _ID_RE = re.compile(
-    r"^(?P<os>[a-z]+)-(?P<arch>[a-z0-9_]+)-(?P<isa>[a-z0-9]+(?:-[a-z0-9]+)*?)-t(?P<threads>\d+)"
+    r"^(?P<os>[a-z]+)-(?P<arch>[a-z0-9_]+)-(?P<isa>[a-z0-9]+(?:-[a-z0-9]+)*?)"
+    rf"(?:-(?P<blas>{'|'.join(BLAS_TAGS)}))?-t(?P<threads>\d+)"
     r"(?:-cbwr-(?P<cbwr>[a-z0-9_,]+))?$"
 )
 
 
 def parse_platform_id(text: str) -> PlatformConfig:
+    """'linux-x86_64-avx2-mklgeneric-t2' -> its configuration (the BLAS part may be absent)."""
     match = _ID_RE.match(text)
     if not match:
-        raise ParityError(f"'{text}' is not a platform id (expected OS-ARCH-ISA-tN, e.g. linux-x86_64-avx512-t2)")
+        raise ParityError(
+            f"'{text}' is not a platform id (expected OS-ARCH-ISA-BLAS-tN, e.g. linux-x86_64-avx512-mklgeneric-t2)"
+        )
     return PlatformConfig(
-        match["os"], match["arch"], match["isa"], int(match["threads"]), (match["cbwr"] or "").upper()
+        match["os"],
+        match["arch"],
+        match["isa"],
+        int(match["threads"]),
+        (match["cbwr"] or "").upper(),
+        match["blas"] or "",
     )
 
 

@@ -6,12 +6,15 @@ import datetime as _dt
 import os
 import platform
 import re
+import subprocess
 import sys
+from functools import cache
 from importlib import metadata
 from typing import Any
 
 from harness import __version__
-from harness.platform_config import RELEVANT_ENV, PlatformConfig, PlatformFacts
+from harness.errors import ParityError
+from harness.platform_config import RELEVANT_ENV, PlatformConfig, PlatformFacts, blas_tag, child_env
 
 
 def public_version(version: str) -> str:
@@ -44,8 +47,12 @@ def mkl_code_path_from_banner(banner: str) -> str:
     return match.group(1).strip() if match else ""
 
 
+@cache
 def mkl_verbose_banner() -> str:
-    """MKL's verbose banner, captured from file descriptor 1 around one small sgemm."""
+    """MKL's verbose banner, captured from file descriptor 1 around one small sgemm.
+
+    MKL prints it once per process, so the first capture is kept for every later caller.
+    """
     import ctypes
     import tempfile
 
@@ -69,6 +76,38 @@ def mkl_verbose_banner() -> str:
         tmp.seek(0)
         text = tmp.read().decode("utf-8", errors="replace")
     return next((ln for ln in text.splitlines() if " architecture " in ln), "")
+
+
+def running_blas_tag() -> str:
+    """The BLAS code path of this process's torch as an id tag (``platform_config.blas_tag``)."""
+    import torch
+
+    return blas_tag(blas_from_config(torch.__config__.show()), mkl_code_path_from_banner(mkl_verbose_banner()))
+
+
+def probe_blas_tag(config: PlatformConfig) -> str:
+    """The BLAS code path torch runs under ``config``, asked of a fresh process pinned to it.
+
+    MKL reads MKL_ENABLE_INSTRUCTIONS and the CPU once, when it loads, so only a new process
+    answers for another ISA level. Takes about as long as importing torch.
+    """
+    code = "from harness.provenance import running_blas_tag; print('blas=' + running_blas_tag())"
+    try:
+        run = subprocess.run(
+            [sys.executable, "-c", code],
+            env=child_env(config),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ParityError(f"could not start torch to read its BLAS code path under {config.id}: {exc}") from None
+    tags = [ln.removeprefix("blas=") for ln in run.stdout.splitlines() if ln.startswith("blas=")]
+    if run.returncode != 0 or not tags:
+        detail = (run.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ParityError(f"could not read torch's BLAS code path under {config.id}: {detail}")
+    return tags[-1]
 
 
 def _version_of(package: str) -> str:
@@ -106,6 +145,7 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         # ignore MKL_ENABLE_INSTRUCTIONS. Its banner says what it really ran.
         "mkl_verbose_banner": banner,
         "mkl_code_path": mkl_code_path_from_banner(banner),
+        "blas_path": blas_tag(blas_from_config(config_text), mkl_code_path_from_banner(banner)),
         "cpu_model": facts.cpu_model,
         "cpu_flags": " ".join(sorted(facts.cpu_flags)),
         "env": {var: os.environ[var] for var in RELEVANT_ENV if var in os.environ},

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,7 @@ from harness.platform_config import (
     resolve_level,
     supported_levels,
 )
-from harness.provenance import installed_torch_version, public_version
+from harness.provenance import installed_torch_version, probe_blas_tag, public_version
 
 DEFAULT_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
@@ -33,7 +34,8 @@ DEFAULT_FIXTURES = Path(__file__).resolve().parent / "fixtures"
 def fixture_path(root: Path, torch_version: str, config: PlatformConfig, nanogpt: str = "") -> Path:
     """Where a fixture of (torch version, configuration) lives under ``root``.
 
-    Op fixtures are ``<platform id>.h5``; nanoGPT fixtures ``<platform id>.nanogpt-<config>.h5``.
+    Op fixtures are ``<platform id>.h5``; nanoGPT fixtures ``<platform id>.nanogpt-<config>.h5``
+    (``upstream-<config>`` for a run of nanoGPT's own train.py).
     """
     suffix = f".nanogpt-{nanogpt}" if nanogpt else ""
     return root / f"torch-{public_version(torch_version)}" / f"{config.id}{suffix}.h5"
@@ -72,13 +74,19 @@ class RecordRequest:
     full_steps: str | None = None
     init: str = "full"
     nanogpt_dir: Path | None = None
+    nanogpt_train: Path | None = None  # a nanoGPT checkout whose train.py is run (nanogpt: its config)
     force: bool = False
     quiet: bool = False
+    live: bool = False  # for check: the caller reads the fixture, then removes it
 
     def command(self, config: PlatformConfig, out: Path) -> list[str]:
         module = "harness.generators.record_nanogpt" if self.nanogpt else "harness.generators.record_ops"
+        if self.nanogpt_train:
+            module = "harness.generators.record_upstream"
         cmd = [sys.executable, "-m", module, "--platform-id", config.id, "--out", str(out)]
-        if self.nanogpt:
+        if self.nanogpt_train:
+            cmd += ["--nanogpt-train", str(self.nanogpt_train.resolve()), "--config", self.nanogpt]
+        elif self.nanogpt:
             cmd += ["--config", self.nanogpt, "--init", self.init]
             if self.full_steps:
                 cmd += ["--full-steps", self.full_steps]
@@ -86,7 +94,8 @@ class RecordRequest:
                 cmd += ["--nanogpt-dir", str(self.nanogpt_dir.resolve())]
         elif self.ops:
             cmd += ["--ops", self.ops]
-        return cmd + [flag for flag, on in (("--force", self.force), ("--quiet", self.quiet)) if on]
+        flags = (("--force", self.force), ("--quiet", self.quiet), ("--live", self.live))
+        return cmd + [flag for flag, on in flags if on]
 
     def run(self, config: PlatformConfig, out: Path, *, capture: bool = False) -> subprocess.CompletedProcess[str]:
         """Record into ``out`` in a fresh process pinned to ``config``."""
@@ -95,19 +104,48 @@ class RecordRequest:
         )
 
 
+@cache
+def _blas_at(os_name: str, arch: str, isa: str) -> str:
+    return probe_blas_tag(PlatformConfig(os_name, arch, isa, 1))
+
+
+def machine_blas(config: PlatformConfig) -> str:
+    """The BLAS code path this machine's torch runs at ``config``'s ISA level (one probe per level).
+
+    Empty where torch is not installed here (the reference implementation runs without it).
+    """
+    if not installed_torch_version():
+        return ""
+    return _blas_at(config.os, config.arch, config.isa)
+
+
+def with_machine_blas(configs: list[PlatformConfig]) -> list[PlatformConfig]:
+    """``configs`` named with the BLAS code path this machine runs at each of their levels."""
+    return [config.with_blas(machine_blas(config)) for config in configs]
+
+
 def default_config(version: str, nanogpt: str = "") -> PlatformConfig:
     """This machine's highest ISA level that has a committed fixture, at 2 threads, else 1.
 
-    Where none is committed, this machine's own default configuration (and the caller's
-    error then names what is committed).
+    Only a fixture of this machine's own BLAS code path counts: an Intel machine's matrix
+    products are never compared with an AMD machine's. Without torch (the reference
+    implementation), the path the impl reproduces stands in. Where none is committed, this
+    machine's own default configuration (and the caller's error then names what is committed).
     """
     facts = collect_facts()
     for level in reversed(supported_levels(facts)):
         for threads in (2, 1):
             config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+            config = config.with_blas(machine_blas(config) or _impl_blas(config))
             if fixture_path(DEFAULT_FIXTURES, version, config, nanogpt).exists():
                 return config
-    return plan_configs(facts, None, None)[0]
+    return with_machine_blas(plan_configs(facts, None, None))[0]
+
+
+def _impl_blas(config: PlatformConfig) -> str:
+    from harness.impl.profiles import MODELLED_BLAS
+
+    return MODELLED_BLAS if config.arch == "x86_64" else ""
 
 
 def committed_fixture(platform_id: str | None, nanogpt: str = "") -> Path:
@@ -116,6 +154,11 @@ def committed_fixture(platform_id: str | None, nanogpt: str = "") -> Path:
     config = parse_platform_id(platform_id) if platform_id else default_config(version, nanogpt)
     path = fixture_path(DEFAULT_FIXTURES, version, config, nanogpt)
     if not path.exists():
+        if not platform_id:  # this machine's own configuration: never another machine's bits instead
+            raise ParityError(
+                f"no committed fixture for this machine's configuration {config.id} (torch "
+                f"{public_version(version)}); record its fixtures with `tox -e regen`, or name one with --platform"
+            )
         have = sorted(p.name for p in path.parent.glob("*.h5")) if path.parent.is_dir() else []
         raise ParityError(
             f"no committed fixture {path.name} for torch {public_version(version)}"
@@ -129,8 +172,13 @@ def live_config(fixture_config: PlatformConfig) -> tuple[PlatformConfig, str]:
     facts = collect_facts()
     runnable = {lvl.name for lvl in supported_levels(facts)}
     if (fixture_config.os, fixture_config.arch) == (facts.os, facts.arch) and fixture_config.isa in runnable:
-        return fixture_config, f"live: this machine in the fixture's configuration {fixture_config.id}"
-    own = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, fixture_config.threads)
+        own = fixture_config.with_blas(machine_blas(fixture_config))
+        if own == fixture_config or not fixture_config.blas:
+            return own, f"live: this machine in the fixture's configuration {fixture_config.id}"
+        return own, f"live: this machine as {own.id} (its own BLAS code path), against a fixture of {fixture_config.id}"
+    (own,) = with_machine_blas(
+        [PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, fixture_config.threads)]
+    )
     return own, f"live: this machine as {own.id}, against a fixture of {fixture_config.id}"
 
 
@@ -138,8 +186,14 @@ def live_request(expected: Any, ops: str = "", quiet: bool = True) -> RecordRequ
     """What to record live for ``expected``: the same ops (or ``ops``), or the same nanoGPT run."""
     from harness.nanogpt_fixture import NanoGPTFixture
     from harness.op_ids import OP_IDS
+    from harness.upstream_fixture import UpstreamFixture
 
-    base = RecordRequest(force=True, quiet=quiet)
+    if isinstance(expected, UpstreamFixture):
+        raise ParityError(
+            "a run of nanoGPT's own train.py is recorded from its checkout: 'parity generate --nanogpt-train PATH', "
+            "then 'parity diff' (or 'parity check --impl' for the reference implementation)"
+        )
+    base = RecordRequest(force=True, quiet=quiet, live=True)
     if isinstance(expected, NanoGPTFixture):
         full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
         init = "full" if expected.attrs.get("full_init") else "digest"

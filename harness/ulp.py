@@ -10,10 +10,18 @@ both at 0, negative values below), and the distance is the gap on that line. Rul
   counted, never folded into a ULP figure;
 - subnormals need no special case: the ordering counts them like any other value.
 Integer and boolean tensors are compared for equality only.
+
+Near zero a ULP count says little: two values of order 1e-7 on either side of zero are about
+2e9 float32 ULP apart, though both are tiny next to a tensor whose values reach 1. So each
+comparison also gives the error at the tensor's own scale, ``scaled_ulp`` = max|a - b| /
+ulp(max|expected|) (the largest difference in units of the spacing of floats at the
+expected tensor's largest magnitude), and ``sign_flips``, the elements whose non-zero values
+have opposite signs.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -37,6 +45,13 @@ class FloatFormat:
     @property
     def exponent_mask(self) -> int:
         return ((1 << (self.bits - 1)) - 1) & ~((1 << self.mantissa_bits) - 1)
+
+    def ulp_at(self, magnitude_bits: int) -> float:
+        """The spacing of floats at the finite value whose magnitude bits are given."""
+        exponent_bits = self.bits - 1 - self.mantissa_bits
+        bias = (1 << (exponent_bits - 1)) - 1
+        biased = max(1, int(magnitude_bits) >> self.mantissa_bits)  # subnormals space like the smallest normals
+        return math.ldexp(1.0, biased - bias - self.mantissa_bits)
 
 
 FORMATS = {
@@ -131,6 +146,9 @@ class TensorComparison:
     first_mismatch: Mismatch | None = None
     max_abs_diff: float = 0.0
     max_rel_diff: float = 0.0
+    scale: float = 0.0  # max |expected| over the finite elements
+    scaled_ulp: float = 0.0  # max_abs_diff in units of the ULP at ``scale``
+    sign_flips: int = 0  # elements whose non-zero expected and actual values have opposite signs
 
     @property
     def bit_identical(self) -> bool:
@@ -144,10 +162,16 @@ def _index(flat: int, shape: tuple[int, ...]) -> list[int]:
     return [int(i) for i in np.unravel_index(flat, shape)] if shape else []
 
 
+def _values(array: np.ndarray, bits: np.ndarray, fmt: FloatFormat) -> np.ndarray:
+    """The values as float64 (bfloat16 arrives as uint16 patterns: the top half of a float32)."""
+    if fmt.name == "bfloat16":
+        return (bits.astype(np.uint32) << np.uint32(16)).view(np.float32).astype(np.float64)
+    return array.astype(np.float64)
+
+
 def _show(value: Any, fmt: FloatFormat, bits: int) -> tuple[str, str]:
     """A float's decimal value and its bit pattern in hex."""
-    if fmt.name == "bfloat16":  # held as uint16: the top half of a float32
-        value = np.array([int(bits) << 16], np.uint32).view(np.float32)[0]
+    value = _values(np.asarray(value).reshape(1), np.asarray([bits], fmt.uint), fmt)[0]
     return repr(float(value)), f"0x{int(bits):0{fmt.bits // 4}x}"
 
 
@@ -182,14 +206,15 @@ def compare_tensors(name: str, expected: np.ndarray, actual: np.ndarray, dtype: 
     finite = ~(nan_a | nan_b | inf_a | inf_b)
     dist = ulp_distance_bits(a_bits, b_bits, fmt)
     dist = np.where(finite, dist, np.uint64(0))
-    ma, _ = _magnitude_and_sign(a_bits, fmt)
-    mb, _ = _magnitude_and_sign(b_bits, fmt)
+    ma, sign_a = _magnitude_and_sign(a_bits, fmt)
+    mb, sign_b = _magnitude_and_sign(b_bits, fmt)
     signed_zero = ~same & (ma == 0) & (mb == 0)
+    sign_flips = finite & (sign_a != sign_b) & (ma != 0) & (mb != 0)
 
     out = TensorComparison(
         name, dtype, list(shape), int(a_bits.size), int(same.sum()),
         signed_zero=int(signed_zero.sum()), nan_payload=int((both_nan & ~same).sum()),
-        non_finite=int(non_finite.sum()),
+        non_finite=int(non_finite.sum()), sign_flips=int(sign_flips.sum()),
     )  # fmt: skip
     if finite.any():
         d = dist[finite]
@@ -203,14 +228,16 @@ def compare_tensors(name: str, expected: np.ndarray, actual: np.ndarray, dtype: 
             label = bucket_label(bucket_index(int(value)))
             hist[label] = hist.get(label, 0) + int(n)
         out.histogram = hist
-        ef = expected.reshape(-1)[finite].astype(np.float64)
-        af = actual.reshape(-1)[finite].astype(np.float64) if dtype != "bfloat16" else None
-        if af is not None:
-            diff = np.abs(ef - af)
-            out.max_abs_diff = float(diff.max())
-            scale = np.maximum(np.abs(ef), np.abs(af))
-            rel = np.divide(diff, scale, out=np.zeros_like(diff), where=scale > 0)
-            out.max_rel_diff = float(rel.max())
+        ef = _values(expected.reshape(-1)[finite], a_bits[finite], fmt)
+        af = _values(actual.reshape(-1)[finite], b_bits[finite], fmt)
+        diff = np.abs(ef - af)
+        out.max_abs_diff = float(diff.max())
+        larger = np.maximum(np.abs(ef), np.abs(af))
+        rel = np.divide(diff, larger, out=np.zeros_like(diff), where=larger > 0)
+        out.max_rel_diff = float(rel.max())
+        top = int(ma[finite].max())
+        out.scale = float(np.abs(ef).max())
+        out.scaled_ulp = out.max_abs_diff / fmt.ulp_at(top)
     if not same.all():
         i = int(np.flatnonzero(~same)[0])
         e_val, e_hex = _show(expected.reshape(-1)[i], fmt, a_bits[i])
@@ -226,6 +253,9 @@ def describe(c: TensorComparison) -> str:
     parts = [f"{c.name}: {c.count - c.identical} of {c.count} elements differ"]
     if c.max_ulp:
         parts.append(f"max {c.max_ulp} ULP at {c.max_ulp_index}, mean {c.mean_ulp:.3g} ULP")
+        parts.append(f"{scaled(c.scaled_ulp)} ULP at the tensor's scale (max |expected| {c.scale:.3g})")
+    if c.sign_flips:
+        parts.append(f"{c.sign_flips} sign flips")
     if c.signed_zero:
         parts.append(f"{c.signed_zero} signed zeros")
     if c.nan_payload:
@@ -236,3 +266,8 @@ def describe(c: TensorComparison) -> str:
     if m:
         parts.append(f"first at {m.index}: expected {m.expected} ({m.expected_hex}), got {m.actual} ({m.actual_hex})")
     return "; ".join(parts)
+
+
+def scaled(value: float) -> str:
+    """A scaled-ULP figure for a report: 3 significant digits."""
+    return f"{value:.3g}"

@@ -10,15 +10,14 @@ report at the end.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from filelock import FileLock
 
-from harness.compare import diff_nanogpt, diff_ops, provenance_notes
-from harness.errors import ParityError
+from harness.compare import diff_nanogpt, diff_ops, platform_note
+from harness.errors import ParityError, torch_missing
 from harness.fixture_info import read_fixture
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
 from harness.op_fixture import OpFixture, read_op_fixture
@@ -82,9 +81,30 @@ def _impl_torch() -> str:
     return IMPL_TORCH
 
 
+def _torch_version_wanted(config: pytest.Config) -> str:
+    """The torch release of the fixture set asked for, where the option names it."""
+    text = config.getoption("--fixture-set")
+    if text and Path(text).is_file():
+        try:
+            return str(read_op_fixture(Path(text), load=False).attrs["torch_version"])
+        except ParityError:
+            return ""
+    return text.partition("/")[0] if "/" in text else ""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
+        if not _impl(config) and not installed_torch_version():
+            instead = "or check the reference implementation: --parity-source impl (tox -e parity-impl)"
+            raise pytest.UsageError(torch_missing(_torch_version_wanted(config), instead))
         expected_paths(config)  # a missing fixture set is a usage error, said once, before collection
+        if config.getoption("--report"):
+            from harness.output import check_output_path
+
+            try:
+                check_output_path(Path(config.getoption("--report")))
+            except ParityError as err:
+                raise pytest.UsageError(f"--report: {err}") from None
 
 
 def _live_path(expected: Path, workdir: Path) -> Path:
@@ -173,8 +193,7 @@ def _actual(path: Path, config: pytest.Config, workdir: Path) -> tuple[Any, Any,
     expected = read_fixture(path)
     if not _impl(config):
         live = read_fixture(_live_path(path, workdir))
-        facts = provenance_notes(expected.provenance, live.provenance)
-        note = ("recorded on other platforms: " + "; ".join(facts)) if facts else ""
+        note = platform_note(expected.provenance, live.provenance)
         return expected, live, f"live run on this machine ({live.attrs['platform_id']})", note, []
     from harness.impl.known_gaps import load_gaps
     from harness.impl.replay import impl_op_fixture, missing_note
@@ -210,49 +229,57 @@ def actual_for(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """On the controller: compare the files once more and write the report."""
+    """On the controller: compare the files once more and write the report (one document)."""
     config = session.config
     report = config.getoption("--report")
     if hasattr(config, "workerinput") or not report:
         return
-    from harness.report import render
+    from harness.output import write_output
+    from harness.report import format_for, headline, render_all, report_dict
 
     workdir = _shared_dir(config, config._tmp_path_factory)  # type: ignore[attr-defined]
-    outputs: list[dict[str, Any]] = []
-    texts: list[str] = []
-    fmt = {".json": "json", ".md": "markdown", ".html": "html"}.get(Path(report).suffix, "markdown")
+    items: list[Any] = []
+    problems: list[str] = []
     for path in expected_paths(config):
         try:
             expected, actual, label, note, gaps = _actual(path, config, workdir)
             if actual is None:
-                texts.append(f"{path}: {note}\n")
+                problems.append(f"{path}: {note}")
                 continue
             if isinstance(expected, OpFixture):
                 diff = diff_ops(expected, actual, subset=_impl(config))
             else:
                 diff = diff_nanogpt(expected, actual)
         except ParityError as err:
-            texts.append(f"{path}: {err}\n")
+            problems.append(f"{path}: {err}")
             continue
         diff.b_label = label
-        outputs.append(json.loads(render(diff, "json", note, gaps)))
-        texts.append(render(diff, fmt, note, gaps))
+        items.append((diff, note, gaps if _impl(config) else None))
     out = Path(report)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(outputs, indent=1) + "\n" if fmt == "json" else "\n".join(texts), encoding="utf-8")
-    terminal = config.pluginmanager.get_plugin("terminalreporter")
-    if terminal:
-        for item in outputs:
-            terminal.write_line(f"parity: {item['expected']}: {_headline(item)}")
-            if item["note"]:
-                terminal.write_line(f"parity:   {item['note']}")
-        terminal.write_line(f"parity: report written to {out}")
+    lines = []
+    for diff, note, _ in items:
+        lines.append(f"parity: {diff.a_label}: {headline(report_dict(diff))}")
+        lines += [f"parity:   {note}"] if note else []
+    lines += [f"parity: {p}" for p in problems]
+    try:
+        write_output(out, render_all(items, format_for(out, "markdown"), problems))
+        lines.append(f"parity: report written to {out}")
+    except ParityError as err:
+        lines.append(f"parity: error: {err}")
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR
+    config.stash[_SUMMARY] = lines
 
 
-def _headline(item: dict[str, Any]) -> str:
-    from harness.report import _headline as headline
+_SUMMARY = pytest.StashKey[list[str]]()
 
-    return headline(item)
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """The report's summary in pytest's own summary section, on lines of its own."""
+    lines = config.stash.get(_SUMMARY, [])
+    if lines:
+        terminalreporter.section("parity report", sep="-")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,9 +12,7 @@ import numpy as np
 import pytest
 
 from harness.op_fixture import read_op_fixture, write_op_fixture
-from harness.platform_config import PlatformConfig, collect_facts, supported_levels
-from harness.provenance import installed_torch_version
-from harness.recording import fixture_path
+from harness.platform_config import collect_facts, supported_levels
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,13 +24,13 @@ def _run(*cmd: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def tampered(tmp_path_factory) -> Path:
     """softmax and sum recorded on this machine now, with one element of one output nudged 2 ULP."""
-    facts = collect_facts()
-    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    isa = supported_levels(collect_facts())[-1].name
     tmp = tmp_path_factory.mktemp("tampered")
-    result = _run("-m", "harness.cli", "generate", "--isa", config.isa, "--threads", "1", "--ops", "softmax,sum",
+    result = _run("-m", "harness.cli", "generate", "--isa", isa, "--threads", "1", "--ops", "softmax,sum",
                   "--out", str(tmp), "--quiet")  # fmt: skip
     assert result.returncode == 0, result.stderr
-    fx = read_op_fixture(fixture_path(tmp, installed_torch_version(), config))
+    (recorded,) = tmp.glob("torch-*/*.h5")  # named by this machine's configuration
+    fx = read_op_fixture(recorded)
     out = fx.cases["softmax/7x1000"].outputs["out"]
     out.view(np.uint32)[2, 17] += 2
     path = tmp / "tampered.h5"
@@ -76,7 +75,8 @@ def impl_tampered(tmp_path_factory) -> Path:
     assert not missing
     impl.cases["sum/dim0_65x509"].outputs["out"].view(np.uint32)[100] += 2
     path = tmp_path_factory.mktemp("impl") / "tampered.h5"
-    write_op_fixture(path, {**committed.provenance, "platform_id": "linux-x86_64-avx2-t3"}, list(impl.cases.values()))
+    provenance = {**committed.provenance, "platform_id": "linux-x86_64-avx2-t3", "ops_recorded": ["sum"]}
+    write_op_fixture(path, provenance, list(impl.cases.values()))
     return path
 
 
@@ -100,3 +100,46 @@ def test_parity_mac_without_mac_fixtures_says_so_in_one_line():
     assert len(lines) == 1, lines
     assert lines[0].startswith("ERROR: no committed macOS fixtures for torch ")
     assert "tox -e regen" in lines[0]
+
+
+def test_live_check_progress_names_no_file_that_is_gone_when_it_ends(tmp_path):
+    result = _run("-m", "harness.cli", "check", "--platform", "linux-x86_64-avx2-mklgeneric-t1", "--ops", "exp",
+                  "--output", str(tmp_path / "r.md"))  # fmt: skip
+    assert result.returncode in (0, 1), result.stderr
+    assert "recorded the live run (3 cases" in result.stderr
+    named = re.findall(r"(/[^\s:()]+\.(?:h5|md))", result.stdout + result.stderr)
+    assert named and all(Path(p).exists() for p in named), named
+
+
+def test_suite_summary_lines_start_on_their_own_lines(tampered, tmp_path):
+    report = tmp_path / "suite.html"
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q",
+                  "--fixture-set", str(tampered), "--report", str(report))  # fmt: skip
+    assert result.returncode == 1, result.stdout[-2000:]
+    lines = result.stdout.splitlines()
+    ours = [line for line in lines if "parity: " in line]
+    assert ours and all(line.startswith("parity: ") for line in ours), ours
+    assert f"parity: {tampered}: 1/2 ops bit-identical (6/7 cases)" in lines
+    page = report.read_text()
+    assert page.count("<!DOCTYPE html>") == 1 and page.count("</html>") == 1
+
+
+def test_suite_report_that_cannot_be_written_is_a_usage_error(tampered, tmp_path):
+    (tmp_path / "file").write_text("")
+    result = _run("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q",
+                  "--fixture-set", str(tampered), "--report", str(tmp_path / "file" / "r.html"))  # fmt: skip
+    assert result.returncode == 4
+    assert f"--report: cannot write {tmp_path / 'file' / 'r.html'}: {tmp_path / 'file'} is a file" in result.stderr
+
+
+def test_live_suite_without_torch_says_so_pinned_to_the_fixtures_torch():
+    hide_torch = (
+        "import sys, pytest, harness.provenance as p; p.installed_torch_version = lambda: ''; "
+        "sys.exit(pytest.main(['parity_suite', '-p', 'no:cacheprovider', '-q', '--fixture-set', "
+        "'2.13.0/linux-x86_64-avx2-mklgeneric-t1']))"
+    )
+    result = _run("-c", hide_torch)
+    assert result.returncode == 4
+    assert "ERROR: torch is not installed: python3 -m pip install torch==2.13.0; or check the reference " in (
+        result.stdout + result.stderr
+    )

@@ -13,6 +13,7 @@ import pytest
 
 from harness.op_fixture import write_op_fixture
 from harness.op_ids import OP_IDS
+from tests.store_helpers import rewrite
 
 
 def parity(*args: str) -> subprocess.CompletedProcess[str]:
@@ -70,9 +71,7 @@ def _corrupted(path, records, provenance):
 
 def _wrong_kind(path, records, provenance, kind="banana"):
     _valid(path, records, provenance)
-    with h5py.File(path, "r+") as f:
-        f.attrs["kind"] = kind
-    return path
+    return rewrite(path, lambda tree: tree["/"].attrs.update(kind=kind))
 
 
 BAD: dict[str, tuple[Callable, str]] = {
@@ -170,3 +169,72 @@ def test_list_of_missing_root_is_an_error(tmp_path):
     result = parity("list", str(tmp_path / "nowhere"))
     assert result.returncode == 2
     assert result.stderr.strip() == f"parity: error: {tmp_path / 'nowhere'}: no such directory"
+
+
+def _main(argv: list[str], capfd: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """``parity`` in this process: (exit status, stdout, stderr)."""
+    from harness.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as done:  # argparse's own exit
+        code = int(done.code or 0)
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+MALFORMED = [
+    [],
+    ["frobnicate"],
+    ["--bogus"],
+    ["generate", "--threads", "abc"],
+    ["generate", "--config", "huge"],
+    ["generate", "--init", "half"],
+    ["generate", "--nanogpt", "--full-steps", "0,99"],
+    ["generate", "--ops", "exp", "--nanogpt"],
+    ["check", "--threads", "x"],
+    ["check", "--impl", "--threads", "0"],
+    ["check", "--impl", "--threads", "-3"],
+    ["check", "--threads", "2"],
+    ["check", "--impl", "--profile", "bogus"],
+    ["check", "--platform", "garbage"],
+    ["check", "--impl", "--platform", "garbage"],
+    ["check", "--ops", "bogus"],
+    ["check", "--impl", "--ops", "bogus"],
+    ["check", "--format", "pdf"],
+    ["check", "--nanogpt", "huge"],
+    ["check", "--against", "a.h5", "--platform", "x"],
+    ["check", "--live", "--impl"],
+    ["diff", "only_one.h5"],
+    ["diff", "a.h5", "b.h5", "c.h5"],
+    ["matrix", "--reference"],
+    ["info"],
+    ["info", "a.h5", "--fulll"],
+    ["list", "--all"],
+    ["verify"],
+]
+
+
+@pytest.mark.parametrize("argv", MALFORMED, ids=lambda a: " ".join(a) or "nothing")
+def test_every_malformed_argument_is_one_line_and_exit_2(argv, capfd):
+    code, _, err = _main(argv, capfd)
+    assert code == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("parity: error: "), err
+
+
+def test_live_check_without_torch_says_so_pinned_to_the_fixtures_torch(tmp_path, small_records, capsys, monkeypatch):
+    import harness.cli
+
+    monkeypatch.setattr(harness.cli, "installed_torch_version", lambda: "")
+    fixture = _valid(
+        tmp_path / "f.h5", small_records, {"torch_version": "2.9.1", "platform_id": "linux-x86_64-avx2-t1"}
+    )
+    code, out, err = _main(["check", "--against", str(fixture)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "parity: error: torch is not installed: python3 -m pip install torch==2.9.1; "
+        "or check the reference implementation with --impl\n"
+    )
+    code, _, err = _main(["check", "--platform", "linux-x86_64-avx2-mklgeneric-t2"], capsys)
+    assert code == 2 and err.startswith("parity: error: torch is not installed: python3 -m pip install torch==2.13.0;")

@@ -11,9 +11,9 @@ import pytest
 
 from harness.bits import describe_first_mismatch
 from harness.op_fixture import OpFixture, read_op_fixture
-from harness.platform_config import PlatformConfig, collect_facts, supported_levels
+from harness.platform_config import PlatformConfig, child_env, collect_facts, supported_levels
 from harness.provenance import installed_torch_version
-from harness.recording import fixture_path
+from harness.recording import fixture_path, machine_blas, with_machine_blas
 
 # ops whose bits depend on the ISA level or the thread count on x86 (see the committed data), so
 # reproducing them proves the configuration was really applied. All are ATen's own kernels:
@@ -31,7 +31,7 @@ def committed_config(committed_root: Path, threads: int) -> PlatformConfig:
     """The highest ISA level this machine runs that has a committed fixture at ``threads``."""
     facts = collect_facts()
     for level in reversed(supported_levels(facts)):
-        config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+        (config,) = with_machine_blas([PlatformConfig(facts.os, facts.arch, level.name, threads)])
         if fixture_path(committed_root, installed_torch_version(), config).exists():
             return config
     pytest.skip(f"no committed fixture of torch {installed_torch_version()} for {facts.os}-{facts.arch}")
@@ -71,13 +71,15 @@ def test_regeneration_reproduces_the_committed_fixture(tmp_path, committed_root)
     for key, rec in fresh.cases.items():
         assert rec.deterministic == committed.cases[key].deterministic, key
     assert fresh.provenance["platform_id"] == committed.provenance["platform_id"] == config.id
+    # the BLAS check before recording must leave MKL's banner (printed once a process) to provenance
+    assert fresh.provenance["mkl_code_path"] == committed.provenance["mkl_code_path"]
     assert fresh.provenance["capability"] == config.level.aten_capability
 
 
 def test_thread_count_is_really_applied(tmp_path, committed_root):
     """One thread reproduces the t1 fixture and differs from the t2 one in a threaded sum."""
     one = committed_config(committed_root, threads=1)
-    two = PlatformConfig(one.os, one.arch, one.isa, 2)
+    two = PlatformConfig(one.os, one.arch, one.isa, 2, blas=one.blas)
     fresh = regenerate(tmp_path, one, "sum")
     version = installed_torch_version()
     assert bit_differences(fresh, read_op_fixture(fixture_path(committed_root, version, one))) == []
@@ -87,7 +89,8 @@ def test_thread_count_is_really_applied(tmp_path, committed_root):
 
 def test_generator_refuses_to_overwrite_before_doing_work(tmp_path):
     facts = collect_facts()
-    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    (config,) = with_machine_blas([PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)])
+    assert config.blas, "the configuration names this machine's BLAS code path"
     target = fixture_path(tmp_path, installed_torch_version(), config)
     target.parent.mkdir(parents=True)
     target.write_bytes(b"keep me")
@@ -109,4 +112,22 @@ def test_recorder_refuses_an_unpinned_process(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith(f"parity: error: environment does not pin {config.id}: ")
     assert "Traceback" not in result.stderr
+    assert not (tmp_path / "x.h5").exists()
+
+
+def test_recorder_refuses_another_blas_code_path(tmp_path):
+    """A configuration names its BLAS code path; a process that runs another one records nothing."""
+    facts = collect_facts()
+    config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
+    own = machine_blas(config)
+    other = config.with_blas("mklavx512" if own != "mklavx512" else "mklgeneric")
+    result = subprocess.run(
+        [sys.executable, "-m", "harness.generators.record_ops", "--platform-id", other.id, "--ops", "add",
+         "--out", str(tmp_path / "x.h5")],
+        capture_output=True, text=True, check=False, env=child_env(other),
+    )  # fmt: skip
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.strip() == (
+        f"parity: error: this process runs the BLAS code path {own}, not {other.blas} as {other.id} names"
+    )
     assert not (tmp_path / "x.h5").exists()

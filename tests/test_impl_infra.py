@@ -46,6 +46,9 @@ def test_profiles_follow_platform_ids():
     assert PROFILES["x86-avx512"].lanes_wide == 16 and PROFILES["x86-avx512"].lanes == 8
     with pytest.raises(ParityError, match="no kernel profile"):
         profile_for_platform("linux-arm64-neoverse-n1-t2")
+    assert profile_for_platform("linux-x86_64-avx512-mklgeneric-t4").threads == 4
+    with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):
+        profile_for_platform("linux-x86_64-avx512-mklavx512-t2")  # Intel's MKL kernels: not modelled
     with pytest.raises(ParityError, match="unknown kernel profile"):
         get_profile("x86-sse9")
     with pytest.raises(ParityError, match=">= 1"):
@@ -104,12 +107,21 @@ def test_unverified_profiles_are_exactly_those_without_a_committed_fixture(commi
 def test_check_impl_reports_and_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
     out = tmp_path / "r.json"
     code = main(
-        ["check", "--impl", "--platform", "linux-x86_64-baseline-t1", "--ops", "sum,mean", "--output", str(out)]
+        [
+            "check",
+            "--impl",
+            "--platform",
+            "linux-x86_64-baseline-mklgeneric-t1",
+            "--ops",
+            "sum,mean",
+            "--output",
+            str(out),
+        ]
     )
     data = json.loads(out.read_text())
     assert data["actual"] == "reference implementation, profile x86-baseline t1"
     assert code == (0 if data["bit_identical"] else 1)
-    gaps = [g for g in load_gaps().for_platform("linux-x86_64-baseline-t1") if g.op in ("sum", "mean")]
+    gaps = [g for g in load_gaps().for_platform("linux-x86_64-baseline-mklgeneric-t1") if g.op in ("sum", "mean")]
     assert data["impl_known_gaps"] == [g.line() for g in gaps]
 
 
@@ -133,9 +145,9 @@ def test_kernels_doc_holds_the_index_table_and_every_op():
 def test_a_nanogpt_gap_records_the_first_divergence():
     from harness.impl.check import committed_x86_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
 
-    avx2_t2 = next(p for p in committed_x86_nanogpt_fixtures("tiny") if "avx2-t2" in p.name)
+    avx2_t2 = next(p for p in committed_x86_nanogpt_fixtures("tiny") if "avx2-mklgeneric-t2" in p.name)
     (gap,), (line,) = measure_nanogpt(avx2_t2, get_profile("x86-avx2", 1))  # 1 thread against 2
-    assert (gap.platform, gap.op, nanogpt_gap_step(gap)) == ("linux-x86_64-avx2-t2", "nanogpt-tiny", 1)
+    assert (gap.platform, gap.op, nanogpt_gap_step(gap)) == ("linux-x86_64-avx2-mklgeneric-t2", "nanogpt-tiny", 1)
     assert gap.output == "grad_preclip transformer.h.0.ln_1.weight"  # LayerNorm grads: per-thread buffers
     assert gap.count == 50 and gap.mismatches == 50
     assert "first divergence at step 1, backward" in gap.why and "DIFF" in line

@@ -22,9 +22,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import unary
-from tests.impl_live import assert_bits_equal, live_profile, needs_modelled_mkl, needs_verified_profile
+from tests.impl_live import (
+    THREADS,
+    assert_bits_equal,
+    live_profile,
+    needs_modelled_mkl,
+    needs_verified_profile,
+    use_threads,
+)
 
-pytestmark = needs_verified_profile
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
 
 _SHAPES = st.one_of(
     st.tuples(st.integers(1, 70)),
@@ -66,9 +73,10 @@ def _torch(op: str, x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 @pytest.mark.parametrize("op", ["rsqrt", "gelu", "gelu_tanh", "exp", "log", "tanh"])
 @settings(max_examples=12, deadline=None)
-@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1))
-def test_unary_matches_torch(op: str, shape: tuple[int, ...], seed: int) -> None:
+@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
+def test_unary_matches_torch(op: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
     """forward (but MKL VML's, see test_vml_forward_matches_torch) and backward given torch's out."""
+    use_threads(threads)
     profile = live_profile()
     if op == "gelu" and not _onednn_as_profile(profile.aten) and np.prod(shape) > 1:
         pytest.skip("oneDNN is not pinned to the profile's ISA")
@@ -95,8 +103,9 @@ def _bit_patterns(op: str, n: int, seed: int) -> np.ndarray:
 @needs_modelled_mkl
 @pytest.mark.parametrize("op", sorted(_MKL_VML))
 @settings(max_examples=8, deadline=None)
-@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1))
-def test_vml_forward_matches_torch(op: str, shape: tuple[int, ...], seed: int) -> None:
+@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
+def test_vml_forward_matches_torch(op: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
+    use_threads(threads)
     x, _ = _inputs(op, shape, seed)
     bits = _bit_patterns(op, 4096, seed)
     profile = live_profile()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import numpy as np
@@ -12,10 +11,11 @@ import pytest
 from harness.errors import ParityError
 from harness.matrix import load_configs, matrix_dict, write_matrix
 from harness.op_fixture import read_op_fixture
+from harness.store.maintenance import pack
 
 REPO = Path(__file__).resolve().parent.parent
 PUBLISHED = REPO / "ops_matrix"
-REFERENCE = "linux-x86_64-avx2-t2 torch-2.13.0"  # as tox -e matrix
+REFERENCE = "linux-x86_64-avx2-mklgeneric-t2 torch-2.13.0"  # as tox -e matrix
 
 
 @pytest.fixture(scope="module")
@@ -49,9 +49,26 @@ def test_against_reference_marks_identical_ops_and_measures_the_rest(configs):
     data = matrix_dict(configs, REFERENCE)
     ref_row = data["against_reference"][REFERENCE]
     assert set(ref_row.values()) == {"="}
-    t1 = data["against_reference"]["linux-x86_64-avx2-t1 torch-2.13.0"]
+    t1 = data["against_reference"]["linux-x86_64-avx2-mklgeneric-t1 torch-2.13.0"]
     assert t1["add"] == "=" and isinstance(t1["sum"], int) and t1["sum"] > 0
     assert data["nanogpt"]["tiny"][REFERENCE]["identical_steps"] == 50
+
+
+def test_the_error_at_the_tensors_scale_colours_the_matrix(configs):
+    """sdpa, baseline against avx2: 1,735,095,052 ULP (grad_q near zero), but 5.88 ULP at the scale of
+    the worst output (grad_k of 1x2x7x64: max|expected| 1.35)."""
+    from harness.matrix import render_html
+    from harness.report import heat_colour
+
+    data = matrix_dict(configs, REFERENCE)
+    baseline = "linux-x86_64-baseline-mklgeneric-t2 torch-2.13.0"
+    assert data["against_reference"][baseline]["sdpa"] == 1_735_095_052
+    scaled = data["against_reference_scaled"][baseline]["sdpa"]
+    assert scaled == pytest.approx(5.88, abs=0.005)
+    assert data["against_reference_scaled"][REFERENCE]["sdpa"] == "="
+    cell = f"<td style='background:{heat_colour(scaled, False)}'>1735095052 ({scaled:.3g})</td>"
+    assert cell in render_html(data)
+    assert heat_colour(scaled, False) != heat_colour(1_735_095_052, False)
 
 
 def test_published_matrix_is_up_to_date(configs, tmp_path):
@@ -79,7 +96,7 @@ def test_matrix_json_schema(configs):
 def test_the_same_configuration_from_another_machine_gets_its_own_column(committed_fixtures, tmp_path):
     other = tmp_path / "runner" / "torch-2.13.0"
     other.mkdir(parents=True)
-    shutil.copy(committed_fixtures[0], other / committed_fixtures[0].name)
+    pack(committed_fixtures[0], other / committed_fixtures[0].name, force=False)  # self-contained, as from CI
     configs = load_configs([committed_fixtures[0], tmp_path / "runner"])
     assert len(configs) == 2 and configs[0].label != configs[1].label
     assert matrix_dict(configs)["pairs"][configs[0].label][configs[1].label] == 26

@@ -15,7 +15,7 @@ from harness.compare import provenance_notes
 from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
 from harness.platform_config import PlatformConfig, collect_facts, supported_levels
 from harness.provenance import installed_torch_version
-from harness.recording import fixture_path
+from harness.recording import fixture_path, with_machine_blas
 
 
 def run_parity(*args: str) -> subprocess.CompletedProcess[str]:
@@ -25,11 +25,11 @@ def run_parity(*args: str) -> subprocess.CompletedProcess[str]:
 def committed_tiny(committed_root: Path, threads: int) -> tuple[PlatformConfig, Path]:
     facts = collect_facts()
     for level in reversed(supported_levels(facts)):
-        config = PlatformConfig(facts.os, facts.arch, level.name, threads)
+        (config,) = with_machine_blas([PlatformConfig(facts.os, facts.arch, level.name, threads)])
         path = fixture_path(committed_root, installed_torch_version(), config, "tiny")
         if path.exists():
             return config, path
-    pytest.skip(f"no committed nanogpt-tiny fixture for {facts.os}-{facts.arch}")
+    pytest.skip(f"no committed nanogpt-tiny fixture for {facts.os}-{facts.arch} with this machine's BLAS code path")
 
 
 def generate_tiny(out: Path, config: PlatformConfig, *extra: str) -> NanoGPTFixture:

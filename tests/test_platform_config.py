@@ -10,6 +10,7 @@ from harness.errors import ParityError
 from harness.platform_config import (
     PlatformConfig,
     PlatformFacts,
+    blas_tag,
     child_env,
     config_problems,
     normalize_arch,
@@ -133,10 +134,61 @@ def test_mkl_cbwr_makes_its_own_configuration(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "text", ["linux-x86_64-avx512-t2", "macos-arm64-neon-t8", "linux-arm64-neon-t1", "windows-x86_64-avx2-t4"]
+    "text",
+    [
+        "linux-x86_64-avx512-t2",
+        "macos-arm64-neon-t8",
+        "linux-arm64-neon-t1",
+        "windows-x86_64-avx2-t4",
+        "linux-x86_64-avx512-mklgeneric-t2",
+        "linux-x86_64-avx2-mklavx2-t16-cbwr-compatible",
+        "linux-arm64-neoverse-n1-nvpl-t1",
+        "macos-arm64-neon-accelerate-t8",
+    ],
 )
 def test_platform_id_round_trip(text):
     assert parse_platform_id(text).id == text
+
+
+def test_platform_id_names_the_blas_code_path_apart_from_the_isa_level():
+    n1 = parse_platform_id("linux-arm64-neoverse-n1-nvpl-t2")
+    assert (n1.isa, n1.blas, n1.threads) == ("neoverse-n1", "nvpl", 2)
+    amd, intel = parse_platform_id("linux-x86_64-avx2-mklgeneric-t2"), parse_platform_id("linux-x86_64-avx2-mklavx2-t2")
+    assert amd != intel and (amd.isa, amd.threads) == (intel.isa, intel.threads)
+    assert amd.env() == intel.env()  # the BLAS path is observed, not set: same environment
+    assert parse_platform_id("linux-x86_64-avx2-t2").blas == ""  # ids recorded before it was named
+    with pytest.raises(ParityError, match="unknown BLAS code path"):
+        PlatformConfig("linux", "x86_64", "avx2", 2).with_blas("mklfast")
+
+
+@pytest.mark.parametrize(
+    ("blas", "code_path", "tag"),
+    [
+        ("mkl", "Intel(R) Architecture processors", "mklgeneric"),
+        ("mkl", "Intel(R) Advanced Vector Extensions 2 (Intel(R) AVX2) enabled processors", "mklavx2"),
+        ("mkl", "Intel(R) Advanced Vector Extensions (Intel(R) AVX) enabled processors", "mklavx"),
+        ("mkl", "Intel(R) Streaming SIMD Extensions 4.2 (Intel(R) SSE4.2) enabled processors", "mklsse42"),
+        (
+            "mkl",
+            "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) with support for Intel(R) Deep "
+            "Learning Boost (Intel(R) DL Boost), EVEX-encoded AES",
+            "mklavx512",
+        ),
+        (
+            "mkl",
+            "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) with Intel(R) Deep Learning Boost "
+            "(Intel(R) DL Boost) and bfloat16 support and Intel(R) Advanced Matrix Extensions (Intel(R) AMX)",
+            "mklamx",
+        ),
+        ("mkl", "", "mkl"),
+        ("nvpl", "", "nvpl"),
+        ("accelerate", "", "accelerate"),
+        ("open", "", "otherblas"),
+    ],
+)
+def test_blas_tag_names_the_code_path(blas, code_path, tag):
+    assert blas_tag(blas, code_path) == tag
+    assert parse_platform_id(f"linux-x86_64-avx2-{tag}-t1").blas == tag
 
 
 @pytest.mark.parametrize("text", ["linux-x86_64-avx512", "linux_x86_64_avx2_t2", "linux-x86_64-avx2-tX", ""])
@@ -223,3 +275,44 @@ def test_collect_facts_on_a_mac(monkeypatch):
     assert fixture_path(Path("/f"), "2.13.0", config, "tiny") == Path(
         "/f/torch-2.13.0/macos-arm64-neon-t8.nanogpt-tiny.h5"
     )
+
+
+def test_every_configuration_pins_mkl_and_openmp_teams():
+    """T threads on fewer cores must compute what T cores do: no team shrinks to the cores found."""
+    for config in (PlatformConfig("linux", "x86_64", "avx2", 8), PlatformConfig("macos", "arm64", "neon", 1)):
+        env = config.env()
+        assert env["MKL_DYNAMIC"] == env["OMP_DYNAMIC"] == "FALSE"
+        assert child_env(config, {"OMP_DYNAMIC": "TRUE"})["OMP_DYNAMIC"] == "FALSE"
+
+
+def test_this_machines_configuration_is_never_another_blas_path(tmp_path, monkeypatch):
+    """default_config takes a committed set of this machine's BLAS code path, or none at all."""
+    import harness.recording as recording
+
+    zen3 = PlatformFacts("linux", "x86_64", *parse_cpuinfo(ZEN3_CPUINFO))
+    monkeypatch.setattr(recording, "collect_facts", lambda: zen3)
+    monkeypatch.setattr(recording, "DEFAULT_FIXTURES", tmp_path)
+    amd = PlatformConfig("linux", "x86_64", "avx2", 2, blas="mklgeneric")
+    committed = fixture_path(tmp_path, "2.13.0", amd)
+    committed.parent.mkdir(parents=True)
+    committed.write_bytes(b"")
+
+    monkeypatch.setattr(recording, "machine_blas", lambda config: "mklgeneric")
+    assert recording.default_config("2.13.0") == amd
+    assert recording.live_config(amd)[0] == amd
+
+    monkeypatch.setattr(recording, "machine_blas", lambda config: "mklavx2")  # MKL's Intel AVX2 kernels
+    mine = recording.default_config("2.13.0")
+    assert mine.blas == "mklavx2" and not fixture_path(tmp_path, "2.13.0", mine).exists()
+    monkeypatch.setattr(recording, "installed_torch_version", lambda: "2.13.0")
+    with pytest.raises(ParityError, match=r"configuration linux-x86_64-avx2-mklavx2-t\d+ \(torch 2\.13\.0\); record"):
+        recording.committed_fixture(None)
+    live, note = recording.live_config(amd)
+    assert live == PlatformConfig("linux", "x86_64", "avx2", 2, blas="mklavx2")
+    assert note == (
+        "live: this machine as linux-x86_64-avx2-mklavx2-t2 (its own BLAS code path), "
+        "against a fixture of linux-x86_64-avx2-mklgeneric-t2"
+    )
+
+    monkeypatch.setattr(recording, "machine_blas", lambda config: "")  # no torch: the impl's own path
+    assert recording.default_config("2.13.0") == amd

@@ -13,6 +13,7 @@ from harness.bits import describe_first_mismatch
 from harness.errors import FixtureError
 from harness.op_fixture import CaseRecord, input_digest, read_op_fixture, write_op_fixture
 from harness.store import TENSORS, FixtureReader, FixtureWriter, tensor_digest
+from tests.store_helpers import rewrite
 
 
 def assert_bits_equal(expected: np.ndarray, actual: np.ndarray, what: str) -> None:
@@ -130,7 +131,7 @@ def test_failed_write_leaves_nothing_behind(tmp_path, provenance):
     with pytest.raises(ValueError, match="cannot be stored"):
         write_op_fixture(path, provenance, [bad])
     assert not path.exists()
-    assert os.listdir(path.parent) == []
+    assert not path.parent.exists() or os.listdir(path.parent) == []
 
 
 def test_failed_overwrite_keeps_the_old_file(tmp_path, small_records, provenance):
@@ -169,6 +170,15 @@ def test_missing_outputs_is_reported_as_damage(tmp_path, small_records, provenan
     write_op_fixture(path, provenance, small_records)
     with h5py.File(path, "r+") as f:
         del f["ops/exp/3x300/outputs"]
+    with pytest.raises(FixtureError, match="manifest mismatch"):  # a change after writing
+        read_op_fixture(path)
+    write_op_fixture(path, provenance, small_records, force=True)
+
+    def drop_outputs(tree):
+        tree["ops/exp/3x300"].groups.remove("outputs")
+        del tree["ops/exp/3x300/outputs"]
+
+    rewrite(path, drop_outputs)  # written that way, with a valid manifest
     with pytest.raises(FixtureError, match="damaged fixture: ops/exp/3x300 has no outputs"):
         read_op_fixture(path)
 

@@ -139,3 +139,30 @@ def test_shape_or_dtype_mismatch_is_refused():
         compare_tensors("x", np.zeros(3, np.float32), np.zeros(4, np.float32))
     with pytest.raises(ValueError, match="cannot compare float32\\[3\\] with float64\\[3\\]"):
         compare_tensors("x", np.zeros(3, np.float32), np.zeros(3, np.float64))
+
+
+def test_error_at_the_tensors_scale_and_sign_flips():
+    expected = f32(1.0, 0.5, 1e-7, -1e-7, 0.0, 3e-8)
+    actual = f32(1.0, 0.5, -1e-7, 1e-7, -0.0, 3e-8)
+    c = compare_tensors("g", expected, actual)
+    assert c.max_ulp > 1_000_000_000  # two values of order 1e-7 on either side of zero
+    assert c.sign_flips == 2  # +0 vs -0 is a signed zero, not a flip
+    assert c.scale == 1.0
+    assert c.scaled_ulp == pytest.approx(2 * float(np.float32(1e-7)) / 2**-23)
+    assert f"{c.scaled_ulp:.3g} ULP at the tensor's scale (max |expected| 1); 2 sign flips" in describe(c)
+
+
+def test_scale_follows_the_largest_expected_magnitude():
+    expected = f32(-3.0, 1.0)  # max|expected| 3.0: ULP 2^-22
+    actual = expected.copy()
+    actual.view(np.uint32)[1] += 4  # 4 ULP at 1.0 (2^-23 each) are 2 ULP at 3.0
+    c = compare_tensors("x", expected, actual)
+    assert (c.max_ulp, c.scaled_ulp, c.sign_flips) == (4, 2.0, 0)
+    zeros = compare_tensors("z", f32(0.0, 0.0), bits32(0, 3))  # all-zero expectation: the smallest subnormal
+    assert zeros.scaled_ulp == 3.0
+
+
+def test_bfloat16_differences_have_values():
+    c = compare_tensors("bf", np.array([0x3F80, 0x4000], np.uint16), np.array([0x3F81, 0x4000], np.uint16),
+                        dtype="bfloat16")  # fmt: skip
+    assert c.max_abs_diff == 2**-7 and c.scale == 2.0 and c.scaled_ulp == 0.5  # bf16 ULP at 2.0 is 2^-6

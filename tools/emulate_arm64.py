@@ -57,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in cores:
             core = CORES[name]
             for threads in (int(t) for t in args.threads.split(",")):
-                config = PlatformConfig("linux", "arm64", name, threads)
+                # the aarch64 wheel's BLAS (BLAS_INFO=nvpl); the recording process checks it
+                config = PlatformConfig("linux", "arm64", name, threads, blas="nvpl")
                 out = fixture_path(args.out, args.torch, config, args.nanogpt)
                 if out.exists() and not args.force:
                     raise ParityError(f"{out}: already exists; pass --force to overwrite it")

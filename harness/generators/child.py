@@ -12,6 +12,7 @@ import torch
 
 from harness.errors import ParityError
 from harness.platform_config import PlatformConfig, config_problems, parse_platform_id
+from harness.provenance import running_blas_tag
 
 Progress = Callable[[int, int, str], None]
 
@@ -31,6 +32,10 @@ def check_process_matches(config: PlatformConfig) -> None:
     torch.set_num_threads(config.threads)
     if torch.get_num_threads() != config.threads:
         raise ParityError(f"torch uses {torch.get_num_threads()} threads, not {config.threads}")
+    if config.blas:
+        blas = running_blas_tag()
+        if blas != config.blas:
+            raise ParityError(f"this process runs the BLAS code path {blas}, not {config.blas} as {config.id} names")
 
 
 def progress_printer(label: str, unit: str) -> Progress:
@@ -54,6 +59,7 @@ def child_parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, required=True, help="fixture file to write")
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--quiet", action="store_true")
+    parser.add_argument("--live", action="store_true", help="a live run for check, whose file goes when it ends")
     return parser
 
 
@@ -68,8 +74,9 @@ def run_child(args: argparse.Namespace, record: Recording) -> int:
         config = parse_platform_id(args.platform_id)
         check_process_matches(config)
         size, what, warning = record(config)
+        done = "recorded the live run" if args.live else f"wrote {args.out}"  # a live run's file is temporary
         print(
-            f"wrote {args.out} ({what}, {size / 2**20:.2f} MiB of distinct tensors, "
+            f"{done} ({what}, {size / 2**20:.2f} MiB of distinct tensors, "
             f"{args.out.stat().st_size / 2**20:.2f} MiB on disk)" + (f"; {warning}" if warning else ""),
             file=sys.stderr,
         )

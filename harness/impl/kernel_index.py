@@ -55,7 +55,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "up to 192, each an `fmaf` chain from 0 added to C in order; unfused small-matrix and gemv kernels "
             "chosen by shape, layout and 16-byte alignment"
         ),
-        "MKL's code path (CPU vendor and model); MKL's own thread split of rows for some small shapes",
+        "MKL's code path (CPU vendor and model); MKL's thread grid (blocks of C per thread, each with its own "
+        "kernel choice)",
     ),
     (
         ("layer_norm",),

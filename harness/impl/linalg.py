@@ -4,9 +4,10 @@ The public functions take and return float32 NumPy arrays and reproduce torch 2.
 results bit for bit: ``mm``/``addmm`` (MKL sgemm as ``at::mm``/``at::addmm`` call it), ``bmm``
 (``at::bmm``: ATen's small loop or MKL), ``matmul``, ``linear`` and ``embedding`` with their
 backward functions. Transposed operands are passed as NumPy views (``w.T``); no copy is made.
-MKL's sgemm gives the same bits for any thread count, so ``profile.threads`` changes nothing here
-except which kernel takes the rows of some small products. ``threads`` (default ``profile.threads``)
-is how many pthreads compute MKL's main kernel: speed only, no bit depends on it.
+``profile.threads`` is MKL's thread count: MKL cuts C into a grid of blocks, one per thread, and a
+block narrower than 12 columns or shorter than 4 rows takes MKL's small kernels (csrc/mkl_sgemm.h);
+the main kernel's bits do not depend on it. ``threads`` (default ``profile.threads``) is how many
+pthreads compute MKL's main kernel: speed only, no bit depends on it.
 ``RUNNERS`` maps the op ids to fixture runners.
 """
 
@@ -71,8 +72,8 @@ def _sgemm(
     threads: int | None = None,
 ) -> None:
     """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
-    item of MKL's batched gemm; ``profile.threads``: MKL's thread count, which picks kernels of small
-    products; ``threads``: pthreads for the main kernel). The kernels of small products depend on the
+    item of MKL's batched gemm; ``profile.threads``: MKL's thread count, whose grid of blocks picks
+    kernels; ``threads``: pthreads for the main kernel). The kernels of small products depend on the
     addresses mod 16 bytes: pass the arrays at the same offsets as torch's tensors (fresh arrays and
     their views are)."""
     a, sa0, sa1, ta = _operand(a)
@@ -117,8 +118,9 @@ def mm(
 
     ``trans_a``/``trans_b`` multiply by ``a.T``/``b.T`` instead (as ``torch.mm(a.t(), b)`` would).
     Each element: K cut into blocks (see csrc/mkl_sgemm.h), one fused chain per block, blocks added.
-    The bits of MKL's main kernel (M, N >= 12) depend on K only, not on the layout, the thread
-    count or the profile. ``threads``: pthreads computing it (default ``profile.threads``; speed only).
+    The bits of MKL's main kernel depend on K only, not on the layout or the profile; the thread
+    count decides which elements it computes (MKL's thread grid). ``threads``: pthreads computing
+    it (default ``profile.threads``; speed only).
     """
     a = a.T if trans_a else a
     b = b.T if trans_b else b

@@ -154,10 +154,14 @@ class Ctx:
     gen: rng.CPUGenerator
     dropout_p: float
     masks: list[np.ndarray]
+    training: bool = True  # eval mode (model.eval()): no dropout, attention through the flash kernel
 
 
 def dropout_forward(ctx: Ctx, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """nn.Dropout in training (CPU: noise = bernoulli_(1-p) / (1-p); out = x * noise)."""
+    """nn.Dropout in training (CPU: noise = bernoulli_(1-p) / (1-p); out = x * noise); the
+    identity in eval mode (noise None, nothing drawn)."""
+    if not ctx.training:
+        return x, None
     out, noise = rng.dropout(x, ctx.dropout_p, ctx.gen, ctx.profile)
     ctx.masks.append(noise)
     return out, noise
@@ -209,13 +213,15 @@ def linear_forward(ctx: Ctx, x: np.ndarray, w: np.ndarray, b: np.ndarray | None)
 
 
 def linear_backward(ctx: Ctx, dout: np.ndarray, cache: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    """(dx, dw, db) as linalg.linear_backward: dx = dout2d @ w; dw = (x2d^T @ dout2d)^T;
+    """(dx, dw, db) as linalg.linear_backward: dx = dout2d @ w; dw = dout2d^T @ x2d, the (N, K)
+    product autograd runs for the column-major w^T (the (K, N) product x2d^T @ dout2d, transposed,
+    has other bits where MKL's thread grid gives it a column block narrower than 12);
     db = dout2d.sum(0) (ATen's sum kernel)."""
     x, w, has_bias = cache
     g2 = dout.reshape(-1, dout.shape[-1])
     x2 = x.reshape(-1, x.shape[-1])
     dx = linalg.mm(g2, w, ctx.profile, threads=THREADS).reshape(x.shape)
-    dw = np.ascontiguousarray(linalg.mm(x2.T, g2, ctx.profile, threads=THREADS).T)
+    dw = linalg.mm(g2, x2, ctx.profile, trans_a=True, threads=THREADS)
     db = sum_dims(g2, (0,), ctx.profile) if has_bias else None
     return dx, dw, db
 
@@ -227,6 +233,9 @@ def attention_forward(ctx: Ctx, qkv: np.ndarray, n_head: int) -> tuple[np.ndarra
     b, t, c3 = qkv.shape
     hs = c3 // 3 // n_head
     q, k, v = qkv.reshape(b, t, 3, n_head, hs).transpose(2, 0, 3, 1, 4)  # (B,NH,T,HS) views
+    if not ctx.training:  # dropout_p 0 and no grad: torch takes the flash kernel
+        y = attention.sdpa_forward(q, k, v, ctx.profile).out
+        return np.ascontiguousarray(y.transpose(0, 2, 1, 3)).reshape(b, t, c3 // 3), None
     y, saved = attention.sdpa_math_forward(q, k, v, ctx.dropout_p, ctx.gen, ctx.profile)
     ctx.masks.append(saved.noise)
     return np.ascontiguousarray(y.transpose(0, 2, 1, 3)).reshape(b, t, c3 // 3), (saved, qkv.shape, n_head)
@@ -260,10 +269,10 @@ def crossentropy_forward(ctx: Ctx, logits: np.ndarray, targets: np.ndarray) -> t
     return loss, (lsm, targets.reshape(-1), total_weight, logits.shape)
 
 
-def crossentropy_backward(ctx: Ctx, cache: tuple) -> np.ndarray:
-    """dlogits (B,T,V) for loss.backward() (dloss = 1)."""
+def crossentropy_backward(ctx: Ctx, cache: tuple, dloss: float = 1.0) -> np.ndarray:
+    """dlogits (B,T,V) for the loss gradient ``dloss`` (loss.backward(): 1)."""
     lsm, targets, total_weight, shape = cache
-    return rows.cross_entropy_backward(1.0, lsm, targets, total_weight, ctx.profile, IGNORE_INDEX).reshape(shape)
+    return rows.cross_entropy_backward(dloss, lsm, targets, total_weight, ctx.profile, IGNORE_INDEX).reshape(shape)
 
 
 # ----------------------------------------------------------------------------- model
@@ -333,11 +342,14 @@ def gpt_forward(ctx: Ctx, cfg: TrainConfig, p: Params, idx: np.ndarray, targets:
     return logits, loss, caches
 
 
-def gpt_backward(ctx: Ctx, cfg: TrainConfig, caches: dict, shapes: dict[str, tuple[int, ...]]) -> Params:
-    """loss.backward(): the gradients in named_parameters order. The tied wte gets the lm_head
-    gradient and the embedding gradient: two terms, summed once."""
+def gpt_backward(
+    ctx: Ctx, cfg: TrainConfig, caches: dict, shapes: dict[str, tuple[int, ...]], dloss: float = 1.0
+) -> Params:
+    """loss.backward() (``dloss``: the loss's gradient, 1 unless the loss was scaled): the gradients
+    in named_parameters order. The tied wte gets the lm_head gradient and the embedding gradient:
+    two terms, summed once."""
     grads: Params = dict.fromkeys(shapes)  # type: ignore[arg-type]
-    dlogits = crossentropy_backward(ctx, caches["loss"])
+    dlogits = crossentropy_backward(ctx, caches["loss"], dloss)
     dx, dwte_head, _ = linear_backward(ctx, dlogits, caches["lm_head"])
     dx, dw, db = layernorm_backward(ctx, dx, caches["ln_f"])
     _put(grads, "transformer.ln_f", dw, db)
@@ -388,8 +400,7 @@ def train(
     p = init_params(cfg, gen, profile)
     params = [p[n] for n in names]
     opt = make_optimizer(cfg, params, profile)
-    order = [next(i for i, q in enumerate(params) if q is o) for o in opt.params()]  # group order -> named
-    slot = {i: k for k, i in enumerate(order)}  # named index -> optimizer state index
+    order, slot = optimizer_order(opt, params)
     if observer:
         observer.on_init(names, [q.copy() for q in params])
     ctx = Ctx(profile, gen, cfg.dropout, [])
@@ -412,7 +423,18 @@ def train(
             observer.after_clip(total, clip_coef(total, cfg.grad_clip))
         opt.step([grads[i] for i in order])
         if observer:
-            states = [opt.state[slot[i]] for i in range(len(params))]
-            exp_avg = [s.exp_avg for s in states if s.exp_avg is not None]
-            exp_avg_sq = [s.exp_avg_sq for s in states if s.exp_avg_sq is not None]
-            observer.after_step(it + 1, lr, params, grads, exp_avg, exp_avg_sq)
+            observer.after_step(it + 1, lr, params, grads, *moments(opt, slot, len(params)))
+
+
+def optimizer_order(opt: AdamW, params: list[np.ndarray]) -> tuple[list[int], dict[int, int]]:
+    """(the named index of each optimizer parameter, in group order; named index -> state index)."""
+    order = [next(i for i, q in enumerate(params) if q is o) for o in opt.params()]
+    return order, {i: k for k, i in enumerate(order)}
+
+
+def moments(opt: AdamW, slot: dict[int, int], n: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """AdamW's exp_avg and exp_avg_sq in named_parameters order."""
+    states = [opt.state[slot[i]] for i in range(n)]
+    exp_avg = [s.exp_avg for s in states if s.exp_avg is not None]
+    exp_avg_sq = [s.exp_avg_sq for s in states if s.exp_avg_sq is not None]
+    return exp_avg, exp_avg_sq

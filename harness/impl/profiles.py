@@ -44,6 +44,7 @@ class KernelProfile:
 # MKL's generic path ("Intel(R) Architecture processors"), as it runs on the fixtures' AMD host
 # whatever MKL_ENABLE_INSTRUCTIONS says; Intel CPUs run other, vendor-specific kernels.
 MKL_GENERIC = "generic"
+MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config.BLAS_TAGS)
 
 PROFILES: dict[str, KernelProfile] = {
     p.name: p
@@ -78,7 +79,7 @@ def profile_for_capability(capability: str, threads: int) -> KernelProfile:
 
 
 def profile_for_platform(platform_id: str) -> KernelProfile:
-    """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-t2."""
+    """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-mklgeneric-t2."""
     from harness.platform_config import parse_platform_id
 
     config = parse_platform_id(platform_id)
@@ -86,5 +87,10 @@ def profile_for_platform(platform_id: str) -> KernelProfile:
         raise ParityError(
             f"no kernel profile for platform {platform_id}: the impl has profiles for x86_64 "
             f"({', '.join(_LEVEL_PROFILE)}) only"
+        )
+    if config.blas not in ("", MODELLED_BLAS):
+        raise ParityError(
+            f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "
+            f"{config.blas}; the impl reproduces MKL's generic path ({MODELLED_BLAS}, as on AMD CPUs)"
         )
     return get_profile(_LEVEL_PROFILE[config.isa], config.threads)

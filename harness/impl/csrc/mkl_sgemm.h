@@ -7,7 +7,9 @@
  * OpenMP region: MKL runs one thread there). MKL runs its "Intel(R) Architecture processors"
  * path on the fixtures' AMD Zen3 host whatever MKL_ENABLE_INSTRUCTIONS says; measured there per
  * element (pair cancellation for the summation tree, random data to tell fused from unfused
- * steps, operands placed at chosen offsets mod 16 bytes), with MKL on 1 or 2 threads.
+ * steps, operands placed at chosen offsets mod 16 bytes), with MKL on 1 or 2 threads; the thread
+ * split read with a debugger from the per-thread calls of MKL's own serial sgemm
+ * (mkl_blas_xsgemm_bdz under mkl_blas_sgemm_2D_bsrc: each thread's block of C), 2 to 64 threads.
  *
  * In torch's row-major terms (MKL is called with the transposed problem: its m = N, its n = M,
  * its A = our B, its B = our A):
@@ -16,16 +18,16 @@
  *   stored transposed (column-major).
  * Which kernel (mkl_sgemm routes; the measured rules):
  *   K == 1, B row-major: MKL's rank-1 update, the axpy form (below) on every element.
- *   M >= 12 and N >= 12 (and K == 0): the main kernel on every element (mkl_main).
- *   gemv (not for batch items, except M == 1 with A not transposed):
+ *   gemv (one thread at any thread count; not for batch items, except M == 1 with A not transposed):
  *     N == 1, A row-major, M > 1, or M == 1 with B transposed: a dot product per output with an
  *       alignment head (mkl_gemv_rows);
  *     N == 1, A transposed: the axpy form, C's alignment peel running down the column.
- *   N >= 12, M < 12: with 2 threads MKL splits the rows: whole groups of 4 rows take the main
- *     kernel, the last M % 4 rows a small kernel; all rows main when M >= 4 and MKL does not split
- *     (1 thread, a batch item, or a product too small: mkl_unsplit). M < 4: small kernel.
- *   N < 12: every row a small kernel.
- * The small kernels (SSE code, unfused: each product rounded, then added) by layout:
+ *   Otherwise, with 2 or more threads and a product MKL splits (mkl_unsplit), C is cut into a grid
+ *   of blocks (mkl_grid, mkl_threaded) and each block is a problem of its own; with 1 thread, for a
+ *   batch item or a product it does not split, C is one block. Per block (mkl_serial):
+ *     K == 0, or N >= 12 and M >= 4: the main kernel on every element (mkl_main);
+ *     else (N < 12 or M < 4) a small kernel on every row.
+  * The small kernels (SSE code, unfused: each product rounded, then added) by layout:
  *   A row-major, B transposed (x @ W.T): a dot product in 4 or 8 lanes (mkl_dot);
  *   both transposed: one chain in k order;
  *   B row-major: the axpy form (mkl_axpy): c = beta*C (0 for beta = 0), then c + (alpha*a)*b in
@@ -35,8 +37,9 @@
  * alpha (flash attention's scale): the main kernel scales B's elements (rounded) as it packs
  * them; the axpy form scales A's elements; the dot, chain and gemv forms scale the sum.
  * Unverified: alpha not a power of two outside the main and K == 1 forms; beta other than 0
- * or 1; 3 or more MKL threads (other bits for threaded calls); MKL's AVX-512 kernels; a 1x1
- * result of MKL's batched gemm (a dot kernel with a 5-product head, then 8 lanes: not modelled).
+ * or 1; MKL's AVX-512 kernels. Not modelled: a 1x1 result of MKL's batched gemm (a dot kernel with
+ * a 5-product head, then 8 lanes); MKL's batched gemm on 3 or more threads cutting items into
+ * parts of a multiple of 16 rows or columns (the impl keeps items whole; KERNELS.md).
  */
 #ifndef PARITY_MKL_SGEMM_H
 #define PARITY_MKL_SGEMM_H
@@ -84,7 +87,7 @@ static inline void mkl_store(const sgemm_t *g, float *c, float s) {
  * block taking what is left (K = 193: 96, 96, 1; K = 512: 192, 192, 128); each block is one
  * fused chain over its k in increasing order, starting from 0: t = fmaf(a[i,k], alpha*b[k,j], t);
  * C is then updated block by block: c = c + t (beta = 1: c starts as the C given, e.g. the bias
- * addmm copied in; beta = 0: c starts as the first block's t). 1 or 2 threads alike.
+ * addmm copied in; beta = 0: c starts as the first block's t). Any thread count alike.
  * Speed (no bit depends on it: each element's chains are the same however C is tiled): GotoBLAS
  * loop order (k block; NC columns of alpha*B packed once; MC rows of A packed to stay in L2; an
  * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. */
@@ -400,8 +403,78 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
 
 /* ------------------------------------------------------------------------------ routing */
 
-/* Products MKL does not split between threads (measured thresholds, any M < 12). */
-static int mkl_unsplit(int64_t N, int64_t K) { return K <= 1 || (N <= 100 && K <= 4) || (N <= 16 && K <= 16); }
+/* MKL's serial sgemm on one (sub-)problem, as each thread of MKL's threaded driver runs it on its
+ * block of C (mkl_blas_xsgemm, no gemv dispatch): the main kernel when K == 0 or N >= 12 and
+ * M >= 4, else a small kernel on every row. */
+static void mkl_serial(const sgemm_t *g) {
+    const int64_t main_rows = (g->K <= 0 || (g->N >= 12 && g->M >= 4)) ? g->M : 0;
+    mkl_main(g, main_rows);
+    mkl_small_rows(g, main_rows);
+}
+
+/* Products MKL runs on one thread whatever its thread count (measured thresholds). */
+static int mkl_unsplit(int64_t M, int64_t N, int64_t K) {
+    return K <= 1 || (M <= 100 && N <= 100 && K <= 4) || (M <= 16 && N <= 16 && K <= 16);
+}
+
+/* MKL's thread grid (mkl_blas_sgemm_2D_bsrc): `threads` threads as gc column chunks times gr row
+ * chunks of C (measured for 2 to 24, 27, 32, 37 and 64 threads; some threads may stay idle):
+ * 2 -> 1 x 2, 3 -> 2 x 1, 4 -> 3 x 1; otherwise gr starts at floor(sqrt(threads - 1)) and goes
+ * down until threads % gr <= 1, and gc = threads / gr (5 -> 2 x 2, 8 -> 4 x 2, 10 -> 3 x 3,
+ * 11 -> 5 x 2, 14 -> 7 x 2, 16 -> 5 x 3, 17 -> 4 x 4, 32 -> 8 x 4, 64 -> 9 x 7). */
+static void mkl_grid(int64_t threads, int64_t *gc, int64_t *gr) {
+    if (threads <= 4) {
+        *gc = threads <= 2 ? 1 : threads - 1;
+        *gr = threads == 2 ? 2 : 1;
+        return;
+    }
+    int64_t r = 1;
+    while ((r + 1) * (r + 1) <= threads - 1) r++;
+    while (r > 1 && threads % r > 1) r--;
+    *gr = r;
+    *gc = threads / r;
+}
+
+/* The block [r0, r1) x [c0, c1) of g's product as a problem of its own (its offsets in torch's buffers kept). */
+static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    sgemm_t s = *g;
+    s.M = r1 - r0;
+    s.N = c1 - c0;
+    s.A = g->A + r0 * g->sa0;
+    s.B = g->B + c0 * g->sb1;
+    s.C = g->C + r0 * g->ldc + c0;
+    s.a_off = g->a_off + r0 * g->sa0;
+    s.b_off = g->b_off + c0 * g->sb1;
+    s.c_off = g->c_off + r0 * g->ldc + c0;
+    return s;
+}
+
+/* MKL's threaded sgemm: C cut by the grid into column chunks of a multiple of 16 and row chunks of a
+ * multiple of 4 (roundup(ceil(N / gc), 16), roundup(ceil(M / gr), 4), the last chunks taking the
+ * rest), each block computed by mkl_serial. Only the last column chunk can be narrower than 12
+ * and only the last row chunk shorter than 4, so every other block is the main kernel, whose bits
+ * do not depend on the blocks: it is computed in one piece ([0, Rm) x [0, Cm)). */
+static void mkl_threaded(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N;
+    int64_t gc, gr;
+    mkl_grid(g->threads, &gc, &gr);
+    const int64_t cw = divup(divup(N, gc), 16) * 16, rh = divup(divup(M, gr), 4) * 4;
+    const int64_t lc = (N - 1) / cw * cw, lr = (M - 1) / rh * rh; /* the last chunks' starts */
+    const int64_t Cm = N - lc >= 12 ? N : lc, Rm = M - lr >= 4 ? M : lr;
+    if (Rm > 0 && Cm > 0) {
+        const sgemm_t s = mkl_sub(g, 0, Rm, 0, Cm);
+        mkl_main(&s, Rm);
+    }
+    for (int64_t r0 = 0; r0 < M; r0 += rh) {
+        const int64_t r1 = r0 + rh < M ? r0 + rh : M;
+        for (int64_t c0 = 0; c0 < N; c0 += cw) {
+            const int64_t c1 = c0 + cw < N ? c0 + cw : N;
+            if (r1 <= Rm && c1 <= Cm) continue; /* in the main piece */
+            const sgemm_t s = mkl_sub(g, r0, r1, c0, c1);
+            mkl_serial(&s);
+        }
+    }
+}
 
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
@@ -411,28 +484,25 @@ static void mkl_sgemm(const sgemm_t *g) {
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
         return;
     }
-    if (K <= 0 || (M >= 12 && N >= 12)) {
-        mkl_main(g, M);
-        return;
+    if (K > 0 && (M < 12 || N < 12)) { /* gemv: one thread at any thread count */
+        if (N == 1 && M > 1 && !g->ta && !g->batched) {
+            mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
+            return;
+        }
+        if (M == 1 && g->tb && !(g->batched && g->ta)) {
+            mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
+            return;
+        }
+        if (N == 1 && g->ta && !g->batched) { /* gemv 'N': axpy steps down the column, C's peel */
+            const int64_t p = mkl_peel(g->c_off);
+            for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
+            return;
+        }
     }
-    if (N == 1 && M > 1 && !g->ta && !g->batched) {
-        mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
-        return;
-    }
-    if (M == 1 && g->tb && !(g->batched && g->ta)) {
-        mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
-        return;
-    }
-    if (N == 1 && g->ta && !g->batched) { /* gemv 'N': axpy steps down the column, C's peel */
-        const int64_t p = mkl_peel(g->c_off);
-        for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
-        return;
-    }
-    int64_t main_rows = 0;
-    if (N >= 12)
-        main_rows = (M >= 4 && (g->threads < 2 || g->batched || mkl_unsplit(N, K))) ? M : (M / 4) * 4;
-    mkl_main(g, main_rows);
-    mkl_small_rows(g, main_rows);
+    if (g->threads < 2 || g->batched || mkl_unsplit(M, N, K))
+        mkl_serial(g);
+    else
+        mkl_threaded(g);
 }
 
 #endif

@@ -1,0 +1,77 @@
+"""Wall time of nanoGPT training steps without and with `parity trace` recording, and their ratio.
+
+    python benchmarks/trace_overhead.py [--config tiny|shakespeare-char] [--steps N] [--repeat N]
+
+Both runs train the same steps from the same batches in this process, with this process's
+configuration (pin it as `parity generate` does, e.g. ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=2).
+The traced run records every ATen op of the forward, backward and optimizer (digests, sums,
+shapes, call sites; harness.trace.record), and keeps the trace in memory (writing it is not
+timed). Model construction is outside the timed region; each run is the best of ``--repeat``.
+Targets: ratio <= 3 at tiny, <= 1.5 at shakespeare-char.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from timing import best_of
+
+from harness.generators.nanogpt_model import GPT, GPTConfig
+from harness.generators.nanogpt_train import CONFIGS, batches_for, get_lr
+from harness.trace.record import recording
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="tiny", choices=sorted(CONFIGS))
+    parser.add_argument("--steps", type=int, default=10, help="training steps per timed run (default 10)")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each kind; the best is kept")
+    args = parser.parse_args()
+    cfg = replace(CONFIGS[args.config], steps=args.steps)
+    batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches_for(cfg)]
+    torch.manual_seed(cfg.seed)
+    model = GPT(GPTConfig(**cfg.model_args()))
+    model.train()
+    optimizer = model.configure_optimizers(cfg.weight_decay, cfg.learning_rate, (cfg.beta1, cfg.beta2), "cpu")
+
+    def steps() -> None:
+        for it, (x, y) in enumerate(batches):
+            for group in optimizer.param_groups:
+                group["lr"] = get_lr(it, cfg)
+            _, loss = model(x, y)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), cfg.grad_clip)
+            optimizer.step()
+            optimizer.zero_grad(set_to_none=True)
+
+    counted: list[int] = []
+
+    def traced() -> None:
+        with recording() as tracer:
+            steps()
+        counted.append(len(tracer.ops))  # materialising the records waits for every fingerprint
+
+    plain_s = traced_s = float("inf")
+    for _ in range(args.repeat):  # interleaved, so load from elsewhere hits both alike
+        plain_s = min(plain_s, best_of(steps, 1, warm_up=False))
+        traced_s = min(traced_s, best_of(traced, 1, warm_up=False))
+    per_step = counted[-1] / cfg.steps
+    print(
+        f"config {cfg.name}: {cfg.steps} steps, torch {torch.__version__}, {torch.get_num_threads()} threads, "
+        f"capability {torch.backends.cpu.get_cpu_capability()}, best of {args.repeat}, {per_step:.0f} ops/step"
+    )
+    print(f"  plain training   {plain_s:8.3f} s  ({1000 * plain_s / cfg.steps:7.1f} ms/step)")
+    print(f"  traced           {traced_s:8.3f} s  ({1000 * traced_s / cfg.steps:7.1f} ms/step)")
+    target = 3.0 if cfg.name == "tiny" else 1.5
+    print(f"  ratio            {traced_s / plain_s:8.3f}  (target <= {target})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""The tensor pool of a fixture store: every tensor once, under its key, shared by all fixtures.
+
+A store is a directory ``ROOT`` holding ``ROOT/torch-<version>/*.h5`` (the fixtures, which
+name their tensors by key) and ``ROOT/pool/*.hdf5`` (the tensors)::
+
+    ROOT/pool/<16 hex>.hdf5      attrs: format = "parity-harness-tensor-pool", schema_version = 2
+        /tensors/<key>           one dataset per tensor, key = <sha256>_<dtype>_<shape>
+
+Recording a fixture adds one pool file holding the tensors the pool lacked, named after the
+SHA-256 of its sorted keys, and never rewrites an existing one: git keeps one copy of each
+tensor however many configurations and torch releases share it. Only ``parity gc`` removes
+or rewrites pool files (entries no fixture refers to).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from harness.errors import FixtureError
+from harness.store.hdf5 import (
+    TensorKey,
+    attr_value,
+    create_h5,
+    link_names,
+    open_h5,
+    publish,
+    read_dataset,
+    temp_beside,
+    unlink_quietly,
+    write_dataset,
+)
+
+POOL_DIR = "pool"
+POOL_FORMAT = "parity-harness-tensor-pool"
+POOL_SCHEMA = 2
+POOL_SUFFIX = ".hdf5"
+TENSORS = "tensors"
+
+_INDEX_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...]], dict[str, Path]] = {}
+
+
+def pool_files(directory: Path) -> list[Path]:
+    return sorted(directory.glob(f"*{POOL_SUFFIX}")) if directory.is_dir() else []
+
+
+def read_pool_keys(path: Path) -> list[TensorKey]:
+    """The keys a pool file holds (each entry's dtype and shape are checked when it is read)."""
+    with open_h5(path) as f:
+        if "format" not in f.attrs or attr_value(f, "format", path) != POOL_FORMAT:
+            raise FixtureError(path, "not a parity-harness tensor pool file")
+        if "schema_version" not in f.attrs or attr_value(f, "schema_version", path) != POOL_SCHEMA:
+            raise FixtureError(path, f"tensor pool schema is not version {POOL_SCHEMA}")
+        if TENSORS not in f or not isinstance(f.get(TENSORS, getlink=True), h5py.HardLink):
+            raise FixtureError(path, "damaged tensor pool: its tensors group is missing")
+        return [TensorKey.parse(name, path, f"pool entry {name[:24]}...") for name in link_names(f[TENSORS], path)]
+
+
+class Pool:
+    """The pool directory of one store; reads and adds tensors by key."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._open: dict[Path, h5py.File] = {}
+
+    @staticmethod
+    def of_store(root: Path) -> Pool:
+        return Pool(root / POOL_DIR)
+
+    def files(self) -> list[Path]:
+        return pool_files(self.directory)
+
+    def index(self) -> dict[str, Path]:
+        """Key text -> the pool file holding it (cached while no pool file changes)."""
+        files = self.files()
+        stamp = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+        cache_key = (str(self.directory.resolve()), stamp)
+        found = _INDEX_CACHE.get(cache_key)
+        if found is None:
+            found = {}
+            for path in files:
+                for key in read_pool_keys(path):
+                    found.setdefault(key.text, path)
+            _INDEX_CACHE.clear()
+            _INDEX_CACHE[cache_key] = found
+        return found
+
+    def _file(self, path: Path) -> h5py.File:
+        if path not in self._open:
+            self._open[path] = open_h5(path)
+        return self._open[path]
+
+    def read(self, key: TensorKey, where: Path, label: str) -> np.ndarray:
+        pool_path = self.index().get(key.text)
+        if pool_path is None:
+            raise FixtureError(where, f"tensor {label}: the pool {self.directory} does not hold it")
+        try:
+            node = self._file(pool_path)[TENSORS][key.text]
+        except (KeyError, OSError) as err:
+            raise FixtureError(pool_path, f"damaged tensor pool: {key.text[:24]}... is unreadable ({err})") from None
+        if not isinstance(node, h5py.Dataset):
+            raise FixtureError(pool_path, f"damaged tensor pool: {key.text[:24]}... is not a tensor")
+        return read_dataset(node, key, pool_path, label)
+
+    def close(self) -> None:
+        for f in self._open.values():
+            f.close()
+        self._open.clear()
+
+    def add(self, arrays: dict[str, np.ndarray]) -> tuple[Path | None, int]:
+        """Store the tensors the pool lacks in one new pool file; (its path, its bytes of data)."""
+        have = self.index()
+        new = {k: a for k, a in arrays.items() if k not in have}
+        if not new:
+            return None, 0
+        return write_pool_file(self.directory, new.items())
+
+    def verify(self) -> int:
+        """Read every entry of every pool file and check its digest; returns how many."""
+        count = 0
+        for path in self.files():
+            with open_h5(path) as f:
+                for key in read_pool_keys(path):
+                    node = f[TENSORS][key.text]
+                    if not isinstance(node, h5py.Dataset):
+                        raise FixtureError(path, f"damaged tensor pool: {key.text[:24]}... is not a tensor")
+                    read_dataset(node, key, path, key.text[:24] + "...")
+                    count += 1
+        return count
+
+
+def pool_file_name(keys: Iterable[str]) -> str:
+    h = hashlib.sha256("\n".join(sorted(keys)).encode())
+    return h.hexdigest()[:16] + POOL_SUFFIX
+
+
+def write_pool_file(directory: Path, entries: Iterable[tuple[str, np.ndarray]]) -> tuple[Path | None, int]:
+    """One pool file of ``entries`` (key text, canonical array), written atomically, never replacing one."""
+    items = sorted(entries)
+    if not items:
+        return None, 0
+    path = directory / pool_file_name(k for k, _ in items)
+    tmp = temp_beside(path)
+    try:
+        with create_h5(tmp) as f:
+            f.attrs["format"] = POOL_FORMAT
+            f.attrs["schema_version"] = POOL_SCHEMA
+            group = f.create_group(TENSORS, track_order=True)
+            for key, array in items:
+                write_dataset(group, key, array)
+        publish(tmp, path, replace=False)  # a file of that name holds the same keys already
+    except BaseException:
+        unlink_quietly(tmp)
+        raise
+    return path, sum(a.nbytes for _, a in items)

@@ -1,0 +1,22 @@
+"""``parity trace``: the first op where two runs of a PyTorch program part, and a proven cause.
+
+- ``record``: the recorder (a TorchDispatchMode below autograd) and ``tracing()``, the context
+  manager: ``with tracing("run.h5"): train()`` (needs torch)
+- ``run``: the process ``parity trace`` starts around a program
+- ``tracefile``: the trace file format; ``diff``: alignment, root cause and spread;
+  ``cause``: the platform knob and its proof by the reference implementation; ``impl_ops``: ATen
+  ops replayed through the impl; ``report``: the four report formats (all torch-free)
+- ``pytest_plugin``: the ``parity_golden`` fixture; ``demo``: small models to trace
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("tracing", "recording"):
+        from harness.trace import record
+
+        return getattr(record, name)
+    raise AttributeError(name)

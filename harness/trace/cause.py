@@ -1,0 +1,242 @@
+"""Why the root cause differs: the platform knob, from both traces' provenance and the kernel index,
+and its proof by the reference implementation. Torch-free (re-runs start their own processes).
+
+Knobs (provenance fields): ``threads``, ``capability`` (ATen's CPU capability,
+``ATEN_CPU_CAPABILITY``), ``onednn_isa`` (``ONEDNN_MAX_CPU_ISA``), ``mkl_code_path``, ``blas``,
+``cpu_model``, ``arch``, ``torch_version``. The kernel index says which of them reach the root
+cause op's bits (harness/trace/impl_ops.py ``KERNEL_OPS``); the knob is the one that both
+differs between the traces and reaches the op.
+
+Verification (``--verify-cause``): A's program is run again under its configuration, keeping the
+root cause op's tensors in full (its inputs are B's too); the impl replays them under each side's
+profile (the profile of its ATen capability, its thread count). The cause is verified when the
+impl gives each side's traced outputs bit for bit (by their digests), and, where one knob was
+named, when changing that knob alone in the impl turns side A's bits into side B's. Otherwise it
+is "unexplained" (and B's program is run again for the ULP figures).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.errors import ParityError
+from harness.trace.diff import Divergence, TraceDiff, fingerprints
+from harness.trace.impl_ops import kernel_op
+from harness.trace.tracefile import Captured, OpRecord, Trace, read_trace
+
+KNOB_LABELS = {
+    "threads": "intra-op thread count",
+    "capability": "ATen CPU capability (ATEN_CPU_CAPABILITY)",
+    "onednn_isa": "oneDNN ISA (ONEDNN_MAX_CPU_ISA)",
+    "mkl_code_path": "MKL code path",
+    "blas": "BLAS",
+    "cpu_model": "CPU model",
+    "arch": "architecture",
+    "torch_version": "torch release",
+}
+
+
+def knob_values(provenance: dict[str, Any]) -> dict[str, str]:
+    env = provenance.get("env", {})
+    return {
+        "threads": str(provenance.get("threads", "")),
+        "capability": str(provenance.get("capability", "")),
+        "onednn_isa": str(env.get("ONEDNN_MAX_CPU_ISA", env.get("DNNL_MAX_CPU_ISA", "")) or "(unset: the CPU's best)"),
+        "mkl_code_path": str(provenance.get("mkl_code_path", "")),
+        "blas": str(provenance.get("blas", "")),
+        "cpu_model": str(provenance.get("cpu_model", "")),
+        "arch": str(provenance.get("arch", "")),
+        "torch_version": str(provenance.get("torch_version_full", provenance.get("torch_version", ""))),
+    }
+
+
+@dataclass
+class OutputFigures:
+    name: str
+    line: str  # harness.ulp.describe()
+    comparison: dict[str, Any]
+
+
+@dataclass
+class Cause:
+    op: str
+    kernel: str  # the kernel index row ("" when the op is not in it)
+    knobs: list[str]  # the knobs that differ and reach this op
+    differing: dict[str, tuple[str, str]]  # every knob that differs: (A, B)
+    explanation: str
+    verified: bool = False
+    verification: str = "not attempted (pass --verify-cause)"
+    figures: list[OutputFigures] = field(default_factory=list)
+
+    @property
+    def knob(self) -> str:
+        return " and ".join(KNOB_LABELS.get(k, k) for k in self.knobs) if self.knobs else "unexplained"
+
+
+def explain(diff: TraceDiff) -> Cause | None:
+    """The knob behind ``diff.root_cause``, from provenance and the kernel index."""
+    from harness.impl.kernel_index import ROWS, WHY
+
+    root = diff.root_cause
+    if root is None:
+        return None
+    va, vb = knob_values(diff.a.provenance), knob_values(diff.b.provenance)
+    differing = {k: (va[k], vb[k]) for k in va if va[k] != vb[k]}
+    found = kernel_op(root.a.op, root.a.args)
+    if found is None:
+        listed = ", ".join(f"{KNOB_LABELS[k]} {a} vs {b}" for k, (a, b) in differing.items()) or "nothing"
+        return Cause(
+            root.a.op, "", [], differing,
+            f"{root.a.op} is not in the kernel index; the platforms differ in: {listed}",
+        )  # fmt: skip
+    kernel, reach = found
+    knobs = [k for k in reach if k in differing]
+    kernel_text = next(text for ops, text, _ in ROWS if kernel in ops)
+    why = WHY[kernel]
+    if knobs:
+        values = "; ".join(f"{KNOB_LABELS[k]}: {differing[k][0]} vs {differing[k][1]}" for k in knobs)
+        text = f"{values}. Kernel: {kernel_text}. What makes its bits differ: {why}"
+    else:
+        listed = ", ".join(KNOB_LABELS[k] for k in differing) or "nothing recorded"
+        text = (
+            f"unexplained: the kernel index names no knob of {kernel} among those that differ ({listed}). "
+            f"Kernel: {kernel_text}. What makes its bits differ: {why}"
+        )
+    return Cause(root.a.op, kernel, knobs, differing, text)
+
+
+# -- re-running a traced program ------------------------------------------------------------------
+
+
+def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str]:
+    """This environment with the traced run's configuration variables in place of its own."""
+    from harness.platform_config import RELEVANT_ENV
+
+    env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
+    env.update(trace.attrs.get("env", {}))
+    return env
+
+
+def capture(trace: Trace, index: int, workdir: Path) -> Captured:
+    """Run ``trace``'s program again under its configuration, keeping op ``index`` in full;
+    checks that the op and its digests came out as traced."""
+    command = trace.attrs.get("command")
+    if not command:
+        raise ParityError(f"{trace.path}: the trace does not say how its program was run (traced in Python?)")
+    out = workdir / f"capture-{index}.h5"
+    argv = trace_argv(command, out, [index])
+    proc = subprocess.run(
+        argv, env=rerun_env(trace), cwd=trace.attrs.get("cwd") or None, capture_output=True, text=True
+    )
+    if not out.exists():  # the program may end with its own exit status; the trace is what counts
+        tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+        raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
+    again = read_trace(out)
+    if index >= len(again.ops) or index not in again.captured:
+        raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
+    first, then = trace.ops[index], again.ops[index]
+    if (first.op, fingerprints(first.inputs), fingerprints(first.outputs)) != (
+        then.op,
+        fingerprints(then.inputs),
+        fingerprints(then.outputs),
+    ):
+        raise ParityError(
+            f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
+        )
+    return again.captured[index]
+
+
+def trace_argv(command: list[str], out: Path, capture_ops: list[int]) -> list[str]:
+    """The child command line tracing ``command`` (a Python program) into ``out``."""
+    exe, program = split_python(command)
+    argv = [exe, "-m", "harness.trace.run", "--out", str(out), "--command", json.dumps(command)]
+    if capture_ops:
+        argv += ["--capture", ",".join(map(str, capture_ops))]
+    return [*argv, "--", *program]
+
+
+def split_python(command: list[str]) -> tuple[str, list[str]]:
+    """('python', rest) when the command starts with a Python interpreter, else this one's."""
+    import re
+
+    if command and re.fullmatch(r"python[\d.]*", Path(command[0]).name):
+        return command[0], command[1:]
+    return sys.executable, list(command)
+
+
+def verify(diff: TraceDiff, cause: Cause) -> None:
+    """Capture the root cause op's tensors, replay them through the impl under both sides' profiles,
+    and fill ``cause`` with the verdict and the ULP figures of each differing output.
+
+    The op's inputs are the same on both sides, so one re-run (of A's program) gives them; the
+    impl's outputs are checked against each trace's own digests. B's program is run again only
+    where the impl does not reproduce B, for the figures."""
+    from harness.ulp import compare_tensors, describe
+
+    root: Divergence = diff.root_cause  # type: ignore[assignment]
+    with tempfile.TemporaryDirectory(prefix="parity-trace-") as tmp:
+        try:
+            cap_a = capture(diff.a, root.a.index, Path(tmp))
+        except ParityError as err:
+            cause.verification = f"unexplained: could not capture the op's tensors ({err})"
+            return
+        cause.verified, cause.verification, outputs_b = replay_verdict(diff, cause, cap_a)
+        if outputs_b is None:
+            try:
+                outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
+            except ParityError as err:
+                cause.verification += f"; B's outputs could not be captured for ULP figures ({err})"
+                outputs_b = {}
+    for name in root.outputs:
+        if name in cap_a.outputs and name in outputs_b:
+            c = compare_tensors(name, cap_a.outputs[name], outputs_b[name])
+            cause.figures.append(OutputFigures(name, describe(c), c.as_dict()))
+
+
+def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, str, dict[str, np.ndarray] | None]:
+    """Whether the impl, under each side's profile, gives each side's traced outputs bit for bit
+    (by digest); with the verdict's text and, when verified, B's outputs (the impl's)."""
+    from harness.impl.profiles import profile_for_capability
+    from harness.trace.impl_ops import replay
+
+    root: Divergence = diff.root_cause  # type: ignore[assignment]
+    try:
+        pa = profile_for_capability(str(diff.a.provenance.get("capability")), int(diff.a.provenance.get("threads", 1)))
+        pb = profile_for_capability(str(diff.b.provenance.get("capability")), int(diff.b.provenance.get("threads", 1)))
+        impl_a = replay(root.a.op, cap.inputs, cap.args, pa)
+        impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
+    except ParityError as err:
+        return False, f"unexplained: {err}", None
+    for side, impl, op, prof in (("A", impl_a, root.a, pa), ("B", impl_b, root.b, pb)):
+        bad = _not_reproduced(impl, op)
+        if bad:
+            why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
+            return False, why, None
+    text = f"the impl gives both sides' outputs bit for bit ({pa.label} for A, {pb.label} for B)"
+    if len(cause.knobs) == 1 and cause.knobs[0] in ("threads", "capability"):
+        knob = cause.knobs[0]
+        alone = pa.with_threads(pb.threads) if knob == "threads" else pb.with_threads(pa.threads)
+        moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
+        if not _not_reproduced(moved, root.b):
+            text += f"; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's"
+    return True, text, impl_b
+
+
+def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord) -> list[str]:
+    """The fingerprinted outputs of ``op`` whose digest the impl's outputs do not have."""
+    return [
+        r.name
+        for r in op.outputs
+        if r.fingerprinted
+        and (r.name not in impl or hashlib.sha256(np.ascontiguousarray(impl[r.name]).tobytes()).digest() != r.digest)
+    ]

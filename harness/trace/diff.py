@@ -1,0 +1,218 @@
+"""Two traces of one program: align their op streams, find the root cause, show how it spread. Torch-free.
+
+Alignment: ops are matched on (op, input shapes) as a longest common subsequence (common prefix
+and suffix first, then ``difflib`` without its popularity heuristic on the rest), so a run that
+took another code path (ops one side lacks) still lines up around it.
+
+The root cause is the first matched op whose inputs (every fingerprinted tensor, the generator
+state of a random op, the non-tensor arguments) are bit-identical on both sides and whose
+outputs are not. When the first difference comes instead from ops only one side ran, that
+stretch of the stream is named (a code path). View ops are never candidates (their bits are
+those of what they view). Then the spread: the first differing op of every module, of every
+training step, and each step's loss (the last 0-d float output computed before its backward).
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from harness.trace.tracefile import OpRecord, Trace
+
+
+@dataclass
+class Divergence:
+    """A matched op pair whose outputs differ."""
+
+    a: OpRecord
+    b: OpRecord
+    outputs: list[str]  # names of the differing outputs
+
+
+@dataclass
+class CodePath:
+    """Ops only one side ran, around the first difference."""
+
+    a_ops: list[OpRecord]
+    b_ops: list[OpRecord]
+
+
+@dataclass
+class StepSummary:
+    step: int
+    ops_a: int
+    ops_b: int
+    matched: int
+    differing: int
+    first: Divergence | None
+    loss_a: float | None
+    loss_b: float | None
+    loss_ulp: int | None
+
+
+@dataclass
+class TraceDiff:
+    a: Trace
+    b: Trace
+    pairs: list[tuple[int | None, int | None]]
+    root_cause: Divergence | None
+    code_path: CodePath | None
+    first_difference: Divergence | None
+    modules: list[Divergence]
+    steps: list[StepSummary]
+    only_a: int
+    only_b: int
+    differing_ops: int
+    cause: Any = None  # harness.trace.cause.Cause, filled in by explain()
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def bit_identical(self) -> bool:
+        return self.differing_ops == 0 and self.only_a == 0 and self.only_b == 0
+
+
+def align(a: list[OpRecord], b: list[OpRecord]) -> list[tuple[int | None, int | None]]:
+    """Index pairs in stream order; (i, None) and (None, j) are ops only one side has."""
+    ids: dict[Any, int] = {}
+    ka = [ids.setdefault(op.align_key, len(ids)) for op in a]
+    kb = [ids.setdefault(op.align_key, len(ids)) for op in b]
+    head = 0
+    while head < min(len(ka), len(kb)) and ka[head] == kb[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(ka), len(kb)) - head and ka[-1 - tail] == kb[-1 - tail]:
+        tail += 1
+    pairs: list[tuple[int | None, int | None]] = [(i, i) for i in range(head)]
+    mid_a, mid_b = ka[head : len(ka) - tail], kb[head : len(kb) - tail]
+    matcher = difflib.SequenceMatcher(None, mid_a, mid_b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            pairs += [(head + i, head + j) for i, j in zip(range(i1, i2), range(j1, j2), strict=True)]
+        else:
+            pairs += [(head + i, None) for i in range(i1, i2)]
+            pairs += [(None, head + j) for j in range(j1, j2)]
+    pairs += [(len(ka) - tail + k, len(kb) - tail + k) for k in range(tail)]
+    return pairs
+
+
+def fingerprints(refs: list) -> list[tuple[str, bool, bytes]]:
+    """What must be equal for two op's tensors to be bit-identical (not the sums: NaN where not numeric)."""
+    return [(r.name, r.fingerprinted, r.digest) for r in refs]
+
+
+def inputs_identical(a: OpRecord, b: OpRecord) -> bool:
+    return a.args == b.args and fingerprints(a.inputs) == fingerprints(b.inputs)
+
+
+def differing_outputs(a: OpRecord, b: OpRecord) -> list[str]:
+    """Outputs fingerprinted on both sides whose digests differ."""
+    theirs = {r.name: r for r in b.outputs}
+    return [
+        r.name
+        for r in a.outputs
+        if r.fingerprinted and r.name in theirs and theirs[r.name].fingerprinted and theirs[r.name].digest != r.digest
+    ]
+
+
+# ops whose 0-d output is not a computed value (the gradient seed of backward, copies)
+_NOT_LOSS = ("ones_like", "zeros_like", "full_like", "full", "ones", "zeros", "scalar_tensor", "fill_", "lift_fresh",
+             "detach", "clone", "_to_copy", "copy_", "alias")  # fmt: skip
+
+
+def _is_scalar_float(op: OpRecord) -> bool:
+    out = op.outputs[0] if op.outputs else None
+    return (
+        out is not None and out.shape == () and out.dtype.startswith(("float", "bfloat"))
+        and op.op.split(".")[1] not in _NOT_LOSS
+    )  # fmt: skip
+
+
+def step_losses(ops: list[OpRecord]) -> dict[int, OpRecord]:
+    """Per step, the last 0-d float output computed (outside the optimizer) before its first backward op."""
+    out: dict[int, OpRecord] = {}
+    candidate: dict[int, OpRecord] = {}
+    for op in ops:
+        if op.phase == "backward":
+            if op.step not in out and op.step in candidate:
+                out[op.step] = candidate[op.step]
+        elif (
+            op.phase in ("forward", "other")
+            and op.step not in out
+            and _is_scalar_float(op)
+            and op.outputs[0].fingerprinted
+        ):
+            candidate[op.step] = op
+    return out
+
+
+def _float_ulp(x: float, y: float, dtype: str) -> int | None:
+    from harness.ulp import compare_tensors
+
+    np_dtype = {"float32": np.float32, "float64": np.float64, "float16": np.float16}.get(dtype)
+    if np_dtype is None or not (np.isfinite(x) and np.isfinite(y)):
+        return None
+    return compare_tensors("loss", np.array(x, np_dtype), np.array(y, np_dtype)).max_ulp
+
+
+def diff_traces(a: Trace, b: Trace) -> TraceDiff:
+    pairs = align(a.ops, b.ops)
+    root: Divergence | None = None
+    first: Divergence | None = None
+    code_path: CodePath | None = None
+    pending_a: list[OpRecord] = []
+    pending_b: list[OpRecord] = []
+    modules: dict[str, Divergence] = {}
+    per_step: dict[int, dict[str, Any]] = {}
+    only_a = only_b = differing = 0
+    for i, j in pairs:
+        if i is None or j is None:
+            if i is not None:
+                only_a += 1
+                if first is None:
+                    pending_a.append(a.ops[i])
+            if j is not None:
+                only_b += 1
+                if first is None:
+                    pending_b.append(b.ops[j])
+            step = (a.ops[i] if i is not None else b.ops[j]).step  # type: ignore[index]
+            per_step.setdefault(step, {"matched": 0, "differing": 0, "first": None})
+            continue
+        oa, ob = a.ops[i], b.ops[j]
+        entry = per_step.setdefault(oa.step, {"matched": 0, "differing": 0, "first": None})
+        entry["matched"] += 1
+        names = differing_outputs(oa, ob)
+        if names:
+            div = Divergence(oa, ob, names)
+            differing += 1
+            entry["differing"] += 1
+            entry["first"] = entry["first"] or div
+            if oa.module and oa.module not in modules:
+                modules[oa.module] = div
+            if first is None:
+                first = div
+                if pending_a or pending_b:
+                    code_path = CodePath(list(pending_a), list(pending_b))
+            if root is None and inputs_identical(oa, ob):
+                root = div
+    if first is None and (pending_a or pending_b) and code_path is None:
+        code_path = CodePath(pending_a, pending_b)
+    losses_a, losses_b = step_losses(a.ops), step_losses(b.ops)
+    steps_a = {op.step for op in a.ops}
+    steps_b = {op.step for op in b.ops}
+    steps = []
+    for step in sorted(steps_a | steps_b):
+        entry = per_step.get(step, {"matched": 0, "differing": 0, "first": None})
+        la, lb = losses_a.get(step), losses_b.get(step)
+        va = la.outputs[0].sum if la else None
+        vb = lb.outputs[0].sum if lb else None
+        ulp = _float_ulp(va, vb, la.outputs[0].dtype) if la and lb and va is not None and vb is not None else None
+        steps.append(
+            StepSummary(
+                step, sum(op.step == step for op in a.ops), sum(op.step == step for op in b.ops),
+                entry["matched"], entry["differing"], entry["first"], va, vb, ulp,
+            )
+        )  # fmt: skip
+    return TraceDiff(a, b, pairs, root, code_path, first, list(modules.values()), steps, only_a, only_b, differing)

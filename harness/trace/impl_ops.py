@@ -1,0 +1,274 @@
+"""ATen ops the reference implementation reproduces, called with a captured op's tensors. Torch-free.
+
+Each entry takes the captured inputs (by schema name), the non-tensor arguments and a
+``KernelProfile`` (its thread count included) and returns the op's outputs under the names a
+trace gives them (``out``, or ``out0``, ``out1``, ... by position). ``KERNEL_OPS`` maps every
+ATen op a platform knob can change to the row of the kernel index (harness/impl/kernel_index.py)
+that says why, and to the provenance knobs that reach its bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from harness.errors import ParityError
+from harness.impl.profiles import KernelProfile
+
+Arrays = Mapping[str, np.ndarray]
+Args = Mapping[str, Any]
+Replay = Callable[[Arrays, Args, KernelProfile], dict[str, np.ndarray]]
+
+# ATen op (overload packet) -> (kernel index op, knobs that change its bits)
+KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "native_layer_norm": ("layer_norm", ("capability",)),
+    "native_layer_norm_backward": ("layer_norm", ("threads", "capability")),
+    "_softmax": ("softmax", ("capability",)),
+    "_softmax_backward_data": ("softmax", ("capability", "threads")),
+    "_log_softmax": ("log_softmax", ("capability",)),
+    "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
+    "nll_loss_forward": ("cross_entropy", ()),
+    "nll_loss_backward": ("cross_entropy", ()),
+    "gelu": ("gelu", ("onednn_isa",)),
+    "gelu_backward": ("gelu", ("onednn_isa",)),
+    "tanh": ("tanh", ("mkl_code_path",)),
+    "tanh_backward": ("tanh", ("capability",)),
+    "exp": ("exp", ("mkl_code_path",)),
+    "log": ("log", ("mkl_code_path",)),
+    "rsqrt": ("rsqrt", ()),
+    "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "addmm": ("linear", ("mkl_code_path", "cpu_model", "threads")),
+    "sum": ("sum", ("threads",)),
+    "mean": ("mean", ("threads",)),
+    "var": ("var", ("threads",)),
+    "linalg_vector_norm": ("vector_norm", ("capability",)),
+    "normal_": ("randn", ("capability",)),
+    "randn": ("randn", ("capability",)),
+    "bernoulli_": ("dropout", ()),
+    "embedding": ("embedding", ()),
+    "embedding_dense_backward": ("embedding", ()),
+    "_scaled_dot_product_flash_attention_for_cpu": ("sdpa", ("capability", "threads")),
+    "_scaled_dot_product_flash_attention_for_cpu_backward": ("sdpa", ("capability", "threads")),
+    "lerp_": ("adamw_step", ("capability",)),
+    "addcmul_": ("adamw_step", ("capability",)),
+    "addcdiv_": ("adamw_step", ("capability",)),
+    "sqrt": ("adamw_step", ("mkl_code_path", "cpu_model")),
+    "add": ("add", ()),
+    "mul": ("mul", ()),
+    "div": ("div", ()),
+}
+
+
+def packet(op: str) -> str:
+    """'aten.native_layer_norm.default' -> 'native_layer_norm'."""
+    parts = op.split(".")
+    return parts[1] if len(parts) >= 3 else parts[-1]
+
+
+def kernel_op(op: str, args_text: str = "") -> tuple[str, tuple[str, ...]] | None:
+    """The kernel index row and knobs of an ATen op (gelu's tanh form is a row of its own)."""
+    found = KERNEL_OPS.get(packet(op))
+    if found and found[0] == "gelu" and "approximate='tanh'" in args_text:
+        return ("gelu_tanh", ("capability", "threads"))
+    return found
+
+
+def _last_dim(x: np.ndarray, dim: int) -> None:
+    if dim not in (-1, x.ndim - 1):
+        raise ParityError(f"the impl reproduces this op over the last dim only, not dim {dim}")
+
+
+def _layer_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import layer_norm
+
+    x = t["input"]
+    if len(a["normalized_shape"]) != 1 or "weight" not in t or "bias" not in t:
+        raise ParityError("the impl reproduces layer_norm over the last dim with weight and bias only")
+    y, mean, rstd = layer_norm(x, t["weight"], t["bias"], a["eps"], p)
+    stat_shape = (*x.shape[:-1], 1)
+    return {"out0": y, "out1": mean.reshape(stat_shape), "out2": rstd.reshape(stat_shape)}
+
+
+def _layer_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import layer_norm_backward
+
+    x = t["input"]
+    if len(a["normalized_shape"]) != 1 or "weight" not in t:
+        raise ParityError("the impl reproduces layer_norm over the last dim with a weight only")
+    gx, gw, gb = layer_norm_backward(
+        t["grad_out"], x, t["mean"].reshape(x.shape[:-1]), t["rstd"].reshape(x.shape[:-1]), t["weight"], p
+    )
+    mask = a.get("output_mask", [True, True, True])
+    return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
+
+
+def _rows_forward(kind: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl import rows
+
+        _last_dim(t["self"], a["dim"])
+        return {"out": getattr(rows, kind)(t["self"], p)}
+
+    return run
+
+
+def _rows_backward(kind: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl import rows
+
+        _last_dim(t["output"], a["dim"])
+        return {"out": getattr(rows, f"{kind}_backward")(t["grad_output"], t["output"], p)}
+
+    return run
+
+
+def _gelu_op(a: Args) -> str:
+    return "gelu_tanh" if a.get("approximate") == "tanh" else "gelu"
+
+
+def _gelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import forward
+
+    return {"out": forward(_gelu_op(a), t["self"], p)}
+
+
+def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import backward
+
+    return {"out": backward(_gelu_op(a), t["grad_output"], t["self"], t["self"], p)}
+
+
+def _unary(op: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.unary import forward
+
+        return {"out": forward(op, t["self"], p)}
+
+    return run
+
+
+def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import backward
+
+    return {"out": backward("tanh", t["grad_output"], t["output"], t["output"], p)}
+
+
+def _reduction(kind: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl import reduce
+
+        x = t["self"]
+        if a.get("dtype") not in (None, "torch.float32"):
+            raise ParityError("the impl reproduces float32 reductions only")
+        dims = a.get("dim")
+        dims = tuple(range(x.ndim)) if dims in (None, []) else tuple(d % x.ndim for d in dims)
+        out = getattr(reduce, f"{kind}_dims")(x, dims, p)
+        if a.get("keepdim"):
+            out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
+        return {"out": out}
+
+    return run
+
+
+def _matrix(t: Arrays, name: str, a: Args) -> np.ndarray:
+    """A captured 2-D operand with the layout it had (row- or column-major): MKL's kernel depends on it."""
+    x = t[name]
+    stride = a.get(f"{name}.stride")
+    if x.ndim == 2 and stride is not None and stride[0] == 1 and x.shape[1] > 1:
+        return np.asfortranarray(x)
+    return x
+
+
+def _mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.linalg import mm
+
+    return {"out": mm(_matrix(t, "self", a), _matrix(t, "mat2", a), p)}
+
+
+def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.linalg import addmm
+
+    if a.get("beta", 1) != 1 or a.get("alpha", 1) != 1:
+        raise ParityError("the impl reproduces addmm with beta = alpha = 1 only")
+    return {"out": addmm(t["self"], _matrix(t, "mat1", a), _matrix(t, "mat2", a), p)}
+
+
+# torch's CPUGeneratorImplState, as Generator.get_state() gives it (5056 bytes)
+_TORCH_GEN_STATE = np.dtype(
+    [("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"), ("state", "<u8", 624),
+     ("normal_x", "<f8"), ("normal_y", "<f8"), ("normal_rho", "<f8"), ("normal_is_valid", "<i4"), ("pad", "<i4"),
+     ("next_float_normal", "<f4"), ("next_float_normal_valid", "u1"), ("pad2", "u1", 3)]
+)  # fmt: skip
+
+
+def generator_from_state(data: np.ndarray) -> Any:
+    """The impl's CPUGenerator in the state torch's generator was in (its get_state() bytes)."""
+    from harness.impl.rng import CPUGenerator
+
+    raw = np.frombuffer(np.ascontiguousarray(data, np.uint8).tobytes(), _TORCH_GEN_STATE)
+    if raw.size != 1:
+        raise ParityError(f"a CPU generator state is {_TORCH_GEN_STATE.itemsize} bytes, not {data.size}")
+    st = raw[0]
+    gen = CPUGenerator(int(st["seed"]))
+    g = gen._state
+    for i, word in enumerate(st["state"]):
+        g.state[i] = int(word) & 0xFFFFFFFF
+    g.left, g.next, g.seed = int(st["left"]), int(st["next"]) & 0xFFFFFFFF, int(st["seed"])
+    g.next_double_normal, g.has_next_double_normal = float(st["normal_y"]), int(st["normal_is_valid"])
+    g.next_float_normal, g.has_next_float_normal = float(st["next_float_normal"]), int(st["next_float_normal_valid"])
+    return gen
+
+
+def _normal(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rng import normal_
+
+    if "generator_state" not in t:
+        raise ParityError("normal_ needs its generator's state captured")
+    shape = a.get("self.shape")
+    if shape is None:
+        raise ParityError("normal_: the output's shape was not captured")
+    n = int(np.prod(shape, dtype=np.int64))
+    gen = generator_from_state(t["generator_state"])
+    return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
+
+
+REPLAYS: dict[str, Replay] = {
+    "normal_": _normal,
+    "native_layer_norm": _layer_norm,
+    "native_layer_norm_backward": _layer_norm_backward,
+    "_softmax": _rows_forward("softmax"),
+    "_softmax_backward_data": _rows_backward("softmax"),
+    "_log_softmax": _rows_forward("log_softmax"),
+    "_log_softmax_backward_data": _rows_backward("log_softmax"),
+    "gelu": _gelu,
+    "gelu_backward": _gelu_backward,
+    "tanh": _unary("tanh"),
+    "exp": _unary("exp"),
+    "log": _unary("log"),
+    "tanh_backward": _tanh_backward,
+    "sum": _reduction("sum"),
+    "mean": _reduction("mean"),
+    "mm": _mm,
+    "addmm": _addmm,
+}
+
+
+def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:
+    """Run a captured op through the impl under ``profile``; ParityError where it cannot."""
+    run = REPLAYS.get(packet(op))
+    if run is None:
+        raise ParityError(f"the reference implementation does not reproduce {op}")
+    values: dict[str, Any] = {}
+    for arg in args:
+        if "value" in arg:
+            values[arg["name"]] = arg["value"]
+        elif "stride" in arg:
+            values[f"{arg['name']}.stride"] = arg["stride"]
+            values[f"{arg['name']}.shape"] = arg.get("shape")
+    tensors = {arg["name"]: inputs[arg["tensor"]] for arg in args if arg.get("tensor") in inputs}
+    if "generator_state" in inputs:
+        tensors["generator_state"] = inputs["generator_state"]
+    return run(tensors, values, profile)

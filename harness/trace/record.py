@@ -1,0 +1,519 @@
+"""Recording a trace: every ATen op dispatched below autograd, in order (needs torch).
+
+``with tracing("run.h5"): train()`` records forward, backward and optimizer ops through a
+``TorchDispatchMode``: per op its name, the user's module path and call site, the non-tensor
+arguments, and per input (read before the op runs) and output (after) the SHA-256 of its raw
+bytes, shape, dtype and float64 sum. Outputs of ``empty`` and its kin are not fingerprinted
+(their bytes are whatever the allocator left), nor are such tensors as inputs before anything
+writes them. Ops named in ``capture`` also keep their tensors in full.
+
+Call sites and module paths: a forward op takes the innermost ``nn.Module`` being called and
+the first stack frame outside torch and this package; a backward op takes those of the forward
+op that made its autograd node (matched by sequence number); the ops of ``AccumulateGrad`` and
+of the optimizer name the parameter they touch. Steps count ``Optimizer.step`` calls.
+
+View ops (``view``, ``t``, ``transpose``, ``expand``, ``detach``, ...) are recorded with their
+shapes only: their bits are those of the tensor they view, fingerprinted where an op computes
+with them. A fingerprint is cached by content (pointer, and for a non-contiguous view its shape
+and strides) while a tensor holding those bytes lives on with an unchanged version counter
+(ATen bumps it on every in-place write). Records are kept as tuples and become ``OpRecord``s
+when ``Tracer.ops`` is read.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import hashlib
+import os
+import sys
+import weakref
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from harness.errors import ParityError
+from harness.trace.tracefile import Captured, OpRecord, TensorRef, write_trace
+
+# ops whose outputs hold uninitialised memory
+_ALLOCATORS = frozenset(
+    ("empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted", "resize_")
+)
+# in-place ops that overwrite all of ``self`` without reading it
+_OVERWRITE = frozenset(
+    ("copy_", "fill_", "zero_", "uniform_", "normal_", "bernoulli_", "random_", "exponential_", "geometric_",
+     "cauchy_", "log_normal_", "set_")
+)  # fmt: skip
+# frames that are never the user's call site: torch, this recorder, its runner, contextlib
+_SKIP_DIRS = (
+    str(Path(torch.__file__).resolve().parent) + os.sep,
+    str(Path(__file__).resolve()),
+    str(Path(__file__).resolve().with_name("run.py")),
+    str(Path(contextlib.__file__).resolve()),
+)
+_NP_DTYPES = {
+    torch.float32: np.float32, torch.float64: np.float64, torch.float16: np.float16, torch.int64: np.int64,
+    torch.int32: np.int32, torch.int16: np.int16, torch.int8: np.int8, torch.uint8: np.uint8, torch.bool: np.bool_,
+}  # fmt: skip
+
+
+def _dtype_name(dtype: torch.dtype) -> str:
+    name = _DTYPE_NAMES[dtype] = str(dtype).removeprefix("torch.")
+    return name
+
+
+_DTYPE_NAMES: dict[torch.dtype, str] = {}
+
+
+def running_platform_id() -> str:
+    """This process's platform configuration id (OS, arch, the level of torch's capability, the
+    BLAS code path, threads)."""
+    from harness.platform_config import PlatformConfig, collect_facts, levels_for
+
+    facts = collect_facts()
+    capability = torch.backends.cpu.get_cpu_capability()
+    levels = [lvl for lvl in levels_for(facts.arch) if lvl.aten_capability == capability]
+    isa = levels[0].name if levels else capability.lower()
+    config = PlatformConfig(facts.os, facts.arch, isa, torch.get_num_threads(), os.environ.get("MKL_CBWR", ""))
+    return config.with_blas(_blas_tag()).id
+
+
+@functools.cache
+def _blas_tag() -> str:
+    from harness.provenance import running_blas_tag
+
+    return running_blas_tag()
+
+
+def running_provenance(**extra: Any) -> dict[str, Any]:
+    """The provenance fixtures carry (harness.provenance.collect), for this process."""
+    from harness.platform_config import collect_facts, parse_platform_id
+    from harness.provenance import collect
+
+    return collect(parse_platform_id(running_platform_id()), collect_facts(), **extra)
+
+
+class _Schema:
+    """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
+
+    __slots__ = ("allocates", "arg_names", "name", "overwrites", "random", "scratch", "view", "written")
+
+    def __init__(self, func: Any) -> None:
+        schema = func._schema
+        base = func.overloadpacket.__name__
+        self.name = str(func)
+        self.arg_names = [a.name for a in schema.arguments]
+        self.written = {a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write}
+        self.allocates = base in _ALLOCATORS
+        self.overwrites = {"self"} if base in _OVERWRITE else set()
+        self.overwrites |= {a.name for a in schema.arguments if a.kwarg_only and a.name in self.written}  # out=
+        self.view = base in _VIEWS or (
+            bool(schema.returns)
+            and not self.written
+            and all(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+        )
+        self.random = torch.Tag.nondeterministic_seeded in func.tags
+        self.scratch = _SCRATCH.get(base, frozenset())
+
+
+def _content_key(t: torch.Tensor) -> tuple[Any, ...]:
+    """What identifies a tensor's C-order bytes in memory: a contiguous view of the same bytes
+    (``view``, ``reshape``, ``detach``) shares the key of what it views."""
+    if t.is_contiguous():
+        return (t.data_ptr(), t.numel(), t.dtype)
+    return (t.data_ptr(), t.dtype, t.shape, t.stride())
+
+
+class _Digests:
+    """Fingerprints by content key, valid while a tensor with those bytes lives on with an
+    unchanged version counter (ATen bumps it on every in-place write). ``None``: not written."""
+
+    def __init__(self) -> None:
+        self.entries: dict[tuple[Any, ...], tuple[Any, int, tuple[bytes, float] | None]] = {}
+        self._inserts = 0
+
+    def get(self, t: torch.Tensor, key: tuple[Any, ...]) -> tuple[bool, tuple[bytes, float] | None]:
+        entry = self.entries.get(key)
+        if entry is None:
+            return False, None
+        ref = entry[0]()
+        if ref is None:
+            return False, None
+        try:
+            valid = ref._version == entry[1] == t._version and ref.data_ptr() == key[0]
+        except RuntimeError:  # inference tensors have no version counter
+            return False, None
+        return (True, entry[2]) if valid else (False, None)
+
+    def put(self, t: torch.Tensor, key: tuple[Any, ...], value: tuple[bytes, float] | None, bump: int = 0) -> None:
+        try:
+            version = t._version + bump
+        except RuntimeError:
+            return
+        self.entries[key] = (weakref.ref(t), version, value)
+        self._inserts += 1
+        if self._inserts % 4096 == 0:
+            self.entries = {k: e for k, e in self.entries.items() if e[0]() is not None}
+
+
+class Tracer:
+    """The op stream of the code run under ``recording()``; see the module docstring."""
+
+    def __init__(self, capture: Sequence[int] = ()) -> None:
+        self._records: list[tuple[Any, ...]] = []
+        self._ops: list[OpRecord] = []
+        self.capture = set(capture)
+        self.captured: dict[int, Captured] = {}
+        self.step = 1
+        self._schemas: dict[Any, _Schema] = {}
+        self._digests = _Digests()
+        self._module_stack: list[str] = []
+        self._module_names: dict[int, str] = {}
+        self._param_names: dict[int, str] = {}
+        self._optimizer: str = ""
+        self._node_origin: dict[int, tuple[str, str]] = {}
+        self._internal_code: dict[Any, bool] = {}
+
+    # -- hooks ---------------------------------------------------------------------------------
+
+    def _enter_module(self, module: torch.nn.Module, args: Any) -> None:
+        name = self._module_names.get(id(module))
+        if name is None:
+            if not self._module_stack:
+                root = type(module).__name__
+                for sub, m in module.named_modules(prefix=root):
+                    self._module_names.setdefault(id(m), sub)
+                for pname, p in module.named_parameters(prefix=root):
+                    self._param_names.setdefault(id(p), pname)
+                name = self._module_names[id(module)]
+            else:
+                name = f"{self._module_stack[-1]}.{type(module).__name__}"
+        self._module_stack.append(name)
+
+    def _exit_module(self, module: torch.nn.Module, args: Any, output: Any) -> None:
+        if self._module_stack:
+            self._module_stack.pop()
+
+    def _enter_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+        self._optimizer = type(optimizer).__name__
+
+    def _exit_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
+        self._optimizer = ""
+        self.step += 1
+
+    @contextlib.contextmanager
+    def hooks(self) -> Iterator[None]:
+        from torch.nn.modules import module as nn_module
+        from torch.optim import optimizer as optim
+
+        handles = [
+            nn_module.register_module_forward_pre_hook(self._enter_module),
+            nn_module.register_module_forward_hook(self._exit_module, always_call=True),
+            optim.register_optimizer_step_pre_hook(self._enter_step),
+            optim.register_optimizer_step_post_hook(self._exit_step),
+        ]
+        try:
+            yield
+        finally:
+            for h in handles:
+                h.remove()
+
+    # -- per op --------------------------------------------------------------------------------
+
+    def _site(self) -> str:
+        frame = sys._getframe(3)
+        internal = self._internal_code
+        while frame is not None:
+            code = frame.f_code
+            inside = internal.get(code)
+            if inside is None:
+                name = code.co_filename
+                inside = internal[code] = name.startswith(_SKIP_DIRS) or name.startswith("<")
+            if not inside:
+                return f"{code.co_filename}:{frame.f_lineno}"
+            frame = frame.f_back
+        return "?"
+
+    def origin(self) -> tuple[str, str, str]:
+        """(phase, module path, call site) of the op being dispatched."""
+        node = torch._C._current_autograd_node()
+        if node is not None:
+            if node.name() == "torch::autograd::AccumulateGrad":
+                param = self._param_names.get(id(node.variable), "parameter")
+                return "backward", f"AccumulateGrad({param})", "?"
+            module, site = self._node_origin.get(node._sequence_nr(), ("?", "?"))
+            return "backward", module, site
+        site = self._site()
+        if self._optimizer:
+            return "optimizer", self._optimizer, site
+        module = self._module_stack[-1] if self._module_stack else ""
+        # the autograd node of this op, if it made one, has the last sequence number drawn
+        self._node_origin.setdefault(torch._C._autograd._get_sequence_nr() - 1, (module, site))
+        return ("forward" if module else "other"), module, site
+
+    def _ref(self, name: str, t: torch.Tensor, *, fresh: bool = False, blank: bool = False) -> _Raw:
+        """``fresh``: just written in place (fingerprint anew, valid after ATen's version bump)."""
+        dtype = _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype)
+        if not t.is_cpu or t.layout is not torch.strided:
+            return (name, None, dtype, tuple(t.shape))
+        key = _content_key(t)
+        if blank:
+            self._digests.put(t, key, None, 1 if fresh else 0)
+            return (name, None, dtype, tuple(t.shape))
+        if not fresh:
+            hit, value = self._digests.get(t, key)
+            if hit:
+                return (name, value, dtype, tuple(t.shape))
+        value = _fingerprint(t)
+        self._digests.put(t, key, value, 1 if fresh else 0)
+        return (name, value, dtype, tuple(t.shape))
+
+    def _blank(self, t: torch.Tensor) -> bool:
+        """Whether ``t`` holds memory nothing has written since it was allocated."""
+        if not t.is_cpu or t.layout is not torch.strided:
+            return False
+        hit, value = self._digests.get(t, _content_key(t))
+        return hit and value is None
+
+    def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        schema = self._schemas.get(func)
+        if schema is None:
+            schema = self._schemas[func] = _Schema(func)
+        names = schema.arg_names
+        tensors: list[tuple[str, torch.Tensor]] = []
+        plain: list[tuple[str, Any]] = []
+        for i, value in enumerate(args):
+            if isinstance(value, torch.Tensor):
+                tensors.append((names[i], value))
+            elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+                # a tensor list (cat, index with None entries): every tensor by its position
+                tensors.extend((f"{names[i]}[{j}]", v) for j, v in enumerate(value) if isinstance(v, torch.Tensor))
+            elif value is not None:
+                plain.append((names[i], value))
+        for name, value in kwargs.items():
+            if isinstance(value, torch.Tensor):
+                tensors.append((name, value))
+            elif value is not None:
+                plain.append((name, value))
+        phase, module, site = self.origin()
+        index = len(self._records)
+        if schema.view:
+            blank = any(self._blank(t) for _, t in tensors)
+            refs_in = [
+                (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape)) for name, t in tensors
+            ]
+            result = func(*args, **kwargs)
+            outs = _flat_outputs(result)
+            refs_out = [
+                (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape)) for name, t in outs
+            ]
+            if blank:
+                for _, t in outs:
+                    self._ref("", t, blank=True)
+        else:
+            overwrites = schema.overwrites
+            refs_in = [self._ref(name, t, blank=name in overwrites) for name, t in tensors]
+            if schema.random:
+                refs_in.append(_generator_ref(args, kwargs))
+            clones = None
+            if index in self.capture:
+                clones = {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=False) if r[1] is not None}
+                if schema.random:
+                    clones["generator_state"] = _generator_state(args, kwargs).copy()
+            result = func(*args, **kwargs)
+            outs = _flat_outputs(result)
+            written = schema.written
+            fresh = {id(t) for name, t in tensors if name in written} if written else ()
+            blank = schema.allocates
+            scratch = schema.scratch
+            refs_out = [self._ref(name, t, fresh=id(t) in fresh, blank=blank or name in scratch) for name, t in outs]
+            if clones is not None:
+                self.captured[index] = Captured(
+                    clones,
+                    {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_out, outs, strict=True) if r[1] is not None},
+                    _call_args(names, args, kwargs, {id(t): name for name, t in tensors}),
+                )
+        if phase == "optimizer":
+            param = next((self._param_names[id(t)] for _, t in tensors if id(t) in self._param_names), "")
+            module = f"{module}({param})" if param else module
+        self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out))
+        return result
+
+    @property
+    def ops(self) -> list[OpRecord]:
+        """The ops recorded so far."""
+        if len(self._ops) < len(self._records):
+            for op, module, site, phase, step, plain, refs_in, refs_out in self._records[len(self._ops) :]:
+                text = ", ".join(f"{name}={_text(value)}" for name, value in plain)
+                self._ops.append(
+                    OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
+                )
+        return self._ops
+
+
+# a tensor as recorded: (name, (digest, sum) or None when not fingerprinted, dtype, shape)
+_Raw = tuple[str, Any, str, tuple[int, ...]]
+_NONE = b"\0" * 32
+_NAN = float("nan")
+_VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
+# outputs that are a kernel's scratch memory, not a result (oneDNN's RNN workspace): not fingerprinted
+_SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
+
+
+def _refs(raw: list[_Raw]) -> list[TensorRef]:
+    out = []
+    for name, value, dtype, shape in raw:
+        if value is None:
+            out.append(TensorRef(name, _NONE, dtype, shape, _NAN, False))
+        else:
+            out.append(TensorRef(name, value[0], dtype, shape, value[1]))
+    return out
+
+
+def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:
+    """The bytes of the generator a random op draws from (``Generator.get_state``)."""
+    gen = kwargs.get("generator") or next((a for a in args if isinstance(a, torch.Generator)), None)
+    return (gen or torch.default_generator).get_state().numpy()
+
+
+def _generator_ref(args: tuple, kwargs: dict) -> _Raw:
+    """The generator's state as an input of a random op: its draws depend on it."""
+    state = _generator_state(args, kwargs)
+    return ("generator_state", (hashlib.sha256(state.tobytes()).digest(), _NAN), "uint8", tuple(state.shape))
+
+
+def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
+    """SHA-256 of the tensor's raw C-order bytes and its float64 sum (NaN where not numeric)."""
+    if not t.is_contiguous():
+        t = t.contiguous()
+    nbytes = t.numel() * t.element_size()
+    if nbytes == 0:
+        return (hashlib.sha256(b"").digest(), 0.0)
+    array_type = _BYTE_ARRAYS.get(nbytes)
+    if array_type is None:
+        array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
+    raw = array_type.from_address(t.data_ptr())
+    np_dtype = _NP_DTYPES.get(t.dtype)
+    if np_dtype is None:
+        total = float(t.double().sum()) if t.is_floating_point() else _NAN
+        return (hashlib.sha256(raw).digest(), total)
+    return _digest_and_sum(raw, np_dtype)
+
+
+def _digest_and_sum(data: Any, np_dtype: Any) -> tuple[bytes, float]:
+    """SHA-256 of the raw C-order bytes and the float64 sum of the elements (0 for bool)."""
+    total = 0.0 if np_dtype is np.bool_ else float(np.frombuffer(data, np_dtype).sum(dtype=np.float64))
+    return hashlib.sha256(data).digest(), total
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_text(v) for v in value) + "]"
+    if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
+        return str(value)
+    return type(value).__name__
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, (bool, int, float, str)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    return str(value)
+
+
+def _call_args(arg_names: list[str], args: tuple, kwargs: dict, names: dict[int, str]) -> list[dict[str, Any]]:
+    """The call's arguments as JSON: tensors by the name they were captured under."""
+    out = []
+    for i, value in enumerate((*args, *kwargs.values())):
+        name = arg_names[i] if i < len(args) else list(kwargs)[i - len(args)]
+        if isinstance(value, torch.Tensor):
+            out.append(
+                {"name": name, "tensor": names.get(id(value), ""), "stride": list(value.stride()),
+                 "shape": list(value.shape)}
+            )  # fmt: skip
+        elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            out.append({"name": name, "tensors": [names.get(id(v), "") if v is not None else None for v in value]})
+        else:
+            out.append({"name": name, "value": _jsonable(value)})
+    return out
+
+
+def _flat_outputs(result: Any) -> list[tuple[str, torch.Tensor]]:
+    """The op's output tensors, named by position (``out``, or ``out0``, ``out1``, ... for several;
+    an output the op did not compute keeps its number)."""
+    if isinstance(result, torch.Tensor):
+        return [("out", result)]
+    if isinstance(result, (list, tuple)):
+        return [(f"out{i}", t) for i, t in enumerate(result) if isinstance(t, torch.Tensor)]
+    return []
+
+
+def _to_numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.uint16).numpy().copy()
+    return t.numpy().copy()
+
+
+_BYTE_ARRAYS: dict[int, Any] = {}
+
+
+class _Mode(TorchDispatchMode):
+    def __init__(self, tracer: Tracer) -> None:
+        super().__init__()
+        self.tracer = tracer
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:  # no torch.compile wrapper around every op
+        return False
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        return self.tracer.dispatch(func, args, kwargs or {})
+
+
+@contextlib.contextmanager
+def recording(capture: Sequence[int] = ()) -> Iterator[Tracer]:
+    """Record the ops run inside the block into the yielded ``Tracer`` (nothing is written)."""
+    tracer = Tracer(capture)
+    with tracer.hooks(), _Mode(tracer):
+        yield tracer
+
+
+def save(tracer: Tracer, out: str | Path, **attrs: Any) -> int:
+    """Write ``tracer``'s ops atomically to ``out``, with this process's provenance; returns bytes."""
+    missing = sorted(tracer.capture - set(tracer.captured))
+    if missing:
+        attrs.setdefault("capture_missing", missing)
+    attrs.setdefault("env", {k: v for k, v in os.environ.items() if k in _env_vars()})
+    return write_trace(out, {"provenance": running_provenance(), **attrs}, tracer.ops, tracer.captured)
+
+
+def _env_vars() -> tuple[str, ...]:
+    from harness.platform_config import RELEVANT_ENV
+
+    return RELEVANT_ENV
+
+
+@contextlib.contextmanager
+def tracing(out: str | Path, capture: Sequence[int] = (), **attrs: Any) -> Iterator[Tracer]:
+    """``with tracing("run.h5"): ...`` records the block's ops and writes them to ``out``.
+
+    ``capture``: op indices whose tensors are kept in full. The file is written when the block
+    ends, also when it raises (the trace then shows how far the program got).
+    """
+    if not str(out):
+        raise ParityError("tracing needs a file to write")
+    tracer = Tracer(capture)
+    try:
+        with tracer.hooks(), _Mode(tracer):
+            yield tracer
+    finally:
+        save(tracer, out, **attrs)

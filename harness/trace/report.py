@@ -1,0 +1,200 @@
+"""Reports of a trace diff: terminal, markdown, JSON and self-contained HTML. Torch-free.
+
+JSON schema "parity-harness/trace-diff", version 1::
+
+    {"schema": "parity-harness/trace-diff", "schema_version": 1, "kind": "trace",
+     "expected": str, "actual": str, "bit_identical": bool,
+     "summary": {"ops_a", "ops_b", "matched", "only_a", "only_b", "differing_ops"},
+     "platforms": {knob: [A, B]},                      # the provenance knobs that differ
+     "root_cause": null | {"op", "index_a", "index_b", "module", "site", "phase", "step",
+                           "outputs": [str], "ulp": [TensorComparison], "ulp_lines": [str],
+                           "knob": str, "knobs": [str], "kernel": str, "explanation": str,
+                           "verified": bool, "verification": str},
+     "code_path": null | {"only_a": [Op], "only_b": [Op]},   # ops one side ran before the first difference
+     "first_difference": null | Op,
+     "modules": [Op],                                  # the first differing op of each module
+     "steps": [{"step", "ops_a", "ops_b", "matched", "differing", "first": null | Op,
+                "loss_a", "loss_b", "loss_ulp"}]}
+
+An Op is {"op", "index_a", "index_b", "module", "site", "phase", "step", "outputs"} (an op only
+one side ran has one index null). TensorComparison is harness.report's (harness.ulp).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from harness.trace.diff import Divergence, TraceDiff
+from harness.trace.tracefile import OpRecord
+
+SCHEMA = "parity-harness/trace-diff"
+SCHEMA_VERSION = 1
+_CODE_PATH_SHOWN = 12
+
+
+def _op(a: OpRecord | None, b: OpRecord | None = None, outputs: list[str] | None = None) -> dict[str, Any]:
+    ref = a or b
+    assert ref is not None
+    return {
+        "op": ref.op, "index_a": a.index if a else None, "index_b": b.index if b else None,
+        "module": ref.module, "site": ref.site, "phase": ref.phase, "step": ref.step, "outputs": outputs or [],
+    }  # fmt: skip
+
+
+def _div(d: Divergence | None) -> dict[str, Any] | None:
+    return None if d is None else _op(d.a, d.b, d.outputs)
+
+
+def report_dict(diff: TraceDiff) -> dict[str, Any]:
+    from harness.trace.cause import knob_values
+
+    va, vb = knob_values(diff.a.provenance), knob_values(diff.b.provenance)
+    root = None
+    if diff.root_cause is not None:
+        root = _div(diff.root_cause)
+        c = diff.cause
+        root.update(
+            ulp=[f.comparison for f in c.figures] if c else [],
+            ulp_lines=[f.line for f in c.figures] if c else [],
+            knob=c.knob if c else "unexplained", knobs=list(c.knobs) if c else [], kernel=c.kernel if c else "",
+            explanation=c.explanation if c else "", verified=bool(c and c.verified),
+            verification=c.verification if c else "",
+        )  # fmt: skip
+    cp = diff.code_path
+    return {
+        "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": "trace",
+        "expected": diff.a.label, "actual": diff.b.label, "bit_identical": diff.bit_identical,
+        "summary": {
+            "ops_a": len(diff.a.ops), "ops_b": len(diff.b.ops), "matched": len(diff.pairs) - diff.only_a - diff.only_b,
+            "only_a": diff.only_a, "only_b": diff.only_b, "differing_ops": diff.differing_ops,
+        },
+        "platforms": {k: [va[k], vb[k]] for k in va if va[k] != vb[k]},
+        "root_cause": root,
+        "code_path": None if cp is None else {
+            "only_a": [_op(o) for o in cp.a_ops], "only_b": [_op(None, o) for o in cp.b_ops],
+        },
+        "first_difference": _div(diff.first_difference),
+        "modules": [_div(d) for d in diff.modules],
+        "steps": [
+            {"step": s.step, "ops_a": s.ops_a, "ops_b": s.ops_b, "matched": s.matched, "differing": s.differing,
+             "first": _div(s.first), "loss_a": s.loss_a, "loss_b": s.loss_b, "loss_ulp": s.loss_ulp}
+            for s in diff.steps
+        ],
+        "notes": list(diff.notes),
+    }  # fmt: skip
+
+
+def render(diff: TraceDiff, fmt: str) -> str:
+    data = report_dict(diff)
+    if fmt == "json":
+        return json.dumps(data, indent=1) + "\n"
+    if fmt == "markdown":
+        return _markdown(data)
+    if fmt == "html":
+        return _html(data)
+    return _terminal(data)
+
+
+def _where(o: dict[str, Any]) -> str:
+    idx = "/".join("-" if o[k] is None else str(o[k]) for k in ("index_a", "index_b"))
+    module = o["module"] or "(no module)"
+    return f"op {idx} {o['op']} in {module} ({o['phase']}, step {o['step']}) at {o['site']}"
+
+
+def headline(data: dict[str, Any]) -> str:
+    s = data["summary"]
+    if data["bit_identical"]:
+        return f"bit-identical: {s['ops_a']} ops, every output the same"
+    root = data["root_cause"]
+    if root is not None:
+        verdict = "verified" if root["verified"] else "not verified"
+        return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict})"
+    if data["code_path"] is not None:
+        return "no root cause among matched ops: the first difference follows ops only one side ran (a code path)"
+    return f"{s['differing_ops']} ops differ, {s['only_a']} only in A, {s['only_b']} only in B; no root cause found"
+
+
+def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """(section title, lines) shared by the text formats."""
+    s = data["summary"]
+    out: list[tuple[str, list[str]]] = [
+        ("", [
+            f"A {data['expected']}", f"B {data['actual']}",
+            f"{s['ops_a']} vs {s['ops_b']} ops, {s['matched']} aligned, {s['only_a']} only in A, "
+            f"{s['only_b']} only in B, {s['differing_ops']} aligned ops differ",
+            *(f"platforms differ in {k}: {a} vs {b}" for k, (a, b) in data["platforms"].items()),
+            headline(data),
+        ]),
+    ]  # fmt: skip
+    root = data["root_cause"]
+    if root is not None:
+        out.append(
+            ("Root cause", [
+                _where(root), f"differing outputs: {', '.join(root['outputs'])}", *root["ulp_lines"],
+                f"knob: {root['knob']}", f"why: {root['explanation']}", f"verification: {root['verification']}",
+            ])
+        )  # fmt: skip
+    cp = data["code_path"]
+    if cp is not None:
+        shown = [f"only in A: {_where(o)}" for o in cp["only_a"][:_CODE_PATH_SHOWN]]
+        shown += [f"only in B: {_where(o)}" for o in cp["only_b"][:_CODE_PATH_SHOWN]]
+        more = len(cp["only_a"]) + len(cp["only_b"]) - len(shown)
+        out.append(
+            ("Ops only one side ran before the first difference", shown + ([f"... {more} more"] if more else []))
+        )
+    if data["modules"]:
+        out.append(("First differing op per module", [_where(o) for o in data["modules"]]))
+    steps = []
+    for st in data["steps"]:
+        loss = "" if st["loss_ulp"] is None else f", loss {st['loss_a']!r} vs {st['loss_b']!r} ({st['loss_ulp']} ULP)"
+        first = f"; first: {_where(st['first'])}" if st["first"] else ""
+        steps.append(f"step {st['step']}: {st['differing']} of {st['matched']} aligned ops differ{loss}{first}")
+    out.append(("Per training step", steps))
+    if data["notes"]:
+        out.append(("Notes", data["notes"]))
+    return out
+
+
+def _terminal(data: dict[str, Any]) -> str:
+    text = []
+    for title, lines in _lines(data):
+        if title:
+            text.append(f"\n{title}:")
+        text += [f"  {ln}" if title else ln for ln in lines]
+    return "\n".join(text) + "\n"
+
+
+def _markdown(data: dict[str, Any]) -> str:
+    text = ["# Trace diff", ""]
+    for title, lines in _lines(data):
+        if title:
+            text += ["", f"## {title}", ""]
+        text += [f"- {ln}" for ln in lines]
+    return "\n".join(text) + "\n"
+
+
+def _html(data: dict[str, Any]) -> str:
+    e = html.escape
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Trace diff</title><style>",
+        "body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #bbb;padding:3px 6px;"
+        "font-size:13px}table{border-collapse:collapse}.same{background:#cfe8cf}.diff{background:#f0a070}",
+        "</style></head><body><h1>Trace diff</h1>",
+    ]
+    for title, lines in _lines(data):
+        if title:
+            parts.append(f"<h2>{e(title)}</h2>")
+        parts.append("<ul>" + "".join(f"<li>{e(ln)}</li>" for ln in lines) + "</ul>")
+    parts.append(
+        "<h2>Differing aligned ops per step</h2><table><tr><th>step</th><th>differing</th><th>loss ULP</th></tr>"
+    )
+    for st in data["steps"]:
+        cls = "same" if st["differing"] == 0 else "diff"
+        ulp = "" if st["loss_ulp"] is None else str(st["loss_ulp"])
+        parts.append(
+            f"<tr><td>{st['step']}</td><td class='{cls}'>{st['differing']}/{st['matched']}</td><td>{ulp}</td></tr>"
+        )
+    parts.append("</table></body></html>\n")
+    return "".join(parts)

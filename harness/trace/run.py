@@ -1,0 +1,79 @@
+"""The process ``parity trace`` starts: runs a Python program under the recorder, writes the trace.
+
+    python -m harness.trace.run --out FILE [--capture I,J] [--command JSON] -- script.py [args]
+    python -m harness.trace.run --out FILE -- -m package.module [args]
+
+The program runs as ``__main__`` with its own ``sys.argv``; the trace is written when it ends,
+also when it raises or calls ``sys.exit`` (the exit status is passed on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+from pathlib import Path
+
+
+def _indices(text: str) -> list[int]:
+    from harness.errors import ParityError
+
+    out = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if not part.isdigit():
+            raise ParityError(f"--capture takes op indices (whole numbers, comma-separated), not '{part}'")
+        out.append(int(part))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    from harness.cli import run_reporting_errors
+
+    parser = argparse.ArgumentParser(prog="python -m harness.trace.run")
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--capture", default="")
+    parser.add_argument("--command", default="", help="the command line as the user gave it (JSON list)")
+    parser.add_argument("program", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+
+    def body() -> int:
+        from harness.errors import ParityError
+
+        if not program:
+            raise ParityError("nothing to run: give a script (or -m module) after --")
+        capture = _indices(args.capture)
+        command = json.loads(args.command) if args.command else [sys.executable, *program]
+        if program[0] == "-m":
+            if len(program) < 2:
+                raise ParityError("-m needs a module name")
+            target, run = program[1], lambda: runpy.run_module(program[1], run_name="__main__", alter_sys=True)
+            sys.argv = [program[1], *program[2:]]
+        else:
+            script = Path(program[0])
+            if not script.is_file():
+                raise ParityError(f"{script}: no such script")
+            target = str(script)
+            sys.argv = list(program)
+            sys.path.insert(0, str(script.resolve().parent))
+            run = lambda: runpy.run_path(target, run_name="__main__")
+        from harness.trace.record import tracing
+
+        status = 0
+        attrs = {"command": command, "cwd": os.getcwd(), "program": target}
+        with tracing(args.out, capture, **attrs) as tracer:
+            try:
+                run()
+            except SystemExit as exc:
+                code = exc.code
+                status = code if isinstance(code, int) else (0 if code is None else 1)
+        print(f"wrote {args.out} ({len(tracer.ops)} ops, {args.out.stat().st_size / 2**20:.2f} MiB)", file=sys.stderr)
+        return status
+
+    return run_reporting_errors(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,248 @@
+"""parity trace: the recorder, the trace file, alignment and root cause, the knob and its proof."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.cli import main
+from harness.trace.diff import align, diff_traces
+from harness.trace.tracefile import Captured, OpRecord, TensorRef, Trace, read_trace, write_trace
+
+torch = pytest.importorskip("torch")
+
+from harness.platform_config import collect_facts, supported_levels  # noqa: E402
+from harness.trace.record import recording, tracing  # noqa: E402
+
+
+def _digest(a: np.ndarray) -> bytes:
+    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).digest()
+
+
+def test_recorder_fingerprints_inputs_before_and_outputs_after() -> None:
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    with recording() as tracer:
+        y = torch.exp(x)
+        before = y.clone()
+        y.add_(1.0)
+        buf = torch.empty(4)
+        v = y.t()
+        z = v @ torch.ones(2, 2)
+    ops = {op.op: op for op in tracer.ops}
+    exp = ops["aten.exp.default"]
+    assert exp.inputs[0].digest == _digest(x.numpy()) and exp.outputs[0].digest == _digest(before.numpy())
+    assert exp.outputs[0].sum == pytest.approx(float(before.double().sum()))
+    add = ops["aten.add_.Tensor"]
+    assert add.inputs[0].digest == _digest(before.numpy())  # read before it ran
+    assert add.outputs[0].digest == _digest(y.numpy())
+    assert add.args == "other=1.0"
+    assert not ops["aten.empty.memory_format"].outputs[0].fingerprinted  # allocated, never written
+    assert not ops["aten.t.default"].outputs[0].fingerprinted  # a view: its bits are y's
+    mm = ops["aten.mm.default"]
+    assert mm.inputs[0].digest == _digest(v.numpy())  # the view in C order, where an op computes with it
+    assert mm.outputs[0].digest == _digest(z.numpy())
+    assert {op.phase for op in tracer.ops} == {"other"}
+    assert buf.shape == (4,)
+
+
+def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path) -> None:
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.LayerNorm(3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.ones(2, 4)
+    with tracing(tmp_path / "t.h5", capture=[2]) as tracer:
+        for _ in range(2):
+            model(x).sum().backward()  # the call site of the forward ops
+            opt.step()
+            opt.zero_grad()
+    trace = read_trace(tmp_path / "t.h5")
+    assert [_no_sums(op) for op in trace.ops] == [_no_sums(op) for op in tracer.ops]
+    ln = [op for op in trace.ops if op.op == "aten.native_layer_norm.default"]
+    assert [op.module for op in ln] == ["Sequential.1", "Sequential.1"] and [op.step for op in ln] == [1, 2]
+    assert ln[0].site.endswith(f"test_trace.py:{_line_of(Path(__file__), '# the call site of the forward ops')}")
+    back = [op for op in trace.ops if op.op == "aten.native_layer_norm_backward.default"]
+    assert back[0].phase == "backward" and back[0].module == "Sequential.1" and back[0].site == ln[0].site
+    assert any(op.phase == "optimizer" and op.module == "SGD(Sequential.0.weight)" for op in trace.ops)
+    assert trace.provenance["threads"] == torch.get_num_threads()
+    cap = trace.captured[2]
+    assert set(cap.inputs) == {r.name for r in trace.ops[2].inputs if r.fingerprinted}
+    for r in trace.ops[2].outputs:
+        assert _digest(cap.outputs[r.name]) == r.digest
+
+
+def _no_sums(op: OpRecord) -> tuple:
+    """An op's record without its float64 sums (NaN where not fingerprinted, never equal to itself)."""
+    return (op.op, op.module, op.site, op.phase, op.step, [r._replace(sum=0) for r in (*op.inputs, *op.outputs)])
+
+
+def _line_of(path: Path, marker: str) -> int:
+    return next(
+        i for i, line in enumerate(path.read_text().splitlines(), 1) if marker in line and "_line_of" not in line
+    )
+
+
+def _op(i: int, op: str, ins: list[bytes], outs: list[bytes], step: int = 1, module: str = "m") -> OpRecord:
+    t = lambda name, d: TensorRef(name, d * 32, "float32", (2,), 0.0)
+    return OpRecord(i, op, module, "x.py:1", "forward", step, "", [t(f"in{k}", d) for k, d in enumerate(ins)],
+                    [t("out", d) for d in outs])  # fmt: skip
+
+
+def _trace(ops: list[OpRecord], prov: dict | None = None) -> Trace:
+    return Trace(Path("t.h5"), {"provenance": prov or {}}, ops)
+
+
+def test_streams_of_different_length_align_and_the_root_cause_is_the_first_op_with_equal_inputs() -> None:
+    a = [_op(0, "aten.a", [b"1"], [b"2"]), _op(1, "aten.b", [b"2"], [b"3"]), _op(2, "aten.c", [b"3"], [b"4"])]
+    b = [_op(0, "aten.a", [b"1"], [b"2"]), _op(1, "aten.x", [b"2"], [b"2"]), _op(2, "aten.x", [b"2"], [b"2"]),
+         _op(3, "aten.b", [b"2"], [b"5"]), _op(4, "aten.c", [b"5"], [b"6"])]  # fmt: skip
+    assert align(a, b) == [(0, 0), (None, 1), (None, 2), (1, 3), (2, 4)]
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.root_cause is not None and (d.root_cause.a.index, d.root_cause.b.index) == (1, 3)
+    assert (d.only_a, d.only_b, d.differing_ops) == (0, 2, 2) and not d.bit_identical
+    assert d.code_path is not None and [o.op for o in d.code_path.b_ops] == ["aten.x", "aten.x"]
+    same = diff_traces(_trace(a), _trace(a))
+    assert same.bit_identical and same.root_cause is None
+
+
+def test_a_difference_that_follows_a_code_path_has_no_root_cause_among_matched_ops() -> None:
+    a = [_op(0, "aten.a", [b"1"], [b"2"]), _op(1, "aten.c", [b"2"], [b"4"])]
+    b = [_op(0, "aten.a", [b"1"], [b"2"]), _op(1, "aten.x", [b"2"], [b"9"]), _op(2, "aten.c", [b"9"], [b"7"])]
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.root_cause is None and d.first_difference is not None
+    assert d.code_path is not None and [o.op for o in d.code_path.b_ops] == ["aten.x"]
+
+
+def test_the_knob_is_the_one_that_differs_and_reaches_the_op() -> None:
+    from harness.trace.cause import explain
+
+    base = {"threads": 1, "capability": "AVX2", "cpu_model": "X", "env": {"ONEDNN_MAX_CPU_ISA": "AVX2"}}
+    other = {**base, "threads": 2, "cpu_model": "Y"}
+
+    def cause(op: str, args: str = ""):
+        a, b = _op(0, op, [b"1"], [b"2"]), _op(0, op, [b"1"], [b"3"])
+        a.args = b.args = args
+        return explain(diff_traces(_trace([a], base), _trace([b], other)))
+
+    ln = cause("aten.native_layer_norm_backward.default")
+    assert ln is not None and ln.knobs == ["threads"] and ln.kernel == "layer_norm"
+    assert (
+        set(ln.differing) == {"threads", "cpu_model"} and "thread count (weight and bias gradients)" in ln.explanation
+    )
+    emb = cause("aten.embedding_dense_backward.default")  # nothing reaches embedding's bits
+    assert emb is not None and emb.knobs == [] and emb.explanation.startswith("unexplained")
+    assert cause("aten.gelu.default", "approximate='tanh'").kernel == "gelu_tanh"
+    unknown = cause("aten.uniform_.default")
+    assert unknown is not None and unknown.knobs == [] and "not in the kernel index" in unknown.explanation
+
+
+def test_trace_file_roundtrip_keeps_every_field(tmp_path: Path) -> None:
+    ops = [_op(0, "aten.a", [b"1"], [b"2"]), _op(1, "aten.b", [b"2"], [b"3"], step=2, module="")]
+    cap = {
+        1: Captured({"in0": np.arange(3, dtype=np.float32)}, {"out": np.ones(2)}, [{"name": "self", "tensor": "in0"}])
+    }
+    write_trace(tmp_path / "t.h5", {"provenance": {"threads": 3}, "command": ["python", "x.py"]}, ops, cap)
+    back = read_trace(tmp_path / "t.h5")
+    assert back.ops == ops and back.provenance == {"threads": 3} and back.attrs["command"] == ["python", "x.py"]
+    assert back.captured[1].args == cap[1].args
+    np.testing.assert_array_equal(back.captured[1].inputs["in0"], cap[1].inputs["in0"])
+
+
+def _levels() -> list[str]:
+    return [lvl.name for lvl in supported_levels(collect_facts())]
+
+
+def _trace_run(tmp_path: Path, name: str, platform: str, *extra: str) -> Path:
+    out = tmp_path / f"{name}.h5"
+    program = [sys.executable, "-m", "harness.trace.demo", "--model", "mlp", *extra]
+    rc = main(["trace", "--platform", platform, "--out", str(out), "--", *program])
+    assert rc == 0 and out.exists()
+    return out
+
+
+def _diff_json(a: Path, b: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    report = tmp_path / "diff.json"
+    assert main(["diff", str(a), str(b), "--verify-cause", "--output", str(report)]) == 1
+    capsys.readouterr()
+    return json.loads(report.read_text())
+
+
+def test_one_vs_two_threads_on_a_model_no_fixture_knows_with_a_longer_stream(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two AdamW steps of a Linear-LayerNorm-GELU net at 1 then 2 threads; the 2-thread run also
+    copies its inputs (ops the other lacks). The root cause, its call site, knob and proof."""
+    if "avx2" not in _levels():
+        pytest.skip("needs a CPU with AVX2")
+    a = _trace_run(tmp_path, "t1", "linux-x86_64-avx2-t1")
+    b = _trace_run(tmp_path, "t2", "linux-x86_64-avx2-t2", "--extra-op")
+    data = _diff_json(a, b, tmp_path, capsys)
+    assert data["summary"]["only_b"] == 2 and data["summary"]["only_a"] == 0  # one clone per step
+    root = data["root_cause"]
+    assert root["op"] == "aten.mm.default" and root["module"] == "MLP.fc2" and root["phase"] == "backward"
+    assert root["site"].endswith("harness/trace/demo.py:30")  # the forward line that made the backward node
+    assert root["knobs"] == ["threads"] and root["kernel"] == "matmul"
+    assert root["verified"] is True and "changing only the intra-op thread count" in root["verification"]
+    assert root["ulp"][0]["max_ulp"] > 0 and root["index_b"] == root["index_a"] + 1
+    assert data["platforms"] == {"threads": ["1", "2"]}
+
+
+def test_avx2_vs_baseline_names_layer_norm_and_the_capability(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if not {"avx2", "baseline"} <= set(_levels()):
+        pytest.skip("needs a CPU with AVX2")
+    a = _trace_run(tmp_path, "avx2", "linux-x86_64-avx2-t1")
+    b = _trace_run(tmp_path, "base", "linux-x86_64-baseline-t1")
+    data = _diff_json(a, b, tmp_path, capsys)
+    root = data["root_cause"]
+    assert (root["op"], root["module"], root["phase"]) == ("aten.native_layer_norm.default", "MLP.ln", "forward")
+    assert root["knobs"] == ["capability"] and root["verified"] is True
+    assert [u["name"] for u in root["ulp"]] == ["out0", "out1", "out2"]
+    for fmt in ("terminal", "markdown", "html"):
+        assert main(["diff", str(a), str(b), "--format", fmt]) == 1
+        assert "native_layer_norm" in capsys.readouterr().out
+
+
+def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["trace", "--out", str(tmp_path / "t.h5")]) == 2
+    assert capsys.readouterr().err.startswith("parity: error: nothing to trace")
+    write_trace(tmp_path / "t.h5", {"provenance": {}}, [_op(0, "aten.a", [b"1"], [b"2"])], {})
+    fixture = Path(__file__).resolve().parents[1] / "harness" / "fixtures" / "torch-2.13.0"
+    other = next(fixture.glob("*.h5"))
+    assert main(["diff", str(tmp_path / "t.h5"), str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("parity: error: ") and err.count("\n") == 1
+    assert main(["diff", str(tmp_path / "t.h5"), str(tmp_path / "t.h5")]) == 0
+
+
+def test_program_failure_still_writes_the_trace(tmp_path: Path) -> None:
+    script = tmp_path / "boom.py"
+    script.write_text("import sys, torch\ntorch.ones(3).exp()\nsys.exit(3)\n")
+    out = tmp_path / "t.h5"
+    proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(script)])
+    assert proc.returncode == 3
+    assert [op.op for op in read_trace(out).ops if op.op.startswith("aten.exp")] == ["aten.exp.default"]
+
+
+def test_normal_replays_from_a_captured_generator_state() -> None:
+    """The impl draws torch's normal_ from the generator state a trace captures (the cached
+    Box-Muller sample and a moved engine included)."""
+    from harness.impl.profiles import profile_for_capability
+    from harness.trace.impl_ops import replay
+
+    torch.manual_seed(1337)
+    torch.randn(5)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), 1)
+    for n in (7, 1000):
+        with recording(capture=[1]) as tracer:
+            out = torch.empty(n).normal_(0.0, 0.02)
+        cap = tracer.captured[1]
+        assert tracer.ops[1].op == "aten.normal_.default" and "generator_state" in cap.inputs
+        again = replay(tracer.ops[1].op, cap.inputs, cap.args, profile)["out"]
+        assert (again.view(np.uint32) == out.numpy().view(np.uint32)).all()
