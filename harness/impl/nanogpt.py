@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
 
@@ -394,16 +394,9 @@ def train(
 
     The observer gets the live arrays (params, grads, moments); copy what must outlive the call.
     """
-    gen = rng.CPUGenerator(cfg.seed)
-    shapes = param_shapes(cfg)
-    names = list(shapes)
-    p = init_params(cfg, gen, profile)
-    params = [p[n] for n in names]
-    opt = make_optimizer(cfg, params, profile)
-    order, slot = optimizer_order(opt, params)
+    _gen, shapes, names, p, params, opt, order, slot, ctx = start_training(cfg, profile)
     if observer:
         observer.on_init(names, [q.copy() for q in params])
-    ctx = Ctx(profile, gen, cfg.dropout, [])
     n_steps = cfg.steps if steps is None else steps
     for it, (x, y) in zip(range(n_steps), batches, strict=False):
         lr = get_lr(it, cfg)
@@ -424,6 +417,33 @@ def train(
         opt.step([grads[i] for i in order])
         if observer:
             observer.after_step(it + 1, lr, params, grads, *moments(opt, slot, len(params)))
+
+
+class TrainingStart(NamedTuple):
+    """A run at its start: the generator, parameters (shapes, names, by name, in order), the
+    optimizer with its group order and state slots, and the ops' context."""
+
+    gen: rng.CPUGenerator
+    shapes: dict[str, tuple[int, ...]]
+    names: list[str]
+    p: Params
+    params: list[np.ndarray]
+    opt: AdamW
+    order: list[int]
+    slot: dict[int, int]
+    ctx: Ctx
+
+
+def start_training(cfg: TrainConfig, profile: KernelProfile) -> TrainingStart:
+    """The seeded generator, nanoGPT's initial weights drawn from it, and AdamW over them."""
+    gen = rng.CPUGenerator(cfg.seed)
+    shapes = param_shapes(cfg)
+    names = list(shapes)
+    p = init_params(cfg, gen, profile)
+    params = [p[n] for n in names]
+    opt = make_optimizer(cfg, params, profile)
+    order, slot = optimizer_order(opt, params)
+    return TrainingStart(gen, shapes, names, p, params, opt, order, slot, Ctx(profile, gen, cfg.dropout, []))
 
 
 def optimizer_order(opt: AdamW, params: list[np.ndarray]) -> tuple[list[int], dict[int, int]]:

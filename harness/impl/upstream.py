@@ -30,15 +30,11 @@ from harness.compare import NanoGPTDiff, diff_nanogpt
 from harness.errors import ParityError
 from harness.impl import rng
 from harness.impl.nanogpt import (
-    Ctx,
     clip_coef,
     gpt_backward,
     gpt_forward,
-    init_params,
-    make_optimizer,
     moments,
-    optimizer_order,
-    param_shapes,
+    start_training,
 )
 from harness.impl.profiles import KernelProfile, profile_for_platform
 from harness.impl.reduce import clip_grad_norm, mean_dims
@@ -77,15 +73,8 @@ def replay(
     dloss = float(np.float32(1.0) / np.float32(accum))  # autograd's gradient of loss / accum
     n_steps = cfg.steps if steps is None else min(steps, cfg.steps)
 
-    gen = rng.CPUGenerator(cfg.seed)
-    shapes = param_shapes(cfg)
-    names = list(shapes)
-    p = init_params(cfg, gen, profile)
-    params = [p[n] for n in names]
-    opt = make_optimizer(cfg, params, profile)
-    order, slot = optimizer_order(opt, params)
+    gen, shapes, names, p, params, opt, order, slot, ctx = start_training(cfg, profile)
     recorder.on_init(names, [q.copy() for q in params])
-    ctx = Ctx(profile, gen, cfg.dropout, [])
 
     def next_batch(split: str) -> tuple[np.ndarray, np.ndarray]:
         tokens = data[split]
