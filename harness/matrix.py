@@ -34,6 +34,7 @@ from harness.compare import diff_nanogpt
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
 from harness.impl.kernel_index import WHY
+from harness.nanogpt_fixture import KIND as NANOGPT_KIND
 from harness.nanogpt_fixture import NanoGPTFixture
 from harness.op_fixture import OpFixture
 from harness.output import output_dir, write_output
@@ -89,6 +90,8 @@ def load_configs(roots: list[Path]) -> list[Config]:
         nano = {}
         for npath in sorted(path.parent.glob(f"{path.stem}.nanogpt-*.h5")):
             nfx = read_fixture(npath)
+            if str(nfx.attrs.get("kind", "")) != NANOGPT_KIND:  # runs of nanoGPT's own train.py: not here
+                continue
             assert isinstance(nfx, NanoGPTFixture)
             nano[str(nfx.config["name"])] = nfx
         pid, version = str(fx.attrs["platform_id"]), str(fx.attrs["torch_version"])

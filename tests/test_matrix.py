@@ -93,6 +93,16 @@ def test_matrix_json_schema(configs):
         assert c["emulated"] == (c["arch"] == "arm64")  # the committed arm64 sets are all emulated
 
 
+def test_nanogpt_rows_compare_our_runs_only(configs):
+    """A configuration with a run of nanoGPT's own train.py beside ours still shows ours."""
+    tiny = {c.label: c.nanogpt.get("tiny") for c in configs}
+    assert tiny[REFERENCE] is not None and str(tiny[REFERENCE].attrs["kind"]) == "nanogpt"
+    with_upstream = "linux-x86_64-baseline-mklgeneric-t1 torch-2.13.0"
+    assert str(tiny[with_upstream].attrs["kind"]) == "nanogpt"
+    rows = json.loads((PUBLISHED / "matrix.json").read_text())["nanogpt"]["tiny"]
+    assert rows["linux-x86_64-avx2-mklgeneric-t1 torch-2.13.0"]["steps"] == 50  # same inputs: compared
+
+
 def test_the_same_configuration_from_another_machine_gets_its_own_column(committed_fixtures, tmp_path):
     other = tmp_path / "runner" / "torch-2.13.0"
     other.mkdir(parents=True)
