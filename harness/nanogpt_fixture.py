@@ -302,17 +302,22 @@ def read_nanogpt_fixture(path: str | Path, *, full: bool = True) -> NanoGPTFixtu
     with FixtureReader(path, kind=KIND) as reader:
         check_nanogpt_fixture(reader)
         attrs = reader.attrs("/")
-        names = list(attrs["param_names"])
-        init = {name: reader.tensor(f"init/{name}") for name in names} if attrs["full_init"] else {}
-        steps = []
-        for step in range(1, int(attrs["steps"]) + 1):
-            group = step_group(step)
-            tensors = {name: reader.tensor(f"{group}/{name}") for name in _STEP_TENSORS}
-            rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
-            if full and reader.has(f"{group}/full"):
-                rec.full = {
-                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.groups(f"{group}/full")
-                }
-            steps.append(rec)
-        run = NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))
-        return NanoGPTFixture(Path(path), attrs, run)
+        return NanoGPTFixture(Path(path), attrs, read_run(reader, attrs, full=full))
+
+
+def read_run(reader: FixtureReader, attrs: dict[str, Any], *, full: bool) -> NanoGPTRun:
+    """The initial weights and every step's records of a checked fixture (``put_run``'s layout);
+    ``full=False`` skips the tensors stored in full."""
+    names = list(attrs["param_names"])
+    init = {name: reader.tensor(f"init/{name}") for name in names} if attrs.get("full_init") else {}
+    steps = []
+    for step in range(1, int(attrs["steps"]) + 1):
+        group = step_group(step)
+        tensors = {name: reader.tensor(f"{group}/{name}") for name in _STEP_TENSORS}
+        rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
+        if full and reader.has(f"{group}/full"):
+            rec.full = {
+                kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.groups(f"{group}/full")
+            }
+        steps.append(rec)
+    return NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))

@@ -124,6 +124,7 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
 
     config_text = torch.__config__.show()
     banner = mkl_verbose_banner()
+    blas, code_path = blas_from_config(config_text), mkl_code_path_from_banner(banner)
     return {
         "generator": "parity-harness",
         "generator_version": __version__,
@@ -138,14 +139,14 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         "torch_git_version": getattr(torch.version, "git_version", "") or "",
         "torch_config": config_text,
         "torch_parallel_info": torch.__config__.parallel_info(),
-        "blas": blas_from_config(config_text),
+        "blas": blas,
         "mkl_available": bool(torch.backends.mkl.is_available()),
         "mkldnn_available": bool(torch.backends.mkldnn.is_available()),
         # MKL picks its own code path by CPU vendor and model; on non-Intel CPUs it may
         # ignore MKL_ENABLE_INSTRUCTIONS. Its banner says what it really ran.
         "mkl_verbose_banner": banner,
-        "mkl_code_path": mkl_code_path_from_banner(banner),
-        "blas_path": blas_tag(blas_from_config(config_text), mkl_code_path_from_banner(banner)),
+        "mkl_code_path": code_path,
+        "blas_path": blas_tag(blas, code_path),
         "cpu_model": facts.cpu_model,
         "cpu_flags": " ".join(sorted(facts.cpu_flags)),
         "env": {var: os.environ[var] for var in RELEVANT_ENV if var in os.environ},

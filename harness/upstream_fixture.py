@@ -33,9 +33,9 @@ from harness.nanogpt_fixture import (
     DIGEST_KINDS,
     NanoGPTFixture,
     NanoGPTRun,
-    StepRecord,
     input_digest,
     put_run,
+    read_run,
     step_group,
 )
 from harness.store import FixtureReader, FixtureWriter, json_attr, tensor_digest
@@ -155,31 +155,16 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
         _expect(reader, f"{group}/mean", "float32", (2,))
 
 
-_STEP_NAMES = tuple(StepRecord.__dataclass_fields__)[2:11]  # x .. sums, in StepRecord's order
-
-
 def read_upstream_fixture(path: str | Path, *, full: bool = True) -> UpstreamFixture:
     """Read (and verify the digests of) an upstream fixture; ``full=False`` skips full tensors."""
     with FixtureReader(path, kind=KIND) as reader:
         check_upstream_fixture(reader)
         attrs = reader.attrs("/")
-        names = list(attrs["param_names"])
-        init = {name: reader.tensor(f"init/{name}") for name in names} if attrs.get("full_init") else {}
-        steps = []
-        for step in range(1, int(attrs["steps"]) + 1):
-            group = step_group(step)
-            tensors = {name: reader.tensor(f"{group}/{name}") for name in _STEP_NAMES}
-            rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
-            if full and reader.has(f"{group}/full"):
-                rec.full = {
-                    kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.children(f"{group}/full")
-                }
-            steps.append(rec)
+        run = read_run(reader, attrs, full=full)
         evals = []
         for iteration in attrs.get("eval_iterations", []):
             group = eval_group(int(iteration))
             evals.append(EvalRecord(int(iteration), **dict(reader.iter_tensors(group))))
-        run = NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))
         return UpstreamFixture(Path(path), attrs, run, evals)
 
 
