@@ -11,6 +11,7 @@ runs under the matching kernel profile with the same thread count. Times are the
 from __future__ import annotations
 
 import argparse
+import platform
 
 import numpy as np
 import torch
@@ -31,7 +32,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
-    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads, platform.machine())
     print(f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()}, {args.threads} threads) "
           f"vs impl {profile.label}; best of {args.repeat}")  # fmt: skip
     print(f"{'op/case':48} {'torch ms':>10} {'impl ms':>10} {'ratio':>7}")

@@ -10,6 +10,7 @@ Neither run records anything. Times are the best of ``--repeat`` runs. Target: r
 from __future__ import annotations
 
 import argparse
+import platform
 from dataclasses import replace
 
 import torch
@@ -35,7 +36,7 @@ def main() -> int:
     if args.steps:
         cfg = replace(cfg, steps=args.steps)
     batches = batches_for(cfg)
-    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads, platform.machine())
     t_torch = best_of(lambda: torch_train(cfg, batches), args.repeat, warm_up=False)
     t_impl = best_of(lambda: impl_train(cfg, batches, profile), args.repeat, warm_up=False)
     ratio = t_impl / t_torch

@@ -152,9 +152,22 @@ class Emulator:
         )
         return env
 
-    def command(self, module_args: list[str]) -> list[str]:
+    def core_root(self, core: EmulatedCore, ncpus: int) -> Path:
+        """The system root QEMU serves to one emulated core: the shared arm64 root (linked) with
+        that core's own fake /proc/cpuinfo and /sys/devices/system/cpu, so that several cores
+        can run at once."""
+        root = self.cache / "cores" / f"{core.name}-c{ncpus}"
+        root.mkdir(parents=True, exist_ok=True)
+        for entry in self.root.iterdir():
+            link = root / entry.name
+            if entry.name not in ("proc", "sys") and not link.is_symlink():
+                link.symlink_to(entry)
+        write_fake_cpu(root, core, ncpus)
+        return root
+
+    def command(self, module_args: list[str], root: Path | None = None) -> list[str]:
         """The host command that runs ``python3.11 <module_args>`` as an arm64 process."""
-        return [qemu_binary(), "-L", str(self.root), str(self.python), *module_args]
+        return [qemu_binary(), "-L", str(root or self.root), str(self.python), *module_args]
 
 
 def qemu_binary() -> str:
@@ -216,7 +229,7 @@ def setup(emu: Emulator) -> None:
 
 
 def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt: str = "", ops: str = "",
-                   force: bool = False) -> list[str]:  # fmt: skip
+                   force: bool = False, root: Path | None = None) -> list[str]:  # fmt: skip
     """The recorder run for one emulated configuration (the recorder itself, not `parity
     generate`: without binfmt_misc an emulated process cannot start another one)."""
     module = "harness.generators.record_nanogpt" if nanogpt else "harness.generators.record_ops"
@@ -227,4 +240,4 @@ def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt:
         args += ["--ops", ops]
     if force:
         args.append("--force")
-    return emu.command(args)
+    return emu.command(args, root)

@@ -15,6 +15,7 @@ by accident:
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from functools import cache
@@ -69,7 +70,7 @@ def as_tensor(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 
 def live_profile() -> KernelProfile:
     """The kernel profile of the torch running in this process."""
-    return profile_for_capability(torch.backends.cpu.get_cpu_capability(), torch.get_num_threads())
+    return profile_for_capability(torch.backends.cpu.get_cpu_capability(), torch.get_num_threads(), platform.machine())
 
 
 @cache

@@ -66,10 +66,10 @@ def test_parity_suite_fails_exactly_the_differing_case(tampered, tmp_path):
 def impl_tampered(tmp_path_factory) -> Path:
     """The committed sum cases under a platform id with no known gaps (3 threads), their outputs
     made by the impl itself, then one element of one output nudged 2 ULP."""
-    from harness.impl.check import committed_x86_fixtures
+    from harness.impl.check import committed_impl_fixtures
     from harness.impl.replay import impl_op_fixture
 
-    committed = read_op_fixture(committed_x86_fixtures()[0], ops=["sum"])
+    committed = read_op_fixture(committed_impl_fixtures()[0], ops=["sum"])
     committed.attrs["platform_id"] = "linux-x86_64-avx2-t3"
     impl, missing = impl_op_fixture(committed)
     assert not missing

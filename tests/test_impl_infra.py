@@ -14,7 +14,7 @@ from harness.errors import ParityError
 from harness.impl import ops as impl_ops
 from harness.impl._lib import load, ptr
 from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, KnownGaps, assert_reproduces, load_gaps, save_gaps
-from harness.impl.profiles import PROFILES, get_profile, profile_for_platform
+from harness.impl.profiles import PROFILES, get_profile, profile_for_capability, profile_for_platform
 from harness.op_ids import OP_IDS
 from harness.ulp import compare_tensors
 
@@ -44,8 +44,26 @@ def test_profiles_follow_platform_ids():
     assert (p.name, p.threads, p.lanes, p.vec_fma) == ("x86-avx2", 2, 8, True)
     assert profile_for_platform("linux-x86_64-baseline-t1").vec_fma is False
     assert PROFILES["x86-avx512"].lanes_wide == 16 and PROFILES["x86-avx512"].lanes == 8
+    n1 = profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1")
+    assert (n1.name, n1.aten, n1.lanes, n1.vec_fma, n1.contract, n1.blas) == (
+        "arm64-neon",
+        "neon",
+        4,
+        True,
+        True,
+        "nvpl",
+    )
+    assert profile_for_platform("linux-arm64-neoverse-v1-nvpl-t2").lanes == 8  # SVE256
+    assert profile_for_platform("linux-arm64-neoverse-v2-t2").lanes == 4  # SVE128; an id from before BLAS tags
     with pytest.raises(ParityError, match="no kernel profile"):
-        profile_for_platform("linux-arm64-neoverse-n1-t2")
+        profile_for_platform("macos-arm64-m1-accelerate-t2")
+    with pytest.raises(ParityError, match="ran the BLAS code path openblas"):
+        profile_for_platform("linux-arm64-neoverse-n1-openblas-t2")
+    assert profile_for_capability("SVE256", 2, "aarch64").name == "arm64-sve256"
+    assert profile_for_capability("DEFAULT", 1, "aarch64").name == "arm64-neon"
+    assert profile_for_capability("DEFAULT", 1, "x86_64").name == "x86-baseline"
+    with pytest.raises(ParityError, match="no kernel profile for ATen capability 'SVE128' on x86_64"):
+        profile_for_capability("SVE128", 1, "x86_64")
     assert profile_for_platform("linux-x86_64-avx512-mklgeneric-t4").threads == 4
     with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):
         profile_for_platform("linux-x86_64-avx512-mklavx512-t2")  # Intel's MKL kernels: not modelled
@@ -95,12 +113,13 @@ def test_committed_gaps_file_loads():
 
 
 def test_unverified_profiles_are_exactly_those_without_a_committed_fixture(committed_root: Path):
-    """A profile is verified when a committed x86 fixture of its torch version stands behind it."""
+    """A profile is verified when a committed fixture of its torch version stands behind it."""
     known = load_gaps()
     verified = set()
-    for path in (committed_root / f"torch-{known.torch_version}").glob("linux-x86_64-*.h5"):
-        verified.add(profile_for_platform(path.name.split(".")[0]).name)
-    assert verified, "no committed x86 fixture found"
+    for arch in ("x86_64", "arm64"):
+        for path in (committed_root / f"torch-{known.torch_version}").glob(f"linux-{arch}-*.h5"):
+            verified.add(profile_for_platform(path.name.split(".")[0]).name)
+    assert {"x86-avx2", "arm64-neon"} <= verified, "no committed x86 or arm64 fixture found"
     assert set(known.unverified_profiles) == set(PROFILES) - verified
 
 
@@ -143,9 +162,9 @@ def test_kernels_doc_holds_the_index_table_and_every_op():
 
 
 def test_a_nanogpt_gap_records_the_first_divergence():
-    from harness.impl.check import committed_x86_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
+    from harness.impl.check import committed_impl_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
 
-    avx2_t2 = next(p for p in committed_x86_nanogpt_fixtures("tiny") if "avx2-mklgeneric-t2" in p.name)
+    avx2_t2 = next(p for p in committed_impl_nanogpt_fixtures("tiny") if "avx2-mklgeneric-t2" in p.name)
     (gap,), (line,) = measure_nanogpt(avx2_t2, get_profile("x86-avx2", 1))  # 1 thread against 2
     assert (gap.platform, gap.op, nanogpt_gap_step(gap)) == ("linux-x86_64-avx2-mklgeneric-t2", "nanogpt-tiny", 1)
     assert gap.output == "grad_preclip transformer.h.0.ln_1.weight"  # LayerNorm grads: per-thread buffers

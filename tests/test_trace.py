@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -238,7 +239,7 @@ def test_normal_replays_from_a_captured_generator_state() -> None:
 
     torch.manual_seed(1337)
     torch.randn(5)
-    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), 1)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), 1, platform.machine())
     for n in (7, 1000):
         with recording(capture=[1]) as tracer:
             out = torch.empty(n).normal_(0.0, 0.02)

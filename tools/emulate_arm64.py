@@ -1,9 +1,12 @@
-"""Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record] ...`.
+"""Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record|run] ...`.
 
     setup                 make the arm64 Python and torch in the cache (idempotent)
     record [--cores ...] [--threads 1,2] [--nanogpt CONFIG] [--ops ...] [--out DIR] [--force]
                           record each emulated core (default: all three) into DIR
                           (default harness/fixtures), setting up first where needed
+    run --cores CORE [--threads N] -- SCRIPT [ARGS]
+                          run an arm64 Python script on one emulated core with that
+                          configuration pinned (threads, capability), e.g. to measure a kernel
 
 Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neoverse-v1
 (like Graviton3; SVE256), neoverse-v2 (like Grace, Graviton4; SVE128). See harness/emulation.py.
@@ -20,7 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from harness.cli import run_reporting_errors  # noqa: E402
-from harness.emulation import CORES, Emulator, record_command, setup, write_fake_cpu  # noqa: E402
+from harness.emulation import CORES, Emulator, record_command, setup  # noqa: E402
 from harness.errors import ParityError  # noqa: E402
 from harness.platform_config import PlatformConfig  # noqa: E402
 from harness.recording import DEFAULT_FIXTURES, fixture_path  # noqa: E402
@@ -28,7 +31,7 @@ from harness.recording import DEFAULT_FIXTURES, fixture_path  # noqa: E402
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("setup", "record"))
+    parser.add_argument("action", choices=("setup", "record", "run"))
     parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
     parser.add_argument("--threads", default="2")
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
@@ -41,7 +44,9 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=Path(os.environ.get("PARITY_ARM64_CACHE", Path.home() / ".cache/parity-harness/arm64")),
     )
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    script = argv[argv.index("--") + 1 :] if "--" in argv else []
+    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
 
     def body() -> int:
         import subprocess
@@ -54,6 +59,15 @@ def main(argv: list[str] | None = None) -> int:
         unknown = [c for c in cores if c not in CORES]
         if unknown:
             raise ParityError(f"unknown core(s) {', '.join(unknown)} (known: {', '.join(CORES)})")
+        if args.action == "run":
+            if len(cores) != 1 or "," in args.threads or not script:
+                raise ParityError(
+                    "run takes one core, one thread count and a script: run --cores C --threads N -- S.py"
+                )
+            config = PlatformConfig("linux", "arm64", cores[0], int(args.threads), blas="nvpl")
+            root = emu.core_root(CORES[cores[0]], max(int(args.threads), 2))
+            env = emu.env(config, CORES[cores[0]], REPO, dict(os.environ))
+            return subprocess.run(emu.command(script, root), env=env, check=False).returncode
         for name in cores:
             core = CORES[name]
             for threads in (int(t) for t in args.threads.split(",")):
@@ -62,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
                 out = fixture_path(args.out, args.torch, config, args.nanogpt)
                 if out.exists() and not args.force:
                     raise ParityError(f"{out}: already exists; pass --force to overwrite it")
-                write_fake_cpu(emu.root, core, max(threads, 2))
-                cmd = record_command(emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force)
+                root = emu.core_root(core, max(threads, 2))
+                cmd = record_command(emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force, root=root)
                 print(f"emulate-arm64: recording {out.name} (emulated {name})", file=sys.stderr, flush=True)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 rc = subprocess.run(cmd, env=emu.env(config, core, REPO, dict(os.environ)), check=False).returncode

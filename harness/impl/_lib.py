@@ -17,7 +17,9 @@ HERE = Path(__file__).resolve().parent
 class Profile(ctypes.Structure):
     """``profile_t`` of csrc/common.h."""
 
-    _fields_ = [(name, ctypes.c_int32) for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads")]
+    _fields_ = [
+        (name, ctypes.c_int32) for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads", "blas")
+    ]
 
 
 @cache

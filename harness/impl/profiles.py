@@ -17,12 +17,12 @@ from harness.errors import ParityError
 @dataclass(frozen=True)
 class KernelProfile:
     name: str
-    aten: str  # ATEN_CPU_CAPABILITY: default | avx2 | avx512
+    aten: str  # the kernels' build: default (x86 scalar) | avx2 | avx512 | neon (aarch64 DEFAULT) | sve
     lanes: int  # Vectorized<float>::size() for REGISTER_DISPATCH kernels
     lanes_wide: int  # lanes of kernels also registered for AVX-512 (softmax, flash attention)
     vec_fma: bool  # Vectorized::fmadd is one fused operation
     contract: bool  # scalar a*b+c contracted to an FMA in the vectorised objects (GCC, -mfma)
-    mkl: str  # the MKL code path reproduced (MKL picks it from the CPU vendor and model, not from ATen)
+    blas: str  # the BLAS code path reproduced, as tagged in platform ids (platform_config.BLAS_TAGS)
     threads: int = 1
 
     def with_threads(self, threads: int) -> KernelProfile:
@@ -37,26 +37,43 @@ class KernelProfile:
     def as_c(self):
         from harness.impl._lib import Profile
 
-        aten = {"default": 0, "avx2": 1, "avx512": 2}[self.aten]
-        return Profile(aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads)
+        aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
+        blas = {MODELLED_BLAS: 0, NVPL: 1}[self.blas]
+        return Profile(aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas)
 
 
 # MKL's generic path ("Intel(R) Architecture processors"), as it runs on the fixtures' AMD host
 # whatever MKL_ENABLE_INSTRUCTIONS says; Intel CPUs run other, vendor-specific kernels.
-MKL_GENERIC = "generic"
 MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config.BLAS_TAGS)
+# NVIDIA Performance Libraries, the BLAS of the Linux aarch64 wheel (BLAS_INFO=nvpl).
+NVPL = "nvpl"
 
 PROFILES: dict[str, KernelProfile] = {
     p.name: p
     for p in (
-        KernelProfile("x86-avx512", "avx512", 8, 16, True, True, MKL_GENERIC),
-        KernelProfile("x86-avx2", "avx2", 8, 8, True, True, MKL_GENERIC),
-        KernelProfile("x86-baseline", "default", 8, 8, False, False, MKL_GENERIC),
+        KernelProfile("x86-avx512", "avx512", 8, 16, True, True, MODELLED_BLAS),
+        KernelProfile("x86-avx2", "avx2", 8, 8, True, True, MODELLED_BLAS),
+        KernelProfile("x86-baseline", "default", 8, 8, False, False, MODELLED_BLAS),
+        # aarch64: FMA is in the base ISA, so GCC contracts a*b+c everywhere and Vectorized::fmadd
+        # is vfmaq/svmla; ATen's DEFAULT build there is NEON (Vectorized<float> of 4 lanes), its SVE
+        # builds take the vector length of the machine (SVE128: 4 lanes, SVE256: 8).
+        KernelProfile("arm64-neon", "neon", 4, 4, True, True, NVPL),
+        KernelProfile("arm64-sve128", "sve", 4, 4, True, True, NVPL),
+        KernelProfile("arm64-sve256", "sve", 8, 8, True, True, NVPL),
     )
 }
 
 # platform-id ISA level -> profile
-_LEVEL_PROFILE = {"avx512": "x86-avx512", "avx2": "x86-avx2", "baseline": "x86-baseline"}
+_LEVEL_PROFILE = {
+    "avx512": "x86-avx512",
+    "avx2": "x86-avx2",
+    "baseline": "x86-baseline",
+    "neon": "arm64-neon",  # a real Linux arm64 machine without SVE
+    "neoverse-n1": "arm64-neon",
+    "neoverse-v2": "arm64-sve128",
+    "neoverse-v1": "arm64-sve256",
+}
+_ARCH_BLAS = {"x86_64": MODELLED_BLAS, "arm64": NVPL}
 
 
 def get_profile(name: str, threads: int = 1) -> KernelProfile:
@@ -65,17 +82,24 @@ def get_profile(name: str, threads: int = 1) -> KernelProfile:
     return PROFILES[name].with_threads(threads)
 
 
-# torch.backends.cpu.get_cpu_capability() -> profile
-_CAPABILITY_PROFILE = {"AVX512": "x86-avx512", "AVX2": "x86-avx2", "DEFAULT": "x86-baseline"}
+# (arch, torch.backends.cpu.get_cpu_capability()) -> profile
+_CAPABILITY_PROFILE = {
+    ("x86_64", "AVX512"): "x86-avx512",
+    ("x86_64", "AVX2"): "x86-avx2",
+    ("x86_64", "DEFAULT"): "x86-baseline",
+    ("arm64", "DEFAULT"): "arm64-neon",
+    ("arm64", "SVE128"): "arm64-sve128",
+    ("arm64", "SVE256"): "arm64-sve256",
+}
 
 
-def profile_for_capability(capability: str, threads: int) -> KernelProfile:
-    """The profile of a running torch on x86, from its reported ATen capability."""
-    if capability not in _CAPABILITY_PROFILE:
-        raise ParityError(
-            f"no kernel profile for ATen capability '{capability}' (known: {', '.join(_CAPABILITY_PROFILE)})"
-        )
-    return get_profile(_CAPABILITY_PROFILE[capability], threads)
+def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") -> KernelProfile:
+    """The profile of a running torch, from its architecture and reported ATen capability."""
+    arch = {"aarch64": "arm64", "amd64": "x86_64"}.get(arch.lower(), arch.lower())
+    if (arch, capability) not in _CAPABILITY_PROFILE:
+        known = ", ".join(f"{a} {c}" for a, c in _CAPABILITY_PROFILE)
+        raise ParityError(f"no kernel profile for ATen capability '{capability}' on {arch} (known: {known})")
+    return get_profile(_CAPABILITY_PROFILE[(arch, capability)], threads)
 
 
 def profile_for_platform(platform_id: str) -> KernelProfile:
@@ -83,14 +107,15 @@ def profile_for_platform(platform_id: str) -> KernelProfile:
     from harness.platform_config import parse_platform_id
 
     config = parse_platform_id(platform_id)
-    if config.arch != "x86_64" or config.isa not in _LEVEL_PROFILE:
+    if config.os != "linux" or config.arch not in _ARCH_BLAS or config.isa not in _LEVEL_PROFILE:
         raise ParityError(
-            f"no kernel profile for platform {platform_id}: the impl has profiles for x86_64 "
-            f"({', '.join(_LEVEL_PROFILE)}) only"
+            f"no kernel profile for platform {platform_id}: the impl has profiles for Linux x86_64 "
+            f"(baseline, avx2, avx512) and Linux arm64 (neoverse-n1, neoverse-v1, neoverse-v2) only"
         )
-    if config.blas not in ("", MODELLED_BLAS):
+    if config.blas not in ("", _ARCH_BLAS[config.arch]):
         raise ParityError(
             f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "
-            f"{config.blas}; the impl reproduces MKL's generic path ({MODELLED_BLAS}, as on AMD CPUs)"
+            f"{config.blas}; the impl reproduces {_ARCH_BLAS[config.arch]} on {config.arch}"
+            + (" (MKL's generic path, as on AMD CPUs)" if config.arch == "x86_64" else "")
         )
     return get_profile(_LEVEL_PROFILE[config.isa], config.threads)

@@ -211,8 +211,12 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
     try:
-        pa = profile_for_capability(str(diff.a.provenance.get("capability")), int(diff.a.provenance.get("threads", 1)))
-        pb = profile_for_capability(str(diff.b.provenance.get("capability")), int(diff.b.provenance.get("threads", 1)))
+        pa, pb = (
+            profile_for_capability(
+                str(t.provenance.get("capability")), int(t.provenance.get("threads", 1)), str(t.provenance.get("arch"))
+            )
+            for t in (diff.a, diff.b)
+        )
         impl_a = replay(root.a.op, cap.inputs, cap.args, pa)
         impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
     except ParityError as err:

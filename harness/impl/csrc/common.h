@@ -11,13 +11,18 @@
 
 /* One platform's arithmetic (harness/impl/profiles.py builds it). */
 typedef struct {
-    int32_t aten;       /* ATen capability: 0 default (scalar), 1 avx2, 2 avx512 */
-    int32_t lanes;      /* Vectorized<float>::size() of REGISTER_DISPATCH kernels: 8 on x86 */
-    int32_t lanes_wide; /* lanes of ALSO_REGISTER_AVX512_DISPATCH kernels: 16 on avx512, else 8 */
+    int32_t aten;       /* kernels' build: 0 x86 default (scalar), 1 avx2, 2 avx512, 3 aarch64 NEON, 4 SVE */
+    int32_t lanes;      /* Vectorized<float>::size() of REGISTER_DISPATCH kernels: 8 on x86, 4 NEON/SVE128 */
+    int32_t lanes_wide; /* lanes of ALSO_REGISTER_AVX512_DISPATCH kernels: 16 on avx512, else lanes */
     int32_t vec_fma;    /* Vectorized::fmadd is fused (avx2/avx512) rather than a*b+c (default) */
     int32_t contract;   /* the compiler contracted scalar a*b+c into FMAs in vectorised objects */
     int32_t threads;    /* at::get_num_threads() */
+    int32_t blas;       /* the BLAS reproduced: 0 MKL's generic path, 1 NVPL (Linux aarch64) */
 } profile_t;
+
+#define ATEN_NEON 3
+#define ATEN_SVE 4
+#define BLAS_NVPL 1
 
 /* a*b+c as the profile's vector code computes it. */
 static inline float vfmadd(const profile_t *p, float a, float b, float c) {
