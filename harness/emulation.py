@@ -229,7 +229,8 @@ def setup(emu: Emulator) -> None:
 
 
 def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt: str = "", ops: str = "",
-                   force: bool = False, root: Path | None = None) -> list[str]:  # fmt: skip
+                   force: bool = False, root: Path | None = None, random: int = 0,
+                   seed: int = 1) -> list[str]:  # fmt: skip
     """The recorder run for one emulated configuration (the recorder itself, not `parity
     generate`: without binfmt_misc an emulated process cannot start another one)."""
     module = "harness.generators.record_nanogpt" if nanogpt else "harness.generators.record_ops"
@@ -238,6 +239,8 @@ def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt:
         args += ["--config", nanogpt]
     elif ops:
         args += ["--ops", ops]
+    if random and not nanogpt:
+        args += ["--random", str(random), "--seed", str(seed)]
     if force:
         args.append("--force")
     return emu.command(args, root)

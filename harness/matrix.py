@@ -56,6 +56,7 @@ class Config:
     torch_version: str
     ops: OpFixture
     nanogpt: dict[str, NanoGPTFixture]
+    path: Path | None = None  # the op fixture's file
 
     @cached_property
     def output_digests(self) -> dict[tuple[str, str], str]:
@@ -79,7 +80,7 @@ def load_configs(roots: list[Path]) -> list[Config]:
         if root.is_file():
             files.append(root)
         elif root.is_dir():
-            files += sorted(p for p in root.rglob("*.h5") if ".nanogpt-" not in p.name)
+            files += sorted(p for p in root.rglob("*.h5") if ".nanogpt-" not in p.name and ".random-" not in p.name)
         else:
             raise ParityError(f"{root}: no such file or directory")
     configs = []
@@ -98,7 +99,7 @@ def load_configs(roots: list[Path]) -> list[Config]:
         label = f"{pid} torch-{version}"
         if any(c.label == label for c in configs):  # the same configuration on another machine
             label += f" ({fx.provenance.get('cpu_model', '?')}, {path.parent.parent.name})"
-        configs.append(Config(label, pid, version, fx, nano))
+        configs.append(Config(label, pid, version, fx, nano, path))
     if not configs:
         raise ParityError(f"no op fixtures under {', '.join(map(str, roots))}")
     order = {"baseline": 0, "neon": 0, "avx2": 1, "avx512": 2}
@@ -126,6 +127,44 @@ def op_max_ulp(a: OpFixture, b: OpFixture, op: str) -> tuple[int, float]:
     return worst, worst_scaled
 
 
+def impl_result(c: Config, ops: list[str]) -> dict[str, Any] | str:
+    """What the reference implementation does on a configuration, from the measured known gaps
+    (``harness/impl/known_gaps.json``, held true by the impl's tests over the committed fixtures):
+    {"ops": k ops bit-exact of "of", "nanogpt": {config: {"identical_steps", "steps"}}}, or why
+    there is no such figure."""
+    from harness.impl.check import IMPL_TORCH
+    from harness.impl.known_gaps import load_gaps
+    from harness.impl.profiles import profile_for_platform
+    from harness.recording import DEFAULT_FIXTURES
+
+    if c.torch_version != IMPL_TORCH:
+        return f"not modelled (the impl reproduces torch {IMPL_TORCH})"
+    try:
+        profile = profile_for_platform(c.platform_id)
+    except ParityError:
+        return "no kernel profile"
+    committed = DEFAULT_FIXTURES.resolve() / f"torch-{IMPL_TORCH}"
+    if c.path is None or c.path.resolve().parent != committed:
+        return f"not measured here: parity check --impl --against {c.path.name if c.path else 'FIXTURE'}"
+    gaps = load_gaps().for_platform(c.platform_id)
+    differing = {g.op for g in gaps}
+    runs: dict[str, Any] = {}
+    for name, fx in sorted(c.nanogpt.items()):
+        if name != "tiny":  # longer runs are checked on demand (parity check --impl --nanogpt NAME)
+            continue
+        gap = next((g for g in gaps if g.op == f"nanogpt-{name}"), None)
+        steps = len(fx.run.steps)
+        runs[name] = {"identical_steps": steps - gap.mismatches if gap else steps, "steps": gap.count if gap else steps}
+    return {"profile": profile.label, "ops": sum(op not in differing for op in ops), "of": len(ops), "nanogpt": runs}
+
+
+def _impl_cell(v: dict[str, Any] | str) -> str:
+    if isinstance(v, str):
+        return v
+    runs = "; ".join(f"nanoGPT {n}: {r['identical_steps']}/{r['steps']} steps" for n, r in v["nanogpt"].items())
+    return f"{v['ops']}/{v['of']} ops bit-exact" + (f"; {runs}" if runs else "") + f" ({v['profile']})"
+
+
 def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str, Any]:
     """The matrix as data: schema "parity-harness/matrix", version 1.
 
@@ -136,7 +175,9 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
      "against_reference_scaled": {label: {op: "=" | float | null}},  # max|a - b| in ULPs of max|expected|
      "why": {op: what makes its bits differ between platforms (harness/impl/KERNELS.md)},
      "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
-                                      | "other inputs" | null (not recorded)}}}
+                                      | "other inputs" | null (not recorded)}},
+     "impl": {label: {"profile", "ops": k bit-exact, "of": n, "nanogpt": {config: {"identical_steps", "steps"}}}
+                     | why there is no figure}}
     """
     ref = next((c for c in configs if reference in (c.label, c.platform_id)), None) if reference else configs[0]
     if ref is None:
@@ -186,6 +227,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         "against_reference_scaled": against_scaled,
         "why": {op: WHY.get(op, "") for op in ops},
         "nanogpt": nanogpt,
+        "impl": {c.label: impl_result(c, ops) for c in configs},
     }
 
 
@@ -271,6 +313,17 @@ def render_markdown(data: dict[str, Any]) -> str:
             "|---|---|",
             *[f"| {label} | {_nano_cell(v)} |" for label, v in row.items()],
         ]
+    out += [
+        "",
+        "## The reference implementation on each configuration",
+        "",
+        "`harness/impl` (NumPy and C, no torch) under each configuration's kernel profile, from the measured "
+        "gaps in `harness/impl/known_gaps.json` (every output of every case, equal bits).",
+        "",
+        "| configuration | impl |",
+        "|---|---|",
+        *[f"| {label} | {_impl_cell(v)} |" for label, v in data["impl"].items()],
+    ]
     return "\n".join(out) + "\n"
 
 
@@ -306,6 +359,12 @@ def render_html(data: dict[str, Any]) -> str:
         + "".join(f"<tr><td>{e(label)}</td><td>{e(_nano_cell(v))}</td></tr>" for label, v in row.items())
         + "</table>"
         for name, row in data["nanogpt"].items()
+    )
+    nano += (
+        "<h2>The reference implementation on each configuration</h2><table class='sortable'>"
+        "<tr><th>configuration</th><th>impl (harness/impl/known_gaps.json)</th></tr>"
+        + "".join(f"<tr><td>{e(label)}</td><td>{e(_impl_cell(v))}</td></tr>" for label, v in data["impl"].items())
+        + "</table>"
     )
     return (
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Op-match matrix</title><style>"

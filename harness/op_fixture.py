@@ -129,7 +129,16 @@ def check_op_fixture(reader: FixtureReader) -> None:
             if gone
             else "damaged fixture: its op groups are not the ops it lists",
         )
-    generator = "generator_version" in attrs["provenance"]
+    random = attrs["provenance"].get("random_cases")
+    generator = "generator_version" in attrs["provenance"] and not random
+    if random is not None:
+        from harness.generators.random_cases import expected_params
+
+        try:
+            drawn = expected_params(int(random["per_group"]), int(random["seed"]))
+        except (TypeError, KeyError, ValueError):
+            why = f"damaged fixture: its random_cases provenance {random!r} is unreadable"
+            raise FixtureError(reader.path, why) from None
     cases_of: dict[str, list[str]] = {}
     digest_input = []
     for op in present:
@@ -154,6 +163,8 @@ def check_op_fixture(reader: FixtureReader) -> None:
                 raise FixtureError(reader.path, f"damaged fixture: {group} has groups inside its tensors")
             inputs = keys.get("inputs", {})
             digest_input.append((op, case, case_attrs["params"], inputs))
+            if random is not None and drawn.get((op, case)) != case_attrs["params"]:
+                raise FixtureError(reader.path, f"damaged fixture: {op}/{case} is not a case of its random draw")
             if generator:
                 spec.check_op_case(
                     reader.path, op, case, case_attrs["params"], op_attrs["call"],

@@ -53,7 +53,10 @@ def test_nanogpt_step(nanogpt_step, actual_for):
     expected, actual = actual_for(path)
     if actual is None:
         raise ImplMismatch("the reference implementation does not train nanoGPT yet")
-    if step == 1:
-        assert (expected.run.init_sha256 == actual.run.init_sha256).all(), "the initial weights differ"
+    # ImplMismatch is an AssertionError: a live run fails on it as on any assert; a known gap of
+    # the impl expects exactly it
+    if step == 1 and not (expected.run.init_sha256 == actual.run.init_sha256).all():
+        raise ImplMismatch(f"the initial weights differ from {path.name}'s")
     first = first_divergence_in_step(expected.run.steps[step - 1], actual.run.steps[step - 1], expected.run.param_names)
-    assert first is None, f"step {step} differs from {path.name}: {first.stage}: {first.detail}"
+    if first is not None:
+        raise ImplMismatch(f"step {step} differs from {path.name}: {first.stage}: {first.detail}")

@@ -50,3 +50,19 @@ def test_record_command_and_environment(tmp_path: Path):
     assert env["ATEN_CPU_CAPABILITY"] == "sve256" and env["OMP_NUM_THREADS"] == "2"
     assert env["PYTHONPATH"].split(":") == [str(emu.site), "/repo"] and "MKL_CBWR" not in env
     assert "fake MIDR 0x411fd401 (neoverse-v1, like AWS Graviton3)" in env["PARITY_EMULATION"]
+
+
+def test_each_core_gets_its_own_root_so_cores_run_side_by_side(tmp_path: Path):
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    (emu.root / "usr/bin").mkdir(parents=True)
+    (emu.root / "usr/bin/python3.11").write_text("")
+    (emu.root / "proc").mkdir()  # a stale fake /proc of the shared root is never linked
+    n1 = emu.core_root(CORES["neoverse-n1"], 2)
+    v1 = emu.core_root(CORES["neoverse-v1"], 4)
+    assert n1 != v1 and (n1 / "usr").resolve() == (emu.root / "usr").resolve()
+    assert not (n1 / "proc").is_symlink() and "sve" not in (n1 / "proc/cpuinfo").read_text()
+    assert " sve " in (v1 / "proc/cpuinfo").read_text() and (v1 / "proc/cpuinfo").read_text().count("processor") == 4
+    assert emu.core_root(CORES["neoverse-n1"], 2) == n1  # idempotent
+    config = PlatformConfig("linux", "arm64", "neoverse-n1", 1, blas="nvpl")
+    cmd = record_command(emu, config, tmp_path / "r.h5", root=n1, random=100, seed=3)
+    assert cmd[1:3] == ["-L", str(n1)] and cmd[-4:] == ["--random", "100", "--seed", "3"]

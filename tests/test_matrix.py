@@ -117,3 +117,25 @@ def test_unknown_reference_and_empty_roots(configs, tmp_path):
         matrix_dict(configs, "nowhere")
     with pytest.raises(ParityError, match="no op fixtures under"):
         load_configs([tmp_path])
+
+
+def test_impl_row_follows_the_measured_gaps(configs):
+    """The matrix's impl figures are the known gaps counted per configuration: an op is bit-exact
+    there when no output of any of its cases has a gap."""
+    from harness.impl.known_gaps import load_gaps
+
+    data = matrix_dict(configs, REFERENCE)
+    gaps = load_gaps()
+    for c in configs:
+        row = data["impl"][c.label]
+        if c.torch_version != "2.13.0":
+            assert row == "not modelled (the impl reproduces torch 2.13.0)"
+            continue
+        differing = {g.op for g in gaps.for_platform(c.platform_id) if not g.op.startswith("nanogpt-")}
+        assert row["ops"] == 26 - len(differing) and row["of"] == 26, c.label
+        if "tiny" in c.nanogpt:
+            gap = gaps.run_gap(c.platform_id, "tiny")
+            assert row["nanogpt"]["tiny"]["identical_steps"] == (50 - gap.mismatches if gap else 50), c.label
+    assert data["impl"][REFERENCE]["ops"] == 26 and data["impl"][REFERENCE]["profile"] == "x86-avx2 t2"
+    published = (PUBLISHED / "MATRIX.md").read_text()
+    assert "## The reference implementation on each configuration" in published

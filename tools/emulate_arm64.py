@@ -3,7 +3,9 @@
     setup                 make the arm64 Python and torch in the cache (idempotent)
     record [--cores ...] [--threads 1,2] [--nanogpt CONFIG] [--ops ...] [--out DIR] [--force]
                           record each emulated core (default: all three) into DIR
-                          (default harness/fixtures), setting up first where needed
+                          (default harness/fixtures), setting up first where needed;
+                          with --random N [--seed S]: N seeded random cases per op group
+                          (harness/generators/random_cases.py) into <id>.random-<S>.h5
     run --cores CORE [--threads N] -- SCRIPT [ARGS]
                           run an arm64 Python script on one emulated core with that
                           configuration pinned (threads, capability), e.g. to measure a kernel
@@ -36,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", default="2")
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
     parser.add_argument("--ops", default="")
+    parser.add_argument("--random", type=int, default=0, help="record N seeded random cases per op group instead")
+    parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
     parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--torch", default=os.environ.get("PARITY_TORCH", "2.13.0"))
@@ -74,10 +78,15 @@ def main(argv: list[str] | None = None) -> int:
                 # the aarch64 wheel's BLAS (BLAS_INFO=nvpl); the recording process checks it
                 config = PlatformConfig("linux", "arm64", name, threads, blas="nvpl")
                 out = fixture_path(args.out, args.torch, config, args.nanogpt)
+                if args.random:
+                    out = out.with_name(f"{config.id}.random-{args.seed}.h5")
                 if out.exists() and not args.force:
                     raise ParityError(f"{out}: already exists; pass --force to overwrite it")
                 root = emu.core_root(core, max(threads, 2))
-                cmd = record_command(emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force, root=root)
+                cmd = record_command(
+                    emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force, root=root,
+                    random=args.random, seed=args.seed,
+                )  # fmt: skip
                 print(f"emulate-arm64: recording {out.name} (emulated {name})", file=sys.stderr, flush=True)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 rc = subprocess.run(cmd, env=emu.env(config, core, REPO, dict(os.environ)), check=False).returncode

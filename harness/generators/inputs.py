@@ -10,13 +10,30 @@ and seed share the stored tensor too (the store keeps one copy of equal contents
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+
 import numpy as np
 
 Shape = tuple[int, ...]
+_SALT: ContextVar[int] = ContextVar("input_salt", default=0)
+
+
+@contextmanager
+def salted(salt: int) -> Iterator[None]:
+    """Inside, every maker draws another stream for the same (kind, shape, seed): random cases
+    (``harness.generators.random_cases``) use it; salt 0 is the fixed cases' stream."""
+    token = _SALT.set(salt)
+    try:
+        yield
+    finally:
+        _SALT.reset(token)
 
 
 def _rng(seed: int) -> np.random.Generator:
-    return np.random.Generator(np.random.PCG64(seed))
+    salt = _SALT.get()
+    return np.random.Generator(np.random.PCG64([seed, salt] if salt else seed))
 
 
 def normal(shape: Shape, seed: int, scale: float = 1.0) -> np.ndarray:

@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from harness.generators import inputs as gen
+from harness.generators.random_cases import Case
 from harness.op_ids import OP_IDS
 
 Params = Mapping[str, Any]
@@ -40,12 +41,6 @@ TORCH_SEED = 1337
 LARGE = (65, 509)  # 33,085 elements: parallel with 2 threads; rows of 509 = 31*16 + 13
 VECTOR = (1001,)  # 62*16 + 9
 TINY = (7,)  # below one vector: scalar path only
-
-
-@dataclass(frozen=True)
-class Case:
-    name: str
-    params: Params
 
 
 @dataclass(frozen=True)

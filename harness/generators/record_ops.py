@@ -16,7 +16,9 @@ import torch
 from harness import provenance
 from harness.bits import describe_first_mismatch
 from harness.generators.child import Progress, child_parser, progress_printer, run_child
-from harness.generators.ops import OPS_BY_NAME, OpSpec
+from harness.generators.inputs import salted
+from harness.generators.ops import OPS_BY_NAME, Case, OpSpec
+from harness.generators.random_cases import random_cases
 from harness.op_fixture import CaseRecord, write_op_fixture
 from harness.op_ids import parse_op_list
 from harness.platform_config import PlatformConfig, collect_facts
@@ -37,18 +39,23 @@ def _run_once(spec: OpSpec, params: dict, inputs: dict[str, np.ndarray]) -> dict
 
 def record_case(spec: OpSpec, case_name: str, params: dict) -> CaseRecord:
     """Run one case twice from the same inputs; keep the first run, note if they agree."""
-    inputs = spec.make_inputs(params)
+    with salted(int(params.get("salt", 0))):
+        inputs = spec.make_inputs(params)
     first = _run_once(spec, params, inputs)
     second = _run_once(spec, params, inputs)
     return CaseRecord(spec.name, case_name, dict(params), inputs, first, _same_bits(first, second), spec.call)
 
 
-def record_ops(ops: list[OpSpec], progress: Progress | None = None) -> list[CaseRecord]:
+def record_ops(
+    ops: list[OpSpec], progress: Progress | None = None, cases: dict[str, list[Case]] | None = None
+) -> list[CaseRecord]:
+    """Each op's fixed cases, or the cases ``cases`` gives it (random ones)."""
     records = []
     for i, spec in enumerate(ops):
         if progress:
             progress(i, len(ops), spec.name)
-        records.extend(record_case(spec, case.name, dict(case.params)) for case in spec.cases)
+        chosen = spec.cases if cases is None else cases.get(spec.name, [])
+        records.extend(record_case(spec, case.name, dict(case.params)) for case in chosen)
     if progress:
         progress(len(ops), len(ops), "done")
     return records
@@ -57,12 +64,17 @@ def record_ops(ops: list[OpSpec], progress: Progress | None = None) -> list[Case
 def main(argv: list[str] | None = None) -> int:
     parser = child_parser("python -m harness.generators.record_ops")
     parser.add_argument("--ops", default="", help="comma-separated subset of ops")
+    parser.add_argument("--random", type=int, default=0, help="record N seeded random cases per op group instead")
+    parser.add_argument("--seed", type=int, default=1, help="the random cases' seed")
     args = parser.parse_args(argv)
 
     def record(config: PlatformConfig) -> tuple[int, str, str]:
         ops = [OPS_BY_NAME[name] for name in parse_op_list(args.ops)]
-        records = record_ops(ops, None if args.quiet else progress_printer(config.id, "ops"))
-        prov = provenance.collect(config, collect_facts(), ops_recorded=[op.name for op in ops])
+        cases = random_cases(args.random, args.seed, [op.name for op in ops]) if args.random else None
+        ops = [op for op in ops if cases is None or op.name in cases]
+        records = record_ops(ops, None if args.quiet else progress_printer(config.id, "ops"), cases)
+        extra = {"random_cases": {"per_group": args.random, "seed": args.seed}} if args.random else {}
+        prov = provenance.collect(config, collect_facts(), ops_recorded=[op.name for op in ops], **extra)
         size = write_op_fixture(args.out, prov, records, force=args.force)
         nondet = [r.key for r in records if not r.deterministic]
         return (

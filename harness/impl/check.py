@@ -35,9 +35,11 @@ def unverified_profiles() -> dict[str, str]:
 
 def committed_impl_fixtures() -> list[Path]:
     """The committed op fixtures of the reproduced torch version on the platforms the impl has
-    profiles for (Linux x86_64 and arm64), in a stable order."""
+    profiles for (Linux x86_64 and arm64), with the committed random cases
+    (``<id>.random-<seed>.h5``, harness/generators/random_cases.py), in a stable order."""
     root = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}"
-    return sorted(p for arch in IMPL_ARCHES for p in root.glob(f"linux-{arch}-*-t[0-9].h5"))
+    patterns = ("linux-{}-*-t[0-9].h5", "linux-{}-*-t[0-9].random-*.h5")
+    return sorted(p for arch in IMPL_ARCHES for pattern in patterns for p in root.glob(pattern.format(arch)))
 
 
 def committed_impl_nanogpt_fixtures(config: str) -> list[Path]:

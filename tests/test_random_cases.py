@@ -1,0 +1,97 @@
+"""Seeded random cases: reproducible draws around the sizes that change bits, values of their
+own, and fixtures of them that read back and refuse a case that is not of their draw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.errors import FixtureError
+from harness.generators.inputs import normal, salted
+from harness.generators.random_cases import GRAIN, GROUPS, expected_params, random_cases
+from harness.op_ids import OP_IDS
+
+
+def test_every_op_is_in_exactly_one_group():
+    members = [op for ops in GROUPS.values() for op in ops]
+    assert sorted(members) == sorted(OP_IDS) and len(members) == len(set(members))
+
+
+def test_draws_are_reproducible_and_fill_every_group():
+    a, b = random_cases(100, 1), random_cases(100, 1)
+    assert {op: [c.params for c in cs] for op, cs in a.items()} == {op: [c.params for c in cs] for op, cs in b.items()}
+    for group, ops in GROUPS.items():
+        assert sum(len(a[op]) for op in ops) == 100, group
+    assert random_cases(100, 2)["exp"][0].params != a["exp"][0].params
+    salts = [c.params["salt"] for cs in a.values() for c in cs]
+    assert len(salts) == len(set(salts)) and 0 not in salts  # every case its own value stream
+
+
+def test_sizes_reach_the_tails_the_widths_and_the_thread_grain():
+    sizes = [int(np.prod(c.params["shape"])) for op in ("exp", "tanh", "gelu") for c in random_cases(300, 5)[op]]
+    assert any(n < 4 for n in sizes)  # scalar tails only
+    assert any(n % 16 == 0 for n in sizes) and any(n % 16 == 15 for n in sizes)
+    assert any(abs(n - GRAIN) < 20 or abs(n - 2 * GRAIN) < 20 for n in sizes)  # where parallel_for splits
+
+
+def test_salt_changes_values_and_salt_zero_is_the_fixed_stream():
+    fixed = normal((5,), 1)
+    with salted(0):
+        assert (normal((5,), 1) == fixed).all()
+    with salted(7):
+        other = normal((5,), 1)
+    assert not (other == fixed).all() and (normal((5,), 1) == fixed).all()
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> Path:
+    """A random fixture recorded by this machine's torch, two cases per group."""
+    pytest.importorskip("torch")
+    from harness import provenance
+    from harness.generators.ops import OPS_BY_NAME
+    from harness.generators.record_ops import record_ops
+    from harness.op_fixture import write_op_fixture
+    from harness.platform_config import collect_facts
+    from harness.recording import default_config
+
+    cases = random_cases(2, 4)
+    ops = [OPS_BY_NAME[op] for op in OP_IDS if op in cases]
+    records = record_ops(ops, cases=cases)
+    config = default_config("2.13.0")
+    prov = provenance.collect(config, collect_facts(), random_cases={"per_group": 2, "seed": 4})
+    path = tmp_path_factory.mktemp("random") / f"{config.id}.random-4.h5"
+    write_op_fixture(path, prov, records, force=False)
+    return path
+
+
+def test_a_random_fixture_reads_back_with_its_drawn_cases(recorded: Path):
+    from harness.op_fixture import read_op_fixture
+
+    fixture = read_op_fixture(recorded)
+    assert len(fixture.cases) == 2 * len(GROUPS)
+    drawn = expected_params(2, 4)
+    for rec in fixture.cases.values():
+        assert drawn[(rec.op, rec.case)] == rec.params
+        shapes = [list(a.shape) for a in rec.inputs.values()]
+        if "shape" in rec.params and rec.op not in ("randn",):
+            assert list(rec.params["shape"]) in shapes
+
+
+def test_a_case_not_of_its_draw_is_refused(recorded: Path, tmp_path: Path):
+    from dataclasses import replace
+
+    from harness.op_fixture import read_op_fixture, write_op_fixture
+
+    fixture = read_op_fixture(recorded)
+    records = list(fixture.cases.values())
+    records[0] = replace(records[0], params={**records[0].params, "salt": records[0].params["salt"] + 1})
+    damaged = tmp_path / recorded.name
+    write_op_fixture(damaged, fixture.provenance, records, force=False)
+    with pytest.raises(FixtureError, match="is not a case of its random draw"):
+        read_op_fixture(damaged)
+    prov = {**fixture.provenance, "random_cases": {"seed": 4}}
+    write_op_fixture(tmp_path / "b.h5", prov, list(fixture.cases.values()), force=False)
+    with pytest.raises(FixtureError, match=r"random_cases provenance .* is unreadable"):
+        read_op_fixture(tmp_path / "b.h5")
