@@ -1,11 +1,13 @@
 """Per op and case: the impl's time vs torch's on the same inputs and thread count, and their ratio.
 
-    python benchmarks/impl_vs_torch.py [--ops exp,sum] [--threads 2] [--repeat 5]
+    python benchmarks/impl_vs_torch.py [--ops exp,sum] [--threads 2] [--repeat 5] [--profile arm64-neon]
 
 Both sides compute what a fixture records for the case (forward and every gradient). torch
 runs in this process with ``torch.set_num_threads(threads)`` at its own capability; the impl
-runs under the matching kernel profile with the same thread count. Times are the best of
-``--repeat`` runs. Target: ratio (impl / torch) <= 3 on every op at the committed shapes.
+runs under the matching kernel profile with the same thread count, or under ``--profile``
+(an arm64 profile on an x86 machine: what checking an ARM fixture costs here, with no ARM
+machine). Times are the best of ``--repeat`` runs. Target: ratio (impl / torch) <= 3 on every
+op at the committed shapes.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from timing import best_of
 
 from harness.generators.ops import OPS_BY_NAME
 from harness.impl.ops import NotImplementedInImpl, run_case
-from harness.impl.profiles import profile_for_capability
+from harness.impl.profiles import get_profile, profile_for_capability
 from harness.op_ids import parse_op_list
 
 TARGET = 3.0
@@ -30,9 +32,11 @@ def main() -> int:
     parser.add_argument("--ops", default="", help="comma-separated op ids (default: all)")
     parser.add_argument("--threads", type=int, default=torch.get_num_threads())
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--profile", default="", help="the impl's kernel profile (default: this machine's)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), args.threads, platform.machine())
+    profile = get_profile(args.profile, args.threads) if args.profile else profile
     print(f"torch {torch.__version__} ({torch.backends.cpu.get_cpu_capability()}, {args.threads} threads) "
           f"vs impl {profile.label}; best of {args.repeat}")  # fmt: skip
     print(f"{'op/case':48} {'torch ms':>10} {'impl ms':>10} {'ratio':>7}")

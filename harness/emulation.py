@@ -230,13 +230,13 @@ def setup(emu: Emulator) -> None:
 
 def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt: str = "", ops: str = "",
                    force: bool = False, root: Path | None = None, random: int = 0,
-                   seed: int = 1) -> list[str]:  # fmt: skip
+                   seed: int = 1, full_steps: str = "") -> list[str]:  # fmt: skip
     """The recorder run for one emulated configuration (the recorder itself, not `parity
     generate`: without binfmt_misc an emulated process cannot start another one)."""
     module = "harness.generators.record_nanogpt" if nanogpt else "harness.generators.record_ops"
     args = ["-m", module, "--platform-id", config.id, "--out", str(out), "--quiet"]
     if nanogpt:
-        args += ["--config", nanogpt]
+        args += ["--config", nanogpt] + (["--full-steps", full_steps] if full_steps else [])
     elif ops:
         args += ["--ops", ops]
     if random and not nanogpt:

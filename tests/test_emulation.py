@@ -45,6 +45,8 @@ def test_record_command_and_environment(tmp_path: Path):
                        "--out", str(tmp_path / "x.h5"), "--quiet", "--ops", "exp"]  # fmt: skip
     nano = record_command(emu, config, tmp_path / "y.h5", nanogpt="tiny", force=True)
     assert nano[5] == "harness.generators.record_nanogpt" and nano[-3:] == ["--config", "tiny", "--force"]
+    digests = record_command(emu, config, tmp_path / "z.h5", nanogpt="tiny", full_steps="none")
+    assert digests[-4:] == ["--config", "tiny", "--full-steps", "none"]
     env = emu.env(config, CORES["neoverse-v1"], Path("/repo"), {"PATH": "/bin", "MKL_CBWR": "AVX2"})
     assert env["QEMU_CPU"] == "max,sve-default-vector-length=32"
     assert env["ATEN_CPU_CAPABILITY"] == "sve256" and env["OMP_NUM_THREADS"] == "2"

@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
     parser.add_argument("--threads", default="2")
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
+    parser.add_argument("--full-steps", default="", help="nanoGPT steps kept in full (default: the config's)")
     parser.add_argument("--ops", default="")
     parser.add_argument("--random", type=int, default=0, help="record N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
                 root = emu.core_root(core, max(threads, 2))
                 cmd = record_command(
                     emu, config, out, nanogpt=args.nanogpt, ops=args.ops, force=args.force, root=root,
-                    random=args.random, seed=args.seed,
+                    random=args.random, seed=args.seed, full_steps=args.full_steps,
                 )  # fmt: skip
                 print(f"emulate-arm64: recording {out.name} (emulated {name})", file=sys.stderr, flush=True)
                 out.parent.mkdir(parents=True, exist_ok=True)
