@@ -599,7 +599,10 @@ static inline float vml_sqrt(float x) {
  *   exp_avg.lerp_(grad, 1 - beta1)              m = lerp(m, g, w)
  *   exp_avg_sq.mul_(beta2)                      v = v * beta2
  *   .addcmul_(grad, grad, value=1 - beta2)      v = v + (value * g) * g   (fused: fma(value*g, g, v))
- *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = vml_sqrt(v) / bc2_sqrt
+ *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = sqrt(v) / bc2_sqrt: MKL VML's (vml_sqrt) on
+ *                                               x86; IEEE on aarch64, whose wheel has no MKL:
+ *                                               Vectorized sqrt is vsqrtq_f32 / svsqrt, and
+ *                                               the scalar tail std::sqrt (fsqrt)
  *           .add_(eps)                          d = d + eps
  *   param.addcdiv_(exp_avg, denom, value=-ss)   p = p + (neg_step * m) / d */
 static inline void adamw_one(const profile_t *p, const adamw_scalars_t *s, int vec, float *param, float grad,
@@ -610,7 +613,7 @@ static inline void adamw_one(const profile_t *p, const adamw_scalars_t *s, int v
     float vv = *v * s->beta2;
     float sg = s->sq_value * grad;
     vv = vec ? vfmadd(p, sg, grad, vv) : sfmadd(p, sg, grad, vv);
-    float denom = vml_sqrt(vv) / s->bc2_sqrt + s->eps;
+    float denom = (p->blas == BLAS_NVPL ? sqrtf(vv) : vml_sqrt(vv)) / s->bc2_sqrt + s->eps;
     pv = pv + (s->neg_step * mv) / denom;
     *param = pv;
     *m = mv;
