@@ -26,6 +26,9 @@
         for (int64_t j = j##_blk; j < (n); j++) BODY;                                                        \
     } while (0)
 
+#define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
+#define FUSE_BODY 2 /* ... and so are the full vectors' */
+
 static int64_t ceil_log2(int64_t x) { /* c10 utils::CeilLog2: 1 for x <= 2 */
     if (x <= 2) return 1;
     int64_t r = 0;
@@ -66,9 +69,10 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
     if (b) {
         for (int l = 0; l < L; l++) acc[l] = t[l] * b[l];
         for (; d + L <= n; d += L)
-            for (int l = 0; l < L; l++) acc[l] = acc[l] + t[d + l] * b[d + l];
+            for (int l = 0; l < L; l++)
+                acc[l] = (fuse_tail & FUSE_BODY) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
         for (int l = 0; d + l < n; l++)
-            acc[l] = fuse_tail ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
+            acc[l] = (fuse_tail & FUSE_TAIL) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
     } else {
         for (int l = 0; l < L; l++) acc[l] = t[l];
         for (; d + L <= n; d += L)
@@ -79,7 +83,10 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
 }
 
 static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse_tail) {
-    return L == 16 ? row_sum_l(p->aten != 0, t, b, n, fuse_tail, 16) : row_sum_l(p->aten != 0, t, b, n, fuse_tail, 8);
+    const int tree = p->aten != 0;
+    if (L == 16) return row_sum_l(tree, t, b, n, fuse_tail, 16);
+    if (L == 4) return row_sum_l(tree, t, b, n, fuse_tail, 4);
+    return row_sum_l(tree, t, b, n, fuse_tail, 8);
 }
 
 /* ------------------------------------------------------------------------------ layer_norm */
@@ -92,10 +99,11 @@ typedef struct {
 
 /* AddMomentsVec: c = m0_add/n; delta = m1_add - m1; m1 += c*delta;
  * m2 = fmadd(delta*m0, c*delta, m2 + m2_add)  (VF: Vectorized fmadd is fused). */
-KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2_add, moments_t *acc, const int VF) {
+KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2_add, moments_t *acc, const int VF,
+                            const int L) {
     const int64_t n = acc->m0 + m0_add;
     const float c = n == 0 ? 0.0f : (float)m0_add / (float)n;
-    for (int l = 0; l < 8; l++) {
+    for (int l = 0; l < L; l++) {
         float delta = m1_add[l] - acc->m1[l];
         float m2_tmp = acc->m2[l] + m2_add[l];
         float cd = c * delta;
@@ -112,15 +120,15 @@ KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2
  * the levels merged into level 0; then the scalar tail (N % 8) Welford (not contracted), then the
  * 8 lanes merged into it in lane order by AddMoments (m1 += c*delta and
  * m2 += m2_add + delta*delta*c*m0 contracted when CF). Returns mean and biased variance. */
-KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF) {
-    enum { L = 8 };
+KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF,
+                            const int TW, const int L) {
     const int64_t n = N / L, m = divup(n, 16), depth = ceil_log2(m);
     moments_t stk[64];
     memset(stk, 0, sizeof(moments_t) * (size_t)depth);
     for (int64_t i = 0; i < m; i++) {
         const float *xp = x + i * 16 * L;
         const int64_t m0 = n - i * 16 < 16 ? n - i * 16 : 16;
-        float m1[L] = {0}, m2[L] = {0};
+        float m1[MAXL] = {0}, m2[MAXL] = {0};
         for (int64_t j = 0; j < m0; j++) {
             const float cj = 1.0f / (float)(j + 1);
             for (int l = 0; l < L; l++) {
@@ -130,15 +138,15 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
                 m2[l] = MADD(VF, delta, xv - m1[l], m2[l]);
             }
         }
-        add_moments_vec(m0, m1, m2, &stk[0], VF);
+        add_moments_vec(m0, m1, m2, &stk[0], VF, L);
         int64_t mask = i + 1;
         for (int64_t j = 1; j < depth && (mask & 1) == 0; j++) {
-            add_moments_vec(stk[j - 1].m0, stk[j - 1].m1, stk[j - 1].m2, &stk[j], VF);
+            add_moments_vec(stk[j - 1].m0, stk[j - 1].m1, stk[j - 1].m2, &stk[j], VF, L);
             memset(&stk[j - 1], 0, sizeof(moments_t));
             mask >>= 1;
         }
     }
-    for (int64_t i = 1; i < depth; i++) add_moments_vec(stk[i].m0, stk[i].m1, stk[i].m2, &stk[0], VF);
+    for (int64_t i = 1; i < depth; i++) add_moments_vec(stk[i].m0, stk[i].m1, stk[i].m2, &stk[0], VF, L);
     int64_t m0 = 0;
     float m1 = 0.0f, m2 = 0.0f;
     for (int64_t i = n * L; i < N; i++) {
@@ -146,7 +154,7 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
         float delta = xv - m1;
         m0++;
         m1 += delta / (float)m0;
-        m2 = m2 + delta * (xv - m1);
+        m2 = MADD(TW, delta, xv - m1, m2);
     }
     for (int l = 0; l < L; l++) {
         const int64_t nn = m0 + n;
@@ -165,12 +173,12 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
  * (vec::map3, the final multiply-add contracted when CF). Rows are independent of threads. */
 KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
                                  int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
-                                 const int VF, const int CF) {
+                                 const int VF, const int CF, const int TW, const int L) {
     for (int64_t i = 0; i < M; i++) {
         const float *xr = x + i * N;
         float *yr = y + i * N;
         float mu, var;
-        rowwise_moments(xr, N, &mu, &var, VF, CF);
+        rowwise_moments(xr, N, &mu, &var, VF, CF, TW, L);
         const float r = 1.0f / sqrtf(var + eps), nmu = -mu;
         FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], bias[j]));
         mean[i] = mu;
@@ -180,9 +188,12 @@ KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict 
 
 void layer_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t M, int64_t N,
                         float eps, float *y, float *mean, float *rstd) {
-    if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1);
-    else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0);
-    else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0);
+    const int arm = p.aten == ATEN_NEON || p.aten == ATEN_SVE;
+    if (arm && p.lanes == 4) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 4);
+    else if (arm) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 8);
+    else if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 0, 8);
+    else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0, 0, 8);
+    else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0, 0, 8);
 }
 
 /* One row's dgamma += dy * (a*x + nam), dbeta += dy; dyx = dy*x for ds. */
@@ -207,7 +218,7 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
 KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy, const float *restrict x,
                                   const float *mean, const float *rstd, const float *restrict weight, int64_t M,
                                   int64_t N, float *restrict dx, float *restrict dweight, float *restrict dbias,
-                                  float *restrict buffer, const int CF) {
+                                  float *restrict buffer, const int CF, const int L) {
     const float scale = 1.0f / (float)N;
     float *restrict dyx = buffer + 2 * T * N;
     for (int64_t tid = 0; tid < T; tid++) {
@@ -219,12 +230,13 @@ KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy,
             const float *dyr = dy + i * N, *xr = x + i * N;
             const float a = rstd[i], mu = mean[i], nam = -a * mu;
             accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, CF);
-            const float ds = row_sum_l(tree, dyx, weight, N, CF, 8);
-            const float db = row_sum_l(tree, dyr, weight, N, CF, 8);
+            const float ds = row_sum_l(tree, dyx, weight, N, L == 4 ? 3 : CF, L);
+            const float db = row_sum_l(tree, dyr, weight, N, L == 4 ? 3 : CF, L);
             const float b = (CF ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
             const float c = CF ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
             float *dxr = dx + i * N;
-            FOR_ROW(j, N, dxr[j] = MADD(CF, b, xr[j], a * dyr[j] * weight[j]) + c);
+            if (L == 4) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
+            else FOR_ROW(j, N, dxr[j] = MADD(CF, b, xr[j], a * dyr[j] * weight[j]) + c);
         }
     }
     for (int64_t j = 0; j < N; j++) dweight[j] = dbias[j] = 0.0f;
@@ -242,8 +254,9 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
                          float *buffer) {
     const int64_t T = p.threads < 1 ? 1 : p.threads;
     const int tree = p.aten != 0;
-    if (p.contract) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1);
-    else layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 0);
+    if (p.lanes == 4) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1, 4);
+    else if (p.contract) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1, 8);
+    else layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 0, 8);
 }
 
 /* ------------------------------------------------------------------------------ softmax family */
@@ -283,7 +296,7 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
  * the copy that runs inline (one thread, or one row), not in the one inside the OpenMP region. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
-    const int fuse_tail = p.contract && (p.threads <= 1 || M <= 1);
+    const int fuse_tail = (p.aten == ATEN_NEON || p.aten == ATEN_SVE) ? FUSE_TAIL | FUSE_BODY : p.contract && (p.threads <= 1 || M <= 1);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
