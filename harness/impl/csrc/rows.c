@@ -26,6 +26,23 @@
         for (int64_t j = j##_blk; j < (n); j++) BODY;                                                        \
     } while (0)
 
+/* How the compiler treated a*b+c written with Vectorized operators in the object a kernel runs from:
+ *   OBJ_X86_DEFAULT  x86 default build: never fused.
+ *   OBJ_X86_FMA      x86 AVX2/AVX-512 builds (-mfma): GCC contracted some vector a*b+c (measured per
+ *                    kernel) and scalar code.
+ *   OBJ_NEON         aarch64 DEFAULT and SVE128 builds, whose Vectorized<float> is the 4-lane NEON
+ *                    type: vmulq_f32/vaddq_f32 are GCC vector-extension operators, contracted to
+ *                    fmla/fmadd like scalar code.
+ *   OBJ_SVE          aarch64 SVE256 build (8-lane svfloat32_t): svmul/svadd intrinsics are never
+ *                    contracted; scalar code is. */
+enum { OBJ_X86_DEFAULT, OBJ_X86_FMA, OBJ_NEON, OBJ_SVE };
+
+static int obj_kind(const profile_t *p) {
+    if (p->aten == ATEN_NEON || (p->aten == ATEN_SVE && p->lanes == 4)) return OBJ_NEON;
+    if (p->aten == ATEN_SVE) return OBJ_SVE;
+    return p->contract ? OBJ_X86_FMA : OBJ_X86_DEFAULT;
+}
+
 #define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
 #define FUSE_BODY 2 /* ... and so are the full vectors' */
 
@@ -121,7 +138,7 @@ KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2
  * 8 lanes merged into it in lane order by AddMoments (m1 += c*delta and
  * m2 += m2_add + delta*delta*c*m0 contracted when CF). Returns mean and biased variance. */
 KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF,
-                            const int TW, const int L) {
+                            const int SC, const int L) {
     const int64_t n = N / L, m = divup(n, 16), depth = ceil_log2(m);
     moments_t stk[64];
     memset(stk, 0, sizeof(moments_t) * (size_t)depth);
@@ -154,14 +171,14 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
         float delta = xv - m1;
         m0++;
         m1 += delta / (float)m0;
-        m2 = MADD(TW, delta, xv - m1, m2);
+        m2 = MADD(SC, delta, xv - m1, m2);
     }
     for (int l = 0; l < L; l++) {
         const int64_t nn = m0 + n;
         const float c = nn == 0 ? 0.0f : (float)n / (float)nn;
         const float delta = stk[0].m1[l] - m1;
-        m1 = MADD(CF, c, delta, m1);
-        m2 = m2 + MADD(CF, delta * delta * c, (float)m0, stk[0].m2[l]);
+        m1 = MADD(CF | SC, c, delta, m1);
+        m2 = m2 + MADD(CF | SC, delta * delta * c, (float)m0, stk[0].m2[l]);
         m0 = nn;
     }
     *mean = m1;
@@ -173,12 +190,12 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
  * (vec::map3, the final multiply-add contracted when CF). Rows are independent of threads. */
 KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
                                  int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
-                                 const int VF, const int CF, const int TW, const int L) {
+                                 const int VF, const int CF, const int SC, const int L) {
     for (int64_t i = 0; i < M; i++) {
         const float *xr = x + i * N;
         float *yr = y + i * N;
         float mu, var;
-        rowwise_moments(xr, N, &mu, &var, VF, CF, TW, L);
+        rowwise_moments(xr, N, &mu, &var, VF, CF, SC, L);
         const float r = 1.0f / sqrtf(var + eps), nmu = -mu;
         FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], bias[j]));
         mean[i] = mu;
@@ -188,9 +205,9 @@ KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict 
 
 void layer_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t M, int64_t N,
                         float eps, float *y, float *mean, float *rstd) {
-    const int arm = p.aten == ATEN_NEON || p.aten == ATEN_SVE;
-    if (arm && p.lanes == 4) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 4);
-    else if (arm) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 8);
+    const int kind = obj_kind(&p);
+    if (kind == OBJ_NEON) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 4);
+    else if (kind == OBJ_SVE) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0, 1, 8);
     else if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 0, 8);
     else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0, 0, 8);
     else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0, 0, 8);
@@ -210,16 +227,23 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
  * weight/dweight/dbias (N). Rows split over threads as at::parallel_for(0, M, 1); each thread
  * accumulates dgamma += dy * (rstd*x + (-rstd*mean)) and dbeta += dy into its own zeroed buffer row;
  * then per column the profile.threads buffer rows are summed from 0 in thread order.
- * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +) (only the partial
- * last vector's multiply-add contracted); b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N;
- * dx = (a*dy*w + b*x) + c. With CF the contracted forms are fma(dy, fma(a, x, -a*mean), dgamma),
- * fma(db, mean, -ds), fma(-b, mean, -(db*a/N)) and fma(b, x, a*dy*w).
+ * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +);
+ * b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N; dx = (a*dy*w + b*x) + c.
+ * Contractions per object kind K (see obj_kind):
+ *   OBJ_X86_FMA: fma(dy, fma(a, x, -a*mean), dgamma); only the partial last vector of ds/db fused;
+ *                fma(db, mean, -ds), fma(-b, mean, -(db*a/N)); dx = fma(b, x, a*dy*w) + c.
+ *   OBJ_NEON:    dgamma as OBJ_X86_FMA; ds/db fused in every vector (fmla); b, c as OBJ_X86_FMA;
+ *                dx = fma(a*dy, w, b*x) + c.
+ *   OBJ_SVE:     the vector code separately rounded; b, c (scalar) as OBJ_X86_FMA.
+ *   OBJ_X86_DEFAULT: nothing fused.
  * buffer: 2*threads*N zeroed floats, then N floats of scratch. */
 KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy, const float *restrict x,
                                   const float *mean, const float *rstd, const float *restrict weight, int64_t M,
                                   int64_t N, float *restrict dx, float *restrict dweight, float *restrict dbias,
-                                  float *restrict buffer, const int CF, const int L) {
+                                  float *restrict buffer, const int K, const int L) {
     const float scale = 1.0f / (float)N;
+    const int VC = K == OBJ_X86_FMA || K == OBJ_NEON, SC = K != OBJ_X86_DEFAULT;
+    const int fuse = K == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : K == OBJ_X86_FMA ? FUSE_TAIL : 0;
     float *restrict dyx = buffer + 2 * T * N;
     for (int64_t tid = 0; tid < T; tid++) {
         int64_t b0, b1;
@@ -229,14 +253,15 @@ KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy,
         for (int64_t i = b0; i < b1; i++) {
             const float *dyr = dy + i * N, *xr = x + i * N;
             const float a = rstd[i], mu = mean[i], nam = -a * mu;
-            accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, CF);
-            const float ds = row_sum_l(tree, dyx, weight, N, L == 4 ? 3 : CF, L);
-            const float db = row_sum_l(tree, dyr, weight, N, L == 4 ? 3 : CF, L);
-            const float b = (CF ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
-            const float c = CF ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
+            accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, VC);
+            const float ds = row_sum_l(tree, dyx, weight, N, fuse, L);
+            const float db = row_sum_l(tree, dyr, weight, N, fuse, L);
+            const float b = (SC ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
+            const float c = SC ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
             float *dxr = dx + i * N;
-            if (L == 4) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
-            else FOR_ROW(j, N, dxr[j] = MADD(CF, b, xr[j], a * dyr[j] * weight[j]) + c);
+            if (K == OBJ_NEON) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
+            else if (K == OBJ_X86_FMA) FOR_ROW(j, N, dxr[j] = fmaf(b, xr[j], a * dyr[j] * weight[j]) + c);
+            else FOR_ROW(j, N, dxr[j] = (a * dyr[j] * weight[j] + b * xr[j]) + c);
         }
     }
     for (int64_t j = 0; j < N; j++) dweight[j] = dbias[j] = 0.0f;
@@ -254,9 +279,20 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
                          float *buffer) {
     const int64_t T = p.threads < 1 ? 1 : p.threads;
     const int tree = p.aten != 0;
-    if (p.lanes == 4) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1, 4);
-    else if (p.contract) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1, 8);
-    else layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 0, 8);
+    switch (obj_kind(&p)) {
+    case OBJ_NEON:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_NEON, 4);
+        break;
+    case OBJ_SVE:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_SVE, 8);
+        break;
+    case OBJ_X86_FMA:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_FMA, 8);
+        break;
+    default:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_DEFAULT,
+                              8);
+    }
 }
 
 /* ------------------------------------------------------------------------------ softmax family */
@@ -296,7 +332,10 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
  * the copy that runs inline (one thread, or one row), not in the one inside the OpenMP region. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
-    const int fuse_tail = (p.aten == ATEN_NEON || p.aten == ATEN_SVE) ? FUSE_TAIL | FUSE_BODY : p.contract && (p.threads <= 1 || M <= 1);
+    const int kind = obj_kind(&p);
+    const int fuse_tail = kind == OBJ_NEON  ? FUSE_TAIL | FUSE_BODY
+                          : kind == OBJ_SVE ? 0
+                                            : p.contract && (p.threads <= 1 || M <= 1);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
@@ -339,7 +378,7 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
         float *restrict gxr = gx + i * N;
         const float s = row_sum(&p, p.lanes_wide, gr, NULL, N, 0);
         row_exp(&p, y + i * N, 0.0f, tmp, N);
-        if (p.contract) log_softmax_grad_row(gr, tmp, s, N, gxr, 1);
+        if (p.contract && obj_kind(&p) != OBJ_SVE) log_softmax_grad_row(gr, tmp, s, N, gxr, 1);
         else log_softmax_grad_row(gr, tmp, s, N, gxr, 0);
     }
 }
