@@ -442,6 +442,9 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
  * type): GCC's vmulq_f32/vaddq_f32 are vector-extension operators, so acc + x*x is contracted to
  * fmla in the vector body, and the scalar tail is fmadd throughout (no in-order vectorised tail).
  * Measured on emulated Neoverse N1 for every row length 1..40 and 63..1000.
+ * aarch64 SVE256 build: the svmul/svadd body is not contracted, and GCC vectorises the tail as an
+ * in-order SVE reduction (fmul, fadda), so every tail square is rounded before its addition.
+ * Measured on emulated Neoverse V1 for the same lengths.
  * Then sqrtf. */
 static float norm2_row(const profile_t *p, const float *x, int64_t n) {
     const int L = p->lanes;
@@ -456,7 +459,8 @@ static float norm2_row(const profile_t *p, const float *x, int64_t n) {
             for (int l = 0; l < L; l++) acc[l] = acc[l] + x[d + l] * x[d + l];
     float s = acc[0];
     for (int l = 1; l < L; l++) s = s + acc[l];
-    const int64_t blocked = neon ? d : d + (n - d) / 4 * 4;
+    const int sve = p->aten == ATEN_SVE && !neon;
+    const int64_t blocked = neon ? d : sve ? n : d + (n - d) / 4 * 4;
     for (; d < blocked; d++) s = s + x[d] * x[d];
     for (; d < n; d++) s = sfmadd(p, x[d], x[d], s);
     return sqrtf(s);
