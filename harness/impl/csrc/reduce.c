@@ -438,13 +438,12 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
  * order. GCC vectorises that tail loop as an in-order reduction: its first 4-element block
  * (when t >= 4) squares with a separate rounding; the remaining scalar iterations are contracted
  * to fmaf in the vectorised builds (p->contract). Measured: exact for every tail length 0..7.
- * aarch64 NEON objects (the DEFAULT and SVE128 builds, whose Vectorized<float> is the 4-lane NEON
- * type): GCC's vmulq_f32/vaddq_f32 are vector-extension operators, so acc + x*x is contracted to
- * fmla in the vector body, and the scalar tail is fmadd throughout (no in-order vectorised tail).
- * Measured on emulated Neoverse N1 for every row length 1..40 and 63..1000.
- * aarch64 SVE256 build: the svmul/svadd body is not contracted, and GCC vectorises the tail as an
- * in-order SVE reduction (fmul, fadda), so every tail square is rounded before its addition.
- * Measured on emulated Neoverse V1 for the same lengths.
+ * aarch64: in objects whose Vectorized<float> is the 4-lane NEON type (the DEFAULT and SVE128
+ * builds), GCC's vmulq_f32/vaddq_f32 are vector-extension operators, so acc + x*x is contracted to
+ * fmla in the vector body; the SVE256 build's svmul/svadd body is not contracted. The tail: the
+ * DEFAULT (NEON-only) build contracts it to fmadd throughout; the SVE builds (SVE128 and SVE256)
+ * vectorise it as an in-order SVE reduction (fmul, fadda), every square rounded before its
+ * addition. Measured on emulated Neoverse N1, V2 and V1 for every row length 1..40 and 63..1000.
  * Then sqrtf. */
 static float norm2_row(const profile_t *p, const float *x, int64_t n) {
     const int L = p->lanes;
@@ -459,8 +458,7 @@ static float norm2_row(const profile_t *p, const float *x, int64_t n) {
             for (int l = 0; l < L; l++) acc[l] = acc[l] + x[d + l] * x[d + l];
     float s = acc[0];
     for (int l = 1; l < L; l++) s = s + acc[l];
-    const int sve = p->aten == ATEN_SVE && !neon;
-    const int64_t blocked = neon ? d : sve ? n : d + (n - d) / 4 * 4;
+    const int64_t blocked = p->aten == ATEN_SVE ? n : p->aten == ATEN_NEON ? d : d + (n - d) / 4 * 4;
     for (; d < blocked; d++) s = s + x[d] * x[d];
     for (; d < n; d++) s = sfmadd(p, x[d], x[d], s);
     return sqrtf(s);
