@@ -1,9 +1,9 @@
 /* Row kernels over the last dim: layer_norm, softmax, log_softmax, cross_entropy (nll_loss).
  *
- * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8, or 16 for the
- * AVX-512-registered softmax kernels). Where GCC contracted a vector a*b+c in torch's AVX2/AVX-512
- * objects (profile.contract) or the kernel calls Vectorized fmadd (profile.vec_fma), the code says
- * fmaf(); everything else is separately rounded. KERNEL functions take these flags (VF, CF) as
+ * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8 on x86, 16 for the
+ * AVX-512-registered softmax kernels; 4 on aarch64 NEON/SVE128, 8 on SVE256). Where GCC contracted
+ * a vector a*b+c in torch's objects (obj_kind) or the kernel calls Vectorized fmadd
+ * (profile.vec_fma), the code says fmaf(); everything else is separately rounded. KERNEL functions take these flags (VF, CF) as
  * compile-time constants so that their loops stay branch-free and vectorise at -O2. */
 #include "common.h"
 #include "vmath.h"
@@ -71,10 +71,11 @@ static float lane_sum(int tree, const float *acc, int L) {
 }
 
 /* vec::reduce_all / map2_reduce_all with "+" over n terms t[j] (or t[j]*b[j] when b is given):
- * the first full vector initialises L lane accumulators, further full vectors add lane-wise, the
- * partial last vector adds into its valid lanes (its multiply-add fused when fuse_tail), then
- * lane_sum. n < L: vec_reduce_all's slow path, lane 0 folding terms 0..n-1 in order. */
-KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict b, int64_t n, int fuse_tail,
+ * the first full vector initialises L lane accumulators, further full vectors add lane-wise (their
+ * multiply-add fused when fuse has FUSE_BODY), the partial last vector adds into its valid lanes
+ * (fused when fuse has FUSE_TAIL), then lane_sum (the lambda "+" takes the generic shuffle tree
+ * on aarch64 too: NEON vextq 2 then vrev64q = i^2, i^1; SVE256 svtbl = i^4, i^2, i^1). n < L: vec_reduce_all's slow path, lane 0 folding terms 0..n-1 in order. */
+KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict b, int64_t n, int fuse,
                        const int L) {
     if (n < L) {
         float s = b ? t[0] * b[0] : t[0];
@@ -87,9 +88,9 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
         for (int l = 0; l < L; l++) acc[l] = t[l] * b[l];
         for (; d + L <= n; d += L)
             for (int l = 0; l < L; l++)
-                acc[l] = (fuse_tail & FUSE_BODY) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
+                acc[l] = (fuse & FUSE_BODY) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
         for (int l = 0; d + l < n; l++)
-            acc[l] = (fuse_tail & FUSE_TAIL) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
+            acc[l] = (fuse & FUSE_TAIL) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
     } else {
         for (int l = 0; l < L; l++) acc[l] = t[l];
         for (; d + L <= n; d += L)
@@ -99,11 +100,11 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
     return lane_sum(tree, acc, L);
 }
 
-static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse_tail) {
+static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse) {
     const int tree = p->aten != 0;
-    if (L == 16) return row_sum_l(tree, t, b, n, fuse_tail, 16);
-    if (L == 4) return row_sum_l(tree, t, b, n, fuse_tail, 4);
-    return row_sum_l(tree, t, b, n, fuse_tail, 8);
+    if (L == 16) return row_sum_l(tree, t, b, n, fuse, 16);
+    if (L == 4) return row_sum_l(tree, t, b, n, fuse, 4);
+    return row_sum_l(tree, t, b, n, fuse, 8);
 }
 
 /* ------------------------------------------------------------------------------ layer_norm */
@@ -131,12 +132,14 @@ KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2
     acc->m0 = n;
 }
 
-/* RowwiseMomentsImpl (moments_utils.h) with 8 lanes (layer_norm has no AVX-512 kernel):
- * vectors in chunks of 16, each chunk a Welford pass from zero (m1 = fmadd(1/(j+1), delta, m1),
- * m2 = fmadd(delta, x - m1, m2)) merged into a binary-counter cascade of depth ceil_log2(chunks),
- * the levels merged into level 0; then the scalar tail (N % 8) Welford (not contracted), then the
- * 8 lanes merged into it in lane order by AddMoments (m1 += c*delta and
- * m2 += m2_add + delta*delta*c*m0 contracted when CF). Returns mean and biased variance. */
+/* RowwiseMomentsImpl (moments_utils.h) with L lanes (8 on x86: layer_norm has no AVX-512 kernel;
+ * 4 on aarch64 NEON/SVE128, 8 on SVE256): vectors in chunks of 16, each chunk a Welford pass from
+ * zero (m1 = fmadd(1/(j+1), delta, m1), m2 = fmadd(delta, x - m1, m2)) merged into a binary-counter
+ * cascade of depth ceil_log2(chunks), the levels merged into level 0; then the scalar tail (N % L)
+ * Welford (m2 += delta*(x - m1): contracted only in aarch64 objects, SC), then the L lanes merged
+ * into it in lane order by AddMoments (m1 += c*delta and m2 += m2_add + delta*delta*c*m0
+ * contracted when CF or SC). AddMomentsVec's m1 + c*delta stays fmul+fadd everywhere (objdump of
+ * the aarch64 RowwiseMomentsImpl<float,4>). Returns mean and biased variance. */
 KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF,
                             const int SC, const int L) {
     const int64_t n = N / L, m = divup(n, 16), depth = ceil_log2(m);
@@ -187,7 +190,8 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
 
 /* LayerNormKernelImplInternal (layer_norm_kernel.cpp), x/y (M,N), weight/bias (N), mean/rstd (M):
  * per row RowwiseMoments; rstd = 1/sqrt(var + eps); y = ((x + (-mean)) * rstd) * weight + bias
- * (vec::map3, the final multiply-add contracted when CF). Rows are independent of threads. */
+ * (vec::map3, the final multiply-add contracted when CF: x86 FMA and aarch64 NEON objects, not
+ * SVE256). SC: aarch64 scalar contraction (see rowwise_moments). Rows are independent of threads. */
 KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
                                  int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
                                  const int VF, const int CF, const int SC, const int L) {
@@ -328,18 +332,20 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
 }
 
 /* _vec_host_softmax_backward_lastdim<float, false> (SoftMaxKernel.cpp), g/y/gx (M,N): per row
- * s = map2_reduce_all(g*y, +), gx = (g - s) * y. GCC contracted the partial vector's g*y + acc in
- * the copy that runs inline (one thread, or one row), not in the one inside the OpenMP region. */
+ * s = map2_reduce_all(g*y, +), gx = (g - s) * y. x86 FMA objects: GCC contracted the partial
+ * vector's g*y + acc in the copy that runs inline (one thread, or one row), not in the one inside
+ * the OpenMP region. aarch64 NEON objects: every vector's g*y + acc contracted, in both copies;
+ * SVE256: none. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
     const int kind = obj_kind(&p);
-    const int fuse_tail = kind == OBJ_NEON  ? FUSE_TAIL | FUSE_BODY
-                          : kind == OBJ_SVE ? 0
-                                            : p.contract && (p.threads <= 1 || M <= 1);
+    const int fuse = kind == OBJ_NEON ? FUSE_TAIL | FUSE_BODY
+                     : kind == OBJ_SVE ? 0
+                                       : (p.contract && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
-        const float s = row_sum(&p, p.lanes_wide, gr, yr, N, fuse_tail);
+        const float s = row_sum(&p, p.lanes_wide, gr, yr, N, fuse);
         softmax_grad_row(gr, yr, s, N, gxr);
     }
 }
@@ -370,7 +376,8 @@ KERNEL void log_softmax_grad_row(const float *restrict g, const float *restrict 
 }
 
 /* _vec_host_softmax_backward_lastdim<float, true>, g/y/gx (M,N): s = reduce_all(+) of g,
- * gx = g - exp(y) * s (contracted to fma(-exp(y), s, g) in both inlined copies). tmp: N floats. */
+ * gx = g - exp(y) * s (contracted to fma(-exp(y), s, g) in both inlined copies on x86 FMA and
+ * aarch64 NEON objects; separately rounded on SVE256). tmp: N floats. */
 void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx, float *tmp) {
     if (N <= 0) return;
     for (int64_t i = 0; i < M; i++) {
