@@ -395,9 +395,11 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
 /* nll_loss_out_frame (LossNLL.cpp), lsm (B,C) log-probabilities, target (B): mean reduction.
  * Non-ignored rows subtract lsm[b, t] into partial[0]; after row b, while the level mask of b
  * is zero, partial[j] moves into partial[j+1] (8 levels, level_power = max(4, ceil_log2(B)/8));
- * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). */
-float nll_loss_forward(const float *lsm, const int64_t *target, int64_t B, int64_t C, int64_t ignore_index,
-                       float *total_weight) {
+ * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). Every target ignored gives
+ * 0/0: the CPU's default NaN, 0xffc00000 on x86, 0x7fc00000 on aarch64 (FPCR.DN off: a NaN
+ * operand propagates, an invalid operation gives +qNaN). */
+float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int64_t B, int64_t C,
+                       int64_t ignore_index, float *total_weight) {
     enum { LEVELS = 8 };
     const int64_t power = ceil_log2(B) / LEVELS > 4 ? ceil_log2(B) / LEVELS : 4;
     const int64_t mask = ((int64_t)1 << power) - 1;
@@ -419,7 +421,12 @@ float nll_loss_forward(const float *lsm, const int64_t *target, int64_t B, int64
     float tw = (float)(B - ignored), out = 0.0f;
     for (int j = 0; j < LEVELS; j++) out += partial[j];
     *total_weight = tw;
-    return out / tw;
+    float loss = out / tw;
+    if (loss != loss && out == out && (p.aten == ATEN_NEON || p.aten == ATEN_SVE)) {
+        const uint32_t arm_default_nan = 0x7fc00000u;
+        memcpy(&loss, &arm_default_nan, 4);
+    }
+    return loss;
 }
 
 /* nll_loss_backward_out_frame, mean, grad_lsm (B,C): zeroed, then
