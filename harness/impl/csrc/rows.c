@@ -308,9 +308,24 @@ static float row_max(const float *x, int64_t n) {
     return m;
 }
 
-/* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. */
+/* a - b as aarch64 computes it: an invalid subtraction (inf - inf) gives aarch64's default NaN
+ * +qNaN (0x7fc00000) where this (x86) host gives 0xffc00000; a NaN operand propagates on both. */
+static inline float arm_sub(float a, float b) {
+    float r = a - b;
+    uint32_t u, q = 0x7fc00000u;
+    memcpy(&u, &r, 4);
+    if (r != r && a == a && b == b) memcpy(&u, &q, 4);
+    memcpy(&r, &u, 4);
+    return r;
+}
+
+static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
+
+/* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. x - shift is NaN only for a row whose max
+ * is infinite (inf - inf), where the platform's default NaN appears (arm_sub). */
 static void row_exp(const profile_t *p, const float *restrict x, float shift, float *restrict y, int64_t n) {
-    if (p->aten) FOR_ROW(j, n, y[j] = sleef_expf_u10(x[j] - shift));
+    if (is_arm(p)) FOR_ROW(j, n, y[j] = sleef_expf_u10(arm_sub(x[j], shift)));
+    else if (p->aten) FOR_ROW(j, n, y[j] = sleef_expf_u10(x[j] - shift));
     else FOR_ROW(j, n, y[j] = glibc_expf(x[j] - shift));
 }
 
@@ -350,8 +365,10 @@ void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, in
     }
 }
 
-static void log_softmax_row(const float *restrict x, float mx, float ls, int64_t n, float *restrict y) {
-    FOR_ROW(j, n, y[j] = (x[j] - mx) - ls);
+static void log_softmax_row(const profile_t *p, const float *restrict x, float mx, float ls, int64_t n,
+                            float *restrict y) {
+    if (is_arm(p)) FOR_ROW(j, n, y[j] = arm_sub(arm_sub(x[j], mx), ls));
+    else FOR_ROW(j, n, y[j] = (x[j] - mx) - ls);
 }
 
 /* serial_vec_log_softmax_lastdim_range (LogSoftmaxKernelImpl.h), x/y (M,N): per row max,
@@ -365,7 +382,7 @@ void log_softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, floa
         const float mx = row_max(xr, N);
         row_exp(&p, xr, mx, tmp, N);
         const float ls = vec_logf(&p, row_sum(&p, p.lanes_wide, tmp, NULL, N, 0));
-        log_softmax_row(xr, mx, ls, N, yr);
+        log_softmax_row(&p, xr, mx, ls, N, yr);
     }
 }
 
@@ -422,7 +439,7 @@ float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int
     for (int j = 0; j < LEVELS; j++) out += partial[j];
     *total_weight = tw;
     float loss = out / tw;
-    if (loss != loss && out == out && (p.aten == ATEN_NEON || p.aten == ATEN_SVE)) {
+    if (loss != loss && out == out && is_arm(&p)) {
         const uint32_t arm_default_nan = 0x7fc00000u;
         memcpy(&loss, &arm_default_nan, 4);
     }
