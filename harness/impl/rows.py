@@ -31,7 +31,7 @@ def _lib() -> ctypes.CDLL:
         lib.log_softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P, _P]
         lib.softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P]
         lib.log_softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P, _P]
-        lib.nll_loss_forward.argtypes = [_P, _P, _I64, _I64, _I64, _P]
+        lib.nll_loss_forward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P]
         lib.nll_loss_forward.restype = ctypes.c_float
         lib.nll_loss_backward.argtypes = [ctypes.c_float, ctypes.c_float, _P, _I64, _I64, _I64, _P]
         lib._typed = True
@@ -152,7 +152,7 @@ def cross_entropy(
     b, c = _rows(lsm)
     tw = ctypes.c_float()
     t = _targets(targets)
-    loss = _lib().nll_loss_forward(ptr(lsm), ptr(t), b, c, ignore_index, ctypes.byref(tw))
+    loss = _lib().nll_loss_forward(profile.as_c(), ptr(lsm), ptr(t), b, c, ignore_index, ctypes.byref(tw))
     return np.array(loss, np.float32), lsm, tw.value
 
 

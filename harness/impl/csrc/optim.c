@@ -594,12 +594,26 @@ static inline float vml_sqrt(float x) {
     return (x - s * s) * h + s;
 }
 
+/* Whether GCC contracted a*b+c written with Vectorized operators (addcmul's vector lambda
+ * self + value*t1*t2) in the object the kernel runs from: on x86 in the AVX2/AVX-512 objects
+ * (profile.contract, measured); on aarch64 in the NEON-typed objects (DEFAULT, SVE128: vmulq_f32 and
+ * vaddq_f32 are vector-extension operators), not in the SVE256 object (svmul/svadd intrinsics),
+ * whose scalar tail is still contracted. Measured on emulated Neoverse N1, V2, V1. */
+static inline int vec_contracted(const profile_t *p) {
+    if (p->aten == ATEN_SVE && p->lanes > 4) return 0;
+    return p->contract;
+}
+
 /* One element of the step, in the order of _single_tensor_adam:
  *   param.mul_(1 - lr*wd)                       p = p * decay_factor
  *   exp_avg.lerp_(grad, 1 - beta1)              m = lerp(m, g, w)
  *   exp_avg_sq.mul_(beta2)                      v = v * beta2
- *   .addcmul_(grad, grad, value=1 - beta2)      v = v + (value * g) * g   (fused: fma(value*g, g, v))
- *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = vml_sqrt(v) / bc2_sqrt
+ *   .addcmul_(grad, grad, value=1 - beta2)      v = v + (value * g) * g   (fused: fma(value*g, g, v),
+ *                                               in the vector body when vec_contracted)
+ *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = sqrt(v) / bc2_sqrt: MKL VML's (vml_sqrt) on
+ *                                               x86; IEEE on aarch64, whose wheel has no MKL:
+ *                                               Vectorized sqrt is vsqrtq_f32 / svsqrt, and
+ *                                               the scalar tail std::sqrt (fsqrt)
  *           .add_(eps)                          d = d + eps
  *   param.addcdiv_(exp_avg, denom, value=-ss)   p = p + (neg_step * m) / d */
 static inline void adamw_one(const profile_t *p, const adamw_scalars_t *s, int vec, float *param, float grad,
@@ -609,8 +623,8 @@ static inline void adamw_one(const profile_t *p, const adamw_scalars_t *s, int v
     float mv = lerp_one(p, vec, *m, grad, s->lerp_weight);
     float vv = *v * s->beta2;
     float sg = s->sq_value * grad;
-    vv = vec ? vfmadd(p, sg, grad, vv) : sfmadd(p, sg, grad, vv);
-    float denom = vml_sqrt(vv) / s->bc2_sqrt + s->eps;
+    vv = vec ? (vec_contracted(p) ? fmaf(sg, grad, vv) : vv + sg * grad) : sfmadd(p, sg, grad, vv);
+    float denom = (p->blas == BLAS_NVPL ? sqrtf(vv) : vml_sqrt(vv)) / s->bc2_sqrt + s->eps;
     pv = pv + (s->neg_step * mv) / denom;
     *param = pv;
     *m = mv;

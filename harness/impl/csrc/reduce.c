@@ -412,7 +412,24 @@ static float var_all(const profile_t *p, const float *x, int64_t numel, double c
     return (float)(total / (numel - correction > 0.0 ? numel - correction : 0.0));
 }
 
-/* var: x[shape] -> out[kept dims], x.var(dims) with correction 1. */
+/* An invalid operation (0/0, inf*0) gives the CPU's default NaN: 0xffc00000 on this x86 host,
+ * +qNaN 0x7fc00000 on aarch64 (FPCR.DN off; a NaN operand propagates on both). On arm64 profiles
+ * the host's default NaN in out[0..n) becomes aarch64's (an input NaN of exactly 0xffc00000 would
+ * be rewritten too: not reproduced). */
+static void arm_default_nans(const profile_t *p, float *out, int64_t n) {
+    if (p->aten != ATEN_NEON && p->aten != ATEN_SVE) return;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &out[i], 4);
+        if (u == 0xffc00000u) {
+            u = 0x7fc00000u;
+            memcpy(&out[i], &u, 4);
+        }
+    }
+}
+
+/* var: x[shape] -> out[kept dims], x.var(dims) with correction 1 (a single element per output
+ * gives 0/0: the platform's default NaN, arm_default_nans). */
 void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
@@ -422,10 +439,12 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
     }
     if (out_numel == 1) {
         out[0] = var_all(&p, x, numel, 1.0);
+        arm_default_nans(&p, out, 1);
         return;
     }
     iter_build(&it, ndim, shape, reduce);
     per_output_fold(&p, &it, x, out, welford_step, welford_project, 1.0);
+    arm_default_nans(&p, out, out_numel);
 }
 
 /* ----------------------------------------------------------------------------------------------
@@ -438,26 +457,36 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
  * order. GCC vectorises that tail loop as an in-order reduction: its first 4-element block
  * (when t >= 4) squares with a separate rounding; the remaining scalar iterations are contracted
  * to fmaf in the vectorised builds (p->contract). Measured: exact for every tail length 0..7.
+ * aarch64: in objects whose Vectorized<float> is the 4-lane NEON type (the DEFAULT and SVE128
+ * builds), GCC's vmulq_f32/vaddq_f32 are vector-extension operators, so acc + x*x is contracted to
+ * fmla in the vector body; the SVE256 build's svmul/svadd body is not contracted. The tail: the
+ * DEFAULT (NEON-only) build contracts it to fmadd throughout; the SVE builds (SVE128 and SVE256)
+ * vectorise it as an in-order SVE reduction (fmul, fadda), every square rounded before its
+ * addition. Measured on emulated Neoverse N1, V2 and V1 for every row length 1..40 and 63..1000.
  * Then sqrtf. */
 static float norm2_row(const profile_t *p, const float *x, int64_t n) {
     const int L = p->lanes;
+    const int neon = p->aten == ATEN_NEON || (p->aten == ATEN_SVE && L == 4);
     float acc[16] = {0};
     int64_t d = 0;
-    for (; d < n - n % L; d += L)
-        for (int l = 0; l < L; l++) acc[l] = acc[l] + x[d + l] * x[d + l];
+    if (neon)
+        for (; d < n - n % L; d += L)
+            for (int l = 0; l < L; l++) acc[l] = fmaf(x[d + l], x[d + l], acc[l]);
+    else
+        for (; d < n - n % L; d += L)
+            for (int l = 0; l < L; l++) acc[l] = acc[l] + x[d + l] * x[d + l];
     float s = acc[0];
     for (int l = 1; l < L; l++) s = s + acc[l];
-    const int64_t blocked = d + (n - d) / 4 * 4;
+    const int64_t blocked = p->aten == ATEN_SVE ? n : p->aten == ATEN_NEON ? d : d + (n - d) / 4 * 4;
     for (; d < blocked; d++) s = s + x[d] * x[d];
     for (; d < n; d++) s = sfmadd(p, x[d], x[d], s);
     return sqrtf(s);
 }
 
-/* NormTwoOps (SharedReduceOps.h): acc + x*x in float, sqrt. Measured: not contracted (dim 0 of
- * 23x2000 on avx2). */
+/* NormTwoOps (SharedReduceOps.h): acc + x*x in float, sqrt. Measured: not contracted on x86 (dim 0
+ * of 23x2000 on avx2); contracted to fmadd on aarch64 (every build: emulated N1, V2, V1, dim 0). */
 static void norm2_step(const profile_t *p, fold_t *a, float x) {
-    (void)p;
-    a->acc = a->acc + x * x;
+    a->acc = (p->aten == ATEN_NEON || p->aten == ATEN_SVE) ? fmaf(x, x, a->acc) : a->acc + x * x;
 }
 static float norm2_project(const fold_t *a, double correction) {
     (void)correction;
@@ -555,7 +584,6 @@ void mean_backward(profile_t p, const float *g, float *grad_x, int32_t ndim, con
  * float scalar times a tensor). A full reduction of <= 1 element: g * (x == mean ? nan : inf). */
 void var_backward(profile_t p, const float *x, const float *g, const float *mean, float *grad_x, int32_t ndim,
                   const int64_t *shape, const int32_t *reduce, int32_t full) {
-    (void)p;
     bcast_t b;
     const int64_t numel = bcast_init(&b, ndim, shape, reduce), count = reduced_count(ndim, shape, reduce);
     if (full && count <= 1) {
@@ -564,6 +592,7 @@ void var_backward(profile_t p, const float *x, const float *g, const float *mean
     }
     const float c = (float)(2.0 / (double)(count - 1));
     for (int64_t i = 0; i < numel; i++, bcast_next(&b)) grad_x[i] = (c * g[b.o]) * (x[i] - mean[b.o]);
+    arm_default_nans(&p, grad_x, numel); /* count 1: c = inf, inf * 0 */
 }
 
 /* vector_norm backward (norm_backward, p = 2): x[shape], g and norm[kept dims]

@@ -1,9 +1,9 @@
 /* Row kernels over the last dim: layer_norm, softmax, log_softmax, cross_entropy (nll_loss).
  *
- * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8, or 16 for the
- * AVX-512-registered softmax kernels). Where GCC contracted a vector a*b+c in torch's AVX2/AVX-512
- * objects (profile.contract) or the kernel calls Vectorized fmadd (profile.vec_fma), the code says
- * fmaf(); everything else is separately rounded. KERNEL functions take these flags (VF, CF) as
+ * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8 on x86, 16 for the
+ * AVX-512-registered softmax kernels; 4 on aarch64 NEON/SVE128, 8 on SVE256). Where GCC contracted
+ * a vector a*b+c in torch's objects (obj_kind) or the kernel calls Vectorized fmadd
+ * (profile.vec_fma), the code says fmaf(); everything else is separately rounded. KERNEL functions take these flags (VF, CF) as
  * compile-time constants so that their loops stay branch-free and vectorise at -O2. */
 #include "common.h"
 #include "vmath.h"
@@ -25,6 +25,26 @@
             }                                                                                                \
         for (int64_t j = j##_blk; j < (n); j++) BODY;                                                        \
     } while (0)
+
+/* How the compiler treated a*b+c written with Vectorized operators in the object a kernel runs from:
+ *   OBJ_X86_DEFAULT  x86 default build: never fused.
+ *   OBJ_X86_FMA      x86 AVX2/AVX-512 builds (-mfma): GCC contracted some vector a*b+c (measured per
+ *                    kernel) and scalar code.
+ *   OBJ_NEON         aarch64 DEFAULT and SVE128 builds, whose Vectorized<float> is the 4-lane NEON
+ *                    type: vmulq_f32/vaddq_f32 are GCC vector-extension operators, contracted to
+ *                    fmla/fmadd like scalar code.
+ *   OBJ_SVE          aarch64 SVE256 build (8-lane svfloat32_t): svmul/svadd intrinsics are never
+ *                    contracted; scalar code is. */
+enum { OBJ_X86_DEFAULT, OBJ_X86_FMA, OBJ_NEON, OBJ_SVE };
+
+static int obj_kind(const profile_t *p) {
+    if (p->aten == ATEN_NEON || (p->aten == ATEN_SVE && p->lanes == 4)) return OBJ_NEON;
+    if (p->aten == ATEN_SVE) return OBJ_SVE;
+    return p->contract ? OBJ_X86_FMA : OBJ_X86_DEFAULT;
+}
+
+#define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
+#define FUSE_BODY 2 /* ... and so are the full vectors' */
 
 static int64_t ceil_log2(int64_t x) { /* c10 utils::CeilLog2: 1 for x <= 2 */
     if (x <= 2) return 1;
@@ -51,10 +71,11 @@ static float lane_sum(int tree, const float *acc, int L) {
 }
 
 /* vec::reduce_all / map2_reduce_all with "+" over n terms t[j] (or t[j]*b[j] when b is given):
- * the first full vector initialises L lane accumulators, further full vectors add lane-wise, the
- * partial last vector adds into its valid lanes (its multiply-add fused when fuse_tail), then
- * lane_sum. n < L: vec_reduce_all's slow path, lane 0 folding terms 0..n-1 in order. */
-KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict b, int64_t n, int fuse_tail,
+ * the first full vector initialises L lane accumulators, further full vectors add lane-wise (their
+ * multiply-add fused when fuse has FUSE_BODY), the partial last vector adds into its valid lanes
+ * (fused when fuse has FUSE_TAIL), then lane_sum (the lambda "+" takes the generic shuffle tree
+ * on aarch64 too: NEON vextq 2 then vrev64q = i^2, i^1; SVE256 svtbl = i^4, i^2, i^1). n < L: vec_reduce_all's slow path, lane 0 folding terms 0..n-1 in order. */
+KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict b, int64_t n, int fuse,
                        const int L) {
     if (n < L) {
         float s = b ? t[0] * b[0] : t[0];
@@ -66,9 +87,10 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
     if (b) {
         for (int l = 0; l < L; l++) acc[l] = t[l] * b[l];
         for (; d + L <= n; d += L)
-            for (int l = 0; l < L; l++) acc[l] = acc[l] + t[d + l] * b[d + l];
+            for (int l = 0; l < L; l++)
+                acc[l] = (fuse & FUSE_BODY) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
         for (int l = 0; d + l < n; l++)
-            acc[l] = fuse_tail ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
+            acc[l] = (fuse & FUSE_TAIL) ? fmaf(t[d + l], b[d + l], acc[l]) : acc[l] + t[d + l] * b[d + l];
     } else {
         for (int l = 0; l < L; l++) acc[l] = t[l];
         for (; d + L <= n; d += L)
@@ -78,8 +100,11 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
     return lane_sum(tree, acc, L);
 }
 
-static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse_tail) {
-    return L == 16 ? row_sum_l(p->aten != 0, t, b, n, fuse_tail, 16) : row_sum_l(p->aten != 0, t, b, n, fuse_tail, 8);
+static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse) {
+    const int tree = p->aten != 0;
+    if (L == 16) return row_sum_l(tree, t, b, n, fuse, 16);
+    if (L == 4) return row_sum_l(tree, t, b, n, fuse, 4);
+    return row_sum_l(tree, t, b, n, fuse, 8);
 }
 
 /* ------------------------------------------------------------------------------ layer_norm */
@@ -92,10 +117,11 @@ typedef struct {
 
 /* AddMomentsVec: c = m0_add/n; delta = m1_add - m1; m1 += c*delta;
  * m2 = fmadd(delta*m0, c*delta, m2 + m2_add)  (VF: Vectorized fmadd is fused). */
-KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2_add, moments_t *acc, const int VF) {
+KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2_add, moments_t *acc, const int VF,
+                            const int L) {
     const int64_t n = acc->m0 + m0_add;
     const float c = n == 0 ? 0.0f : (float)m0_add / (float)n;
-    for (int l = 0; l < 8; l++) {
+    for (int l = 0; l < L; l++) {
         float delta = m1_add[l] - acc->m1[l];
         float m2_tmp = acc->m2[l] + m2_add[l];
         float cd = c * delta;
@@ -106,21 +132,23 @@ KERNEL void add_moments_vec(int64_t m0_add, const float *m1_add, const float *m2
     acc->m0 = n;
 }
 
-/* RowwiseMomentsImpl (moments_utils.h) with 8 lanes (layer_norm has no AVX-512 kernel):
- * vectors in chunks of 16, each chunk a Welford pass from zero (m1 = fmadd(1/(j+1), delta, m1),
- * m2 = fmadd(delta, x - m1, m2)) merged into a binary-counter cascade of depth ceil_log2(chunks),
- * the levels merged into level 0; then the scalar tail (N % 8) Welford (not contracted), then the
- * 8 lanes merged into it in lane order by AddMoments (m1 += c*delta and
- * m2 += m2_add + delta*delta*c*m0 contracted when CF). Returns mean and biased variance. */
-KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF) {
-    enum { L = 8 };
+/* RowwiseMomentsImpl (moments_utils.h) with L lanes (8 on x86: layer_norm has no AVX-512 kernel;
+ * 4 on aarch64 NEON/SVE128, 8 on SVE256): vectors in chunks of 16, each chunk a Welford pass from
+ * zero (m1 = fmadd(1/(j+1), delta, m1), m2 = fmadd(delta, x - m1, m2)) merged into a binary-counter
+ * cascade of depth ceil_log2(chunks), the levels merged into level 0; then the scalar tail (N % L)
+ * Welford (m2 += delta*(x - m1): contracted only in aarch64 objects, SC), then the L lanes merged
+ * into it in lane order by AddMoments (m1 += c*delta and m2 += m2_add + delta*delta*c*m0
+ * contracted when CF or SC). AddMomentsVec's m1 + c*delta stays fmul+fadd everywhere (objdump of
+ * the aarch64 RowwiseMomentsImpl<float,4>). Returns mean and biased variance. */
+KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, const int VF, const int CF,
+                            const int SC, const int L) {
     const int64_t n = N / L, m = divup(n, 16), depth = ceil_log2(m);
     moments_t stk[64];
     memset(stk, 0, sizeof(moments_t) * (size_t)depth);
     for (int64_t i = 0; i < m; i++) {
         const float *xp = x + i * 16 * L;
         const int64_t m0 = n - i * 16 < 16 ? n - i * 16 : 16;
-        float m1[L] = {0}, m2[L] = {0};
+        float m1[MAXL] = {0}, m2[MAXL] = {0};
         for (int64_t j = 0; j < m0; j++) {
             const float cj = 1.0f / (float)(j + 1);
             for (int l = 0; l < L; l++) {
@@ -130,15 +158,15 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
                 m2[l] = MADD(VF, delta, xv - m1[l], m2[l]);
             }
         }
-        add_moments_vec(m0, m1, m2, &stk[0], VF);
+        add_moments_vec(m0, m1, m2, &stk[0], VF, L);
         int64_t mask = i + 1;
         for (int64_t j = 1; j < depth && (mask & 1) == 0; j++) {
-            add_moments_vec(stk[j - 1].m0, stk[j - 1].m1, stk[j - 1].m2, &stk[j], VF);
+            add_moments_vec(stk[j - 1].m0, stk[j - 1].m1, stk[j - 1].m2, &stk[j], VF, L);
             memset(&stk[j - 1], 0, sizeof(moments_t));
             mask >>= 1;
         }
     }
-    for (int64_t i = 1; i < depth; i++) add_moments_vec(stk[i].m0, stk[i].m1, stk[i].m2, &stk[0], VF);
+    for (int64_t i = 1; i < depth; i++) add_moments_vec(stk[i].m0, stk[i].m1, stk[i].m2, &stk[0], VF, L);
     int64_t m0 = 0;
     float m1 = 0.0f, m2 = 0.0f;
     for (int64_t i = n * L; i < N; i++) {
@@ -146,14 +174,14 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
         float delta = xv - m1;
         m0++;
         m1 += delta / (float)m0;
-        m2 = m2 + delta * (xv - m1);
+        m2 = MADD(SC, delta, xv - m1, m2);
     }
     for (int l = 0; l < L; l++) {
         const int64_t nn = m0 + n;
         const float c = nn == 0 ? 0.0f : (float)n / (float)nn;
         const float delta = stk[0].m1[l] - m1;
-        m1 = MADD(CF, c, delta, m1);
-        m2 = m2 + MADD(CF, delta * delta * c, (float)m0, stk[0].m2[l]);
+        m1 = MADD(CF | SC, c, delta, m1);
+        m2 = m2 + MADD(CF | SC, delta * delta * c, (float)m0, stk[0].m2[l]);
         m0 = nn;
     }
     *mean = m1;
@@ -162,15 +190,16 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
 
 /* LayerNormKernelImplInternal (layer_norm_kernel.cpp), x/y (M,N), weight/bias (N), mean/rstd (M):
  * per row RowwiseMoments; rstd = 1/sqrt(var + eps); y = ((x + (-mean)) * rstd) * weight + bias
- * (vec::map3, the final multiply-add contracted when CF). Rows are independent of threads. */
+ * (vec::map3, the final multiply-add contracted when CF: x86 FMA and aarch64 NEON objects, not
+ * SVE256). SC: aarch64 scalar contraction (see rowwise_moments). Rows are independent of threads. */
 KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
                                  int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
-                                 const int VF, const int CF) {
+                                 const int VF, const int CF, const int SC, const int L) {
     for (int64_t i = 0; i < M; i++) {
         const float *xr = x + i * N;
         float *yr = y + i * N;
         float mu, var;
-        rowwise_moments(xr, N, &mu, &var, VF, CF);
+        rowwise_moments(xr, N, &mu, &var, VF, CF, SC, L);
         const float r = 1.0f / sqrtf(var + eps), nmu = -mu;
         FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], bias[j]));
         mean[i] = mu;
@@ -180,9 +209,12 @@ KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict 
 
 void layer_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t M, int64_t N,
                         float eps, float *y, float *mean, float *rstd) {
-    if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1);
-    else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0);
-    else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0);
+    const int kind = obj_kind(&p);
+    if (kind == OBJ_NEON) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 1, 4);
+    else if (kind == OBJ_SVE) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0, 1, 8);
+    else if (p.vec_fma && p.contract) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 1, 0, 8);
+    else if (p.vec_fma) layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 1, 0, 0, 8);
+    else layer_norm_forward_k(x, weight, bias, M, N, eps, y, mean, rstd, 0, p.contract != 0, 0, 8);
 }
 
 /* One row's dgamma += dy * (a*x + nam), dbeta += dy; dyx = dy*x for ds. */
@@ -199,16 +231,23 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
  * weight/dweight/dbias (N). Rows split over threads as at::parallel_for(0, M, 1); each thread
  * accumulates dgamma += dy * (rstd*x + (-rstd*mean)) and dbeta += dy into its own zeroed buffer row;
  * then per column the profile.threads buffer rows are summed from 0 in thread order.
- * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +) (only the partial
- * last vector's multiply-add contracted); b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N;
- * dx = (a*dy*w + b*x) + c. With CF the contracted forms are fma(dy, fma(a, x, -a*mean), dgamma),
- * fma(db, mean, -ds), fma(-b, mean, -(db*a/N)) and fma(b, x, a*dy*w).
+ * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +);
+ * b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N; dx = (a*dy*w + b*x) + c.
+ * Contractions per object kind K (see obj_kind):
+ *   OBJ_X86_FMA: fma(dy, fma(a, x, -a*mean), dgamma); only the partial last vector of ds/db fused;
+ *                fma(db, mean, -ds), fma(-b, mean, -(db*a/N)); dx = fma(b, x, a*dy*w) + c.
+ *   OBJ_NEON:    dgamma as OBJ_X86_FMA; ds/db fused in every vector (fmla); b, c as OBJ_X86_FMA;
+ *                dx = fma(a*dy, w, b*x) + c.
+ *   OBJ_SVE:     the vector code separately rounded; b, c (scalar) as OBJ_X86_FMA.
+ *   OBJ_X86_DEFAULT: nothing fused.
  * buffer: 2*threads*N zeroed floats, then N floats of scratch. */
 KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy, const float *restrict x,
                                   const float *mean, const float *rstd, const float *restrict weight, int64_t M,
                                   int64_t N, float *restrict dx, float *restrict dweight, float *restrict dbias,
-                                  float *restrict buffer, const int CF) {
+                                  float *restrict buffer, const int K, const int L) {
     const float scale = 1.0f / (float)N;
+    const int VC = K == OBJ_X86_FMA || K == OBJ_NEON, SC = K != OBJ_X86_DEFAULT;
+    const int fuse = K == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : K == OBJ_X86_FMA ? FUSE_TAIL : 0;
     float *restrict dyx = buffer + 2 * T * N;
     for (int64_t tid = 0; tid < T; tid++) {
         int64_t b0, b1;
@@ -218,13 +257,15 @@ KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy,
         for (int64_t i = b0; i < b1; i++) {
             const float *dyr = dy + i * N, *xr = x + i * N;
             const float a = rstd[i], mu = mean[i], nam = -a * mu;
-            accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, CF);
-            const float ds = row_sum_l(tree, dyx, weight, N, CF, 8);
-            const float db = row_sum_l(tree, dyr, weight, N, CF, 8);
-            const float b = (CF ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
-            const float c = CF ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
+            accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, VC);
+            const float ds = row_sum_l(tree, dyx, weight, N, fuse, L);
+            const float db = row_sum_l(tree, dyr, weight, N, fuse, L);
+            const float b = (SC ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
+            const float c = SC ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
             float *dxr = dx + i * N;
-            FOR_ROW(j, N, dxr[j] = MADD(CF, b, xr[j], a * dyr[j] * weight[j]) + c);
+            if (K == OBJ_NEON) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
+            else if (K == OBJ_X86_FMA) FOR_ROW(j, N, dxr[j] = fmaf(b, xr[j], a * dyr[j] * weight[j]) + c);
+            else FOR_ROW(j, N, dxr[j] = (a * dyr[j] * weight[j] + b * xr[j]) + c);
         }
     }
     for (int64_t j = 0; j < N; j++) dweight[j] = dbias[j] = 0.0f;
@@ -242,8 +283,20 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
                          float *buffer) {
     const int64_t T = p.threads < 1 ? 1 : p.threads;
     const int tree = p.aten != 0;
-    if (p.contract) layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 1);
-    else layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, 0);
+    switch (obj_kind(&p)) {
+    case OBJ_NEON:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_NEON, 4);
+        break;
+    case OBJ_SVE:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_SVE, 8);
+        break;
+    case OBJ_X86_FMA:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_FMA, 8);
+        break;
+    default:
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_DEFAULT,
+                              8);
+    }
 }
 
 /* ------------------------------------------------------------------------------ softmax family */
@@ -255,9 +308,24 @@ static float row_max(const float *x, int64_t n) {
     return m;
 }
 
-/* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. */
+/* a - b as aarch64 computes it: an invalid subtraction (inf - inf) gives aarch64's default NaN
+ * +qNaN (0x7fc00000) where this (x86) host gives 0xffc00000; a NaN operand propagates on both. */
+static inline float arm_sub(float a, float b) {
+    float r = a - b;
+    uint32_t u, q = 0x7fc00000u;
+    memcpy(&u, &r, 4);
+    if (r != r && a == a && b == b) memcpy(&u, &q, 4);
+    memcpy(&r, &u, 4);
+    return r;
+}
+
+static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
+
+/* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. x - shift is NaN only for a row whose max
+ * is infinite (inf - inf), where the platform's default NaN appears (arm_sub). */
 static void row_exp(const profile_t *p, const float *restrict x, float shift, float *restrict y, int64_t n) {
-    if (p->aten) FOR_ROW(j, n, y[j] = sleef_expf_u10(x[j] - shift));
+    if (is_arm(p)) FOR_ROW(j, n, y[j] = sleef_expf_u10(arm_sub(x[j], shift)));
+    else if (p->aten) FOR_ROW(j, n, y[j] = sleef_expf_u10(x[j] - shift));
     else FOR_ROW(j, n, y[j] = glibc_expf(x[j] - shift));
 }
 
@@ -279,21 +347,28 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
 }
 
 /* _vec_host_softmax_backward_lastdim<float, false> (SoftMaxKernel.cpp), g/y/gx (M,N): per row
- * s = map2_reduce_all(g*y, +), gx = (g - s) * y. GCC contracted the partial vector's g*y + acc in
- * the copy that runs inline (one thread, or one row), not in the one inside the OpenMP region. */
+ * s = map2_reduce_all(g*y, +), gx = (g - s) * y. x86 FMA objects: GCC contracted the partial
+ * vector's g*y + acc in the copy that runs inline (one thread, or one row), not in the one inside
+ * the OpenMP region. aarch64 NEON objects: every vector's g*y + acc contracted, in both copies;
+ * SVE256: none. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
-    const int fuse_tail = p.contract && (p.threads <= 1 || M <= 1);
+    const int kind = obj_kind(&p);
+    const int fuse = kind == OBJ_NEON ? FUSE_TAIL | FUSE_BODY
+                     : kind == OBJ_SVE ? 0
+                                       : (p.contract && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
-        const float s = row_sum(&p, p.lanes_wide, gr, yr, N, fuse_tail);
+        const float s = row_sum(&p, p.lanes_wide, gr, yr, N, fuse);
         softmax_grad_row(gr, yr, s, N, gxr);
     }
 }
 
-static void log_softmax_row(const float *restrict x, float mx, float ls, int64_t n, float *restrict y) {
-    FOR_ROW(j, n, y[j] = (x[j] - mx) - ls);
+static void log_softmax_row(const profile_t *p, const float *restrict x, float mx, float ls, int64_t n,
+                            float *restrict y) {
+    if (is_arm(p)) FOR_ROW(j, n, y[j] = arm_sub(arm_sub(x[j], mx), ls));
+    else FOR_ROW(j, n, y[j] = (x[j] - mx) - ls);
 }
 
 /* serial_vec_log_softmax_lastdim_range (LogSoftmaxKernelImpl.h), x/y (M,N): per row max,
@@ -307,7 +382,7 @@ void log_softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, floa
         const float mx = row_max(xr, N);
         row_exp(&p, xr, mx, tmp, N);
         const float ls = vec_logf(&p, row_sum(&p, p.lanes_wide, tmp, NULL, N, 0));
-        log_softmax_row(xr, mx, ls, N, yr);
+        log_softmax_row(&p, xr, mx, ls, N, yr);
     }
 }
 
@@ -318,7 +393,8 @@ KERNEL void log_softmax_grad_row(const float *restrict g, const float *restrict 
 }
 
 /* _vec_host_softmax_backward_lastdim<float, true>, g/y/gx (M,N): s = reduce_all(+) of g,
- * gx = g - exp(y) * s (contracted to fma(-exp(y), s, g) in both inlined copies). tmp: N floats. */
+ * gx = g - exp(y) * s (contracted to fma(-exp(y), s, g) in both inlined copies on x86 FMA and
+ * aarch64 NEON objects; separately rounded on SVE256). tmp: N floats. */
 void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx, float *tmp) {
     if (N <= 0) return;
     for (int64_t i = 0; i < M; i++) {
@@ -326,7 +402,7 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
         float *restrict gxr = gx + i * N;
         const float s = row_sum(&p, p.lanes_wide, gr, NULL, N, 0);
         row_exp(&p, y + i * N, 0.0f, tmp, N);
-        if (p.contract) log_softmax_grad_row(gr, tmp, s, N, gxr, 1);
+        if (p.contract && obj_kind(&p) != OBJ_SVE) log_softmax_grad_row(gr, tmp, s, N, gxr, 1);
         else log_softmax_grad_row(gr, tmp, s, N, gxr, 0);
     }
 }
@@ -336,9 +412,11 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
 /* nll_loss_out_frame (LossNLL.cpp), lsm (B,C) log-probabilities, target (B): mean reduction.
  * Non-ignored rows subtract lsm[b, t] into partial[0]; after row b, while the level mask of b
  * is zero, partial[j] moves into partial[j+1] (8 levels, level_power = max(4, ceil_log2(B)/8));
- * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). */
-float nll_loss_forward(const float *lsm, const int64_t *target, int64_t B, int64_t C, int64_t ignore_index,
-                       float *total_weight) {
+ * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). Every target ignored gives
+ * 0/0: the CPU's default NaN, 0xffc00000 on x86, 0x7fc00000 on aarch64 (FPCR.DN off: a NaN
+ * operand propagates, an invalid operation gives +qNaN). */
+float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int64_t B, int64_t C,
+                       int64_t ignore_index, float *total_weight) {
     enum { LEVELS = 8 };
     const int64_t power = ceil_log2(B) / LEVELS > 4 ? ceil_log2(B) / LEVELS : 4;
     const int64_t mask = ((int64_t)1 << power) - 1;
@@ -360,7 +438,12 @@ float nll_loss_forward(const float *lsm, const int64_t *target, int64_t B, int64
     float tw = (float)(B - ignored), out = 0.0f;
     for (int j = 0; j < LEVELS; j++) out += partial[j];
     *total_weight = tw;
-    return out / tw;
+    float loss = out / tw;
+    if (loss != loss && out == out && is_arm(&p)) {
+        const uint32_t arm_default_nan = 0x7fc00000u;
+        memcpy(&loss, &arm_default_nan, 4);
+    }
+    return loss;
 }
 
 /* nll_loss_backward_out_frame, mean, grad_lsm (B,C): zeroed, then
