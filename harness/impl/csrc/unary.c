@@ -59,14 +59,22 @@ VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, bina
     }
 }
 
-/* ------------------------------------------------------------------ exp, log, tanh (MKL VML) */
+/* ------------------------------------------------------------------ exp, log, tanh (MKL VML | SLEEF) */
 
-/* torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
+/* x86: torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
  * (aten vml.h IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL): elementwise, so neither
  * the profile nor the thread split changes bits. The rare inputs VML hands to its scalar
- * fallback are redone in a second pass that rereads x: out must not overlap x. */
+ * fallback are redone in a second pass that rereads x: out must not overlap x.
+ * aarch64 (no MKL): vml.h IMPLEMENT_VML, i.e. vec::map over Vectorized<float>, the partial last
+ * vector loaded, computed and stored as a vector too, so every element takes the vector lane:
+ * SLEEF Sleef_expf4_u10 / logf4_u10 / tanhf4_u10 (advsimd; SVE128 runs the NEON Vectorized) and
+ * Sleef_expfx_u10sve / logfx_u10sve on SVE256 -- one algorithm, the same bits as the x86 FMA
+ * builds (sleef_*_u10). SVE256's Vectorized<float>::tanh is ATen's own (aten_sve_tanhf). */
 void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
+    if (p.aten >= ATEN_NEON) {
+        for (int64_t i = 0; i < n; i++) out[i] = sleef_expf_u10(x[i]);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf_main(x[i]); /* branch-free, vectorized */
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_expf_rare(x[i])) out[i] = mkl_vml_expf(x[i]);
@@ -74,15 +82,19 @@ void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* vsLn: the branch-free main path over all elements, then the rare positive subnormals. */
 void log_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
+    if (p.aten >= ATEN_NEON) {
+        for (int64_t i = 0; i < n; i++) out[i] = sleef_logf_u10(x[i]);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_logf_normal(x[i]);
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_logf_subnormal(x[i])) out[i] = mkl_vml_logf(x[i]);
 }
 
 void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
+    if (p.aten == ATEN_SVE && p.lanes == 8) for (int64_t i = 0; i < n; i++) out[i] = aten_sve_tanhf(x[i]);
+    else if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_tanhf_u10(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */
@@ -98,14 +110,24 @@ void log_backward(profile_t p, const float *grad, const float *x, float *grad_x,
 }
 
 /* tanh backward: BinaryOpsKernel tanh_backward_kernel, a * (1 - b*b) with a = grad, b = result.
- * GCC contracted 1 - b*b into one FMA in the AVX2/AVX-512 objects (vector body and scalar
- * tail alike); the default objects round b*b first. */
+ * GCC contracted 1 - b*b into one FMA in the AVX2/AVX-512 and aarch64 objects (the NEON
+ * Vectorized operators are GCC vector arithmetic, so the vector body is contracted too); the
+ * default x86 objects round b*b first. SVE256's Vectorized operators are ACLE intrinsics
+ * (svmul_x, svsub_x), which GCC does not contract: its vector body rounds b*b, its scalar tail
+ * is contracted. */
 static float tanh_bwd_lane(const profile_t *p, float a, float b) {
     return a * (p->contract ? fmaf(-b, b, 1.0f) : 1.0f - b * b);
 }
 
+static float tanh_bwd_lane_unfused(const profile_t *p, float a, float b) {
+    (void)p;
+    return a * (1.0f - b * b);
+}
+
 void tanh_backward(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n) {
-    run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
+    if (p.aten == ATEN_SVE && p.lanes == 8)
+        run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n);
+    else run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
 }
 
 /* ------------------------------------------------------------------ rsqrt */

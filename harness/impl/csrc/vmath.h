@@ -196,6 +196,51 @@ static inline float sleef_logf_u10(float d) {
     return r;
 }
 
+/* ------------------------------------------------------------------ aarch64 SVE256 Vectorized<float> */
+
+/* SVE FEXPA, single precision: bits [5:0] of the operand pick the 23-bit fraction of 2^(i/64)
+ * (the Arm ARM's coefficient table: the nearest 23-bit fraction of each power), bits [13:6] become
+ * the exponent field; sign 0. */
+static const uint32_t vm_fexpa_tab[64] = {
+    0x000000, 0x0164d2, 0x02cd87, 0x043a29, 0x05aac3, 0x071f62, 0x08980f, 0x0a14d5,
+    0x0b95c2, 0x0d1adf, 0x0ea43a, 0x1031dc, 0x11c3d3, 0x135a2b, 0x14f4f0, 0x16942d,
+    0x1837f0, 0x19e046, 0x1b8d3a, 0x1d3eda, 0x1ef532, 0x20b051, 0x227043, 0x243516,
+    0x25fed7, 0x27cd94, 0x29a15b, 0x2b7a3a, 0x2d583f, 0x2f3b79, 0x3123f6, 0x3311c4,
+    0x3504f3, 0x36fd92, 0x38fbaf, 0x3aff5b, 0x3d08a4, 0x3f179a, 0x412c4d, 0x4346cd,
+    0x45672a, 0x478d75, 0x49b9be, 0x4bec15, 0x4e248c, 0x506334, 0x52a81e, 0x54f35b,
+    0x5744fd, 0x599d16, 0x5bfbb8, 0x5e60f5, 0x60ccdf, 0x633f89, 0x65b907, 0x68396a,
+    0x6ac0c7, 0x6d4f30, 0x6fe4ba, 0x728177, 0x75257d, 0x77d0df, 0x7a83b3, 0x7d3e0c,
+};
+
+static inline float sve_fexpa(float z) {
+    uint32_t u = vm_f2u(z);
+    return vm_u2f((((u >> 6) & 0xffu) << 23) | vm_fexpa_tab[u & 63u]);
+}
+
+/* sve/vec_float.h exp_u20_fast_path (SVE256 Vectorized<float>::exp_u20 for |x| <= 0x1.5d5e2ap+6;
+ * larger lanes send the whole vector to Sleef_expfx_u10sve): z = fma(1/ln2, x, shift),
+ * n = z - shift, r = x - n*ln2_hi - n*ln2_lo (two fmls), scale = fexpa(z), r2 = r*r,
+ * poly = fma(r2, 0.5, r), result fma(scale, poly, scale). */
+static inline float aten_sve_expf_u20(float x) {
+    const float shift = vm_u2f(0x48401fc0); /* 0x1.803f8p17 */
+    float z = fmaf(vm_u2f(0x3fb8aa3b), x, shift);
+    float n = z - shift;
+    float r = fmaf(-n, vm_u2f(0x3f317200), x);
+    r = fmaf(-n, vm_u2f(0x35bfbe8e), r);
+    float scale = sve_fexpa(z);
+    float r2 = r * r;
+    float poly = fmaf(r2, 0.5f, r);
+    return fmaf(scale, poly, scale);
+}
+
+/* SVE256 Vectorized<float>::tanh (ATen's own, not SLEEF): x clamped to [-10, 10] (fmax/fmin:
+ * NaN stays NaN), e = exp_u20(2x) (never the SLEEF fallback: |2x| <= 20), (e - 1) / (e + 1). */
+static inline float aten_sve_tanhf(float x) {
+    float c = x != x ? x : x < -10.0f ? -10.0f : x > 10.0f ? 10.0f : x;
+    float e = aten_sve_expf_u20(2.0f * c);
+    return (e - 1.0f) / (e + 1.0f);
+}
+
 /* ------------------------------------------------------------------ ATen Vectorized<float>::erf */
 
 /* vec256/vec512 Vectorized<float>::erf, one lane: t = 1/(fma(p,|x|,1)); Horner in t with FMAs;
