@@ -321,8 +321,13 @@ VM_INLINE float gelu_tanh_fwd_sleef(int c, float x) {
 static float gelu_tanh_fwd_vec(const profile_t *p, float x) { return gelu_tanh_fwd_sleef(p->contract, x); }
 static float gelu_tanh_fwd_vec_fused(const profile_t *p, float x) { (void)p; return gelu_tanh_fwd_sleef(1, x); }
 
+/* std::tanh: glibc's tanhf, aarch64's with its contracted expm1f. */
+static inline float libm_tanhf(const profile_t *p, float x) {
+    return p->aten >= ATEN_NEON ? glibc_tanhf_a64(x) : glibc_tanhf(x);
+}
+
 static float gelu_tanh_fwd_scalar(const profile_t *p, float x) {
-    return (0.5f * x) * (1.0f + glibc_tanhf(gelu_tanh_inner(p->contract, x)));
+    return (0.5f * x) * (1.0f + libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluBackwardKernelImpl (tanh): dy * (0.5*(1+t) + (0.5*x) * (1 - t*t) * kBeta*(1 + 3*kKappa*x^2)). */
@@ -348,15 +353,61 @@ static float gelu_tanh_bwd_vec_fused(const profile_t *p, float dy, float x) {
 }
 
 static float gelu_tanh_bwd_scalar(const profile_t *p, float dy, float x) {
-    return gelu_tanh_bwd_common(p->contract, dy, x, glibc_tanhf(gelu_tanh_inner(p->contract, x)));
+    return gelu_tanh_bwd_common(p->contract, dy, x, libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluKernelImpl's grain: numel / threads above 16384 elements, else GRAIN_SIZE. */
 static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n / p->threads : GRAIN_SIZE; }
 
+/* aarch64 without SVE (N1): F.gelu(approximate='tanh') is oneDNN v3.12's eltwise gelu_tanh, JIT for
+ * asimd (verbose: "eltwise,jit:asimd"); its backward stays ATen's. jit_uni_eltwise_injector_t<asimd>:
+ * exp_compute_vector_fwd (Arm optimized-routines' expf): n = round-half-away(x/ln2), r = x + n*(-ln2_hi)
+ * + n*(-ln2_lo) (two fmla), p = c1 + c0 r, q = c3 + c2 r, q += p r^2, poly = c4 r + q r^2 (fused),
+ * result fma(poly, 2^n, 2^n); |n| > 126 (a whole vector, the same bits per lane) takes 2^n as
+ * s1*s2: r0 = fma(poly, s2, s2) * s1, or s1*s1 for |n| > 192. */
+static inline float dnnl_asimd_expf(float x) {
+    float z = x * vm_u2f(0x3fb8aa3b);
+    float n = roundf(z);
+    int32_t ni = (int32_t)fmaxf(fminf(n, 1e9f), -1e9f);
+    uint32_t e = (uint32_t)ni << 23;
+    float r = fmaf(n, vm_u2f(0xbf317200), x);
+    r = fmaf(n, vm_u2f(0xb5bfbe8e), r);
+    float p = fmaf(vm_u2f(0x3c072010), r, vm_u2f(0x3d2b9f17));
+    float q = fmaf(vm_u2f(0x3e2aaf33), r, vm_u2f(0x3efffedb));
+    float r2 = r * r;
+    q = fmaf(p, r2, q);
+    float poly = fmaf(q, r2, vm_u2f(0x3f7ffff6) * r);
+    if (fabsf(n) <= 126.0f) {
+        float scale = vm_u2f(e + 0x3f800000u);
+        return fmaf(poly, scale, scale);
+    }
+    uint32_t b = n <= 0.0f ? 0x82000000u : 0u;
+    float s2 = vm_u2f(e - b), s1 = vm_u2f(b + 0x7f000000u);
+    if (fabsf(n) > 192.0f) return s1 * s1;
+    return fmaf(poly, s2, s2) * s1;
+}
+
+/* tanh_compute_vector_fwd<asimd>: |g| <= 0x3d4ccccd (0.05): g * fma(-1/3, g*g, 1); else
+ * 1 - 2/(1 + exp(2g)). */
+static inline float dnnl_asimd_tanhf(float g) {
+    if (fabsf(g) <= vm_u2f(0x3d4ccccd)) return g * fmaf(vm_u2f(0xbeaaaaab), g * g, 1.0f);
+    return 1.0f - 2.0f / (dnnl_asimd_expf(g + g) + 1.0f);
+}
+
+/* gelu_tanh_compute_vector_fwd<asimd>: G = fma(0.044715, x*x, 1) * (x * sqrt(2/pi)),
+ * out = fma(tanh(G), x, x) * 0.5. */
+static inline float dnnl_asimd_gelu_tanh_fwd(float x) {
+    float g = fmaf(vm_u2f(0x3d372713), x * x, 1.0f) * (x * vm_u2f(0x3f4c422a));
+    return fmaf(dnnl_asimd_tanhf(g), x, x) * 0.5f;
+}
+
 /* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
+    if (p.aten == ATEN_NEON && n > 1) { /* one element: ATen (use_mkldnn wants numel > 1) */
+        for (int64_t i = 0; i < n; i++) out[i] = dnnl_asimd_gelu_tanh_fwd(x[i]);
+        return;
+    }
     if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
     else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
     else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);

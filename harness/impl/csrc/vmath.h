@@ -337,8 +337,12 @@ static inline float glibc_logf(float x) {
     return (float)y;
 }
 
-/* glibc expm1f (fdlibm, float arithmetic, no FMA): reduction by ln2 in hi/lo, rational correction. */
-static inline float glibc_expm1f(float x) {
+/* glibc expm1f (fdlibm, float arithmetic; x86_64: no FMA): reduction by ln2 in hi/lo, rational correction.
+ * The fused flag f picks aarch64's build: glibc 2.36's aarch64 libm is the same fdlibm C compiled
+ * with GCC's default contraction, which fused the polynomial's Horner steps, the ln2_hi
+ * reduction (t*ln2_hi subtracted from x, not t*ln2_lo), 3 - r1*hfx, 6 - x*t, x*e - hxs,
+ * x*(e - c) - c and the k = +-1 returns (disassembled from libm.so.6 of Debian's 2.36-9). */
+static inline __attribute__((always_inline)) float glibc_expm1f_k(int f, float x) {
     const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f, invln2 = 1.4426950216e+00f;
     const float q1 = -3.3333335072e-02f, q2 = 1.5873016091e-03f, q3 = -7.9365076090e-05f;
     const float q4 = 4.0082177293e-06f, q5 = -2.0109921195e-07f;
@@ -362,7 +366,7 @@ static inline float glibc_expm1f(float x) {
         } else {
             k = (int32_t)(invln2 * x + (neg ? -0.5f : 0.5f));
             t = (float)k;
-            hi = x - t * ln2_hi;
+            hi = f ? fmaf(-t, ln2_hi, x) : x - t * ln2_hi;
             lo = t * ln2_lo;
         }
         x = hi - lo;
@@ -374,16 +378,27 @@ static inline float glibc_expm1f(float x) {
     }
     float hfx = 0.5f * x;
     float hxs = x * hfx;
-    float r1 = 1.0f + hxs * (q1 + hxs * (q2 + hxs * (q3 + hxs * (q4 + hxs * q5))));
-    t = 3.0f - r1 * hfx;
-    e = hxs * ((r1 - t) / (6.0f - x * t));
-    if (k == 0) return x - (x * e - hxs);
-    e = (x * (e - c) - c);
+    float r1;
+    if (f) {
+        r1 = fmaf(hxs, q5, q4);
+        r1 = fmaf(r1, hxs, q3);
+        r1 = fmaf(r1, hxs, q2);
+        r1 = fmaf(r1, hxs, q1);
+        r1 = fmaf(r1, hxs, 1.0f);
+        t = fmaf(-hfx, r1, 3.0f);
+        e = hxs * ((r1 - t) / fmaf(-x, t, 6.0f));
+    } else {
+        r1 = 1.0f + hxs * (q1 + hxs * (q2 + hxs * (q3 + hxs * (q4 + hxs * q5))));
+        t = 3.0f - r1 * hfx;
+        e = hxs * ((r1 - t) / (6.0f - x * t));
+    }
+    if (k == 0) return x - (f ? fmaf(x, e, -hxs) : x * e - hxs);
+    e = f ? fmaf(e - c, x, -c) : (x * (e - c) - c);
     e -= hxs;
-    if (k == -1) return 0.5f * (x - e) - 0.5f;
+    if (k == -1) return f ? fmaf(x - e, 0.5f, -0.5f) : 0.5f * (x - e) - 0.5f;
     if (k == 1) {
         if (x < -0.25f) return -2.0f * (e - (x + 0.5f));
-        return 1.0f + 2.0f * (x - e);
+        return f ? fmaf(x - e, 2.0f, 1.0f) : 1.0f + 2.0f * (x - e);
     }
     if (k <= -2 || k > 56) {
         y = 1.0f - (e - x);
@@ -401,8 +416,10 @@ static inline float glibc_expm1f(float x) {
     return vm_u2f(vm_f2u(y) + ((uint32_t)k << 23));
 }
 
+static inline float glibc_expm1f(float x) { return glibc_expm1f_k(0, x); }
+
 /* glibc tanhf (fdlibm): 1 - 2/(expm1(2|x|)+2) for |x| >= 1, -t/(t+2) with t = expm1(-2|x|) below. */
-static inline float glibc_tanhf(float x) {
+static inline __attribute__((always_inline)) float glibc_tanhf_k(int f, float x) {
     uint32_t jx = vm_f2u(x), ix = jx & 0x7fffffff;
     float z;
     if (ix >= 0x7f800000) return isnan(x) ? x : (jx >> 31 ? -1.0f : 1.0f);
@@ -410,10 +427,10 @@ static inline float glibc_tanhf(float x) {
         if (ix == 0) return x;
         if (ix < 0x24000000) return x * (1.0f + x);
         if (ix >= 0x3f800000) {
-            float t = glibc_expm1f(2.0f * fabsf(x));
+            float t = glibc_expm1f_k(f, 2.0f * fabsf(x));
             z = 1.0f - 2.0f / (t + 2.0f);
         } else {
-            float t = glibc_expm1f(-2.0f * fabsf(x));
+            float t = glibc_expm1f_k(f, -2.0f * fabsf(x));
             z = -t / (t + 2.0f);
         }
     } else {
@@ -421,6 +438,10 @@ static inline float glibc_tanhf(float x) {
     }
     return (jx >> 31) ? -z : z;
 }
+
+/* glibc_tanhf_k(1, x): aarch64's tanhf (its own arithmetic is not contracted; its expm1f is). */
+static inline float glibc_tanhf(float x) { return glibc_tanhf_k(0, x); }
+static inline float glibc_tanhf_a64(float x) { return glibc_tanhf_k(1, x); }
 
 /* glibc erff (fdlibm): rational approximations on [0,0.84375), [0.84375,1.25), then
  * erfc = exp(-z*z-0.5625) * exp((z-x)(z+x) + R/S) / x with z = x truncated to 12 mantissa bits. */
