@@ -352,6 +352,13 @@ static float gelu_tanh_bwd_vec_fused(const profile_t *p, float dy, float x) {
     return gelu_tanh_bwd_sleef(1, dy, x);
 }
 
+/* SVE256's vector lane: ATen's own Vectorized tanh (aten_sve_tanhf) and ACLE operators GCC does
+ * not contract. */
+static float gelu_tanh_bwd_vec_sve256(const profile_t *p, float dy, float x) {
+    (void)p;
+    return gelu_tanh_bwd_common(0, dy, x, aten_sve_tanhf(gelu_tanh_inner(0, x)));
+}
+
 static float gelu_tanh_bwd_scalar(const profile_t *p, float dy, float x) {
     return gelu_tanh_bwd_common(p->contract, dy, x, libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
@@ -401,11 +408,46 @@ static inline float dnnl_asimd_gelu_tanh_fwd(float x) {
     return fmaf(dnnl_asimd_tanhf(g), x, x) * 0.5f;
 }
 
+/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" (vector-length agnostic) eltwise.
+ * exp_compute_vector_fwd<sve>: x clamped to [ln FLT_MIN, ln FLT_MAX], t = x*log2e, f = floor(t),
+ * u = (t - f) + 1 in [1, 2); 2^(top 6 fraction bits of u / 64) by FEXPA (on bits(u) >> 17), scaled by
+ * 2^f (FSCALE); d = u minus its top 17 bits, exact; result 2^(..) * fma(fma(c2, d, c1), d, 1). */
+static inline float dnnl_sve_expf(float x) {
+    x = fminf(x, vm_u2f(0x42b17218));
+    x = fmaxf(x, vm_u2f(0xc2aeac50));
+    float t = x * vm_u2f(0x3fb8aa3b);
+    float f = floorf(t);
+    float u = (t - f) + 1.0f;
+    float scale = ldexpf(sve_fexpa(vm_u2f(vm_f2u(u) >> 17)), (int)f);
+    float d = u - vm_u2f(vm_f2u(u) & ~((1u << 17) - 1));
+    float q = fmaf(vm_u2f(0x3e772df2), d, vm_u2f(0x3f31721c));
+    q = fmaf(q, d, 1.0f);
+    return scale * q;
+}
+
+/* tanh_compute_vector_fwd<sve> below 512-bit vectors: |g| < 0x3d4ccccd (an integer compare of the
+ * bits, strict): g * fma(g*g, -1/3, 1); else 1 - 2/(exp(2g) + 1). */
+static inline float dnnl_sve_tanhf(float g) {
+    if ((vm_f2u(g) & 0x7fffffffu) < 0x3d4ccccdu) return fmaf(g * g, vm_u2f(0xbeaaaaab), 1.0f) * g;
+    return 1.0f - 2.0f / (dnnl_sve_expf(g + g) + 1.0f);
+}
+
+/* gelu_tanh_compute_vector_fwd<sve>: G = fma(x*x, 0.044715, 1) * (x * sqrt(2/pi)),
+ * out = fma(tanh(G), x, x) * 0.5. */
+static inline float dnnl_sve_gelu_tanh_fwd(float x) {
+    float g = fmaf(x * x, vm_u2f(0x3d372713), 1.0f) * (x * vm_u2f(0x3f4c422a));
+    return fmaf(dnnl_sve_tanhf(g), x, x) * 0.5f;
+}
+
 /* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (p.aten == ATEN_NEON && n > 1) { /* one element: ATen (use_mkldnn wants numel > 1) */
         for (int64_t i = 0; i < n; i++) out[i] = dnnl_asimd_gelu_tanh_fwd(x[i]);
+        return;
+    }
+    if (p.aten == ATEN_SVE && n > 1) {
+        for (int64_t i = 0; i < n; i++) out[i] = dnnl_sve_gelu_tanh_fwd(x[i]);
         return;
     }
     if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
@@ -415,6 +457,10 @@ void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
 void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
+    if (p.aten == ATEN_SVE && p.lanes == 8) {
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+        return;
+    }
     if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
     else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
     else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
