@@ -181,6 +181,22 @@ static inline float dnnl_expf(int fma, float x) {
     return (y * scale) * 2.0f;
 }
 
+/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" eltwise, exp_compute_vector_fwd<sve>: x clamped to [ln FLT_MIN, ln FLT_MAX], t = x*log2e, f = floor(t),
+ * u = (t - f) + 1 in [1, 2); 2^(top 6 fraction bits of u / 64) by FEXPA (on bits(u) >> 17), scaled by
+ * 2^f (FSCALE); d = u minus its top 17 bits, exact; result 2^(..) * fma(fma(c2, d, c1), d, 1). */
+static inline float dnnl_sve_expf(float x) {
+    x = fminf(x, vm_u2f(0x42b17218));
+    x = fmaxf(x, vm_u2f(0xc2aeac50));
+    float t = x * vm_u2f(0x3fb8aa3b);
+    float f = floorf(t);
+    float u = (t - f) + 1.0f;
+    float scale = ldexpf(sve_fexpa(vm_u2f(vm_f2u(u) >> 17)), (int)f);
+    float d = u - vm_u2f(vm_f2u(u) & ~((1u << 17) - 1));
+    float q = fmaf(vm_u2f(0x3e772df2), d, vm_u2f(0x3f31721c));
+    q = fmaf(q, d, 1.0f);
+    return scale * q;
+}
+
 #define DNNL_AS_P vm_u2f(0x3ea7ba05)         /* 0.3275911 */
 #define DNNL_INV_SQRT2 vm_u2f(0x3f3504f3)    /* 1/sqrt(2) */
 #define DNNL_INV_SQRTPI vm_u2f(0x3f106eba)   /* 1/sqrt(pi) */
@@ -244,22 +260,29 @@ static inline float dnnl_gelu_fwd_minimax(float s) {
     return (s * (pol + 1.0f)) * 0.5f;
 }
 
-/* gelu_erf_compute_vector_fwd: S = s/2, gelu = erf*S + S. */
-static inline float dnnl_gelu_fwd(int fma, float s) {
+/* gelu_erf_compute_vector_fwd: S = s/2, gelu = erf*S + S. sve: oneDNN's jit:sve (below 512-bit
+ * vectors), the same formula with FMAs and its FEXPA exp. */
+static inline __attribute__((always_inline)) float dnnl_gelu_fwd_k(int fma, int sve, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float erf = dnnl_erf_tail(fma, x, -dnnl_expf(fma, -(x * x)));
+    float e = sve ? dnnl_sve_expf(-(x * x)) : dnnl_expf(fma, -(x * x));
+    float erf = dnnl_erf_tail(fma, x, -e);
     float half_s = s * 0.5f;
     return dnnl_fma(fma, erf, half_s, half_s);
 }
 
-/* gelu_erf_compute_vector_bwd: (R/sqrt(pi)) * exp(-R^2) + 0.5 + 0.5*erf(R), R = s/sqrt(2). */
-static inline float dnnl_gelu_bwd(int fma, float s) {
+static inline float dnnl_gelu_fwd(int fma, float s) { return dnnl_gelu_fwd_k(fma, 0, s); }
+
+/* gelu_erf_compute_vector_bwd: (R/sqrt(pi)) * exp(-R^2) + 0.5 + 0.5*erf(R), R = s/sqrt(2);
+ * sve: the last step fused, fma(erf, 0.5, T + 0.5). */
+static inline __attribute__((always_inline)) float dnnl_gelu_bwd_k(int fma, int sve, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float q = dnnl_expf(fma, -(x * x));
+    float q = sve ? dnnl_sve_expf(-(x * x)) : dnnl_expf(fma, -(x * x));
     float t = (x * DNNL_INV_SQRTPI) * q;
     float erf = dnnl_erf_tail(fma, x, -q);
-    return (t + 0.5f) + erf * 0.5f;
+    return sve ? fmaf(erf, 0.5f, t + 0.5f) : (t + 0.5f) + erf * 0.5f;
 }
+
+static inline float dnnl_gelu_bwd(int fma, float s) { return dnnl_gelu_bwd_k(fma, 0, s); }
 
 /* A one-element tensor skips oneDNN (use_mkldnn wants numel > 1) and takes ATen's GeluKernel,
  * whose lone element goes through the scalar lambda: x * 0.5 * (1 + std::erf(x * M_SQRT1_2)). */
@@ -282,7 +305,8 @@ void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
         return;
     }
     /* one loop per ISA (literal fma flag): each inlines to branch-free, vectorizable code */
-    if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
+    if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_k(1, 1, x[i]);
+    else if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
     else if (p.aten) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(1, x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
 }
@@ -293,7 +317,8 @@ void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x
         grad_x[0] = aten_gelu_bwd_scalar(&p, grad[0], x[0]);
         return;
     }
-    if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
+    if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd_k(1, 1, x[i]) * grad[i];
+    else if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
     else for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(0, x[i]) * grad[i];
 }
 
@@ -408,23 +433,8 @@ static inline float dnnl_asimd_gelu_tanh_fwd(float x) {
     return fmaf(dnnl_asimd_tanhf(g), x, x) * 0.5f;
 }
 
-/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" (vector-length agnostic) eltwise.
- * exp_compute_vector_fwd<sve>: x clamped to [ln FLT_MIN, ln FLT_MAX], t = x*log2e, f = floor(t),
- * u = (t - f) + 1 in [1, 2); 2^(top 6 fraction bits of u / 64) by FEXPA (on bits(u) >> 17), scaled by
- * 2^f (FSCALE); d = u minus its top 17 bits, exact; result 2^(..) * fma(fma(c2, d, c1), d, 1). */
-static inline float dnnl_sve_expf(float x) {
-    x = fminf(x, vm_u2f(0x42b17218));
-    x = fmaxf(x, vm_u2f(0xc2aeac50));
-    float t = x * vm_u2f(0x3fb8aa3b);
-    float f = floorf(t);
-    float u = (t - f) + 1.0f;
-    float scale = ldexpf(sve_fexpa(vm_u2f(vm_f2u(u) >> 17)), (int)f);
-    float d = u - vm_u2f(vm_f2u(u) & ~((1u << 17) - 1));
-    float q = fmaf(vm_u2f(0x3e772df2), d, vm_u2f(0x3f31721c));
-    q = fmaf(q, d, 1.0f);
-    return scale * q;
-}
-
+/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" eltwise (vector-length agnostic); its exp is
+ * dnnl_sve_expf (gelu, erf section). */
 /* tanh_compute_vector_fwd<sve> below 512-bit vectors: |g| < 0x3d4ccccd (an integer compare of the
  * bits, strict): g * fma(g*g, -1/3, 1); else 1 - 2/(exp(2g) + 1). */
 static inline float dnnl_sve_tanhf(float g) {
