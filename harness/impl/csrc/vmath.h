@@ -445,33 +445,48 @@ static inline float glibc_tanhf_a64(float x) { return glibc_tanhf_k(1, x); }
 
 /* glibc erff (fdlibm): rational approximations on [0,0.84375), [0.84375,1.25), then
  * erfc = exp(-z*z-0.5625) * exp((z-x)(z+x) + R/S) / x with z = x truncated to 12 mantissa bits. */
-static inline float glibc_erff(float x) {
+/* Horner step acc*s + c: fused in aarch64's libm (fused flag f), two roundings on x86_64. */
+#define VM_HORNER(f, acc, s, c) ((f) ? fmaf((acc), (s), (c)) : (acc) * (s) + (c))
+
+/* f = 1: aarch64's erff, the same C contracted by GCC: every Horner step, x + x*y, x + efx*x,
+ * 16x + efx8*x, -z*z - 0.5625 and (z - a)*(z + a) + R/S fused (disassembled from libm.so.6). */
+static inline __attribute__((always_inline)) float glibc_erff_k(int f, float x) {
     uint32_t hx = vm_f2u(x), ix = hx & 0x7fffffff;
     int neg = (hx >> 31) != 0;
     if (ix >= 0x7f800000) return isnan(x) ? x : (neg ? -1.0f : 1.0f);
     if (ix < 0x3f580000) { /* |x| < 0.84375 */
         const float efx = 1.2837916613e-01f;
         if (ix < 0x31800000) {
-            if (ix < 0x04000000) return 0.0625f * (16.0f * x + (16.0f * efx) * x);
-            return x + efx * x;
+            if (ix < 0x04000000) return 0.0625f * VM_HORNER(f, x, 16.0f, (16.0f * efx) * x);
+            return VM_HORNER(f, x, efx, x);
         }
         float z = x * x;
-        float r = 1.2837916613e-01f +
-                  z * (-3.2504209876e-01f + z * (-2.8481749818e-02f + z * (-5.7702702470e-03f + z * -2.3763017452e-05f)));
-        float s = 1.0f + z * (3.9791721106e-01f +
-                              z * (6.5022252500e-02f + z * (5.0813062117e-03f + z * (1.3249473704e-04f + z * -3.9602282413e-06f))));
-        return x + x * (r / s);
+        float r = VM_HORNER(f, z, -2.3763017452e-05f, -5.7702702470e-03f);
+        r = VM_HORNER(f, r, z, -2.8481749818e-02f);
+        r = VM_HORNER(f, r, z, -3.2504209876e-01f);
+        r = VM_HORNER(f, r, z, 1.2837916613e-01f);
+        float q = VM_HORNER(f, z, -3.9602282413e-06f, 1.3249473704e-04f);
+        q = VM_HORNER(f, q, z, 5.0813062117e-03f);
+        q = VM_HORNER(f, q, z, 6.5022252500e-02f);
+        q = VM_HORNER(f, q, z, 3.9791721106e-01f);
+        q = VM_HORNER(f, q, z, 1.0f);
+        return VM_HORNER(f, x, r / q, x);
     }
     if (ix < 0x3fa00000) { /* 0.84375 <= |x| < 1.25 */
         const float erx = 8.4506291151e-01f;
         float s = fabsf(x) - 1.0f;
-        float p = -2.3621185683e-03f +
-                  s * (4.1485610604e-01f +
-                       s * (-3.7220788002e-01f +
-                            s * (3.1834661961e-01f + s * (-1.1089469492e-01f + s * (3.5478305072e-02f + s * -2.1663755178e-03f)))));
-        float q = 1.0f + s * (1.0642088205e-01f +
-                              s * (5.4039794207e-01f +
-                                   s * (7.1828655899e-02f + s * (1.2617121637e-01f + s * (1.3637083583e-02f + s * 1.1984500103e-02f)))));
+        float p = VM_HORNER(f, s, -2.1663755178e-03f, 3.5478305072e-02f);
+        p = VM_HORNER(f, p, s, -1.1089469492e-01f);
+        p = VM_HORNER(f, p, s, 3.1834661961e-01f);
+        p = VM_HORNER(f, p, s, -3.7220788002e-01f);
+        p = VM_HORNER(f, p, s, 4.1485610604e-01f);
+        p = VM_HORNER(f, p, s, -2.3621185683e-03f);
+        float q = VM_HORNER(f, s, 1.1984500103e-02f, 1.3637083583e-02f);
+        q = VM_HORNER(f, q, s, 1.2617121637e-01f);
+        q = VM_HORNER(f, q, s, 7.1828655899e-02f);
+        q = VM_HORNER(f, q, s, 5.4039794207e-01f);
+        q = VM_HORNER(f, q, s, 1.0642088205e-01f);
+        q = VM_HORNER(f, q, s, 1.0f);
         return neg ? -erx - p / q : erx + p / q;
     }
     if (ix >= 0x40c00000) return neg ? -1.0f : 1.0f; /* |x| >= 6 */
@@ -479,30 +494,43 @@ static inline float glibc_erff(float x) {
     float s = 1.0f / (a * a);
     float R, S;
     if (ix < 0x4036DB6E) { /* |x| < 1/0.35 */
-        R = -9.8649440333e-03f +
-            s * (-6.9385856390e-01f +
-                 s * (-1.0558626175e+01f +
-                      s * (-6.2375331879e+01f +
-                           s * (-1.6239666748e+02f + s * (-1.8460508728e+02f + s * (-8.1287437439e+01f + s * -9.8143291473e+00f))))));
-        S = 1.0f + s * (1.9651271820e+01f +
-                        s * (1.3765776062e+02f +
-                             s * (4.3456588745e+02f +
-                                  s * (6.4538726807e+02f +
-                                       s * (4.2900814819e+02f + s * (1.0863500214e+02f + s * (6.5702495575e+00f + s * -6.0424413532e-02f)))))));
+        R = VM_HORNER(f, s, -9.8143291473e+00f, -8.1287437439e+01f);
+        R = VM_HORNER(f, R, s, -1.8460508728e+02f);
+        R = VM_HORNER(f, R, s, -1.6239666748e+02f);
+        R = VM_HORNER(f, R, s, -6.2375331879e+01f);
+        R = VM_HORNER(f, R, s, -1.0558626175e+01f);
+        R = VM_HORNER(f, R, s, -6.9385856390e-01f);
+        R = VM_HORNER(f, R, s, -9.8649440333e-03f);
+        S = VM_HORNER(f, s, -6.0424413532e-02f, 6.5702495575e+00f);
+        S = VM_HORNER(f, S, s, 1.0863500214e+02f);
+        S = VM_HORNER(f, S, s, 4.2900814819e+02f);
+        S = VM_HORNER(f, S, s, 6.4538726807e+02f);
+        S = VM_HORNER(f, S, s, 4.3456588745e+02f);
+        S = VM_HORNER(f, S, s, 1.3765776062e+02f);
+        S = VM_HORNER(f, S, s, 1.9651271820e+01f);
+        S = VM_HORNER(f, S, s, 1.0f);
     } else {
-        R = -9.8649431020e-03f +
-            s * (-7.9928326607e-01f +
-                 s * (-1.7757955551e+01f +
-                      s * (-1.6063638306e+02f + s * (-6.3756646729e+02f + s * (-1.0250950928e+03f + s * -4.8351919556e+02f)))));
-        S = 1.0f + s * (3.0338060379e+01f +
-                        s * (3.2579251099e+02f +
-                             s * (1.5367296143e+03f +
-                                  s * (3.1998581543e+03f + s * (2.5530502930e+03f + s * (4.7452853394e+02f + s * -2.2440952301e+01f))))));
+        R = VM_HORNER(f, s, -4.8351919556e+02f, -1.0250950928e+03f);
+        R = VM_HORNER(f, R, s, -6.3756646729e+02f);
+        R = VM_HORNER(f, R, s, -1.6063638306e+02f);
+        R = VM_HORNER(f, R, s, -1.7757955551e+01f);
+        R = VM_HORNER(f, R, s, -7.9928326607e-01f);
+        R = VM_HORNER(f, R, s, -9.8649431020e-03f);
+        S = VM_HORNER(f, s, -2.2440952301e+01f, 4.7452853394e+02f);
+        S = VM_HORNER(f, S, s, 2.5530502930e+03f);
+        S = VM_HORNER(f, S, s, 3.1998581543e+03f);
+        S = VM_HORNER(f, S, s, 1.5367296143e+03f);
+        S = VM_HORNER(f, S, s, 3.2579251099e+02f);
+        S = VM_HORNER(f, S, s, 3.0338060379e+01f);
+        S = VM_HORNER(f, S, s, 1.0f);
     }
     float z = vm_u2f(vm_f2u(a) & 0xfffff000u);
-    float r = glibc_expf(-z * z - 0.5625f) * glibc_expf((z - a) * (z + a) + R / S);
+    float r = glibc_expf(VM_HORNER(f, -z, z, -0.5625f)) * glibc_expf(VM_HORNER(f, z - a, z + a, R / S));
     return neg ? r / a - 1.0f : 1.0f - r / a;
 }
+
+static inline float glibc_erff(float x) { return glibc_erff_k(0, x); }
+static inline float glibc_erff_a64(float x) { return glibc_erff_k(1, x); }
 
 /* glibc sinf/cosf (sysdeps/ieee754/flt-32/s_sinf.c, s_cosf.c, s_sincosf.h, s_sincosf_data.c; the
  * ARM optimized-routines code): all in double. |x| < pi/4: polynomial directly (sin returns x and
