@@ -478,7 +478,8 @@ static float aten_gelu_scalar(const profile_t *p, float x) {
  * pdf = kBeta * exp(x*x*-0.5); GCC fused cdf's multiply into the sum in AVX2/AVX-512 objects. */
 static float aten_gelu_bwd_scalar(const profile_t *p, float dy, float x) {
     float pdf = GELU_ERF_BETA * glibc_expf((x * x) * -0.5f);
-    return dy * sfmadd(p, 0.5f, 1.0f + glibc_erff(x * GELU_ALPHA), x * pdf);
+    float e = x * GELU_ALPHA;
+    return dy * sfmadd(p, 0.5f, 1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)), x * pdf);
 }
 
 /* Tensor shapes: x, out (n,). */
@@ -495,13 +496,23 @@ void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
     else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
 }
 
+/* N1's backward: oneDNN's "ref:any" eltwise (compute_eltwise_scalar_bwd, math_utils gelu_erf_bwd) as
+ * GCC compiled it: v = s * 0x3f3504f3, (dd * 0.5) * fma(v * 2/sqrt(pi), expf(-(v*v)), erff(v) + 1),
+ * with aarch64's libm erff and expf. */
+static inline float dnnl_ref_gelu_bwd(float dd, float s) {
+    float v = s * vm_u2f(0x3f3504f3);
+    float r = fmaf(v * vm_u2f(0x3f906ebb), glibc_expf(-(v * v)), glibc_erff_a64(v) + 1.0f);
+    return (dd * 0.5f) * r;
+}
+
 /* eltwise backward: diff_src = derivative(src) * diff_dst. Shapes: grad, x, grad_x (n,). */
 void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
     if (n == 1) {
         grad_x[0] = aten_gelu_bwd_scalar(&p, grad[0], x[0]);
         return;
     }
-    if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd_k(1, 1, x[i]) * grad[i];
+    if (p.aten == ATEN_NEON) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_ref_gelu_bwd(grad[i], x[i]);
+    else if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd_k(1, 1, x[i]) * grad[i];
     else if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
     else for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(0, x[i]) * grad[i];
 }
