@@ -1,5 +1,6 @@
 /* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, rsqrt,
- * gelu (erf, through oneDNN) and gelu (tanh, through ATen's GeluKernel).
+ * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library) and gelu
+ * (tanh: x86 ATen's GeluKernel; aarch64 forward oneDNN's JIT, backward ATen's).
  *
  * Every tensor is contiguous and flat: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops (cpu/Loops.h vectorized_loop) run, per thread chunk of

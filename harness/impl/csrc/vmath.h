@@ -21,6 +21,10 @@
  *
  * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
  *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms).
+ *
+ * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
+ *   glibc_erff_a64, glibc_tanhf_a64: aarch64 glibc 2.36's contracted builds (glibc_*_k(1, x)).
+ *   sve_fexpa, aten_sve_expf_u20, aten_sve_tanhf: SVE256 Vectorized<float>::tanh (ATen's own).
  */
 #ifndef PARITY_VMATH_H
 #define PARITY_VMATH_H
