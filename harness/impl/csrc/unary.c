@@ -591,11 +591,13 @@ static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n 
  * asimd (verbose: "eltwise,jit:asimd"); its backward stays ATen's. jit_uni_eltwise_injector_t<asimd>:
  * exp_compute_vector_fwd (Arm optimized-routines' expf): n = round-half-away(x/ln2), r = x + n*(-ln2_hi)
  * + n*(-ln2_lo) (two fmla), p = c1 + c0 r, q = c3 + c2 r, q += p r^2, poly = c4 r + q r^2 (fused),
- * result fma(poly, 2^n, 2^n); |n| > 126 (a whole vector, the same bits per lane) takes 2^n as
- * s1*s2: r0 = fma(poly, s2, s2) * s1, or s1*s1 for |n| > 192. */
-static inline float dnnl_asimd_expf(float x) {
-    float z = x * vm_u2f(0x3fb8aa3b);
-    float n = roundf(z);
+ * result fma(poly, 2^n, 2^n). When any lane of the 4-lane vector has |n| > 126, the whole vector
+ * takes 2^n as s1*s2 (special = 1): r0 = fma(poly, s2, s2) * s1, or s1*s1 for |n| > 192 -- the same
+ * bits for its other lanes except where fma(poly, s2, s2) is subnormal (n = 1) or r0 is. */
+static inline float dnnl_asimd_exp_n(float x) { return roundf(x * vm_u2f(0x3fb8aa3b)); }
+
+static inline float dnnl_asimd_expf(float x, int special) {
+    float n = dnnl_asimd_exp_n(x);
     int32_t ni = (int32_t)fmaxf(fminf(n, 1e9f), -1e9f);
     uint32_t e = (uint32_t)ni << 23;
     float r = fmaf(n, vm_u2f(0xbf317200), x);
@@ -605,7 +607,7 @@ static inline float dnnl_asimd_expf(float x) {
     float r2 = r * r;
     q = fmaf(p, r2, q);
     float poly = fmaf(q, r2, vm_u2f(0x3f7ffff6) * r);
-    if (fabsf(n) <= 126.0f) {
+    if (!special) {
         float scale = vm_u2f(e + 0x3f800000u);
         return fmaf(poly, scale, scale);
     }
@@ -616,17 +618,36 @@ static inline float dnnl_asimd_expf(float x) {
 }
 
 /* tanh_compute_vector_fwd<asimd>: |g| <= 0x3d4ccccd (0.05): g * fma(-1/3, g*g, 1); else
- * 1 - 2/(1 + exp(2g)). */
-static inline float dnnl_asimd_tanhf(float g) {
-    if (fabsf(g) <= vm_u2f(0x3d4ccccd)) return g * fmaf(vm_u2f(0xbeaaaaab), g * g, 1.0f);
-    return 1.0f - 2.0f / (dnnl_asimd_expf(g + g) + 1.0f);
+ * 1 - 2/(1 + exp(2g)) (exp computed on every lane). */
+static inline float dnnl_asimd_tanhf(float g, int special) {
+    float t = 1.0f - 2.0f / (dnnl_asimd_expf(g + g, special) + 1.0f);
+    return fabsf(g) <= vm_u2f(0x3d4ccccd) ? g * fmaf(vm_u2f(0xbeaaaaab), g * g, 1.0f) : t;
 }
 
 /* gelu_tanh_compute_vector_fwd<asimd>: G = fma(0.044715, x*x, 1) * (x * sqrt(2/pi)),
  * out = fma(tanh(G), x, x) * 0.5. */
-static inline float dnnl_asimd_gelu_tanh_fwd(float x) {
-    float g = fmaf(vm_u2f(0x3d372713), x * x, 1.0f) * (x * vm_u2f(0x3f4c422a));
-    return fmaf(dnnl_asimd_tanhf(g), x, x) * 0.5f;
+static inline float dnnl_asimd_gelu_g(float x) { return fmaf(vm_u2f(0x3d372713), x * x, 1.0f) * (x * vm_u2f(0x3f4c422a)); }
+
+static inline float dnnl_asimd_gelu_tanh_fwd(float x, int special) {
+    return fmaf(dnnl_asimd_tanhf(dnnl_asimd_gelu_g(x), special), x, x) * 0.5f;
+}
+
+/* The kernel's vectors: 4 elements from each thread's start (balance211 over vectors, so starts
+ * are multiples of 4 and the groups the same for any thread count); the last n % 4 elements go
+ * one at a time (their register's other lanes assumed not to trigger the special path). */
+static void dnnl_asimd_gelu_tanh_group(const float *x, float *out, int64_t b, int64_t e) {
+    int special = 0;
+    for (int64_t j = b; j < e; j++) {
+        float g = dnnl_asimd_gelu_g(x[j]);
+        special |= fabsf(dnnl_asimd_exp_n(g + g)) > 126.0f;
+    }
+    for (int64_t j = b; j < e; j++) out[j] = dnnl_asimd_gelu_tanh_fwd(x[j], special);
+}
+
+static void dnnl_asimd_gelu_tanh_forward(const float *x, float *out, int64_t n) {
+    int64_t i = 0, body = n / 4 * 4;
+    for (; i < body; i += 4) dnnl_asimd_gelu_tanh_group(x, out, i, i + 4);
+    for (; i < n; i++) dnnl_asimd_gelu_tanh_group(x, out, i, i + 1);
 }
 
 /* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" eltwise (vector-length agnostic); its exp is
@@ -649,7 +670,7 @@ static inline float dnnl_sve_gelu_tanh_fwd(float x) {
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (p.aten == ATEN_NEON && n > 1) { /* one element: ATen (use_mkldnn wants numel > 1) */
-        for (int64_t i = 0; i < n; i++) out[i] = dnnl_asimd_gelu_tanh_fwd(x[i]);
+        dnnl_asimd_gelu_tanh_forward(x, out, n);
         return;
     }
     if (p.aten == ATEN_SVE && n > 1) {
