@@ -4,9 +4,9 @@
 it); every sampler (``normal_``/``randn``, ``uniform_``, ``randint``, ``bernoulli_mask``,
 ``dropout``) draws from it in torch's order, so a sequence of calls on one generator reproduces
 the same sequence of torch calls after ``torch.manual_seed``. Float results are bit-identical to
-torch 2.13.0 on x86 under a ``KernelProfile``: ``normal_``/``uniform_`` differ between the default
-(scalar) and AVX2 kernels, AVX-512 CPUs run the AVX2 kernels; the draws are serial, so the thread
-count changes nothing.
+torch 2.13.0 on x86 and Linux arm64 under a ``KernelProfile``: ``normal_``/``uniform_`` differ
+between the default (scalar) and AVX2 kernels, AVX-512 CPUs run the AVX2 kernels, aarch64 runs the
+scalar fill with fused multiply-adds; the draws are serial, so the thread count changes nothing.
 
 ``RUNNERS`` maps the op ids ``randn``, ``dropout`` and ``adamw_step`` (from ``optim``) to fixture runners.
 """

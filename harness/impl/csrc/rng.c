@@ -203,11 +203,16 @@ static void normal_fill16_avx2(float *d, float mean, float std) {
  * out: (n,)
  * n >= 16 -> normal_fill: n uniforms first, Box-Muller on each full block of 16, then, if n is
  *            not a multiple of 16, 16 fresh uniforms for the last 16 elements, transformed again.
- * n < 16  -> one normal_distribution<double> sample per element, cast to float. */
+ * n < 16  -> one normal_distribution<double> sample per element, cast to float.
+ * aarch64 (NEON and SVE builds alike) has no vectorised fill: NormalFill16<float> is the scalar
+ * one, its logf and sincosf glibc 2.36's generic code (aarch64 libm; the same bits as the x86_64
+ * FMA variants reproduced in vmath.h), and GCC fused both the normal_distribution<double>
+ * multiply-add and d = n*std + mean (fmadd), as in the AVX2 object. */
 void normal_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, double std) {
-    int avx2 = p.aten >= 1;
+    int fused = p.aten >= 1;
+    int avx2 = p.aten == 1 || p.aten == 2;
     if (n < 16) {
-        for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, avx2);
+        for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, fused);
         return;
     }
     float fmean = (float)mean, fstd = (float)std;

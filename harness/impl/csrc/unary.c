@@ -1,5 +1,6 @@
 /* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, rsqrt,
- * gelu (erf, through oneDNN) and gelu (tanh, through ATen's GeluKernel).
+ * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library) and gelu
+ * (tanh: x86 ATen's GeluKernel; aarch64 forward oneDNN's JIT, backward ATen's).
  *
  * Every tensor is contiguous and flat: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops (cpu/Loops.h vectorized_loop) run, per thread chunk of
@@ -59,14 +60,22 @@ VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, bina
     }
 }
 
-/* ------------------------------------------------------------------ exp, log, tanh (MKL VML) */
+/* ------------------------------------------------------------------ exp, log, tanh (MKL VML | SLEEF) */
 
-/* torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
+/* x86: torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
  * (aten vml.h IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL): elementwise, so neither
  * the profile nor the thread split changes bits. The rare inputs VML hands to its scalar
- * fallback are redone in a second pass that rereads x: out must not overlap x. */
+ * fallback are redone in a second pass that rereads x: out must not overlap x.
+ * aarch64 (no MKL): vml.h IMPLEMENT_VML, i.e. vec::map over Vectorized<float>, the partial last
+ * vector loaded, computed and stored as a vector too, so every element takes the vector lane:
+ * SLEEF Sleef_expf4_u10 / logf4_u10 / tanhf4_u10 (advsimd; SVE128 runs the NEON Vectorized) and
+ * Sleef_expfx_u10sve / logfx_u10sve on SVE256 -- one algorithm, the same bits as the x86 FMA
+ * builds (sleef_*_u10). SVE256's Vectorized<float>::tanh is ATen's own (aten_sve_tanhf). */
 void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
+    if (p.aten >= ATEN_NEON) {
+        for (int64_t i = 0; i < n; i++) out[i] = sleef_expf_u10(x[i]);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf_main(x[i]); /* branch-free, vectorized */
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_expf_rare(x[i])) out[i] = mkl_vml_expf(x[i]);
@@ -74,15 +83,19 @@ void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* vsLn: the branch-free main path over all elements, then the rare positive subnormals. */
 void log_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
+    if (p.aten >= ATEN_NEON) {
+        for (int64_t i = 0; i < n; i++) out[i] = sleef_logf_u10(x[i]);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_logf_normal(x[i]);
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_logf_subnormal(x[i])) out[i] = mkl_vml_logf(x[i]);
 }
 
 void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
+    if (p.aten == ATEN_SVE && p.lanes == 8) for (int64_t i = 0; i < n; i++) out[i] = aten_sve_tanhf(x[i]);
+    else if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_tanhf_u10(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */
@@ -98,14 +111,24 @@ void log_backward(profile_t p, const float *grad, const float *x, float *grad_x,
 }
 
 /* tanh backward: BinaryOpsKernel tanh_backward_kernel, a * (1 - b*b) with a = grad, b = result.
- * GCC contracted 1 - b*b into one FMA in the AVX2/AVX-512 objects (vector body and scalar
- * tail alike); the default objects round b*b first. */
+ * GCC contracted 1 - b*b into one FMA in the AVX2/AVX-512 and aarch64 objects (the NEON
+ * Vectorized operators are GCC vector arithmetic, so the vector body is contracted too); the
+ * default x86 objects round b*b first. SVE256's Vectorized operators are ACLE intrinsics
+ * (svmul_x, svsub_x), which GCC does not contract: its vector body rounds b*b, its scalar tail
+ * is contracted. */
 static float tanh_bwd_lane(const profile_t *p, float a, float b) {
     return a * (p->contract ? fmaf(-b, b, 1.0f) : 1.0f - b * b);
 }
 
+static float tanh_bwd_lane_unfused(const profile_t *p, float a, float b) {
+    (void)p;
+    return a * (1.0f - b * b);
+}
+
 void tanh_backward(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n) {
-    run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
+    if (p.aten == ATEN_SVE && p.lanes == 8)
+        run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n);
+    else run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
 }
 
 /* ------------------------------------------------------------------ rsqrt */
@@ -157,6 +180,22 @@ static inline float dnnl_expf(int fma, float x) {
     y = dnnl_fma(fma, y, r, vm_u2f(0x3f7ffffb));
     y = dnnl_fma(fma, y, r, 1.0f);
     return (y * scale) * 2.0f;
+}
+
+/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" eltwise, exp_compute_vector_fwd<sve>: x clamped to [ln FLT_MIN, ln FLT_MAX], t = x*log2e, f = floor(t),
+ * u = (t - f) + 1 in [1, 2); 2^(top 6 fraction bits of u / 64) by FEXPA (on bits(u) >> 17), scaled by
+ * 2^f (FSCALE); d = u minus its top 17 bits, exact; result 2^(..) * fma(fma(c2, d, c1), d, 1). */
+static inline float dnnl_sve_expf(float x) {
+    x = fminf(x, vm_u2f(0x42b17218));
+    x = fmaxf(x, vm_u2f(0xc2aeac50));
+    float t = x * vm_u2f(0x3fb8aa3b);
+    float f = floorf(t);
+    float u = (t - f) + 1.0f;
+    float scale = ldexpf(sve_fexpa(vm_u2f(vm_f2u(u) >> 17)), (int)f);
+    float d = u - vm_u2f(vm_f2u(u) & ~((1u << 17) - 1));
+    float q = fmaf(vm_u2f(0x3e772df2), d, vm_u2f(0x3f31721c));
+    q = fmaf(q, d, 1.0f);
+    return scale * q;
 }
 
 #define DNNL_AS_P vm_u2f(0x3ea7ba05)         /* 0.3275911 */
@@ -222,21 +261,208 @@ static inline float dnnl_gelu_fwd_minimax(float s) {
     return (s * (pol + 1.0f)) * 0.5f;
 }
 
-/* gelu_erf_compute_vector_fwd: S = s/2, gelu = erf*S + S. */
-static inline float dnnl_gelu_fwd(int fma, float s) {
+/* gelu_erf_compute_vector_fwd: S = s/2, gelu = erf*S + S. sve: oneDNN's jit:sve (below 512-bit
+ * vectors), the same formula with FMAs and its FEXPA exp. */
+static inline __attribute__((always_inline)) float dnnl_gelu_fwd_k(int fma, int sve, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float erf = dnnl_erf_tail(fma, x, -dnnl_expf(fma, -(x * x)));
+    float e = sve ? dnnl_sve_expf(-(x * x)) : dnnl_expf(fma, -(x * x));
+    float erf = dnnl_erf_tail(fma, x, -e);
     float half_s = s * 0.5f;
     return dnnl_fma(fma, erf, half_s, half_s);
 }
 
-/* gelu_erf_compute_vector_bwd: (R/sqrt(pi)) * exp(-R^2) + 0.5 + 0.5*erf(R), R = s/sqrt(2). */
-static inline float dnnl_gelu_bwd(int fma, float s) {
+static inline float dnnl_gelu_fwd(int fma, float s) { return dnnl_gelu_fwd_k(fma, 0, s); }
+
+/* gelu_erf_compute_vector_bwd: (R/sqrt(pi)) * exp(-R^2) + 0.5 + 0.5*erf(R), R = s/sqrt(2);
+ * sve: the last step fused, fma(erf, 0.5, T + 0.5). */
+static inline __attribute__((always_inline)) float dnnl_gelu_bwd_k(int fma, int sve, float s) {
     float x = s * DNNL_INV_SQRT2;
-    float q = dnnl_expf(fma, -(x * x));
+    float q = sve ? dnnl_sve_expf(-(x * x)) : dnnl_expf(fma, -(x * x));
     float t = (x * DNNL_INV_SQRTPI) * q;
     float erf = dnnl_erf_tail(fma, x, -q);
-    return (t + 0.5f) + erf * 0.5f;
+    return sve ? fmaf(erf, 0.5f, t + 0.5f) : (t + 0.5f) + erf * 0.5f;
+}
+
+static inline float dnnl_gelu_bwd(int fma, float s) { return dnnl_gelu_bwd_k(fma, 0, s); }
+
+/* aarch64 without SVE (N1): the forward is oneDNN's "acl" eltwise, Arm Compute Library v52.6's
+ * NEON activation (cpu/kernels/activation/generic/neon/fp_impl.h GELU), 4 lanes along x:
+ * x * ((1 + erf(x * 0.70710678118f)) * 0.5). Its vector erf reads a 513-entry table of
+ * (erf(r), 2/sqrt(pi) exp(-r^2)) at r = i/128 (arm_compute::erf_f32_lut, the values as stored in
+ * libarm_compute.so): r = |a| rounded to 1/128 (by adding 2^16), d = |a| - r,
+ * erf = fma(scale, fma(-d*d, fma(1/3, d, r), d), erf(r)); 1 above |a| = 3.9375; a's sign.
+ * Elements left over after the last full vector of a window take x * ((erff(x / 1.41421356237f) + 1) * 0.5)
+ * with aarch64's libm erff. */
+static const uint32_t acl_erf_lut[513][2] = {
+    {0x00000000, 0x3f906ebb}, {0x3c106dfa, 0x3f906c79}, {0x3c906bb8, 0x3f9065b4}, {0x3cd89bf0, 0x3f905a6c},
+    {0x3d1062b2, 0x3f904aa3}, {0x3d3472ea, 0x3f90365a}, {0x3d587d7f, 0x3f901d93}, {0x3d7c8154, 0x3f900050},
+    {0x3d903ea4, 0x3f8fde94}, {0x3da2381f, 0x3f8fb862}, {0x3db42c8d, 0x3f8f8dbd}, {0x3dc61b5f, 0x3f8f5eab},
+    {0x3dd80409, 0x3f8f2b2e}, {0x3de9e5fc, 0x3f8ef34c}, {0x3dfbc0ad, 0x3f8eb70a}, {0x3e06c9c8, 0x3f8e766e},
+    {0x3e0faf0d, 0x3f8e317d}, {0x3e188fe1, 0x3f8de83e}, {0x3e216bfe, 0x3f8d9ab9}, {0x3e2a4321, 0x3f8d48f3},
+    {0x3e331506, 0x3f8cf2f5}, {0x3e3be169, 0x3f8c98c6}, {0x3e44a808, 0x3f8c3a6f}, {0x3e4d68a1, 0x3f8bd7f8},
+    {0x3e5622f2, 0x3f8b716c}, {0x3e5ed6b9, 0x3f8b06d2}, {0x3e6783b7, 0x3f8a9834}, {0x3e7029aa, 0x3f8a259e},
+    {0x3e78c855, 0x3f89af18}, {0x3e80afbc, 0x3f8934af}, {0x3e84f76b, 0x3f88b66c}, {0x3e893b19, 0x3f88345d},
+    {0x3e8d7aa7, 0x3f87ae8b}, {0x3e91b5f8, 0x3f872504}, {0x3e95ecee, 0x3f8697d3}, {0x3e9a1f6b, 0x3f860705},
+    {0x3e9e4d54, 0x3f8572a8}, {0x3ea2768c, 0x3f84dac8}, {0x3ea69af8, 0x3f843f72}, {0x3eaaba7a, 0x3f83a0b6},
+    {0x3eaed4fa, 0x3f82fe9f}, {0x3eb2ea5c, 0x3f82593e}, {0x3eb6fa85, 0x3f81b0a0}, {0x3ebb055d, 0x3f8104d3},
+    {0x3ebf0aca, 0x3f8055e8}, {0x3ec30ab3, 0x3f7f47d8}, {0x3ec70501, 0x3f7ddddf}, {0x3ecaf99b, 0x3f7c6e05},
+    {0x3ecee869, 0x3f7af867}, {0x3ed2d156, 0x3f797d26}, {0x3ed6b44b, 0x3f77fc62}, {0x3eda9132, 0x3f76763c},
+    {0x3ede67f6, 0x3f74ead4}, {0x3ee23882, 0x3f735a4c}, {0x3ee602c2, 0x3f71c4c4}, {0x3ee9c6a2, 0x3f702a5f},
+    {0x3eed840e, 0x3f6e8b3e}, {0x3ef13af5, 0x3f6ce783}, {0x3ef4eb45, 0x3f6b3f51}, {0x3ef894ea, 0x3f6992c9},
+    {0x3efc37d5, 0x3f67e20f}, {0x3effd3f5, 0x3f662d45}, {0x3f01b49d, 0x3f64748e}, {0x3f037bca, 0x3f62b80d},
+    {0x3f053f7b, 0x3f60f7e5}, {0x3f06ffa8, 0x3f5f3439}, {0x3f08bc4a, 0x3f5d6d2d}, {0x3f0a755a, 0x3f5ba2e3},
+    {0x3f0c2ad3, 0x3f59d57e}, {0x3f0ddcae, 0x3f580523}, {0x3f0f8ae6, 0x3f5631f4}, {0x3f113574, 0x3f545c14},
+    {0x3f12dc54, 0x3f5283a7}, {0x3f147f81, 0x3f50a8cf}, {0x3f161ef6, 0x3f4ecbb1}, {0x3f17baae, 0x3f4cec6d},
+    {0x3f1952a6, 0x3f4b0b28}, {0x3f1ae6da, 0x3f492804}, {0x3f1c7745, 0x3f474323}, {0x3f1e03e5, 0x3f455ca8},
+    {0x3f1f8cb7, 0x3f4374b5}, {0x3f2111b7, 0x3f418b6b}, {0x3f2292e4, 0x3f3fa0ee}, {0x3f24103a, 0x3f3db55e},
+    {0x3f2589b9, 0x3f3bc8dc}, {0x3f26ff5d, 0x3f39db8a}, {0x3f287126, 0x3f37ed89}, {0x3f29df13, 0x3f35fef8},
+    {0x3f2b4922, 0x3f340ff9}, {0x3f2caf53, 0x3f3220ab}, {0x3f2e11a4, 0x3f30312e}, {0x3f2f7017, 0x3f2e41a1},
+    {0x3f30caab, 0x3f2c5223}, {0x3f322160, 0x3f2a62d3}, {0x3f337437, 0x3f2873cf}, {0x3f34c32f, 0x3f268534},
+    {0x3f360e4c, 0x3f249721}, {0x3f37558c, 0x3f22a9b3}, {0x3f3898f3, 0x3f20bd06}, {0x3f39d881, 0x3f1ed137},
+    {0x3f3b1438, 0x3f1ce661}, {0x3f3c4c1b, 0x3f1afca0}, {0x3f3d802c, 0x3f19140f}, {0x3f3eb06c, 0x3f172cc9},
+    {0x3f3fdce0, 0x3f1546e7}, {0x3f410589, 0x3f136284}, {0x3f422a6b, 0x3f117fb9}, {0x3f434b89, 0x3f0f9e9e},
+    {0x3f4468e7, 0x3f0dbf4c}, {0x3f458287, 0x3f0be1db}, {0x3f46986f, 0x3f0a0662}, {0x3f47aaa2, 0x3f082cf7},
+    {0x3f48b925, 0x3f0655b1}, {0x3f49c3fb, 0x3f0480a6}, {0x3f4acb29, 0x3f02adeb}, {0x3f4bceb4, 0x3f00dd96},
+    {0x3f4ccea1, 0x3efe1f73}, {0x3f4dcaf4, 0x3efa88d5}, {0x3f4ec3b4, 0x3ef6f777}, {0x3f4fb8e5, 0x3ef36b80},
+    {0x3f50aa8d, 0x3eefe513}, {0x3f5198b1, 0x3eec6455}, {0x3f528358, 0x3ee8e968}, {0x3f536a86, 0x3ee5746d},
+    {0x3f544e43, 0x3ee20584}, {0x3f552e93, 0x3ede9ccc}, {0x3f560b7e, 0x3edb3a64}, {0x3f56e50a, 0x3ed7de6a},
+    {0x3f57bb3d, 0x3ed488f8}, {0x3f588e1e, 0x3ed13a2b}, {0x3f595db4, 0x3ecdf21c}, {0x3f5a2a05, 0x3ecab0e4},
+    {0x3f5af318, 0x3ec7769b}, {0x3f5bb8f4, 0x3ec44359}, {0x3f5c7ba1, 0x3ec11733}, {0x3f5d3b25, 0x3ebdf23d},
+    {0x3f5df788, 0x3ebad48d}, {0x3f5eb0d1, 0x3eb7be35}, {0x3f5f6707, 0x3eb4af46}, {0x3f601a32, 0x3eb1a7d3},
+    {0x3f60ca59, 0x3eaea7ea}, {0x3f617784, 0x3eabaf9a}, {0x3f6221bb, 0x3ea8bef3}, {0x3f62c905, 0x3ea5d600},
+    {0x3f636d69, 0x3ea2f4ce}, {0x3f640ef1, 0x3ea01b68}, {0x3f64ada3, 0x3e9d49d9}, {0x3f654987, 0x3e9a8029},
+    {0x3f65e2a6, 0x3e97be62}, {0x3f667906, 0x3e95048b}, {0x3f670cb1, 0x3e9252aa}, {0x3f679dae, 0x3e8fa8c5},
+    {0x3f682c06, 0x3e8d06e3}, {0x3f68b7bf, 0x3e8a6d05}, {0x3f6940e2, 0x3e87db31}, {0x3f69c778, 0x3e855168},
+    {0x3f6a4b88, 0x3e82cfad}, {0x3f6acd1a, 0x3e805600}, {0x3f6b4c36, 0x3e7bc8c2}, {0x3f6bc8e5, 0x3e76f5a0},
+    {0x3f6c432f, 0x3e723298}, {0x3f6cbb1b, 0x3e6d7fa5}, {0x3f6d30b1, 0x3e68dcc1}, {0x3f6da3fa, 0x3e6449e7},
+    {0x3f6e14fe, 0x3e5fc70e}, {0x3f6e83c4, 0x3e5b542b}, {0x3f6ef055, 0x3e56f136}, {0x3f6f5ab8, 0x3e529e21},
+    {0x3f6fc2f5, 0x3e4e5adf}, {0x3f702915, 0x3e4a2761}, {0x3f708d1f, 0x3e460399}, {0x3f70ef1b, 0x3e41ef75},
+    {0x3f714f11, 0x3e3deae4}, {0x3f71ad09, 0x3e39f5d2}, {0x3f72090a, 0x3e36102b}, {0x3f72631c, 0x3e3239db},
+    {0x3f72bb46, 0x3e2e72cb}, {0x3f731191, 0x3e2abae4}, {0x3f736604, 0x3e27120f}, {0x3f73b8a5, 0x3e237833},
+    {0x3f74097e, 0x3e1fed36}, {0x3f745895, 0x3e1c70fd}, {0x3f74a5f2, 0x3e19036e}, {0x3f74f19b, 0x3e15a46d},
+    {0x3f753b98, 0x3e1253dc}, {0x3f7583f1, 0x3e0f119f}, {0x3f75caac, 0x3e0bdd96}, {0x3f760fd1, 0x3e08b7a4},
+    {0x3f765366, 0x3e059fa9}, {0x3f769573, 0x3e029586}, {0x3f76d5fe, 0x3dff3230}, {0x3f77150f, 0x3df95481},
+    {0x3f7752ab, 0x3df391b9}, {0x3f778eda, 0x3dede995}, {0x3f77c9a2, 0x3de85bd0}, {0x3f78030a, 0x3de2e825},
+    {0x3f783b18, 0x3ddd8e4c}, {0x3f7871d3, 0x3dd84dfe}, {0x3f78a741, 0x3dd326f3}, {0x3f78db68, 0x3dce18e3},
+    {0x3f790e50, 0x3dc92385}, {0x3f793ffc, 0x3dc4468f}, {0x3f797075, 0x3dbf81b6}, {0x3f799fbf, 0x3dbad4b0},
+    {0x3f79cde1, 0x3db63f32}, {0x3f79fae1, 0x3db1c0f1}, {0x3f7a26c4, 0x3dad59a1}, {0x3f7a518f, 0x3da908f6},
+    {0x3f7a7b4a, 0x3da4cea4}, {0x3f7aa3f9, 0x3da0aa5e}, {0x3f7acba1, 0x3d9c9bd9}, {0x3f7af248, 0x3d98a2c7},
+    {0x3f7b17f4, 0x3d94bedd}, {0x3f7b3ca9, 0x3d90efcd}, {0x3f7b606e, 0x3d8d354b}, {0x3f7b8346, 0x3d898f0a},
+    {0x3f7ba537, 0x3d85fcbf}, {0x3f7bc646, 0x3d827e1d}, {0x3f7be677, 0x3d7e25af}, {0x3f7c05d1, 0x3d777546},
+    {0x3f7c2456, 0x3d70ea68}, {0x3f7c420d, 0x3d6a847d}, {0x3f7c5ef9, 0x3d6442f0}, {0x3f7c7b1f, 0x3d5e252a},
+    {0x3f7c9684, 0x3d582a98}, {0x3f7cb12b, 0x3d5252a5}, {0x3f7ccb1a, 0x3d4c9cbd}, {0x3f7ce454, 0x3d47084e},
+    {0x3f7cfcdd, 0x3d4194c7}, {0x3f7d14ba, 0x3d3c4196}, {0x3f7d2bef, 0x3d370e2c}, {0x3f7d427f, 0x3d31f9fb},
+    {0x3f7d586f, 0x3d2d0474}, {0x3f7d6dc2, 0x3d282d0c}, {0x3f7d827b, 0x3d237336}, {0x3f7d96a0, 0x3d1ed669},
+    {0x3f7daa32, 0x3d1a561b}, {0x3f7dbd36, 0x3d15f1c6}, {0x3f7dcfb0, 0x3d11a8e1}, {0x3f7de1a2, 0x3d0d7ae9},
+    {0x3f7df30f, 0x3d09675a}, {0x3f7e03fd, 0x3d056db0}, {0x3f7e146c, 0x3d018d6b}, {0x3f7e2461, 0x3cfb8c15},
+    {0x3f7e33de, 0x3cf42e22}, {0x3f7e42e8, 0x3ced0003}, {0x3f7e517f, 0x3ce600c0}, {0x3f7e5fa9, 0x3cdf2f67},
+    {0x3f7e6d66, 0x3cd88b05}, {0x3f7e7abb, 0x3cd212ad}, {0x3f7e87aa, 0x3ccbc574}, {0x3f7e9435, 0x3cc5a273},
+    {0x3f7ea05f, 0x3cbfa8c4}, {0x3f7eac2b, 0x3cb9d786}, {0x3f7eb79a, 0x3cb42ddb}, {0x3f7ec2b1, 0x3caeaae6},
+    {0x3f7ecd71, 0x3ca94dcf}, {0x3f7ed7dc, 0x3ca415c2}, {0x3f7ee1f4, 0x3c9f01ec}, {0x3f7eebbd, 0x3c9a117f},
+    {0x3f7ef537, 0x3c9543ae}, {0x3f7efe66, 0x3c9097b1}, {0x3f7f074b, 0x3c8c0cc2}, {0x3f7f0fe8, 0x3c87a21f},
+    {0x3f7f1840, 0x3c83570a}, {0x3f7f2053, 0x3c7e558a}, {0x3f7f2826, 0x3c763931}, {0x3f7f2fb8, 0x3c6e579b},
+    {0x3f7f370c, 0x3c66af65}, {0x3f7f3e23, 0x3c5f3f2d}, {0x3f7f4500, 0x3c58059c}, {0x3f7f4ba4, 0x3c51015f},
+    {0x3f7f5211, 0x3c4a3127}, {0x3f7f5848, 0x3c4393af}, {0x3f7f5e4b, 0x3c3d27b5}, {0x3f7f641b, 0x3c36ebff},
+    {0x3f7f69ba, 0x3c30df57}, {0x3f7f6f29, 0x3c2b008e}, {0x3f7f746a, 0x3c254e7b}, {0x3f7f797f, 0x3c1fc7fa},
+    {0x3f7f7e67, 0x3c1a6bee}, {0x3f7f8326, 0x3c15393d}, {0x3f7f87bb, 0x3c102ed6}, {0x3f7f8c29, 0x3c0b4bab},
+    {0x3f7f9070, 0x3c068eb5}, {0x3f7f9492, 0x3c01f6f1}, {0x3f7f9890, 0x3bfb06c5}, {0x3f7f9c6b, 0x3bf26625},
+    {0x3f7fa024, 0x3bea0a1d}, {0x3f7fa3bc, 0x3be1f0d3}, {0x3f7fa734, 0x3bda1876}, {0x3f7faa8d, 0x3bd27f42},
+    {0x3f7fadc8, 0x3bcb237a}, {0x3f7fb0e6, 0x3bc4036c}, {0x3f7fb3e8, 0x3bbd1d6f}, {0x3f7fb6cf, 0x3bb66fe6},
+    {0x3f7fb99c, 0x3baff93a}, {0x3f7fbc4f, 0x3ba9b7e1}, {0x3f7fbeea, 0x3ba3aa56}, {0x3f7fc16d, 0x3b9dcf20},
+    {0x3f7fc3d9, 0x3b9824ce}, {0x3f7fc62e, 0x3b92a9f7}, {0x3f7fc86e, 0x3b8d5d3c}, {0x3f7fca99, 0x3b883d46},
+    {0x3f7fccb0, 0x3b8348c6}, {0x3f7fceb4, 0x3b7cfce8}, {0x3f7fd0a5, 0x3b73ba24}, {0x3f7fd283, 0x3b6ac6d3},
+    {0x3f7fd450, 0x3b622096}, {0x3f7fd60c, 0x3b59c51d}, {0x3f7fd7b7, 0x3b51b229}, {0x3f7fd953, 0x3b49e589},
+    {0x3f7fdadf, 0x3b425d18}, {0x3f7fdc5c, 0x3b3b16c2}, {0x3f7fddcc, 0x3b341080}, {0x3f7fdf2d, 0x3b2d4858},
+    {0x3f7fe081, 0x3b26bc5e}, {0x3f7fe1c8, 0x3b206ab2}, {0x3f7fe303, 0x3b1a5183}, {0x3f7fe431, 0x3b146f09},
+    {0x3f7fe554, 0x3b0ec18b}, {0x3f7fe66c, 0x3b09475d}, {0x3f7fe77a, 0x3b03feda}, {0x3f7fe87d, 0x3afdccdc},
+    {0x3f7fe975, 0x3af3f919}, {0x3f7fea65, 0x3aea7f6b}, {0x3f7feb4b, 0x3ae15ce8}, {0x3f7fec27, 0x3ad88eb8},
+    {0x3f7fecfc, 0x3ad0121b}, {0x3f7fedc8, 0x3ac7e464}, {0x3f7fee8c, 0x3ac002f9}, {0x3f7fef48, 0x3ab86b52},
+    {0x3f7feffd, 0x3ab11afe}, {0x3f7ff0aa, 0x3aaa0f9a}, {0x3f7ff151, 0x3aa346d7}, {0x3f7ff1f1, 0x3a9cbe77},
+    {0x3f7ff28a, 0x3a96744c}, {0x3f7ff31e, 0x3a90663b}, {0x3f7ff3ab, 0x3a8a9237}, {0x3f7ff433, 0x3a84f643},
+    {0x3f7ff4b5, 0x3a7f20e7}, {0x3f7ff532, 0x3a74bdd2}, {0x3f7ff5aa, 0x3a6abfa9}, {0x3f7ff61d, 0x3a6122eb},
+    {0x3f7ff68b, 0x3a57e42f}, {0x3f7ff6f5, 0x3a4f002c}, {0x3f7ff75a, 0x3a4673af}, {0x3f7ff7bb, 0x3a3e3ba2},
+    {0x3f7ff819, 0x3a365507}, {0x3f7ff872, 0x3a2ebcf5}, {0x3f7ff8c7, 0x3a2770a2}, {0x3f7ff919, 0x3a206d53},
+    {0x3f7ff968, 0x3a19b066}, {0x3f7ff9b3, 0x3a133753}, {0x3f7ff9fb, 0x3a0cffa3}, {0x3f7ffa40, 0x3a0706f3},
+    {0x3f7ffa82, 0x3a014af9}, {0x3f7ffac1, 0x39f792ea}, {0x3f7ffafe, 0x39ed0089}, {0x3f7ffb38, 0x39e2daa1},
+    {0x3f7ffb6f, 0x39d91d2c}, {0x3f7ffba5, 0x39cfc449}, {0x3f7ffbd7, 0x39c6cc35}, {0x3f7ffc08, 0x39be314e},
+    {0x3f7ffc36, 0x39b5f010}, {0x3f7ffc63, 0x39ae051b}, {0x3f7ffc8e, 0x39a66d2a}, {0x3f7ffcb6, 0x399f2511},
+    {0x3f7ffcdd, 0x399829c8}, {0x3f7ffd02, 0x39917859}, {0x3f7ffd26, 0x398b0df3}, {0x3f7ffd48, 0x3984e7d1},
+    {0x3f7ffd68, 0x397e06aa}, {0x3f7ffd87, 0x3972bbdb}, {0x3f7ffda5, 0x3967ea53}, {0x3f7ffdc1, 0x395d8d4c},
+    {0x3f7ffddc, 0x3953a035}, {0x3f7ffdf6, 0x394a1ea7}, {0x3f7ffe0f, 0x3941045d}, {0x3f7ffe27, 0x39384d4a},
+    {0x3f7ffe3d, 0x392ff56e}, {0x3f7ffe53, 0x3927f906}, {0x3f7ffe67, 0x3920545f}, {0x3f7ffe7b, 0x391903fb},
+    {0x3f7ffe8d, 0x39120478}, {0x3f7ffe9f, 0x390b5282}, {0x3f7ffeb0, 0x3904eafc}, {0x3f7ffec0, 0x38fd95bc},
+    {0x3f7ffed0, 0x38f1de81}, {0x3f7ffedf, 0x38e6aa98}, {0x3f7ffeed, 0x38dbf4a2}, {0x3f7ffefa, 0x38d1b778},
+    {0x3f7fff07, 0x38c7ee0d}, {0x3f7fff13, 0x38be939b}, {0x3f7fff1f, 0x38b5a384}, {0x3f7fff2a, 0x38ad1953},
+    {0x3f7fff34, 0x38a4f0bc}, {0x3f7fff3f, 0x389d25ac}, {0x3f7fff48, 0x3895b435}, {0x3f7fff51, 0x388e988a},
+    {0x3f7fff5a, 0x3887cf10}, {0x3f7fff62, 0x3881542f}, {0x3f7fff6a, 0x38764943}, {0x3f7fff72, 0x386a7a5b},
+    {0x3f7fff79, 0x385f3552}, {0x3f7fff80, 0x3854745a}, {0x3f7fff86, 0x384a31c4}, {0x3f7fff8c, 0x384067f9},
+    {0x3f7fff92, 0x383711b7}, {0x3f7fff98, 0x382e2a0e}, {0x3f7fff9d, 0x3825ac0d}, {0x3f7fffa2, 0x381d9331},
+    {0x3f7fffa7, 0x3815dadd}, {0x3f7fffab, 0x380e7efc}, {0x3f7fffb0, 0x38077b5d}, {0x3f7fffb4, 0x3800cc24},
+    {0x3f7fffb8, 0x37f4dae6}, {0x3f7fffbc, 0x37e8b7b5}, {0x3f7fffbf, 0x37dd2766}, {0x3f7fffc2, 0x37d223c1},
+    {0x3f7fffc6, 0x37c7a653}, {0x3f7fffc9, 0x37bda91a}, {0x3f7fffcc, 0x37b42612}, {0x3f7fffce, 0x37ab17dd},
+    {0x3f7fffd1, 0x37a2791c}, {0x3f7fffd3, 0x379a44a7}, {0x3f7fffd6, 0x379275c7}, {0x3f7fffd8, 0x378b0789},
+    {0x3f7fffda, 0x3783f5da}, {0x3f7fffdc, 0x377a786d}, {0x3f7fffde, 0x376dad83}, {0x3f7fffe0, 0x37618260},
+    {0x3f7fffe2, 0x3755f022}, {0x3f7fffe3, 0x374aefed}, {0x3f7fffe5, 0x37407a03}, {0x3f7fffe6, 0x373688d1},
+    {0x3f7fffe8, 0x372d1576}, {0x3f7fffe9, 0x37241a5d}, {0x3f7fffea, 0x371b9184}, {0x3f7fffeb, 0x371375c2},
+    {0x3f7fffec, 0x370bc1f0}, {0x3f7fffee, 0x370470e7}, {0x3f7fffef, 0x36fafbda}, {0x3f7fffef, 0x36edc96e},
+    {0x3f7ffff0, 0x36e14117}, {0x3f7ffff1, 0x36d55bf5}, {0x3f7ffff2, 0x36ca1096}, {0x3f7ffff3, 0x36bf58f6},
+    {0x3f7ffff4, 0x36b52c7e}, {0x3f7ffff4, 0x36ab8607}, {0x3f7ffff5, 0x36a25cfa}, {0x3f7ffff5, 0x3699ad0b},
+    {0x3f7ffff6, 0x36916f5a}, {0x3f7ffff7, 0x36899ec2}, {0x3f7ffff7, 0x3682353e}, {0x3f7ffff8, 0x36765d05},
+    {0x3f7ffff8, 0x36690919}, {0x3f7ffff9, 0x365c67d8}, {0x3f7ffff9, 0x36506ef5}, {0x3f7ffff9, 0x3645178f},
+    {0x3f7ffffa, 0x363a5758}, {0x3f7ffffa, 0x36302770}, {0x3f7ffffa, 0x362680f9}, {0x3f7ffffb, 0x361d5d13},
+    {0x3f7ffffb, 0x3614b4df}, {0x3f7ffffb, 0x360c8336}, {0x3f7ffffc, 0x3604bf80}, {0x3f7ffffc, 0x35facc9b},
+    {0x3f7ffffc, 0x35ece4f0}, {0x3f7ffffc, 0x35dfba3f}, {0x3f7ffffd, 0x35d3423a}, {0x3f7ffffd, 0x35c77971},
+    {0x3f7ffffd, 0x35bc4eb7}, {0x3f7ffffd, 0x35b1c20a}, {0x3f7ffffd, 0x35a7c5ac}, {0x3f7ffffd, 0x359e562f},
+    {0x3f7ffffe, 0x359565d3}, {0x3f7ffffe, 0x358cf499}, {0x3f7ffffe, 0x3584fba1}, {0x3f7ffffe, 0x357ae139},
+    {0x3f7ffffe, 0x356c9959}, {0x3f7ffffe, 0x355f1fa1}, {0x3f7ffffe, 0x35526653}, {0x3f7ffffe, 0x354658d2},
+    {0x3f7fffff, 0x353afdfd}, {0x3f7fffff, 0x35304135}, {0x3f7fffff, 0x35261b9d}, {0x3f7fffff, 0x351c8654},
+    {0x3f7fffff, 0x35137a7b}, {0x3f7fffff, 0x350af133}, {0x3f7fffff, 0x3502e39e}, {0x3f7fffff, 0x34f695b6},
+    {0x3f7fffff, 0x34e83259}, {0x3f7fffff, 0x34daaae3}, {0x3f7fffff, 0x34cde3d7}, {0x3f7fffff, 0x34c1cf76},
+    {0x3f7fffff, 0x34b66dc2}, {0x3f7fffff, 0x34abb0fa}, {0x3f7fffff, 0x34a19920}, {0x3f7fffff, 0x34980ab6},
+    {0x3f7fffff, 0x348f137b}, {0x3f7fffff, 0x348697f2}, {0x3f800000, 0x347d3036}, {0x3f800000, 0x346e27eb},
+    {0x3f800000, 0x345fe00b}, {0x3f800000, 0x34528f8f}, {0x3f800000, 0x3445ff7c}, {0x3f800000, 0x343a1457},
+    {0x3f800000, 0x342ee99c}, {0x3f800000, 0x342463cf}, {0x3f800000, 0x341a82ee}, {0x3f800000, 0x34112b7e},
+    {0x3f800000, 0x34085d7f},
+};
+
+static inline float acl_erff_vec(float a) {
+    float ax = fabsf(a);
+    float shifted = ax + 65536.0f;
+    uint32_t idx = vm_f2u(shifted) - vm_f2u(65536.0f);
+    idx = idx < 512u ? idx : 512u;
+    float r = shifted - 65536.0f;
+    float d = ax - r;
+    float d2 = d * d;
+    float t = fmaf(vm_u2f(0x3eaaaaab), d, r);
+    float u = fmaf(-d2, t, d);
+    float e = fmaf(vm_u2f(acl_erf_lut[idx][1]), u, vm_u2f(acl_erf_lut[idx][0]));
+    e = ax > 3.9375f ? 1.0f : e;
+    return vm_u2f((vm_f2u(e) & 0x7fffffffu) | (vm_f2u(a) & 0x80000000u));
+}
+
+static inline float acl_gelu_vec(float x) { return ((1.0f + acl_erff_vec(x * 0.70710678118f)) * 0.5f) * x; }
+
+static inline float acl_gelu_tail(float x) { return ((glibc_erff_a64(x / 1.41421356237f) + 1.0f) * 0.5f) * x; }
+
+/* One ACL window [b, e): full vectors of 4 from b, then the left-over elements one by one. */
+static void acl_gelu_window(const float *x, float *out, int64_t b, int64_t e) {
+    int64_t i = b, body = b + (e - b) / 4 * 4;
+    for (; i < body; i++) out[i] = acl_gelu_vec(x[i]);
+    for (; i < e; i++) out[i] = acl_gelu_tail(x[i]);
+}
+
+/* ACL's OpenMP scheduler: the contiguous tensor squashed to one x dimension, split into
+ * min(threads, ceil(n / 1529)) windows (1529: the activation kernel's minimum workload on
+ * non-V1 CPUs), Window::split_window giving the first n % windows windows one element more. */
+static void acl_gelu_forward(const profile_t *p, const float *x, float *out, int64_t n) {
+    int64_t windows = divup(n, 1529);
+    if (windows > p->threads) windows = p->threads;
+    if (windows < 1) windows = 1;
+    int64_t work = n / windows, rem = n % windows;
+    for (int64_t t = 0; t < windows; t++) {
+        int64_t b = t * work + (t < rem ? t : rem);
+        acl_gelu_window(x, out, b, b + work + (t < rem));
+    }
 }
 
 /* A one-element tensor skips oneDNN (use_mkldnn wants numel > 1) and takes ATen's GeluKernel,
@@ -244,25 +470,40 @@ static inline float dnnl_gelu_bwd(int fma, float s) {
 #define GELU_ALPHA ((float)0.70710678118654752440)
 #define GELU_ERF_BETA ((float)(1.12837916709551257390 * 0.70710678118654752440 * 0.5))
 
-static float aten_gelu_scalar(float x) { return (x * 0.5f) * (1.0f + glibc_erff(x * GELU_ALPHA)); }
+static float aten_gelu_scalar(const profile_t *p, float x) {
+    float e = x * GELU_ALPHA;
+    return (x * 0.5f) * (1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)));
+}
 
 /* GeluBackwardKernelImpl scalar lambda: dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x/sqrt2)),
  * pdf = kBeta * exp(x*x*-0.5); GCC fused cdf's multiply into the sum in AVX2/AVX-512 objects. */
 static float aten_gelu_bwd_scalar(const profile_t *p, float dy, float x) {
     float pdf = GELU_ERF_BETA * glibc_expf((x * x) * -0.5f);
-    return dy * sfmadd(p, 0.5f, 1.0f + glibc_erff(x * GELU_ALPHA), x * pdf);
+    float e = x * GELU_ALPHA;
+    return dy * sfmadd(p, 0.5f, 1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)), x * pdf);
 }
 
 /* Tensor shapes: x, out (n,). */
 void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (n == 1) {
-        out[0] = aten_gelu_scalar(x[0]);
+        out[0] = aten_gelu_scalar(&p, x[0]);
         return;
     }
     /* one loop per ISA (literal fma flag): each inlines to branch-free, vectorizable code */
-    if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
+    if (p.aten == ATEN_NEON) acl_gelu_forward(&p, x, out, n);
+    else if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_k(1, 1, x[i]);
+    else if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
     else if (p.aten) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(1, x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
+}
+
+/* N1's backward: oneDNN's "ref:any" eltwise (compute_eltwise_scalar_bwd, math_utils gelu_erf_bwd) as
+ * GCC compiled it: v = s * 0x3f3504f3, (dd * 0.5) * fma(v * 2/sqrt(pi), expf(-(v*v)), erff(v) + 1),
+ * with aarch64's libm erff and expf. */
+static inline float dnnl_ref_gelu_bwd(float dd, float s) {
+    float v = s * vm_u2f(0x3f3504f3);
+    float r = fmaf(v * vm_u2f(0x3f906ebb), glibc_expf(-(v * v)), glibc_erff_a64(v) + 1.0f);
+    return (dd * 0.5f) * r;
 }
 
 /* eltwise backward: diff_src = derivative(src) * diff_dst. Shapes: grad, x, grad_x (n,). */
@@ -271,7 +512,9 @@ void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x
         grad_x[0] = aten_gelu_bwd_scalar(&p, grad[0], x[0]);
         return;
     }
-    if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
+    if (p.aten == ATEN_NEON) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_ref_gelu_bwd(grad[i], x[i]);
+    else if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd_k(1, 1, x[i]) * grad[i];
+    else if (p.aten) for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(1, x[i]) * grad[i];
     else for (int64_t i = 0; i < n; i++) grad_x[i] = dnnl_gelu_bwd(0, x[i]) * grad[i];
 }
 
@@ -299,8 +542,13 @@ VM_INLINE float gelu_tanh_fwd_sleef(int c, float x) {
 static float gelu_tanh_fwd_vec(const profile_t *p, float x) { return gelu_tanh_fwd_sleef(p->contract, x); }
 static float gelu_tanh_fwd_vec_fused(const profile_t *p, float x) { (void)p; return gelu_tanh_fwd_sleef(1, x); }
 
+/* std::tanh: glibc's tanhf, aarch64's with its contracted expm1f. */
+static inline float libm_tanhf(const profile_t *p, float x) {
+    return p->aten >= ATEN_NEON ? glibc_tanhf_a64(x) : glibc_tanhf(x);
+}
+
 static float gelu_tanh_fwd_scalar(const profile_t *p, float x) {
-    return (0.5f * x) * (1.0f + glibc_tanhf(gelu_tanh_inner(p->contract, x)));
+    return (0.5f * x) * (1.0f + libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluBackwardKernelImpl (tanh): dy * (0.5*(1+t) + (0.5*x) * (1 - t*t) * kBeta*(1 + 3*kKappa*x^2)). */
@@ -325,16 +573,110 @@ static float gelu_tanh_bwd_vec_fused(const profile_t *p, float dy, float x) {
     return gelu_tanh_bwd_sleef(1, dy, x);
 }
 
+/* SVE256's vector lane: ATen's own Vectorized tanh (aten_sve_tanhf) and ACLE operators GCC does
+ * not contract. */
+static float gelu_tanh_bwd_vec_sve256(const profile_t *p, float dy, float x) {
+    (void)p;
+    return gelu_tanh_bwd_common(0, dy, x, aten_sve_tanhf(gelu_tanh_inner(0, x)));
+}
+
 static float gelu_tanh_bwd_scalar(const profile_t *p, float dy, float x) {
-    return gelu_tanh_bwd_common(p->contract, dy, x, glibc_tanhf(gelu_tanh_inner(p->contract, x)));
+    return gelu_tanh_bwd_common(p->contract, dy, x, libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
 
 /* GeluKernelImpl's grain: numel / threads above 16384 elements, else GRAIN_SIZE. */
 static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n / p->threads : GRAIN_SIZE; }
 
+/* aarch64 without SVE (N1): F.gelu(approximate='tanh') is oneDNN v3.12's eltwise gelu_tanh, JIT for
+ * asimd (verbose: "eltwise,jit:asimd"); its backward stays ATen's. jit_uni_eltwise_injector_t<asimd>:
+ * exp_compute_vector_fwd (Arm optimized-routines' expf): n = round-half-away(x/ln2), r = x + n*(-ln2_hi)
+ * + n*(-ln2_lo) (two fmla), p = c1 + c0 r, q = c3 + c2 r, q += p r^2, poly = c4 r + q r^2 (fused),
+ * result fma(poly, 2^n, 2^n). When any lane of the 4-lane vector has |n| > 126, the whole vector
+ * takes 2^n as s1*s2 (special = 1): r0 = fma(poly, s2, s2) * s1, or s1*s1 for |n| > 192 -- the same
+ * bits for its other lanes except where fma(poly, s2, s2) is subnormal (n = 1) or r0 is. */
+static inline float dnnl_asimd_exp_n(float x) { return roundf(x * vm_u2f(0x3fb8aa3b)); }
+
+static inline float dnnl_asimd_expf(float x, int special) {
+    float n = dnnl_asimd_exp_n(x);
+    int32_t ni = (int32_t)fmaxf(fminf(n, 1e9f), -1e9f);
+    uint32_t e = (uint32_t)ni << 23;
+    float r = fmaf(n, vm_u2f(0xbf317200), x);
+    r = fmaf(n, vm_u2f(0xb5bfbe8e), r);
+    float p = fmaf(vm_u2f(0x3c072010), r, vm_u2f(0x3d2b9f17));
+    float q = fmaf(vm_u2f(0x3e2aaf33), r, vm_u2f(0x3efffedb));
+    float r2 = r * r;
+    q = fmaf(p, r2, q);
+    float poly = fmaf(q, r2, vm_u2f(0x3f7ffff6) * r);
+    if (!special) {
+        float scale = vm_u2f(e + 0x3f800000u);
+        return fmaf(poly, scale, scale);
+    }
+    uint32_t b = n <= 0.0f ? 0x82000000u : 0u;
+    float s2 = vm_u2f(e - b), s1 = vm_u2f(b + 0x7f000000u);
+    if (fabsf(n) > 192.0f) return s1 * s1;
+    return fmaf(poly, s2, s2) * s1;
+}
+
+/* tanh_compute_vector_fwd<asimd>: |g| <= 0x3d4ccccd (0.05): g * fma(-1/3, g*g, 1); else
+ * 1 - 2/(1 + exp(2g)) (exp computed on every lane). */
+static inline float dnnl_asimd_tanhf(float g, int special) {
+    float t = 1.0f - 2.0f / (dnnl_asimd_expf(g + g, special) + 1.0f);
+    return fabsf(g) <= vm_u2f(0x3d4ccccd) ? g * fmaf(vm_u2f(0xbeaaaaab), g * g, 1.0f) : t;
+}
+
+/* gelu_tanh_compute_vector_fwd<asimd>: G = fma(0.044715, x*x, 1) * (x * sqrt(2/pi)),
+ * out = fma(tanh(G), x, x) * 0.5. */
+static inline float dnnl_asimd_gelu_g(float x) { return fmaf(vm_u2f(0x3d372713), x * x, 1.0f) * (x * vm_u2f(0x3f4c422a)); }
+
+static inline float dnnl_asimd_gelu_tanh_fwd(float x, int special) {
+    return fmaf(dnnl_asimd_tanhf(dnnl_asimd_gelu_g(x), special), x, x) * 0.5f;
+}
+
+/* The kernel's vectors: 4 elements from each thread's start (balance211 over vectors, so starts
+ * are multiples of 4 and the groups the same for any thread count); the last n % 4 elements go
+ * one at a time (their register's other lanes assumed not to trigger the special path). */
+static void dnnl_asimd_gelu_tanh_group(const float *x, float *out, int64_t b, int64_t e) {
+    int special = 0;
+    for (int64_t j = b; j < e; j++) {
+        float g = dnnl_asimd_gelu_g(x[j]);
+        special |= fabsf(dnnl_asimd_exp_n(g + g)) > 126.0f;
+    }
+    for (int64_t j = b; j < e; j++) out[j] = dnnl_asimd_gelu_tanh_fwd(x[j], special);
+}
+
+static void dnnl_asimd_gelu_tanh_forward(const float *x, float *out, int64_t n) {
+    int64_t i = 0, body = n / 4 * 4;
+    for (; i < body; i += 4) dnnl_asimd_gelu_tanh_group(x, out, i, i + 4);
+    for (; i < n; i++) dnnl_asimd_gelu_tanh_group(x, out, i, i + 1);
+}
+
+/* aarch64 with SVE (V1, V2): oneDNN v3.12's "jit:sve" eltwise (vector-length agnostic); its exp is
+ * dnnl_sve_expf (gelu, erf section). */
+/* tanh_compute_vector_fwd<sve> below 512-bit vectors: |g| < 0x3d4ccccd (an integer compare of the
+ * bits, strict): g * fma(g*g, -1/3, 1); else 1 - 2/(exp(2g) + 1). */
+static inline float dnnl_sve_tanhf(float g) {
+    if ((vm_f2u(g) & 0x7fffffffu) < 0x3d4ccccdu) return fmaf(g * g, vm_u2f(0xbeaaaaab), 1.0f) * g;
+    return 1.0f - 2.0f / (dnnl_sve_expf(g + g) + 1.0f);
+}
+
+/* gelu_tanh_compute_vector_fwd<sve>: G = fma(x*x, 0.044715, 1) * (x * sqrt(2/pi)),
+ * out = fma(tanh(G), x, x) * 0.5. */
+static inline float dnnl_sve_gelu_tanh_fwd(float x) {
+    float g = fmaf(x * x, vm_u2f(0x3d372713), 1.0f) * (x * vm_u2f(0x3f4c422a));
+    return fmaf(dnnl_sve_tanhf(g), x, x) * 0.5f;
+}
+
 /* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
+    if (p.aten == ATEN_NEON && n > 1) { /* one element: ATen (use_mkldnn wants numel > 1) */
+        dnnl_asimd_gelu_tanh_forward(x, out, n);
+        return;
+    }
+    if (p.aten == ATEN_SVE && n > 1) {
+        for (int64_t i = 0; i < n; i++) out[i] = dnnl_sve_gelu_tanh_fwd(x[i]);
+        return;
+    }
     if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
     else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
     else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);
@@ -342,7 +684,12 @@ void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
 void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
+    if (p.aten == ATEN_SVE && p.lanes == 8) {
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+        return;
+    }
     if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
     else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
     else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
 }
+

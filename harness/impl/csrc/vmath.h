@@ -21,6 +21,10 @@
  *
  * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
  *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms).
+ *
+ * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
+ *   glibc_erff_a64, glibc_tanhf_a64: aarch64 glibc 2.36's contracted builds (glibc_*_k(1, x)).
+ *   sve_fexpa, aten_sve_expf_u20, aten_sve_tanhf: SVE256 Vectorized<float>::tanh (ATen's own).
  */
 #ifndef PARITY_VMATH_H
 #define PARITY_VMATH_H
@@ -196,6 +200,51 @@ static inline float sleef_logf_u10(float d) {
     return r;
 }
 
+/* ------------------------------------------------------------------ aarch64 SVE256 Vectorized<float> */
+
+/* SVE FEXPA, single precision: bits [5:0] of the operand pick the 23-bit fraction of 2^(i/64)
+ * (the Arm ARM's coefficient table: the nearest 23-bit fraction of each power), bits [13:6] become
+ * the exponent field; sign 0. */
+static const uint32_t vm_fexpa_tab[64] = {
+    0x000000, 0x0164d2, 0x02cd87, 0x043a29, 0x05aac3, 0x071f62, 0x08980f, 0x0a14d5,
+    0x0b95c2, 0x0d1adf, 0x0ea43a, 0x1031dc, 0x11c3d3, 0x135a2b, 0x14f4f0, 0x16942d,
+    0x1837f0, 0x19e046, 0x1b8d3a, 0x1d3eda, 0x1ef532, 0x20b051, 0x227043, 0x243516,
+    0x25fed7, 0x27cd94, 0x29a15b, 0x2b7a3a, 0x2d583f, 0x2f3b79, 0x3123f6, 0x3311c4,
+    0x3504f3, 0x36fd92, 0x38fbaf, 0x3aff5b, 0x3d08a4, 0x3f179a, 0x412c4d, 0x4346cd,
+    0x45672a, 0x478d75, 0x49b9be, 0x4bec15, 0x4e248c, 0x506334, 0x52a81e, 0x54f35b,
+    0x5744fd, 0x599d16, 0x5bfbb8, 0x5e60f5, 0x60ccdf, 0x633f89, 0x65b907, 0x68396a,
+    0x6ac0c7, 0x6d4f30, 0x6fe4ba, 0x728177, 0x75257d, 0x77d0df, 0x7a83b3, 0x7d3e0c,
+};
+
+static inline float sve_fexpa(float z) {
+    uint32_t u = vm_f2u(z);
+    return vm_u2f((((u >> 6) & 0xffu) << 23) | vm_fexpa_tab[u & 63u]);
+}
+
+/* sve/vec_float.h exp_u20_fast_path (SVE256 Vectorized<float>::exp_u20 for |x| <= 0x1.5d5e2ap+6;
+ * larger lanes send the whole vector to Sleef_expfx_u10sve): z = fma(1/ln2, x, shift),
+ * n = z - shift, r = x - n*ln2_hi - n*ln2_lo (two fmls), scale = fexpa(z), r2 = r*r,
+ * poly = fma(r2, 0.5, r), result fma(scale, poly, scale). */
+static inline float aten_sve_expf_u20(float x) {
+    const float shift = vm_u2f(0x48401fc0); /* 0x1.803f8p17 */
+    float z = fmaf(vm_u2f(0x3fb8aa3b), x, shift);
+    float n = z - shift;
+    float r = fmaf(-n, vm_u2f(0x3f317200), x);
+    r = fmaf(-n, vm_u2f(0x35bfbe8e), r);
+    float scale = sve_fexpa(z);
+    float r2 = r * r;
+    float poly = fmaf(r2, 0.5f, r);
+    return fmaf(scale, poly, scale);
+}
+
+/* SVE256 Vectorized<float>::tanh (ATen's own, not SLEEF): x clamped to [-10, 10] (fmax/fmin:
+ * NaN stays NaN), e = exp_u20(2x) (never the SLEEF fallback: |2x| <= 20), (e - 1) / (e + 1). */
+static inline float aten_sve_tanhf(float x) {
+    float c = x != x ? x : x < -10.0f ? -10.0f : x > 10.0f ? 10.0f : x;
+    float e = aten_sve_expf_u20(2.0f * c);
+    return (e - 1.0f) / (e + 1.0f);
+}
+
 /* ------------------------------------------------------------------ ATen Vectorized<float>::erf */
 
 /* vec256/vec512 Vectorized<float>::erf, one lane: t = 1/(fma(p,|x|,1)); Horner in t with FMAs;
@@ -292,8 +341,12 @@ static inline float glibc_logf(float x) {
     return (float)y;
 }
 
-/* glibc expm1f (fdlibm, float arithmetic, no FMA): reduction by ln2 in hi/lo, rational correction. */
-static inline float glibc_expm1f(float x) {
+/* glibc expm1f (fdlibm, float arithmetic; x86_64: no FMA): reduction by ln2 in hi/lo, rational correction.
+ * The fused flag f picks aarch64's build: glibc 2.36's aarch64 libm is the same fdlibm C compiled
+ * with GCC's default contraction, which fused the polynomial's Horner steps, the ln2_hi
+ * reduction (t*ln2_hi subtracted from x, not t*ln2_lo), 3 - r1*hfx, 6 - x*t, x*e - hxs,
+ * x*(e - c) - c and the k = +-1 returns (disassembled from libm.so.6 of Debian's 2.36-9). */
+static inline __attribute__((always_inline)) float glibc_expm1f_k(int f, float x) {
     const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f, invln2 = 1.4426950216e+00f;
     const float q1 = -3.3333335072e-02f, q2 = 1.5873016091e-03f, q3 = -7.9365076090e-05f;
     const float q4 = 4.0082177293e-06f, q5 = -2.0109921195e-07f;
@@ -317,7 +370,7 @@ static inline float glibc_expm1f(float x) {
         } else {
             k = (int32_t)(invln2 * x + (neg ? -0.5f : 0.5f));
             t = (float)k;
-            hi = x - t * ln2_hi;
+            hi = f ? fmaf(-t, ln2_hi, x) : x - t * ln2_hi;
             lo = t * ln2_lo;
         }
         x = hi - lo;
@@ -329,16 +382,27 @@ static inline float glibc_expm1f(float x) {
     }
     float hfx = 0.5f * x;
     float hxs = x * hfx;
-    float r1 = 1.0f + hxs * (q1 + hxs * (q2 + hxs * (q3 + hxs * (q4 + hxs * q5))));
-    t = 3.0f - r1 * hfx;
-    e = hxs * ((r1 - t) / (6.0f - x * t));
-    if (k == 0) return x - (x * e - hxs);
-    e = (x * (e - c) - c);
+    float r1;
+    if (f) {
+        r1 = fmaf(hxs, q5, q4);
+        r1 = fmaf(r1, hxs, q3);
+        r1 = fmaf(r1, hxs, q2);
+        r1 = fmaf(r1, hxs, q1);
+        r1 = fmaf(r1, hxs, 1.0f);
+        t = fmaf(-hfx, r1, 3.0f);
+        e = hxs * ((r1 - t) / fmaf(-x, t, 6.0f));
+    } else {
+        r1 = 1.0f + hxs * (q1 + hxs * (q2 + hxs * (q3 + hxs * (q4 + hxs * q5))));
+        t = 3.0f - r1 * hfx;
+        e = hxs * ((r1 - t) / (6.0f - x * t));
+    }
+    if (k == 0) return x - (f ? fmaf(x, e, -hxs) : x * e - hxs);
+    e = f ? fmaf(e - c, x, -c) : (x * (e - c) - c);
     e -= hxs;
-    if (k == -1) return 0.5f * (x - e) - 0.5f;
+    if (k == -1) return f ? fmaf(x - e, 0.5f, -0.5f) : 0.5f * (x - e) - 0.5f;
     if (k == 1) {
         if (x < -0.25f) return -2.0f * (e - (x + 0.5f));
-        return 1.0f + 2.0f * (x - e);
+        return f ? fmaf(x - e, 2.0f, 1.0f) : 1.0f + 2.0f * (x - e);
     }
     if (k <= -2 || k > 56) {
         y = 1.0f - (e - x);
@@ -356,8 +420,10 @@ static inline float glibc_expm1f(float x) {
     return vm_u2f(vm_f2u(y) + ((uint32_t)k << 23));
 }
 
+static inline float glibc_expm1f(float x) { return glibc_expm1f_k(0, x); }
+
 /* glibc tanhf (fdlibm): 1 - 2/(expm1(2|x|)+2) for |x| >= 1, -t/(t+2) with t = expm1(-2|x|) below. */
-static inline float glibc_tanhf(float x) {
+static inline __attribute__((always_inline)) float glibc_tanhf_k(int f, float x) {
     uint32_t jx = vm_f2u(x), ix = jx & 0x7fffffff;
     float z;
     if (ix >= 0x7f800000) return isnan(x) ? x : (jx >> 31 ? -1.0f : 1.0f);
@@ -365,10 +431,10 @@ static inline float glibc_tanhf(float x) {
         if (ix == 0) return x;
         if (ix < 0x24000000) return x * (1.0f + x);
         if (ix >= 0x3f800000) {
-            float t = glibc_expm1f(2.0f * fabsf(x));
+            float t = glibc_expm1f_k(f, 2.0f * fabsf(x));
             z = 1.0f - 2.0f / (t + 2.0f);
         } else {
-            float t = glibc_expm1f(-2.0f * fabsf(x));
+            float t = glibc_expm1f_k(f, -2.0f * fabsf(x));
             z = -t / (t + 2.0f);
         }
     } else {
@@ -377,35 +443,54 @@ static inline float glibc_tanhf(float x) {
     return (jx >> 31) ? -z : z;
 }
 
+/* glibc_tanhf_k(1, x): aarch64's tanhf (its own arithmetic is not contracted; its expm1f is). */
+static inline float glibc_tanhf(float x) { return glibc_tanhf_k(0, x); }
+static inline float glibc_tanhf_a64(float x) { return glibc_tanhf_k(1, x); }
+
 /* glibc erff (fdlibm): rational approximations on [0,0.84375), [0.84375,1.25), then
  * erfc = exp(-z*z-0.5625) * exp((z-x)(z+x) + R/S) / x with z = x truncated to 12 mantissa bits. */
-static inline float glibc_erff(float x) {
+/* Horner step acc*s + c: fused in aarch64's libm (fused flag f), two roundings on x86_64. */
+#define VM_HORNER(f, acc, s, c) ((f) ? fmaf((acc), (s), (c)) : (acc) * (s) + (c))
+
+/* f = 1: aarch64's erff, the same C contracted by GCC: every Horner step, x + x*y, x + efx*x,
+ * 16x + efx8*x, -z*z - 0.5625 and (z - a)*(z + a) + R/S fused (disassembled from libm.so.6). */
+static inline __attribute__((always_inline)) float glibc_erff_k(int f, float x) {
     uint32_t hx = vm_f2u(x), ix = hx & 0x7fffffff;
     int neg = (hx >> 31) != 0;
     if (ix >= 0x7f800000) return isnan(x) ? x : (neg ? -1.0f : 1.0f);
     if (ix < 0x3f580000) { /* |x| < 0.84375 */
         const float efx = 1.2837916613e-01f;
         if (ix < 0x31800000) {
-            if (ix < 0x04000000) return 0.0625f * (16.0f * x + (16.0f * efx) * x);
-            return x + efx * x;
+            if (ix < 0x04000000) return 0.0625f * VM_HORNER(f, x, 16.0f, (16.0f * efx) * x);
+            return VM_HORNER(f, x, efx, x);
         }
         float z = x * x;
-        float r = 1.2837916613e-01f +
-                  z * (-3.2504209876e-01f + z * (-2.8481749818e-02f + z * (-5.7702702470e-03f + z * -2.3763017452e-05f)));
-        float s = 1.0f + z * (3.9791721106e-01f +
-                              z * (6.5022252500e-02f + z * (5.0813062117e-03f + z * (1.3249473704e-04f + z * -3.9602282413e-06f))));
-        return x + x * (r / s);
+        float r = VM_HORNER(f, z, -2.3763017452e-05f, -5.7702702470e-03f);
+        r = VM_HORNER(f, r, z, -2.8481749818e-02f);
+        r = VM_HORNER(f, r, z, -3.2504209876e-01f);
+        r = VM_HORNER(f, r, z, 1.2837916613e-01f);
+        float q = VM_HORNER(f, z, -3.9602282413e-06f, 1.3249473704e-04f);
+        q = VM_HORNER(f, q, z, 5.0813062117e-03f);
+        q = VM_HORNER(f, q, z, 6.5022252500e-02f);
+        q = VM_HORNER(f, q, z, 3.9791721106e-01f);
+        q = VM_HORNER(f, q, z, 1.0f);
+        return VM_HORNER(f, x, r / q, x);
     }
     if (ix < 0x3fa00000) { /* 0.84375 <= |x| < 1.25 */
         const float erx = 8.4506291151e-01f;
         float s = fabsf(x) - 1.0f;
-        float p = -2.3621185683e-03f +
-                  s * (4.1485610604e-01f +
-                       s * (-3.7220788002e-01f +
-                            s * (3.1834661961e-01f + s * (-1.1089469492e-01f + s * (3.5478305072e-02f + s * -2.1663755178e-03f)))));
-        float q = 1.0f + s * (1.0642088205e-01f +
-                              s * (5.4039794207e-01f +
-                                   s * (7.1828655899e-02f + s * (1.2617121637e-01f + s * (1.3637083583e-02f + s * 1.1984500103e-02f)))));
+        float p = VM_HORNER(f, s, -2.1663755178e-03f, 3.5478305072e-02f);
+        p = VM_HORNER(f, p, s, -1.1089469492e-01f);
+        p = VM_HORNER(f, p, s, 3.1834661961e-01f);
+        p = VM_HORNER(f, p, s, -3.7220788002e-01f);
+        p = VM_HORNER(f, p, s, 4.1485610604e-01f);
+        p = VM_HORNER(f, p, s, -2.3621185683e-03f);
+        float q = VM_HORNER(f, s, 1.1984500103e-02f, 1.3637083583e-02f);
+        q = VM_HORNER(f, q, s, 1.2617121637e-01f);
+        q = VM_HORNER(f, q, s, 7.1828655899e-02f);
+        q = VM_HORNER(f, q, s, 5.4039794207e-01f);
+        q = VM_HORNER(f, q, s, 1.0642088205e-01f);
+        q = VM_HORNER(f, q, s, 1.0f);
         return neg ? -erx - p / q : erx + p / q;
     }
     if (ix >= 0x40c00000) return neg ? -1.0f : 1.0f; /* |x| >= 6 */
@@ -413,30 +498,43 @@ static inline float glibc_erff(float x) {
     float s = 1.0f / (a * a);
     float R, S;
     if (ix < 0x4036DB6E) { /* |x| < 1/0.35 */
-        R = -9.8649440333e-03f +
-            s * (-6.9385856390e-01f +
-                 s * (-1.0558626175e+01f +
-                      s * (-6.2375331879e+01f +
-                           s * (-1.6239666748e+02f + s * (-1.8460508728e+02f + s * (-8.1287437439e+01f + s * -9.8143291473e+00f))))));
-        S = 1.0f + s * (1.9651271820e+01f +
-                        s * (1.3765776062e+02f +
-                             s * (4.3456588745e+02f +
-                                  s * (6.4538726807e+02f +
-                                       s * (4.2900814819e+02f + s * (1.0863500214e+02f + s * (6.5702495575e+00f + s * -6.0424413532e-02f)))))));
+        R = VM_HORNER(f, s, -9.8143291473e+00f, -8.1287437439e+01f);
+        R = VM_HORNER(f, R, s, -1.8460508728e+02f);
+        R = VM_HORNER(f, R, s, -1.6239666748e+02f);
+        R = VM_HORNER(f, R, s, -6.2375331879e+01f);
+        R = VM_HORNER(f, R, s, -1.0558626175e+01f);
+        R = VM_HORNER(f, R, s, -6.9385856390e-01f);
+        R = VM_HORNER(f, R, s, -9.8649440333e-03f);
+        S = VM_HORNER(f, s, -6.0424413532e-02f, 6.5702495575e+00f);
+        S = VM_HORNER(f, S, s, 1.0863500214e+02f);
+        S = VM_HORNER(f, S, s, 4.2900814819e+02f);
+        S = VM_HORNER(f, S, s, 6.4538726807e+02f);
+        S = VM_HORNER(f, S, s, 4.3456588745e+02f);
+        S = VM_HORNER(f, S, s, 1.3765776062e+02f);
+        S = VM_HORNER(f, S, s, 1.9651271820e+01f);
+        S = VM_HORNER(f, S, s, 1.0f);
     } else {
-        R = -9.8649431020e-03f +
-            s * (-7.9928326607e-01f +
-                 s * (-1.7757955551e+01f +
-                      s * (-1.6063638306e+02f + s * (-6.3756646729e+02f + s * (-1.0250950928e+03f + s * -4.8351919556e+02f)))));
-        S = 1.0f + s * (3.0338060379e+01f +
-                        s * (3.2579251099e+02f +
-                             s * (1.5367296143e+03f +
-                                  s * (3.1998581543e+03f + s * (2.5530502930e+03f + s * (4.7452853394e+02f + s * -2.2440952301e+01f))))));
+        R = VM_HORNER(f, s, -4.8351919556e+02f, -1.0250950928e+03f);
+        R = VM_HORNER(f, R, s, -6.3756646729e+02f);
+        R = VM_HORNER(f, R, s, -1.6063638306e+02f);
+        R = VM_HORNER(f, R, s, -1.7757955551e+01f);
+        R = VM_HORNER(f, R, s, -7.9928326607e-01f);
+        R = VM_HORNER(f, R, s, -9.8649431020e-03f);
+        S = VM_HORNER(f, s, -2.2440952301e+01f, 4.7452853394e+02f);
+        S = VM_HORNER(f, S, s, 2.5530502930e+03f);
+        S = VM_HORNER(f, S, s, 3.1998581543e+03f);
+        S = VM_HORNER(f, S, s, 1.5367296143e+03f);
+        S = VM_HORNER(f, S, s, 3.2579251099e+02f);
+        S = VM_HORNER(f, S, s, 3.0338060379e+01f);
+        S = VM_HORNER(f, S, s, 1.0f);
     }
     float z = vm_u2f(vm_f2u(a) & 0xfffff000u);
-    float r = glibc_expf(-z * z - 0.5625f) * glibc_expf((z - a) * (z + a) + R / S);
+    float r = glibc_expf(VM_HORNER(f, -z, z, -0.5625f)) * glibc_expf(VM_HORNER(f, z - a, z + a, R / S));
     return neg ? r / a - 1.0f : 1.0f - r / a;
 }
+
+static inline float glibc_erff(float x) { return glibc_erff_k(0, x); }
+static inline float glibc_erff_a64(float x) { return glibc_erff_k(1, x); }
 
 /* glibc sinf/cosf (sysdeps/ieee754/flt-32/s_sinf.c, s_cosf.c, s_sincosf.h, s_sincosf_data.c; the
  * ARM optimized-routines code): all in double. |x| < pi/4: polynomial directly (sin returns x and
