@@ -8,7 +8,7 @@
  *
  * Tensors are (B, H, L, D) contiguous (q, out, grad_out, grads) or (B, H, S, D) (k, v); lse (B, H, L).
  */
-#include "mkl_sgemm.h"
+#include "nvpl_sgemm.h"
 #include "vmath.h"
 
 #define MAXL 16
@@ -19,8 +19,9 @@
  * (opA m x k, opB k x n), run by MKL's sgemm model (csrc/mkl_sgemm.h) as the row-major product
  * C^T (n x m) = opB^T @ opA^T. The operands sit 16-byte aligned in torch's buffers (head sizes
  * are multiples of 4); C's offset in torch's buffer is passed in (c_off, floats mod 4).
- * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region). */
-static void blas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+ * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region).
+ * On Linux aarch64 (profile blas = BLAS_NVPL) the same call is NVPL's sgemm (csrc/nvpl_sgemm.h). */
+static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
                        const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int threads, int64_t c_off) {
     const int a_t = tb == 'T', b_t = ta == 'T'; /* row-major left = opB^T, right = opA^T */
     const sgemm_t g = {
@@ -30,7 +31,10 @@ static void blas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float 
         .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
         .a_off = 0, .b_off = 0, .c_off = c_off,
     };
-    mkl_sgemm(&g);
+    if (p->blas == BLAS_NVPL)
+        nvpl_sgemm(&g);
+    else
+        mkl_sgemm(&g);
 }
 
 /* ----------------------------------------------------------------------------- Vectorized lanes */
@@ -56,9 +60,11 @@ static float lane_tree(const profile_t *p, const float *acc, int L) {
 }
 
 /* Vectorized<float>::exp_u20 (vec256_float.h / vec512_float.h): a degree-5 polynomial after the
- * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). */
+ * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf); the
+ * aarch64 NEON and SVE Vectorized define exp_u20() as their exp() (vmath.h's vec_expf). */
 static float exp_u20(const profile_t *p, float x) {
     if (!p->aten) return glibc_expf(x);
+    if (p->aten >= ATEN_NEON) return vec_expf(p, x); /* aarch64 NEON and SVE: exp_u20() is exp() */
     const float ln_min = vm_u2f(0xc2aeac50u), ln_max = vm_u2f(0x42b17218u);
     const float log2e = vm_u2f(0x3fb8aa3bu), ln2 = vm_u2f(0x3f317218u);
     const int below = x < ln_min;
@@ -158,7 +164,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
             for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm('T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
@@ -179,7 +185,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
                         for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
                 }
                 const float beta = n > 0 ? 1.0f : 0.0f;
-                blas_sgemm('N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
+                blas_sgemm(&p, 'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
             }
             for (int64_t r = 0; r < qb; r++) {
                 if (qmax[r] == -INFINITY) qmax[r] = 0.0f;
@@ -224,20 +230,20 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
             const int64_t num_keys = m + qb < S ? m + qb : S;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm('T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(&p, attn[r * kb + c] - lh[m + r]);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
                             if (c >= 0) attn[r * kb + c] = 0.0f;
-                blas_sgemm('N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
-                blas_sgemm('T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
+                blas_sgemm(&p, 'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++)
                         gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
-                blas_sgemm('N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
-                blas_sgemm('N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
+                blas_sgemm(&p, 'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
+                blas_sgemm(&p, 'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
             }
         }
     }
