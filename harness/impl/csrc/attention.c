@@ -13,6 +13,14 @@
 
 #define MAXL 16
 
+/* SVE's exp_u20 fast path, one lane: vmath.h's aten_sve_expf_u20 (the unary ops' model of it),
+ * which defines VMATH_SVE_EXPF_U20 beside it; without it, SLEEF's exp stands in (not exact). */
+#ifdef VMATH_SVE_EXPF_U20
+#define SVE_EXP_U20(x) aten_sve_expf_u20(x)
+#else
+#define SVE_EXP_U20(x) vec_expf(p, x)
+#endif
+
 /* ----------------------------------------------------------------------------- MKL sgemm
  *
  * cpublas::gemm's BLAS call, column-major: C[i + j*ldc] = alpha * sum_l opA(i,l) * opB(l,j) + beta*C
@@ -60,11 +68,12 @@ static float lane_tree(const profile_t *p, const float *acc, int L) {
 }
 
 /* Vectorized<float>::exp_u20 (vec256_float.h / vec512_float.h): a degree-5 polynomial after the
- * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf); the
- * aarch64 NEON and SVE Vectorized define exp_u20() as their exp() (vmath.h's vec_expf). */
+ * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). aarch64:
+ * the NEON Vectorized's exp_u20() is taken as its exp() (vmath.h's vec_expf; not matched yet:
+ * the N1 fixtures differ); SVE's is exp_sum_row's vector form below. */
 static float exp_u20(const profile_t *p, float x) {
     if (!p->aten) return glibc_expf(x);
-    if (p->aten >= ATEN_NEON) return vec_expf(p, x); /* aarch64 NEON and SVE: exp_u20() is exp() */
+    if (p->aten >= ATEN_NEON) return vec_expf(p, x); /* aarch64 NEON: exp_u20() is exp() (unverified) */
     const float ln_min = vm_u2f(0xc2aeac50u), ln_max = vm_u2f(0x42b17218u);
     const float log2e = vm_u2f(0x3fb8aa3bu), ln2 = vm_u2f(0x3f317218u);
     const int below = x < ln_min;
@@ -84,8 +93,9 @@ static float exp_u20(const profile_t *p, float x) {
 
 /* vec::map2_reduce_all(x*y, +) over n: first vector initialises the lanes, further full vectors
  * add x*y (product rounded, then added: GCC did not contract these in FlashAttentionKernel.cpp's
- * AVX2 object, measured), the partial last vector into its lanes (unmeasured: D % lanes != 0);
- * n < L: lane 0 folds the products in order. */
+ * AVX2 object, nor in the aarch64 SVE256 one, measured; the 4-lane aarch64 objects, NEON and
+ * SVE128, fuse them: acc = fma(x, y, acc), measured on V2 and the N1 backward), the partial last
+ * vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0 folds the products in order. */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
     if (n < L) {
@@ -96,8 +106,9 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     float acc[MAXL];
     for (int q = 0; q < L; q++) acc[q] = x[q] * y[q];
     int64_t d = L;
+    const int fused = p->aten >= ATEN_NEON && L == 4; /* aarch64 4-lane builds: contracted */
     for (; d + L <= n; d += L)
-        for (int q = 0; q < L; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
+        for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
     return lane_tree(p, acc, L);
 }
@@ -117,7 +128,8 @@ static float scale_max_row(float *x, int64_t kv, float scale) {
     return mx;
 }
 
-/* _exp_reduce_sum_fusion_kernel: x = exp_u20(x - max) over the full vectors, summed in L lanes,
+/* _exp_reduce_sum_fusion_kernel: x = exp_u20(x - max) over the full vectors (vector by vector:
+ * SVE's exp_u20 decides per vector), summed in L lanes,
  * lane tree, then the scalar tail added in order. The tail's unqualified exp(float) there is C's
  * double exp (measured): x = (float)exp((double)(x - max)), from the C library (glibc's exp is
  * correctly rounded in all but rare cases, so another libm may rarely differ). Returns the sum. */
@@ -125,9 +137,19 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     const int L = p->lanes_wide;
     const int64_t nv = kv - kv % L;
     float acc[MAXL] = {0};
-    for (int64_t c = 0; c < nv; c++) {
-        x[c] = exp_u20(p, x[c] - mx);
-        acc[c % L] = acc[c % L] + x[c];
+    for (int64_t c0 = 0; c0 < nv; c0 += L) {
+        float *xv = x + c0;
+        for (int q = 0; q < L; q++) xv[q] = xv[q] - mx;
+        if (p->aten == ATEN_SVE) {
+            /* SVE exp_u20 (sve/vec_float.h): ATen's FEXPA form unless a lane's |x| exceeds
+             * 0x1.5d5e2ap+6 (masked -inf lanes do), which sends the whole vector to SLEEF's exp */
+            int slow = 0;
+            for (int q = 0; q < L; q++) slow |= !(fabsf(xv[q]) <= 0x1.5d5e2ap+6f);
+            for (int q = 0; q < L; q++) xv[q] = slow ? vec_expf(p, xv[q]) : SVE_EXP_U20(xv[q]);
+        } else {
+            for (int q = 0; q < L; q++) xv[q] = exp_u20(p, xv[q]);
+        }
+        for (int q = 0; q < L; q++) acc[q] = acc[q] + xv[q];
     }
     float s = lane_tree(p, acc, L);
     for (int64_t c = nv; c < kv; c++) {
