@@ -14,7 +14,8 @@
 #define MAXL 16
 
 /* SVE's exp_u20 fast path, one lane: vmath.h's aten_sve_expf_u20 (the unary ops' model of it),
- * which defines VMATH_SVE_EXPF_U20 beside it; without it, SLEEF's exp stands in (not exact). */
+ * which defines VMATH_SVE_EXPF_U20 beside it; without it, the AVX2 polynomial (exp_u20) stands in
+ * (not exact). */
 #ifdef VMATH_SVE_EXPF_U20
 #define SVE_EXP_U20(x) aten_sve_expf_u20(x)
 #else
@@ -69,11 +70,10 @@ static float lane_tree(const profile_t *p, const float *acc, int L) {
 
 /* Vectorized<float>::exp_u20 (vec256_float.h / vec512_float.h): a degree-5 polynomial after the
  * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). aarch64:
- * the NEON Vectorized's exp_u20() is taken as its exp() (vmath.h's vec_expf; not matched yet:
- * the N1 fixtures differ); SVE's is exp_sum_row's vector form below. */
+ * NEON's exp_u20 is not known (its exp(), SLEEF, fits the N1 fixtures worse than this polynomial,
+ * which stands in); SVE's is exp_sum_row's vector form below. */
 static float exp_u20(const profile_t *p, float x) {
     if (!p->aten) return glibc_expf(x);
-    if (p->aten >= ATEN_NEON) return vec_expf(p, x); /* aarch64 NEON: exp_u20() is exp() (unverified) */
     const float ln_min = vm_u2f(0xc2aeac50u), ln_max = vm_u2f(0x42b17218u);
     const float log2e = vm_u2f(0x3fb8aa3bu), ln2 = vm_u2f(0x3f317218u);
     const int below = x < ln_min;
@@ -93,9 +93,11 @@ static float exp_u20(const profile_t *p, float x) {
 
 /* vec::map2_reduce_all(x*y, +) over n: first vector initialises the lanes, further full vectors
  * add x*y (product rounded, then added: GCC did not contract these in FlashAttentionKernel.cpp's
- * AVX2 object, nor in the aarch64 SVE256 one, measured; the 4-lane aarch64 objects, NEON and
- * SVE128, fuse them: acc = fma(x, y, acc), measured on V2 and the N1 backward), the partial last
- * vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0 folds the products in order. */
+ * AVX2 object, nor in the aarch64 SVE256 one (V1), measured; the SVE128 one (V2) fuses them,
+ * acc = fma(x, y, acc), measured; NEON (N1) kept unfused, unresolved: fusing there cuts the 1x2x7x64
+ * grad_q mismatches from 559 to 37 when paired with the AVX2 exp_u20, but N1's exp_u20 is
+ * unknown), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
+ * folds the products in order. */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
     if (n < L) {
@@ -106,7 +108,7 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     float acc[MAXL];
     for (int q = 0; q < L; q++) acc[q] = x[q] * y[q];
     int64_t d = L;
-    const int fused = p->aten >= ATEN_NEON && L == 4; /* aarch64 4-lane builds: contracted */
+    const int fused = p->aten == ATEN_SVE && L == 4; /* SVE128 contracted (above) */
     for (; d + L <= n; d += L)
         for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
