@@ -34,7 +34,7 @@ def _lib() -> ctypes.CDLL:
         i32 = ctypes.c_int32
         lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32, i32, i32]
         lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 6]
-        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P]
+        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
         lib._typed = True
@@ -220,7 +220,8 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N); a and b may be strided views (e.g.
     ``x.transpose(0, 2, 1)``), items row- or column-major.
 
-    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0); otherwise MKL's
+    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused in
+    the columns of whole groups of four, its vectorised loop); otherwise MKL's
     batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
     a batch of one is a plain sgemm. ``threads`` (default ``profile.threads``): pthreads, over the
     items when there are at least as many items (speed only).
@@ -233,7 +234,7 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     acl = _bmm_blas(profile, nb, m, n, k)
     if acl is None and k * m * n < _SMALL_BMM:
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out))
+        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), int(profile.aten in ("neon", "sve")))
         return out
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:

@@ -4,7 +4,7 @@
  * Both libraries are closed to us or too large to read: the orders below were measured on the
  * real wheel under QEMU (tools/emulate_arm64.py; Neoverse N1, V1 and V2 give the same bits, 1 and
  * 2 threads alike) by fitting per-element models to random products of 40 shapes (every layout,
- * M, N or K of 1, odd sizes, K up to 8193) and to triplet probes (below); see KERNELS.md.
+ * M, N or K of 1, odd sizes, K up to 8193), the gemv 'N' kernel read with gdb; see KERNELS.md.
  *
  * In torch's row-major terms, as csrc/mkl_sgemm.h's sgemm_t (its a_off/b_off/c_off, threads and
  * batched are not used here: no bit depends on them):
@@ -15,7 +15,8 @@
  *     lanes over k (lane q sums k = q, q+4, ... of the full groups of four, each a fused chain from
  *     0), the lanes added in pairs ((l0 + l1) + (l2 + l3)), then the k % 4 tail fused into that sum
  *     in k order; c = alpha * s + beta * C.
- *   otherwise (gemm, and gemv 'N' [unverified, see nvpl_axpy_form]): K is cut into blocks of 640
+ *   M == 1, B row-major (gemv 'N'): nvpl_gemv_n below (8-column panels).
+ *   otherwise (gemm): K is cut into blocks of 640
  *     (the last one taking what is left); each block one fused chain from 0 over its k in increasing
  *     order; c = beta * C, then c = c + alpha * t block by block (beta = 0: c starts as the first
  *     block's alpha * t). alpha is verified for powers of two only (flash attention's scale with
@@ -144,10 +145,45 @@ static void nvpl_dot_form(const sgemm_t *g) {
     }
 }
 
+/* NVPL's gemv 'N' for row 0 of C (M == 1, B row-major: y[j] = sum_k x[k] * B[k,j]); read with a
+ * debugger from its 8-column panel kernel, then checked on random products: y = beta * C (0 for
+ * beta = 0); x's elements are scaled by alpha (rounded); K is taken in panels of 8 columns from
+ * k = 0; in a panel, the outputs j below 4*floor(N/4) (when N >= 4) take
+ *   t = x1*b1 (rounded); t = fma(x0, b0, t); t = t + y; t = fma(xk, bk, t) for k = 2..7; y = t
+ * (k relative to the panel), the other outputs one fused chain from y over the panel's 8 columns;
+ * the K mod 8 columns left are then added as fused steps y = fma(xk, bk, y) in k order. */
+static void nvpl_gemv_n(const sgemm_t *g) {
+    const int64_t K = g->K, N = g->N, full = K - K % 8, nv = N >= 4 ? N / 4 * 4 : 0;
+    float *y = g->C;
+    float *x = malloc(sizeof(float) * (size_t)(K > 0 ? K : 1));
+    for (int64_t k = 0; k < K; k++) x[k] = g->alpha == 1.0f ? g->A[k * g->sa1] : g->alpha * g->A[k * g->sa1];
+    for (int64_t j = 0; j < N; j++) y[j] = g->beta == 0.0f ? 0.0f : g->beta * y[j];
+#define NVPL_B(k, j) g->B[(k) * g->sb0 + (j) * g->sb1]
+    for (int64_t k0 = 0; k0 < full; k0 += 8) {
+        for (int64_t j = 0; j < nv; j++) {
+            float t = x[k0 + 1] * NVPL_B(k0 + 1, j);
+            t = fmaf(x[k0], NVPL_B(k0, j), t);
+            t = t + y[j];
+            for (int64_t k = k0 + 2; k < k0 + 8; k++) t = fmaf(x[k], NVPL_B(k, j), t);
+            y[j] = t;
+        }
+        for (int64_t j = nv; j < N; j++)
+            for (int64_t k = k0; k < k0 + 8; k++) y[j] = fmaf(x[k], NVPL_B(k, j), y[j]);
+    }
+    for (int64_t k = full; k < K; k++)
+        for (int64_t j = 0; j < N; j++) y[j] = fmaf(x[k], NVPL_B(k, j), y[j]);
+#undef NVPL_B
+    free(x);
+}
+
 static void nvpl_sgemm(const sgemm_t *g) {
     if (g->M <= 0 || g->N <= 0) return;
     if (g->M == 1 && g->tb && g->K > 0) {
         nvpl_dot_form(g);
+        return;
+    }
+    if (g->M == 1 && !g->tb && g->K > 0) {
+        nvpl_gemv_n(g);
         return;
     }
     arm_main(g, 0);
