@@ -3,7 +3,8 @@
  * sdpa (dropout 0): ATen's CPU flash attention, aten/src/ATen/native/cpu/FlashAttentionKernel.cpp
  * (cpu_flash_attention / cpu_flash_attention_backward, registered with ALSO_REGISTER_AVX512_DISPATCH:
  * its Vectorized<float> has profile.lanes_wide lanes). Every cpublas::gemm it makes is MKL sgemm,
- * reproduced by csrc/mkl_sgemm.h (blas_sgemm below). sdpa with dropout takes the math path
+ * reproduced by csrc/mkl_sgemm.h, or on Linux aarch64 NVPL's, csrc/nvpl_sgemm.h (blas_sgemm
+ * below). sdpa with dropout takes the math path
  * (harness/impl/attention.py), whose matrix products are at::bmm's (harness/impl/linalg.py, csrc/gemm.c).
  *
  * Tensors are (B, H, L, D) contiguous (q, out, grad_out, grads) or (B, H, S, D) (k, v); lse (B, H, L).
