@@ -21,7 +21,7 @@ import numpy as np
 
 from harness.errors import ParityError
 from harness.impl._lib import load, ptr
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import NVPL, KernelProfile
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -32,9 +32,9 @@ def _lib() -> ctypes.CDLL:
     lib = load("gemm")
     if not getattr(lib, "_typed", False):
         i32 = ctypes.c_int32
-        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32, i32]
-        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 5]
-        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P]
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32, i32, i32]
+        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 6]
+        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
         lib._typed = True
@@ -70,6 +70,8 @@ def _sgemm(
     profile: KernelProfile,
     batched: bool = False,
     threads: int | None = None,
+    addmm: bool = False,
+    blas: int | None = None,
 ) -> None:
     """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
     item of MKL's batched gemm; ``profile.threads``: MKL's thread count, whose grid of blocks picks
@@ -83,8 +85,37 @@ def _sgemm(
     if c.shape != (m, n) or c.dtype != np.float32 or (n > 1 and c.strides[1] != 4):
         raise ParityError(f"gemm: bad output {c.dtype}{list(c.shape)} for {m}x{n}")
     ldc = c.strides[0] // 4
-    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
+    blas = _blas(profile, m, n, k, ta, tb, addmm) if blas is None else blas
+    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
+
+
+_GEMM_MKL, _GEMM_NVPL, _GEMM_ACL = 0, 1, 2  # csrc/gemm.c's blas argument
+_ACL_MIN_DIM, _ACL_MIN_SIZE = 8, 8 * 1024  # get_mkldnn_matmul_min_dim/_size on Neoverse cores
+
+
+def _blas(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, addmm: bool) -> int:
+    """Which library computes a product: MKL (x86), else NVPL, except that torch's addmm_impl_cpu_
+    on aarch64 (at::mm, at::addmm, F.linear; not at::bmm or cpublas::gemm's direct callers) hands
+    A @ B with B stored column-major (a weight's W.T) and A row-major to oneDNN's matmul (ACL) when
+    apply_mkldnn_matmul_heur(M, K, N) holds: every dimension above 8 and M*K*N above 8192."""
+    if profile.blas != NVPL:
+        return _GEMM_MKL
+    acl = addmm and tb and not ta and min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE
+    return _GEMM_ACL if acl else _GEMM_NVPL
+
+
+def _bmm_blas(profile: KernelProfile, nb: int, m: int, n: int, k: int) -> int | None:
+    """at::bmm's route on aarch64 (bmm_out_or_baddbmm_): oneDNN's matmul (ACL) for every item when
+    apply_mkldnn_matmul_heur(M, K, N) holds and use_mkldnn_matmul does, which for float32 needs a
+    core with BF16 instructions (mkldnn_bf16_device_check: Neoverse V1 and V2, not N1; the SVE
+    profiles stand for them, measured: 2x33x8193 @ 2x8193x47 is one chain per element on V1 and V2,
+    K blocks of 640 on N1, at 1 and 2 threads). None: the usual route (ATen's loop or BLAS)."""
+    if profile.blas != NVPL or profile.aten != "sve":
+        return None
+    if min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE and nb * m * k * n > 16**3:
+        return _GEMM_ACL
+    return None
 
 
 def _workers(profile: KernelProfile, threads: int | None) -> int:
@@ -126,7 +157,7 @@ def mm(
     b = b.T if trans_b else b
     _check_2d(a, b)
     c = np.empty((a.shape[0], b.shape[1]), np.float32)
-    _sgemm(a, b, c, False, profile, threads=threads)
+    _sgemm(a, b, c, False, profile, threads=threads, addmm=True)
     return c
 
 
@@ -138,7 +169,7 @@ def addmm(
     _check_2d(a, b)
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
     out[...] = c  # c broadcast to (M,N), e.g. a bias row
-    _sgemm(a, b, out, True, profile, threads=threads)
+    _sgemm(a, b, out, True, profile, threads=threads, addmm=True)
     return out
 
 
@@ -189,7 +220,8 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N); a and b may be strided views (e.g.
     ``x.transpose(0, 2, 1)``), items row- or column-major.
 
-    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0); otherwise MKL's
+    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused in
+    the columns of whole groups of four, its vectorised loop); otherwise MKL's
     batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
     a batch of one is a plain sgemm. ``threads`` (default ``profile.threads``): pthreads, over the
     items when there are at least as many items (speed only).
@@ -199,17 +231,19 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     nb, m, k = a.shape
     n = b.shape[2]
     out = np.empty((nb, m, n), np.float32)
-    if k * m * n < _SMALL_BMM:
+    acl = _bmm_blas(profile, nb, m, n, k)
+    if acl is None and k * m * n < _SMALL_BMM:
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out))
+        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), int(profile.aten in ("neon", "sve")))
         return out
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         for i in range(nb):
-            _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1, threads=threads)
+            _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1, threads=threads, blas=acl)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
-    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
+    blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
+    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
     _lib().gemm_batch(nb, m, n, k, *args, *flags)
     return out

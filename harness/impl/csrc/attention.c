@@ -3,15 +3,25 @@
  * sdpa (dropout 0): ATen's CPU flash attention, aten/src/ATen/native/cpu/FlashAttentionKernel.cpp
  * (cpu_flash_attention / cpu_flash_attention_backward, registered with ALSO_REGISTER_AVX512_DISPATCH:
  * its Vectorized<float> has profile.lanes_wide lanes). Every cpublas::gemm it makes is MKL sgemm,
- * reproduced by csrc/mkl_sgemm.h (blas_sgemm below). sdpa with dropout takes the math path
+ * reproduced by csrc/mkl_sgemm.h, or on Linux aarch64 NVPL's, csrc/nvpl_sgemm.h (blas_sgemm
+ * below). sdpa with dropout takes the math path
  * (harness/impl/attention.py), whose matrix products are at::bmm's (harness/impl/linalg.py, csrc/gemm.c).
  *
  * Tensors are (B, H, L, D) contiguous (q, out, grad_out, grads) or (B, H, S, D) (k, v); lse (B, H, L).
  */
-#include "mkl_sgemm.h"
+#include "nvpl_sgemm.h"
 #include "vmath.h"
 
 #define MAXL 16
+
+/* SVE's exp_u20 fast path, one lane: vmath.h's aten_sve_expf_u20 (the unary ops' model of it),
+ * which defines VMATH_SVE_EXPF_U20 beside it; without it, the AVX2 polynomial (exp_u20) stands in
+ * (not exact). */
+#ifdef VMATH_SVE_EXPF_U20
+#define SVE_EXP_U20(x) aten_sve_expf_u20(x)
+#else
+#define SVE_EXP_U20(x) vec_expf(p, x)
+#endif
 
 /* ----------------------------------------------------------------------------- MKL sgemm
  *
@@ -19,8 +29,9 @@
  * (opA m x k, opB k x n), run by MKL's sgemm model (csrc/mkl_sgemm.h) as the row-major product
  * C^T (n x m) = opB^T @ opA^T. The operands sit 16-byte aligned in torch's buffers (head sizes
  * are multiples of 4); C's offset in torch's buffer is passed in (c_off, floats mod 4).
- * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region). */
-static void blas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
+ * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region).
+ * On Linux aarch64 (profile blas = BLAS_NVPL) the same call is NVPL's sgemm (csrc/nvpl_sgemm.h). */
+static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
                        const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int threads, int64_t c_off) {
     const int a_t = tb == 'T', b_t = ta == 'T'; /* row-major left = opB^T, right = opA^T */
     const sgemm_t g = {
@@ -30,7 +41,10 @@ static void blas_sgemm(char ta, char tb, int64_t m, int64_t n, int64_t k, float 
         .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
         .a_off = 0, .b_off = 0, .c_off = c_off,
     };
-    mkl_sgemm(&g);
+    if (p->blas == BLAS_NVPL)
+        nvpl_sgemm(&g);
+    else
+        mkl_sgemm(&g);
 }
 
 /* ----------------------------------------------------------------------------- Vectorized lanes */
@@ -56,7 +70,9 @@ static float lane_tree(const profile_t *p, const float *acc, int L) {
 }
 
 /* Vectorized<float>::exp_u20 (vec256_float.h / vec512_float.h): a degree-5 polynomial after the
- * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). */
+ * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). aarch64:
+ * NEON's exp_u20 is not known (its exp(), SLEEF, fits the N1 fixtures worse than this polynomial,
+ * which stands in); SVE's is exp_sum_row's vector form below. */
 static float exp_u20(const profile_t *p, float x) {
     if (!p->aten) return glibc_expf(x);
     const float ln_min = vm_u2f(0xc2aeac50u), ln_max = vm_u2f(0x42b17218u);
@@ -78,8 +94,11 @@ static float exp_u20(const profile_t *p, float x) {
 
 /* vec::map2_reduce_all(x*y, +) over n: first vector initialises the lanes, further full vectors
  * add x*y (product rounded, then added: GCC did not contract these in FlashAttentionKernel.cpp's
- * AVX2 object, measured), the partial last vector into its lanes (unmeasured: D % lanes != 0);
- * n < L: lane 0 folds the products in order. */
+ * AVX2 object, nor in the aarch64 SVE256 one (V1), measured; the SVE128 one (V2) fuses them,
+ * acc = fma(x, y, acc), measured; NEON (N1) kept unfused, unresolved: fusing there cuts the 1x2x7x64
+ * grad_q mismatches from 559 to 37 when paired with the AVX2 exp_u20, but N1's exp_u20 is
+ * unknown), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
+ * folds the products in order. */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
     if (n < L) {
@@ -90,8 +109,9 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     float acc[MAXL];
     for (int q = 0; q < L; q++) acc[q] = x[q] * y[q];
     int64_t d = L;
+    const int fused = p->aten == ATEN_SVE && L == 4; /* SVE128 contracted (above) */
     for (; d + L <= n; d += L)
-        for (int q = 0; q < L; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
+        for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
     return lane_tree(p, acc, L);
 }
@@ -111,7 +131,8 @@ static float scale_max_row(float *x, int64_t kv, float scale) {
     return mx;
 }
 
-/* _exp_reduce_sum_fusion_kernel: x = exp_u20(x - max) over the full vectors, summed in L lanes,
+/* _exp_reduce_sum_fusion_kernel: x = exp_u20(x - max) over the full vectors (vector by vector:
+ * SVE's exp_u20 decides per vector), summed in L lanes,
  * lane tree, then the scalar tail added in order. The tail's unqualified exp(float) there is C's
  * double exp (measured): x = (float)exp((double)(x - max)), from the C library (glibc's exp is
  * correctly rounded in all but rare cases, so another libm may rarely differ). Returns the sum. */
@@ -119,9 +140,19 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     const int L = p->lanes_wide;
     const int64_t nv = kv - kv % L;
     float acc[MAXL] = {0};
-    for (int64_t c = 0; c < nv; c++) {
-        x[c] = exp_u20(p, x[c] - mx);
-        acc[c % L] = acc[c % L] + x[c];
+    for (int64_t c0 = 0; c0 < nv; c0 += L) {
+        float *xv = x + c0;
+        for (int q = 0; q < L; q++) xv[q] = xv[q] - mx;
+        if (p->aten == ATEN_SVE) {
+            /* SVE exp_u20 (sve/vec_float.h): ATen's FEXPA form unless a lane's |x| exceeds
+             * 0x1.5d5e2ap+6 (masked -inf lanes do), which sends the whole vector to SLEEF's exp */
+            int slow = 0;
+            for (int q = 0; q < L; q++) slow |= !(fabsf(xv[q]) <= 0x1.5d5e2ap+6f);
+            for (int q = 0; q < L; q++) xv[q] = slow ? vec_expf(p, xv[q]) : SVE_EXP_U20(xv[q]);
+        } else {
+            for (int q = 0; q < L; q++) xv[q] = exp_u20(p, xv[q]);
+        }
+        for (int q = 0; q < L; q++) acc[q] = acc[q] + xv[q];
     }
     float s = lane_tree(p, acc, L);
     for (int64_t c = nv; c < kv; c++) {
@@ -158,7 +189,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
             for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm('T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
@@ -179,7 +210,7 @@ void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S,
                         for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
                 }
                 const float beta = n > 0 ? 1.0f : 0.0f;
-                blas_sgemm('N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
+                blas_sgemm(&p, 'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
             }
             for (int64_t r = 0; r < qb; r++) {
                 if (qmax[r] == -INFINITY) qmax[r] = 0.0f;
@@ -224,20 +255,20 @@ void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S
             const int64_t num_keys = m + qb < S ? m + qb : S;
             for (int64_t n = 0; n < num_keys; n += kvs) {
                 const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm('T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(&p, attn[r * kb + c] - lh[m + r]);
                 if (num_keys - n <= kvs)
                     for (int64_t r = 0; r < qb; r++)
                         for (int64_t c = m + r - n + 1; c < kb; c++)
                             if (c >= 0) attn[r * kb + c] = 0.0f;
-                blas_sgemm('N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
-                blas_sgemm('T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
+                blas_sgemm(&p, 'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
+                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
                 for (int64_t r = 0; r < qb; r++)
                     for (int64_t c = 0; c < kb; c++)
                         gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
-                blas_sgemm('N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
-                blas_sgemm('N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
+                blas_sgemm(&p, 'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
+                blas_sgemm(&p, 'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
             }
         }
     }

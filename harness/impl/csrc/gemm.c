@@ -1,10 +1,14 @@
-/* Matrix products of torch 2.13.0+cpu (MKL 2024.2 sgemm, ATen's small-bmm loop) and the
- * embedding gather/scatter, in float32, bit for bit.
+/* Matrix products of torch 2.13.0+cpu (MKL 2024.2 sgemm on x86; NVPL sgemm or oneDNN/ACL on Linux
+ * aarch64; ATen's small-bmm loop) and the embedding gather/scatter, in float32, bit for bit.
  *
  * Every matrix here is addressed by element strides, so transposed views need no copy:
  * element (i, k) of A is A[i*sa0 + k*sa1].
  */
-#include "mkl_sgemm.h"
+#include "nvpl_sgemm.h"
+
+#define GEMM_MKL 0  /* MKL sgemm (csrc/mkl_sgemm.h) */
+#define GEMM_NVPL 1 /* NVPL sgemm (csrc/nvpl_sgemm.h) */
+#define GEMM_ACL 2  /* oneDNN matmul on ACL (csrc/nvpl_sgemm.h), torch's aarch64 route for x @ W.T */
 
 /* sgemm as torch.mm / addmm call it (batched = 0), or one item of the batched gemm of at::bmm
  * (batched = 1), MKL running `threads` threads (csrc/mkl_sgemm.h):
@@ -12,10 +16,42 @@
  * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; the arrays sit at torch's offsets
  * mod 16 bytes, so their own addresses give MKL's alignment.
  * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B.
- * workers: pthreads computing the main kernel's rows (speed only: no bit depends on it). */
+ * workers: pthreads computing the main kernel's rows (speed only: no bit depends on it).
+ * blas: GEMM_MKL, GEMM_NVPL or GEMM_ACL, the library that computes the product. For NVPL a product
+ * with N == 1 (and M > 1 or M == 1) is what torch hands BLAS as a gemv on A: it is run as the
+ * transposed problem C^T[1,M] = B^T @ A^T (C's column, ldc apart, as a row of stride ldc). */
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
           int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
-          int32_t workers) {
+          int32_t workers, int32_t blas) {
+    if (blas != GEMM_MKL) {
+        sgemm_t g = {
+            .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
+            .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
+            .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched, .workers = workers,
+        };
+        if (blas == GEMM_ACL) {
+            acl_sgemm(&g);
+            return;
+        }
+        if (N == 1 && M > 0) { /* torch: gemv on A; row-major problem C^T = B^T @ A^T */
+            g = (sgemm_t){
+                .M = 1, .N = M, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
+                .A = B, .sa0 = sb1, .sa1 = sb0, .B = A, .sb0 = sa1, .sb1 = sa0, .C = C, .ldc = ldc,
+                .ta = (trans >> 1) & 1 ? 0 : 1, .tb = trans & 1 ? 0 : 1, .threads = threads, .workers = workers,
+            };
+            /* C's column (stride ldc) as a row: element j at C[j*ldc] */
+            float *col = malloc(sizeof(float) * (size_t)M);
+            for (int64_t i = 0; i < M; i++) col[i] = C[i * ldc];
+            g.C = col;
+            g.ldc = M;
+            nvpl_sgemm(&g);
+            for (int64_t i = 0; i < M; i++) C[i * ldc] = col[i];
+            free(col);
+            return;
+        }
+        nvpl_sgemm(&g);
+        return;
+    }
     const sgemm_t g = {
         .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
         .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
@@ -33,7 +69,7 @@ typedef struct {
     int64_t sbb, sb0, sb1;
     float *C;
     int64_t scb, ldc;
-    int32_t beta, batched, threads, trans, workers;
+    int32_t beta, batched, threads, trans, workers, blas;
     int64_t t0, t1; /* items [t0, t1) */
 } gemm_items_t;
 
@@ -41,7 +77,7 @@ static void *gemm_items(void *arg) {
     const gemm_items_t *b = arg;
     for (int64_t i = b->t0; i < b->t1; i++)
         gemm(b->M, b->N, b->K, b->A + i * b->sab, b->sa0, b->sa1, b->B + i * b->sbb, b->sb0, b->sb1,
-             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers);
+             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers, b->blas);
     return NULL;
 }
 
@@ -50,12 +86,12 @@ static void *gemm_items(void *arg) {
  * are split between workers pthreads (one thread per item); else each item uses all of them. */
 void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int64_t sab, int64_t sa0, int64_t sa1,
                 const float *B, int64_t sbb, int64_t sb0, int64_t sb1, float *C, int64_t scb, int64_t ldc,
-                int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers) {
+                int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers, int32_t blas) {
     int64_t nt = workers < 1 ? 1 : workers;
     nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
     gemm_items_t jobs[MKL_MAX_WORKERS];
     gemm_items_t all = {M, N, K, A, sab, sa0, sa1, B, sbb, sb0, sb1, C, scb, ldc,
-                        beta, batched, threads, trans, (int32_t)nt, 0, nb};
+                        beta, batched, threads, trans, (int32_t)nt, blas, 0, nb};
     if (nt <= 1 || nb < nt || nb * M * N * K < MKL_MIN_SPLIT) {
         gemm_items(&all);
         return;
@@ -70,16 +106,23 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
     mkl_run_jobs(gemm_items, jobs, sizeof jobs[0], nt);
 }
 
-/* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp, built
- * without FMA contraction): per element acc = 0; acc += a[i,k]*b[k,j] for k increasing,
- * product rounded then added. a (Bt,M,K), b (Bt,K,N), c (Bt,M,N) contiguous. */
-void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c) {
+/* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp): per element
+ * acc = 0; acc += a[i,k]*b[k,j] for k increasing, product rounded then added on x86 (no FMA in that
+ * object). With `fused` (the aarch64 build, measured on N1 and V1: its j loop is vectorised 4 columns
+ * at a time with fmla) the columns in whole groups of four take acc = fma(a, b, acc), the N % 4
+ * columns left the unfused scalar loop. a (Bt,M,K), b (Bt,K,N), c (Bt,M,N) contiguous. */
+void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t fused) {
     for (int64_t p = 0; p < Bt; p++)
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) {
                 float acc = 0.0f;
                 for (int64_t k = 0; k < K; k++) {
-                    float prod = a[(p * M + i) * K + k] * b[(p * K + k) * N + j];
+                    const float x = a[(p * M + i) * K + k], y = b[(p * K + k) * N + j];
+                    if (fused && j < N / 4 * 4) {
+                        acc = fmaf(x, y, acc);
+                        continue;
+                    }
+                    float prod = x * y;
                     acc = acc + prod;
                 }
                 c[(p * M + i) * N + j] = acc;

@@ -1,0 +1,197 @@
+/* The matrix products of torch 2.13.0's Linux aarch64 wheel, float32, bit for bit: NVPL sgemm
+ * (BLAS_INFO=nvpl, reached through at::native::cpublas::gemm) and oneDNN's matmul on the Arm
+ * Compute Library (gemm:acl, the route addmm_impl_cpu_ takes on aarch64 for x @ W.T products).
+ * Both libraries are closed to us or too large to read: the orders below were measured on the
+ * real wheel under QEMU (tools/emulate_arm64.py; Neoverse N1, V1 and V2 give the same bits, 1 and
+ * 2 threads alike) by fitting per-element models to random products of 40 shapes (every layout,
+ * M, N or K of 1, odd sizes, K up to 8193), the gemv 'N' kernel read with gdb; see KERNELS.md.
+ *
+ * In torch's row-major terms, as csrc/mkl_sgemm.h's sgemm_t (its a_off/b_off/c_off, threads and
+ * batched are not used here: no bit depends on them):
+ *   C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C.
+ *
+ * NVPL (nvpl_sgemm):
+ *   M == 1, B stored transposed (column-major; torch's BLAS call is a gemv 'T'): the dot form: four
+ *     lanes over k (lane q sums k = q, q+4, ... of the full groups of four, each a fused chain from
+ *     0), the lanes added in pairs ((l0 + l1) + (l2 + l3)), then the k % 4 tail fused into that sum
+ *     in k order; c = alpha * s + beta * C.
+ *   M == 1, B row-major (gemv 'N'): nvpl_gemv_n below (8-column panels).
+ *   otherwise (gemm): K is cut into blocks of 640
+ *     (the last one taking what is left); each block one fused chain from 0 over its k in increasing
+ *     order; c = beta * C, then c = c + alpha * t block by block (beta = 0: c starts as the first
+ *     block's alpha * t). alpha is verified for powers of two only (flash attention's scale with
+ *     head size 64): other values round differently (not modelled).
+ * torch turns a product with N == 1 (a column-vector result) into BLAS's gemv on A: callers pass
+ * it transposed (gemm.c's gemm does), so that it reaches the M == 1 forms.
+ *
+ * oneDNN / ACL (acl_sgemm): each element one fused chain over all of K in increasing order,
+ * starting from beta * C (torch copies the bias into C and asks for the sum post-op: the chain
+ * starts at the bias), no K blocking (measured to K = 8193). alpha other than 1 unverified.
+ * Which products take it is torch's choice (harness/impl/linalg.py: arm_acl_route).
+ */
+#ifndef PARITY_NVPL_SGEMM_H
+#define PARITY_NVPL_SGEMM_H
+
+#include "mkl_sgemm.h"
+
+#define NVPL_KC 640 /* NVPL's k block: blocks of 640, each summed from 0, added to C in turn */
+
+/* Row-major copy of B[k0..k1, 0..N) (any strides) into bt[(k - k0) * N + j]. */
+static void arm_pack_b(const sgemm_t *g, int64_t k0, int64_t k1, float *bt) {
+    for (int64_t k = k0; k < k1; k++) {
+        const float *b = g->B + k * g->sb0;
+        float *d = bt + (k - k0) * g->N;
+        if (g->sb1 == 1)
+            memcpy(d, b, sizeof(float) * (size_t)g->N);
+        else
+            for (int64_t j = 0; j < g->N; j++) d[j] = b[j * g->sb1];
+    }
+}
+
+/* t[j] = fmaf(a[i,k], bt[k][j], t[j]) for k in [0, kb) in increasing order (one fused chain per j). */
+static void arm_row_chain(int64_t N, int64_t kb, const float *a, int64_t sa1, const float *restrict bt,
+                          float *restrict t) {
+    for (int64_t k = 0; k < kb; k++) {
+        const float ak = a[k * sa1];
+        const float *restrict b = bt + k * N;
+        for (int64_t j = 0; j < N; j++) t[j] = fmaf(ak, b[j], t[j]);
+    }
+}
+
+typedef struct {
+    const sgemm_t *g;
+    int64_t m0, m1;
+    int acl;
+} arm_rows_job_t;
+
+/* Rows [m0, m1) of C by the NVPL gemm form (acl = 0) or the ACL chain (acl = 1). */
+static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl) {
+    const int64_t N = g->N, K = g->K, kc = acl ? (K > 0 ? K : 1) : NVPL_KC;
+    const int64_t kmax = K < kc ? K : kc;
+    float *bt = malloc(sizeof(float) * (size_t)((kmax > 0 ? kmax : 1) * N));
+    float *t = malloc(sizeof(float) * (size_t)N);
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+        const int64_t kb = K - k0 < kc ? K - k0 : kc;
+        arm_pack_b(g, k0, k0 + kb, bt);
+        for (int64_t i = m0; i < m1; i++) {
+            float *c = g->C + i * g->ldc;
+            if (acl) {
+                for (int64_t j = 0; j < N; j++) t[j] = g->beta == 0.0f ? 0.0f : g->beta * c[j];
+                arm_row_chain(N, kb, g->A + i * g->sa0, g->sa1, bt, t);
+                for (int64_t j = 0; j < N; j++) c[j] = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
+                continue;
+            }
+            for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
+            arm_row_chain(N, kb, g->A + i * g->sa0 + k0 * g->sa1, g->sa1, bt, t);
+            const int first = k0 == 0 && g->beta == 0.0f;
+            for (int64_t j = 0; j < N; j++) {
+                const float v = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
+                c[j] = first ? v : c[j] + v;
+            }
+        }
+    }
+    free(t);
+    free(bt);
+}
+
+static void *arm_rows_job(void *arg) {
+    const arm_rows_job_t *j = arg;
+    arm_rows(j->g, j->m0, j->m1, j->acl);
+    return NULL;
+}
+
+/* The gemm form (or the ACL chain) on every element, rows split between g->workers pthreads (speed only). */
+static void arm_main(const sgemm_t *g, int acl) {
+    const int64_t M = g->M, N = g->N, K = g->K, ldc = g->ldc;
+    float *C = g->C;
+    if (g->beta != 0.0f && g->beta != 1.0f && !acl)
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++) C[i * ldc + j] = g->beta * C[i * ldc + j];
+    if (K <= 0) {
+        for (int64_t i = 0; i < M; i++)
+            for (int64_t j = 0; j < N; j++)
+                C[i * ldc + j] = g->beta == 0.0f ? 0.0f : (acl ? g->beta * C[i * ldc + j] : C[i * ldc + j]);
+        return;
+    }
+    int64_t nt = g->workers < 1 ? 1 : g->workers;
+    nt = nt < M ? nt : M;
+    nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
+    if (nt <= 1 || M * N * K < MKL_MIN_SPLIT) {
+        arm_rows(g, 0, M, acl);
+        return;
+    }
+    arm_rows_job_t jobs[MKL_MAX_WORKERS];
+    const int64_t per = divup(M, nt);
+    for (int64_t t = 0; t < nt; t++)
+        jobs[t] = (arm_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M, acl};
+    mkl_run_jobs(arm_rows_job, jobs, sizeof jobs[0], nt);
+}
+
+/* NVPL's dot form for row 0 of C (M == 1, B column-major): element j is
+ * s = ((l0 + l1) + (l2 + l3)) with lane q = fused chain over k = q, q+4, ... < K - K % 4, then the
+ * tail k fused into s in order; c = alpha * s + beta * C. */
+static void nvpl_dot_form(const sgemm_t *g) {
+    const int64_t K = g->K, full = K - K % 4;
+    for (int64_t j = 0; j < g->N; j++) {
+        const float *b = g->B + j * g->sb1;
+        float l[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (int64_t k = 0; k < full; k += 4)
+            for (int q = 0; q < 4; q++) l[q] = fmaf(g->A[(k + q) * g->sa1], b[(k + q) * g->sb0], l[q]);
+        float s = (l[0] + l[1]) + (l[2] + l[3]);
+        for (int64_t k = full; k < K; k++) s = fmaf(g->A[k * g->sa1], b[k * g->sb0], s);
+        float *c = g->C + j;
+        const float v = g->alpha == 1.0f ? s : g->alpha * s;
+        *c = g->beta == 0.0f ? v : v + g->beta * *c;
+    }
+}
+
+/* NVPL's gemv 'N' for row 0 of C (M == 1, B row-major: y[j] = sum_k x[k] * B[k,j]); read with a
+ * debugger from its 8-column panel kernel, then checked on random products: y = beta * C (0 for
+ * beta = 0); x's elements are scaled by alpha (rounded); K is taken in panels of 8 columns from
+ * k = 0; in a panel, the outputs j below 4*floor(N/4) (when N >= 4) take
+ *   t = x1*b1 (rounded); t = fma(x0, b0, t); t = t + y; t = fma(xk, bk, t) for k = 2..7; y = t
+ * (k relative to the panel), the other outputs one fused chain from y over the panel's 8 columns;
+ * the K mod 8 columns left are then added as fused steps y = fma(xk, bk, y) in k order. */
+static void nvpl_gemv_n(const sgemm_t *g) {
+    const int64_t K = g->K, N = g->N, full = K - K % 8, nv = N >= 4 ? N / 4 * 4 : 0;
+    float *y = g->C;
+    float *x = malloc(sizeof(float) * (size_t)(K > 0 ? K : 1));
+    for (int64_t k = 0; k < K; k++) x[k] = g->alpha == 1.0f ? g->A[k * g->sa1] : g->alpha * g->A[k * g->sa1];
+    for (int64_t j = 0; j < N; j++) y[j] = g->beta == 0.0f ? 0.0f : g->beta * y[j];
+#define NVPL_B(k, j) g->B[(k) * g->sb0 + (j) * g->sb1]
+    for (int64_t k0 = 0; k0 < full; k0 += 8) {
+        for (int64_t j = 0; j < nv; j++) {
+            float t = x[k0 + 1] * NVPL_B(k0 + 1, j);
+            t = fmaf(x[k0], NVPL_B(k0, j), t);
+            t = t + y[j];
+            for (int64_t k = k0 + 2; k < k0 + 8; k++) t = fmaf(x[k], NVPL_B(k, j), t);
+            y[j] = t;
+        }
+        for (int64_t j = nv; j < N; j++)
+            for (int64_t k = k0; k < k0 + 8; k++) y[j] = fmaf(x[k], NVPL_B(k, j), y[j]);
+    }
+    for (int64_t k = full; k < K; k++)
+        for (int64_t j = 0; j < N; j++) y[j] = fmaf(x[k], NVPL_B(k, j), y[j]);
+#undef NVPL_B
+    free(x);
+}
+
+static void nvpl_sgemm(const sgemm_t *g) {
+    if (g->M <= 0 || g->N <= 0) return;
+    if (g->M == 1 && g->tb && g->K > 0) {
+        nvpl_dot_form(g);
+        return;
+    }
+    if (g->M == 1 && !g->tb && g->K > 0) {
+        nvpl_gemv_n(g);
+        return;
+    }
+    arm_main(g, 0);
+}
+
+static void acl_sgemm(const sgemm_t *g) {
+    if (g->M <= 0 || g->N <= 0) return;
+    arm_main(g, 1);
+}
+
+#endif
