@@ -16,7 +16,6 @@ import numpy as np
 from harness.bits import bit_view
 from harness.nanogpt_fixture import DIGEST_KINDS, FULL_KINDS, NanoGPTRun, StepRecord, sha256_bytes
 
-
 _PRECLIP, _GRAD = DIGEST_KINDS.index("grad_preclip"), DIGEST_KINDS.index("grad")
 
 
