@@ -135,6 +135,7 @@ class _Digests:
 
     def __init__(self) -> None:
         self.entries: dict[tuple[Any, ...], tuple[Any, int, tuple[bytes, float] | None]] = {}
+        self.blank_keys: set[tuple[Any, ...]] = set()  # keys last put with None (a superset)
         self._inserts = 0
 
     def lookup(self, t: torch.Tensor, key: tuple[Any, ...]) -> Any:
@@ -157,9 +158,14 @@ class _Digests:
         except RuntimeError:
             return
         self.entries[key] = (weakref.ref(t), version, value)
+        if value is None:
+            self.blank_keys.add(key)
+        else:
+            self.blank_keys.discard(key)
         self._inserts += 1
         if self._inserts % 4096 == 0:
             self.entries = {k: e for k, e in self.entries.items() if e[0]() is not None}
+            self.blank_keys &= self.entries.keys()
 
 
 class Tracer:
@@ -280,7 +286,7 @@ class Tracer:
 
     def _blank(self, t: torch.Tensor) -> bool:
         """Whether ``t`` holds memory nothing has written since it was allocated."""
-        if not t.is_cpu or t.layout is not torch.strided:
+        if not self._digests.blank_keys or not t.is_cpu or t.layout is not torch.strided:
             return False
         return self._digests.lookup(t, _content_key(t)) is None
 
