@@ -12,7 +12,7 @@ from outside, installed at run time:
   (gradients after clipping, new weights, AdamW moments, lr);
 - ``torch.nn.utils.clip_grad_norm_`` is wrapped (gradients before clipping, the total norm
   and the coefficient, computed by the same tensor operations);
-- dropout keep-masks through the dispatch mode of ``record_nanogpt.DropoutMasks``.
+- dropout keep-masks through ``record_nanogpt.DropoutMasks`` (the autograd graph, or a dispatch mode).
 
 What cannot be seen without editing train.py: estimate_loss's return value (a local), so
 the recorder computes each split's mean from the recorded batch losses as estimate_loss does
