@@ -1,4 +1,4 @@
-"""Wall time of nanoGPT training steps without and with `parity trace` recording, and their ratio.
+"""Time of nanoGPT training steps without and with `parity trace` recording, and their ratio.
 
     python benchmarks/trace_overhead.py [--config tiny|shakespeare-char] [--steps N] [--repeat N]
 
@@ -6,7 +6,9 @@ Both runs train the same steps from the same batches in this process, with this 
 configuration (pin it as `parity generate` does, e.g. ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=2).
 The traced run records every ATen op of the forward, backward and optimizer (digests, sums,
 shapes, call sites; harness.trace.record), and keeps the trace in memory (writing it is not
-timed). Model construction is outside the timed region; each run is the best of ``--repeat``.
+timed). Model construction is outside the timed region; the two kinds run ``--repeat`` times,
+alternating, and the medians of wall time and of this process's CPU time (the steadier on a
+loaded machine) are kept.
 Targets: ratio <= 3 at tiny, <= 1.5 at shakespeare-char.
 """
 
@@ -21,7 +23,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from timing import best_of
+from timing import alternated, report
 
 from harness.generators.nanogpt_model import GPT, GPTConfig
 from harness.generators.nanogpt_train import CONFIGS, batches_for, get_lr
@@ -32,7 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config", default="tiny", choices=sorted(CONFIGS))
     parser.add_argument("--steps", type=int, default=10, help="training steps per timed run (default 10)")
-    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each kind; the best is kept")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each kind; the median is kept")
     args = parser.parse_args()
     cfg = replace(CONFIGS[args.config], steps=args.steps)
     batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches_for(cfg)]
@@ -58,19 +60,13 @@ def main() -> None:
             steps()
         counted.append(len(tracer.ops))  # materialising the records waits for every fingerprint
 
-    plain_s = traced_s = float("inf")
-    for _ in range(args.repeat):  # interleaved, so load from elsewhere hits both alike
-        plain_s = min(plain_s, best_of(steps, 1, warm_up=False))
-        traced_s = min(traced_s, best_of(traced, 1, warm_up=False))
+    times = alternated({"plain": steps, "traced": traced}, args.repeat)
     per_step = counted[-1] / cfg.steps
     print(
         f"config {cfg.name}: {cfg.steps} steps, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-        f"capability {torch.backends.cpu.get_cpu_capability()}, best of {args.repeat}, {per_step:.0f} ops/step"
+        f"capability {torch.backends.cpu.get_cpu_capability()}, median of {args.repeat}, {per_step:.0f} ops/step"
     )
-    print(f"  plain training   {plain_s:8.3f} s  ({1000 * plain_s / cfg.steps:7.1f} ms/step)")
-    print(f"  traced           {traced_s:8.3f} s  ({1000 * traced_s / cfg.steps:7.1f} ms/step)")
-    target = 3.0 if cfg.name == "tiny" else 1.5
-    print(f"  ratio            {traced_s / plain_s:8.3f}  (target <= {target})")
+    report(times["plain"], times["traced"], cfg.steps, "step", "traced", 3.0 if cfg.name == "tiny" else 1.5)
 
 
 if __name__ == "__main__":

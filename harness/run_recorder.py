@@ -8,16 +8,30 @@ and an impl run are digested by the same code.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from harness.bits import bit_view
 from harness.nanogpt_fixture import DIGEST_KINDS, FULL_KINDS, NanoGPTRun, StepRecord, sha256_bytes
+
+_PRECLIP, _GRAD = DIGEST_KINDS.index("grad_preclip"), DIGEST_KINDS.index("grad")
 
 
 def array_digest(a: np.ndarray) -> np.ndarray:
     """SHA-256 of an array's raw bytes in C order."""
     return sha256_bytes(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
+
+
+def digests_and_sums(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per array, the SHA-256 of its raw C-order bytes and its float64 sum (``a.sum(dtype=float64)``),
+    as an (n, 32) uint8 and an (n,) float64 array: one join and one conversion for all of them."""
+    arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+    sha256, add, f64 = hashlib.sha256, np.add.reduce, np.float64
+    digests = b"".join([sha256(a).digest() for a in arrays])
+    sums = np.array([add(a, None, f64) for a in arrays], f64)
+    return np.frombuffer(digests, np.uint8).reshape(len(arrays), 32), sums
 
 
 def mask_digest(noise: np.ndarray) -> np.ndarray:
@@ -36,6 +50,7 @@ class RunRecorder:
         self.init: dict[str, np.ndarray] = {}
         self.steps: list[StepRecord] = []
         self._cur: dict[str, Any] = {}
+        self._preclip: tuple[list[tuple[Any, tuple[int, ...]]], np.ndarray] | None = None
 
     def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
         self.names = list(names)
@@ -52,13 +67,11 @@ class RunRecorder:
 
     def _fill(self, kind: str, arrays: list[np.ndarray]) -> None:
         k = DIGEST_KINDS.index(kind)
-        for i, arr in enumerate(arrays):
-            arr = np.ascontiguousarray(arr)
-            self._cur["digests"][i, k] = np.frombuffer(hashlib.sha256(arr).digest(), np.uint8)
-            self._cur["sums"][i, k] = arr.sum(dtype=np.float64)
+        self._cur["digests"][:, k], self._cur["sums"][:, k] = digests_and_sums(arrays)
 
     def backward(self, grads: list[np.ndarray]) -> None:
         self._fill("grad_preclip", grads)
+        self._preclip = _layout(grads), _flat_bits(grads)
 
     def clip(self, total_norm: np.ndarray, clip_coef: np.ndarray) -> None:
         self._cur["grad_norm"] = np.array(total_norm, copy=True)
@@ -66,7 +79,14 @@ class RunRecorder:
 
     def step(self, step: int, lr: float, per_kind: dict[str, list[np.ndarray]]) -> None:
         """``per_kind``: grad, value, exp_avg, exp_avg_sq, each a list in parameter order."""
-        for kind in DIGEST_KINDS[1:]:
+        kinds = DIGEST_KINDS[1:]
+        if self._unclipped(per_kind["grad"]):
+            # clipping by 1 left every bit of the gradients as it was: so are their digests and sums
+            for name in ("digests", "sums"):
+                self._cur[name][:, _GRAD] = self._cur[name][:, _PRECLIP]
+            kinds = tuple(k for k in kinds if k != "grad")
+        self._preclip = None
+        for kind in kinds:
             self._fill(kind, per_kind[kind])
         full = {}
         if step in self.full_steps:
@@ -77,5 +97,23 @@ class RunRecorder:
         x, y = self.batches[step - 1]
         self.steps.append(StepRecord(step=step, lr=lr, x=x, y=y, full=full, **self._cur))
 
+    def _unclipped(self, grads: list[np.ndarray]) -> bool:
+        """Whether ``grads`` (after clipping) hold the very bits of the gradients before clipping:
+        compared only where the clip coefficient was 1."""
+        coef = self._cur.get("clip_coef")
+        if self._preclip is None or coef is None or float(coef) != 1.0:
+            return False
+        layout, bits = self._preclip
+        return _layout(grads) == layout and np.array_equal(_flat_bits(grads), bits)
+
     def run(self) -> NanoGPTRun:
         return NanoGPTRun(self.names, self.init, self.steps)
+
+
+def _layout(arrays: list[np.ndarray]) -> list[tuple[Any, tuple[int, ...]]]:
+    return [(a.dtype, a.shape) for a in arrays]
+
+
+def _flat_bits(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays' bit patterns, one after another (a copy)."""
+    return np.concatenate([bit_view(a).reshape(-1) for a in arrays]) if arrays else np.zeros(0, np.uint8)

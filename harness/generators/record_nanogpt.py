@@ -12,8 +12,9 @@ import contextlib
 import hashlib
 import importlib.util
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -37,11 +38,22 @@ def _np(t: torch.Tensor) -> np.ndarray:
 
 
 class DropoutMasks(TorchDispatchMode):
-    """Sees every dropout draw below autograd and keeps the SHA-256 of its keep-mask."""
+    """The SHA-256 of every dropout keep-mask drawn by F.dropout and F.scaled_dot_product_attention.
+
+    Where the call records an autograd graph, the mask is read from it after the call: the
+    ``mul`` that applied the scaled noise (``bernoulli_``'s draw divided by 1 - p) saved that
+    noise, and it is non-zero exactly where the draw kept an element. Otherwise the call runs
+    under this dispatch mode, which sees each ``bernoulli_`` (or ``native_dropout``) below
+    autograd; a test checks that both see the same draws as watching every op.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.digests: list[np.ndarray] = []
+
+    @classmethod
+    def _should_skip_dynamo(cls) -> bool:  # no torch.compile wrapper around every op
+        return False
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -51,33 +63,93 @@ class DropoutMasks(TorchDispatchMode):
             self.digests.append(mask_digest(_np(out[1])))
         return out
 
+    def _watched(self, call: Callable[[], torch.Tensor], inputs: tuple[Any, ...], readable: bool) -> torch.Tensor:
+        """``call()``, its dropout mask kept: from its autograd graph when it records one and
+        ``readable``, else under the dispatch mode."""
+        if readable and torch.is_grad_enabled() and any(_requires_grad(t) for t in inputs):
+            out = call()
+            self.digests.append(mask_digest(_np(_dropout_noise(out, inputs))))
+            return out
+        with self:
+            return call()
+
     @contextlib.contextmanager
     def around_dropout(self) -> Iterator[None]:
         """Watch F.dropout and F.scaled_dot_product_attention calls that drop something.
 
-        The mode is entered only around those calls (entering it for the whole forward
-        would cost a Python call for every op). Both are looked up through
-        torch.nn.functional at call time, by nn.Dropout and by nanoGPT's attention alike.
+        Only those calls are watched (a dispatch mode over the whole forward would cost a
+        Python call for every op). Both are looked up through torch.nn.functional at call
+        time, by nn.Dropout and by nanoGPT's attention alike.
         """
         dropout, sdpa = F.dropout, F.scaled_dot_product_attention
 
         def watched_dropout(input, p=0.5, training=True, inplace=False):
             if not training or p == 0:
                 return dropout(input, p, training, inplace)
-            with self:
-                return dropout(input, p, training, inplace)
+            # p == 1 multiplies by zeros, drawing nothing; in place, the noise is not saved apart
+            return self._watched(lambda: dropout(input, p, training, inplace), (input,), p < 1 and not inplace)
 
         def watched_sdpa(*args, **kwargs):
-            if not kwargs.get("dropout_p", args[4] if len(args) > 4 else 0.0):
+            p = kwargs.get("dropout_p", args[4] if len(args) > 4 else 0.0)
+            if not p:
                 return sdpa(*args, **kwargs)
-            with self:
-                return sdpa(*args, **kwargs)
+            qkv = (*args[:3], *(kwargs.get(k) for k in ("query", "key", "value")[len(args[:3]) :]))
+            return self._watched(lambda: sdpa(*args, **kwargs), qkv, p < 1)
 
         F.dropout, F.scaled_dot_product_attention = watched_dropout, watched_sdpa
         try:
             yield
         finally:
             F.dropout, F.scaled_dot_product_attention = dropout, sdpa
+
+
+def _requires_grad(t: Any) -> bool:
+    return isinstance(t, torch.Tensor) and t.requires_grad
+
+
+def _dropout_noise(out: torch.Tensor, inputs: tuple[Any, ...]) -> torch.Tensor:
+    """The scaled dropout noise of the one dropout between ``inputs`` and ``out``, from the
+    autograd graph: the ``MulBackward0`` node that saved a tensor needing no gradient as its
+    ``other`` (the noise) and nothing as its ``self``."""
+    stop = {t.grad_fn for t in inputs if _requires_grad(t)}
+    seen: set[Any] = set()
+    todo = [out.grad_fn]
+    found: list[torch.Tensor] = []
+    while todo:
+        node = todo.pop()
+        if node is None or node in stop or node in seen:
+            continue
+        seen.add(node)
+        name = node.name()
+        if name == "torch::autograd::AccumulateGrad":
+            continue
+        if name == "MulBackward0" and node._saved_self is None:
+            other = node._saved_other
+            if isinstance(other, torch.Tensor) and not other.requires_grad:
+                found.append(other)
+        todo.extend(fn for fn, _ in node.next_functions)
+    if len(found) != 1:
+        raise ParityError(
+            f"expected one dropout mask in the autograd graph of a dropout call, found {len(found)} "
+            f"(torch {torch.__version__} builds dropout otherwise: a case for the dispatch mode)"
+        )
+    return found[0]
+
+
+class TensorViews:
+    """NumPy views of a list of tensors, made again only where the tensors or their storage changed
+    (parameters and AdamW moments keep theirs for the whole run; gradients are new each step)."""
+
+    def __init__(self) -> None:
+        self._tensors: list[torch.Tensor] = []
+        self._ptrs: list[int] = []
+        self._arrays: list[np.ndarray] = []
+
+    def of(self, tensors: list[torch.Tensor]) -> list[np.ndarray]:
+        ptrs = [t.data_ptr() for t in tensors]
+        if ptrs != self._ptrs or any(a is not b for a, b in zip(tensors, self._tensors, strict=True)):
+            self._tensors, self._ptrs, self._arrays = tensors, ptrs, [_np(t) for t in tensors]
+        return self._arrays
 
 
 class Recorder:
@@ -87,11 +159,12 @@ class Recorder:
         self.record = RunRecorder(full_steps, batches)
         self._masks = DropoutMasks()
         self.params: list[torch.Tensor] = []
+        self._views = {kind: TensorViews() for kind in ("grad", "value", "exp_avg", "exp_avg_sq")}
 
     def on_init(self, model: torch.nn.Module) -> None:
         params = list(model.named_parameters())
         self.params = [p for _, p in params]
-        self.record.on_init([n for n, _ in params], [_np(p) for p in self.params])
+        self.record.on_init([n for n, _ in params], self._views["value"].of(self.params))
 
     @contextlib.contextmanager
     def forward_context(self) -> Iterator[None]:
@@ -103,21 +176,22 @@ class Recorder:
         self.record.forward(_np(logits), _np(loss), self._masks.digests)
 
     def after_backward(self, model: torch.nn.Module) -> None:
-        self.record.backward([_np(p.grad) for p in self.params])
+        self.record.backward(self._views["grad"].of([p.grad for p in self.params]))
 
     def after_clip(self, total_norm: torch.Tensor, clip_coef: torch.Tensor) -> None:
         self.record.clip(_np(total_norm), _np(clip_coef))
 
     def after_step(self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
         state = optimizer.state
+        views = self._views
         self.record.step(
             step,
             lr,
             {
-                "grad": [_np(p.grad) for p in self.params],
-                "value": [_np(p) for p in self.params],
-                "exp_avg": [_np(state[p]["exp_avg"]) for p in self.params],
-                "exp_avg_sq": [_np(state[p]["exp_avg_sq"]) for p in self.params],
+                "grad": views["grad"].of([p.grad for p in self.params]),
+                "value": views["value"].of(self.params),
+                "exp_avg": views["exp_avg"].of([state[p]["exp_avg"] for p in self.params]),
+                "exp_avg_sq": views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in self.params]),
             },
         )
 

@@ -12,7 +12,7 @@ from outside, installed at run time:
   (gradients after clipping, new weights, AdamW moments, lr);
 - ``torch.nn.utils.clip_grad_norm_`` is wrapped (gradients before clipping, the total norm
   and the coefficient, computed by the same tensor operations);
-- dropout keep-masks through the dispatch mode of ``record_nanogpt.DropoutMasks``.
+- dropout keep-masks through ``record_nanogpt.DropoutMasks`` (the autograd graph, or a dispatch mode).
 
 What cannot be seen without editing train.py: estimate_loss's return value (a local), so
 the recorder computes each split's mean from the recorded batch losses as estimate_loss does
@@ -32,7 +32,6 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -42,7 +41,7 @@ import torch
 from harness import provenance
 from harness.errors import ParityError
 from harness.generators.child import child_parser, progress_printer, run_child
-from harness.generators.record_nanogpt import DropoutMasks, first_difference
+from harness.generators.record_nanogpt import DropoutMasks, TensorViews, first_difference
 from harness.nanogpt_fixture import NanoGPTRun
 from harness.platform_config import PlatformConfig, collect_facts
 from harness.upstream_fixture import diff_evals, write_upstream_fixture
@@ -74,9 +73,9 @@ def checkout_facts(checkout: Path, cfg: UpstreamConfig) -> dict[str, Any]:
 class Hooks:
     """Everything installed around one run of train.py, feeding an UpstreamRecorder.
 
-    The hooks copy what the next operations overwrite in place (gradients before clipping, weights,
-    AdamW moments) and hand the digesting (SHA-256 and float64 sums) to one worker thread, in
-    execution order, so that it overlaps train.py's own work; ``finish`` waits for it.
+    Digests and sums are taken where the hooks run, from NumPy views of torch's tensors (no
+    copies): the gradients before clipping scales them in place, the weights and AdamW moments
+    before the next step writes them again.
     """
 
     def __init__(self, full_steps: set[int], eval_iters: int) -> None:
@@ -90,18 +89,7 @@ class Hooks:
         self.steps = 0
         self._clipped = False
         self._eval_losses: list[float] = []
-        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="parity-digests")
-        self._jobs: list[Future[Any]] = []
-
-    def _later(self, fn: Any, *args: Any) -> None:
-        self._jobs.append(self._worker.submit(fn, *args))
-
-    def finish(self) -> None:
-        """Wait for the digests; re-raise what went wrong in the worker."""
-        self._worker.shutdown(wait=True)
-        for job in self._jobs:
-            job.result()
-        self._jobs = []
+        self._views = {kind: TensorViews() for kind in ("grad", "value", "exp_avg", "exp_avg_sq")}
 
     # --- installed on the model and optimizer train.py builds
     def on_optimizer(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
@@ -111,7 +99,7 @@ class Hooks:
         self.params = [p for _, p in named]
         self.shapes = [list(p.shape) for p in self.params]
         self.vocab_size = int(model.config.vocab_size)
-        self.record.on_init([n for n, _ in named], [_np(p) for p in self.params])
+        self.record.on_init([n for n, _ in named], self._views["value"].of(self.params))
         model.register_forward_hook(self.after_forward)
         optimizer.register_step_post_hook(self.after_step)
         self.optimizer = optimizer
@@ -121,9 +109,9 @@ class Hooks:
         x, y = _np(args[0]), _np(args[1])
         logits, loss = (_np(t) for t in output)
         if module.training:
-            self._later(self.record.train_forward, x, y, logits, loss, self.masks.digests)
+            self.record.train_forward(x, y, logits, loss, self.masks.digests)
         else:
-            self._later(self.record.eval_forward, self.steps, x, y, logits, loss)
+            self.record.eval_forward(self.steps, x, y, logits, loss)
             self._eval_losses.append(float(loss))
             if len(self._eval_losses) == 2 * self.eval_iters:
                 # estimate_loss: losses = torch.zeros(eval_iters); losses[k] = loss.item(); losses.mean()
@@ -133,7 +121,7 @@ class Hooks:
                     for k in range(self.eval_iters):
                         t[k] = self._eval_losses[split * self.eval_iters + k]
                     means.append(_np(t.mean()))
-                self._later(self.record.close_eval, self.steps, np.stack(means))
+                self.record.close_eval(self.steps, np.stack(means))
                 self._eval_losses = []
         self.masks.digests = []
 
@@ -142,11 +130,11 @@ class Hooks:
             params = list(parameters) if not isinstance(parameters, torch.Tensor) else [parameters]
             if [id(p) for p in params] != [id(p) for p in self.params]:
                 raise ParityError("clip_grad_norm_ was called on other tensors than the model's parameters")
-            self._later(self.record.backward, [_np(p.grad).copy() for p in params])  # clipping scales in place
+            self.record.backward(self._views["grad"].of([p.grad for p in params]))  # before clipping scales them
             total_norm = original(params, max_norm, *args, **kwargs)
             # the coefficient clip_grad_norm_ applied, by the same tensor operations
             coef = torch.clamp(max_norm / (total_norm + 1e-6), max=1.0)
-            self._later(self.record.clip, _np(total_norm), _np(coef))
+            self.record.clip(_np(total_norm), _np(coef))
             self._clipped = True
             return total_norm
 
@@ -159,14 +147,14 @@ class Hooks:
         self._clipped = False
         state = optimizer.state
         lrs = {float(g["lr"]) for g in optimizer.param_groups}
+        views = self._views
         per_kind = {
-            # zero_grad(set_to_none=True) drops the gradients; weights and moments change in place
-            "grad": [_np(p.grad) for p in self.params],
-            "value": [_np(p).copy() for p in self.params],
-            "exp_avg": [_np(state[p]["exp_avg"]).copy() for p in self.params],
-            "exp_avg_sq": [_np(state[p]["exp_avg_sq"]).copy() for p in self.params],
+            "grad": views["grad"].of([p.grad for p in self.params]),
+            "value": views["value"].of(self.params),
+            "exp_avg": views["exp_avg"].of([state[p]["exp_avg"] for p in self.params]),
+            "exp_avg_sq": views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in self.params]),
         }
-        self._later(self.record.step, self.steps, lrs.pop(), per_kind)
+        self.record.step(self.steps, lrs.pop(), per_kind)
 
 
 @contextlib.contextmanager
@@ -238,9 +226,6 @@ def run_train_py(
                 namespace = runpy.run_path(str(checkout / "train.py"), run_name="__main__")
             except Exception as err:
                 raise ParityError(f"{checkout / 'train.py'} failed: {type(err).__name__}: {err}") from None
-            finally:
-                if hooks:
-                    hooks.finish()
     return dict(namespace["config"]), data, log.getvalue()
 
 

@@ -135,20 +135,22 @@ class _Digests:
 
     def __init__(self) -> None:
         self.entries: dict[tuple[Any, ...], tuple[Any, int, tuple[bytes, float] | None]] = {}
+        self.blank_keys: set[tuple[Any, ...]] = set()  # keys last put with None (a superset)
         self._inserts = 0
 
-    def get(self, t: torch.Tensor, key: tuple[Any, ...]) -> tuple[bool, tuple[bytes, float] | None]:
+    def lookup(self, t: torch.Tensor, key: tuple[Any, ...]) -> Any:
+        """The fingerprint cached for ``key`` and valid for ``t`` (None: not written), else ``_MISS``."""
         entry = self.entries.get(key)
         if entry is None:
-            return False, None
+            return _MISS
         ref = entry[0]()
         if ref is None:
-            return False, None
+            return _MISS
         try:
             valid = ref._version == entry[1] == t._version and ref.data_ptr() == key[0]
         except RuntimeError:  # inference tensors have no version counter
-            return False, None
-        return (True, entry[2]) if valid else (False, None)
+            return _MISS
+        return entry[2] if valid else _MISS
 
     def put(self, t: torch.Tensor, key: tuple[Any, ...], value: tuple[bytes, float] | None, bump: int = 0) -> None:
         try:
@@ -156,9 +158,14 @@ class _Digests:
         except RuntimeError:
             return
         self.entries[key] = (weakref.ref(t), version, value)
+        if value is None:
+            self.blank_keys.add(key)
+        else:
+            self.blank_keys.discard(key)
         self._inserts += 1
         if self._inserts % 4096 == 0:
             self.entries = {k: e for k, e in self.entries.items() if e[0]() is not None}
+            self.blank_keys &= self.entries.keys()
 
 
 class Tracer:
@@ -258,27 +265,30 @@ class Tracer:
 
     def _ref(self, name: str, t: torch.Tensor, *, fresh: bool = False, blank: bool = False) -> _Raw:
         """``fresh``: just written in place (fingerprint anew, valid after ATen's version bump)."""
-        dtype = _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype)
+        dtype = t.dtype
+        dtype_name = _DTYPE_NAMES.get(dtype) or _dtype_name(dtype)
+        shape = tuple(t.shape)
         if not t.is_cpu or t.layout is not torch.strided:
-            return (name, None, dtype, tuple(t.shape))
-        key = _content_key(t)
+            return (name, None, dtype_name, shape)
+        contiguous = t.is_contiguous()
+        ptr = t.data_ptr()
+        key = (ptr, t.numel(), dtype) if contiguous else (ptr, dtype, shape, t.stride())  # _content_key
         if blank:
             self._digests.put(t, key, None, 1 if fresh else 0)
-            return (name, None, dtype, tuple(t.shape))
+            return (name, None, dtype_name, shape)
         if not fresh:
-            hit, value = self._digests.get(t, key)
-            if hit:
-                return (name, value, dtype, tuple(t.shape))
-        value = _fingerprint(t)
+            value = self._digests.lookup(t, key)
+            if value is not _MISS:
+                return (name, value, dtype_name, shape)
+        value = _fingerprint_at(ptr, t.numel() * t.element_size(), dtype, t) if contiguous else _fingerprint(t)
         self._digests.put(t, key, value, 1 if fresh else 0)
-        return (name, value, dtype, tuple(t.shape))
+        return (name, value, dtype_name, shape)
 
     def _blank(self, t: torch.Tensor) -> bool:
         """Whether ``t`` holds memory nothing has written since it was allocated."""
-        if not t.is_cpu or t.layout is not torch.strided:
+        if not self._digests.blank_keys or not t.is_cpu or t.layout is not torch.strided:
             return False
-        hit, value = self._digests.get(t, _content_key(t))
-        return hit and value is None
+        return self._digests.lookup(t, _content_key(t)) is None
 
     def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
         schema = self._schemas.get(func)
@@ -359,6 +369,8 @@ class Tracer:
 # a tensor as recorded: (name, (digest, sum) or None when not fingerprinted, dtype, shape)
 _Raw = tuple[str, Any, str, tuple[int, ...]]
 _NONE = b"\0" * 32
+_EMPTY_SHA256 = hashlib.sha256(b"").digest()
+_MISS = object()  # no valid fingerprint cached
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
 # outputs that are a kernel's scratch memory, not a result (oneDNN's RNN workspace): not fingerprinted
@@ -391,14 +403,18 @@ def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
     """SHA-256 of the tensor's raw C-order bytes and its float64 sum (NaN where not numeric)."""
     if not t.is_contiguous():
         t = t.contiguous()
-    nbytes = t.numel() * t.element_size()
+    return _fingerprint_at(t.data_ptr(), t.numel() * t.element_size(), t.dtype, t)
+
+
+def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) -> tuple[bytes, float]:
+    """``_fingerprint`` of contiguous ``t``, whose ``nbytes`` bytes of ``dtype`` start at ``ptr``."""
     if nbytes == 0:
-        return (hashlib.sha256(b"").digest(), 0.0)
+        return (_EMPTY_SHA256, 0.0)
     array_type = _BYTE_ARRAYS.get(nbytes)
     if array_type is None:
         array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
-    raw = array_type.from_address(t.data_ptr())
-    np_dtype = _NP_DTYPES.get(t.dtype)
+    raw = array_type.from_address(ptr)
+    np_dtype = _NP_DTYPES.get(dtype)
     if np_dtype is None:
         total = float(t.double().sum()) if t.is_floating_point() else _NAN
         return (hashlib.sha256(raw).digest(), total)
