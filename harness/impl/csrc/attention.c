@@ -14,14 +14,8 @@
 
 #define MAXL 16
 
-/* SVE's exp_u20 fast path, one lane: vmath.h's aten_sve_expf_u20 (the unary ops' model of it),
- * which defines VMATH_SVE_EXPF_U20 beside it; without it, the AVX2 polynomial (exp_u20) stands in
- * (not exact). */
-#ifdef VMATH_SVE_EXPF_U20
+/* SVE's exp_u20 fast path, one lane: vmath.h's aten_sve_expf_u20 (the unary ops' model of it). */
 #define SVE_EXP_U20(x) aten_sve_expf_u20(x)
-#else
-#define SVE_EXP_U20(x) vec_expf(p, x)
-#endif
 
 /* ----------------------------------------------------------------------------- MKL sgemm
  *
