@@ -34,6 +34,7 @@ from harness.compare import diff_nanogpt
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
 from harness.impl.kernel_index import WHY
+from harness.impl.known_gaps import KnownGaps, load_gaps
 from harness.nanogpt_fixture import KIND as NANOGPT_KIND
 from harness.nanogpt_fixture import NanoGPTFixture
 from harness.op_fixture import OpFixture
@@ -127,13 +128,12 @@ def op_max_ulp(a: OpFixture, b: OpFixture, op: str) -> tuple[int, float]:
     return worst, worst_scaled
 
 
-def impl_result(c: Config, ops: list[str]) -> dict[str, Any] | str:
+def impl_result(c: Config, ops: list[str], known: KnownGaps) -> dict[str, Any] | str:
     """What the reference implementation does on a configuration, from the measured known gaps
     (``harness/impl/known_gaps.json``, held true by the impl's tests over the committed fixtures):
     {"ops": k ops bit-exact of "of", "nanogpt": {config: {"identical_steps", "steps"}}}, or why
     there is no such figure."""
     from harness.impl.check import IMPL_TORCH
-    from harness.impl.known_gaps import load_gaps
     from harness.impl.profiles import profile_for_platform
     from harness.recording import DEFAULT_FIXTURES
 
@@ -146,7 +146,7 @@ def impl_result(c: Config, ops: list[str]) -> dict[str, Any] | str:
     committed = DEFAULT_FIXTURES.resolve() / f"torch-{IMPL_TORCH}"
     if c.path is None or c.path.resolve().parent != committed:
         return f"not measured here: parity check --impl --against {c.path.name if c.path else 'FIXTURE'}"
-    gaps = load_gaps().for_platform(c.platform_id)
+    gaps = known.for_platform(c.platform_id)
     differing = {g.op for g in gaps}
     runs: dict[str, Any] = {}
     for name, fx in sorted(c.nanogpt.items()):
@@ -183,6 +183,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
     if ref is None:
         raise ParityError(f"reference '{reference}' is not among: {', '.join(c.label for c in configs)}")
     ops = ref.ops.ops
+    known = load_gaps()
     pairs: dict[str, dict[str, int | None]] = {}
     for a in configs:
         pairs[a.label] = {}
@@ -227,7 +228,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         "against_reference_scaled": against_scaled,
         "why": {op: WHY.get(op, "") for op in ops},
         "nanogpt": nanogpt,
-        "impl": {c.label: impl_result(c, ops) for c in configs},
+        "impl": {c.label: impl_result(c, ops, known) for c in configs},
     }
 
 

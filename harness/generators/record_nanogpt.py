@@ -152,6 +152,30 @@ class TensorViews:
         return self._arrays
 
 
+class StepViews:
+    """NumPy views, kept across steps (``TensorViews``), of what the recorders digest: the
+    parameters, their gradients and AdamW's moments."""
+
+    def __init__(self) -> None:
+        self._views = {kind: TensorViews() for kind in ("grad", "value", "exp_avg", "exp_avg_sq")}
+
+    def values(self, params: list[torch.Tensor]) -> list[np.ndarray]:
+        return self._views["value"].of(params)
+
+    def grads(self, params: list[torch.Tensor]) -> list[np.ndarray]:
+        return self._views["grad"].of([p.grad for p in params])
+
+    def after_step(self, params: list[torch.Tensor], optimizer: torch.optim.Optimizer) -> dict[str, list[np.ndarray]]:
+        """RunRecorder.step's ``per_kind``: grad, value, exp_avg, exp_avg_sq in parameter order."""
+        state = optimizer.state
+        return {
+            "grad": self.grads(params),
+            "value": self.values(params),
+            "exp_avg": self._views["exp_avg"].of([state[p]["exp_avg"] for p in params]),
+            "exp_avg_sq": self._views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in params]),
+        }
+
+
 class Recorder:
     """A TrainObserver that hands torch's tensors, as NumPy arrays, to a RunRecorder."""
 
@@ -159,12 +183,12 @@ class Recorder:
         self.record = RunRecorder(full_steps, batches)
         self._masks = DropoutMasks()
         self.params: list[torch.Tensor] = []
-        self._views = {kind: TensorViews() for kind in ("grad", "value", "exp_avg", "exp_avg_sq")}
+        self._views = StepViews()
 
     def on_init(self, model: torch.nn.Module) -> None:
         params = list(model.named_parameters())
         self.params = [p for _, p in params]
-        self.record.on_init([n for n, _ in params], self._views["value"].of(self.params))
+        self.record.on_init([n for n, _ in params], self._views.values(self.params))
 
     @contextlib.contextmanager
     def forward_context(self) -> Iterator[None]:
@@ -176,24 +200,13 @@ class Recorder:
         self.record.forward(_np(logits), _np(loss), self._masks.digests)
 
     def after_backward(self, model: torch.nn.Module) -> None:
-        self.record.backward(self._views["grad"].of([p.grad for p in self.params]))
+        self.record.backward(self._views.grads(self.params))
 
     def after_clip(self, total_norm: torch.Tensor, clip_coef: torch.Tensor) -> None:
         self.record.clip(_np(total_norm), _np(clip_coef))
 
     def after_step(self, step: int, lr: float, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
-        state = optimizer.state
-        views = self._views
-        self.record.step(
-            step,
-            lr,
-            {
-                "grad": views["grad"].of([p.grad for p in self.params]),
-                "value": views["value"].of(self.params),
-                "exp_avg": views["exp_avg"].of([state[p]["exp_avg"] for p in self.params]),
-                "exp_avg_sq": views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in self.params]),
-            },
-        )
+        self.record.step(step, lr, self._views.after_step(self.params, optimizer))
 
 
 def load_upstream(nanogpt_dir: Path) -> ModelSource:

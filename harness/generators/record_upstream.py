@@ -41,7 +41,7 @@ import torch
 from harness import provenance
 from harness.errors import ParityError
 from harness.generators.child import child_parser, progress_printer, run_child
-from harness.generators.record_nanogpt import DropoutMasks, TensorViews, first_difference
+from harness.generators.record_nanogpt import DropoutMasks, StepViews, first_difference
 from harness.nanogpt_fixture import NanoGPTRun
 from harness.platform_config import PlatformConfig, collect_facts
 from harness.upstream_fixture import diff_evals, write_upstream_fixture
@@ -89,7 +89,7 @@ class Hooks:
         self.steps = 0
         self._clipped = False
         self._eval_losses: list[float] = []
-        self._views = {kind: TensorViews() for kind in ("grad", "value", "exp_avg", "exp_avg_sq")}
+        self._views = StepViews()
 
     # --- installed on the model and optimizer train.py builds
     def on_optimizer(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer) -> None:
@@ -99,7 +99,7 @@ class Hooks:
         self.params = [p for _, p in named]
         self.shapes = [list(p.shape) for p in self.params]
         self.vocab_size = int(model.config.vocab_size)
-        self.record.on_init([n for n, _ in named], self._views["value"].of(self.params))
+        self.record.on_init([n for n, _ in named], self._views.values(self.params))
         model.register_forward_hook(self.after_forward)
         optimizer.register_step_post_hook(self.after_step)
         self.optimizer = optimizer
@@ -130,7 +130,7 @@ class Hooks:
             params = list(parameters) if not isinstance(parameters, torch.Tensor) else [parameters]
             if [id(p) for p in params] != [id(p) for p in self.params]:
                 raise ParityError("clip_grad_norm_ was called on other tensors than the model's parameters")
-            self.record.backward(self._views["grad"].of([p.grad for p in params]))  # before clipping scales them
+            self.record.backward(self._views.grads(params))  # before clipping scales them
             total_norm = original(params, max_norm, *args, **kwargs)
             # the coefficient clip_grad_norm_ applied, by the same tensor operations
             coef = torch.clamp(max_norm / (total_norm + 1e-6), max=1.0)
@@ -145,16 +145,8 @@ class Hooks:
         if not self._clipped:
             raise ParityError("train.py stepped without clip_grad_norm_ (grad_clip 0 is not recorded)")
         self._clipped = False
-        state = optimizer.state
         lrs = {float(g["lr"]) for g in optimizer.param_groups}
-        views = self._views
-        per_kind = {
-            "grad": views["grad"].of([p.grad for p in self.params]),
-            "value": views["value"].of(self.params),
-            "exp_avg": views["exp_avg"].of([state[p]["exp_avg"] for p in self.params]),
-            "exp_avg_sq": views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in self.params]),
-        }
-        self.record.step(self.steps, lrs.pop(), per_kind)
+        self.record.step(self.steps, lrs.pop(), self._views.after_step(self.params, optimizer))
 
 
 @contextlib.contextmanager

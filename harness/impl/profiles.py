@@ -95,7 +95,9 @@ _CAPABILITY_PROFILE = {
 
 def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") -> KernelProfile:
     """The profile of a running torch, from its architecture and reported ATen capability."""
-    arch = {"aarch64": "arm64", "amd64": "x86_64"}.get(arch.lower(), arch.lower())
+    from harness.platform_config import normalize_arch
+
+    arch = normalize_arch(arch)
     if (arch, capability) not in _CAPABILITY_PROFILE:
         known = ", ".join(f"{a} {c}" for a, c in _CAPABILITY_PROFILE)
         raise ParityError(f"no kernel profile for ATen capability '{capability}' on {arch} (known: {known})")

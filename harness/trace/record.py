@@ -121,12 +121,14 @@ class _Schema:
         self.scratch = _SCRATCH.get(base, frozenset())
 
 
-def _content_key(t: torch.Tensor) -> tuple[Any, ...]:
+def _content_key(t: torch.Tensor, ptr: int | None = None, contiguous: bool | None = None) -> tuple[Any, ...]:
     """What identifies a tensor's C-order bytes in memory: a contiguous view of the same bytes
-    (``view``, ``reshape``, ``detach``) shares the key of what it views."""
-    if t.is_contiguous():
-        return (t.data_ptr(), t.numel(), t.dtype)
-    return (t.data_ptr(), t.dtype, t.shape, t.stride())
+    (``view``, ``reshape``, ``detach``) shares the key of what it views. ``ptr`` and
+    ``contiguous``: ``t.data_ptr()`` and ``t.is_contiguous()`` where the caller has them."""
+    ptr = t.data_ptr() if ptr is None else ptr
+    if t.is_contiguous() if contiguous is None else contiguous:
+        return (ptr, t.numel(), t.dtype)
+    return (ptr, t.dtype, t.shape, t.stride())
 
 
 class _Digests:
@@ -272,7 +274,7 @@ class Tracer:
             return (name, None, dtype_name, shape)
         contiguous = t.is_contiguous()
         ptr = t.data_ptr()
-        key = (ptr, t.numel(), dtype) if contiguous else (ptr, dtype, shape, t.stride())  # _content_key
+        key = _content_key(t, ptr, contiguous)
         if blank:
             self._digests.put(t, key, None, 1 if fresh else 0)
             return (name, None, dtype_name, shape)
