@@ -68,3 +68,17 @@ def test_each_core_gets_its_own_root_so_cores_run_side_by_side(tmp_path: Path):
     config = PlatformConfig("linux", "arm64", "neoverse-n1", 1, blas="nvpl")
     cmd = record_command(emu, config, tmp_path / "r.h5", root=n1, random=100, seed=3)
     assert cmd[1:3] == ["-L", str(n1)] and cmd[-4:] == ["--random", "100", "--seed", "3"]
+
+
+def test_bad_thread_counts_are_one_line_and_exit_2(tmp_path: Path):
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "emulate_arm64.py"
+    for threads in ("x", "0", "1,,-2"):
+        result = subprocess.run(
+            [sys.executable, str(tool), "run", "--threads", threads, "--cache", str(tmp_path), "--", "s.py"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert "--threads takes positive integers" in result.stderr

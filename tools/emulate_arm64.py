@@ -31,6 +31,14 @@ from harness.platform_config import PlatformConfig  # noqa: E402
 from harness.recording import DEFAULT_FIXTURES, fixture_path  # noqa: E402
 
 
+def thread_counts(text: str) -> list[int]:
+    """'1,2' -> [1, 2]; anything but positive integers is an input error."""
+    parts = [t.strip() for t in text.split(",") if t.strip()]
+    if not parts or not all(t.isdigit() and int(t) > 0 for t in parts):
+        raise ParityError(f"--threads takes positive integers separated by commas, not '{text}'")
+    return [int(t) for t in parts]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("setup", "record", "run"))
@@ -56,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     def body() -> int:
         import subprocess
 
+        counts = thread_counts(args.threads)  # input errors before the (long) setup
         emu = Emulator(args.cache, args.torch)
         setup(emu)
         if args.action == "setup":
@@ -65,17 +74,17 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise ParityError(f"unknown core(s) {', '.join(unknown)} (known: {', '.join(CORES)})")
         if args.action == "run":
-            if len(cores) != 1 or "," in args.threads or not script:
+            if len(cores) != 1 or len(counts) != 1 or not script:
                 raise ParityError(
                     "run takes one core, one thread count and a script: run --cores C --threads N -- S.py"
                 )
-            config = PlatformConfig("linux", "arm64", cores[0], int(args.threads), blas="nvpl")
-            root = emu.core_root(CORES[cores[0]], max(int(args.threads), 2))
+            config = PlatformConfig("linux", "arm64", cores[0], counts[0], blas="nvpl")
+            root = emu.core_root(CORES[cores[0]], max(counts[0], 2))
             env = emu.env(config, CORES[cores[0]], REPO, dict(os.environ))
             return subprocess.run(emu.command(script, root), env=env, check=False).returncode
         for name in cores:
             core = CORES[name]
-            for threads in (int(t) for t in args.threads.split(",")):
+            for threads in counts:
                 # the aarch64 wheel's BLAS (BLAS_INFO=nvpl); the recording process checks it
                 config = PlatformConfig("linux", "arm64", name, threads, blas="nvpl")
                 out = fixture_path(args.out, args.torch, config, args.nanogpt)
