@@ -24,7 +24,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import run_reporting_errors  # noqa: E402
+from harness.cli import _positive_int, run_reporting_errors  # noqa: E402
 from harness.emulation import CORES, Emulator, record_command, setup  # noqa: E402
 from harness.errors import ParityError  # noqa: E402
 from harness.platform_config import PlatformConfig  # noqa: E402
@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
     parser.add_argument("--full-steps", default="", help="nanoGPT steps kept in full (default: the config's)")
     parser.add_argument("--ops", default="")
-    parser.add_argument("--random", type=int, default=0, help="record N seeded random cases per op group instead")
+    parser.add_argument("--random", type=_positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
     parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--force", action="store_true")

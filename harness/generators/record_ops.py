@@ -15,6 +15,7 @@ import torch
 
 from harness import provenance
 from harness.bits import describe_first_mismatch
+from harness.cli import _positive_int
 from harness.generators.child import Progress, child_parser, progress_printer, run_child
 from harness.generators.inputs import salted
 from harness.generators.ops import OPS_BY_NAME, Case, OpSpec
@@ -64,7 +65,7 @@ def record_ops(
 def main(argv: list[str] | None = None) -> int:
     parser = child_parser("python -m harness.generators.record_ops")
     parser.add_argument("--ops", default="", help="comma-separated subset of ops")
-    parser.add_argument("--random", type=int, default=0, help="record N seeded random cases per op group instead")
+    parser.add_argument("--random", type=_positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed")
     args = parser.parse_args(argv)
 
