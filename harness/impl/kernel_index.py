@@ -161,15 +161,74 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
 )
 
+# Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
+# (keyed by its first op): what makes the bits differ from x86, and between the three cores
+ARM64: dict[str, str] = {
+    "randn": (
+        "one scalar fill on every core with aarch64 glibc `logf`/`sincosf` and a fused `radius*cos*std + mean`:"
+        " other normals than x86 avx2 or baseline, the same on N1, V1 and V2"
+    ),
+    "embedding": "nothing: identical everywhere",
+    "add": "nothing, but a NaN an invalid operation creates is aarch64's `+qNaN` (x86: `-qNaN`)",
+    "exp": (
+        "no MKL: SLEEF `expf4_u10`/`logf4_u10`/`tanhf4_u10` (SVE256: its SVE forms, and tanh ATen's own FEXPA"
+        " form) instead of MKL VML; tanh backward unfused in V1's vector body"
+    ),
+    "rsqrt": "nothing: two correctly rounded operations",
+    "linear": (
+        "no MKL: NVPL `sgemm` (K blocks of 640; dot and gemv forms for M = 1 or N = 1) or, for a column-major"
+        " weight with M, K, N > 8, oneDNN's ACL gemm (one fused chain from the bias); bmm takes ACL only on"
+        " cores with BF16 (V1, V2), not N1"
+    ),
+    "layer_norm": (
+        "4 lanes (N1, V2) vs 8 (V1); NEON-typed vector code contracted by GCC, V1's SVE intrinsics not; the"
+        " scalar Welford tail contracted on every core"
+    ),
+    "gelu": (
+        "N1: ACL's NEON GELU (an erf table, libm `erff` for left-overs, its own thread windows), backward"
+        " oneDNN's reference kernel; V1, V2: oneDNN `jit:sve` with the FEXPA exp"
+    ),
+    "gelu_tanh": (
+        "forward oneDNN `jit:asimd` (N1) or `jit:sve` (V1, V2), each with its own exp and small-argument"
+        " branch; backward SLEEF tanh, V1 with ATen's SVE tanh and an unfused vector body"
+    ),
+    "softmax": (
+        "4 lanes (N1, V2) vs 8 (V1) and their sum trees; contraction in NEON-typed objects only; `x - max` of"
+        " an infinite row gives `+qNaN`"
+    ),
+    "cross_entropy": "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`",
+    "sdpa": (
+        "NVPL gemms per block; `exp_u20` is Arm Optimized Routines' expf on N1 and ATen's FEXPA form on V1/V2"
+        " (SLEEF for a vector with a masked lane); 4 vs 8 lanes; dsum fused on N1 and V2, not V1"
+    ),
+    "sdpa_dropout": "as `softmax` and `matmul` (ACL `bmm` on V1, V2)",
+    "dropout": "nothing: identical everywhere",
+    "sum": "nothing beyond x86's thread dependence",
+    "var": "nothing beyond x86's thread dependence; a `0/0` is `+qNaN`",
+    "vector_norm": (
+        "4 or 8 lanes; N1, V2 fuse the vector body, V1 does not; N1's tail fused, the SVE cores' tail an"
+        " in-order reduction of rounded squares; other reductions contracted on every core"
+    ),
+    "clip_grad_norm": "as `vector_norm`",
+    "adamw_step": (
+        "IEEE `sqrt` (no MKL VML); `addcmul_` contracted on N1 and V2 but not in V1's vector body; `lerp_`"
+        " fused everywhere"
+    ),
+}
+
 WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}
-if sorted(WHY) != sorted(OP_IDS):
-    raise RuntimeError("harness.impl.kernel_index.ROWS does not name each of the 26 ops exactly once")
+WHY_ARM64: dict[str, str] = {op: ARM64[ops[0]] for ops, _, _ in ROWS for op in ops}
+if sorted(WHY) != sorted(OP_IDS) or sorted(ARM64) != sorted(ops[0] for ops, _, _ in ROWS):
+    raise RuntimeError("harness.impl.kernel_index: ROWS must name each of the 26 ops once, ARM64 each row once")
 
 
 def render_table() -> str:
     """The markdown table of KERNELS.md."""
-    lines = ["| op | PyTorch kernel reproduced | what makes the bits differ |", "|---|---|---|"]
+    lines = [
+        "| op | PyTorch kernel reproduced | what makes the bits differ (x86) | Linux arm64: vs x86, and N1 / V1 / V2 |",
+        "|---|---|---|---|",
+    ]
     for ops, kernel, differs in ROWS:
         names = ", ".join(f"`{op}`" for op in ops)
-        lines.append(f"| {names} | {kernel} | {differs} |")
+        lines.append(f"| {names} | {kernel} | {differs} | {ARM64[ops[0]]} |")
     return "\n".join(lines) + "\n"

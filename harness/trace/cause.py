@@ -85,7 +85,7 @@ class Cause:
 
 def explain(diff: TraceDiff) -> Cause | None:
     """The knob behind ``diff.root_cause``, from provenance and the kernel index."""
-    from harness.impl.kernel_index import ROWS, WHY
+    from harness.impl.kernel_index import ROWS, WHY, WHY_ARM64
 
     root = diff.root_cause
     if root is None:
@@ -103,6 +103,8 @@ def explain(diff: TraceDiff) -> Cause | None:
     knobs = [k for k in reach if k in differing]
     kernel_text = next(text for ops, text, _ in ROWS if kernel in ops)
     why = WHY[kernel]
+    if "arm64" in (va["arch"], vb["arch"]):
+        why = f"x86: {why}; Linux arm64: {WHY_ARM64[kernel]}"
     if knobs:
         values = "; ".join(f"{KNOB_LABELS[k]}: {differing[k][0]} vs {differing[k][1]}" for k in knobs)
         text = f"{values}. Kernel: {kernel_text}. What makes its bits differ: {why}"

@@ -63,10 +63,29 @@ static float lane_tree(const profile_t *p, const float *acc, int L) {
     return lanes_pairwise(v, L);
 }
 
+/* NEON's Vectorized<float>::exp_u20 (vec128_float_neon.h, vexpq_f32_u20: Arm Optimized Routines'
+ * advsimd expf), one lane, for vectors with no lane beyond |x| > 0x1.5d5e2ap+6 (exp_sum_row sends
+ * those vectors to SLEEF's exp, as the kernel does). In its order:
+ *   n = vrndaq(x * inv_ln2) (round half away from zero); r = fms(x, n, ln2_hi); r = fms(r, n, ln2_lo);
+ *   scale = bits((int)n << 23 + 0x3f800000); r2 = r * r;
+ *   p = fma(c1, r, c0); q = fma(c3, r, c2); q = fma(q, p, r2); p = c4 * r; poly = fma(p, q, r2);
+ *   result = fma(scale, poly, scale). */
+static float neon_expf_u20(float x) {
+    const float n = roundf(x * 0x1.715476p+0f);
+    float r = fmaf(-n, 0x1.62e4p-1f, x);
+    r = fmaf(-n, 0x1.7f7d1cp-20f, r);
+    const float scale = vm_u2f(((uint32_t)(int32_t)n << 23) + 0x3f800000u);
+    const float r2 = r * r;
+    const float p = fmaf(r, 0x1.0e4020p-7f, 0x1.573e2ep-5f);
+    float q = fmaf(r, 0x1.555e66p-3f, 0x1.fffdb6p-2f);
+    q = fmaf(p, r2, q);
+    const float poly = fmaf(q, r2, 0x1.ffffecp-1f * r);
+    return fmaf(poly, scale, scale);
+}
+
 /* Vectorized<float>::exp_u20 (vec256_float.h / vec512_float.h): a degree-5 polynomial after the
  * reduction x = n*ln2 + r, all FMAs; the default capability maps std::exp (glibc expf). aarch64:
- * NEON's exp_u20 is not known (its exp(), SLEEF, fits the N1 fixtures worse than this polynomial,
- * which stands in); SVE's is exp_sum_row's vector form below. */
+ * NEON's is neon_expf_u20 above, SVE's exp_sum_row's vector form below. */
 static float exp_u20(const profile_t *p, float x) {
     if (!p->aten) return glibc_expf(x);
     const float ln_min = vm_u2f(0xc2aeac50u), ln_max = vm_u2f(0x42b17218u);
@@ -89,9 +108,9 @@ static float exp_u20(const profile_t *p, float x) {
 /* vec::map2_reduce_all(x*y, +) over n: first vector initialises the lanes, further full vectors
  * add x*y (product rounded, then added: GCC did not contract these in FlashAttentionKernel.cpp's
  * AVX2 object, nor in the aarch64 SVE256 one (V1), measured; the SVE128 one (V2) fuses them,
- * acc = fma(x, y, acc), measured; NEON (N1) kept unfused, unresolved: fusing there cuts the 1x2x7x64
- * grad_q mismatches from 559 to 37 when paired with the AVX2 exp_u20, but N1's exp_u20 is
- * unknown), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
+ * acc = fma(x, y, acc), measured, and so does the NEON one (N1): GCC's vmulq_f32/vaddq_f32 are plain
+ * vector arithmetic that it contracts into fmla, measured (N1's sdpa backward is bit-exact only
+ * so)), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
  * folds the products in order. */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
@@ -103,7 +122,7 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     float acc[MAXL];
     for (int q = 0; q < L; q++) acc[q] = x[q] * y[q];
     int64_t d = L;
-    const int fused = p->aten == ATEN_SVE && L == 4; /* SVE128 contracted (above) */
+    const int fused = (p->aten == ATEN_SVE && L == 4) || p->aten == ATEN_NEON; /* SVE128, NEON contracted (above) */
     for (; d + L <= n; d += L)
         for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
@@ -137,12 +156,18 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     for (int64_t c0 = 0; c0 < nv; c0 += L) {
         float *xv = x + c0;
         for (int q = 0; q < L; q++) xv[q] = xv[q] - mx;
-        if (p->aten == ATEN_SVE) {
-            /* SVE exp_u20 (sve/vec_float.h): ATen's FEXPA form unless a lane's |x| exceeds
-             * 0x1.5d5e2ap+6 (masked -inf lanes do), which sends the whole vector to SLEEF's exp */
+        if (p->aten == ATEN_SVE || p->aten == ATEN_NEON) {
+            /* SVE's and NEON's exp_u20 (sve/vec_float.h, vec128_float_neon.h): a fast form unless
+             * a lane's |x| exceeds 0x1.5d5e2ap+6 (masked -inf lanes do), which sends the whole
+             * vector to SLEEF's exp. SVE: ATen's FEXPA form; NEON: compared with vcagtq, where a
+             * NaN lane compares false and stays on the fast form. */
             int slow = 0;
-            for (int q = 0; q < L; q++) slow |= !(fabsf(xv[q]) <= 0x1.5d5e2ap+6f);
-            for (int q = 0; q < L; q++) xv[q] = slow ? vec_expf(p, xv[q]) : SVE_EXP_U20(xv[q]);
+            if (p->aten == ATEN_SVE)
+                for (int q = 0; q < L; q++) slow |= !(fabsf(xv[q]) <= 0x1.5d5e2ap+6f);
+            else
+                for (int q = 0; q < L; q++) slow |= fabsf(xv[q]) > 0x1.5d5e2ap+6f;
+            for (int q = 0; q < L; q++)
+                xv[q] = slow ? vec_expf(p, xv[q]) : (p->aten == ATEN_SVE ? SVE_EXP_U20(xv[q]) : neon_expf_u20(xv[q]));
         } else {
             for (int q = 0; q < L; q++) xv[q] = exp_u20(p, xv[q]);
         }
