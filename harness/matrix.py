@@ -33,7 +33,7 @@ import numpy as np
 from harness.compare import diff_nanogpt
 from harness.errors import ParityError
 from harness.fixture_info import read_fixture
-from harness.impl.kernel_index import WHY, WHY_ARM64
+from harness.impl.kernel_index import why
 from harness.impl.known_gaps import KnownGaps, load_gaps
 from harness.nanogpt_fixture import KIND as NANOGPT_KIND
 from harness.nanogpt_fixture import NanoGPTFixture
@@ -226,17 +226,10 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         "pairs": pairs,
         "against_reference": against,
         "against_reference_scaled": against_scaled,
-        "why": {op: _why(op) for op in ops},
+        "why": {op: why(op) for op in ops},
         "nanogpt": nanogpt,
         "impl": {c.label: impl_result(c, ops, known) for c in configs},
     }
-
-
-def _why(op: str) -> str:
-    """What makes ``op``'s bits differ: on x86, then on Linux arm64 (harness/impl/kernel_index.py)."""
-    if op not in WHY:
-        return ""
-    return f"x86: {WHY[op]}. Linux arm64: {WHY_ARM64[op]}"
 
 
 def _cell(value: Any) -> str:

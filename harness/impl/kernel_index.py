@@ -30,7 +30,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("add", "mul", "div"),
         "binary element-wise kernels (one rounding each); a broadcast operand's gradient through `sum`",
-        "nothing on x86: one IEEE rounding per element (grad of a broadcast `b` follows `sum`)",
+        "nothing: one IEEE rounding per element (grad of a broadcast `b` follows `sum`)",
     ),
     (
         ("exp", "log", "tanh"),
@@ -220,6 +220,14 @@ WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}
 WHY_ARM64: dict[str, str] = {op: ARM64[ops[0]] for ops, _, _ in ROWS for op in ops}
 if sorted(WHY) != sorted(OP_IDS) or sorted(ARM64) != sorted(ops[0] for ops, _, _ in ROWS):
     raise RuntimeError("harness.impl.kernel_index: ROWS must name each of the 26 ops once, ARM64 each row once")
+
+
+def why(op: str, arm64: bool = True) -> str:
+    """What makes ``op``'s bits differ, on x86 and (where ``arm64``) on Linux arm64; one text where both agree."""
+    x86, arm = WHY.get(op, ""), WHY_ARM64.get(op, "")
+    if not arm64 or not arm:
+        return x86
+    return f"x86 and Linux arm64: {x86}" if arm == x86 else f"x86: {x86}. Linux arm64: {arm}"
 
 
 def render_table() -> str:

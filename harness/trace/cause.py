@@ -85,7 +85,8 @@ class Cause:
 
 def explain(diff: TraceDiff) -> Cause | None:
     """The knob behind ``diff.root_cause``, from provenance and the kernel index."""
-    from harness.impl.kernel_index import ROWS, WHY, WHY_ARM64
+    from harness.impl.kernel_index import ROWS
+    from harness.impl.kernel_index import why as kernel_why
 
     root = diff.root_cause
     if root is None:
@@ -102,9 +103,7 @@ def explain(diff: TraceDiff) -> Cause | None:
     kernel, reach = found
     knobs = [k for k in reach if k in differing]
     kernel_text = next(text for ops, text, _ in ROWS if kernel in ops)
-    why = WHY[kernel]
-    if "arm64" in (va["arch"], vb["arch"]):
-        why = f"x86: {why}; Linux arm64: {WHY_ARM64[kernel]}"
+    why = kernel_why(kernel, arm64="arm64" in (va["arch"], vb["arch"]))
     if knobs:
         values = "; ".join(f"{KNOB_LABELS[k]}: {differing[k][0]} vs {differing[k][1]}" for k in knobs)
         text = f"{values}. Kernel: {kernel_text}. What makes its bits differ: {why}"
