@@ -29,6 +29,14 @@ def test_draws_are_reproducible_and_fill_every_group():
     assert len(salts) == len(set(salts)) and 0 not in salts  # every case its own value stream
 
 
+def test_a_draw_restricted_to_some_ops_is_part_of_the_full_draw():
+    full, part = random_cases(40, 3), random_cases(40, 3, ["sdpa", "matmul", "layer_norm"])
+    assert sorted(part) == ["layer_norm", "matmul", "sdpa"]
+    for op, cases in part.items():
+        assert [(c.name, dict(c.params)) for c in cases] == [(c.name, dict(c.params)) for c in full[op]], op
+    assert len(part["sdpa"]) == 20  # its share of the attention group's 40 cases (sdpa, sdpa_dropout)
+
+
 def test_sizes_reach_the_tails_the_widths_and_the_thread_grain():
     sizes = [int(np.prod(c.params["shape"])) for op in ("exp", "tanh", "gelu") for c in random_cases(300, 5)[op]]
     assert any(n < 4 for n in sizes)  # scalar tails only

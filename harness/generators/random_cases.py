@@ -151,16 +151,17 @@ def expected_params(per_group: int, seed: int) -> dict[tuple[str, str], dict]:
 
 def random_cases(per_group: int, seed: int, ops: list[str] | None = None) -> dict[str, list[Case]]:
     """op -> its random cases; every group gets ``per_group`` cases spread round-robin over its
-    ops (restricted to ``ops`` where given). Case names say the draw: ``r<seed>-<index>``; the
-    salt that makes their values is in their params."""
+    ops. With ``ops``, only those ops' cases of the same draw: a restricted recording holds a part
+    of the full draw, case for case, so a reader checks it against the full draw. Case names say
+    the draw: ``r<seed>-<group>-<index>``; the salt that makes their values is in their params."""
     out: dict[str, list[Case]] = {}
+    offset = 0  # ops in the groups before this one: seeds each group's stream and salts
     for group, members in GROUPS.items():
-        chosen = [op for op in members if ops is None or op in ops]
-        if not chosen:
-            continue
-        rng = np.random.Generator(np.random.PCG64([seed, len(out)]))
+        rng = np.random.Generator(np.random.PCG64([seed, offset]))
         for i in range(per_group):
-            op = chosen[i % len(chosen)]
-            params = {**_DRAW[group](op, rng), "salt": seed * 100_000 + len(out) * 1000 + i + 1}
-            out.setdefault(op, []).append(Case(f"r{seed}-{group}-{i:03d}", params))
+            op = members[i % len(members)]
+            params = {**_DRAW[group](op, rng), "salt": seed * 100_000 + offset * 1000 + i + 1}
+            if ops is None or op in ops:
+                out.setdefault(op, []).append(Case(f"r{seed}-{group}-{i:03d}", params))
+        offset += len(members)
     return out

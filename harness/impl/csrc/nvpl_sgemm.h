@@ -35,6 +35,11 @@
 #include "mkl_sgemm.h"
 
 #define NVPL_KC 640 /* NVPL's k block: blocks of 640, each summed from 0, added to C in turn */
+/* NVPL's whole register tiles, in torch's row-major terms: 12 rows of C by 8 columns (BLAS's 8 x 12
+ * of column-major C). A whole tile adds a block's sum into C fused, c = fma(alpha, t, c); the rows
+ * and columns left over from whole tiles take c + alpha * t (rounded product, then the sum). */
+#define NVPL_TILE_M 12
+#define NVPL_TILE_N 8
 
 /* Row-major copy of B[k0..k1, 0..N) (any strides) into bt[(k - k0) * N + j]. */
 static void arm_pack_b(const sgemm_t *g, int64_t k0, int64_t k1, float *bt) {
@@ -83,10 +88,11 @@ static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl) {
             }
             for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
             arm_row_chain(N, kb, g->A + i * g->sa0 + k0 * g->sa1, g->sa1, bt, t);
-            const int first = k0 == 0 && g->beta == 0.0f;
+            const int first = k0 == 0 && g->beta == 0.0f, full_rows = i < g->M / NVPL_TILE_M * NVPL_TILE_M;
+            const int64_t nfull = full_rows ? N / NVPL_TILE_N * NVPL_TILE_N : 0;
             for (int64_t j = 0; j < N; j++) {
                 const float v = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
-                c[j] = first ? v : c[j] + v;
+                c[j] = first ? v : j < nfull ? fmaf(g->alpha, t[j], c[j]) : c[j] + v;
             }
         }
     }
