@@ -103,3 +103,26 @@ def test_a_case_not_of_its_draw_is_refused(recorded: Path, tmp_path: Path):
     write_op_fixture(tmp_path / "b.h5", prov, list(fixture.cases.values()), force=False)
     with pytest.raises(FixtureError, match=r"random_cases provenance .* is unreadable"):
         read_op_fixture(tmp_path / "b.h5")
+
+
+def test_a_subset_of_a_random_fixture_keeps_its_draw_and_reads_back(recorded: Path, tmp_path: Path, capsys):
+    import importlib.util
+
+    from harness.op_fixture import read_op_fixture
+
+    spec = importlib.util.spec_from_file_location(
+        "random_subset", Path(__file__).parent.parent / "tools/random_subset.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    full = read_op_fixture(recorded)
+    named = next(iter(full.cases))
+    out = tmp_path / recorded.name
+    assert tool.main([str(recorded), "--out", str(out), "--max-kib", "0", "--cases", named]) == 0
+    part = read_op_fixture(out)  # each kept case checked against the full draw as it is read
+    assert list(part.cases) == [named] and part.provenance["random_cases"] == {"per_group": 2, "seed": 4}
+    want, got = full.cases[named], part.cases[named]
+    for name, arr in want.outputs.items():
+        assert np.array_equal(arr.view(np.uint32), got.outputs[name].view(np.uint32)), name
+    assert tool.main([str(recorded), "--out", str(tmp_path / "x.h5"), "--cases", "exp/no-such-case"]) == 2
+    assert capsys.readouterr().err.strip().endswith("no such case in the fixture: exp/no-such-case")

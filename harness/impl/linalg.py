@@ -26,8 +26,9 @@ from harness.impl.profiles import NVPL, KernelProfile
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
 _SMALL_BMM = 400  # at::bmm: contraction * rows * cols below this takes ATen's own loop, not MKL
-# its roundings (csrc/gemm.c bmm_small): x86; aarch64 with b's rows contiguous; aarch64 otherwise
-_BMM_SMALL_UNFUSED, _BMM_SMALL_J_FUSED, _BMM_SMALL_K_VECTOR = 0, 1, 2
+# its roundings (csrc/gemm.c bmm_small): x86; aarch64's loop over j in vectors or its scalar loop;
+# aarch64's loop over k in vectors
+_BMM_SMALL_UNFUSED, _BMM_SMALL_FUSED, _BMM_SMALL_K_VECTOR = 0, 1, 2
 
 
 def _lib() -> ctypes.CDLL:
@@ -222,9 +223,9 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N); a and b may be strided views (e.g.
     ``x.transpose(0, 2, 1)``), items row- or column-major.
 
-    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused
-    where b's rows are contiguous and N >= 2, else fused only in the K % 4 steps after the whole
-    groups of four: csrc/gemm.c ``bmm_small``); otherwise MKL's
+    K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused,
+    except where b's rows are not contiguous or N = 1 while a's rows are: then fused only in the
+    K % 4 steps after the whole groups of four: csrc/gemm.c ``bmm_small``); otherwise MKL's
     batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
     a batch of one is a plain sgemm. ``threads`` (default ``profile.threads``): pthreads, over the
     items when there are at least as many items (speed only).
@@ -237,8 +238,9 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     acl = _bmm_blas(profile, nb, m, n, k)
     if acl is None and k * m * n < _SMALL_BMM:
         mode = _BMM_SMALL_UNFUSED
-        if profile.aten in ("neon", "sve"):
-            mode = _BMM_SMALL_J_FUSED if n > 1 and b.strides[2] == b.itemsize else _BMM_SMALL_K_VECTOR
+        if profile.aten in ("neon", "sve"):  # which of GCC's loop versions runs: by the operands' strides
+            rows_b, rows_a = b.strides[2] == b.itemsize, a.strides[2] == a.itemsize
+            mode = _BMM_SMALL_K_VECTOR if (n == 1 or not rows_b) and rows_a else _BMM_SMALL_FUSED
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
         return out

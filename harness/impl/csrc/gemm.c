@@ -108,17 +108,17 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
 
 /* bmm for contraction*rows*cols < 400: ATen's baddbmm_cpu_kernel (LinearAlgebra.cpp): per element
  * acc = 0; acc += a[i,k]*b[k,j] for k increasing. How the object was compiled decides the roundings
- * (`mode`):
+ * (`mode`), GCC's loop versions chosen at run time by the operands' strides:
  *   BMM_SMALL_UNFUSED (x86: no FMA in that object): every product rounded, then added;
- *   BMM_SMALL_J_FUSED (aarch64, b's rows contiguous and N >= 2: GCC's loop over j in vectors, fmla):
- *     every step fused, acc = fma(a, b, acc);
- *   BMM_SMALL_K_VECTOR (aarch64 otherwise: b a transposed view, or N == 1: GCC's loop over k in
- *     vectors of four with an in-order sum): the products of k < 4*floor(K/4) rounded and added in
- *     k order, the K % 4 left fused.
+ *   BMM_SMALL_FUSED (aarch64: b's rows contiguous and N >= 2, the loop over j in vectors with fmla;
+ *     or a's rows not contiguous, the scalar loop, contracted): every step fused, acc = fma(a, b, acc);
+ *   BMM_SMALL_K_VECTOR (aarch64 otherwise: b a transposed view or N == 1, a's rows contiguous: the
+ *     loop over k in vectors of four with an in-order sum): the products of k < 4*floor(K/4)
+ *     rounded and added in k order, the K % 4 left fused.
  * Measured on emulated N1: 580 of 580 random contiguous products (N = 2..13, K = 1..8), 60 of 60
- * with N = 1, and transposed operands (KERNELS.md). a (Bt,M,K), b (Bt,K,N), c (Bt,M,N) contiguous
- * copies. */
-enum { BMM_SMALL_UNFUSED = 0, BMM_SMALL_J_FUSED = 1, BMM_SMALL_K_VECTOR = 2 };
+ * with N = 1, 909 of 909 with a, b or both transposed (KERNELS.md). a (Bt,M,K), b (Bt,K,N),
+ * c (Bt,M,N) contiguous copies. */
+enum { BMM_SMALL_UNFUSED = 0, BMM_SMALL_FUSED = 1, BMM_SMALL_K_VECTOR = 2 };
 void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t mode) {
     const int64_t kv = mode == BMM_SMALL_K_VECTOR ? K / 4 * 4 : mode == BMM_SMALL_UNFUSED ? K : 0;
     for (int64_t p = 0; p < Bt; p++)

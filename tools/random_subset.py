@@ -1,0 +1,68 @@
+"""Write a part of a recorded random-case fixture as a fixture of its own: the regression cases kept
+in the committed store (harness/generators/random_cases.py; the full recordings are too large).
+
+    python tools/random_subset.py FIXTURE --out FILE [--max-kib K] [--cases OP/CASE,...] [--force]
+
+Keeps every case whose tensors (inputs and outputs) take at most K KiB (default 16), and the cases
+named by --cases whatever their size. The subset keeps the fixture's provenance, its draw
+(``random_cases``: per_group and seed) included, so a reader checks each kept case against that
+draw as it does for the full recording; nothing is re-recorded or changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from harness.cli import run_reporting_errors  # noqa: E402
+from harness.errors import ParityError  # noqa: E402
+from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture  # noqa: E402
+from harness.output import check_output_path  # noqa: E402
+
+
+def case_bytes(rec: CaseRecord) -> int:
+    return sum(arr.nbytes for arr in (*rec.inputs.values(), *rec.outputs.values()))
+
+
+def select(cases: dict[str, CaseRecord], max_bytes: int, named: list[str]) -> list[CaseRecord]:
+    """The cases within ``max_bytes`` and the ``named`` ones ("op/case"), in the fixture's order."""
+    missing = [key for key in named if key not in cases]
+    if missing:
+        raise ParityError(f"no such case in the fixture: {', '.join(missing)}")
+    return [rec for key, rec in cases.items() if key in named or case_bytes(rec) <= max_bytes]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("fixture", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--max-kib", type=float, default=16.0)
+    parser.add_argument("--cases", default="", help="op/case,... kept whatever their size")
+    parser.add_argument("--force", action="store_true")
+    args = parser.parse_args(argv)
+
+    def body() -> int:
+        if args.max_kib < 0:
+            raise ParityError(f"--max-kib must be 0 or more, not {args.max_kib}")
+        check_output_path(args.out)
+        fixture = read_op_fixture(args.fixture)
+        if not fixture.provenance.get("random_cases"):
+            raise ParityError(f"{args.fixture}: not a random-case fixture (no random_cases in its provenance)")
+        named = [key.strip() for key in args.cases.split(",") if key.strip()]
+        kept = select(fixture.cases, int(args.max_kib * 1024), named)
+        if not kept:
+            raise ParityError(f"{args.fixture}: no case within {args.max_kib} KiB and none named")
+        size = write_op_fixture(args.out, fixture.provenance, kept, force=args.force)
+        what = f"{len(kept)} of {len(fixture.cases)} cases, {len({rec.op for rec in kept})} ops"
+        print(f"wrote {args.out}: {what}, {size / 2**10:.1f} KiB of tensors")
+        return 0
+
+    return run_reporting_errors(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
