@@ -101,13 +101,21 @@ def running_provenance(**extra: Any) -> dict[str, Any]:
 class _Schema:
     """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
 
-    __slots__ = ("allocates", "arg_names", "name", "overwrites", "random", "scratch", "view", "written")
+    __slots__ = (
+        "allocates", "arg_names", "call", "name", "overwrites", "random", "scratch", "tensor_lists", "view", "written",
+    )  # fmt: skip
 
     def __init__(self, func: Any) -> None:
         schema = func._schema
         base = func.overloadpacket.__name__
         self.name = str(func)
+        self.call = func._op  # what ``func(...)`` calls, without OpOverload.__call__'s Python frame
         self.arg_names = [a.name for a in schema.arguments]
+        # positions of tensor lists (cat's tensors, index's indices): only these can hold tensors
+        self.tensor_lists = frozenset(
+            i for i, a in enumerate(schema.arguments)
+            if isinstance(a.type, torch.ListType) and "Tensor" in str(a.type.getElementType())
+        )  # fmt: skip
         self.written = {a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write}
         self.allocates = base in _ALLOCATORS
         self.overwrites = {"self"} if base in _OVERWRITE else set()
@@ -131,14 +139,23 @@ def _content_key(t: torch.Tensor, ptr: int | None = None, contiguous: bool | Non
     return (ptr, t.dtype, t.shape, t.stride())
 
 
+class _Owner(weakref.ref):
+    """A weak reference to the tensor a fingerprint was taken from, knowing its content key."""
+
+    __slots__ = ("key",)
+    key: tuple[Any, ...]
+
+
 class _Digests:
     """Fingerprints by content key, valid while a tensor with those bytes lives on with an
-    unchanged version counter (ATen bumps it on every in-place write). ``None``: not written."""
+    unchanged version counter (ATen bumps it on every in-place write). ``None``: not written.
+
+    An entry goes when the tensor it was taken from dies, so most die young and the garbage
+    collector's full collections (about 150 ms each with torch imported) do not walk them."""
 
     def __init__(self) -> None:
-        self.entries: dict[tuple[Any, ...], tuple[Any, int, tuple[bytes, float] | None]] = {}
+        self.entries: dict[tuple[Any, ...], tuple[_Owner, int, tuple[bytes, float] | None]] = {}
         self.blank_keys: set[tuple[Any, ...]] = set()  # keys last put with None (a superset)
-        self._inserts = 0
 
     def lookup(self, t: torch.Tensor, key: tuple[Any, ...]) -> Any:
         """The fingerprint cached for ``key`` and valid for ``t`` (None: not written), else ``_MISS``."""
@@ -159,15 +176,20 @@ class _Digests:
             version = t._version + bump
         except RuntimeError:
             return
-        self.entries[key] = (weakref.ref(t), version, value)
+        owner = _Owner(t, self._forget)
+        owner.key = key
+        self.entries[key] = (owner, version, value)
         if value is None:
             self.blank_keys.add(key)
         else:
             self.blank_keys.discard(key)
-        self._inserts += 1
-        if self._inserts % 4096 == 0:
-            self.entries = {k: e for k, e in self.entries.items() if e[0]() is not None}
-            self.blank_keys &= self.entries.keys()
+
+    def _forget(self, owner: _Owner) -> None:
+        """``owner``'s tensor died: drop its entry, unless a later ``put`` replaced it."""
+        entry = self.entries.get(owner.key)
+        if entry is not None and entry[0] is owner:
+            del self.entries[owner.key]
+            self.blank_keys.discard(owner.key)
 
 
 class Tracer:
@@ -187,6 +209,7 @@ class Tracer:
         self._optimizer: str = ""
         self._node_origin: dict[int, tuple[str, str]] = {}
         self._internal_code: dict[Any, bool] = {}
+        self._sites: dict[tuple[Any, int], str] = {}  # (code, instruction offset): "file:line"
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -244,7 +267,12 @@ class Tracer:
                 name = code.co_filename
                 inside = internal[code] = name.startswith(_SKIP_DIRS) or name.startswith("<")
             if not inside:
-                return f"{code.co_filename}:{frame.f_lineno}"
+                # the line follows from the instruction being run: format it once per call site
+                key = (code, frame.f_lasti)
+                site = self._sites.get(key)
+                if site is None:
+                    site = self._sites[key] = f"{code.co_filename}:{frame.f_lineno}"
+                return site
             frame = frame.f_back
         return "?"
 
@@ -265,8 +293,10 @@ class Tracer:
         self._node_origin.setdefault(torch._C._autograd._get_sequence_nr() - 1, (module, site))
         return ("forward" if module else "other"), module, site
 
-    def _ref(self, name: str, t: torch.Tensor, *, fresh: bool = False, blank: bool = False) -> _Raw:
-        """``fresh``: just written in place (fingerprint anew, valid after ATen's version bump)."""
+    def _ref(self, name: str, t: torch.Tensor, *, blank: bool = False, output: bool = False, bump: int = 0) -> _Raw:
+        """``output``: an op's result, fingerprinted anew (an input takes the fingerprint cached for
+        its bytes where one is valid); ``bump``: 1 where the op wrote ``t`` in place (the fingerprint
+        is valid after ATen's version bump). ``blank``: memory nothing has written."""
         dtype = t.dtype
         dtype_name = _DTYPE_NAMES.get(dtype) or _dtype_name(dtype)
         shape = tuple(t.shape)
@@ -275,15 +305,16 @@ class Tracer:
         contiguous = t.is_contiguous()
         ptr = t.data_ptr()
         key = _content_key(t, ptr, contiguous)
+        digests = self._digests
         if blank:
-            self._digests.put(t, key, None, 1 if fresh else 0)
+            digests.put(t, key, None, bump)
             return (name, None, dtype_name, shape)
-        if not fresh:
-            value = self._digests.lookup(t, key)
+        if not output:
+            value = digests.lookup(t, key)
             if value is not _MISS:
                 return (name, value, dtype_name, shape)
-        value = _fingerprint_at(ptr, t.numel() * t.element_size(), dtype, t) if contiguous else _fingerprint(t)
-        self._digests.put(t, key, value, 1 if fresh else 0)
+        value = _fingerprint_at(ptr, t.nbytes, dtype, t) if contiguous else _fingerprint(t)
+        digests.put(t, key, value, bump)
         return (name, value, dtype_name, shape)
 
     def _blank(self, t: torch.Tensor) -> bool:
@@ -297,12 +328,13 @@ class Tracer:
         if schema is None:
             schema = self._schemas[func] = _Schema(func)
         names = schema.arg_names
+        tensor_lists = schema.tensor_lists
         tensors: list[tuple[str, torch.Tensor]] = []
         plain: list[tuple[str, Any]] = []
         for i, value in enumerate(args):
             if isinstance(value, torch.Tensor):
                 tensors.append((names[i], value))
-            elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
+            elif i in tensor_lists and any(isinstance(v, torch.Tensor) for v in value):
                 # a tensor list (cat, index with None entries): every tensor by its position
                 tensors.extend((f"{names[i]}[{j}]", v) for j, v in enumerate(value) if isinstance(v, torch.Tensor))
             elif value is not None:
@@ -316,20 +348,17 @@ class Tracer:
         index = len(self._records)
         if schema.view:
             blank = any(self._blank(t) for _, t in tensors)
-            refs_in = [
-                (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape)) for name, t in tensors
-            ]
-            result = func(*args, **kwargs)
+            refs_in = [_unwritten(name, t) for name, t in tensors]
+            result = schema.call(*args, **kwargs)
             outs = _flat_outputs(result)
-            refs_out = [
-                (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape)) for name, t in outs
-            ]
+            refs_out = [_unwritten(name, t) for name, t in outs]
             if blank:
                 for _, t in outs:
                     self._ref("", t, blank=True)
         else:
             overwrites = schema.overwrites
-            refs_in = [self._ref(name, t, blank=name in overwrites) for name, t in tensors]
+            ref = self._ref
+            refs_in = [ref(name, t, blank=name in overwrites) for name, t in tensors]
             if schema.random:
                 refs_in.append(_generator_ref(args, kwargs))
             clones = None
@@ -337,13 +366,16 @@ class Tracer:
                 clones = {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=False) if r[1] is not None}
                 if schema.random:
                     clones["generator_state"] = _generator_state(args, kwargs).copy()
-            result = func(*args, **kwargs)
+            result = schema.call(*args, **kwargs)
             outs = _flat_outputs(result)
             written = schema.written
-            fresh = {id(t) for name, t in tensors if name in written} if written else ()
+            in_place = {id(t) for name, t in tensors if name in written} if written else ()
             blank = schema.allocates
             scratch = schema.scratch
-            refs_out = [self._ref(name, t, fresh=id(t) in fresh, blank=blank or name in scratch) for name, t in outs]
+            refs_out = [
+                ref(name, t, blank=blank or name in scratch, output=True, bump=1 if id(t) in in_place else 0)
+                for name, t in outs
+            ]
             if clones is not None:
                 self.captured[index] = Captured(
                     clones,
@@ -353,23 +385,21 @@ class Tracer:
         if phase == "optimizer":
             param = next((self._param_names[id(t)] for _, t in tensors if id(t) in self._param_names), "")
             module = f"{module}({param})" if param else module
-        self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out))
+        text = ", ".join([f"{name}={_text(value)}" for name, value in plain]) if plain else ""
+        self._records.append((schema.name, module, site, phase, self.step, text, tuple(refs_in), tuple(refs_out)))
         return result
 
     @property
     def ops(self) -> list[OpRecord]:
         """The ops recorded so far."""
         if len(self._ops) < len(self._records):
-            for op, module, site, phase, step, plain, refs_in, refs_out in self._records[len(self._ops) :]:
-                text = ", ".join(f"{name}={_text(value)}" for name, value in plain)
+            for op, module, site, phase, step, text, refs_in, refs_out in self._records[len(self._ops) :]:
                 self._ops.append(
                     OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
                 )
         return self._ops
 
 
-# a tensor as recorded: (name, (digest, sum) or None when not fingerprinted, dtype, shape)
-_Raw = tuple[str, Any, str, tuple[int, ...]]
 _NONE = b"\0" * 32
 _EMPTY_SHA256 = hashlib.sha256(b"").digest()
 _MISS = object()  # no valid fingerprint cached
@@ -379,7 +409,18 @@ _VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
 _SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
 
 
-def _refs(raw: list[_Raw]) -> list[TensorRef]:
+# a tensor as recorded: (name, (digest, sum) or None when not fingerprinted, dtype, shape). Plain
+# tuples of strings and numbers: the garbage collector stops tracking them, so the records of a
+# long run do not make every full collection walk them (nor trigger one).
+_Raw = tuple[str, Any, str, tuple[int, ...]]
+
+
+def _unwritten(name: str, t: torch.Tensor) -> _Raw:
+    """``t`` by shape and dtype only, not fingerprinted (a view, or memory nothing wrote)."""
+    return (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape))
+
+
+def _refs(raw: tuple[_Raw, ...]) -> list[TensorRef]:
     out = []
     for name, value, dtype, shape in raw:
         if value is None:
@@ -405,11 +446,12 @@ def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
     """SHA-256 of the tensor's raw C-order bytes and its float64 sum (NaN where not numeric)."""
     if not t.is_contiguous():
         t = t.contiguous()
-    return _fingerprint_at(t.data_ptr(), t.numel() * t.element_size(), t.dtype, t)
+    return _fingerprint_at(t.data_ptr(), t.nbytes, t.dtype, t)
 
 
 def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) -> tuple[bytes, float]:
-    """``_fingerprint`` of contiguous ``t``, whose ``nbytes`` bytes of ``dtype`` start at ``ptr``."""
+    """``_fingerprint`` of contiguous ``t``, whose ``nbytes`` bytes of ``dtype`` start at ``ptr``:
+    its float64 sum is NumPy's (0 for bool)."""
     if nbytes == 0:
         return (_EMPTY_SHA256, 0.0)
     array_type = _BYTE_ARRAYS.get(nbytes)
@@ -419,21 +461,18 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
     np_dtype = _NP_DTYPES.get(dtype)
     if np_dtype is None:
         total = float(t.double().sum()) if t.is_floating_point() else _NAN
-        return (hashlib.sha256(raw).digest(), total)
-    return _digest_and_sum(raw, np_dtype)
-
-
-def _digest_and_sum(data: Any, np_dtype: Any) -> tuple[bytes, float]:
-    """SHA-256 of the raw C-order bytes and the float64 sum of the elements (0 for bool)."""
-    total = 0.0 if np_dtype is np.bool_ else float(np.frombuffer(data, np_dtype).sum(dtype=np.float64))
-    return hashlib.sha256(data).digest(), total
+    elif np_dtype is np.bool_:
+        total = 0.0
+    else:
+        total = float(np.frombuffer(raw, np_dtype).sum(dtype=np.float64))
+    return (hashlib.sha256(raw).digest(), total)
 
 
 def _text(value: Any) -> str:
     if isinstance(value, (bool, int, float, str)):
         return repr(value)
     if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(_text(v) for v in value) + "]"
+        return "[" + ", ".join(map(_text, value)) + "]"
     if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
         return str(value)
     return type(value).__name__
