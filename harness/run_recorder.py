@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from harness.bits import bit_view
 from harness.nanogpt_fixture import DIGEST_KINDS, FULL_KINDS, NanoGPTRun, StepRecord, sha256_bytes
 
 _PRECLIP, _GRAD = DIGEST_KINDS.index("grad_preclip"), DIGEST_KINDS.index("grad")
@@ -24,10 +23,15 @@ def array_digest(a: np.ndarray) -> np.ndarray:
     return sha256_bytes(np.ascontiguousarray(a).reshape(-1).view(np.uint8))
 
 
+def _c_order(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The arrays as C-contiguous buffers: the same arrays where they already are (no copy)."""
+    return [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+
+
 def digests_and_sums(arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per array, the SHA-256 of its raw C-order bytes and its float64 sum (``a.sum(dtype=float64)``),
     as an (n, 32) uint8 and an (n,) float64 array: one join and one conversion for all of them."""
-    arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+    arrays = _c_order(arrays)
     sha256, add, f64 = hashlib.sha256, np.add.reduce, np.float64
     digests = b"".join([sha256(a).digest() for a in arrays])
     sums = np.array([add(a, None, f64) for a in arrays], f64)
@@ -50,7 +54,7 @@ class RunRecorder:
         self.init: dict[str, np.ndarray] = {}
         self.steps: list[StepRecord] = []
         self._cur: dict[str, Any] = {}
-        self._preclip: tuple[list[tuple[Any, tuple[int, ...]]], np.ndarray] | None = None
+        self._preclip: tuple[list[tuple[Any, tuple[int, ...]]], bytes] | None = None
 
     def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
         self.names = list(names)
@@ -71,7 +75,7 @@ class RunRecorder:
 
     def backward(self, grads: list[np.ndarray]) -> None:
         self._fill("grad_preclip", grads)
-        self._preclip = _layout(grads), _flat_bits(grads)
+        self._preclip = _layout(grads), _raw_bytes(grads)
 
     def clip(self, total_norm: np.ndarray, clip_coef: np.ndarray) -> None:
         self._cur["grad_norm"] = np.array(total_norm, copy=True)
@@ -104,7 +108,7 @@ class RunRecorder:
         if self._preclip is None or coef is None or float(coef) != 1.0:
             return False
         layout, bits = self._preclip
-        return _layout(grads) == layout and np.array_equal(_flat_bits(grads), bits)
+        return _layout(grads) == layout and _raw_bytes(grads) == bits
 
     def run(self) -> NanoGPTRun:
         return NanoGPTRun(self.names, self.init, self.steps)
@@ -114,6 +118,6 @@ def _layout(arrays: list[np.ndarray]) -> list[tuple[Any, tuple[int, ...]]]:
     return [(a.dtype, a.shape) for a in arrays]
 
 
-def _flat_bits(arrays: list[np.ndarray]) -> np.ndarray:
-    """The arrays' bit patterns, one after another (a copy)."""
-    return np.concatenate([bit_view(a).reshape(-1) for a in arrays]) if arrays else np.zeros(0, np.uint8)
+def _raw_bytes(arrays: list[np.ndarray]) -> bytes:
+    """The arrays' raw C-order bytes, one after another (a copy): equal exactly where every bit is."""
+    return b"".join(_c_order(arrays))

@@ -11,10 +11,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib.util
+import operator
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -37,19 +38,45 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().numpy()
 
 
+class _GraphMask(NamedTuple):
+    """A dropout call's mask, still in its autograd graph: the call's output node and the nodes of
+    its inputs, where the walk down from the output stops."""
+
+    node: Any
+    stop: set[Any]
+
+    def digest(self) -> np.ndarray:
+        return mask_digest(_np(_dropout_noise(self.node, self.stop)))
+
+
 class DropoutMasks(TorchDispatchMode):
     """The SHA-256 of every dropout keep-mask drawn by F.dropout and F.scaled_dot_product_attention.
 
-    Where the call records an autograd graph, the mask is read from it after the call: the
-    ``mul`` that applied the scaled noise (``bernoulli_``'s draw divided by 1 - p) saved that
-    noise, and it is non-zero exactly where the draw kept an element. Otherwise the call runs
-    under this dispatch mode, which sees each ``bernoulli_`` (or ``native_dropout``) below
-    autograd; a test checks that both see the same draws as watching every op.
+    Where the call records an autograd graph, the mask is read from it: the ``mul`` that applied
+    the scaled noise (``bernoulli_``'s draw divided by 1 - p) saved that noise, and it is non-zero
+    exactly where the draw kept an element. Otherwise the call runs under this dispatch mode,
+    which sees each ``bernoulli_`` (or ``native_dropout``) below autograd; a test checks that both
+    see the same draws as watching every op.
+
+    A call only notes where its graph is; the masks are read and digested when ``digests`` is
+    read, all of a forward pass's together (cheaper than one by one between the forward's ops).
+    Read it before the backward pass frees the graphs.
     """
 
     def __init__(self) -> None:
         super().__init__()
-        self.digests: list[np.ndarray] = []
+        self._draws: list[np.ndarray | _GraphMask] = []
+
+    @property
+    def digests(self) -> list[np.ndarray]:
+        """The masks' digests in draw order."""
+        digests = [d.digest() if isinstance(d, _GraphMask) else d for d in self._draws]
+        self._draws = list(digests)
+        return digests
+
+    @digests.setter
+    def digests(self, digests: list[np.ndarray]) -> None:
+        self._draws = list(digests)
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:  # no torch.compile wrapper around every op
@@ -58,9 +85,9 @@ class DropoutMasks(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func in _DROPOUT_OPS:
-            self.digests.append(mask_digest(_np(args[0])))
+            self._draws.append(mask_digest(_np(args[0])))
         elif func is _NATIVE_DROPOUT:
-            self.digests.append(mask_digest(_np(out[1])))
+            self._draws.append(mask_digest(_np(out[1])))
         return out
 
     def _watched(self, call: Callable[[], torch.Tensor], inputs: tuple[Any, ...], readable: bool) -> torch.Tensor:
@@ -68,7 +95,7 @@ class DropoutMasks(TorchDispatchMode):
         ``readable``, else under the dispatch mode."""
         if readable and torch.is_grad_enabled() and any(_requires_grad(t) for t in inputs):
             out = call()
-            self.digests.append(mask_digest(_np(_dropout_noise(out, inputs))))
+            self._draws.append(_GraphMask(out.grad_fn, {t.grad_fn for t in inputs if _requires_grad(t)}))
             return out
         with self:
             return call()
@@ -107,13 +134,12 @@ def _requires_grad(t: Any) -> bool:
     return isinstance(t, torch.Tensor) and t.requires_grad
 
 
-def _dropout_noise(out: torch.Tensor, inputs: tuple[Any, ...]) -> torch.Tensor:
-    """The scaled dropout noise of the one dropout between ``inputs`` and ``out``, from the
-    autograd graph: the ``MulBackward0`` node that saved a tensor needing no gradient as its
-    ``other`` (the noise) and nothing as its ``self``."""
-    stop = {t.grad_fn for t in inputs if _requires_grad(t)}
+def _dropout_noise(node: Any, stop: set[Any]) -> torch.Tensor:
+    """The scaled dropout noise of the one dropout between the autograd nodes ``stop`` (of the
+    call's inputs) and ``node`` (of its output): the ``MulBackward0`` node that saved a tensor
+    needing no gradient as its ``other`` (the noise) and nothing as its ``self``."""
     seen: set[Any] = set()
-    todo = [out.grad_fn]
+    todo = [node]
     found: list[torch.Tensor] = []
     while todo:
         node = todo.pop()
@@ -147,7 +173,7 @@ class TensorViews:
 
     def of(self, tensors: list[torch.Tensor]) -> list[np.ndarray]:
         ptrs = [t.data_ptr() for t in tensors]
-        if ptrs != self._ptrs or any(a is not b for a, b in zip(tensors, self._tensors, strict=True)):
+        if ptrs != self._ptrs or not all(map(operator.is_, tensors, self._tensors)):
             self._tensors, self._ptrs, self._arrays = tensors, ptrs, [_np(t) for t in tensors]
         return self._arrays
 
@@ -167,12 +193,12 @@ class StepViews:
 
     def after_step(self, params: list[torch.Tensor], optimizer: torch.optim.Optimizer) -> dict[str, list[np.ndarray]]:
         """RunRecorder.step's ``per_kind``: grad, value, exp_avg, exp_avg_sq in parameter order."""
-        state = optimizer.state
+        states = [optimizer.state[p] for p in params]
         return {
             "grad": self.grads(params),
             "value": self.values(params),
-            "exp_avg": self._views["exp_avg"].of([state[p]["exp_avg"] for p in params]),
-            "exp_avg_sq": self._views["exp_avg_sq"].of([state[p]["exp_avg_sq"] for p in params]),
+            "exp_avg": self._views["exp_avg"].of([s["exp_avg"] for s in states]),
+            "exp_avg_sq": self._views["exp_avg_sq"].of([s["exp_avg_sq"] for s in states]),
         }
 
 
