@@ -35,8 +35,8 @@ def _lib() -> ctypes.CDLL:
     lib = load("gemm")
     if not getattr(lib, "_typed", False):
         i32 = ctypes.c_int32
-        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, i32, i32, i32, i32, i32]
-        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 6]
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7]
+        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7]
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
@@ -88,8 +88,11 @@ def _sgemm(
     if c.shape != (m, n) or c.dtype != np.float32 or (n > 1 and c.strides[1] != 4):
         raise ParityError(f"gemm: bad output {c.dtype}{list(c.shape)} for {m}x{n}")
     ldc = c.strides[0] // 4
-    blas = _blas(profile, m, n, k, ta, tb, addmm) if blas is None else blas
-    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas)
+    acl_kc = 0  # at::bmm's ACL items (blas given) keep the hybrid form: their kernel choice is unmeasured
+    if blas is None:
+        blas = _blas(profile, m, n, k, ta, tb, addmm)
+        acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
+    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
 
 
@@ -106,6 +109,64 @@ def _blas(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, ad
         return _GEMM_MKL
     acl = addmm and tb and not ta and min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE
     return _GEMM_ACL if acl else _GEMM_NVPL
+
+
+# ACL's fixed-format float32 kernels that oneDNN's matmul can get (arm_gemm's gemm_fp32.cpp, ACL
+# v52.6.0 in the wheel), in the list's order: (interleaved?, out_height, out_width, width counted
+# in SVE vectors?, performance parameters: MACs per cycle[, prepare bytes per cycle, merge bytes
+# per cycle]), the parameters being the kernels' defaults (no per-core entries for these kernels).
+_ACL_SVE_KERNELS = (
+    (True, 8, 3, True, (13.51, 9.27, 3.98)),  # sve_ffinterleaved_fp32_mla_8x3VL
+    (False, 6, 4, True, (15.27,)),  # sve_ffhybrid_fp32_mla_6x4VL
+)
+_ACL_NEON_KERNELS = (
+    (True, 8, 12, False, (12.56, 9.83, 3.02)),  # a64_ffinterleaved_fp32_mla_8x12
+    (False, 6, 16, False, (13.16,)),  # a64_ffhybrid_fp32_mla_6x16
+)
+_ACL_L1 = 32768  # arm_gemm's CPUInfo L1 data cache size (its default: the core is not asked)
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _acl_kc(profile: KernelProfile, m: int, n: int, k: int) -> int:
+    """Which ACL kernel family oneDNN's matmul runs for C[m,n] = A[m,k] @ B[k,n] (2-D, one item),
+    as arm_gemm's find_implementation picks it: the lowest cycle estimate of the kernels above
+    (the first in the list on a tie), with ACL's float32 arithmetic (GemmHybridIndirect's and
+    GemmInterleaved's estimate_cycles, truncated to integers). Returns 0 for a hybrid kernel, else
+    the interleaved kernel's K block limit (csrc/nvpl_sgemm.h acl_sgemm).
+
+    hybrid: m * roundup(n, W) * k / macs, times 1.15 when n < W or W < n < 2W.
+    interleaved: roundup(m, 8) * roundup(n, W) * k / macs + roundup(m, 8) * k * 4 / prepare
+    + blocks * m * roundup(n, W) * 4 / merge, times threads / (0.9 * ceil(m / 8)) when that
+    parallelism is below the thread count; blocks = ceil(k / kb), kb from the limit
+    (L1 / 2) / (4 * max(W, 8)). Measured: KERNELS.md (ACL kernel choice)."""
+    f32 = np.float32
+    kernels = (_ACL_SVE_KERNELS if profile.aten == "sve" else ()) + _ACL_NEON_KERNELS
+    best: tuple[int, int] | None = None
+    for interleaved, height, width, in_vectors, params in kernels:
+        w = width * profile.lanes if in_vectors else width  # the SVE profiles' lanes: floats per vector
+        nr = _ceil_div(n, w) * w
+        if not interleaved:
+            cycles = f32(m * nr * k) / f32(params[0])
+            if n < w or w < n < 2 * w:
+                cycles = f32(cycles * f32(1.15))
+            estimate, kc = int(cycles), 0
+        else:
+            kc = (_ACL_L1 // 2) // (4 * max(w, height))
+            kb = _ceil_div(k, _ceil_div(k, kc))
+            mr = _ceil_div(m, height) * height
+            cycles = f32(f32(mr * nr * k) / f32(params[0])) + f32(f32(mr * k * 4) / f32(params[1]))
+            cycles = f32(cycles + f32(f32(_ceil_div(k, kb) * m * nr * 4) / f32(params[2])))
+            parallel = f32(f32(_ceil_div(m, height)) * f32(0.9))
+            if parallel < profile.threads:
+                cycles = f32(cycles * f32(f32(profile.threads) / parallel))
+            estimate = int(cycles)
+        if best is None or estimate < best[0]:
+            best = (estimate, kc)
+    assert best is not None
+    return best[1]
 
 
 def _bmm_blas(profile: KernelProfile, nb: int, m: int, n: int, k: int) -> int | None:
@@ -251,7 +312,7 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
-    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas)
+    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
     _lib().gemm_batch(nb, m, n, k, *args, *flags)
     return out

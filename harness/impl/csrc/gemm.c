@@ -17,12 +17,14 @@
  * mod 16 bytes, so their own addresses give MKL's alignment.
  * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B.
  * workers: pthreads computing the main kernel's rows (speed only: no bit depends on it).
- * blas: GEMM_MKL, GEMM_NVPL or GEMM_ACL, the library that computes the product. For NVPL a product
+ * blas: GEMM_MKL, GEMM_NVPL or GEMM_ACL, the library that computes the product; acl_kc (GEMM_ACL only):
+ * 0 for ACL's hybrid kernels, else the K block limit of the interleaved kernel ACL picked
+ * (csrc/nvpl_sgemm.h acl_sgemm; harness/impl/linalg.py _acl_kc). For NVPL a product
  * with N == 1 (and M > 1 or M == 1) is what torch hands BLAS as a gemv on A: it is run as the
  * transposed problem C^T[1,M] = B^T @ A^T (C's column, ldc apart, as a row of stride ldc). */
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
           int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
-          int32_t workers, int32_t blas) {
+          int32_t workers, int32_t blas, int32_t acl_kc) {
     if (blas != GEMM_MKL) {
         sgemm_t g = {
             .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
@@ -30,7 +32,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
             .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched, .workers = workers,
         };
         if (blas == GEMM_ACL) {
-            acl_sgemm(&g);
+            acl_sgemm(&g, acl_kc);
             return;
         }
         if (N == 1 && M > 0) { /* torch: gemv on A; row-major problem C^T = B^T @ A^T */
@@ -69,7 +71,7 @@ typedef struct {
     int64_t sbb, sb0, sb1;
     float *C;
     int64_t scb, ldc;
-    int32_t beta, batched, threads, trans, workers, blas;
+    int32_t beta, batched, threads, trans, workers, blas, acl_kc;
     int64_t t0, t1; /* items [t0, t1) */
 } gemm_items_t;
 
@@ -77,7 +79,7 @@ static void *gemm_items(void *arg) {
     const gemm_items_t *b = arg;
     for (int64_t i = b->t0; i < b->t1; i++)
         gemm(b->M, b->N, b->K, b->A + i * b->sab, b->sa0, b->sa1, b->B + i * b->sbb, b->sb0, b->sb1,
-             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers, b->blas);
+             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers, b->blas, b->acl_kc);
     return NULL;
 }
 
@@ -86,12 +88,13 @@ static void *gemm_items(void *arg) {
  * are split between workers pthreads (one thread per item); else each item uses all of them. */
 void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int64_t sab, int64_t sa0, int64_t sa1,
                 const float *B, int64_t sbb, int64_t sb0, int64_t sb1, float *C, int64_t scb, int64_t ldc,
-                int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers, int32_t blas) {
+                int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers, int32_t blas,
+                int32_t acl_kc) {
     int64_t nt = workers < 1 ? 1 : workers;
     nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
     gemm_items_t jobs[MKL_MAX_WORKERS];
     gemm_items_t all = {M, N, K, A, sab, sa0, sa1, B, sbb, sb0, sb1, C, scb, ldc,
-                        beta, batched, threads, trans, (int32_t)nt, blas, 0, nb};
+                        beta, batched, threads, trans, (int32_t)nt, blas, acl_kc, 0, nb};
     if (nt <= 1 || nb < nt || nb * M * N * K < MKL_MIN_SPLIT) {
         gemm_items(&all);
         return;

@@ -3,7 +3,7 @@
  * Compute Library (gemm:acl, the route addmm_impl_cpu_ takes on aarch64 for x @ W.T products).
  * Both libraries are closed to us or too large to read: the orders below were measured on the
  * real wheel under QEMU (tools/emulate_arm64.py; Neoverse N1, V1 and V2 give the same bits, 1 and
- * 2 threads alike) by fitting per-element models to random products of 40 shapes (every layout,
+ * 2 threads alike, except for which ACL kernel family a product gets) by fitting per-element models to random products of 40 shapes (every layout,
  * M, N or K of 1, odd sizes, K up to 8193), the gemv 'N' kernel read with gdb; see KERNELS.md.
  *
  * In torch's row-major terms, as csrc/mkl_sgemm.h's sgemm_t (its a_off/b_off/c_off, threads and
@@ -24,10 +24,20 @@
  * torch turns a product with N == 1 (a column-vector result) into BLAS's gemv on A: callers pass
  * it transposed (gemm.c's gemm does), so that it reaches the M == 1 forms.
  *
- * oneDNN / ACL (acl_sgemm): each element one fused chain over all of K in increasing order,
- * starting from beta * C (torch copies the bias into C and asks for the sum post-op: the chain
- * starts at the bias), no K blocking (measured to K = 8193). alpha other than 1 unverified.
- * Which products take it is torch's choice (harness/impl/linalg.py: arm_acl_route).
+ * oneDNN / ACL (acl_sgemm): ACL's arm_gemm runs one of two kernel families, picked per product by
+ * its cycle estimates (harness/impl/linalg.py _acl_kc chooses; the caller passes acl_kc):
+ *   acl_kc == 0, the hybrid kernels (a64_ffhybrid_fp32_mla_6x16; on SVE also sve_ffhybrid_fp32_mla_6x4VL):
+ *     each element one fused chain over all of K in increasing order, starting from beta * C (torch
+ *     copies the bias into C and asks for the sum post-op: the chain starts at the bias). Their K
+ *     blocks (512 above K = 768) reload C into the accumulators, so the chain runs on unbroken
+ *     (measured to K = 8193).
+ *   acl_kc > 0, the interleaved kernels (a64_ffinterleaved_fp32_mla_8x12; on SVE also
+ *     sve_ffinterleaved_fp32_mla_8x3VL): K cut into ceil(K / acl_kc) blocks of kb = ceil(K / blocks)
+ *     (the last one taking the rest); each block one fused chain from 0 in k order into a buffer,
+ *     then merged into C: c = beta * C + t0 (beta = 0: c = t0), then c = c + t for each later block
+ *     (one rounding per merge). acl_kc is the kernel's K block limit, (32 KiB / 2) / (4 bytes *
+ *     max(out_width, 8)): 341 for the 8x12 kernel, 170 for 8x3VL with 256-bit vectors.
+ * alpha other than 1 unverified. Which products take ACL is torch's choice (linalg.py _blas).
  */
 #ifndef PARITY_NVPL_SGEMM_H
 #define PARITY_NVPL_SGEMM_H
@@ -67,11 +77,21 @@ typedef struct {
     const sgemm_t *g;
     int64_t m0, m1;
     int acl;
+    int64_t acl_kc;
 } arm_rows_job_t;
 
-/* Rows [m0, m1) of C by the NVPL gemm form (acl = 0) or the ACL chain (acl = 1). */
-static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl) {
-    const int64_t N = g->N, K = g->K, kc = acl ? (K > 0 ? K : 1) : NVPL_KC;
+/* ACL's interleaved K block for a limit kc (GemmInterleaved's get_k_block_size): as many blocks as
+ * the limit needs, K shared out evenly between them, rounded up. */
+static int64_t acl_k_block(int64_t K, int64_t kc) {
+    const int64_t blocks = divup(K, kc);
+    return divup(K, blocks);
+}
+
+/* Rows [m0, m1) of C by the NVPL gemm form (acl = 0), ACL's hybrid chain (acl = 1, acl_kc = 0) or
+ * ACL's interleaved form (acl = 1, K blocks for the limit acl_kc); see the comment at the top. */
+static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl, int64_t acl_kc) {
+    const int64_t N = g->N, K = g->K;
+    const int64_t kc = !acl ? NVPL_KC : acl_kc > 0 ? acl_k_block(K, acl_kc) : (K > 0 ? K : 1);
     const int64_t kmax = K < kc ? K : kc;
     float *bt = malloc(sizeof(float) * (size_t)((kmax > 0 ? kmax : 1) * N));
     float *t = malloc(sizeof(float) * (size_t)N);
@@ -80,10 +100,19 @@ static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl) {
         arm_pack_b(g, k0, k0 + kb, bt);
         for (int64_t i = m0; i < m1; i++) {
             float *c = g->C + i * g->ldc;
-            if (acl) {
+            if (acl && acl_kc <= 0) { /* hybrid: one chain from beta * C */
                 for (int64_t j = 0; j < N; j++) t[j] = g->beta == 0.0f ? 0.0f : g->beta * c[j];
                 arm_row_chain(N, kb, g->A + i * g->sa0, g->sa1, bt, t);
                 for (int64_t j = 0; j < N; j++) c[j] = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
+                continue;
+            }
+            if (acl) { /* interleaved: this block's chain from 0, merged into C (one rounding) */
+                for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
+                arm_row_chain(N, kb, g->A + i * g->sa0 + k0 * g->sa1, g->sa1, bt, t);
+                for (int64_t j = 0; j < N; j++) {
+                    const float v = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
+                    c[j] = k0 > 0 ? c[j] + v : g->beta == 0.0f ? v : g->beta * c[j] + v;
+                }
                 continue;
             }
             for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
@@ -102,12 +131,13 @@ static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl) {
 
 static void *arm_rows_job(void *arg) {
     const arm_rows_job_t *j = arg;
-    arm_rows(j->g, j->m0, j->m1, j->acl);
+    arm_rows(j->g, j->m0, j->m1, j->acl, j->acl_kc);
     return NULL;
 }
 
-/* The gemm form (or the ACL chain) on every element, rows split between g->workers pthreads (speed only). */
-static void arm_main(const sgemm_t *g, int acl) {
+/* The gemm form (or an ACL form, acl_kc as acl_sgemm's) on every element, rows split between
+ * g->workers pthreads (speed only). */
+static void arm_main(const sgemm_t *g, int acl, int64_t acl_kc) {
     const int64_t M = g->M, N = g->N, K = g->K, ldc = g->ldc;
     float *C = g->C;
     if (g->beta != 0.0f && g->beta != 1.0f && !acl)
@@ -123,13 +153,13 @@ static void arm_main(const sgemm_t *g, int acl) {
     nt = nt < M ? nt : M;
     nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
     if (nt <= 1 || M * N * K < MKL_MIN_SPLIT) {
-        arm_rows(g, 0, M, acl);
+        arm_rows(g, 0, M, acl, acl_kc);
         return;
     }
     arm_rows_job_t jobs[MKL_MAX_WORKERS];
     const int64_t per = divup(M, nt);
     for (int64_t t = 0; t < nt; t++)
-        jobs[t] = (arm_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M, acl};
+        jobs[t] = (arm_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M, acl, acl_kc};
     mkl_run_jobs(arm_rows_job, jobs, sizeof jobs[0], nt);
 }
 
@@ -192,12 +222,13 @@ static void nvpl_sgemm(const sgemm_t *g) {
         nvpl_gemv_n(g);
         return;
     }
-    arm_main(g, 0);
+    arm_main(g, 0, 0);
 }
 
-static void acl_sgemm(const sgemm_t *g) {
+/* acl_kc: 0 for ACL's hybrid kernels, else the interleaved kernel's K block limit (see the top). */
+static void acl_sgemm(const sgemm_t *g, int64_t acl_kc) {
     if (g->M <= 0 || g->N <= 0) return;
-    arm_main(g, 1);
+    arm_main(g, 1, acl_kc);
 }
 
 #endif
