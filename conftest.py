@@ -42,8 +42,16 @@ def committed_root() -> Path:
 @pytest.fixture(scope="session")
 def committed_fixtures(committed_root: Path) -> list[Path]:
     """The committed op fixtures (``<platform id>.h5``)."""
-    paths = sorted(p for p in committed_root.glob("torch-*/*.h5") if ".nanogpt-" not in p.name)
+    paths = sorted(p for p in committed_root.glob("torch-*/*.h5") if "." not in p.stem)
     assert paths, f"no committed op fixtures under {committed_root}"
+    return paths
+
+
+@pytest.fixture(scope="session")
+def committed_random(committed_root: Path) -> list[Path]:
+    """The committed random-case subsets (``<platform id>.random-<seed>.h5``)."""
+    paths = sorted(committed_root.glob("torch-*/*.random-*.h5"))
+    assert paths, f"no committed random-case fixtures under {committed_root}"
     return paths
 
 
