@@ -177,8 +177,9 @@ ARM64: dict[str, str] = {
     "rsqrt": "nothing: two correctly rounded operations",
     "linear": (
         "no MKL: NVPL `sgemm` (K blocks of 640; dot and gemv forms for M = 1 or N = 1) or, for a column-major"
-        " weight with M, K, N > 8, oneDNN's ACL gemm (one fused chain from the bias); bmm takes ACL only on"
-        " cores with BF16 (V1, V2), not N1"
+        " weight with M, K, N > 8, oneDNN's ACL gemm (a fused chain from the bias, or, where ACL's cycle estimate"
+        " picks its interleaved kernel, chains from 0 per K block added to the bias: the pick differs between N1"
+        " and V1/V2); bmm takes ACL only on cores with BF16 (V1, V2), not N1"
     ),
     "layer_norm": (
         "4 lanes (N1, V2) vs 8 (V1); NEON-typed vector code contracted by GCC, V1's SVE intrinsics not; the"

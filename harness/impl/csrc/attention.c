@@ -152,27 +152,34 @@ static float scale_max_row(float *x, int64_t kv, float scale) {
 static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     const int L = p->lanes_wide;
     const int64_t nv = kv - kv % L;
-    float acc[MAXL] = {0};
-    for (int64_t c0 = 0; c0 < nv; c0 += L) {
-        float *xv = x + c0;
-        for (int q = 0; q < L; q++) xv[q] = xv[q] - mx;
-        if (p->aten == ATEN_SVE || p->aten == ATEN_NEON) {
+    float dx[KV_SPLIT]; /* x - max of the full vectors (kv <= KV_SPLIT) */
+    for (int64_t c = 0; c < nv; c++) dx[c] = x[c] - mx;
+    /* the fast form on every full vector first (one loop each, no per-lane branch), then the
+     * vectors SVE's and NEON's exp_u20 send to SLEEF redone from dx */
+    if (p->aten == ATEN_SVE)
+        for (int64_t c = 0; c < nv; c++) x[c] = SVE_EXP_U20(dx[c]);
+    else if (p->aten == ATEN_NEON)
+        for (int64_t c = 0; c < nv; c++) x[c] = neon_expf_u20(dx[c]);
+    else
+        for (int64_t c = 0; c < nv; c++) x[c] = exp_u20(p, dx[c]);
+    if (p->aten == ATEN_SVE || p->aten == ATEN_NEON)
+        for (int64_t c0 = 0; c0 < nv; c0 += L) {
             /* SVE's and NEON's exp_u20 (sve/vec_float.h, vec128_float_neon.h): a fast form unless
              * a lane's |x| exceeds 0x1.5d5e2ap+6 (masked -inf lanes do), which sends the whole
              * vector to SLEEF's exp. SVE: ATen's FEXPA form; NEON: compared with vcagtq, where a
              * NaN lane compares false and stays on the fast form. */
+            const float *dv = dx + c0;
             int slow = 0;
             if (p->aten == ATEN_SVE)
-                for (int q = 0; q < L; q++) slow |= !(fabsf(xv[q]) <= 0x1.5d5e2ap+6f);
+                for (int q = 0; q < L; q++) slow |= !(fabsf(dv[q]) <= 0x1.5d5e2ap+6f);
             else
-                for (int q = 0; q < L; q++) slow |= fabsf(xv[q]) > 0x1.5d5e2ap+6f;
-            for (int q = 0; q < L; q++)
-                xv[q] = slow ? vec_expf(p, xv[q]) : (p->aten == ATEN_SVE ? SVE_EXP_U20(xv[q]) : neon_expf_u20(xv[q]));
-        } else {
-            for (int q = 0; q < L; q++) xv[q] = exp_u20(p, xv[q]);
+                for (int q = 0; q < L; q++) slow |= fabsf(dv[q]) > 0x1.5d5e2ap+6f;
+            if (slow)
+                for (int q = 0; q < L; q++) x[c0 + q] = vec_expf(p, dv[q]);
         }
-        for (int q = 0; q < L; q++) acc[q] = acc[q] + xv[q];
-    }
+    float acc[MAXL] = {0};
+    for (int64_t c0 = 0; c0 < nv; c0 += L)
+        for (int q = 0; q < L; q++) acc[q] = acc[q] + x[c0 + q];
     float s = lane_tree(p, acc, L);
     for (int64_t c = nv; c < kv; c++) {
         x[c] = (float)exp((double)(x[c] - mx));

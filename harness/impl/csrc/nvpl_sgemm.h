@@ -51,26 +51,65 @@
 #define NVPL_TILE_M 12
 #define NVPL_TILE_N 8
 
-/* Row-major copy of B[k0..k1, 0..N) (any strides) into bt[(k - k0) * N + j]. */
+/* Row-major copy of B[k0..k1, 0..N) (any strides) into bt[(k - k0) * N + j]; a strided B in
+ * groups of 8 rows, column by column (a transposed B reads 8 neighbours at a time). */
 static void arm_pack_b(const sgemm_t *g, int64_t k0, int64_t k1, float *bt) {
-    for (int64_t k = k0; k < k1; k++) {
-        const float *b = g->B + k * g->sb0;
-        float *d = bt + (k - k0) * g->N;
-        if (g->sb1 == 1)
-            memcpy(d, b, sizeof(float) * (size_t)g->N);
+    const int64_t N = g->N, sb0 = g->sb0, sb1 = g->sb1;
+    int64_t k = k0;
+    if (sb1 != 1)
+        for (; k + 8 <= k1; k += 8)
+            for (int64_t j = 0; j < N; j++)
+                for (int64_t q = 0; q < 8; q++) bt[(k - k0 + q) * N + j] = g->B[(k + q) * sb0 + j * sb1];
+    for (; k < k1; k++) {
+        const float *b = g->B + k * sb0;
+        float *d = bt + (k - k0) * N;
+        if (sb1 == 1)
+            memcpy(d, b, sizeof(float) * (size_t)N);
         else
-            for (int64_t j = 0; j < g->N; j++) d[j] = b[j * g->sb1];
+            for (int64_t j = 0; j < N; j++) d[j] = b[j * sb1];
     }
 }
 
-/* t[j] = fmaf(a[i,k], bt[k][j], t[j]) for k in [0, kb) in increasing order (one fused chain per j). */
-static void arm_row_chain(int64_t N, int64_t kb, const float *a, int64_t sa1, const float *restrict bt,
-                          float *restrict t) {
-    for (int64_t k = 0; k < kb; k++) {
-        const float ak = a[k * sa1];
-        const float *restrict b = bt + k * N;
-        for (int64_t j = 0; j < N; j++) t[j] = fmaf(ak, b[j], t[j]);
+/* Rows of A taken together by arm_chain (speed only). */
+#define ARM_ROWS 2
+
+/* t[r][j] = fmaf(a[r, k], bt[k][j], t[r][j]) for k in [0, kb) in increasing order, for nr rows of A
+ * (row r at a + r * sa0) and t (row r at t + r * N): one fused chain per element, nothing else.
+ * Pairs of rows and four k at a time share each pass over j (the chain steps nested in k order,
+ * so each element's chain is the same), then the rows and k left one at a time. */
+static void arm_chain(int64_t N, int64_t kb, int64_t nr, const float *a, int64_t sa0, int64_t sa1, const float *restrict bt,
+                      float *restrict t) {
+    const int64_t k4 = kb - kb % 4;
+    int64_t r = 0;
+    for (; r + ARM_ROWS <= nr; r += ARM_ROWS) {
+        const float *a0 = a + r * sa0, *a1 = a0 + sa0;
+        float *restrict t0 = t + r * N, *restrict t1 = t0 + N;
+        for (int64_t k = 0; k < k4; k += 4) {
+            const float x0 = a0[k * sa1], x1 = a0[(k + 1) * sa1], x2 = a0[(k + 2) * sa1], x3 = a0[(k + 3) * sa1];
+            const float y0 = a1[k * sa1], y1 = a1[(k + 1) * sa1], y2 = a1[(k + 2) * sa1], y3 = a1[(k + 3) * sa1];
+            const float *restrict b0 = bt + k * N, *restrict b1 = b0 + N, *restrict b2 = b1 + N, *restrict b3 = b2 + N;
+#pragma GCC unroll 4
+            for (int64_t j = 0; j < N; j++) {
+                t0[j] = fmaf(x3, b3[j], fmaf(x2, b2[j], fmaf(x1, b1[j], fmaf(x0, b0[j], t0[j]))));
+                t1[j] = fmaf(y3, b3[j], fmaf(y2, b2[j], fmaf(y1, b1[j], fmaf(y0, b0[j], t1[j]))));
+            }
+        }
+        for (int64_t k = k4; k < kb; k++) {
+            const float x = a0[k * sa1], y = a1[k * sa1];
+            const float *restrict b = bt + k * N;
+            for (int64_t j = 0; j < N; j++) {
+                t0[j] = fmaf(x, b[j], t0[j]);
+                t1[j] = fmaf(y, b[j], t1[j]);
+            }
+        }
     }
+    for (; r < nr; r++)
+        for (int64_t k = 0; k < kb; k++) {
+            const float ak = a[r * sa0 + k * sa1];
+            const float *restrict b = bt + k * N;
+            float *restrict tr = t + r * N;
+            for (int64_t j = 0; j < N; j++) tr[j] = fmaf(ak, b[j], tr[j]);
+        }
 }
 
 typedef struct {
@@ -88,44 +127,58 @@ static int64_t acl_k_block(int64_t K, int64_t kc) {
 }
 
 /* Rows [m0, m1) of C by the NVPL gemm form (acl = 0), ACL's hybrid chain (acl = 1, acl_kc = 0) or
- * ACL's interleaved form (acl = 1, K blocks for the limit acl_kc); see the comment at the top. */
+ * ACL's interleaved form (acl = 1, K blocks for the limit acl_kc); see the comment at the top.
+ * Rows go ARM_ROWS at a time through arm_chain (each element still its own chain). */
 static void arm_rows(const sgemm_t *g, int64_t m0, int64_t m1, int acl, int64_t acl_kc) {
     const int64_t N = g->N, K = g->K;
     const int64_t kc = !acl ? NVPL_KC : acl_kc > 0 ? acl_k_block(K, acl_kc) : (K > 0 ? K : 1);
     const int64_t kmax = K < kc ? K : kc;
     float *bt = malloc(sizeof(float) * (size_t)((kmax > 0 ? kmax : 1) * N));
-    float *t = malloc(sizeof(float) * (size_t)N);
+    float *tt = malloc(sizeof(float) * (size_t)(ARM_ROWS * N));
     for (int64_t k0 = 0; k0 < K; k0 += kc) {
         const int64_t kb = K - k0 < kc ? K - k0 : kc;
         arm_pack_b(g, k0, k0 + kb, bt);
-        for (int64_t i = m0; i < m1; i++) {
-            float *c = g->C + i * g->ldc;
-            if (acl && acl_kc <= 0) { /* hybrid: one chain from beta * C */
-                for (int64_t j = 0; j < N; j++) t[j] = g->beta == 0.0f ? 0.0f : g->beta * c[j];
-                arm_row_chain(N, kb, g->A + i * g->sa0, g->sa1, bt, t);
-                for (int64_t j = 0; j < N; j++) c[j] = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
-                continue;
+        for (int64_t i0 = m0; i0 < m1; i0 += ARM_ROWS) {
+            const int64_t nr = m1 - i0 < ARM_ROWS ? m1 - i0 : ARM_ROWS;
+            const int hybrid = acl && acl_kc <= 0;
+            for (int64_t r = 0; r < nr; r++) {
+                const float *c = g->C + (i0 + r) * g->ldc;
+                float *t = tt + r * N;
+                if (hybrid) /* hybrid: one chain from beta * C */
+                    for (int64_t j = 0; j < N; j++) t[j] = g->beta == 0.0f ? 0.0f : g->beta * c[j];
+                else
+                    for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
             }
-            if (acl) { /* interleaved: this block's chain from 0, merged into C (one rounding) */
-                for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
-                arm_row_chain(N, kb, g->A + i * g->sa0 + k0 * g->sa1, g->sa1, bt, t);
-                for (int64_t j = 0; j < N; j++) {
-                    const float v = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
-                    c[j] = k0 > 0 ? c[j] + v : g->beta == 0.0f ? v : g->beta * c[j] + v;
+            arm_chain(N, kb, nr, g->A + i0 * g->sa0 + k0 * g->sa1, g->sa0, g->sa1, bt, tt);
+            for (int64_t r = 0; r < nr; r++) {
+                const int64_t i = i0 + r;
+                float *c = g->C + i * g->ldc;
+                const float *t = tt + r * N;
+                /* v = alpha * t (t itself for alpha = 1); the tests hoisted out of the loops */
+                const float alpha = g->alpha, beta = g->beta;
+                const int one = alpha == 1.0f;
+                if (hybrid || (k0 == 0 && beta == 0.0f)) { /* hybrid, or the first block with beta = 0: c = v */
+                    if (one)
+                        memcpy(c, t, sizeof(float) * (size_t)N);
+                    else
+                        for (int64_t j = 0; j < N; j++) c[j] = alpha * t[j];
+                    continue;
                 }
-                continue;
-            }
-            for (int64_t j = 0; j < N; j++) t[j] = 0.0f;
-            arm_row_chain(N, kb, g->A + i * g->sa0 + k0 * g->sa1, g->sa1, bt, t);
-            const int first = k0 == 0 && g->beta == 0.0f, full_rows = i < g->M / NVPL_TILE_M * NVPL_TILE_M;
-            const int64_t nfull = full_rows ? N / NVPL_TILE_N * NVPL_TILE_N : 0;
-            for (int64_t j = 0; j < N; j++) {
-                const float v = g->alpha == 1.0f ? t[j] : g->alpha * t[j];
-                c[j] = first ? v : j < nfull ? fmaf(g->alpha, t[j], c[j]) : c[j] + v;
+                if (acl) { /* interleaved: this block's chain from 0, merged into C (one rounding) */
+                    if (k0 > 0)
+                        for (int64_t j = 0; j < N; j++) c[j] = c[j] + (one ? t[j] : alpha * t[j]);
+                    else
+                        for (int64_t j = 0; j < N; j++) c[j] = beta * c[j] + (one ? t[j] : alpha * t[j]);
+                    continue;
+                }
+                const int full_rows = i < g->M / NVPL_TILE_M * NVPL_TILE_M;
+                const int64_t nfull = full_rows ? N / NVPL_TILE_N * NVPL_TILE_N : 0;
+                for (int64_t j = 0; j < nfull; j++) c[j] = fmaf(alpha, t[j], c[j]);
+                for (int64_t j = nfull; j < N; j++) c[j] = c[j] + (one ? t[j] : alpha * t[j]);
             }
         }
     }
-    free(t);
+    free(tt);
     free(bt);
 }
 

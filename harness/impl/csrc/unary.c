@@ -186,12 +186,23 @@ static inline float dnnl_expf(int fma, float x) {
  * u = (t - f) + 1 in [1, 2); 2^(top 6 fraction bits of u / 64) by FEXPA (on bits(u) >> 17), scaled by
  * 2^f (FSCALE); d = u minus its top 17 bits, exact; result 2^(..) * fma(fma(c2, d, c1), d, 1). */
 static inline float dnnl_sve_expf(float x) {
-    x = fminf(x, vm_u2f(0x42b17218));
-    x = fmaxf(x, vm_u2f(0xc2aeac50));
+    /* fminf(x, ln FLT_MAX) then fmaxf(x, ln FLT_MIN), branch-free with glibc's NaN results: a quiet NaN
+     * gives the upper bound, a signalling one the lower (glibc's fminf returns it quieted, fmaxf drops it) */
+    const uint32_t ax = vm_f2u(x) & 0x7fffffffu;
+    const int snan = (ax > 0x7f800000u) & (ax < 0x7fc00000u);
+    x = vm_self(x < vm_u2f(0x42b17218), x, vm_u2f(0x42b17218));
+    x = vm_self(snan, vm_u2f(0xc2aeac50), x);
+    x = vm_self(x > vm_u2f(0xc2aeac50), x, vm_u2f(0xc2aeac50));
     float t = x * vm_u2f(0x3fb8aa3b);
-    float f = floorf(t);
+    float f = rintf(t);
+    f = vm_self(f > t, f - 1.0f, f); /* floorf(t), exactly (GCC vectorizes rintf, not floorf) */
     float u = (t - f) + 1.0f;
-    float scale = ldexpf(sve_fexpa(vm_u2f(vm_f2u(u) >> 17)), (int)f);
+    /* ldexpf(fexpa, f), fexpa in [1, 2), f in [-126, 128] after the clamp: one multiply by 2^f, which
+     * is exact for f <= 127 (so rounded once, as ldexpf), f = 128 as 2^127 * 2 (an exact step, then
+     * the overflow). Checked equal to ldexpf(floorf) on all 2^32 inputs. */
+    const int32_t k = (int32_t)f, k1 = k > 127 ? 127 : k < -127 ? -127 : k;
+    const float p2 = vm_u2f(k1 >= -126 ? (uint32_t)(k1 + 127) << 23 : 0x00400000u);
+    float scale = (sve_fexpa(vm_u2f(vm_f2u(u) >> 17)) * p2) * vm_self(k > 127, 2.0f, 1.0f);
     float d = u - vm_u2f(vm_f2u(u) & ~((1u << 17) - 1));
     float q = fmaf(vm_u2f(0x3e772df2), d, vm_u2f(0x3f31721c));
     q = fmaf(q, d, 1.0f);

@@ -180,11 +180,12 @@ static inline __attribute__((always_inline)) float sleef_tanhf_u10(float x) {
 /* SLEEF xlogf_u1 (Sleef_logf8_u10), the AVX2 path (the AVX-512 one equals it on normal inputs):
  * m = x / 2^e in [0.75, 1.5), log = e*ln2 + 2 atanh((m-1)/(m+1)) in double-float. */
 static inline float sleef_logf_u10(float d) {
-    int o = d < 0x1p-126f;
-    if (o) d = d * (float)(INT64_C(1) << 32) * (float)(INT64_C(1) << 32);
+    /* branch-free (mask selects, so the loops calling it vectorise) */
+    const int o = d < 0x1p-126f;
+    d = vm_self(o, d * (float)(INT64_C(1) << 32) * (float)(INT64_C(1) << 32), d);
     int32_t e = (int32_t)((vm_f2u(d * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
     float m = vm_u2f(vm_f2u(d) + (uint32_t)(-e) * (1u << 23));
-    if (o) e -= 64;
+    e -= 64 & -o;
     vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
     vm_f2 x = df_div(df_add2_f_f(-1.0f, m), df_add2_f_f(1.0f, m));
     float x2 = x.x * x.x;
@@ -194,10 +195,9 @@ static inline float sleef_logf_u10(float d) {
     s = df_add_f2_f2(s, df_scale(x, 2.0f));
     s = df_add_f2_f(s, (x2 * x.x) * t);
     float r = s.x + s.y;
-    if (isinf(d) && d > 0) r = INFINITY;
-    if (d < 0 || isnan(d)) r = NAN;
-    if (d == 0) r = -INFINITY;
-    return r;
+    r = vm_self(d == INFINITY, INFINITY, r);
+    r = vm_self(!(d >= 0), NAN, r); /* d < 0 or NaN */
+    return vm_self(d == 0, -INFINITY, r);
 }
 
 /* ------------------------------------------------------------------ aarch64 SVE256 Vectorized<float> */
