@@ -126,3 +126,18 @@ def test_a_subset_of_a_random_fixture_keeps_its_draw_and_reads_back(recorded: Pa
         assert np.array_equal(arr.view(np.uint32), got.outputs[name].view(np.uint32)), name
     assert tool.main([str(recorded), "--out", str(tmp_path / "x.h5"), "--cases", "exp/no-such-case"]) == 2
     assert capsys.readouterr().err.strip().endswith("no such case in the fixture: exp/no-such-case")
+
+
+def test_the_subset_tool_refuses_bad_arguments_in_one_line(tmp_path: Path):
+    import subprocess
+    import sys
+
+    tool = Path(__file__).parent.parent / "tools/random_subset.py"
+    for args in (
+        ["x.h5", "--out", str(tmp_path / "o.h5"), "--max-kib", "abc"],
+        ["x.h5"],
+        [str(tmp_path / "no.h5"), "--out", str(tmp_path / "o.h5")],
+    ):
+        result = subprocess.run([sys.executable, str(tool), *args], capture_output=True, text=True, check=False)
+        assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1, (args, result.stderr)
+        assert result.stderr.startswith("parity: error: "), result.stderr

@@ -16,7 +16,6 @@ Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neov
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
@@ -24,7 +23,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import _positive_int, run_reporting_errors  # noqa: E402
+from harness.cli import _Parser, _positive_int, run_reporting_errors  # noqa: E402
 from harness.emulation import CORES, Emulator, record_command, setup  # noqa: E402
 from harness.errors import ParityError  # noqa: E402
 from harness.platform_config import PlatformConfig  # noqa: E402
@@ -40,7 +39,7 @@ def thread_counts(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("setup", "record", "run"))
     parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
     parser.add_argument("--threads", default="2")

@@ -11,14 +11,13 @@ draw as it does for the full recording; nothing is re-recorded or changed.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import run_reporting_errors  # noqa: E402
+from harness.cli import _Parser, run_reporting_errors  # noqa: E402
 from harness.errors import ParityError  # noqa: E402
 from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture  # noqa: E402
 from harness.output import check_output_path  # noqa: E402
@@ -37,7 +36,7 @@ def select(cases: dict[str, CaseRecord], max_bytes: int, named: list[str]) -> li
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _Parser(prog="tools/random_subset.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("fixture", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--max-kib", type=float, default=16.0)
