@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import platform
 import subprocess
@@ -18,12 +17,13 @@ from harness.trace.tracefile import Captured, OpRecord, TensorRef, Trace, read_t
 
 torch = pytest.importorskip("torch")
 
+from harness.digest import digest  # noqa: E402
 from harness.platform_config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.record import recording, tracing  # noqa: E402
 
 
 def _digest(a: np.ndarray) -> bytes:
-    return hashlib.sha256(np.ascontiguousarray(a).tobytes()).digest()
+    return digest(np.ascontiguousarray(a))
 
 
 def test_recorder_fingerprints_inputs_before_and_outputs_after() -> None:

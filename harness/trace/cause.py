@@ -17,7 +17,6 @@ is "unexplained" (and B's program is run again for the ULP figures).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -29,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.digest import digest
 from harness.errors import ParityError
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op
@@ -222,8 +222,9 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
         impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
     except ParityError as err:
         return False, f"unexplained: {err}", None
+    algorithm = diff.a.digest_algorithm  # diff_traces holds both traces to one
     for side, impl, op, prof in (("A", impl_a, root.a, pa), ("B", impl_b, root.b, pb)):
-        bad = _not_reproduced(impl, op)
+        bad = _not_reproduced(impl, op, algorithm)
         if bad:
             why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
             return False, why, None
@@ -232,16 +233,16 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
         knob = cause.knobs[0]
         alone = pa.with_threads(pb.threads) if knob == "threads" else pb.with_threads(pa.threads)
         moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
-        if not _not_reproduced(moved, root.b):
+        if not _not_reproduced(moved, root.b, algorithm):
             text += f"; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's"
     return True, text, impl_b
 
 
-def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord) -> list[str]:
-    """The fingerprinted outputs of ``op`` whose digest the impl's outputs do not have."""
+def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str) -> list[str]:
+    """The fingerprinted outputs of ``op`` whose digest (by the trace's ``algorithm``) the impl's
+    outputs do not have."""
     return [
         r.name
         for r in op.outputs
-        if r.fingerprinted
-        and (r.name not in impl or hashlib.sha256(np.ascontiguousarray(impl[r.name]).tobytes()).digest() != r.digest)
+        if r.fingerprinted and (r.name not in impl or digest(impl[r.name], algorithm) != r.digest)
     ]

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.errors import ParityError
 from harness.trace.tracefile import OpRecord, Trace
 
 
@@ -158,6 +159,11 @@ def _float_ulp(x: float, y: float, dtype: str) -> int | None:
 
 
 def diff_traces(a: Trace, b: Trace) -> TraceDiff:
+    if a.digest_algorithm != b.digest_algorithm:
+        raise ParityError(
+            f"{b.path} holds {b.digest_algorithm} digests and {a.path} {a.digest_algorithm} ones: their tensors "
+            "cannot be compared; trace both programs with this version"
+        )
     pairs = align(a.ops, b.ops)
     root: Divergence | None = None
     first: Divergence | None = None

@@ -2,8 +2,8 @@
 
 ``with tracing("run.h5"): train()`` records forward, backward and optimizer ops through a
 ``TorchDispatchMode``: per op its name, the user's module path and call site, the non-tensor
-arguments, and per input (read before the op runs) and output (after) the SHA-256 of its raw
-bytes, shape, dtype and float64 sum. Outputs of ``empty`` and its kin are not fingerprinted
+arguments, and per input (read before the op runs) and output (after) the digest of its raw
+bytes (harness.digest), shape, dtype and float64 sum. Outputs of ``empty`` and its kin are not fingerprinted
 (their bytes are whatever the allocator left), nor are such tensors as inputs before anything
 writes them. Ops named in ``capture`` also keep their tensors in full.
 
@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-import hashlib
 import os
 import sys
 import weakref
@@ -37,6 +36,7 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from harness.digest import digest, fingerprint_at
 from harness.errors import ParityError
 from harness.trace.tracefile import Captured, OpRecord, TensorRef, write_trace
 
@@ -401,7 +401,7 @@ class Tracer:
 
 
 _NONE = b"\0" * 32
-_EMPTY_SHA256 = hashlib.sha256(b"").digest()
+_EMPTY_DIGEST = digest(b"")
 _MISS = object()  # no valid fingerprint cached
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
@@ -439,11 +439,12 @@ def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:
 def _generator_ref(args: tuple, kwargs: dict) -> _Raw:
     """The generator's state as an input of a random op: its draws depend on it."""
     state = _generator_state(args, kwargs)
-    return ("generator_state", (hashlib.sha256(state.tobytes()).digest(), _NAN), "uint8", tuple(state.shape))
+    return ("generator_state", (digest(state), _NAN), "uint8", tuple(state.shape))
 
 
 def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
-    """SHA-256 of the tensor's raw C-order bytes and its float64 sum (NaN where not numeric)."""
+    """The digest of the tensor's raw C-order bytes and its float64 sum (NaN where not numeric):
+    harness.digest's, one pass in C for float32."""
     if not t.is_contiguous():
         t = t.contiguous()
     return _fingerprint_at(t.data_ptr(), t.nbytes, t.dtype, t)
@@ -451,21 +452,22 @@ def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
 
 def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) -> tuple[bytes, float]:
     """``_fingerprint`` of contiguous ``t``, whose ``nbytes`` bytes of ``dtype`` start at ``ptr``:
-    its float64 sum is NumPy's (0 for bool)."""
+    float32 digested and summed in one pass (harness.digest), other dtypes' sums NumPy's (0 for bool)."""
     if nbytes == 0:
-        return (_EMPTY_SHA256, 0.0)
-    array_type = _BYTE_ARRAYS.get(nbytes)
-    if array_type is None:
-        array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
-    raw = array_type.from_address(ptr)
+        return (_EMPTY_DIGEST, 0.0)
+    if dtype is torch.float32:
+        return fingerprint_at(ptr, nbytes, True)
     np_dtype = _NP_DTYPES.get(dtype)
     if np_dtype is None:
         total = float(t.double().sum()) if t.is_floating_point() else _NAN
     elif np_dtype is np.bool_:
         total = 0.0
     else:
-        total = float(np.frombuffer(raw, np_dtype).sum(dtype=np.float64))
-    return (hashlib.sha256(raw).digest(), total)
+        array_type = _BYTE_ARRAYS.get(nbytes)
+        if array_type is None:
+            array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
+        total = float(np.frombuffer(array_type.from_address(ptr), np_dtype).sum(dtype=np.float64))
+    return (fingerprint_at(ptr, nbytes, False)[0], total)
 
 
 def _text(value: Any) -> str:

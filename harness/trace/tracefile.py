@@ -3,19 +3,22 @@
 A trace is an HDF5 file of the fixture store (``harness.store``: atomic writes, SHA-256 of every
 array, no pickle) of kind ``trace``::
 
-    /                       attrs: format, schema_version, kind = "trace", trace_version = 1,
+    /                       attrs: format, schema_version, kind = "trace", trace_version = 2,
+                                   digest (the tensors' digest algorithm, harness.digest: mix256-v1;
+                                   version 1 traces, without it, hold SHA-256 digests),
                                    provenance (JSON: as a fixture's, harness.provenance),
                                    command (JSON: argv), cwd, env (JSON: the variables that pin
                                    the configuration), captured (JSON: op indices held in full)
     /trace/strings          UTF-8 JSON list of every name below (ops, modules, call sites, ...)
     /trace/op, module, site, phase, args, step, in_start, in_count, out_count   one row per op
     /trace/t_name, t_dtype, t_shape       one row per tensor an op read or wrote (ids into strings)
-    /trace/t_digest         (rows, 32) uint8: SHA-256 of the tensor's raw C-order bytes
+    /trace/t_digest         (rows, 32) uint8: the digest of the tensor's raw C-order bytes
     /trace/t_fingerprinted  bool: false for an output allocated but not yet written (``empty``
                             and its kin), such a tensor as an input before anything wrote it,
                             and the tensors of view ops (their bits are those of the viewed
                             tensor, fingerprinted where an op computes with them)
-    /trace/t_sum            float64 sum of the elements (NaN where not fingerprinted or not numeric)
+    /trace/t_sum            float64 sum of the elements (NaN where not fingerprinted or not numeric;
+                            float32 in harness.digest's order, others NumPy's)
     /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
                             attrs: args (JSON: the call's arguments, tensors by input name)
 
@@ -31,11 +34,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from harness.digest import ALGORITHM as DIGEST
+from harness.digest import LEGACY as LEGACY_DIGEST
 from harness.errors import FixtureError
 from harness.store import FixtureReader, FixtureWriter
 
 KIND = "trace"
-TRACE_VERSION = 1
+TRACE_VERSION = 2
+_READ_VERSIONS = (1, 2)  # 1: SHA-256 digests, no digest attribute
 PHASES = ("forward", "backward", "optimizer", "other")
 _OP_COLUMNS = ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count")
 _T_COLUMNS = ("t_name", "t_dtype", "t_shape")
@@ -91,6 +97,11 @@ class Trace:
         return dict(self.attrs.get("provenance", {}))
 
     @property
+    def digest_algorithm(self) -> str:
+        """How this trace's tensors were digested (harness.digest)."""
+        return str(self.attrs.get("digest", LEGACY_DIGEST))
+
+    @property
     def label(self) -> str:
         prov = self.provenance
         return f"{self.path} ({prov.get('platform_id', '?')}, torch {prov.get('torch_version', '?')})"
@@ -137,7 +148,7 @@ def write_trace(
             fingerprinted.append(t.fingerprinted)
             sums.append(t.sum)
     with FixtureWriter(path, KIND, force=force, packed=True) as w:
-        w.set_attrs("/", {**attrs, "trace_version": TRACE_VERSION, "captured": sorted(captured)})
+        w.set_attrs("/", {**attrs, "trace_version": TRACE_VERSION, "digest": DIGEST, "captured": sorted(captured)})
         for col, values in {**op_cols, **t_cols}.items():
             w.put("trace", col, np.asarray(values, np.int32))
         w.put("trace", "t_digest", np.frombuffer(b"".join(digests), np.uint8).reshape(len(digests), 32))
@@ -165,8 +176,10 @@ def read_trace(path: str | Path) -> Trace:
     path = Path(path)
     with FixtureReader(path, kind=KIND) as r:
         attrs = r.attrs("/")
-        if attrs.get("trace_version") != TRACE_VERSION:
+        if attrs.get("trace_version") not in _READ_VERSIONS:
             raise FixtureError(path, f"trace version {attrs.get('trace_version')} is not supported")
+        if attrs["trace_version"] > 1 and attrs.get("digest") not in (DIGEST, LEGACY_DIGEST):
+            raise FixtureError(path, f"its digests are {attrs.get('digest')!r}, which this version cannot check")
         strings: list[str] = json.loads(r.tensor("trace/strings").tobytes().decode())
         cols = {c: r.tensor(f"trace/{c}").tolist() for c in (*_OP_COLUMNS, *_T_COLUMNS, "t_fingerprinted", "t_sum")}
         digest = r.tensor("trace/t_digest")

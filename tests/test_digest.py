@@ -1,0 +1,62 @@
+"""harness.digest: the traces' one-pass digest and float32 sum."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.digest import ALGORITHM, LEGACY, digest, fingerprint_at
+from harness.errors import ParityError
+
+
+def _sum_in_documented_order(x: np.ndarray) -> float:
+    """float64 partials by index mod 8, each in index order, then paired as csrc/digest.c says."""
+    s = [0.0] * 8
+    for i, v in enumerate(x.astype(np.float64).tolist()):
+        s[i % 8] += v
+    return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
+
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 31, 32, 33, 1000])
+def test_sum_follows_its_documented_order_and_digest_its_bytes(n: int):
+    x = np.random.default_rng(n).standard_normal(n).astype(np.float32) * np.float32(1e3)
+    buf = x if n else np.zeros(1, np.float32)
+    got_digest, got_sum = fingerprint_at(buf.ctypes.data, x.nbytes, True)
+    assert np.float64(got_sum).view(np.uint64) == np.float64(_sum_in_documented_order(x)).view(np.uint64)
+    assert got_digest == digest(x) and len(got_digest) == 32
+    assert np.isnan(fingerprint_at(buf.ctypes.data, x.nbytes, False)[1])
+
+
+def test_every_single_bit_flip_and_every_length_changes_the_digest():
+    data = np.random.default_rng(1).integers(0, 256, 97, dtype=np.uint8)
+    base = digest(data)
+    seen = {base}
+    for i in range(len(data) * 8):
+        flipped = data.copy()
+        flipped[i // 8] ^= np.uint8(1 << (i % 8))
+        seen.add(digest(flipped))
+    assert len(seen) == 1 + len(data) * 8
+    lengths = {digest(b"\0" * n) for n in range(70)}  # zero padding is told apart by the length
+    assert len(lengths) == 70 and digest(data) == base  # and the same bytes give the same digest
+
+
+def test_legacy_traces_are_checked_with_sha256_and_unknown_algorithms_refused():
+    assert digest(b"abc", LEGACY) == hashlib.sha256(b"abc").digest()
+    assert digest(np.arange(3, dtype=np.float32), LEGACY) == hashlib.sha256(np.arange(3, dtype=np.float32)).digest()
+    with pytest.raises(ParityError, match="unknown digest algorithm 'md5'"):
+        digest(b"abc", "md5")
+
+
+def test_traces_of_two_digest_algorithms_are_not_compared(tmp_path: Path):
+    from harness.trace.diff import diff_traces
+    from harness.trace.tracefile import Trace
+
+    old = Trace(tmp_path / "old.h5", {"trace_version": 1}, [])
+    new = Trace(tmp_path / "new.h5", {"trace_version": 2, "digest": ALGORITHM}, [])
+    assert (old.digest_algorithm, new.digest_algorithm) == (LEGACY, ALGORITHM)
+    with pytest.raises(ParityError, match=r"holds mix256-v1 digests and .* sha256 ones"):
+        diff_traces(old, new)
+    assert diff_traces(new, new).root_cause is None
