@@ -21,7 +21,6 @@ from harness.errors import ParityError
 
 ALGORITHM = "mix256-v1"
 LEGACY = "sha256"  # the digest of traces that do not name one
-_BUFFER = ctypes.c_char * 0
 
 
 @cache

@@ -168,8 +168,7 @@ static inline float dnnl_expf(int fma, float x) {
     int under = x < ln_flt_min;
     x = vm_self(x < ln_flt_max, x, ln_flt_max); /* vminps/vmaxps: a NaN x gives the bound */
     x = vm_self(x > ln_flt_min, x, ln_flt_min);
-    float v = x * log2e + 0.5f, fx = rintf(v);
-    fx = vm_self(fx > v, fx - 1.0f, fx); /* floorf(v), exactly (GCC vectorizes rintf, not floorf) */
+    float v = x * log2e + 0.5f, fx = vm_floorf(v);
     float r = fma ? fmaf(-fx, ln2, x) : x - fx * ln2;
     int32_t n = (int32_t)(fx - 1.0f);
     float scale = vm_u2f(((uint32_t)(n + 127) << 23) & ~-(uint32_t)under);
@@ -194,8 +193,7 @@ static inline float dnnl_sve_expf(float x) {
     x = vm_self(snan, vm_u2f(0xc2aeac50), x);
     x = vm_self(x > vm_u2f(0xc2aeac50), x, vm_u2f(0xc2aeac50));
     float t = x * vm_u2f(0x3fb8aa3b);
-    float f = rintf(t);
-    f = vm_self(f > t, f - 1.0f, f); /* floorf(t), exactly (GCC vectorizes rintf, not floorf) */
+    float f = vm_floorf(t);
     float u = (t - f) + 1.0f;
     /* ldexpf(fexpa, f), fexpa in [1, 2), f in [-126, 128] after the clamp: one multiply by 2^f, which
      * is exact for f <= 127 (so rounded once, as ldexpf), f = 128 as 2^127 * 2 (an exact step, then

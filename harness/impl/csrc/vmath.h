@@ -44,6 +44,12 @@ static inline float vm_self(int c, float a, float b) {
     return vm_u2f((vm_f2u(a) & m) | (vm_f2u(b) & ~m));
 }
 
+/* floorf(x), exactly: rintf and one select (GCC vectorizes rintf, not floorf). */
+static inline float vm_floorf(float x) {
+    const float r = rintf(x);
+    return vm_self(r > x, r - 1.0f, r);
+}
+
 /* a with the sign bit of s flipped into it: signbit(s) ? -a : a (exact, branch-free). */
 static inline float vm_xorsign(float a, float s) { return vm_u2f(vm_f2u(a) ^ (vm_f2u(s) & 0x80000000u)); }
 
