@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from harness import __version__
+from harness.digest import ALGORITHM, ALGORITHMS, LEGACY
 from harness.errors import ParityError, torch_missing
 from harness.op_ids import parse_op_list
 from harness.platform_config import collect_facts
@@ -52,6 +53,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     nanogpt = args.nanogpt or args.nanogpt_dir is not None or args.nanogpt_train is not None
     if nanogpt and args.ops:
         raise ParityError("--ops selects ops; it does not go with --nanogpt")
+    if args.digest and not nanogpt:
+        raise ParityError("--digest names a nanoGPT run's digest algorithm; op fixtures store their tensors whole")
     if args.nanogpt_train is not None:
         _check_nanogpt_train(args)
     if args.nanogpt_dir is not None and not (args.nanogpt_dir / "model.py").is_file():
@@ -59,7 +62,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     parse_op_list(args.ops)  # unknown ops fail here, before any process starts
     request = RecordRequest(
         nanogpt=args.config if nanogpt else "", ops=args.ops, full_steps=args.full_steps, init=args.init,
-        nanogpt_dir=args.nanogpt_dir, nanogpt_train=args.nanogpt_train, force=args.force, quiet=args.quiet,
+        nanogpt_dir=args.nanogpt_dir, nanogpt_train=args.nanogpt_train, digest=args.digest or "",
+        force=args.force, quiet=args.quiet,
     )  # fmt: skip
     configs = with_machine_blas(plan_configs(collect_facts(), args.isa, args.threads))
     suffix = f"upstream-{request.nanogpt}" if args.nanogpt_train else request.nanogpt
@@ -381,6 +385,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=Path,
         help="run this nanoGPT checkout's own train.py, unchanged, for 50 iterations and record it "
         "(--config tiny: a small override set; shakespeare-char: its config/train_shakespeare_char.py)",
+    )
+    gen.add_argument(
+        "--digest",
+        choices=ALGORITHMS,
+        help=f"a nanoGPT run's digest algorithm (default {ALGORITHM}; {LEGACY} for digests comparable with "
+        "fixtures written before it)",
     )
     gen.add_argument("--force", action="store_true", help="overwrite existing fixtures")
     gen.add_argument("--quiet", action="store_true", help="no progress output")

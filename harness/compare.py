@@ -176,16 +176,16 @@ def first_divergence_in_step(ra: StepRecord, rb: StepRecord, names: list[str]) -
     for which in ("x", "y"):
         if not np.array_equal(getattr(ra, which), getattr(rb, which)):
             return Divergence(s, "batch", which, "the batch differs")
-    ma, mb = ra.dropout_mask_sha256, rb.dropout_mask_sha256
+    ma, mb = ra.dropout_mask_digests, rb.dropout_mask_digests
     for i in range(max(len(ma), len(mb))):
         if i >= len(ma) or i >= len(mb) or not np.array_equal(ma[i], mb[i]):
             return Divergence(s, "forward", f"dropout mask {i}", f"dropout mask {i} (in draw order) differs")
-    if not np.array_equal(ra.logits_sha256, rb.logits_sha256):
+    if not np.array_equal(ra.logits_digest, rb.logits_digest):
         return Divergence(
             s,
             "forward",
             "logits",
-            f"logits {hex_digest(ra.logits_sha256)[:12]}... vs {hex_digest(rb.logits_sha256)[:12]}...",
+            f"logits {hex_digest(ra.logits_digest)[:12]}... vs {hex_digest(rb.logits_digest)[:12]}...",
         )
     if ra.loss.tobytes() != rb.loss.tobytes():
         return Divergence(
@@ -240,13 +240,18 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
         raise ParityError(
             f"{b.path} and {a.path} were trained from different configs or batches (input digests differ)"
         )
+    if a.run.digest != b.run.digest:
+        raise ParityError(
+            f"{a.path} digests with {a.run.digest} and {b.path} with {b.run.digest}: their digests are not "
+            f"comparable (record one again with `parity generate --digest {a.run.digest}`)"
+        )
     names = a.run.param_names
     if names != b.run.param_names:
         raise ParityError(f"{a.path} and {b.path} name different parameters")
-    init_identical = np.array_equal(a.run.init_sha256, b.run.init_sha256)
+    init_identical = np.array_equal(a.run.init_digests, b.run.init_digests)
     first = None
     if not init_identical:
-        i = int(np.flatnonzero((a.run.init_sha256 != b.run.init_sha256).any(axis=1))[0])
+        i = int(np.flatnonzero((a.run.init_digests != b.run.init_digests).any(axis=1))[0])
         first = Divergence(0, "init", names[i], f"initial weights of {names[i]} differ")
     if len(a.run.steps) != len(b.run.steps):
         raise ParityError(

@@ -89,6 +89,8 @@ def describe(fx: Fixture, *, full: bool = False) -> str:
         f"schema       {fx.attrs.get('format', '')} v{fx.attrs.get('schema_version', '')}, kind {kind}",
         f"input digest {fx.attrs['input_digest']}",
     ]
+    if isinstance(fx, NanoGPTFixture):
+        out.append(f"digests      {fx.run.digest} (digest and float64 sum of every tensor kept as a digest)")
     extra = {"config": fx.config} if isinstance(fx, NanoGPTFixture) else {}
     if kind == upstream_fixture.KIND:
         extra |= {"upstream": fx.attrs.get("upstream", {}), "dataset": fx.attrs.get("dataset", {})}
@@ -120,7 +122,7 @@ def _nanogpt_contents(fx: NanoGPTFixture) -> str:
     rows = [
         (
             str(r.step), f"{r.lr:.6g}", f"{float(r.loss):.6f}", f"{float(r.grad_norm):.6f}",
-            f"{float(r.clip_coef):.6f}", str(len(r.dropout_mask_sha256)), hex_digest(r.logits_sha256)[:16],
+            f"{float(r.clip_coef):.6f}", str(len(r.dropout_mask_digests)), hex_digest(r.logits_digest)[:16],
             "full" if r.full else "digests",
         )
         for r in run.steps
@@ -134,7 +136,7 @@ def _nanogpt_contents(fx: NanoGPTFixture) -> str:
         [
             table(("parameter", "shape"), params),
             "",
-            table(("step", "lr", "loss", "grad norm", "clip coef", "masks", "logits sha256", "stored"), rows),
+            table(("step", "lr", "loss", "grad norm", "clip coef", "masks", "logits digest", "stored"), rows),
             "",
             f"{len(run.steps)} steps, {len(run.param_names)} parameters, initial weights "
             f"{'in full' if run.init else 'as digests'}; two runs from the same start: {verdict}",

@@ -3,21 +3,28 @@
 Layout inside the store (see ``harness.store``)::
 
     /                         attrs: kind "nanogpt", config, param_names, param_shapes,
-                                     digest_kinds, full_steps, deterministic, input_digest, ...
+                                     digest, digest_kinds, full_steps, deterministic, input_digest, ...
     /init/<param>             initial weights, in full (when full_init)
-    /init_sha256, /init_sums  (P, 32) uint8 and (P,) float64: their digests and float64 sums
+    /init_digests, /init_sums  (P, 32) uint8 and (P,) float64: their digests and float64 sums
     /steps/<NNNN>             attrs: lr (float64), loss_value, full
         x, y                  the batch (int64, batch x block)
         loss, grad_norm, clip_coef   0-d float32: the loss, the pre-clip total gradient norm,
                               and the clip coefficient applied
-        logits_sha256         (32,) uint8: SHA-256 of the logits
-        dropout_mask_sha256   (k, 32) uint8: SHA-256 of each dropout keep-mask (bool), in the
+        logits_digest         (32,) uint8: the digest of the logits
+        dropout_mask_digests  (k, 32) uint8: the digest of each dropout keep-mask (bool), in the
                               order torch drew them (embedding, then per block attention
                               weights, attention output, MLP output)
-        digests               (P, 5, 32) uint8: per parameter and digest kind, SHA-256 of the
+        digests               (P, 5, 32) uint8: per parameter and digest kind, the digest of the
                               tensor's raw bytes
         sums                  (P, 5) float64: per parameter and kind, the float64 sum
         full/<kind>/<param>   the tensors themselves, at the steps in ``full_steps``
+
+Digests and sums are by the algorithm the root's ``digest`` attribute names (``harness.digest``:
+``mix256-v1`` today). Fixtures written before it was named carry SHA-256 digests and NumPy's
+sums, no ``digest`` attribute, and name three records after SHA-256: ``init_sha256``,
+``logits_sha256`` and ``dropout_mask_sha256``; they are read as such (``LEGACY_NAMES``). A
+reader that predates the attribute finds those three missing in a newer fixture and refuses it
+rather than misread its digests.
 
 Digest kinds, in execution order: grad_preclip (after backward), grad (after clipping),
 value (the parameter after the optimiser step), exp_avg and exp_avg_sq (AdamW's moments).
@@ -34,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.digest import ALGORITHM, ALGORITHMS, LEGACY, fingerprints
 from harness.errors import FixtureError
 from harness.nanogpt_config import TrainConfig, get_lr
 from harness.store import FixtureReader, FixtureWriter, json_attr, spec, tensor_digest
@@ -47,8 +55,8 @@ _STEP_TENSORS = (
     "loss",
     "grad_norm",
     "clip_coef",
-    "logits_sha256",
-    "dropout_mask_sha256",
+    "logits_digest",
+    "dropout_mask_digests",
     "digests",
     "sums",
 )
@@ -63,8 +71,8 @@ class StepRecord:
     loss: np.ndarray
     grad_norm: np.ndarray
     clip_coef: np.ndarray
-    logits_sha256: np.ndarray
-    dropout_mask_sha256: np.ndarray
+    logits_digest: np.ndarray
+    dropout_mask_digests: np.ndarray
     digests: np.ndarray
     sums: np.ndarray
     full: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)
@@ -85,14 +93,13 @@ class NanoGPTRun:
     param_names: list[str]
     init: dict[str, np.ndarray]  # empty when a fixture was written without full initial weights
     steps: list[StepRecord]
-    init_sha256: np.ndarray = field(default_factory=lambda: np.zeros((0, 32), np.uint8))
+    init_digests: np.ndarray = field(default_factory=lambda: np.zeros((0, 32), np.uint8))
     init_sums: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float64))
+    digest: str = ALGORITHM  # the algorithm of every digest and sum (harness.digest)
 
     def __post_init__(self) -> None:
-        if self.init and not len(self.init_sha256):
-            arrays = [self.init[n] for n in self.param_names]
-            self.init_sha256 = np.stack([sha256_bytes(np.ascontiguousarray(a).tobytes()) for a in arrays])
-            self.init_sums = np.array([a.sum(dtype=np.float64) for a in arrays])
+        if self.init and not len(self.init_digests):
+            self.init_digests, self.init_sums = fingerprints([self.init[n] for n in self.param_names], self.digest)
 
 
 @dataclass
@@ -114,8 +121,35 @@ def step_group(step: int) -> str:
     return f"steps/{step:04d}"
 
 
-def sha256_bytes(data: bytes | memoryview) -> np.ndarray:
-    return np.frombuffer(hashlib.sha256(data).digest(), dtype=np.uint8)
+# records a fixture of SHA-256 names after it (see the module docstring)
+LEGACY_NAMES = {
+    "init_digests": "init_sha256",
+    "logits_digest": "logits_sha256",
+    "dropout_mask_digests": "dropout_mask_sha256",
+}
+
+
+def stored_name(name: str, algorithm: str) -> str:
+    """The name under which a fixture digesting with ``algorithm`` stores record ``name``."""
+    return LEGACY_NAMES.get(name, name) if algorithm == LEGACY else name
+
+
+def digest_attr(algorithm: str) -> dict[str, str]:
+    """The root attribute naming ``algorithm``: none for SHA-256, so that a fixture of SHA-256 digests
+    is laid out as fixtures were before the attribute, and readers of that time read it."""
+    return {} if algorithm == LEGACY else {"digest": algorithm}
+
+
+def fixture_digest(reader: FixtureReader) -> str:
+    """The digest algorithm a fixture names (SHA-256 where it names none); a one-line error for one
+    this version does not know."""
+    algorithm = reader.attrs("/").get("digest", LEGACY)
+    if algorithm not in ALGORITHMS:
+        raise FixtureError(
+            reader.path,
+            f"its digest algorithm {algorithm!r} is unknown to this version (it knows {', '.join(ALGORITHMS)})",
+        )
+    return str(algorithm)
 
 
 def hex_digest(digest: np.ndarray) -> str:
@@ -154,6 +188,7 @@ def write_nanogpt_fixture(
                 "param_names": run.param_names,
                 "param_shapes": [list(run.init[n].shape) for n in run.param_names],
                 "full_init": full_init,
+                **digest_attr(run.digest),
                 "digest_kinds": list(DIGEST_KINDS),
                 "full_steps": [r.step for r in run.steps if r.full],
                 "steps": len(run.steps),
@@ -170,7 +205,7 @@ def put_run(writer: FixtureWriter, run: NanoGPTRun, *, full_init: bool) -> None:
 
     A step's ``loss_value`` is its loss, or the mean of its micro-steps' losses where it has several.
     """
-    writer.put("/", "init_sha256", run.init_sha256)
+    writer.put("/", stored_name("init_digests", run.digest), run.init_digests)
     writer.put("/", "init_sums", run.init_sums)
     if full_init:
         for name in run.param_names:
@@ -178,7 +213,7 @@ def put_run(writer: FixtureWriter, run: NanoGPTRun, *, full_init: bool) -> None:
     for rec in run.steps:
         group = step_group(rec.step)
         for name, arr in rec.tensors().items():
-            writer.put(group, name, arr)
+            writer.put(group, stored_name(name, run.digest), arr)
         for kind, tensors in rec.full.items():
             for name, arr in tensors.items():
                 writer.put(f"{group}/full/{kind}", name, arr)
@@ -254,8 +289,10 @@ def check_nanogpt_fixture(reader: FixtureReader) -> None:
     if not all(isinstance(s, int) and 1 <= s <= steps for s in full_steps):
         raise _damaged(reader, f"full_steps {full_steps} lie outside steps 1..{steps}")
     n_params = len(names)
-    _expect_names(reader, "/", ["init_sha256", "init_sums"], ["init", "steps"] if attrs["full_init"] else ["steps"])
-    _expect(reader, "init_sha256", "uint8", (n_params, 32))
+    algorithm = fixture_digest(reader)
+    init_digests = stored_name("init_digests", algorithm)
+    _expect_names(reader, "/", [init_digests, "init_sums"], ["init", "steps"] if attrs["full_init"] else ["steps"])
+    _expect(reader, init_digests, "uint8", (n_params, 32))
     _expect(reader, "init_sums", "float64", (n_params,))
     if attrs["full_init"]:
         _expect_names(reader, "init", names, [])
@@ -276,15 +313,15 @@ def check_nanogpt_fixture(reader: FixtureReader) -> None:
             raise _damaged(reader, f"{group} says full={not full}, its full_steps say otherwise")
         if schedule is not None and step_attrs["lr"] != _scheduled_lr(reader, step, schedule):
             raise _damaged(reader, f"{group}'s lr {step_attrs['lr']} is not its config's schedule")
-        _expect_names(reader, group, list(_STEP_TENSORS), ["full"] if full else [])
+        _expect_names(reader, group, [stored_name(n, algorithm) for n in _STEP_TENSORS], ["full"] if full else [])
         x = reader.key(f"{group}/x")
         if x.dtype != "int64" or len(x.shape) != 2:
             raise _damaged(reader, f"{group}/x is {x.dtype}{list(x.shape)}, not a batch of tokens")
         batches.append((x.digest, _expect(reader, f"{group}/y", "int64", x.shape)))
         for name in ("loss", "grad_norm", "clip_coef"):
             _expect(reader, f"{group}/{name}", "float32", ())
-        _expect(reader, f"{group}/logits_sha256", "uint8", (32,))
-        _expect(reader, f"{group}/dropout_mask_sha256", "uint8", (n_masks, 32))
+        _expect(reader, f"{group}/{stored_name('logits_digest', algorithm)}", "uint8", (32,))
+        _expect(reader, f"{group}/{stored_name('dropout_mask_digests', algorithm)}", "uint8", (n_masks, 32))
         _expect(reader, f"{group}/digests", "uint8", (n_params, len(DIGEST_KINDS), 32))
         _expect(reader, f"{group}/sums", "float64", (n_params, len(DIGEST_KINDS)))
         if full:
@@ -309,15 +346,17 @@ def read_run(reader: FixtureReader, attrs: dict[str, Any], *, full: bool) -> Nan
     """The initial weights and every step's records of a checked fixture (``put_run``'s layout);
     ``full=False`` skips the tensors stored in full."""
     names = list(attrs["param_names"])
+    algorithm = fixture_digest(reader)
     init = {name: reader.tensor(f"init/{name}") for name in names} if attrs.get("full_init") else {}
     steps = []
     for step in range(1, int(attrs["steps"]) + 1):
         group = step_group(step)
-        tensors = {name: reader.tensor(f"{group}/{name}") for name in _STEP_TENSORS}
+        tensors = {name: reader.tensor(f"{group}/{stored_name(name, algorithm)}") for name in _STEP_TENSORS}
         rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
         if full and reader.has(f"{group}/full"):
             rec.full = {
                 kind: dict(reader.iter_tensors(f"{group}/full/{kind}")) for kind in reader.groups(f"{group}/full")
             }
         steps.append(rec)
-    return NanoGPTRun(names, init, steps, reader.tensor("init_sha256"), reader.tensor("init_sums"))
+    init_digests = reader.tensor(stored_name("init_digests", algorithm))
+    return NanoGPTRun(names, init, steps, init_digests, reader.tensor("init_sums"), algorithm)

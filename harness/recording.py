@@ -75,6 +75,7 @@ class RecordRequest:
     init: str = "full"
     nanogpt_dir: Path | None = None
     nanogpt_train: Path | None = None  # a nanoGPT checkout whose train.py is run (nanogpt: its config)
+    digest: str = ""  # a nanoGPT run's digest algorithm (harness.digest); empty: the recorder's default
     force: bool = False
     quiet: bool = False
     live: bool = False  # for check: the caller reads the fixture, then removes it
@@ -94,6 +95,8 @@ class RecordRequest:
                 cmd += ["--nanogpt-dir", str(self.nanogpt_dir.resolve())]
         elif self.ops:
             cmd += ["--ops", self.ops]
+        if self.digest and (self.nanogpt or self.nanogpt_train):
+            cmd += ["--digest", self.digest]
         flags = (("--force", self.force), ("--quiet", self.quiet), ("--live", self.live))
         return cmd + [flag for flag, on in flags if on]
 
@@ -197,7 +200,8 @@ def live_request(expected: Any, ops: str = "", quiet: bool = True) -> RecordRequ
     if isinstance(expected, NanoGPTFixture):
         full_steps = ",".join(map(str, expected.attrs.get("full_steps", []))) or "none"
         init = "full" if expected.attrs.get("full_init") else "digest"
-        return replace(base, nanogpt=str(expected.config["name"]), full_steps=full_steps, init=init)
+        digest = expected.run.digest  # digests comparable with the fixture's
+        return replace(base, nanogpt=str(expected.config["name"]), full_steps=full_steps, init=init, digest=digest)
     subset = "" if set(expected.ops) == set(OP_IDS) else ",".join(expected.ops)
     return replace(base, ops=ops or subset)
 

@@ -13,7 +13,7 @@ clipping, clip norm and coefficient, AdamW moments and new weights), plus::
     /evals/<NNNN>             estimate_loss at iteration NNNN (0-based): attrs iteration
         x, y                  (2K, B, T) int64: eval_iters train batches, then eval_iters val batches
         loss                  (2K,) float32: each batch's loss (eval mode, no dropout)
-        logits_sha256         (2K, 32) uint8
+        logits_digest         (2K, 32) uint8 (``logits_sha256`` in a fixture of SHA-256 digests)
         mean                  (2,) float32: estimate_loss's train and val means
 
 With gradient accumulation (g > 1 micro-steps per step) a step's x and y are (g, B, T), its loss
@@ -33,10 +33,13 @@ from harness.nanogpt_fixture import (
     DIGEST_KINDS,
     NanoGPTFixture,
     NanoGPTRun,
+    digest_attr,
+    fixture_digest,
     input_digest,
     put_run,
     read_run,
     step_group,
+    stored_name,
 )
 from harness.store import FixtureReader, FixtureWriter, json_attr, tensor_digest
 from harness.upstream_run import EvalRecord
@@ -78,6 +81,7 @@ def write_upstream_fixture(
                 "param_names": run.param_names,
                 "param_shapes": attrs["param_shapes"],
                 "full_init": full_init,
+                **digest_attr(run.digest),
                 "digest_kinds": list(DIGEST_KINDS),
                 "full_steps": [r.step for r in run.steps if r.full],
                 "steps": len(run.steps),
@@ -88,7 +92,7 @@ def write_upstream_fixture(
         for ev in evals:
             group = eval_group(ev.iteration)
             for name, arr in ev.tensors().items():
-                writer.put(group, name, arr)
+                writer.put(group, stored_name(name, run.digest), arr)
             writer.set_attrs(group, {"iteration": ev.iteration})
         return writer.bytes_written
 
@@ -129,17 +133,19 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
     if not 1 <= steps <= int(settings.get("max_iters", -1)) + 1:
         raise _damaged(reader, f"its step count {steps} does not fit train.py's max_iters")
     n = len(names)
+    algorithm = fixture_digest(reader)
+    logits, masks = stored_name("logits_digest", algorithm), stored_name("dropout_mask_digests", algorithm)
     stacked = (micro,) if micro > 1 else ()
     n_masks = micro * (1 + 3 * n_layer) if dropout else 0
-    _expect(reader, "init_sha256", "uint8", (n, 32))
+    _expect(reader, stored_name("init_digests", algorithm), "uint8", (n, 32))
     _expect(reader, "init_sums", "float64", (n,))
     for step in range(1, steps + 1):
         group = step_group(step)
         _expect(reader, f"{group}/x", "int64", (*stacked, batch, block))
         _expect(reader, f"{group}/y", "int64", (*stacked, batch, block))
         _expect(reader, f"{group}/loss", "float32", stacked)
-        _expect(reader, f"{group}/logits_sha256", "uint8", (*stacked, 32))
-        _expect(reader, f"{group}/dropout_mask_sha256", "uint8", (n_masks, 32))
+        _expect(reader, f"{group}/{logits}", "uint8", (*stacked, 32))
+        _expect(reader, f"{group}/{masks}", "uint8", (n_masks, 32))
         for name in ("grad_norm", "clip_coef"):
             _expect(reader, f"{group}/{name}", "float32", ())
         _expect(reader, f"{group}/digests", "uint8", (n, len(DIGEST_KINDS), 32))
@@ -151,7 +157,7 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
         _expect(reader, f"{group}/x", "int64", (2 * eval_iters, batch, block))
         _expect(reader, f"{group}/y", "int64", (2 * eval_iters, batch, block))
         _expect(reader, f"{group}/loss", "float32", (2 * eval_iters,))
-        _expect(reader, f"{group}/logits_sha256", "uint8", (2 * eval_iters, 32))
+        _expect(reader, f"{group}/{logits}", "uint8", (2 * eval_iters, 32))
         _expect(reader, f"{group}/mean", "float32", (2,))
 
 
@@ -164,7 +170,9 @@ def read_upstream_fixture(path: str | Path, *, full: bool = True) -> UpstreamFix
         evals = []
         for iteration in attrs.get("eval_iterations", []):
             group = eval_group(int(iteration))
-            evals.append(EvalRecord(int(iteration), **dict(reader.iter_tensors(group))))
+            names = EvalRecord.__dataclass_fields__.keys() - {"iteration"}
+            tensors = {name: reader.tensor(f"{group}/{stored_name(name, run.digest)}") for name in names}
+            evals.append(EvalRecord(int(iteration), **tensors))
         return UpstreamFixture(Path(path), attrs, run, evals)
 
 

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from harness.digest import ALGORITHM
 from harness.generators.nanogpt_data import VOCAB, encode, make_text
 from harness.nanogpt_config import TrainConfig
-from harness.run_recorder import RunRecorder, array_digest
+from harness.run_recorder import RunRecorder
 
 UPSTREAM_FILES = ("train.py", "model.py", "configurator.py")
 SPLITS = ("train", "val")
@@ -157,11 +158,11 @@ class EvalRecord:
     x: np.ndarray  # (2K, B, T) int64
     y: np.ndarray
     loss: np.ndarray  # (2K,) float32: each batch's loss
-    logits_sha256: np.ndarray  # (2K, 32) uint8
+    logits_digest: np.ndarray  # (2K, 32) uint8
     mean: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # (2,): train, val
 
     def tensors(self) -> dict[str, np.ndarray]:
-        return {"x": self.x, "y": self.y, "loss": self.loss, "logits_sha256": self.logits_sha256, "mean": self.mean}
+        return {"x": self.x, "y": self.y, "loss": self.loss, "logits_digest": self.logits_digest, "mean": self.mean}
 
 
 class UpstreamRecorder(RunRecorder):
@@ -173,21 +174,22 @@ class UpstreamRecorder(RunRecorder):
     train.py divides it by ``gradient_accumulation_steps``.
     """
 
-    def __init__(self, full_steps: set[int]) -> None:
-        super().__init__(full_steps, [])
-        self._micro: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[np.ndarray]]] = []
+    def __init__(self, full_steps: set[int], algorithm: str = ALGORITHM) -> None:
+        super().__init__(full_steps, [], algorithm)
+        self._micro: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self._eval: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         self.evals: list[EvalRecord] = []
 
     def train_forward(
-        self, x: np.ndarray, y: np.ndarray, logits: np.ndarray, loss: np.ndarray, mask_digests: list[np.ndarray]
+        self, x: np.ndarray, y: np.ndarray, logits: np.ndarray, loss: np.ndarray, masks: list[np.ndarray]
     ) -> None:
-        self._micro.append((np.array(x), np.array(y), array_digest(logits), np.array(loss), list(mask_digests)))
+        """A micro-step's forward pass; ``masks``: its dropout keep-masks (or their noise) in draw order."""
+        self._micro.append((np.array(x), np.array(y), self.digest(logits), np.array(loss), self.mask_digests(masks)))
 
     def eval_forward(self, iteration: int, x: np.ndarray, y: np.ndarray, logits: np.ndarray, loss: np.ndarray) -> None:
         if self.evals and self.evals[-1].iteration == iteration:
             raise ValueError(f"evaluation at iteration {iteration} seen twice")
-        self._eval.append((np.array(x), np.array(y), array_digest(logits), np.array(loss)))
+        self._eval.append((np.array(x), np.array(y), self.digest(logits), np.array(loss)))
 
     def close_eval(self, iteration: int, means: np.ndarray) -> None:
         """The evaluation at ``iteration`` is complete; ``means`` are estimate_loss's (train, val)."""
@@ -202,9 +204,8 @@ class UpstreamRecorder(RunRecorder):
         xs, ys, digests, losses, masks = zip(*self._micro, strict=True)
         self._micro = []
         one = len(xs) == 1
-        flat_masks = [d for m in masks for d in m]
-        self.forward(np.zeros(0, np.float32), losses[0] if one else np.stack(losses), flat_masks)
-        self._cur["logits_sha256"] = digests[0] if one else np.stack(digests)
+        logits = digests[0] if one else np.stack(digests)
+        self.open_step(logits, losses[0] if one else np.stack(losses), np.concatenate(masks))
         self.batches.append((xs[0], ys[0]) if one else (np.stack(xs), np.stack(ys)))
         super().backward(grads)
 

@@ -112,7 +112,7 @@ def test_every_committed_nanogpt_fixture_verifies_and_is_complete(committed_nano
         assert fx.attrs["input_digest"] == expected, path
         for rec in fx.run.steps:
             assert rec.step in fx.attrs["full_steps"] or not rec.full
-            assert len(rec.dropout_mask_sha256) == 1 + 3 * cfg.n_layer
+            assert len(rec.dropout_mask_digests) == 1 + 3 * cfg.n_layer
 
 
 def _batch_record(x, y):

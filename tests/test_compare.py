@@ -222,8 +222,8 @@ def test_divergence_in_the_loss_reports_its_ulp(tiny):
 def test_divergence_in_a_dropout_mask_is_a_forward_divergence(tiny):
     other = copy.deepcopy(tiny)
     rec = other.run.steps[4]
-    rec.dropout_mask_sha256 = rec.dropout_mask_sha256.copy()
-    rec.dropout_mask_sha256[2, 0] ^= 0xFF
+    rec.dropout_mask_digests = rec.dropout_mask_digests.copy()
+    rec.dropout_mask_digests[2, 0] ^= 0xFF
     diff = diff_nanogpt(tiny, other)
     assert (diff.first.step, diff.first.stage, diff.first.tensor) == (5, "forward", "dropout mask 2")
 

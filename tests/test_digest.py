@@ -60,3 +60,26 @@ def test_traces_of_two_digest_algorithms_are_not_compared(tmp_path: Path):
     with pytest.raises(ParityError, match=r"holds mix256-v1 digests and .* sha256 ones"):
         diff_traces(old, new)
     assert diff_traces(new, new).root_cause is None
+
+
+def test_fingerprints_of_a_batch_are_each_arrays_own_and_legacy_sums_numpys():
+    from harness.digest import Batch, fingerprints
+
+    rng = np.random.default_rng(3)
+    arrays = [rng.standard_normal(n).astype(np.float32) for n in (0, 1, 33, 1000)]
+    arrays += [rng.standard_normal((4, 6)).astype(np.float32)[:, ::2], np.array([True, False, True])]
+    for algorithm in (ALGORITHM, LEGACY):
+        digests, sums = fingerprints(arrays, algorithm)
+        assert digests.shape == (len(arrays), 32) and digests.dtype == np.uint8
+        assert [bytes(d) for d in digests] == [digest(a, algorithm) for a in arrays]
+        assert np.isnan(sums[-1])
+        for a, s in zip(arrays[:-1], sums[:-1], strict=True):
+            if algorithm == LEGACY:  # NumPy's own float64 sum, bit for bit
+                assert np.float64(s).view(np.uint64) == np.add.reduce(a, None, np.float64).view(np.uint64)
+            else:
+                assert s == _sum_in_documented_order(np.ascontiguousarray(a).reshape(-1))
+    batch = Batch(arrays)
+    assert batch.holds(arrays) and batch.holds(list(arrays))
+    assert not batch.holds([a.copy() for a in arrays]) and not batch.holds(arrays[:-1])
+    arrays[2][0] += 1  # a batch reads the arrays' bytes as they are now
+    assert bytes(fingerprints(batch)[0][2]) == digest(arrays[2])

@@ -10,18 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harness.digest import digest
 from harness.impl import nanogpt
 from harness.impl.profiles import profile_for_platform
 from harness.nanogpt_config import CONFIGS, batches_for
-from harness.nanogpt_fixture import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture, sha256_bytes
+from harness.nanogpt_fixture import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture
 
 FIXTURES = Path(__file__).resolve().parent.parent / "harness" / "fixtures" / "torch-2.13.0"
 PLATFORMS = sorted(p.name.split(".nanogpt-")[0] for p in FIXTURES.glob("linux-x86_64-*.nanogpt-tiny.h5"))
 STEPS = 3
-
-
-def _digest(a: np.ndarray) -> bytes:
-    return bytes(sha256_bytes(np.ascontiguousarray(a).tobytes()))
 
 
 class Checker:
@@ -39,7 +36,7 @@ class Checker:
     def _kind(self, kind: str, arrays: list[np.ndarray]) -> None:
         k = DIGEST_KINDS.index(kind)
         for i, (name, a) in enumerate(zip(self.run.param_names, arrays, strict=True)):
-            self._expect(f"{kind} {name}", _digest(a), self.rec.digests[i, k])
+            self._expect(f"{kind} {name}", digest(a, self.run.digest), self.rec.digests[i, k])
 
     def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
         assert names == self.run.param_names
@@ -49,8 +46,9 @@ class Checker:
     def after_forward(self, logits: np.ndarray, loss: np.ndarray, masks: list[np.ndarray]) -> None:
         self.rec = self.run.steps[self.step]
         self.step += 1
-        self._expect("masks", b"".join(_digest(m != 0) for m in masks), self.rec.dropout_mask_sha256.tobytes())
-        self._expect("logits", _digest(logits), self.rec.logits_sha256)
+        masks_digest = b"".join(digest(m != 0, self.run.digest) for m in masks)
+        self._expect("masks", masks_digest, self.rec.dropout_mask_digests.tobytes())
+        self._expect("logits", digest(logits, self.run.digest), self.rec.logits_digest)
         self._expect("loss", loss.tobytes(), self.rec.loss.tobytes())
 
     def after_backward(self, grads: list[np.ndarray]) -> None:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from harness.digest import ALGORITHMS, LEGACY, digest
 from harness.generators import record_nanogpt as rn
 from harness.generators.nanogpt_data import VOCAB, decode, encode, make_batches, make_text
 from harness.generators.nanogpt_model import GPT, GPTConfig
@@ -75,25 +76,30 @@ def test_model_follows_nanogpt_init_and_tying():
     assert sum(p.numel() for p in model.parameters()) == 65 * 64 + 32 * 64 + 2 * per_block + 2 * 64
 
 
-def _final_values(model: torch.nn.Module) -> list[str]:
-    return [hashlib.sha256(p.detach().numpy().tobytes()).hexdigest() for p in model.parameters()]
+def _final_values(model: torch.nn.Module, algorithm: str) -> list[str]:
+    arrays = [p.detach().numpy() for p in model.parameters()]
+    if algorithm == LEGACY:  # SHA-256 as hashlib gives it
+        return [hashlib.sha256(a.tobytes()).hexdigest() for a in arrays]
+    return [digest(a, algorithm).hex() for a in arrays]
 
 
-def test_recording_does_not_change_the_training():
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_recording_does_not_change_the_training(algorithm):
     batches = batches_for(SHORT)
-    plain = _final_values(train(SHORT, batches))
-    recorder = rn.Recorder({1, 4}, batches)
-    recorded = _final_values(train(SHORT, batches, recorder))
+    plain = _final_values(train(SHORT, batches), algorithm)
+    recorder = rn.Recorder({1, 4}, batches, algorithm)
+    recorded = _final_values(train(SHORT, batches, recorder), algorithm)
     assert recorded == plain
     value = DIGEST_KINDS.index("value")
     assert [hex_digest(d) for d in recorder.record.steps[-1].digests[:, value]] == plain
+    assert recorder.record.run().digest == algorithm
 
 
 class _EveryOp(rn.Recorder):
     """Watches the whole forward pass, not only the dropout calls."""
 
     def forward_context(self):
-        self._masks.digests = []
+        self._masks.take()
         return self._masks
 
 
@@ -103,8 +109,8 @@ def test_watching_only_dropout_calls_sees_every_dropout_draw():
     train(SHORT, batches, targeted)
     train(SHORT, batches, everything)
     for a, b in zip(targeted.record.steps, everything.record.steps, strict=True):
-        assert len(a.dropout_mask_sha256) == 1 + 3 * TINY.n_layer  # embedding, then 3 per block
-        assert np.array_equal(a.dropout_mask_sha256, b.dropout_mask_sha256)
+        assert len(a.dropout_mask_digests) == 1 + 3 * TINY.n_layer  # embedding, then 3 per block
+        assert np.array_equal(a.dropout_mask_digests, b.dropout_mask_digests)
         assert a.same_bits(b)
 
 
@@ -117,7 +123,7 @@ def test_fixture_round_trip_and_digest_only_init(tmp_path):
         fx = read_nanogpt_fixture(path)
         assert fx.run.param_names == run.param_names
         assert bool(fx.run.init) is full_init
-        assert np.array_equal(fx.run.init_sha256, run.init_sha256)
+        assert np.array_equal(fx.run.init_digests, run.init_digests)
         assert [r.step for r in fx.run.steps if r.full] == [1, 4]
         for a, b in zip(run.steps, fx.run.steps, strict=True):
             assert a.same_bits(b), a.step
@@ -127,7 +133,7 @@ def test_fixture_round_trip_and_digest_only_init(tmp_path):
         # a full tensor's digest is the one in the digest table
         step4 = fx.run.steps[3]
         i = fx.run.param_names.index("transformer.wte.weight")
-        want = hashlib.sha256(step4.full["exp_avg"]["transformer.wte.weight"].tobytes()).digest()
+        want = digest(step4.full["exp_avg"]["transformer.wte.weight"], fx.run.digest)
         assert bytes(step4.digests[i, DIGEST_KINDS.index("exp_avg")]) == want
 
 

@@ -45,7 +45,7 @@ def step_differences(a: NanoGPTFixture, b: NanoGPTFixture, *, full: bool = True)
     problems = []
     if a.run.param_names != b.run.param_names:
         return ["parameter names differ"]
-    if not np.array_equal(a.run.init_sha256, b.run.init_sha256):
+    if not np.array_equal(a.run.init_digests, b.run.init_digests):
         problems.append("initial weights differ")
     for ra, rb in zip(a.run.steps, b.run.steps, strict=True):
         for name, arr in ra.tensors().items():
@@ -138,3 +138,29 @@ def test_info_and_verify_of_a_committed_run(committed_root):
     assert info.returncode == 0, info.stderr
     assert "two runs from the same start: identical" in info.stdout
     assert "transformer.wte.weight" in info.stdout
+
+
+def test_digest_option_is_for_nanogpt_runs_only(tmp_path):
+    result = run_parity("generate", "--digest", "sha256", "--ops", "exp", "--out", str(tmp_path))
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("parity: error: --digest names a nanoGPT run's digest algorithm")
+    result = run_parity("generate", "--nanogpt", "--digest", "md5", "--out", str(tmp_path))
+    assert result.returncode == 2 and "invalid choice: 'md5'" in result.stderr
+
+
+def test_a_live_check_records_with_its_fixtures_digest(committed_root):
+    from harness.digest import ALGORITHM, LEGACY
+    from harness.recording import RecordRequest, live_request
+
+    _, path = committed_tiny(committed_root, threads=2)
+    fx = read_nanogpt_fixture(path, full=False)
+    assert fx.run.digest == ALGORITHM
+    request = live_request(fx)
+    config = PlatformConfig("linux", "x86_64", "avx2", 2)
+    assert request.digest == ALGORITHM
+    assert request.command(config, Path("o.h5"))[-5:-3] == ["--digest", ALGORITHM]
+    fx.run.digest = LEGACY  # a fixture of SHA-256 digests is checked by a SHA-256 recording
+    assert live_request(fx).command(config, Path("o.h5"))[-5:-3] == ["--digest", LEGACY]
+    assert "--digest" not in RecordRequest(ops="exp", digest=LEGACY).command(config, Path("o.h5"))
+    info = run_parity("info", str(path))
+    assert f"digests      {ALGORITHM} " in info.stdout

@@ -247,3 +247,37 @@ def test_normal_replays_from_a_captured_generator_state() -> None:
         assert tracer.ops[1].op == "aten.normal_.default" and "generator_state" in cap.inputs
         again = replay(tracer.ops[1].op, cap.inputs, cap.args, profile)["out"]
         assert (again.view(np.uint32) == out.numpy().view(np.uint32)).all()
+
+
+def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors() -> None:
+    """The tracer's cache (csrc/tracer.c): an input takes the fingerprint of its current bytes, whoever
+    wrote them and however it is viewed; entries go with their tensors."""
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    with recording() as tracer:
+        a = x * 2  # a's fingerprint is cached when mul writes it
+        b = a + 1  # a read from the cache
+        a.mul_(3)  # written in place: the version counter moves on
+        c = a + 1  # a fingerprinted anew
+        d = a.t().contiguous()  # a non-contiguous view as an input
+        i = torch.tensor([2, 0], dtype=torch.int64)
+        g = a.index_select(0, i)  # int64 input: digest of its bytes, NumPy's sum
+        m = a > 10  # bool output
+        with torch.inference_mode():
+            e = torch.ones(2) * 2  # inference tensors have no version counter: never cached
+        f = e + 1
+        n = tracer._digests.entries()
+        del b, c
+    adds = [op for op in tracer.ops if op.op == "aten.add.Tensor"]
+    assert adds[0].inputs[0].digest == _digest((x * 2).numpy())
+    assert adds[1].inputs[0].digest == _digest((x * 6).numpy())
+    clone = next(op for op in tracer.ops if op.op == "aten.clone.default")
+    assert clone.inputs[0].digest == _digest((x * 6).numpy().T) and clone.outputs[0].digest == _digest(d.numpy())
+    index = next(op for op in tracer.ops if op.op == "aten.index_select.default")
+    assert index.inputs[1].digest == _digest(i.numpy()) and index.inputs[1].sum == 2.0
+    assert index.outputs[0].digest == _digest(g.numpy())
+    gt = next(op for op in tracer.ops if op.op == "aten.gt.Scalar")
+    assert gt.outputs[0].digest == _digest(m.numpy()) and gt.outputs[0].dtype == "bool"
+    assert adds[-1].inputs[0].digest == _digest(e.numpy()) and adds[-1].outputs[0].digest == _digest(f.numpy())
+    assert n >= 5
+    del a, d, g, m, f, i
+    assert tracer._digests.entries() < n  # the dead tensors' entries are gone

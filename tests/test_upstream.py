@@ -68,7 +68,7 @@ def test_replay_draws_batches_in_train_pys_order():
     steps, evals = recorder.steps, recorder.evals
     assert [s.x.shape for s in steps] == [(2, 4, 32)] * 2 and steps[0].loss.shape == (2,)
     assert [e.iteration for e in evals] == [0] and evals[0].x.shape == (2, 4, 32)
-    assert len(steps[0].dropout_mask_sha256) == 2 * (1 + 3 * 2)  # per micro-step: embedding, 3 per block
+    assert len(steps[0].dropout_mask_digests) == 2 * (1 + 3 * 2)  # per micro-step: embedding, 3 per block
     # torch.randint(len(data) - T, (B,)) in order: train batch, eval train, eval val, then training
     from harness.impl import rng
     from harness.impl.nanogpt import init_params, param_shapes

@@ -22,7 +22,8 @@ def build(name: str) -> Path:
     tmp = out.with_name(f".{out.name}.tmp")
     cc = sysconfig.get_config_var("CC").split()[0] or "cc"
     shared = ["-bundle", "-undefined", "dynamic_lookup"] if sys.platform == "darwin" else ["-shared"]
-    cmd = [cc, *buildinfo.compile_flags(), "-fPIC", *shared, "-I", str(buildinfo.CSRC), str(src), "-o", str(tmp), "-lm"]
+    includes = ["-I", str(buildinfo.CSRC), "-I", sysconfig.get_paths()["include"]]  # Python.h: harness.impl._digest
+    cmd = [cc, *buildinfo.compile_flags(), "-fPIC", *shared, *includes, str(src), "-o", str(tmp), "-lm"]
     subprocess.run(cmd, check=True)
     tmp.replace(out)
     return out

@@ -23,12 +23,13 @@ import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from harness import provenance
+from harness.digest import ALGORITHM, ALGORITHMS
 from harness.errors import ParityError
 from harness.generators.child import child_parser, progress_printer, run_child
 from harness.generators.nanogpt_train import CONFIGS, ModelSource, TrainConfig, batches_for, train
 from harness.nanogpt_fixture import NanoGPTRun, write_nanogpt_fixture
 from harness.platform_config import PlatformConfig, collect_facts
-from harness.run_recorder import RunRecorder, mask_digest
+from harness.run_recorder import RunRecorder, keep_mask
 
 _DROPOUT_OPS = {torch.ops.aten.bernoulli_.float, torch.ops.aten.bernoulli_.Tensor}
 _NATIVE_DROPOUT = torch.ops.aten.native_dropout.default
@@ -45,12 +46,12 @@ class _GraphMask(NamedTuple):
     node: Any
     stop: set[Any]
 
-    def digest(self) -> np.ndarray:
-        return mask_digest(_np(_dropout_noise(self.node, self.stop)))
+    def noise(self) -> np.ndarray:
+        return _np(_dropout_noise(self.node, self.stop))
 
 
 class DropoutMasks(TorchDispatchMode):
-    """The SHA-256 of every dropout keep-mask drawn by F.dropout and F.scaled_dot_product_attention.
+    """Every dropout keep-mask drawn by F.dropout and F.scaled_dot_product_attention, in draw order.
 
     Where the call records an autograd graph, the mask is read from it: the ``mul`` that applied
     the scaled noise (``bernoulli_``'s draw divided by 1 - p) saved that noise, and it is non-zero
@@ -58,25 +59,21 @@ class DropoutMasks(TorchDispatchMode):
     which sees each ``bernoulli_`` (or ``native_dropout``) below autograd; a test checks that both
     see the same draws as watching every op.
 
-    A call only notes where its graph is; the masks are read and digested when ``digests`` is
-    read, all of a forward pass's together (cheaper than one by one between the forward's ops).
-    Read it before the backward pass frees the graphs.
+    A call only notes where its graph is; ``take()`` reads the masks, all of a forward pass's
+    together (cheaper than one by one between the forward's ops), as NumPy views of the saved
+    noise that the backward pass frees: digest them before it runs. Under the dispatch mode the
+    draw is copied as a keep-mask at once (the dropout then scales it in place).
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._draws: list[np.ndarray | _GraphMask] = []
 
-    @property
-    def digests(self) -> list[np.ndarray]:
-        """The masks' digests in draw order."""
-        digests = [d.digest() if isinstance(d, _GraphMask) else d for d in self._draws]
-        self._draws = list(digests)
-        return digests
-
-    @digests.setter
-    def digests(self, digests: list[np.ndarray]) -> None:
-        self._draws = list(digests)
+    def take(self) -> list[np.ndarray]:
+        """The masks (keep-masks, or the noise they are the non-zeros of) drawn since the last
+        ``take()``, in draw order."""
+        draws, self._draws = self._draws, []
+        return [d.noise() if isinstance(d, _GraphMask) else d for d in draws]
 
     @classmethod
     def _should_skip_dynamo(cls) -> bool:  # no torch.compile wrapper around every op
@@ -85,9 +82,9 @@ class DropoutMasks(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if func in _DROPOUT_OPS:
-            self._draws.append(mask_digest(_np(args[0])))
+            self._draws.append(keep_mask(_np(args[0])))
         elif func is _NATIVE_DROPOUT:
-            self._draws.append(mask_digest(_np(out[1])))
+            self._draws.append(keep_mask(_np(out[1])))
         return out
 
     def _watched(self, call: Callable[[], torch.Tensor], inputs: tuple[Any, ...], readable: bool) -> torch.Tensor:
@@ -205,8 +202,10 @@ class StepViews:
 class Recorder:
     """A TrainObserver that hands torch's tensors, as NumPy arrays, to a RunRecorder."""
 
-    def __init__(self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        self.record = RunRecorder(full_steps, batches)
+    def __init__(
+        self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]], algorithm: str = ALGORITHM
+    ) -> None:
+        self.record = RunRecorder(full_steps, batches, algorithm)
         self._masks = DropoutMasks()
         self.params: list[torch.Tensor] = []
         self._views = StepViews()
@@ -218,12 +217,12 @@ class Recorder:
 
     @contextlib.contextmanager
     def forward_context(self) -> Iterator[None]:
-        self._masks.digests = []
+        self._masks.take()
         with self._masks.around_dropout():
             yield
 
     def after_forward(self, logits: torch.Tensor, loss: torch.Tensor) -> None:
-        self.record.forward(_np(logits), _np(loss), self._masks.digests)
+        self.record.forward(_np(logits), _np(loss), self._masks.take())
 
     def after_backward(self, model: torch.nn.Module) -> None:
         self.record.backward(self._views.grads(self.params))
@@ -256,9 +255,11 @@ def load_upstream(nanogpt_dir: Path) -> ModelSource:
     return ModelSource(module.GPT, module.GPTConfig, f"nanoGPT model.py at {model_py}", {"model_py_sha256": sha})
 
 
-def record_run(cfg: TrainConfig, full_steps: set[int], source: ModelSource, label: str, quiet: bool) -> NanoGPTRun:
+def record_run(
+    cfg: TrainConfig, full_steps: set[int], source: ModelSource, label: str, quiet: bool, algorithm: str = ALGORITHM
+) -> NanoGPTRun:
     batches = batches_for(cfg)
-    recorder = Recorder(full_steps, batches)
+    recorder = Recorder(full_steps, batches, algorithm)
     show = None if quiet else progress_printer(label, "steps")
     progress = (lambda step, loss: show(step, cfg.steps, f"loss {loss:.4f}")) if show else None
     train(cfg, batches, recorder, source, progress)
@@ -296,6 +297,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--full-steps", default=None)
     parser.add_argument("--init", choices=("full", "digest"), default="full")
     parser.add_argument("--nanogpt-dir", type=Path, default=None)
+    parser.add_argument("--digest", choices=ALGORITHMS, default=ALGORITHM)
     args = parser.parse_args(argv)
 
     def record(config: PlatformConfig) -> tuple[int, str, str]:
@@ -303,8 +305,8 @@ def main(argv: list[str] | None = None) -> int:
         full_steps = parse_full_steps(args.full_steps, cfg)
         source = load_upstream(args.nanogpt_dir) if args.nanogpt_dir else ModelSource()
         label = f"{config.id} nanogpt-{cfg.name}"
-        first = record_run(cfg, full_steps, source, f"{label} run 1/2", args.quiet)
-        second = record_run(cfg, full_steps, source, f"{label} run 2/2", args.quiet)
+        first = record_run(cfg, full_steps, source, f"{label} run 1/2", args.quiet, args.digest)
+        second = record_run(cfg, full_steps, source, f"{label} run 2/2", args.quiet, args.digest)
         diverged = first_difference(first, second)
         prov = provenance.collect(config, collect_facts(), model_source=source.description, **source.extra)
         size = write_nanogpt_fixture(

@@ -39,6 +39,7 @@ import numpy as np
 import torch
 
 from harness import provenance
+from harness.digest import ALGORITHM, ALGORITHMS
 from harness.errors import ParityError
 from harness.generators.child import child_parser, progress_printer, run_child
 from harness.generators.record_nanogpt import DropoutMasks, StepViews, first_difference
@@ -78,8 +79,8 @@ class Hooks:
     before the next step writes them again.
     """
 
-    def __init__(self, full_steps: set[int], eval_iters: int) -> None:
-        self.record = UpstreamRecorder(full_steps)
+    def __init__(self, full_steps: set[int], eval_iters: int, algorithm: str = ALGORITHM) -> None:
+        self.record = UpstreamRecorder(full_steps, algorithm)
         self.eval_iters = eval_iters
         self.masks = DropoutMasks()
         self.params: list[torch.Tensor] = []
@@ -109,7 +110,7 @@ class Hooks:
         x, y = _np(args[0]), _np(args[1])
         logits, loss = (_np(t) for t in output)
         if module.training:
-            self.record.train_forward(x, y, logits, loss, self.masks.digests)
+            self.record.train_forward(x, y, logits, loss, self.masks.take())
         else:
             self.record.eval_forward(self.steps, x, y, logits, loss)
             self._eval_losses.append(float(loss))
@@ -123,7 +124,7 @@ class Hooks:
                     means.append(_np(t.mean()))
                 self.record.close_eval(self.steps, np.stack(means))
                 self._eval_losses = []
-        self.masks.digests = []
+        self.masks.take()
 
     def clip_grad_norm_(self, original: Any) -> Any:
         def wrapped(parameters: Any, max_norm: float, *args: Any, **kwargs: Any) -> torch.Tensor:
@@ -222,12 +223,13 @@ def run_train_py(
 
 
 def record_run(
-    checkout: Path, cfg: UpstreamConfig, full_steps: set[int], extra: dict[str, Any], label: str, quiet: bool
-) -> tuple[Hooks, dict[str, Any], dict[str, str]]:
+    checkout: Path, cfg: UpstreamConfig, full_steps: set[int], extra: dict[str, Any], label: str, quiet: bool,
+    algorithm: str = ALGORITHM,
+) -> tuple[Hooks, dict[str, Any], dict[str, str]]:  # fmt: skip
     eval_iters = int({**cfg.overrides, **extra}.get("eval_iters", 0))
     if not eval_iters:
         raise ParityError(f"config {cfg.name}: eval_iters must be set")
-    hooks = Hooks(full_steps, eval_iters)
+    hooks = Hooks(full_steps, eval_iters, algorithm)
     show = None if quiet else progress_printer(label, "runs")
     settings, data, _ = run_train_py(checkout, cfg, hooks, extra, quiet)
     if show:
@@ -257,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", default="tiny", choices=sorted(UPSTREAM_CONFIGS))
     parser.add_argument("--runs", type=int, choices=(1, 2), default=2, help="2: record twice and compare")
     parser.add_argument("--set", action="append", default=[], help="another train.py setting, key=value")
+    parser.add_argument("--digest", choices=ALGORITHMS, default=ALGORITHM)
     args = parser.parse_args(argv)
 
     def record(config: PlatformConfig) -> tuple[int, str, str]:
@@ -266,7 +269,9 @@ def main(argv: list[str] | None = None) -> int:
         extra = parse_set(args.set)
         label = f"{config.id} nanogpt-upstream-{cfg.name}"
         runs = [
-            record_run(checkout, cfg, set(cfg.full_steps), extra, f"{label} run {i + 1}/{args.runs}", args.quiet)
+            record_run(
+                checkout, cfg, set(cfg.full_steps), extra, f"{label} run {i + 1}/{args.runs}", args.quiet, args.digest
+            )
             for i in range(args.runs)
         ]
         hooks, settings, data = runs[0]

@@ -7,6 +7,7 @@ under the fixture's kernel profile and thread count, and returns an in-memory fi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -15,20 +16,24 @@ from harness.impl.ops import NotImplementedInImpl
 from harness.impl.profiles import KernelProfile, profile_for_platform
 from harness.nanogpt_config import CONFIGS, TrainConfig, batches_for
 from harness.nanogpt_fixture import NanoGPTFixture
-from harness.run_recorder import RunRecorder, mask_digest
+from harness.run_recorder import RecorderTee, RunRecorder
 
 
 class ImplRecorder:
-    """The impl's training observer (``harness.impl.nanogpt.ImplObserver``) feeding a RunRecorder."""
+    """The impl's training observer (``harness.impl.nanogpt.ImplObserver``) feeding a RunRecorder per
+    digest algorithm."""
 
-    def __init__(self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]]) -> None:
-        self.record = RunRecorder(full_steps, batches)
+    def __init__(
+        self, full_steps: set[int], batches: list[tuple[np.ndarray, np.ndarray]], algorithms: Sequence[str]
+    ) -> None:
+        self.records = [RunRecorder(full_steps, batches, a) for a in algorithms]
+        self.record = RecorderTee(self.records)
 
     def on_init(self, names: list[str], params: list[np.ndarray]) -> None:
         self.record.on_init(names, params)
 
     def after_forward(self, logits: np.ndarray, loss: np.ndarray, masks: list[np.ndarray]) -> None:
-        self.record.forward(logits, loss, [mask_digest(m) for m in masks])
+        self.record.forward(logits, loss, masks)
 
     def after_backward(self, grads: list[np.ndarray]) -> None:
         self.record.backward(grads)
@@ -64,14 +69,21 @@ def train_config(expected: NanoGPTFixture, steps: int | None = None) -> TrainCon
 def impl_nanogpt_fixture(
     expected: NanoGPTFixture, profile: KernelProfile | None = None, steps: int | None = None
 ) -> NanoGPTFixture:
-    """Train the impl like ``expected`` was trained (its first ``steps`` steps, default all)."""
+    """Train the impl like ``expected`` was trained (its first ``steps`` steps, default all), digested
+    as ``expected`` is."""
+    return impl_nanogpt_runs(expected, [expected.run.digest], profile, steps)[0]
+
+
+def impl_nanogpt_runs(
+    expected: NanoGPTFixture, algorithms: Sequence[str], profile: KernelProfile | None = None, steps: int | None = None
+) -> list[NanoGPTFixture]:
+    """``impl_nanogpt_fixture`` in one training, digested by each of ``algorithms``."""
     train = nanogpt_trainer()
     profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
     cfg = train_config(expected, steps)
     batches = batches_for(cfg)
-    recorder = ImplRecorder({int(s) for s in expected.attrs.get("full_steps", [])}, batches)
+    recorder = ImplRecorder({int(s) for s in expected.attrs.get("full_steps", [])}, batches, algorithms)
     train(cfg, batches, profile, recorder, cfg.steps)
     attrs = {**expected.attrs, "platform_id": f"impl {profile.label}", "steps": cfg.steps}
-    return NanoGPTFixture(
-        expected.path.with_name(f"impl:{profile.name}-t{profile.threads}"), attrs, recorder.record.run()
-    )
+    path = expected.path.with_name(f"impl:{profile.name}-t{profile.threads}")
+    return [NanoGPTFixture(path, {**attrs, "digest": r.algorithm}, r.run()) for r in recorder.records]

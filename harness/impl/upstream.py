@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,7 @@ from harness.impl.nanogpt import (
 from harness.impl.profiles import KernelProfile, profile_for_platform
 from harness.impl.reduce import clip_grad_norm, mean_dims
 from harness.nanogpt_config import get_lr
-from harness.run_recorder import mask_digest
+from harness.run_recorder import RecorderTee
 from harness.upstream_fixture import UpstreamFixture, diff_evals, read_upstream_fixture
 from harness.upstream_run import SPLITS, UpstreamRecorder, dataset_splits, get_batch, train_config
 
@@ -100,7 +101,7 @@ def replay(
         for _ in range(accum):
             ctx.masks = []
             logits, loss, caches = gpt_forward(ctx, cfg, p, x, y)
-            recorder.train_forward(x, y, logits, loss, [mask_digest(m) for m in ctx.masks])
+            recorder.train_forward(x, y, logits, loss, ctx.masks)
             del logits
             x, y = next_batch("train")
             grad_map = gpt_backward(ctx, cfg, caches, shapes, dloss)
@@ -119,14 +120,32 @@ def replay(
 def impl_upstream_fixture(
     expected: UpstreamFixture, profile: KernelProfile | None = None, steps: int | None = None
 ) -> UpstreamFixture:
-    """Replay ``expected``'s run with the impl (its first ``steps`` steps, default all)."""
+    """Replay ``expected``'s run with the impl (its first ``steps`` steps, default all), digested as
+    ``expected`` is."""
+    return impl_upstream_runs(expected, [expected.run.digest], profile, steps)[0]
+
+
+def impl_upstream_runs(
+    expected: UpstreamFixture, algorithms: Sequence[str], profile: KernelProfile | None = None, steps: int | None = None
+) -> list[UpstreamFixture]:
+    """``impl_upstream_fixture`` in one replay, digested by each of ``algorithms``."""
     profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
-    recorder = UpstreamRecorder({int(s) for s in expected.attrs.get("full_steps", [])})
-    replay(dict(expected.attrs["train_config"]), int(expected.attrs["vocab_size"]), profile, recorder, steps)
-    run = recorder.run()
-    attrs = {**expected.attrs, "platform_id": f"impl {profile.label}", "steps": len(run.steps)}
+    full_steps = {int(s) for s in expected.attrs.get("full_steps", [])}
+    recorders = [UpstreamRecorder(full_steps, a) for a in algorithms]
+    settings, vocab_size = dict(expected.attrs["train_config"]), int(expected.attrs["vocab_size"])
+    replay(settings, vocab_size, profile, RecorderTee(recorders), steps)
     path = expected.path.with_name(f"impl:{profile.name}-t{profile.threads}")
-    return UpstreamFixture(path, attrs, run, recorder.evals)
+    fixtures = []
+    for r in recorders:
+        run = r.run()
+        attrs = {
+            **expected.attrs,
+            "platform_id": f"impl {profile.label}",
+            "steps": len(run.steps),
+            "digest": r.algorithm,
+        }
+        fixtures.append(UpstreamFixture(path, attrs, run, r.evals))
+    return fixtures
 
 
 def check_fixture(

@@ -16,7 +16,9 @@ View ops (``view``, ``t``, ``transpose``, ``expand``, ``detach``, ...) are recor
 shapes only: their bits are those of the tensor they view, fingerprinted where an op computes
 with them. A fingerprint is cached by content (pointer, and for a non-contiguous view its shape
 and strides) while a tensor holding those bytes lives on with an unchanged version counter
-(ATen bumps it on every in-place write). Records are kept as tuples and become ``OpRecord``s
+(ATen bumps it on every in-place write); that cache and the per-tensor records are C
+(``harness/impl/csrc/tracer.c``), where in Python they cost about as much as a small model's
+ops themselves. Records are kept as tuples and become ``OpRecord``s
 when ``Tracer.ops`` is read.
 """
 
@@ -25,9 +27,8 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import gc
 import os
-import sys
-import weakref
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +37,7 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.digest import digest, fingerprint_at
+from harness.digest import digest, fingerprint_function
 from harness.errors import ParityError
 from harness.trace.tracefile import Captured, OpRecord, TensorRef, write_trace
 
@@ -62,12 +63,16 @@ _NP_DTYPES = {
 }  # fmt: skip
 
 
-def _dtype_name(dtype: torch.dtype) -> str:
-    name = _DTYPE_NAMES[dtype] = str(dtype).removeprefix("torch.")
-    return name
+# every dtype torch has, by the name a trace records ("float32")
+_DTYPE_NAMES = {v: str(v).removeprefix("torch.") for v in vars(torch).values() if isinstance(v, torch.dtype)}
 
 
-_DTYPE_NAMES: dict[torch.dtype, str] = {}
+@functools.cache
+def _tracer() -> Any:
+    """harness.impl._tracer (csrc/tracer.c): the fingerprint cache and per-tensor records."""
+    from harness.impl._lib import module
+
+    return module("tracer")
 
 
 def running_platform_id() -> str:
@@ -102,7 +107,8 @@ class _Schema:
     """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
 
     __slots__ = (
-        "allocates", "arg_names", "call", "name", "overwrites", "random", "scratch", "tensor_lists", "view", "written",
+        "allocates", "arg_names", "call", "name", "overwrites", "random", "scratch", "spec", "tensor_lists", "view",
+        "written",
     )  # fmt: skip
 
     def __init__(self, func: Any) -> None:
@@ -127,69 +133,11 @@ class _Schema:
         )
         self.random = torch.Tag.nondeterministic_seeded in func.tags
         self.scratch = _SCRATCH.get(base, frozenset())
-
-
-def _content_key(t: torch.Tensor, ptr: int | None = None, contiguous: bool | None = None) -> tuple[Any, ...]:
-    """What identifies a tensor's C-order bytes in memory: a contiguous view of the same bytes
-    (``view``, ``reshape``, ``detach``) shares the key of what it views. ``ptr`` and
-    ``contiguous``: ``t.data_ptr()`` and ``t.is_contiguous()`` where the caller has them."""
-    ptr = t.data_ptr() if ptr is None else ptr
-    if t.is_contiguous() if contiguous is None else contiguous:
-        return (ptr, t.numel(), t.dtype)
-    return (ptr, t.dtype, t.shape, t.stride())
-
-
-class _Owner(weakref.ref):
-    """A weak reference to the tensor a fingerprint was taken from, knowing its content key."""
-
-    __slots__ = ("key",)
-    key: tuple[Any, ...]
-
-
-class _Digests:
-    """Fingerprints by content key, valid while a tensor with those bytes lives on with an
-    unchanged version counter (ATen bumps it on every in-place write). ``None``: not written.
-
-    An entry goes when the tensor it was taken from dies, so most die young and the garbage
-    collector's full collections (about 150 ms each with torch imported) do not walk them."""
-
-    def __init__(self) -> None:
-        self.entries: dict[tuple[Any, ...], tuple[_Owner, int, tuple[bytes, float] | None]] = {}
-        self.blank_keys: set[tuple[Any, ...]] = set()  # keys last put with None (a superset)
-
-    def lookup(self, t: torch.Tensor, key: tuple[Any, ...]) -> Any:
-        """The fingerprint cached for ``key`` and valid for ``t`` (None: not written), else ``_MISS``."""
-        entry = self.entries.get(key)
-        if entry is None:
-            return _MISS
-        ref = entry[0]()
-        if ref is None:
-            return _MISS
-        try:
-            valid = ref._version == entry[1] == t._version and ref.data_ptr() == key[0]
-        except RuntimeError:  # inference tensors have no version counter
-            return _MISS
-        return entry[2] if valid else _MISS
-
-    def put(self, t: torch.Tensor, key: tuple[Any, ...], value: tuple[bytes, float] | None, bump: int = 0) -> None:
-        try:
-            version = t._version + bump
-        except RuntimeError:
-            return
-        owner = _Owner(t, self._forget)
-        owner.key = key
-        self.entries[key] = (owner, version, value)
-        if value is None:
-            self.blank_keys.add(key)
-        else:
-            self.blank_keys.discard(key)
-
-    def _forget(self, owner: _Owner) -> None:
-        """``owner``'s tensor died: drop its entry, unless a later ``put`` replaced it."""
-        entry = self.entries.get(owner.key)
-        if entry is not None and entry[0] is owner:
-            del self.entries[owner.key]
-            self.blank_keys.discard(owner.key)
+        # what Cache.op (csrc/tracer.c) reads of it
+        self.spec = (
+            tuple(self.arg_names), self.tensor_lists, frozenset(self.overwrites), frozenset(self.written),
+            self.scratch, self.allocates, self.view,
+        )  # fmt: skip
 
 
 class Tracer:
@@ -202,7 +150,7 @@ class Tracer:
         self.captured: dict[int, Captured] = {}
         self.step = 1
         self._schemas: dict[Any, _Schema] = {}
-        self._digests = _Digests()
+        self._digests = _tracer().Cache(_DTYPE_NAMES, torch.float32, torch.strided, _fingerprint, _EMPTY, torch.Tensor)
         self._module_stack: list[str] = []
         self._module_names: dict[int, str] = {}
         self._param_names: dict[int, str] = {}
@@ -210,6 +158,7 @@ class Tracer:
         self._node_origin: dict[int, tuple[str, str]] = {}
         self._internal_code: dict[Any, bool] = {}
         self._sites: dict[tuple[Any, int], str] = {}  # (code, instruction offset): "file:line"
+        self._site = _tracer().site
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -257,25 +206,6 @@ class Tracer:
 
     # -- per op --------------------------------------------------------------------------------
 
-    def _site(self) -> str:
-        frame = sys._getframe(3)
-        internal = self._internal_code
-        while frame is not None:
-            code = frame.f_code
-            inside = internal.get(code)
-            if inside is None:
-                name = code.co_filename
-                inside = internal[code] = name.startswith(_SKIP_DIRS) or name.startswith("<")
-            if not inside:
-                # the line follows from the instruction being run: format it once per call site
-                key = (code, frame.f_lasti)
-                site = self._sites.get(key)
-                if site is None:
-                    site = self._sites[key] = f"{code.co_filename}:{frame.f_lineno}"
-                return site
-            frame = frame.f_back
-        return "?"
-
     def origin(self) -> tuple[str, str, str]:
         """(phase, module path, call site) of the op being dispatched."""
         node = torch._C._current_autograd_node()
@@ -285,7 +215,8 @@ class Tracer:
                 return "backward", f"AccumulateGrad({param})", "?"
             module, site = self._node_origin.get(node._sequence_nr(), ("?", "?"))
             return "backward", module, site
-        site = self._site()
+        # the first frame outside torch and this package (from dispatch's caller up): csrc/tracer.c
+        site = self._site(2, self._internal_code, _SKIP_DIRS, self._sites)
         if self._optimizer:
             return "optimizer", self._optimizer, site
         module = self._module_stack[-1] if self._module_stack else ""
@@ -293,116 +224,64 @@ class Tracer:
         self._node_origin.setdefault(torch._C._autograd._get_sequence_nr() - 1, (module, site))
         return ("forward" if module else "other"), module, site
 
-    def _ref(self, name: str, t: torch.Tensor, *, blank: bool = False, output: bool = False, bump: int = 0) -> _Raw:
-        """``output``: an op's result, fingerprinted anew (an input takes the fingerprint cached for
-        its bytes where one is valid); ``bump``: 1 where the op wrote ``t`` in place (the fingerprint
-        is valid after ATen's version bump). ``blank``: memory nothing has written."""
-        dtype = t.dtype
-        dtype_name = _DTYPE_NAMES.get(dtype) or _dtype_name(dtype)
-        shape = tuple(t.shape)
-        if not t.is_cpu or t.layout is not torch.strided:
-            return (name, None, dtype_name, shape)
-        contiguous = t.is_contiguous()
-        ptr = t.data_ptr()
-        key = _content_key(t, ptr, contiguous)
-        digests = self._digests
-        if blank:
-            digests.put(t, key, None, bump)
-            return (name, None, dtype_name, shape)
-        if not output:
-            value = digests.lookup(t, key)
-            if value is not _MISS:
-                return (name, value, dtype_name, shape)
-        value = _fingerprint_at(ptr, t.nbytes, dtype, t) if contiguous else _fingerprint(t)
-        digests.put(t, key, value, bump)
-        return (name, value, dtype_name, shape)
-
-    def _blank(self, t: torch.Tensor) -> bool:
-        """Whether ``t`` holds memory nothing has written since it was allocated."""
-        if not self._digests.blank_keys or not t.is_cpu or t.layout is not torch.strided:
-            return False
-        return self._digests.lookup(t, _content_key(t)) is None
-
     def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
         schema = self._schemas.get(func)
         if schema is None:
             schema = self._schemas[func] = _Schema(func)
-        names = schema.arg_names
-        tensor_lists = schema.tensor_lists
-        tensors: list[tuple[str, torch.Tensor]] = []
-        plain: list[tuple[str, Any]] = []
-        for i, value in enumerate(args):
-            if isinstance(value, torch.Tensor):
-                tensors.append((names[i], value))
-            elif i in tensor_lists and any(isinstance(v, torch.Tensor) for v in value):
-                # a tensor list (cat, index with None entries): every tensor by its position
-                tensors.extend((f"{names[i]}[{j}]", v) for j, v in enumerate(value) if isinstance(v, torch.Tensor))
-            elif value is not None:
-                plain.append((names[i], value))
-        for name, value in kwargs.items():
-            if isinstance(value, torch.Tensor):
-                tensors.append((name, value))
-            elif value is not None:
-                plain.append((name, value))
         phase, module, site = self.origin()
         index = len(self._records)
-        if schema.view:
-            blank = any(self._blank(t) for _, t in tensors)
-            refs_in = [_unwritten(name, t) for name, t in tensors]
-            result = schema.call(*args, **kwargs)
-            outs = _flat_outputs(result)
-            refs_out = [_unwritten(name, t) for name, t in outs]
-            if blank:
-                for _, t in outs:
-                    self._ref("", t, blank=True)
-        else:
-            overwrites = schema.overwrites
-            ref = self._ref
-            refs_in = [ref(name, t, blank=name in overwrites) for name, t in tensors]
-            if schema.random:
-                refs_in.append(_generator_ref(args, kwargs))
-            clones = None
-            if index in self.capture:
-                clones = {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=False) if r[1] is not None}
+        gen_ref = _generator_ref(args, kwargs) if schema.random else None  # the state it draws from
+        if index in self.capture:
+            clones: dict[str, np.ndarray] = {}
+
+            def before(tensors: tuple, refs_in: tuple) -> None:
+                clones.update(
+                    {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=True) if r[1] is not None}
+                )
                 if schema.random:
                     clones["generator_state"] = _generator_state(args, kwargs).copy()
-            result = schema.call(*args, **kwargs)
-            outs = _flat_outputs(result)
-            written = schema.written
-            in_place = {id(t) for name, t in tensors if name in written} if written else ()
-            blank = schema.allocates
-            scratch = schema.scratch
-            refs_out = [
-                ref(name, t, blank=blank or name in scratch, output=True, bump=1 if id(t) in in_place else 0)
-                for name, t in outs
-            ]
-            if clones is not None:
-                self.captured[index] = Captured(
-                    clones,
-                    {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_out, outs, strict=True) if r[1] is not None},
-                    _call_args(names, args, kwargs, {id(t): name for name, t in tensors}),
-                )
+
+            result, tensors, plain, refs_in, refs_out, outs = self._digests.op(
+                schema.call, args, kwargs, schema.spec, before
+            )
+            self.captured[index] = Captured(
+                clones,
+                {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_out, outs, strict=True) if r[1] is not None},
+                _call_args(schema.arg_names, args, kwargs, {id(t): name for name, t in tensors}),
+            )
+        else:
+            result, tensors, plain, refs_in, refs_out = self._digests.op(schema.call, args, kwargs, schema.spec)
+        if gen_ref is not None:
+            refs_in = (*refs_in, gen_ref)
         if phase == "optimizer":
             param = next((self._param_names[id(t)] for _, t in tensors if id(t) in self._param_names), "")
             module = f"{module}({param})" if param else module
-        text = ", ".join([f"{name}={_text(value)}" for name, value in plain]) if plain else ""
-        self._records.append((schema.name, module, site, phase, self.step, text, tuple(refs_in), tuple(refs_out)))
+        # the arguments as values (lists as tuples, so nothing changes them later): text when read
+        self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out))
         return result
 
     @property
     def ops(self) -> list[OpRecord]:
         """The ops recorded so far."""
         if len(self._ops) < len(self._records):
-            for op, module, site, phase, step, text, refs_in, refs_out in self._records[len(self._ops) :]:
-                self._ops.append(
-                    OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
-                )
+            # many new objects that all live on, and no cycle among them: without the collector's passes
+            # over them (each full pass walks all of torch's objects too) this is 7 times faster
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                for op, module, site, phase, step, plain, refs_in, refs_out in self._records[len(self._ops) :]:
+                    text = ", ".join([f"{name}={_text(value)}" for name, value in plain])
+                    self._ops.append(
+                        OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
+                    )
+            finally:
+                if collecting:
+                    gc.enable()
         return self._ops
 
 
 _NONE = b"\0" * 32
-_EMPTY_DIGEST = digest(b"")
-_MISS = object()  # no valid fingerprint cached
+_EMPTY = (digest(b""), 0.0)  # the fingerprint of a tensor of no bytes
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
 # outputs that are a kernel's scratch memory, not a result (oneDNN's RNN workspace): not fingerprinted
@@ -413,11 +292,6 @@ _SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
 # tuples of strings and numbers: the garbage collector stops tracking them, so the records of a
 # long run do not make every full collection walk them (nor trigger one).
 _Raw = tuple[str, Any, str, tuple[int, ...]]
-
-
-def _unwritten(name: str, t: torch.Tensor) -> _Raw:
-    """``t`` by shape and dtype only, not fingerprinted (a view, or memory nothing wrote)."""
-    return (name, None, _DTYPE_NAMES.get(t.dtype) or _dtype_name(t.dtype), tuple(t.shape))
 
 
 def _refs(raw: tuple[_Raw, ...]) -> list[TensorRef]:
@@ -454,7 +328,7 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
     """``_fingerprint`` of contiguous ``t``, whose ``nbytes`` bytes of ``dtype`` start at ``ptr``:
     float32 digested and summed in one pass (harness.digest), other dtypes' sums NumPy's (0 for bool)."""
     if nbytes == 0:
-        return (_EMPTY_DIGEST, 0.0)
+        return _EMPTY
     if dtype is torch.float32:
         return fingerprint_at(ptr, nbytes, True)
     np_dtype = _NP_DTYPES.get(dtype)
@@ -505,16 +379,6 @@ def _call_args(arg_names: list[str], args: tuple, kwargs: dict, names: dict[int,
     return out
 
 
-def _flat_outputs(result: Any) -> list[tuple[str, torch.Tensor]]:
-    """The op's output tensors, named by position (``out``, or ``out0``, ``out1``, ... for several;
-    an output the op did not compute keeps its number)."""
-    if isinstance(result, torch.Tensor):
-        return [("out", result)]
-    if isinstance(result, (list, tuple)):
-        return [(f"out{i}", t) for i, t in enumerate(result) if isinstance(t, torch.Tensor)]
-    return []
-
-
 def _to_numpy(t: torch.Tensor) -> np.ndarray:
     t = t.detach().contiguous()
     if t.dtype == torch.bfloat16:
@@ -523,6 +387,7 @@ def _to_numpy(t: torch.Tensor) -> np.ndarray:
 
 
 _BYTE_ARRAYS: dict[int, Any] = {}
+fingerprint_at = fingerprint_function()  # the C function itself: no Python frame per tensor
 
 
 class _Mode(TorchDispatchMode):

@@ -14,65 +14,63 @@
  * Sum (float32 only): float64 partial sums by element index mod 8, each in index order, then
  * ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). Deterministic on every machine; not NumPy's
  * pairwise order, so a trace's sums are compared only with sums of the same format. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h> /* first, as Python asks: this library is also the module harness.impl._digest */
+
+#include <math.h>
 #include <stdint.h>
-#include <string.h>
 
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
+#include "fingerprint.h"
 
-static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
-
-static inline uint64_t load64(const uint8_t *p) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
-
-static inline uint64_t finalise(uint64_t h) {
-    h ^= h >> 33;
-    h *= P2;
-    h ^= h >> 29;
-    h *= P3;
-    h ^= h >> 32;
-    return h;
-}
-
-static inline void stripe(uint64_t acc[4], const uint8_t *p) {
-    for (int q = 0; q < 4; q++) acc[q] = rotl64(acc[q] + load64(p + 8 * q) * P2, 31) * P1;
-}
-
-/* digest (32 bytes) of p[0..n); with sum != NULL also the float64 sum of the n / 4 float32s there
- * (n a multiple of 4), in the same pass: a stripe is 8 of them, element j of a stripe into s[j]. */
-void fingerprint(const uint8_t *p, int64_t n, uint8_t *digest, double *sum) {
-    uint64_t acc[4] = {P1 + P2, P2, 0, (uint64_t)0 - P1};
-    double s[8] = {0};
-    const int64_t whole = n - n % 32;
-    if (sum == NULL)
-        for (int64_t i = 0; i < whole; i += 32) stripe(acc, p + i);
-    else
-        for (int64_t i = 0; i < whole; i += 32) {
-            const float *x = (const float *)(const void *)(p + i); /* the caller's float32 data */
-            for (int j = 0; j < 8; j++) s[j] += (double)x[j];
-            stripe(acc, p + i);
-        }
-    if (n > whole) {
-        uint8_t last[32] = {0};
-        memcpy(last, p + whole, (size_t)(n - whole));
-        stripe(acc, last);
-        if (sum != NULL)
-            for (int64_t j = 0; j < (n - whole) / 4; j++) {
-                float v;
-                memcpy(&v, last + 4 * j, sizeof v);
-                s[j] += (double)v;
-            }
+/* fingerprint() of n buffers in one call: buffer i is nbytes[i] bytes at address ptrs[i]; its digest
+ * goes to digests[32 i ..], and where float32[i] is non-zero its float64 sum to sums[i] (else NaN). */
+void fingerprints(int64_t n, const uint64_t *ptrs, const int64_t *nbytes, const uint8_t *float32, uint8_t *digests,
+                  double *sums) {
+    for (int64_t i = 0; i < n; i++) {
+        sums[i] = __builtin_nan("");
+        fingerprint((const uint8_t *)(uintptr_t)ptrs[i], nbytes[i], digests + 32 * i, float32[i] ? sums + i : NULL);
     }
-    for (int q = 0; q < 4; q++) {
-        const uint64_t h = finalise(acc[q] ^ ((uint64_t)n * P3));
-        for (int b = 0; b < 8; b++) digest[8 * q + b] = (uint8_t)(h >> (8 * b));
-    }
-    if (sum != NULL) *sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
+
+/* fingerprint() as a Python function, harness.impl._digest.fingerprint(address, nbytes, float32) ->
+ * (digest bytes, float64 sum or NaN): the tracer's per-op path, where a ctypes call's own cost
+ * (about 3 us: argument conversion, result buffers) was most of a small tensor's fingerprint.
+ * The caller vouches for the nbytes bytes at address, as with the ctypes entry points. */
+static PyObject *py_fingerprint(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    (void)self;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "fingerprint(address, nbytes, float32) takes 3 arguments");
+        return NULL;
+    }
+    const unsigned long long address = PyLong_AsUnsignedLongLong(args[0]);
+    if (PyErr_Occurred()) return NULL;
+    const long long n = PyLong_AsLongLong(args[1]);
+    if (PyErr_Occurred()) return NULL;
+    const int float32 = PyObject_IsTrue(args[2]);
+    if (float32 < 0) return NULL;
+    if (n < 0 || (float32 && n % 4 != 0)) {
+        PyErr_SetString(PyExc_ValueError, "nbytes must be >= 0, and whole float32s with float32");
+        return NULL;
+    }
+    uint8_t digest[32];
+    double sum = NAN;
+    const uint8_t *p = (const uint8_t *)(uintptr_t)address;
+    if (n >= (1 << 20)) { /* long enough to let other Python threads run meanwhile */
+        Py_BEGIN_ALLOW_THREADS fingerprint(p, n, digest, float32 ? &sum : NULL);
+        Py_END_ALLOW_THREADS
+    } else {
+        fingerprint(p, n, digest, float32 ? &sum : NULL);
+    }
+    return Py_BuildValue("(y#d)", (const char *)digest, (Py_ssize_t)32, sum);
+}
+
+static PyMethodDef digest_methods[] = {
+    {"fingerprint", (PyCFunction)(void (*)(void))py_fingerprint, METH_FASTCALL,
+     "fingerprint(address, nbytes, float32) -> (digest, sum): mix256-v1 of the bytes at address"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef digest_module = {PyModuleDef_HEAD_INIT, "_digest", NULL, -1, digest_methods,
+                                           NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__digest(void) { return PyModule_Create(&digest_module); }
