@@ -220,6 +220,14 @@ def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert err.startswith("parity: error: ") and err.count("\n") == 1
     assert main(["diff", str(tmp_path / "t.h5"), str(tmp_path / "t.h5")]) == 0
+    other_python = tmp_path / "bin" / "python3"  # an interpreter without this package
+    other_python.parent.mkdir()
+    other_python.write_text("#!/bin/sh\nexit 1\n")
+    other_python.chmod(0o755)
+    assert main(["trace", "--out", str(tmp_path / "u.h5"), "--", str(other_python), "train.py"]) == 2
+    err = capsys.readouterr().err
+    assert "does not have parity-harness installed" in err and err.count("\n") == 1
+    assert not (tmp_path / "u.h5").exists()
 
 
 def test_program_failure_still_writes_the_trace(tmp_path: Path) -> None:

@@ -193,3 +193,32 @@ def test_fixture_round_trip_and_structure_check(tmp_path):
     bad = _impl_fixture(tmp_path, settings, {**settings, "batch_size": 5}, "bad.h5")
     with pytest.raises(FixtureError, match=r"steps/0001/x is int64\[4, 32\], expected int64\[5, 32\]"):
         read_upstream_fixture(bad)
+
+
+@needs_checkout
+def test_tracing_train_py_at_one_and_two_threads_finds_the_layer_norm_backward(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """parity trace on upstream's train.py itself (its tiny overrides, one iteration after the
+    evaluation): the root cause of 1 vs 2 threads, its call site in model.py, knob and proof."""
+    import json
+
+    from harness.cli import main
+
+    checkout = Path(CHECKOUT).resolve()
+    write_dataset(tmp_path / "data")
+    argv = UPSTREAM_CONFIGS["tiny"].argv(tmp_path / "data", tmp_path / "out", {"max_iters": 0, "eval_iters": 1})
+    monkeypatch.chdir(checkout)  # train.py reads configurator.py from its working directory
+    traces = []
+    for threads in (1, 2):
+        out = tmp_path / f"t{threads}.h5"
+        program = [sys.executable, "train.py", *argv]
+        assert main(["trace", "--platform", f"linux-x86_64-avx2-t{threads}", "--out", str(out), "--", *program]) == 0
+        traces.append(out)
+    capsys.readouterr()
+    report = tmp_path / "diff.json"
+    assert main(["diff", *map(str, traces), "--verify-cause", "--output", str(report)]) == 1
+    root = json.loads(report.read_text())["root_cause"]
+    assert (root["op"], root["module"]) == ("aten.native_layer_norm_backward.default", "GPT.transformer.ln_f")
+    assert root["site"] == f"{checkout / 'model.py'}:27" and root["knobs"] == ["threads"]
+    assert root["verified"] is True

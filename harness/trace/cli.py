@@ -47,8 +47,27 @@ def cmd_trace(args: argparse.Namespace) -> int:
             raise ParityError(f"this machine is {facts.os}-{facts.arch}; it cannot run {args.platform}")
         resolve_level(facts, config.isa)
         env = child_env(config)
+    argv = trace_argv(program, args.out, capture)
+    _check_interpreter(argv[0], env)
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    return subprocess.run(trace_argv(program, args.out, capture), env=env).returncode
+    return subprocess.run(argv, env=env).returncode
+
+
+def _check_interpreter(exe: str, env: dict[str, str]) -> None:
+    """A one-line error where the program's Python cannot run the tracer (it lacks this package)."""
+    import shutil
+
+    path = shutil.which(exe, path=env.get("PATH"))
+    if path is None:
+        raise ParityError(f"{exe}: no such Python interpreter")
+    if Path(path).resolve() == Path(sys.executable).resolve():
+        return
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('harness.trace.run') is None)"
+    if subprocess.run([path, "-c", probe], env=env, capture_output=True, check=False).returncode != 0:
+        raise ParityError(
+            f"{exe} ({path}) does not have parity-harness installed, so it cannot run the tracer: install it "
+            f"there, or name this one ({sys.executable}), or give the script alone (-- train.py ...)"
+        )
 
 
 def cmd_trace_diff(args: argparse.Namespace) -> int:

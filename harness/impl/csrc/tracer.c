@@ -1,8 +1,12 @@
-/* The per-tensor bookkeeping of `parity trace` (harness/trace/record.py), as the Python module
- * harness.impl._tracer: not a PyTorch kernel. record.py's dispatch calls Cache.ref for every tensor
- * of every op, which in Python cost about as much as the op itself on a small model; here it reads
- * the tensor's attributes through the Python C API (no torch headers) and fingerprints float32 data
- * with digest.c's fingerprint() directly.
+/* The per-op bookkeeping of `parity trace` (harness/trace/record.py), as the Python module
+ * harness.impl._tracer: not a PyTorch kernel. In Python it cost about as much as the ops themselves
+ * on a small model; here it reads the tensors' attributes through the Python C API (no torch
+ * headers) and fingerprints float32 data with fingerprint.h directly.
+ *
+ * Cache.op records one op: its arguments split into tensors and other values, each input's
+ * fingerprint (from the cache where valid) before the op runs, the op, each output's after it.
+ * Tracer.dispatch calls it for every op and adds the op's origin; site() finds the call site.
+ * Cache.entries() counts the fingerprints cached.
  *
  * Cache holds fingerprints by content key, valid while a tensor with those bytes lives on with an
  * unchanged version counter (ATen bumps it on every in-place write); None marks memory nothing has
@@ -327,7 +331,7 @@ static PyObject *fingerprint_tensor(Cache *self, PyObject *t, PyObject *dtype, P
     return Py_BuildValue("(y#d)", (const char *)digest, (Py_ssize_t)32, sum);
 }
 
-/* ref(name, t, flags) -> (name, (digest, sum) or None, dtype name, shape): record.py's Tracer._ref. */
+/* (name, (digest, sum) or None, dtype name, shape) of input or output t, by flags (FLAG_*). */
 static PyObject *ref_one(Cache *self, PyObject *name, PyObject *t, long flags) {
     PyObject *dtype, *dname, *shape, *ptr = NULL, *key = NULL, *value = NULL, *result = NULL;
     if (describe(self, t, &dtype, &dname, &shape) < 0) return NULL;
@@ -365,16 +369,6 @@ done:
     return result;
 }
 
-static PyObject *cache_ref(Cache *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "ref(name, tensor, flags) takes 3 arguments");
-        return NULL;
-    }
-    long flags = PyLong_AsLong(args[2]);
-    if (flags == -1 && PyErr_Occurred()) return NULL;
-    return ref_one(self, args[0], args[1], flags);
-}
-
 /* Whether t holds memory nothing has written since it was allocated: 1, 0, or -1. */
 static int is_blank(Cache *self, PyObject *t) {
     if (PySet_GET_SIZE(self->blank_keys) == 0) return 0;
@@ -394,13 +388,6 @@ static int is_blank(Cache *self, PyObject *t) {
     return blank;
 }
 
-/* blank(t) -> whether t holds memory nothing has written since it was allocated: Tracer._blank. */
-static PyObject *cache_blank(Cache *self, PyObject *t) {
-    int blank = is_blank(self, t);
-    if (blank < 0) return NULL;
-    return Py_NewRef(blank ? Py_True : Py_False);
-}
-
 /* (name, None, dtype name, shape): a tensor by shape and dtype only (a view, or unwritten memory). */
 static PyObject *shape_one(Cache *self, PyObject *name, PyObject *t) {
     PyObject *dtype, *dname, *shape;
@@ -410,15 +397,6 @@ static PyObject *shape_one(Cache *self, PyObject *name, PyObject *t) {
     Py_DECREF(dname);
     Py_DECREF(shape);
     return result;
-}
-
-/* shape(name, t) -> (name, None, dtype name, shape) */
-static PyObject *cache_shape(Cache *self, PyObject *const *args, Py_ssize_t nargs) {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "shape(name, tensor) takes 2 arguments");
-        return NULL;
-    }
-    return shape_one(self, args[0], args[1]);
 }
 
 /* Append (name, t) to names and tensors, (name, value) to plain (a list as a tuple) for one argument;
@@ -612,9 +590,6 @@ static PyObject *cache_len(Cache *self, PyObject *unused) {
 }
 
 static PyMethodDef cache_methods[] = {
-    {"ref", (PyCFunction)(void (*)(void))cache_ref, METH_FASTCALL, "ref(name, tensor, flags) -> raw tensor record"},
-    {"blank", (PyCFunction)cache_blank, METH_O, "blank(tensor) -> whether nothing wrote its memory"},
-    {"shape", (PyCFunction)(void (*)(void))cache_shape, METH_FASTCALL, "shape(name, tensor) -> record, no digest"},
     {"op", (PyCFunction)(void (*)(void))cache_op, METH_FASTCALL,
      "op(call, args, kwargs, spec) -> (result, tensors, plain, refs_in, refs_out)"},
     {"entries", (PyCFunction)cache_len, METH_NOARGS, "entries() -> the number of fingerprints cached"},
@@ -636,7 +611,7 @@ static PyTypeObject CacheType = {
 
 /* site(depth, internal, skip, sites) -> "file:line" of the first frame, from `depth` frames above the
  * caller's, whose code is not internal (its file starts with one of the `skip` prefixes or "<"),
- * else "?": record.py's Tracer._site. internal (code -> bool) and sites ((code, instruction) ->
+ * else "?". internal (code -> bool) and sites ((code, instruction) ->
  * text) are the caller's caches; the instruction is the frame's last one (its line where Python
  * does not say, before 3.11). */
 static PyObject *site(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
