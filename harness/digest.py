@@ -2,7 +2,7 @@
 float64 sum, by a named algorithm (torch-free). Traces and nanoGPT fixtures name theirs.
 
 - ``mix256-v1``: this project's own one-pass digest with the sum in the same pass
-  (``harness/impl/csrc/digest.c`` says how both are made, the sum in its own fixed order). Two
+  (``harness/impl/csrc/fingerprint.h`` says how both are made, the sum in its own fixed order). Two
   inputs of one length that differ in a single 64-bit word always get different digests, and
   accidental collisions of other differences are as unlikely as for any 256-bit digest (not a
   cryptographic one: it detects changes, it does not resist forgery). About 10 GB/s.
@@ -49,9 +49,8 @@ def check_algorithm(algorithm: str) -> str:
 
 
 @cache
-def fingerprint_function() -> Callable[[int, int, bool], tuple[bytes, float]]:
-    """``fingerprint_at`` itself, the C function (``harness.impl._digest``, a Python module too):
-    for callers that fingerprint tensor after tensor, without this module's frame around it."""
+def _fingerprint_function() -> Callable[[int, int, bool], tuple[bytes, float]]:
+    """The C function (``harness.impl._digest``, a Python module too): no ctypes call per tensor."""
     from harness.impl._lib import module
 
     return module("digest").fingerprint
@@ -60,7 +59,12 @@ def fingerprint_function() -> Callable[[int, int, bool], tuple[bytes, float]]:
 def fingerprint_at(address: int, nbytes: int, float32: bool) -> tuple[bytes, float]:
     """``mix256-v1`` (digest, float64 sum) of the ``nbytes`` bytes at ``address``; the sum is NaN
     unless ``float32`` (then ``nbytes`` counts whole float32s)."""
-    return fingerprint_function()(address, nbytes, float32)
+    return _fingerprint_function()(address, nbytes, float32)
+
+
+def _contiguous(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The arrays as C-contiguous buffers: the arrays themselves where they are, else copies."""
+    return [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
 
 
 def _raw(data: Any) -> bytes | np.ndarray:
@@ -82,7 +86,7 @@ class Batch:
 
     def __init__(self, arrays: Sequence[np.ndarray]) -> None:
         self.items = tuple(arrays)
-        self.arrays = [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        self.arrays = _contiguous(arrays)
         self.ptrs = np.array([a.ctypes.data for a in self.arrays], np.uint64)
         self.nbytes = np.array([a.nbytes for a in self.arrays], np.int64)
         self.float32 = np.array([a.dtype == np.float32 for a in self.arrays], np.uint8)
@@ -99,7 +103,7 @@ def fingerprints(arrays: Sequence[np.ndarray] | Batch, algorithm: str = ALGORITH
     memory (then only their current bytes are read)."""
     batch = arrays if isinstance(arrays, Batch) else None
     if check_algorithm(algorithm) == LEGACY:
-        bufs = batch.arrays if batch else [a if a.flags.c_contiguous else np.ascontiguousarray(a) for a in arrays]
+        bufs = batch.arrays if batch else _contiguous(arrays)
         sha256, add, f64 = hashlib.sha256, np.add.reduce, np.float64
         digests = b"".join([sha256(a.reshape(-1).view(np.uint8)).digest() for a in bufs])
         sums = np.array([add(a, None, f64) if a.dtype == np.float32 else np.nan for a in bufs], f64)

@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.digest import ALGORITHM, ALGORITHMS, LEGACY, fingerprints
-from harness.errors import FixtureError
+from harness.digest import ALGORITHM, LEGACY, check_algorithm, fingerprints
+from harness.errors import FixtureError, ParityError
 from harness.nanogpt_config import TrainConfig, get_lr
 from harness.store import FixtureReader, FixtureWriter, json_attr, spec, tensor_digest
 
@@ -143,13 +143,10 @@ def digest_attr(algorithm: str) -> dict[str, str]:
 def fixture_digest(reader: FixtureReader) -> str:
     """The digest algorithm a fixture names (SHA-256 where it names none); a one-line error for one
     this version does not know."""
-    algorithm = reader.attrs("/").get("digest", LEGACY)
-    if algorithm not in ALGORITHMS:
-        raise FixtureError(
-            reader.path,
-            f"its digest algorithm {algorithm!r} is unknown to this version (it knows {', '.join(ALGORITHMS)})",
-        )
-    return str(algorithm)
+    try:
+        return check_algorithm(reader.attrs("/").get("digest", LEGACY))
+    except ParityError as err:
+        raise FixtureError(reader.path, str(err)) from None
 
 
 def hex_digest(digest: np.ndarray) -> str:
@@ -291,6 +288,7 @@ def check_nanogpt_fixture(reader: FixtureReader) -> None:
     n_params = len(names)
     algorithm = fixture_digest(reader)
     init_digests = stored_name("init_digests", algorithm)
+    step_names = {name: stored_name(name, algorithm) for name in _STEP_TENSORS}
     _expect_names(reader, "/", [init_digests, "init_sums"], ["init", "steps"] if attrs["full_init"] else ["steps"])
     _expect(reader, init_digests, "uint8", (n_params, 32))
     _expect(reader, "init_sums", "float64", (n_params,))
@@ -313,15 +311,15 @@ def check_nanogpt_fixture(reader: FixtureReader) -> None:
             raise _damaged(reader, f"{group} says full={not full}, its full_steps say otherwise")
         if schedule is not None and step_attrs["lr"] != _scheduled_lr(reader, step, schedule):
             raise _damaged(reader, f"{group}'s lr {step_attrs['lr']} is not its config's schedule")
-        _expect_names(reader, group, [stored_name(n, algorithm) for n in _STEP_TENSORS], ["full"] if full else [])
+        _expect_names(reader, group, list(step_names.values()), ["full"] if full else [])
         x = reader.key(f"{group}/x")
         if x.dtype != "int64" or len(x.shape) != 2:
             raise _damaged(reader, f"{group}/x is {x.dtype}{list(x.shape)}, not a batch of tokens")
         batches.append((x.digest, _expect(reader, f"{group}/y", "int64", x.shape)))
         for name in ("loss", "grad_norm", "clip_coef"):
             _expect(reader, f"{group}/{name}", "float32", ())
-        _expect(reader, f"{group}/{stored_name('logits_digest', algorithm)}", "uint8", (32,))
-        _expect(reader, f"{group}/{stored_name('dropout_mask_digests', algorithm)}", "uint8", (n_masks, 32))
+        _expect(reader, f"{group}/{step_names['logits_digest']}", "uint8", (32,))
+        _expect(reader, f"{group}/{step_names['dropout_mask_digests']}", "uint8", (n_masks, 32))
         _expect(reader, f"{group}/digests", "uint8", (n_params, len(DIGEST_KINDS), 32))
         _expect(reader, f"{group}/sums", "float64", (n_params, len(DIGEST_KINDS)))
         if full:
@@ -347,11 +345,12 @@ def read_run(reader: FixtureReader, attrs: dict[str, Any], *, full: bool) -> Nan
     ``full=False`` skips the tensors stored in full."""
     names = list(attrs["param_names"])
     algorithm = fixture_digest(reader)
+    step_names = {name: stored_name(name, algorithm) for name in _STEP_TENSORS}
     init = {name: reader.tensor(f"init/{name}") for name in names} if attrs.get("full_init") else {}
     steps = []
     for step in range(1, int(attrs["steps"]) + 1):
         group = step_group(step)
-        tensors = {name: reader.tensor(f"{group}/{stored_name(name, algorithm)}") for name in _STEP_TENSORS}
+        tensors = {name: reader.tensor(f"{group}/{stored}") for name, stored in step_names.items()}
         rec = StepRecord(step, float(reader.attrs(group)["lr"]), **tensors)
         if full and reader.has(f"{group}/full"):
             rec.full = {

@@ -168,10 +168,12 @@ def read_upstream_fixture(path: str | Path, *, full: bool = True) -> UpstreamFix
         attrs = reader.attrs("/")
         run = read_run(reader, attrs, full=full)
         evals = []
+        stored = {
+            name: stored_name(name, run.digest) for name in EvalRecord.__dataclass_fields__ if name != "iteration"
+        }
         for iteration in attrs.get("eval_iterations", []):
             group = eval_group(int(iteration))
-            names = EvalRecord.__dataclass_fields__.keys() - {"iteration"}
-            tensors = {name: reader.tensor(f"{group}/{stored_name(name, run.digest)}") for name in names}
+            tensors = {name: reader.tensor(f"{group}/{dataset}") for name, dataset in stored.items()}
             evals.append(EvalRecord(int(iteration), **tensors))
         return UpstreamFixture(Path(path), attrs, run, evals)
 

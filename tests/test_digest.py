@@ -13,7 +13,7 @@ from harness.errors import ParityError
 
 
 def _sum_in_documented_order(x: np.ndarray) -> float:
-    """float64 partials by index mod 8, each in index order, then paired as csrc/digest.c says."""
+    """float64 partials by index mod 8, each in index order, then paired as csrc/fingerprint.h says."""
     s = [0.0] * 8
     for i, v in enumerate(x.astype(np.float64).tolist()):
         s[i % 8] += v

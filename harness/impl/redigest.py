@@ -55,7 +55,7 @@ def redigest(path: Path, algorithm: str = ALGORITHM) -> Conversion:
     upstream = isinstance(fixture, UpstreamFixture)
     same, new = (impl_upstream_runs if upstream else impl_nanogpt_runs)(fixture, [old, algorithm], profile)
     diff = diff_nanogpt(fixture, same)
-    problems = diff_evals(fixture.evals, same.evals) if isinstance(fixture, UpstreamFixture) else []
+    problems = diff_evals(fixture.evals, same.evals) if upstream else []
     problems += [f"step {s.step}: full {c.name} differs" for s in diff.steps for c in s.full if not c.bit_identical]
     problems += [
         f"step {a.step}: lr differs" for a, b in zip(fixture.run.steps, same.run.steps, strict=True) if a.lr != b.lr
@@ -74,7 +74,7 @@ def redigest(path: Path, algorithm: str = ALGORITHM) -> Conversion:
             "verified": f"{len(diff.steps)} of {len(diff.steps)} steps bit-identical in {old}",
         },
     }
-    if isinstance(fixture, UpstreamFixture):
+    if upstream:
         write_upstream_fixture(path, {**attrs, "full_init": bool(fixture.run.init)}, new.run, new.evals, force=True)
     else:
         write_nanogpt_fixture(

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.digest import digest, fingerprint_function
+from harness.digest import digest, fingerprint_at
 from harness.errors import ParityError
 from harness.trace.tracefile import Captured, OpRecord, TensorRef, write_trace
 
@@ -106,10 +106,7 @@ def running_provenance(**extra: Any) -> dict[str, Any]:
 class _Schema:
     """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
 
-    __slots__ = (
-        "allocates", "arg_names", "call", "name", "overwrites", "random", "scratch", "spec", "tensor_lists", "view",
-        "written",
-    )  # fmt: skip
+    __slots__ = ("arg_names", "call", "name", "random", "spec")
 
     def __init__(self, func: Any) -> None:
         schema = func._schema
@@ -118,25 +115,24 @@ class _Schema:
         self.call = func._op  # what ``func(...)`` calls, without OpOverload.__call__'s Python frame
         self.arg_names = [a.name for a in schema.arguments]
         # positions of tensor lists (cat's tensors, index's indices): only these can hold tensors
-        self.tensor_lists = frozenset(
+        tensor_lists = frozenset(
             i for i, a in enumerate(schema.arguments)
             if isinstance(a.type, torch.ListType) and "Tensor" in str(a.type.getElementType())
         )  # fmt: skip
-        self.written = {a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write}
-        self.allocates = base in _ALLOCATORS
-        self.overwrites = {"self"} if base in _OVERWRITE else set()
-        self.overwrites |= {a.name for a in schema.arguments if a.kwarg_only and a.name in self.written}  # out=
-        self.view = base in _VIEWS or (
+        written = frozenset(a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write)
+        overwrites = {"self"} if base in _OVERWRITE else set()
+        overwrites |= {a.name for a in schema.arguments if a.kwarg_only and a.name in written}  # out=
+        view = base in _VIEWS or (
             bool(schema.returns)
-            and not self.written
+            and not written
             and all(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
         )
         self.random = torch.Tag.nondeterministic_seeded in func.tags
-        self.scratch = _SCRATCH.get(base, frozenset())
-        # what Cache.op (csrc/tracer.c) reads of it
+        # what Cache.op (csrc/tracer.c) reads: arg_names, tensor_lists, overwrites, written, scratch,
+        # allocates, view
         self.spec = (
-            tuple(self.arg_names), self.tensor_lists, frozenset(self.overwrites), frozenset(self.written),
-            self.scratch, self.allocates, self.view,
+            tuple(self.arg_names), tensor_lists, frozenset(overwrites), written,
+            _SCRATCH.get(base, frozenset()), base in _ALLOCATORS, view,
         )  # fmt: skip
 
 
@@ -387,7 +383,6 @@ def _to_numpy(t: torch.Tensor) -> np.ndarray:
 
 
 _BYTE_ARRAYS: dict[int, Any] = {}
-fingerprint_at = fingerprint_function()  # the C function itself: no Python frame per tensor
 
 
 class _Mode(TorchDispatchMode):

@@ -1,19 +1,9 @@
-/* The fingerprint of a tensor's raw bytes that `parity trace` records (harness/digest.py): a 256-bit
- * digest and, for float32 data, a float64 sum, in one pass over the memory. Not a PyTorch kernel:
- * this project's own format ("mix256-v1"), written to run near memory speed where SHA-256 and
- * NumPy's sum took two passes at about 1.2 GB/s together.
- *
- * Digest: four 64-bit lanes, each starting from its own constant. Every 32-byte stripe gives lane q
- * its q-th little-endian 64-bit word w: acc = rotl(acc + w * P2, 31) * P1. For a fixed stripe each
- * step is a bijection of acc (odd multipliers, rotation), so two inputs of the same length that
- * differ in one word leave that lane's state, and so the digest, different. The last n % 32 bytes
- * go, zero-padded, through one more stripe; then every lane takes the length (acc ^= n * P3) and a
- * bijective finaliser (xor-shift-multiply), and the four lanes are the digest, lane 0 first, each
- * little-endian.
- *
- * Sum (float32 only): float64 partial sums by element index mod 8, each in index order, then
- * ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). Deterministic on every machine; not NumPy's
- * pairwise order, so a trace's sums are compared only with sums of the same format. */
+/* The fingerprint of a tensor's raw bytes that traces and nanoGPT fixtures record (harness/digest.py):
+ * a 256-bit digest and, for float32 data, a float64 sum, in one pass over the memory. Not a PyTorch
+ * kernel: this project's own format ("mix256-v1", made as fingerprint.h says), written to run near
+ * memory speed where SHA-256 and NumPy's sum took two passes at about 1.2 GB/s together. This file
+ * is a ctypes library (fingerprints: many buffers in one call) and the Python module
+ * harness.impl._digest (fingerprint: one buffer). */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h> /* first, as Python asks: this library is also the module harness.impl._digest */
 
@@ -27,7 +17,7 @@
 void fingerprints(int64_t n, const uint64_t *ptrs, const int64_t *nbytes, const uint8_t *float32, uint8_t *digests,
                   double *sums) {
     for (int64_t i = 0; i < n; i++) {
-        sums[i] = __builtin_nan("");
+        sums[i] = NAN;
         fingerprint((const uint8_t *)(uintptr_t)ptrs[i], nbytes[i], digests + 32 * i, float32[i] ? sums + i : NULL);
     }
 }

@@ -1,6 +1,18 @@
 /* mix256-v1: the one-pass digest and float32 sum of harness/digest.py, shared by digest.c (the
- * library and Python module harness.impl._digest) and tracer.c (the tracer's bookkeeping); how
- * both are made is said in digest.c. A header, not a library: each includes its own copy. */
+ * library and Python module harness.impl._digest) and tracer.c (the tracer's bookkeeping). A
+ * header, not a library: each includes its own copy.
+ *
+ * Digest: four 64-bit lanes, each starting from its own constant. Every 32-byte stripe gives lane q
+ * its q-th little-endian 64-bit word w: acc = rotl(acc + w * P2, 31) * P1. For a fixed stripe each
+ * step is a bijection of acc (odd multipliers, rotation), so two inputs of the same length that
+ * differ in one word leave that lane's state, and so the digest, different. The last n % 32 bytes
+ * go, zero-padded, through one more stripe; then every lane takes the length (acc ^= n * P3) and a
+ * bijective finaliser (xor-shift-multiply), and the four lanes are the digest, lane 0 first, each
+ * little-endian.
+ *
+ * Sum (float32 only): float64 partial sums by element index mod 8, each in index order, then
+ * ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)). Deterministic on every machine; not NumPy's
+ * pairwise order, so sums are compared only with sums of the same algorithm. */
 #ifndef PARITY_FINGERPRINT_H
 #define PARITY_FINGERPRINT_H
 

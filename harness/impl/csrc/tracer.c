@@ -43,39 +43,24 @@ typedef struct {
 } Cache;
 
 static PyObject *s_dtype, *s_shape, *s_is_cpu, *s_layout, *s_is_contiguous, *s_data_ptr, *s_numel, *s_nbytes,
-    *s_version, *s_stride;
+    *s_version, *s_stride, *s_out;
+
+/* every object a Cache holds, for the collector's traversal and for clearing alike */
+#define CACHE_MEMBERS(X)                                                                                     \
+    X(entries) X(refs) X(owners) X(forget) X(blank_keys) X(dtype_names) X(float32) X(strided) X(fallback) \
+        X(empty) X(miss) X(tensor_type) X(out_names)
 
 static int cache_traverse(Cache *self, visitproc visit, void *arg) {
-    Py_VISIT(self->entries);
-    Py_VISIT(self->refs);
-    Py_VISIT(self->owners);
-    Py_VISIT(self->forget);
-    Py_VISIT(self->blank_keys);
-    Py_VISIT(self->dtype_names);
-    Py_VISIT(self->float32);
-    Py_VISIT(self->strided);
-    Py_VISIT(self->fallback);
-    Py_VISIT(self->empty);
-    Py_VISIT(self->miss);
-    Py_VISIT(self->tensor_type);
-    Py_VISIT(self->out_names);
+#define VISIT_MEMBER(m) Py_VISIT(self->m);
+    CACHE_MEMBERS(VISIT_MEMBER)
+#undef VISIT_MEMBER
     return 0;
 }
 
 static int cache_clear(Cache *self) {
-    Py_CLEAR(self->entries);
-    Py_CLEAR(self->refs);
-    Py_CLEAR(self->owners);
-    Py_CLEAR(self->forget);
-    Py_CLEAR(self->blank_keys);
-    Py_CLEAR(self->dtype_names);
-    Py_CLEAR(self->float32);
-    Py_CLEAR(self->strided);
-    Py_CLEAR(self->fallback);
-    Py_CLEAR(self->empty);
-    Py_CLEAR(self->miss);
-    Py_CLEAR(self->tensor_type);
-    Py_CLEAR(self->out_names);
+#define CLEAR_MEMBER(m) Py_CLEAR(self->m);
+    CACHE_MEMBERS(CLEAR_MEMBER)
+#undef CLEAR_MEMBER
     return 0;
 }
 
@@ -457,74 +442,74 @@ static PyObject *cache_op(Cache *self, PyObject *const *argv, Py_ssize_t nargs) 
     const int allocates = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 5)), view = PyObject_IsTrue(PyTuple_GET_ITEM(spec, 6));
     PyObject *tensors = PyList_New(0), *plain = PyList_New(0), *refs_in = NULL, *refs_out = NULL, *result = NULL;
     PyObject *outs = NULL, *out = NULL;
-    if (tensors == NULL || plain == NULL) goto fail;
+    if (tensors == NULL || plain == NULL) goto done;
     const Py_ssize_t n_args = PyTuple_GET_SIZE(args);
     for (Py_ssize_t i = 0; i < n_args; i++) {
         PyObject *name = i < PyTuple_GET_SIZE(arg_names) ? PyTuple_GET_ITEM(arg_names, i) : NULL;
         if (name == NULL) {
             PyErr_SetString(PyExc_ValueError, "more arguments than the schema names");
-            goto fail;
+            goto done;
         }
         PyObject *pos = PyLong_FromSsize_t(i);
         int listed = pos ? PySet_Contains(tensor_lists, pos) : -1;
         Py_XDECREF(pos);
-        if (listed < 0 || classify(self, name, PyTuple_GET_ITEM(args, i), listed, tensors, plain) < 0) goto fail;
+        if (listed < 0 || classify(self, name, PyTuple_GET_ITEM(args, i), listed, tensors, plain) < 0) goto done;
     }
     Py_ssize_t at = 0;
     PyObject *key, *value;
     while (PyDict_Next(kwargs, &at, &key, &value))
-        if (classify(self, key, value, 0, tensors, plain) < 0) goto fail;
+        if (classify(self, key, value, 0, tensors, plain) < 0) goto done;
     const Py_ssize_t n_in = PyList_GET_SIZE(tensors);
     int blank = 0;
     refs_in = PyTuple_New(n_in);
-    if (refs_in == NULL) goto fail;
+    if (refs_in == NULL) goto done;
     for (Py_ssize_t i = 0; i < n_in; i++) {
         PyObject *pair = PyList_GET_ITEM(tensors, i), *name = PyTuple_GET_ITEM(pair, 0), *t = PyTuple_GET_ITEM(pair, 1);
         PyObject *r;
         if (view) {
             int b = is_blank(self, t);
-            if (b < 0) goto fail;
+            if (b < 0) goto done;
             blank |= b;
             r = shape_one(self, name, t);
         } else {
             int over = PySet_Contains(overwrites, name);
-            if (over < 0) goto fail;
+            if (over < 0) goto done;
             r = ref_one(self, name, t, over ? FLAG_BLANK : 0);
         }
-        if (r == NULL) goto fail;
+        if (r == NULL) goto done;
         PyTuple_SET_ITEM(refs_in, i, r);
     }
     if (before != NULL) {
         PyObject *tensors_t = PyList_AsTuple(tensors);
         PyObject *r = tensors_t ? PyObject_CallFunctionObjArgs(before, tensors_t, refs_in, NULL) : NULL;
         Py_XDECREF(tensors_t);
-        if (r == NULL) goto fail;
+        if (r == NULL) goto done;
         Py_DECREF(r);
-        if ((named = PyList_New(0)) == NULL) goto fail;
+        if ((named = PyList_New(0)) == NULL) goto done;
     }
     out = PyObject_Call(call, args, PyDict_GET_SIZE(kwargs) ? kwargs : NULL);
-    if (out == NULL) goto fail;
+    if (out == NULL) goto done;
     /* the outputs, named by position: "out", or "out0", "out1", ... (an output that is not a tensor
      * keeps its number) */
     int one = PyObject_IsInstance(out, self->tensor_type);
-    if (one < 0) goto fail;
+    if (one < 0) goto done;
     const int several = !one && (PyList_Check(out) || PyTuple_Check(out));
     outs = several ? PySequence_Fast(out, "outputs") : NULL;
-    if (several && outs == NULL) goto fail;
+    if (several && outs == NULL) goto done;
     const Py_ssize_t n_out = one ? 1 : several ? PySequence_Fast_GET_SIZE(outs) : 0;
     PyObject *collected = PyList_New(0);
-    if (collected == NULL) goto fail;
+    if (collected == NULL) goto done;
     for (Py_ssize_t i = 0; i < n_out; i++) {
         PyObject *t = one ? out : PySequence_Fast_GET_ITEM(outs, i);
         if (!one) {
             int is_t = PyObject_IsInstance(t, self->tensor_type);
-            if (is_t < 0) goto fail_collected;
+            if (is_t < 0) goto drop_collected;
             if (!is_t) continue;
         }
-        PyObject *name = one ? PyUnicode_InternFromString("out")
+        PyObject *name = one ? Py_NewRef(s_out)
                              : i < OUT_NAMES ? Py_NewRef(PyTuple_GET_ITEM(self->out_names, i))
                                              : PyUnicode_FromFormat("out%zd", i);
-        if (name == NULL) goto fail_collected;
+        if (name == NULL) goto drop_collected;
         PyObject *r;
         if (view) {
             r = shape_one(self, name, t);
@@ -555,13 +540,13 @@ static PyObject *cache_op(Cache *self, PyObject *const *argv, Py_ssize_t nargs) 
         Py_DECREF(name);
         if (r == NULL || PyList_Append(collected, r) < 0) {
             Py_XDECREF(r);
-            goto fail_collected;
+            goto drop_collected;
         }
         Py_DECREF(r);
     }
     refs_out = PyList_AsTuple(collected);
     Py_DECREF(collected);
-    if (refs_out == NULL) goto fail;
+    if (refs_out == NULL) goto done;
     PyObject *tensors_t = PyList_AsTuple(tensors), *plain_t = PyList_AsTuple(plain);
     PyObject *outs_t = named ? PyList_AsTuple(named) : NULL;
     if (tensors_t && plain_t && (named == NULL || outs_t))
@@ -570,10 +555,10 @@ static PyObject *cache_op(Cache *self, PyObject *const *argv, Py_ssize_t nargs) 
     Py_XDECREF(tensors_t);
     Py_XDECREF(plain_t);
     Py_XDECREF(outs_t);
-    goto fail; /* the common cleanup */
-fail_collected:
+    goto done; /* result set: the cleanup is the failures' */
+drop_collected:
     Py_DECREF(collected);
-fail:
+done:
     Py_XDECREF(named);
     Py_XDECREF(outs);
     Py_XDECREF(out);
@@ -686,7 +671,7 @@ PyMODINIT_FUNC PyInit__tracer(void) {
     } names[] = {{&s_dtype, "dtype"},     {&s_shape, "shape"},       {&s_is_cpu, "is_cpu"},
                  {&s_layout, "layout"},   {&s_is_contiguous, "is_contiguous"}, {&s_data_ptr, "data_ptr"},
                  {&s_numel, "numel"},     {&s_nbytes, "nbytes"},     {&s_version, "_version"},
-                 {&s_stride, "stride"}};
+                 {&s_stride, "stride"},   {&s_out, "out"}};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if ((*names[i].slot = PyUnicode_InternFromString(names[i].text)) == NULL) return NULL;
     if (PyType_Ready(&CacheType) < 0) return NULL;
