@@ -26,7 +26,21 @@ def _digest(a: np.ndarray) -> bytes:
     return digest(np.ascontiguousarray(a))
 
 
-def test_recorder_fingerprints_inputs_before_and_outputs_after() -> None:
+BACKENDS = ("dispatcher-hook", "dispatch-mode")
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Record through the dispatcher hook (csrc/hook.cpp) or through Python's dispatch mode."""
+    monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if request.param == "dispatcher-hook" else "0")
+    return request.param
+
+
+def _recorded_by(tracer, backend: str) -> None:
+    assert tracer.backend == backend, tracer.backend_note
+
+
+def test_recorder_fingerprints_inputs_before_and_outputs_after(backend: str) -> None:
     x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
     with recording() as tracer:
         y = torch.exp(x)
@@ -35,6 +49,7 @@ def test_recorder_fingerprints_inputs_before_and_outputs_after() -> None:
         buf = torch.empty(4)
         v = y.t()
         z = v @ torch.ones(2, 2)
+    _recorded_by(tracer, backend)
     ops = {op.op: op for op in tracer.ops}
     exp = ops["aten.exp.default"]
     assert exp.inputs[0].digest == _digest(x.numpy()) and exp.outputs[0].digest == _digest(before.numpy())
@@ -52,7 +67,7 @@ def test_recorder_fingerprints_inputs_before_and_outputs_after() -> None:
     assert buf.shape == (4,)
 
 
-def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path) -> None:
+def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path, backend: str) -> None:
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.LayerNorm(3))
     opt = torch.optim.SGD(model.parameters(), lr=0.1)
@@ -63,6 +78,7 @@ def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path) -> N
             opt.step()
             opt.zero_grad()
     trace = read_trace(tmp_path / "t.h5")
+    assert trace.attrs["tracer"] == backend
     assert [_no_sums(op) for op in trace.ops] == [_no_sums(op) for op in tracer.ops]
     ln = [op for op in trace.ops if op.op == "aten.native_layer_norm.default"]
     assert [op.module for op in ln] == ["Sequential.1", "Sequential.1"] and [op.step for op in ln] == [1, 2]
@@ -230,16 +246,18 @@ def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     assert not (tmp_path / "u.h5").exists()
 
 
-def test_program_failure_still_writes_the_trace(tmp_path: Path) -> None:
+def test_program_failure_still_writes_the_trace(tmp_path: Path, backend: str) -> None:
     script = tmp_path / "boom.py"
     script.write_text("import sys, torch\ntorch.ones(3).exp()\nsys.exit(3)\n")
     out = tmp_path / "t.h5"
     proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(script)])
     assert proc.returncode == 3
-    assert [op.op for op in read_trace(out).ops if op.op.startswith("aten.exp")] == ["aten.exp.default"]
+    trace = read_trace(out)
+    assert [op.op for op in trace.ops if op.op.startswith("aten.exp")] == ["aten.exp.default"]
+    assert trace.attrs["tracer"] == backend
 
 
-def test_normal_replays_from_a_captured_generator_state() -> None:
+def test_normal_replays_from_a_captured_generator_state(backend: str) -> None:
     """The impl draws torch's normal_ from the generator state a trace captures (the cached
     Box-Muller sample and a moved engine included)."""
     from harness.impl.profiles import profile_for_capability
@@ -252,14 +270,16 @@ def test_normal_replays_from_a_captured_generator_state() -> None:
         with recording(capture=[1]) as tracer:
             out = torch.empty(n).normal_(0.0, 0.02)
         cap = tracer.captured[1]
+        _recorded_by(tracer, backend)
         assert tracer.ops[1].op == "aten.normal_.default" and "generator_state" in cap.inputs
         again = replay(tracer.ops[1].op, cap.inputs, cap.args, profile)["out"]
         assert (again.view(np.uint32) == out.numpy().view(np.uint32)).all()
 
 
-def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors() -> None:
-    """The tracer's cache (csrc/tracer.c): an input takes the fingerprint of its current bytes, whoever
-    wrote them and however it is viewed; entries go with their tensors."""
+def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors(backend: str) -> None:
+    """The recorder's cache (csrc/hook.cpp's, or csrc/tracer.c's through the mode): an input takes the
+    fingerprint of its current bytes, whoever wrote them and however it is viewed; entries go with
+    their tensors."""
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
     with recording() as tracer:
         a = x * 2  # a's fingerprint is cached when mul writes it
@@ -273,19 +293,151 @@ def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors() -> No
         with torch.inference_mode():
             e = torch.ones(2) * 2  # inference tensors have no version counter: never cached
         f = e + 1
-        n = tracer._digests.entries()
-        del b, c
+        n = tracer.cached()
+        kept = {name: t.numpy().copy() for name, t in dict(d=d, g=g, m=m, e=e, f=f, i=i).items()}  # no ops
+        del a, b, c, d, g, m, f, i
+        assert n >= 5 and tracer.cached() < n  # the dead tensors' entries are gone
+    _recorded_by(tracer, backend)
     adds = [op for op in tracer.ops if op.op == "aten.add.Tensor"]
     assert adds[0].inputs[0].digest == _digest((x * 2).numpy())
     assert adds[1].inputs[0].digest == _digest((x * 6).numpy())
     clone = next(op for op in tracer.ops if op.op == "aten.clone.default")
-    assert clone.inputs[0].digest == _digest((x * 6).numpy().T) and clone.outputs[0].digest == _digest(d.numpy())
+    assert clone.inputs[0].digest == _digest((x * 6).numpy().T) and clone.outputs[0].digest == _digest(kept["d"])
     index = next(op for op in tracer.ops if op.op == "aten.index_select.default")
-    assert index.inputs[1].digest == _digest(i.numpy()) and index.inputs[1].sum == 2.0
-    assert index.outputs[0].digest == _digest(g.numpy())
+    assert index.inputs[1].digest == _digest(kept["i"]) and index.inputs[1].sum == 2.0
+    assert index.outputs[0].digest == _digest(kept["g"])
     gt = next(op for op in tracer.ops if op.op == "aten.gt.Scalar")
-    assert gt.outputs[0].digest == _digest(m.numpy()) and gt.outputs[0].dtype == "bool"
-    assert adds[-1].inputs[0].digest == _digest(e.numpy()) and adds[-1].outputs[0].digest == _digest(f.numpy())
-    assert n >= 5
-    del a, d, g, m, f, i
-    assert tracer._digests.entries() < n  # the dead tensors' entries are gone
+    assert gt.outputs[0].digest == _digest(kept["m"]) and gt.outputs[0].dtype == "bool"
+    assert adds[-1].inputs[0].digest == _digest(kept["e"]) and adds[-1].outputs[0].digest == _digest(kept["f"])
+
+
+def test_a_write_in_place_that_torch_does_not_count_is_read_anew(backend: str) -> None:
+    """clip_grad_norm_ scales the gradients with _foreach_mul_, which under a dispatch mode leaves
+    their version counters alone: the optimizer's ops still read the scaled gradients' bits."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4, 6)
+    opt = torch.optim.SGD(lin.parameters(), lr=0.1, momentum=0.9)
+    with recording() as tracer:
+        (lin(torch.ones(2, 4)) * 10).sum().backward()
+        torch.nn.utils.clip_grad_norm_(lin.parameters(), 0.5, foreach=True)
+        clipped = lin.weight.grad.numpy().copy()
+        opt.step()
+    _recorded_by(tracer, backend)
+    scale = next(op for op in tracer.ops if op.op == "aten._foreach_mul_.Tensor")
+    assert scale.inputs[0].digest != _digest(clipped)  # the gradient before clipping
+    reads = [r for op in tracer.ops if op.phase == "optimizer" for r in op.inputs if r.shape == (6, 4)]
+    assert _digest(clipped) in {r.digest for r in reads}
+    assert scale.inputs[0].digest not in {r.digest for r in reads}
+
+
+def _program() -> None:
+    """A little of everything a training loop dispatches: parameters made, a random init with a
+    generator, dropout, embedding and int64 indices, tensor lists in and out, a bool mask, Python
+    numbers for tensors, in-place and inference ops, AdamW and a clip."""
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(3)
+    emb = torch.nn.Embedding(10, 4)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 6), torch.nn.LayerNorm(6), torch.nn.GELU(), torch.nn.Dropout(0.2))
+    opt = torch.optim.AdamW([*emb.parameters(), *model.parameters()], lr=0.01)
+    idx = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    noise = torch.randn(2, 3, 6, generator=gen)
+    for _ in range(2):
+        h = model(emb(idx)) + noise
+        parts = h.split(2, dim=-1)
+        y = torch.stack([p.sum(-1) for p in parts], dim=0).sum(0)
+        loss = torch.nn.functional.cross_entropy(y.reshape(-1, 3), torch.tensor([0, 2]))
+        (loss * 2 + y.masked_fill(y < 0, 0.0).sum() * 0.5).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+        with torch.inference_mode():
+            torch.ones(3).mul_(2).add_(1)
+
+
+def _comparable(ops: list[OpRecord]) -> list[str]:
+    """The records but their index, with NaN sums made comparable, and but for where a dispatch mode
+    changes what torch runs: no detach (torch keeps Parameter's from modes; a mode brings on others),
+    and the autograd engine's accumulation of gradients as add (add_ where no mode is active)."""
+    out = []
+    for o in ops:
+        if o.op == "aten.detach.default":
+            continue
+        op = "aten.add.Tensor" if o.phase == "backward" and o.op == "aten.add_.Tensor" else o.op
+        out.append(repr((op, o.module, o.site, o.phase, o.step, o.args, o.inputs, o.outputs)).replace("nan", "NaN"))
+    return out
+
+
+def test_the_dispatcher_hook_records_what_the_dispatch_mode_records(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same program through both: the same ops in the same order, each with the same name, module,
+    call site, phase, step, arguments and fingerprints, detach aside."""
+    streams = {}
+    for backend in BACKENDS:
+        monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if backend == "dispatcher-hook" else "0")
+        with recording() as tracer:
+            _program()
+        _recorded_by(tracer, backend)
+        streams[backend] = tracer.ops
+    hook, mode = (_comparable(streams[b]) for b in BACKENDS)
+    assert len(hook) > 250
+    first = next((i for i, (h, m) in enumerate(zip(hook, mode, strict=False)) if h != m), None)
+    assert first is None and len(hook) == len(mode), f"first difference at {first}: {hook[first]} vs {mode[first]}"
+    phases = {o.phase for o in streams["dispatcher-hook"]}
+    assert phases == {"forward", "backward", "optimizer", "other"}
+    assert any(o.module.startswith("AccumulateGrad(") for o in streams["dispatcher-hook"])
+
+
+def test_the_hook_records_the_path_an_unobserved_run_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A dispatch mode makes torch take its tensor-subclass paths (index's backward through index_put);
+    the hook leaves the program as it runs untraced, as torch's profiler sees it (_index_put_impl_)."""
+    x = torch.arange(6.0, requires_grad=True)
+
+    def step() -> None:
+        x[x > 2].sum().backward()
+
+    with torch.profiler.profile() as prof:
+        step()
+    untraced = {e.name for e in prof.events()}
+    assert "aten::_index_put_impl_" in untraced and "aten::index_put" not in untraced
+    seen = {}
+    for backend in BACKENDS:
+        monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if backend == "dispatcher-hook" else "0")
+        with recording() as tracer:
+            step()
+        seen[backend] = {o.op for o in tracer.ops if o.phase == "backward"}
+    assert (
+        "aten._index_put_impl_.default" in seen["dispatcher-hook"]
+        and "aten.index_put.default" not in seen["dispatcher-hook"]
+    )
+    assert "aten.index_put.default" in seen["dispatch-mode"]
+
+
+def test_a_hook_that_cannot_be_built_leaves_the_dispatch_mode_and_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.trace import native
+
+    monkeypatch.setenv("PARITY_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("CXX", str(tmp_path / "no-such-compiler"))
+    monkeypatch.delenv("PARITY_TRACE_HOOK", raising=False)
+    native._loaded.cache_clear()
+    try:
+        with tracing(tmp_path / "t.h5") as tracer:
+            torch.ones(2).exp()
+    finally:
+        native._loaded.cache_clear()  # the next trace loads the hook that builds
+    assert tracer.backend == "dispatch-mode" and "cannot run the compiler" in tracer.backend_note
+    trace = read_trace(tmp_path / "t.h5")
+    assert trace.attrs["tracer"] == "dispatch-mode" and "no-such-compiler" in trace.attrs["tracer_note"]
+    assert [op.op for op in trace.ops] == ["aten.ones.default", "aten.exp.default"]
+
+
+def test_a_capture_reruns_the_program_the_way_its_trace_was_recorded() -> None:
+    from harness.trace.cause import rerun_env
+
+    hook = Trace(Path("a.h5"), {"provenance": {}, "tracer": "dispatcher-hook", "env": {}}, [])
+    older = Trace(Path("b.h5"), {"provenance": {}}, [])  # written before the hook: the mode
+    assert rerun_env(hook, {"PARITY_TRACE_HOOK": "0"})["PARITY_TRACE_HOOK"] == "1"
+    assert rerun_env(older, {})["PARITY_TRACE_HOOK"] == "0"
+    a = [_op(0, "aten.a", [b"1"], [b"2"])]
+    d = diff_traces(Trace(Path("a.h5"), {"provenance": {}, "tracer": "dispatcher-hook"}, a), _trace(a))
+    assert d.bit_identical and any("through the dispatcher-hook, B through the dispatch-mode" in n for n in d.notes)

@@ -125,6 +125,8 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
 
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
     env.update(trace.attrs.get("env", {}))
+    # recorded the way the trace was: op indices of the hook and of the dispatch mode differ
+    env["PARITY_TRACE_HOOK"] = "1" if trace.attrs.get("tracer") == "dispatcher-hook" else "0"
     return env
 
 
@@ -143,6 +145,13 @@ def capture(trace: Trace, index: int, workdir: Path) -> Captured:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
     again = read_trace(out)
+    traced_by, again_by = trace.attrs.get("tracer", "dispatch-mode"), again.attrs.get("tracer", "dispatch-mode")
+    if again_by != traced_by:
+        why = again.attrs.get("tracer_note", "")
+        raise ParityError(
+            f"{trace.path} was recorded through the {traced_by}, the re-run through the {again_by}"
+            + (f" ({why})" if why else "")
+        )
     if index >= len(again.ops) or index not in again.captured:
         raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
     first, then = trace.ops[index], again.ops[index]

@@ -155,6 +155,9 @@ class Tracer:
         self._internal_code: dict[Any, bool] = {}
         self._sites: dict[tuple[Any, int], str] = {}  # (code, instruction offset): "file:line"
         self._site = _tracer().site
+        self._hook: Any = None  # harness.trace._hook while it records
+        self.backend = ""  # "dispatcher-hook" or "dispatch-mode": what recorded the ops
+        self.backend_note = ""  # why not the hook
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -167,6 +170,8 @@ class Tracer:
                     self._module_names.setdefault(id(m), sub)
                 for pname, p in module.named_parameters(prefix=root):
                     self._param_names.setdefault(id(p), pname)
+                    if self._hook is not None:
+                        self._hook.name_param(p, pname)
                 name = self._module_names[id(module)]
             else:
                 name = f"{self._module_stack[-1]}.{type(module).__name__}"
@@ -203,7 +208,8 @@ class Tracer:
     # -- per op --------------------------------------------------------------------------------
 
     def origin(self) -> tuple[str, str, str]:
-        """(phase, module path, call site) of the op being dispatched."""
+        """(phase, module path, call site) of the op being dispatched (csrc/hook.cpp's origin() is
+        this for the hook)."""
         node = torch._C._current_autograd_node()
         if node is not None:
             if node.name() == "torch::autograd::AccumulateGrad":
@@ -228,23 +234,14 @@ class Tracer:
         index = len(self._records)
         gen_ref = _generator_ref(args, kwargs) if schema.random else None  # the state it draws from
         if index in self.capture:
-            clones: dict[str, np.ndarray] = {}
 
             def before(tensors: tuple, refs_in: tuple) -> None:
-                clones.update(
-                    {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=True) if r[1] is not None}
-                )
-                if schema.random:
-                    clones["generator_state"] = _generator_state(args, kwargs).copy()
+                self._capture_inputs(index, schema, args, kwargs, tensors, refs_in)
 
             result, tensors, plain, refs_in, refs_out, outs = self._digests.op(
                 schema.call, args, kwargs, schema.spec, before
             )
-            self.captured[index] = Captured(
-                clones,
-                {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_out, outs, strict=True) if r[1] is not None},
-                _call_args(schema.arg_names, args, kwargs, {id(t): name for name, t in tensors}),
-            )
+            self._capture_outputs(index, outs, refs_out)
         else:
             result, tensors, plain, refs_in, refs_out = self._digests.op(schema.call, args, kwargs, schema.spec)
         if gen_ref is not None:
@@ -256,27 +253,111 @@ class Tracer:
         self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out))
         return result
 
+    def _capture_inputs(
+        self, index: int, schema: _Schema, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
+    ) -> None:
+        """Keep op ``index``'s fingerprinted inputs (and a random op's generator state) in full."""
+        clones = {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=False) if r[1] is not None}
+        if schema.random:
+            clones["generator_state"] = _generator_state(args, kwargs).copy()
+        call_args = _call_args(schema.arg_names, args, kwargs, {id(t): name for name, t in tensors})
+        self.captured[index] = Captured(clones, {}, call_args)
+
+    def _capture_outputs(self, index: int, outs: tuple, refs_out: tuple) -> None:
+        self.captured[index].outputs.update(
+            {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_out, outs, strict=True) if r[1] is not None}
+        )
+
+    # -- through the dispatcher hook (csrc/hook.cpp) -----------------------------------------
+
+    def _hook_spec(self, name: str, overload: str) -> tuple[str, tuple, bool]:
+        namespace, _, op = name.partition("::")
+        func = getattr(getattr(getattr(torch.ops, namespace), op), overload or "default")
+        schema = self._schemas.get(func)
+        if schema is None:
+            schema = self._schemas[func] = _Schema(func)
+        return schema.name, schema.spec, schema.random
+
+    def _hook_capture_before(
+        self, index: int, name: str, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
+    ) -> None:
+        schema = next(sch for sch in self._schemas.values() if sch.name == name)
+        self._capture_inputs(index, schema, args, kwargs, tensors, refs_in)
+
+    @contextlib.contextmanager
+    def intercepting(self) -> Iterator[None]:
+        """This thread's ops to the recorder: through the dispatcher hook where it can be used (the
+        same records, at a fraction of the cost), else through Python's dispatch mode."""
+        from harness.trace import native
+
+        hook, reason = native.hook()
+        if hook is not None:
+            try:
+                hook.start(
+                    self, self._site, self._internal_code, _SKIP_DIRS, self._sites, self._hook_spec, _fingerprint,
+                    _generator_ref_of, _DTYPE_NAMES, _EMPTY, frozenset(self.capture), self._hook_capture_before,
+                    self._capture_outputs,
+                )  # fmt: skip
+            except RuntimeError as exc:  # a trace inside a trace: the inner one takes the mode
+                hook, reason = None, str(exc)
+        if hook is None:
+            self.backend, self.backend_note = "dispatch-mode", reason
+            with _Mode(self):
+                yield
+            return
+        self.backend, self.backend_note = "dispatcher-hook", ""
+        self._hook = hook
+        try:
+            yield
+        finally:
+            self._take()
+            self._hook = None
+            hook.stop()
+
+    def cached(self) -> int:
+        """How many fingerprints the recorder holds for tensors that live (csrc/hook.cpp's or
+        csrc/tracer.c's cache)."""
+        return self._hook.entries() if self._hook is not None else self._digests.entries()
+
+    def _take(self) -> None:
+        """The hook's ops so far into ``_ops`` (made without the collector's passes)."""
+        if self._hook is not None:
+            with _collector_paused():
+                self._ops.extend(
+                    self._hook.take(OpRecord, TensorRef, _tracer().args_text, _NAMED_TYPES, len(self._ops))
+                )
+
     @property
     def ops(self) -> list[OpRecord]:
         """The ops recorded so far."""
+        self._take()
         if len(self._ops) < len(self._records):
-            # many new objects that all live on, and no cycle among them: without the collector's passes
-            # over them (each full pass walks all of torch's objects too) this is 7 times faster
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
+            with _collector_paused():
+                args_text = _tracer().args_text
                 for op, module, site, phase, step, plain, refs_in, refs_out in self._records[len(self._ops) :]:
-                    text = ", ".join([f"{name}={_text(value)}" for name, value in plain])
+                    text = args_text(plain, _NAMED_TYPES)
                     self._ops.append(
                         OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
                     )
-            finally:
-                if collecting:
-                    gc.enable()
         return self._ops
 
 
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Many new objects that all live on, and no cycle among them: without the collector's passes over
+    them (each full pass walks all of torch's objects too) making them is 7 times faster."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 _NONE = b"\0" * 32
+# argument values a trace shows by str(); the rest by repr (numbers, strings, lists) or type name
+_NAMED_TYPES = (torch.dtype, torch.device, torch.layout, torch.memory_format)
 _EMPTY = (digest(b""), 0.0)  # the fingerprint of a tensor of no bytes
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
@@ -308,7 +389,15 @@ def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:
 
 def _generator_ref(args: tuple, kwargs: dict) -> _Raw:
     """The generator's state as an input of a random op: its draws depend on it."""
-    state = _generator_state(args, kwargs)
+    return _state_ref(_generator_state(args, kwargs))
+
+
+def _generator_ref_of(gen: torch.Generator | None) -> _Raw:
+    """``_generator_ref`` of the generator an op was given (None: the default one)."""
+    return _state_ref((gen or torch.default_generator).get_state().numpy())
+
+
+def _state_ref(state: np.ndarray) -> _Raw:
     return ("generator_state", (digest(state), _NAN), "uint8", tuple(state.shape))
 
 
@@ -338,16 +427,6 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
             array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
         total = float(np.frombuffer(array_type.from_address(ptr), np_dtype).sum(dtype=np.float64))
     return (fingerprint_at(ptr, nbytes, False)[0], total)
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, (bool, int, float, str)):
-        return repr(value)
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(map(_text, value)) + "]"
-    if isinstance(value, (torch.dtype, torch.device, torch.layout, torch.memory_format)):
-        return str(value)
-    return type(value).__name__
 
 
 def _jsonable(value: Any) -> Any:
@@ -402,7 +481,7 @@ class _Mode(TorchDispatchMode):
 def recording(capture: Sequence[int] = ()) -> Iterator[Tracer]:
     """Record the ops run inside the block into the yielded ``Tracer`` (nothing is written)."""
     tracer = Tracer(capture)
-    with tracer.hooks(), _Mode(tracer):
+    with tracer.hooks(), tracer.intercepting():
         yield tracer
 
 
@@ -412,6 +491,9 @@ def save(tracer: Tracer, out: str | Path, **attrs: Any) -> int:
     if missing:
         attrs.setdefault("capture_missing", missing)
     attrs.setdefault("env", {k: v for k, v in os.environ.items() if k in _env_vars()})
+    attrs.setdefault("tracer", tracer.backend or "dispatch-mode")
+    if tracer.backend_note:
+        attrs.setdefault("tracer_note", tracer.backend_note)
     return write_trace(out, {"provenance": running_provenance(), **attrs}, tracer.ops, tracer.captured)
 
 
@@ -432,7 +514,7 @@ def tracing(out: str | Path, capture: Sequence[int] = (), **attrs: Any) -> Itera
         raise ParityError("tracing needs a file to write")
     tracer = Tracer(capture)
     try:
-        with tracer.hooks(), _Mode(tracer):
+        with tracer.hooks(), tracer.intercepting():
             yield tracer
     finally:
         save(tracer, out, **attrs)

@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
             except SystemExit as exc:
                 code = exc.code
                 status = code if isinstance(code, int) else (0 if code is None else 1)
+        if tracer.backend == "dispatch-mode" and tracer.backend_note != "PARITY_TRACE_HOOK=0":
+            note = f"parity trace: recorded through Python's dispatch mode (slower): {tracer.backend_note}"
+            print(note, file=sys.stderr)
         print(f"wrote {args.out} ({len(tracer.ops)} ops, {args.out.stat().st_size / 2**20:.2f} MiB)", file=sys.stderr)
         return status
 

@@ -354,6 +354,43 @@ done:
     return result;
 }
 
+/* Drop the entry for t's bytes (the op wrote them in place but does not return t): 0 or -1. Its
+ * version counter cannot tell: under a dispatch mode ATen does not bump it for the in-place foreach
+ * ops (torch 2.13), so clip_grad_norm_'s _foreach_mul_ left the gradients' old fingerprints valid. */
+static int forget_written(Cache *self, PyObject *t) {
+    int plain = strided_cpu(self, t), contiguous;
+    if (plain <= 0) return plain;
+    PyObject *dtype = PyObject_GetAttr(t, s_dtype), *ptr = NULL;
+    if (dtype == NULL) return -1;
+    PyObject *key = content_key(t, dtype, &ptr, &contiguous);
+    Py_DECREF(dtype);
+    Py_XDECREF(ptr);
+    if (key == NULL) return -1;
+    PyObject *ref = PyDict_GetItemWithError(self->refs, key); /* borrowed */
+    int ok = ref == NULL && PyErr_Occurred() ? -1 : 0;
+    if (ref != NULL) {
+        PyObject *id = PyLong_FromVoidPtr(ref);
+        ok = id == NULL ? -1 : PyDict_DelItem(self->owners, id);
+        Py_XDECREF(id);
+        if (ok == 0) ok = PyDict_DelItem(self->refs, key);
+        if (ok == 0) ok = PyDict_DelItem(self->entries, key);
+        if (ok == 0) ok = PySet_Discard(self->blank_keys, key) < 0 ? -1 : 0;
+    }
+    Py_DECREF(key);
+    return ok;
+}
+
+/* Whether the argument a tensor was named after ("self" of "self[2]") is in `written`: 1, 0, -1. */
+static int written_arg(PyObject *written, PyObject *name) {
+    Py_ssize_t bracket = PyUnicode_FindChar(name, '[', 0, PyUnicode_GET_LENGTH(name), 1);
+    if (bracket == -2) return -1;
+    if (bracket < 0) return PySet_Contains(written, name);
+    PyObject *base = PyUnicode_Substring(name, 0, bracket);
+    int found = base ? PySet_Contains(written, base) : -1;
+    Py_XDECREF(base);
+    return found;
+}
+
 /* Whether t holds memory nothing has written since it was allocated: 1, 0, or -1. */
 static int is_blank(Cache *self, PyObject *t) {
     if (PySet_GET_SIZE(self->blank_keys) == 0) return 0;
@@ -544,6 +581,13 @@ static PyObject *cache_op(Cache *self, PyObject *const *argv, Py_ssize_t nargs) 
         }
         Py_DECREF(r);
     }
+    for (Py_ssize_t j = 0; j < n_in; j++) { /* written in place and not returned: read anew next time */
+        PyObject *pair = PyList_GET_ITEM(tensors, j), *t = PyTuple_GET_ITEM(pair, 1);
+        int w = written_arg(written, PyTuple_GET_ITEM(pair, 0)), returned = 0;
+        for (Py_ssize_t i = 0; w == 1 && !returned && i < n_out; i++)
+            returned = (one ? out : PySequence_Fast_GET_ITEM(outs, i)) == t;
+        if (w < 0 || (w == 1 && !returned && forget_written(self, t) < 0)) goto drop_collected;
+    }
     refs_out = PyList_AsTuple(collected);
     Py_DECREF(collected);
     if (refs_out == NULL) goto done;
@@ -656,8 +700,73 @@ static PyObject *site(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result != NULL ? result : PyUnicode_FromString("?");
 }
 
+/* The text of one argument value, appended to parts: repr of a number, bool or string, lists and
+ * tuples as "[a, b]", str() of the torch types in `named` (dtype, device, layout, memory_format),
+ * else the type's name. */
+static int text_of(PyObject *value, PyObject *named, PyObject *parts) {
+    PyObject *text = NULL;
+    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value) || PyUnicode_Check(value))
+        text = PyObject_Repr(value);
+    else if (PyList_Check(value) || PyTuple_Check(value)) {
+        PyObject *inner = PyList_New(0), *seq = PySequence_Fast(value, "a list");
+        int ok = inner && seq ? 0 : -1;
+        for (Py_ssize_t i = 0; ok == 0 && i < PySequence_Fast_GET_SIZE(seq); i++)
+            ok = text_of(PySequence_Fast_GET_ITEM(seq, i), named, inner);
+        PyObject *sep = ok == 0 ? PyUnicode_FromString(", ") : NULL;
+        PyObject *joined = sep ? PyUnicode_Join(sep, inner) : NULL;
+        text = joined ? PyUnicode_FromFormat("[%U]", joined) : NULL;
+        Py_XDECREF(joined);
+        Py_XDECREF(sep);
+        Py_XDECREF(seq);
+        Py_XDECREF(inner);
+    } else {
+        int torch_type = PyObject_IsInstance(value, named);
+        if (torch_type < 0) return -1;
+        text = torch_type ? PyObject_Str(value) : PyUnicode_FromString(_PyType_Name(Py_TYPE(value)));
+    }
+    int ok = text ? PyList_Append(parts, text) : -1;
+    Py_XDECREF(text);
+    return ok;
+}
+
+/* args_text(plain, named) -> "name=text, ...": an op's arguments that are not tensors, as a trace
+ * records them; plain is ((name, value), ...), named the types shown by str(). */
+static PyObject *args_text(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    (void)module;
+    if (nargs != 2 || !PyTuple_Check(args[0]) || !PyTuple_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "args_text(plain: tuple, named: tuple of types)");
+        return NULL;
+    }
+    const Py_ssize_t n = PyTuple_GET_SIZE(args[0]);
+    if (n == 0) return PyUnicode_FromString("");
+    PyObject *parts = PyList_New(0), *one = PyList_New(0), *result = NULL;
+    for (Py_ssize_t i = 0; parts && one && i < n; i++) {
+        PyObject *pair = PyTuple_GET_ITEM(args[0], i);
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_SetString(PyExc_TypeError, "args_text: plain holds (name, value) pairs");
+            goto done;
+        }
+        if (PyList_SetSlice(one, 0, PY_SSIZE_T_MAX, NULL) < 0 || text_of(PyTuple_GET_ITEM(pair, 1), args[1], one) < 0)
+            goto done;
+        PyObject *item = PyUnicode_FromFormat("%S=%U", PyTuple_GET_ITEM(pair, 0), PyList_GET_ITEM(one, 0));
+        int ok = item ? PyList_Append(parts, item) : -1;
+        Py_XDECREF(item);
+        if (ok < 0) goto done;
+    }
+    if (parts && one) {
+        PyObject *sep = PyUnicode_FromString(", ");
+        result = sep ? PyUnicode_Join(sep, parts) : NULL;
+        Py_XDECREF(sep);
+    }
+done:
+    Py_XDECREF(parts);
+    Py_XDECREF(one);
+    return result;
+}
+
 static PyMethodDef tracer_functions[] = {
     {"site", (PyCFunction)(void (*)(void))site, METH_FASTCALL, "site(depth, internal, skip, sites) -> 'file:line'"},
+    {"args_text", (PyCFunction)(void (*)(void))args_text, METH_FASTCALL, "args_text(plain, named) -> 'a=1, b=[2, 3]'"},
     {NULL, NULL, 0, NULL},
 };
 
