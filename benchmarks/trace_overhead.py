@@ -5,8 +5,9 @@
 Both runs train the same steps from the same batches in this process, with this process's
 configuration (pin it as `parity generate` does, e.g. ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=2).
 The traced run records every ATen op of the forward, backward and optimizer (digests, sums,
-shapes, call sites; harness.trace.record), and keeps the trace in memory (writing it is not
-timed). Model construction is outside the timed region; the two kinds run ``--repeat`` times,
+shapes, call sites; harness.trace.record, through its dispatcher hook unless PARITY_TRACE_HOOK=0)
+and makes the records into OpRecords, as writing the trace does (writing the file is not timed).
+Model construction is outside the timed region; the two kinds run ``--repeat`` times,
 alternating, and the medians of wall time and of this process's CPU time (the steadier on a
 loaded machine) are kept.
 Targets: ratio <= 3 at tiny, <= 1.5 at shakespeare-char.
@@ -54,17 +55,20 @@ def main() -> None:
             optimizer.zero_grad(set_to_none=True)
 
     counted: list[int] = []
+    backends: list[str] = []
 
     def traced() -> None:
         with recording() as tracer:
             steps()
-        counted.append(len(tracer.ops))  # materialising the records waits for every fingerprint
+        counted.append(len(tracer.ops))  # the records made into OpRecords, as writing the trace does
+        backends.append(tracer.backend)
 
     times = alternated({"plain": steps, "traced": traced}, args.repeat)
     per_step = counted[-1] / cfg.steps
     print(
         f"config {cfg.name}: {cfg.steps} steps, torch {torch.__version__}, {torch.get_num_threads()} threads, "
-        f"capability {torch.backends.cpu.get_cpu_capability()}, median of {args.repeat}, {per_step:.0f} ops/step"
+        f"capability {torch.backends.cpu.get_cpu_capability()}, median of {args.repeat}, {per_step:.0f} ops/step, "
+        f"recorded through the {'/'.join(sorted(set(backends)))}"
     )
     report(times["plain"], times["traced"], cfg.steps, "step", "traced", 3.0 if cfg.name == "tiny" else 1.5)
 

@@ -1,7 +1,8 @@
 """``parity trace``: the first op where two runs of a PyTorch program part, and a proven cause.
 
-- ``record``: the recorder (a TorchDispatchMode below autograd) and ``tracing()``, the context
-  manager: ``with tracing("run.h5"): train()`` (needs torch)
+- ``record``: the recorder (through a dispatcher hook below autograd, ``csrc/hook.cpp``, or a
+  TorchDispatchMode where the hook cannot be built) and ``tracing()``, the context manager:
+  ``with tracing("run.h5"): train()`` (needs torch); ``native``: building and loading the hook
 - ``run``: the process ``parity trace`` starts around a program
 - ``tracefile``: the trace file format; ``diff``: alignment, root cause and spread;
   ``cause``: the platform knob and its proof by the reference implementation; ``impl_ops``: ATen

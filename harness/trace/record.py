@@ -1,11 +1,20 @@
 """Recording a trace: every ATen op dispatched below autograd, in order (needs torch).
 
-``with tracing("run.h5"): train()`` records forward, backward and optimizer ops through a
-``TorchDispatchMode``: per op its name, the user's module path and call site, the non-tensor
-arguments, and per input (read before the op runs) and output (after) the digest of its raw
-bytes (harness.digest), shape, dtype and float64 sum. Outputs of ``empty`` and its kin are not fingerprinted
-(their bytes are whatever the allocator left), nor are such tensors as inputs before anything
-writes them. Ops named in ``capture`` also keep their tensors in full.
+``with tracing("run.h5"): train()`` records forward, backward and optimizer ops: per op its name,
+the user's module path and call site, the non-tensor arguments, and per input (read before the op
+runs) and output (after) the digest of its raw bytes (harness.digest), shape, dtype and float64
+sum. Outputs of ``empty`` and its kin are not fingerprinted (their bytes are whatever the
+allocator left), nor are such tensors as inputs before anything writes them. Ops named in
+``capture`` also keep their tensors in full.
+
+Two ways in, one record: the dispatcher hook (``csrc/hook.cpp``, built against the installed
+torch by ``harness.trace.native``), a boxed fallback on the key below Python's that keeps its
+records in C++ and hands over ``OpRecord``s when ``Tracer.ops`` is read; or, where it cannot be
+built or loaded, a ``TorchDispatchMode`` whose ``Tracer.dispatch`` does the same through
+``harness/impl/csrc/tracer.c`` (records kept as tuples until read). Both use this module's
+``_Schema`` of each op and the call-site walk of ``tracer.c``. A dispatch mode itself changes a
+few of the paths torch takes (its tensor-subclass paths), so the two differ there; the hook
+records the program as it runs untraced.
 
 Call sites and module paths: a forward op takes the innermost ``nn.Module`` being called and
 the first stack frame outside torch and this package; a backward op takes those of the forward
@@ -16,10 +25,9 @@ View ops (``view``, ``t``, ``transpose``, ``expand``, ``detach``, ...) are recor
 shapes only: their bits are those of the tensor they view, fingerprinted where an op computes
 with them. A fingerprint is cached by content (pointer, and for a non-contiguous view its shape
 and strides) while a tensor holding those bytes lives on with an unchanged version counter
-(ATen bumps it on every in-place write); that cache and the per-tensor records are C
-(``harness/impl/csrc/tracer.c``), where in Python they cost about as much as a small model's
-ops themselves. Records are kept as tuples and become ``OpRecord``s
-when ``Tracer.ops`` is read.
+(ATen bumps it on every in-place write); an input an op writes in place without returning it is
+read anew all the same (under a dispatch mode torch does not bump the counters the in-place
+foreach ops write).
 """
 
 from __future__ import annotations

@@ -354,18 +354,26 @@ done:
     return result;
 }
 
-/* Drop the entry for t's bytes (the op wrote them in place but does not return t): 0 or -1. Its
- * version counter cannot tell: under a dispatch mode ATen does not bump it for the in-place foreach
- * ops (torch 2.13), so clip_grad_norm_'s _foreach_mul_ left the gradients' old fingerprints valid. */
-static int forget_written(Cache *self, PyObject *t) {
+/* The content key of t into *key (new reference) where t is a CPU tensor of the strided layout: 1,
+ * else 0 (no key), or -1. */
+static int key_of(Cache *self, PyObject *t, PyObject **key) {
     int plain = strided_cpu(self, t), contiguous;
     if (plain <= 0) return plain;
     PyObject *dtype = PyObject_GetAttr(t, s_dtype), *ptr = NULL;
     if (dtype == NULL) return -1;
-    PyObject *key = content_key(t, dtype, &ptr, &contiguous);
+    *key = content_key(t, dtype, &ptr, &contiguous);
     Py_DECREF(dtype);
     Py_XDECREF(ptr);
-    if (key == NULL) return -1;
+    return *key == NULL ? -1 : 1;
+}
+
+/* Drop the entry for t's bytes (the op wrote them in place but does not return t): 0 or -1. Its
+ * version counter cannot tell: under a dispatch mode ATen does not bump it for the in-place foreach
+ * ops (torch 2.13), so clip_grad_norm_'s _foreach_mul_ left the gradients' old fingerprints valid. */
+static int forget_written(Cache *self, PyObject *t) {
+    PyObject *key = NULL;
+    int found = key_of(self, t, &key);
+    if (found <= 0) return found;
     PyObject *ref = PyDict_GetItemWithError(self->refs, key); /* borrowed */
     int ok = ref == NULL && PyErr_Occurred() ? -1 : 0;
     if (ref != NULL) {
@@ -394,14 +402,9 @@ static int written_arg(PyObject *written, PyObject *name) {
 /* Whether t holds memory nothing has written since it was allocated: 1, 0, or -1. */
 static int is_blank(Cache *self, PyObject *t) {
     if (PySet_GET_SIZE(self->blank_keys) == 0) return 0;
-    int plain = strided_cpu(self, t), contiguous;
-    if (plain <= 0) return plain;
-    PyObject *dtype = PyObject_GetAttr(t, s_dtype), *ptr = NULL;
-    if (dtype == NULL) return -1;
-    PyObject *key = content_key(t, dtype, &ptr, &contiguous);
-    Py_DECREF(dtype);
-    Py_XDECREF(ptr);
-    if (key == NULL) return -1;
+    PyObject *key = NULL;
+    int found = key_of(self, t, &key);
+    if (found <= 0) return found;
     PyObject *value = lookup(self, t, key);
     Py_DECREF(key);
     if (value == NULL) return -1;
