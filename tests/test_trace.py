@@ -431,6 +431,25 @@ def test_a_hook_that_cannot_be_built_leaves_the_dispatch_mode_and_says_why(
     assert [op.op for op in trace.ops] == ["aten.ones.default", "aten.exp.default"]
 
 
+def test_a_new_build_of_the_hook_removes_the_older_builds_of_its_torch_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.trace import native
+
+    monkeypatch.setenv("PARITY_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(native, "_compile", lambda target: target.write_bytes(b"built"))
+    target = native._target()
+    assert target.parent == tmp_path / "hook" and target.name.startswith(native._install_tag())
+    target.parent.mkdir()
+    older = target.with_name(f"{native._install_tag()}{'0' * 16}{target.suffix}")
+    other_install = target.with_name(f"_hook-torch9.9.9-00000000-{'0' * 16}{target.suffix}")
+    older.write_bytes(b"old")
+    other_install.write_bytes(b"other")
+    assert native.build() == target and target.read_bytes() == b"built"
+    assert not older.exists() and other_install.exists()
+    assert native.build() == target  # built once
+
+
 def test_a_capture_reruns_the_program_the_way_its_trace_was_recorded() -> None:
     from harness.trace.cause import rerun_env
 

@@ -1,11 +1,13 @@
 """The dispatcher hook of ``parity trace`` (``csrc/hook.cpp``), built against the installed torch.
 
 A C++ extension must be compiled against the very torch it runs in, so it is not built with the
-package: the first trace compiles it (about a minute) into the user's cache
-(``$PARITY_CACHE_DIR`` or ``~/.cache/parity-harness``), under a name that holds the torch release,
-the Python version and a digest of the sources and flags; later traces load it. Where it cannot be
-built or installed, ``hook()`` says why and the tracer records through Python's dispatch mode
-instead: the same records, slower. ``PARITY_TRACE_HOOK=0`` asks for the dispatch mode.
+package: the first trace compiles it (about 20 s) into the user's cache (``$PARITY_CACHE_DIR/hook``
+or ``~/.cache/parity-harness/hook``), under a name that holds the torch release, a tag of the torch
+install and Python, and a digest of the sources and flags; later traces load it, and a build for
+new sources removes that install's older ones. Where it cannot be built or installed, ``hook()``
+says why and the tracer records through Python's dispatch mode instead (slower, and where a mode
+changes the paths torch takes, other ops: harness.trace.record). ``PARITY_TRACE_HOOK=0`` asks for
+the dispatch mode.
 """
 
 from __future__ import annotations
@@ -60,14 +62,19 @@ def _command(src: Path, out: Path) -> list[str]:
     return cmd
 
 
+def _install_tag() -> str:
+    """This torch install and Python: builds for it share the tag, whatever their sources."""
+    where = hashlib.sha256(f"{Path(torch.__file__).resolve()}\0{sys.version}".encode()).hexdigest()[:8]
+    return f"_hook-torch{torch.__version__}-{where}-"
+
+
 def _target() -> Path:
     """Where the build for this torch, Python and source lives."""
     digest = hashlib.sha256()
-    for part in (SOURCE.read_bytes(), (SHARED / "fingerprint.h").read_bytes(), " ".join(FLAGS).encode(),
-                 str(Path(torch.__file__).resolve()).encode(), sys.version.encode()):  # fmt: skip
+    for part in (SOURCE.read_bytes(), (SHARED / "fingerprint.h").read_bytes(), " ".join(FLAGS).encode()):
         digest.update(part)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
-    return cache_dir() / f"_hook-torch{torch.__version__}-{digest.hexdigest()[:16]}{suffix}"
+    return cache_dir() / f"{_install_tag()}{digest.hexdigest()[:16]}{suffix}"
 
 
 def build() -> Path:
@@ -85,6 +92,9 @@ def build() -> Path:
             fcntl.flock(lock, fcntl.LOCK_EX)  # another process may be building it
             if not target.exists():
                 _compile(target)
+                for old in target.parent.glob(f"{_install_tag()}*"):  # this install's builds of other sources
+                    if old != target:
+                        old.unlink(missing_ok=True)
     except OSError as exc:
         raise HookUnavailable(f"cannot build it in {target.parent}: {exc.strerror or exc}") from None
     return target
