@@ -431,6 +431,24 @@ def test_a_hook_that_cannot_be_built_leaves_the_dispatch_mode_and_says_why(
     assert [op.op for op in trace.ops] == ["aten.ones.default", "aten.exp.default"]
 
 
+def test_the_forward_ops_origins_are_dropped_at_each_step(backend: str) -> None:
+    """A long run holds the origins of one step's forward ops, not of every step's."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    held = []
+    with recording() as tracer:
+        for _ in range(6):
+            model(torch.ones(3, 4)).sum().backward()
+            held.append(tracer.origins_held())
+            opt.step()
+            opt.zero_grad()
+    _recorded_by(tracer, backend)
+    assert held[0] > 0 and held[-1] == held[1]  # no growth from step to step
+    back = [op for op in tracer.ops if op.phase == "backward" and op.step == 6 and op.op == "aten.mm.default"]
+    assert back and all(op.module.startswith("Sequential.") for op in back)
+
+
 def test_a_new_build_of_the_hook_removes_the_older_builds_of_its_torch_install(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,7 +19,8 @@ records the program as it runs untraced.
 Call sites and module paths: a forward op takes the innermost ``nn.Module`` being called and
 the first stack frame outside torch and this package; a backward op takes those of the forward
 op that made its autograd node (matched by sequence number); the ops of ``AccumulateGrad`` and
-of the optimizer name the parameter they touch. Steps count ``Optimizer.step`` calls.
+of the optimizer name the parameter they touch. Steps count ``Optimizer.step`` calls; the forward
+ops' origins are dropped when one starts (a graph kept past it gives its backward ops "?").
 
 View ops (``view``, ``t``, ``transpose``, ``expand``, ``detach``, ...) are recorded with their
 shapes only: their bits are those of the tensor they view, fingerprinted where an op computes
@@ -191,6 +192,11 @@ class Tracer:
 
     def _enter_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
         self._optimizer = type(optimizer).__name__
+        # the backward passes this step's forward ops' nodes serve have run: a long run keeps no
+        # origin per forward op of every step (a graph kept past the step names "?" for them)
+        self._node_origin.clear()
+        if self._hook is not None:
+            self._hook.forget_origins()
 
     def _exit_step(self, optimizer: torch.optim.Optimizer, args: Any, kwargs: Any) -> None:
         self._optimizer = ""
@@ -326,6 +332,10 @@ class Tracer:
         """How many fingerprints the recorder holds for tensors that live (csrc/hook.cpp's or
         csrc/tracer.c's cache)."""
         return self._hook.entries() if self._hook is not None else self._digests.entries()
+
+    def origins_held(self) -> int:
+        """How many forward ops' origins the recorder holds for the backward ops to come."""
+        return self._hook.origins() if self._hook is not None else len(self._node_origin)
 
     def _take(self) -> None:
         """The hook's ops so far into ``_ops`` (made without the collector's passes)."""

@@ -865,6 +865,15 @@ PyObject *name_param(PyObject *, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* forget_origins() -> None: the forward ops' origins dropped (an optimizer step begins) */
+PyObject *forget_origins(PyObject *, PyObject *) {
+    if (g_session != nullptr) g_session->node_origin.clear();
+    Py_RETURN_NONE;
+}
+
+/* origins() -> the number of forward ops' origins held */
+PyObject *origins(PyObject *, PyObject *) { return PyLong_FromSize_t(g_session ? g_session->node_origin.size() : 0); }
+
 /* entries() -> the number of fingerprints cached for tensors that live */
 PyObject *entries(PyObject *, PyObject *) {
     if (g_session == nullptr) return PyLong_FromLong(0);
@@ -879,6 +888,8 @@ PyMethodDef functions[] = {
     {"take", take, METH_VARARGS, "take(OpRecord, TensorRef, args_text, named, first) -> the ops since the last take"},
     {"stop", stop, METH_NOARGS, "stop() -> None (records not taken are dropped)"},
     {"name_param", name_param, METH_VARARGS, "name_param(tensor, name) -> None"},
+    {"forget_origins", forget_origins, METH_NOARGS, "forget_origins() -> None: the forward ops' origins dropped"},
+    {"origins", origins, METH_NOARGS, "origins() -> the number of forward ops' origins held"},
     {"entries", entries, METH_NOARGS, "entries() -> the number of fingerprints cached"},
     {nullptr, nullptr, 0, nullptr},
 };
