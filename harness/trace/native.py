@@ -31,7 +31,8 @@ import torch
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "csrc" / "hook.cpp"
 SHARED = HERE.parent / "impl" / "csrc"  # fingerprint.h
-FLAGS = ["-O2", "-std=c++17", "-fPIC", "-fvisibility=hidden", "-DNDEBUG"]
+# C++20: torch 2.14's headers require it (2.13's take it too)
+FLAGS = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-DNDEBUG"]
 
 
 class HookUnavailable(Exception):
