@@ -5,14 +5,15 @@
  * by harness/trace/native.py, loaded as the Python module harness.trace._hook.
  *
  * Per op it does what record.py's Tracer.dispatch and csrc/tracer.c's Cache.op do through the mode,
- * and its records are the same tuples:
- *   1. the op's spec (record.py's _Schema, asked once per op) and its origin (Tracer.origin);
+ * to the same records:
+ *   1. the op's spec (record.py's _Schema, asked once per op) and its origin (origin() below, which
+ *      is Tracer.origin, with tracer.c's site() for the call site);
  *   2. the arguments split as torch splits them for __torch_dispatch__ (parseIValuesToPyArgsKwargs:
  *      positional up to the trailing run of defaults, keyword-only ones unless default) into tensors
  *      (tensor lists by element, "name[j]") and plain values, converted as torch converts them;
  *   3. each input's fingerprint before the op (from the cache where valid), the op (redispatched below
  *      this key, with this key excluded so that the ops it runs inside are not seen), each output's;
- *   4. the record (op, module, site, phase, step, plain, refs_in, refs_out) appended to the list.
+ *   4. the record kept in C++ until take() makes it a tracefile.py OpRecord.
  * Ops whose index is in the capture set hand their tensors to Python before and after the op.
  *
  * The fingerprint cache follows tracer.c's: a fingerprint by content key ((data_ptr, numel, dtype)
