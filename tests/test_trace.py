@@ -468,6 +468,22 @@ def test_a_new_build_of_the_hook_removes_the_older_builds_of_its_torch_install(
     assert native.build() == target  # built once
 
 
+def test_the_arguments_text_of_a_record() -> None:
+    """tracer.c's args_text, which both recorders use: reprs, lists in brackets, torch's types by str."""
+    from harness.trace.record import _NAMED_TYPES, _tracer
+
+    plain = (
+        ("dim", [0, -1]), ("keepdim", True), ("alpha", 0.5), ("approximate", "tanh"), ("nested", ((1, 2.0), [])),
+        ("dtype", torch.float16), ("device", torch.device("cpu")), ("layout", torch.strided),
+        ("memory_format", torch.channels_last), ("generator", torch.Generator()), ("none", None),
+    )  # fmt: skip
+    assert _tracer().args_text(plain, _NAMED_TYPES) == (
+        "dim=[0, -1], keepdim=True, alpha=0.5, approximate='tanh', nested=[[1, 2.0], []], dtype=torch.float16, "
+        "device=cpu, layout=torch.strided, memory_format=torch.channels_last, generator=Generator, none=NoneType"
+    )
+    assert _tracer().args_text((), _NAMED_TYPES) == ""
+
+
 def test_a_capture_reruns_the_program_the_way_its_trace_was_recorded() -> None:
     from harness.trace.cause import rerun_env
 

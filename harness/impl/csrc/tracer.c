@@ -725,7 +725,7 @@ static int text_of(PyObject *value, PyObject *named, PyObject *parts) {
     } else {
         int torch_type = PyObject_IsInstance(value, named);
         if (torch_type < 0) return -1;
-        text = torch_type ? PyObject_Str(value) : PyUnicode_FromString(_PyType_Name(Py_TYPE(value)));
+        text = torch_type ? PyObject_Str(value) : PyObject_GetAttrString((PyObject *)Py_TYPE(value), "__name__");
     }
     int ok = text ? PyList_Append(parts, text) : -1;
     Py_XDECREF(text);
