@@ -32,7 +32,7 @@ from harness.digest import digest
 from harness.errors import ParityError
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op
-from harness.trace.tracefile import Captured, OpRecord, Trace, read_trace
+from harness.trace.tracefile import HOOK, Captured, OpRecord, Trace, read_trace
 
 KNOB_LABELS = {
     "threads": "intra-op thread count",
@@ -126,7 +126,7 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
     env.update(trace.attrs.get("env", {}))
     # recorded the way the trace was: op indices of the hook and of the dispatch mode differ
-    env["PARITY_TRACE_HOOK"] = "1" if trace.attrs.get("tracer") == "dispatcher-hook" else "0"
+    env["PARITY_TRACE_HOOK"] = "1" if trace.recorder == HOOK else "0"
     return env
 
 
@@ -145,11 +145,10 @@ def capture(trace: Trace, index: int, workdir: Path) -> Captured:
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
     again = read_trace(out)
-    traced_by, again_by = trace.attrs.get("tracer", "dispatch-mode"), again.attrs.get("tracer", "dispatch-mode")
-    if again_by != traced_by:
+    if again.recorder != trace.recorder:
         why = again.attrs.get("tracer_note", "")
         raise ParityError(
-            f"{trace.path} was recorded through the {traced_by}, the re-run through the {again_by}"
+            f"{trace.path} was recorded through the {trace.recorder}, the re-run through the {again.recorder}"
             + (f" ({why})" if why else "")
         )
     if index >= len(again.ops) or index not in again.captured:

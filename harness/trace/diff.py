@@ -222,10 +222,9 @@ def diff_traces(a: Trace, b: Trace) -> TraceDiff:
             )
         )  # fmt: skip
     diff = TraceDiff(a, b, pairs, root, code_path, first, list(modules.values()), steps, only_a, only_b, differing)
-    tracer_a, tracer_b = a.attrs.get("tracer", "dispatch-mode"), b.attrs.get("tracer", "dispatch-mode")
-    if tracer_a != tracer_b:
+    if a.recorder != b.recorder:
         diff.notes.append(
-            f"A was recorded through the {tracer_a}, B through the {tracer_b}: the hook also records the view "
+            f"A was recorded through the {a.recorder}, B through the {b.recorder}: the hook also records the view "
             "ops torch keeps from dispatch modes (Parameter's detach), which align as ops only one side ran"
         )
     return diff

@@ -35,6 +35,9 @@ SHARED = HERE.parent / "impl" / "csrc"  # fingerprint.h
 FLAGS = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-DNDEBUG"]
 
 
+ASKED_FOR_MODE = "PARITY_TRACE_HOOK=0"  # the reason given where the dispatch mode was asked for
+
+
 class HookUnavailable(Exception):
     """Why the dispatcher hook cannot be used here (one line)."""
 
@@ -123,7 +126,7 @@ def _compile(target: Path) -> None:
 def hook() -> tuple[ModuleType | None, str]:
     """(the installed hook, "") or (None, why it cannot be used); built and loaded once a process."""
     if os.environ.get("PARITY_TRACE_HOOK", "1") == "0":
-        return None, "PARITY_TRACE_HOOK=0"
+        return None, ASKED_FOR_MODE
     return _loaded()
 
 

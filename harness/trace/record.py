@@ -48,7 +48,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from harness.digest import digest, fingerprint_at
 from harness.errors import ParityError
-from harness.trace.tracefile import Captured, OpRecord, TensorRef, write_trace
+from harness.trace.tracefile import HOOK, MODE, Captured, OpRecord, TensorRef, write_trace
 
 # ops whose outputs hold uninitialised memory
 _ALLOCATORS = frozenset(
@@ -165,7 +165,7 @@ class Tracer:
         self._sites: dict[tuple[Any, int], str] = {}  # (code, instruction offset): "file:line"
         self._site = _tracer().site
         self._hook: Any = None  # harness.trace._hook while it records
-        self.backend = ""  # "dispatcher-hook" or "dispatch-mode": what recorded the ops
+        self.backend = ""  # what recorded the ops: tracefile's HOOK or MODE
         self.backend_note = ""  # why not the hook
 
     # -- hooks ---------------------------------------------------------------------------------
@@ -240,10 +240,14 @@ class Tracer:
         self._node_origin.setdefault(torch._C._autograd._get_sequence_nr() - 1, (module, site))
         return ("forward" if module else "other"), module, site
 
-    def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
+    def _schema_of(self, func: Any) -> _Schema:
         schema = self._schemas.get(func)
         if schema is None:
             schema = self._schemas[func] = _Schema(func)
+        return schema
+
+    def dispatch(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        schema = self._schema_of(func)
         phase, module, site = self.origin()
         index = len(self._records)
         gen_ref = _generator_ref(args, kwargs) if schema.random else None  # the state it draws from
@@ -284,19 +288,19 @@ class Tracer:
 
     # -- through the dispatcher hook (csrc/hook.cpp) -----------------------------------------
 
-    def _hook_spec(self, name: str, overload: str) -> tuple[str, tuple, bool]:
+    def _hook_schema(self, name: str, overload: str) -> _Schema:
+        """The schema of the op the hook names by its schema's name and overload ("aten::add", "Tensor")."""
         namespace, _, op = name.partition("::")
-        func = getattr(getattr(getattr(torch.ops, namespace), op), overload or "default")
-        schema = self._schemas.get(func)
-        if schema is None:
-            schema = self._schemas[func] = _Schema(func)
+        return self._schema_of(getattr(getattr(getattr(torch.ops, namespace), op), overload or "default"))
+
+    def _hook_spec(self, name: str, overload: str) -> tuple[str, tuple, bool]:
+        schema = self._hook_schema(name, overload)
         return schema.name, schema.spec, schema.random
 
     def _hook_capture_before(
-        self, index: int, name: str, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
+        self, index: int, name: str, overload: str, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
     ) -> None:
-        schema = next(sch for sch in self._schemas.values() if sch.name == name)
-        self._capture_inputs(index, schema, args, kwargs, tensors, refs_in)
+        self._capture_inputs(index, self._hook_schema(name, overload), args, kwargs, tensors, refs_in)
 
     @contextlib.contextmanager
     def intercepting(self) -> Iterator[None]:
@@ -315,11 +319,11 @@ class Tracer:
             except RuntimeError as exc:  # a trace inside a trace: the inner one takes the mode
                 hook, reason = None, str(exc)
         if hook is None:
-            self.backend, self.backend_note = "dispatch-mode", reason
+            self.backend, self.backend_note = MODE, reason
             with _Mode(self):
                 yield
             return
-        self.backend, self.backend_note = "dispatcher-hook", ""
+        self.backend, self.backend_note = HOOK, ""
         self._hook = hook
         try:
             yield
@@ -401,7 +405,10 @@ def _refs(raw: tuple[_Raw, ...]) -> list[TensorRef]:
 
 def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:
     """The bytes of the generator a random op draws from (``Generator.get_state``)."""
-    gen = kwargs.get("generator") or next((a for a in args if isinstance(a, torch.Generator)), None)
+    return _state_of(kwargs.get("generator") or next((a for a in args if isinstance(a, torch.Generator)), None))
+
+
+def _state_of(gen: torch.Generator | None) -> np.ndarray:
     return (gen or torch.default_generator).get_state().numpy()
 
 
@@ -411,8 +418,8 @@ def _generator_ref(args: tuple, kwargs: dict) -> _Raw:
 
 
 def _generator_ref_of(gen: torch.Generator | None) -> _Raw:
-    """``_generator_ref`` of the generator an op was given (None: the default one)."""
-    return _state_ref((gen or torch.default_generator).get_state().numpy())
+    """``_generator_ref`` of the generator an op was given (None: the default one): the hook's."""
+    return _state_ref(_state_of(gen))
 
 
 def _state_ref(state: np.ndarray) -> _Raw:
@@ -509,7 +516,7 @@ def save(tracer: Tracer, out: str | Path, **attrs: Any) -> int:
     if missing:
         attrs.setdefault("capture_missing", missing)
     attrs.setdefault("env", {k: v for k, v in os.environ.items() if k in _env_vars()})
-    attrs.setdefault("tracer", tracer.backend or "dispatch-mode")
+    attrs.setdefault("tracer", tracer.backend or MODE)
     if tracer.backend_note:
         attrs.setdefault("tracer_note", tracer.backend_note)
     return write_trace(out, {"provenance": running_provenance(), **attrs}, tracer.ops, tracer.captured)

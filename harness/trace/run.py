@@ -59,7 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.argv = list(program)
             sys.path.insert(0, str(script.resolve().parent))
             run = lambda: runpy.run_path(target, run_name="__main__")
+        from harness.trace.native import ASKED_FOR_MODE
         from harness.trace.record import tracing
+        from harness.trace.tracefile import MODE
 
         status = 0
         attrs = {"command": command, "cwd": os.getcwd(), "program": target}
@@ -69,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             except SystemExit as exc:
                 code = exc.code
                 status = code if isinstance(code, int) else (0 if code is None else 1)
-        if tracer.backend == "dispatch-mode" and tracer.backend_note != "PARITY_TRACE_HOOK=0":
+        if tracer.backend == MODE and tracer.backend_note != ASKED_FOR_MODE:
             note = f"parity trace: recorded through Python's dispatch mode (slower): {tracer.backend_note}"
             print(note, file=sys.stderr)
         print(f"wrote {args.out} ({len(tracer.ops)} ops, {args.out.stat().st_size / 2**20:.2f} MiB)", file=sys.stderr)

@@ -8,7 +8,10 @@ array, no pickle) of kind ``trace``::
                                    version 1 traces, without it, hold SHA-256 digests),
                                    provenance (JSON: as a fixture's, harness.provenance),
                                    command (JSON: argv), cwd, env (JSON: the variables that pin
-                                   the configuration), captured (JSON: op indices held in full)
+                                   the configuration), captured (JSON: op indices held in full),
+                                   tracer (what recorded the ops: "dispatcher-hook", or
+                                   "dispatch-mode", as for every trace written before the hook),
+                                   tracer_note (why not the hook, where it was not used)
     /trace/strings          UTF-8 JSON list of every name below (ops, modules, call sites, ...)
     /trace/op, module, site, phase, args, step, in_start, in_count, out_count   one row per op
     /trace/t_name, t_dtype, t_shape       one row per tensor an op read or wrote (ids into strings)
@@ -40,6 +43,8 @@ from harness.errors import FixtureError
 from harness.store import FixtureReader, FixtureWriter
 
 KIND = "trace"
+HOOK = "dispatcher-hook"  # recorded through harness/trace/csrc/hook.cpp
+MODE = "dispatch-mode"  # through a TorchDispatchMode
 TRACE_VERSION = 2
 _READ_VERSIONS = (1, 2)  # 1: SHA-256 digests, no digest attribute
 PHASES = ("forward", "backward", "optimizer", "other")
@@ -100,6 +105,11 @@ class Trace:
     def digest_algorithm(self) -> str:
         """How this trace's tensors were digested (harness.digest)."""
         return str(self.attrs.get("digest", LEGACY_DIGEST))
+
+    @property
+    def recorder(self) -> str:
+        """What recorded the ops (HOOK or MODE); traces written before the hook were the mode's."""
+        return str(self.attrs.get("tracer", MODE))
 
     @property
     def label(self) -> str:

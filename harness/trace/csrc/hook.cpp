@@ -314,10 +314,15 @@ Print fingerprint_tensor(Session &s, const at::Tensor &t, bool contiguous) {
 
 constexpr int FLAG_BLANK = 1, FLAG_OUTPUT = 2, FLAG_BUMP = 4;
 
-/* tracer.c's ref_one: t's fingerprint by flags (FLAG_*) into r. */
-void ref_one(Session &s, TRef &r, const at::Tensor &t, int flags) {
+/* t by dtype and shape only into r (a view, or unwritten memory) */
+void shape_one(TRef &r, const at::Tensor &t) {
     r.dtype = t.scalar_type();
     r.shape.assign(t.sizes().begin(), t.sizes().end());
+}
+
+/* tracer.c's ref_one: t's fingerprint by flags (FLAG_*) into r. */
+void ref_one(Session &s, TRef &r, const at::Tensor &t, int flags) {
+    shape_one(r, t);
     if (!strided_cpu(t)) return;
     bool contiguous;
     Key key = content_key(t, &contiguous);
@@ -340,11 +345,6 @@ bool is_blank(Session &s, const at::Tensor &t) {
     const Key key = content_key(t, &contiguous);
     const Print *hit = lookup(s, t, key);
     return hit != nullptr && !hit->has;
-}
-
-void shape_one(TRef &r, const at::Tensor &t) {
-    r.dtype = t.scalar_type();
-    r.shape.assign(t.sizes().begin(), t.sizes().end());
 }
 
 Spec &spec_of(Session &s, const c10::OperatorHandle &op) {
@@ -427,6 +427,11 @@ struct Named {
     int32_t arg, elem;
 };
 
+/* The op run by the kernels below this key. */
+void redispatch_below(const c10::OperatorHandle &op, c10::DispatchKeySet ks, torch::jit::Stack *stack) {
+    op.redispatchBoxed(ks & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kKey), stack);
+}
+
 /* GIL released for the op itself, taken back after (also when it throws). */
 struct Unlocked {
     PyThreadState *state;
@@ -434,7 +439,10 @@ struct Unlocked {
     ~Unlocked() { PyEval_RestoreThread(state); }
 };
 
-PyObject *in_name(const Spec &spec, const TRef &r) {
+/* The name of a tensor recorded (new reference): an input's argument ("name", "name[elem]" in a tensor
+ * list), an output's position ("out" where the op returns one tensor, else "out0", "out1", ...). */
+PyObject *ref_name(Session &s, const Spec &spec, const TRef &r) {
+    if (r.arg < 0) return Py_NewRef(r.single ? s.out_one.get() : out_name(s, (size_t)r.out));
     PyObject *name = spec.arg_names[r.arg].get();
     if (r.elem < 0) return Py_NewRef(name);
     return checked(PyUnicode_FromFormat("%U[%d]", name, r.elem), "name").release();
@@ -460,35 +468,22 @@ Ref plain_tuple(const Rec &r) {
     return plain;
 }
 
-/* The record as record.py's Tracer.dispatch makes it: (op, module, site, phase, step, plain, refs_in,
- * refs_out), plain ((name, value), ...) with lists as tuples. */
-PyObject *record_tuple(Session &s, const Rec &r) {
-    const Spec &spec = *r.spec;
-    Ref plain = plain_tuple(r);
-    const size_t n_in = r.in.size() + (r.gen_ref.get() ? 1 : 0);
-    Ref refs_in = checked(PyTuple_New((Py_ssize_t)n_in), "refs");
-    for (size_t i = 0; i < r.in.size(); i++)
-        PyTuple_SET_ITEM(refs_in.get(), (Py_ssize_t)i, ref_tuple(s, r.in[i], in_name(spec, r.in[i])));
-    if (r.gen_ref.get()) PyTuple_SET_ITEM(refs_in.get(), (Py_ssize_t)r.in.size(), Py_NewRef(r.gen_ref.get()));
-    Ref refs_out = checked(PyTuple_New((Py_ssize_t)r.out.size()), "refs");
-    for (size_t j = 0; j < r.out.size(); j++) {
-        PyObject *name = r.out[j].single ? s.out_one.get() : out_name(s, (size_t)r.out[j].out);
-        PyTuple_SET_ITEM(refs_out.get(), (Py_ssize_t)j, ref_tuple(s, r.out[j], Py_NewRef(name)));
-    }
-    return checked(PyTuple_Pack(8, spec.name.get(), r.module.get(), r.site.get(), r.phase.get(), r.step.get(),
-                                plain.get(), refs_in.get(), refs_out.get()),
-                   "record")
-        .release();
+/* The tensors' tuples as record.py's records hold them (refs_in with a random op's generator state
+ * last, or refs_out): what capture_before and capture_after are given. */
+Ref refs_tuple(Session &s, const Spec &spec, const std::vector<TRef> &refs, PyObject *gen_ref) {
+    Ref out = checked(PyTuple_New((Py_ssize_t)refs.size() + (gen_ref ? 1 : 0)), "refs");
+    for (size_t i = 0; i < refs.size(); i++)
+        PyTuple_SET_ITEM(out.get(), (Py_ssize_t)i, ref_tuple(s, refs[i], ref_name(s, spec, refs[i])));
+    if (gen_ref) PyTuple_SET_ITEM(out.get(), (Py_ssize_t)refs.size(), Py_NewRef(gen_ref));
+    return out;
 }
 
-/* the tensors (name, tensor) of op `index` for capture_before/capture_after, and its arguments */
-Ref named_tensors(Session &s, const Spec &spec, const std::vector<Named> &tensors, const std::vector<TRef> &refs,
-                  bool outputs) {
+/* ((name, tensor), ...) of the tensors an op read or wrote, for capture_before and capture_after */
+Ref named_tensors(Session &s, const Spec &spec, const std::vector<Named> &tensors, const std::vector<TRef> &refs) {
     Ref named = checked(PyTuple_New((Py_ssize_t)tensors.size()), "capture");
     for (size_t i = 0; i < tensors.size(); i++) {
         Ref t = checked(THPVariable_Wrap(tensors[i].tensor), "wrap");
-        Ref name(outputs ? Py_NewRef(refs[i].single ? s.out_one.get() : out_name(s, (size_t)refs[i].out))
-                         : in_name(spec, refs[i]));
+        Ref name(ref_name(s, spec, refs[i]));
         PyTuple_SET_ITEM(named.get(), (Py_ssize_t)i, checked(PyTuple_Pack(2, name.get(), t.get()), "capture").release());
     }
     return named;
@@ -507,10 +502,11 @@ void capture_inputs(Session &s, const Spec &spec, c10::ArrayRef<c10::IValue> arg
         else if (PyDict_SetItem(py_kwargs.get(), spec.arg_names[i].get(), value.get()) < 0)
             raise_python_error("capture");
     }
-    Ref record = Ref(record_tuple(s, rec));
-    Ref named = named_tensors(s, spec, tensors, rec.in, false);
-    checked(PyObject_CallFunction(s.capture_before.get(), "nOOOOO", index, spec.name.get(), py_args.get(),
-                                  py_kwargs.get(), named.get(), PyTuple_GET_ITEM(record.get(), 6)),
+    Ref named = named_tensors(s, spec, tensors, rec.in);
+    Ref refs_in = refs_tuple(s, spec, rec.in, rec.gen_ref.get());
+    checked(PyObject_CallFunction(s.capture_before.get(), "nssOOOO", index, schema.name().c_str(),
+                                  schema.overload_name().c_str(), py_args.get(), py_kwargs.get(), named.get(),
+                                  refs_in.get()),
             "capture");
 }
 
@@ -614,12 +610,13 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
             shape_one(r, t.tensor);
         } else ref_one(s, r, t.tensor, spec.overwrites[t.arg] ? FLAG_BLANK : 0);
     }
-    const bool capturing = PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
+    const bool capturing =
+        PySet_GET_SIZE(s.capture.get()) && PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
     if (capturing) capture_inputs(s, spec, args, positional, kwarg_start, tensors, rec, index);
 
     {
         Unlocked unlocked;
-        op.redispatchBoxed(ks & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kKey), stack);
+        redispatch_below(op, ks, stack);
     }
 
     /* the outputs, named by position: "out", or "out0", "out1", ... */
@@ -650,7 +647,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
             continue;
         }
         int flags = FLAG_OUTPUT | (spec.allocates ? FLAG_BLANK : 0);
-        const int scratch = PySet_Contains(spec.scratch.get(), r.single ? s.out_one.get() : out_name(s, (size_t)r.out));
+        const int scratch = PySet_Contains(spec.scratch.get(), Ref(ref_name(s, spec, r)).get());
         if (scratch < 0) raise_python_error("spec");
         if (scratch) flags |= FLAG_BLANK;
         for (const Named &in : tensors)
@@ -665,10 +662,9 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         if (!returned) s.cache.erase(content_key(in.tensor, &contiguous));
     }
     if (capturing) {
-        Ref named = named_tensors(s, spec, outs, rec.out, true);
-        Ref record = Ref(record_tuple(s, rec));
-        checked(PyObject_CallFunction(s.capture_after.get(), "nOO", index, named.get(), PyTuple_GET_ITEM(record.get(), 7)),
-                "capture");
+        Ref named = named_tensors(s, spec, outs, rec.out);
+        Ref refs_out = refs_tuple(s, spec, rec.out, nullptr);
+        checked(PyObject_CallFunction(s.capture_after.get(), "nOO", index, named.get(), refs_out.get()), "capture");
     }
     if (PyUnicode_Check(rec.phase.get()) && PyUnicode_Compare(rec.phase.get(), s.optimizer.get()) == 0) {
         for (const Named &in : tensors) {
@@ -687,7 +683,7 @@ void hook(const c10::OperatorHandle &op, c10::DispatchKeySet ks, torch::jit::Sta
     c10::impl::ExcludeDispatchKeyGuard inside(kKey);
     /* where torch keeps an op from Python's key, a dispatch mode would not see it either */
     if (g_session == nullptr || c10::impl::tls_is_dispatch_key_excluded(c10::DispatchKey::Python)) {
-        op.redispatchBoxed(ks & c10::DispatchKeySet(c10::DispatchKeySet::FULL_AFTER, kKey), stack);
+        redispatch_below(op, ks, stack);
         return;
     }
     PyGILState_STATE gil = PyGILState_Ensure();
@@ -816,7 +812,7 @@ PyObject *take(PyObject *, PyObject *args) {
             Ref text = checked(PyObject_Vectorcall(args_text, text_args, 2, nullptr), "args");
             Ref ins = checked(PyList_New(0), "inputs"), outs = checked(PyList_New(0), "outputs");
             for (const TRef &t : r.in)
-                if (PyList_Append(ins.get(), Ref(tensor_ref(s, ref_type, zeros.get(), t, in_name(spec, t))).get()) < 0)
+                if (PyList_Append(ins.get(), Ref(tensor_ref(s, ref_type, zeros.get(), t, ref_name(s, spec, t))).get()) < 0)
                     raise_python_error("inputs");
             if (r.gen_ref.get()) { /* (name, (digest, nan), "uint8", shape) */
                 PyObject *g = r.gen_ref.get();
@@ -827,11 +823,9 @@ PyObject *take(PyObject *, PyObject *args) {
                 for (int k = 0; k < 6; k++) PyTuple_SET_ITEM(t.get(), k, Py_NewRef(items[k]));
                 if (PyList_Append(ins.get(), t.get()) < 0) raise_python_error("inputs");
             }
-            for (const TRef &t : r.out) {
-                PyObject *name = t.single ? s.out_one.get() : out_name(s, (size_t)t.out);
-                if (PyList_Append(outs.get(), Ref(tensor_ref(s, ref_type, zeros.get(), t, Py_NewRef(name))).get()) < 0)
+            for (const TRef &t : r.out)
+                if (PyList_Append(outs.get(), Ref(tensor_ref(s, ref_type, zeros.get(), t, ref_name(s, spec, t))).get()) < 0)
                     raise_python_error("outputs");
-            }
             Ref index = checked(PyLong_FromSsize_t(first + (Py_ssize_t)i), "index");
             PyObject *fields[] = {index.get(), spec.name.get(), r.module.get(), r.site.get(), r.phase.get(),
                                   r.step.get(), text.get(), ins.get(), outs.get()};
