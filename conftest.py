@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.op_fixture import CaseRecord
-from harness.recording import DEFAULT_FIXTURES
+from harness.formats.ops import CaseRecord
+from harness.store.paths import DEFAULT_FIXTURES
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,23 +1,25 @@
-"""Builds the impl's C kernels (harness/impl/csrc/*.c) as shared libraries loaded with ctypes."""
+"""Builds the package's C libraries (harness/{core,impl,trace}/csrc/*.c) as shared libraries loaded with ctypes."""
 
 import runpy
 from pathlib import Path
 
 from setuptools import Extension, setup
 
-info = runpy.run_path(str(Path(__file__).parent / "harness" / "impl" / "buildinfo.py"))
+HERE = Path(__file__).parent
+info = runpy.run_path(str(HERE / "harness" / "core" / "buildinfo.py"))
 flags = info["compile_flags"]()
-headers = [str(p.relative_to(Path(__file__).parent)) for p in info["CSRC"].glob("*.h")]
+headers = [str(p.relative_to(HERE.resolve())) for p in info["headers"]()]
 setup(
     ext_modules=[
         Extension(
-            f"harness.impl._{name}",
-            sources=[f"harness/impl/csrc/{name}.c"],
+            lib.module,
+            sources=[str(lib.source.relative_to(HERE.resolve()))],
+            include_dirs=[str(p.relative_to(HERE.resolve())) for p in lib.includes],
             depends=headers,
             extra_compile_args=flags,
             libraries=["m"],
             extra_link_args=["-pthread"],
         )
-        for name in info["libraries"]()
+        for lib in info["libraries"]()
     ]
 )

@@ -19,10 +19,10 @@ import numpy as np
 import torch
 from timing import best_of
 
-from harness.generators.ops import OPS_BY_NAME
-from harness.impl.ops import NotImplementedInImpl, run_case
+from harness.core.op_ids import parse_op_list
+from harness.impl.op_registry import NotImplementedInImpl, run_case
 from harness.impl.profiles import get_profile, profile_for_capability
-from harness.op_ids import parse_op_list
+from harness.record.torch_ops import OPS_BY_NAME
 
 TARGET = 3.0
 

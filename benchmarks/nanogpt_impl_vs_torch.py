@@ -16,10 +16,10 @@ from dataclasses import replace
 import torch
 from timing import best_of
 
-from harness.generators.nanogpt_train import CONFIGS, batches_for
-from harness.generators.nanogpt_train import train as torch_train
 from harness.impl.nanogpt import train as impl_train
 from harness.impl.profiles import profile_for_capability
+from harness.record.nanogpt_train import CONFIGS, batches_for
+from harness.record.nanogpt_train import train as torch_train
 
 TARGET = 2.0
 

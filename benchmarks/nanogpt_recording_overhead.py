@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from timing import alternated, report
 
-from harness.generators.nanogpt_train import CONFIGS, batches_for, train
-from harness.generators.record_nanogpt import Recorder, parse_full_steps
+from harness.record.nanogpt_child import Recorder, parse_full_steps
+from harness.record.nanogpt_train import CONFIGS, batches_for, train
 
 
 def main() -> None:

@@ -5,7 +5,7 @@
 Both runs train the same steps from the same batches in this process, with this process's
 configuration (pin it as `parity generate` does, e.g. ATEN_CPU_CAPABILITY=avx2 OMP_NUM_THREADS=2).
 The traced run records every ATen op of the forward, backward and optimizer (digests, sums,
-shapes, call sites; harness.trace.record, through its dispatcher hook unless PARITY_TRACE_HOOK=0)
+shapes, call sites; harness.trace.recorder, through its dispatcher hook unless PARITY_TRACE_HOOK=0)
 and makes the records into OpRecords, as writing the trace does (writing the file is not timed).
 Model construction is outside the timed region; the two kinds run ``--repeat`` times,
 alternating, and the medians of wall time and of this process's CPU time (the steadier on a
@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from timing import alternated, report
 
-from harness.generators.nanogpt_model import GPT, GPTConfig
-from harness.generators.nanogpt_train import CONFIGS, batches_for, get_lr
-from harness.trace.record import recording
+from harness.record.nanogpt_model import GPT, GPTConfig
+from harness.record.nanogpt_train import CONFIGS, batches_for, get_lr
+from harness.trace.recorder import recording
 
 
 def main() -> None:

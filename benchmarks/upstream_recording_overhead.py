@@ -25,8 +25,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from timing import alternated, report
 
-from harness.generators.record_upstream import Hooks, parse_set, run_train_py
-from harness.upstream_run import UPSTREAM_CONFIGS
+from harness.record.upstream_child import Hooks, parse_set, run_train_py
+from harness.workloads.upstream import UPSTREAM_CONFIGS
 
 
 def main() -> None:

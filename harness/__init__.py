@@ -1,3 +1,5 @@
 """parity-harness: golden-fixture reproducibility harness for PyTorch CPU numerics."""
 
-__version__ = "0.1.0"
+from harness.core.version import __version__
+
+__all__ = ["__version__"]

@@ -16,14 +16,15 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from harness.compare import diff_nanogpt, diff_ops, platform_note
-from harness.errors import ParityError, torch_missing
-from harness.fixture_info import read_fixture
-from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
-from harness.op_fixture import OpFixture, read_op_fixture
-from harness.platform_config import PlatformConfig, collect_facts, parse_platform_id
-from harness.provenance import installed_torch_version, public_version
-from harness.recording import DEFAULT_FIXTURES, default_config, fixture_path, record_live
+from harness.compare.fixtures import diff_nanogpt, diff_ops, platform_note
+from harness.core.errors import ParityError
+from harness.formats.nanogpt import NanoGPTFixture, read_nanogpt_fixture
+from harness.formats.ops import OpFixture, read_op_fixture
+from harness.formats.registry import read_fixture
+from harness.platform.config import PlatformConfig, collect_facts, parse_platform_id
+from harness.platform.provenance import installed_torch_version, public_version
+from harness.record.launch import default_config, record_live, torch_missing
+from harness.store.paths import DEFAULT_FIXTURES, fixture_path
 
 
 def expected_paths(config: pytest.Config) -> list[Path]:
@@ -76,7 +77,7 @@ def _impl(config: pytest.Config) -> bool:
 
 
 def _impl_torch() -> str:
-    from harness.impl.check import IMPL_TORCH
+    from harness.impl.profiles import IMPL_TORCH
 
     return IMPL_TORCH
 
@@ -99,7 +100,7 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(torch_missing(_torch_version_wanted(config), instead))
         expected_paths(config)  # a missing fixture set is a usage error, said once, before collection
         if config.getoption("--report"):
-            from harness.output import check_output_path
+            from harness.report.output import check_output_path
 
             try:
                 check_output_path(Path(config.getoption("--report")))
@@ -146,8 +147,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             if ".nanogpt-" in path.name:
                 fixture = read_nanogpt_fixture(path, full=False)
                 name = str(fixture.config["name"])
-                from harness.impl.check import nanogpt_gap_step
                 from harness.impl.known_gaps import load_gaps
+                from harness.replay.check import nanogpt_gap_step
 
                 gap = load_gaps().run_gap(str(fixture.attrs["platform_id"]), name) if impl else None
                 for step in range(1, int(fixture.attrs["steps"]) + 1):
@@ -196,12 +197,12 @@ def _actual(path: Path, config: pytest.Config, workdir: Path) -> tuple[Any, Any,
         note = platform_note(expected.provenance, live.provenance)
         return expected, live, f"live run on this machine ({live.attrs['platform_id']})", note, []
     from harness.impl.known_gaps import load_gaps
-    from harness.impl.replay import impl_op_fixture, missing_note
+    from harness.replay.ops import impl_op_fixture, missing_note
 
     platform = str(expected.attrs["platform_id"])
     if not isinstance(expected, OpFixture):
-        from harness.impl.nanogpt_record import impl_nanogpt_fixture
-        from harness.impl.ops import NotImplementedInImpl
+        from harness.impl.op_registry import NotImplementedInImpl
+        from harness.replay.nanogpt import impl_nanogpt_fixture
 
         try:
             impl = impl_nanogpt_fixture(expected)
@@ -234,8 +235,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     report = config.getoption("--report")
     if hasattr(config, "workerinput") or not report:
         return
-    from harness.output import write_output
-    from harness.report import format_for, headline, render_all, report_dict
+    from harness.report.output import write_output
+    from harness.report.render import format_for, headline, render_all, report_dict
 
     workdir = _shared_dir(config, config._tmp_path_factory)  # type: ignore[attr-defined]
     items: list[Any] = []

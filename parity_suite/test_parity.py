@@ -6,9 +6,9 @@ still differ (ImplMismatch), by no more than the recorded figures (else GapGrew,
 
 from __future__ import annotations
 
-from harness.compare import first_divergence_in_step
+from harness.compare.fixtures import first_divergence_in_step
+from harness.core.ulp import compare_tensors
 from harness.impl.known_gaps import GapGrew, ImplMismatch, assert_reproduces, load_gaps
-from harness.ulp import compare_tensors
 
 GAPS = load_gaps().by_key()
 

@@ -26,9 +26,9 @@ import pytest
 import torch
 from hypothesis import strategies as st
 
+from harness.core.ulp import compare_tensors, describe
 from harness.impl.known_gaps import load_gaps
 from harness.impl.profiles import KernelProfile, profile_for_capability
-from harness.ulp import compare_tensors, describe
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
 
@@ -81,7 +81,9 @@ def _mkl_host() -> tuple[str, bool]:
     except OSError:
         amd = False
     # a fresh interpreter: in this one MKL prints its banner once, and pytest's capture may take it
-    code = "from harness.provenance import mkl_code_path_from_banner as p, mkl_verbose_banner as b; print(p(b()))"
+    code = (
+        "from harness.platform.provenance import mkl_code_path_from_banner as p, mkl_verbose_banner as b; print(p(b()))"
+    )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     return run.stdout.strip(), amd
 

@@ -14,7 +14,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from harness.op_fixture import CaseRecord, input_digest
+from harness.formats.ops import CaseRecord, input_digest
 from harness.store.fixture import TREE, FixtureReader, Tree, _tree_from_json, manifest_digest, store_root_of, write_tree
 from harness.store.hdf5 import TensorKey, canonical, json_attr, write_dataset
 from harness.store.pool import POOL_DIR

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.op_fixture import read_op_fixture, write_op_fixture
-from harness.platform_config import collect_facts, supported_levels
+from harness.formats.ops import read_op_fixture, write_op_fixture
+from harness.platform.config import collect_facts, supported_levels
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,8 +66,8 @@ def test_parity_suite_fails_exactly_the_differing_case(tampered, tmp_path):
 def impl_tampered(tmp_path_factory) -> Path:
     """The committed sum cases under a platform id with no known gaps (3 threads), their outputs
     made by the impl itself, then one element of one output nudged 2 ULP."""
-    from harness.impl.check import committed_impl_fixtures
-    from harness.impl.replay import impl_op_fixture
+    from harness.replay.check import committed_impl_fixtures
+    from harness.replay.ops import impl_op_fixture
 
     committed = read_op_fixture(committed_impl_fixtures()[0], ops=["sum"])
     committed.attrs["platform_id"] = "linux-x86_64-avx2-t3"
@@ -134,7 +134,7 @@ def test_suite_report_that_cannot_be_written_is_a_usage_error(tampered, tmp_path
 
 def test_live_suite_without_torch_says_so_pinned_to_the_fixtures_torch():
     hide_torch = (
-        "import sys, pytest, harness.provenance as p; p.installed_torch_version = lambda: ''; "
+        "import sys, pytest, harness.platform.provenance as p; p.installed_torch_version = lambda: ''; "
         "sys.exit(pytest.main(['parity_suite', '-p', 'no:cacheprovider', '-q', '--fixture-set', "
         "'2.13.0/linux-x86_64-avx2-mklgeneric-t1']))"
     )

@@ -11,8 +11,8 @@ import h5py
 import numpy as np
 import pytest
 
-from harness.op_fixture import write_op_fixture
-from harness.op_ids import OP_IDS
+from harness.core.op_ids import OP_IDS
+from harness.formats.ops import write_op_fixture
 from tests.store_helpers import rewrite
 
 
@@ -224,9 +224,9 @@ def test_every_malformed_argument_is_one_line_and_exit_2(argv, capfd):
 
 
 def test_live_check_without_torch_says_so_pinned_to_the_fixtures_torch(tmp_path, small_records, capsys, monkeypatch):
-    import harness.cli
+    import harness.cli.check
 
-    monkeypatch.setattr(harness.cli, "installed_torch_version", lambda: "")
+    monkeypatch.setattr(harness.cli.check, "installed_torch_version", lambda: "")
     fixture = _valid(
         tmp_path / "f.h5", small_records, {"torch_version": "2.9.1", "platform_id": "linux-x86_64-avx2-t1"}
     )

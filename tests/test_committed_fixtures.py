@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.generators.ops import OPS
-from harness.op_fixture import CaseRecord, input_digest, read_op_fixture
-from harness.platform_config import parse_platform_id
+from harness.formats.ops import CaseRecord, input_digest, read_op_fixture
+from harness.platform.config import parse_platform_id
+from harness.record.torch_ops import OPS
 from harness.store import FixtureReader
 
 BUDGET_BYTES = 72 * 2**20  # the whole store: the pool and every configuration's fixture (65.6 MiB with
@@ -28,7 +28,7 @@ def test_all_committed_fixtures_fit_the_budget(committed_root: Path):
 
 
 def test_the_committed_store_is_version_2_with_nothing_unused_or_left_over(committed_root: Path):
-    from harness.store.maintenance import leftover_temp_files, list_store, plan_gc, pool_additions
+    from harness.formats.maintenance import leftover_temp_files, list_store, plan_gc, pool_additions
 
     listed, sizes = list_store(committed_root)
     assert listed and not [f.path for f in listed if f.problem or f.form != "pool"]
@@ -92,8 +92,8 @@ def test_committed_inputs_are_the_generators_inputs(committed_fixtures, current_
 
 
 def test_every_committed_nanogpt_fixture_verifies_and_is_complete(committed_nanogpt: list[Path]):
-    from harness.generators.nanogpt_train import CONFIGS, batches_for
-    from harness.nanogpt_fixture import input_digest, read_nanogpt_fixture
+    from harness.formats.nanogpt import input_digest, read_nanogpt_fixture
+    from harness.record.nanogpt_train import CONFIGS, batches_for
 
     for path in committed_nanogpt:
         with FixtureReader(path) as reader:

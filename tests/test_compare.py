@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.compare import diff_nanogpt, diff_ops
-from harness.errors import ParityError
-from harness.nanogpt_fixture import DIGEST_KINDS, read_nanogpt_fixture
-from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture
-from harness.report import SCHEMA, render
+from harness.compare.fixtures import diff_nanogpt, diff_ops
+from harness.core.errors import ParityError
+from harness.formats.nanogpt import DIGEST_KINDS, read_nanogpt_fixture
+from harness.formats.ops import CaseRecord, read_op_fixture, write_op_fixture
+from harness.report.render import SCHEMA, render
 
 PROV = {"torch_version": "0.0.0", "platform_id": "linux-x86_64-avx2-t1"}
 
@@ -261,7 +261,7 @@ def test_names_with_a_slash_are_refused(tmp_path):
 
 
 def test_provenance_notes_name_what_differs_beyond_the_platform_id():
-    from harness.compare import provenance_notes
+    from harness.compare.fixtures import provenance_notes
 
     a = {"cpu_model": "AMD EPYC", "mkl_code_path": "Intel(R) Architecture processors", "blas": "mkl"}
     b = {"cpu_model": "Intel Xeon", "mkl_code_path": "Intel(R) AVX2 enabled processors", "blas": "mkl"}
@@ -331,7 +331,7 @@ def test_check_impl_says_known_gaps_none(capsys):
 
 
 def test_several_reports_make_one_document(pair, tiny):
-    from harness.report import render_all
+    from harness.report.render import render_all
 
     ops = diff_ops(read_op_fixture(pair[0]), read_op_fixture(pair[1]))
     nano = diff_nanogpt(tiny, copy.deepcopy(tiny))

@@ -1,4 +1,4 @@
-"""harness.digest: the traces' one-pass digest and float32 sum."""
+"""harness.core.digest: the traces' one-pass digest and float32 sum."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.digest import ALGORITHM, LEGACY, digest, fingerprint_at
-from harness.errors import ParityError
+from harness.core.digest import ALGORITHM, LEGACY, digest, fingerprint_at
+from harness.core.errors import ParityError
 
 
 def _sum_in_documented_order(x: np.ndarray) -> float:
@@ -51,8 +51,8 @@ def test_legacy_traces_are_checked_with_sha256_and_unknown_algorithms_refused():
 
 
 def test_traces_of_two_digest_algorithms_are_not_compared(tmp_path: Path):
+    from harness.formats.trace import Trace
     from harness.trace.diff import diff_traces
-    from harness.trace.tracefile import Trace
 
     old = Trace(tmp_path / "old.h5", {"trace_version": 1}, [])
     new = Trace(tmp_path / "new.h5", {"trace_version": 2, "digest": ALGORITHM}, [])
@@ -63,7 +63,7 @@ def test_traces_of_two_digest_algorithms_are_not_compared(tmp_path: Path):
 
 
 def test_fingerprints_of_a_batch_are_each_arrays_own_and_legacy_sums_numpys():
-    from harness.digest import Batch, fingerprints
+    from harness.core.digest import Batch, fingerprints
 
     rng = np.random.default_rng(3)
     arrays = [rng.standard_normal(n).astype(np.float32) for n in (0, 1, 33, 1000)]

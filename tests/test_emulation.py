@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.emulation import CORES, Emulator, cpuinfo_text, fake_cpu_files, record_command, write_fake_cpu
-from harness.platform_config import PlatformConfig, PlatformFacts, parse_cpuinfo, resolve_level, supported_levels
+from harness.platform.config import PlatformConfig, PlatformFacts, parse_cpuinfo, resolve_level, supported_levels
+from harness.platform.emulation import CORES, Emulator, cpuinfo_text, fake_cpu_files, record_command, write_fake_cpu
 
 
 def test_midr_fields():
@@ -41,10 +41,10 @@ def test_record_command_and_environment(tmp_path: Path):
     config = PlatformConfig("linux", "arm64", "neoverse-v1", 2)
     cmd = record_command(emu, config, tmp_path / "x.h5", ops="exp")
     assert cmd[1:4] == ["-L", str(emu.root), str(emu.root / "usr/bin/python3.11")]
-    assert cmd[4:] == ["-m", "harness.generators.record_ops", "--platform-id", "linux-arm64-neoverse-v1-t2",
+    assert cmd[4:] == ["-m", "harness.record.ops_child", "--platform-id", "linux-arm64-neoverse-v1-t2",
                        "--out", str(tmp_path / "x.h5"), "--quiet", "--ops", "exp"]  # fmt: skip
     nano = record_command(emu, config, tmp_path / "y.h5", nanogpt="tiny", force=True)
-    assert nano[5] == "harness.generators.record_nanogpt" and nano[-3:] == ["--config", "tiny", "--force"]
+    assert nano[5] == "harness.record.nanogpt_child" and nano[-3:] == ["--config", "tiny", "--force"]
     digests = record_command(emu, config, tmp_path / "z.h5", nanogpt="tiny", full_steps="none")
     assert digests[-4:] == ["--config", "tiny", "--full-steps", "none"]
     env = emu.env(config, CORES["neoverse-v1"], Path("/repo"), {"PATH": "/bin", "MKL_CBWR": "AVX2"})

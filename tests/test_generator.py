@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from harness.bits import describe_first_mismatch
-from harness.op_fixture import OpFixture, read_op_fixture
-from harness.platform_config import PlatformConfig, child_env, collect_facts, supported_levels
-from harness.provenance import installed_torch_version
-from harness.recording import fixture_path, machine_blas, with_machine_blas
+from harness.core.bits import describe_first_mismatch
+from harness.formats.ops import OpFixture, read_op_fixture
+from harness.platform.config import PlatformConfig, child_env, collect_facts, supported_levels
+from harness.platform.provenance import installed_torch_version
+from harness.record.launch import machine_blas, with_machine_blas
+from harness.store.paths import fixture_path
 
 # ops whose bits depend on the ISA level or the thread count on x86 (see the committed data), so
 # reproducing them proves the configuration was really applied. All are ATen's own kernels:
@@ -105,7 +106,7 @@ def test_recorder_refuses_an_unpinned_process(tmp_path):
     config = PlatformConfig(facts.os, facts.arch, supported_levels(facts)[-1].name, 1)
     env = {k: v for k, v in os.environ.items() if k not in config.env()}
     result = subprocess.run(
-        [sys.executable, "-m", "harness.generators.record_ops", "--platform-id", config.id,
+        [sys.executable, "-m", "harness.record.ops_child", "--platform-id", config.id,
          "--out", str(tmp_path / "x.h5")],
         capture_output=True, text=True, check=False, env=env,
     )  # fmt: skip
@@ -122,7 +123,7 @@ def test_recorder_refuses_another_blas_code_path(tmp_path):
     own = machine_blas(config)
     other = config.with_blas("mklavx512" if own != "mklavx512" else "mklgeneric")
     result = subprocess.run(
-        [sys.executable, "-m", "harness.generators.record_ops", "--platform-id", other.id, "--ops", "add",
+        [sys.executable, "-m", "harness.record.ops_child", "--platform-id", other.id, "--ops", "add",
          "--out", str(tmp_path / "x.h5")],
         capture_output=True, text=True, check=False, env=child_env(other),
     )  # fmt: skip

@@ -14,15 +14,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.compare import diff_nanogpt
-from harness.impl.check import committed_impl_fixtures, committed_impl_nanogpt_fixtures, nanogpt_gap_step
+from harness.compare.fixtures import diff_nanogpt
+from harness.core.ulp import compare_tensors
+from harness.formats.nanogpt import read_nanogpt_fixture
+from harness.formats.ops import OpFixture, read_op_fixture
 from harness.impl.known_gaps import GapGrew, ImplMismatch, assert_reproduces, load_gaps
-from harness.impl.nanogpt_record import impl_nanogpt_fixture
-from harness.impl.ops import NotImplementedInImpl, run_case
+from harness.impl.op_registry import NotImplementedInImpl, run_case
 from harness.impl.profiles import profile_for_platform
-from harness.nanogpt_fixture import read_nanogpt_fixture
-from harness.op_fixture import OpFixture, read_op_fixture
-from harness.ulp import compare_tensors
+from harness.replay.check import committed_impl_fixtures, committed_impl_nanogpt_fixtures, nanogpt_gap_step
+from harness.replay.nanogpt import impl_nanogpt_fixture
 
 KNOWN = load_gaps()
 GAPS = KNOWN.by_key()

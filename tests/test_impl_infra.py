@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from harness.cli import main
-from harness.errors import ParityError
-from harness.impl import ops as impl_ops
+from harness.core.errors import ParityError
+from harness.core.op_ids import OP_IDS
+from harness.core.ulp import compare_tensors
+from harness.impl import op_registry as impl_ops
 from harness.impl._lib import load, ptr
 from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, KnownGaps, assert_reproduces, load_gaps, save_gaps
 from harness.impl.profiles import PROFILES, get_profile, profile_for_capability, profile_for_platform
-from harness.op_ids import OP_IDS
-from harness.ulp import compare_tensors
 
 
 def _selftest(profile_name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[int, np.ndarray]:
@@ -162,7 +162,7 @@ def test_kernels_doc_holds_the_index_table_and_every_op():
 
 
 def test_a_nanogpt_gap_records_the_first_divergence():
-    from harness.impl.check import committed_impl_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
+    from harness.replay.check import committed_impl_nanogpt_fixtures, measure_nanogpt, nanogpt_gap_step
 
     avx2_t2 = next(p for p in committed_impl_nanogpt_fixtures("tiny") if "avx2-mklgeneric-t2" in p.name)
     (gap,), (line,) = measure_nanogpt(avx2_t2, get_profile("x86-avx2", 1))  # 1 thread against 2

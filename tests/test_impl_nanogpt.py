@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.digest import digest
+from harness.core.digest import digest
+from harness.formats.nanogpt import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture
 from harness.impl import nanogpt
 from harness.impl.profiles import profile_for_platform
-from harness.nanogpt_config import CONFIGS, batches_for
-from harness.nanogpt_fixture import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture
+from harness.workloads.nanogpt import CONFIGS, batches_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "harness" / "fixtures" / "torch-2.13.0"
 PLATFORMS = sorted(p.name.split(".nanogpt-")[0] for p in FIXTURES.glob("linux-x86_64-*.nanogpt-tiny.h5"))

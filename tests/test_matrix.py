@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import ParityError
-from harness.matrix import load_configs, matrix_dict, write_matrix
-from harness.op_fixture import read_op_fixture
-from harness.store.maintenance import pack
+from harness.core.errors import ParityError
+from harness.formats.maintenance import pack
+from harness.formats.ops import read_op_fixture
+from harness.report.matrix import load_configs, matrix_dict, write_matrix
 
 REPO = Path(__file__).resolve().parent.parent
 PUBLISHED = REPO / "ops_matrix"
@@ -57,8 +57,8 @@ def test_against_reference_marks_identical_ops_and_measures_the_rest(configs):
 def test_the_error_at_the_tensors_scale_colours_the_matrix(configs):
     """sdpa, baseline against avx2: 1,735,095,052 ULP (grad_q near zero), but 5.88 ULP at the scale of
     the worst output (grad_k of 1x2x7x64: max|expected| 1.35)."""
-    from harness.matrix import render_html
-    from harness.report import heat_colour
+    from harness.report.matrix import render_html
+    from harness.report.render import heat_colour
 
     data = matrix_dict(configs, REFERENCE)
     baseline = "linux-x86_64-baseline-mklgeneric-t2 torch-2.13.0"

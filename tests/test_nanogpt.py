@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 import torch
 
-from harness.digest import ALGORITHMS, LEGACY, digest
-from harness.generators import record_nanogpt as rn
-from harness.generators.nanogpt_data import VOCAB, decode, encode, make_batches, make_text
-from harness.generators.nanogpt_model import GPT, GPTConfig
-from harness.generators.nanogpt_train import CONFIGS, batches_for, get_lr, train
-from harness.nanogpt_fixture import DIGEST_KINDS, hex_digest, read_nanogpt_fixture, write_nanogpt_fixture
+from harness.core.digest import ALGORITHMS, LEGACY, digest
+from harness.formats.nanogpt import DIGEST_KINDS, hex_digest, read_nanogpt_fixture, write_nanogpt_fixture
+from harness.record import nanogpt_child as rn
+from harness.record.nanogpt_model import GPT, GPTConfig
+from harness.record.nanogpt_train import CONFIGS, batches_for, get_lr, train
+from harness.workloads.nanogpt_data import VOCAB, decode, encode, make_batches, make_text
 
 TINY = CONFIGS["tiny"]
 SHORT = replace(TINY, steps=4, full_steps=(1, 4))

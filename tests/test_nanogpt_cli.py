@@ -10,12 +10,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.bits import describe_first_mismatch
-from harness.compare import provenance_notes
-from harness.nanogpt_fixture import NanoGPTFixture, read_nanogpt_fixture
-from harness.platform_config import PlatformConfig, collect_facts, supported_levels
-from harness.provenance import installed_torch_version
-from harness.recording import fixture_path, with_machine_blas
+from harness.compare.fixtures import provenance_notes
+from harness.core.bits import describe_first_mismatch
+from harness.formats.nanogpt import NanoGPTFixture, read_nanogpt_fixture
+from harness.platform.config import PlatformConfig, collect_facts, supported_levels
+from harness.platform.provenance import installed_torch_version
+from harness.record.launch import with_machine_blas
+from harness.store.paths import fixture_path
 
 
 def run_parity(*args: str) -> subprocess.CompletedProcess[str]:
@@ -80,7 +81,7 @@ STANDIN = '''
 configure_optimizers(weight_decay, learning_rate, betas, device_type)), built on our model."""
 import math
 import torch
-from harness.generators.nanogpt_model import GPT as _GPT, GPTConfig
+from harness.record.nanogpt_model import GPT as _GPT, GPTConfig
 
 class GPT(_GPT):
     INIT_STD = {std}
@@ -149,8 +150,8 @@ def test_digest_option_is_for_nanogpt_runs_only(tmp_path):
 
 
 def test_a_live_check_records_with_its_fixtures_digest(committed_root):
-    from harness.digest import ALGORITHM, LEGACY
-    from harness.recording import RecordRequest, live_request
+    from harness.core.digest import ALGORITHM, LEGACY
+    from harness.record.launch import RecordRequest, live_request
 
     _, path = committed_tiny(committed_root, threads=2)
     fx = read_nanogpt_fixture(path, full=False)

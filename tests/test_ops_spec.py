@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from harness.bits import describe_first_mismatch
-from harness.generators.ops import OPS, OPS_BY_NAME
-from harness.op_ids import OP_IDS
+from harness.core.bits import describe_first_mismatch
+from harness.core.op_ids import OP_IDS
+from harness.record.torch_ops import OPS, OPS_BY_NAME
 
 # the op ids as the project defines them, spelled out independently of the code
 EXPECTED_IDS = [

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import ParityError
-from harness.op_fixture import CaseRecord, write_op_fixture
-from harness.output import write_output
+from harness.core.errors import ParityError
+from harness.formats.ops import CaseRecord, write_op_fixture
+from harness.report.output import write_output
 
 PROV = {"torch_version": "0.0.0", "platform_id": "linux-x86_64-avx2-t1"}
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ParityError
-from harness.platform_config import (
+from harness.core.errors import ParityError
+from harness.platform.config import (
     PlatformConfig,
     PlatformFacts,
     blas_tag,
@@ -20,8 +20,9 @@ from harness.platform_config import (
     parse_sysctl,
     supported_levels,
 )
-from harness.provenance import blas_from_config, mkl_code_path_from_banner, public_version
-from harness.recording import fixture_path, plan_configs
+from harness.platform.provenance import blas_from_config, mkl_code_path_from_banner, public_version
+from harness.record.launch import plan_configs
+from harness.store.paths import fixture_path
 
 X86_CPUINFO = """\
 processor\t: 0
@@ -254,7 +255,7 @@ def test_collect_facts_on_a_mac(monkeypatch):
     import subprocess
     import sys
 
-    import harness.platform_config as pc
+    import harness.platform.config as pc
 
     monkeypatch.setattr(sys, "platform", "darwin")
     monkeypatch.setattr(pc.platform, "machine", lambda: "arm64")
@@ -287,7 +288,7 @@ def test_every_configuration_pins_mkl_and_openmp_teams():
 
 def test_this_machines_configuration_is_never_another_blas_path(tmp_path, monkeypatch):
     """default_config takes a committed set of this machine's BLAS code path, or none at all."""
-    import harness.recording as recording
+    import harness.record.launch as recording
 
     zen3 = PlatformFacts("linux", "x86_64", *parse_cpuinfo(ZEN3_CPUINFO))
     monkeypatch.setattr(recording, "collect_facts", lambda: zen3)

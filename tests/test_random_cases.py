@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.errors import FixtureError
-from harness.generators.inputs import normal, salted
-from harness.generators.random_cases import GRAIN, GROUPS, expected_params, random_cases
-from harness.op_ids import OP_IDS
+from harness.core.errors import FixtureError
+from harness.core.op_ids import OP_IDS
+from harness.workloads.inputs import normal, salted
+from harness.workloads.random_cases import GRAIN, GROUPS, expected_params, random_cases
 
 
 def test_every_op_is_in_exactly_one_group():
@@ -57,12 +57,12 @@ def test_salt_changes_values_and_salt_zero_is_the_fixed_stream():
 def recorded(tmp_path_factory) -> Path:
     """A random fixture recorded by this machine's torch, two cases per group."""
     pytest.importorskip("torch")
-    from harness import provenance
-    from harness.generators.ops import OPS_BY_NAME
-    from harness.generators.record_ops import record_ops
-    from harness.op_fixture import write_op_fixture
-    from harness.platform_config import collect_facts
-    from harness.recording import default_config
+    from harness.formats.ops import write_op_fixture
+    from harness.platform import provenance
+    from harness.platform.config import collect_facts
+    from harness.record.launch import default_config
+    from harness.record.ops_child import record_ops
+    from harness.record.torch_ops import OPS_BY_NAME
 
     cases = random_cases(2, 4)
     ops = [OPS_BY_NAME[op] for op in OP_IDS if op in cases]
@@ -75,7 +75,7 @@ def recorded(tmp_path_factory) -> Path:
 
 
 def test_a_random_fixture_reads_back_with_its_drawn_cases(recorded: Path):
-    from harness.op_fixture import read_op_fixture
+    from harness.formats.ops import read_op_fixture
 
     fixture = read_op_fixture(recorded)
     assert len(fixture.cases) == 2 * len(GROUPS)
@@ -90,7 +90,7 @@ def test_a_random_fixture_reads_back_with_its_drawn_cases(recorded: Path):
 def test_a_case_not_of_its_draw_is_refused(recorded: Path, tmp_path: Path):
     from dataclasses import replace
 
-    from harness.op_fixture import read_op_fixture, write_op_fixture
+    from harness.formats.ops import read_op_fixture, write_op_fixture
 
     fixture = read_op_fixture(recorded)
     records = list(fixture.cases.values())
@@ -108,7 +108,7 @@ def test_a_case_not_of_its_draw_is_refused(recorded: Path, tmp_path: Path):
 def test_a_subset_of_a_random_fixture_keeps_its_draw_and_reads_back(recorded: Path, tmp_path: Path, capsys):
     import importlib.util
 
-    from harness.op_fixture import read_op_fixture
+    from harness.formats.ops import read_op_fixture
 
     spec = importlib.util.spec_from_file_location(
         "random_subset", Path(__file__).parent.parent / "tools/random_subset.py"

@@ -1,4 +1,4 @@
-"""harness.impl.redigest (tools/redigest.py): a nanoGPT fixture's digests converted to another
+"""harness.replay.redigest (tools/redigest.py): a nanoGPT fixture's digests converted to another
 algorithm only where the impl's replay proves every recorded digest, and nothing else changed."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.digest import ALGORITHM, LEGACY, digest
-from harness.fixture_info import read_fixture
-from harness.impl.redigest import redigest
-from harness.nanogpt_fixture import DIGEST_KINDS, NanoGPTFixture, write_nanogpt_fixture
+from harness.core.digest import ALGORITHM, LEGACY, digest
+from harness.formats.maintenance import pack
+from harness.formats.nanogpt import DIGEST_KINDS, NanoGPTFixture, write_nanogpt_fixture
+from harness.formats.registry import read_fixture
+from harness.replay.redigest import redigest
 from harness.store import FixtureReader
-from harness.store.maintenance import pack
 
 REPO = Path(__file__).resolve().parent.parent
 COMMITTED = REPO / "harness" / "fixtures" / "torch-2.13.0"

@@ -9,9 +9,9 @@ import h5py
 import numpy as np
 import pytest
 
-from harness.bits import describe_first_mismatch
-from harness.errors import FixtureError
-from harness.op_fixture import CaseRecord, input_digest, read_op_fixture, write_op_fixture
+from harness.core.bits import describe_first_mismatch
+from harness.core.errors import FixtureError
+from harness.formats.ops import CaseRecord, input_digest, read_op_fixture, write_op_fixture
 from harness.store import TENSORS, FixtureReader, FixtureWriter, tensor_digest
 from tests.store_helpers import rewrite
 

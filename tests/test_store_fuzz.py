@@ -25,11 +25,11 @@ import numpy as np
 import pytest
 
 from harness.cli import main
-from harness.op_fixture import read_op_fixture, write_op_fixture
-from harness.recording import DEFAULT_FIXTURES
+from harness.formats.maintenance import pack
+from harness.formats.ops import read_op_fixture, write_op_fixture
 from harness.store.fixture import TREE
 from harness.store.hdf5 import write_dataset
-from harness.store.maintenance import pack
+from harness.store.paths import DEFAULT_FIXTURES
 from harness.store.pool import POOL_DIR
 from tests.store_helpers import edit_tree_json, store_copy
 

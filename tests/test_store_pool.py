@@ -11,9 +11,9 @@ import h5py
 import numpy as np
 import pytest
 
-from harness.bits import describe_first_mismatch
-from harness.errors import FixtureError
-from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture
+from harness.core.bits import describe_first_mismatch
+from harness.core.errors import FixtureError
+from harness.formats.ops import CaseRecord, read_op_fixture, write_op_fixture
 from harness.store.fixture import STORE_PACKED, STORE_POOL, FixtureReader
 from harness.store.pool import POOL_DIR
 from tests.store_helpers import edit_tree_json, write_v1
@@ -147,7 +147,7 @@ _WRITER = """
 import sys
 import numpy as np
 from pathlib import Path
-from harness.op_fixture import CaseRecord, write_op_fixture
+from harness.formats.ops import CaseRecord, write_op_fixture
 root, seed = Path(sys.argv[1]), int(sys.argv[2])
 x = np.random.Generator(np.random.PCG64(seed % 3)).standard_normal(500, dtype=np.float32)
 rec = CaseRecord("exp", "c", {}, {"x": x}, {"out": np.exp(x)}, True, "torch.exp(x)")

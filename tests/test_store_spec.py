@@ -1,4 +1,4 @@
-"""The generator's spec (harness/generators/ops_spec.json) is the op registry's, and fixtures are
+"""The generator's spec (harness/store/ops_spec.json) is the op registry's, and fixtures are
 held to it: every op, case, param, input and output."""
 
 from __future__ import annotations
@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from harness.errors import FixtureError
-from harness.generators.spec import build_ops_spec, render
-from harness.op_fixture import read_op_fixture, write_op_fixture
-from harness.recording import DEFAULT_FIXTURES
+from harness.core.errors import FixtureError
+from harness.formats.ops import read_op_fixture, write_op_fixture
+from harness.record.write_spec import build_ops_spec, render
+from harness.store.paths import DEFAULT_FIXTURES
 from harness.store.spec import OPS_SPEC_PATH
 from tests.store_helpers import rewrite
 
@@ -19,7 +19,7 @@ COMMITTED = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-x86_64-avx2-mklgeneric-t2
 
 def test_the_spec_file_is_the_registry_s():
     assert OPS_SPEC_PATH.read_text(encoding="utf-8") == render(build_ops_spec()), (
-        "harness/generators/ops_spec.json is out of date: python -m harness.generators.spec"
+        "harness/store/ops_spec.json is out of date: python -m harness.record.write_spec"
     )
     assert json.loads(OPS_SPEC_PATH.read_text(encoding="utf-8"))["ops"]
 

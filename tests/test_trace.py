@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 from harness.cli import main
+from harness.formats.trace import Captured, OpRecord, TensorRef, Trace, read_trace, write_trace
 from harness.trace.diff import align, diff_traces
-from harness.trace.tracefile import Captured, OpRecord, TensorRef, Trace, read_trace, write_trace
 
 torch = pytest.importorskip("torch")
 
-from harness.digest import digest  # noqa: E402
-from harness.platform_config import collect_facts, supported_levels  # noqa: E402
-from harness.trace.record import recording, tracing  # noqa: E402
+from harness.core.digest import digest  # noqa: E402
+from harness.platform.config import collect_facts, supported_levels  # noqa: E402
+from harness.trace.recorder import recording, tracing  # noqa: E402
 
 
 def _digest(a: np.ndarray) -> bytes:
@@ -470,7 +470,7 @@ def test_a_new_build_of_the_hook_removes_the_older_builds_of_its_torch_install(
 
 def test_the_arguments_text_of_a_record() -> None:
     """tracer.c's args_text, which both recorders use: reprs, lists in brackets, torch's types by str."""
-    from harness.trace.record import _NAMED_TYPES, _tracer
+    from harness.trace.recorder import _NAMED_TYPES, _tracer
 
     plain = (
         ("dim", [0, -1]), ("keepdim", True), ("alpha", 0.5), ("approximate", "tanh"), ("nested", ((1, 2.0), [])),

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.ulp import bucket_index, bucket_label, compare_tensors, describe, ulp_distance
+from harness.core.ulp import bucket_index, bucket_label, compare_tensors, describe, ulp_distance
 
 F32 = st.floats(width=32, allow_nan=False, allow_infinity=False)
 F64 = st.floats(allow_nan=False, allow_infinity=False)

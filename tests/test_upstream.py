@@ -13,11 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.generators.nanogpt_data import VOCAB, encode, make_text
+from harness.formats.run_keep import UpstreamRecorder
+from harness.formats.upstream import diff_evals, read_upstream_fixture
 from harness.impl.profiles import get_profile, profile_for_platform
-from harness.impl.upstream import check_fixture, replay
-from harness.upstream_fixture import diff_evals, read_upstream_fixture
-from harness.upstream_run import UPSTREAM_CONFIGS, UpstreamRecorder, dataset_splits, write_dataset
+from harness.replay.upstream import check_fixture, replay
+from harness.workloads.nanogpt_data import VOCAB, encode, make_text
+from harness.workloads.upstream import UPSTREAM_CONFIGS, dataset_splits, write_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 COMMITTED = sorted((ROOT / "harness" / "fixtures").glob("torch-2.13.0/*.nanogpt-upstream-*.h5"))
@@ -72,7 +73,7 @@ def test_replay_draws_batches_in_train_pys_order():
     # torch.randint(len(data) - T, (B,)) in order: train batch, eval train, eval val, then training
     from harness.impl import rng
     from harness.impl.nanogpt import init_params, param_shapes
-    from harness.upstream_run import get_batch, train_config
+    from harness.workloads.upstream import get_batch, train_config
 
     cfg = train_config(settings, len(VOCAB))
     gen = rng.CPUGenerator(1337)
@@ -131,7 +132,7 @@ def test_generate_refuses_nanogpt_train_with_nanogpt_dir(tmp_path):
 @needs_checkout
 def test_recorded_train_py_is_replayed_bit_exact(tmp_path):
     """train.py itself for 3 iterations with 2 micro-steps each, recorded twice and replayed by the impl."""
-    from harness.platform_config import PlatformConfig, child_env, collect_facts, supported_levels
+    from harness.platform.config import PlatformConfig, child_env, collect_facts, supported_levels
 
     checkout = Path(CHECKOUT)
     before = subprocess.run(
@@ -142,7 +143,7 @@ def test_recorded_train_py_is_replayed_bit_exact(tmp_path):
     config = PlatformConfig(facts.os, facts.arch, "avx2" if "avx2" in levels else levels[0], 2)
     out = tmp_path / "run.h5"
     cmd = [
-        sys.executable, "-m", "harness.generators.record_upstream", "--platform-id", config.id, "--out", str(out),
+        sys.executable, "-m", "harness.record.upstream_child", "--platform-id", config.id, "--out", str(out),
         "--nanogpt-train", str(checkout), "--config", "tiny", "--quiet",
         "--set", "max_iters=2", "--set", "gradient_accumulation_steps=2",
     ]  # fmt: skip
@@ -164,7 +165,7 @@ def test_recorded_train_py_is_replayed_bit_exact(tmp_path):
 def _impl_fixture(tmp_path: Path, settings: dict, stored: dict | None = None, name: str = "run.h5") -> Path:
     """An upstream fixture written from the impl's replay (2 steps), as the recorder writes one;
     ``stored``: the train.py settings the fixture claims (default: ``settings``)."""
-    from harness.upstream_fixture import write_upstream_fixture
+    from harness.formats.upstream import write_upstream_fixture
 
     recorder = UpstreamRecorder({1})
     replay(settings, len(VOCAB), get_profile("x86-avx2", 2), recorder, steps=2)
@@ -182,7 +183,7 @@ def _impl_fixture(tmp_path: Path, settings: dict, stored: dict | None = None, na
 
 
 def test_fixture_round_trip_and_structure_check(tmp_path):
-    from harness.errors import FixtureError
+    from harness.core.errors import FixtureError
 
     settings = {**TINY_SETTINGS, "eval_iters": 1, "max_iters": 1}
     fixture = read_upstream_fixture(_impl_fixture(tmp_path, settings))

@@ -5,13 +5,13 @@
                           record each emulated core (default: all three) into DIR
                           (default harness/fixtures), setting up first where needed;
                           with --random N [--seed S]: N seeded random cases per op group
-                          (harness/generators/random_cases.py) into <id>.random-<S>.h5
+                          (harness/workloads/random_cases.py) into <id>.random-<S>.h5
     run --cores CORE [--threads N] -- SCRIPT [ARGS]
                           run an arm64 Python script on one emulated core with that
                           configuration pinned (threads, capability), e.g. to measure a kernel
 
 Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neoverse-v1
-(like Graviton3; SVE256), neoverse-v2 (like Grace, Graviton4; SVE128). See harness/emulation.py.
+(like Graviton3; SVE256), neoverse-v2 (like Grace, Graviton4; SVE128). See harness/platform/emulation.py.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from harness.cli import _Parser, _positive_int, run_reporting_errors  # noqa: E402
-from harness.emulation import CORES, Emulator, record_command, setup  # noqa: E402
-from harness.errors import ParityError  # noqa: E402
-from harness.platform_config import PlatformConfig  # noqa: E402
-from harness.recording import DEFAULT_FIXTURES, fixture_path  # noqa: E402
+from harness.core.errors import ParityError  # noqa: E402
+from harness.platform.config import PlatformConfig  # noqa: E402
+from harness.platform.emulation import CORES, Emulator, record_command, setup  # noqa: E402
+from harness.store.paths import DEFAULT_FIXTURES, fixture_path  # noqa: E402
 
 
 def thread_counts(text: str) -> list[int]:

@@ -1,5 +1,5 @@
 """Write a part of a recorded random-case fixture as a fixture of its own: the regression cases kept
-in the committed store (harness/generators/random_cases.py; the full recordings are too large).
+in the committed store (harness/workloads/random_cases.py; the full recordings are too large).
 
     python tools/random_subset.py FIXTURE --out FILE [--max-kib K] [--cases OP/CASE,...] [--force]
 
@@ -18,9 +18,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from harness.cli import _Parser, run_reporting_errors  # noqa: E402
-from harness.errors import ParityError  # noqa: E402
-from harness.op_fixture import CaseRecord, read_op_fixture, write_op_fixture  # noqa: E402
-from harness.output import check_output_path  # noqa: E402
+from harness.core.errors import ParityError  # noqa: E402
+from harness.formats.ops import CaseRecord, read_op_fixture, write_op_fixture  # noqa: E402
+from harness.report.output import check_output_path  # noqa: E402
 
 
 def case_bytes(rec: CaseRecord) -> int:

@@ -1,5 +1,5 @@
 """Rewrite nanoGPT fixtures with another digest algorithm, each proven by a replay of its run
-through the reference implementation (harness/impl/redigest.py says how).
+through the reference implementation (harness/replay/redigest.py says how).
 
     python tools/redigest.py FIXTURE... [--to mix256-v1]
 
@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from harness.cli import _Parser, run_reporting_errors  # noqa: E402
-from harness.digest import ALGORITHM, ALGORITHMS  # noqa: E402
+from harness.core.digest import ALGORITHM, ALGORITHMS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def body() -> int:
-        from harness.impl.redigest import redigest
+        from harness.replay.redigest import redigest
 
         status = 0
         for path in args.fixtures:

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import ctypes
-import importlib
-import importlib.machinery
-from functools import cache
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 
-from harness.errors import ParityError
-
-HERE = Path(__file__).resolve().parent
+from harness.core import clib
 
 
 class Profile(ctypes.Structure):
@@ -24,30 +17,9 @@ class Profile(ctypes.Structure):
     ]
 
 
-def _not_built(name: str) -> ParityError:
-    return ParityError(
-        f"harness.impl: the C kernels '{name}' are not built; install the package "
-        "(pip install -e .) or run python tools/build_impl.py"
-    )
-
-
-@cache
 def load(name: str) -> ctypes.CDLL:
-    """The shared library built from ``csrc/<name>.c``."""
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = HERE / f"_{name}{suffix}"
-        if path.exists():
-            return ctypes.CDLL(str(path))
-    raise _not_built(name)
-
-
-@cache
-def module(name: str) -> ModuleType:
-    """The library built from ``csrc/<name>.c`` as the Python module it also is (digest, tracer)."""
-    try:
-        return importlib.import_module(f"harness.impl._{name}")
-    except ModuleNotFoundError:
-        raise _not_built(name) from None
+    """The shared library built from ``harness/impl/csrc/<name>.c``."""
+    return clib.load("impl", name)
 
 
 def f32(a: np.ndarray) -> np.ndarray:

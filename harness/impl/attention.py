@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ParityError
+from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
 from harness.impl.profiles import KernelProfile

@@ -6,7 +6,7 @@ the op-match matrix, which prints the "why" beside each op. Torch-free.
 
 from __future__ import annotations
 
-from harness.op_ids import OP_IDS
+from harness.core.op_ids import OP_IDS
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (

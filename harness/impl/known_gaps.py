@@ -1,6 +1,6 @@
 """The impl's known gaps: outputs it does not yet reproduce bit-for-bit, with measured ULP.
 
-One file, ``harness/impl/known_gaps.json``, written by ``python -m harness.impl.check
+One file, ``harness/impl/known_gaps.json``, written by ``python -m harness.replay.check
 --write-gaps`` from a run over the committed fixtures (never by hand-editing figures).
 Every report prints the gaps of the platform it concerns; the impl's tests turn each gap into
 a strict expected failure, so a gap that closes without the file being updated fails the run,
@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.errors import ParityError
-from harness.ulp import TensorComparison, describe
+from harness.core.errors import ParityError
+from harness.core.ulp import TensorComparison, describe
 
 GAPS_FILE = Path(__file__).resolve().parent / "known_gaps.json"
 SCHEMA = "parity-harness/impl-known-gaps"

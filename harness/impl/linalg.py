@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ParityError
+from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
 from harness.impl.profiles import NVPL, KernelProfile
 

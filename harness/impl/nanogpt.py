@@ -1,5 +1,5 @@
-"""nanoGPT training without torch: the model of harness/generators/nanogpt_model.py and the loop of
-harness/generators/nanogpt_train.py, bit for bit under a ``KernelProfile``.
+"""nanoGPT training without torch: the model of harness/record/nanogpt_model.py and the loop of
+harness/record/nanogpt_train.py, bit for bit under a ``KernelProfile``.
 
 Written in llm.c's style: one explicit forward and one explicit backward per layer, the backward
 taking what its forward saved. Every kernel comes from the other impl modules (rng, linalg, rows,
@@ -32,7 +32,7 @@ from harness.impl import attention, linalg, rng, rows, unary
 from harness.impl.optim import AdamW
 from harness.impl.profiles import KernelProfile
 from harness.impl.reduce import clip_grad_norm, sum_dims
-from harness.nanogpt_config import TrainConfig, get_lr
+from harness.workloads.nanogpt import TrainConfig, get_lr
 
 LN_EPS = 1e-5
 IGNORE_INDEX = -1

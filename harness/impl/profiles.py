@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from harness.errors import ParityError
+from harness.core.errors import ParityError
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,8 @@ class KernelProfile:
         blas = {MODELLED_BLAS: 0, NVPL: 1}[self.blas]
         return Profile(aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas)
 
+
+IMPL_TORCH = "2.13.0"  # the torch release whose CPU bits the kernels reproduce
 
 # MKL's generic path ("Intel(R) Architecture processors"), as it runs on the fixtures' AMD host
 # whatever MKL_ENABLE_INSTRUCTIONS says; Intel CPUs run other, vendor-specific kernels.
@@ -95,7 +97,7 @@ _CAPABILITY_PROFILE = {
 
 def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") -> KernelProfile:
     """The profile of a running torch, from its architecture and reported ATen capability."""
-    from harness.platform_config import normalize_arch
+    from harness.platform.config import normalize_arch
 
     arch = normalize_arch(arch)
     if (arch, capability) not in _CAPABILITY_PROFILE:
@@ -106,7 +108,7 @@ def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") 
 
 def profile_for_platform(platform_id: str) -> KernelProfile:
     """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-mklgeneric-t2."""
-    from harness.platform_config import parse_platform_id
+    from harness.platform.config import parse_platform_id
 
     config = parse_platform_id(platform_id)
     if config.os != "linux" or config.arch not in _ARCH_BLAS or config.isa not in _LEVEL_PROFILE:

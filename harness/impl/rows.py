@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ParityError
+from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.ops import Runner
+from harness.impl.op_registry import Runner
 from harness.impl.profiles import KernelProfile
 
 _I64 = ctypes.c_int64

@@ -29,7 +29,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from harness.errors import FixtureError
+from harness.core.errors import FixtureError
 from harness.store.hdf5 import (
     TensorKey,
     attr_value,

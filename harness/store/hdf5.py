@@ -24,7 +24,7 @@ from typing import Any
 import h5py
 import numpy as np
 
-from harness.errors import FixtureError
+from harness.core.errors import FixtureError
 
 # dtypes a fixture may hold; stored little-endian so digests are platform independent
 DTYPES = {

@@ -21,7 +21,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from harness.errors import FixtureError
+from harness.core.errors import FixtureError
 from harness.store.hdf5 import (
     TensorKey,
     attr_value,

@@ -1,6 +1,6 @@
 """What a complete fixture holds, as the generator's spec says: checked without torch.
 
-``ops_spec.json`` (written by ``python -m harness.generators.spec`` from the op registry)
+``ops_spec.json`` (written by ``python -m harness.record.write_spec`` from the op registry)
 lists every op, case, params, input (with its key: the inputs are part of the spec) and
 output (dtype and shape). A fixture recorded by the generator (its provenance names a
 ``generator_version``) must hold, for every op it lists, exactly those cases, params,
@@ -14,9 +14,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from harness.errors import FixtureError
+from harness.core.errors import FixtureError
 
-OPS_SPEC_PATH = Path(__file__).resolve().parent.parent / "generators" / "ops_spec.json"
+OPS_SPEC_PATH = Path(__file__).resolve().parent / "ops_spec.json"
 
 
 @cache

@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from harness.digest import digest
-from harness.errors import ParityError
+from harness.core.digest import digest
+from harness.core.errors import ParityError
+from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op
-from harness.trace.tracefile import HOOK, Captured, OpRecord, Trace, read_trace
 
 KNOB_LABELS = {
     "threads": "intra-op thread count",
@@ -63,7 +63,7 @@ def knob_values(provenance: dict[str, Any]) -> dict[str, str]:
 @dataclass
 class OutputFigures:
     name: str
-    line: str  # harness.ulp.describe()
+    line: str  # harness.core.ulp.describe()
     comparison: dict[str, Any]
 
 
@@ -121,7 +121,7 @@ def explain(diff: TraceDiff) -> Cause | None:
 
 def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str]:
     """This environment with the traced run's configuration variables in place of its own."""
-    from harness.platform_config import RELEVANT_ENV
+    from harness.platform.config import RELEVANT_ENV
 
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
     env.update(trace.attrs.get("env", {}))
@@ -190,7 +190,7 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
     The op's inputs are the same on both sides, so one re-run (of A's program) gives them; the
     impl's outputs are checked against each trace's own digests. B's program is run again only
     where the impl does not reproduce B, for the figures."""
-    from harness.ulp import compare_tensors, describe
+    from harness.core.ulp import compare_tensors, describe
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
     with tempfile.TemporaryDirectory(prefix="parity-trace-") as tmp:

@@ -2,7 +2,7 @@
 
 Models: ``mlp`` (Linear, LayerNorm, GELU), ``transformer`` (``nn.TransformerEncoder``), ``lstm``
 (``nn.LSTM`` with a linear head), ``convnet`` (two convolutions, batch norm, pooling) and
-``nanogpt`` (harness/generators/nanogpt_model.py, nanoGPT's architecture and AdamW setup, tiny
+``nanogpt`` (harness/record/nanogpt_model.py, nanoGPT's architecture and AdamW setup, tiny
 config). Each trains ``--steps`` steps (default 2) with AdamW from ``torch.manual_seed(0)``, on
 inputs made by NumPy (torch's own generator serves initialisation and dropout only), and
 prints the loss of each step. ``--extra-op`` adds a copy of the inputs that changes no bits, a
@@ -92,7 +92,7 @@ def train_classifier(name: str, steps: int, extra_op: bool = False) -> list[floa
 def train_nanogpt(steps: int) -> list[float]:
     from dataclasses import replace
 
-    from harness.generators.nanogpt_train import CONFIGS, batches_for, train
+    from harness.record.nanogpt_train import CONFIGS, batches_for, train
 
     cfg = replace(CONFIGS["tiny"], steps=steps)
     losses: list[float] = []

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ParityError
-from harness.trace.tracefile import OpRecord, Trace
+from harness.core.errors import ParityError
+from harness.formats.trace import OpRecord, Trace
 
 
 @dataclass
@@ -150,7 +150,7 @@ def step_losses(ops: list[OpRecord]) -> dict[int, OpRecord]:
 
 
 def _float_ulp(x: float, y: float, dtype: str) -> int | None:
-    from harness.ulp import compare_tensors
+    from harness.core.ulp import compare_tensors
 
     np_dtype = {"float32": np.float32, "float64": np.float64, "float16": np.float16}.get(dtype)
     if np_dtype is None or not (np.isfinite(x) and np.isfinite(y)):

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.errors import ParityError
+from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
 
 Arrays = Mapping[str, np.ndarray]

@@ -6,7 +6,7 @@ or ``~/.cache/parity-harness/hook``), under a name that holds the torch release,
 install and Python, and a digest of the sources and flags; later traces load it, and a build for
 new sources removes that install's older ones. Where it cannot be built or installed, ``hook()``
 says why and the tracer records through Python's dispatch mode instead (slower, and where a mode
-changes the paths torch takes, other ops: harness.trace.record). ``PARITY_TRACE_HOOK=0`` asks for
+changes the paths torch takes, other ops: harness.trace.recorder). ``PARITY_TRACE_HOOK=0`` asks for
 the dispatch mode.
 """
 
@@ -30,7 +30,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "csrc" / "hook.cpp"
-SHARED = HERE.parent / "impl" / "csrc"  # fingerprint.h
+SHARED = HERE.parent / "core" / "csrc"  # fingerprint.h
 # C++20: torch 2.14's headers require it (2.13's take it too)
 FLAGS = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-DNDEBUG"]
 

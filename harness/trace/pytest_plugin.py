@@ -11,7 +11,7 @@ Goldens live beside the test module, one file per test (and ``basename``) and co
 not exist yet is written and the test fails saying so; ``--parity-force-regen`` rewrites every
 golden the run checks (those tests fail too, as pytest-regressions' ``--force-regen`` does), so
 a regeneration is always seen. A mismatch fails with one line per differing tensor, the first
-mismatch in decimal and hex (harness.ulp.describe).
+mismatch in decimal and hex (harness.core.ulp.describe).
 
 Registered as a ``pytest11`` entry point (``parity``); importing it needs no torch.
 """
@@ -51,7 +51,7 @@ def _as_array(value: Any) -> np.ndarray:
 
 def _platform_id() -> str:
     try:
-        from harness.trace.record import running_platform_id
+        from harness.trace.recorder import running_platform_id
     except ImportError as err:  # no torch: the platform of numpy-only tests is still torch's
         raise pytest.UsageError(f"parity_golden needs torch to name the platform configuration ({err})") from None
     return running_platform_id()
@@ -91,7 +91,7 @@ class Golden:
 
     def _write(self, path: Path, arrays: dict[str, np.ndarray]) -> None:
         from harness.store import FixtureWriter
-        from harness.trace.record import running_provenance
+        from harness.trace.recorder import running_provenance
 
         provenance = running_provenance()
         with FixtureWriter(path, KIND, force=True, packed=True) as w:
@@ -103,8 +103,8 @@ class Golden:
 
 def compare_golden(path: Path, arrays: Mapping[str, np.ndarray], max_ulp: int = 0) -> list[str]:
     """One line per tensor that differs from the golden (beyond ``max_ulp``), missing or extra."""
+    from harness.core.ulp import compare_tensors, describe
     from harness.store import FixtureReader
-    from harness.ulp import compare_tensors, describe
 
     with FixtureReader(path, kind=KIND) as r:
         stored = {name: r.tensor(f"{GROUP}/{name}") for name in r.tensor_names(GROUP)}

@@ -17,7 +17,7 @@ JSON schema "parity-harness/trace-diff", version 1::
                 "loss_a", "loss_b", "loss_ulp"}]}
 
 An Op is {"op", "index_a", "index_b", "module", "site", "phase", "step", "outputs"} (an op only
-one side ran has one index null). TensorComparison is harness.report's (harness.ulp).
+one side ran has one index null). TensorComparison is harness.report.render's (harness.core.ulp).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import html
 import json
 from typing import Any
 
+from harness.formats.trace import OpRecord
 from harness.trace.diff import Divergence, TraceDiff
-from harness.trace.tracefile import OpRecord
 
 SCHEMA = "parity-harness/trace-diff"
 SCHEMA_VERSION = 1

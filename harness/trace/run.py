@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 
-def _indices(text: str) -> list[int]:
-    from harness.errors import ParityError
+def capture_indices(text: str) -> list[int]:
+    from harness.core.errors import ParityError
 
     out = []
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -29,7 +29,7 @@ def _indices(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from harness.cli import run_reporting_errors
+    from harness.core.errors import run_reporting_errors
 
     parser = argparse.ArgumentParser(prog="python -m harness.trace.run")
     parser.add_argument("--out", type=Path, required=True)
@@ -40,11 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
 
     def body() -> int:
-        from harness.errors import ParityError
+        from harness.core.errors import ParityError
 
         if not program:
             raise ParityError("nothing to run: give a script (or -m module) after --")
-        capture = _indices(args.capture)
+        capture = capture_indices(args.capture)
         command = json.loads(args.command) if args.command else [sys.executable, *program]
         if program[0] == "-m":
             if len(program) < 2:
@@ -59,9 +59,9 @@ def main(argv: list[str] | None = None) -> int:
             sys.argv = list(program)
             sys.path.insert(0, str(script.resolve().parent))
             run = lambda: runpy.run_path(target, run_name="__main__")
+        from harness.formats.trace import MODE
         from harness.trace.native import ASKED_FOR_MODE
-        from harness.trace.record import tracing
-        from harness.trace.tracefile import MODE
+        from harness.trace.recorder import tracing
 
         status = 0
         attrs = {"command": command, "cwd": os.getcwd(), "program": target}

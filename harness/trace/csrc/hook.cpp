@@ -1,4 +1,4 @@
-/* The dispatcher hook of `parity trace` (harness/trace/record.py): not a PyTorch kernel, but a boxed
+/* The dispatcher hook of `parity trace` (harness/trace/recorder.py): not a PyTorch kernel, but a boxed
  * fallback on the dispatch key Fake, the key just below Python's, so that it sees exactly the ops a
  * TorchDispatchMode sees (after autograd and the composite decompositions, before the backend
  * kernels), without making Python objects of every op's arguments. Built against the installed torch

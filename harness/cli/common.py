@@ -1,0 +1,44 @@
+"""What the comparing commands share: the report options, the report itself and the exit status."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.compare.fixtures import platform_note
+from harness.report.output import check_output_path, write_output
+from harness.report.render import format_for, render
+
+
+def add_output(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        choices=("terminal", "markdown", "json", "html"),
+        help="report format (default: from --output's suffix, else terminal)",
+    )
+    p.add_argument("--output", type=Path, help="write the report here (and print the terminal table)")
+
+
+def check_output(args: argparse.Namespace) -> None:
+    """Refuse an --output that cannot be written before any work."""
+    if args.output:
+        check_output_path(args.output)
+
+
+def provenance_note(a, b, note: str = "") -> str:
+    """What differs in the two fixtures' provenance, after ``note``."""
+    return platform_note(a.provenance, b.provenance, note)
+
+
+def emit(diff, args: argparse.Namespace, note: str = "", gaps: list[str] | None = None) -> int:
+    """Print the terminal report, write the --output one, and give the exit status."""
+
+    fmt = args.format or format_for(args.output)
+    text = render(diff, fmt, note, gaps)
+    if args.output:
+        write_output(args.output, text)
+        print(render(diff, "terminal", note, gaps), end="")
+        print(f"report written to {args.output}")
+    else:
+        print(text, end="")
+    return 0 if diff.bit_identical else 1

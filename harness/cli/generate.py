@@ -1,0 +1,102 @@
+"""``parity generate``: record this machine's fixtures, each configuration in a fresh pinned process."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.core.digest import ALGORITHM, ALGORITHMS, LEGACY
+from harness.core.errors import ParityError
+from harness.core.op_ids import parse_op_list
+from harness.platform.config import collect_facts
+from harness.platform.provenance import installed_torch_version
+from harness.record.launch import RecordRequest, plan_configs, torch_missing, with_machine_blas
+from harness.store.paths import DEFAULT_FIXTURES, fixture_path
+
+
+def add_generate_parser(sub: argparse._SubParsersAction) -> None:
+    gen = sub.add_parser("generate", help="record this machine's op fixtures with the installed torch")
+    gen.add_argument(
+        "--isa",
+        help="ISA level(s): baseline, avx2, avx512 (x86_64), neon (arm64), comma-separated, "
+        "or 'all' (default: the highest this CPU runs)",
+    )
+    gen.add_argument("--threads", help="intra-op thread count(s), comma-separated (default: the CPU count)")
+    gen.add_argument("--out", type=Path, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)")
+    gen.add_argument("--ops", default="", help="record only these ops, comma-separated")
+    gen.add_argument("--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops")
+    gen.add_argument("--config", default="tiny", choices=("tiny", "shakespeare-char"), help="nanoGPT config")
+    gen.add_argument(
+        "--full-steps",
+        help="nanoGPT steps stored with full tensors: comma-separated, 'all' or 'none' "
+        "(default: the config's: tiny 1,50; shakespeare-char 1,2,25,50)",
+    )
+    gen.add_argument(
+        "--init",
+        choices=("full", "digest"),
+        default="full",
+        help="nanoGPT initial weights: in full (default) or as digests and sums only",
+    )
+    gen.add_argument(
+        "--nanogpt-dir",
+        type=Path,
+        help="use GPT, GPTConfig from this nanoGPT checkout's model.py (implies --nanogpt)",
+    )
+    gen.add_argument(
+        "--nanogpt-train",
+        type=Path,
+        help="run this nanoGPT checkout's own train.py, unchanged, for 50 iterations and record it "
+        "(--config tiny: a small override set; shakespeare-char: its config/train_shakespeare_char.py)",
+    )
+    gen.add_argument(
+        "--digest",
+        choices=ALGORITHMS,
+        help=f"a nanoGPT run's digest algorithm (default {ALGORITHM}; {LEGACY} for digests comparable with "
+        "fixtures written before it)",
+    )
+    gen.add_argument("--force", action="store_true", help="overwrite existing fixtures")
+    gen.add_argument("--quiet", action="store_true", help="no progress output")
+    gen.set_defaults(func=cmd_generate)
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    torch_version = installed_torch_version()
+    if not torch_version:
+        raise ParityError(torch_missing("", "or use tox -e regen"))
+    nanogpt = args.nanogpt or args.nanogpt_dir is not None or args.nanogpt_train is not None
+    if nanogpt and args.ops:
+        raise ParityError("--ops selects ops; it does not go with --nanogpt")
+    if args.digest and not nanogpt:
+        raise ParityError("--digest names a nanoGPT run's digest algorithm; op fixtures store their tensors whole")
+    if args.nanogpt_train is not None:
+        _check_nanogpt_train(args)
+    if args.nanogpt_dir is not None and not (args.nanogpt_dir / "model.py").is_file():
+        raise ParityError(f"{args.nanogpt_dir}: no model.py here (expected a checkout of nanoGPT)")
+    parse_op_list(args.ops)  # unknown ops fail here, before any process starts
+    request = RecordRequest(
+        nanogpt=args.config if nanogpt else "", ops=args.ops, full_steps=args.full_steps, init=args.init,
+        nanogpt_dir=args.nanogpt_dir, nanogpt_train=args.nanogpt_train, digest=args.digest or "",
+        force=args.force, quiet=args.quiet,
+    )  # fmt: skip
+    configs = with_machine_blas(plan_configs(collect_facts(), args.isa, args.threads))
+    suffix = f"upstream-{request.nanogpt}" if args.nanogpt_train else request.nanogpt
+    targets = [(cfg, fixture_path(args.out, torch_version, cfg, suffix)) for cfg in configs]
+    existing = [str(path) for _, path in targets if path.exists()]
+    if existing and not args.force:
+        raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
+    for cfg, path in targets:
+        rc = request.run(cfg, path).returncode
+        if rc != 0:
+            return rc
+    return 0
+
+
+def _check_nanogpt_train(args: argparse.Namespace) -> None:
+    """--nanogpt-train: a checkout with train.py, alone (its settings are the config's own)."""
+    if args.nanogpt_dir is not None:
+        raise ParityError("--nanogpt-train runs the checkout's own model.py; it does not go with --nanogpt-dir")
+    if args.full_steps or args.init != "full":
+        raise ParityError("--full-steps and --init are set by the upstream config with --nanogpt-train")
+    missing = [f for f in ("train.py", "model.py", "configurator.py") if not (args.nanogpt_train / f).is_file()]
+    if missing:
+        raise ParityError(f"{args.nanogpt_train}: no {', '.join(missing)} here (expected a checkout of nanoGPT)")

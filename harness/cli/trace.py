@@ -1,0 +1,95 @@
+"""``parity trace`` and ``parity diff`` on two traces (the diff dispatches here on file kind)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.core.errors import ParityError
+
+
+def add_trace_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "trace",
+        help="record every ATen op of a Python program (forward, backward, optimizer) into a trace",
+        description="Run a Python program and record every ATen op it dispatches, in order.",
+    )
+    p.add_argument("--out", type=Path, required=True, help="the trace file to write (replaced if present)")
+    p.add_argument("--capture", default="", help="op indices whose tensors are kept in full, comma-separated")
+    p.add_argument(
+        "--platform",
+        help="run under this platform configuration (e.g. linux-x86_64-baseline-t1): its ISA level and threads",
+    )
+    p.add_argument("program", nargs=argparse.REMAINDER, help="-- python script.py [args] (or -- -m module [args])")
+    p.set_defaults(func=cmd_trace)
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    from harness.trace.cause import trace_argv
+    from harness.trace.run import capture_indices
+
+    program = args.program[1:] if args.program[:1] == ["--"] else args.program
+    if not program:
+        raise ParityError(
+            "nothing to trace: give the program after --, e.g. parity trace --out t.h5 -- python train.py"
+        )
+    capture = capture_indices(args.capture)
+    env = dict(os.environ)
+    if args.platform:
+        from harness.platform.config import child_env, collect_facts, parse_platform_id, resolve_level
+
+        config = parse_platform_id(args.platform)
+        facts = collect_facts()
+        if (config.os, config.arch) != (facts.os, facts.arch):
+            raise ParityError(f"this machine is {facts.os}-{facts.arch}; it cannot run {args.platform}")
+        resolve_level(facts, config.isa)
+        env = child_env(config)
+    argv = trace_argv(program, args.out, capture)
+    _check_interpreter(argv[0], env)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.run(argv, env=env).returncode
+
+
+def _check_interpreter(exe: str, env: dict[str, str]) -> None:
+    """A one-line error where the program's Python cannot run the tracer (it lacks this package)."""
+    import shutil
+
+    path = shutil.which(exe, path=env.get("PATH"))
+    if path is None:
+        raise ParityError(f"{exe}: no such Python interpreter")
+    if Path(path).resolve() == Path(sys.executable).resolve():
+        return
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('harness.trace.run') is None)"
+    if subprocess.run([path, "-c", probe], env=env, capture_output=True, check=False).returncode != 0:
+        raise ParityError(
+            f"{exe} ({path}) does not have parity-harness installed, so it cannot run the tracer: install it "
+            f"there, or name this one ({sys.executable}), or give the script alone (-- train.py ...)"
+        )
+
+
+def cmd_trace_diff(args: argparse.Namespace) -> int:
+    from harness.formats.trace import read_trace
+    from harness.report.output import check_output_path, write_output
+    from harness.report.render import format_for
+    from harness.trace.cause import explain, verify
+    from harness.trace.diff import diff_traces
+    from harness.trace.report import render
+
+    if args.output:
+        check_output_path(args.output)
+    a, b = read_trace(args.a), read_trace(args.b)
+    diff = diff_traces(a, b)
+    diff.cause = explain(diff)
+    if getattr(args, "verify_cause", False) and diff.cause is not None:
+        verify(diff, diff.cause)
+    text = render(diff, args.format or format_for(args.output))
+    if args.output:
+        write_output(args.output, text)
+        print(render(diff, "terminal"), end="")
+        print(f"report written to {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0 if diff.bit_identical else 1

@@ -1,0 +1,230 @@
+"""Trace files: the op stream of one run of a PyTorch program, as data. Torch-free.
+
+A trace is an HDF5 file of the fixture store (``harness.store``: atomic writes, SHA-256 of every
+array, no pickle) of kind ``trace``::
+
+    /                       attrs: format, schema_version, kind = "trace", trace_version = 2,
+                                   digest (the tensors' digest algorithm, harness.core.digest: mix256-v1;
+                                   version 1 traces, without it, hold SHA-256 digests),
+                                   provenance (JSON: as a fixture's, harness.platform.provenance),
+                                   command (JSON: argv), cwd, env (JSON: the variables that pin
+                                   the configuration), captured (JSON: op indices held in full),
+                                   tracer (what recorded the ops: "dispatcher-hook", or
+                                   "dispatch-mode", as for every trace written before the hook),
+                                   tracer_note (why not the hook, where it was not used)
+    /trace/strings          UTF-8 JSON list of every name below (ops, modules, call sites, ...)
+    /trace/op, module, site, phase, args, step, in_start, in_count, out_count   one row per op
+    /trace/t_name, t_dtype, t_shape       one row per tensor an op read or wrote (ids into strings)
+    /trace/t_digest         (rows, 32) uint8: the digest of the tensor's raw C-order bytes
+    /trace/t_fingerprinted  bool: false for an output allocated but not yet written (``empty``
+                            and its kin), such a tensor as an input before anything wrote it,
+                            and the tensors of view ops (their bits are those of the viewed
+                            tensor, fingerprinted where an op computes with them)
+    /trace/t_sum            float64 sum of the elements (NaN where not fingerprinted or not numeric;
+                            float32 in harness.core.digest's order, others NumPy's)
+    /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
+                            attrs: args (JSON: the call's arguments, tensors by input name)
+
+Inputs of an op are read before it runs (an in-place op's ``self`` as it was), outputs after.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from harness.core.digest import ALGORITHM as DIGEST
+from harness.core.digest import LEGACY as LEGACY_DIGEST
+from harness.core.errors import FixtureError
+from harness.store import FixtureReader, FixtureWriter
+
+KIND = "trace"
+HOOK = "dispatcher-hook"  # recorded through harness/trace/csrc/hook.cpp
+MODE = "dispatch-mode"  # through a TorchDispatchMode
+TRACE_VERSION = 2
+_READ_VERSIONS = (1, 2)  # 1: SHA-256 digests, no digest attribute
+PHASES = ("forward", "backward", "optimizer", "other")
+_OP_COLUMNS = ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count")
+_T_COLUMNS = ("t_name", "t_dtype", "t_shape")
+
+
+class TensorRef(NamedTuple):
+    """One tensor an op read or wrote, by digest."""
+
+    name: str
+    digest: bytes  # 32 bytes; all zero when not fingerprinted
+    dtype: str
+    shape: tuple[int, ...]
+    sum: float
+    fingerprinted: bool = True
+
+
+@dataclass
+class OpRecord:
+    index: int
+    op: str  # aten op with overload, e.g. aten.native_layer_norm_backward.default
+    module: str  # the user's module path (or the parameter an optimizer/accumulate op touches)
+    site: str  # file:line of the user's call
+    phase: str  # forward | backward | optimizer | other
+    step: int  # training step: optimizer steps completed before this op, plus one
+    args: str  # the non-tensor arguments, as text
+    inputs: list[TensorRef] = field(default_factory=list)
+    outputs: list[TensorRef] = field(default_factory=list)
+
+    @property
+    def align_key(self) -> tuple[str, tuple[tuple[int, ...], ...]]:
+        """What two runs' ops must share to be aligned: the op and the input shapes."""
+        return (self.op, tuple(t.shape for t in self.inputs))
+
+
+@dataclass
+class Captured:
+    """An op's tensors in full, and its arguments (tensors named by input)."""
+
+    inputs: dict[str, np.ndarray]
+    outputs: dict[str, np.ndarray]
+    args: list[dict[str, Any]]
+
+
+@dataclass
+class Trace:
+    path: Path
+    attrs: dict[str, Any]
+    ops: list[OpRecord]
+    captured: dict[int, Captured] = field(default_factory=dict)
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return dict(self.attrs.get("provenance", {}))
+
+    @property
+    def digest_algorithm(self) -> str:
+        """How this trace's tensors were digested (harness.core.digest)."""
+        return str(self.attrs.get("digest", LEGACY_DIGEST))
+
+    @property
+    def recorder(self) -> str:
+        """What recorded the ops (HOOK or MODE); traces written before the hook were the mode's."""
+        return str(self.attrs.get("tracer", MODE))
+
+    @property
+    def label(self) -> str:
+        prov = self.provenance
+        return f"{self.path} ({prov.get('platform_id', '?')}, torch {prov.get('torch_version', '?')})"
+
+
+class _Strings:
+    def __init__(self) -> None:
+        self.ids: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        found = self.ids.get(text)
+        if found is None:
+            found = self.ids[text] = len(self.ids)
+        return found
+
+
+def write_trace(
+    path: str | Path,
+    attrs: dict[str, Any],
+    ops: list[OpRecord],
+    captured: dict[int, Captured],
+    *,
+    force: bool = True,
+) -> int:
+    """Write a trace atomically; returns its size in bytes."""
+    sid = _Strings()
+    op_cols: dict[str, list[int]] = {c: [] for c in _OP_COLUMNS}
+    t_cols: dict[str, list[int]] = {c: [] for c in _T_COLUMNS}
+    digests: list[bytes] = []
+    fingerprinted: list[bool] = []
+    sums: list[float] = []
+    for rec in ops:
+        row = (
+            sid(rec.op), sid(rec.module), sid(rec.site), PHASES.index(rec.phase), sid(rec.args), rec.step,
+            len(digests), len(rec.inputs), len(rec.outputs),
+        )  # fmt: skip
+        for col, value in zip(_OP_COLUMNS, row, strict=True):
+            op_cols[col].append(value)
+        for t in (*rec.inputs, *rec.outputs):
+            t_cols["t_name"].append(sid(t.name))
+            t_cols["t_dtype"].append(sid(t.dtype))
+            t_cols["t_shape"].append(sid(json.dumps(list(t.shape))))
+            digests.append(t.digest)
+            fingerprinted.append(t.fingerprinted)
+            sums.append(t.sum)
+    with FixtureWriter(path, KIND, force=force, packed=True) as w:
+        w.set_attrs("/", {**attrs, "trace_version": TRACE_VERSION, "digest": DIGEST, "captured": sorted(captured)})
+        for col, values in {**op_cols, **t_cols}.items():
+            w.put("trace", col, np.asarray(values, np.int32))
+        w.put("trace", "t_digest", np.frombuffer(b"".join(digests), np.uint8).reshape(len(digests), 32))
+        w.put("trace", "t_fingerprinted", np.asarray(fingerprinted, bool))
+        w.put("trace", "t_sum", np.asarray(sums, np.float64))
+        w.put("trace", "strings", np.frombuffer(json.dumps(list(sid.ids)).encode(), np.uint8))
+        for index, cap in captured.items():
+            w.set_attrs(f"captured/{index}", {"args": cap.args})
+            for kind, tensors in (("inputs", cap.inputs), ("outputs", cap.outputs)):
+                for name, array in tensors.items():
+                    w.put(f"captured/{index}/{kind}", name, array)
+    return Path(path).stat().st_size
+
+
+def is_trace(path: str | Path) -> bool:
+    """Whether ``path`` is a readable trace file (anything else: False, never an error)."""
+    try:
+        with FixtureReader(path) as reader:
+            return reader.kind == KIND
+    except FixtureError:
+        return False
+
+
+def read_trace(path: str | Path) -> Trace:
+    path = Path(path)
+    with FixtureReader(path, kind=KIND) as r:
+        attrs = r.attrs("/")
+        if attrs.get("trace_version") not in _READ_VERSIONS:
+            raise FixtureError(path, f"trace version {attrs.get('trace_version')} is not supported")
+        if attrs["trace_version"] > 1 and attrs.get("digest") not in (DIGEST, LEGACY_DIGEST):
+            raise FixtureError(path, f"its digests are {attrs.get('digest')!r}, which this version cannot check")
+        strings: list[str] = json.loads(r.tensor("trace/strings").tobytes().decode())
+        cols = {c: r.tensor(f"trace/{c}").tolist() for c in (*_OP_COLUMNS, *_T_COLUMNS, "t_fingerprinted", "t_sum")}
+        digest = r.tensor("trace/t_digest")
+        shapes = {i: tuple(json.loads(strings[i])) for i in set(cols["t_shape"])}
+        refs = [
+            TensorRef(strings[n], digest[i].tobytes(), strings[d], shapes[s], v, bool(wr))
+            for i, (n, d, s, wr, v) in enumerate(
+                zip(
+                    cols["t_name"],
+                    cols["t_dtype"],
+                    cols["t_shape"],
+                    cols["t_fingerprinted"],
+                    cols["t_sum"],
+                    strict=True,
+                )
+            )
+        ]
+        ops = []
+        for i, (op, mod, site, phase, args, step, start, n_in, n_out) in enumerate(
+            zip(*(cols[c] for c in _OP_COLUMNS), strict=True)
+        ):
+            ops.append(
+                OpRecord(
+                    i, strings[op], strings[mod], strings[site], PHASES[phase], step, strings[args],
+                    refs[start : start + n_in], refs[start + n_in : start + n_in + n_out],
+                )
+            )  # fmt: skip
+        captured = {}
+        for index in attrs.get("captured", []):
+            group = f"captured/{index}"
+            tensors = {
+                kind: {n: r.tensor(f"{group}/{kind}/{n}") for n in r.tensor_names(f"{group}/{kind}")}
+                if r.has(f"{group}/{kind}")
+                else {}
+                for kind in ("inputs", "outputs")
+            }
+            captured[int(index)] = Captured(tensors["inputs"], tensors["outputs"], r.attrs(group).get("args", []))
+    return Trace(path, attrs, ops, captured)

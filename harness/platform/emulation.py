@@ -1,0 +1,246 @@
+"""Recording Linux arm64 fixtures on an x86_64 host under QEMU user-mode emulation.
+
+The real PyTorch aarch64 wheel runs under ``qemu-aarch64-static`` with an arm64 Python taken
+from Debian's packages. What it needs, all kept in a cache folder outside the repository
+(``$PARITY_ARM64_CACHE``, default ``~/.cache/parity-harness/arm64``), made idempotently:
+
+- ``root/``: Debian bookworm's arm64 Python 3.11 and the libraries it links, unpacked with
+  ``dpkg -x`` (no debootstrap: its second stage needs binfmt_misc, which containers often lack);
+- ``site-<torch>/``: torch and its aarch64 wheels (the CUDA build and its nvidia libraries: it
+  never touches a GPU but does not import without them), numpy and h5py, unpacked;
+- a fake CPU inside ``root/``: ``/proc/cpuinfo`` and ``/sys/devices/system/cpu`` describing the
+  emulated core (features, MIDR), since QEMU passes the host's through and torch's CPU
+  detection reads them. QEMU looks a path up under ``-L root`` first.
+
+Each emulated core is a platform configuration of its own, ``linux-arm64-<core>-t<threads>``,
+recorded by the same recorders as every other platform. Provenance says it was emulated (the
+QEMU version, QEMU's CPU model and the fake MIDR), so nobody mistakes it for silicon.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.core.errors import ParityError
+from harness.platform.config import PlatformConfig, child_env
+
+DEBIAN_PACKAGES = (
+    "python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib", "python3.11", "libc6", "libexpat1",
+    "zlib1g", "libffi8", "libssl3", "libbz2-1.0", "liblzma5", "libsqlite3-0", "libgcc-s1", "libstdc++6", "libgomp1",
+    "libuuid1", "libncursesw6", "libtinfo6", "libreadline8", "libdb5.3", "libcrypt1", "libnsl2", "libtirpc3",
+    "libgssapi-krb5-2", "libkrb5-3", "libk5crypto3", "libcom-err2", "libkrb5support0", "libkeyutils1",
+)  # fmt: skip
+# the CUDA build's runtime libraries (torch 2.13.0's aarch64 wheel requires these versions)
+NVIDIA_WHEELS = (
+    "cuda-toolkit[cublas,cudart,cufft,cufile,cupti,curand,cusolver,cusparse,nvjitlink,nvrtc,nvtx]==13.0.3",
+    "nvidia-cudnn-cu13==9.20.0.48", "nvidia-cusparselt-cu13==0.8.1", "nvidia-nccl-cu13==2.29.7",
+    "nvidia-nvshmem-cu13==3.4.5",
+)  # fmt: skip
+PURE_PYTHON = (
+    "filelock", "typing-extensions", "sympy", "networkx", "jinja2", "fsspec", "mpmath", "rich", "markdown-it-py",
+    "mdurl", "pygments",
+)  # fmt: skip
+_BASE_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"
+
+
+@dataclass(frozen=True)
+class EmulatedCore:
+    name: str  # the ISA level of its platform id
+    qemu_cpu: str  # QEMU_CPU
+    midr: int  # MIDR_EL1 as the real core reports it
+    features: str  # /proc/cpuinfo Features
+    like: str  # which machines have it
+
+    @property
+    def part(self) -> int:
+        return (self.midr >> 4) & 0xFFF
+
+    @property
+    def implementer(self) -> int:
+        return self.midr >> 24
+
+    @property
+    def variant(self) -> int:
+        return (self.midr >> 20) & 0xF
+
+    @property
+    def revision(self) -> int:
+        return self.midr & 0xF
+
+
+CORES: dict[str, EmulatedCore] = {
+    core.name: core
+    for core in (
+        EmulatedCore("neoverse-n1", "neoverse-n1", 0x413FD0C1, f"{_BASE_FEATURES} ssbs", "AWS Graviton2, Ampere Altra"),
+        EmulatedCore("neoverse-v1", "max,sve-default-vector-length=32", 0x411FD401,
+                     f"{_BASE_FEATURES} ssbs sve asimdfhm dit uscat ilrcpc flagm sb paca pacg dcpodp svei8mm "
+                     "svebf16 i8mm bf16 dgh rng", "AWS Graviton3"),
+        EmulatedCore("neoverse-v2", "max,sve-default-vector-length=16", 0x410FD4F0,
+                     f"{_BASE_FEATURES} ssbs sve asimdfhm dit uscat ilrcpc flagm sb paca pacg dcpodp sve2 "
+                     "svei8mm svebf16 i8mm bf16 dgh rng", "NVIDIA Grace, AWS Graviton4"),
+    )
+}  # fmt: skip
+
+
+def cpuinfo_text(core: EmulatedCore, ncpus: int) -> str:
+    """A /proc/cpuinfo as Linux prints it on ``ncpus`` cores of ``core``."""
+    block = (
+        "processor\t: {i}\nBogoMIPS\t: 50.00\nFeatures\t: {features}\nCPU implementer\t: 0x{impl:02x}\n"
+        "CPU architecture: 8\nCPU variant\t: 0x{variant:x}\nCPU part\t: 0x{part:03x}\nCPU revision\t: {rev}\n"
+    )
+    return "\n".join(
+        block.format(i=i, features=core.features, impl=core.implementer, variant=core.variant, part=core.part,
+                     rev=core.revision)
+        for i in range(ncpus)
+    )  # fmt: skip
+
+
+def fake_cpu_files(core: EmulatedCore, ncpus: int) -> dict[str, str]:
+    """Relative path -> content of the fake /proc and /sys entries for ``core``."""
+    span = f"0-{ncpus - 1}\n" if ncpus > 1 else "0\n"
+    files = {"proc/cpuinfo": cpuinfo_text(core, ncpus)}
+    for name in ("online", "possible", "present"):
+        files[f"sys/devices/system/cpu/{name}"] = span
+    for i in range(ncpus):
+        cpu = f"sys/devices/system/cpu/cpu{i}"
+        files[f"{cpu}/regs/identification/midr_el1"] = f"0x{core.midr:016x}\n"
+        files[f"{cpu}/topology/core_id"] = f"{i}\n"
+        files[f"{cpu}/topology/physical_package_id"] = "0\n"
+        files[f"{cpu}/topology/thread_siblings_list"] = f"{i}\n"
+        files[f"{cpu}/topology/core_siblings_list"] = span
+    return files
+
+
+def write_fake_cpu(root: Path, core: EmulatedCore, ncpus: int) -> None:
+    for rel, text in fake_cpu_files(core, ncpus).items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Emulator:
+    cache: Path
+    torch_version: str
+
+    @property
+    def root(self) -> Path:
+        return self.cache / "root"
+
+    @property
+    def site(self) -> Path:
+        return self.cache / f"site-{self.torch_version}"
+
+    @property
+    def python(self) -> Path:
+        return self.root / "usr" / "bin" / "python3.11"
+
+    def env(self, config: PlatformConfig, core: EmulatedCore, repo: Path, base: dict[str, str]) -> dict[str, str]:
+        env = child_env(config, base)
+        env.update(
+            QEMU_CPU=core.qemu_cpu,
+            PYTHONPATH=f"{self.site}{os.pathsep}{repo}",
+            PYTHONNOUSERSITE="1",
+            PARITY_EMULATION=f"{qemu_version()}; QEMU_CPU={core.qemu_cpu}; fake MIDR 0x{core.midr:08x} "
+            f"({core.name}, like {core.like})",
+        )
+        return env
+
+    def core_root(self, core: EmulatedCore, ncpus: int) -> Path:
+        """The system root QEMU serves to one emulated core: the shared arm64 root (linked) with
+        that core's own fake /proc/cpuinfo and /sys/devices/system/cpu, so that several cores
+        can run at once."""
+        root = self.cache / "cores" / f"{core.name}-c{ncpus}"
+        root.mkdir(parents=True, exist_ok=True)
+        for entry in self.root.iterdir():
+            link = root / entry.name
+            if entry.name not in ("proc", "sys") and not link.is_symlink():
+                link.symlink_to(entry)
+        write_fake_cpu(root, core, ncpus)
+        return root
+
+    def command(self, module_args: list[str], root: Path | None = None) -> list[str]:
+        """The host command that runs ``python3.11 <module_args>`` as an arm64 process."""
+        return [qemu_binary(), "-L", str(root or self.root), str(self.python), *module_args]
+
+
+def qemu_binary() -> str:
+    return shutil.which("qemu-aarch64-static") or "qemu-aarch64-static"
+
+
+def qemu_version() -> str:
+    try:
+        out = subprocess.run([qemu_binary(), "--version"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return "qemu-aarch64-static (version unknown)"
+    return out.splitlines()[0].strip() if out else "qemu-aarch64-static (version unknown)"
+
+
+def _run(cmd: list[str], what: str, **kwargs) -> None:
+    print(f"emulate-arm64: {what}", file=sys.stderr, flush=True)
+    result = subprocess.run(cmd, check=False, **kwargs)
+    if result.returncode != 0:
+        raise ParityError(f"emulate-arm64: {what} failed (exit {result.returncode}): {' '.join(cmd[:6])} ...")
+
+
+def _manylinux_flags() -> list[str]:
+    flags = ["--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp"]
+    flags += ["--abi", "cp311", "--abi", "abi3", "--abi", "none"]
+    for n in range(17, 41):  # pip matches platform tags exactly: name every one
+        flags += ["--platform", f"manylinux_2_{n}_aarch64"]
+    return [*flags, "--platform", "manylinux2014_aarch64", "--platform", "linux_aarch64", "--platform", "any"]
+
+
+def setup(emu: Emulator) -> None:
+    """Make the arm64 Python and torch, once; later calls find them and return."""
+    if shutil.which("qemu-aarch64-static") is None:
+        if os.geteuid() != 0:
+            raise ParityError("emulate-arm64: install qemu-user-static (Debian: apt-get install qemu-user-static)")
+        _run(["apt-get", "install", "-y", "-qq", "qemu-user-static"], "installing qemu-user-static",
+             env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+    if not (emu.root / ".complete").exists():
+        debs, lists = emu.cache / "debs", emu.cache / "apt-lists"
+        (lists / "partial").mkdir(parents=True, exist_ok=True)
+        debs.mkdir(parents=True, exist_ok=True)
+        apt = ["-oAPT::Architecture=arm64", "-oAPT::Architectures=arm64", f"-oDir::State::Lists={lists}"]
+        _run(["apt-get", *apt, "update", "-qq"], "reading Debian's arm64 package lists")
+        _run(["apt-get", *apt, "download", *DEBIAN_PACKAGES], "downloading arm64 Python", cwd=debs)
+        for deb in sorted(debs.glob("*.deb")):
+            _run(["dpkg", "-x", str(deb), str(emu.root)], f"unpacking {deb.name}")
+        (emu.root / ".complete").write_text("ok\n")
+    if not (emu.site / ".complete").exists():
+        wheels = emu.cache / f"wheels-{emu.torch_version}"
+        pip = [sys.executable, "-m", "pip", "download", "-q", *_manylinux_flags(), "-d", str(wheels)]
+        _run([*pip, "--no-deps", f"torch=={emu.torch_version}", "numpy", "h5py"], "downloading torch for aarch64")
+        _run([*pip, *NVIDIA_WHEELS], "downloading torch's aarch64 runtime libraries (about 2 GB)")
+        _run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-compile", "--target", str(emu.site),
+              *PURE_PYTHON], "installing pure-Python dependencies")  # fmt: skip
+        for wheel in sorted(wheels.glob("*.whl")):  # a wheel is a zip: unpack it as an install would
+            print(f"emulate-arm64: unpacking {wheel.name}", file=sys.stderr, flush=True)
+            with zipfile.ZipFile(wheel) as archive:
+                archive.extractall(emu.site)
+        (emu.site / ".complete").write_text("ok\n")
+
+
+def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt: str = "", ops: str = "",
+                   force: bool = False, root: Path | None = None, random: int = 0,
+                   seed: int = 1, full_steps: str = "") -> list[str]:  # fmt: skip
+    """The recorder run for one emulated configuration (the recorder itself, not `parity
+    generate`: without binfmt_misc an emulated process cannot start another one)."""
+    module = "harness.record.nanogpt_child" if nanogpt else "harness.record.ops_child"
+    args = ["-m", module, "--platform-id", config.id, "--out", str(out), "--quiet"]
+    if nanogpt:
+        args += ["--config", nanogpt] + (["--full-steps", full_steps] if full_steps else [])
+    elif ops:
+        args += ["--ops", ops]
+    if random and not nanogpt:
+        args += ["--random", str(random), "--seed", str(seed)]
+    if force:
+        args.append("--force")
+    return emu.command(args, root)

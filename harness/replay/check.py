@@ -1,0 +1,139 @@
+"""Run the impl over op fixtures and print, per output, bit-identical or how far off.
+
+python -m harness.replay.check exp log            # against the committed fixtures (x86_64 and arm64)
+python -m harness.replay.check --fixture F.h5 sum
+python -m harness.replay.check --write-gaps       # measure everything, rewrite known_gaps.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from harness.core.errors import ParityError
+from harness.core.op_ids import parse_op_list
+from harness.core.ulp import compare_tensors, describe
+from harness.formats.ops import read_op_fixture
+from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
+from harness.impl.profiles import IMPL_TORCH, KernelProfile
+from harness.replay.ops import impl_op_fixture
+from harness.store.paths import DEFAULT_FIXTURES
+
+IMPL_ARCHES = ("arm64", "x86_64")
+
+
+def unverified_profiles() -> dict[str, str]:
+    """The kernel profiles no committed fixture stands behind (written from the sources only)."""
+    from harness.impl.profiles import PROFILES, profile_for_platform
+
+    verified = {profile_for_platform(p.name.split(".")[0]).name for p in committed_impl_fixtures()}
+    why = f"no torch {IMPL_TORCH} fixture of such a machine is committed; written from the sources"
+    return {name: why for name in PROFILES if name not in verified}
+
+
+def committed_impl_fixtures() -> list[Path]:
+    """The committed op fixtures of the reproduced torch version on the platforms the impl has
+    profiles for (Linux x86_64 and arm64), with the committed random cases
+    (``<id>.random-<seed>.h5``, harness/workloads/random_cases.py), in a stable order."""
+    root = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}"
+    patterns = ("linux-{}-*-t[0-9].h5", "linux-{}-*-t[0-9].random-*.h5")
+    return sorted(p for arch in IMPL_ARCHES for pattern in patterns for p in root.glob(pattern.format(arch)))
+
+
+def committed_impl_nanogpt_fixtures(config: str) -> list[Path]:
+    """The committed nanoGPT fixtures of one training configuration on those platforms."""
+    root = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}"
+    return sorted(p for arch in IMPL_ARCHES for p in root.glob(f"linux-{arch}-*-t[0-9].nanogpt-{config}.h5"))
+
+
+def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
+    """(the gaps of the impl against one fixture, a line per output checked)."""
+    expected = read_op_fixture(path, ops=ops)
+    platform = str(expected.attrs["platform_id"])
+    impl, missing = impl_op_fixture(expected)
+    gaps, lines = [], []
+    for key, rec in expected.cases.items():
+        got = impl.cases.get(key)
+        for name, want in rec.outputs.items():
+            where = f"{platform} {key}"
+            if got is None or name not in got.outputs:
+                why = missing.get(rec.op, "the impl gave no such output")
+                gaps.append(Gap(platform, rec.op, rec.case, name, None, int(want.size), int(want.size), why))
+                lines.append(f"{where} MISSING {name}: {why}")
+                continue
+            c = compare_tensors(name, want, got.outputs[name])
+            lines.append(f"{where} {'EXACT' if c.bit_identical else 'DIFF '} {describe(c)}")
+            if not c.bit_identical:
+                gaps.append(Gap(platform, rec.op, rec.case, name, c.max_ulp, c.count - c.identical, c.count))
+    return gaps, lines
+
+
+def nanogpt_gap_step(gap: Gap) -> int:
+    """The first diverging step a nanoGPT gap records."""
+    return int(gap.case.removeprefix("step"))
+
+
+def measure_nanogpt(path: Path, profile: KernelProfile | None = None) -> tuple[list[Gap], list[str]]:
+    """(the impl's gap against one nanoGPT fixture, if any; a line saying how it went), under the
+    fixture's own profile and thread count unless ``profile`` is given."""
+    from harness.compare.fixtures import diff_nanogpt
+    from harness.formats.nanogpt import read_nanogpt_fixture
+    from harness.replay.nanogpt import impl_nanogpt_fixture
+
+    expected = read_nanogpt_fixture(path)
+    platform, name = str(expected.attrs["platform_id"]), f"nanogpt-{expected.config['name']}"
+    diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
+    steps = len(diff.steps)
+    if diff.first is None:
+        return [], [f"{platform} {name} EXACT {steps} of {steps} steps bit-identical"]
+    first = diff.first
+    differing = steps - diff.identical_steps
+    worst = max(s.loss_ulp for s in diff.steps)
+    why = f"first divergence at step {first.step}, {first.stage}: {first.detail}"
+    gap = Gap(platform, name, f"step{first.step:02d}", first.tensor, worst, differing, steps, why)
+    return [gap], [f"{platform} {name} DIFF  {why}; {differing} of {steps} steps differ"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m harness.replay.check", description=__doc__.splitlines()[0])
+    parser.add_argument("ops", nargs="*", help="op ids (default: all)")
+    parser.add_argument("--fixture", type=Path, action="append", help="op fixture(s); default: the committed ones")
+    parser.add_argument("--quiet", action="store_true", help="only the mismatches")
+    parser.add_argument("--nanogpt", action="store_true", help="also the committed nanoGPT tiny fixtures")
+    parser.add_argument(
+        "--write-gaps",
+        action="store_true",
+        help="rewrite known_gaps.json (every op and nanoGPT tiny fixture)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.write_gaps and (args.ops or args.fixture):
+            raise ParityError("--write-gaps measures every op on every committed fixture: give no ops or --fixture")
+        ops = parse_op_list(",".join(args.ops))
+        gaps: list[Gap] = []
+        total = 0
+        runs = [(measure, p) for p in args.fixture or committed_impl_fixtures()]
+        if args.nanogpt or args.write_gaps:
+            runs += [(lambda p, _: measure_nanogpt(p), p) for p in committed_impl_nanogpt_fixtures("tiny")]
+        for how, path in runs:
+            found, lines = how(path, ops)
+            gaps += found
+            total += len(lines)
+            for line in lines:
+                if not (args.quiet and " EXACT " in line):
+                    print(line)
+        print(f"{total - len(gaps)} of {total} outputs (and nanoGPT runs) bit-identical")
+        if args.write_gaps:
+            old = {g.key: g.why for g in load_gaps().gaps} if GAPS_FILE.exists() else {}
+            gaps = [Gap(**{**g.__dict__, "why": g.why or old.get(g.key, "")}) for g in gaps]
+            save_gaps(KnownGaps(IMPL_TORCH, gaps, unverified_profiles()))
+            print(f"wrote {len(gaps)} gaps to harness/impl/known_gaps.json")
+        return 0 if not gaps else 1
+    except ParityError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
