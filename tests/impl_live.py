@@ -47,7 +47,7 @@ def batch_split_modelled(items: int, m: int, n: int, threads: int) -> bool:
     """Whether the impl models MKL's batched gemm (at::bmm of ``items`` (m, n) products) at ``threads``.
 
     With 3 or more threads MKL may cut each item into parts of a multiple of 16 rows or columns (which
-    and how many were measured for a few cases, not modelled: KERNELS.md); the impl keeps items
+    and how many were measured for a few cases, not modelled: docs/impl/kernels.md); the impl keeps items
     whole. That changes no bit unless a part takes other kernels: a last part of 1 to 3 rows, or of
     1 to 11 columns, of an item on the main kernel (m >= 4, n >= 12); any column cut of an item on
     the small kernels (n > 16). False for those, so the tests leave them out (assume).

@@ -1,6 +1,6 @@
 """Per op: the PyTorch kernel the impl reproduces and what makes its bits differ between platforms.
 
-Data for harness/impl/KERNELS.md (its table is ``render_table()``, checked by a test) and for
+Data for docs/impl/kernels.md (its table is ``render_table()``, checked by a test) and for
 the op-match matrix, which prints the "why" beside each op. Torch-free.
 """
 
@@ -232,7 +232,7 @@ def why(op: str, arm64: bool = True) -> str:
 
 
 def render_table() -> str:
-    """The markdown table of KERNELS.md."""
+    """The markdown table of docs/impl/kernels.md."""
     lines = [
         "| op | PyTorch kernel reproduced | what makes the bits differ (x86) | Linux arm64: vs x86, and N1 / V1 / V2 |",
         "|---|---|---|---|",

@@ -141,7 +141,7 @@ def _acl_kc(profile: KernelProfile, m: int, n: int, k: int) -> int:
     interleaved: roundup(m, 8) * roundup(n, W) * k / macs + roundup(m, 8) * k * 4 / prepare
     + blocks * m * roundup(n, W) * 4 / merge, times threads / (0.9 * ceil(m / 8)) when that
     parallelism is below the thread count; blocks = ceil(k / kb), kb from the limit
-    (L1 / 2) / (4 * max(W, 8)). Measured: KERNELS.md (ACL kernel choice)."""
+    (L1 / 2) / (4 * max(W, 8)). Measured: docs/impl/kernels.md (ACL kernel choice)."""
     f32 = np.float32
     kernels = (_ACL_SVE_KERNELS if profile.aten == "sve" else ()) + _ACL_NEON_KERNELS
     best: tuple[int, int] | None = None

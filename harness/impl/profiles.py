@@ -1,6 +1,6 @@
 """Kernel profiles: a platform's float32 arithmetic as data the impl's kernels switch on.
 
-A profile names what changes bits between platforms (see KERNELS.md): the ATen capability
+A profile names what changes bits between platforms (see docs/impl/kernels.md): the ATen capability
 (which kernel variant runs), the vector width of plain and of AVX-512-registered kernels,
 whether vector multiply-adds are fused, whether the compiler contracted scalar ``a*b+c`` in
 vectorised objects, and which MKL code path the BLAS calls take. The thread count is a

@@ -172,7 +172,7 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
      "pairs": {label: {label: k or null}},            # ops bit-identical, null: other inputs
      "against_reference": {label: {op: "=" | max ULP | null}},
      "against_reference_scaled": {label: {op: "=" | float | null}},  # max|a - b| in ULPs of max|expected|
-     "why": {op: what makes its bits differ between platforms (harness/impl/KERNELS.md)},
+     "why": {op: what makes its bits differ between platforms (docs/impl/kernels.md)},
      "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
                                       | "other inputs" | null (not recorded)}},
      "impl": {label: {"profile", "ops": k bit-exact, "of": n, "nanogpt": {config: {"identical_steps", "steps"}}}
@@ -296,7 +296,7 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         f"{_AGAINST_HEAD}. A max ULP near zero can be huge for a tiny error: two values of "
         "order 1e-7 on either side of zero are about 2e9 float32 ULP apart.",
-        "The last column says what makes the op's bits differ between platforms (`harness/impl/KERNELS.md`).",
+        "The last column says what makes the op's bits differ between platforms (`docs/impl/kernels.md`).",
         "",
         "| op | " + " | ".join(labels) + " | why |",
         "|---|" + "---|" * (len(labels) + 1),
@@ -375,7 +375,7 @@ def render_html(data: dict[str, Any]) -> str:
         f"<h2>Ops bit-identical between configurations (of {n})</h2>"
         f"<table class='sortable'><tr><th>configuration</th>{head}</tr>{pairs}</table>"
         f"<h2>Each op against {e(data['reference'])}</h2><p>{e(_AGAINST_HEAD)}.</p>"
-        f"<table class='sortable'><tr><th>op</th>{head}<th>why (harness/impl/KERNELS.md)</th></tr>{ops}</table>{nano}"
+        f"<table class='sortable'><tr><th>op</th>{head}<th>why (docs/impl/kernels.md)</th></tr>{ops}</table>{nano}"
         f"<script>{_SORT_JS}</script></body></html>\n"
     )
 

@@ -1,7 +1,7 @@
 /* Shared by every impl kernel: the kernel profile and ATen's work split between threads.
  *
  * Compiled with -ffp-contract=off: a*b+c is always two roundings; every fused
- * multiply-add PyTorch performs is written as fmaf() (see KERNELS.md). */
+ * multiply-add PyTorch performs is written as fmaf() (see docs/impl/kernels.md). */
 #ifndef PARITY_COMMON_H
 #define PARITY_COMMON_H
 

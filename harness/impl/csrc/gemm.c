@@ -119,7 +119,7 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
  *     loop over k in vectors of four with an in-order sum): the products of k < 4*floor(K/4)
  *     rounded and added in k order, the K % 4 left fused.
  * Measured on emulated N1: 580 of 580 random contiguous products (N = 2..13, K = 1..8), 60 of 60
- * with N = 1, 909 of 909 with a, b or both transposed (KERNELS.md). a (Bt,M,K), b (Bt,K,N),
+ * with N = 1, 909 of 909 with a, b or both transposed (docs/impl/kernels.md). a (Bt,M,K), b (Bt,K,N),
  * c (Bt,M,N) contiguous copies. */
 enum { BMM_SMALL_UNFUSED = 0, BMM_SMALL_FUSED = 1, BMM_SMALL_K_VECTOR = 2 };
 void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t mode) {

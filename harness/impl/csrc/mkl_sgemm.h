@@ -39,7 +39,7 @@
  * Unverified: alpha not a power of two outside the main and K == 1 forms; beta other than 0
  * or 1; MKL's AVX-512 kernels. Not modelled: a 1x1 result of MKL's batched gemm (a dot kernel with
  * a 5-product head, then 8 lanes); MKL's batched gemm on 3 or more threads cutting items into
- * parts of a multiple of 16 rows or columns (the impl keeps items whole; KERNELS.md).
+ * parts of a multiple of 16 rows or columns (the impl keeps items whole; docs/impl/kernels.md).
  */
 #ifndef PARITY_MKL_SGEMM_H
 #define PARITY_MKL_SGEMM_H

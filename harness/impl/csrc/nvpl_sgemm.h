@@ -4,7 +4,7 @@
  * Both libraries are closed to us or too large to read: the orders below were measured on the
  * real wheel under QEMU (tools/emulate_arm64.py; Neoverse N1, V1 and V2 give the same bits, 1 and
  * 2 threads alike, except for which ACL kernel family a product gets) by fitting per-element models to random products of 40 shapes (every layout,
- * M, N or K of 1, odd sizes, K up to 8193), the gemv 'N' kernel read with gdb; see KERNELS.md.
+ * M, N or K of 1, odd sizes, K up to 8193), the gemv 'N' kernel read with gdb; see docs/impl/kernels.md.
  *
  * In torch's row-major terms, as csrc/mkl_sgemm.h's sgemm_t (its a_off/b_off/c_off, threads and
  * batched are not used here: no bit depends on them):
