@@ -147,8 +147,9 @@ static float scale_max_row(float *x, int64_t kv, float scale) {
 /* _exp_reduce_sum_fusion_kernel: x = exp_u20(x - max) over the full vectors (vector by vector:
  * SVE's exp_u20 decides per vector), summed in L lanes,
  * lane tree, then the scalar tail added in order. The tail's unqualified exp(float) there is C's
- * double exp (measured): x = (float)exp((double)(x - max)), from the C library (glibc's exp is
- * correctly rounded in all but rare cases, so another libm may rarely differ). Returns the sum. */
+ * double exp (measured): x = (float)exp((double)(x - max)), glibc's in torch, dmath.h's dm_exp
+ * here (correctly rounded; equal to glibc's as float32 on every float of [-104, 0], see
+ * tests/test_dmath.py). Returns the sum. */
 static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     const int L = p->lanes_wide;
     const int64_t nv = kv - kv % L;
@@ -182,7 +183,7 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
         for (int q = 0; q < L; q++) acc[q] = acc[q] + x[c0 + q];
     float s = lane_tree(p, acc, L);
     for (int64_t c = nv; c < kv; c++) {
-        x[c] = (float)exp((double)(x[c] - mx));
+        x[c] = (float)dm_exp((double)(x[c] - mx));
         s = s + x[c];
     }
     return s;

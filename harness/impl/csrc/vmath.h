@@ -30,6 +30,7 @@
 #define PARITY_VMATH_H
 
 #include "common.h"
+#include "dmath.h"
 
 /* ------------------------------------------------------------------ bit helpers */
 
@@ -700,7 +701,8 @@ static inline float mkl_vml_expf_main(float x) {
 /* Whether vsExp takes its scalar, correctly rounded fallback for x (|x| > 87.3365, not NaN). */
 static inline int mkl_vml_expf_rare(float x) { return (vm_f2u(x) & 0x7fffffffu) - 0x42aeac50u < 0x7f800001u - 0x42aeac50u; }
 
-static inline float mkl_vml_expf(float x) { return mkl_vml_expf_rare(x) ? (float)exp((double)x) : mkl_vml_expf_main(x); }
+/* vsExp: the main path, or the correctly rounded fallback as (float)exp((double)x) with dmath.h's exp. */
+static inline float mkl_vml_expf(float x) { return mkl_vml_expf_rare(x) ? (float)dm_exp((double)x) : mkl_vml_expf_main(x); }
 
 /* torch.log forward: MKL VML vsLn (VML_HA), the same code path, reconstructed from its outputs and
  * identified as Intel's SVML/libdevice "ln_s_ha" main path (x = 2^n * m, m in (2/3, 4/3] taken
@@ -735,7 +737,7 @@ static inline float mkl_vml_logf_normal(float x) {
 static inline int mkl_vml_logf_subnormal(float x) { return vm_f2u(x) - 1u < 0x007fffffu; }
 
 static inline float mkl_vml_logf(float x) {
-    return mkl_vml_logf_subnormal(x) ? (float)log((double)x) : mkl_vml_logf_normal(x);
+    return mkl_vml_logf_subnormal(x) ? (float)dm_log((double)x) : mkl_vml_logf_normal(x); /* dmath.h's log */
 }
 
 /* torch.tanh forward: MKL VML vsTanh (VML_HA), the same code path, identified from its outputs as

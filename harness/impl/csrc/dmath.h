@@ -1,0 +1,414 @@
+/* The impl's own double-precision exp, log, log1p and sincos: the C library of the host never
+ * reaches an output.
+ *
+ * Where torch calls glibc's double functions (normal_distribution<double>'s log1p/sin/cos in
+ * rng.c, flash attention's scalar-tail exp in attention.c, MKL VML's scalar fallbacks for exp
+ * and log in vmath.h), the impl calls these. Each evaluates its result as a double-double
+ * hi + lo (an unevaluated sum of two doubles, relative error below 2^-100 as measured, 2^-89 for
+ * sin/cos in the worst case of their domain) and returns hi, which
+ * is hi + lo rounded once to double: the correctly rounded result, except where the exact value
+ * lies within that error of a rounding boundary (no such input is known among the inputs that
+ * reach the call sites). glibc 2.36 (torch's host) is within a few tenths of an ulp over 0.5 and
+ * not always correctly rounded, so these can differ from it in the last place of the double; the
+ * call sites round to float, and tests/test_dmath.py measures on their inputs that the float32
+ * results equal glibc's bit for bit (and counts the double-level differences).
+ *
+ * Portable by construction: double arithmetic only, every product error taken with an explicit
+ * fma() (correctly rounded on every machine), compiled with -ffp-contract=off, no long double,
+ * no x87, no table or constant from another library. The constants are exact rationals (1/n!,
+ * 1/(2i+1)) or values of ln 2, 2^(j/64), ln(1 + j/64) and pi/2, each rounded to nearest with
+ * Python's fractions.Fraction -> float (correctly rounded) from 90-digit decimal.Decimal values
+ * (ln, powers) and a Machin series for pi; tests/test_dmath.py recomputes every one that way and
+ * compares the bits.
+ *
+ * Functions (all static inline; include after common.h):
+ *   dm_exp(x)       e^x
+ *   dm_log(x)       ln x
+ *   dm_log1p(x)     ln(1 + x)
+ *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi)) */
+#ifndef PARITY_DMATH_H
+#define PARITY_DMATH_H
+
+#include "common.h"
+
+/* ----------------------------------------------------------------------------- double-double */
+
+/* hi + lo with |lo| <= ulp(hi)/2: the value hi + lo, exact arithmetic on pairs. */
+typedef struct {
+    double hi, lo;
+} dd_t;
+
+static inline uint64_t dm_d2u(double x) {
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+static inline double dm_u2d(uint64_t u) {
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* 2^n for -1022 <= n <= 1023, from the bits. */
+static inline double dm_pow2(int n) { return dm_u2d((uint64_t)(n + 1023) << 52); }
+
+/* a + b exactly (Knuth's two-sum, no condition on a and b): s = fl(a + b), the error from
+ * bb = s - a, (a - (s - bb)) + (b - bb). */
+static inline dd_t dd_two_sum(double a, double b) {
+    const double s = a + b, bb = s - a;
+    return (dd_t){s, (a - (s - bb)) + (b - bb)};
+}
+
+/* a + b exactly for |a| >= |b| (or a == 0): s = fl(a + b), error b - (s - a). */
+static inline dd_t dd_fast_two_sum(double a, double b) {
+    const double s = a + b;
+    return (dd_t){s, b - (s - a)};
+}
+
+/* a * b exactly: p = fl(a * b), error fma(a, b, -p). */
+static inline dd_t dd_two_prod(double a, double b) {
+    const double p = a * b;
+    return (dd_t){p, fma(a, b, -p)};
+}
+
+/* x + y: highs two-summed, lows two-summed, folded in (the accurate double-double sum,
+ * relative error about 2^-105 unless x + y cancels). */
+static inline dd_t dd_add(dd_t x, dd_t y) {
+    dd_t s = dd_two_sum(x.hi, y.hi);
+    const dd_t t = dd_two_sum(x.lo, y.lo);
+    s = dd_fast_two_sum(s.hi, s.lo + t.hi);
+    return dd_fast_two_sum(s.hi, s.lo + t.lo);
+}
+
+/* x + b for a double b: two-sum of the highs, x.lo added to the error. */
+static inline dd_t dd_add_d(dd_t x, double b) {
+    const dd_t s = dd_two_sum(x.hi, b);
+    return dd_fast_two_sum(s.hi, s.lo + x.lo);
+}
+
+/* x * y: the exact product of the highs, plus the cross terms hi*lo (the lo*lo term is below
+ * 2^-106 relative and left out). */
+static inline dd_t dd_mul(dd_t x, dd_t y) {
+    const dd_t p = dd_two_prod(x.hi, y.hi);
+    return dd_fast_two_sum(p.hi, p.lo + (x.hi * y.lo + x.lo * y.hi));
+}
+
+/* x * b for a double b. */
+static inline dd_t dd_mul_d(dd_t x, double b) {
+    const dd_t p = dd_two_prod(x.hi, b);
+    return dd_fast_two_sum(p.hi, p.lo + x.lo * b);
+}
+
+/* x / y: three quotient digits q1 = x.hi/y.hi, then q2, q3 from the remainders r = x - q*y
+ * (each q*y exact in double-double through dd_mul_d), summed. */
+static inline dd_t dd_div(dd_t x, dd_t y) {
+    const double q1 = x.hi / y.hi;
+    dd_t r = dd_add(x, dd_mul_d(y, -q1));
+    const double q2 = r.hi / y.hi;
+    r = dd_add(r, dd_mul_d(y, -q2));
+    const double q3 = r.hi / y.hi;
+    return dd_add_d(dd_fast_two_sum(q1, q2), q3);
+}
+
+/* Horner in double-double: c[n-1]; then p = p*x + c[i] for i = n-2 down to 0. */
+static inline dd_t dd_horner(const dd_t *c, int n, dd_t x) {
+    dd_t p = c[n - 1];
+    for (int i = n - 2; i >= 0; i--) p = dd_add(dd_mul(p, x), c[i]);
+    return p;
+}
+
+/* x rounded to the nearest integer (ties to even), as a double, for |x| < 2^51: adding and
+ * subtracting 1.5 * 2^52 rounds away the fraction (no libm rint). */
+static inline double dm_round_int(double x) { return (x + 0x1.8p52) - 0x1.8p52; }
+
+/* ----------------------------------------------------------------------------- exp */
+
+/* 2^(j/64), j = 0..63. */
+static const dd_t dm_exp2_64[64] = {
+    {0x1.0000000000000p+0, 0x0.0p+0}, {0x1.02c9a3e778061p+0, -0x1.19083535b085dp-56},
+    {0x1.059b0d3158574p+0, 0x1.d73e2a475b465p-55}, {0x1.0874518759bc8p+0, 0x1.186be4bb284ffp-57},
+    {0x1.0b5586cf9890fp+0, 0x1.8a62e4adc610bp-54}, {0x1.0e3ec32d3d1a2p+0, 0x1.03a1727c57b53p-59},
+    {0x1.11301d0125b51p+0, -0x1.6c51039449b3ap-54}, {0x1.1429aaea92de0p+0, -0x1.32fbf9af1369ep-54},
+    {0x1.172b83c7d517bp+0, -0x1.19041b9d78a76p-55}, {0x1.1a35beb6fcb75p+0, 0x1.e5b4c7b4968e4p-55},
+    {0x1.1d4873168b9aap+0, 0x1.e016e00a2643cp-54}, {0x1.2063b88628cd6p+0, 0x1.dc775814a8495p-55},
+    {0x1.2387a6e756238p+0, 0x1.9b07eb6c70573p-54}, {0x1.26b4565e27cddp+0, 0x1.2bd339940e9d9p-55},
+    {0x1.29e9df51fdee1p+0, 0x1.612e8afad1255p-55}, {0x1.2d285a6e4030bp+0, 0x1.0024754db41d5p-54},
+    {0x1.306fe0a31b715p+0, 0x1.6f46ad23182e4p-55}, {0x1.33c08b26416ffp+0, 0x1.32721843659a6p-54},
+    {0x1.371a7373aa9cbp+0, -0x1.63aeabf42eae2p-54}, {0x1.3a7db34e59ff7p+0, -0x1.5e436d661f5e3p-56},
+    {0x1.3dea64c123422p+0, 0x1.ada0911f09ebcp-55}, {0x1.4160a21f72e2ap+0, -0x1.ef3691c309278p-58},
+    {0x1.44e086061892dp+0, 0x1.89b7a04ef80d0p-59}, {0x1.486a2b5c13cd0p+0, 0x1.3c1a3b69062f0p-56},
+    {0x1.4bfdad5362a27p+0, 0x1.d4397afec42e2p-56}, {0x1.4f9b2769d2ca7p+0, -0x1.4b309d25957e3p-54},
+    {0x1.5342b569d4f82p+0, -0x1.07abe1db13cadp-55}, {0x1.56f4736b527dap+0, 0x1.9bb2c011d93adp-54},
+    {0x1.5ab07dd485429p+0, 0x1.6324c054647adp-54}, {0x1.5e76f15ad2148p+0, 0x1.ba6f93080e65ep-54},
+    {0x1.6247eb03a5585p+0, -0x1.383c17e40b497p-54}, {0x1.6623882552225p+0, -0x1.bb60987591c34p-54},
+    {0x1.6a09e667f3bcdp+0, -0x1.bdd3413b26456p-54}, {0x1.6dfb23c651a2fp+0, -0x1.bbe3a683c88abp-57},
+    {0x1.71f75e8ec5f74p+0, -0x1.16e4786887a99p-55}, {0x1.75feb564267c9p+0, -0x1.0245957316dd3p-54},
+    {0x1.7a11473eb0187p+0, -0x1.41577ee04992fp-55}, {0x1.7e2f336cf4e62p+0, 0x1.05d02ba15797ep-56},
+    {0x1.82589994cce13p+0, -0x1.d4c1dd41532d8p-54}, {0x1.868d99b4492edp+0, -0x1.fc6f89bd4f6bap-54},
+    {0x1.8ace5422aa0dbp+0, 0x1.6e9f156864b27p-54}, {0x1.8f1ae99157736p+0, 0x1.5cc13a2e3976cp-55},
+    {0x1.93737b0cdc5e5p+0, -0x1.75fc781b57ebcp-57}, {0x1.97d829fde4e50p+0, -0x1.d185b7c1b85d1p-54},
+    {0x1.9c49182a3f090p+0, 0x1.c7c46b071f2bep-56}, {0x1.a0c667b5de565p+0, -0x1.359495d1cd533p-54},
+    {0x1.a5503b23e255dp+0, -0x1.d2f6edb8d41e1p-54}, {0x1.a9e6b5579fdbfp+0, 0x1.0fac90ef7fd31p-54},
+    {0x1.ae89f995ad3adp+0, 0x1.7a1cd345dcc81p-54}, {0x1.b33a2b84f15fbp+0, -0x1.2805e3084d708p-57},
+    {0x1.b7f76f2fb5e47p+0, -0x1.5584f7e54ac3bp-56}, {0x1.bcc1e904bc1d2p+0, 0x1.23dd07a2d9e84p-55},
+    {0x1.c199bdd85529cp+0, 0x1.11065895048ddp-55}, {0x1.c67f12e57d14bp+0, 0x1.2884dff483cadp-54},
+    {0x1.cb720dcef9069p+0, 0x1.503cbd1e949dbp-56}, {0x1.d072d4a07897cp+0, -0x1.cbc3743797a9cp-54},
+    {0x1.d5818dcfba487p+0, 0x1.2ed02d75b3707p-55}, {0x1.da9e603db3285p+0, 0x1.c2300696db532p-54},
+    {0x1.dfc97337b9b5fp+0, -0x1.1a5cd4f184b5cp-54}, {0x1.e502ee78b3ff6p+0, 0x1.39e8980a9cc8fp-55},
+    {0x1.ea4afa2a490dap+0, -0x1.e9c23179c2893p-54}, {0x1.efa1bee615a27p+0, 0x1.dc7f486a4b6b0p-54},
+    {0x1.f50765b6e4540p+0, 0x1.9d3e12dd8a18bp-54}, {0x1.fa7c1819e90d8p+0, 0x1.74853f3a5931ep-55},
+};
+
+/* 1/n!, n = 2..12: e^r - 1 - r = r^2 * sum c[i] r^i. */
+static const dd_t dm_exp_poly[11] = {
+    {0x1.0000000000000p-1, 0x0.0p+0},
+    {0x1.5555555555555p-3, 0x1.5555555555555p-57},
+    {0x1.5555555555555p-5, 0x1.5555555555555p-59},
+    {0x1.1111111111111p-7, 0x1.1111111111111p-63},
+    {0x1.6c16c16c16c17p-10, -0x1.f49f49f49f49fp-65},
+    {0x1.a01a01a01a01ap-13, 0x1.a01a01a01a01ap-73},
+    {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76},
+    {0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+    {0x1.27e4fb7789f5cp-22, 0x1.cbbc05b4fa99ap-76},
+    {0x1.ae64567f544e4p-26, -0x1.c062e06d1f209p-80},
+    {0x1.1eed8eff8d898p-29, -0x1.2aec959e14c06p-83},
+};
+
+/* 64/ln2 rounded; ln2/64 = DM_L1 + DM_L2 + DM_L3 with DM_L1 of 36 significant bits (so k*DM_L1 is
+ * exact for |k| < 2^17) and the rest rounded to nearest in turn (142 bits in all). */
+#define DM_INV_L 0x1.71547652b82fep+6
+#define DM_L1 0x1.62e42fefa0000p-7
+#define DM_L2 0x1.cf79abc9e3b3ap-46
+#define DM_L3 -0x1.ff0342542fc33p-100
+
+/* e^x as hi + lo times 2^*scale, for -746 < x < 710: k = round(x * 64/ln2), j = k mod 64,
+ * *scale = (k - j)/64; r = x - k*ln2/64 in double-double (x - k*DM_L1 exact by Sterbenz,
+ * k*DM_L2 exact through fma, k*DM_L3 rounded: |r| <= ln2/128 + 2^-60, error below 2^-125);
+ * e^r - 1 = r + r^2 * P(r) with P the Taylor sum to r^10/12! (truncation below 2^-119);
+ * result = T + T * (e^r - 1) with T = 2^(j/64). */
+static inline dd_t dm_exp_dd(double x, int *scale) {
+    const double kf = dm_round_int(x * DM_INV_L);
+    const int k = (int)kf, j = k & 63;
+    *scale = (k - j) / 64;
+    const dd_t p2 = dd_two_prod(kf, DM_L2);
+    dd_t r = dd_two_sum(x - kf * DM_L1, -p2.hi);
+    r = dd_fast_two_sum(r.hi, r.lo + (-p2.lo - kf * DM_L3));
+    const dd_t q = dd_horner(dm_exp_poly, 11, r);
+    const dd_t em1 = dd_add(r, dd_mul(dd_mul(r, r), q));
+    const dd_t t = dm_exp2_64[j];
+    return dd_add(t, dd_mul(t, em1));
+}
+
+/* (hi + lo) * 2^n rounded once for a result below 2^-1022 (n <= -1022, hi in [0.5, 2)):
+ * y = (hi + lo) * 2^(n + 1074) counts units of 2^-1074 (exact scaling, 0 <= y < 2^52); i, the
+ * nearest integer to y.hi ((y.hi + 2^52) - 2^52, ties to even), moves by one where the remainder
+ * y.hi - i (exact) plus y.lo passes a half; the result i * 2^-1074 is exact. */
+static inline double dm_scale_subnormal(dd_t v, int n) {
+    const double s = dm_pow2(n + 1074);
+    const double yh = v.hi * s, yl = v.lo * s;
+    double i = (yh + 0x1p52) - 0x1p52;
+    const double f = (yh - i) + yl;
+    if (f > 0.5 || (f == 0.5 && yl > 0.0)) i = i + 1.0;
+    if (f < -0.5 || (f == -0.5 && yl < 0.0)) i = i - 1.0;
+    return i * 0x1p-1074;
+}
+
+/* e^x, double: NaN -> x + x; above ln(DBL_MAX) -> +inf; below ln(2^-1075) -> +0; otherwise
+ * dm_exp_dd's hi + lo rounded once at the result's scale (2^scale applied as two powers of two
+ * so that scale = 1024 does not overflow the exponent field; subnormal results by
+ * dm_scale_subnormal). */
+static inline double dm_exp(double x) {
+    if (x != x) return x + x;
+    if (x > 0x1.62e42fefa39efp+9) return INFINITY;
+    if (x < -0x1.74910d52d3052p+9) return 0.0;
+    int scale;
+    const dd_t v = dm_exp_dd(x, &scale);
+    if (scale + (v.hi >= 1.0 ? 0 : -1) < -1022) return dm_scale_subnormal(v, scale);
+    const int s1 = scale / 2, s2 = scale - s1;
+    return (v.hi * dm_pow2(s1)) * dm_pow2(s2);
+}
+
+/* ----------------------------------------------------------------------------- log, log1p */
+
+/* ln(1 + j/64), j = -16..32 (index j + 16). */
+static const dd_t dm_log_c[49] = {
+    {-0x1.269621134db92p-2, -0x1.e0efadd9db02bp-56}, {-0x1.1178e8227e47cp-2, 0x1.0e63a5f01c691p-57},
+    {-0x1.f991c6cb3b379p-3, -0x1.f665066f980a2p-57}, {-0x1.d1037f2655e7bp-3, -0x1.60629242471a2p-57},
+    {-0x1.a93ed3c8ad9e3p-3, -0x1.bcafa9de97203p-57}, {-0x1.823c16551a3c2p-3, 0x1.1232ce70be781p-57},
+    {-0x1.5bf406b543db2p-3, 0x1.1f5b44c0df7e7p-61}, {-0x1.365fcb0159016p-3, -0x1.7d411a5b944adp-58},
+    {-0x1.1178e8227e47cp-3, 0x1.0e63a5f01c691p-58}, {-0x1.da727638446a2p-4, -0x1.401fa71733019p-58},
+    {-0x1.9335e5d594989p-4, 0x1.478a85704ccb7p-58}, {-0x1.4d3115d207eacp-4, -0x1.769f42c7842ccp-58},
+    {-0x1.08598b59e3a07p-4, 0x1.dd7009902bf32p-58}, {-0x1.894aa149fb343p-5, -0x1.a8be97660a23dp-60},
+    {-0x1.0415d89e74444p-5, -0x1.c05cf1d753622p-59}, {-0x1.0205658935847p-6, -0x1.27c8e8416e71fp-60},
+    {0x0.0p+0, 0x0.0p+0}, {0x1.fc0a8b0fc03e4p-7, -0x1.83092c59642a1p-62},
+    {0x1.f829b0e783300p-6, 0x1.33e3f04f1ef23p-60}, {0x1.77458f632dcfcp-5, 0x1.18d3ca87b9296p-59},
+    {0x1.f0a30c01162a6p-5, 0x1.85f325c5bbacdp-59}, {0x1.341d7961bd1d1p-4, -0x1.b599f227becbbp-58},
+    {0x1.6f0d28ae56b4cp-4, -0x1.906d99184b992p-58}, {0x1.a926d3a4ad563p-4, 0x1.942f48aa70ea9p-58},
+    {0x1.e27076e2af2e6p-4, -0x1.61578001e0162p-60}, {0x1.0d77e7cd08e59p-3, 0x1.9a5dc5e9030acp-57},
+    {0x1.29552f81ff523p-3, 0x1.301771c407dbfp-57}, {0x1.44d2b6ccb7d1ep-3, 0x1.9f4f6543e1f88p-57},
+    {0x1.5ff3070a793d4p-3, -0x1.bc60efafc6f6ep-58}, {0x1.7ab890210d909p-3, 0x1.be36b2d6a0608p-59},
+    {0x1.9525a9cf456b4p-3, 0x1.d904c1d4e2e26p-57}, {0x1.af3c94e80bff3p-3, -0x1.398cff3641985p-58},
+    {0x1.c8ff7c79a9a22p-3, -0x1.4f689f8434012p-57}, {0x1.e27076e2af2e6p-3, -0x1.61578001e0162p-59},
+    {0x1.fb9186d5e3e2bp-3, -0x1.caaae64f21acbp-57}, {0x1.0a324e27390e3p-2, 0x1.7dcfde8061c03p-56},
+    {0x1.1675cababa60ep-2, 0x1.ce63eab883717p-61}, {0x1.22941fbcf7966p-2, -0x1.76f5eb09628afp-56},
+    {0x1.2e8e2bae11d31p-2, -0x1.8f4cdb95ebdf9p-56}, {0x1.3a64c556945eap-2, -0x1.c68651945f97cp-57},
+    {0x1.4618bc21c5ec2p-2, 0x1.f42decdeccf1dp-56}, {0x1.51aad872df82dp-2, 0x1.3927ac19f55e3p-59},
+    {0x1.5d1bdbf5809cap-2, 0x1.4236383dc7fe1p-56}, {0x1.686c81e9b14afp-2, -0x1.ddea0f7f58e3dp-57},
+    {0x1.739d7f6bbd007p-2, -0x1.8c76ceb014b04p-56}, {0x1.7eaf83b82afc3p-2, 0x1.92ce979ed2950p-56},
+    {0x1.89a3386c1425bp-2, -0x1.29639dfbbf0fbp-56}, {0x1.947941c2116fbp-2, -0x1.16cc8bae0bbe4p-56},
+    {0x1.9f323ecbf984cp-2, -0x1.a92e513217f5cp-59},
+};
+
+/* 1/(2i+1), i = 1..8: atanh(t)/t - 1 = t^2 * sum c[i] t^(2i). */
+static const dd_t dm_atanh_poly[8] = {
+    {0x1.5555555555555p-2, 0x1.5555555555555p-56}, {0x1.999999999999ap-3, -0x1.999999999999ap-57},
+    {0x1.2492492492492p-3, 0x1.2492492492492p-57}, {0x1.c71c71c71c71cp-4, 0x1.c71c71c71c71cp-58},
+    {0x1.745d1745d1746p-4, -0x1.745d1745d1746p-59}, {0x1.3b13b13b13b14p-4, -0x1.3b13b13b13b14p-58},
+    {0x1.1111111111111p-4, 0x1.1111111111111p-60}, {0x1.e1e1e1e1e1e1ep-5, 0x1.e1e1e1e1e1e1ep-61},
+};
+
+/* ln2 = DM_LN2_1 + DM_LN2_2 + DM_LN2_3, DM_LN2_1 of 42 significant bits (e * DM_LN2_1 exact for
+ * |e| < 2^11). */
+#define DM_LN2_1 0x1.62e42fefa3800p-1
+#define DM_LN2_2 0x1.ef35793c76730p-45
+#define DM_LN2_3 0x1.f97b57a079a19p-103
+
+/* ln(a) for a = a.hi + a.lo > 0, a.hi normal, in double-double: a = 2^e * m with m in
+ * [0.75, 1.5) (from a.hi's bits; a.lo scaled with it); c = 1 + j/64 the nearest such to m
+ * (|m - c| <= 1/128); t = (m - c) / (m + c) (m - c exact by Sterbenz, then a.lo added;
+ * |t| < 2^-7.5); ln(m/c) = 2 atanh(t) = 2 (t + t^3 * P(t^2)), P to t^16/17 (truncation below
+ * 2^-112 relative); ln a = e*ln2 + ln(c) + ln(m/c), the three summed in that order. */
+static inline dd_t dm_log_dd(dd_t a) {
+    const uint64_t u = dm_d2u(a.hi);
+    int e = (int)((u >> 52) & 0x7ff) - 1023;
+    double m = dm_u2d((u & 0x000fffffffffffffull) | 0x3ff0000000000000ull);
+    if (m >= 1.5) m = m * 0.5, e = e + 1;
+    const double ml = (a.lo * dm_pow2(-(e / 2))) * dm_pow2(-(e - e / 2)); /* two steps: e may be 1024 */
+    const double jf = dm_round_int((m - 1.0) * 64.0);
+    const double c = 1.0 + jf * 0x1p-6;
+    const dd_t num = dd_two_sum(m - c, ml);
+    const dd_t den = dd_add_d(dd_two_sum(m, c), ml);
+    const dd_t t = dd_div(num, den);
+    const dd_t t2 = dd_mul(t, t);
+    const dd_t w = dd_add(t, dd_mul(dd_mul(t, t2), dd_horner(dm_atanh_poly, 8, t2)));
+    const double ef = (double)e;
+    const dd_t p2 = dd_two_prod(ef, DM_LN2_2);
+    dd_t eln2 = dd_two_sum(ef * DM_LN2_1, p2.hi);
+    eln2 = dd_fast_two_sum(eln2.hi, eln2.lo + (p2.lo + ef * DM_LN2_3));
+    const dd_t lm = dd_add(dm_log_c[(int)jf + 16], (dd_t){2.0 * w.hi, 2.0 * w.lo});
+    return dd_add(eln2, lm);
+}
+
+/* ln x, double: NaN -> x + x; x < 0 -> NaN; +-0 -> -inf; +inf -> +inf; a subnormal x scaled by
+ * 2^54 first (ln x = ln(x * 2^54) - 54 ln2, summed in double-double); then dm_log_dd rounded. */
+static inline double dm_log(double x) {
+    if (x != x) return x + x;
+    if (x < 0.0) return NAN;
+    if (x == 0.0) return -INFINITY;
+    if (x == INFINITY) return x;
+    if (x < 0x1p-1022) {
+        const dd_t l = dm_log_dd((dd_t){x * 0x1p54, 0.0});
+        return dd_add(l, dd_mul_d((dd_t){DM_LN2_1, DM_LN2_2}, -54.0)).hi;
+    }
+    return dm_log_dd((dd_t){x, 0.0}).hi;
+}
+
+/* ln(1 + x), double: NaN -> x + x; x == -1 -> -inf; x < -1 -> NaN; +inf -> +inf;
+ * |x| < 2^-60 -> x (the exact value x - x^2/2 + ... rounds to x there, and +-0 keep their sign);
+ * otherwise 1 + x taken exactly as a two-sum and dm_log_dd of it rounded. */
+static inline double dm_log1p(double x) {
+    if (x != x) return x + x;
+    if (x == -1.0) return -INFINITY;
+    if (x < -1.0) return NAN;
+    if (x == INFINITY) return x;
+    if (x < 0x1p-60 && x > -0x1p-60) return x;
+    return dm_log_dd(dd_two_sum(1.0, x)).hi;
+}
+
+/* ----------------------------------------------------------------------------- sin, cos */
+
+/* (-1)^i / (2i+1)!, i = 1..14: sin(r)/r - 1 = u * sum c[i] u^i, u = r^2. */
+static const dd_t dm_sin_poly[14] = {
+    {-0x1.5555555555555p-3, -0x1.5555555555555p-57}, {0x1.1111111111111p-7, 0x1.1111111111111p-63},
+    {-0x1.a01a01a01a01ap-13, -0x1.a01a01a01a01ap-73}, {0x1.71de3a556c734p-19, -0x1.c154f8ddc6c00p-73},
+    {-0x1.ae64567f544e4p-26, 0x1.c062e06d1f209p-80}, {0x1.6124613a86d09p-33, 0x1.f28e0cc748ebep-87},
+    {-0x1.ae7f3e733b81fp-41, -0x1.1d8656b0ee8cbp-97}, {0x1.952c77030ad4ap-49, 0x1.ac981465ddc6cp-103},
+    {-0x1.2f49b46814157p-57, -0x1.2650f61dbdcb4p-112}, {0x1.71b8ef6dcf572p-66, -0x1.d043ae40c4647p-120},
+    {-0x1.761b41316381ap-75, 0x1.3423c7d91404fp-130}, {0x1.3f3ccdd165fa9p-84, -0x1.58ddadf344487p-139},
+    {-0x1.d1ab1c2dccea3p-94, -0x1.054d0c78aea14p-149}, {0x1.259f98b4358adp-103, 0x1.eaf8c39dd9bc5p-157},
+};
+
+/* (-1)^i / (2i)!, i = 1..15: cos(r) - 1 = u * sum c[i] u^i, u = r^2. */
+static const dd_t dm_cos_poly[15] = {
+    {-0x1.0000000000000p-1, 0x0.0p+0}, {0x1.5555555555555p-5, 0x1.5555555555555p-59},
+    {-0x1.6c16c16c16c17p-10, 0x1.f49f49f49f49fp-65}, {0x1.a01a01a01a01ap-16, 0x1.a01a01a01a01ap-76},
+    {-0x1.27e4fb7789f5cp-22, -0x1.cbbc05b4fa99ap-76}, {0x1.1eed8eff8d898p-29, -0x1.2aec959e14c06p-83},
+    {-0x1.93974a8c07c9dp-37, -0x1.05d6f8a2efd1fp-92}, {0x1.ae7f3e733b81fp-45, 0x1.1d8656b0ee8cbp-101},
+    {-0x1.6827863b97d97p-53, -0x1.eec01221a8b0bp-107}, {0x1.e542ba4020225p-62, 0x1.ea72b4afe3c2fp-120},
+    {-0x1.0ce396db7f853p-70, 0x1.aebcdbd20331cp-124}, {0x1.f2cf01972f578p-80, -0x1.9ada5fcc1ab14p-135},
+    {-0x1.88e85fc6a4e5ap-89, 0x1.71c37ebd16540p-143}, {0x1.0a18a2635085dp-98, 0x1.b9e2e28e1aa54p-153},
+    {-0x1.3932c5047d60ep-108, -0x1.832b7b530a627p-162},
+};
+
+/* 2/pi rounded; pi/2 = DM_PIO2_1 + ... + DM_PIO2_4, each the nearest double to what is left
+ * (212 bits; the rest is below 2^-217). */
+#define DM_TWO_OVER_PI 0x1.45f306dc9c883p-1
+#define DM_PIO2_1 0x1.921fb54442d18p+0
+#define DM_PIO2_2 0x1.1a62633145c07p-54
+#define DM_PIO2_3 -0x1.f1976b7ed8fbcp-110
+#define DM_PIO2_4 0x1.4cf98e804177dp-164
+
+/* r = x - k*pi/2 in double-double for |x| <= 64, k = round(x * 2/pi) (returned in *k):
+ * k*DM_PIO2_i as exact products p_i + e_i (fma), x - p_1 exact (Sterbenz; x itself for k = 0),
+ * then subtracted in decreasing size: p_2, e_1, p_3, e_2, e_3, k*DM_PIO2_4. No double in that
+ * range is within 2^-61 of a nonzero multiple of pi/2 (closest near 29 pi/2, 2^-60.5; in [0, 2pi)
+ * near pi/2, 2^-53.9; tests/test_dmath.py measures every k <= 41), and the sum's error is below
+ * 2^-150, so r keeps more than 89 correct bits (more than 96 in [0, 2pi)). */
+static inline dd_t dm_reduce_pio2(double x, int *k) {
+    const double kf = dm_round_int(x * DM_TWO_OVER_PI);
+    *k = (int)kf;
+    const dd_t p1 = dd_two_prod(kf, DM_PIO2_1), p2 = dd_two_prod(kf, DM_PIO2_2), p3 = dd_two_prod(kf, DM_PIO2_3);
+    dd_t r = {x - p1.hi, 0.0};
+    r = dd_add_d(r, -p2.hi);
+    r = dd_add_d(r, -p1.lo);
+    r = dd_add_d(r, -p3.hi);
+    r = dd_add_d(r, -p2.lo);
+    r = dd_add_d(r, -p3.lo);
+    return dd_add_d(r, -kf * DM_PIO2_4);
+}
+
+/* sin(r) for |r| <= pi/4 + 2^-40: r + r * u * S(u), u = r^2, S the Taylor sum to r^28/29!
+ * (truncation below 2^-110 relative). */
+static inline dd_t dm_sin_kernel(dd_t r) {
+    const dd_t u = dd_mul(r, r);
+    return dd_add(r, dd_mul(dd_mul(r, u), dd_horner(dm_sin_poly, 14, u)));
+}
+
+/* cos(r) for |r| <= pi/4 + 2^-40: 1 + u * C(u), u = r^2, C the Taylor sum to r^28/30!
+ * (truncation below 2^-115). */
+static inline dd_t dm_cos_kernel(dd_t r) {
+    const dd_t u = dd_mul(r, r);
+    return dd_add_d(dd_mul(u, dd_horner(dm_cos_poly, 15, u)), 1.0);
+}
+
+/* sin x and cos x, doubles, for |x| <= 64 (outside: NaN, as for infinities and NaN):
+ * r = x - k*pi/2 (dm_reduce_pio2); by k mod 4, (sin, cos) = (s, c), (c, -s), (-s, -c), (-c, s)
+ * with s, c the kernels at r, each rounded once. */
+static inline void dm_sincos(double x, double *s, double *c) {
+    if (!(x >= -64.0 && x <= 64.0)) {
+        *s = NAN, *c = NAN;
+        return;
+    }
+    int k;
+    const dd_t r = dm_reduce_pio2(x, &k);
+    const double sr = dm_sin_kernel(r).hi, cr = dm_cos_kernel(r).hi;
+    switch (k & 3) {
+    case 0: *s = sr, *c = cr; break;
+    case 1: *s = cr, *c = -sr; break;
+    case 2: *s = -sr, *c = -cr; break;
+    default: *s = -cr, *c = sr; break;
+    }
+}
+
+#endif
