@@ -23,8 +23,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import _Parser, _positive_int, run_reporting_errors  # noqa: E402
-from harness.core.errors import ParityError  # noqa: E402
+from harness.core.errors import (  # noqa: E402
+    ArgumentParser,
+    ParityError,
+    positive_int,
+    run_reporting_errors,
+)
 from harness.platform.config import PlatformConfig  # noqa: E402
 from harness.platform.emulation import CORES, Emulator, record_command, setup  # noqa: E402
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path  # noqa: E402
@@ -39,14 +43,14 @@ def thread_counts(text: str) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
     parser.add_argument("action", choices=("setup", "record", "run"))
     parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
     parser.add_argument("--threads", default="2")
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
     parser.add_argument("--full-steps", default="", help="nanoGPT steps kept in full (default: the config's)")
     parser.add_argument("--ops", default="")
-    parser.add_argument("--random", type=_positive_int, default=0, help="N seeded random cases per op group instead")
+    parser.add_argument("--random", type=positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
     parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
     parser.add_argument("--force", action="store_true")

@@ -17,8 +17,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import _Parser, run_reporting_errors  # noqa: E402
-from harness.core.errors import ParityError  # noqa: E402
+from harness.core.errors import (  # noqa: E402
+    ArgumentParser,
+    ParityError,
+    run_reporting_errors,
+)
 from harness.formats.ops import CaseRecord, read_op_fixture, write_op_fixture  # noqa: E402
 from harness.report.output import check_output_path  # noqa: E402
 
@@ -36,7 +39,7 @@ def select(cases: dict[str, CaseRecord], max_bytes: int, named: list[str]) -> li
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="tools/random_subset.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="tools/random_subset.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("fixture", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--max-kib", type=float, default=16.0)

@@ -14,12 +14,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from harness.cli import _Parser, run_reporting_errors  # noqa: E402
 from harness.core.digest import ALGORITHM, ALGORITHMS  # noqa: E402
+from harness.core.errors import ArgumentParser, run_reporting_errors  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="tools/redigest.py", description=__doc__.split("\n\n")[0])
+    parser = ArgumentParser(prog="tools/redigest.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("fixtures", nargs="+", type=Path)
     parser.add_argument("--to", choices=ALGORITHMS, default=ALGORITHM)
     args = parser.parse_args(argv)

@@ -8,25 +8,17 @@ no traceback).
 
 from __future__ import annotations
 
-import argparse
 import sys
-from typing import NoReturn
 
 from harness.cli import check, diff, fixtures, generate, matrix, trace
-from harness.core.errors import run_reporting_errors
+from harness.core.errors import ArgumentParser, run_reporting_errors
 from harness.core.version import __version__
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, with a usage error as one line (``parity: error: ...``) and exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        hint = f" (see '{self.prog} --help')"
-        self.exit(2, f"parity: error: {' '.join(message.split())}{hint}\n")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="parity", description="Golden-fixture reproducibility harness for PyTorch CPU numerics.")
+def build_parser() -> ArgumentParser:
+    parser = ArgumentParser(
+        prog="parity", description="Golden-fixture reproducibility harness for PyTorch CPU numerics."
+    )
     parser.add_argument("--version", action="version", version=f"parity-harness {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for add in (

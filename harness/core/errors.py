@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 
 class ParityError(Exception):
@@ -43,3 +44,11 @@ def positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"takes a positive whole number, not '{text}'")
     return int(text)
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse, with a usage error as one line (``parity: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f" (see '{self.prog} --help')"
+        self.exit(2, f"parity: error: {' '.join(message.split())}{hint}\n")
