@@ -65,3 +65,22 @@ def test_golden_reports_missing_and_extra_tensors(pytester: pytest.Pytester) -> 
     result = pytester.runpytest(*_args())
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*c: not in the golden*", "*b: in the golden, not checked*"])
+
+
+def test_a_ulp_budget_never_covers_integer_or_bool_tensors(tmp_path) -> None:
+    import numpy as np
+
+    from harness.store import FixtureWriter
+    from harness.trace.pytest_plugin import GROUP, KIND, compare_golden
+
+    path = tmp_path / "g.h5"
+    stored = {"loss": np.float32([1.5]), "count": np.int64([3, 4]), "mask": np.array([True, False])}
+    with FixtureWriter(path, KIND, force=True, packed=True) as w:
+        w.set_attrs("/", {"platform_id": "linux-x86_64-avx2-t1"})
+        for name, array in stored.items():
+            w.put(GROUP, name, array)
+    one_ulp_up = np.nextafter(np.float32(1.5), np.float32(2))
+    assert compare_golden(path, {**stored, "loss": np.float32([one_ulp_up])}, max_ulp=2) == []
+    problems = compare_golden(path, {**stored, "count": np.int64([3, 5]), "mask": np.array([True, True])}, max_ulp=2)
+    assert [p.split(":")[0] for p in problems] == ["count", "mask"], problems
+    assert "first at" in problems[0], problems  # the message shows the first mismatch

@@ -71,7 +71,8 @@ class Golden:
         return module.parent / "goldens" / module.stem / f"{name}.{_platform_id()}.h5"
 
     def check(self, tensors: Mapping[str, Any], *, max_ulp: int = 0, basename: str | None = None) -> None:
-        """Compare ``tensors`` with the golden of this platform; bit for bit unless ``max_ulp`` > 0."""
+        """Compare ``tensors`` with the golden of this platform; bit for bit unless ``max_ulp`` > 0, which
+        lets floating-point tensors differ by that many ULP (integer and bool tensors are always exact)."""
         if not tensors:
             raise ValueError("parity_golden.check needs at least one tensor")
         path = self.path(basename)
@@ -120,10 +121,15 @@ def compare_golden(path: Path, arrays: Mapping[str, np.ndarray], max_ulp: int = 
             )
             continue
         c = compare_tensors(name, expected, actual)
-        within = max_ulp > 0 and c.non_finite == 0 and c.max_ulp <= max_ulp
+        # a ULP budget is for floating-point tensors: integers and booleans are equal or they differ
+        within = max_ulp > 0 and _is_float(actual) and c.non_finite == 0 and c.max_ulp <= max_ulp
         if not c.bit_identical and not within:
             problems.append(describe(c))
     return problems
+
+
+def _is_float(a: np.ndarray) -> bool:
+    return bool(np.issubdtype(a.dtype, np.floating))
 
 
 @pytest.fixture
