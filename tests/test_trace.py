@@ -494,3 +494,33 @@ def test_a_capture_reruns_the_program_the_way_its_trace_was_recorded() -> None:
     a = [_op(0, "aten.a", [b"1"], [b"2"])]
     d = diff_traces(Trace(Path("a.h5"), {"provenance": {}, "tracer": "dispatcher-hook"}, a), _trace(a))
     assert d.bit_identical and any("through the dispatcher-hook, B through the dispatch-mode" in n for n in d.notes)
+
+
+def test_a_cause_whose_knob_alone_does_not_give_bs_bits_is_not_verified(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One knob named (threads), but the profiles differ in the capability too: the impl gives each side's
+    bits under its own profile, yet A's profile at B's thread count does not give B's, so the named knob
+    alone is not shown to be the cause and the cause must not be called verified."""
+    from harness.impl import profiles
+    from harness.trace import cause as cause_module
+    from harness.trace import impl_ops
+
+    out_a, out_b, out_other = (np.float32([1.0, v]) for v in (2.0, 3.0, 4.0))
+    pa = profiles.profile_for_capability("AVX2", 1)
+    pb = profiles.profile_for_capability("DEFAULT", 2)
+    by_profile = {pa: out_a, pb: out_b, pa.with_threads(2): out_other}
+    monkeypatch.setattr(impl_ops, "replay", lambda op, inputs, args, profile: {"out": by_profile[profile]})
+    ref = lambda a: TensorRef("out", digest(a, "mix256-v1"), "float32", (2,), 0.0)
+    x = TensorRef("in0", b"1" * 32, "float32", (2,), 0.0)
+    op = lambda out: OpRecord(0, "aten.mm.default", "m", "x.py:1", "forward", 1, "", [x], [ref(out)])
+    prov = lambda cap, threads: {"capability": cap, "threads": threads, "arch": "x86_64"}
+    diff = diff_traces(
+        Trace(Path("a.h5"), {"provenance": prov("AVX2", 1), "digest": "mix256-v1"}, [op(out_a)]),
+        Trace(Path("b.h5"), {"provenance": prov("DEFAULT", 2), "digest": "mix256-v1"}, [op(out_b)]),
+    )
+    cause = cause_module.Cause("aten.mm.default", "matmul", ["threads"], {}, "threads: 1 vs 2")
+    captured = Captured({"in0": np.float32([1, 1])}, {}, [])
+    verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
+    assert not verified and text.startswith("unexplained: ") and "does not give B's bits" in text
+    by_profile[pa.with_threads(2)] = out_b  # now the thread count alone does turn A's bits into B's
+    verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
+    assert verified and "changing only the intra-op thread count turns A's bits into B's" in text
