@@ -3,11 +3,12 @@
 Covered (verified exact on the committed x86 fixtures): exp, log, tanh, rsqrt, gelu (erf) and
 gelu (tanh), forward and backward. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
 checked only where MKL runs the code path the impl reproduces (needs_modelled_mkl), on the
-fixtures' distributions and on random bit patterns (log: every positive float, tanh: every
-float; exp: |x| < 87.3, since its results beyond 2^126 and below 2^-126 are not reproduced).
+fixtures' distributions and on random bit patterns (log: every positive float; tanh and exp:
+every float, exp's overflow, underflow and subnormal results included, and uniformly over the
+range where its results are finite and normal).
 gelu (erf) of more than one element runs oneDNN, whose ISA follows ONEDNN_MAX_CPU_ISA, not
-ATEN_CPU_CAPABILITY: under the baseline profile it is checked only with oneDNN pinned to SSE41.
-Its forward on AVX-512 takes oneDNN's minimax path, which the impl lacks: skipped there.
+ATEN_CPU_CAPABILITY: under the baseline profile it is checked only with oneDNN pinned to SSE41;
+on AVX-512 it takes oneDNN's AVX-512 minimax path, which the impl reproduces (checked there too).
 """
 
 from __future__ import annotations
@@ -82,7 +83,7 @@ def test_unary_matches_torch(op: str, shape: tuple[int, ...], seed: int, threads
         pytest.skip("oneDNN is not pinned to the profile's ISA")
     x, g = _inputs(op, shape, seed)
     out, grad_x = _torch(op, x, g)
-    if op not in _MKL_VML and not (op == "gelu" and profile.aten == "avx512"):
+    if op not in _MKL_VML:
         assert_bits_equal(f"{op} out", out, unary.forward(op, x, profile))
     assert_bits_equal(f"{op} grad_x", grad_x, unary.backward(op, g, x, out, profile))
 
@@ -94,9 +95,10 @@ def _bit_patterns(op: str, n: int, seed: int) -> np.ndarray:
     special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 1e-45, -1e-45, 1e-40, 3e38], np.float32)
     if op == "log":
         x = np.abs(x)  # every positive float (negative inputs are among the special values)
-    if op == "exp":
-        x = rng.uniform(-87.3, 87.3, n).astype(np.float32)
-        special = special[np.abs(special) < 87.3]
+    if op == "exp":  # every float, and as many again where the results are finite and normal
+        edges = np.float32([87.33654, 87.33655, 88.72283, 88.72284, -87.33654, -87.33655, -103.97207, -103.97208])
+        special = np.concatenate([special, edges])
+        x = np.concatenate([x, rng.uniform(-87.3, 88.7, n).astype(np.float32)])
     return np.concatenate([x, special])
 
 
@@ -112,3 +114,21 @@ def test_vml_forward_matches_torch(op: str, shape: tuple[int, ...], seed: int, t
     for name, v in (("fixture-like", x), ("bit patterns", bits)):
         expected = _TORCH[op](torch.from_numpy(v.copy())).numpy()
         assert_bits_equal(f"{op} out ({name})", expected, unary.forward(op, v, profile))
+
+
+def _every_float(lo: float, hi: float) -> np.ndarray:
+    """Every float32 in [lo, hi] (same sign), in order of their bit patterns."""
+    a, b = sorted(int(np.float32(v).view(np.uint32)) for v in (lo, hi))
+    return np.arange(a, b + 1, dtype=np.uint64).astype(np.uint32).view(np.float32)
+
+
+@needs_modelled_mkl
+def test_vml_exp_matches_torch_on_every_float_of_its_scalar_fallback() -> None:
+    """exp where VML leaves its vector path (|x| > 87.3365: overflow to inf, results below 2^-126 down to
+    subnormals and zero) on every float there up to where the result is inf or zero, at 1 thread."""
+    use_threads(1)
+    profile = live_profile()
+    for lo, hi in ((87.3, 89.0), (-87.3, -104.5)):
+        x = _every_float(lo, hi)
+        expected = torch.exp(torch.from_numpy(x.copy())).numpy()
+        assert_bits_equal(f"exp out on [{lo}, {hi}]", expected, unary.forward("exp", x, profile))
