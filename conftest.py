@@ -4,7 +4,8 @@ The parity suite (parity_suite/, run by `tox -e parity-linux`) takes:
   --fixture-set   TORCH_VERSION/PLATFORM_ID (e.g. 2.13.0/linux-x86_64-avx2-mklgeneric-t2), or a path to a
                   fixture file; default: this machine's own configuration, installed torch
   --platform-os   linux or macos: the committed set of that OS (tox -e parity-linux, parity-mac)
-  --nanogpt       nanoGPT configs checked beside the ops (default tiny; shakespeare-char takes
+  --nanogpt       nanoGPT configs checked beside the ops (default tiny where its fixture is committed,
+                  said in the summary where not; a config named here must have one; shakespeare-char takes
                   about 40 minutes on 2 cores), or none
   --parity-source live (PyTorch run now, on this machine) or impl (the reference implementation)
   --report PATH   also write the comparison report (.json, .md or .html by suffix)
@@ -29,7 +30,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--parity-source", default="live", choices=("live", "impl"), help="what is checked")
     group.addoption(
-        "--nanogpt", default="tiny", help="nanoGPT configs to check beside the ops, comma-separated, or 'none'"
+        "--nanogpt",
+        default=None,
+        help="nanoGPT configs to check beside the ops, comma-separated, or 'none' (default: tiny, where committed)",
     )
     group.addoption("--report", default="", help="write the comparison report here (.json/.md/.html)")
 

@@ -31,6 +31,8 @@ def expected_paths(config: pytest.Config) -> list[Path]:
     """The op fixture of the chosen set and the nanoGPT fixtures beside it."""
     text = config.getoption("--fixture-set")
     if text and Path(text).is_file():
+        if config.getoption("--nanogpt") not in (None, "none"):
+            raise pytest.UsageError("--nanogpt checks the runs beside a committed set; --fixture-set names one file")
         return [Path(text)]
     if text:
         version, _, platform_id = text.partition("/")
@@ -46,9 +48,33 @@ def expected_paths(config: pytest.Config) -> list[Path]:
             f"no committed fixtures for {platform.id} with torch {public_version(version)} under {ops.parent}; "
             f"record them on such a machine with `tox -e regen` (or name another set with --fixture-set)"
         )
-    wanted = [n for n in config.getoption("--nanogpt").split(",") if n and n != "none"]
+    asked = config.getoption("--nanogpt")
+    wanted = [n for n in (asked or DEFAULT_NANOGPT).split(",") if n and n != "none"]
     nanogpt = [ops.parent / f"{platform.id}.nanogpt-{name}.h5" for name in wanted]
+    missing = [p.name for p in nanogpt if not p.exists()]
+    if missing and asked is not None:  # asked for by name: never dropped without a word
+        raise pytest.UsageError(
+            f"--nanogpt {asked}: no committed fixture {', '.join(missing)} under {ops.parent}; record it with "
+            f"`parity generate --nanogpt --config NAME --isa {platform.isa} --threads {platform.threads}` "
+            "(or pass --nanogpt none)"
+        )
     return [ops, *(p for p in nanogpt if p.exists())]
+
+
+DEFAULT_NANOGPT = "tiny"  # checked by default where the set has it (the summary says where it has not)
+
+
+def missing_default_nanogpt(config: pytest.Config) -> list[str]:
+    """The summary's line where the default nanoGPT run has no fixture in the set checked."""
+    if config.getoption("--nanogpt") is not None or Path(config.getoption("--fixture-set") or "-").is_file():
+        return []
+    try:
+        paths = expected_paths(config)
+    except pytest.UsageError:  # already reported as the run's error
+        return []
+    if any(".nanogpt-" in p.name for p in paths):
+        return []
+    return [f"nanoGPT {DEFAULT_NANOGPT}: not checked, no {paths[0].stem}.nanogpt-{DEFAULT_NANOGPT}.h5 is committed"]
 
 
 _OS_NAMES = {"linux": "Linux", "macos": "macOS", "windows": "Windows"}
@@ -276,7 +302,7 @@ _SUMMARY = pytest.StashKey[list[str]]()
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     """The report's summary in pytest's own summary section, on lines of its own."""
-    lines = config.stash.get(_SUMMARY, [])
+    lines = [*config.stash.get(_SUMMARY, []), *missing_default_nanogpt(config)]
     if lines:
         terminalreporter.section("parity report", sep="-")
         for line in lines:

@@ -143,3 +143,36 @@ def test_live_suite_without_torch_says_so_pinned_to_the_fixtures_torch():
     assert "ERROR: torch is not installed: python3 -m pip install torch==2.13.0; or check the reference " in (
         result.stdout + result.stderr
     )
+
+
+def test_a_nanogpt_config_asked_for_without_a_fixture_is_an_error_not_dropped():
+    """V1 at 1 thread has no committed nanoGPT run: asking for one by name says so; the default says
+    in the summary that it was not checked; a set with the run collects its steps."""
+    base = ("-m", "pytest", "parity_suite", "-p", "no:cacheprovider", "-q", "--parity-source", "impl",
+            "--fixture-set", "2.13.0/linux-arm64-neoverse-v1-nvpl-t1")  # fmt: skip
+    asked = _run(*base, "--nanogpt", "tiny", "--collect-only")
+    assert asked.returncode == pytest.ExitCode.USAGE_ERROR, asked.stdout + asked.stderr
+    assert "--nanogpt tiny: no committed fixture linux-arm64-neoverse-v1-nvpl-t1.nanogpt-tiny.h5" in asked.stderr
+    default = _run(*base, "-k", "exp/")
+    assert default.returncode == 0, default.stdout + default.stderr
+    assert (
+        "nanoGPT tiny: not checked, no linux-arm64-neoverse-v1-nvpl-t1.nanogpt-tiny.h5 is committed" in default.stdout
+    )
+    present = _run(*base[:-1], "2.13.0/linux-arm64-neoverse-v1-nvpl-t2", "--nanogpt", "tiny", "--collect-only")
+    assert present.returncode == 0 and "test_nanogpt_step[" in present.stdout, present.stdout + present.stderr
+
+
+def test_a_live_run_given_other_inputs_fails_its_case():
+    """The suite's op test compares a live run's recorded inputs with the fixture's: other inputs, same
+    outputs, still a failure naming the input."""
+    from harness.formats.ops import CaseRecord, OpFixture
+    from parity_suite.test_parity import test_op_case
+
+    x, out = np.float32([1.0, 2.0]), np.float32([3.0, 4.0])
+    rec = CaseRecord("exp", "2", {}, {"x": x}, {"out": out})
+    expected = OpFixture(Path("f.h5"), {"platform_id": "linux-x86_64-avx2-t1"}, {rec.key: rec})
+    live = lambda inputs: OpFixture(Path("live.h5"), {"platform_id": "linux-x86_64-avx2-t1"},
+                                    {rec.key: CaseRecord("exp", "2", {}, inputs, {"out": out.copy()})})  # fmt: skip
+    test_op_case((Path("f.h5"), rec.key), lambda path: (expected, live({"x": x.copy()})))
+    with pytest.raises(AssertionError, match="exp/2: input x differs"):
+        test_op_case((Path("f.h5"), rec.key), lambda path: (expected, live({"x": np.float32([1.0, 2.5])})))
