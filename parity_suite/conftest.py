@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from filelock import FileLock
 
-from harness.compare.fixtures import diff_nanogpt, diff_ops, platform_note
+from harness.compare.fixtures import diff_fixtures, platform_note
 from harness.core.errors import ParityError
 from harness.formats.nanogpt import NanoGPTFixture, read_nanogpt_fixture
 from harness.formats.ops import OpFixture, read_op_fixture
@@ -273,10 +273,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             if actual is None:
                 problems.append(f"{path}: {note}")
                 continue
-            if isinstance(expected, OpFixture):
-                diff = diff_ops(expected, actual, subset=_impl(config))
-            else:
-                diff = diff_nanogpt(expected, actual)
+            diff = diff_fixtures(expected, actual, subset=_impl(config))
         except ParityError as err:
             problems.append(f"{path}: {err}")
             continue
