@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
-from harness.compare.fixtures import platform_note
+from harness.compare.fixtures import NanoGPTDiff, OpsDiff, platform_note
 from harness.report.output import check_output_path, write_output
 from harness.report.render import format_for, render
 
@@ -25,14 +26,13 @@ def check_output(args: argparse.Namespace) -> None:
         check_output_path(args.output)
 
 
-def provenance_note(a, b, note: str = "") -> str:
+def provenance_note(a: Any, b: Any, note: str = "") -> str:
     """What differs in the two fixtures' provenance, after ``note``."""
     return platform_note(a.provenance, b.provenance, note)
 
 
-def emit(diff, args: argparse.Namespace, note: str = "", gaps: list[str] | None = None) -> int:
+def emit(diff: OpsDiff | NanoGPTDiff, args: argparse.Namespace, note: str = "", gaps: list[str] | None = None) -> int:
     """Print the terminal report, write the --output one, and give the exit status."""
-
     fmt = args.format or format_for(args.output)
     text = render(diff, fmt, note, gaps)
     if args.output:
