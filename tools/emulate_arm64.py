@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     argv = sys.argv[1:] if argv is None else argv
     script = argv[argv.index("--") + 1 :] if "--" in argv else []
-    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    args = parser.parse_intermixed_args(argv[: argv.index("--")] if "--" in argv else argv)
 
     def body() -> int:
         import subprocess
