@@ -2,6 +2,7 @@
 
 python -m harness.replay.check exp log            # against the committed fixtures (x86_64 and arm64)
 python -m harness.replay.check --fixture F.h5 sum
+python -m harness.replay.check --fixture F.nanogpt-tiny.h5   # a nanoGPT fixture (ops do not apply)
 python -m harness.replay.check --write-gaps       # measure everything, rewrite known_gaps.json
 """
 
