@@ -158,7 +158,7 @@ def impl_check(emu: Emulator, args, cores: list[str]) -> int:
     for path in args.fixtures:
         if not path.is_file():
             raise ParityError(f"{path}: no such fixture")
-    out = args.out or REPO / "build" / "arm64-impl"
+    out = (args.out or REPO / "build" / "arm64-impl").resolve()
     check = ["-m", "harness.replay.check", *[o for o in args.ops.split(",") if o]]
     check += [arg for path in args.fixtures for arg in ("--fixture", str(path.resolve()))]
     check += ["--nanogpt"] if args.nanogpt else []
