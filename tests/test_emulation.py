@@ -82,3 +82,45 @@ def test_bad_thread_counts_are_one_line_and_exit_2(tmp_path: Path):
         )  # fmt: skip
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert "--threads takes positive integers" in result.stderr
+
+
+def test_impl_check_argument_errors_are_one_line_and_exit_2(tmp_path: Path):
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "emulate_arm64.py"
+    cases = {
+        ("impl-check", "--cores", "neoverse-n1,neoverse-v1"): "one emulated core",
+        ("impl-check", "--cores", "cortex-a53"): "unknown core",
+        ("impl-check", "--nanogpt", "shakespeare-char"): "nanoGPT tiny fixtures only",
+        ("impl-check", "--native", str(tmp_path / "absent.h5")): "no such fixture",
+        ("impl-check", "--random", "3"): "takes no --random",
+        ("record", "x.h5"): "takes no fixtures",
+    }
+    for argv, message in cases.items():
+        result = subprocess.run(
+            [sys.executable, str(tool), *argv, "--cache", str(tmp_path / "cache")],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (argv, result.stderr)
+        assert message in result.stderr, (argv, result.stderr)
+    assert not (tmp_path / "cache").exists()  # refused before any setup
+
+
+def test_arm64_impl_is_compiled_with_the_package_flags_for_aarch64(tmp_path: Path):
+    from harness.core import buildinfo
+    from harness.platform.emulation import AARCH64_CC, arm64_compile_command, impl_env
+
+    assert buildinfo.compile_flags(machine="aarch64") == buildinfo.PORTABLE_FLAGS
+    assert "-ffp-contract=off" in buildinfo.PORTABLE_FLAGS  # GCC contracts a*b+c into FMA on aarch64 otherwise
+    emu = Emulator(tmp_path, "2.13.0")
+    lib = next(lib for lib in buildinfo.libraries() if lib.name == "digest")
+    cmd = arm64_compile_command(emu, lib, tmp_path / "_digest.so")
+    assert cmd[0] == AARCH64_CC and "-mfma" not in cmd
+    assert cmd[1 : 1 + len(buildinfo.PORTABLE_FLAGS)] == buildinfo.PORTABLE_FLAGS
+    assert str(tmp_path / "python-dev" / "usr" / "include" / "python3.11") in cmd  # Python.h of the arm64 Python
+    env = impl_env(
+        emu, CORES["neoverse-n1"], tmp_path / "site", tmp_path / "pkg", {"PYTHONPATH": "/host", "HOME": "/h"}
+    )
+    assert env["PYTHONPATH"] == f"{tmp_path / 'site'}:{tmp_path / 'pkg'}" and env["HOME"] == "/h"
+    assert env["QEMU_CPU"] == "neoverse-n1"

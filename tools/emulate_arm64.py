@@ -1,4 +1,4 @@
-"""Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record|run] ...`.
+"""Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record|run|impl-check] ...`.
 
     setup                 make the arm64 Python and torch in the cache (idempotent)
     record [--cores ...] [--threads 1,2] [--nanogpt CONFIG] [--ops ...] [--out DIR] [--force]
@@ -9,6 +9,14 @@
     run --cores CORE [--threads N] -- SCRIPT [ARGS]
                           run an arm64 Python script on one emulated core with that
                           configuration pinned (threads, capability), e.g. to measure a kernel
+    impl-check [FIXTURES ...] [--cores CORE] [--ops ...] [--nanogpt tiny] [--native] [--out DIR]
+                          the impl (no torch) as an arm64 user runs it: its C libraries compiled
+                          for aarch64 with the package's flags into a copy of the package
+                          (build/arm64-impl), `python -m harness.replay.check` under emulation
+                          over FIXTURES (default: every committed op fixture it covers, and with
+                          --nanogpt tiny the committed nanoGPT tiny ones); its output goes to
+                          DIR/arm64.txt (default build/arm64-impl); with --native the same check
+                          runs on this host into DIR/native.txt and the two must agree line by line
 
 Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neoverse-v1
 (like Graviton3; SVE256), neoverse-v2 (like Grace, Graviton4; SVE128). See harness/platform/emulation.py.
@@ -30,7 +38,15 @@ from harness.core.errors import (  # noqa: E402
     run_reporting_errors,
 )
 from harness.platform.config import PlatformConfig  # noqa: E402
-from harness.platform.emulation import CORES, Emulator, record_command, setup  # noqa: E402
+from harness.platform.emulation import (  # noqa: E402
+    CORES,
+    Emulator,
+    build_arm64_package,
+    impl_env,
+    record_command,
+    setup,
+    setup_impl,
+)
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path  # noqa: E402
 
 
@@ -44,15 +60,22 @@ def thread_counts(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("setup", "record", "run"))
-    parser.add_argument("--cores", default=",".join(CORES), help=f"comma-separated, of {', '.join(CORES)}")
+    parser.add_argument("action", choices=("setup", "record", "run", "impl-check"))
+    parser.add_argument(
+        "fixtures", nargs="*", type=Path, help="impl-check: op or nanoGPT fixtures (default: committed)"
+    )
+    parser.add_argument("--cores", default="", help=f"comma-separated, of {', '.join(CORES)} (default: all; "
+                        "impl-check: neoverse-n1)")  # fmt: skip
     parser.add_argument("--threads", default="2")
     parser.add_argument("--nanogpt", default="", help="record this nanoGPT config instead of the ops")
     parser.add_argument("--full-steps", default="", help="nanoGPT steps kept in full (default: the config's)")
     parser.add_argument("--ops", default="")
     parser.add_argument("--random", type=positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
-    parser.add_argument("--out", type=Path, default=DEFAULT_FIXTURES)
+    parser.add_argument(
+        "--out", type=Path, default=None, help="default harness/fixtures (impl-check: build/arm64-impl)"
+    )
+    parser.add_argument("--native", action="store_true", help="impl-check: also on this host, and compare")
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--torch", default=os.environ.get("PARITY_TORCH", "2.13.0"))
     parser.add_argument(
@@ -62,20 +85,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     argv = sys.argv[1:] if argv is None else argv
     script = argv[argv.index("--") + 1 :] if "--" in argv else []
-    args = parser.parse_args(argv[: argv.index("--")] if "--" in argv else argv)
+    args = parser.parse_intermixed_args(argv[: argv.index("--")] if "--" in argv else argv)
 
     def body() -> int:
         import subprocess
 
         counts = thread_counts(args.threads)  # input errors before the (long) setup
-        emu = Emulator(args.cache, args.torch)
-        setup(emu)
-        if args.action == "setup":
-            return 0
-        cores = [c for c in args.cores.split(",") if c]
+        default_cores = "neoverse-n1" if args.action == "impl-check" else ",".join(CORES)
+        cores = [c for c in (args.cores or default_cores).split(",") if c]
         unknown = [c for c in cores if c not in CORES]
         if unknown:
             raise ParityError(f"unknown core(s) {', '.join(unknown)} (known: {', '.join(CORES)})")
+        if args.fixtures and args.action != "impl-check":
+            raise ParityError(f"{args.action} takes no fixtures (only impl-check does)")
+        emu = Emulator(args.cache, args.torch)
+        if args.action == "impl-check":
+            return impl_check(emu, args, cores)
+        setup(emu)
+        if args.action == "setup":
+            return 0
+        args.out = args.out or DEFAULT_FIXTURES
         if args.action == "run":
             if len(cores) != 1 or len(counts) != 1 or not script:
                 raise ParityError(
@@ -108,6 +137,67 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_reporting_errors(body)
+
+
+def impl_check(emu: Emulator, args, cores: list[str]) -> int:
+    """`impl-check`: the replay check under emulation (and with --native on this host), compared."""
+    import subprocess
+    import time
+
+    import h5py
+    import numpy
+
+    if len(cores) != 1:
+        raise ParityError("impl-check runs on one emulated core: --cores CORE")
+    if args.nanogpt not in ("", "tiny"):
+        raise ParityError(
+            f"impl-check checks the committed nanoGPT tiny fixtures only: --nanogpt tiny, not '{args.nanogpt}'"
+        )
+    if args.random or args.force or args.full_steps:
+        raise ParityError("impl-check takes no --random, --force or --full-steps")
+    for path in args.fixtures:
+        if not path.is_file():
+            raise ParityError(f"{path}: no such fixture")
+    out = (args.out or REPO / "build" / "arm64-impl").resolve()
+    check = ["-m", "harness.replay.check", *[o for o in args.ops.split(",") if o]]
+    check += [arg for path in args.fixtures for arg in ("--fixture", str(path.resolve()))]
+    check += ["--nanogpt"] if args.nanogpt else []
+    site = setup_impl(emu, numpy.__version__, h5py.__version__)
+    package = build_arm64_package(emu, REPO, out / "package")
+    core = CORES[cores[0]]
+    arm64_env = impl_env(emu, core, site, package, dict(os.environ))
+    runs = [("arm64", emu.command(check, emu.core_root(core, 2)), arm64_env, package)]  # cwd: not the worktree
+    if args.native:
+        native_env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+        runs.append(("native", [sys.executable, *check], {**native_env, "PYTHONPATH": str(REPO)}, REPO))
+    texts = {}
+    for name, cmd, env, cwd in runs:
+        print(f"emulate-arm64: impl-check, {name}: python {' '.join(check)}", file=sys.stderr, flush=True)
+        start = time.monotonic()
+        result = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, check=False)
+        seconds = time.monotonic() - start
+        if result.returncode not in (0, 1):  # 1: the check found gaps; anything else: it did not run
+            sys.stderr.write(result.stderr)
+            raise ParityError(f"impl-check, {name}: the check failed (exit {result.returncode})")
+        texts[name] = result.stdout
+        path = out / f"{name}.txt"
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(result.stdout, encoding="utf-8")
+        tmp.replace(path)
+        last = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else "no output"
+        print(f"emulate-arm64: impl-check, {name} ({seconds:.0f} s): {last} -> {path}", file=sys.stderr, flush=True)
+    if not args.native:
+        return 0 if texts["arm64"].strip() else 1
+    arm64, native = texts["arm64"].splitlines(), texts["native"].splitlines()
+    differing = [(i, a, n) for i, (a, n) in enumerate(zip(arm64, native, strict=False), 1) if a != n]
+    for i, a, n in differing[:20]:
+        print(f"line {i}:\n  arm64:  {a}\n  native: {n}")
+    if len(arm64) != len(native):
+        print(f"{len(arm64)} lines under emulation, {len(native)} natively")
+    same = len(arm64) == len(native) and not differing
+    print(f"impl-check: {len(arm64) - len(differing)} of {max(len(arm64), len(native))} lines identical under "
+          f"emulated {core.name} and on this host" + ("" if same else f"; {len(differing)} differ"))  # fmt: skip
+    return 0 if same else 1
 
 
 if __name__ == "__main__":

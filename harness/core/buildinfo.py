@@ -59,8 +59,10 @@ def _cpu_has_fma() -> bool:
     return any(line.startswith("flags") and " fma " in f"{line} " for line in text.splitlines())
 
 
-def compile_flags() -> list[str]:
+def compile_flags(machine: str | None = None) -> list[str]:
+    """The flags for this host, or for a ``machine`` (``platform.machine()`` spelling, e.g.
+    ``aarch64``) cross-compiled for: only an x86_64 with FMA adds one, ``-mfma``."""
     flags = list(PORTABLE_FLAGS)
-    if platform.machine().lower() in ("x86_64", "amd64") and _cpu_has_fma():
+    if (machine or platform.machine()).lower() in ("x86_64", "amd64") and _cpu_has_fma():
         flags.append("-mfma")
     return flags

@@ -197,23 +197,33 @@ def _manylinux_flags() -> list[str]:
     return [*flags, "--platform", "manylinux2014_aarch64", "--platform", "linux_aarch64", "--platform", "any"]
 
 
+def _install_host_package(program: str, package: str) -> None:
+    if shutil.which(program) is None:
+        if os.geteuid() != 0:
+            raise ParityError(f"emulate-arm64: install {package} (Debian: apt-get install {package})")
+        _run(["apt-get", "install", "-y", "-qq", package], f"installing {package}",
+             env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
+
+
+def _unpack_debian(emu: Emulator, packages: tuple[str, ...], debs: Path, into: Path, what: str) -> None:
+    """Download Debian's arm64 ``packages`` into ``debs`` and unpack them into ``into``, once."""
+    if (into / ".complete").exists():
+        return
+    lists = emu.cache / "apt-lists"
+    (lists / "partial").mkdir(parents=True, exist_ok=True)
+    debs.mkdir(parents=True, exist_ok=True)
+    apt = ["-oAPT::Architecture=arm64", "-oAPT::Architectures=arm64", f"-oDir::State::Lists={lists}"]
+    _run(["apt-get", *apt, "update", "-qq"], "reading Debian's arm64 package lists")
+    _run(["apt-get", *apt, "download", *packages], f"downloading {what}", cwd=debs)
+    for deb in sorted(debs.glob("*.deb")):
+        _run(["dpkg", "-x", str(deb), str(into)], f"unpacking {deb.name}")
+    (into / ".complete").write_text("ok\n")
+
+
 def setup(emu: Emulator) -> None:
     """Make the arm64 Python and torch, once; later calls find them and return."""
-    if shutil.which("qemu-aarch64-static") is None:
-        if os.geteuid() != 0:
-            raise ParityError("emulate-arm64: install qemu-user-static (Debian: apt-get install qemu-user-static)")
-        _run(["apt-get", "install", "-y", "-qq", "qemu-user-static"], "installing qemu-user-static",
-             env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})  # fmt: skip
-    if not (emu.root / ".complete").exists():
-        debs, lists = emu.cache / "debs", emu.cache / "apt-lists"
-        (lists / "partial").mkdir(parents=True, exist_ok=True)
-        debs.mkdir(parents=True, exist_ok=True)
-        apt = ["-oAPT::Architecture=arm64", "-oAPT::Architectures=arm64", f"-oDir::State::Lists={lists}"]
-        _run(["apt-get", *apt, "update", "-qq"], "reading Debian's arm64 package lists")
-        _run(["apt-get", *apt, "download", *DEBIAN_PACKAGES], "downloading arm64 Python", cwd=debs)
-        for deb in sorted(debs.glob("*.deb")):
-            _run(["dpkg", "-x", str(deb), str(emu.root)], f"unpacking {deb.name}")
-        (emu.root / ".complete").write_text("ok\n")
+    _install_host_package("qemu-aarch64-static", "qemu-user-static")
+    _unpack_debian(emu, DEBIAN_PACKAGES, emu.cache / "debs", emu.root, "arm64 Python")
     if not (emu.site / ".complete").exists():
         wheels = emu.cache / f"wheels-{emu.torch_version}"
         pip = [sys.executable, "-m", "pip", "download", "-q", *_manylinux_flags(), "-d", str(wheels)]
@@ -244,3 +254,77 @@ def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt:
     if force:
         args.append("--force")
     return emu.command(args, root)
+
+
+# --- the impl (no torch) on an emulated arm64 host -------------------------------------------------
+
+AARCH64_CC = "aarch64-linux-gnu-gcc"  # Debian's gcc-aarch64-linux-gnu
+ARM64_EXT_SUFFIX = ".cpython-311-aarch64-linux-gnu.so"  # EXTENSION_SUFFIXES[0] of the arm64 Python 3.11
+PYTHON_DEV_PACKAGES = ("libpython3.11-dev",)  # Python.h and the aarch64 pyconfig.h: core/_digest, trace/_tracer
+
+
+def impl_site(emu: Emulator, numpy: str, h5py: str) -> Path:
+    """The aarch64 NumPy and h5py the impl runs with: the host's versions, so the two runs differ
+    only in the machine."""
+    return emu.cache / f"site-impl-numpy{numpy}-h5py{h5py}"
+
+
+def setup_impl(emu: Emulator, numpy: str, h5py: str) -> Path:
+    """Make the arm64 Python, its headers and the aarch64 NumPy and h5py wheels (no torch),
+    once; return the site folder."""
+    _install_host_package("qemu-aarch64-static", "qemu-user-static")
+    _install_host_package(AARCH64_CC, "gcc-aarch64-linux-gnu")
+    _unpack_debian(emu, DEBIAN_PACKAGES, emu.cache / "debs", emu.root, "arm64 Python")
+    _unpack_debian(emu, PYTHON_DEV_PACKAGES, emu.cache / "debs-python-dev", emu.cache / "python-dev",
+                   "arm64 Python headers")  # fmt: skip
+    site = impl_site(emu, numpy, h5py)
+    if not (site / ".complete").exists():
+        wheels = emu.cache / f"wheels-impl-numpy{numpy}-h5py{h5py}"
+        pip = [sys.executable, "-m", "pip", "download", "-q", *_manylinux_flags(), "-d", str(wheels)]
+        _run([*pip, f"numpy=={numpy}", f"h5py=={h5py}"], "downloading NumPy and h5py for aarch64")
+        for wheel in sorted(wheels.glob("*.whl")):
+            print(f"emulate-arm64: unpacking {wheel.name}", file=sys.stderr, flush=True)
+            with zipfile.ZipFile(wheel) as archive:
+                archive.extractall(site)
+        (site / ".complete").write_text("ok\n")
+    return site
+
+
+def arm64_compile_command(emu: Emulator, lib, out: Path) -> list[str]:
+    """The cross compiler's command for one of the package's C libraries (a
+    ``harness.core.buildinfo.Library``), with the package's flags as an aarch64 host computes them."""
+    from harness.core import buildinfo
+
+    headers = emu.cache / "python-dev" / "usr" / "include"
+    includes = [arg for inc in lib.includes for arg in ("-I", str(inc))]
+    includes += ["-I", str(headers / "python3.11"), "-I", str(headers)]  # pyconfig.h includes the aarch64 one
+    flags = buildinfo.compile_flags(machine="aarch64")
+    return [AARCH64_CC, *flags, "-fPIC", "-shared", *includes, str(lib.source), "-o", str(out), "-lm"]
+
+
+def build_arm64_package(emu: Emulator, repo: Path, dest: Path) -> Path:
+    """A copy of the package under ``dest`` with its C libraries compiled for aarch64, for the
+    emulated Python's path: the host's own libraries in ``repo`` stay as they are. Python files
+    are copied afresh each time; ``harness/fixtures`` is a link to the committed store, so the
+    fixtures checked are the committed ones. Returns ``dest`` (the folder to put on the path)."""
+    from harness.core import buildinfo
+
+    package = dest / "harness"
+    if package.exists():
+        shutil.rmtree(package)
+    skip = shutil.ignore_patterns("*.so", "__pycache__", ".*.tmp", "fixtures")
+    shutil.copytree(repo / "harness", package, ignore=skip)
+    (package / "fixtures").symlink_to(repo / "harness" / "fixtures", target_is_directory=True)
+    for lib in buildinfo.libraries():
+        out = package / lib.layer / f"_{lib.name}{ARM64_EXT_SUFFIX}"
+        tmp = out.with_name(f".{out.name}.tmp")
+        _run(arm64_compile_command(emu, lib, tmp), f"compiling {lib.module} for aarch64")
+        tmp.replace(out)
+    return dest
+
+
+def impl_env(emu: Emulator, core: EmulatedCore, site: Path, package_dir: Path, base: dict[str, str]) -> dict[str, str]:
+    """The environment of the emulated impl: its own NumPy and package copy on the path, nothing of the host's."""
+    env = {k: v for k, v in base.items() if not k.startswith(("PYTHON", "OMP_", "MKL_", "ATEN_"))}
+    env.update(QEMU_CPU=core.qemu_cpu, PYTHONPATH=f"{site}{os.pathsep}{package_dir}", PYTHONNOUSERSITE="1")
+    return env

@@ -2,6 +2,7 @@
 
 python -m harness.replay.check exp log            # against the committed fixtures (x86_64 and arm64)
 python -m harness.replay.check --fixture F.h5 sum
+python -m harness.replay.check --fixture F.nanogpt-tiny.h5   # a nanoGPT fixture (ops do not apply)
 python -m harness.replay.check --write-gaps       # measure everything, rewrite known_gaps.json
 """
 
@@ -95,10 +96,20 @@ def measure_nanogpt(path: Path, profile: KernelProfile | None = None) -> tuple[l
     return [gap], [f"{platform} {name} DIFF  {why}; {differing} of {steps} steps differ"]
 
 
+def measure_fixture(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
+    """``measure`` for an op fixture, ``measure_nanogpt`` for a nanoGPT one (``ops`` does not apply)."""
+    from harness.formats import nanogpt
+    from harness.formats.registry import fixture_kind
+
+    return measure_nanogpt(path) if fixture_kind(path) == nanogpt.KIND else measure(path, ops)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m harness.replay.check", description=__doc__.splitlines()[0])
     parser.add_argument("ops", nargs="*", help="op ids (default: all)")
-    parser.add_argument("--fixture", type=Path, action="append", help="op fixture(s); default: the committed ones")
+    parser.add_argument(
+        "--fixture", type=Path, action="append", help="op or nanoGPT fixture(s); default: the committed op fixtures"
+    )
     parser.add_argument("--quiet", action="store_true", help="only the mismatches")
     parser.add_argument("--nanogpt", action="store_true", help="also the committed nanoGPT tiny fixtures")
     parser.add_argument(
@@ -113,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
         ops = parse_op_list(",".join(args.ops))
         gaps: list[Gap] = []
         total = 0
-        runs = [(measure, p) for p in args.fixture or committed_impl_fixtures()]
+        runs = [(measure_fixture, p) for p in args.fixture or committed_impl_fixtures()]
         if args.nanogpt or args.write_gaps:
             runs += [(lambda p, _: measure_nanogpt(p), p) for p in committed_impl_nanogpt_fixtures("tiny")]
         for how, path in runs:
