@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from harness.cli import check, diff, fixtures, generate, matrix, trace
-from harness.core.errors import ArgumentParser, run_reporting_errors
+from harness.core.errors import ArgumentParser, escape_unprintable_output, run_reporting_errors
 from harness.core.version import __version__
 
 
@@ -40,6 +40,7 @@ def build_parser() -> ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    escape_unprintable_output()
     args = build_parser().parse_args(argv)
     return run_reporting_errors(lambda: args.func(args))
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from harness.cli.common import add_output, check_output, emit, provenance_note
 from harness.compare.fixtures import diff_fixtures
 from harness.core.errors import ParityError, positive_int
+from harness.core.files import path_arg
 from harness.core.op_ids import parse_op_list
 from harness.formats.registry import read_fixture
 from harness.impl.known_gaps import load_gaps
@@ -24,7 +25,7 @@ from harness.store.paths import DEFAULT_FIXTURES, fixture_path
 def add_check_parser(sub: argparse._SubParsersAction) -> None:
     chk = sub.add_parser("check", help="compare a fixture with PyTorch run live on this machine now")
     src = chk.add_mutually_exclusive_group()
-    src.add_argument("--against", type=Path, help="the fixture file to check against")
+    src.add_argument("--against", type=path_arg, help="the fixture file to check against")
     src.add_argument("--platform", help="a committed fixture of the installed torch, by platform id")
     how = chk.add_mutually_exclusive_group()
     how.add_argument("--live", action="store_true", default=True, help="run PyTorch live (default)")

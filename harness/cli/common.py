@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from harness.compare.fixtures import NanoGPTDiff, OpsDiff, platform_note
+from harness.core.files import path_arg
 from harness.report.output import check_output_path, write_output
 from harness.report.render import format_for, render
 
@@ -17,7 +17,7 @@ def add_output(p: argparse.ArgumentParser) -> None:
         choices=("terminal", "markdown", "json", "html"),
         help="report format (default: from --output's suffix, else terminal)",
     )
-    p.add_argument("--output", type=Path, help="write the report here (and print the terminal table)")
+    p.add_argument("--output", type=path_arg, help="write the report here (and print the terminal table)")
 
 
 def check_output(args: argparse.Namespace) -> None:

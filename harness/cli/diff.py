@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harness.cli.common import add_output, check_output, emit, provenance_note
 from harness.cli.trace import cmd_trace_diff
 from harness.compare.fixtures import diff_fixtures
+from harness.core.files import path_arg
 from harness.formats.registry import read_fixture
 from harness.formats.trace import is_trace
 
 
 def add_diff_parser(sub: argparse._SubParsersAction) -> None:
     dif = sub.add_parser("diff", help="compare two fixtures recorded from the same inputs")
-    dif.add_argument("a", type=Path, help="the expectation")
-    dif.add_argument("b", type=Path, help="the fixture compared with it")
+    dif.add_argument("a", type=path_arg, help="the expectation")
+    dif.add_argument("b", type=path_arg, help="the fixture compared with it")
     dif.add_argument(
         "--verify-cause",
         action="store_true",

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from harness.core.digest import ALGORITHM, ALGORITHMS, LEGACY
 from harness.core.errors import ParityError
+from harness.core.files import path_arg
 from harness.core.op_ids import parse_op_list
 from harness.platform.config import collect_facts
 from harness.platform.provenance import installed_torch_version
@@ -22,7 +22,7 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
         "or 'all' (default: the highest this CPU runs)",
     )
     gen.add_argument("--threads", help="intra-op thread count(s), comma-separated (default: the CPU count)")
-    gen.add_argument("--out", type=Path, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)")
+    gen.add_argument("--out", type=path_arg, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)")
     gen.add_argument("--ops", default="", help="record only these ops, comma-separated")
     gen.add_argument("--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops")
     gen.add_argument("--config", default="tiny", choices=("tiny", "shakespeare-char"), help="nanoGPT config")
@@ -39,12 +39,12 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
     )
     gen.add_argument(
         "--nanogpt-dir",
-        type=Path,
+        type=path_arg,
         help="use GPT, GPTConfig from this nanoGPT checkout's model.py (implies --nanogpt)",
     )
     gen.add_argument(
         "--nanogpt-train",
-        type=Path,
+        type=path_arg,
         help="run this nanoGPT checkout's own train.py, unchanged, for 50 iterations and record it "
         "(--config tiny: a small override set; shakespeare-char: its config/train_shakespeare_char.py)",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from harness.core.files import path_arg
 from harness.report.matrix import load_configs, write_matrix
 from harness.report.output import check_output_dir
 from harness.store.paths import DEFAULT_FIXTURES
@@ -12,8 +13,8 @@ from harness.store.paths import DEFAULT_FIXTURES
 
 def add_matrix_parser(sub: argparse._SubParsersAction) -> None:
     mat = sub.add_parser("matrix", help="the cross-platform op-match matrix of the fixture sets present")
-    mat.add_argument("roots", nargs="*", type=Path, help="fixture roots or files (default: harness/fixtures)")
-    mat.add_argument("--out", type=Path, default=Path("ops_matrix"), help="output folder (default: ops_matrix)")
+    mat.add_argument("roots", nargs="*", type=path_arg, help="fixture roots or files (default: harness/fixtures)")
+    mat.add_argument("--out", type=path_arg, default=Path("ops_matrix"), help="output folder (default: ops_matrix)")
     mat.add_argument("--reference", help="configuration to compare each op against: a label or platform id")
     mat.set_defaults(func=cmd_matrix)
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from harness.core.errors import ParityError
+from harness.core.files import path_arg
 
 
 def add_trace_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +18,7 @@ def add_trace_parser(sub: argparse._SubParsersAction) -> None:
         help="record every ATen op of a Python program (forward, backward, optimizer) into a trace",
         description="Run a Python program and record every ATen op it dispatches, in order.",
     )
-    p.add_argument("--out", type=Path, required=True, help="the trace file to write (replaced if present)")
+    p.add_argument("--out", type=path_arg, required=True, help="the trace file to write (replaced if present)")
     p.add_argument("--capture", default="", help="op indices whose tensors are kept in full, comma-separated")
     p.add_argument(
         "--platform",

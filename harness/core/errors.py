@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -14,13 +15,27 @@ class ParityError(Exception):
     """A usage or input problem: reported as one line, exit status 2."""
 
 
+SHOWN_PATH_CHARS = 200  # a longer path is shown by its start and end
+
+
+def printable(path: str | Path) -> str:
+    """A path as one printable line: bytes that are not UTF-8 as ``\\xNN``, controls escaped, a very
+    long path shortened in the middle."""
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    if len(text) > SHOWN_PATH_CHARS:
+        half = SHOWN_PATH_CHARS // 2
+        text = f"{text[:half]}...({len(text)} characters)...{text[-half:]}"
+    return text
+
+
 class FixtureError(ParityError):
     """A fixture file that cannot be read, is not ours, or fails verification."""
 
     def __init__(self, path: str | Path, problem: str) -> None:
         self.path = Path(path)
         self.problem = problem
-        super().__init__(f"{self.path}: {problem}")
+        super().__init__(f"{printable(self.path)}: {problem}")
 
 
 def run_reporting_errors(body: Callable[[], int]) -> int:
@@ -28,7 +43,7 @@ def run_reporting_errors(body: Callable[[], int]) -> int:
     try:
         return body()
     except ParityError as err:
-        print(f"parity: error: {err}", file=sys.stderr)
+        print(f"parity: error: {one_line(str(err))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("parity: interrupted", file=sys.stderr)
@@ -37,6 +52,22 @@ def run_reporting_errors(body: Callable[[], int]) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as err:  # the system refused a path: too long, no permission, no space, ...
+        where = f"{printable(err.filename)}: " if err.filename is not None else ""
+        print(f"parity: error: {where}{one_line(str(err.strerror or err))}", file=sys.stderr)
+        return 2
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.splitlines())
+
+
+def escape_unprintable_output() -> None:
+    """Have stdout and stderr escape what their encoding cannot show (a file name that is not
+    UTF-8, a lone surrogate) rather than fail on it: one line of output is never lost to it."""
+    for stream in (sys.stdout, sys.stderr):
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
 
 
 def positive_int(text: str) -> int:

@@ -11,17 +11,25 @@ On disk it takes one of three forms, all read by ``FixtureReader``:
 - packed (schema 2, ``store = "packed"``): one self-contained file, every distinct tensor
   once under ``/tensors/<key>`` and hard-linked into its groups (``parity pack``).
 - version 1 (schema 1): the packed layout without a manifest, as written before the pool.
+  Without a manifest nothing shows a changed attribute, so only ``parity migrate`` reads one
+  (inside ``version_1_allowed()``); every other reader refuses it, naming that command.
 
 Schema 2 files carry ``manifest``: the SHA-256 of the logical tree (every group path, every
 attribute, every tensor name and key, in order), so no attribute, link or tensor can change
-without the reader noticing; the tensors' own digests are checked as they are read.
+without the reader noticing; the tensors' own digests are checked as they are read. The
+manifest is integrity, not a signature: a consistent re-seal of a changed tree is caught only
+by what the kinds check (completeness against the generator's spec or the random draw,
+provenance against contents). The tree itself is read strictly: no JSON key twice, every name
+a plain name (no '/', not '.' or '..', no NUL), every value text, a finite number or an int64.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,8 +44,9 @@ from harness.store.hdf5 import (
     attrs_of,
     canonical,
     check_dataset,
+    check_value,
     create_h5,
-    decode_json,
+    damage_in,
     json_attr,
     link_names,
     links_of,
@@ -45,6 +54,7 @@ from harness.store.hdf5 import (
     open_h5,
     publish,
     read_dataset,
+    strict_json,
     temp_beside,
     unlink_quietly,
     write_dataset,
@@ -60,6 +70,17 @@ STORE_POOL = "pool"
 STORE_PACKED = "packed"
 _FORM_ATTRS = ("manifest", "store")  # describe the file, not the fixture: outside the manifest
 Scalar = str | int | float | bool
+_VERSION_1 = ContextVar("version_1_allowed", default=False)
+
+
+@contextlib.contextmanager
+def version_1_allowed() -> Iterator[None]:
+    """Inside, readers accept version 1 files (``parity migrate``, which converts them)."""
+    token = _VERSION_1.set(True)
+    try:
+        yield
+    finally:
+        _VERSION_1.reset(token)
 
 
 @dataclass
@@ -97,8 +118,13 @@ def store_root_of(path: Path) -> Path | None:
     return path.parent.parent if path.parent.name.startswith("torch-") else None
 
 
+def name_ok(name: object) -> bool:
+    """A name a fixture's group or tensor may have: text, not empty, no '/' or NUL, not '.' or '..'."""
+    return isinstance(name, str) and bool(name) and "/" not in name and "\0" not in name and name not in (".", "..")
+
+
 def _check_name(name: str) -> None:
-    if not name or "/" in name or name in (".", ".."):
+    if not name_ok(name):
         raise ValueError(f"'{name}' cannot be a name in a fixture (no '/', not empty)")
 
 
@@ -222,7 +248,8 @@ def tree_json(tree: Tree) -> str:
 
 
 def _tree_from_json(data: Any, where: Path) -> Tree:
-    """The tree of a store-form fixture, every node checked for shape and type."""
+    """The tree of a store-form fixture, every node checked for shape, type and name (the JSON
+    itself was read by ``strict_json``: no key twice, every value within range)."""
     if not isinstance(data, dict) or "/" not in data:
         raise FixtureError(where, f"damaged fixture: its {TREE} has no root")
     tree: Tree = {}
@@ -234,6 +261,12 @@ def _tree_from_json(data: Any, where: Path) -> Tree:
         ok = ok and all(isinstance(t, list) and len(t) == 2 and isinstance(t[0], str) for t in raw["tensors"])
         if not ok:
             raise FixtureError(where, f"damaged fixture: {TREE} entry {str(path)[:80]} is malformed")
+        bad = next((n for n in (*raw["groups"], *(t[0] for t in raw["tensors"])) if not name_ok(n)), None)
+        if bad is not None:
+            raise FixtureError(where, f"damaged fixture: {TREE} entry {str(path)[:80]} names a member {bad[:80]!r}")
+        form = next((k for k in raw["attrs"] if k in _FORM_ATTRS or not k), None)
+        if form is not None:
+            raise FixtureError(where, f"damaged fixture: {TREE} entry {str(path)[:80]} has an attribute {form!r}")
         node = Node(dict(raw["attrs"]), {}, list(raw["groups"]))
         for name, text in raw["tensors"]:
             label = child_path(path, name)
@@ -253,9 +286,11 @@ def write_tree(path: Path, tree: Tree, tensors: Iterator[tuple[str, np.ndarray]]
     """Write an existing tree (migrate, pack, import) with its tensors' data, keeping its manifest."""
     writer = FixtureWriter(path, str(tree["/"].attrs.get("kind", "")), force=force, packed=packed)
     writer.tree = tree
+    named = {key.text for node in tree.values() for key in node.tensors.values()}
     for key, data in tensors or ():
-        writer.arrays[key] = data
-        writer.bytes_written += data.nbytes
+        if key in named:  # a tensor the tree no longer names is not carried along
+            writer.arrays[key] = data
+            writer.bytes_written += data.nbytes
     writer.commit()
     return writer
 
@@ -267,8 +302,10 @@ class FixtureReader:
         self.path = Path(path)
         self._file = open_h5(self.path)
         self.pool: Pool | None = None
+        self._stored: set[str] = set()  # a packed file's tensors, by key
         try:
-            self._read(kind, pool)
+            with damage_in(self.path):
+                self._read(kind, pool)
         except BaseException:
             self.close()
             raise
@@ -285,6 +322,12 @@ class FixtureReader:
                 f"(this parity-harness reads versions {', '.join(map(str, READABLE_VERSIONS))})",
             )
         self.schema_version = int(version)
+        if self.schema_version == 1 and not _VERSION_1.get():
+            raise FixtureError(
+                self.path,
+                "is a version 1 fixture, which carries no manifest, so a changed attribute cannot be "
+                "found; convert it with 'parity migrate' first",
+            )
         form = attr_value(f, "store", self.path) if "store" in f.attrs else STORE_PACKED
         if self.schema_version == 1 or form == STORE_PACKED:
             self.form = "v1" if self.schema_version == 1 else STORE_PACKED
@@ -309,6 +352,9 @@ class FixtureReader:
                     self.path,
                     "manifest mismatch: an attribute, a group or a tensor reference changed since it was written",
                 )
+        unnamed = sorted(self._stored - set(self.keys()))
+        if unnamed:  # a tensor no reader ever reads, so never checks: nothing to carry along
+            raise FixtureError(self.path, f"damaged fixture: {TENSORS}/{unnamed[0][:24]}... is named by no group")
         if kind is not None and self.kind != kind:
             raise FixtureError(self.path, f"is a '{self.kind}' fixture, expected '{kind}'")
 
@@ -347,6 +393,8 @@ class FixtureReader:
         tree: Tree = {}
         for path, group in self._walk((TENSORS,)):
             node = Node(attrs_of(group, self.path, _FORM_ATTRS if path == "/" else ()))
+            for key, value in node.attrs.items():
+                check_value(value, self.path, f"attribute {key} of {path}")
             for name, member in links_of(group, self.path):
                 if path == "/" and name == TENSORS:
                     continue
@@ -358,6 +406,7 @@ class FixtureReader:
                     raise FixtureError(self.path, f"damaged fixture: {member.name} is not in the tensor store")
                 node.tensors[name] = key
             tree[path] = node
+        self._stored = {key.text for key in by_address.values()}
         return tree
 
     def _pool_tree(self) -> Tree:
@@ -372,7 +421,7 @@ class FixtureReader:
             text = f[TREE][()].tobytes().decode("utf-8")
         except (OSError, ValueError, UnicodeDecodeError) as err:
             raise FixtureError(self.path, f"damaged fixture: its {TREE} is unreadable ({err})") from None
-        tree = _tree_from_json(decode_json(text, self.path, TREE), self.path)
+        tree = _tree_from_json(strict_json(text, self.path, TREE), self.path)
         for key in ("format", "schema_version", "kind"):
             if key not in f.attrs or tree["/"].attrs.get(key) != attr_value(f, key, self.path):
                 raise FixtureError(self.path, f"damaged fixture: its {key} and its {TREE}'s differ")
@@ -411,7 +460,7 @@ class FixtureReader:
         out: dict[str, Any] = {}
         for key, value in self._group_node(group).attrs.items():
             if isinstance(value, str) and value[:1] in ("{", "["):
-                value = decode_json(value, self.path, f"attribute {key} of {group}")
+                value = strict_json(value, self.path, f"attribute {key} of {group}")
             out[key] = value
         return out
 
@@ -453,7 +502,8 @@ class FixtureReader:
     def read_key(self, key: TensorKey, label: str) -> np.ndarray:
         if self.pool is not None:
             return self.pool.read(key, self.path, label)
-        return read_dataset(self._file[TENSORS][key.text], key, self.path, label)
+        with damage_in(self.path):
+            return read_dataset(self._file[TENSORS][key.text], key, self.path, label)
 
     def tensor(self, path: str) -> np.ndarray:
         """Read one tensor, checking its SHA-256."""

@@ -2,9 +2,12 @@
 
 Everything that touches a file another program may have written goes through here, so
 that a malformed file becomes a ``FixtureError`` (one line, exit status 2) and never a
-traceback: links other than hard links, external or virtual storage, non-numeric
-dtypes, declared sizes beyond ``MAX_TENSOR_BYTES`` (checked before reading), attributes
-that are arrays or invalid JSON, and groups linked into themselves.
+traceback or a hang: paths that are no regular file (``harness.core.files``), links other
+than hard links, external or virtual storage, non-numeric dtypes, declared sizes beyond
+``MAX_TENSOR_BYTES`` (checked before reading), attributes that are arrays, invalid JSON or
+JSON that two readers could read differently (``strict_json``), values no fixture holds
+(``check_value``), groups linked into themselves, and whatever else HDF5 itself fails on
+in a damaged file (``damage_in``).
 """
 
 from __future__ import annotations
@@ -13,8 +16,10 @@ import contextlib
 import hashlib
 import json
 import math
+import mmap
 import os
 import re
+import struct
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,7 +29,8 @@ from typing import Any
 import h5py
 import numpy as np
 
-from harness.core.errors import FixtureError
+from harness.core.errors import FixtureError, ParityError, one_line
+from harness.core.files import file_problem
 
 # dtypes a fixture may hold; stored little-endian so digests are platform independent
 DTYPES = {
@@ -37,6 +43,7 @@ DTYPES = {
     "bool": "|b1",
 }
 MAX_TENSOR_BYTES = 1 << 30  # no recorded tensor comes near; a larger declared size is damage
+INT_LIMIT = 1 << 63  # attributes are int64 in HDF5: a larger whole number cannot be one
 COMPRESS_MIN_ELEMENTS = 256
 TEMP_SUFFIX = ".tmp"
 _KEY = re.compile(r"([0-9a-f]{64})_([a-z0-9]+)_(scalar|[0-9]+(?:x[0-9]+)*)")
@@ -105,16 +112,105 @@ def describe_open_error(err: OSError) -> str:
     return f"unreadable HDF5 file ({text.strip()})"
 
 
+_GCOL = b"GCOL"  # a global heap collection: where HDF5 keeps variable-length strings (our text attributes)
+_GCOL_HEADER = 16  # signature, version 1, 3 reserved bytes, the collection's size (8 bytes)
+_GCOL_OBJECT = 16  # an object's index (2), reference count (2), 4 reserved bytes, its size (8), then its data
+_HEAPS_CHECKED: set[tuple[int, int, int, int]] = set()  # (device, inode, size, mtime) of files found sound
+
+
+def global_heap_problem(data: bytes | mmap.mmap) -> str:
+    """Why a global heap collection in ``data`` is damaged ("" if none is): every object must fit in
+    its collection and the free space (object 0) must end it exactly. HDF5 reads a collection whose
+    free space is cut short in a loop that never ends (an object of index 0 and size 0 does not
+    advance it), so a file is checked before HDF5 reads any of its text."""
+    start = data.find(_GCOL)
+    while start >= 0:
+        version, reserved = data[start + 4], bytes(data[start + 5 : start + 8])
+        (size,) = struct.unpack_from("<Q", data, start + 8) if start + _GCOL_HEADER <= len(data) else (0,)
+        if version == 1 and reserved == b"\0\0\0" and _GCOL_HEADER <= size <= len(data) - start:
+            end, at = start + size, start + _GCOL_HEADER
+            while end - at >= _GCOL_OBJECT:  # less than a header left is free space
+                index = struct.unpack_from("<H", data, at)[0]
+                (length,) = struct.unpack_from("<Q", data, at + 8)
+                step = length if index == 0 else _GCOL_OBJECT + -(-length // 8) * 8
+                if (index == 0 and step != end - at) or step <= 0 or step > end - at:
+                    return f"global heap collection at byte {start} is damaged (object {index} of {length} bytes)"
+                at += step
+        start = data.find(_GCOL, start + 1)
+    return ""
+
+
+def _heap_problem(path: Path) -> str:
+    """``global_heap_problem`` of a file, remembered while the file is unchanged."""
+    info = os.stat(path)
+    stamp = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    if stamp in _HEAPS_CHECKED or info.st_size == 0:
+        return ""
+    with open(path, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        problem = global_heap_problem(data)
+    if not problem:
+        _HEAPS_CHECKED.add(stamp)
+    return problem
+
+
 def open_h5(path: Path) -> h5py.File:
     """Open an HDF5 file read-only; every failure is a FixtureError naming the file."""
-    if not path.exists():
-        raise FixtureError(path, "no such file")
-    if path.is_dir():
-        raise FixtureError(path, "is a directory, not a fixture file")
+    problem = file_problem(path)
+    if problem:
+        raise FixtureError(path, problem)
+    problem = _heap_problem(path)
+    if problem:
+        raise FixtureError(path, f"damaged HDF5 file: {problem}")
     try:
         return h5py.File(path, "r")
     except OSError as err:
         raise FixtureError(path, describe_open_error(err)) from None
+
+
+# what h5py raises on a file whose metadata is damaged, at whatever depth it is met
+_HDF5_FAILURES = (OSError, RuntimeError, KeyError, ValueError, TypeError, AttributeError, IndexError)
+
+
+@contextlib.contextmanager
+def damage_in(path: Path, what: str = "fixture") -> Iterator[None]:
+    """Inside, HDF5's own failure on a damaged file becomes ``FixtureError(path, "damaged ...")``."""
+    try:
+        yield
+    except ParityError:
+        raise
+    except _HDF5_FAILURES as err:
+        detail = one_line(str(err))[:160] or type(err).__name__
+        raise FixtureError(path, f"damaged {what}: its HDF5 structure is unreadable ({detail})") from None
+
+
+def check_value(value: object, where: Path, what: str) -> None:
+    """A value a fixture may hold: text without NUL or lone surrogates, a whole number within int64,
+    a finite float (in JSON, also lists and objects of these)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\0" in item:
+                raise FixtureError(where, f"damaged fixture: {what} holds a NUL character")
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                raise FixtureError(where, f"damaged fixture: {what} holds a lone surrogate (no UTF-8 text)") from None
+        elif isinstance(item, bool) or item is None:
+            continue
+        elif isinstance(item, int):
+            if not -INT_LIMIT <= item < INT_LIMIT:
+                raise FixtureError(where, f"damaged fixture: {what} holds a whole number beyond int64")
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise FixtureError(where, f"damaged fixture: {what} holds a number that is not finite")
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            raise FixtureError(where, f"damaged fixture: {what} holds a {type(item).__name__}")
 
 
 def attr_value(node: h5py.HLObject, key: str, where: Path) -> str | int | float | bool:
@@ -144,11 +240,34 @@ def attrs_of(node: h5py.HLObject, where: Path, skip: tuple[str, ...] = ()) -> di
     return {key: attr_value(node, key, where) for key in keys if key not in skip}
 
 
-def decode_json(text: str, where: Path, what: str) -> Any:
+class _Ambiguous(ValueError):
+    """JSON that two readers may read differently."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Ambiguous(f"the key {key[:60]!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> float:
+    raise _Ambiguous(f"{name} is no JSON number")
+
+
+def strict_json(text: str, where: Path, what: str) -> Any:
+    """JSON as every reader reads it: no key twice in an object (readers differ on which one wins),
+    no NaN or Infinity, numbers within range (``check_value``), no NUL or lone surrogate in text."""
     try:
-        return json.loads(text)
+        value = json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_no_constant)
+    except _Ambiguous as err:
+        raise FixtureError(where, f"damaged fixture: {what}: {err}") from None
     except (ValueError, RecursionError):
         raise FixtureError(where, f"damaged fixture: {what} is not valid JSON") from None
+    check_value(value, where, what)
+    return value
 
 
 def check_dataset(ds: h5py.Dataset, where: Path) -> TensorKey | None:

@@ -10,6 +10,11 @@ Recording a fixture adds one pool file holding the tensors the pool lacked, name
 SHA-256 of its sorted keys, and never rewrites an existing one: git keeps one copy of each
 tensor however many configurations and torch releases share it. Only ``parity gc`` removes
 or rewrites pool files (entries no fixture refers to).
+
+A pool file is a regular file inside its store: a FIFO, a device, a symbolic link to nothing
+or out of the store, or a ``pool/`` that is itself a link out of the store, is refused
+(``pool_files``) before anything is opened; a file whose name is not the digest of its keys is
+damage (``verify``).
 """
 
 from __future__ import annotations
@@ -21,11 +26,13 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from harness.core.errors import FixtureError
+from harness.core.errors import FixtureError, ParityError
+from harness.core.files import file_problem, inside
 from harness.store.hdf5 import (
     TensorKey,
     attr_value,
     create_h5,
+    damage_in,
     link_names,
     open_h5,
     publish,
@@ -45,19 +52,40 @@ _INDEX_CACHE: dict[tuple[str, tuple[tuple[str, int, int], ...]], dict[str, Path]
 
 
 def pool_files(directory: Path) -> list[Path]:
-    return sorted(directory.glob(f"*{POOL_SUFFIX}")) if directory.is_dir() else []
+    """The pool files of a store's pool directory, each a regular file inside the store."""
+    if not directory.is_dir():
+        return []
+    store = directory.parent
+    try:
+        inside(directory, store)
+        found = sorted(directory.glob(f"*{POOL_SUFFIX}"))
+        for path in found:
+            inside(path, store)
+    except ParityError as err:
+        raise FixtureError(directory, f"the tensor pool is not the store's own ({err})") from None
+    for path in found:
+        problem = file_problem(path, "tensor pool file")
+        if problem:
+            raise FixtureError(path, f"damaged tensor pool: {problem}")
+    return found
 
 
 def read_pool_keys(path: Path) -> list[TensorKey]:
     """The keys a pool file holds (each entry's dtype and shape are checked when it is read)."""
-    with open_h5(path) as f:
+    with open_h5(path) as f, damage_in(path, "tensor pool"):
         if "format" not in f.attrs or attr_value(f, "format", path) != POOL_FORMAT:
             raise FixtureError(path, "not a parity-harness tensor pool file")
         if "schema_version" not in f.attrs or attr_value(f, "schema_version", path) != POOL_SCHEMA:
             raise FixtureError(path, f"tensor pool schema is not version {POOL_SCHEMA}")
         if TENSORS not in f or not isinstance(f.get(TENSORS, getlink=True), h5py.HardLink):
             raise FixtureError(path, "damaged tensor pool: its tensors group is missing")
-        return [TensorKey.parse(name, path, f"pool entry {name[:24]}...") for name in link_names(f[TENSORS], path)]
+        group = f[TENSORS]
+        keys = []
+        for name in link_names(group, path):
+            keys.append(TensorKey.parse(name, path, f"pool entry {name[:24]}..."))
+            if h5py.h5o.get_info(group.id, name.encode()).type != h5py.h5o.TYPE_DATASET:
+                raise FixtureError(path, f"damaged tensor pool: {name[:24]}... is not a tensor")
+        return keys
 
 
 class Pool:
@@ -66,13 +94,22 @@ class Pool:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self._open: dict[Path, h5py.File] = {}
+        self._listed: tuple[int, list[Path]] | None = None  # (the directory's mtime, its checked files)
 
     @staticmethod
     def of_store(root: Path) -> Pool:
         return Pool(root / POOL_DIR)
 
     def files(self) -> list[Path]:
-        return pool_files(self.directory)
+        """The pool files, checked once while the directory is unchanged (a file added or removed
+        changes its mtime)."""
+        try:
+            stamp = self.directory.stat().st_mtime_ns
+        except OSError:
+            return pool_files(self.directory)
+        if self._listed is None or self._listed[0] != stamp:
+            self._listed = (stamp, pool_files(self.directory))
+        return list(self._listed[1])
 
     def index(self) -> dict[str, Path]:
         """Key text -> the pool file holding it (cached while no pool file changes)."""
@@ -98,13 +135,11 @@ class Pool:
         pool_path = self.index().get(key.text)
         if pool_path is None:
             raise FixtureError(where, f"tensor {label}: the pool {self.directory} does not hold it")
-        try:
+        with damage_in(pool_path, "tensor pool"):
             node = self._file(pool_path)[TENSORS][key.text]
-        except (KeyError, OSError) as err:
-            raise FixtureError(pool_path, f"damaged tensor pool: {key.text[:24]}... is unreadable ({err})") from None
-        if not isinstance(node, h5py.Dataset):
-            raise FixtureError(pool_path, f"damaged tensor pool: {key.text[:24]}... is not a tensor")
-        return read_dataset(node, key, pool_path, label)
+            if not isinstance(node, h5py.Dataset):
+                raise FixtureError(pool_path, f"damaged tensor pool: {key.text[:24]}... is not a tensor")
+            return read_dataset(node, key, pool_path, label)
 
     def close(self) -> None:
         for f in self._open.values():
@@ -120,11 +155,14 @@ class Pool:
         return write_pool_file(self.directory, new.items())
 
     def verify(self) -> int:
-        """Read every entry of every pool file and check its digest; returns how many."""
+        """Read every entry of every pool file and check its digest and the file's name; returns how many."""
         count = 0
         for path in self.files():
-            with open_h5(path) as f:
-                for key in read_pool_keys(path):
+            keys = read_pool_keys(path)
+            if path.name != pool_file_name(k.text for k in keys):
+                raise FixtureError(path, "damaged tensor pool: the file's name is not the digest of the keys it holds")
+            with open_h5(path) as f, damage_in(path, "tensor pool"):
+                for key in keys:
                     node = f[TENSORS][key.text]
                     if not isinstance(node, h5py.Dataset):
                         raise FixtureError(path, f"damaged tensor pool: {key.text[:24]}... is not a tensor")
