@@ -5,8 +5,10 @@ in the committed store (harness/workloads/random_cases.py; the full recordings a
 
 Keeps every case whose tensors (inputs and outputs) take at most K KiB (default 16), and the cases
 named by --cases whatever their size. The subset keeps the fixture's provenance, its draw
-(``random_cases``: per_group and seed) included, so a reader checks each kept case against that
-draw as it does for the full recording; nothing is re-recorded or changed.
+(``random_cases``: per_group and seed) included, and adds the list of the cases it keeps
+(``random_cases.cases``, "op/case"), so a reader checks each kept case against that draw as it
+does for the full recording, and finds a case missing from the list; nothing is re-recorded or
+changed.
 """
 
 from __future__ import annotations
@@ -58,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
         kept = select(fixture.cases, int(args.max_kib * 1024), named)
         if not kept:
             raise ParityError(f"{args.fixture}: no case within {args.max_kib} KiB and none named")
-        size = write_op_fixture(args.out, fixture.provenance, kept, force=args.force)
+        draw = {**fixture.provenance["random_cases"], "cases": [rec.key for rec in kept]}
+        provenance = {**fixture.provenance, "random_cases": draw}
+        size = write_op_fixture(args.out, provenance, kept, force=args.force)
         what = f"{len(kept)} of {len(fixture.cases)} cases, {len({rec.op for rec in kept})} ops"
         print(f"wrote {args.out}: {what}, {size / 2**10:.1f} KiB of tensors")
         return 0

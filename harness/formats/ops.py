@@ -109,18 +109,62 @@ def write_op_fixture(
         return writer.bytes_written
 
 
+def case_tensor_names(op: str, params: dict[str, Any]) -> tuple[set[str], set[str]]:
+    """The input and output names a case of ``op`` with ``params`` records: the generator's, with
+    the bias of ``linear`` and the parameters and steps of ``adamw_step`` as its params say."""
+    cases = spec.ops_spec()[op]["cases"].values()
+    inputs = {name for case in cases for name, _ in case["inputs"]}
+    outputs = {out[0] for case in cases for out in case["outputs"]}
+    if op == "linear" and not params.get("bias"):
+        inputs.discard("bias")
+        outputs.discard("grad_bias")
+    if op == "adamw_step":
+        n, steps = len(params.get("shapes", [])), params.get("steps", 0)
+        inputs = {f"param_{i}" for i in range(n)} | {f"grad_{i}_step{s}" for i in range(n) for s in range(1, steps + 1)}
+        outputs = {f"{kind}_{i}" for i in range(n) for kind in ("param", "exp_avg", "exp_avg_sq")}
+    return inputs, outputs
+
+
+def _random_draw(reader: FixtureReader, random: Any, listed: list[str]) -> dict[tuple[str, str], dict]:
+    """(op, case) -> params of every case a random-case fixture must hold: its draw's cases of the
+    ops it lists, or exactly those its subset list (``random_cases.cases``, "op/case") names."""
+    from harness.workloads.random_cases import draw_problem, expected_params
+
+    if not isinstance(random, dict):
+        raise FixtureError(reader.path, "damaged fixture: its random_cases provenance is not a draw")
+    problem = draw_problem(random.get("per_group"), random.get("seed"))
+    if problem:
+        raise FixtureError(reader.path, f"damaged fixture: its random_cases provenance: {problem}")
+    drawn = expected_params(random["per_group"], random["seed"])
+    subset = random.get("cases")
+    if subset is None:
+        return {key: params for key, params in drawn.items() if key[0] in listed}
+    if not isinstance(subset, list) or not all(isinstance(k, str) and k.count("/") == 1 for k in subset):
+        raise FixtureError(reader.path, "damaged fixture: its random_cases subset is not a list of op/case names")
+    keys = [tuple(k.split("/")) for k in subset]
+    foreign = next((k for k in keys if k not in drawn), None)
+    if foreign is not None or len(set(keys)) != len(keys):
+        what = f"{'/'.join(foreign)} is not a case of its draw" if foreign else "names a case twice"
+        raise FixtureError(reader.path, f"damaged fixture: its random_cases subset {what}")
+    return {key: drawn[key] for key in keys}  # type: ignore[index]
+
+
 def check_op_fixture(reader: FixtureReader) -> None:
     """Structure, completeness and consistency, before any tensor is read.
 
     Every op the fixture lists is there with its call and cases, each case with its params,
     determinism flag and outputs, nothing else; the input digest is recomputed from the
-    params and input keys. A fixture of the generator is held to the generator's spec."""
+    params and input keys. The ops it lists are the ops its provenance says were recorded. A
+    fixture of the generator is held to the generator's spec (every case, input and output of
+    every op); a random-case fixture to its draw (every case of it, or of the subset it names,
+    with the inputs and outputs its op records), so that a re-sealed fixture that lost a case
+    or a tensor is still found incomplete."""
     types = {"provenance": dict, "input_digest": str, "torch_version": str, "platform_id": str, "ops": list}
     attrs = reader.require_attrs("/", types)
     spec.check_identity(reader.path, attrs)
     listed = attrs["ops"]
-    if not reader.has(ROOT) or reader.tensor_names(ROOT) or reader.tensor_names("/"):
-        raise FixtureError(reader.path, f"damaged fixture: the {ROOT} group is missing or holds tensors")
+    if reader.groups("/") != [ROOT] or reader.tensor_names(ROOT) or reader.tensor_names("/"):
+        raise FixtureError(reader.path, f"damaged fixture: its root holds more than the {ROOT} group, or tensors")
     present = reader.groups(ROOT)
     if present != listed:
         gone = [op for op in listed if op not in present]
@@ -130,16 +174,25 @@ def check_op_fixture(reader: FixtureReader) -> None:
             if gone
             else "damaged fixture: its op groups are not the ops it lists",
         )
-    random = attrs["provenance"].get("random_cases")
-    generator = "generator_version" in attrs["provenance"] and not random
-    if random is not None:
-        from harness.workloads.random_cases import expected_params
-
-        try:
-            drawn = expected_params(int(random["per_group"]), int(random["seed"]))
-        except (TypeError, KeyError, ValueError):
-            why = f"damaged fixture: its random_cases provenance {random!r} is unreadable"
-            raise FixtureError(reader.path, why) from None
+    provenance = attrs["provenance"]
+    recorded = provenance.get("ops_recorded")
+    random = provenance.get("random_cases")
+    generator = "generator_version" in provenance and random is None
+    subset = isinstance(random, dict) and "cases" in random  # its draw's cases it names: ops follow them
+    if recorded is not None and recorded != listed and not (subset and set(listed) <= set(recorded)):
+        missing = [op for op in recorded if op not in listed] if isinstance(recorded, list) else []
+        raise FixtureError(
+            reader.path,
+            f"incomplete fixture: op(s) {', '.join(map(str, missing))} recorded but missing"
+            if missing
+            else "damaged fixture: the ops it lists are not the ops its provenance says were recorded",
+        )
+    if (generator or random is not None) and recorded is None:
+        raise FixtureError(reader.path, "damaged fixture: its provenance does not say which ops were recorded")
+    unknown = [op for op in listed if op not in spec.ops_spec()]
+    if unknown and (generator or random is not None):
+        raise FixtureError(reader.path, f"damaged fixture: unknown op(s) {', '.join(map(str, unknown))}")
+    drawn = _random_draw(reader, random, listed) if random is not None else {}
     cases_of: dict[str, list[str]] = {}
     digest_input = []
     for op in present:
@@ -164,8 +217,10 @@ def check_op_fixture(reader: FixtureReader) -> None:
                 raise FixtureError(reader.path, f"damaged fixture: {group} has groups inside its tensors")
             inputs = keys.get("inputs", {})
             digest_input.append((op, case, case_attrs["params"], inputs))
-            if random is not None and drawn.get((op, case)) != case_attrs["params"]:
-                raise FixtureError(reader.path, f"damaged fixture: {op}/{case} is not a case of its random draw")
+            if random is not None:
+                if drawn.get((op, case)) != case_attrs["params"]:
+                    raise FixtureError(reader.path, f"damaged fixture: {op}/{case} is not a case of its random draw")
+                _check_case_names(reader, group, case_tensor_names(op, case_attrs["params"]), inputs, keys["outputs"])
             if generator:
                 spec.check_op_case(
                     reader.path, op, case, case_attrs["params"], op_attrs["call"],
@@ -174,8 +229,29 @@ def check_op_fixture(reader: FixtureReader) -> None:
                 )  # fmt: skip
     if generator:
         spec.check_op_list(reader.path, listed, cases_of)
+    if random is not None:
+        held = {(op, case) for op, cases in cases_of.items() for case in cases}
+        lost = [f"{op}/{case}" for op, case in drawn if (op, case) not in held]
+        if lost:
+            more = f" and {len(lost) - 3} more" if len(lost) > 3 else ""
+            raise FixtureError(
+                reader.path, f"incomplete fixture: case(s) {', '.join(lost[:3])}{more} of its draw missing"
+            )
     if input_digest_of(digest_input) != attrs["input_digest"]:
         raise FixtureError(reader.path, "damaged fixture: the input digest does not match its params and inputs")
+
+
+def _check_case_names(reader: FixtureReader, group: str, want: tuple[set[str], set[str]],
+                      inputs: dict[str, TensorKey], outputs: dict[str, TensorKey]) -> None:  # fmt: skip
+    for part, names, have in (("inputs", want[0], inputs), ("outputs", want[1], outputs)):
+        missing = sorted(names - set(have))
+        if missing:
+            raise FixtureError(reader.path, f"incomplete fixture: {group} lacks {part[:-1]} {', '.join(missing)}")
+        extra = sorted(set(have) - names)
+        if extra:
+            raise FixtureError(
+                reader.path, f"damaged fixture: {group} holds {part[:-1]} {', '.join(extra)} its op never records"
+            )
 
 
 def _case_from(reader: FixtureReader, op: str, case: str, *, load: bool) -> CaseRecord:

@@ -41,7 +41,7 @@ from harness.formats.nanogpt import (
     step_group,
     stored_name,
 )
-from harness.store import FixtureReader, FixtureWriter, json_attr, tensor_digest
+from harness.store import FixtureReader, FixtureWriter, json_attr, spec, tensor_digest
 from harness.workloads.upstream import EvalRecord
 
 KIND = "nanogpt-upstream"
@@ -123,6 +123,7 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
     from 1 to ``steps`` and every evaluation with each record, of shapes that agree with the
     parameters, train.py's settings (micro-steps, batch, block, eval_iters) and each other."""
     attrs = reader.require_attrs("/", _ROOT_TYPES)
+    spec.check_identity(reader.path, attrs)
     settings, names, shapes, steps = attrs["train_config"], attrs["param_names"], attrs["param_shapes"], attrs["steps"]
     try:
         micro, batch, block = (int(settings[k]) for k in ("gradient_accumulation_steps", "batch_size", "block_size"))
@@ -153,6 +154,7 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
         _expect(reader, f"{group}/sums", "float64", (n, len(DIGEST_KINDS)))
         if (step in attrs["full_steps"]) != reader.has(f"{group}/full"):
             raise _damaged(reader, f"{group}: its full tensors do not agree with full_steps")
+    _check_groups(reader, attrs, steps)
     for iteration in attrs["eval_iterations"]:
         group = eval_group(int(iteration))
         _expect(reader, f"{group}/x", "int64", (2 * eval_iters, batch, block))
@@ -160,6 +162,21 @@ def check_upstream_fixture(reader: FixtureReader) -> None:
         _expect(reader, f"{group}/loss", "float32", (2 * eval_iters,))
         _expect(reader, f"{group}/{logits}", "uint8", (2 * eval_iters, 32))
         _expect(reader, f"{group}/mean", "float32", (2,))
+
+
+def _check_groups(reader: FixtureReader, attrs: dict[str, Any], steps: int) -> None:
+    """The root holds steps, evals (where it evaluated) and init (where it keeps them in full), and
+    steps and evals hold exactly the steps and the evaluations it records: nothing else."""
+    iterations = attrs["eval_iterations"]
+    if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i <= 100_000 for i in iterations):
+        raise _damaged(reader, f"its eval_iterations {str(iterations)[:80]} are not iterations")
+    roots = ["steps"] + (["evals"] if iterations else []) + (["init"] if attrs["full_init"] else [])
+    if sorted(reader.groups("/")) != sorted(roots):
+        raise _damaged(reader, f"its root holds groups {reader.groups('/')}, an upstream run {roots}")
+    if reader.groups("steps") != [step_group(s).split("/")[1] for s in range(1, steps + 1)]:
+        raise _damaged(reader, f"its steps are not steps 1 to {steps}")
+    if iterations and reader.groups("evals") != [eval_group(i).split("/")[1] for i in iterations]:
+        raise _damaged(reader, "its evaluations are not the iterations it lists")
 
 
 def read_upstream_fixture(path: str | Path, *, full: bool = True) -> UpstreamFixture:

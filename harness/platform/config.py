@@ -352,3 +352,28 @@ def config_problems(config: PlatformConfig, environ: dict[str, str] | None = Non
         for var, value in config.env().items()
         if environ.get(var) != value
     ]
+
+
+def provenance_problem(platform_id: str, provenance: dict[str, object]) -> str:
+    """Where a recording's provenance contradicts the platform id it is filed under ("" if nowhere):
+    the id parses, and the OS, architecture, ISA level, thread count, ATen capability and BLAS code
+    path the provenance records (those it records) are the id's."""
+    try:
+        config = parse_platform_id(platform_id)
+        level = config.level
+    except ParityError as err:
+        return str(err)
+    recorded = {"os": config.os, "arch": config.arch, "isa": config.isa, "threads": config.threads}
+    for key, want in recorded.items():
+        if key in provenance and provenance[key] != want:
+            return f"its provenance records {key} {provenance[key]!r}, its platform id {platform_id} says {want!r}"
+    capability = provenance.get("capability")
+    if capability is not None and str(capability).upper() != level.aten_capability:
+        runs = level.aten_capability
+        return f"its provenance records ATen capability {capability!r}, ISA level {config.isa} runs {runs}"
+    blas = provenance.get("blas")
+    if config.blas and blas:
+        tag = blas_tag(str(blas), str(provenance.get("mkl_code_path", "")))
+        if tag != config.blas and not (tag == "mkl" and config.blas.startswith("mkl")):
+            return f"its provenance records BLAS code path {tag}, its platform id {platform_id} says {config.blas}"
+    return ""

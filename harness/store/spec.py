@@ -10,11 +10,13 @@ inputs and outputs. Fixtures written by hand (tests, tools) are checked for stru
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from harness.core.errors import FixtureError
+from harness.platform.config import provenance_problem
 
 OPS_SPEC_PATH = Path(__file__).resolve().parent / "ops_spec.json"
 
@@ -78,9 +80,31 @@ def check_op_list(path: Path, ops: list[str], cases: dict[str, list[str]]) -> No
             raise FixtureError(path, f"damaged fixture: {op}'s cases are not the generator's")
 
 
+_RELEASE = re.compile(r"[0-9][0-9A-Za-z.+_-]{0,63}")  # 2.13.0, 2.13.0+cpu, 2.6.0.dev20240101+cpu
+
+
+def release_problem(version: object) -> str:
+    """Why ``version`` is not a torch release a fixture can be filed under ("" if it is one)."""
+    if isinstance(version, str) and _RELEASE.fullmatch(version):
+        return ""
+    return f"its torch_version {str(version)[:40]!r} is not a release (e.g. 2.13.0)"
+
+
 def check_identity(path: Path, attrs: dict[str, Any]) -> None:
-    """The torch version and platform a fixture names are its provenance's."""
+    """The torch version and platform a fixture names are its provenance's; the version is a
+    release; the platform id parses and agrees with what the provenance recorded of the machine
+    (required of a generator's recording, which always names one)."""
     provenance = attrs.get("provenance")
     for key in ("torch_version", "platform_id"):
         if isinstance(provenance, dict) and key in provenance and provenance[key] != attrs.get(key):
             raise FixtureError(path, f"damaged fixture: its {key} and its provenance's differ")
+    problem = release_problem(attrs.get("torch_version"))
+    if problem:
+        raise FixtureError(path, f"damaged fixture: {problem}")
+    generator = isinstance(provenance, dict) and "generator_version" in provenance
+    if attrs.get("platform_id") or generator:
+        problem = provenance_problem(
+            str(attrs.get("platform_id", "")), provenance if isinstance(provenance, dict) else {}
+        )
+        if problem:
+            raise FixtureError(path, f"damaged fixture: {problem}")

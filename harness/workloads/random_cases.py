@@ -30,6 +30,8 @@ class Case:
 
 
 GRAIN = 32768  # at::internal::GRAIN_SIZE
+MAX_PER_GROUP = 2000  # cases per group a draw may have: a reader redraws it, so a larger one is refused
+MAX_SEED = 1 << 63
 GROUPS: dict[str, tuple[str, ...]] = {
     "elementwise": ("exp", "log", "tanh", "rsqrt", "gelu", "gelu_tanh", "add", "mul", "div"),
     "rows": ("layer_norm", "softmax", "log_softmax", "cross_entropy"),
@@ -142,10 +144,18 @@ _DRAW = {
 }
 
 
+def draw_problem(per_group: object, seed: object) -> str:
+    """Why (per_group, seed) is no draw this module makes ("" if it is one), before any is drawn."""
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (per_group, seed))
+    if not whole or not 1 <= per_group <= MAX_PER_GROUP or not 0 <= seed < MAX_SEED:  # type: ignore[operator]
+        return f"per_group {per_group!r} and seed {seed!r} are no draw (1..{MAX_PER_GROUP} cases a group, a seed >= 0)"
+    return ""
+
+
 @cache
 def expected_params(per_group: int, seed: int) -> dict[tuple[str, str], dict]:
-    """(op, case) -> params of every random case of a draw: what a reader checks a random
-    fixture's cases against."""
+    """(op, case) -> params of every random case of a draw, in the draw's order: what a reader
+    checks a random fixture's cases against."""
     return {(op, c.name): dict(c.params) for op, cases in random_cases(per_group, seed).items() for c in cases}
 
 
