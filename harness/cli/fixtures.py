@@ -6,8 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.core.errors import ParityError
+from harness.core.errors import FixtureError, ParityError, printable
+from harness.core.files import path_arg
 from harness.formats.maintenance import (
+    ListedFixture,
     import_packed,
     leftover_temp_files,
     list_store,
@@ -25,7 +27,7 @@ from harness.store.pool import Pool
 
 def add_info_parser(sub: argparse._SubParsersAction) -> None:
     info = sub.add_parser("info", help="provenance and contents of a fixture")
-    info.add_argument("file", type=Path)
+    info.add_argument("file", type=path_arg)
     info.add_argument("--full", action="store_true", help="print long provenance fields in full")
     info.set_defaults(func=cmd_info)
 
@@ -37,7 +39,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def add_list_parser(sub: argparse._SubParsersAction) -> None:
     lst = sub.add_parser("list", help="fixture sets present")
-    lst.add_argument("roots", nargs="*", type=Path, help="fixture roots (default: harness/fixtures)")
+    lst.add_argument("roots", nargs="*", type=path_arg, help="fixture roots (default: harness/fixtures)")
     lst.set_defaults(func=cmd_list)
 
 
@@ -46,6 +48,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     for root in roots:
         if not root.is_dir():
             raise ParityError(f"{root}: no such directory")
+    unreadable: list[ListedFixture] = []
     for root in roots:
         listed, sizes = list_store(root)
         if not listed:
@@ -55,7 +58,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         for fx, added in zip(listed, pool_additions(listed, sizes), strict=True):
             size = f"{added / 2**20:.2f}" if fx.form == "pool" else f"{fx.path.stat().st_size / 2**20:.2f} file"
             what = f"unreadable: {fx.problem}" if fx.problem else fx.contents
-            rows.append((str(fx.path.relative_to(root)), what, size, fx.created))
+            rows.append((printable(fx.path.relative_to(root)), what, size, fx.created))
         shown = root.resolve().relative_to(Path.cwd()) if root.resolve().is_relative_to(Path.cwd()) else root
         print(f"{shown}:")
         print(table(("fixture", "contents", "adds MiB", "created"), rows))
@@ -67,7 +70,11 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"({pool_bytes / 2**20:.2f} MiB); adds: pool data no fixture recorded before it names"
         )
         for tmp in leftover_temp_files(root):
-            print(f"leftover temporary file {tmp.relative_to(root)} (an unfinished write; safe to delete)")
+            print(f"leftover temporary file {printable(tmp.relative_to(root))} (an unfinished write; safe to delete)")
+        unreadable += [fx for fx in listed if fx.problem]
+    if unreadable:  # listed in the table; the exit status says so too
+        first = unreadable[0]
+        raise FixtureError(first.path, f"{first.problem} ({len(unreadable)} unreadable fixture(s) listed above)")
     return 0
 
 
@@ -75,7 +82,9 @@ def add_verify_parser(sub: argparse._SubParsersAction) -> None:
     ver = sub.add_parser(
         "verify", help="check every fixture whole (manifest, completeness, every tensor digest) and every pool"
     )
-    ver.add_argument("files", nargs="+", type=Path, help="fixture files, or directories (stores) to search for them")
+    ver.add_argument(
+        "files", nargs="+", type=path_arg, help="fixture files, or directories (stores) to search for them"
+    )
     ver.set_defaults(func=cmd_verify)
 
 
@@ -86,8 +95,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def add_pack_parser(sub: argparse._SubParsersAction) -> None:
     pck = sub.add_parser("pack", help="one fixture with all its tensors in one self-contained file")
-    pck.add_argument("file", type=Path, help="the fixture (in a store, packed, or version 1)")
-    pck.add_argument("--out", type=Path, required=True, help="the packed file, or a directory for it")
+    pck.add_argument("file", type=path_arg, help="the fixture (in a store, packed, or version 1)")
+    pck.add_argument("--out", type=path_arg, required=True, help="the packed file, or a directory for it")
     pck.add_argument("--force", action="store_true", help="overwrite an existing file")
     pck.set_defaults(func=cmd_pack)
 
@@ -99,8 +108,8 @@ def cmd_pack(args: argparse.Namespace) -> int:
 
 def add_import_parser(sub: argparse._SubParsersAction) -> None:
     imp = sub.add_parser("import", help="packed fixtures into a store")
-    imp.add_argument("files", nargs="+", type=Path, help="packed (or version 1) fixture files")
-    imp.add_argument("--root", type=Path, default=DEFAULT_FIXTURES, help="the store (default: harness/fixtures)")
+    imp.add_argument("files", nargs="+", type=path_arg, help="packed (or version 1) fixture files")
+    imp.add_argument("--root", type=path_arg, default=DEFAULT_FIXTURES, help="the store (default: harness/fixtures)")
     imp.add_argument("--force", action="store_true", help="replace a fixture of the same name")
     imp.set_defaults(func=cmd_import)
 
@@ -114,7 +123,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def add_gc_parser(sub: argparse._SubParsersAction) -> None:
     gc = sub.add_parser("gc", help="pool entries no fixture names (a dry run unless --delete)")
     gc.add_argument(
-        "root", nargs="?", type=Path, default=DEFAULT_FIXTURES, help="the store (default: harness/fixtures)"
+        "root", nargs="?", type=path_arg, default=DEFAULT_FIXTURES, help="the store (default: harness/fixtures)"
     )
     gc.add_argument("--delete", "--yes", action="store_true", help="remove them")
     gc.set_defaults(func=cmd_gc)
@@ -140,7 +149,7 @@ def cmd_gc(args: argparse.Namespace) -> int:
 
 def add_migrate_parser(sub: argparse._SubParsersAction) -> None:
     mig = sub.add_parser("migrate", help="convert version 1 fixtures to version 2 (into the store's pool)")
-    mig.add_argument("paths", nargs="*", type=Path, help="fixture files or stores (default: harness/fixtures)")
+    mig.add_argument("paths", nargs="*", type=path_arg, help="fixture files or stores (default: harness/fixtures)")
     mig.set_defaults(func=cmd_migrate)
 
 

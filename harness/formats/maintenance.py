@@ -8,11 +8,13 @@ manifest, completeness against the generator's spec) before it trusts or changes
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from harness.core.errors import FixtureError, ParityError
+from harness.core.errors import FixtureError, ParityError, printable
+from harness.core.files import file_kind
 from harness.platform.config import blas_tag, parse_platform_id
 from harness.platform.provenance import public_version
 from harness.store.fixture import (
@@ -21,10 +23,12 @@ from harness.store.fixture import (
     FixtureReader,
     Tree,
     store_root_of,
+    version_1_allowed,
     write_tree,
 )
-from harness.store.hdf5 import TensorKey, is_temp_name, json_attr, open_h5, unlink_quietly
-from harness.store.pool import POOL_DIR, TENSORS, Pool, read_pool_keys, write_pool_file
+from harness.store.hdf5 import TensorKey, damage_in, is_temp_name, json_attr, open_h5, unlink_quietly
+from harness.store.pool import POOL_DIR, POOL_SUFFIX, TENSORS, Pool, pool_file_name, read_pool_keys, write_pool_file
+from harness.store.spec import release_problem
 
 FIXTURE_GLOB = "torch-*/*.h5"
 
@@ -84,34 +88,44 @@ def verify(paths: list[Path], emit: Callable[[str], None], error: Callable[[str]
     files, pools = fixture_files(paths)
     failed = 0
     verified_pools: set[Path] = set()
+    damaged_pools: set[Path] = set()
+
+    def report(err: FixtureError) -> None:  # a damaged pool is named once, not again for each fixture
+        pool = err.path if err.path.name == POOL_DIR else err.path.parent if err.path.parent.name == POOL_DIR else None
+        where = pool.absolute() if pool is not None else None
+        if where is None or where not in damaged_pools:
+            error(str(err))
+        if where is not None:
+            damaged_pools.add(where)
+
     for directory in pools:
         try:
             count = Pool(directory).verify()
             verified_pools.add(directory.resolve())
-            emit(f"ok    {directory}: {count} pool tensors verified")
+            emit(f"ok    {printable(directory)}: {count} pool tensors verified")
         except FixtureError as err:
             failed += 1
-            error(str(err))
+            report(err)
     for path in files:
         root = store_root_of(path.resolve())
         in_verified_pool = root is not None and (root / POOL_DIR).resolve() in verified_pools
         try:
             with FixtureReader(path) as reader:
                 load = not (reader.form == STORE_POOL and in_verified_pool)
-            emit(f"ok    {path}: {check_fixture(path, load=load)}")
+            emit(f"ok    {printable(path)}: {check_fixture(path, load=load)}")
         except FixtureError as err:
             failed += 1
-            error(str(err))
+            report(err)
     for path in paths:
         for tmp in leftover_temp_files(path) if path.is_dir() else []:
-            emit(f"note  {tmp}: leftover temporary file of an unfinished write (safe to delete)")
+            emit(f"note  {printable(tmp)}: leftover temporary file of an unfinished write (safe to delete)")
     return failed
 
 
 def _storage_sizes(pool: Pool) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for path in pool.files():
-        with open_h5(path) as f:
+        with open_h5(path) as f, damage_in(path, "tensor pool"):
             for key in read_pool_keys(path):
                 sizes.setdefault(key.text, f[TENSORS][key.text].id.get_storage_size())
     return sizes
@@ -152,11 +166,7 @@ def list_store(root: Path) -> tuple[list[ListedFixture], dict[str, int]]:
                 )  # fmt: skip
         except FixtureError as err:
             listed.append(ListedFixture(path, "?", "?", "?", "?", "?", "?", problem=err.problem))
-    pool = Pool.of_store(root)
-    try:
-        sizes = _storage_sizes(pool)
-    except FixtureError:
-        sizes = {}
+    sizes = _storage_sizes(Pool.of_store(root))  # a damaged pool is an error of its own, not an empty one
     listed.sort(key=lambda f: (f.created, str(f.path)))
     return listed, sizes
 
@@ -213,8 +223,9 @@ def migrate(paths: list[Path], emit: Callable[[str], None]) -> int:
     files, _ = fixture_files(paths)
     converted = 0
     for path in files:
-        check_fixture(path, load=True)  # nothing damaged is converted
-        with FixtureReader(path) as reader:
+        with version_1_allowed():
+            check_fixture(path, load=True)  # nothing damaged is converted
+        with version_1_allowed(), FixtureReader(path) as reader:
             new_id = blas_named_id(reader.tree)
             if reader.schema_version != 1 and not new_id:
                 continue
@@ -249,15 +260,19 @@ def pack(path: Path, out: Path, *, force: bool) -> Path:
 
 
 def import_packed(path: Path, root: Path, *, force: bool) -> Path:
-    """A packed (or version 1) fixture into the store at ``root``, under its torch release."""
+    """A packed fixture into the store at ``root``: under its torch release, by the name its
+    contents give it (``<platform id>[.<kind's suffix>].h5``), whatever the packed file is called."""
+    from harness.formats.registry import canonical_name
+
     check_fixture(path, load=True)
     with FixtureReader(path) as reader:
         if reader.form == STORE_POOL:
             raise ParityError(f"{path}: is a store fixture already; 'parity pack' it first")
         version = public_version(str(reader.attrs("/").get("torch_version", "")))
-        if not version or "/" in version or version.startswith("."):
-            raise FixtureError(path, "damaged fixture: no usable torch_version")
-        dest = root / f"torch-{version}" / path.name
+        problem = release_problem(version)
+        if problem:
+            raise FixtureError(path, f"damaged fixture: {problem}")
+        dest = root / f"torch-{version}" / canonical_name(reader)
         tree = _tree_for_v2(reader)
         write_tree(dest, tree, reader.tensor_data(), force=force, packed=False)
     check_fixture(dest, load=True)
@@ -275,11 +290,52 @@ class GcPlan:
         return sum(self.sizes.get(k, 0) for keys in self.unused.values() for k in keys)
 
 
+def _gc_refusal(root: Path) -> tuple[Path, str] | None:
+    """What keeps gc from knowing every fixture of the store (a file it cannot recognise, a write in
+    progress) or from owning every pool file (a symbolic link), with its path; None if nothing."""
+    pool = root / POOL_DIR
+    if pool.is_symlink():
+        return pool, "the pool is a symbolic link: its files may belong to another store"
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        for name in sorted(dirnames + filenames):
+            entry = here / name
+            in_pool, in_release = here == pool, here.parent == root and here.name.startswith("torch-")
+            if entry.is_symlink():
+                return entry, "is a symbolic link: gc deletes only from a store that owns its files"
+            if name in dirnames:
+                if here != root:
+                    return entry, "is a directory where the store holds only files"
+                continue
+            kind = file_kind(entry.lstat().st_mode)
+            if is_temp_name(entry):
+                return entry, "is the temporary file of a write in progress or killed (delete it once no write runs)"
+            if kind and (in_pool or in_release or _looks_stored(name)):
+                return entry, f"is {kind}, which the store never holds"
+            if in_pool and not name.endswith(POOL_SUFFIX):
+                return entry, "is not a pool file (<16 hex>.hdf5)"
+            if in_release and not name.endswith(".h5"):
+                return entry, "is not a fixture file (.h5), so gc cannot see what it names"
+            if not (in_pool or in_release) and _looks_stored(name):
+                return entry, f"lies outside torch-<release>/ and {POOL_DIR}/, so gc cannot see what it names"
+    return None
+
+
+def _looks_stored(name: str) -> bool:
+    return name.lower().endswith((".h5", ".hdf5", ".hdf", ".he5"))
+
+
 def plan_gc(root: Path) -> GcPlan:
-    """Which pool entries no fixture of the store names; refuses while any fixture is unreadable.
+    """Which pool entries no fixture of the store names; refuses (nothing planned) while any
+    fixture is unreadable, any file in the store is one it does not recognise, a write is in
+    progress, the pool or a file in it is a symbolic link, or a pool file's name is not the digest
+    of what it holds: each could hide a fixture that needs an entry gc would delete.
 
     Run it on a store no writer is adding to: a fixture names its new pool file only once it is
-    published, so a write in progress would look unused."""
+    published, so a write in progress would look unused (its temporary file makes gc refuse)."""
+    refusal = _gc_refusal(root)
+    if refusal is not None:
+        raise FixtureError(refusal[0], f"{refusal[1]} (gc deletes nothing while it is there)")
     listed, sizes = list_store(root)
     broken = [f for f in listed if f.problem]
     if broken:
@@ -289,6 +345,8 @@ def plan_gc(root: Path) -> GcPlan:
     kept: dict[Path, list[str]] = {}
     for path in Pool.of_store(root).files():
         keys = [k.text for k in read_pool_keys(path)]
+        if path.name != pool_file_name(keys):
+            raise FixtureError(path, "is not named for the keys it holds (gc deletes nothing while it is there)")
         gone = [k for k in keys if k not in named]
         if gone:
             unused[path] = gone

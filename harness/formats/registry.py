@@ -9,18 +9,20 @@ per-kind tables under the same keys (``harness.compare.fixtures.DIFFS``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from harness.core.errors import FixtureError
+from harness.core.errors import FixtureError, ParityError
 from harness.formats import nanogpt as nanogpt_fixture
 from harness.formats import ops as op_fixture
 from harness.formats import upstream as upstream_fixture
 from harness.formats.nanogpt import NanoGPTFixture, hex_digest
 from harness.formats.ops import OpFixture
 from harness.formats.upstream import UpstreamFixture
+from harness.platform.config import parse_platform_id
 from harness.store import FixtureReader
 
 Fixture = OpFixture | NanoGPTFixture | UpstreamFixture
@@ -37,10 +39,38 @@ class FixtureKind:
     summary: Callable[[dict[str, Any]], str]  # ``parity list``'s contents, from the root attributes
     contents: Callable[[Any], str]  # ``parity info``'s contents table
     extra: Callable[[Any], dict[str, Any]]  # what ``parity info`` shows beside the provenance
+    suffix: Callable[[dict[str, Any]], str]  # what its file name adds to the platform id, from the root attributes
 
 
 def _run_summary(prefix: str) -> Callable[[dict[str, Any]], str]:
     return lambda attrs: f"{prefix}{attrs.get('config', {}).get('name', '?')}, {attrs.get('steps', '?')} steps"
+
+
+_SUFFIX = re.compile(r"(?:\.[a-z0-9][a-z0-9_-]{0,79})?")  # "", ".random-1", ".nanogpt-upstream-tiny"
+
+
+def _run_suffix(prefix: str) -> Callable[[dict[str, Any]], str]:
+    return lambda attrs: f".{prefix}{attrs.get('config', {}).get('name', '')}"
+
+
+def _ops_suffix(attrs: dict[str, Any]) -> str:
+    random = attrs.get("provenance", {}).get("random_cases")
+    return f".random-{random['seed']}" if isinstance(random, dict) else ""
+
+
+def canonical_name(reader: FixtureReader) -> str:
+    """The file name a fixture has in a store: ``<platform id>[.<kind's suffix>].h5``
+    (``.nanogpt-tiny``, ``.nanogpt-upstream-tiny``, ``.random-1``), from what it holds."""
+    attrs = reader.attrs("/")
+    platform_id = str(attrs.get("platform_id", ""))
+    try:
+        parse_platform_id(platform_id)
+    except ParityError as err:
+        raise FixtureError(reader.path, f"cannot be filed in a store: {err}") from None
+    suffix = kind_named(reader.kind, reader.path).suffix(attrs)
+    if not _SUFFIX.fullmatch(suffix) or suffix.endswith("-"):
+        raise FixtureError(reader.path, f"cannot be filed in a store: its name would end in {suffix[:40]!r}")
+    return f"{platform_id}{suffix}.h5"
 
 
 def fixture_kind(path: str | Path) -> str:
@@ -171,15 +201,15 @@ KINDS: dict[str, FixtureKind] = {
     for kind in (
         FixtureKind(
             op_fixture.KIND, op_fixture.read_op_fixture, op_fixture.check_op_fixture,
-            lambda attrs: f"{len(attrs.get('ops', []))} ops", _op_contents, lambda fx: {},
+            lambda attrs: f"{len(attrs.get('ops', []))} ops", _op_contents, lambda fx: {}, _ops_suffix,
         ),
         FixtureKind(
             nanogpt_fixture.KIND, nanogpt_fixture.read_nanogpt_fixture, nanogpt_fixture.check_nanogpt_fixture,
-            _run_summary("nanogpt-"), _nanogpt_contents, _run_extra,
+            _run_summary("nanogpt-"), _nanogpt_contents, _run_extra, _run_suffix("nanogpt-"),
         ),
         FixtureKind(
             upstream_fixture.KIND, upstream_fixture.read_upstream_fixture, upstream_fixture.check_upstream_fixture,
-            _run_summary("nanogpt-upstream-"), _nanogpt_contents, _upstream_extra,
+            _run_summary("nanogpt-upstream-"), _nanogpt_contents, _upstream_extra, _run_suffix("nanogpt-upstream-"),
         ),
     )
 }  # fmt: skip
