@@ -15,7 +15,7 @@ import h5py
 import numpy as np
 
 from harness.formats.ops import CaseRecord, input_digest
-from harness.store.fixture import TREE, FixtureReader, Tree, _tree_from_json, manifest_digest, store_root_of, write_tree
+from harness.store.fixture import TREE, FixtureReader, Node, Tree, manifest_digest, store_root_of, write_tree
 from harness.store.hdf5 import TensorKey, canonical, json_attr, write_dataset
 from harness.store.pool import POOL_DIR
 
@@ -63,9 +63,29 @@ def rewrite(path: Path, edit: Callable[[Tree], None]) -> Path:
     return path
 
 
+class LooseKey:
+    """A tensor reference as its text, unchecked: what a manifest hashes."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def loose_tree(data: dict[str, Any]) -> Tree:
+    """A tree from its JSON form without any of the reader's checks, to seal what a reader must refuse."""
+    return {
+        path: Node(dict(raw["attrs"]), {n: LooseKey(k) for n, k in raw["tensors"]}, list(raw["groups"]))  # type: ignore[misc]
+        for path, raw in data.items()
+    }
+
+
+def loose_manifest(data: dict[str, Any]) -> str:
+    """The manifest a writer would give the tree ``data`` (the JSON form), checks or no checks."""
+    return manifest_digest(loose_tree(data))
+
+
 def edit_tree_json(path: Path, edit: Callable[[dict[str, Any]], None], *, reseal: bool) -> Path:
     """Change a store fixture's tree text in place; ``reseal`` also writes a matching manifest
-    (where the changed tree still parses)."""
+    (where the changed tree still has the tree's shape)."""
     with h5py.File(path, "r+") as f:
         tree = json.loads(f[TREE][()].tobytes().decode())
         edit(tree)
@@ -73,27 +93,31 @@ def edit_tree_json(path: Path, edit: Callable[[dict[str, Any]], None], *, reseal
         del f[TREE]
         write_dataset(f, TREE, np.frombuffer(text.encode(), dtype=np.uint8))
         if reseal:
-            with contextlib.suppress(Exception):  # a tree that no longer parses keeps its old manifest
-                f.attrs["manifest"] = manifest_digest(_tree_from_json(tree, path))
+            with contextlib.suppress(KeyError, TypeError, ValueError, AttributeError):  # no longer a tree's shape
+                f.attrs["manifest"] = loose_manifest(tree)
     return path
 
 
 def store_copy(source: Path, dest: Path, files: list[str]) -> Path:
-    """A store at ``dest`` holding copies of ``files`` (relative to ``source``) and links to every
-    pool file of ``source``; ``own_pool_file`` makes one of them a private copy before it is changed."""
+    """A store at ``dest`` holding copies of ``files`` (relative to ``source``) and every pool file of
+    ``source``, hard-linked where the file system allows (a store never follows a symbolic link out
+    of itself); ``own_pool_file`` makes one of them a private copy before it is changed."""
     for name in files:
         target = dest / name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source / name, target)
     (dest / POOL_DIR).mkdir(parents=True, exist_ok=True)
     for pool_file in sorted((source / POOL_DIR).glob("*.hdf5")):
-        os.symlink(pool_file.resolve(), dest / POOL_DIR / pool_file.name)
+        try:
+            os.link(pool_file, dest / POOL_DIR / pool_file.name)
+        except OSError:  # another file system
+            shutil.copyfile(pool_file, dest / POOL_DIR / pool_file.name)
     return dest
 
 
 def own_pool_file(path: Path) -> Path:
     """Replace a linked pool file by a private copy (so changing it leaves the original alone)."""
-    if path.is_symlink():
+    if path.is_symlink() or path.stat().st_nlink > 1:
         real = path.resolve()
         path.unlink()
         shutil.copyfile(real, path)

@@ -68,7 +68,9 @@ def recorded(tmp_path_factory) -> Path:
     ops = [OPS_BY_NAME[op] for op in OP_IDS if op in cases]
     records = record_ops(ops, cases=cases)
     config = default_config("2.13.0")
-    prov = provenance.collect(config, collect_facts(), random_cases={"per_group": 2, "seed": 4})
+    prov = provenance.collect(
+        config, collect_facts(), ops_recorded=[op.name for op in ops], random_cases={"per_group": 2, "seed": 4}
+    )
     path = tmp_path_factory.mktemp("random") / f"{config.id}.random-4.h5"
     write_op_fixture(path, prov, records, force=False)
     return path
@@ -101,7 +103,7 @@ def test_a_case_not_of_its_draw_is_refused(recorded: Path, tmp_path: Path):
         read_op_fixture(damaged)
     prov = {**fixture.provenance, "random_cases": {"seed": 4}}
     write_op_fixture(tmp_path / "b.h5", prov, list(fixture.cases.values()), force=False)
-    with pytest.raises(FixtureError, match=r"random_cases provenance .* is unreadable"):
+    with pytest.raises(FixtureError, match=r"random_cases provenance: per_group None and seed 4 are no draw"):
         read_op_fixture(tmp_path / "b.h5")
 
 
@@ -120,7 +122,8 @@ def test_a_subset_of_a_random_fixture_keeps_its_draw_and_reads_back(recorded: Pa
     out = tmp_path / recorded.name
     assert tool.main([str(recorded), "--out", str(out), "--max-kib", "0", "--cases", named]) == 0
     part = read_op_fixture(out)  # each kept case checked against the full draw as it is read
-    assert list(part.cases) == [named] and part.provenance["random_cases"] == {"per_group": 2, "seed": 4}
+    assert list(part.cases) == [named]
+    assert part.provenance["random_cases"] == {"per_group": 2, "seed": 4, "cases": [named]}  # the subset it keeps
     want, got = full.cases[named], part.cases[named]
     for name, arr in want.outputs.items():
         assert np.array_equal(arr.view(np.uint32), got.outputs[name].view(np.uint32)), name

@@ -14,7 +14,7 @@ import pytest
 from harness.core.bits import describe_first_mismatch
 from harness.core.errors import FixtureError
 from harness.formats.ops import CaseRecord, read_op_fixture, write_op_fixture
-from harness.store.fixture import STORE_PACKED, STORE_POOL, FixtureReader
+from harness.store.fixture import STORE_PACKED, STORE_POOL, FixtureReader, version_1_allowed
 from harness.store.pool import POOL_DIR
 from tests.store_helpers import edit_tree_json, write_v1
 
@@ -96,7 +96,7 @@ def test_pack_import_and_the_manifest_survive_the_round_trip(tmp_path, small_rec
     other = tmp_path / "other-store"
     result = parity("import", str(moved), "--root", str(other))
     assert result.returncode == 0, result.stderr
-    imported = other / "torch-0.0.0" / "a.h5"
+    imported = other / "torch-0.0.0" / "linux-x86_64-avx2-t1.h5"  # the name its contents give it
     _same_bits(read_op_fixture(src), read_op_fixture(imported))
     again = parity("import", str(moved), "--root", str(other))
     assert again.returncode == 2
@@ -107,9 +107,12 @@ def test_version_1_files_read_and_migrate_keeps_every_bit(tmp_path, small_record
     root = tmp_path / "store"
     v1 = write_v1(root / "torch-0.0.0" / "a.h5", provenance, small_records)
     loose = write_v1(tmp_path / "loose.h5", provenance, small_records)
-    before = read_op_fixture(v1)
-    with FixtureReader(v1) as reader:
-        assert reader.schema_version == 1
+    with version_1_allowed():
+        before = read_op_fixture(v1)
+        with FixtureReader(v1) as reader:
+            assert reader.schema_version == 1
+    refused = parity("verify", str(v1))
+    assert refused.returncode == 2 and "parity migrate" in refused.stderr and len(refused.stderr.splitlines()) == 1
     result = parity("migrate", str(root), str(loose))
     assert result.returncode == 0, result.stderr
     assert "2 fixture(s) converted" in result.stdout
@@ -152,7 +155,7 @@ root, seed = Path(sys.argv[1]), int(sys.argv[2])
 x = np.random.Generator(np.random.PCG64(seed % 3)).standard_normal(500, dtype=np.float32)
 rec = CaseRecord("exp", "c", {}, {"x": x}, {"out": np.exp(x)}, True, "torch.exp(x)")
 path = root / "torch-0.0.0" / f"w{seed}.h5"
-write_op_fixture(path, {"torch_version": "0.0.0", "platform_id": f"w{seed}"}, [rec])
+write_op_fixture(path, {"torch_version": "0.0.0", "platform_id": f"linux-x86_64-avx2-t{seed + 1}"}, [rec])
 """
 
 
@@ -221,7 +224,8 @@ def test_migrate_names_the_blas_code_path_of_ids_recorded_without_it(tmp_path, s
     root = tmp_path / "store"
     amd = {**provenance, "blas": "mkl", "mkl_code_path": "Intel(R) Architecture processors"}
     old = write_v1(root / "torch-0.0.0" / "linux-x86_64-avx2-t1.h5", amd, small_records)
-    before = read_op_fixture(old)
+    with version_1_allowed():
+        before = read_op_fixture(old)
     result = parity("migrate", str(root))
     assert result.returncode == 0, result.stderr
     assert "as linux-x86_64-avx2-mklgeneric-t1.h5" in result.stdout
