@@ -14,9 +14,16 @@ from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.core.ulp import compare_tensors
 from harness.impl import op_registry as impl_ops
+from harness.impl import profiles
 from harness.impl._lib import load, ptr
 from harness.impl.known_gaps import Gap, GapGrew, ImplMismatch, KnownGaps, assert_reproduces, load_gaps, save_gaps
-from harness.impl.profiles import PROFILES, get_profile, profile_for_capability, profile_for_platform
+from harness.impl.profiles import (
+    PROFILES,
+    get_profile,
+    profile_for_capability,
+    profile_for_fixture,
+    profile_for_platform,
+)
 
 
 def _selftest(profile_name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[int, np.ndarray]:
@@ -104,6 +111,38 @@ def test_gaps_file_round_trips(tmp_path: Path):
     path.write_text(json.dumps({"schema": "other"}))
     with pytest.raises(ParityError, match="not a known-gaps file"):
         load_gaps(path)
+
+
+def test_profiles_name_the_torch_release_they_reproduce():
+    assert profiles.IMPL_TORCH in profiles.RELEASES and get_profile("x86-avx2").torch == profiles.IMPL_TORCH
+    p = profile_for_fixture({"platform_id": "linux-x86_64-avx2-mklgeneric-t2", "torch_version": "2.12.1"})
+    assert (p.name, p.threads, p.torch, p.label) == ("x86-avx2", 2, "2.12.1", "x86-avx2 t2 torch 2.12.1")
+    assert p.as_c().torch == 21201 and get_profile("x86-avx2").as_c().torch == 21300
+    assert profile_for_platform("linux-x86_64-baseline-t1", "2.14.1").with_threads(3).torch == "2.14.1"
+    with pytest.raises(ParityError, match=r"no kernel profile for torch 2\.11\.0 \(it reproduces 2\.12\.1, 2\.13\.0"):
+        profile_for_fixture({"platform_id": "linux-x86_64-avx2-mklgeneric-t1", "torch_version": "2.11.0"})
+    with pytest.raises(ParityError, match=r"its arm64 profiles reproduce torch 2\.13\.0"):
+        profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1", "2.12.1")
+    assert profile_for_capability("AVX2", 1, "x86_64", "2.14.1").torch == "2.14.1"
+
+
+def test_check_impl_refuses_a_release_without_a_profile(
+    monkeypatch: pytest.MonkeyPatch, committed_root: Path, capsys: pytest.CaptureFixture[str]
+):
+    """A fixture's torch_version picks the profile's release; one the impl has none for is one line, exit 2."""
+    from harness.replay.check import main as replay_check
+
+    fixture = committed_root / "torch-2.12.1" / "linux-x86_64-baseline-mklgeneric-t1.h5"
+    assert main(["check", "--impl", "--against", str(fixture), "--ops", "sum", "--quiet"]) == 0
+    assert "the impl ran as x86-baseline t1 torch 2.12.1" in capsys.readouterr().out
+    monkeypatch.setattr(profiles, "RELEASES", ("2.13.0", "2.14.1"))
+    assert main(["check", "--impl", "--against", str(fixture), "--ops", "sum"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no kernel profile for torch 2.12.1 (it reproduces 2.13.0, 2.14.1)" in err
+    assert replay_check(["--fixture", str(fixture), "sum"]) == 2
+    assert "no kernel profile for torch 2.12.1" in capsys.readouterr().err
+    assert replay_check(["--torch", "2.11.0", "sum"]) == 2
+    assert "no kernel profile for torch 2.11.0" in capsys.readouterr().err
 
 
 def test_committed_gaps_file_loads():

@@ -14,7 +14,7 @@ from harness.core.files import path_arg
 from harness.core.op_ids import parse_op_list
 from harness.formats.registry import read_fixture
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import IMPL_TORCH, get_profile, profile_for_platform
+from harness.impl.profiles import IMPL_TORCH, get_profile, profile_for_fixture
 from harness.platform.config import parse_platform_id
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import committed_fixture, default_config, record_live, torch_missing
@@ -78,14 +78,16 @@ def _impl_fixture_path(args: argparse.Namespace) -> Path:
 
 def _check_impl(args: argparse.Namespace) -> int:
     """The reference implementation (no torch) against a fixture, under the fixture's own
-    profile and thread count unless --profile/--threads say otherwise."""
+    profile, thread count and torch release unless --profile/--threads say otherwise."""
     expected = read_fixture(_impl_fixture_path(args))
     platform = str(expected.attrs["platform_id"])
-    own = profile_for_platform(platform)
-    profile = get_profile(args.profile or own.name, own.threads if args.threads is None else args.threads)
+    own = profile_for_fixture(expected.attrs)
+    threads = own.threads if args.threads is None else args.threads
+    profile = get_profile(args.profile or own.name, threads, own.torch)
     ran = f"the impl ran as {profile.label}" + ("" if profile == own else f" (the fixture's own profile: {own.label})")
     result = replay(expected, profile, args.ops)
     result.diff.b_label = f"reference implementation, profile {profile.label}"
-    gaps = [g.line() for g in load_gaps().for_platform(platform) if g.op in result.gap_ops] if profile == own else None
+    known = profile == own and own.torch == IMPL_TORCH  # the known gaps are measured on the IMPL_TORCH fixtures
+    gaps = [g.line() for g in load_gaps().for_platform(platform) if g.op in result.gap_ops] if known else None
     code = emit(result.diff, args, "; ".join([ran, *result.notes]), gaps)
     return 1 if result.missing else code

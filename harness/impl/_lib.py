@@ -13,7 +13,8 @@ class Profile(ctypes.Structure):
     """``profile_t`` of csrc/common.h."""
 
     _fields_ = [
-        (name, ctypes.c_int32) for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads", "blas")
+        (name, ctypes.c_int32)
+        for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads", "blas", "torch")
     ]
 
 

@@ -4,7 +4,9 @@ A profile names what changes bits between platforms (see docs/impl/kernels.md): 
 (which kernel variant runs), the vector width of plain and of AVX-512-registered kernels,
 whether vector multiply-adds are fused, whether the compiler contracted scalar ``a*b+c`` in
 vectorised objects, and which MKL code path the BLAS calls take. The thread count is a
-separate parameter (``with_threads``), as ATen's chunking depends on it.
+separate parameter (``with_threads``), as ATen's chunking depends on it, and so is the torch
+release reproduced (``with_torch``; a fixture's own is its ``torch_version``), as a release may
+change a kernel's bits (docs/releases.md).
 """
 
 from __future__ import annotations
@@ -12,6 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from harness.core.errors import ParityError
+
+IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a profile unless told otherwise
+# The torch releases whose CPU bits the kernels reproduce (docs/releases.md): the x86 profiles all
+# three, the arm64 profiles 2.13.0. 2.12.1's x86 FMA objects leave the partial last vector of
+# map2/map3_reduce_all unfused (layer_norm and softmax backward); 2.14.1 computes as 2.13.0.
+RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 
 
 @dataclass(frozen=True)
@@ -24,25 +32,42 @@ class KernelProfile:
     contract: bool  # scalar a*b+c contracted to an FMA in the vectorised objects (GCC, -mfma)
     blas: str  # the BLAS code path reproduced, as tagged in platform ids (platform_config.BLAS_TAGS)
     threads: int = 1
+    torch: str = IMPL_TORCH  # the torch release reproduced (RELEASES)
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
             raise ParityError(f"thread count must be >= 1, got {threads}")
         return replace(self, threads=threads)
 
+    def with_torch(self, release: str) -> KernelProfile:
+        """This profile as torch ``release`` computes; refused for a release the impl has no profile for."""
+        if release not in RELEASES:
+            raise ParityError(
+                f"the impl has no kernel profile for torch {release} (it reproduces {', '.join(RELEASES)})"
+            )
+        if self.aten in ("neon", "sve") and release != IMPL_TORCH:
+            raise ParityError(
+                f"the impl has no kernel profile for torch {release} on arm64 "
+                f"(its arm64 profiles reproduce torch {IMPL_TORCH})"
+            )
+        return replace(self, torch=release)
+
     @property
     def label(self) -> str:
-        return f"{self.name} t{self.threads}"
+        suffix = "" if self.torch == IMPL_TORCH else f" torch {self.torch}"
+        return f"{self.name} t{self.threads}{suffix}"
 
     def as_c(self):
         from harness.impl._lib import Profile
 
         aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
         blas = {MODELLED_BLAS: 0, NVPL: 1}[self.blas]
-        return Profile(aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas)
+        major, minor, patch = (int(v) for v in self.torch.split("."))
+        release = major * 10000 + minor * 100 + patch
+        return Profile(
+            aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas, release
+        )
 
-
-IMPL_TORCH = "2.13.0"  # the torch release whose CPU bits the kernels reproduce
 
 # MKL's generic path ("Intel(R) Architecture processors"), as it runs on the fixtures' AMD host
 # whatever MKL_ENABLE_INSTRUCTIONS says; Intel CPUs run other, vendor-specific kernels.
@@ -78,10 +103,10 @@ _LEVEL_PROFILE = {
 _ARCH_BLAS = {"x86_64": MODELLED_BLAS, "arm64": NVPL}
 
 
-def get_profile(name: str, threads: int = 1) -> KernelProfile:
+def get_profile(name: str, threads: int = 1, torch: str = IMPL_TORCH) -> KernelProfile:
     if name not in PROFILES:
         raise ParityError(f"unknown kernel profile '{name}' (known: {', '.join(PROFILES)})")
-    return PROFILES[name].with_threads(threads)
+    return PROFILES[name].with_threads(threads).with_torch(torch)
 
 
 # (arch, torch.backends.cpu.get_cpu_capability()) -> profile
@@ -95,7 +120,9 @@ _CAPABILITY_PROFILE = {
 }
 
 
-def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") -> KernelProfile:
+def profile_for_capability(
+    capability: str, threads: int, arch: str = "x86_64", torch: str = IMPL_TORCH
+) -> KernelProfile:
     """The profile of a running torch, from its architecture and reported ATen capability."""
     from harness.platform.config import normalize_arch
 
@@ -103,11 +130,18 @@ def profile_for_capability(capability: str, threads: int, arch: str = "x86_64") 
     if (arch, capability) not in _CAPABILITY_PROFILE:
         known = ", ".join(f"{a} {c}" for a, c in _CAPABILITY_PROFILE)
         raise ParityError(f"no kernel profile for ATen capability '{capability}' on {arch} (known: {known})")
-    return get_profile(_CAPABILITY_PROFILE[(arch, capability)], threads)
+    return get_profile(_CAPABILITY_PROFILE[(arch, capability)], threads, torch)
 
 
-def profile_for_platform(platform_id: str) -> KernelProfile:
-    """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-mklgeneric-t2."""
+def profile_for_fixture(attrs) -> KernelProfile:
+    """The profile, thread count and torch release of a fixture, from its attributes' platform id
+    and torch_version (refused when the impl has no profile for that release)."""
+    return profile_for_platform(str(attrs["platform_id"]), str(attrs["torch_version"]))
+
+
+def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:
+    """The profile and thread count of a fixture's platform id, e.g. linux-x86_64-avx2-mklgeneric-t2,
+    as torch release ``torch`` computes."""
     from harness.platform.config import parse_platform_id
 
     config = parse_platform_id(platform_id)
@@ -122,4 +156,4 @@ def profile_for_platform(platform_id: str) -> KernelProfile:
             f"{config.blas}; the impl reproduces {_ARCH_BLAS[config.arch]} on {config.arch}"
             + (" (MKL's generic path, as on AMD CPUs)" if config.arch == "x86_64" else "")
         )
-    return get_profile(_LEVEL_PROFILE[config.isa], config.threads)
+    return get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch)

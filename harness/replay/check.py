@@ -4,6 +4,9 @@ python -m harness.replay.check exp log            # against the committed fixtur
 python -m harness.replay.check --fixture F.h5 sum
 python -m harness.replay.check --fixture F.nanogpt-tiny.h5   # a nanoGPT fixture (ops do not apply)
 python -m harness.replay.check --write-gaps       # measure everything, rewrite known_gaps.json
+python -m harness.replay.check --torch 2.12.1 --nanogpt   # the committed fixtures of another release
+
+Each fixture is replayed under its own profile, thread count and torch release (its torch_version).
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from harness.core.op_ids import parse_op_list
 from harness.core.ulp import compare_tensors, describe
 from harness.formats.ops import read_op_fixture
 from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
-from harness.impl.profiles import IMPL_TORCH, KernelProfile
+from harness.impl.profiles import IMPL_TORCH, KernelProfile, get_profile
 from harness.replay.ops import impl_op_fixture
 from harness.store.paths import DEFAULT_FIXTURES
 
@@ -33,18 +36,18 @@ def unverified_profiles() -> dict[str, str]:
     return {name: why for name in PROFILES if name not in verified}
 
 
-def committed_impl_fixtures() -> list[Path]:
-    """The committed op fixtures of the reproduced torch version on the platforms the impl has
+def committed_impl_fixtures(torch: str = IMPL_TORCH) -> list[Path]:
+    """The committed op fixtures of torch release ``torch`` on the platforms the impl has
     profiles for (Linux x86_64 and arm64), with the committed random cases
     (``<id>.random-<seed>.h5``, harness/workloads/random_cases.py), in a stable order."""
-    root = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}"
+    root = DEFAULT_FIXTURES / f"torch-{torch}"
     patterns = ("linux-{}-*-t[0-9].h5", "linux-{}-*-t[0-9].random-*.h5")
     return sorted(p for arch in IMPL_ARCHES for pattern in patterns for p in root.glob(pattern.format(arch)))
 
 
-def committed_impl_nanogpt_fixtures(config: str) -> list[Path]:
+def committed_impl_nanogpt_fixtures(config: str, torch: str = IMPL_TORCH) -> list[Path]:
     """The committed nanoGPT fixtures of one training configuration on those platforms."""
-    root = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}"
+    root = DEFAULT_FIXTURES / f"torch-{torch}"
     return sorted(p for arch in IMPL_ARCHES for p in root.glob(f"linux-{arch}-*-t[0-9].nanogpt-{config}.h5"))
 
 
@@ -113,20 +116,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quiet", action="store_true", help="only the mismatches")
     parser.add_argument("--nanogpt", action="store_true", help="also the committed nanoGPT tiny fixtures")
     parser.add_argument(
+        "--torch",
+        default=IMPL_TORCH,
+        help=f"the committed fixtures of this torch release (default {IMPL_TORCH}; not with --write-gaps)",
+    )
+    parser.add_argument(
         "--write-gaps",
         action="store_true",
         help="rewrite known_gaps.json (every op and nanoGPT tiny fixture)",
     )
     args = parser.parse_args(argv)
     try:
-        if args.write_gaps and (args.ops or args.fixture):
-            raise ParityError("--write-gaps measures every op on every committed fixture: give no ops or --fixture")
+        if args.write_gaps and (args.ops or args.fixture or args.torch != IMPL_TORCH):
+            raise ParityError(
+                f"--write-gaps measures every op on every committed torch {IMPL_TORCH} fixture: "
+                "give no ops, --fixture or --torch"
+            )
+        get_profile("x86-baseline", 1, args.torch)  # a release the impl has no profile for is refused here
         ops = parse_op_list(",".join(args.ops))
         gaps: list[Gap] = []
         total = 0
-        runs = [(measure_fixture, p) for p in args.fixture or committed_impl_fixtures()]
+        runs = [(measure_fixture, p) for p in args.fixture or committed_impl_fixtures(args.torch)]
         if args.nanogpt or args.write_gaps:
-            runs += [(lambda p, _: measure_nanogpt(p), p) for p in committed_impl_nanogpt_fixtures("tiny")]
+            tiny = committed_impl_nanogpt_fixtures("tiny", args.torch)
+            runs += [(lambda p, _: measure_nanogpt(p), p) for p in tiny]
         for how, path in runs:
             found, lines = how(path, ops)
             gaps += found

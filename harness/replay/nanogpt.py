@@ -15,7 +15,7 @@ import numpy as np
 from harness.formats.nanogpt import NanoGPTFixture
 from harness.formats.run_keep import RecorderTee, RunRecorder
 from harness.impl.op_registry import NotImplementedInImpl
-from harness.impl.profiles import KernelProfile, profile_for_platform
+from harness.impl.profiles import KernelProfile, profile_for_fixture
 from harness.workloads.nanogpt import CONFIGS, TrainConfig, batches_for
 
 
@@ -79,7 +79,7 @@ def impl_nanogpt_runs(
 ) -> list[NanoGPTFixture]:
     """``impl_nanogpt_fixture`` in one training, digested by each of ``algorithms``."""
     train = nanogpt_trainer()
-    profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
+    profile = profile or profile_for_fixture(expected.attrs)
     cfg = train_config(expected, steps)
     batches = batches_for(cfg)
     recorder = ImplRecorder({int(s) for s in expected.attrs.get("full_steps", [])}, batches, algorithms)

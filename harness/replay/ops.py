@@ -6,14 +6,14 @@ from dataclasses import replace
 
 from harness.formats.ops import OpFixture
 from harness.impl.op_registry import NotImplementedInImpl, run_case
-from harness.impl.profiles import KernelProfile, profile_for_platform
+from harness.impl.profiles import KernelProfile, profile_for_fixture
 
 
 def impl_op_fixture(expected: OpFixture, profile: KernelProfile | None = None) -> tuple[OpFixture, dict[str, str]]:
     """The impl's outputs for ``expected``'s cases under the fixture's own profile and thread
     count (or ``profile``); returns (fixture, {op: why it has no kernel}) -- cases of ops
     without a kernel are left out."""
-    profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
+    profile = profile or profile_for_fixture(expected.attrs)
     attrs = {**expected.attrs, "platform_id": f"impl {profile.label}"}
     out = OpFixture(expected.path.with_name(f"impl:{profile.name}-t{profile.threads}"), attrs)
     missing: dict[str, str] = {}

@@ -24,7 +24,7 @@ from harness.core.errors import ParityError
 from harness.formats.nanogpt import NanoGPTFixture, write_nanogpt_fixture
 from harness.formats.registry import read_fixture
 from harness.formats.upstream import UpstreamFixture, diff_evals, write_upstream_fixture
-from harness.impl.profiles import profile_for_platform
+from harness.impl.profiles import profile_for_fixture
 
 # root attributes the store or a writer sets from the run itself, not copied from the old fixture
 _DERIVED = {"input_digest", "param_names", "full_init", "digest", "digest_kinds", "full_steps", "steps",
@@ -51,7 +51,7 @@ def redigest(path: Path, algorithm: str = ALGORITHM) -> Conversion:
     old = fixture.run.digest
     if old == algorithm:
         return Conversion(path, False, f"already digested with {algorithm}")
-    profile = profile_for_platform(str(fixture.attrs["platform_id"]))
+    profile = profile_for_fixture(fixture.attrs)
     upstream = isinstance(fixture, UpstreamFixture)
     same, new = (impl_upstream_runs if upstream else impl_nanogpt_runs)(fixture, [old, algorithm], profile)
     diff = diff_nanogpt(fixture, same)

@@ -39,7 +39,7 @@ from harness.impl.nanogpt import (
     moments,
     start_training,
 )
-from harness.impl.profiles import KernelProfile, profile_for_platform
+from harness.impl.profiles import KernelProfile, profile_for_fixture
 from harness.impl.reduce import clip_grad_norm, mean_dims
 from harness.workloads.nanogpt import get_lr
 from harness.workloads.upstream import SPLITS, dataset_splits, get_batch, train_config
@@ -129,7 +129,7 @@ def impl_upstream_runs(
     expected: UpstreamFixture, algorithms: Sequence[str], profile: KernelProfile | None = None, steps: int | None = None
 ) -> list[UpstreamFixture]:
     """``impl_upstream_fixture`` in one replay, digested by each of ``algorithms``."""
-    profile = profile or profile_for_platform(str(expected.attrs["platform_id"]))
+    profile = profile or profile_for_fixture(expected.attrs)
     full_steps = {int(s) for s in expected.attrs.get("full_steps", [])}
     recorders = [UpstreamRecorder(full_steps, a) for a in algorithms]
     settings, vocab_size = dict(expected.attrs["train_config"]), int(expected.attrs["vocab_size"])

@@ -132,20 +132,21 @@ def impl_result(c: Config, ops: list[str], known: KnownGaps) -> dict[str, Any] |
     """What the reference implementation does on a configuration, from the measured known gaps
     (``harness/impl/known_gaps.json``, held true by the impl's tests over the committed fixtures):
     {"ops": k ops bit-exact of "of", "nanogpt": {config: {"identical_steps", "steps"}}}, or why
-    there is no such figure."""
-    from harness.impl.profiles import IMPL_TORCH, profile_for_platform
+    there is no such figure. The known gaps are measured on the fixtures of their torch release; the
+    committed fixtures of the impl's other releases have none (tests/test_impl_fixtures.py)."""
+    from harness.impl.profiles import RELEASES, profile_for_platform
     from harness.store.paths import DEFAULT_FIXTURES
 
-    if c.torch_version != IMPL_TORCH:
-        return f"not modelled (the impl reproduces torch {IMPL_TORCH})"
+    if c.torch_version not in RELEASES:
+        return f"not modelled (the impl reproduces torch {', '.join(RELEASES)})"
     try:
-        profile = profile_for_platform(c.platform_id)
+        profile = profile_for_platform(c.platform_id, c.torch_version)
     except ParityError:
         return "no kernel profile"
-    committed = DEFAULT_FIXTURES.resolve() / f"torch-{IMPL_TORCH}"
+    committed = DEFAULT_FIXTURES.resolve() / f"torch-{c.torch_version}"
     if c.path is None or c.path.resolve().parent != committed:
         return f"not measured here: parity check --impl --against {c.path.name if c.path else 'FIXTURE'}"
-    gaps = known.for_platform(c.platform_id)
+    gaps = known.for_platform(c.platform_id) if c.torch_version == known.torch_version else []
     differing = {g.op for g in gaps}
     runs: dict[str, Any] = {}
     for name, fx in sorted(c.nanogpt.items()):
@@ -317,8 +318,9 @@ def render_markdown(data: dict[str, Any]) -> str:
         "",
         "## The reference implementation on each configuration",
         "",
-        "`harness/impl` (NumPy and C, no torch) under each configuration's kernel profile, from the measured "
-        "gaps in `harness/impl/known_gaps.json` (every output of every case, equal bits).",
+        "`harness/impl` (NumPy and C, no torch) under each configuration's kernel profile and torch release, "
+        "from the measured gaps in `harness/impl/known_gaps.json` (every output of every case, equal bits; "
+        "the committed fixtures of the impl's other releases have none, as `tests/test_impl_fixtures.py` requires).",
         "",
         "| configuration | impl |",
         "|---|---|",

@@ -46,6 +46,12 @@ static int obj_kind(const profile_t *p) {
 #define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
 #define FUSE_BODY 2 /* ... and so are the full vectors' */
 
+/* Whether the x86 FMA objects fuse the partial last vector of map2/map3_reduce_all (the
+ * Vec::set(acc, acc + t*b, size - d) step): torch 2.13.0 and 2.14.1 do (layer_norm backward's
+ * ds and db, softmax backward's sum of g*y in its inline copy); torch 2.12.1 does not, there
+ * acc + t*b is rounded twice (every 2.12.1 AVX2 fixture's layer_norm and softmax grad_x). */
+static int x86_tail_fused(const profile_t *p) { return p->torch >= TORCH_2_13; }
+
 static int64_t ceil_log2(int64_t x) { /* c10 utils::CeilLog2: 1 for x <= 2 */
     if (x <= 2) return 1;
     int64_t r = 0;
@@ -234,7 +240,8 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
  * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +);
  * b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N; dx = (a*dy*w + b*x) + c.
  * Contractions per object kind K (see obj_kind):
- *   OBJ_X86_FMA: fma(dy, fma(a, x, -a*mean), dgamma); only the partial last vector of ds/db fused;
+ *   OBJ_X86_FMA: fma(dy, fma(a, x, -a*mean), dgamma); only the partial last vector of ds/db fused
+ *                (torch 2.13.0 and 2.14.1; in 2.12.1 no vector of ds/db is, see x86_tail_fused);
  *                fma(db, mean, -ds), fma(-b, mean, -(db*a/N)); dx = fma(b, x, a*dy*w) + c.
  *   OBJ_NEON:    dgamma as OBJ_X86_FMA; ds/db fused in every vector (fmla); b, c as OBJ_X86_FMA;
  *                dx = fma(a*dy, w, b*x) + c.
@@ -244,10 +251,10 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
 KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy, const float *restrict x,
                                   const float *mean, const float *rstd, const float *restrict weight, int64_t M,
                                   int64_t N, float *restrict dx, float *restrict dweight, float *restrict dbias,
-                                  float *restrict buffer, const int K, const int L) {
+                                  float *restrict buffer, const int K, const int L, const int x86_tail) {
     const float scale = 1.0f / (float)N;
     const int VC = K == OBJ_X86_FMA || K == OBJ_NEON, SC = K != OBJ_X86_DEFAULT;
-    const int fuse = K == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : K == OBJ_X86_FMA ? FUSE_TAIL : 0;
+    const int fuse = K == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : K == OBJ_X86_FMA && x86_tail ? FUSE_TAIL : 0;
     float *restrict dyx = buffer + 2 * T * N;
     for (int64_t tid = 0; tid < T; tid++) {
         int64_t b0, b1;
@@ -285,17 +292,18 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
     const int tree = p.aten != 0;
     switch (obj_kind(&p)) {
     case OBJ_NEON:
-        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_NEON, 4);
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_NEON, 4, 1);
         break;
     case OBJ_SVE:
-        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_SVE, 8);
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_SVE, 8, 1);
         break;
     case OBJ_X86_FMA:
-        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_FMA, 8);
+        layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_FMA, 8,
+                              x86_tail_fused(&p));
         break;
     default:
         layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_DEFAULT,
-                              8);
+                              8, 1);
     }
 }
 
@@ -347,16 +355,16 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
 }
 
 /* _vec_host_softmax_backward_lastdim<float, false> (SoftMaxKernel.cpp), g/y/gx (M,N): per row
- * s = map2_reduce_all(g*y, +), gx = (g - s) * y. x86 FMA objects: GCC contracted the partial
- * vector's g*y + acc in the copy that runs inline (one thread, or one row), not in the one inside
- * the OpenMP region. aarch64 NEON objects: every vector's g*y + acc contracted, in both copies;
- * SVE256: none. */
+ * s = map2_reduce_all(g*y, +), gx = (g - s) * y. x86 FMA objects of torch 2.13.0 and 2.14.1: GCC
+ * contracted the partial vector's g*y + acc in the copy that runs inline (one thread, or one row),
+ * not in the one inside the OpenMP region; torch 2.12.1's contracts it in neither (x86_tail_fused).
+ * aarch64 NEON objects: every vector's g*y + acc contracted, in both copies; SVE256: none. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
     const int kind = obj_kind(&p);
     const int fuse = kind == OBJ_NEON ? FUSE_TAIL | FUSE_BODY
                      : kind == OBJ_SVE ? 0
-                                       : (p.contract && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
+                     : (p.contract && x86_tail_fused(&p) && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
