@@ -237,4 +237,7 @@ def test_live_check_without_torch_says_so_pinned_to_the_fixtures_torch(tmp_path,
         "or check the reference implementation with --impl\n"
     )
     code, _, err = _main(["check", "--platform", "linux-x86_64-avx2-mklgeneric-t2"], capsys)
-    assert code == 2 and err.startswith("parity: error: torch is not installed: python3 -m pip install torch==2.13.0;")
+    assert code == 2 and err.startswith(  # the newest release with a committed set of that configuration
+        "parity: error: torch is not installed: python3 -m pip install torch==2.14.1 "
+        "(committed fixtures are of torch 2.12.1, 2.13.0, 2.14.1);"
+    )
