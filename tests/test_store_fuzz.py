@@ -135,9 +135,12 @@ def _delete_tensor(tree: dict[str, Any], rng: random.Random) -> None:
 
 
 def _relink_tensor(tree: dict[str, Any], rng: random.Random) -> None:
+    """A reference pointed at a tensor of another dtype or shape (one of the same dtype and shape,
+    consistently re-sealed, is accepted: the manifest is integrity, not a signature)."""
     refs = [(p, i) for p in tree for i in range(len(tree[p]["tensors"]))]
     (pa, ia), (pb, ib) = rng.sample(refs, 2)
-    while tree[pa]["tensors"][ia][1] == tree[pb]["tensors"][ib][1]:
+    layout = lambda p, i: tree[p]["tensors"][i][1].split("_", 1)[1]  # its dtype and shape
+    while layout(pa, ia) == layout(pb, ib):
         (pb, ib) = rng.choice(refs)
     tree[pa]["tensors"][ia][1] = tree[pb]["tensors"][ib][1]
 
