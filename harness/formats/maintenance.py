@@ -27,7 +27,15 @@ from harness.store.fixture import (
     write_tree,
 )
 from harness.store.hdf5 import TensorKey, damage_in, is_temp_name, json_attr, open_h5, unlink_quietly
-from harness.store.pool import POOL_DIR, POOL_SUFFIX, TENSORS, Pool, pool_file_name, read_pool_keys, write_pool_file
+from harness.store.pool import (
+    POOL_DIR,
+    POOL_SUFFIX,
+    TENSORS,
+    Pool,
+    check_pool_file_name,
+    read_pool_keys,
+    write_pool_file,
+)
 from harness.store.spec import release_problem
 
 FIXTURE_GLOB = "torch-*/*.h5"
@@ -345,8 +353,7 @@ def plan_gc(root: Path) -> GcPlan:
     kept: dict[Path, list[str]] = {}
     for path in Pool.of_store(root).files():
         keys = [k.text for k in read_pool_keys(path)]
-        if path.name != pool_file_name(keys):
-            raise FixtureError(path, "is not named for the keys it holds (gc deletes nothing while it is there)")
+        check_pool_file_name(path, keys)
         gone = [k for k in keys if k not in named]
         if gone:
             unused[path] = gone

@@ -159,8 +159,7 @@ class Pool:
         count = 0
         for path in self.files():
             keys = read_pool_keys(path)
-            if path.name != pool_file_name(k.text for k in keys):
-                raise FixtureError(path, "damaged tensor pool: the file's name is not the digest of the keys it holds")
+            check_pool_file_name(path, [k.text for k in keys])
             with open_h5(path) as f, damage_in(path, "tensor pool"):
                 for key in keys:
                     node = f[TENSORS][key.text]
@@ -174,6 +173,12 @@ class Pool:
 def pool_file_name(keys: Iterable[str]) -> str:
     h = hashlib.sha256("\n".join(sorted(keys)).encode())
     return h.hexdigest()[:16] + POOL_SUFFIX
+
+
+def check_pool_file_name(path: Path, keys: Iterable[str]) -> None:
+    """A pool file is named for the keys it holds (``pool_file_name``); else it is damage."""
+    if path.name != pool_file_name(keys):
+        raise FixtureError(path, "damaged tensor pool: the file's name is not the digest of the keys it holds")
 
 
 def write_pool_file(directory: Path, entries: Iterable[tuple[str, np.ndarray]]) -> tuple[Path | None, int]:
