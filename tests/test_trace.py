@@ -359,11 +359,14 @@ def _comparable(ops: list[OpRecord]) -> list[str]:
     changes what torch runs: no detach (torch keeps Parameter's from modes; a mode brings on others),
     and the autograd engine's accumulation of gradients as add (add_ where no mode is active)."""
     out = []
+    kept: dict[int, int] = {-1: -1}  # an op's index among those kept: what inputs' sources name
     for o in ops:
         if o.op == "aten.detach.default":
             continue
+        kept[o.index] = len(out)
         op = "aten.add.Tensor" if o.phase == "backward" and o.op == "aten.add_.Tensor" else o.op
-        out.append(repr((op, o.module, o.site, o.phase, o.step, o.args, o.inputs, o.outputs)).replace("nan", "NaN"))
+        inputs = [r._replace(src=kept[r.src]) for r in o.inputs]
+        out.append(repr((op, o.module, o.site, o.phase, o.step, o.args, inputs, o.outputs)).replace("nan", "NaN"))
     return out
 
 

@@ -82,7 +82,7 @@ def cmd_trace_diff(args: argparse.Namespace) -> int:
     if args.output:
         check_output_path(args.output)
     a, b = read_trace(args.a), read_trace(args.b)
-    diff = diff_traces(a, b)
+    diff = diff_traces(a, b, getattr(args, "target", ""))
     diff.cause = explain(diff)
     if getattr(args, "verify_cause", False) and diff.cause is not None:
         verify(diff, diff.cause)

@@ -3,7 +3,7 @@
 A trace is an HDF5 file of the fixture store (``harness.store``: atomic writes, SHA-256 of every
 array, no pickle) of kind ``trace``::
 
-    /                       attrs: format, schema_version, kind = "trace", trace_version = 2,
+    /                       attrs: format, schema_version, kind = "trace", trace_version = 3,
                                    digest (the tensors' digest algorithm, harness.core.digest: mix256-v1;
                                    version 1 traces, without it, hold SHA-256 digests),
                                    provenance (JSON: as a fixture's, harness.platform.provenance),
@@ -22,6 +22,10 @@ array, no pickle) of kind ``trace``::
                             tensor, fingerprinted where an op computes with them)
     /trace/t_sum            float64 sum of the elements (NaN where not fingerprinted or not numeric;
                             float32 in harness.core.digest's order, others NumPy's)
+    /trace/t_src            int32: for an input, the index of the op that last wrote the storage it
+                            views (through views and in-place writes), -1 where no traced op did (a
+                            tensor made before the trace began, a generator's state); -1 for outputs.
+                            Version 3 and later: older traces do not know their inputs' sources
     /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
                             attrs: args (JSON: the call's arguments, tensors by input name)
 
@@ -45,8 +49,9 @@ from harness.store import FixtureReader, FixtureWriter
 KIND = "trace"
 HOOK = "dispatcher-hook"  # recorded through harness/trace/csrc/hook.cpp
 MODE = "dispatch-mode"  # through a TorchDispatchMode
-TRACE_VERSION = 2
-_READ_VERSIONS = (1, 2)  # 1: SHA-256 digests, no digest attribute
+TRACE_VERSION = 3
+_READ_VERSIONS = (1, 2, 3)  # 1: SHA-256 digests, no digest attribute; 3: t_src
+SOURCES_SINCE = 3  # the first version that records which op wrote each input
 PHASES = ("forward", "backward", "optimizer", "other")
 _OP_COLUMNS = ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count")
 _T_COLUMNS = ("t_name", "t_dtype", "t_shape")
@@ -61,6 +66,7 @@ class TensorRef(NamedTuple):
     shape: tuple[int, ...]
     sum: float
     fingerprinted: bool = True
+    src: int = -1  # an input: the op that last wrote the storage it views (-1: none traced, or unknown)
 
 
 @dataclass
@@ -112,6 +118,11 @@ class Trace:
         return str(self.attrs.get("tracer", MODE))
 
     @property
+    def has_sources(self) -> bool:
+        """Whether the trace records which op wrote each input (version 3 and later)."""
+        return int(self.attrs.get("trace_version", 1)) >= SOURCES_SINCE
+
+    @property
     def label(self) -> str:
         prov = self.provenance
         return f"{self.path} ({prov.get('platform_id', '?')}, torch {prov.get('torch_version', '?')})"
@@ -143,6 +154,7 @@ def write_trace(
     digests: list[bytes] = []
     fingerprinted: list[bool] = []
     sums: list[float] = []
+    sources: list[int] = []
     for rec in ops:
         row = (
             sid(rec.op), sid(rec.module), sid(rec.site), PHASES.index(rec.phase), sid(rec.args), rec.step,
@@ -157,6 +169,8 @@ def write_trace(
             digests.append(t.digest)
             fingerprinted.append(t.fingerprinted)
             sums.append(t.sum)
+        sources += [t.src for t in rec.inputs]
+        sources += [-1] * len(rec.outputs)
     with FixtureWriter(path, KIND, force=force, packed=True) as w:
         w.set_attrs("/", {**attrs, "trace_version": TRACE_VERSION, "digest": DIGEST, "captured": sorted(captured)})
         for col, values in {**op_cols, **t_cols}.items():
@@ -164,6 +178,7 @@ def write_trace(
         w.put("trace", "t_digest", np.frombuffer(b"".join(digests), np.uint8).reshape(len(digests), 32))
         w.put("trace", "t_fingerprinted", np.asarray(fingerprinted, bool))
         w.put("trace", "t_sum", np.asarray(sums, np.float64))
+        w.put("trace", "t_src", np.asarray(sources, np.int32))
         w.put("trace", "strings", np.frombuffer(json.dumps(list(sid.ids)).encode(), np.uint8))
         for index, cap in captured.items():
             w.set_attrs(f"captured/{index}", {"args": cap.args})
@@ -194,15 +209,20 @@ def read_trace(path: str | Path) -> Trace:
         cols = {c: r.tensor(f"trace/{c}").tolist() for c in (*_OP_COLUMNS, *_T_COLUMNS, "t_fingerprinted", "t_sum")}
         digest = r.tensor("trace/t_digest")
         shapes = {i: tuple(json.loads(strings[i])) for i in set(cols["t_shape"])}
+        n_refs = len(cols["t_name"])
+        sources = r.tensor("trace/t_src").tolist() if attrs["trace_version"] >= SOURCES_SINCE else [-1] * n_refs
+        if len(sources) != n_refs:
+            raise FixtureError(path, f"t_src holds {len(sources)} rows for {n_refs} tensors")
         refs = [
-            TensorRef(strings[n], digest[i].tobytes(), strings[d], shapes[s], v, bool(wr))
-            for i, (n, d, s, wr, v) in enumerate(
+            TensorRef(strings[n], digest[i].tobytes(), strings[d], shapes[s], v, bool(wr), src)
+            for i, (n, d, s, wr, v, src) in enumerate(
                 zip(
                     cols["t_name"],
                     cols["t_dtype"],
                     cols["t_shape"],
                     cols["t_fingerprinted"],
                     cols["t_sum"],
+                    sources,
                     strict=True,
                 )
             )
@@ -211,6 +231,8 @@ def read_trace(path: str | Path) -> Trace:
         for i, (op, mod, site, phase, args, step, start, n_in, n_out) in enumerate(
             zip(*(cols[c] for c in _OP_COLUMNS), strict=True)
         ):
+            if any(not -1 <= src < i for src in sources[start : start + n_in]):
+                raise FixtureError(path, f"op {i} names as an input's source an op that does not precede it")
             ops.append(
                 OpRecord(
                     i, strings[op], strings[mod], strings[site], PHASES[phase], step, strings[args],

@@ -4,10 +4,13 @@ Alignment: ops are matched on (op, input shapes) as a longest common subsequence
 and suffix first, then ``difflib`` without its popularity heuristic on the rest), so a run that
 took another code path (ops one side lacks) still lines up around it.
 
-The root cause is the first matched op whose inputs (every fingerprinted tensor, the generator
-state of a random op, the non-tensor arguments) are bit-identical on both sides and whose
-outputs are not. When the first difference comes instead from ops only one side ran, that
-stretch of the stream is named (a code path). View ops are never candidates (their bits are
+The root cause is a matched op whose inputs (every fingerprinted tensor, the generator state of
+a random op, the non-tensor arguments) are bit-identical on both sides and whose outputs are
+not. Where both traces say which op wrote each input (version 3), it is the first such op whose
+difference reaches the result (harness.trace.reach: the loss, the optimizer's state, or
+``--target``), and every such op is listed, those that never reach it apart; older traces give
+the first such op in the stream. When the first difference comes instead from ops only one side
+ran, that stretch of the stream is named (a code path). View ops are never candidates (their bits are
 those of what they view). Then the spread: the first differing op of every module, of every
 training step, and each step's loss (the last 0-d float output computed before its backward).
 """
@@ -22,6 +25,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, Trace
+from harness.trace.reach import Reach, reach
 
 
 @dataclass
@@ -69,6 +73,8 @@ class TraceDiff:
     differing_ops: int
     cause: Any = None  # harness.trace.cause.Cause, filled in by explain()
     notes: list[str] = field(default_factory=list)
+    reach: Reach | None = None  # what reaches the result (traces that record their inputs' writers)
+    first_candidate: Divergence | None = None  # the first op with identical inputs and differing outputs
 
     @property
     def bit_identical(self) -> bool:
@@ -158,7 +164,8 @@ def _float_ulp(x: float, y: float, dtype: str) -> int | None:
     return compare_tensors("loss", np.array(x, np_dtype), np.array(y, np_dtype)).max_ulp
 
 
-def diff_traces(a: Trace, b: Trace) -> TraceDiff:
+def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
+    """Align ``a`` and ``b`` and find what differs; ``target`` as ``parity diff --target`` takes it."""
     if a.digest_algorithm != b.digest_algorithm:
         raise ParityError(
             f"{b.path} holds {b.digest_algorithm} digests and {a.path} {a.digest_algorithm} ones: their tensors "
@@ -173,6 +180,7 @@ def diff_traces(a: Trace, b: Trace) -> TraceDiff:
     modules: dict[str, Divergence] = {}
     per_step: dict[int, dict[str, Any]] = {}
     only_a = only_b = differing = 0
+    divergences: dict[int, Divergence] = {}
     for i, j in pairs:
         if i is None or j is None:
             if i is not None:
@@ -192,6 +200,7 @@ def diff_traces(a: Trace, b: Trace) -> TraceDiff:
         names = differing_outputs(oa, ob)
         if names:
             div = Divergence(oa, ob, names)
+            divergences[i] = div
             differing += 1
             entry["differing"] += 1
             entry["first"] = entry["first"] or div
@@ -222,6 +231,21 @@ def diff_traces(a: Trace, b: Trace) -> TraceDiff:
             )
         )  # fmt: skip
     diff = TraceDiff(a, b, pairs, root, code_path, first, list(modules.values()), steps, only_a, only_b, differing)
+    diff.first_candidate = root
+    if a.has_sources and b.has_sources:
+        diff.reach = reach(a, b, pairs, divergences, losses_a, target)
+        live = [divergences[r.index] for r in diff.reach.roots if r.index in divergences]
+        diff.root_cause = live[0] if live else None
+    elif target:
+        raise ParityError(
+            "--target needs traces that say which op wrote each input (trace version 3): trace both programs "
+            "again with this version"
+        )
+    elif differing:
+        diff.notes.append(
+            "these traces do not say which op wrote each input (trace version 3 does): the root cause is the first "
+            "op with identical inputs and differing outputs, whether or not its difference reaches the result"
+        )
     if a.recorder != b.recorder:
         diff.notes.append(
             f"A was recorded through the {a.recorder}, B through the {b.recorder}: the hook also records the view "

@@ -29,6 +29,12 @@ and strides) while a tensor holding those bytes lives on with an unchanged versi
 (ATen bumps it on every in-place write); an input an op writes in place without returning it is
 read anew all the same (under a dispatch mode torch does not bump the counters the in-place
 foreach ops write).
+
+Sources: every input names the op that last wrote the storage it views (``TensorRef.src``): an op
+that is not a view becomes the writer of the storages it returns and of those it writes in place,
+so a view, a slice or a tensor written in place leads back to the op whose bits it holds. Storages
+are told apart by their ``StorageImpl``, held weakly: a storage freed and another made at its
+address by code that dispatches no op (``torch.tensor``, ``torch.from_numpy``) has no writer.
 """
 
 from __future__ import annotations
@@ -115,7 +121,7 @@ def running_provenance(**extra: Any) -> dict[str, Any]:
 class _Schema:
     """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
 
-    __slots__ = ("arg_names", "call", "name", "random", "spec")
+    __slots__ = ("arg_names", "call", "name", "random", "spec", "view", "written")
 
     def __init__(self, func: Any) -> None:
         schema = func._schema
@@ -137,6 +143,8 @@ class _Schema:
             and all(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
         )
         self.random = torch.Tag.nondeterministic_seeded in func.tags
+        self.written = written
+        self.view = view
         # what Cache.op (csrc/tracer.c) reads: arg_names, tensor_lists, overwrites, written, scratch,
         # allocates, view
         self.spec = (
@@ -164,6 +172,9 @@ class Tracer:
         self._internal_code: dict[Any, bool] = {}
         self._sites: dict[tuple[Any, int], str] = {}  # (code, instruction offset): "file:line"
         self._site = _tracer().site
+        # per storage (its StorageImpl address): the op that last wrote it, and a weak handle on it
+        self._writer: dict[int, tuple[int, int]] = {}
+        self._writer_sweep_at = 4096
         self._hook: Any = None  # harness.trace._hook while it records
         self.backend = ""  # what recorded the ops: formats.trace's HOOK or MODE
         self.backend_note = ""  # why not the hook
@@ -262,14 +273,59 @@ class Tracer:
             self._capture_outputs(index, outs, refs_out)
         else:
             result, tensors, plain, refs_in, refs_out = self._digests.op(schema.call, args, kwargs, schema.spec)
+        sources = self._sources(index, schema, tensors, result)
         if gen_ref is not None:
             refs_in = (*refs_in, gen_ref)
         if phase == "optimizer":
             param = next((self._param_names[id(t)] for _, t in tensors if id(t) in self._param_names), "")
             module = f"{module}({param})" if param else module
         # the arguments as values (lists as tuples, so nothing changes them later): text when read
-        self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out))
+        self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out, sources))
         return result
+
+    def _sources(self, index: int, schema: _Schema, tensors: tuple, result: Any) -> tuple[int, ...]:
+        """The op that last wrote each input's storage (csrc/hook.cpp's writer map, for the mode);
+        then this op, unless a view, is the writer of what it returns and writes in place."""
+        storages = [_storage_of(t) for _, t in tensors]
+        sources = tuple(self._writer_of(st) for st in storages)
+        if not schema.view:
+            outs = result if isinstance(result, (list, tuple)) else (result,)
+            for t in outs:
+                if isinstance(t, torch.Tensor):
+                    self._wrote(_storage_of(t), index)
+            for (name, _), st in zip(tensors, storages, strict=True):
+                if name.partition("[")[0] in schema.written:
+                    self._wrote(st, index)
+        return sources
+
+    def _writer_of(self, storage: Any) -> int:
+        if storage is None:
+            return -1
+        found = self._writer.get(storage._cdata)
+        if found is None:
+            return -1
+        if torch.UntypedStorage._expired(found[1]):
+            torch.UntypedStorage._free_weak_ref(self._writer.pop(storage._cdata)[1])
+            return -1
+        return found[0]
+
+    def _wrote(self, storage: Any, index: int) -> None:
+        if storage is None:
+            return
+        old = self._writer.get(storage._cdata)
+        if old is not None:
+            torch.UntypedStorage._free_weak_ref(old[1])
+        self._writer[storage._cdata] = (index, storage._weak_ref())
+        if len(self._writer) >= self._writer_sweep_at:  # drop the storages that died
+            for key, (_, handle) in list(self._writer.items()):
+                if torch.UntypedStorage._expired(handle):
+                    torch.UntypedStorage._free_weak_ref(self._writer.pop(key)[1])
+            self._writer_sweep_at = max(4096, 2 * len(self._writer))
+
+    def _free_writers(self) -> None:
+        for _, handle in self._writer.values():
+            torch.UntypedStorage._free_weak_ref(handle)
+        self._writer.clear()
 
     def _capture_inputs(
         self, index: int, schema: _Schema, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
@@ -320,8 +376,11 @@ class Tracer:
                 hook, reason = None, str(exc)
         if hook is None:
             self.backend, self.backend_note = MODE, reason
-            with _Mode(self):
-                yield
+            try:
+                with _Mode(self):
+                    yield
+            finally:
+                self._free_writers()
             return
         self.backend, self.backend_note = HOOK, ""
         self._hook = hook
@@ -356,11 +415,12 @@ class Tracer:
         if len(self._ops) < len(self._records):
             with _collector_paused():
                 args_text = _tracer().args_text
-                for op, module, site, phase, step, plain, refs_in, refs_out in self._records[len(self._ops) :]:
+                for op, module, site, phase, step, plain, refs_in, refs_out, sources in self._records[
+                    len(self._ops) :
+                ]:
                     text = args_text(plain, _NAMED_TYPES)
-                    self._ops.append(
-                        OpRecord(len(self._ops), op, module, site, phase, step, text, _refs(refs_in), _refs(refs_out))
-                    )
+                    ins, outs = _refs(refs_in, sources), _refs(refs_out, ())
+                    self._ops.append(OpRecord(len(self._ops), op, module, site, phase, step, text, ins, outs))
         return self._ops
 
 
@@ -393,14 +453,27 @@ _SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
 _Raw = tuple[str, Any, str, tuple[int, ...]]
 
 
-def _refs(raw: tuple[_Raw, ...]) -> list[TensorRef]:
+def _refs(raw: tuple[_Raw, ...], sources: tuple[int, ...]) -> list[TensorRef]:
+    """TensorRefs of raw tensors; ``sources`` gives the first ones their writers (a random op's
+    generator state, last, has none)."""
     out = []
-    for name, value, dtype, shape in raw:
+    for i, (name, value, dtype, shape) in enumerate(raw):
+        src = sources[i] if i < len(sources) else -1
         if value is None:
-            out.append(TensorRef(name, _NONE, dtype, shape, _NAN, False))
+            out.append(TensorRef(name, _NONE, dtype, shape, _NAN, False, src))
         else:
-            out.append(TensorRef(name, value[0], dtype, shape, value[1]))
+            out.append(TensorRef(name, value[0], dtype, shape, value[1], True, src))
     return out
+
+
+def _storage_of(t: torch.Tensor) -> Any:
+    """The storage a CPU strided tensor views (None: none to name), as csrc/hook.cpp's storage_of."""
+    if t.device.type != "cpu" or t.layout is not torch.strided:
+        return None
+    try:
+        return t.untyped_storage()
+    except (RuntimeError, NotImplementedError):  # a tensor subclass without storage
+        return None
 
 
 def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:

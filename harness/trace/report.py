@@ -1,8 +1,8 @@
 """Reports of a trace diff: terminal, markdown, JSON and self-contained HTML. Torch-free.
 
-JSON schema "parity-harness/trace-diff", version 1::
+JSON schema "parity-harness/trace-diff", version 2::
 
-    {"schema": "parity-harness/trace-diff", "schema_version": 1, "kind": "trace",
+    {"schema": "parity-harness/trace-diff", "schema_version": 2, "kind": "trace",
      "expected": str, "actual": str, "bit_identical": bool,
      "summary": {"ops_a", "ops_b", "matched", "only_a", "only_b", "differing_ops"},
      "platforms": {knob: [A, B]},                      # the provenance knobs that differ
@@ -10,6 +10,11 @@ JSON schema "parity-harness/trace-diff", version 1::
                            "outputs": [str], "ulp": [TensorComparison], "ulp_lines": [str],
                            "knob": str, "knobs": [str], "kernel": str, "explanation": str,
                            "verified": bool, "verification": str},
+     "reach": null | {                                 # null: the traces do not record their inputs' writers
+         "target": str, "target_ops": [int], "target_differs": bool,
+         "root_causes": [Op + {"path": [Op], "reaches": str}],   # each live root, its path to the target
+         "dead": [Op + {"died": str}], "dead_total": int,        # divergences that never reach it
+         "unresolved": [str]},                                   # where the walk back could not go on
      "code_path": null | {"only_a": [Op], "only_b": [Op]},   # ops one side ran before the first difference
      "first_difference": null | Op,
      "modules": [Op],                                  # the first differing op of each module
@@ -18,6 +23,8 @@ JSON schema "parity-harness/trace-diff", version 1::
 
 An Op is {"op", "index_a", "index_b", "module", "site", "phase", "step", "outputs"} (an op only
 one side ran has one index null). TensorComparison is harness.report.render's (harness.core.ulp).
+"root_cause" is the first live root (version 1 had the first op with identical inputs and
+differing outputs, live or not, as traces before version 3 still give).
 """
 
 from __future__ import annotations
@@ -27,10 +34,11 @@ import json
 from typing import Any
 
 from harness.formats.trace import OpRecord
-from harness.trace.diff import Divergence, TraceDiff
+from harness.trace.impl_ops import packet
+from harness.trace.diff import Divergence, TraceDiff, differing_outputs
 
 SCHEMA = "parity-harness/trace-diff"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _CODE_PATH_SHOWN = 12
 
 
@@ -45,6 +53,30 @@ def _op(a: OpRecord | None, b: OpRecord | None = None, outputs: list[str] | None
 
 def _div(d: Divergence | None) -> dict[str, Any] | None:
     return None if d is None else _op(d.a, d.b, d.outputs)
+
+
+def _matched(diff: TraceDiff, a2b: dict[int, int], index: int) -> dict[str, Any]:
+    """An op of A by index, with its aligned op of B and the outputs that differ."""
+    oa = diff.a.ops[index]
+    ob = diff.b.ops[a2b[index]] if index in a2b else None
+    return _op(oa, ob, differing_outputs(oa, ob) if ob is not None else [])
+
+
+def _reach(diff: TraceDiff) -> dict[str, Any] | None:
+    r = diff.reach
+    if r is None:
+        return None
+    a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
+    return {
+        "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
+        "root_causes": [
+            {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path], "reaches": root.target}
+            for root in r.roots
+        ],
+        "dead": [{**_matched(diff, a2b, d.index), "died": d.died} for d in r.dead],
+        "dead_total": r.dead_total,
+        "unresolved": list(r.unresolved),
+    }  # fmt: skip
 
 
 def report_dict(diff: TraceDiff) -> dict[str, Any]:
@@ -72,6 +104,7 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
         },
         "platforms": {k: [va[k], vb[k]] for k in va if va[k] != vb[k]},
         "root_cause": root,
+        "reach": _reach(diff),
         "code_path": None if cp is None else {
             "only_a": [_op(o) for o in cp.a_ops], "only_b": [_op(None, o) for o in cp.b_ops],
         },
@@ -108,9 +141,19 @@ def headline(data: dict[str, Any]) -> str:
     if data["bit_identical"]:
         return f"bit-identical: {s['ops_a']} ops, every output the same"
     root = data["root_cause"]
+    reach = data["reach"]
     if root is not None:
         verdict = "verified" if root["verified"] else "not verified"
-        return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict})"
+        more = len(reach["root_causes"]) - 1 if reach else 0
+        also = f" (and {more} more root causes that reach it)" if more > 0 else ""
+        return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict}){also}"
+    if reach is not None and not reach["target_differs"]:
+        return (
+            f"{s['differing_ops']} ops differ, but {reach['target']} is bit-identical: no difference reaches it "
+            f"({reach['dead_total']} divergences die on the way)"
+        )
+    if reach is not None and reach["unresolved"]:
+        return f"{reach['target']} differs from a source the trace cannot see: {reach['unresolved'][0]}"
     if data["code_path"] is not None:
         return "no root cause among matched ops: the first difference follows ops only one side ran (a code path)"
     return f"{s['differing_ops']} ops differ, {s['only_a']} only in A, {s['only_b']} only in B; no root cause found"
@@ -136,6 +179,18 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
                 f"knob: {root['knob']}", f"why: {root['explanation']}", f"verification: {root['verification']}",
             ])
         )  # fmt: skip
+    reach = data["reach"]
+    if reach is not None:
+        live = [f"target: {reach['target']}"]
+        for r in reach["root_causes"]:
+            hops = _hops(r["path"])
+            live.append(f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}")
+        live += [f"unresolved: {u}" for u in reach["unresolved"]]
+        out.append(("Root causes that reach the target", live))
+        if reach["dead"]:
+            dead = [f"{_where(d)}: {d['died']}" for d in reach["dead"]]
+            more = reach["dead_total"] - len(reach["dead"])
+            out.append(("Divergences that never reach the target", dead + ([f"... {more} more"] if more else [])))
     cp = data["code_path"]
     if cp is not None:
         shown = [f"only in A: {_where(o)}" for o in cp["only_a"][:_CODE_PATH_SHOWN]]
@@ -155,6 +210,14 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
     if data["notes"]:
         out.append(("Notes", data["notes"]))
     return out
+
+
+def _hops(path: list[dict[str, Any]], shown: int = 4) -> str:
+    """A dependency path as "12 addmm -> 15 gelu -> ...", its middle elided past 2 * shown ops."""
+    names = [f"{o['index_a']} {packet(o['op'])}" for o in path]
+    if len(names) > 2 * shown:
+        names = [*names[:shown], f"... {len(names) - 2 * shown} ops ...", *names[-shown:]]
+    return " -> ".join(names)
 
 
 def _terminal(data: dict[str, Any]) -> str:

@@ -150,10 +150,17 @@ struct KeyHash {
     }
 };
 
+/* The op that last wrote a storage. */
+struct Writer {
+    int32_t op;
+    c10::weak_intrusive_ptr<c10::StorageImpl> storage;
+};
+
 /* A tensor as recorded; its name is made when the record is taken: argument `arg` ("name", or
  * "name[elem]" in a tensor list), or output `out` ("out" where the op returns one tensor). */
 struct TRef {
     int32_t arg = -1, elem = -1, out = -1;
+    int32_t src = -1; /* an input: the op that last wrote its storage (-1: none in the trace) */
     bool single = false;
     Print print;
     c10::ScalarType dtype;
@@ -194,7 +201,12 @@ struct Session {
     Ref dtype_by_scalar[64];
     std::unordered_map<uint64_t, std::pair<Ref, Ref>> node_origin; /* sequence number: (module, site) */
     Ref backward, forward, other, unknown, empty_str, accumulate; /* "backward", ..., "?", "", "parameter" */
+    Ref no_src = Ref(PyLong_FromLong(-1));                        /* an input no traced op wrote */
     Ref s_module_stack, s_optimizer, s_step;                      /* attribute names */
+    /* per storage (its StorageImpl, which every view of it shares): the op that last wrote it, and
+     * the storage held weakly, so that one freed is not taken for another made at its address */
+    std::unordered_map<const c10::StorageImpl *, Writer> writer;
+    size_t writer_sweep_at = 4096;
     std::vector<Rec> records; /* not yet taken */
     Py_ssize_t count = 0;     /* ops recorded */
 };
@@ -225,6 +237,40 @@ PyObject *dtype_name(Session &s, c10::ScalarType st) {
 }
 
 bool strided_cpu(const at::Tensor &t) { return t.is_cpu() && t.layout() == c10::kStrided; }
+
+/* The storage t views (nullptr where it has none to name): what ties an op's input to the op that
+ * wrote it, through views and in-place writes. */
+const c10::StorageImpl *storage_of(const at::Tensor &t) {
+    if (!strided_cpu(t) || !t.has_storage()) return nullptr;
+    return t.storage().unsafeGetStorageImpl();
+}
+
+/* The op that last wrote the storage t views, or -1 (none traced, or that storage has died). */
+int32_t writer_of(Session &s, const at::Tensor &t) {
+    const c10::StorageImpl *st = storage_of(t);
+    if (st == nullptr) return -1;
+    auto w = s.writer.find(st);
+    if (w == s.writer.end()) return -1;
+    if (w->second.storage.expired()) {
+        s.writer.erase(w);
+        return -1;
+    }
+    return w->second.op;
+}
+
+/* Op `index` is now the last writer of the storage t views. */
+void wrote(Session &s, const at::Tensor &t, int32_t index) {
+    const c10::StorageImpl *st = storage_of(t);
+    if (st == nullptr) return;
+    s.writer.insert_or_assign(st, Writer{index, t.storage().getWeakStorageImpl()});
+    if (s.writer.size() >= s.writer_sweep_at) {
+        for (auto it = s.writer.begin(); it != s.writer.end();) {
+            if (it->second.storage.expired()) it = s.writer.erase(it);
+            else ++it;
+        }
+        s.writer_sweep_at = std::max<size_t>(4096, 2 * s.writer.size());
+    }
+}
 
 /* t's version counter (+ bump) into *out; false where it has none (inference tensors). */
 bool version_of(const at::Tensor &t, int64_t bump, int64_t *out) {
@@ -605,6 +651,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         TRef &r = rec.in[i];
         r.arg = t.arg;
         r.elem = t.elem;
+        r.src = writer_of(s, t.tensor);
         if (spec.view) {
             blank |= is_blank(s, t.tensor);
             shape_one(r, t.tensor);
@@ -660,6 +707,11 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         for (const Named &o : outs) returned |= o.tensor.unsafeGetTensorImpl() == in.tensor.unsafeGetTensorImpl();
         bool contiguous;
         if (!returned) s.cache.erase(content_key(in.tensor, &contiguous));
+    }
+    if (!spec.view) { /* this op is now the last writer of what it returned or wrote in place */
+        for (const Named &o : outs) wrote(s, o.tensor, (int32_t)index);
+        for (const Named &in : tensors)
+            if (spec.written[in.arg]) wrote(s, in.tensor, (int32_t)index);
     }
     if (capturing) {
         Ref named = named_tensors(s, spec, outs, rec.out);
@@ -766,8 +818,8 @@ PyObject *start(PyObject *, PyObject *args) {
     Py_RETURN_NONE;
 }
 
-/* TensorRef(name, digest, dtype, shape, sum, fingerprinted) of tracefile.py, a NamedTuple: made as
- * its tuple type makes instances, without its Python __new__. */
+/* TensorRef(name, digest, dtype, shape, sum, fingerprinted, src) of formats/trace.py, a NamedTuple:
+ * made as its tuple type makes instances, without its Python __new__. */
 PyObject *tensor_ref(Session &s, PyTypeObject *type, PyObject *zeros, const TRef &r, PyObject *name) {
     Ref n(name);
     Ref shape = checked(PyTuple_New((Py_ssize_t)r.shape.size()), "shape");
@@ -777,10 +829,11 @@ PyObject *tensor_ref(Session &s, PyTypeObject *type, PyObject *zeros, const TRef
                                        "digest")
                              : Ref(Py_NewRef(zeros));
     Ref sum = checked(PyFloat_FromDouble(r.print.has ? r.print.sum : NAN), "sum");
-    Ref t = checked(type->tp_alloc(type, 6), "TensorRef");
-    PyObject *items[6] = {n.release(), digest.release(), Py_NewRef(dtype_name(s, r.dtype)), shape.release(),
-                          sum.release(), Py_NewRef(r.print.has ? Py_True : Py_False)};
-    for (int i = 0; i < 6; i++) PyTuple_SET_ITEM(t.get(), i, items[i]);
+    Ref src = checked(PyLong_FromLong(r.src), "src");
+    Ref t = checked(type->tp_alloc(type, 7), "TensorRef");
+    PyObject *items[7] = {n.release(),   digest.release(), Py_NewRef(dtype_name(s, r.dtype)), shape.release(),
+                          sum.release(), Py_NewRef(r.print.has ? Py_True : Py_False), src.release()};
+    for (int i = 0; i < 7; i++) PyTuple_SET_ITEM(t.get(), i, items[i]);
     return t.release();
 }
 
@@ -814,13 +867,13 @@ PyObject *take(PyObject *, PyObject *args) {
             for (const TRef &t : r.in)
                 if (PyList_Append(ins.get(), Ref(tensor_ref(s, ref_type, zeros.get(), t, ref_name(s, spec, t))).get()) < 0)
                     raise_python_error("inputs");
-            if (r.gen_ref.get()) { /* (name, (digest, nan), "uint8", shape) */
+            if (r.gen_ref.get()) { /* (name, (digest, nan), "uint8", shape): no op wrote it */
                 PyObject *g = r.gen_ref.get();
-                Ref t = checked(ref_type->tp_alloc(ref_type, 6), "TensorRef");
-                PyObject *items[6] = {PyTuple_GET_ITEM(g, 0), PyTuple_GET_ITEM(PyTuple_GET_ITEM(g, 1), 0),
+                Ref t = checked(ref_type->tp_alloc(ref_type, 7), "TensorRef");
+                PyObject *items[7] = {PyTuple_GET_ITEM(g, 0), PyTuple_GET_ITEM(PyTuple_GET_ITEM(g, 1), 0),
                                       PyTuple_GET_ITEM(g, 2), PyTuple_GET_ITEM(g, 3),
-                                      PyTuple_GET_ITEM(PyTuple_GET_ITEM(g, 1), 1), Py_True};
-                for (int k = 0; k < 6; k++) PyTuple_SET_ITEM(t.get(), k, Py_NewRef(items[k]));
+                                      PyTuple_GET_ITEM(PyTuple_GET_ITEM(g, 1), 1), Py_True, s.no_src.get()};
+                for (int k = 0; k < 7; k++) PyTuple_SET_ITEM(t.get(), k, Py_NewRef(items[k]));
                 if (PyList_Append(ins.get(), t.get()) < 0) raise_python_error("inputs");
             }
             for (const TRef &t : r.out)

@@ -1,0 +1,250 @@
+"""Which divergences of two traces reach the result, and by what path. Torch-free.
+
+A trace (version 3 and later) names, for every input of every op, the op that last wrote the
+storage it views (``TensorRef.src``). Two aligned runs differ along chains of such links: an op
+whose outputs differ because an input differs got that input from an earlier op whose outputs
+differ, back to an op whose tensor inputs are all bit-identical and whose outputs are not. Those
+are the root causes; the ones that matter are those a chain joins to the target.
+
+The target, by default, is what a program computes: the loss of the first training step whose
+loss differs (harness.trace.diff.step_losses) and the state the optimizer leaves after the last
+step (outputs of optimizer ops that no later op reads: the parameters and their moments). A
+program without either has as target its differing outputs that nothing later reads or
+overwrites. ``--target`` names one instead: an op index of A, ``loss``, a module path (the last
+op that module ran) or a parameter (the last optimizer op that wrote it).
+
+From the target the walk goes back over every input that differs between the sides to the op
+that wrote it (on both sides the same aligned op). It ends at:
+- a root cause: an op whose tensor inputs are identical on both sides and whose outputs differ;
+- an input no traced op wrote (made before the trace began, or a generator's state), or one whose
+  writers are not aligned (the runs took different code paths), or one that differs although its
+  writer's outputs do not (written where the trace cannot see): each named as unresolved.
+Every other op whose inputs are identical and whose outputs differ is a dead divergence: its
+difference never reaches the target. Where it died is said: overwritten (a later op wrote over
+its output without reading it, as loading a checkpoint overwrites an initialisation), last read
+by some op whose result does not reach the target, or never read at all.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from harness.core.errors import ParityError
+from harness.formats.trace import OpRecord, Trace, TensorRef
+
+_DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)
+
+
+@dataclass
+class Target:
+    label: str  # "loss of step 2", "op 412", "transformer.h.0.ln_1", "optimizer state after step 2"
+    ops: list[int]  # A's op indices whose outputs are the target
+
+
+@dataclass
+class Root:
+    index: int  # A's op index
+    path: list[int]  # A's op indices from the root to a target op, both included
+    target: str  # the label of the target it reaches
+
+
+@dataclass
+class Dead:
+    index: int  # A's op index
+    died: str  # where its difference ends
+
+
+@dataclass
+class Reach:
+    target: Target
+    target_differs: bool
+    roots: list[Root] = field(default_factory=list)
+    dead: list[Dead] = field(default_factory=list)
+    dead_total: int = 0
+    unresolved: list[str] = field(default_factory=list)
+
+
+def _is_view(op: OpRecord) -> bool:
+    """A view op: nothing it read or returned is fingerprinted (its bits are what it views)."""
+    return not any(r.fingerprinted for r in (*op.inputs, *op.outputs))
+
+
+def _writes_unseen(op: OpRecord) -> bool:
+    """An in-place op that returns nothing (``_foreach_add_``, ``_fused_adamw_``): its result is seen
+    only where a later op reads it."""
+    name = op.op.split(".")
+    return not op.outputs and (name[1] if len(name) >= 3 else name[-1]).endswith("_")
+
+
+class _Graph:
+    """The readers of each op's outputs in A: who read them (fingerprinted) and who overwrote them."""
+
+    def __init__(self, ops: list[OpRecord]) -> None:
+        self.readers: dict[int, list[int]] = {}
+        self.overwriters: dict[int, list[int]] = {}
+        for op in ops:
+            if _is_view(op):
+                continue
+            for r in op.inputs:
+                if r.src < 0:
+                    continue
+                if r.fingerprinted:
+                    self.readers.setdefault(r.src, []).append(op.index)
+                elif any(o.fingerprinted for o in op.outputs):
+                    self.overwriters.setdefault(r.src, []).append(op.index)
+
+
+def _differing_inputs(a: OpRecord, b: OpRecord) -> list[tuple[TensorRef, TensorRef]]:
+    """The tensor inputs fingerprinted on both sides whose digests differ (by position and name)."""
+    return [
+        (x, y)
+        for x, y in zip(a.inputs, b.inputs, strict=False)
+        if x.name == y.name and x.fingerprinted and y.fingerprinted and x.digest != y.digest
+    ]
+
+
+def default_target(a: Trace, differing: dict[int, object], losses: dict[int, OpRecord], graph: _Graph) -> Target:
+    """The loss of the first step whose loss differs, and the optimizer's state after the last step."""
+    ops: list[int] = []
+    labels: list[str] = []
+    for step in sorted(losses):
+        if losses[step].index in differing:
+            ops.append(losses[step].index)
+            labels.append(f"the loss of step {step}")
+            break
+    final = [
+        op.index for op in a.ops
+        if op.phase == "optimizer" and op.index not in graph.readers
+        and (op.index in differing or _writes_unseen(op))
+    ]  # fmt: skip
+    if final:
+        ops += final
+        labels.append(f"the optimizer's state after step {a.ops[final[-1]].step} ({len(final)} ops' outputs)")
+    if not ops:
+        sinks = [
+            i for i in differing
+            if i not in graph.readers and i not in graph.overwriters and a.ops[i].phase != "optimizer"
+        ]  # fmt: skip
+        ops = sorted(sinks)
+        labels.append(f"the program's results ({len(ops)} differing outputs nothing later reads)")
+    return Target(" and ".join(labels), ops)
+
+
+def named_target(a: Trace, name: str, losses: dict[int, OpRecord]) -> Target:
+    """``--target``: an op index of A, ``loss``, a module path, or a parameter name."""
+    if name.isdigit():
+        index = int(name)
+        if index >= len(a.ops):
+            raise ParityError(f"--target {name}: A has {len(a.ops)} ops (0 to {len(a.ops) - 1})")
+        return Target(f"op {index} ({a.ops[index].op})", [index])
+    if name == "loss":
+        if not losses:
+            raise ParityError("--target loss: A has no loss (a 0-d float computed before a backward pass)")
+        return Target("the loss of every step", [op.index for op in losses.values()])
+    modules = [op.index for op in a.ops if op.module == name and op.phase in ("forward", "other")]
+    if modules:
+        return Target(f"the output of {name} (op {modules[-1]})", [modules[-1]])
+    params = [op.index for op in a.ops if op.phase == "optimizer" and op.module.endswith(f"({name})")]
+    if params:
+        return Target(f"parameter {name} after the last step (op {params[-1]})", [params[-1]])
+    raise ParityError(f"--target {name}: not an op index of A, 'loss', a module path or a parameter A's optimizer wrote")
+
+
+def reach(
+    a: Trace,
+    b: Trace,
+    pairs: list[tuple[int | None, int | None]],
+    differing: dict[int, object],
+    losses: dict[int, OpRecord],
+    target_name: str = "",
+) -> Reach:
+    """The root causes that reach the target, their paths, and the divergences that do not."""
+    a2b = {i: j for i, j in pairs if i is not None and j is not None}
+    graph = _Graph(a.ops)
+    target = named_target(a, target_name, losses) if target_name else default_target(a, differing, losses, graph)
+    start = [
+        i for i in target.ops
+        if i in differing or (_writes_unseen(a.ops[i]) and i in a2b and _differing_inputs(a.ops[i], b.ops[a2b[i]]))
+    ]  # fmt: skip
+    out = Reach(target, bool(start))
+    parent: dict[int, int] = {}
+    queue = deque(start)
+    seen = set(queue)
+    roots: list[int] = []
+    unresolved: dict[str, None] = {}
+    while queue:
+        i = queue.popleft()
+        oa, ob = a.ops[i], b.ops[a2b[i]]
+        inputs = _differing_inputs(oa, ob)
+        if not inputs and oa.args != ob.args:
+            why = f"op {i} ({oa.op}) differs in its non-tensor arguments: {oa.args} vs {ob.args}"
+            unresolved.setdefault(why, None)
+            continue
+        if not inputs:
+            roots.append(i)
+            continue
+        for x, y in inputs:
+            why = _follow(a, b, a2b, differing, i, x, y)
+            if why:
+                unresolved.setdefault(why, None)
+                continue
+            if x.src not in seen:
+                seen.add(x.src)
+                parent[x.src] = i
+                queue.append(x.src)
+    for i in sorted(roots):
+        path = [i]
+        while path[-1] in parent:
+            path.append(parent[path[-1]])
+        end = a.ops[path[-1]]
+        out.roots.append(Root(i, path, f"op {end.index} ({end.op})"))
+    out.unresolved = list(unresolved)
+    live = set(roots)
+    dead = [
+        i for i in sorted(differing)
+        if i not in live and not _differing_inputs(a.ops[i], b.ops[a2b[i]])
+    ]  # fmt: skip
+    out.dead_total = len(dead)
+    out.dead = [Dead(i, _died(a, i, differing, graph)) for i in dead[:_DEAD_DETAILED]]
+    return out
+
+
+def _follow(
+    a: Trace, b: Trace, a2b: dict[int, int], differing: dict[int, object], i: int, x: TensorRef, y: TensorRef
+) -> str:
+    """Why the walk cannot go from op ``i``'s differing input back to its writer ("" where it can)."""
+    where = f"input {x.name} of op {i} ({a.ops[i].op})"
+    if x.src < 0 or y.src < 0:
+        if x.name == "generator_state":
+            return f"{where}: the random generator's state differs (earlier draws differ in number)"
+        return f"{where} differs and no traced op wrote it (made before the trace began)"
+    if a2b.get(x.src) != y.src:
+        return f"{where} was written by op {x.src} in A and op {y.src} in B, which are not aligned (a code path)"
+    if x.src not in differing and not _writes_unseen(a.ops[x.src]):
+        return f"{where} differs, but op {x.src} ({a.ops[x.src].op}) that wrote it gave the same bits: written since"
+    return ""
+
+
+def _died(a: Trace, index: int, differing: dict[int, object], graph: _Graph) -> str:
+    """Where a dead divergence's difference ends."""
+    over = graph.overwriters.get(index, [])
+    readers = [r for r in graph.readers.get(index, []) if r in differing]
+    if not readers:
+        if over:
+            return f"overwritten by {a.ops[over[0]].op} at op {over[0]} before anything read it"
+        if graph.readers.get(index):
+            return "read, but the ops that read it give the same bits on both sides"
+        return "nothing reads its differing outputs"
+    # forward: the last op its difference reaches
+    reached = {index}
+    last = index
+    for op in a.ops[index + 1 :]:
+        if (op.index in differing or _writes_unseen(op)) and any(
+            r.fingerprinted and r.src in reached for r in op.inputs
+        ):
+            reached.add(op.index)
+            last = op.index
+    end = a.ops[last]
+    tail = f", then overwritten by {a.ops[over[0]].op} at op {over[0]}" if over else ""
+    return f"its difference reaches {len(reached) - 1} later ops, the last op {last} ({end.op}), and stops there{tail}"
