@@ -226,6 +226,55 @@ def test_avx2_vs_baseline_names_layer_norm_and_the_capability(
         assert "native_layer_norm" in capsys.readouterr().out
 
 
+_FINE_TUNE = """
+import numpy as np
+import torch
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(24, 40), torch.nn.LayerNorm(40), torch.nn.Linear(40, 5))
+for p in model.parameters():
+    torch.nn.init.normal_(p, 0.0, 0.02)  # the library's initialisation
+rng = np.random.default_rng(1)
+with torch.no_grad():  # then the checkpoint's weights over it
+    for p in model.parameters():
+        p.copy_(torch.from_numpy((rng.standard_normal(tuple(p.shape)) * 0.1).astype(np.float32)))
+opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
+x = torch.from_numpy(rng.standard_normal((33, 24)).astype(np.float32))
+y = torch.from_numpy(rng.integers(0, 5, 33))
+for _ in range(2):
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+"""
+
+
+def test_a_fine_tune_names_the_root_that_reaches_the_result_and_the_overwritten_initialisation_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """normal_ differs between avx2 and baseline but the loaded weights overwrite it: the root cause
+    is layer_norm, whose difference reaches the optimizer's state; normal_ is listed as dead."""
+    if not {"avx2", "baseline"} <= set(_levels()):
+        pytest.skip("needs a CPU with AVX2")
+    program = tmp_path / "fine_tune.py"
+    program.write_text(_FINE_TUNE)
+    runs = {}
+    for name, platform_id in (("avx2", "linux-x86_64-avx2-t1"), ("base", "linux-x86_64-baseline-t1")):
+        runs[name] = tmp_path / f"{name}.h5"
+        cmd = ["trace", "--platform", platform_id, "--out", str(runs[name]), "--", sys.executable, str(program)]
+        assert main(cmd) == 0
+    data = _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
+    root = data["root_cause"]
+    assert (root["op"], root["module"], root["phase"]) == ("aten.native_layer_norm.default", "Sequential.1", "forward")
+    assert root["verified"] is True and root["knobs"] == ["capability"]
+    reach = data["reach"]
+    assert reach["target_differs"] and reach["root_causes"][0]["index_a"] == root["index_a"]
+    assert reach["root_causes"][0]["path"][-1]["phase"] == "optimizer"
+    dead = [d for d in reach["dead"] if d["op"] == "aten.normal_.default"]
+    assert dead and all(d["died"].startswith("overwritten by aten.copy_.default at op ") for d in dead)
+    assert all(d["index_a"] < root["index_a"] for d in dead)  # earlier in the stream, yet not the cause
+
+
 def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "--out", str(tmp_path / "t.h5")]) == 2
     assert capsys.readouterr().err.startswith("parity: error: nothing to trace")
@@ -236,6 +285,12 @@ def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert err.startswith("parity: error: ") and err.count("\n") == 1
     assert main(["diff", str(tmp_path / "t.h5"), str(tmp_path / "t.h5")]) == 0
+    for target, says in (("7", "--target 7: A has 1 ops"), ("fc9", "--target fc9: not an op index of A")):
+        assert main(["diff", str(tmp_path / "t.h5"), str(tmp_path / "t.h5"), "--target", target]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"parity: error: {says}") and err.count("\n") == 1
+    assert main(["diff", str(other), str(other), "--target", "loss"]) == 2
+    assert "--target is for two traces" in capsys.readouterr().err
     other_python = tmp_path / "bin" / "python3"  # an interpreter without this package
     other_python.parent.mkdir()
     other_python.write_text("#!/bin/sh\nexit 1\n")

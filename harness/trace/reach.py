@@ -31,7 +31,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from harness.core.errors import ParityError
-from harness.formats.trace import OpRecord, Trace, TensorRef
+from harness.formats.trace import OpRecord, TensorRef, Trace
 
 _DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)
 
@@ -148,7 +148,9 @@ def named_target(a: Trace, name: str, losses: dict[int, OpRecord]) -> Target:
     params = [op.index for op in a.ops if op.phase == "optimizer" and op.module.endswith(f"({name})")]
     if params:
         return Target(f"parameter {name} after the last step (op {params[-1]})", [params[-1]])
-    raise ParityError(f"--target {name}: not an op index of A, 'loss', a module path or a parameter A's optimizer wrote")
+    raise ParityError(
+        f"--target {name}: not an op index of A, 'loss', a module path or a parameter A's optimizer wrote"
+    )
 
 
 def reach(

@@ -415,9 +415,7 @@ class Tracer:
         if len(self._ops) < len(self._records):
             with _collector_paused():
                 args_text = _tracer().args_text
-                for op, module, site, phase, step, plain, refs_in, refs_out, sources in self._records[
-                    len(self._ops) :
-                ]:
+                for op, module, site, phase, step, plain, refs_in, refs_out, sources in self._records[len(self._ops) :]:
                     text = args_text(plain, _NAMED_TYPES)
                     ins, outs = _refs(refs_in, sources), _refs(refs_out, ())
                     self._ops.append(OpRecord(len(self._ops), op, module, site, phase, step, text, ins, outs))

@@ -34,8 +34,8 @@ import json
 from typing import Any
 
 from harness.formats.trace import OpRecord
-from harness.trace.impl_ops import packet
 from harness.trace.diff import Divergence, TraceDiff, differing_outputs
+from harness.trace.impl_ops import packet
 
 SCHEMA = "parity-harness/trace-diff"
 SCHEMA_VERSION = 2
@@ -70,7 +70,8 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
-            {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path], "reaches": root.target}
+            {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path],
+             "reaches": root.target}
             for root in r.roots
         ],
         "dead": [{**_matched(diff, a2b, d.index), "died": d.died} for d in r.dead],

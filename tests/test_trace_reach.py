@@ -1,0 +1,181 @@
+"""The root causes that reach the result: the walk back over the ops that wrote each input. Torch-free.
+
+Each trace here is made by hand: per op its inputs (digest byte, the op that wrote it) and outputs.
+A and B run the same ops; B's digests differ where a kernel gave other bits.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.core.errors import FixtureError, ParityError
+from harness.formats.trace import SOURCES_SINCE, OpRecord, TensorRef, Trace, read_trace, write_trace
+from harness.store import FixtureReader, FixtureWriter
+from harness.trace.diff import diff_traces
+from harness.trace.report import render
+
+# an input: (name, digest byte, writer, fingerprinted); an output: (name, digest byte, shape)
+In = tuple[str, bytes, int, bool]
+Out = tuple[str, bytes, tuple[int, ...]]
+
+
+def _op(i: int, op: str, ins: list[In], outs: list[Out], phase: str = "forward", module: str = "m") -> OpRecord:
+    refs_in = [
+        TensorRef(n, d * 32 if fp else b"\0" * 32, "float32", (4,), 0.0, fp, src) for n, d, src, fp in ins
+    ]  # fmt: skip
+    refs_out = [TensorRef(n, d * 32, "float32", shape, 0.0) for n, d, shape in outs]
+    return OpRecord(i, op, module, "x.py:1", phase, 1, "", refs_in, refs_out)
+
+
+def _trace(ops: list[OpRecord], version: int = SOURCES_SINCE) -> Trace:
+    return Trace(Path("t.h5"), {"provenance": {}, "trace_version": version}, ops)
+
+
+def _fine_tune(init: bytes, ln: bytes, rest: bytes) -> list[OpRecord]:
+    """normal_ initialises w, copy_ loads a checkpoint over it; layer_norm, mm, the loss, a backward
+    op, and an optimizer op that writes the weight (nothing reads it after)."""
+    return [
+        _op(0, "aten.normal_.default", [("self", b"0", -1, False)], [("out", init, (4,))], "other", ""),
+        _op(1, "aten.copy_.default", [("self", b"0", 0, False), ("src", b"c", -1, True)],
+            [("out", b"w", (4,))], "other", ""),
+        _op(2, "aten.native_layer_norm.default", [("input", b"x", -1, True), ("weight", b"w", 1, True)],
+            [("out0", ln, (4,)), ("out1", ln, (4,))], module="ln"),
+        _op(3, "aten.mm.default", [("self", ln, 2, True), ("mat2", b"w", 1, True)], [("out", rest, (4,))],
+            module="fc"),
+        _op(4, "aten.sum.default", [("self", rest, 3, True)], [("out", rest, ())], module="fc"),
+        _op(5, "aten.ones_like.default", [("self", rest, 4, True)], [("out", b"1", ())], "backward"),
+        _op(6, "aten.add_.Tensor", [("self", b"w", 1, True), ("other", rest, 3, True)],
+            [("out", rest.upper(), (4,))], "optimizer", "AdamW(fc.weight)"),
+    ]  # fmt: skip
+
+
+def test_an_overwritten_initialisation_is_dead_and_the_live_root_is_the_one_that_reaches_the_loss() -> None:
+    a = _trace(_fine_tune(b"i", b"L", b"r"))
+    b = _trace(_fine_tune(b"j", b"M", b"s"))
+    d = diff_traces(a, b)
+    assert d.first_candidate is not None and d.first_candidate.a.op == "aten.normal_.default"
+    assert d.root_cause is not None and d.root_cause.a.index == 2  # layer_norm, not normal_
+    assert d.reach is not None and d.reach.target_differs
+    assert [r.index for r in d.reach.roots] == [2]
+    assert d.reach.roots[0].path[:3] == [2, 3, 4]  # layer_norm -> mm -> the loss
+    assert [(x.index, x.died) for x in d.reach.dead] == [
+        (0, "overwritten by aten.copy_.default at op 1 before anything read it")
+    ]
+    data = json.loads(render(d, "json"))
+    assert data["schema_version"] == 2 and data["root_cause"]["index_a"] == 2
+    assert [o["index_a"] for o in data["reach"]["root_causes"][0]["path"]][:3] == [2, 3, 4]
+    assert data["reach"]["dead"][0]["op"] == "aten.normal_.default" and data["reach"]["dead_total"] == 1
+    text = render(d, "terminal")
+    assert "Divergences that never reach the target" in text and "overwritten by aten.copy_.default" in text
+
+
+def test_with_identical_results_every_divergence_is_dead() -> None:
+    """The initialisation differs and is overwritten; nothing else differs: no root cause at all."""
+    a = _trace(_fine_tune(b"i", b"L", b"r"))
+    b = _trace(_fine_tune(b"j", b"L", b"r"))
+    d = diff_traces(a, b)
+    assert not d.bit_identical and d.root_cause is None
+    assert d.reach is not None and not d.reach.target_differs and d.reach.roots == []
+    assert "no difference reaches it" in render(d, "terminal")
+
+
+def test_two_independent_roots_are_both_listed_in_order() -> None:
+    """layer_norm and mm each give other bits from identical inputs; both reach the loss."""
+    a = _fine_tune(b"i", b"L", b"r")
+    b = _fine_tune(b"i", b"M", b"s")
+    a[3] = _op(3, "aten.mm.default", [("self", b"x", -1, True), ("mat2", b"w", 1, True)], [("out", b"r", (4,))])
+    b[3] = _op(3, "aten.mm.default", [("self", b"x", -1, True), ("mat2", b"w", 1, True)], [("out", b"s", (4,))])
+    a[4] = _op(4, "aten.add.Tensor", [("self", b"r", 3, True), ("other", b"L", 2, True)], [("out", b"r", ())])
+    b[4] = _op(4, "aten.add.Tensor", [("self", b"s", 3, True), ("other", b"M", 2, True)], [("out", b"s", ())])
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [2, 3]
+    assert d.root_cause is not None and d.root_cause.a.index == 2
+
+
+def test_a_differing_input_no_traced_op_wrote_is_unresolved_not_a_root() -> None:
+    """The mm's input differs and came from before the trace: the walk says so and blames nothing."""
+    a = _fine_tune(b"i", b"L", b"r")
+    b = _fine_tune(b"i", b"L", b"s")
+    b[3] = _op(3, "aten.mm.default", [("self", b"L", 2, True), ("mat2", b"v", 1, True)], [("out", b"s", (4,))])
+    b[3].inputs[1] = b[3].inputs[1]._replace(src=-1)
+    a[3].inputs[1] = a[3].inputs[1]._replace(src=-1)
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.reach is not None and d.reach.roots == [] and d.root_cause is None
+    assert d.reach.unresolved == ["input mat2 of op 3 (aten.mm.default) differs and no traced op wrote it (made "
+                                  "before the trace began)"]  # fmt: skip
+    assert "differs from a source the trace cannot see" in render(d, "terminal")
+
+
+def test_a_named_target_and_its_errors() -> None:
+    a = _trace(_fine_tune(b"i", b"L", b"r"))
+    b = _trace(_fine_tune(b"j", b"M", b"s"))
+    by_index = diff_traces(a, b, "2")
+    assert by_index.reach is not None and by_index.reach.target.ops == [2]
+    assert [r.index for r in by_index.reach.roots] == [2] and by_index.reach.roots[0].path == [2]
+    by_module = diff_traces(a, b, "fc")
+    assert by_module.reach is not None and by_module.reach.target.ops == [4]
+    by_param = diff_traces(a, b, "fc.weight")
+    assert by_param.reach is not None and by_param.reach.target.ops == [6]
+    assert diff_traces(a, b, "loss").reach.target.ops == [4]  # type: ignore[union-attr]
+    with pytest.raises(ParityError, match="A has 7 ops"):
+        diff_traces(a, b, "99")
+    with pytest.raises(ParityError, match="not an op index of A"):
+        diff_traces(a, b, "nowhere")
+    old = _trace(_fine_tune(b"i", b"L", b"r"), version=2)
+    with pytest.raises(ParityError, match="trace version 3"):
+        diff_traces(old, _trace(_fine_tune(b"j", b"M", b"s"), version=2), "loss")
+
+
+def test_older_traces_keep_the_first_candidate_and_say_why() -> None:
+    a = _trace(_fine_tune(b"i", b"L", b"r"), version=2)
+    b = _trace(_fine_tune(b"j", b"M", b"s"), version=2)
+    d = diff_traces(a, b)
+    assert d.reach is None and d.root_cause is not None and d.root_cause.a.op == "aten.normal_.default"
+    assert any("do not say which op wrote each input" in n for n in d.notes)
+
+
+def test_a_write_in_place_that_returns_nothing_is_walked_through() -> None:
+    """_foreach_mul_ writes the gradient and returns nothing: the difference the next reader sees
+    is its doing, and with identical inputs it is the root."""
+    a = _fine_tune(b"i", b"L", b"r")[:2]
+    a += [
+        _op(2, "aten._foreach_mul_.Scalar", [("self[0]", b"w", 1, True)], [], "optimizer", "SGD"),
+        _op(3, "aten.sum.default", [("self", b"q", 2, True)], [("out", b"q", ())]),
+    ]
+    b = _fine_tune(b"i", b"L", b"r")[:2]
+    b += [
+        _op(2, "aten._foreach_mul_.Scalar", [("self[0]", b"w", 1, True)], [], "optimizer", "SGD"),
+        _op(3, "aten.sum.default", [("self", b"z", 2, True)], [("out", b"z", ())]),
+    ]
+    d = diff_traces(_trace(a), _trace(b), "3")
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [2] and d.reach.roots[0].path == [2, 3]
+
+
+def test_the_trace_file_keeps_each_inputs_writer_and_refuses_one_that_does_not_precede(tmp_path: Path) -> None:
+    ops = _fine_tune(b"i", b"L", b"r")
+    write_trace(tmp_path / "t.h5", {"provenance": {}}, ops, {})
+    back = read_trace(tmp_path / "t.h5")
+    sources = [[r.src for r in o.inputs] for o in ops]
+    assert back.has_sources and [[r.src for r in o.inputs] for o in back.ops] == sources
+    ops[3].inputs[0] = ops[3].inputs[0]._replace(src=3)  # itself: no op reads what it has not yet written
+    write_trace(tmp_path / "bad.h5", {"provenance": {}}, ops, {})
+    with pytest.raises(FixtureError, match="op 3 names as an input's source an op that does not precede it"):
+        read_trace(tmp_path / "bad.h5")
+
+
+def test_a_version_3_trace_without_its_sources_is_damaged(tmp_path: Path) -> None:
+    write_trace(tmp_path / "t.h5", {"provenance": {}}, _fine_tune(b"i", b"L", b"r"), {})
+    back = read_trace(tmp_path / "t.h5")
+    with FixtureWriter(tmp_path / "short.h5", "trace", packed=True) as w:
+        w.set_attrs("/", {**back.attrs})
+        for col in ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count",
+                    "t_name", "t_dtype", "t_shape", "t_fingerprinted", "t_sum", "t_digest", "strings"):  # fmt: skip
+            with FixtureReader(tmp_path / "t.h5") as r:
+                w.put("trace", col, r.tensor(f"trace/{col}"))
+        w.put("trace", "t_src", np.zeros(3, np.int32))
+    with pytest.raises(FixtureError, match="t_src holds 3 rows for"):
+        read_trace(tmp_path / "short.h5")
