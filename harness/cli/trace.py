@@ -75,17 +75,12 @@ def cmd_trace_diff(args: argparse.Namespace) -> int:
     from harness.formats.trace import read_trace
     from harness.report.output import check_output_path, write_output
     from harness.report.render import format_for
-    from harness.trace.cause import explain, verify
-    from harness.trace.diff import diff_traces
+    from harness.trace.cause import diagnose
     from harness.trace.report import render
 
     if args.output:
         check_output_path(args.output)
-    a, b = read_trace(args.a), read_trace(args.b)
-    diff = diff_traces(a, b, getattr(args, "target", ""))
-    diff.cause = explain(diff)
-    if getattr(args, "verify_cause", False) and diff.cause is not None:
-        verify(diff, diff.cause)
+    diff = diagnose(read_trace(args.a), read_trace(args.b), args.target, args.verify_cause)
     text = render(diff, args.format or format_for(args.output))
     if args.output:
         write_output(args.output, text)

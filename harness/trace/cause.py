@@ -259,3 +259,15 @@ def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str) -
         for r in op.outputs
         if r.fingerprinted and (r.name not in impl or digest(impl[r.name], algorithm) != r.digest)
     ]
+
+
+def diagnose(a: Trace, b: Trace, target: str = "", verify_cause: bool = False) -> TraceDiff:
+    """``parity diff`` of two traces: aligned, the root cause named (``target`` as ``--target``) and,
+    with ``verify_cause``, proven through the impl."""
+    from harness.trace.diff import diff_traces
+
+    diff = diff_traces(a, b, target)
+    diff.cause = explain(diff)
+    if verify_cause and diff.cause is not None:
+        verify(diff, diff.cause)
+    return diff

@@ -1,0 +1,129 @@
+"""The zoo: trace each model of zoo/ under several configurations and say what parts the runs.
+
+    python tools/zoo.py [--models gpt2,llama,...] [--inits library,load] [--comparisons threads,baseline,avx512]
+                        [--steps N] [--out DIR] [--no-verify]
+
+Per model and initialisation (the library's own under ``torch.manual_seed``, or every parameter
+loaded from NumPy, ``--load``), A is the run at avx2 with 1 thread; each comparison traces B at
+2 threads (``threads``), at baseline (``baseline``) or at avx512 (``avx512``, where this CPU has
+it) and diffs A and B with ``--verify-cause``. Prints a markdown table (also written to
+DIR/zoo.md, with each diff's JSON report beside it): per comparison the live root cause, its
+module and call site, the knob, whether the impl verified it, the divergences that never reach
+the result and what the walk could not resolve. Exit status 0; 2 on a bad argument.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from harness.core.errors import ParityError, run_reporting_errors
+from harness.formats.trace import read_trace
+from harness.platform.config import collect_facts, supported_levels
+from harness.trace.cause import diagnose
+from harness.trace.impl_ops import packet
+from harness.trace.report import report_dict
+
+ZOO = Path(__file__).resolve().parents[1] / "zoo"
+MODELS = ("gpt2", "llama", "bert", "resnet", "vit", "gru")
+INITS = ("library", "load")
+BASE = "linux-x86_64-avx2-t1"
+COMPARISONS = {
+    "threads": "linux-x86_64-avx2-t2",
+    "baseline": "linux-x86_64-baseline-t1",
+    "avx512": "linux-x86_64-avx512-t1",
+}
+
+
+def _choices(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
+    chosen = [x for x in text.split(",") if x]
+    wrong = [x for x in chosen if x not in allowed]
+    if wrong or not chosen:
+        raise ParityError(f"--{what}: {', '.join(wrong) or 'none given'}; choose from {', '.join(allowed)}")
+    return chosen
+
+
+def trace(model: str, init: str, platform: str, steps: int, out: Path) -> Path:
+    """Trace ``zoo/MODEL.py`` under ``platform``; the trace's path."""
+    path = out / f"{model}-{init}-{platform}.h5"
+    program = [str(ZOO / f"{model}.py"), "--steps", str(steps), *(["--load"] if init == "load" else [])]
+    cmd = [sys.executable, "-m", "harness.cli", "trace", "--platform", platform, "--out", str(path), "--", *program]
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise ParityError(f"tracing {model} ({init}) at {platform} failed: {done.stderr.strip().splitlines()[-1:]}")
+    return path
+
+
+def compare(a: Path, b: Path, target: str, verify_cause: bool) -> dict:
+    """``parity diff A B --verify-cause`` as a JSON report."""
+    return report_dict(diagnose(read_trace(a), read_trace(b), target, verify_cause))
+
+
+def row(model: str, init: str, comparison: str, data: dict) -> str:
+    """One line of the table."""
+    if data["bit_identical"]:
+        return f"| {model} | {init} | {comparison} | bit-identical | | | | |"
+    reach, root = data["reach"], data["root_cause"]
+    dead = f"{reach['dead_total']}" + (
+        f" (first: `{packet(reach['dead'][0]['op'])}`, {reach['dead'][0]['died']})" if reach["dead"] else ""
+    )
+    if root is None:
+        why = reach["unresolved"][0] if reach["unresolved"] else "no difference reaches the result"
+        return f"| {model} | {init} | {comparison} | none: {why} | | | | {dead} |"
+    more = len(reach["root_causes"]) - 1
+    name = f"`{packet(root['op'])}`" + (f" (+{more} more)" if more else "")
+    where = f"{root['module'] or '-'} ({root['phase']}, step {root['step']}) at {Path(root['site']).name}"
+    verified = "**verified**" if root["verified"] else "no"
+    return f"| {model} | {init} | {comparison} | {name} | {where} | {root['knob']} | {verified} | {dead} |"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python tools/zoo.py", description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--inits", default=",".join(INITS))
+    parser.add_argument("--comparisons", default=",".join(COMPARISONS))
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--target", default="", help="as parity diff --target (default: loss and optimizer state)")
+    parser.add_argument("--out", type=Path, default=Path("build/zoo"))
+    parser.add_argument("--no-verify", action="store_true", help="name the knobs without re-running for proof")
+    args = parser.parse_args(argv)
+
+    def body() -> int:
+        models = _choices(args.models, MODELS, "models")
+        inits = _choices(args.inits, INITS, "inits")
+        comparisons = _choices(args.comparisons, tuple(COMPARISONS), "comparisons")
+        if args.steps < 1:
+            raise ParityError(f"--steps {args.steps}: at least 1")
+        levels = {lvl.name for lvl in supported_levels(collect_facts())}
+        args.out.mkdir(parents=True, exist_ok=True)
+        lines = [
+            "| model | init | A avx2 t1 vs | live root cause | module, phase, call site | knob | verified | dead |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for model in models:
+            for init in inits:
+                a = trace(model, init, BASE, args.steps, args.out)
+                for comparison in comparisons:
+                    platform = COMPARISONS[comparison]
+                    level = platform.split("-")[2]
+                    if level not in levels:
+                        lines.append(f"| {model} | {init} | {comparison} | not run: this CPU has no {level} | | | | |")
+                        continue
+                    b = trace(model, init, platform, args.steps, args.out)
+                    data = compare(a, b, args.target, not args.no_verify)
+                    (args.out / f"{model}-{init}-{comparison}.json").write_text(json.dumps(data, indent=1) + "\n")
+                    lines.append(row(model, init, comparison, data))
+                    print(lines[-1], flush=True)
+        table = "\n".join(lines) + "\n"
+        (args.out / "zoo.md").write_text(table)
+        print(table, end="")
+        return 0
+
+    return run_reporting_errors(body)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

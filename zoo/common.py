@@ -1,0 +1,63 @@
+"""What every model of the zoo shares: its training run. Torch and NumPy only.
+
+``python zoo/NAME.py [--steps N] [--load]``: the model of ``NAME.py``, built by its library from a
+tiny configuration under ``torch.manual_seed(0)`` (the library's own initialisation), trained
+``--steps`` AdamW steps (default 2) with the gradients clipped to norm 1, on data made by NumPy.
+``--load`` first overwrites every parameter with values made by NumPy, as a fine-tune from a
+checkpoint would: the initialisation torch ran no longer reaches the result. Each step's loss
+is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+# (model, rng) -> the loss of one batch drawn from rng
+Step = Callable[[torch.nn.Module, np.random.Generator], torch.Tensor]
+
+
+def load_weights(model: torch.nn.Module) -> None:
+    """Every parameter from NumPy (a checkpoint's values), written over the library's initialisation."""
+    rng = np.random.default_rng(1)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(torch.from_numpy((rng.standard_normal(tuple(p.shape)) * 0.05).astype(np.float32)))
+
+
+def run(build: Callable[[], torch.nn.Module], loss_of: Step, argv: list[str] | None = None) -> list[float]:
+    """Parse the zoo's arguments, build the model and train it; returns the losses."""
+    parser = argparse.ArgumentParser(description="one model of the zoo: a few AdamW steps on NumPy's data")
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--load", action="store_true", help="overwrite every parameter with NumPy's values first")
+    args = parser.parse_args(argv)
+    torch.manual_seed(0)
+    model = build()
+    if args.load:
+        load_weights(model)
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    losses = []
+    for step in range(1, args.steps + 1):
+        loss = loss_of(model, rng)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss.item())
+        print(f"step {step}: loss {losses[-1]!r}")
+    return losses
+
+
+def tokens(rng: np.random.Generator, vocab: int, batch: int = 4, length: int = 16) -> torch.Tensor:
+    """A batch of token ids, (batch, length) int64."""
+    return torch.from_numpy(rng.integers(0, vocab, (batch, length)))
+
+
+def images(rng: np.random.Generator, batch: int = 4, size: int = 32) -> torch.Tensor:
+    """A batch of images, (batch, 3, size, size) float32."""
+    return torch.from_numpy(rng.standard_normal((batch, 3, size, size)).astype(np.float32))
