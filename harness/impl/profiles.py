@@ -17,8 +17,9 @@ from harness.core.errors import ParityError
 
 IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a profile unless told otherwise
 # The torch releases whose CPU bits the kernels reproduce (docs/releases.md): the x86 profiles all
-# three, the arm64 profiles 2.13.0. 2.12.1's x86 FMA objects leave the partial last vector of
-# map2/map3_reduce_all unfused (layer_norm and softmax backward); 2.14.1 computes as 2.13.0.
+# three, the arm64 profiles 2.13.0. 2.12.1's x86 AVX2 objects leave the partial last vector of
+# map2/map3_reduce_all unfused (layer_norm backward at avx2 and avx512, softmax backward at avx2);
+# its AVX-512 objects and all of 2.14.1 compute as 2.13.0.
 RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 
 

@@ -46,11 +46,13 @@ static int obj_kind(const profile_t *p) {
 #define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
 #define FUSE_BODY 2 /* ... and so are the full vectors' */
 
-/* Whether the x86 FMA objects fuse the partial last vector of map2/map3_reduce_all (the
- * Vec::set(acc, acc + t*b, size - d) step): torch 2.13.0 and 2.14.1 do (layer_norm backward's
- * ds and db, softmax backward's sum of g*y in its inline copy); torch 2.12.1 does not, there
- * acc + t*b is rounded twice (every 2.12.1 AVX2 fixture's layer_norm and softmax grad_x). */
-static int x86_tail_fused(const profile_t *p) { return p->torch >= TORCH_2_13; }
+/* Whether the x86 FMA object of L lanes fuses the partial last vector of map2/map3_reduce_all
+ * (the Vec::set(acc, acc + t*b, size - d) step): the AVX2 objects (8 lanes: layer_norm backward's
+ * ds and db at avx2 and avx512, softmax backward's sum of g*y in its inline copy at avx2) of
+ * torch 2.13.0 and 2.14.1 do, 2.12.1's do not, there acc + t*b is rounded twice (every 2.12.1
+ * AVX2 fixture's layer_norm and softmax grad_x); the AVX-512 objects (16 lanes: softmax backward
+ * at avx512) do in all three (the 2.12.1 avx512 fixtures' softmax grad_x are 2.13.0's). */
+static int x86_tail_fused(const profile_t *p, int L) { return L == 16 || p->torch >= TORCH_2_13; }
 
 static int64_t ceil_log2(int64_t x) { /* c10 utils::CeilLog2: 1 for x <= 2 */
     if (x <= 2) return 1;
@@ -299,7 +301,7 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
         break;
     case OBJ_X86_FMA:
         layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_FMA, 8,
-                              x86_tail_fused(&p));
+                              x86_tail_fused(&p, 8));
         break;
     default:
         layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_X86_DEFAULT,
@@ -357,14 +359,15 @@ static void softmax_grad_row(const float *restrict g, const float *restrict y, f
 /* _vec_host_softmax_backward_lastdim<float, false> (SoftMaxKernel.cpp), g/y/gx (M,N): per row
  * s = map2_reduce_all(g*y, +), gx = (g - s) * y. x86 FMA objects of torch 2.13.0 and 2.14.1: GCC
  * contracted the partial vector's g*y + acc in the copy that runs inline (one thread, or one row),
- * not in the one inside the OpenMP region; torch 2.12.1's contracts it in neither (x86_tail_fused).
+ * not in the one inside the OpenMP region; torch 2.12.1's AVX2 object contracts it in neither, its
+ * AVX-512 object as 2.13.0's (x86_tail_fused).
  * aarch64 NEON objects: every vector's g*y + acc contracted, in both copies; SVE256: none. */
 void softmax_backward(profile_t p, const float *g, const float *y, int64_t M, int64_t N, float *gx) {
     if (N <= 0) return;
     const int kind = obj_kind(&p);
     const int fuse = kind == OBJ_NEON ? FUSE_TAIL | FUSE_BODY
                      : kind == OBJ_SVE ? 0
-                     : (p.contract && x86_tail_fused(&p) && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
+                     : (p.contract && x86_tail_fused(&p, p.lanes_wide) && (p.threads <= 1 || M <= 1) ? FUSE_TAIL : 0);
     for (int64_t i = 0; i < M; i++) {
         const float *restrict gr = g + i * N, *restrict yr = y + i * N;
         float *restrict gxr = gx + i * N;
