@@ -1,0 +1,48 @@
+"""The zoo (tools/zoo.py) in short: GPT-2 of Hugging Face transformers, fine-tuned from NumPy's
+weights, at avx2 against baseline, one step. The full zoo is ``tox -e zoo``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from harness.platform.config import collect_facts, supported_levels
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import zoo
+
+
+def test_gpt2_fine_tuned_names_its_first_layer_norm_and_the_overwritten_initialisation_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The library's normal_ initialisation differs between avx2 and baseline, but the loaded
+    weights overwrite it: the live root cause is the first LayerNorm, verified by the impl, and
+    the initialisation is listed as dead, overwritten before anything read it."""
+    if not {"avx2", "baseline"} <= {lvl.name for lvl in supported_levels(collect_facts())}:
+        pytest.skip("needs a CPU with AVX2")
+    argv = ["--models", "gpt2", "--inits", "load", "--comparisons", "baseline", "--steps", "1", "--out", str(tmp_path)]
+    assert zoo.main(argv) == 0
+    data = json.loads((tmp_path / "gpt2-load-baseline.json").read_text())
+    root = data["root_cause"]
+    assert (root["op"], root["module"]) == ("aten.native_layer_norm.default", "GPT2LMHeadModel.transformer.h.0.ln_1")
+    assert root["knobs"] == ["capability"] and root["verified"] is True
+    assert all(r["op"] != "aten.normal_.default" for r in data["reach"]["root_causes"])
+    dead = [d for d in data["reach"]["dead"] if d["op"] == "aten.normal_.default"]
+    assert any(d["died"].startswith("overwritten by aten.copy_.default") for d in dead)  # the loaded weights
+    assert all(d["index_a"] < root["index_a"] for d in dead)  # earlier in the stream, and still not the cause
+    row = (tmp_path / "zoo.md").read_text().splitlines()[-1]
+    assert row.startswith("| gpt2 | load | baseline | `native_layer_norm` |") and "**verified**" in row
+
+
+def test_the_zoo_refuses_what_it_does_not_know(capsys: pytest.CaptureFixture[str]) -> None:
+    assert zoo.main(["--models", "gpt3"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("parity: error: --models: gpt3; choose from gpt2,") and err.count("\n") == 1
+    assert zoo.main(["--comparisons", ""]) == 2
+    assert "--comparisons: none given" in capsys.readouterr().err
