@@ -582,3 +582,33 @@ def test_a_cause_whose_knob_alone_does_not_give_bs_bits_is_not_verified(monkeypa
     by_profile[pa.with_threads(2)] = out_b  # now the thread count alone does turn A's bits into B's
     verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
     assert verified and "changing only the intra-op thread count turns A's bits into B's" in text
+
+
+def test_the_torch_release_is_a_knob_the_impl_changes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two traces of one configuration under torch 2.12.1 and 2.13.0: each side is replayed under its
+    own release's profile, and the release alone turning A's bits into B's verifies it. A release the
+    impl has no profile for leaves the cause unexplained, saying so."""
+    from harness.impl import profiles
+    from harness.trace import cause as cause_module
+    from harness.trace import impl_ops
+
+    out_a, out_b = np.float32([1.0, 2.0]), np.float32([1.0, 3.0])
+    pa = profiles.profile_for_capability("AVX2", 1, torch="2.12.1")
+    pb = profiles.profile_for_capability("AVX2", 1, torch="2.13.0")
+    by_profile = {pa: out_a, pb: out_b}
+    monkeypatch.setattr(impl_ops, "replay", lambda op, inputs, args, profile: {"out": by_profile[profile]})
+    ref = lambda a: TensorRef("out", digest(a, "mix256-v1"), "float32", (2,), 0.0)
+    x = TensorRef("in0", b"1" * 32, "float32", (2,), 0.0)
+    op = lambda out: OpRecord(0, "aten.native_layer_norm_backward.default", "m", "x.py:1", "backward", 1, "", [x],
+                              [ref(out)])  # fmt: skip
+    prov = lambda release: {"capability": "AVX2", "threads": 1, "arch": "x86_64", "torch_version": release}
+    trace = lambda release, out: Trace(Path("t.h5"), {"provenance": prov(release), "digest": "mix256-v1"}, [op(out)])
+    diff = diff_traces(trace("2.12.1", out_a), trace("2.13.0", out_b))
+    cause = cause_module.explain(diff)
+    assert cause is not None and cause.knobs == ["torch_version"] and "the torch release" in cause.explanation
+    captured = Captured({"in0": np.float32([1, 1])}, {}, [])
+    verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
+    assert verified and "changing only the torch release turns A's bits into B's" in text
+    diff = diff_traces(trace("2.11.0", out_a), trace("2.13.0", out_b))
+    verified, text, _ = cause_module.replay_verdict(diff, cause_module.explain(diff), captured)
+    assert not verified and "no kernel profile for torch 2.11.0" in text

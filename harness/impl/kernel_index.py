@@ -64,7 +64,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`LayerNormKernelImpl`: Welford moments with cascade merging, `rstd = 1/sqrt(var + eps)`, `y = fma((x"
             " - mean) * rstd, w, b)`; backward with per-thread `dgamma`/`dbeta` buffers summed in thread order"
         ),
-        "FMA (AVX2) vs separate multiply-add (default); thread count (weight and bias gradients)",
+        "FMA (AVX2) vs separate multiply-add (default); thread count (weight and bias gradients); the torch "
+        "release (2.12.1's AVX2 objects round the backward's partial last vector of a row twice, later ones fuse it)",
     ),
     (
         ("gelu",),
@@ -90,7 +91,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "
-            "vector only where it runs outside the OpenMP region (1 thread or 1 row)"
+            "vector only where it runs outside the OpenMP region (1 thread or 1 row), and on AVX2 only from torch "
+            "2.13.0"
         ),
     ),
     (

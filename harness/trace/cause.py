@@ -9,7 +9,7 @@ differs between the traces and reaches the op.
 
 Verification (``--verify-cause``): A's program is run again under its configuration, keeping the
 root cause op's tensors in full (its inputs are B's too); the impl replays them under each side's
-profile (the profile of its ATen capability, its thread count). The cause is verified when the
+profile (the profile of its ATen capability, its thread count, its torch release). The cause is verified when the
 impl gives each side's traced outputs bit for bit (by their digests), and, where one knob was
 named, when changing that knob alone in the impl turns side A's bits into side B's (a knob the
 impl cannot change alone, such as the MKL code path, leaves one-knob causes unverified). Otherwise
@@ -216,17 +216,18 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
 def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, str, dict[str, np.ndarray] | None]:
     """Whether the impl, under each side's profile, gives each side's traced outputs bit for bit
     (by digest); with the verdict's text and, when verified, B's outputs (the impl's)."""
-    from harness.impl.profiles import profile_for_capability
+    from harness.impl.profiles import IMPL_TORCH, profile_for_capability
     from harness.trace.impl_ops import replay
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
     try:
         pa, pb = (
             profile_for_capability(
-                str(t.provenance.get("capability")), int(t.provenance.get("threads", 1)), str(t.provenance.get("arch"))
+                str(t.provenance.get("capability")), int(t.provenance.get("threads", 1)), str(t.provenance.get("arch")),
+                str(t.provenance.get("torch_version", IMPL_TORCH)),
             )
             for t in (diff.a, diff.b)
-        )
+        )  # fmt: skip
         impl_a = replay(root.a.op, cap.inputs, cap.args, pa)
         impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
     except ParityError as err:
@@ -241,9 +242,14 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
     if len(cause.knobs) != 1:
         return True, text, impl_b
     knob = cause.knobs[0]  # one knob named: verified only when changing it alone turns A's bits into B's
-    if knob not in ("threads", "capability"):
+    if knob not in ("threads", "capability", "torch_version"):
         return False, f"unexplained: {text}, but the impl cannot change the {KNOB_LABELS[knob]} alone", impl_b
-    alone = pa.with_threads(pb.threads) if knob == "threads" else pb.with_threads(pa.threads)
+    if knob == "threads":
+        alone = pa.with_threads(pb.threads)
+    elif knob == "torch_version":
+        alone = pa.with_torch(pb.torch)
+    else:
+        alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
     if _not_reproduced(moved, root.b, algorithm):
         why = f"unexplained: {text}, but changing only the {KNOB_LABELS[knob]} ({alone.label}) does not give B's bits"

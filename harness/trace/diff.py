@@ -232,7 +232,7 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
         )  # fmt: skip
     diff = TraceDiff(a, b, pairs, root, code_path, first, list(modules.values()), steps, only_a, only_b, differing)
     diff.first_candidate = root
-    if a.has_sources and b.has_sources:
+    if a.has_sources and b.has_sources and differing:
         diff.reach = reach(a, b, pairs, divergences, losses_a, target)
         live = [divergences[r.index] for r in diff.reach.roots if r.index in divergences]
         diff.root_cause = live[0] if live else None

@@ -24,9 +24,9 @@ Replay = Callable[[Arrays, Args, KernelProfile], dict[str, np.ndarray]]
 # ATen op (overload packet) -> (kernel index op, knobs that change its bits)
 KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "native_layer_norm": ("layer_norm", ("capability",)),
-    "native_layer_norm_backward": ("layer_norm", ("threads", "capability")),
+    "native_layer_norm_backward": ("layer_norm", ("threads", "capability", "torch_version")),
     "_softmax": ("softmax", ("capability",)),
-    "_softmax_backward_data": ("softmax", ("capability", "threads")),
+    "_softmax_backward_data": ("softmax", ("capability", "threads", "torch_version")),
     "_log_softmax": ("log_softmax", ("capability",)),
     "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
     "nll_loss_forward": ("cross_entropy", ()),

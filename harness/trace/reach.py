@@ -127,7 +127,7 @@ def default_target(a: Trace, differing: dict[int, object], losses: dict[int, OpR
             if i not in graph.readers and i not in graph.overwriters and a.ops[i].phase != "optimizer"
         ]  # fmt: skip
         ops = sorted(sinks)
-        labels.append(f"the program's results ({len(ops)} differing outputs nothing later reads)")
+        labels.append(f"the program's results ({len(ops)} ops' differing outputs, which nothing later reads)")
     return Target(" and ".join(labels), ops)
 
 

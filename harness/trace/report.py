@@ -185,7 +185,10 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
         live = [f"target: {reach['target']}"]
         for r in reach["root_causes"]:
             hops = _hops(r["path"])
-            live.append(f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}")
+            if len(r["path"]) == 1:
+                live.append(f"{_where(r)}; it is the target")
+            else:
+                live.append(f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}")
         live += [f"unresolved: {u}" for u in reach["unresolved"]]
         out.append(("Root causes that reach the target", live))
         if reach["dead"]:
