@@ -242,13 +242,13 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
     if len(cause.knobs) != 1:
         return True, text, impl_b
     knob = cause.knobs[0]  # one knob named: verified only when changing it alone turns A's bits into B's
-    if knob not in ("threads", "capability", "torch_version"):
+    if knob not in ("threads", "capability", "onednn_isa", "torch_version"):
         return False, f"unexplained: {text}, but the impl cannot change the {KNOB_LABELS[knob]} alone", impl_b
     if knob == "threads":
         alone = pa.with_threads(pb.threads)
     elif knob == "torch_version":
         alone = pa.with_torch(pb.torch)
-    else:
+    else:  # the level: a profile holds ATen's capability and oneDNN's ISA, and the kernel reads the one named
         alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
     if _not_reproduced(moved, root.b, algorithm):
