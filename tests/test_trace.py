@@ -612,3 +612,28 @@ def test_the_torch_release_is_a_knob_the_impl_changes_alone(monkeypatch: pytest.
     diff = diff_traces(trace("2.11.0", out_a), trace("2.13.0", out_b))
     verified, text, _ = cause_module.replay_verdict(diff, cause_module.explain(diff), captured)
     assert not verified and "no kernel profile for torch 2.11.0" in text
+
+
+def test_a_kernel_that_reads_only_onednns_isa_is_verified_by_the_level_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gelu at avx2 vs avx512 (oneDNN's ISA is its only knob): A's thread count and release at B's level
+    must give B's bits."""
+    from harness.impl import profiles
+    from harness.trace import cause as cause_module
+    from harness.trace import impl_ops
+
+    out_a, out_b = np.float32([1.0, 2.0]), np.float32([1.0, 3.0])
+    pa, pb = profiles.profile_for_capability("AVX2", 1), profiles.profile_for_capability("AVX512", 1)
+    by_profile = {pa: out_a, pb: out_b}
+    monkeypatch.setattr(impl_ops, "replay", lambda op, inputs, args, profile: {"out": by_profile[profile]})
+    ref = lambda a: TensorRef("out", digest(a, "mix256-v1"), "float32", (2,), 0.0)
+    x = TensorRef("in0", b"1" * 32, "float32", (2,), 0.0)
+    op = lambda out: OpRecord(0, "aten.gelu.default", "m", "x.py:1", "forward", 1, "", [x], [ref(out)])
+    prov = lambda cap, isa: {"capability": cap, "threads": 1, "arch": "x86_64", "env": {"ONEDNN_MAX_CPU_ISA": isa}}
+    diff = diff_traces(
+        Trace(Path("a.h5"), {"provenance": prov("AVX2", "AVX2"), "digest": "mix256-v1"}, [op(out_a)]),
+        Trace(Path("b.h5"), {"provenance": prov("AVX512", "AVX512_CORE"), "digest": "mix256-v1"}, [op(out_b)]),
+    )
+    cause = cause_module.explain(diff)
+    assert cause is not None and cause.knobs == ["onednn_isa"]
+    verified, text, _ = cause_module.replay_verdict(diff, cause, Captured({"in0": np.float32([1, 1])}, {}, []))
+    assert verified and "changing only the oneDNN ISA (ONEDNN_MAX_CPU_ISA) turns A's bits into B's" in text
