@@ -90,7 +90,7 @@ def test_published_matrix_is_up_to_date(configs, tmp_path):
 
 def test_matrix_json_schema(configs):
     data = json.loads((PUBLISHED / "matrix.json").read_text())
-    assert data["schema"] == "parity-harness/matrix" and data["schema_version"] == 1
+    assert data["schema"] == "parity-harness/matrix" and data["schema_version"] == 2
     assert data["reference"] == REFERENCE
     for c in data["configurations"]:
         assert {"label", "os", "arch", "isa", "threads", "torch", "capability", "emulated"} <= set(c)
@@ -143,3 +143,24 @@ def test_impl_row_follows_the_measured_gaps(configs, data):
     assert data["impl"][REFERENCE]["ops"] == 26 and data["impl"][REFERENCE]["profile"] == "x86-avx2 t2"
     published = (PUBLISHED / "MATRIX.md").read_text()
     assert "## The reference implementation on each configuration" in published
+
+
+def test_the_release_table_names_each_changed_op_and_its_kernel_change(data, configs, monkeypatch):
+    """From one release to the next on one configuration: the ops whose bits moved, each with the kernel
+    change behind it; an op that moved with no change known says so rather than name one."""
+    from harness.impl import profiles
+    from harness.report import matrix
+
+    rows = {(r["platform_id"], r["from"], r["to"]): r for r in data["releases"]}
+    assert rows, "the store holds configurations of several releases"
+    for (pid, old, new), r in rows.items():
+        assert r["ops_identical"] + len(r["changed"]) == r["of"] == len(data["ops"])
+        for c in r["changed"]:
+            assert c["max_ulp"] > 0 and c["change"] == profiles.RELEASE_CHANGES[(old, new)][c["op"]]
+        if "-baseline-" in pid or (old, new) == ("2.13.0", "2.14.1"):
+            assert r["changed"] == []  # no FMA at baseline; 2.14.1 computes as 2.13.0
+    t1 = rows[("linux-x86_64-avx2-mklgeneric-t1", "2.12.1", "2.13.0")]
+    assert [c["op"] for c in t1["changed"]] == ["layer_norm", "softmax"]
+    monkeypatch.setattr(matrix, "RELEASE_CHANGES", {})
+    unknown = [r for r in matrix.release_changes(configs, data["ops"]) if r["changed"]]
+    assert unknown and all(c["change"].startswith("not known") for r in unknown for c in r["changed"])

@@ -21,6 +21,22 @@ IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a 
 # map2/map3_reduce_all unfused (layer_norm backward at avx2 and avx512, softmax backward at avx2);
 # its AVX-512 objects and all of 2.14.1 compute as 2.13.0.
 RELEASES = ("2.12.1", "2.13.0", "2.14.1")
+# The kernel changes behind each op whose bits moved from one release to the next, as the impl
+# reproduces them (docs/releases.md): (from, to) -> {op id: change}. A pair absent here has none known.
+RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
+    ("2.12.1", "2.13.0"): {
+        "layer_norm": (
+            "the AVX2 objects (layer_norm has no AVX-512 build: avx512 runs them too) fuse the partial last "
+            "vector of a row into `ds` and `db` of the backward (`map2_reduce_all`/`map3_reduce_all`), which "
+            "2.12.1's round twice"
+        ),
+        "softmax": (
+            "the AVX2 objects fuse the partial last vector of the backward's sum of `g*y` where it runs outside "
+            "the OpenMP region (1 thread or 1 row), which 2.12.1's round twice"
+        ),
+    },
+    ("2.13.0", "2.14.1"): {},
+}
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import html
 import io
+import itertools
 import json
 import math
 from dataclasses import dataclass
@@ -39,13 +40,14 @@ from harness.formats.ops import OpFixture
 from harness.formats.registry import read_fixture
 from harness.impl.kernel_index import why
 from harness.impl.known_gaps import KnownGaps, load_gaps
+from harness.impl.profiles import RELEASE_CHANGES
 from harness.platform.config import parse_platform_id
 from harness.report.output import output_dir, write_output
 from harness.report.render import IDENTICAL_COLOUR, MISSING_COLOUR, heat_colour
 from harness.store import tensor_digest
 
 SCHEMA = "parity-harness/matrix"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 @dataclass
@@ -166,7 +168,7 @@ def _impl_cell(v: dict[str, Any] | str) -> str:
 
 
 def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str, Any]:
-    """The matrix as data: schema "parity-harness/matrix", version 1.
+    """The matrix as data: schema "parity-harness/matrix", version 2 (version 1 had no "releases").
 
     {"schema", "schema_version", "reference": label, "ops": [op ids],
      "configurations": [{"label", "os", "arch", "isa", "threads", "torch", "capability", "emulated"}],
@@ -177,7 +179,10 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
      "nanogpt": {config name: {label: {"identical_steps", "steps", "first_divergence"}
                                       | "other inputs" | null (not recorded)}},
      "impl": {label: {"profile", "ops": k bit-exact, "of": n, "nanogpt": {config: {"identical_steps", "steps"}}}
-                     | why there is no figure}}
+                     | why there is no figure},
+     "releases": [{"platform_id", "from", "to", "ops_identical", "of",      # one configuration, two
+                   "changed": [{"op", "max_ulp", "scaled_ulp", "change"}],  # consecutive releases
+                   "nanogpt": {config: {"identical_steps", "steps"}}}]}
     """
     ref = next((c for c in configs if reference in (c.label, c.platform_id)), None) if reference else configs[0]
     if ref is None:
@@ -229,7 +234,48 @@ def matrix_dict(configs: list[Config], reference: str | None = None) -> dict[str
         "why": {op: why(op) for op in ops},
         "nanogpt": nanogpt,
         "impl": {c.label: impl_result(c, ops, known) for c in configs},
+        "releases": release_changes(configs, ops),
     }
+
+
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in version.split("+")[0].split("."))
+
+
+def release_changes(configs: list[Config], ops: list[str]) -> list[dict[str, Any]]:
+    """Per configuration recorded under several torch releases, what changed from each release to the
+    next: the ops whose bits moved (max ULP, and at the tensor's scale) with the kernel change behind
+    each (``RELEASE_CHANGES``; "not known" where the impl names none), and the nanoGPT runs' steps."""
+    by_platform: dict[str, list[Config]] = {}
+    for c in configs:
+        by_platform.setdefault(c.platform_id, []).append(c)
+    out = []
+    for pid, group in by_platform.items():
+        group = sorted(group, key=lambda c: _version_key(c.torch_version))
+        for a, b in itertools.pairwise(group):
+            notes = RELEASE_CHANGES.get((a.torch_version, b.torch_version), {})
+            changed = []
+            same = 0
+            for op in ops:
+                identical = op_identical(a, b, op)
+                if identical is None:
+                    continue
+                if identical:
+                    same += 1
+                    continue
+                ulp, scaled = op_max_ulp(a.ops, b.ops, op)
+                change = notes.get(op, "not known: no kernel change of the impl's covers it")
+                changed.append({"op": op, "max_ulp": ulp, "scaled_ulp": round(scaled, 4), "change": change})
+            nanogpt = {}
+            for name in sorted(set(a.nanogpt) & set(b.nanogpt)):
+                if a.nanogpt[name].attrs["input_digest"] == b.nanogpt[name].attrs["input_digest"]:
+                    d = diff_nanogpt(a.nanogpt[name], b.nanogpt[name])
+                    nanogpt[name] = {"identical_steps": d.identical_steps, "steps": len(d.steps)}
+            out.append(
+                {"platform_id": pid, "from": a.torch_version, "to": b.torch_version, "ops_identical": same,
+                 "of": same + len(changed), "changed": changed, "nanogpt": nanogpt}
+            )  # fmt: skip
+    return out
 
 
 def _cell(value: Any) -> str:
@@ -326,6 +372,24 @@ def render_markdown(data: dict[str, Any]) -> str:
         "|---|---|",
         *[f"| {label} | {_impl_cell(v)} |" for label, v in data["impl"].items()],
     ]
+    if data["releases"]:
+        out += [
+            "",
+            "## What changed between torch releases",
+            "",
+            "Per configuration recorded under more than one release, from each release to the next: the ops "
+            "whose bits moved (max ULP, and at the tensor's scale in brackets) and the kernel change behind "
+            "each, as the impl reproduces it (`docs/releases.md`).",
+            "",
+            "| configuration | releases | ops bit-identical | changed | nanoGPT |",
+            "|---|---|---|---|---|",
+            *[f"| {r['platform_id']} | {r['from']} → {r['to']} | {r['ops_identical']}/{r['of']} | "
+              + ("; ".join(f"{c['op']}: {c['max_ulp']} ULP ({c['scaled_ulp']:.3g}): {c['change']}"
+                           for c in r["changed"]) or "nothing")
+              + " | " + ("; ".join(f"{n}: {v['identical_steps']}/{v['steps']} steps" for n, v in r["nanogpt"].items())
+                         or "not recorded in both") + " |"
+              for r in data["releases"]],
+        ]  # fmt: skip
     return "\n".join(out) + "\n"
 
 
