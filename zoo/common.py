@@ -61,3 +61,24 @@ def tokens(rng: np.random.Generator, vocab: int, batch: int = 4, length: int = 1
 def images(rng: np.random.Generator, batch: int = 4, size: int = 32) -> torch.Tensor:
     """A batch of images, (batch, 3, size, size) float32."""
     return torch.from_numpy(rng.standard_normal((batch, 3, size, size)).astype(np.float32))
+
+
+def causal_lm_loss(vocab: int) -> Step:
+    """The loss of a Hugging Face causal language model on a batch of tokens, its own labels."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        ids = tokens(rng, vocab)
+        return model(input_ids=ids, labels=ids).loss
+
+    return loss_of
+
+
+def image_classification_loss(labels: int) -> Step:
+    """The loss of a Hugging Face image classifier on a batch of images and labels."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        pixels = images(rng)
+        targets = torch.from_numpy(rng.integers(0, labels, pixels.shape[0]))
+        return model(pixel_values=pixels, labels=targets).loss
+
+    return loss_of

@@ -1,7 +1,7 @@
 """Llama (Hugging Face transformers, tiny configuration): RMSNorm, SiLU, rotary positions, grouped
 key/value heads (4 query heads of size 16 share 2 key/value heads)."""
 
-from common import run, tokens
+from common import causal_lm_loss, run
 from transformers import LlamaConfig, LlamaForCausalLM
 
 VOCAB = 96
@@ -15,10 +15,5 @@ def build() -> LlamaForCausalLM:
     return LlamaForCausalLM(config)
 
 
-def loss_of(model, rng):
-    ids = tokens(rng, VOCAB)
-    return model(input_ids=ids, labels=ids).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, causal_lm_loss(VOCAB))

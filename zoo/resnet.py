@@ -1,7 +1,6 @@
 """ResNet (Hugging Face transformers, tiny configuration): convolutions, batch norm, pooling."""
 
-import torch
-from common import images, run
+from common import image_classification_loss, run
 from transformers import ResNetConfig, ResNetForImageClassification
 
 
@@ -10,11 +9,5 @@ def build() -> ResNetForImageClassification:
     return ResNetForImageClassification(config)
 
 
-def loss_of(model, rng):
-    pixels = images(rng)
-    labels = torch.from_numpy(rng.integers(0, 10, pixels.shape[0]))
-    return model(pixel_values=pixels, labels=labels).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, image_classification_loss(10))

@@ -1,7 +1,6 @@
 """ViT (Hugging Face transformers, tiny configuration): a convolutional patch embedding, attention, GELU."""
 
-import torch
-from common import images, run
+from common import image_classification_loss, run
 from transformers import ViTConfig, ViTForImageClassification
 
 
@@ -13,11 +12,5 @@ def build() -> ViTForImageClassification:
     return ViTForImageClassification(config)
 
 
-def loss_of(model, rng):
-    pixels = images(rng)
-    labels = torch.from_numpy(rng.integers(0, 10, pixels.shape[0]))
-    return model(pixel_values=pixels, labels=labels).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, image_classification_loss(10))
