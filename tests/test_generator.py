@@ -132,3 +132,19 @@ def test_recorder_refuses_another_blas_code_path(tmp_path):
         f"parity: error: this process runs the BLAS code path {own}, not {other.blas} as {other.id} names"
     )
     assert not (tmp_path / "x.h5").exists()
+
+
+def test_generate_says_what_each_recording_added_to_the_pool(tmp_path):
+    """The first recording adds a pool file; the same bits recorded again add nothing."""
+    facts = collect_facts()
+    level = supported_levels(facts)[0].name
+    cmd = ("generate", "--isa", level, "--threads", "1", "--ops", "exp", "--out", str(tmp_path))
+    first = run_parity(*cmd)
+    assert first.returncode == 0, first.stderr
+    (line,) = [ln for ln in first.stdout.splitlines() if "pool" in ln]
+    assert " added 1 pool file, " in line and line.endswith(".hdf5)")
+    again = run_parity(*cmd, "--force")
+    assert again.returncode == 0, again.stderr
+    assert [ln for ln in again.stdout.splitlines() if "pool" in ln] == [
+        line.split(":")[0] + ": added nothing to the pool (every tensor it holds was there already)"
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from harness.core.digest import ALGORITHM, ALGORITHMS, LEGACY
 from harness.core.errors import ParityError
@@ -12,6 +13,7 @@ from harness.platform.config import collect_facts
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import RecordRequest, plan_configs, torch_missing, with_machine_blas
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path
+from harness.store.pool import POOL_DIR, pool_files
 
 
 def add_generate_parser(sub: argparse._SubParsersAction) -> None:
@@ -84,11 +86,29 @@ def cmd_generate(args: argparse.Namespace) -> int:
     existing = [str(path) for _, path in targets if path.exists()]
     if existing and not args.force:
         raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
+    pool = args.out / POOL_DIR
     for cfg, path in targets:
+        before = _pool_sizes(pool)
         rc = request.run(cfg, path).returncode
         if rc != 0:
             return rc
+        if not args.quiet:
+            print(_pool_line(path, before, _pool_sizes(pool)))
     return 0
+
+
+def _pool_sizes(pool: Path) -> dict[str, int]:
+    """The store's pool files by name, with their sizes."""
+    return {p.name: p.stat().st_size for p in pool_files(pool)}
+
+
+def _pool_line(path: Path, before: dict[str, int], after: dict[str, int]) -> str:
+    """What recording ``path`` added to the pool (a release whose bits did not move adds nothing)."""
+    new = sorted(set(after) - set(before))
+    if not new:
+        return f"{path.name}: added nothing to the pool (every tensor it holds was there already)"
+    size = sum(after[n] for n in new)
+    return f"{path.name}: added {len(new)} pool file{'s' if len(new) > 1 else ''}, {size:,} bytes ({', '.join(new)})"
 
 
 def _check_nanogpt_train(args: argparse.Namespace) -> None:
