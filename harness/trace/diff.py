@@ -25,7 +25,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, Trace
-from harness.trace.reach import Reach, reach
+from harness.trace.reach import Reach, named_target, reach
 
 
 @dataclass
@@ -232,10 +232,13 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
         )  # fmt: skip
     diff = TraceDiff(a, b, pairs, root, code_path, first, list(modules.values()), steps, only_a, only_b, differing)
     diff.first_candidate = root
-    if a.has_sources and b.has_sources and differing:
-        diff.reach = reach(a, b, pairs, divergences, losses_a, target)
-        live = [divergences[r.index] for r in diff.reach.roots if r.index in divergences]
-        diff.root_cause = live[0] if live else None
+    if a.has_sources and b.has_sources:
+        if differing:
+            diff.reach = reach(a, b, pairs, divergences, losses_a, target)
+            live = [divergences[r.index] for r in diff.reach.roots if r.index in divergences]
+            diff.root_cause = live[0] if live else None
+        elif target:
+            named_target(a, target, losses_a)  # a target A lacks is refused, differences or none
     elif target:
         raise ParityError(
             "--target needs traces that say which op wrote each input (trace version 3): trace both programs "
