@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, TensorRef, Trace
+from harness.trace.impl_ops import packet
 
 _DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)
 
@@ -73,8 +74,7 @@ def _is_view(op: OpRecord) -> bool:
 def _writes_unseen(op: OpRecord) -> bool:
     """An in-place op that returns nothing (``_foreach_add_``, ``_fused_adamw_``): its result is seen
     only where a later op reads it."""
-    name = op.op.split(".")
-    return not op.outputs and (name[1] if len(name) >= 3 else name[-1]).endswith("_")
+    return not op.outputs and packet(op.op).endswith("_")
 
 
 class _Graph:
