@@ -187,12 +187,12 @@ def test_check_impl_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str]
 
 
 def test_kernels_doc_holds_the_index_table_and_every_op():
-    from harness.impl.kernel_index import WHY, render_table
+    from harness.impl.kernel_index import TRACE_KERNELS, WHY, render_table
 
     text = (Path(__file__).resolve().parents[1] / "docs" / "impl" / "kernels.md").read_text(encoding="utf-8")
     assert render_table() in text, "docs/impl/kernels.md's table is out of step with harness/impl/kernel_index.py"
-    assert sorted(WHY) == sorted(OP_IDS)
-    missing = [op for op in OP_IDS if f"`{op}`" not in text]
+    assert sorted(WHY) == sorted((*OP_IDS, *TRACE_KERNELS))
+    missing = [op for op in (*OP_IDS, *TRACE_KERNELS) if f"`{op}`" not in text]
     assert not missing, f"docs/impl/kernels.md does not name {missing}"
 
 
@@ -205,3 +205,14 @@ def test_a_nanogpt_gap_records_the_first_divergence():
     assert gap.output == "grad_preclip transformer.h.0.ln_1.weight"  # LayerNorm grads: per-thread buffers
     assert gap.count == 50 and gap.mismatches == 50
     assert "first divergence at step 1, backward" in gap.why and "DIFF" in line
+
+
+def test_every_traced_kernel_op_names_a_kernel_index_row_and_every_replay_is_indexed():
+    from harness.impl.kernel_index import WHY
+    from harness.trace.cause import KNOB_LABELS
+    from harness.trace.impl_ops import KERNEL_OPS, REPLAYS
+
+    rows = {op: row for op, (row, _) in KERNEL_OPS.items()}
+    assert not {op: row for op, row in rows.items() if row not in WHY}, "KERNEL_OPS names a row the index lacks"
+    assert not [op for op in REPLAYS if op not in KERNEL_OPS], "a replayed op has no kernel index row"
+    assert not [k for _, knobs in KERNEL_OPS.values() for k in knobs if k not in KNOB_LABELS]

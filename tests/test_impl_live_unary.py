@@ -1,7 +1,8 @@
 """The impl's unary kernels against torch running in this process, bit for bit.
 
 Covered (verified exact on the committed x86 fixtures): exp, log, tanh, rsqrt, gelu (erf) and
-gelu (tanh), forward and backward. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
+gelu (tanh), forward and backward; silu (no fixture op: traces of real models reach it), forward
+and backward, here only, also on random bit patterns. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
 checked only where MKL runs the code path the impl reproduces (needs_modelled_mkl), on the
 fixtures' distributions and on random bit patterns (log: every positive float; tanh and exp:
 every float, exp's overflow, underflow and subnormal results included, and uniformly over the
@@ -47,6 +48,7 @@ _TORCH = {
     "rsqrt": torch.rsqrt,
     "gelu": F.gelu,
     "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu,
 }
 _POSITIVE = {"log", "rsqrt"}
 _MKL_VML = {"exp", "log", "tanh"}
@@ -72,7 +74,7 @@ def _torch(op: str, x: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return out.detach().numpy(), xt.grad.numpy()
 
 
-@pytest.mark.parametrize("op", ["rsqrt", "gelu", "gelu_tanh", "exp", "log", "tanh"])
+@pytest.mark.parametrize("op", ["rsqrt", "gelu", "gelu_tanh", "exp", "log", "tanh", "silu"])
 @settings(max_examples=12, deadline=None)
 @given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
 def test_unary_matches_torch(op: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
@@ -132,3 +134,43 @@ def test_vml_exp_matches_torch_on_every_float_of_its_scalar_fallback() -> None:
         x = _every_float(lo, hi)
         expected = torch.exp(torch.from_numpy(x.copy())).numpy()
         assert_bits_equal(f"exp out on [{lo}, {hi}]", expected, unary.forward("exp", x, profile))
+
+
+@settings(max_examples=12, deadline=None)
+@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
+def test_silu_matches_torch_on_bit_patterns(shape: tuple[int, ...], seed: int, threads: int) -> None:
+    """silu forward and backward where exp(-x) overflows, underflows or is not finite: random bit
+    patterns and the special values, laid over a tensor of ``shape`` so that each lands in the vector
+    body or the scalar tail."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32) * np.float32(3)
+    flat = x.reshape(-1)
+    bits = _bit_patterns("silu", flat.size, seed)
+    spots = rng.random(flat.size) < 0.5
+    flat[spots] = bits[: flat.size][spots]
+    flat[-min(flat.size, 11) :] = bits[-11:][-min(flat.size, 11) :]  # the special values, in the tail
+    g = rng.standard_normal(shape).astype(np.float32)
+    g.reshape(-1)[rng.random(flat.size) < 0.1] = np.float32(np.nan)
+    out, grad_x = _torch("silu", x, g)
+    profile = live_profile()
+    assert_bits_equal("silu out", out, unary.forward("silu", x, profile))
+    assert_bits_equal("silu grad_x", grad_x, unary.backward("silu", g, x, out, profile))
+
+
+def test_silu_backward_nan_operands_in_body_and_tail() -> None:
+    """Where two NaNs meet in silu's backward, the order of the operands decides the bits: every pair
+    of (dy, x) among NaNs of either sign and payload, infinities, zero and one, in the vector body (64
+    elements) and alone (a scalar tail)."""
+    use_threads(1)
+    specials = np.array([0x7FC12345, 0xFFC54321, 0x7F800000, 0xFF800000, 0x00000000, 0x3F800000], np.uint32)
+    dy, x = (a.reshape(-1).view(np.float32) for a in np.meshgrid(specials, specials))
+    profile = live_profile()
+    for name, (gs, xs) in {
+        "body": (np.resize(dy, 64), np.resize(x, 64)),
+        **{f"tail {i}": (dy[i : i + 1], x[i : i + 1]) for i in range(dy.size)},
+    }.items():
+        expected = torch.ops.aten.silu_backward(torch.from_numpy(gs.copy()), torch.from_numpy(xs.copy())).numpy()
+        assert_bits_equal(f"silu grad_x ({name})", expected, unary.backward("silu", gs, xs, xs, profile))
+        expected = F.silu(torch.from_numpy(xs.copy())).numpy()
+        assert_bits_equal(f"silu out ({name})", expected, unary.forward("silu", xs, profile))

@@ -1,12 +1,17 @@
 """Per op: the PyTorch kernel the impl reproduces and what makes its bits differ between platforms.
 
-Data for docs/impl/kernels.md (its table is ``render_table()``, checked by a test) and for
-the op-match matrix, which prints the "why" beside each op. Torch-free.
+Data for docs/impl/kernels.md (its table is ``render_table()``, checked by a test), for the
+op-match matrix, which prints the "why" beside each op, and for ``parity diff``'s causes (the rows
+harness/trace/impl_ops.py ``KERNEL_OPS`` names). Beside the 26 fixture ops, ``TRACE_KERNELS`` are
+rows that only traces reach: kernels of real models' ops that no fixture records. Torch-free.
 """
 
 from __future__ import annotations
 
 from harness.core.op_ids import OP_IDS
+
+# rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
+TRACE_KERNELS: tuple[str, ...] = ("silu",)
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -161,6 +166,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "CPU's own `rsqrtps` estimate, so it depends on the CPU model"
         ),
     ),
+    (
+        ("silu",),
+        (
+            "`silu_kernel` / `silu_backward_kernel` (Activation.cpp): `x / (1 + exp(-x))`; backward "
+            "`s = 1 / (1 + exp(-x))`, `dy * s * (1 + x * (1 - s))`; vector body with SLEEF exp, scalar tail "
+            "with `expf`"
+        ),
+        (
+            "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); backward "
+            "`1 + x*(1 - s)` contracted to an FMA on AVX2/AVX-512; thread count moves the scalar tails above "
+            "32768 elements"
+        ),
+    ),
 )
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
@@ -217,12 +235,20 @@ ARM64: dict[str, str] = {
         "IEEE `sqrt` (no MKL VML); `addcmul_` contracted on N1 and V2 but not in V1's vector body; `lerp_`"
         " fused everywhere"
     ),
+    "silu": (
+        "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail; the backward's"
+        " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"
+        " not in V1's SVE body"
+    ),
 }
 
 WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}
 WHY_ARM64: dict[str, str] = {op: ARM64[ops[0]] for ops, _, _ in ROWS for op in ops}
-if sorted(WHY) != sorted(OP_IDS) or sorted(ARM64) != sorted(ops[0] for ops, _, _ in ROWS):
-    raise RuntimeError("harness.impl.kernel_index: ROWS must name each of the 26 ops once, ARM64 each row once")
+if sorted(WHY) != sorted((*OP_IDS, *TRACE_KERNELS)) or sorted(ARM64) != sorted(ops[0] for ops, _, _ in ROWS):
+    raise RuntimeError(
+        "harness.impl.kernel_index: ROWS must name each of the 26 ops and each TRACE_KERNELS row once, "
+        "ARM64 each row once"
+    )
 
 
 def why(op: str, arm64: bool = True) -> str:

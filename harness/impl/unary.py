@@ -1,4 +1,4 @@
-"""Unary ops (exp, log, tanh, rsqrt, gelu, gelu_tanh): forward ``out`` and backward ``grad_x``.
+"""Unary ops (exp, log, tanh, rsqrt, gelu, gelu_tanh, silu): forward ``out`` and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
@@ -22,6 +23,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "rsqrt": ("rsqrt_forward", "rsqrt_backward", "out"),
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
+    "silu": ("silu_forward", "silu_backward", "x"),
 }
 
 
@@ -59,4 +61,4 @@ def _runner(op: str):
     return run
 
 
-RUNNERS = {op: _runner(op) for op in _KERNELS}
+RUNNERS = {op: _runner(op) for op in _KERNELS if op in OP_IDS}  # silu: traces only, no fixture op

@@ -59,6 +59,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "add": ("add", ()),
     "mul": ("mul", ()),
     "div": ("div", ()),
+    "silu": ("silu", ("capability", "threads")),
+    "silu_backward": ("silu", ("capability", "threads")),
 }
 
 
@@ -148,6 +150,36 @@ def _unary(op: str) -> Replay:
         return {"out": forward(op, t["self"], p)}
 
     return run
+
+
+def _flat(a: Args, *names: str) -> None:
+    """Refuse a captured operand that ATen's element-wise loop would not see as one flat run: only a
+    C-contiguous tensor, or one broadcast along every dim (all strides 0), gives the impl's order of
+    vector body and scalar tail (other layouts split into rows, or follow memory order)."""
+    for name in names:
+        stride, shape = a.get(f"{name}.stride"), a.get(f"{name}.shape")
+        if stride is None or shape is None or all(s == 0 for s in stride):
+            continue
+        expected, step = [], 1
+        for size in reversed(shape):
+            expected.append(step)
+            step *= size
+        if any(size > 1 and s != e for s, e, size in zip(stride, reversed(expected), shape, strict=True)):
+            raise ParityError(f"the impl reproduces this op on contiguous tensors only, not {name} of strides {stride}")
+
+
+def _silu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import forward
+
+    _flat(a, "self")
+    return {"out": forward("silu", t["self"], p)}
+
+
+def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import backward
+
+    _flat(a, "grad_output", "self")
+    return {"out": backward("silu", t["grad_output"], t["self"], t["self"], p)}
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -249,6 +281,8 @@ REPLAYS: dict[str, Replay] = {
     "exp": _unary("exp"),
     "log": _unary("log"),
     "tanh_backward": _tanh_backward,
+    "silu": _silu,
+    "silu_backward": _silu_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "mm": _mm,

@@ -710,3 +710,56 @@ void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *g
     else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
 }
 
+
+/* ------------------------------------------------------------------ silu */
+
+/* A NaN operand's bits as an arithmetic operation passes them on: quieted. */
+static inline float quiet_nan(float x) { return vm_u2f(vm_f2u(x) | 0x00400000u); }
+
+/* silu_kernel (cpu/Activation.cpp, also registered for AVX-512: lanes_wide), cpu_kernel_vec:
+ * vector lane x / (1 + exp(-x)) with Vectorized::exp (vec_expf: SLEEF expf_u10 on avx2/avx512 and
+ * aarch64, std::exp per lane in the x86 default build), scalar tail the same with the C library's
+ * expf; no multiply, so nothing to contract. A NaN x meets exp's NaN in the division and x's
+ * payload wins (measured on every x86 capability). Tensor shapes: x, out (n,). */
+static float silu_fwd_vec(const profile_t *p, float x) {
+    return isnan(x) ? quiet_nan(x) : x / (1.0f + vec_expf(p, -x));
+}
+
+static float silu_fwd_scalar(const profile_t *p, float x) {
+    (void)p;
+    return isnan(x) ? quiet_nan(x) : x / (1.0f + glibc_expf(-x));
+}
+
+void silu_forward(profile_t p, const float *x, float *out, int64_t n) {
+    run_unary(&p, p.lanes_wide, GRAIN_SIZE, silu_fwd_vec, silu_fwd_scalar, x, out, n);
+}
+
+/* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
+ * with Vectorized::exp, scalar tail with expf. GCC contracts 1 + x*(1 - s) into one FMA (c) in the
+ * avx2/avx512 objects and on aarch64, in the vector body (intrinsics that are GCC vector
+ * arithmetic) as in the scalar tail; SVE256's ACLE operators are not contracted; the x86 default
+ * object rounds x*(1 - s) first.
+ * NaNs, where the order of two NaN operands decides the bits (measured on x86, body and tail alike):
+ * a NaN x gives -x (its NaN flows through exp(-x) into s and wins every product); a NaN dy gives
+ * dy, except where x = +inf makes 1 + x*(1 - s) the default NaN (inf * 0): the default object
+ * returns that one (GCC ordered the product t * (dy*s)), the FMA objects dy. aarch64 is taken to
+ * order as the FMA objects (not measured). Tensor shapes: grad, x, grad_x (n,). */
+VM_INLINE float silu_bwd_k(const profile_t *p, int c, float dy, float x, float e) {
+    if (isnan(x)) return quiet_nan(-x);
+    float s = 1.0f / (1.0f + e);
+    float t = c ? fmaf(x, 1.0f - s, 1.0f) : 1.0f + x * (1.0f - s);
+    if (isnan(dy)) return p->aten == 0 && isnan(t) ? t : quiet_nan(dy);
+    return dy * s * t;
+}
+
+static float silu_bwd_vec(const profile_t *p, float dy, float x) {
+    return silu_bwd_k(p, p->contract && !(p->aten == ATEN_SVE && p->lanes == 8), dy, x, vec_expf(p, -x));
+}
+
+static float silu_bwd_scalar(const profile_t *p, float dy, float x) {
+    return silu_bwd_k(p, p->contract, dy, x, glibc_expf(-x));
+}
+
+void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
+    run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n);
+}
