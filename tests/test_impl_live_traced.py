@@ -66,3 +66,39 @@ def test_silu_forward_and_backward_replay(backend: str, shape: tuple[int, ...], 
         y.backward(torch.ones_like(y) * 0.5)
 
     _replays_match(backend, program, {"silu", "silu_backward"}, 2)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(shape=st.one_of(SHAPES, st.sampled_from([(768, 64), (3, 11, 1000)])), seed=st.integers(0, 2**32 - 1))
+def test_initialisers_replay_from_the_captured_generator_state(backend: str, shape: tuple[int, ...], seed: int) -> None:
+    """uniform_, normal_ and randn of any size, as nn.init and model code call them; trunc_normal_'s
+    redraws included."""
+
+    def program() -> None:
+        torch.manual_seed(seed)
+        w = torch.empty(shape)
+        if len(shape) >= 2:
+            torch.nn.init.kaiming_uniform_(w, a=5**0.5)
+            torch.nn.init.xavier_normal_(w)
+        torch.nn.init.uniform_(w, -0.1, 0.3)
+        torch.nn.init.trunc_normal_(w, std=1.0, a=-0.5)
+        torch.nn.init.normal_(w, std=0.02)
+        torch.randn(shape)
+
+    _replays_match(backend, program, {"uniform_", "normal_", "randn"}, 4)
+
+
+def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
+    """ATen fills a non-contiguous tensor element by element (normal_: with its scalar sampler): not
+    what the impl draws, so the replay says so instead of giving other bits."""
+    from harness.core.errors import ParityError
+
+    torch.manual_seed(3)
+    w = torch.empty(40, 30).t()
+    with recording(capture=[0]) as tracer:
+        w.normal_()
+    cap = tracer.captured[0]
+    assert tracer.ops[0].op == "aten.normal_.default"
+    with pytest.raises(ParityError, match="contiguous"):
+        replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())

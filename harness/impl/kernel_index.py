@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.core.op_ids import OP_IDS
 
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
-TRACE_KERNELS: tuple[str, ...] = ("silu",)
+TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu")
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -167,6 +167,14 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("uniform",),
+        (
+            "`uniform_kernel` (DistributionTemplates.h): serial, one mt19937 word per element, `u = (w & "
+            "0xffffff) * 2^-24`, `u * (to - from) + from` in float; a value rounded up to `to` becomes `from`"
+        ),
+        "the multiply-add fused on AVX2/AVX-512, two roundings on default: other initial weights per ISA level",
+    ),
+    (
         ("silu",),
         (
             "`silu_kernel` / `silu_backward_kernel` (Activation.cpp): `x / (1 + exp(-x))`; backward "
@@ -235,6 +243,7 @@ ARM64: dict[str, str] = {
         "IEEE `sqrt` (no MKL VML); `addcmul_` contracted on N1 and V2 but not in V1's vector body; `lerp_`"
         " fused everywhere"
     ),
+    "uniform": "the multiply-add fused (GCC contracts on aarch64): the avx2 bits, the same on N1, V1 and V2",
     "silu": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail; the backward's"
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"

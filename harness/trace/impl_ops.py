@@ -47,6 +47,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "linalg_vector_norm": ("vector_norm", ("capability",)),
     "normal_": ("randn", ("capability",)),
     "randn": ("randn", ("capability",)),
+    "uniform_": ("uniform", ("capability",)),
     "bernoulli_": ("dropout", ()),
     "embedding": ("embedding", ()),
     "embedding_dense_backward": ("embedding", ()),
@@ -254,21 +255,53 @@ def generator_from_state(data: np.ndarray) -> Any:
     return gen
 
 
+def _generator(t: Arrays, op: str) -> Any:
+    if "generator_state" not in t:
+        raise ParityError(f"{op} needs its generator's state captured")
+    return generator_from_state(t["generator_state"])
+
+
+def _drawn_shape(a: Args, op: str) -> tuple[int, ...]:
+    """The shape of a random op's output, refused unless it is contiguous: ATen fills any other layout
+    element by element in TensorIterator's order (normal_: with the scalar sampler)."""
+    shape = a.get("self.shape")
+    if shape is None:
+        raise ParityError(f"{op}: the output's shape was not captured")
+    _flat(a, "self")
+    return tuple(shape)
+
+
 def _normal(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.rng import normal_
 
-    if "generator_state" not in t:
-        raise ParityError("normal_ needs its generator's state captured")
-    shape = a.get("self.shape")
-    if shape is None:
-        raise ParityError("normal_: the output's shape was not captured")
+    shape = _drawn_shape(a, "normal_")
     n = int(np.prod(shape, dtype=np.int64))
-    gen = generator_from_state(t["generator_state"])
+    gen = _generator(t, "normal_")
     return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
+
+
+def _uniform(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rng import uniform_
+
+    shape = _drawn_shape(a, "uniform_")
+    n = int(np.prod(shape, dtype=np.int64))
+    gen = _generator(t, "uniform_")
+    return {"out": uniform_(gen, n, float(a.get("from", 0.0)), float(a.get("to", 1.0)), p).reshape(shape)}
+
+
+def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rng import randn
+
+    if a.get("dtype") not in (None, "torch.float32"):
+        raise ParityError(f"the impl reproduces float32 randn only, not {a['dtype']}")
+    shape = tuple(a["size"])
+    return {"out": randn(_generator(t, "randn"), int(np.prod(shape, dtype=np.int64)), p).reshape(shape)}
 
 
 REPLAYS: dict[str, Replay] = {
     "normal_": _normal,
+    "uniform_": _uniform,
+    "randn": _randn,
     "native_layer_norm": _layer_norm,
     "native_layer_norm_backward": _layer_norm_backward,
     "_softmax": _rows_forward("softmax"),
