@@ -136,3 +136,26 @@ def test_clip_grad_norm(shapes: list[tuple[int, ...]], scale: float, max_norm: f
     assert_bits_equal("total_norm", total.numpy(), got_total)
     for i, p in enumerate(params):
         assert_bits_equal(f"clipped_{i}", p.grad.numpy(), clipped[i])
+
+
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS, threads=THREADS, data=st.data())
+def test_where_and_masked_fill(shape: tuple[int, ...], seed: int, threads: int, data: st.DataObject) -> None:
+    """Selections with a condition or mask broadcast from a shape with some dims 1 or left out, an
+    operand broadcast too or 0-dim, NaNs of any payload and infinities among the values."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, y = _normal(rng, shape), _normal(rng, shape)
+    odd = rng.integers(0, 2**32, x.size, dtype=np.uint64).astype(np.uint32).view(np.float32).reshape(shape)
+    x = np.where(rng.random(shape) < 0.2, odd, x)
+    kept = data.draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
+    lead = data.draw(st.integers(0, len(shape)))
+    mask_shape = tuple(s if keep else 1 for s, keep in zip(shape, kept, strict=True))[lead:]
+    mask = np.asarray(rng.random(mask_shape) < 0.4)
+    other = data.draw(st.sampled_from(["full", "0-dim", "broadcast"]))
+    y = {"full": y, "0-dim": np.array(np.float32(-np.inf)), "broadcast": y.reshape(-1)[: shape[-1]].copy()}[other]
+    expected = torch.where(torch.from_numpy(mask), as_tensor(x), as_tensor(y)).numpy()
+    assert_bits_equal("where", expected, reduce.where(mask, x, y))
+    value = data.draw(st.sampled_from([float("-inf"), 0.0, -1e9, 0.1, float("nan")]))
+    expected = as_tensor(x).masked_fill(torch.from_numpy(mask), value).numpy()
+    assert_bits_equal(f"masked_fill {value}", expected, reduce.masked_fill(x, mask, value))

@@ -91,3 +91,22 @@ def test_cross_entropy(b: int, c: int, seed: int, threads: int, ignore: int) -> 
     assert_bits_equal("out", loss.detach().numpy(), out)
     got = rows.cross_entropy_backward(grad, lsm, targets, total, profile, ignore_index=-1)
     assert_bits_equal("grad_logits", tl.grad.numpy(), got)
+
+
+@SETTINGS
+@given(shape=st.tuples(st.integers(1, 3), st.integers(1, 4), ROWS, LENGTHS), seed=SEEDS, threads=THREADS)
+def test_safe_softmax(shape: tuple[int, int, int, int], seed: int, threads: int) -> None:
+    """SDPA's math-path softmax: rows partly ``-inf`` (a mask), some entirely (a fully masked query: 0
+    there, not NaN); its backward is softmax's."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, g = normal32(rng, shape, 3.0), normal32(rng, shape)
+    x[rng.random(shape) < 0.3] = -np.inf
+    x[rng.random(shape[:-1]) < 0.2] = -np.inf
+    tx = as_tensor(x, True)
+    out = torch.ops.aten._safe_softmax(tx, -1)
+    out.backward(as_tensor(g))
+    profile = live_profile()
+    y = rows.safe_softmax(x, profile)
+    assert_bits_equal("out", out.detach().numpy(), y)
+    assert_bits_equal("grad_x", tx.grad.numpy(), rows.softmax_backward(g, y, profile))

@@ -102,3 +102,34 @@ def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
     assert tracer.ops[0].op == "aten.normal_.default"
     with pytest.raises(ParityError, match="contiguous"):
         replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    b=st.integers(1, 2),
+    heads=st.integers(1, 3),
+    t=st.integers(1, 40),
+    d=st.sampled_from([8, 16, 24]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=THREADS,
+)
+def test_masked_attention_replays(backend: str, b: int, heads: int, t: int, d: int, seed: int, threads: int) -> None:
+    """SDPA's math path with a boolean mask that masks whole queries (``_safe_softmax``, its backward
+    ``_softmax_backward_data``), and a mask applied by hand as models write it (``masked_fill`` with
+    ``-inf``, ``torch.where``)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    q = torch.from_numpy(rng.standard_normal((b, heads, t, d)).astype(np.float32))
+    mask = torch.from_numpy(rng.random((t, t)) < 0.7) & torch.ones(t, t, dtype=torch.bool).tril()
+    mask[rng.integers(0, t)] = False
+
+    def program() -> None:
+        qt = q.clone().requires_grad_(True)
+        torch.manual_seed(seed)
+        out = F.scaled_dot_product_attention(qt, qt, qt, attn_mask=mask, dropout_p=0.2)
+        scores = (qt @ qt.transpose(-2, -1)).masked_fill(~mask, float("-inf"))
+        kept = torch.where(mask, scores, torch.zeros(()))
+        (out.sum() + torch.softmax(scores, -1).sum() + kept.sum()).backward()
+
+    _replays_match(backend, program, {"_safe_softmax", "_softmax_backward_data", "masked_fill", "where"}, 4)

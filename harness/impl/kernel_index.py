@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.core.op_ids import OP_IDS
 
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
-TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu")
+TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu", "where")
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -92,7 +92,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("softmax", "log_softmax"),
         (
             "`_vec_softmax_lastdim` / `_vec_log_softmax_lastdim` and their backwards (SoftMaxKernel.cpp): max, "
-            "`exp(x - max)`, sum, times `1/sum`; `(x - max) - log(sum)`"
+            "`exp(x - max)`, sum, times `1/sum`; `(x - max) - log(sum)`; `_safe_softmax` is softmax with 0 for "
+            "rows entirely `-inf`"
         ),
         (
             "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "
@@ -175,6 +176,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "the multiply-add fused on AVX2/AVX-512, two roundings on default: other initial weights per ISA level",
     ),
     (
+        ("where",),
+        "`where_kernel`, `masked_fill_kernel`: a selection per element (broadcast), no arithmetic",
+        "nothing: the selected bits, NaN payloads included, identical everywhere",
+    ),
+    (
         ("silu",),
         (
             "`silu_kernel` / `silu_backward_kernel` (Activation.cpp): `x / (1 + exp(-x))`; backward "
@@ -244,6 +250,7 @@ ARM64: dict[str, str] = {
         " fused everywhere"
     ),
     "uniform": "the multiply-add fused (GCC contracts on aarch64): the avx2 bits, the same on N1, V1 and V2",
+    "where": "nothing: identical everywhere",
     "silu": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail; the backward's"
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"

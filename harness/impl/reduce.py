@@ -1,4 +1,5 @@
-"""Reductions and broadcasting binary ops: add, mul, div, sum, mean, var, vector_norm, clip_grad_norm.
+"""Reductions and broadcasting binary ops: add, mul, div, sum, mean, var, vector_norm, clip_grad_norm;
+the element-wise selections where and masked_fill.
 
 C kernels in csrc/reduce.c reproduce torch 2.13.0's CPU float32 reductions and their backwards
 bit for bit under a ``KernelProfile`` (its thread count included). The broadcasting binary ops'
@@ -15,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.op_registry import Runner
 from harness.impl.profiles import KernelProfile
@@ -189,6 +191,24 @@ def _sum_to(grad: np.ndarray, shape: tuple[int, ...], profile: KernelProfile) ->
     if not dims:
         return grad
     return sum_dims(grad, dims, profile).reshape(shape)
+
+
+def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``torch.where(condition, x, y)`` of float32 operands, broadcast: each element's bits copied from
+    ``x`` or ``y`` (ATen's ``where_kernel``: a selection, no arithmetic; NaN payloads kept)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        raise ParityError(f"the impl reproduces where of float32 operands only, not {x.dtype} and {y.dtype}")
+    return np.ascontiguousarray(np.where(np.asarray(condition, np.bool_), x, y))
+
+
+def masked_fill(x: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
+    """``x.masked_fill(mask, value)`` of a float32 ``x`` (``mask`` broadcast to its shape): ``float(value)``
+    where the mask is set, ``x``'s bits elsewhere."""
+    x = np.asarray(x)
+    if np.broadcast_shapes(x.shape, np.shape(mask)) != x.shape:
+        raise ParityError(f"masked_fill: a mask of shape {np.shape(mask)} does not broadcast to {x.shape}")
+    return where(np.broadcast_to(mask, x.shape), np.full(x.shape, np.float32(value)), x)
 
 
 def _binary(op: str) -> Runner:

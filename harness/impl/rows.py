@@ -1,4 +1,5 @@
-"""Row ops over the last dim: layer_norm, softmax, log_softmax, cross_entropy (C kernels in csrc/rows.c).
+"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy (C kernels in
+csrc/rows.c).
 
 The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
 any leading shape and reproduce torch 2.13.0's CPU kernels bit for bit under a ``KernelProfile``
@@ -17,6 +18,7 @@ from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.op_registry import Runner
 from harness.impl.profiles import KernelProfile
+from harness.impl.reduce import where
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -104,6 +106,15 @@ def softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
     y = np.empty_like(x)
     _lib().softmax_forward(profile.as_c(), ptr(x), m, n, ptr(y))
     return y
+
+
+def safe_softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch._safe_softmax(x, -1)``, the softmax of SDPA's math path: ``softmax``, then 0 in every row
+    that is entirely ``-inf`` (where ``softmax`` gives NaN), as ATen composes it (SoftMax.cpp:
+    ``where(all(x == -inf, dim, keepdim), 0, softmax(x))``). Its backward is ``softmax_backward``."""
+    x = f32(x)
+    masked_rows = np.all(x == -np.inf, axis=-1, keepdims=True)
+    return where(masked_rows, np.float32(0.0), softmax(x, profile))
 
 
 def softmax_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:

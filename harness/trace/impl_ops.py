@@ -27,6 +27,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "native_layer_norm_backward": ("layer_norm", ("threads", "capability", "torch_version")),
     "_softmax": ("softmax", ("capability",)),
     "_softmax_backward_data": ("softmax", ("capability", "threads", "torch_version")),
+    "_safe_softmax": ("softmax", ("capability",)),
     "_log_softmax": ("log_softmax", ("capability",)),
     "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
     "nll_loss_forward": ("cross_entropy", ()),
@@ -60,6 +61,9 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "add": ("add", ()),
     "mul": ("mul", ()),
     "div": ("div", ()),
+    "where": ("where", ()),
+    "masked_fill": ("where", ()),
+    "masked_fill_": ("where", ()),
     "silu": ("silu", ("capability", "threads")),
     "silu_backward": ("silu", ("capability", "threads")),
 }
@@ -116,6 +120,37 @@ def _rows_forward(kind: str) -> Replay:
         return {"out": getattr(rows, kind)(t["self"], p)}
 
     return run
+
+
+def _safe_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import safe_softmax
+
+    _last_dim(t["self"], a["dim"])
+    if a.get("dtype") not in (None, "torch.float32"):
+        raise ParityError(f"the impl reproduces float32 _safe_softmax only, not {a['dtype']}")
+    return {"out": safe_softmax(t["self"], p)}
+
+
+def _where(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.reduce import where
+
+    def operand(name: str) -> np.ndarray:  # a tensor, or the Python number of where.Scalar*
+        if name in t:
+            return t[name]
+        if a.get(name) is None:
+            raise ParityError(f"where: its {name} was not captured")
+        return np.float32(a[name])
+
+    return {"out": where(t["condition"], operand("self"), operand("other"))}
+
+
+def _masked_fill(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.reduce import masked_fill
+
+    value = t["value"] if "value" in t else a.get("value")
+    if value is None:
+        raise ParityError("masked_fill: its value was not captured")
+    return {"out": masked_fill(t["self"], t["mask"], float(np.asarray(value)))}
 
 
 def _rows_backward(kind: str) -> Replay:
@@ -306,6 +341,10 @@ REPLAYS: dict[str, Replay] = {
     "native_layer_norm_backward": _layer_norm_backward,
     "_softmax": _rows_forward("softmax"),
     "_softmax_backward_data": _rows_backward("softmax"),
+    "_safe_softmax": _safe_softmax,
+    "where": _where,
+    "masked_fill": _masked_fill,
+    "masked_fill_": _masked_fill,
     "_log_softmax": _rows_forward("log_softmax"),
     "_log_softmax_backward_data": _rows_backward("log_softmax"),
     "gelu": _gelu,
