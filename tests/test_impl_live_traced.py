@@ -7,8 +7,11 @@ the running torch's profile (``--verify-cause``'s path), and its outputs must be
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -133,3 +136,51 @@ def test_masked_attention_replays(backend: str, b: int, heads: int, t: int, d: i
         (out.sum() + torch.softmax(scores, -1).sum() + kept.sum()).backward()
 
     _replays_match(backend, program, {"_safe_softmax", "_softmax_backward_data", "masked_fill", "where"}, 4)
+
+
+# programs whose first difference between the avx2 and baseline builds is one op the impl replays
+# (``data(shape, seed)``: fixed inputs that no torch generator draws)
+PROGRAMS = {
+    "aten.uniform_.default": "w = torch.empty(64, 48)\ntorch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)\nw.sum()\n",
+    "aten.randn.default": "torch.randn(7, 33).sum()\n",
+    "aten.silu.default": "torch.nn.functional.silu(data((40, 70), 0)).sum()\n",
+    "aten._safe_softmax.default": "q = data((2, 2, 9, 16), 1)\nm = torch.ones(9, 9, dtype=torch.bool).tril()\n"
+    "m[3] = False\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m, dropout_p=0.1).sum()\n",
+}
+PRELUDE = """import numpy as np
+import torch
+
+
+def data(shape, seed):
+    return torch.from_numpy(np.random.default_rng(seed).standard_normal(shape, np.float32))
+
+
+torch.manual_seed(0)
+"""
+
+
+@pytest.mark.parametrize("op", sorted(PROGRAMS))
+def test_avx2_vs_baseline_root_cause_is_verified_by_the_impl(
+    op: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``parity trace`` the program under the avx2 and baseline builds, ``parity diff --verify-cause``:
+    the root cause is the op, its knob the capability, and the impl's replay under each side's profile
+    gives each side's bits."""
+    from harness.cli import main
+    from harness.platform.config import collect_facts, supported_levels
+
+    if not {"avx2", "baseline"} <= {level.name for level in supported_levels(collect_facts())}:
+        pytest.skip("needs a CPU with AVX2")
+    script = tmp_path / "program.py"
+    script.write_text(PRELUDE + PROGRAMS[op], encoding="utf-8")
+    traces = []
+    for level in ("avx2", "baseline"):
+        traces.append(tmp_path / f"{level}.h5")
+        argv = ["trace", "--platform", f"linux-x86_64-{level}-t1", "--out", str(traces[-1])]
+        assert main([*argv, "--", sys.executable, str(script)]) == 0
+    report = tmp_path / "diff.json"
+    assert main(["diff", *map(str, traces), "--verify-cause", "--output", str(report)]) == 1
+    capsys.readouterr()
+    root = json.loads(report.read_text(encoding="utf-8"))["root_cause"]
+    assert (root["op"], root["knobs"]) == (op, ["capability"])
+    assert root["verified"] is True, root["verification"]
