@@ -65,6 +65,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "masked_fill": ("where", ()),
     "masked_fill_": ("where", ()),
     "silu": ("silu", ("capability", "threads")),
+    "silu_": ("silu", ("capability", "threads")),
     "silu_backward": ("silu", ("capability", "threads")),
 }
 
@@ -354,6 +355,7 @@ REPLAYS: dict[str, Replay] = {
     "log": _unary("log"),
     "tanh_backward": _tanh_backward,
     "silu": _silu,
+    "silu_": _silu,
     "silu_backward": _silu_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
