@@ -12,7 +12,7 @@ from __future__ import annotations
 import ctypes
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,11 +30,43 @@ _P = ctypes.c_void_p
 Arrays = Mapping[str, np.ndarray]
 
 
+class _View(ctypes.Structure):
+    """``sdpa_view_t``: a (B, heads, rows, D) operand by torch's strides, and its address mod 16 bytes."""
+
+    _fields_ = [("data", _P), ("sb", _I64), ("sh", _I64), ("sr", _I64), ("off", _I64)]
+
+
+class _Mask(ctypes.Structure):
+    """``sdpa_mask_t``: the float mask, (B, H, L, S) strides, 0 along broadcast dimensions."""
+
+    _fields_ = [("data", _P), ("sb", _I64), ("sh", _I64), ("sm", _I64), ("sn", _I64)]
+
+
+class _Sdpa(ctypes.Structure):
+    """``sdpa_t``: the flash forward's inputs."""
+
+    _fields_ = [
+        *((name, _I64) for name in ("B", "H", "Hk", "L", "S", "D")),
+        ("scale", ctypes.c_float),
+        ("causal", ctypes.c_int32),
+        ("q", _View),
+        ("k", _View),
+        ("v", _View),
+        ("mask", _Mask),
+    ]
+
+
+class _Grad(ctypes.Structure):
+    """``sdpa_grad_t``: what the flash backward reads and writes beyond the forward's inputs."""
+
+    _fields_ = [("out", _View), ("gout", _View), ("gq", _View), ("gk", _View), ("gv", _View), ("lse", _P)]
+
+
 def _lib() -> ctypes.CDLL:
     lib = load("attention")
     if not getattr(lib, "_typed", False):
-        lib.sdpa_flash_forward.argtypes = [Profile, _I64, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P]
-        lib.sdpa_flash_backward.argtypes = [Profile, *[_I64] * 5, *[_P] * 9]
+        lib.sdpa_flash_forward.argtypes = [Profile, ctypes.POINTER(_Sdpa), ctypes.POINTER(_View), _P]
+        lib.sdpa_flash_backward.argtypes = [Profile, ctypes.POINTER(_Sdpa), ctypes.POINTER(_Grad)]
         lib._typed = True
     return lib
 
@@ -57,25 +89,115 @@ class FlashSaved:
     lse: np.ndarray
 
 
-def sdpa_forward(q: np.ndarray, k: np.ndarray, v: np.ndarray, profile: KernelProfile) -> FlashSaved:
-    """``F.scaled_dot_product_attention(q, k, v, is_causal=True)`` (flash kernel): out and logsumexp."""
-    q, k, v = f32(q), f32(k), f32(v)
-    b, h, lq, s, d = _dims(q, k, v)
-    out = np.empty_like(q)
-    lse = np.empty((b, h, lq), np.float32)
-    _lib().sdpa_flash_forward(profile.as_c(), b, h, lq, s, d, ptr(q), ptr(k), ptr(v), ptr(out), ptr(lse))
+@dataclass(frozen=True)
+class FlashCall:
+    """How ``_scaled_dot_product_flash_attention_for_cpu`` is called, beyond q, k and v.
+
+    causal: is_causal. mask: the float attn_mask (any shape that broadcasts to (B, H, L, S): 2-D or
+    4-D with dimensions of 1), or None. scale: the scale argument (None: 1/sqrt(D)). offsets: where
+    q, k, v and grad_out start in torch's buffers, in floats past a 16-byte boundary (0 to 3; 0 for
+    tensors torch allocated, a view's storage offset moves it): MKL's small kernels peel by them.
+    """
+
+    causal: bool = True
+    mask: np.ndarray | None = None
+    scale: float | None = None
+    offsets: Mapping[str, int] = field(default_factory=dict)
+
+    def scale_f32(self, d: int) -> float:
+        """sdp::calculate_scale as a float: float(scale), or float(1/sqrt(D)) computed in double."""
+        return float(np.float32(1.0 / math.sqrt(d) if self.scale is None else self.scale))
+
+
+_CAUSAL = FlashCall()
+
+
+def _flash_dims(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> tuple[int, ...]:
+    """(B, H, Hk, L, S, D) of q (B,H,L,D) and k, v (B,Hk,S,D), H a multiple of Hk (grouped heads)."""
+    ok = q.ndim == 4 and k.shape == v.shape and k.ndim == 4 and q.shape[0] == k.shape[0] and q.shape[3] == k.shape[3]
+    if not ok or k.shape[1] == 0 or q.shape[1] % k.shape[1]:
+        raise ParityError(f"sdpa: expected q (B,H,L,D) and k, v (B,Hk,S,D), Hk dividing H, got {q.shape}, {k.shape}")
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        if x.dtype != np.float32 or x.strides[3] != 4 or any(s % 4 or s < 0 for s in x.strides):
+            raise ParityError(f"sdpa: {name} must be float32 with its last dimension contiguous")
+    b, h, lq, d = q.shape
+    return b, h, k.shape[1], lq, k.shape[2], d
+
+
+def _view(x: np.ndarray, off: int = 0) -> _View:
+    """A (B, heads, rows, D) float32 array as the kernels read it (its own strides, not copied)."""
+    sb, sh, sr = (s // 4 for s in x.strides[:3])
+    return _View(x.ctypes.data, sb, sh, sr, off % 4)
+
+
+def _mask(mask: np.ndarray | None, shape: tuple[int, int, int, int]) -> tuple[_Mask, np.ndarray | None]:
+    """The mask broadcast to (B, H, L, S) (strides 0 along broadcast dimensions), and the array to keep alive."""
+    if mask is None:
+        return _Mask(None, 0, 0, 0, 0), None
+    if mask.dtype != np.float32 or mask.ndim not in (2, 4):
+        raise ParityError(f"sdpa: the flash kernel takes a 2-D or 4-D float32 attn_mask, got {mask.dtype} {mask.shape}")
+    try:
+        full = np.broadcast_to(mask, shape)
+    except ValueError as err:
+        raise ParityError(f"sdpa: attn_mask {mask.shape} does not broadcast to {shape}") from err
+    return _Mask(full.ctypes.data, *(s // 4 for s in full.strides)), full
+
+
+def _args(q: np.ndarray, k: np.ndarray, v: np.ndarray, call: FlashCall) -> tuple[_Sdpa, np.ndarray | None]:
+    b, h, hk, lq, s, d = _flash_dims(q, k, v)
+    mask, keep = _mask(call.mask, (b, h, lq, s))
+    off = call.offsets
+    views = (_view(q, off.get("q", 0)), _view(k, off.get("k", 0)), _view(v, off.get("v", 0)))
+    return _Sdpa(b, h, hk, lq, s, d, call.scale_f32(d), int(call.causal), *views, mask), keep
+
+
+def sdpa_forward(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, profile: KernelProfile, call: FlashCall = _CAUSAL
+) -> FlashSaved:
+    """``_scaled_dot_product_flash_attention_for_cpu`` (dropout 0): out (B,H,L,D) and logsumexp (B,H,L).
+
+    q (B,H,L,D), k and v (B,Hk,S,D) in any layout whose last dimension is contiguous (their strides
+    are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
+    mask, scale 1/sqrt(D))."""
+    args, keep = _args(q, k, v, call)
+    out = np.empty(q.shape, np.float32)
+    lse = np.empty(q.shape[:3], np.float32)
+    _lib().sdpa_flash_forward(profile.as_c(), ctypes.byref(args), ctypes.byref(_view(out)), ptr(lse))
+    del keep
     return FlashSaved(out, lse)
 
 
+def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
+    """grad_out as the backward reads it: its (B,L,H,D) transpose made contiguous (a copy at offset 0)
+    unless it already is."""
+    t = grad_out.transpose(0, 2, 1, 3)
+    if t.flags.c_contiguous:
+        return grad_out, off
+    return np.ascontiguousarray(t).transpose(0, 2, 1, 3), 0
+
+
 def sdpa_backward(
-    grad_out: np.ndarray, q: np.ndarray, k: np.ndarray, v: np.ndarray, saved: FlashSaved, profile: KernelProfile
+    grad_out: np.ndarray,
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    saved: FlashSaved,
+    profile: KernelProfile,
+    call: FlashCall = _CAUSAL,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Gradients (grad_q, grad_k, grad_v) of the flash forward for ``grad_out``."""
-    q, k, v, grad_out = f32(q), f32(k), f32(v), f32(grad_out)
-    b, h, lq, s, d = _dims(q, k, v)
-    gq, gk, gv = np.empty_like(q), np.empty_like(k), np.empty_like(v)
-    arrays = (q, k, v, saved.out, saved.lse, grad_out, gq, gk, gv)
-    _lib().sdpa_flash_backward(profile.as_c(), b, h, lq, s, d, *map(ptr, arrays))
+    """``_scaled_dot_product_flash_attention_for_cpu_backward``: (grad_q, grad_k, grad_v) for
+    ``grad_out`` (B,H,L,D), q, k, v and ``call`` as the forward had them. The gradients start as
+    zeros in torch's (B,L,H,D) layout; they are returned (B,H,L,D) contiguous."""
+    if grad_out.shape != q.shape or grad_out.dtype != np.float32:
+        raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
+    args, keep = _args(q, k, v, call)
+    gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
+    grads = [np.zeros((x.shape[0], x.shape[2], x.shape[1], x.shape[3]), np.float32).transpose(0, 2, 1, 3) for x in (q, k, v)]
+    lse = np.ascontiguousarray(saved.lse, np.float32)
+    views = (_view(saved.out), _view(gout, gout_off), *map(_view, grads))
+    _lib().sdpa_flash_backward(profile.as_c(), ctypes.byref(args), ctypes.byref(_Grad(*views, ptr(lse))))
+    del keep
+    gq, gk, gv = (np.ascontiguousarray(x) for x in grads)
     return gq, gk, gv
 
 

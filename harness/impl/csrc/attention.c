@@ -7,7 +7,11 @@
  * below). sdpa with dropout takes the math path
  * (harness/impl/attention.py), whose matrix products are at::bmm's (harness/impl/linalg.py, csrc/gemm.c).
  *
- * Tensors are (B, H, L, D) contiguous (q, out, grad_out, grads) or (B, H, S, D) (k, v); lse (B, H, L).
+ * Shapes: B batch, H query heads, Hk key/value heads (H a multiple of Hk: query head h reads key/value
+ * head h / (H / Hk), grouped-query attention), L query length, S key/value length, D head size.
+ * q, out, grad_out, grad_q are (B, H, L, D); k, v, grad_k, grad_v (B, Hk, S, D); lse (B, H, L); the
+ * optional float mask (B, H, L, S), broadcast (stride 0) along any dimension. Every (.., D) operand
+ * is a sdpa_view_t: torch's strides (D's is 1) and its address mod 16 bytes in torch's buffer.
  */
 #include "nvpl_sgemm.h"
 #include "vmath.h"
@@ -21,19 +25,25 @@
  *
  * cpublas::gemm's BLAS call, column-major: C[i + j*ldc] = alpha * sum_l opA(i,l) * opB(l,j) + beta*C
  * (opA m x k, opB k x n), run by MKL's sgemm model (csrc/mkl_sgemm.h) as the row-major product
- * C^T (n x m) = opB^T @ opA^T. The operands sit 16-byte aligned in torch's buffers (head sizes
- * are multiples of 4); C's offset in torch's buffer is passed in (c_off, floats mod 4).
+ * C^T (n x m) = opB^T @ opA^T. a_off, b_off, c_off: where A, B and C start in torch's buffers
+ * (floats past a 16-byte boundary): MKL's small kernels peel by them.
  * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region).
  * On Linux aarch64 (profile blas = BLAS_NVPL) the same call is NVPL's sgemm (csrc/nvpl_sgemm.h). */
-static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha, const float *A, int64_t lda,
-                       const float *B, int64_t ldb, float beta, float *C, int64_t ldc, int threads, int64_t c_off) {
+typedef struct {
+    const float *p;
+    int64_t ld, off;
+} blas_operand_t;
+
+static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
+                       blas_operand_t A, blas_operand_t B, float beta, float *C, int64_t ldc, int64_t c_off,
+                       int threads) {
     const int a_t = tb == 'T', b_t = ta == 'T'; /* row-major left = opB^T, right = opA^T */
     const sgemm_t g = {
         .M = n, .N = m, .K = k, .alpha = alpha, .beta = beta,
-        .A = B, .sa0 = a_t ? 1 : ldb, .sa1 = a_t ? ldb : 1,
-        .B = A, .sb0 = b_t ? 1 : lda, .sb1 = b_t ? lda : 1,
+        .A = B.p, .sa0 = a_t ? 1 : B.ld, .sa1 = a_t ? B.ld : 1,
+        .B = A.p, .sb0 = b_t ? 1 : A.ld, .sb1 = b_t ? A.ld : 1,
         .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
-        .a_off = 0, .b_off = 0, .c_off = c_off,
+        .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4,
     };
     if (p->blas == BLAS_NVPL)
         nvpl_sgemm(&g);
@@ -131,8 +141,63 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
 
 /* ----------------------------------------------------------------------------- flash attention */
 
+/* One (B, heads, rows, D) operand as torch holds it: element (b, h, r, d) at
+ * data[b*sb + h*sh + r*sr + d]; off: data[0]'s floats past a 16-byte boundary in torch's buffer. */
+typedef struct {
+    float *data;
+    int64_t sb, sh, sr, off;
+} sdpa_view_t;
+
+/* The float attention mask, (B, H, L, S) with stride 0 along broadcast dimensions; data NULL: none. */
+typedef struct {
+    const float *data;
+    int64_t sb, sh, sm, sn;
+} sdpa_mask_t;
+
+/* The forward's inputs: sizes (legend above), the scale (float(scale), or float(1/sqrt(D)) when
+ * none is given), is_causal, q (B,H,L,D), k and v (B,Hk,S,D), the mask. */
+typedef struct {
+    int64_t B, H, Hk, L, S, D;
+    float scale;
+    int32_t causal;
+    sdpa_view_t q, k, v;
+    sdpa_mask_t mask;
+} sdpa_t;
+
+/* What the backward reads and writes beyond the forward's inputs: out and grad_out (B,H,L,D),
+ * lse (B,H,L) contiguous, grad_q (B,H,L,D), grad_k and grad_v (B,Hk,S,D), zeroed by the caller. */
+typedef struct {
+    sdpa_view_t out, gout, gq, gk, gv;
+    const float *lse;
+} sdpa_grad_t;
+
+static inline float *view_at(const sdpa_view_t *t, int64_t b, int64_t h, int64_t r) {
+    return t->data + b * t->sb + h * t->sh + r * t->sr;
+}
+
+/* The BLAS operand of rows r.. of (b, h): its row stride and its offset in torch's buffer. */
+static inline blas_operand_t view_operand(const sdpa_view_t *t, int64_t b, int64_t h, int64_t r) {
+    return (blas_operand_t){view_at(t, b, h, r), t->sr, (t->off + b * t->sb + h * t->sh + r * t->sr) % 4};
+}
+
 static int64_t q_split_size(int64_t L) { return L >= 768 ? 256 : (L >= 192 ? 64 : 32); }
 #define KV_SPLIT 512
+
+/* The blocks of a flash call: qSplitSize and kvSplitSize capped by L and S. */
+static void flash_splits(const sdpa_t *a, int64_t *qs, int64_t *kvs) {
+    *qs = q_split_size(a->L) < a->L ? q_split_size(a->L) : a->L;
+    *kvs = KV_SPLIT < a->S ? KV_SPLIT : a->S;
+}
+
+/* at::parallel_for(0, items, 1, ...) as the flash kernels run it: the OpenMP thread that runs item x
+ * (items are cut into chunks of divup(items, threads)), and the threads MKL may use in a call made
+ * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). */
+static int64_t item_thread(int64_t items, int64_t threads, int64_t x) {
+    const int64_t nt = parallel_threads(0, items, 1, threads);
+    return x / divup(items, nt);
+}
+
+static int mkl_threads_in(int64_t items, int64_t threads) { return items == 1 ? (int)threads : 1; }
 
 /* _mul_reduce_max_fusion_kernel over a qk row: x *= scale, returns the max (order-free). */
 static float scale_max_row(float *x, int64_t kv, float scale) {
@@ -189,115 +254,187 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
     return s;
 }
 
-/* cpu_flash_attention<float, float, qSplit, 512> with is_causal, no mask, dropout 0.
- * q (B,H,L,D), k/v (B,H,S,D) -> out (B,H,L,D), lse (B,H,L). Per (b, h, q block) — the
- * at::parallel_for items, independent of each other, so the thread count changes no bits:
- *   for each kv block n < num_keys = min(m + qB, S) (kvBlock = min(512, S - n), not num_keys):
- *     qk = k_blk @ q_blk^T (sgemm T,N: m=kvBlock n=qB k=D); causal: qk[r][c] = -inf for c > m+r-n;
- *     row: qk *= scale, max; new max = max(old, row max); qk = exp_u20(qk - max), sum;
- *     exp_tmp = std::exp(old max - new max); sum = tmp_sum + exp_tmp * old sum (contracted);
- *     dst *= exp_tmp when n > 0;
- *     dst (+)= qk @ v_blk (sgemm N,N: m=D n=qB k=kvBlock, beta = n > 0);
- *   out = dst * (1/sum); lse = max + std::log(sum). */
-void sdpa_flash_forward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S, int64_t D, const float *q,
-                        const float *k, const float *v, float *out, float *lse) {
-    const float scale = (float)(1.0 / sqrt((double)D));
-    const int64_t qs = q_split_size(L) < L ? q_split_size(L) : L, kvs = KV_SPLIT < S ? KV_SPLIT : S;
-    /* MKL's threads: 1 inside parallel_for's OpenMP region, all when it ran its one item inline */
-    const int thr = B * H * divup(L, qs) == 1 ? p.threads : 1;
-    const int64_t dst_off = (qs * kvs + 2 * qs) % 4;                /* torch's per-thread buffer, thread 0 */
-    float *qk = malloc(sizeof(float) * (size_t)(qs * kvs + 2 * qs + qs * D));
-    float *qmax = qk + qs * kvs, *qsum = qmax + qs, *dst = qsum + qs;
-    for (int64_t bh = 0; bh < B * H; bh++) {
-        const float *qh = q + bh * L * D, *kh = k + bh * S * D, *vh = v + bh * S * D;
-        for (int64_t m = 0; m < L; m += qs) {
-            const int64_t qb = qs < L - m ? qs : L - m;
-            const int64_t num_keys = m + qb < S ? m + qb : S;
-            for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
-            for (int64_t n = 0; n < num_keys; n += kvs) {
-                const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, kh + n * D, D, qh + m * D, D, 0.0f, qk, kb, thr, 0);
-                if (num_keys - n <= kvs)
-                    for (int64_t r = 0; r < qb; r++)
-                        for (int64_t c = m + r - n + 1; c < kb; c++)
-                            if (c >= 0) qk[r * kb + c] = -INFINITY;
-                for (int64_t r = 0; r < qb; r++) {
-                    float *row = qk + r * kb;
-                    float mx = scale_max_row(row, kb, scale);
-                    mx = qmax[r] > mx ? qmax[r] : mx;
-                    if (mx == -INFINITY) {
-                        for (int64_t c = 0; c < kb; c++) row[c] = 0.0f;
-                        continue;
-                    }
-                    const float tsum = exp_sum_row(&p, row, kb, mx);
-                    const float et = glibc_expf(qmax[r] - mx);
-                    qsum[r] = sfmadd(&p, et, qsum[r], tsum);
-                    qmax[r] = mx;
-                    if (n > 0)
-                        for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
-                }
-                const float beta = n > 0 ? 1.0f : 0.0f;
-                blas_sgemm(&p, 'N', 'N', D, qb, kb, 1.0f, vh + n * D, D, qk, kb, beta, dst, D, thr, dst_off);
-            }
-            for (int64_t r = 0; r < qb; r++) {
-                if (qmax[r] == -INFINITY) qmax[r] = 0.0f;
-                if (qsum[r] == 0.0f) qsum[r] = 1.0f;
-                const float rec = 1.0f / qsum[r];
-                for (int64_t d = 0; d < D; d++) out[(bh * L + m + r) * D + d] = dst[r * D + d] * rec;
-                lse[bh * L + m + r] = qmax[r] + glibc_logf(qsum[r]);
-            }
-        }
-    }
-    free(qk);
+/* _scale_attn_mask_fusion_kernel over a qk row: x = x * scale + mask[c] (mask[c * sn]; sn 0 for a
+ * mask broadcast along S), its full vectors (lanes_wide) and scalar tail as the profile computes
+ * them; the backward passes scale 1, where fused or not is the same sum. */
+static void scale_mask_row(const profile_t *p, float *x, const float *mask, int64_t sn, int64_t kv, float scale) {
+    const int64_t nv = kv - kv % p->lanes_wide;
+    for (int64_t c = 0; c < nv; c++) x[c] = vfmadd(p, x[c], scale, mask[c * sn]);
+    for (int64_t c = nv; c < kv; c++) x[c] = sfmadd(p, x[c], scale, mask[c * sn]);
 }
 
-/* cpu_flash_attention_backward<float, float, qSplit, 512> with is_causal, no mask.
- * grad_q/grad_k/grad_v (zeroed here) accumulate. Per (b, h) — the at::parallel_for items — for
- * each q block m: dsum[r] = map2_reduce_all(grad_out*out) over D; for each kv block n < num_keys:
- *   attn = scale * k_blk @ q_blk^T (sgemm T,N alpha=scale); attn = Vectorized exp(attn - lse[r]);
- *   causal: attn[r][c] = 0 for c > m+r-n;
- *   grad_v_blk += attn^T @ grad_out_blk (sgemm N,T: m=D n=kvBlock k=qB, beta 1);
- *   grad_attn = v_blk @ grad_out_blk^T (sgemm T,N: m=kvBlock n=qB k=D);
- *   grad_attn = attn * (grad_attn - dsum[r]);
- *   grad_q_blk += scale * grad_attn @ k_blk (sgemm N,N: m=D n=qB k=kvBlock, beta 1);
- *   grad_k_blk += scale * grad_attn^T @ q_blk (sgemm N,T: m=D n=kvBlock k=qB, beta 1). */
-void sdpa_flash_backward(profile_t p, int64_t B, int64_t H, int64_t L, int64_t S, int64_t D, const float *q,
-                         const float *k, const float *v, const float *out, const float *lse, const float *gout,
-                         float *gq, float *gk, float *gv) {
-    const float scale = (float)(1.0 / sqrt((double)D));
-    const int64_t qs = q_split_size(L) < L ? q_split_size(L) : L, kvs = KV_SPLIT < S ? KV_SPLIT : S;
-    const int thr = B * H == 1 ? p.threads : 1; /* MKL's threads, as in the forward */
-    float *attn = malloc(sizeof(float) * (size_t)(2 * qs * kvs + qs));
-    float *gattn = attn + qs * kvs, *dsum = gattn + qs * kvs;
-    memset(gq, 0, sizeof(float) * (size_t)(B * H * L * D));
-    memset(gk, 0, sizeof(float) * (size_t)(B * H * S * D));
-    memset(gv, 0, sizeof(float) * (size_t)(B * H * S * D));
-    for (int64_t bh = 0; bh < B * H; bh++) {
-        const float *qh = q + bh * L * D, *kh = k + bh * S * D, *vh = v + bh * S * D;
-        const float *oh = out + bh * L * D, *gh = gout + bh * L * D, *lh = lse + bh * L;
-        float *gqh = gq + bh * L * D, *gkh = gk + bh * S * D, *gvh = gv + bh * S * D;
-        for (int64_t m = 0; m < L; m += qs) {
-            const int64_t qb = qs < L - m ? qs : L - m;
-            for (int64_t r = 0; r < qb; r++) dsum[r] = dot_reduce(&p, gh + (m + r) * D, oh + (m + r) * D, D);
-            const int64_t num_keys = m + qb < S ? m + qb : S;
-            for (int64_t n = 0; n < num_keys; n += kvs) {
-                const int64_t kb = kvs < S - n ? kvs : S - n;
-                blas_sgemm(&p, 'T', 'N', kb, qb, D, scale, kh + n * D, D, qh + m * D, D, 0.0f, attn, kb, thr, 0);
-                for (int64_t r = 0; r < qb; r++)
-                    for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(&p, attn[r * kb + c] - lh[m + r]);
-                if (num_keys - n <= kvs)
-                    for (int64_t r = 0; r < qb; r++)
-                        for (int64_t c = m + r - n + 1; c < kb; c++)
-                            if (c >= 0) attn[r * kb + c] = 0.0f;
-                blas_sgemm(&p, 'N', 'T', D, kb, qb, 1.0f, gh + m * D, D, attn, kb, 1.0f, gvh + n * D, D, thr, 0);
-                blas_sgemm(&p, 'T', 'N', kb, qb, D, 1.0f, vh + n * D, D, gh + m * D, D, 0.0f, gattn, kb, thr, 0);
-                for (int64_t r = 0; r < qb; r++)
-                    for (int64_t c = 0; c < kb; c++)
-                        gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
-                blas_sgemm(&p, 'N', 'N', D, qb, kb, scale, kh + n * D, D, gattn, kb, 1.0f, gqh + m * D, D, thr, 0);
-                blas_sgemm(&p, 'N', 'T', D, kb, qb, scale, qh + m * D, D, gattn, kb, 1.0f, gkh + n * D, D, thr, 0);
+/* at::vec::reduce_all(maximum) over a row (order-free). */
+static float max_row(const float *x, int64_t kv) {
+    float mx = -INFINITY;
+    for (int64_t c = 0; c < kv; c++) mx = x[c] > mx ? x[c] : mx;
+    return mx;
+}
+
+/* The mask's row of query r of (b, h), from key n on. */
+static inline const float *mask_row(const sdpa_mask_t *m, int64_t b, int64_t h, int64_t r, int64_t n) {
+    return m->data + b * m->sb + h * m->sh + r * m->sm + n * m->sn;
+}
+
+/* Per thread, torch's buffer of the forward: qk (qs x kvs), qk_max, qk_sum (qs each), dst (qs x D);
+ * the offsets (floats, mod 4) of thread tid's qk and dst in it. */
+typedef struct {
+    float *qk, *qmax, *qsum, *dst;
+    int64_t qk_off, dst_off;
+} flash_buf_t;
+
+/* One q block (rows m.. of (b, h), qb of them) of cpu_flash_attention<float, float, qSplit, 512>:
+ *   num_keys = is_causal ? min(m + qb, S) : S; for each kv block n < num_keys
+ *   (kvBlock = min(kvSplit, S - n), not limited by num_keys):
+ *     qk = k_blk @ q_blk^T (sgemm T,N: m=kvBlock n=qb k=D);
+ *     causal, last kv block only: qk[r][c] = -inf for c > m+r-n;
+ *     with a mask: qk = qk * scale + mask (scale_mask_row), row max; else qk *= scale, row max;
+ *     new max = max(old, row max); a row whose max is -inf is zeroed, else
+ *     qk = exp_u20(qk - max) with its sum (exp_sum_row); exp_tmp = std::exp(old max - new max);
+ *     sum = tmp_sum + exp_tmp * old sum (contracted per profile); dst *= exp_tmp when n > 0;
+ *     dst (+)= qk @ v_blk (sgemm N,N: m=D n=qb k=kvBlock, beta = n > 0);
+ *   then max -inf -> 0, sum 0 -> 1; out = dst * (1/sum); lse = max + std::log(sum). */
+static void flash_forward_block(const profile_t *p, const sdpa_t *a, int64_t b, int64_t h, int64_t m, int64_t qb,
+                                int64_t kvs, const flash_buf_t *w, int thr, const sdpa_view_t *out, float *lse) {
+    const int64_t S = a->S, D = a->D, hk = h / (a->H / a->Hk);
+    const int64_t num_keys = a->causal ? (m + qb < S ? m + qb : S) : S;
+    float *qk = w->qk, *qmax = w->qmax, *qsum = w->qsum, *dst = w->dst;
+    for (int64_t r = 0; r < qb; r++) qmax[r] = -INFINITY, qsum[r] = 0.0f;
+    for (int64_t n = 0; n < num_keys; n += kvs) {
+        const int64_t kb = kvs < S - n ? kvs : S - n;
+        blas_sgemm(p, 'T', 'N', kb, qb, D, 1.0f, view_operand(&a->k, b, hk, n), view_operand(&a->q, b, h, m), 0.0f,
+                   qk, kb, w->qk_off, thr);
+        if (a->causal && num_keys - n <= kvs)
+            for (int64_t r = 0; r < qb; r++)
+                for (int64_t c = m + r - n + 1 > 0 ? m + r - n + 1 : 0; c < kb; c++) qk[r * kb + c] = -INFINITY;
+        for (int64_t r = 0; r < qb; r++) {
+            float *row = qk + r * kb;
+            float mx;
+            if (a->mask.data) {
+                scale_mask_row(p, row, mask_row(&a->mask, b, h, m + r, n), a->mask.sn, kb, a->scale);
+                mx = max_row(row, kb);
+            } else {
+                mx = scale_max_row(row, kb, a->scale);
             }
+            mx = qmax[r] > mx ? qmax[r] : mx;
+            if (mx == -INFINITY) {
+                for (int64_t c = 0; c < kb; c++) row[c] = 0.0f;
+                continue;
+            }
+            const float tsum = exp_sum_row(p, row, kb, mx);
+            const float et = glibc_expf(qmax[r] - mx);
+            qsum[r] = sfmadd(p, et, qsum[r], tsum);
+            qmax[r] = mx;
+            if (n > 0)
+                for (int64_t d = 0; d < D; d++) dst[r * D + d] = dst[r * D + d] * et;
+        }
+        const blas_operand_t qk_op = {qk, kb, w->qk_off};
+        blas_sgemm(p, 'N', 'N', D, qb, kb, 1.0f, view_operand(&a->v, b, hk, n), qk_op, n > 0 ? 1.0f : 0.0f, dst, D,
+                   w->dst_off, thr);
+    }
+    for (int64_t r = 0; r < qb; r++) {
+        if (qmax[r] == -INFINITY) qmax[r] = 0.0f;
+        if (qsum[r] == 0.0f) qsum[r] = 1.0f;
+        const float rec = 1.0f / qsum[r];
+        float *o = view_at(out, b, h, m + r);
+        for (int64_t d = 0; d < D; d++) o[d] = dst[r * D + d] * rec;
+        lse[(b * a->H + h) * a->L + m + r] = qmax[r] + glibc_logf(qsum[r]);
+    }
+}
+
+/* cpu_flash_attention<float, float, qSplit, 512> (no packing for float): the at::parallel_for over
+ * B*H*qSlices items (b, h, q block), each flash_forward_block with its OpenMP thread's buffer.
+ * q (B,H,L,D), k/v (B,Hk,S,D) -> out (B,H,L,D), lse (B,H,L). Items are independent, so the thread
+ * count reaches the bits only through the buffers' offsets and MKL's threads. */
+void sdpa_flash_forward(profile_t p, const sdpa_t *a, const sdpa_view_t *out, float *lse) {
+    int64_t qs, kvs;
+    flash_splits(a, &qs, &kvs);
+    const int64_t slices = divup(a->L, qs), items = a->B * a->H * slices;
+    const int64_t per_thread = qs * kvs + 2 * qs + qs * a->D;
+    const int thr = mkl_threads_in(items, p.threads);
+    float *buf = malloc(sizeof(float) * (size_t)per_thread);
+    flash_buf_t w = {buf, buf + qs * kvs, buf + qs * kvs + qs, buf + qs * kvs + 2 * qs, 0, 0};
+    for (int64_t x = 0; x < items; x++) {
+        const int64_t base = item_thread(items, p.threads, x) * per_thread;
+        w.qk_off = base % 4;
+        w.dst_off = (base + qs * kvs + 2 * qs) % 4;
+        const int64_t b = x / (a->H * slices), h = x / slices % a->H, m = x % slices * qs;
+        flash_forward_block(&p, a, b, h, m, qs < a->L - m ? qs : a->L - m, kvs, &w, thr, out, lse);
+    }
+    free(buf);
+}
+
+/* Per thread, torch's buffer of the backward: attn and grad_attn (qs x kvs each); thread tid's
+ * offsets (floats, mod 4); dsum (qs, an allocation of its own). */
+typedef struct {
+    float *attn, *gattn, *dsum;
+    int64_t attn_off, gattn_off;
+} flash_grad_buf_t;
+
+/* The backward of one (b, h) (query head h, key/value head h / (H/Hk)), cpu_flash_attention_backward:
+ * for each q block m: dsum[r] = map2_reduce_all(grad_out*out) over D (dot_reduce);
+ * num_keys as the forward's; for each kv block n < num_keys:
+ *   attn = scale * k_blk @ q_blk^T (sgemm T,N alpha=scale); with a mask attn = attn * 1 + mask;
+ *   attn = Vectorized exp(attn - lse[r]); causal, last kv block: attn[r][c] = 0 for c > m+r-n;
+ *   grad_v_blk += attn^T @ grad_out_blk (sgemm N,T: m=D n=kvBlock k=qb, beta 1);
+ *   grad_attn = v_blk @ grad_out_blk^T (sgemm T,N: m=kvBlock n=qb k=D);
+ *   grad_attn = attn * (grad_attn - dsum[r]);
+ *   grad_q_blk += scale * grad_attn @ k_blk (sgemm N,N: m=D n=qb k=kvBlock, beta 1);
+ *   grad_k_blk += scale * grad_attn^T @ q_blk (sgemm N,T: m=D n=kvBlock k=qb, beta 1). */
+static void flash_backward_head(const profile_t *p, const sdpa_t *a, const sdpa_grad_t *g, int64_t b, int64_t h,
+                                int64_t qs, int64_t kvs, const flash_grad_buf_t *w, int thr) {
+    const int64_t L = a->L, S = a->S, D = a->D, hk = h / (a->H / a->Hk);
+    const float *lh = g->lse + (b * a->H + h) * L;
+    float *attn = w->attn, *gattn = w->gattn, *dsum = w->dsum;
+    for (int64_t m = 0; m < L; m += qs) {
+        const int64_t qb = qs < L - m ? qs : L - m;
+        for (int64_t r = 0; r < qb; r++) dsum[r] = dot_reduce(p, view_at(&g->gout, b, h, m + r), view_at(&g->out, b, h, m + r), D);
+        const int64_t num_keys = a->causal ? (m + qb < S ? m + qb : S) : S;
+        for (int64_t n = 0; n < num_keys; n += kvs) {
+            const int64_t kb = kvs < S - n ? kvs : S - n;
+            const blas_operand_t attn_op = {attn, kb, w->attn_off}, gattn_op = {gattn, kb, w->gattn_off};
+            blas_sgemm(p, 'T', 'N', kb, qb, D, a->scale, view_operand(&a->k, b, hk, n), view_operand(&a->q, b, h, m),
+                       0.0f, attn, kb, w->attn_off, thr);
+            if (a->mask.data)
+                for (int64_t r = 0; r < qb; r++)
+                    scale_mask_row(p, attn + r * kb, mask_row(&a->mask, b, h, m + r, n), a->mask.sn, kb, 1.0f);
+            for (int64_t r = 0; r < qb; r++)
+                for (int64_t c = 0; c < kb; c++) attn[r * kb + c] = vec_expf(p, attn[r * kb + c] - lh[m + r]);
+            if (a->causal && num_keys - n <= kvs)
+                for (int64_t r = 0; r < qb; r++)
+                    for (int64_t c = m + r - n + 1 > 0 ? m + r - n + 1 : 0; c < kb; c++) attn[r * kb + c] = 0.0f;
+            const blas_operand_t gv = view_operand(&g->gv, b, hk, n), gk = view_operand(&g->gk, b, hk, n);
+            const blas_operand_t gq = view_operand(&g->gq, b, h, m);
+            blas_sgemm(p, 'N', 'T', D, kb, qb, 1.0f, view_operand(&g->gout, b, h, m), attn_op, 1.0f, (float *)gv.p,
+                       gv.ld, gv.off, thr);
+            blas_sgemm(p, 'T', 'N', kb, qb, D, 1.0f, view_operand(&a->v, b, hk, n), view_operand(&g->gout, b, h, m),
+                       0.0f, gattn, kb, w->gattn_off, thr);
+            for (int64_t r = 0; r < qb; r++)
+                for (int64_t c = 0; c < kb; c++)
+                    gattn[r * kb + c] = attn[r * kb + c] * (gattn[r * kb + c] - dsum[r]);
+            blas_sgemm(p, 'N', 'N', D, qb, kb, a->scale, view_operand(&a->k, b, hk, n), gattn_op, 1.0f, (float *)gq.p,
+                       gq.ld, gq.off, thr);
+            blas_sgemm(p, 'N', 'T', D, kb, qb, a->scale, view_operand(&a->q, b, h, m), gattn_op, 1.0f, (float *)gk.p,
+                       gk.ld, gk.off, thr);
         }
     }
-    free(attn);
+}
+
+/* cpu_flash_attention_backward<float, float, qSplit, 512>: the at::parallel_for over B*Hk items
+ * (b, key/value head), each running flash_backward_head for its query heads in order (so grad_k and
+ * grad_v of a key/value head accumulate them in that order) with its OpenMP thread's buffer. */
+void sdpa_flash_backward(profile_t p, const sdpa_t *a, const sdpa_grad_t *g) {
+    int64_t qs, kvs;
+    flash_splits(a, &qs, &kvs);
+    const int64_t items = a->B * a->Hk, group = a->H / a->Hk, per_thread = 2 * qs * kvs;
+    const int thr = mkl_threads_in(items, p.threads);
+    float *buf = malloc(sizeof(float) * (size_t)(per_thread + qs));
+    flash_grad_buf_t w = {buf, buf + qs * kvs, buf + per_thread, 0, 0};
+    for (int64_t x = 0; x < items; x++) {
+        const int64_t base = item_thread(items, p.threads, x) * per_thread;
+        w.attn_off = base % 4;
+        w.gattn_off = (base + qs * kvs) % 4;
+        for (int64_t j = 0; j < group; j++)
+            flash_backward_head(&p, a, g, x / a->Hk, x % a->Hk * group + j, qs, kvs, &w, thr);
+    }
+    free(buf);
 }
