@@ -334,6 +334,46 @@ def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": randn(_generator(t, "randn"), int(np.prod(shape, dtype=np.int64)), p).reshape(shape)}
 
 
+def _laid_out(x: np.ndarray, stride: list[int] | None) -> np.ndarray:
+    """A captured tensor (C order) laid out again with the strides torch gave it (in elements), at a
+    buffer's start: kernels that read their operands as they lie (flash attention) see torch's rows."""
+    if stride is None or len(stride) != x.ndim:
+        return x
+    span = 1 + sum((n - 1) * st for n, st in zip(x.shape, stride, strict=True)) if x.size else 1
+    buf = np.empty(span, x.dtype)
+    view = np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])
+    view[...] = x
+    return view
+
+
+def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
+    """q, k, v of a flash attention op in torch's layouts, and how it was called (attention.FlashCall)."""
+    from harness.impl.attention import FlashCall
+
+    if a.get("dropout_p", 0.0):
+        raise ParityError("the impl reproduces the CPU flash attention kernel with dropout_p = 0 only")
+    qkv = [_laid_out(t[name], a.get(f"{name}.stride")) for name in ("query", "key", "value")]
+    mask = t.get("attn_mask")
+    return qkv, FlashCall(bool(a.get("is_causal", False)), mask, a.get("scale"))
+
+
+def _flash_attention(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.attention import sdpa_forward
+
+    (q, k, v), call = _flash_inputs(t, a)
+    saved = sdpa_forward(q, k, v, p, call)
+    return {"out0": saved.out, "out1": saved.lse}
+
+
+def _flash_attention_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.attention import FlashSaved, sdpa_backward
+
+    (q, k, v), call = _flash_inputs(t, a)
+    grad_out = _laid_out(t["grad_out"], a.get("grad_out.stride"))
+    saved = FlashSaved(t["out"], t["logsumexp"])
+    return dict(zip(("out0", "out1", "out2"), sdpa_backward(grad_out, q, k, v, saved, p, call), strict=True))
+
+
 REPLAYS: dict[str, Replay] = {
     "normal_": _normal,
     "uniform_": _uniform,
@@ -361,6 +401,8 @@ REPLAYS: dict[str, Replay] = {
     "mean": _reduction("mean"),
     "mm": _mm,
     "addmm": _addmm,
+    "_scaled_dot_product_flash_attention_for_cpu": _flash_attention,
+    "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
 }
 
 
