@@ -2,7 +2,13 @@
 
 ``F.scaled_dot_product_attention(q, k, v, dropout_p, is_causal=True)``: dropout 0 (ATen's flash
 kernel) and dropout > 0 (the math path, torch's generator seeded), forward and all three grads,
-random shapes (head sizes that are multiples of 16) and thread counts from 1 to 16. Every matrix
+random shapes (head sizes that are multiples of 16) and thread counts from 1 to 16. The flash op
+itself, ``_scaled_dot_product_flash_attention_for_cpu`` and its backward, on any head size
+(odd ones too), lengths, causal or not, float masks of every shape it takes (rows wholly masked
+too), a given scale, grouped key/value heads, and q, k, v, grad_out in the layouts models hand it
+(contiguous, transposed views of (B, L, H, D), views into a wider buffer at any storage offset);
+and the trace's replay of both ops (harness.trace.impl_ops) on Llama's call. The capability is
+the running torch's: run under ATEN_CPU_CAPABILITY=default, avx2 and avx512 to check each. Every matrix
 product there is MKL sgemm; its order was measured on MKL's "Intel(R) Architecture processors" path
 only (the one MKL takes on the AMD machine that made the fixtures), so the tests are skipped where
 MKL says it runs another (an Intel AVX2 or AVX-512 machine) or the AVX-512 profile runs. A single
@@ -17,9 +23,10 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
+from harness.core.errors import ParityError
 from harness.impl import attention
 from harness.impl.rng import CPUGenerator
 from tests.impl_live import (
@@ -90,3 +97,131 @@ def test_sdpa_dropout(b: int, h: int, seq: int, d: int, p: float, threads: int, 
     profile = live_profile()
     out, saved = attention.sdpa_math_forward(q, k, v, p, CPUGenerator(torch_seed), profile)
     _check(want, [out, *attention.sdpa_math_backward(g, saved, profile)])
+
+
+# ----------------------------------------------------------------------------- the flash op itself
+
+FLASH = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default
+FLASH_BACKWARD = torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default
+LAYOUTS = ("bhnd", "bnhd", "wide")
+MASKS = (None, "float", "where", "batch", "rows", "cols")
+FLASH_HEAD = st.one_of(st.sampled_from([16, 8, 64, 80]), st.integers(1, 130))
+FLASH_SEQ = st.one_of(st.integers(1, 40), st.integers(1, 300), st.integers(500, 1100))
+
+
+def _laid_out(rng: np.random.Generator, shape: tuple[int, int, int, int], layout: str) -> torch.Tensor:
+    """A (B, X, N, D) tensor of normal values as models hand it to sdpa: contiguous ("bhnd"), a
+    transposed view of (B, N, X, D) ("bnhd"), or that view inside a wider buffer at a storage
+    offset ("wide": a slice of a packed projection, as nanoGPT's split of q, k and v)."""
+    b, x, n, d = shape
+    values = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    if layout == "bhnd":
+        return values.clone()
+    lead = int(rng.integers(0, 7)) if layout == "wide" else 0
+    width = x * d + lead + (int(rng.integers(0, 5)) if layout == "wide" else 0)
+    buf = torch.zeros(b, n, width)
+    t = buf[:, :, lead : lead + x * d].view(b, n, x, d).transpose(1, 2)
+    t.copy_(values)
+    return t
+
+
+def _flash_mask(rng: np.random.Generator, kind: str | None, b: int, lq: int, s: int) -> torch.Tensor | None:
+    """None or a float attn_mask: additive values (L, S); 0/-inf as F.sdpa makes of a boolean mask,
+    some rows wholly masked; (B, 1, L, S); broadcast along S (L, 1) or along L (1, S)."""
+    if kind is None:
+        return None
+    if kind == "where":
+        keep = rng.random((lq, s)) > 0.3
+        keep[rng.random(lq) < 0.2] = False
+        return torch.where(torch.from_numpy(keep), 0.0, float("-inf"))
+    shape = {"float": (lq, s), "batch": (b, 1, lq, s), "rows": (lq, 1), "cols": (1, s)}[kind]
+    return torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+
+
+def _offset(t: torch.Tensor) -> int:
+    """Where t starts in torch's buffer: floats past a 16-byte boundary."""
+    return t.data_ptr() % 16 // 4
+
+
+@SETTINGS
+@given(
+    b=st.integers(1, 2),
+    hk=st.integers(1, 3),
+    group=st.integers(1, 4),
+    lq=FLASH_SEQ,
+    s_kv=st.one_of(st.none(), FLASH_SEQ),
+    d=FLASH_HEAD,
+    causal=st.booleans(),
+    mask=st.sampled_from(MASKS),
+    scale=st.one_of(st.none(), st.sampled_from([0.25, 0.3, 1.7])),
+    layouts=st.tuples(*[st.sampled_from(LAYOUTS)] * 4),
+    threads=THREADS,
+    seed=SEEDS,
+)
+@example(b=4, hk=2, group=2, lq=16, s_kv=None, d=16, causal=True, mask=None, scale=0.25,
+         layouts=("bnhd", "bnhd", "bnhd", "bnhd"), threads=1, seed=0)  # fmt: skip
+def test_flash_op(
+    b: int, hk: int, group: int, lq: int, s_kv: int | None, d: int, causal: bool, mask: str | None,
+    scale: float | None, layouts: tuple[str, ...], threads: int, seed: int,
+) -> None:  # fmt: skip
+    """The op and its backward, as the dispatcher gets them (the example: Llama's layer, zoo/llama.py)."""
+    s = lq if s_kv is None else s_kv
+    assume(lq * s * d * b * hk * group <= 6_000_000)  # a few tenths of a second at most
+    assume(d > 1 or hk * group == 1)  # not reproduced: test_flash_head_size_one_refused
+    torch.set_num_threads(threads)
+    rng = np.random.default_rng(seed)
+    q = _laid_out(rng, (b, hk * group, lq, d), layouts[0])
+    k, v = (_laid_out(rng, (b, hk, s, d), layout) for layout in layouts[1:3])
+    grad_out = _laid_out(rng, (b, hk * group, lq, d), layouts[3])
+    attn_mask = _flash_mask(rng, mask, b, lq, s)
+    out, lse = FLASH(q, k, v, 0.0, causal, attn_mask=attn_mask, scale=scale)
+    want = FLASH_BACKWARD(grad_out, q, k, v, out, lse, 0.0, causal, attn_mask=attn_mask, scale=scale)
+    profile = live_profile()
+    offsets = {"q": _offset(q), "k": _offset(k), "v": _offset(v), "grad_out": _offset(grad_out)}
+    call = attention.FlashCall(causal, None if attn_mask is None else attn_mask.numpy(), scale, offsets)
+    arrays = [t.numpy() for t in (q, k, v)]  # torch's memory, torch's strides
+    saved = attention.sdpa_forward(*arrays, profile, call)
+    got = attention.sdpa_backward(grad_out.numpy(), *arrays, saved, profile, call)
+    _check_flash([out, lse, *want], [saved.out, saved.lse, *got])
+
+
+def _check_flash(want: list[torch.Tensor], got: list[np.ndarray]) -> None:
+    for name, w, o in zip(("out", "lse", "grad_q", "grad_k", "grad_v"), want, got, strict=True):
+        assert_bits_equal(name, w.contiguous().numpy(), o)
+
+
+def test_flash_head_size_one_refused() -> None:
+    """Head size 1 with several heads: the backward's gradient rows are single floats a row of heads
+    apart, which MKL runs as a gemv into a strided y, whose order the impl does not model: refused."""
+    q = np.zeros((1, 2, 3, 1), np.float32)
+    saved = attention.sdpa_forward(q, q, q, live_profile())
+    with pytest.raises(ParityError, match="head size 1"):
+        attention.sdpa_backward(q, q, q, q, saved, live_profile())
+
+
+def test_flash_replay_llama() -> None:
+    """The trace's replay of Llama's call (zoo/llama.py: 4 query heads of 16 on 2 key/value heads,
+    (B, L, H, D) layouts, scale given) from captured tensors and recorded strides, at 1 and 2 threads."""
+    from harness.trace.impl_ops import replay
+
+    rng = np.random.default_rng(5)
+    q = _laid_out(rng, (4, 4, 16, 16), "bnhd")
+    k, v = (_laid_out(rng, (4, 2, 16, 16), "bnhd") for _ in range(2))
+    grad_out = _laid_out(rng, (4, 4, 16, 16), "bnhd")
+
+    def record(**tensors: torch.Tensor) -> tuple[dict[str, np.ndarray], list[dict]]:
+        args = [{"name": n, "tensor": n, "stride": list(t.stride())} for n, t in tensors.items()]
+        values = [{"name": "dropout_p", "value": 0.0}, {"name": "is_causal", "value": True},
+                  {"name": "attn_mask", "value": None}, {"name": "scale", "value": 0.25}]  # fmt: skip
+        return {n: t.detach().contiguous().numpy() for n, t in tensors.items()}, args + values
+
+    for threads in (1, 2):
+        torch.set_num_threads(threads)
+        profile = live_profile()
+        out, lse = FLASH(q, k, v, 0.0, True, scale=0.25)
+        grads = FLASH_BACKWARD(grad_out, q, k, v, out, lse, 0.0, True, scale=0.25)
+        forward = replay(str(FLASH), *record(query=q, key=k, value=v), profile)
+        backward = replay(
+            str(FLASH_BACKWARD), *record(grad_out=grad_out, query=q, key=k, value=v, out=out, logsumexp=lse), profile
+        )
+        _check_flash([out, lse, *grads], [forward["out0"], forward["out1"], *(backward[f"out{i}"] for i in range(3))])

@@ -1,10 +1,12 @@
 """Scaled dot-product attention (C kernels in csrc/attention.c): ``sdpa`` and ``sdpa_dropout``.
 
-``F.scaled_dot_product_attention(q, k, v, dropout_p, is_causal=True)`` on CPU in torch 2.13.0:
-dropout 0 runs ATen's flash attention kernel (``sdpa_forward``/``sdpa_backward``); dropout > 0
-runs the math path (``sdpa_math_forward``/``sdpa_math_backward``): q and k each scaled by
+``F.scaled_dot_product_attention`` on CPU in torch 2.13.0: dropout 0 runs ATen's flash attention
+kernel, ``_scaled_dot_product_flash_attention_for_cpu`` and its backward (``sdpa_forward`` /
+``sdpa_backward``: any head size and lengths, causal or not, a float ``attn_mask``, a given scale,
+grouped key/value heads, q/k/v in torch's own layouts: ``FlashCall``); dropout > 0 runs the math
+path (``sdpa_math_forward``/``sdpa_math_backward``, is_causal only): q and k each scaled by
 sqrt(1/sqrt(D)), ``q @ k^T`` (at::bmm), causal mask added, softmax, dropout, ``@ v``; its backward
-is autograd's through those ops. Arrays are (B, H, L, D) float32.
+is autograd's through those ops. Arrays are (B, H, L, D) float32; k and v (B, Hk, S, D).
 """
 
 from __future__ import annotations
@@ -167,6 +169,12 @@ def sdpa_forward(
     return FlashSaved(out, lse)
 
 
+def _zeros_blhd(shape: tuple[int, ...]) -> np.ndarray:
+    """Zeros of (B,H,N,D) ``shape`` laid out (B,N,H,D), as the backward's gradients start."""
+    b, h, n, d = shape
+    return np.zeros((b, n, h, d), np.float32).transpose(0, 2, 1, 3)
+
+
 def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
     """grad_out as the backward reads it: its (B,L,H,D) transpose made contiguous (a copy at offset 0)
     unless it already is."""
@@ -190,9 +198,12 @@ def sdpa_backward(
     zeros in torch's (B,L,H,D) layout; they are returned (B,H,L,D) contiguous."""
     if grad_out.shape != q.shape or grad_out.dtype != np.float32:
         raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
+    if q.shape[3] == 1 and max(q.shape[1], k.shape[1]) > 1:
+        # grad rows of one float, heads apart: MKL's gemv with a strided y, whose order is not modelled
+        raise ParityError("sdpa: the impl does not reproduce the flash backward with head size 1 and several heads")
     args, keep = _args(q, k, v, call)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
-    grads = [np.zeros((x.shape[0], x.shape[2], x.shape[1], x.shape[3]), np.float32).transpose(0, 2, 1, 3) for x in (q, k, v)]
+    grads = [_zeros_blhd(x.shape) for x in (q, k, v)]
     lse = np.ascontiguousarray(saved.lse, np.float32)
     views = (_view(saved.out), _view(gout, gout_off), *map(_view, grads))
     _lib().sdpa_flash_backward(profile.as_c(), ctypes.byref(args), ctypes.byref(_Grad(*views, ptr(lse))))
