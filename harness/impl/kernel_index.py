@@ -113,7 +113,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("sdpa",),
         (
             "`cpu_flash_attention` and its backward (FlashAttentionKernel.cpp): q/kv blocks, online softmax with "
-            "`exp_u20`, MKL gemm per block"
+            "`exp_u20`, MKL gemm per block; any head size and lengths, causal or not, a float mask, a given scale, "
+            "grouped key/value heads, torch's own layouts"
         ),
         "16 lanes on AVX-512; FMAs; thread split over (batch, head, q block)",
     ),

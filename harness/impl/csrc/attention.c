@@ -2,7 +2,8 @@
  *
  * sdpa (dropout 0): ATen's CPU flash attention, aten/src/ATen/native/cpu/FlashAttentionKernel.cpp
  * (cpu_flash_attention / cpu_flash_attention_backward, registered with ALSO_REGISTER_AVX512_DISPATCH:
- * its Vectorized<float> has profile.lanes_wide lanes). Every cpublas::gemm it makes is MKL sgemm,
+ * its Vectorized<float> has profile.lanes_wide lanes), as _scaled_dot_product_flash_attention_for_cpu
+ * and its backward call it: causal or not, a float mask, any scale, grouped key/value heads. Every cpublas::gemm it makes is MKL sgemm,
  * reproduced by csrc/mkl_sgemm.h, or on Linux aarch64 NVPL's, csrc/nvpl_sgemm.h (blas_sgemm
  * below). sdpa with dropout takes the math path
  * (harness/impl/attention.py), whose matrix products are at::bmm's (harness/impl/linalg.py, csrc/gemm.c).
