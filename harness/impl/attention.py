@@ -132,25 +132,25 @@ def _view(x: np.ndarray, off: int = 0) -> _View:
     return _View(x.ctypes.data, sb, sh, sr, off % 4)
 
 
-def _mask(mask: np.ndarray | None, shape: tuple[int, int, int, int]) -> tuple[_Mask, np.ndarray | None]:
-    """The mask broadcast to (B, H, L, S) (strides 0 along broadcast dimensions), and the array to keep alive."""
+def _mask(mask: np.ndarray | None, shape: tuple[int, int, int, int]) -> _Mask:
+    """The mask broadcast to (B, H, L, S) (strides 0 along broadcast dimensions; a view of ``mask``'s memory)."""
     if mask is None:
-        return _Mask(None, 0, 0, 0, 0), None
+        return _Mask(None, 0, 0, 0, 0)
     if mask.dtype != np.float32 or mask.ndim not in (2, 4):
         raise ParityError(f"sdpa: the flash kernel takes a 2-D or 4-D float32 attn_mask, got {mask.dtype} {mask.shape}")
     try:
         full = np.broadcast_to(mask, shape)
     except ValueError as err:
         raise ParityError(f"sdpa: attn_mask {mask.shape} does not broadcast to {shape}") from err
-    return _Mask(full.ctypes.data, *(s // 4 for s in full.strides)), full
+    return _Mask(full.ctypes.data, *(s // 4 for s in full.strides))
 
 
-def _args(q: np.ndarray, k: np.ndarray, v: np.ndarray, call: FlashCall) -> tuple[_Sdpa, np.ndarray | None]:
+def _args(q: np.ndarray, k: np.ndarray, v: np.ndarray, call: FlashCall) -> _Sdpa:
+    """The kernels' ``sdpa_t`` over the arrays' own memory (q, k, v and ``call.mask`` stay alive meanwhile)."""
     b, h, hk, lq, s, d = _flash_dims(q, k, v)
-    mask, keep = _mask(call.mask, (b, h, lq, s))
     off = call.offsets
     views = (_view(q, off.get("q", 0)), _view(k, off.get("k", 0)), _view(v, off.get("v", 0)))
-    return _Sdpa(b, h, hk, lq, s, d, call.scale_f32(d), int(call.causal), *views, mask), keep
+    return _Sdpa(b, h, hk, lq, s, d, call.scale_f32(d), int(call.causal), *views, _mask(call.mask, (b, h, lq, s)))
 
 
 def sdpa_forward(
@@ -161,11 +161,10 @@ def sdpa_forward(
     q (B,H,L,D), k and v (B,Hk,S,D) in any layout whose last dimension is contiguous (their strides
     are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
     mask, scale 1/sqrt(D))."""
-    args, keep = _args(q, k, v, call)
+    args = _args(q, k, v, call)
     out = np.empty(q.shape, np.float32)
     lse = np.empty(q.shape[:3], np.float32)
     _lib().sdpa_flash_forward(profile.as_c(), ctypes.byref(args), ctypes.byref(_view(out)), ptr(lse))
-    del keep
     return FlashSaved(out, lse)
 
 
@@ -201,13 +200,12 @@ def sdpa_backward(
     if q.shape[3] == 1 and max(q.shape[1], k.shape[1]) > 1:
         # grad rows of one float, heads apart: MKL's gemv with a strided y, whose order is not modelled
         raise ParityError("sdpa: the impl does not reproduce the flash backward with head size 1 and several heads")
-    args, keep = _args(q, k, v, call)
+    args = _args(q, k, v, call)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
     grads = [_zeros_blhd(x.shape) for x in (q, k, v)]
     lse = np.ascontiguousarray(saved.lse, np.float32)
     views = (_view(saved.out), _view(gout, gout_off), *map(_view, grads))
     _lib().sdpa_flash_backward(profile.as_c(), ctypes.byref(args), ctypes.byref(_Grad(*views, ptr(lse))))
-    del keep
     gq, gk, gv = (np.ascontiguousarray(x) for x in grads)
     return gq, gk, gv
 
