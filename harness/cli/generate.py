@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 from pathlib import Path
 
 from harness.core.digest import ALGORITHM, ALGORITHMS, LEGACY
@@ -10,6 +11,7 @@ from harness.core.errors import ParityError
 from harness.core.files import path_arg
 from harness.core.op_ids import parse_op_list
 from harness.platform.config import collect_facts
+from harness.platform.emulation import emulated_x86
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import RecordRequest, plan_configs, torch_missing, with_machine_blas
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path
@@ -56,6 +58,13 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
         help=f"a nanoGPT run's digest algorithm (default {ALGORITHM}; {LEGACY} for digests comparable with "
         "fixtures written before it)",
     )
+    gen.add_argument(
+        "--emulate",
+        metavar="x86:MODEL",
+        help="record under QEMU user-mode emulation as this QEMU x86 CPU model (qemu-x86_64 -cpu MODEL, e.g. "
+        "x86:Haswell-v4 for MKL's Intel AVX2 path), with this host's Python and torch; the fixture is named "
+        "after the BLAS code path MKL runs there",
+    )
     gen.add_argument("--force", action="store_true", help="overwrite existing fixtures")
     gen.add_argument("--quiet", action="store_true", help="no progress output")
     gen.set_defaults(func=cmd_generate)
@@ -80,20 +89,26 @@ def cmd_generate(args: argparse.Namespace) -> int:
         nanogpt_dir=args.nanogpt_dir, nanogpt_train=args.nanogpt_train, digest=args.digest or "",
         force=args.force, quiet=args.quiet,
     )  # fmt: skip
-    configs = with_machine_blas(plan_configs(collect_facts(), args.isa, args.threads))
-    suffix = f"upstream-{request.nanogpt}" if args.nanogpt_train else request.nanogpt
-    targets = [(cfg, fixture_path(args.out, torch_version, cfg, suffix)) for cfg in configs]
-    existing = [str(path) for _, path in targets if path.exists()]
-    if existing and not args.force:
-        raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
-    pool = args.out / POOL_DIR
-    for cfg, path in targets:
-        before = _pool_sizes(pool)
-        rc = request.run(cfg, path).returncode
-        if rc != 0:
-            return rc
-        if not args.quiet:
-            print(_pool_line(path, before, _pool_sizes(pool)))
+    with emulated_x86(args.emulate) if args.emulate else contextlib.nullcontext() as emulation:
+        facts = emulation.facts if emulation else collect_facts()
+        try:
+            planned = plan_configs(facts, args.isa, args.threads)
+        except ParityError as err:  # a level the emulated CPU lacks
+            raise ParityError(f"emulated {emulation.model}: {err}" if emulation else str(err)) from None
+        configs = with_machine_blas(planned, emulation)
+        suffix = f"upstream-{request.nanogpt}" if args.nanogpt_train else request.nanogpt
+        targets = [(cfg, fixture_path(args.out, torch_version, cfg, suffix)) for cfg in configs]
+        existing = [str(path) for _, path in targets if path.exists()]
+        if existing and not args.force:
+            raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")
+        pool = args.out / POOL_DIR
+        for cfg, path in targets:
+            before = _pool_sizes(pool)
+            rc = request.run(cfg, path, launcher=emulation).returncode
+            if rc != 0:
+                return rc
+            if not args.quiet:
+                print(_pool_line(path, before, _pool_sizes(pool)))
     return 0
 
 

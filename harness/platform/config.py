@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from harness.core.errors import ParityError
 
@@ -342,6 +343,19 @@ def child_env(config: PlatformConfig, base: dict[str, str] | None = None) -> dic
         env.pop(var, None)
     env.update(config.env())
     return env
+
+
+class Launcher(Protocol):
+    """How a configuration's process is started where it is not started plainly on this machine
+    (``harness.platform.emulation.EmulatedX86``: under QEMU, as another CPU)."""
+
+    def command(self, argv: list[str]) -> list[str]:
+        """The host command that runs ``argv`` there."""
+        ...
+
+    def env(self, config: PlatformConfig, base: dict[str, str] | None = None) -> dict[str, str]:
+        """``child_env(config, base)`` and what the launcher adds."""
+        ...
 
 
 def config_problems(config: PlatformConfig, environ: dict[str, str] | None = None) -> list[str]:

@@ -1,4 +1,4 @@
-"""Recording Linux arm64 fixtures on an x86_64 host under QEMU user-mode emulation.
+"""Recording on another CPU under QEMU user-mode emulation: Linux arm64, and x86_64 as another x86 CPU.
 
 The real PyTorch aarch64 wheel runs under ``qemu-aarch64-static`` with an arm64 Python taken
 from Debian's packages. What it needs, all kept in a cache folder outside the repository
@@ -15,20 +15,31 @@ from Debian's packages. What it needs, all kept in a cache folder outside the re
 Each emulated core is a platform configuration of its own, ``linux-arm64-<core>-t<threads>``,
 recorded by the same recorders as every other platform. Provenance says it was emulated (the
 QEMU version, QEMU's CPU model and the fake MIDR), so nobody mistakes it for silicon.
+
+x86_64 (``parity generate --emulate x86:MODEL``, ``EmulatedX86``) needs no set-up beyond
+``qemu-x86_64``: this host's own Python and torch run under ``qemu-x86_64 -cpu MODEL``, whose
+CPUID answers for the emulated CPU (an Intel Haswell: MKL's Intel AVX2 kernels), with a fake
+``/proc/cpuinfo`` saying the same; the fixture is named after the BLAS code path MKL reports
+there, and its provenance names the QEMU version and CPU model.
 """
 
 from __future__ import annotations
 
 import os
+import platform
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from harness.core.errors import ParityError
-from harness.platform.config import PlatformConfig, child_env
+from harness.platform.config import PlatformConfig, PlatformFacts, child_env, normalize_arch
+from harness.platform.cpuid import CpuIdentity, cpuinfo_as
 
 DEBIAN_PACKAGES = (
     "python3.11-minimal", "libpython3.11-minimal", "libpython3.11-stdlib", "python3.11", "libc6", "libexpat1",
@@ -118,10 +129,7 @@ def fake_cpu_files(core: EmulatedCore, ncpus: int) -> dict[str, str]:
 
 
 def write_fake_cpu(root: Path, core: EmulatedCore, ncpus: int) -> None:
-    for rel, text in fake_cpu_files(core, ncpus).items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    write_files(root, fake_cpu_files(core, ncpus))
 
 
 @dataclass(frozen=True)
@@ -147,8 +155,9 @@ class Emulator:
             QEMU_CPU=core.qemu_cpu,
             PYTHONPATH=f"{self.site}{os.pathsep}{repo}",
             PYTHONNOUSERSITE="1",
-            PARITY_EMULATION=f"{qemu_version()}; QEMU_CPU={core.qemu_cpu}; fake MIDR 0x{core.midr:08x} "
-            f"({core.name}, like {core.like})",
+            PARITY_EMULATION=emulation_note(
+                "arm64", core.qemu_cpu, f"fake MIDR 0x{core.midr:08x} ({core.name}, like {core.like})"
+            ),
         )
         return env
 
@@ -167,19 +176,37 @@ class Emulator:
 
     def command(self, module_args: list[str], root: Path | None = None) -> list[str]:
         """The host command that runs ``python3.11 <module_args>`` as an arm64 process."""
-        return [qemu_binary(), "-L", str(root or self.root), str(self.python), *module_args]
+        return [qemu_binary("arm64"), "-L", str(root or self.root), str(self.python), *module_args]
 
 
-def qemu_binary() -> str:
-    return shutil.which("qemu-aarch64-static") or "qemu-aarch64-static"
+# the QEMU user-mode emulator of each guest architecture, and the Debian package that has it
+QEMU_PROGRAMS = {"arm64": ("qemu-aarch64-static", "qemu-user-static"), "x86_64": ("qemu-x86_64", "qemu-user")}
 
 
-def qemu_version() -> str:
+def qemu_binary(arch: str = "arm64") -> str:
+    program = QEMU_PROGRAMS[arch][0]
+    return shutil.which(program) or program
+
+
+def qemu_version(arch: str = "arm64") -> str:
+    """The first line of ``qemu-<arch> --version``: what an emulated fixture's provenance names."""
+    unknown = f"{QEMU_PROGRAMS[arch][0]} (version unknown)"
     try:
-        out = subprocess.run([qemu_binary(), "--version"], capture_output=True, text=True, check=False).stdout
+        out = subprocess.run([qemu_binary(arch), "--version"], capture_output=True, text=True, check=False).stdout
     except OSError:
-        return "qemu-aarch64-static (version unknown)"
-    return out.splitlines()[0].strip() if out else "qemu-aarch64-static (version unknown)"
+        return unknown
+    return out.splitlines()[0].strip() if out else unknown
+
+
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (relative path -> text) under ``root``: a fake /proc or /sys QEMU serves
+    in place of the host's, since it looks an absolute path up under ``-L root`` first."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
 
 
 def _run(cmd: list[str], what: str, **kwargs) -> None:
@@ -195,6 +222,12 @@ def _manylinux_flags() -> list[str]:
     for n in range(17, 41):  # pip matches platform tags exactly: name every one
         flags += ["--platform", f"manylinux_2_{n}_aarch64"]
     return [*flags, "--platform", "manylinux2014_aarch64", "--platform", "linux_aarch64", "--platform", "any"]
+
+
+def emulation_note(arch: str, qemu_cpu: str, detail: str) -> str:
+    """What an emulated process records as its provenance's ``emulation``: the QEMU version, its
+    CPU model and what the emulated CPU stands for."""
+    return f"{qemu_version(arch)}; QEMU_CPU={qemu_cpu}; {detail}"
 
 
 def _install_host_package(program: str, package: str) -> None:
@@ -328,3 +361,99 @@ def impl_env(emu: Emulator, core: EmulatedCore, site: Path, package_dir: Path, b
     env = {k: v for k, v in base.items() if not k.startswith(("PYTHON", "OMP_", "MKL_", "ATEN_"))}
     env.update(QEMU_CPU=core.qemu_cpu, PYTHONPATH=f"{site}{os.pathsep}{package_dir}", PYTHONNOUSERSITE="1")
     return env
+
+
+# --- x86_64 under emulation: this host's own Python and torch, as another x86 CPU -------------------
+
+X86_EXAMPLES = "x86:Haswell-v4 (Intel AVX2), x86:Nehalem-v2 (Intel SSE4.2), x86:EPYC-Milan (AMD)"
+
+
+def parse_emulate(text: str) -> str:
+    """``--emulate x86:MODEL`` -> MODEL, a QEMU x86 CPU model; any other form is an input error."""
+    arch, sep, model = text.partition(":")
+    if arch.strip().lower() in ("arm64", "aarch64"):
+        raise ParityError(
+            "--emulate runs this host's own x86_64 Python and torch; arm64 is recorded with its own: "
+            "python tools/emulate_arm64.py record"
+        )
+    if arch.strip().lower() not in ("x86", "x86_64") or not sep or not model.strip() or model.strip() != model:
+        raise ParityError(f"--emulate takes x86:MODEL, a QEMU x86 CPU model (e.g. {X86_EXAMPLES}), not '{text}'")
+    return model
+
+
+def parse_cpu_models(help_text: str) -> frozenset[str]:
+    """The CPU models ``qemu-x86_64 -cpu help`` lists (its lines 'x86 NAME  description')."""
+    return frozenset(
+        line.split()[1] for line in help_text.splitlines() if line.startswith("x86 ") and len(line.split()) > 1
+    )
+
+
+@dataclass(frozen=True)
+class EmulatedX86:
+    """This host's x86_64 programs run under ``qemu-x86_64 -cpu MODEL``: CPUID answers for the
+    emulated CPU, so MKL, oneDNN and ATen choose their kernels for it; QEMU serves ``root``'s
+    fake ``/proc/cpuinfo`` (the host's with the emulated CPU's identity and flags) in place of the
+    host's, and everything else (``/sys``, the libraries) is the host's own."""
+
+    model: str  # the QEMU CPU model
+    cpu: CpuIdentity  # what CPUID says under it
+    root: Path  # QEMU's -L prefix: proc/cpuinfo
+
+    @property
+    def facts(self) -> PlatformFacts:
+        return PlatformFacts("linux", "x86_64", self.cpu.brand, self.cpu.flags)
+
+    @property
+    def note(self) -> str:
+        cpu = self.cpu
+        return emulation_note(
+            "x86_64", self.model, f"QEMU emulation of {cpu.vendor} family {cpu.family} model {cpu.model} "
+            f"stepping {cpu.stepping} ({cpu.brand})"
+        )  # fmt: skip
+
+    def command(self, argv: list[str]) -> list[str]:
+        return [qemu_binary("x86_64"), "-L", str(self.root), "-cpu", self.model, *argv]
+
+    def env(self, config: PlatformConfig, base: dict[str, str] | None = None) -> dict[str, str]:
+        return {**child_env(config, base), "PARITY_EMULATION": self.note}
+
+
+def probe_x86_cpu(model: str) -> CpuIdentity:
+    """What CPUID says under ``qemu-x86_64 -cpu model`` (``harness.platform.cpuid`` run there)."""
+    cmd = [qemu_binary("x86_64"), "-cpu", model, sys.executable, "-m", "harness.platform.cpuid"]
+    try:
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ParityError(f"could not run Python under qemu-x86_64 -cpu {model}: {exc}") from None
+    lines = [ln for ln in run.stdout.splitlines() if ln.startswith("{")]
+    if run.returncode != 0 or not lines:
+        detail = ([ln for ln in run.stderr.strip().splitlines() if "warning:" not in ln] or ["no output"])[-1]
+        raise ParityError(f"could not read the CPU under qemu-x86_64 -cpu {model}: {detail}")
+    return CpuIdentity.from_json(lines[-1])
+
+
+@contextmanager
+def emulated_x86(spec: str, host_arch: str | None = None) -> Iterator[EmulatedX86]:
+    """The launcher for ``--emulate x86:MODEL``, its fake /proc/cpuinfo in a temporary folder
+    removed on leaving. Input errors (the form, a host that is not x86_64, no qemu-x86_64, a model
+    QEMU does not know) are raised before anything runs."""
+    model = parse_emulate(spec)
+    host = normalize_arch(host_arch or platform.machine())
+    if host != "x86_64":
+        raise ParityError(f"--emulate {spec} runs this host's own x86_64 Python and torch; this host is {host}")
+    if shutil.which(QEMU_PROGRAMS["x86_64"][0]) is None:
+        raise ParityError("qemu-x86_64 is not installed: --emulate needs QEMU user-mode emulation "
+                          "(Debian, Ubuntu: apt-get install qemu-user)")  # fmt: skip
+    listing = subprocess.run([qemu_binary("x86_64"), "-cpu", "help"], capture_output=True, text=True, check=False)
+    models = parse_cpu_models(listing.stdout)
+    if model not in models:
+        raise ParityError(f"QEMU knows no x86 CPU model '{model}' (`qemu-x86_64 -cpu help` lists {len(models)}; "
+                          f"e.g. {X86_EXAMPLES})")  # fmt: skip
+    cpu = probe_x86_cpu(model)
+    try:
+        host_cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ParityError(f"/proc/cpuinfo: cannot read it ({exc.strerror})") from None
+    with tempfile.TemporaryDirectory(prefix="parity-x86-") as tmp:
+        write_files(Path(tmp), {"proc/cpuinfo": cpuinfo_as(host_cpuinfo, cpu)})
+        yield EmulatedX86(model, cpu, Path(tmp))

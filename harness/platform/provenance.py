@@ -14,7 +14,7 @@ from typing import Any
 
 from harness.core.errors import ParityError
 from harness.core.version import __version__
-from harness.platform.config import RELEVANT_ENV, PlatformConfig, PlatformFacts, blas_tag, child_env
+from harness.platform.config import RELEVANT_ENV, Launcher, PlatformConfig, PlatformFacts, blas_tag, child_env
 
 
 def public_version(version: str) -> str:
@@ -85,17 +85,19 @@ def running_blas_tag() -> str:
     return blas_tag(blas_from_config(torch.__config__.show()), mkl_code_path_from_banner(mkl_verbose_banner()))
 
 
-def probe_blas_tag(config: PlatformConfig) -> str:
-    """The BLAS code path torch runs under ``config``, asked of a fresh process pinned to it.
+def probe_blas_tag(config: PlatformConfig, launcher: Launcher | None = None) -> str:
+    """The BLAS code path torch runs under ``config``, asked of a fresh process pinned to it
+    (started by ``launcher`` where given: under emulation, as another CPU).
 
     MKL reads MKL_ENABLE_INSTRUCTIONS and the CPU once, when it loads, so only a new process
     answers for another ISA level. Takes about as long as importing torch.
     """
     code = "from harness.platform.provenance import running_blas_tag; print('blas=' + running_blas_tag())"
+    cmd = [sys.executable, "-c", code]
     try:
         run = subprocess.run(
-            [sys.executable, "-c", code],
-            env=child_env(config),
+            launcher.command(cmd) if launcher else cmd,
+            env=launcher.env(config) if launcher else child_env(config),
             capture_output=True,
             text=True,
             timeout=300,

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.core.errors import ParityError
 from harness.platform.config import (
+    Launcher,
     PlatformConfig,
     PlatformFacts,
     child_env,
@@ -89,16 +90,24 @@ class RecordRequest:
         flags = (("--force", self.force), ("--quiet", self.quiet), ("--live", self.live))
         return cmd + [flag for flag, on in flags if on]
 
-    def run(self, config: PlatformConfig, out: Path, *, capture: bool = False) -> subprocess.CompletedProcess[str]:
-        """Record into ``out`` in a fresh process pinned to ``config``."""
+    def run(
+        self, config: PlatformConfig, out: Path, *, capture: bool = False, launcher: Launcher | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Record into ``out`` in a fresh process pinned to ``config`` (started by ``launcher``
+        where given: under emulation, as another CPU)."""
+        cmd = self.command(config, out)
         return subprocess.run(
-            self.command(config, out), env=child_env(config), capture_output=capture, text=True, check=False
+            launcher.command(cmd) if launcher else cmd,
+            env=launcher.env(config) if launcher else child_env(config),
+            capture_output=capture,
+            text=True,
+            check=False,
         )
 
 
 @cache
-def _blas_at(os_name: str, arch: str, isa: str) -> str:
-    return probe_blas_tag(PlatformConfig(os_name, arch, isa, 1))
+def _blas_at(os_name: str, arch: str, isa: str, launcher: Launcher | None = None) -> str:
+    return probe_blas_tag(PlatformConfig(os_name, arch, isa, 1), launcher)
 
 
 def machine_blas(config: PlatformConfig) -> str:
@@ -111,8 +120,11 @@ def machine_blas(config: PlatformConfig) -> str:
     return _blas_at(config.os, config.arch, config.isa)
 
 
-def with_machine_blas(configs: list[PlatformConfig]) -> list[PlatformConfig]:
-    """``configs`` named with the BLAS code path this machine runs at each of their levels."""
+def with_machine_blas(configs: list[PlatformConfig], launcher: Launcher | None = None) -> list[PlatformConfig]:
+    """``configs`` named with the BLAS code path this machine runs at each of their levels (the
+    emulated CPU's, with ``launcher``: one probe per level under emulation)."""
+    if launcher is not None:
+        return [config.with_blas(_blas_at(config.os, config.arch, config.isa, launcher)) for config in configs]
     return [config.with_blas(machine_blas(config)) for config in configs]
 
 
