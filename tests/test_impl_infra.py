@@ -24,6 +24,8 @@ from harness.impl.profiles import (
     profile_for_fixture,
     profile_for_platform,
 )
+from harness.platform.config import parse_platform_id
+from harness.replay.check import UNMODELLED_BLAS, check_profile, unmodelled_note
 
 
 def _selftest(profile_name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[int, np.ndarray]:
@@ -157,6 +159,8 @@ def test_unverified_profiles_are_exactly_those_without_a_committed_fixture(commi
     verified = set()
     for arch in ("x86_64", "arm64"):
         for path in (committed_root / f"torch-{known.torch_version}").glob(f"linux-{arch}-*.h5"):
+            if parse_platform_id(path.name.split(".")[0]).blas in UNMODELLED_BLAS:
+                continue  # MKL's Intel paths: checked under a stand-in profile, they verify none
             verified.add(profile_for_platform(path.name.split(".")[0]).name)
     assert {"x86-avx2", "arm64-neon"} <= verified, "no committed x86 or arm64 fixture found"
     assert set(known.unverified_profiles) == set(PROFILES) - verified
@@ -216,3 +220,22 @@ def test_every_traced_kernel_op_names_a_kernel_index_row_and_every_replay_is_ind
     assert not {op: row for op, row in rows.items() if row not in WHY}, "KERNEL_OPS names a row the index lacks"
     assert not [op for op in REPLAYS if op not in KERNEL_OPS], "a replayed op has no kernel index row"
     assert not [k for _, knobs in KERNEL_OPS.values() for k in knobs if k not in KNOB_LABELS]
+
+
+def test_intel_mkl_paths_are_checked_under_their_levels_profile_and_say_why():
+    """The impl has no profile for MKL's Intel paths (profile_for_platform refuses them); the committed
+    fixtures of them are checked under their level's profile, every differing output a known gap."""
+    for platform, level in (("linux-x86_64-avx2-mklavx2-t2", "x86-avx2"), ("linux-x86_64-baseline-mklsse42-t1",
+                                                                         "x86-baseline")):  # fmt: skip
+        with pytest.raises(ParityError, match="ran the BLAS code path mkl"):
+            profile_for_platform(platform)
+        config = parse_platform_id(platform)
+        assert check_profile(platform) == get_profile(level, config.threads)
+        assert unmodelled_note(platform).startswith("MKL's Intel") and "not modelled" in unmodelled_note(platform)
+    assert check_profile("linux-x86_64-avx2-mklgeneric-t2") == profile_for_platform("linux-x86_64-avx2-mklgeneric-t2")
+    assert unmodelled_note("linux-x86_64-avx2-mklgeneric-t2") == ""
+    with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):  # no fixture of it: no stand-in
+        check_profile("linux-x86_64-avx512-mklavx512-t2")
+    for gap in load_gaps().gaps:  # every gap of an Intel path says why
+        note = unmodelled_note(gap.platform)
+        assert not note or gap.why == note, gap.line()
