@@ -184,3 +184,49 @@ def test_generate_emulate_errors_are_one_line_and_exit_2(fake_qemu: Path, tmp_pa
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert "qemu-x86_64 is not installed" in result.stderr and "apt-get install qemu-user" in result.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_estimate_instructions_are_found_in_qemus_log_and_placed_in_their_library():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "emulate_x86", Path(__file__).resolve().parents[1] / "tools/emulate_x86.py"
+    )
+    assert spec and spec.loader
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    maps = ("4000000000-4000100000 r-xp 00000000 fe:00 1 /usr/lib/libm.so.6\n"
+            "400a62d000-401ec12000 r-xp 00001000 fe:00 2 /opt/torch/lib/libtorch_cpu.so\n"
+            "401ec12000-401ec13000 rw-p 00000000 00:00 0\n")  # fmt: skip
+    log = [
+        "IN: mkl_vml_kernel\n",
+        "0x4015aba742:  c5 7c 52 c0              vrsqrtps %ymm0, %ymm8\n",
+        "0x4015aba746:  c5 fc 59 c8              vmulps   %ymm0, %ymm0, %ymm1\n",
+        "0x4000000010:  0f 53 ea                 rcpps    %xmm2, %xmm5\n",
+        "0x4000000020:  f3 0f 52 c0              rsqrtss  %xmm0, %xmm0\n",
+        "0x4015aba742:  c5 7c 52 c0              vrsqrtps %ymm0, %ymm8\n",  # translated again: one site
+        "0x5000000000:  0f 52 c1                 rsqrtps  %xmm1, %xmm0\n",  # in no mapped object
+        "0x4000000030:  0f 51 c1                 sqrtps   %xmm1, %xmm0\n",  # exact: not an estimate
+    ]
+    assert tool.estimate_sites(log, maps) == {
+        ("/opt/torch/lib/libtorch_cpu.so", 0xB48E742): "vrsqrtps",
+        ("/usr/lib/libm.so.6", 0x10): "rcpps",
+        ("/usr/lib/libm.so.6", 0x20): "rsqrtss",
+        ("?", 0x5000000000): "rsqrtps",
+    }
+
+
+def test_the_tools_usage_errors_are_one_line_and_exit_2(tmp_path: Path):
+    tool = Path(__file__).resolve().parents[1] / "tools" / "emulate_x86.py"
+    committed = Path(__file__).resolve().parents[1] / "harness" / "fixtures"
+    cases = {
+        ("--model", ""): "--emulate takes x86:MODEL",
+        ("--model", "Haswell-v4", "--out", str(committed)): "the store compared with",
+        ("--model", "Haswell-v4", "--reference", str(tmp_path / "none")): "no such fixture store",
+        ("--model", "Haswell-v4", "--estimates", "--isa", "baseline,avx2"): "one ISA level",
+        ("--model", "Haswell-v4", "--compare-only", "--out", str(tmp_path)): "no fixtures recorded here",
+    }
+    for argv, message in cases.items():
+        result = subprocess.run([sys.executable, str(tool), *argv], capture_output=True, text=True, check=False)
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (argv, result.stderr)
+        assert message in result.stderr, (argv, result.stderr)

@@ -47,7 +47,8 @@ def unmodelled_note(platform_id: str) -> str:
     blas = parse_platform_id(platform_id).blas
     if blas not in UNMODELLED_BLAS:
         return ""
-    return f"{UNMODELLED_BLAS[blas]} ({blas}), not modelled: the impl computes MKL's generic path ({MODELLED_BLAS})"
+    generic = f"MKL's generic path ({MODELLED_BLAS}) as AMD's CPUs run it"
+    return f"{UNMODELLED_BLAS[blas]} ({blas}), not modelled: the impl computes {generic}"
 
 
 def unverified_profiles() -> dict[str, str]:
