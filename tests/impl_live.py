@@ -43,22 +43,6 @@ def use_threads(n: int) -> None:
     torch.set_num_threads(n)
 
 
-def batch_split_modelled(items: int, m: int, n: int, threads: int) -> bool:
-    """Whether the impl models MKL's batched gemm (at::bmm of ``items`` (m, n) products) at ``threads``.
-
-    With 3 or more threads MKL may cut each item into parts of a multiple of 16 rows or columns (which
-    and how many were measured for a few cases, not modelled: docs/impl/kernels.md); the impl keeps items
-    whole. That changes no bit unless a part takes other kernels: a last part of 1 to 3 rows, or of
-    1 to 11 columns, of an item on the main kernel (m >= 4, n >= 12); any column cut of an item on
-    the small kernels (n > 16). False for those, so the tests leave them out (assume).
-    """
-    if items < 2 or threads < 3:
-        return True
-    if m < 4 or n < 12:
-        return n <= 16
-    return m % 16 not in (1, 2, 3) and not 1 <= n % 16 <= 11
-
-
 def normal32(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
     return (rng.standard_normal(shape) * scale).astype(np.float32)
 

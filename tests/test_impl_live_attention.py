@@ -13,8 +13,8 @@ product there is MKL sgemm; its order was measured on MKL's "Intel(R) Architectu
 only (the one MKL takes on the AMD machine that made the fixtures), so the tests are skipped where
 MKL says it runs another (an Intel AVX2 or AVX-512 machine) or the AVX-512 profile runs. A single
 (batch, head) lets MKL thread the flash kernel's calls (its thread grid is modelled); the math
-path's batched products leave out the item shapes whose cut into parts is not modelled
-(tests.impl_live.batch_split_modelled).
+path's batched products take MKL's batched gemm, whose cut of items into parts at 3 or more
+threads is modelled (csrc/mkl_sgemm.h mkl_sgemm_batch_item).
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ from tests.impl_live import (
     SEEDS,
     THREADS,
     assert_bits_equal,
-    batch_split_modelled,
     live_profile,
     needs_modelled_mkl,
     needs_verified_profile,
@@ -88,9 +87,6 @@ def test_sdpa_flash(b: int, h: int, seq: int, d: int, threads: int, seed: int) -
     torch_seed=st.integers(0, 2**31 - 1),
 )
 def test_sdpa_dropout(b: int, h: int, seq: int, d: int, p: float, threads: int, seed: int, torch_seed: int) -> None:
-    # the math path's bmm items: scores and their grads (seq x seq), out and grads (seq x d), grad k (d x seq)
-    shapes = ((seq, seq), (seq, d), (d, seq))
-    assume(all(batch_split_modelled(b * h, r, c, threads) for r, c in shapes))
     torch.set_num_threads(threads)
     q, k, v, g = _inputs(seed, (b, h, seq, d))
     want = _torch_sdpa(q, k, v, g, p, torch_seed)

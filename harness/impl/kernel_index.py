@@ -61,7 +61,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "chosen by shape, layout and 16-byte alignment"
         ),
         "MKL's code path (CPU vendor and model); MKL's thread grid (blocks of C per thread, each with its own "
-        "kernel choice)",
+        "kernel choice); for `bmm` with fewer items than threads, MKL's cut of each item into parts",
     ),
     (
         ("layer_norm",),

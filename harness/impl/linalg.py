@@ -71,13 +71,14 @@ def _sgemm(
     c: np.ndarray,
     beta: bool,
     profile: KernelProfile,
-    batched: bool = False,
+    batched: int = 0,
     threads: int | None = None,
     addmm: bool = False,
     blas: int | None = None,
 ) -> None:
-    """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: as one
-    item of MKL's batched gemm; ``profile.threads``: MKL's thread count, whose grid of blocks picks
+    """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: the
+    number of items, 2 or more, when this is one item of MKL's batched gemm, whose items MKL may cut
+    into parts by that number and the thread count; ``profile.threads``: MKL's thread count, whose grid of blocks picks
     kernels; ``threads``: pthreads for the main kernel). The kernels of small products depend on the
     addresses mod 16 bytes: pass the arrays at the same offsets as torch's tensors (fresh arrays and
     their views are)."""
@@ -92,7 +93,8 @@ def _sgemm(
     if blas is None:
         blas = _blas(profile, m, n, k, ta, tb, addmm)
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
-    flags = (int(beta), int(batched), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
+    items = batched if batched >= 2 else 0
+    flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
 
 
@@ -287,8 +289,10 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused,
     except where b's rows are not contiguous or N = 1 while a's rows are: then fused only in the
     K % 4 steps after the whole groups of four: csrc/gemm.c ``bmm_small``); otherwise MKL's
-    batched gemm, each item as ``mm`` except the row grouping of small products (csrc/mkl_sgemm.h);
-    a batch of one is a plain sgemm. ``threads`` (default ``profile.threads``): pthreads, over the
+    batched gemm, each item as ``mm`` except the row grouping of small products, and with fewer items
+    than MKL's threads (3 or more) each item cut into parts by the item and thread counts
+    (csrc/mkl_sgemm.h ``mkl_sgemm_batch_item``); a batch of one is a plain sgemm (a 1x1 one seen by
+    MKL as b^T @ a^T). ``threads`` (default ``profile.threads``): pthreads, over the
     items when there are at least as many items (speed only).
     """
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
@@ -305,14 +309,19 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
         return out
+    if nb == 1 and m == n == 1 and acl is None and profile.blas != NVPL:
+        # a 1x1 plain sgemm: torch's bmm hands MKL the transposed problem (MKL's A = b), where
+        # torch.mm hands a 1x1 output over as it is; so MKL's gemv sees b^T @ a^T as mm's model does
+        _sgemm(b[0].T, a[0].T, out[0].T, False, profile, threads=threads)
+        return out
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         for i in range(nb):
-            _sgemm(a[i], b[i], out[i], False, profile, batched=nb > 1, threads=threads, blas=acl)
+            _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
-    flags = (0, int(nb > 1), profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
+    flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
     _lib().gemm_batch(nb, m, n, k, *args, *flags)
     return out

@@ -10,8 +10,9 @@
 #define GEMM_NVPL 1 /* NVPL sgemm (csrc/nvpl_sgemm.h) */
 #define GEMM_ACL 2  /* oneDNN matmul on ACL (csrc/nvpl_sgemm.h), torch's aarch64 route for x @ W.T */
 
-/* sgemm as torch.mm / addmm call it (batched = 0), or one item of the batched gemm of at::bmm
- * (batched = 1), MKL running `threads` threads (csrc/mkl_sgemm.h):
+/* sgemm as torch.mm / addmm call it (batched = 0 or 1), or one item of the batched gemm of at::bmm
+ * (batched = its number of items, 2 or more), MKL running `threads` threads (csrc/mkl_sgemm.h;
+ * MKL cuts an item into parts by the item count: mkl_sgemm_batch_item):
  *   C[M,N] (row stride ldc) = (beta ? C : 0) + A[M,K] @ B[K,N],
  * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; the arrays sit at torch's offsets
  * mod 16 bytes, so their own addresses give MKL's alignment.
@@ -29,7 +30,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
         sgemm_t g = {
             .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
             .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
-            .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched, .workers = workers,
+            .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2, .workers = workers,
         };
         if (blas == GEMM_ACL) {
             acl_sgemm(&g, acl_kc);
@@ -57,10 +58,13 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
     const sgemm_t g = {
         .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
         .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
-        .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched,
+        .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2,
         .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C), .workers = workers,
     };
-    mkl_sgemm(&g);
+    if (batched >= 2)
+        mkl_sgemm_batch_item(&g, batched);
+    else
+        mkl_sgemm(&g);
 }
 
 typedef struct {

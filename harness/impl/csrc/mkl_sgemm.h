@@ -37,9 +37,8 @@
  * alpha (flash attention's scale): the main kernel scales B's elements (rounded) as it packs
  * them; the axpy form scales A's elements; the dot, chain and gemv forms scale the sum.
  * Unverified: alpha not a power of two outside the main and K == 1 forms; beta other than 0
- * or 1; MKL's AVX-512 kernels. Not modelled: a 1x1 result of MKL's batched gemm (a dot kernel with
- * a 5-product head, then 8 lanes); MKL's batched gemm on 3 or more threads cutting items into
- * parts of a multiple of 16 rows or columns (the impl keeps items whole; docs/impl/kernels.md).
+ * or 1; MKL's AVX-512 kernels. MKL's batched gemm (at::bmm of 2 or more items) may cut items into
+ * parts on 3 or more threads: mkl_sgemm_batch_item (end of this file).
  */
 #ifndef PARITY_MKL_SGEMM_H
 #define PARITY_MKL_SGEMM_H
@@ -61,6 +60,7 @@ typedef struct {
     int ta, tb;                  /* A / B handed to BLAS stored transposed */
     int threads;                 /* threads MKL may use: 1 inside an OpenMP region */
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
+    int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
 } sgemm_t;
@@ -489,7 +489,7 @@ static void mkl_sgemm(const sgemm_t *g) {
             mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
             return;
         }
-        if (M == 1 && g->tb && !(g->batched && g->ta)) {
+        if (M == 1 && g->tb && !(g->batched && (g->ta || g->part))) {
             mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
             return;
         }
@@ -503,6 +503,68 @@ static void mkl_sgemm(const sgemm_t *g) {
         mkl_serial(g);
     else
         mkl_threaded(g);
+}
+
+/* ------------------------------------------------------------------------------ batched gemm
+ * MKL's batched gemm (cblas_sgemm_batch, one group of nb >= 2 items, as at::bmm calls it:
+ * mkl_blas_sgemm_batch -> gemm_batch_internal32), read from its code and traced with gdb (the
+ * per-task mkl_blas_xsgemm calls), T = MKL's thread count:
+ *   every item with M == 1, A not transposed and K > 0 (all items of the group): MKL's gemv per
+ *     item (mkl_blas_xsgemv), whole (mkl_sgemm as a batch item);
+ *   T == 1, or nb >= T: items whole, split between threads (mkl_sgemm as a batch item);
+ *   otherwise (2 <= nb < T, so T >= 3): items with M == N == K > 31*T each run as a plain threaded
+ *     sgemm (mkl_sgemm not batched: MKL's thread grid); any other item is cut along its longer
+ *     side (N when N > M, else M) into parts, each a batch item of its own (mkl_blas_xsgemm):
+ *       per = ceil(nb*L / T) (L the side's length); per = 32 if per < 32, else halved while above
+ *       the cap (1920 for N, 256 for M); c = min(L, per); parts = ceil(L / c) if c > 63, else
+ *       floor(L / c); parts of w = roundup(ceil(L / parts), 16), the last taking the rest (one
+ *       part: the item whole; a part starting past L is empty).
+ * No bit depends on which thread runs which task (a static split of the nb*parts tasks). */
+#define MKL_BATCH_CAP_M 256
+#define MKL_BATCH_CAP_N 1920
+
+/* How MKL's batched gemm of nb items on `threads` threads cuts an M x N item (K deep, A handed
+ * over transposed or not): 0 = whole, as a batch item; -1 = whole, as a plain (threaded) sgemm;
+ * else the part width w > 0, along N when *cols, else along M. */
+static int64_t mkl_batch_split(int64_t nb, int64_t threads, int64_t M, int64_t N, int64_t K, int ta, int *cols) {
+    *cols = 0;
+    if (nb < 2 || threads < 3 || nb >= threads || M <= 0 || N <= 0) return 0;
+    if (M == 1 && !ta && K != 0) return 0; /* the batched gemv path */
+    if (M == N && N == K && N > 31 * threads) return -1;
+    *cols = N > M;
+    const int64_t L = *cols ? N : M, cap = *cols ? MKL_BATCH_CAP_N : MKL_BATCH_CAP_M;
+    int64_t per = divup(nb * L, threads);
+    if (per <= 31)
+        per = 32;
+    else
+        while (per > cap) per >>= 1;
+    const int64_t c = L < per ? L : per;
+    const int64_t parts = c > 63 ? divup(L, c) : L / c;
+    if (parts <= 1) return 0;
+    return divup(divup(L, parts), 16) * 16;
+}
+
+/* One item of MKL's batched gemm of nb items (g->batched set, g->threads MKL's thread count). */
+static void mkl_sgemm_batch_item(const sgemm_t *g, int64_t nb) {
+    int cols;
+    const int64_t w = mkl_batch_split(nb, g->threads, g->M, g->N, g->K, g->ta, &cols);
+    if (w == 0) {
+        mkl_sgemm(g);
+        return;
+    }
+    if (w < 0) {
+        sgemm_t s = *g;
+        s.batched = 0;
+        mkl_sgemm(&s);
+        return;
+    }
+    const int64_t L = cols ? g->N : g->M;
+    for (int64_t s0 = 0; s0 < L; s0 += w) {
+        const int64_t s1 = s0 + w < L ? s0 + w : L;
+        sgemm_t s = cols ? mkl_sub(g, 0, g->M, s0, s1) : mkl_sub(g, s0, s1, 0, g->N);
+        s.part = 1;
+        mkl_sgemm(&s);
+    }
 }
 
 #endif
