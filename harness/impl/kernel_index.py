@@ -11,7 +11,7 @@ from __future__ import annotations
 from harness.core.op_ids import OP_IDS
 
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
-TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu", "where")
+TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu", "where", "sigmoid", "batch_norm")
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -194,6 +194,33 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "32768 elements"
         ),
     ),
+    # -- trace-only rows of the torch.nn layers (harness/impl/nn.py)
+    (
+        ("sigmoid",),
+        (
+            "`sigmoid_kernel` (UnaryOpsKernel.cpp): `1 / (1 + exp(0 - x))`, vector body with SLEEF exp, scalar "
+            "tail with `expf`, one inner loop per contiguous run (a row of a strided view: nn.GRU's gates); "
+            "backward `sigmoid_backward_kernel`: `dy * (1 - y) * y`"
+        ),
+        (
+            "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); the backward nothing "
+            "(no multiply-add to contract)"
+        ),
+    ),
+    (
+        ("batch_norm",),
+        (
+            "`batch_norm_cpu_collect_stats` / `batch_norm_cpu_kernel` / `batch_norm_cpu_backward_kernel` "
+            "(batch_norm_kernel.cpp), training: NCHW sums per channel in double, `y = x * alpha + beta`; "
+            "channels-last (and NC11) per-thread float buffers added in double; running stats in "
+            "Normalization.cpp"
+        ),
+        (
+            "FMAs of the AVX2 objects (the output, the backward's `dy - grad_mean - dx`, some reductions' "
+            "last partial vector only); the default build's lane fold vs the AVX2 shuffle tree; thread count "
+            "(channels-last buffers, their double sum); never AVX-512 (8 lanes there too)"
+        ),
+    ),
 )
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
@@ -257,6 +284,8 @@ ARM64: dict[str, str] = {
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"
         " not in V1's SVE body"
     ),
+    "sigmoid": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
+    "batch_norm": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
 }
 
 WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}

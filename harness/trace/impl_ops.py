@@ -16,6 +16,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
+from harness.trace import impl_nn
 
 Arrays = Mapping[str, np.ndarray]
 Args = Mapping[str, Any]
@@ -404,6 +405,10 @@ REPLAYS: dict[str, Replay] = {
     "_scaled_dot_product_flash_attention_for_cpu": _flash_attention,
     "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
 }
+
+# the torch.nn layers traces reach (harness/trace/impl_nn.py)
+KERNEL_OPS.update(impl_nn.KERNEL_OPS)
+REPLAYS.update(impl_nn.REPLAYS)
 
 
 def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:

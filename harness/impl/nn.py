@@ -1,0 +1,135 @@
+"""Layers of torch.nn that traces of real models reach and no fixture op records: sigmoid (nn.GRU's
+gates) and its backward. Torch-free.
+
+The loops are in csrc/nn.c; this module passes arrays, the profile and the run length: the number of
+elements ATen's element-wise loop takes in one inner call (the whole tensor when every operand is
+contiguous, a row when one is a row-strided view, e.g. a column chunk of the GRU's gate matrix).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl._lib import f32, load, ptr
+from harness.impl.profiles import KernelProfile
+
+
+def x86_only(profile: KernelProfile) -> None:
+    """These kernels are measured on x86 only; an arm64 profile is refused, not answered with guesses."""
+    if profile.aten not in ("default", "avx2", "avx512"):
+        raise ParityError(f"the impl's torch.nn layers reproduce x86 profiles only, not {profile.name}")
+
+
+def _ew(name: str, profile: KernelProfile, run: int, *arrays: np.ndarray) -> None:
+    x86_only(profile)
+    fn = getattr(load("nn"), name)
+    fn.restype = None
+    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(arrays[0].size), ctypes.c_int64(run))
+
+
+def sigmoid(x: np.ndarray, profile: KernelProfile, run: int = 0) -> np.ndarray:
+    """torch.sigmoid (and sigmoid_) of ``x``; ``run``: inner-loop length (0: the whole tensor)."""
+    x = f32(x)
+    out = np.empty_like(x)
+    _ew("sigmoid_forward", profile, run, x, out)
+    return out
+
+
+def sigmoid_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile, run: int = 0) -> np.ndarray:
+    """aten.sigmoid_backward: ``grad * (1 - y) * y`` for the sigmoid's output ``y``."""
+    grad, y = f32(grad), f32(y)
+    if grad.shape != y.shape:
+        raise ValueError(f"sigmoid_backward: grad {grad.shape} and output {y.shape} differ")
+    grad_x = np.empty_like(grad)
+    _ew("sigmoid_backward", profile, run, grad, y, grad_x)
+    return grad_x
+
+
+def _layout(x: np.ndarray, channels_last: bool) -> tuple[np.ndarray, int, int, int]:
+    """(x in its memory order, B, C, HW): NCHW as (B, C, HW), channels-last as (B*HW, C)."""
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: input of {x.ndim} dims; needs (N, C, ...)")
+    b, c = x.shape[0], x.shape[1]
+    hw = int(np.prod(x.shape[2:], dtype=np.int64))
+    if channels_last and c > 1 and hw > 1:  # else the memory is NCHW's too, and ATen takes its path
+        return np.ascontiguousarray(np.moveaxis(x, 1, -1), dtype=np.float32), b, c, hw
+    return f32(x), b, c, hw
+
+
+def _from_layout(y: np.ndarray, shape: tuple[int, ...], channels_last: bool) -> np.ndarray:
+    if not (channels_last and shape[1] > 1 and y.size // shape[0] // shape[1] > 1):
+        return y.reshape(shape)
+    return np.moveaxis(y.reshape((shape[0], *shape[2:], shape[1])), -1, 1)
+
+
+def _opt(a: np.ndarray | None) -> np.ndarray | None:
+    return None if a is None else f32(np.asarray(a))
+
+
+def _p(a: np.ndarray | None) -> ctypes.c_void_p | None:
+    return None if a is None else ptr(a)
+
+
+def batch_norm(
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    running_mean: np.ndarray | None,
+    running_var: np.ndarray | None,
+    momentum: float,
+    eps: float,
+    profile: KernelProfile,
+    channels_last: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """native_batch_norm in training mode: (out, save_mean, save_invstd, new running_mean, new running_var).
+
+    ``x`` (N, C, ...) as NumPy holds it (logical NCHW order); ``channels_last``: the tensor torch ran
+    it on was channels-last in memory (the kernels then reduce over rows of C)."""
+    x86_only(profile)
+    xs, b, c, hw = _layout(x, channels_last)
+    w, bi = _opt(weight), _opt(bias)
+    rm = None if running_mean is None else f32(np.asarray(running_mean)).copy()
+    rv = None if running_var is None else f32(np.asarray(running_var)).copy()
+    y = np.empty_like(xs)
+    mean = np.empty(c, np.float32)
+    invstd = np.empty(c, np.float32)
+    buf = np.empty(max(2 * c, profile.threads * c), np.float32)
+    fn = load("nn").batch_norm_forward
+    fn.restype = None
+    fn(
+        profile.as_c(), ptr(xs), _p(w), _p(bi), _p(rm), _p(rv),
+        ctypes.c_int64(b), ctypes.c_int64(c), ctypes.c_int64(hw), ctypes.c_int32(int(channels_last and c > 1)),
+        ctypes.c_double(momentum), ctypes.c_double(eps), ptr(y), ptr(mean), ptr(invstd), ptr(buf),
+    )  # fmt: skip
+    return _from_layout(y, x.shape, channels_last), mean, invstd, rm, rv
+
+
+def batch_norm_backward(
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    save_mean: np.ndarray,
+    save_invstd: np.ndarray,
+    profile: KernelProfile,
+    channels_last: bool = False,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """native_batch_norm_backward in training mode: (grad_input, grad_weight, grad_bias)."""
+    x86_only(profile)
+    xs, b, c, hw = _layout(x, channels_last)
+    gs = _layout(grad_out, channels_last)[0]
+    w = _opt(weight)
+    gx = np.empty_like(xs)
+    gw = np.empty(c, np.float32)
+    gb = np.empty(c, np.float32)
+    buf = np.empty(2 * profile.threads * c, np.float32)
+    fn = load("nn").batch_norm_backward
+    fn.restype = None
+    fn(
+        profile.as_c(), ptr(gs), ptr(xs), _p(w), ptr(f32(save_mean)), ptr(f32(save_invstd)),
+        ctypes.c_int64(b), ctypes.c_int64(c), ctypes.c_int64(hw), ctypes.c_int32(int(channels_last and c > 1)),
+        ptr(gx), ptr(gw), ptr(gb), ptr(buf),
+    )  # fmt: skip
+    return _from_layout(gx, x.shape, channels_last), gw, gb
