@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.impl import nn as impl_nn
+from harness.impl import pool as impl_pool
 from harness.trace.impl_ops import packet, replay
 from harness.trace.recorder import recording
 from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
@@ -190,3 +191,194 @@ def test_batch_norm_replays_from_a_trace(seed: int, threads: int, cl: bool) -> N
 
 KERNEL_OPS_BN = ("native_batch_norm", "_native_batch_norm_legit", "_batch_norm_with_update",
                  "native_batch_norm_backward", "batch_norm_backward")  # fmt: skip
+
+
+# -- pooling -------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 20), st.integers(1, 19), st.integers(1, 19)),
+    k=st.integers(1, 4),
+    s=st.integers(1, 3),
+    d=st.integers(1, 2),
+    ceil=st.booleans(),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+    specials=st.booleans(),
+)
+def test_max_pool2d_with_indices_and_backward(
+    shape: tuple[int, ...], k: int, s: int, d: int, ceil: bool, cl: bool, seed: int, threads: int, specials: bool
+) -> None:
+    """Values, int64 indices and grad_input, overlapping windows (stride < kernel) included; ties
+    (rounded inputs) and NaN/inf where ``specials``."""
+    p = min(k // 2, 1)
+    span = (k - 1) * d + 1
+    if span > shape[2] + 2 * p or span > shape[3] + 2 * p:
+        return
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    if specials:
+        x = np.round(x)
+        x.reshape(-1)[rng.integers(0, x.size, 4)] = np.array([np.nan, -np.inf, np.inf, -np.nan], np.float32)
+    tx = torch.from_numpy(x.copy())
+    if cl:
+        tx = tx.contiguous(memory_format=torch.channels_last)
+    args = ([k, k], [s, s], [p, p], [d, d], ceil)
+    out, ind = torch.ops.aten.max_pool2d_with_indices(tx, *args)
+    o, i = impl_pool.max_pool2d_with_indices(x, *args)
+    assert_bits_equal("out", out.contiguous().numpy(), o)
+    assert np.array_equal(ind.contiguous().numpy(), i), "indices"
+    if int(ind.max()) >= shape[2] * shape[3]:  # a window of padding only: ATen writes into the next plane
+        return
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    tg = torch.from_numpy(g.copy())
+    if cl:
+        tg = tg.contiguous(memory_format=torch.channels_last)
+    gx = torch.ops.aten.max_pool2d_with_indices_backward(tg, tx, *args, ind)
+    assert_bits_equal("grad_input", gx.contiguous().numpy(), impl_pool.max_pool2d_backward(g, i, x.shape))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 20), st.integers(1, 17), st.integers(1, 17)),
+    out_hw=st.tuples(st.integers(1, 18), st.integers(1, 18)),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_adaptive_avg_pool2d_and_backward(
+    shape: tuple[int, ...], out_hw: tuple[int, int], cl: bool, seed: int, threads: int
+) -> None:
+    """_adaptive_avg_pool2d (windows that overlap, and output larger than input) and its backward,
+    NCHW and channels-last (channels past the 8-lane vector body divide twice), on the strides torch
+    gives (an (N, C, 1, 1) grad_output of channels-last strides takes the channels-last kernel)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    tx = torch.from_numpy(x.copy())
+    if cl:
+        tx = tx.contiguous(memory_format=torch.channels_last)
+    out = torch.ops.aten._adaptive_avg_pool2d(tx, list(out_hw))
+    g = rng.standard_normal(out.shape).astype(np.float32)
+    tg = torch.from_numpy(g.copy())
+    if cl:  # grad_output with the forward output's strides: channels-last even where H, W are 1
+        tg = torch.empty_strided(out.shape, out.stride()).copy_(tg)
+    gx = torch.ops.aten._adaptive_avg_pool2d_backward(tg, tx)
+    # the kernels switch on suggest_memory_format: the input's forward, grad_output's backward
+    x_cl = impl_pool.suggests_channels_last(tuple(tx.shape), tx.stride())
+    g_cl = impl_pool.suggests_channels_last(tuple(tg.shape), tg.stride())
+    assert_bits_equal("out", out.contiguous().numpy(), impl_pool.adaptive_avg_pool2d(x, out_hw, x_cl))
+    assert_bits_equal("grad_input", gx.contiguous().numpy(), impl_pool.adaptive_avg_pool2d_backward(g, x.shape, g_cl))
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]), cl=st.booleans())
+def test_pooling_replays_from_a_trace(seed: int, threads: int, cl: bool) -> None:
+    """A ResNet stem's max pool (3, stride 2, padding 1) and an adaptive average pool to 3x2, traced."""
+    use_threads(threads)
+    x = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 11, 13, 9)).astype(np.float32))
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    stem = torch.nn.MaxPool2d(3, 2, 1)
+
+    def program() -> None:
+        y = torch.nn.functional.adaptive_avg_pool2d(stem(x.clone().requires_grad_(True)), (3, 2))
+        (y * y).sum().backward()
+
+    ops = {"max_pool2d_with_indices", "max_pool2d_with_indices_backward", "_adaptive_avg_pool2d"}
+    _replays_match(program, ops | {"_adaptive_avg_pool2d_backward"}, 4)
+
+
+# -- cumsum, nn.RMSNorm's element-wise chain, embedding backward, dropout ------------------------
+
+ND_SHAPES = st.lists(st.integers(1, 40), min_size=1, max_size=3).map(tuple)
+
+
+@SETTINGS
+@given(shape=st.one_of(ND_SHAPES, st.just((3, 40000))), seed=SEEDS, threads=THREADS)
+def test_cumsum_every_dim(shape: tuple[int, ...], seed: int, threads: int) -> None:
+    use_threads(threads)
+    x = (np.random.default_rng(seed).standard_normal(shape) * 3).astype(np.float32)
+    x.reshape(-1)[0] = -0.0
+    for d in range(x.ndim):
+        assert_bits_equal(f"cumsum dim {d}", torch.cumsum(torch.from_numpy(x.copy()), d).numpy(), impl_nn.cumsum(x, d))
+
+
+@SETTINGS
+@given(shape=st.one_of(ND_SHAPES, st.just((2, 40000))), seed=SEEDS, threads=THREADS)
+def test_pow_and_binary_ops_of_rms_norm(shape: tuple[int, ...], seed: int, threads: int) -> None:
+    """pow by 2, 3, -0.5, -1, -2, 1, 0; add, sub, mul, div of broadcast tensors and of numbers."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    y = rng.standard_normal(shape[-1:]).astype(np.float32)
+    tx, ty = torch.from_numpy(x.copy()), torch.from_numpy(y.copy())
+    for e in (2.0, 3.0, -0.5, -1.0, -2.0, 1.0, 0.0):
+        assert_bits_equal(f"pow {e}", torch.pow(tx, e).numpy(), impl_nn.pow_scalar(x, e))
+    for op in ("add", "sub", "mul", "div"):
+        assert_bits_equal(op, getattr(torch, op)(tx, ty).numpy(), impl_nn.binary(op, x, y))
+        for s in (-0.5, 8, 1.1920928955078125e-07, 0.3):
+            assert_bits_equal(f"{op} {s}", getattr(torch, op)(tx, s).numpy(), impl_nn.binary(op, x, s))
+
+
+@settings(max_examples=6, deadline=None)
+@given(rows=st.integers(1, 9), d=st.sampled_from([8, 13, 64, 100]), seed=SEEDS, threads=st.sampled_from([1, 2, 3]))
+def test_rms_norm_and_embedding_replay_from_a_trace(rows: int, d: int, seed: int, threads: int) -> None:
+    """nn.RMSNorm (torch 2.13 runs it as pow, mean, add_, rsqrt, mul, mul; its backward as mul, sum, pow,
+    div, add) over an nn.Embedding with a padding row, and a cumsum, traced and replayed op by op."""
+    use_threads(threads)
+    torch.manual_seed(seed % 1000)
+    rng = np.random.default_rng(seed)
+    emb = torch.nn.Embedding(11, d, padding_idx=3)
+    norm = torch.nn.RMSNorm(d)
+    with torch.no_grad():
+        norm.weight.copy_(torch.from_numpy((1 + 0.1 * rng.standard_normal(d)).astype(np.float32)))
+    ids = torch.from_numpy(rng.integers(0, 11, (rows, 5)))
+
+    def program() -> None:
+        y = norm(emb(ids))
+        (torch.cumsum(y, 1) * y).sum().backward()
+
+    ops = {"pow", "mean", "add", "add_", "rsqrt", "mul", "div", "sum", "cumsum", "embedding_dense_backward"}
+    _replays_match(program, ops, 12)
+
+
+@settings(max_examples=12, deadline=None)
+@given(shape=ND_SHAPES, p=st.sampled_from([0.1, 0.5, 0.0, 1.0, 0.9]), seed=SEEDS)
+def test_dropout_replays_from_a_trace(shape: tuple[int, ...], p: float, seed: int) -> None:
+    """F.dropout in training (bernoulli_, div_, mul) and torch.native_dropout, from the captured generator state."""
+    x = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+    def program() -> None:
+        torch.manual_seed(seed % 10000)
+        torch.nn.functional.dropout(x, p, training=True)
+        torch.native_dropout(x, p, True)
+
+    _replays_match(program, {"bernoulli_", "native_dropout", "div_", "mul"}, 1 if p in (0.0, 1.0) else 4)
+
+
+@settings(max_examples=10, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 300), st.integers(1, 12), st.integers(1, 12)),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_global_average_pool_replays_as_mean_in_memory_order(
+    shape: tuple[int, ...], cl: bool, seed: int, threads: int
+) -> None:
+    """nn.AdaptiveAvgPool2d((1, 1)) (ResNet's pooler) is mean over H and W; on a channels-last input
+    TensorIterator reduces in memory order, which the replay follows (NHWC as a contiguous tensor)."""
+    use_threads(threads)
+    x = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+
+    def program() -> None:
+        torch.nn.functional.adaptive_avg_pool2d(x, (1, 1))
+        x.sum(dim=(0, 2, 3))
+
+    _replays_match(program, {"mean", "sum"}, 2)

@@ -11,7 +11,9 @@ from __future__ import annotations
 from harness.core.op_ids import OP_IDS
 
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
-TRACE_KERNELS: tuple[str, ...] = ("uniform", "silu", "where", "sigmoid", "batch_norm")
+TRACE_KERNELS: tuple[str, ...] = (
+    "uniform", "silu", "where", "sigmoid", "batch_norm", "max_pool2d", "adaptive_avg_pool2d", "cumsum", "pow",
+)
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
 ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
@@ -221,6 +223,35 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(channels-last buffers, their double sum); never AVX-512 (8 lanes there too)"
         ),
     ),
+    (
+        ("max_pool2d",),
+        (
+            "`cpu_max_pool` / `cpu_max_pool_backward` (MaxPoolKernel.cpp): a value wins when greater or NaN, "
+            "row-major over the window; backward adds into the winners in output order"
+        ),
+        "nothing: a selection, and additions in a fixed order, identical everywhere",
+    ),
+    (
+        ("adaptive_avg_pool2d",),
+        (
+            "`cpu_adaptive_avg_pool2d` and its backward (AdaptiveAvgPoolKernel.cpp): a float sum from 0 over "
+            "the window, `/ kh / kw`; channels-last: `/ (kh*kw)` in the vector body (torch takes `mean` for 1x1)"
+        ),
+        "nothing between platforms or thread counts; the memory layout (channels-last divides once)",
+    ),
+    (
+        ("cumsum",),
+        "`cumsum_cpu_kernel` (ReduceOpsKernel.cpp): a double accumulator from +0, each partial sum rounded to float",
+        "nothing: identical everywhere",
+    ),
+    (
+        ("pow",),
+        (
+            "`pow_tensor_scalar_optimized_kernel` (PowKernel.cpp) for exponents 2, 3, -0.5, -1, -2 (`x*x`, "
+            "`x*x*x`, `1/sqrt(x)`, `1/x`, `1/(x*x)`), 1 and 0 (copy, ones): nn.RMSNorm's chain"
+        ),
+        "nothing for these exponents: one IEEE rounding per step (other exponents call powf: not reproduced)",
+    ),
 )
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
@@ -286,6 +317,10 @@ ARM64: dict[str, str] = {
     ),
     "sigmoid": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
     "batch_norm": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
+    "max_pool2d": "nothing: identical everywhere",
+    "adaptive_avg_pool2d": "not measured on arm64 (4 lanes there: another vector body for channels-last)",
+    "cumsum": "nothing: identical everywhere",
+    "pow": "nothing for these exponents",
 }
 
 WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}

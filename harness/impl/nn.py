@@ -1,14 +1,20 @@
-"""Layers of torch.nn that traces of real models reach and no fixture op records: sigmoid (nn.GRU's
-gates) and its backward. Torch-free.
+"""Layers of torch.nn that traces of real models reach and no fixture op records, x86 only, torch-free:
+sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
+statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, native_dropout.
+Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
-The loops are in csrc/nn.c; this module passes arrays, the profile and the run length: the number of
-elements ATen's element-wise loop takes in one inner call (the whole tensor when every operand is
-contiguous, a row when one is a row-strided view, e.g. a column chunk of the GRU's gate matrix).
+Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
+element-wise loop takes in one inner call (the whole tensor when every operand is contiguous, a row
+when one is a row-strided view, e.g. a column chunk of the GRU's gate matrix); batch_norm x, out,
+grad_out, grad_input (N, C, ...) in logical order, weight, bias, running stats and the saved
+mean/invstd (C,); cumsum, pow, binary any shape (broadcast); native_dropout x, out, mask alike.
+The C loops (csrc/nn.c) say which PyTorch kernel each reproduces and its order of operations.
 """
 
 from __future__ import annotations
 
 import ctypes
+from typing import Any
 
 import numpy as np
 
@@ -133,3 +139,73 @@ def batch_norm_backward(
         ptr(gx), ptr(gw), ptr(gb), ptr(buf),
     )  # fmt: skip
     return _from_layout(gx, x.shape, channels_last), gw, gb
+
+
+# -- cumsum, the element-wise steps of nn.RMSNorm, dropout ------------------------------------------
+
+
+def cumsum(x: np.ndarray, dim: int) -> np.ndarray:
+    """torch.cumsum of float32 (ReduceOpsKernel.cpp cumsum_cpu_kernel): along ``dim`` a double
+    accumulator from +0.0, each partial sum rounded to float. The same on every profile and thread
+    count (threads split the other dims only). ``+ 0.0`` makes a sum of zeros +0.0, as ATen's +0.0
+    start does (NumPy starts from the first term)."""
+    x = np.asarray(x)
+    if x.dtype != np.float32:
+        raise ParityError(f"cumsum: float32 only, not {x.dtype}")
+    if x.ndim == 0:
+        return (x.astype(np.float64) + 0.0).astype(np.float32)
+    return (np.cumsum(x.astype(np.float64), axis=dim) + 0.0).astype(np.float32)
+
+
+# pow(x, exponent) exponents that pow_tensor_scalar_optimized_kernel (PowKernel.cpp) computes with
+# products, quotients and square roots, one IEEE rounding each, in this order; others (0.5 among
+# them: measured, not sqrt's bits) take the C library's or SLEEF's pow.
+_POW: dict[float, Any] = {
+    2.0: lambda x: x * x,
+    3.0: lambda x: x * x * x,
+    -0.5: lambda x: np.float32(1) / np.sqrt(x),
+    -1.0: lambda x: np.float32(1) / x,
+    -2.0: lambda x: np.float32(1) / (x * x),
+    1.0: lambda x: x.copy(),  # pow_out copies the base
+    0.0: np.ones_like,  # ... and fills ones
+}
+
+
+def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
+    """aten.pow.Tensor_Scalar of float32 for the exponents of _POW (nn.RMSNorm: 2; its backward: 3, 1)."""
+    if x.dtype != np.float32:
+        raise ParityError(f"pow: float32 only, not {x.dtype}")
+    if float(exponent) not in _POW:
+        raise ParityError(
+            f"the impl reproduces pow with exponents {sorted(_POW)} only (others run powf), not {exponent}"
+        )
+    with np.errstate(all="ignore"):
+        return np.asarray(_POW[float(exponent)](x), np.float32)
+
+
+_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+
+
+def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
+    """add, sub, mul, div of float32 tensors (broadcast) or a tensor and a Python number (cast to float
+    first, as ATen wraps it): one IEEE rounding per element on every profile (alpha 1 only: ATen's
+    AVX2 ``a + 1*b`` fused multiply-add is exact)."""
+    a = np.asarray(a)
+    b = np.float32(b) if np.ndim(b) == 0 and not isinstance(b, np.ndarray) else np.asarray(b)
+    if a.dtype != np.float32 or b.dtype != np.float32:
+        raise ParityError(f"{op}: float32 operands only, not {a.dtype} and {b.dtype}")
+    with np.errstate(all="ignore"):
+        return np.asarray(_BINARY[op](a, b), np.float32)
+
+
+def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.ndarray]:
+    """aten.native_dropout in training (Dropout.cpp native_dropout_cpu): mask = bernoulli_(1 - p) drawn
+    into a float tensor (serial, one double each), out = (x * mask) * float(1 / (1 - p)) (0 for p = 1);
+    returns (out, mask as bool)."""
+    from harness.impl.rng import bernoulli_mask
+
+    x = f32(x)
+    keep = 1.0 - p
+    scale = 0.0 if keep == 0 else 1.0 / keep
+    mask = bernoulli_mask(gen, x.shape, keep)
+    return (x * mask) * np.float32(scale), mask.astype(bool)

@@ -30,6 +30,18 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_batch_norm_with_update": ("batch_norm", ("capability", "threads")),
     "native_batch_norm_backward": ("batch_norm", ("capability", "threads")),
     "batch_norm_backward": ("batch_norm", ("capability", "threads")),
+    "max_pool2d_with_indices": ("max_pool2d", ()),
+    "max_pool2d_with_indices_backward": ("max_pool2d", ()),
+    "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", ()),
+    "_adaptive_avg_pool2d_backward": ("adaptive_avg_pool2d", ()),
+    "cumsum": ("cumsum", ()),
+    "pow": ("pow", ()),
+    "add_": ("add", ()),
+    "sub": ("add", ()),
+    "sub_": ("add", ()),
+    "mul_": ("mul", ()),
+    "div_": ("div", ()),
+    "native_dropout": ("dropout", ()),
 }
 
 
@@ -84,7 +96,31 @@ def _sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndar
     return {"out": sigmoid_backward(g, y, p, inner_run(a, ("grad_output", "output"), g.shape))}
 
 
-def _c_strides(shape: tuple[int, ...]) -> list[int]:
+def in_memory_order(
+    x: np.ndarray, dims: tuple[int, ...], stride: list[int] | None, reduce: Callable[[np.ndarray, tuple[int, ...]], Any]
+) -> np.ndarray:
+    """``reduce(x, dims)`` (kept dims in order) as ATen reduces a tensor of strides ``stride``:
+    TensorIterator orders the dims by stride, so a permuted dense layout (channels-last: ResNet's
+    ``mean`` over H and W) reduces as the contiguous tensor of that permutation. Refused for a layout
+    with gaps (its dims would not coalesce as the impl's contiguous copy does)."""
+    if stride is None or x.ndim < 2:
+        return reduce(x, dims)
+    dense = [d for d in range(x.ndim) if x.shape[d] > 1]
+    perm = sorted(range(x.ndim), key=lambda d: (x.shape[d] > 1, -stride[d] if x.shape[d] > 1 else 0))
+    perm = [d for d in perm if x.shape[d] == 1] + [d for d in perm if x.shape[d] > 1]
+    step = 1
+    for d in reversed(perm):
+        if x.shape[d] > 1 and stride[d] != step:
+            raise ParityError(f"the impl reproduces reductions of dense tensors only, not strides {stride}")
+        step *= x.shape[d]
+    if [d for d in perm if d in dense] == dense:  # C order already
+        return reduce(x, dims)
+    out = reduce(np.ascontiguousarray(np.transpose(x, perm)), tuple(perm.index(d) for d in dims))
+    kept = [d for d in perm if d not in dims]
+    return np.transpose(out, np.argsort(kept)) if out.ndim == len(kept) else out
+
+
+def c_strides(shape: tuple[int, ...]) -> list[int]:
     out, step = [0] * len(shape), 1
     for d in reversed(range(len(shape))):
         out[d], step = step, step * shape[d]
@@ -99,11 +135,11 @@ def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     """Whether ATen's batch norm kernels see tensor ``name`` as channels-last (NHWC, NDHWC) rather than
     contiguous (NCHW); refused when it is neither (ATen's TensorIterator path, not modelled)."""
     stride = a.get(f"{name}.stride")
-    if stride is None or _same_layout(stride, _c_strides(shape), shape):
+    if stride is None or _same_layout(stride, c_strides(shape), shape):
         return False
     if len(shape) in (4, 5):
         perm = (0, *range(2, len(shape)), 1)
-        cl = _c_strides(tuple(shape[d] for d in perm))
+        cl = c_strides(tuple(shape[d] for d in perm))
         expected = [0] * len(shape)
         for i, d in enumerate(perm):
             expected[d] = cl[i]
@@ -153,7 +189,127 @@ def _batch_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
 
 
+def _nhwc(a: Args, name: str, shape: tuple[int, ...]) -> bool:
+    """Whether a pooling operand ran channels-last (4-D NHWC in memory, not also contiguous)."""
+    return len(shape) == 4 and channels_last(a, name, shape)
+
+
+def _suggests_cl(a: Args, name: str, shape: tuple[int, ...]) -> bool:
+    """The adaptive average pooling kernels' switch: suggest_memory_format of the captured strides."""
+    from harness.impl.pool import suggests_channels_last
+
+    stride = a.get(f"{name}.stride")
+    return stride is not None and suggests_channels_last(tuple(shape), stride)
+
+
+def _max_pool_args(a: Args) -> tuple[Any, ...]:
+    return (
+        a["kernel_size"],
+        a.get("stride") or None,
+        a.get("padding", 0),
+        a.get("dilation", 1),
+        bool(a.get("ceil_mode")),
+    )
+
+
+def _max_pool(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.pool import max_pool2d_with_indices
+
+    x = t["self"]
+    _nhwc(a, "self", x.shape)  # refuses a layout neither contiguous nor channels-last
+    out, idx = max_pool2d_with_indices(x, *_max_pool_args(a))
+    return {"out0": out, "out1": idx}
+
+
+def _max_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.pool import max_pool2d_backward
+
+    x = t["self"]
+    _nhwc(a, "self", x.shape)
+    return {"out": max_pool2d_backward(t["grad_output"], t["indices"], x.shape)}
+
+
+def _adaptive_avg_pool(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import x86_only
+    from harness.impl.pool import adaptive_avg_pool2d
+
+    x86_only(p)
+    x = t["self"]
+    return {"out": adaptive_avg_pool2d(x, tuple(a["output_size"]), _suggests_cl(a, "self", x.shape))}
+
+
+def _adaptive_avg_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import x86_only
+    from harness.impl.pool import adaptive_avg_pool2d_backward
+
+    x86_only(p)
+    g, x = t["grad_output"], t["self"]
+    # the backward kernel follows grad_output's layout (suggest_memory_format)
+    return {"out": adaptive_avg_pool2d_backward(g, x.shape, _suggests_cl(a, "grad_output", g.shape))}
+
+
+def _cumsum(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import cumsum
+
+    if a.get("dtype") not in (None, "torch.float32"):
+        raise ParityError(f"the impl reproduces float32 cumsum only, not {a['dtype']}")
+    x = t["self"]
+    return {"out": cumsum(x, int(a["dim"]) % max(x.ndim, 1))}
+
+
+def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import pow_scalar
+
+    if "self" not in t or "exponent" not in a or "exponent" in t:
+        raise ParityError("the impl reproduces pow of a tensor to a number (pow.Tensor_Scalar) only")
+    return {"out": pow_scalar(t["self"], float(a["exponent"]))}
+
+
+def _binary(op: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.nn import binary
+
+        if a.get("alpha", 1) != 1:
+            raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
+        other = t["other"] if "other" in t else a.get("other")
+        if other is None or isinstance(other, bool) or "self" not in t:
+            raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
+        if a.get("rounding_mode") is not None:
+            raise ParityError(f"the impl reproduces div without a rounding mode only, not {a['rounding_mode']}")
+        return {"out": binary(op, t["self"], other)}
+
+    return run
+
+
+def _rsqrt(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import forward
+
+    return {"out": forward("rsqrt", t["self"], p)}
+
+
+def _embedding_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """embedding_dense_backward_cpu: zeros, each grad row added to its index's row in index order,
+    positions at padding_idx skipped (a skipped row stays +0.0, as adding nothing)."""
+    from harness.impl.linalg import embedding_backward
+
+    if a.get("scale_grad_by_freq"):
+        raise ParityError("the impl reproduces embedding_dense_backward without scale_grad_by_freq only")
+    g, idx = t["grad_output"], np.asarray(t["indices"]).reshape(-1)
+    rows = g.reshape(-1, g.shape[-1]) if g.ndim else g.reshape(1, 1)
+    keep = idx != int(a.get("padding_idx", -1))
+    return {"out": embedding_backward(rows[keep], idx[keep], int(a["num_weights"]))}
+
+
 REPLAYS: dict[str, Replay] = {
+    "cumsum": _cumsum,
+    "pow": _pow,
+    **{name: _binary(name.rstrip("_")) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
+    "rsqrt": _rsqrt,
+    "embedding_dense_backward": _embedding_backward,
+    "max_pool2d_with_indices": _max_pool,
+    "max_pool2d_with_indices_backward": _max_pool_backward,
+    "_adaptive_avg_pool2d": _adaptive_avg_pool,
+    "_adaptive_avg_pool2d_backward": _adaptive_avg_pool_backward,
     "native_batch_norm": _batch_norm,
     "_native_batch_norm_legit": _batch_norm,
     "_batch_norm_with_update": _batch_norm_with_update,

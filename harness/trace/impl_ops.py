@@ -235,7 +235,9 @@ def _reduction(kind: str) -> Replay:
             raise ParityError("the impl reproduces float32 reductions only")
         dims = a.get("dim")
         dims = tuple(range(x.ndim)) if dims in (None, []) else tuple(d % x.ndim for d in dims)
-        out = getattr(reduce, f"{kind}_dims")(x, dims, p)
+        out = impl_nn.in_memory_order(
+            x, dims, a.get("self.stride"), lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p)
+        )
         if a.get("keepdim"):
             out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
         return {"out": out}
@@ -406,9 +408,38 @@ REPLAYS: dict[str, Replay] = {
     "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
 }
 
-# the torch.nn layers traces reach (harness/trace/impl_nn.py)
+
+def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """bernoulli_(p) with a number p, into a contiguous float32 tensor (serial draws)."""
+    from harness.impl.rng import bernoulli_mask
+
+    if "generator_state" not in t:
+        raise ParityError("bernoulli_ needs its generator's state captured")
+    prob = a.get("p", 0.5)  # the schema's default, left out of a trace's arguments
+    if "p" in t or not isinstance(prob, (int, float)):
+        raise ParityError("the impl reproduces bernoulli_ with a number p only")
+    shape = a.get("self.shape")
+    stride = a.get("self.stride")
+    if shape is None or (stride is not None and stride != impl_nn.c_strides(tuple(shape))):
+        raise ParityError("the impl reproduces bernoulli_ into a contiguous tensor only")
+    return {"out": bernoulli_mask(generator_from_state(t["generator_state"]), tuple(shape), float(prob))}
+
+
+def _native_dropout(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import native_dropout
+
+    if "generator_state" not in t:
+        raise ParityError("native_dropout needs its generator's state captured")
+    if a.get("train") is False:
+        raise ParityError("the impl reproduces native_dropout in training only")
+    out, mask = native_dropout(t["input"], float(a["p"]), generator_from_state(t["generator_state"]))
+    return {"out0": out, "out1": mask}
+
+
+# the torch.nn layers traces reach (harness/trace/impl_nn.py), and the random ops of dropout
 KERNEL_OPS.update(impl_nn.KERNEL_OPS)
 REPLAYS.update(impl_nn.REPLAYS)
+REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
 
 
 def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:

@@ -1,9 +1,13 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
- * CPU, float32: sigmoid (nn.GRU's gates) and its backward.
+ * CPU, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
+ * running statistics, output) and its backward.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
  *   sigmoid_backward     grad, y, grad_x (n,), the same runs
+ *   batch_norm_forward   x, y (B, C, HW) or, channels-last, (B*HW, C); w, b, rm, rv, save_mean,
+ *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
+ *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
  *
  * Element-wise loops: ATen's cpu_kernel_vec (cpu/Loops.h vectorized_loop) runs, per call of its
  * inner loop, a body of two Vectorized<float> per iteration through the vector lambda and the rest
