@@ -12,7 +12,15 @@ from harness.core.op_ids import OP_IDS
 
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
 TRACE_KERNELS: tuple[str, ...] = (
-    "uniform", "silu", "where", "sigmoid", "batch_norm", "max_pool2d", "adaptive_avg_pool2d", "cumsum", "pow",
+    "uniform",
+    "silu",
+    "where",
+    "sigmoid",
+    "batch_norm",
+    "max_pool2d",
+    "adaptive_avg_pool2d",
+    "cumsum",
+    "pow",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
