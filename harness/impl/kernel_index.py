@@ -21,6 +21,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "adaptive_avg_pool2d",
     "cumsum",
     "pow",
+    "conv2d",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
@@ -260,6 +261,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         "nothing for these exponents: one IEEE rounding per step (other exponents call powf: not reproduced)",
     ),
+    (
+        ("conv2d",),
+        (
+            "`aten.convolution`/`convolution_backward` (harness/impl/conv.py): oneDNN's direct JIT kernels "
+            "(`jit:sse41`, `jit:avx2`, `jit_1x1`, `jit:avx512_core`; backward data with stride `brgconv_strided`) "
+            "or, for 1x1 kernels with stride 1 on 1 thread and below 16 images, ATen's `_slow_conv2d` (im2col + MKL "
+            "`sgemm`); each output one multiply-add chain over input-channel blocks of 8 (16 on AVX-512, each "
+            "block's chain from 0 and added), then (kh, kw), then the block's channels"
+        ),
+        (
+            "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
+            "channels apart and adds the bias after the first; thread count: ATen's 1x1 path (MKL) at 1 thread, "
+            "oneDNN's image split of the weight gradient above it"
+        ),
+    ),
 )
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
@@ -329,7 +345,9 @@ ARM64: dict[str, str] = {
     "adaptive_avg_pool2d": "not measured on arm64 (4 lanes there: another vector body for channels-last)",
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
+    "conv2d": "not modelled: the impl reproduces x86 convolutions only",
 }
+
 
 WHY: dict[str, str] = {op: differs for ops, _, differs in ROWS for op in ops}
 WHY_ARM64: dict[str, str] = {op: ARM64[ops[0]] for ops, _, _ in ROWS for op in ops}

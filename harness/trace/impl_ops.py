@@ -59,6 +59,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "addcmul_": ("adamw_step", ("capability",)),
     "addcdiv_": ("adamw_step", ("capability",)),
     "sqrt": ("adamw_step", ("mkl_code_path", "cpu_model")),
+    "convolution": ("conv2d", ("onednn_isa", "threads")),
+    "convolution_backward": ("conv2d", ("onednn_isa", "threads")),
     "add": ("add", ()),
     "mul": ("mul", ()),
     "div": ("div", ()),
@@ -268,6 +270,51 @@ def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": addmm(t["self"], _matrix(t, "mat1", a), _matrix(t, "mat2", a), p)}
 
 
+def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int]]:
+    """stride and padding of a 2-D, ungrouped, untransposed, undilated convolution; ParityError else."""
+    stride, padding, dilation = (list(a.get(k) or []) for k in ("stride", "padding", "dilation"))
+    if len(stride) != 2 or len(padding) != 2 or any(d != 1 for d in dilation):
+        raise ParityError("the impl reproduces 2-D convolutions without dilation only")
+    if a.get("transposed") or a.get("groups", 1) != 1:
+        raise ParityError("the impl reproduces ungrouped, untransposed convolutions only")
+    return (int(stride[0]), int(stride[1])), (int(padding[0]), int(padding[1]))
+
+
+def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
+    """ParityError unless the captured tensors were contiguous (NCHW): oneDNN runs other kernels
+    (nhwc) for channels-last tensors."""
+    for name in names:
+        stride, x = a.get(f"{name}.stride"), t.get(name)
+        if stride is None or x is None:
+            continue
+        want = [int(np.prod(x.shape[i + 1 :], dtype=np.int64)) for i in range(x.ndim)]
+        if [s for s, d in zip(stride, x.shape, strict=True) if d > 1] != [
+            w for w, d in zip(want, x.shape, strict=True) if d > 1
+        ]:
+            raise ParityError(
+                f"the impl reproduces convolutions of contiguous (NCHW) tensors only, not {name} {stride}"
+            )
+
+
+def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.conv import conv2d
+
+    stride, padding = _conv_geometry(a)
+    _contiguous_nchw(t, a, ("input", "weight"))
+    return {"out": conv2d(t["input"], t["weight"], t.get("bias"), stride, padding, p)}
+
+
+def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.conv import conv2d_backward
+
+    stride, padding = _conv_geometry(a)
+    _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
+    mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
+    has_bias = a.get("bias_sizes") is not None
+    grads = conv2d_backward(t["grad_output"], t["input"], t["weight"], stride, padding, has_bias, p, mask)  # type: ignore[arg-type]
+    return {f"out{i}": g for i, g in enumerate(grads) if g is not None and mask[i]}
+
+
 # torch's CPUGeneratorImplState, as Generator.get_state() gives it (5056 bytes)
 _TORCH_GEN_STATE = np.dtype(
     [("seed", "<u8"), ("left", "<i4"), ("seeded", "<i4"), ("next", "<u8"), ("state", "<u8", 624),
@@ -406,6 +453,8 @@ REPLAYS: dict[str, Replay] = {
     "addmm": _addmm,
     "_scaled_dot_product_flash_attention_for_cpu": _flash_attention,
     "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
+    "convolution": _convolution,
+    "convolution_backward": _convolution_backward,
 }
 
 

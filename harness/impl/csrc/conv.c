@@ -1,0 +1,184 @@
+/* 2-D convolution (harness/impl/conv.py): one multiply-add chain per output element, in the order
+ * the kernel torch runs takes its terms.
+ *
+ * Shapes (NCHW, contiguous): x (N, IC, IH, IW), w (OC, IC, KH, KW), y (N, OC, OH, OW); stride
+ * (SH, SW), padding (PH, PW), no dilation, one group. A tap that falls in the padding is skipped
+ * (the JIT kernels never load it; adding fma(0, w, acc) would give the same bits anyway, except
+ * for infinities and NaNs in w).
+ *
+ * fused: 1 every term is fmaf(a, b, acc) (AVX2/AVX-512 vfmadd231ps), 0 acc + a*b with two
+ * roundings (SSE4.1 mulps, addps). */
+#include "common.h"
+
+static inline float madd(int fused, float a, float b, float c) { return fused ? fmaf(a, b, c) : c + a * b; }
+
+/* Forward, oneDNN's direct kernels (jit:{sse41,avx2,avx512_core}, jit_1x1): per output element a
+ * chain from the bias (bias_first, NULL: 0) over input-channel blocks of icb channels, within a
+ * block over (kh, kw) row by row, within a tap over the block's channels in order; without
+ * bias_first the bias is added once at the end. */
+void conv_fwd_direct(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw, int64_t oh,
+                     int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *x, const float *w,
+                     const float *bias, float *y, int64_t icb, int32_t fused, int32_t bias_first) {
+    if (icb < 1) icb = ic;
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t o = 0; o < oc; o++)
+            for (int64_t r = 0; r < oh; r++)
+                for (int64_t c = 0; c < ow; c++) {
+                    float acc = (bias && bias_first) ? bias[o] : 0.0f;
+                    for (int64_t c0 = 0; c0 < ic; c0 += icb) {
+                        int64_t c1 = c0 + icb < ic ? c0 + icb : ic;
+                        for (int64_t i = 0; i < kh; i++) {
+                            int64_t yy = r * sh - ph + i;
+                            if (yy < 0 || yy >= ih) continue;
+                            for (int64_t j = 0; j < kw; j++) {
+                                int64_t xx = c * sw - pw + j;
+                                if (xx < 0 || xx >= iw) continue;
+                                for (int64_t k = c0; k < c1; k++)
+                                    acc = madd(fused, x[((b * ic + k) * ih + yy) * iw + xx],
+                                               w[((o * ic + k) * kh + i) * kw + j], acc);
+                            }
+                        }
+                    }
+                    if (bias && !bias_first) acc += bias[o];
+                    y[((b * oc + o) * oh + r) * ow + c] = acc;
+                }
+}
+
+/* Backward data, oneDNN's direct and brgemm kernels: per input element a chain from 0 over
+ * output-channel blocks of ocb channels, within a block over the taps that reach it, within a tap
+ * over the block's channels in order. taps: bit 0 kh from the last, bit 1 kw from the last, bit 2
+ * the kw loop outside the kh loop. parts: 1 each block's chain from 0, added to the blocks before. */
+void conv_bwd_data_direct(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                          int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                          const float *w, float *dx, int64_t ocb, int32_t fused, int32_t taps, int32_t parts) {
+    if (ocb < 1) ocb = oc;
+    int64_t outer = (taps & 4) ? kw : kh, inner = (taps & 4) ? kh : kw;
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t k = 0; k < ic; k++)
+            for (int64_t yy = 0; yy < ih; yy++)
+                for (int64_t xx = 0; xx < iw; xx++) {
+                    float acc = 0.0f, total = 0.0f;
+                    for (int64_t o0 = 0; o0 < oc; o0 += ocb) {
+                        int64_t o1 = o0 + ocb < oc ? o0 + ocb : oc;
+                        if (parts) acc = 0.0f;
+                        for (int64_t u = 0; u < outer; u++)
+                            for (int64_t v = 0; v < inner; v++) {
+                                int64_t i = (taps & 4) ? v : u, j = (taps & 4) ? u : v;
+                                if (taps & 1) i = kh - 1 - i;
+                                if (taps & 2) j = kw - 1 - j;
+                                int64_t rr = yy + ph - i, cc = xx + pw - j;
+                                if (rr < 0 || rr % sh || rr / sh >= oh || cc < 0 || cc % sw || cc / sw >= ow) continue;
+                                for (int64_t o = o0; o < o1; o++)
+                                    acc = madd(fused, dy[((b * oc + o) * oh + rr / sh) * ow + cc / sw],
+                                               w[((o * ic + k) * kh + i) * kw + j], acc);
+                            }
+                        if (parts) total = o0 ? total + acc : acc;
+                    }
+                    dx[((b * ic + k) * ih + yy) * iw + xx] = parts ? total : acc;
+                }
+}
+
+/* Backward weights: per weight element, the (image, output pixel) pairs, numbered
+ * b * OH * OW + r * OW + c, cut into parts (part[p] the first pair of part p, parts + 1 entries, the
+ * last N * OH * OW), one per thread of oneDNN's reducer, and into runs (run[q] the first pair of run
+ * q, sorted, every part's first pair among them): each run one chain from 0 over its pairs in order,
+ * added to its part's sum (the first run's chain is the sum); the parts' sums then added in order
+ * from the first. fused: fmaf, else a rounded product added. */
+void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                           int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                           const float *x, float *dw, const int64_t *part, int64_t parts, const int64_t *run,
+                           int64_t runs, int32_t fused) {
+    (void)n;
+    int64_t ohw = oh * ow;
+    for (int64_t o = 0; o < oc; o++)
+        for (int64_t k = 0; k < ic; k++)
+            for (int64_t i = 0; i < kh; i++)
+                for (int64_t j = 0; j < kw; j++) {
+                    float total = 0.0f;
+                    int64_t next = 0; /* the next run start to reach */
+                    for (int64_t p = 0; p < parts; p++) {
+                        float acc = 0.0f, sum = 0.0f;
+                        int started = 0;
+                        for (int64_t q = part[p]; q < part[p + 1]; q++) {
+                            while (next < runs && run[next] < q) next++;
+                            if (next < runs && run[next] == q && q > part[p]) { /* a run ends, the next begins */
+                                sum = started ? sum + acc : acc;
+                                started = 1;
+                                acc = 0.0f;
+                            }
+                            int64_t b = q / ohw, r = (q % ohw) / ow, c = q % ow;
+                            int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                            if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
+                            acc = madd(fused, dy[((b * oc + o) * oh + r) * ow + c], x[((b * ic + k) * ih + yy) * iw + xx],
+                                       acc);
+                        }
+                        sum = started ? sum + acc : acc;
+                        total = p ? total + sum : sum;
+                    }
+                    dw[((o * ic + k) * kh + i) * kw + j] = total;
+                }
+}
+
+/* Forward with the terms' order given: per output element a chain over terms[t] = (input channel,
+ * kh, kw) in order, the padding's taps skipped; a term (-1, 0, 0) ends a part: its chain added to
+ * the total (the first part's chain is the total), the next part's chain from 0. bias_first: 1 the
+ * first chain starts from the bias, 2 the bias is added to the first part's chain, 0 the bias is
+ * added to the total at the end. */
+void conv_fwd_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw, int64_t oh,
+                    int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *x, const float *w,
+                    const float *bias, float *y, const int64_t *terms, int64_t nterms, int32_t fused,
+                    int32_t bias_first) {
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t o = 0; o < oc; o++)
+            for (int64_t r = 0; r < oh; r++)
+                for (int64_t c = 0; c < ow; c++) {
+                    float acc = (bias && bias_first == 1) ? bias[o] : 0.0f, total = 0.0f;
+                    int started = 0;
+                    for (int64_t t = 0; t < nterms; t++) {
+                        int64_t k = terms[3 * t], i = terms[3 * t + 1], j = terms[3 * t + 2];
+                        if (k < 0) { /* a part ends: its chain added to the total, the next from 0 */
+                            if (bias && bias_first == 2 && !started) acc += bias[o];
+                            total = started ? total + acc : acc;
+                            started = 1;
+                            acc = 0.0f;
+                            continue;
+                        }
+                        int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                        if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
+                        acc = madd(fused, x[((b * ic + k) * ih + yy) * iw + xx], w[((o * ic + k) * kh + i) * kw + j], acc);
+                    }
+                    if (bias && bias_first == 2 && !started) acc += bias[o];
+                    if (started) acc = total + acc;
+                    if (bias && !bias_first) acc += bias[o];
+                    y[((b * oc + o) * oh + r) * ow + c] = acc;
+                }
+}
+
+/* Backward data with the terms' order given: per input element a chain from 0 over terms[t] =
+ * (output channel, kh, kw) in order, the taps that do not reach it skipped; a term (-1, 0, 0) ends a
+ * part: its chain added to the total (the first part's chain is the total), the next from 0. */
+void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                         int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                         const float *w, float *dx, const int64_t *terms, int64_t nterms, int32_t fused) {
+    for (int64_t b = 0; b < n; b++)
+        for (int64_t k = 0; k < ic; k++)
+            for (int64_t yy = 0; yy < ih; yy++)
+                for (int64_t xx = 0; xx < iw; xx++) {
+                    float acc = 0.0f, total = 0.0f;
+                    int started = 0;
+                    for (int64_t t = 0; t < nterms; t++) {
+                        int64_t o = terms[3 * t], i = terms[3 * t + 1], j = terms[3 * t + 2];
+                        if (o < 0) {
+                            total = started ? total + acc : acc;
+                            started = 1;
+                            acc = 0.0f;
+                            continue;
+                        }
+                        int64_t rr = yy + ph - i, cc = xx + pw - j;
+                        if (rr < 0 || rr % sh || rr / sh >= oh || cc < 0 || cc % sw || cc / sw >= ow) continue;
+                        acc = madd(fused, dy[((b * oc + o) * oh + rr / sh) * ow + cc / sw], w[((o * ic + k) * kh + i) * kw + j],
+                                   acc);
+                    }
+                    dx[((b * ic + k) * ih + yy) * iw + xx] = started ? total + acc : acc;
+                }
+}
