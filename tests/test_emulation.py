@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from harness.platform.config import PlatformConfig, PlatformFacts, parse_cpuinfo, resolve_level, supported_levels
 from harness.platform.emulation import CORES, Emulator, cpuinfo_text, fake_cpu_files, record_command, write_fake_cpu
 
@@ -124,3 +126,22 @@ def test_arm64_impl_is_compiled_with_the_package_flags_for_aarch64(tmp_path: Pat
     )
     assert env["PYTHONPATH"] == f"{tmp_path / 'site'}:{tmp_path / 'pkg'}" and env["HOME"] == "/h"
     assert env["QEMU_CPU"] == "neoverse-n1"
+
+
+def test_qemu_binary_takes_qemu_users_build_when_the_static_one_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Debian's qemu-user has qemu-aarch64 only: emulation runs on it rather than failing to start."""
+    from harness.platform import emulation
+
+    for name in ("qemu-aarch64", "qemu-x86_64"):
+        tool = tmp_path / name
+        tool.write_text("#!/bin/sh\n")
+        tool.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert emulation.qemu_binary("arm64") == str(tmp_path / "qemu-aarch64")
+    assert emulation.qemu_binary("x86_64") == str(tmp_path / "qemu-x86_64")
+    static = tmp_path / "qemu-aarch64-static"
+    static.write_text("#!/bin/sh\n")
+    static.chmod(0o755)
+    assert emulation.qemu_binary("arm64") == str(static)

@@ -181,11 +181,18 @@ class Emulator:
 
 # the QEMU user-mode emulator of each guest architecture, and the Debian package that has it
 QEMU_PROGRAMS = {"arm64": ("qemu-aarch64-static", "qemu-user-static"), "x86_64": ("qemu-x86_64", "qemu-user")}
+# the same emulator as another package names it (qemu-user's dynamically linked build): user mode with
+# -L runs the same code either way
+QEMU_ALTERNATIVES = {"arm64": ("qemu-aarch64",), "x86_64": ()}
 
 
 def qemu_binary(arch: str = "arm64") -> str:
-    program = QEMU_PROGRAMS[arch][0]
-    return shutil.which(program) or program
+    """The emulator's path: the preferred program, else an installed alternative, else its bare name."""
+    for program in (QEMU_PROGRAMS[arch][0], *QEMU_ALTERNATIVES[arch]):
+        found = shutil.which(program)
+        if found:
+            return found
+    return QEMU_PROGRAMS[arch][0]
 
 
 def qemu_version(arch: str = "arm64") -> str:
@@ -230,8 +237,8 @@ def emulation_note(arch: str, qemu_cpu: str, detail: str) -> str:
     return f"{qemu_version(arch)}; QEMU_CPU={qemu_cpu}; {detail}"
 
 
-def _install_host_package(program: str, package: str) -> None:
-    if shutil.which(program) is None:
+def _install_host_package(program: str, package: str, alternatives: tuple[str, ...] = ()) -> None:
+    if not any(shutil.which(name) for name in (program, *alternatives)):
         if os.geteuid() != 0:
             raise ParityError(f"emulate-arm64: install {package} (Debian: apt-get install {package})")
         _run(["apt-get", "install", "-y", "-qq", package], f"installing {package}",
@@ -255,7 +262,7 @@ def _unpack_debian(emu: Emulator, packages: tuple[str, ...], debs: Path, into: P
 
 def setup(emu: Emulator) -> None:
     """Make the arm64 Python and torch, once; later calls find them and return."""
-    _install_host_package("qemu-aarch64-static", "qemu-user-static")
+    _install_host_package("qemu-aarch64-static", "qemu-user-static", QEMU_ALTERNATIVES["arm64"])
     _unpack_debian(emu, DEBIAN_PACKAGES, emu.cache / "debs", emu.root, "arm64 Python")
     if not (emu.site / ".complete").exists():
         wheels = emu.cache / f"wheels-{emu.torch_version}"
@@ -305,7 +312,7 @@ def impl_site(emu: Emulator, numpy: str, h5py: str) -> Path:
 def setup_impl(emu: Emulator, numpy: str, h5py: str) -> Path:
     """Make the arm64 Python, its headers and the aarch64 NumPy and h5py wheels (no torch),
     once; return the site folder."""
-    _install_host_package("qemu-aarch64-static", "qemu-user-static")
+    _install_host_package("qemu-aarch64-static", "qemu-user-static", QEMU_ALTERNATIVES["arm64"])
     _install_host_package(AARCH64_CC, "gcc-aarch64-linux-gnu")
     _unpack_debian(emu, DEBIAN_PACKAGES, emu.cache / "debs", emu.root, "arm64 Python")
     _unpack_debian(emu, PYTHON_DEV_PACKAGES, emu.cache / "debs-python-dev", emu.cache / "python-dev",
