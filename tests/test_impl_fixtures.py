@@ -190,3 +190,16 @@ def test_the_release_decides_the_row_tails(isa: str, threads: int, changed: list
     assert (own.name, own.threads, own.torch) == (f"x86-{isa}", threads, "2.12.1")
     assert _differing(expected, own) == []
     assert _differing(expected, own.with_torch(IMPL_TORCH)) == changed
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_release_decides_gelu_tanh_on_neoverse_n1(threads: int) -> None:
+    """torch 2.12.1's oneDNN (v3.11) has no asimd JIT for gelu_tanh: N1 runs its reference kernel there,
+    2.13.0's its new asimd JIT. The 2.12.1 fixture is reproduced under its own profile, and under
+    2.13.0's the impl differs in exactly gelu_tanh's forward outputs (one element takes ATen instead)."""
+    expected = _fixture(DEFAULT_FIXTURES / "torch-2.12.1" / f"linux-arm64-neoverse-n1-nvpl-t{threads}.h5")
+    own = profile_for_fixture(expected.attrs)
+    assert (own.name, own.threads, own.torch) == ("arm64-neon", threads, "2.12.1")
+    assert _differing(expected, own) == []
+    changed = [("gelu_tanh/7", "out"), ("gelu_tanh/1001", "out"), ("gelu_tanh/65x509", "out")]
+    assert _differing(expected, own.with_torch(IMPL_TORCH)) == changed

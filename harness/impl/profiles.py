@@ -18,8 +18,9 @@ from harness.core.errors import ParityError
 IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a profile unless told otherwise
 # The torch releases whose CPU bits the kernels reproduce (docs/releases.md), x86 and arm64 profiles
 # alike. 2.12.1's x86 AVX2 objects leave the partial last vector of map2/map3_reduce_all unfused
-# (layer_norm backward at avx2 and avx512, softmax backward at avx2); its AVX-512 objects, all of its
-# arm64 fixtures (the three emulated Neoverse cores) and all of 2.14.1 compute as 2.13.0.
+# (layer_norm backward at avx2 and avx512, softmax backward at avx2), and its oneDNN (v3.11) runs
+# gelu_tanh forward on aarch64 without SVE in its reference kernel; the rest of 2.12.1 and all of
+# 2.14.1 compute as 2.13.0.
 RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 # The kernel changes behind each op whose bits moved from one release to the next, as the impl
 # reproduces them (docs/releases.md): (from, to) -> {op id: change}. A pair absent here has none known.
@@ -33,6 +34,11 @@ RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
         "softmax": (
             "the AVX2 objects fuse the partial last vector of the backward's sum of `g*y` where it runs outside "
             "the OpenMP region (1 thread or 1 row), which 2.12.1's round twice"
+        ),
+        "gelu_tanh": (
+            "on aarch64 without SVE (Neoverse N1) the forward is oneDNN's eltwise: v3.12 (2.13.0) runs it in its "
+            "new asimd JIT (exp-based tanh), v3.11 (2.12.1) has none and runs `ref:any`, `gelu_tanh_fwd` of "
+            "`math_utils.hpp` with glibc's `tanhf` and the last product in double"
         ),
     },
     ("2.13.0", "2.14.1"): {},

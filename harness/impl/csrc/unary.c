@@ -683,9 +683,24 @@ static inline float dnnl_sve_gelu_tanh_fwd(float x) {
     return fmaf(dnnl_sve_tanhf(g), x, x) * 0.5f;
 }
 
+/* aarch64 without SVE (N1) under torch 2.12.1: oneDNN v3.11's asimd JIT has no exp-based eltwise
+ * (jit_uni_eltwise_injector is_supported(asimd, ...) lists relu, square, abs, ... only; v3.12 added
+ * them), and ACL takes gelu_erf only, so gelu_tanh runs "ref:any": math_utils.hpp gelu_tanh_fwd,
+ * element by element (no thread dependence), as GCC compiled it for aarch64: v = tanhf(c*s *
+ * fma(f*s, s, 1)) with glibc's tanhf, out = (float)(0.5 * s * (1. + v)) in double. */
+static inline float dnnl_ref_gelu_tanh_fwd(float s) {
+    const float c = 0.79788458347320556640625f, f = 0.044715f;
+    const float v = glibc_tanhf_a64(c * s * fmaf(f * s, s, 1.0f));
+    return (float)(0.5 * (double)s * (1.0 + (double)v));
+}
+
 /* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
  * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
 void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
+    if (p.aten == ATEN_NEON && n > 1 && p.torch < TORCH_2_13) { /* oneDNN v3.11: ref:any */
+        for (int64_t i = 0; i < n; i++) out[i] = dnnl_ref_gelu_tanh_fwd(x[i]);
+        return;
+    }
     if (p.aten == ATEN_NEON && n > 1) { /* one element: ATen (use_mkldnn wants numel > 1) */
         dnnl_asimd_gelu_tanh_forward(x, out, n);
         return;
