@@ -45,6 +45,7 @@ from harness.platform.emulation import (  # noqa: E402
     impl_env,
     record_command,
     setup,
+    setup_cross_build,
     setup_impl,
 )
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path  # noqa: E402
@@ -104,7 +105,11 @@ def main(argv: list[str] | None = None) -> int:
         setup(emu)
         if args.action == "setup":
             return 0
-        args.out = args.out or DEFAULT_FIXTURES
+        args.out = (args.out or DEFAULT_FIXTURES).resolve()
+        # the emulated recorder imports the package from an aarch64 build of it (its C libraries, the
+        # digest among them, compiled for aarch64), run from there so that the host's copy is not found first
+        setup_cross_build(emu)
+        package = build_arm64_package(emu, REPO, emu.cache / "package-record")
         if args.action == "run":
             if len(cores) != 1 or len(counts) != 1 or not script:
                 raise ParityError(
@@ -112,8 +117,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
             config = PlatformConfig("linux", "arm64", cores[0], counts[0], blas="nvpl")
             root = emu.core_root(CORES[cores[0]], max(counts[0], 2))
-            env = emu.env(config, CORES[cores[0]], REPO, dict(os.environ))
-            return subprocess.run(emu.command(script, root), env=env, check=False).returncode
+            env = emu.env(config, CORES[cores[0]], package, dict(os.environ))
+            first = str(Path(script[0]).resolve()) if Path(script[0]).is_file() else script[0]
+            command = emu.command([first, *script[1:]], root)
+            return subprocess.run(command, env=env, cwd=package, check=False).returncode
         for name in cores:
             core = CORES[name]
             for threads in counts:
@@ -131,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                 )  # fmt: skip
                 print(f"emulate-arm64: recording {out.name} (emulated {name})", file=sys.stderr, flush=True)
                 out.parent.mkdir(parents=True, exist_ok=True)
-                rc = subprocess.run(cmd, env=emu.env(config, core, REPO, dict(os.environ)), check=False).returncode
+                env = emu.env(config, core, package, dict(os.environ))
+                rc = subprocess.run(cmd, env=env, cwd=package, check=False).returncode
                 if rc != 0:
                     return rc
         return 0

@@ -313,10 +313,8 @@ def setup_impl(emu: Emulator, numpy: str, h5py: str) -> Path:
     """Make the arm64 Python, its headers and the aarch64 NumPy and h5py wheels (no torch),
     once; return the site folder."""
     _install_host_package("qemu-aarch64-static", "qemu-user-static", QEMU_ALTERNATIVES["arm64"])
-    _install_host_package(AARCH64_CC, "gcc-aarch64-linux-gnu")
     _unpack_debian(emu, DEBIAN_PACKAGES, emu.cache / "debs", emu.root, "arm64 Python")
-    _unpack_debian(emu, PYTHON_DEV_PACKAGES, emu.cache / "debs-python-dev", emu.cache / "python-dev",
-                   "arm64 Python headers")  # fmt: skip
+    setup_cross_build(emu)
     site = impl_site(emu, numpy, h5py)
     if not (site / ".complete").exists():
         wheels = emu.cache / f"wheels-impl-numpy{numpy}-h5py{h5py}"
@@ -328,6 +326,13 @@ def setup_impl(emu: Emulator, numpy: str, h5py: str) -> Path:
                 archive.extractall(site)
         (site / ".complete").write_text("ok\n")
     return site
+
+
+def setup_cross_build(emu: Emulator) -> None:
+    """The cross compiler and the arm64 Python headers that build_arm64_package needs, once."""
+    _install_host_package(AARCH64_CC, "gcc-aarch64-linux-gnu")
+    _unpack_debian(emu, PYTHON_DEV_PACKAGES, emu.cache / "debs-python-dev", emu.cache / "python-dev",
+                   "arm64 Python headers")  # fmt: skip
 
 
 def arm64_compile_command(emu: Emulator, lib, out: Path) -> list[str]:
