@@ -129,6 +129,32 @@ def test_fixtures_are_named_after_the_path_the_launched_process_reports(tmp_path
     assert run.stdout.split() == ["blas=mklavx2", "linux-x86_64-avx2-mklavx2-t1"]  # its command, its environment
 
 
+class _ReportsUnderCbwr(_Reports):
+    """A launcher whose process reports the path MKL runs on an Intel CPU: its generic path under
+    MKL_CBWR=COMPATIBLE, its AVX2 path otherwise (measured under emulated Haswell-v4)."""
+
+    def command(self, argv: list[str]) -> list[str]:
+        code = "import os; print('blas=' + ('mklgeneric' if os.environ.get('MKL_CBWR') == 'COMPATIBLE' else 'mklavx2'))"
+        return [sys.executable, "-c", code]
+
+    def env(self, config: PlatformConfig, base: dict[str, str] | None = None) -> dict[str, str]:
+        return EmulatedX86("Haswell-v4", decode(HASWELL), Path("/nonexistent")).env(config, {"PATH": "/bin"})
+
+
+def test_the_emulated_child_gets_the_configurations_mkl_cbwr(tmp_path: Path):
+    emu = EmulatedX86("Haswell-v4", decode(HASWELL), tmp_path)
+    env = emu.env(PlatformConfig("linux", "x86_64", "avx2", 2, "COMPATIBLE"), {"PATH": "/bin"})
+    assert env["MKL_CBWR"] == "COMPATIBLE" and env["ATEN_CPU_CAPABILITY"] == "avx2"
+
+
+def test_the_blas_probe_runs_under_the_configurations_mkl_cbwr():
+    """MKL_CBWR=COMPATIBLE changes the path MKL reports on an Intel CPU, so the probe that names the
+    fixture must run with it (else the recording process, which runs with it, refuses the name)."""
+    configs = [PlatformConfig("linux", "x86_64", "avx2", 1, "COMPATIBLE"), PlatformConfig("linux", "x86_64", "avx2", 1)]
+    named = with_machine_blas(configs, _ReportsUnderCbwr("unused"))
+    assert [c.id for c in named] == ["linux-x86_64-avx2-mklgeneric-t1-cbwr-compatible", "linux-x86_64-avx2-mklavx2-t1"]
+
+
 @pytest.fixture()
 def fake_qemu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A `qemu-x86_64` on PATH that lists three models (and runs nothing)."""

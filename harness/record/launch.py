@@ -106,8 +106,9 @@ class RecordRequest:
 
 
 @cache
-def _blas_at(os_name: str, arch: str, isa: str, launcher: Launcher | None = None) -> str:
-    return probe_blas_tag(PlatformConfig(os_name, arch, isa, 1), launcher)
+def _blas_at(os_name: str, arch: str, isa: str, launcher: Launcher | None = None, mkl_cbwr: str = "") -> str:
+    # MKL_CBWR is probed with the level: MKL_CBWR=COMPATIBLE runs MKL's generic path on an Intel CPU too
+    return probe_blas_tag(PlatformConfig(os_name, arch, isa, 1, mkl_cbwr), launcher)
 
 
 def machine_blas(config: PlatformConfig) -> str:
@@ -117,14 +118,17 @@ def machine_blas(config: PlatformConfig) -> str:
     """
     if not installed_torch_version():
         return ""
-    return _blas_at(config.os, config.arch, config.isa)
+    return _blas_at(config.os, config.arch, config.isa, None, config.mkl_cbwr)
 
 
 def with_machine_blas(configs: list[PlatformConfig], launcher: Launcher | None = None) -> list[PlatformConfig]:
     """``configs`` named with the BLAS code path this machine runs at each of their levels (the
     emulated CPU's, with ``launcher``: one probe per level under emulation)."""
     if launcher is not None:
-        return [config.with_blas(_blas_at(config.os, config.arch, config.isa, launcher)) for config in configs]
+        return [
+            config.with_blas(_blas_at(config.os, config.arch, config.isa, launcher, config.mkl_cbwr))
+            for config in configs
+        ]
     return [config.with_blas(machine_blas(config)) for config in configs]
 
 
