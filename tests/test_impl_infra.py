@@ -48,6 +48,19 @@ def test_kernels_fuse_only_where_the_profile_says():
     assert (separate == np.float32(2**-11)).all()
 
 
+def test_mkl_cbwr_compatible_is_a_profile_knob_from_the_platform_id():
+    p = profile_for_platform("linux-x86_64-avx2-mklgeneric-t2-cbwr-compatible")
+    assert (p.name, p.threads, p.mkl_cbwr) == ("x86-avx2", 2, True) and "MKL_CBWR=COMPATIBLE" in p.label
+    assert p.as_c().blas == 2 and profile_for_platform("linux-x86_64-avx2-mklgeneric-t2").as_c().blas == 0
+    assert profile_for_platform("linux-x86_64-avx2-mklgeneric-t2").mkl_cbwr is False
+    # an Intel path under COMPATIBLE is checked as the generic path (MKL reports it there)
+    assert check_profile("linux-x86_64-baseline-mklsse42-t1-cbwr-compatible").mkl_cbwr is True
+    with pytest.raises(ParityError, match="MKL_CBWR=AVX2"):
+        profile_for_platform("linux-x86_64-avx2-mklgeneric-t1-cbwr-avx2")
+    with pytest.raises(ParityError, match="MKL_CBWR=COMPATIBLE"):
+        get_profile("arm64-neon").with_cbwr("COMPATIBLE")
+
+
 def test_profiles_follow_platform_ids():
     p = profile_for_platform("linux-x86_64-avx2-t2")
     assert (p.name, p.threads, p.lanes, p.vec_fma) == ("x86-avx2", 2, 8, True)

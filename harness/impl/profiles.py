@@ -56,11 +56,27 @@ class KernelProfile:
     blas: str  # the BLAS code path reproduced, as tagged in platform ids (platform_config.BLAS_TAGS)
     threads: int = 1
     torch: str = IMPL_TORCH  # the torch release reproduced (RELEASES)
+    # MKL_CBWR=COMPATIBLE (a platform id's -cbwr-compatible): MKL's conditional-numerical-reproducibility
+    # kernels, the same on every vendor's CPU (sgemm: csrc/mkl_sgemm.h mkl_cbwr_sgemm; VML gives the
+    # generic path's bits there)
+    mkl_cbwr: bool = False
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
             raise ParityError(f"thread count must be >= 1, got {threads}")
         return replace(self, threads=threads)
+
+    def with_cbwr(self, mode: str) -> KernelProfile:
+        """This profile under ``MKL_CBWR=mode`` ("" for none); refused for a mode the impl does not model
+        (it models COMPATIBLE, on MKL's x86 path)."""
+        if not mode:
+            return replace(self, mkl_cbwr=False)
+        if mode.upper() != "COMPATIBLE" or self.blas != MODELLED_BLAS:
+            raise ParityError(
+                f"no kernel profile for MKL_CBWR={mode} on {self.name}: the impl models MKL_CBWR=COMPATIBLE "
+                f"with MKL ({MODELLED_BLAS}) only"
+            )
+        return replace(self, mkl_cbwr=True)
 
     def with_torch(self, release: str) -> KernelProfile:
         """This profile as torch ``release`` computes; refused for a release the impl has no profile for."""
@@ -73,13 +89,14 @@ class KernelProfile:
     @property
     def label(self) -> str:
         suffix = "" if self.torch == IMPL_TORCH else f" torch {self.torch}"
-        return f"{self.name} t{self.threads}{suffix}"
+        cbwr = " MKL_CBWR=COMPATIBLE" if self.mkl_cbwr else ""
+        return f"{self.name} t{self.threads}{cbwr}{suffix}"
 
     def as_c(self):
         from harness.impl._lib import Profile
 
         aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
-        blas = {MODELLED_BLAS: 0, NVPL: 1}[self.blas]
+        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1}[self.blas]  # csrc/common.h BLAS_*
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
         return Profile(
@@ -174,4 +191,4 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
             f"{config.blas}; the impl reproduces {_ARCH_BLAS[config.arch]} on {config.arch}"
             + (" (MKL's generic path, as on AMD CPUs)" if config.arch == "x86_64" else "")
         )
-    return get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch)
+    return get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch).with_cbwr(config.mkl_cbwr)

@@ -68,9 +68,10 @@ def unverified_profiles() -> dict[str, str]:
 def committed_impl_fixtures(torch: str = IMPL_TORCH) -> list[Path]:
     """The committed op fixtures of torch release ``torch`` on the platforms the impl has
     profiles for (Linux x86_64 and arm64), with the committed random cases
-    (``<id>.random-<seed>.h5``, harness/workloads/random_cases.py), in a stable order."""
+    (``<id>.random-<seed>.h5``, harness/workloads/random_cases.py) and the sets recorded under
+    MKL_CBWR=COMPATIBLE (``<id>-cbwr-compatible.h5``), in a stable order."""
     root = DEFAULT_FIXTURES / f"torch-{torch}"
-    patterns = ("linux-{}-*-t[0-9].h5", "linux-{}-*-t[0-9].random-*.h5")
+    patterns = ("linux-{}-*-t[0-9].h5", "linux-{}-*-t[0-9].random-*.h5", "linux-{}-*-t[0-9]-cbwr-compatible.h5")
     return sorted(p for arch in IMPL_ARCHES for pattern in patterns for p in root.glob(pattern.format(arch)))
 
 

@@ -63,6 +63,7 @@ typedef struct {
     int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
+    int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -476,9 +477,146 @@ static void mkl_threaded(const sgemm_t *g) {
     }
 }
 
+/* ------------------------------------------------------------------------------ MKL_CBWR=COMPATIBLE
+ *
+ * MKL's conditional-numerical-reproducibility mode COMPATIBLE (MKL_CBWR=COMPATIBLE) runs kernels of
+ * its own, the same on every vendor's CPU (measured on an AMD Zen 4 and on QEMU's Haswell and EPYC
+ * models, torch 2.13.0, MKL 2024.2): every product rounded, then added (no FMA). Measured by pair
+ * cancellation (docs/impl/kernels.md, "MKL_CBWR=COMPATIBLE"); in torch's row-major terms:
+ *   - M >= 8 and N >= 8: rows [0, M - M%4) x columns [0, N - N%8) take the main kernel: K cut into
+ *     blocks of 112 from k = 0, each block one chain from 0 in k order; C updated block by block,
+ *     the last block first: c = beta*C; c += t_last; c += t_0; c += t_1; ...
+ *     The last N%8 columns of those rows: one chain from beta*C, the last block first, then
+ *     k = 0, 1, ... in order. The last M%4 rows: the small form below.
+ *   - otherwise (and the last M%4 rows), the small form: B row-major: one chain from beta*C in k
+ *     order; B stored transposed: a dot product of 4 lanes (lane k%4 over whole steps of 4, each a
+ *     chain), (l0 + l2) + (l1 + l3), the K%4 tail in order, added to beta*C.
+ * Threads: not modelled beyond 1 (the split between threads is not yet measured). */
+#define MKL_CBWR_KC 112
+
+static inline float cbwr_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
+    return g->A[i * g->sa0 + k * g->sa1] * (g->alpha * g->B[k * g->sb0 + j * g->sb1]);
+}
+
+static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
+    return g->beta != 0.0f ? g->beta * g->C[i * g->ldc + j] : 0.0f;
+}
+
+/* sum of the products k0 <= k < k1 as a dot of `lanes` lanes (lane (k - k0) % lanes over whole steps,
+ * each a chain from 0), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2),
+ * (1, 3); 4 lanes (0, 2), (1, 3)), then the rest in order. */
+static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes) {
+    float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
+    for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
+    for (int h = lanes / 2; h >= 2; h /= 2)
+        for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
+    float s = l[0] + l[1];
+    for (int64_t k = kw; k < k1; k++) s = s + cbwr_prod(g, i, j, k);
+    return s;
+}
+
+/* The gemv form: the first product seeds lane 0, then `lanes` lanes from k = 1 added as cbwr_dot's,
+ * the rest in order. */
+static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes) {
+    const int64_t K = g->K;
+    if (K <= 0) return 0.0f;
+    float l[8] = {cbwr_prod(g, i, j, 0), 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    const int64_t kw = 1 + (K - 1) / lanes * lanes;
+    for (int64_t k = 1; k < kw; k++) l[(k - 1) % lanes] = l[(k - 1) % lanes] + cbwr_prod(g, i, j, k);
+    for (int h = lanes / 2; h >= 2; h /= 2)
+        for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
+    float s = l[0] + l[1];
+    for (int64_t k = kw; k < K; k++) s = s + cbwr_prod(g, i, j, k);
+    return s;
+}
+
+/* A row below the main kernel's rows (main), or any element of a product without one. */
+static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
+    const int64_t K = g->K;
+    const int gemv = g->tb ? (g->M == 1 || main) : (g->N == 1 && g->M > 1 && !g->ta);
+    if (gemv) { /* in the main kernel's last columns (B stored transposed): 4 lanes for a whole group of 4, else 8 */
+        const int64_t N = g->N, Nm = N - N % 8;
+        const int lanes = main && g->tb && j >= Nm && j >= Nm + (N - Nm) / 4 * 4 ? 8 : 4;
+        const float s = cbwr_gemv(g, i, j, lanes);
+        return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+    }
+    if (!g->tb) {
+        float s = cbwr_c0(g, i, j);
+        for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
+        return s;
+    }
+    const float s = cbwr_dot(g, i, j, 0, K, j < g->N - g->N % 4 ? 4 : 8);
+    return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+}
+
+static void mkl_cbwr_serial(const sgemm_t *g);
+
+/* MKL_CBWR=COMPATIBLE on T threads, as far as measured: C cut along its rows when 4 M >= 3 N, else its columns,
+ * into chunks of ceil(side / T) (rows: rounded up to a multiple of 4 where T does not divide M),
+ * each chunk a product of its own (mkl_cbwr_serial: its own main kernel and remainders). Not
+ * modelled: products MKL splits otherwise (seen at 4 threads with few rows and columns and a long K,
+ * e.g. 20 x 700 x 30 and 11 x 300 x 30, which no grid of independent blocks reproduces). */
+static void mkl_cbwr_sgemm(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, T = g->threads < 1 || g->batched ? 1 : g->threads;
+    if (T < 2) {
+        mkl_cbwr_serial(g);
+        return;
+    }
+    const int rows = 4 * M >= 3 * N;
+    const int64_t side = rows ? M : N, w = rows && side % T != 0 ? divup(divup(side, T), 4) * 4 : divup(side, T);
+    for (int64_t s0 = 0; s0 < side; s0 += w) {
+        const int64_t s1 = s0 + w < side ? s0 + w : side;
+        const sgemm_t sub = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
+        mkl_cbwr_serial(&sub);
+    }
+}
+
+static void mkl_cbwr_serial(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    const int main = M >= 8 && N >= 8 && K >= 8;
+    const int64_t Mm = main ? M - M % 4 : 0, Nm = main ? N - N % 8 : 0;
+    const int64_t last = K > 0 ? (K - 1) / MKL_CBWR_KC * MKL_CBWR_KC : 0; /* the last block's start */
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            float c;
+            if (i >= Mm) {
+                c = cbwr_small(g, i, j, main);
+            } else if (j < Nm) {
+                c = cbwr_c0(g, i, j);
+                for (int64_t b = -1;; b++) { /* the last block first, then the others in order */
+                    const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
+                    if (b >= 0 && k0 >= last) break;
+                    const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
+                    float t = 0.0f;
+                    for (int64_t k = k0; k < k1; k++) t = t + cbwr_prod(g, i, j, k);
+                    c = c + t;
+                }
+            } else if (!g->tb) {
+                c = cbwr_c0(g, i, j);
+                for (int64_t k = last; k < K; k++) c = c + cbwr_prod(g, i, j, k);
+                for (int64_t k = 0; k < last; k++) c = c + cbwr_prod(g, i, j, k);
+            } else { /* B stored transposed: per block a dot of 4 lanes (a whole group of 4 columns) or 8 */
+                const int lanes = j < Nm + (N - Nm) / 4 * 4 ? 4 : 8;
+                c = cbwr_c0(g, i, j);
+                for (int64_t b = -1;; b++) {
+                    const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
+                    if (b >= 0 && k0 >= last) break;
+                    const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
+                    c = c + cbwr_dot(g, i, j, k0, k1, lanes);
+                }
+            }
+            g->C[i * g->ldc + j] = c;
+        }
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
+    if (g->cbwr) {
+        mkl_cbwr_sgemm(g);
+        return;
+    }
     if (K == 1 && !g->tb) { /* rank-1 update */
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
