@@ -23,6 +23,7 @@ outputs that pass through one carry QEMU's estimate, not any CPU's. About ten mi
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -130,7 +131,8 @@ def estimates(args, out: Path) -> int:
         raise ParityError("--estimates records one ISA level: --isa LEVEL")
     out.mkdir(parents=True, exist_ok=True)
     with emulated_x86(f"x86:{args.model}") as emu, tempfile.TemporaryDirectory(prefix="parity-estimates-") as tmp:
-        (config,) = with_machine_blas([PlatformConfig("linux", "x86_64", levels[0], 1)], emu)
+        cbwr = os.environ.get("MKL_CBWR", "")  # as parity generate takes it: a configuration of its own
+        (config,) = with_machine_blas([PlatformConfig("linux", "x86_64", levels[0], 1, cbwr)], emu)
         record = RecordRequest(ops=args.ops, force=True, quiet=True).command(config, Path(tmp) / "ops.h5")
         log, maps = Path(tmp) / "in_asm.log", Path(tmp) / "maps"
         qemu, *rest = emu.command([record[0], "-c", _MAPPED_RUN, str(maps), *record[3:]])
