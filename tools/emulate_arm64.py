@@ -24,8 +24,11 @@ Cores: neoverse-n1 (like Graviton2, Ampere Altra; ATen capability DEFAULT), neov
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,8 +111,12 @@ def main(argv: list[str] | None = None) -> int:
         args.out = (args.out or DEFAULT_FIXTURES).resolve()
         # the emulated recorder imports the package from an aarch64 build of it (its C libraries, the
         # digest among them, compiled for aarch64), run from there so that the host's copy is not found first
+        # (a folder of this run's own: several recordings may run at once)
         setup_cross_build(emu)
-        package = build_arm64_package(emu, REPO, emu.cache / "package-record")
+        emu.cache.mkdir(parents=True, exist_ok=True)
+        own = Path(tempfile.mkdtemp(prefix="package-record-", dir=emu.cache))
+        atexit.register(shutil.rmtree, own, ignore_errors=True)
+        package = build_arm64_package(emu, REPO, own)
         if args.action == "run":
             if len(cores) != 1 or len(counts) != 1 or not script:
                 raise ParityError(
