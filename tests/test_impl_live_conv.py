@@ -184,23 +184,37 @@ def _child() -> None:
 LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64"]
 
 
+def _run_pinned(level, threads: int, child: str, args: list[str]) -> dict:
+    """This module's ``child`` function with ``args`` in a fresh process, ``level``'s ATen capability
+    and oneDNN ISA pinned together and ``threads`` threads; its JSON report (the last line)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    env.update(level.env)
+    env["OMP_NUM_THREADS"] = str(threads)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = f"import sys; from tests.test_impl_live_conv import {child}; {child}()"
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT,
+        env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def _level_named(name: str):
+    """The platform level ``name`` where this CPU runs it; a skip where it does not."""
+    level = next((lvl for lvl in LEVELS if lvl.name == name), None)
+    if level is None:
+        pytest.skip(f"this CPU does not run the {name} level")
+    return level
+
+
 @needs_modelled_mkl
 @needs_verified_profile
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
 def test_level(level, threads: int) -> None:
     """The zoo's convolutions and 40 random ones at this ISA level and thread count, in a fresh process."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(level.env)
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "import sys; from tests.test_impl_live_conv import _child; _child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, "child", str(threads), "2024", "40"],
-        capture_output=True, text=True, timeout=900, check=False, cwd=ROOT, env=env,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    report = json.loads(run.stdout.strip().splitlines()[-1])
+    report = _run_pinned(level, threads, "_child", ["child", str(threads), "2024", "40"])
     assert not report["failures"], "\n".join(report["failures"])
     assert report["checked"] >= 3 * len(ZOO)
 
@@ -264,32 +278,13 @@ def _gap_child() -> None:
     raise SystemExit(f"no output {output}")
 
 
-def _run_pinned(level_name: str, threads: int, args: list[str]) -> dict:
-    """``args`` of this module's child in a fresh process with ``level_name``'s ATen capability and
-    oneDNN ISA pinned together and ``threads`` threads; its JSON report."""
-    level = next((lvl for lvl in LEVELS if lvl.name == level_name), None)
-    if level is None:
-        pytest.skip(f"this CPU does not run the {level_name} level")
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(level.env)
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "import sys; from tests.test_impl_live_conv import _gap_child; _gap_child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT,
-        env=env,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
-
-
 @needs_modelled_mkl
 @needs_verified_profile
 @pytest.mark.parametrize("index", range(len(RAISES)), ids=[f"{g[0]}-t{g[1]}-{g[3]}" for g in RAISES])
 def test_unmodelled_gaps_raise(index: int) -> None:
     """What the impl does not model raises ParityError under its level and threads (never wrong bits)."""
     level, threads, _case, _output = RAISES[index]
-    report = _run_pinned(level, threads, ["gap", "raises", str(index)])
+    report = _run_pinned(_level_named(level), threads, "_gap_child", ["gap", "raises", str(index)])
     assert not report["modelled"] and "not modelled" in report["raised"], report
 
 
@@ -300,7 +295,7 @@ def test_wrong_gaps_stay_wrong(index: int) -> None:
     """A known wrong-bit gap still differs from torch (a fix makes this fail: then drop it from WRONG
     and the docs); its size is printed."""
     level, threads, case, output = WRONG[index]
-    report = _run_pinned(level, threads, ["gap", "wrong", str(index)])
+    report = _run_pinned(_level_named(level), threads, "_gap_child", ["gap", "wrong", str(index)])
     print(f"{level} t{threads} {case} {output}: {report}")
     assert report["differ"] > 0, f"{case} {output} is bit-exact now: drop it from WRONG and the docs"
 
