@@ -1,16 +1,19 @@
-"""torch.optim.AdamW's CPU step without torch (C kernel in csrc/optim.c).
+"""torch.optim's Adam, AdamW and SGD CPU steps without torch (C kernels in csrc/optim.c).
 
-``adamw_step`` updates one parameter and its two moment buffers in place, bit-identical to
-torch 2.13.0's default CPU path (``_single_tensor_adam``, decoupled weight decay) under a
-``KernelProfile``: the fused multiply-adds of ``lerp_``/``addcmul_`` exist on avx2/avx512 and not
-on the default kernels; ``exp_avg_sq.sqrt()`` is MKL VML's (``sqrt``), not IEEE sqrt.
-``AdamW`` keeps the per-parameter state of a whole optimizer with parameter groups.
+``adam_step`` and ``sgd_step`` update one parameter and its state in place, bit-identical to
+torch 2.13.0 under a ``KernelProfile``, by any of torch's three paths (``PATHS``: the for-loop,
+CPU's default; foreach, the same bits on CPU; fused, a kernel of its own), with weight decay
+(AdamW's decoupled or Adam's L2), amsgrad, maximize, and for SGD momentum, dampening and nesterov.
+The fused multiply-adds of ``lerp_``/``addcmul_``/``add(alpha=)`` exist on avx2/avx512 and not on
+the default kernels; the for-loop's ``sqrt`` is MKL VML's (``sqrt``), the fused kernel's IEEE.
+``Adam``/``AdamW``/``SGD`` keep the per-parameter state of a whole optimizer with parameter groups.
 ``RUNNERS`` holds the ``adamw_step`` fixture runner (registered via ``rng``).
 """
 
 from __future__ import annotations
 
 import ctypes
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,12 +24,29 @@ from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
 
-class _Scalars(ctypes.Structure):
-    """``adamw_scalars_t`` of csrc/optim.c."""
+class _AdamScalars(ctypes.Structure):
+    """``adam_scalars_t`` of csrc/optim.c."""
 
-    _fields_ = [("decay", ctypes.c_int32)] + [
+    _fields_ = [(name, ctypes.c_int32) for name in ("decay", "amsgrad", "maximize")] + [
         (name, ctypes.c_float)
-        for name in ("decay_factor", "lerp_weight", "beta2", "sq_value", "bc2_sqrt", "eps", "neg_step")
+        for name in (
+            "decay_factor",
+            "weight_decay",
+            "lerp_weight",
+            "beta2",
+            "sq_value",
+            "bc2_sqrt",
+            "eps",
+            "neg_step",
+        )
+    ]
+
+
+class _SgdScalars(ctypes.Structure):
+    """``sgd_scalars_t`` of csrc/optim.c."""
+
+    _fields_ = [(name, ctypes.c_int32) for name in ("decay", "momentum_on", "first", "nesterov", "maximize")] + [
+        (name, ctypes.c_float) for name in ("weight_decay", "momentum", "keep", "neg_lr")
     ]
 
 
@@ -34,7 +54,10 @@ def _lib() -> ctypes.CDLL:
     lib = load("optim")
     if not getattr(lib, "_typed", False):
         p = ctypes.c_void_p
-        lib.adamw_step_forward.argtypes = [Profile, _Scalars, p, p, p, p, ctypes.c_int64]
+        for name in ("adam_step_forward", "fused_adam_forward"):
+            getattr(lib, name).argtypes = [Profile, _AdamScalars, p, p, p, p, p, ctypes.c_int64]
+        for name in ("sgd_step_forward", "fused_sgd_forward"):
+            getattr(lib, name).argtypes = [Profile, _SgdScalars, p, p, p, ctypes.c_int64]
         lib.sqrt_forward.argtypes = [p, p, ctypes.c_int64]
         lib._typed = True
     return lib
@@ -50,23 +73,100 @@ def sqrt(x: np.ndarray) -> np.ndarray:
     return out
 
 
-def _scalars(step: float, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float) -> _Scalars:
-    """The step's Python-double scalars, computed as adam.py computes them (ctypes rounds each to float)."""
+PATHS = ("for-loop", "foreach", "fused")
+"""torch.optim's implementations: the for-loop (the CPU default: torch 2.13.0 picks foreach only
+when every parameter is on CUDA or another foreach device, never on CPU), ``foreach=True`` (on CPU
+the slow path of each ``_foreach_*`` op: the same per-tensor kernels, the same bits as the
+for-loop) and ``fused=True`` (``_fused_adam_``/``_fused_adamw_``/``_fused_sgd_``, one kernel of its own)."""
+
+
+@dataclass(frozen=True)
+class AdamConfig:
+    """The hyperparameters of torch.optim.Adam / AdamW (``decoupled``: AdamW's decay of the weights;
+    else Adam's L2 term added to the gradient)."""
+
+    lr: float = 1e-3
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+    weight_decay: float = 0.0
+    decoupled: bool = True
+    amsgrad: bool = False
+    maximize: bool = False
+    path: str = "for-loop"
+    lr_is_tensor: bool = False  # fused only: a float32 tensor lr, read as the double of its value
+
+    def __post_init__(self) -> None:
+        if self.path not in PATHS:
+            raise ValueError(f"path must be one of {', '.join(PATHS)}, not {self.path!r}")
+        if self.lr_is_tensor and self.path != "fused":
+            raise ValueError(
+                "a tensor lr is reproduced for the fused path only (foreach refuses it without capturable, "
+                "the for-loop turns the step's scalars into tensor arithmetic)"
+            )
+
+
+def _adam_scalars(cfg: AdamConfig, weight_decay: float, step: float) -> _AdamScalars:
+    """The step's Python-double scalars, computed as adam.py (or FusedAdamKernel.cpp, in double) computes
+    them; ctypes rounds each to float as ATen does."""
+    lr = float(np.float32(cfg.lr)) if cfg.lr_is_tensor else cfg.lr
+    beta1, beta2 = cfg.betas
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
     step_size = lr / bias_correction1
-    bias_correction2_sqrt = bias_correction2**0.5
-    decay = weight_decay != 0
-    return _Scalars(
-        int(decay),
-        (1 - lr * weight_decay) if decay else 1.0,
+    # adam.py: bc2 ** 0.5; the fused kernel: std::sqrt(bc2)
+    bc2_sqrt = math.sqrt(bias_correction2) if cfg.path == "fused" else bias_correction2**0.5
+    decay = 0 if weight_decay == 0 else 1 if cfg.decoupled else 2
+    return _AdamScalars(
+        decay,
+        int(cfg.amsgrad),
+        int(cfg.maximize),
+        (1 - lr * weight_decay) if decay == 1 else 1.0,
+        weight_decay,
         1 - beta1,
         beta2,
         1 - beta2,
-        bias_correction2_sqrt,
-        eps,
+        bc2_sqrt,
+        cfg.eps,
         -step_size,
     )
+
+
+def _updated(name: str, a: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
+    if a is None or a.dtype != np.float32 or not a.flags.c_contiguous:
+        raise TypeError(f"{name} must be a C-contiguous float32 array (updated in place)")
+    if a.shape != shape:
+        raise ValueError(f"{name} has shape {a.shape}, param {shape}")
+    return a
+
+
+def adam_step(
+    param: np.ndarray,
+    grad: np.ndarray,
+    exp_avg: np.ndarray,
+    exp_avg_sq: np.ndarray,
+    step: int,
+    cfg: AdamConfig,
+    profile: KernelProfile,
+    *,
+    weight_decay: float | None = None,
+    max_exp_avg_sq: np.ndarray | None = None,
+) -> None:
+    """One torch.optim.Adam/AdamW step of one float32 parameter, in place (param, exp_avg, exp_avg_sq
+    and, under amsgrad, max_exp_avg_sq), by ``cfg.path``. ``step`` is the step count after this step's
+    increment (1 for the first step); ``weight_decay`` (the parameter group's) overrides ``cfg``'s.
+    ``grad`` is read only."""
+    for name, a in (("param", param), ("exp_avg", exp_avg), ("exp_avg_sq", exp_avg_sq)):
+        _updated(name, a, param.shape)
+    if cfg.amsgrad:
+        _updated("max_exp_avg_sq", max_exp_avg_sq, param.shape)
+    grad = f32(grad)  # read only (the fused kernels write it only under a grad_scale, not reproduced)
+    if grad.shape != param.shape:
+        raise ValueError(f"grad has shape {grad.shape}, param {param.shape}")
+    wd = cfg.weight_decay if weight_decay is None else weight_decay
+    s = _adam_scalars(cfg, wd, float(np.float32(step)))
+    kernel = _lib().fused_adam_forward if cfg.path == "fused" else _lib().adam_step_forward
+    mx = ptr(max_exp_avg_sq) if cfg.amsgrad and max_exp_avg_sq is not None else None
+    kernel(profile.as_c(), s, ptr(param), ptr(grad), ptr(exp_avg), ptr(exp_avg_sq), mx, param.size)
 
 
 def adamw_step(
@@ -82,21 +182,9 @@ def adamw_step(
     weight_decay: float,
     profile: KernelProfile,
 ) -> None:
-    """One ``torch.optim.AdamW`` step of one float32 parameter, in place (param, exp_avg, exp_avg_sq).
-
-    ``step`` is the step count after this step's increment (1 for the first step). The three
-    updated arrays must be C-contiguous float32; ``grad`` is read only.
-    """
-    for name, a in (("param", param), ("exp_avg", exp_avg), ("exp_avg_sq", exp_avg_sq)):
-        if a.dtype != np.float32 or not a.flags.c_contiguous:
-            raise TypeError(f"{name} must be a C-contiguous float32 array (updated in place)")
-        if a.shape != param.shape:
-            raise ValueError(f"{name} has shape {a.shape}, param {param.shape}")
-    grad = f32(grad)
-    if grad.shape != param.shape:
-        raise ValueError(f"grad has shape {grad.shape}, param {param.shape}")
-    s = _scalars(float(np.float32(step)), lr, betas[0], betas[1], eps, weight_decay)
-    _lib().adamw_step_forward(profile.as_c(), s, ptr(param), ptr(grad), ptr(exp_avg), ptr(exp_avg_sq), param.size)
+    """One ``torch.optim.AdamW`` step (defaults: for-loop path, no amsgrad/maximize) of one float32
+    parameter, in place; see ``adam_step``."""
+    adam_step(param, grad, exp_avg, exp_avg_sq, step, AdamConfig(lr, betas, eps, weight_decay), profile)
 
 
 @dataclass
@@ -104,21 +192,19 @@ class AdamWState:
     step: int = 0
     exp_avg: np.ndarray | None = None
     exp_avg_sq: np.ndarray | None = None
+    max_exp_avg_sq: np.ndarray | None = None
 
 
 @dataclass
-class AdamW:
-    """``torch.optim.AdamW(groups, lr, betas, eps)`` on CPU with defaults (no amsgrad/maximize/foreach/fused).
+class Adam:
+    """``torch.optim.Adam``/``AdamW`` on CPU over float32 parameters updated in place.
 
-    ``groups`` is a list of ``(params, weight_decay)``; params are float32 arrays updated in place.
-    ``step(grads)`` takes one gradient per parameter, in the groups' order (None: skipped, as torch
-    skips a parameter whose ``.grad`` is None).
+    ``groups`` is a list of ``(params, weight_decay)``. ``step(grads)`` takes one gradient per
+    parameter, in the groups' order (None: skipped, as torch skips a parameter whose ``.grad`` is None).
     """
 
     groups: list[tuple[list[np.ndarray], float]]
-    lr: float = 1e-3
-    betas: tuple[float, float] = (0.9, 0.999)
-    eps: float = 1e-8
+    config: AdamConfig = AdamConfig()
     profile: KernelProfile | None = None
     state: dict[int, AdamWState] = field(default_factory=dict)
 
@@ -127,7 +213,7 @@ class AdamW:
 
     def step(self, grads: Sequence[np.ndarray | None]) -> None:
         if self.profile is None:
-            raise ValueError("AdamW needs a KernelProfile")
+            raise ValueError(f"{type(self).__name__} needs a KernelProfile")
         params = self.params()
         if len(grads) != len(params):
             raise ValueError(f"{len(grads)} gradients for {len(params)} parameters")
@@ -135,21 +221,109 @@ class AdamW:
         for i, (q, g, wd) in enumerate(zip(params, grads, decays, strict=True)):
             if g is None:
                 continue
-            st = self.state.setdefault(i, AdamWState(0, np.zeros_like(q), np.zeros_like(q)))
+            mx = np.zeros_like(q) if self.config.amsgrad else None
+            st = self.state.setdefault(i, AdamWState(0, np.zeros_like(q), np.zeros_like(q), mx))
             st.step += 1
             assert st.exp_avg is not None and st.exp_avg_sq is not None
-            adamw_step(
+            adam_step(
                 q,
                 g,
                 st.exp_avg,
                 st.exp_avg_sq,
                 st.step,
-                lr=self.lr,
-                betas=self.betas,
-                eps=self.eps,
+                self.config,
+                self.profile,
                 weight_decay=wd,
-                profile=self.profile,
+                max_exp_avg_sq=st.max_exp_avg_sq,
             )
+
+
+@dataclass
+class AdamW(Adam):
+    """``torch.optim.AdamW(groups, lr, betas, eps)`` on CPU with defaults (for-loop path, no
+    amsgrad/maximize): nanoGPT's optimizer, its ``lr`` set before each step by the schedule."""
+
+    lr: float = 1e-3
+    betas: tuple[float, float] = (0.9, 0.999)
+    eps: float = 1e-8
+
+    def step(self, grads: Sequence[np.ndarray | None]) -> None:
+        # lr, betas and eps may be changed between steps (a learning-rate schedule), as a param group's
+        self.config = AdamConfig(self.lr, self.betas, self.eps)
+        super().step(grads)
+
+
+@dataclass(frozen=True)
+class SgdConfig:
+    """The hyperparameters of torch.optim.SGD."""
+
+    lr: float = 1e-3
+    momentum: float = 0.0
+    dampening: float = 0.0
+    weight_decay: float = 0.0
+    nesterov: bool = False
+    maximize: bool = False
+    path: str = "for-loop"
+
+    def __post_init__(self) -> None:
+        if self.path not in PATHS:
+            raise ValueError(f"path must be one of {', '.join(PATHS)}, not {self.path!r}")
+
+
+def sgd_step(
+    param: np.ndarray,
+    grad: np.ndarray,
+    momentum_buf: np.ndarray | None,
+    first: bool,
+    cfg: SgdConfig,
+    profile: KernelProfile,
+    *,
+    weight_decay: float | None = None,
+) -> None:
+    """One torch.optim.SGD step of one float32 parameter, in place (param and, with momentum,
+    momentum_buf, which ``first`` fills with the step's gradient as torch creates the buffer)."""
+    _updated("param", param, param.shape)
+    if cfg.momentum != 0:
+        _updated("momentum_buf", momentum_buf, param.shape)
+    grad = f32(grad)
+    if grad.shape != param.shape:
+        raise ValueError(f"grad has shape {grad.shape}, param {param.shape}")
+    wd = cfg.weight_decay if weight_decay is None else weight_decay
+    s = _SgdScalars(
+        int(wd != 0), int(cfg.momentum != 0), int(first), int(cfg.nesterov), int(cfg.maximize),
+        wd, cfg.momentum, 1 - cfg.dampening, -cfg.lr,
+    )  # fmt: skip
+    kernel = _lib().fused_sgd_forward if cfg.path == "fused" else _lib().sgd_step_forward
+    buf = ptr(momentum_buf) if cfg.momentum != 0 and momentum_buf is not None else None
+    kernel(profile.as_c(), s, ptr(param), ptr(grad), buf, param.size)
+
+
+@dataclass
+class SGD:
+    """``torch.optim.SGD`` on CPU over float32 parameters updated in place; ``groups`` and ``step``
+    as ``Adam``'s."""
+
+    groups: list[tuple[list[np.ndarray], float]]
+    config: SgdConfig = SgdConfig()
+    profile: KernelProfile | None = None
+    momentum_buffers: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def params(self) -> list[np.ndarray]:
+        return [q for params, _ in self.groups for q in params]
+
+    def step(self, grads: Sequence[np.ndarray | None]) -> None:
+        if self.profile is None:
+            raise ValueError("SGD needs a KernelProfile")
+        params = self.params()
+        if len(grads) != len(params):
+            raise ValueError(f"{len(grads)} gradients for {len(params)} parameters")
+        decays = [wd for group, wd in self.groups for _ in group]
+        for i, (q, g, wd) in enumerate(zip(params, grads, decays, strict=True)):
+            if g is None:
+                continue
+            first = i not in self.momentum_buffers
+            buf = self.momentum_buffers.setdefault(i, np.zeros_like(q)) if self.config.momentum != 0 else None
+            sgd_step(q, g, buf, first, self.config, self.profile, weight_decay=wd)
 
 
 def _run_adamw_step(params: Mapping[str, Any], inputs: Mapping[str, np.ndarray], profile: KernelProfile) -> dict:

@@ -1,24 +1,51 @@
-/* torch.optim.AdamW's CPU step (single-tensor path, torch/optim/adam.py _single_tensor_adam with
- * decoupled_weight_decay), as the sequence of ATen elementwise kernels it launches.
+/* torch.optim's Adam, AdamW and SGD steps on CPU, as the ATen kernels they launch.
  *
- * Each kernel is a TensorIterator loop (cpu/Loops.h vectorized_loop): the numel is split between
- * threads by at::parallel_for (GRAIN_SIZE), every chunk runs blocks of 2 * lanes through the
- * Vectorized lambda and its remainder through the scalar lambda. All kernels of one step see the
- * same numel, so one element takes the same (vector or scalar) path in every kernel and the
- * kernels can be applied element by element in one pass. */
+ * The for-loop path (torch/optim/adam.py _single_tensor_adam, sgd.py _single_tensor_sgd) and the
+ * foreach path (_multi_tensor_adam, _multi_tensor_sgd) give the same bits on CPU: every _foreach_*
+ * op there is ForeachOpsKernels.cpp's slow path, a loop calling the per-tensor op (t.lerp_,
+ * t.mul_, t.addcmul_, at::sqrt, t.div_, t.add_, t.addcdiv_, at::maximum, at::neg) with the same
+ * scalars. Each such op is a TensorIterator loop (cpu/Loops.h vectorized_loop): the numel is split
+ * between threads by at::parallel_for (GRAIN_SIZE), every chunk runs blocks of 2 * lanes through
+ * the Vectorized lambda and its remainder through the scalar lambda. All kernels of one step see
+ * the same numel, so one element takes the same (vector or scalar) path in every kernel and the
+ * kernels can be applied element by element in one pass.
+ *
+ * The fused path (_fused_adam_, _fused_adamw_, _fused_sgd_: cpu/FusedAdamKernel.cpp,
+ * cpu/FusedSGDKernel.cpp) is one loop per parameter: the numel cut into 64-byte units (16 floats)
+ * spread over all threads (at::parallel_for with grain 0), each chunk one Vectorized body of
+ * 1 * lanes and a scalar tail, float arithmetic throughout (opmath of float is float) and IEEE sqrt.
+ *
+ * Shapes: every array is (n,) contiguous float32; max_exp_avg_sq and momentum_buf may be NULL when
+ * unused. */
 #include "common.h"
 
-/* The scalars of one step, each already cast to float as ATen casts the Python double. */
+/* The scalars of one Adam step, each already cast to float as ATen casts the Python double. */
 typedef struct {
-    int32_t decay;      /* weight_decay != 0 */
+    int32_t decay;      /* 0 none, 1 decoupled (AdamW: param *= decay_factor), 2 L2 (Adam: grad += wd*param) */
+    int32_t amsgrad;    /* max_exp_avg_sq = maximum(max_exp_avg_sq, exp_avg_sq); its sqrt in the denominator */
+    int32_t maximize;   /* grad negated first */
     float decay_factor; /* 1 - lr * weight_decay                (param.mul_) */
+    float weight_decay; /* weight_decay                         (grad.add(param, alpha=wd)) */
     float lerp_weight;  /* 1 - beta1                            (exp_avg.lerp_) */
     float beta2;        /* beta2                                (exp_avg_sq.mul_) */
     float sq_value;     /* 1 - beta2                            (addcmul_ value) */
     float bc2_sqrt;     /* (1 - beta2 ** step) ** 0.5           (sqrt() / bc2_sqrt) */
     float eps;          /* eps                                  (.add_(eps)) */
     float neg_step;     /* -lr / (1 - beta1 ** step)            (addcdiv_ value) */
-} adamw_scalars_t;
+} adam_scalars_t;
+
+/* The scalars of one SGD step (float casts of the Python doubles). */
+typedef struct {
+    int32_t decay;      /* weight_decay != 0 */
+    int32_t momentum_on; /* momentum != 0 */
+    int32_t first;      /* the momentum buffer is created this step (a copy of the gradient) */
+    int32_t nesterov;
+    int32_t maximize;
+    float weight_decay;
+    float momentum;
+    float keep;         /* 1 - dampening */
+    float neg_lr;       /* -lr */
+} sgd_scalars_t;
 
 /* lerp_kernel_scalar_weight (LerpKernel.cpp, Lerp.h): weight < 0.5 -> start + w * (end - start),
  * else end - (end - start) * (1 - w). The Vectorized lambda is fmadd(coeff, end - start, base)
@@ -604,37 +631,73 @@ static inline int vec_contracted(const profile_t *p) {
     return p->contract;
 }
 
-/* One element of the step, in the order of _single_tensor_adam:
- *   param.mul_(1 - lr*wd)                       p = p * decay_factor
+static inline float qnan_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+/* maximum_kernel (BinaryOpsKernel.cpp), a NaN-propagating max. Vector lambda: x86 AVX2/AVX-512
+ * max_ps OR-ed with the unordered mask (a NaN operand gives all bits set); the default build's
+ * Vectorized maximum: a > b ? a : b, then a NaN a kept. Scalar lambda: quiet NaN for a NaN operand,
+ * else std::max. */
+static inline float maximum_one(const profile_t *p, int vec, float a, float b) {
+    if (vec) {
+        if (p->aten == 1 || p->aten == 2) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
+        return a != a ? a : (a > b ? a : b);
+    }
+    if (a != a || b != b) return qnan_bits(0x7fc00000u);
+    return a < b ? b : a;
+}
+
+/* self + alpha * other of add_kernel (ufunc/add.h): vec::fmadd(other, alpha, self) in the vector
+ * lambda, contracted by the compiler in the scalar one. */
+static inline float add_alpha(const profile_t *p, int vec, float self, float other, float alpha) {
+    return vec ? vfmadd(p, other, alpha, self) : sfmadd(p, alpha, other, self);
+}
+
+/* The gradient Adam and SGD use: -grad under maximize (at::neg, exact), then the L2 term. */
+static inline float l2_grad(const profile_t *p, int vec, int decay, int maximize, float wd, float grad, float param) {
+    float g = maximize ? -grad : grad;
+    return decay ? add_alpha(p, vec, g, param, wd) : g;
+}
+
+/* One element of the step, in the order of _single_tensor_adam (the foreach path's ops are the same):
+ *   grad = -grad                                (maximize)
+ *   grad = grad.add(param, alpha=wd)            g = g + wd * param (fused, see add_alpha)   (Adam, L2)
+ *   param.mul_(1 - lr*wd)                       p = p * decay_factor                        (AdamW)
  *   exp_avg.lerp_(grad, 1 - beta1)              m = lerp(m, g, w)
  *   exp_avg_sq.mul_(beta2)                      v = v * beta2
  *   .addcmul_(grad, grad, value=1 - beta2)      v = v + (value * g) * g   (fused: fma(value*g, g, v),
  *                                               in the vector body when vec_contracted)
- *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = sqrt(v) / bc2_sqrt: MKL VML's (vml_sqrt) on
+ *   torch.maximum(max_v, v, out=max_v)          mx = maximum(mx, v)                         (amsgrad)
+ *   denom = (exp_avg_sq.sqrt() / bc2_sqrt)      d = sqrt(v or mx) / bc2_sqrt: MKL VML's (vml_sqrt) on
  *                                               x86; IEEE on aarch64, whose wheel has no MKL:
  *                                               Vectorized sqrt is vsqrtq_f32 / svsqrt, and
  *                                               the scalar tail std::sqrt (fsqrt)
  *           .add_(eps)                          d = d + eps
  *   param.addcdiv_(exp_avg, denom, value=-ss)   p = p + (neg_step * m) / d */
-static inline void adamw_one(const profile_t *p, const adamw_scalars_t *s, int vec, float *param, float grad,
-                             float *m, float *v) {
+static inline void adam_one(const profile_t *p, const adam_scalars_t *s, int vec, float *param, float grad,
+                            float *m, float *v, float *mx) {
     float pv = *param;
-    if (s->decay) pv = pv * s->decay_factor;
-    float mv = lerp_one(p, vec, *m, grad, s->lerp_weight);
+    float g = l2_grad(p, vec, s->decay == 2, s->maximize, s->weight_decay, grad, pv);
+    if (s->decay == 1) pv = pv * s->decay_factor;
+    float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
     float vv = *v * s->beta2;
-    float sg = s->sq_value * grad;
-    vv = vec ? (vec_contracted(p) ? fmaf(sg, grad, vv) : vv + sg * grad) : sfmadd(p, sg, grad, vv);
-    float denom = (p->blas == BLAS_NVPL ? sqrtf(vv) : vml_sqrt(vv)) / s->bc2_sqrt + s->eps;
+    float sg = s->sq_value * g;
+    vv = vec ? (vec_contracted(p) ? fmaf(sg, g, vv) : vv + sg * g) : sfmadd(p, sg, g, vv);
+    float r = vv;
+    if (s->amsgrad) r = *mx = maximum_one(p, vec, *mx, vv);
+    float denom = (p->blas == BLAS_NVPL ? sqrtf(r) : vml_sqrt(r)) / s->bc2_sqrt + s->eps;
     pv = pv + (s->neg_step * mv) / denom;
     *param = pv;
     *m = mv;
     *v = vv;
 }
 
-/* One AdamW step of one parameter tensor, in place.
- * param, grad, exp_avg, exp_avg_sq: (n,) contiguous */
-void adamw_step_forward(profile_t p, adamw_scalars_t s, float *param, const float *grad, float *exp_avg,
-                        float *exp_avg_sq, int64_t n) {
+/* One Adam/AdamW step (for-loop or foreach path) of one parameter tensor, in place. */
+void adam_step_forward(profile_t p, adam_scalars_t s, float *param, const float *grad, float *exp_avg,
+                       float *exp_avg_sq, float *max_exp_avg_sq, int64_t n) {
     int64_t block = 2 * (int64_t)p.lanes;
     int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
     for (int64_t tid = 0; tid < threads; tid++) {
@@ -642,8 +705,135 @@ void adamw_step_forward(profile_t p, adamw_scalars_t s, float *param, const floa
         if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &b, &e)) continue;
         int64_t vec_end = b + (e - b) / block * block;
         for (int64_t i = b; i < e; i++)
-            adamw_one(&p, &s, i < vec_end, param + i, grad[i], exp_avg + i, exp_avg_sq + i);
+            adam_one(&p, &s, i < vec_end, param + i, grad[i], exp_avg + i, exp_avg_sq + i,
+                     s.amsgrad ? max_exp_avg_sq + i : NULL);
     }
+}
+
+/* One element of adam_math<float> (FusedAdamKernel.cpp), vector body (vec) or scalar tail:
+ *   g = g * -1 (vector) / -g (scalar)           (maximize)
+ *   g += param * wd                             (ADAM_MODE::ORIGINAL; contracted: fma(param, wd, g))
+ *   param = param * (1 - lr*wd)                 (ADAM_MODE::ADAMW)
+ *   m = fmadd(coeff, g - m, base)               coeff, base = w, m if |w| < 0.5 else w - 1, g (vector;
+ *                                               the scalar tail's m + w*(g - m) / g - (g - m)*(1 - w)
+ *                                               contracted the same way)
+ *   v = v * beta2 + (c2 * g) * g                contracted (measured against torch): the vector body
+ *                                               to fma(c2*g, g, v*beta2), the scalar tail (two
+ *                                               statements there) to fma(v, beta2, (c2*g)*g)
+ *   mx = maximum(mx, v) (vector) / std::max     (amsgrad)
+ *   d = sqrt(v or mx) / bc2_sqrt + eps          IEEE sqrt (sqrtps / std::sqrt), no MKL
+ *   param = param + (-ss * m) / d */
+static inline void fused_adam_one(const profile_t *p, const adam_scalars_t *s, int vec, float *param, float *gp,
+                                  float *m, float *v, float *mx) {
+    float pv = *param, g = *gp;
+    if (s->maximize) g = vec ? g * -1.0f : -g;
+    if (s->decay == 2) g = (vec ? vec_contracted(p) : p->contract) ? fmaf(pv, s->weight_decay, g) : g + pv * s->weight_decay;
+    if (s->decay == 1) pv = pv * s->decay_factor;
+    float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
+    float sg = s->sq_value * g, vv;
+    if (vec)
+        vv = vec_contracted(p) ? fmaf(sg, g, *v * s->beta2) : *v * s->beta2 + sg * g;
+    else
+        vv = p->contract ? fmaf(*v, s->beta2, sg * g) : *v * s->beta2 + sg * g;
+    float r = vv;
+    if (s->amsgrad) {
+        if (vec)
+            r = maximum_one(p, 1, *mx, vv);
+        else
+            r = *mx < vv ? vv : *mx;
+        *mx = r;
+    }
+    float denom = sqrtf(r) / s->bc2_sqrt + s->eps;
+    *param = pv + (s->neg_step * mv) / denom;
+    *m = mv;
+    *v = vv;
+}
+
+/* The cut of a fused optimizer kernel: 64-byte units over all threads (grain 0), each chunk a
+ * vector body of lanes and a scalar tail; calls one(i, vec) for every element. */
+#define FUSED_UNIT 16
+#define FUSED_LOOP(p, n, one)                                                                      \
+    do {                                                                                           \
+        int64_t units_ = divup((n), FUSED_UNIT), lanes_ = (p).lanes;                               \
+        int64_t threads_ = parallel_threads(0, units_, 0, (p).threads);                            \
+        for (int64_t tid_ = 0; tid_ < threads_; tid_++) {                                          \
+            int64_t ub_, ue_;                                                                      \
+            if (!parallel_chunk(0, units_, 0, (p).threads, tid_, &ub_, &ue_)) continue;            \
+            int64_t b_ = ub_ * FUSED_UNIT, e_ = ue_ * FUSED_UNIT < (n) ? ue_ * FUSED_UNIT : (n);    \
+            int64_t vec_end_ = b_ + (e_ - b_) / lanes_ * lanes_;                                   \
+            for (int64_t i = b_; i < e_; i++) one(i, i < vec_end_);                                \
+        }                                                                                          \
+    } while (0)
+
+/* _fused_adam_ / _fused_adamw_ of one float parameter, in place (grad is only read: no grad_scale). */
+void fused_adam_forward(profile_t p, adam_scalars_t s, float *param, float *grad, float *exp_avg, float *exp_avg_sq,
+                        float *max_exp_avg_sq, int64_t n) {
+#define ONE(i, vec) \
+    fused_adam_one(&p, &s, vec, param + i, grad + i, exp_avg + i, exp_avg_sq + i, s.amsgrad ? max_exp_avg_sq + i : NULL)
+    FUSED_LOOP(p, n, ONE);
+#undef ONE
+}
+
+/* One element of _single_tensor_sgd (the foreach path's ops are the same):
+ *   g = -g (maximize); g = g.add(param, alpha=wd)              (add_alpha: fused where ATen fuses)
+ *   buf = g.clone() (first step) / buf.mul_(momentum).add_(g, alpha=1 - dampening)
+ *   g = g.add(buf, alpha=momentum) (nesterov) / g = buf
+ *   param.add_(g, alpha=-lr) */
+static inline void sgd_one(const profile_t *p, const sgd_scalars_t *s, int vec, float *param, float grad, float *buf) {
+    float pv = *param;
+    float g = l2_grad(p, vec, s->decay, s->maximize, s->weight_decay, grad, pv);
+    if (s->momentum_on) {
+        float b = s->first ? g : add_alpha(p, vec, *buf * s->momentum, g, s->keep);
+        *buf = b;
+        g = s->nesterov ? add_alpha(p, vec, g, b, s->momentum) : b;
+    }
+    *param = add_alpha(p, vec, pv, g, s->neg_lr);
+}
+
+/* One SGD step (for-loop or foreach path) of one parameter tensor, in place. */
+void sgd_step_forward(profile_t p, sgd_scalars_t s, float *param, const float *grad, float *momentum_buf, int64_t n) {
+    int64_t block = 2 * (int64_t)p.lanes;
+    int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
+    for (int64_t tid = 0; tid < threads; tid++) {
+        int64_t b, e;
+        if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &b, &e)) continue;
+        int64_t vec_end = b + (e - b) / block * block;
+        for (int64_t i = b; i < e; i++)
+            sgd_one(&p, &s, i < vec_end, param + i, grad[i], s.momentum_on ? momentum_buf + i : NULL);
+    }
+}
+
+/* One element of sgd_math<float> (FusedSGDKernel.cpp), vector body or scalar tail, each contracted
+ * by the compiler where the profile contracts:
+ *   g = g * -1 / -g (maximize); g += param * wd                     (fma(param, wd, g))
+ *   buf = g (first step) / buf * momentum + g * (1 - dampening)     (measured against torch: the
+ *         vector body fuses the second product, fma(g, 1 - d, buf*m), the scalar tail the first,
+ *         fma(buf, m, g*(1 - d)))
+ *   g += buf * momentum (nesterov) / g = buf
+ *   param += g * -lr */
+static inline void fused_sgd_one(const profile_t *p, const sgd_scalars_t *s, int vec, float *param, float *gp,
+                                 float *buf) {
+    int fuse = vec ? vec_contracted(p) : p->contract;
+    float pv = *param, g = *gp;
+    if (s->maximize) g = vec ? g * -1.0f : -g;
+    if (s->decay) g = fuse ? fmaf(pv, s->weight_decay, g) : g + pv * s->weight_decay;
+    if (s->momentum_on) {
+        float b = g;
+        if (!s->first && !fuse)
+            b = *buf * s->momentum + g * s->keep;
+        else if (!s->first)
+            b = vec ? fmaf(g, s->keep, *buf * s->momentum) : fmaf(*buf, s->momentum, g * s->keep);
+        *buf = b;
+        g = s->nesterov ? (fuse ? fmaf(b, s->momentum, g) : g + b * s->momentum) : b;
+    }
+    *param = fuse ? fmaf(g, s->neg_lr, pv) : pv + g * s->neg_lr;
+}
+
+/* _fused_sgd_ of one float parameter, in place. */
+void fused_sgd_forward(profile_t p, sgd_scalars_t s, float *param, float *grad, float *momentum_buf, int64_t n) {
+#define ONE(i, vec) fused_sgd_one(&p, &s, vec, param + i, grad + i, s.momentum_on ? momentum_buf + i : NULL)
+    FUSED_LOOP(p, n, ONE);
+#undef ONE
 }
 
 /* torch.sqrt(x) of a float tensor (MKL VML, see vml_sqrt); element-wise, no thread dependence.
