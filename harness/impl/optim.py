@@ -59,6 +59,7 @@ def _lib() -> ctypes.CDLL:
         for name in ("sgd_step_forward", "fused_sgd_forward"):
             getattr(lib, name).argtypes = [Profile, _SgdScalars, p, p, p, ctypes.c_int64]
         lib.sqrt_forward.argtypes = [p, p, ctypes.c_int64]
+        lib.elementwise_forward.argtypes = [Profile, ctypes.c_int32, p, p, p, ctypes.c_float, p, ctypes.c_int64]
         lib._typed = True
     return lib
 
@@ -70,6 +71,36 @@ def sqrt(x: np.ndarray) -> np.ndarray:
     x = f32(x)
     out = np.empty_like(x)
     _lib().sqrt_forward(ptr(x), ptr(out), x.size)
+    return out
+
+
+ELEMENTWISE = ("lerp", "addcmul", "addcdiv", "maximum", "add", "sqrt")
+"""The per-tensor kernels of the optimizers' ``_foreach_*`` ops (csrc/optim.c ``elementwise_forward``)."""
+
+
+def elementwise(
+    op: str,
+    a: np.ndarray,
+    b: np.ndarray | None,
+    c: np.ndarray | None,
+    weight: float,
+    profile: KernelProfile,
+) -> np.ndarray:
+    """One ATen element-wise kernel on same-shaped contiguous float32 tensors, under TensorIterator's
+    cut: ``lerp`` (a.lerp(b, weight)), ``addcmul``/``addcdiv`` (a + weight*b*c, a + weight*b/c),
+    ``maximum`` (a, b), ``add`` (a + weight*b, the ``alpha`` form), ``sqrt`` (a)."""
+    if op not in ELEMENTWISE:
+        raise ValueError(f"unknown element-wise kernel {op!r}")
+    a = f32(a)
+    operands = [None if x is None else f32(x) for x in (b, c)]
+    for x in operands:
+        if x is not None and x.shape != a.shape:
+            raise ValueError(f"{op}: operand of shape {x.shape}, expected {a.shape}")
+    out = np.empty_like(a)
+    _lib().elementwise_forward(
+        profile.as_c(), ELEMENTWISE.index(op), ptr(a), *(None if x is None else ptr(x) for x in operands),
+        weight, ptr(out), a.size,
+    )  # fmt: skip
     return out
 
 

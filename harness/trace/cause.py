@@ -233,8 +233,8 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
     except ParityError as err:
         return False, f"unexplained: {err}", None
     algorithm = diff.a.digest_algorithm  # diff_traces holds both traces to one
-    for side, impl, op, prof in (("A", impl_a, root.a, pa), ("B", impl_b, root.b, pb)):
-        bad = _not_reproduced(impl, op, algorithm)
+    for side, impl, op, prof, trace in (("A", impl_a, root.a, pa, diff.a), ("B", impl_b, root.b, pb, diff.b)):
+        bad = _not_reproduced(impl, op, algorithm, trace)
         if bad:
             why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
             return False, why, None
@@ -251,20 +251,35 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
     else:  # the level: a profile holds ATen's capability and oneDNN's ISA, and the kernel reads the one named
         alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
-    if _not_reproduced(moved, root.b, algorithm):
+    if _not_reproduced(moved, root.b, algorithm, diff.b):
         why = f"unexplained: {text}, but changing only the {KNOB_LABELS[knob]} ({alone.label}) does not give B's bits"
         return False, why, impl_b
     return True, f"{text}; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's", impl_b
 
 
-def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str) -> list[str]:
+def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str, trace: Trace) -> list[str]:
     """The fingerprinted outputs of ``op`` whose digest (by the trace's ``algorithm``) the impl's
-    outputs do not have."""
-    return [
-        r.name
-        for r in op.outputs
-        if r.fingerprinted and (r.name not in impl or digest(impl[r.name], algorithm) != r.digest)
+    outputs do not have. An in-place op that returns nothing (``_foreach_mul_``, ``_fused_adamw_``)
+    has no outputs in the trace: what it wrote is checked where later ops read it (each such read of
+    an impl output's shape must have the digest of one of them), and is not reproduced when nothing
+    later read it."""
+    if op.outputs:
+        return [
+            r.name
+            for r in op.outputs
+            if r.fingerprinted and (r.name not in impl or digest(impl[r.name], algorithm) != r.digest)
+        ]
+    shapes = {tuple(v.shape) for v in impl.values()}
+    reads = [
+        (later.index, r)
+        for later in trace.ops[op.index + 1 :]
+        for r in later.inputs
+        if r.src == op.index and r.fingerprinted and tuple(r.shape) in shapes
     ]
+    if not reads:
+        return ["what it wrote in place (no later op of the trace read it)"]
+    made = {digest(v, algorithm) for v in impl.values()}
+    return [f"{r.name} as op {i} read it" for i, r in reads if r.digest not in made]
 
 
 def diagnose(a: Trace, b: Trace, target: str = "", verify_cause: bool = False) -> TraceDiff:

@@ -16,7 +16,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
-from harness.trace import impl_nn
+from harness.trace import impl_nn, impl_optim
 
 Arrays = Mapping[str, np.ndarray]
 Args = Mapping[str, Any]
@@ -485,9 +485,12 @@ def _native_dropout(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     return {"out0": out, "out1": mask}
 
 
-# the torch.nn layers traces reach (harness/trace/impl_nn.py), and the random ops of dropout
+# the torch.nn layers traces reach (harness/trace/impl_nn.py), torch.optim's foreach and fused ops
+# (harness/trace/impl_optim.py), and the random ops of dropout
 KERNEL_OPS.update(impl_nn.KERNEL_OPS)
+KERNEL_OPS.update(impl_optim.KERNEL_OPS)
 REPLAYS.update(impl_nn.REPLAYS)
+REPLAYS.update(impl_optim.REPLAYS)
 REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
 
 
@@ -503,7 +506,17 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
         elif "stride" in arg:
             values[f"{arg['name']}.stride"] = arg["stride"]
             values[f"{arg['name']}.shape"] = arg.get("shape")
+    # a tensor by its argument's name; one passed twice (maximum(a, b, out=a), addcmul_(v, g, g)) is
+    # named after its last argument in ``tensor``, and captured under each argument's name
     tensors = {arg["name"]: inputs[arg["tensor"]] for arg in args if arg.get("tensor") in inputs}
+    tensors.update({arg["name"]: inputs[arg["name"]] for arg in args if "tensor" in arg and arg["name"] in inputs})
+    for arg in args:  # a list of tensors: name[i], and name.count
+        if "tensors" in arg:
+            values[f"{arg['name']}.count"] = len(arg["tensors"])
+            for i, name in enumerate(arg["tensors"]):
+                key = f"{arg['name']}[{i}]"
+                if key in inputs or name in inputs:
+                    tensors[key] = inputs[key] if key in inputs else inputs[name]
     if "generator_state" in inputs:
         tensors["generator_state"] = inputs["generator_state"]
     return run(tensors, values, profile)

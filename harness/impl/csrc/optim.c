@@ -836,6 +836,49 @@ void fused_sgd_forward(profile_t p, sgd_scalars_t s, float *param, float *grad, 
 #undef ONE
 }
 
+/* The per-tensor kernels of a CPU _foreach_* op's slow path (ForeachOpsKernels.cpp), one tensor:
+ * out = op(a, b, c) under TensorIterator's cut (GRAIN_SIZE chunks, blocks of 2 * lanes, scalar
+ * remainder). b and c may be NULL where the op has no such operand.
+ *   EW_LERP     lerp_kernel_scalar_weight(a, b, w)            (lerp_one)
+ *   EW_ADDCMUL  addcmul_cpu_kernel: a + (w * b) * c          (fused as _single_tensor_adam's)
+ *   EW_ADDCDIV  addcdiv_cpu_kernel: a + (w * b) / c
+ *   EW_MAXIMUM  maximum_kernel(a, b)                          (maximum_one)
+ *   EW_ADD      add_kernel: a + w * b                         (add_alpha; w = 1 gives one rounding)
+ *   EW_SQRT     sqrt_kernel: MKL VML (vml_sqrt) on x86, IEEE on aarch64 */
+enum { EW_LERP, EW_ADDCMUL, EW_ADDCDIV, EW_MAXIMUM, EW_ADD, EW_SQRT };
+
+static inline float ew_one(const profile_t *p, int op, int vec, float a, float b, float c, float w) {
+    switch (op) {
+    case EW_LERP:
+        return lerp_one(p, vec, a, b, w);
+    case EW_ADDCMUL: {
+        float wb = w * b;
+        return vec ? (vec_contracted(p) ? fmaf(wb, c, a) : a + wb * c) : sfmadd(p, wb, c, a);
+    }
+    case EW_ADDCDIV:
+        return a + (w * b) / c;
+    case EW_MAXIMUM:
+        return maximum_one(p, vec, a, b);
+    case EW_ADD:
+        return add_alpha(p, vec, a, b, w);
+    default:
+        return p->blas == BLAS_NVPL ? sqrtf(a) : vml_sqrt(a);
+    }
+}
+
+void elementwise_forward(profile_t p, int32_t op, const float *a, const float *b, const float *c, float w, float *out,
+                         int64_t n) {
+    int64_t block = 2 * (int64_t)p.lanes;
+    int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
+    for (int64_t tid = 0; tid < threads; tid++) {
+        int64_t lo, hi;
+        if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &lo, &hi)) continue;
+        int64_t vec_end = lo + (hi - lo) / block * block;
+        for (int64_t i = lo; i < hi; i++)
+            out[i] = ew_one(&p, op, i < vec_end, a[i], b ? b[i] : 0.0f, c ? c[i] : 0.0f, w);
+    }
+}
+
 /* torch.sqrt(x) of a float tensor (MKL VML, see vml_sqrt); element-wise, no thread dependence.
  * x, out: (n,) */
 void sqrt_forward(const float *x, float *out, int64_t n) {
