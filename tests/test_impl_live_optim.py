@@ -154,6 +154,24 @@ def test_sgd(
             assert_bits_equal(f"momentum_buffer_{j}", opt.state[q]["momentum_buffer"].numpy(), impl.momentum_buffers[j])
 
 
+def test_unmeasured_profiles_are_refused() -> None:
+    """The variants beyond nanoGPT's AdamW are measured on x86 for torch 2.13.0 only."""
+    from harness.core.errors import ParityError
+    from harness.impl.profiles import get_profile
+
+    q, g = np.zeros(4, np.float32), np.ones(4, np.float32)
+    for name, torch_release in (("arm64-neon", "2.13.0"), ("x86-avx2", "2.12.1")):
+        profile = get_profile(name, 1, torch_release)
+        with pytest.raises(ParityError, match="on x86 only"):
+            optim.sgd_step(q, g, None, True, optim.SgdConfig(), profile)
+        with pytest.raises(ParityError, match="on x86 only"):
+            optim.adam_step(q, g, q.copy(), q.copy(), 1, optim.AdamConfig(path="fused"), profile)
+    plain = q.copy()  # nanoGPT's AdamW stays answered on every profile
+    optim.adamw_step(plain, g, q.copy(), q.copy(), 1, lr=0.1, betas=(0.9, 0.99), eps=1e-8, weight_decay=0.0,
+                     profile=get_profile("arm64-neon", 1, "2.13.0"))  # fmt: skip
+    assert np.all(plain < 0)
+
+
 def test_configs_refuse_what_is_not_reproduced() -> None:
     with pytest.raises(ValueError, match="path must be one of"):
         optim.AdamConfig(path="capturable")
@@ -190,8 +208,9 @@ TRACE_CASES = {"seed": SEEDS, "sizes": st.lists(SIZES, min_size=1, max_size=3), 
 
 
 def _traced_steps_replay(name: str, seed: int, sizes: list[int], threads: int) -> None:
-    """Two steps, a foreach clip_grad_norm_ and a read of each parameter and gradient, traced with every op captured: each optimizer op the
-    impl replays gives the traced outputs, and what an in-place op wrote has the digests later reads saw."""
+    """Two steps, a foreach clip_grad_norm_ and a read of each parameter and gradient, traced with
+    every op captured: each optimizer op the impl replays gives the traced outputs, and what an
+    in-place op wrote has the digests later reads saw."""
     use_threads(threads)
     data = np.random.default_rng(seed)
     params = [torch.nn.Parameter(torch.from_numpy(data.standard_normal(n).astype(np.float32))) for n in [15, *sizes]]

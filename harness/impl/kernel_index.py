@@ -22,6 +22,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "cumsum",
     "pow",
     "conv2d",
+    "foreach",
+    "fused_optim",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
@@ -276,6 +278,39 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "oneDNN's image split of the weight gradient above it"
         ),
     ),
+    # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
+    (
+        ("foreach",),
+        (
+            "torch.optim's `foreach=True` (never CPU's default in 2.13.0: the for-loop runs unless asked): "
+            "each `_foreach_*` op (`lerp_`, `mul_`, `addcmul_`, `sqrt`, `div_`, `add_`, `addcdiv_`, `maximum_`, "
+            "`neg`, `add` with alpha, `norm`) is ForeachOpsKernels.cpp's slow path, the per-tensor kernel per "
+            "list element: the for-loop's bits; with amsgrad (`maximum`), maximize (`neg`), Adam's L2 term "
+            "(`add(param, alpha=wd)`: `fmadd(param, wd, grad)`) and SGD's momentum, dampening and nesterov "
+            "(`add` with alpha)"
+        ),
+        (
+            "as `adamw_step`; `add` with alpha fused on AVX2/AVX-512 (vector body and tail), two roundings on "
+            "default; `maximum`'s NaN (all bits set in AVX2/AVX-512 vector bodies, the default build keeps a "
+            "NaN first operand, `0x7fc00000` in every scalar tail); thread count only through where the tails fall"
+        ),
+    ),
+    (
+        ("fused_optim",),
+        (
+            "`_fused_adam_`/`_fused_adamw_` (FusedAdamKernel.cpp) and `_fused_sgd_` (FusedSGDKernel.cpp), "
+            "float: 16-float units over all threads (grain 0), each chunk a vector body of 8 lanes and a scalar "
+            "tail; Adam: decay, `fmadd` lerp, `v*beta2 + (c2*g)*g`, IEEE sqrt (no MKL), `p + (-ss*m)/d`, "
+            "scalars in double (`std::pow`, `std::sqrt`), an lr tensor read as its float32 value; SGD: "
+            "`buf*m + g*(1 - d)`, `p + g*(-lr)`"
+        ),
+        (
+            "compiler FMAs of the AVX2/AVX-512 objects, chosen per expression and differently in the vector "
+            "body and the tail (`v*beta2 + (c2*g)*g`: `fma(c2*g, g, v*beta2)` in the body, `fma(v, beta2, "
+            "(c2*g)*g)` in the tail; SGD's `buf*m + g*(1 - d)` the other way round); thread count moves "
+            "where the tails fall; not the CPU model (IEEE sqrt)"
+        ),
+    ),
 )
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
@@ -346,6 +381,11 @@ ARM64: dict[str, str] = {
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
     "conv2d": "not modelled: the impl reproduces x86 convolutions only",
+    "foreach": (
+        "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
+        "SGD not measured on arm64: refused"
+    ),
+    "fused_optim": "not measured on arm64: refused",
 }
 
 

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import IMPL_TORCH, KernelProfile
 
 
 class _AdamScalars(ctypes.Structure):
@@ -91,6 +92,8 @@ def elementwise(
     ``maximum`` (a, b), ``add`` (a + weight*b, the ``alpha`` form), ``sqrt`` (a)."""
     if op not in ELEMENTWISE:
         raise ValueError(f"unknown element-wise kernel {op!r}")
+    if op in ("maximum", "add"):
+        measured(profile, f"the {op} kernel")
     a = f32(a)
     operands = [None if x is None else f32(x) for x in (b, c)]
     for x in operands:
@@ -162,6 +165,16 @@ def _adam_scalars(cfg: AdamConfig, weight_decay: float, step: float) -> _AdamSca
     )
 
 
+def measured(profile: KernelProfile, what: str) -> None:
+    """The optimizer variants beyond nanoGPT's AdamW are measured against torch 2.13.0 on x86 only;
+    another profile is refused, not answered with guesses."""
+    if profile.aten not in ("default", "avx2", "avx512") or profile.torch != IMPL_TORCH:
+        raise ParityError(
+            f"the impl reproduces {what} for torch {IMPL_TORCH} on x86 only, not profile {profile.name} "
+            f"(torch {profile.torch})"
+        )
+
+
 def _updated(name: str, a: np.ndarray | None, shape: tuple[int, ...]) -> np.ndarray:
     if a is None or a.dtype != np.float32 or not a.flags.c_contiguous:
         raise TypeError(f"{name} must be a C-contiguous float32 array (updated in place)")
@@ -194,6 +207,8 @@ def adam_step(
     if grad.shape != param.shape:
         raise ValueError(f"grad has shape {grad.shape}, param {param.shape}")
     wd = cfg.weight_decay if weight_decay is None else weight_decay
+    if cfg.path == "fused" or cfg.amsgrad or cfg.maximize or (wd != 0 and not cfg.decoupled):
+        measured(profile, "Adam's fused path, amsgrad, maximize and L2 decay")
     s = _adam_scalars(cfg, wd, float(np.float32(step)))
     kernel = _lib().fused_adam_forward if cfg.path == "fused" else _lib().adam_step_forward
     mx = ptr(max_exp_avg_sq) if cfg.amsgrad and max_exp_avg_sq is not None else None
@@ -313,6 +328,7 @@ def sgd_step(
 ) -> None:
     """One torch.optim.SGD step of one float32 parameter, in place (param and, with momentum,
     momentum_buf, which ``first`` fills with the step's gradient as torch creates the buffer)."""
+    measured(profile, "SGD")
     _updated("param", param, param.shape)
     if cfg.momentum != 0:
         _updated("momentum_buf", momentum_buf, param.shape)
