@@ -189,6 +189,36 @@ def test_batch_norm_replays_from_a_trace(seed: int, threads: int, cl: bool) -> N
     _replays_match(program, set(KERNEL_OPS_BN), 4)
 
 
+@settings(max_examples=15, deadline=None)
+@given(
+    seed=SEEDS, shape=st.sampled_from([(2, 3, 4, 4), (5, 7, 1, 1), (4, 20), (3, 16, 9, 9), (2, 33, 3, 5)]),
+    cl=st.booleans(), affine=st.booleans(), threads=st.sampled_from([1, 2, 3]),
+)  # fmt: skip
+def test_batch_norm_eval(seed: int, shape: tuple[int, ...], cl: bool, affine: bool, threads: int) -> None:
+    """nn.BatchNorm in eval mode (native_batch_norm, training=False): the running statistics'
+    1 / sqrt(var + eps) in float, then training's transform; direct and traced."""
+    use_threads(threads)
+    cl = cl and len(shape) == 4
+    rng = np.random.default_rng(seed)
+    c = shape[1]
+    x = (3 * rng.standard_normal(shape)).astype(np.float32)
+    w = rng.standard_normal(c).astype(np.float32) if affine else None
+    b = rng.standard_normal(c).astype(np.float32) if affine else None
+    rm = rng.standard_normal(c).astype(np.float32)
+    rv = (2 * rng.random(c)).astype(np.float32)
+    tx = torch.from_numpy(x.copy())
+    if cl:
+        tx = tx.contiguous(memory_format=torch.channels_last)
+    stats = [None if a is None else torch.from_numpy(a.copy()) for a in (w, b, rm, rv)]
+
+    def program() -> torch.Tensor:
+        return torch.nn.functional.batch_norm(tx, stats[2], stats[3], stats[0], stats[1], training=False, eps=1e-5)
+
+    y = program().contiguous().numpy()
+    assert_bits_equal("out", y, impl_nn.batch_norm_eval(x, w, b, rm, rv, 1e-5, live_profile(), cl))
+    _replays_match(program, {"native_batch_norm"}, 1)
+
+
 KERNEL_OPS_BN = ("native_batch_norm", "_native_batch_norm_legit", "_batch_norm_with_update",
                  "native_batch_norm_backward", "batch_norm_backward")  # fmt: skip
 

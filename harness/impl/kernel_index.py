@@ -226,7 +226,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`batch_norm_cpu_collect_stats` / `batch_norm_cpu_kernel` / `batch_norm_cpu_backward_kernel` "
             "(batch_norm_kernel.cpp), training: NCHW sums per channel in double, `y = x * alpha + beta`; "
             "channels-last (and NC11) per-thread float buffers added in double; running stats in "
-            "Normalization.cpp"
+            "Normalization.cpp; eval: `1 / sqrt(running_var + eps)` in float, the same transform"
         ),
         (
             "FMAs of the AVX2 objects (the output, the backward's `dy - grad_mean - dx`, some reductions' "

@@ -113,6 +113,38 @@ def batch_norm(
     return _from_layout(y, x.shape, channels_last), mean, invstd, rm, rv
 
 
+def batch_norm_eval(
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    running_mean: np.ndarray,
+    running_var: np.ndarray,
+    eps: float,
+    profile: KernelProfile,
+    channels_last: bool = False,
+) -> np.ndarray:
+    """native_batch_norm with training=False (nn.BatchNorm in eval mode, running statistics): its output.
+
+    ``x`` and ``channels_last`` as ``batch_norm``'s; the running statistics are only read."""
+    x86_only(profile)
+    xs, b, c, hw = _layout(x, channels_last)
+    w, bi = _opt(weight), _opt(bias)
+    rm, rv = f32(np.asarray(running_mean)), f32(np.asarray(running_var))
+    if rm.shape != (c,) or rv.shape != (c,):
+        raise ValueError(f"running statistics of shape {rm.shape}, {rv.shape} for {c} channels")
+    y = np.empty_like(xs)
+    invstd = np.empty(c, np.float32)
+    buf = np.empty(2 * c, np.float32)
+    fn = load("nn").batch_norm_eval_forward
+    fn.restype = None
+    fn(
+        profile.as_c(), ptr(xs), _p(w), _p(bi), ptr(rm), ptr(rv),
+        ctypes.c_int64(b), ctypes.c_int64(c), ctypes.c_int64(hw), ctypes.c_int32(int(channels_last and c > 1)),
+        ctypes.c_double(eps), ptr(y), ptr(invstd), ptr(buf),
+    )  # fmt: skip
+    return _from_layout(y, x.shape, channels_last)
+
+
 def batch_norm_backward(
     grad_out: np.ndarray,
     x: np.ndarray,

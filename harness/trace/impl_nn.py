@@ -154,11 +154,17 @@ def _training(a: Args, op: str) -> None:
 
 
 def _batch_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import batch_norm
+    from harness.impl.nn import batch_norm, batch_norm_eval
 
-    _training(a, "batch_norm")
     x = t["input"]
     cl = channels_last(a, "input", x.shape)
+    if not a.get("training", True):  # eval: the running statistics; save_mean/save_invstd are empty
+        if "running_mean" not in t or "running_var" not in t:
+            raise ParityError("batch_norm in eval mode: its running statistics were not captured")
+        y = batch_norm_eval(
+            x, t.get("weight"), t.get("bias"), t["running_mean"], t["running_var"], float(a["eps"]), p, cl
+        )
+        return {"out0": y, "out1": np.empty(0, np.float32), "out2": np.empty(0, np.float32)}
     y, mean, invstd, _, _ = batch_norm(
         x, t.get("weight"), t.get("bias"), t.get("running_mean"), t.get("running_var"),
         float(a.get("momentum", 0.1)), float(a["eps"]), p, cl,

@@ -1,6 +1,6 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * CPU, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
- * running statistics, output) and its backward.
+ * running statistics, output) and its backward, and in eval (running statistics).
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -8,6 +8,7 @@
  *   batch_norm_forward   x, y (B, C, HW) or, channels-last, (B*HW, C); w, b, rm, rv, save_mean,
  *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
+ *   batch_norm_eval_forward  x, y as batch_norm_forward; w, b (or NULL), rm, rv, invstd (C,); buf (2 * C,)
  *
  * Element-wise loops: ATen's cpu_kernel_vec (cpu/Loops.h vectorized_loop) runs, per call of its
  * inner loop, a body of two Vectorized<float> per iteration through the vector lambda and the rest
@@ -227,6 +228,9 @@ static void bn_stats_nchw(const float *x, int64_t B, int64_t C, int64_t HW, floa
     }
 }
 
+static void bn_transform(const profile_t *p, const float *x, const float *w, const float *b, int64_t B, int64_t C,
+                         int64_t HW, int rows, const float *mean, const float *invstd, float *y, float *buf);
+
 /* native_batch_norm, training (Normalization.cpp batch_norm_cpu with train=True on contiguous input):
  *   stats     as above, by layout;
  *   save_mean = mean; save_invstd = 1 / sqrt((double)(var_sum / n) + eps), 0 where var and eps are 0
@@ -256,10 +260,28 @@ void batch_norm_forward(profile_t p, const float *x, const float *w, const float
             rv[k] = (float)((double)m * unbiased + (double)((1.0f - m) * rv[k]));
         }
     }
-    const int c = p.contract;
+    bn_transform(&p, x, w, b, B, C, HW, rows, save_mean, save_invstd, y, buf);
+}
+
+/* native_batch_norm, eval (training=False, running stats given):
+ * batch_norm_cpu_collect_linear_and_constant_terms with mean = running_mean and invstd = 1 / std::sqrt(running_var + (float)eps) in float, then the
+ * same transform as training. */
+void batch_norm_eval_forward(profile_t p, const float *x, const float *w, const float *b, const float *rm,
+                             const float *rv, int64_t B, int64_t C, int64_t HW, int32_t cl, double eps, float *y,
+                             float *invstd, float *buf) {
+    for (int64_t k = 0; k < C; k++) invstd[k] = 1.0f / sqrtf(rv[k] + (float)eps);
+    bn_transform(&p, x, w, b, B, C, HW, cl || HW == 1, rm, invstd, y, buf);
+}
+
+/* y = x * alpha + beta per channel: alpha = invstd * w, beta = b - mean * alpha (contracted where c),
+ * the multiply-add contracted where c, the same in vector body and tail. buf (2 * C,) holds alpha, beta. */
+static void bn_transform(const profile_t *p, const float *x, const float *w, const float *b, int64_t B, int64_t C,
+                         int64_t HW, int rows, const float *mean, const float *invstd, float *y, float *buf) {
+    const int64_t n = B * HW;
+    const int c = p->contract;
     for (int64_t k = 0; k < C; k++) {
-        const float alpha = save_invstd[k] * (w ? w[k] : 1.0f);
-        const float beta = BN_MADD(c, -save_mean[k], alpha, b ? b[k] : 0.0f);
+        const float alpha = invstd[k] * (w ? w[k] : 1.0f);
+        const float beta = BN_MADD(c, -mean[k], alpha, b ? b[k] : 0.0f);
         buf[k] = alpha;
         buf[C + k] = beta;
     }
