@@ -55,6 +55,15 @@ def _grads(data: np.random.Generator, shapes: list[tuple[int, ...]], steps: int)
     return [[data.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(steps)]
 
 
+def _steps(params: list[torch.Tensor], grads: list[list[np.ndarray]], opt: Any, impl: Any) -> None:
+    """Each step's gradients into torch's parameters and the impl; one step of each."""
+    for step_grads in grads:
+        for q, g in zip(params, step_grads, strict=True):
+            q.grad = torch.from_numpy(g.copy())
+        opt.step()
+        impl.step(step_grads)
+
+
 def _run_adam(
     seed: int, shapes: list[tuple[int, ...]], steps: int, cfg: optim.AdamConfig, threads: int, lr: Any = None
 ) -> None:
@@ -71,11 +80,7 @@ def _run_adam(
     )  # fmt: skip
     mine = [w.copy() for w in weights]
     impl = optim.Adam([(mine[:1], cfg.weight_decay), (mine[1:], 0.0)], cfg, live_profile())
-    for step in range(steps):
-        for q, g in zip(params, grads[step], strict=True):
-            q.grad = torch.from_numpy(g.copy())
-        opt.step()
-        impl.step(grads[step])
+    _steps(params, grads, opt, impl)
     for j, q in enumerate(params):
         state, got = opt.state[q], impl.state[j]
         assert_bits_equal(f"param_{j}", q.detach().numpy(), mine[j])
@@ -143,11 +148,7 @@ def test_sgd(
     mine = [w.copy() for w in weights]
     cfg = optim.SgdConfig(0.05, momentum, dampening, weight_decay, nesterov, maximize, path)
     impl = optim.SGD([(mine, weight_decay)], cfg, live_profile())
-    for step in range(steps):
-        for q, g in zip(params, grads[step], strict=True):
-            q.grad = torch.from_numpy(g.copy())
-        opt.step()
-        impl.step(grads[step])
+    _steps(params, grads, opt, impl)
     for j, q in enumerate(params):
         assert_bits_equal(f"param_{j}", q.detach().numpy(), mine[j])
         if momentum:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -233,6 +233,24 @@ def adamw_step(
     adam_step(param, grad, exp_avg, exp_avg_sq, step, AdamConfig(lr, betas, eps, weight_decay), profile)
 
 
+def _with_grads(
+    groups: list[tuple[list[np.ndarray], float]],
+    grads: Sequence[np.ndarray | None],
+    profile: KernelProfile | None,
+    name: str,
+) -> Iterator[tuple[int, np.ndarray, np.ndarray, float]]:
+    """(index, param, grad, the group's weight decay) of each parameter with a gradient, in the
+    groups' order (torch skips a parameter whose ``.grad`` is None)."""
+    if profile is None:
+        raise ValueError(f"{name} needs a KernelProfile")
+    params = [(q, wd) for group, wd in groups for q in group]
+    if len(grads) != len(params):
+        raise ValueError(f"{len(grads)} gradients for {len(params)} parameters")
+    for i, ((q, wd), g) in enumerate(zip(params, grads, strict=True)):
+        if g is not None:
+            yield i, q, g, wd
+
+
 @dataclass
 class AdamWState:
     step: int = 0
@@ -258,15 +276,7 @@ class Adam:
         return [q for params, _ in self.groups for q in params]
 
     def step(self, grads: Sequence[np.ndarray | None]) -> None:
-        if self.profile is None:
-            raise ValueError(f"{type(self).__name__} needs a KernelProfile")
-        params = self.params()
-        if len(grads) != len(params):
-            raise ValueError(f"{len(grads)} gradients for {len(params)} parameters")
-        decays = [wd for group, wd in self.groups for _ in group]
-        for i, (q, g, wd) in enumerate(zip(params, grads, decays, strict=True)):
-            if g is None:
-                continue
+        for i, q, g, wd in _with_grads(self.groups, grads, self.profile, type(self).__name__):
             mx = np.zeros_like(q) if self.config.amsgrad else None
             st = self.state.setdefault(i, AdamWState(0, np.zeros_like(q), np.zeros_like(q), mx))
             st.step += 1
@@ -359,15 +369,7 @@ class SGD:
         return [q for params, _ in self.groups for q in params]
 
     def step(self, grads: Sequence[np.ndarray | None]) -> None:
-        if self.profile is None:
-            raise ValueError("SGD needs a KernelProfile")
-        params = self.params()
-        if len(grads) != len(params):
-            raise ValueError(f"{len(grads)} gradients for {len(params)} parameters")
-        decays = [wd for group, wd in self.groups for _ in group]
-        for i, (q, g, wd) in enumerate(zip(params, grads, decays, strict=True)):
-            if g is None:
-                continue
+        for i, q, g, wd in _with_grads(self.groups, grads, self.profile, "SGD"):
             first = i not in self.momentum_buffers
             buf = self.momentum_buffers.setdefault(i, np.zeros_like(q)) if self.config.momentum != 0 else None
             sgd_step(q, g, buf, first, self.config, self.profile, weight_decay=wd)

@@ -695,19 +695,28 @@ static inline void adam_one(const profile_t *p, const adam_scalars_t *s, int vec
     *v = vv;
 }
 
+/* TensorIterator's cut of an element-wise kernel (cpu/Loops.h vectorized_loop under
+ * at::parallel_for with GRAIN_SIZE): per thread chunk, blocks of 2 * lanes through the vector lambda,
+ * the remainder through the scalar one; calls one(i, vec) for every element. */
+#define TI_LOOP(p, n, one)                                                                         \
+    do {                                                                                           \
+        int64_t block_ = 2 * (int64_t)(p).lanes;                                                   \
+        int64_t threads_ = parallel_threads(0, (n), GRAIN_SIZE, (p).threads);                      \
+        for (int64_t tid_ = 0; tid_ < threads_; tid_++) {                                          \
+            int64_t b_, e_;                                                                        \
+            if (!parallel_chunk(0, (n), GRAIN_SIZE, (p).threads, tid_, &b_, &e_)) continue;        \
+            int64_t vec_end_ = b_ + (e_ - b_) / block_ * block_;                                   \
+            for (int64_t i = b_; i < e_; i++) one(i, i < vec_end_);                                \
+        }                                                                                          \
+    } while (0)
+
 /* One Adam/AdamW step (for-loop or foreach path) of one parameter tensor, in place. */
 void adam_step_forward(profile_t p, adam_scalars_t s, float *param, const float *grad, float *exp_avg,
                        float *exp_avg_sq, float *max_exp_avg_sq, int64_t n) {
-    int64_t block = 2 * (int64_t)p.lanes;
-    int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
-    for (int64_t tid = 0; tid < threads; tid++) {
-        int64_t b, e;
-        if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &b, &e)) continue;
-        int64_t vec_end = b + (e - b) / block * block;
-        for (int64_t i = b; i < e; i++)
-            adam_one(&p, &s, i < vec_end, param + i, grad[i], exp_avg + i, exp_avg_sq + i,
-                     s.amsgrad ? max_exp_avg_sq + i : NULL);
-    }
+#define ONE(i, vec) \
+    adam_one(&p, &s, vec, param + i, grad[i], exp_avg + i, exp_avg_sq + i, s.amsgrad ? max_exp_avg_sq + i : NULL)
+    TI_LOOP(p, n, ONE);
+#undef ONE
 }
 
 /* One element of adam_math<float> (FusedAdamKernel.cpp), vector body (vec) or scalar tail:
@@ -792,15 +801,9 @@ static inline void sgd_one(const profile_t *p, const sgd_scalars_t *s, int vec, 
 
 /* One SGD step (for-loop or foreach path) of one parameter tensor, in place. */
 void sgd_step_forward(profile_t p, sgd_scalars_t s, float *param, const float *grad, float *momentum_buf, int64_t n) {
-    int64_t block = 2 * (int64_t)p.lanes;
-    int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
-    for (int64_t tid = 0; tid < threads; tid++) {
-        int64_t b, e;
-        if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &b, &e)) continue;
-        int64_t vec_end = b + (e - b) / block * block;
-        for (int64_t i = b; i < e; i++)
-            sgd_one(&p, &s, i < vec_end, param + i, grad[i], s.momentum_on ? momentum_buf + i : NULL);
-    }
+#define ONE(i, vec) sgd_one(&p, &s, vec, param + i, grad[i], s.momentum_on ? momentum_buf + i : NULL)
+    TI_LOOP(p, n, ONE);
+#undef ONE
 }
 
 /* One element of sgd_math<float> (FusedSGDKernel.cpp), vector body or scalar tail, each contracted
@@ -868,15 +871,9 @@ static inline float ew_one(const profile_t *p, int op, int vec, float a, float b
 
 void elementwise_forward(profile_t p, int32_t op, const float *a, const float *b, const float *c, float w, float *out,
                          int64_t n) {
-    int64_t block = 2 * (int64_t)p.lanes;
-    int64_t threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
-    for (int64_t tid = 0; tid < threads; tid++) {
-        int64_t lo, hi;
-        if (!parallel_chunk(0, n, GRAIN_SIZE, p.threads, tid, &lo, &hi)) continue;
-        int64_t vec_end = lo + (hi - lo) / block * block;
-        for (int64_t i = lo; i < hi; i++)
-            out[i] = ew_one(&p, op, i < vec_end, a[i], b ? b[i] : 0.0f, c ? c[i] : 0.0f, w);
-    }
+#define ONE(i, vec) out[i] = ew_one(&p, op, vec, a[i], b ? b[i] : 0.0f, c ? c[i] : 0.0f, w)
+    TI_LOOP(p, n, ONE);
+#undef ONE
 }
 
 /* torch.sqrt(x) of a float tensor (MKL VML, see vml_sqrt); element-wise, no thread dependence.
