@@ -155,6 +155,36 @@ def test_sgd(
             assert_bits_equal(f"momentum_buffer_{j}", opt.state[q]["momentum_buffer"].numpy(), impl.momentum_buffers[j])
 
 
+_SPECIALS = np.array([np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0], np.float32)
+
+
+@SETTINGS
+@given(n=SIZES, seed=SEEDS, threads=THREADS, weight=st.sampled_from([0.1, 0.3, 0.7, -0.7, 2.0]))
+def test_elementwise_kernels_with_specials(n: int, seed: int, threads: int, weight: float) -> None:
+    """The per-tensor kernels of the foreach ops, NaNs (of either sign), infinities and signed zeros
+    in both operands: maximum's NaN bits differ between the vector body and the tail."""
+    use_threads(threads)
+    data = np.random.default_rng(seed)
+    a, b = (data.standard_normal(n).astype(np.float32) for _ in range(2))
+    c = np.abs(data.standard_normal(n)).astype(np.float32) + np.float32(0.5)
+    for x in (a, b):
+        spots = data.integers(0, n, max(1, n // 6))
+        x[spots] = _SPECIALS[data.integers(0, _SPECIALS.size, spots.size)]
+    ta, tb, tc = (torch.from_numpy(x.copy()) for x in (a, b, c))
+    profile = live_profile()
+    expected = {
+        "maximum": torch.maximum(ta, tb),
+        "lerp": ta.clone().lerp_(tb, weight),
+        "addcmul": ta.clone().addcmul_(tb, tc, value=weight),
+        "addcdiv": ta.clone().addcdiv_(tb, tc, value=weight),
+        "add": ta.clone().add_(tb, alpha=weight),
+    }
+    for op, want in expected.items():
+        assert_bits_equal(
+            op, want.numpy(), optim.elementwise(op, a, b, c if op.startswith("addc") else None, weight, profile)
+        )
+
+
 def test_unmeasured_profiles_are_refused() -> None:
     """The variants beyond nanoGPT's AdamW are measured on x86 for torch 2.13.0 only."""
     from harness.core.errors import ParityError
