@@ -235,7 +235,14 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
     if a.has_sources and b.has_sources:
         if differing:
             diff.reach = reach(a, b, pairs, divergences, losses_a, target)
-            live = [divergences[r.index] for r in diff.reach.roots if r.index in divergences]
+            # a root is an op with differing outputs, or an in-place op that returns nothing
+            # (_foreach_lerp_, _fused_adamw_): its difference is seen only where later ops read it
+            a2b = {i: j for i, j in pairs if i is not None and j is not None}
+            live = [
+                divergences[r.index] if r.index in divergences else Divergence(a.ops[r.index], b.ops[a2b[r.index]], [])
+                for r in diff.reach.roots
+                if r.index in divergences or r.index in a2b
+            ]
             diff.root_cause = live[0] if live else None
         elif target:
             named_target(a, target, losses_a)  # a target A lacks is refused, differences or none

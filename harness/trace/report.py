@@ -176,7 +176,11 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
     if root is not None:
         out.append(
             ("Root cause", [
-                _where(root), f"differing outputs: {', '.join(root['outputs'])}", *root["ulp_lines"],
+                _where(root), (
+                    f"differing outputs: {', '.join(root['outputs'])}"
+                    if root["outputs"]
+                    else "differing outputs: none returned (written in place, seen where later ops read them)"
+                ), *root["ulp_lines"],
                 f"knob: {root['knob']}", f"why: {root['explanation']}", f"verification: {root['verification']}",
             ])
         )  # fmt: skip
