@@ -275,6 +275,40 @@ def test_a_fine_tune_names_the_root_that_reaches_the_result_and_the_overwritten_
     assert all(d["index_a"] < root["index_a"] for d in dead)  # earlier in the stream, yet not the cause
 
 
+_FOREACH_ADAMW = """
+import numpy as np
+import torch
+
+rng = np.random.default_rng(0)
+ps = [torch.nn.Parameter(torch.from_numpy(rng.standard_normal(n).astype(np.float32))) for n in (300, 37)]
+opt = torch.optim.AdamW(ps, lr=0.01, foreach=True, weight_decay=0.1)
+for _ in range(2):
+    for p in ps:
+        p.grad = torch.from_numpy(rng.standard_normal(p.shape).astype(np.float32))
+    opt.step()
+"""
+
+
+def test_an_in_place_foreach_op_is_the_verified_root_cause(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """AdamW with foreach=True at avx2 vs baseline: the ops it runs return nothing, and the first
+    whose writes differ (step 2's _foreach_lerp_: step 1's moments start at zero) is the root cause,
+    verified by the digests of the later ops that read what it wrote."""
+    if not {"avx2", "baseline"} <= set(_levels()):
+        pytest.skip("needs a CPU with AVX2")
+    program = tmp_path / "adamw.py"
+    program.write_text(_FOREACH_ADAMW)
+    runs = {}
+    for name, platform_id in (("avx2", "linux-x86_64-avx2-t1"), ("base", "linux-x86_64-baseline-t1")):
+        runs[name] = tmp_path / f"{name}.h5"
+        cmd = ["trace", "--platform", platform_id, "--out", str(runs[name]), "--", sys.executable, str(program)]
+        assert main(cmd) == 0
+    data = _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
+    root = data["root_cause"]
+    assert (root["op"], root["phase"], root["step"]) == ("aten._foreach_lerp_.Scalar", "optimizer", 2)
+    assert root["outputs"] == [] and root["knobs"] == ["capability"]
+    assert root["verified"] is True, root
+
+
 def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["trace", "--out", str(tmp_path / "t.h5")]) == 2
     assert capsys.readouterr().err.startswith("parity: error: nothing to trace")
