@@ -148,7 +148,7 @@ def _binary(kind: str, in_place: bool) -> Replay:
         alpha = float(a.get("alpha", 1.0))
         out = []
         for x, y in zip(selfs, _other_list(t, a, len(selfs)), strict=True):
-            if isinstance(y, np.ndarray) and y.shape == x.shape and y.ndim > 0:
+            if isinstance(y, np.ndarray) and y.shape == x.shape:
                 if kind == "add":
                     out.append(elementwise("add", x, y, None, alpha, p))
                     continue
