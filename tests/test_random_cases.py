@@ -9,14 +9,48 @@ import numpy as np
 import pytest
 
 from harness.core.errors import FixtureError
-from harness.core.op_ids import OP_IDS
+from harness.core.op_ids import MODEL_OP_IDS, OP_IDS
+from harness.workloads import random_cases as draws
 from harness.workloads.inputs import normal, salted
-from harness.workloads.random_cases import GRAIN, GROUPS, expected_params, random_cases
+from harness.workloads.random_cases import (
+    FIXTURE_GROUPS,
+    GRAIN,
+    GROUPS,
+    MODEL_GROUPS,
+    expected_params,
+    model_tensor_names,
+    random_cases,
+)
 
 
 def test_every_op_is_in_exactly_one_group():
     members = [op for ops in GROUPS.values() for op in ops]
-    assert sorted(members) == sorted(OP_IDS) and len(members) == len(set(members))
+    assert sorted(members) == sorted((*OP_IDS, *MODEL_OP_IDS)) and len(members) == len(set(members))
+    assert sorted(op for ops in FIXTURE_GROUPS.values() for op in ops) == sorted(OP_IDS)
+    assert list(GROUPS)[: len(FIXTURE_GROUPS)] == list(FIXTURE_GROUPS)  # the model ops' groups come after
+
+
+@pytest.mark.parametrize(("per_group", "seed"), [(1, 1), (12, 2), (40, 3), (300, 7)])
+def test_the_model_groups_leave_the_fixture_ops_draws_as_they_were(per_group: int, seed: int, monkeypatch):
+    """A reader redraws a fixture's cases from (per_group, seed): the draw of the 26 fixture ops must be
+    the one made before the model ops' groups were appended (the committed random fixtures hold it)."""
+    full = random_cases(per_group, seed)
+    monkeypatch.setattr(draws, "GROUPS", dict(FIXTURE_GROUPS))
+    before = random_cases(per_group, seed)
+    assert set(before) <= set(OP_IDS) and (per_group < 9 or sorted(before) == sorted(OP_IDS))
+    for op, cases in before.items():
+        assert [(c.name, dict(c.params)) for c in cases] == [(c.name, dict(c.params)) for c in full[op]], op
+
+
+def test_every_model_op_is_drawn_with_its_tensor_names():
+    cases = random_cases(24, 9, list(MODEL_OP_IDS))
+    assert sorted(cases) == sorted(MODEL_OP_IDS)
+    for op, drawn in cases.items():
+        for case in drawn:
+            inputs, outputs = model_tensor_names(op, case.params)
+            assert "out" in outputs and not inputs & {"out"}, op
+    group_of = {op: g for g, ops in MODEL_GROUPS.items() for op in ops}
+    assert all(c.name.startswith(f"r9-{group_of[op]}-") for op, cs in cases.items() for c in cs)
 
 
 def test_draws_are_reproducible_and_fill_every_group():
@@ -80,7 +114,7 @@ def test_a_random_fixture_reads_back_with_its_drawn_cases(recorded: Path):
     from harness.formats.ops import read_op_fixture
 
     fixture = read_op_fixture(recorded)
-    assert len(fixture.cases) == 2 * len(GROUPS)
+    assert len(fixture.cases) == 2 * len(FIXTURE_GROUPS)
     drawn = expected_params(2, 4)
     for rec in fixture.cases.values():
         assert drawn[(rec.op, rec.case)] == rec.params

@@ -7,15 +7,16 @@ import contextlib
 from pathlib import Path
 
 from harness.core.digest import ALGORITHM, ALGORITHMS, LEGACY
-from harness.core.errors import ParityError
+from harness.core.errors import ParityError, positive_int
 from harness.core.files import path_arg
-from harness.core.op_ids import parse_op_list
+from harness.core.op_ids import MODEL_OP_IDS, OP_IDS, parse_op_list
 from harness.platform.config import collect_facts
 from harness.platform.emulation import emulated_x86
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import RecordRequest, plan_configs, torch_missing, with_machine_blas
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path
 from harness.store.pool import POOL_DIR, pool_files
+from harness.workloads.random_cases import draw_problem
 
 
 def add_generate_parser(sub: argparse._SubParsersAction) -> None:
@@ -28,6 +29,14 @@ def add_generate_parser(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--threads", help="intra-op thread count(s), comma-separated (default: the CPU count)")
     gen.add_argument("--out", type=path_arg, default=DEFAULT_FIXTURES, help="fixture root (default: harness/fixtures)")
     gen.add_argument("--ops", default="", help="record only these ops, comma-separated")
+    gen.add_argument(
+        "--random",
+        type=positive_int,
+        default=0,
+        help="record N seeded random cases per op group instead of the fixed cases, the model ops' groups "
+        "included (harness/workloads/random_cases.py), into <id>.random-<seed>.h5",
+    )
+    gen.add_argument("--seed", type=int, default=1, help="the random cases' seed (with --random; default 1)")
     gen.add_argument("--nanogpt", action="store_true", help="record 50 nanoGPT training steps instead of the ops")
     gen.add_argument("--config", default="tiny", choices=("tiny", "shakespeare-char"), help="nanoGPT config")
     gen.add_argument(
@@ -83,11 +92,16 @@ def cmd_generate(args: argparse.Namespace) -> int:
         _check_nanogpt_train(args)
     if args.nanogpt_dir is not None and not (args.nanogpt_dir / "model.py").is_file():
         raise ParityError(f"{args.nanogpt_dir}: no model.py here (expected a checkout of nanoGPT)")
-    parse_op_list(args.ops)  # unknown ops fail here, before any process starts
+    if args.random and nanogpt:
+        raise ParityError("--random records op cases; it does not go with --nanogpt")
+    problem = draw_problem(args.random, args.seed) if args.random else ""
+    if problem:
+        raise ParityError(problem)
+    parse_op_list(args.ops, (*OP_IDS, *MODEL_OP_IDS) if args.random else OP_IDS)  # unknown ops fail here
     request = RecordRequest(
         nanogpt=args.config if nanogpt else "", ops=args.ops, full_steps=args.full_steps, init=args.init,
         nanogpt_dir=args.nanogpt_dir, nanogpt_train=args.nanogpt_train, digest=args.digest or "",
-        force=args.force, quiet=args.quiet,
+        force=args.force, quiet=args.quiet, random=args.random, seed=args.seed,
     )  # fmt: skip
     with emulated_x86(args.emulate) if args.emulate else contextlib.nullcontext() as emulation:
         facts = emulation.facts if emulation else collect_facts()
@@ -98,6 +112,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
         configs = with_machine_blas(planned, emulation)
         suffix = f"upstream-{request.nanogpt}" if args.nanogpt_train else request.nanogpt
         targets = [(cfg, fixture_path(args.out, torch_version, cfg, suffix)) for cfg in configs]
+        if args.random:
+            targets = [(cfg, path.with_name(f"{cfg.id}.random-{args.seed}.h5")) for cfg, path in targets]
         existing = [str(path) for _, path in targets if path.exists()]
         if existing and not args.force:
             raise ParityError(f"already exists, pass --force to overwrite: {', '.join(existing)}")

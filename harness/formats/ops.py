@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from harness.core.errors import FixtureError
+from harness.core.op_ids import MODEL_OP_IDS
 from harness.store import FixtureReader, FixtureWriter, json_attr, spec
 from harness.store.hdf5 import TensorKey
 
@@ -111,7 +112,12 @@ def write_op_fixture(
 
 def case_tensor_names(op: str, params: dict[str, Any]) -> tuple[set[str], set[str]]:
     """The input and output names a case of ``op`` with ``params`` records: the generator's, with
-    the bias of ``linear`` and the parameters and steps of ``adamw_step`` as its params say."""
+    the bias of ``linear`` and the parameters and steps of ``adamw_step`` as its params say; a model
+    op's (random cases only) as harness/workloads/random_cases.py says."""
+    if op in MODEL_OP_IDS:
+        from harness.workloads.random_cases import model_tensor_names
+
+        return model_tensor_names(op, params)
     cases = spec.ops_spec()[op]["cases"].values()
     inputs = {name for case in cases for name, _ in case["inputs"]}
     outputs = {out[0] for case in cases for out in case["outputs"]}
@@ -189,7 +195,8 @@ def check_op_fixture(reader: FixtureReader) -> None:
         )
     if (generator or random is not None) and recorded is None:
         raise FixtureError(reader.path, "damaged fixture: its provenance does not say which ops were recorded")
-    unknown = [op for op in listed if op not in spec.ops_spec()]
+    known = spec.ops_spec() if random is None else (*spec.ops_spec(), *MODEL_OP_IDS)  # model ops: random only
+    unknown = [op for op in listed if op not in known]
     if unknown and (generator or random is not None):
         raise FixtureError(reader.path, f"damaged fixture: unknown op(s) {', '.join(map(str, unknown))}")
     drawn = _random_draw(reader, random, listed) if random is not None else {}

@@ -69,6 +69,8 @@ class RecordRequest:
     force: bool = False
     quiet: bool = False
     live: bool = False  # for check: the caller reads the fixture, then removes it
+    random: int = 0  # seeded random cases per op group instead of the fixed ones (harness/workloads/random_cases.py)
+    seed: int = 1  # the random cases' seed
 
     def command(self, config: PlatformConfig, out: Path) -> list[str]:
         module = "harness.record.nanogpt_child" if self.nanogpt else "harness.record.ops_child"
@@ -83,8 +85,11 @@ class RecordRequest:
                 cmd += ["--full-steps", self.full_steps]
             if self.nanogpt_dir:
                 cmd += ["--nanogpt-dir", str(self.nanogpt_dir.resolve())]
-        elif self.ops:
-            cmd += ["--ops", self.ops]
+        else:
+            if self.ops:
+                cmd += ["--ops", self.ops]
+            if self.random:
+                cmd += ["--random", str(self.random), "--seed", str(self.seed)]
         if self.digest and (self.nanogpt or self.nanogpt_train):
             cmd += ["--digest", self.digest]
         flags = (("--force", self.force), ("--quiet", self.quiet), ("--live", self.live))

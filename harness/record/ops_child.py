@@ -1,4 +1,5 @@
-"""Record the 26 ops in this process's pinned configuration and write an op fixture.
+"""Record the 26 ops in this process's pinned configuration and write an op fixture; with
+``--random N``, seeded random cases of them and of the model ops (harness/record/model_ops.py).
 
 Run as ``python -m harness.record.ops_child`` by ``parity generate``, which starts
 it with the configuration's environment set (the libraries read it once, at load time).
@@ -20,6 +21,7 @@ from harness.formats.ops import CaseRecord, write_op_fixture
 from harness.platform import provenance
 from harness.platform.config import PlatformConfig, collect_facts
 from harness.record.child import Progress, child_parser, progress_printer, run_child
+from harness.record.model_ops import MODEL_OPS_BY_NAME
 from harness.record.torch_ops import OPS_BY_NAME, Case, OpSpec
 from harness.workloads.inputs import salted
 from harness.workloads.random_cases import random_cases
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def record(config: PlatformConfig) -> tuple[int, str, str]:
-        ops = [OPS_BY_NAME[name] for name in parse_op_list(args.ops)]
+        known = {**OPS_BY_NAME, **MODEL_OPS_BY_NAME} if args.random else OPS_BY_NAME  # model ops: random only
+        ops = [known[name] for name in parse_op_list(args.ops, tuple(known))]
         cases = random_cases(args.random, args.seed, [op.name for op in ops]) if args.random else None
         ops = [op for op in ops if cases is None or op.name in cases]
         records = record_ops(ops, None if args.quiet else progress_printer(config.id, "ops"), cases)

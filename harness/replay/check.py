@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from harness.core.errors import ParityError
-from harness.core.op_ids import parse_op_list
+from harness.core.op_ids import MODEL_OP_IDS, OP_IDS, parse_op_list
 from harness.core.ulp import compare_tensors, describe
 from harness.formats.ops import read_op_fixture
 from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
                 "give no ops, --fixture or --torch"
             )
         get_profile("x86-baseline", 1, args.torch)  # a release the impl has no profile for is refused here
-        ops = parse_op_list(",".join(args.ops))
+        ops = parse_op_list(",".join(args.ops), (*OP_IDS, *MODEL_OP_IDS))  # model ops: random-case fixtures
         gaps: list[Gap] = []
         total = 0
         runs = [(measure_fixture, p) for p in args.fixture or committed_impl_fixtures(args.torch)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from harness.core.errors import ParityError
 from harness.formats.ops import OpFixture
 from harness.impl.op_registry import NotImplementedInImpl, run_case
 from harness.impl.profiles import KernelProfile, profile_for_fixture
@@ -11,19 +12,25 @@ from harness.impl.profiles import KernelProfile, profile_for_fixture
 
 def impl_op_fixture(expected: OpFixture, profile: KernelProfile | None = None) -> tuple[OpFixture, dict[str, str]]:
     """The impl's outputs for ``expected``'s cases under the fixture's own profile and thread
-    count (or ``profile``); returns (fixture, {op: why it has no kernel}) -- cases of ops
-    without a kernel are left out."""
+    count (or ``profile``); returns (fixture, {op: why it has no kernel, or why a case of it was
+    refused}) -- cases of ops without a kernel, and cases whose kernel the impl does not model under
+    the profile (ParityError), are left out."""
     profile = profile or profile_for_fixture(expected.attrs)
     attrs = {**expected.attrs, "platform_id": f"impl {profile.label}"}
     out = OpFixture(expected.path.with_name(f"impl:{profile.name}-t{profile.threads}"), attrs)
     missing: dict[str, str] = {}
+    absent: set[str] = set()  # ops with no runner at all
     for key, rec in expected.cases.items():
-        if rec.op in missing:
+        if rec.op in absent:
             continue
         try:
             outputs = run_case(rec.op, rec.params, rec.inputs, profile)
         except NotImplementedInImpl as exc:
             missing[rec.op] = str(exc)
+            absent.add(rec.op)
+            continue
+        except ParityError as exc:  # this case's kernel is not modelled under the profile: the case alone
+            missing.setdefault(rec.op, str(exc))
             continue
         out.cases[key] = replace(rec, outputs={n: outputs[n] for n in rec.outputs if n in outputs})
     return out, missing
