@@ -106,6 +106,8 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
     wd, kw, ow = g.w, g.kw, g.ow
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
+    if kind == conv.GEMM_JIT and (g.oc == 1 or g.c * g.kh * g.kw == 1):  # its sgemm a gemv: refused in part
+        return False
     if kind in (conv.SSE41, conv.GEMM_JIT):
         return not (bias and ow >= 32)
     if kind in (conv.AVX2, conv.AVX512):

@@ -165,15 +165,23 @@ def _conv2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarra
 
     stride, padding = (p["stride"],) * 2, (p["padding"],) * 2
     x, w, b = t["x"], t["weight"], t.get("bias")
-    out = {"out": conv2d(x, w, b, stride, padding, profile)}
+    out: dict[str, np.ndarray] = {}
+    refused = []
+    try:
+        out["out"] = conv2d(x, w, b, stride, padding, profile)
+    except ParityError as exc:
+        refused.append(str(exc))
     names = ("grad_x", "grad_weight", "grad_bias") if p["bias"] else ("grad_x", "grad_weight")
     for i, name in enumerate(names):
         mask = tuple(j == i for j in range(3))
         try:
             grads = conv2d_backward(t["grad_out"], x, w, stride, padding, bool(p["bias"]), profile, mask)  # type: ignore[arg-type]
-        except ParityError:
+        except ParityError as exc:
+            refused.append(str(exc))
             continue
         out[name] = grads[i]  # type: ignore[assignment]
+    if not out:
+        raise ParityError("; ".join(dict.fromkeys(refused)))
     return out
 
 
