@@ -96,7 +96,7 @@ class KernelProfile:
         from harness.impl._lib import Profile
 
         aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
-        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1}[self.blas]  # csrc/common.h BLAS_*
+        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3}[self.blas]  # csrc/common.h BLAS_*
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
         return Profile(
@@ -109,6 +109,10 @@ class KernelProfile:
 MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config.BLAS_TAGS)
 # NVIDIA Performance Libraries, the BLAS of the Linux aarch64 wheel (BLAS_INFO=nvpl).
 NVPL = "nvpl"
+# MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA): its sgemm is
+# modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm); its VML and the sgemm shapes not measured there run
+# the generic path's kernels (known gaps).
+MKL_AVX2 = "mklavx2"
 
 PROFILES: dict[str, KernelProfile] = {
     p.name: p
@@ -185,6 +189,8 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
             f"no kernel profile for platform {platform_id}: the impl has profiles for Linux x86_64 "
             f"(baseline, avx2, avx512) and Linux arm64 (neoverse-n1, neoverse-v1, neoverse-v2) only"
         )
+    if config.arch == "x86_64" and config.isa == "avx2" and config.blas == MKL_AVX2 and not config.mkl_cbwr:
+        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX2)
     if config.blas not in ("", _ARCH_BLAS[config.arch]):
         raise ParityError(
             f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "

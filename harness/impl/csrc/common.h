@@ -17,7 +17,7 @@ typedef struct {
     int32_t vec_fma;    /* Vectorized::fmadd is fused (avx2/avx512) rather than a*b+c (default) */
     int32_t contract;   /* the compiler contracted scalar a*b+c into FMAs in vectorised objects */
     int32_t threads;    /* at::get_num_threads() */
-    int32_t blas;       /* the BLAS reproduced: 0 MKL's generic path, 1 NVPL (Linux aarch64), 2 MKL_CBWR=COMPATIBLE */
+    int32_t blas;       /* the BLAS reproduced: 0 MKL's generic path, 1 NVPL (Linux aarch64), 2 MKL_CBWR=COMPATIBLE, 3 MKL's Intel AVX2 path */
     int32_t torch;      /* the torch release reproduced, major*10000 + minor*100 + patch: 21201, 21300, 21401 */
 } profile_t;
 
@@ -25,6 +25,7 @@ typedef struct {
 #define ATEN_SVE 4
 #define BLAS_NVPL 1
 #define BLAS_MKL_CBWR 2 /* MKL with MKL_CBWR=COMPATIBLE: its vendor-independent kernels */
+#define BLAS_MKL_AVX2 3 /* MKL's Intel AVX2 path (mklavx2) */
 #define TORCH_2_13 21300 /* torch 2.13.0 */
 
 /* a*b+c as the profile's vector code computes it. */

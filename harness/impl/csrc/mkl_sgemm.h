@@ -64,6 +64,7 @@ typedef struct {
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
+    int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -402,6 +403,136 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
     }
 }
 
+/* ------------------------------------------------------------------------------ Intel AVX2 path
+ *
+ * MKL's "Intel(R) AVX2 enabled processors" path (what a GenuineIntel CPU with AVX2 and FMA gets;
+ * measured under QEMU's Haswell-v4 model, MKL 2024.2, one thread, docs/impl/kernels.md "MKL's
+ * Intel AVX2 path"), in torch's row-major terms, for M >= 2 and N >= 2 (except B stored
+ * transposed with N < 4 and M < 12, and the gemv shapes, not measured: mkl_avx2_modelled):
+ *   B row-major: C's rows are cut into chunks (mkl_avx2_chunk_end), each with its own row edge.
+ *   K is cut into blocks of at most kmax = 256 (A row-major) or 96 (A stored transposed): while
+ *   more than 2*kmax is left a block of kmax, then what is left as one block (<= kmax) or two
+ *   halves (the first ceil(left / 2)): K = 515, A row-major: 256, 130, 129.
+ *   Each block is a sum t from 0, by the element's place in C (MR = 6 rows, NR = 16 columns):
+ *     the last M % 6 rows (of its row chunk) when M % 6 is 1 or 2: two lanes over the block's k (lane k % 2 of the
+ *       block), each product rounded then added, t = lane0 + lane1, an odd last product added;
+ *     else the last M % 6 rows when M % 6 == 3, and the last N % 16 columns when N % 16 is 1 to 8:
+ *       the same two lanes fused, t = lane0 + lane1, then fmaf(a, b, t) for an odd last k;
+ *     else one fused chain in k order: t = fmaf(a[i,k], alpha*b[k,j], t).
+ *   c = t of the first block (beta = 0) or beta*C + t, then c = c + t for each further block;
+ *   K == 1 with beta = 1: c = fmaf(a, b, C), one rounding.
+ * alpha scales B's elements (rounded) as in the generic main kernel: not measured on this path.
+ * Not modelled (measured to differ): B stored transposed with M >= 56 or so (columns cut into chunks
+ * of 48 with 4-wide edge kernels; K blocks other than these from K = 393 at M = 64); M or N == 1
+ * (MKL's gemv); more than one thread (MKL's split between threads). */
+#define MKL_AVX2_KMAX 256
+#define MKL_AVX2_KMAX_TA 96
+#define MKL_AVX2_MR 6
+#define MKL_AVX2_NR 16
+enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2 };
+
+/* The shapes this model is measured for: M, N >= 2, except B stored transposed with N < 4, M < 12. */
+static int mkl_avx2_modelled(const sgemm_t *g) {
+    return g->M >= 2 && g->N >= 2 && !(g->tb && g->N < 4 && g->M < 12);
+}
+
+/* The start of the block after the one starting at k0 (blocks of mkl_avx2_sgemm). */
+static int64_t mkl_avx2_next(int64_t k0, int64_t K, int64_t kmax) {
+    const int64_t left = K - k0;
+    if (left > 2 * kmax) return k0 + kmax;
+    if (left > kmax) return k0 + (left + 1) / 2;
+    return K;
+}
+
+static inline float avx2_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k, float *bk) {
+    *bk = g->alpha == 1.0f ? g->B[k * g->sb0 + j * g->sb1] : g->alpha * g->B[k * g->sb0 + j * g->sb1];
+    return g->A[i * g->sa0 + k * g->sa1];
+}
+
+/* One block's sum over k0 <= k < k1 of element (i, j), by `form` (above). */
+static float mkl_avx2_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int form) {
+    float b, a;
+    if (form == AVX2_CHAIN) {
+        float t = 0.0f;
+        for (int64_t k = k0; k < k1; k++) {
+            a = avx2_prod(g, i, j, k, &b);
+            t = fmaf(a, b, t);
+        }
+        return t;
+    }
+    float lane[2] = {0.0f, 0.0f};
+    const int64_t kw = k0 + (k1 - k0) / 2 * 2;
+    for (int64_t k = k0; k < kw; k++) {
+        a = avx2_prod(g, i, j, k, &b);
+        if (form == AVX2_LANES_FUSED) {
+            lane[(k - k0) % 2] = fmaf(a, b, lane[(k - k0) % 2]);
+        } else {
+            const float p = a * b;
+            lane[(k - k0) % 2] = lane[(k - k0) % 2] + p;
+        }
+    }
+    float t = lane[0] + lane[1];
+    if (kw < k1) {
+        a = avx2_prod(g, i, j, kw, &b);
+        if (form == AVX2_LANES_FUSED) {
+            t = fmaf(a, b, t);
+        } else {
+            const float p = a * b;
+            t = t + p;
+        }
+    }
+    return t;
+}
+
+/* The end of the row chunk starting at r0 (B row-major: chunks of 48 while more than 96 rows are
+ * left, then what is left as one chunk (<= 72) or two halves (the first ceil(left / 2)); B stored
+ * transposed: one chunk). */
+static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
+    const int64_t left = g->M - r0;
+    if (g->tb || left <= 72) return g->M;
+    if (left > 96) return r0 + 48;
+    return r0 + (left + 1) / 2;
+}
+
+/* Element (i, j) of a row chunk whose last mt = rows % 6 rows are its edge. */
+static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt, int64_t kmax) {
+    const int64_t N = g->N, K = g->K, nt = N % MKL_AVX2_NR;
+    float *c = g->C + i * g->ldc + j;
+    int form = AVX2_CHAIN;
+    if (edge_row && mt <= 2)
+        form = AVX2_LANES_UNFUSED;
+    else if ((edge_row && mt == 3) || (j >= N - nt && nt <= 8))
+        form = AVX2_LANES_FUSED;
+    if (K <= 0) {
+        *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
+        return;
+    }
+    if (K == 1 && g->beta != 0.0f) {
+        float b;
+        const float a = avx2_prod(g, i, j, 0, &b);
+        *c = fmaf(a, b, g->beta * *c);
+        return;
+    }
+    float acc = 0.0f;
+    for (int64_t k0 = 0; k0 < K;) {
+        const int64_t k1 = mkl_avx2_next(k0, K, kmax);
+        const float t = mkl_avx2_block(g, i, j, k0, k1, form);
+        acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
+        k0 = k1;
+    }
+    *c = acc;
+}
+
+static void mkl_avx2_sgemm(const sgemm_t *g) {
+    const int64_t kmax = g->ta ? MKL_AVX2_KMAX_TA : MKL_AVX2_KMAX;
+    for (int64_t r0 = 0; r0 < g->M;) {
+        const int64_t r1 = mkl_avx2_chunk_end(g, r0), mt = (r1 - r0) % MKL_AVX2_MR;
+        for (int64_t i = r0; i < r1; i++)
+            for (int64_t j = 0; j < g->N; j++) mkl_avx2_elem(g, i, j, i >= r1 - mt, mt, kmax);
+        r0 = r1;
+    }
+}
+
 /* ------------------------------------------------------------------------------ routing */
 
 /* MKL's serial sgemm on one (sub-)problem, as each thread of MKL's threaded driver runs it on its
@@ -613,6 +744,10 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
+    if (g->avx2 && mkl_avx2_modelled(g)) {
+        mkl_avx2_sgemm(g);
+        return;
+    }
     if (g->cbwr) {
         mkl_cbwr_sgemm(g);
         return;
