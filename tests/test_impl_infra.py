@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import ctypes
 import json
 from pathlib import Path
@@ -236,15 +238,18 @@ def test_every_traced_kernel_op_names_a_kernel_index_row_and_every_replay_is_ind
 
 
 def test_intel_mkl_paths_are_checked_under_their_levels_profile_and_say_why():
-    """The impl has no profile for MKL's Intel paths (profile_for_platform refuses them); the committed
-    fixtures of them are checked under their level's profile, every differing output a known gap."""
-    for platform, level in (("linux-x86_64-avx2-mklavx2-t2", "x86-avx2"), ("linux-x86_64-baseline-mklsse42-t1",
-                                                                         "x86-baseline")):  # fmt: skip
-        with pytest.raises(ParityError, match="ran the BLAS code path mkl"):
-            profile_for_platform(platform)
-        config = parse_platform_id(platform)
-        assert check_profile(platform) == get_profile(level, config.threads)
-        assert unmodelled_note(platform).startswith("MKL's Intel") and "not modelled" in unmodelled_note(platform)
+    """MKL's Intel SSE4.2 path has no profile (profile_for_platform refuses it): its committed fixtures
+    are checked under their level's profile, every differing output a known gap. Its Intel AVX2 path
+    has one (its sgemm modelled in part): checked under it, the note saying what is not modelled."""
+    platform, level = "linux-x86_64-baseline-mklsse42-t1", "x86-baseline"
+    with pytest.raises(ParityError, match="ran the BLAS code path mkl"):
+        profile_for_platform(platform)
+    config = parse_platform_id(platform)
+    assert check_profile(platform) == get_profile(level, config.threads)
+    assert unmodelled_note(platform).startswith("MKL's Intel") and "not modelled" in unmodelled_note(platform)
+    avx2 = "linux-x86_64-avx2-mklavx2-t2"
+    assert check_profile(avx2) == profile_for_platform(avx2) == replace(get_profile("x86-avx2", 2), blas="mklavx2")
+    assert unmodelled_note(avx2).startswith("MKL's Intel AVX2 path") and "not modelled whole" in unmodelled_note(avx2)
     assert check_profile("linux-x86_64-avx2-mklgeneric-t2") == profile_for_platform("linux-x86_64-avx2-mklgeneric-t2")
     assert unmodelled_note("linux-x86_64-avx2-mklgeneric-t2") == ""
     with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):  # no fixture of it: no stand-in

@@ -422,9 +422,11 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
  *   c = t of the first block (beta = 0) or beta*C + t, then c = c + t for each further block;
  *   K == 1 with beta = 1: c = fmaf(a, b, C), one rounding.
  * alpha scales B's elements (rounded) as in the generic main kernel: not measured on this path.
- * Not modelled (measured to differ): B stored transposed with M >= 56 or so (columns cut into chunks
- * of 48 with 4-wide edge kernels; K blocks other than these from K = 393 at M = 64); M or N == 1
- * (MKL's gemv); more than one thread (MKL's split between threads). */
+ * B stored transposed, A row-major, M >= 56 and N >= 56 (x @ W.T of a layer): other blocks and
+ * edges, the "wide" form (mkl_avx2_wide, mkl_avx2_block_end, mkl_avx2_form).
+ * Not modelled (measured to differ): in the wide form, 1 to 12 elements of the last M % 4 rows in
+ * the lanes' columns when N % 24 % 16 is odd and 3 or more; M or N == 1 (MKL's gemv); more than one
+ * thread (MKL's split between threads). */
 #define MKL_AVX2_KMAX 256
 #define MKL_AVX2_KMAX_TA 96
 #define MKL_AVX2_MR 6
@@ -494,15 +496,43 @@ static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
     return r0 + (left + 1) / 2;
 }
 
+/* B stored transposed, A row-major, M and N both 56 or more, a plain sgemm (not an item of MKL's
+ * batched gemm, which keeps the form above: the committed sdpa_dropout fixtures): MKL's other
+ * blocking (measured: M 56 to 257, N 56 to 560, K 32 to 1,292). */
+static int mkl_avx2_wide(const sgemm_t *g) { return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56; }
+
+/* The end of the K block starting at k0: at most kmax, as mkl_avx2_next; the wide form: K <= 256
+ * one block, K <= 384 two halves (the first ceil(K / 2)), else blocks of 192 from k = 0. */
+static int64_t mkl_avx2_block_end(const sgemm_t *g, int64_t k0, int64_t kmax) {
+    const int64_t K = g->K;
+    if (!mkl_avx2_wide(g)) return mkl_avx2_next(k0, K, kmax);
+    if (K <= MKL_AVX2_KMAX) return K;
+    if (K <= 384) return k0 == 0 ? (K + 1) / 2 : K;
+    return k0 + 192 < K ? k0 + 192 : K;
+}
+
+/* Which sum element (i, j) takes, in a row chunk whose last mt rows are its edge. The wide form: a
+ * tile of 24 columns; of the last N % 24, a whole 16 take the chain, of the r = N % 24 % 16 after
+ * them the first r - r % 2 the fused lanes, an odd last one the chain; rows past the last multiple
+ * of 4 the chain everywhere when M % 4 is 2 or 3. */
+static int mkl_avx2_form(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt) {
+    const int64_t M = g->M, N = g->N;
+    if (mkl_avx2_wide(g)) {
+        const int64_t r = N % 24 % 16, f0 = N - r;
+        if (i >= M - M % 4 && M % 4 >= 2) return AVX2_CHAIN;
+        return j >= f0 && j < f0 + r / 2 * 2 ? AVX2_LANES_FUSED : AVX2_CHAIN;
+    }
+    const int64_t nt = N % MKL_AVX2_NR;
+    if (edge_row && mt <= 2) return AVX2_LANES_UNFUSED;
+    if ((edge_row && mt == 3) || (j >= N - nt && nt <= 8)) return AVX2_LANES_FUSED;
+    return AVX2_CHAIN;
+}
+
 /* Element (i, j) of a row chunk whose last mt = rows % 6 rows are its edge. */
 static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt, int64_t kmax) {
-    const int64_t N = g->N, K = g->K, nt = N % MKL_AVX2_NR;
+    const int64_t K = g->K;
     float *c = g->C + i * g->ldc + j;
-    int form = AVX2_CHAIN;
-    if (edge_row && mt <= 2)
-        form = AVX2_LANES_UNFUSED;
-    else if ((edge_row && mt == 3) || (j >= N - nt && nt <= 8))
-        form = AVX2_LANES_FUSED;
+    const int form = mkl_avx2_form(g, i, j, edge_row, mt);
     if (K <= 0) {
         *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
         return;
@@ -515,7 +545,7 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
     }
     float acc = 0.0f;
     for (int64_t k0 = 0; k0 < K;) {
-        const int64_t k1 = mkl_avx2_next(k0, K, kmax);
+        const int64_t k1 = mkl_avx2_block_end(g, k0, kmax);
         const float t = mkl_avx2_block(g, i, j, k0, k1, form);
         acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
         k0 = k1;
