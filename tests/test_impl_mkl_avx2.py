@@ -21,20 +21,24 @@ from harness.store.paths import DEFAULT_FIXTURES
 PLATFORM = "linux-x86_64-avx2-mklavx2-t1"
 FIXTURE = DEFAULT_FIXTURES / "torch-2.13.0" / f"{PLATFORM}.h5"
 
-# (case, output): products the model reproduces whole, each with elements MKL's generic path
-# computes otherwise: K above 256 (two K blocks), the 6-row tile's edge rows, the 16-column tile's
-# edge columns, A handed over transposed (K blocks of 96), row chunks of a 128-row product.
+# (case, output): outputs the model reproduces whole, each with elements MKL's generic path computes
+# otherwise: K above 256 (two K blocks), the 6-row tile's edge rows, the 16-column tile's edge
+# columns, A handed over transposed (K blocks of 96), row chunks of a 128-row product, bmm items,
+# flash attention's blocks.
 EXACT = (
     ("matmul/17x48_48x33", "out"),
     ("matmul/17x48_48x33", "grad_b"),
     ("matmul/2x2x32x64_2x2x64x32", "out"),
     ("matmul/2x2x32x64_2x2x64x32", "grad_a"),
     ("matmul/64x512_512x65", "out"),
+    ("matmul/64x512_512x65", "grad_a"),
+    ("matmul/64x512_512x65", "grad_b"),
     ("linear/3x5x48_to_17", "out"),
     ("linear/3x5x48_to_17", "grad_x"),
-    ("linear/4x32x64_to_65_nobias", "grad_x"),
     ("linear/4x32x64_to_65_nobias", "grad_weight"),
     ("sdpa/1x1x100x64", "out"),
+    ("sdpa/1x1x100x64", "grad_k"),
+    ("sdpa_dropout/1x2x257x64", "out"),
 )
 
 
@@ -96,3 +100,16 @@ def test_k_blocks_and_tile_edges_follow_the_measured_rules():
     c2 = _mm_avx2(a2, b2)
     assert np.all(c2[:, :16] == np.float32(2.0**24))  # one chain: all seven ones lost
     assert np.all(c2[:, 16] == np.float32(2.0**24 + 4))  # even lane 2**24, odd lane 4: 2**24 + 4
+
+
+def test_the_wide_form_of_x_at_w_t_has_its_own_k_blocks():
+    """B stored transposed with M, N >= 56 (a plain sgemm): K = 400 is cut 192, 192, 16 (the 2**24 at
+    k = 0 swallows the ones of the first block only); a smaller product of the same K takes two halves
+    of 200."""
+    k = 400
+    for m, n, after_first in ((64, 65, 192 + 16), (24, 32, 200)):
+        a = np.ones((m, k), np.float32)
+        a[:, 0] = 2.0**24
+        w = np.ones((n, k), np.float32)
+        c = linalg.mm(a, w, profile_for_platform(PLATFORM), trans_b=True)
+        assert np.all(c == np.float32(2.0**24 + after_first)), (m, n)

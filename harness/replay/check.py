@@ -57,7 +57,8 @@ def unmodelled_note(platform_id: str) -> str:
         return ""
     generic = f"MKL's generic path ({MODELLED_BLAS}) as AMD's CPUs run it"
     if blas in PARTLY_MODELLED_BLAS:
-        return f"{UNMODELLED_BLAS[blas]} ({blas}), not modelled whole: {PARTLY_MODELLED_BLAS[blas]}; those compute {generic}"
+        part = PARTLY_MODELLED_BLAS[blas]
+        return f"{UNMODELLED_BLAS[blas]} ({blas}), not modelled whole: {part}; those compute {generic}"
     return f"{UNMODELLED_BLAS[blas]} ({blas}), not modelled: the impl computes {generic}"
 
 

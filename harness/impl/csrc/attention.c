@@ -44,7 +44,8 @@ static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t 
         .A = B.p, .sa0 = a_t ? 1 : B.ld, .sa1 = a_t ? B.ld : 1,
         .B = A.p, .sb0 = b_t ? 1 : A.ld, .sb1 = b_t ? A.ld : 1,
         .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
-        .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR, .avx2 = p->blas == BLAS_MKL_AVX2,
+        .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR,
+        .avx2 = p->blas == BLAS_MKL_AVX2,
     };
     if (p->blas == BLAS_NVPL)
         nvpl_sgemm(&g);
