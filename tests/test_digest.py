@@ -30,6 +30,46 @@ def test_sum_follows_its_documented_order_and_digest_its_bytes(n: int):
     assert np.isnan(fingerprint_at(buf.ctypes.data, x.nbytes, False)[1])
 
 
+_M64 = (1 << 64) - 1
+_P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
+
+
+def _mix256_in_python(data: bytes) -> bytes:
+    """mix256-v1 as csrc/fingerprint.h describes it, in Python integers (no C in common with it)."""
+    acc = [(_P1 + _P2) & _M64, _P2, 0, (-_P1) & _M64]
+    padded = data + b"\0" * (-len(data) % 32)
+    for at in range(0, len(padded), 32):
+        for q in range(4):
+            w = int.from_bytes(padded[at + 8 * q : at + 8 * q + 8], "little")
+            a = (acc[q] + w * _P2) & _M64
+            acc[q] = ((((a << 31) | (a >> 33)) & _M64) * _P1) & _M64
+    out = b""
+    for q in range(4):
+        h = acc[q] ^ ((len(data) * _P3) & _M64)
+        h ^= h >> 33
+        h = (h * _P2) & _M64
+        h ^= h >> 29
+        h = (h * _P3) & _M64
+        h ^= h >> 32
+        out += h.to_bytes(8, "little")
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 5, 31, 32, 33, 64, 100, 257, 4099])
+def test_the_digest_is_the_documented_mix256_byte_for_byte(n: int):
+    """Whatever build of the stripe loop runs here (csrc/fingerprint.h: portable, or AVX's), the bytes
+    and sums are the format's; float32 data (n a multiple of 4) with its sum too."""
+    data = np.random.default_rng(n).integers(0, 256, n, dtype=np.uint8)
+    buf = data if n else np.zeros(1, np.uint8)
+    assert fingerprint_at(buf.ctypes.data, n, False)[0] == _mix256_in_python(data.tobytes())
+    if n % 4 == 0:
+        x = np.random.default_rng(n).standard_normal(n // 4).astype(np.float32)
+        buf = x if n else np.zeros(1, np.float32)
+        got_digest, got_sum = fingerprint_at(buf.ctypes.data, n, True)
+        assert got_digest == _mix256_in_python(x.tobytes())
+        assert np.float64(got_sum).view(np.uint64) == np.float64(_sum_in_documented_order(x)).view(np.uint64)
+
+
 def test_every_single_bit_flip_and_every_length_changes_the_digest():
     data = np.random.default_rng(1).integers(0, 256, 97, dtype=np.uint8)
     base = digest(data)

@@ -17,7 +17,7 @@ from harness.trace.diff import align, diff_traces
 
 torch = pytest.importorskip("torch")
 
-from harness.core.digest import digest  # noqa: E402
+from harness.core.digest import digest, fingerprint_at  # noqa: E402
 from harness.platform.config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.recorder import recording, tracing  # noqa: E402
 
@@ -671,3 +671,27 @@ def test_a_kernel_that_reads_only_onednns_isa_is_verified_by_the_level_alone(mon
     assert cause is not None and cause.knobs == ["onednn_isa"]
     verified, text, _ = cause_module.replay_verdict(diff, cause, Captured({"in0": np.float32([1, 1])}, {}, []))
     assert verified and "changing only the oneDNN ISA (ONEDNN_MAX_CPU_ISA) turns A's bits into B's" in text
+
+
+def test_non_contiguous_inputs_larger_than_the_hooks_buffer_are_digested_in_c_order(backend: str) -> None:
+    """csrc/hook.cpp digests a non-contiguous input a block of rows at a time through a 4 MiB buffer
+    (not a copy of the whole tensor): the bytes and sums are those of the tensor laid out in C order,
+    for a transpose of many blocks, rows longer than the buffer, and a strided 1-d view."""
+    torch.manual_seed(0)
+    w = torch.randn(1500, 1100)  # its transpose: 1100 rows of 6 KB, 6.6 MB
+    long_rows = torch.randn(3, 2, 1_200_000)[:, :, ::2].transpose(0, 1)  # rows of 4.8 MB
+    strided = torch.randn(6_000_000)[::3]
+    views = {"t": w.t(), "long_rows": long_rows, "strided": strided}
+    with recording() as tracer:
+        for view in views.values():
+            torch.neg(view)
+    _recorded_by(tracer, backend)
+    negs = [op for op in tracer.ops if op.op == "aten.neg.default"]
+    assert len(negs) == len(views)
+    for op, (name, view) in zip(negs, views.items(), strict=True):
+        assert not view.is_contiguous() and view.nbytes > 4 << 20, name
+        dense = view.contiguous().numpy()
+        got = op.inputs[0]
+        assert got.digest == _digest(dense), name
+        want_sum = fingerprint_at(dense.ctypes.data, dense.nbytes, True)[1]
+        assert np.float64(got.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), name

@@ -20,8 +20,9 @@
  * when contiguous, else (data_ptr, dtype, shape, stride)), valid while the tensor it was taken from
  * lives with an unchanged version counter; here the tensor is held by a weak pointer and dead
  * tensors' entries are swept when the cache has doubled. float32 data is fingerprinted with
- * fingerprint.h here (non-contiguous data after .contiguous(), as record.py does); other dtypes by
- * record.py's _fingerprint. */
+ * fingerprint.h here (non-contiguous data in its C order, as record.py's .contiguous() lays it out,
+ * a block at a time through a small buffer: stream_strided); other dtypes by record.py's
+ * _fingerprint. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -53,6 +54,9 @@
 namespace {
 
 constexpr c10::DispatchKey kKey = c10::DispatchKey::Fake;
+/* the block of a non-contiguous tensor copied at a time to be fingerprinted: in L3, and rows enough
+ * (16 or more for the 768 x 50304 transposed embedding) that a transposed copy reads whole cache lines */
+constexpr int64_t kScratchBytes = 4 << 20;
 
 /* A Python error as the C++ exception the dispatcher passes up (torch turns it into RuntimeError). */
 [[noreturn]] void raise_python_error(const char *what) {
@@ -207,6 +211,7 @@ struct Session {
      * the storage held weakly, so that one freed is not taken for another made at its address */
     std::unordered_map<const c10::StorageImpl *, Writer> writer;
     size_t writer_sweep_at = 4096;
+    at::Tensor scratch;       /* stream_strided's buffer (kScratchBytes), made when first needed */
     std::vector<Rec> records; /* not yet taken */
     Py_ssize_t count = 0;     /* ops recorded */
 };
@@ -342,6 +347,32 @@ Print from_python(PyObject *pair) {
     return p;
 }
 
+/* The C-order bytes of non-contiguous t into st, a block of whole rows (along dim 0) at a time copied
+ * into the session's scratch buffer: the bytes t.contiguous() would hold, without making a tensor of
+ * t's size (fresh pages from the kernel, each zeroed, for every large transposed operand). */
+void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
+    const int64_t nbytes = (int64_t)t.nbytes();
+    if (nbytes == 0) return;
+    if (t.is_contiguous()) {
+        fp_update(&st, static_cast<const uint8_t *>(t.const_data_ptr()), nbytes);
+        return;
+    }
+    const int64_t rows = t.dim() ? t.size(0) : 1, row_bytes = nbytes / rows;
+    if (t.dim() > 1 && row_bytes > kScratchBytes) { /* rows too long for the buffer: each row alone */
+        for (int64_t i = 0; i < rows; i++) stream_strided(s, st, t.select(0, i));
+        return;
+    }
+    const int64_t block = t.dim() ? std::max<int64_t>(1, kScratchBytes / row_bytes) : 1;
+    if (!s.scratch.defined()) s.scratch = at::empty({kScratchBytes}, at::TensorOptions().dtype(at::kByte));
+    for (int64_t i = 0; i < rows; i += block) {
+        const at::Tensor part = t.dim() ? t.narrow(0, i, std::min(block, rows - i)) : t;
+        const int64_t part_bytes = (int64_t)part.nbytes();
+        at::Tensor into = s.scratch.narrow(0, 0, part_bytes).view(part.scalar_type()).view(part.sizes());
+        into.copy_(part);
+        fp_update(&st, static_cast<const uint8_t *>(into.const_data_ptr()), part_bytes);
+    }
+}
+
 /* (digest, sum) of t: float32 here, other dtypes by record.py's _fingerprint. */
 Print fingerprint_tensor(Session &s, const at::Tensor &t, bool contiguous) {
     const int64_t n = (int64_t)t.nbytes();
@@ -351,10 +382,16 @@ Print fingerprint_tensor(Session &s, const at::Tensor &t, bool contiguous) {
         Ref pair = checked(PyObject_CallOneArg(s.fallback.get(), py.get()), "fingerprint");
         return from_python(pair.get());
     }
-    const at::Tensor data = contiguous ? t : t.contiguous();
     Print p;
     p.has = true;
-    fingerprint(static_cast<const uint8_t *>(data.const_data_ptr()), n, p.digest, &p.sum);
+    if (contiguous) {
+        fingerprint(static_cast<const uint8_t *>(t.const_data_ptr()), n, p.digest, &p.sum);
+        return p;
+    }
+    fp_state st;
+    fp_init(&st, 1);
+    stream_strided(s, st, t);
+    fp_final(&st, p.digest, &p.sum);
     return p;
 }
 
