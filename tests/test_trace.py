@@ -695,3 +695,30 @@ def test_non_contiguous_inputs_larger_than_the_hooks_buffer_are_digested_in_c_or
         assert got.digest == _digest(dense), name
         want_sum = fingerprint_at(dense.ctypes.data, dense.nbytes, True)[1]
         assert np.float64(got.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), name
+
+
+def test_a_foreach_ops_tensors_fingerprinted_on_several_threads_are_each_their_own(backend: str) -> None:
+    """csrc/hook.cpp takes the fingerprints of an op's float32 inputs, and of its outputs, on ATen's
+    threads where they are 1 MiB or more in all: each tensor still gets its own digest and sum, in its
+    place (an in-place foreach op returns nothing: its tensors are read anew as the next op's inputs)."""
+    torch.manual_seed(1)
+    xs = [torch.randn(n) for n in (300_000, 7, 120_001, 0, 250_000, 33)]
+    with recording() as tracer:
+        ys = torch._foreach_mul(xs, 3.0)
+        torch._foreach_add_(ys, 1.0)
+        torch._foreach_neg(ys)
+    _recorded_by(tracer, backend)
+    ops = {op.op: op for op in tracer.ops}
+    expected = [(x * 3.0).numpy() for x in xs]
+    checked = (
+        (ops["aten._foreach_mul.Scalar"].inputs, [x.numpy() for x in xs]),
+        (ops["aten._foreach_mul.Scalar"].outputs, expected),
+        (ops["aten._foreach_add_.Scalar"].inputs, expected),
+        (ops["aten._foreach_neg.default"].inputs, [y.numpy() for y in ys]),
+    )
+    for refs, arrays in checked:
+        assert len(refs) == len(xs)
+        for ref, a in zip(refs, arrays, strict=True):
+            assert ref.fingerprinted and ref.digest == _digest(a)
+            want_sum = fingerprint_at(a.ctypes.data, a.nbytes, True)[1] if a.size else 0.0
+            assert np.float64(ref.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64)

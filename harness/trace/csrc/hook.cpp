@@ -27,6 +27,7 @@
 #include <Python.h>
 
 #include <ATen/ATen.h>
+#include <ATen/Parallel.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
@@ -40,6 +41,8 @@
 #include <ATen/SequenceNumber.h>
 #include <torch/library.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cmath>
 #include <cstring>
@@ -57,6 +60,8 @@ constexpr c10::DispatchKey kKey = c10::DispatchKey::Fake;
 /* the block of a non-contiguous tensor copied at a time to be fingerprinted: in L3, and rows enough
  * (16 or more for the 768 x 50304 transposed embedding) that a transposed copy reads whole cache lines */
 constexpr int64_t kScratchBytes = 4 << 20;
+/* an op's outputs are fingerprinted on several threads from this many bytes in all */
+constexpr int64_t kParallelBytes = 1 << 20;
 
 /* A Python error as the C++ exception the dispatcher passes up (torch turns it into RuntimeError). */
 [[noreturn]] void raise_python_error(const char *what) {
@@ -403,8 +408,9 @@ void shape_one(TRef &r, const at::Tensor &t) {
     r.shape.assign(t.sizes().begin(), t.sizes().end());
 }
 
-/* tracer.c's ref_one: t's fingerprint by flags (FLAG_*) into r. */
-void ref_one(Session &s, TRef &r, const at::Tensor &t, int flags) {
+/* tracer.c's ref_one: t's fingerprint by flags (FLAG_*) into r; ready, where given, is t's
+ * fingerprint taken already (fingerprint_many). */
+void ref_one(Session &s, TRef &r, const at::Tensor &t, int flags, const Print *ready = nullptr) {
     shape_one(r, t);
     if (!strided_cpu(t)) return;
     bool contiguous;
@@ -417,7 +423,7 @@ void ref_one(Session &s, TRef &r, const at::Tensor &t, int flags) {
     const Print *hit = (flags & FLAG_OUTPUT) ? nullptr : lookup(s, t, key);
     if (hit != nullptr) r.print = *hit;
     else {
-        r.print = fingerprint_tensor(s, t, contiguous);
+        r.print = ready != nullptr ? *ready : fingerprint_tensor(s, t, contiguous);
         put(s, t, std::move(key), r.print, bump);
     }
 }
@@ -509,6 +515,37 @@ struct Named {
     at::Tensor tensor;
     int32_t arg, elem;
 };
+
+/* The fingerprints of an op's contiguous float32 inputs or outputs (those with want[j]) into
+ * prints[j], on ATen's intra-op threads when there are several (a foreach op's lists: the
+ * optimizer's and gradient clipping's, a tensor per parameter), largest first, each taken whole by
+ * one thread (the digest of one tensor is one sequence of stripes). Other tensors are left to
+ * ref_one. */
+void fingerprint_many(const std::vector<Named> &outs, const std::vector<bool> &want, std::vector<Print> &prints,
+                      std::vector<bool> &ready) {
+    std::vector<size_t> jobs;
+    int64_t total = 0;
+    for (size_t j = 0; j < outs.size(); j++) {
+        const at::Tensor &t = outs[j].tensor;
+        if (!want[j] || !strided_cpu(t) || t.scalar_type() != at::kFloat || !t.is_contiguous() || t.nbytes() == 0)
+            continue;
+        jobs.push_back(j);
+        total += (int64_t)t.nbytes();
+    }
+    if (jobs.size() < 2 || total < kParallelBytes || at::get_num_threads() < 2) return;
+    std::sort(jobs.begin(), jobs.end(),
+              [&](size_t a, size_t b) { return outs[a].tensor.nbytes() > outs[b].tensor.nbytes(); });
+    std::atomic<size_t> next{0};
+    at::parallel_for(0, at::get_num_threads(), 1, [&](int64_t, int64_t) {
+        for (size_t k = next++; k < jobs.size(); k = next++) {
+            const at::Tensor &t = outs[jobs[k]].tensor;
+            Print &p = prints[jobs[k]];
+            p.has = true;
+            fingerprint(static_cast<const uint8_t *>(t.const_data_ptr()), (int64_t)t.nbytes(), p.digest, &p.sum);
+        }
+    });
+    for (size_t j : jobs) ready[j] = true;
+}
 
 /* The op run by the kernels below this key. */
 void redispatch_below(const c10::OperatorHandle &op, c10::DispatchKeySet ks, torch::jit::Stack *stack) {
@@ -683,6 +720,17 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
 
     bool blank = false;
     rec.in.resize(tensors.size());
+    std::vector<bool> want_in(tensors.size(), false), ready_in(tensors.size(), false);
+    std::vector<Print> prints_in(tensors.size());
+    if (!spec.view && tensors.size() > 1) { /* those the cache has no fingerprint of, taken at once */
+        for (size_t i = 0; i < tensors.size(); i++) {
+            const at::Tensor &t = tensors[i].tensor;
+            if (spec.overwrites[tensors[i].arg] || !strided_cpu(t)) continue;
+            bool contiguous;
+            want_in[i] = lookup(s, t, content_key(t, &contiguous)) == nullptr;
+        }
+        fingerprint_many(tensors, want_in, prints_in, ready_in);
+    }
     for (size_t i = 0; i < tensors.size(); i++) {
         const Named &t = tensors[i];
         TRef &r = rec.in[i];
@@ -692,7 +740,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         if (spec.view) {
             blank |= is_blank(s, t.tensor);
             shape_one(r, t.tensor);
-        } else ref_one(s, r, t.tensor, spec.overwrites[t.arg] ? FLAG_BLANK : 0);
+        } else ref_one(s, r, t.tensor, spec.overwrites[t.arg] ? FLAG_BLANK : 0, ready_in[i] ? &prints_in[i] : nullptr);
     }
     const bool capturing =
         PySet_GET_SIZE(s.capture.get()) && PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
@@ -717,11 +765,28 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
     else
         for (size_t j = 0; j < n_ret; j++) add_out(rets[j], (int32_t)j);
     rec.out.resize(outs.size());
+    std::vector<int> out_flags(outs.size(), 0);
+    std::vector<bool> want(outs.size(), false), ready(outs.size(), false);
     for (size_t j = 0; j < outs.size(); j++) {
         const at::Tensor &t = outs[j].tensor;
         TRef &r = rec.out[j];
         r.single = outs[j].elem < 0;
         r.out = outs[j].elem;
+        if (spec.view) continue;
+        int flags = FLAG_OUTPUT | (spec.allocates ? FLAG_BLANK : 0);
+        const int scratch = PySet_Contains(spec.scratch.get(), Ref(ref_name(s, spec, r)).get());
+        if (scratch < 0) raise_python_error("spec");
+        if (scratch) flags |= FLAG_BLANK;
+        for (const Named &in : tensors)
+            if (in.tensor.unsafeGetTensorImpl() == t.unsafeGetTensorImpl() && spec.written[in.arg]) flags |= FLAG_BUMP;
+        out_flags[j] = flags;
+        want[j] = !(flags & FLAG_BLANK);
+    }
+    std::vector<Print> prints(outs.size());
+    if (!spec.view) fingerprint_many(outs, want, prints, ready);
+    for (size_t j = 0; j < outs.size(); j++) {
+        const at::Tensor &t = outs[j].tensor;
+        TRef &r = rec.out[j];
         if (spec.view) {
             shape_one(r, t);
             if (blank) {
@@ -730,13 +795,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
             }
             continue;
         }
-        int flags = FLAG_OUTPUT | (spec.allocates ? FLAG_BLANK : 0);
-        const int scratch = PySet_Contains(spec.scratch.get(), Ref(ref_name(s, spec, r)).get());
-        if (scratch < 0) raise_python_error("spec");
-        if (scratch) flags |= FLAG_BLANK;
-        for (const Named &in : tensors)
-            if (in.tensor.unsafeGetTensorImpl() == t.unsafeGetTensorImpl() && spec.written[in.arg]) flags |= FLAG_BUMP;
-        ref_one(s, r, t, flags);
+        ref_one(s, r, t, out_flags[j], ready[j] ? &prints[j] : nullptr);
     }
     for (const Named &in : tensors) { /* written in place and not returned: read anew next time (tracer.c) */
         if (!spec.written[in.arg] || !strided_cpu(in.tensor)) continue;
