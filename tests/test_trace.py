@@ -699,10 +699,10 @@ def test_non_contiguous_inputs_larger_than_the_hooks_buffer_are_digested_in_c_or
 
 def test_a_foreach_ops_tensors_fingerprinted_on_several_threads_are_each_their_own(backend: str) -> None:
     """csrc/hook.cpp takes the fingerprints of an op's float32 inputs, and of its outputs, on ATen's
-    threads where they are 1 MiB or more in all: each tensor still gets its own digest and sum, in its
+    threads where they are 4 MiB or more in all: each tensor still gets its own digest and sum, in its
     place (an in-place foreach op returns nothing: its tensors are read anew as the next op's inputs)."""
     torch.manual_seed(1)
-    xs = [torch.randn(n) for n in (300_000, 7, 120_001, 0, 250_000, 33)]
+    xs = [torch.randn(n) for n in (700_000, 7, 320_001, 0, 250_000, 33)]
     with recording() as tracer:
         ys = torch._foreach_mul(xs, 3.0)
         torch._foreach_add_(ys, 1.0)

@@ -5,7 +5,8 @@ float64 sum, by a named algorithm (torch-free). Traces and nanoGPT fixtures name
   (``harness/core/csrc/fingerprint.h`` says how both are made, the sum in its own fixed order). Two
   inputs of one length that differ in a single 64-bit word always get different digests, and
   accidental collisions of other differences are as unlikely as for any 256-bit digest (not a
-  cryptographic one: it detects changes, it does not resist forgery). About 10 GB/s.
+  cryptographic one: it detects changes, it does not resist forgery). About 10 GB/s, 15 GB/s on
+  x86-64 CPUs with AVX (data in cache; the same bytes either way).
 - ``sha256``: SHA-256, with NumPy's float64 sum (``np.add.reduce(a, dtype=float64)``, pairwise).
   What traces and fixtures written before ``mix256-v1`` carry (``LEGACY``); about 1.4 GB/s.
 

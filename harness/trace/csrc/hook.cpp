@@ -60,8 +60,8 @@ constexpr c10::DispatchKey kKey = c10::DispatchKey::Fake;
 /* the block of a non-contiguous tensor copied at a time to be fingerprinted: in L3, and rows enough
  * (16 or more for the 768 x 50304 transposed embedding) that a transposed copy reads whole cache lines */
 constexpr int64_t kScratchBytes = 4 << 20;
-/* an op's outputs are fingerprinted on several threads from this many bytes in all */
-constexpr int64_t kParallelBytes = 1 << 20;
+/* an op's tensors are fingerprinted on several threads from this many bytes in all */
+constexpr int64_t kParallelBytes = 4 << 20;
 
 /* A Python error as the C++ exception the dispatcher passes up (torch turns it into RuntimeError). */
 [[noreturn]] void raise_python_error(const char *what) {
@@ -516,6 +516,17 @@ struct Named {
     int32_t arg, elem;
 };
 
+/* whether tensors hold kParallelBytes or more of contiguous float32 data: fingerprint_many's threads
+ * are then worth their start (small models' ops never ask the cache twice) */
+bool parallel_worth(const std::vector<Named> &tensors) {
+    if (at::get_num_threads() < 2) return false;
+    int64_t total = 0;
+    for (const Named &n : tensors)
+        if (strided_cpu(n.tensor) && n.tensor.scalar_type() == at::kFloat && n.tensor.is_contiguous())
+            total += (int64_t)n.tensor.nbytes();
+    return total >= kParallelBytes;
+}
+
 /* The fingerprints of an op's contiguous float32 inputs or outputs (those with want[j]) into
  * prints[j], on ATen's intra-op threads when there are several (a foreach op's lists: the
  * optimizer's and gradient clipping's, a tensor per parameter), largest first, each taken whole by
@@ -722,7 +733,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
     rec.in.resize(tensors.size());
     std::vector<bool> want_in(tensors.size(), false), ready_in(tensors.size(), false);
     std::vector<Print> prints_in(tensors.size());
-    if (!spec.view && tensors.size() > 1) { /* those the cache has no fingerprint of, taken at once */
+    if (!spec.view && tensors.size() > 1 && parallel_worth(tensors)) { /* those the cache lacks, at once */
         for (size_t i = 0; i < tensors.size(); i++) {
             const at::Tensor &t = tensors[i].tensor;
             if (spec.overwrites[tensors[i].arg] || !strided_cpu(t)) continue;
@@ -783,7 +794,7 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         want[j] = !(flags & FLAG_BLANK);
     }
     std::vector<Print> prints(outs.size());
-    if (!spec.view) fingerprint_many(outs, want, prints, ready);
+    if (!spec.view && outs.size() > 1 && parallel_worth(outs)) fingerprint_many(outs, want, prints, ready);
     for (size_t j = 0; j < outs.size(); j++) {
         const at::Tensor &t = outs[j].tensor;
         TRef &r = rec.out[j];
