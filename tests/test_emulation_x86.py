@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import os
 import platform
+import re
+import shutil
 import struct
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from harness.cli import main
+from harness.core import buildinfo
 from harness.core.errors import ParityError
 from harness.platform import emulation
 from harness.platform.config import PlatformConfig, parse_cpuinfo, supported_levels
@@ -21,6 +25,8 @@ from harness.platform.cpuid import CpuIdentity, cpuinfo_as, decode, read_registe
 from harness.platform.emulation import EmulatedX86, emulated_x86, parse_cpu_models, parse_emulate
 from harness.platform.provenance import probe_blas_tag
 from harness.record.launch import RecordRequest, with_machine_blas
+
+REPO = Path(__file__).resolve().parent.parent
 
 HELP = (
     "Available CPUs:\n"
@@ -186,6 +192,54 @@ def test_the_emulated_cpuinfo_lives_only_while_recording(fake_qemu, monkeypatch)
     assert not emu.root.exists()
     with pytest.raises(ParityError, match="this host is arm64"), emulated_x86("x86:Haswell-v4", host_arch="aarch64"):
         pass
+
+
+def test_a_cpu_without_fma_gets_a_portable_build_of_the_package(fake_qemu, monkeypatch, tmp_path):
+    """This host's libraries, built with -mfma, use AVX anywhere (the digest stopped nanoGPT recordings
+    on Nehalem-v2 with an illegal instruction): such a CPU runs a copy built without it, first on the path."""
+    assert emulation.needs_portable_build(decode(NEHALEM), ["-O3", "-mfma"])
+    assert not emulation.needs_portable_build(decode(HASWELL), ["-O3", "-mfma"])
+    assert not emulation.needs_portable_build(decode(NEHALEM), ["-O3"])  # a host without FMA builds portably
+    built: list[Path] = []
+    monkeypatch.setattr(emulation, "portable_x86_package", lambda repo, dest: built.append(dest) or dest)
+    monkeypatch.setattr(buildinfo, "compile_flags", lambda machine=None: [*buildinfo.PORTABLE_FLAGS, "-mfma"])
+    config = PlatformConfig("linux", "x86_64", "baseline", 1)
+    for registers, portable in ((NEHALEM, True), (HASWELL, False)):
+        monkeypatch.setattr(emulation, "probe_x86_cpu", lambda model, r=registers: decode(r))
+        with emulated_x86("x86:Nehalem-v2", host_arch="x86_64") as emu:
+            env = emu.env(config, {"PATH": "/bin", "PYTHONPATH": "/w"})
+            if portable:
+                assert emu.package == built[-1] and emu.package.parent == emu.root
+                assert env["PYTHONPATH"] == f"{emu.package}{os.pathsep}/w" and env["PYTHONSAFEPATH"] == "1"
+            else:
+                assert emu.package is None and env["PYTHONPATH"] == "/w" and "PYTHONSAFEPATH" not in env
+    assert len(built) == 1
+
+
+def test_the_portable_digest_has_no_avx_and_gives_the_hosts_digests(tmp_path: Path):
+    from harness.core.digest import digest
+
+    emulation.portable_x86_package(REPO, tmp_path, layers=("core",))
+    (lib,) = (tmp_path / "harness" / "core").glob("_digest*.so")
+    assert shutil.which("objdump"), "binutils' objdump reads the compiled code"
+    code = subprocess.run(["objdump", "-d", str(lib)], capture_output=True, text=True, check=True).stdout
+    assert "%ymm" not in code and not re.search(r"\tv[a-z]+ ", code)  # no VEX-encoded instruction
+    data = np.arange(1000, dtype=np.float32) / 7
+    run = [
+        sys.executable,
+        "-c",
+        "import numpy as np; from harness.core import _digest; from harness.core.digest "
+        "import digest; print(_digest.__file__); print(digest(np.arange(1000, dtype=np.float32) / 7).hex())",
+    ]
+    out = subprocess.run(
+        run,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path), "PYTHONSAFEPATH": "1"},
+    ).stdout.split()
+    assert out == [str(lib), digest(data).hex()]  # the copy's library, the same bits
 
 
 def _generate(*args: str, path: str) -> subprocess.CompletedProcess[str]:

@@ -37,6 +37,7 @@ from harness.replay.check import (
     committed_impl_fixtures,
     committed_impl_nanogpt_fixtures,
     nanogpt_gap_step,
+    unmodelled_note,
 )
 from harness.replay.nanogpt import impl_nanogpt_fixture
 from harness.replay.ops import impl_op_fixture
@@ -112,7 +113,8 @@ def test_impl_trains_nanogpt_like_the_fixture(path: Path) -> None:
     """Initial weights and all 50 steps, every recorded digest, scalar and full tensor; a known
     gap must still diverge, and no earlier than its recorded step."""
     expected = read_nanogpt_fixture(path)
-    diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected))
+    profile = check_profile(str(expected.attrs["platform_id"]), str(expected.attrs["torch_version"]))
+    diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
     if diff.first is None:
         return
     first = diff.first
@@ -158,10 +160,15 @@ def test_other_releases_have_committed_fixtures() -> None:
 
 @pytest.mark.parametrize("path", _release_params(nanogpt=False))
 def test_impl_reproduces_release_fixture(path: Path) -> None:
-    """Every output of an op fixture of another release, under that release's profile."""
+    """Every output of an op fixture of another release, under that release's profile; on one of
+    MKL's Intel paths (the generic path standing in, as for torch 2.13.0), exactly the outputs the
+    2.13.0 fixture of that platform lists as known gaps."""
     expected = _fixture(path)
-    assert profile_for_fixture(expected.attrs).torch == expected.attrs["torch_version"] != IMPL_TORCH
-    assert _differing(expected, None) == []
+    platform, release = str(expected.attrs["platform_id"]), str(expected.attrs["torch_version"])
+    profile = check_profile(platform, release)
+    assert profile.torch == release != IMPL_TORCH
+    known = [(f"{g.op}/{g.case}", g.output) for g in KNOWN.for_platform(platform)] if unmodelled_note(platform) else []
+    assert sorted(_differing(expected, profile)) == sorted(known)
 
 
 @pytest.mark.parametrize("path", _release_params(nanogpt=True))

@@ -253,6 +253,7 @@ def test_intel_mkl_paths_are_checked_under_their_levels_profile_and_say_why():
     assert unmodelled_note("linux-x86_64-avx2-mklgeneric-t2") == ""
     with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):  # no fixture of it: no stand-in
         check_profile("linux-x86_64-avx512-mklavx512-t2")
-    for gap in load_gaps().gaps:  # every gap of an Intel path says why
+    for gap in load_gaps().gaps:  # every gap of an Intel path says why (a nanoGPT run's, then where it parts)
         note = unmodelled_note(gap.platform)
-        assert not note or gap.why == note, gap.line()
+        nanogpt = gap.op.startswith("nanogpt-") and gap.why.startswith(f"{note}; first divergence at step ")
+        assert not note or gap.why == note or nanogpt, gap.line()

@@ -410,6 +410,7 @@ class EmulatedX86:
     model: str  # the QEMU CPU model
     cpu: CpuIdentity  # what CPUID says under it
     root: Path  # QEMU's -L prefix: proc/cpuinfo
+    package: Path | None = None  # a portable build of the package to run from (``portable_x86_package``)
 
     @property
     def facts(self) -> PlatformFacts:
@@ -427,7 +428,48 @@ class EmulatedX86:
         return [qemu_binary("x86_64"), "-L", str(self.root), "-cpu", self.model, *argv]
 
     def env(self, config: PlatformConfig, base: dict[str, str] | None = None) -> dict[str, str]:
-        return {**child_env(config, base), "PARITY_EMULATION": self.note}
+        env = {**child_env(config, base), "PARITY_EMULATION": self.note}
+        if self.package is not None:  # first on the path, and not the working directory's copy (-m puts it first)
+            env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.package), env.get("PYTHONPATH", "")) if p)
+            env["PYTHONSAFEPATH"] = "1"
+        return env
+
+
+def needs_portable_build(cpu: CpuIdentity, host_flags: list[str]) -> bool:
+    """Whether this host's build of the package's C libraries would not run on ``cpu``: ``-mfma``
+    (an x86_64 host with FMA) lets GCC use AVX and FMA anywhere in them, and the digest a nanoGPT
+    recording runs stops with an illegal instruction on a CPU without FMA (``Nehalem-v2``)."""
+    return "-mfma" in host_flags and "fma" not in cpu.flags
+
+
+def portable_x86_package(repo: Path, dest: Path, layers: tuple[str, ...] | None = None) -> Path:
+    """A copy of the package under ``dest`` with its C libraries compiled by this host's compiler
+    with the portable flags alone (``buildinfo.PORTABLE_FLAGS``, no ``-mfma``: SSE2 code, which
+    every x86_64 runs; the flags change no bits, every FMA being an explicit ``fmaf``); the host's
+    own libraries in ``repo`` stay as they are. ``harness/fixtures`` is a link to the store.
+    ``layers``: only their libraries (default every one). Returns ``dest`` (the folder to put on the path)."""
+    import sysconfig
+
+    from harness.core import buildinfo
+
+    package = dest / "harness"
+    skip = shutil.ignore_patterns("*.so", "__pycache__", ".*.tmp", "fixtures")
+    shutil.copytree(repo / "harness", package, ignore=skip)
+    (package / "fixtures").symlink_to(repo / "harness" / "fixtures", target_is_directory=True)
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    for lib in buildinfo.libraries():
+        if layers is not None and lib.layer not in layers:
+            continue
+        out = package / lib.layer / f"_{lib.name}{suffix}"
+        includes = [arg for inc in lib.includes for arg in ("-I", str(inc))]
+        includes += ["-I", sysconfig.get_paths()["include"]]
+        cmd = [cc, *buildinfo.PORTABLE_FLAGS, "-fPIC", "-shared", *includes, str(lib.source), "-o", str(out), "-lm"]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        if result.returncode != 0:
+            detail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            raise ParityError(f"compiling {lib.module} without -mfma for the emulated CPU failed: {detail}")
+    return dest
 
 
 def probe_x86_cpu(model: str) -> CpuIdentity:
@@ -462,10 +504,15 @@ def emulated_x86(spec: str, host_arch: str | None = None) -> Iterator[EmulatedX8
         raise ParityError(f"QEMU knows no x86 CPU model '{model}' (`qemu-x86_64 -cpu help` lists {len(models)}; "
                           f"e.g. {X86_EXAMPLES})")  # fmt: skip
     cpu = probe_x86_cpu(model)
+    from harness.core import buildinfo
+
     try:
         host_cpuinfo = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError as exc:
         raise ParityError(f"/proc/cpuinfo: cannot read it ({exc.strerror})") from None
     with tempfile.TemporaryDirectory(prefix="parity-x86-") as tmp:
         write_files(Path(tmp), {"proc/cpuinfo": cpuinfo_as(host_cpuinfo, cpu)})
-        yield EmulatedX86(model, cpu, Path(tmp))
+        package = None
+        if needs_portable_build(cpu, buildinfo.compile_flags()):
+            package = portable_x86_package(Path(__file__).resolve().parent.parent.parent, Path(tmp) / "package")
+        yield EmulatedX86(model, cpu, Path(tmp), package)
