@@ -142,7 +142,7 @@ def test_impl_row_follows_the_measured_gaps(configs, data):
             assert row["ops"] == row["of"] == 26 and row["profile"].endswith(f" torch {c.torch_version}"), c.label
             assert all(r["identical_steps"] == r["steps"] == 50 for r in row["nanogpt"].values()), c.label
             continue
-        # the matrix is of the 26 ops: the model ops' random cases (harness.workloads.random_cases) have gaps of their own
+        # the matrix is of the 26 ops: the model ops' random cases have gaps of their own
         differing = {g.op for g in gaps.for_platform(c.platform_id) if g.op in data["ops"]}
         assert row["ops"] == 26 - len(differing) and row["of"] == 26, c.label
         if "tiny" in c.nanogpt:
