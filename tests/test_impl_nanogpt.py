@@ -14,10 +14,17 @@ from harness.core.digest import digest
 from harness.formats.nanogpt import DIGEST_KINDS, NanoGPTRun, read_nanogpt_fixture
 from harness.impl import nanogpt
 from harness.impl.profiles import profile_for_platform
+from harness.platform.config import parse_platform_id
+from harness.replay.check import UNMODELLED_BLAS
 from harness.workloads.nanogpt import CONFIGS, batches_for
 
 FIXTURES = Path(__file__).resolve().parent.parent / "harness" / "fixtures" / "torch-2.13.0"
-PLATFORMS = sorted(p.name.split(".nanogpt-")[0] for p in FIXTURES.glob("linux-x86_64-*.nanogpt-tiny.h5"))
+# the runs of MKL's Intel paths are known gaps, held by tests/test_impl_fixtures.py's strict xfails
+PLATFORMS = sorted(
+    p.name.split(".nanogpt-")[0]
+    for p in FIXTURES.glob("linux-x86_64-*.nanogpt-tiny.h5")
+    if parse_platform_id(p.name.split(".nanogpt-")[0]).blas not in UNMODELLED_BLAS
+)
 STEPS = 3
 
 

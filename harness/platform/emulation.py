@@ -464,7 +464,8 @@ def portable_x86_package(repo: Path, dest: Path, layers: tuple[str, ...] | None 
         out = package / lib.layer / f"_{lib.name}{suffix}"
         includes = [arg for inc in lib.includes for arg in ("-I", str(inc))]
         includes += ["-I", sysconfig.get_paths()["include"]]
-        cmd = [cc, *buildinfo.PORTABLE_FLAGS, "-fPIC", "-shared", *includes, str(lib.source), "-o", str(out), "-lm"]
+        cmd = [cc, *buildinfo.PORTABLE_FLAGS, "-DPARITY_FP_NO_AVX", "-fPIC", "-shared", *includes, str(lib.source)]
+        cmd += ["-o", str(out), "-lm"]
         result = subprocess.run(cmd, capture_output=True, text=True, check=False)
         if result.returncode != 0:
             detail = (result.stderr.strip().splitlines() or ["no output"])[-1]

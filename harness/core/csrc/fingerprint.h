@@ -84,7 +84,9 @@ static void fp_stripes_plain(uint64_t acc[4], double *s, const uint8_t *p, int64
         }
 }
 
-#if defined(__GNUC__) && defined(__x86_64__)
+/* PARITY_FP_NO_AVX: a build for a CPU without AVX (an emulated one) leaves the AVX loop out, so
+ * that its code holds no VEX instruction at all, not only none it runs */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(PARITY_FP_NO_AVX)
 #define PARITY_FP_AVX 1
 #include <immintrin.h>
 
