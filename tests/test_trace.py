@@ -249,6 +249,16 @@ for _ in range(2):
 """
 
 
+def _trace_avx2_and_baseline(program: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    """`parity trace` of ``program`` at avx2 and at baseline, 1 thread each; their `parity diff --json`."""
+    runs = {}
+    for name, platform_id in (("avx2", "linux-x86_64-avx2-t1"), ("base", "linux-x86_64-baseline-t1")):
+        runs[name] = tmp_path / f"{name}.h5"
+        cmd = ["trace", "--platform", platform_id, "--out", str(runs[name]), "--", sys.executable, str(program)]
+        assert main(cmd) == 0
+    return _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
+
+
 def test_a_fine_tune_names_the_root_that_reaches_the_result_and_the_overwritten_initialisation_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -258,12 +268,7 @@ def test_a_fine_tune_names_the_root_that_reaches_the_result_and_the_overwritten_
         pytest.skip("needs a CPU with AVX2")
     program = tmp_path / "fine_tune.py"
     program.write_text(_FINE_TUNE)
-    runs = {}
-    for name, platform_id in (("avx2", "linux-x86_64-avx2-t1"), ("base", "linux-x86_64-baseline-t1")):
-        runs[name] = tmp_path / f"{name}.h5"
-        cmd = ["trace", "--platform", platform_id, "--out", str(runs[name]), "--", sys.executable, str(program)]
-        assert main(cmd) == 0
-    data = _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
+    data = _trace_avx2_and_baseline(program, tmp_path, capsys)
     root = data["root_cause"]
     assert (root["op"], root["module"], root["phase"]) == ("aten.native_layer_norm.default", "Sequential.1", "forward")
     assert root["verified"] is True and root["knobs"] == ["capability"]
@@ -297,12 +302,7 @@ def test_an_in_place_foreach_op_is_the_verified_root_cause(tmp_path: Path, capsy
         pytest.skip("needs a CPU with AVX2")
     program = tmp_path / "adamw.py"
     program.write_text(_FOREACH_ADAMW)
-    runs = {}
-    for name, platform_id in (("avx2", "linux-x86_64-avx2-t1"), ("base", "linux-x86_64-baseline-t1")):
-        runs[name] = tmp_path / f"{name}.h5"
-        cmd = ["trace", "--platform", platform_id, "--out", str(runs[name]), "--", sys.executable, str(program)]
-        assert main(cmd) == 0
-    data = _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
+    data = _trace_avx2_and_baseline(program, tmp_path, capsys)
     root = data["root_cause"]
     assert (root["op"], root["phase"], root["step"]) == ("aten._foreach_lerp_.Scalar", "optimizer", 2)
     assert root["outputs"] == [] and root["knobs"] == ["capability"]
