@@ -664,10 +664,10 @@ static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
 }
 
 /* sum of the products k0 <= k < k1 as a dot of `lanes` lanes (lane (k - k0) % lanes over whole steps,
- * each a chain from 0), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2),
- * (1, 3); 4 lanes (0, 2), (1, 3)), then the rest in order. */
-static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes) {
-    float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+ * each a chain from `seed` for lane 0 and 0 for the others), lanes added as a tree (l + lanes/2 first:
+ * 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes (0, 2), (1, 3)), then the rest in order. */
+static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, float seed) {
+    float l[8] = {seed, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
     for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
     for (int h = lanes / 2; h >= 2; h /= 2)
@@ -677,19 +677,14 @@ static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_
     return s;
 }
 
+static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes) {
+    return cbwr_lanes(g, i, j, k0, k1, lanes, 0.0f);
+}
+
 /* The gemv form: the first product seeds lane 0, then `lanes` lanes from k = 1 added as cbwr_dot's,
  * the rest in order. */
 static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes) {
-    const int64_t K = g->K;
-    if (K <= 0) return 0.0f;
-    float l[8] = {cbwr_prod(g, i, j, 0), 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    const int64_t kw = 1 + (K - 1) / lanes * lanes;
-    for (int64_t k = 1; k < kw; k++) l[(k - 1) % lanes] = l[(k - 1) % lanes] + cbwr_prod(g, i, j, k);
-    for (int h = lanes / 2; h >= 2; h /= 2)
-        for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
-    float s = l[0] + l[1];
-    for (int64_t k = kw; k < K; k++) s = s + cbwr_prod(g, i, j, k);
-    return s;
+    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, cbwr_prod(g, i, j, 0));
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
