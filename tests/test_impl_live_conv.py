@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
 from harness.impl import conv
 from harness.impl.profiles import KernelProfile
@@ -62,6 +63,16 @@ ZOO = (
     ((4, 8, 8, 8), (8, 8, 3, 3), 2, 1, False),
     ((4, 8, 4, 4), (32, 8, 1, 1), 1, 0, False),
     ((4, 3, 32, 32), (64, 3, 8, 8), 8, 0, True),
+)
+# oneDNN's gemm:jit (every backward at SSE4.1) where its sgemm is a gemv (one output channel, or
+# C*KH*KW = 1), and one image of a 5x5 kernel below the scratchpad limit (its pixel blocks are held
+# by the committed random case r3-conv-030: their forward, which may decline, is not modelled)
+GEMM_JIT_EDGES = (
+    ((3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True),
+    ((16, 1, 17, 5), (1, 1, 1, 1), 2, 0, False),
+    ((3, 1, 17, 14), (7, 1, 1, 1), 2, 0, True),
+    ((4, 17, 15, 12), (1, 17, 2, 2), 1, 0, True),
+    ((1, 31, 6, 6), (6, 31, 5, 5), 1, 2, True),
 )
 
 # Known gaps, measured (docs/impl/kernels.md, convolution): (level, threads, case, output, what).
@@ -106,8 +117,15 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
     wd, kw, ow = g.w, g.kw, g.ow
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
-    if kind == conv.GEMM_JIT and (g.oc == 1 or g.c * g.kh * g.kw == 1):  # its sgemm a gemv: refused in part
+    if kind == conv.GEMM_JIT and g.oc == 1 and g.c * g.kh * g.kw > 256:  # the forward: not modelled
         return False
+    if kind == conv.GEMM_JIT and conv.gemm_jit_forward_may_decline(g):  # gemm:jit or ref:any: not modelled
+        return False
+    if kind in (conv.SSE41, conv.GEMM_JIT):  # the backward's pixel blocks near the scratchpad limit
+        try:
+            conv._gemm_jit_conf(g, profile.threads, True), conv._gemm_jit_conf(g, profile.threads, False)
+        except ParityError:
+            return False
     if kind in (conv.SSE41, conv.GEMM_JIT):
         return not (bias and ow >= 32)
     if kind in (conv.AVX2, conv.AVX512):
@@ -179,7 +197,7 @@ def _child() -> None:
     threads = int(sys.argv[2])
     use_threads(threads)
     profile = live_profile()
-    cases = list(ZOO) + random_cases(int(sys.argv[3]), int(sys.argv[4]))
+    cases = list(ZOO) + list(GEMM_JIT_EDGES) + random_cases(int(sys.argv[3]), int(sys.argv[4]))
     print(json.dumps(check(cases, 7, profile)))
 
 

@@ -37,8 +37,10 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
   256; the forward's bias added last; grad_input per tap a chain over the output channels, added
-  onto zeros; grad_weight per image a chain, the images split between min(threads, N) threads;
-  grad_bias per output row a chain added to the channel's sum.
+  onto zeros; grad_weight per image a chain, the images split between min(threads, N) threads
+  (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t, csrc/conv.c); both backward passes
+  over blocks of output pixels where the im2col buffer exceeds the scratchpad limit
+  (``_gemm_jit_conf``); grad_bias per output row a chain added to the channel's sum.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -71,6 +73,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_direct.argtypes = [*[_I] * 13, _P, _P, _P, _I, _I32, _I32, _I32]
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
+        lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I]
         lib._typed = True
     return lib
 
@@ -186,6 +189,11 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     elif kind == GEMM_JIT:  # im2col order (channel, kh, kw), the sgemm's K blocks, the bias last
         if oc == 1 and c * kh * kw > 256:
             raise ParityError(f"conv2d (oneDNN gemm:jit): one output channel with K = {c * kh * kw} > 256 {_GEMV}")
+        if gemm_jit_forward_may_decline(g):
+            raise ParityError(
+                "conv2d (oneDNN gemm:jit forward): an im2col buffer above the one-thread scratchpad limit is not "
+                "modelled (oneDNN's L2 blocking decides between gemm:jit and ref:any)"
+            )
         order = [(k, i, j) for k in range(c) for i in range(kh) for j in range(kw)]
         terms: list[tuple[int, int, int]] = []
         for size in _gemm_k_blocks(len(order)):
@@ -200,9 +208,20 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     return y
 
 
-# oneDNN's gemm:jit with a matrix dimension of 1 (measured on random cases: every one differs from the
-# blocked sgemm model; the forward with K <= 256 does not)
-_GEMV = "is not modelled (its sgemm has a dimension of 1: oneDNN's gemv kernels)"
+# oneDNN's gemm:jit forward with a matrix dimension of 1 (its sgemm's n = 1; measured on random cases:
+# the blocked sgemm model misses those with K > 256, not those with K <= 256)
+_GEMV = "is not modelled (its sgemm has n = 1 and oneDNN's forward blocks K by its L2 heuristic)"
+
+
+def gemm_jit_forward_may_decline(g: Geometry) -> bool:
+    """Whether oneDNN's gemm:jit forward may decline for ``ref:any`` (NHWC; measured: per output
+    element one unfused chain over (kh, kw, channel), the bias added last): where one image's
+    im2col buffer, C*KH*KW*OH*OW floats, exceeds the one-thread scratchpad limit, 15 times the
+    floats of src, weights and dst. Whether it does depends on its L2-based blocking (not
+    modelled); measured: every ref:any forward (5 shapes) is above this bound, and gemm:jit ran
+    on 2 threads for one shape above it."""
+    n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
+    return c * kh * kw * oh * ow > 15 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow)
 
 
 def _terms_blocked(c: int, kh: int, kw: int, block: int) -> np.ndarray:
@@ -434,38 +453,81 @@ def conv2d_backward(
     return gx, gw, gb
 
 
+def _gemm_jit_conf(g: Geometry, threads: int, weights: bool) -> tuple[int, int]:
+    """(threads, os_block) of oneDNN's gemm:jit backward at SSE4.1 (gemm_convolution_utils.cpp
+    init_conf, NCHW): outer threading (the images split between all threads, each sgemm on one)
+    or one thread over the images; the output pixels in blocks of os_block where the im2col buffer
+    does not fit the scratchpad's limit (15 * threads * the bytes of src, weights and dst, at most
+    1 GiB; the weights pass first books threads * weights + 128 bytes): a block of
+    max(4, (int)(room / (4 * threads * C*KH*KW) * coef)) pixels, coef 0.05f (weights), 0.1f (data).
+    Measured: the buffer and the bookings above 91% of the limit are blocked already (1-thread
+    weights, 5x5 kernels), so that something else is booked; ParityError between 90% and 100%."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
+    os_, ks, is_, simd_w = oh * ow, kh * kw, h * wd, 4
+    wei = oc * c * ks
+    limit = min(1 << 30, 15 * threads * 4 * (n * c * h * wd + wei + n * oc * os_))
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    col = 0 if plain else c * ks * os_
+    if weights:
+        mem_ok = 4 * threads * wei + 4 * threads * c * ks * simd_w < limit
+        outer = mem_ok and os_ // threads < 256 and n != 1
+        nthr = threads if outer else 1
+        booked = 4 * nthr * wei + 128
+    else:
+        outer_eff = n / (-(-n // threads) * threads)
+        inner = -(-is_ // simd_w) * -(-c // simd_w)
+        inner_eff = inner / (-(-inner // threads) * threads)
+        outer = (
+            (os_ / threads < 512 or ks < 64)
+            and n != 1
+            and (outer_eff / inner_eff >= 1 or (is_ * c * oc) // threads < 64 * 1024)
+        )
+        nthr, booked = (threads if outer else 1), 0
+    room = limit - booked
+    if not col or 4 * nthr * col + booked <= 0.9 * limit:
+        return nthr, os_
+    if 4 * nthr * col <= room:
+        raise ParityError(
+            "conv2d backward (oneDNN gemm:jit): an im2col buffer within 10% of the scratchpad limit is not "
+            "modelled (measured: blocked from about 91% of it on, by bookings not read)"
+        )
+    most = room // (4 * nthr * (col // os_))
+    coef = np.float32(0.05 if weights else 0.1)
+    return nthr, max(simd_w, int(np.float32(most) * coef))
+
+
 def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
     """oneDNN's gemm:jit backward (gemm_convolution.cpp, every backward at SSE4.1): per image its
-    sgemm (unfused at SSE4.1) and col2im. grad_input: per tap (kh, kw) in order a chain over the output
-    channels from 0, the taps' sums added onto zeros (col2im); grad_weight: per image a chain over
-    (oh, ow), the images split evenly between min(threads, N) threads, each thread's images' sums added
-    in order, then the threads' sums; grad_bias: per output row a chain over (ow), added to the
-    channel's sum (GCC's 16-lane simd reduction: rows of 16 to 31 columns sum their first 16 lanes in
-    order, then the rest)."""
-    n, oc, kh, kw, oh, ow = g.n, g.oc, g.kh, g.kw, g.oh, g.ow
+    sgemm (unfused at SSE4.1) and col2im, over blocks of output pixels where the im2col buffer is
+    too large (``_gemm_jit_conf``). grad_input: per block, per tap (kh, kw) in order a chain over the
+    output channels from 0 (the sgemm's K blocks), added onto zeros (col2im, block by block);
+    grad_weight: per image and pixel block a chain over (oh, ow) (the sgemm's K blocks; with one
+    output channel or C*KH*KW = 1 the sgemm is oneDNN's gemv_t: csrc/conv.c conv_bwd_weights_gemv),
+    the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
+    per output row a chain over (ow), added to the channel's sum (GCC's 16-lane simd reduction: rows
+    of 16 to 31 columns sum their first 16 lanes in order, then the rest)."""
+    n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
     if mask[0]:
-        gx = np.empty_like(x)
-        terms: list[tuple[int, int, int]] = []
-        for i in range(kh):
-            for j in range(kw):
-                o0 = 0
-                for size in _gemm_k_blocks(oc):
-                    if terms:
-                        terms.append((-1, 0, 0))
-                    terms.extend((o, i, j) for o in range(o0, o0 + size))
-                    o0 += size
-        t = np.array(terms, np.int64).reshape(-1, 3)
-        lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 0)
+        gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1])
     if mask[1]:
-        if oc == 1 or g.c * kh * kw == 1:
-            raise ParityError(f"conv2d backward weights (oneDNN gemm:jit): one output channel or one input tap {_GEMV}")
+        nthr, os_block = _gemm_jit_conf(g, profile.threads, True)
         gw = np.empty_like(w)
         ohw = oh * ow
-        parts = [b * ohw for b in _balance211(n, min(profile.threads, n))]
-        runs = [b * ohw + off for b in range(n) for off in np.cumsum([0, *_gemm_k_blocks(ohw)[:-1]])]
-        _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
+        images = _balance211(n, min(nthr, n))
+        if oc == 1 or c * kh * kw == 1:
+            part = np.array(images, np.int64)
+            lib.conv_bwd_weights_gemv(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block)
+        else:
+            parts = [b * ohw for b in images]
+            runs = [
+                b * ohw + s0 + off
+                for b in range(n)
+                for s0 in range(0, ohw, os_block)
+                for off in np.cumsum([0, *_gemm_k_blocks(min(os_block, ohw - s0))[:-1]])
+            ]
+            _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
     if mask[2] and has_bias:
         if ow >= 32:
             raise ParityError("conv2d backward bias (oneDNN gemm:jit): rows of 32 or more columns not modelled")
@@ -478,6 +540,38 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
                     acc = acc + row[:, col]
                 gb = gb + acc
     return gx, gw, gb
+
+
+def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) -> np.ndarray:
+    """gemm:jit's grad_input: per tap its column (a chain over the output channels in the sgemm's
+    K blocks, csrc/conv.c conv_bwd_data_terms with one tap), added onto zeros by col2im: per block
+    of os_block output pixels, per tap in order, the pixels of the block that reach the input."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    lib = _lib()
+    gx = np.zeros((n, c, h, wd), np.float32)
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            terms: list[tuple[int, int, int]] = []
+            o0 = 0
+            for size in _gemm_k_blocks(oc):
+                if terms:
+                    terms.append((-1, 0, 0))
+                terms.extend((o, i, j) for o in range(o0, o0 + size))
+                o0 += size
+            t = np.array(terms, np.int64).reshape(-1, 3)
+            col = np.empty((n, c, h, wd), np.float32)
+            lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(col), ptr(t), len(t), 0)
+            rr = np.arange(h)[:, None] + ph - i
+            cc = np.arange(wd)[None, :] + pw - j
+            reach = (rr >= 0) & (rr % sh == 0) & (rr // sh < oh) & (cc >= 0) & (cc % sw == 0) & (cc // sw < ow)
+            pixel = (rr // sh) * ow + cc // sw
+            taps.append((col, reach, pixel // os_block))
+    for block in range(-(-(oh * ow) // os_block)):
+        for col, reach, blocks in taps:
+            at = reach & (blocks == block)
+            gx[:, :, at] += col[:, :, at]
+    return gx
 
 
 def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
