@@ -79,7 +79,10 @@ GEMM_JIT_EDGES = (
 # RAISES: the impl has no model and raises ParityError (never wrong bits). WRONG: the impl's model
 # gives other bits than torch (a strict expected failure: a fix makes it pass and the test fail).
 RAISES = (
-    ("avx512", 2, ((4, 16, 8, 8), (32, 16, 1, 1), 2, 0, False), "grad_weight"),  # jit_1x1:avx512_core split
+    # gemm:jit's forward of one image with an im2col buffer above the scratchpad limit (r3-conv-030's
+    # shape: oneDNN ran ref:any), and its backward with a buffer at 90% to 100% of the limit
+    ("baseline", 1, ((1, 31, 18, 13), (1, 31, 5, 5), 1, 2, False), "out"),
+    ("baseline", 1, ((1, 7, 6, 6), (1, 7, 5, 5), 1, 2, False), "grad_weight"),
     ("avx2", 1, ((2, 8, 9, 14), (8, 8, 6, 6), 2, 3, False), "grad_input"),  # brgconv_strided, kw = 2 * pad
 )
 WRONG = (
@@ -131,7 +134,8 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     if kind in (conv.AVX2, conv.AVX512):
         if stride > 1 and wd % stride == 0 and kw == 2 * padding and kw > 4:
             return False
-        return profile.threads == 1 or conv._weights_kernel(kind, g) != "jit_1x1:avx512_core"
+        if conv._weights_kernel(kind, g) == "jit_1x1:avx512_core" and g.oh * g.ow > 512:
+            return False
     return True
 
 

@@ -32,8 +32,9 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   kw a chain over (kh, channel) from 0, added in kw order.
 - backward weights: per thread of oneDNN's split a chain over its (image, oh, ow), the threads'
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
-  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image a chain from 0 added);
-  grad_bias alike, with its own split.
+  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image kernel calls of 128 pixels,
+  each a chain from 0 added; ``jit_1x1:avx512_core``: (image, pixel block) units split by its
+  balance, calls of whole blocks); grad_bias alike, with its own split.
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
   256; the forward's bias added last; grad_input per tap a chain over the output channels, added
@@ -252,10 +253,9 @@ def _balance211(n: int, team: int) -> list[int]:
     return starts
 
 
-def _reducer_threads(threads: int, job_size: int, njobs: int, reduction: int) -> int:
+def _reducer_threads(threads: int, job_size: int, njobs: int, reduction: int, max_buffer: int = 1 << 21) -> int:
     """Threads per group of oneDNN's reduce_balancer_t::balance() (cpu_reducer.cpp), buffers of
-    1 << 21 floats: how many threads share one weight job, each over its own images."""
-    max_buffer = 1 << 21
+    ``max_buffer`` floats: how many threads share one weight job, each over its own images."""
     min_jobs = max(1, njobs // threads)
     max_jobs = max(1, max_buffer // (threads * job_size))
     groups = min(njobs // min_jobs, threads)
@@ -289,17 +289,101 @@ def _weight_split(kind: str, g: Geometry, threads: int) -> tuple[list[int], list
     oneDNN's backward-weights kernel ``kind``; ParityError where its thread split is not modelled."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
-    images = [b * ohw for b in range(n)]
-    if kind in ("jit_1x1:avx2", "jit_1x1:avx512_core"):
-        # the (image, pixel) pairs split evenly between the threads; per image a chain from 0
-        if kind == "jit_1x1:avx512_core" and threads > 1:
-            raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
+    if kind == "jit_1x1:avx512_core":
+        return _avx512_1x1_weight_split(g, threads)
+    if kind == "jit_1x1:avx2":
+        # the (image, pixel) pairs split evenly between the threads; per image a kernel call over
+        # up to 128 pixels (all that are left below 192), each call's chain from 0
         parts = _balance211(n * ohw, min(threads, n * ohw))
-        return parts, sorted(set(images) | set(parts[:-1]))
+        runs = []
+        for lo, hi in pairwise(parts):
+            q = lo
+            while q < hi:
+                end = min(hi, (q // ohw + 1) * ohw)
+                runs.append(q)
+                q += end - q if end - q < 192 else 128
+        return parts, runs
     if kind in (AVX2, AVX512):
         parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads))]
         return parts, parts[:-1]  # one chain per thread over its images
     raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
+
+
+def _best_divider(value: int, low: int, high: int, find_max: bool) -> int:
+    """oneDNN's best_divider: the divider in [low, high] (from high down) whose rounding up of value
+    wastes the least (the first such from the top with find_max, the last otherwise)."""
+    high = max(1, min(high, value))
+    low = max(1, min(low, high))
+    best, loss_best = high, float("inf")
+    for d in range(high, low - 1, -1):
+        up = -(-value // d) * d
+        loss = np.float32(up - value) / np.float32(up)
+        if (find_max and loss < loss_best) or (not find_max and loss <= loss_best):
+            best, loss_best = d, loss
+    return best
+
+
+def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
+    """(reduce_block, nthr_mb, nthr) of jit_1x1:avx512_core's backward weights
+    (jit_avx512_common_1x1_conv_kernel.cpp; a stride above 1 first copies the strided pixels, so
+    the kernel sees OH x OW): pixel blocks of best_divider(OH*OW, 7, 16), else of OW; the threads
+    over (image, block) units, output- and input-channel blocks of 16 with the lowest memory cost
+    of its balance() (the last of equal ones); nthr their product."""
+    n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
+    ohw = oh * ow
+    if ohw > 512:  # its reduce blocking is bounded by the L1 cache size (32 KiB: 1024 or 512 floats)
+        raise ParityError("conv2d backward weights: jit_1x1:avx512_core with more than 512 pixels is not modelled")
+    block = _best_divider(ohw, 7, 16, True)
+    if ohw % block:
+        block = _best_divider(ow, 4, ow, False)
+    if block > 256:
+        block = 1
+    nb_reduce, nb_ic, nb_oc = ohw // block, -(-c // 16), -(-oc // 16)
+
+    def mem(mb: int, ocb: int, icb: int) -> int:
+        units = -(-n * nb_reduce // mb)
+        return (
+            units * -(-nb_ic // icb) * 16 * block
+            + units * -(-nb_oc // ocb) * 16 * block
+            + 12 * -(-nb_oc // ocb) * -(-nb_ic // icb) * 256
+        )
+
+    best_split, best = (1, 1, 1), mem(1, 1, 1)
+    for mb in range(1, min(threads, n * nb_reduce) + 1):
+        for ocb in range(1, min(threads // mb, nb_oc) + 1):
+            split = (mb, ocb, min(threads // mb // ocb, nb_ic))
+            if mem(*split) <= best:
+                best_split, best = split, mem(*split)
+    nthr_mb, nthr_oc, nthr_ic = best_split
+    if threads // 2 < nthr_mb < threads:
+        nthr_mb = min(n, threads)
+    return block, nthr_mb, nthr_mb * nthr_oc * nthr_ic
+
+
+def _avx512_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list[int]]:
+    """jit_1x1:avx512_core's backward weights (jit_avx512_common_1x1_convolution.cpp): the (image,
+    pixel block) units split by balance211 between nthr_mb threads; each thread's kernel calls
+    cover up to nb_reduce_blocking blocks of one image (the reduce blocking: the largest divider of
+    the pixels from max(OH, OW) up, in whole blocks), each call a chain from 0 added to the thread's
+    sum (the first call's chain is the sum); the threads' sums added in order."""
+    n, oh, ow = g.n, g.oh, g.ow
+    ohw = oh * ow
+    block, nthr_mb, _ = _avx512_1x1_balance(g, threads)
+    nb_reduce = ohw // block
+    ur = 8 if block <= 19 else 16
+    reduce_blocking = _best_divider(ohw, min(8192 // ur, max(oh, ow)), min(8192 // ur, ohw), True)
+    reduce_blocking = max(reduce_blocking // block * block, block)
+    step, step_max = reduce_blocking // block, (reduce_blocking * 3 // 2) // block
+    units = _balance211(n * nb_reduce, nthr_mb)
+    runs = []
+    for lo, hi in pairwise(units):
+        u = lo
+        while u < hi:
+            img, sp = divmod(u, nb_reduce)
+            left = min(nb_reduce - sp, hi - u)
+            runs.append(img * ohw + sp * block)
+            u += left if left < step_max else step
+    return [u * block for u in units], runs
 
 
 def _image_threads(kind: str, g: Geometry, threads: int) -> int:
@@ -371,10 +455,14 @@ def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
 
 def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
     """Image parts of oneDNN's diff_bias: the AVX2 kernels' own reduce_balancer_t over blocks of 8
-    channels; the AVX-512 direct kernel's, with its weights."""
+    channels; the AVX-512 direct kernel's, with its weights; jit_1x1:avx512_core's reducer over
+    blocks of 16 channels, the threads of its weights' balance and buffers of threads * 6400 floats."""
     n, oc = g.n, g.oc
     if kind == AVX512:
         return _balance211(n, min(n, _avx512_image_threads(threads, g, bias=True)))
+    if kind == "jit_1x1:avx512_core":  # its reducer over the threads of its weights' balance
+        nthr = _avx512_1x1_balance(g, threads)[2]
+        return _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 3 * 5 * 5 * 16 * 16))
     if threads > 1 and kind not in (AVX2, "jit_1x1:avx2"):
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
     return _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))
