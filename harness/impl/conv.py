@@ -279,7 +279,7 @@ def _weights_kernel(kind: str, g: Geometry) -> str:
     c = g.c
     if _one_by_one(g):
         return "jit_1x1:avx2" if kind == AVX2 else "jit_1x1:avx512_core"
-    if kind == AVX512 and c < 16 and c != 3:
+    if kind == AVX512 and c < 16 and c not in (1, 3):
         return AVX2
     return kind
 
@@ -303,6 +303,9 @@ def _weight_split(kind: str, g: Geometry, threads: int) -> tuple[list[int], list
                 runs.append(q)
                 q += end - q if end - q < 192 else 128
         return parts, runs
+    if kind == AVX512 and _avx512_rows_harness(g):  # (image, row) units: one chain per thread
+        parts = [u * ow for u in _balance211(n * oh, _avx512_image_threads(threads, g))]
+        return parts, parts[:-1]
     if kind in (AVX2, AVX512):
         parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads))]
         return parts, parts[:-1]  # one chain per thread over its images
@@ -395,33 +398,43 @@ def _image_threads(kind: str, g: Geometry, threads: int) -> int:
     return _avx512_image_threads(threads, g)
 
 
-def _avx512_image_threads(threads: int, g: Geometry, bias: bool = False) -> int:
-    """nthr_mb of jit_avx512_common_conv_bwd_weights_kernel_f32::balance (reduction over the images,
-    blocks of 16 channels, 3 input channels as one block): the split of (images, output-channel
-    blocks, input-channel blocks) between threads with the lowest memory cost (src + dst + 8 * weights
-    per thread), then one with a lower compute cost within 110% of it (or 4/3 cheaper). ``bias``: the
-    threads that split the bias gradient's images instead: those of one output-channel block (the
-    image threads times the input-channel-block threads; measured)."""
+def _avx512_rows_harness(g: Geometry) -> bool:
+    """Whether jit:avx512_core's backward weights runs its 2-D harness (more than 9 output rows:
+    the (image, output row) units, not the images, split between threads)."""
+    return g.oh > 9
+
+
+def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
+    """(nthr_mb, nthr_oc_b, nthr_ic_b) of jit_avx512_common_conv_bwd_weights_kernel_f32::balance
+    (blocks of 16 channels, fewer than 16 input channels as one block): the split of (images, or
+    (image, row) units in the 2-D harness; output-channel blocks; input-channel blocks) between
+    threads with the lowest memory cost (src + dst + 8 * weights per thread, the last of equal
+    ones), then one with a lower compute cost within 110% of it (or 4/3 cheaper); nthr_mb then
+    min(units, threads) where it is above half the threads and below all."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
-    icb = c if c == 3 else 16
+    icb = c if c in (1, 3) else 16
     nb_ic, nb_oc = -(-c // icb), -(-oc // 16)
+    rows = _avx512_rows_harness(g)
+    ih_red, oh_red = (h, oh) if rows else (1, 1)
+    ih_keep, oh_keep = (1, 1) if rows else (h, oh)
+    units_max = n * max(1, oh_red // 9)
 
     def up(a: int, b: int) -> int:
         return -(-a // b)
 
     def mem(nmb: int, noc: int, nic: int) -> int:
         return (
-            up(n, nmb) * up(nb_ic, nic) * icb * h * wd // sh // sw
-            + up(n, nmb) * up(nb_oc, noc) * 16 * oh * ow
+            up(n * ih_red, nmb) * up(nb_ic, nic) * icb * ih_keep * wd // sh // sw
+            + up(n * oh_red, nmb) * up(nb_oc, noc) * 16 * oh_keep * ow
             + 8 * up(nb_oc, noc) * up(nb_ic, nic) * kh * kw * icb * 16
         )
 
     def comp(nmb: int, noc: int, nic: int) -> int:
-        return up(n, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
+        return up(n * oh_red, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
 
     splits = [
         (nmb, noc, min(threads // nmb // noc, nb_ic))
-        for nmb in range(1, min(threads, n) + 1)
+        for nmb in range(1, min(threads, units_max) + 1)
         for noc in range(1, min(threads // nmb, nb_oc) + 1)
     ]
     best, best_mem = (1, 1, 1), mem(1, 1, 1)
@@ -433,8 +446,13 @@ def _avx512_image_threads(threads: int, g: Geometry, bias: bool = False) -> int:
         cost = comp(*split)
         if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
             best, best_comp = split, cost
-    nmb = min(n, threads) if threads / 2 < best[0] < threads else best[0]
-    return nmb * best[2] if bias else nmb
+    nmb = min(units_max, threads) if threads // 2 < best[0] < threads else best[0]
+    return nmb, best[1], best[2]
+
+
+def _avx512_image_threads(threads: int, g: Geometry) -> int:
+    """nthr_mb of jit:avx512_core's backward weights (``_avx512_balance``)."""
+    return _avx512_balance(threads, g)[0]
 
 
 def _gemm_k_blocks(k: int) -> list[int]:
@@ -454,18 +472,24 @@ def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
 
 
 def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
-    """Image parts of oneDNN's diff_bias: the AVX2 kernels' own reduce_balancer_t over blocks of 8
-    channels; the AVX-512 direct kernel's, with its weights; jit_1x1:avx512_core's reducer over
-    blocks of 16 channels, the threads of its weights' balance and buffers of threads * 6400 floats."""
+    """Parts of oneDNN's diff_bias, as the first (image, output pixel) pair of each and the number
+    of pairs: the AVX2 kernels' own reduce_balancer_t over blocks of 8 channels splitting the
+    images; jit:avx512_core's bias reducer (blocks of 16 channels, the threads of its weights'
+    balance, buffers of threads * 6400 floats) or, in its 2-D harness, the kernel's (image, row)
+    units of each thread; jit_1x1:avx512_core's reducer like jit:avx512_core's."""
     n, oc = g.n, g.oc
-    if kind == AVX512:
-        return _balance211(n, min(n, _avx512_image_threads(threads, g, bias=True)))
+    if kind == AVX512 and _avx512_rows_harness(g):  # in the kernel, per thread over its (image, row) units
+        return [u * g.ow for u in _balance211(n * g.oh, _avx512_image_threads(threads, g))]
+    if kind == AVX512:  # the images' harness: its bias reducer over blocks of 16 channels
+        nmb, noc, nic = _avx512_balance(threads, g)
+        nthr = nmb * noc * nic
+        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
     if kind == "jit_1x1:avx512_core":  # its reducer over the threads of its weights' balance
         nthr = _avx512_1x1_balance(g, threads)[2]
-        return _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 3 * 5 * 5 * 16 * 16))
+        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
     if threads > 1 and kind not in (AVX2, "jit_1x1:avx2"):
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
-    return _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))
+    return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))]
 
 
 def _terms_chunked(oc: int, kh: int, kw: int) -> np.ndarray:
@@ -671,12 +695,14 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
     if mask[0]:
         gx = np.empty_like(x)
         prof = profile if n == 1 else profile.with_threads(1)
-        cols = np.empty((k, m), np.float32)
+        # every image's gemm into one column buffer, 1x1 kernels too (measured: MKL's alignment peel
+        # follows an aligned buffer, not grad_input's image offset), then added back by col2im
+        buf = np.empty(k * m + 16, np.float32)
+        start = (-(buf.ctypes.data // 4)) % 16
+        cols = buf[start : start + k * m].reshape(k, m)
         for t in range(n):
-            out = gx[t].reshape(-1) if plain else cols.reshape(-1)
-            _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, out, m, prof)
-            if not plain:
-                gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)
+            _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, cols.reshape(-1), m, prof)
+            gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)
     if mask[1]:
         gw = np.zeros_like(w)
         for t in range(n):  # a serial loop: MKL on all threads
@@ -690,12 +716,13 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
 
 
 def _bias_grad(dy: np.ndarray, parts: list[int]) -> np.ndarray:
-    """oneDNN's diff_bias: per part of the images, per channel a chain of additions from 0 over
-    (image, oh, ow), the parts' sums added in order."""
+    """oneDNN's diff_bias: per part of the (image, oh, ow) pairs (``_bias_parts``), per channel a
+    chain of additions from 0 over its pairs, the parts' sums added in order."""
     oc = dy.shape[1]
+    pairs = dy.transpose(1, 0, 2, 3).reshape(oc, -1)
     total = np.zeros(oc, np.float32)
     for p, (lo, hi) in enumerate(pairwise(parts)):
-        flat = dy[lo:hi].transpose(1, 0, 2, 3).reshape(oc, -1)
+        flat = pairs[:, lo:hi]
         acc = np.zeros(oc, np.float32)
         for i in range(flat.shape[1]):
             acc = acc + flat[:, i]
