@@ -65,14 +65,17 @@ ZOO = (
     ((4, 3, 32, 32), (64, 3, 8, 8), 8, 0, True),
 )
 # oneDNN's gemm:jit (every backward at SSE4.1) where its sgemm is a gemv (one output channel, or
-# C*KH*KW = 1), and one image of a 5x5 kernel below the scratchpad limit (its pixel blocks are held
-# by the committed random case r3-conv-030: their forward, which may decline, is not modelled)
+# C*KH*KW = 1), the forward of one output channel with K = C*KH*KW above 256, and one image of a
+# 5x5 kernel below the scratchpad limit (its pixel blocks are held by the committed random case
+# r3-conv-030: their forward, which may decline, is not modelled)
 GEMM_JIT_EDGES = (
     ((3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True),
     ((16, 1, 17, 5), (1, 1, 1, 1), 2, 0, False),
     ((3, 1, 17, 14), (7, 1, 1, 1), 2, 0, True),
     ((4, 17, 15, 12), (1, 17, 2, 2), 1, 0, True),
     ((1, 31, 6, 6), (6, 31, 5, 5), 1, 2, True),
+    ((17, 33, 6, 16), (1, 33, 3, 3), 1, 0, True),
+    ((4, 57, 8, 8), (1, 57, 3, 3), 1, 0, False),
 )
 
 # oneDNN's thread splits of the weight and bias gradients: jit:avx512_core's 2-D harness (more than 9
@@ -128,8 +131,6 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
     wd, kw, ow = g.w, g.kw, g.ow
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
-    if kind == conv.GEMM_JIT and g.oc == 1 and g.c * g.kh * g.kw > 256:  # the forward: not modelled
-        return False
     if kind == conv.GEMM_JIT and conv.gemm_jit_forward_may_decline(g):  # gemm:jit or ref:any: not modelled
         return False
     if kind in (conv.SSE41, conv.GEMM_JIT):  # the backward's pixel blocks near the scratchpad limit

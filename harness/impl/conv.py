@@ -37,11 +37,12 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   balance, calls of whole blocks); grad_bias alike, with its own split.
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
-  256; the forward's bias added last; grad_input per tap a chain over the output channels, added
-  onto zeros; grad_weight per image a chain, the images split between min(threads, N) threads
-  (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t, csrc/conv.c); both backward passes
-  over blocks of output pixels where the im2col buffer exceeds the scratchpad limit
-  (``_gemm_jit_conf``); grad_bias per output row a chain added to the channel's sum.
+  256 (one output channel: one chain); the forward's bias added last; grad_input per tap a chain
+  over the output channels, added onto zeros; grad_weight per image a chain, the images split
+  between min(threads, N) threads (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t,
+  csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
+  the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row a chain added to the
+  channel's sum.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -188,8 +189,6 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         terms = _terms_blocked(c, kh, kw, 16)
         lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), 1, 2)
     elif kind == GEMM_JIT:  # im2col order (channel, kh, kw), the sgemm's K blocks, the bias last
-        if oc == 1 and c * kh * kw > 256:
-            raise ParityError(f"conv2d (oneDNN gemm:jit): one output channel with K = {c * kh * kw} > 256 {_GEMV}")
         if gemm_jit_forward_may_decline(g):
             raise ParityError(
                 "conv2d (oneDNN gemm:jit forward): an im2col buffer above the one-thread scratchpad limit is not "
@@ -197,7 +196,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
             )
         order = [(k, i, j) for k in range(c) for i in range(kh) for j in range(kw)]
         terms: list[tuple[int, int, int]] = []
-        for size in _gemm_k_blocks(len(order)):
+        # one output channel (the sgemm's n = 1): one chain over all of K (measured, K up to 900)
+        for size in [len(order)] if oc == 1 else _gemm_k_blocks(len(order)):
             if terms:
                 terms.append((-1, 0, 0))
             terms.extend(order[:size])
@@ -207,11 +207,6 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     else:  # jit:avx2, jit_1x1 fused, jit:sse41 unfused: one chain from the bias over blocks of 8 channels
         lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), 8, int(kind != SSE41), 1)
     return y
-
-
-# oneDNN's gemm:jit forward with a matrix dimension of 1 (its sgemm's n = 1; measured on random cases:
-# the blocked sgemm model misses those with K > 256, not those with K <= 256)
-_GEMV = "is not modelled (its sgemm has n = 1 and oneDNN's forward blocks K by its L2 heuristic)"
 
 
 def gemm_jit_forward_may_decline(g: Geometry) -> bool:
