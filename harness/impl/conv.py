@@ -75,7 +75,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_direct.argtypes = [*[_I] * 13, _P, _P, _P, _I, _I32, _I32, _I32]
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
-        lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I]
+        lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib._typed = True
     return lib
 
@@ -625,7 +625,8 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
         images = _balance211(n, min(nthr, n))
         if oc == 1 or c * kh * kw == 1:
             part = np.array(images, np.int64)
-            lib.conv_bwd_weights_gemv(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block)
+            col = np.empty(os_block, np.float32)
+            lib.conv_bwd_weights_gemv(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col))
         else:
             parts = [b * ohw for b in images]
             runs = [

@@ -8,8 +8,6 @@
  *
  * fused: 1 every term is fmaf(a, b, acc) (AVX2/AVX-512 vfmadd231ps), 0 acc + a*b with two
  * roundings (SSE4.1 mulps, addps). */
-#include <stdlib.h>
-
 #include "common.h"
 
 static inline float madd(int fused, float a, float b, float c) { return fused ? fmaf(a, b, c) : c + a * b; }
@@ -210,14 +208,14 @@ static float sse41_gemv_t(const float *x, const float *a, int64_t m, float y) {
  * IC * KH * KW = 1): per weight element, per part of the images (part[p] the first image of part
  * p, parts + 1 entries), per image and per block of os_block output pixels (oh, ow in order) one
  * sse41_gemv_t of the block's im2col column (0 in the padding) against grad_output, onto the sum
- * so far (the part's first block onto 0); the parts' sums added in order. */
+ * so far (the part's first block onto 0); the parts' sums added in order. col: os_block floats of
+ * scratch for a block's column. */
 void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
-                           const float *x, float *dw, const int64_t *part, int64_t parts, int64_t os_block) {
+                           const float *x, float *dw, const int64_t *part, int64_t parts, int64_t os_block,
+                           float *col) {
     (void)n;
     int64_t ohw = oh * ow;
-    float *col = (float *)malloc((size_t)(os_block > 0 ? os_block : 1) * sizeof(float));
-    if (!col) return;
     for (int64_t o = 0; o < oc; o++)
         for (int64_t k = 0; k < ic; k++)
             for (int64_t i = 0; i < kh; i++)
@@ -240,5 +238,4 @@ void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                     }
                     dw[((o * ic + k) * kh + i) * kw + j] = total;
                 }
-    free(col);
 }
