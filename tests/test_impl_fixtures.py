@@ -212,3 +212,19 @@ def test_the_release_decides_gelu_tanh_on_neoverse_n1(threads: int) -> None:
     assert _differing(expected, own) == []
     changed = [("gelu_tanh/7", "out"), ("gelu_tanh/1001", "out"), ("gelu_tanh/65x509", "out")]
     assert _differing(expected, own.with_torch(IMPL_TORCH)) == changed
+
+
+def test_flash_dsum_partial_vector_on_neoverse_n1() -> None:
+    """N1's flash backward adds the partial last vector of dsum = map2_reduce_all(grad_out*out) fused,
+    as its full vectors (GCC contracts the NEON-typed multiply and add): the 1x6x25x14 case of the
+    committed random subset (D = 14: three vectors of 4 and two lanes left) has grad_q and grad_k
+    equal to torch's bit for bit, uint32 by uint32 (the partial vector rounded twice leaves 140 of
+    2100 grad_q and 192 of 1050 grad_k elements differing)."""
+    path = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}" / "linux-arm64-neoverse-n1-nvpl-t1.random-3.h5"
+    rec = _fixture(path).cases["flash_attention/r3-flash-010"]
+    assert rec.params["d"] % 4 == 2 and check_profile(str(_fixture(path).attrs["platform_id"])).name == "arm64-neon"
+    actual = _impl(path, "flash_attention/r3-flash-010")
+    for name in ("grad_q", "grad_k", "grad_v", "out", "lse"):
+        want = np.ascontiguousarray(rec.outputs[name], np.float32).view(np.uint32)
+        got = np.ascontiguousarray(actual[name], np.float32).view(np.uint32)
+        assert want.shape == got.shape and np.array_equal(want, got), name

@@ -122,8 +122,10 @@ static float exp_u20(const profile_t *p, float x) {
  * AVX2 object, nor in the aarch64 SVE256 one (V1), measured; the SVE128 one (V2) fuses them,
  * acc = fma(x, y, acc), measured, and so does the NEON one (N1): GCC's vmulq_f32/vaddq_f32 are plain
  * vector arithmetic that it contracts into fmla, measured (N1's sdpa backward is bit-exact only
- * so)), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
- * folds the products in order. */
+ * so)); the partial last vector (zero-padded loads, Vec::set of its n - d lanes) adds into its
+ * lanes as the full vectors do: fused where they are (N1 measured: its flash grad_q and grad_k for
+ * head sizes 14, 34, 46, 91 and 129 are bit-exact only so), unfused on AVX2 and V1; n < L: lane 0
+ * folds the products in order (vec_reduce_all's store and reload: never contracted). */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
     if (n < L) {
@@ -137,7 +139,7 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     const int fused = (p->aten == ATEN_SVE && L == 4) || p->aten == ATEN_NEON; /* SVE128, NEON contracted (above) */
     for (; d + L <= n; d += L)
         for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
-    for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
+    for (int q = 0; d + q < n; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     return lane_tree(p, acc, L);
 }
 
