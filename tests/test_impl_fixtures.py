@@ -214,17 +214,19 @@ def test_the_release_decides_gelu_tanh_on_neoverse_n1(threads: int) -> None:
     assert _differing(expected, own.with_torch(IMPL_TORCH)) == changed
 
 
-def test_flash_dsum_partial_vector_on_neoverse_n1() -> None:
-    """N1's flash backward adds the partial last vector of dsum = map2_reduce_all(grad_out*out) fused,
-    as its full vectors (GCC contracts the NEON-typed multiply and add): the 1x6x25x14 case of the
-    committed random subset (D = 14: three vectors of 4 and two lanes left) has grad_q and grad_k
-    equal to torch's bit for bit, uint32 by uint32 (the partial vector rounded twice leaves 140 of
-    2100 grad_q and 192 of 1050 grad_k elements differing)."""
-    path = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}" / "linux-arm64-neoverse-n1-nvpl-t1.random-3.h5"
+@pytest.mark.parametrize(("core", "profile"), [("n1", "arm64-neon"), ("v1", "arm64-sve256"), ("v2", "arm64-sve128")])
+def test_flash_partial_vectors_and_mask_on_arm64(core: str, profile: str) -> None:
+    """The 1x6x25x14 flash case of the seed-3 random subsets (a float mask along rows, D = 14: three
+    vectors of 4 and two lanes left on N1 and V2, one of 8 and six left on V1) equals torch's bit for
+    bit, uint32 by uint32, on each core: dsum's partial last vector added fused as the full vectors
+    (N1, V2; rounded first, 140 of 2100 grad_q and 192 of 1050 grad_k elements differed on N1) and
+    the mask's vector sum qk*scale + mask unfused on V1 (fused, out differed in 873 of 2100)."""
+    path = DEFAULT_FIXTURES / f"torch-{IMPL_TORCH}" / f"linux-arm64-neoverse-{core}-nvpl-t1.random-3.h5"
     rec = _fixture(path).cases["flash_attention/r3-flash-010"]
-    assert rec.params["d"] % 4 == 2 and check_profile(str(_fixture(path).attrs["platform_id"])).name == "arm64-neon"
+    assert rec.params["d"] == 14 and rec.params["mask"] == "rows"
+    assert check_profile(str(_fixture(path).attrs["platform_id"])).name == profile
     actual = _impl(path, "flash_attention/r3-flash-010")
-    for name in ("grad_q", "grad_k", "grad_v", "out", "lse"):
+    for name in ("out", "lse", "grad_q", "grad_k", "grad_v"):
         want = np.ascontiguousarray(rec.outputs[name], np.float32).view(np.uint32)
         got = np.ascontiguousarray(actual[name], np.float32).view(np.uint32)
         assert want.shape == got.shape and np.array_equal(want, got), name
