@@ -43,9 +43,9 @@ static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t 
         .M = n, .N = m, .K = k, .alpha = alpha, .beta = beta,
         .A = B.p, .sa0 = a_t ? 1 : B.ld, .sa1 = a_t ? B.ld : 1,
         .B = A.p, .sb0 = b_t ? 1 : A.ld, .sb1 = b_t ? A.ld : 1,
-        .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
+        .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads < 0 ? -threads : threads, .batched = 0,
         .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR,
-        .avx2 = p->blas == BLAS_MKL_AVX2,
+        .avx2 = p->blas == BLAS_MKL_AVX2, .avx2_kernel = threads < 0 ? AVX2_NARROW : 0,
     };
     if (p->blas == BLAS_NVPL)
         nvpl_sgemm_torch(&g);
@@ -195,13 +195,19 @@ static void flash_splits(const sdpa_t *a, int64_t *qs, int64_t *kvs) {
 
 /* at::parallel_for(0, items, 1, ...) as the flash kernels run it: the OpenMP thread that runs item x
  * (items are cut into chunks of divup(items, threads)), and the threads MKL may use in a call made
- * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). */
+ * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). MKL's Intel
+ * AVX2 path, from 2 threads, cuts a call made inside the region as one made outside (csrc/mkl_sgemm.h
+ * mkl_avx2_run, the profile's thread count) but runs its narrow kernel in every part: returned as
+ * -threads, which blas_sgemm turns into that (the committed mklavx2 t2 and t4 sdpa fixtures). */
 static int64_t item_thread(int64_t items, int64_t threads, int64_t x) {
     const int64_t nt = parallel_threads(0, items, 1, threads);
     return x / divup(items, nt);
 }
 
-static int mkl_threads_in(int64_t items, int64_t threads) { return items == 1 ? (int)threads : 1; }
+static int mkl_threads_in(const profile_t *p, int64_t items) {
+    if (items == 1) return (int)p->threads;
+    return p->blas == BLAS_MKL_AVX2 && p->threads >= 2 ? -(int)p->threads : 1;
+}
 
 /* _mul_reduce_max_fusion_kernel over a qk row: x *= scale, returns the max (order-free). */
 static float scale_max_row(float *x, int64_t kv, float scale) {
@@ -358,7 +364,7 @@ void sdpa_flash_forward(profile_t p, const sdpa_t *a, const sdpa_view_t *out, fl
     flash_splits(a, &qs, &kvs);
     const int64_t slices = divup(a->L, qs), items = a->B * a->H * slices;
     const int64_t per_thread = qs * kvs + 2 * qs + qs * a->D;
-    const int thr = mkl_threads_in(items, p.threads);
+    const int thr = mkl_threads_in(&p, items);
     float *buf = malloc(sizeof(float) * (size_t)per_thread);
     flash_buf_t w = {buf, buf + qs * kvs, buf + qs * kvs + qs, buf + qs * kvs + 2 * qs, 0, 0};
     for (int64_t x = 0; x < items; x++) {
@@ -434,7 +440,7 @@ void sdpa_flash_backward(profile_t p, const sdpa_t *a, const sdpa_grad_t *g) {
     int64_t qs, kvs;
     flash_splits(a, &qs, &kvs);
     const int64_t items = a->B * a->Hk, group = a->H / a->Hk, per_thread = 2 * qs * kvs;
-    const int thr = mkl_threads_in(items, p.threads);
+    const int thr = mkl_threads_in(&p, items);
     float *buf = malloc(sizeof(float) * (size_t)(per_thread + qs));
     flash_grad_buf_t w = {buf, buf + qs * kvs, buf + per_thread, 0, 0};
     for (int64_t x = 0; x < items; x++) {

@@ -65,6 +65,7 @@ typedef struct {
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
     int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
+    int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -432,6 +433,7 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
 #define MKL_AVX2_MR 6
 #define MKL_AVX2_NR 16
 enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2 };
+enum { AVX2_NARROW = 1, AVX2_WIDE = 2 }; /* the 6 x 16 tile's kernel; the wide form's (mkl_avx2_wide) */
 
 /* The shapes this model is measured for: M, N >= 2, except B stored transposed with N < 4, M < 12. */
 static int mkl_avx2_modelled(const sgemm_t *g) {
@@ -499,7 +501,10 @@ static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
 /* B stored transposed, A row-major, M and N both 56 or more, a plain sgemm (not an item of MKL's
  * batched gemm, which keeps the form above: the committed sdpa_dropout fixtures): MKL's other
  * blocking (measured: M 56 to 257, N 56 to 560, K 32 to 1,292). */
-static int mkl_avx2_wide(const sgemm_t *g) { return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56; }
+static int mkl_avx2_wide(const sgemm_t *g) {
+    if (g->avx2_kernel) return g->avx2_kernel == AVX2_WIDE;
+    return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56;
+}
 
 /* The end of the K block starting at k0: at most kmax, as mkl_avx2_next; the wide form: K <= 256
  * one block, K <= 384 two halves (the first ceil(K / 2)), else blocks of 192 from k = 0. */
@@ -513,14 +518,16 @@ static int64_t mkl_avx2_block_end(const sgemm_t *g, int64_t k0, int64_t kmax) {
 
 /* Which sum element (i, j) takes, in a row chunk whose last mt rows are its edge. The wide form: a
  * tile of 24 columns; of the last N % 24, a whole 16 take the chain, of the r = N % 24 % 16 after
- * them the first r - r % 2 the fused lanes, an odd last one the chain; rows past the last multiple
- * of 4 the chain everywhere when M % 4 is 2 or 3. */
+ * them the first r - r % 2 the fused lanes, an odd last one the chain; the rows past the last
+ * multiple of 4: a tile of 2 rows (M % 4 = 2 or 3) the chain everywhere, a last single row
+ * (M % 4 = 1 or 3) the fused lanes in all r columns, the odd last one too. */
 static int mkl_avx2_form(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt) {
     const int64_t M = g->M, N = g->N;
     if (mkl_avx2_wide(g)) {
-        const int64_t r = N % 24 % 16, f0 = N - r;
-        if (i >= M - M % 4 && M % 4 >= 2) return AVX2_CHAIN;
-        return j >= f0 && j < f0 + r / 2 * 2 ? AVX2_LANES_FUSED : AVX2_CHAIN;
+        const int64_t r = N % 24 % 16, f0 = N - r, m4 = M % 4;
+        if (m4 >= 2 && i >= M - m4 && i < M - m4 + 2) return AVX2_CHAIN; /* the 2-row tile */
+        const int64_t lanes = (m4 == 1 || m4 == 3) && i == M - 1 ? r : r / 2 * 2; /* a 1-row tile: the odd one too */
+        return j >= f0 && j < f0 + lanes ? AVX2_LANES_FUSED : AVX2_CHAIN;
     }
     const int64_t nt = N % MKL_AVX2_NR;
     if (edge_row && mt <= 2) return AVX2_LANES_UNFUSED;
@@ -561,6 +568,96 @@ static void mkl_avx2_sgemm(const sgemm_t *g) {
             for (int64_t j = 0; j < g->N; j++) mkl_avx2_elem(g, i, j, i >= r1 - mt, mt, kmax);
         r0 = r1;
     }
+}
+
+/* gemv's axpy form on this path (M == 1 with B row-major, N == 1 with A stored transposed: MKL's
+ * gemv 'N'): each output one fused chain from beta * C in k order, no K blocks (measured K 1 to 599). */
+static int mkl_avx2_gemv_axpy(const sgemm_t *g) { return (g->M == 1 && !g->tb) || (g->N == 1 && g->ta); }
+
+static void mkl_avx2_gemv(const sgemm_t *g) {
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) {
+            float *c = g->C + i * g->ldc + j, b;
+            float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            for (int64_t k = 0; k < g->K; k++) {
+                const float a = avx2_prod(g, i, j, k, &b);
+                acc = fmaf(a, b, acc);
+            }
+            *c = acc;
+        }
+}
+
+/* MKL's Intel AVX2 path on T = 2 or 4 threads (a plain sgemm, M, N >= 2): C cut into parts, each one
+ * thread's sgemm of its own (the kernel above on its block: its own row chunks, tile edges and K
+ * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
+ * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads):
+ *   M*N*K < MKL_AVX2_MIN_SPLIT: one thread (the one-thread choice of kernel);
+ *   N > 128, T = 2: columns cut at floor(N/2), wide when M >= 32;
+ *   N > 128, T = 4: A transposed or M >= 72: 4 column parts of ceil(N/4), wide; else rows cut at
+ *     ceil(M/2), columns at floor(N/2), narrow;
+ *   N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); N <= 64: T row parts of
+ *     ceil(M/T); 64 < N <= 128: rows cut at ceil(M/2) when T = 4 and M >= 48 or M > 128, else whole
+ *     (a cut of the columns at a multiple of 16, likely, changes no bit of the narrow kernel).
+ * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
+ * the caller's kernel. Other thread counts run the one-thread model (not measured). */
+#define MKL_AVX2_MIN_SPLIT 100000
+
+static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+
+static int mkl_avx2_split(const sgemm_t *g, int64_t *rw, int64_t *cw, int *kernel) {
+    const int64_t M = g->M, N = g->N, T = g->threads;
+    *rw = M;
+    *cw = N;
+    *kernel = AVX2_NARROW;
+    if ((T != 2 && T != 4) || g->batched || M * N * g->K < MKL_AVX2_MIN_SPLIT) return 0;
+    if (g->avx2_kernel) { /* the kernel set by the caller (a call inside an OpenMP region) */
+        int64_t r, c;
+        sgemm_t s = *g;
+        s.avx2_kernel = 0;
+        mkl_avx2_split(&s, &r, &c, kernel);
+        *rw = r;
+        *cw = c;
+        *kernel = g->avx2_kernel;
+        return 1;
+    }
+    if (N > 128 && T == 2) {
+        *cw = N / 2;
+        *kernel = M >= 32 ? AVX2_WIDE : AVX2_NARROW;
+        return 1;
+    }
+    if (N > 128) {
+        if (g->ta || M >= 72) {
+            *cw = divup(N, 4);
+            *kernel = AVX2_WIDE;
+        } else {
+            *rw = divup(M, 2);
+            *cw = N / 2;
+        }
+        return 1;
+    }
+    if (M > 128 && (g->ta || N > 64)) *kernel = AVX2_WIDE;
+    if (N <= 64)
+        *rw = divup(M, T);
+    else if (T == 4 && M >= 48)
+        *rw = divup(M, 2);
+    else if (M > 128)
+        *rw = divup(M, 2);
+    return 1;
+}
+
+static void mkl_avx2_run(const sgemm_t *g) {
+    int64_t rw, cw;
+    int kernel;
+    if (!mkl_avx2_split(g, &rw, &cw, &kernel)) {
+        mkl_avx2_sgemm(g);
+        return;
+    }
+    for (int64_t r0 = 0; r0 < g->M; r0 += rw)
+        for (int64_t c0 = 0; c0 < g->N; c0 += cw) {
+            sgemm_t s = mkl_sub(g, r0, r0 + rw < g->M ? r0 + rw : g->M, c0, c0 + cw < g->N ? c0 + cw : g->N);
+            s.avx2_kernel = kernel;
+            mkl_avx2_sgemm(&s);
+        }
 }
 
 /* ------------------------------------------------------------------------------ routing */
@@ -770,7 +867,11 @@ static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
     if (g->avx2 && mkl_avx2_modelled(g)) {
-        mkl_avx2_sgemm(g);
+        mkl_avx2_run(g);
+        return;
+    }
+    if (g->avx2 && K > 0 && mkl_avx2_gemv_axpy(g)) {
+        mkl_avx2_gemv(g);
         return;
     }
     if (g->cbwr) {
