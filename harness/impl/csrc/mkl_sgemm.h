@@ -571,8 +571,11 @@ static void mkl_avx2_sgemm(const sgemm_t *g) {
 }
 
 /* gemv's axpy form on this path (M == 1 with B row-major, N == 1 with A stored transposed: MKL's
- * gemv 'N'): each output one fused chain from beta * C in k order, no K blocks (measured K 1 to 599). */
-static int mkl_avx2_gemv_axpy(const sgemm_t *g) { return (g->M == 1 && !g->tb) || (g->N == 1 && g->ta); }
+ * gemv 'N'), a plain sgemm (batch items not measured): each output one fused chain from beta * C in
+ * k order, no K blocks (measured K 1 to 599, one thread). */
+static int mkl_avx2_gemv_axpy(const sgemm_t *g) {
+    return !g->batched && ((g->M == 1 && !g->tb) || (g->N == 1 && g->ta));
+}
 
 static void mkl_avx2_gemv(const sgemm_t *g) {
     for (int64_t i = 0; i < g->M; i++)
