@@ -763,12 +763,14 @@ static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
     return g->beta != 0.0f ? g->beta * g->C[i * g->ldc + j] : 0.0f;
 }
 
-/* sum of the products k0 <= k < k1 as a dot of `lanes` lanes (lane (k - k0) % lanes over whole steps,
- * each a chain from `seed` for lane 0 and 0 for the others), lanes added as a tree (l + lanes/2 first:
- * 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes (0, 2), (1, 3)), then the rest in order. */
-static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, float seed) {
+/* sum of the products k0 <= k < k1 as a dot of `lanes` lanes over whole steps of `step` products (a
+ * multiple of lanes; lane (k - k0) % lanes, each a chain from `seed` for lane 0 and 0 for the
+ * others), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes
+ * (0, 2), (1, 3)), then the rest in order. */
+static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step,
+                        float seed) {
     float l[8] = {seed, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
+    const int64_t kw = k0 + (k1 - k0) / step * step;
     for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
     for (int h = lanes / 2; h >= 2; h /= 2)
         for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
@@ -777,24 +779,38 @@ static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int6
     return s;
 }
 
-static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes) {
-    return cbwr_lanes(g, i, j, k0, k1, lanes, 0.0f);
+/* The lanes of the gemv form's output element e of n (its column j of N, or for a single column its
+ * row i of M): 4 lanes over steps of 4 for the elements of a whole group of 4; of the last n % 4,
+ * the second 4 lanes over steps of 8, the others 8 lanes. */
+static void cbwr_gemv_lanes(int64_t e, int64_t n, int *lanes, int *step) {
+    const int64_t t = e - (n - n % 4);
+    *lanes = t < 0 || t == 1 ? 4 : 8;
+    *step = t < 0 ? 4 : 8;
 }
 
-/* The gemv form: the first product seeds lane 0, then `lanes` lanes from k = 1 added as cbwr_dot's,
+static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step) {
+    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f);
+}
+
+/* The gemv form: the first product seeds lane 0, then the lanes from k = 1 added as cbwr_dot's,
  * the rest in order. */
-static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes) {
-    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, cbwr_prod(g, i, j, 0));
+static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int step) {
+    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, cbwr_prod(g, i, j, 0));
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
 static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
-    const int gemv = g->tb ? (g->M == 1 || main) : (g->N == 1 && g->M > 1 && !g->ta);
-    if (gemv) { /* in the main kernel's last columns (B stored transposed): 4 lanes for a whole group of 4, else 8 */
-        const int64_t N = g->N, Nm = N - N % 8;
-        const int lanes = main && g->tb && j >= Nm && j >= Nm + (N - Nm) / 4 * 4 ? 8 : 4;
-        const float s = cbwr_gemv(g, i, j, lanes);
+    /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
+     * there) or down the column (a single column, B stored transposed or A row-major) */
+    const int column = g->N == 1 && (g->tb || (g->M > 1 && !g->ta)), row = !column && g->tb && (g->M == 1 || main);
+    if (column || row) {
+        int lanes, step;
+        if (column)
+            cbwr_gemv_lanes(i, g->M, &lanes, &step);
+        else
+            cbwr_gemv_lanes(j, g->N, &lanes, &step);
+        const float s = cbwr_gemv(g, i, j, lanes, step);
         return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
     }
     if (!g->tb) {
@@ -802,7 +818,8 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
         for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
         return s;
     }
-    const float s = cbwr_dot(g, i, j, 0, K, j < g->N - g->N % 4 ? 4 : 8);
+    const int lanes = j < g->N - g->N % 4 ? 4 : 8;
+    const float s = cbwr_dot(g, i, j, 0, K, lanes, lanes);
     return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
 }
 
@@ -859,7 +876,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
                     const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
-                    c = c + cbwr_dot(g, i, j, k0, k1, lanes);
+                    c = c + cbwr_dot(g, i, j, k0, k1, lanes, lanes);
                 }
             }
             g->C[i * g->ldc + j] = c;
