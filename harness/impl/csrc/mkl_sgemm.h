@@ -825,23 +825,28 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
 
 static void mkl_cbwr_serial(const sgemm_t *g);
 
-/* MKL_CBWR=COMPATIBLE on T threads, as far as measured: C cut along its rows when 4 M >= 3 N, else its columns,
- * into chunks of ceil(side / T) (rows: rounded up to a multiple of 4 where T does not divide M),
- * each chunk a product of its own (mkl_cbwr_serial: its own main kernel and remainders). Not
- * modelled: products MKL splits otherwise (seen at 4 threads with few rows and columns and a long K,
- * e.g. 20 x 700 x 30 and 11 x 300 x 30, which no grid of independent blocks reproduces). */
+/* MKL_CBWR=COMPATIBLE on T threads: C cut along its rows when M >= N, else its columns, into T
+ * chunks of side / T, the remainder r = side % T spread one each over the first r chunks, except
+ * that a remainder of 1 goes to the last (e.g. 166 rows on 4 threads: 42, 42, 41, 41; 141: 35, 35,
+ * 35, 36); each chunk a product of its own (mkl_cbwr_serial: its own main kernel and remainders). */
 static void mkl_cbwr_sgemm(const sgemm_t *g) {
-    const int64_t M = g->M, N = g->N, T = g->threads < 1 || g->batched ? 1 : g->threads;
-    if (T < 2) {
+    const int64_t M = g->M, N = g->N;
+    const int rows = M >= N;
+    const int64_t side = rows ? M : N, want = g->threads < 1 || g->batched ? 1 : g->threads;
+    const int64_t T = want < side / 2 ? want : side / 2;
+    if (T < 2 || M == 1 || N == 1 || mkl_unsplit(M, N, g->K)) {
         mkl_cbwr_serial(g);
         return;
     }
-    const int rows = 4 * M >= 3 * N;
-    const int64_t side = rows ? M : N, w = rows && side % T != 0 ? divup(divup(side, T), 4) * 4 : divup(side, T);
-    for (int64_t s0 = 0; s0 < side; s0 += w) {
-        const int64_t s1 = s0 + w < side ? s0 + w : side;
-        const sgemm_t sub = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
-        mkl_cbwr_serial(&sub);
+    const int64_t f = side / T, r = side % T;
+    int64_t s0 = 0;
+    for (int64_t t = 0; t < T; t++) {
+        const int64_t s1 = s0 + f + (r == 1 ? t == T - 1 : t < r);
+        if (s1 > s0) {
+            const sgemm_t sub = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
+            mkl_cbwr_serial(&sub);
+        }
+        s0 = s1;
     }
 }
 
