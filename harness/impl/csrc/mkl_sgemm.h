@@ -766,15 +766,20 @@ static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
 /* sum of the products k0 <= k < k1 as a dot of `lanes` lanes over whole steps of `step` products (a
  * multiple of lanes; lane (k - k0) % lanes, each a chain from `seed` for lane 0 and 0 for the
  * others), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes
- * (0, 2), (1, 3)), then the rest in order. */
+ * (0, 2), (1, 3)), or with `seq` in order (l0 + l1 + ... ), then the rest in order. */
 static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step,
-                        float seed) {
+                        float seed, int seq) {
     float l[8] = {seed, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     const int64_t kw = k0 + (k1 - k0) / step * step;
     for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
-    for (int h = lanes / 2; h >= 2; h /= 2)
-        for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
-    float s = l[0] + l[1];
+    float s = l[0];
+    if (seq) {
+        for (int q = 1; q < lanes; q++) s = s + l[q];
+    } else {
+        for (int h = lanes / 2; h >= 2; h /= 2)
+            for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
+        s = l[0] + l[1];
+    }
     for (int64_t k = kw; k < k1; k++) s = s + cbwr_prod(g, i, j, k);
     return s;
 }
@@ -789,13 +794,13 @@ static void cbwr_gemv_lanes(int64_t e, int64_t n, int *lanes, int *step) {
 }
 
 static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step) {
-    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f);
+    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f, 0);
 }
 
 /* The gemv form: the first product seeds lane 0, then the lanes from k = 1 added as cbwr_dot's,
  * the rest in order. */
-static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int step) {
-    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, cbwr_prod(g, i, j, 0));
+static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int step, int seq) {
+    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, cbwr_prod(g, i, j, 0), seq);
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
@@ -803,20 +808,27 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
     /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
      * there) or down the column (a single column, B stored transposed or A row-major) */
-    const int column = g->N == 1 && (g->tb || (g->M > 1 && !g->ta)), row = !column && g->tb && (g->M == 1 || main);
+    const int column = g->N == 1 && !g->ta && (g->tb || g->M > 1), row = !column && g->tb && (g->M == 1 || main);
     if (column || row) {
         int lanes, step;
         if (column)
             cbwr_gemv_lanes(i, g->M, &lanes, &step);
         else
             cbwr_gemv_lanes(j, g->N, &lanes, &step);
-        const float s = cbwr_gemv(g, i, j, lanes, step);
+        const int both = g->ta && main && j >= g->N - g->N % 4; /* both transposed, the last N % 4 columns: 8 lanes in order */
+        if (both) lanes = step = 8;
+        const float s = cbwr_gemv(g, i, j, lanes, step, both);
         return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
     }
-    if (!g->tb) {
+    if (!g->tb || g->N == 1) {
         float s = cbwr_c0(g, i, j);
         for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
         return s;
+    }
+    if (g->ta) { /* both transposed: one chain from 0, added to beta*C */
+        float s = 0.0f;
+        for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
+        return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
     }
     const int lanes = j < g->N - g->N % 4 ? 4 : 8;
     const float s = cbwr_dot(g, i, j, 0, K, lanes, lanes);
@@ -860,7 +872,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
             float c;
             if (i >= Mm) {
                 c = cbwr_small(g, i, j, main);
-            } else if (j < Nm) {
+            } else if (j < Nm || (g->ta && g->tb)) {
                 c = cbwr_c0(g, i, j);
                 for (int64_t b = -1;; b++) { /* the last block first, then the others in order */
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
