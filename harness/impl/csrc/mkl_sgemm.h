@@ -743,16 +743,17 @@ static void mkl_threaded(const sgemm_t *g) {
  * MKL's conditional-numerical-reproducibility mode COMPATIBLE (MKL_CBWR=COMPATIBLE) runs kernels of
  * its own, the same on every vendor's CPU (measured on an AMD Zen 4 and on QEMU's Haswell and EPYC
  * models, torch 2.13.0, MKL 2024.2): every product rounded, then added (no FMA). Measured by pair
- * cancellation (docs/impl/kernels.md, "MKL_CBWR=COMPATIBLE"); in torch's row-major terms:
- *   - M >= 8 and N >= 8: rows [0, M - M%4) x columns [0, N - N%8) take the main kernel: K cut into
- *     blocks of 112 from k = 0, each block one chain from 0 in k order; C updated block by block,
- *     the last block first: c = beta*C; c += t_last; c += t_0; c += t_1; ...
- *     The last N%8 columns of those rows: one chain from beta*C, the last block first, then
- *     k = 0, 1, ... in order. The last M%4 rows: the small form below.
- *   - otherwise (and the last M%4 rows), the small form: B row-major: one chain from beta*C in k
- *     order; B stored transposed: a dot product of 4 lanes (lane k%4 over whole steps of 4, each a
- *     chain), (l0 + l2) + (l1 + l3), the K%4 tail in order, added to beta*C.
- * Threads: not modelled beyond 1 (the split between threads is not yet measured). */
+ * cancellation and by candidate orders against MKL's sgemm_ called directly (docs/impl/kernels.md,
+ * "MKL_CBWR=COMPATIBLE"); in torch's row-major terms:
+ *   - M >= 8, N >= 8 and K >= 8: rows [0, M - M%4) x columns [0, N - N%8) take the main kernel: K cut
+ *     into blocks of 112 from k = 0, each block one chain from 0 in k order; C updated block by
+ *     block, the last block first: c = beta*C; c += t_last; c += t_0; c += t_1; ... (both operands
+ *     stored transposed: every column of those rows).
+ *     The last N%8 columns of those rows: B row-major, one chain from beta*C, the last block first,
+ *     then k = 0, 1, ... in order; B stored transposed, per block a dot of 4 or 8 lanes.
+ *   - the last M%4 rows and products without a main kernel: cbwr_small (a chain, a dot of lanes, or
+ *     the gemv form: the first product seeding lane 0, lanes by cbwr_gemv_lanes).
+ *   - threads: mkl_cbwr_sgemm cuts C into chunks along its longer side, each a product of its own. */
 #define MKL_CBWR_KC 112
 
 static inline float cbwr_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
@@ -807,20 +808,25 @@ static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int st
 static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
     /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
-     * there) or down the column (a single column, B stored transposed or A row-major) */
-    const int column = g->N == 1 && !g->ta && (g->tb || g->M > 1), row = !column && g->tb && (g->M == 1 || main);
+     * there, both transposed too) or down the column (a single column, A row-major, with B stored
+     * transposed or more than one row) */
+    const int column = g->N == 1 && !g->ta && (g->tb || g->M > 1);
+    const int row = !column && g->tb && (g->M == 1 || main);
     if (column || row) {
         int lanes, step;
         if (column)
             cbwr_gemv_lanes(i, g->M, &lanes, &step);
         else
             cbwr_gemv_lanes(j, g->N, &lanes, &step);
-        const int both = g->ta && main && j >= g->N - g->N % 4; /* both transposed, the last N % 4 columns: 8 lanes in order */
-        if (both) lanes = step = 8;
-        const float s = cbwr_gemv(g, i, j, lanes, step, both);
+        /* the vector or the column of C not contiguous (more than one float apart), the last n % 4:
+         * 8 lanes added in order */
+        const int strided = column ? (g->sb0 != 1 || g->ldc != 1) && i >= g->M - g->M % 4
+                                   : g->sa1 != 1 && j >= g->N - g->N % 4;
+        if (strided) lanes = step = 8;
+        const float s = cbwr_gemv(g, i, j, lanes, step, strided);
         return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
     }
-    if (!g->tb || g->N == 1) {
+    if (!g->tb || g->N == 1) { /* one chain from beta*C (both transposed: a single column) */
         float s = cbwr_c0(g, i, j);
         for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
         return s;
@@ -837,10 +843,12 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
 
 static void mkl_cbwr_serial(const sgemm_t *g);
 
-/* MKL_CBWR=COMPATIBLE on T threads: C cut along its rows when M >= N, else its columns, into T
- * chunks of side / T, the remainder r = side % T spread one each over the first r chunks, except
- * that a remainder of 1 goes to the last (e.g. 166 rows on 4 threads: 42, 42, 41, 41; 141: 35, 35,
- * 35, 36); each chunk a product of its own (mkl_cbwr_serial: its own main kernel and remainders). */
+/* MKL_CBWR=COMPATIBLE on T threads: C cut along its rows when M >= N, else its columns (side L),
+ * into P = min(T, L / 2) chunks of L / P, the remainder r = L % P spread one each over the first r
+ * chunks, except that a remainder of 1 goes to the last (e.g. 166 rows on 4 threads: 42, 42, 41, 41;
+ * 141: 35, 35, 35, 36); each chunk a product of its own (mkl_cbwr_serial: its own main kernel,
+ * remainders and gemv forms). Whole on one thread: a single row or column, a batch item, and the
+ * products the generic path leaves whole (mkl_unsplit). */
 static void mkl_cbwr_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N;
     const int rows = M >= N;
