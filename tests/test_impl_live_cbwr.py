@@ -34,7 +34,8 @@ out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(seed)
 res = {}
 dims = lambda: int(rng.choice([1, rng.integers(1, 20), rng.integers(20, 80), rng.integers(80, 300)]))
-depth = lambda: int(rng.choice([rng.integers(1, 9), rng.integers(9, 40), rng.integers(40, 200), rng.integers(180, 700)]))
+spans = ((1, 9), (9, 40), (40, 200), (180, 700))
+depth = lambda: int(rng.choice([rng.integers(lo, hi) for lo, hi in spans]))
 for i in range(count):
     threads = int(rng.integers(1, 17))
     torch.set_num_threads(threads)
@@ -66,7 +67,8 @@ np.savez(out, **res)
 
 def _torch_under_cbwr(tmp_path: Path, count: int, seed: int = 20260) -> dict[str, np.ndarray]:
     out = tmp_path / f"cbwr-{seed}.npz"
-    env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "MKL_DYNAMIC": "FALSE", "OMP_DYNAMIC": "FALSE", "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "MKL_DYNAMIC": "FALSE", "OMP_DYNAMIC": "FALSE"}
+    env["PYTHONPATH"] = str(ROOT)
     run = subprocess.run(
         [sys.executable, "-c", _CHILD, str(out), str(count), str(seed)],
         env=env, capture_output=True, text=True, check=False, timeout=600,
@@ -105,10 +107,8 @@ def test_products_under_cbwr_compatible(tmp_path: Path) -> None:
         if not cbwr_modelled(nb, A.shape[-2], B.shape[-1], threads):
             continue
         profile = base.with_threads(threads).with_cbwr("COMPATIBLE")
-        if nb:
-            got = linalg.bmm(A, B, profile)
-        else:
-            got = linalg.addmm(c, A, B, profile) if bias else linalg.mm(A, B, profile)
+        product = linalg.bmm if nb else linalg.mm
+        got = linalg.addmm(c, A, B, profile) if bias else product(A, B, profile)
         checked += 1
         threads_seen.add(threads)
         if not np.array_equal(got.view(np.uint32), res[f"{i}/out"].view(np.uint32)):
