@@ -77,15 +77,15 @@ def _torch_under_cbwr(tmp_path: Path, count: int, seed: int = 20260) -> dict[str
     return dict(np.load(out))
 
 
-def cbwr_modelled(nb: int, m: int, n: int, threads: int) -> bool:
+def cbwr_modelled(nb: int, m: int, n: int, threads: int, bias: bool) -> bool:
     """Whether the impl models MKL_CBWR=COMPATIBLE for this product (csrc/mkl_sgemm.h): every
-    mm and addmm at any thread count but a 1 x 1 one (a dot of two vectors, whose lanes depend on
-    something not yet pinned down); of at::bmm's batched gemm, items of 2 or more rows and columns
-    that MKL keeps whole (2 or fewer threads, or no fewer items than threads: the cut of items
-    between more threads than items is the generic path's, not measured under COMPATIBLE; an item
-    of one row or column takes a form not yet pinned down)."""
+    mm and addmm at any thread count but a 1 x 1 addmm (torch's comes out as one chain from the
+    bias, as if an operand were handed to MKL transposed: not pinned down); of at::bmm's batched
+    gemm, items of 2 or more rows and columns that MKL keeps whole (2 or fewer threads, or no fewer
+    items than threads: the cut of items between more threads than items is the generic path's,
+    not measured under COMPATIBLE; an item of one row or column takes a form not yet pinned down)."""
     if nb < 2:
-        return m > 1 or n > 1
+        return not (bias and m == n == 1)
     return min(m, n) > 1 and (threads <= 2 or nb >= threads)
 
 
@@ -104,7 +104,7 @@ def test_products_under_cbwr_compatible(tmp_path: Path) -> None:
         ta, tb, bias, threads = (int(v) for v in res[f"{i}/flags"])
         nb = a.shape[0] if a.ndim == 3 else 0
         A, B = (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
-        if not cbwr_modelled(nb, A.shape[-2], B.shape[-1], threads):
+        if not cbwr_modelled(nb, A.shape[-2], B.shape[-1], threads, bool(bias)):
             continue
         profile = base.with_threads(threads).with_cbwr("COMPATIBLE")
         product = linalg.bmm if nb else linalg.mm

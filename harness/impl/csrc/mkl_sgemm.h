@@ -808,9 +808,8 @@ static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int st
 static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
     /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
-     * there, both transposed too) or down the column (a single column, A row-major, with B stored
-     * transposed or more than one row) */
-    const int column = g->N == 1 && !g->ta && (g->tb || g->M > 1);
+     * there, both transposed too) or down the column (a single column with A row-major) */
+    const int column = g->N == 1 && !g->ta;
     const int row = !column && g->tb && (g->M == 1 || main);
     if (column || row) {
         int lanes, step;
