@@ -21,7 +21,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
-from harness.impl.profiles import MKL_AVX2, NVPL, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_SSE42, NVPL, KernelProfile
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -98,7 +98,7 @@ def _sgemm(
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
 
 
-_GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2 = 0, 1, 2, 3, 4  # csrc/gemm.c's blas argument
+_GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42 = 0, 1, 2, 3, 4, 5  # gemm.c's blas
 _ACL_MIN_DIM, _ACL_MIN_SIZE = 8, 8 * 1024  # get_mkldnn_matmul_min_dim/_size on Neoverse cores
 
 
@@ -109,6 +109,8 @@ def _blas(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, ad
     apply_mkldnn_matmul_heur(M, K, N) holds: every dimension above 8 and M*K*N above 8192."""
     if profile.blas == MKL_AVX2:
         return _GEMM_MKL_AVX2
+    if profile.blas == MKL_SSE42:
+        return _GEMM_MKL_SSE42
     if profile.blas != NVPL:
         return _GEMM_MKL_CBWR if profile.mkl_cbwr else _GEMM_MKL
     acl = addmm and tb and not ta and min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE

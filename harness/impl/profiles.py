@@ -96,7 +96,7 @@ class KernelProfile:
         from harness.impl._lib import Profile
 
         aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
-        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3}[self.blas]  # csrc/common.h BLAS_*
+        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3, MKL_SSE42: 4}[self.blas]  # BLAS_*
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
         return Profile(
@@ -113,6 +113,10 @@ NVPL = "nvpl"
 # modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm); its VML and the sgemm shapes not measured there run
 # the generic path's kernels (known gaps).
 MKL_AVX2 = "mklavx2"
+# MKL's "Intel(R) SSE4.2 enabled processors" path (GenuineIntel CPUs without AVX2, or MKL pinned to
+# SSE4_2): its sgemm is modelled where measured (csrc/mkl_sgemm.h mkl_sse42_sgemm); its VML and the
+# sgemm shapes not measured there run the generic path's kernels (known gaps).
+MKL_SSE42 = "mklsse42"
 
 PROFILES: dict[str, KernelProfile] = {
     p.name: p
@@ -191,6 +195,8 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
         )
     if config.arch == "x86_64" and config.isa == "avx2" and config.blas == MKL_AVX2 and not config.mkl_cbwr:
         return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX2)
+    if config.arch == "x86_64" and config.isa == "baseline" and config.blas == MKL_SSE42 and not config.mkl_cbwr:
+        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_SSE42)
     if config.blas not in ("", _ARCH_BLAS[config.arch]):
         raise ParityError(
             f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "

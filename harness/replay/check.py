@@ -34,6 +34,10 @@ IMPL_ARCHES = ("arm64", "x86_64")
 # VML and the sgemm shapes not measured there are not (PARTLY_MODELLED_BLAS).
 UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Intel AVX2 path"}
 PARTLY_MODELLED_BLAS = {
+    "mklsse42": (
+        "sgemm modelled on one thread (csrc/mkl_sgemm.h mkl_sse42_sgemm) where measured; its VML and the "
+        "other sgemm shapes are not"
+    ),
     "mklavx2": (
         "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run) except its gemv "
         "dot form (M or N = 1 with a dot product per output) and the shapes its rules miss; its VML is not"

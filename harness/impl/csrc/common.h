@@ -26,6 +26,7 @@ typedef struct {
 #define BLAS_NVPL 1
 #define BLAS_MKL_CBWR 2 /* MKL with MKL_CBWR=COMPATIBLE: its vendor-independent kernels */
 #define BLAS_MKL_AVX2 3 /* MKL's Intel AVX2 path (mklavx2) */
+#define BLAS_MKL_SSE42 4 /* MKL's Intel SSE4.2 path (mklsse42) */
 #define TORCH_2_13 21300 /* torch 2.13.0 */
 
 /* a*b+c as the profile's vector code computes it. */

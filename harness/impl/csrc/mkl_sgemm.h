@@ -66,6 +66,7 @@ typedef struct {
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
     int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
     int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
+    int sse42;                   /* MKL's "Intel(R) SSE4.2 enabled processors" path (mkl_sse42_sgemm) */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -663,6 +664,120 @@ static void mkl_avx2_run(const sgemm_t *g) {
         }
 }
 
+/* ------------------------------------------------------------------------------ Intel SSE4.2 path
+ *
+ * MKL's "Intel(R) SSE4.2 enabled processors" path (a GenuineIntel CPU without AVX2, e.g. QEMU's
+ * Nehalem-v2 model; MKL 2024.2, one thread; docs/impl/kernels.md "MKL's Intel SSE4.2 path"): no FMA,
+ * every product rounded, then added. Read by pair cancellation (products 1, +-2^40 at two k) and
+ * checked against random products, in torch's row-major terms, for M, N >= 2 (M or N == 1 is MKL's
+ * gemv, the generic path's rules: mkl_gemv_rows):
+ *   the main kernel (M >= 8 and N >= 4): K cut into blocks of kc from k = 0, the last taking the rest:
+ *   kc = K (K <= 256), roundup(floor(K / 2), 4) (256 < K <= 512), 256 (K > 512) (K = 257: 128, 128,
+ *   1); each block's sum t from 0 by the element's place (Mt = M - M % 4 rows, Nt = N - N % 4
+ *   columns):
+ *     rows < Mt, columns < Nt, and every row of those columns: one chain in k order (SSE42_CHAIN);
+ *     rows < Mt, columns >= Nt: A row-major: 4 lanes (lane (k - k0) % 4 over whole steps), added
+ *       (l0 + l2) + (l1 + l3), the rest in order (SSE42_DOT4); A transposed: the chain;
+ *     rows >= Mt, columns >= Nt (the corner), groups of 4 products q0..q3 from k0 folded into t, the
+ *       rest in order: N % 4 >= 2: the first two columns t = ((t + q0) + (q1 + q2)) + q3
+ *       (SSE42_SPLIT); N % 4 == 3, the third: A row-major t = t + ((q0 + q2) + (q1 + q3))
+ *       (SSE42_QUAD02), A transposed SSE42_SPLIT; N % 4 == 1, A row-major: 8 lanes over whole steps
+ *       of 8, (l + 4 first, then (l0 + l2) + (l1 + l3)), the rest in decreasing k (SSE42_OCT_REV);
+ *       A transposed: not modelled (mkl_sse42_modelled).
+ *   c = beta*C + t of the first block, then c + t per further block (beta = 0: the first t).
+ *   Other products (M < 8 or N < 4), one block whatever K:
+ *     B row-major: one chain; both transposed: groups of 4, t = t + ((q0 + q1) + (q2 + q3)), the rest
+ *     in order (SSE42_QUAD01); A row-major, B transposed (x @ W.T): 8 lanes from k = 0 (SSE42_OCT),
+ *     except the last row of an odd M: 4 lanes for columns below 4 * floor(N / 4) (SSE42_DOT4).
+ * alpha scales B's elements (rounded) before the products. */
+enum { SSE42_CHAIN, SSE42_DOT4, SSE42_OCT, SSE42_OCT_REV, SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01 };
+
+/* The main kernel's shapes this model is measured for (M, N >= 2; not the corner of N % 4 == 1 with A
+ * transposed), and the small ones. */
+static int mkl_sse42_modelled(const sgemm_t *g) {
+    if (g->M < 2 || g->N < 2) return 0;
+    return !(g->M >= 8 && g->N >= 4 && g->ta && g->N % 4 == 1 && g->M % 4 != 0);
+}
+
+static int64_t mkl_sse42_kc(int64_t K) {
+    if (K <= 256) return K;
+    return K <= 512 ? (K / 2 + 3) / 4 * 4 : 256;
+}
+
+static inline float sse42_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
+    const float b = g->B[k * g->sb0 + j * g->sb1];
+    return g->A[i * g->sa0 + k * g->sa1] * (g->alpha == 1.0f ? b : g->alpha * b);
+}
+
+/* sum of the products k0 <= k < k1 of element (i, j) by `form` (above) */
+static float mkl_sse42_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int form) {
+    float t = 0.0f;
+    if (form == SSE42_CHAIN) {
+        for (int64_t k = k0; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+        return t;
+    }
+    if (form == SSE42_SPLIT || form == SSE42_QUAD02 || form == SSE42_QUAD01) {
+        int64_t k = k0;
+        for (; k + 4 <= k1; k += 4) {
+            const float q0 = sse42_prod(g, i, j, k), q1 = sse42_prod(g, i, j, k + 1);
+            const float q2 = sse42_prod(g, i, j, k + 2), q3 = sse42_prod(g, i, j, k + 3);
+            if (form == SSE42_SPLIT)
+                t = ((t + q0) + (q1 + q2)) + q3;
+            else if (form == SSE42_QUAD02)
+                t = t + ((q0 + q2) + (q1 + q3));
+            else
+                t = t + ((q0 + q1) + (q2 + q3));
+        }
+        for (; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+        return t;
+    }
+    const int lanes = form == SSE42_DOT4 ? 4 : 8;
+    float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
+    for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + sse42_prod(g, i, j, k);
+    if (lanes == 8)
+        for (int q = 0; q < 4; q++) l[q] = l[q] + l[q + 4];
+    t = (l[0] + l[2]) + (l[1] + l[3]);
+    if (form == SSE42_OCT_REV)
+        for (int64_t k = k1 - 1; k >= kw; k--) t = t + sse42_prod(g, i, j, k);
+    else
+        for (int64_t k = kw; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+    return t;
+}
+
+/* Which sum element (i, j) takes (main: the main kernel's shapes). */
+static int mkl_sse42_form(const sgemm_t *g, int64_t i, int64_t j, int main) {
+    const int64_t M = g->M, N = g->N;
+    if (!main) {
+        if (!g->tb) return SSE42_CHAIN;
+        if (g->ta) return SSE42_QUAD01;
+        return M % 2 == 1 && i == M - 1 && j < N / 4 * 4 ? SSE42_DOT4 : SSE42_OCT;
+    }
+    const int64_t Mt = M - M % 4, Nt = N - N % 4;
+    if (j < Nt) return SSE42_CHAIN;
+    if (i < Mt) return g->ta ? SSE42_CHAIN : SSE42_DOT4;
+    if (N % 4 == 1) return SSE42_OCT_REV;
+    if (j < Nt + 2) return SSE42_SPLIT;
+    return g->ta ? SSE42_SPLIT : SSE42_QUAD02;
+}
+
+static void mkl_sse42_sgemm(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    const int main = M >= 8 && N >= 4;
+    const int64_t kc = main ? mkl_sse42_kc(K) : (K > 0 ? K : 1);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            float *c = g->C + i * g->ldc + j;
+            const int form = mkl_sse42_form(g, i, j, main);
+            float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            for (int64_t k0 = 0; k0 < K; k0 += kc) {
+                const float t = mkl_sse42_block(g, i, j, k0, k0 + kc < K ? k0 + kc : K, form);
+                acc = k0 == 0 && g->beta == 0.0f ? t : acc + t;
+            }
+            *c = acc;
+        }
+}
+
 /* ------------------------------------------------------------------------------ routing */
 
 /* MKL's serial sgemm on one (sub-)problem, as each thread of MKL's threaded driver runs it on its
@@ -916,6 +1031,10 @@ static void mkl_sgemm(const sgemm_t *g) {
     }
     if (g->avx2 && K > 0 && mkl_avx2_gemv_axpy(g)) {
         mkl_avx2_gemv(g);
+        return;
+    }
+    if (g->sse42 && mkl_sse42_modelled(g)) {
+        mkl_sse42_sgemm(g);
         return;
     }
     if (g->cbwr) {
