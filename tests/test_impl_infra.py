@@ -236,16 +236,19 @@ def test_every_traced_kernel_op_names_a_kernel_index_row_and_every_replay_is_ind
     assert not [k for _, knobs in KERNEL_OPS.values() for k in knobs if k not in KNOB_LABELS]
 
 
-def test_intel_mkl_paths_are_checked_under_their_levels_profile_and_say_why():
-    """MKL's Intel SSE4.2 path has no profile (profile_for_platform refuses it): its committed fixtures
-    are checked under their level's profile, every differing output a known gap. Its Intel AVX2 path
-    has one (its sgemm modelled in part): checked under it, the note saying what is not modelled."""
-    platform, level = "linux-x86_64-baseline-mklsse42-t1", "x86-baseline"
-    with pytest.raises(ParityError, match="ran the BLAS code path mkl"):
-        profile_for_platform(platform)
-    config = parse_platform_id(platform)
-    assert check_profile(platform) == get_profile(level, config.threads)
-    assert unmodelled_note(platform).startswith("MKL's Intel") and "not modelled" in unmodelled_note(platform)
+def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
+    """MKL's Intel SSE4.2 and AVX2 paths each have a profile (their sgemm modelled in part): their
+    committed fixtures are checked under it, the note saying what is not modelled, every differing
+    output a known gap."""
+    platform = "linux-x86_64-baseline-mklsse42-t1"
+    assert (
+        check_profile(platform)
+        == profile_for_platform(platform)
+        == replace(get_profile("x86-baseline"), blas="mklsse42")
+    )
+    assert unmodelled_note(platform).startswith("MKL's Intel SSE4.2 path") and "not modelled whole" in unmodelled_note(
+        platform
+    )
     avx2 = "linux-x86_64-avx2-mklavx2-t2"
     assert check_profile(avx2) == profile_for_platform(avx2) == replace(get_profile("x86-avx2", 2), blas="mklavx2")
     assert unmodelled_note(avx2).startswith("MKL's Intel AVX2 path") and "not modelled whole" in unmodelled_note(avx2)

@@ -770,6 +770,11 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
             float *c = g->C + i * g->ldc + j;
             const int form = mkl_sse42_form(g, i, j, main);
             float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            if (!main && form == SSE42_CHAIN) { /* the small kernels' chain starts from beta*C */
+                for (int64_t k = 0; k < K; k++) acc = acc + sse42_prod(g, i, j, k);
+                *c = acc;
+                continue;
+            }
             for (int64_t k0 = 0; k0 < K; k0 += kc) {
                 const float t = mkl_sse42_block(g, i, j, k0, k0 + kc < K ? k0 + kc : K, form);
                 acc = k0 == 0 && g->beta == 0.0f ? t : acc + t;

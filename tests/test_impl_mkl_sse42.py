@@ -1,0 +1,121 @@
+"""MKL's Intel SSE4.2 sgemm path (csrc/mkl_sgemm.h mkl_sse42_sgemm) against the committed fixtures recorded
+under QEMU's Nehalem-v2 model (linux-x86_64-baseline-mklsse42-tN): chosen outputs compared as uint32 bit
+patterns with the fixture's own tensors, and the same outputs under MKL's generic path shown to differ
+(so that each check depends on the SSE4.2 path's model). No torch, no recording: the fixtures only."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.formats.ops import OpFixture, read_op_fixture
+from harness.impl import linalg
+from harness.impl.op_registry import run_case
+from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, get_profile, profile_for_platform
+from harness.replay.check import check_profile, unmodelled_note
+from harness.store.paths import DEFAULT_FIXTURES
+
+PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
+PLATFORM = PLATFORMS[0]
+
+# (case, output): outputs the model reproduces whole, each with elements MKL's generic path computes
+# otherwise: K blocks of 256 and of roundup(K/2, 4) (K = 512), the 4-lane dot of the last N % 4 columns
+# (N = 17, 33, 65), the corner where the last M % 4 rows meet them, A handed over transposed, bmm items,
+# flash attention's blocks (alpha = its scale; a 1-row last block: MKL's gemv).
+EXACT = (
+    ("linear/3x5x48_to_17", "grad_x"),
+    ("linear/3x5x48_to_17", "grad_weight"),
+    ("linear/4x32x64_to_65_nobias", "out"),
+    ("linear/4x32x64_to_65_nobias", "grad_x"),
+    ("linear/4x32x64_to_65_nobias", "grad_weight"),
+    ("linear/64x512_to_65", "out"),
+    ("linear/64x512_to_65", "grad_x"),
+    ("linear/64x512_to_65", "grad_weight"),
+    ("matmul/17x48_48x33", "out"),
+    ("matmul/17x48_48x33", "grad_a"),
+    ("matmul/17x48_48x33", "grad_b"),
+    ("matmul/2x2x32x64_2x2x64x32", "out"),
+    ("matmul/2x2x32x64_2x2x64x32", "grad_a"),
+    ("matmul/2x2x32x64_2x2x64x32", "grad_b"),
+    ("matmul/64x512_512x65", "out"),
+    ("matmul/64x512_512x65", "grad_a"),
+    ("matmul/64x512_512x65", "grad_b"),
+    ("sdpa/1x2x257x64", "out"),
+    ("sdpa/1x2x257x64", "grad_q"),
+    ("sdpa/1x2x257x64", "grad_k"),
+    ("sdpa/1x2x257x64", "grad_v"),
+    ("sdpa_dropout/1x2x257x64", "out"),
+    ("sdpa_dropout/1x2x257x64", "grad_v"),
+)
+
+
+@cache
+def _fixture(platform: str) -> OpFixture:
+    return read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0" / f"{platform}.h5")
+
+
+@cache
+def _run(platform: str, case: str, blas: str) -> dict[str, np.ndarray]:
+    rec = _fixture(platform).cases[case]
+    profile = profile_for_platform(platform)
+    if blas != profile.blas:
+        profile = get_profile("x86-baseline", profile.threads)
+    return run_case(rec.op, rec.params, rec.inputs, profile)
+
+
+def _bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x, np.float32).view(np.uint32)
+
+
+def test_the_intel_sse42_platform_gets_its_own_profile():
+    profile = profile_for_platform(PLATFORM)
+    assert profile.blas == MKL_SSE42 and profile.aten == "default" and profile.threads == 1
+    assert check_profile(PLATFORM) == profile
+    assert "not modelled whole" in unmodelled_note(PLATFORM)
+    assert profile_for_platform("linux-x86_64-baseline-mklgeneric-t1").blas == MODELLED_BLAS
+    with pytest.raises(ParityError, match="mklsse42"):  # the SSE4.2 path at the avx2 level: no such model
+        profile_for_platform("linux-x86_64-avx2-mklsse42-t1")
+
+
+# 2 and 4 threads: the same bits (the one-thread model, run whole); a few outputs of each kind
+THREADED = tuple((p, c, o) for p in PLATFORMS[1:] for c, o in EXACT if o in ("out", "grad_k") and "2x2" not in c)
+CHECKS = tuple((PLATFORM, c, o) for c, o in EXACT) + THREADED
+
+
+@pytest.mark.parametrize(("platform", "case", "output"), CHECKS, ids=[f"{p[-2:]}/{c}/{o}" for p, c, o in CHECKS])
+def test_intel_sse42_sgemm_reproduces_the_fixture_bits(platform: str, case: str, output: str):
+    expected = _bits(_fixture(platform).cases[case].outputs[output])
+    got = _bits(_run(platform, case, MKL_SSE42)[output])
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
+    generic = _bits(_run(platform, case, MODELLED_BLAS)[output])
+    assert not np.array_equal(generic, expected), "the generic path gives these bits too: not a check of the model"
+
+
+def _mm_sse42(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return linalg.mm(a, b, profile_for_platform(PLATFORM))
+
+
+def test_k_blocks_follow_the_measured_rule():
+    """2**24 at k = 0 swallows the ones after it in its own K block (each an unfused chain); each later
+    block's sum of ones survives: K = 240 one block, 402 blocks of roundup(201, 4) = 204 (204, 198), 600
+    blocks of 256 (256, 256, 88). The generic path cuts K = 402 into 201, 201 and 600 into 192s."""
+    for k, after_first in ((240, 0), (402, 198), (600, 256 + 88)):
+        a = np.ones((8, k), np.float32)
+        a[:, 0] = 2.0**24
+        c = _mm_sse42(a, np.ones((k, 4), np.float32))
+        assert np.all(c == np.float32(2.0**24 + after_first)), k
+
+
+def test_the_last_columns_take_a_four_lane_dot():
+    """N % 4 == 1, A row-major, rows above the last M % 4: lanes k % 4 (2**24 at k = 0 swallows k = 4 in
+    lane 0 only), then (l0 + l2) + (l1 + l3): 2**24 + 6 for K = 8, where the other columns' chains lose
+    every one."""
+    a = np.ones((8, 8), np.float32)
+    a[:, 0] = 2.0**24
+    c = _mm_sse42(a, np.ones((8, 5), np.float32))
+    assert np.all(c[:, :4] == np.float32(2.0**24))
+    assert np.all(c[:, 4] == np.float32(2.0**24 + 6))
