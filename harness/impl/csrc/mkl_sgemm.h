@@ -682,13 +682,16 @@ static void mkl_avx2_run(const sgemm_t *g) {
  *       rest in order: N % 4 >= 2: the first two columns t = ((t + q0) + (q1 + q2)) + q3
  *       (SSE42_SPLIT); N % 4 == 3, the third: A row-major t = t + ((q0 + q2) + (q1 + q3))
  *       (SSE42_QUAD02), A transposed SSE42_SPLIT; N % 4 == 1, A row-major: 8 lanes over whole steps
- *       of 8, (l + 4 first, then (l0 + l2) + (l1 + l3)), the rest in decreasing k (SSE42_OCT_REV);
- *       A transposed: not modelled (mkl_sse42_modelled).
+ *       of 8, (l + 4 first, then (l0 + l2) + (l1 + l3)), the rest in decreasing k (SSE42_OCT_REV; read
+ *       at K = 13: longer K differs in some elements, not pinned down); A transposed: not modelled
+ *       (mkl_sse42_modelled: the generic path's kernels).
  *   c = beta*C + t of the first block, then c + t per further block (beta = 0: the first t).
  *   Other products (M < 8 or N < 4), one block whatever K:
  *     B row-major: one chain; both transposed: groups of 4, t = t + ((q0 + q1) + (q2 + q3)), the rest
  *     in order (SSE42_QUAD01); A row-major, B transposed (x @ W.T): 8 lanes from k = 0 (SSE42_OCT),
- *     except the last row of an odd M: 4 lanes for columns below 4 * floor(N / 4) (SSE42_DOT4).
+ *     except the last row of an odd M: 4 lanes for columns below 4 * floor(N / 4) (SSE42_DOT4), as
+ *     read at K = 13; with longer K the odd rows and that last row take 4 or 8 lanes by a rule not
+ *     pinned down (known gaps: flash attention's small blocks).
  * alpha scales B's elements (rounded) before the products. */
 enum { SSE42_CHAIN, SSE42_DOT4, SSE42_OCT, SSE42_OCT_REV, SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01 };
 
