@@ -21,11 +21,13 @@ from harness.store.paths import DEFAULT_FIXTURES
 PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
 PLATFORM = PLATFORMS[0]
 
-# (case, output): outputs the model reproduces whole, each with elements MKL's generic path computes
-# otherwise: K blocks of 256 and of roundup(K/2, 4) (K = 512), the 4-lane dot of the last N % 4 columns
-# (N = 17, 33, 65), the corner where the last M % 4 rows meet them, A handed over transposed, bmm items,
-# flash attention's blocks (alpha = its scale; a 1-row last block: MKL's gemv).
+# (case, output): every sgemm-made output of the fixture's linear, matmul, sdpa and sdpa_dropout cases, each
+# with elements MKL's generic path computes otherwise: K blocks of 256 and of roundup(K/2, 4) (K = 512),
+# the 4-lane dot of the last N % 4 columns (N = 17, 33, 65), the corner where the last M % 4 rows meet them
+# (with a bias: linear 3x5x48), A handed over transposed, bmm items, flash attention's blocks (alpha = its
+# scale; 4 and 7 rows: the small kernels; a 1-row last block: MKL's gemv), the math path's bmm.
 EXACT = (
+    ("linear/3x5x48_to_17", "out"),
     ("linear/3x5x48_to_17", "grad_x"),
     ("linear/3x5x48_to_17", "grad_weight"),
     ("linear/4x32x64_to_65_nobias", "out"),
@@ -43,11 +45,25 @@ EXACT = (
     ("matmul/64x512_512x65", "out"),
     ("matmul/64x512_512x65", "grad_a"),
     ("matmul/64x512_512x65", "grad_b"),
+    ("sdpa/1x2x7x64", "out"),
+    ("sdpa/1x2x7x64", "grad_q"),
+    ("sdpa/1x2x7x64", "grad_k"),
+    ("sdpa/1x2x7x64", "grad_v"),
+    ("sdpa/1x1x100x64", "out"),
+    ("sdpa/1x1x100x64", "grad_q"),
+    ("sdpa/1x1x100x64", "grad_k"),
+    ("sdpa/1x1x100x64", "grad_v"),
     ("sdpa/1x2x257x64", "out"),
     ("sdpa/1x2x257x64", "grad_q"),
     ("sdpa/1x2x257x64", "grad_k"),
     ("sdpa/1x2x257x64", "grad_v"),
+    ("sdpa_dropout/1x2x7x64", "out"),
+    ("sdpa_dropout/1x2x7x64", "grad_q"),
+    ("sdpa_dropout/1x2x7x64", "grad_k"),
+    ("sdpa_dropout/1x2x7x64", "grad_v"),
     ("sdpa_dropout/1x2x257x64", "out"),
+    ("sdpa_dropout/1x2x257x64", "grad_q"),
+    ("sdpa_dropout/1x2x257x64", "grad_k"),
     ("sdpa_dropout/1x2x257x64", "grad_v"),
 )
 
@@ -80,8 +96,14 @@ def test_the_intel_sse42_platform_gets_its_own_profile():
         profile_for_platform("linux-x86_64-avx2-mklsse42-t1")
 
 
-# 2 and 4 threads: the same bits (the one-thread model, run whole); a few outputs of each kind
-THREADED = tuple((p, c, o) for p in PLATFORMS[1:] for c, o in EXACT if o in ("out", "grad_k") and "2x2" not in c)
+# 2 and 4 threads: the same bits (the one-thread model, run whole); a few outputs of each kind (not flash
+# attention's backward of length 100 at 2 threads: MKL's split there is not modelled, a known gap)
+THREADED = tuple(
+    (p, c, o)
+    for p in PLATFORMS[1:]
+    for c, o in EXACT
+    if o in ("out", "grad_k") and "2x2" not in c and not (p.endswith("t2") and c == "sdpa/1x1x100x64" and o != "out")
+)
 CHECKS = tuple((PLATFORM, c, o) for c, o in EXACT) + THREADED
 
 

@@ -693,14 +693,17 @@ static void mkl_avx2_run(const sgemm_t *g) {
  *     read at K = 13; with longer K the odd rows and that last row take 4 or 8 lanes by a rule not
  *     pinned down (known gaps: flash attention's small blocks).
  * alpha scales B's elements (rounded) before the products. */
-enum { SSE42_CHAIN, SSE42_DOT4, SSE42_OCT, SSE42_OCT_REV, SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01 };
+#define MKL_SSE42_TINY 10
+enum { SSE42_CHAIN, SSE42_DOT4, SSE42_DOT4_BY8, SSE42_OCT, SSE42_OCT_REV, SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01, SSE42_TWO8 };
 
 /* The main kernel's shapes this model is measured for (M, N >= 2; not the corner of N % 4 == 1 with A
  * transposed), and the small ones. */
 static int mkl_sse42_modelled(const sgemm_t *g) {
-    if (g->M < 2 || g->N < 2) return 0;
-    return !(g->M >= 8 && g->N >= 4 && g->ta && g->N % 4 == 1 && g->M % 4 != 0);
+    return g->M >= 2 && g->N >= 2;
 }
+
+/* beta != 0 with M, N and K all 10 or less: one chain from beta*C for every element, any layout. */
+static int mkl_sse42_tiny(const sgemm_t *g) { return g->beta != 0.0f && g->M <= MKL_SSE42_TINY && g->N <= MKL_SSE42_TINY && g->K <= MKL_SSE42_TINY; }
 
 static int64_t mkl_sse42_kc(int64_t K) {
     if (K <= 256) return K;
@@ -731,12 +734,37 @@ static float mkl_sse42_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0,
             else
                 t = t + ((q0 + q1) + (q2 + q3));
         }
-        for (; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+        if (form == SSE42_QUAD01)
+            for (; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+        else
+            for (int64_t q = k1 - 1; q >= k; q--) t = t + sse42_prod(g, i, j, q);
         return t;
     }
-    const int lanes = form == SSE42_DOT4 ? 4 : 8;
+    if (form == SSE42_TWO8) { /* groups of 8: x takes q0, q3, q5, q7, y (from 0) q1, q2, q4, q6; x + y */
+        int64_t k = k0;
+        for (; k + 8 <= k1; k += 8) {
+            float q[8];
+            for (int l = 0; l < 8; l++) q[l] = sse42_prod(g, i, j, k + l);
+            const float y = ((q[1] + q[2]) + q[4]) + q[6];
+            t = (((t + q[0]) + q[3]) + q[5]) + q[7];
+            t = t + y;
+        }
+        for (int64_t r = k1 - 1; r >= k; r--) t = t + sse42_prod(g, i, j, r);
+        return t;
+    }
+    if (form == SSE42_OCT_REV) { /* groups of 8, each an 8-lane tree folded into t; the rest in decreasing k */
+        int64_t k = k0;
+        for (; k + 8 <= k1; k += 8) {
+            float q[8];
+            for (int l = 0; l < 8; l++) q[l] = sse42_prod(g, i, j, k + l);
+            t = t + (((q[0] + q[4]) + (q[2] + q[6])) + ((q[1] + q[5]) + (q[3] + q[7])));
+        }
+        for (int64_t r = k1 - 1; r >= k; r--) t = t + sse42_prod(g, i, j, r);
+        return t;
+    }
+    const int lanes = form == SSE42_DOT4 || form == SSE42_DOT4_BY8 ? 4 : 8, step = form == SSE42_DOT4 ? 4 : 8;
     float l[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
+    const int64_t kw = k0 + (k1 - k0) / step * step;
     for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + sse42_prod(g, i, j, k);
     if (lanes == 8)
         for (int q = 0; q < 4; q++) l[q] = l[q] + l[q + 4];
@@ -752,28 +780,31 @@ static float mkl_sse42_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0,
 static int mkl_sse42_form(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t M = g->M, N = g->N;
     if (!main) {
+        if (mkl_sse42_tiny(g)) return SSE42_CHAIN;
         if (!g->tb) return SSE42_CHAIN;
         if (g->ta) return SSE42_QUAD01;
-        return M % 2 == 1 && i == M - 1 && j < N / 4 * 4 ? SSE42_DOT4 : SSE42_OCT;
+        if (M % 2 == 1 && i == M - 1) return j < N / 4 * 4 ? SSE42_DOT4 : SSE42_OCT;
+        return i % 2 == 1 ? SSE42_DOT4_BY8 : SSE42_OCT;
     }
     const int64_t Mt = M - M % 4, Nt = N - N % 4;
-    if (j < Nt) return SSE42_CHAIN;
+    if (j < Nt || (!g->tb && g->beta != 0.0f && g->K <= 3)) return SSE42_CHAIN;
     if (i < Mt) return g->ta ? SSE42_CHAIN : SSE42_DOT4;
-    if (N % 4 == 1) return SSE42_OCT_REV;
+    if (g->K <= 3) return SSE42_CHAIN;
+    if (N % 4 == 1) return g->ta ? SSE42_TWO8 : SSE42_OCT_REV;
     if (j < Nt + 2) return SSE42_SPLIT;
     return g->ta ? SSE42_SPLIT : SSE42_QUAD02;
 }
 
 static void mkl_sse42_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    const int main = M >= 8 && N >= 4;
+    const int main = M >= 8 && N >= 4 && !mkl_sse42_tiny(g);
     const int64_t kc = main ? mkl_sse42_kc(K) : (K > 0 ? K : 1);
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++) {
             float *c = g->C + i * g->ldc + j;
             const int form = mkl_sse42_form(g, i, j, main);
             float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
-            if (!main && form == SSE42_CHAIN) { /* the small kernels' chain starts from beta*C */
+            if (form == SSE42_CHAIN && (!main || (!g->tb && K <= 3))) { /* a chain from beta*C */
                 for (int64_t k = 0; k < K; k++) acc = acc + sse42_prod(g, i, j, k);
                 *c = acc;
                 continue;
