@@ -668,42 +668,47 @@ static void mkl_avx2_run(const sgemm_t *g) {
  *
  * MKL's "Intel(R) SSE4.2 enabled processors" path (a GenuineIntel CPU without AVX2, e.g. QEMU's
  * Nehalem-v2 model; MKL 2024.2, one thread; docs/impl/kernels.md "MKL's Intel SSE4.2 path"): no FMA,
- * every product rounded, then added. Read by pair cancellation (products 1, +-2^40 at two k) and
- * checked against random products, in torch's row-major terms, for M, N >= 2 (M or N == 1 is MKL's
- * gemv, the generic path's rules: mkl_gemv_rows):
- *   the main kernel (M >= 8 and N >= 4): K cut into blocks of kc from k = 0, the last taking the rest:
+ * every product rounded, then added. Read by pair cancellation (products 1, +-2^40 at two k: the
+ * summation tree of every element) and checked against random products, in torch's row-major terms,
+ * for M, N >= 2 (M or N == 1 is MKL's gemv: the generic path's rules, mkl_gemv_rows):
+ *   beta != 0 with M, N and K all 10 or less (mkl_sse42_tiny): one chain from beta*C, any layout.
+ *   The main kernel (M >= 8 and N >= 4): K cut into blocks of kc from k = 0, the last taking the rest:
  *   kc = K (K <= 256), roundup(floor(K / 2), 4) (256 < K <= 512), 256 (K > 512) (K = 257: 128, 128,
- *   1); each block's sum t from 0 by the element's place (Mt = M - M % 4 rows, Nt = N - N % 4
- *   columns):
- *     rows < Mt, columns < Nt, and every row of those columns: one chain in k order (SSE42_CHAIN);
- *     rows < Mt, columns >= Nt: A row-major: 4 lanes (lane (k - k0) % 4 over whole steps), added
- *       (l0 + l2) + (l1 + l3), the rest in order (SSE42_DOT4); A transposed: the chain;
- *     rows >= Mt, columns >= Nt (the corner), groups of 4 products q0..q3 from k0 folded into t, the
- *       rest in order: N % 4 >= 2: the first two columns t = ((t + q0) + (q1 + q2)) + q3
- *       (SSE42_SPLIT); N % 4 == 3, the third: A row-major t = t + ((q0 + q2) + (q1 + q3))
- *       (SSE42_QUAD02), A transposed SSE42_SPLIT; N % 4 == 1, A row-major: 8 lanes over whole steps
- *       of 8, (l + 4 first, then (l0 + l2) + (l1 + l3)), the rest in decreasing k (SSE42_OCT_REV; read
- *       at K = 13: longer K differs in some elements, not pinned down); A transposed: not modelled
- *       (mkl_sse42_modelled: the generic path's kernels).
- *   c = beta*C + t of the first block, then c + t per further block (beta = 0: the first t).
+ *   1); each block's sum t from 0 by the element's place (Mt = M - M % 4 rows, Nt = N - N % 4):
+ *     columns < Nt, and every column when A is stored transposed: one chain in k order (SSE42_CHAIN);
+ *     rows < Mt, columns >= Nt, A row-major: 4 lanes (lane (k - k0) % 4 over whole steps), added
+ *       (l0 + l2) + (l1 + l3), the rest in order (SSE42_DOT4);
+ *     the corner (rows >= Mt, columns >= Nt), the remainder after whole groups added in decreasing k:
+ *       N % 4 >= 2, its first two columns: groups of 4, t = ((t + q0) + (q1 + q2)) + q3 (SSE42_SPLIT);
+ *       N % 4 == 3, the third: A row-major t = t + ((q0 + q2) + (q1 + q3)) (SSE42_QUAD02), A
+ *       transposed SSE42_SPLIT; N % 4 == 1: groups of 8, A row-major t = t + the 8-lane tree
+ *       ((q0 + q4) + (q2 + q6)) + ((q1 + q5) + (q3 + q7)) (SSE42_OCT_REV), A transposed
+ *       t = (((t + q0) + q3) + q5) + q7, then t + (((q1 + q2) + q4) + q6) (SSE42_TWO8);
+ *       K <= 3: one chain in k order.
+ *   c = beta*C + t of the first block, then c + t per further block (beta = 0: the first t); with B
+ *   row-major and K <= 3, one chain from beta*C.
  *   Other products (M < 8 or N < 4), one block whatever K:
- *     B row-major: one chain; both transposed: groups of 4, t = t + ((q0 + q1) + (q2 + q3)), the rest
- *     in order (SSE42_QUAD01); A row-major, B transposed (x @ W.T): 8 lanes from k = 0 (SSE42_OCT),
- *     except the last row of an odd M: 4 lanes for columns below 4 * floor(N / 4) (SSE42_DOT4), as
- *     read at K = 13; with longer K the odd rows and that last row take 4 or 8 lanes by a rule not
- *     pinned down (known gaps: flash attention's small blocks).
- * alpha scales B's elements (rounded) before the products. */
+ *     B row-major: one chain from beta*C (SSE42_CHAIN); both transposed: groups of 4,
+ *     t = t + ((q0 + q1) + (q2 + q3)), the rest in order (SSE42_QUAD01); A row-major, B transposed
+ *     (x @ W.T): even rows 8 lanes over whole steps of 8, lane l + 4 folded into l, then as
+ *     SSE42_DOT4 (SSE42_OCT); odd rows 4 lanes over whole steps of 8 (SSE42_DOT4_BY8); the last row
+ *     of an odd M SSE42_DOT4 for columns below 4 * floor(N / 4), else SSE42_OCT; c = beta*C + t.
+ * alpha scales B's elements (rounded) before the products. No dependence on the operands' or C's
+ * alignment was seen. Threads: the one-thread model runs whole (MKL's split on this path is not
+ * modelled). */
 #define MKL_SSE42_TINY 10
-enum { SSE42_CHAIN, SSE42_DOT4, SSE42_DOT4_BY8, SSE42_OCT, SSE42_OCT_REV, SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01, SSE42_TWO8 };
+enum {
+    SSE42_CHAIN, SSE42_DOT4, SSE42_DOT4_BY8, SSE42_OCT, SSE42_OCT_REV,
+    SSE42_SPLIT, SSE42_QUAD02, SSE42_QUAD01, SSE42_TWO8
+};
 
-/* The main kernel's shapes this model is measured for (M, N >= 2; not the corner of N % 4 == 1 with A
- * transposed), and the small ones. */
-static int mkl_sse42_modelled(const sgemm_t *g) {
-    return g->M >= 2 && g->N >= 2;
-}
+/* The shapes this model is measured for: M, N >= 2 (M or N == 1: MKL's gemv, the generic rules). */
+static int mkl_sse42_modelled(const sgemm_t *g) { return g->M >= 2 && g->N >= 2; }
 
 /* beta != 0 with M, N and K all 10 or less: one chain from beta*C for every element, any layout. */
-static int mkl_sse42_tiny(const sgemm_t *g) { return g->beta != 0.0f && g->M <= MKL_SSE42_TINY && g->N <= MKL_SSE42_TINY && g->K <= MKL_SSE42_TINY; }
+static int mkl_sse42_tiny(const sgemm_t *g) {
+    return g->beta != 0.0f && g->M <= MKL_SSE42_TINY && g->N <= MKL_SSE42_TINY && g->K <= MKL_SSE42_TINY;
+}
 
 static int64_t mkl_sse42_kc(int64_t K) {
     if (K <= 256) return K;
@@ -769,10 +774,7 @@ static float mkl_sse42_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0,
     if (lanes == 8)
         for (int q = 0; q < 4; q++) l[q] = l[q] + l[q + 4];
     t = (l[0] + l[2]) + (l[1] + l[3]);
-    if (form == SSE42_OCT_REV)
-        for (int64_t k = k1 - 1; k >= kw; k--) t = t + sse42_prod(g, i, j, k);
-    else
-        for (int64_t k = kw; k < k1; k++) t = t + sse42_prod(g, i, j, k);
+    for (int64_t k = kw; k < k1; k++) t = t + sse42_prod(g, i, j, k);
     return t;
 }
 
