@@ -47,9 +47,11 @@ PARTLY_MODELLED_BLAS = {
 
 def check_profile(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:
     """The profile a committed fixture is checked under: its own (``profile_for_platform``); for an
-    x86 fixture of MKL's Intel SSE4.2 path, its ISA level's with MKL's generic path."""
+    x86 fixture of an MKL Intel path the impl does not model (or one under MKL_CBWR, whose kernels are
+    MKL's vendor-independent ones), its ISA level's with MKL's generic path."""
     config = parse_platform_id(platform_id)
-    if config.arch == "x86_64" and config.blas in UNMODELLED_BLAS and config.blas not in PARTLY_MODELLED_BLAS:
+    partly = config.blas in PARTLY_MODELLED_BLAS and not config.mkl_cbwr  # under MKL_CBWR: MKL's own kernels
+    if config.arch == "x86_64" and config.blas in UNMODELLED_BLAS and not partly:
         return profile_for_platform(config.with_blas(MODELLED_BLAS).id, torch)
     return profile_for_platform(platform_id, torch)
 
