@@ -5,21 +5,17 @@ patterns with the fixture's own tensors, and the same outputs under MKL's generi
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
-from harness.formats.ops import OpFixture, read_op_fixture
 from harness.impl import linalg
-from harness.impl.op_registry import run_case
-from harness.impl.profiles import MKL_AVX2, MODELLED_BLAS, get_profile, profile_for_platform
+from harness.impl.profiles import MKL_AVX2, MODELLED_BLAS, profile_for_platform
 from harness.replay.check import check_profile, unmodelled_note
-from harness.store.paths import DEFAULT_FIXTURES
+from tests.impl_intel_mkl import assert_model_reproduces
 
 PLATFORM = "linux-x86_64-avx2-mklavx2-t1"
-FIXTURE = DEFAULT_FIXTURES / "torch-2.13.0" / f"{PLATFORM}.h5"
+LEVEL = "x86-avx2"  # the ISA level's profile, MKL's generic path
 
 # (case, output): outputs the model reproduces whole, each with elements MKL's generic path computes
 # otherwise: K above 256 (two K blocks), the 6-row tile's edge rows, the 16-column tile's edge
@@ -42,24 +38,6 @@ EXACT = (
 )
 
 
-@cache
-def _fixture() -> OpFixture:
-    return read_op_fixture(FIXTURE)
-
-
-@cache
-def _run(case: str, blas: str) -> dict[str, np.ndarray]:
-    rec = _fixture().cases[case]
-    profile = profile_for_platform(PLATFORM)
-    if blas != profile.blas:
-        profile = get_profile("x86-avx2", 1)
-    return run_case(rec.op, rec.params, rec.inputs, profile)
-
-
-def _bits(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x, np.float32).view(np.uint32)
-
-
 def test_the_intel_avx2_platform_gets_its_own_profile():
     profile = profile_for_platform(PLATFORM)
     assert profile.blas == MKL_AVX2 and profile.aten == "avx2" and profile.threads == 1
@@ -72,12 +50,7 @@ def test_the_intel_avx2_platform_gets_its_own_profile():
 
 @pytest.mark.parametrize(("case", "output"), EXACT, ids=[f"{c}/{o}" for c, o in EXACT])
 def test_intel_avx2_sgemm_reproduces_the_fixture_bits(case: str, output: str):
-    expected = _bits(_fixture().cases[case].outputs[output])
-    got = _bits(_run(case, MKL_AVX2)[output])
-    assert got.shape == expected.shape
-    assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
-    generic = _bits(_run(case, MODELLED_BLAS)[output])
-    assert not np.array_equal(generic, expected), "the generic path gives these bits too: not a check of the model"
+    assert_model_reproduces(PLATFORM, case, output, MKL_AVX2, LEVEL)
 
 
 def _mm_avx2(a: np.ndarray, b: np.ndarray) -> np.ndarray:

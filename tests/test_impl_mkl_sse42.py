@@ -5,21 +5,18 @@ patterns with the fixture's own tensors, and the same outputs under MKL's generi
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
-from harness.formats.ops import OpFixture, read_op_fixture
 from harness.impl import linalg
-from harness.impl.op_registry import run_case
-from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, get_profile, profile_for_platform
+from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, profile_for_platform
 from harness.replay.check import check_profile, unmodelled_note
-from harness.store.paths import DEFAULT_FIXTURES
+from tests.impl_intel_mkl import assert_model_reproduces
 
 PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
 PLATFORM = PLATFORMS[0]
+LEVEL = "x86-baseline"  # the ISA level's profile, MKL's generic path
 
 # (case, output): every sgemm-made output of the fixture's linear, matmul, sdpa and sdpa_dropout cases, each
 # with elements MKL's generic path computes otherwise: K blocks of 256 and of roundup(K/2, 4) (K = 512),
@@ -68,24 +65,6 @@ EXACT = (
 )
 
 
-@cache
-def _fixture(platform: str) -> OpFixture:
-    return read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0" / f"{platform}.h5")
-
-
-@cache
-def _run(platform: str, case: str, blas: str) -> dict[str, np.ndarray]:
-    rec = _fixture(platform).cases[case]
-    profile = profile_for_platform(platform)
-    if blas != profile.blas:
-        profile = get_profile("x86-baseline", profile.threads)
-    return run_case(rec.op, rec.params, rec.inputs, profile)
-
-
-def _bits(x: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(x, np.float32).view(np.uint32)
-
-
 def test_the_intel_sse42_platform_gets_its_own_profile():
     profile = profile_for_platform(PLATFORM)
     assert profile.blas == MKL_SSE42 and profile.aten == "default" and profile.threads == 1
@@ -109,12 +88,7 @@ CHECKS = tuple((PLATFORM, c, o) for c, o in EXACT) + THREADED
 
 @pytest.mark.parametrize(("platform", "case", "output"), CHECKS, ids=[f"{p[-2:]}/{c}/{o}" for p, c, o in CHECKS])
 def test_intel_sse42_sgemm_reproduces_the_fixture_bits(platform: str, case: str, output: str):
-    expected = _bits(_fixture(platform).cases[case].outputs[output])
-    got = _bits(_run(platform, case, MKL_SSE42)[output])
-    assert got.shape == expected.shape
-    assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
-    generic = _bits(_run(platform, case, MODELLED_BLAS)[output])
-    assert not np.array_equal(generic, expected), "the generic path gives these bits too: not a check of the model"
+    assert_model_reproduces(platform, case, output, MKL_SSE42, LEVEL)
 
 
 def _mm_sse42(a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -1,0 +1,45 @@
+"""Shared by the tests of MKL's Intel sgemm paths (test_impl_mkl_avx2, test_impl_mkl_sse42): a committed
+fixture's case replayed under the platform's own profile, or under its ISA level's with MKL's generic
+path (to show that a check depends on the Intel path's model), and bits as uint32."""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from harness.formats.ops import OpFixture, read_op_fixture
+from harness.impl.op_registry import run_case
+from harness.impl.profiles import MODELLED_BLAS, get_profile, profile_for_platform
+from harness.store.paths import DEFAULT_FIXTURES
+
+
+@cache
+def fixture(platform: str) -> OpFixture:
+    return read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0" / f"{platform}.h5")
+
+
+@cache
+def run(platform: str, case: str, blas: str, level: str) -> dict[str, np.ndarray]:
+    """The impl's outputs of ``case``: under the platform's profile when ``blas`` is its BLAS path, else
+    under profile ``level`` (MKL's generic path) at the platform's thread count."""
+    rec = fixture(platform).cases[case]
+    profile = profile_for_platform(platform)
+    if blas != profile.blas:
+        profile = get_profile(level, profile.threads)
+    return run_case(rec.op, rec.params, rec.inputs, profile)
+
+
+def bits(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x, np.float32).view(np.uint32)
+
+
+def assert_model_reproduces(platform: str, case: str, output: str, blas: str, level: str) -> None:
+    """The output's bits under the Intel path's model equal the fixture's, and MKL's generic path gives
+    other bits (so the check depends on the model)."""
+    expected = bits(fixture(platform).cases[case].outputs[output])
+    got = bits(run(platform, case, blas, level)[output])
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
+    generic = bits(run(platform, case, MODELLED_BLAS, level)[output])
+    assert not np.array_equal(generic, expected), "the generic path gives these bits too: not a check of the model"
