@@ -10,9 +10,10 @@ import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import linalg
-from harness.impl.profiles import MKL_AVX2, MODELLED_BLAS, profile_for_platform
+from harness.impl.op_registry import run_case
+from harness.impl.profiles import MKL_AVX2, MODELLED_BLAS, get_profile, profile_for_platform
 from harness.replay.check import check_profile, unmodelled_note
-from tests.impl_intel_mkl import assert_model_reproduces
+from tests.impl_intel_mkl import assert_model_reproduces, bits, fixture, run
 
 PLATFORM = "linux-x86_64-avx2-mklavx2-t1"
 LEVEL = "x86-avx2"  # the ISA level's profile, MKL's generic path
@@ -103,21 +104,14 @@ THREADED = tuple(
 )
 
 
-@cache
-def _fixture_at(threads: int) -> OpFixture:
-    return read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0" / f"linux-x86_64-avx2-mklavx2-t{threads}.h5")
-
-
-@cache
-def _run_at(threads: int, case: str, model_threads: int) -> dict[str, np.ndarray]:
-    rec = _fixture_at(threads).cases[case]
-    return run_case(rec.op, rec.params, rec.inputs, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{model_threads}"))
+def _platform(threads: int) -> str:
+    return f"linux-x86_64-avx2-mklavx2-t{threads}"
 
 
 @pytest.mark.parametrize(("threads", "case", "output"), THREADED, ids=[f"t{t}/{c}/{o}" for t, c, o in THREADED])
 def test_the_thread_split_reproduces_the_threaded_fixtures(threads: int, case: str, output: str):
-    expected = _bits(_fixture_at(threads).cases[case].outputs[output])
-    got = _bits(_run_at(threads, case, threads)[output])
+    expected = bits(fixture(_platform(threads)).cases[case].outputs[output])
+    got = bits(run(_platform(threads), case, MKL_AVX2, LEVEL)[output])
     assert got.shape == expected.shape
     assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
 
@@ -126,9 +120,9 @@ def test_the_thread_split_reproduces_the_threaded_fixtures(threads: int, case: s
 def test_each_threaded_fixture_case_needs_the_split(threads: int):
     """Per case, some output of the threaded fixture differs from the one-thread model's bits."""
     for case in ("linear/64x512_to_65", "linear/4x32x64_to_65_nobias", "matmul/64x512_512x65", "sdpa/1x1x100x64"):
-        rec = _fixture_at(threads).cases[case]
-        one = _run_at(threads, case, 1)
-        assert any(not np.array_equal(_bits(one[o]), _bits(rec.outputs[o])) for o in rec.outputs), (threads, case)
+        rec = fixture(_platform(threads)).cases[case]
+        one = run_case(rec.op, rec.params, rec.inputs, _profile(1))
+        assert any(not np.array_equal(bits(one[o]), bits(rec.outputs[o])) for o in rec.outputs), (threads, case)
 
 
 def _profile(threads: int):
