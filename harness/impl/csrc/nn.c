@@ -179,8 +179,9 @@ static int bn_rows(int64_t n, int64_t threads, int64_t tid, int64_t *b, int64_t 
  * image is one element). T = at::get_num_threads(). N > T: per-thread buffers (T, C) of float sums
  * (x + buf, then buf + (x - mean)^2 in vec::map3, fused where vc), each channel's T partials added in
  * double in thread order. Otherwise on one thread, C <= 16 or C > 2048: float sums over rows in
- * order, mean = sum / N (a float division), the square added fused where sc; else double sums per
- * channel as the NCHW kernel. */
+ * order, vectorised over the channels, mean = sum / N (a float division), the square added fused
+ * where vc (V1's 2-thread NC11 case of 12 channels measured: vector code, not scalar); else double
+ * sums per channel as the NCHW kernel. */
 static void bn_stats_rows(const profile_t *p, const bn_obj_t *o, const float *x, int64_t N, int64_t C, float *mean,
                           float *var_sum, float *buf) {
     const int64_t T = p->threads;
@@ -220,7 +221,7 @@ static void bn_stats_rows(const profile_t *p, const bn_obj_t *o, const float *x,
             float v = 0.0f;
             for (int64_t i = 0; i < N; i++) {
                 float d = x[i * C + k] - mean[k];
-                v = BN_MADD(o->sc, d, d, v);
+                v = BN_MADD(o->vc, d, d, v);
             }
             var_sum[k] = v;
         }
