@@ -1,6 +1,7 @@
-"""The impl's torch.nn layers (sigmoid, batch_norm, adaptive_avg_pool2d) under the Linux arm64 profiles,
-against the committed arm64 random-case recordings (torch 2.13.0 aarch64 wheel, emulated Neoverse N1,
-1 thread): every output equal as uint32 bit patterns, case by case. Torch-free.
+"""The impl's torch.nn layers (sigmoid, batch_norm, adaptive_avg_pool2d; conv2d where ATen keeps it) under
+the Linux arm64 profiles, against the committed arm64 random-case recordings (torch 2.13.0 aarch64
+wheel, emulated Neoverse N1, 1 thread): every output equal as uint32 bit patterns, case by case.
+Torch-free.
 
 The x86 profiles must not reproduce the same recordings where the aarch64 kernels compute otherwise
 (4 NEON lanes and their sum tree, contraction of the vector code and of Normalization.cpp's running
@@ -15,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harness.core.errors import ParityError
 from harness.formats.ops import OpFixture, read_op_fixture
 from harness.impl.model_ops import RUNNERS
 from harness.impl.profiles import get_profile, profile_for_fixture
@@ -87,3 +89,18 @@ def test_the_sve_profiles_share_the_neon_objects_or_differ_by_their_own() -> Non
     for name in neon:
         assert np.array_equal(_bits(neon[name]), _bits(v2[name])), name
     assert not np.array_equal(_bits(neon["grad_weight"]), _bits(v1["grad_weight"]))
+
+
+def test_slow_conv2d_on_arm64() -> None:
+    """A small single image: ATen's slow_conv2d (im2col, NVPL gemms) on aarch64 as on x86, bit for bit;
+    a convolution ATen hands to oneDNN (ACL forward, gemm:ref backward) is refused, each output."""
+    fixture = read_op_fixture(N1_T1, ops=["conv2d"])
+    profile = profile_for_fixture(fixture.attrs)
+    rec = fixture.cases["conv2d/r3-conv-000"]
+    got = RUNNERS["conv2d"](rec.params, rec.inputs, profile)
+    assert sorted(got) == sorted(rec.outputs) == ["grad_bias", "grad_weight", "grad_x", "out"]
+    for name, want in rec.outputs.items():
+        assert np.array_equal(_bits(want), _bits(np.asarray(got[name]).reshape(want.shape))), name
+    onednn = fixture.cases["conv2d/r3-conv-010"]
+    with pytest.raises(ParityError, match="indirect_gemm:acl"):
+        RUNNERS["conv2d"](onednn.params, onednn.inputs, profile)

@@ -387,7 +387,10 @@ ARM64: dict[str, str] = {
     "adaptive_avg_pool2d": "4 lanes (N1, V2) vs 8 (V1): where the channels-last vector body ends; nothing else",
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
-    "conv2d": "not modelled: the impl reproduces x86 convolutions only",
+    "conv2d": (
+        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; elsewhere oneDNN with ACL (forward"
+        " `indirect_gemm:acl`, `gemm:acl` for 1x1) and its reference `gemm:ref` backward: not modelled"
+    ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"
