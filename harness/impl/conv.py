@@ -42,9 +42,9 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   grad_bias per output row a chain added to the channel's sum.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
-emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs ACL's
-``indirect_gemm:acl`` (``gemm:acl`` for 1x1 kernels) forward and its reference ``gemm:ref`` backward
-(data and weights): not modelled, refused.
+emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs, by core, ACL's
+``indirect_gemm:acl`` or ``gemm:acl``, its reference ``gemm:ref`` backward (N1) or its SVE JIT and
+brgconv kernels (V1): not modelled, refused.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -115,10 +115,10 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 
 
 # what the aarch64 wheel runs where ATen hands a convolution to oneDNN (measured with ONEDNN_VERBOSE on
-# emulated N1, V1, V2): ACL's kernels forward, oneDNN's reference gemm backward; not modelled
+# emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
-    "conv2d: on aarch64 the impl reproduces ATen's slow_conv2d only; oneDNN's convolutions there "
-    "(forward indirect_gemm:acl or gemm:acl, backward gemm:ref) are not modelled"
+    "conv2d: on aarch64 the impl reproduces ATen's slow_conv2d only; the convolutions ATen hands to oneDNN "
+    "there (ACL's indirect_gemm/gemm, oneDNN's gemm:ref or its SVE JIT kernels, by core) are not modelled"
 )
 
 

@@ -388,8 +388,9 @@ ARM64: dict[str, str] = {
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
     "conv2d": (
-        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; elsewhere oneDNN with ACL (forward"
-        " `indirect_gemm:acl`, `gemm:acl` for 1x1) and its reference `gemm:ref` backward: not modelled"
+        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN, not modelled: ACL forward"
+        " (`indirect_gemm:acl`, `gemm:acl` for 1x1) and `gemm:ref` backward on N1 and V2, `jit:sve_256` and"
+        " brgconv on V1"
     ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
