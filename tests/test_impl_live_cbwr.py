@@ -2,13 +2,14 @@
 
 MKL reads MKL_CBWR once, at its first call (not when torch is imported: a process that sets the
 variable after `import torch` but before any MKL call runs COMPATIBLE, one that sets it later does
-not, and torch exports no mkl_cbwr_set), so torch runs in a fresh process per thread count
-started with MKL_CBWR=COMPATIBLE, which writes its products and VML results for this process to
-compare with the impl (`KernelProfile.with_cbwr`). Random shapes around the kernels' switches
-(8 rows and columns, rows past a multiple of 4, columns past a multiple of 8, K past 8 and the
-112-long blocks), every operand layout, with and without a bias (beta = 1), and exp, log, tanh and
-sqrt on random floats. Needs MKL's generic path as on the fixtures' AMD host (tests.impl_live).
-"""
+not, and torch exports no mkl_cbwr_set), so torch runs in a fresh process started with
+MKL_CBWR=COMPATIBLE (MKL_DYNAMIC and OMP_DYNAMIC off), which sets a thread count drawn from 1 to 16
+before each product and writes its products and VML results for this process to compare with the
+impl (`KernelProfile.with_cbwr`, `with_threads`). Random shapes around the kernels' switches
+(single rows and columns, 8 rows and columns, rows past a multiple of 4, columns past a multiple of
+8, K below and past 8 and the 112-long blocks), every operand layout, mm, addmm (beta = 1) and
+bmm, and exp, log, tanh and sqrt on random floats. Needs MKL's generic path as on the fixtures'
+AMD host (tests.impl_live)."""
 
 from __future__ import annotations
 
@@ -29,22 +30,31 @@ import sys
 import numpy as np
 import torch
 
-threads, out = int(sys.argv[1]), sys.argv[2]
-torch.set_num_threads(threads)
-rng = np.random.default_rng(20260)
+out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(seed)
 res = {}
-dims = lambda: int(rng.choice([rng.integers(1, 20), rng.integers(20, 80)]))
-depth = lambda: int(rng.choice([rng.integers(1, 40), rng.integers(40, 200), rng.integers(180, 700)]))
-for i in range(int(sys.argv[3])):
+dims = lambda: int(rng.choice([1, rng.integers(1, 20), rng.integers(20, 80), rng.integers(80, 300)]))
+spans = ((1, 9), (9, 40), (40, 200), (180, 700))
+depth = lambda: int(rng.choice([rng.integers(lo, hi) for lo, hi in spans]))
+for i in range(count):
+    threads = int(rng.integers(1, 17))
+    torch.set_num_threads(threads)
     m, n, k = dims(), dims(), depth()
     ta, tb, bias = (bool(rng.integers(2)) for _ in range(3))
-    a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
-    b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+    nb = int(rng.integers(2, 9)) if rng.integers(4) == 0 else 0
+    lead = (nb,) if nb else ()
+    a = rng.standard_normal(lead + ((k, m) if ta else (m, k)), dtype=np.float32)
+    b = rng.standard_normal(lead + ((n, k) if tb else (k, n)), dtype=np.float32)
     c = rng.standard_normal(n, dtype=np.float32)
     A, B = torch.from_numpy(a), torch.from_numpy(b)
-    A, B = (A.t() if ta else A), (B.t() if tb else B)
-    got = torch.addmm(torch.from_numpy(c), A, B) if bias else torch.mm(A, B)
-    res.update({f"{i}/a": a, f"{i}/b": b, f"{i}/c": c, f"{i}/flags": np.array([ta, tb, bias]), f"{i}/out": got.numpy()})
+    A, B = (A.transpose(-1, -2) if ta else A), (B.transpose(-1, -2) if tb else B)
+    if nb:
+        got = torch.bmm(A, B)
+    else:
+        got = torch.addmm(torch.from_numpy(c), A, B) if bias else torch.mm(A, B)
+    flags = np.array([ta, tb, bias and not nb, threads])
+    res.update({f"{i}/a": a, f"{i}/b": b, f"{i}/c": c, f"{i}/flags": flags, f"{i}/out": got.numpy()})
+torch.set_num_threads(1)
 x = rng.standard_normal(1 << 16, dtype=np.float32) * 8
 res["x"] = x
 for name in ("exp", "tanh"):
@@ -55,46 +65,56 @@ np.savez(out, **res)
 """
 
 
-def _torch_under_cbwr(tmp_path: Path, threads: int, count: int) -> dict[str, np.ndarray]:
-    out = tmp_path / f"cbwr-t{threads}.npz"
-    env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "PYTHONPATH": str(ROOT)}
+def _torch_under_cbwr(tmp_path: Path, count: int, seed: int = 20260) -> dict[str, np.ndarray]:
+    out = tmp_path / f"cbwr-{seed}.npz"
+    env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "MKL_DYNAMIC": "FALSE", "OMP_DYNAMIC": "FALSE"}
+    env["PYTHONPATH"] = str(ROOT)
     run = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(threads), str(out), str(count)],
+        [sys.executable, "-c", _CHILD, str(out), str(count), str(seed)],
         env=env, capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return dict(np.load(out))
 
 
-def cbwr_modelled(m: int, n: int, k: int, ta: bool, tb: bool, bias: bool) -> bool:
-    """Whether the impl models MKL_CBWR=COMPATIBLE's kernels for this product on one thread
-    (csrc/mkl_sgemm.h): not both operands stored transposed, nor, with B stored transposed, the
-    corner where the last rows (M % 4) meet the last columns (N % 8) of a product with a main kernel,
-    nor torch.addmm of a single column (seen once to differ)."""
-    main = m >= 8 and n >= 8 and k >= 8
-    return not (ta and tb) and not (tb and main and m % 4 and n % 8) and not (n == 1 and bias)
+def cbwr_modelled(nb: int, m: int, n: int, threads: int, bias: bool) -> bool:
+    """Whether the impl models MKL_CBWR=COMPATIBLE for this product (csrc/mkl_sgemm.h): every
+    mm and addmm at any thread count but a 1 x 1 addmm (torch's comes out as one chain from the
+    bias, as if an operand were handed to MKL transposed: not pinned down); of at::bmm's batched
+    gemm, items of 2 or more rows and columns that MKL keeps whole (2 or fewer threads, or no fewer
+    items than threads: the cut of items between more threads than items is the generic path's,
+    not measured under COMPATIBLE; an item of one row or column takes a form not yet pinned down)."""
+    if nb < 2:
+        return not (bias and m == n == 1)
+    return min(m, n) > 1 and (threads <= 2 or nb >= threads)
 
 
 @needs_modelled_mkl
 @needs_verified_profile
 def test_products_under_cbwr_compatible(tmp_path: Path) -> None:
-    """One thread (MKL's split between threads under COMPATIBLE is modelled only as far as the
-    committed fixtures measured it: docs/impl/kernels.md)."""
-    res = _torch_under_cbwr(tmp_path, 1, 160)
-    profile = live_profile().with_threads(1).with_cbwr("COMPATIBLE")
-    checked, failed = 0, []
-    for i in range(160):
+    """Random mm, addmm and bmm under MKL_CBWR=COMPATIBLE, each at a thread count drawn from 1 to 16:
+    shapes with single rows and columns, tails past multiples of 4 and 8, K past 8 and the 112-long
+    blocks, all four operand layouts; the impl's bits must be torch's."""
+    count = 400
+    res = _torch_under_cbwr(tmp_path, count)
+    base = live_profile()
+    checked, failed, threads_seen = 0, [], set()
+    for i in range(count):
         a, b, c = res[f"{i}/a"], res[f"{i}/b"], res[f"{i}/c"]
-        ta, tb, bias = (bool(v) for v in res[f"{i}/flags"])
-        A, B = (a.T if ta else a), (b.T if tb else b)
-        m, k, n = A.shape[0], A.shape[1], B.shape[1]
-        if not cbwr_modelled(m, n, k, ta, tb, bias):
+        ta, tb, bias, threads = (int(v) for v in res[f"{i}/flags"])
+        nb = a.shape[0] if a.ndim == 3 else 0
+        A, B = (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
+        if not cbwr_modelled(nb, A.shape[-2], B.shape[-1], threads, bool(bias)):
             continue
-        got = linalg.addmm(c, A, B, profile) if bias else linalg.mm(A, B, profile)
+        profile = base.with_threads(threads).with_cbwr("COMPATIBLE")
+        product = linalg.bmm if nb else linalg.mm
+        got = linalg.addmm(c, A, B, profile) if bias else product(A, B, profile)
         checked += 1
+        threads_seen.add(threads)
         if not np.array_equal(got.view(np.uint32), res[f"{i}/out"].view(np.uint32)):
-            failed.append(f"{m}x{k}x{n} ta={ta} tb={tb} bias={bias}")
-    assert checked >= 80 and not failed, f"{len(failed)} of {checked} products differ: {failed[:8]}"
+            failed.append(f"{list(A.shape)}@{list(B.shape)} ta={ta} tb={tb} bias={bias} threads={threads}")
+    assert checked >= 280 and len(threads_seen) >= 12, (checked, sorted(threads_seen))
+    assert not failed, f"{len(failed)} of {checked} products differ: {failed[:8]}"
 
 
 @needs_modelled_mkl
@@ -102,7 +122,7 @@ def test_products_under_cbwr_compatible(tmp_path: Path) -> None:
 def test_vml_under_cbwr_compatible_is_the_generic_paths(tmp_path: Path) -> None:
     """On the AMD host MKL_CBWR=COMPATIBLE leaves VML's exp, log, tanh and sqrt as the generic path's
     (sqrt with the CPU's own rsqrtps estimate: AMD's table)."""
-    res = _torch_under_cbwr(tmp_path, 1, 0)
+    res = _torch_under_cbwr(tmp_path, 0)
     profile = live_profile().with_cbwr("COMPATIBLE")
     x = res["x"]
     pos = np.abs(x) + np.float32(1e-3)

@@ -113,3 +113,125 @@ def test_the_wide_form_of_x_at_w_t_has_its_own_k_blocks():
         w = np.ones((n, k), np.float32)
         c = linalg.mm(a, w, profile_for_platform(PLATFORM), trans_b=True)
         assert np.all(c == np.float32(2.0**24 + after_first)), (m, n)
+
+
+# Outputs of the committed fixtures recorded with MKL on 2 and 4 threads (the same Haswell-v4 model) that
+# the thread split reproduces whole: each differs from the one-thread model's bits on the same inputs.
+THREADED = tuple(
+    (t, case, output)
+    for t in (2, 4)
+    for case, outputs in (
+        ("linear/64x512_to_65", ("out", "grad_x", "grad_weight")),
+        ("linear/4x32x64_to_65_nobias", ("out", "grad_x", "grad_weight")),
+        ("matmul/64x512_512x65", ("out", "grad_a", "grad_b")),
+        ("sdpa/1x1x100x64", ("out", "grad_q", "grad_k", "grad_v")),
+    )
+    for output in outputs
+)
+
+
+@cache
+def _fixture_at(threads: int) -> OpFixture:
+    return read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0" / f"linux-x86_64-avx2-mklavx2-t{threads}.h5")
+
+
+@cache
+def _run_at(threads: int, case: str, model_threads: int) -> dict[str, np.ndarray]:
+    rec = _fixture_at(threads).cases[case]
+    return run_case(rec.op, rec.params, rec.inputs, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{model_threads}"))
+
+
+@pytest.mark.parametrize(("threads", "case", "output"), THREADED, ids=[f"t{t}/{c}/{o}" for t, c, o in THREADED])
+def test_the_thread_split_reproduces_the_threaded_fixtures(threads: int, case: str, output: str):
+    expected = _bits(_fixture_at(threads).cases[case].outputs[output])
+    got = _bits(_run_at(threads, case, threads)[output])
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
+
+
+@pytest.mark.parametrize("threads", (2, 4))
+def test_each_threaded_fixture_case_needs_the_split(threads: int):
+    """Per case, some output of the threaded fixture differs from the one-thread model's bits."""
+    for case in ("linear/64x512_to_65", "linear/4x32x64_to_65_nobias", "matmul/64x512_512x65", "sdpa/1x1x100x64"):
+        rec = _fixture_at(threads).cases[case]
+        one = _run_at(threads, case, 1)
+        assert any(not np.array_equal(_bits(one[o]), _bits(rec.outputs[o])) for o in rec.outputs), (threads, case)
+
+
+def _profile(threads: int):
+    return profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}")
+
+
+def _big_first(m: int, k: int) -> np.ndarray:
+    """Rows of ones with 2**24 at k = 0: a fused or unfused chain from k = 0 loses every later one, two
+    lanes (even, odd k) keep the odd lane's k // 2 ones."""
+    a = np.ones((m, k), np.float32)
+    a[:, 0] = 2.0**24
+    return a
+
+
+def test_two_threads_cut_the_rows_of_a_narrow_product():
+    """N <= 64 on 2 threads: rows cut at ceil(M/2), each part its own 6-row tiles: M = 62 is 31 + 31, so
+    rows 30 and 61 are edge rows (1 or 2 left: unfused lanes); on one thread rows 60, 61 are."""
+    a, b = _big_first(62, 64), np.ones((64, 32), np.float32)
+    lanes, chain = np.float32(2.0**24 + 32), np.float32(2.0**24)
+    one, two = linalg.mm(a, b, _profile(1)), linalg.mm(a, b, _profile(2))
+    assert np.all(one[30] == chain) and np.all(one[60:] == lanes) and np.all(one[:60] == chain)
+    assert np.all(two[30] == lanes) and np.all(two[61] == lanes)
+    assert np.all(two[:30] == chain) and np.all(two[31:61] == chain)
+
+
+def test_four_threads_cut_the_rows_in_four():
+    """N <= 64 on 4 threads: 4 row parts of ceil(M/4): M = 64 is 16 x 4, each with 4 edge rows (4 left:
+    the chain), so no lanes anywhere; M = 62 is 16, 16, 16, 14: rows 60, 61 (2 left) take the lanes."""
+    b = np.ones((64, 32), np.float32)
+    assert np.all(linalg.mm(_big_first(64, 64), b, _profile(4)) == np.float32(2.0**24))
+    c = linalg.mm(_big_first(62, 64), b, _profile(4))
+    assert np.all(c[60:] == np.float32(2.0**24 + 32)) and np.all(c[:60] == np.float32(2.0**24))
+
+
+def test_two_threads_cut_wide_columns_in_halves_with_the_wide_kernel():
+    """N > 128 on 2 threads: columns cut at floor(N/2), the wide kernel in each part: N = 140 is 70 + 70,
+    each part's last 70 % 24 = 22 columns a chain of 16, then 6 in fused lanes (columns 64..69 and
+    134..139); on one thread (B row-major: the narrow kernel) N % 16 = 12 columns take the chain."""
+    a, b = _big_first(64, 64), np.ones((64, 140), np.float32)
+    lanes, chain = np.float32(2.0**24 + 32), np.float32(2.0**24)
+    assert np.all(linalg.mm(a, b, _profile(1)) == chain)
+    two = linalg.mm(a, b, _profile(2))
+    cols = np.r_[64:70, 134:140]
+    assert np.all(two[:, cols] == lanes)
+    assert np.all(np.delete(two, cols, axis=1) == chain)
+
+
+def test_small_products_stay_on_one_thread():
+    """Below M*N*K = 100,000 MKL does not cut the product: the one-thread bits at 2 and 4 threads."""
+    a, b = _big_first(62, 16), np.ones((16, 32), np.float32)  # 31,744 products
+    one = linalg.mm(a, b, _profile(1))
+    for t in (2, 4):
+        assert np.array_equal(linalg.mm(a, b, _profile(t)).view(np.uint32), one.view(np.uint32)), t
+
+
+def test_gemv_axpy_form_is_one_fused_chain_without_k_blocks():
+    """M = 1 with B row-major: one fused chain from beta*C in k order over all of K (no K blocks: the
+    2**24 at k = 0 swallows all 599 ones; blocks would keep the later blocks' sums); fused: with
+    x = 1 + 2**-12, -1 + x*x keeps the 2**-24 that a rounded product (MKL's generic path) loses."""
+    a, b = _big_first(1, 600), np.ones((600, 20), np.float32)
+    assert np.all(linalg.mm(a, b, _profile(1)) == np.float32(2.0**24))
+    c = linalg.addmm(np.full(20, 3.0, np.float32), a, b, _profile(1))
+    assert np.all(c == np.float32(2.0**24 + 4))  # 3 + 2**24 rounds to 2**24 + 4; then every one is lost
+    x = np.float32(1 + 2.0**-12)
+    a2 = np.array([[1.0, x]], np.float32)
+    b2 = np.tile(np.array([[-1.0], [x]], np.float32), (1, 20))
+    assert np.all(linalg.mm(a2, b2, _profile(1)) == np.float32(2.0**-11 + 2.0**-24))
+    assert np.all(linalg.mm(a2, b2, get_profile("x86-avx2", 1)) == np.float32(2.0**-11))
+
+
+def test_the_wide_forms_last_single_row_takes_the_lanes_in_every_edge_column():
+    """The wide form (x @ W.T, M, N >= 56): N = 57 leaves r = 57 % 24 % 16 = 9 edge columns, the first 8
+    in fused lanes, the odd last one (column 56) the chain, except in a last single row (M % 4 = 1:
+    row 56), where it takes the lanes too."""
+    a, w = _big_first(57, 64), np.ones((57, 64), np.float32)
+    c = linalg.mm(a, w, _profile(1), trans_b=True)
+    lanes, chain = np.float32(2.0**24 + 32), np.float32(2.0**24)
+    assert np.all(c[:, 48:56] == lanes) and np.all(c[:, :48] == chain)
+    assert np.all(c[:56, 56] == chain) and c[56, 56] == lanes

@@ -33,13 +33,17 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   kw a chain over (kh, channel) from 0, added in kw order.
 - backward weights: per thread of oneDNN's split a chain over its (image, oh, ow), the threads'
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
-  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image a chain from 0 added);
-  grad_bias alike, with its own split.
+  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image kernel calls of 128 pixels,
+  each a chain from 0 added; ``jit_1x1:avx512_core``: (image, pixel block) units split by its
+  balance, calls of whole blocks); grad_bias alike, with its own split.
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
-  256; the forward's bias added last; grad_input per tap a chain over the output channels, added
-  onto zeros; grad_weight per image a chain, the images split between min(threads, N) threads;
-  grad_bias per output row a chain added to the channel's sum.
+  256 (one output channel: one chain); the forward's bias added last; grad_input per tap a chain
+  over the output channels, added onto zeros; grad_weight per image a chain, the images split
+  between min(threads, N) threads (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t,
+  csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
+  the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row a chain added to the
+  channel's sum.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs, by core, ACL's
@@ -77,6 +81,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_direct.argtypes = [*[_I] * 13, _P, _P, _P, _I, _I32, _I32, _I32]
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
+        lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib._typed = True
     return lib
 
@@ -198,11 +203,15 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         terms = _terms_blocked(c, kh, kw, 16)
         lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), 1, 2)
     elif kind == GEMM_JIT:  # im2col order (channel, kh, kw), the sgemm's K blocks, the bias last
-        if oc == 1 and c * kh * kw > 256:
-            raise ParityError(f"conv2d (oneDNN gemm:jit): one output channel with K = {c * kh * kw} > 256 {_GEMV}")
+        if gemm_jit_forward_may_decline(g):
+            raise ParityError(
+                "conv2d (oneDNN gemm:jit forward): an im2col buffer above the one-thread scratchpad limit is not "
+                "modelled (oneDNN's L2 blocking decides between gemm:jit and ref:any)"
+            )
         order = [(k, i, j) for k in range(c) for i in range(kh) for j in range(kw)]
         terms: list[tuple[int, int, int]] = []
-        for size in _gemm_k_blocks(len(order)):
+        # one output channel (the sgemm's n = 1): one chain over all of K (measured, K up to 900)
+        for size in [len(order)] if oc == 1 else _gemm_k_blocks(len(order)):
             if terms:
                 terms.append((-1, 0, 0))
             terms.extend(order[:size])
@@ -214,9 +223,15 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     return y
 
 
-# oneDNN's gemm:jit with a matrix dimension of 1 (measured on random cases: every one differs from the
-# blocked sgemm model; the forward with K <= 256 does not)
-_GEMV = "is not modelled (its sgemm has a dimension of 1: oneDNN's gemv kernels)"
+def gemm_jit_forward_may_decline(g: Geometry) -> bool:
+    """Whether oneDNN's gemm:jit forward may decline for ``ref:any`` (NHWC; measured: per output
+    element one unfused chain over (kh, kw, channel), the bias added last): where one image's
+    im2col buffer, C*KH*KW*OH*OW floats, exceeds the one-thread scratchpad limit, 15 times the
+    floats of src, weights and dst. Whether it does depends on its L2-based blocking (not
+    modelled); measured: every ref:any forward (5 shapes) is above this bound, and gemm:jit ran
+    on 2 threads for one shape above it."""
+    n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
+    return c * kh * kw * oh * ow > 15 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow)
 
 
 def _terms_blocked(c: int, kh: int, kw: int, block: int) -> np.ndarray:
@@ -247,10 +262,9 @@ def _balance211(n: int, team: int) -> list[int]:
     return starts
 
 
-def _reducer_threads(threads: int, job_size: int, njobs: int, reduction: int) -> int:
+def _reducer_threads(threads: int, job_size: int, njobs: int, reduction: int, max_buffer: int = 1 << 21) -> int:
     """Threads per group of oneDNN's reduce_balancer_t::balance() (cpu_reducer.cpp), buffers of
-    1 << 21 floats: how many threads share one weight job, each over its own images."""
-    max_buffer = 1 << 21
+    ``max_buffer`` floats: how many threads share one weight job, each over its own images."""
     min_jobs = max(1, njobs // threads)
     max_jobs = max(1, max_buffer // (threads * job_size))
     groups = min(njobs // min_jobs, threads)
@@ -274,7 +288,7 @@ def _weights_kernel(kind: str, g: Geometry) -> str:
     c = g.c
     if _one_by_one(g):
         return "jit_1x1:avx2" if kind == AVX2 else "jit_1x1:avx512_core"
-    if kind == AVX512 and c < 16 and c != 3:
+    if kind == AVX512 and c < 16 and c not in (1, 3):
         return AVX2
     return kind
 
@@ -284,17 +298,104 @@ def _weight_split(kind: str, g: Geometry, threads: int) -> tuple[list[int], list
     oneDNN's backward-weights kernel ``kind``; ParityError where its thread split is not modelled."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
-    images = [b * ohw for b in range(n)]
-    if kind in ("jit_1x1:avx2", "jit_1x1:avx512_core"):
-        # the (image, pixel) pairs split evenly between the threads; per image a chain from 0
-        if kind == "jit_1x1:avx512_core" and threads > 1:
-            raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
+    if kind == "jit_1x1:avx512_core":
+        return _avx512_1x1_weight_split(g, threads)
+    if kind == "jit_1x1:avx2":
+        # the (image, pixel) pairs split evenly between the threads; per image a kernel call over
+        # up to 128 pixels (all that are left below 192), each call's chain from 0
         parts = _balance211(n * ohw, min(threads, n * ohw))
-        return parts, sorted(set(images) | set(parts[:-1]))
+        runs = []
+        for lo, hi in pairwise(parts):
+            q = lo
+            while q < hi:
+                end = min(hi, (q // ohw + 1) * ohw)
+                runs.append(q)
+                q += end - q if end - q < 192 else 128
+        return parts, runs
+    if kind == AVX512 and _avx512_rows_harness(g):  # (image, row) units: one chain per thread
+        parts = [u * ow for u in _balance211(n * oh, _avx512_image_threads(threads, g))]
+        return parts, parts[:-1]
     if kind in (AVX2, AVX512):
         parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads))]
         return parts, parts[:-1]  # one chain per thread over its images
     raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
+
+
+def _best_divider(value: int, low: int, high: int, find_max: bool) -> int:
+    """oneDNN's best_divider: the divider in [low, high] (from high down) whose rounding up of value
+    wastes the least (the first such from the top with find_max, the last otherwise)."""
+    high = max(1, min(high, value))
+    low = max(1, min(low, high))
+    best, loss_best = high, float("inf")
+    for d in range(high, low - 1, -1):
+        up = -(-value // d) * d
+        loss = np.float32(up - value) / np.float32(up)
+        if (find_max and loss < loss_best) or (not find_max and loss <= loss_best):
+            best, loss_best = d, loss
+    return best
+
+
+def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
+    """(reduce_block, nthr_mb, nthr) of jit_1x1:avx512_core's backward weights
+    (jit_avx512_common_1x1_conv_kernel.cpp; a stride above 1 first copies the strided pixels, so
+    the kernel sees OH x OW): pixel blocks of best_divider(OH*OW, 7, 16), else of OW; the threads
+    over (image, block) units, output- and input-channel blocks of 16 with the lowest memory cost
+    of its balance() (the last of equal ones); nthr their product."""
+    n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
+    ohw = oh * ow
+    if ohw > 512:  # its reduce blocking is bounded by the L1 cache size (32 KiB: 1024 or 512 floats)
+        raise ParityError("conv2d backward weights: jit_1x1:avx512_core with more than 512 pixels is not modelled")
+    block = _best_divider(ohw, 7, 16, True)
+    if ohw % block:
+        block = _best_divider(ow, 4, ow, False)
+    if block > 256:
+        block = 1
+    nb_reduce, nb_ic, nb_oc = ohw // block, -(-c // 16), -(-oc // 16)
+
+    def mem(mb: int, ocb: int, icb: int) -> int:
+        units = -(-n * nb_reduce // mb)
+        return (
+            units * -(-nb_ic // icb) * 16 * block
+            + units * -(-nb_oc // ocb) * 16 * block
+            + 12 * -(-nb_oc // ocb) * -(-nb_ic // icb) * 256
+        )
+
+    best_split, best = (1, 1, 1), mem(1, 1, 1)
+    for mb in range(1, min(threads, n * nb_reduce) + 1):
+        for ocb in range(1, min(threads // mb, nb_oc) + 1):
+            split = (mb, ocb, min(threads // mb // ocb, nb_ic))
+            if mem(*split) <= best:
+                best_split, best = split, mem(*split)
+    nthr_mb, nthr_oc, nthr_ic = best_split
+    if threads // 2 < nthr_mb < threads:
+        nthr_mb = min(n, threads)
+    return block, nthr_mb, nthr_mb * nthr_oc * nthr_ic
+
+
+def _avx512_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list[int]]:
+    """jit_1x1:avx512_core's backward weights (jit_avx512_common_1x1_convolution.cpp): the (image,
+    pixel block) units split by balance211 between nthr_mb threads; each thread's kernel calls
+    cover up to nb_reduce_blocking blocks of one image (the reduce blocking: the largest divider of
+    the pixels from max(OH, OW) up, in whole blocks), each call a chain from 0 added to the thread's
+    sum (the first call's chain is the sum); the threads' sums added in order."""
+    n, oh, ow = g.n, g.oh, g.ow
+    ohw = oh * ow
+    block, nthr_mb, _ = _avx512_1x1_balance(g, threads)
+    nb_reduce = ohw // block
+    ur = 8 if block <= 19 else 16
+    reduce_blocking = _best_divider(ohw, min(8192 // ur, max(oh, ow)), min(8192 // ur, ohw), True)
+    reduce_blocking = max(reduce_blocking // block * block, block)
+    step, step_max = reduce_blocking // block, (reduce_blocking * 3 // 2) // block
+    units = _balance211(n * nb_reduce, nthr_mb)
+    runs = []
+    for lo, hi in pairwise(units):
+        u = lo
+        while u < hi:
+            img, sp = divmod(u, nb_reduce)
+            left = min(nb_reduce - sp, hi - u)
+            runs.append(img * ohw + sp * block)
+            u += left if left < step_max else step
+    return [u * block for u in units], runs
 
 
 def _image_threads(kind: str, g: Geometry, threads: int) -> int:
@@ -306,33 +407,43 @@ def _image_threads(kind: str, g: Geometry, threads: int) -> int:
     return _avx512_image_threads(threads, g)
 
 
-def _avx512_image_threads(threads: int, g: Geometry, bias: bool = False) -> int:
-    """nthr_mb of jit_avx512_common_conv_bwd_weights_kernel_f32::balance (reduction over the images,
-    blocks of 16 channels, 3 input channels as one block): the split of (images, output-channel
-    blocks, input-channel blocks) between threads with the lowest memory cost (src + dst + 8 * weights
-    per thread), then one with a lower compute cost within 110% of it (or 4/3 cheaper). ``bias``: the
-    threads that split the bias gradient's images instead: those of one output-channel block (the
-    image threads times the input-channel-block threads; measured)."""
+def _avx512_rows_harness(g: Geometry) -> bool:
+    """Whether jit:avx512_core's backward weights runs its 2-D harness (more than 9 output rows:
+    the (image, output row) units, not the images, split between threads)."""
+    return g.oh > 9
+
+
+def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
+    """(nthr_mb, nthr_oc_b, nthr_ic_b) of jit_avx512_common_conv_bwd_weights_kernel_f32::balance
+    (blocks of 16 channels, fewer than 16 input channels as one block): the split of (images, or
+    (image, row) units in the 2-D harness; output-channel blocks; input-channel blocks) between
+    threads with the lowest memory cost (src + dst + 8 * weights per thread, the last of equal
+    ones), then one with a lower compute cost within 110% of it (or 4/3 cheaper); nthr_mb then
+    min(units, threads) where it is above half the threads and below all."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
-    icb = c if c == 3 else 16
+    icb = c if c in (1, 3) else 16
     nb_ic, nb_oc = -(-c // icb), -(-oc // 16)
+    rows = _avx512_rows_harness(g)
+    ih_red, oh_red = (h, oh) if rows else (1, 1)
+    ih_keep, oh_keep = (1, 1) if rows else (h, oh)
+    units_max = n * max(1, oh_red // 9)
 
     def up(a: int, b: int) -> int:
         return -(-a // b)
 
     def mem(nmb: int, noc: int, nic: int) -> int:
         return (
-            up(n, nmb) * up(nb_ic, nic) * icb * h * wd // sh // sw
-            + up(n, nmb) * up(nb_oc, noc) * 16 * oh * ow
+            up(n * ih_red, nmb) * up(nb_ic, nic) * icb * ih_keep * wd // sh // sw
+            + up(n * oh_red, nmb) * up(nb_oc, noc) * 16 * oh_keep * ow
             + 8 * up(nb_oc, noc) * up(nb_ic, nic) * kh * kw * icb * 16
         )
 
     def comp(nmb: int, noc: int, nic: int) -> int:
-        return up(n, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
+        return up(n * oh_red, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
 
     splits = [
         (nmb, noc, min(threads // nmb // noc, nb_ic))
-        for nmb in range(1, min(threads, n) + 1)
+        for nmb in range(1, min(threads, units_max) + 1)
         for noc in range(1, min(threads // nmb, nb_oc) + 1)
     ]
     best, best_mem = (1, 1, 1), mem(1, 1, 1)
@@ -344,8 +455,13 @@ def _avx512_image_threads(threads: int, g: Geometry, bias: bool = False) -> int:
         cost = comp(*split)
         if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
             best, best_comp = split, cost
-    nmb = min(n, threads) if threads / 2 < best[0] < threads else best[0]
-    return nmb * best[2] if bias else nmb
+    nmb = min(units_max, threads) if threads // 2 < best[0] < threads else best[0]
+    return nmb, best[1], best[2]
+
+
+def _avx512_image_threads(threads: int, g: Geometry) -> int:
+    """nthr_mb of jit:avx512_core's backward weights (``_avx512_balance``)."""
+    return _avx512_balance(threads, g)[0]
 
 
 def _gemm_k_blocks(k: int) -> list[int]:
@@ -365,14 +481,24 @@ def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
 
 
 def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
-    """Image parts of oneDNN's diff_bias: the AVX2 kernels' own reduce_balancer_t over blocks of 8
-    channels; the AVX-512 direct kernel's, with its weights."""
+    """Parts of oneDNN's diff_bias, as the first (image, output pixel) pair of each and the number
+    of pairs: the AVX2 kernels' own reduce_balancer_t over blocks of 8 channels splitting the
+    images; jit:avx512_core's bias reducer (blocks of 16 channels, the threads of its weights'
+    balance, buffers of threads * 6400 floats) or, in its 2-D harness, the kernel's (image, row)
+    units of each thread; jit_1x1:avx512_core's reducer like jit:avx512_core's."""
     n, oc = g.n, g.oc
-    if kind == AVX512:
-        return _balance211(n, min(n, _avx512_image_threads(threads, g, bias=True)))
+    if kind == AVX512 and _avx512_rows_harness(g):  # in the kernel, per thread over its (image, row) units
+        return [u * g.ow for u in _balance211(n * g.oh, _avx512_image_threads(threads, g))]
+    if kind == AVX512:  # the images' harness: its bias reducer over blocks of 16 channels
+        nmb, noc, nic = _avx512_balance(threads, g)
+        nthr = nmb * noc * nic
+        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
+    if kind == "jit_1x1:avx512_core":  # its reducer over the threads of its weights' balance
+        nthr = _avx512_1x1_balance(g, threads)[2]
+        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
     if threads > 1 and kind not in (AVX2, "jit_1x1:avx2"):
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
-    return _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))
+    return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))]
 
 
 def _terms_chunked(oc: int, kh: int, kw: int) -> np.ndarray:
@@ -448,38 +574,82 @@ def conv2d_backward(
     return gx, gw, gb
 
 
+def _gemm_jit_conf(g: Geometry, threads: int, weights: bool) -> tuple[int, int]:
+    """(threads, os_block) of oneDNN's gemm:jit backward at SSE4.1 (gemm_convolution_utils.cpp
+    init_conf, NCHW): outer threading (the images split between all threads, each sgemm on one)
+    or one thread over the images; the output pixels in blocks of os_block where the im2col buffer
+    does not fit the scratchpad's limit (15 * threads * the bytes of src, weights and dst, at most
+    1 GiB; the weights pass first books threads * weights + 128 bytes): a block of
+    max(4, (int)(room / (4 * threads * C*KH*KW) * coef)) pixels, coef 0.05f (weights), 0.1f (data).
+    Measured: the buffer and the bookings above 91% of the limit are blocked already (1-thread
+    weights, 5x5 kernels), so that something else is booked; ParityError between 90% and 100%."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
+    os_, ks, is_, simd_w = oh * ow, kh * kw, h * wd, 4
+    wei = oc * c * ks
+    limit = min(1 << 30, 15 * threads * 4 * (n * c * h * wd + wei + n * oc * os_))
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    col = 0 if plain else c * ks * os_
+    if weights:
+        mem_ok = 4 * threads * wei + 4 * threads * c * ks * simd_w < limit
+        outer = mem_ok and os_ // threads < 256 and n != 1
+        nthr = threads if outer else 1
+        booked = 4 * nthr * wei + 128
+    else:
+        outer_eff = n / (-(-n // threads) * threads)
+        inner = -(-is_ // simd_w) * -(-c // simd_w)
+        inner_eff = inner / (-(-inner // threads) * threads)
+        outer = (
+            (os_ / threads < 512 or ks < 64)
+            and n != 1
+            and (outer_eff / inner_eff >= 1 or (is_ * c * oc) // threads < 64 * 1024)
+        )
+        nthr, booked = (threads if outer else 1), 0
+    room = limit - booked
+    if not col or 4 * nthr * col + booked <= 0.9 * limit:
+        return nthr, os_
+    if 4 * nthr * col <= room:
+        raise ParityError(
+            "conv2d backward (oneDNN gemm:jit): an im2col buffer within 10% of the scratchpad limit is not "
+            "modelled (measured: blocked from about 91% of it on, by bookings not read)"
+        )
+    most = room // (4 * nthr * (col // os_))
+    coef = np.float32(0.05 if weights else 0.1)
+    return nthr, max(simd_w, int(np.float32(most) * coef))
+
+
 def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
     """oneDNN's gemm:jit backward (gemm_convolution.cpp, every backward at SSE4.1): per image its
-    sgemm (unfused at SSE4.1) and col2im. grad_input: per tap (kh, kw) in order a chain over the output
-    channels from 0, the taps' sums added onto zeros (col2im); grad_weight: per image a chain over
-    (oh, ow), the images split evenly between min(threads, N) threads, each thread's images' sums added
-    in order, then the threads' sums; grad_bias: per output row a chain over (ow), added to the
-    channel's sum (GCC's 16-lane simd reduction: rows of 16 to 31 columns sum their first 16 lanes in
-    order, then the rest)."""
-    n, oc, kh, kw, oh, ow = g.n, g.oc, g.kh, g.kw, g.oh, g.ow
+    sgemm (unfused at SSE4.1) and col2im, over blocks of output pixels where the im2col buffer is
+    too large (``_gemm_jit_conf``). grad_input: per block, per tap (kh, kw) in order a chain over the
+    output channels from 0 (the sgemm's K blocks), added onto zeros (col2im, block by block);
+    grad_weight: per image and pixel block a chain over (oh, ow) (the sgemm's K blocks; with one
+    output channel or C*KH*KW = 1 the sgemm is oneDNN's gemv_t: csrc/conv.c conv_bwd_weights_gemv),
+    the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
+    per output row a chain over (ow), added to the channel's sum (GCC's 16-lane simd reduction: rows
+    of 16 to 31 columns sum their first 16 lanes in order, then the rest)."""
+    n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
     if mask[0]:
-        gx = np.empty_like(x)
-        terms: list[tuple[int, int, int]] = []
-        for i in range(kh):
-            for j in range(kw):
-                o0 = 0
-                for size in _gemm_k_blocks(oc):
-                    if terms:
-                        terms.append((-1, 0, 0))
-                    terms.extend((o, i, j) for o in range(o0, o0 + size))
-                    o0 += size
-        t = np.array(terms, np.int64).reshape(-1, 3)
-        lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 0)
+        gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1])
     if mask[1]:
-        if oc == 1 or g.c * kh * kw == 1:
-            raise ParityError(f"conv2d backward weights (oneDNN gemm:jit): one output channel or one input tap {_GEMV}")
+        nthr, os_block = _gemm_jit_conf(g, profile.threads, True)
         gw = np.empty_like(w)
         ohw = oh * ow
-        parts = [b * ohw for b in _balance211(n, min(profile.threads, n))]
-        runs = [b * ohw + off for b in range(n) for off in np.cumsum([0, *_gemm_k_blocks(ohw)[:-1]])]
-        _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
+        images = _balance211(n, min(nthr, n))
+        if oc == 1 or c * kh * kw == 1:
+            part = np.array(images, np.int64)
+            col = np.empty(os_block, np.float32)
+            lib.conv_bwd_weights_gemv(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col))
+        else:
+            parts = [b * ohw for b in images]
+            runs = [
+                b * ohw + s0 + off
+                for b in range(n)
+                for s0 in range(0, ohw, os_block)
+                for off in np.cumsum([0, *_gemm_k_blocks(min(os_block, ohw - s0))[:-1]])
+            ]
+            _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
     if mask[2] and has_bias:
         if ow >= 32:
             raise ParityError("conv2d backward bias (oneDNN gemm:jit): rows of 32 or more columns not modelled")
@@ -494,6 +664,38 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
     return gx, gw, gb
 
 
+def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) -> np.ndarray:
+    """gemm:jit's grad_input: per tap its column (a chain over the output channels in the sgemm's
+    K blocks, csrc/conv.c conv_bwd_data_terms with one tap), added onto zeros by col2im: per block
+    of os_block output pixels, per tap in order, the pixels of the block that reach the input."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    lib = _lib()
+    gx = np.zeros((n, c, h, wd), np.float32)
+    taps = []
+    for i in range(kh):
+        for j in range(kw):
+            terms: list[tuple[int, int, int]] = []
+            o0 = 0
+            for size in _gemm_k_blocks(oc):
+                if terms:
+                    terms.append((-1, 0, 0))
+                terms.extend((o, i, j) for o in range(o0, o0 + size))
+                o0 += size
+            t = np.array(terms, np.int64).reshape(-1, 3)
+            col = np.empty((n, c, h, wd), np.float32)
+            lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(col), ptr(t), len(t), 0)
+            rr = np.arange(h)[:, None] + ph - i
+            cc = np.arange(wd)[None, :] + pw - j
+            reach = (rr >= 0) & (rr % sh == 0) & (rr // sh < oh) & (cc >= 0) & (cc % sw == 0) & (cc // sw < ow)
+            pixel = (rr // sh) * ow + cc // sw
+            taps.append((col, reach, pixel // os_block))
+    for block in range(-(-(oh * ow) // os_block)):
+        for col, reach, blocks in taps:
+            at = reach & (blocks == block)
+            gx[:, :, at] += col[:, :, at]
+    return gx
+
+
 def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
     """ATen's slow_conv2d_backward: per image MKL gemms; grad_input's columns added back by col2im."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
@@ -503,12 +705,14 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
     if mask[0]:
         gx = np.empty_like(x)
         prof = profile if n == 1 else profile.with_threads(1)
-        cols = np.empty((k, m), np.float32)
+        # every image's gemm into one column buffer, 1x1 kernels too (measured: MKL's alignment peel
+        # follows an aligned buffer, not grad_input's image offset), then added back by col2im
+        buf = np.empty(k * m + 16, np.float32)
+        start = (-(buf.ctypes.data // 4)) % 16
+        cols = buf[start : start + k * m].reshape(k, m)
         for t in range(n):
-            out = gx[t].reshape(-1) if plain else cols.reshape(-1)
-            _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, out, m, prof)
-            if not plain:
-                gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)
+            _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, cols.reshape(-1), m, prof)
+            gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)
     if mask[1]:
         gw = np.zeros_like(w)
         for t in range(n):  # a serial loop: MKL on all threads
@@ -522,12 +726,13 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
 
 
 def _bias_grad(dy: np.ndarray, parts: list[int]) -> np.ndarray:
-    """oneDNN's diff_bias: per part of the images, per channel a chain of additions from 0 over
-    (image, oh, ow), the parts' sums added in order."""
+    """oneDNN's diff_bias: per part of the (image, oh, ow) pairs (``_bias_parts``), per channel a
+    chain of additions from 0 over its pairs, the parts' sums added in order."""
     oc = dy.shape[1]
+    pairs = dy.transpose(1, 0, 2, 3).reshape(oc, -1)
     total = np.zeros(oc, np.float32)
     for p, (lo, hi) in enumerate(pairwise(parts)):
-        flat = dy[lo:hi].transpose(1, 0, 2, 3).reshape(oc, -1)
+        flat = pairs[:, lo:hi]
         acc = np.zeros(oc, np.float32)
         for i in range(flat.shape[1]):
             acc = acc + flat[:, i]

@@ -57,6 +57,10 @@ class KnownGaps:
     def for_platform(self, platform: str) -> list[Gap]:
         return [g for g in self.gaps if g.platform == platform]
 
+    def op_gaps(self, platform: str) -> list[Gap]:
+        """The gaps of op fixtures on ``platform``, leaving out those of its nanoGPT runs."""
+        return [g for g in self.for_platform(platform) if not g.op.startswith("nanogpt-")]
+
     def run_gap(self, platform: str, config: str) -> Gap | None:
         """The gap of a nanoGPT run (op ``nanogpt-<config>``) on ``platform``, if any."""
         return next((g for g in self.for_platform(platform) if g.op == f"nanogpt-{config}"), None)

@@ -30,13 +30,13 @@ IMPL_ARCHES = ("arm64", "x86_64")
 # the impl does not model whole. mklsse42: not modelled; such a fixture is checked under its ISA level's
 # profile, whose MKL calls (sgemm, VML) are the generic path's, so that every output of ATen's own kernels
 # is held bit-exact and each output MKL's Intel kernels make otherwise is a known gap with its measured
-# ULP. mklavx2: its sgemm is modelled (profile_for_platform gives the profile), its VML and the sgemm
-# shapes not measured there are not (PARTLY_MODELLED_BLAS).
+# ULP. mklavx2: its sgemm is modelled (profile_for_platform gives the profile) on 1, 2 and 4 threads, its
+# VML and the sgemm shapes not measured there are not (PARTLY_MODELLED_BLAS).
 UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Intel AVX2 path"}
 PARTLY_MODELLED_BLAS = {
     "mklavx2": (
-        "sgemm modelled on one thread (csrc/mkl_sgemm.h mkl_avx2_sgemm) except its gemv shapes; its VML and "
-        "its thread split are not"
+        "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run) except its gemv "
+        "dot form (M or N = 1 with a dot product per output) and the shapes its rules miss; its VML is not"
     )
 }
 

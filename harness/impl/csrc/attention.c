@@ -43,12 +43,12 @@ static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t 
         .M = n, .N = m, .K = k, .alpha = alpha, .beta = beta,
         .A = B.p, .sa0 = a_t ? 1 : B.ld, .sa1 = a_t ? B.ld : 1,
         .B = A.p, .sb0 = b_t ? 1 : A.ld, .sb1 = b_t ? A.ld : 1,
-        .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads, .batched = 0,
+        .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads < 0 ? -threads : threads, .batched = 0,
         .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR,
-        .avx2 = p->blas == BLAS_MKL_AVX2,
+        .avx2 = p->blas == BLAS_MKL_AVX2, .avx2_kernel = threads < 0 ? AVX2_NARROW : 0,
     };
     if (p->blas == BLAS_NVPL)
-        nvpl_sgemm(&g);
+        nvpl_sgemm_torch(&g);
     else
         mkl_sgemm(&g);
 }
@@ -122,8 +122,10 @@ static float exp_u20(const profile_t *p, float x) {
  * AVX2 object, nor in the aarch64 SVE256 one (V1), measured; the SVE128 one (V2) fuses them,
  * acc = fma(x, y, acc), measured, and so does the NEON one (N1): GCC's vmulq_f32/vaddq_f32 are plain
  * vector arithmetic that it contracts into fmla, measured (N1's sdpa backward is bit-exact only
- * so)), the partial last vector into its lanes (unmeasured: D % lanes != 0); n < L: lane 0
- * folds the products in order. */
+ * so)); the partial last vector (zero-padded loads, Vec::set of its n - d lanes) adds into its
+ * lanes as the full vectors do: fused where they are (N1 measured: its flash grad_q and grad_k for
+ * head sizes 14, 34, 46, 91 and 129 are bit-exact only so), unfused on AVX2 and V1; n < L: lane 0
+ * folds the products in order (vec_reduce_all's store and reload: never contracted). */
 static float dot_reduce(const profile_t *p, const float *x, const float *y, int64_t n) {
     const int L = p->lanes_wide;
     if (n < L) {
@@ -137,7 +139,7 @@ static float dot_reduce(const profile_t *p, const float *x, const float *y, int6
     const int fused = (p->aten == ATEN_SVE && L == 4) || p->aten == ATEN_NEON; /* SVE128, NEON contracted (above) */
     for (; d + L <= n; d += L)
         for (int q = 0; q < L; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
-    for (int q = 0; d + q < n; q++) acc[q] = acc[q] + x[d + q] * y[d + q];
+    for (int q = 0; d + q < n; q++) acc[q] = fused ? fmaf(x[d + q], y[d + q], acc[q]) : acc[q] + x[d + q] * y[d + q];
     return lane_tree(p, acc, L);
 }
 
@@ -193,13 +195,19 @@ static void flash_splits(const sdpa_t *a, int64_t *qs, int64_t *kvs) {
 
 /* at::parallel_for(0, items, 1, ...) as the flash kernels run it: the OpenMP thread that runs item x
  * (items are cut into chunks of divup(items, threads)), and the threads MKL may use in a call made
- * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). */
+ * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). MKL's Intel
+ * AVX2 path, from 2 threads, cuts a call made inside the region as one made outside (csrc/mkl_sgemm.h
+ * mkl_avx2_run, the profile's thread count) but runs its narrow kernel in every part: returned as
+ * -threads, which blas_sgemm turns into that (the committed mklavx2 t2 and t4 sdpa fixtures). */
 static int64_t item_thread(int64_t items, int64_t threads, int64_t x) {
     const int64_t nt = parallel_threads(0, items, 1, threads);
     return x / divup(items, nt);
 }
 
-static int mkl_threads_in(int64_t items, int64_t threads) { return items == 1 ? (int)threads : 1; }
+static int mkl_threads_in(const profile_t *p, int64_t items) {
+    if (items == 1) return (int)p->threads;
+    return p->blas == BLAS_MKL_AVX2 && p->threads >= 2 ? -(int)p->threads : 1;
+}
 
 /* _mul_reduce_max_fusion_kernel over a qk row: x *= scale, returns the max (order-free). */
 static float scale_max_row(float *x, int64_t kv, float scale) {
@@ -258,10 +266,14 @@ static float exp_sum_row(const profile_t *p, float *x, int64_t kv, float mx) {
 
 /* _scale_attn_mask_fusion_kernel over a qk row: x = x * scale + mask[c] (mask[c * sn]; sn 0 for a
  * mask broadcast along S), its full vectors (lanes_wide) and scalar tail as the profile computes
- * them; the backward passes scale 1, where fused or not is the same sum. */
+ * them; the backward passes scale 1, where fused or not is the same sum. The vectors'
+ * `a * vec_scale + b` is not contracted in the SVE256 object (V1: product rounded, then added, as
+ * its dsum; measured: every masked flash case of the seed-3 random cases differs in out otherwise),
+ * fused in the SVE128 (V2) and NEON (N1) ones (measured alike). */
 static void scale_mask_row(const profile_t *p, float *x, const float *mask, int64_t sn, int64_t kv, float scale) {
     const int64_t nv = kv - kv % p->lanes_wide;
-    for (int64_t c = 0; c < nv; c++) x[c] = vfmadd(p, x[c], scale, mask[c * sn]);
+    const int unfused = p->aten == ATEN_SVE && p->lanes_wide == 8; /* V1 */
+    for (int64_t c = 0; c < nv; c++) x[c] = unfused ? x[c] * scale + mask[c * sn] : vfmadd(p, x[c], scale, mask[c * sn]);
     for (int64_t c = nv; c < kv; c++) x[c] = sfmadd(p, x[c], scale, mask[c * sn]);
 }
 
@@ -352,7 +364,7 @@ void sdpa_flash_forward(profile_t p, const sdpa_t *a, const sdpa_view_t *out, fl
     flash_splits(a, &qs, &kvs);
     const int64_t slices = divup(a->L, qs), items = a->B * a->H * slices;
     const int64_t per_thread = qs * kvs + 2 * qs + qs * a->D;
-    const int thr = mkl_threads_in(items, p.threads);
+    const int thr = mkl_threads_in(&p, items);
     float *buf = malloc(sizeof(float) * (size_t)per_thread);
     flash_buf_t w = {buf, buf + qs * kvs, buf + qs * kvs + qs, buf + qs * kvs + 2 * qs, 0, 0};
     for (int64_t x = 0; x < items; x++) {
@@ -428,7 +440,7 @@ void sdpa_flash_backward(profile_t p, const sdpa_t *a, const sdpa_grad_t *g) {
     int64_t qs, kvs;
     flash_splits(a, &qs, &kvs);
     const int64_t items = a->B * a->Hk, group = a->H / a->Hk, per_thread = 2 * qs * kvs;
-    const int thr = mkl_threads_in(items, p.threads);
+    const int thr = mkl_threads_in(&p, items);
     float *buf = malloc(sizeof(float) * (size_t)(per_thread + qs));
     flash_grad_buf_t w = {buf, buf + qs * kvs, buf + per_thread, 0, 0};
     for (int64_t x = 0; x < items; x++) {

@@ -182,3 +182,60 @@ void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t 
                     dx[((b * ic + k) * ih + yy) * iw + xx] = started ? total + acc : acc;
                 }
 }
+
+/* oneDNN's SSE4.1 gemv_t (jit_sse41_gemv_t_f32_kern): y + x . a over m terms, unfused. The first
+ * 8 * (m / 8) terms in 4 lanes (term t in lane t % 4, in order), the lanes summed by two haddps
+ * ((l0 + l1) + (l2 + l3)) and added to y; then a block of 4, of 2 and of 1 term where m's remainder
+ * has that bit, each summed the same way from its own lanes and added to y in that order. */
+static float sse41_gemv_t(const float *x, const float *a, int64_t m, float y) {
+    int64_t main = m / 8 * 8, pos = 0;
+    if (main) {
+        float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        for (; pos < main; pos++) lane[pos % 4] += x[pos] * a[pos];
+        y += (lane[0] + lane[1]) + (lane[2] + lane[3]);
+    }
+    for (int64_t ux = 4; ux > 0; ux >>= 1)
+        if ((m - main) & ux) {
+            float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (int64_t l = 0; l < ux; l++) lane[l] = x[pos + l] * a[pos + l];
+            y += (lane[0] + lane[1]) + (lane[2] + lane[3]);
+            pos += ux;
+        }
+    return y;
+}
+
+/* Backward weights, oneDNN's gemm:jit where its sgemm has a dimension of 1 (one output channel, or
+ * IC * KH * KW = 1): per weight element, per part of the images (part[p] the first image of part
+ * p, parts + 1 entries), per image and per block of os_block output pixels (oh, ow in order) one
+ * sse41_gemv_t of the block's im2col column (0 in the padding) against grad_output, onto the sum
+ * so far (the part's first block onto 0); the parts' sums added in order. col: os_block floats of
+ * scratch for a block's column. */
+void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                           int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                           const float *x, float *dw, const int64_t *part, int64_t parts, int64_t os_block,
+                           float *col) {
+    (void)n;
+    int64_t ohw = oh * ow;
+    for (int64_t o = 0; o < oc; o++)
+        for (int64_t k = 0; k < ic; k++)
+            for (int64_t i = 0; i < kh; i++)
+                for (int64_t j = 0; j < kw; j++) {
+                    float total = 0.0f;
+                    for (int64_t p = 0; p < parts; p++) {
+                        float y = 0.0f;
+                        for (int64_t b = part[p]; b < part[p + 1]; b++)
+                            for (int64_t s0 = 0; s0 < ohw; s0 += os_block) {
+                                int64_t len = s0 + os_block < ohw ? os_block : ohw - s0;
+                                for (int64_t q = 0; q < len; q++) {
+                                    int64_t r = (s0 + q) / ow, c = (s0 + q) % ow;
+                                    int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                                    int inside = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
+                                    col[q] = inside ? x[((b * ic + k) * ih + yy) * iw + xx] : 0.0f;
+                                }
+                                y = sse41_gemv_t(col, dy + (b * oc + o) * ohw + s0, len, y);
+                            }
+                        total = p ? total + y : y;
+                    }
+                    dw[((o * ic + k) * kh + i) * kw + j] = total;
+                }
+}

@@ -29,7 +29,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
           int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
           int32_t workers, int32_t blas, int32_t acl_kc) {
     if (blas != GEMM_MKL && blas != GEMM_MKL_CBWR && blas != GEMM_MKL_AVX2) {
-        sgemm_t g = {
+        const sgemm_t g = {
             .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
             .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
             .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2, .workers = workers,
@@ -38,23 +38,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
             acl_sgemm(&g, acl_kc);
             return;
         }
-        if (N == 1 && M > 0) { /* torch: gemv on A; row-major problem C^T = B^T @ A^T */
-            g = (sgemm_t){
-                .M = 1, .N = M, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
-                .A = B, .sa0 = sb1, .sa1 = sb0, .B = A, .sb0 = sa1, .sb1 = sa0, .C = C, .ldc = ldc,
-                .ta = (trans >> 1) & 1 ? 0 : 1, .tb = trans & 1 ? 0 : 1, .threads = threads, .workers = workers,
-            };
-            /* C's column (stride ldc) as a row: element j at C[j*ldc] */
-            float *col = malloc(sizeof(float) * (size_t)M);
-            for (int64_t i = 0; i < M; i++) col[i] = C[i * ldc];
-            g.C = col;
-            g.ldc = M;
-            nvpl_sgemm(&g);
-            for (int64_t i = 0; i < M; i++) C[i * ldc] = col[i];
-            free(col);
-            return;
-        }
-        nvpl_sgemm(&g);
+        nvpl_sgemm_torch(&g); /* N == 1: torch's gemv on A, the transposed problem */
         return;
     }
     const sgemm_t g = {

@@ -65,6 +65,7 @@ typedef struct {
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
     int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
+    int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -432,6 +433,7 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
 #define MKL_AVX2_MR 6
 #define MKL_AVX2_NR 16
 enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2 };
+enum { AVX2_NARROW = 1, AVX2_WIDE = 2 }; /* the 6 x 16 tile's kernel; the wide form's (mkl_avx2_wide) */
 
 /* The shapes this model is measured for: M, N >= 2, except B stored transposed with N < 4, M < 12. */
 static int mkl_avx2_modelled(const sgemm_t *g) {
@@ -499,7 +501,10 @@ static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
 /* B stored transposed, A row-major, M and N both 56 or more, a plain sgemm (not an item of MKL's
  * batched gemm, which keeps the form above: the committed sdpa_dropout fixtures): MKL's other
  * blocking (measured: M 56 to 257, N 56 to 560, K 32 to 1,292). */
-static int mkl_avx2_wide(const sgemm_t *g) { return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56; }
+static int mkl_avx2_wide(const sgemm_t *g) {
+    if (g->avx2_kernel) return g->avx2_kernel == AVX2_WIDE;
+    return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56;
+}
 
 /* The end of the K block starting at k0: at most kmax, as mkl_avx2_next; the wide form: K <= 256
  * one block, K <= 384 two halves (the first ceil(K / 2)), else blocks of 192 from k = 0. */
@@ -513,14 +518,16 @@ static int64_t mkl_avx2_block_end(const sgemm_t *g, int64_t k0, int64_t kmax) {
 
 /* Which sum element (i, j) takes, in a row chunk whose last mt rows are its edge. The wide form: a
  * tile of 24 columns; of the last N % 24, a whole 16 take the chain, of the r = N % 24 % 16 after
- * them the first r - r % 2 the fused lanes, an odd last one the chain; rows past the last multiple
- * of 4 the chain everywhere when M % 4 is 2 or 3. */
+ * them the first r - r % 2 the fused lanes, an odd last one the chain; the rows past the last
+ * multiple of 4: a tile of 2 rows (M % 4 = 2 or 3) the chain everywhere, a last single row
+ * (M % 4 = 1 or 3) the fused lanes in all r columns, the odd last one too. */
 static int mkl_avx2_form(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt) {
     const int64_t M = g->M, N = g->N;
     if (mkl_avx2_wide(g)) {
-        const int64_t r = N % 24 % 16, f0 = N - r;
-        if (i >= M - M % 4 && M % 4 >= 2) return AVX2_CHAIN;
-        return j >= f0 && j < f0 + r / 2 * 2 ? AVX2_LANES_FUSED : AVX2_CHAIN;
+        const int64_t r = N % 24 % 16, f0 = N - r, m4 = M % 4;
+        if (m4 >= 2 && i >= M - m4 && i < M - m4 + 2) return AVX2_CHAIN; /* the 2-row tile */
+        const int64_t lanes = (m4 == 1 || m4 == 3) && i == M - 1 ? r : r / 2 * 2; /* a 1-row tile: the odd one too */
+        return j >= f0 && j < f0 + lanes ? AVX2_LANES_FUSED : AVX2_CHAIN;
     }
     const int64_t nt = N % MKL_AVX2_NR;
     if (edge_row && mt <= 2) return AVX2_LANES_UNFUSED;
@@ -561,6 +568,99 @@ static void mkl_avx2_sgemm(const sgemm_t *g) {
             for (int64_t j = 0; j < g->N; j++) mkl_avx2_elem(g, i, j, i >= r1 - mt, mt, kmax);
         r0 = r1;
     }
+}
+
+/* gemv's axpy form on this path (M == 1 with B row-major, N == 1 with A stored transposed: MKL's
+ * gemv 'N'), a plain sgemm (batch items not measured): each output one fused chain from beta * C in
+ * k order, no K blocks (measured K 1 to 599, one thread). */
+static int mkl_avx2_gemv_axpy(const sgemm_t *g) {
+    return !g->batched && ((g->M == 1 && !g->tb) || (g->N == 1 && g->ta));
+}
+
+static void mkl_avx2_gemv(const sgemm_t *g) {
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) {
+            float *c = g->C + i * g->ldc + j, b;
+            float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            for (int64_t k = 0; k < g->K; k++) {
+                const float a = avx2_prod(g, i, j, k, &b);
+                acc = fmaf(a, b, acc);
+            }
+            *c = acc;
+        }
+}
+
+/* MKL's Intel AVX2 path on T = 2 or 4 threads (a plain sgemm, M, N >= 2): C cut into parts, each one
+ * thread's sgemm of its own (the kernel above on its block: its own row chunks, tile edges and K
+ * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
+ * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads):
+ *   M*N*K < MKL_AVX2_MIN_SPLIT: one thread (the one-thread choice of kernel);
+ *   N > 128, T = 2: columns cut at floor(N/2), wide when M >= 32;
+ *   N > 128, T = 4: A transposed or M >= 72: 4 column parts of ceil(N/4), wide; else rows cut at
+ *     ceil(M/2), columns at floor(N/2), narrow;
+ *   N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); N <= 64: T row parts of
+ *     ceil(M/T); 64 < N <= 128: rows cut at ceil(M/2) when T = 4 and M >= 48 or M > 128, else whole
+ *     (a cut of the columns at a multiple of 16, likely, changes no bit of the narrow kernel).
+ * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
+ * the caller's kernel. Other thread counts run the one-thread model (not measured). */
+#define MKL_AVX2_MIN_SPLIT 100000
+
+static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
+
+static int mkl_avx2_split(const sgemm_t *g, int64_t *rw, int64_t *cw, int *kernel) {
+    const int64_t M = g->M, N = g->N, T = g->threads;
+    *rw = M;
+    *cw = N;
+    *kernel = AVX2_NARROW;
+    if ((T != 2 && T != 4) || g->batched || M * N * g->K < MKL_AVX2_MIN_SPLIT) return 0;
+    if (g->avx2_kernel) { /* the kernel set by the caller (a call inside an OpenMP region) */
+        int64_t r, c;
+        sgemm_t s = *g;
+        s.avx2_kernel = 0;
+        mkl_avx2_split(&s, &r, &c, kernel);
+        *rw = r;
+        *cw = c;
+        *kernel = g->avx2_kernel;
+        return 1;
+    }
+    if (N > 128 && T == 2) {
+        *cw = N / 2;
+        *kernel = M >= 32 ? AVX2_WIDE : AVX2_NARROW;
+        return 1;
+    }
+    if (N > 128) {
+        if (g->ta || M >= 72) {
+            *cw = divup(N, 4);
+            *kernel = AVX2_WIDE;
+        } else {
+            *rw = divup(M, 2);
+            *cw = N / 2;
+        }
+        return 1;
+    }
+    if (M > 128 && (g->ta || N > 64)) *kernel = AVX2_WIDE;
+    if (N <= 64)
+        *rw = divup(M, T);
+    else if (T == 4 && M >= 48)
+        *rw = divup(M, 2);
+    else if (M > 128)
+        *rw = divup(M, 2);
+    return 1;
+}
+
+static void mkl_avx2_run(const sgemm_t *g) {
+    int64_t rw, cw;
+    int kernel;
+    if (!mkl_avx2_split(g, &rw, &cw, &kernel)) {
+        mkl_avx2_sgemm(g);
+        return;
+    }
+    for (int64_t r0 = 0; r0 < g->M; r0 += rw)
+        for (int64_t c0 = 0; c0 < g->N; c0 += cw) {
+            sgemm_t s = mkl_sub(g, r0, r0 + rw < g->M ? r0 + rw : g->M, c0, c0 + cw < g->N ? c0 + cw : g->N);
+            s.avx2_kernel = kernel;
+            mkl_avx2_sgemm(&s);
+        }
 }
 
 /* ------------------------------------------------------------------------------ routing */
@@ -643,16 +743,17 @@ static void mkl_threaded(const sgemm_t *g) {
  * MKL's conditional-numerical-reproducibility mode COMPATIBLE (MKL_CBWR=COMPATIBLE) runs kernels of
  * its own, the same on every vendor's CPU (measured on an AMD Zen 4 and on QEMU's Haswell and EPYC
  * models, torch 2.13.0, MKL 2024.2): every product rounded, then added (no FMA). Measured by pair
- * cancellation (docs/impl/kernels.md, "MKL_CBWR=COMPATIBLE"); in torch's row-major terms:
- *   - M >= 8 and N >= 8: rows [0, M - M%4) x columns [0, N - N%8) take the main kernel: K cut into
- *     blocks of 112 from k = 0, each block one chain from 0 in k order; C updated block by block,
- *     the last block first: c = beta*C; c += t_last; c += t_0; c += t_1; ...
- *     The last N%8 columns of those rows: one chain from beta*C, the last block first, then
- *     k = 0, 1, ... in order. The last M%4 rows: the small form below.
- *   - otherwise (and the last M%4 rows), the small form: B row-major: one chain from beta*C in k
- *     order; B stored transposed: a dot product of 4 lanes (lane k%4 over whole steps of 4, each a
- *     chain), (l0 + l2) + (l1 + l3), the K%4 tail in order, added to beta*C.
- * Threads: not modelled beyond 1 (the split between threads is not yet measured). */
+ * cancellation and by candidate orders against MKL's sgemm_ called directly (docs/impl/kernels.md,
+ * "MKL_CBWR=COMPATIBLE"); in torch's row-major terms:
+ *   - M >= 8, N >= 8 and K >= 8: rows [0, M - M%4) x columns [0, N - N%8) take the main kernel: K cut
+ *     into blocks of 112 from k = 0, each block one chain from 0 in k order; C updated block by
+ *     block, the last block first: c = beta*C; c += t_last; c += t_0; c += t_1; ... (both operands
+ *     stored transposed: every column of those rows).
+ *     The last N%8 columns of those rows: B row-major, one chain from beta*C, the last block first,
+ *     then k = 0, 1, ... in order; B stored transposed, per block a dot of 4 or 8 lanes.
+ *   - the last M%4 rows and products without a main kernel: cbwr_small (a chain, a dot of lanes, or
+ *     the gemv form: the first product seeding lane 0, lanes by cbwr_gemv_lanes).
+ *   - threads: mkl_cbwr_sgemm cuts C into chunks along its longer side, each a product of its own. */
 #define MKL_CBWR_KC 112
 
 static inline float cbwr_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
@@ -663,68 +764,108 @@ static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
     return g->beta != 0.0f ? g->beta * g->C[i * g->ldc + j] : 0.0f;
 }
 
-/* sum of the products k0 <= k < k1 as a dot of `lanes` lanes (lane (k - k0) % lanes over whole steps,
- * each a chain from `seed` for lane 0 and 0 for the others), lanes added as a tree (l + lanes/2 first:
- * 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes (0, 2), (1, 3)), then the rest in order. */
-static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, float seed) {
+/* sum of the products k0 <= k < k1 as a dot of `lanes` lanes over whole steps of `step` products (a
+ * multiple of lanes; lane (k - k0) % lanes, each a chain from `seed` for lane 0 and 0 for the
+ * others), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes
+ * (0, 2), (1, 3)), or with `seq` in order (l0 + l1 + ... ), then the rest in order. */
+static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step,
+                        float seed, int seq) {
     float l[8] = {seed, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    const int64_t kw = k0 + (k1 - k0) / lanes * lanes;
+    const int64_t kw = k0 + (k1 - k0) / step * step;
     for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
-    for (int h = lanes / 2; h >= 2; h /= 2)
-        for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
-    float s = l[0] + l[1];
+    float s = l[0];
+    if (seq) {
+        for (int q = 1; q < lanes; q++) s = s + l[q];
+    } else {
+        for (int h = lanes / 2; h >= 2; h /= 2)
+            for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
+        s = l[0] + l[1];
+    }
     for (int64_t k = kw; k < k1; k++) s = s + cbwr_prod(g, i, j, k);
     return s;
 }
 
-static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes) {
-    return cbwr_lanes(g, i, j, k0, k1, lanes, 0.0f);
+/* The lanes of the gemv form's output element e of n (its column j of N, or for a single column its
+ * row i of M): 4 lanes over steps of 4 for the elements of a whole group of 4; of the last n % 4,
+ * the second 4 lanes over steps of 8, the others 8 lanes. */
+static void cbwr_gemv_lanes(int64_t e, int64_t n, int *lanes, int *step) {
+    const int64_t t = e - (n - n % 4);
+    *lanes = t < 0 || t == 1 ? 4 : 8;
+    *step = t < 0 ? 4 : 8;
 }
 
-/* The gemv form: the first product seeds lane 0, then `lanes` lanes from k = 1 added as cbwr_dot's,
+static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step) {
+    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f, 0);
+}
+
+/* The gemv form: the first product seeds lane 0, then the lanes from k = 1 added as cbwr_dot's,
  * the rest in order. */
-static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes) {
-    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, cbwr_prod(g, i, j, 0));
+static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int step, int seq) {
+    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, cbwr_prod(g, i, j, 0), seq);
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
 static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
-    const int gemv = g->tb ? (g->M == 1 || main) : (g->N == 1 && g->M > 1 && !g->ta);
-    if (gemv) { /* in the main kernel's last columns (B stored transposed): 4 lanes for a whole group of 4, else 8 */
-        const int64_t N = g->N, Nm = N - N % 8;
-        const int lanes = main && g->tb && j >= Nm && j >= Nm + (N - Nm) / 4 * 4 ? 8 : 4;
-        const float s = cbwr_gemv(g, i, j, lanes);
+    /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
+     * there, both transposed too) or down the column (a single column with A row-major) */
+    const int column = g->N == 1 && !g->ta;
+    const int row = !column && g->tb && (g->M == 1 || main);
+    if (column || row) {
+        int lanes, step;
+        if (column)
+            cbwr_gemv_lanes(i, g->M, &lanes, &step);
+        else
+            cbwr_gemv_lanes(j, g->N, &lanes, &step);
+        /* the vector or the column of C not contiguous (more than one float apart), the last n % 4:
+         * 8 lanes added in order */
+        const int strided = column ? (g->sb0 != 1 || g->ldc != 1) && i >= g->M - g->M % 4
+                                   : g->sa1 != 1 && j >= g->N - g->N % 4;
+        if (strided) lanes = step = 8;
+        const float s = cbwr_gemv(g, i, j, lanes, step, strided);
         return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
     }
-    if (!g->tb) {
+    if (!g->tb || g->N == 1) { /* one chain from beta*C (both transposed: a single column) */
         float s = cbwr_c0(g, i, j);
         for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
         return s;
     }
-    const float s = cbwr_dot(g, i, j, 0, K, j < g->N - g->N % 4 ? 4 : 8);
+    if (g->ta) { /* both transposed: one chain from 0, added to beta*C */
+        float s = 0.0f;
+        for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
+        return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+    }
+    const int lanes = j < g->N - g->N % 4 ? 4 : 8;
+    const float s = cbwr_dot(g, i, j, 0, K, lanes, lanes);
     return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
 }
 
 static void mkl_cbwr_serial(const sgemm_t *g);
 
-/* MKL_CBWR=COMPATIBLE on T threads, as far as measured: C cut along its rows when 4 M >= 3 N, else its columns,
- * into chunks of ceil(side / T) (rows: rounded up to a multiple of 4 where T does not divide M),
- * each chunk a product of its own (mkl_cbwr_serial: its own main kernel and remainders). Not
- * modelled: products MKL splits otherwise (seen at 4 threads with few rows and columns and a long K,
- * e.g. 20 x 700 x 30 and 11 x 300 x 30, which no grid of independent blocks reproduces). */
+/* MKL_CBWR=COMPATIBLE on T threads: C cut along its rows when M >= N, else its columns (side L),
+ * into P = min(T, L / 2) chunks of L / P, the remainder r = L % P spread one each over the first r
+ * chunks, except that a remainder of 1 goes to the last (e.g. 166 rows on 4 threads: 42, 42, 41, 41;
+ * 141: 35, 35, 35, 36); each chunk a product of its own (mkl_cbwr_serial: its own main kernel,
+ * remainders and gemv forms). Whole on one thread: a single row or column, a batch item, and the
+ * products the generic path leaves whole (mkl_unsplit). */
 static void mkl_cbwr_sgemm(const sgemm_t *g) {
-    const int64_t M = g->M, N = g->N, T = g->threads < 1 || g->batched ? 1 : g->threads;
-    if (T < 2) {
+    const int64_t M = g->M, N = g->N;
+    const int rows = M >= N;
+    const int64_t side = rows ? M : N, want = g->threads < 1 || g->batched ? 1 : g->threads;
+    const int64_t T = want < side / 2 ? want : side / 2;
+    if (T < 2 || M == 1 || N == 1 || mkl_unsplit(M, N, g->K)) {
         mkl_cbwr_serial(g);
         return;
     }
-    const int rows = 4 * M >= 3 * N;
-    const int64_t side = rows ? M : N, w = rows && side % T != 0 ? divup(divup(side, T), 4) * 4 : divup(side, T);
-    for (int64_t s0 = 0; s0 < side; s0 += w) {
-        const int64_t s1 = s0 + w < side ? s0 + w : side;
-        const sgemm_t sub = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
-        mkl_cbwr_serial(&sub);
+    const int64_t f = side / T, r = side % T;
+    int64_t s0 = 0;
+    for (int64_t t = 0; t < T; t++) {
+        const int64_t s1 = s0 + f + (r == 1 ? t == T - 1 : t < r);
+        if (s1 > s0) {
+            const sgemm_t sub = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
+            mkl_cbwr_serial(&sub);
+        }
+        s0 = s1;
     }
 }
 
@@ -738,7 +879,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
             float c;
             if (i >= Mm) {
                 c = cbwr_small(g, i, j, main);
-            } else if (j < Nm) {
+            } else if (j < Nm || (g->ta && g->tb)) {
                 c = cbwr_c0(g, i, j);
                 for (int64_t b = -1;; b++) { /* the last block first, then the others in order */
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
@@ -759,7 +900,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
                     const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
-                    c = c + cbwr_dot(g, i, j, k0, k1, lanes);
+                    c = c + cbwr_dot(g, i, j, k0, k1, lanes, lanes);
                 }
             }
             g->C[i * g->ldc + j] = c;
@@ -770,7 +911,11 @@ static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
     if (g->avx2 && mkl_avx2_modelled(g)) {
-        mkl_avx2_sgemm(g);
+        mkl_avx2_run(g);
+        return;
+    }
+    if (g->avx2 && K > 0 && mkl_avx2_gemv_axpy(g)) {
+        mkl_avx2_gemv(g);
         return;
     }
     if (g->cbwr) {

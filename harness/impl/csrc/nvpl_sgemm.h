@@ -21,8 +21,9 @@
  *     order; c = beta * C, then c = c + alpha * t block by block (beta = 0: c starts as the first
  *     block's alpha * t). alpha is verified for powers of two only (flash attention's scale with
  *     head size 64): other values round differently (not modelled).
- * torch turns a product with N == 1 (a column-vector result) into BLAS's gemv on A: callers pass
- * it transposed (gemm.c's gemm does), so that it reaches the M == 1 forms.
+ * A product with N == 1 (a column-vector result: torch's gemv on A, or an sgemm with BLAS's m == 1,
+ * as flash attention's with head size 1 makes) takes the same forms as its transpose: callers run
+ * it through nvpl_sgemm_torch, which hands nvpl_sgemm the M == 1 problem C^T = B^T @ A^T.
  *
  * oneDNN / ACL (acl_sgemm): ACL's arm_gemm runs one of two kernel families, picked per product by
  * its cycle estimates (harness/impl/linalg.py _acl_kc chooses; the caller passes acl_kc):
@@ -276,6 +277,28 @@ static void nvpl_sgemm(const sgemm_t *g) {
         return;
     }
     arm_main(g, 0, 0);
+}
+
+/* nvpl_sgemm on the product as torch's BLAS call makes it: one with N == 1 (one column of C; BLAS's
+ * m == 1) is run as the transposed problem C^T[1,M] = B^T @ A^T (C's column, ldc apart, as a row),
+ * so that it reaches the M == 1 forms (measured: at::mm into a column, and flash attention's
+ * products with head size 1 on N1, V1 and V2, whose PV and grad_q products are BLAS m = 1). */
+static void nvpl_sgemm_torch(const sgemm_t *g) {
+    if (g->N != 1 || g->M <= 0) {
+        nvpl_sgemm(g);
+        return;
+    }
+    sgemm_t t = *g;
+    t.M = 1, t.N = g->M;
+    t.A = g->B, t.sa0 = g->sb1, t.sa1 = g->sb0;
+    t.B = g->A, t.sb0 = g->sa1, t.sb1 = g->sa0;
+    t.ta = !g->tb, t.tb = !g->ta;
+    float *col = malloc(sizeof(float) * (size_t)g->M);
+    for (int64_t i = 0; i < g->M; i++) col[i] = g->C[i * g->ldc];
+    t.C = col, t.ldc = g->M;
+    nvpl_sgemm(&t);
+    for (int64_t i = 0; i < g->M; i++) g->C[i * g->ldc] = col[i];
+    free(col);
 }
 
 /* acl_kc: 0 for ACL's hybrid kernels, else the interleaved kernel's K block limit (see the top). */
