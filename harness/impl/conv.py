@@ -1,5 +1,6 @@
 """2-D convolution, forward and backward (``aten.convolution``, ``aten.convolution_backward``), as torch
-2.13.0 runs it on x86 CPUs (C kernels in csrc/conv.c; MKL sgemm through harness.impl.linalg).
+2.13.0 runs it on x86 CPUs (C kernels in csrc/conv.c; MKL sgemm through harness.impl.linalg), and, on
+Linux arm64, where ATen keeps it (``thnn`` below; its gemms are NVPL's there, harness.impl.linalg).
 
 Shapes (NCHW, float32, contiguous)::
 
@@ -43,6 +44,11 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
   the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row a chain added to the
   channel's sum.
+
+On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
+emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs, by core, ACL's
+``indirect_gemm:acl`` or ``gemm:acl``, its reference ``gemm:ref`` backward (N1) or its SVE JIT and
+brgconv kernels (V1): not modelled, refused.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -113,17 +119,25 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
     return Geometry(n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw)
 
 
+# what the aarch64 wheel runs where ATen hands a convolution to oneDNN (measured with ONEDNN_VERBOSE on
+# emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
+_ARM64_ONEDNN = (
+    "conv2d: on aarch64 the impl reproduces ATen's slow_conv2d only; the convolutions ATen hands to oneDNN "
+    "there (ACL's indirect_gemm/gemm, oneDNN's gemm:ref or its SVE JIT kernels, by core) are not modelled"
+)
+
+
 def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     """Which kernel torch runs for this convolution under ``profile`` (see the module's docstring)."""
     n, c, h, wd, oc, kh, kw, *_ = _geometry(x_shape, w_shape, stride, padding)
-    if profile.aten in ("neon", "sve"):
-        raise ParityError("conv2d: the impl reproduces x86 convolutions only")
     strided = tuple(stride) != (1, 1)
     one_by_one = (kh, kw) == (1, 1)
     thnn_faster = not strided and n < 16 and one_by_one and profile.threads == 1
     small_single = not (kh > 3 and kw > 3) and n == 1 and n * c * h * wd <= 20480
     if thnn_faster or small_single:
         return THNN
+    if profile.aten in ("neon", "sve"):
+        raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
         return AVX512
     if profile.aten == "avx2":

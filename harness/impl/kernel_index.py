@@ -374,13 +374,24 @@ ARM64: dict[str, str] = {
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"
         " not in V1's SVE body"
     ),
-    "sigmoid": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
-    "batch_norm": "not measured on arm64 (the impl's nn layers reproduce x86 only)",
+    "sigmoid": (
+        "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
+        " arithmetic with another split; the backward nothing"
+    ),
+    "batch_norm": (
+        "4 lanes (N1, V2) vs 8 (V1) and their sum trees; NEON-typed vector code contracted everywhere (the"
+        " output, the backward's sums in every vector, `dy - grad_mean - dx` in the partial last vector too),"
+        " V1's SVE intrinsics never; the running mean contracted on every core (Normalization.cpp)"
+    ),
     "max_pool2d": "nothing: identical everywhere",
-    "adaptive_avg_pool2d": "not measured on arm64 (4 lanes there: another vector body for channels-last)",
+    "adaptive_avg_pool2d": "4 lanes (N1, V2) vs 8 (V1): where the channels-last vector body ends; nothing else",
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
-    "conv2d": "not modelled: the impl reproduces x86 convolutions only",
+    "conv2d": (
+        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN, not modelled: ACL forward"
+        " (`indirect_gemm:acl`, `gemm:acl` for 1x1) and `gemm:ref` backward on N1 and V2, `jit:sve_256` and"
+        " brgconv on V1"
+    ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"

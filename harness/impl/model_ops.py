@@ -147,15 +147,13 @@ def channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
 def _adaptive_avg_pool2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
     """The forward switches on the input's suggested layout; its output (and the recorder's
     grad_output, made with the output's strides) takes that layout, which the backward switches on."""
-    from harness.impl.nn import x86_only
     from harness.impl.pool import adaptive_avg_pool2d, adaptive_avg_pool2d_backward, suggests_channels_last
 
-    x86_only(profile)
     x, g = t["x"], t["grad_out"]
     x_cl = bool(p["channels_last"]) and suggests_channels_last(x.shape, channels_last_strides(x.shape))
     g_cl = x_cl and suggests_channels_last(g.shape, channels_last_strides(g.shape))
-    out = adaptive_avg_pool2d(x, tuple(p["output_size"]), x_cl)
-    return {"out": out, "grad_x": adaptive_avg_pool2d_backward(g, x.shape, g_cl)}
+    out = adaptive_avg_pool2d(x, tuple(p["output_size"]), x_cl, profile.lanes)
+    return {"out": out, "grad_x": adaptive_avg_pool2d_backward(g, x.shape, g_cl, profile.lanes)}
 
 
 def _conv2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:

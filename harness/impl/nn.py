@@ -1,4 +1,5 @@
-"""Layers of torch.nn that traces of real models reach and no fixture op records, x86 only, torch-free:
+"""Layers of torch.nn that traces of real models reach and no fixture op records, torch-free, on every
+profile (x86 and Linux arm64):
 sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
 statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, native_dropout.
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
@@ -23,14 +24,7 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
 
-def x86_only(profile: KernelProfile) -> None:
-    """These kernels are measured on x86 only; an arm64 profile is refused, not answered with guesses."""
-    if profile.aten not in ("default", "avx2", "avx512"):
-        raise ParityError(f"the impl's torch.nn layers reproduce x86 profiles only, not {profile.name}")
-
-
 def _ew(name: str, profile: KernelProfile, run: int, *arrays: np.ndarray) -> None:
-    x86_only(profile)
     fn = getattr(load("nn"), name)
     fn.restype = None
     fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(arrays[0].size), ctypes.c_int64(run))
@@ -94,7 +88,6 @@ def batch_norm(
 
     ``x`` (N, C, ...) as NumPy holds it (logical NCHW order); ``channels_last``: the tensor torch ran
     it on was channels-last in memory (the kernels then reduce over rows of C)."""
-    x86_only(profile)
     xs, b, c, hw = _layout(x, channels_last)
     w, bi = _opt(weight), _opt(bias)
     rm = None if running_mean is None else f32(np.asarray(running_mean)).copy()
@@ -126,7 +119,6 @@ def batch_norm_eval(
     """native_batch_norm with training=False (nn.BatchNorm in eval mode, running statistics): its output.
 
     ``x`` and ``channels_last`` as ``batch_norm``'s; the running statistics are only read."""
-    x86_only(profile)
     xs, b, c, hw = _layout(x, channels_last)
     w, bi = _opt(weight), _opt(bias)
     rm, rv = f32(np.asarray(running_mean)), f32(np.asarray(running_var))
@@ -155,7 +147,6 @@ def batch_norm_backward(
     channels_last: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """native_batch_norm_backward in training mode: (grad_input, grad_weight, grad_bias)."""
-    x86_only(profile)
     xs, b, c, hw = _layout(x, channels_last)
     gs = _layout(grad_out, channels_last)[0]
     w = _opt(weight)

@@ -17,11 +17,13 @@ changes the bits only where that kernel computes otherwise: adaptive average poo
   outputs of each plane in order (overlapping windows add in that order; channels-last alike).
 - _adaptive_avg_pool2d: window rows ``floor(oh*H/OH)`` to ``ceil((oh+1)*H/OH)``, columns alike; a float
   sum from 0 in row-major order, then ``sum / kh / kw`` (two divisions); channels-last: the same
-  sums, divided once by ``float(kh*kw)`` in the vector body (channels below ``C - C % 8``) and twice in
-  the scalar tail.
+  sums, divided once by ``float(kh*kw)`` in the vector body (channels below ``C - C % lanes``) and twice
+  in the scalar tail.
 - backward: grad_x zero, then per output in order ``grad_x[window] += grad_out / kh / kw``;
   channels-last: ``grad_x + grad_out / float(kh*kw)`` in the vector body, the two divisions in the tail.
-No step depends on the ATen capability or the thread count (parallel over planes or outputs only).
+No step depends on the thread count (parallel over planes or outputs only); the ATen capability only
+through ``lanes``, where the channels-last vector body ends (the arithmetic is the same on x86 and
+aarch64: no multiply-add to contract).
 """
 
 from __future__ import annotations
@@ -30,7 +32,9 @@ import numpy as np
 
 from harness.core.errors import ParityError
 
-LANES = 8  # Vectorized<float>::size() of these kernels (plain REGISTER_DISPATCH: 8 on every x86 level)
+# Vectorized<float>::size() of these kernels (plain REGISTER_DISPATCH): 8 on every x86 level and on
+# aarch64 SVE256, 4 on aarch64 NEON and SVE128 (a profile's ``lanes``)
+LANES = 8
 
 
 def suggests_channels_last(shape: tuple[int, ...], stride: tuple[int, ...] | list[int]) -> bool:
@@ -137,14 +141,16 @@ def _windows(out_size: int, in_size: int) -> list[tuple[int, int]]:
     return [((o * in_size) // out_size, -(-((o + 1) * in_size) // out_size)) for o in range(out_size)]
 
 
-def adaptive_avg_pool2d(x: np.ndarray, output_size: tuple[int, int], channels_last: bool = False) -> np.ndarray:
+def adaptive_avg_pool2d(
+    x: np.ndarray, output_size: tuple[int, int], channels_last: bool = False, lanes: int = LANES
+) -> np.ndarray:
     """_adaptive_avg_pool2d (an output size other than 1x1; torch takes mean over H, W for 1x1).
-    ``channels_last``: ``suggests_channels_last`` of the input's strides."""
+    ``channels_last``: ``suggests_channels_last`` of the input's strides; ``lanes``: the profile's."""
     planes, lead = _planes(x)
     oh, ow = (int(v) for v in output_size)
     h, w = planes.shape[1:]
     out = np.empty((planes.shape[0], oh, ow), np.float32)
-    cl = _cl_body(x, channels_last)
+    cl = _cl_body(x, channels_last, lanes)
     for i, (r0, r1) in enumerate(_windows(oh, h)):
         for j, (c0, c1) in enumerate(_windows(ow, w)):
             s = np.zeros(planes.shape[0], np.float32)
@@ -159,22 +165,25 @@ def adaptive_avg_pool2d(x: np.ndarray, output_size: tuple[int, int], channels_la
     return out.reshape(*lead, oh, ow)
 
 
-def _cl_body(x: np.ndarray, channels_last: bool) -> np.ndarray | None:
+def _cl_body(x: np.ndarray, channels_last: bool, lanes: int) -> np.ndarray | None:
     """Per plane (n, c): whether channel c lies in the channels-last kernel's vector body."""
     if not channels_last or x.ndim != 4:
         return None
     n, c = x.shape[:2]
-    body = np.arange(c) < c - c % LANES
+    body = np.arange(c) < c - c % lanes
     return np.tile(body, n)
 
 
-def adaptive_avg_pool2d_backward(grad_out: np.ndarray, input_shape: tuple[int, ...], channels_last: bool = False):
-    """grad_x of _adaptive_avg_pool2d; ``channels_last``: ``suggests_channels_last`` of grad_out's strides."""
+def adaptive_avg_pool2d_backward(
+    grad_out: np.ndarray, input_shape: tuple[int, ...], channels_last: bool = False, lanes: int = LANES
+) -> np.ndarray:
+    """grad_x of _adaptive_avg_pool2d; ``channels_last``: ``suggests_channels_last`` of grad_out's
+    strides; ``lanes``: the profile's."""
     g, _ = _planes(grad_out)
     h, w = input_shape[-2:]
     oh, ow = g.shape[1:]
     gx = np.zeros((g.shape[0], h, w), np.float32)
-    cl = _cl_body(np.empty((*input_shape[:-2], 0, 0)), channels_last) if len(input_shape) == 4 else None
+    cl = _cl_body(np.empty((*input_shape[:-2], 0, 0)), channels_last, lanes) if len(input_shape) == 4 else None
     for i, (r0, r1) in enumerate(_windows(oh, h)):
         for j, (c0, c1) in enumerate(_windows(ow, w)):
             kh, kw = np.float32(r1 - r0), np.float32(c1 - c0)

@@ -32,8 +32,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "batch_norm_backward": ("batch_norm", ("capability", "threads")),
     "max_pool2d_with_indices": ("max_pool2d", ()),
     "max_pool2d_with_indices_backward": ("max_pool2d", ()),
-    "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", ()),
-    "_adaptive_avg_pool2d_backward": ("adaptive_avg_pool2d", ()),
+    "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", ("capability",)),
+    "_adaptive_avg_pool2d_backward": ("adaptive_avg_pool2d", ("capability",)),
     "cumsum": ("cumsum", ()),
     "pow": ("pow", ()),
     "add_": ("add", ()),
@@ -236,22 +236,18 @@ def _max_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
 
 
 def _adaptive_avg_pool(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import x86_only
     from harness.impl.pool import adaptive_avg_pool2d
 
-    x86_only(p)
     x = t["self"]
-    return {"out": adaptive_avg_pool2d(x, tuple(a["output_size"]), _suggests_cl(a, "self", x.shape))}
+    return {"out": adaptive_avg_pool2d(x, tuple(a["output_size"]), _suggests_cl(a, "self", x.shape), p.lanes)}
 
 
 def _adaptive_avg_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import x86_only
     from harness.impl.pool import adaptive_avg_pool2d_backward
 
-    x86_only(p)
     g, x = t["grad_output"], t["self"]
     # the backward kernel follows grad_output's layout (suggest_memory_format)
-    return {"out": adaptive_avg_pool2d_backward(g, x.shape, _suggests_cl(a, "grad_output", g.shape))}
+    return {"out": adaptive_avg_pool2d_backward(g, x.shape, _suggests_cl(a, "grad_output", g.shape), p.lanes)}
 
 
 def _cumsum(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:

@@ -39,6 +39,26 @@ static inline float sfmadd(const profile_t *p, float a, float b, float c) {
     return p->contract ? fmaf(a, b, c) : a * b + c;
 }
 
+/* How the compiler treated a*b+c written with Vectorized operators in the object a kernel runs from:
+ *   OBJ_X86_DEFAULT  x86 default build: never fused.
+ *   OBJ_X86_FMA      x86 AVX2/AVX-512 builds (-mfma): GCC contracted some vector a*b+c (measured per
+ *                    kernel) and scalar code.
+ *   OBJ_NEON         aarch64 DEFAULT and SVE128 builds, whose Vectorized<float> is the 4-lane NEON
+ *                    type: vmulq_f32/vaddq_f32 are GCC vector-extension operators, contracted to
+ *                    fmla/fmadd like scalar code.
+ *   OBJ_SVE          aarch64 SVE256 build (8-lane svfloat32_t): svmul/svadd intrinsics are never
+ *                    contracted; scalar code is. */
+enum { OBJ_X86_DEFAULT, OBJ_X86_FMA, OBJ_NEON, OBJ_SVE };
+
+static inline int obj_kind(const profile_t *p) {
+    if (p->aten == ATEN_NEON || (p->aten == ATEN_SVE && p->lanes == 4)) return OBJ_NEON;
+    if (p->aten == ATEN_SVE) return OBJ_SVE;
+    return p->contract ? OBJ_X86_FMA : OBJ_X86_DEFAULT;
+}
+
+/* The aarch64 builds (torch's Linux arm64 wheel). */
+static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
+
 static inline int64_t divup(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* at::parallel_for (OpenMP backend): how many threads take part, and thread tid's range.

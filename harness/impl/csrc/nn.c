@@ -1,5 +1,5 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
- * CPU, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
+ * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics).
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
@@ -62,10 +62,12 @@ NN_INLINE void run_segments(const profile_t *p, int64_t lanes, unary_fn v1, unar
 static inline float nn_quiet(float x) { return vm_u2f(vm_f2u(x) | 0x00400000u); }
 
 /* sigmoid_kernel (cpu/UnaryOpsKernel.cpp, also registered for AVX-512: lanes_wide), cpu_kernel_vec.
- * Vector lane: a = 0 - a; a = a.exp() (SLEEF expf_u10 on avx2/avx512, std::exp per lane on the
- * default build); a = 1 + a; a = a.reciprocal() (1 / a). Scalar tail: 1 / (1 + std::exp(-a)) with
- * the C library's expf. Nothing to contract. A NaN comes out quieted with its sign flipped, in the
- * vector body as in the tail (measured on every x86 capability). */
+ * Vector lane: a = 0 - a; a = a.exp() (SLEEF expf_u10 on avx2/avx512 and aarch64: Sleef_expf4_u10
+ * on NEON and SVE128, 4 lanes, Sleef_expfx_u10sve on SVE256, 8 lanes, the same bits; std::exp per
+ * lane on the x86 default build); a = 1 + a; a = a.reciprocal() (1 / a, vdivq on NEON). Scalar tail:
+ * 1 / (1 + std::exp(-a)) with the C library's expf (glibc's algorithm on both architectures, FMA
+ * variant). Nothing to contract. A NaN comes out quieted with its sign flipped, in the vector body
+ * as in the tail (measured on every x86 capability). */
 static float sigmoid_vec(const profile_t *p, float x) {
     if (isnan(x)) return nn_quiet(-x);
     float e = vec_expf(p, 0.0f - x);
@@ -96,27 +98,56 @@ void sigmoid_backward(profile_t p, const float *grad, const float *y, float *gra
 
 /* ------------------------------------------------------------------ batch_norm (training) */
 
-/* In batch_norm_kernel.cpp (plain REGISTER_DISPATCH: the AVX2 objects on AVX-512 too, 8 lanes) GCC
- * contracts a*b+c written with Vectorized operators and in scalar code of the FMA objects
- * (profile.contract); Normalization.cpp (the running statistics) is built once, without FMA. */
-#define BN_MADD(c, a, b, d) ((c) ? fmaf((a), (b), (d)) : (a) * (b) + (d))
+/* batch_norm_kernel.cpp is plain REGISTER_DISPATCH: on x86 the AVX2 objects run on AVX-512 too (8
+ * lanes); on aarch64 the DEFAULT and SVE128 builds take the 4-lane NEON Vectorized<float>, SVE256 the
+ * 8-lane one. How each object computes (bn_obj, from obj_kind):
+ *   L      Vectorized<float>::size();
+ *   tree   vec_reduce_all's shuffle tree (lane i^(L/2), ..., i^1: AVX2, NEON's vextq/vrev64q, SVE256's
+ *          svtbl swaps) or, in the x86 default build, lanes 1..L-1 folded into lane 0 in order;
+ *   vc     a*b+c written with Vectorized operators is one fmaf (GCC contracted it in the x86 FMA
+ *          objects and in the NEON-typed ones; SVE256's svmul/svadd are never contracted);
+ *   sc     scalar a*b+c of these objects is one fmaf (every FMA object, SVE256 included);
+ *   red    map2_reduce_all's acc + t*dy fused: in the partial last vector only (x86 FMA objects,
+ *          measured), in every vector (NEON), in none (x86 default, SVE256);
+ *   cl_tail  the channels-last backward's partial last vector of channels fuses dy - grad_mean - dx
+ *          as its full vectors do (NEON; the x86 FMA objects fuse the full vectors only, measured);
+ *   run    the running statistics (Normalization.cpp, built once per architecture) contracted:
+ *          aarch64 yes (FMA is base ISA), x86 no (built without -mfma). */
+typedef struct {
+    int L, tree, vc, sc, red, cl_tail, run;
+} bn_obj_t;
 
 #define BN_FUSE_BODY 1 /* the full vectors' acc + t*dy is one fmaf */
 #define BN_FUSE_TAIL 2 /* the partial last vector's is */
 
-/* vec::reduce_all(+) / vec::map2_reduce_all((x - mean) * dy, +) over n elements, 8 lanes: the first
+static bn_obj_t bn_obj(const profile_t *p) {
+    const int kind = obj_kind(p);
+    bn_obj_t o = {8, p->aten != 0, 0, p->contract, 0, 0, is_arm(p)};
+    if (kind == OBJ_X86_FMA) {
+        o.vc = 1;
+        o.red = BN_FUSE_TAIL;
+    } else if (kind == OBJ_NEON) {
+        o.L = 4;
+        o.vc = o.cl_tail = 1;
+        o.red = BN_FUSE_BODY | BN_FUSE_TAIL;
+    }
+    return o;
+}
+
+#define BN_MADD(c, a, b, d) ((c) ? fmaf((a), (b), (d)) : (a) * (b) + (d))
+
+/* vec::reduce_all(+) / vec::map2_reduce_all((x - mean) * dy, +) over n elements, L lanes: the first
  * full vector initialises the lanes, later full vectors and the partial last one add lane-wise (the
- * map2 form's acc + t*dy fused as `fuse` says), then the AVX2 shuffle tree (lane i^4, i^2, i^1) or,
- * in the default build, lanes 1..7 folded into lane 0 in order. Below 8 elements: the terms folded
- * in order from the first, each product rounded. */
-static float bn_reduce(int tree, const float *x, float mean, const float *dy, int64_t n, int fuse) {
-    enum { L = 8 };
+ * map2 form's acc + t*dy fused as `fuse` says), then the shuffle tree (lane i^(L/2), ..., i^1) or,
+ * without `tree`, lanes 1..L-1 folded into lane 0 in order. Below L elements: the terms folded in
+ * order from the first, each product rounded. */
+static float bn_reduce(int tree, int L, const float *x, float mean, const float *dy, int64_t n, int fuse) {
     if (n < L) {
         float s = dy ? (x[0] - mean) * dy[0] : x[0];
         for (int64_t j = 1; j < n; j++) s = s + (dy ? (x[j] - mean) * dy[j] : x[j]);
         return s;
     }
-    float acc[L];
+    float acc[8];
     int64_t d = L;
     for (int l = 0; l < L; l++) acc[l] = dy ? (x[l] - mean) * dy[l] : x[l];
     for (; d < n; d += L) {
@@ -131,10 +162,10 @@ static float bn_reduce(int tree, const float *x, float mean, const float *dy, in
         for (int l = 1; l < L; l++) s = s + acc[l];
         return s;
     }
-    float w[L];
+    float w[8];
     for (int h = L / 2; h >= 1; h /= 2) {
         for (int l = 0; l < L; l++) w[l] = acc[l] + acc[l ^ h];
-        memcpy(acc, w, sizeof acc);
+        memcpy(acc, w, sizeof(float) * (size_t)L);
     }
     return acc[0];
 }
@@ -146,13 +177,14 @@ static int bn_rows(int64_t n, int64_t threads, int64_t tid, int64_t *b, int64_t 
 
 /* batch_norm_cpu_collect_stats_channels_last_impl over rows (N, C) (NHWC, or NC11: every input whose
  * image is one element). T = at::get_num_threads(). N > T: per-thread buffers (T, C) of float sums
- * (x + buf, then buf + (x - mean)^2, contracted where c), each channel's T partials added in
+ * (x + buf, then buf + (x - mean)^2 in vec::map3, fused where vc), each channel's T partials added in
  * double in thread order. Otherwise on one thread, C <= 16 or C > 2048: float sums over rows in
- * order, mean = sum / N (a float division); else double sums per channel as the NCHW kernel. */
-static void bn_stats_rows(const profile_t *p, const float *x, int64_t N, int64_t C, float *mean, float *var_sum,
-                          float *buf) {
+ * order, vectorised over the channels, mean = sum / N (a float division), the square added fused
+ * where vc (V1's 2-thread NC11 case of 12 channels measured: vector code, not scalar); else double
+ * sums per channel as the NCHW kernel. */
+static void bn_stats_rows(const profile_t *p, const bn_obj_t *o, const float *x, int64_t N, int64_t C, float *mean,
+                          float *var_sum, float *buf) {
     const int64_t T = p->threads;
-    const int c = p->contract;
     if (N > T) {
         memset(buf, 0, sizeof(float) * (size_t)(T * C));
         for (int64_t t = 0; t < T; t++) {
@@ -173,7 +205,7 @@ static void bn_stats_rows(const profile_t *p, const float *x, int64_t N, int64_t
             for (int64_t i = b; i < e; i++)
                 for (int64_t k = 0; k < C; k++) {
                     float d = x[i * C + k] - mean[k];
-                    buf[t * C + k] = BN_MADD(c, d, d, buf[t * C + k]);
+                    buf[t * C + k] = BN_MADD(o->vc, d, d, buf[t * C + k]);
                 }
         }
         for (int64_t k = 0; k < C; k++) {
@@ -189,7 +221,7 @@ static void bn_stats_rows(const profile_t *p, const float *x, int64_t N, int64_t
             float v = 0.0f;
             for (int64_t i = 0; i < N; i++) {
                 float d = x[i * C + k] - mean[k];
-                v = BN_MADD(c, d, d, v);
+                v = BN_MADD(o->vc, d, d, v);
             }
             var_sum[k] = v;
         }
@@ -228,39 +260,42 @@ static void bn_stats_nchw(const float *x, int64_t B, int64_t C, int64_t HW, floa
     }
 }
 
-static void bn_transform(const profile_t *p, const float *x, const float *w, const float *b, int64_t B, int64_t C,
+static void bn_transform(const bn_obj_t *o, const float *x, const float *w, const float *b, int64_t B, int64_t C,
                          int64_t HW, int rows, const float *mean, const float *invstd, float *y, float *buf);
 
 /* native_batch_norm, training (Normalization.cpp batch_norm_cpu with train=True on contiguous input):
  *   stats     as above, by layout;
  *   save_mean = mean; save_invstd = 1 / sqrt((double)(var_sum / n) + eps), 0 where var and eps are 0
  *             (InvStd<double>, var_sum / n a float division);
- *   running   mean: m*mean + (1 - m)*rm in float; var: m * (double)(var_sum / (n - 1)) +
- *             (1 - m)*rv, the first product and the sum in double (m = (float)momentum);
- *   output    alpha = invstd * w, beta = b - mean * alpha (contracted where c), y = x * alpha + beta
- *             (contracted where c), the same in vector body and tail.
+ *   running   mean: m*mean + (1 - m)*rm in float, fma(m, mean, (1 - m)*rm) where run (GCC fuses the
+ *             first product); var: m * (double)(var_sum / (n - 1)) + (1 - m)*rv, the first product
+ *             and the sum in double (m = (float)momentum; that product of two floats is exact, so
+ *             fusing it changes nothing);
+ *   output    alpha = invstd * w, beta = b - mean * alpha (fused where sc), y = x * alpha + beta
+ *             (fused where vc), the same in vector body and tail.
  * x, y: (B, C, HW) or, cl = 1, (B*HW, C); w, b (C,) or NULL; rm, rv (C,) or NULL, updated in place;
  * save_mean, save_invstd (C,); buf (threads * C,) scratch. */
 void batch_norm_forward(profile_t p, const float *x, const float *w, const float *b, float *rm, float *rv,
                         int64_t B, int64_t C, int64_t HW, int32_t cl, double momentum, double eps, float *y,
                         float *save_mean, float *save_invstd, float *buf) {
+    const bn_obj_t o = bn_obj(&p);
     const int64_t n = B * HW;
     const int rows = cl || HW == 1;
     float *var_sum = save_invstd;
-    if (rows) bn_stats_rows(&p, x, n, C, save_mean, var_sum, buf);
+    if (rows) bn_stats_rows(&p, &o, x, n, C, save_mean, var_sum, buf);
     else bn_stats_nchw(x, B, C, HW, save_mean, var_sum);
     const float m = (float)momentum;
     for (int64_t k = 0; k < C; k++) {
         const float vs = var_sum[k];
         const float var = vs / (float)n;
         save_invstd[k] = (var != 0.0f || eps != 0.0) ? (float)(1.0 / sqrt((double)var + eps)) : 0.0f;
-        if (rm) rm[k] = m * save_mean[k] + (1.0f - m) * rm[k];
+        if (rm) rm[k] = o.run ? fmaf(m, save_mean[k], (1.0f - m) * rm[k]) : m * save_mean[k] + (1.0f - m) * rm[k];
         if (rv) {
             double unbiased = (double)(vs / (float)(n - 1));
             rv[k] = (float)((double)m * unbiased + (double)((1.0f - m) * rv[k]));
         }
     }
-    bn_transform(&p, x, w, b, B, C, HW, rows, save_mean, save_invstd, y, buf);
+    bn_transform(&o, x, w, b, B, C, HW, rows, save_mean, save_invstd, y, buf);
 }
 
 /* native_batch_norm, eval (training=False, running stats given):
@@ -269,59 +304,59 @@ void batch_norm_forward(profile_t p, const float *x, const float *w, const float
 void batch_norm_eval_forward(profile_t p, const float *x, const float *w, const float *b, const float *rm,
                              const float *rv, int64_t B, int64_t C, int64_t HW, int32_t cl, double eps, float *y,
                              float *invstd, float *buf) {
+    const bn_obj_t o = bn_obj(&p);
     for (int64_t k = 0; k < C; k++) invstd[k] = 1.0f / sqrtf(rv[k] + (float)eps);
-    bn_transform(&p, x, w, b, B, C, HW, cl || HW == 1, rm, invstd, y, buf);
+    bn_transform(&o, x, w, b, B, C, HW, cl || HW == 1, rm, invstd, y, buf);
 }
 
-/* y = x * alpha + beta per channel: alpha = invstd * w, beta = b - mean * alpha (contracted where c),
- * the multiply-add contracted where c, the same in vector body and tail. buf (2 * C,) holds alpha, beta. */
-static void bn_transform(const profile_t *p, const float *x, const float *w, const float *b, int64_t B, int64_t C,
+/* y = x * alpha + beta per channel: alpha = invstd * w, beta = b - mean * alpha (scalar: fused where
+ * sc), the multiply-add fused where vc, the same in vector body and tail. buf (2 * C,) holds alpha, beta. */
+static void bn_transform(const bn_obj_t *o, const float *x, const float *w, const float *b, int64_t B, int64_t C,
                          int64_t HW, int rows, const float *mean, const float *invstd, float *y, float *buf) {
     const int64_t n = B * HW;
-    const int c = p->contract;
+    const int vc = o->vc;
     for (int64_t k = 0; k < C; k++) {
         const float alpha = invstd[k] * (w ? w[k] : 1.0f);
-        const float beta = BN_MADD(c, -mean[k], alpha, b ? b[k] : 0.0f);
+        const float beta = BN_MADD(o->sc, -mean[k], alpha, b ? b[k] : 0.0f);
         buf[k] = alpha;
         buf[C + k] = beta;
     }
     if (rows) {
         for (int64_t i = 0; i < n; i++)
-            for (int64_t k = 0; k < C; k++) y[i * C + k] = BN_MADD(c, x[i * C + k], buf[k], buf[C + k]);
+            for (int64_t k = 0; k < C; k++) y[i * C + k] = BN_MADD(vc, x[i * C + k], buf[k], buf[C + k]);
     } else {
         for (int64_t bc = 0; bc < B * C; bc++) {
             const float alpha = buf[bc % C], beta = buf[C + bc % C];
-            for (int64_t i = 0; i < HW; i++) y[bc * HW + i] = BN_MADD(c, x[bc * HW + i], alpha, beta);
+            for (int64_t i = 0; i < HW; i++) y[bc * HW + i] = BN_MADD(vc, x[bc * HW + i], alpha, beta);
         }
     }
 }
 
 /* native_batch_norm_backward, training (batch_norm_cpu_backward_stub):
  * NCHW (image > 1), per channel: sum and dotp in double over the batch, each image's part a float
- * vec::reduce_all(dy) and vec::map2_reduce_all((x - mean) * dy) (bn_reduce; the FMA objects fuse
- * the partial last vector's acc + t*dy, not the full vectors': measured); k = (float)dotp * invstd *
- * invstd / N and grad_mean = (float)(sum / N); dx = (x - mean) * k, grad_x = (dy - grad_mean - dx) *
- * invstd * w, the subtraction of dx contracted where c (vec::map2: body and tail); grad_w = dotp *
- * invstd (double), grad_b = sum.
- * Rows (NHWC or NC11): per-thread float buffers (sum + dy; dotp + (x - mean) * dy, contracted where c)
+ * vec::reduce_all(dy) and vec::map2_reduce_all((x - mean) * dy) (bn_reduce, its acc + t*dy fused as
+ * red says); k = (float)dotp * invstd * invstd / N and grad_mean = (float)(sum / N); dx = (x - mean) *
+ * k, grad_x = (dy - grad_mean - dx) * invstd * w, the subtraction of dx fused where vc (vec::map2:
+ * body and tail); grad_w = dotp * invstd (double), grad_b = sum.
+ * Rows (NHWC or NC11): per-thread float buffers (sum + dy; dotp + (x - mean) * dy, fused where vc)
  * over at::parallel_for(0, N, 1), each channel's T partials added in double; then the same dx in
- * float vectors, its subtraction of dx contracted where c in the full vectors of channels (8 each)
- * only, not in the partial last one (measured); grad_w = dotp * invstd in float.
+ * float vectors of L channels, its subtraction of dx fused where vc in the full vectors, and in the
+ * partial last one where cl_tail; grad_w = dotp * invstd in float.
  * Shapes as batch_norm_forward; g, gx like x; gw, gb (C,) ; buf (2 * threads * C,) scratch. */
 void batch_norm_backward(profile_t p, const float *g, const float *x, const float *w, const float *save_mean,
                          const float *save_invstd, int64_t B, int64_t C, int64_t HW, int32_t cl, float *gx, float *gw,
                          float *gb, float *buf) {
+    const bn_obj_t o = bn_obj(&p);
     const int64_t N = B * HW;
-    const int c = p.contract;
-    const int tree = p.aten != 0;
+    const int vc = o.vc;
     if (!(cl || HW == 1)) {
         for (int64_t k = 0; k < C; k++) {
             const float mean = save_mean[k], invstd = save_invstd[k], wk = w ? w[k] : 1.0f;
             double sum = 0, dotp = 0;
             for (int64_t n = 0; n < B; n++) {
                 const float *xp = x + (n * C + k) * HW, *dp = g + (n * C + k) * HW;
-                sum += (double)bn_reduce(tree, dp, 0.0f, NULL, HW, c);
-                dotp += (double)bn_reduce(tree, xp, mean, dp, HW, c ? BN_FUSE_TAIL : 0);
+                sum += (double)bn_reduce(o.tree, o.L, dp, 0.0f, NULL, HW, 0);
+                dotp += (double)bn_reduce(o.tree, o.L, xp, mean, dp, HW, o.red);
             }
             const float kk = (float)dotp * invstd * invstd / (float)N;
             const float gm = (float)(sum / (double)N);
@@ -330,7 +365,7 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
                 float *op = gx + (n * C + k) * HW;
                 for (int64_t i = 0; i < HW; i++) {
                     const float d = xp[i] - mean;
-                    const float t = c ? fmaf(-d, kk, dp[i] - gm) : (dp[i] - gm) - d * kk;
+                    const float t = vc ? fmaf(-d, kk, dp[i] - gm) : (dp[i] - gm) - d * kk;
                     op[i] = t * invstd * wk;
                 }
             }
@@ -348,7 +383,7 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
         for (int64_t i = b; i < e; i++)
             for (int64_t k = 0; k < C; k++) {
                 sb[t * C + k] = sb[t * C + k] + g[i * C + k];
-                db[t * C + k] = BN_MADD(c, x[i * C + k] - save_mean[k], g[i * C + k], db[t * C + k]);
+                db[t * C + k] = BN_MADD(vc, x[i * C + k] - save_mean[k], g[i * C + k], db[t * C + k]);
             }
     }
     for (int64_t k = 0; k < C; k++) {
@@ -358,14 +393,14 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
         sb[k] = (float)s;
         db[k] = (float)d;
     }
-    const int64_t body = C - C % 8;
+    const int64_t fused = !vc ? 0 : o.cl_tail ? C : C - C % o.L;
     for (int64_t i = 0; i < N; i++)
         for (int64_t k = 0; k < C; k++) {
             const float invstd = save_invstd[k];
             const float kk = db[k] * invstd * invstd / (float)N;
             const float d = x[i * C + k] - save_mean[k];
             const float gm = sb[k] / (float)N;
-            const float t = (c && k < body) ? fmaf(-d, kk, g[i * C + k] - gm) : (g[i * C + k] - gm) - d * kk;
+            const float t = k < fused ? fmaf(-d, kk, g[i * C + k] - gm) : (g[i * C + k] - gm) - d * kk;
             gx[i * C + k] = t * invstd * (w ? w[k] : 1.0f);
         }
     for (int64_t k = 0; k < C; k++) {

@@ -26,23 +26,6 @@
         for (int64_t j = j##_blk; j < (n); j++) BODY;                                                        \
     } while (0)
 
-/* How the compiler treated a*b+c written with Vectorized operators in the object a kernel runs from:
- *   OBJ_X86_DEFAULT  x86 default build: never fused.
- *   OBJ_X86_FMA      x86 AVX2/AVX-512 builds (-mfma): GCC contracted some vector a*b+c (measured per
- *                    kernel) and scalar code.
- *   OBJ_NEON         aarch64 DEFAULT and SVE128 builds, whose Vectorized<float> is the 4-lane NEON
- *                    type: vmulq_f32/vaddq_f32 are GCC vector-extension operators, contracted to
- *                    fmla/fmadd like scalar code.
- *   OBJ_SVE          aarch64 SVE256 build (8-lane svfloat32_t): svmul/svadd intrinsics are never
- *                    contracted; scalar code is. */
-enum { OBJ_X86_DEFAULT, OBJ_X86_FMA, OBJ_NEON, OBJ_SVE };
-
-static int obj_kind(const profile_t *p) {
-    if (p->aten == ATEN_NEON || (p->aten == ATEN_SVE && p->lanes == 4)) return OBJ_NEON;
-    if (p->aten == ATEN_SVE) return OBJ_SVE;
-    return p->contract ? OBJ_X86_FMA : OBJ_X86_DEFAULT;
-}
-
 #define FUSE_TAIL 1 /* map2_reduce_all: the partial last vector's acc + t*b is one fmaf */
 #define FUSE_BODY 2 /* ... and so are the full vectors' */
 
@@ -328,8 +311,6 @@ static inline float arm_sub(float a, float b) {
     memcpy(&r, &u, 4);
     return r;
 }
-
-static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
 
 /* y[j] = Vectorized<float>::exp(x[j] - shift) over a row. x - shift is NaN only for a row whose max
  * is infinite (inf - inf), where the platform's default NaN appears (arm_sub). */

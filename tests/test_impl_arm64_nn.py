@@ -1,0 +1,106 @@
+"""The impl's torch.nn layers (sigmoid, batch_norm, adaptive_avg_pool2d; conv2d where ATen keeps it) under
+the Linux arm64 profiles, against the committed arm64 random-case recordings (torch 2.13.0 aarch64
+wheel, emulated Neoverse N1, 1 thread): every output equal as uint32 bit patterns, case by case.
+Torch-free.
+
+The x86 profiles must not reproduce the same recordings where the aarch64 kernels compute otherwise
+(4 NEON lanes and their sum tree, contraction of the vector code and of Normalization.cpp's running
+statistics), so these tests fail if the arm64 branches fall back to x86 arithmetic.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.formats.ops import OpFixture, read_op_fixture
+from harness.impl.model_ops import RUNNERS
+from harness.impl.profiles import get_profile, profile_for_fixture
+from harness.store.paths import DEFAULT_FIXTURES
+
+OPS = ["sigmoid", "batch_norm", "adaptive_avg_pool2d"]
+N1_T1 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-arm64-neoverse-n1-nvpl-t1.random-3.h5"
+
+
+@cache
+def _fixture(path: Path) -> OpFixture:
+    return read_op_fixture(path, ops=OPS)
+
+
+def _keys() -> list[str]:
+    return sorted(read_op_fixture(N1_T1, load=False, ops=OPS).cases)
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, np.float32).view(np.uint32)
+
+
+def test_the_recording_holds_every_op() -> None:
+    fixture = _fixture(N1_T1)
+    assert str(fixture.attrs["platform_id"]) == "linux-arm64-neoverse-n1-nvpl-t1"
+    assert profile_for_fixture(fixture.attrs).name == "arm64-neon"
+    assert {rec.op for rec in fixture.cases.values()} == set(OPS)
+
+
+@pytest.mark.parametrize("key", _keys())
+def test_arm64_neon_reproduces_the_recording(key: str) -> None:
+    fixture = _fixture(N1_T1)
+    rec = fixture.cases[key]
+    got = RUNNERS[rec.op](rec.params, rec.inputs, profile_for_fixture(fixture.attrs))
+    assert sorted(got) == sorted(rec.outputs), key
+    for name, want in rec.outputs.items():
+        out = np.asarray(got[name]).reshape(want.shape)
+        assert np.array_equal(_bits(want), _bits(out)), f"{key} {name}: {int((_bits(want) != _bits(out)).sum())} differ"
+
+
+@pytest.mark.parametrize(
+    ("key", "outputs"),
+    [
+        # the running mean: Normalization.cpp contracted on aarch64 (fma(m, mean, (1 - m)*rm)), not on x86
+        ("batch_norm/r3-batch_norm-002", ("running_mean", "grad_x", "grad_weight", "grad_bias")),
+        # the 4-lane sum tree of the backward's reductions (NCHW), fused in every vector
+        ("batch_norm/r3-batch_norm-008", ("grad_weight", "grad_bias", "grad_x")),
+        # channels-last rows: the partial last vector of 4 channels fused, as its full vectors
+        ("batch_norm/r3-batch_norm-005", ("running_mean", "grad_x")),
+    ],
+)
+def test_the_x86_profiles_do_not(key: str, outputs: tuple[str, ...]) -> None:
+    fixture = _fixture(N1_T1)
+    rec = fixture.cases[key]
+    for name in ("x86-avx2", "x86-baseline"):
+        got = RUNNERS[rec.op](rec.params, rec.inputs, get_profile(name))
+        for out in outputs:
+            want = rec.outputs[out]
+            assert not np.array_equal(_bits(want), _bits(np.asarray(got[out]).reshape(want.shape))), (name, key, out)
+
+
+def test_the_sve_profiles_share_the_neon_objects_or_differ_by_their_own() -> None:
+    """SVE128 (V2) runs the same 4-lane NEON-typed objects as N1: the same bits; SVE256 (V1) has 8 lanes
+    and unfused vector code, so the backward's sums (NCHW here) come out otherwise."""
+    fixture = _fixture(N1_T1)
+    rec = fixture.cases["batch_norm/r3-batch_norm-008"]
+    neon = RUNNERS["batch_norm"](rec.params, rec.inputs, get_profile("arm64-neon"))
+    v2 = RUNNERS["batch_norm"](rec.params, rec.inputs, get_profile("arm64-sve128"))
+    v1 = RUNNERS["batch_norm"](rec.params, rec.inputs, get_profile("arm64-sve256"))
+    for name in neon:
+        assert np.array_equal(_bits(neon[name]), _bits(v2[name])), name
+    assert not np.array_equal(_bits(neon["grad_weight"]), _bits(v1["grad_weight"]))
+
+
+def test_slow_conv2d_on_arm64() -> None:
+    """A small single image: ATen's slow_conv2d (im2col, NVPL gemms) on aarch64 as on x86, bit for bit;
+    a convolution ATen hands to oneDNN (ACL forward, gemm:ref backward) is refused, each output."""
+    fixture = read_op_fixture(N1_T1, ops=["conv2d"])
+    profile = profile_for_fixture(fixture.attrs)
+    rec = fixture.cases["conv2d/r3-conv-000"]
+    got = RUNNERS["conv2d"](rec.params, rec.inputs, profile)
+    assert sorted(got) == sorted(rec.outputs) == ["grad_bias", "grad_weight", "grad_x", "out"]
+    for name, want in rec.outputs.items():
+        assert np.array_equal(_bits(want), _bits(np.asarray(got[name]).reshape(want.shape))), name
+    onednn = fixture.cases["conv2d/r3-conv-010"]
+    with pytest.raises(ParityError, match="hands to oneDNN"):
+        RUNNERS["conv2d"](onednn.params, onednn.inputs, profile)
