@@ -138,10 +138,8 @@ def test_impl_row_follows_the_measured_gaps(configs, data):
         if blas in UNMODELLED_BLAS and blas not in PARTLY_MODELLED_BLAS:  # the impl has no profile of its own there
             assert row == "no kernel profile", c.label
             continue
-        if c.torch_version != gaps.torch_version:  # another release's fixtures: none has a gap
-            assert row["ops"] == row["of"] == 26 and row["profile"].endswith(f" torch {c.torch_version}"), c.label
-            assert all(r["identical_steps"] == r["steps"] == 50 for r in row["nanogpt"].values()), c.label
-            continue
+        if c.torch_version != gaps.torch_version:  # another release: its platform's gaps (tests/test_impl_fixtures.py)
+            assert row["profile"].endswith(f" torch {c.torch_version}"), c.label
         # the matrix is of the 26 ops: the model ops' random cases have gaps of their own
         differing = {g.op for g in gaps.for_platform(c.platform_id) if g.op in data["ops"]}
         assert row["ops"] == 26 - len(differing) and row["of"] == 26, c.label
