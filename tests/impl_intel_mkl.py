@@ -7,10 +7,13 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+import pytest
 
+from harness.core.errors import ParityError
 from harness.formats.ops import OpFixture, read_op_fixture
 from harness.impl.op_registry import run_case
 from harness.impl.profiles import MODELLED_BLAS, get_profile, profile_for_platform
+from harness.replay.check import check_profile, unmodelled_note
 from harness.store.paths import DEFAULT_FIXTURES
 
 
@@ -43,3 +46,16 @@ def assert_model_reproduces(platform: str, case: str, output: str, blas: str, le
     assert np.array_equal(got, expected), f"{int((got != expected).sum())} of {got.size} elements differ"
     generic = bits(run(platform, case, MODELLED_BLAS, level)[output])
     assert not np.array_equal(generic, expected), "the generic path gives these bits too: not a check of the model"
+
+
+def assert_own_profile(platform: str, blas: str, aten: str, generic: str, no_such: str) -> None:
+    """``platform`` (one thread) has a profile of its own: ``blas`` at ATen level ``aten``, the one its
+    fixtures are checked under, not modelled whole; ``generic`` (the same level's AMD id) keeps MKL's
+    generic path; ``no_such`` (the path at another level) has no model and is refused."""
+    profile = profile_for_platform(platform)
+    assert profile.blas == blas and profile.aten == aten and profile.threads == 1
+    assert check_profile(platform) == profile
+    assert "not modelled whole" in unmodelled_note(platform)
+    assert profile_for_platform(generic).blas == MODELLED_BLAS
+    with pytest.raises(ParityError, match=blas):
+        profile_for_platform(no_such)

@@ -8,12 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.op_registry import run_case
-from harness.impl.profiles import MKL_AVX2, MODELLED_BLAS, get_profile, profile_for_platform
-from harness.replay.check import check_profile, unmodelled_note
-from tests.impl_intel_mkl import assert_model_reproduces, bits, fixture, run
+from harness.impl.profiles import MKL_AVX2, get_profile, profile_for_platform
+from tests.impl_intel_mkl import assert_model_reproduces, assert_own_profile, bits, fixture, run
 
 PLATFORM = "linux-x86_64-avx2-mklavx2-t1"
 LEVEL = "x86-avx2"  # the ISA level's profile, MKL's generic path
@@ -40,13 +38,10 @@ EXACT = (
 
 
 def test_the_intel_avx2_platform_gets_its_own_profile():
-    profile = profile_for_platform(PLATFORM)
-    assert profile.blas == MKL_AVX2 and profile.aten == "avx2" and profile.threads == 1
-    assert check_profile(PLATFORM) == profile
-    assert "not modelled whole" in unmodelled_note(PLATFORM)
-    assert profile_for_platform("linux-x86_64-avx2-mklgeneric-t1").blas == MODELLED_BLAS
-    with pytest.raises(ParityError, match="mklavx2"):  # the AVX2 path on a baseline machine: no such model
-        profile_for_platform("linux-x86_64-baseline-mklavx2-t1")
+    # the AVX2 path on a baseline machine: no such model
+    assert_own_profile(
+        PLATFORM, MKL_AVX2, "avx2", "linux-x86_64-avx2-mklgeneric-t1", "linux-x86_64-baseline-mklavx2-t1"
+    )
 
 
 @pytest.mark.parametrize(("case", "output"), EXACT, ids=[f"{c}/{o}" for c, o in EXACT])

@@ -8,11 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl import linalg
-from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, profile_for_platform
-from harness.replay.check import check_profile, unmodelled_note
-from tests.impl_intel_mkl import assert_model_reproduces
+from harness.impl.profiles import MKL_SSE42, profile_for_platform
+from tests.impl_intel_mkl import assert_model_reproduces, assert_own_profile
 
 PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
 PLATFORM = PLATFORMS[0]
@@ -66,13 +64,10 @@ EXACT = (
 
 
 def test_the_intel_sse42_platform_gets_its_own_profile():
-    profile = profile_for_platform(PLATFORM)
-    assert profile.blas == MKL_SSE42 and profile.aten == "default" and profile.threads == 1
-    assert check_profile(PLATFORM) == profile
-    assert "not modelled whole" in unmodelled_note(PLATFORM)
-    assert profile_for_platform("linux-x86_64-baseline-mklgeneric-t1").blas == MODELLED_BLAS
-    with pytest.raises(ParityError, match="mklsse42"):  # the SSE4.2 path at the avx2 level: no such model
-        profile_for_platform("linux-x86_64-avx2-mklsse42-t1")
+    # the SSE4.2 path at the avx2 level: no such model
+    assert_own_profile(
+        PLATFORM, MKL_SSE42, "default", "linux-x86_64-baseline-mklgeneric-t1", "linux-x86_64-avx2-mklsse42-t1"
+    )
 
 
 # 2 and 4 threads: the same bits (the one-thread model, run whole); a few outputs of each kind (not flash
