@@ -272,6 +272,25 @@ def test_provenance_notes_name_what_differs_beyond_the_platform_id():
     assert provenance_notes(a, dict(a)) == []
 
 
+def test_provenance_notes_say_which_side_was_emulated_and_what_a_difference_means():
+    from harness.compare.fixtures import provenance_notes
+
+    emulated = "qemu-x86_64 version 7.2.22; QEMU_CPU=Haswell-v4; QEMU emulation of GenuineIntel family 6 model 60"
+    a = {"cpu_model": "Intel Core Processor (Haswell)", "emulation": emulated}
+    b = {"cpu_model": "Intel Xeon E5-2680 v3", "emulation": ""}
+    notes = provenance_notes(a, b)
+    assert "recorded under: QEMU user-mode emulation (-cpu Haswell-v4) vs the CPU itself" in notes
+    assert "evidence that the emulation is not faithful" in notes[-1]
+    # two emulated recordings under other models: named, but neither is the CPU itself
+    other = dict(a, emulation=emulated.replace("Haswell-v4", "Skylake-Client-v4"))
+    notes = provenance_notes(a, other)
+    assert notes[-1] == (
+        "recorded under: QEMU user-mode emulation (-cpu Haswell-v4) vs "
+        "QEMU user-mode emulation (-cpu Skylake-Client-v4)"
+    )
+    assert provenance_notes(a, dict(a)) == [] and provenance_notes(b, {"cpu_model": b["cpu_model"]}) == []
+
+
 # ----------------------------------------------------------------------------- reports
 
 

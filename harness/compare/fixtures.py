@@ -298,7 +298,25 @@ def provenance_notes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     ]
     if any(n.startswith(("mkl_code_path", "blas")) for n in notes):
         notes.append("BLAS-backed ops (matmul, linear, sdpa and their gradients) may differ for that reason alone")
+    ea, eb = _emulated(a), _emulated(b)
+    if ea != eb:
+        notes.append(f"recorded under: {ea or 'the CPU itself'} vs {eb or 'the CPU itself'}")
+        if bool(ea) != bool(eb):
+            notes.append(
+                "one side's bits are QEMU's emulation of that CPU: an op that differs here, the CPU itself "
+                "against its emulation, is evidence that the emulation is not faithful for it (docs/emulation.md, "
+                '"On the CPU itself")'
+            )
     return notes
+
+
+def _emulated(prov: dict[str, Any]) -> str:
+    """'QEMU user-mode emulation (-cpu MODEL)' where a provenance says its process ran under QEMU, else ''."""
+    text = str(prov.get("emulation", "") or "")
+    if not text:
+        return ""
+    model = next((w.partition("=")[2] for w in text.replace(";", " ").split() if w.startswith("QEMU_CPU=")), "")
+    return f"QEMU user-mode emulation (-cpu {model})" if model else "QEMU user-mode emulation"
 
 
 def platform_note(a: dict[str, Any], b: dict[str, Any], note: str = "") -> str:
