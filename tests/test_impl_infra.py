@@ -197,6 +197,27 @@ def test_check_impl_reports_and_exit_codes(tmp_path: Path, capsys: pytest.Captur
     assert data["actual"] == "reference implementation, profile x86-baseline t2"
 
 
+def test_check_impl_keeps_the_fixtures_blas_path_and_cbwr_mode(tmp_path: Path):
+    """`parity check --impl` runs a fixture's own profile whole: MKL's Intel SSE4.2 path and
+    MKL_CBWR=COMPATIBLE, whose linear products differ from MKL's generic path's, are kept (also with
+    --threads), and the report names them."""
+    out = tmp_path / "r.json"
+    for platform, label in (
+        ("linux-x86_64-baseline-mklsse42-t1", "x86-baseline mklsse42 t1"),
+        ("linux-x86_64-baseline-mklgeneric-t1-cbwr-compatible", "x86-baseline t1 MKL_CBWR=COMPATIBLE"),
+    ):
+        args = ["check", "--impl", "--platform", platform, "--ops", "linear", "--quiet", "--output", str(out)]
+        assert main(args) == 0
+        data = json.loads(out.read_text())
+        assert data["actual"] == f"reference implementation, profile {label}" and data["bit_identical"]
+        main([*args, "--threads", "2"])
+        assert json.loads(out.read_text())["actual"] == f"reference implementation, profile {label.replace('t1', 't2')}"
+    # another profile by name: that profile's own BLAS path (here MKL's generic one), which differs
+    args = ["check", "--impl", "--platform", "linux-x86_64-baseline-mklsse42-t1", "--ops", "linear"]
+    assert main([*args, "--profile", "x86-avx2", "--quiet", "--output", str(out)]) == 1
+    assert json.loads(out.read_text())["actual"] == "reference implementation, profile x86-avx2 t1"
+
+
 def test_check_impl_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str]):
     assert main(["check", "--impl", "--nanogpt", "tiny", "--ops", "exp"]) == 2
     assert "a nanoGPT fixture is checked whole" in capsys.readouterr().err

@@ -83,7 +83,9 @@ def _check_impl(args: argparse.Namespace) -> int:
     platform = str(expected.attrs["platform_id"])
     own = profile_for_fixture(expected.attrs)
     threads = own.threads if args.threads is None else args.threads
-    profile = get_profile(args.profile or own.name, threads, own.torch)
+    # the fixture's own profile keeps its BLAS code path and MKL_CBWR mode; another names its defaults
+    same = args.profile in (None, own.name)
+    profile = own.with_threads(threads) if same else get_profile(args.profile, threads, own.torch)
     ran = f"the impl ran as {profile.label}" + ("" if profile == own else f" (the fixture's own profile: {own.label})")
     result = replay(expected, profile, args.ops)
     result.diff.b_label = f"reference implementation, profile {profile.label}"

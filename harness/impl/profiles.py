@@ -90,7 +90,8 @@ class KernelProfile:
     def label(self) -> str:
         suffix = "" if self.torch == IMPL_TORCH else f" torch {self.torch}"
         cbwr = " MKL_CBWR=COMPATIBLE" if self.mkl_cbwr else ""
-        return f"{self.name} t{self.threads}{cbwr}{suffix}"
+        blas = "" if self.blas in (MODELLED_BLAS, NVPL) else f" {self.blas}"  # a BLAS path other than the arch's own
+        return f"{self.name}{blas} t{self.threads}{cbwr}{suffix}"
 
     def as_c(self):
         from harness.impl._lib import Profile
