@@ -67,7 +67,7 @@ ZOO = (
 # oneDNN's gemm:jit (every backward at SSE4.1) where its sgemm is a gemv (one output channel, or
 # C*KH*KW = 1), the forward of one output channel with K = C*KH*KW above 256, and one image of a
 # 5x5 kernel below the scratchpad limit (its pixel blocks are held by the committed random case
-# r3-conv-030: their forward, which may decline, is not modelled)
+# r3-conv-030, whose forward runs ref:any: tests/test_impl_conv_gemm_jit.py)
 GEMM_JIT_EDGES = (
     ((3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True),
     ((16, 1, 17, 5), (1, 1, 1, 1), 2, 0, False),
@@ -97,9 +97,7 @@ SPLIT_EDGES = (
 # RAISES: the impl has no model and raises ParityError (never wrong bits). WRONG: the impl's model
 # gives other bits than torch (a strict expected failure: a fix makes it pass and the test fail).
 RAISES = (
-    # gemm:jit's forward of one image with an im2col buffer above the scratchpad limit (r3-conv-030's
-    # shape: oneDNN ran ref:any), and its backward with a buffer at 90% to 100% of the limit
-    ("baseline", 1, ((1, 31, 18, 13), (1, 31, 5, 5), 1, 2, False), "out"),
+    # gemm:jit's backward with an im2col buffer at 90% to 100% of the scratchpad limit
     ("baseline", 1, ((1, 7, 6, 6), (1, 7, 5, 5), 1, 2, False), "grad_weight"),
     ("avx2", 1, ((2, 8, 9, 14), (8, 8, 6, 6), 2, 3, False), "grad_input"),  # brgconv_strided, kw = 2 * pad
 )
@@ -131,8 +129,6 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
     wd, kw, ow = g.w, g.kw, g.ow
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
-    if kind == conv.GEMM_JIT and conv.gemm_jit_forward_may_decline(g):  # gemm:jit or ref:any: not modelled
-        return False
     if kind in (conv.SSE41, conv.GEMM_JIT):  # the backward's pixel blocks near the scratchpad limit
         try:
             conv._gemm_jit_conf(g, profile.threads, True), conv._gemm_jit_conf(g, profile.threads, False)

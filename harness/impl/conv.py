@@ -82,6 +82,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
+        lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
         lib._typed = True
     return lib
 
@@ -202,36 +203,277 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     if kind == AVX512 and not _one_by_one(g):
         terms = _terms_blocked(c, kh, kw, 16)
         lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), 1, 2)
-    elif kind == GEMM_JIT:  # im2col order (channel, kh, kw), the sgemm's K blocks, the bias last
-        if gemm_jit_forward_may_decline(g):
-            raise ParityError(
-                "conv2d (oneDNN gemm:jit forward): an im2col buffer above the one-thread scratchpad limit is not "
-                "modelled (oneDNN's L2 blocking decides between gemm:jit and ref:any)"
-            )
-        order = [(k, i, j) for k in range(c) for i in range(kh) for j in range(kw)]
-        terms: list[tuple[int, int, int]] = []
-        # one output channel (the sgemm's n = 1): one chain over all of K (measured, K up to 900)
-        for size in [len(order)] if oc == 1 else _gemm_k_blocks(len(order)):
-            if terms:
-                terms.append((-1, 0, 0))
-            terms.extend(order[:size])
-            order = order[size:]
-        t = np.array(terms, np.int64).reshape(-1, 3)
-        lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
+    elif kind == GEMM_JIT and gemm_jit_forward_declines(g, profile):
+        # oneDNN's ref:any (NHWC src, OIHW weights): per output one unfused chain from 0 over (kh, kw,
+        # channel) where C > KW (ref_convolution.cpp ker_plain), else over (channel, kh, kw); the bias last
+        lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), c if c > kw else 1, 0, 0)
+    elif kind == GEMM_JIT:
+        _gemm_jit_forward(x, w, b, g, profile, y)
     else:  # jit:avx2, jit_1x1 fused, jit:sse41 unfused: one chain from the bias over blocks of 8 channels
         lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), 8, int(kind != SSE41), 1)
     return y
 
 
-def gemm_jit_forward_may_decline(g: Geometry) -> bool:
-    """Whether oneDNN's gemm:jit forward may decline for ``ref:any`` (NHWC; measured: per output
-    element one unfused chain over (kh, kw, channel), the bias added last): where one image's
-    im2col buffer, C*KH*KW*OH*OW floats, exceeds the one-thread scratchpad limit, 15 times the
-    floats of src, weights and dst. Whether it does depends on its L2-based blocking (not
-    modelled); measured: every ref:any forward (5 shapes) is above this bound, and gemm:jit ran
-    on 2 threads for one shape above it."""
+def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarray) -> None:
+    """oneDNN's gemm:jit forward (gemm_convolution.cpp ``execute_forward_ncsp``) into y: each thread
+    of its blocking (``_gemm_jit_forward_conf``) takes its pixels and output channels (balance2D) in
+    pieces of at most a pixel block (not crossing an image) by an oc block; per piece and input-channel
+    block in order one sgemm (im2col order (channel, kh, kw); beta = 0 for the first block, 1 after),
+    the bias added after the last. The sgemm's arithmetic by the piece's shape: more than one pixel
+    and output channel, the K blocks (``_gemm_k_blocks``) of each input-channel block, each chain from
+    0 added to C; one output channel (n = 1: gemv 'N'), one chain over all of K from 0; one pixel
+    (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C."""
+    n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
+    lib = _lib()
+    bias = None if b is None else ptr(b)
+    blocks = [(c0, min(c0 + conf.ic_block, c)) for c0 in range(0, c, conf.ic_block)]
+    terms: list[tuple[int, int, int]] = []
+    for c0, c1 in blocks:
+        order = [(k, i, j) for k in range(c0, c1) for i in range(kh) for j in range(kw)]
+        for size in _gemm_k_blocks(len(order)):
+            if terms:
+                terms.append((-1, 0, 0))
+            terms.extend(order[:size])
+            order = order[size:]
+    t = np.array(terms, np.int64).reshape(-1, 3)
+    lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
+    pieces = _gemm_jit_forward_pieces(g, conf)
+    flat = y.reshape(n, oc, oh * ow)
+    one_oc = [p for p in pieces if p[4] - p[3] == 1]
+    if one_oc:  # gemv 'N': one chain over all of K
+        chain = np.array([t for t in terms if t[0] >= 0], np.int64)
+        whole = np.empty_like(y)
+        lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(whole), ptr(chain), len(chain), 0, 0)
+        for im, s0, s1, o0, o1 in one_oc:
+            flat[im, o0:o1, s0:s1] = whole.reshape(n, oc, oh * ow)[im, o0:o1, s0:s1]
+    one_pixel = np.array([p for p in pieces if p[2] - p[1] == 1 and p[4] - p[3] > 1], np.int64).reshape(-1, 5)
+    if len(one_pixel):  # gemv 'T': x is the pixel's im2col row, strided (blocks of 512) without im2col
+        strided = conf.col == 0
+        col = np.empty(conf.ic_block * kh * kw, np.float32)
+        lib.conv_fwd_gemv_t(
+            *g, ptr(x), ptr(w), bias, ptr(y), ptr(one_pixel), len(one_pixel), conf.ic_block, 512 if strided else 0,
+            ptr(col),
+        )  # fmt: skip
+
+
+def _gemm_jit_forward_pieces(g: Geometry, conf: GemmJitForward) -> list[tuple[int, int, int, int, int]]:
+    """(image, first pixel, end pixel, first oc, end oc) of every sgemm piece of gemm:jit's forward:
+    per thread its balance2D share of (image, pixel) pairs and output channels (nthr_oc groups of
+    threads over the channels, each group's threads over the pairs), in pixel blocks cut at images
+    and oc blocks."""
+    n, oc, os_ = g.n, g.oc, g.oh * g.ow
+    groups = min(conf.nthr_oc, conf.nthr)
+    big, small = conf.nthr // groups + 1, conf.nthr // groups
+    in_big = (conf.nthr % groups) * big
+    pieces = []
+    for ithr in range(conf.nthr):
+        if ithr < in_big:
+            grp, grp_ithr, grp_nthr = ithr // big, ithr % big, big
+        else:
+            grp = conf.nthr % groups + (ithr - in_big) // small
+            grp_ithr, grp_nthr = (ithr - in_big) % small, small
+        oc_starts, sp_starts = _balance211(oc, groups), _balance211(n * os_, grp_nthr)
+        o_start, o_end = oc_starts[grp], oc_starts[grp + 1]
+        sp, sp_end = sp_starts[grp_ithr], sp_starts[grp_ithr + 1]
+        step = conf.os_block
+        while sp < sp_end:
+            im, s = divmod(sp, os_)
+            for o in range(o_start, o_end, conf.oc_block):
+                step = min(conf.os_block, os_ - s, sp_end - sp)
+                pieces.append((im, s, s + step, o, min(o + conf.oc_block, o_end)))
+            sp += step
+    return pieces
+
+
+def gemm_jit_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
+    """Whether oneDNN's gemm:jit forward declines for ``ref:any``: its scratchpad, the threads' im2col
+    buffers of its blocking (``_gemm_jit_forward_conf``) plus 128 bytes of alignment, is over the
+    limit of 15 * threads * the bytes of src, weights and dst (at most 1 GiB)."""
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
     n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
-    return c * kh * kw * oh * ow > 15 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow)
+    limit = min(1 << 30, 15 * profile.threads * 4 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow))
+    return conf.col > 0 and 4 * conf.nthr * conf.col + 128 > limit
+
+
+class GemmJitForward(NamedTuple):
+    """oneDNN's gemm:jit forward blocking (NCHW): its threads, the threads sharing out the output
+    channels, the blocks of output channels, pixels and input channels, one thread's im2col floats."""
+
+    nthr: int
+    nthr_oc: int
+    oc_block: int
+    os_block: int
+    ic_block: int
+    col: int
+
+
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (towards zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _div_up(a: int, b: int) -> int:
+    return 0 if a <= 0 else (a - 1) // b + 1
+
+
+def _rnd_up(a: int, b: int) -> int:
+    return _div_up(a, b) * b
+
+
+def _rnd_dn(a: int, b: int) -> int:
+    return _c_div(a, b) * b
+
+
+def _saturate(low: int, high: int, value: int) -> int:
+    return max(low, min(high, value))
+
+
+def _gemm_jit_forward_conf(g: Geometry, threads: int, l2_bytes: int, simd_w: int = 4) -> GemmJitForward:
+    """oneDNN v3.12's gemm:jit forward configuration (gemm_convolution_utils.cpp ``init_conf``, f32
+    NCHW forward), at SSE4.1 (simd_w 4 floats); L2 = the per-core L2 cache in floats, as oneDNN
+    reads it from CPUID (a profile fact, ``KernelProfile.l2_per_core``).
+
+    Blocking applies unless the problem is small (an im2col buffer, fewer pixels than threads *
+    simd_w, one image, K = C*KH*KW above 5% of the output channels); then every thread takes part
+    (outer threading) and a search over nthr_oc = 1..threads and candidate (oc block, pixel block)
+    pairs scores each by its float efficiency estimate (thread balance, block remainders, memory
+    traffic against the L2 size, gemm shape), the first best kept; its input-channel block is the
+    most channels whose rows fit the L2, spread evenly. Without blocking one sgemm per image over
+    everything, on all threads only where outer threading pays (more than one image, fewer than
+    512 pixels per thread)."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
+    os_, ks = oh * ow, kh * kw
+    l2 = l2_bytes // 4
+    im2col = 0 if (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1) else c * ks * os_
+    spatial, k_all = n * os_, c * ks
+    applicable = (not im2col or spatial >= threads * simd_w or os_ < n or (sw == 1 and k_all <= 0.05 * oc)) and (
+        bool(im2col) or (c // oc < 42 and c * oc * h * wd < 1024)
+    )
+    if not applicable:
+        f32 = np.float32
+        outer_eff = f32(n) / f32(_rnd_up(n, threads))
+        inner = _div_up(os_, simd_w) * _div_up(oc, simd_w)
+        inner_eff = f32(inner) / f32(_rnd_up(inner, threads))
+        outer = (
+            os_ // threads < 512 and n != 1 and (outer_eff / inner_eff >= 1 or (os_ * c * oc) // threads < 64 * 1024)
+        )
+        return GemmJitForward(threads if outer else 1, 1, oc, os_, c, im2col)
+    best = _gemm_jit_forward_search(g, threads, l2, simd_w, im2col)
+    return GemmJitForward(threads, best[0], best[1], best[2], best[3], best[3] * ks * best[2] if im2col else 0)
+
+
+def _gemm_jit_forward_search(g: Geometry, threads: int, l2: int, simd_w: int, im2col: int) -> tuple[int, ...]:
+    """(nthr_oc, oc block, pixel block, input-channel block) of gemm:jit's forward blocking search
+    (``_gemm_jit_forward_conf``), its float arithmetic as oneDNN's (``pow`` in double)."""
+    n, c, _h, _w, oc, kh, kw, oh, ow, sh, sw = g[:11]
+    f32 = np.float32
+    os_, ks = oh * ow, kh * kw
+    spatial, k_all = n * os_, c * ks
+    min_oc_block, min_os_block = 8, simd_w
+    inv_k_sum = float(f32(1.0) / f32(14.5))  # 8 (thread balance) + 6 * 1 + 0.5 (gemm efficiency)
+    best = {"eff": f32(0.0), "cfg": (1, 1, 1, c)}
+
+    def max_icb(ocb: int, osb: int, oc_per_thr: int, os_per_thr: int) -> int:
+        out, inp, col = ocb * osb, sh * sw * osb, ks * osb
+        if im2col:
+            if osb >= os_per_thr:
+                most = _c_div(l2, inp + col)
+                if ocb < oc_per_thr:
+                    most = min(most, _c_div(l2 - out, col + ks * ocb))
+            else:
+                most = _c_div(l2 - out, inp + col + ks * oc_per_thr)
+            if most < c:
+                most = _c_div(l2 - out, inp + col + ks * oc_per_thr)
+            return most
+        return _c_div(l2, inp) if osb >= os_per_thr else _c_div(l2, inp + ks * oc_per_thr)
+
+    def try_cfg(nthr_oc: int, ocb: int, osb: int) -> None:
+        max_oc, min_oc = _div_up(oc, nthr_oc), max(1, oc // nthr_oc)
+        max_os = _div_up(spatial, threads // nthr_oc)
+        ocb = _saturate(min_oc_block, max_oc, ocb)
+        osb = _saturate(min_os_block, max_os, osb)
+        min_os = _div_up(spatial, _div_up(threads, nthr_oc))
+        # the largest and smallest share of a thread (balance2D)
+        max_thr = max_oc * max_os if oc % nthr_oc > threads % nthr_oc else max(max_oc * min_os, min_oc * max_os)
+        min_os = max(1, spatial // _div_up(threads, nthr_oc))
+        if threads % nthr_oc > oc % nthr_oc:
+            min_thr = min_oc * min_os
+        else:
+            min_thr = min(max_oc * min_os, min_oc * (spatial // (threads // nthr_oc)))
+        thr_disb = f32(min_thr) / f32(max_thr)
+        oc_per_thr, os_per_thr = max_oc, max_os
+        ocb, os_max = min(oc_per_thr, ocb), min(os_, os_per_thr)
+        osb = min(os_max, osb)
+        most = max_icb(ocb, osb, oc_per_thr, os_per_thr)
+        cost = 20 if most < 1 else 1  # out of the cache
+        icb = max(1, c // _div_up(c, max(1, most)))
+        nb_ic, kb = _div_up(c, icb), icb * ks
+        out_ops = cost * oc_per_thr * _rnd_up(os_per_thr, simd_w) * (1 if icb == c else 2 * nb_ic - 1)
+        osb_al = _rnd_up(osb, simd_w)
+        inp_size = c * _rnd_up(os_per_thr * sh * sw, simd_w)
+        inp_ops = cost * ks * inp_size
+        col_ops = 0
+        if im2col:
+            tail = f32(osb_al) / f32(osb)
+            part = f32(ks * inp_size) * tail
+            col_ops = int(f32(cost) * (part + part))  # size_t, then scaled in float where strided
+            col_ops = int(f32(col_ops) * f32(8.0)) if sw != 1 else col_ops
+        wei_ops = cost * oc_per_thr * _rnd_up(k_all, simd_w)
+        mem_eff = f32(f32(f32(os_per_thr) / f32(simd_w)) * f32(oc_per_thr)) * f32(k_all)
+        mem_eff = mem_eff / f32(inp_ops + col_ops + wei_ops + out_ops)
+        oc_disb = f32(oc_per_thr) / f32(_rnd_up(oc_per_thr, ocb))
+        os_disb = f32(os_max) / f32(_rnd_up(os_max, osb))
+        ic_disb = f32(c) / f32(_rnd_up(c, icb))
+        reg_disb = f32(osb) / f32(_rnd_up(osb, 3 * simd_w))
+        gemm_eff = f32(f32(osb) * f32(ocb)) * f32(kb) / f32(f32(f32(oc_per_thr) * f32(os_per_thr)) * f32(k_all))
+        calc_eff = f32(f32(f32(osb) / f32(simd_w)) * f32(ocb)) * f32(kb)
+        calc_eff = calc_eff / f32(osb_al * kb + ocb * _rnd_up(kb, simd_w) + ocb * osb_al)
+        prod = float(thr_disb) ** 8.0
+        for term in (oc_disb, os_disb, ic_disb, reg_disb, mem_eff):
+            prod *= float(term)
+        prod = prod * float(gemm_eff) ** 0.5 * float(calc_eff)
+        eff = f32(prod**inv_k_sum)
+        if eff > best["eff"]:
+            best["eff"], best["cfg"] = eff, (nthr_oc, ocb, osb, icb)
+
+    def explore(nthr_oc: int, ocb: int, osb: int) -> None:
+        try_cfg(nthr_oc, ocb, osb)
+        try_cfg(nthr_oc, _rnd_dn(ocb, 8), _rnd_dn(osb, 48))
+        try_cfg(nthr_oc, _rnd_up(ocb, 8), _rnd_dn(osb, 48))
+        try_cfg(nthr_oc, _rnd_up(ocb, 8), _rnd_up(osb, min_os_block))
+        try_cfg(nthr_oc, _rnd_up(ocb, 8), _rnd_up(osb, 48))
+
+    for nthr_oc in range(1, threads + 1):
+        oc_thr, os_thr = _div_up(oc, nthr_oc), _div_up(spatial, threads // nthr_oc)
+        if not im2col:
+            explore(nthr_oc, oc_thr, _c_div(l2 - ks * c, sh * sw * c))
+            continue
+        try_cfg(nthr_oc, oc_thr, os_thr)
+        if best["cfg"][1:] == (oc_thr, os_thr, c):
+            continue
+        a_k, b_k = sh * sw + ks, ks * oc_thr
+        # every input channel: the largest oc block and pixel block the L2 holds
+        ocb = _saturate(min_oc_block, oc_thr, _c_div(l2 - a_k * c * min_os_block - b_k * c, min_os_block))
+        explore(nthr_oc, ocb, _saturate(min_os_block, os_thr, _c_div(l2 - b_k * c, a_k * c + ocb)))
+        # input-channel blocks that leave room for a block of min_oc_block channels
+        icb_max = max(1, _c_div(l2, 2 * min_oc_block * a_k + 2 * b_k))
+        if icb_max < c:
+            icb = _c_div(c, max(1, _c_div(c, icb_max)))
+            osb = max(1, _c_div(l2 - 2 * b_k * icb, 2 * icb * a_k))
+            ocb = _c_div(l2 // 2, osb)
+            if ocb > oc_thr:
+                ocb = oc_thr
+                osb = _saturate(min_os_block, os_thr, _c_div(l2 - b_k * icb, a_k * icb + ocb))
+            elif osb > os_thr:
+                osb = os_thr
+                ocb = _saturate(min_oc_block, oc_thr, _c_div(l2 - a_k * icb * osb - b_k * icb, osb))
+            explore(nthr_oc, ocb, osb)
+        # all of a thread's output channels and input channels
+        osb = max(min_os_block, _rnd_dn(_c_div(l2 - b_k * c, a_k * c + oc_thr), min_os_block))
+        explore(nthr_oc, oc_thr, osb)
+    return best["cfg"]
 
 
 def _terms_blocked(c: int, kh: int, kw: int, block: int) -> np.ndarray:

@@ -22,6 +22,9 @@ IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a 
 # gelu_tanh forward on aarch64 without SVE in its reference kernel; the rest of 2.12.1 and all of
 # 2.14.1 compute as 2.13.0.
 RELEASES = ("2.12.1", "2.13.0", "2.14.1")
+# The per-core L2 cache, in bytes, of the host the x86 fixtures were recorded on (AMD EPYC, Zen 4:
+# CPUID 0x8000001D reports 1 MiB of L2 per core), a profile's default (KernelProfile.l2_per_core).
+FIXTURE_L2_PER_CORE = 1 << 20
 # The kernel changes behind each op whose bits moved from one release to the next, as the impl
 # reproduces them (docs/releases.md): (from, to) -> {op id: change}. A pair absent here has none known.
 RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
@@ -60,11 +63,21 @@ class KernelProfile:
     # kernels, the same on every vendor's CPU (sgemm: csrc/mkl_sgemm.h mkl_cbwr_sgemm; VML gives the
     # generic path's bits there)
     mkl_cbwr: bool = False
+    # the per-core L2 data cache oneDNN reads from CPUID (cache size / the logical CPUs sharing it),
+    # which sizes its gemm:jit forward blocking and with it whether that convolution runs at all
+    # (harness.impl.conv); the fixtures' host, an AMD EPYC (Zen 4): 1 MiB
+    l2_per_core: int = FIXTURE_L2_PER_CORE
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
             raise ParityError(f"thread count must be >= 1, got {threads}")
         return replace(self, threads=threads)
+
+    def with_l2_per_core(self, size: int) -> KernelProfile:
+        """This profile on a host whose per-core L2 cache (as oneDNN reads it) holds ``size`` bytes."""
+        if size < 4:
+            raise ParityError(f"L2 cache size must be at least 4 bytes, got {size}")
+        return replace(self, l2_per_core=size)
 
     def with_cbwr(self, mode: str) -> KernelProfile:
         """This profile under ``MKL_CBWR=mode`` ("" for none); refused for a mode the impl does not model

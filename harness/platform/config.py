@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Protocol
 
 from harness.core.errors import ParityError
@@ -194,6 +195,38 @@ def collect_facts() -> PlatformFacts:
         except OSError:
             pass
     return PlatformFacts(os_name, arch, model or platform.processor() or "unknown", flags)
+
+
+def parse_cpu_list(text: str) -> int:
+    """How many CPUs a Linux CPU list names ("0-1,4" is 3)."""
+    count = 0
+    for part in text.strip().split(","):
+        if part:
+            low, _, high = part.partition("-")
+            count += int(high or low) - int(low) + 1
+    return count
+
+
+def l2_per_core(cache_dir: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> int:
+    """This machine's level-2 data cache per logical CPU sharing it, in bytes (Linux sysfs, from the
+    same CPUID leaves oneDNN reads: its size over the CPUs sharing it); 0 where unknown."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    for index in sorted(cache_dir.glob("index*")):
+        try:
+            level = (index / "level").read_text(encoding="utf-8").strip()
+            kind = (index / "type").read_text(encoding="utf-8").strip()
+            size = (index / "size").read_text(encoding="utf-8").strip()
+            sharing = parse_cpu_list((index / "shared_cpu_list").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if level == "2" and kind in ("Unified", "Data") and size:
+            scale = units.get(size[-1].upper(), 1)
+            try:
+                total = int(size.rstrip("KMGkmg")) * scale
+            except ValueError:
+                return 0
+            return total // max(1, sharing)
+    return 0
 
 
 def levels_for(arch: str) -> tuple[IsaLevel, ...]:

@@ -239,3 +239,38 @@ void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                     dw[((o * ic + k) * kh + i) * kw + j] = total;
                 }
 }
+
+/* Forward, oneDNN's gemm:jit where a piece of its sgemm has one pixel (m = 1: the gemm driver's
+ * jump_to_gemv runs gemv 'T' over the weights, jit_sse41_gemv_t_f32_kern): piece[5 p .. 5 p + 4] =
+ * (image, pixel, -, first oc, end oc). Per output channel y starts at 0; per block of icb input
+ * channels in order, the pixel's im2col column of the block (channel, kh, kw; 0 in the padding)
+ * against the weights' contiguous row of the block, one sse41_gemv_t onto y, in chunks of kblk terms
+ * (the driver's copies of a strided x; 0: whole); the bias added last. col: icb * KH * KW floats. */
+void conv_fwd_gemv_t(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw, int64_t oh,
+                     int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *x, const float *w,
+                     const float *bias, float *y, const int64_t *piece, int64_t pieces, int64_t icb, int64_t kblk,
+                     float *col) {
+    (void)n;
+    for (int64_t p = 0; p < pieces; p++) {
+        int64_t b = piece[5 * p], s = piece[5 * p + 1], r = s / ow, c = s % ow;
+        for (int64_t o = piece[5 * p + 3]; o < piece[5 * p + 4]; o++) {
+            float acc = 0.0f;
+            for (int64_t c0 = 0; c0 < ic; c0 += icb) {
+                int64_t c1 = c0 + icb < ic ? c0 + icb : ic, len = (c1 - c0) * kh * kw, q = 0;
+                for (int64_t k = c0; k < c1; k++)
+                    for (int64_t i = 0; i < kh; i++)
+                        for (int64_t j = 0; j < kw; j++, q++) {
+                            int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                            int inside = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
+                            col[q] = inside ? x[((b * ic + k) * ih + yy) * iw + xx] : 0.0f;
+                        }
+                const float *wr = w + (o * ic + c0) * kh * kw;
+                int64_t chunk = kblk > 0 ? kblk : len;
+                for (int64_t t0 = 0; t0 < len; t0 += chunk)
+                    acc = sse41_gemv_t(col + t0, wr + t0, t0 + chunk < len ? chunk : len - t0, acc);
+            }
+            if (bias) acc += bias[o];
+            y[((b * oc + o) * oh + r) * ow + c] = acc;
+        }
+    }
+}
