@@ -1,0 +1,183 @@
+"""oneDNN's gemm:jit forward at the baseline level (SSE4.1) and its ``ref:any`` fallback: the rule that
+picks between them (init_conf's blocking against the scratchpad limit, the per-core L2 cache a profile
+fact) and both kernels' bits (harness.impl.conv; docs/impl/kernels.md, convolution).
+
+Three ways in, all quick: the committed random case r3-conv-030, whose forward ran ``ref:any`` at 1
+and 2 threads, bit-exact under its fixtures' profiles; the rule on the fixtures' host against another
+L2 size; and live: torch in a fresh process pinned to the baseline level (ATEN_CPU_CAPABILITY and
+ONEDNN_MAX_CPU_ISA together) at 1 and 2 threads, on shapes either side of the limit and on the
+blocking's other pieces (input-channel blocks, one-pixel and one-channel sgemms), ONEDNN_VERBOSE
+naming the kernel the rule predicts and torch's output bit for bit the impl's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.formats.ops import read_op_fixture
+from harness.impl import conv
+from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
+from harness.platform.config import collect_facts, l2_per_core, supported_levels
+from harness.store.paths import DEFAULT_FIXTURES
+
+ROOT = Path(__file__).resolve().parents[1]
+RANDOM_3 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-x86_64-baseline-mklgeneric-t{}.random-3.h5"
+
+# (input shape, weight shape, stride, padding, bias). r3-conv-030's family (one output channel, 5x5,
+# padding 2, 18 rows): 2 channels cross the limit at 8 columns on 1 thread and at 9 on 2, 3 channels
+# at 5 on both; r3-conv-030 itself with a bias; then gemm:jit's pieces: one-pixel sgemms (gemv 'T'),
+# input-channel blocks of the L2 (on 1 thread, on 2, on both, with one output channel: gemv 'N')
+LIVE = (
+    ((1, 2, 18, 7), (1, 2, 5, 5), 1, 2, False),
+    ((1, 2, 18, 8), (1, 2, 5, 5), 1, 2, True),
+    ((1, 2, 18, 9), (1, 2, 5, 5), 1, 2, False),
+    ((1, 3, 18, 4), (1, 3, 5, 5), 1, 2, True),
+    ((1, 3, 18, 5), (1, 3, 5, 5), 1, 2, False),
+    ((1, 31, 18, 13), (1, 31, 5, 5), 1, 2, True),
+    ((1, 12, 5, 7), (7, 12, 5, 7), 3, 0, False),
+    ((1, 69, 5, 7), (12, 69, 5, 7), 2, 0, True),
+    ((1, 44, 5, 33), (5, 44, 7, 6), 1, 3, False),
+    ((1, 38, 24, 35), (17, 38, 6, 3), 1, 3, True),
+    ((1, 64, 19, 17), (17, 64, 7, 7), 1, 1, False),
+    ((1, 18, 33, 30), (1, 18, 6, 7), 1, 1, False),
+)
+
+
+def _geometry(case: tuple) -> conv.Geometry:
+    x_shape, w_shape, stride, padding, _bias = case
+    return conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_r3_conv_030_forward_is_ref_any(threads: int) -> None:
+    """The committed case's forward: ``ref:any`` by the rule, and its 234 outputs bit-exact."""
+    fixture = read_op_fixture(Path(str(RANDOM_3).format(threads)), ops=["conv2d"])
+    rec = fixture.cases["conv2d/r3-conv-030"]
+    profile = profile_for_fixture(fixture.attrs)
+    p = rec.params
+    g = conv._geometry(p["x_shape"], p["w_shape"], (p["stride"],) * 2, (p["padding"],) * 2)
+    assert conv.path(p["x_shape"], p["w_shape"], (p["stride"],) * 2, (p["padding"],) * 2, profile) == conv.GEMM_JIT
+    assert conv.gemm_jit_forward_declines(g, profile)
+    out = conv.conv2d(rec.inputs["x"], rec.inputs["weight"], None, (p["stride"],) * 2, (p["padding"],) * 2, profile)
+    want = rec.outputs["out"]
+    assert out.shape == want.shape
+    assert np.array_equal(out.view(np.uint32), want.view(np.uint32))
+
+
+def test_the_l2_size_moves_the_limit() -> None:
+    """The L2 is a host fact. Measured under qemu-x86_64 -cpu EPYC (CPUID: 512 KiB of L2 per core,
+    oneDNN's guess too where CPUID names none), baseline, 1 thread: the first two shapes, ref:any on
+    the fixtures' host (1 MiB), ran gemm:jit, blocking their input channels; the third ran ref:any
+    on both (every output of the five bit-exact under the 512 KiB profile, docs/impl/kernels.md)."""
+    host = get_profile("x86-baseline", 1)
+    assert host.l2_per_core == FIXTURE_L2_PER_CORE == 1 << 20
+    zen1 = host.with_l2_per_core(512 << 10)
+    for case in (((1, 33, 38, 6), (3, 33, 5, 6), 1, 3, True), ((1, 26, 14, 16), (1, 26, 4, 7), 1, 3, False)):
+        g = _geometry(case)
+        assert conv.gemm_jit_forward_declines(g, host)
+        assert not conv.gemm_jit_forward_declines(g, zen1)
+    both = _geometry(((1, 21, 7, 20), (3, 21, 6, 7), 1, 2, True))
+    assert conv.gemm_jit_forward_declines(both, host) and conv.gemm_jit_forward_declines(both, zen1)
+    blocked = _geometry(((2, 52, 31, 12), (7, 52, 5, 5), 1, 2, True))
+    assert conv._gemm_jit_forward_conf(blocked, 1, 512 << 10).ic_block == 13
+    assert conv._gemm_jit_forward_conf(blocked, 1, 1 << 20).ic_block == 26
+
+
+def test_the_live_cases_cover_both_kernels_and_the_pieces() -> None:
+    """LIVE holds, by the rule on the fixtures' host, ref:any and gemm:jit at each thread count, and
+    gemm:jit's input-channel blocks, one-pixel and one-channel pieces."""
+    seen: set[tuple[int, str]] = set()
+    for threads in (1, 2):
+        profile = get_profile("x86-baseline", threads)
+        for case in LIVE:
+            g = _geometry(case)
+            if conv.gemm_jit_forward_declines(g, profile):
+                seen.add((threads, "ref:any"))
+                continue
+            seen.add((threads, "gemm:jit"))
+            conf = conv._gemm_jit_forward_conf(g, threads, profile.l2_per_core)
+            pieces = conv._gemm_jit_forward_pieces(g, conf)
+            if conf.ic_block < g.c:
+                seen.add((threads, "ic blocks"))
+            if any(s1 - s0 == 1 and o1 - o0 > 1 for _b, s0, s1, o0, o1 in pieces):
+                seen.add((threads, "one pixel"))
+            if any(o1 - o0 == 1 for *_rest, o0, o1 in pieces):
+                seen.add((threads, "one channel"))
+    kinds = ("ref:any", "gemm:jit", "ic blocks", "one pixel", "one channel")
+    assert seen == {(t, k) for t in (1, 2) for k in kinds}
+
+
+def _child() -> None:
+    """Run in a fresh process by test_live: each LIVE case's forward under torch (ONEDNN_VERBOSE's
+    exec lines captured from fd 1) and under the impl; one JSON line."""
+    import torch
+    import torch.nn.functional as F
+
+    from harness.impl.profiles import profile_for_capability
+
+    threads = int(sys.argv[2])
+    torch.set_num_threads(threads)
+    # the running torch's profile with this host's L2 (as tests.impl_live's live_profile, whose import
+    # would start an interpreter to read MKL's banner)
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), threads)
+    profile = profile.with_l2_per_core(l2_per_core() or profile.l2_per_core)
+    report = []
+    for i, case in enumerate(LIVE):
+        x_shape, w_shape, stride, padding, bias = case
+        rng = np.random.default_rng(100 + i)
+        x = rng.standard_normal(x_shape, dtype=np.float32)
+        w = rng.standard_normal(w_shape, dtype=np.float32)
+        b = rng.standard_normal(w_shape[0], dtype=np.float32) if bias else None
+        sys.stdout.flush()
+        with tempfile.TemporaryFile() as log:
+            saved = os.dup(1)
+            os.dup2(log.fileno(), 1)
+            try:
+                tb = None if b is None else torch.from_numpy(b)
+                y = F.conv2d(torch.from_numpy(x), torch.from_numpy(w), tb, stride=stride, padding=padding).numpy()
+            finally:
+                os.dup2(saved, 1)
+                os.close(saved)
+            log.seek(0)
+            lines = log.read().decode(errors="replace").splitlines()
+        ran = [ln.split(",")[6] for ln in lines if ",exec," in ln and ",convolution," in ln]
+        g = _geometry(case)
+        got = conv.conv2d(x, w, b, (stride, stride), (padding, padding), profile)
+        predicted = "ref:any" if conv.gemm_jit_forward_declines(g, profile) else "x64:gemm:jit"
+        differ = int((got.view(np.uint32) != y.view(np.uint32)).sum())
+        report.append({"case": repr(case), "ran": ran, "predicted": predicted, "differ": differ, "count": y.size})
+    print(json.dumps(report))
+
+
+def _baseline_level():
+    level = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == "baseline"), None)
+    if level is None:
+        pytest.skip("this CPU does not run the x86 baseline level")
+    return level
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_live(threads: int) -> None:
+    """torch runs the kernel the rule names for each LIVE case, and its output is the impl's bit for bit."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    env.update(_baseline_level().env)
+    env.update(ONEDNN_VERBOSE="1", OMP_NUM_THREADS=str(threads))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = "import sys; from tests.test_impl_conv_gemm_jit import _child; _child()"
+    run = subprocess.run(
+        [sys.executable, "-c", code, "child", str(threads)], capture_output=True, text=True, timeout=300,
+        check=False, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    wrong = [r for r in report if r["ran"] != [r["predicted"]] or r["differ"]]
+    assert not wrong, f"host L2 {l2_per_core()} bytes: {wrong}"
+    assert len(report) == len(LIVE)
