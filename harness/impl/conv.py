@@ -43,7 +43,11 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   between min(threads, N) threads (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t,
   csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
   the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row a chain added to the
-  channel's sum.
+  channel's sum. The forward's blocking (``_gemm_jit_forward_conf``: threads, oc, pixel and
+  input-channel blocks sized by the host's per-core L2, ``KernelProfile.l2_per_core``) cuts it into
+  sgemms per piece and input-channel block (``_gemm_jit_forward``); where its im2col buffers overflow
+  the scratchpad limit oneDNN runs ``ref:any`` instead: per output one unfused chain over (kh, kw,
+  channel) (over (channel, kh, kw) where C <= KW), the bias last.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs, by core, ACL's

@@ -270,12 +270,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(`jit:sse41`, `jit:avx2`, `jit_1x1`, `jit:avx512_core`; backward data with stride `brgconv_strided`) "
             "or, for 1x1 kernels with stride 1 on 1 thread and below 16 images, ATen's `_slow_conv2d` (im2col + MKL "
             "`sgemm`); each output one multiply-add chain over input-channel blocks of 8 (16 on AVX-512, each "
-            "block's chain from 0 and added), then (kh, kw), then the block's channels"
+            "block's chain from 0 and added), then (kh, kw), then the block's channels; at SSE4.1 the other "
+            "shapes and every backward oneDNN's im2col + sgemm `gemm:jit` (K blocks of 256), its forward "
+            "`ref:any` (one chain over (kh, kw, channel)) where gemm:jit's blocking overflows its scratchpad"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
             "channels apart and adds the bias after the first; thread count: ATen's 1x1 path (MKL) at 1 thread, "
-            "oneDNN's image split of the weight gradient above it"
+            "oneDNN's image split of the weight gradient above it; the host's per-core L2 (gemm:jit's forward "
+            "blocks, and gemm:jit or ref:any)"
         ),
     ),
     # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
