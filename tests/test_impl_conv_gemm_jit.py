@@ -1,13 +1,15 @@
 """oneDNN's gemm:jit forward at the baseline level (SSE4.1) and its ``ref:any`` fallback: the rule that
 picks between them (init_conf's blocking against the scratchpad limit, the per-core L2 cache a profile
-fact) and both kernels' bits (harness.impl.conv; docs/impl/kernels.md, convolution).
+fact) and both kernels' bits; and gemm:jit's backward at the scratchpad limit (its pixel blocks)
+(harness.impl.conv; docs/impl/kernels.md, convolution).
 
 Three ways in, all quick: the committed random case r3-conv-030, whose forward ran ``ref:any`` at 1
 and 2 threads, bit-exact under its fixtures' profiles; the rule on the fixtures' host against another
 L2 size; and live: torch in a fresh process pinned to the baseline level (ATEN_CPU_CAPABILITY and
 ONEDNN_MAX_CPU_ISA together) at 1 and 2 threads, on shapes either side of the limit and on the
 blocking's other pieces (input-channel blocks, one-pixel and one-channel sgemms), ONEDNN_VERBOSE
-naming the kernel the rule predicts and torch's output bit for bit the impl's.
+naming the kernel the rule predicts and torch's output bit for bit the impl's, and the gradients
+of backwards at 90% to 100% of the limit.
 """
 
 from __future__ import annotations
@@ -48,6 +50,18 @@ LIVE = (
     ((1, 38, 24, 35), (17, 38, 6, 3), 1, 3, True),
     ((1, 64, 19, 17), (17, 64, 7, 7), 1, 1, False),
     ((1, 18, 33, 30), (1, 18, 6, 7), 1, 1, False),
+)
+# (threads, case): gemm:jit backwards whose im2col buffer, with the weights pass's booking, comes to
+# 90% to 100% of the scratchpad limit at that thread count: the weights' pixel blocks by the room
+# left after its reduction buffer (16 bytes a weight per thread), grad_input whole
+BACKWARD = (
+    (1, ((1, 7, 6, 6), (1, 7, 5, 5), 1, 2, False)),
+    (1, ((1, 14, 7, 7), (3, 14, 4, 4), 1, 3, True)),
+    (1, ((1, 31, 15, 6), (5, 31, 4, 4), 1, 3, True)),
+    (1, ((1, 29, 12, 5), (1, 29, 6, 7), 1, 2, True)),
+    (2, ((1, 39, 10, 2), (1, 39, 7, 4), 1, 3, False)),
+    (2, ((2, 9, 14, 9), (2, 9, 6, 7), 1, 3, True)),
+    (2, ((1, 6, 19, 2), (1, 6, 5, 4), 1, 3, False)),
 )
 
 
@@ -115,6 +129,22 @@ def test_the_live_cases_cover_both_kernels_and_the_pieces() -> None:
     assert seen == {(t, k) for t in (1, 2) for k in kinds}
 
 
+def test_the_backward_cases_sit_at_the_limit() -> None:
+    """BACKWARD's weights passes book 90% to 100% of the scratchpad limit with their whole im2col
+    buffer at their thread count, and some of them are cut into pixel blocks, some not."""
+    blocked = set()
+    for threads, case in BACKWARD:
+        g = _geometry(case)
+        os_, wei = g.oh * g.ow, g.oc * g.c * g.kh * g.kw
+        limit = 15 * threads * 4 * (g.n * g.c * g.h * g.w + wei + g.n * g.oc * os_)
+        nthr, os_block = conv._gemm_jit_conf(g, threads, True)
+        need = 4 * nthr * g.c * g.kh * g.kw * os_ + 16 * nthr * wei + 128
+        assert 0.9 * limit <= need <= 1.1 * limit, case
+        blocked.add(os_block < os_)
+        assert conv._gemm_jit_conf(g, threads, False)[1] == os_
+    assert blocked == {True, False}
+
+
 def _child() -> None:
     """Run in a fresh process by test_live: each LIVE case's forward under torch (ONEDNN_VERBOSE's
     exec lines captured from fd 1) and under the impl; one JSON line."""
@@ -154,6 +184,23 @@ def _child() -> None:
         predicted = "ref:any" if conv.gemm_jit_forward_declines(g, profile) else "x64:gemm:jit"
         differ = int((got.view(np.uint32) != y.view(np.uint32)).sum())
         report.append({"case": repr(case), "ran": ran, "predicted": predicted, "differ": differ, "count": y.size})
+    for i, (_threads, case) in enumerate(BACKWARD):
+        x_shape, w_shape, stride, padding, bias = case
+        rng = np.random.default_rng(200 + i)
+        x = torch.from_numpy(rng.standard_normal(x_shape, dtype=np.float32)).requires_grad_()
+        w = torch.from_numpy(rng.standard_normal(w_shape, dtype=np.float32)).requires_grad_()
+        b = torch.from_numpy(rng.standard_normal(w_shape[0], dtype=np.float32)).requires_grad_() if bias else None
+        y = F.conv2d(x, w, b, stride=stride, padding=padding)
+        dy = rng.standard_normal(tuple(y.shape), dtype=np.float32)
+        y.backward(torch.from_numpy(dy))
+        sp, pd = (stride, stride), (padding, padding)
+        got = conv.conv2d_backward(dy, x.detach().numpy(), w.detach().numpy(), sp, pd, bias, profile)
+        wants = (x.grad, w.grad, None if b is None else b.grad)
+        for name, want, mine in zip(("grad_input", "grad_weight", "grad_bias"), wants, got, strict=True):
+            if want is not None:
+                want = want.numpy()
+                differ = int((mine.view(np.uint32) != want.view(np.uint32)).sum())
+                report.append({"case": f"{case} {name}", "differ": differ, "count": want.size})
     print(json.dumps(report))
 
 
@@ -166,7 +213,8 @@ def _baseline_level():
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_live(threads: int) -> None:
-    """torch runs the kernel the rule names for each LIVE case, and its output is the impl's bit for bit."""
+    """torch runs the kernel the rule names for each LIVE case, and its output is the impl's bit for
+    bit; and BACKWARD's gradients are the impl's."""
     env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
     env.update(_baseline_level().env)
     env.update(ONEDNN_VERBOSE="1", OMP_NUM_THREADS=str(threads))
@@ -178,6 +226,7 @@ def test_live(threads: int) -> None:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
-    wrong = [r for r in report if r["ran"] != [r["predicted"]] or r["differ"]]
+    wrong = [r for r in report if r.get("ran", [r.get("predicted")]) != [r.get("predicted")] or r["differ"]]
     assert not wrong, f"host L2 {l2_per_core()} bytes: {wrong}"
-    assert len(report) == len(LIVE)
+    outputs = sum(2 + case[4] for _threads, case in BACKWARD)
+    assert len(report) == len(LIVE) + outputs
