@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from harness.core.ulp import compare_tensors, describe
 from harness.impl.known_gaps import load_gaps
 from harness.impl.profiles import KernelProfile, profile_for_capability
-from harness.platform.config import l2_per_core
+from harness.platform.config import cache_per_core
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
 
@@ -54,12 +54,13 @@ def as_tensor(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 
 
 def live_profile() -> KernelProfile:
-    """The kernel profile of the torch running in this process (with this host's per-core L2 cache,
-    where Linux names it: oneDNN's gemm:jit forward blocking reads it)."""
+    """The kernel profile of the torch running in this process (with this host's per-core L1 and L2
+    caches, where Linux names them: oneDNN's convolution blockings read them)."""
     profile = profile_for_capability(
         torch.backends.cpu.get_cpu_capability(), torch.get_num_threads(), platform.machine()
     )
-    l2 = l2_per_core()
+    l1, l2 = cache_per_core(1), cache_per_core(2)
+    profile = profile.with_l1_per_core(l1) if l1 else profile
     return profile.with_l2_per_core(l2) if l2 else profile
 
 

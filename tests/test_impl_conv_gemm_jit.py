@@ -27,7 +27,7 @@ import pytest
 from harness.formats.ops import read_op_fixture
 from harness.impl import conv
 from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
-from harness.platform.config import collect_facts, l2_per_core, supported_levels
+from harness.platform.config import cache_per_core, collect_facts, supported_levels
 from harness.store.paths import DEFAULT_FIXTURES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +62,14 @@ BACKWARD = (
     (2, ((1, 39, 10, 2), (1, 39, 7, 4), 1, 3, False)),
     (2, ((2, 9, 14, 9), (2, 9, 6, 7), 1, 3, True)),
     (2, ((1, 6, 19, 2), (1, 6, 5, 4), 1, 3, False)),
+)
+# jit_1x1:avx512_core's backward weights over more than 512 pixels, whose reduce blocking the L1 bounds
+# (32 KiB: 1024 pixels a kernel call at an unroll of 8 rows, 512 at 16), run at the avx512 level (on
+# 1 thread the first two take ATen's 1x1 path)
+ONE_BY_ONE = (
+    ((2, 3, 28, 42), (16, 3, 1, 1), 1, 0, True),
+    ((2, 8, 19, 47), (8, 8, 1, 1), 1, 0, False),
+    ((17, 3, 53, 26), (32, 3, 1, 1), 1, 0, True),
 )
 
 
@@ -145,9 +153,36 @@ def test_the_backward_cases_sit_at_the_limit() -> None:
     assert blocked == {True, False}
 
 
+def _backward(profile, cases: list[tuple], seed: int) -> list[dict]:
+    """torch's gradients of ``cases`` against the impl's: per gradient how many elements differ."""
+    import torch
+    import torch.nn.functional as F
+
+    report = []
+    for i, case in enumerate(cases):
+        x_shape, w_shape, stride, padding, bias = case
+        rng = np.random.default_rng(seed + i)
+        x = torch.from_numpy(rng.standard_normal(x_shape, dtype=np.float32)).requires_grad_()
+        w = torch.from_numpy(rng.standard_normal(w_shape, dtype=np.float32)).requires_grad_()
+        b = torch.from_numpy(rng.standard_normal(w_shape[0], dtype=np.float32)).requires_grad_() if bias else None
+        y = F.conv2d(x, w, b, stride=stride, padding=padding)
+        dy = rng.standard_normal(tuple(y.shape), dtype=np.float32)
+        y.backward(torch.from_numpy(dy))
+        sp, pd = (stride, stride), (padding, padding)
+        got = conv.conv2d_backward(dy, x.detach().numpy(), w.detach().numpy(), sp, pd, bias, profile)
+        wants = (x.grad, w.grad, None if b is None else b.grad)
+        for name, want, mine in zip(("grad_input", "grad_weight", "grad_bias"), wants, got, strict=True):
+            if want is not None:
+                want = want.numpy()
+                differ = int((mine.view(np.uint32) != want.view(np.uint32)).sum())
+                report.append({"case": f"{case} {name}", "differ": differ, "count": want.size})
+    return report
+
+
 def _child() -> None:
-    """Run in a fresh process by test_live: each LIVE case's forward under torch (ONEDNN_VERBOSE's
-    exec lines captured from fd 1) and under the impl; one JSON line."""
+    """Run in a fresh process by test_live and test_live_1x1_weights: each LIVE case's forward under
+    torch (ONEDNN_VERBOSE's exec lines captured from fd 1) and under the impl, and BACKWARD's
+    gradients; or ONE_BY_ONE's gradients. One JSON line."""
     import torch
     import torch.nn.functional as F
 
@@ -155,10 +190,14 @@ def _child() -> None:
 
     threads = int(sys.argv[2])
     torch.set_num_threads(threads)
-    # the running torch's profile with this host's L2 (as tests.impl_live's live_profile, whose import
-    # would start an interpreter to read MKL's banner)
+    # the running torch's profile with this host's caches (as tests.impl_live's live_profile, whose
+    # import would start an interpreter to read MKL's banner)
     profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), threads)
-    profile = profile.with_l2_per_core(l2_per_core() or profile.l2_per_core)
+    profile = profile.with_l1_per_core(cache_per_core(1) or profile.l1_per_core)
+    profile = profile.with_l2_per_core(cache_per_core(2) or profile.l2_per_core)
+    if sys.argv[3] == "1x1":
+        print(json.dumps(_backward(profile, list(ONE_BY_ONE), 300)))
+        return
     report = []
     for i, case in enumerate(LIVE):
         x_shape, w_shape, stride, padding, bias = case
@@ -184,49 +223,50 @@ def _child() -> None:
         predicted = "ref:any" if conv.gemm_jit_forward_declines(g, profile) else "x64:gemm:jit"
         differ = int((got.view(np.uint32) != y.view(np.uint32)).sum())
         report.append({"case": repr(case), "ran": ran, "predicted": predicted, "differ": differ, "count": y.size})
-    for i, (_threads, case) in enumerate(BACKWARD):
-        x_shape, w_shape, stride, padding, bias = case
-        rng = np.random.default_rng(200 + i)
-        x = torch.from_numpy(rng.standard_normal(x_shape, dtype=np.float32)).requires_grad_()
-        w = torch.from_numpy(rng.standard_normal(w_shape, dtype=np.float32)).requires_grad_()
-        b = torch.from_numpy(rng.standard_normal(w_shape[0], dtype=np.float32)).requires_grad_() if bias else None
-        y = F.conv2d(x, w, b, stride=stride, padding=padding)
-        dy = rng.standard_normal(tuple(y.shape), dtype=np.float32)
-        y.backward(torch.from_numpy(dy))
-        sp, pd = (stride, stride), (padding, padding)
-        got = conv.conv2d_backward(dy, x.detach().numpy(), w.detach().numpy(), sp, pd, bias, profile)
-        wants = (x.grad, w.grad, None if b is None else b.grad)
-        for name, want, mine in zip(("grad_input", "grad_weight", "grad_bias"), wants, got, strict=True):
-            if want is not None:
-                want = want.numpy()
-                differ = int((mine.view(np.uint32) != want.view(np.uint32)).sum())
-                report.append({"case": f"{case} {name}", "differ": differ, "count": want.size})
+    report += _backward(profile, [case for _threads, case in BACKWARD], 200)
     print(json.dumps(report))
 
 
-def _baseline_level():
-    level = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == "baseline"), None)
+def _run_child(level_name: str, threads: int, which: str) -> list[dict]:
+    """_child in a fresh process at the platform level ``level_name`` (ATen's capability and oneDNN's
+    ISA pinned together) on ``threads`` threads; its report. A skip where this CPU lacks the level."""
+    level = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == level_name), None)
     if level is None:
-        pytest.skip("this CPU does not run the x86 baseline level")
-    return level
+        pytest.skip(f"this CPU does not run the x86 {level_name} level")
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    env.update(level.env)
+    env.update(ONEDNN_VERBOSE="1", OMP_NUM_THREADS=str(threads))
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = "import sys; from tests.test_impl_conv_gemm_jit import _child; _child()"
+    run = subprocess.run(
+        [sys.executable, "-c", code, "child", str(threads), which], capture_output=True, text=True, timeout=300,
+        check=False, cwd=ROOT, env=env,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_live(threads: int) -> None:
     """torch runs the kernel the rule names for each LIVE case, and its output is the impl's bit for
     bit; and BACKWARD's gradients are the impl's."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(_baseline_level().env)
-    env.update(ONEDNN_VERBOSE="1", OMP_NUM_THREADS=str(threads))
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "import sys; from tests.test_impl_conv_gemm_jit import _child; _child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, "child", str(threads)], capture_output=True, text=True, timeout=300,
-        check=False, cwd=ROOT, env=env,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    report = json.loads(run.stdout.strip().splitlines()[-1])
+    report = _run_child("baseline", threads, "gemm")
     wrong = [r for r in report if r.get("ran", [r.get("predicted")]) != [r.get("predicted")] or r["differ"]]
-    assert not wrong, f"host L2 {l2_per_core()} bytes: {wrong}"
+    assert not wrong, f"host L2 {cache_per_core(2)} bytes: {wrong}"
     outputs = sum(2 + case[4] for _threads, case in BACKWARD)
     assert len(report) == len(LIVE) + outputs
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_live_1x1_weights(threads: int) -> None:
+    """ONE_BY_ONE's gradients at the avx512 level are the impl's (jit_1x1:avx512_core's L1-bound calls
+    where more than 512 pixels take it), and the L1 bounds their reduce blocking."""
+    for case in ONE_BY_ONE:
+        g = _geometry(case)
+        assert g.oh * g.ow > 512 and conv._weights_kernel(conv.AVX512, g) == "jit_1x1:avx512_core"
+        split = conv._weight_split("jit_1x1:avx512_core", g, 2, 32 << 10)
+        assert split != conv._weight_split("jit_1x1:avx512_core", g, 2, 64 << 10)
+    report = _run_child("avx512", threads, "1x1")
+    wrong = [r for r in report if r["differ"]]
+    assert not wrong, f"host L1 {cache_per_core(1)} bytes: {wrong}"
+    assert len(report) == sum(2 + case[4] for case in ONE_BY_ONE)

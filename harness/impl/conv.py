@@ -539,13 +539,13 @@ def _weights_kernel(kind: str, g: Geometry) -> str:
     return kind
 
 
-def _weight_split(kind: str, g: Geometry, threads: int) -> tuple[list[int], list[int]]:
+def _weight_split(kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10) -> tuple[list[int], list[int]]:
     """(parts, runs) over the (image, output pixel) pairs (csrc/conv.c conv_bwd_weights_runs) for
     oneDNN's backward-weights kernel ``kind``; ParityError where its thread split is not modelled."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
     if kind == "jit_1x1:avx512_core":
-        return _avx512_1x1_weight_split(g, threads)
+        return _avx512_1x1_weight_split(g, threads, l1_bytes)
     if kind == "jit_1x1:avx2":
         # the (image, pixel) pairs split evenly between the threads; per image a kernel call over
         # up to 128 pixels (all that are left below 192), each call's chain from 0
@@ -589,8 +589,6 @@ def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
     of its balance() (the last of equal ones); nthr their product."""
     n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
     ohw = oh * ow
-    if ohw > 512:  # its reduce blocking is bounded by the L1 cache size (32 KiB: 1024 or 512 floats)
-        raise ParityError("conv2d backward weights: jit_1x1:avx512_core with more than 512 pixels is not modelled")
     block = _best_divider(ohw, 7, 16, True)
     if ohw % block:
         block = _best_divider(ow, 4, ow, False)
@@ -618,18 +616,20 @@ def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
     return block, nthr_mb, nthr_mb * nthr_oc * nthr_ic
 
 
-def _avx512_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list[int]]:
+def _avx512_1x1_weight_split(g: Geometry, threads: int, l1_bytes: int) -> tuple[list[int], list[int]]:
     """jit_1x1:avx512_core's backward weights (jit_avx512_common_1x1_convolution.cpp): the (image,
     pixel block) units split by balance211 between nthr_mb threads; each thread's kernel calls
-    cover up to nb_reduce_blocking blocks of one image (the reduce blocking: the largest divider of
-    the pixels from max(OH, OW) up, in whole blocks), each call a chain from 0 added to the thread's
-    sum (the first call's chain is the sum); the threads' sums added in order."""
+    cover up to nb_reduce_blocking blocks of one image (the reduce blocking: the best divider of the
+    pixels between max(OH, OW) and all of them, both bounded by the L1 in floats over the kernel's
+    unroll (8 or 16 rows; ``KernelProfile.l1_per_core``), in whole blocks), each call a chain from 0
+    added to the thread's sum (the first call's chain is the sum); the threads' sums added in order."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
     block, nthr_mb, _ = _avx512_1x1_balance(g, threads)
     nb_reduce = ohw // block
     ur = 8 if block <= 19 else 16
-    reduce_blocking = _best_divider(ohw, min(8192 // ur, max(oh, ow)), min(8192 // ur, ohw), True)
+    l1 = l1_bytes // 4 // ur  # the L1 in floats per row of the kernel's unroll
+    reduce_blocking = _best_divider(ohw, min(l1, max(oh, ow)), min(l1, ohw), True)
     reduce_blocking = max(reduce_blocking // block * block, block)
     step, step_max = reduce_blocking // block, (reduce_blocking * 3 // 2) // block
     units = _balance211(n * nb_reduce, nthr_mb)
@@ -813,7 +813,7 @@ def conv2d_backward(
             lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
     if mask[1]:
         gw = np.empty_like(w)
-        parts, runs = _weight_split(_weights_kernel(kind, g), g, profile.threads)
+        parts, runs = _weight_split(_weights_kernel(kind, g), g, profile.threads, profile.l1_per_core)
         _run_weights(dy, x, gw, g, parts, runs, True)
     if mask[2] and has_bias:
         gb = _bias_grad(dy, _bias_parts(_weights_kernel(kind, g), g, profile.threads))

@@ -25,6 +25,7 @@ RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 # The per-core L2 cache, in bytes, of the host the x86 fixtures were recorded on (AMD EPYC, Zen 4:
 # CPUID 0x8000001D reports 1 MiB of L2 per core), a profile's default (KernelProfile.l2_per_core).
 FIXTURE_L2_PER_CORE = 1 << 20
+FIXTURE_L1_PER_CORE = 32 << 10
 # The kernel changes behind each op whose bits moved from one release to the next, as the impl
 # reproduces them (docs/releases.md): (from, to) -> {op id: change}. A pair absent here has none known.
 RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
@@ -67,6 +68,9 @@ class KernelProfile:
     # which sizes its gemm:jit forward blocking and with it whether that convolution runs at all
     # (harness.impl.conv); the fixtures' host, an AMD EPYC (Zen 4): 1 MiB
     l2_per_core: int = FIXTURE_L2_PER_CORE
+    # the per-core L1 data cache, read alike, which bounds jit_1x1:avx512_core's backward-weights
+    # pixel blocking; the fixtures' host: 32 KiB
+    l1_per_core: int = FIXTURE_L1_PER_CORE
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
@@ -78,6 +82,12 @@ class KernelProfile:
         if size < 4:
             raise ParityError(f"L2 cache size must be at least 4 bytes, got {size}")
         return replace(self, l2_per_core=size)
+
+    def with_l1_per_core(self, size: int) -> KernelProfile:
+        """This profile on a host whose per-core L1 data cache (as oneDNN reads it) holds ``size`` bytes."""
+        if size < 64:
+            raise ParityError(f"L1 cache size must be at least 64 bytes, got {size}")
+        return replace(self, l1_per_core=size)
 
     def with_cbwr(self, mode: str) -> KernelProfile:
         """This profile under ``MKL_CBWR=mode`` ("" for none); refused for a mode the impl does not model

@@ -207,19 +207,19 @@ def parse_cpu_list(text: str) -> int:
     return count
 
 
-def l2_per_core(cache_dir: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> int:
-    """This machine's level-2 data cache per logical CPU sharing it, in bytes (Linux sysfs, from the
-    same CPUID leaves oneDNN reads: its size over the CPUs sharing it); 0 where unknown."""
+def cache_per_core(level: int, cache_dir: Path = Path("/sys/devices/system/cpu/cpu0/cache")) -> int:
+    """This machine's level-``level`` data cache per logical CPU sharing it, in bytes (Linux sysfs,
+    from the same CPUID leaves oneDNN reads: its size over the CPUs sharing it); 0 where unknown."""
     units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
     for index in sorted(cache_dir.glob("index*")):
         try:
-            level = (index / "level").read_text(encoding="utf-8").strip()
+            found = (index / "level").read_text(encoding="utf-8").strip()
             kind = (index / "type").read_text(encoding="utf-8").strip()
             size = (index / "size").read_text(encoding="utf-8").strip()
             sharing = parse_cpu_list((index / "shared_cpu_list").read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if level == "2" and kind in ("Unified", "Data") and size:
+        if found == str(level) and kind in ("Unified", "Data") and size:
             scale = units.get(size[-1].upper(), 1)
             try:
                 total = int(size.rstrip("KMGkmg")) * scale
