@@ -339,14 +339,15 @@ def _gemm_jit_forward_conf(g: Geometry, threads: int, l2_bytes: int, simd_w: int
     NCHW forward), at SSE4.1 (simd_w 4 floats); L2 = the per-core L2 cache in floats, as oneDNN
     reads it from CPUID (a profile fact, ``KernelProfile.l2_per_core``).
 
-    Blocking applies unless the problem is small (an im2col buffer, fewer pixels than threads *
-    simd_w, one image, K = C*KH*KW above 5% of the output channels); then every thread takes part
-    (outer threading) and a search over nthr_oc = 1..threads and candidate (oc block, pixel block)
-    pairs scores each by its float efficiency estimate (thread balance, block remainders, memory
-    traffic against the L2 size, gemm shape), the first best kept; its input-channel block is the
-    most channels whose rows fit the L2, spread evenly. Without blocking one sgemm per image over
-    everything, on all threads only where outer threading pays (more than one image, fewer than
-    512 pixels per thread)."""
+    Blocking applies (with an im2col buffer) unless there are fewer (image, pixel) pairs than
+    threads * simd_w, no fewer pixels than images and not (stride 1 and K = C*KH*KW at most 5% of
+    the output channels), or (without one, a 1x1 kernel at stride 1 unpadded) where C / OC < 42 and
+    C*OC*H*W < 1024; then every thread takes part (outer threading) and a search over nthr_oc =
+    1..threads and candidate (oc block, pixel block) pairs scores each by its float efficiency
+    estimate (thread balance, block remainders, memory traffic against the L2 size, gemm shape), the
+    first best kept; its input-channel block is the most channels whose rows fit the L2, spread
+    evenly. Without blocking one sgemm per image over everything, on all threads only where outer
+    threading pays (more than one image, fewer than 512 pixels per thread)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
     os_, ks = oh * ow, kh * kw
     l2 = l2_bytes // 4
