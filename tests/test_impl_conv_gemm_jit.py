@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from harness.core.errors import ParityError
 from harness.formats.ops import read_op_fixture
 from harness.impl import conv
 from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
@@ -101,6 +102,8 @@ def test_the_l2_size_moves_the_limit() -> None:
     on both (every output of the five bit-exact under the 512 KiB profile, docs/impl/kernels.md)."""
     host = get_profile("x86-baseline", 1)
     assert host.l2_per_core == FIXTURE_L2_PER_CORE == 1 << 20
+    with pytest.raises(ParityError):
+        host.with_l2_per_core(0)
     zen1 = host.with_l2_per_core(512 << 10)
     for case in (((1, 33, 38, 6), (3, 33, 5, 6), 1, 3, True), ((1, 26, 14, 16), (1, 26, 4, 7), 1, 3, False)):
         g = _geometry(case)

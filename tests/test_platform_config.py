@@ -11,10 +11,12 @@ from harness.platform.config import (
     PlatformConfig,
     PlatformFacts,
     blas_tag,
+    cache_per_core,
     child_env,
     config_problems,
     normalize_arch,
     normalize_os,
+    parse_cpu_list,
     parse_cpuinfo,
     parse_platform_id,
     parse_sysctl,
@@ -89,6 +91,27 @@ def test_macos_sysctl_gives_brand_and_enabled_features():
     model, flags = parse_sysctl(MAC_SYSCTL)
     assert model == "Apple M2 Pro"
     assert {"feat_fp16", "feat_bf16", "neon", "floatingpoint"} == flags  # FEAT_SME is 0
+
+
+def _cache(root: Path, index: int, level: int, kind: str, size: str, shared: str) -> None:
+    d = root / f"index{index}"
+    d.mkdir(parents=True)
+    for name, value in (("level", str(level)), ("type", kind), ("size", size), ("shared_cpu_list", shared)):
+        (d / name).write_text(value + "\n", encoding="utf-8")
+
+
+def test_cache_per_core_reads_sysfs(tmp_path):
+    """A cache's size over the CPUs sharing it, by level (instruction caches left out); 0 unknown."""
+    assert parse_cpu_list("0-1,4") == 3 and parse_cpu_list("7") == 1
+    _cache(tmp_path, 0, 1, "Instruction", "32K", "0")
+    _cache(tmp_path, 1, 1, "Data", "48K", "0-1")
+    _cache(tmp_path, 2, 2, "Unified", "2048K", "0-1")
+    _cache(tmp_path, 3, 3, "Unified", "32M", "0-15")
+    assert cache_per_core(1, tmp_path) == 24 << 10
+    assert cache_per_core(2, tmp_path) == 1 << 20
+    assert cache_per_core(3, tmp_path) == 2 << 20
+    assert cache_per_core(4, tmp_path) == 0
+    assert cache_per_core(2, tmp_path / "none") == 0
 
 
 def test_levels_follow_the_cpu_flags():
