@@ -197,3 +197,71 @@ def test_the_wide_forms_last_single_row_takes_the_lanes_in_every_edge_column():
     lanes, chain = np.float32(2.0**24 + 32), np.float32(2.0**24)
     assert np.all(c[:, 48:56] == lanes) and np.all(c[:, :48] == chain)
     assert np.all(c[:56, 56] == chain) and c[56, 56] == lanes
+
+
+# Flash attention's one-row q block (sdpa 1x2x257x64: rows 256 of each head): its q @ k.T and
+# grad_out @ v.T are MKL's gemv dot form (M = 1, B stored transposed), at 1, 2 and 4 threads.
+DOT_FORM = tuple((t, o) for t in (1, 2, 4) for o in ("out", "grad_q", "grad_k", "grad_v"))
+
+
+@pytest.mark.parametrize(("threads", "output"), DOT_FORM, ids=[f"t{t}/{o}" for t, o in DOT_FORM])
+def test_the_gemv_dot_form_reproduces_flash_attentions_one_row_block(threads: int, output: str):
+    assert_model_reproduces(_platform(threads), "sdpa/1x2x257x64", output, MKL_AVX2, LEVEL)
+
+
+# Rows of ones with 2**30 and -2**30 at two k (K = 37): the ones that survive tell which lanes meet
+# when. Bits recorded by torch under QEMU's Haswell-v4 model, the same at 1, 2 and 4 threads.
+_PAIRS = ((0, 8), (0, 32), (0, 1), (4, 5), (0, 4), (0, 2), (6, 36))
+_PAIRS_MKL = (35, 32, 27, 28, 18, 0, 0)
+
+
+def _pair_rows(k: int = 37) -> np.ndarray:
+    w = np.ones((len(_PAIRS), k), np.float32)
+    for r, (a, b) in enumerate(_PAIRS):
+        w[r, a], w[r, b] = 2.0**30, -(2.0**30)
+    return w
+
+
+@pytest.mark.parametrize("threads", (1, 2, 4))
+def test_gemv_dot_form_lanes_and_their_sum_tree(threads: int):
+    """8 lanes of k % 8, the last partial step in its lanes (k = 32 follows 24 in lane 0, k = 36 is in
+    lane 4), lanes added ((l0 + l1) + (l4 + l5)) + ((l2 + l3) + (l6 + l7)): a pair in one lane (0, 8)
+    loses nothing, (0, 32) the three ones between, lanes 0 and 1 their other eight, 4 and 5 seven (lane
+    4 has 5 products), lanes 0 and 4 meet second, 0 and 2 (or 6 and 4) last, losing every one. Both
+    gemv shapes: x @ W.T (M = 1) and A @ v (N = 1)."""
+    w, expected = _pair_rows(), np.array(_PAIRS_MKL, np.float32)
+    p = _profile(threads)
+    assert np.array_equal(linalg.mm(np.ones((1, 37), np.float32), w, p, trans_b=True)[0], expected)
+    assert np.array_equal(linalg.mm(w, np.ones((37, 1), np.float32), p)[:, 0], expected)
+    generic = linalg.mm(w, np.ones((37, 1), np.float32), get_profile(LEVEL, threads))[:, 0]
+    assert not np.array_equal(generic, expected)
+
+
+def test_gemv_dot_form_lanes_are_fused():
+    """-1 * 1 in lane 0 at k = 0, then x * x at k = 8 (x = 1 + 2**-12): fused, -1 + x*x keeps the
+    2**-24 that a rounded product (MKL's generic path) loses."""
+    x = np.float32(1 + 2.0**-12)
+    a = np.zeros((1, 9), np.float32)
+    a[0, 0], a[0, 8] = -1.0, x
+    b = np.zeros((3, 9), np.float32)
+    b[:, 0], b[:, 8] = 1.0, x
+    assert np.all(linalg.mm(a, b, _profile(1), trans_b=True) == np.float32(2.0**-11 + 2.0**-24))
+    assert np.all(linalg.mm(a, b, get_profile(LEVEL, 1), trans_b=True) == np.float32(2.0**-11))
+
+
+def test_gemv_dot_form_of_bmm_items_with_one_row():
+    """bmm of x @ W.T with one row per item (518 products per item: MKL's batched gemm, not ATen's
+    loop) takes the same lanes in every item."""
+    w = np.concatenate([_pair_rows(), _pair_rows()[::-1]])
+    got = linalg.bmm(np.ones((2, 1, 37), np.float32), np.stack([w, w[::-1]]).transpose(0, 2, 1), _profile(1))
+    row = np.array(_PAIRS_MKL + _PAIRS_MKL[::-1], np.float32)
+    assert np.array_equal(got[:, 0], np.stack([row, row[::-1]]))
+
+
+@pytest.mark.parametrize("threads", (2, 4))
+def test_gemv_dot_form_keeps_k_whole_up_to_8192(threads: int):
+    """At 2 and 4 threads MKL keeps each dot whole (K = 8192, 3 rows: 2**24 at k = 0 swallows lane 0's
+    1,023 later ones and nothing else; K = 20,000 is cut between the threads, not modelled)."""
+    a = _big_first(3, 8192)
+    c = linalg.mm(a, np.ones((8192, 1), np.float32), _profile(threads))
+    assert np.all(c == np.float32(2.0**24 + 8191 - 1023))

@@ -39,8 +39,8 @@ PARTLY_MODELLED_BLAS = {
         "other sgemm shapes are not"
     ),
     "mklavx2": (
-        "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run) except its gemv "
-        "dot form (M or N = 1 with a dot product per output) and the shapes its rules miss; its VML is not"
+        "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run, mkl_avx2_dot) "
+        "except the shapes its rules miss; its VML is not"
     ),
 }
 

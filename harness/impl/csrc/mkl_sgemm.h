@@ -427,8 +427,8 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
  * B stored transposed, A row-major, M >= 56 and N >= 56 (x @ W.T of a layer): other blocks and
  * edges, the "wide" form (mkl_avx2_wide, mkl_avx2_block_end, mkl_avx2_form).
  * Not modelled (measured to differ): in the wide form, 1 to 12 elements of the last M % 4 rows in
- * the lanes' columns when N % 24 % 16 is odd and 3 or more; M or N == 1 (MKL's gemv); more than one
- * thread (MKL's split between threads). */
+ * the lanes' columns when N % 24 % 16 is odd and 3 or more. M or N == 1 is MKL's gemv (its axpy and dot
+ * forms below: mkl_avx2_gemv, mkl_avx2_dot); more than one thread: mkl_avx2_run. */
 #define MKL_AVX2_KMAX 256
 #define MKL_AVX2_KMAX_TA 96
 #define MKL_AVX2_MR 6
@@ -588,6 +588,36 @@ static void mkl_avx2_gemv(const sgemm_t *g) {
                 acc = fmaf(a, b, acc);
             }
             *c = acc;
+        }
+}
+
+/* gemv's dot form on this path (MKL's gemv 'T', a dot product per output): N == 1 with A row-major in
+ * a plain sgemm, and M == 1 with B stored transposed, in a plain sgemm or as an item of MKL's batched
+ * gemm (A row-major, the item whole: bmm of x @ W.T rows; bmm items with N == 1 take other sums, not
+ * modelled: the generic path's kernels run there): 8 lanes, lane l the fused
+ * chain from +0 of the products k = l, l + 8, l + 16, ... (the last partial step in its lanes too: no
+ * alignment head, no scalar tail, no K blocks), the lanes added pairwise within each half, the halves
+ * then lane by lane, s = ((l0 + l1) + (l4 + l5)) + ((l2 + l3) + (l6 + l7)); c = fmaf(alpha, s, beta * C)
+ * (beta = 0: alpha * s). Measured by pair cancellation and against random products (K 1 to 19,099,
+ * operands at every offset, 1, 2 and 4 threads alike: docs/impl/kernels.md, "MKL's Intel AVX2 path").
+ * Not modelled: K >= 20,000 on 2 or 4 threads (MKL cuts K between its threads). */
+#define MKL_AVX2_DOT_LANES 8
+
+static int mkl_avx2_gemv_dot(const sgemm_t *g) {
+    if (g->N == 1 && g->M > 1) return !g->ta && !g->batched;
+    return g->M == 1 && g->tb && !(g->batched && (g->ta || g->part));
+}
+
+static void mkl_avx2_dot(const sgemm_t *g) {
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) {
+            const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+            float l[MKL_AVX2_DOT_LANES] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+            for (int64_t k = 0; k < g->K; k++)
+                l[k % MKL_AVX2_DOT_LANES] = fmaf(a[k * g->sa1], b[k * g->sb0], l[k % MKL_AVX2_DOT_LANES]);
+            const float s = ((l[0] + l[1]) + (l[4] + l[5])) + ((l[2] + l[3]) + (l[6] + l[7]));
+            float *c = g->C + i * g->ldc + j;
+            *c = g->beta != 0.0f ? fmaf(g->alpha, s, g->beta * *c) : g->alpha * s;
         }
 }
 
@@ -1085,6 +1115,10 @@ static void mkl_sgemm(const sgemm_t *g) {
     if (M <= 0 || N <= 0) return;
     if (g->avx2 && mkl_avx2_modelled(g)) {
         mkl_avx2_run(g);
+        return;
+    }
+    if (g->avx2 && K > 0 && mkl_avx2_gemv_dot(g)) {
+        mkl_avx2_dot(g);
         return;
     }
     if (g->avx2 && K > 0 && mkl_avx2_gemv_axpy(g)) {
