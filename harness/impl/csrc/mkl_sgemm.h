@@ -600,8 +600,9 @@ static void mkl_avx2_gemv(const sgemm_t *g) {
  * then lane by lane, s = ((l0 + l1) + (l4 + l5)) + ((l2 + l3) + (l6 + l7)); c = fmaf(alpha, s, beta * C)
  * (beta = 0: alpha * s). Measured by pair cancellation and against random products (K 1 to 19,099,
  * operands at every offset, 1, 2 and 4 threads alike: docs/impl/kernels.md, "MKL's Intel AVX2 path").
- * Not modelled: on 2 or 4 threads MKL cuts K between them when K >= 20,000, M*N*K >= 42,000 and at most
- * 200 outputs (parts from roundup(t*K/T, 8), each such a dot); here every dot is whole. */
+ * Not modelled: on 2 or 4 threads MKL cuts K between them for at most 200 outputs from K = 20,000 (one
+ * or two outputs: from about 41,300 or 20,560), parts from roundup(t*K/T, 8), each such a dot, their
+ * sums added in order; here every dot is whole. */
 #define MKL_AVX2_DOT_LANES 8
 
 static int mkl_avx2_gemv_dot(const sgemm_t *g) {
