@@ -53,8 +53,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("exp", "log", "tanh"),
         (
-            "forward: MKL VML `vsExp`/`vsLn`/`vsTanh` (HA) on MKL's generic path; backward: `grad * out`, `grad /"
-            " x`, `tanh_backward`"
+            "forward: MKL VML `vsExp`/`vsLn`/`vsTanh` (HA) on MKL's generic path, and `vsExp`/`vsLn` on its Intel "
+            "AVX2 path; backward: `grad * out`, `grad / x`, `tanh_backward`"
         ),
         (
             "forward: MKL's code path (the CPU vendor), not ATen's level; `tanh` backward: `1 - y*y` contracted "

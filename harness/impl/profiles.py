@@ -134,8 +134,9 @@ MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config
 # NVIDIA Performance Libraries, the BLAS of the Linux aarch64 wheel (BLAS_INFO=nvpl).
 NVPL = "nvpl"
 # MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA): its sgemm is
-# modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm); its VML and the sgemm shapes not measured there run
-# the generic path's kernels (known gaps).
+# modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm), and so are its VML exp and log (csrc/vmath.h
+# mkl_avx2_vml_*); its VML sqrt and the sgemm shapes not measured there run the generic path's
+# kernels (known gaps).
 MKL_AVX2 = "mklavx2"
 # MKL's "Intel(R) SSE4.2 enabled processors" path (GenuineIntel CPUs without AVX2, or MKL pinned to
 # SSE4_2): its sgemm is modelled where measured (csrc/mkl_sgemm.h mkl_sse42_sgemm); its VML and the

@@ -27,10 +27,11 @@ from harness.store.paths import DEFAULT_FIXTURES
 
 IMPL_ARCHES = ("arm64", "x86_64")
 # MKL's Intel code paths of committed x86 fixtures (recorded under emulation, docs/emulation.md), which
-# the impl does not model whole: their sgemm is modelled (profile_for_platform gives the profile), their
-# VML and the sgemm shapes not measured there are not (PARTLY_MODELLED_BLAS), those computing the generic
-# path's, so that every output of ATen's own kernels is held bit-exact and each output MKL's Intel kernels
-# make otherwise is a known gap with its measured ULP. A path listed here and not there would be checked
+# the impl does not model whole: their sgemm is modelled (profile_for_platform gives the profile), and
+# the AVX2 path's VML exp and log; the rest of their VML and the sgemm shapes not measured there are
+# not (PARTLY_MODELLED_BLAS), those computing the generic path's, so that every output of ATen's own
+# kernels is held bit-exact and each output MKL's Intel kernels make otherwise is a known gap with its
+# measured ULP. A path listed here and not there would be checked
 # under its ISA level's profile with the generic path standing in (check_profile).
 UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Intel AVX2 path"}
 PARTLY_MODELLED_BLAS = {
@@ -40,7 +41,8 @@ PARTLY_MODELLED_BLAS = {
     ),
     "mklavx2": (
         "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run, mkl_avx2_dot) "
-        "except the shapes its rules miss; its VML is not"
+        "except the shapes its rules miss; VML's exp and log modelled (csrc/vmath.h mkl_avx2_vml_expf_main, "
+        "mkl_avx2_vml_logf_normal), its sqrt not"
     ),
 }
 

@@ -64,7 +64,8 @@ VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, bina
 
 /* x86: torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
  * (aten vml.h IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL): elementwise, so neither
- * the profile nor the thread split changes bits. The rare inputs VML hands to its scalar
+ * the ATen level nor the thread split changes bits, but MKL's code path does: its Intel AVX2 path
+ * (BLAS_MKL_AVX2) has an exp and a log of its own (vmath.h mkl_avx2_vml_*). The rare inputs VML hands to its scalar
  * fallback are redone in a second pass that rereads x: out must not overlap x.
  * aarch64 (no MKL): vml.h IMPLEMENT_VML, i.e. vec::map over Vectorized<float>, the partial last
  * vector loaded, computed and stored as a vector too, so every element takes the vector lane:
@@ -76,7 +77,10 @@ void exp_forward(profile_t p, const float *x, float *out, int64_t n) {
         for (int64_t i = 0; i < n; i++) out[i] = sleef_expf_u10(x[i]);
         return;
     }
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf_main(x[i]); /* branch-free, vectorized */
+    if (p.blas == BLAS_MKL_AVX2) /* MKL's Intel AVX2 path: its own kernel, the same fallback */
+        for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_expf_main(x[i]);
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_expf_main(x[i]); /* branch-free, vectorized */
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_expf_rare(x[i])) out[i] = mkl_vml_expf(x[i]);
 }
@@ -87,7 +91,10 @@ void log_forward(profile_t p, const float *x, float *out, int64_t n) {
         for (int64_t i = 0; i < n; i++) out[i] = sleef_logf_u10(x[i]);
         return;
     }
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_logf_normal(x[i]);
+    if (p.blas == BLAS_MKL_AVX2) /* MKL's Intel AVX2 path: its own kernel, the same fallback */
+        for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_logf_normal(x[i]);
+    else
+        for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_logf_normal(x[i]);
     for (int64_t i = 0; i < n; i++)
         if (mkl_vml_logf_subnormal(x[i])) out[i] = mkl_vml_logf(x[i]);
 }

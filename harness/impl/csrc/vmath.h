@@ -20,7 +20,8 @@
  * with FMAs and sleef_expf_u10).
  *
  * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms).
+ *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), MKL's generic path;
+ *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal: its Intel AVX2 path's exp and log.
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
  *   glibc_erff_a64, glibc_tanhf_a64: aarch64 glibc 2.36's contracted builds (glibc_*_k(1, x)).
@@ -717,15 +718,18 @@ static const uint32_t vm_ln_poly[9] = {
     0xbf000000, 0x3eaaaa83, 0xbe7fff78, 0x3e4ce814, 0xbe2acee6, 0x3e0f6b8c, 0xbdf9889e, 0x3e0f335d, 0xbe0402c8,
 };
 
-static inline float mkl_vml_logf_normal(float x) {
+/* vsLn's reduction, both paths: x = 2^n * (1 + r), 1 + r in (2/3, 4/3] taken from the bits
+ * (break point 0x3f2aaaab), r exact. */
+static inline float vm_ln_reduce(float x, float *r) {
+    uint32_t ix = vm_f2u(x) - 0x3f2aaaabu;
+    *r = vm_u2f((ix & 0x007fffffu) + 0x3f2aaaabu) - 1.0f;
+    return (float)((int32_t)ix >> 23);
+}
+
+/* vsLn's special inputs, both paths, by mask selects over the main path's y: +-0 -> -inf,
+ * +inf -> +inf, NaN -> the quieted input, negative (incl. -inf) -> 0x7fc00000. */
+static inline float vm_ln_special(float x, float y) {
     uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
-    uint32_t ix = ux - 0x3f2aaaabu;
-    float n = (float)((int32_t)ix >> 23);
-    float r = vm_u2f((ix & 0x007fffffu) + 0x3f2aaaabu) - 1.0f;
-    float p = vm_u2f(vm_ln_poly[8]);
-    for (int i = 7; i >= 0; i--) p = p * r + vm_u2f(vm_ln_poly[i]);
-    p = (p * r) * r + r;
-    float y = n * vm_u2f(0x3f317200) + (n * vm_u2f(0x35bfbe8e) + p);
     uint32_t nan = -(uint32_t)(ax > 0x7f800000u), zero = -(uint32_t)(ax == 0);
     uint32_t neg = -(uint32_t)(ux > 0x80000000u) & ~nan, pinf = -(uint32_t)(ux == 0x7f800000u);
     uint32_t special = nan | zero | neg | pinf;
@@ -733,11 +737,66 @@ static inline float mkl_vml_logf_normal(float x) {
     return vm_u2f(out | (0x7fc00000u & neg) | (0x7f800000u & pinf));
 }
 
+static inline float mkl_vml_logf_normal(float x) {
+    float r, n = vm_ln_reduce(x, &r);
+    float p = vm_u2f(vm_ln_poly[8]);
+    for (int i = 7; i >= 0; i--) p = p * r + vm_u2f(vm_ln_poly[i]);
+    p = (p * r) * r + r;
+    return vm_ln_special(x, n * vm_u2f(0x3f317200) + (n * vm_u2f(0x35bfbe8e) + p));
+}
+
 /* Whether x is a positive subnormal (vsLn's scalar, correctly rounded fallback). */
 static inline int mkl_vml_logf_subnormal(float x) { return vm_f2u(x) - 1u < 0x007fffffu; }
 
 static inline float mkl_vml_logf(float x) {
     return mkl_vml_logf_subnormal(x) ? (float)dm_log((double)x) : mkl_vml_logf_normal(x); /* dmath.h's log */
+}
+
+/* MKL VML on MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA;
+ * kernels mkl_vml_kernel_sExp_L9HAynn and mkl_vml_kernel_sLn_L9HAynn in libtorch_cpu), measured under QEMU's Haswell-v4 with torch 2.13.0's MKL,
+ * which selects it there (its verbose banner names it). vsTanh there gives the generic path's bits
+ * (mkl_vml_tanhf, measured); vsExp and vsLn are kernels of their own, Intel's SVML "ha" AVX2
+ * algorithms (the structure of their published l9 variants), every step an FMA where one fits.
+ *
+ * torch.exp forward, vsExp VML_HA: a quarter-octave reduction with a 4-entry table,
+ *   s  = fma(x, 4/ln2, 0x1.8p23 + 508)          k = round(4x/ln2) in the low bits, biased by 4*127
+ *   k  = s - (0x1.8p23 + 508)                  exact
+ *   r  = fma(-k, L_hi, x), r = fma(-k, L_lo, r) L = ln2/4 = 0x3e317000 + 0x3705fdf4
+ *   q  = fma(fma(c3, r, c2), r, c1)
+ *   T  = T_hi[j] * 2^(k>>2), j = k & 3          2^(j/4) as a float (exact product: a power of 2)
+ *   y  = fma(r + fma(r*r, q, T_lo[j]), T, T)    T_lo[j] = 2^(j/4)/T_hi[j] - 1, as a float
+ * j and 2^(k>>2) come from the bits of s (its low 2 bits; the next 8 shifted into the exponent).
+ * Main path for |x| <= 0x42aeac4f (87.3365); beyond (NaN and inf included) VML's scalar,
+ * correctly rounded fallback, the generic path's (mkl_vml_expf). Branch-free for any x: the
+ * fallback's elements are redone after it. Measured bit-identical, fallback included, on every
+ * float of [2^-25, 89] and [-104, -2^-25], every 61st bit pattern and 26M random elements. */
+static const uint32_t vm_exp4_hi[4] = {0x3f800000, 0x3f9837f0, 0x3fb504f3, 0x3fd744fd};
+static const uint32_t vm_exp4_lo[4] = {0x00000000, 0x33092801, 0x329302ae, 0xb27ce182};
+
+static inline float mkl_avx2_vml_expf_main(float x) {
+    const float shift = vm_u2f(0x4b4001fcu);
+    float s = fmaf(x, vm_u2f(0x40b8aa3bu), shift);
+    float k = s - shift;
+    float r = fmaf(-k, vm_u2f(0x3e317000u), x);
+    r = fmaf(-k, vm_u2f(0x3705fdf4u), r);
+    float q = fmaf(fmaf(vm_u2f(0x3d2abb12u), r, vm_u2f(0x3e2abb12u)), r, vm_u2f(0x3effffffu));
+    uint32_t sb = vm_f2u(s), j = sb & 3u;
+    float t = vm_u2f(vm_exp4_hi[j]) * vm_u2f((sb << 21) & 0x7f800000u);
+    return fmaf(r + fmaf(r * r, q, vm_u2f(vm_exp4_lo[j])), t, t);
+}
+
+/* torch.log forward, vsLn VML_HA: the generic path's algorithm and constants (ln_s_ha, see
+ * mkl_vml_logf_normal) with every multiply-add fused:
+ *   P = Horner(c8..c0) in r by fma, p = fma(r*P, r, r), log = fma(n, ln2_hi, fma(n, ln2_lo, p)).
+ * The same special inputs; positive subnormals take the same correctly rounded fallback
+ * (mkl_vml_logf_subnormal, mkl_vml_logf). Measured bit-identical on every float of [0.5, 2), every
+ * subnormal, every 7th positive normal and every 61st bit pattern and 26M random elements. */
+static inline float mkl_avx2_vml_logf_normal(float x) {
+    float r, n = vm_ln_reduce(x, &r);
+    float p = vm_u2f(vm_ln_poly[8]);
+    for (int i = 7; i >= 0; i--) p = fmaf(p, r, vm_u2f(vm_ln_poly[i]));
+    p = fmaf(r * p, r, r);
+    return vm_ln_special(x, fmaf(n, vm_u2f(0x3f317200), fmaf(n, vm_u2f(0x35bfbe8e), p)));
 }
 
 /* torch.tanh forward: MKL VML vsTanh (VML_HA), the same code path, identified from its outputs as
