@@ -65,8 +65,8 @@ VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, bina
 /* x86: torch.exp/log/tanh forward run MKL VML (vsExp/vsLn/vsTanh, VML_HA) under every capability
  * (aten vml.h IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL): elementwise, so neither
  * the ATen level nor the thread split changes bits, but MKL's code path does: its Intel AVX2 path
- * (BLAS_MKL_AVX2) has an exp and a log of its own (vmath.h mkl_avx2_vml_*). The rare inputs VML hands to its scalar
- * fallback are redone in a second pass that rereads x: out must not overlap x.
+ * (BLAS_MKL_AVX2) has an exp and a log of its own (vmath.h mkl_avx2_vml_*). The rare inputs VML
+ * hands to its scalar fallback are redone in a second pass that rereads x: out must not overlap x.
  * aarch64 (no MKL): vml.h IMPLEMENT_VML, i.e. vec::map over Vectorized<float>, the partial last
  * vector loaded, computed and stored as a vector too, so every element takes the vector lane:
  * SLEEF Sleef_expf4_u10 / logf4_u10 / tanhf4_u10 (advsimd; SVE128 runs the NEON Vectorized) and

@@ -753,8 +753,9 @@ static inline float mkl_vml_logf(float x) {
 }
 
 /* MKL VML on MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA;
- * kernels mkl_vml_kernel_sExp_L9HAynn and mkl_vml_kernel_sLn_L9HAynn in libtorch_cpu), measured under QEMU's Haswell-v4 with torch 2.13.0's MKL,
- * which selects it there (its verbose banner names it). vsTanh there gives the generic path's bits
+ * kernels mkl_vml_kernel_sExp_L9HAynn and mkl_vml_kernel_sLn_L9HAynn in libtorch_cpu), measured
+ * under QEMU's Haswell-v4 with torch 2.13.0's MKL, which selects it there (its verbose banner
+ * names it). vsTanh there gives the generic path's bits
  * (mkl_vml_tanhf, measured); vsExp and vsLn are kernels of their own, Intel's SVML "ha" AVX2
  * algorithms (the structure of their published l9 variants), every step an FMA where one fits.
  *
@@ -762,7 +763,7 @@ static inline float mkl_vml_logf(float x) {
  *   s  = fma(x, 4/ln2, 0x1.8p23 + 508)          k = round(4x/ln2) in the low bits, biased by 4*127
  *   k  = s - (0x1.8p23 + 508)                  exact
  *   r  = fma(-k, L_hi, x), r = fma(-k, L_lo, r) L = ln2/4 = 0x3e317000 + 0x3705fdf4
- *   q  = fma(fma(c3, r, c2), r, c1)
+ *   q  = fma(fma(c3, r, c2), r, c1)             c3, c2, c1 = 0x3d2abb12, 0x3e2abb12, 0x3effffff
  *   T  = T_hi[j] * 2^(k>>2), j = k & 3          2^(j/4) as a float (exact product: a power of 2)
  *   y  = fma(r + fma(r*r, q, T_lo[j]), T, T)    T_lo[j] = 2^(j/4)/T_hi[j] - 1, as a float
  * j and 2^(k>>2) come from the bits of s (its low 2 bits; the next 8 shifted into the exponent).
