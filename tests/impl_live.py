@@ -9,7 +9,9 @@ by accident:
   PARITY_LIVE_UNVERIFIED=1 to run the tests anyway, which is how such a profile gets verified;
 - ``needs_modelled_mkl``: ops whose bits come from MKL (sgemm, VML exp/log/tanh/sqrt), whose
   kernels the impl reproduces as MKL runs them on the fixtures' host: its generic code path
-  ("Intel(R) Architecture processors") on an AMD x86 CPU. On Intel CPUs MKL runs other kernels.
+  ("Intel(R) Architecture processors") on an AMD x86 CPU. On Intel CPUs MKL runs other kernels;
+- ``needs_modelled_vml``: VML's exp, log and tanh, whose kernels the impl also reproduces on MKL's
+  Intel AVX2 path; ``vml_profile`` is the running torch's profile with that path where MKL runs it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import os
 import platform
 import subprocess
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -28,8 +31,8 @@ from hypothesis import strategies as st
 
 from harness.core.ulp import compare_tensors, describe
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import KernelProfile, profile_for_capability
-from harness.platform.config import cache_per_core
+from harness.impl.profiles import MKL_AVX2, KernelProfile, profile_for_capability
+from harness.platform.config import blas_tag, cache_per_core
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
 
@@ -95,7 +98,24 @@ def _unverified() -> str:
     return f"profile {name} is unverified: {why}" if why else ""
 
 
+def _mkl_avx2_here() -> bool:
+    """Whether MKL runs its Intel AVX2 path here (whose VML exp and log the impl models too)."""
+    return blas_tag("mkl", _mkl_host()[0]) == MKL_AVX2
+
+
+def vml_profile() -> KernelProfile:
+    """The profile for MKL VML's exp, log and tanh here: the live one, on MKL's Intel AVX2 path with
+    that path (``blas = "mklavx2"``)."""
+    profile = live_profile()
+    return replace(profile, blas=MKL_AVX2) if _mkl_avx2_here() else profile
+
+
+def _vml_mismatch() -> str:
+    return "" if _mkl_avx2_here() else _mkl_mismatch()
+
+
 needs_modelled_mkl = pytest.mark.skipif(bool(_mkl_mismatch()), reason=_mkl_mismatch() or "-")
+needs_modelled_vml = pytest.mark.skipif(bool(_vml_mismatch()), reason=_vml_mismatch() or "-")
 needs_verified_profile = pytest.mark.skipif(bool(_unverified()), reason=_unverified() or "-")
 
 

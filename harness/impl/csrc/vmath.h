@@ -770,7 +770,8 @@ static inline float mkl_vml_logf(float x) {
  * Main path for |x| <= 0x42aeac4f (87.3365); beyond (NaN and inf included) VML's scalar,
  * correctly rounded fallback, the generic path's (mkl_vml_expf). Branch-free for any x: the
  * fallback's elements are redone after it. Measured bit-identical, fallback included, on every
- * float of [2^-25, 89] and [-104, -2^-25], every 61st bit pattern and 26M random elements. */
+ * float of [2^-25, 89] and [-104, -2^-25], every 5th of |x| < 2^-25, every 61st bit pattern and
+ * 26M random elements. */
 static const uint32_t vm_exp4_hi[4] = {0x3f800000, 0x3f9837f0, 0x3fb504f3, 0x3fd744fd};
 static const uint32_t vm_exp4_lo[4] = {0x00000000, 0x33092801, 0x329302ae, 0xb27ce182};
 
@@ -790,8 +791,8 @@ static inline float mkl_avx2_vml_expf_main(float x) {
  * mkl_vml_logf_normal) with every multiply-add fused:
  *   P = Horner(c8..c0) in r by fma, p = fma(r*P, r, r), log = fma(n, ln2_hi, fma(n, ln2_lo, p)).
  * The same special inputs; positive subnormals take the same correctly rounded fallback
- * (mkl_vml_logf_subnormal, mkl_vml_logf). Measured bit-identical on every float of [0.5, 2), every
- * subnormal, every 7th positive normal and every 61st bit pattern and 26M random elements. */
+ * (mkl_vml_logf_subnormal, mkl_vml_logf). Measured bit-identical on every float of [2^-10, 2^10),
+ * every subnormal, every 7th positive normal and every 61st bit pattern and 26M random elements. */
 static inline float mkl_avx2_vml_logf_normal(float x) {
     float r, n = vm_ln_reduce(x, &r);
     float p = vm_u2f(vm_ln_poly[8]);
