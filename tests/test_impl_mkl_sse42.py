@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from harness.impl import linalg
+from harness.impl.op_registry import run_case
 from harness.impl.profiles import MKL_SSE42, profile_for_platform
-from tests.impl_intel_mkl import assert_model_reproduces, assert_own_profile
+from tests.impl_intel_mkl import assert_model_reproduces, assert_own_profile, bits, fixture
 
 PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
 PLATFORM = PLATFORMS[0]
@@ -70,14 +71,11 @@ def test_the_intel_sse42_platform_gets_its_own_profile():
     )
 
 
-# 2 and 4 threads: the same bits (the one-thread model, run whole); a few outputs of each kind (not flash
-# attention's backward of length 100 at 2 threads: MKL's split there is not modelled, a known gap)
+# 2 and 4 threads: a few outputs of each kind (at 2 threads flash attention's backward of length 100 cuts its
+# products between the threads: mkl_sse42_run; at 4 threads every output has the one-thread bits)
 THREADED = tuple(
-    (p, c, o)
-    for p in PLATFORMS[1:]
-    for c, o in EXACT
-    if o in ("out", "grad_k") and "2x2" not in c and not (p.endswith("t2") and c == "sdpa/1x1x100x64" and o != "out")
-)
+    (p, c, o) for p in PLATFORMS[1:] for c, o in EXACT if o in ("out", "grad_k") and "2x2" not in c
+) + tuple((PLATFORMS[1], "sdpa/1x1x100x64", o) for o in ("grad_q", "grad_v"))
 CHECKS = tuple((PLATFORM, c, o) for c, o in EXACT) + THREADED
 
 
@@ -110,3 +108,60 @@ def test_the_last_columns_take_a_four_lane_dot():
     c = _mm_sse42(a, np.ones((8, 5), np.float32))
     assert np.all(c[:, :4] == np.float32(2.0**24))
     assert np.all(c[:, 4] == np.float32(2.0**24 + 6))
+
+
+def _big_first(m: int, k: int) -> np.ndarray:
+    a = np.ones((m, k), np.float32)
+    a[:, 0] = 2.0**24
+    return a
+
+
+def _mm_t(a: np.ndarray, w: np.ndarray, threads: int) -> np.ndarray:
+    return linalg.mm(a, w, profile_for_platform(f"linux-x86_64-baseline-mklsse42-t{threads}"), trans_b=True)
+
+
+def test_two_threads_cut_the_columns_into_blocks_of_their_own():
+    """x @ W.T, 14 x 11, K = 314 on 2 threads: columns 8 + 3 (roundup(ceil(11/2), 4) = 8). The first block
+    keeps the main kernel's chains (K blocks 160, 154: 2**24 + 154); the 3-column block is a product of its
+    own with N < 4, the small kernel's lanes by row parity (8 lanes on even rows: 2**24 + 276, 4 lanes over
+    steps of 8 on odd rows: 2**24 + 236), where one thread gives the 4-lane dot of the last N % 4 columns
+    (2**24 + 274; the corner rows 12 and 13: 314, 312). The bits MKL gave under Nehalem-v2."""
+    a, w = _big_first(14, 314), np.ones((11, 314), np.float32)
+    c = _mm_t(a, w, 2)
+    assert np.all(c[:, :8] == np.float32(2.0**24 + 154))
+    assert np.all(c[0::2, 8:] == np.float32(2.0**24 + 276)) and np.all(c[1::2, 8:] == np.float32(2.0**24 + 236))
+    one = _mm_t(a, w, 1)
+    assert np.all(one[:12, 8:] == np.float32(2.0**24 + 274))  # the one-thread model: other bits
+    assert np.all(one[12:, 8:10] == np.float32(2.0**24 + 314)) and np.all(one[12:, 10] == np.float32(2.0**24 + 312))
+
+
+def test_a_threads_block_of_four_rows_takes_the_main_kernel():
+    """Flash attention's last q block of length 100 (4 x 100, K = 64, x @ W.T) on 2 threads: the columns are
+    cut and each block of 4 rows takes the main kernel's chain (2**24 swallows every one: 2**24), where one
+    thread, and 4 threads (MKL does not cut it there), give the small kernel's lanes (2**24 + 56 on even
+    rows, + 48 on odd). The bits MKL gave under Nehalem-v2."""
+    a, w = _big_first(4, 64), np.ones((100, 64), np.float32)
+    assert np.all(_mm_t(a, w, 2) == np.float32(2.0**24))
+    for threads in (1, 4):
+        c = _mm_t(a, w, threads)
+        assert np.all(c[0::2] == np.float32(2.0**24 + 56)) and np.all(c[1::2] == np.float32(2.0**24 + 48)), threads
+
+
+def test_small_products_and_short_sides_stay_whole_on_two_threads():
+    """Below M*N*K = 18,000, or with fewer than 10 columns to cut: the one-thread bits (4 x 100 x 40 =
+    16,000: the small kernel's lanes, 2**24 + 34 on even rows, + 30 on odd, not the chain's 2**24; 12 x 9
+    x 491), as MKL gave them under Nehalem-v2 on 2 threads."""
+    a, w = _big_first(4, 40), np.ones((100, 40), np.float32)
+    c = _mm_t(a, w, 2)
+    assert np.all(c[0::2] == np.float32(2.0**24 + 34)) and np.all(c[1::2] == np.float32(2.0**24 + 30))
+    for m, n, k in ((4, 100, 40), (12, 9, 491)):
+        a, w = _big_first(m, k), np.ones((n, k), np.float32)
+        assert np.array_equal(_mm_t(a, w, 2).view(np.uint32), _mm_t(a, w, 1).view(np.uint32)), (m, n, k)
+
+
+def test_the_length_100_backward_at_two_threads_needs_the_split():
+    """The fixture's flash attention backward of length 100 at 2 threads: the one-thread model misses it."""
+    rec = fixture(PLATFORMS[1]).cases["sdpa/1x1x100x64"]
+    one = run_case(rec.op, rec.params, rec.inputs, profile_for_platform(PLATFORMS[0]))
+    for o in ("grad_q", "grad_k", "grad_v"):
+        assert not np.array_equal(bits(one[o]), bits(rec.outputs[o])), o

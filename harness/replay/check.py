@@ -36,8 +36,8 @@ IMPL_ARCHES = ("arm64", "x86_64")
 UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Intel AVX2 path"}
 PARTLY_MODELLED_BLAS = {
     "mklsse42": (
-        "sgemm modelled on one thread (csrc/mkl_sgemm.h mkl_sse42_sgemm) where measured; its VML and the "
-        "other sgemm shapes are not"
+        "sgemm modelled on 1 and 2 threads (csrc/mkl_sgemm.h mkl_sse42_sgemm, mkl_sse42_run; other thread "
+        "counts run the one-thread model) where measured; its VML and the other sgemm shapes are not"
     ),
     "mklavx2": (
         "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run, mkl_avx2_dot) "

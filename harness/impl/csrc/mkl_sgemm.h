@@ -67,6 +67,7 @@ typedef struct {
     int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
     int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
     int sse42;                   /* MKL's "Intel(R) SSE4.2 enabled processors" path (mkl_sse42_sgemm) */
+    int thread_part;             /* one thread's block of the SSE4.2 path's threaded sgemm (mkl_sse42_run) */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -726,8 +727,10 @@ static void mkl_avx2_run(const sgemm_t *g) {
  *     SSE42_DOT4 (SSE42_OCT); odd rows 4 lanes over whole steps of 8 (SSE42_DOT4_BY8); the last row
  *     of an odd M SSE42_DOT4 for columns below 4 * floor(N / 4), else SSE42_OCT; c = beta*C + t.
  * alpha scales B's elements (rounded) before the products. No dependence on the operands' or C's
- * alignment was seen. Threads: the one-thread model runs whole (MKL's split on this path is not
- * modelled). */
+ * alignment was seen.
+ * Threads (mkl_sse42_run): on 2 threads MKL cuts C into two blocks, each one thread's sgemm of its
+ * own whose kernel takes the main kernel's forms from 4 rows (not 8); on other thread counts the
+ * one-thread model runs whole (4 threads: not modelled, docs/impl/kernels.md). */
 #define MKL_SSE42_TINY 10
 enum {
     SSE42_CHAIN, SSE42_DOT4, SSE42_DOT4_BY8, SSE42_OCT, SSE42_OCT_REV,
@@ -736,6 +739,11 @@ enum {
 
 /* The shapes this model is measured for: M, N >= 2 (M or N == 1: MKL's gemv, the generic rules). */
 static int mkl_sse42_modelled(const sgemm_t *g) { return g->M >= 2 && g->N >= 2; }
+
+/* The main kernel's shapes: M >= 8 (a thread's block of the threaded sgemm: M >= 4) and N >= 4. */
+static int mkl_sse42_main(const sgemm_t *g) {
+    return (g->M >= 8 || (g->thread_part && g->M >= 4)) && g->N >= 4;
+}
 
 /* beta != 0 with M, N and K all 10 or less: one chain from beta*C for every element, any layout. */
 static int mkl_sse42_tiny(const sgemm_t *g) {
@@ -831,7 +839,7 @@ static int mkl_sse42_form(const sgemm_t *g, int64_t i, int64_t j, int main) {
 
 static void mkl_sse42_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    const int main = M >= 8 && N >= 4 && !mkl_sse42_tiny(g);
+    const int main = mkl_sse42_main(g) && !mkl_sse42_tiny(g);
     const int64_t kc = main ? mkl_sse42_kc(K) : (K > 0 ? K : 1);
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++) {
@@ -849,6 +857,32 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
             }
             *c = acc;
         }
+}
+
+/* MKL's SSE4.2 path on 2 threads (a plain sgemm, M, N >= 2; fitted against 829 random products under
+ * Nehalem-v2, docs/impl/kernels.md "MKL's Intel SSE4.2 path", Threads): from M*N*K = MKL_SSE42_MIN_SPLIT,
+ * C's rows are cut when M >= 2N and M >= 12, else its columns when N >= 10 (else it runs whole), at
+ * roundup(ceil(L / 2), 4) (L = M or N: 11 columns are 8 + 3, 123 are 64 + 59); each block is a
+ * thread's sgemm of its own (thread_part: its own edges, K blocks and small kernels, the main kernel
+ * from 4 rows). A batch item or a part of one runs whole. */
+#define MKL_SSE42_MIN_SPLIT 18000
+
+static void mkl_sse42_run(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N;
+    const int rows = M >= 2 * N;
+    const int64_t L = rows ? M : N;
+    if (g->threads != 2 || g->batched || g->part || g->thread_part || M * N * g->K < MKL_SSE42_MIN_SPLIT ||
+        L < (rows ? 12 : 10)) {
+        mkl_sse42_sgemm(g);
+        return;
+    }
+    const int64_t w = divup(divup(L, 2), 4) * 4;
+    for (int64_t s0 = 0; s0 < L; s0 += w) {
+        const int64_t s1 = s0 + w < L ? s0 + w : L;
+        sgemm_t s = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
+        s.thread_part = 1;
+        mkl_sse42_sgemm(&s);
+    }
 }
 
 /* ------------------------------------------------------------------------------ routing */
@@ -1128,7 +1162,7 @@ static void mkl_sgemm(const sgemm_t *g) {
         return;
     }
     if (g->sse42 && mkl_sse42_modelled(g)) {
-        mkl_sse42_sgemm(g);
+        mkl_sse42_run(g);
         return;
     }
     if (g->cbwr) {
