@@ -143,6 +143,20 @@ def test_two_threads_cut_the_rows_of_a_narrow_product():
     assert np.all(two[:30] == chain) and np.all(two[31:61] == chain)
 
 
+def test_three_threads_cut_the_rows_in_three():
+    """N <= 64 on 3 threads: 3 row parts of ceil(M/3): M = 62 is 21, 21, 20, so the last 3 rows of the
+    first two parts take the fused lanes (21 % 6 = 3) and the last 2 of the third the unfused ones: 2**24 +
+    32 on rows 18 to 20, 39 to 41, 60 and 61, the chain's 2**24 elsewhere; one thread gives the lanes on
+    rows 60 and 61 only. The bits MKL gave under Haswell-v4 on 3 threads."""
+    a, b = _big_first(62, 64), np.ones((64, 32), np.float32)
+    lanes = [*range(18, 21), *range(39, 42), 60, 61]
+    three = linalg.mm(a, b, _profile(3))
+    assert np.all(three[lanes] == np.float32(2.0**24 + 32))
+    assert np.all(np.delete(three, lanes, axis=0) == np.float32(2.0**24))
+    one = linalg.mm(a, b, _profile(1))
+    assert not np.array_equal(one.view(np.uint32), three.view(np.uint32))
+
+
 def test_four_threads_cut_the_rows_in_four():
     """N <= 64 on 4 threads: 4 row parts of ceil(M/4): M = 64 is 16 x 4, each with 4 edge rows (4 left:
     the chain), so no lanes anywhere; M = 62 is 16, 16, 16, 14: rows 60, 61 (2 left) take the lanes."""

@@ -624,7 +624,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
         }
 }
 
-/* MKL's Intel AVX2 path on T = 2 or 4 threads (a plain sgemm, M, N >= 2): C cut into parts, each one
+/* MKL's Intel AVX2 path on T = 2, 3 or 4 threads (a plain sgemm, M, N >= 2): C cut into parts, each one
  * thread's sgemm of its own (the kernel above on its block: its own row chunks, tile edges and K
  * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads):
@@ -635,8 +635,11 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *   N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); N <= 64: T row parts of
  *     ceil(M/T); 64 < N <= 128: rows cut at ceil(M/2) when T = 4 and M >= 48 or M > 128, else whole
  *     (a cut of the columns at a multiple of 16, likely, changes no bit of the narrow kernel).
+ *   T = 3: N <= 64, or N <= 128 with M >= 48: 3 row parts of ceil(M/3), each part's own one-thread
+ *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model); else
+ *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
- * the caller's kernel. Other thread counts run the one-thread model (not measured). */
+ * the caller's kernel. Other thread counts (5 and more) run the one-thread model (not modelled). */
 #define MKL_AVX2_MIN_SPLIT 100000
 
 static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
@@ -646,7 +649,13 @@ static int mkl_avx2_split(const sgemm_t *g, int64_t *rw, int64_t *cw, int *kerne
     *rw = M;
     *cw = N;
     *kernel = AVX2_NARROW;
-    if ((T != 2 && T != 4) || g->batched || M * N * g->K < MKL_AVX2_MIN_SPLIT) return 0;
+    if ((T < 2 || T > 4) || g->batched || M * N * g->K < MKL_AVX2_MIN_SPLIT) return 0;
+    if (T == 3) { /* 3 row parts, each part's own kernel (or the caller's) */
+        if (N > 128 || (N > 64 && M < 48)) return 0;
+        *rw = divup(M, 3);
+        *kernel = g->avx2_kernel;
+        return 1;
+    }
     if (g->avx2_kernel) { /* the kernel set by the caller (a call inside an OpenMP region) */
         int64_t r, c;
         sgemm_t s = *g;
