@@ -5,6 +5,8 @@ patterns with the fixture's own tensors, and the same outputs under MKL's generi
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -165,3 +167,17 @@ def test_the_length_100_backward_at_two_threads_needs_the_split():
     one = run_case(rec.op, rec.params, rec.inputs, profile_for_platform(PLATFORMS[0]))
     for o in ("grad_q", "grad_k", "grad_v"):
         assert not np.array_equal(bits(one[o]), bits(rec.outputs[o])), o
+
+
+def test_batched_items_are_cut_into_parts_at_eight_threads():
+    """bmm of 2 items of x @ W.T (100 x 20, K = 40) on 8 threads: MKL's batched gemm cuts each item's rows
+    into parts of 48, 48, 4 (mkl_batch_split, as on the generic path), the 4-row part taking the small
+    kernel's lanes. The sha256 of the bits MKL gave under Nehalem-v2 (operands from default_rng(5)); the
+    one-thread model, whole items, gives other bits."""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((2, 100, 40)).astype(np.float32)
+    w = rng.standard_normal((2, 20, 40)).astype(np.float32)
+    got = linalg.bmm(a, np.swapaxes(w, 1, 2), profile_for_platform("linux-x86_64-baseline-mklsse42-t8"))
+    assert hashlib.sha256(bits(got).tobytes()).hexdigest()[:16] == "91d7f3e749955379"
+    one = linalg.bmm(a, np.swapaxes(w, 1, 2), profile_for_platform(PLATFORM))
+    assert not np.array_equal(bits(one), bits(got))
