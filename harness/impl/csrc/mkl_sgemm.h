@@ -424,17 +424,18 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
  *     else one fused chain in k order: t = fmaf(a[i,k], alpha*b[k,j], t).
  *   c = t of the first block (beta = 0) or beta*C + t, then c = c + t for each further block;
  *   K == 1 with beta = 1: c = fmaf(a, b, C), one rounding.
- * alpha scales B's elements (rounded) as in the generic main kernel: not measured on this path.
- * B stored transposed, A row-major, M >= 56 and N >= 56 (x @ W.T of a layer): other blocks and
- * edges, the "wide" form (mkl_avx2_wide, mkl_avx2_block_end, mkl_avx2_form).
- * Not modelled (measured to differ): in the wide form, 1 to 12 elements of the last M % 4 rows in
- * the lanes' columns when N % 24 % 16 is odd and 3 or more. M or N == 1 is MKL's gemv (its axpy and dot
- * forms below: mkl_avx2_gemv, mkl_avx2_dot); more than one thread: mkl_avx2_run. */
+ *   alpha != 1 (flash attention's scale): each block's sum times alpha, rounded, then added.
+ * M and N both 56 or more with B stored transposed, both 72 or more with B row-major (any layout of
+ * A, plain sgemm or batch item): other blocks and edges, the "wide" form (mkl_avx2_wide,
+ * mkl_avx2_block_end, mkl_avx2_form), its lanes over whole steps of 4 (the rest chained onto their
+ * sum), alpha scaling B's elements (rounded) before the products.
+ * M or N == 1 is MKL's gemv (its axpy and dot forms below: mkl_avx2_gemv, mkl_avx2_dot); more than
+ * one thread: mkl_avx2_run. Not modelled: alpha != 1 with K == 1. */
 #define MKL_AVX2_KMAX 256
 #define MKL_AVX2_KMAX_TA 96
 #define MKL_AVX2_MR 6
 #define MKL_AVX2_NR 16
-enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2 };
+enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2, AVX2_LANES_BY4 = 3 };
 enum { AVX2_NARROW = 1, AVX2_WIDE = 2 }; /* the 6 x 16 tile's kernel; the wide form's (mkl_avx2_wide) */
 
 /* The shapes this model is measured for: M, N >= 2, except B stored transposed with N < 4, M < 12. */
@@ -455,21 +456,44 @@ static inline float avx2_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k,
     return g->A[i * g->sa0 + k * g->sa1];
 }
 
+static int mkl_avx2_wide(const sgemm_t *g);
+
+/* a[i,k] and b[k,j] of the kernel's blocks: the narrow kernel takes them unscaled (alpha scales each
+ * block's sum, mkl_avx2_elem), the wide form B's elements times alpha, rounded (avx2_prod). */
+static inline float avx2_raw(const sgemm_t *g, int64_t i, int64_t j, int64_t k, float *bk) {
+    if (mkl_avx2_wide(g)) return avx2_prod(g, i, j, k, bk);
+    *bk = g->B[k * g->sb0 + j * g->sb1];
+    return g->A[i * g->sa0 + k * g->sa1];
+}
+
 /* One block's sum over k0 <= k < k1 of element (i, j), by `form` (above). */
 static float mkl_avx2_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int form) {
     float b, a;
     if (form == AVX2_CHAIN) {
         float t = 0.0f;
         for (int64_t k = k0; k < k1; k++) {
-            a = avx2_prod(g, i, j, k, &b);
+            a = avx2_raw(g, i, j, k, &b);
             t = fmaf(a, b, t);
         }
         return t;
     }
     float lane[2] = {0.0f, 0.0f};
+    if (form == AVX2_LANES_BY4) { /* the wide form's lanes: whole steps of 4, the rest chained onto the sum */
+        const int64_t k4 = k0 + (k1 - k0) / 4 * 4;
+        for (int64_t k = k0; k < k4; k++) {
+            a = avx2_raw(g, i, j, k, &b);
+            lane[(k - k0) % 2] = fmaf(a, b, lane[(k - k0) % 2]);
+        }
+        float t = lane[0] + lane[1];
+        for (int64_t k = k4; k < k1; k++) {
+            a = avx2_raw(g, i, j, k, &b);
+            t = fmaf(a, b, t);
+        }
+        return t;
+    }
     const int64_t kw = k0 + (k1 - k0) / 2 * 2;
     for (int64_t k = k0; k < kw; k++) {
-        a = avx2_prod(g, i, j, k, &b);
+        a = avx2_raw(g, i, j, k, &b);
         if (form == AVX2_LANES_FUSED) {
             lane[(k - k0) % 2] = fmaf(a, b, lane[(k - k0) % 2]);
         } else {
@@ -479,7 +503,7 @@ static float mkl_avx2_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, 
     }
     float t = lane[0] + lane[1];
     if (kw < k1) {
-        a = avx2_prod(g, i, j, kw, &b);
+        a = avx2_raw(g, i, j, kw, &b);
         if (form == AVX2_LANES_FUSED) {
             t = fmaf(a, b, t);
         } else {
@@ -500,12 +524,14 @@ static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
     return r0 + (left + 1) / 2;
 }
 
-/* B stored transposed, A row-major, M and N both 56 or more, a plain sgemm (not an item of MKL's
- * batched gemm, which keeps the form above: the committed sdpa_dropout fixtures): MKL's other
- * blocking (measured: M 56 to 257, N 56 to 560, K 32 to 1,292). */
+/* MKL's other blocking, for a plain sgemm or an item of MKL's batched gemm with M and N both 56 or
+ * more (B stored transposed) or 72 or more (B row-major), A either way (measured: x @ W.T with M 56 to
+ * 257, N 56 to 560, K 32 to 1,292; every layout, plain and batched, M or N swept from 20 to 100 with
+ * the other 200, and grids about 56 and 72: the one side below the threshold takes the narrow kernel). */
 static int mkl_avx2_wide(const sgemm_t *g) {
     if (g->avx2_kernel) return g->avx2_kernel == AVX2_WIDE;
-    return g->tb && !g->ta && !g->batched && g->M >= 56 && g->N >= 56;
+    const int64_t least = g->tb ? 56 : 72;
+    return g->M >= least && g->N >= least;
 }
 
 /* The end of the K block starting at k0: at most kmax, as mkl_avx2_next; the wide form: K <= 256
@@ -520,16 +546,16 @@ static int64_t mkl_avx2_block_end(const sgemm_t *g, int64_t k0, int64_t kmax) {
 
 /* Which sum element (i, j) takes, in a row chunk whose last mt rows are its edge. The wide form: a
  * tile of 24 columns; of the last N % 24, a whole 16 take the chain, of the r = N % 24 % 16 after
- * them the first r - r % 2 the fused lanes, an odd last one the chain; the rows past the last
- * multiple of 4: a tile of 2 rows (M % 4 = 2 or 3) the chain everywhere, a last single row
- * (M % 4 = 1 or 3) the fused lanes in all r columns, the odd last one too. */
+ * them the first r - r % 2 the lanes by 4 (AVX2_LANES_BY4), an odd last one the chain; the rows past
+ * the last multiple of 4: a tile of 2 rows (M % 4 = 2 or 3) the chain everywhere, a last single row
+ * (M % 4 = 1 or 3) the lanes by 4 in all r columns, the odd last one too. */
 static int mkl_avx2_form(const sgemm_t *g, int64_t i, int64_t j, int edge_row, int64_t mt) {
     const int64_t M = g->M, N = g->N;
     if (mkl_avx2_wide(g)) {
         const int64_t r = N % 24 % 16, f0 = N - r, m4 = M % 4;
         if (m4 >= 2 && i >= M - m4 && i < M - m4 + 2) return AVX2_CHAIN; /* the 2-row tile */
         const int64_t lanes = (m4 == 1 || m4 == 3) && i == M - 1 ? r : r / 2 * 2; /* a 1-row tile: the odd one too */
-        return j >= f0 && j < f0 + lanes ? AVX2_LANES_FUSED : AVX2_CHAIN;
+        return j >= f0 && j < f0 + lanes ? AVX2_LANES_BY4 : AVX2_CHAIN;
     }
     const int64_t nt = N % MKL_AVX2_NR;
     if (edge_row && mt <= 2) return AVX2_LANES_UNFUSED;
@@ -548,14 +574,15 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
     }
     if (K == 1 && g->beta != 0.0f) {
         float b;
-        const float a = avx2_prod(g, i, j, 0, &b);
+        const float a = avx2_prod(g, i, j, 0, &b); /* alpha != 1 here: not measured */
         *c = fmaf(a, b, g->beta * *c);
         return;
     }
     float acc = 0.0f;
     for (int64_t k0 = 0; k0 < K;) {
         const int64_t k1 = mkl_avx2_block_end(g, k0, kmax);
-        const float t = mkl_avx2_block(g, i, j, k0, k1, form);
+        float t = mkl_avx2_block(g, i, j, k0, k1, form);
+        if (g->alpha != 1.0f && !mkl_avx2_wide(g)) t = g->alpha * t; /* the narrow kernel: rounded, then added */
         acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
         k0 = k1;
     }
