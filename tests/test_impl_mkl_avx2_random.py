@@ -1,0 +1,81 @@
+"""MKL's Intel AVX2 sgemm (csrc/mkl_sgemm.h) on constructed products that no committed fixture holds:
+which products take the wide form (every layout and batch item, thresholds 56 with B stored transposed
+and 72 with B row-major), the wide form's edge lanes over whole steps of 4, and alpha (flash attention's
+scale) on each kernel. Each product's operands come from a seeded NumPy generator; the digests are of
+torch 2.13.0's bits under ``qemu-x86_64 -cpu Haswell-v4`` (one thread, ATEN_CPU_CAPABILITY=avx2),
+and ``before`` is the digest the model gave before these rules (None where it already agreed): so
+each check depends on the rule it names. No torch here."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from harness.impl import linalg
+from harness.impl.op_registry import run_case
+from harness.impl.profiles import profile_for_platform
+
+PROFILE = profile_for_platform("linux-x86_64-avx2-mklavx2-t1")
+
+# (layout: A / B stored transposed, batch items (0: torch.mm), M, N, K, torch's digest, the old model's)
+PRODUCTS = (
+    ("nn", 0, 72, 200, 38, "415daec8fb41ea41", "5f5a70dfe6902fbe"),  # B row-major: wide from 72
+    ("nn", 0, 71, 200, 38, "b29313ce1d7c6fb4", None),  # 71: the narrow kernel
+    ("ta", 0, 200, 72, 38, "1950168794ac7e23", "56b58214a8ce187f"),  # A transposed too
+    ("ta", 0, 200, 71, 38, "ce3f81433427bcea", None),
+    ("tt", 0, 200, 56, 38, "7dcada89b715636a", "2e048828c267bb82"),  # B transposed: wide from 56
+    ("tt", 0, 200, 55, 38, "65d28783ecb85895", None),
+    ("tb", 2, 56, 200, 38, "eaf406b74373f740", "924be1a550781a96"),  # batch items too
+    ("nn", 2, 83, 245, 20, "ab7df0c013f776e6", "9847be44359eab26"),
+    ("tb", 0, 64, 90, 38, "117e074f0eb305ae", "26fb0867b39be082"),  # r = 2 edge lanes, K % 4 = 2: by 4
+    ("nn", 0, 116, 213, 41, "5f29203aa716fefb", "bf624eaa61b656f6"),
+    ("ta", 0, 258, 127, 10, "56d3609f9f6d2c9c", "8888c534ee46aa48"),
+    ("nn", 0, 100, 101, 700, "cfd3f48826996271", "423c4d1fe9f68f1c"),  # K blocks of 192 from k = 0
+)
+# causal sdpa (B, H, L, D): out, grad_q, grad_k, grad_v; the scale 1/sqrt(D) is no power of two
+SDPA = (
+    # grad_k's products (121 x 80, A transposed) take the wide form: alpha on B's elements
+    ((1, 1, 121, 80), ("28bd3e6ad8c6d310", "a1eb5d4c9db748e4", "7a4926dc883755b2", "d9e98e4147229251")),
+    # every product narrow: alpha on each block's sum
+    ((2, 3, 21, 32), ("c639bbd33bdaf678", "d48e3fc9e66c8d95", "7156ba7775d8deae", "f6ce421f54a14955")),
+)
+SDPA_BEFORE = {  # the old model's grad_q, grad_k, grad_v (its out agreed)
+    (1, 1, 121, 80): ("2b857023a9c25f9c", "12c36c9ce2f84031", "97c732ff89e04e62"),
+    (2, 3, 21, 32): ("9670c0fe91c3791e", "9f63828b32acc0b9", "26d9e30edfeac9dd"),
+}
+
+
+def digest(x: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(x, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
+
+
+def operands(layout: str, items: int, m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (M x K) and B (K x N), each drawn in its stored shape and viewed transposed where the layout says."""
+    rng = np.random.default_rng(seed)
+    ta, tb = layout in ("ta", "tt"), layout in ("tb", "tt")
+    lead = (items,) if items else ()
+    a = rng.standard_normal((*lead, *((k, m) if ta else (m, k)))).astype(np.float32)
+    b = rng.standard_normal((*lead, *((n, k) if tb else (k, n)))).astype(np.float32)
+    return (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
+
+
+@pytest.mark.parametrize("index", range(len(PRODUCTS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x{p[3]}x{p[4]}" for p in PRODUCTS])
+def test_wide_form_thresholds_and_lanes(index: int):
+    layout, items, m, n, k, torch_bits, before = PRODUCTS[index]
+    a, b = operands(layout, items, m, n, k, seed=100 + index)
+    c = linalg.bmm(a, b, PROFILE) if items else linalg.mm(a, b, PROFILE)
+    assert digest(c) == torch_bits
+    assert before != torch_bits
+
+
+@pytest.mark.parametrize("index", range(len(SDPA)), ids=["x".join(map(str, s)) for s, _ in SDPA])
+def test_alpha_on_each_kernel(index: int):
+    shape, torch_bits = SDPA[index]
+    rng = np.random.default_rng(200 + index)
+    q, k, v, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(4))
+    params = {"shape": list(shape), "dropout_p": 0.0, "is_causal": True}
+    out = run_case("sdpa", params, {"q": q, "k": k, "v": v, "grad_out": g}, PROFILE)
+    assert tuple(digest(out[name]) for name in ("out", "grad_q", "grad_k", "grad_v")) == torch_bits
+    assert all(old != new for old, new in zip(SDPA_BEFORE[shape], torch_bits[1:], strict=True))
