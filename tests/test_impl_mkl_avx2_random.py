@@ -1,10 +1,11 @@
 """MKL's Intel AVX2 sgemm (csrc/mkl_sgemm.h) on constructed products that no committed fixture holds:
 which products take the wide form (every layout and batch item, thresholds 56 with B stored transposed
-and 72 with B row-major), the wide form's edge lanes over whole steps of 4, and alpha (flash attention's
-scale) on each kernel. Each product's operands come from a seeded NumPy generator; the digests are of
-torch 2.13.0's bits under ``qemu-x86_64 -cpu Haswell-v4`` (one thread, ATEN_CPU_CAPABILITY=avx2),
-and ``before`` is the digest the model gave before these rules (None where it already agreed): so
-each check depends on the rule it names. No torch here."""
+and 72 with B row-major), the wide form's edge lanes over whole steps of 4, alpha (flash attention's
+scale) on each kernel, the narrow kernel's row chunks with B stored transposed. Each product's
+operands come from a seeded NumPy generator; the digests are of torch 2.13.0's bits under
+``qemu-x86_64 -cpu Haswell-v4`` (one thread, ATEN_CPU_CAPABILITY=avx2), and ``before`` is the digest
+the model gave before these rules (None where it already agreed): so each check depends on the rule
+it names. No torch here."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ PRODUCTS = (
     ("nn", 0, 116, 213, 41, "5f29203aa716fefb", "bf624eaa61b656f6"),
     ("ta", 0, 258, 127, 10, "56d3609f9f6d2c9c", "8888c534ee46aa48"),
     ("nn", 0, 100, 101, 700, "cfd3f48826996271", "423c4d1fe9f68f1c"),  # K blocks of 192 from k = 0
+)
+# the narrow kernel's row chunks with B stored transposed (96 while more than 192 rows are left, then
+# whole up to 144 or halves), as PRODUCTS (operands from seed 300 + index)
+CHUNKS = (
+    ("tb", 0, 173, 16, 60, "7ba7c77ad5b6173c", "faf4277a89a68d8e"),  # halves 87, 86
+    ("tb", 0, 255, 20, 40, "bc5ad87ff42abe97", "94c697494fd02c9b"),  # 96, then halves 80, 79
+    ("tt", 0, 161, 6, 45, "1ffd0dce3d0271a7", "ae450b26e008bc1c"),  # halves 81, 80
+    ("tb", 0, 144, 20, 40, "60a80114baff9f3f", None),  # whole
+    ("tb", 0, 145, 20, 40, "45f4164c8e085462", "0e13c325d23334dc"),  # halves 73, 72
+    ("nn", 0, 145, 20, 40, "064753a90adc17a2", None),  # B row-major: 48, 48, then 49 whole
 )
 # causal sdpa (B, H, L, D): out, grad_q, grad_k, grad_v; the scale 1/sqrt(D) is no power of two
 SDPA = (
@@ -66,6 +77,14 @@ def test_wide_form_thresholds_and_lanes(index: int):
     layout, items, m, n, k, torch_bits, before = PRODUCTS[index]
     a, b = operands(layout, items, m, n, k, seed=100 + index)
     c = linalg.bmm(a, b, PROFILE) if items else linalg.mm(a, b, PROFILE)
+    assert digest(c) == torch_bits
+    assert before != torch_bits
+
+
+@pytest.mark.parametrize("index", range(len(CHUNKS)), ids=[f"{p[0]}-{p[2]}x{p[3]}x{p[4]}" for p in CHUNKS])
+def test_row_chunks_with_b_transposed(index: int):
+    layout, items, m, n, k, torch_bits, before = CHUNKS[index]
+    c = linalg.mm(*operands(layout, items, m, n, k, seed=300 + index), PROFILE)
     assert digest(c) == torch_bits
     assert before != torch_bits
 

@@ -412,7 +412,7 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
  * measured under QEMU's Haswell-v4 model, MKL 2024.2, one thread, docs/impl/kernels.md "MKL's
  * Intel AVX2 path"), in torch's row-major terms, for M >= 2 and N >= 2 (except B stored
  * transposed with N < 4 and M < 12, and the gemv shapes, not measured: mkl_avx2_modelled):
- *   B row-major: C's rows are cut into chunks (mkl_avx2_chunk_end), each with its own row edge.
+ *   C's rows are cut into chunks (mkl_avx2_chunk_end), each with its own row edge.
  *   K is cut into blocks of at most kmax = 256 (A row-major) or 96 (A stored transposed): while
  *   more than 2*kmax is left a block of kmax, then what is left as one block (<= kmax) or two
  *   halves (the first ceil(left / 2)): K = 515, A row-major: 256, 130, 129.
@@ -514,13 +514,13 @@ static float mkl_avx2_block(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, 
     return t;
 }
 
-/* The end of the row chunk starting at r0 (B row-major: chunks of 48 while more than 96 rows are
- * left, then what is left as one chunk (<= 72) or two halves (the first ceil(left / 2)); B stored
- * transposed: one chunk). */
+/* The end of the row chunk starting at r0: chunks of c = 48 (B row-major) or 96 (B stored
+ * transposed) while more than 2c rows are left, then what is left as one chunk (<= 1.5c) or two
+ * halves (the first ceil(left / 2)): 255 rows with B transposed are 96, 80, 79. */
 static int64_t mkl_avx2_chunk_end(const sgemm_t *g, int64_t r0) {
-    const int64_t left = g->M - r0;
-    if (g->tb || left <= 72) return g->M;
-    if (left > 96) return r0 + 48;
+    const int64_t left = g->M - r0, c = g->tb ? 96 : 48;
+    if (left <= c + c / 2) return g->M;
+    if (left > 2 * c) return r0 + c;
     return r0 + (left + 1) / 2;
 }
 
