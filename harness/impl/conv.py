@@ -50,9 +50,25 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   channel) (over (channel, kh, kw) where C <= KW), the bias last.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
-emulated N1, V1, V2); every other convolution goes to oneDNN, whose aarch64 build runs, by core, ACL's
-``indirect_gemm:acl`` or ``gemm:acl``, its reference ``gemm:ref`` backward (N1) or its SVE JIT and
-brgconv kernels (V1): not modelled, refused.
+emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
+
+- ``acl``, the forward on N1 (``indirect_gemm:acl``; ``gemm:acl`` for 1x1 kernels): ACL's fixed-format
+  arm_gemm kernels on NHWC data, K in (kh, kw, channel) order, each term one FMA (fmla).
+  ``a64_ffhybrid_fp32_mla_6x16``: per output element one chain from the bias over all of K (its K
+  blocks continue the chain in the output). ``a64_ffinterleaved_fp32_mla_8x12``: K in blocks of
+  k_block = ceil(K / ceil(K / 341)) (half of a 32 KiB L1 over 12 columns of floats, then evened out),
+  each block's chain from 0, the first block's sum plus the bias, each further block's sum added.
+  Which of the two: arm_gemm's cycle estimates (``acl_gemm_kernel``), the lower, the interleaved on a tie.
+- ``gemm:ref`` backward on N1: oneDNN's im2col/col2im with its reference sgemm (csrc/conv.c
+  onednn_ref_sgemm, one thread: 16x6 register blocks from 0 over K blocks, the rest one chain from C;
+  GCC's build fuses the blocks' multiply-adds, not the tails', except the tail terms left over by its
+  4-lane vectorisation of a K loop contiguous in both operands). grad_input: per image the sgemm
+  col = dy^T-by-w (K = output channels), col2im adding the taps in (kh, kw) order onto zeros;
+  grad_weight: per image the sgemm onto the images before (beta 1 after the first), K = output
+  pixels; grad_bias: per output row two lanes (even and odd columns, each a chain from 0), added to
+  the channel's sum lane 0 first (GCC's ``omp simd`` reduction).
+- not modelled, refused: V1's ``jit:sve_256``/brgconv kernels, V2 (SVE128: not measured), more
+  than one thread, other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -75,6 +91,7 @@ _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
+ACL_REF = "acl+gemm:ref"  # aarch64 N1: ACL forward, oneDNN gemm:ref backward
 
 
 def _lib() -> ctypes.CDLL:
@@ -87,6 +104,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
+        lib.onednn_ref_sgemm.argtypes = [_I32, _I32, _I, _I, _I, _P, _I, _P, _I, ctypes.c_float, _P, _I, _I32, _I]
         lib._typed = True
     return lib
 
@@ -127,8 +145,9 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 # what the aarch64 wheel runs where ATen hands a convolution to oneDNN (measured with ONEDNN_VERBOSE on
 # emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
-    "conv2d: on aarch64 the impl reproduces ATen's slow_conv2d only; the convolutions ATen hands to oneDNN "
-    "there (ACL's indirect_gemm/gemm, oneDNN's gemm:ref or its SVE JIT kernels, by core) are not modelled"
+    "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 at one thread "
+    "(torch 2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); oneDNN's kernels on "
+    "the SVE cores (V1's jit:sve_256 and brgconv, V2's), on more threads or other releases are not modelled"
 )
 
 
@@ -142,6 +161,8 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     if thnn_faster or small_single:
         return THNN
     if profile.aten in ("neon", "sve"):
+        if profile.name == "arm64-neon" and profile.threads == 1 and profile.torch == "2.13.0":
+            return ACL_REF
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
         return AVX512
@@ -188,6 +209,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     g = _geometry(x.shape, w.shape, stride, padding)
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     kind = path(x.shape, w.shape, stride, padding, profile)
+    if kind == ACL_REF:
+        return _acl_forward(x, w, b, g)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -793,6 +816,8 @@ def conv2d_backward(
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
     if kind in (SSE41, GEMM_JIT):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
+    if kind == ACL_REF:
+        return _ref_backward(dy, x, w, g, has_bias, mask)
     lib = _lib()
     if mask[0]:
         gx = np.empty_like(x)
@@ -981,3 +1006,137 @@ def _bias_grad(dy: np.ndarray, parts: list[int]) -> np.ndarray:
             acc = acc + flat[:, i]
         total = total + acc if p else acc
     return total
+
+
+# ACL's fixed-format fp32 kernels on aarch64 without SVE: (rows, columns) of a kernel call, and
+# arm_gemm's performance parameters (MACs, prepared bytes, merged bytes per cycle) for its estimates
+_ACL_HYBRID = "a64_ffhybrid_fp32_mla_6x16"
+_ACL_INTERLEAVED = "a64_ffinterleaved_fp32_mla_8x12"
+
+
+def _roundup(v: int, m: int) -> int:
+    return -(-v // m) * m
+
+
+def _acl_k_block(k: int) -> int:
+    """GemmInterleaved's K block: half of a 32 KiB L1 over 12 columns of floats (341), then K cut into
+    that many equal blocks (rounded up)."""
+    most = (32768 // 2) // (4 * 12)
+    return -(-k // -(-k // most))
+
+
+def acl_gemm_kernel(batches: int, m: int, n: int, k: int, threads: int) -> str:
+    """arm_gemm's choice between its two fixed-format fp32 kernels: the lower cycle estimate (float32
+    arithmetic, truncated to integers), the interleaved kernel (listed first) on a tie. Hybrid:
+    batches*M*roundup(N, 16)*K / 13.16, times 1.15 where N < 16 or 16 < N < 32. Interleaved:
+    MACs over roundup(M, 8) x roundup(N, 12) / 12.56 + prepared bytes roundup(M, 8)*K*4 / 9.83 +
+    merged bytes (K blocks)*M*roundup(N, 12)*4 / 3.02, scaled by threads / (0.9 * batches *
+    ceil(M / 8)) where that is above 1."""
+    f = np.float32
+    macs = f(batches * m * _roundup(n, 16) * k) / f(13.16)
+    if n < 16 or 16 < n < 32:
+        macs = f(macs * f(1.15))
+    hybrid = int(macs)
+    blocks = -(-k // _acl_k_block(k))
+    total = f(batches * _roundup(m, 8) * _roundup(n, 12) * k) / f(12.56)
+    total = f(total + f(batches * _roundup(m, 8) * k * 4) / f(9.83))
+    total = f(total + f(batches * blocks * m * _roundup(n, 12) * 4) / f(3.02))
+    parallel = f(f(batches * -(-m // 8)) * f(0.9))
+    if parallel < threads:
+        total = f(total * f(f(threads) / parallel))
+    return _ACL_INTERLEAVED if int(total) <= hybrid else _ACL_HYBRID
+
+
+def acl_kernel(g: Geometry) -> str:
+    """The ACL kernel of the forward on one thread (indirect_gemm: per image M = OH*OW; measured: the
+    same choice as one batch of N*OH*OW rows for every 1x1 convolution probed)."""
+    return acl_gemm_kernel(g.n, g.oh * g.ow, g.oc, g.c * g.kh * g.kw, 1)
+
+
+def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
+    """ACL's forward (module docstring): one chain from the bias over (kh, kw, channel) with
+    ffhybrid; ffinterleaved's K blocks from 0, the bias added to the first (csrc/conv.c
+    conv_fwd_terms, fused)."""
+    k = g.c * g.kh * g.kw
+    order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
+    interleaved = acl_kernel(g) == _ACL_INTERLEAVED
+    block = _acl_k_block(k) if interleaved else k
+    terms: list[tuple[int, int, int]] = []
+    for k0 in range(0, k, block):
+        if k0:
+            terms.append((-1, 0, 0))
+        terms.extend(order[k0 : k0 + block])
+    t = np.array(terms, np.int64).reshape(-1, 3)
+    y = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
+    bias = None if b is None else ptr(b)
+    _lib().conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 2 if interleaved else 1)
+    return y
+
+
+def _ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,
+               beta: float, c: np.ndarray, ldc: int) -> None:  # fmt: skip
+    """oneDNN's ref_gemm<float> on one thread (csrc/conv.c onednn_ref_sgemm); GCC vectorises a tail's
+    K loop (4 lanes, the products added in order, unfused) where A is transposed and B is not."""
+    tail_vf = 4 if transa and not transb else 0
+    _lib().onednn_ref_sgemm(int(transa), int(transb), m, n, k, ptr(a), lda, ptr(b), ldb, beta, ptr(c), ldc, 1, tail_vf)
+
+
+def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> None:
+    """oneDNN's col2im of one block of output pixels (from s0; cols (C*KH*KW, pixels)): per tap
+    (kh, kw) in order, each pixel's column added to the input element it reaches (one per tap)."""
+    c, kh, kw, ow, sh, sw, ph, pw = g.c, g.kh, g.kw, g.ow, g.sh, g.sw, g.ph, g.pw
+    pixels = np.arange(s0, s0 + cols.shape[1])
+    taps = cols.reshape(c, kh, kw, -1)
+    for i in range(kh):
+        for j in range(kw):
+            iy, ix = (pixels // ow) * sh - ph + i, (pixels % ow) * sw - pw + j
+            at = (iy >= 0) & (iy < g.h) & (ix >= 0) & (ix < g.w)
+            im[:, iy[at], ix[at]] += taps[:, i, j, at]
+
+
+def _ref_backward(dy, x, w, g, has_bias, mask):
+    """oneDNN's gemm:ref backward on aarch64, one thread (module docstring), over blocks of output
+    pixels where the im2col buffer exceeds the scratchpad limit (``_gemm_jit_conf``, the same
+    init_conf: grad_input per block its sgemm and col2im; grad_weight per image and block an sgemm
+    onto the sum so far)."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    os_, ks = oh * ow, c * kh * kw
+    plain = (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0)
+    gx = gw = gb = None
+    if mask[0]:
+        gx = np.empty_like(x)
+        block = _gemm_jit_conf(g, 1, False)[1]
+        for t in range(n):
+            dyt = np.ascontiguousarray(dy[t]).reshape(-1)
+            if plain:  # no im2col: the sgemm writes grad_input
+                _ref_sgemm(False, True, os_, ks, oc, dyt, os_, w.reshape(-1), ks, 0.0, gx[t].reshape(-1), os_)
+                continue
+            im = np.zeros((c, h, wd), np.float32)
+            for s0 in range(0, os_, block):
+                size = min(block, os_ - s0)
+                col = np.empty(ks * size, np.float32)
+                _ref_sgemm(False, True, size, ks, oc, dyt[s0:], os_, w.reshape(-1), ks, 0.0, col, size)
+                _col2im_block(col.reshape(ks, size), im, g, s0)
+            gx[t] = im
+    if mask[1]:
+        acc = np.empty(oc * ks, np.float32)
+        block = _gemm_jit_conf(g, 1, True)[1]
+        for t in range(n):
+            cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow)
+            dyt = np.ascontiguousarray(dy[t]).reshape(-1)
+            for s0 in range(0, os_, block):
+                size = min(block, os_ - s0)
+                part = np.ascontiguousarray(cols[:, s0 : s0 + size]).reshape(-1)
+                beta = 0.0 if t == 0 and s0 == 0 else 1.0
+                _ref_sgemm(True, False, ks, oc, size, part, size, dyt[s0:], os_, beta, acc, ks)
+        gw = acc.reshape(w.shape)
+    if mask[2] and has_bias:
+        gb = np.zeros(oc, np.float32)
+        for t in range(n):
+            for r in range(oh):
+                row = dy[t, :, r, :]
+                lanes = [np.zeros(oc, np.float32), np.zeros(oc, np.float32)]
+                for col_ in range(ow):
+                    lanes[col_ % 2] = lanes[col_ % 2] + row[:, col_]
+                gb = (gb + lanes[0]) + lanes[1]
+    return gx, gw, gb

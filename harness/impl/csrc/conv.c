@@ -274,3 +274,42 @@ void conv_fwd_gemv_t(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, 
         }
     }
 }
+
+/* oneDNN's reference sgemm (ref_gemm<float>, ref_gemm_f32.cpp) on one thread, the gemm of its
+ * gemm:ref convolutions on aarch64: column-major C (m x n, ldc) = op(A) op(B) + beta C, alpha 1,
+ * beta 0 or 1. K in blocks of BK (96 where B is transposed, else 256), then M in blocks of 4032,
+ * N in blocks of BN (96 where A is transposed, else 48). In a block, the elements of its first
+ * rnd_dn(mb, 16) rows and rnd_dn(nb, 6) columns (kernel_mxn) take one chain from 0 over the K
+ * block, added to C (beta 0 on the first block: the chain is C); every other element (the tail
+ * loops) continues its chain from C itself (from 0 on the first block where beta is 0).
+ * fused: kernel_mxn's terms fmaf(a, b, acc) (its vectorised loop, contracted by GCC), else a
+ * rounded product added. The tails' terms are fused too, except, where tail_vf > 0, the first
+ * tail_vf * floor(kb / tail_vf) terms of each K block: GCC vectorises that loop (tail_vf lanes of
+ * rounded products, added one by one in order) where both operands are contiguous in K. */
+void onednn_ref_sgemm(int32_t transa, int32_t transb, int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                      const float *b, int64_t ldb, float beta, float *c, int64_t ldc, int32_t fused, int64_t tail_vf) {
+    const int64_t bm = 4032, bn = transa ? 96 : 48, bk = transb ? 96 : 256;
+    for (int64_t k0 = 0; k0 < k; k0 += bk) {
+        int64_t kb = k - k0 < bk ? k - k0 : bk;
+        int first = k0 == 0 && beta == 0.0f;
+        int64_t vec = k0 + (tail_vf > 0 ? kb / tail_vf * tail_vf : 0); /* the tails' unfused terms end here */
+        for (int64_t m0 = 0; m0 < m; m0 += bm) {
+            int64_t mb = m - m0 < bm ? m - m0 : bm, mu = mb / 16 * 16;
+            for (int64_t n0 = 0; n0 < n; n0 += bn) {
+                int64_t nb = n - n0 < bn ? n - n0 : bn, nu = nb / 6 * 6;
+                for (int64_t j = n0; j < n0 + nb; j++)
+                    for (int64_t i = m0; i < m0 + mb; i++) {
+                        int main_part = i - m0 < mu && j - n0 < nu;
+                        float *out = &c[i + j * ldc];
+                        float acc = (main_part || first) ? 0.0f : *out;
+                        for (int64_t p = k0; p < k0 + kb; p++) {
+                            float av = transa ? a[p + i * lda] : a[i + p * lda];
+                            float bv = transb ? b[j + p * ldb] : b[p + j * ldb];
+                            acc = madd(main_part || p >= vec ? fused : 0, av, bv, acc);
+                        }
+                        *out = (main_part && !first) ? acc + *out : acc;
+                    }
+            }
+        }
+    }
+}
