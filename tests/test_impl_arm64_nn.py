@@ -117,15 +117,33 @@ def test_onednn_conv2d_on_n1() -> None:
     for x86 in ("x86-avx2", "x86-baseline"):
         other = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile(x86))
         assert any(not np.array_equal(_bits(rec.outputs[n]), _bits(other[n])) for n in rec.outputs), x86
-    for refused in (get_profile("arm64-sve256"), get_profile("arm64-sve128"), profile.with_threads(2)):
+    for refused in (get_profile("arm64-sve256"), profile.with_threads(2)):
         with pytest.raises(ParityError, match="not modelled"):
             RUNNERS["conv2d"](rec.params, rec.inputs, refused)
+
+
+def test_v2_refuses_its_brgemm_kernels() -> None:
+    """V2 runs oneDNN's brg_conv_bwd:sve_128 for backward data at stride 1 from 16 input channels and
+    brgconv_1x1:sve_128 for a 1x1 forward of 33 channels (measured): refused, not computed as N1's."""
+    v2 = get_profile("arm64-sve128")
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 16, 5, 6)).astype(np.float32)
+    w = rng.standard_normal((4, 16, 3, 3)).astype(np.float32)
+    dy = rng.standard_normal((2, 4, 3, 4)).astype(np.float32)
+    assert conv.conv2d(x, w, None, (1, 1), (0, 0), v2).shape == dy.shape  # ACL's forward is modelled
+    with pytest.raises(ParityError, match="brg_conv_bwd:sve_128"):
+        conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2)
+    gx, gw, _ = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (False, True, False))
+    assert gx is None and gw is not None
+    x1 = rng.standard_normal((3, 9, 18, 6)).astype(np.float32)
+    with pytest.raises(ParityError, match="brgconv_1x1:sve_128"):
+        conv.conv2d(x1, rng.standard_normal((33, 9, 1, 1)).astype(np.float32), None, (2, 2), (0, 0), v2)
 
 
 @pytest.mark.parametrize(
     ("images", "pixels", "channels", "k", "kernel"),
     [
-        # measured under emulation (ONEDNN_VERBOSE, N1, one thread): the interleaved kernel three times
+        # measured under emulation (ONEDNN_VERBOSE, one thread), N1: the interleaved kernel three times
         # in 37 oneDNN convolutions, the hybrid one where its estimate is lower (the closest, 1.3%)
         (4, 63, 24, 243, "a64_ffinterleaved_fp32_mla_8x12"),
         (1, 165, 33, 425, "a64_ffinterleaved_fp32_mla_8x12"),
@@ -133,8 +151,14 @@ def test_onednn_conv2d_on_n1() -> None:
         (17, 56, 1, 297, "a64_ffhybrid_fp32_mla_6x16"),
         (2, 156, 39, 980, "a64_ffhybrid_fp32_mla_6x16"),
         (4, 342, 7, 124, "a64_ffhybrid_fp32_mla_6x16"),
+        # V2: the SVE kernels, the same shapes
+        (4, 63, 24, 243, "sve_ffinterleaved_fp32_mla_8x3VL"),
+        (1, 165, 33, 425, "sve_ffhybrid_fp32_mla_6x4VL"),
+        (1, 60, 19, 625, "sve_ffinterleaved_fp32_mla_8x3VL"),
+        (17, 56, 1, 297, "sve_ffhybrid_fp32_mla_6x4VL"),
     ],
 )
 def test_acl_kernel_choice(images: int, pixels: int, channels: int, k: int, kernel: str) -> None:
     """arm_gemm's cycle estimates pick the kernel ONEDNN_VERBOSE named (per image M = OH*OW)."""
-    assert conv.acl_gemm_kernel(images, pixels, channels, k, 1) == kernel
+    profile = "arm64-sve128" if kernel.startswith("sve") else "arm64-neon"
+    assert conv.acl_gemm_kernel(images, pixels, channels, k, 1, profile) == kernel

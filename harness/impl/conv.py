@@ -52,14 +52,15 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
 
-- ``acl``, the forward on N1 (``indirect_gemm:acl``; ``gemm:acl`` for 1x1 kernels): ACL's fixed-format
-  arm_gemm kernels on NHWC data, K in (kh, kw, channel) order, each term one FMA (fmla).
-  ``a64_ffhybrid_fp32_mla_6x16``: per output element one chain from the bias over all of K (its K
-  blocks continue the chain in the output). ``a64_ffinterleaved_fp32_mla_8x12``: K in blocks of
+- ``acl``, the forward on N1 and V2 (``indirect_gemm:acl``; ``gemm:acl`` for 1x1 kernels): ACL's
+  fixed-format arm_gemm kernels on NHWC data, K in (kh, kw, channel) order, each term one FMA.
+  ``a64_ffhybrid_fp32_mla_6x16`` (V2: ``sve_ffhybrid_fp32_mla_6x4VL``, the same bits): per output
+  element one chain from the bias over all of K (its K blocks continue the chain in the output).
+  ``a64_ffinterleaved_fp32_mla_8x12`` (V2: ``sve_ffinterleaved_fp32_mla_8x3VL``): K in blocks of
   k_block = ceil(K / ceil(K / 341)) (half of a 32 KiB L1 over 12 columns of floats, then evened out),
   each block's chain from 0, the first block's sum plus the bias, each further block's sum added.
   Which of the two: arm_gemm's cycle estimates (``acl_gemm_kernel``), the lower, the interleaved on a tie.
-- ``gemm:ref`` backward on N1: oneDNN's im2col/col2im with its reference sgemm (csrc/conv.c
+- ``gemm:ref`` backward on N1 and V2: oneDNN's im2col/col2im with its reference sgemm (csrc/conv.c
   onednn_ref_sgemm, one thread: 16x6 register blocks from 0 over K blocks, the rest one chain from C;
   GCC's build fuses the blocks' multiply-adds, not the tails', except the tail terms left over by its
   4-lane vectorisation of a K loop contiguous in both operands). grad_input: per image the sgemm
@@ -67,8 +68,9 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   grad_weight: per image the sgemm onto the images before (beta 1 after the first), K = output
   pixels; grad_bias: per output row two lanes (even and odd columns, each a chain from 0), added to
   the channel's sum lane 0 first (GCC's ``omp simd`` reduction).
-- not modelled, refused: V1's ``jit:sve_256``/brgconv kernels, V2 (SVE128: not measured), more
-  than one thread, other torch releases.
+- not modelled, refused: V1's ``jit:sve_256``/brgconv kernels; V2's ``brg_conv_bwd:sve_128`` backward
+  data (stride 1, from 10 input channels: measured from 16) and ``brgconv_1x1:sve_128`` forward (1x1,
+  from 16 output channels: measured at 33); more than one thread; other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -91,7 +93,7 @@ _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
-ACL_REF = "acl+gemm:ref"  # aarch64 N1: ACL forward, oneDNN gemm:ref backward
+ACL_REF = "acl+gemm:ref"  # aarch64 N1 and V2: ACL forward, oneDNN gemm:ref backward
 
 
 def _lib() -> ctypes.CDLL:
@@ -145,9 +147,9 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 # what the aarch64 wheel runs where ATen hands a convolution to oneDNN (measured with ONEDNN_VERBOSE on
 # emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
-    "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 at one thread "
-    "(torch 2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); oneDNN's kernels on "
-    "the SVE cores (V1's jit:sve_256 and brgconv, V2's), on more threads or other releases are not modelled"
+    "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 at one "
+    "thread (torch 2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); V1's jit:sve_256 "
+    "and brgconv kernels, more threads and other releases are not modelled"
 )
 
 
@@ -161,7 +163,7 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     if thnn_faster or small_single:
         return THNN
     if profile.aten in ("neon", "sve"):
-        if profile.name == "arm64-neon" and profile.threads == 1 and profile.torch == "2.13.0":
+        if profile.name in _ACL_PARAMS and profile.threads == 1 and profile.torch == "2.13.0":
             return ACL_REF
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
@@ -210,7 +212,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     kind = path(x.shape, w.shape, stride, padding, profile)
     if kind == ACL_REF:
-        return _acl_forward(x, w, b, g)
+        return _acl_forward(x, w, b, g, profile)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -817,6 +819,11 @@ def conv2d_backward(
     if kind in (SSE41, GEMM_JIT):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
     if kind == ACL_REF:
+        if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 10:
+            raise ParityError(
+                "conv2d backward data on V2: oneDNN's brg_conv_bwd:sve_128 (measured at stride 1 from 16 input "
+                "channels; 10 to 15 not measured) is not modelled"
+            )
         return _ref_backward(dy, x, w, g, has_bias, mask)
     lib = _lib()
     if mask[0]:
@@ -1008,10 +1015,25 @@ def _bias_grad(dy: np.ndarray, parts: list[int]) -> np.ndarray:
     return total
 
 
-# ACL's fixed-format fp32 kernels on aarch64 without SVE: (rows, columns) of a kernel call, and
-# arm_gemm's performance parameters (MACs, prepared bytes, merged bytes per cycle) for its estimates
-_ACL_HYBRID = "a64_ffhybrid_fp32_mla_6x16"
-_ACL_INTERLEAVED = "a64_ffinterleaved_fp32_mla_8x12"
+# ACL's fixed-format fp32 kernels by profile (N1: NEON; V2: SVE at 128 bits, 4VL = 16 and 3VL = 12
+# columns): their names and arm_gemm's performance parameters for its cycle estimates, the hybrid's
+# MACs per cycle (V2: the bracket within which every measured choice comes out, its header's 15.27
+# would miss one) and the interleaved one's MACs, prepared bytes and merged bytes per cycle
+class _AclKernels(NamedTuple):
+    hybrid: str
+    interleaved: str
+    hybrid_macs: tuple[float, float]
+    interleaved_rates: tuple[float, float, float]
+
+
+_ACL_PARAMS = {
+    "arm64-neon": _AclKernels(
+        "a64_ffhybrid_fp32_mla_6x16", "a64_ffinterleaved_fp32_mla_8x12", (13.16, 13.16), (12.56, 9.83, 3.02)
+    ),
+    "arm64-sve128": _AclKernels(
+        "sve_ffhybrid_fp32_mla_6x4VL", "sve_ffinterleaved_fp32_mla_8x3VL", (14.46, 15.12), (13.51, 9.27, 3.98)
+    ),
+}
 
 
 def _roundup(v: int, m: int) -> int:
@@ -1025,41 +1047,56 @@ def _acl_k_block(k: int) -> int:
     return -(-k // -(-k // most))
 
 
-def acl_gemm_kernel(batches: int, m: int, n: int, k: int, threads: int) -> str:
+def acl_gemm_kernel(batches: int, m: int, n: int, k: int, threads: int, profile: str = "arm64-neon") -> str:
     """arm_gemm's choice between its two fixed-format fp32 kernels: the lower cycle estimate (float32
     arithmetic, truncated to integers), the interleaved kernel (listed first) on a tie. Hybrid:
-    batches*M*roundup(N, 16)*K / 13.16, times 1.15 where N < 16 or 16 < N < 32. Interleaved:
-    MACs over roundup(M, 8) x roundup(N, 12) / 12.56 + prepared bytes roundup(M, 8)*K*4 / 9.83 +
-    merged bytes (K blocks)*M*roundup(N, 12)*4 / 3.02, scaled by threads / (0.9 * batches *
-    ceil(M / 8)) where that is above 1."""
+    batches*M*roundup(N, 16)*K / MACs per cycle, times 1.15 where N < 16 or 16 < N < 32.
+    Interleaved: MACs over roundup(M, 8) x roundup(N, 12) + prepared bytes roundup(M, 8)*K*4 +
+    merged bytes (K blocks)*M*roundup(N, 12)*4, each over its rate, scaled by threads / (0.9 *
+    batches * ceil(M / 8)) where that is above 1. ParityError where the hybrid's bracket of MACs
+    per cycle (V2) leaves the choice open."""
+    kernels = _ACL_PARAMS[profile]
     f = np.float32
-    macs = f(batches * m * _roundup(n, 16) * k) / f(13.16)
-    if n < 16 or 16 < n < 32:
-        macs = f(macs * f(1.15))
-    hybrid = int(macs)
+    macs_rate, prep_rate, merge_rate = (f(r) for r in kernels.interleaved_rates)
     blocks = -(-k // _acl_k_block(k))
-    total = f(batches * _roundup(m, 8) * _roundup(n, 12) * k) / f(12.56)
-    total = f(total + f(batches * _roundup(m, 8) * k * 4) / f(9.83))
-    total = f(total + f(batches * blocks * m * _roundup(n, 12) * 4) / f(3.02))
+    total = f(batches * _roundup(m, 8) * _roundup(n, 12) * k) / macs_rate
+    total = f(total + f(batches * _roundup(m, 8) * k * 4) / prep_rate)
+    total = f(total + f(batches * blocks * m * _roundup(n, 12) * 4) / merge_rate)
     parallel = f(f(batches * -(-m // 8)) * f(0.9))
     if parallel < threads:
         total = f(total * f(f(threads) / parallel))
-    return _ACL_INTERLEAVED if int(total) <= hybrid else _ACL_HYBRID
+    picks = set()
+    for rate in kernels.hybrid_macs:
+        macs = f(batches * m * _roundup(n, 16) * k) / f(rate)
+        if n < 16 or 16 < n < 32:
+            macs = f(macs * f(1.15))
+        picks.add(kernels.interleaved if int(total) <= int(macs) else kernels.hybrid)
+    if len(picks) > 1:
+        raise ParityError(
+            f"conv2d forward ({profile}): ACL's choice between {kernels.hybrid} and {kernels.interleaved} "
+            "depends on a cycle-estimate parameter not pinned down (measured bracket)"
+        )
+    return picks.pop()
 
 
-def acl_kernel(g: Geometry) -> str:
+def acl_kernel(g: Geometry, profile: str = "arm64-neon") -> str:
     """The ACL kernel of the forward on one thread (indirect_gemm: per image M = OH*OW; measured: the
     same choice as one batch of N*OH*OW rows for every 1x1 convolution probed)."""
-    return acl_gemm_kernel(g.n, g.oh * g.ow, g.oc, g.c * g.kh * g.kw, 1)
+    return acl_gemm_kernel(g.n, g.oh * g.ow, g.oc, g.c * g.kh * g.kw, 1, profile)
 
 
-def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
-    """ACL's forward (module docstring): one chain from the bias over (kh, kw, channel) with
-    ffhybrid; ffinterleaved's K blocks from 0, the bias added to the first (csrc/conv.c
-    conv_fwd_terms, fused)."""
+def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, profile: KernelProfile) -> np.ndarray:
+    """ACL's forward (module docstring): one chain from the bias over (kh, kw, channel) with the
+    hybrid kernel; the interleaved one's K blocks from 0, the bias added to the first (csrc/conv.c
+    conv_fwd_terms, fused). V2 runs oneDNN's brgconv_1x1:sve_128 for some 1x1 kernels: refused from
+    16 output channels on (measured: 33 channels; up to 15 ACL)."""
+    if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1) and g.oc >= 16:
+        raise ParityError(
+            "conv2d forward on V2: oneDNN's brgconv_1x1:sve_128 (1x1, 16 or more output channels) is not modelled"
+        )
     k = g.c * g.kh * g.kw
     order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
-    interleaved = acl_kernel(g) == _ACL_INTERLEAVED
+    interleaved = acl_kernel(g, profile.name) == _ACL_PARAMS[profile.name].interleaved
     block = _acl_k_block(k) if interleaved else k
     terms: list[tuple[int, int, int]] = []
     for k0 in range(0, k, block):

@@ -391,10 +391,10 @@ ARM64: dict[str, str] = {
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
     "conv2d": (
-        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 at 1 thread ACL's"
-        " forward (fixed-format `ffhybrid` 6x16 or `ffinterleaved` 8x12 by arm_gemm's estimates, fused, K in"
+        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2 at 1 thread"
+        " ACL's forward (fixed-format hybrid 6x16 or interleaved 8x12 by arm_gemm's estimates, fused, K in"
         " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); not modelled:"
-        " `jit:sve_256` and brgconv on V1, V2 (`brg_conv_bwd:sve_128` backward data for some), 2 threads"
+        " `jit:sve_256` and brgconv on V1, V2's `brg_conv_bwd:sve_128` and `brgconv_1x1:sve_128`, 2 threads"
     ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
