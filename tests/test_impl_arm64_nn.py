@@ -1,7 +1,7 @@
-"""The impl's torch.nn layers (sigmoid, batch_norm, adaptive_avg_pool2d; conv2d where ATen keeps it) under
+"""The impl's torch.nn layers (sigmoid, batch_norm, adaptive_avg_pool2d; conv2d, ATen's and oneDNN's) under
 the Linux arm64 profiles, against the committed arm64 random-case recordings (torch 2.13.0 aarch64
-wheel, emulated Neoverse N1, 1 thread): every output equal as uint32 bit patterns, case by case.
-Torch-free.
+wheel, emulated Neoverse N1, 1 thread) and, for oneDNN's convolutions, digests of recordings under
+emulation at 1 and 2 threads: every output equal as uint32 bit patterns, case by case. Torch-free.
 
 The x86 profiles must not reproduce the same recordings where the aarch64 kernels compute otherwise
 (4 NEON lanes and their sum tree, contraction of the vector code and of Normalization.cpp's running
@@ -10,6 +10,7 @@ statistics), so these tests fail if the arm64 branches fall back to x86 arithmet
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -117,7 +118,7 @@ def test_onednn_conv2d_on_n1() -> None:
     for x86 in ("x86-avx2", "x86-baseline"):
         other = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile(x86))
         assert any(not np.array_equal(_bits(rec.outputs[n]), _bits(other[n])) for n in rec.outputs), x86
-    for refused in (get_profile("arm64-sve256"), profile.with_threads(2)):
+    for refused in (get_profile("arm64-sve256"), profile.with_torch("2.14.1")):
         with pytest.raises(ParityError, match="not modelled"):
             RUNNERS["conv2d"](rec.params, rec.inputs, refused)
 
@@ -162,3 +163,66 @@ def test_acl_kernel_choice(images: int, pixels: int, channels: int, k: int, kern
     """arm_gemm's cycle estimates pick the kernel ONEDNN_VERBOSE named (per image M = OH*OW)."""
     profile = "arm64-sve128" if kernel.startswith("sve") else "arm64-neon"
     assert conv.acl_gemm_kernel(images, pixels, channels, k, 1, profile) == kernel
+
+
+# Convolutions ATen hands to oneDNN on N1, recorded under emulation (tools/emulate_arm64.py run, torch
+# 2.13.0 aarch64, ONEDNN_VERBOSE naming the kernels): (threads, name, x shape, weight shape, stride,
+# padding, bias, seed); the inputs come from the seed (``_onednn_inputs``): standard normal values
+# times 2^k, k uniform in [-10, 10), so that the order of every sum shows in the bits.
+ONEDNN_CASES = [
+    (1, "interleaved-1block", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 101),
+    (1, "interleaved-2blocks", (1, 17, 15, 11), (33, 17, 5, 5), 1, 2, True, 102),
+    (1, "hybrid-oc1", (3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True, 103),
+    (1, "pixel-blocks", (1, 31, 18, 13), (1, 31, 5, 5), 1, 2, False, 104),
+    (1, "weights-k-blocks", (2, 8, 20, 20), (4, 8, 3, 3), 1, 1, True, 105),
+    (1, "1x1-strided", (16, 15, 8, 14), (4, 15, 1, 1), 3, 0, True, 106),
+    (1, "data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 107),
+    (2, "t2-weights-k-split", (1, 2, 40, 40), (3, 2, 5, 5), 1, 0, True, 201),
+    (2, "t2-data-n-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, True, 202),
+    (2, "t2-data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 203),
+    (2, "t2-interleaved", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 204),
+]
+# torch's outputs (out, grad_x, grad_weight, grad_bias): the first 16 hex digits of the sha256 of their bits
+ONEDNN_DIGESTS = {
+    "interleaved-1block": "82a1b695880c794b 9d3a6815c4102cc5 cfafcb7341ef980b 5c51fe94e657f8d9",
+    "interleaved-2blocks": "a9d65d8a9c225f1e 998d490c185bdef5 53f9af45905163bd 1f79c2dc6594144d",
+    "hybrid-oc1": "3e2d821dff3fce55 7695655490781684 41b22effa7f01103 089b23f063733147",
+    "pixel-blocks": "00977d8942b4dac3 9f6c155dc696f1f5 679ae9eae87d11f7",
+    "weights-k-blocks": "faea24ca252a8f1d dda6d4d338261456 40029389f279ff3f 7bbd3e40524a41f6",
+    "1x1-strided": "7a4e23ef33ffd34b f1256966770ad42e 879cabcf747a92ab c9525c41200a37d5",
+    "data-k-blocks": "3592fab0213832e3 b15b5a785b2c38fa 325a3963612d1dfd c040f02de37e086a",
+    "t2-weights-k-split": "13677d7a5e446637 a3d445e2c2540339 438158ff9bad3a10 4736734c2d129daa",
+    "t2-data-n-split": "9f1b55f32a50b2b1 78576d5587b4ee6e 0504b45886f9c989 1123c7ab56ee6f3a",
+    "t2-data-k-blocks": "f0cac50412cf87df 194cab0e7cfa1128 a5b92dc6050998bf 9b109c78380e3f26",
+    "t2-interleaved": "45fc5832dc27aa8c b5d92dd504dd99e8 aa2938751d0fdc95 d06112b43b94c9d4",
+}
+
+
+def _onednn_inputs(x_shape, w_shape, stride: int, padding: int, seed: int):
+    rng = np.random.default_rng(seed)
+
+    def values(shape):
+        return (rng.standard_normal(shape) * 2.0 ** rng.integers(-10, 10, shape)).astype(np.float32)
+
+    n, _, h, w = x_shape
+    oh, ow = (h + 2 * padding - w_shape[2]) // stride + 1, (w + 2 * padding - w_shape[3]) // stride + 1
+    return values(x_shape), values(w_shape), values((w_shape[0],)), values((n, w_shape[0], oh, ow))
+
+
+def _digest(a: np.ndarray) -> str:
+    return hashlib.sha256(_bits(a).tobytes()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("case", ONEDNN_CASES, ids=[f"t{c[0]}-{c[1]}" for c in ONEDNN_CASES])
+def test_onednn_conv2d_recorded(case: tuple) -> None:
+    """Every output of the recorded convolutions bit for bit under the N1 profile (ACL's kernels both,
+    oneDNN's ref sgemm's K blocks, tails and thread splits, pixel blocks, a strided 1x1)."""
+    threads, name, x_shape, w_shape, stride, padding, bias, seed = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
+    profile = get_profile("arm64-neon", threads)
+    st, pd = (stride, stride), (padding, padding)
+    assert conv.path(x.shape, w.shape, st, pd, profile) == conv.ACL_REF
+    y = conv.conv2d(x, w, b if bias else None, st, pd, profile)
+    gx, gw, gb = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile)
+    got = [y, gx, gw] + ([gb] if bias else [])
+    assert " ".join(_digest(v) for v in got) == ONEDNN_DIGESTS[name]

@@ -61,16 +61,18 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   each block's chain from 0, the first block's sum plus the bias, each further block's sum added.
   Which of the two: arm_gemm's cycle estimates (``acl_gemm_kernel``), the lower, the interleaved on a tie.
 - ``gemm:ref`` backward on N1 and V2: oneDNN's im2col/col2im with its reference sgemm (csrc/conv.c
-  onednn_ref_sgemm, one thread: 16x6 register blocks from 0 over K blocks, the rest one chain from C;
-  GCC's build fuses the blocks' multiply-adds, not the tails', except the tail terms left over by its
-  4-lane vectorisation of a K loop contiguous in both operands). grad_input: per image the sgemm
+  onednn_ref_sgemm per thread: 16x6 register blocks from 0 over K blocks, the rest one chain from C,
+  every term fused except the tail terms GCC's 4-lane vectorisation of a K loop contiguous in both
+  operands takes; on more threads its M/N/K split, ``_ref_sgemm``). grad_input: per image the sgemm
   col = dy^T-by-w (K = output channels), col2im adding the taps in (kh, kw) order onto zeros;
   grad_weight: per image the sgemm onto the images before (beta 1 after the first), K = output
   pixels; grad_bias: per output row two lanes (even and odd columns, each a chain from 0), added to
-  the channel's sum lane 0 first (GCC's ``omp simd`` reduction).
+  the channel's sum lane 0 first (GCC's ``omp simd`` reduction). Threads: init_conf's outer
+  threading over the images (each sgemm on one thread; grad_weight's parts added in order) or the
+  sgemm's own split.
 - not modelled, refused: V1's ``jit:sve_256``/brgconv kernels; V2's ``brg_conv_bwd:sve_128`` backward
   data (stride 1, from 10 input channels: measured from 16) and ``brgconv_1x1:sve_128`` forward (1x1,
-  from 16 output channels: measured at 33); more than one thread; other torch releases.
+  from 16 output channels: measured at 33); other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -147,9 +149,9 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 # what the aarch64 wheel runs where ATen hands a convolution to oneDNN (measured with ONEDNN_VERBOSE on
 # emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
-    "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 at one "
-    "thread (torch 2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); V1's jit:sve_256 "
-    "and brgconv kernels, more threads and other releases are not modelled"
+    "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 (torch "
+    "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); V1's jit:sve_256 and brgconv "
+    "kernels and other releases are not modelled"
 )
 
 
@@ -163,7 +165,7 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     if thnn_faster or small_single:
         return THNN
     if profile.aten in ("neon", "sve"):
-        if profile.name in _ACL_PARAMS and profile.threads == 1 and profile.torch == "2.13.0":
+        if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
             return ACL_REF
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
@@ -824,7 +826,7 @@ def conv2d_backward(
                 "conv2d backward data on V2: oneDNN's brg_conv_bwd:sve_128 (measured at stride 1 from 16 input "
                 "channels; 10 to 15 not measured) is not modelled"
             )
-        return _ref_backward(dy, x, w, g, has_bias, mask)
+        return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
     lib = _lib()
     if mask[0]:
         gx = np.empty_like(x)
@@ -1079,10 +1081,15 @@ def acl_gemm_kernel(batches: int, m: int, n: int, k: int, threads: int, profile:
     return picks.pop()
 
 
-def acl_kernel(g: Geometry, profile: str = "arm64-neon") -> str:
-    """The ACL kernel of the forward on one thread (indirect_gemm: per image M = OH*OW; measured: the
-    same choice as one batch of N*OH*OW rows for every 1x1 convolution probed)."""
-    return acl_gemm_kernel(g.n, g.oh * g.ow, g.oc, g.c * g.kh * g.kw, 1, profile)
+def acl_kernel(g: Geometry, profile: str = "arm64-neon", threads: int = 1) -> str:
+    """The ACL kernel of the forward: indirect_gemm's batches of M = OH*OW; gemm:acl (1x1 kernels)
+    the same where one batch of N*OH*OW rows gives the same choice (always on one thread), else
+    ParityError (which of the two it passes is not measured)."""
+    k = g.c * g.kh * g.kw
+    kernel = acl_gemm_kernel(g.n, g.oh * g.ow, g.oc, k, threads, profile)
+    if (g.kh, g.kw) == (1, 1) and acl_gemm_kernel(1, g.n * g.oh * g.ow, g.oc, k, threads, profile) != kernel:
+        raise ParityError(f"conv2d forward ({profile}, {threads} threads): gemm:acl's shape for arm_gemm not measured")
+    return kernel
 
 
 def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, profile: KernelProfile) -> np.ndarray:
@@ -1096,7 +1103,7 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
         )
     k = g.c * g.kh * g.kw
     order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
-    interleaved = acl_kernel(g, profile.name) == _ACL_PARAMS[profile.name].interleaved
+    interleaved = acl_kernel(g, profile.name, profile.threads) == _ACL_PARAMS[profile.name].interleaved
     block = _acl_k_block(k) if interleaved else k
     terms: list[tuple[int, int, int]] = []
     for k0 in range(0, k, block):
@@ -1111,11 +1118,86 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
 
 
 def _ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,
-               beta: float, c: np.ndarray, ldc: int) -> None:  # fmt: skip
-    """oneDNN's ref_gemm<float> on one thread (csrc/conv.c onednn_ref_sgemm); GCC vectorises a tail's
-    K loop (4 lanes, the products added in order, unfused) where A is transposed and B is not."""
+               beta: float, c: np.ndarray, ldc: int, threads: int = 1) -> None:  # fmt: skip
+    """oneDNN's ref_gemm<float> (csrc/conv.c onednn_ref_sgemm per thread; GCC vectorises a tail's K
+    loop, 4 lanes, the products added in order unfused, where A is transposed and B is not). On
+    more threads its split (``_ref_gemm_split``): each thread's block of C on its own, the K
+    partition's later parts computed from 0 apart and added to C in order."""
     tail_vf = 4 if transa and not transb else 0
-    _lib().onednn_ref_sgemm(int(transa), int(transb), m, n, k, ptr(a), lda, ptr(b), ldb, beta, ptr(c), ldc, 1, tail_vf)
+    nthr_m, nthr_n, nthr_k, mb, nb, kb = _ref_gemm_split(m, n, k, threads)
+    lib = _lib()
+    parts: list[tuple[np.ndarray, int, int, int, int]] = []
+    for ik in range(nthr_k):
+        for jn in range(nthr_n):
+            for im in range(nthr_m):
+                m0, n0, k0 = im * mb, jn * nb, ik * kb
+                mm, nn, kk = min(mb, m - m0), min(nb, n - n0), min(kb, k - k0)
+                if mm <= 0 or nn <= 0:
+                    continue
+                sub_a = a[(k0 + m0 * lda) if transa else (m0 + k0 * lda) :]
+                sub_b = b[(n0 + k0 * ldb) if transb else (k0 + n0 * ldb) :]
+                if ik == 0:
+                    out, ld, bt = c[m0 + n0 * ldc :], ldc, beta
+                else:
+                    out, ld, bt = np.zeros(mb * nb, np.float32), mb, 0.0
+                    parts.append((out, m0, n0, mm, nn))
+                lib.onednn_ref_sgemm(int(transa), int(transb), mm, nn, kk, ptr(sub_a), lda, ptr(sub_b), ldb, bt,
+                                     ptr(out), ld, 1, tail_vf)  # fmt: skip
+    for out, m0, n0, mm, nn in parts:  # sum_two_matrices, the K parts in order
+        for j in range(nn):
+            dst = c[m0 + (n0 + j) * ldc : m0 + (n0 + j) * ldc + mm]
+            dst += out[j * mb : j * mb + mm]
+
+
+def _ref_gemm_split(m: int, n: int, k: int, threads: int) -> tuple[int, int, int, int, int, int]:
+    """ref_gemm's calc_nthr_nocopy_avx (gemm_utils_f32.cpp): (threads over M, N, K, and the blocks
+    MB, NB, KB). M in blocks of 64 and N of 48 as the first guess; K split (the OpenMP build can
+    synchronise) while M x N blocks leave threads idle and each part keeps over 384; the M x N grid
+    then fitted to the threads; blocks rounded up to 16 (M) and 4 (K)."""
+    nthr, nthr_m, nthr_n, nthr_k = threads, -(-m // 64), -(-n // 48), 1
+    other = 1
+    while nthr_m * nthr_n * other < nthr and k // (other + 1) > 384:
+        other += 1
+        if (nthr // other) * other > 0.9 * nthr:
+            nthr_k = other
+    nthr //= nthr_k
+    if nthr_m == 1:
+        nthr_n = nthr
+    if nthr_n == 1:
+        nthr_m = nthr
+    while nthr_m * nthr_n > nthr:
+        if nthr_m > nthr_n:
+            nthr_m -= 1
+        else:
+            nthr_n -= 1
+    while nthr_m * nthr_n < nthr:
+        if nthr_m < nthr_n:
+            nthr_m += 1
+        else:
+            nthr_n += 1
+    if nthr_m * nthr_n > nthr and nthr_m > 1 and nthr_n > 1:
+        if nthr_m <= nthr_n:
+            nthr_m = min(int(np.sqrt(nthr)), -(-m // 16))
+            nthr_n = nthr // nthr_m
+            while nthr_m > 1 and nthr_m * nthr_n != nthr:
+                nthr_m -= 1
+                nthr_n = nthr // nthr_m
+        else:
+            nthr_n = min(int(np.sqrt(nthr)), n)
+            nthr_m = nthr // nthr_n
+            while nthr_n > 1 and nthr_m * nthr_n != nthr:
+                nthr_n -= 1
+                nthr_m = nthr // nthr_n
+    mb = _roundup(-(-m // nthr_m), 16)
+    nb = -(-n // nthr_n)
+    kb = _roundup(-(-k // nthr_k), 4)
+    if mb * nthr_m > m:
+        nthr_m = -(-m // mb)
+    if nb * nthr_n > n:
+        nthr_n = -(-n // nb)
+    if kb * nthr_k > k:
+        nthr_k = -(-k // kb)
+    return nthr_m, nthr_n, nthr_k, mb, nb, kb
 
 
 def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> None:
@@ -1131,42 +1213,49 @@ def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> Non
             im[:, iy[at], ix[at]] += taps[:, i, j, at]
 
 
-def _ref_backward(dy, x, w, g, has_bias, mask):
-    """oneDNN's gemm:ref backward on aarch64, one thread (module docstring), over blocks of output
-    pixels where the im2col buffer exceeds the scratchpad limit (``_gemm_jit_conf``, the same
-    init_conf: grad_input per block its sgemm and col2im; grad_weight per image and block an sgemm
-    onto the sum so far)."""
+def _ref_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
+    """oneDNN's gemm:ref backward on aarch64 (module docstring), over blocks of output pixels where
+    the im2col buffer exceeds the scratchpad limit; threads as init_conf gives them (``_gemm_jit_conf``,
+    the same code as x86's gemm:jit): outer threading splits the images, each sgemm on one thread
+    (grad_weight: balance211's parts of the images, each from 0, added in order), else every sgemm
+    on all threads (``_ref_sgemm``)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     os_, ks = oh * ow, c * kh * kw
     plain = (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0)
     gx = gw = gb = None
     if mask[0]:
         gx = np.empty_like(x)
-        block = _gemm_jit_conf(g, 1, False)[1]
+        nthr, block = _gemm_jit_conf(g, threads, False)
+        inner = 1 if nthr > 1 else threads
         for t in range(n):
             dyt = np.ascontiguousarray(dy[t]).reshape(-1)
             if plain:  # no im2col: the sgemm writes grad_input
-                _ref_sgemm(False, True, os_, ks, oc, dyt, os_, w.reshape(-1), ks, 0.0, gx[t].reshape(-1), os_)
+                _ref_sgemm(False, True, os_, ks, oc, dyt, os_, w.reshape(-1), ks, 0.0, gx[t].reshape(-1), os_, inner)
                 continue
             im = np.zeros((c, h, wd), np.float32)
             for s0 in range(0, os_, block):
                 size = min(block, os_ - s0)
                 col = np.empty(ks * size, np.float32)
-                _ref_sgemm(False, True, size, ks, oc, dyt[s0:], os_, w.reshape(-1), ks, 0.0, col, size)
+                _ref_sgemm(False, True, size, ks, oc, dyt[s0:], os_, w.reshape(-1), ks, 0.0, col, size, inner)
                 _col2im_block(col.reshape(ks, size), im, g, s0)
             gx[t] = im
     if mask[1]:
-        acc = np.empty(oc * ks, np.float32)
-        block = _gemm_jit_conf(g, 1, True)[1]
-        for t in range(n):
-            cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow)
-            dyt = np.ascontiguousarray(dy[t]).reshape(-1)
-            for s0 in range(0, os_, block):
-                size = min(block, os_ - s0)
-                part = np.ascontiguousarray(cols[:, s0 : s0 + size]).reshape(-1)
-                beta = 0.0 if t == 0 and s0 == 0 else 1.0
-                _ref_sgemm(True, False, ks, oc, size, part, size, dyt[s0:], os_, beta, acc, ks)
-        gw = acc.reshape(w.shape)
+        nthr, block = _gemm_jit_conf(g, threads, True)
+        inner = 1 if nthr > 1 else threads
+        total = np.empty(oc * ks, np.float32)
+        images = _balance211(n, min(nthr, n))
+        for part, (b0, b1) in enumerate(pairwise(images)):
+            acc = np.empty(oc * ks, np.float32)
+            for t in range(b0, b1):
+                cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow)
+                dyt = np.ascontiguousarray(dy[t]).reshape(-1)
+                for s0 in range(0, os_, block):
+                    size = min(block, os_ - s0)
+                    cols_part = np.ascontiguousarray(cols[:, s0 : s0 + size]).reshape(-1)
+                    beta = 0.0 if t == b0 and s0 == 0 else 1.0
+                    _ref_sgemm(True, False, ks, oc, size, cols_part, size, dyt[s0:], os_, beta, acc, ks, inner)
+            total = acc if part == 0 else total + acc
+        gw = total.reshape(w.shape)
     if mask[2] and has_bias:
         gb = np.zeros(oc, np.float32)
         for t in range(n):
