@@ -107,7 +107,7 @@ def test_slow_conv2d_on_arm64() -> None:
 def test_onednn_conv2d_on_n1() -> None:
     """A convolution ATen hands to oneDNN on N1 (ACL's ffhybrid forward, oneDNN's gemm:ref backward):
     every output bit for bit under the N1 profile; x86's oneDNN kernels (jit:avx2, and gemm:jit at
-    SSE4.1) give other bits; V1, V2 and two threads are refused."""
+    SSE4.1) give other bits; another release is refused, and V1's backward data at stride 1."""
     fixture = read_op_fixture(N1_T1, ops=["conv2d"])
     profile = profile_for_fixture(fixture.attrs)
     rec = fixture.cases["conv2d/r3-conv-010"]
@@ -118,9 +118,10 @@ def test_onednn_conv2d_on_n1() -> None:
     for x86 in ("x86-avx2", "x86-baseline"):
         other = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile(x86))
         assert any(not np.array_equal(_bits(rec.outputs[n]), _bits(other[n])) for n in rec.outputs), x86
-    for refused in (get_profile("arm64-sve256"), profile.with_torch("2.14.1")):
-        with pytest.raises(ParityError, match="not modelled"):
-            RUNNERS["conv2d"](rec.params, rec.inputs, refused)
+    with pytest.raises(ParityError, match="not modelled"):
+        RUNNERS["conv2d"](rec.params, rec.inputs, profile.with_torch("2.14.1"))
+    v1 = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile("arm64-sve256"))
+    assert sorted(v1) == ["grad_weight", "out"]  # V1's brg_conv_bwd:sve_256 backward data: refused
 
 
 def test_v2_refuses_its_brgemm_kernels() -> None:
@@ -165,22 +166,25 @@ def test_acl_kernel_choice(images: int, pixels: int, channels: int, k: int, kern
     assert conv.acl_gemm_kernel(images, pixels, channels, k, 1, profile) == kernel
 
 
-# Convolutions ATen hands to oneDNN on N1, recorded under emulation (tools/emulate_arm64.py run, torch
-# 2.13.0 aarch64, ONEDNN_VERBOSE naming the kernels): (threads, name, x shape, weight shape, stride,
-# padding, bias, seed); the inputs come from the seed (``_onednn_inputs``): standard normal values
+# Convolutions ATen hands to oneDNN on N1 and V1, recorded under emulation (tools/emulate_arm64.py run,
+# torch 2.13.0 aarch64, ONEDNN_VERBOSE naming the kernels): (core, threads, name, x shape, weight shape,
+# stride, padding, bias, seed); the inputs come from the seed (``_onednn_inputs``): standard normal values
 # times 2^k, k uniform in [-10, 10), so that the order of every sum shows in the bits.
 ONEDNN_CASES = [
-    (1, "interleaved-1block", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 101),
-    (1, "interleaved-2blocks", (1, 17, 15, 11), (33, 17, 5, 5), 1, 2, True, 102),
-    (1, "hybrid-oc1", (3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True, 103),
-    (1, "pixel-blocks", (1, 31, 18, 13), (1, 31, 5, 5), 1, 2, False, 104),
-    (1, "weights-k-blocks", (2, 8, 20, 20), (4, 8, 3, 3), 1, 1, True, 105),
-    (1, "1x1-strided", (16, 15, 8, 14), (4, 15, 1, 1), 3, 0, True, 106),
-    (1, "data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 107),
-    (2, "t2-weights-k-split", (1, 2, 40, 40), (3, 2, 5, 5), 1, 0, True, 201),
-    (2, "t2-data-n-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, True, 202),
-    (2, "t2-data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 203),
-    (2, "t2-interleaved", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 204),
+    ("n1", 1, "interleaved-1block", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 101),
+    ("n1", 1, "interleaved-2blocks", (1, 17, 15, 11), (33, 17, 5, 5), 1, 2, True, 102),
+    ("n1", 1, "hybrid-oc1", (3, 12, 13, 16), (1, 12, 3, 5), 2, 0, True, 103),
+    ("n1", 1, "pixel-blocks", (1, 31, 18, 13), (1, 31, 5, 5), 1, 2, False, 104),
+    ("n1", 1, "weights-k-blocks", (2, 8, 20, 20), (4, 8, 3, 3), 1, 1, True, 105),
+    ("n1", 1, "1x1-strided", (16, 15, 8, 14), (4, 15, 1, 1), 3, 0, True, 106),
+    ("n1", 1, "data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 107),
+    ("n1", 2, "t2-weights-k-split", (1, 2, 40, 40), (3, 2, 5, 5), 1, 0, True, 201),
+    ("n1", 2, "t2-data-n-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, True, 202),
+    ("n1", 2, "t2-data-k-blocks", (2, 4, 6, 6), (100, 4, 3, 3), 1, 1, True, 203),
+    ("n1", 2, "t2-interleaved", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 204),
+    ("v1", 1, "v1-jit-strided", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 301),
+    ("v1", 1, "v1-1x1-strided", (3, 9, 18, 6), (33, 9, 1, 1), 2, 0, True, 302),
+    ("v1", 1, "v1-jit-pad1", (3, 20, 7, 8), (12, 20, 3, 5), 3, 1, True, 303),
 ]
 # torch's outputs (out, grad_x, grad_weight, grad_bias): the first 16 hex digits of the sha256 of their bits
 ONEDNN_DIGESTS = {
@@ -195,6 +199,9 @@ ONEDNN_DIGESTS = {
     "t2-data-n-split": "9f1b55f32a50b2b1 78576d5587b4ee6e 0504b45886f9c989 1123c7ab56ee6f3a",
     "t2-data-k-blocks": "f0cac50412cf87df 194cab0e7cfa1128 a5b92dc6050998bf 9b109c78380e3f26",
     "t2-interleaved": "45fc5832dc27aa8c b5d92dd504dd99e8 aa2938751d0fdc95 d06112b43b94c9d4",
+    "v1-jit-strided": "dba4083d4d062a0d 2f8f338417f1db62 551dce01e9fc78c6 520f4b61acdd2d4c",
+    "v1-1x1-strided": "b2e239ee93fcc4fb 4a353738c1df4618 989934e81032fcaf c37f207d2bbb7bdc",
+    "v1-jit-pad1": "fa4beb608f2fdb0e 444eada3efa6fe53 80f10216491fc683 55dd6844424dccf6",
 }
 
 
@@ -213,15 +220,16 @@ def _digest(a: np.ndarray) -> str:
     return hashlib.sha256(_bits(a).tobytes()).hexdigest()[:16]
 
 
-@pytest.mark.parametrize("case", ONEDNN_CASES, ids=[f"t{c[0]}-{c[1]}" for c in ONEDNN_CASES])
+@pytest.mark.parametrize("case", ONEDNN_CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}" for c in ONEDNN_CASES])
 def test_onednn_conv2d_recorded(case: tuple) -> None:
-    """Every output of the recorded convolutions bit for bit under the N1 profile (ACL's kernels both,
-    oneDNN's ref sgemm's K blocks, tails and thread splits, pixel blocks, a strided 1x1)."""
-    threads, name, x_shape, w_shape, stride, padding, bias, seed = case
+    """Every output of the recorded convolutions bit for bit under their core's profile (N1: ACL's
+    kernels both, oneDNN's ref sgemm's K blocks, tails and thread splits, pixel blocks, a strided 1x1;
+    V1: jit:sve_256, jit_1x1 and brgconv_1x1 at strides above 1)."""
+    core, threads, name, x_shape, w_shape, stride, padding, bias, seed = case
     x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
-    profile = get_profile("arm64-neon", threads)
+    profile = get_profile({"n1": "arm64-neon", "v1": "arm64-sve256"}[core], threads)
     st, pd = (stride, stride), (padding, padding)
-    assert conv.path(x.shape, w.shape, st, pd, profile) == conv.ACL_REF
+    assert conv.path(x.shape, w.shape, st, pd, profile) == {"n1": conv.ACL_REF, "v1": conv.SVE256}[core]
     y = conv.conv2d(x, w, b if bias else None, st, pd, profile)
     gx, gw, gb = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile)
     got = [y, gx, gw] + ([gb] if bias else [])

@@ -70,7 +70,11 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   the channel's sum lane 0 first (GCC's ``omp simd`` reduction). Threads: init_conf's outer
   threading over the images (each sgemm on one thread; grad_weight's parts added in order) or the
   sgemm's own split.
-- not modelled, refused: V1's ``jit:sve_256``/brgconv kernels; V2's ``brg_conv_bwd:sve_128`` backward
+- ``jit:sve_256`` on V1, one thread (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT
+  kernels, its jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256
+  declines (``_sve256_jit_declines``, refused).
+- not modelled, refused: V1's ``brg_conv_bwd:sve_256`` backward data (stride 1), its 1x1 kernels
+  outside the measured shapes and more than one thread on V1; V2's ``brg_conv_bwd:sve_128`` backward
   data (stride 1, from 10 input channels: measured from 16) and ``brgconv_1x1:sve_128`` forward (1x1,
   from 16 output channels: measured at 33); other torch releases.
 
@@ -96,6 +100,7 @@ _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
 ACL_REF = "acl+gemm:ref"  # aarch64 N1 and V2: ACL forward, oneDNN gemm:ref backward
+SVE256 = "jit:sve_256"  # aarch64 V1: oneDNN's SVE JIT and brgemm kernels
 
 
 def _lib() -> ctypes.CDLL:
@@ -150,8 +155,8 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 # emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
     "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 (torch "
-    "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward); V1's jit:sve_256 and brgconv "
-    "kernels and other releases are not modelled"
+    "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward) and on V1 at one thread (its "
+    "jit:sve_256 kernels); V1 on more threads and other releases are not modelled"
 )
 
 
@@ -167,6 +172,8 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     if profile.aten in ("neon", "sve"):
         if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
             return ACL_REF
+        if profile.name == "arm64-sve256" and profile.threads == 1 and profile.torch == "2.13.0":
+            return SVE256
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
         return AVX512
@@ -215,6 +222,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     kind = path(x.shape, w.shape, stride, padding, profile)
     if kind == ACL_REF:
         return _acl_forward(x, w, b, g, profile)
+    if kind == SVE256:
+        return _sve256_forward(x, w, b, g)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -820,6 +829,8 @@ def conv2d_backward(
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
     if kind in (SSE41, GEMM_JIT):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
+    if kind == SVE256:
+        return _sve256_backward(dy, x, w, g, has_bias, mask)
     if kind == ACL_REF:
         if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 10:
             raise ParityError(
@@ -1265,4 +1276,67 @@ def _ref_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
                 for col_ in range(ow):
                     lanes[col_ % 2] = lanes[col_ % 2] + row[:, col_]
                 gb = (gb + lanes[0]) + lanes[1]
+    return gx, gw, gb
+
+
+def _sve256_jit_declines(g: Geometry) -> bool:
+    """Where V1's jit:sve_256 forward may hand a convolution to ACL's indirect_gemm (its init_conf
+    not read). Measured on 16 variations of 2x16x5x6 with 40 5x5 kernels, stride 3, padding 2: ACL
+    wherever the width padding is 2 and OW is 2 or 3 (kernel widths 3 to 5, strides 2 and 3, any
+    height), jit:sve_256 at padding 1 down to OW = 2, at padding 2 from OW = 4; padding above 2 not
+    measured: also refused."""
+    return g.pw > 2 or (g.pw == 2 and g.ow <= 3)
+
+
+def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
+    """V1's forward, one thread: jit:sve_256 (not 1x1) per block of 8 input channels a fused chain from
+    0 over (kh, kw, channel), the bias added to the first block's sum, the further blocks' sums added
+    (its store_output); jit_1x1:sve_256 (1x1, stride 1) one chain from the bias over the channels;
+    brgconv_1x1:sve_256 (1x1 strided, up to 16 channels measured) one chain from 0, then the bias."""
+    y = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
+    bias = None if b is None else ptr(b)
+    lib = _lib()
+    if (g.kh, g.kw) == (1, 1):
+        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) != (1, 1) and g.c > 16):
+            raise ParityError(
+                "conv2d forward on V1: this 1x1 convolution's kernel (brgconv_1x1:sve_256) is not modelled"
+            )
+        if (g.sh, g.sw) == (1, 1):
+            lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), g.c, 1, 1)
+        else:
+            t = _terms_blocked(g.c, 1, 1, 16)
+            lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 0)
+        return y
+    if _sve256_jit_declines(g):
+        raise ParityError("conv2d forward on V1: oneDNN may hand this convolution to ACL (its jit:sve_256 declines)")
+    t = _terms_blocked(g.c, g.kh, g.kw, 8)
+    lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 2)
+    return y
+
+
+def _sve256_backward(dy, x, w, g, has_bias, mask):
+    """V1's backward, one thread. grad_input: jit:sve_256 (strided) per block of 8 output channels a
+    fused chain from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided,
+    9 or more output channels) one chain; brg_conv_bwd:sve_256 (stride 1) refused. grad_weight:
+    jit:sve_256 one fused chain from 0 over (image, oh, ow); jit_1x1:sve_256 (1x1 with stride 1, or
+    strided with 9 or more output channels) per image a chain, the images' sums added. grad_bias:
+    one chain over (image, oh, ow)."""
+    one_by_one = (g.kh, g.kw) == (1, 1)
+    if one_by_one and g.oc == 8 and (g.sh, g.sw) != (1, 1):
+        raise ParityError("conv2d backward on V1: jit_1x1 or jit:sve_256 for 8 output channels not measured")
+    jit_1x1 = one_by_one and ((g.sh, g.sw) == (1, 1) or g.oc > 8)
+    lib = _lib()
+    gx = gw = gb = None
+    if mask[0]:
+        if (g.sh, g.sw) == (1, 1):
+            raise ParityError("conv2d backward data on V1: oneDNN's brg_conv_bwd:sve_256 (stride 1) is not modelled")
+        gx = np.empty_like(x)
+        lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0 if jit_1x1 else 8, 1, 0, 0 if jit_1x1 else 1)
+    pairs = g.n * g.oh * g.ow
+    if mask[1]:
+        gw = np.empty_like(w)
+        runs = list(range(0, pairs, g.oh * g.ow)) if jit_1x1 else [0]
+        _run_weights(dy, x, gw, g, [0, pairs], runs, True)
+    if mask[2] and has_bias:
+        gb = _bias_grad(dy, [0, pairs])
     return gx, gw, gb

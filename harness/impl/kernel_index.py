@@ -391,10 +391,11 @@ ARM64: dict[str, str] = {
     "cumsum": "nothing: identical everywhere",
     "pow": "nothing for these exponents",
     "conv2d": (
-        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2 at 1 thread"
+        "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"
         " ACL's forward (fixed-format hybrid 6x16 or interleaved 8x12 by arm_gemm's estimates, fused, K in"
-        " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); not modelled:"
-        " `jit:sve_256` and brgconv on V1, V2's `brg_conv_bwd:sve_128` and `brgconv_1x1:sve_128`, 2 threads"
+        " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); V1 at 1 thread"
+        " `jit:sve_256` (blocks of 8 channels), `jit_1x1`, `brgconv_1x1`; not modelled: the `brg_conv_bwd`"
+        " backward data of V1 and V2, V2's `brgconv_1x1:sve_128`, V1 on 2 threads"
     ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
