@@ -19,6 +19,8 @@ threads is modelled (csrc/mkl_sgemm.h mkl_sgemm_batch_item).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -28,6 +30,7 @@ from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
 from harness.impl import attention
+from harness.impl.profiles import MKL_AVX2, MKL_SSE42
 from harness.impl.rng import CPUGenerator
 from tests.impl_live import (
     SEEDS,
@@ -163,7 +166,13 @@ def test_flash_op(
     """The op and its backward, as the dispatcher gets them (the example: Llama's layer, zoo/llama.py)."""
     s = lq if s_kv is None else s_kv
     assume(lq * s * d * b * hk * group <= 6_000_000)  # a few tenths of a second at most
-    assume(d > 1 or hk * group == 1)  # not reproduced: test_flash_head_size_one_refused
+    _flash_case(b, hk, group, lq, s, d, causal, mask, scale, layouts, threads, seed)
+
+
+def _flash_case(
+    b: int, hk: int, group: int, lq: int, s: int, d: int, causal: bool, mask: str | None,
+    scale: float | None, layouts: tuple[str, ...], threads: int, seed: int,
+) -> None:  # fmt: skip
     torch.set_num_threads(threads)
     rng = np.random.default_rng(seed)
     q = _laid_out(rng, (b, hk * group, lq, d), layouts[0])
@@ -181,18 +190,46 @@ def test_flash_op(
     _check_flash([out, lse, *want], [saved.out, saved.lse, *got])
 
 
+# Head size 1 with several heads: the gradients' rows are single floats a row of heads apart, and the
+# per-block products are MKL's gemv with a strided vector or output (csrc/mkl_sgemm.h mkl_gemv_rows,
+# mkl_gemv_n), single rows or keys with the leading dimensions cpublas::gemm normalises
+# (csrc/attention.c blas_sgemm), and a scale given makes alpha of the K == 1 and gemv forms matter.
+# (b, kv heads, group, L, S, causal, mask, scale, layouts of q, k, v, grad_out)
+ALL_BHND, ALL_BNHD = ("bhnd",) * 4, ("bnhd",) * 4
+HEAD_SIZE_ONE = {
+    "grad_k-strided-y": (1, 2, 1, 8, 8, True, None, None, ALL_BHND),
+    "grouped-grad_q": (1, 1, 2, 13, 13, True, None, None, ALL_BHND),
+    "one-row-block": (1, 2, 1, 65, 65, True, None, None, ("bnhd", "bhnd", "wide", "wide")),
+    "one-key-block": (1, 1, 3, 40, 513, False, None, None, ALL_BNHD),
+    "one-query": (2, 3, 1, 1, 40, False, "where", 1.7, ("wide", "wide", "bnhd", "wide")),
+    "scale-mask": (1, 2, 2, 37, 50, False, "float", 0.3, ALL_BNHD),
+    "wide-offsets": (2, 3, 1, 200, 200, True, None, 0.25, ("wide",) * 4),
+    "groups-of-4": (2, 1, 4, 33, 33, True, "rows", None, ("bhnd", "bnhd", "bhnd", "bnhd")),
+    "one-head-scale": (1, 1, 1, 50, 50, True, "float", 0.3, ("bnhd", "wide", "bhnd", "bnhd")),
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("case", HEAD_SIZE_ONE.values(), ids=HEAD_SIZE_ONE.keys())
+def test_flash_head_size_one(case: tuple, threads: int) -> None:
+    b, hk, group, lq, s, causal, mask, scale, layouts = case
+    _flash_case(b, hk, group, lq, s, 1, causal, mask, scale, layouts, threads, seed=lq * 31 + s)
+
+
 def _check_flash(want: list[torch.Tensor], got: list[np.ndarray]) -> None:
     for name, w, o in zip(("out", "lse", "grad_q", "grad_k", "grad_v"), want, got, strict=True):
         assert_bits_equal(name, w.contiguous().numpy(), o)
 
 
-def test_flash_head_size_one_refused() -> None:
-    """Head size 1 with several heads: the backward's gradient rows are single floats a row of heads
-    apart, which MKL runs as a gemv into a strided y, whose order the impl does not model: refused."""
+@pytest.mark.parametrize("blas", [MKL_AVX2, MKL_SSE42, "cbwr"])
+def test_flash_head_size_one_refused(blas: str) -> None:
+    """Head size 1 with several heads where the BLAS's gemv into a strided output is not measured
+    (MKL's Intel paths, MKL_CBWR=COMPATIBLE): refused."""
     q = np.zeros((1, 2, 3, 1), np.float32)
-    saved = attention.sdpa_forward(q, q, q, live_profile())
+    profile = live_profile().with_cbwr("COMPATIBLE") if blas == "cbwr" else replace(live_profile(), blas=blas)
+    saved = attention.sdpa_forward(q, q, q, profile)
     with pytest.raises(ParityError, match="head size 1"):
-        attention.sdpa_backward(q, q, q, q, saved, live_profile())
+        attention.sdpa_backward(q, q, q, q, saved, profile)
 
 
 def test_flash_replay_llama() -> None:

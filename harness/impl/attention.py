@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import MODELLED_BLAS, KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
 
@@ -183,6 +183,12 @@ def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(t).transpose(0, 2, 1, 3), 0
 
 
+def _strided_gemv_modelled(profile: KernelProfile) -> bool:
+    """Whether the impl models the BLAS's gemv into a strided output (flash attention's head-size-1
+    gradients with several heads): MKL's generic path (csrc/mkl_sgemm.h mkl_gemv_rows, mkl_gemv_n)."""
+    return profile.blas == MODELLED_BLAS and not profile.mkl_cbwr
+
+
 def sdpa_backward(
     grad_out: np.ndarray,
     q: np.ndarray,
@@ -197,9 +203,13 @@ def sdpa_backward(
     zeros in torch's (B,L,H,D) layout; they are returned (B,H,L,D) contiguous."""
     if grad_out.shape != q.shape or grad_out.dtype != np.float32:
         raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
-    if q.shape[3] == 1 and max(q.shape[1], k.shape[1]) > 1:
-        # grad rows of one float, heads apart: MKL's gemv with a strided y, whose order is not modelled
-        raise ParityError("sdpa: the impl does not reproduce the flash backward with head size 1 and several heads")
+    if q.shape[3] == 1 and max(q.shape[1], k.shape[1]) > 1 and not _strided_gemv_modelled(profile):
+        # grad rows of one float, heads apart: the BLAS's gemv with a strided y, modelled for MKL's generic path only
+        raise ParityError(
+            "sdpa: the impl does not reproduce the flash backward with head size 1 and several heads on "
+            f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): "
+            "measured on MKL's generic path only"
+        )
     args = _args(q, k, v, call)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
     grads = [_zeros_blhd(x.shape) for x in (q, k, v)]

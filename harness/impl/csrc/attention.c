@@ -29,7 +29,11 @@
  * C^T (n x m) = opB^T @ opA^T. a_off, b_off, c_off: where A, B and C start in torch's buffers
  * (floats past a 16-byte boundary): MKL's small kernels peel by them.
  * threads: the threads MKL may use (1 when called inside the kernel's OpenMP region).
- * On Linux aarch64 (profile blas = BLAS_NVPL) the same call is NVPL's sgemm (csrc/nvpl_sgemm.h). */
+ * On Linux aarch64 (profile blas = BLAS_NVPL) the same call is NVPL's sgemm (csrc/nvpl_sgemm.h).
+ * First, as cpublas::gemm does (CPUBlas.cpp normalize_last_dims), the leading dimensions of a
+ * dimension of size 1 are set: n == 1: ldc = m; A 'N' with k == 1: lda = m, A 'T' with m == 1:
+ * lda = k; B 'N' with n == 1: ldb = k, B 'T' with k == 1: ldb = n. No value depends on them, but MKL
+ * picks its gemv kernel by them (a strided vector or output: csrc/mkl_sgemm.h mkl_gemv_rows). */
 typedef struct {
     const float *p;
     int64_t ld, off;
@@ -38,6 +42,9 @@ typedef struct {
 static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t n, int64_t k, float alpha,
                        blas_operand_t A, blas_operand_t B, float beta, float *C, int64_t ldc, int64_t c_off,
                        int threads) {
+    if (n == 1) ldc = m;
+    if (ta == 'T' ? m == 1 : k == 1) A.ld = ta == 'T' ? k : m;
+    if (tb == 'T' ? k == 1 : n == 1) B.ld = tb == 'T' ? n : k;
     const int a_t = tb == 'T', b_t = ta == 'T'; /* row-major left = opB^T, right = opA^T */
     const sgemm_t g = {
         .M = n, .N = m, .K = k, .alpha = alpha, .beta = beta,

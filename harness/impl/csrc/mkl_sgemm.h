@@ -17,11 +17,13 @@
  *   A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; ta / tb: A / B handed to BLAS
  *   stored transposed (column-major).
  * Which kernel (mkl_sgemm routes; the measured rules):
- *   K == 1, B row-major: MKL's rank-1 update, the axpy form (below) on every element.
+ *   K == 1, B row-major (generic path: or M, N > 1): MKL's rank-1 update, the axpy form (below) on
+ *     every element; the generic path's N == 1 is the gemv below.
  *   gemv (one thread at any thread count; not for batch items, except M == 1 with A not transposed):
- *     N == 1, A row-major, M > 1, or M == 1 with B transposed: a dot product per output with an
- *       alignment head (mkl_gemv_rows);
- *     N == 1, A transposed: the axpy form, C's alignment peel running down the column.
+ *     N == 1, A row-major, M > 1 or B row-major, or M == 1 with B transposed: a dot product per
+ *       output with an alignment head, another form with a strided vector or output (mkl_gemv_rows);
+ *     N == 1, A transposed: the axpy form, C's alignment peel running down the column (mkl_gemv_n).
+ *   (torch's cpublas::gemm sets the leading dimensions of dimensions of size 1 before: the caller's.)
  *   Otherwise, with 2 or more threads and a product MKL splits (mkl_unsplit), C is cut into a grid
  *   of blocks (mkl_grid, mkl_threaded) and each block is a problem of its own; with 1 thread, for a
  *   batch item or a product it does not split, C is one block. Per block (mkl_serial):
@@ -392,18 +394,64 @@ static float mkl_dot_gemv(int64_t K, const float *row, const float *vec, int64_t
     return s;
 }
 
-/* out[r * so] = mkl_dot_gemv of matrix row r (at mat + r*sm, mat_off its offset) with vec. */
+/* MKL's gemv 'T' with a strided vector or output (incx or incy > 1, an output stride given even for
+ * one output): the outputs outside the whole groups of 4 take one 8-lane accumulator and no
+ * alignment head: product 0 starts lane 0, which adds product 1; lane l takes k = 1 + l + 8t over
+ * the whole steps; lanes added in order (((l0 + l1) + l2) + ...) + l7; the remaining products in
+ * order. Measured on the generic path (pair cancellation; random data, 1 to 80 products). */
+static float mkl_dot_gemv_strided(int64_t K, const float *row, const float *vec, int64_t sv) {
+    const int64_t steps = K > 1 ? (K - 1) / 8 : 0;
+    if (steps == 0) return mkl_chain(K, row, 1, vec, sv);
+    float acc[8];
+    for (int l = 0; l < 8; l++) acc[l] = mkl_prod(row, 1, vec, sv, 1 + l);
+    acc[0] = mkl_prod(row, 1, vec, sv, 0) + acc[0];
+    for (int64_t t = 1; t < steps; t++)
+        for (int l = 0; l < 8; l++) acc[l] = acc[l] + mkl_prod(row, 1, vec, sv, 1 + 8 * t + l);
+    float s = acc[0];
+    for (int l = 1; l < 8; l++) s = s + acc[l];
+    for (int64_t k = 1 + 8 * steps; k < K; k++) s = s + mkl_prod(row, 1, vec, sv, k);
+    return s;
+}
+
+/* out[r * so] = mkl_dot_gemv of matrix row r (at mat + r*sm, mat_off its offset) with vec; on the
+ * generic path with a strided vector or output, the rows outside whole groups of 4 by
+ * mkl_dot_gemv_strided (the Intel paths' gemv with strides is not measured: they keep the form above). */
 static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t sm, int64_t mat_off,
                           const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
     const int64_t grouped = (R / 4) * 4, K = g->K;
+    const int strided = (sv != 1 || so != 1) && !g->avx2 && !g->sse42;
     for (int64_t r = 0; r < R; r++) {
         float s;
         if (r < grouped)
             s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - (mat_off + (r / 4 * 4 + 3) * sm) % 4, 4, 0);
+        else if (strided)
+            s = mkl_dot_gemv_strided(K, mat + r * sm, vec, sv);
         else
             s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - vec_off % 4, 8, (r - grouped) % 2 == 0);
         mkl_store(g, g->C + r * so, s);
     }
+}
+
+/* MKL's gemv 'N' (N == 1, A transposed): the axpy form down the column, C's alignment peel on the
+ * elements before C reaches a 16-byte boundary. On the generic path, measured (random data, 1 to 40
+ * products, alpha 0.3, 0.7, 1): alpha scales the vector's element, c + (alpha*b[k])*a[i,k], and with
+ * a strided vector or output (incx or incy > 1) no element is peeled. The Intel paths keep
+ * mkl_axpy's alpha on A and its peel (not measured there). */
+static void mkl_gemv_n(const sgemm_t *g) {
+    const int generic = !g->avx2 && !g->sse42;
+    const int64_t M = g->M, p = (generic && (g->sb0 != 1 || g->ldc != 1)) ? 0 : mkl_peel(g->c_off);
+    if (!generic) {
+        for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
+        return;
+    }
+    sgemm_t s = *g; /* alpha moved onto the vector: scaled copies of its K elements */
+    float *xs = malloc(sizeof(float) * (size_t)g->K);
+    for (int64_t k = 0; k < g->K; k++) xs[k] = g->alpha * g->B[k * g->sb0];
+    s.B = xs;
+    s.sb0 = 1;
+    s.alpha = 1.0f;
+    for (int64_t i = 0; i < M; i++) mkl_axpy(&s, i, 0, M - p >= 4 && i < p);
+    free(xs);
 }
 
 /* ------------------------------------------------------------------------------ Intel AVX2 path
@@ -1205,13 +1253,18 @@ static void mkl_sgemm(const sgemm_t *g) {
         mkl_cbwr_sgemm(g);
         return;
     }
-    if (K == 1 && !g->tb) { /* rank-1 update */
+    /* rank-1 update, c + (alpha*a)*b; on the generic path also with B transposed (M, N > 1; measured
+     * with alpha 0.3 and 1.7: not the main or dot kernel's rounding of alpha), and a single column
+     * (BLAS m = 1) is MKL's gemv instead (its alpha scales the sum ('T') or the vector's element
+     * ('N'), below) */
+    const int generic = !g->avx2 && !g->sse42 && !g->batched;
+    if (K == 1 && (!g->tb || (generic && M > 1 && N > 1)) && !(generic && N == 1)) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
         return;
     }
     if (K > 0 && (M < 12 || N < 12)) { /* gemv: one thread at any thread count */
-        if (N == 1 && M > 1 && !g->ta && !g->batched) {
+        if (N == 1 && (M > 1 || !g->tb) && !g->ta && !g->batched) {
             mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
             return;
         }
@@ -1219,9 +1272,8 @@ static void mkl_sgemm(const sgemm_t *g) {
             mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
             return;
         }
-        if (N == 1 && g->ta && !g->batched) { /* gemv 'N': axpy steps down the column, C's peel */
-            const int64_t p = mkl_peel(g->c_off);
-            for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
+        if (N == 1 && g->ta && !g->batched) {
+            mkl_gemv_n(g);
             return;
         }
     }
