@@ -1264,11 +1264,14 @@ static void mkl_sgemm(const sgemm_t *g) {
         return;
     }
     if (K > 0 && (M < 12 || N < 12)) { /* gemv: one thread at any thread count */
-        if (N == 1 && (M > 1 || !g->tb) && !g->ta && !g->batched) {
+        /* a 1 x 1 product on the generic path: gemv 'T' with A's row as the matrix row, or 'N' when A
+         * is transposed (measured: every transpose pair, strided operands, 1 to 120 products) */
+        const int one = M == 1 && N == 1 && generic;
+        if (N == 1 && (M > 1 || one) && !g->ta && !g->batched) {
             mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
             return;
         }
-        if (M == 1 && g->tb && !(g->batched && (g->ta || g->part))) {
+        if (M == 1 && g->tb && !(g->batched && (g->ta || g->part)) && !one) {
             mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
             return;
         }
