@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
-from harness.impl.profiles import MODELLED_BLAS, KernelProfile
+from harness.impl.profiles import MODELLED_BLAS, NVPL, KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
 
@@ -161,6 +161,12 @@ def sdpa_forward(
     q (B,H,L,D), k and v (B,Hk,S,D) in any layout whose last dimension is contiguous (their strides
     are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
     mask, scale 1/sqrt(D))."""
+    if profile.blas == NVPL and v.ndim == 4 and v.shape[3] == 1 and v.shape[2] > 1 and v.strides[2] != v.itemsize:
+        # PV with head size 1 is a gemv whose vector (v's rows) is strided: NVPL's order there is not modelled
+        raise ParityError(
+            "sdpa: the impl does not reproduce the flash forward with head size 1 and v's rows strided "
+            f"(a (B, S, H, D) layout with several key/value heads) on {profile.name}: NVPL's strided gemv"
+        )
     args = _args(q, k, v, call)
     out = np.empty(q.shape, np.float32)
     lse = np.empty(q.shape[:3], np.float32)
