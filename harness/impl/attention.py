@@ -161,11 +161,12 @@ def sdpa_forward(
     q (B,H,L,D), k and v (B,Hk,S,D) in any layout whose last dimension is contiguous (their strides
     are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
     mask, scale 1/sqrt(D))."""
-    if profile.blas == NVPL and v.ndim == 4 and v.shape[3] == 1 and v.shape[2] > 1 and v.strides[2] != v.itemsize:
-        # PV with head size 1 is a gemv whose vector (v's rows) is strided: NVPL's order there is not modelled
+    strided_v = v.ndim == 4 and v.shape[3] == 1 and v.shape[2] > 1 and v.strides[2] != v.itemsize
+    if profile.blas == NVPL and strided_v and _single_row_block(q.shape[2], v.shape[2]):
+        # PV with head size 1 is a gemv on v's strided rows: NVPL's single-output form there is not modelled
         raise ParityError(
-            "sdpa: the impl does not reproduce the flash forward with head size 1 and v's rows strided "
-            f"(a (B, S, H, D) layout with several key/value heads) on {profile.name}: NVPL's strided gemv"
+            "sdpa: the impl does not reproduce the flash forward with head size 1, v's rows strided (a (B, S, H, D) "
+            f"layout with several key/value heads) and a one-row query or key block on {profile.name}: NVPL's gemv"
         )
     args = _args(q, k, v, call)
     out = np.empty(q.shape, np.float32)
@@ -189,9 +190,21 @@ def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(t).transpose(0, 2, 1, 3), 0
 
 
-def _strided_gemv_modelled(profile: KernelProfile) -> bool:
-    """Whether the impl models the BLAS's gemv into a strided output (flash attention's head-size-1
-    gradients with several heads): MKL's generic path (csrc/mkl_sgemm.h mkl_gemv_rows, mkl_gemv_n)."""
+def _single_row_block(lq: int, s: int) -> bool:
+    """Whether the flash kernels' last query block (qSplitSize rows) or key block (512) has one row:
+    a product there is a single-output gemv."""
+    qs = min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
+    kvs = min(512, s)
+    return lq - (lq - 1) // qs * qs == 1 or s - (s - 1) // kvs * kvs == 1
+
+
+def _strided_gemv_modelled(profile: KernelProfile, lq: int, s: int) -> bool:
+    """Whether the impl models the BLAS's gemv with a strided vector or output (flash attention's
+    head-size-1 products with several heads): MKL's generic path (csrc/mkl_sgemm.h mkl_gemv_rows,
+    mkl_gemv_n); NVPL's (csrc/nvpl_sgemm.h nvpl_gemv_strided) except its single-output form, which
+    a one-row query or key block makes."""
+    if profile.blas == NVPL:
+        return not _single_row_block(lq, s)
     return profile.blas == MODELLED_BLAS and not profile.mkl_cbwr
 
 
@@ -209,12 +222,16 @@ def sdpa_backward(
     zeros in torch's (B,L,H,D) layout; they are returned (B,H,L,D) contiguous."""
     if grad_out.shape != q.shape or grad_out.dtype != np.float32:
         raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
-    if q.shape[3] == 1 and max(q.shape[1], k.shape[1]) > 1 and not _strided_gemv_modelled(profile):
+    if (
+        q.shape[3] == 1
+        and max(q.shape[1], k.shape[1]) > 1
+        and not _strided_gemv_modelled(profile, q.shape[2], k.shape[2])
+    ):
         # grad rows of one float, heads apart: the BLAS's gemv with a strided y, modelled for MKL's generic path only
         raise ParityError(
             "sdpa: the impl does not reproduce the flash backward with head size 1 and several heads on "
-            f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): "
-            "measured on MKL's generic path only"
+            f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): measured on MKL's "
+            "generic path, and on NVPL without a one-row query or key block"
         )
     args = _args(q, k, v, call)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))

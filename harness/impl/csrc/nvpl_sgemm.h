@@ -283,11 +283,14 @@ static void nvpl_sgemm(const sgemm_t *g) {
  * m == 1) is run as the transposed problem C^T[1,M] = B^T @ A^T (C's column, ldc apart, as a row),
  * so that it reaches the M == 1 forms (measured: at::mm into a column, and flash attention's
  * products with head size 1 on N1, V1 and V2, whose PV and grad_q products are BLAS m = 1). */
+static int nvpl_gemv_strided(const sgemm_t *g);
+
 static void nvpl_sgemm_torch(const sgemm_t *g) {
     if (g->N != 1 || g->M <= 0) {
         nvpl_sgemm(g);
         return;
     }
+    if (nvpl_gemv_strided(g)) return;
     sgemm_t t = *g;
     t.M = 1, t.N = g->M;
     t.A = g->B, t.sa0 = g->sb1, t.sa1 = g->sb0;
@@ -299,6 +302,41 @@ static void nvpl_sgemm_torch(const sgemm_t *g) {
     nvpl_sgemm(&t);
     for (int64_t i = 0; i < g->M; i++) g->C[i * g->ldc] = col[i];
     free(col);
+}
+
+/* NVPL's gemv with a strided vector or output (incx = B's row stride or incy = ldc not 1: flash
+ * attention's head-size-1 products with several heads), N == 1 and M >= 2, element i of the column:
+ *   A row-major (gemv 'T'): a strided vector: one fused chain from 0 in k order; only the output
+ *     strided: the dot form's lanes (nvpl_dot_form); then c = fmaf(alpha, s, beta * C);
+ *   A transposed (gemv 'N'): one unfused chain from 0 in k order, then c = beta * C + alpha * s.
+ * Measured on N1 (random data with spread exponents, 160 products, M 2 to 40, K 1 to 100, strides 1
+ * to 3, alpha 1 and 0.3: every output; a single output (M == 1) takes other forms, not modelled).
+ * Returns 0 (nothing done) outside those shapes. */
+static int nvpl_gemv_strided(const sgemm_t *g) {
+    const int64_t M = g->M, K = g->K, incx = g->sb0;
+    if (g->N != 1 || M < 2 || K <= 0 || (incx == 1 && g->ldc == 1)) return 0;
+    for (int64_t i = 0; i < M; i++) {
+        const float *a = g->A + i * g->sa0, *x = g->B;
+        float s = 0.0f, *c = g->C + i * g->ldc;
+        if (g->ta) {
+            for (int64_t k = 0; k < K; k++) s = s + a[k * g->sa1] * x[k * incx];
+            const float v = g->alpha * s;
+            *c = g->beta == 0.0f ? v : g->beta * *c + v;
+            continue;
+        }
+        if (incx != 1) {
+            for (int64_t k = 0; k < K; k++) s = fmaf(a[k * g->sa1], x[k * incx], s);
+        } else {
+            const int64_t full = K - K % 4;
+            float l[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (int64_t k = 0; k < full; k += 4)
+                for (int q = 0; q < 4; q++) l[q] = fmaf(a[(k + q) * g->sa1], x[k + q], l[q]);
+            s = (l[0] + l[1]) + (l[2] + l[3]);
+            for (int64_t k = full; k < K; k++) s = fmaf(a[k * g->sa1], x[k], s);
+        }
+        *c = fmaf(g->alpha, s, g->beta == 0.0f ? 0.0f : g->beta * *c);
+    }
+    return 1;
 }
 
 /* acl_kc: 0 for ACL's hybrid kernels, else the interleaved kernel's K block limit (see the top). */
