@@ -23,7 +23,8 @@
  *     head size 64): other values round differently (not modelled).
  * A product with N == 1 (a column-vector result: torch's gemv on A, or an sgemm with BLAS's m == 1,
  * as flash attention's with head size 1 makes) takes the same forms as its transpose: callers run
- * it through nvpl_sgemm_torch, which hands nvpl_sgemm the M == 1 problem C^T = B^T @ A^T.
+ * it through nvpl_sgemm_torch, which hands nvpl_sgemm the M == 1 problem C^T = B^T @ A^T; with a
+ * strided vector or output (and M >= 2) NVPL runs other forms (nvpl_gemv_strided).
  *
  * oneDNN / ACL (acl_sgemm): ACL's arm_gemm runs one of two kernel families, picked per product by
  * its cycle estimates (harness/impl/linalg.py _acl_kc chooses; the caller passes acl_kc):
