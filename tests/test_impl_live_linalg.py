@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import linalg
@@ -41,6 +41,8 @@ DEPTH = st.one_of(st.integers(1, 40), st.integers(40, 200), st.integers(180, 700
 @needs_verified_profile
 @SETTINGS
 @given(m=DIMS, n=DIMS, k=DEPTH, trans_a=st.booleans(), trans_b=st.booleans(), seed=SEEDS, threads=THREADS)
+@example(m=1, n=1, k=12, trans_a=False, trans_b=False, seed=1, threads=1)  # at::mm's 1 x 1: not cpublas's gemv
+@example(m=1, n=1, k=100, trans_a=True, trans_b=True, seed=1, threads=1)
 def test_mm_layouts(m: int, n: int, k: int, trans_a: bool, trans_b: bool, seed: int, threads: int) -> None:
     use_threads(threads)
     rng = np.random.default_rng(seed)

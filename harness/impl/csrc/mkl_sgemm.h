@@ -70,6 +70,9 @@ typedef struct {
     int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
     int sse42;                   /* MKL's "Intel(R) SSE4.2 enabled processors" path (mkl_sse42_sgemm) */
     int thread_part;             /* one thread's block of the SSE4.2 path's threaded sgemm (mkl_sse42_run) */
+    int cpublas;                 /* a call from ATen's cpublas::gemm (flash attention: attention.c blas_sgemm), whose
+                                  * strided and 1 x 1 gemv forms on the generic path are measured against sgemm_
+                                  * called so; at::mm's (gemm.c) keep the forms measured against torch.mm */
 } sgemm_t;
 
 /* floats past a 16-byte boundary of an address */
@@ -419,7 +422,7 @@ static float mkl_dot_gemv_strided(int64_t K, const float *row, const float *vec,
 static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t sm, int64_t mat_off,
                           const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
     const int64_t grouped = (R / 4) * 4, K = g->K;
-    const int strided = (sv != 1 || so != 1) && !g->avx2 && !g->sse42;
+    const int strided = (sv != 1 || so != 1) && !g->avx2 && !g->sse42 && g->cpublas;
     for (int64_t r = 0; r < R; r++) {
         float s;
         if (r < grouped)
@@ -438,7 +441,7 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
  * a strided vector or output (incx or incy > 1) no element is peeled. The Intel paths keep
  * mkl_axpy's alpha on A and its peel (not measured there). */
 static void mkl_gemv_n(const sgemm_t *g) {
-    const int generic = !g->avx2 && !g->sse42;
+    const int generic = !g->avx2 && !g->sse42 && g->cpublas;
     const int64_t M = g->M, p = (generic && (g->sb0 != 1 || g->ldc != 1)) ? 0 : mkl_peel(g->c_off);
     if (!generic) {
         for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
@@ -1257,7 +1260,7 @@ static void mkl_sgemm(const sgemm_t *g) {
      * with alpha 0.3 and 1.7: not the main or dot kernel's rounding of alpha), and a single column
      * (BLAS m = 1) is MKL's gemv instead (its alpha scales the sum ('T') or the vector's element
      * ('N'), below) */
-    const int generic = !g->avx2 && !g->sse42 && !g->batched;
+    const int generic = !g->avx2 && !g->sse42 && !g->batched && g->cpublas;
     if (K == 1 && (!g->tb || (generic && M > 1 && N > 1)) && !(generic && N == 1)) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
