@@ -18,6 +18,7 @@ from harness.core.ulp import TensorComparison, compare_tensors
 from harness.formats import nanogpt, ops, upstream
 from harness.formats.nanogpt import DIGEST_KINDS, NanoGPTFixture, StepRecord, hex_digest
 from harness.formats.ops import OpFixture
+from harness.platform.emulation import emulated_cpu_model
 
 
 @dataclass
@@ -315,7 +316,7 @@ def _emulated(prov: dict[str, Any]) -> str:
     text = str(prov.get("emulation", "") or "")
     if not text:
         return ""
-    model = next((w.partition("=")[2] for w in text.replace(";", " ").split() if w.startswith("QEMU_CPU=")), "")
+    model = emulated_cpu_model(text)
     return f"QEMU user-mode emulation (-cpu {model})" if model else "QEMU user-mode emulation"
 
 

@@ -237,6 +237,11 @@ def emulation_note(arch: str, qemu_cpu: str, detail: str) -> str:
     return f"{qemu_version(arch)}; QEMU_CPU={qemu_cpu}; {detail}"
 
 
+def emulated_cpu_model(note: str) -> str:
+    """The QEMU CPU model an ``emulation_note`` names ("" where it names none)."""
+    return next((part.partition("=")[2] for part in note.split("; ") if part.startswith("QEMU_CPU=")), "")
+
+
 def _install_host_package(program: str, package: str, alternatives: tuple[str, ...] = ()) -> None:
     if not any(shutil.which(name) for name in (program, *alternatives)):
         if os.geteuid() != 0:

@@ -1073,6 +1073,17 @@ static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
     return g->beta != 0.0f ? g->beta * g->C[i * g->ldc + j] : 0.0f;
 }
 
+/* A sum s added to beta*C at the end (s itself when beta = 0). */
+static inline float cbwr_plus_c(const sgemm_t *g, int64_t i, int64_t j, float s) {
+    return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+}
+
+/* One chain: seed, then the products k0 <= k < k1 added in k order (each rounded, then added). */
+static float cbwr_chain(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, float seed) {
+    for (int64_t k = k0; k < k1; k++) seed = seed + cbwr_prod(g, i, j, k);
+    return seed;
+}
+
 /* sum of the products k0 <= k < k1 as a dot of `lanes` lanes over whole steps of `step` products (a
  * multiple of lanes; lane (k - k0) % lanes, each a chain from `seed` for lane 0 and 0 for the
  * others), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes
@@ -1090,8 +1101,7 @@ static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int6
             for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
         s = l[0] + l[1];
     }
-    for (int64_t k = kw; k < k1; k++) s = s + cbwr_prod(g, i, j, k);
-    return s;
+    return cbwr_chain(g, i, j, kw, k1, s);
 }
 
 /* The lanes of the gemv form's output element e of n (its column j of N, or for a single column its
@@ -1119,12 +1129,8 @@ static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int st
  * tree, then the rest in order); beta*C added after (measured: 509 batches of 2 to 8 items, K 1 to
  * 700, four layouts, 1 to 16 threads, every element). */
 static float cbwr_batch_vector(const sgemm_t *g, int64_t i, int64_t j) {
-    float s = 0.0f;
-    if (g->N == 1 && !g->ta && g->tb)
-        s = cbwr_dot(g, i, j, 0, g->K, 8, 8);
-    else
-        for (int64_t k = 0; k < g->K; k++) s = s + cbwr_prod(g, i, j, k);
-    return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+    const int dot = g->N == 1 && !g->ta && g->tb;
+    return cbwr_plus_c(g, i, j, dot ? cbwr_dot(g, i, j, 0, g->K, 8, 8) : cbwr_chain(g, i, j, 0, g->K, 0.0f));
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
@@ -1148,22 +1154,14 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
         const int strided = column ? (g->sb0 != 1 || g->ldc != 1) && i >= g->M - g->M % 4
                                    : g->sa1 != 1 && j >= g->N - g->N % 4;
         if (strided) lanes = step = 8;
-        const float s = cbwr_gemv(g, i, j, lanes, step, strided);
-        return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+        return cbwr_plus_c(g, i, j, cbwr_gemv(g, i, j, lanes, step, strided));
     }
-    if (!g->tb || g->N == 1) { /* one chain from beta*C (both transposed: a single column) */
-        float s = cbwr_c0(g, i, j);
-        for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
-        return s;
-    }
-    if (g->ta) { /* both transposed: one chain from 0, added to beta*C */
-        float s = 0.0f;
-        for (int64_t k = 0; k < K; k++) s = s + cbwr_prod(g, i, j, k);
-        return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
-    }
+    if (!g->tb || g->N == 1) /* one chain from beta*C (both transposed: a single column) */
+        return cbwr_chain(g, i, j, 0, K, cbwr_c0(g, i, j));
+    if (g->ta) /* both transposed: one chain from 0, added to beta*C */
+        return cbwr_plus_c(g, i, j, cbwr_chain(g, i, j, 0, K, 0.0f));
     const int lanes = j < g->N - g->N % 4 ? 4 : 8;
-    const float s = cbwr_dot(g, i, j, 0, K, lanes, lanes);
-    return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
+    return cbwr_plus_c(g, i, j, cbwr_dot(g, i, j, 0, K, lanes, lanes));
 }
 
 static void mkl_cbwr_serial(const sgemm_t *g);
@@ -1211,14 +1209,10 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
                     const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
-                    float t = 0.0f;
-                    for (int64_t k = k0; k < k1; k++) t = t + cbwr_prod(g, i, j, k);
-                    c = c + t;
+                    c = c + cbwr_chain(g, i, j, k0, k1, 0.0f);
                 }
             } else if (!g->tb) {
-                c = cbwr_c0(g, i, j);
-                for (int64_t k = last; k < K; k++) c = c + cbwr_prod(g, i, j, k);
-                for (int64_t k = 0; k < last; k++) c = c + cbwr_prod(g, i, j, k);
+                c = cbwr_chain(g, i, j, 0, last, cbwr_chain(g, i, j, last, K, cbwr_c0(g, i, j)));
             } else { /* B stored transposed: per block a dot of 4 lanes (a whole group of 4 columns) or 8 */
                 const int lanes = j < Nm + (N - Nm) / 4 * 4 ? 4 : 8;
                 c = cbwr_c0(g, i, j);
