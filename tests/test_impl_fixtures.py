@@ -36,6 +36,7 @@ from harness.replay.check import (
     check_profile,
     committed_impl_fixtures,
     committed_impl_nanogpt_fixtures,
+    fixture_check_profile,
     nanogpt_gap_step,
     unmodelled_note,
 )
@@ -56,7 +57,7 @@ def _fixture(path: Path) -> OpFixture:
 def _impl(path: Path, key: str) -> dict[str, np.ndarray]:
     fixture = _fixture(path)
     rec = fixture.cases[key]
-    return run_case(rec.op, rec.params, rec.inputs, check_profile(str(fixture.attrs["platform_id"])))
+    return run_case(rec.op, rec.params, rec.inputs, fixture_check_profile(fixture.attrs))
 
 
 def _params() -> list:
@@ -113,7 +114,7 @@ def test_impl_trains_nanogpt_like_the_fixture(path: Path) -> None:
     """Initial weights and all 50 steps, every recorded digest, scalar and full tensor; a known
     gap must still diverge, and no earlier than its recorded step."""
     expected = read_nanogpt_fixture(path)
-    profile = check_profile(str(expected.attrs["platform_id"]), str(expected.attrs["torch_version"]))
+    profile = fixture_check_profile(expected.attrs)
     diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
     if diff.first is None:
         return
@@ -165,7 +166,7 @@ def test_impl_reproduces_release_fixture(path: Path) -> None:
     2.13.0 fixture of that platform lists as known gaps."""
     expected = _fixture(path)
     platform, release = str(expected.attrs["platform_id"]), str(expected.attrs["torch_version"])
-    profile = check_profile(platform, release)
+    profile = fixture_check_profile(expected.attrs)
     assert profile.torch == release != IMPL_TORCH
     known = [(f"{g.op}/{g.case}", g.output) for g in KNOWN.op_gaps(platform)] if unmodelled_note(platform) else []
     assert sorted(_differing(expected, profile)) == sorted(known)

@@ -203,7 +203,7 @@ def test_check_impl_keeps_the_fixtures_blas_path_and_cbwr_mode(tmp_path: Path):
     --threads), and the report names them."""
     out = tmp_path / "r.json"
     for platform, label in (
-        ("linux-x86_64-baseline-mklsse42-t1", "x86-baseline mklsse42 t1"),
+        ("linux-x86_64-baseline-mklsse42-t1", "x86-baseline mklsse42 t1 rsqrtps=qemu"),  # recorded under QEMU
         ("linux-x86_64-baseline-mklgeneric-t1-cbwr-compatible", "x86-baseline t1 MKL_CBWR=COMPATIBLE"),
     ):
         args = ["check", "--impl", "--platform", platform, "--ops", "linear", "--quiet", "--output", str(out)]
@@ -216,6 +216,19 @@ def test_check_impl_keeps_the_fixtures_blas_path_and_cbwr_mode(tmp_path: Path):
     args = ["check", "--impl", "--platform", "linux-x86_64-baseline-mklsse42-t1", "--ops", "linear"]
     assert main([*args, "--profile", "x86-avx2", "--quiet", "--output", str(out)]) == 1
     assert json.loads(out.read_text())["actual"] == "reference implementation, profile x86-avx2 t1"
+
+
+def test_check_impl_takes_the_rsqrt_estimate_from_the_provenance(tmp_path: Path):
+    """An Intel set recorded under QEMU: its AdamW torch.sqrt is VML's refinement of QEMU's exact
+    RSQRTPS, which the impl reproduces and the report names; under another profile by name (MKL's
+    generic path and the AMD host's estimate) the same outputs differ."""
+    out = tmp_path / "r.json"
+    args = ["check", "--impl", "--platform", "linux-x86_64-avx2-mklavx2-t1", "--ops", "adamw_step", "--quiet"]
+    assert main([*args, "--output", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["actual"] == "reference implementation, profile x86-avx2 mklavx2 t1 rsqrtps=qemu"
+    assert "refines QEMU's exact RSQRTPS" in data["note"] and data["bit_identical"]
+    assert main([*args, "--profile", "x86-avx512", "--output", str(out)]) == 1
 
 
 def test_check_impl_refuses_what_it_cannot_do(capsys: pytest.CaptureFixture[str]):

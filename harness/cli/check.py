@@ -14,7 +14,7 @@ from harness.core.files import path_arg
 from harness.core.op_ids import parse_op_list
 from harness.formats.registry import read_fixture
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import IMPL_TORCH, get_profile, profile_for_fixture
+from harness.impl.profiles import IMPL_TORCH, RSQRT_QEMU, get_profile, profile_for_fixture
 from harness.platform.config import parse_platform_id
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import committed_fixture, default_config, record_live, torch_missing
@@ -87,6 +87,8 @@ def _check_impl(args: argparse.Namespace) -> int:
     same = args.profile in (None, own.name)
     profile = own.with_threads(threads) if same else get_profile(args.profile, threads, own.torch)
     ran = f"the impl ran as {profile.label}" + ("" if profile == own else f" (the fixture's own profile: {own.label})")
+    if profile.rsqrt_estimate == RSQRT_QEMU:
+        ran += "; torch.sqrt (MKL VML) refines QEMU's exact RSQRTPS, as the emulated CPU of this recording did"
     result = replay(expected, profile, args.ops)
     result.diff.b_label = f"reference implementation, profile {profile.label}"
     known = profile == own and own.torch == IMPL_TORCH  # the known gaps are measured on the IMPL_TORCH fixtures

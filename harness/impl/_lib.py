@@ -14,7 +14,7 @@ class Profile(ctypes.Structure):
 
     _fields_ = [
         (name, ctypes.c_int32)
-        for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads", "blas", "torch")
+        for name in ("aten", "lanes", "lanes_wide", "vec_fma", "contract", "threads", "blas", "torch", "rsqrt")
     ]
 
 

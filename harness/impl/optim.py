@@ -22,7 +22,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.profiles import IMPL_TORCH, KernelProfile
+from harness.impl.profiles import IMPL_TORCH, NVPL, RSQRT_INTEL, KernelProfile, get_profile
 
 
 class _AdamScalars(ctypes.Structure):
@@ -59,20 +59,33 @@ def _lib() -> ctypes.CDLL:
             getattr(lib, name).argtypes = [Profile, _AdamScalars, p, p, p, p, p, ctypes.c_int64]
         for name in ("sgd_step_forward", "fused_sgd_forward"):
             getattr(lib, name).argtypes = [Profile, _SgdScalars, p, p, p, ctypes.c_int64]
-        lib.sqrt_forward.argtypes = [p, p, ctypes.c_int64]
+        lib.sqrt_forward.argtypes = [Profile, p, p, ctypes.c_int64]
         lib.elementwise_forward.argtypes = [Profile, ctypes.c_int32, p, p, p, ctypes.c_float, p, ctypes.c_int64]
         lib._typed = True
     return lib
 
 
-def sqrt(x: np.ndarray) -> np.ndarray:
-    """``torch.sqrt(x)`` for float32 on the fixtures' x86 host: MKL VML's generic HA kernel (an
-    rsqrtps estimate refined without FMA), which is not correctly rounded (about 1 in 5 results
-    differs from IEEE sqrt by 1 ULP). Same on every ATen capability; see csrc/optim.c."""
+def sqrt(x: np.ndarray, profile: KernelProfile | None = None) -> np.ndarray:
+    """``torch.sqrt(x)`` for float32 under ``profile`` (default: the fixtures' x86 host, whose MKL
+    VML runs its generic HA kernel, an rsqrtps estimate refined without FMA, not correctly rounded:
+    about 1 in 5 results differs from IEEE sqrt by 1 ULP). On x86 the bits depend on MKL's code path
+    and the CPU's RSQRTPS estimate, not on the ATen capability; IEEE on aarch64. See csrc/optim.c."""
+    profile = profile or get_profile("x86-avx2")
+    vml_sqrt_known(profile)
     x = f32(x)
     out = np.empty_like(x)
-    _lib().sqrt_forward(ptr(x), ptr(out), x.size)
+    _lib().sqrt_forward(profile.as_c(), ptr(x), ptr(out), x.size)
     return out
+
+
+def vml_sqrt_known(profile: KernelProfile) -> None:
+    """MKL VML's sqrt refines the CPU's RSQRTPS estimate, which is measured for the fixtures' AMD
+    host and modelled for QEMU; an Intel CPU's is not, so torch.sqrt there is refused, not guessed."""
+    if profile.blas != NVPL and profile.rsqrt_estimate == RSQRT_INTEL:
+        raise ParityError(
+            f"the impl does not reproduce torch.sqrt (MKL VML) on an Intel CPU ({profile.label}): it refines "
+            "the CPU's RSQRTPS estimate, which is measured for AMD's EPYC and QEMU only (docs/emulation.md)"
+        )
 
 
 ELEMENTWISE = ("lerp", "addcmul", "addcdiv", "maximum", "add", "sqrt")
@@ -94,6 +107,8 @@ def elementwise(
         raise ValueError(f"unknown element-wise kernel {op!r}")
     if op in ("maximum", "add"):
         measured(profile, f"the {op} kernel")
+    if op == "sqrt":
+        vml_sqrt_known(profile)
     a = f32(a)
     operands = [None if x is None else f32(x) for x in (b, c)]
     for x in operands:
@@ -209,6 +224,8 @@ def adam_step(
     wd = cfg.weight_decay if weight_decay is None else weight_decay
     if cfg.path == "fused" or cfg.amsgrad or cfg.maximize or (wd != 0 and not cfg.decoupled):
         measured(profile, "Adam's fused path, amsgrad, maximize and L2 decay")
+    if cfg.path != "fused":  # the fused kernel's sqrt is IEEE's
+        vml_sqrt_known(profile)
     s = _adam_scalars(cfg, wd, float(np.float32(step)))
     kernel = _lib().fused_adam_forward if cfg.path == "fused" else _lib().adam_step_forward
     mx = ptr(max_exp_avg_sq) if cfg.amsgrad and max_exp_avg_sq is not None else None

@@ -26,6 +26,18 @@ RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 # CPUID 0x8000001D reports 1 MiB of L2 per core), a profile's default (KernelProfile.l2_per_core).
 FIXTURE_L2_PER_CORE = 1 << 20
 FIXTURE_L1_PER_CORE = 32 << 10
+
+# The CPU's RSQRTPS estimate, which the architecture leaves to the implementation and MKL VML's sqrt
+# refines (csrc/optim.c vml_sqrt): the fixtures' AMD EPYC's (measured on Zen 3, a table of the
+# exponent's parity and 12 mantissa bits: csrc/optim.c amd_rsqrt_mant); QEMU's, exact (1/sqrt(x),
+# both operations rounded to nearest; every fixture of MKL's Intel paths is recorded under QEMU);
+# an Intel CPU's, not measured (no Intel machine recorded any fixture), which the impl refuses for
+# torch.sqrt rather than guess (docs/emulation.md).
+RSQRT_AMD = "amd"
+RSQRT_QEMU = "qemu"
+RSQRT_INTEL = "intel"
+RSQRT_ESTIMATES = (RSQRT_AMD, RSQRT_QEMU, RSQRT_INTEL)
+
 # The kernel changes behind each op whose bits moved from one release to the next, as the impl
 # reproduces them (docs/releases.md): (from, to) -> {op id: change}. A pair absent here has none known.
 RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
@@ -71,6 +83,8 @@ class KernelProfile:
     # the per-core L1 data cache, read alike, which bounds jit_1x1:avx512_core's backward-weights
     # pixel blocking; the fixtures' host: 32 KiB
     l1_per_core: int = FIXTURE_L1_PER_CORE
+    # the CPU's RSQRTPS estimate, which MKL VML's sqrt (torch.sqrt on x86) refines (RSQRT_ESTIMATES)
+    rsqrt_estimate: str = RSQRT_AMD
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
@@ -101,6 +115,12 @@ class KernelProfile:
             )
         return replace(self, mkl_cbwr=True)
 
+    def with_rsqrt_estimate(self, estimate: str) -> KernelProfile:
+        """This profile on a CPU whose RSQRTPS gives ``estimate`` (one of ``RSQRT_ESTIMATES``)."""
+        if estimate not in RSQRT_ESTIMATES:
+            raise ParityError(f"unknown RSQRTPS estimate '{estimate}' (known: {', '.join(RSQRT_ESTIMATES)})")
+        return replace(self, rsqrt_estimate=estimate)
+
     def with_torch(self, release: str) -> KernelProfile:
         """This profile as torch ``release`` computes; refused for a release the impl has no profile for."""
         if release not in RELEASES:
@@ -114,7 +134,8 @@ class KernelProfile:
         suffix = "" if self.torch == IMPL_TORCH else f" torch {self.torch}"
         cbwr = " MKL_CBWR=COMPATIBLE" if self.mkl_cbwr else ""
         blas = "" if self.blas in (MODELLED_BLAS, NVPL) else f" {self.blas}"  # a BLAS path other than the arch's own
-        return f"{self.name}{blas} t{self.threads}{cbwr}{suffix}"
+        rsqrt = "" if self.rsqrt_estimate == RSQRT_AMD else f" rsqrtps={self.rsqrt_estimate}"
+        return f"{self.name}{blas} t{self.threads}{cbwr}{rsqrt}{suffix}"
 
     def as_c(self):
         from harness.impl._lib import Profile
@@ -123,8 +144,9 @@ class KernelProfile:
         blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3, MKL_SSE42: 4}[self.blas]  # BLAS_*
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
+        rsqrt = 1 if self.rsqrt_estimate == RSQRT_QEMU else 0  # RSQRT_* of csrc/common.h
         return Profile(
-            aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas, release
+            aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas, release, rsqrt
         )
 
 
@@ -135,12 +157,13 @@ MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config
 NVPL = "nvpl"
 # MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA): its sgemm is
 # modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm), and so are its VML exp and log (csrc/vmath.h
-# mkl_avx2_vml_*); its VML sqrt and the sgemm shapes not measured there run the generic path's
-# kernels (known gaps).
+# mkl_avx2_vml_*) and its VML sqrt (csrc/optim.c vml_sqrt, from the CPU's rsqrt_estimate); the
+# sgemm shapes not measured there run the generic path's kernels.
 MKL_AVX2 = "mklavx2"
 # MKL's "Intel(R) SSE4.2 enabled processors" path (GenuineIntel CPUs without AVX2, or MKL pinned to
-# SSE4_2): its sgemm is modelled where measured (csrc/mkl_sgemm.h mkl_sse42_sgemm); its VML and the
-# sgemm shapes not measured there run the generic path's kernels (known gaps).
+# SSE4_2): its sgemm is modelled where measured (csrc/mkl_sgemm.h mkl_sse42_sgemm), and its VML
+# sqrt (csrc/optim.c vml_sqrt); the rest of its VML and the sgemm shapes not measured there run the
+# generic path's kernels.
 MKL_SSE42 = "mklsse42"
 
 PROFILES: dict[str, KernelProfile] = {
@@ -203,8 +226,23 @@ def profile_for_capability(
 
 def profile_for_fixture(attrs) -> KernelProfile:
     """The profile, thread count and torch release of a fixture, from its attributes' platform id
-    and torch_version (refused when the impl has no profile for that release)."""
-    return profile_for_platform(str(attrs["platform_id"]), str(attrs["torch_version"]))
+    and torch_version (refused when the impl has no profile for that release), on the CPU that
+    recorded it (``rsqrt_estimate_of``)."""
+    profile = profile_for_platform(str(attrs["platform_id"]), str(attrs["torch_version"]))
+    return profile.with_rsqrt_estimate(rsqrt_estimate_of(attrs))
+
+
+def rsqrt_estimate_of(attrs) -> str:
+    """Whose RSQRTPS estimate a fixture's torch.sqrt refined, from its provenance: QEMU's where its
+    process ran under qemu-x86_64, an Intel CPU's where the CPU was Intel's (its model name, or
+    MKL's Intel code path), else the AMD table's."""
+    from harness.platform.config import parse_platform_id
+
+    prov = attrs.get("provenance") or {}
+    if str(prov.get("emulation", "") or "").startswith("qemu-x86_64"):
+        return RSQRT_QEMU
+    intel_path = parse_platform_id(str(attrs["platform_id"])).blas in (MKL_AVX2, MKL_SSE42)
+    return RSQRT_INTEL if intel_path or "intel" in str(prov.get("cpu_model", "")).lower() else RSQRT_AMD
 
 
 def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:

@@ -20,7 +20,14 @@ from harness.core.op_ids import MODEL_OP_IDS, OP_IDS, parse_op_list
 from harness.core.ulp import compare_tensors, describe
 from harness.formats.ops import read_op_fixture
 from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
-from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile, get_profile, profile_for_platform
+from harness.impl.profiles import (
+    IMPL_TORCH,
+    MODELLED_BLAS,
+    KernelProfile,
+    get_profile,
+    profile_for_platform,
+    rsqrt_estimate_of,
+)
 from harness.platform.config import parse_platform_id
 from harness.replay.ops import impl_op_fixture
 from harness.store.paths import DEFAULT_FIXTURES
@@ -37,12 +44,13 @@ UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Inte
 PARTLY_MODELLED_BLAS = {
     "mklsse42": (
         "sgemm modelled on 1 and 2 threads (csrc/mkl_sgemm.h mkl_sse42_sgemm, mkl_sse42_run; other thread "
-        "counts run the one-thread model) where measured; its VML and the other sgemm shapes are not"
+        "counts run the one-thread model) where measured, and VML's sqrt as it refines QEMU's exact RSQRTPS "
+        "(csrc/optim.c vml_sqrt); the rest of its VML and the other sgemm shapes are not"
     ),
     "mklavx2": (
         "sgemm modelled on 1, 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_sgemm, mkl_avx2_run, mkl_avx2_dot) "
         "except the shapes its rules miss; VML's exp and log modelled (csrc/vmath.h mkl_avx2_vml_expf_main, "
-        "mkl_avx2_vml_logf_normal), its sqrt not"
+        "mkl_avx2_vml_logf_normal), and its sqrt as it refines QEMU's exact RSQRTPS (csrc/optim.c vml_sqrt)"
     ),
 }
 
@@ -56,6 +64,13 @@ def check_profile(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:
     if config.arch == "x86_64" and config.blas in UNMODELLED_BLAS and not partly:
         return profile_for_platform(config.with_blas(MODELLED_BLAS).id, torch)
     return profile_for_platform(platform_id, torch)
+
+
+def fixture_check_profile(attrs) -> KernelProfile:
+    """``check_profile`` of a fixture on the CPU that recorded it (its RSQRTPS estimate, from its
+    provenance: ``rsqrt_estimate_of``)."""
+    profile = check_profile(str(attrs["platform_id"]), str(attrs["torch_version"]))
+    return profile.with_rsqrt_estimate(rsqrt_estimate_of(attrs))
 
 
 def unmodelled_note(platform_id: str) -> str:
@@ -104,7 +119,7 @@ def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
     """(the gaps of the impl against one fixture, a line per output checked)."""
     expected = read_op_fixture(path, ops=ops)
     platform = str(expected.attrs["platform_id"])
-    impl, missing = impl_op_fixture(expected, check_profile(platform, str(expected.attrs["torch_version"])))
+    impl, missing = impl_op_fixture(expected, fixture_check_profile(expected.attrs))
     note = unmodelled_note(platform)
     gaps, lines = [], []
     for key, rec in expected.cases.items():
@@ -138,7 +153,7 @@ def measure_nanogpt(path: Path, profile: KernelProfile | None = None) -> tuple[l
 
     expected = read_nanogpt_fixture(path)
     platform, name = str(expected.attrs["platform_id"]), f"nanogpt-{expected.config['name']}"
-    profile = profile or check_profile(platform, str(expected.attrs["torch_version"]))
+    profile = profile or fixture_check_profile(expected.attrs)
     diff = diff_nanogpt(expected, impl_nanogpt_fixture(expected, profile))
     steps = len(diff.steps)
     if diff.first is None:

@@ -594,14 +594,28 @@ static inline float amd_rsqrtps(float x) {
     return y;
 }
 
-/* torch.sqrt of a float tensor on an MKL build goes through VML (vmsSqrt, VML_HA). On the AMD
- * host of the fixtures MKL runs its generic kernel mkl_vml_kernel_sSqrt_EXHAynn (SSE, no FMA)
- * whatever the ATen capability or MKL_ENABLE_INSTRUCTIONS: r = rsqrtps(x), one Newton-Raphson
- * (Goldschmidt) pass and a correction, all separate multiplies and adds:
- *   s = x*r; h = r*0.5; e = 0.5 - s*h; s = s*e + s; h = h*e + h; y = (x - s*s)*h + s.
+/* rsqrtps(x) for a normal float x as the profile's CPU computes it: the AMD table above, or, under
+ * QEMU (every recording of MKL's Intel paths), QEMU's exact estimate: sqrt rounded to float, then
+ * 1 / that rounded to float. */
+static inline float rsqrtps(const profile_t *p, float x) {
+    if (p->rsqrt == RSQRT_EXACT) {
+        float s = sqrtf(x);
+        return 1.0f / s;
+    }
+    return amd_rsqrtps(x);
+}
+
+/* torch.sqrt of a float tensor on an MKL build goes through VML (vmsSqrt, VML_HA), whose kernel MKL
+ * picks by CPU, never by the ATen capability or MKL_ENABLE_INSTRUCTIONS. From r = rsqrtps(x):
+ *   generic path (mkl_vml_kernel_sSqrt_EXHAynn, AMD CPUs; MKL_CBWR=COMPATIBLE too) and Intel SSE4.2
+ *   path (sSqrt_H8HAynn): one Newton-Raphson (Goldschmidt) pass and a correction, all separate
+ *   multiplies and adds:
+ *     s = x*r; h = r*0.5; e = 0.5 - s*h; s = s*e + s; h = h*e + h; y = (x - s*s)*h + s
+ *   Intel AVX2 path (sSqrt_L9HAynn): the same steps, each multiply-add fused:
+ *     s = x*r; h = r*0.5; e = fma(-s, h, 0.5); s = fma(s, e, s); h = fma(h, e, h); y = fma(fma(-s, s, x), h, s)
  * Zero, denormals, inf/nan and bits >= 0x7f7ff001 take MKL's rare path (IEEE sqrtf here, as measured);
- * negatives give +qNaN there. */
-static inline float vml_sqrt(float x) {
+ * negatives give +qNaN there (every path). */
+static inline float vml_sqrt(const profile_t *p, float x) {
     uint32_t bits;
     memcpy(&bits, &x, 4);
     if ((int32_t)(bits + 0x7f800000u) > (int32_t)0xfefff000u) {
@@ -612,13 +626,25 @@ static inline float vml_sqrt(float x) {
         }
         return sqrtf(x);
     }
-    float r = amd_rsqrtps(x);
+    float r = rsqrtps(p, x);
     float s = x * r;
     float h = r * 0.5f;
+    if (p->blas == BLAS_MKL_AVX2) {
+        float e = fmaf(-s, h, 0.5f);
+        s = fmaf(s, e, s);
+        h = fmaf(h, e, h);
+        return fmaf(fmaf(-s, s, x), h, s);
+    }
     float e = 0.5f - s * h;
     s = s * e + s;
     h = h * e + h;
     return (x - s * s) * h + s;
+}
+
+/* torch.sqrt of a float: MKL VML's on x86 (vml_sqrt); on aarch64 (NVPL, no MKL) IEEE, vsqrtq_f32 /
+ * svsqrt in the vector body and fsqrt in the tail alike. */
+static inline float torch_sqrt(const profile_t *p, float x) {
+    return p->blas == BLAS_NVPL ? sqrtf(x) : vml_sqrt(p, x);
 }
 
 /* Whether GCC contracted a*b+c written with Vectorized operators (addcmul's vector lambda
@@ -688,7 +714,7 @@ static inline void adam_one(const profile_t *p, const adam_scalars_t *s, int vec
     vv = vec ? (vec_contracted(p) ? fmaf(sg, g, vv) : vv + sg * g) : sfmadd(p, sg, g, vv);
     float r = vv;
     if (s->amsgrad) r = *mx = maximum_one(p, vec, *mx, vv);
-    float denom = (p->blas == BLAS_NVPL ? sqrtf(r) : vml_sqrt(r)) / s->bc2_sqrt + s->eps;
+    float denom = torch_sqrt(p, r) / s->bc2_sqrt + s->eps;
     pv = pv + (s->neg_step * mv) / denom;
     *param = pv;
     *m = mv;
@@ -865,7 +891,7 @@ static inline float ew_one(const profile_t *p, int op, int vec, float a, float b
     case EW_ADD:
         return add_alpha(p, vec, a, b, w);
     default:
-        return p->blas == BLAS_NVPL ? sqrtf(a) : vml_sqrt(a);
+        return torch_sqrt(p, a);
     }
 }
 
@@ -876,8 +902,8 @@ void elementwise_forward(profile_t p, int32_t op, const float *a, const float *b
 #undef ONE
 }
 
-/* torch.sqrt(x) of a float tensor (MKL VML, see vml_sqrt); element-wise, no thread dependence.
+/* torch.sqrt(x) of a float tensor (torch_sqrt: MKL VML's on x86); element-wise, no thread dependence.
  * x, out: (n,) */
-void sqrt_forward(const float *x, float *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++) out[i] = vml_sqrt(x[i]);
+void sqrt_forward(profile_t p, const float *x, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = torch_sqrt(&p, x[i]);
 }

@@ -1,0 +1,105 @@
+"""MKL VML's sqrt (``torch.sqrt`` on x86, csrc/optim.c vml_sqrt) on MKL's Intel paths under QEMU,
+whose RSQRTPS is exact: the AVX2 path's fused refinement (sSqrt_L9HAynn) and the SSE4.2 path's
+unfused one (sSqrt_H8HAynn), each from QEMU's estimate, against torch's bits recorded under
+`qemu-x86_64 -cpu Haswell-v4` (ATEN_CPU_CAPABILITY=avx2) and `-cpu Nehalem-v2` (default), one
+thread; and whose estimate a fixture's profile takes from its provenance. No torch, no recording."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import optim
+from harness.impl.profiles import (
+    RSQRT_AMD,
+    RSQRT_INTEL,
+    RSQRT_QEMU,
+    profile_for_fixture,
+    profile_for_platform,
+    rsqrt_estimate_of,
+)
+
+AVX2 = "linux-x86_64-avx2-mklavx2-t1"
+SSE42 = "linux-x86_64-baseline-mklsse42-t1"
+
+# SHA-256 of torch.sqrt's output bits (little-endian uint32) for every 1024th bit pattern from 517
+# (4,194,304 inputs: every sign, exponent, zero, subnormal, infinity and NaN class), recorded with
+# torch 2.13.0 under QEMU 7.2 on each path, one tensor.
+STRIDED_DIGEST = {
+    AVX2: "8cae45483403513834a0d4d92beb81f2ed3e40a19129445940cae9c671e0cce3",
+    SSE42: "6cc81809f3e63036ea35c49d8b9df7d00e35236aee4936a33b2afbc7ff5c1294",
+}
+
+# (input bits, AVX2 path's output, SSE4.2 path's output), single values from the same recordings:
+# where the fused refinement and the unfused one part (the AVX2 path's is correctly rounded here).
+MEASURED = (
+    (0x00800605, 0x20000303, 0x20000302),
+    (0x15AFCA05, 0x2A9600DD, 0x2A9600DC),
+    (0x2AC01A05, 0x351CCF10, 0x351CCF0F),
+    (0x3FCB4E05, 0x3FA15105, 0x3FA15106),
+    (0x54D4AA05, 0x4A24FCE8, 0x4A24FCE7),
+    (0x69E28205, 0x54AA45FA, 0x54AA45F9),
+)
+
+
+def _strided() -> np.ndarray:
+    return (np.arange(0, 2**32, 1024, dtype=np.uint64) + 517).astype(np.uint32).view(np.float32)
+
+
+def _digest(out: np.ndarray) -> str:
+    return hashlib.sha256(out.view(np.uint32).astype("<u4").tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("platform", [AVX2, SSE42])
+def test_vml_sqrt_from_qemus_estimate_is_torchs_under_emulation(platform: str) -> None:
+    profile = profile_for_platform(platform).with_rsqrt_estimate(RSQRT_QEMU)
+    x = _strided()
+    assert _digest(optim.sqrt(x, profile)) == STRIDED_DIGEST[platform]
+    # the estimate is part of the model: the AMD table's gives other bits on either path
+    assert _digest(optim.sqrt(x, profile.with_rsqrt_estimate(RSQRT_AMD))) != STRIDED_DIGEST[platform]
+
+
+@pytest.mark.parametrize("platform,column", [(AVX2, 1), (SSE42, 2)])
+def test_vml_sqrt_single_values(platform: str, column: int) -> None:
+    profile = profile_for_platform(platform).with_rsqrt_estimate(RSQRT_QEMU)
+    x = np.array([m[0] for m in MEASURED], dtype=np.uint32).view(np.float32)
+    want = [m[column] for m in MEASURED]
+    assert optim.sqrt(x, profile).view(np.uint32).tolist() == want
+    for i, value in enumerate(x):  # element-wise: alone, each gives the same bits
+        assert int(optim.sqrt(np.array([value]), profile).view(np.uint32)[0]) == want[i]
+
+
+def _attrs(platform: str, **prov: str) -> dict:
+    return {"platform_id": platform, "torch_version": "2.13.0", "provenance": prov}
+
+
+def test_rsqrt_estimate_comes_from_the_provenance() -> None:
+    qemu = "qemu-x86_64 version 7.2.22; QEMU_CPU=Haswell-v4; QEMU emulation of GenuineIntel family 6 model 60"
+    assert rsqrt_estimate_of(_attrs(AVX2, emulation=qemu, cpu_model="Intel Core Processor (Haswell)")) == RSQRT_QEMU
+    assert rsqrt_estimate_of(_attrs(AVX2, cpu_model="Intel(R) Xeon(R) Gold 6338")) == RSQRT_INTEL
+    assert rsqrt_estimate_of(_attrs(SSE42)) == RSQRT_INTEL  # only Intel CPUs take MKL's Intel paths
+    generic = "linux-x86_64-avx2-mklgeneric-t1"
+    assert rsqrt_estimate_of(_attrs(generic, cpu_model="AMD EPYC 9R14 96-Core Processor")) == RSQRT_AMD
+    assert rsqrt_estimate_of(_attrs(generic, cpu_model="Intel(R) Xeon(R) Platinum 8375C")) == RSQRT_INTEL
+    assert profile_for_fixture(_attrs(AVX2, emulation=qemu)).rsqrt_estimate == RSQRT_QEMU
+    assert profile_for_fixture(_attrs(AVX2, emulation=qemu)).label == "x86-avx2 mklavx2 t1 rsqrtps=qemu"
+
+
+def test_an_intel_cpus_estimate_is_refused_not_guessed() -> None:
+    profile = profile_for_platform(AVX2).with_rsqrt_estimate(RSQRT_INTEL)
+    with pytest.raises(ParityError, match="RSQRTPS"):
+        optim.sqrt(np.ones(3, dtype=np.float32), profile)
+    p, g, m, v = (np.ones(4, dtype=np.float32) for _ in range(4))
+    with pytest.raises(ParityError, match="RSQRTPS"):
+        optim.adamw_step(p, g, m, v, 1, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1, profile=profile)
+    with pytest.raises(ParityError, match="RSQRTPS"):
+        optim.elementwise("sqrt", p, None, None, 1.0, profile)
+    with pytest.raises(ParityError, match="unknown RSQRTPS estimate"):
+        profile.with_rsqrt_estimate("zen5")
+    # arm64 has no MKL: IEEE sqrt whatever the estimate
+    arm = profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1").with_rsqrt_estimate(RSQRT_INTEL)
+    x = np.array([2.0, 3.0], dtype=np.float32)
+    assert np.array_equal(optim.sqrt(x, arm), np.sqrt(x))
