@@ -12,7 +12,9 @@ import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
+from harness.formats.ops import read_op_fixture
 from harness.impl import optim
+from harness.impl.op_registry import run_case
 from harness.impl.profiles import (
     RSQRT_AMD,
     RSQRT_INTEL,
@@ -21,6 +23,7 @@ from harness.impl.profiles import (
     profile_for_platform,
     rsqrt_estimate_of,
 )
+from harness.store.paths import DEFAULT_FIXTURES
 
 AVX2 = "linux-x86_64-avx2-mklavx2-t1"
 SSE42 = "linux-x86_64-baseline-mklsse42-t1"
@@ -103,3 +106,31 @@ def test_an_intel_cpus_estimate_is_refused_not_guessed() -> None:
     arm = profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1").with_rsqrt_estimate(RSQRT_INTEL)
     x = np.array([2.0, 3.0], dtype=np.float32)
     assert np.array_equal(optim.sqrt(x, arm), np.sqrt(x))
+
+
+# SHA-256 of the adamw_step outputs that part from the native run when the committed
+# linux-x86_64-avx2-mklgeneric-t1 set's inputs are recorded under `qemu-x86_64 -cpu EPYC-Milan`
+# (`tools/emulate_x86.py --model EPYC-Milan --isa avx2 --threads 1`, the faithfulness check: MKL's
+# generic path, whose VML sqrt refines QEMU's estimate there and the EPYC's own natively); every
+# other output of that recording has the native bits.
+EPYC_MILAN_PARAMS = {  # "case output": digest
+    "3_steps_65x64_65x509_384 param_0": "cfd606ccdcded569b8e886e743dd4be2c3a9513afebdf740ed5270f6221e7c44",
+    "3_steps_65x64_65x509_384 param_1": "cc312ef32dbdb8ad17ba3f0e1eaef412f9e2305c6c1568a55063716068dac4e0",
+    "3_steps_65x64_65x509_384 param_2": "06e1b93192cfc49e9bada722e2441b2e91383f240de94c123b7699c09c8a399b",
+    "2_steps_17x33_33_betas0.95 param_0": "1e88fb9b4a2fda193ecdbd69401eb8da880521f07d81a4c2d075bd33bfef50fc",
+}
+
+
+def test_the_generic_paths_emulation_differs_from_silicon_by_the_estimate_alone() -> None:
+    """The faithfulness check's one difference: the native set's AdamW inputs under QEMU's estimate
+    give the emulated recording's outputs, under the AMD table's the native ones."""
+    fixture = read_op_fixture(DEFAULT_FIXTURES / "torch-2.13.0/linux-x86_64-avx2-mklgeneric-t1.h5", ops=["adamw_step"])
+    native = profile_for_fixture(fixture.attrs)
+    assert native.rsqrt_estimate == RSQRT_AMD
+    for key, rec in fixture.cases.items():
+        under_qemu = run_case(rec.op, rec.params, rec.inputs, native.with_rsqrt_estimate(RSQRT_QEMU))
+        on_silicon = run_case(rec.op, rec.params, rec.inputs, native)
+        for name, want in rec.outputs.items():
+            assert np.array_equal(on_silicon[name].view(np.uint32), want.view(np.uint32)), (key, name)
+            emulated = EPYC_MILAN_PARAMS.get(f"{rec.case} {name}", _digest(want))
+            assert _digest(under_qemu[name]) == emulated, (key, name)
