@@ -87,6 +87,9 @@ def test_rsqrt_estimate_comes_from_the_provenance() -> None:
     generic = "linux-x86_64-avx2-mklgeneric-t1"
     assert rsqrt_estimate_of(_attrs(generic, cpu_model="AMD EPYC 9R14 96-Core Processor")) == RSQRT_AMD
     assert rsqrt_estimate_of(_attrs(generic, cpu_model="Intel(R) Xeon(R) Platinum 8375C")) == RSQRT_INTEL
+    # a trace's provenance: its own BLAS path, and no usable platform id in an old one
+    assert rsqrt_estimate_of({"provenance": {"blas_path": "mklavx2"}}) == RSQRT_INTEL
+    assert rsqrt_estimate_of({"platform_id": "", "provenance": {"cpu_model": "AMD EPYC"}}) == RSQRT_AMD
     assert profile_for_fixture(_attrs(AVX2, emulation=qemu)).rsqrt_estimate == RSQRT_QEMU
     assert profile_for_fixture(_attrs(AVX2, emulation=qemu)).label == "x86-avx2 mklavx2 t1 rsqrtps=qemu"
 

@@ -241,8 +241,12 @@ def rsqrt_estimate_of(attrs) -> str:
     prov = attrs.get("provenance") or {}
     if str(prov.get("emulation", "") or "").startswith("qemu-x86_64"):
         return RSQRT_QEMU
-    intel_path = parse_platform_id(str(attrs["platform_id"])).blas in (MKL_AVX2, MKL_SSE42)
-    return RSQRT_INTEL if intel_path or "intel" in str(prov.get("cpu_model", "")).lower() else RSQRT_AMD
+    try:
+        blas = str(prov.get("blas_path", "")) or parse_platform_id(str(attrs.get("platform_id", ""))).blas
+    except ParityError:  # an id from before platform ids (a trace's provenance may lack one)
+        blas = ""
+    intel_cpu = blas in (MKL_AVX2, MKL_SSE42) or "intel" in str(prov.get("cpu_model", "")).lower()
+    return RSQRT_INTEL if intel_cpu else RSQRT_AMD
 
 
 def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:

@@ -216,7 +216,7 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
 def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, str, dict[str, np.ndarray] | None]:
     """Whether the impl, under each side's profile, gives each side's traced outputs bit for bit
     (by digest); with the verdict's text and, when verified, B's outputs (the impl's)."""
-    from harness.impl.profiles import IMPL_TORCH, profile_for_capability
+    from harness.impl.profiles import IMPL_TORCH, profile_for_capability, rsqrt_estimate_of
     from harness.trace.impl_ops import replay
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
@@ -225,6 +225,8 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
             profile_for_capability(
                 str(t.provenance.get("capability")), int(t.provenance.get("threads", 1)), str(t.provenance.get("arch")),
                 str(t.provenance.get("torch_version", IMPL_TORCH)),
+            ).with_rsqrt_estimate(  # the CPU's RSQRTPS (MKL VML's sqrt): QEMU's, an Intel CPU's (refused) or AMD's
+                rsqrt_estimate_of({"platform_id": t.provenance.get("platform_id", ""), "provenance": t.provenance})
             )
             for t in (diff.a, diff.b)
         )  # fmt: skip
