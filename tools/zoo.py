@@ -28,7 +28,7 @@ from harness.trace.impl_ops import packet
 from harness.trace.report import report_dict
 
 ZOO = Path(__file__).resolve().parents[1] / "zoo"
-MODELS = ("gpt2", "llama", "bert", "resnet", "vit", "gru")
+MODELS = ("gpt2", "llama", "bert", "resnet", "vit", "gru", "convnext", "t5", "mistral")
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
 COMPARISONS = {

@@ -1,0 +1,27 @@
+"""T5 (Hugging Face transformers, tiny configuration): encoder and decoder, relative position bias
+added to the attention scores (SDPA's math path with a float mask), T5's RMS LayerNorm, ReLU."""
+
+import numpy as np
+import torch
+from common import run, tokens
+from transformers import T5Config, T5ForConditionalGeneration
+
+VOCAB = 96
+
+
+def build() -> T5ForConditionalGeneration:
+    config = T5Config(
+        vocab_size=VOCAB, d_model=64, d_kv=16, d_ff=128, num_layers=2, num_heads=4, decoder_start_token_id=0,
+        pad_token_id=0,
+    )  # fmt: skip
+    return T5ForConditionalGeneration(config)
+
+
+def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+    """The loss of one batch: random source tokens, random target tokens."""
+    ids = tokens(rng, VOCAB)
+    return model(input_ids=ids, labels=tokens(rng, VOCAB)).loss
+
+
+if __name__ == "__main__":
+    run(build, loss_of)
