@@ -8,8 +8,9 @@ before each product and writes its products and VML results for this process to 
 impl (`KernelProfile.with_cbwr`, `with_threads`). Random shapes around the kernels' switches
 (single rows and columns, 8 rows and columns, rows past a multiple of 4, columns past a multiple of
 8, K below and past 8 and the 112-long blocks), every operand layout, mm, addmm (beta = 1) and
-bmm, and exp, log, tanh and sqrt on random floats. Needs MKL's generic path as on the fixtures'
-AMD host (tests.impl_live)."""
+bmm, and exp, log, tanh and sqrt on random floats; then addmm and baddbmm with alpha not a power
+of two (0.3, 0.7, 1.5, -0.1), which each kernel applies in its own place. Needs MKL's generic path
+as on the fixtures' AMD host (tests.impl_live)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ import numpy as np
 import torch
 
 out, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+scaled = len(sys.argv) > 4 and sys.argv[4] == "alpha"  # alpha from 0.3, 0.7, 1.5, -0.1; beta 0 or 1
 rng = np.random.default_rng(seed)
 res = {}
 dims = lambda: int(rng.choice([1, rng.integers(1, 20), rng.integers(20, 80), rng.integers(80, 300)]))
@@ -48,11 +50,17 @@ for i in range(count):
     c = rng.standard_normal(n, dtype=np.float32)
     A, B = torch.from_numpy(a), torch.from_numpy(b)
     A, B = (A.transpose(-1, -2) if ta else A), (B.transpose(-1, -2) if tb else B)
-    if nb:
+    alpha = float(rng.choice([0.3, 0.7, 1.5, -0.1])) if scaled else 1.0
+    beta = float(bias) if scaled else 1.0
+    if nb and scaled:
+        got = torch.baddbmm(torch.zeros(nb, m, n), A, B, beta=0, alpha=alpha)
+    elif nb:
         got = torch.bmm(A, B)
+    elif scaled:
+        got = torch.addmm(torch.from_numpy(c), A, B, beta=beta, alpha=alpha)
     else:
         got = torch.addmm(torch.from_numpy(c), A, B) if bias else torch.mm(A, B)
-    flags = np.array([ta, tb, bias and not nb, threads])
+    flags = np.array([ta, tb, (bias or scaled) and not nb, threads, alpha, beta])
     res.update({f"{i}/a": a, f"{i}/b": b, f"{i}/c": c, f"{i}/flags": flags, f"{i}/out": got.numpy()})
 torch.set_num_threads(1)
 x = rng.standard_normal(1 << 16, dtype=np.float32) * 8
@@ -65,16 +73,38 @@ np.savez(out, **res)
 """
 
 
-def _torch_under_cbwr(tmp_path: Path, count: int, seed: int = 20260) -> dict[str, np.ndarray]:
+def _torch_under_cbwr(tmp_path: Path, count: int, seed: int = 20260, mode: str = "one") -> dict[str, np.ndarray]:
     out = tmp_path / f"cbwr-{seed}.npz"
     env = {**os.environ, "MKL_CBWR": "COMPATIBLE", "MKL_DYNAMIC": "FALSE", "OMP_DYNAMIC": "FALSE"}
     env["PYTHONPATH"] = str(ROOT)
     run = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(out), str(count), str(seed)],
+        [sys.executable, "-c", _CHILD, str(out), str(count), str(seed), mode],
         env=env, capture_output=True, text=True, check=False, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     return dict(np.load(out))
+
+
+def _compare_products(res: dict[str, np.ndarray], count: int) -> tuple[list[str], set[int], set[float]]:
+    """The impl's product for each of the child's, against torch's bits: (differing, threads, alphas)."""
+    base = live_profile()
+    failed, threads_seen, alphas = [], set(), set()
+    for i in range(count):
+        a, b, c = res[f"{i}/a"], res[f"{i}/b"], res[f"{i}/c"]
+        ta, tb, bias, threads = (int(v) for v in res[f"{i}/flags"][:4])
+        alpha, beta = (float(v) for v in res[f"{i}/flags"][4:])
+        nb = a.shape[0] if a.ndim == 3 else 0
+        A, B = (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
+        profile = base.with_threads(threads).with_cbwr("COMPATIBLE")
+        if nb:
+            got = linalg.bmm(A, B, profile, alpha=alpha)
+        else:
+            got = linalg.addmm(c, A, B, profile, alpha=alpha, beta=beta) if bias else linalg.mm(A, B, profile)
+        threads_seen.add(threads)
+        alphas.add(alpha)
+        if not np.array_equal(got.view(np.uint32), res[f"{i}/out"].view(np.uint32)):
+            failed.append(f"{list(A.shape)}@{list(B.shape)} ta={ta} tb={tb} alpha={alpha} beta={beta} T={threads}")
+    return failed, threads_seen, alphas
 
 
 @needs_modelled_mkl
@@ -85,22 +115,24 @@ def test_products_under_cbwr_compatible(tmp_path: Path) -> None:
     blocks, all four operand layouts; the impl's bits must be torch's."""
     count = 400
     res = _torch_under_cbwr(tmp_path, count)
-    base = live_profile()
-    checked, failed, threads_seen = 0, [], set()
-    for i in range(count):
-        a, b, c = res[f"{i}/a"], res[f"{i}/b"], res[f"{i}/c"]
-        ta, tb, bias, threads = (int(v) for v in res[f"{i}/flags"])
-        nb = a.shape[0] if a.ndim == 3 else 0
-        A, B = (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
-        profile = base.with_threads(threads).with_cbwr("COMPATIBLE")
-        product = linalg.bmm if nb else linalg.mm
-        got = linalg.addmm(c, A, B, profile) if bias else product(A, B, profile)
-        checked += 1
-        threads_seen.add(threads)
-        if not np.array_equal(got.view(np.uint32), res[f"{i}/out"].view(np.uint32)):
-            failed.append(f"{list(A.shape)}@{list(B.shape)} ta={ta} tb={tb} bias={bias} threads={threads}")
-    assert checked == count and len(threads_seen) >= 12, (checked, sorted(threads_seen))
-    assert not failed, f"{len(failed)} of {checked} products differ: {failed[:8]}"
+    failed, threads_seen, _ = _compare_products(res, count)
+    assert len(threads_seen) >= 12, sorted(threads_seen)
+    assert not failed, f"{len(failed)} of {count} products differ: {failed[:8]}"
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+def test_alpha_not_a_power_of_two_under_cbwr_compatible(tmp_path: Path) -> None:
+    """torch.addmm (beta 0 or 1) and torch.baddbmm (beta 0) with alpha 0.3, 0.7, 1.5 or -0.1 under
+    MKL_CBWR=COMPATIBLE, shapes and threads as above: alpha scales B's element in the main kernel,
+    A's in the chains from beta*C (B's down a single column), and the sums of the dot, gemv and
+    transposed chains, so that one placement for all (a*(alpha*b), the model before) differs by up to
+    thousands of ULP; the impl's bits must be torch's."""
+    count = 300
+    res = _torch_under_cbwr(tmp_path, count, seed=20261, mode="alpha")
+    failed, threads_seen, alphas = _compare_products(res, count)
+    assert alphas == {0.3, 0.7, 1.5, -0.1} and len(threads_seen) >= 12, (sorted(alphas), sorted(threads_seen))
+    assert not failed, f"{len(failed)} of {count} products differ: {failed[:8]}"
 
 
 @needs_modelled_mkl

@@ -35,8 +35,9 @@ def _lib() -> ctypes.CDLL:
     lib = load("gemm")
     if not getattr(lib, "_typed", False):
         i32 = ctypes.c_int32
-        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7]
-        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7]
+        f32 = ctypes.c_float
+        lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7, f32]
+        lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7, f32]
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
@@ -75,6 +76,7 @@ def _sgemm(
     threads: int | None = None,
     addmm: bool = False,
     blas: int | None = None,
+    alpha: float = 1.0,
 ) -> None:
     """MKL sgemm into ``c`` (unit column stride): ``c = (c if beta else 0) + a @ b`` (``batched``: the
     number of items, 2 or more, when this is one item of MKL's batched gemm, whose items MKL may cut
@@ -95,7 +97,7 @@ def _sgemm(
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
     items = batched if batched >= 2 else 0
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
-    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags)
+    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
 
 _GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42 = 0, 1, 2, 3, 4, 5  # gemm.c's blas
@@ -232,15 +234,40 @@ def mm(
 
 
 def addmm(
-    c: np.ndarray, a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | None = None
+    c: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    profile: KernelProfile,
+    threads: int | None = None,
+    alpha: float = 1.0,
+    beta: float = 1.0,
 ) -> np.ndarray:
-    """``torch.addmm(c, a, b)`` (beta = alpha = 1): ``c`` (broadcast to (M,N), e.g. a bias row) is
-    copied into the result, then MKL adds each k block's chain to it in turn (``threads`` as ``mm``'s)."""
+    """``torch.addmm(c, a, b, beta=beta, alpha=alpha)``: ``c`` (broadcast to (M,N), e.g. a bias row) is
+    copied into the result, then MKL adds each k block's chain to it in turn (``threads`` as ``mm``'s).
+    beta 1 or 0 (0: ``c`` unread); alpha, rounded to float32, where a model of its kernels places it
+    (csrc/mkl_sgemm.h): MKL_CBWR=COMPATIBLE any alpha, MKL's other paths a power of two, NVPL 1."""
     _check_2d(a, b)
+    if beta not in (0.0, 1.0):
+        raise ParityError(f"addmm: beta must be 0 or 1, got {beta}")
+    _check_alpha(profile, alpha)
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
-    out[...] = c  # c broadcast to (M,N), e.g. a bias row
-    _sgemm(a, b, out, True, profile, threads=threads, addmm=True)
+    out[...] = c if beta else 0.0  # c broadcast to (M,N), e.g. a bias row
+    _sgemm(a, b, out, beta == 1.0, profile, threads=threads, addmm=True, alpha=float(np.float32(alpha)))
     return out
+
+
+def _check_alpha(profile: KernelProfile, alpha: float) -> None:
+    """alpha where the profile's sgemm model places it as measured: any finite alpha under MKL_CBWR=
+    COMPATIBLE; a power of two (exact whatever operand or sum it scales, short of over- and underflow)
+    on MKL's other paths; 1 on NVPL and ACL."""
+    a = float(np.float32(alpha))
+    if not np.isfinite(a) or a == 0.0:
+        raise ParityError(f"alpha must be finite and non-zero, got {alpha}")
+    power_of_two = np.frexp(abs(a))[0] == 0.5
+    if profile.blas == NVPL and a != 1.0:
+        raise ParityError(f"alpha {alpha} on NVPL/ACL is not modelled (alpha 1 only)")
+    if profile.blas != NVPL and not profile.mkl_cbwr and not power_of_two:
+        raise ParityError(f"alpha {alpha} (not a power of two) is modelled under MKL_CBWR=COMPATIBLE only")
 
 
 def cpublas_gemm(
@@ -286,9 +313,13 @@ def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) ->
     return np.lib.stride_tricks.as_strided(flat, shape, tuple(4 * s for s in strides))
 
 
-def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | None = None) -> np.ndarray:
+def bmm(
+    a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | None = None, alpha: float = 1.0
+) -> np.ndarray:
     """``torch.bmm(a, b)``: (B,M,K) @ (B,K,N) -> (B,M,N); a and b may be strided views (e.g.
-    ``x.transpose(0, 2, 1)``), items row- or column-major.
+    ``x.transpose(0, 2, 1)``), items row- or column-major. ``alpha``: ``torch.baddbmm(x, a, b,
+    beta=0, alpha=alpha)`` instead (MKL's products: alpha as ``addmm``'s; ATen's small loop on x86:
+    alpha times each sum, rounded).
 
     K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused,
     except where b's rows are not contiguous or N = 1 while a's rows are: then fused only in the
@@ -305,29 +336,37 @@ def bmm(a: np.ndarray, b: np.ndarray, profile: KernelProfile, threads: int | Non
     n = b.shape[2]
     out = np.empty((nb, m, n), np.float32)
     acl = _bmm_blas(profile, nb, m, n, k)
+    alpha = float(np.float32(alpha))
     if acl is None and k * m * n < _SMALL_BMM:
         mode = _BMM_SMALL_UNFUSED
         if profile.aten in ("neon", "sve"):  # which of GCC's loop versions runs: by the operands' strides
             rows_b, rows_a = b.strides[2] == b.itemsize, a.strides[2] == a.itemsize
             mode = _BMM_SMALL_K_VECTOR if (n == 1 or not rows_b) and rows_a else _BMM_SMALL_FUSED
+        if alpha != 1.0 and mode != _BMM_SMALL_UNFUSED:
+            raise ParityError(f"bmm: alpha {alpha} in ATen's small loop is modelled on x86 only")
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
-        return out
+        # baddbmm's loop with beta = 0 stores alpha * sum (measured on x86: 156 of 156 batches)
+        return out if alpha == 1.0 else np.float32(alpha) * out
+    if alpha != 1.0:
+        _check_alpha(profile, alpha)
+        if acl is not None:
+            raise ParityError(f"bmm: alpha {alpha} on oneDNN/ACL is not modelled")
     if nb == 1 and m == n == 1 and acl is None and profile.blas != NVPL:
         # a 1x1 plain sgemm: torch's bmm hands MKL the transposed problem (MKL's A = b), where
         # torch.mm hands a 1x1 output over as it is; so MKL's gemv sees b^T @ a^T as mm's model does
-        _sgemm(b[0].T, a[0].T, out[0].T, False, profile, threads=threads)
+        _sgemm(b[0].T, a[0].T, out[0].T, False, profile, threads=threads, alpha=alpha)
         return out
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         for i in range(nb):
-            _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl)
+            _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
-    _lib().gemm_batch(nb, m, n, k, *args, *flags)
+    _lib().gemm_batch(nb, m, n, k, *args, *flags, alpha)
     return out
 
 

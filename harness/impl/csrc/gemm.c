@@ -16,7 +16,8 @@
 /* sgemm as torch.mm / addmm call it (batched = 0 or 1), or one item of the batched gemm of at::bmm
  * (batched = its number of items, 2 or more), MKL running `threads` threads (csrc/mkl_sgemm.h;
  * MKL cuts an item into parts by the item count: mkl_sgemm_batch_item):
- *   C[M,N] (row stride ldc) = (beta ? C : 0) + A[M,K] @ B[K,N],
+ *   C[M,N] (row stride ldc) = (beta ? C : 0) + alpha * A[M,K] @ B[K,N] (where each kernel applies alpha:
+ *   csrc/mkl_sgemm.h; alpha = 1 for every caller but linalg.addmm's),
  * A (i,k) at A[i*sa0 + k*sa1], B (k,j) at B[k*sb0 + j*sb1]; the arrays sit at torch's offsets
  * mod 16 bytes, so their own addresses give MKL's alignment.
  * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B.
@@ -28,10 +29,10 @@
  * transposed problem C^T[1,M] = B^T @ A^T (C's column, ldc apart, as a row of stride ldc). */
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
           int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
-          int32_t workers, int32_t blas, int32_t acl_kc) {
+          int32_t workers, int32_t blas, int32_t acl_kc, float alpha) {
     if (blas != GEMM_MKL && blas != GEMM_MKL_CBWR && blas != GEMM_MKL_AVX2 && blas != GEMM_MKL_SSE42) {
         const sgemm_t g = {
-            .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
+            .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta ? 1.0f : 0.0f,
             .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
             .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2, .workers = workers,
         };
@@ -43,7 +44,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
         return;
     }
     const sgemm_t g = {
-        .M = M, .N = N, .K = K, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
+        .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta ? 1.0f : 0.0f,
         .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
         .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2,
         .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C), .workers = workers,
@@ -64,6 +65,7 @@ typedef struct {
     float *C;
     int64_t scb, ldc;
     int32_t beta, batched, threads, trans, workers, blas, acl_kc;
+    float alpha;
     int64_t t0, t1; /* items [t0, t1) */
 } gemm_items_t;
 
@@ -71,7 +73,8 @@ static void *gemm_items(void *arg) {
     const gemm_items_t *b = arg;
     for (int64_t i = b->t0; i < b->t1; i++)
         gemm(b->M, b->N, b->K, b->A + i * b->sab, b->sa0, b->sa1, b->B + i * b->sbb, b->sb0, b->sb1,
-             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers, b->blas, b->acl_kc);
+             b->C + i * b->scb, b->ldc, b->beta, b->batched, b->threads, b->trans, b->workers, b->blas, b->acl_kc,
+             b->alpha);
     return NULL;
 }
 
@@ -81,12 +84,12 @@ static void *gemm_items(void *arg) {
 void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int64_t sab, int64_t sa0, int64_t sa1,
                 const float *B, int64_t sbb, int64_t sb0, int64_t sb1, float *C, int64_t scb, int64_t ldc,
                 int32_t beta, int32_t batched, int32_t threads, int32_t trans, int32_t workers, int32_t blas,
-                int32_t acl_kc) {
+                int32_t acl_kc, float alpha) {
     int64_t nt = workers < 1 ? 1 : workers;
     nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
     gemm_items_t jobs[MKL_MAX_WORKERS];
     gemm_items_t all = {M, N, K, A, sab, sa0, sa1, B, sbb, sb0, sb1, C, scb, ldc,
-                        beta, batched, threads, trans, (int32_t)nt, blas, acl_kc, 0, nb};
+                        beta, batched, threads, trans, (int32_t)nt, blas, acl_kc, alpha, 0, nb};
     if (nt <= 1 || nb < nt || nb * M * N * K < MKL_MIN_SPLIT) {
         gemm_items(&all);
         return;

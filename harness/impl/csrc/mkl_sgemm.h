@@ -1065,22 +1065,32 @@ static void mkl_threaded(const sgemm_t *g) {
  *   - threads: mkl_cbwr_sgemm cuts C into chunks along its longer side, each a product of its own. */
 #define MKL_CBWR_KC 112
 
-static inline float cbwr_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
-    return g->A[i * g->sa0 + k * g->sa1] * (g->alpha * g->B[k * g->sb0 + j * g->sb1]);
+/* Where a kernel applies alpha: to B's element before the product, a[i,k] * (alpha*b[k,j]); to A's,
+ * (alpha*a[i,k]) * b[k,j]; or to a sum of unscaled products, alpha * s (rounded), before it is added
+ * to c. */
+enum { CBWR_ON_B, CBWR_ON_A, CBWR_ON_SUM };
+
+static inline float cbwr_prod(const sgemm_t *g, int64_t i, int64_t j, int64_t k, int on) {
+    const float a = g->A[i * g->sa0 + k * g->sa1], b = g->B[k * g->sb0 + j * g->sb1];
+    return on == CBWR_ON_B ? a * (g->alpha * b) : on == CBWR_ON_A ? (g->alpha * a) * b : a * b;
 }
+
+/* a sum of products, scaled when its kernel scales sums */
+static inline float cbwr_scaled(const sgemm_t *g, float s, int on) { return on == CBWR_ON_SUM ? g->alpha * s : s; }
 
 static inline float cbwr_c0(const sgemm_t *g, int64_t i, int64_t j) {
     return g->beta != 0.0f ? g->beta * g->C[i * g->ldc + j] : 0.0f;
 }
 
-/* A sum s added to beta*C at the end (s itself when beta = 0). */
-static inline float cbwr_plus_c(const sgemm_t *g, int64_t i, int64_t j, float s) {
+/* A sum s (scaled by alpha when on is CBWR_ON_SUM) added to beta*C at the end (itself when beta = 0). */
+static inline float cbwr_plus_c(const sgemm_t *g, int64_t i, int64_t j, float s, int on) {
+    s = cbwr_scaled(g, s, on);
     return g->beta != 0.0f ? cbwr_c0(g, i, j) + s : s;
 }
 
 /* One chain: seed, then the products k0 <= k < k1 added in k order (each rounded, then added). */
-static float cbwr_chain(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, float seed) {
-    for (int64_t k = k0; k < k1; k++) seed = seed + cbwr_prod(g, i, j, k);
+static float cbwr_chain(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, float seed, int on) {
+    for (int64_t k = k0; k < k1; k++) seed = seed + cbwr_prod(g, i, j, k, on);
     return seed;
 }
 
@@ -1089,10 +1099,10 @@ static float cbwr_chain(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int6
  * others), lanes added as a tree (l + lanes/2 first: 8 lanes (l, l+4), then (0, 2), (1, 3); 4 lanes
  * (0, 2), (1, 3)), or with `seq` in order (l0 + l1 + ... ), then the rest in order. */
 static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step,
-                        float seed, int seq) {
+                        float seed, int seq, int on) {
     float l[8] = {seed, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
     const int64_t kw = k0 + (k1 - k0) / step * step;
-    for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k);
+    for (int64_t k = k0; k < kw; k++) l[(k - k0) % lanes] = l[(k - k0) % lanes] + cbwr_prod(g, i, j, k, on);
     float s = l[0];
     if (seq) {
         for (int q = 1; q < lanes; q++) s = s + l[q];
@@ -1101,7 +1111,7 @@ static float cbwr_lanes(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int6
             for (int q = 0; q < h; q++) l[q] = l[q] + l[q + h];
         s = l[0] + l[1];
     }
-    return cbwr_chain(g, i, j, kw, k1, s);
+    return cbwr_chain(g, i, j, kw, k1, s, on);
 }
 
 /* The lanes of the gemv form's output element e of n (its column j of N, or for a single column its
@@ -1113,14 +1123,15 @@ static void cbwr_gemv_lanes(int64_t e, int64_t n, int *lanes, int *step) {
     *step = t < 0 ? 4 : 8;
 }
 
-static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step) {
-    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f, 0);
+static float cbwr_dot(const sgemm_t *g, int64_t i, int64_t j, int64_t k0, int64_t k1, int lanes, int step, int on) {
+    return cbwr_lanes(g, i, j, k0, k1, lanes, step, 0.0f, 0, on);
 }
 
 /* The gemv form: the first product seeds lane 0, then the lanes from k = 1 added as cbwr_dot's,
  * the rest in order. */
 static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int step, int seq) {
-    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, cbwr_prod(g, i, j, 0), seq);
+    const float first = g->K <= 0 ? 0.0f : cbwr_prod(g, i, j, 0, CBWR_ON_SUM);
+    return g->K <= 0 ? 0.0f : cbwr_lanes(g, i, j, 1, g->K, lanes, step, first, seq, CBWR_ON_SUM);
 }
 
 /* An element of a batch item (at::bmm) of a single row or column, except a row with A row-major
@@ -1130,18 +1141,24 @@ static float cbwr_gemv(const sgemm_t *g, int64_t i, int64_t j, int lanes, int st
  * 700, four layouts, 1 to 16 threads, every element). */
 static float cbwr_batch_vector(const sgemm_t *g, int64_t i, int64_t j) {
     const int dot = g->N == 1 && !g->ta && g->tb;
-    return cbwr_plus_c(g, i, j, dot ? cbwr_dot(g, i, j, 0, g->K, 8, 8) : cbwr_chain(g, i, j, 0, g->K, 0.0f));
+    const int on = dot || g->tb ? CBWR_ON_SUM : CBWR_ON_A;
+    const float s = dot ? cbwr_dot(g, i, j, 0, g->K, 8, 8, on) : cbwr_chain(g, i, j, 0, g->K, 0.0f, on);
+    return cbwr_plus_c(g, i, j, s, on);
 }
 
 /* A row below the main kernel's rows (main), or any element of a product without one. */
 static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
     const int64_t K = g->K;
     if (g->batched && (g->M == 1 || g->N == 1) && !(g->M == 1 && !g->ta && g->tb)) return cbwr_batch_vector(g, i, j);
+    /* a 1 x 1 product of K >= 2: at::mm's with B row-major, and cpublas::gemm's with both operands
+     * transposed, one chain from beta*C in k order (alpha on A's element, on B's); with K = 1 the gemv
+     * form below, alpha * (a*b) */
+    const int one = g->M == 1 && g->N == 1 && K >= 2 && (g->cpublas ? g->ta && g->tb : !g->tb);
+    if (one)
+        return cbwr_chain(g, i, j, 0, K, cbwr_c0(g, i, j), g->cpublas ? CBWR_ON_B : CBWR_ON_A);
     /* the gemv form along the row (one row with B stored transposed, or the main kernel's last rows
-     * there, both transposed too) or down the column (a single column with A row-major); a 1 x 1
-     * addmm (beta*C given) with neither operand transposed is instead one chain from beta*C in k
-     * order, below (measured: 648 products, K 1 to 700, four layouts, 1, 2 and 4 threads) */
-    const int column = g->N == 1 && !g->ta && !(g->M == 1 && g->beta != 0.0f && !g->tb);
+     * there, both transposed too) or down the column (a single column with A row-major) */
+    const int column = g->N == 1 && !g->ta;
     const int row = !column && g->tb && (g->M == 1 || main);
     if (column || row) {
         int lanes, step;
@@ -1154,14 +1171,17 @@ static float cbwr_small(const sgemm_t *g, int64_t i, int64_t j, int main) {
         const int strided = column ? (g->sb0 != 1 || g->ldc != 1) && i >= g->M - g->M % 4
                                    : g->sa1 != 1 && j >= g->N - g->N % 4;
         if (strided) lanes = step = 8;
-        return cbwr_plus_c(g, i, j, cbwr_gemv(g, i, j, lanes, step, strided));
+        return cbwr_plus_c(g, i, j, cbwr_gemv(g, i, j, lanes, step, strided), CBWR_ON_SUM);
     }
     if (!g->tb || g->N == 1) /* one chain from beta*C (both transposed: a single column) */
-        return cbwr_chain(g, i, j, 0, K, cbwr_c0(g, i, j));
+        return cbwr_chain(g, i, j, 0, K, cbwr_c0(g, i, j), g->N == 1 ? CBWR_ON_B : CBWR_ON_A);
+    /* alpha scales the sums, except with K == 1 outside at::bmm's batches (M, N > 1: A's element, as
+     * the chains above) */
+    const int on = K == 1 && !g->batched ? CBWR_ON_A : CBWR_ON_SUM;
     if (g->ta) /* both transposed: one chain from 0, added to beta*C */
-        return cbwr_plus_c(g, i, j, cbwr_chain(g, i, j, 0, K, 0.0f));
+        return cbwr_plus_c(g, i, j, cbwr_chain(g, i, j, 0, K, 0.0f, on), on);
     const int lanes = j < g->N - g->N % 4 ? 4 : 8;
-    return cbwr_plus_c(g, i, j, cbwr_dot(g, i, j, 0, K, lanes, lanes));
+    return cbwr_plus_c(g, i, j, cbwr_dot(g, i, j, 0, K, lanes, lanes, on), on);
 }
 
 static void mkl_cbwr_serial(const sgemm_t *g);
@@ -1204,15 +1224,17 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
             if (i >= Mm) {
                 c = cbwr_small(g, i, j, main);
             } else if (j < Nm || (g->ta && g->tb)) {
+                const int on = j < Nm ? CBWR_ON_B : CBWR_ON_SUM;
                 c = cbwr_c0(g, i, j);
                 for (int64_t b = -1;; b++) { /* the last block first, then the others in order */
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
                     const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
-                    c = c + cbwr_chain(g, i, j, k0, k1, 0.0f);
+                    c = c + cbwr_scaled(g, cbwr_chain(g, i, j, k0, k1, 0.0f, on), on);
                 }
             } else if (!g->tb) {
-                c = cbwr_chain(g, i, j, 0, last, cbwr_chain(g, i, j, last, K, cbwr_c0(g, i, j)));
+                const float c_last = cbwr_chain(g, i, j, last, K, cbwr_c0(g, i, j), CBWR_ON_A);
+                c = cbwr_chain(g, i, j, 0, last, c_last, CBWR_ON_A);
             } else { /* B stored transposed: per block a dot of 4 lanes (a whole group of 4 columns) or 8 */
                 const int lanes = j < Nm + (N - Nm) / 4 * 4 ? 4 : 8;
                 c = cbwr_c0(g, i, j);
@@ -1220,7 +1242,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
                     const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
-                    c = c + cbwr_dot(g, i, j, k0, k1, lanes, lanes);
+                    c = c + g->alpha * cbwr_dot(g, i, j, k0, k1, lanes, lanes, CBWR_ON_SUM);
                 }
             }
             g->C[i * g->ldc + j] = c;
