@@ -38,8 +38,9 @@
  * the caller passes those offsets (a_off, b_off, c_off), not the impl's own pointers.
  * alpha (flash attention's scale): the main kernel scales B's elements (rounded) as it packs
  * them; the axpy form scales A's elements; the dot, chain and gemv forms scale the sum.
- * Unverified: alpha not a power of two outside the main and K == 1 forms; beta other than 0
- * or 1; MKL's AVX-512 kernels. MKL's batched gemm (at::bmm of 2 or more items) may cut items into
+ * Unverified: alpha not a power of two outside the main and K == 1 forms (measured wrong in the
+ * gemv 'N' form of at::mm and some K == 1 forms: linalg refuses it; MKL_CBWR=COMPATIBLE's own rules
+ * below are measured); beta other than 0 or 1; MKL's AVX-512 kernels. MKL's batched gemm (at::bmm of 2 or more items) may cut items into
  * parts on 3 or more threads: mkl_sgemm_batch_item (end of this file).
  */
 #ifndef PARITY_MKL_SGEMM_H
@@ -1062,7 +1063,14 @@ static void mkl_threaded(const sgemm_t *g) {
  *     then k = 0, 1, ... in order; B stored transposed, per block a dot of 4 or 8 lanes.
  *   - the last M%4 rows and products without a main kernel: cbwr_small (a chain, a dot of lanes, or
  *     the gemv form: the first product seeding lane 0, lanes by cbwr_gemv_lanes).
- *   - threads: mkl_cbwr_sgemm cuts C into chunks along its longer side, each a product of its own. */
+ *   - threads: mkl_cbwr_sgemm cuts C into chunks along its longer side, each a product of its own.
+ *   - alpha, each kernel in its own place (CBWR_ON_*; measured with alpha 0.3, 0.7, 1.5, -0.1 against
+ *     torch.addmm and torch.baddbmm, docs/impl/kernels.md): B's element in the main kernel's chains;
+ *     A's in the chains from beta*C (the main kernel's last columns with B row-major, the small
+ *     products with B row-major, 1 x 1 products, at::bmm's single-row or -column items with B
+ *     row-major) and with K == 1 (M, N > 1, not batched); B's in the chain of a single column with A
+ *     transposed; otherwise the sum before it meets beta*C (the dot, gemv and transposed chains, and
+ *     per K block the main kernel's last columns with B stored transposed). */
 #define MKL_CBWR_KC 112
 
 /* Where a kernel applies alpha: to B's element before the product, a[i,k] * (alpha*b[k,j]); to A's,
