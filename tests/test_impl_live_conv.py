@@ -75,6 +75,9 @@ GEMM_JIT_EDGES = (
     ((1, 31, 6, 6), (6, 31, 5, 5), 1, 2, True),
     ((17, 33, 6, 16), (1, 33, 3, 3), 1, 0, True),
     ((4, 57, 8, 8), (1, 57, 3, 3), 1, 0, False),
+    # one or two input channels: gemm:jit at SSE4.1 (jit:sse41 takes 3, or a multiple of 8)
+    ((2, 1, 5, 20), (8, 1, 3, 3), 1, 0, True),
+    ((2, 2, 5, 67), (8, 2, 5, 5), 2, 0, True),
 )
 
 # oneDNN's thread splits of the weight and bias gradients: jit:avx512_core's 2-D harness (more than 9
@@ -96,7 +99,11 @@ SPLIT_EDGES = (
 # RAISES: the impl has no model and raises ParityError (never wrong bits). WRONG: the impl's model
 # gives other bits than torch (a strict expected failure: a fix makes it pass and the test fail).
 RAISES = (
-    ("avx2", 1, ((2, 8, 9, 14), (8, 8, 6, 6), 2, 3, False), "grad_input"),  # brgconv_strided, kw = 2 * pad
+    # gemm:jit at AVX2 and AVX-512: the forward of an 8x8 kernel with padding and a stride (jit:avx2
+    # declines), the weights of an input smaller than the kernel, and at AVX-512 its forward
+    ("avx2", 1, ((2, 8, 9, 14), (8, 8, 8, 8), 2, 4, False), "out"),
+    ("avx2", 2, ((2, 8, 4, 4), (16, 8, 5, 5), 1, 2, True), "grad_weight"),
+    ("avx512", 1, ((2, 17, 3, 9), (5, 17, 8, 8), 1, 5, True), "out"),
 )
 WRONG = (
     # brgconv_strided backward data of a small problem on 2 threads takes another order (the kw parts
@@ -122,14 +129,11 @@ needs_pinned_onednn = pytest.mark.skipif(bool(_onednn_mismatch()), reason=_onedn
 
 def modelled(case: tuple, profile: KernelProfile) -> bool:
     """Whether the impl models every output of ``case`` under ``profile`` (else it raises ParityError)."""
-    x_shape, w_shape, stride, padding, bias = case
+    x_shape, w_shape, stride, padding, _bias = case
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
-    wd, kw, ow = g.w, g.kw, g.ow
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
-    if kind in (conv.SSE41, conv.GEMM_JIT):
-        return not (bias and ow >= 32)
-    # brgconv_strided's backward data with KW = 2 * PW > 4 and the stride dividing W
-    return not (kind in (conv.AVX2, conv.AVX512) and stride > 1 and wd % stride == 0 and kw == 2 * padding and kw > 4)
+    # gemm:jit with its AVX2/AVX-512 sgemm, where the direct kernels decline
+    return not any(conv.gemm_jit_fallback(g, kind))
 
 
 def run_case(case: tuple, seed: int, profile: KernelProfile) -> list[tuple[str, np.ndarray, np.ndarray]]:
@@ -271,6 +275,138 @@ def test_random_shapes(seed: int, threads: int) -> None:
         if modelled(case, profile) and not _near_wrong(case, profile):
             for name, want, got in run_case(case, seed, profile):
                 assert_bits_equal(f"conv2d {case} {name}", want, got)
+
+
+# Gaps closed, each held at its level in a fresh process on fixed shapes and seeded random ones around
+# them: (level, thread counts, fixed cases, draw of random cases, whether a case exercises what was
+# closed).
+def _wide_bias_cases(seed: int, count: int) -> list[tuple]:
+    """gemm:jit's grad_bias (every backward at SSE4.1) over rows of 32 to 600 output columns."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(count):
+        k, stride = int(rng.choice([1, 2, 3, 5])), int(rng.choice([1, 1, 2]))
+        padding = int(rng.integers(0, k // 2 + 1))
+        ow = int(rng.choice([32, 33, 40, 63, 64, 65, 100, 129, 257, 600]))
+        n, c, oc = int(rng.choice([2, 3, 4])), int(rng.choice([1, 3, 5, 8])), int(rng.choice([1, 3, 5, 8, 12]))
+        h = int(rng.integers(k, 6))
+        cases.append(((n, c, h, (ow - 1) * stride + k - 2 * padding), (oc, c, k, k), stride, padding, True))
+    return cases
+
+
+def _avx2_data_cases(seed: int, count: int) -> list[tuple]:
+    """Backward data at stride 1 (jit:avx2 at AVX2) with 4 to 70 output columns and up to 70 output
+    channels: jit:avx2's chunks of 4, 2 or 1 blocks of 8 output channels."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        k = int(rng.choice([2, 3, 3, 5, 7]))
+        padding = int(rng.integers(0, k // 2 + 1))
+        ow = int(rng.choice([rng.integers(4, 20), rng.integers(12, 45), rng.integers(36, 70)]))
+        c = int(rng.choice([3, 3, 4, 8, 12, 16, 17, 24]))
+        oc = int(rng.choice([5, 8, 12, 16, 20, 24, 29, 32, 40, 48, 64, 70]))
+        h = int(rng.integers(max(k, 2), 10))
+        cases.append(((int(rng.integers(1, 4)), c, h, ow - 1 + k - 2 * padding), (oc, c, k, k), 1, padding, True))
+    return cases
+
+
+def _is_wide_bias(case: tuple, profile: KernelProfile) -> bool:
+    x_shape, w_shape, stride, padding, _bias = case
+    g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
+    return g.ow >= 32 and conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile) != conv.THNN
+
+
+def _is_avx2_chunked(case: tuple, profile: KernelProfile) -> bool:
+    x_shape, w_shape, stride, padding, _bias = case
+    g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
+    kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
+    return kind == conv.AVX2 and stride == 1 and (g.kh, g.kw) != (1, 1) and g.ow >= 15 and g.oc > 8
+
+
+def _strided_twice_pad_cases(seed: int, count: int) -> list[tuple]:
+    """brgconv_strided's backward data with KW = 2 * PW = 6 and a stride of 2 or 3 that divides W:
+    brgemm calls of several taps beside calls of one (``conv._strided_kw_calls``)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        # KW = 6 (8 and more: a padding over jit:avx2's forward unroll of 3 takes gemm:jit, not modelled)
+        k, stride = 6, int(rng.choice([2, 2, 3]))
+        # the input at least the kernel (smaller ones take gemm:jit at AVX2 and AVX-512)
+        width, h = stride * int(rng.integers(-(-k // stride), 9)), int(rng.integers(k, 13))
+        c, oc = int(rng.choice([3, 4, 8, 16, 17, 24])), int(rng.choice([5, 8, 16, 20, 33]))
+        cases.append(
+            ((int(rng.choice([2, 3, 4])), c, h, width), (oc, c, k, k), stride, k // 2, bool(rng.integers(0, 2)))
+        )
+    return cases
+
+
+def _is_strided_twice_pad(case: tuple, profile: KernelProfile) -> bool:
+    x_shape, w_shape, stride, padding, _bias = case
+    kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
+    return kind in (conv.AVX2, conv.AVX512) and x_shape[3] % stride == 0 and w_shape[3] == 2 * padding > 4
+
+
+CLOSED = {
+    # oneDNN gemm:jit's grad_bias over rows of 32 or more columns: one chain per row
+    "gemm-jit-wide-bias": (
+        "baseline",
+        (1, 2),
+        (((2, 3, 3, 34), (5, 3, 1, 3), 1, 0, True), ((3, 5, 4, 130), (3, 5, 3, 3), 1, 1, True)),
+        _wide_bias_cases,
+        _is_wide_bias,
+    ),
+    # jit:avx2's backward data with nb_oc_blocking 2 (15 to 39 output columns) and 1 (40 or more)
+    "avx2-data-chunks": (
+        "avx2",
+        (1, 2),
+        (((16, 3, 15, 16), (29, 3, 3, 3), 1, 1, False), ((2, 8, 15, 16), (24, 8, 3, 3), 1, 1, True)),
+        _avx2_data_cases,
+        _is_avx2_chunked,
+    ),
+    # brgconv_strided's backward data with KW = 2 * PW > 4, the stride dividing W: its kw calls (on one
+    # thread: on two its block of input columns may be smaller, WRONG)
+    "strided-twice-pad": (
+        "avx2",
+        (1,),
+        (((2, 8, 9, 14), (8, 8, 6, 6), 2, 3, False), ((3, 5, 9, 12), (8, 5, 6, 6), 2, 3, True)),
+        _strided_twice_pad_cases,
+        _is_strided_twice_pad,
+    ),
+    "strided-twice-pad-avx512": (
+        "avx512",
+        (1,),
+        (((2, 8, 9, 14), (8, 8, 6, 6), 2, 3, False), ((2, 8, 9, 12), (8, 8, 6, 6), 3, 3, False)),
+        _strided_twice_pad_cases,
+        _is_strided_twice_pad,
+    ),
+}
+
+
+def _closed_child() -> None:
+    """Run in a fresh process by test_closed_gap: one closed gap's fixed and random cases under this
+    process's level and threads; the report of ``check`` and how many cases exercise the gap."""
+    name, threads, seed, count = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    use_threads(threads)
+    profile = live_profile()
+    _level, _threads, fixed, draw, exercises = CLOSED[name]
+    cases = list(fixed) + draw(seed, count)
+    report = check(cases, 13, profile)
+    report["exercised"] = sum(exercises(case, profile) for case in cases)
+    print(json.dumps(report))
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@pytest.mark.parametrize(
+    ("name", "threads"), [(name, t) for name in sorted(CLOSED) for t in CLOSED[name][1]], ids=lambda v: str(v)
+)
+def test_closed_gap(name: str, threads: int) -> None:
+    """A gap closed: the impl bit for bit torch's on its shapes and random ones around them, in a fresh
+    process at its level (every output of every case; most cases exercise the gap)."""
+    level, _threads, fixed, _draw, _exercises = CLOSED[name]
+    report = _run_pinned(_level_named(level), threads, "_closed_child", ["closed", name, str(threads), "31", "12"])
+    assert not report["failures"], "\n".join(report["failures"])
+    assert report["left_out"] == 0 and report["exercised"] >= len(fixed) + 6, report
 
 
 def _gap_child() -> None:

@@ -26,11 +26,13 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   block's channels (``acc = fma(x, w, acc)``; SSE4.1 multiplies, rounds and adds). ``jit:avx512_core``
   (not 1x1): per block of 16 input channels a chain from 0 over (kh, kw, channel), the first
   block's sum plus the bias, each further block's sum added.
-- backward data: ``jit:avx2`` (stride 1) per chunk of 32 output channels a chain from 0 over its
-  blocks of 8, (kh, kw), channel, the chunks' sums added; ``jit:avx512_core`` per block of 16 a
-  chain from 0, the blocks' sums added; ``jit_1x1`` and ``brgconv_strided`` (stride > 1) one chain
-  over (kh, kw, channel), except ``brgconv_strided`` where the stride divides W and KW != 2 * PW: per
-  kw a chain over (kh, channel) from 0, added in kw order.
+- backward data: ``jit:avx2`` (stride 1) per chunk of 32, 16 or 8 output channels (by the output's
+  width) a chain from 0 over its blocks of 8, (kh, kw), channel, the chunks' sums added;
+  ``jit:avx512_core`` per block of 16 a chain from 0, the blocks' sums added; ``jit_1x1`` one chain
+  over (kh, kw, channel); ``brgconv_strided`` (stride > 1) one chain over (kh, kw, channel) where the
+  stride does not divide W, else per brgemm call (``_strided_kw_calls``: the taps of a column's
+  stride residue that overflow the output one call each, those that do not in one call) a chain from
+  0 over (kh, the call's taps, channel), the calls' sums added in order.
 - backward weights: per thread of oneDNN's split a chain over its (image, oh, ow), the threads'
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
   ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image kernel calls of 128 pixels,
@@ -42,8 +44,8 @@ under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md
   over the output channels, added onto zeros; grad_weight per image a chain, the images split
   between min(threads, N) threads (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t,
   csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
-  the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row a chain added to the
-  channel's sum. The forward's blocking (``_gemm_jit_forward_conf``: threads, oc, pixel and
+  the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row one chain in order, added to
+  the channel's sum. The forward's blocking (``_gemm_jit_forward_conf``: threads, oc, pixel and
   input-channel blocks sized by the host's per-core L2, ``KernelProfile.l2_per_core``) cuts it into
   sgemms per piece and input-channel block (``_gemm_jit_forward``); where its im2col buffers overflow
   the scratchpad limit oneDNN runs ``ref:any`` instead: per output one unfused chain over (kh, kw,
@@ -73,10 +75,11 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
 - ``jit:sve_256`` on V1, one thread (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT
   kernels, its jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256
   declines (``_sve256_jit_declines``, refused).
-- not modelled, refused: V1's ``brg_conv_bwd:sve_256`` backward data (stride 1), its 1x1 kernels
-  outside the measured shapes and more than one thread on V1; V2's ``brg_conv_bwd:sve_128`` backward
-  data (stride 1, from 10 input channels: measured from 16) and ``brgconv_1x1:sve_128`` forward (1x1,
-  from 16 output channels: measured at 33); other torch releases.
+- not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
+  decline (``gemm_jit_fallback``); on aarch64 V1's ``brg_conv_bwd:sve_256`` backward data (stride 1),
+  its 1x1 kernels outside the measured shapes and more than one thread on V1; V2's
+  ``brg_conv_bwd:sve_128`` backward data (stride 1, from 10 input channels: measured from 16) and
+  ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured at 33); other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -179,7 +182,94 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
         return AVX512
     if profile.aten == "avx2":
         return AVX2
-    return SSE41 if oc % 8 == 0 and (c % 8 == 0 or c <= 3) else GEMM_JIT
+    return SSE41 if oc % 8 == 0 and (c % 8 == 0 or c == 3) else GEMM_JIT
+
+
+def _end_pad(pad: int, out: int, size: int, stride: int, k: int) -> int:
+    """oneDNN's calculate_end_padding: the padding past the input's end that the last output reaches."""
+    return (out - 1) * stride + k - size - pad
+
+
+def _kernel_outside_src(g: Geometry) -> bool:
+    """A kernel side no longer than the padding before or after the input (oneDNN's direct kernels
+    decline it)."""
+    r, b = _end_pad(g.pw, g.ow, g.w, g.sw, g.kw), _end_pad(g.ph, g.oh, g.h, g.sh, g.kh)
+    return g.kw <= g.pw or g.kw <= r or g.kh <= g.ph or g.kh <= b
+
+
+def _avx2_forward_declines(g: Geometry) -> bool:
+    """Whether jit_avx2_conv_fwd_kernel_f32::init_conf declines: the kernel outside the input, a left
+    padding over the width unroll (3, or OW below it), a kernel wider than 7 with padding and a
+    stride, or a right padding the unroll cannot cover once recomputed (at most 7 columns)."""
+    if _kernel_outside_src(g):
+        return True
+    ur = min(3, g.ow)
+    tail = g.ow % ur
+    if g.pw > ur or (g.kw > 7 and (g.ph, g.pw) != (0, 0) and (g.sh, g.sw) != (1, 1)):
+        return True
+    right = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, g.kw))
+    if right > ur * g.sw and g.ow // ur > 1:
+        ur = min(right // g.sw + tail, g.ow, 7)
+        right = max(0, _end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, g.kw))
+        return ur < max(g.pw, right)
+    return False
+
+
+def _avx2_data_declines(g: Geometry) -> bool:
+    """Whether jit_avx2_conv_bwd_data_kernel_f32::init_conf declines (stride 1; larger strides run
+    brgconv_strided): the kernel outside the input, no width unroll that holds the left overflow, or
+    a right overflow over the unroll."""
+    if _kernel_outside_src(g):
+        return True
+    left = max(0, (g.kw - 1 - g.pw) // g.sw)
+    best, unroll, nb_ic = 0, 1, -(-g.c // 8)
+    for blocks in (b for b in range(1, 5) if nb_ic % b == 0):
+        for u in range(g.sw, min(g.w + g.sw, 16), g.sw):
+            ur = min(u, g.w)
+            if u * blocks + u // g.sw > 15 or (left * g.sw > ur and ur != g.w):
+                continue
+            fmas = -(-ur // g.sw) * blocks
+            if fmas > best or (fmas == best and unroll < ur):
+                unroll, best = ur, fmas
+    if best == 0:
+        return True
+    tail, r = g.w % unroll, _end_pad(g.pw, g.ow, g.w, g.sw, g.kw)
+    over = max(0, (g.kw - 1 - r - tail) // g.sw)
+    return over * g.sw > unroll or (g.w > unroll and (unroll % g.sw != 0 or r + tail < 0))
+
+
+def _avx2_weights_declines(g: Geometry) -> bool:
+    """Whether jit_avx2_conv_bwd_weights_kernel_f32::init_conf declines: a padding not below the
+    kernel side, a kernel of 14 or more columns, or one taller than the input."""
+    r, b = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, g.kw)), max(0, _end_pad(g.ph, g.oh, g.h, g.sh, g.kh))
+    return not (g.ph < g.kh and b < g.kh and g.pw < g.kw and r < g.kw and g.kw < 14 and g.kh <= g.h)
+
+
+def gemm_jit_fallback(g: Geometry, kind: str) -> tuple[bool, bool, bool]:
+    """(forward, backward data, backward weights and bias): where oneDNN's direct kernels at AVX2 or
+    AVX512_CORE decline and it runs gemm:jit with its AVX2 or AVX-512 sgemm (not modelled). AVX2:
+    the kernels' own checks (measured: 120 of 120 shapes around them at 1 and 2 threads, every pass
+    named). AVX512_CORE: a rule that holds every pass measured to run gemm:jit and more (an input
+    smaller than the kernel, the kernel outside the input, or where the AVX2 kernels decline)."""
+    if kind not in (AVX2, AVX512) or _one_by_one(g):
+        return (False, False, False)
+    strided = (g.sh, g.sw) != (1, 1)
+    if kind == AVX2:
+        return (_avx2_forward_declines(g), not strided and _avx2_data_declines(g), _avx2_weights_declines(g))
+    small = g.h < g.kh or g.w < g.kw
+    outside = _kernel_outside_src(g)
+    return (
+        outside or small or _avx2_forward_declines(g),
+        outside or (small and not strided),
+        small or _avx2_weights_declines(g),
+    )
+
+
+def _refuse_gemm_jit(what: str, kind: str) -> None:
+    raise ParityError(
+        f"conv2d {what}: oneDNN's direct kernel at {kind} declines this shape and gemm:jit runs with its "
+        "AVX2/AVX-512 sgemm, not modelled"
+    )
 
 
 def _thnn_gemm(kind: str, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: float,
@@ -224,6 +314,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         return _acl_forward(x, w, b, g, profile)
     if kind == SVE256:
         return _sve256_forward(x, w, b, g)
+    if gemm_jit_fallback(g, kind)[0]:
+        _refuse_gemm_jit("forward", kind)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -784,27 +876,92 @@ def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
     return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))]
 
 
-def _terms_chunked(oc: int, kh: int, kw: int) -> np.ndarray:
-    """jit:avx2's backward-data terms (stride 1): per chunk of 32 output channels (nb_oc_blocking 4)
-    a part, in it per block of 8 channels (kh, kw, channel) (csrc/conv.c conv_bwd_data_terms)."""
+def _avx2_data_chunk(ow: int) -> int:
+    """Output channels per chunk of jit:avx2's backward data (jit_avx2_conv_bwd_data_kernel_f32
+    init_conf): nb_oc_blocking blocks of 8, 4 below 15 output columns, 2 below 40, else 1."""
+    return 8 * (4 if ow < 15 else 2 if ow < 40 else 1)
+
+
+def _terms_chunked(oc: int, kh: int, kw: int, chunk: int) -> np.ndarray:
+    """jit:avx2's backward-data terms (stride 1): per chunk of ``chunk`` output channels
+    (``_avx2_data_chunk``) a part, in it per block of 8 channels (kh, kw, channel) (csrc/conv.c
+    conv_bwd_data_terms)."""
     terms: list[tuple[int, int, int]] = []
-    for c0 in range(0, oc, 32):
+    for c0 in range(0, oc, chunk):
         if c0:
             terms.append((-1, 0, 0))
-        for b0 in range(c0, min(oc, c0 + 32), 8):
+        for b0 in range(c0, min(oc, c0 + chunk), 8):
             terms.extend((o, i, j) for i in range(kh) for j in range(kw) for o in range(b0, min(oc, b0 + 8)))
     return np.array(terms, np.int64).reshape(-1, 3)
 
 
-def _terms_kw_parts(oc: int, kh: int, kw: int) -> np.ndarray:
-    """brgconv_strided's backward-data terms where the stride divides the input width: per kw a part,
-    a chain over (kh, output channel) (csrc/conv.c conv_bwd_data_terms)."""
-    terms: list[tuple[int, int, int]] = []
-    for j in range(kw):
-        if j:
-            terms.append((-1, 0, 0))
-        terms.extend((o, i, j) for i in range(kh) for o in range(oc))
-    return np.array(terms, np.int64).reshape(-1, 3)
+def _strided_columns(g: Geometry, iw: int, iw_block: int, kw: int) -> int:
+    """How many of the M = ceil(iw_block / SW) output columns a brgemm call of brgconv_strided's
+    exec_base covers for input column ``iw`` and tap ``kw`` (``get_iw_range``: the columns left of
+    the output and right of it taken off, the output column by C's truncating division)."""
+    m = -(-iw_block // g.sw)
+    ow = _c_div(iw - kw + g.pw, g.sw)
+    left, right = max(0, -ow), max(0, ow + m - g.ow)
+    first = min(iw + left, iw + m)
+    return min(max(first + m - left - right, first), iw + m) - first
+
+
+def _strided_kw_calls(g: Geometry, iw: int, iw_block: int) -> list[list[int]]:
+    """The brgemm calls of brgconv_strided's exec_base for the input columns of one (iw block, stride
+    residue) group starting at ``iw`` (``get_kw_range`` and the kernel's kw loops): the taps kw of the
+    group's residue whose output columns overflow the block, one call each, from the first; then the
+    taps whose M columns all lie in the output, one call; then the rest, one call each."""
+    m = -(-iw_block // g.sw)
+    reach = [kw for kw in range(g.kw) if _strided_columns(g, iw, iw_block, kw) > 0]
+    if not reach:
+        return []
+    full = [kw for kw in reach if _strided_columns(g, iw, iw_block, kw) == m]
+    kw_s, kw_f = reach[0], reach[-1] + 1
+    full_s, full_f = (full[0], full[-1] + 1) if full else (kw_f, kw_f)
+    residue = (iw + g.pw) % g.sw
+    kw_s += (residue - kw_s) % g.sw
+    full_s += (residue - full_s) % g.sw
+    if kw_s >= g.kw:
+        return []
+    if (full_f - full_s) % g.sw and full_f < kw_f:
+        raise ParityError("conv2d backward data: brgconv_strided's kw ranges off the stride's residue not modelled")
+    calls = [[kw] for kw in range(kw_s, full_s, g.sw)]
+    if full_s < full_f:
+        calls.append(list(range(full_s, full_f, g.sw)))
+    return calls + [[kw] for kw in range(full_f, kw_f, g.sw)]
+
+
+def _strided_iw_block(g: Geometry, threads: int) -> int:
+    """brgconv_strided's block of input columns (its ``calc_blocks``): all of W on one thread
+    (measured); on more its efficiency estimate may pick a smaller one (not modelled: all of W)."""
+    return g.w
+
+
+def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: int) -> np.ndarray:
+    """brgconv_strided's backward data where the stride divides the input width (exec_base,
+    jit_brgemm_conv_bwd_strided.cpp): per input row, block of ``iw_block`` input columns and stride
+    residue, the brgemm calls of ``_strided_kw_calls``, each over all of (kh, its taps kw) and then
+    every output channel (K = OC), its chain from 0 added to the calls before (csrc/conv.c
+    conv_bwd_data_terms, one part a call)."""
+    lib = _lib()
+    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
+    done: dict[tuple, np.ndarray] = {}
+    for start in range(0, g.w, iw_block):
+        for iw in range(start, min(g.w, start + g.sw)):
+            calls = _strided_kw_calls(g, iw, iw_block)
+            key = tuple(map(tuple, calls))
+            if key not in done:
+                terms: list[tuple[int, int, int]] = []
+                for call in calls:
+                    if terms:
+                        terms.append((-1, 0, 0))
+                    terms.extend((o, i, j) for i in range(g.kh) for j in call for o in range(g.oc))
+                t = np.array(terms, np.int64).reshape(-1, 3)
+                done[key] = np.zeros_like(gx)
+                lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t), 1)
+            cols = slice(iw, min(g.w, start + iw_block), g.sw)
+            gx[..., cols] = done[key][..., cols]
+    return gx
 
 
 def conv2d_backward(
@@ -822,7 +979,7 @@ def conv2d_backward(
     model of the kernel torch runs (see the module's docstring)."""
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _geometry(x.shape, w.shape, stride, padding)
-    wd, oc, kh, kw, sh, sw, pw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw, g.pw
+    wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
     kind = path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:
@@ -838,24 +995,23 @@ def conv2d_backward(
                 "channels; 10 to 15 not measured) is not modelled"
             )
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
+    fallback = gemm_jit_fallback(g, kind)
+    if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
+        _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
     lib = _lib()
     if mask[0]:
         gx = np.empty_like(x)
-        if (sh, sw) != (1, 1) or _one_by_one(g):
-            # brgconv_strided (and jit_1x1): one chain over (kh, kw, channel); where the stride divides
-            # the input width (and kw is not twice the padding: measured), per kw a chain over (kh,
-            # channel) from 0, added in kw order
-            if (sh, sw) != (1, 1) and wd % sw == 0 and kw == 2 * pw and kw > 4:
-                raise ParityError("conv2d backward data: brgconv_strided with kw = 2 * padding > 4 is not modelled")
-            if (sh, sw) != (1, 1) and wd % sw == 0 and kw != 2 * pw:
-                terms = _terms_kw_parts(oc, kh, kw)
-                lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
-            else:
-                lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
+        if (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
+            # brgconv_strided's exec_base: its brgemm calls per block of input columns
+            gx = _brgconv_strided_data(dy, w, g, _strided_iw_block(g, profile.threads))
+        elif (sh, sw) != (1, 1) or _one_by_one(g):
+            # brgconv_strided's exec_trans (the stride does not divide W) and jit_1x1: one chain over
+            # (kh, kw, channel)
+            lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         elif kind == AVX512:
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
-        else:  # jit:avx2: chunks of 4 blocks of 8 channels, each chunk's chain from 0, added
-            terms = _terms_chunked(oc, kh, kw)
+        else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added
+            terms = _terms_chunked(oc, kh, kw, _avx2_data_chunk(g.ow))
             lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
     if mask[1]:
         gw = np.empty_like(w)
@@ -913,8 +1069,8 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
     grad_weight: per image and pixel block a chain over (oh, ow) (the sgemm's K blocks; with one
     output channel or C*KH*KW = 1 the sgemm is oneDNN's gemv_t: csrc/conv.c conv_bwd_weights_gemv),
     the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
-    per output row a chain over (ow), added to the channel's sum (GCC's 16-lane simd reduction: rows
-    of 16 to 31 columns sum their first 16 lanes in order, then the rest)."""
+    per output row one chain over (ow) in order from the row's first column, added to the channel's
+    sum (its ``omp simd`` reduction comes out as one chain: measured on rows of 28 to 600 columns)."""
     n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
@@ -939,8 +1095,6 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
             ]
             _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
     if mask[2] and has_bias:
-        if ow >= 32:
-            raise ParityError("conv2d backward bias (oneDNN gemm:jit): rows of 32 or more columns not modelled")
         gb = np.zeros(oc, np.float32)
         for b in range(n):
             for r in range(oh):
