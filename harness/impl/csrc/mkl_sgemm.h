@@ -814,8 +814,13 @@ static void mkl_avx2_run(const sgemm_t *g) {
  *     (x @ W.T): even rows 8 lanes over whole steps of 8, lane l + 4 folded into l, then as
  *     SSE42_DOT4 (SSE42_OCT); odd rows 4 lanes over whole steps of 8 (SSE42_DOT4_BY8); the last row
  *     of an odd M SSE42_DOT4 for columns below 4 * floor(N / 4), else SSE42_OCT; c = beta*C + t.
- * alpha scales B's elements (rounded) before the products. No dependence on the operands' or C's
- * alignment was seen.
+ * The main kernel takes K >= 4 (K <= 3: the small kernels, the same bits for alpha = 1). alpha != 1
+ * (flash attention's scale): the main kernel scales B's elements (rounded) before the products; K == 1
+ * (MKL's rank-1 update, any layout) and the small kernels with B row-major run the chain from beta*C
+ * with A's elements scaled, (alpha*a)*b; the other small forms and the tiny ones scale the sum:
+ * beta*C + alpha*t (fitted on 480 random products with alpha 0.3, 1.7 and 1/sqrt(91): all but 18 tiny
+ * ones with K >= 4, 1 to 4 elements each, whose order is not pinned down). No dependence on the
+ * operands' or C's alignment was seen.
  * Threads (mkl_sse42_run): on 2 threads MKL cuts C into two blocks, each one thread's sgemm of its
  * own whose kernel takes the main kernel's forms from 4 rows (not 8); on other thread counts the
  * one-thread model runs whole (4 threads: not modelled, docs/impl/kernels.md). */
@@ -917,30 +922,43 @@ static int mkl_sse42_form(const sgemm_t *g, int64_t i, int64_t j, int main) {
         return i % 2 == 1 ? SSE42_DOT4_BY8 : SSE42_OCT;
     }
     const int64_t Mt = M - M % 4, Nt = N - N % 4;
-    if (j < Nt || (!g->tb && g->beta != 0.0f && g->K <= 3)) return SSE42_CHAIN;
+    if (j < Nt) return SSE42_CHAIN;
     if (i < Mt) return g->ta ? SSE42_CHAIN : SSE42_DOT4;
-    if (g->K <= 3) return SSE42_CHAIN;
     if (N % 4 == 1) return g->ta ? SSE42_TWO8 : SSE42_OCT_REV;
     if (j < Nt + 2) return SSE42_SPLIT;
     return g->ta ? SSE42_SPLIT : SSE42_QUAD02;
 }
 
+/* a[i,k] times b[k,j], alpha scaling A's element (rounded): the chains from beta*C below */
+static inline float sse42_prod_a(const sgemm_t *g, int64_t i, int64_t j, int64_t k) {
+    const float a = g->A[i * g->sa0 + k * g->sa1];
+    return (g->alpha == 1.0f ? a : g->alpha * a) * g->B[k * g->sb0 + j * g->sb1];
+}
+
 static void mkl_sse42_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    const int main = mkl_sse42_main(g) && !mkl_sse42_tiny(g);
+    const int tiny = mkl_sse42_tiny(g), main = mkl_sse42_main(g) && !tiny && K > 3;
     const int64_t kc = main ? mkl_sse42_kc(K) : (K > 0 ? K : 1);
+    /* a chain from beta*C, alpha on A's elements: K == 1 (the rank-1 update), and the small kernels with B
+     * row-major; the other small forms and tiny ones (alpha != 1) scale the sum: beta*C + alpha*t */
+    const int alpha_a = K == 1 || (!main && !tiny && !g->tb);
+    const int alpha_sum = !main && !alpha_a && g->alpha != 1.0f;
+    sgemm_t unit = *g;
+    unit.alpha = 1.0f;
+    const sgemm_t *s = alpha_sum ? &unit : g;
     for (int64_t i = 0; i < M; i++)
         for (int64_t j = 0; j < N; j++) {
             float *c = g->C + i * g->ldc + j;
             const int form = mkl_sse42_form(g, i, j, main);
             float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
-            if (form == SSE42_CHAIN && (!main || (!g->tb && K <= 3))) { /* a chain from beta*C */
-                for (int64_t k = 0; k < K; k++) acc = acc + sse42_prod(g, i, j, k);
+            if (alpha_a || (tiny && !alpha_sum)) { /* a chain from beta*C */
+                for (int64_t k = 0; k < K; k++) acc = acc + sse42_prod_a(g, i, j, k);
                 *c = acc;
                 continue;
             }
             for (int64_t k0 = 0; k0 < K; k0 += kc) {
-                const float t = mkl_sse42_block(g, i, j, k0, k0 + kc < K ? k0 + kc : K, form);
+                float t = mkl_sse42_block(s, i, j, k0, k0 + kc < K ? k0 + kc : K, form);
+                if (alpha_sum) t = g->alpha * t;
                 acc = k0 == 0 && g->beta == 0.0f ? t : acc + t;
             }
             *c = acc;
