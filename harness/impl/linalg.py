@@ -96,8 +96,33 @@ def _sgemm(
         blas = _blas(profile, m, n, k, ta, tb, addmm)
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
     items = batched if batched >= 2 else 0
+    if profile.blas == MKL_AVX2 and not items:
+        refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
+        if refused:
+            raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
+
+
+_AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, _4
+
+
+def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
+    """Why MKL's Intel AVX2 path cuts an M x N x K sgemm (A handed over transposed: ``ta``) between
+    ``threads`` threads by a rule csrc/mkl_sgemm.h does not model ("" where it does): measured under
+    Haswell-v4 (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where these shapes' bits differ
+    from every cut of C tried: A transposed with M <= 32, N > 128 and K > N (MKL cuts some of them along
+    K), M <= 4 with A transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128."""
+    least = _AVX2_MIN_SPLIT.get(threads)
+    if least is None or min(m, n) < 2 or m * n * k < least or n <= 128:
+        return ""
+    if ta and m <= 32 and k > n:
+        return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
+    if threads == 4 and ta and m <= 4:
+        return "A transposed with M <= 4 and N > 128, is not modelled"
+    if k < 8 and m > 64:
+        return "K < 8 with M > 64 and N > 128, is not modelled"
+    return ""
 
 
 _GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42 = 0, 1, 2, 3, 4, 5  # gemm.c's blas

@@ -205,8 +205,11 @@ static void flash_splits(const sdpa_t *a, int64_t *qs, int64_t *kvs) {
  * (items are cut into chunks of divup(items, threads)), and the threads MKL may use in a call made
  * by an item (1 inside the OpenMP region; all when parallel_for ran its one item inline). MKL's Intel
  * AVX2 path, from 2 threads, cuts a call made inside the region as one made outside (csrc/mkl_sgemm.h
- * mkl_avx2_run, the profile's thread count) but runs its narrow kernel in every part: returned as
- * -threads, which blas_sgemm turns into that (the committed mklavx2 t2 and t4 sdpa fixtures). */
+ * mkl_avx2_run, the profile's thread count) but runs its narrow kernel in every part, except in a
+ * product with A transposed (grad_k's and grad_v's), which keeps the kernel of the call outside; a
+ * call it leaves whole takes the one-thread choice: returned as -threads, which blas_sgemm turns into
+ * that (the committed mklavx2 t2 and t4 sdpa fixtures; the random sdpa and flash attention cases at 2
+ * and 4 threads under Haswell-v4). */
 static int64_t item_thread(int64_t items, int64_t threads, int64_t x) {
     const int64_t nt = parallel_threads(0, items, 1, threads);
     return x / divup(items, nt);

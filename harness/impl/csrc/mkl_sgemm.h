@@ -706,81 +706,117 @@ static void mkl_avx2_dot(const sgemm_t *g) {
 /* MKL's Intel AVX2 path on T = 2, 3 or 4 threads (a plain sgemm, M, N >= 2): C cut into parts, each one
  * thread's sgemm of its own (the kernel above on its block: its own row chunks, tile edges and K
  * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
- * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads):
- *   M*N*K < MKL_AVX2_MIN_SPLIT: one thread (the one-thread choice of kernel);
- *   N > 128, T = 2: columns cut at floor(N/2), wide when M >= 32;
- *   N > 128, T = 4: A transposed or M >= 72: 4 column parts of ceil(N/4), wide; else rows cut at
- *     ceil(M/2), columns at floor(N/2), narrow;
- *   N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); N <= 64: T row parts of
- *     ceil(M/T); 64 < N <= 128: rows cut at ceil(M/2) when T = 4 and M >= 48 or M > 128, else whole
- *     (a cut of the columns at a multiple of 16, likely, changes no bit of the narrow kernel).
+ * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
+ * side cut (rows when M > N, else columns):
+ *   M*N*K below 96,000 (T = 2), 64,000 (T = 4) or 100,000 (T = 3): one thread (the one-thread choice);
+ *   T = 2, N > 128: M > N: rows cut at floor(M/2), wide; else columns: wide when A is transposed or
+ *     M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2 (floor(ceil(N/16)/2) * 16);
+ *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
+ *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side; narrow: N <= 64:
+ *     4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a
+ *     multiple of 16 changes no bit of the narrow kernel);
+ *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
+ *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
  *   T = 3: N <= 64, or N <= 128 with M >= 48: 3 row parts of ceil(M/3), each part's own one-thread
  *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model); else
  *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
+ * Not modelled (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled there): A transposed
+ * with M <= 32, N > 128 and K > N on 2 or 4 threads (MKL cuts some of them along K), M <= 4 with A
+ * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128.
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
- * the caller's kernel. Other thread counts (5 and more) run the one-thread model (not modelled). */
+ * the caller's kernel, except with A transposed (the kernel above); one left whole takes the one-thread
+ * choice. Other thread counts (5 and more) run the one-thread model (not modelled). */
 #define MKL_AVX2_MIN_SPLIT 100000
+#define MKL_AVX2_MIN_SPLIT_2 96000
+#define MKL_AVX2_MIN_SPLIT_4 64000
 
 static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
-static int mkl_avx2_split(const sgemm_t *g, int64_t *rw, int64_t *cw, int *kernel) {
+/* How a call is cut: nr row parts of rw rows and nc column parts of cw columns (the last part of each
+ * taking the rest), one kernel in every part. */
+typedef struct {
+    int64_t nr, rw, nc, cw;
+    int kernel;
+} avx2_split_t;
+
+/* 4 threads: see above */
+static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
+    const int64_t M = g->M, N = g->N;
+    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64));
+    p->kernel = wide ? AVX2_WIDE : AVX2_NARROW;
+    if (wide) {
+        const int64_t L = M > N ? M : N, w = (L + 2) / 4, n = divup(L, w) < 4 ? divup(L, w) : 4;
+        if (M > N) {
+            p->rw = w;
+            p->nr = n;
+        } else {
+            p->cw = w;
+            p->nc = n;
+        }
+    } else if (N <= 64) {
+        p->rw = divup(M, 4);
+        p->nr = divup(M, p->rw);
+    } else if (M >= 48) {
+        p->rw = divup(M, 2);
+        p->nr = 2;
+    }
+}
+
+/* 2 threads: see above */
+static void mkl_avx2_split2(const sgemm_t *g, avx2_split_t *p) {
+    const int64_t M = g->M, N = g->N;
+    if (N > 128 && M <= N) {
+        p->nc = 2;
+        p->kernel = g->ta || M > 32 ? AVX2_WIDE : AVX2_NARROW;
+        p->cw = p->kernel == AVX2_WIDE ? N / 2 : divup(N, 16) / 2 * 16;
+        return;
+    }
+    p->kernel = N > 128 || (M > 128 && (g->ta || N > 64)) ? AVX2_WIDE : AVX2_NARROW;
+    if (N <= 64 || M > 128) {
+        p->rw = p->kernel == AVX2_WIDE ? M / 2 : divup(M, 2);
+        p->nr = 2;
+    }
+}
+
+static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N, T = g->threads;
-    *rw = M;
-    *cw = N;
-    *kernel = AVX2_NARROW;
-    if ((T < 2 || T > 4) || g->batched || M * N * g->K < MKL_AVX2_MIN_SPLIT) return 0;
+    const int64_t least = T == 2 ? MKL_AVX2_MIN_SPLIT_2 : T == 4 ? MKL_AVX2_MIN_SPLIT_4 : MKL_AVX2_MIN_SPLIT;
+    *p = (avx2_split_t){1, M, 1, N, AVX2_NARROW};
+    if ((T < 2 || T > 4) || g->batched || M * N * g->K < least) return 0;
     if (T == 3) { /* 3 row parts, each part's own kernel (or the caller's) */
         if (N > 128 || (N > 64 && M < 48)) return 0;
-        *rw = divup(M, 3);
-        *kernel = g->avx2_kernel;
+        p->rw = divup(M, 3);
+        p->nr = divup(M, p->rw);
+        p->kernel = g->avx2_kernel;
         return 1;
     }
     if (g->avx2_kernel) { /* the kernel set by the caller (a call inside an OpenMP region) */
-        int64_t r, c;
         sgemm_t s = *g;
         s.avx2_kernel = 0;
-        mkl_avx2_split(&s, &r, &c, kernel);
-        *rw = r;
-        *cw = c;
-        *kernel = g->avx2_kernel;
+        mkl_avx2_split(&s, p);
+        if (!g->ta) p->kernel = g->avx2_kernel; /* with A transposed: the kernel of the call outside */
         return 1;
     }
-    if (N > 128 && T == 2) {
-        *cw = N / 2;
-        *kernel = M >= 32 ? AVX2_WIDE : AVX2_NARROW;
-        return 1;
-    }
-    if (N > 128) {
-        if (g->ta || M >= 72) {
-            *cw = divup(N, 4);
-            *kernel = AVX2_WIDE;
-        } else {
-            *rw = divup(M, 2);
-            *cw = N / 2;
-        }
-        return 1;
-    }
-    if (M > 128 && (g->ta || N > 64)) *kernel = AVX2_WIDE;
-    if (N <= 64)
-        *rw = divup(M, T);
-    else if (T == 4 && M >= 48)
-        *rw = divup(M, 2);
-    else if (M > 128)
-        *rw = divup(M, 2);
+    if (T == 4)
+        mkl_avx2_split4(g, p);
+    else
+        mkl_avx2_split2(g, p);
     return 1;
 }
 
 static void mkl_avx2_run(const sgemm_t *g) {
-    int64_t rw, cw;
-    int kernel;
-    if (!mkl_avx2_split(g, &rw, &cw, &kernel)) {
-        mkl_avx2_sgemm(g);
+    avx2_split_t p;
+    if (!mkl_avx2_split(g, &p)) { /* whole: the one-thread choice of kernel, inside an OpenMP region too */
+        sgemm_t s = *g;
+        s.avx2_kernel = 0;
+        mkl_avx2_sgemm(&s);
         return;
     }
-    for (int64_t r0 = 0; r0 < g->M; r0 += rw)
-        for (int64_t c0 = 0; c0 < g->N; c0 += cw) {
-            sgemm_t s = mkl_sub(g, r0, r0 + rw < g->M ? r0 + rw : g->M, c0, c0 + cw < g->N ? c0 + cw : g->N);
-            s.avx2_kernel = kernel;
+    for (int64_t r = 0; r < p.nr; r++)
+        for (int64_t c = 0; c < p.nc; c++) {
+            const int64_t r0 = r * p.rw, c0 = c * p.cw;
+            sgemm_t s = mkl_sub(g, r0, r == p.nr - 1 ? g->M : r0 + p.rw, c0, c == p.nc - 1 ? g->N : c0 + p.cw);
+            s.avx2_kernel = p.kernel;
             mkl_avx2_sgemm(&s);
         }
 }

@@ -1,0 +1,67 @@
+"""MKL's Intel AVX2 sgemm on 2 and 4 threads (csrc/mkl_sgemm.h mkl_avx2_split): how MKL cuts C between its
+threads, on products of random operands. Each product's operands come from a seeded NumPy generator (A, B
+and C drawn in their stored shapes, in that order, as the probe under emulation drew them); the digests
+are of torch 2.13.0's bits under ``qemu-x86_64 -cpu Haswell-v4`` (ATEN_CPU_CAPABILITY=avx2,
+``torch.set_num_threads(T)``, ``torch.mm`` or ``addmm_`` into C), and ``before`` the digest the model gave
+before these rules: so each check depends on the rule it names. No torch here."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import linalg
+from harness.impl.profiles import profile_for_platform
+
+# (threads, M, N, K, A stored transposed, B stored transposed, addmm, seed, torch's digest, the old model's)
+PRODUCTS = (
+    (2, 38, 271, 168, 0, 1, 0, 210001, "8819550019c439f8", "dff02b1ad17f4fdd"),  # columns at floor(N/2) = 135, wide
+    (2, 10, 258, 127, 0, 1, 0, 210000, "00bddb436c6dcca5", "127fd01b3cf9df22"),  # narrow: at a multiple of 16
+    (2, 406, 140, 196, 0, 1, 0, 210106, "7b04dc2d2cc6c925", "de925ea53308c885"),  # M > N: rows at floor(M/2)
+    (2, 12, 233, 41, 1, 0, 0, 210009, "3133e3e8c29252f4", "fc636f24f8934025"),  # A transposed: wide at M = 12
+    (2, 301, 102, 345, 0, 0, 1, 210118, "ad98bada033c5ae3", "6d0a7177c6d48c70"),  # N <= 128, wide: floor(M/2)
+    (2, 240, 11, 37, 1, 0, 1, 410138, "6fff76996a2e529d", "52d7071b653ab8ba"),  # M*N*K = 97,680: cut
+    (4, 406, 140, 196, 0, 1, 0, 210106, "985593cca96070d7", "b428342e9842aed6"),  # 4 row parts of round(M/4)
+    (4, 152, 417, 422, 0, 1, 1, 210104, "605449c9d896e8a0", "1e4db649d3f4c3d7"),  # 4 column parts of round(N/4)
+    (4, 64, 180, 120, 0, 1, 1, 310107, "f288deccdf65241e", "c1b4f0ad23169917"),  # M = 64: narrow, rows at 32
+    (4, 31, 51, 50, 0, 1, 0, 310149, "0d6b273abdafaee6", "ee85332a8c891c44"),  # M*N*K = 79,050: cut
+)  # fmt: skip
+
+
+def digest(x: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(x, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
+
+
+def operands(m: int, n: int, k: int, ta: int, tb: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((k, m) if ta else (m, k), dtype=np.float32)
+    b = rng.standard_normal((n, k) if tb else (k, n), dtype=np.float32)
+    c = rng.standard_normal((m, n), dtype=np.float32)
+    return (a.T if ta else a), (b.T if tb else b), c
+
+
+@pytest.mark.parametrize("index", range(len(PRODUCTS)), ids=[f"t{p[0]}-{p[1]}x{p[2]}x{p[3]}" for p in PRODUCTS])
+def test_the_cut_of_c_between_threads(index: int):
+    threads, m, n, k, ta, tb, add, seed, torch_bits, before = PRODUCTS[index]
+    a, b, c = operands(m, n, k, ta, tb, seed)
+    profile = profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}")
+    got = linalg.addmm(c, a, b, profile) if add else linalg.mm(a, b, profile)
+    assert digest(got) == torch_bits
+    assert before != torch_bits
+
+
+# shapes whose cut MKL makes by a rule the model does not have: refused, not answered (10 x 223 x 487 on 2
+# threads is cut along K: neither the one-thread bits nor any cut of C)
+REFUSED = ((2, 10, 223, 487, 1), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0))
+
+
+@pytest.mark.parametrize(("threads", "m", "n", "k", "ta"), REFUSED)
+def test_unmodelled_cuts_are_refused(threads: int, m: int, n: int, k: int, ta: int):
+    a, b, _ = operands(m, n, k, ta, 0, 1)
+    with pytest.raises(ParityError, match="not modelled"):
+        linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))
+    one = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))  # one thread: modelled
+    assert one.shape == (m, n)
