@@ -14,6 +14,7 @@ import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import linalg
+from harness.impl.op_registry import run_case
 from harness.impl.profiles import profile_for_platform
 
 # (threads, M, N, K, A stored transposed, B stored transposed, addmm, seed, torch's digest, the old model's)
@@ -65,3 +66,32 @@ def test_unmodelled_cuts_are_refused(threads: int, m: int, n: int, k: int, ta: i
         linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))
     one = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))  # one thread: modelled
     assert one.shape == (m, n)
+
+
+# causal sdpa (B, H, L, D) on T threads, B*H >= 2: flash attention's gemms run inside its OpenMP region; MKL
+# cuts them as outside, the narrow kernel in every part, except grad_k's and grad_v's products (A transposed),
+# which keep the outside kernel, whole where that is the wide one (q, k, v, grad_out from default_rng(seed));
+# torch's out, grad_q, grad_k, grad_v digests under Haswell-v4 and the old model's grad_k
+SDPA = (
+    ((2, 2, 185, 32), 601, 2,
+     ("550e1241e4d62e89", "11c697ef45cc7213", "f6ebe42fd309a236", "04b8069f6b85c34d"), "945bdcf5d55941d6"),
+    ((1, 3, 150, 80), 602, 2,
+     ("7d63e25e042b18a4", "11ef12e4756225fe", "0984ccfa37852eaf", "f1227c002064df28"), "07271101c4c0ed52"),
+    ((1, 3, 150, 80), 602, 4,
+     ("7d63e25e042b18a4", "11ef12e4756225fe", "0984ccfa37852eaf", "f1227c002064df28"), "73083e156815179f"),
+    ((2, 1, 100, 136), 603, 2,
+     ("d44877ed07b42606", "e488a2fb48462581", "d3bd740aa563b6bf", "5c1d675ddaaeb388"), "0911e65f16366e9c"),
+)  # fmt: skip
+SDPA_IDS = [f"{'x'.join(map(str, c[0]))}-t{c[2]}" for c in SDPA]
+
+
+@pytest.mark.parametrize("index", range(len(SDPA)), ids=SDPA_IDS)
+def test_calls_inside_flash_attentions_region(index: int):
+    shape, seed, threads, torch_bits, old_grad_k = SDPA[index]
+    rng = np.random.default_rng(seed)
+    q, k, v, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(4))
+    params = {"shape": list(shape), "dropout_p": 0.0, "is_causal": True}
+    profile = profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}")
+    out = run_case("sdpa", params, {"q": q, "k": k, "v": v, "grad_out": g}, profile)
+    assert tuple(digest(out[n]) for n in ("out", "grad_q", "grad_k", "grad_v")) == torch_bits
+    assert old_grad_k != torch_bits[2]

@@ -794,7 +794,13 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         sgemm_t s = *g;
         s.avx2_kernel = 0;
         mkl_avx2_split(&s, p);
-        if (!g->ta) p->kernel = g->avx2_kernel; /* with A transposed: the kernel of the call outside */
+        if (!g->ta) {
+            p->kernel = g->avx2_kernel;
+        } else if (p->kernel == AVX2_WIDE) { /* A transposed, the wide kernel outside: that kernel, whole */
+            p->nr = p->nc = 1;
+            p->rw = M;
+            p->cw = N;
+        }
         return 1;
     }
     if (T == 4)
