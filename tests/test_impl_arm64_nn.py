@@ -121,25 +121,36 @@ def test_onednn_conv2d_on_n1() -> None:
     with pytest.raises(ParityError, match="not modelled"):
         RUNNERS["conv2d"](rec.params, rec.inputs, profile.with_torch("2.14.1"))
     v1 = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile("arm64-sve256"))
-    assert sorted(v1) == ["grad_weight", "out"]  # V1's brg_conv_bwd:sve_256 backward data: refused
+    assert sorted(v1) == ["grad_weight", "grad_x", "out"]  # V1's brg_conv_bwd:sve_256 backward data
+    assert not np.array_equal(_bits(rec.outputs["grad_x"]), _bits(v1["grad_x"]))  # not gemm:ref's order
 
 
-def test_v2_refuses_its_brgemm_kernels() -> None:
-    """V2 runs oneDNN's brg_conv_bwd:sve_128 for backward data at stride 1 from 16 input channels and
-    brgconv_1x1:sve_128 for a 1x1 forward of 33 channels (measured): refused, not computed as N1's."""
-    v2 = get_profile("arm64-sve128")
+def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
+    """V2's backward data at stride 1 with 10 to 15 input channels (gemm:ref below 10, brg_conv_bwd
+    from 16: which one between, not measured), brg_conv_bwd with more output channels than measured
+    for the kernel's size (its ic blocks' L1/L2 caps), ker_base's rows above the measured width, and
+    V2's brgconv_1x1:sve_128 forward (33 channels): refused, not computed by another kernel's order."""
+    v1, v2 = get_profile("arm64-sve256"), get_profile("arm64-sve128")
     rng = np.random.default_rng(5)
-    x = rng.standard_normal((2, 16, 5, 6)).astype(np.float32)
-    w = rng.standard_normal((4, 16, 3, 3)).astype(np.float32)
-    dy = rng.standard_normal((2, 4, 3, 4)).astype(np.float32)
-    assert conv.conv2d(x, w, None, (1, 1), (0, 0), v2).shape == dy.shape  # ACL's forward is modelled
-    with pytest.raises(ParityError, match="brg_conv_bwd:sve_128"):
+
+    def values(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    x, w, dy = values(2, 12, 5, 6), values(4, 12, 3, 3), values(2, 4, 3, 4)
+    with pytest.raises(ParityError, match="10 to 15 not measured"):
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2)
     gx, gw, _ = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (False, True, False))
     assert gx is None and gw is not None
-    x1 = rng.standard_normal((3, 9, 18, 6)).astype(np.float32)
+    x, w, dy = values(2, 16, 5, 6), values(120, 16, 5, 5), values(2, 120, 5, 6)
+    for profile in (v1, v2):
+        with pytest.raises(ParityError, match="measured up to 96 channels"):
+            conv.conv2d_backward(dy, x, w, (1, 1), (2, 2), False, profile, (True, False, False))
+    x, w, dy = values(2, 16, 2, 230), values(4, 16, 2, 3), values(2, 4, 1, 228)
+    with pytest.raises(ParityError, match="ker_base on rows of 230"):
+        conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (True, False, False))
+    x1 = values(3, 9, 18, 6)
     with pytest.raises(ParityError, match="brgconv_1x1:sve_128"):
-        conv.conv2d(x1, rng.standard_normal((33, 9, 1, 1)).astype(np.float32), None, (2, 2), (0, 0), v2)
+        conv.conv2d(x1, values(33, 9, 1, 1), None, (2, 2), (0, 0), v2)
 
 
 @pytest.mark.parametrize(

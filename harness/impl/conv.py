@@ -75,11 +75,19 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
 - ``jit:sve_256`` on V1, one thread (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT
   kernels, its jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256
   declines (``_sve256_jit_declines``, refused).
+- ``brg_conv_bwd`` backward data at stride 1 on V1 (``sve_256``) and on V2 (``sve_128``, from 16
+  input channels): oneDNN's forward brgemm convolution of grad_output with the weights' channels
+  swapped and taps inverted; its brgemm kernels load C where beta is 1, so each element is one fused
+  chain over the calls in order (``_brg_bwd_terms``): per block of output channels (its ic blocks),
+  the taps from the last (ker_vpad: row by row; ker_base where the forward's row outgrows its input:
+  the partly valid taps of a row per column or per row, as its kh_block_pad says, around the fully
+  valid ones), the block's channels innermost.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``gemm_jit_fallback``); on aarch64 V1's ``brg_conv_bwd:sve_256`` backward data (stride 1),
-  its 1x1 kernels outside the measured shapes and more than one thread on V1; V2's
-  ``brg_conv_bwd:sve_128`` backward data (stride 1, from 10 input channels: measured from 16) and
-  ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured at 33); other torch releases.
+  decline (``gemm_jit_fallback``); on aarch64 V1's 1x1 kernels outside the measured shapes and more than one thread on
+  V1; ``brg_conv_bwd`` where its ic blocking splits the output channels or ker_base's rows outgrow
+  the measured widths, V2's backward data at stride 1 with 10 to 15 input channels (which kernel:
+  not measured) and ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured at 33);
+  other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -964,6 +972,94 @@ def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: 
     return gx
 
 
+# brg_conv_bwd, as measured: ker_base's rows taken whole up to this input width; per vector width
+# (V1 8, V2 4) and kernel size (taps), the most output channels measured (select_ic_block's L1 and L2
+# caps, not ported, bind nowhere there)
+_BRG_BWD_ROW = 200
+_BRG_BWD_CHANNELS = {8: ((9, 700), (25, 96), (49, 41)), 4: ((9, 700), (25, 96), (49, 41))}
+
+
+def _brg_bwd_ic_block(oc: int, simd_w: int) -> int:
+    """brg_conv_bwd's reduction block: the forward it runs takes grad_output's channels as its input
+    channels and blocks them as its select_ic_block does (L1/L2 caps not binding where measured): up to
+    5 * simd_w vectors, the most whose count leaves the blocks at least half full, the whole at most."""
+    vectors = _div_up(oc, simd_w)
+    blocks = 1
+    for nb in range(min(5 * simd_w, vectors), 0, -1):
+        if 2 * vectors >= _rnd_up(vectors, nb):
+            blocks = nb
+            break
+    return min(oc, blocks * simd_w)
+
+
+def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
+    """brg_conv_bwd's backward-data terms (stride 1): oneDNN runs the forward brgemm convolution of
+    grad_output with the weights' channels swapped and their taps inverted, padding KW - 1 - PW, so
+    each forward tap (a, b) is the backward tap (KH - 1 - a, KW - 1 - b). Its brgemm kernels load C
+    where beta is 1: one fused chain over every call, in order: per block of ``ic_block`` output
+    channels (its ic chunks), the calls of ker_vpad where the forward's width padding stays below KW
+    on both sides (IW <= OW: the forward's row fits its input), all taps (a, b) row by row; otherwise
+    ker_base over the row as one block: the forward taps b valid for only part of the row left of
+    those valid for all of it (a group), those (b, over all a), the rest right of them (a group); a
+    left or right group's calls per b over all a where KW >= KH (kh_block_pad = KH), else per a over
+    the group's b; in a call the block's channels innermost. A part's end never occurs."""
+    kh, kw, oc = g.kh, g.kw, g.oc
+    fwd_ow, fwd_iw, lpad = g.w, g.ow, kw - 1 - g.pw
+    valid, full = [], []
+    for b in range(kw):
+        count = sum(1 for o in range(fwd_ow) if 0 <= o - lpad + b < fwd_iw)
+        if count:
+            valid.append(b)
+        if count == fwd_ow:
+            full.append(b)
+    if fwd_ow <= fwd_iw:
+        calls = [(list(range(kh)), list(range(kw)))]
+    else:
+        left = [b for b in valid if not full or b < full[0]]
+        right = [b for b in valid if full and b > full[-1]]
+        calls = []
+        for group in (left, full, right):
+            if group is full:
+                calls.append((list(range(kh)), full))
+            elif kw >= kh:
+                calls.extend((list(range(kh)), [b]) for b in group)
+            else:
+                calls.extend(([a], group) for a in range(kh))
+    terms = [
+        (o, kh - 1 - a, kw - 1 - b)
+        for c0 in range(0, oc, ic_block)
+        for rows, cols in calls
+        for a in rows
+        for b in cols
+        for o in range(c0, min(oc, c0 + ic_block))
+    ]
+    return np.array(terms, np.int64).reshape(-1, 3)
+
+
+def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int) -> np.ndarray:
+    """grad_input as oneDNN's brg_conv_bwd runs it at stride 1 (``simd_w`` floats a vector: 8 on V1,
+    4 on V2): one fused chain per element in ``_brg_bwd_terms``' order. ParityError outside the
+    measured shapes (named in the message)."""
+    taps = g.kh * g.kw
+    most = next((oc for size, oc in _BRG_BWD_CHANNELS[simd_w] if taps <= size), 0)
+    if taps > 1 and g.oc > most:  # one tap: the chain runs over the blocks in order, whatever they are
+        raise ParityError(
+            f"conv2d backward data: brg_conv_bwd with {g.oc} output channels and a {g.kh}x{g.kw} kernel (its ic "
+            f"blocks, {_brg_bwd_ic_block(g.oc, simd_w)} by its rule, measured up to {most} channels there) is "
+            "not modelled"
+        )
+    ic_block = _brg_bwd_ic_block(g.oc, simd_w)
+    if g.w > g.ow and g.w > _BRG_BWD_ROW:
+        raise ParityError(
+            f"conv2d backward data: brg_conv_bwd's ker_base on rows of {g.w} (its row blocks measured up to "
+            f"{_BRG_BWD_ROW}) is not modelled"
+        )
+    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
+    terms = _brg_bwd_terms(g, ic_block)
+    _lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
+    return gx
+
+
 def conv2d_backward(
     dy: np.ndarray,
     x: np.ndarray,
@@ -989,11 +1085,16 @@ def conv2d_backward(
     if kind == SVE256:
         return _sve256_backward(dy, x, w, g, has_bias, mask)
     if kind == ACL_REF:
-        if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 10:
+        brg = profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 10
+        if mask[0] and brg and g.c < 16:
             raise ParityError(
-                "conv2d backward data on V2: oneDNN's brg_conv_bwd:sve_128 (measured at stride 1 from 16 input "
-                "channels; 10 to 15 not measured) is not modelled"
+                "conv2d backward data on V2: brg_conv_bwd:sve_128 or gemm:ref (measured at stride 1: gemm:ref "
+                "below 10 input channels, brg_conv_bwd from 16; 10 to 15 not measured)"
             )
+        if mask[0] and brg:
+            gx = _brg_bwd_data(dy, w, g, 4)
+            _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
+            return gx, gw, gb
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
     fallback = gemm_jit_fallback(g, kind)
     if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
@@ -1471,7 +1572,7 @@ def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geome
 def _sve256_backward(dy, x, w, g, has_bias, mask):
     """V1's backward, one thread. grad_input: jit:sve_256 (strided) per block of 8 output channels a
     fused chain from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided,
-    9 or more output channels) one chain; brg_conv_bwd:sve_256 (stride 1) refused. grad_weight:
+    9 or more output channels) one chain; brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``. grad_weight:
     jit:sve_256 one fused chain from 0 over (image, oh, ow); jit_1x1:sve_256 (1x1 with stride 1, or
     strided with 9 or more output channels) per image a chain, the images' sums added. grad_bias:
     one chain over (image, oh, ow)."""
@@ -1483,9 +1584,10 @@ def _sve256_backward(dy, x, w, g, has_bias, mask):
     gx = gw = gb = None
     if mask[0]:
         if (g.sh, g.sw) == (1, 1):
-            raise ParityError("conv2d backward data on V1: oneDNN's brg_conv_bwd:sve_256 (stride 1) is not modelled")
-        gx = np.empty_like(x)
-        lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0 if jit_1x1 else 8, 1, 0, 0 if jit_1x1 else 1)
+            gx = _brg_bwd_data(dy, w, g, 8)
+        else:
+            gx = np.empty_like(x)
+            lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0 if jit_1x1 else 8, 1, 0, 0 if jit_1x1 else 1)
     pairs = g.n * g.oh * g.ow
     if mask[1]:
         gw = np.empty_like(w)
