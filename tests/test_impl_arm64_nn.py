@@ -245,3 +245,66 @@ def test_onednn_conv2d_recorded(case: tuple) -> None:
     gx, gw, gb = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile)
     got = [y, gx, gw] + ([gb] if bias else [])
     assert " ".join(_digest(v) for v in got) == ONEDNN_DIGESTS[name]
+
+
+# oneDNN's brg_conv_bwd backward data (stride 1) on V1 and V2, recorded as ONEDNN_CASES (same inputs
+# from the seed, same digests of torch's out, grad_x, grad_weight, grad_bias); ``outputs``: which of the
+# four the impl models there (V2's vpad cases: ACL's forward kernel choice is refused; the 1x1 on two
+# threads: its forward (gemm:acl, 16 images) refused as possibly brgconv_1x1; V1 on two threads: grad_x
+# alone). The impl refused every grad_x here before brg_conv_bwd was modelled.
+BRG_CASES = [
+    ("v1", 1, "v1-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 401, (0, 1, 2, 3)),
+    ("v1", 1, "v1-brg-base", (3, 12, 8, 13), (20, 12, 5, 5), 1, 0, True, 402, (0, 1, 2, 3)),
+    ("v1", 1, "v1-brg-base-tall", (2, 10, 9, 12), (9, 10, 5, 3), 1, 0, True, 403, (0, 1, 2, 3)),
+    ("v1", 1, "v1-brg-1x1", (16, 8, 5, 6), (12, 8, 1, 1), 1, 0, True, 404, (0, 1, 2, 3)),
+    ("v1", 1, "v1-brg-icblocks", (2, 16, 4, 5), (400, 16, 3, 3), 1, 1, True, 405, (0, 1, 2, 3)),
+    ("v2", 1, "v2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 501, (1, 2, 3)),
+    ("v2", 1, "v2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 502, (0, 1, 2, 3)),
+    ("v2", 1, "v2-brg-base-tall", (2, 16, 9, 12), (9, 16, 5, 3), 1, 0, True, 503, (0, 1, 2, 3)),
+    ("v2", 1, "v2-brg-icblocks", (2, 16, 6, 6), (96, 16, 3, 3), 1, 1, True, 504, (0, 1, 2, 3)),
+    ("v2", 2, "v2-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 601, (1, 2, 3)),
+    ("v2", 2, "v2-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 602, (0, 1, 2, 3)),
+    ("v2", 2, "v2-t2-1x1", (16, 16, 5, 6), (32, 16, 1, 1), 1, 0, True, 603, (1, 2, 3)),
+]
+BRG_DIGESTS = {
+    "v1-brg-vpad": "ffbdb32aea8abd3b 5e4247c7b2a37fdf f3937abeffc8fdcf c811bacfbb1b2f2e",
+    "v1-brg-base": "1da7a0ab0e548ebd b10a4ccbce7aba35 738b815311de11d0 1a3fd02127ee6ad0",
+    "v1-brg-base-tall": "0325f6bed024c486 9eb455efd6a99c6d dac85fc55d0c0a4e 130e9a53c638ad52",
+    "v1-brg-1x1": "a88e70e63ad1646d 55a0f0abddea7ad1 2e1a443a3169a13f c33e52e702096b3d",
+    "v1-brg-icblocks": "4f8de15f383c2a54 399a7394da647476 1d3b24f48b4ab0c5 7e4e97e877eb7eed",
+    "v2-brg-vpad": "c90288a6f3b09f4c a692803d930cdcba 448d56d6069a3792 20c772f83523877f",
+    "v2-brg-base": "3de790e70d8628c8 3454f0b08b4967c7 64365afb52fb484a 634d27ffb9471ccc",
+    "v2-brg-base-tall": "65ec1dda7630a719 281386bbfec0ae0f 1bec68036a449e93 2ade1febbae05ead",
+    "v2-brg-icblocks": "0245ccafbca67502 40988eb669e20f6b 0d40272337244e4f de15e2b6724640a1",
+    "v2-t2-brg-vpad": "7d0072e298422a3e bce0ed826dee0a91 a0ef4369af12b4b2 2d4cc33e6c2b5d1f",
+    "v2-t2-brg-base": "cd5089304b201576 77700d4dc883ecf4 3166fe519a63caac 88de67ce2ea49216",
+    "v2-t2-1x1": "a3c6ec7e8104aef6 df9bebc94f76b3cd dbdede790e14fd8d 712e70f44fefcae2",
+}
+
+
+@pytest.mark.parametrize("case", BRG_CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}" for c in BRG_CASES])
+def test_brg_conv_bwd_recorded(case: tuple) -> None:
+    """brg_conv_bwd's grad_x bit for bit (ker_vpad, ker_base with KW >= KH and KW < KH, blocks of 320
+    (V1) and 80 (V2) output channels, brgconv_1x1), with the case's other modelled outputs; where one
+    chain over all the channels in (kh, kw, channel) order (oneDNN's other backward kernels) gives
+    other bits wherever the kernel has more than one tap, so the digest tells the order."""
+    core, threads, name, x_shape, w_shape, stride, padding, bias, seed, outputs = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
+    profile = get_profile({"v1": "arm64-sve256", "v2": "arm64-sve128"}[core], threads)
+    st, pd = (stride, stride), (padding, padding)
+    want = BRG_DIGESTS[name].split()
+    for i in outputs:
+        if i == 0:
+            got = conv.conv2d(x, w, b if bias else None, st, pd, profile)
+        else:
+            got = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile, tuple(j == i - 1 for j in range(3)))[
+                i - 1
+            ]
+        assert _digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
+    g = conv._geometry(x.shape, w.shape, st, pd)
+    if g.kh * g.kw > 1:  # with one tap the chains over the channels are the same
+        one_chain = conv._terms_blocked(g.oc, g.kh, g.kw, g.oc)  # (kh, kw, channel) from the first tap
+        gx = np.empty_like(x)
+        args = (conv.ptr(dy), conv.ptr(w), conv.ptr(gx), conv.ptr(one_chain), len(one_chain), 1)
+        conv._lib().conv_bwd_data_terms(*g, *args)
+        assert _digest(gx) != want[1], name
