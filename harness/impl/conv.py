@@ -939,10 +939,226 @@ def _strided_kw_calls(g: Geometry, iw: int, iw_block: int) -> list[list[int]]:
     return calls + [[kw] for kw in range(full_f, kw_f, g.sw)]
 
 
-def _strided_iw_block(g: Geometry, threads: int) -> int:
-    """brgconv_strided's block of input columns (its ``calc_blocks``): all of W on one thread
-    (measured); on more its efficiency estimate may pick a smaller one (not modelled: all of W)."""
-    return g.w
+class StridedBlocking(NamedTuple):
+    """brgconv_strided's blocking of its backward data (exec_base, f32): the block of input columns,
+    of kernel rows, of input rows and of input channels, the brgemm unroll, the efficiency estimate."""
+
+    iw_block: int
+    kh_block: int
+    ih_block: int
+    ic_block: int
+    unroll: int
+    eff: float
+
+
+def _brgemm_unroll(simd: int, m: int, n: int, k: int, l1_bytes: int) -> int:
+    """The brgemm kernel's row block (``brgemm_blocking``, f32, not AMX: ``bd_block``) of an M x N x K
+    call: 4 vectors of N a row (fewer where N has fewer), the most rows the registers hold (16 on
+    AVX2, which then loads B one vector at a time; 32 on AVX-512), then the block with the best
+    M-rounding times microkernel efficiency whose rows of A fit the L1."""
+    regs = 32 if simd == 16 else 16
+    per_row = max(1, 4 if n // simd >= 4 else (n // simd) % 4)
+    one_load = simd == 8 and per_row == 4
+    most = min((regs - (1 if one_load else per_row) - (0 if one_load else 1)) // (per_row + one_load), regs // per_row)
+    best, block = np.float32(0), most
+    for rows in range(most, 0, -1):
+        disb = np.float32(m) / np.float32(_rnd_up(m, rows))
+        micro = np.float32(np.float32(per_row) * np.float32(rows)) / np.float32((per_row + rows) * most)
+        if 4 * rows * k <= l1_bytes and disb * micro > best:
+            block, best = rows, np.float32(disb * micro)
+    return block
+
+
+def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block: int, by_pixel: bool) -> list[int]:
+    """Per thread the work of brgconv_strided's estimate (``est_eff``'s job balance): balance211 of its
+    ``work`` units, each the columns times channels of the unit its iterator stands on, the iterator
+    over (image, row, column block, channel block) with every row, not row block, stepped as the
+    estimate steps it (by_pixel: loop_ndhwgc, two steps a unit; else one in each loop order)."""
+    nb_sp, nb_ic = _div_up(g.w, iw_block), _div_up(g.c, ic_block)
+    pixel_dims = [g.n, 1, g.h, nb_sp, 1, nb_ic]  # n, d, row, column block, group, channel block
+    channel_dims = [g.n, 1, nb_ic, 1, g.h, nb_sp]  # n, group, channel block, d, row, column block
+
+    def step(state: list[int], dims: list[int]) -> None:
+        for i in range(len(dims) - 1, -1, -1):
+            state[i] += 1
+            if state[i] < dims[i]:
+                return
+            state[i] = 0
+
+    jobs = []
+    starts = _balance211(work, threads)
+    for t in range(threads):
+        start, end = starts[t], starts[t + 1]
+        dims = pixel_dims if by_pixel else channel_dims
+        state, rest = [], start
+        for d in reversed(dims):
+            state.append(rest % d)
+            rest //= d
+        state.reverse()
+        job = 0
+        for _ in range(start, end):
+            block, icb = (state[3], state[5]) if by_pixel else (state[5], state[2])
+            job += min(g.w - block * iw_block, iw_block) * min(g.c - icb * ic_block, ic_block)
+            if by_pixel:
+                step(state, pixel_dims)
+                step(state, pixel_dims)
+            else:  # one step in the other loop order's terms, then one in its own
+                nn, grp, icb, d, row, block = state
+                moved = [nn, d, row, block, grp, icb]
+                step(moved, pixel_dims)
+                nn, d, row, block, grp, icb = moved
+                state = [nn, grp, icb, d, row, block]
+                step(state, channel_dims)
+        jobs.append(job)
+    return jobs
+
+
+def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: StridedBlocking) -> float:
+    """brgconv_strided's efficiency estimate of a blocking (``brg_blocking_t::est_eff``, f32 on AVX2 or
+    AVX-512, exec_base): input-channel rounding, microkernel, column rounding, thread balance, unroll
+    rounding, cache traffic (its loops' reuse costs against the L1 and L2) and brgemm efficiency, in
+    float32 as oneDNN's."""
+    f = np.float32
+    n, c, h, wd, oc, kh, kw, _oh, ow, _sh, sw = g[:11]
+    regs = 32 if simd == 16 else 16
+    ur, sp_block, ic_block = b.unroll, b.iw_block, b.ic_block
+    icblock, nb_ic = ic_block // simd, _div_up(c, ic_block)
+    nb_ih, nb_sp, nb_kh = _div_up(h, b.ih_block), _div_up(wd, sp_block), _div_up(kh, b.kh_block)
+    by_pixel = not (g.oh * ow < c * kh * kw)  # loop_ndhwgc unless the output is smaller than a filter
+    micro = f(f(icblock) * f(ur)) / f((ur + icblock) * regs)
+    ur_eff = f(sp_block) / f(_rnd_up(sp_block, ur))
+    kk = f(ur * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block))))) / f(64)
+    brgemm_eff = f(f(f(2) - 1 + kk) / f(2))  # squeezed by 0.5
+    sp_amount = nb_ih * nb_sp
+    work = n * nb_ic * sp_amount
+    job = _div_up(work, threads)
+    if job < threads:
+        jobs = _strided_jobs(g, threads, work, ic_block, sp_block, by_pixel)
+        job_eff = f(1) if max(jobs) == 0 else f(f(sum(jobs)) / f(max(jobs) * threads))
+    else:
+        job_eff = f(work) / f(_rnd_up(work, threads))
+
+    def inp_w(out_w: int, ker_w: int) -> int:
+        return min(ow, (out_w - 1) * min(ker_w, sw) + ker_w)
+
+    def rnd_inp(out_w: int, ker_w: int, voc: int) -> int:
+        vsp = inp_w(out_w, ker_w)
+        return _rnd_up(vsp * voc, simd) if sw == 1 and voc >= oc else vsp * _rnd_up(voc, simd)
+
+    # (src, dst, weights) per loop, innermost first: (size, repeats, overlap)
+    loops = []
+    src_is = rnd_inp(ur, kw, oc)
+    loops.append(((inp_w(ur, kw) * simd, 1, simd), (0, 1, 1), (ic_block, 1, 1)))
+    loops.append(((src_is, 1, kw), (0, 1, 1), (ic_block * oc, 1, 1)))
+    loops.append(((src_is, 1, 1), (0, 1, 1), (kw * ic_block * oc, 1, 1)))
+    wei_is = b.kh_block * kw * ic_block * oc
+    loops.append(((b.kh_block * src_is, 1, 1), (ur * ic_block, 1, 1), (wei_is, _div_up(sp_block, ur), 1)))
+    loops.append(((b.kh_block * rnd_inp(sp_block, kw, oc), 1, 1), (sp_block * ic_block, nb_kh, 1), (wei_is, 1, 1)))
+    loops.append(((kh * rnd_inp(sp_block, kw, oc), 1, 1), (sp_block * ic_block, 1, 1), (kh * kw * ic_block * oc, 1, 1)))
+    nb_ic_thr = min(nb_ic, _div_up(job, 1 if by_pixel else sp_amount))
+    nsimd_ic_thr = _div_up(min(c, nb_ic_thr * ic_block), simd)
+    dim_sp = nb_ic if by_pixel else 1
+    sp_thr = min(wd, min(nb_sp, _div_up(job, dim_sp)) * sp_block)
+    nb_ih_thr = min(nb_ih, _div_up(job, nb_sp * dim_sp))
+    ih_thr = min(h, nb_ih_thr * b.ih_block)
+    nb_id_thr = min(1, _div_up(job, nb_ih * nb_sp * dim_sp))
+    src_is = kh * rnd_inp(sp_block, kw, oc)
+    wei_op = kh * kw * icblock * oc
+    if by_pixel:
+        wei_op = kh * kw * nsimd_ic_thr * oc
+        loops.append(((src_is, nb_ic_thr, 1), (sp_block * ic_block, 1, 1), (kh * kw * ic_block * oc, 1, 1)))
+    rnd_ic_sp = simd * (nsimd_ic_thr if by_pixel else icblock)
+    loops.append(((src_is, 1, 1), (sp_block * rnd_ic_sp, 1, 1), (wei_op * simd, min(nb_sp, _div_up(job, dim_sp)), 1)))
+    src_is = kh * rnd_inp(sp_thr, kw, oc)
+    loops.append(((b.ih_block * src_is, 1, 1), (sp_thr * rnd_ic_sp, 1, 1), (wei_op * simd, nb_ih_thr, 1)))
+    loops.append(((ih_thr * src_is, 1, 1), (ih_thr * sp_thr * rnd_ic_sp, 1, 1), (wei_op * simd, nb_id_thr, 1)))
+    if not by_pixel:
+        loops.append(
+            ((ih_thr * src_is, nb_ic_thr, 1), (ic_block * ih_thr * sp_thr, 1, 1), (kh * kw * ic_block * oc, 1, 1))
+        )
+    mb_thr = min(n, _div_up(job, sp_amount * nb_ic))
+    loops.append(((ih_thr * src_is, 1, 1), (ih_thr * sp_thr * nsimd_ic_thr * simd, 1, 1),
+                  (kh * kw * nsimd_ic_thr * simd * oc, mb_thr, 1)))  # fmt: skip
+    src_op = mb_thr * ih_thr * sp_thr * kh * kw * oc
+    dst_op = mb_thr * ih_thr * sp_thr * nsimd_ic_thr
+    wei_op = kh * kw * nsimd_ic_thr * oc
+    loops.append(((src_op, 1, 1), (dst_op * simd, 1, 1), (wei_op * simd, 1, 1)))
+
+    def io_k(loop: tuple, arr: tuple, pk: np.float32, broadcast: bool) -> np.float32:
+        times = f(f(arr[1]) * f(arr[2]))
+        if times < 1:
+            return f(0)
+        if times == 1:
+            return pk
+        amount = 4 * (loop[0][0] + loop[1][0] + loop[2][0])
+        k = f(1) if broadcast and 4 * loop[0][0] < l1 else f(3) if amount < l2 else f(15)
+        return f(f(pk + f(k * f(times - 1))) / times)
+
+    mem = [f(15), f(15), f(15)]
+    repeats = [f(1), f(1), f(1)]
+    for loop in reversed(loops):
+        for i in range(3):
+            mem[i] = io_k(loop, loop[i], mem[i], i == 0)
+            repeats[i] = f(repeats[i] * f(loop[i][1]))
+    costs = [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate((src_op, dst_op, wei_op))]
+    calls = job * nb_kh
+    cache_eff = f(n * h * wd * oc * c) / f(threads * f(f(f(costs[0] + costs[1]) + costs[2]) + f(calls)))
+    eff = f(f(c) / f(_rnd_up(c, ic_block)))
+    for term in (micro, f(1), job_eff, ur_eff, cache_eff, brgemm_eff):  # sp_eff is 1: blocks divide W
+        eff = f(eff * term)
+    return float(eff)
+
+
+def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) -> StridedBlocking:
+    """brgconv_strided's blocking (``calc_blocks`` within ``init_conf``'s search over input-channel
+    blocks of 4, 3, 2, 1 vectors): per channel block and kernel-row block (KH, then SH), the row block
+    the L2 and the threads allow, then each column block dividing W, a multiple of SW and at most what
+    the threads allow (W / ns for ns = 1, 2, ...), scored by ``_strided_eff``; the first best kept."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    f = np.float32
+    l_ovf, t_ovf = max(0, kw - 1 - pw) // sw, max(0, kh - 1 - ph) // sh
+    r_ovf = max(0, kw - 1 - _end_pad(pw, ow, wd, sw, kw)) // sw
+    b_ovf = max(0, kh - 1 - _end_pad(ph, oh, h, sh, kh)) // sh
+    owp, ohp = ow + l_ovf + r_ovf, oh + t_ovf + b_ovf
+    best: StridedBlocking | None = None
+    for vectors in range(min(_div_up(c, simd), 4), 0, -1):
+        ic_block = vectors * simd
+        rnd_ic = _rnd_up(c, simd)
+        if ic_block == 64 and not (rnd_ic % 64 == 0 and rnd_ic * 4 < 768):
+            continue
+        if ic_block == 48 and not (rnd_ic % 48 == 0 and rnd_ic <= 384 and oh * ow > 81 * sh * sw):
+            continue
+        nb_ic = _div_up(c, ic_block)
+        most = int(f(f(n * nb_ic * h * wd) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
+        most = min(max(1, most), wd)
+        found: StridedBlocking | None = None
+        for kh_block in [kh, sh] if kh != 1 else [kh]:
+            row_bytes = 2 * 4 * oc * owp + 4 * wd * ic_block
+            other = 4 * kh * kw * oc * ic_block + 4 * 2 * 16 * ic_block
+            room = min(_div_up(l2, 2), 0 if other > l2 else l2 - other)
+            ih_block = max(1, min(h, room // row_bytes)) if ohp * row_bytes > room else h
+            share = _div_up(threads, n * _div_up(c, ic_block))
+            ih_block = min(ih_block, _div_up(h, share))
+            while (ih_block % sh != 0 or (h % sh == 0 and h % ih_block != 0)) and ih_block < h:
+                ih_block += 1
+            previous = 0
+            for ns in range(1, wd + 1):
+                iw_block = _div_up(wd, ns)
+                if iw_block == previous or iw_block > most or iw_block % sw or wd % iw_block:
+                    continue
+                previous = iw_block
+                unroll = _brgemm_unroll(
+                    simd, _div_up(iw_block, sw), ic_block if c >= ic_block else c % ic_block, oc, l1
+                )
+                cand = StridedBlocking(iw_block, kh_block, ih_block, ic_block, unroll, 0.0)
+                eff = _strided_eff(g, threads, simd, l1, l2, cand)
+                if (found is None or eff > found.eff) and eff >= float(f(0.00001)):
+                    found = cand._replace(eff=eff)
+        if found is not None and (best is None or found.eff > best.eff):
+            best = found
+    if best is None:
+        raise ParityError("conv2d backward data: brgconv_strided finds no blocking (not modelled)")
+    return best
 
 
 def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: int) -> np.ndarray:
@@ -1104,7 +1320,11 @@ def conv2d_backward(
         gx = np.empty_like(x)
         if (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
             # brgconv_strided's exec_base: its brgemm calls per block of input columns
-            gx = _brgconv_strided_data(dy, w, g, _strided_iw_block(g, profile.threads))
+            simd = 16 if kind == AVX512 else 8
+            blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+            if blocking.kh_block != g.kh:
+                raise ParityError("conv2d backward data: brgconv_strided's blocks of kernel rows are not modelled")
+            gx = _brgconv_strided_data(dy, w, g, blocking.iw_block)
         elif (sh, sw) != (1, 1) or _one_by_one(g):
             # brgconv_strided's exec_trans (the stride does not divide W) and jit_1x1: one chain over
             # (kh, kw, channel)
