@@ -1,9 +1,10 @@
 """MKL's Intel AVX2 sgemm (csrc/mkl_sgemm.h) on constructed products that no committed fixture holds:
 which products take the wide form (every layout and batch item, thresholds 56 with B stored transposed
 and 72 with B row-major), the wide form's edge lanes over whole steps of 4, alpha (flash attention's
-scale) on each kernel, the narrow kernel's row chunks with B stored transposed. Each product's
+scale) on each kernel, the narrow kernel's row chunks with B stored transposed, at::bmm's items of
+one column (the same kernel; 1 and 4 threads). Each product's
 operands come from a seeded NumPy generator; the digests are of torch 2.13.0's bits under
-``qemu-x86_64 -cpu Haswell-v4`` (one thread, ATEN_CPU_CAPABILITY=avx2), and ``before`` is the digest
+``qemu-x86_64 -cpu Haswell-v4`` (one thread unless given, ATEN_CPU_CAPABILITY=avx2), and ``before`` is the digest
 the model gave before these rules (None where it already agreed): so each check depends on the rule
 it names. No torch here."""
 
@@ -14,6 +15,7 @@ import hashlib
 import numpy as np
 import pytest
 
+from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.op_registry import run_case
 from harness.impl.profiles import profile_for_platform
@@ -44,6 +46,27 @@ CHUNKS = (
     ("tb", 0, 144, 20, 40, "60a80114baff9f3f", None),  # whole
     ("tb", 0, 145, 20, 40, "45f4164c8e085462", "0e13c325d23334dc"),  # halves 73, 72
     ("nn", 0, 145, 20, 40, "064753a90adc17a2", None),  # B row-major: 48, 48, then 49 whole
+)
+# at::bmm items of one column (N = 1): the same kernel as wider products (K blocks of 256, or 96 with A
+# transposed; the edge forms of a single column), as PRODUCTS plus MKL's thread count (operands from
+# seed 400 + index); A row-major with B stored transposed below 16 rows: refused (not found)
+COLUMN_ITEMS = (
+    ("nn", 3, 50, 1, 300, 1, "d5f1fc723a782815", "1910fe5d94e2343f"),
+    ("ta", 2, 37, 1, 500, 1, "16f862db4623cd3a", "d5a8c16e4a7adc91"),
+    ("tt", 3, 9, 1, 120, 1, "da0fb84fa14b98da", "f14e4bf524df724c"),
+    ("tb", 2, 40, 1, 200, 1, "e08a4e91924632ac", "6aa0f980b405c77c"),
+    ("nn", 2, 100, 1, 45, 1, "eced3189e815c9c6", "08b969c9e19b5faa"),
+    (
+        "nn",
+        2,
+        130,
+        1,
+        257,
+        4,
+        "0ab3614807406743",
+        "43e98147171ccbd0",
+    ),  # fewer items than threads: each item cut into parts
+    ("ta", 3, 61, 1, 700, 4, "a7fce2bbf694a006", "ca3a2d55f9c732ab"),
 )
 # causal sdpa (B, H, L, D): out, grad_q, grad_k, grad_v; the scale 1/sqrt(D) is no power of two
 SDPA = (
@@ -87,6 +110,25 @@ def test_row_chunks_with_b_transposed(index: int):
     c = linalg.mm(*operands(layout, items, m, n, k, seed=300 + index), PROFILE)
     assert digest(c) == torch_bits
     assert before != torch_bits
+
+
+@pytest.mark.parametrize(
+    "index", range(len(COLUMN_ITEMS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x1x{p[4]}" for p in COLUMN_ITEMS]
+)
+def test_batch_items_of_one_column(index: int):
+    layout, items, m, n, k, threads, torch_bits, before = COLUMN_ITEMS[index]
+    c = linalg.bmm(*operands(layout, items, m, n, k, seed=400 + index), PROFILE.with_threads(threads))
+    assert digest(c) == torch_bits
+    assert before != torch_bits
+
+
+def test_batch_items_of_one_column_not_found_are_refused():
+    """A row-major, B stored transposed, 2 to 15 rows: MKL's bits differ from every form tried."""
+    for m in (2, 10, 15):
+        with pytest.raises(ParityError):
+            linalg.bmm(*operands("tb", 2, m, 1, 300, seed=1), PROFILE)
+    linalg.bmm(*operands("tb", 2, 16, 1, 100, seed=1), PROFILE)
+    linalg.bmm(*operands("tt", 2, 10, 1, 100, seed=1), PROFILE)
 
 
 @pytest.mark.parametrize("index", range(len(SDPA)), ids=["x".join(map(str, s)) for s, _ in SDPA])

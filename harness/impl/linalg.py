@@ -384,15 +384,25 @@ def bmm(
         return out
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
+        if nb:
+            _check_avx2_column_items(profile, nb, m, n, _operand(a[0])[3], _operand(b[0])[3])
         for i in range(nb):
             _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
+    _check_avx2_column_items(profile, nb, m, n, ta, tb)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
     _lib().gemm_batch(nb, m, n, k, *args, *flags, alpha)
     return out
+
+
+def _check_avx2_column_items(profile: KernelProfile, nb: int, m: int, n: int, ta: bool, tb: bool) -> None:
+    """MKL's Intel AVX2 path: batch items of one column with A row-major and B stored transposed
+    below 16 rows take a form not found (csrc/mkl_sgemm.h mkl_avx2_modelled)."""
+    if profile.blas == MKL_AVX2 and nb >= 2 and n == 1 and 2 <= m < 16 and not ta and tb:
+        raise ParityError(f"bmm: MKL's Intel AVX2 path, items {m}x1 with B stored transposed: not modelled")
 
 
 def matmul(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:
