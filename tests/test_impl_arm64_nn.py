@@ -265,6 +265,9 @@ BRG_CASES = [
     ("v2", 2, "v2-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 601, (1, 2, 3)),
     ("v2", 2, "v2-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 602, (0, 1, 2, 3)),
     ("v2", 2, "v2-t2-1x1", (16, 16, 5, 6), (32, 16, 1, 1), 1, 0, True, 603, (1, 2, 3)),
+    ("v1", 2, "v1-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 701, (1,)),
+    ("v1", 2, "v1-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 702, (1,)),
+    ("v1", 2, "v1-t2-brg-icblocks", (2, 16, 4, 5), (400, 16, 3, 3), 1, 1, True, 703, (1,)),
 ]
 BRG_DIGESTS = {
     "v1-brg-vpad": "ffbdb32aea8abd3b 5e4247c7b2a37fdf f3937abeffc8fdcf c811bacfbb1b2f2e",
@@ -279,6 +282,9 @@ BRG_DIGESTS = {
     "v2-t2-brg-vpad": "7d0072e298422a3e bce0ed826dee0a91 a0ef4369af12b4b2 2d4cc33e6c2b5d1f",
     "v2-t2-brg-base": "cd5089304b201576 77700d4dc883ecf4 3166fe519a63caac 88de67ce2ea49216",
     "v2-t2-1x1": "a3c6ec7e8104aef6 df9bebc94f76b3cd dbdede790e14fd8d 712e70f44fefcae2",
+    "v1-t2-brg-vpad": "6ebff61e889ef0b3 f1cce9d7b4ad5a71 84967bee27433da7 9727e4cccac699b9",
+    "v1-t2-brg-base": "e2f09a835eb3450e 7d00b719aab48cb6 3dc193b1f53ca64d 7580f8fc7df5c0f5",
+    "v1-t2-brg-icblocks": "167b38cbbb0dda75 2444909dd27aed9d 9208c90792ca8a28 cb8beb69126baedd",
 }
 
 
@@ -301,6 +307,9 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
                 i - 1
             ]
         assert _digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
+    if core == "v1" and threads > 1:  # V1's other kernels on two threads: refused
+        with pytest.raises(ParityError, match="V1 on more threads"):
+            conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile, (False, True, False))
     g = conv._geometry(x.shape, w.shape, st, pd)
     if g.kh * g.kw > 1:  # with one tap the chains over the channels are the same
         one_chain = conv._terms_blocked(g.oc, g.kh, g.kw, g.oc)  # (kh, kw, channel) from the first tap

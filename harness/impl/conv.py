@@ -82,12 +82,15 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   the taps from the last (ker_vpad: row by row; ker_base where the forward's row outgrows its input:
   the partly valid taps of a row per column or per row, as its kh_block_pad says, around the fully
   valid ones), the block's channels innermost.
+  On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
+  images, rows and channel blocks, never its reduction.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``gemm_jit_fallback``); on aarch64 V1's 1x1 kernels outside the measured shapes and more than one thread on
-  V1; ``brg_conv_bwd`` where its ic blocking splits the output channels or ker_base's rows outgrow
-  the measured widths, V2's backward data at stride 1 with 10 to 15 input channels (which kernel:
-  not measured) and ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured at 33);
-  other torch releases.
+  decline (``gemm_jit_fallback``); on aarch64 V1's 1x1 kernels outside the measured shapes and more
+  than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
+  than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
+  measured (its row blocks), V2's backward data at stride 1 with 10 to 15 input channels (which
+  kernel: not measured) and ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured
+  at 33); other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -167,8 +170,13 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 _ARM64_ONEDNN = (
     "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 (torch "
     "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward) and on V1 at one thread (its "
-    "jit:sve_256 kernels); V1 on more threads and other releases are not modelled"
+    "jit:sve_256 kernels); V1 on more threads (but brg_conv_bwd's grad_input) and other releases are not modelled"
 )
+
+
+def _small_single(n: int, c: int, h: int, wd: int, kh: int, kw: int) -> bool:
+    """ATen keeps one small image (slow_conv2d) unless both kernel sides exceed 3."""
+    return not (kh > 3 and kw > 3) and n == 1 and n * c * h * wd <= 20480
 
 
 def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
@@ -177,8 +185,7 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     strided = tuple(stride) != (1, 1)
     one_by_one = (kh, kw) == (1, 1)
     thnn_faster = not strided and n < 16 and one_by_one and profile.threads == 1
-    small_single = not (kh > 3 and kw > 3) and n == 1 and n * c * h * wd <= 20480
-    if thnn_faster or small_single:
+    if thnn_faster or _small_single(n, c, h, wd, kh, kw):
         return THNN
     if profile.aten in ("neon", "sve"):
         if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
@@ -1252,6 +1259,19 @@ def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
     return np.array(terms, np.int64).reshape(-1, 3)
 
 
+def _v1_threads_brg(g: Geometry, profile: KernelProfile) -> bool:
+    """V1 on more than one thread, where oneDNN runs brg_conv_bwd:sve_256 (stride 1, not ATen's
+    slow_conv2d): its grad_input is modelled alone (two threads split the forward's images, rows and
+    channel blocks, never its reduction; measured), V1's other kernels there are not."""
+    return (
+        profile.name == "arm64-sve256"
+        and profile.torch == "2.13.0"
+        and profile.threads > 1
+        and (g.sh, g.sw) == (1, 1)
+        and not _small_single(g.n, g.c, g.h, g.w, g.kh, g.kw)
+    )
+
+
 def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int) -> np.ndarray:
     """grad_input as oneDNN's brg_conv_bwd runs it at stride 1 (``simd_w`` floats a vector: 8 on V1,
     4 on V2): one fused chain per element in ``_brg_bwd_terms``' order. ParityError outside the
@@ -1292,6 +1312,8 @@ def conv2d_backward(
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _geometry(x.shape, w.shape, stride, padding)
     wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
+    if _v1_threads_brg(g, profile) and tuple(mask) == (True, False, False):
+        return _brg_bwd_data(dy, w, g, 8), None, None
     kind = path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:

@@ -395,9 +395,9 @@ ARM64: dict[str, str] = {
         " ACL's forward (fixed-format hybrid 6x16 or interleaved 8x12 by arm_gemm's estimates, fused, K in"
         " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); V1 at 1 thread"
         " `jit:sve_256` (blocks of 8 channels), `jit_1x1`, `brgconv_1x1`; V1's and V2's `brg_conv_bwd`"
-        " backward data (stride 1): the forward brgemm convolution of grad_output, taps inverted, one chain"
-        " over (output-channel block, taps from the last, channel); not modelled: V2's `brgconv_1x1:sve_128`,"
-        " V1 on 2 threads"
+        " backward data (stride 1, 1 and 2 threads): the forward brgemm convolution of grad_output, taps"
+        " inverted, one chain over (output-channel block, taps from the last, channel); not modelled: V2's"
+        " `brgconv_1x1:sve_128`, V1's other kernels on 2 threads"
     ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
