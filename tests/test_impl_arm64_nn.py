@@ -141,10 +141,15 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2)
     gx, gw, _ = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (False, True, False))
     assert gx is None and gw is not None
-    x, w, dy = values(2, 16, 5, 6), values(120, 16, 5, 5), values(2, 120, 5, 6)
+    x, w, dy = values(2, 16, 5, 6), values(320, 16, 7, 7), values(2, 320, 5, 6)
+    with pytest.raises(ParityError, match="measured up to 128 channels"):  # V1: blocks of 312 there
+        conv.conv2d_backward(dy, x, w, (1, 1), (3, 3), False, v1, (True, False, False))
+    gx, _, _ = conv.conv2d_backward(dy, x, w, (1, 1), (3, 3), False, v2, (True, False, False))
+    assert gx is not None and gx.shape == x.shape
+    x, w, dy = values(2, 16, 3, 3), values(2, 16, 9, 9), values(2, 2, 3, 3)  # more taps than measured
     for profile in (v1, v2):
-        with pytest.raises(ParityError, match="measured up to 96 channels"):
-            conv.conv2d_backward(dy, x, w, (1, 1), (2, 2), False, profile, (True, False, False))
+        with pytest.raises(ParityError, match="9x9 kernel"):
+            conv.conv2d_backward(dy, x, w, (1, 1), (4, 4), False, profile, (True, False, False))
     x, w, dy = values(2, 16, 2, 230), values(4, 16, 2, 3), values(2, 4, 1, 228)
     with pytest.raises(ParityError, match="ker_base on rows of 230"):
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (True, False, False))

@@ -1196,10 +1196,10 @@ def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: 
 
 
 # brg_conv_bwd, as measured: ker_base's rows taken whole up to this input width; per vector width
-# (V1 8, V2 4) and kernel size (taps), the most output channels measured (select_ic_block's L1 and L2
-# caps, not ported, bind nowhere there)
+# (V1 8, V2 4) and kernel size (taps), the most output channels measured where select_ic_block's L1
+# and L2 caps (not ported) bind nowhere (V1's 7x7 kernels with 320 and 600 channels: blocks of 312)
 _BRG_BWD_ROW = 200
-_BRG_BWD_CHANNELS = {8: ((9, 700), (25, 96), (49, 41)), 4: ((9, 700), (25, 96), (49, 41))}
+_BRG_BWD_CHANNELS = {8: ((9, 700), (25, 700), (49, 128)), 4: ((9, 700), (25, 700), (49, 600))}
 
 
 def _brg_bwd_ic_block(oc: int, simd_w: int) -> int:
