@@ -126,21 +126,21 @@ def test_onednn_conv2d_on_n1() -> None:
 
 
 def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
-    """V2's backward data at stride 1 with 10 to 15 input channels (gemm:ref below 10, brg_conv_bwd
-    from 16: which one between, not measured), brg_conv_bwd with more output channels than measured
-    for the kernel's size (its ic blocks' L1/L2 caps), ker_base's rows above the measured width, and
-    V2's brgconv_1x1:sve_128 forward (33 channels): refused, not computed by another kernel's order."""
+    """brg_conv_bwd with more output channels than measured for the kernel's size (its ic blocks'
+    L1/L2 caps), ker_base's rows above the measured width, and V2's brgconv_1x1:sve_128 forward (33
+    channels): refused, not computed by another kernel's order; V2's backward data at stride 1 is
+    gemm:ref's (N1's bits) to 12 input channels, brg_conv_bwd's from 13 (measured)."""
     v1, v2 = get_profile("arm64-sve256"), get_profile("arm64-sve128")
     rng = np.random.default_rng(5)
 
     def values(*shape: int) -> np.ndarray:
         return rng.standard_normal(shape).astype(np.float32)
 
-    x, w, dy = values(2, 12, 5, 6), values(4, 12, 3, 3), values(2, 4, 3, 4)
-    with pytest.raises(ParityError, match="10 to 15 not measured"):
-        conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2)
-    gx, gw, _ = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (False, True, False))
-    assert gx is None and gw is not None
+    n1 = get_profile("arm64-neon")
+    for c, same in ((12, True), (13, False)):  # V2: gemm:ref (N1's bits) to 12 input channels, then brg
+        x, w, dy = values(2, c, 5, 6), values(40, c, 3, 3), values(2, 40, 3, 4)
+        gx_v2, gx_n1 = (conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, p)[0] for p in (v2, n1))
+        assert np.array_equal(_bits(gx_v2), _bits(gx_n1)) == same, c
     x, w, dy = values(2, 16, 5, 6), values(320, 16, 7, 7), values(2, 320, 5, 6)
     with pytest.raises(ParityError, match="measured up to 128 channels"):  # V1: blocks of 312 there
         conv.conv2d_backward(dy, x, w, (1, 1), (3, 3), False, v1, (True, False, False))

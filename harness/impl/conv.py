@@ -75,8 +75,8 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
 - ``jit:sve_256`` on V1, one thread (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT
   kernels, its jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256
   declines (``_sve256_jit_declines``, refused).
-- ``brg_conv_bwd`` backward data at stride 1 on V1 (``sve_256``) and on V2 (``sve_128``, from 16
-  input channels): oneDNN's forward brgemm convolution of grad_output with the weights' channels
+- ``brg_conv_bwd`` backward data at stride 1 on V1 (``sve_256``) and on V2 (``sve_128``, from 13
+  input channels; gemm:ref below): oneDNN's forward brgemm convolution of grad_output with the weights' channels
   swapped and taps inverted; its brgemm kernels load C where beta is 1, so each element is one fused
   chain over the calls in order (``_brg_bwd_terms``): per block of output channels (its ic blocks),
   the taps from the last (ker_vpad: row by row; ker_base where the forward's row outgrows its input:
@@ -88,9 +88,8 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   decline (``gemm_jit_fallback``); on aarch64 V1's 1x1 kernels outside the measured shapes and more
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
-  measured (its row blocks), V2's backward data at stride 1 with 10 to 15 input channels (which
-  kernel: not measured) and ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels: measured
-  at 33); other torch releases.
+  measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
+  measured at 33); other torch releases.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -1323,13 +1322,9 @@ def conv2d_backward(
     if kind == SVE256:
         return _sve256_backward(dy, x, w, g, has_bias, mask)
     if kind == ACL_REF:
-        brg = profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 10
-        if mask[0] and brg and g.c < 16:
-            raise ParityError(
-                "conv2d backward data on V2: brg_conv_bwd:sve_128 or gemm:ref (measured at stride 1: gemm:ref "
-                "below 10 input channels, brg_conv_bwd from 16; 10 to 15 not measured)"
-            )
-        if mask[0] and brg:
+        # V2 at stride 1: brg_conv_bwd:sve_128 from 13 input channels, gemm:ref below (measured on 36
+        # shapes of 10 to 15 channels and every shape of the probes above and below)
+        if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 13:
             gx = _brg_bwd_data(dy, w, g, 4)
             _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
             return gx, gw, gb
