@@ -153,6 +153,9 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     x, w, dy = values(2, 16, 2, 230), values(4, 16, 2, 3), values(2, 4, 1, 228)
     with pytest.raises(ParityError, match="ker_base on rows of 230"):
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, v2, (True, False, False))
+    x, w, dy = values(1, 128, 1, 180), values(4, 128, 1, 5), values(1, 4, 1, 176)  # one row on two threads
+    with pytest.raises(ParityError, match="ker_base with 1 rows on 2 threads"):
+        conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, get_profile("arm64-sve128", 2), (True, False, False))
     x1 = values(3, 9, 18, 6)
     with pytest.raises(ParityError, match="brgconv_1x1:sve_128"):
         conv.conv2d(x1, values(33, 9, 1, 1), None, (2, 2), (0, 0), v2)

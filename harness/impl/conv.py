@@ -1219,8 +1219,8 @@ def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
     grad_output with the weights' channels swapped and their taps inverted, padding KW - 1 - PW, so
     each forward tap (a, b) is the backward tap (KH - 1 - a, KW - 1 - b). Its brgemm kernels load C
     where beta is 1: one fused chain over every call, in order: per block of ``ic_block`` output
-    channels (its ic chunks), the calls of ker_vpad where the forward's width padding stays below KW
-    on both sides (IW <= OW: the forward's row fits its input), all taps (a, b) row by row; otherwise
+    channels (its ic chunks), the call of ker_vpad where the forward's row fits its input (IW <= OW:
+    ker_vpad, tried first, is kept where its row block fits), all taps (a, b) row by row; otherwise
     ker_base over the row as one block: the forward taps b valid for only part of the row left of
     those valid for all of it (a group), those (b, over all a), the rest right of them (a group); a
     left or right group's calls per b over all a where KW >= KH (kh_block_pad = KH), else per a over
@@ -1271,7 +1271,7 @@ def _v1_threads_brg(g: Geometry, profile: KernelProfile) -> bool:
     )
 
 
-def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int) -> np.ndarray:
+def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int, threads: int) -> np.ndarray:
     """grad_input as oneDNN's brg_conv_bwd runs it at stride 1 (``simd_w`` floats a vector: 8 on V1,
     4 on V2): one fused chain per element in ``_brg_bwd_terms``' order. ParityError outside the
     measured shapes (named in the message)."""
@@ -1288,6 +1288,10 @@ def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int) -> np
         raise ParityError(
             f"conv2d backward data: brg_conv_bwd's ker_base on rows of {g.w} (its row blocks measured up to "
             f"{_BRG_BWD_ROW}) is not modelled"
+        )
+    if g.w > g.ow and g.n * g.h < threads:  # calc_blocks caps the row block below the row: not measured
+        raise ParityError(
+            f"conv2d backward data: brg_conv_bwd's ker_base with {g.n * g.h} rows on {threads} threads is not modelled"
         )
     gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
     terms = _brg_bwd_terms(g, ic_block)
@@ -1312,7 +1316,7 @@ def conv2d_backward(
     g = _geometry(x.shape, w.shape, stride, padding)
     wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
     if _v1_threads_brg(g, profile) and tuple(mask) == (True, False, False):
-        return _brg_bwd_data(dy, w, g, 8), None, None
+        return _brg_bwd_data(dy, w, g, 8, profile.threads), None, None
     kind = path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:
@@ -1325,7 +1329,7 @@ def conv2d_backward(
         # V2 at stride 1: brg_conv_bwd:sve_128 from 13 input channels, gemm:ref below (measured on 36
         # shapes of 10 to 15 channels and every shape of the probes above and below)
         if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 13:
-            gx = _brg_bwd_data(dy, w, g, 4)
+            gx = _brg_bwd_data(dy, w, g, 4, profile.threads)
             _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
             return gx, gw, gb
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
@@ -1821,7 +1825,7 @@ def _sve256_backward(dy, x, w, g, has_bias, mask):
     gx = gw = gb = None
     if mask[0]:
         if (g.sh, g.sw) == (1, 1):
-            gx = _brg_bwd_data(dy, w, g, 8)
+            gx = _brg_bwd_data(dy, w, g, 8, 1)
         else:
             gx = np.empty_like(x)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0 if jit_1x1 else 8, 1, 0, 0 if jit_1x1 else 1)
