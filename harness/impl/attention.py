@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
-from harness.impl.profiles import MODELLED_BLAS, NVPL, KernelProfile
+from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
 
@@ -198,6 +198,18 @@ def _single_row_block(lq: int, s: int) -> bool:
     return lq - (lq - 1) // qs * qs == 1 or s - (s - 1) // kvs * kvs == 1
 
 
+def _sse42_tiny_scaled(lq: int, s: int, d: int, scale: float) -> bool:
+    """Whether the flash backward's scaled products (grad_q: q block x D x key block, grad_k: key block x
+    D x q block, beta 1) meet MKL's SSE4.2 tiny addmm (M, N, K all 10 or less, K >= 4) with a scale other
+    than 1: an order of summation not modelled (csrc/mkl_sgemm.h mkl_sse42_sgemm)."""
+    qs = min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
+    kvs = min(512, s)
+    blocks_q = {qs, lq - (lq - 1) // qs * qs}
+    blocks_kv = {kvs, s - (s - 1) // kvs * kvs}
+    small = [(m, n) for m in blocks_q for n in blocks_kv if 2 <= m <= 10 and 2 <= n <= 10 and max(m, n) >= 4]
+    return scale != 1.0 and 2 <= d <= 10 and bool(small)
+
+
 def _strided_gemv_modelled(profile: KernelProfile, lq: int, s: int) -> bool:
     """Whether the impl models the BLAS's gemv with a strided vector or output (flash attention's
     head-size-1 products with several heads): MKL's generic path (csrc/mkl_sgemm.h mkl_gemv_rows,
@@ -232,6 +244,11 @@ def sdpa_backward(
             "sdpa: the impl does not reproduce the flash backward with head size 1 and several heads on "
             f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): measured on MKL's "
             "generic path, and on NVPL without a one-row query or key block"
+        )
+    if profile.blas == MKL_SSE42 and _sse42_tiny_scaled(q.shape[2], k.shape[2], q.shape[3], call.scale_f32(q.shape[3])):
+        raise ParityError(
+            "sdpa: the impl does not reproduce the flash backward on MKL's Intel SSE4.2 path where its scaled "
+            "products are tiny (q and key blocks and head size 10 or less): MKL's order there is not modelled"
         )
     args = _args(q, k, v, call)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))

@@ -866,7 +866,8 @@ static void mkl_avx2_run(const sgemm_t *g) {
  * (MKL's rank-1 update, any layout) and the small kernels with B row-major run the chain from beta*C
  * with A's elements scaled, (alpha*a)*b; the other small forms and the tiny ones scale the sum:
  * beta*C + alpha*t (fitted on 480 random products with alpha 0.3, 1.7 and 1/sqrt(91): all but 18 tiny
- * ones with K >= 4, 1 to 4 elements each, whose order is not pinned down). No dependence on the
+ * ones with K >= 4, 1 to 4 elements each, whose order is not pinned down: flash attention refuses its
+ * tiny backward products, harness/impl/attention.py). No dependence on the
  * operands' or C's alignment was seen.
  * Threads (mkl_sse42_run): on 2 threads MKL cuts C into two blocks, each one thread's sgemm of its
  * own whose kernel takes the main kernel's forms from 4 rows (not 8); on other thread counts the
