@@ -137,13 +137,16 @@ def impl_result(c: Config, ops: list[str], known: KnownGaps) -> dict[str, Any] |
     there is no such figure. The known gaps are measured on the fixtures of their torch release; a
     committed fixture of another release the impl reproduces has exactly the gaps of its platform
     (none, except on MKL's Intel paths, which the impl does not model whole; tests/test_impl_fixtures.py)."""
-    from harness.impl.profiles import RELEASES, profile_for_platform
+    from harness.impl.profiles import RELEASES, profile_for_platform, rsqrt_estimate_of
     from harness.store.paths import DEFAULT_FIXTURES
 
     if c.torch_version not in RELEASES:
         return f"not modelled (the impl reproduces torch {', '.join(RELEASES)})"
     try:
         profile = profile_for_platform(c.platform_id, c.torch_version)
+        profile = profile.with_rsqrt_estimate(  # the recording CPU's (QEMU's for an emulated set)
+            rsqrt_estimate_of({"platform_id": c.platform_id, "provenance": c.ops.provenance})
+        )
     except ParityError:
         return "no kernel profile"
     committed = DEFAULT_FIXTURES.resolve() / f"torch-{c.torch_version}"
