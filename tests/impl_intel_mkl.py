@@ -1,9 +1,12 @@
-"""Shared by the tests of MKL's Intel sgemm paths (test_impl_mkl_avx2, test_impl_mkl_sse42): a committed
-fixture's case replayed under the platform's own profile, or under its ISA level's with MKL's generic
-path (to show that a check depends on the Intel path's model), and bits as uint32."""
+"""Shared by the tests of MKL's sgemm models (test_impl_mkl_avx2*, test_impl_mkl_sse42,
+test_impl_mkl_cbwr_alpha): a committed fixture's case replayed under the platform's own profile, or
+under its ISA level's with MKL's generic path (to show that a check depends on the Intel path's
+model); bits as uint32 and their short digest; operands drawn in their stored layout; a causal
+sdpa's digests."""
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 
 import numpy as np
@@ -35,6 +38,33 @@ def run(platform: str, case: str, blas: str, level: str) -> dict[str, np.ndarray
 
 def bits(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, np.float32).view(np.uint32)
+
+
+def digest(x: np.ndarray) -> str:
+    """The first 16 hex digits of the SHA-256 of a float32 array's bits (the tests' recorded digests)."""
+    return hashlib.sha256(bits(x).tobytes()).hexdigest()[:16]
+
+
+def stored_operands(
+    rng: np.random.Generator, layout: str, items: int, m: int, n: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """A (M x K) and B (K x N), batches of ``items`` where it is not 0, each drawn from ``rng`` in its
+    stored shape and viewed transposed where the layout ("nn", "ta", "tb", "tt") says."""
+    ta, tb = layout in ("ta", "tt"), layout in ("tb", "tt")
+    lead = (items,) if items else ()
+    a = rng.standard_normal((*lead, *((k, m) if ta else (m, k)))).astype(np.float32)
+    b = rng.standard_normal((*lead, *((n, k) if tb else (k, n)))).astype(np.float32)
+    return (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
+
+
+def causal_sdpa_digests(shape: tuple[int, int, int, int], seed: int, platform: str) -> tuple[str, ...]:
+    """The digests of the impl's causal sdpa (B, H, L, D) out, grad_q, grad_k and grad_v under the
+    profile of ``platform``, q, k, v and grad_out drawn from default_rng(seed) in that order."""
+    rng = np.random.default_rng(seed)
+    q, k, v, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(4))
+    params = {"shape": list(shape), "dropout_p": 0.0, "is_causal": True}
+    out = run_case("sdpa", params, {"q": q, "k": k, "v": v, "grad_out": g}, profile_for_platform(platform))
+    return tuple(digest(out[n]) for n in ("out", "grad_q", "grad_k", "grad_v"))
 
 
 def assert_model_reproduces(platform: str, case: str, output: str, blas: str, level: str) -> None:

@@ -10,8 +10,6 @@ it names. No torch here."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -19,6 +17,7 @@ from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.op_registry import run_case
 from harness.impl.profiles import profile_for_platform
+from tests.impl_intel_mkl import digest, stored_operands
 
 PROFILE = profile_for_platform("linux-x86_64-avx2-mklavx2-t1")
 
@@ -81,18 +80,8 @@ SDPA_BEFORE = {  # the old model's grad_q, grad_k, grad_v (its out agreed)
 }
 
 
-def digest(x: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(x, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
-
-
 def operands(layout: str, items: int, m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A (M x K) and B (K x N), each drawn in its stored shape and viewed transposed where the layout says."""
-    rng = np.random.default_rng(seed)
-    ta, tb = layout in ("ta", "tt"), layout in ("tb", "tt")
-    lead = (items,) if items else ()
-    a = rng.standard_normal((*lead, *((k, m) if ta else (m, k)))).astype(np.float32)
-    b = rng.standard_normal((*lead, *((n, k) if tb else (k, n)))).astype(np.float32)
-    return (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b)
+    return stored_operands(np.random.default_rng(seed), layout, items, m, n, k)
 
 
 @pytest.mark.parametrize("index", range(len(PRODUCTS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x{p[3]}x{p[4]}" for p in PRODUCTS])

@@ -7,15 +7,13 @@ before these rules: so each check depends on the rule it names. No torch here.""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import linalg
-from harness.impl.op_registry import run_case
 from harness.impl.profiles import profile_for_platform
+from tests.impl_intel_mkl import causal_sdpa_digests, digest
 
 # (threads, M, N, K, A stored transposed, B stored transposed, addmm, seed, torch's digest, the old model's)
 PRODUCTS = (
@@ -30,10 +28,6 @@ PRODUCTS = (
     (4, 64, 180, 120, 0, 1, 1, 310107, "f288deccdf65241e", "c1b4f0ad23169917"),  # M = 64: narrow, rows at 32
     (4, 31, 51, 50, 0, 1, 0, 310149, "0d6b273abdafaee6", "ee85332a8c891c44"),  # M*N*K = 79,050: cut
 )  # fmt: skip
-
-
-def digest(x: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(x, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
 
 
 def operands(m: int, n: int, k: int, ta: int, tb: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -88,10 +82,5 @@ SDPA_IDS = [f"{'x'.join(map(str, c[0]))}-t{c[2]}" for c in SDPA]
 @pytest.mark.parametrize("index", range(len(SDPA)), ids=SDPA_IDS)
 def test_calls_inside_flash_attentions_region(index: int):
     shape, seed, threads, torch_bits, old_grad_k = SDPA[index]
-    rng = np.random.default_rng(seed)
-    q, k, v, g = (rng.standard_normal(shape).astype(np.float32) for _ in range(4))
-    params = {"shape": list(shape), "dropout_p": 0.0, "is_causal": True}
-    profile = profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}")
-    out = run_case("sdpa", params, {"q": q, "k": k, "v": v, "grad_out": g}, profile)
-    assert tuple(digest(out[n]) for n in ("out", "grad_q", "grad_k", "grad_v")) == torch_bits
+    assert causal_sdpa_digests(shape, seed, f"linux-x86_64-avx2-mklavx2-t{threads}") == torch_bits
     assert old_grad_k != torch_bits[2]

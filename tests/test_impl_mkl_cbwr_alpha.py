@@ -11,14 +11,13 @@ it already agreed): so each check depends on the rule it names. No torch here.""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
+from tests.impl_intel_mkl import digest, stored_operands
 
 PROFILE = profile_for_platform("linux-x86_64-avx2-mklgeneric-t1-cbwr-compatible")
 
@@ -68,20 +67,12 @@ MM_ONE = (
 )
 
 
-def digest(x: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(x, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
-
-
 def operands(layout: str, items: int, m: int, n: int, k: int, seed: int) -> tuple[np.ndarray, ...]:
     """A (M x K), B (K x N), each drawn in its stored shape and viewed transposed where the layout says,
     and C (M x N)."""
     rng = np.random.default_rng(seed)
-    ta, tb = layout in ("ta", "tt"), layout in ("tb", "tt")
-    lead = (items,) if items else ()
-    a = rng.standard_normal((*lead, *((k, m) if ta else (m, k)))).astype(np.float32)
-    b = rng.standard_normal((*lead, *((n, k) if tb else (k, n)))).astype(np.float32)
-    c = rng.standard_normal((m, n)).astype(np.float32)
-    return (np.swapaxes(a, -1, -2) if ta else a), (np.swapaxes(b, -1, -2) if tb else b), c
+    a, b = stored_operands(rng, layout, items, m, n, k)
+    return a, b, rng.standard_normal((m, n)).astype(np.float32)
 
 
 def product(index: int) -> np.ndarray:
