@@ -190,22 +190,26 @@ def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(t).transpose(0, 2, 1, 3), 0
 
 
-def _single_row_block(lq: int, s: int) -> bool:
-    """Whether the flash kernels' last query block (qSplitSize rows) or key block (512) has one row:
-    a product there is a single-output gemv."""
+def _blocks(lq: int, s: int) -> tuple[set[int], set[int]]:
+    """The row counts of the flash kernels' query blocks (qSplitSize: 32, 64 or 256 rows by L) and key
+    blocks (512 rows): a full block's and the last one's."""
     qs = min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
     kvs = min(512, s)
-    return lq - (lq - 1) // qs * qs == 1 or s - (s - 1) // kvs * kvs == 1
+    return {qs, lq - (lq - 1) // qs * qs}, {kvs, s - (s - 1) // kvs * kvs}
+
+
+def _single_row_block(lq: int, s: int) -> bool:
+    """Whether the flash kernels' last query block or key block has one row: a product there is a
+    single-output gemv."""
+    blocks_q, blocks_kv = _blocks(lq, s)
+    return 1 in blocks_q or 1 in blocks_kv
 
 
 def _sse42_tiny_scaled(lq: int, s: int, d: int, scale: float) -> bool:
     """Whether the flash backward's scaled products (grad_q: q block x D x key block, grad_k: key block x
     D x q block, beta 1) meet MKL's SSE4.2 tiny addmm (M, N, K all 10 or less, K >= 4) with a scale other
     than 1: an order of summation not modelled (csrc/mkl_sgemm.h mkl_sse42_sgemm)."""
-    qs = min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
-    kvs = min(512, s)
-    blocks_q = {qs, lq - (lq - 1) // qs * qs}
-    blocks_kv = {kvs, s - (s - 1) // kvs * kvs}
+    blocks_q, blocks_kv = _blocks(lq, s)
     small = [(m, n) for m in blocks_q for n in blocks_kv if 2 <= m <= 10 and 2 <= n <= 10 and max(m, n) >= 4]
     return scale != 1.0 and 2 <= d <= 10 and bool(small)
 
