@@ -139,15 +139,58 @@ def test_masked_attention_replays(backend: str, b: int, heads: int, t: int, d: i
     _replays_match(backend, program, {"_safe_softmax", "_softmax_backward_data", "masked_fill", "where"}, 4)
 
 
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    c=st.integers(1, 20),
+    o=st.integers(1, 36),
+    w=st.integers(4, 60),
+    k=st.integers(1, 10),
+    stride=st.integers(1, 5),
+    padding=st.integers(0, 3),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_one_dimensional_convolution_replays(
+    backend: str, n: int, c: int, o: int, w: int, k: int, stride: int, padding: int, bias: bool, seed: int,
+    threads: int,
+) -> None:  # fmt: skip
+    """``nn.Conv1d`` (Whisper's and Wav2Vec2's front ends): ATen runs it as the 2-D convolution of
+    (N, C, 1, W) with stride (1, s) and padding (0, p), forward and every gradient."""
+    from harness.impl import conv
+
+    k = min(k, w + 2 * padding)
+    x4, w4, s2, p2 = (n, c, 1, w), (o, c, 1, k), (1, stride), (0, padding)
+    profile = live_profile()
+    geometry = conv._geometry(x4, w4, s2, p2)
+    if any(conv.gemm_jit_fallback(geometry, conv.path(x4, w4, s2, p2, profile))):
+        return  # gemm:jit with its AVX2/AVX-512 sgemm, refused (docs/impl/kernels.md)
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
+    layer = torch.nn.Conv1d(c, o, k, stride=stride, padding=padding, bias=bias)
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True))
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
 # programs whose first difference between the avx2 and baseline builds is one op the impl replays
 # (``data(shape, seed)``: fixed inputs that no torch generator draws)
 PROGRAMS = {
     "aten.uniform_.default": "w = torch.empty(64, 48)\ntorch.nn.init.kaiming_uniform_(w, a=5 ** 0.5)\nw.sum()\n",
     "aten.randn.default": "torch.randn(7, 33).sum()\n",
     "aten.silu.default": "y = torch.nn.functional.silu(data((40, 70), 0))\n",  # its sum may come out equal
+    "aten.convolution.default": "torch.nn.functional.conv1d(data((2, 8, 30), 2), data((16, 8, 3), 3), padding=1)\n",
     "aten._safe_softmax.default": "q = data((2, 2, 9, 16), 1)\nm = torch.ones(9, 9, dtype=torch.bool).tril()\n"
     "m[3] = False\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m, dropout_p=0.1).sum()\n",
 }
+# the knob each reports: the capability, but oneDNN's ISA for what oneDNN computes
+KNOB = {"aten.convolution.default": "onednn_isa"}
 PRELUDE = """import numpy as np
 import torch
 
@@ -165,7 +208,7 @@ def test_avx2_vs_baseline_root_cause_is_verified_by_the_impl(
     op: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``parity trace`` the program under the avx2 and baseline builds, ``parity diff --verify-cause``:
-    the root cause is the op, its knob the capability, and the impl's replay under each side's profile
+    the root cause is the op, its knob the capability (oneDNN's ISA), and the impl's replay under each side's profile
     gives each side's bits."""
     from harness.cli import main
     from harness.platform.config import collect_facts, supported_levels
@@ -183,5 +226,5 @@ def test_avx2_vs_baseline_root_cause_is_verified_by_the_impl(
     assert main(["diff", *map(str, traces), "--verify-cause", "--output", str(report)]) == 1
     capsys.readouterr()
     root = json.loads(report.read_text(encoding="utf-8"))["root_cause"]
-    assert (root["op"], root["knobs"]) == (op, ["capability"])
+    assert (root["op"], root["knobs"]) == (op, [KNOB.get(op, "capability")])
     assert root["verified"] is True, root["verification"]

@@ -271,13 +271,23 @@ def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int]]:
-    """stride and padding of a 2-D, ungrouped, untransposed, undilated convolution; ParityError else."""
+    """stride and padding of an ungrouped, untransposed, undilated convolution as the 2-D one that
+    runs it; ParityError else. A 1-D convolution runs as 2-D over rows of height 1 (ATen's
+    ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W) before choosing a
+    backend): stride (1, s), padding (0, p)."""
     stride, padding, dilation = (list(a.get(k) or []) for k in ("stride", "padding", "dilation"))
+    if len(stride) == 1 and len(padding) == 1:
+        stride, padding = [1, *stride], [0, *padding]
     if len(stride) != 2 or len(padding) != 2 or any(d != 1 for d in dilation):
-        raise ParityError("the impl reproduces 2-D convolutions without dilation only")
+        raise ParityError("the impl reproduces 1-D and 2-D convolutions without dilation only")
     if a.get("transposed") or a.get("groups", 1) != 1:
         raise ParityError("the impl reproduces ungrouped, untransposed convolutions only")
     return (int(stride[0]), int(stride[1])), (int(padding[0]), int(padding[1]))
+
+
+def _as_2d(x: np.ndarray) -> np.ndarray:
+    """A 1-D convolution's (N, C, W) tensor as the (N, C, 1, W) one ATen hands its backend."""
+    return x[:, :, None, :] if x.ndim == 3 else x
 
 
 def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
@@ -301,7 +311,8 @@ def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     stride, padding = _conv_geometry(a)
     _contiguous_nchw(t, a, ("input", "weight"))
-    return {"out": conv2d(t["input"], t["weight"], t.get("bias"), stride, padding, p)}
+    out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, p)
+    return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
 
 
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -311,8 +322,14 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
     _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
-    grads = conv2d_backward(t["grad_output"], t["input"], t["weight"], stride, padding, has_bias, p, mask)  # type: ignore[arg-type]
-    return {f"out{i}": g for i, g in enumerate(grads) if g is not None and mask[i]}
+    go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
+    grads = conv2d_backward(go, x, w, stride, padding, has_bias, p, mask)  # type: ignore[arg-type]
+    shapes = (t["input"].shape, t["weight"].shape, None)
+    return {
+        f"out{i}": g if shape is None else g.reshape(shape)
+        for i, (g, shape) in enumerate(zip(grads, shapes, strict=True))
+        if g is not None and mask[i]
+    }
 
 
 # torch's CPUGeneratorImplState, as Generator.get_state() gives it (5056 bytes)
