@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -46,3 +47,19 @@ def test_the_zoo_refuses_what_it_does_not_know(capsys: pytest.CaptureFixture[str
     assert err.startswith("parity: error: --models: gpt3; choose from gpt2,") and err.count("\n") == 1
     assert zoo.main(["--comparisons", ""]) == 2
     assert "--comparisons: none given" in capsys.readouterr().err
+
+
+def test_loaded_weights_include_zero_dimensional_parameters() -> None:
+    """A scalar parameter (CLIP's ``logit_scale``) is loaded as the others, from the same stream."""
+    import torch
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "zoo"))
+    import common
+
+    model = torch.nn.Module()
+    model.scale = torch.nn.Parameter(torch.tensor(2.0))
+    model.weight = torch.nn.Parameter(torch.zeros(3, 2))
+    common.load_weights(model)
+    draws = np.random.default_rng(1).standard_normal(7) * 0.05
+    assert model.scale.item() == np.float32(draws[0])
+    assert np.array_equal(model.weight.detach().numpy(), draws[1:].reshape(3, 2).astype(np.float32))

@@ -28,7 +28,10 @@ from harness.trace.impl_ops import packet
 from harness.trace.report import report_dict
 
 ZOO = Path(__file__).resolve().parents[1] / "zoo"
-MODELS = ("gpt2", "llama", "bert", "resnet", "vit", "gru", "convnext", "t5", "mistral")
+MODELS = (
+    "gpt2", "llama", "bert", "resnet", "vit", "gru", "convnext", "t5", "mistral", "mobilenet_v2", "whisper", "wav2vec2",
+    "swin", "gpt_neox", "deberta_v2", "clip", "segformer",
+)  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
 COMPARISONS = {

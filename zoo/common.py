@@ -25,7 +25,7 @@ def load_weights(model: torch.nn.Module) -> None:
     rng = np.random.default_rng(1)
     with torch.no_grad():
         for p in model.parameters():
-            p.copy_(torch.from_numpy((rng.standard_normal(tuple(p.shape)) * 0.05).astype(np.float32)))
+            p.copy_(torch.from_numpy(np.asarray(rng.standard_normal(tuple(p.shape)) * 0.05, np.float32)))
 
 
 def run(build: Callable[[], torch.nn.Module], loss_of: Step, argv: list[str] | None = None) -> list[float]:
