@@ -22,6 +22,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "cumsum",
     "pow",
     "conv2d",
+    "weight_norm",
     "foreach",
     "fused_optim",
 )
@@ -281,6 +282,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "blocks, and gemm:jit or ref:any)"
         ),
     ),
+    (
+        ("weight_norm",),
+        (
+            "`_weight_norm_interface` and its backward (WeightNormKernel.cpp, dim 0 or the last; other dims are "
+            "ATen's composite `_weight_norm`, traced as its own ops): first dim, per row `sqrt(map_reduce_all(x*x))` "
+            "(8 lanes, the reduce_all tree), `w = v*(g/norm)`; backward `map2_reduce_all(grad_w*v)`, "
+            "`a = g/norm`, `b = a*grad_g/norm`, `grad_v = a*grad_w - b*v`; last dim, the rows split over threads "
+            "(`parallel_for(0, M, 1)`), each thread summing `v*v` (`grad_w*v`) into its own buffer row, the rows "
+            "then added in thread order"
+        ),
+        (
+            "compiler FMAs of the AVX2/AVX-512 objects (the last dim's per-thread sums `fma(v, v, out)`, "
+            "`grad_v = fma(-b, v, a*grad_w)`; the first dim's reductions unfused); the default build's in-order "
+            "lane fold; thread count for the last dim (which rows each thread sums)"
+        ),
+    ),
     # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
     (
         ("foreach",),
@@ -399,6 +416,7 @@ ARM64: dict[str, str] = {
         " inverted, one chain over (output-channel block, taps from the last, channel); not modelled: V2's"
         " `brgconv_1x1:sve_128`, V1's other kernels on 2 threads"
     ),
+    "weight_norm": "not measured on arm64: refused",
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"

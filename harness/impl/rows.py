@@ -1,5 +1,5 @@
-"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy (C kernels in
-csrc/rows.c).
+"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; and
+torch._weight_norm_interface (weight_norm over the first or the last dim) (C kernels in csrc/rows.c).
 
 The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
 any leading shape and reproduce torch 2.13.0's CPU kernels bit for bit under a ``KernelProfile``
@@ -36,6 +36,8 @@ def _lib() -> ctypes.CDLL:
         lib.nll_loss_forward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P]
         lib.nll_loss_forward.restype = ctypes.c_float
         lib.nll_loss_backward.argtypes = [ctypes.c_float, ctypes.c_float, _P, _I64, _I64, _I64, _P]
+        lib.weight_norm_forward.argtypes = [Profile, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
+        lib.weight_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
         lib._typed = True
     return lib
 
@@ -183,6 +185,70 @@ def cross_entropy_backward(
     g = np.float32(np.asarray(grad_loss, np.float32))
     _lib().nll_loss_backward(float(g), total_weight, ptr(t), b, c, ignore_index, ptr(grad_lsm))
     return log_softmax_backward(grad_lsm, log_probs, profile)
+
+
+def _weight_norm_view(v: np.ndarray, g: np.ndarray, dim: int, profile: KernelProfile) -> tuple[int, int, bool]:
+    """(M, N, last) of WeightNormKernel.cpp for ``v`` normed over all dims but ``dim``; ParityError where
+    torch runs no fused kernel or the impl does not reproduce it."""
+    if profile.aten in ("neon", "sve"):
+        raise ParityError(
+            f"_weight_norm_interface: the impl reproduces its x86 kernels only, not {profile.name}'s "
+            "(not measured on arm64)"
+        )
+    if v.ndim == 0 or dim not in (0, v.ndim - 1):
+        raise ParityError(
+            f"_weight_norm_interface runs for dim 0 or the last dim only, not dim {dim} of a {v.ndim}-D tensor "
+            "(ATen's _weight_norm composes other dims from norm_except_dim, div and mul)"
+        )
+    if g.size != v.shape[dim]:
+        raise ParityError(f"_weight_norm_interface: g has {g.size} values, v.shape[{dim}] is {v.shape[dim]}")
+    if dim == 0:  # the first-dim kernel, also for a 1-D v
+        m = v.shape[0]
+        return m, (v.size // m if m else 0), False
+    n = v.shape[-1]
+    return (v.size // n if n else 0), n, True
+
+
+def weight_norm(v: np.ndarray, g: np.ndarray, dim: int, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
+    """``torch._weight_norm_interface(v, g, dim)`` (float32, dim 0 or the last): ``(w, norm)``,
+    ``w = v * (g / norm)`` with ``norm`` the 2-norm of each slice of ``v`` at ``dim`` (shaped as ``g``)."""
+    v, g = f32(v), f32(g)
+    m, n, last = _weight_norm_view(v, g, dim, profile)
+    w = np.empty_like(v)
+    norm = np.zeros(g.shape, np.float32)
+    if v.size:
+        buffer = np.empty(max(profile.threads, 1) * n, np.float32)
+        _lib().weight_norm_forward(profile.as_c(), ptr(v), ptr(g), m, n, int(last), ptr(w), ptr(norm), ptr(buffer))
+    return w, norm
+
+
+def weight_norm_backward(
+    grad_w: np.ndarray, v: np.ndarray, g: np.ndarray, norm: np.ndarray, dim: int, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray]:
+    """``torch._weight_norm_interface_backward(grad_w, v, g, norm, dim)``: ``(grad_v, grad_g)``, ``norm``
+    the forward's."""
+    grad_w, v, g, norm = f32(grad_w), f32(v), f32(g), f32(norm)
+    m, n, last = _weight_norm_view(v, g, dim, profile)
+    if grad_w.shape != v.shape or norm.size != g.size:
+        raise ParityError("_weight_norm_interface_backward: grad_w must have v's shape and norm g's size")
+    grad_v = np.empty_like(v)
+    grad_g = np.zeros(g.shape, np.float32)
+    if v.size:
+        buffer = np.empty(max(profile.threads, 3) * n, np.float32)
+        _lib().weight_norm_backward(
+            profile.as_c(),
+            ptr(grad_w),
+            ptr(v),
+            ptr(g),
+            ptr(norm),
+            m,
+            n,
+            int(last),
+            ptr(grad_v),
+            ptr(grad_g),
+            ptr(buffer),
+        )
+    return grad_v, grad_g
 
 
 Arrays = Mapping[str, np.ndarray]

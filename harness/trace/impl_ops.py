@@ -61,6 +61,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sqrt": ("adamw_step", ("mkl_code_path", "cpu_model")),
     "convolution": ("conv2d", ("onednn_isa", "threads")),
     "convolution_backward": ("conv2d", ("onednn_isa", "threads")),
+    "_weight_norm_interface": ("weight_norm", ("capability", "threads")),
+    "_weight_norm_interface_backward": ("weight_norm", ("capability", "threads")),
     "add": ("add", ()),
     "mul": ("mul", ()),
     "div": ("div", ()),
@@ -290,9 +292,9 @@ def _as_2d(x: np.ndarray) -> np.ndarray:
     return x[:, :, None, :] if x.ndim == 3 else x
 
 
-def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
-    """ParityError unless the captured tensors were contiguous (NCHW): oneDNN runs other kernels
-    (nhwc) for channels-last tensors."""
+def _not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
+    """The first captured tensor of ``names`` (and its strides) that was not C-contiguous in torch (dims
+    of size 1 aside); None when all were."""
     for name in names:
         stride, x = a.get(f"{name}.stride"), t.get(name)
         if stride is None or x is None:
@@ -301,9 +303,18 @@ def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
         if [s for s, d in zip(stride, x.shape, strict=True) if d > 1] != [
             w for w, d in zip(want, x.shape, strict=True) if d > 1
         ]:
-            raise ParityError(
-                f"the impl reproduces convolutions of contiguous (NCHW) tensors only, not {name} {stride}"
-            )
+            return name, stride
+    return None
+
+
+def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
+    """ParityError unless the captured tensors were contiguous (NCHW): oneDNN runs other kernels
+    (nhwc) for channels-last tensors."""
+    found = _not_contiguous(t, a, names)
+    if found:
+        raise ParityError(
+            f"the impl reproduces convolutions of contiguous (NCHW) tensors only, not {found[0]} {found[1]}"
+        )
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -330,6 +341,34 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         for i, (g, shape) in enumerate(zip(grads, shapes, strict=True))
         if g is not None and mask[i]
     }
+
+
+def _weight_norm_dim(t: Arrays, a: Args, names: tuple[str, ...]) -> int:
+    """The dim of a captured _weight_norm_interface (or its backward), refused unless its tensors were
+    contiguous: WeightNormKernel.cpp reads them as they lie in memory."""
+    found = _not_contiguous(t, a, names)
+    if found:
+        raise ParityError(
+            f"the impl reproduces _weight_norm_interface on contiguous tensors only, not {found[0]} {found[1]}"
+        )
+    return int(a.get("dim", 0))  # the schema's default, left out of a trace's arguments
+
+
+def _weight_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import weight_norm
+
+    dim = _weight_norm_dim(t, a, ("v", "g"))
+    w, norm = weight_norm(t["v"], t["g"], dim, p)
+    return {"out0": w, "out1": norm}
+
+
+def _weight_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import weight_norm_backward
+
+    names = ("grad_w", "saved_v", "saved_g", "saved_norms")
+    dim = _weight_norm_dim(t, a, names)
+    grad_v, grad_g = weight_norm_backward(*(t[n] for n in names), dim, p)
+    return {"out0": grad_v, "out1": grad_g}
 
 
 # torch's CPUGeneratorImplState, as Generator.get_state() gives it (5056 bytes)
@@ -472,6 +511,8 @@ REPLAYS: dict[str, Replay] = {
     "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
     "convolution": _convolution,
     "convolution_backward": _convolution_backward,
+    "_weight_norm_interface": _weight_norm,
+    "_weight_norm_interface_backward": _weight_norm_backward,
 }
 
 

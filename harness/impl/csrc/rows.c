@@ -1,4 +1,5 @@
-/* Row kernels over the last dim: layer_norm, softmax, log_softmax, cross_entropy (nll_loss).
+/* Row kernels: layer_norm, softmax, log_softmax, cross_entropy (nll_loss) over the last dim; weight_norm's
+ * fused kernels over the rows or the columns of a (M,N) view.
  *
  * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8 on x86, 16 for the
  * AVX-512-registered softmax kernels; 4 on aarch64 NEON/SVE128, 8 on SVE256). Where GCC contracted
@@ -446,4 +447,125 @@ void nll_loss_backward(float grad_out, float total_weight, const int64_t *target
     memset(grad_lsm, 0, sizeof(float) * (size_t)(B * C));
     for (int64_t b = 0; b < B; b++)
         if (target[b] != ignore_index) grad_lsm[b * C + target[b]] = g;
+}
+
+/* ------------------------------------------------------------------------------ weight_norm */
+
+/* WeightNormKernel.cpp, float32 (REGISTER_DISPATCH: 8 lanes at avx512 too). v/w (M,N); the norm
+ * dim is M rows (first dim: M = v.size(0), N the rest) or N columns (last dim: N = v.size(-1), M the
+ * rest); g/norm hold one value per normed slice. CF: the x86 FMA objects (avx2/avx512), where GCC
+ * contracted, in both inlined copies of each parallel_for body (measured against torch 2.12.1,
+ * 2.13.0 and 2.14.1 alike): the last dim's `out + v*v` and `out + grad_w*v` to fma(v, v, out) and
+ * fma(grad_w, v, out), and `a*grad_w - b*v` (both dims) to fma(-b, v, a*grad_w), in every vector
+ * (the partial last one too); the first dim's map_reduce_all / map2_reduce_all are never fused
+ * (their partial vector neither). The default build fuses nothing. */
+
+/* weight_norm_first_dim_kernel: per row norm = sqrt(map_reduce_all(x*x, +)) (row_sum_l's order),
+ * a = g/norm, w = v*a (vec::map). Rows are independent of threads. */
+static void weight_norm_first_dim(const profile_t *p, const float *restrict v, const float *restrict g, int64_t M,
+                                  int64_t N, float *restrict w, float *restrict norm) {
+    for (int64_t i = 0; i < M; i++) {
+        const float *restrict vr = v + i * N;
+        float *restrict wr = w + i * N;
+        const float nv = sqrtf(row_sum(p, p->lanes, vr, vr, N, 0));
+        const float a = g[i] / nv;
+        norm[i] = nv;
+        FOR_ROW(j, N, wr[j] = vr[j] * a);
+    }
+}
+
+/* sum_norm_per_row / sum_product_per_row: out[j] += t[j]*b[j] over a row (vec::map2 / map3). */
+KERNEL void accumulate_products(float *restrict out, const float *restrict t, const float *restrict b, int64_t N,
+                                const int CF) {
+    FOR_ROW(j, N, out[j] = MADD(CF, t[j], b[j], out[j]));
+}
+
+/* The last dim's vertical reduction: buffer (T,N) zeroed; at::parallel_for(0, M, 1) gives thread tid
+ * its chunk of rows, accumulated in row order into buffer row tid; then per column the T rows are
+ * summed from 0 in thread order into out (which may be buffer row 0). */
+static void column_sums(const float *t, const float *b, int64_t M, int64_t N, int64_t T, float *buffer, float *out,
+                        int CF) {
+    memset(buffer, 0, sizeof(float) * (size_t)(T * N));
+    for (int64_t tid = 0; tid < T; tid++) {
+        int64_t b0, b1;
+        if (!parallel_chunk(0, M, 1, T, tid, &b0, &b1)) continue;
+        for (int64_t i = b0; i < b1; i++) {
+            if (CF) accumulate_products(buffer + tid * N, t + i * N, b + i * N, N, 1);
+            else accumulate_products(buffer + tid * N, t + i * N, b + i * N, N, 0);
+        }
+    }
+    for (int64_t j = 0; j < N; j++) {
+        float s = 0.0f;
+        for (int64_t k = 0; k < T; k++) s += buffer[k * N + j];
+        out[j] = s;
+    }
+}
+
+/* weight_norm_last_dim_kernel: norm = sqrt(column_sums(v*v)); buffer row 0 = g/norm (vec::map2, IEEE
+ * division); w = v * (g/norm) per row. buffer: max(T, 1)*N floats. */
+static void weight_norm_last_dim(const profile_t *p, const float *v, const float *g, int64_t M, int64_t N, float *w,
+                                 float *norm, float *buffer) {
+    const int64_t T = p->threads < 1 ? 1 : p->threads;
+    column_sums(v, v, M, N, T, buffer, norm, obj_kind(p) == OBJ_X86_FMA);
+    for (int64_t j = 0; j < N; j++) norm[j] = sqrtf(norm[j]);
+    for (int64_t j = 0; j < N; j++) buffer[j] = g[j] / norm[j];
+    for (int64_t i = 0; i < M; i++) {
+        const float *restrict vr = v + i * N;
+        float *restrict wr = w + i * N;
+        const float *restrict r = buffer;
+        FOR_ROW(j, N, wr[j] = vr[j] * r[j]);
+    }
+}
+
+void weight_norm_forward(profile_t p, const float *v, const float *g, int64_t M, int64_t N, int last, float *w,
+                         float *norm, float *buffer) {
+    if (last) weight_norm_last_dim(&p, v, g, M, N, w, norm, buffer);
+    else weight_norm_first_dim(&p, v, g, M, N, w, norm);
+}
+
+/* grad_v = a*grad_w - b*v over a row: a, b scalars (the first dim's vec::map2 with Vec(a), Vec(b)). */
+KERNEL void weight_norm_grad_row(float *restrict gv, const float *restrict gw, const float *restrict v, float a,
+                                 float b, int64_t N, const int CF) {
+    if (CF) FOR_ROW(j, N, gv[j] = fmaf(-b, v[j], a * gw[j]));
+    else FOR_ROW(j, N, gv[j] = a * gw[j] - b * v[j]);
+}
+
+/* ... a, b per column (apply_per_row_backward's vec::map4). */
+KERNEL void weight_norm_grad_cols(float *restrict gv, const float *restrict gw, const float *restrict v,
+                                  const float *restrict a, const float *restrict b, int64_t N, const int CF) {
+    if (CF) FOR_ROW(j, N, gv[j] = fmaf(-b[j], v[j], a[j] * gw[j]));
+    else FOR_ROW(j, N, gv[j] = a[j] * gw[j] - b[j] * v[j]);
+}
+
+/* weight_norm_backward_first_dim_kernel: per row s = map2_reduce_all(grad_w*v, +) (unfused),
+ * grad_g = s/norm, a = g/norm, b = (a*grad_g)/norm, grad_v = a*grad_w - b*v. Rows independent of threads.
+ * weight_norm_backward_last_dim_kernel: s = column_sums(grad_w*v) into buffer row 0 (buffer: max(3, T)
+ * rows), then per column grad_g, a (row 1) and b (row 2) as above, then grad_v per row.
+ * buffer: max(3, T)*N floats (last dim; unused for the first). */
+void weight_norm_backward(profile_t p, const float *gw, const float *v, const float *g, const float *norm, int64_t M,
+                          int64_t N, int last, float *gv, float *gg, float *buffer) {
+    const int CF = obj_kind(&p) == OBJ_X86_FMA;
+    if (!last) {
+        for (int64_t i = 0; i < M; i++) {
+            const float s = row_sum(&p, p.lanes, gw + i * N, v + i * N, N, 0);
+            const float ggv = s / norm[i], a = g[i] / norm[i], b = a * ggv / norm[i];
+            gg[i] = ggv;
+            if (CF) weight_norm_grad_row(gv + i * N, gw + i * N, v + i * N, a, b, N, 1);
+            else weight_norm_grad_row(gv + i * N, gw + i * N, v + i * N, a, b, N, 0);
+        }
+        return;
+    }
+    const int64_t T = p.threads < 1 ? 1 : p.threads;
+    column_sums(gw, v, M, N, T, buffer, buffer, CF);
+    float *a = buffer + N, *b = buffer + 2 * N;
+    for (int64_t j = 0; j < N; j++) {
+        const float ggv = buffer[j] / norm[j];
+        gg[j] = ggv;
+        a[j] = g[j] / norm[j];
+        b[j] = a[j] * ggv / norm[j];
+    }
+    for (int64_t i = 0; i < M; i++) {
+        if (CF) weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, 1);
+        else weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, 0);
+    }
 }
