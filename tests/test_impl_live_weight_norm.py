@@ -1,10 +1,7 @@
 """Live parity of harness.impl.rows' weight_norm: torch._weight_norm_interface and its backward, run
-now, against the impl, bit for bit, in a fresh interpreter per x86 ATen capability this CPU has
-(ATEN_CPU_CAPABILITY pinned: default, avx2, avx512) and at 1 to 4 threads.
-
-Shapes are 2-D to 4-D with the normed dim first or last, sizes around the 8-lane vectors (the rows or
-columns 1..70 long) and row counts from 1 (the parallel_for body inline) to many (split over the
-threads: the last dim's per-thread sums).
+now, against the impl, bit for bit: random shapes (tests/weight_norm_cases.py) in a fresh interpreter
+per x86 level this CPU runs (ATEN_CPU_CAPABILITY pinned: default, avx2, avx512) at 1 to 4 threads;
+the replays of a trace of torch.nn.utils.parametrizations.weight_norm; the refusals.
 """
 
 from __future__ import annotations
@@ -24,64 +21,12 @@ from harness.impl import rows
 from harness.impl.profiles import get_profile
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import assert_bits_equal, live_profile, needs_verified_profile, normal32, use_threads
+from tests.weight_norm_cases import CASES
 
 pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
 
-CASES = 48  # random shapes per capability, each at 1..4 threads
-
-
-def _shape(rng: np.random.Generator) -> tuple[tuple[int, ...], int]:
-    nd = int(rng.integers(2, 5))
-    shape = [int(rng.integers(1, 5)) for _ in range(nd)]
-    dim = 0 if rng.random() < 0.5 else nd - 1
-    shape[dim] = int(rng.integers(1, 71))  # the normed slices' count
-    other = nd - 1 - dim  # the other end: 1..70 long, or a single element
-    shape[other] = int(rng.choice([1, int(rng.integers(1, 71)), int(rng.integers(1, 17))]))
-    return tuple(shape), dim
-
-
-def check(seed: int, cases: int, threads: tuple[int, ...]) -> int:
-    """Compare ``cases`` random shapes at each thread count under the running capability; the count
-    of exact cases (an AssertionError names the first that is not)."""
-    rng = np.random.default_rng(seed)
-    exact = 0
-    for _ in range(cases):
-        shape, dim = _shape(rng)
-        g_shape = tuple(n if i == dim else 1 for i, n in enumerate(shape))
-        v, g, gw = normal32(rng, shape), normal32(rng, g_shape), normal32(rng, shape)
-        for t in threads:
-            use_threads(t)
-            tv, tg = torch.from_numpy(v.copy()), torch.from_numpy(g.copy())
-            w_t, norm_t = torch._weight_norm_interface(tv, tg, dim)
-            gv_t, gg_t = torch.ops.aten._weight_norm_interface_backward(
-                torch.from_numpy(gw.copy()), tv, tg, norm_t, dim
-            )
-            profile = live_profile()
-            where = f"{profile.name} t{t} shape {shape} dim {dim}"
-            w, norm = rows.weight_norm(v, g, dim, profile)
-            assert_bits_equal(f"{where}: norm", norm_t.numpy(), norm)
-            assert_bits_equal(f"{where}: w", w_t.numpy(), w)
-            gv, gg = rows.weight_norm_backward(gw, v, g, norm, dim, profile)
-            assert_bits_equal(f"{where}: grad_v", gv_t.numpy(), gv)
-            assert_bits_equal(f"{where}: grad_g", gg_t.numpy(), gg)
-            exact += 1
-    return exact
-
-
 ROOT = Path(__file__).resolve().parents[1]
 LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64"]
-
-
-def _child() -> None:
-    """In a fresh interpreter (this level's capability pinned): the JSON count of exact cases."""
-    print(
-        json.dumps(
-            {
-                "capability": torch.backends.cpu.get_cpu_capability(),
-                "exact": check(int(sys.argv[1]), CASES, (1, 2, 3, 4)),
-            }
-        )
-    )
 
 
 @pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
@@ -90,11 +35,9 @@ def test_weight_norm_per_level(level) -> None:
     env = {k: v for k, v in os.environ.items() if k not in level.env}
     env.update(level.env)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "from tests.test_impl_live_weight_norm import _child; _child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, str(sum(map(ord, level.name)))], capture_output=True, text=True, timeout=600,
-        check=False, cwd=ROOT, env=env,
-    )  # fmt: skip
+    seed = str(sum(map(ord, level.name)))
+    cmd = [sys.executable, "-m", "tests.weight_norm_cases", seed]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=False, cwd=ROOT, env=env)
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["capability"].lower() == level.env["ATEN_CPU_CAPABILITY"]
@@ -126,6 +69,32 @@ def test_weight_norm_threads_change_last_dim_bits() -> None:
     assert not np.array_equal(one.view(np.uint32), two.view(np.uint32))
     first = [rows.weight_norm(v.T.copy(), g.T.copy(), 0, get_profile("x86-avx2", t))[1] for t in (1, 2)]
     assert np.array_equal(first[0].view(np.uint32), first[1].view(np.uint32))
+
+
+@pytest.mark.parametrize("backend", ["dispatcher-hook", "dispatch-mode"])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_weight_norm_replays_from_a_trace(backend: str, threads: int) -> None:
+    """torch.nn.utils.parametrizations.weight_norm on a grouped Conv1d (as Wav2Vec2's positional
+    convolution: dim 2, the last, and dim 0) and on a Linear (dim 0, dim 1 = the last), traced forward
+    and backward: every _weight_norm_interface and its backward, replayed, gives the traced bits."""
+    from torch.nn.utils.parametrizations import weight_norm
+
+    from tests.test_impl_live_traced import _replays_match
+
+    use_threads(threads)
+    torch.manual_seed(threads)
+    layers = [
+        weight_norm(torch.nn.Conv1d(32, 32, 8, padding=4, groups=4), name="weight", dim=2),
+        weight_norm(torch.nn.Conv1d(12, 20, 3), name="weight", dim=0),
+        weight_norm(torch.nn.Linear(37, 19), name="weight", dim=0),
+        weight_norm(torch.nn.Linear(37, 19), name="weight", dim=1),
+    ]
+    inputs = [torch.randn(2, 32, 16), torch.randn(2, 12, 9), torch.randn(5, 37), torch.randn(5, 37)]
+
+    def program() -> None:
+        sum(layer(x).square().sum() for layer, x in zip(layers, inputs, strict=True)).backward()
+
+    _replays_match(backend, program, {"_weight_norm_interface", "_weight_norm_interface_backward"}, 8)
 
 
 @pytest.mark.parametrize("dim", [1, -1])
