@@ -104,10 +104,12 @@ def test_weight_norm_refuses_middle_dims(dim: int) -> None:
         rows.weight_norm(v, g, dim, get_profile("x86-avx2"))
 
 
-@pytest.mark.parametrize("name", ["arm64-neon", "arm64-sve128", "arm64-sve256"])
-def test_weight_norm_refuses_arm64(name: str) -> None:
+def test_weight_norm_refuses_nan_inputs() -> None:
+    """Which NaN torch's instructions pass on depends on their operand order (measured: most such cases
+    differ from a plain C evaluation in payload or sign), so the impl refuses NaN inputs."""
     v, g = np.ones((4, 3), np.float32), np.ones((4, 1), np.float32)
-    with pytest.raises(ParityError, match="_weight_norm_interface"):
-        rows.weight_norm(v, g, 0, get_profile(name))
-    with pytest.raises(ParityError, match="_weight_norm_interface"):
-        rows.weight_norm_backward(v, v, g, g, 0, get_profile(name))
+    v[1, 2] = np.nan
+    with pytest.raises(ParityError, match="NaNs"):
+        rows.weight_norm(v, g, 0, get_profile("x86-avx2"))
+    with pytest.raises(ParityError, match="NaNs"):
+        rows.weight_norm_backward(v, np.ones_like(v), g, g, 0, get_profile("x86-avx2"))

@@ -3,7 +3,8 @@ its fresh interpreter per x86 level too, so it imports only torch, NumPy and the
 
 Shapes are 2-D to 4-D with the kept dim first or last, 1..70 slices, the other end 1..70 long or a
 single element, so rows and columns fall around the 8-lane vectors and the last dim's row counts
-range from 1 (the parallel_for body inline) to hundreds (split over the threads).
+range from 1 (the parallel_for body inline) to hundreds (split over the threads); a quarter of the
+cases have zero slices (norm 0, NaNs in w and the gradients).
 """
 
 from __future__ import annotations
@@ -32,6 +33,15 @@ def shape_and_dim(rng: np.random.Generator) -> tuple[tuple[int, ...], int]:
     return tuple(shape), dim
 
 
+def zero_slices(rng: np.random.Generator, v: np.ndarray, g: np.ndarray, dim: int) -> None:
+    """Zero about a third of v's slices at ``dim`` (norm 0: g/0 = inf, w = 0*inf, the default NaN) and
+    g too at half of those (0/0)."""
+    for j in np.flatnonzero(rng.random(v.shape[dim]) < 0.3):
+        np.moveaxis(v, dim, 0)[j] = 0.0
+        if rng.random() < 0.5:
+            g.reshape(-1)[j] = 0.0
+
+
 def _bits_equal(name: str, expected: np.ndarray, actual: np.ndarray) -> None:
     assert expected.shape == actual.shape and expected.dtype == actual.dtype, name
     c = compare_tensors(name, expected, actual)
@@ -47,6 +57,8 @@ def check(seed: int, cases: int, threads: tuple[int, ...]) -> int:
         shape, dim = shape_and_dim(rng)
         g_shape = tuple(n if i == dim else 1 for i, n in enumerate(shape))
         v, g, gw = (rng.standard_normal(s).astype(np.float32) for s in (shape, g_shape, shape))
+        if rng.random() < 0.25:
+            zero_slices(rng, v, g, dim)
         for t in threads:
             torch.set_num_threads(t)
             tv, tg = torch.from_numpy(v.copy()), torch.from_numpy(g.copy())

@@ -416,7 +416,11 @@ ARM64: dict[str, str] = {
         " inverted, one chain over (output-channel block, taps from the last, channel); not modelled: V2's"
         " `brgconv_1x1:sve_128`, V1's other kernels on 2 threads"
     ),
-    "weight_norm": "not measured on arm64: refused",
+    "weight_norm": (
+        "4 lanes (N1, V2) vs 8 (V1) and their sum trees; NEON-typed code (N1, V2) fuses the first dim's reductions"
+        " in every vector besides what AVX2 fuses, V1's SVE intrinsics fuse nothing; a zero slice's NaNs are"
+        " aarch64's `+qNaN`, and the other sign where N1's and V2's partial last vector negates one"
+    ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"

@@ -62,6 +62,22 @@ static inline int obj_kind(const profile_t *p) {
 /* The aarch64 builds (torch's Linux arm64 wheel). */
 static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
 
+/* An invalid operation (0/0, inf*0) gives the CPU's default NaN: 0xffc00000 on this x86 host,
+ * +qNaN 0x7fc00000 on aarch64 (FPCR.DN off; a NaN operand propagates on both). On arm64 profiles
+ * the host's default NaN in out[0..n) becomes aarch64's (an input NaN of exactly 0xffc00000 would
+ * be rewritten too: not reproduced). */
+static inline void arm_default_nans(const profile_t *p, float *out, int64_t n) {
+    if (p->aten != ATEN_NEON && p->aten != ATEN_SVE) return;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &out[i], 4);
+        if (u == 0xffc00000u) {
+            u = 0x7fc00000u;
+            memcpy(&out[i], &u, 4);
+        }
+    }
+}
+
 static inline int64_t divup(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* at::parallel_for (OpenMP backend): how many threads take part, and thread tid's range.

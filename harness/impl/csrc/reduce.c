@@ -412,22 +412,6 @@ static float var_all(const profile_t *p, const float *x, int64_t numel, double c
     return (float)(total / (numel - correction > 0.0 ? numel - correction : 0.0));
 }
 
-/* An invalid operation (0/0, inf*0) gives the CPU's default NaN: 0xffc00000 on this x86 host,
- * +qNaN 0x7fc00000 on aarch64 (FPCR.DN off; a NaN operand propagates on both). On arm64 profiles
- * the host's default NaN in out[0..n) becomes aarch64's (an input NaN of exactly 0xffc00000 would
- * be rewritten too: not reproduced). */
-static void arm_default_nans(const profile_t *p, float *out, int64_t n) {
-    if (p->aten != ATEN_NEON && p->aten != ATEN_SVE) return;
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t u;
-        memcpy(&u, &out[i], 4);
-        if (u == 0xffc00000u) {
-            u = 0x7fc00000u;
-            memcpy(&out[i], &u, 4);
-        }
-    }
-}
-
 /* var: x[shape] -> out[kept dims], x.var(dims) with correction 1 (a single element per output
  * gives 0/0: the platform's default NaN, arm_default_nans). */
 void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {

@@ -451,23 +451,50 @@ void nll_loss_backward(float grad_out, float total_weight, const int64_t *target
 
 /* ------------------------------------------------------------------------------ weight_norm */
 
-/* WeightNormKernel.cpp, float32 (REGISTER_DISPATCH: 8 lanes at avx512 too). v/w (M,N); the norm
- * dim is M rows (first dim: M = v.size(0), N the rest) or N columns (last dim: N = v.size(-1), M the
- * rest); g/norm hold one value per normed slice. CF: the x86 FMA objects (avx2/avx512), where GCC
- * contracted, in both inlined copies of each parallel_for body (measured against torch 2.12.1,
- * 2.13.0 and 2.14.1 alike): the last dim's `out + v*v` and `out + grad_w*v` to fma(v, v, out) and
- * fma(grad_w, v, out), and `a*grad_w - b*v` (both dims) to fma(-b, v, a*grad_w), in every vector
- * (the partial last one too); the first dim's map_reduce_all / map2_reduce_all are never fused
- * (their partial vector neither). The default build fuses nothing. */
+/* WeightNormKernel.cpp, float32 (REGISTER_DISPATCH: 8 lanes at avx512 too, the AVX2 object). v/w (M,N);
+ * the kept dim is M rows (first dim: M = v.size(0), N the rest) or N columns (last dim: N = v.size(-1), M
+ * the rest); g/norm hold one value per row or column. What each object kind fuses (see obj_kind), the
+ * same in both inlined copies of every parallel_for body (1 thread or 1 row, and the OpenMP region),
+ * measured against torch (x86: 2.12.1, 2.13.0 and 2.14.1 alike; aarch64: 2.13.0 on emulated N1, V1, V2):
+ *   the first dim's map_reduce_all / map2_reduce_all (x*x, grad_w*v): OBJ_NEON in every vector
+ *     (FUSE_BODY | FUSE_TAIL), never on x86 (not even the partial vector) or SVE256;
+ *   the last dim's per-thread `out + v*v`, `out + grad_w*v` -> fma(v, v, out), fma(grad_w, v, out), and
+ *   `a*grad_w - b*v` (both dims) -> fma(-b, v, a*grad_w): OBJ_X86_FMA and OBJ_NEON, in every vector;
+ *   OBJ_SVE (svmul/svsub intrinsics) and the x86 default build: nothing. */
 
-/* weight_norm_first_dim_kernel: per row norm = sqrt(map_reduce_all(x*x, +)) (row_sum_l's order),
+static int weight_norm_reduce_fuse(const profile_t *p) {
+    return obj_kind(p) == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : 0;
+}
+
+static int weight_norm_contracted(const profile_t *p) {
+    const int kind = obj_kind(p);
+    return kind == OBJ_X86_FMA || kind == OBJ_NEON;
+}
+
+/* On the arm64 profiles, every NaN of out[0..n) with the other sign: a default NaN an invalid operation
+ * creates is 0xffc00000 on this x86 host and +qNaN 0x7fc00000 on aarch64, and one that the kernel
+ * negated (fnmadd_nan) carries the opposite sign on each (inputs without NaNs: every NaN is one of
+ * these two). */
+static void arm_nan_signs(const profile_t *p, float *out, int64_t n) {
+    if (!is_arm(p)) return;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &out[i], 4);
+        if ((u & 0x7fffffffu) == 0x7fc00000u) {
+            u ^= 0x80000000u;
+            memcpy(&out[i], &u, 4);
+        }
+    }
+}
+
+/* weight_norm_first_dim_kernel: per row norm = sqrt(map_reduce_all(x*x, +)) (row_sum_l's order, L lanes),
  * a = g/norm, w = v*a (vec::map). Rows are independent of threads. */
 static void weight_norm_first_dim(const profile_t *p, const float *restrict v, const float *restrict g, int64_t M,
                                   int64_t N, float *restrict w, float *restrict norm) {
     for (int64_t i = 0; i < M; i++) {
         const float *restrict vr = v + i * N;
         float *restrict wr = w + i * N;
-        const float nv = sqrtf(row_sum(p, p->lanes, vr, vr, N, 0));
+        const float nv = sqrtf(row_sum(p, p->lanes, vr, vr, N, weight_norm_reduce_fuse(p)));
         const float a = g[i] / nv;
         norm[i] = nv;
         FOR_ROW(j, N, wr[j] = vr[j] * a);
@@ -506,7 +533,7 @@ static void column_sums(const float *t, const float *b, int64_t M, int64_t N, in
 static void weight_norm_last_dim(const profile_t *p, const float *v, const float *g, int64_t M, int64_t N, float *w,
                                  float *norm, float *buffer) {
     const int64_t T = p->threads < 1 ? 1 : p->threads;
-    column_sums(v, v, M, N, T, buffer, norm, obj_kind(p) == OBJ_X86_FMA);
+    column_sums(v, v, M, N, T, buffer, norm, weight_norm_contracted(p));
     for (int64_t j = 0; j < N; j++) norm[j] = sqrtf(norm[j]);
     for (int64_t j = 0; j < N; j++) buffer[j] = g[j] / norm[j];
     for (int64_t i = 0; i < M; i++) {
@@ -521,38 +548,63 @@ void weight_norm_forward(profile_t p, const float *v, const float *g, int64_t M,
                          float *norm, float *buffer) {
     if (last) weight_norm_last_dim(&p, v, g, M, N, w, norm, buffer);
     else weight_norm_first_dim(&p, v, g, M, N, w, norm);
+    arm_nan_signs(&p, w, M * N); /* a zero slice: g/0 = inf, 0*inf (or 0/0 where g = 0 too) */
+}
+
+/* fma(-b, v, c), the fused a*grad_w - b*v, with NaN operands as torch's instructions treat them (a zero
+ * slice: b = (a*grad_g)/0, and c = a*grad_w a NaN too where g = 0): a NaN c comes first (x86 vfnmadd231
+ * takes its first source, aarch64 fmla/fmls the addend); else a NaN b as it was (x86; aarch64's fmls in
+ * the vector body), or with its sign flipped where the instruction negates b itself (`flip`: the NEON
+ * objects' partial last vector of the last dim's vec::map4, measured: a zero column there gives the other
+ * NaN sign). Written out, not left to fmaf(-b, ...), whose NaNs depend on how the host's compiler and libm
+ * order the operands and fold the negation. */
+static inline float fnmadd_nan(float b, float v, float c, int flip) {
+    if (c != c) return c;
+    if (b == b) return fmaf(-b, v, c);
+    uint32_t u;
+    memcpy(&u, &b, 4);
+    u ^= flip ? 0x80000000u : 0u;
+    memcpy(&b, &u, 4);
+    return b;
 }
 
 /* grad_v = a*grad_w - b*v over a row: a, b scalars (the first dim's vec::map2 with Vec(a), Vec(b)). */
 KERNEL void weight_norm_grad_row(float *restrict gv, const float *restrict gw, const float *restrict v, float a,
                                  float b, int64_t N, const int CF) {
-    if (CF) FOR_ROW(j, N, gv[j] = fmaf(-b, v[j], a * gw[j]));
+    if (CF) FOR_ROW(j, N, gv[j] = fnmadd_nan(b, v[j], a * gw[j], 0));
     else FOR_ROW(j, N, gv[j] = a * gw[j] - b * v[j]);
 }
 
-/* ... a, b per column (apply_per_row_backward's vec::map4). */
+/* ... a, b per column (apply_per_row_backward's vec::map4); from column `flip` on, a NaN b flips sign. */
 KERNEL void weight_norm_grad_cols(float *restrict gv, const float *restrict gw, const float *restrict v,
-                                  const float *restrict a, const float *restrict b, int64_t N, const int CF) {
-    if (CF) FOR_ROW(j, N, gv[j] = fmaf(-b[j], v[j], a[j] * gw[j]));
-    else FOR_ROW(j, N, gv[j] = a[j] * gw[j] - b[j] * v[j]);
+                                  const float *restrict a, const float *restrict b, int64_t N, int64_t flip,
+                                  const int CF) {
+    if (!CF) {
+        FOR_ROW(j, N, gv[j] = a[j] * gw[j] - b[j] * v[j]);
+        return;
+    }
+    FOR_ROW(j, flip, gv[j] = fnmadd_nan(b[j], v[j], a[j] * gw[j], 0));
+    for (int64_t j = flip; j < N; j++) gv[j] = fnmadd_nan(b[j], v[j], a[j] * gw[j], 1);
 }
 
-/* weight_norm_backward_first_dim_kernel: per row s = map2_reduce_all(grad_w*v, +) (unfused),
+/* weight_norm_backward_first_dim_kernel: per row s = map2_reduce_all(grad_w*v, +),
  * grad_g = s/norm, a = g/norm, b = (a*grad_g)/norm, grad_v = a*grad_w - b*v. Rows independent of threads.
  * weight_norm_backward_last_dim_kernel: s = column_sums(grad_w*v) into buffer row 0 (buffer: max(3, T)
  * rows), then per column grad_g, a (row 1) and b (row 2) as above, then grad_v per row.
  * buffer: max(3, T)*N floats (last dim; unused for the first). */
 void weight_norm_backward(profile_t p, const float *gw, const float *v, const float *g, const float *norm, int64_t M,
                           int64_t N, int last, float *gv, float *gg, float *buffer) {
-    const int CF = obj_kind(&p) == OBJ_X86_FMA;
+    const int CF = weight_norm_contracted(&p);
     if (!last) {
         for (int64_t i = 0; i < M; i++) {
-            const float s = row_sum(&p, p.lanes, gw + i * N, v + i * N, N, 0);
+            const float s = row_sum(&p, p.lanes, gw + i * N, v + i * N, N, weight_norm_reduce_fuse(&p));
             const float ggv = s / norm[i], a = g[i] / norm[i], b = a * ggv / norm[i];
             gg[i] = ggv;
             if (CF) weight_norm_grad_row(gv + i * N, gw + i * N, v + i * N, a, b, N, 1);
             else weight_norm_grad_row(gv + i * N, gw + i * N, v + i * N, a, b, N, 0);
         }
+        arm_nan_signs(&p, gv, M * N);
+        arm_nan_signs(&p, gg, M);
         return;
     }
     const int64_t T = p.threads < 1 ? 1 : p.threads;
@@ -564,8 +616,11 @@ void weight_norm_backward(profile_t p, const float *gw, const float *v, const fl
         a[j] = g[j] / norm[j];
         b[j] = a[j] * ggv / norm[j];
     }
+    const int64_t flip = obj_kind(&p) == OBJ_NEON ? N - N % p.lanes : N;
     for (int64_t i = 0; i < M; i++) {
-        if (CF) weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, 1);
-        else weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, 0);
+        if (CF) weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, flip, 1);
+        else weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, flip, 0);
     }
+    arm_nan_signs(&p, gv, M * N);
+    arm_nan_signs(&p, gg, N);
 }
