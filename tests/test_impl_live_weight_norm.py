@@ -97,6 +97,29 @@ def test_weight_norm_replays_from_a_trace(backend: str, threads: int) -> None:
     _replays_match(backend, program, {"_weight_norm_interface", "_weight_norm_interface_backward"}, 8)
 
 
+@pytest.mark.parametrize("backend", ["dispatcher-hook", "dispatch-mode"])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_composite_weight_norm_replays_its_norm(backend: str, threads: int) -> None:
+    """A middle dim, or ``dim=None`` (the whole tensor), takes ATen's composite weight_norm, which a trace
+    records as ``norm`` (p = 2), ``div`` and ``mul``: every ``norm``, and ``linalg_vector_norm`` called
+    alike, replayed, gives the traced bits (shapes with rows off the 8 lanes and above the grain)."""
+    from torch.nn.utils.parametrizations import weight_norm
+
+    from tests.test_impl_live_traced import _replays_match
+
+    use_threads(threads)
+    torch.manual_seed(threads)
+    shapes = ((8, 6, 3), (41, 30, 7), (70, 40, 13))
+    layers = [weight_norm(torch.nn.Conv1d(c, o, k), name="weight", dim=d) for o, c, k in shapes for d in (1, None)]
+    inputs = [torch.randn(2, c, 16) for _, c, _ in shapes for _ in (1, None)]
+
+    def program() -> None:
+        sum(layer(x).sum() for layer, x in zip(layers, inputs, strict=True)).backward()
+        torch.linalg.vector_norm(inputs[2], 2, (0, 2), keepdim=True)
+
+    _replays_match(backend, program, {"norm", "linalg_vector_norm"}, 7)
+
+
 @pytest.mark.parametrize("dim", [1, -1])
 def test_weight_norm_refuses_middle_dims(dim: int) -> None:
     v, g = np.ones((4, 3, 2), np.float32), np.ones((1, 3, 1), np.float32)

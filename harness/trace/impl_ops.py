@@ -47,6 +47,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mean": ("mean", ("threads",)),
     "var": ("var", ("threads",)),
     "linalg_vector_norm": ("vector_norm", ("capability",)),
+    "norm": ("vector_norm", ("capability",)),
     "normal_": ("randn", ("capability",)),
     "randn": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
@@ -245,6 +246,29 @@ def _reduction(kind: str) -> Replay:
         if a.get("keepdim"):
             out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
         return {"out": out}
+
+    return run
+
+
+def _norm(order: str) -> Replay:
+    """``aten.norm`` (p) and ``aten.linalg_vector_norm`` (ord) of 2, float32: the vector_norm kernel
+    (``norm`` calls ``linalg_vector_norm``; ATen's composite weight_norm over a middle dim or the whole
+    tensor reaches it so)."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.reduce import vector_norm
+
+        x = t["self"]
+        if float(a.get(order) if a.get(order) is not None else 2) != 2.0:
+            raise ParityError(f"the impl reproduces the 2-norm only, not {order}={a[order]}")
+        if a.get("dtype") not in (None, "torch.float32"):
+            raise ParityError("the impl reproduces float32 norms only")
+        dims = a.get("dim")
+        dims = tuple(range(x.ndim)) if dims in (None, []) else tuple(sorted({d % x.ndim for d in dims}))
+        out = impl_nn.in_memory_order(x, dims, a.get("self.stride"), lambda y, d: vector_norm(y, d, p))
+        if a.get("keepdim"):
+            out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
+        return {"out": np.asarray(out, np.float32)}
 
     return run
 
@@ -513,6 +537,8 @@ REPLAYS: dict[str, Replay] = {
     "convolution_backward": _convolution_backward,
     "_weight_norm_interface": _weight_norm,
     "_weight_norm_interface_backward": _weight_norm_backward,
+    "norm": _norm("p"),
+    "linalg_vector_norm": _norm("ord"),
 }
 
 
