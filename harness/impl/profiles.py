@@ -19,7 +19,8 @@ IMPL_TORCH = "2.13.0"  # the release of the impl's reference fixtures, and of a 
 # The torch releases whose CPU bits the kernels reproduce (docs/releases.md), x86 and arm64 profiles
 # alike. 2.12.1's x86 AVX2 objects leave the partial last vector of map2/map3_reduce_all unfused
 # (layer_norm backward at avx2 and avx512, softmax backward at avx2), and its oneDNN (v3.11) runs
-# gelu_tanh forward on aarch64 without SVE in its reference kernel; the rest of 2.12.1 and all of
+# gelu_tanh forward on aarch64 without SVE in its reference kernel, and its aarch64 NEON object keeps the
+# sign of a NaN that 2.13.0's negates (weight_norm backward, a zero column); the rest of 2.12.1 and all of
 # 2.14.1 compute as 2.13.0.
 RELEASES = ("2.12.1", "2.13.0", "2.14.1")
 # The per-core L2 cache, in bytes, of the host the x86 fixtures were recorded on (AMD EPYC, Zen 4:

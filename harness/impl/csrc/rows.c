@@ -455,7 +455,8 @@ void nll_loss_backward(float grad_out, float total_weight, const int64_t *target
  * the kept dim is M rows (first dim: M = v.size(0), N the rest) or N columns (last dim: N = v.size(-1), M
  * the rest); g/norm hold one value per row or column. What each object kind fuses (see obj_kind), the
  * same in both inlined copies of every parallel_for body (1 thread or 1 row, and the OpenMP region),
- * measured against torch (x86: 2.12.1, 2.13.0 and 2.14.1 alike; aarch64: 2.13.0 on emulated N1, V1, V2):
+ * measured against torch (x86: 2.12.1, 2.13.0 and 2.14.1 alike; aarch64: 2.13.0 on emulated N1, V1, V2,
+ * 2.14.1 and 2.12.1 on N1 and V1, alike but for a NaN's sign, fnmadd_nan):
  *   the first dim's map_reduce_all / map2_reduce_all (x*x, grad_w*v): OBJ_NEON in every vector
  *     (FUSE_BODY | FUSE_TAIL), never on x86 (not even the partial vector) or SVE256;
  *   the last dim's per-thread `out + v*v`, `out + grad_w*v` -> fma(v, v, out), fma(grad_w, v, out), and
@@ -555,8 +556,8 @@ void weight_norm_forward(profile_t p, const float *v, const float *g, int64_t M,
  * slice: b = (a*grad_g)/0, and c = a*grad_w a NaN too where g = 0): a NaN c comes first (x86 vfnmadd231
  * takes its first source, aarch64 fmla/fmls the addend); else a NaN b as it was (x86; aarch64's fmls in
  * the vector body), or with its sign flipped where the instruction negates b itself (`flip`: the NEON
- * objects' partial last vector of the last dim's vec::map4, measured: a zero column there gives the other
- * NaN sign). Written out, not left to fmaf(-b, ...), whose NaNs depend on how the host's compiler and libm
+ * objects' partial last vector of the last dim's vec::map4 from torch 2.13.0, measured: a zero column
+ * there gives the other NaN sign; 2.12.1's keeps it). Written out, not left to fmaf(-b, ...), whose NaNs depend on how the host's compiler and libm
  * order the operands and fold the negation. */
 static inline float fnmadd_nan(float b, float v, float c, int flip) {
     if (c != c) return c;
@@ -616,7 +617,7 @@ void weight_norm_backward(profile_t p, const float *gw, const float *v, const fl
         a[j] = g[j] / norm[j];
         b[j] = a[j] * ggv / norm[j];
     }
-    const int64_t flip = obj_kind(&p) == OBJ_NEON ? N - N % p.lanes : N;
+    const int64_t flip = obj_kind(&p) == OBJ_NEON && p.torch >= TORCH_2_13 ? N - N % p.lanes : N;
     for (int64_t i = 0; i < M; i++) {
         if (CF) weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, flip, 1);
         else weight_norm_grad_cols(gv + i * N, gw + i * N, v + i * N, a, b, N, flip, 0);
