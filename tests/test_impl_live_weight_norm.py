@@ -120,6 +120,40 @@ def test_composite_weight_norm_replays_its_norm(backend: str, threads: int) -> N
     _replays_match(backend, program, {"norm", "linalg_vector_norm"}, 7)
 
 
+BACKWARD_ROOT = """import numpy as np
+import torch
+
+rng = np.random.default_rng(0)
+v = torch.from_numpy(rng.standard_normal((40, 5)).astype(np.float32)).requires_grad_(True)
+g = torch.from_numpy(rng.standard_normal((40, 1)).astype(np.float32)).requires_grad_(True)
+w = torch._weight_norm(v, g, 0)
+(w * torch.from_numpy(rng.standard_normal((40, 5)).astype(np.float32))).sum().backward()
+r = v.grad * 1.5
+"""
+
+
+def test_avx2_vs_baseline_backward_root_cause_is_verified(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Rows of 5 (below the 8 lanes: the forward folds them in order on both builds, the same bits) make the
+    backward the root cause: ``grad_v = fma(-b, v, a*grad_w)`` at avx2, two roundings at baseline.
+    ``parity diff --verify-cause`` names it, knob capability, verified by the impl."""
+    from harness.cli import main
+
+    if not {"avx2", "baseline"} <= {level.name for level in LEVELS}:
+        pytest.skip("needs a CPU with AVX2")
+    script = tmp_path / "program.py"
+    script.write_text(BACKWARD_ROOT, encoding="utf-8")
+    traces = [tmp_path / f"{level}.h5" for level in ("avx2", "baseline")]
+    for level, out in zip(("avx2", "baseline"), traces, strict=True):
+        argv = ["trace", "--platform", f"linux-x86_64-{level}-t1", "--out", str(out)]
+        assert main([*argv, "--", sys.executable, str(script)]) == 0
+    report = tmp_path / "diff.json"
+    assert main(["diff", *map(str, traces), "--verify-cause", "--output", str(report)]) == 1
+    capsys.readouterr()
+    root = json.loads(report.read_text(encoding="utf-8"))["root_cause"]
+    assert (root["op"], root["knobs"]) == ("aten._weight_norm_interface_backward.default", ["capability"])
+    assert root["verified"] is True, root["verification"]
+
+
 @pytest.mark.parametrize("dim", [1, -1])
 def test_weight_norm_refuses_middle_dims(dim: int) -> None:
     v, g = np.ones((4, 3, 2), np.float32), np.ones((1, 3, 1), np.float32)
