@@ -11,13 +11,12 @@ reductions, SVE256's unfused vector code, aarch64's NaNs) fall back to x86 arith
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import rows
 from harness.impl.profiles import get_profile
+from tests.impl_intel_mkl import digest
 
 # (name, v's shape, the kept dim, seed, zero slices)
 CASES = (
@@ -49,10 +48,6 @@ def inputs(shape: tuple[int, ...], dim: int, seed: int, zeros: bool) -> tuple[np
     return v, g, gw
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()[:16]
-
-
 def outputs(name: str, profile_name: str, threads: int, torch: str = "2.13.0") -> str:
     """The impl's w, norm, grad_v, grad_g of case ``name``, as digests (the first 16 hex digits of the
     sha256 of their bits)."""
@@ -61,7 +56,7 @@ def outputs(name: str, profile_name: str, threads: int, torch: str = "2.13.0") -
     profile = get_profile(profile_name, threads, torch)
     w, norm = rows.weight_norm(v, g, dim, profile)
     grad_v, grad_g = rows.weight_norm_backward(gw, v, g, norm, dim, profile)
-    return " ".join(_digest(x) for x in (w, norm, grad_v, grad_g))
+    return " ".join(digest(x) for x in (w, norm, grad_v, grad_g))
 
 
 # torch's outputs under emulation: (core, threads) -> case -> digests of w, norm, grad_v, grad_g
