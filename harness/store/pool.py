@@ -95,6 +95,7 @@ class Pool:
         self.directory = directory
         self._open: dict[Path, h5py.File] = {}
         self._listed: tuple[int, list[Path]] | None = None  # (the directory's mtime, its checked files)
+        self._located: dict[str, Path] | None = None  # the index as this pool's reads last checked it
 
     @staticmethod
     def of_store(root: Path) -> Pool:
@@ -131,8 +132,20 @@ class Pool:
             self._open[path] = open_h5(path)
         return self._open[path]
 
+    def _locate(self, text: str) -> Path | None:
+        """The pool file holding a key: from the index this pool last checked, checked again (every
+        pool file's name, time and size) only where that index lacks the key or its file is gone. A
+        file it names holds the key for good (pool files are content-addressed and replaced only by a
+        rename, and each read checks its tensor's digest), so one fixture's thousands of reads list the
+        pool once."""
+        found = None if self._located is None else self._located.get(text)
+        if found is None or not found.exists():
+            self._located = self.index()
+            found = self._located.get(text)
+        return found
+
     def read(self, key: TensorKey, where: Path, label: str) -> np.ndarray:
-        pool_path = self.index().get(key.text)
+        pool_path = self._locate(key.text)
         if pool_path is None:
             raise FixtureError(where, f"tensor {label}: the pool {self.directory} does not hold it")
         with damage_in(pool_path, "tensor pool"):
@@ -149,6 +162,7 @@ class Pool:
     def add(self, arrays: dict[str, np.ndarray]) -> tuple[Path | None, int]:
         """Store the tensors the pool lacks in one new pool file; (its path, its bytes of data)."""
         have = self.index()
+        self._located = None
         new = {k: a for k, a in arrays.items() if k not in have}
         if not new:
             return None, 0
