@@ -68,6 +68,14 @@ class Config:
             (key, name): tensor_digest(arr) for key, rec in self.ops.cases.items() for name, arr in rec.outputs.items()
         }
 
+    @cached_property
+    def output_keys_by_op(self) -> dict[str, list[tuple[str, str]]]:
+        """op -> its (op/case, output name) keys, in the fixture's order."""
+        keys: dict[str, list[tuple[str, str]]] = {}
+        for key in self.output_digests:
+            keys.setdefault(key[0].split("/", 1)[0], []).append(key)
+        return keys
+
     @property
     def group(self) -> dict[str, Any]:
         p = parse_platform_id(self.platform_id)
@@ -115,7 +123,7 @@ def op_identical(a: Config, b: Config, op: str) -> bool | None:
     """Whether every output of every case of ``op`` is bit-identical; None if not comparable."""
     if a.ops.attrs["input_digest"] != b.ops.attrs["input_digest"]:
         return None
-    keys = [k for k in a.output_digests if k[0].split("/", 1)[0] == op]
+    keys = a.output_keys_by_op.get(op, [])
     return all(a.output_digests[k] == b.output_digests[k] for k in keys)
 
 
@@ -508,7 +516,11 @@ def render_heatmap(data: dict[str, Any], path_stem: Path) -> list[Path]:
 
 def write_matrix(configs: list[Config], out_dir: Path, reference: str | None = None) -> list[Path]:
     """Every matrix file into ``out_dir`` (made where missing), each written atomically."""
-    data = matrix_dict(configs, reference)
+    return write_matrix_files(matrix_dict(configs, reference), out_dir)
+
+
+def write_matrix_files(data: dict[str, Any], out_dir: Path) -> list[Path]:
+    """Every file of a computed matrix (``matrix_dict``) into ``out_dir``, each written atomically."""
     output_dir(out_dir)
     files = {
         "MATRIX.md": render_markdown(data),
