@@ -10,7 +10,6 @@ statistics), so these tests fail if the arm64 branches fall back to x86 arithmet
 
 from __future__ import annotations
 
-import hashlib
 from functools import cache
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from harness.impl import conv
 from harness.impl.model_ops import RUNNERS
 from harness.impl.profiles import get_profile, profile_for_fixture
 from harness.store.paths import DEFAULT_FIXTURES
+from tests.impl_intel_mkl import bits, digest
 
 OPS = ["sigmoid", "batch_norm", "adaptive_avg_pool2d"]
 N1_T1 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-arm64-neoverse-n1-nvpl-t1.random-3.h5"
@@ -35,10 +35,6 @@ def _fixture(path: Path) -> OpFixture:
 
 def _keys() -> list[str]:
     return sorted(read_op_fixture(N1_T1, load=False, ops=OPS).cases)
-
-
-def _bits(a: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(a, np.float32).view(np.uint32)
 
 
 def test_the_recording_holds_every_op() -> None:
@@ -56,7 +52,7 @@ def test_arm64_neon_reproduces_the_recording(key: str) -> None:
     assert sorted(got) == sorted(rec.outputs), key
     for name, want in rec.outputs.items():
         out = np.asarray(got[name]).reshape(want.shape)
-        assert np.array_equal(_bits(want), _bits(out)), f"{key} {name}: {int((_bits(want) != _bits(out)).sum())} differ"
+        assert np.array_equal(bits(want), bits(out)), f"{key} {name}: {int((bits(want) != bits(out)).sum())} differ"
 
 
 @pytest.mark.parametrize(
@@ -77,7 +73,7 @@ def test_the_x86_profiles_do_not(key: str, outputs: tuple[str, ...]) -> None:
         got = RUNNERS[rec.op](rec.params, rec.inputs, get_profile(name))
         for out in outputs:
             want = rec.outputs[out]
-            assert not np.array_equal(_bits(want), _bits(np.asarray(got[out]).reshape(want.shape))), (name, key, out)
+            assert not np.array_equal(bits(want), bits(np.asarray(got[out]).reshape(want.shape))), (name, key, out)
 
 
 def test_the_sve_profiles_share_the_neon_objects_or_differ_by_their_own() -> None:
@@ -89,8 +85,8 @@ def test_the_sve_profiles_share_the_neon_objects_or_differ_by_their_own() -> Non
     v2 = RUNNERS["batch_norm"](rec.params, rec.inputs, get_profile("arm64-sve128"))
     v1 = RUNNERS["batch_norm"](rec.params, rec.inputs, get_profile("arm64-sve256"))
     for name in neon:
-        assert np.array_equal(_bits(neon[name]), _bits(v2[name])), name
-    assert not np.array_equal(_bits(neon["grad_weight"]), _bits(v1["grad_weight"]))
+        assert np.array_equal(bits(neon[name]), bits(v2[name])), name
+    assert not np.array_equal(bits(neon["grad_weight"]), bits(v1["grad_weight"]))
 
 
 def test_slow_conv2d_on_arm64() -> None:
@@ -101,7 +97,7 @@ def test_slow_conv2d_on_arm64() -> None:
     got = RUNNERS["conv2d"](rec.params, rec.inputs, profile)
     assert sorted(got) == sorted(rec.outputs) == ["grad_bias", "grad_weight", "grad_x", "out"]
     for name, want in rec.outputs.items():
-        assert np.array_equal(_bits(want), _bits(np.asarray(got[name]).reshape(want.shape))), name
+        assert np.array_equal(bits(want), bits(np.asarray(got[name]).reshape(want.shape))), name
 
 
 def test_onednn_conv2d_on_n1() -> None:
@@ -114,15 +110,15 @@ def test_onednn_conv2d_on_n1() -> None:
     got = RUNNERS["conv2d"](rec.params, rec.inputs, profile)
     assert sorted(got) == sorted(rec.outputs) == ["grad_weight", "grad_x", "out"]
     for name, want in rec.outputs.items():
-        assert np.array_equal(_bits(want), _bits(np.asarray(got[name]).reshape(want.shape))), name
+        assert np.array_equal(bits(want), bits(np.asarray(got[name]).reshape(want.shape))), name
     for x86 in ("x86-avx2", "x86-baseline"):
         other = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile(x86))
-        assert any(not np.array_equal(_bits(rec.outputs[n]), _bits(other[n])) for n in rec.outputs), x86
+        assert any(not np.array_equal(bits(rec.outputs[n]), bits(other[n])) for n in rec.outputs), x86
     with pytest.raises(ParityError, match="not modelled"):
         RUNNERS["conv2d"](rec.params, rec.inputs, profile.with_torch("2.14.1"))
     v1 = RUNNERS["conv2d"](rec.params, rec.inputs, get_profile("arm64-sve256"))
     assert sorted(v1) == ["grad_weight", "grad_x", "out"]  # V1's brg_conv_bwd:sve_256 backward data
-    assert not np.array_equal(_bits(rec.outputs["grad_x"]), _bits(v1["grad_x"]))  # not gemm:ref's order
+    assert not np.array_equal(bits(rec.outputs["grad_x"]), bits(v1["grad_x"]))  # not gemm:ref's order
 
 
 def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
@@ -140,7 +136,7 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     for c, same in ((12, True), (13, False)):  # V2: gemm:ref (N1's bits) to 12 input channels, then brg
         x, w, dy = values(2, c, 5, 6), values(40, c, 3, 3), values(2, 40, 3, 4)
         gx_v2, gx_n1 = (conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, p)[0] for p in (v2, n1))
-        assert np.array_equal(_bits(gx_v2), _bits(gx_n1)) == same, c
+        assert np.array_equal(bits(gx_v2), bits(gx_n1)) == same, c
     x, w, dy = values(2, 16, 5, 6), values(320, 16, 7, 7), values(2, 320, 5, 6)
     with pytest.raises(ParityError, match="measured up to 128 channels"):  # V1: blocks of 312 there
         conv.conv2d_backward(dy, x, w, (1, 1), (3, 3), False, v1, (True, False, False))
@@ -235,10 +231,6 @@ def _onednn_inputs(x_shape, w_shape, stride: int, padding: int, seed: int):
     return values(x_shape), values(w_shape), values((w_shape[0],)), values((n, w_shape[0], oh, ow))
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(_bits(a).tobytes()).hexdigest()[:16]
-
-
 @pytest.mark.parametrize("case", ONEDNN_CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}" for c in ONEDNN_CASES])
 def test_onednn_conv2d_recorded(case: tuple) -> None:
     """Every output of the recorded convolutions bit for bit under their core's profile (N1: ACL's
@@ -252,7 +244,7 @@ def test_onednn_conv2d_recorded(case: tuple) -> None:
     y = conv.conv2d(x, w, b if bias else None, st, pd, profile)
     gx, gw, gb = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile)
     got = [y, gx, gw] + ([gb] if bias else [])
-    assert " ".join(_digest(v) for v in got) == ONEDNN_DIGESTS[name]
+    assert " ".join(digest(v) for v in got) == ONEDNN_DIGESTS[name]
 
 
 # oneDNN's brg_conv_bwd backward data (stride 1) on V1 and V2, recorded as ONEDNN_CASES (same inputs
@@ -314,7 +306,7 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
             got = conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile, tuple(j == i - 1 for j in range(3)))[
                 i - 1
             ]
-        assert _digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
+        assert digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
     if core == "v1" and threads > 1:  # V1's other kernels on two threads: refused
         with pytest.raises(ParityError, match="V1 on more threads"):
             conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile, (False, True, False))
@@ -324,4 +316,4 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
         gx = np.empty_like(x)
         args = (conv.ptr(dy), conv.ptr(w), conv.ptr(gx), conv.ptr(one_chain), len(one_chain), 1)
         conv._lib().conv_bwd_data_terms(*g, *args)
-        assert _digest(gx) != want[1], name
+        assert digest(gx) != want[1], name
