@@ -128,7 +128,7 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
     g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
     kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
     # gemm:jit with its AVX2/AVX-512 sgemm, where the direct kernels decline
-    return not any(conv.gemm_jit_fallback(g, kind))
+    return not any(conv.gemm_jit_fallback(g, kind, profile))
 
 
 def run_case(case: tuple, seed: int, profile: KernelProfile) -> list[tuple[str, np.ndarray, np.ndarray]]:

@@ -112,6 +112,8 @@ _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
+BRG_STRIDED = "brgconv_strided"  # oneDNN's brgemm backward data for strides above 1
+STRIDED_ONE_CHANNEL = "brgconv_strided or jit:avx512_core"  # not settled, refused
 ACL_REF = "acl+gemm:ref"  # aarch64 N1 and V2: ACL forward, oneDNN gemm:ref backward
 SVE256 = "jit:sve_256"  # aarch64 V1: oneDNN's SVE JIT and brgemm kernels
 
@@ -196,7 +198,11 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
         return AVX512
     if profile.aten == "avx2":
         return AVX2
-    return SSE41 if oc % 8 == 0 and (c % 8 == 0 or c == 3) else GEMM_JIT
+    # jit:sse41 takes 3 or a multiple of 8 input channels, a multiple of 8 output
+    # channels and what its init_conf accepts, the same checks as jit:avx2's (``_avx2_forward_declines``)
+    g = _geometry(x_shape, w_shape, stride, padding)
+    sse41 = oc % 8 == 0 and (c % 8 == 0 or c == 3) and not _avx2_forward_declines(g)
+    return SSE41 if sse41 else GEMM_JIT
 
 
 def _end_pad(pad: int, out: int, size: int, stride: int, k: int) -> int:
@@ -259,24 +265,210 @@ def _avx2_weights_declines(g: Geometry) -> bool:
     return not (g.ph < g.kh and b < g.kh and g.pw < g.kw and r < g.kw and g.kw < 14 and g.kh <= g.h)
 
 
-def gemm_jit_fallback(g: Geometry, kind: str) -> tuple[bool, bool, bool]:
-    """(forward, backward data, backward weights and bias): where oneDNN's direct kernels at AVX2 or
-    AVX512_CORE decline and it runs gemm:jit with its AVX2 or AVX-512 sgemm (not modelled). AVX2:
-    the kernels' own checks (measured: 120 of 120 shapes around them at 1 and 2 threads, every pass
-    named). AVX512_CORE: a rule that holds every pass measured to run gemm:jit and more (an input
-    smaller than the kernel, the kernel outside the input, or where the AVX2 kernels decline)."""
+def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str, str, str]:
+    """(forward, backward data, backward weights and bias): which oneDNN kernel runs each pass at
+    ``kind`` (AVX2 or AVX512_CORE; not the 1x1 kernels), in cpu_convolution_list.cpp's order: at
+    AVX512_CORE jit:avx512_core where its init_conf accepts, then jit:avx2 where its init_conf
+    accepts, else gemm:jit (its AVX2/AVX-512 sgemm, not modelled). Strided backward data:
+    brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit;
+    at AVX512_CORE with one input channel ``STRIDED_ONE_CHANNEL`` (brgconv_strided declines some of
+    those shapes for jit:avx512_core; which of them is not settled)."""
+    avx512 = kind == AVX512
+
+    def first(avx512_declines: bool, avx2_declines: bool) -> str:
+        if avx512 and not avx512_declines:
+            return AVX512
+        return GEMM_JIT if avx2_declines else AVX2
+
+    if (g.sh, g.sw) == (1, 1):
+        data = first(avx512 and _avx512_data_declines(g, profile), _avx2_data_declines(g))
+    elif avx512 and g.c == 1:
+        data = STRIDED_ONE_CHANNEL
+    else:
+        data = GEMM_JIT if _strided_declines(g, profile, 16 if avx512 else 8) else BRG_STRIDED
+    forward = first(avx512 and _avx512_forward_declines(g, profile), _avx2_forward_declines(g))
+    return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g))
+
+
+def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
+    """Whether brgconv_strided's blocking search (``_strided_blocking``, where the stride divides W)
+    finds no blocking: the primitive declines and, below it, gemm:jit runs."""
+    if g.w % g.sw:
+        return False
+    try:
+        _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+    except ParityError:
+        return True
+    return False
+
+
+def gemm_jit_fallback(g: Geometry, kind: str, profile: KernelProfile) -> tuple[bool, bool, bool]:
+    """(forward, backward data, backward weights and bias): the passes the impl refuses at AVX2 or
+    AVX512_CORE: where oneDNN's direct kernels all decline (``direct_kernels``) and it runs gemm:jit
+    with its AVX2 or AVX-512 sgemm (not modelled), and AVX512_CORE's strided backward data of one
+    input channel (brgconv_strided or jit:avx512_core, which of them not settled)."""
     if kind not in (AVX2, AVX512) or _one_by_one(g):
         return (False, False, False)
-    strided = (g.sh, g.sw) != (1, 1)
-    if kind == AVX2:
-        return (_avx2_forward_declines(g), not strided and _avx2_data_declines(g), _avx2_weights_declines(g))
-    small = g.h < g.kh or g.w < g.kw
-    outside = _kernel_outside_src(g)
-    return (
-        outside or small or _avx2_forward_declines(g),
-        outside or (small and not strided),
-        small or _avx2_weights_declines(g),
+    return tuple(k in (GEMM_JIT, STRIDED_ONE_CHANNEL) for k in direct_kernels(g, kind, profile))
+
+
+def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
+    """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf declines (NCHW, channels padded to
+    blocks of 16; fewer than 16 input channels its first-convolution kernel, one block of them): the
+    kernel outside the input, a left padding or a right one (without the tail) over its width unroll
+    (``_avx512_forward_unroll``), or more than 256 KiB of code (15 bytes per FMA of the unroll)."""
+    if _kernel_outside_src(g):
+        return True
+    ur_w, nb_oc_blocking, r_pad = _avx512_forward_unroll(g, profile)
+    tail = g.ow % ur_w
+    r_pad_no_tail = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, g.kw))
+    if g.pw > ur_w or r_pad_no_tail > ur_w:
+        return True
+    ic_block = g.c if g.c < 16 else 16
+    mult = 1 + (g.pw > 0) + (r_pad > 0)
+    return mult * g.kw * ic_block * nb_oc_blocking * ur_w * 15 > 256 * 1024
+
+
+def _avx512_forward_unroll(g: Geometry, profile: KernelProfile) -> tuple[int, int, int]:
+    """(ur_w, nb_oc_blocking, r_pad) of jit_avx512_common_conv_fwd_kernel_t::init_conf: r_pad the
+    right padding of its first unroll's whole blocks (the code-size check's), ur_w and
+    nb_oc_blocking those of its embedded-broadcast kernel (kw > 3, or 3 with a small problem) or
+    its explicit one (the blocking of best thread efficiency, ``_avx512_thr_eff``)."""
+    n, c, wd, oc, kh, kw, oh, ow, sh, sw, pw = g.n, g.c, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.pw
+    first = c < 16  # is_1stconv
+    ic_block, icp, ocp = (c if first else 16), (c if first else _rnd_up(c, 16)), _rnd_up(oc, 16)
+    nb_oc, regs = ocp // 16, 28
+    ur_w = min(ow, regs)
+    n_oi = ow // ur_w
+    r_pad = _end_pad(pw, ur_w * n_oi, wd, sw, kw)
+    if pw > 0 and r_pad > 0:
+        n_oi -= 1
+    if ur_w != ow and pw > 0 and r_pad > 0 and n_oi > 1:  # large_code_size
+        for u in range(ur_w, regs // 2, -1):
+            if u * 3 * (6 + ic_block * kw) * 9.0 < 24 * 1024:
+                ur_w = u
+                break
+    l1 = profile.l1_per_core
+    total = 4 * (-(-wd // sw) * ic_block * kh + ow * 16 * 2 + kh * kw * ic_block * 16 * 2)
+    base = kw == 3 and ow <= 28 and total < l1 and not (ow == 13 and icp >= 192) and not (ow == 28 and icp >= 512)
+    full_r_pad = _end_pad(pw, ow, wd, sw, kw)
+    expl = (n, sh, sw, ow) == (1, 1, 1, 1) and wd == kw and nb_oc > 1 and (pw, full_r_pad) == (0, 0)
+    expl = expl and oh >= 60 and kh >= 3
+    strided = (sh, sw) != (1, 1)
+    embd = not expl and (
+        kw > 3
+        or (not strided and base)
+        or (strided and n <= 16 and (ocp <= 192 or oh <= 10) and base)
+        or (n == 1 and (ur_w >= ow or first or (ow <= 147 and ocp <= 96)))
     )
+    nb_oc_blocking = 1
+    if embd:
+        ur_w = min(ow, regs)
+        fits = total < l1 and ow <= 8 and kh <= 3 and kw <= 3 and nb_oc % 2 == 0
+        if fits and (not first or n == 1) and (n != 1 or ur_w < ow):
+            nb_oc_blocking, ur_w = 2, min(ow, 31 // 3)
+    elif not first or n > 1 or expl:
+        best = 0.0
+        for i in range(min(nb_oc, 5), 0, -1):
+            if nb_oc % i:
+                continue
+            if expl:
+                nb_oc_blocking = i
+                break
+            u = min(ow, 31 // (i + 1))
+            eff = _avx512_thr_eff(g, nb_oc, i, _avx512_ow_block(g, nb_oc, i, u, profile), profile.threads)
+            if eff > 1.05 * best:
+                nb_oc_blocking, best = i, eff
+        ur_w = min(ow, 31 // (nb_oc_blocking + 1))
+    return ur_w, nb_oc_blocking, r_pad
+
+
+def _avx512_thr_eff(g: Geometry, nb_oc: int, nb_oc_blocking: int, ow_block: int, threads: int) -> float:
+    """get_thr_eff of jit_avx512_common_conv_fwd_kernel_t::init_conf (single precision)."""
+    work = g.n * g.oh * -(-nb_oc // nb_oc_blocking) * -(-g.ow // ow_block)
+    disbalance = np.float32(g.ow) / np.float32(_rnd_up(g.ow, ow_block))
+    return float(disbalance * np.float32(np.float32(work) / np.float32(_rnd_up(work, threads))))
+
+
+def _avx512_ow_block(g: Geometry, nb_oc: int, nb_oc_blocking: int, ur_w: int, profile: KernelProfile) -> int:
+    """get_ow_block of jit_avx512_common_conv_fwd_kernel_t::init_conf: the block of output columns
+    (a multiple of ur_w, at least two) of best thread efficiency within the per-core L2."""
+    ow, threads = g.ow, profile.threads
+    if g.c < 16:  # the first-convolution kernel: no threading over the columns
+        return ow
+    l2_part = (profile.l2_per_core * 7 // 8) // 4
+    src_chunk, dst_chunk = 16 * ur_w * g.kh, 16 * nb_oc_blocking * ur_w
+    wei_chunk = 16 * nb_oc_blocking * 16 * g.kw * g.kh
+    block_thr = ur_w * max(2, _c_div(l2_part - 2 * wei_chunk, 2 * dst_chunk + 2 * src_chunk))
+    eff = _avx512_thr_eff(g, nb_oc, nb_oc_blocking, block_thr, threads)
+    for nb_ow in range(-(-ow // block_thr), -(-ow // (2 * ur_w)) + 1):
+        block = min(_rnd_up(-(-ow // nb_ow), ur_w), ow)
+        if block < nb_oc_blocking * 16 and eff > np.float32(0.9):
+            break
+        if -(-ow // block) != nb_ow:
+            continue
+        thr_eff = _avx512_thr_eff(g, nb_oc, nb_oc_blocking, block, threads)
+        if block >= 2 * ur_w and thr_eff > eff:
+            block_thr, eff = block, thr_eff
+        if eff > np.float32(0.98):
+            break
+    return min(ow, max(2 * ur_w, block_thr))
+
+
+def _avx512_data_declines(g: Geometry, profile: KernelProfile) -> bool:
+    """Whether jit_avx512_common_conv_bwd_data_kernel_f32_t::init_conf declines (channels padded to
+    blocks of 16): the kernel outside the input, a left or right overflow of the taps over its
+    width unroll (over the input's columns: all of them up to 28, else 28 or 10 or 31 / (blocks +
+    1) by its broadcast kernel), an unroll not a multiple of the stride below the width, or more
+    than 256 KiB of code."""
+    if _kernel_outside_src(g):
+        return True
+    c, wd, kh, kw, ow, sw, sh, pw = g.c, g.w, g.kh, g.kw, g.ow, g.sw, g.sh, g.pw
+    nb_ic = -(-c // 16)
+    r_pad = _end_pad(pw, ow, wd, sw, kw)
+    ur_w = wd if wd <= 28 else next(u for u in range(28, 0, -1) if u % sw == 0)
+    l_over = max(0, (kw - 1 - pw) // sw)
+    r_over = max(0, _c_div(kw - 1 - max(0, r_pad + wd % ur_w), sw))
+    n_oi = wd // ur_w - (r_over > 0)
+    if ur_w != ow and ((l_over <= 0 and n_oi > 0) or (l_over > 0 and n_oi > 1)) and r_over > 0 and l_over > 0:
+        for u in range(ur_w, 14, -1):  # large_code_size
+            if (u // sw) * 3 * (6 + 16 * kw) * 9.2 < 24 * 1024 and u % sw == 0:
+                ur_w = u
+                break
+    large_w = 14 <= kw < 20 and ow == 1 and nb_ic > 1 and kw == wd and sw == 1
+    total = 4 * (wd * 16 * 2 * kh + ow * 16 + kh * kw * 16 * 16 * 2)
+    l1 = profile.l1_per_core
+    embd = not (kw == 1 or (kw == 5 and wd < 8) or (kw < 5 and (wd <= 5 or 8 < wd <= 13 or total > l1))) or sh > 1
+    if embd and not large_w:
+        ur_w, nb_ic_blocking = min(wd, 28), 1
+        if not (kw > 3 or (kw == 3 and total < l1 and ow > 8)) and sh == 1 and nb_ic % 2 == 0:
+            nb_ic_blocking, ur_w = 2, min(wd, 31 // 3)
+    else:
+        nb_ic_blocking = min(2 if large_w else 4, nb_ic)
+        nb_ic_blocking = next(i for i in range(nb_ic_blocking, 0, -1) if nb_ic % i == 0)
+        ur_w = min(wd, 31 // (nb_ic_blocking + 1))
+    tail = wd % ur_w
+    if l_over * sw > ur_w and not large_w:
+        return True
+    r_over = max(0, _c_div(kw - 1 - max(0, r_pad + tail), sw))
+    if r_over * sw > ur_w or (wd > ur_w and (ur_w % sw != 0 or r_pad + tail < 0)):
+        return True
+    mult = 1 + (l_over > 0) + (r_over > 0)
+    return mult * kw * 16 * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
+
+
+def _avx512_weights_declines(g: Geometry) -> bool:
+    """Whether jit_avx512_common_conv_bwd_weights_kernel_f32_t::init_conf declines: a left or right
+    padding not below KW (or over 28), a top or bottom one over KH / 2, a kernel wider than 14 (but
+    its transposed case: 14 to 19 columns, one output column, KW = W, stride 1, no padding), or
+    4 to 15 input channels (its first-convolution kernel takes 1 to 3)."""
+    r = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    b = max(0, _end_pad(g.ph, g.oh, g.h, g.sh, g.kh))
+    transposed = (
+        14 <= g.kw < 20 and g.ow == 1 and g.kw == g.w and (g.sh, g.sw) == (1, 1) and (g.ph, g.pw, r, b) == (0,) * 4
+    )
+    bounds = g.pw < g.kw and r < g.kw and g.ph <= g.kh // 2 and b <= g.kh // 2 and g.pw <= 28 and r <= 28
+    return not bounds or (g.kw > 14 and not transposed) or 4 <= g.c < 16
 
 
 def _refuse_gemm_jit(what: str, kind: str) -> None:
@@ -328,8 +520,10 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         return _acl_forward(x, w, b, g, profile)
     if kind == SVE256:
         return _sve256_forward(x, w, b, g)
-    if gemm_jit_fallback(g, kind)[0]:
-        _refuse_gemm_jit("forward", kind)
+    if kind in (AVX2, AVX512) and not _one_by_one(g):
+        kind = direct_kernels(g, kind, profile)[0]  # jit:avx2 where jit:avx512_core declines
+        if kind == GEMM_JIT:
+            _refuse_gemm_jit("forward", path(x.shape, w.shape, stride, padding, profile))
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -673,11 +867,11 @@ def _reducer_threads(threads: int, job_size: int, njobs: int, reduction: int, ma
 
 def _weights_kernel(kind: str, g: Geometry) -> str:
     """oneDNN's backward-weights kernel: jit_1x1 for 1x1 convolutions; at AVX512_CORE the AVX2
-    kernel for 4 to 15 input channels (oneDNN's AVX-512 kernel declines them)."""
-    c = g.c
+    kernel where oneDNN's AVX-512 kernel declines (``_avx512_weights_declines``: 4 to 15 input
+    channels, its paddings)."""
     if _one_by_one(g):
         return "jit_1x1:avx2" if kind == AVX2 else "jit_1x1:avx512_core"
-    if kind == AVX512 and c < 16 and c not in (1, 3):
+    if kind == AVX512 and _avx512_weights_declines(g):
         return AVX2
     return kind
 
@@ -810,7 +1004,7 @@ def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
     ones), then one with a lower compute cost within 110% of it (or 4/3 cheaper); nthr_mb then
     min(units, threads) where it is above half the threads and below all."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
-    icb = c if c in (1, 3) else 16
+    icb = c if c < 16 else 16  # its first-convolution kernel (1 to 3 channels): one block of them
     nb_ic, nb_oc = -(-c // icb), -(-oc // 16)
     rows = _avx512_rows_harness(g)
     ih_red, oh_red = (h, oh) if rows else (1, 1)
@@ -1333,7 +1527,13 @@ def conv2d_backward(
             _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
             return gx, gw, gb
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
-    fallback = gemm_jit_fallback(g, kind)
+    fallback = gemm_jit_fallback(g, kind, profile)
+    data_kind = kind if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
+    if mask[0] and data_kind == STRIDED_ONE_CHANNEL:
+        raise ParityError(
+            "conv2d backward data: at AVX512_CORE with one input channel and a stride oneDNN runs "
+            "brgconv_strided or jit:avx512_core by a blocking search not modelled"
+        )
     if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
         _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
     lib = _lib()
@@ -1350,7 +1550,7 @@ def conv2d_backward(
             # brgconv_strided's exec_trans (the stride does not divide W) and jit_1x1: one chain over
             # (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
-        elif kind == AVX512:
+        elif data_kind == AVX512:
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
         else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added
             terms = _terms_chunked(oc, kh, kw, _avx2_data_chunk(g.ow))
