@@ -200,14 +200,18 @@ def _child() -> None:
 LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64"]
 
 
-def _run_pinned(level, threads: int, child: str, args: list[str]) -> dict:
-    """This module's ``child`` function with ``args`` in a fresh process, ``level``'s ATen capability
-    and oneDNN ISA pinned together and ``threads`` threads; its JSON report (the last line)."""
+def _run_pinned(
+    level, threads: int, child: str, args: list[str], module: str = "tests.test_impl_live_conv", env_extra=None
+) -> dict:
+    """``module``'s ``child`` function with ``args`` in a fresh process, ``level``'s ATen capability
+    and oneDNN ISA pinned together, ``threads`` threads and ``env_extra``; its JSON report (the last
+    line)."""
     env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
     env.update(level.env)
+    env.update(env_extra or {})
     env["OMP_NUM_THREADS"] = str(threads)
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = f"import sys; from tests.test_impl_live_conv import {child}; {child}()"
+    code = f"import sys; from {module} import {child}; {child}()"
     run = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT,
         env=env,
