@@ -12,7 +12,13 @@ Shapes (NCHW, float32, contiguous)::
     stride (SH, SW), padding (PH, PW); dilation 1, one group, not transposed (else ParityError).
 
 Which code runs (ATen's ``_convolution``, ``use_mkldnn`` in ConvUtils.h, then oneDNN's own dispatch
-under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md has it in full):
+under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md has it in full).
+oneDNN tries its implementations in cpu_convolution_list.cpp's order and runs the first whose
+init_conf accepts, per pass: ``path`` gives the level's kernel (at SSE4.1 jit:sse41 where its
+forward init_conf accepts, the checks of ``_avx2_forward_declines``, else gemm:jit), and
+``direct_kernels`` the kernel of each pass at AVX2 and AVX512_CORE (jit:avx512_core where its
+init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
+``_avx512_weights_declines``; then jit:avx2 where its own accepts; else gemm:jit):
 
 - ``thnn``: ATen's ``_slow_conv2d_forward``/``_backward`` (ConvolutionMM2d.cpp), taken instead of
   oneDNN when the kernel is 1x1 with stride 1 (padding does not count), fewer than 16 images and
@@ -85,7 +91,9 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
   images, rows and channel blocks, never its reduction.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``gemm_jit_fallback``); on aarch64 V1's 1x1 kernels outside the measured shapes and more
+  decline (``gemm_jit_fallback``), and AVX512_CORE's strided backward data where brgconv_strided's
+  exec_trans may decline (one input channel, the stride not dividing W) or below jit:avx512_core
+  (which kernel runs not settled); on aarch64 V1's 1x1 kernels outside the measured shapes and more
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
@@ -113,7 +121,7 @@ _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
 BRG_STRIDED = "brgconv_strided"  # oneDNN's brgemm backward data for strides above 1
-STRIDED_ONE_CHANNEL = "brgconv_strided or jit:avx512_core"  # not settled, refused
+STRIDED_UNSETTLED = "brgconv_strided or below"  # strided backward data the impl does not settle, refused
 ACL_REF = "acl+gemm:ref"  # aarch64 N1 and V2: ACL forward, oneDNN gemm:ref backward
 SVE256 = "jit:sve_256"  # aarch64 V1: oneDNN's SVE JIT and brgemm kernels
 
@@ -270,9 +278,10 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     ``kind`` (AVX2 or AVX512_CORE; not the 1x1 kernels), in cpu_convolution_list.cpp's order: at
     AVX512_CORE jit:avx512_core where its init_conf accepts, then jit:avx2 where its init_conf
     accepts, else gemm:jit (its AVX2/AVX-512 sgemm, not modelled). Strided backward data:
-    brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit;
-    at AVX512_CORE with one input channel ``STRIDED_ONE_CHANNEL`` (brgconv_strided declines some of
-    those shapes for jit:avx512_core; which of them is not settled)."""
+    brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit,
+    at AVX512_CORE jit:avx512_core where it accepts; ``STRIDED_UNSETTLED`` (refused) at AVX512_CORE
+    below jit:avx512_core, and for one input channel where the stride does not divide W (there
+    brgconv_strided's exec_trans declines some shapes for jit:avx512_core by a search not modelled)."""
     avx512 = kind == AVX512
 
     def first(avx512_declines: bool, avx2_declines: bool) -> str:
@@ -282,10 +291,14 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
 
     if (g.sh, g.sw) == (1, 1):
         data = first(avx512 and _avx512_data_declines(g, profile), _avx2_data_declines(g))
-    elif avx512 and g.c == 1:
-        data = STRIDED_ONE_CHANNEL
+    elif avx512 and g.c == 1 and g.w % g.sw:
+        data = STRIDED_UNSETTLED  # brgconv_strided's exec_trans declines some of these: not modelled
+    elif not _strided_declines(g, profile, 16 if avx512 else 8):
+        data = BRG_STRIDED
+    elif avx512:  # then jit:avx512_core, below it brgconv_strided:avx2 or gemm:jit (not settled)
+        data = STRIDED_UNSETTLED if _avx512_data_declines(g, profile) else AVX512
     else:
-        data = GEMM_JIT if _strided_declines(g, profile, 16 if avx512 else 8) else BRG_STRIDED
+        data = GEMM_JIT
     forward = first(avx512 and _avx512_forward_declines(g, profile), _avx2_forward_declines(g))
     return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g))
 
@@ -309,7 +322,7 @@ def gemm_jit_fallback(g: Geometry, kind: str, profile: KernelProfile) -> tuple[b
     input channel (brgconv_strided or jit:avx512_core, which of them not settled)."""
     if kind not in (AVX2, AVX512) or _one_by_one(g):
         return (False, False, False)
-    return tuple(k in (GEMM_JIT, STRIDED_ONE_CHANNEL) for k in direct_kernels(g, kind, profile))
+    return tuple(k in (GEMM_JIT, STRIDED_UNSETTLED) for k in direct_kernels(g, kind, profile))
 
 
 def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
@@ -1528,18 +1541,21 @@ def conv2d_backward(
             return gx, gw, gb
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
     fallback = gemm_jit_fallback(g, kind, profile)
-    data_kind = kind if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
-    if mask[0] and data_kind == STRIDED_ONE_CHANNEL:
+    data_kind = "jit_1x1" if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
+    if mask[0] and data_kind == STRIDED_UNSETTLED:
         raise ParityError(
-            "conv2d backward data: at AVX512_CORE with one input channel and a stride oneDNN runs "
-            "brgconv_strided or jit:avx512_core by a blocking search not modelled"
+            "conv2d backward data: at AVX512_CORE with a stride oneDNN runs brgconv_strided or a kernel "
+            "below it by a blocking search not modelled (one input channel, the stride not dividing W; or "
+            "jit:avx512_core declining too)"
         )
     if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
         _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
     lib = _lib()
     if mask[0]:
         gx = np.empty_like(x)
-        if (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
+        if data_kind == AVX512:
+            lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
+        elif (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
             # brgconv_strided's exec_base: its brgemm calls per block of input columns
             simd = 16 if kind == AVX512 else 8
             blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
@@ -1550,8 +1566,6 @@ def conv2d_backward(
             # brgconv_strided's exec_trans (the stride does not divide W) and jit_1x1: one chain over
             # (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
-        elif data_kind == AVX512:
-            lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
         else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added
             terms = _terms_chunked(oc, kh, kw, _avx2_data_chunk(g.ow))
             lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
