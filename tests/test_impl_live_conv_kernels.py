@@ -7,8 +7,8 @@ and gemm:jit runs; jit:avx512_core's forward declines over its code size for jit
 weights decline a padding over KH / 2 for jit:avx2 and take 2 input channels (its first-convolution
 kernel); its backward data declines over its code size and gemm:jit runs (refused); an input smaller
 than the kernel runs jit:avx512_core in every pass; strided backward data runs jit:avx512_core where
-brgconv_strided finds no blocking, and with one input channel and a stride not dividing W (where
-brgconv_strided's exec_trans may decline) is refused by name. Each level in a fresh process
+brgconv_strided finds no blocking, and with one or two input channels and a stride not dividing W
+(where brgconv_strided's exec_trans may decline) is refused by name. Each level in a fresh process
 (ATen's capability and oneDNN's ISA pinned together, ONEDNN_VERBOSE=1), there on 1 and 2 threads.
 """
 
@@ -49,6 +49,7 @@ CASES = {
         ((2, 12, 3, 4), (32, 12, 5, 5), 1, 1),  # an input smaller than the kernel: jit:avx512_core
         ((1, 1, 10, 3), (20, 1, 8, 8), 3, 5),  # strided data: brgconv_strided finds no blocking, jit:avx512_core
         ((3, 1, 5, 2), (8, 1, 4, 4), 3, 3),  # strided data, one channel, the stride not dividing W: refused
+        ((3, 2, 1, 1), (24, 2, 7, 7), 2, 6),  # likewise two channels (jit:avx512_core runs): refused
     ),
 }
 ISA = {"baseline": "sse41", "avx2": "avx2", "avx512": "avx512_core"}

@@ -91,9 +91,9 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
   images, rows and channel blocks, never its reduction.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``gemm_jit_fallback``), and AVX512_CORE's strided backward data where brgconv_strided's
-  exec_trans may decline (one input channel, the stride not dividing W) or below jit:avx512_core
-  (which kernel runs not settled); on aarch64 V1's 1x1 kernels outside the measured shapes and more
+  decline (``gemm_jit_fallback``), and strided backward data where brgconv_strided's exec_trans may
+  decline (one or two input channels, the stride not dividing W) or, at AVX512_CORE, below
+  jit:avx512_core (which kernel runs not settled); on aarch64 V1's 1x1 kernels outside the measured shapes and more
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
@@ -280,8 +280,8 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     accepts, else gemm:jit (its AVX2/AVX-512 sgemm, not modelled). Strided backward data:
     brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit,
     at AVX512_CORE jit:avx512_core where it accepts; ``STRIDED_UNSETTLED`` (refused) at AVX512_CORE
-    below jit:avx512_core, and for one input channel where the stride does not divide W (there
-    brgconv_strided's exec_trans declines some shapes for jit:avx512_core by a search not modelled)."""
+    below jit:avx512_core, and for one or two input channels where the stride does not divide W
+    (there brgconv_strided's exec_trans declines some shapes by a search not modelled)."""
     avx512 = kind == AVX512
 
     def first(avx512_declines: bool, avx2_declines: bool) -> str:
@@ -291,7 +291,7 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
 
     if (g.sh, g.sw) == (1, 1):
         data = first(avx512 and _avx512_data_declines(g, profile), _avx2_data_declines(g))
-    elif avx512 and g.c == 1 and g.w % g.sw:
+    elif g.c <= 2 and g.w % g.sw:
         data = STRIDED_UNSETTLED  # brgconv_strided's exec_trans declines some of these: not modelled
     elif not _strided_declines(g, profile, 16 if avx512 else 8):
         data = BRG_STRIDED
@@ -318,8 +318,8 @@ def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
 def gemm_jit_fallback(g: Geometry, kind: str, profile: KernelProfile) -> tuple[bool, bool, bool]:
     """(forward, backward data, backward weights and bias): the passes the impl refuses at AVX2 or
     AVX512_CORE: where oneDNN's direct kernels all decline (``direct_kernels``) and it runs gemm:jit
-    with its AVX2 or AVX-512 sgemm (not modelled), and AVX512_CORE's strided backward data of one
-    input channel (brgconv_strided or jit:avx512_core, which of them not settled)."""
+    with its AVX2 or AVX-512 sgemm (not modelled), and the strided backward data whose kernel is not
+    settled (``STRIDED_UNSETTLED``)."""
     if kind not in (AVX2, AVX512) or _one_by_one(g):
         return (False, False, False)
     return tuple(k in (GEMM_JIT, STRIDED_UNSETTLED) for k in direct_kernels(g, kind, profile))
@@ -1544,9 +1544,9 @@ def conv2d_backward(
     data_kind = "jit_1x1" if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
     if mask[0] and data_kind == STRIDED_UNSETTLED:
         raise ParityError(
-            "conv2d backward data: at AVX512_CORE with a stride oneDNN runs brgconv_strided or a kernel "
-            "below it by a blocking search not modelled (one input channel, the stride not dividing W; or "
-            "jit:avx512_core declining too)"
+            "conv2d backward data: with a stride oneDNN runs brgconv_strided or a kernel below it by a "
+            "blocking search not modelled (one or two input channels, the stride not dividing W; at "
+            "AVX512_CORE where jit:avx512_core declines too)"
         )
     if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
         _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
