@@ -6,7 +6,8 @@ Fixed shapes, each on a rule read from oneDNN v3.12's init_conf code: jit:sse41'
 and gemm:jit runs; jit:avx512_core's forward declines over its code size for jit:avx2; its backward
 weights decline a padding over KH / 2 for jit:avx2 and take 2 input channels (its first-convolution
 kernel); its backward data declines over its code size and gemm:jit runs (refused); an input smaller
-than the kernel runs jit:avx512_core in every pass; strided backward data runs jit:avx512_core where
+than the kernel runs jit:avx512_core in every pass; one output pixel of more than 27 taps (no
+padding, stride 1, two images) runs ip_convolution (refused); strided backward data runs jit:avx512_core where
 brgconv_strided finds no blocking, and with one or two input channels and a stride not dividing W
 (where brgconv_strided's exec_trans may decline) is refused by name. Each level in a fresh process
 (ATen's capability and oneDNN's ISA pinned together, ONEDNN_VERBOSE=1), there on 1 and 2 threads.
@@ -50,10 +51,11 @@ CASES = {
         ((1, 1, 10, 3), (20, 1, 8, 8), 3, 5),  # strided data: brgconv_strided finds no blocking, jit:avx512_core
         ((3, 1, 5, 2), (8, 1, 4, 4), 3, 3),  # strided data, one channel, the stride not dividing W: refused
         ((3, 2, 1, 1), (24, 2, 7, 7), 2, 6),  # likewise two channels (jit:avx512_core runs): refused
+        ((2, 17, 4, 11), (16, 17, 4, 11), 1, 0),  # one output pixel of 44 taps: ip_convolution, refused
     ),
 }
 ISA = {"baseline": "sse41", "avx2": "avx2", "avx512": "avx512_core"}
-REFUSED = ("gemm:jit", "ref:any", conv.STRIDED_UNSETTLED)
+REFUSED = ("gemm:jit", "ref:any", conv.STRIDED_UNSETTLED, conv.IP_CONV)
 
 
 def predicted(case: tuple, profile: KernelProfile, level: str) -> list[str]:
@@ -141,7 +143,8 @@ def _kernels_child() -> None:
 def test_kernel_per_pass(level: str) -> None:
     """ONEDNN_VERBOSE names the kernel the impl predicts for every pass; the impl gives torch's bits
     for every output it does not refuse, and refuses exactly the passes it predicts gemm:jit (at AVX2
-    and AVX-512), ref:any there, or the unsettled strided backward data (``STRIDED_UNSETTLED``)."""
+    and AVX-512), ref:any there, ip_convolution, or the unsettled strided backward data
+    (``STRIDED_UNSETTLED``)."""
     from tests.test_impl_live_conv import _level_named, _run_pinned  # its platform levels (not in the child)
 
     report = _run_pinned(
@@ -151,8 +154,10 @@ def test_kernel_per_pass(level: str) -> None:
     assert len(report) == 2 * len(CASES[level])
     for row in report:
         pred, outputs = row["predicted"], row["outputs"]
-        # STRIDED_UNSETTLED: brgconv_strided:avx512_core or a kernel below it, refused
-        assert all(p in (v, conv.STRIDED_UNSETTLED) for v, p in zip(row["verbose"], pred, strict=True)), row
+        # STRIDED_UNSETTLED: brgconv_strided:avx512_core or a kernel below it, refused; IP_CONV: ip:any with
+        # its matmul's name after it
+        for v, p in zip(row["verbose"], pred, strict=True):
+            assert p in (v, conv.STRIDED_UNSETTLED) or (p == conv.IP_CONV and v.startswith("ip:any+")), row
         refused_at = level != "baseline"
         for name, result in outputs.items():
             k = pred[{"out": 0, "grad_input": 1}.get(name, 2)]

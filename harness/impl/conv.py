@@ -93,7 +93,9 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
   decline (``gemm_jit_fallback``), and strided backward data where brgconv_strided's exec_trans may
   decline (one or two input channels, the stride not dividing W) or, at AVX512_CORE, below
-  jit:avx512_core (which kernel runs not settled); on aarch64 V1's 1x1 kernels outside the measured shapes and more
+  jit:avx512_core (which kernel runs not settled); AVX512_CORE's ``ip:any`` (ip_convolution: no
+  padding, stride 1, one output pixel, more than one image and 27 taps, run as an inner product);
+  on aarch64 V1's 1x1 kernels outside the measured shapes and more
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
@@ -121,6 +123,7 @@ _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
 BRG_STRIDED = "brgconv_strided"  # oneDNN's brgemm backward data for strides above 1
+IP_CONV = "ip:any"  # oneDNN's ip_convolution at AVX512_CORE: the convolution as an inner product (matmul)
 STRIDED_UNSETTLED = "brgconv_strided or below"  # strided backward data the impl does not settle, refused
 ACL_REF = "acl+gemm:ref"  # aarch64 N1 and V2: ACL forward, oneDNN gemm:ref backward
 SVE256 = "jit:sve_256"  # aarch64 V1: oneDNN's SVE JIT and brgemm kernels
@@ -277,12 +280,15 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     """(forward, backward data, backward weights and bias): which oneDNN kernel runs each pass at
     ``kind`` (AVX2 or AVX512_CORE; not the 1x1 kernels), in cpu_convolution_list.cpp's order: at
     AVX512_CORE jit:avx512_core where its init_conf accepts, then jit:avx2 where its init_conf
-    accepts, else gemm:jit (its AVX2/AVX-512 sgemm, not modelled). Strided backward data:
+    accepts, else gemm:jit (its AVX2/AVX-512 sgemm, not modelled); at AVX512_CORE before them all
+    ip_convolution where it applies (``_ip_convolution``; not modelled). Strided backward data:
     brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit,
     at AVX512_CORE jit:avx512_core where it accepts; ``STRIDED_UNSETTLED`` (refused) at AVX512_CORE
     below jit:avx512_core, and for one or two input channels where the stride does not divide W
     (there brgconv_strided's exec_trans declines some shapes by a search not modelled)."""
     avx512 = kind == AVX512
+    if avx512 and _ip_convolution(g):
+        return IP_CONV, IP_CONV, IP_CONV
 
     def first(avx512_declines: bool, avx2_declines: bool) -> str:
         if avx512 and not avx512_declines:
@@ -303,6 +309,14 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g))
 
 
+def _ip_convolution(g: Geometry) -> bool:
+    """Whether oneDNN's ip_convolution (first in cpu_convolution_list.cpp; ip_convolution.cpp
+    check_conv_ip) takes the convolution at AVX512_CORE as an inner product: no padding, stride 1,
+    one output pixel, more than one image and more than 27 taps."""
+    one_pixel = (g.oh, g.ow, g.sh, g.sw, g.ph, g.pw) == (1, 1, 1, 1, 0, 0)
+    return one_pixel and g.n > 1 and g.kh * g.kw > 27
+
+
 def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
     """Whether brgconv_strided's blocking search (``_strided_blocking``, where the stride divides W)
     finds no blocking: the primitive declines and, below it, gemm:jit runs."""
@@ -318,11 +332,12 @@ def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
 def gemm_jit_fallback(g: Geometry, kind: str, profile: KernelProfile) -> tuple[bool, bool, bool]:
     """(forward, backward data, backward weights and bias): the passes the impl refuses at AVX2 or
     AVX512_CORE: where oneDNN's direct kernels all decline (``direct_kernels``) and it runs gemm:jit
-    with its AVX2 or AVX-512 sgemm (not modelled), and the strided backward data whose kernel is not
-    settled (``STRIDED_UNSETTLED``)."""
+    with its AVX2 or AVX-512 sgemm (not modelled), the strided backward data whose kernel is not
+    settled (``STRIDED_UNSETTLED``), and AVX512_CORE's ip_convolution (``IP_CONV``: its inner product,
+    brgemm matmul, not modelled)."""
     if kind not in (AVX2, AVX512) or _one_by_one(g):
         return (False, False, False)
-    return tuple(k in (GEMM_JIT, STRIDED_UNSETTLED) for k in direct_kernels(g, kind, profile))
+    return tuple(k in (GEMM_JIT, STRIDED_UNSETTLED, IP_CONV) for k in direct_kernels(g, kind, profile))
 
 
 def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
@@ -535,6 +550,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         return _sve256_forward(x, w, b, g)
     if kind in (AVX2, AVX512) and not _one_by_one(g):
         kind = direct_kernels(g, kind, profile)[0]  # jit:avx2 where jit:avx512_core declines
+        if kind == IP_CONV:
+            raise ParityError("conv2d forward: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
         if kind == GEMM_JIT:
             _refuse_gemm_jit("forward", path(x.shape, w.shape, stride, padding, profile))
     y = np.empty((n, oc, oh, ow), np.float32)
@@ -1542,6 +1559,8 @@ def conv2d_backward(
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
     fallback = gemm_jit_fallback(g, kind, profile)
     data_kind = "jit_1x1" if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
+    if data_kind == IP_CONV:
+        raise ParityError("conv2d backward: oneDNN's ip_convolution (an inner product, brgemm matmul) is not modelled")
     if mask[0] and data_kind == STRIDED_UNSETTLED:
         raise ParityError(
             "conv2d backward data: with a stride oneDNN runs brgconv_strided or a kernel below it by a "
