@@ -92,7 +92,8 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   images, rows and channel blocks, never its reduction.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
   decline (``gemm_jit_fallback``), and strided backward data where brgconv_strided's exec_trans may
-  decline (one or two input channels, the stride not dividing W) or, at AVX512_CORE, below
+  decline (the stride not dividing W: one or two input channels, or an input narrower and shorter
+  than the stride) or, at AVX512_CORE, below
   jit:avx512_core (which kernel runs not settled); AVX512_CORE's ``ip:any`` (ip_convolution: no
   padding, stride 1, one output pixel, more than one image and 27 taps, run as an inner product);
   on aarch64 V1's 1x1 kernels outside the measured shapes and more
@@ -284,8 +285,9 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     ip_convolution where it applies (``_ip_convolution``; not modelled). Strided backward data:
     brgconv_strided where its blocking search finds a blocking (``_strided_declines``), else gemm:jit,
     at AVX512_CORE jit:avx512_core where it accepts; ``STRIDED_UNSETTLED`` (refused) at AVX512_CORE
-    below jit:avx512_core, and for one or two input channels where the stride does not divide W
-    (there brgconv_strided's exec_trans declines some shapes by a search not modelled)."""
+    below jit:avx512_core, and where the stride does not divide W for one or two input channels or an
+    input narrower and shorter than the stride (there brgconv_strided's exec_trans declines some
+    shapes by a search not modelled)."""
     avx512 = kind == AVX512
     if avx512 and _ip_convolution(g):
         return IP_CONV, IP_CONV, IP_CONV
@@ -297,7 +299,7 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
 
     if (g.sh, g.sw) == (1, 1):
         data = first(avx512 and _avx512_data_declines(g, profile), _avx2_data_declines(g))
-    elif g.c <= 2 and g.w % g.sw:
+    elif g.w % g.sw and (g.c <= 2 or (g.w < g.sw and g.h < g.sh)):
         data = STRIDED_UNSETTLED  # brgconv_strided's exec_trans declines some of these: not modelled
     elif not _strided_declines(g, profile, 16 if avx512 else 8):
         data = BRG_STRIDED
@@ -1564,8 +1566,8 @@ def conv2d_backward(
     if mask[0] and data_kind == STRIDED_UNSETTLED:
         raise ParityError(
             "conv2d backward data: with a stride oneDNN runs brgconv_strided or a kernel below it by a "
-            "blocking search not modelled (one or two input channels, the stride not dividing W; at "
-            "AVX512_CORE where jit:avx512_core declines too)"
+            "blocking search not modelled (the stride not dividing W, one or two input channels or an input "
+            "smaller than the stride; at AVX512_CORE where jit:avx512_core declines too)"
         )
     if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
         _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
