@@ -168,7 +168,7 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
     oc, c2, kh, kw = w_shape
     if c2 != c:
         raise ParityError(
-            f"conv2d: weight {list(w_shape)} does not fit input {list(x_shape)} (groups are not modelled)"
+            f"conv2d: weight {list(w_shape)} does not fit input {list(x_shape)} (groups: harness.impl.conv_grouped)"
         )
     sh, sw = stride
     ph, pw = padding

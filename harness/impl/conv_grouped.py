@@ -1,0 +1,287 @@
+"""Grouped 2-D convolution (``groups > 1``), forward and backward, as torch 2.13.0 runs it on x86 CPUs;
+``conv2d`` and ``conv2d_backward`` here take any ``groups`` and hand one group to harness.impl.conv.
+
+Shapes (NCHW, float32, contiguous): x (N, C, H, W), w (OC, C / groups, KH, KW), b (OC,) or None,
+y (N, OC, OH, OW); dilation 1, not transposed.
+
+What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at the three x86 levels,
+1 and 2 threads; docs/impl/kernels.md has it in full):
+
+- ATen's ``thnn`` per group (``_convolution`` slices the input, weight and bias per group and runs
+  ``slow_conv2d`` on each, the outputs concatenated) where a 1x1 kernel has stride 1, fewer than 16
+  images and 1 thread (ConvUtils.h ``use_mkldnn``; its small-image rule does not apply to groups):
+  harness.impl.conv's thnn model per group.
+- depthwise (groups = C = OC) otherwise goes to oneDNN's ``jit_dw:sse41`` / ``jit_dw:avx2`` /
+  ``jit_dw:avx512_core`` (jit_uni_dw_conv_kernel_f32.cpp, jit_uni_dw_convolution.cpp; channels in
+  blocks of 8, 8, 16; AVX2 and AVX-512 pad the channels up to a whole block, SSE4.1 declines C not a
+  multiple of 8 and oneDNN runs gemm:jit):
+
+  - forward: per output one chain from the bias over the taps (kh, kw) row by row, the padding's taps
+    skipped; fused (vfmadd231ps) at AVX2/AVX-512, at SSE4.1 each product rounded and added (mulps,
+    addps). Declined (``dw_forward_declines``: the kernel outside the input, or a left or right
+    padding over the width unroll of 3, 4 or 6 columns): gemm:jit.
+  - backward data: per input element one chain from 0 over the taps (kh, kw) that reach it, row by
+    row; fused at AVX2/AVX-512, unfused at SSE4.1.
+  - backward weights and bias: per weight element one chain from 0 over (image, oh, ow) in order,
+    fused at AVX2/AVX-512 (unfused at SSE4.1); the bias a chain of additions over (image, oh, ow).
+    oneDNN's harness_mb_reduction splits the channel blocks between the threads first; where there
+    is one block and more threads, the images (balance211), each thread's sum added in order.
+    Declined (``dw_weights_declines``: a kernel wider than 3, a stride wider than the kernel, padding
+    over half the kernel, an odd padding over 1 not a multiple of the stride, a short input): gemm:jit.
+- ``gemm:jit`` at SSE4.1 for a depthwise convolution (C not a multiple of 8, or jit_dw declines): per
+  group oneDNN's im2col and SSE4.1 sgemm with one output channel and K = KH * KW terms (at most 256):
+  the forward one unfused chain over (kh, kw) with the bias added last, grad_input per tap one term
+  added onto zeros in (kh, kw) order (the jit_dw order, unfused); its grad_weight is not modelled.
+
+Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, or
+groups of several channels, or a channel multiplier over 1); gemm:jit's grad_weight and grad_bias at
+SSE4.1; jit_dw's weights split over images at SSE4.1 on more threads; groups of several channels
+(oneDNN's jit:sse41/avx2/avx512_core kernels per group, gemm:jit elsewhere); other torch releases and
+aarch64.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl import conv
+from harness.impl._lib import f32, ptr
+from harness.impl.profiles import KernelProfile
+
+THNN_GROUPS = "thnn per group"
+GEMM_JIT_DW = "gemm:jit (depthwise, SSE4.1)"
+# oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
+_DW = {
+    "default": ("jit_dw:sse41", 8, 3, False),
+    "avx2": ("jit_dw:avx2", 8, 4, True),
+    "avx512": ("jit_dw:avx512_core", 16, 6, True),
+}
+
+
+def _split(x_shape, w_shape, groups: int) -> tuple[int, int, int]:
+    """(channels per group, output channels per group, channel multiplier) or ParityError."""
+    c, oc, cg = x_shape[1], w_shape[0], w_shape[1]
+    if groups < 1 or c % groups or oc % groups or cg * groups != c:
+        raise ParityError(f"conv2d: weight {list(w_shape)} does not fit input {list(x_shape)} with {groups} groups")
+    return cg, oc // groups, oc // c
+
+
+def _depthwise(x_shape, w_shape, groups: int) -> bool:
+    cg, ocg, _ = _split(x_shape, w_shape, groups)
+    return cg == 1 and ocg == 1
+
+
+def _group_geometry(x_shape, w_shape, stride, padding, groups: int) -> conv.Geometry:
+    """The geometry of one group (C / groups input, OC / groups output channels)."""
+    cg, ocg, _ = _split(x_shape, w_shape, groups)
+    n, _, h, wd = x_shape
+    return conv._geometry((n, cg, h, wd), (ocg, cg, *w_shape[2:]), stride, padding)
+
+
+def _thnn_per_group(x_shape, w_shape, stride, profile: KernelProfile) -> bool:
+    """ATen keeps a 1x1 kernel at stride 1 with fewer than 16 images on 1 thread (slow_conv2d, per group)."""
+    return tuple(w_shape[2:]) == (1, 1) and tuple(stride) == (1, 1) and x_shape[0] < 16 and profile.threads == 1
+
+
+def _level(profile: KernelProfile) -> tuple[str, int, int, bool]:
+    if profile.aten not in _DW:
+        raise ParityError(f"conv2d with groups: the impl models x86's oneDNN jit_dw kernels only, not {profile.aten}")
+    return _DW[profile.aten]
+
+
+def dw_forward_declines(g: conv.Geometry, ur_w: int) -> bool:
+    """Whether jit_uni_dw_conv_fwd_kernel's init_conf declines (blocked layout): the kernel outside the
+    input, or a left padding or a right padding (up to the last whole unroll) over the width unroll
+    (ur_w, or OW below it)."""
+    if conv._kernel_outside_src(g):
+        return True
+    ur = min(ur_w, g.ow)
+    right = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, g.kw))
+    return g.pw > ur or right > ur
+
+
+def dw_weights_declines(g: conv.Geometry) -> bool:
+    """Whether jit_uni_dw_conv_bwd_weights_kernel's init_conf declines: a kernel wider than 3, a stride
+    wider than the kernel, a padding over half the kernel's side, an input shorter than the kernel
+    (and the top padding's stride remainder), a top or bottom padding over 1 not a multiple of the
+    stride."""
+    r = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    b = max(0, conv._end_pad(g.ph, g.oh, g.h, g.sh, g.kh))
+    hpad, wpad = g.kh // 2, g.kw // 2
+    return not (
+        g.kw <= 3
+        and g.sw <= g.kw
+        and g.oh == (g.h + g.ph + b - g.kh) // g.sh + 1
+        and g.ow == (g.w + g.pw + r - g.kw) // g.sw + 1
+        and max(g.ph, b) <= hpad
+        and max(g.pw, r) <= wpad
+        and g.h >= g.kh + (-g.ph) % g.sh
+        and (g.ph <= 1 or g.ph % g.sh == 0)
+        and (b <= 1 or b % g.sh == 0)
+    )
+
+
+def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> tuple[str, str, str]:
+    """(forward, backward data, backward weights): the kernel torch runs for each pass, or a name
+    starting with ``refuse:`` for a kernel the impl does not model."""
+    if _thnn_per_group(x_shape, w_shape, stride, profile):
+        if not _depthwise(x_shape, w_shape, groups):
+            return (
+                "refuse:ATen's slow_conv2d per group (MKL sgemm on each group's slices) for groups of several channels",
+            ) * 3
+        # one term per output and per input element; the weight's sum runs through MKL on slices at
+        # any offset, whose bits differ from the same sum on an aligned copy (measured)
+        return (
+            THNN_GROUPS,
+            THNN_GROUPS,
+            "refuse:ATen's slow_conv2d per group, its grad_weight (MKL sgemm on offset slices)",
+        )
+    name, block, ur_w, _fused = _level(profile)
+    g = _group_geometry(x_shape, w_shape, stride, padding, groups)
+    if not _depthwise(x_shape, w_shape, groups):
+        what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
+        return (f"refuse:oneDNN's kernels for {what} (jit per group or gemm:jit)",) * 3
+    fallback = "refuse:gemm:jit with its AVX2/AVX-512 sgemm" if profile.aten != "default" else GEMM_JIT_DW
+    whole = profile.aten != "default" or x_shape[1] % block == 0
+    fwd = name if whole and not dw_forward_declines(g, ur_w) else fallback
+    data = name if whole else fallback
+    weights = name if whole and not dw_weights_declines(g) else fallback
+    if weights == GEMM_JIT_DW:
+        weights = "refuse:gemm:jit's grad_weight of a grouped convolution at SSE4.1"
+    return fwd, data, weights
+
+
+def _refuse(kind: str, what: str) -> None:
+    if kind.startswith("refuse:"):
+        raise ParityError(f"conv2d {what} with groups: {kind[7:]}, not modelled")
+
+
+def _per_channel(a: np.ndarray) -> np.ndarray:
+    """(N, C, ...) as (C, N, 1, ...), C-contiguous: each channel a one-channel batch."""
+    return np.ascontiguousarray(a.swapaxes(0, 1)[:, :, None])
+
+
+def _thnn_groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
+    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
+    outs = [
+        conv.conv2d(
+            x[:, i * cg : (i + 1) * cg].copy(), w[i * ocg : (i + 1) * ocg].copy(),
+            None if b is None else b[i * ocg : (i + 1) * ocg].copy(), stride, padding, profile,
+        )
+        for i in range(groups)
+    ]  # fmt: skip
+    return np.concatenate(outs, axis=1)
+
+
+def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, groups: int,
+           profile: KernelProfile) -> np.ndarray:  # fmt: skip
+    """``aten.convolution`` with ``groups``: y (N, OC, OH, OW) (see the module's docstring)."""
+    if groups == 1:
+        return conv.conv2d(x, w, b, stride, padding, profile)
+    x, w = f32(x), f32(w)
+    b = None if b is None else f32(b)
+    kind = path(x.shape, w.shape, stride, padding, groups, profile)[0]
+    _refuse(kind, "forward")
+    if kind == THNN_GROUPS:
+        return _thnn_groups_forward(x, w, b, stride, padding, groups, profile)
+    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
+    fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
+    if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
+        raise ParityError("conv2d forward with groups: gemm:jit's K blocks over 256 taps are not modelled")
+    lib = conv._lib()
+    xs = _per_channel(x)
+    y = np.empty((x.shape[1], g.n, 1, g.oh, g.ow), np.float32)
+    for ch in range(x.shape[1]):
+        wc, bc = w[ch : ch + 1], None if b is None else b[ch : ch + 1]
+        lib.conv_fwd_direct(*g, ptr(xs[ch]), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]), 1, int(fused),
+                            bias_first)  # fmt: skip
+    return np.ascontiguousarray(y[:, :, 0].swapaxes(0, 1))
+
+
+def conv2d_backward(
+    dy: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    stride,
+    padding,
+    groups: int,
+    has_bias: bool,
+    profile: KernelProfile,
+    mask: tuple[bool, bool, bool] = (True, True, True),
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """``aten.convolution_backward`` with ``groups``: (grad_input, grad_weight, grad_bias), None
+    where ``mask`` leaves one out or there is no bias; ParityError for a kernel not modelled."""
+    if groups == 1:
+        return conv.conv2d_backward(dy, x, w, stride, padding, has_bias, profile, mask)
+    dy, x, w = f32(dy), f32(x), f32(w)
+    fwd, data, weights = path(x.shape, w.shape, stride, padding, groups, profile)
+    if fwd == THNN_GROUPS:
+        if mask[1] or (mask[2] and has_bias):
+            _refuse(weights, "backward weights")
+        gx = _thnn_groups_data(dy, w, x.shape, stride, padding, groups, profile) if mask[0] else None
+        return gx, None, None
+    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
+    fused = _level(profile)[3] and data != GEMM_JIT_DW
+    lib = conv._lib()
+    c = x.shape[1]
+    gx = gw = gb = None
+    if mask[0]:
+        _refuse(data, "backward data")
+        dys = _per_channel(dy)
+        out = np.empty((c, g.n, 1, g.h, g.w), np.float32)
+        for ch in range(c):
+            lib.conv_bwd_data_direct(*g, ptr(dys[ch]), ptr(w[ch : ch + 1]), ptr(out[ch]), 1, int(fused), 0, 0)
+        gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
+    if mask[1] or (mask[2] and has_bias):
+        _refuse(weights, "backward weights")
+        parts = _dw_weight_parts(g, c, profile)
+        if mask[1]:
+            gw = _dw_weights(dy, x, g, parts, fused)
+        if mask[2] and has_bias:
+            gb = conv._bias_grad(dy, [p * g.oh * g.ow for p in parts])
+    return gx, gw, gb
+
+
+def _dw_weight_parts(g: conv.Geometry, c: int, profile: KernelProfile) -> list[int]:
+    """The first image of each thread's part of jit_dw's weight gradient (and N): harness_mb_reduction
+    gives the threads to the channel blocks first (nthr_g = min(blocks, threads)), the rest split the
+    images (nthr_mb = min(threads / nthr_g, N), balance211)."""
+    name, block, _ur, _fused = _level(profile)
+    blocks = -(-c // block)
+    nthr_g = min(blocks, profile.threads)
+    nthr_mb = min(max(1, profile.threads // nthr_g), g.n)
+    if nthr_mb > 1 and profile.aten == "default":
+        raise ParityError(f"conv2d backward weights with groups: {name}'s split of the images is not modelled")
+    return conv._balance211(g.n, nthr_mb)
+
+
+def _dw_weights(dy: np.ndarray, x: np.ndarray, g: conv.Geometry, parts: list[int], fused: bool) -> np.ndarray:
+    """jit_dw's grad_weight: per channel and tap, per thread's images a chain from 0 over (image, oh,
+    ow), the threads' sums added in order (csrc/conv.c conv_bwd_weights_runs, one channel at a time)."""
+    c, ohw = x.shape[1], g.oh * g.ow
+    part = np.asarray([p * ohw for p in parts], np.int64)
+    run = part[:-1].copy()
+    dys, xs = _per_channel(dy), _per_channel(x)
+    gw = np.empty((c, 1, g.kh, g.kw), np.float32)
+    lib = conv._lib()
+    for ch in range(c):
+        lib.conv_bwd_weights_runs(*g, ptr(dys[ch]), ptr(xs[ch]), ptr(gw[ch]), ptr(part), len(part) - 1, ptr(run),
+                                  len(run), int(fused))  # fmt: skip
+    return gw
+
+
+def _thnn_groups_data(dy: np.ndarray, w: np.ndarray, x_shape, stride, padding, groups: int,
+                      profile: KernelProfile) -> np.ndarray:  # fmt: skip
+    """ATen's slow_conv2d grad_input per group (``_convolution_backward_nogroup_backend``), the groups'
+    gradients concatenated."""
+    cg, ocg = x_shape[1] // groups, w.shape[0] // groups
+    x0 = np.zeros((x_shape[0], cg, *x_shape[2:]), np.float32)  # the input's shape: grad_input does not read it
+    parts = [
+        conv.conv2d_backward(
+            dy[:, i * ocg : (i + 1) * ocg].copy(), x0, w[i * ocg : (i + 1) * ocg].copy(), stride, padding, False,
+            profile, (True, False, False),
+        )[0]
+        for i in range(groups)
+    ]  # fmt: skip
+    return np.concatenate(parts, axis=1)
