@@ -179,6 +179,40 @@ def test_one_dimensional_convolution_replays(
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
 
 
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    c=st.sampled_from([8, 13, 32]),
+    size=st.integers(5, 14),
+    stride=st.integers(1, 2),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_depthwise_convolution_replays(
+    backend: str, n: int, c: int, size: int, stride: int, bias: bool, seed: int, threads: int
+) -> None:
+    """MobileNetV2's 3x3 depthwise convolution (``groups`` = channels, padding 1): the traced
+    ``convolution`` and ``convolution_backward`` replay with their ``groups``, every pass the impl
+    models (harness.impl.conv_grouped)."""
+    from harness.impl import conv_grouped
+
+    use_threads(threads)
+    kinds = conv_grouped.path((n, c, size, size), (c, 1, 3, 3), (stride, stride), (1, 1), c, live_profile())
+    if any(kind.startswith("refuse:") for kind in kinds):
+        return  # SSE4.1's gemm:jit grad_weight (channels not a multiple of 8): refused
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, c, size, size)).astype(np.float32))
+    layer = torch.nn.Conv2d(c, c, 3, stride=stride, padding=1, groups=c, bias=bias)
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True))
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
 # programs whose first difference between the avx2 and baseline builds is one op the impl replays
 # (``data(shape, seed)``: fixed inputs that no torch generator draws)
 PROGRAMS = {

@@ -247,12 +247,10 @@ def _dw_weight_parts(g: conv.Geometry, c: int, profile: KernelProfile) -> list[i
     """The first image of each thread's part of jit_dw's weight gradient (and N): harness_mb_reduction
     gives the threads to the channel blocks first (nthr_g = min(blocks, threads)), the rest split the
     images (nthr_mb = min(threads / nthr_g, N), balance211)."""
-    name, block, _ur, _fused = _level(profile)
+    block = _level(profile)[1]
     blocks = -(-c // block)
     nthr_g = min(blocks, profile.threads)
     nthr_mb = min(max(1, profile.threads // nthr_g), g.n)
-    if nthr_mb > 1 and profile.aten == "default":
-        raise ParityError(f"conv2d backward weights with groups: {name}'s split of the images is not modelled")
     return conv._balance211(g.n, nthr_mb)
 
 

@@ -296,9 +296,9 @@ def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": addmm(t["self"], _matrix(t, "mat1", a), _matrix(t, "mat2", a), p)}
 
 
-def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int]]:
-    """stride and padding of an ungrouped, untransposed, undilated convolution as the 2-D one that
-    runs it; ParityError else. A 1-D convolution runs as 2-D over rows of height 1 (ATen's
+def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int], int]:
+    """stride, padding and groups of an untransposed, undilated convolution as the 2-D one that runs
+    it; ParityError else. A 1-D convolution runs as 2-D over rows of height 1 (ATen's
     ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W) before choosing a
     backend): stride (1, s), padding (0, p)."""
     stride, padding, dilation = (list(a.get(k) or []) for k in ("stride", "padding", "dilation"))
@@ -306,9 +306,9 @@ def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int]]:
         stride, padding = [1, *stride], [0, *padding]
     if len(stride) != 2 or len(padding) != 2 or any(d != 1 for d in dilation):
         raise ParityError("the impl reproduces 1-D and 2-D convolutions without dilation only")
-    if a.get("transposed") or a.get("groups", 1) != 1:
-        raise ParityError("the impl reproduces ungrouped, untransposed convolutions only")
-    return (int(stride[0]), int(stride[1])), (int(padding[0]), int(padding[1]))
+    if a.get("transposed"):
+        raise ParityError("the impl reproduces untransposed convolutions only")
+    return (int(stride[0]), int(stride[1])), (int(padding[0]), int(padding[1])), int(a.get("groups", 1) or 1)
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
@@ -342,23 +342,23 @@ def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.conv import conv2d
+    from harness.impl.conv_grouped import conv2d
 
-    stride, padding = _conv_geometry(a)
+    stride, padding, groups = _conv_geometry(a)
     _contiguous_nchw(t, a, ("input", "weight"))
-    out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, p)
+    out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, groups, p)
     return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
 
 
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.conv import conv2d_backward
+    from harness.impl.conv_grouped import conv2d_backward
 
-    stride, padding = _conv_geometry(a)
+    stride, padding, groups = _conv_geometry(a)
     _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
-    grads = conv2d_backward(go, x, w, stride, padding, has_bias, p, mask)  # type: ignore[arg-type]
+    grads = conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
     shapes = (t["input"].shape, t["weight"].shape, None)
     return {
         f"out{i}": g if shape is None else g.reshape(shape)

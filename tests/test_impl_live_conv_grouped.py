@@ -1,0 +1,154 @@
+"""Live parity of harness.impl.conv_grouped: grouped and depthwise convolutions, torch run now against
+the impl, bit for bit (uint32 patterns), in a fresh process per ISA level (ATEN_CPU_CAPABILITY and
+ONEDNN_MAX_CPU_ISA pinned together) and thread count.
+
+The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 channels), ConvNeXt's
+7x7 depthwise (its grad_weight runs gemm:jit: refused), channels that are not a multiple of 8 or 16
+(AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
+the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a padding
+wider than jit_dw's width unroll, and groups of several channels (refused). Every pass the impl
+models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
+which).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch.nn.functional as F
+
+from harness.core.errors import ParityError
+from harness.core.ulp import compare_tensors
+from harness.impl import conv_grouped
+from harness.platform.config import collect_facts, supported_levels
+from tests.impl_live import as_tensor, live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# (input shape, weight shape, stride, padding, groups, bias)
+CASES = (
+    ((2, 32, 16, 16), (32, 1, 3, 3), 1, 1, 32, False),  # MobileNetV2, stride 1
+    ((2, 96, 14, 14), (96, 1, 3, 3), 2, 1, 96, False),  # MobileNetV2, stride 2
+    ((1, 144, 9, 9), (144, 1, 3, 3), 1, 1, 144, True),
+    ((2, 16, 12, 12), (16, 1, 7, 7), 1, 3, 16, True),  # ConvNeXt's 7x7 depthwise
+    ((3, 13, 9, 11), (13, 1, 3, 3), 1, 1, 13, True),  # not a multiple of 8
+    ((4, 8, 7, 10), (8, 1, 3, 3), 2, 1, 8, True),  # one channel block
+    ((3, 24, 5, 19), (24, 1, 2, 2), 1, 0, 24, True),
+    ((2, 40, 8, 5), (40, 1, 3, 3), 1, 3, 40, False),  # kernel within the padding: jit_dw declines
+    ((2, 16, 6, 6), (16, 1, 1, 1), 1, 0, 16, True),  # 1x1: slow_conv2d per group at 1 thread
+    ((2, 16, 10, 10), (32, 4, 3, 3), 1, 1, 4, True),  # groups of several channels: refused
+)
+PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
+
+
+def run_case(case: tuple, seed: int) -> dict[str, str]:
+    """Each pass of one convolution under the running torch: "exact", "refused" or what differs."""
+    x_shape, w_shape, stride, padding, groups, bias = case
+    profile = live_profile()
+    rng = np.random.default_rng(seed)
+    x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
+    b = normal32(rng, (w_shape[0],)) if bias else None
+    tx, tw = as_tensor(x, True), as_tensor(w, True)
+    tb = as_tensor(b, True) if b is not None else None
+    y = F.conv2d(tx, tw, tb, stride=stride, padding=padding, groups=groups)
+    dy = normal32(rng, tuple(y.shape))
+    y.backward(as_tensor(dy))
+    want = {"out": y.detach().numpy(), "grad_input": tx.grad.numpy(), "grad_weight": tw.grad.numpy()}
+    if tb is not None:
+        want["grad_bias"] = tb.grad.numpy()
+    s, p = (stride, stride), (padding, padding)
+    report = {}
+    for i, name in enumerate(PASSES):
+        if name not in want:
+            continue
+        try:
+            if name == "out":
+                got = conv_grouped.conv2d(x, w, b, s, p, groups, profile)
+            else:
+                mask = tuple(j == i - 1 for j in range(3))
+                got = conv_grouped.conv2d_backward(dy, x, w, s, p, groups, bias, profile, mask)[i - 1]  # type: ignore[arg-type]
+        except ParityError:
+            report[name] = "refused"
+            continue
+        c = compare_tensors(name, want[name], got)
+        report[name] = "exact" if c.bit_identical else f"{c.count - c.identical} of {c.count} differ"
+    return report
+
+
+def _expected_refusals(case: tuple) -> set[str]:
+    """The passes ``conv_grouped.path`` refuses under the running torch."""
+    x_shape, w_shape, stride, padding, groups, bias = case
+    kinds = conv_grouped.path(x_shape, w_shape, (stride, stride), (padding, padding), groups, live_profile())
+    refused = {name for name, kind in zip(PASSES, kinds, strict=False) if kind.startswith("refuse:")}
+    return refused | ({"grad_bias"} if bias and kinds[2].startswith("refuse:") else set())
+
+
+def _child() -> None:
+    """Run in a fresh process: every case under this process's level, at 1 and 2 threads."""
+    rows = []
+    for threads in (1, 2):
+        use_threads(threads)
+        rows += [{"case": f"{c} at {threads} threads", "want": sorted(_expected_refusals(c)), "got": run_case(c, 5 + i)}
+                 for i, c in enumerate(CASES)]  # fmt: skip
+    print(json.dumps(rows))
+
+
+LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64"]
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
+def test_level(level) -> None:
+    """Every case at this ISA level, 1 and 2 threads, in a fresh process: the modelled passes exact,
+    the others refused."""
+    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
+    env.update(level.env)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = "from tests.test_impl_live_conv_grouped import _child; _child()"
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False, cwd=ROOT, env=env
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    failures, exact = [], 0
+    for row in json.loads(run.stdout.strip().splitlines()[-1]):
+        for name, result in row["got"].items():
+            refused = name in row["want"]
+            if result != ("refused" if refused else "exact"):
+                failures.append(f"{row['case']} {name}: {result}, expected {'refused' if refused else 'exact'}")
+            exact += result == "exact"
+    assert not failures, "\n".join(failures)
+    assert exact >= 24, exact  # the MobileNetV2 shapes are modelled at every level and thread count
+
+
+def test_mobilenet_depthwise_is_modelled() -> None:
+    """MobileNetV2's depthwise convolutions have every pass modelled at each x86 level (no host needed)."""
+    from harness.impl.profiles import profile_for_capability
+
+    for cap in ("DEFAULT", "AVX2", "AVX512"):
+        for threads in (1, 2):
+            profile = profile_for_capability(cap, threads, "x86_64")
+            for case in CASES[:3]:
+                x_shape, w_shape, stride, padding, groups, _bias = case
+                kinds = conv_grouped.path(x_shape, w_shape, (stride, stride), (padding, padding), groups, profile)
+                assert not any(k.startswith("refuse:") for k in kinds), (cap, threads, case, kinds)
+
+
+def test_refusals_name_the_kernel() -> None:
+    """What is not modelled raises ParityError with a reason naming oneDNN's kernel."""
+    from harness.impl.profiles import profile_for_capability
+
+    profile = profile_for_capability("AVX2", 1, "x86_64")
+    x, w = np.zeros((2, 16, 12, 12), np.float32), np.zeros((16, 1, 7, 7), np.float32)
+    dy = np.zeros((2, 16, 12, 12), np.float32)
+    with pytest.raises(ParityError, match="gemm:jit"):
+        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (3, 3), 16, False, profile, (False, True, False))
+    x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
+    with pytest.raises(ParityError, match="groups of several channels"):
+        conv_grouped.conv2d(x, w, None, (1, 1), (1, 1), 4, profile)
