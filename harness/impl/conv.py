@@ -9,7 +9,8 @@ Shapes (NCHW, float32, contiguous)::
     b   bias           (OC,) or None
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
     dy  grad_output    (N, OC, OH, OW)
-    stride (SH, SW), padding (PH, PW); dilation 1, one group, not transposed (else ParityError).
+    stride (SH, SW), padding (PH, PW); dilation 1, one group, not transposed (else ParityError;
+    groups over 1: harness.impl.conv_grouped, which hands one group here).
 
 Which code runs (ATen's ``_convolution``, ``use_mkldnn`` in ConvUtils.h, then oneDNN's own dispatch
 under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md has it in full).
@@ -100,7 +101,10 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
-  measured at 33); other torch releases.
+  measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
+  oneDNN's jit_dw kernels, gemm:jit's depthwise forward and grad_input at SSE4.1, slow_conv2d per
+  group) refuse there gemm:jit at AVX2/AVX-512, gemm:jit's grouped grad_weight at SSE4.1, slow_conv2d's
+  grad_weight per group and groups of several channels.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.

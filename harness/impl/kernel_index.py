@@ -273,13 +273,18 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`sgemm`); each output one multiply-add chain over input-channel blocks of 8 (16 on AVX-512, each "
             "block's chain from 0 and added), then (kh, kw), then the block's channels; at SSE4.1 the other "
             "shapes and every backward oneDNN's im2col + sgemm `gemm:jit` (K blocks of 256), its forward "
-            "`ref:any` (one chain over (kh, kw, channel)) where gemm:jit's blocking overflows its scratchpad"
+            "`ref:any` (one chain over (kh, kw, channel)) where gemm:jit's blocking overflows its scratchpad; "
+            "depthwise (harness/impl/conv_grouped.py): oneDNN's `jit_dw:sse41/avx2/avx512_core`, per output one "
+            "chain from the bias over (kh, kw), grad_input one chain over the taps, grad_weight one chain over "
+            "(image, oh, ow) per thread's images; at SSE4.1 below a multiple of 8 channels `gemm:jit`'s forward "
+            "and grad_input"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
             "channels apart and adds the bias after the first; thread count: ATen's 1x1 path (MKL) at 1 thread, "
             "oneDNN's image split of the weight gradient above it; the host's per-core L2 (gemm:jit's forward "
-            "blocks, and gemm:jit or ref:any)"
+            "blocks, and gemm:jit or ref:any); depthwise: FMA or not, channel blocks of 8 or 16 (SSE4.1 declines "
+            "channels not a multiple of 8), the threads' split of the images where one channel block is left"
         ),
     ),
     (
