@@ -78,6 +78,9 @@ GEMM_JIT_EDGES = (
     # one or two input channels: gemm:jit at SSE4.1 (jit:sse41 takes 3, or a multiple of 8)
     ((2, 1, 5, 20), (8, 1, 3, 3), 1, 0, True),
     ((2, 2, 5, 67), (8, 2, 5, 5), 2, 0, True),
+    # the kernel within the padding: jit:sse41 declines it as jit:avx2 does, gemm:jit at SSE4.1
+    ((2, 8, 9, 9), (8, 8, 3, 3), 1, 3, False),
+    ((2, 24, 10, 18), (8, 24, 2, 2), 2, 3, True),
 )
 
 # oneDNN's thread splits of the weight and bias gradients: jit:avx512_core's 2-D harness (more than 9

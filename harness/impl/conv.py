@@ -234,7 +234,8 @@ def _kernel_outside_src(g: Geometry) -> bool:
 
 
 def _avx2_forward_declines(g: Geometry) -> bool:
-    """Whether jit_avx2_conv_fwd_kernel_f32::init_conf declines: the kernel outside the input, a left
+    """Whether jit_avx2_conv_fwd_kernel_f32::init_conf declines (jit_sse41_conv_fwd_kernel_f32's has the
+    same checks, its registers for the recomputed unroll alike): the kernel outside the input, a left
     padding over the width unroll (3, or OW below it), a kernel wider than 7 with padding and a
     stride, or a right padding the unroll cannot cover once recomputed (at most 7 columns)."""
     if _kernel_outside_src(g):
@@ -543,13 +544,15 @@ def _col2im(cols: np.ndarray, c: int, h: int, w: int, kh: int, kw: int, sh: int,
     return padded[:, ph : ph + h, pw : pw + w]
 
 
-def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, profile: KernelProfile) -> np.ndarray:
-    """``aten.convolution`` (2-D, dilation 1, one group): y (N, OC, OH, OW)."""
+def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, profile: KernelProfile,
+           kind: str | None = None) -> np.ndarray:  # fmt: skip
+    """``aten.convolution`` (2-D, dilation 1, one group): y (N, OC, OH, OW). ``kind``: the kernel to
+    run (``path``'s choice where None; harness.impl.conv_grouped names oneDNN's for each group)."""
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
     g = _geometry(x.shape, w.shape, stride, padding)
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
-    kind = path(x.shape, w.shape, stride, padding, profile)
+    kind = kind or path(x.shape, w.shape, stride, padding, profile)
     if kind == ACL_REF:
         return _acl_forward(x, w, b, g, profile)
     if kind == SVE256:
@@ -1538,16 +1541,18 @@ def conv2d_backward(
     has_bias: bool,
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
+    kind: str | None = None,
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward``: (grad_input, grad_weight, grad_bias), each None where ``mask``
     (output_mask) leaves it out or, for the bias, there is none. ParityError where the impl has no
-    model of the kernel torch runs (see the module's docstring)."""
+    model of the kernel torch runs (see the module's docstring). ``kind``: the kernel to run
+    (``path``'s choice where None)."""
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _geometry(x.shape, w.shape, stride, padding)
     wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
     if _v1_threads_brg(g, profile) and tuple(mask) == (True, False, False):
         return _brg_bwd_data(dy, w, g, 8, profile.threads), None, None
-    kind = path(x.shape, w.shape, stride, padding, profile)
+    kind = kind or path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
