@@ -5,8 +5,9 @@ ONEDNN_MAX_CPU_ISA pinned together) and thread count.
 The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 channels), ConvNeXt's
 7x7 depthwise (its grad_weight runs gemm:jit: refused), channels that are not a multiple of 8 or 16
 (AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
-the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a padding
-wider than jit_dw's width unroll, and groups of several channels (refused). Every pass the impl
+the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a kernel
+within the padding (jit_dw declines), and groups of several channels (whole blocks of 8: jit:sse41's and
+jit:avx2's forward and jit:avx2's grad_input per group; else refused). Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
 """
@@ -42,7 +43,8 @@ CASES = (
     ((3, 24, 5, 19), (24, 1, 2, 2), 1, 0, 24, True),
     ((2, 40, 8, 5), (40, 1, 3, 3), 1, 3, 40, False),  # kernel within the padding: jit_dw declines
     ((2, 16, 6, 6), (16, 1, 1, 1), 1, 0, 16, True),  # 1x1: slow_conv2d per group at 1 thread
-    ((2, 16, 10, 10), (32, 4, 3, 3), 1, 1, 4, True),  # groups of several channels: refused
+    ((2, 16, 10, 10), (32, 4, 3, 3), 1, 1, 4, True),  # groups of 4 channels: refused
+    ((2, 32, 9, 10), (16, 8, 3, 3), 1, 1, 4, True),  # groups of 8: the one-group kernels per group
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 

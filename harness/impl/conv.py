@@ -103,8 +103,9 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
   oneDNN's jit_dw kernels, gemm:jit's depthwise forward and grad_input at SSE4.1, slow_conv2d per
-  group) refuse there gemm:jit at AVX2/AVX-512, gemm:jit's grouped grad_weight at SSE4.1, slow_conv2d's
-  grad_weight per group and groups of several channels.
+  group, this module's jit:sse41/jit:avx2 kernels group by group) refuse there gemm:jit at AVX2/AVX-512,
+  gemm:jit's grouped grad_weight at SSE4.1, slow_conv2d's grad_weight per group, and groups of several
+  channels outside whole blocks of 8 or on the kernels not run group by group.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.

@@ -10,7 +10,7 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
 - ATen's ``thnn`` per group (``_convolution`` slices the input, weight and bias per group and runs
   ``slow_conv2d`` on each, the outputs concatenated) where a 1x1 kernel has stride 1, fewer than 16
   images and 1 thread (ConvUtils.h ``use_mkldnn``; its small-image rule does not apply to groups):
-  harness.impl.conv's thnn model per group.
+  harness.impl.conv's thnn model per group, for depthwise forward and grad_input (one term each).
 - depthwise (groups = C = OC) otherwise goes to oneDNN's ``jit_dw:sse41`` / ``jit_dw:avx2`` /
   ``jit_dw:avx512_core`` (jit_uni_dw_conv_kernel_f32.cpp, jit_uni_dw_convolution.cpp; channels in
   blocks of 8, 8, 16; AVX2 and AVX-512 pad the channels up to a whole block, SSE4.1 declines C not a
@@ -33,11 +33,19 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   the forward one unfused chain over (kh, kw) with the bias added last, grad_input per tap one term
   added onto zeros in (kh, kw) order (the jit_dw order, unfused); its grad_weight is not modelled.
 
-Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, or
-groups of several channels, or a channel multiplier over 1); gemm:jit's grad_weight and grad_bias at
-SSE4.1; jit_dw's weights split over images at SSE4.1 on more threads; groups of several channels
-(oneDNN's jit:sse41/avx2/avx512_core kernels per group, gemm:jit elsewhere); other torch releases and
-aarch64.
+- groups of several channels with whole blocks of 8 input and output channels per group: oneDNN's
+  one-group kernels run group by group (the group an outer loop of their blocks), each group's chain
+  as harness.impl.conv's for that group's shape: ``jit:sse41`` and ``jit:avx2``'s forward (from the
+  bias over blocks of 8 channels, (kh, kw), channel), ``jit:avx2``'s grad_input at stride 1 (its
+  chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
+
+Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, a
+channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 for groups of several
+channels and its grad_weight and grad_bias of any grouped convolution; slow_conv2d's grad_weight per
+group (MKL's sgemm over each group's slices: other bits than over an aligned copy) and its passes for
+groups of several channels; AVX-512's kernels for groups of several channels (blocks of 4 or 8
+channels), jit:avx2's grad_weight per group, brgconv_strided and jit_1x1 per group; other torch
+releases and aarch64.
 """
 
 from __future__ import annotations
@@ -51,6 +59,7 @@ from harness.impl.profiles import KernelProfile
 
 THNN_GROUPS = "thnn per group"
 GEMM_JIT_DW = "gemm:jit (depthwise, SSE4.1)"
+PER_GROUP = " per group"  # a one-group kernel of harness.impl.conv run on each group
 # oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
 _DW = {
     "default": ("jit_dw:sse41", 8, 3, False),
@@ -141,7 +150,8 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     g = _group_geometry(x_shape, w_shape, stride, padding, groups)
     if not _depthwise(x_shape, w_shape, groups):
         what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
-        return (f"refuse:oneDNN's kernels for {what} (jit per group or gemm:jit)",) * 3
+        rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
+        return _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest), rest
     fallback = "refuse:gemm:jit with its AVX2/AVX-512 sgemm" if profile.aten != "default" else GEMM_JIT_DW
     whole = profile.aten != "default" or x_shape[1] % block == 0
     fwd = name if whole and not dw_forward_declines(g, ur_w) else fallback
@@ -150,6 +160,29 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     if weights == GEMM_JIT_DW:
         weights = "refuse:gemm:jit's grad_weight of a grouped convolution at SSE4.1"
     return fwd, data, weights
+
+
+def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> str:
+    """The forward of groups of several channels: oneDNN's jit:sse41 or jit:avx2 where each group has
+    whole blocks of 8 input and output channels (the one-group kernel's chain, group by group; its
+    declines run gemm:jit), else gemm:jit or AVX-512's blockings: refused."""
+    kind = {"default": conv.SSE41, "avx2": conv.AVX2}.get(profile.aten)
+    if kind is None or g.c % 8 or g.oc % 8:
+        return f"refuse:oneDNN's forward for {what} (AVX-512's channel blocks of 4 and 8, or gemm:jit)"
+    if conv._avx2_forward_declines(g):  # jit:sse41's checks are jit:avx2's
+        return "refuse:gemm:jit's forward of groups of several channels"
+    return kind + PER_GROUP
+
+
+def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelProfile, refusal: str) -> str:
+    """grad_input of groups of several channels: oneDNN's jit:avx2 at stride 1 (not 1x1) where each
+    group has whole blocks of 8 input and output channels and the kernel takes the shape (the
+    one-group kernel's chunks, group by group); the rest (gemm:jit at SSE4.1, brgconv_strided,
+    jit_1x1, AVX-512's blockings) refused."""
+    whole = g.c % 8 == 0 and g.oc % 8 == 0
+    if profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
+        return refusal
+    return "refuse:gemm:jit with its AVX2 sgemm" if conv._avx2_data_declines(g) else conv.AVX2 + PER_GROUP
 
 
 def _refuse(kind: str, what: str) -> None:
@@ -162,12 +195,15 @@ def _per_channel(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a.swapaxes(0, 1)[:, :, None])
 
 
-def _thnn_groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
+def _groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile,
+                    kind: str | None = None) -> np.ndarray:  # fmt: skip
+    """harness.impl.conv's forward on each group's slices (``kind``: its kernel, else its own choice),
+    the outputs concatenated."""
     cg, ocg = x.shape[1] // groups, w.shape[0] // groups
     outs = [
         conv.conv2d(
             x[:, i * cg : (i + 1) * cg].copy(), w[i * ocg : (i + 1) * ocg].copy(),
-            None if b is None else b[i * ocg : (i + 1) * ocg].copy(), stride, padding, profile,
+            None if b is None else b[i * ocg : (i + 1) * ocg].copy(), stride, padding, profile, kind,
         )
         for i in range(groups)
     ]  # fmt: skip
@@ -184,7 +220,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     kind = path(x.shape, w.shape, stride, padding, groups, profile)[0]
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
-        return _thnn_groups_forward(x, w, b, stride, padding, groups, profile)
+        return _groups_forward(x, w, b, stride, padding, groups, profile)
+    if kind.endswith(PER_GROUP):
+        return _groups_forward(x, w, b, stride, padding, groups, profile, kind.removesuffix(PER_GROUP))
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
     if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
@@ -219,14 +257,16 @@ def conv2d_backward(
     if fwd == THNN_GROUPS:
         if mask[1] or (mask[2] and has_bias):
             _refuse(weights, "backward weights")
-        gx = _thnn_groups_data(dy, w, x.shape, stride, padding, groups, profile) if mask[0] else None
+        gx = _groups_data(dy, x, w, stride, padding, groups, profile) if mask[0] else None
         return gx, None, None
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused = _level(profile)[3] and data != GEMM_JIT_DW
     lib = conv._lib()
     c = x.shape[1]
     gx = gw = gb = None
-    if mask[0]:
+    if mask[0] and data.endswith(PER_GROUP):
+        gx = _groups_data(dy, x, w, stride, padding, groups, profile, data.removesuffix(PER_GROUP))
+    elif mask[0]:
         _refuse(data, "backward data")
         dys = _per_channel(dy)
         out = np.empty((c, g.n, 1, g.h, g.w), np.float32)
@@ -269,16 +309,15 @@ def _dw_weights(dy: np.ndarray, x: np.ndarray, g: conv.Geometry, parts: list[int
     return gw
 
 
-def _thnn_groups_data(dy: np.ndarray, w: np.ndarray, x_shape, stride, padding, groups: int,
-                      profile: KernelProfile) -> np.ndarray:  # fmt: skip
-    """ATen's slow_conv2d grad_input per group (``_convolution_backward_nogroup_backend``), the groups'
-    gradients concatenated."""
-    cg, ocg = x_shape[1] // groups, w.shape[0] // groups
-    x0 = np.zeros((x_shape[0], cg, *x_shape[2:]), np.float32)  # the input's shape: grad_input does not read it
+def _groups_data(dy: np.ndarray, x: np.ndarray, w: np.ndarray, stride, padding, groups: int,
+                 profile: KernelProfile, kind: str | None = None) -> np.ndarray:  # fmt: skip
+    """grad_input through harness.impl.conv on each group's slices (``kind``: its kernel, else its own
+    choice: ATen's slow_conv2d per group, ``_convolution_backward_nogroup_backend``), concatenated."""
+    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
     parts = [
         conv.conv2d_backward(
-            dy[:, i * ocg : (i + 1) * ocg].copy(), x0, w[i * ocg : (i + 1) * ocg].copy(), stride, padding, False,
-            profile, (True, False, False),
+            dy[:, i * ocg : (i + 1) * ocg].copy(), x[:, i * cg : (i + 1) * cg].copy(),
+            w[i * ocg : (i + 1) * ocg].copy(), stride, padding, False, profile, (True, False, False), kind,
         )[0]
         for i in range(groups)
     ]  # fmt: skip
