@@ -31,7 +31,9 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
 - ``gemm:jit`` at SSE4.1 for a depthwise convolution (C not a multiple of 8, or jit_dw declines): per
   group oneDNN's im2col and SSE4.1 sgemm with one output channel and K = KH * KW terms (at most 256):
   the forward one unfused chain over (kh, kw) with the bias added last, grad_input per tap one term
-  added onto zeros in (kh, kw) order (the jit_dw order, unfused); its grad_weight is not modelled.
+  added onto zeros in (kh, kw) order (the jit_dw order, unfused); grad_weight and grad_bias (also where
+  jit_dw's weights kernel declines) harness.impl.conv's gemm:jit per group on one thread (oneDNN's
+  bwd_weights_balance gives each thread whole groups), where a group's output is one pixel block.
 
 - groups of several channels with whole blocks of 8 input and output channels per group: oneDNN's
   one-group kernels run group by group (the group an outer loop of their blocks), each group's chain
@@ -41,11 +43,11 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
 
 Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, a
 channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 for groups of several
-channels and its grad_weight and grad_bias of any grouped convolution; slow_conv2d's grad_weight per
-group (MKL's sgemm over each group's slices: other bits than over an aligned copy) and its passes for
-groups of several channels; AVX-512's kernels for groups of several channels (blocks of 4 or 8
-channels), jit:avx2's grad_weight per group, brgconv_strided and jit_1x1 per group; other torch
-releases and aarch64.
+channels, and a depthwise grad_weight whose pixel blocks split the output (scratchpad limit);
+slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
+aligned copy) and its passes for groups of several channels; AVX-512's kernels for groups of several
+channels (blocks of 4 or 8 channels), jit:avx2's grad_weight per group, brgconv_strided and jit_1x1
+per group; other torch releases and aarch64.
 """
 
 from __future__ import annotations
@@ -158,7 +160,14 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     data = name if whole else fallback
     weights = name if whole and not dw_weights_declines(g) else fallback
     if weights == GEMM_JIT_DW:
-        weights = "refuse:gemm:jit's grad_weight of a grouped convolution at SSE4.1"
+        # per group one thread (bwd_weights_balance gives the threads whole groups); pixel blocks
+        # below the output's size (the scratchpad limit) measured to differ: refused
+        whole_image = conv._gemm_jit_conf(g, 1, True)[1] >= g.oh * g.ow
+        weights = (
+            conv.GEMM_JIT + PER_GROUP
+            if whole_image
+            else "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
+        )
     return fwd, data, weights
 
 
@@ -183,6 +192,11 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     if profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
     return "refuse:gemm:jit with its AVX2 sgemm" if conv._avx2_data_declines(g) else conv.AVX2 + PER_GROUP
+
+
+def _one_group_kind(kind: str) -> str | None:
+    """The one-group kernel (harness.impl.conv's name) that ``kind`` runs on each group, or None."""
+    return kind.removesuffix(PER_GROUP) if kind.endswith(PER_GROUP) and not kind.startswith("refuse:") else None
 
 
 def _refuse(kind: str, what: str) -> None:
@@ -221,8 +235,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
         return _groups_forward(x, w, b, stride, padding, groups, profile)
-    if kind.endswith(PER_GROUP):
-        return _groups_forward(x, w, b, stride, padding, groups, profile, kind.removesuffix(PER_GROUP))
+    if _one_group_kind(kind):
+        return _groups_forward(x, w, b, stride, padding, groups, profile, _one_group_kind(kind))
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
     if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
@@ -264,8 +278,8 @@ def conv2d_backward(
     lib = conv._lib()
     c = x.shape[1]
     gx = gw = gb = None
-    if mask[0] and data.endswith(PER_GROUP):
-        gx = _groups_data(dy, x, w, stride, padding, groups, profile, data.removesuffix(PER_GROUP))
+    if mask[0] and _one_group_kind(data):
+        gx = _groups_data(dy, x, w, stride, padding, groups, profile, _one_group_kind(data))
     elif mask[0]:
         _refuse(data, "backward data")
         dys = _per_channel(dy)
@@ -273,7 +287,9 @@ def conv2d_backward(
         for ch in range(c):
             lib.conv_bwd_data_direct(*g, ptr(dys[ch]), ptr(w[ch : ch + 1]), ptr(out[ch]), 1, int(fused), 0, 0)
         gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
-    if mask[1] or (mask[2] and has_bias):
+    if (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
+        _, gw, gb = _groups_weights(dy, x, w, stride, padding, groups, has_bias, profile.with_threads(1), mask)
+    elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")
         parts = _dw_weight_parts(g, c, profile)
         if mask[1]:
@@ -322,3 +338,20 @@ def _groups_data(dy: np.ndarray, x: np.ndarray, w: np.ndarray, stride, padding, 
         for i in range(groups)
     ]  # fmt: skip
     return np.concatenate(parts, axis=1)
+
+
+def _groups_weights(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """grad_weight and grad_bias through harness.impl.conv's gemm:jit (SSE4.1) on each group's slices,
+    concatenated: oneDNN's gemm:jit runs each group's sgemms on one thread."""
+    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
+    parts = [
+        conv.conv2d_backward(
+            dy[:, i * ocg : (i + 1) * ocg].copy(), x[:, i * cg : (i + 1) * cg].copy(),
+            w[i * ocg : (i + 1) * ocg].copy(), stride, padding, has_bias, profile, (False, mask[1], mask[2]),
+            conv.GEMM_JIT,
+        )
+        for i in range(groups)
+    ]  # fmt: skip
+    gw = np.concatenate([p[1] for p in parts]) if mask[1] else None
+    gb = np.concatenate([p[2] for p in parts]) if mask[2] and has_bias else None
+    return None, gw, gb
