@@ -40,10 +40,14 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   as harness.impl.conv's for that group's shape: ``jit:sse41`` and ``jit:avx2``'s forward (from the
   bias over blocks of 8 channels, (kh, kw), channel), ``jit:avx2``'s grad_input at stride 1 (its
   chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
+- ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers (the forward where
+  jit:sse41 does not run, every backward): oneDNN gives each thread whole groups, each group's
+  sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
+  ref:any or a group's backward splits its output into pixel blocks.
 
 Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, a
-channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 for groups of several
-channels, and a depthwise grad_weight whose pixel blocks split the output (scratchpad limit);
+channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 where a group's
+backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
 aligned copy) and its passes for groups of several channels; AVX-512's kernels for groups of several
 channels (blocks of 4 or 8 channels), jit:avx2's grad_weight per group, brgconv_strided and jit_1x1
@@ -153,6 +157,8 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     if not _depthwise(x_shape, w_shape, groups):
         what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
         rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
+        if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
+            rest = _gemm_jit_per_group(g)
         return _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest), rest
     fallback = "refuse:gemm:jit with its AVX2/AVX-512 sgemm" if profile.aten != "default" else GEMM_JIT_DW
     whole = profile.aten != "default" or x_shape[1] % block == 0
@@ -176,11 +182,21 @@ def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> s
     whole blocks of 8 input and output channels (the one-group kernel's chain, group by group; its
     declines run gemm:jit), else gemm:jit or AVX-512's blockings: refused."""
     kind = {"default": conv.SSE41, "avx2": conv.AVX2}.get(profile.aten)
-    if kind is None or g.c % 8 or g.oc % 8:
-        return f"refuse:oneDNN's forward for {what} (AVX-512's channel blocks of 4 and 8, or gemm:jit)"
-    if conv._avx2_forward_declines(g):  # jit:sse41's checks are jit:avx2's
-        return "refuse:gemm:jit's forward of groups of several channels"
-    return kind + PER_GROUP
+    jit = kind is not None and g.c % 8 == 0 and g.oc % 8 == 0 and not conv._avx2_forward_declines(g)
+    if jit:  # jit:sse41's checks are jit:avx2's
+        return kind + PER_GROUP
+    if profile.aten != "default":
+        return f"refuse:oneDNN's forward for {what} (AVX-512's channel blocks of 4 and 8, or gemm:jit's AVX2 sgemm)"
+    if conv.gemm_jit_forward_declines(g, profile.with_threads(1)):
+        return f"refuse:oneDNN's ref:any forward for {what}"
+    return conv.GEMM_JIT + PER_GROUP
+
+
+def _gemm_jit_per_group(g: conv.Geometry) -> str:
+    """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group on one thread where a
+    group's output is one pixel block in both passes (measured); else refused."""
+    whole = min(conv._gemm_jit_conf(g, 1, True)[1], conv._gemm_jit_conf(g, 1, False)[1]) >= g.oh * g.ow
+    return conv.GEMM_JIT + PER_GROUP if whole else "refuse:gemm:jit's blocks of output pixels in a group's backward"
 
 
 def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelProfile, refusal: str) -> str:
@@ -189,9 +205,14 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     one-group kernel's chunks, group by group); the rest (gemm:jit at SSE4.1, brgconv_strided,
     jit_1x1, AVX-512's blockings) refused."""
     whole = g.c % 8 == 0 and g.oc % 8 == 0
-    if profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
+    if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
     return "refuse:gemm:jit with its AVX2 sgemm" if conv._avx2_data_declines(g) else conv.AVX2 + PER_GROUP
+
+
+def _group_profile(kind: str, profile: KernelProfile) -> KernelProfile:
+    """The profile a group runs under: gemm:jit gives each thread whole groups (one thread a group)."""
+    return profile.with_threads(1) if _one_group_kind(kind) == conv.GEMM_JIT else profile
 
 
 def _one_group_kind(kind: str) -> str | None:
@@ -236,7 +257,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     if kind == THNN_GROUPS:
         return _groups_forward(x, w, b, stride, padding, groups, profile)
     if _one_group_kind(kind):
-        return _groups_forward(x, w, b, stride, padding, groups, profile, _one_group_kind(kind))
+        return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), _one_group_kind(kind))
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
     if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
@@ -279,7 +300,7 @@ def conv2d_backward(
     c = x.shape[1]
     gx = gw = gb = None
     if mask[0] and _one_group_kind(data):
-        gx = _groups_data(dy, x, w, stride, padding, groups, profile, _one_group_kind(data))
+        gx = _groups_data(dy, x, w, stride, padding, groups, _group_profile(data, profile), _one_group_kind(data))
     elif mask[0]:
         _refuse(data, "backward data")
         dys = _per_channel(dy)
