@@ -7,8 +7,8 @@ The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 
 (AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
 the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a kernel
 within the padding (jit_dw declines), and groups of several channels (whole blocks of 8: jit:sse41's and
-jit:avx2's forward and jit:avx2's grad_input per group; at SSE4.1 gemm:jit per group; else
-refused), and a channel multiplier of 2. Every pass the impl
+jit:avx2's forward and jit:avx2's grad_input per group; jit:avx512_core's forward in blocks of 16, 8
+or 4; at SSE4.1 gemm:jit per group; else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
 """
@@ -44,7 +44,7 @@ CASES = (
     ((3, 24, 5, 19), (24, 1, 2, 2), 1, 0, 24, True),
     ((2, 40, 8, 5), (40, 1, 3, 3), 1, 3, 40, False),  # kernel within the padding: jit_dw declines
     ((2, 16, 6, 6), (16, 1, 1, 1), 1, 0, 16, True),  # 1x1: slow_conv2d per group at 1 thread
-    ((2, 16, 10, 10), (32, 4, 3, 3), 1, 1, 4, True),  # groups of 4 channels: refused
+    ((2, 16, 10, 10), (32, 4, 3, 3), 1, 1, 4, True),  # groups of 4: gemm:jit (AVX2: refused), AVX-512's blocks of 4
     ((2, 32, 9, 10), (16, 8, 3, 3), 1, 1, 4, True),  # groups of 8: the one-group kernels per group
     ((2, 8, 9, 9), (16, 1, 3, 3), 2, 1, 8, True),  # channel multiplier 2: gemm:jit per group at SSE4.1
 )

@@ -40,6 +40,9 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   as harness.impl.conv's for that group's shape: ``jit:sse41`` and ``jit:avx2``'s forward (from the
   bias over blocks of 8 channels, (kh, kw), channel), ``jit:avx2``'s grad_input at stride 1 (its
   chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
+- ``jit:avx512_core`` for groups of several channels (not 1x1): per group and per block of 16, 8 or
+  4 input channels (the largest dividing both the group's input and output channels, measured) a
+  fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added.
 - ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers (the forward where
   jit:sse41 does not run, every backward): oneDNN gives each thread whole groups, each group's
   sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
@@ -49,9 +52,9 @@ Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 
 channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
-aligned copy) and its passes for groups of several channels; AVX-512's kernels for groups of several
-channels (blocks of 4 or 8 channels), jit:avx2's grad_weight per group, brgconv_strided and jit_1x1
-per group; other torch releases and aarch64.
+aligned copy) and its passes for groups of several channels; the backward of groups of several
+channels at AVX-512 and jit:avx2's grad_weight per group, brgconv_strided and jit_1x1 per group;
+other torch releases and aarch64.
 """
 
 from __future__ import annotations
@@ -66,6 +69,7 @@ from harness.impl.profiles import KernelProfile
 THNN_GROUPS = "thnn per group"
 GEMM_JIT_DW = "gemm:jit (depthwise, SSE4.1)"
 PER_GROUP = " per group"  # a one-group kernel of harness.impl.conv run on each group
+AVX512_GROUPS = "jit:avx512_core (channel blocks of 4, 8 or 16 per group)"
 # oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
 _DW = {
     "default": ("jit_dw:sse41", 8, 3, False),
@@ -180,16 +184,48 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
 def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> str:
     """The forward of groups of several channels: oneDNN's jit:sse41 or jit:avx2 where each group has
     whole blocks of 8 input and output channels (the one-group kernel's chain, group by group; its
-    declines run gemm:jit), else gemm:jit or AVX-512's blockings: refused."""
+    declines run gemm:jit), jit:avx512_core in blocks of 16, 8 or 4 channels (not 1x1), at SSE4.1
+    gemm:jit per group; the rest (gemm:jit's AVX2/AVX-512 sgemm, ref:any, jit_1x1) refused."""
     kind = {"default": conv.SSE41, "avx2": conv.AVX2}.get(profile.aten)
     jit = kind is not None and g.c % 8 == 0 and g.oc % 8 == 0 and not conv._avx2_forward_declines(g)
     if jit:  # jit:sse41's checks are jit:avx2's
         return kind + PER_GROUP
+    if profile.aten == "avx512" and _avx512_block(g) and (g.kh, g.kw) != (1, 1):
+        # harness.impl.conv's AVX-512 rule for gemm:jit holds every gemm:jit pass measured and more
+        fallback = conv.gemm_jit_fallback(g, conv.AVX512)[0]
+        return (
+            "refuse:gemm:jit's AVX-512 sgemm (or jit:avx512_core past the measured rule)" if fallback else AVX512_GROUPS
+        )
     if profile.aten != "default":
-        return f"refuse:oneDNN's forward for {what} (AVX-512's channel blocks of 4 and 8, or gemm:jit's AVX2 sgemm)"
+        return f"refuse:oneDNN's forward for {what} (jit_1x1 per group, or gemm:jit's AVX2/AVX-512 sgemm)"
     if conv.gemm_jit_forward_declines(g, profile.with_threads(1)):
         return f"refuse:oneDNN's ref:any forward for {what}"
     return conv.GEMM_JIT + PER_GROUP
+
+
+def _avx512_block(g: conv.Geometry) -> int | None:
+    """The channel block jit:avx512_core takes for a group: 16, 8 or 4, the largest that divides both
+    its input and its output channels (measured); None: none does."""
+    return next((b for b in (16, 8, 4) if g.c % b == 0 and g.oc % b == 0), None)
+
+
+def _avx512_groups_forward(x, w, b, g: conv.Geometry, groups: int) -> np.ndarray:
+    """jit:avx512_core's forward of groups of several channels: per group and per block of its channel
+    block (``_avx512_block``) a fused chain from 0 over (kh, kw, channel), the first block's sum plus
+    the bias, each further block's sum added (csrc/conv.c conv_fwd_terms, as harness.impl.conv's
+    AVX-512 forward with its block of 16)."""
+    lib = conv._lib()
+    terms = conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g))
+    y = np.empty((g.n, g.oc * groups, g.oh, g.ow), np.float32)
+    for i in range(groups):
+        xs, ws = x[:, i * g.c : (i + 1) * g.c].copy(), w[i * g.oc : (i + 1) * g.oc].copy()
+        bs = None if b is None else b[i * g.oc : (i + 1) * g.oc].copy()
+        out = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
+        lib.conv_fwd_terms(
+            *g, ptr(xs), ptr(ws), None if bs is None else ptr(bs), ptr(out), ptr(terms), len(terms), 1, 2
+        )
+        y[:, i * g.oc : (i + 1) * g.oc] = out
+    return y
 
 
 def _gemm_jit_per_group(g: conv.Geometry) -> str:
@@ -256,6 +292,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
         return _groups_forward(x, w, b, stride, padding, groups, profile)
+    if kind == AVX512_GROUPS:
+        return _avx512_groups_forward(x, w, b, _group_geometry(x.shape, w.shape, stride, padding, groups), groups)
     if _one_group_kind(kind):
         return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), _one_group_kind(kind))
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
