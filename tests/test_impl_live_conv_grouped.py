@@ -7,7 +7,7 @@ The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 
 (AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
 the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a kernel
 within the padding (jit_dw declines), and groups of several channels (whole blocks of 8: jit:sse41's and
-jit:avx2's forward and jit:avx2's grad_input per group; jit:avx512_core's forward in blocks of 16, 8
+jit:avx2's forward and jit:avx2's grad_input per group; jit:avx512_core's forward and grad_input in blocks of 16, 8
 or 4; at SSE4.1 gemm:jit per group; else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).

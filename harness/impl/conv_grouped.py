@@ -42,7 +42,8 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
 - ``jit:avx512_core`` for groups of several channels (not 1x1): per group and per block of 16, 8 or
   4 input channels (the largest dividing both the group's input and output channels, measured) a
-  fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added.
+  fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added;
+  grad_input at stride 1 alike per block of output channels, each block's chain from 0, added.
 - ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers (the forward where
   jit:sse41 does not run, every backward): oneDNN gives each thread whole groups, each group's
   sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
@@ -52,8 +53,8 @@ Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 
 channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
-aligned copy) and its passes for groups of several channels; the backward of groups of several
-channels at AVX-512 and jit:avx2's grad_weight per group, brgconv_strided and jit_1x1 per group;
+aligned copy) and its passes for groups of several channels; grad_weight of groups of several
+channels at AVX2/AVX-512 (jit:avx2's thread split), brgconv_strided and jit_1x1 per group;
 other torch releases and aarch64.
 """
 
@@ -228,6 +229,20 @@ def _avx512_groups_forward(x, w, b, g: conv.Geometry, groups: int) -> np.ndarray
     return y
 
 
+def _avx512_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int) -> np.ndarray:
+    """jit:avx512_core's grad_input of groups of several channels (stride 1): per group and per block
+    of its channel block of output channels a fused chain from 0 over (kh, kw, channel), the blocks'
+    sums added (csrc/conv.c conv_bwd_data_direct, as harness.impl.conv's AVX-512 grad_input)."""
+    lib = conv._lib()
+    gx = np.empty((g.n, g.c * groups, g.h, g.w), np.float32)
+    for i in range(groups):
+        d, ws = dy[:, i * g.oc : (i + 1) * g.oc].copy(), w[i * g.oc : (i + 1) * g.oc].copy()
+        out = np.empty((g.n, g.c, g.h, g.w), np.float32)
+        lib.conv_bwd_data_direct(*g, ptr(d), ptr(ws), ptr(out), _avx512_block(g), 1, 0, 1)
+        gx[:, i * g.c : (i + 1) * g.c] = out
+    return gx
+
+
 def _gemm_jit_per_group(g: conv.Geometry) -> str:
     """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group on one thread where a
     group's output is one pixel block in both passes (measured); else refused."""
@@ -236,10 +251,15 @@ def _gemm_jit_per_group(g: conv.Geometry) -> str:
 
 
 def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelProfile, refusal: str) -> str:
-    """grad_input of groups of several channels: oneDNN's jit:avx2 at stride 1 (not 1x1) where each
+    """grad_input of groups of several channels: at stride 1 (not 1x1) oneDNN's jit:avx2 where each
     group has whole blocks of 8 input and output channels and the kernel takes the shape (the
-    one-group kernel's chunks, group by group); the rest (gemm:jit at SSE4.1, brgconv_strided,
-    jit_1x1, AVX-512's blockings) refused."""
+    one-group kernel's chunks, group by group), jit:avx512_core in its channel blocks; at SSE4.1
+    gemm:jit per group (``refusal`` names it); the rest (brgconv_strided, jit_1x1) refused."""
+    if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1) and (g.kh, g.kw) != (1, 1):
+        fallback = conv.gemm_jit_fallback(g, conv.AVX512)[1]
+        return (
+            "refuse:gemm:jit's AVX-512 sgemm (or jit:avx512_core past the measured rule)" if fallback else AVX512_GROUPS
+        )
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
@@ -337,7 +357,9 @@ def conv2d_backward(
     lib = conv._lib()
     c = x.shape[1]
     gx = gw = gb = None
-    if mask[0] and _one_group_kind(data):
+    if mask[0] and data == AVX512_GROUPS:
+        gx = _avx512_groups_data(dy, w, _group_geometry(x.shape, w.shape, stride, padding, groups), groups)
+    elif mask[0] and _one_group_kind(data):
         gx = _groups_data(dy, x, w, stride, padding, groups, _group_profile(data, profile), _one_group_kind(data))
     elif mask[0]:
         _refuse(data, "backward data")
