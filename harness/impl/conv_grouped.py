@@ -192,16 +192,24 @@ def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> s
     if jit:  # jit:sse41's checks are jit:avx2's
         return kind + PER_GROUP
     if profile.aten == "avx512" and _avx512_block(g) and (g.kh, g.kw) != (1, 1):
-        # harness.impl.conv's AVX-512 rule for gemm:jit holds every gemm:jit pass measured and more
-        fallback = conv.gemm_jit_fallback(g, conv.AVX512)[0]
-        return (
-            "refuse:gemm:jit's AVX-512 sgemm (or jit:avx512_core past the measured rule)" if fallback else AVX512_GROUPS
-        )
+        return AVX512_GROUPS if _avx512_groups_take(g, profile, 0) else _AVX512_BELOW
     if profile.aten != "default":
         return f"refuse:oneDNN's forward for {what} (jit_1x1 per group, or gemm:jit's AVX2/AVX-512 sgemm)"
     if conv.gemm_jit_forward_declines(g, profile.with_threads(1)):
         return f"refuse:oneDNN's ref:any forward for {what}"
     return conv.GEMM_JIT + PER_GROUP
+
+
+_AVX512_BELOW = "refuse:a kernel below jit:avx512_core (jit:avx2 or gemm:jit's sgemm) for a group, not modelled"
+
+
+def _avx512_groups_take(g: conv.Geometry, profile: KernelProfile, pass_index: int) -> bool:
+    """Whether the impl runs jit:avx512_core on a group's forward (``pass_index`` 0) or grad_input (1):
+    where oneDNN's one-group checks take it (``conv.direct_kernels``) and within the envelope measured
+    on groups (an input no smaller than the kernel; the forward where jit:avx2's checks pass too)."""
+    small = g.h < g.kh or g.w < g.kw
+    measured = not small and (pass_index == 1 or not conv._avx2_forward_declines(g))
+    return measured and conv.direct_kernels(g, conv.AVX512, profile)[pass_index] == conv.AVX512
 
 
 def _avx512_block(g: conv.Geometry) -> int | None:
@@ -256,10 +264,7 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     one-group kernel's chunks, group by group), jit:avx512_core in its channel blocks; at SSE4.1
     gemm:jit per group (``refusal`` names it); the rest (brgconv_strided, jit_1x1) refused."""
     if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1) and (g.kh, g.kw) != (1, 1):
-        fallback = conv.gemm_jit_fallback(g, conv.AVX512)[1]
-        return (
-            "refuse:gemm:jit's AVX-512 sgemm (or jit:avx512_core past the measured rule)" if fallback else AVX512_GROUPS
-        )
+        return AVX512_GROUPS if _avx512_groups_take(g, profile, 1) else _AVX512_BELOW
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
