@@ -28,6 +28,7 @@ import torch.nn.functional as F
 from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
 from harness.impl import conv_grouped
+from harness.impl.profiles import get_profile
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import as_tensor, live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
 
@@ -156,3 +157,14 @@ def test_refusals_name_the_kernel() -> None:
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):
         conv_grouped.conv2d(x, w, None, (1, 1), (1, 1), 4, profile)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("profile", ["x86-baseline", "x86-avx2", "x86-avx512"])
+def test_mobilenet_v2_depthwise_is_modelled_at_every_level(profile: str, threads: int) -> None:
+    """MobileNetV2's depthwise convolutions (the first two cases): every pass modelled at each x86
+    level and thread count, none refused (``test_level`` holds each such pass to torch's bits)."""
+    prof = get_profile(profile, threads)
+    for x_shape, w_shape, stride, padding, groups, _ in CASES[:2]:
+        kinds = conv_grouped.path(x_shape, w_shape, (stride,) * 2, (padding,) * 2, groups, prof)
+        assert not [k for k in kinds if k.startswith("refuse:")], (x_shape, kinds)
