@@ -40,9 +40,10 @@ def bits(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x, np.float32).view(np.uint32)
 
 
-def digest(x: np.ndarray) -> str:
-    """The first 16 hex digits of the SHA-256 of a float32 array's bits (the tests' recorded digests)."""
-    return hashlib.sha256(bits(x).tobytes()).hexdigest()[:16]
+def digest(x: np.ndarray, chars: int = 16) -> str:
+    """The first ``chars`` hex digits of the SHA-256 of a float32 array's little-endian bits (the
+    tests' recorded digests; 64: the whole)."""
+    return hashlib.sha256(bits(x).astype("<u4").tobytes()).hexdigest()[:chars]
 
 
 def stored_operands(

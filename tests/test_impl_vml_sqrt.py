@@ -6,8 +6,6 @@ thread; and whose estimate a fixture's profile takes from its provenance. No tor
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -24,6 +22,7 @@ from harness.impl.profiles import (
     rsqrt_estimate_of,
 )
 from harness.store.paths import DEFAULT_FIXTURES
+from tests.impl_intel_mkl import digest
 
 AVX2 = "linux-x86_64-avx2-mklavx2-t1"
 SSE42 = "linux-x86_64-baseline-mklsse42-t1"
@@ -53,7 +52,7 @@ def _strided() -> np.ndarray:
 
 
 def _digest(out: np.ndarray) -> str:
-    return hashlib.sha256(out.view(np.uint32).astype("<u4").tobytes()).hexdigest()
+    return digest(out, 64)
 
 
 @pytest.mark.parametrize("platform", [AVX2, SSE42])
