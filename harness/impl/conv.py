@@ -199,7 +199,8 @@ def _small_single(n: int, c: int, h: int, wd: int, kh: int, kw: int) -> bool:
 
 def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     """Which kernel torch runs for this convolution under ``profile`` (see the module's docstring)."""
-    n, c, h, wd, oc, kh, kw, *_ = _geometry(x_shape, w_shape, stride, padding)
+    g = _geometry(x_shape, w_shape, stride, padding)
+    n, c, h, wd, oc, kh, kw, *_ = g
     strided = tuple(stride) != (1, 1)
     one_by_one = (kh, kw) == (1, 1)
     thnn_faster = not strided and n < 16 and one_by_one and profile.threads == 1
@@ -217,7 +218,6 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
         return AVX2
     # jit:sse41 takes 3 or a multiple of 8 input channels, a multiple of 8 output
     # channels and what its init_conf accepts, the same checks as jit:avx2's (``_avx2_forward_declines``)
-    g = _geometry(x_shape, w_shape, stride, padding)
     sse41 = oc % 8 == 0 and (c % 8 == 0 or c == 3) and not _avx2_forward_declines(g)
     return SSE41 if sse41 else GEMM_JIT
 

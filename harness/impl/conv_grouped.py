@@ -227,8 +227,8 @@ def _avx512_groups_forward(x, w, b, g: conv.Geometry, groups: int) -> np.ndarray
     terms = conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g))
     y = np.empty((g.n, g.oc * groups, g.oh, g.ow), np.float32)
     for i in range(groups):
-        xs, ws = x[:, i * g.c : (i + 1) * g.c].copy(), w[i * g.oc : (i + 1) * g.oc].copy()
-        bs = None if b is None else b[i * g.oc : (i + 1) * g.oc].copy()
+        xs, ws = _part(x, i, g.c, 1), _part(w, i, g.oc)
+        bs = None if b is None else _part(b, i, g.oc)
         out = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
         lib.conv_fwd_terms(
             *g, ptr(xs), ptr(ws), None if bs is None else ptr(bs), ptr(out), ptr(terms), len(terms), 1, 2
@@ -244,7 +244,7 @@ def _avx512_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups:
     lib = conv._lib()
     gx = np.empty((g.n, g.c * groups, g.h, g.w), np.float32)
     for i in range(groups):
-        d, ws = dy[:, i * g.oc : (i + 1) * g.oc].copy(), w[i * g.oc : (i + 1) * g.oc].copy()
+        d, ws = _part(dy, i, g.oc, 1), _part(w, i, g.oc)
         out = np.empty((g.n, g.c, g.h, g.w), np.float32)
         lib.conv_bwd_data_direct(*g, ptr(d), ptr(ws), ptr(out), _avx512_block(g), 1, 0, 1)
         gx[:, i * g.c : (i + 1) * g.c] = out
@@ -286,6 +286,11 @@ def _refuse(kind: str, what: str) -> None:
         raise ParityError(f"conv2d {what} with groups: {kind[7:]}, not modelled")
 
 
+def _part(a: np.ndarray, i: int, size: int, axis: int = 0) -> np.ndarray:
+    """Group ``i``'s ``size`` entries of ``a`` along ``axis``, as a contiguous copy."""
+    return np.ascontiguousarray(np.take(a, range(i * size, (i + 1) * size), axis=axis))
+
+
 def _per_channel(a: np.ndarray) -> np.ndarray:
     """(N, C, ...) as (C, N, 1, ...), C-contiguous: each channel a one-channel batch."""
     return np.ascontiguousarray(a.swapaxes(0, 1)[:, :, None])
@@ -298,8 +303,8 @@ def _groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfil
     cg, ocg = x.shape[1] // groups, w.shape[0] // groups
     outs = [
         conv.conv2d(
-            x[:, i * cg : (i + 1) * cg].copy(), w[i * ocg : (i + 1) * ocg].copy(),
-            None if b is None else b[i * ocg : (i + 1) * ocg].copy(), stride, padding, profile, kind,
+            _part(x, i, cg, 1), _part(w, i, ocg), None if b is None else _part(b, i, ocg), stride, padding, profile,
+            kind,
         )
         for i in range(groups)
     ]  # fmt: skip
@@ -317,11 +322,11 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
         return _groups_forward(x, w, b, stride, padding, groups, profile)
+    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     if kind == AVX512_GROUPS:
-        return _avx512_groups_forward(x, w, b, _group_geometry(x.shape, w.shape, stride, padding, groups), groups)
+        return _avx512_groups_forward(x, w, b, g, groups)
     if _one_group_kind(kind):
         return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), _one_group_kind(kind))
-    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
     if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
         raise ParityError("conv2d forward with groups: gemm:jit's K blocks over 256 taps are not modelled")
@@ -363,7 +368,7 @@ def conv2d_backward(
     c = x.shape[1]
     gx = gw = gb = None
     if mask[0] and data == AVX512_GROUPS:
-        gx = _avx512_groups_data(dy, w, _group_geometry(x.shape, w.shape, stride, padding, groups), groups)
+        gx = _avx512_groups_data(dy, w, g, groups)
     elif mask[0] and _one_group_kind(data):
         gx = _groups_data(dy, x, w, stride, padding, groups, _group_profile(data, profile), _one_group_kind(data))
     elif mask[0]:
@@ -418,8 +423,8 @@ def _groups_data(dy: np.ndarray, x: np.ndarray, w: np.ndarray, stride, padding, 
     cg, ocg = x.shape[1] // groups, w.shape[0] // groups
     parts = [
         conv.conv2d_backward(
-            dy[:, i * ocg : (i + 1) * ocg].copy(), x[:, i * cg : (i + 1) * cg].copy(),
-            w[i * ocg : (i + 1) * ocg].copy(), stride, padding, False, profile, (True, False, False), kind,
+            _part(dy, i, ocg, 1), _part(x, i, cg, 1), _part(w, i, ocg), stride, padding, False, profile,
+            (True, False, False), kind,
         )[0]
         for i in range(groups)
     ]  # fmt: skip
@@ -432,9 +437,8 @@ def _groups_weights(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
     cg, ocg = x.shape[1] // groups, w.shape[0] // groups
     parts = [
         conv.conv2d_backward(
-            dy[:, i * ocg : (i + 1) * ocg].copy(), x[:, i * cg : (i + 1) * cg].copy(),
-            w[i * ocg : (i + 1) * ocg].copy(), stride, padding, has_bias, profile, (False, mask[1], mask[2]),
-            conv.GEMM_JIT,
+            _part(dy, i, ocg, 1), _part(x, i, cg, 1), _part(w, i, ocg), stride, padding, has_bias, profile,
+            (False, mask[1], mask[2]), conv.GEMM_JIT,
         )
         for i in range(groups)
     ]  # fmt: skip
