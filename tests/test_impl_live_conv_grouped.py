@@ -16,10 +16,6 @@ which).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,11 +24,8 @@ import torch.nn.functional as F
 from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
 from harness.impl import conv_grouped
-from harness.impl.profiles import get_profile
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import as_tensor, live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # (input shape, weight shape, stride, padding, groups, bias)
 CASES = (
@@ -113,16 +106,11 @@ LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_6
 def test_level(level) -> None:
     """Every case at this ISA level, 1 and 2 threads, in a fresh process: the modelled passes exact,
     the others refused."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(level.env)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "from tests.test_impl_live_conv_grouped import _child; _child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False, cwd=ROOT, env=env
-    )
-    assert run.returncode == 0, run.stderr[-3000:]
+    from tests.test_impl_live_conv import _run_pinned  # its fresh-process runner (not in the child)
+
+    rows = _run_pinned(level, 2, "_child", [], module="tests.test_impl_live_conv_grouped")
     failures, exact = [], 0
-    for row in json.loads(run.stdout.strip().splitlines()[-1]):
+    for row in rows:
         for name, result in row["got"].items():
             refused = name in row["want"]
             if result != ("refused" if refused else "exact"):
@@ -157,14 +145,3 @@ def test_refusals_name_the_kernel() -> None:
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):
         conv_grouped.conv2d(x, w, None, (1, 1), (1, 1), 4, profile)
-
-
-@pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("profile", ["x86-baseline", "x86-avx2", "x86-avx512"])
-def test_mobilenet_v2_depthwise_is_modelled_at_every_level(profile: str, threads: int) -> None:
-    """MobileNetV2's depthwise convolutions (the first two cases): every pass modelled at each x86
-    level and thread count, none refused (``test_level`` holds each such pass to torch's bits)."""
-    prof = get_profile(profile, threads)
-    for x_shape, w_shape, stride, padding, groups, _ in CASES[:2]:
-        kinds = conv_grouped.path(x_shape, w_shape, (stride,) * 2, (padding,) * 2, groups, prof)
-        assert not [k for k in kinds if k.startswith("refuse:")], (x_shape, kinds)
