@@ -5,7 +5,8 @@ Fixed shapes, each on a rule read from oneDNN v3.12's init_conf code: jit:sse41'
 (the kernel in the padding, a left padding over its unroll of 3, KW > 7 with padding and a stride)
 and gemm:jit runs; jit:avx512_core's forward declines over its code size for jit:avx2; its backward
 weights decline a padding over KH / 2 for jit:avx2 and take 2 input channels (its first-convolution
-kernel); its backward data declines over its code size and gemm:jit runs (refused); an input smaller
+kernel); its backward data declines over its code size and gemm:jit runs (its AVX-512 sgemm, modelled:
+harness.impl.onednn_sgemm); an input smaller
 than the kernel runs jit:avx512_core in every pass; one output pixel of more than 27 taps (no
 padding, stride 1, two images) runs ip_convolution (refused); strided backward data runs jit:avx512_core where
 brgconv_strided finds no blocking, and with one or two input channels and a stride not dividing W
@@ -46,7 +47,7 @@ CASES = {
         ((3, 17, 5, 40), (32, 17, 3, 17), 1, 1),  # forward over jit:avx512_core's code size: jit:avx2
         ((3, 3, 7, 12), (8, 3, 7, 8), 1, 4),  # weights: a top padding over KH / 2: jit:avx2
         ((2, 2, 4, 25), (24, 2, 8, 8), 1, 3),  # weights of 2 input channels: jit:avx512_core
-        ((2, 3, 7, 30), (16, 3, 3, 16), 1, 0),  # backward data over its code size: gemm:jit, refused
+        ((2, 3, 7, 30), (16, 3, 3, 16), 1, 0),  # backward data over its code size: gemm:jit
         ((2, 12, 3, 4), (32, 12, 5, 5), 1, 1),  # an input smaller than the kernel: jit:avx512_core
         ((1, 1, 10, 3), (20, 1, 8, 8), 3, 5),  # strided data: brgconv_strided finds no blocking, jit:avx512_core
         ((3, 1, 5, 2), (8, 1, 4, 4), 3, 3),  # strided data, one channel, the stride not dividing W: refused
@@ -55,7 +56,7 @@ CASES = {
     ),
 }
 ISA = {"baseline": "sse41", "avx2": "avx2", "avx512": "avx512_core"}
-REFUSED = ("gemm:jit", "ref:any", conv.STRIDED_UNSETTLED, conv.IP_CONV)
+REFUSED = (conv.STRIDED_UNSETTLED, conv.IP_CONV)
 
 
 def predicted(case: tuple, profile: KernelProfile, level: str) -> list[str]:
@@ -142,9 +143,8 @@ def _kernels_child() -> None:
 @pytest.mark.parametrize("level", sorted(CASES))
 def test_kernel_per_pass(level: str) -> None:
     """ONEDNN_VERBOSE names the kernel the impl predicts for every pass; the impl gives torch's bits
-    for every output it does not refuse, and refuses exactly the passes it predicts gemm:jit (at AVX2
-    and AVX-512), ref:any there, ip_convolution, or the unsettled strided backward data
-    (``STRIDED_UNSETTLED``)."""
+    for every output it does not refuse, and refuses exactly the passes it predicts ip_convolution or
+    the unsettled strided backward data (``STRIDED_UNSETTLED``)."""
     from tests.test_impl_live_conv import _level_named, _run_pinned  # its platform levels (not in the child)
 
     report = _run_pinned(

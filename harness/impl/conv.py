@@ -92,7 +92,7 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
   images, rows and channel blocks, never its reduction.
 - not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``gemm_jit_fallback``), and strided backward data where brgconv_strided's exec_trans may
+  decline (``unmodelled_passes``), and strided backward data where brgconv_strided's exec_trans may
   decline (the stride not dividing W: one or two input channels, or an input narrower and shorter
   than the stride) or, at AVX512_CORE, below
   jit:avx512_core (which kernel runs not settled); AVX512_CORE's ``ip:any`` (ip_convolution: no
@@ -337,15 +337,13 @@ def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
     return False
 
 
-def gemm_jit_fallback(g: Geometry, kind: str, profile: KernelProfile) -> tuple[bool, bool, bool]:
+def unmodelled_passes(g: Geometry, kind: str, profile: KernelProfile) -> tuple[bool, bool, bool]:
     """(forward, backward data, backward weights and bias): the passes the impl refuses at AVX2 or
-    AVX512_CORE: where oneDNN's direct kernels all decline (``direct_kernels``) and it runs gemm:jit
-    with its AVX2 or AVX-512 sgemm (not modelled), the strided backward data whose kernel is not
-    settled (``STRIDED_UNSETTLED``), and AVX512_CORE's ip_convolution (``IP_CONV``: its inner product,
-    brgemm matmul, not modelled)."""
+    AVX512_CORE: the strided backward data whose kernel is not settled (``STRIDED_UNSETTLED``) and
+    AVX512_CORE's ip_convolution (``IP_CONV``: its inner product, brgemm matmul, not modelled)."""
     if kind not in (AVX2, AVX512) or _one_by_one(g):
         return (False, False, False)
-    return tuple(k in (GEMM_JIT, STRIDED_UNSETTLED, IP_CONV) for k in direct_kernels(g, kind, profile))
+    return tuple(k in (STRIDED_UNSETTLED, IP_CONV) for k in direct_kernels(g, kind, profile))
 
 
 def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
@@ -507,13 +505,6 @@ def _avx512_weights_declines(g: Geometry) -> bool:
     return not bounds or (g.kw > 14 and not transposed) or 4 <= g.c < 16
 
 
-def _refuse_gemm_jit(what: str, kind: str) -> None:
-    raise ParityError(
-        f"conv2d {what}: oneDNN's direct kernel at {kind} declines this shape and gemm:jit runs with its "
-        "AVX2/AVX-512 sgemm, not modelled"
-    )
-
-
 def _thnn_gemm(kind: str, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: float,
                c: np.ndarray, ldc: int, profile: KernelProfile) -> None:  # fmt: skip
     from harness.impl.linalg import cpublas_gemm
@@ -562,8 +553,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         kind = direct_kernels(g, kind, profile)[0]  # jit:avx2 where jit:avx512_core declines
         if kind == IP_CONV:
             raise ParityError("conv2d forward: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
-        if kind == GEMM_JIT:
-            _refuse_gemm_jit("forward", path(x.shape, w.shape, stride, padding, profile))
+        if kind == GEMM_JIT and not gemm_jit_forward_declines(g, profile):
+            return _vector_gemm_jit_forward(x, w, b, g, profile)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -670,7 +661,7 @@ def gemm_jit_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
     """Whether oneDNN's gemm:jit forward declines for ``ref:any``: its scratchpad, the threads' im2col
     buffers of its blocking (``_gemm_jit_forward_conf``) plus 128 bytes of alignment, is over the
     limit of 15 * threads * the bytes of src, weights and dst (at most 1 GiB)."""
-    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile))
     n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
     limit = min(1 << 30, 15 * profile.threads * 4 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow))
     return conf.col > 0 and 4 * conf.nthr * conf.col + 128 > limit
@@ -1569,7 +1560,6 @@ def conv2d_backward(
             _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
             return gx, gw, gb
         return _ref_backward(dy, x, w, g, has_bias, mask, profile.threads)
-    fallback = gemm_jit_fallback(g, kind, profile)
     data_kind = "jit_1x1" if _one_by_one(g) else direct_kernels(g, kind, profile)[1]
     if data_kind == IP_CONV:
         raise ParityError("conv2d backward: oneDNN's ip_convolution (an inner product, brgemm matmul) is not modelled")
@@ -1579,10 +1569,14 @@ def conv2d_backward(
             "blocking search not modelled (the stride not dividing W, one or two input channels or an input "
             "smaller than the stride; at AVX512_CORE where jit:avx512_core declines too)"
         )
-    if (mask[0] and fallback[1]) or ((mask[1] or (mask[2] and has_bias)) and fallback[2]):
-        _refuse_gemm_jit("backward data" if mask[0] and fallback[1] else "backward weights", kind)
+    weights_kind = "jit_1x1" if _one_by_one(g) else direct_kernels(g, kind, profile)[2]
+    if data_kind == GEMM_JIT and mask[0]:
+        gx = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False))[0]
+    if weights_kind == GEMM_JIT and (mask[1] or mask[2]):
+        _, gw, gb = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]))
+        mask = (mask[0], False, False)
     lib = _lib()
-    if mask[0]:
+    if mask[0] and data_kind != GEMM_JIT:
         gx = np.empty_like(x)
         if data_kind == AVX512:
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
@@ -1609,9 +1603,10 @@ def conv2d_backward(
     return gx, gw, gb
 
 
-def _gemm_jit_conf(g: Geometry, threads: int, weights: bool) -> tuple[int, int]:
-    """(threads, os_block) of oneDNN's gemm:jit backward at SSE4.1 (gemm_convolution_utils.cpp
-    init_conf, NCHW): outer threading (the images split between all threads, each sgemm on one)
+def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4) -> tuple[int, int]:
+    """(threads, os_block) of oneDNN's gemm:jit backward (gemm_convolution_utils.cpp init_conf,
+    NCHW; simd_w the floats of a vector register: 4 at SSE4.1, 8 at AVX2, 16 at AVX512_CORE): outer
+    threading (the images split between all threads, each sgemm on one)
     or one thread over the images; the output pixels in blocks of os_block where the im2col buffer
     does not fit the room left under the scratchpad's limit (15 * threads * the bytes of src,
     weights and dst, at most 1 GiB): a block of max(4, (int)(room / (4 * threads * C*KH*KW) * coef))
@@ -1620,7 +1615,7 @@ def _gemm_jit_conf(g: Geometry, threads: int, weights: bool) -> tuple[int, int]:
     bytes a weight per thread, plus 128 bytes of alignment (its outer-threading estimate counts the
     weights so too)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
-    os_, ks, is_, simd_w = oh * ow, kh * kw, h * wd, 4
+    os_, ks, is_ = oh * ow, kh * kw, h * wd
     wei = oc * c * ks
     limit = min(1 << 30, 15 * threads * 4 * (n * c * h * wd + wei + n * oc * os_))
     plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
@@ -1682,15 +1677,22 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
             ]
             _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
     if mask[2] and has_bias:
-        gb = np.zeros(oc, np.float32)
-        for b in range(n):
-            for r in range(oh):
-                row = dy[b, :, r, :]
-                acc = row[:, 0].copy()
-                for col in range(1, ow):
-                    acc = acc + row[:, col]
-                gb = gb + acc
+        gb = _gemm_jit_bias(dy, g)
     return gx, gw, gb
+
+
+def _gemm_jit_bias(dy: np.ndarray, g: Geometry) -> np.ndarray:
+    """gemm:jit's grad_bias (compiled C++, the same at every ISA level): per output row one chain over
+    its columns in order from the first, added to the channel's sum."""
+    gb = np.zeros(g.oc, np.float32)
+    for b in range(g.n):
+        for r in range(g.oh):
+            row = dy[b, :, r, :]
+            acc = row[:, 0].copy()
+            for col in range(1, g.ow):
+                acc = acc + row[:, col]
+            gb = gb + acc
+    return gb
 
 
 def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) -> np.ndarray:
@@ -1723,6 +1725,140 @@ def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) ->
             at = reach & (blocks == block)
             gx[:, :, at] += col[:, :, at]
     return gx
+
+
+def _simd_w(profile: KernelProfile) -> int:
+    """Floats in oneDNN's vector register at the profile's level (platform::get_vector_register_size)."""
+    return {"avx512": 16, "avx2": 8}.get(profile.aten, 4)
+
+
+def _sgemm_isa(profile: KernelProfile) -> str:
+    from harness.impl import onednn_sgemm
+
+    return onednn_sgemm.AVX512 if profile.aten == "avx512" else onednn_sgemm.AVX2
+
+
+def _plain(g: Geometry) -> bool:
+    """gemm:jit needs no im2col buffer: a 1x1 kernel at stride 1 without padding."""
+    return (g.kh, g.kw, g.sh, g.sw, g.ph, g.pw) == (1, 1, 1, 1, 0, 0)
+
+
+def _vector_gemm_jit_calls(g: Geometry, profile: KernelProfile, which: int) -> list[tuple[object, int]]:
+    """(sgemm call, threads it sees) of each sgemm of gemm:jit's pass ``which`` (0 forward, 1 backward
+    data, 2 backward weights) at AVX2 or AVX512_CORE: the forward per piece of its blocking and
+    input-channel block; backward data per image and block of output pixels ('N', 'T': M the pixels,
+    K the output channels); backward weights per image and pixel block ('T', 'N': M = C*KH*KW, N the
+    output channels, K the pixels). An sgemm inside the pass's parallel region (more than one
+    thread) sees one thread, else all of them."""
+    from harness.impl.onednn_sgemm import Call
+
+    n, c, oc, os_, ks = g.n, g.c, g.oc, g.oh * g.ow, g.kh * g.kw
+    simd, col = _simd_w(profile), not _plain(g)
+    calls: list[tuple[object, int]] = []
+    if which == 0:
+        conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, simd)
+        inner = 1 if conf.nthr > 1 else profile.threads
+        for _im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g, conf):
+            for c0 in range(0, c, conf.ic_block):
+                k = (min(c0 + conf.ic_block, c) - c0) * ks
+                calls.append((Call(False, False, s1 - s0, o1 - o0, k, s1 - s0 if col else os_, c * ks, os_), inner))
+        return calls
+    nthr, os_block = _gemm_jit_conf(g, profile.threads, which == 2, simd)
+    inner = 1 if nthr > 1 else profile.threads
+    for s0 in range(0, os_, os_block):
+        m = min(os_block, os_ - s0)
+        if which == 1:
+            call = Call(False, True, m, c * ks, oc, os_, c * ks, m if col else os_)
+        else:
+            call = Call(True, False, c * ks, oc, m, m if col else os_, os_, c * ks)
+        calls.extend([(call, inner)] * n)
+    return calls
+
+
+def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile) -> np.ndarray:
+    """oneDNN's gemm:jit forward at AVX2 or AVX512_CORE (execute_forward_ncsp): per piece of its
+    blocking (``_gemm_jit_forward_pieces``) and input-channel block in order one sgemm (im2col rows
+    (channel, kh, kw); beta 0 for the first block, 1 after; harness.impl.onednn_sgemm), the bias
+    added after the last block."""
+    from harness.impl.onednn_sgemm import sgemm
+
+    n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
+    os_, ks, isa = oh * ow, kh * kw, _sgemm_isa(profile)
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile))
+    calls = iter(_vector_gemm_jit_calls(g, profile, 0))
+    y = np.zeros((n, oc, oh, ow), np.float32)
+    yf, wf, xf = y.reshape(-1), w.reshape(-1), x.reshape(-1)
+    cols = {}
+    for im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g, conf):
+        if not _plain(g) and im not in cols:
+            cols = {im: _im2col(x[im], kh, kw, g.sh, g.sw, g.ph, g.pw, oh, ow)}
+        for c0 in range(0, c, conf.ic_block):
+            call, threads = next(calls)
+            if _plain(g):
+                a, ao = xf, (im * c + c0) * os_ + s0
+            else:
+                a, ao = np.ascontiguousarray(cols[im][c0 * ks : c0 * ks + call.k, s0:s1]).reshape(-1), 0
+            sgemm(isa, threads, call, a, ao, wf, o0 * c * ks + c0 * ks, int(c0 > 0), yf, (im * oc + o0) * os_ + s0)
+        if b is not None:
+            part = y[im, o0:o1].reshape(o1 - o0, os_)
+            part[:, s0:s1] = part[:, s0:s1] + b[o0:o1, None]
+    return y
+
+
+def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: KernelProfile, mask):
+    """oneDNN's gemm:jit backward at AVX2 or AVX512_CORE (execute_backward_data_ncsp,
+    execute_backward_weights_ncsp; harness.impl.onednn_sgemm's sgemm). grad_input: per image and
+    block of output pixels its sgemm into columns, added by col2im onto zeros tap by tap (or, without
+    an im2col buffer, written in place); grad_weight: each thread of its split of the images
+    (``_gemm_jit_conf``) one sgemm per image and pixel block onto its own sum (beta 0 first), the
+    threads' sums then added in order onto 0; grad_bias as at SSE4.1 (``_gemm_jit_bias``)."""
+    from harness.impl.onednn_sgemm import sgemm
+
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    os_, ks, isa, simd = oh * ow, kh * kw, _sgemm_isa(profile), _simd_w(profile)
+    gx = gw = gb = None
+    dyf, wf = dy.reshape(-1), w.reshape(-1)
+    if mask[0]:
+        os_block = _gemm_jit_conf(g, profile.threads, False, simd)[1]
+        calls = iter(_vector_gemm_jit_calls(g, profile, 1))
+        gx = np.zeros((n, c, h, wd), np.float32)
+        pix = np.arange(os_)
+        for s0 in range(0, os_, os_block):
+            for im in range(n):
+                call, threads = next(calls)
+                if _plain(g):
+                    sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, 0, 0, gx.reshape(-1), im * c * os_ + s0)
+                    continue
+                col = np.empty(call.m * call.n, np.float32)
+                sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, 0, 0, col, 0)
+                taps = col.reshape(c, kh, kw, call.m)
+                r, q = pix[s0 : s0 + call.m] // ow, pix[s0 : s0 + call.m] % ow
+                for i in range(kh):
+                    for j in range(kw):
+                        rr, cc = r * sh - ph + i, q * sw - pw + j
+                        ok = (rr >= 0) & (rr < h) & (cc >= 0) & (cc < wd)
+                        gx[im][:, rr[ok], cc[ok]] += taps[:, i, j, ok]
+    if mask[1]:
+        nthr, os_block = _gemm_jit_conf(g, profile.threads, True, simd)
+        calls = _vector_gemm_jit_calls(g, profile, 2)
+        images = _balance211(n, min(nthr, n))
+        total = np.zeros(oc * c * ks, np.float32)
+        for t0, t1 in pairwise(images):
+            part = np.zeros(oc * c * ks, np.float32)
+            for im in range(t0, t1):
+                cols = None if _plain(g) else _im2col(x[im], kh, kw, sh, sw, ph, pw, oh, ow)
+                for s0 in range(0, os_, os_block):
+                    call, threads = calls[(s0 // os_block) * n + im]
+                    if cols is None:
+                        a, ao = x.reshape(-1), im * c * os_ + s0
+                    else:
+                        a, ao = np.ascontiguousarray(cols[:, s0 : s0 + call.k]).reshape(-1), 0
+                    sgemm(isa, threads, call, a, ao, dyf, im * oc * os_ + s0, int(im > t0 or s0 > 0), part, 0)
+            total = part if len(images) == 2 else total + part  # one thread: its sgemms write grad_weight
+        gw = total.reshape(w.shape)
+    if mask[2] and has_bias:
+        gb = _gemm_jit_bias(dy, g)
+    return gx, gw, gb
 
 
 def _thnn_backward(dy, x, w, g, has_bias, profile, mask):

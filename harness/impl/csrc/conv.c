@@ -313,3 +313,184 @@ void onednn_ref_sgemm(int32_t transa, int32_t transb, int64_t m, int64_t n, int6
         }
     }
 }
+
+/* oneDNN v3.12's x86 sgemm at AVX2 and AVX512_CORE (gemm:jit's sgemms; harness/impl/onednn_sgemm.py
+ * drives the blocking and threading): one kernel call on a block of the product,
+ *   C[i*sci + j*scj] = (beta ? C : 0) + sum_p A[i*sai + p*sak] * B[p*sbk + j*sbj],
+ * A (m, k), B (k, n), C (m, n); the sum is formed per element as its kernel forms it, then added to
+ * C (one rounding) where beta is 1.
+ * kind DNNL_KERN_CHAIN: jit_avx2_kernel_sgemm_kern (the copy-based sgemm at AVX2 and AVX512_CORE)
+ *   and jit_avx512_common_gemm_f32's nocopy kernel: one fused chain from 0 over p in order.
+ * kind DNNL_KERN_AVX2_NOCOPY: jit_avx_gemm_f32's nocopy kernel at AVX2, by register tile: rows in
+ *   tiles of 16 (after the last whole 16, a tile of 16 where more than 8 rows remain, else of 8),
+ *   columns in tiles of 6 (the last n % 6 one tile). A 16-row tile 4 to 6 columns wide: one fused
+ *   chain. Otherwise two accumulators, the even p and the odd p below the last even-count of terms
+ *   (k rounded down to even), each a chain from 0, added (even + odd), then the last term where k is
+ *   odd; fused (vfmadd231ps) in tiles 3 to 6 columns wide, unfused (vmulps, vaddps) 1 or 2 wide. */
+enum { DNNL_KERN_CHAIN = 0, DNNL_KERN_AVX2_NOCOPY = 1 };
+void dnnl_sgemm_block(int32_t kind, int64_t m, int64_t n, int64_t k, const float *a, int64_t sai, int64_t sak,
+                      const float *b, int64_t sbk, int64_t sbj, float *c, int64_t sci, int64_t scj, int32_t beta) {
+    const int64_t m16 = m / 16 * 16, n6 = n / 6 * 6;
+    const int64_t rows_tail = m - m16, k_even = k / 2 * 2;
+    for (int64_t j = 0; j < n; j++) {
+        const int64_t un = j < n6 ? 6 : n - n6;
+        for (int64_t i = 0; i < m; i++) {
+            const int64_t um = (i < m16 || rows_tail > 8) ? 16 : 8;
+            const float *ai = a + i * sai, *bj = b + j * sbj;
+            float acc;
+            if (kind == DNNL_KERN_CHAIN || (um == 16 && un >= 4)) {
+                acc = 0.0f;
+                for (int64_t p = 0; p < k; p++) acc = fmaf(ai[p * sak], bj[p * sbk], acc);
+            } else {
+                const int fused = un >= 3;
+                float even = 0.0f, odd = 0.0f;
+                for (int64_t p = 0; p < k_even; p += 2) {
+                    even = madd(fused, ai[p * sak], bj[p * sbk], even);
+                    odd = madd(fused, ai[(p + 1) * sak], bj[(p + 1) * sbk], odd);
+                }
+                acc = even + odd;
+                if (k & 1) acc = madd(fused, ai[k_even * sak], bj[k_even * sbk], acc);
+            }
+            float *out = c + i * sci + j * scj;
+            *out = beta ? *out + acc : acc;
+        }
+    }
+}
+
+/* jit_avx512_core_gemm_smalln_tn_f32 (AVX512_CORE, op(A) = A^T, op(B) = B, 1 < n < 16): C (m, n)
+ * = (beta ? C : 0) + A^T B with A[p + i*lda] (k, m), B[p + j*ldb] (k, n), C[i + j*ldc]. The columns
+ * in groups of 2 or 3 (its partitions table, below); per group and block of 8 rows, per element 16
+ * lanes, lane l a fused chain from 0 over p = 16q + l (q in order, the last block of k % 16 terms
+ * masked), then reduced across lanes as its reduction_16x16 shuffles do (emulated on 16-float
+ * vectors: vshuff32x4, vpermi2ps, vshufpd, vaddps), the result added to C. No bit depends on how its
+ * threads split the rows. */
+typedef struct {
+    float v[16];
+} zmm_t;
+
+static zmm_t z_add(zmm_t a, zmm_t b) {
+    zmm_t r;
+    for (int e = 0; e < 16; e++) r.v[e] = a.v[e] + b.v[e];
+    return r;
+}
+
+static zmm_t z_shuff32x4(zmm_t a, zmm_t b, int imm) { /* 128-bit lanes 0, 1 from a, 2, 3 from b */
+    zmm_t r;
+    for (int l = 0; l < 4; l++) {
+        const zmm_t *src = l < 2 ? &a : &b;
+        memcpy(&r.v[4 * l], &src->v[4 * ((imm >> (2 * l)) & 3)], 4 * sizeof(float));
+    }
+    return r;
+}
+
+static zmm_t z_permi2(const int *idx, zmm_t a, zmm_t b) {
+    zmm_t r;
+    for (int e = 0; e < 16; e++) r.v[e] = idx[e] < 16 ? a.v[idx[e]] : b.v[idx[e] - 16];
+    return r;
+}
+
+static zmm_t z_shufpd(zmm_t a, zmm_t b, int imm) { /* 64-bit pairs: even from a, odd from b */
+    zmm_t r;
+    for (int q = 0; q < 8; q++) {
+        const zmm_t *src = (q & 1) ? &b : &a;
+        memcpy(&r.v[2 * q], &src->v[2 * ((q & ~1) + ((imm >> q) & 1))], 2 * sizeof(float));
+    }
+    return r;
+}
+
+static const int SMALLN_AB[16] = {0, 1, 2, 3, 16, 17, 18, 19, 8, 9, 10, 11, 24, 25, 26, 27};
+static const int SMALLN_BA[16] = {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31};
+static const int SMALLN_AB1[16] = {0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30};
+static const int SMALLN_BA1[16] = {1, 17, 3, 19, 5, 21, 7, 23, 9, 25, 11, 27, 13, 29, 15, 31};
+
+/* reduction_16x16's steps after the first: w[8] -> one vector (16 results) */
+static zmm_t smalln_reduce(zmm_t *w) {
+    for (int ii = 0; ii < 4; ii++)
+        w[ii] = z_add(z_permi2(SMALLN_AB, w[ii], w[ii + 4]), z_permi2(SMALLN_BA, w[ii], w[ii + 4]));
+    for (int ii = 0; ii < 2; ii++) w[ii] = z_add(z_shufpd(w[ii], w[ii + 2], 0x00), z_shufpd(w[ii], w[ii + 2], 0xff));
+    return z_add(z_permi2(SMALLN_AB1, w[0], w[1]), z_permi2(SMALLN_BA1, w[0], w[1]));
+}
+
+static const int64_t SMALLN_PARTS[15][6] = {
+    {0, 1, 1, 1, 1, 1},  {0, 2, 2, 2, 2, 2},  {0, 3, 3, 3, 3, 3},   {0, 2, 4, 4, 4, 4},    {0, 3, 5, 5, 5, 5},
+    {0, 3, 6, 6, 6, 6},  {0, 2, 4, 7, 7, 7},  {0, 3, 6, 8, 8, 8},   {0, 3, 6, 9, 9, 9},    {0, 2, 4, 7, 10, 10},
+    {0, 3, 6, 9, 11, 11}, {0, 3, 6, 9, 12, 12}, {0, 2, 4, 7, 10, 13}, {0, 3, 6, 9, 12, 14}, {0, 3, 6, 9, 12, 15}};
+
+void dnnl_smalln_tn(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                    float *c, int64_t ldc, int32_t beta) {
+    for (int ii = 1; ii < 6; ii++) {
+        const int64_t j0 = SMALLN_PARTS[n - 1][ii - 1], nn = SMALLN_PARTS[n - 1][ii] - j0;
+        if (nn == 0) break;
+        for (int64_t r0 = 0; r0 < m; r0 += 8) {
+            zmm_t acc[3][8];
+            memset(acc, 0, sizeof acc);
+            for (int64_t col = 0; col < nn; col++)
+                for (int64_t r = 0; r < 8 && r0 + r < m; r++)
+                    for (int64_t p = 0; p < k; p++)
+                        acc[col][r].v[p & 15] = fmaf(a[p + (r0 + r) * lda], b[p + (j0 + col) * ldb], acc[col][r].v[p & 15]);
+            zmm_t w[8], out[2];
+            for (int r = 0; r < 8; r++) { /* [ A1 + A2 | B1 + B2 ]: column 0's row r, column 1's */
+                w[r] = z_add(z_shuff32x4(acc[0][r], acc[1][r], 0x44), z_shuff32x4(acc[0][r], acc[1][r], 0xee));
+            }
+            out[0] = smalln_reduce(w);
+            if (nn == 3) {
+                for (int r = 0; r < 8; r++)
+                    w[r] = z_add(z_shuff32x4(acc[2][r], acc[2][r], 0x44), z_shuff32x4(acc[2][r], acc[2][r], 0xee));
+                out[1] = smalln_reduce(w);
+            }
+            for (int64_t col = 0; col < nn; col++)
+                for (int64_t r = 0; r < 8 && r0 + r < m; r++) {
+                    const float v = col < 2 ? out[0].v[8 * col + r] : out[1].v[r];
+                    float *o = &c[r0 + r + (j0 + col) * ldc];
+                    *o = beta ? v + *o : v;
+                }
+        }
+    }
+}
+
+/* oneDNN's gemv kernels at AVX2 and AVX512_CORE (gemv_driver.cpp; the sgemm's n = 1 or m = 1 cases),
+ * one kernel call each (harness/impl/onednn_sgemm.py splits the threads' parts):
+ * dnnl_gemv_n: jit_sse41_gemv_n_f32_kern (its AVX2 code): y (m) at y[i*incy], per element a fused
+ *   chain over the n columns of A[i + p*lda] times x[p*incx] in order, from y where incy is 1, else
+ *   (gemv_kernel_driver's ytmp, blocks of 512 rows) from 0, then added to y. */
+void dnnl_gemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y,
+                 int64_t incy) {
+    for (int64_t i = 0; i < m; i++) {
+        float acc = incy == 1 ? y[i] : 0.0f;
+        for (int64_t p = 0; p < n; p++) acc = fmaf(a[i + p * lda], x[p * incx], acc);
+        y[i * incy] = incy == 1 ? acc : y[i * incy] + acc;
+    }
+}
+
+/* the 8 lanes of a ymm accumulator summed as vhaddps, vperm2f128 + vaddps, vhaddps do */
+static float dnnl_hsum8(const float *l) { return ((l[0] + l[1]) + (l[4] + l[5])) + ((l[2] + l[3]) + (l[6] + l[7])); }
+
+/* dnnl_gemv_t: jit_avx_gemv_t_f32_kern: y[j*incy] for j < n, the dot of A's column j (A[p + j*lda],
+ * p < m) with x; where incx is not 1 gemv_kernel_driver hands the kernel blocks of 512 terms (x
+ * copied), one call each. Per call and column: the terms below 16*floor(m'/16) in 8 lanes (lane l a
+ * fused chain over p = l mod 8 in order), the lanes summed (dnnl_hsum8) and added to y; then the
+ * remaining terms in pieces of 8, 4, 2, 1 (as the remainder's bits say), each piece's products
+ * (fmaf from 0) summed alike and added to y. */
+void dnnl_gemv_t(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y,
+                 int64_t incy) {
+    const int64_t blk = incx == 1 ? (m > 0 ? m : 1) : 512;
+    for (int64_t j = 0; j < n; j++) {
+        float *out = &y[j * incy];
+        for (int64_t p0 = 0; p0 < m; p0 += blk) {
+            const int64_t mb = m - p0 < blk ? m - p0 : blk, main = mb / 16 * 16;
+            const float *aj = a + j * lda + p0, *xj = x + p0 * incx;
+            if (main > 0) {
+                float lane[8] = {0};
+                for (int64_t p = 0; p < main; p++) lane[p & 7] = fmaf(xj[p * incx], aj[p], lane[p & 7]);
+                *out = *out + dnnl_hsum8(lane);
+            }
+            int64_t p = main;
+            for (int64_t piece = 8; piece > 0; piece >>= 1) {
+                if (!((mb - main) & piece)) continue;
+                float lane[8] = {0};
+                for (int64_t e = 0; e < piece; e++, p++) lane[e] = fmaf(xj[p * incx], aj[p], 0.0f);
+                *out = *out + dnnl_hsum8(lane);
+            }
+        }
+    }
+}
