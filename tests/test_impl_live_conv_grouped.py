@@ -2,8 +2,9 @@
 the impl, bit for bit (uint32 patterns), in a fresh process per ISA level (ATEN_CPU_CAPABILITY and
 ONEDNN_MAX_CPU_ISA pinned together) and thread count.
 
-The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 channels), ConvNeXt's
-7x7 depthwise (its grad_weight runs gemm:jit: refused), channels that are not a multiple of 8 or 16
+The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 channels), rows over
+30 output columns (jit_dw's weight kernel takes them in blocks of columns), ConvNeXt's 7x7 depthwise
+(its grad_weight runs gemm:jit: per group at every level), channels that are not a multiple of 8 or 16
 (AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
 the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a kernel
 within the padding (jit_dw declines), and groups of several channels (whole blocks of 8: jit:sse41's and
@@ -32,6 +33,8 @@ CASES = (
     ((2, 32, 16, 16), (32, 1, 3, 3), 1, 1, 32, False),  # MobileNetV2, stride 1
     ((2, 96, 14, 14), (96, 1, 3, 3), 2, 1, 96, False),  # MobileNetV2, stride 2
     ((1, 144, 9, 9), (144, 1, 3, 3), 1, 1, 144, True),
+    ((2, 8, 11, 34), (8, 1, 3, 3), 1, 1, 8, True),  # 34 columns: jit_dw's weights in blocks of 15 and 4
+    ((1, 16, 20, 61), (16, 1, 3, 3), 2, 1, 16, False),  # 31 columns at stride 2: blocks of 15 and 16
     ((2, 16, 12, 12), (16, 1, 7, 7), 1, 3, 16, True),  # ConvNeXt's 7x7 depthwise
     ((3, 13, 9, 11), (13, 1, 3, 3), 1, 1, 13, True),  # not a multiple of 8
     ((4, 8, 7, 10), (8, 1, 3, 3), 2, 1, 8, True),  # one channel block
@@ -121,13 +124,14 @@ def test_level(level) -> None:
 
 
 def test_mobilenet_depthwise_is_modelled() -> None:
-    """MobileNetV2's depthwise convolutions have every pass modelled at each x86 level (no host needed)."""
+    """MobileNetV2's depthwise convolutions and the wide rows have every pass modelled at each x86 level
+    (no host needed)."""
     from harness.impl.profiles import profile_for_capability
 
     for cap in ("DEFAULT", "AVX2", "AVX512"):
         for threads in (1, 2):
             profile = profile_for_capability(cap, threads, "x86_64")
-            for case in CASES[:3]:
+            for case in CASES[:5]:
                 x_shape, w_shape, stride, padding, groups, _bias = case
                 kinds = conv_grouped.path(x_shape, w_shape, (stride, stride), (padding, padding), groups, profile)
                 assert not any(k.startswith("refuse:") for k in kinds), (cap, threads, case, kinds)
@@ -138,10 +142,10 @@ def test_refusals_name_the_kernel() -> None:
     from harness.impl.profiles import profile_for_capability
 
     profile = profile_for_capability("AVX2", 1, "x86_64")
-    x, w = np.zeros((2, 16, 12, 12), np.float32), np.zeros((16, 1, 7, 7), np.float32)
-    dy = np.zeros((2, 16, 12, 12), np.float32)
-    with pytest.raises(ParityError, match="gemm:jit"):
-        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (3, 3), 16, False, profile, (False, True, False))
+    x, w = np.zeros((2, 2, 12, 12), np.float32), np.zeros((2, 1, 7, 7), np.float32)
+    dy = np.zeros((2, 2, 12, 12), np.float32)
+    with pytest.raises(ParityError, match="gemm:jit's grad_weight with fewer groups than threads"):
+        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (3, 3), 2, False, profile.with_threads(4), (False, True, False))
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):
         conv_grouped.conv2d(x, w, None, (1, 1), (1, 1), 4, profile)

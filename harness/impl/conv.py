@@ -141,7 +141,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_fwd_direct.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32, _I32]
         lib.conv_fwd_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I32, _I32]
         lib.conv_bwd_data_direct.argtypes = [*[_I] * 13, _P, _P, _P, _I, _I32, _I32, _I32]
-        lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32]
+        lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
@@ -553,8 +553,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         kind = direct_kernels(g, kind, profile)[0]  # jit:avx2 where jit:avx512_core declines
         if kind == IP_CONV:
             raise ParityError("conv2d forward: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
-        if kind == GEMM_JIT and not gemm_jit_forward_declines(g, profile):
-            return _vector_gemm_jit_forward(x, w, b, g, profile)
+    if kind == GEMM_JIT and profile.aten in ("avx2", "avx512") and not gemm_jit_forward_declines(g, profile):
+        return _vector_gemm_jit_forward(x, w, b, g, profile)
     y = np.empty((n, oc, oh, ow), np.float32)
     if kind == THNN:
         k, m = c * kh * kw, oh * ow
@@ -1091,7 +1091,9 @@ def _gemm_k_blocks(k: int) -> list[int]:
 def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
     part = np.array(parts, np.int64)
     run = np.array(runs, np.int64)
-    _lib().conv_bwd_weights_runs(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, ptr(run), len(run), int(fused))
+    _lib().conv_bwd_weights_runs(
+        *g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, ptr(run), len(run), int(fused), None
+    )
 
 
 def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
@@ -1548,6 +1550,8 @@ def conv2d_backward(
     gx = gw = gb = None
     if kind == THNN:
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
+    if kind == GEMM_JIT and profile.aten in ("avx2", "avx512"):
+        return _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
     if kind in (SSE41, GEMM_JIT):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
     if kind == SVE256:

@@ -165,11 +165,14 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
         if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
             rest = _gemm_jit_per_group(g)
         return _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest), rest
-    fallback = "refuse:gemm:jit with its AVX2/AVX-512 sgemm" if profile.aten != "default" else GEMM_JIT_DW
+    if profile.aten == "default":
+        fallback = (GEMM_JIT_DW,) * 3
+    else:
+        fallback = tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
     whole = profile.aten != "default" or x_shape[1] % block == 0
-    fwd = name if whole and not dw_forward_declines(g, ur_w) else fallback
-    data = name if whole else fallback
-    weights = name if whole and not dw_weights_declines(g) else fallback
+    fwd = name if whole and not dw_forward_declines(g, ur_w) else fallback[0]
+    data = name if whole else fallback[1]
+    weights = name if whole and not dw_weights_declines(g) else fallback[2]
     if weights == GEMM_JIT_DW:
         # per group one thread (bwd_weights_balance gives the threads whole groups); pixel blocks
         # below the output's size (the scratchpad limit) measured to differ: refused
@@ -180,6 +183,32 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
             else "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
         )
     return fwd, data, weights
+
+
+def _vector_gemm_jit(g: conv.Geometry, groups: int, profile: KernelProfile, which: int) -> str:
+    """gemm:jit at AVX2 or AVX512_CORE for pass ``which`` (0 forward, 1 backward data, 2 backward
+    weights) of a group: harness.impl.conv's gemm:jit on each group with one thread, where that is
+    what oneDNN computes: the forward only where its sgemms are gemvs (one output channel a group:
+    no bit depends on how its blocking cuts the pixels) and it does not run ref:any; the backward
+    only where a group's output is one pixel block (as at SSE4.1) and, for the weights, where
+    bwd_weights_balance gives each thread whole groups (no fewer groups than threads); and every
+    sgemm's bits the same on one thread as on all (harness.impl.onednn_sgemm.thread_free)."""
+    from harness.impl import onednn_sgemm
+
+    isa, simd = conv._sgemm_isa(profile), conv._simd_w(profile)
+    one = profile.with_threads(1)
+    calls = conv._vector_gemm_jit_calls(g, one, which)
+    if which == 0 and conv.gemm_jit_forward_declines(g, one):
+        return "refuse:oneDNN's ref:any forward for a group"
+    if which == 0 and any(onednn_sgemm.route(isa, 1, call)[0] != "gemv" for call, _ in calls):
+        return "refuse:gemm:jit's AVX2/AVX-512 sgemm on a group's forward of several output channels (its blocking)"
+    if which > 0 and conv._gemm_jit_conf(g, 1, which == 2, simd)[1] < g.oh * g.ow:
+        return "refuse:gemm:jit's blocks of output pixels in a group's backward"
+    if which == 2 and groups < profile.threads:
+        return "refuse:gemm:jit's grad_weight with fewer groups than threads (its images split between threads)"
+    if not all(onednn_sgemm.thread_free(isa, profile.threads, call) for call, _ in calls):
+        return "refuse:gemm:jit's AVX2/AVX-512 sgemm on a group where its threads change its bits"
+    return conv.GEMM_JIT + PER_GROUP
 
 
 def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> str:
@@ -402,18 +431,45 @@ def _dw_weight_parts(g: conv.Geometry, c: int, profile: KernelProfile) -> list[i
 
 
 def _dw_weights(dy: np.ndarray, x: np.ndarray, g: conv.Geometry, parts: list[int], fused: bool) -> np.ndarray:
-    """jit_dw's grad_weight: per channel and tap, per thread's images a chain from 0 over (image, oh,
-    ow), the threads' sums added in order (csrc/conv.c conv_bwd_weights_runs, one channel at a time)."""
+    """jit_dw's grad_weight: per channel and tap, per thread's images one chain from 0 over each
+    image's output pixels in the kernel's order (``_dw_pixel_order``), the threads' sums added in
+    order (csrc/conv.c conv_bwd_weights_runs, one channel at a time)."""
     c, ohw = x.shape[1], g.oh * g.ow
     part = np.asarray([p * ohw for p in parts], np.int64)
     run = part[:-1].copy()
+    order = _dw_pixel_order(g)
     dys, xs = _per_channel(dy), _per_channel(x)
     gw = np.empty((c, 1, g.kh, g.kw), np.float32)
     lib = conv._lib()
     for ch in range(c):
         lib.conv_bwd_weights_runs(*g, ptr(dys[ch]), ptr(xs[ch]), ptr(gw[ch]), ptr(part), len(part) - 1, ptr(run),
-                                  len(run), int(fused))  # fmt: skip
+                                  len(run), int(fused), ptr(order))  # fmt: skip
     return gw
+
+
+def _dw_pixel_order(g: conv.Geometry) -> np.ndarray:
+    """The order jit_dw's weights kernel takes an image's output pixels (r * OW + c): the driver's
+    calls of 15 rows each (oh_blk_size); in a call, where OW is over 30 (max_unroll_w_), the columns in
+    blocks (``calculate_w_unrolling``: blocks of 15, the last taking the remainder, or 15 more columns
+    where the right padding reaches into a short or empty remainder; one block of 7 and a tail where
+    only one block of 15 fits), each block over the call's rows, row by row; else row by row."""
+    blocks = [g.ow]
+    if g.ow > 30:
+        unroll, trips, tail = 15, g.ow // 15, g.ow % 15
+        r_pad = conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw)
+        if (tail == 0 and r_pad != 0) or (r_pad > 0 and r_pad >= tail):
+            if trips > 1:
+                tail, trips = tail + unroll, trips - 1
+            else:
+                tail, unroll = tail + unroll - unroll // 2, unroll // 2
+        blocks = [unroll] * trips + ([tail] if tail else [])
+    order = []
+    for r0 in range(0, g.oh, 15):
+        c0 = 0
+        for width in blocks:
+            order.extend(r * g.ow + c for r in range(r0, min(r0 + 15, g.oh)) for c in range(c0, c0 + width))
+            c0 += width
+    return np.asarray(order, np.int64)
 
 
 def _groups_data(dy: np.ndarray, x: np.ndarray, w: np.ndarray, stride, padding, groups: int,

@@ -83,11 +83,12 @@ void conv_bwd_data_direct(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t
  * last N * OH * OW), one per thread of oneDNN's reducer, and into runs (run[q] the first pair of run
  * q, sorted, every part's first pair among them): each run one chain from 0 over its pairs in order,
  * added to its part's sum (the first run's chain is the sum); the parts' sums then added in order
- * from the first. fused: fmaf, else a rounded product added. */
+ * from the first. fused: fmaf, else a rounded product added. order (NULL: r * OW + c in order): the
+ * image's output pixels in the order the kernel takes them, order[i] the i-th pixel's r * OW + c. */
 void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
                            const float *x, float *dw, const int64_t *part, int64_t parts, const int64_t *run,
-                           int64_t runs, int32_t fused) {
+                           int64_t runs, int32_t fused, const int64_t *order) {
     (void)n;
     int64_t ohw = oh * ow;
     for (int64_t o = 0; o < oc; o++)
@@ -106,7 +107,7 @@ void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                                 started = 1;
                                 acc = 0.0f;
                             }
-                            int64_t b = q / ohw, r = (q % ohw) / ow, c = q % ow;
+                            int64_t b = q / ohw, pix = order ? order[q % ohw] : q % ohw, r = pix / ow, c = pix % ow;
                             int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
                             if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
                             acc = madd(fused, dy[((b * oc + o) * oh + r) * ow + c], x[((b * ic + k) * ih + yy) * iw + xx],
