@@ -135,7 +135,8 @@ def modelled(case: tuple, profile: KernelProfile) -> bool:
 
 
 def run_case(case: tuple, seed: int, profile: KernelProfile) -> list[tuple[str, np.ndarray, np.ndarray]]:
-    """(name, torch's, the impl's) of the output and every gradient of one convolution."""
+    """(name, torch's, the impl's) of the output and every gradient of one convolution (stride and
+    padding an int for both sides or a pair)."""
     x_shape, w_shape, stride, padding, bias = case
     rng = np.random.default_rng(seed)
     x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.2)
@@ -145,7 +146,8 @@ def run_case(case: tuple, seed: int, profile: KernelProfile) -> list[tuple[str, 
     y = F.conv2d(tx, tw, tb, stride=stride, padding=padding)
     g = normal32(rng, tuple(y.shape))
     y.backward(as_tensor(g))
-    s, p = (stride, stride), (padding, padding)
+    s = tuple(stride) if isinstance(stride, tuple) else (stride, stride)
+    p = tuple(padding) if isinstance(padding, tuple) else (padding, padding)
     gx, gw, gb = conv.conv2d_backward(g, x, w, s, p, bias, profile)
     pairs = [
         ("out", y.detach().numpy(), conv.conv2d(x, w, b, s, p, profile)),

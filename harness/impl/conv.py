@@ -1147,15 +1147,16 @@ def _strided_columns(g: Geometry, iw: int, iw_block: int, kw: int) -> int:
     return min(max(first + m - left - right, first), iw + m) - first
 
 
-def _strided_kw_calls(g: Geometry, iw: int, iw_block: int) -> list[list[int]]:
-    """The brgemm calls of brgconv_strided's exec_base for the input columns of one (iw block, stride
-    residue) group starting at ``iw`` (``get_kw_range`` and the kernel's kw loops): the taps kw of the
-    group's residue whose output columns overflow the block, one call each, from the first; then the
-    taps whose M columns all lie in the output, one call; then the rest, one call each."""
+def _strided_kw_calls(g: Geometry, iw: int, iw_block: int) -> tuple[list[list[int]], ...]:
+    """The brgemm calls' taps of brgconv_strided's exec_base for the input columns of one (iw block,
+    stride residue) group starting at ``iw`` (``get_kw_range`` and the kernel's kw loops), in its three
+    phases: the taps kw of the group's residue whose output columns overflow the block on the left,
+    one call each, from the first; the taps whose M columns all lie in the output, one call; the rest,
+    one call each."""
     m = -(-iw_block // g.sw)
     reach = [kw for kw in range(g.kw) if _strided_columns(g, iw, iw_block, kw) > 0]
     if not reach:
-        return []
+        return [], [], []
     full = [kw for kw in reach if _strided_columns(g, iw, iw_block, kw) == m]
     kw_s, kw_f = reach[0], reach[-1] + 1
     full_s, full_f = (full[0], full[-1] + 1) if full else (kw_f, kw_f)
@@ -1163,13 +1164,12 @@ def _strided_kw_calls(g: Geometry, iw: int, iw_block: int) -> list[list[int]]:
     kw_s += (residue - kw_s) % g.sw
     full_s += (residue - full_s) % g.sw
     if kw_s >= g.kw:
-        return []
+        return [], [], []
     if (full_f - full_s) % g.sw and full_f < kw_f:
         raise ParityError("conv2d backward data: brgconv_strided's kw ranges off the stride's residue not modelled")
-    calls = [[kw] for kw in range(kw_s, full_s, g.sw)]
-    if full_s < full_f:
-        calls.append(list(range(full_s, full_f, g.sw)))
-    return calls + [[kw] for kw in range(full_f, kw_f, g.sw)]
+    left = [[kw] for kw in range(kw_s, full_s, g.sw)]
+    middle = [list(range(full_s, full_f, g.sw))] if full_s < full_f else []
+    return left, middle, [[kw] for kw in range(full_f, kw_f, g.sw)]
 
 
 class StridedBlocking(NamedTuple):
@@ -1207,7 +1207,8 @@ def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block:
     ``work`` units, each the columns times channels of the unit its iterator stands on, the iterator
     over (image, row, column block, channel block) with every row, not row block, stepped as the
     estimate steps it (by_pixel: loop_ndhwgc, two steps a unit; else one in each loop order)."""
-    nb_sp, nb_ic = _div_up(g.w, iw_block), _div_up(g.c, ic_block)
+    sp = _rnd_up(g.w, g.sw)  # the columns rounded up to the stride (the same where it divides W)
+    nb_sp, nb_ic = _div_up(sp, iw_block), _div_up(g.c, ic_block)
     pixel_dims = [g.n, 1, g.h, nb_sp, 1, nb_ic]  # n, d, row, column block, group, channel block
     channel_dims = [g.n, 1, nb_ic, 1, g.h, nb_sp]  # n, group, channel block, d, row, column block
 
@@ -1231,7 +1232,7 @@ def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block:
         job = 0
         for _ in range(start, end):
             block, icb = (state[3], state[5]) if by_pixel else (state[5], state[2])
-            job += min(g.w - block * iw_block, iw_block) * min(g.c - icb * ic_block, ic_block)
+            job += min(sp - block * iw_block, iw_block) * min(g.c - icb * ic_block, ic_block)
             if by_pixel:
                 step(state, pixel_dims)
                 step(state, pixel_dims)
@@ -1248,11 +1249,13 @@ def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block:
 
 def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: StridedBlocking) -> float:
     """brgconv_strided's efficiency estimate of a blocking (``brg_blocking_t::est_eff``, f32 on AVX2 or
-    AVX-512, exec_base): input-channel rounding, microkernel, column rounding, thread balance, unroll
-    rounding, cache traffic (its loops' reuse costs against the L1 and L2) and brgemm efficiency, in
-    float32 as oneDNN's."""
+    AVX-512): input-channel rounding, microkernel, column rounding, thread balance, unroll rounding,
+    cache traffic (its loops' reuse costs against the L1 and L2) and brgemm efficiency, in float32 as
+    oneDNN's; the columns rounded up to the stride (``sp``: exec_trans, where the stride does not
+    divide W)."""
     f = np.float32
     n, c, h, wd, oc, kh, kw, _oh, ow, _sh, sw = g[:11]
+    wd = _rnd_up(wd, sw)  # sp
     regs = 32 if simd == 16 else 16
     ur, sp_block, ic_block = b.unroll, b.iw_block, b.ic_block
     icblock, nb_ic = ic_block // simd, _div_up(c, ic_block)
@@ -1337,7 +1340,8 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     calls = job * nb_kh
     cache_eff = f(n * h * wd * oc * c) / f(threads * f(f(f(costs[0] + costs[1]) + costs[2]) + f(calls)))
     eff = f(f(c) / f(_rnd_up(c, ic_block)))
-    for term in (micro, f(1), job_eff, ur_eff, cache_eff, brgemm_eff):  # sp_eff is 1: blocks divide W
+    sp_eff = f(f(wd) / f(_rnd_up(wd, sp_block)))
+    for term in (micro, sp_eff, job_eff, ur_eff, cache_eff, brgemm_eff):
         eff = f(eff * term)
     return float(eff)
 
@@ -1362,8 +1366,10 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
         if ic_block == 48 and not (rnd_ic % 48 == 0 and rnd_ic <= 384 and oh * ow > 81 * sh * sw):
             continue
         nb_ic = _div_up(c, ic_block)
+        sp = _rnd_up(wd, sw)  # exec_trans (the stride not dividing W): the columns rounded up to it
         most = int(f(f(n * nb_ic * h * wd) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
         most = min(max(1, most), wd)
+        most = _rnd_up(most, sw) if sp != wd else most
         found: StridedBlocking | None = None
         for kh_block in [kh, sh] if kh != 1 else [kh]:
             row_bytes = 2 * 4 * oc * owp + 4 * wd * ic_block
@@ -1375,9 +1381,9 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
             while (ih_block % sh != 0 or (h % sh == 0 and h % ih_block != 0)) and ih_block < h:
                 ih_block += 1
             previous = 0
-            for ns in range(1, wd + 1):
-                iw_block = _div_up(wd, ns)
-                if iw_block == previous or iw_block > most or iw_block % sw or wd % iw_block:
+            for ns in range(1, sp + 1):
+                iw_block = _div_up(sp, ns)
+                if iw_block == previous or iw_block > most or iw_block % sw or (sp == wd and wd % iw_block):
                     continue
                 previous = iw_block
                 unroll = _brgemm_unroll(
@@ -1394,25 +1400,55 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
     return best
 
 
-def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: int) -> np.ndarray:
+def _brgconv_trans_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd: int, profile: KernelProfile,
+                        gx: np.ndarray) -> None:  # fmt: skip
+    """brgconv_strided's backward data where the stride does not divide W (exec_trans,
+    jit_brgemm_conv_bwd_strided.cpp, output channels in one block) into gx: per input element one
+    brgemm call per block of kernel rows of its blocking (``_strided_blocking``: all KH rows, or SH
+    rows, which hold one tap row of an input row each), each a chain from 0 over (kh, kw, channel),
+    the calls' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
+    blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+    lib = _lib()
+    if blocking.kh_block == g.kh:
+        lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
+        return
+    terms: list[tuple[int, int, int]] = []
+    for i in range(g.kh):
+        terms.extend([(-1, 0, 0)] * bool(terms) + [(o, i, j) for j in range(g.kw) for o in range(g.oc)])
+    t = np.array(terms, np.int64).reshape(-1, 3)
+    lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
+
+
+def _strided_row_calls(
+    g: Geometry, phases: tuple[list[list[int]], ...], kh_block: int
+) -> list[tuple[range, list[int]]]:
+    """exec_base's brgemm calls as (kernel rows, taps kw), in ker_base's order: its three kw phases
+    (``_strided_kw_calls``), each over the blocks of kernel rows (all KH rows, or SH rows: one tap row
+    of an input row each, so a row at a time gives the same sums) outside its calls."""
+    blocks = [range(g.kh)] if kh_block == g.kh else [range(i, i + 1) for i in range(g.kh)]
+    return [(rows, call) for phase in phases for rows in blocks for call in phase]
+
+
+def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: int, kh_block: int) -> np.ndarray:
     """brgconv_strided's backward data where the stride divides the input width (exec_base,
     jit_brgemm_conv_bwd_strided.cpp): per input row, block of ``iw_block`` input columns and stride
-    residue, the brgemm calls of ``_strided_kw_calls``, each over all of (kh, its taps kw) and then
-    every output channel (K = OC), its chain from 0 added to the calls before (csrc/conv.c
-    conv_bwd_data_terms, one part a call)."""
+    residue, the brgemm calls of ``_strided_kw_calls`` by blocks of ``kh_block`` kernel rows
+    (``_strided_row_calls``), each over (its kernel rows, its taps kw) and then every output channel
+    (K = OC), its chain from 0 added to the calls before (csrc/conv.c conv_bwd_data_terms, one part a
+    call)."""
     lib = _lib()
     gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
     done: dict[tuple, np.ndarray] = {}
     for start in range(0, g.w, iw_block):
         for iw in range(start, min(g.w, start + g.sw)):
             calls = _strided_kw_calls(g, iw, iw_block)
-            key = tuple(map(tuple, calls))
+            key = tuple(tuple(map(tuple, phase)) for phase in calls)
             if key not in done:
                 terms: list[tuple[int, int, int]] = []
-                for call in calls:
+                for rows, call in _strided_row_calls(g, calls, kh_block):
                     if terms:
                         terms.append((-1, 0, 0))
-                    terms.extend((o, i, j) for i in range(g.kh) for j in call for o in range(g.oc))
+                    terms.extend((o, i, j) for i in rows for j in call for o in range(g.oc))
                 t = np.array(terms, np.int64).reshape(-1, 3)
                 done[key] = np.zeros_like(gx)
                 lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t), 1)
@@ -1588,12 +1624,10 @@ def conv2d_backward(
             # brgconv_strided's exec_base: its brgemm calls per block of input columns
             simd = 16 if kind == AVX512 else 8
             blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
-            if blocking.kh_block != g.kh:
-                raise ParityError("conv2d backward data: brgconv_strided's blocks of kernel rows are not modelled")
-            gx = _brgconv_strided_data(dy, w, g, blocking.iw_block)
-        elif (sh, sw) != (1, 1) or _one_by_one(g):
-            # brgconv_strided's exec_trans (the stride does not divide W) and jit_1x1: one chain over
-            # (kh, kw, channel)
+            gx = _brgconv_strided_data(dy, w, g, blocking.iw_block, blocking.kh_block)
+        elif (sh, sw) != (1, 1) and not _one_by_one(g):
+            _brgconv_trans_data(dy, w, g, 16 if kind == AVX512 else 8, profile, gx)
+        elif _one_by_one(g):  # jit_1x1: one chain over (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added
             terms = _terms_chunked(oc, kh, kw, _avx2_data_chunk(g.ow))
