@@ -5,13 +5,13 @@ Fixed shapes, each on a rule read from oneDNN v3.12's init_conf code: jit:sse41'
 (the kernel in the padding, a left padding over its unroll of 3, KW > 7 with padding and a stride)
 and gemm:jit runs; jit:avx512_core's forward declines over its code size for jit:avx2; its backward
 weights decline a padding over KH / 2 for jit:avx2 and take 2 input channels (its first-convolution
-kernel); its backward data declines over its code size and gemm:jit runs (its AVX-512 sgemm, modelled:
-harness.impl.onednn_sgemm); an input smaller
-than the kernel runs jit:avx512_core in every pass; one output pixel of more than 27 taps (no
-padding, stride 1, two images) runs ip_convolution (refused); strided backward data runs jit:avx512_core where
-brgconv_strided finds no blocking, and with one or two input channels and a stride not dividing W
-(where brgconv_strided's exec_trans may decline) is refused by name. Each level in a fresh process
-(ATen's capability and oneDNN's ISA pinned together, ONEDNN_VERBOSE=1), there on 1 and 2 threads.
+kernel); its backward data declines over its code size and gemm:jit runs (its AVX-512 sgemm:
+harness.impl.onednn_sgemm); an input smaller than the kernel runs jit:avx512_core in every pass; one
+output pixel of more than 27 taps (no padding, stride 1, two images) runs ip_convolution (refused);
+strided backward data runs jit:avx512_core where brgconv_strided finds no blocking, and with one or
+two input channels and a stride not dividing W brgconv_strided's exec_trans (or, where its search
+finds no blocking, the kernel below it). Each level in a fresh process (ATen's capability and
+oneDNN's ISA pinned together, ONEDNN_VERBOSE=1), there on 1 and 2 threads.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ CASES = {
         ((2, 3, 7, 30), (16, 3, 3, 16), 1, 0),  # backward data over its code size: gemm:jit
         ((2, 12, 3, 4), (32, 12, 5, 5), 1, 1),  # an input smaller than the kernel: jit:avx512_core
         ((1, 1, 10, 3), (20, 1, 8, 8), 3, 5),  # strided data: brgconv_strided finds no blocking, jit:avx512_core
-        ((3, 1, 5, 2), (8, 1, 4, 4), 3, 3),  # strided data, one channel, the stride not dividing W: refused
-        ((3, 2, 1, 1), (24, 2, 7, 7), 2, 6),  # likewise two channels (jit:avx512_core runs): refused
+        ((3, 1, 5, 2), (8, 1, 4, 4), 3, 3),  # strided data, one channel, the stride not dividing W
+        ((3, 2, 1, 1), (24, 2, 7, 7), 2, 6),  # likewise two channels: brgconv_strided declines, jit:avx512_core
         ((2, 17, 4, 11), (16, 17, 4, 11), 1, 0),  # one output pixel of 44 taps: ip_convolution, refused
     ),
 }
 ISA = {"baseline": "sse41", "avx2": "avx2", "avx512": "avx512_core"}
-REFUSED = (conv.STRIDED_UNSETTLED, conv.IP_CONV)
+REFUSED = (conv.IP_CONV,)
 
 
 def predicted(case: tuple, profile: KernelProfile, level: str) -> list[str]:
@@ -143,8 +143,7 @@ def _kernels_child() -> None:
 @pytest.mark.parametrize("level", sorted(CASES))
 def test_kernel_per_pass(level: str) -> None:
     """ONEDNN_VERBOSE names the kernel the impl predicts for every pass; the impl gives torch's bits
-    for every output it does not refuse, and refuses exactly the passes it predicts ip_convolution or
-    the unsettled strided backward data (``STRIDED_UNSETTLED``)."""
+    for every output it does not refuse, and refuses exactly the passes it predicts ip_convolution."""
     from tests.test_impl_live_conv import _level_named, _run_pinned  # its platform levels (not in the child)
 
     report = _run_pinned(
@@ -154,10 +153,9 @@ def test_kernel_per_pass(level: str) -> None:
     assert len(report) == 2 * len(CASES[level])
     for row in report:
         pred, outputs = row["predicted"], row["outputs"]
-        # STRIDED_UNSETTLED: brgconv_strided:avx512_core or a kernel below it, refused; IP_CONV: ip:any with
-        # its matmul's name after it
+        # IP_CONV: ip:any with its matmul's name after it
         for v, p in zip(row["verbose"], pred, strict=True):
-            assert p in (v, conv.STRIDED_UNSETTLED) or (p == conv.IP_CONV and v.startswith("ip:any+")), row
+            assert p == v or (p == conv.IP_CONV and v.startswith("ip:any+")), row
         refused_at = level != "baseline"
         for name, result in outputs.items():
             k = pred[{"out": 0, "grad_input": 1}.get(name, 2)]

@@ -166,7 +166,7 @@ def test_one_dimensional_convolution_replays(
     profile = live_profile()
     geometry = conv._geometry(x4, w4, s2, p2)
     if any(conv.unmodelled_passes(geometry, conv.path(x4, w4, s2, p2, profile), profile)):
-        return  # the strided backward data not settled or ip_convolution, refused (docs/impl/kernels.md)
+        return  # ip_convolution, refused (docs/impl/kernels.md)
     use_threads(threads)
     rng = np.random.default_rng(seed)
     x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
