@@ -36,10 +36,12 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
 - backward data: ``jit:avx2`` (stride 1) per chunk of 32, 16 or 8 output channels (by the output's
   width) a chain from 0 over its blocks of 8, (kh, kw), channel, the chunks' sums added;
   ``jit:avx512_core`` per block of 16 a chain from 0, the blocks' sums added; ``jit_1x1`` one chain
-  over (kh, kw, channel); ``brgconv_strided`` (stride > 1) one chain over (kh, kw, channel) where the
-  stride does not divide W, else per brgemm call (``_strided_kw_calls``: the taps of a column's
-  stride residue that overflow the output one call each, those that do not in one call) a chain from
-  0 over (kh, the call's taps, channel), the calls' sums added in order.
+  over (kh, kw, channel); ``brgconv_strided`` (stride > 1; its blocking search, ``_strided_blocking``,
+  also says where it declines) per brgemm call a chain from 0, the calls' sums added in order: where
+  the stride does not divide W (exec_trans) one call per block of kernel rows (all KH rows, or SH
+  rows where the search picks them) over (kh, kw, channel); else (exec_base) the calls of
+  ``_strided_kw_calls`` (the taps of a column's stride residue that overflow the output one call
+  each, those that do not in one call) per block of kernel rows, over (kh, the call's taps, channel).
 - backward weights: per thread of oneDNN's split a chain over its (image, oh, ow), the threads'
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
   ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image kernel calls of 128 pixels,
@@ -57,6 +59,11 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   sgemms per piece and input-channel block (``_gemm_jit_forward``); where its im2col buffers overflow
   the scratchpad limit oneDNN runs ``ref:any`` instead: per output one unfused chain over (kh, kw,
   channel) (over (channel, kh, kw) where C <= KW), the bias last.
+- ``gemm:jit`` at AVX2 and AVX512_CORE (where the direct kernels decline): the same im2col, col2im and
+  blocking (vector width 8 or 16 floats in its configuration), the sgemms oneDNN's own at that ISA
+  (harness.impl.onednn_sgemm: copy-based or no-copy drivers, the small-n TN and gemv kernels, their
+  threads' splits; ``_vector_gemm_jit_forward``, ``_vector_gemm_jit_backward``), each sgemm on one
+  thread inside the pass's parallel region, else on all.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
@@ -91,21 +98,17 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   valid ones), the block's channels innermost.
   On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
   images, rows and channel blocks, never its reduction.
-- not modelled, refused: on x86 ``gemm:jit`` at AVX2 and AVX512_CORE, where oneDNN's direct kernels
-  decline (``unmodelled_passes``), and strided backward data where brgconv_strided's exec_trans may
-  decline (the stride not dividing W: one or two input channels, or an input narrower and shorter
-  than the stride) or, at AVX512_CORE, below
-  jit:avx512_core (which kernel runs not settled); AVX512_CORE's ``ip:any`` (ip_convolution: no
-  padding, stride 1, one output pixel, more than one image and 27 taps, run as an inner product);
+- not modelled, refused: on x86 AVX512_CORE's ``ip:any`` (ip_convolution: no padding, stride 1, one
+  output pixel, more than one image and 27 taps, run as an inner product; ``unmodelled_passes``);
   on aarch64 V1's 1x1 kernels outside the measured shapes and more
   than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
-  oneDNN's jit_dw kernels, gemm:jit's depthwise forward and grad_input at SSE4.1, slow_conv2d per
-  group, this module's jit:sse41/jit:avx2 kernels group by group) refuse there gemm:jit at AVX2/AVX-512,
-  gemm:jit's grouped grad_weight at SSE4.1, slow_conv2d's grad_weight per group, and groups of several
-  channels outside whole blocks of 8 or on the kernels not run group by group.
+  oneDNN's jit_dw kernels, gemm:jit per group, slow_conv2d per group, this module's jit:sse41/jit:avx2
+  kernels group by group) refuse there gemm:jit per group where its threads or blocking would change
+  the bits, slow_conv2d's grad_weight per group, and groups of several channels outside whole blocks
+  of 8 or on the kernels not run group by group.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.

@@ -22,8 +22,10 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
     padding over the width unroll of 3, 4 or 6 columns): gemm:jit.
   - backward data: per input element one chain from 0 over the taps (kh, kw) that reach it, row by
     row; fused at AVX2/AVX-512, unfused at SSE4.1.
-  - backward weights and bias: per weight element one chain from 0 over (image, oh, ow) in order,
-    fused at AVX2/AVX-512 (unfused at SSE4.1); the bias a chain of additions over (image, oh, ow).
+  - backward weights and bias: per weight element one chain from 0 over (image, oh, ow), fused at
+    AVX2/AVX-512 (unfused at SSE4.1), each image's pixels in the kernel's order (``_dw_pixel_order``:
+    calls of 15 rows; within a call, where OW is over 30, blocks of columns, each over the call's
+    rows); the bias a chain of additions over (image, oh, ow) in order.
     oneDNN's harness_mb_reduction splits the channel blocks between the threads first; where there
     is one block and more threads, the images (balance211), each thread's sum added in order.
     Declined (``dw_weights_declines``: a kernel wider than 3, a stride wider than the kernel, padding
@@ -49,8 +51,15 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
   ref:any or a group's backward splits its output into pixel blocks.
 
-Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 (jit_dw declines, a
-channel multiplier over 1, groups not in whole blocks of 8); gemm:jit at SSE4.1 where a group's
+- ``gemm:jit`` at AVX2 and AVX-512 for a depthwise convolution (jit_dw declines: ConvNeXt's 7x7
+  grad_weight, forwards with the kernel in the padding): harness.impl.conv's gemm:jit per group on one
+  thread (``_vector_gemm_jit``), where that is what oneDNN computes: the forward's sgemms gemvs, the
+  backward's output one pixel block, no fewer groups than threads for the weights, and every sgemm's
+  bits the same on one thread as on all (harness.impl.onednn_sgemm.thread_free).
+
+Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 outside
+``_vector_gemm_jit``'s envelope (a channel multiplier over 1, groups not in whole blocks of 8, a
+group's pixel blocks or thread-dependent sgemms); gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
 aligned copy) and its passes for groups of several channels; grad_weight of groups of several

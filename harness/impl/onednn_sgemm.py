@@ -8,9 +8,13 @@ Arrays are flat float32 with an element offset where the matrix starts.
 
 Which code runs (``route``; gemm_threading_driver for f32):
 
-- ``smalln_tn`` (AVX512_CORE, op(A) transposed, op(B) not, 1 < n < 16): its own small-n kernel:
-  not modelled, refused.
-- ``gemv`` (n = 1 or m = 1, gemv_driver.cpp): not modelled, refused.
+- ``smalln_tn`` (AVX512_CORE, op(A) transposed, op(B) not, 1 < n < 16): its small-n kernel
+  (csrc/conv.c ``dnnl_smalln_tn``): columns in groups of 2 or 3, per element 16 lanes (lane l a fused
+  chain over p = l mod 16), reduced across the lanes by its shuffle tree; its threads split rows only.
+- ``gemv`` (n = 1, else m = 1; gemv_driver.cpp): ``dnnl_gemv_n`` (per element a fused chain over the
+  terms in order, from y) and ``dnnl_gemv_t`` (8 lanes over blocks of 16 terms, the remainder in
+  pieces of 8, 4, 2, 1, each summed and added to y); threads split the outputs, except a short and fat
+  gemv 'N', whose terms they split into buffers added to y in order (``_gemv``).
 - the thread count: ``adjust_thread_count`` from the threads the caller sees (one inside a parallel
   region, else all of them).
 - ``nocopy`` where ``nocopy_checker`` says so: jit_avx_gemm_f32 (AVX2) or jit_avx512_common_gemm_f32
@@ -18,12 +22,16 @@ Which code runs (``route``; gemm_threading_driver for f32):
   sgemm_nocopy_driver call (K blocks of BK: as long as twice BK remains, BK; then half of what is
   left where that is over BK, rounded up; then the rest) into C (the first part, with beta) or a
   buffer (beta 0), the buffers then added to C in the order the summing thread takes them. The
-  AVX2 kernel forms each element by register tile (``DNNL_KERN_AVX2_NOCOPY``), the AVX-512 one
-  as one fused chain per K block.
+  AVX2 kernel forms each element by register tile (``DNNL_KERN_AVX2_NOCOPY``: one fused chain in a
+  16-row tile 4 to 6 columns wide, else even and odd terms in two chains, added, fused from 3 columns
+  wide), the AVX-512 one as one fused chain per K block.
 - ``copy`` otherwise (gemm_kernel_driver; also where it runs on several threads: they split m and n,
   never k): K blocks of ``get_k_padd`` (the whole of K up to bk_traditional, 256 at AVX2 and 384 at
   AVX512_CORE; two halves, the first rounded up, below twice bk, 192 or 384; else blocks of bk),
   each block one fused chain from 0 per element, added to C.
+
+``thread_free`` says where a call's bits do not depend on how many threads it sees (harness.impl
+.conv_grouped runs a group's sgemms on one thread only there).
 """
 
 from __future__ import annotations
