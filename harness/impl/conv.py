@@ -124,6 +124,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
+from harness.impl.onednn_sgemm import calc_nthr_nocopy_avx
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
@@ -1854,7 +1855,6 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
         os_block = _gemm_jit_conf(g, profile.threads, False, simd)[1]
         calls = iter(_vector_gemm_jit_calls(g, profile, 1))
         gx = np.zeros((n, c, h, wd), np.float32)
-        pix = np.arange(os_)
         for s0 in range(0, os_, os_block):
             for im in range(n):
                 call, threads = next(calls)
@@ -1863,13 +1863,7 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
                     continue
                 col = np.empty(call.m * call.n, np.float32)
                 sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, 0, 0, col, 0)
-                taps = col.reshape(c, kh, kw, call.m)
-                r, q = pix[s0 : s0 + call.m] // ow, pix[s0 : s0 + call.m] % ow
-                for i in range(kh):
-                    for j in range(kw):
-                        rr, cc = r * sh - ph + i, q * sw - pw + j
-                        ok = (rr >= 0) & (rr < h) & (cc >= 0) & (cc < wd)
-                        gx[im][:, rr[ok], cc[ok]] += taps[:, i, j, ok]
+                _col2im_block(col.reshape(call.n, call.m), gx[im], g, s0)
     if mask[1]:
         nthr, os_block = _gemm_jit_conf(g, profile.threads, True, simd)
         calls = _vector_gemm_jit_calls(g, profile, 2)
@@ -2044,7 +2038,7 @@ def _ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray
     more threads its split (``_ref_gemm_split``): each thread's block of C on its own, the K
     partition's later parts computed from 0 apart and added to C in order."""
     tail_vf = 4 if transa and not transb else 0
-    nthr_m, nthr_n, nthr_k, mb, nb, kb = _ref_gemm_split(m, n, k, threads)
+    nthr_m, nthr_n, nthr_k, mb, nb, kb = calc_nthr_nocopy_avx(m, n, k, threads)
     lib = _lib()
     parts: list[tuple[np.ndarray, int, int, int, int]] = []
     for ik in range(nthr_k):
@@ -2067,57 +2061,6 @@ def _ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray
         for j in range(nn):
             dst = c[m0 + (n0 + j) * ldc : m0 + (n0 + j) * ldc + mm]
             dst += out[j * mb : j * mb + mm]
-
-
-def _ref_gemm_split(m: int, n: int, k: int, threads: int) -> tuple[int, int, int, int, int, int]:
-    """ref_gemm's calc_nthr_nocopy_avx (gemm_utils_f32.cpp): (threads over M, N, K, and the blocks
-    MB, NB, KB). M in blocks of 64 and N of 48 as the first guess; K split (the OpenMP build can
-    synchronise) while M x N blocks leave threads idle and each part keeps over 384; the M x N grid
-    then fitted to the threads; blocks rounded up to 16 (M) and 4 (K)."""
-    nthr, nthr_m, nthr_n, nthr_k = threads, -(-m // 64), -(-n // 48), 1
-    other = 1
-    while nthr_m * nthr_n * other < nthr and k // (other + 1) > 384:
-        other += 1
-        if (nthr // other) * other > 0.9 * nthr:
-            nthr_k = other
-    nthr //= nthr_k
-    if nthr_m == 1:
-        nthr_n = nthr
-    if nthr_n == 1:
-        nthr_m = nthr
-    while nthr_m * nthr_n > nthr:
-        if nthr_m > nthr_n:
-            nthr_m -= 1
-        else:
-            nthr_n -= 1
-    while nthr_m * nthr_n < nthr:
-        if nthr_m < nthr_n:
-            nthr_m += 1
-        else:
-            nthr_n += 1
-    if nthr_m * nthr_n > nthr and nthr_m > 1 and nthr_n > 1:
-        if nthr_m <= nthr_n:
-            nthr_m = min(int(np.sqrt(nthr)), -(-m // 16))
-            nthr_n = nthr // nthr_m
-            while nthr_m > 1 and nthr_m * nthr_n != nthr:
-                nthr_m -= 1
-                nthr_n = nthr // nthr_m
-        else:
-            nthr_n = min(int(np.sqrt(nthr)), n)
-            nthr_m = nthr // nthr_n
-            while nthr_n > 1 and nthr_m * nthr_n != nthr:
-                nthr_n -= 1
-                nthr_m = nthr // nthr_n
-    mb = _roundup(-(-m // nthr_m), 16)
-    nb = -(-n // nthr_n)
-    kb = _roundup(-(-k // nthr_k), 4)
-    if mb * nthr_m > m:
-        nthr_m = -(-m // mb)
-    if nb * nthr_n > n:
-        nthr_n = -(-n // nb)
-    if kb * nthr_k > k:
-        nthr_k = -(-k // kb)
-    return nthr_m, nthr_n, nthr_k, mb, nb, kb
 
 
 def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> None:

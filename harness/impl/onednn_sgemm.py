@@ -239,42 +239,58 @@ def _nocopy_partition(isa: str, m: int, n: int, k: int, nthrs: int) -> tuple[int
     if nthrs == 1:
         return 1, 1, 1, m, n, k
     if isa == AVX2:
-        nthr_m, nthr_n, nthr_k = -(-m // 64), -(-n // 48), 1
-        other = 1
-        while nthr_m * nthr_n * other < nthrs and k // (other + 1) > 384:
-            other += 1
-            if (nthrs // other) * other > 0.9 * nthrs:
-                nthr_k = other
-        nthr = nthrs // nthr_k
-        if nthr_m == 1:
-            nthr_n = nthr
-        if nthr_n == 1:
-            nthr_m = nthr
-        while nthr_m * nthr_n > nthr:
-            if nthr_m > nthr_n:
-                nthr_m -= 1
-            else:
-                nthr_n -= 1
-        while nthr_m * nthr_n < nthr:
-            if nthr_m < nthr_n:
-                nthr_m += 1
-            else:
-                nthr_n += 1
-    else:
-        nthr, nthr_k = nthrs, 1
-        if n <= 128 and m <= 64 * nthr and k > m and k > n:
-            nthr_k = max(1, min(k // 192, nthr // 4))
-            while nthr_k > 1 and nthr % nthr_k:
-                nthr_k -= 1
-            nthr //= nthr_k
-        nthr_m, nthr_n = max(1, -(-m // 32)), max(1, -(-n // 64))
-        gt = nthr_m > nthr_n
-        ratio_f = np.float32(nthr_m) / np.float32(nthr_n)
-        ratio = int(ratio_f) if gt else int(np.float32(1.0) / ratio_f)
-        while nthr_m * nthr_n > 4 * nthr:
-            nthr_m, nthr_n = nthr_m // 2, nthr_n // 2
-        nthr_m, nthr_n = max(1, nthr_m), max(1, nthr_n)
-        nthr_m, nthr_n = _avx512_reduce(nthr_m, nthr_n, nthr, ratio)
+        return calc_nthr_nocopy_avx(m, n, k, nthrs)
+    nthr, nthr_k = nthrs, 1
+    if n <= 128 and m <= 64 * nthr and k > m and k > n:
+        nthr_k = max(1, min(k // 192, nthr // 4))
+        while nthr_k > 1 and nthr % nthr_k:
+            nthr_k -= 1
+        nthr //= nthr_k
+    nthr_m, nthr_n = max(1, -(-m // 32)), max(1, -(-n // 64))
+    gt = nthr_m > nthr_n
+    ratio_f = np.float32(nthr_m) / np.float32(nthr_n)
+    ratio = int(ratio_f) if gt else int(np.float32(1.0) / ratio_f)
+    while nthr_m * nthr_n > 4 * nthr:
+        nthr_m, nthr_n = nthr_m // 2, nthr_n // 2
+    nthr_m, nthr_n = _avx512_reduce(max(1, nthr_m), max(1, nthr_n), nthr, ratio)
+    return _fit_blocks(m, n, k, nthr, nthr_m, nthr_n, nthr_k)
+
+
+def calc_nthr_nocopy_avx(m: int, n: int, k: int, threads: int) -> tuple[int, int, int, int, int, int]:
+    """gemm_utils_f32.cpp ``calc_nthr_nocopy_avx`` (jit_avx_gemm_f32's threads; ref_gemm's on
+    aarch64): (threads over M, N, K, and the blocks MB, NB, KB). M in blocks of 64 and N of 48 as the
+    first guess; K split (the OpenMP build can synchronise) while M x N blocks leave threads idle and
+    each part keeps over 384; the M x N grid then fitted to the threads (``_fit_blocks``)."""
+    if threads == 1:
+        return 1, 1, 1, m, n, k
+    nthr_m, nthr_n, nthr_k = -(-m // 64), -(-n // 48), 1
+    other = 1
+    while nthr_m * nthr_n * other < threads and k // (other + 1) > 384:
+        other += 1
+        if (threads // other) * other > 0.9 * threads:
+            nthr_k = other
+    nthr = threads // nthr_k
+    if nthr_m == 1:
+        nthr_n = nthr
+    if nthr_n == 1:
+        nthr_m = nthr
+    while nthr_m * nthr_n > nthr:
+        if nthr_m > nthr_n:
+            nthr_m -= 1
+        else:
+            nthr_n -= 1
+    while nthr_m * nthr_n < nthr:
+        if nthr_m < nthr_n:
+            nthr_m += 1
+        else:
+            nthr_n += 1
+    return _fit_blocks(m, n, k, nthr, nthr_m, nthr_n, nthr_k)
+
+
+def _fit_blocks(m: int, n: int, k: int, nthr: int, nthr_m: int, nthr_n: int, nthr_k: int) -> tuple[int, ...]:
+    """Both calc_nthr_nocopy functions' end: a grid still over the threads refitted around the square
+    root of their count; blocks rounded up to 16 (M) and 4 (K), and the thread counts cut to the
+    blocks that hold something."""
     if nthr_m * nthr_n > nthr and nthr_m > 1 and nthr_n > 1:
         if nthr_m <= nthr_n:
             nthr_m = min(int(math.sqrt(nthr)), -(-m // 16))
