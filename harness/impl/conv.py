@@ -658,13 +658,14 @@ def _gemm_jit_forward_pieces(g: Geometry, conf: GemmJitForward) -> list[tuple[in
     return pieces
 
 
-def gemm_jit_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
+def gemm_jit_forward_declines(g: Geometry, profile: KernelProfile, groups: int = 1) -> bool:
     """Whether oneDNN's gemm:jit forward declines for ``ref:any``: its scratchpad, the threads' im2col
     buffers of its blocking (``_gemm_jit_forward_conf``) plus 128 bytes of alignment, is over the
-    limit of 15 * threads * the bytes of src, weights and dst (at most 1 GiB)."""
-    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile))
+    limit of 15 * threads * the bytes of src, weights and dst (at most 1 GiB; ``g`` one group's
+    geometry of ``groups``)."""
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile), groups)
     n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
-    limit = min(1 << 30, 15 * profile.threads * 4 * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow))
+    limit = min(1 << 30, 15 * profile.threads * 4 * groups * (n * c * h * wd + oc * c * kh * kw + n * oc * oh * ow))
     return conf.col > 0 and 4 * conf.nthr * conf.col + 128 > limit
 
 
@@ -702,10 +703,14 @@ def _saturate(low: int, high: int, value: int) -> int:
     return max(low, min(high, value))
 
 
-def _gemm_jit_forward_conf(g: Geometry, threads: int, l2_bytes: int, simd_w: int = 4) -> GemmJitForward:
+def _gemm_jit_forward_conf(
+    g: Geometry, threads: int, l2_bytes: int, simd_w: int = 4, groups: int = 1
+) -> GemmJitForward:
     """oneDNN v3.12's gemm:jit forward configuration (gemm_convolution_utils.cpp ``init_conf``, f32
-    NCHW forward), at SSE4.1 (simd_w 4 floats); L2 = the per-core L2 cache in floats, as oneDNN
-    reads it from CPUID (a profile fact, ``KernelProfile.l2_per_core``).
+    NCHW forward; simd_w the floats of a vector register); L2 = the per-core L2 cache in floats, as
+    oneDNN reads it from CPUID (a profile fact, ``KernelProfile.l2_per_core``). With ``groups`` (``g``
+    one group's geometry) its images are the (image, group) pairs, the outer threading's "more than
+    one image" more than one image or more than two groups.
 
     Blocking applies (with an im2col buffer) unless there are fewer (image, pixel) pairs than
     threads * simd_w, no fewer pixels than images and not (stride 1 and K = C*KH*KW at most 5% of
@@ -716,6 +721,8 @@ def _gemm_jit_forward_conf(g: Geometry, threads: int, l2_bytes: int, simd_w: int
     first best kept; its input-channel block is the most channels whose rows fit the L2, spread
     evenly. Without blocking one sgemm per image over everything, on all threads only where outer
     threading pays (more than one image, fewer than 512 pixels per thread)."""
+    several = g.n != 1 or groups > 2
+    g = g._replace(n=g.n * groups)
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
     os_, ks = oh * ow, kh * kw
     l2 = l2_bytes // 4
@@ -730,7 +737,7 @@ def _gemm_jit_forward_conf(g: Geometry, threads: int, l2_bytes: int, simd_w: int
         inner = _div_up(os_, simd_w) * _div_up(oc, simd_w)
         inner_eff = f32(inner) / f32(_rnd_up(inner, threads))
         outer = (
-            os_ // threads < 512 and n != 1 and (outer_eff / inner_eff >= 1 or (os_ * c * oc) // threads < 64 * 1024)
+            os_ // threads < 512 and several and (outer_eff / inner_eff >= 1 or (os_ * c * oc) // threads < 64 * 1024)
         )
         return GemmJitForward(threads if outer else 1, 1, oc, os_, c, im2col)
     best = _gemm_jit_forward_search(g, threads, l2, simd_w, im2col)
@@ -1636,7 +1643,7 @@ def conv2d_backward(
     return gx, gw, gb
 
 
-def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4) -> tuple[int, int]:
+def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4, groups: int = 1) -> tuple[int, int]:
     """(threads, os_block) of oneDNN's gemm:jit backward (gemm_convolution_utils.cpp init_conf,
     NCHW; simd_w the floats of a vector register: 4 at SSE4.1, 8 at AVX2, 16 at AVX512_CORE): outer
     threading (the images split between all threads, each sgemm on one)
@@ -1646,25 +1653,27 @@ def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4) ->
     pixels, coef 0.05f (weights), 0.1f (data). The weights pass books first its reduction buffer,
     ``book<float>(threads * weights_d.size())``: the weights' size in bytes counted as floats, 16
     bytes a weight per thread, plus 128 bytes of alignment (its outer-threading estimate counts the
-    weights so too)."""
+    weights so too). With ``groups`` (``g`` one group's geometry) the sizes are all groups', the
+    outer threading's work the (image, group) pairs and its "more than one image" more than one
+    image or more than two groups."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g[:11]
     os_, ks, is_ = oh * ow, kh * kw, h * wd
-    wei = oc * c * ks
-    limit = min(1 << 30, 15 * threads * 4 * (n * c * h * wd + wei + n * oc * os_))
+    wei, several, pairs = groups * oc * c * ks, n != 1 or groups > 2, n * groups
+    limit = min(1 << 30, 15 * threads * 4 * (groups * n * c * h * wd + wei + groups * n * oc * os_))
     plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
     col = 0 if plain else c * ks * os_
     if weights:
         mem_ok = 4 * threads * 4 * wei + 4 * threads * c * ks * simd_w < limit
-        outer = mem_ok and os_ // threads < 256 and n != 1
+        outer = mem_ok and os_ // threads < 256 and several
         nthr = threads if outer else 1
         booked = 4 * nthr * 4 * wei + 128
     else:
-        outer_eff = n / (-(-n // threads) * threads)
+        outer_eff = pairs / (-(-pairs // threads) * threads)
         inner = -(-is_ // simd_w) * -(-c // simd_w)
         inner_eff = inner / (-(-inner // threads) * threads)
         outer = (
             (os_ / threads < 512 or ks < 64)
-            and n != 1
+            and several
             and (outer_eff / inner_eff >= 1 or (is_ * c * oc) // threads < 64 * 1024)
         )
         nthr, booked = (threads if outer else 1), 0
@@ -1776,12 +1785,15 @@ def _plain(g: Geometry) -> bool:
     return (g.kh, g.kw, g.sh, g.sw, g.ph, g.pw) == (1, 1, 1, 1, 0, 0)
 
 
-def _vector_gemm_jit_calls(g: Geometry, profile: KernelProfile, which: int) -> list[tuple[object, int]]:
+def _vector_gemm_jit_calls(
+    g: Geometry, profile: KernelProfile, which: int, groups: int = 1
+) -> list[tuple[object, int]]:
     """(sgemm call, threads it sees) of each sgemm of gemm:jit's pass ``which`` (0 forward, 1 backward
-    data, 2 backward weights) at AVX2 or AVX512_CORE: the forward per piece of its blocking and
-    input-channel block; backward data per image and block of output pixels ('N', 'T': M the pixels,
-    K the output channels); backward weights per image and pixel block ('T', 'N': M = C*KH*KW, N the
-    output channels, K the pixels). An sgemm inside the pass's parallel region (more than one
+    data, 2 backward weights) at AVX2 or AVX512_CORE, ``g`` one group's geometry of ``groups``: the
+    forward per piece of its blocking (over the (image, group) pairs) and input-channel block;
+    backward data per pixel block and (image, group) pair ('N', 'T': M the pixels, K the output
+    channels); backward weights per pixel block and (image, group) pair ('T', 'N': M = C*KH*KW, N
+    the output channels, K the pixels). An sgemm inside the pass's parallel region (more than one
     thread) sees one thread, else all of them."""
     from harness.impl.onednn_sgemm import Call
 
@@ -1789,14 +1801,14 @@ def _vector_gemm_jit_calls(g: Geometry, profile: KernelProfile, which: int) -> l
     simd, col = _simd_w(profile), not _plain(g)
     calls: list[tuple[object, int]] = []
     if which == 0:
-        conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, simd)
+        conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, simd, groups)
         inner = 1 if conf.nthr > 1 else profile.threads
-        for _im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g, conf):
+        for _im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g._replace(n=n * groups), conf):
             for c0 in range(0, c, conf.ic_block):
                 k = (min(c0 + conf.ic_block, c) - c0) * ks
                 calls.append((Call(False, False, s1 - s0, o1 - o0, k, s1 - s0 if col else os_, c * ks, os_), inner))
         return calls
-    nthr, os_block = _gemm_jit_conf(g, profile.threads, which == 2, simd)
+    nthr, os_block = _gemm_jit_conf(g, profile.threads, which == 2, simd, groups)
     inner = 1 if nthr > 1 else profile.threads
     for s0 in range(0, os_, os_block):
         m = min(os_block, os_ - s0)
@@ -1804,86 +1816,101 @@ def _vector_gemm_jit_calls(g: Geometry, profile: KernelProfile, which: int) -> l
             call = Call(False, True, m, c * ks, oc, os_, c * ks, m if col else os_)
         else:
             call = Call(True, False, c * ks, oc, m, m if col else os_, os_, c * ks)
-        calls.extend([(call, inner)] * n)
+        calls.extend([(call, inner)] * (n * groups))
     return calls
 
 
-def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile) -> np.ndarray:
-    """oneDNN's gemm:jit forward at AVX2 or AVX512_CORE (execute_forward_ncsp): per piece of its
-    blocking (``_gemm_jit_forward_pieces``) and input-channel block in order one sgemm (im2col rows
-    (channel, kh, kw); beta 0 for the first block, 1 after; harness.impl.onednn_sgemm), the bias
-    added after the last block."""
+def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, groups: int = 1) -> np.ndarray:
+    """oneDNN's gemm:jit forward at AVX2 or AVX512_CORE (execute_forward_ncsp; ``g`` one group's
+    geometry of ``groups``, x, w, b all of them): per piece of its blocking (``_gemm_jit_forward_pieces``
+    over the (image, group) pairs) and input-channel block in order one sgemm (im2col rows (channel,
+    kh, kw); beta 0 for the first block, 1 after; harness.impl.onednn_sgemm), the bias added after
+    the last block."""
     from harness.impl.onednn_sgemm import sgemm
 
-    n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
+    n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
     os_, ks, isa = oh * ow, kh * kw, _sgemm_isa(profile)
-    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile))
-    calls = iter(_vector_gemm_jit_calls(g, profile, 0))
-    y = np.zeros((n, oc, oh, ow), np.float32)
-    yf, wf, xf = y.reshape(-1), w.reshape(-1), x.reshape(-1)
+    conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile), groups)
+    calls = iter(_vector_gemm_jit_calls(g, profile, 0, groups))
+    pairs = np.ascontiguousarray(x).reshape(n * groups, c, h, wd)  # (image, group) pairs
+    y = np.zeros((n * groups, oc, oh, ow), np.float32)
+    yf, wf, xf = y.reshape(-1), w.reshape(-1), pairs.reshape(-1)
     cols = {}
-    for im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g, conf):
+    for im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g._replace(n=n * groups), conf):
+        grp = im % groups
         if not _plain(g) and im not in cols:
-            cols = {im: _im2col(x[im], kh, kw, g.sh, g.sw, g.ph, g.pw, oh, ow)}
+            cols = {im: _im2col(pairs[im], kh, kw, g.sh, g.sw, g.ph, g.pw, oh, ow)}
         for c0 in range(0, c, conf.ic_block):
             call, threads = next(calls)
             if _plain(g):
                 a, ao = xf, (im * c + c0) * os_ + s0
             else:
                 a, ao = np.ascontiguousarray(cols[im][c0 * ks : c0 * ks + call.k, s0:s1]).reshape(-1), 0
-            sgemm(isa, threads, call, a, ao, wf, o0 * c * ks + c0 * ks, int(c0 > 0), yf, (im * oc + o0) * os_ + s0)
+            bo = (grp * oc + o0) * c * ks + c0 * ks
+            sgemm(isa, threads, call, a, ao, wf, bo, int(c0 > 0), yf, (im * oc + o0) * os_ + s0)
         if b is not None:
             part = y[im, o0:o1].reshape(o1 - o0, os_)
-            part[:, s0:s1] = part[:, s0:s1] + b[o0:o1, None]
-    return y
+            part[:, s0:s1] = part[:, s0:s1] + b[grp * oc + o0 : grp * oc + o1, None]
+    return y.reshape(n, groups * oc, oh, ow)
 
 
-def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: KernelProfile, mask):
+def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: KernelProfile, mask, groups: int = 1):
     """oneDNN's gemm:jit backward at AVX2 or AVX512_CORE (execute_backward_data_ncsp,
-    execute_backward_weights_ncsp; harness.impl.onednn_sgemm's sgemm). grad_input: per image and
-    block of output pixels its sgemm into columns, added by col2im onto zeros tap by tap (or, without
-    an im2col buffer, written in place); grad_weight: each thread of its split of the images
-    (``_gemm_jit_conf``) one sgemm per image and pixel block onto its own sum (beta 0 first), the
-    threads' sums then added in order onto 0; grad_bias as at SSE4.1 (``_gemm_jit_bias``)."""
+    execute_backward_weights_ncsp; harness.impl.onednn_sgemm's sgemm; ``g`` one group's geometry of
+    ``groups``). grad_input: per (image, group) pair and block of output pixels its sgemm into
+    columns, added by col2im onto zeros tap by tap (or, without an im2col buffer, written in place);
+    grad_weight: bwd_weights_balance gives min(groups, threads) threads the groups and splits the
+    images of a group between the threads left for it where its threads reduce (more than one image
+    and thread); each thread per image and pixel block one sgemm onto its own sum (beta 0 first), a
+    group's threads' sums then added in order onto 0; grad_bias as at SSE4.1 (``_gemm_jit_bias``)."""
     from harness.impl.onednn_sgemm import sgemm
 
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     os_, ks, isa, simd = oh * ow, kh * kw, _sgemm_isa(profile), _simd_w(profile)
     gx = gw = gb = None
-    dyf, wf = dy.reshape(-1), w.reshape(-1)
+    dyf, wf = np.ascontiguousarray(dy).reshape(-1), w.reshape(-1)
+    xs = np.ascontiguousarray(x).reshape(n * groups, c, h, wd)
     if mask[0]:
-        os_block = _gemm_jit_conf(g, profile.threads, False, simd)[1]
-        calls = iter(_vector_gemm_jit_calls(g, profile, 1))
-        gx = np.zeros((n, c, h, wd), np.float32)
+        os_block = _gemm_jit_conf(g, profile.threads, False, simd, groups)[1]
+        calls = iter(_vector_gemm_jit_calls(g, profile, 1, groups))
+        gx = np.zeros((n * groups, c, h, wd), np.float32)
         for s0 in range(0, os_, os_block):
-            for im in range(n):
+            for im in range(n * groups):
                 call, threads = next(calls)
+                wo = (im % groups) * oc * c * ks
                 if _plain(g):
-                    sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, 0, 0, gx.reshape(-1), im * c * os_ + s0)
+                    sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, wo, 0, gx.reshape(-1), im * c * os_ + s0)
                     continue
                 col = np.empty(call.m * call.n, np.float32)
-                sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, 0, 0, col, 0)
+                sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, wo, 0, col, 0)
                 _col2im_block(col.reshape(call.n, call.m), gx[im], g, s0)
+        gx = gx.reshape(n, groups * c, h, wd)
     if mask[1]:
-        nthr, os_block = _gemm_jit_conf(g, profile.threads, True, simd)
-        calls = _vector_gemm_jit_calls(g, profile, 2)
-        images = _balance211(n, min(nthr, n))
-        total = np.zeros(oc * c * ks, np.float32)
-        for t0, t1 in pairwise(images):
-            part = np.zeros(oc * c * ks, np.float32)
-            for im in range(t0, t1):
-                cols = None if _plain(g) else _im2col(x[im], kh, kw, sh, sw, ph, pw, oh, ow)
-                for s0 in range(0, os_, os_block):
-                    call, threads = calls[(s0 // os_block) * n + im]
-                    if cols is None:
-                        a, ao = x.reshape(-1), im * c * os_ + s0
-                    else:
-                        a, ao = np.ascontiguousarray(cols[:, s0 : s0 + call.k]).reshape(-1), 0
-                    sgemm(isa, threads, call, a, ao, dyf, im * oc * os_ + s0, int(im > t0 or s0 > 0), part, 0)
-            total = part if len(images) == 2 else total + part  # one thread: its sgemms write grad_weight
-        gw = total.reshape(w.shape)
+        nthr, os_block = _gemm_jit_conf(g, profile.threads, True, simd, groups)
+        calls = _vector_gemm_jit_calls(g, profile, 2, groups)
+        reduce = n != 1 and nthr != 1  # need_wei_reduction
+        nthr_mb = min(n if reduce else 1, nthr // min(groups, nthr))
+        images = _balance211(n, nthr_mb)
+        gw = np.empty((groups, oc * c * ks), np.float32)
+        for grp in range(groups):
+            total = np.zeros(oc * c * ks, np.float32)
+            for t0, t1 in pairwise(images):
+                part = np.zeros(oc * c * ks, np.float32)
+                for b in range(t0, t1):
+                    im = b * groups + grp
+                    cols = None if _plain(g) else _im2col(xs[im], kh, kw, sh, sw, ph, pw, oh, ow)
+                    for s0 in range(0, os_, os_block):
+                        call, threads = calls[(s0 // os_block) * n * groups + im]
+                        if cols is None:
+                            a, ao = xs.reshape(-1), im * c * os_ + s0
+                        else:
+                            a, ao = np.ascontiguousarray(cols[:, s0 : s0 + call.k]).reshape(-1), 0
+                        sgemm(isa, threads, call, a, ao, dyf, im * oc * os_ + s0, int(b > t0 or s0 > 0), part, 0)
+                total = part if nthr_mb == 1 else total + part  # one thread a group: its sgemms write grad_weight
+            gw[grp] = total
+        gw = gw.reshape(w.shape)
     if mask[2] and has_bias:
-        gb = _gemm_jit_bias(dy, g)
+        gb = _gemm_jit_bias(dy, g._replace(oc=groups * oc))
     return gx, gw, gb
 
 

@@ -51,15 +51,17 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
   ref:any or a group's backward splits its output into pixel blocks.
 
-- ``gemm:jit`` at AVX2 and AVX-512 for a depthwise convolution (jit_dw declines: ConvNeXt's 7x7
-  grad_weight, forwards with the kernel in the padding): harness.impl.conv's gemm:jit per group on one
-  thread (``_vector_gemm_jit``), where that is what oneDNN computes: the forward's sgemms gemvs, the
-  backward's output one pixel block, no fewer groups than threads for the weights, and every sgemm's
-  bits the same on one thread as on all (harness.impl.onednn_sgemm.thread_free).
+- ``gemm:jit`` at AVX2 and AVX-512 (``GEMM_JIT_GROUPS``): where jit_dw declines a depthwise pass
+  (ConvNeXt's 7x7 grad_weight, forwards with the kernel in the padding), where no direct kernel takes
+  a group's channels (``_no_channel_blocks``: output channels not a multiple of 8, no block of 16, 8
+  or 4 dividing both; channel multipliers), and where the direct kernels decline groups of whole
+  blocks of 8 (``_direct_kernels_decline``: at AVX2 every pass, at AVX-512 the weights): harness.impl
+  .conv's gemm:jit model over all the groups at once (its blocking over the (image, group) pairs,
+  bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
 
-Not modelled, refused (ParityError naming the kernel): gemm:jit at AVX2/AVX-512 outside
-``_vector_gemm_jit``'s envelope (a channel multiplier over 1, groups not in whole blocks of 8, a
-group's pixel blocks or thread-dependent sgemms); gemm:jit at SSE4.1 where a group's
+Not modelled, refused (ParityError naming the kernel): at AVX-512 the forward and grad_input of
+groups of whole blocks where jit:avx512_core's one-group checks decline (it ran on such groups);
+gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
 aligned copy) and its passes for groups of several channels; grad_weight of groups of several
@@ -78,6 +80,7 @@ from harness.impl.profiles import KernelProfile
 
 THNN_GROUPS = "thnn per group"
 GEMM_JIT_DW = "gemm:jit (depthwise, SSE4.1)"
+GEMM_JIT_GROUPS = "gemm:jit (all groups, its AVX2/AVX-512 sgemm)"
 PER_GROUP = " per group"  # a one-group kernel of harness.impl.conv run on each group
 AVX512_GROUPS = "jit:avx512_core (channel blocks of 4, 8 or 16 per group)"
 # oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
@@ -169,11 +172,19 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     name, block, ur_w, _fused = _level(profile)
     g = _group_geometry(x_shape, w_shape, stride, padding, groups)
     if not _depthwise(x_shape, w_shape, groups):
+        if profile.aten != "default" and _no_channel_blocks(g):
+            return tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
         what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
         rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
         if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
             rest = _gemm_jit_per_group(g)
-        return _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest), rest
+        fwd, data = _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest)
+        declined = _direct_kernels_decline(g, profile)
+        fwd, data, weights = (
+            _vector_gemm_jit(g, groups, profile, which) if declined[which] else kind
+            for which, kind in enumerate((fwd, data, rest))
+        )
+        return fwd, data, weights
     if profile.aten == "default":
         fallback = (GEMM_JIT_DW,) * 3
     else:
@@ -194,30 +205,37 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     return fwd, data, weights
 
 
+def _no_channel_blocks(g: conv.Geometry) -> bool:
+    """Whether no oneDNN direct kernel at AVX2 or AVX-512 takes a group's channels, so that gemm:jit
+    runs every pass: output channels not a multiple of 8 (jit:avx2's blocks; with a multiple of 8 it
+    takes even one input channel a group, measured) and no block of 16, 8 or 4 dividing both (jit:
+    avx512_core's, ``_avx512_block``)."""
+    return g.oc % 8 != 0 and _avx512_block(g) is None
+
+
+def _direct_kernels_decline(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, bool, bool]:
+    """(forward, backward data, backward weights): where every direct kernel oneDNN tries on groups of
+    whole blocks of 8 channels (not 1x1; the backward data at stride 1) declines at AVX2 or AVX-512
+    and gemm:jit runs, by the one-group kernels' checks for the group's shape (``conv.direct_kernels``:
+    at AVX2 jit:avx2's; at AVX512_CORE jit:avx512_core's, then jit:avx2's, for the weights only: its
+    forward and data take groups its one-group checks decline, measured, and stay refused there)."""
+    whole = g.c % 8 == 0 and g.oc % 8 == 0 and (g.kh, g.kw) != (1, 1)
+    if not whole or profile.aten not in ("avx2", "avx512"):
+        return (False, False, False)
+    kinds = conv.direct_kernels(g, conv.AVX512 if profile.aten == "avx512" else conv.AVX2, profile)
+    if profile.aten == "avx512":
+        return False, False, kinds[2] == conv.GEMM_JIT
+    return kinds[0] == conv.GEMM_JIT, kinds[1] == conv.GEMM_JIT and (g.sh, g.sw) == (1, 1), kinds[2] == conv.GEMM_JIT
+
+
 def _vector_gemm_jit(g: conv.Geometry, groups: int, profile: KernelProfile, which: int) -> str:
     """gemm:jit at AVX2 or AVX512_CORE for pass ``which`` (0 forward, 1 backward data, 2 backward
-    weights) of a group: harness.impl.conv's gemm:jit on each group with one thread, where that is
-    what oneDNN computes: the forward only where its sgemms are gemvs (one output channel a group:
-    no bit depends on how its blocking cuts the pixels) and it does not run ref:any; the backward
-    only where a group's output is one pixel block (as at SSE4.1) and, for the weights, where
-    bwd_weights_balance gives each thread whole groups (no fewer groups than threads); and every
-    sgemm's bits the same on one thread as on all (harness.impl.onednn_sgemm.thread_free)."""
-    from harness.impl import onednn_sgemm
-
-    isa, simd = conv._sgemm_isa(profile), conv._simd_w(profile)
-    one = profile.with_threads(1)
-    calls = conv._vector_gemm_jit_calls(g, one, which)
-    if which == 0 and conv.gemm_jit_forward_declines(g, one):
-        return "refuse:oneDNN's ref:any forward for a group"
-    if which == 0 and any(onednn_sgemm.route(isa, 1, call)[0] != "gemv" for call, _ in calls):
-        return "refuse:gemm:jit's AVX2/AVX-512 sgemm on a group's forward of several output channels (its blocking)"
-    if which > 0 and conv._gemm_jit_conf(g, 1, which == 2, simd)[1] < g.oh * g.ow:
-        return "refuse:gemm:jit's blocks of output pixels in a group's backward"
-    if which == 2 and groups < profile.threads:
-        return "refuse:gemm:jit's grad_weight with fewer groups than threads (its images split between threads)"
-    if not all(onednn_sgemm.thread_free(isa, profile.threads, call) for call, _ in calls):
-        return "refuse:gemm:jit's AVX2/AVX-512 sgemm on a group where its threads change its bits"
-    return conv.GEMM_JIT + PER_GROUP
+    weights) of all the groups (harness.impl.conv's model with ``groups``: its blocking over the
+    (image, group) pairs, its threads' split of the groups); the forward refused where it runs
+    ref:any."""
+    if which == 0 and conv.gemm_jit_forward_declines(g, profile, groups):
+        return "refuse:oneDNN's ref:any forward for groups"
+    return GEMM_JIT_GROUPS
 
 
 def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> str:
@@ -306,7 +324,7 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
-    return "refuse:gemm:jit with its AVX2 sgemm" if conv._avx2_data_declines(g) else conv.AVX2 + PER_GROUP
+    return conv.AVX2 + PER_GROUP  # where it declines ``path`` runs gemm:jit (``_direct_kernels_decline``)
 
 
 def _group_profile(kind: str, profile: KernelProfile) -> KernelProfile:
@@ -363,6 +381,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     if kind == AVX512_GROUPS:
         return _avx512_groups_forward(x, w, b, g, groups)
+    if kind == GEMM_JIT_GROUPS:
+        return conv._vector_gemm_jit_forward(x, w, b, g, profile, groups)
     if _one_group_kind(kind):
         return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), _one_group_kind(kind))
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
@@ -405,7 +425,9 @@ def conv2d_backward(
     lib = conv._lib()
     c = x.shape[1]
     gx = gw = gb = None
-    if mask[0] and data == AVX512_GROUPS:
+    if mask[0] and data == GEMM_JIT_GROUPS:
+        gx = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), groups)[0]
+    elif mask[0] and data == AVX512_GROUPS:
         gx = _avx512_groups_data(dy, w, g, groups)
     elif mask[0] and _one_group_kind(data):
         gx = _groups_data(dy, x, w, stride, padding, groups, _group_profile(data, profile), _one_group_kind(data))
@@ -416,7 +438,9 @@ def conv2d_backward(
         for ch in range(c):
             lib.conv_bwd_data_direct(*g, ptr(dys[ch]), ptr(w[ch : ch + 1]), ptr(out[ch]), 1, int(fused), 0, 0)
         gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
-    if (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
+    if (mask[1] or (mask[2] and has_bias)) and weights == GEMM_JIT_GROUPS:
+        _, gw, gb = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), groups)
+    elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
         _, gw, gb = _groups_weights(dy, x, w, stride, padding, groups, has_bias, profile.with_threads(1), mask)
     elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")

@@ -29,9 +29,6 @@ Which code runs (``route``; gemm_threading_driver for f32):
   never k): K blocks of ``get_k_padd`` (the whole of K up to bk_traditional, 256 at AVX2 and 384 at
   AVX512_CORE; two halves, the first rounded up, below twice bk, 192 or 384; else blocks of bk),
   each block one fused chain from 0 per element, added to C.
-
-``thread_free`` says where a call's bits do not depend on how many threads it sees (harness.impl
-.conv_grouped runs a group's sgemms on one thread only there).
 """
 
 from __future__ import annotations
@@ -140,23 +137,6 @@ def route(isa: str, nthr: int, c: Call) -> tuple[str, int]:
         return "gemv", nthr
     goal = adjust_thread_count(isa, c.m, c.n, c.k, nthr)
     return ("nocopy" if nocopy_checker(isa, goal, c) else "copy"), goal
-
-
-def thread_free(isa: str, threads: int, c: Call) -> bool:
-    """Whether the call gives the same bits on one thread as with ``threads`` available: the same
-    path, and on it threads that split only rows or columns of a kernel whose arithmetic does not see
-    the split (not the AVX2 no-copy kernel's tiles, not a k split, not a short and fat gemv 'N')."""
-    one, (path, goal) = route(isa, 1, c), route(isa, threads, c)
-    if path != one[0]:
-        return False
-    if path == "nocopy":
-        nthr_m, nthr_n, nthr_k = _nocopy_partition(isa, c.m, c.n, c.k, goal)[:3]
-        return nthr_k == 1 and (isa == AVX512 or nthr_m * nthr_n == 1)
-    if path == "gemv" and ((not c.ta) if c.n == 1 else c.tb):  # a gemv 'N': (rows, columns) of its matrix
-        gm, gn = (c.m, c.k) if c.n == 1 else (c.n, c.k)
-        goal = _gemv_threads(threads, gm, gn)
-        return goal == 1 or not (gm <= goal * 500 and gn >= goal * 128)
-    return True
 
 
 def copy_k_blocks(isa: str, k: int) -> list[int]:
