@@ -105,10 +105,11 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
-  oneDNN's jit_dw kernels, gemm:jit per group, slow_conv2d per group, this module's jit:sse41/jit:avx2
-  kernels group by group) refuse there gemm:jit per group where its threads or blocking would change
-  the bits, slow_conv2d's grad_weight per group, and groups of several channels outside whole blocks
-  of 8 or on the kernels not run group by group.
+  oneDNN's jit_dw kernels, gemm:jit over all groups, slow_conv2d per group, this module's
+  jit:sse41/jit:avx2 kernels group by group) refuse there the kernels its docstring names (at
+  AVX-512 jit:avx512_core on groups its one-group checks decline, SSE4.1 gemm:jit's pixel blocks,
+  slow_conv2d's grad_weight per group, groups outside whole blocks on the kernels not run group by
+  group).
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -295,8 +296,9 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     (``_ip_convolution``; not modelled). Strided backward data: brgconv_strided where its blocking
     search finds a blocking (``_strided_declines``), else at AVX512_CORE jit:avx512_core where it
     accepts, then brgconv_strided:avx2 where its search (8 floats a vector) finds one; else gemm:jit
-    (measured against ONEDNN_VERBOSE on 1500 random strided shapes of one to five input channels per
-    level and thread count: every prediction right)."""
+    (measured against ONEDNN_VERBOSE on the ~365 shapes per level and thread count, among 1500
+    random strided draws of one to five input channels, that an earlier rule left unsettled: every
+    prediction right)."""
     avx512 = kind == AVX512
     if avx512 and _ip_convolution(g):
         return IP_CONV, IP_CONV, IP_CONV
@@ -1262,12 +1264,12 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     oneDNN's; the columns rounded up to the stride (``sp``: exec_trans, where the stride does not
     divide W)."""
     f = np.float32
-    n, c, h, wd, oc, kh, kw, _oh, ow, _sh, sw = g[:11]
-    wd = _rnd_up(wd, sw)  # sp
+    n, c, h, _wd, oc, kh, kw, _oh, ow, _sh, sw = g[:11]
+    sp = _rnd_up(g.w, sw)
     regs = 32 if simd == 16 else 16
     ur, sp_block, ic_block = b.unroll, b.iw_block, b.ic_block
     icblock, nb_ic = ic_block // simd, _div_up(c, ic_block)
-    nb_ih, nb_sp, nb_kh = _div_up(h, b.ih_block), _div_up(wd, sp_block), _div_up(kh, b.kh_block)
+    nb_ih, nb_sp, nb_kh = _div_up(h, b.ih_block), _div_up(sp, sp_block), _div_up(kh, b.kh_block)
     by_pixel = not (g.oh * ow < c * kh * kw)  # loop_ndhwgc unless the output is smaller than a filter
     micro = f(f(icblock) * f(ur)) / f((ur + icblock) * regs)
     ur_eff = f(sp_block) / f(_rnd_up(sp_block, ur))
@@ -1302,7 +1304,7 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     nb_ic_thr = min(nb_ic, _div_up(job, 1 if by_pixel else sp_amount))
     nsimd_ic_thr = _div_up(min(c, nb_ic_thr * ic_block), simd)
     dim_sp = nb_ic if by_pixel else 1
-    sp_thr = min(wd, min(nb_sp, _div_up(job, dim_sp)) * sp_block)
+    sp_thr = min(sp, min(nb_sp, _div_up(job, dim_sp)) * sp_block)
     nb_ih_thr = min(nb_ih, _div_up(job, nb_sp * dim_sp))
     ih_thr = min(h, nb_ih_thr * b.ih_block)
     nb_id_thr = min(1, _div_up(job, nb_ih * nb_sp * dim_sp))
@@ -1346,9 +1348,9 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
             repeats[i] = f(repeats[i] * f(loop[i][1]))
     costs = [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate((src_op, dst_op, wei_op))]
     calls = job * nb_kh
-    cache_eff = f(n * h * wd * oc * c) / f(threads * f(f(f(costs[0] + costs[1]) + costs[2]) + f(calls)))
+    cache_eff = f(n * h * sp * oc * c) / f(threads * f(f(f(costs[0] + costs[1]) + costs[2]) + f(calls)))
     eff = f(f(c) / f(_rnd_up(c, ic_block)))
-    sp_eff = f(f(wd) / f(_rnd_up(wd, sp_block)))
+    sp_eff = f(f(sp) / f(_rnd_up(sp, sp_block)))
     for term in (micro, sp_eff, job_eff, ur_eff, cache_eff, brgemm_eff):
         eff = f(eff * term)
     return float(eff)
@@ -1365,6 +1367,7 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
     r_ovf = max(0, kw - 1 - _end_pad(pw, ow, wd, sw, kw)) // sw
     b_ovf = max(0, kh - 1 - _end_pad(ph, oh, h, sh, kh)) // sh
     owp, ohp = ow + l_ovf + r_ovf, oh + t_ovf + b_ovf
+    sp = _rnd_up(wd, sw)  # exec_trans (the stride not dividing W): the columns rounded up to it
     best: StridedBlocking | None = None
     for vectors in range(min(_div_up(c, simd), 4), 0, -1):
         ic_block = vectors * simd
@@ -1374,7 +1377,6 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
         if ic_block == 48 and not (rnd_ic % 48 == 0 and rnd_ic <= 384 and oh * ow > 81 * sh * sw):
             continue
         nb_ic = _div_up(c, ic_block)
-        sp = _rnd_up(wd, sw)  # exec_trans (the stride not dividing W): the columns rounded up to it
         most = int(f(f(n * nb_ic * h * wd) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
         most = min(max(1, most), wd)
         most = _rnd_up(most, sw) if sp != wd else most
@@ -1421,8 +1423,8 @@ def _brgconv_trans_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd: int, p
         lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         return
     terms: list[tuple[int, int, int]] = []
-    for i in range(g.kh):
-        terms.extend([(-1, 0, 0)] * bool(terms) + [(o, i, j) for j in range(g.kw) for o in range(g.oc)])
+    for rows in _row_blocks(g, blocking.kh_block):
+        terms.extend([(-1, 0, 0)] * bool(terms) + [(o, i, j) for i in rows for j in range(g.kw) for o in range(g.oc)])
     t = np.array(terms, np.int64).reshape(-1, 3)
     lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
 
@@ -1432,9 +1434,14 @@ def _strided_row_calls(
 ) -> list[tuple[range, list[int]]]:
     """exec_base's brgemm calls as (kernel rows, taps kw), in ker_base's order: its three kw phases
     (``_strided_kw_calls``), each over the blocks of kernel rows (all KH rows, or SH rows: one tap row
-    of an input row each, so a row at a time gives the same sums) outside its calls."""
-    blocks = [range(g.kh)] if kh_block == g.kh else [range(i, i + 1) for i in range(g.kh)]
-    return [(rows, call) for phase in phases for rows in blocks for call in phase]
+    of an input row each: ``_row_blocks``) outside its calls."""
+    return [(rows, call) for phase in phases for rows in _row_blocks(g, kh_block) for call in phase]
+
+
+def _row_blocks(g: Geometry, kh_block: int) -> list[range]:
+    """brgconv_strided's blocks of kernel rows: all KH rows, or SH rows (``kh_block`` below KH), each
+    of which holds one tap row of an input row, so a row at a time gives the same sums."""
+    return [range(g.kh)] if kh_block == g.kh else [range(i, i + 1) for i in range(g.kh)]
 
 
 def _brgconv_strided_data(dy: np.ndarray, w: np.ndarray, g: Geometry, iw_block: int, kh_block: int) -> np.ndarray:
@@ -1618,17 +1625,17 @@ def conv2d_backward(
         _, gw, gb = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]))
         mask = (mask[0], False, False)
     lib = _lib()
+    brg_simd = 16 if kind == AVX512 and data_kind == BRG_STRIDED else 8  # brgconv_strided:avx2 below it
     if mask[0] and data_kind != GEMM_JIT:
         gx = np.empty_like(x)
         if data_kind == AVX512:
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
         elif (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
             # brgconv_strided's exec_base: its brgemm calls per block of input columns
-            simd = 16 if kind == AVX512 and data_kind == BRG_STRIDED else 8
-            blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+            blocking = _strided_blocking(g, profile.threads, brg_simd, profile.l1_per_core, profile.l2_per_core)
             gx = _brgconv_strided_data(dy, w, g, blocking.iw_block, blocking.kh_block)
         elif (sh, sw) != (1, 1) and not _one_by_one(g):
-            _brgconv_trans_data(dy, w, g, 16 if kind == AVX512 and data_kind == BRG_STRIDED else 8, profile, gx)
+            _brgconv_trans_data(dy, w, g, brg_simd, profile, gx)
         elif _one_by_one(g):  # jit_1x1: one chain over (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added
