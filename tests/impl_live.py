@@ -16,13 +16,16 @@ by accident:
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import subprocess
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -117,6 +120,30 @@ def _vml_mismatch() -> str:
 needs_modelled_mkl = pytest.mark.skipif(bool(_mkl_mismatch()), reason=_mkl_mismatch() or "-")
 needs_modelled_vml = pytest.mark.skipif(bool(_vml_mismatch()), reason=_vml_mismatch() or "-")
 needs_verified_profile = pytest.mark.skipif(bool(_unverified()), reason=_unverified() or "-")
+
+
+def bits_note(expected: np.ndarray, actual: np.ndarray) -> str:
+    """ "exact" where the uint32 patterns are equal, else how many elements differ (for a child
+    process's JSON report)."""
+    expected, actual = np.asarray(expected, np.float32), np.asarray(actual, np.float32)
+    if expected.shape != actual.shape:
+        return f"shape {list(actual.shape)}, torch {list(expected.shape)}"
+    differ = int((expected.view(np.uint32) != actual.view(np.uint32)).sum())
+    return "exact" if differ == 0 else f"{differ} of {expected.size} differ"
+
+
+def print_child_report(cases: Sequence, run: Callable[[Any, int, KernelProfile], dict[str, str] | None]) -> None:
+    """A fresh process's report on ``cases``, on 1 and 2 threads: per case ``run(case, index, profile)``
+    (each output's ``bits_note``; None where the impl refuses the case), printed as one JSON line."""
+    rows = []
+    for threads in (1, 2):
+        use_threads(threads)
+        profile = live_profile()
+        for i, case in enumerate(cases):
+            results = run(case, i, profile)
+            if results is not None:
+                rows.append({"case": f"{case} at {threads} threads", "got": results})
+    print(json.dumps(rows))
 
 
 def assert_bits_equal(name: str, expected: np.ndarray, actual: np.ndarray) -> None:

@@ -12,15 +12,13 @@ ref:any (the im2col buffers over the scratchpad limit).
 
 from __future__ import annotations
 
-import json
 import sys
 
-import numpy as np
 import pytest
 
 from harness.impl import conv, onednn_sgemm
 from harness.impl.profiles import get_profile
-from tests.impl_live import live_profile, needs_modelled_mkl, needs_verified_profile, use_threads
+from tests.impl_live import bits_note, needs_modelled_mkl, needs_verified_profile, print_child_report
 from tests.test_impl_live_conv import _level_named, _run_pinned, run_case
 
 pytestmark = pytest.mark.usefixtures("restore_threads")
@@ -88,17 +86,9 @@ def test_cases_cover_every_sgemm_path() -> None:
 def _child() -> None:
     """Run in a fresh process: every case under this process's level, at 1 and 2 threads; per case
     and output "exact" or what differs."""
-    rows = []
-    for threads in (1, 2):
-        use_threads(threads)
-        profile = live_profile()
-        for i, case in enumerate(CASES):
-            results = {}
-            for name, want, got in run_case(case, 11 + i, profile):
-                differ = int((want.view(np.uint32) != got.view(np.uint32)).sum()) if want.shape == got.shape else -1
-                results[name] = "exact" if differ == 0 else f"{differ} of {want.size} differ"
-            rows.append({"case": f"{case} at {threads} threads", "got": results})
-    print(json.dumps(rows))
+    print_child_report(
+        CASES, lambda case, i, profile: {name: bits_note(w, g) for name, w, g in run_case(case, 11 + i, profile)}
+    )
 
 
 @needs_modelled_mkl

@@ -213,6 +213,33 @@ def test_depthwise_convolution_replays(
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
 
 
+@backends
+@settings(max_examples=5, deadline=None)
+@given(
+    layers=st.integers(1, 2),
+    bidirectional=st.booleans(),
+    batch_first=st.booleans(),
+    bias=st.booleans(),
+    sizes=st.tuples(st.integers(1, 6), st.integers(2, 9), st.integers(1, 20), st.integers(1, 40)),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_lstm_layers_replay(
+    backend: str, layers: int, bidirectional: bool, batch_first: bool, bias: bool, sizes: tuple, seed: int,
+    threads: int,
+) -> None:  # fmt: skip
+    """nn.LSTM in training (its parameters need gradients): every ``mkldnn_rnn_layer`` it runs, one per
+    layer and direction (the reverse one right to left), replays through harness.impl.rnn."""
+    use_threads(threads)
+    t_len, batch, n_in, hidden = sizes
+    rng = np.random.default_rng(seed)
+    torch.manual_seed(seed % 1000)
+    lstm = torch.nn.LSTM(n_in, hidden, layers, bias=bias, batch_first=batch_first, bidirectional=bidirectional)
+    shape = (batch, t_len, n_in) if batch_first else (t_len, batch, n_in)
+    x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    _replays_match(backend, lambda: lstm(x), {"mkldnn_rnn_layer"}, layers * (1 + bidirectional))
+
+
 # programs whose first difference between the avx2 and baseline builds is one op the impl replays
 # (``data(shape, seed)``: fixed inputs that no torch generator draws)
 PROGRAMS = {
@@ -220,11 +247,14 @@ PROGRAMS = {
     "aten.randn.default": "torch.randn(7, 33).sum()\n",
     "aten.silu.default": "y = torch.nn.functional.silu(data((40, 70), 0))\n",  # its sum may come out equal
     "aten.convolution.default": "torch.nn.functional.conv1d(data((2, 8, 30), 2), data((16, 8, 3), 3), padding=1)\n",
+    "aten.mkldnn_rnn_layer.default": "lstm = torch.nn.LSTM(8, 16, batch_first=True)\nwith torch.no_grad():\n"
+    "    for i, w in enumerate(lstm.parameters()):\n        w.copy_(data(tuple(w.shape), 5 + i) * 0.3)\n"
+    "lstm(data((3, 5, 8), 4))[0].sum()\n",
     "aten._safe_softmax.default": "q = data((2, 2, 9, 16), 1)\nm = torch.ones(9, 9, dtype=torch.bool).tril()\n"
     "m[3] = False\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m, dropout_p=0.1).sum()\n",
 }
 # the knob each reports: the capability, but oneDNN's ISA for what oneDNN computes
-KNOB = {"aten.convolution.default": "onednn_isa"}
+KNOB = {"aten.convolution.default": "onednn_isa", "aten.mkldnn_rnn_layer.default": "onednn_isa"}
 PRELUDE = """import numpy as np
 import torch
 

@@ -23,6 +23,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "pow",
     "conv2d",
     "weight_norm",
+    "lstm",
     "foreach",
     "fused_optim",
 )
@@ -292,6 +293,24 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("lstm",),
+        (
+            "`mkldnn_rnn_layer` (aten/src/ATen/native/mkldnn/RNN.cpp; nn.LSTM on float CPU tensors, one call per "
+            "layer and direction; harness/impl/rnn.py): bias `b_ih + b_hh`, oneDNN's `rnn,ref` primitive: the "
+            "input product of all steps in one sgemm (below 128 batch rows), per step the recurrent product "
+            "added onto the step's gates (oneDNN's own sgemm, its no-copy kernel forced from AVX2 up below 500 "
+            "hidden units; at SSE4.1 the copy-based one), then jit_uni_lstm_cell_postgemm_fwd: oneDNN's "
+            "injector logistic (`e/(e+1)` of its exp of `-|x|`) and tanh (32 degree-6 polynomials by binade), "
+            "`c = c_prev*f` then `c += i*g`, `h = tanh(c)*o`; the backward `mkldnn_rnn_layer_backward` not "
+            "modelled, nor inference from AVX2 up (its brgemm RNN)"
+        ),
+        (
+            "`ONEDNN_MAX_CPU_ISA`: FMA in the sgemms and the postgemm from AVX2 up, multiply-then-add at "
+            "SSE4.1; the sgemm kernels (AVX2's no-copy register tiles, AVX-512's one chain per K block, SSE4.1's "
+            "K blocks of 256); thread count where the no-copy sgemm splits K (AVX2)"
+        ),
+    ),
+    (
         ("weight_norm",),
         (
             "`_weight_norm_interface` and its backward (WeightNormKernel.cpp, dim 0 or the last; other dims are "
@@ -430,6 +449,7 @@ ARM64: dict[str, str] = {
         " in every vector besides what AVX2 fuses, V1's SVE intrinsics fuse nothing; a zero slice's NaNs are"
         " aarch64's `+qNaN`, and the other sign where N1's and V2's partial last vector negates one"
     ),
+    "lstm": "oneDNN's aarch64 RNN not modelled: refused",
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"

@@ -1,6 +1,6 @@
 """oneDNN v3.12's x86 sgemm at AVX2 and AVX512_CORE (``extended_sgemm``, gemm_driver.cpp), as its
-gemm:jit convolutions call it, bit for bit (the kernels' arithmetic in csrc/conv.c
-``dnnl_sgemm_block``).
+gemm:jit convolutions and its RNNs (harness/impl/rnn.py) call it, bit for bit (the kernels'
+arithmetic in csrc/conv.c ``dnnl_sgemm_block``); at SSE4.1 its copy-based path.
 
 BLAS conventions, column-major: C (m, n) = (beta ? C : 0) + op(A) (m, k) @ op(B) (k, n), beta 0 or 1,
 alpha 1; op(A)[i, p] is ``a[i + p*lda]`` ('N') or ``a[p + i*lda]`` ('T'); C[i, j] is ``c[i + j*ldc]``.
@@ -17,7 +17,8 @@ Which code runs (``route``; gemm_threading_driver for f32):
   gemv 'N', whose terms they split into buffers added to y in order (``_gemv``).
 - the thread count: ``adjust_thread_count`` from the threads the caller sees (one inside a parallel
   region, else all of them).
-- ``nocopy`` where ``nocopy_checker`` says so: jit_avx_gemm_f32 (AVX2) or jit_avx512_common_gemm_f32
+- ``nocopy`` where the caller forces it (``force_nocopy``: oneDNN's RNNs, at AVX2 and up) or
+  ``nocopy_checker`` says so: jit_avx_gemm_f32 (AVX2) or jit_avx512_common_gemm_f32
   (AVX512_CORE). Its threads (``_nocopy_partition``) split m, n and, for AVX2, k; each k part is one
   sgemm_nocopy_driver call (K blocks of BK: as long as twice BK remains, BK; then half of what is
   left where that is over BK, rounded up; then the rest) into C (the first part, with beta) or a
@@ -28,7 +29,9 @@ Which code runs (``route``; gemm_threading_driver for f32):
 - ``copy`` otherwise (gemm_kernel_driver; also where it runs on several threads: they split m and n,
   never k): K blocks of ``get_k_padd`` (the whole of K up to bk_traditional, 256 at AVX2 and 384 at
   AVX512_CORE; two halves, the first rounded up, below twice bk, 192 or 384; else blocks of bk),
-  each block one fused chain from 0 per element, added to C.
+  each block one fused chain from 0 per element, added to C. At SSE4.1 always (no no-copy kernel):
+  blocks of 256 (the whole of K up to 256, two halves below 512), each one chain of multiplies and
+  adds from 0 per element, added to C. Its gemv kernels are not modelled (ParityError).
 """
 
 from __future__ import annotations
@@ -39,10 +42,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from harness.core.errors import ParityError
 from harness.impl._lib import load
 
-AVX2, AVX512 = "avx2", "avx512"
-KERN_CHAIN, KERN_AVX2_NOCOPY = 0, 1
+SSE41, AVX2, AVX512 = "sse41", "avx2", "avx512"
+KERN_CHAIN, KERN_AVX2_NOCOPY, KERN_SSE41 = 0, 1, 2
 _I, _P = ctypes.c_int64, ctypes.c_void_p
 
 
@@ -70,7 +74,7 @@ class Call(NamedTuple):
 
 
 def _veclen(isa: str) -> int:
-    return 16 if isa == AVX512 else 8
+    return {AVX512: 16, AVX2: 8}.get(isa, 4)
 
 
 def adjust_thread_count(isa: str, m: int, n: int, k: int, nthrs: int) -> int:
@@ -127,21 +131,23 @@ def nocopy_checker(isa: str, nthr: int, c: Call) -> bool:
     return (m <= nthr * 28 and m >= n) or n <= nthr * 28 or k <= nthr
 
 
-def route(isa: str, nthr: int, c: Call) -> tuple[str, int]:
+def route(isa: str, nthr: int, c: Call, force_nocopy: bool = False) -> tuple[str, int]:
     """(path, threads) of gemm_threading_driver for this call with ``nthr`` threads available:
     ``smalln_tn``, ``gemv``, ``nocopy`` or ``copy`` (the module's docstring), and the threads the
-    no-copy sgemm is handed (``adjust_thread_count``)."""
+    no-copy sgemm is handed (``adjust_thread_count``); ``force_nocopy`` as the caller passes it."""
     if isa == AVX512 and c.ta and not c.tb and 1 < c.n < 16:
         return "smalln_tn", nthr
     if c.n == 1 or c.m == 1:
         return "gemv", nthr
     goal = adjust_thread_count(isa, c.m, c.n, c.k, nthr)
-    return ("nocopy" if nocopy_checker(isa, goal, c) else "copy"), goal
+    if isa == SSE41:
+        return "copy", goal
+    return ("nocopy" if force_nocopy or nocopy_checker(isa, goal, c) else "copy"), goal
 
 
 def copy_k_blocks(isa: str, k: int) -> list[int]:
     """The copy-based sgemm's K blocks (gemm_driver.cpp ``get_k_padd``, uk = 1)."""
-    bk_traditional, bk = (384, 384) if isa == AVX512 else (256, 192)
+    bk_traditional, bk = {AVX512: (384, 384), AVX2: (256, 192)}.get(isa, (256, 256))
     if k <= bk_traditional:
         return [k]
     if k < 2 * bk:
@@ -423,13 +429,15 @@ def _gemv(nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> None:
 
 
 def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int,
-          out: np.ndarray, oo: int) -> None:  # fmt: skip
+          out: np.ndarray, oo: int, force_nocopy: bool = False) -> None:  # fmt: skip
     """``extended_sgemm`` at ``isa`` with ``nthr`` threads available to it: C = (beta ? C : 0) + op(A)
     @ op(B) into the flat float32 ``out`` at ``oo`` (a, b, out: flat float32 arrays, their matrices
-    at element offsets ao, bo, oo). ParityError on the paths not modelled."""
+    at element offsets ao, bo, oo). ParityError on the paths not modelled (SSE4.1's gemv)."""
     if c.m <= 0 or c.n <= 0:
         return
-    path, threads = route(isa, nthr, c)
+    path, threads = route(isa, nthr, c, force_nocopy)
+    if isa == SSE41 and path == "gemv":
+        raise ParityError("oneDNN's SSE4.1 gemv kernels (an sgemm with one row or column) are not modelled")
     if path == "smalln_tn":
         _lib().dnnl_smalln_tn(c.m, c.n, c.k, _ptr(a, ao), c.lda, _ptr(b, bo), c.ldb, _ptr(out, oo), c.ldc, beta)
         return
@@ -441,5 +449,6 @@ def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, b
         return
     k0 = 0
     for kb in copy_k_blocks(isa, c.k):
-        _block(KERN_CHAIN, c, 0, 0, k0, c.m, c.n, kb, a, ao, b, bo, out, oo, c.ldc, beta if k0 == 0 else 1)
+        kind = KERN_SSE41 if isa == SSE41 else KERN_CHAIN
+        _block(kind, c, 0, 0, k0, c.m, c.n, kb, a, ao, b, bo, out, oo, c.ldc, beta if k0 == 0 else 1)
         k0 += kb

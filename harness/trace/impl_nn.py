@@ -42,6 +42,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mul_": ("mul", ()),
     "div_": ("div", ()),
     "native_dropout": ("dropout", ()),
+    "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
 }
 
 
@@ -302,7 +303,43 @@ def _embedding_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nd
     return {"out": embedding_backward(rows[keep], idx[keep], int(a["num_weights"]))}
 
 
+def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
+    """The first captured tensor of ``names`` (and its strides) that was not C-contiguous in torch (dims
+    of size 1 aside); None when all were."""
+    for name in names:
+        stride, x = a.get(f"{name}.stride"), t.get(name)
+        if stride is None or x is None:
+            continue
+        want = [int(np.prod(x.shape[i + 1 :], dtype=np.int64)) for i in range(x.ndim)]
+        if [s for s, d in zip(stride, x.shape, strict=True) if d > 1] != [
+            w for w, d in zip(want, x.shape, strict=True) if d > 1
+        ]:
+            return name, stride
+    return None
+
+
+def _lstm_layer(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mkldnn_rnn_layer`` of an LSTM (mode 2): its output, hy and cy (its workspace, scratch, is not
+    compared). oneDNN reads the input, weights and states as they lie: refused unless contiguous."""
+    from harness.impl.rnn import lstm_layer
+
+    if int(a.get("mode", -1)) != 2:
+        raise ParityError("the impl reproduces mkldnn_rnn_layer for LSTMs (mode 2) only")
+    found = not_contiguous(t, a, ("input", "weight0", "weight1", "hx_", "cx_"))
+    if found:
+        raise ParityError(f"the impl reproduces mkldnn_rnn_layer on contiguous tensors only, not {found[0]} {found[1]}")
+    bias = bool(a.get("has_biases", True))
+    x, h0, c0 = t["input"], t["hx_"], t["cx_"]
+    out = lstm_layer(
+        x, t["weight0"], t["weight1"], t["weight2"] if bias else None, t["weight3"] if bias else None,
+        h0.reshape(x.shape[1], -1), c0.reshape(x.shape[1], -1), bool(a.get("reverse", False)),
+        bool(a.get("train", True)), p,
+    )  # fmt: skip
+    return {"out0": out.out, "out1": out.hy.reshape(h0.shape), "out2": out.cy.reshape(c0.shape)}
+
+
 REPLAYS: dict[str, Replay] = {
+    "mkldnn_rnn_layer": _lstm_layer,
     "cumsum": _cumsum,
     "pow": _pow,
     **{name: _binary(name.rstrip("_")) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},

@@ -316,25 +316,10 @@ def _as_2d(x: np.ndarray) -> np.ndarray:
     return x[:, :, None, :] if x.ndim == 3 else x
 
 
-def _not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
-    """The first captured tensor of ``names`` (and its strides) that was not C-contiguous in torch (dims
-    of size 1 aside); None when all were."""
-    for name in names:
-        stride, x = a.get(f"{name}.stride"), t.get(name)
-        if stride is None or x is None:
-            continue
-        want = [int(np.prod(x.shape[i + 1 :], dtype=np.int64)) for i in range(x.ndim)]
-        if [s for s, d in zip(stride, x.shape, strict=True) if d > 1] != [
-            w for w, d in zip(want, x.shape, strict=True) if d > 1
-        ]:
-            return name, stride
-    return None
-
-
 def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
     """ParityError unless the captured tensors were contiguous (NCHW): oneDNN runs other kernels
     (nhwc) for channels-last tensors."""
-    found = _not_contiguous(t, a, names)
+    found = impl_nn.not_contiguous(t, a, names)
     if found:
         raise ParityError(
             f"the impl reproduces convolutions of contiguous (NCHW) tensors only, not {found[0]} {found[1]}"
@@ -370,7 +355,7 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
 def _weight_norm_dim(t: Arrays, a: Args, names: tuple[str, ...]) -> int:
     """The dim of a captured _weight_norm_interface (or its backward), refused unless its tensors were
     contiguous: WeightNormKernel.cpp reads them as they lie in memory."""
-    found = _not_contiguous(t, a, names)
+    found = impl_nn.not_contiguous(t, a, names)
     if found:
         raise ParityError(
             f"the impl reproduces _weight_norm_interface on contiguous tensors only, not {found[0]} {found[1]}"

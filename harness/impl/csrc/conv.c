@@ -327,8 +327,10 @@ void onednn_ref_sgemm(int32_t transa, int32_t transb, int64_t m, int64_t n, int6
  *   columns in tiles of 6 (the last n % 6 one tile). A 16-row tile 4 to 6 columns wide: one fused
  *   chain. Otherwise two accumulators, the even p and the odd p below the last even-count of terms
  *   (k rounded down to even), each a chain from 0, added (even + odd), then the last term where k is
- *   odd; fused (vfmadd231ps) in tiles 3 to 6 columns wide, unfused (vmulps, vaddps) 1 or 2 wide. */
-enum { DNNL_KERN_CHAIN = 0, DNNL_KERN_AVX2_NOCOPY = 1 };
+ *   odd; fused (vfmadd231ps) in tiles 3 to 6 columns wide, unfused (vmulps, vaddps) 1 or 2 wide.
+ * kind DNNL_KERN_SSE41: jit_sse41_kernel_sgemm_kern (the copy-based sgemm at SSE4.1): one chain from 0
+ *   over p in order, each term multiplied, rounded and added (mulps, addps). */
+enum { DNNL_KERN_CHAIN = 0, DNNL_KERN_AVX2_NOCOPY = 1, DNNL_KERN_SSE41 = 2 };
 void dnnl_sgemm_block(int32_t kind, int64_t m, int64_t n, int64_t k, const float *a, int64_t sai, int64_t sak,
                       const float *b, int64_t sbk, int64_t sbj, float *c, int64_t sci, int64_t scj, int32_t beta) {
     const int64_t m16 = m / 16 * 16, n6 = n / 6 * 6;
@@ -339,7 +341,10 @@ void dnnl_sgemm_block(int32_t kind, int64_t m, int64_t n, int64_t k, const float
             const int64_t um = (i < m16 || rows_tail > 8) ? 16 : 8;
             const float *ai = a + i * sai, *bj = b + j * sbj;
             float acc;
-            if (kind == DNNL_KERN_CHAIN || (um == 16 && un >= 4)) {
+            if (kind == DNNL_KERN_SSE41) {
+                acc = 0.0f;
+                for (int64_t p = 0; p < k; p++) acc = madd(0, ai[p * sak], bj[p * sbk], acc);
+            } else if (kind == DNNL_KERN_CHAIN || (um == 16 && un >= 4)) {
                 acc = 0.0f;
                 for (int64_t p = 0; p < k; p++) acc = fmaf(ai[p * sak], bj[p * sbk], acc);
             } else {
