@@ -1,6 +1,7 @@
 """Live parity of nn.LSTM's layer (harness.impl.rnn, oneDNN's RNN primitive as ``mkldnn_rnn_layer``
-runs it): torch run now against the impl, bit for bit (uint32 patterns), in a fresh process per ISA
-level (ATen's capability and oneDNN's ISA pinned together), on 1 and 2 threads.
+and ``mkldnn_rnn_layer_backward`` run it): torch run now against the impl, bit for bit (uint32
+patterns), output, hy, cy and, in training, the six gradients, in a fresh process per ISA level
+(ATen's capability and oneDNN's ISA pinned together), on 1 and 2 threads.
 
 The cases run, between them (``test_cases_cover_every_path`` holds it): both directions, with and
 without biases, the input product merged over the steps and per step (128 batch rows and more), the
@@ -39,6 +40,7 @@ LEVELS = ("avx2", "avx512", "baseline")
 
 
 def _inputs(case: tuple, seed: int) -> tuple[np.ndarray, ...]:
+    """x, w_ih, w_hh, b_ih, b_hh, h0, c0, then the gradients of the output, hy and cy."""
     t_len, batch, n_in, hidden = case[:4]
     rng = np.random.default_rng(seed)
     return (
@@ -47,17 +49,24 @@ def _inputs(case: tuple, seed: int) -> tuple[np.ndarray, ...]:
         rng.standard_normal((4 * hidden, hidden), np.float32) * np.float32(0.3),
         rng.standard_normal(4 * hidden, np.float32),
         rng.standard_normal(4 * hidden, np.float32),
-        rng.standard_normal((batch, hidden), np.float32),
-        rng.standard_normal((batch, hidden), np.float32),
+        *(rng.standard_normal((batch, hidden), np.float32) for _ in range(2)),
+        rng.standard_normal((t_len, batch, hidden), np.float32),
+        *(rng.standard_normal((batch, hidden), np.float32) for _ in range(2)),
     )
 
 
-def _impl(case: tuple, arrays: tuple[np.ndarray, ...], profile) -> rnn.LstmOut:
-    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = arrays
+def _impl(case: tuple, arrays: tuple[np.ndarray, ...], profile) -> tuple[np.ndarray, ...]:
+    """The layer's output, hy and cy; in training then its six gradients."""
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0, gy, ghy, gcy = arrays
     bias, reverse, train = case[5], case[4], case[6]
-    return rnn.lstm_layer(
-        x, w_ih, w_hh, b_ih if bias else None, b_hh if bias else None, h0, c0, reverse, train, profile
-    )  # fmt: skip
+    b_ih, b_hh = (b_ih, b_hh) if bias else (None, None)
+    out = rnn.lstm_layer(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, train, profile)
+    if not train:
+        return tuple(out)
+    return (*out, *rnn.lstm_layer_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, gy, ghy, gcy, reverse, profile))
+
+
+NAMES = ("out", "hy", "cy", "grad_x", "grad_w_ih", "grad_w_hh", "grad_b", "grad_h0", "grad_c0")
 
 
 def _paths(case: tuple, level: str, threads: int) -> set[str]:
@@ -102,17 +111,23 @@ def test_refusals() -> None:
         _impl(CASES[0], _inputs(CASES[0], 0), get_profile("arm64-neon"))
 
 
-def _torch_layer(case: tuple, arrays: tuple[np.ndarray, ...]) -> tuple:
+def _torch_layer(case: tuple, arrays: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
     import torch
 
-    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = (torch.from_numpy(a) for a in arrays)
-    bias, reverse, train, none = case[5], case[4], case[6], torch.zeros(0)
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0, gy, ghy, gcy = (torch.from_numpy(a) for a in arrays)
+    bias, reverse, train, none, hidden = case[5], case[4], case[6], torch.zeros(0), case[3]
+    b_ih, b_hh = (b_ih, b_hh) if bias else (none, none)
     with torch.set_grad_enabled(train):
         out = torch.ops.aten.mkldnn_rnn_layer(
-            x, w_ih, w_hh, b_ih if bias else none, b_hh if bias else none, h0, c0, reverse, [], 2, case[3], 1,
-            bias, False, False, train,
+            x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse, [], 2, hidden, 1, bias, False, False, train
+        )
+        if not train:
+            return tuple(t.numpy() for t in out[:3])
+        grads = torch.ops.aten.mkldnn_rnn_layer_backward(
+            x, w_ih, w_hh, b_ih, b_hh, h0, c0, *out[:3], gy, ghy, gcy, reverse, 2, hidden, 1, bias, True, False, [],
+            False, out[3],
         )  # fmt: skip
-    return tuple(t.detach().numpy() for t in out[:3])
+    return tuple(t.detach().numpy() for t in (*out[:3], *grads[:4], *grads[5:]))
 
 
 def _compare(case: tuple, i: int, profile) -> dict[str, str] | None:
@@ -121,7 +136,7 @@ def _compare(case: tuple, i: int, profile) -> dict[str, str] | None:
         got = _impl(case, arrays, profile)
     except ParityError:
         return None
-    return {n: bits_note(w, g) for n, w, g in zip(("out", "hy", "cy"), _torch_layer(case, arrays), got, strict=True)}
+    return {n: bits_note(w, g) for n, w, g in zip(NAMES, _torch_layer(case, arrays), got, strict=False)}
 
 
 def _child() -> None:
@@ -138,8 +153,10 @@ def test_level(level: str) -> None:
     rows = _run_pinned(_level_named(level), 2, "_child", [], module="tests.test_impl_live_lstm")
     failures = [f"{row['case']} {name}: {r}" for row in rows for name, r in row["got"].items() if r != "exact"]
     assert not failures, "\n".join(failures)
-    modelled = sum(_refusal(case, level) is None for case in CASES)
-    assert len(rows) == 2 * modelled and modelled >= len(CASES) - 2
+    modelled = [case for case in CASES if _refusal(case, level) is None]
+    assert len(rows) == 2 * len(modelled) and len(modelled) >= len(CASES) - 2
+    compared = sum(len(row["got"]) for row in rows)
+    assert compared == 2 * sum(len(NAMES) if case[6] else 3 for case in modelled)
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["child"]:

@@ -228,8 +228,9 @@ def test_lstm_layers_replay(
     backend: str, layers: int, bidirectional: bool, batch_first: bool, bias: bool, sizes: tuple, seed: int,
     threads: int,
 ) -> None:  # fmt: skip
-    """nn.LSTM in training (its parameters need gradients): every ``mkldnn_rnn_layer`` it runs, one per
-    layer and direction (the reverse one right to left), replays through harness.impl.rnn."""
+    """nn.LSTM in training (its parameters need gradients), forward and backward: every
+    ``mkldnn_rnn_layer`` and ``mkldnn_rnn_layer_backward`` it runs, one per layer and direction (the
+    reverse one right to left), replays through harness.impl.rnn."""
     use_threads(threads)
     t_len, batch, n_in, hidden = sizes
     rng = np.random.default_rng(seed)
@@ -237,7 +238,15 @@ def test_lstm_layers_replay(
     lstm = torch.nn.LSTM(n_in, hidden, layers, bias=bias, batch_first=batch_first, bidirectional=bidirectional)
     shape = (batch, t_len, n_in) if batch_first else (t_len, batch, n_in)
     x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
-    _replays_match(backend, lambda: lstm(x), {"mkldnn_rnn_layer"}, layers * (1 + bidirectional))
+    grad = torch.from_numpy(rng.standard_normal((*shape[:2], hidden * (1 + bidirectional))).astype(np.float32))
+
+    def program() -> None:
+        out, (hy, _cy) = lstm(x)
+        loss = (out * grad).sum() if seed % 2 else out.sum() + hy.sum()  # without, then with grad_hy
+        loss.backward()
+
+    ops = {"mkldnn_rnn_layer", "mkldnn_rnn_layer_backward"}
+    _replays_match(backend, program, ops, 2 * layers * (1 + bidirectional))
 
 
 # programs whose first difference between the avx2 and baseline builds is one op the impl replays

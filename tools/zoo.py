@@ -29,8 +29,8 @@ from harness.trace.report import report_dict
 
 ZOO = Path(__file__).resolve().parents[1] / "zoo"
 MODELS = (
-    "gpt2", "llama", "bert", "resnet", "vit", "gru", "convnext", "t5", "mistral", "mobilenet_v2", "whisper", "wav2vec2",
-    "swin", "gpt_neox", "deberta_v2", "clip", "segformer",
+    "gpt2", "llama", "bert", "resnet", "vit", "gru", "lstm", "convnext", "t5", "mistral", "mobilenet_v2", "whisper",
+    "wav2vec2", "swin", "gpt_neox", "deberta_v2", "clip", "segformer",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

@@ -301,8 +301,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "added onto the step's gates (oneDNN's own sgemm, its no-copy kernel forced from AVX2 up below 500 "
             "hidden units; at SSE4.1 the copy-based one), then jit_uni_lstm_cell_postgemm_fwd: oneDNN's "
             "injector logistic (`e/(e+1)` of its exp of `-|x|`) and tanh (32 degree-6 polynomials by binade), "
-            "`c = c_prev*f` then `c += i*g`, `h = tanh(c)*o`; the backward `mkldnn_rnn_layer_backward` not "
-            "modelled, nor inference from AVX2 up (its brgemm RNN)"
+            "`c = c_prev*f` then `c += i*g`, `h = tanh(c)*o`; backward (`mkldnn_rnn_layer_backward`): per step "
+            "from the last jit_uni_lstm_cell_postgemm_bwd, the h gradient's sgemm and the bias rows added in "
+            "order, then grad_x, grad_w_ih and grad_w_hh each over all steps in one sgemm (grad_w_hh two left to "
+            "right: steps 1.., then step 0); inference from AVX2 up (its brgemm RNN) not modelled"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA in the sgemms and the postgemm from AVX2 up, multiply-then-add at "

@@ -28,7 +28,16 @@ inference runs its brgemm RNN, "brgemm:avx2", on blocked weights: refused):
 Refused (ParityError): inference from AVX2 up (brgemm), inference where oneDNN packs the weights (its
 packed sgemm: T = 1, or B >= 16 for the recurrent product), aarch64 (oneDNN's aarch64 RNN is not
 modelled), and SSE4.1 with B = 1.
-The backward (``mkldnn_rnn_layer_backward``) is not modelled.
+The backward (``mkldnn_rnn_layer_backward``, the same primitive backward; ``lstm_layer_backward``):
+the forward again (its workspace: activated gates, c states), then per step from the last (the
+cell's order): jit_uni_lstm_cell_postgemm_bwd (csrc/unary.c ``dnnl_lstm_bwd_postgemm``) gives the
+gates' gradients dG and dc_prev; the h gradient to the step before, W_hh^T (H, 4H) @ dG (4H, B), an
+sgemm (beta 0); the bias gradient, per gate element the batch rows added in order onto it (from 0
+over the steps, gates_reduction). After the steps (merge_gemm_layer, merge_gemm_iter): grad_x =
+W_ih^T @ dG over all steps at once (I, T*B); grad_w_ih = dG (4H, T*B) @ x^T, one sgemm added onto 0
+(ideep zeroes the diff weights; oneDNN adds onto them); grad_w_hh = dG @ h_prev^T, left to right in
+two sgemms added onto 0 (steps 1.. against the outputs, then step 0 against h0), right to left in
+one over every step. Torch returns the bias gradient for b_ih and again for b_hh.
 """
 
 from __future__ import annotations
@@ -51,10 +60,34 @@ class LstmOut(NamedTuple):
     cy: np.ndarray  # (B, H) the last step's c
 
 
-def _postgemm() -> ctypes._CFuncPtr:
-    fn = load("unary").dnnl_lstm_fwd_postgemm
-    p, i = ctypes.c_void_p, ctypes.c_int64
-    fn.argtypes = [ctypes.c_int32, i, i, p, p, p, p, p, p]
+class LstmGrads(NamedTuple):
+    grad_x: np.ndarray  # (T, B, I)
+    grad_w_ih: np.ndarray  # (4H, I)
+    grad_w_hh: np.ndarray  # (4H, H)
+    grad_b: np.ndarray  # (4H,): b_ih's and b_hh's
+    grad_h0: np.ndarray  # (B, H)
+    grad_c0: np.ndarray  # (B, H)
+
+
+class _Conf(NamedTuple):
+    """rnn_conf_t's choices for one layer and direction (rnn_utils.cpp init_conf, set_conf)."""
+
+    isa: str
+    threads: int
+    force: bool  # rnn.force_nocopy
+    merge: bool  # rnn.merge_gemm_layer in the forward
+    reverse: bool
+    t_len: int
+    batch: int
+    n_in: int
+    hidden: int
+    ld_g: int  # scratch_gates_ld: get_good_ld(4H)
+    ld_ws: int  # ws_states_layer_ld, ws_diff_states_*_ld: get_good_ld(max(I, H))
+
+
+def _fn(name: str, ints: int, ptrs: int) -> ctypes._CFuncPtr:
+    fn = getattr(load("unary"), name)
+    fn.argtypes = [ctypes.c_int32, *[ctypes.c_int64] * ints, *[ctypes.c_void_p] * ptrs]
     return fn
 
 
@@ -73,16 +106,12 @@ def good_ld(dim: int) -> int:
     return ld + 16 if ld % 256 == 0 else ld
 
 
-def lstm_layer(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray | None,
-               b_hh: np.ndarray | None, h0: np.ndarray, c0: np.ndarray, reverse: bool, train: bool,
-               profile: KernelProfile) -> LstmOut:  # fmt: skip
-    """``mkldnn_rnn_layer``'s forward for one LSTM layer and direction (the module docstring)."""
+def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, train: bool,
+          profile: KernelProfile) -> _Conf:  # fmt: skip
     isa = sgemm_isa(profile)
-    x, w_ih, w_hh = f32(x), f32(w_ih), f32(w_hh)
     t_len, batch, n_in = x.shape
     hidden = w_hh.shape[1]
-    gates_n = 4 * hidden
-    if w_ih.shape != (gates_n, n_in) or w_hh.shape != (gates_n, hidden):
+    if w_ih.shape != (4 * hidden, n_in) or w_hh.shape != (4 * hidden, hidden):
         raise ParityError(f"lstm: weights {w_ih.shape} and {w_hh.shape} do not fit input {x.shape}")
     if not train and isa != onednn_sgemm.SSE41:
         raise ParityError("lstm inference at AVX2 and up runs oneDNN's brgemm RNN (blocked weights): not modelled")
@@ -90,53 +119,130 @@ def lstm_layer(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarr
         raise ParityError("lstm inference with oneDNN's packed weights (T = 1 or B >= 16) is not modelled")
     if isa == onednn_sgemm.SSE41 and batch == 1:
         raise ParityError("lstm at SSE4.1 with one batch row runs oneDNN's SSE4.1 gemv: not modelled")
-    bias = (
-        np.zeros(gates_n, np.float32)
-        if b_ih is None or b_hh is None
-        else (f32(b_ih).reshape(-1) + f32(b_hh).reshape(-1)).astype(np.float32)
-    )
     force = isa != onednn_sgemm.SSE41 and hidden < 500  # training only from AVX2 up
-    merge = batch < 128
-    ld_w, ld_g = good_ld(gates_n), good_ld(gates_n)
-    ld_ws = good_ld(max(hidden, n_in))
-    # column-major A (4H, K) with lda ld_w: w.T laid out row by row, padded
-    a_ih = np.zeros((n_in, ld_w), np.float32)
-    a_ih[:, :gates_n] = w_ih.T
-    a_hh = np.zeros((hidden, ld_w), np.float32)
-    a_hh[:, :gates_n] = w_hh.T
-    steps = x[::-1] if reverse else x
-    # the inputs: user memory (ld I) left to right, the workspace's copy (its ld) right to left
-    ld_x = ld_ws if reverse else n_in
-    src = np.zeros((t_len * batch, ld_x), np.float32)
-    src[:, :n_in] = steps.reshape(t_len * batch, n_in)
-    src = src.reshape(-1)
+    ld_g, ld_ws = good_ld(4 * hidden), good_ld(max(hidden, n_in))
+    return _Conf(isa, profile.threads, force, batch < 128, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws)
+
+
+def _rows(a: np.ndarray, ld: int) -> np.ndarray:
+    """The 2-D ``a``'s rows, each padded to ``ld`` floats, flat: a column-major matrix with leading
+    dimension ``ld`` whose columns are ``a``'s rows."""
+    out = np.zeros((a.shape[0], ld), np.float32)
+    out[:, : a.shape[1]] = a
+    return out.reshape(-1)
+
+
+def _sgemm(conf: _Conf, call: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int,
+           out: np.ndarray, oo: int) -> None:  # fmt: skip
+    onednn_sgemm.sgemm(conf.isa, conf.threads, call, a, ao, b, bo, beta, out, oo, conf.force)
+
+
+def _steps(conf: _Conf, x: np.ndarray) -> np.ndarray:
+    """The cell's order of the steps: right to left reversed in time (copy_init_layer)."""
+    return x[::-1] if conf.reverse else x
+
+
+def _bias(b_ih: np.ndarray | None, b_hh: np.ndarray | None, gates_n: int) -> np.ndarray:
+    if b_ih is None or b_hh is None:
+        return np.zeros(gates_n, np.float32)
+    return f32(b_ih).reshape(-1) + f32(b_hh).reshape(-1)
+
+
+def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray, h0: np.ndarray,
+             c0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Every step in the cell's order: h and c before and after (T+1, B, H), the activated gates (T,
+    B, 4H), and the inputs in that order, each row padded to its leading dimension (the source of
+    the input product, ``ld_x``)."""
+    t_len, batch, n_in, hidden = conf.t_len, conf.batch, conf.n_in, conf.hidden
+    gates_n, ld_g = 4 * hidden, conf.ld_g
+    ld_w = good_ld(gates_n)  # ldigo weights: get_good_ld(G*O)
+    ld_x = conf.ld_ws if conf.reverse else n_in  # the workspace's copy, or the user's memory
+    ld_h = conf.ld_ws if conf.reverse else hidden
+    a_ih, a_hh = _rows(f32(w_ih).T, ld_w), _rows(f32(w_hh).T, ld_w)
+    src = _rows(_steps(conf, f32(x)).reshape(t_len * batch, n_in), ld_x)
     gates = np.zeros(t_len * batch * ld_g, np.float32)
-    threads = profile.threads
-    if merge:
-        call = Call(False, False, gates_n, t_len * batch, n_in, ld_w, ld_x, ld_g)
-        onednn_sgemm.sgemm(isa, threads, call, a_ih.reshape(-1), 0, src, 0, 0, gates, 0, force)
-    ld_h = ld_ws if reverse else hidden
-    h_prev = np.zeros((batch, ld_ws if reverse else hidden), np.float32)
-    h_prev[:, :hidden] = f32(h0).reshape(batch, hidden)
-    c_prev = f32(c0).reshape(batch, hidden).copy()
-    out = np.empty((t_len, batch, hidden), np.float32)
-    postgemm, fma = _postgemm(), int(isa != onednn_sgemm.SSE41)
-    for step in range(t_len):
-        go = step * batch * ld_g
-        if not merge:
+    if conf.merge:
+        _sgemm(conf, Call(False, False, gates_n, t_len * batch, n_in, ld_w, ld_x, ld_g), a_ih, 0, src, 0, 0, gates, 0)
+    h = np.empty((t_len + 1, batch, hidden), np.float32)
+    c = np.empty((t_len + 1, batch, hidden), np.float32)
+    ws = np.empty((t_len, batch, gates_n), np.float32)
+    h[0], c[0] = f32(h0).reshape(batch, hidden), f32(c0).reshape(batch, hidden)
+    postgemm, fma = _fn("dnnl_lstm_fwd_postgemm", 2, 6), int(conf.isa != onednn_sgemm.SSE41)
+    for i in range(t_len):
+        go = i * batch * ld_g
+        if not conf.merge:
             call = Call(False, False, gates_n, batch, n_in, ld_w, ld_x, ld_g)
-            onednn_sgemm.sgemm(isa, threads, call, a_ih.reshape(-1), 0, src, step * batch * ld_x, 0, gates, go, force)
+            _sgemm(conf, call, a_ih, 0, src, i * batch * ld_x, 0, gates, go)
         call = Call(False, False, gates_n, batch, hidden, ld_w, ld_h, ld_g)
-        hp = h_prev.reshape(-1)
-        onednn_sgemm.sgemm(isa, threads, call, a_hh.reshape(-1), 0, hp, 0, 1, gates, go, force)
+        _sgemm(conf, call, a_hh, 0, _rows(h[i], ld_h), 0, 1, gates, go)
         g = np.ascontiguousarray(gates[go : go + batch * ld_g].reshape(batch, ld_g)[:, :gates_n])
-        c_new = np.empty((batch, hidden), np.float32)
-        h_new = np.empty((batch, hidden), np.float32)
-        postgemm(fma, batch, hidden, ptr(g), ptr(bias), ptr(c_prev), ptr(c_new), ptr(h_new), None)
-        out[step] = h_new
-        h_prev = np.zeros_like(h_prev)
-        h_prev[:, :hidden] = h_new
-        c_prev = c_new
-    if reverse:
-        out = out[::-1].copy()
-    return LstmOut(out, out[-1 if not reverse else 0].copy() if t_len else h0.copy(), c_prev)
+        postgemm(fma, batch, hidden, ptr(g), ptr(bias), ptr(c[i]), ptr(c[i + 1]), ptr(h[i + 1]), ptr(ws[i]))
+    return h, c, ws, src
+
+
+def lstm_layer(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray | None,
+               b_hh: np.ndarray | None, h0: np.ndarray, c0: np.ndarray, reverse: bool, train: bool,
+               profile: KernelProfile) -> LstmOut:  # fmt: skip
+    """``mkldnn_rnn_layer``'s forward for one LSTM layer and direction (the module docstring)."""
+    conf = _conf(x, w_ih, w_hh, reverse, train, profile)
+    h, c, _, _ = _forward(conf, x, w_ih, w_hh, _bias(b_ih, b_hh, w_ih.shape[0]), h0, c0)
+    return LstmOut(_steps(conf, h[1:]).copy(), h[-1].copy(), c[-1].copy())
+
+
+def lstm_layer_backward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: np.ndarray | None,
+                        b_hh: np.ndarray | None, h0: np.ndarray, c0: np.ndarray, grad_out: np.ndarray,
+                        grad_hy: np.ndarray, grad_cy: np.ndarray, reverse: bool,
+                        profile: KernelProfile) -> LstmGrads:  # fmt: skip
+    """``mkldnn_rnn_layer_backward`` for one LSTM layer and direction (the module docstring); the
+    gradients of the output (T, B, H), hy and cy (B, H) given (zeros where torch has none)."""
+    conf = _conf(x, w_ih, w_hh, reverse, True, profile)
+    t_len, batch, n_in, hidden, ld_g, ld_ws = conf.t_len, conf.batch, conf.n_in, conf.hidden, conf.ld_g, conf.ld_ws
+    gates_n = 4 * hidden
+    h, c, ws, src = _forward(conf, x, w_ih, w_hh, _bias(b_ih, b_hh, gates_n), h0, c0)
+    dy = np.ascontiguousarray(_steps(conf, f32(grad_out).reshape(t_len, batch, hidden)))
+    dgates = np.zeros(t_len * batch * ld_g, np.float32)
+    dh = f32(grad_hy).reshape(batch, hidden).copy()
+    dc = f32(grad_cy).reshape(batch, hidden).copy()
+    grad_b = np.zeros(gates_n, np.float32)
+    a_hh, a_ih = _rows(f32(w_hh), good_ld(hidden)), _rows(f32(w_ih), good_ld(n_in))  # ldgoi: get_good_ld(I)
+    postgemm, fma = _fn("dnnl_lstm_bwd_postgemm", 2, 8), int(conf.isa != onednn_sgemm.SSE41)
+    for i in reversed(range(t_len)):
+        dg = np.empty((batch, gates_n), np.float32)
+        dc_prev = np.empty((batch, hidden), np.float32)
+        postgemm(fma, batch, hidden, ptr(ws[i]), ptr(c[i]), ptr(c[i + 1]), ptr(dy[i]), ptr(dh), ptr(dc), ptr(dg),
+                 ptr(dc_prev))  # fmt: skip
+        go = i * batch * ld_g
+        dgates[go : go + batch * ld_g] = _rows(dg, ld_g)
+        dh_prev = np.zeros(batch * ld_ws, np.float32)
+        _sgemm(conf, Call(False, False, hidden, batch, gates_n, good_ld(hidden), ld_g, ld_ws), a_hh, 0, dgates, go, 0,
+               dh_prev, 0)  # fmt: skip
+        dh, dc = dh_prev.reshape(batch, ld_ws)[:, :hidden].copy(), dc_prev
+        for row in dg:  # gates_reduction: the batch rows in order
+            grad_b += row
+    dx = np.zeros(t_len * batch * ld_ws, np.float32)
+    call = Call(False, False, n_in, t_len * batch, gates_n, good_ld(n_in), ld_g, ld_ws)
+    _sgemm(conf, call, a_ih, 0, dgates, 0, 0, dx, 0)
+    ld_dw = good_ld(gates_n)  # the diff weights, ldigo
+    dw_ih = np.zeros(n_in * ld_dw, np.float32)
+    ld_x = ld_ws if reverse else n_in
+    _sgemm(conf, Call(False, True, gates_n, n_in, t_len * batch, ld_g, ld_x, ld_dw), dgates, 0, src, 0, 1, dw_ih, 0)
+    dw_hh = np.zeros(hidden * ld_dw, np.float32)
+    if reverse:  # every step's h_prev from the workspace
+        states = _rows(h[:t_len].reshape(t_len * batch, hidden), ld_ws)
+        call = Call(False, True, gates_n, hidden, t_len * batch, ld_g, ld_ws, ld_dw)
+        _sgemm(conf, call, dgates, 0, states, 0, 1, dw_hh, 0)
+    else:  # steps 1.. against the outputs, then step 0 against h0 (user memory, ld H)
+        if t_len > 1:
+            call = Call(False, True, gates_n, hidden, (t_len - 1) * batch, ld_g, hidden, ld_dw)
+            _sgemm(conf, call, dgates, batch * ld_g, h[1:t_len].reshape(-1), 0, 1, dw_hh, 0)
+        call = Call(False, True, gates_n, hidden, batch, ld_g, hidden, ld_dw)
+        _sgemm(conf, call, dgates, 0, h[0].reshape(-1), 0, 1, dw_hh, 0)
+    grad_x = dx.reshape(t_len, batch, ld_ws)[:, :, :n_in]
+    return LstmGrads(
+        np.ascontiguousarray(_steps(conf, grad_x)),
+        np.ascontiguousarray(dw_ih.reshape(n_in, ld_dw)[:, :gates_n].T),
+        np.ascontiguousarray(dw_hh.reshape(hidden, ld_dw)[:, :gates_n].T),
+        grad_b,
+        dh,
+        dc,
+    )

@@ -43,6 +43,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "div_": ("div", ()),
     "native_dropout": ("dropout", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
+    "mkldnn_rnn_layer_backward": ("lstm", ("onednn_isa", "threads")),
 }
 
 
@@ -318,28 +319,50 @@ def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, lis
     return None
 
 
-def _lstm_layer(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``mkldnn_rnn_layer`` of an LSTM (mode 2): its output, hy and cy (its workspace, scratch, is not
-    compared). oneDNN reads the input, weights and states as they lie: refused unless contiguous."""
-    from harness.impl.rnn import lstm_layer
-
+def _lstm_args(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[np.ndarray | None, ...]:
+    """The layer's input, weights, biases (None without), h0 and c0 as (B, H), from a captured
+    ``mkldnn_rnn_layer`` or its backward (``names``: their schema's names for the six tensors);
+    ParityError unless an LSTM (mode 2) whose tensors were contiguous (oneDNN reads them as they lie)."""
     if int(a.get("mode", -1)) != 2:
         raise ParityError("the impl reproduces mkldnn_rnn_layer for LSTMs (mode 2) only")
-    found = not_contiguous(t, a, ("input", "weight0", "weight1", "hx_", "cx_"))
+    found = not_contiguous(t, a, (names[0], names[1], names[2], names[5], names[6]))
     if found:
         raise ParityError(f"the impl reproduces mkldnn_rnn_layer on contiguous tensors only, not {found[0]} {found[1]}")
+    x, batch = t[names[0]], t[names[0]].shape[1]
     bias = bool(a.get("has_biases", True))
-    x, h0, c0 = t["input"], t["hx_"], t["cx_"]
-    out = lstm_layer(
-        x, t["weight0"], t["weight1"], t["weight2"] if bias else None, t["weight3"] if bias else None,
-        h0.reshape(x.shape[1], -1), c0.reshape(x.shape[1], -1), bool(a.get("reverse", False)),
-        bool(a.get("train", True)), p,
+    return (
+        x, t[names[1]], t[names[2]], t[names[3]] if bias else None, t[names[4]] if bias else None,
+        t[names[5]].reshape(batch, -1), t[names[6]].reshape(batch, -1),
     )  # fmt: skip
-    return {"out0": out.out, "out1": out.hy.reshape(h0.shape), "out2": out.cy.reshape(c0.shape)}
+
+
+def _lstm_layer(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mkldnn_rnn_layer``: its output, hy and cy (its workspace, scratch, is not compared)."""
+    from harness.impl.rnn import lstm_layer
+
+    names = ("input", "weight0", "weight1", "weight2", "weight3", "hx_", "cx_")
+    out = lstm_layer(*_lstm_args(t, a, names), bool(a.get("reverse", False)), bool(a.get("train", True)), p)
+    return {"out0": out.out, "out1": out.hy.reshape(t["hx_"].shape), "out2": out.cy.reshape(t["cx_"].shape)}
+
+
+def _lstm_layer_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mkldnn_rnn_layer_backward``: grad_input, grad_weight_ih, grad_weight_hh, the bias gradient
+    twice, grad_hx, grad_cx (a gradient torch was not given counts as zeros)."""
+    from harness.impl.rnn import lstm_layer_backward
+
+    names = ("input", "weight1", "weight2", "weight3", "weight4", "hx_", "cx_tmp")
+    x, w_ih, w_hh, b_ih, b_hh, h0, c0 = _lstm_args(t, a, names)
+    grads = [t.get(n, np.zeros(like.shape, np.float32)) for n, like in zip(
+        ("grad_output", "grad_hy", "grad_cy"), (t["output"], h0, c0), strict=True)]  # fmt: skip
+    g = lstm_layer_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, *grads, bool(a.get("reverse", False)), p)
+    shapes = (x.shape, w_ih.shape, w_hh.shape, g.grad_b.shape, g.grad_b.shape, t["hx_"].shape, t["cx_tmp"].shape)
+    values = (g.grad_x, g.grad_w_ih, g.grad_w_hh, g.grad_b, g.grad_b, g.grad_h0, g.grad_c0)
+    return {f"out{i}": v.reshape(shape) for i, (v, shape) in enumerate(zip(values, shapes, strict=True))}
 
 
 REPLAYS: dict[str, Replay] = {
     "mkldnn_rnn_layer": _lstm_layer,
+    "mkldnn_rnn_layer_backward": _lstm_layer_backward,
     "cumsum": _cumsum,
     "pow": _pow,
     **{name: _binary(name.rstrip("_")) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},

@@ -884,3 +884,33 @@ void dnnl_lstm_fwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *g
         }
     }
 }
+
+/* uni_vfnmadd231ps: a - b*c, fused from AVX2 up, multiplied (rounded) then subtracted at SSE4.1. */
+static inline float dnnl_fnma(int fma, float a, float b, float c) { return fma ? fmaf(-b, c, a) : a - b * c; }
+
+/* One LSTM cell's backward postgemm (jit_uni_lstm_cell_postgemm_bwd) over mb rows. Shapes: ws the
+ * forward's activated gates (mb, 4*dhc) (i, f, c~, o), c_prev and c the cell's states before and
+ * after (mb, dhc), dh_layer and dh_iter the h gradients from the output and from the next step,
+ * dc_next the c gradient from the next step (mb, dhc); out dgates (mb, 4*dhc) and dc (mb, dhc).
+ * Per element, in its order: t = tanh(c); dh = dh_layer + dh_iter;
+ * dC = dc_next + ((1 - t*t) * dh) * o; do = ((o - o*o) * dh) * t; di = ((i - i*i) * dC) * c~;
+ * df = ((f - f*f) * dC) * c_prev; dc~ = (1 - c~*c~) * (i * dC); dc = dC * f. */
+void dnnl_lstm_bwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *ws, const float *c_prev, const float *c,
+                            const float *dh_layer, const float *dh_iter, const float *dc_next, float *dgates,
+                            float *dc) {
+    for (int64_t b = 0; b < mb; b++) {
+        const float *w = ws + b * 4 * dhc;
+        float *dg = dgates + b * 4 * dhc;
+        for (int64_t j = 0; j < dhc; j++) {
+            const int64_t e = b * dhc + j;
+            const float gi = w[j], gf = w[dhc + j], gc = w[2 * dhc + j], go = w[3 * dhc + j];
+            const float t = dnnl_tanhf(fma, c[e]), dh = dh_layer[e] + dh_iter[e];
+            const float dC = dc_next[e] + (dnnl_fnma(fma, 1.0f, t, t) * dh) * go;
+            dg[3 * dhc + j] = (dnnl_fnma(fma, go, go, go) * dh) * t;
+            dg[j] = (dnnl_fnma(fma, gi, gi, gi) * dC) * gc;
+            dg[dhc + j] = (dnnl_fnma(fma, gf, gf, gf) * dC) * c_prev[e];
+            dg[2 * dhc + j] = dnnl_fnma(fma, 1.0f, gc, gc) * (gi * dC);
+            dc[e] = dC * gf;
+        }
+    }
+}
