@@ -125,7 +125,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.onednn_sgemm import calc_nthr_nocopy_avx
+from harness.impl.onednn_sgemm import ref_sgemm
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
@@ -150,7 +150,6 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
-        lib.onednn_ref_sgemm.argtypes = [_I32, _I32, _I, _I, _I, _P, _I, _P, _I, ctypes.c_float, _P, _I, _I32, _I]
         lib._typed = True
     return lib
 
@@ -2065,38 +2064,6 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     return y
 
 
-def _ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,
-               beta: float, c: np.ndarray, ldc: int, threads: int = 1) -> None:  # fmt: skip
-    """oneDNN's ref_gemm<float> (csrc/conv.c onednn_ref_sgemm per thread; GCC vectorises a tail's K
-    loop, 4 lanes, the products added in order unfused, where A is transposed and B is not). On
-    more threads its split (``_ref_gemm_split``): each thread's block of C on its own, the K
-    partition's later parts computed from 0 apart and added to C in order."""
-    tail_vf = 4 if transa and not transb else 0
-    nthr_m, nthr_n, nthr_k, mb, nb, kb = calc_nthr_nocopy_avx(m, n, k, threads)
-    lib = _lib()
-    parts: list[tuple[np.ndarray, int, int, int, int]] = []
-    for ik in range(nthr_k):
-        for jn in range(nthr_n):
-            for im in range(nthr_m):
-                m0, n0, k0 = im * mb, jn * nb, ik * kb
-                mm, nn, kk = min(mb, m - m0), min(nb, n - n0), min(kb, k - k0)
-                if mm <= 0 or nn <= 0:
-                    continue
-                sub_a = a[(k0 + m0 * lda) if transa else (m0 + k0 * lda) :]
-                sub_b = b[(n0 + k0 * ldb) if transb else (k0 + n0 * ldb) :]
-                if ik == 0:
-                    out, ld, bt = c[m0 + n0 * ldc :], ldc, beta
-                else:
-                    out, ld, bt = np.zeros(mb * nb, np.float32), mb, 0.0
-                    parts.append((out, m0, n0, mm, nn))
-                lib.onednn_ref_sgemm(int(transa), int(transb), mm, nn, kk, ptr(sub_a), lda, ptr(sub_b), ldb, bt,
-                                     ptr(out), ld, 1, tail_vf)  # fmt: skip
-    for out, m0, n0, mm, nn in parts:  # sum_two_matrices, the K parts in order
-        for j in range(nn):
-            dst = c[m0 + (n0 + j) * ldc : m0 + (n0 + j) * ldc + mm]
-            dst += out[j * mb : j * mb + mm]
-
-
 def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> None:
     """oneDNN's col2im of one block of output pixels (from s0; cols (C*KH*KW, pixels)): per tap
     (kh, kw) in order, each pixel's column added to the input element it reaches (one per tap)."""
@@ -2127,13 +2094,13 @@ def _ref_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
         for t in range(n):
             dyt = np.ascontiguousarray(dy[t]).reshape(-1)
             if plain:  # no im2col: the sgemm writes grad_input
-                _ref_sgemm(False, True, os_, ks, oc, dyt, os_, w.reshape(-1), ks, 0.0, gx[t].reshape(-1), os_, inner)
+                ref_sgemm(False, True, os_, ks, oc, dyt, os_, w.reshape(-1), ks, 0.0, gx[t].reshape(-1), os_, inner)
                 continue
             im = np.zeros((c, h, wd), np.float32)
             for s0 in range(0, os_, block):
                 size = min(block, os_ - s0)
                 col = np.empty(ks * size, np.float32)
-                _ref_sgemm(False, True, size, ks, oc, dyt[s0:], os_, w.reshape(-1), ks, 0.0, col, size, inner)
+                ref_sgemm(False, True, size, ks, oc, dyt[s0:], os_, w.reshape(-1), ks, 0.0, col, size, inner)
                 _col2im_block(col.reshape(ks, size), im, g, s0)
             gx[t] = im
     if mask[1]:
@@ -2150,7 +2117,7 @@ def _ref_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
                     size = min(block, os_ - s0)
                     cols_part = np.ascontiguousarray(cols[:, s0 : s0 + size]).reshape(-1)
                     beta = 0.0 if t == b0 and s0 == 0 else 1.0
-                    _ref_sgemm(True, False, ks, oc, size, cols_part, size, dyt[s0:], os_, beta, acc, ks, inner)
+                    ref_sgemm(True, False, ks, oc, size, cols_part, size, dyt[s0:], os_, beta, acc, ks, inner)
             total = acc if part == 0 else total + acc
         gw = total.reshape(w.shape)
     if mask[2] and has_bias:

@@ -451,7 +451,11 @@ ARM64: dict[str, str] = {
         " in every vector besides what AVX2 fuses, V1's SVE intrinsics fuse nothing; a zero slice's NaNs are"
         " aarch64's `+qNaN`, and the other sign where N1's and V2's partial last vector negates one"
     ),
-    "lstm": "oneDNN's aarch64 RNN not modelled: refused",
+    "lstm": (
+        "oneDNN's ref_gemm (its 16x6 register blocks and its threads' split of K) and its C++ postgemms as"
+        " GCC builds them (glibc's expf and tanhf, the cell state's first product fused); no brgemm, so"
+        " inference too"
+    ),
     "foreach": (
         "plain AdamW as `adamw_step` (the same per-tensor kernels); amsgrad, maximize, Adam's L2 term and "
         "SGD not measured on arm64: refused"

@@ -43,7 +43,7 @@ from typing import NamedTuple
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl._lib import load
+from harness.impl._lib import load, ptr
 
 SSE41, AVX2, AVX512 = "sse41", "avx2", "avx512"
 KERN_CHAIN, KERN_AVX2_NOCOPY, KERN_SSE41 = 0, 1, 2
@@ -56,6 +56,8 @@ def _lib() -> ctypes.CDLL:
         lib.dnnl_sgemm_block.argtypes = [ctypes.c_int32, _I, _I, _I, _P, _I, _I, _P, _I, _I, _P, _I, _I, ctypes.c_int32]
         lib.dnnl_smalln_tn.argtypes = [_I, _I, _I, _P, _I, _P, _I, _P, _I, ctypes.c_int32]
         lib.dnnl_gemv_n.argtypes = lib.dnnl_gemv_t.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I]
+        i32 = ctypes.c_int32
+        lib.onednn_ref_sgemm.argtypes = [i32, i32, _I, _I, _I, _P, _I, _P, _I, ctypes.c_float, _P, _I, i32, _I]
         lib._sgemm_typed = True
     return lib
 
@@ -447,8 +449,40 @@ def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, b
     if path == "nocopy":
         _nocopy(isa, threads, c, a, ao, b, bo, beta, out, oo)
         return
-    k0 = 0
+    k0, kind = 0, KERN_SSE41 if isa == SSE41 else KERN_CHAIN
     for kb in copy_k_blocks(isa, c.k):
-        kind = KERN_SSE41 if isa == SSE41 else KERN_CHAIN
         _block(kind, c, 0, 0, k0, c.m, c.n, kb, a, ao, b, bo, out, oo, c.ldc, beta if k0 == 0 else 1)
         k0 += kb
+
+
+def ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,
+               beta: float, c: np.ndarray, ldc: int, threads: int = 1) -> None:  # fmt: skip
+    """oneDNN's ref_gemm<float>, its sgemm on aarch64 (gemm:ref convolutions, RNNs; csrc/conv.c
+    onednn_ref_sgemm per thread; GCC vectorises a tail's K
+    loop, 4 lanes, the products added in order unfused, where A is transposed and B is not). On
+    more threads its split (``_ref_gemm_split``): each thread's block of C on its own, the K
+    partition's later parts computed from 0 apart and added to C in order."""
+    tail_vf = 4 if transa and not transb else 0
+    nthr_m, nthr_n, nthr_k, mb, nb, kb = calc_nthr_nocopy_avx(m, n, k, threads)
+    lib = _lib()
+    parts: list[tuple[np.ndarray, int, int, int, int]] = []
+    for ik in range(nthr_k):
+        for jn in range(nthr_n):
+            for im in range(nthr_m):
+                m0, n0, k0 = im * mb, jn * nb, ik * kb
+                mm, nn, kk = min(mb, m - m0), min(nb, n - n0), min(kb, k - k0)
+                if mm <= 0 or nn <= 0:
+                    continue
+                sub_a = a[(k0 + m0 * lda) if transa else (m0 + k0 * lda) :]
+                sub_b = b[(n0 + k0 * ldb) if transb else (k0 + n0 * ldb) :]
+                if ik == 0:
+                    out, ld, bt = c[m0 + n0 * ldc :], ldc, beta
+                else:
+                    out, ld, bt = np.zeros(mb * nb, np.float32), mb, 0.0
+                    parts.append((out, m0, n0, mm, nn))
+                lib.onednn_ref_sgemm(int(transa), int(transb), mm, nn, kk, ptr(sub_a), lda, ptr(sub_b), ldb, bt,
+                                     ptr(out), ld, 1, tail_vf)  # fmt: skip
+    for out, m0, n0, mm, nn in parts:  # sum_two_matrices, the K parts in order
+        for j in range(nn):
+            dst = c[m0 + (n0 + j) * ldc : m0 + (n0 + j) * ldc + mm]
+            dst += out[j * mb : j * mb + mm]

@@ -1,5 +1,6 @@
-"""oneDNN's LSTM as torch 2.13.0 runs nn.LSTM on x86 CPUs (``mkldnn_rnn_layer``, one call per layer
-and direction), bit for bit: its forward (training and inference).
+"""oneDNN's LSTM as torch 2.13.0 runs nn.LSTM on CPUs (``mkldnn_rnn_layer``, one call per layer and
+direction), bit for bit: its forward (``lstm_layer``) and backward (``lstm_layer_backward``), on x86
+and on aarch64 (below).
 
 Shapes: x (T, B, I) the layer's input, time first; w_ih (4H, I), w_hh (4H, H), b_ih and b_hh (4H,)
 in torch's gate order (i, f, g, o), which is oneDNN's (i, f, c~, o); h0, c0 (B, H).
@@ -25,24 +26,34 @@ inference runs its brgemm RNN, "brgemm:avx2", on blocked weights: refused):
   from AVX2 up, multiplies and adds at SSE4.1. Its threads split the batch rows: no bit depends on
   them.
 
-Refused (ParityError): inference from AVX2 up (brgemm), inference where oneDNN packs the weights (its
-packed sgemm: T = 1, or B >= 16 for the recurrent product), aarch64 (oneDNN's aarch64 RNN is not
-modelled), and SSE4.1 with B = 1.
 The backward (``mkldnn_rnn_layer_backward``, the same primitive backward; ``lstm_layer_backward``):
 the forward again (its workspace: activated gates, c states), then per step from the last (the
 cell's order): jit_uni_lstm_cell_postgemm_bwd (csrc/unary.c ``dnnl_lstm_bwd_postgemm``) gives the
 gates' gradients dG and dc_prev; the h gradient to the step before, W_hh^T (H, 4H) @ dG (4H, B), an
 sgemm (beta 0); the bias gradient, per gate element the batch rows added in order onto it (from 0
 over the steps, gates_reduction). After the steps (merge_gemm_layer, merge_gemm_iter): grad_x =
-W_ih^T @ dG over all steps at once (I, T*B); grad_w_ih = dG (4H, T*B) @ x^T, one sgemm added onto 0
-(ideep zeroes the diff weights; oneDNN adds onto them); grad_w_hh = dG @ h_prev^T, left to right in
-two sgemms added onto 0 (steps 1.. against the outputs, then step 0 against h0), right to left in
-one over every step. Torch returns the bias gradient for b_ih and again for b_hh.
+W_ih^T @ dG over all steps at once (I, T*B); grad_w_ih = dG (4H, T*B) @ x^T, one sgemm with beta 1
+onto zeros (the primitive accumulates into its diff weights); grad_w_hh = dG @ h_prev^T, left to
+right in two sgemms onto zeros (steps 1.. against the outputs, then step 0 against h0), right to
+left in one over every step. Torch returns the bias gradient for b_ih and again for b_hh.
+
+On aarch64 (``REF``) the same primitive and blocking run on oneDNN's ref_gemm
+(``onednn_sgemm.ref_sgemm``: its register blocks, its threads' split of M, N and K) and its ref
+postgemms (ref_postgemm_lstm.cpp as GCC builds it for aarch64, csrc/unary.c
+``dnnl_lstm_fwd_postgemm`` and ``dnnl_lstm_bwd_postgemm`` of kind ``LSTM_REF_A64``): logistic ``1 / (1 + expf(-x))``
+and glibc's tanhf, ``c = fma(f, c_prev, i * c~)``, ``h = o * tanhf(c)``; no forced no-copy kernel, no
+brgemm, no packed weights, so inference runs the same code.
+
+Refused (ParityError): on x86 inference from AVX2 up (brgemm), inference where oneDNN packs the
+weights (its packed sgemm: T = 1, or B >= 16 for the recurrent product), and SSE4.1 with B = 1 (its
+gemv).
 """
 
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 import numpy as np
@@ -52,6 +63,8 @@ from harness.impl import onednn_sgemm
 from harness.impl._lib import f32, load, ptr
 from harness.impl.onednn_sgemm import Call
 from harness.impl.profiles import KernelProfile
+
+REF = "ref"  # aarch64: ref_gemm and the ref postgemms
 
 
 class LstmOut(NamedTuple):
@@ -85,19 +98,20 @@ class _Conf(NamedTuple):
     ld_ws: int  # ws_states_layer_ld, ws_diff_states_*_ld: get_good_ld(max(I, H))
 
 
-def _fn(name: str, ints: int, ptrs: int) -> ctypes._CFuncPtr:
-    fn = getattr(load("unary"), name)
-    fn.argtypes = [ctypes.c_int32, *[ctypes.c_int64] * ints, *[ctypes.c_void_p] * ptrs]
-    return fn
+def _postgemm(conf: _Conf, direction: str, ptrs: int) -> Callable[..., None]:
+    """The cell's postgemm (csrc/unary.c ``dnnl_lstm_{fwd,bwd}_postgemm``) as f(mb, dhc, pointers...):
+    x86's JIT kernels, FMAs from AVX2 up, or aarch64's ref postgemms."""
+    fn = getattr(load("unary"), f"dnnl_lstm_{direction}_postgemm")
+    fn.argtypes = [ctypes.c_int32, ctypes.c_int64, ctypes.c_int64, *[ctypes.c_void_p] * ptrs]
+    kind = 2 if conf.isa == REF else int(conf.isa != onednn_sgemm.SSE41)  # LSTM_REF_A64, LSTM_JIT_FMA, _SSE41
+    return partial(fn, kind)
 
 
 def sgemm_isa(profile: KernelProfile) -> str:
-    """oneDNN's x86 ISA under ``profile`` (its platform levels pin ATen's capability and oneDNN's ISA
-    together: baseline SSE4.1); ParityError on aarch64."""
-    isa = {"avx512": onednn_sgemm.AVX512, "avx2": onednn_sgemm.AVX2, "default": onednn_sgemm.SSE41}.get(profile.aten)
-    if isa is None:
-        raise ParityError(f"oneDNN's RNN on {profile.aten} (aarch64) is not modelled")
-    return isa
+    """oneDNN's ISA under ``profile`` (x86's platform levels pin ATen's capability and oneDNN's ISA
+    together: baseline SSE4.1); ``REF`` on aarch64."""
+    isas = {"avx512": onednn_sgemm.AVX512, "avx2": onednn_sgemm.AVX2, "default": onednn_sgemm.SSE41}
+    return REF if profile.aten in ("neon", "sve") else isas[profile.aten]
 
 
 def good_ld(dim: int) -> int:
@@ -113,13 +127,13 @@ def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, trai
     hidden = w_hh.shape[1]
     if w_ih.shape != (4 * hidden, n_in) or w_hh.shape != (4 * hidden, hidden):
         raise ParityError(f"lstm: weights {w_ih.shape} and {w_hh.shape} do not fit input {x.shape}")
-    if not train and isa != onednn_sgemm.SSE41:
+    if not train and isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512):
         raise ParityError("lstm inference at AVX2 and up runs oneDNN's brgemm RNN (blocked weights): not modelled")
-    if not train and (t_len == 1 or batch >= 16):
+    if not train and isa == onednn_sgemm.SSE41 and (t_len == 1 or batch >= 16):
         raise ParityError("lstm inference with oneDNN's packed weights (T = 1 or B >= 16) is not modelled")
     if isa == onednn_sgemm.SSE41 and batch == 1:
         raise ParityError("lstm at SSE4.1 with one batch row runs oneDNN's SSE4.1 gemv: not modelled")
-    force = isa != onednn_sgemm.SSE41 and hidden < 500  # training only from AVX2 up
+    force = isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512) and hidden < 500  # training only
     ld_g, ld_ws = good_ld(4 * hidden), good_ld(max(hidden, n_in))
     return _Conf(isa, profile.threads, force, batch < 128, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws)
 
@@ -134,7 +148,11 @@ def _rows(a: np.ndarray, ld: int) -> np.ndarray:
 
 def _sgemm(conf: _Conf, call: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int,
            out: np.ndarray, oo: int) -> None:  # fmt: skip
-    onednn_sgemm.sgemm(conf.isa, conf.threads, call, a, ao, b, bo, beta, out, oo, conf.force)
+    if conf.isa == REF:
+        m, n, k, lda, ldb, ldc = call.m, call.n, call.k, call.lda, call.ldb, call.ldc
+        onednn_sgemm.ref_sgemm(call.ta, call.tb, m, n, k, a[ao:], lda, b[bo:], ldb, beta, out[oo:], ldc, conf.threads)
+    else:
+        onednn_sgemm.sgemm(conf.isa, conf.threads, call, a, ao, b, bo, beta, out, oo, conf.force)
 
 
 def _steps(conf: _Conf, x: np.ndarray) -> np.ndarray:
@@ -167,7 +185,7 @@ def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bia
     c = np.empty((t_len + 1, batch, hidden), np.float32)
     ws = np.empty((t_len, batch, gates_n), np.float32)
     h[0], c[0] = f32(h0).reshape(batch, hidden), f32(c0).reshape(batch, hidden)
-    postgemm, fma = _fn("dnnl_lstm_fwd_postgemm", 2, 6), int(conf.isa != onednn_sgemm.SSE41)
+    postgemm = _postgemm(conf, "fwd", 6)
     for i in range(t_len):
         go = i * batch * ld_g
         if not conf.merge:
@@ -176,7 +194,7 @@ def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bia
         call = Call(False, False, gates_n, batch, hidden, ld_w, ld_h, ld_g)
         _sgemm(conf, call, a_hh, 0, _rows(h[i], ld_h), 0, 1, gates, go)
         g = np.ascontiguousarray(gates[go : go + batch * ld_g].reshape(batch, ld_g)[:, :gates_n])
-        postgemm(fma, batch, hidden, ptr(g), ptr(bias), ptr(c[i]), ptr(c[i + 1]), ptr(h[i + 1]), ptr(ws[i]))
+        postgemm(batch, hidden, ptr(g), ptr(bias), ptr(c[i]), ptr(c[i + 1]), ptr(h[i + 1]), ptr(ws[i]))
     return h, c, ws, src
 
 
@@ -205,11 +223,11 @@ def lstm_layer_backward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih:
     dc = f32(grad_cy).reshape(batch, hidden).copy()
     grad_b = np.zeros(gates_n, np.float32)
     a_hh, a_ih = _rows(f32(w_hh), good_ld(hidden)), _rows(f32(w_ih), good_ld(n_in))  # ldgoi: get_good_ld(I)
-    postgemm, fma = _fn("dnnl_lstm_bwd_postgemm", 2, 8), int(conf.isa != onednn_sgemm.SSE41)
+    postgemm = _postgemm(conf, "bwd", 8)
     for i in reversed(range(t_len)):
         dg = np.empty((batch, gates_n), np.float32)
         dc_prev = np.empty((batch, hidden), np.float32)
-        postgemm(fma, batch, hidden, ptr(ws[i]), ptr(c[i]), ptr(c[i + 1]), ptr(dy[i]), ptr(dh), ptr(dc), ptr(dg),
+        postgemm(batch, hidden, ptr(ws[i]), ptr(c[i]), ptr(c[i + 1]), ptr(dy[i]), ptr(dh), ptr(dc), ptr(dg),
                  ptr(dc_prev))  # fmt: skip
         go = i * batch * ld_g
         dgates[go : go + batch * ld_g] = _rows(dg, ld_g)

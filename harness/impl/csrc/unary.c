@@ -786,7 +786,7 @@ void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n);
 }
 
-/* ------------------------------------------------------------------ LSTM cell: oneDNN (x86) */
+/* ------------------------------------------------------------------ LSTM cell: oneDNN */
 
 /* oneDNN v3.12's x86 LSTM forward postgemm (jit_uni_lstm_cell_postgemm_fwd at SSE4.1, AVX2 and
  * AVX512_CORE; the ISA changes only whether uni_vfmadd* fuse: fma). Its eltwise injectors:
@@ -859,24 +859,46 @@ static inline float dnnl_logisticf(int fma, float x) {
     return (ux & 0x80000000u) ? y : 1.0f - y;
 }
 
-/* One LSTM cell's postgemm over mb rows. Shapes: gates (mb, 4*dhc) the sgemms' sums in oneDNN's
- * gate order (i, f, c~, o), bias (4*dhc), c_prev (mb, dhc); out c (mb, dhc), h (mb, dhc) and, where
- * ws is not NULL, the activated gates (mb, 4*dhc) as the training workspace keeps them.
- * Per element: G = gate + bias; i, f, o = logistic(G), c~ = tanh(G); c = c_prev * f, then
- * c += i * c~ (vfmadd231ps; multiplied and added at SSE4.1); h = tanh(c) * o. */
-void dnnl_lstm_fwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *gates, const float *bias,
+/* The postgemms' kinds: x86's JIT kernels without FMA (SSE4.1) or with (AVX2, AVX512_CORE), and
+ * aarch64's ref postgemms (ref_postgemm_lstm.cpp, C++ compiled by GCC for aarch64, which contracts
+ * a product feeding an add into an FMA), on glibc's expf and tanhf (aarch64 build). */
+enum { LSTM_JIT_SSE41 = 0, LSTM_JIT_FMA = 1, LSTM_REF_A64 = 2 };
+
+/* uni_vfnmadd231ps: a - b*c, fused from AVX2 up, multiplied (rounded) then subtracted at SSE4.1. */
+static inline float dnnl_fnma(int fma, float a, float b, float c) { return fma ? fmaf(-b, c, a) : a - b * c; }
+
+/* aarch64's logistic_fwd: 1 / (1 + expf(-x)) where -x < 88.72283172607421875, else 0. */
+static inline float dnnl_ref_logisticf(float x) {
+    const float in = -x;
+    return in < 88.72283172607421875f ? 1.0f / (1.0f + glibc_expf(in)) : 0.0f;
+}
+
+static inline float lstm_sigmoid(int kind, float x) {
+    return kind == LSTM_REF_A64 ? dnnl_ref_logisticf(x) : dnnl_logisticf(kind, x);
+}
+
+static inline float lstm_tanh(int kind, float x) { return kind == LSTM_REF_A64 ? glibc_tanhf_a64(x) : dnnl_tanhf(kind, x); }
+
+/* One LSTM cell's forward postgemm over mb rows. Shapes: gates (mb, 4*dhc) the sgemms' sums in
+ * oneDNN's gate order (i, f, c~, o), bias (4*dhc), c_prev (mb, dhc); out c (mb, dhc), h (mb, dhc)
+ * and, where ws is not NULL, the activated gates (mb, 4*dhc) as the training workspace keeps them.
+ * Per element: G = gate + bias; i, f, o = logistic(G), c~ = tanh(G); then
+ *   x86 JIT (jit_uni_lstm_cell_postgemm_fwd): c = c_prev * f, then c += i * c~ (vfmadd231ps;
+ *     multiplied and added at SSE4.1); h = tanh(c) * o;
+ *   aarch64 ref: c = fma(f, c_prev, i * c~) (the first product fused); h = o * tanh(c). */
+void dnnl_lstm_fwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *gates, const float *bias,
                             const float *c_prev, float *c, float *h, float *ws) {
     for (int64_t b = 0; b < mb; b++) {
         const float *g = gates + b * 4 * dhc;
         for (int64_t j = 0; j < dhc; j++) {
-            const float gi = dnnl_logisticf(fma, g[j] + bias[j]);
-            const float gf = dnnl_logisticf(fma, g[dhc + j] + bias[dhc + j]);
-            const float gc = dnnl_tanhf(fma, g[2 * dhc + j] + bias[2 * dhc + j]);
-            const float go = dnnl_logisticf(fma, g[3 * dhc + j] + bias[3 * dhc + j]);
-            float cs = c_prev[b * dhc + j] * gf;
-            cs = dnnl_fma(fma, gi, gc, cs);
-            c[b * dhc + j] = cs;
-            h[b * dhc + j] = dnnl_tanhf(fma, cs) * go;
+            const int64_t e = b * dhc + j;
+            const float gi = lstm_sigmoid(kind, g[j] + bias[j]);
+            const float gf = lstm_sigmoid(kind, g[dhc + j] + bias[dhc + j]);
+            const float gc = lstm_tanh(kind, g[2 * dhc + j] + bias[2 * dhc + j]);
+            const float go = lstm_sigmoid(kind, g[3 * dhc + j] + bias[3 * dhc + j]);
+            const float cs = kind == LSTM_REF_A64 ? fmaf(gf, c_prev[e], gi * gc) : dnnl_fma(kind, gi, gc, c_prev[e] * gf);
+            c[e] = cs;
+            h[e] = kind == LSTM_REF_A64 ? go * lstm_tanh(kind, cs) : lstm_tanh(kind, cs) * go;
             if (ws) {
                 float *w = ws + b * 4 * dhc;
                 w[j] = gi, w[dhc + j] = gf, w[2 * dhc + j] = gc, w[3 * dhc + j] = go;
@@ -885,17 +907,19 @@ void dnnl_lstm_fwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *g
     }
 }
 
-/* uni_vfnmadd231ps: a - b*c, fused from AVX2 up, multiplied (rounded) then subtracted at SSE4.1. */
-static inline float dnnl_fnma(int fma, float a, float b, float c) { return fma ? fmaf(-b, c, a) : a - b * c; }
-
-/* One LSTM cell's backward postgemm (jit_uni_lstm_cell_postgemm_bwd) over mb rows. Shapes: ws the
- * forward's activated gates (mb, 4*dhc) (i, f, c~, o), c_prev and c the cell's states before and
- * after (mb, dhc), dh_layer and dh_iter the h gradients from the output and from the next step,
- * dc_next the c gradient from the next step (mb, dhc); out dgates (mb, 4*dhc) and dc (mb, dhc).
- * Per element, in its order: t = tanh(c); dh = dh_layer + dh_iter;
- * dC = dc_next + ((1 - t*t) * dh) * o; do = ((o - o*o) * dh) * t; di = ((i - i*i) * dC) * c~;
- * df = ((f - f*f) * dC) * c_prev; dc~ = (1 - c~*c~) * (i * dC); dc = dC * f. */
-void dnnl_lstm_bwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *ws, const float *c_prev, const float *c,
+/* One LSTM cell's backward postgemm over mb rows. Shapes: ws the forward's activated gates
+ * (mb, 4*dhc) (i, f, c~, o), c_prev and c the cell's states before and after (mb, dhc), dh_layer and
+ * dh_iter the h gradients from the output and from the next step, dc_next the c gradient from the
+ * next step (mb, dhc); out dgates (mb, 4*dhc) and dc (mb, dhc). Per element, in each kernel's order:
+ *   x86 JIT (jit_uni_lstm_cell_postgemm_bwd; each a - b*c one FMA from AVX2 up): t = tanh(c);
+ *     dh = dh_layer + dh_iter; dC = dc_next + ((1 - t*t) * dh) * o; do = ((o - o*o) * dh) * t;
+ *     di = ((i - i*i) * dC) * c~; df = ((f - f*f) * dC) * c_prev; dc~ = (1 - c~*c~) * (i * dC);
+ *   aarch64 ref (one_m_square(x) = (1 - x) * (1 + x), x_m_square(x) = (1 - x) * x): t = tanh(c);
+ *     dC = fma(one_m_square(t) * o, dh, dc_next); do = (t * dh) * x_m_square(o);
+ *     df = (c_prev * dC) * x_m_square(f); di = (c~ * dC) * x_m_square(i);
+ *     dc~ = (i * dC) * one_m_square(c~);
+ *   both: dc = dC * f. */
+void dnnl_lstm_bwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *ws, const float *c_prev, const float *c,
                             const float *dh_layer, const float *dh_iter, const float *dc_next, float *dgates,
                             float *dc) {
     for (int64_t b = 0; b < mb; b++) {
@@ -904,12 +928,21 @@ void dnnl_lstm_bwd_postgemm(int32_t fma, int64_t mb, int64_t dhc, const float *w
         for (int64_t j = 0; j < dhc; j++) {
             const int64_t e = b * dhc + j;
             const float gi = w[j], gf = w[dhc + j], gc = w[2 * dhc + j], go = w[3 * dhc + j];
-            const float t = dnnl_tanhf(fma, c[e]), dh = dh_layer[e] + dh_iter[e];
-            const float dC = dc_next[e] + (dnnl_fnma(fma, 1.0f, t, t) * dh) * go;
-            dg[3 * dhc + j] = (dnnl_fnma(fma, go, go, go) * dh) * t;
-            dg[j] = (dnnl_fnma(fma, gi, gi, gi) * dC) * gc;
-            dg[dhc + j] = (dnnl_fnma(fma, gf, gf, gf) * dC) * c_prev[e];
-            dg[2 * dhc + j] = dnnl_fnma(fma, 1.0f, gc, gc) * (gi * dC);
+            const float t = lstm_tanh(kind, c[e]), dh = dh_layer[e] + dh_iter[e];
+            float dC;
+            if (kind == LSTM_REF_A64) {
+                dC = fmaf(((1.0f - t) * (1.0f + t)) * go, dh, dc_next[e]);
+                dg[3 * dhc + j] = (t * dh) * ((1.0f - go) * go);
+                dg[dhc + j] = (c_prev[e] * dC) * ((1.0f - gf) * gf);
+                dg[j] = (gc * dC) * ((1.0f - gi) * gi);
+                dg[2 * dhc + j] = (gi * dC) * ((1.0f - gc) * (1.0f + gc));
+            } else {
+                dC = dc_next[e] + (dnnl_fnma(kind, 1.0f, t, t) * dh) * go;
+                dg[3 * dhc + j] = (dnnl_fnma(kind, go, go, go) * dh) * t;
+                dg[j] = (dnnl_fnma(kind, gi, gi, gi) * dC) * gc;
+                dg[dhc + j] = (dnnl_fnma(kind, gf, gf, gf) * dC) * c_prev[e];
+                dg[2 * dhc + j] = dnnl_fnma(kind, 1.0f, gc, gc) * (gi * dC);
+            }
             dc[e] = dC * gf;
         }
     }
