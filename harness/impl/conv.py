@@ -125,7 +125,8 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.onednn_sgemm import ref_sgemm
+from harness.impl.onednn_sgemm import SSE41 as SGEMM_SSE41
+from harness.impl.onednn_sgemm import copy_k_blocks, ref_sgemm
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
@@ -593,7 +594,7 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
     pieces of at most a pixel block (not crossing an image) by an oc block; per piece and input-channel
     block in order one sgemm (im2col order (channel, kh, kw); beta = 0 for the first block, 1 after),
     the bias added after the last. The sgemm's arithmetic by the piece's shape: more than one pixel
-    and output channel, the K blocks (``_gemm_k_blocks``) of each input-channel block, each chain from
+    and output channel, the K blocks (``copy_k_blocks`` at SSE4.1) of each input-channel block, each chain from
     0 added to C; one output channel (n = 1: gemv 'N'), one chain over all of K from 0; one pixel
     (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
@@ -604,7 +605,7 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
     terms: list[tuple[int, int, int]] = []
     for c0, c1 in blocks:
         order = [(k, i, j) for k in range(c0, c1) for i in range(kh) for j in range(kw)]
-        for size in _gemm_k_blocks(len(order)):
+        for size in _sse41_k_blocks(len(order)):
             if terms:
                 terms.append((-1, 0, 0))
             terms.extend(order[:size])
@@ -1087,14 +1088,10 @@ def _avx512_image_threads(threads: int, g: Geometry) -> int:
     return _avx512_balance(threads, g)[0]
 
 
-def _gemm_k_blocks(k: int) -> list[int]:
-    """oneDNN's SSE4.1 sgemm (gemm:jit): one chain for K <= 256, two halves (the first rounded up)
-    below 512, else blocks of 256 (the last the remainder); each block's chain from 0, added to C."""
-    if k <= 256:
-        return [k]
-    if k < 512:
-        return [(k + 1) // 2, k // 2]
-    return [256] * (k // 256) + ([k % 256] if k % 256 else [])
+def _sse41_k_blocks(k: int) -> list[int]:
+    """oneDNN's SSE4.1 sgemm's K blocks (gemm:jit): one chain for K <= 256, two halves (the first rounded
+    up) below 512, else blocks of 256; each block's chain from 0, added to C."""
+    return copy_k_blocks(SGEMM_SSE41, k)
 
 
 def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
@@ -1721,7 +1718,7 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
                 b * ohw + s0 + off
                 for b in range(n)
                 for s0 in range(0, ohw, os_block)
-                for off in np.cumsum([0, *_gemm_k_blocks(min(os_block, ohw - s0))[:-1]])
+                for off in np.cumsum([0, *_sse41_k_blocks(min(os_block, ohw - s0))[:-1]])
             ]
             _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
     if mask[2] and has_bias:
@@ -1755,7 +1752,7 @@ def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) ->
         for j in range(kw):
             terms: list[tuple[int, int, int]] = []
             o0 = 0
-            for size in _gemm_k_blocks(oc):
+            for size in _sse41_k_blocks(oc):
                 if terms:
                     terms.append((-1, 0, 0))
                 terms.extend((o, i, j) for o in range(o0, o0 + size))
