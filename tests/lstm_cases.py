@@ -4,10 +4,11 @@ tests/test_impl_arm64_lstm.py; imports only NumPy and the impl (torch where it r
 emulation, the digests the test holds (one JSON line: case -> the digests of out, hy, cy and, in
 training, grad_x, grad_w_ih, grad_w_hh, grad_b, grad_h0, grad_c0).
 
-Also tests/test_impl_live_lstm.py's cases (torch run now, per x86 level). Between them they take both
-directions, biases or none, one batch row, inference, the input product per step (128 batch rows
-and more), the no-copy sgemm forced and by its checker (x86), thread splits of the sgemms' K (the
-weight gradients' sgemms over T*B terms) and hidden sizes off the vectors.
+Also tests/test_impl_live_lstm.py's cases (torch run now, per x86 level). Between them they take
+both directions, biases or none, one batch row, inference (x86's brgemm RNN from AVX2 up, fused or
+not, merged or not), the input product per step (128 batch rows and more), the no-copy sgemm forced
+and by its checker (x86), thread splits of the sgemms' K (the weight gradients' sgemms over T*B
+terms) and hidden sizes off the vectors.
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ CASES = (
     ("tagger-layer", 6, 4, 32, 48, False, True, True, 1),
     ("reverse", 5, 3, 17, 24, True, True, True, 2),
     ("no-bias", 3, 2, 33, 20, False, False, True, 3),
-    ("one-row", 4, 1, 9, 16, False, True, True, 4),  # x86: gemv from AVX2 up, refused at SSE4.1
-    ("inference", 5, 3, 9, 12, False, True, False, 5),  # x86: brgemm from AVX2 up, refused there
+    ("one-row", 4, 1, 9, 16, False, True, True, 4),  # x86: the gemv 'N' kernels
+    ("inference", 5, 3, 9, 12, False, True, False, 5),  # x86: the brgemm RNN from AVX2 up
+    ("inference-fused", 4, 3, 24, 24, False, True, False, 10),  # brgemm: x's and h's terms in one chain
+    ("inference-one-row", 5, 1, 10, 20, True, True, False, 11),  # brgemm: the input product merged
     ("long-wide", 9, 33, 40, 31, True, True, True, 6),
     ("hidden-130", 6, 5, 40, 130, False, True, True, 7),
     ("batch-130", 3, 130, 12, 20, False, True, True, 8),  # the input product per step

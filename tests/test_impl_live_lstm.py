@@ -25,8 +25,11 @@ LEVELS = ("avx2", "avx512", "baseline")
 
 def _paths(case: tuple, level: str, threads: int) -> set[str]:
     """The sgemm paths and choices ``case`` takes under ``level`` (no host needed)."""
-    _name, _t, batch, _i, hidden, reverse, bias, train, _seed = case
+    _name, _t, batch, n_in, hidden, reverse, bias, train, _seed = case
     isa = rnn.sgemm_isa(get_profile(f"x86-{level}", threads))
+    if not train and isa != onednn_sgemm.SSE41:  # the brgemm RNN
+        kind = "merged" if batch == 1 else "fused" if n_in == hidden else "apart"
+        return {f"brgemm {kind}", "reverse" if reverse else "forward"}
     recurrent = onednn_sgemm.Call(False, False, 4 * hidden, batch, hidden, 0, 0, 0)
     force = isa != onednn_sgemm.SSE41 and hidden < 500
     path = onednn_sgemm.route(isa, threads, recurrent, force)[0]
@@ -48,18 +51,20 @@ def _refusal(case: tuple, level: str) -> str | None:
 @pytest.mark.parametrize("level", LEVELS)
 def test_cases_cover_every_path(level: str) -> None:
     want = {"merged", "per step", "reverse", "forward", "no bias", "training"}
-    want |= {"copy", "inference"} if level == "baseline" else {"nocopy forced", "nocopy", "gemv"}
+    want |= {"copy", "gemv", "inference"} if level == "baseline" else {"nocopy forced", "nocopy", "gemv"}
+    want |= set() if level == "baseline" else {"brgemm merged", "brgemm fused", "brgemm apart"}
     got = set().union(*(_paths(case, level, 1) for case in CASES if _refusal(case, level) is None))
     assert want <= got, sorted(want - got)
 
 
 def test_refusals() -> None:
-    """What the impl does not model on x86 is refused in one line: inference from AVX2 up (oneDNN's
-    brgemm RNN), SSE4.1's gemv (one batch row)."""
-    cases = {case[0]: case for case in CASES}
-    assert "brgemm" in (_refusal(cases["inference"], "avx2") or "")
-    assert _refusal(cases["inference"], "baseline") is None
-    assert "gemv" in (_refusal(cases["one-row"], "baseline") or "")
+    """What the impl does not model on x86 is refused in one line, at SSE4.1 only: its gemv 'T' (the
+    backward's h gradient with one hidden unit) and its packed sgemm (inference over one step or 16
+    batch rows and more)."""
+    assert "gemv 'T'" in (_refusal(("hidden-1", 2, 3, 4, 1, False, True, True, 5), "baseline") or "")
+    assert _refusal(("hidden-1", 2, 3, 4, 1, False, True, True, 5), "avx2") is None
+    assert "packed" in (_refusal(("packed", 1, 3, 9, 12, False, True, False, 5), "baseline") or "")
+    assert all(_refusal(case, level) is None for case in CASES for level in LEVELS)
 
 
 def _compare(case: tuple, i: int, profile) -> dict[str, str] | None:
@@ -85,7 +90,7 @@ def test_level(level: str) -> None:
     failures = [f"{row['case']} {name}: {r}" for row in rows for name, r in row["got"].items() if r != "exact"]
     assert not failures, "\n".join(failures)
     modelled = [case for case in CASES if _refusal(case, level) is None]
-    assert len(rows) == 2 * len(modelled) and len(modelled) >= len(CASES) - 1
+    assert len(rows) == 2 * len(modelled) and len(modelled) == len(CASES)
     compared = sum(len(row["got"]) for row in rows)
     assert compared == 2 * sum(len(NAMES) if case[7] else 3 for case in modelled)
 

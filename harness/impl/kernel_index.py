@@ -304,7 +304,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`c = c_prev*f` then `c += i*g`, `h = tanh(c)*o`; backward (`mkldnn_rnn_layer_backward`): per step "
             "from the last jit_uni_lstm_cell_postgemm_bwd, the h gradient's sgemm and the bias rows added in "
             "order, then grad_x, grad_w_ih and grad_w_hh each over all steps in one sgemm (grad_w_hh two left to "
-            "right: steps 1.., then step 0); inference from AVX2 up (its brgemm RNN) not modelled"
+            "right: steps 1.., then step 0); inference from AVX2 up: oneDNN's brgemm RNN, per element one "
+            "chain over the input's terms, added to one over h's (one chain over both where I == H)"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA in the sgemms and the postgemm from AVX2 up, multiply-then-add at "

@@ -31,7 +31,8 @@ Which code runs (``route``; gemm_threading_driver for f32):
   AVX512_CORE; two halves, the first rounded up, below twice bk, 192 or 384; else blocks of bk),
   each block one fused chain from 0 per element, added to C. At SSE4.1 always (no no-copy kernel):
   blocks of 256 (the whole of K up to 256, two halves below 512), each one chain of multiplies and
-  adds from 0 per element, added to C. Its gemv kernels are not modelled (ParityError).
+  adds from 0 per element, added to C; its gemv 'N' kernel as AVX2's, unfused, and its thread
+  checker's own first rule; its gemv 'T' kernel is not modelled (ParityError).
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def _lib() -> ctypes.CDLL:
     if not getattr(lib, "_sgemm_typed", False):
         lib.dnnl_sgemm_block.argtypes = [ctypes.c_int32, _I, _I, _I, _P, _I, _I, _P, _I, _I, _P, _I, _I, ctypes.c_int32]
         lib.dnnl_smalln_tn.argtypes = [_I, _I, _I, _P, _I, _P, _I, _P, _I, ctypes.c_int32]
-        lib.dnnl_gemv_n.argtypes = lib.dnnl_gemv_t.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I]
+        lib.dnnl_gemv_t.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I]
+        lib.dnnl_gemv_n.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I, ctypes.c_int32]
         i32 = ctypes.c_int32
         lib.onednn_ref_sgemm.argtypes = [i32, i32, _I, _I, _I, _P, _I, _P, _I, ctypes.c_float, _P, _I, i32, _I]
         lib._sgemm_typed = True
@@ -370,9 +372,9 @@ def _nocopy(isa: str, nthrs: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> 
                     view[j0 : j0 + nj] = view[j0 : j0 + nj] + parts[i - 1][j0 : j0 + nj]
 
 
-def _gemv_threads(nthr: int, m: int, n: int) -> int:
-    """gemv_driver.cpp ``thread_checker`` (f32, AVX2 and above) for a gemv of m x n."""
-    if m * n + 288 * n < 41700:
+def _gemv_threads(isa: str, nthr: int, m: int, n: int) -> int:
+    """gemv_driver.cpp ``thread_checker`` (f32) for a gemv of m x n."""
+    if (m < 128 and n < 128) if isa == SSE41 else (m * n + 288 * n < 41700):
         return 1
     if m >= 20000 and n <= 200:
         return nthr
@@ -397,7 +399,7 @@ def _part_1d(n: int, ithr: int, nthr: int) -> tuple[int, int]:
     return off, min(size, n - off)
 
 
-def _gemv(nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> None:
+def _gemv(isa: str, nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> None:
     """jump_to_gemv (n = 1 first, then m = 1) and gemv_threading_driver: the kernels of csrc/conv.c
     (``dnnl_gemv_n``, ``dnnl_gemv_t``) on y = C after beta (zeros or C). Threads split the outputs
     (no bit depends on it) except for a short and fat gemv 'N' (at most 500 rows a thread, at least
@@ -410,10 +412,13 @@ def _gemv(nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> None:
         trans, gm, gn, mat, mo, ld, vec, vo = not c.tb, *((c.k, c.n) if not c.tb else (c.n, c.k)), b, bo, c.ldb, a, ao
         incx, incy = (1 if c.ta else c.lda), c.ldc
     ydim = gn if trans else gm
+    if trans and isa == SSE41:
+        raise ParityError("oneDNN's SSE4.1 gemv 'T' kernel (an sgemm with one row) is not modelled")
     if not beta:
         out[oo : oo + (ydim - 1) * incy + 1 : incy] = 0.0
-    kern = _lib().dnnl_gemv_t if trans else _lib().dnnl_gemv_n
-    goal = _gemv_threads(nthr, gm, gn)
+    fused = int(isa != SSE41)
+    kern = _lib().dnnl_gemv_t if trans else (lambda *args: _lib().dnnl_gemv_n(*args, fused))
+    goal = _gemv_threads(isa, nthr, gm, gn)
     if trans or goal == 1 or not (gm <= goal * 500 and gn >= goal * 128):
         kern(gm, gn, _ptr(mat, mo), ld, _ptr(vec, vo), incx, _ptr(out, oo), incy)
         return
@@ -434,17 +439,15 @@ def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, b
           out: np.ndarray, oo: int, force_nocopy: bool = False) -> None:  # fmt: skip
     """``extended_sgemm`` at ``isa`` with ``nthr`` threads available to it: C = (beta ? C : 0) + op(A)
     @ op(B) into the flat float32 ``out`` at ``oo`` (a, b, out: flat float32 arrays, their matrices
-    at element offsets ao, bo, oo). ParityError on the paths not modelled (SSE4.1's gemv)."""
+    at element offsets ao, bo, oo). ParityError on the paths not modelled (SSE4.1's gemv 'T')."""
     if c.m <= 0 or c.n <= 0:
         return
     path, threads = route(isa, nthr, c, force_nocopy)
-    if isa == SSE41 and path == "gemv":
-        raise ParityError("oneDNN's SSE4.1 gemv kernels (an sgemm with one row or column) are not modelled")
     if path == "smalln_tn":
         _lib().dnnl_smalln_tn(c.m, c.n, c.k, _ptr(a, ao), c.lda, _ptr(b, bo), c.ldb, _ptr(out, oo), c.ldc, beta)
         return
     if path == "gemv":
-        _gemv(nthr, c, a, ao, b, bo, beta, out, oo)
+        _gemv(isa, nthr, c, a, ao, b, bo, beta, out, oo)
         return
     if path == "nocopy":
         _nocopy(isa, threads, c, a, ao, b, bo, beta, out, oo)
@@ -453,6 +456,13 @@ def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, b
     for kb in copy_k_blocks(isa, c.k):
         _block(kind, c, 0, 0, k0, c.m, c.n, kb, a, ao, b, bo, out, oo, c.ldc, beta if k0 == 0 else 1)
         k0 += kb
+
+
+def brgemm(c: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int, out: np.ndarray, oo: int) -> None:
+    """One brgemm kernel call on float32 at AVX2 or AVX512_CORE (jit_brgemm_kernel, as oneDNN's brgemm
+    RNN calls it with its whole K in one batch): per element one fused chain from 0 over K in order,
+    added to C where beta is 1. Its blocking of M and N changes no bit."""
+    _block(KERN_CHAIN, c, 0, 0, 0, c.m, c.n, c.k, a, ao, b, bo, out, oo, c.ldc, beta)
 
 
 def ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,

@@ -9,8 +9,8 @@ What torch does (aten/src/ATen/native/mkldnn/RNN.cpp ``mkldnn_rnn_layer``): the 
 is ``b_ih + b_hh`` (one float add; zeros without biases), the weights are viewed as ldgoi and
 reordered to ldigo (a copy), and oneDNN's RNN primitive runs one layer, one direction (``reverse``
 the right-to-left one), with T iterations. oneDNN v3.12 names it "ref" (ref_rnn.cpp, f32 without
-brgemm; verbose ``rnn,ref``) in training at every x86 level, in inference at SSE4.1 (from AVX2 up
-inference runs its brgemm RNN, "brgemm:avx2", on blocked weights: refused):
+brgemm; verbose ``rnn,ref``) in training at every x86 level and in inference at SSE4.1 (from AVX2 up
+inference runs its brgemm RNN, "brgemm:avx2", below):
 
 - the layer's product for all T steps at once where B < 128 in the forward (merge_gemm_layer):
   one sgemm, gates (4H, T*B) = W_ih (4H, I) @ x (I, T*B), columns in the order the cell runs the
@@ -20,7 +20,7 @@ inference runs its brgemm RNN, "brgemm:avx2", on blocked weights: refused):
   W_hh (4H, H) @ h_prev (H, B), h_prev h0 at the first step;
 - the sgemms are ``extended_sgemm`` (harness/impl/onednn_sgemm.py) with all threads, the no-copy
   kernel forced (rnn.force_nocopy) at AVX2 and up in training where H < 500; at SSE4.1 the
-  copy-based kernel (its gemv not modelled: B = 1 is refused there);
+  copy-based kernel; one batch row runs the gemv 'N' kernels;
 - the postgemm (jit_uni_lstm_cell_postgemm_fwd, csrc/unary.c ``dnnl_lstm_fwd_postgemm``): gates plus
   bias, the injector's logistic and tanh, c = c_prev * f then c += i * c~, h = tanh(c) * o; FMAs
   from AVX2 up, multiplies and adds at SSE4.1. Its threads split the batch rows: no bit depends on
@@ -39,14 +39,20 @@ left in one over every step. Torch returns the bias gradient for b_ih and again 
 
 On aarch64 (``REF``) the same primitive and blocking run on oneDNN's ref_gemm
 (``onednn_sgemm.ref_sgemm``: its register blocks, its threads' split of M, N and K) and its ref
-postgemms (ref_postgemm_lstm.cpp as GCC builds it for aarch64, csrc/unary.c
-``dnnl_lstm_fwd_postgemm`` and ``dnnl_lstm_bwd_postgemm`` of kind ``LSTM_REF_A64``): logistic ``1 / (1 + expf(-x))``
-and glibc's tanhf, ``c = fma(f, c_prev, i * c~)``, ``h = o * tanhf(c)``; no forced no-copy kernel, no
-brgemm, no packed weights, so inference runs the same code.
+postgemms (ref_postgemm_lstm.cpp as GCC builds it for aarch64: csrc/unary.c's postgemms of kind
+``LSTM_REF_A64``): logistic ``1 / (1 + expf(-x))`` and glibc's tanhf, ``c = fma(f, c_prev, i * c~)``,
+``h = o * tanhf(c)``; no forced no-copy kernel, no brgemm, no packed weights, so inference runs the
+same code.
 
-Refused (ParityError): on x86 inference from AVX2 up (brgemm), inference where oneDNN packs the
-weights (its packed sgemm: T = 1, or B >= 16 for the recurrent product), and SSE4.1 with B = 1 (its
-gemv).
+Inference from AVX2 up (``brgemm``): oneDNN's brgemm RNN (brgemm_cell_common_fwd.cpp; rnn_brgemm_utils
+sets an LSTM's K blocks to the whole of I and of H), per step one brgemm kernel call per product
+(``onednn_sgemm.brgemm``: per element one fused chain from 0 over K), the input's (beta 0) then h's
+(beta 1); where I == H both in one call over the input's terms then h's (is_fused_layer_iter_brgemm);
+with one batch row over two steps or more the input's product merged over the steps first. The
+same postgemm. Its blocking and threads change no bit.
+
+Refused (ParityError): at SSE4.1 inference where oneDNN packs the weights (its packed sgemm: T = 1,
+or B >= 16 for the recurrent product), and the backward with H = 1 (SSE4.1's gemv 'T').
 """
 
 from __future__ import annotations
@@ -88,6 +94,7 @@ class _Conf(NamedTuple):
     isa: str
     threads: int
     force: bool  # rnn.force_nocopy
+    brgemm: bool  # x86 inference from AVX2 up: the brgemm RNN
     merge: bool  # rnn.merge_gemm_layer in the forward
     reverse: bool
     t_len: int
@@ -127,15 +134,13 @@ def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, trai
     hidden = w_hh.shape[1]
     if w_ih.shape != (4 * hidden, n_in) or w_hh.shape != (4 * hidden, hidden):
         raise ParityError(f"lstm: weights {w_ih.shape} and {w_hh.shape} do not fit input {x.shape}")
-    if not train and isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512):
-        raise ParityError("lstm inference at AVX2 and up runs oneDNN's brgemm RNN (blocked weights): not modelled")
     if not train and isa == onednn_sgemm.SSE41 and (t_len == 1 or batch >= 16):
         raise ParityError("lstm inference with oneDNN's packed weights (T = 1 or B >= 16) is not modelled")
-    if isa == onednn_sgemm.SSE41 and batch == 1:
-        raise ParityError("lstm at SSE4.1 with one batch row runs oneDNN's SSE4.1 gemv: not modelled")
+    brgemm = not train and isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512)
     force = isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512) and hidden < 500  # training only
+    merge = (batch == 1 and t_len >= 2) if brgemm else batch < 128
     ld_g, ld_ws = good_ld(4 * hidden), good_ld(max(hidden, n_in))
-    return _Conf(isa, profile.threads, force, batch < 128, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws)
+    return _Conf(isa, profile.threads, force, brgemm, merge, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws)
 
 
 def _rows(a: np.ndarray, ld: int) -> np.ndarray:
@@ -148,7 +153,9 @@ def _rows(a: np.ndarray, ld: int) -> np.ndarray:
 
 def _sgemm(conf: _Conf, call: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int,
            out: np.ndarray, oo: int) -> None:  # fmt: skip
-    if conf.isa == REF:
+    if conf.brgemm:
+        onednn_sgemm.brgemm(call, a, ao, b, bo, beta, out, oo)
+    elif conf.isa == REF:
         m, n, k, lda, ldb, ldc = call.m, call.n, call.k, call.lda, call.ldb, call.ldc
         onednn_sgemm.ref_sgemm(call.ta, call.tb, m, n, k, a[ao:], lda, b[bo:], ldb, beta, out[oo:], ldc, conf.threads)
     else:
@@ -186,13 +193,20 @@ def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bia
     ws = np.empty((t_len, batch, gates_n), np.float32)
     h[0], c[0] = f32(h0).reshape(batch, hidden), f32(c0).reshape(batch, hidden)
     postgemm = _postgemm(conf, "fwd", 6)
+    fused = conf.brgemm and not conf.merge and n_in == hidden  # one brgemm over the input's and h's terms
+    a_cat = np.concatenate((a_ih, a_hh)) if fused else a_ih
     for i in range(t_len):
         go = i * batch * ld_g
-        if not conf.merge:
+        if fused:
+            b_cat = np.concatenate((_steps(conf, f32(x))[i].reshape(batch, n_in), h[i]), axis=1).reshape(-1)
+            _sgemm(conf, Call(False, False, gates_n, batch, 2 * n_in, ld_w, 2 * n_in, ld_g), a_cat, 0, b_cat, 0, 0,
+                   gates, go)  # fmt: skip
+        elif not conf.merge:
             call = Call(False, False, gates_n, batch, n_in, ld_w, ld_x, ld_g)
             _sgemm(conf, call, a_ih, 0, src, i * batch * ld_x, 0, gates, go)
-        call = Call(False, False, gates_n, batch, hidden, ld_w, ld_h, ld_g)
-        _sgemm(conf, call, a_hh, 0, _rows(h[i], ld_h), 0, 1, gates, go)
+        if not fused:
+            call = Call(False, False, gates_n, batch, hidden, ld_w, ld_h, ld_g)
+            _sgemm(conf, call, a_hh, 0, _rows(h[i], ld_h), 0, 1, gates, go)
         g = np.ascontiguousarray(gates[go : go + batch * ld_g].reshape(batch, ld_g)[:, :gates_n])
         postgemm(batch, hidden, ptr(g), ptr(bias), ptr(c[i]), ptr(c[i + 1]), ptr(h[i + 1]), ptr(ws[i]))
     return h, c, ws, src

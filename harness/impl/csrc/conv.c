@@ -456,14 +456,15 @@ void dnnl_smalln_tn(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda
 
 /* oneDNN's gemv kernels at AVX2 and AVX512_CORE (gemv_driver.cpp; the sgemm's n = 1 or m = 1 cases),
  * one kernel call each (harness/impl/onednn_sgemm.py splits the threads' parts):
- * dnnl_gemv_n: jit_sse41_gemv_n_f32_kern (its AVX2 code): y (m) at y[i*incy], per element a fused
- *   chain over the n columns of A[i + p*lda] times x[p*incx] in order, from y where incy is 1, else
- *   (gemv_kernel_driver's ytmp, blocks of 512 rows) from 0, then added to y. */
+ * dnnl_gemv_n: jit_sse41_gemv_n_f32_kern: y (m) at y[i*incy], per element a chain over the n
+ *   columns of A[i + p*lda] times x[p*incx] in order, from y where incy is 1, else (gemv_kernel_driver's
+ *   ytmp, blocks of 512 rows) from 0, then added to y; fused in its AVX2 code (vfmadd231ps), its
+ *   SSE4.1 code multiplies and adds (fused 0). */
 void dnnl_gemv_n(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y,
-                 int64_t incy) {
+                 int64_t incy, int32_t fused) {
     for (int64_t i = 0; i < m; i++) {
         float acc = incy == 1 ? y[i] : 0.0f;
-        for (int64_t p = 0; p < n; p++) acc = fmaf(a[i + p * lda], x[p * incx], acc);
+        for (int64_t p = 0; p < n; p++) acc = madd(fused, a[i + p * lda], x[p * incx], acc);
         y[i * incy] = incy == 1 ? acc : y[i * incy] + acc;
     }
 }
