@@ -103,6 +103,7 @@ class _Conf(NamedTuple):
     hidden: int
     ld_g: int  # scratch_gates_ld: get_good_ld(4H)
     ld_ws: int  # ws_states_layer_ld, ws_diff_states_*_ld: get_good_ld(max(I, H))
+    ld_x: int  # the input product's source: the user's memory (I), right to left the workspace's copy
 
 
 def _postgemm(conf: _Conf, direction: str, ptrs: int) -> Callable[..., None]:
@@ -140,7 +141,8 @@ def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, trai
     force = isa in (onednn_sgemm.AVX2, onednn_sgemm.AVX512) and hidden < 500  # training only
     merge = (batch == 1 and t_len >= 2) if brgemm else batch < 128
     ld_g, ld_ws = good_ld(4 * hidden), good_ld(max(hidden, n_in))
-    return _Conf(isa, profile.threads, force, brgemm, merge, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws)
+    ld_x = ld_ws if reverse else n_in
+    return _Conf(isa, profile.threads, force, brgemm, merge, reverse, t_len, batch, n_in, hidden, ld_g, ld_ws, ld_x)
 
 
 def _rows(a: np.ndarray, ld: int) -> np.ndarray:
@@ -176,15 +178,14 @@ def _bias(b_ih: np.ndarray | None, b_hh: np.ndarray | None, gates_n: int) -> np.
 def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bias: np.ndarray, h0: np.ndarray,
              c0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
     """Every step in the cell's order: h and c before and after (T+1, B, H), the activated gates (T,
-    B, 4H), and the inputs in that order, each row padded to its leading dimension (the source of
-    the input product, ``ld_x``)."""
+    B, 4H), and the inputs in that order, each row padded to ``ld_x`` (the input product's source)."""
     t_len, batch, n_in, hidden = conf.t_len, conf.batch, conf.n_in, conf.hidden
-    gates_n, ld_g = 4 * hidden, conf.ld_g
+    gates_n, ld_g, ld_x = 4 * hidden, conf.ld_g, conf.ld_x
     ld_w = good_ld(gates_n)  # ldigo weights: get_good_ld(G*O)
-    ld_x = conf.ld_ws if conf.reverse else n_in  # the workspace's copy, or the user's memory
     ld_h = conf.ld_ws if conf.reverse else hidden
     a_ih, a_hh = _rows(f32(w_ih).T, ld_w), _rows(f32(w_hh).T, ld_w)
-    src = _rows(_steps(conf, f32(x)).reshape(t_len * batch, n_in), ld_x)
+    steps = _steps(conf, f32(x))
+    src = _rows(steps.reshape(t_len * batch, n_in), ld_x)
     gates = np.zeros(t_len * batch * ld_g, np.float32)
     if conf.merge:
         _sgemm(conf, Call(False, False, gates_n, t_len * batch, n_in, ld_w, ld_x, ld_g), a_ih, 0, src, 0, 0, gates, 0)
@@ -198,7 +199,7 @@ def _forward(conf: _Conf, x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, bia
     for i in range(t_len):
         go = i * batch * ld_g
         if fused:
-            b_cat = np.concatenate((_steps(conf, f32(x))[i].reshape(batch, n_in), h[i]), axis=1).reshape(-1)
+            b_cat = np.concatenate((steps[i].reshape(batch, n_in), h[i]), axis=1).reshape(-1)
             _sgemm(conf, Call(False, False, gates_n, batch, 2 * n_in, ld_w, 2 * n_in, ld_g), a_cat, 0, b_cat, 0, 0,
                    gates, go)  # fmt: skip
         elif not conf.merge:
@@ -256,8 +257,8 @@ def lstm_layer_backward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih:
     _sgemm(conf, call, a_ih, 0, dgates, 0, 0, dx, 0)
     ld_dw = good_ld(gates_n)  # the diff weights, ldigo
     dw_ih = np.zeros(n_in * ld_dw, np.float32)
-    ld_x = ld_ws if reverse else n_in
-    _sgemm(conf, Call(False, True, gates_n, n_in, t_len * batch, ld_g, ld_x, ld_dw), dgates, 0, src, 0, 1, dw_ih, 0)
+    call = Call(False, True, gates_n, n_in, t_len * batch, ld_g, conf.ld_x, ld_dw)
+    _sgemm(conf, call, dgates, 0, src, 0, 1, dw_ih, 0)
     dw_hh = np.zeros(hidden * ld_dw, np.float32)
     if reverse:  # every step's h_prev from the workspace
         states = _rows(h[:t_len].reshape(t_len * batch, hidden), ld_ws)
