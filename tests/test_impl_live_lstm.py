@@ -58,13 +58,15 @@ def test_cases_cover_every_path(level: str) -> None:
 
 
 def test_refusals() -> None:
-    """What the impl does not model on x86 is refused in one line, at SSE4.1 only: its gemv 'T' (the
+    """What the impl does not model on x86 is refused in one line: at SSE4.1 its gemv 'T' (the
     backward's h gradient with one hidden unit) and its packed sgemm (inference over one step or 16
-    batch rows and more)."""
+    batch rows and more); any other torch release (another oneDNN)."""
     assert "gemv 'T'" in (_refusal(("hidden-1", 2, 3, 4, 1, False, True, True, 5), "baseline") or "")
     assert _refusal(("hidden-1", 2, 3, 4, 1, False, True, True, 5), "avx2") is None
     assert "packed" in (_refusal(("packed", 1, 3, 9, 12, False, True, False, 5), "baseline") or "")
     assert all(_refusal(case, level) is None for case in CASES for level in LEVELS)
+    with pytest.raises(ParityError, match=r"not torch 2\.14\.1"):
+        impl_outputs(CASES[0], get_profile("x86-avx2").with_torch("2.14.1"))
 
 
 def _compare(case: tuple, i: int, profile) -> dict[str, str] | None:

@@ -51,7 +51,8 @@ sets an LSTM's K blocks to the whole of I and of H), per step one brgemm kernel 
 with one batch row over two steps or more the input's product merged over the steps first. The
 same postgemm. Its blocking and threads change no bit.
 
-Refused (ParityError): at SSE4.1 inference where oneDNN packs the weights (its packed sgemm: T = 1,
+Refused (ParityError): other torch releases than 2.13.0 (other oneDNN versions, not measured); at
+SSE4.1 inference where oneDNN packs the weights (its packed sgemm: T = 1,
 or B >= 16 for the recurrent product), and the backward with H = 1 (SSE4.1's gemv 'T').
 """
 
@@ -68,7 +69,7 @@ from harness.core.errors import ParityError
 from harness.impl import onednn_sgemm
 from harness.impl._lib import f32, load, ptr
 from harness.impl.onednn_sgemm import Call
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import IMPL_TORCH, KernelProfile
 
 REF = "ref"  # aarch64: ref_gemm and the ref postgemms
 
@@ -130,6 +131,11 @@ def good_ld(dim: int) -> int:
 
 def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, train: bool,
           profile: KernelProfile) -> _Conf:  # fmt: skip
+    if profile.torch != IMPL_TORCH:
+        raise ParityError(
+            f"the impl reproduces nn.LSTM's oneDNN layer for torch {IMPL_TORCH} (oneDNN v3.12), "
+            f"not torch {profile.torch}"
+        )
     isa = sgemm_isa(profile)
     t_len, batch, n_in = x.shape
     hidden = w_hh.shape[1]
