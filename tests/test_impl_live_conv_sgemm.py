@@ -45,7 +45,7 @@ def sgemm_paths(case: tuple, profile) -> set[str]:
     x_shape, w_shape, stride, padding, _bias = case
     g = conv._geometry(x_shape, w_shape, stride, padding)
     kind = conv.path(x_shape, w_shape, stride, padding, profile)
-    isa, paths = conv._sgemm_isa(profile), set()
+    isa, paths = onednn_sgemm.isa_of(profile), set()
     for which, pass_kind in enumerate(conv.direct_kernels(g, kind, profile)):
         if pass_kind != conv.GEMM_JIT:
             continue

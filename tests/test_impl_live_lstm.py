@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from harness.core.errors import ParityError
-from harness.impl import onednn_sgemm, rnn
+from harness.impl import onednn_sgemm
 from harness.impl.profiles import get_profile
 from tests.impl_live import bits_note, needs_verified_profile, print_child_report
 from tests.lstm_cases import CASES, NAMES, impl_outputs, torch_outputs
@@ -26,7 +26,7 @@ LEVELS = ("avx2", "avx512", "baseline")
 def _paths(case: tuple, level: str, threads: int) -> set[str]:
     """The sgemm paths and choices ``case`` takes under ``level`` (no host needed)."""
     _name, _t, batch, n_in, hidden, reverse, bias, train, _seed = case
-    isa = rnn.sgemm_isa(get_profile(f"x86-{level}", threads))
+    isa = onednn_sgemm.isa_of(get_profile(f"x86-{level}", threads))
     if not train and isa != onednn_sgemm.SSE41:  # the brgemm RNN
         kind = "merged" if batch == 1 else "fused" if n_in == hidden else "apart"
         return {f"brgemm {kind}", "reverse" if reverse else "forward"}

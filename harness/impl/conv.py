@@ -126,7 +126,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
 from harness.impl.onednn_sgemm import SSE41 as SGEMM_SSE41
-from harness.impl.onednn_sgemm import copy_k_blocks, ref_sgemm
+from harness.impl.onednn_sgemm import copy_k_blocks, isa_of, ref_sgemm
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
@@ -1777,12 +1777,6 @@ def _simd_w(profile: KernelProfile) -> int:
     return {"avx512": 16, "avx2": 8}.get(profile.aten, 4)
 
 
-def _sgemm_isa(profile: KernelProfile) -> str:
-    from harness.impl import onednn_sgemm
-
-    return onednn_sgemm.AVX512 if profile.aten == "avx512" else onednn_sgemm.AVX2
-
-
 def _plain(g: Geometry) -> bool:
     """gemm:jit needs no im2col buffer: a 1x1 kernel at stride 1 without padding."""
     return (g.kh, g.kw, g.sh, g.sw, g.ph, g.pw) == (1, 1, 1, 1, 0, 0)
@@ -1832,7 +1826,7 @@ def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, group
     from harness.impl.onednn_sgemm import sgemm
 
     n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
-    os_, ks, isa = oh * ow, kh * kw, _sgemm_isa(profile)
+    os_, ks, isa = oh * ow, kh * kw, isa_of(profile)
     conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core, _simd_w(profile), groups)
     calls = iter(_vector_gemm_jit_calls(g, profile, 0, groups))
     pairs = np.ascontiguousarray(x).reshape(n * groups, c, h, wd)  # (image, group) pairs
@@ -1869,7 +1863,7 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
     from harness.impl.onednn_sgemm import sgemm
 
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
-    os_, ks, isa, simd = oh * ow, kh * kw, _sgemm_isa(profile), _simd_w(profile)
+    os_, ks, isa, simd = oh * ow, kh * kw, isa_of(profile), _simd_w(profile)
     gx = gw = gb = None
     dyf, wf = np.ascontiguousarray(dy).reshape(-1), w.reshape(-1)
     xs = np.ascontiguousarray(x).reshape(n * groups, c, h, wd)

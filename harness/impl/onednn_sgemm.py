@@ -45,8 +45,10 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
+from harness.impl.profiles import KernelProfile
 
 SSE41, AVX2, AVX512 = "sse41", "avx2", "avx512"
+REF = "ref"  # aarch64: ref_gemm (``ref_sgemm``)
 KERN_CHAIN, KERN_AVX2_NOCOPY, KERN_SSE41 = 0, 1, 2
 _I, _P = ctypes.c_int64, ctypes.c_void_p
 
@@ -75,6 +77,14 @@ class Call(NamedTuple):
     lda: int
     ldb: int
     ldc: int
+
+
+def isa_of(profile: KernelProfile) -> str:
+    """oneDNN's sgemm under ``profile``: x86's platform levels pin ATen's capability and oneDNN's ISA
+    together (baseline SSE4.1); ``REF`` on aarch64."""
+    if profile.aten in ("neon", "sve"):
+        return REF
+    return {"avx512": AVX512, "avx2": AVX2, "default": SSE41}[profile.aten]
 
 
 def _veclen(isa: str) -> int:
@@ -468,10 +478,10 @@ def brgemm(c: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: int, beta: int, o
 def ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int,
                beta: float, c: np.ndarray, ldc: int, threads: int = 1) -> None:  # fmt: skip
     """oneDNN's ref_gemm<float>, its sgemm on aarch64 (gemm:ref convolutions, RNNs; csrc/conv.c
-    onednn_ref_sgemm per thread; GCC vectorises a tail's K
-    loop, 4 lanes, the products added in order unfused, where A is transposed and B is not). On
-    more threads its split (``_ref_gemm_split``): each thread's block of C on its own, the K
-    partition's later parts computed from 0 apart and added to C in order."""
+    onednn_ref_sgemm per thread; GCC vectorises a tail's K loop, 4 lanes, the products added in
+    order unfused, where A is transposed and B is not). On more threads its split
+    (``calc_nthr_nocopy_avx``): each thread's block of C on its own, the K partition's later parts
+    computed from 0 apart and added to C in order."""
     tail_vf = 4 if transa and not transb else 0
     nthr_m, nthr_n, nthr_k, mb, nb, kb = calc_nthr_nocopy_avx(m, n, k, threads)
     lib = _lib()

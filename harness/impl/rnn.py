@@ -37,7 +37,7 @@ onto zeros (the primitive accumulates into its diff weights); grad_w_hh = dG @ h
 right in two sgemms onto zeros (steps 1.. against the outputs, then step 0 against h0), right to
 left in one over every step. Torch returns the bias gradient for b_ih and again for b_hh.
 
-On aarch64 (``REF``) the same primitive and blocking run on oneDNN's ref_gemm
+On aarch64 (``onednn_sgemm.REF``) the same primitive and blocking run on oneDNN's ref_gemm
 (``onednn_sgemm.ref_sgemm``: its register blocks, its threads' split of M, N and K) and its ref
 postgemms (ref_postgemm_lstm.cpp as GCC builds it for aarch64: csrc/unary.c's postgemms of kind
 ``LSTM_REF_A64``): logistic ``1 / (1 + expf(-x))`` and glibc's tanhf, ``c = fma(f, c_prev, i * c~)``,
@@ -70,8 +70,6 @@ from harness.impl import onednn_sgemm
 from harness.impl._lib import f32, load, ptr
 from harness.impl.onednn_sgemm import Call
 from harness.impl.profiles import IMPL_TORCH, KernelProfile
-
-REF = "ref"  # aarch64: ref_gemm and the ref postgemms
 
 
 class LstmOut(NamedTuple):
@@ -112,15 +110,10 @@ def _postgemm(conf: _Conf, direction: str, ptrs: int) -> Callable[..., None]:
     x86's JIT kernels, FMAs from AVX2 up, or aarch64's ref postgemms."""
     fn = getattr(load("unary"), f"dnnl_lstm_{direction}_postgemm")
     fn.argtypes = [ctypes.c_int32, ctypes.c_int64, ctypes.c_int64, *[ctypes.c_void_p] * ptrs]
-    kind = 2 if conf.isa == REF else int(conf.isa != onednn_sgemm.SSE41)  # LSTM_REF_A64, LSTM_JIT_FMA, _SSE41
+    kind = (
+        2 if conf.isa == onednn_sgemm.REF else int(conf.isa != onednn_sgemm.SSE41)
+    )  # LSTM_REF_A64, LSTM_JIT_FMA, _SSE41
     return partial(fn, kind)
-
-
-def sgemm_isa(profile: KernelProfile) -> str:
-    """oneDNN's ISA under ``profile`` (x86's platform levels pin ATen's capability and oneDNN's ISA
-    together: baseline SSE4.1); ``REF`` on aarch64."""
-    isas = {"avx512": onednn_sgemm.AVX512, "avx2": onednn_sgemm.AVX2, "default": onednn_sgemm.SSE41}
-    return REF if profile.aten in ("neon", "sve") else isas[profile.aten]
 
 
 def good_ld(dim: int) -> int:
@@ -136,7 +129,7 @@ def _conf(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, reverse: bool, trai
             f"the impl reproduces nn.LSTM's oneDNN layer for torch {IMPL_TORCH} (oneDNN v3.12), "
             f"not torch {profile.torch}"
         )
-    isa = sgemm_isa(profile)
+    isa = onednn_sgemm.isa_of(profile)
     t_len, batch, n_in = x.shape
     hidden = w_hh.shape[1]
     if w_ih.shape != (4 * hidden, n_in) or w_hh.shape != (4 * hidden, hidden):
@@ -163,7 +156,7 @@ def _sgemm(conf: _Conf, call: Call, a: np.ndarray, ao: int, b: np.ndarray, bo: i
            out: np.ndarray, oo: int) -> None:  # fmt: skip
     if conf.brgemm:
         onednn_sgemm.brgemm(call, a, ao, b, bo, beta, out, oo)
-    elif conf.isa == REF:
+    elif conf.isa == onednn_sgemm.REF:
         m, n, k, lda, ldb, ldc = call.m, call.n, call.k, call.lda, call.ldb, call.ldc
         onednn_sgemm.ref_sgemm(call.ta, call.tb, m, n, k, a[ao:], lda, b[bo:], ldb, beta, out[oo:], ldc, conf.threads)
     else:

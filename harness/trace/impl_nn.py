@@ -311,10 +311,7 @@ def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, lis
         stride, x = a.get(f"{name}.stride"), t.get(name)
         if stride is None or x is None:
             continue
-        want = [int(np.prod(x.shape[i + 1 :], dtype=np.int64)) for i in range(x.ndim)]
-        if [s for s, d in zip(stride, x.shape, strict=True) if d > 1] != [
-            w for w, d in zip(want, x.shape, strict=True) if d > 1
-        ]:
+        if not _same_layout(stride, c_strides(x.shape), x.shape):
             return name, stride
     return None
 
