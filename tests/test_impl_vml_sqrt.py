@@ -1,8 +1,10 @@
-"""MKL VML's sqrt (``torch.sqrt`` on x86, csrc/optim.c vml_sqrt) on MKL's Intel paths under QEMU,
-whose RSQRTPS is exact: the AVX2 path's fused refinement (sSqrt_L9HAynn) and the SSE4.2 path's
-unfused one (sSqrt_H8HAynn), each from QEMU's estimate, against torch's bits recorded under
-`qemu-x86_64 -cpu Haswell-v4` (ATEN_CPU_CAPABILITY=avx2) and `-cpu Nehalem-v2` (default), one
-thread; and whose estimate a fixture's profile takes from its provenance. No torch, no recording."""
+"""MKL VML's sqrt (``torch.sqrt`` on x86, csrc/optim.c vml_sqrt) on MKL's Intel paths: the AVX2
+path's fused refinement (sSqrt_L9HAynn), the SSE4.2 path's unfused one (sSqrt_H8HAynn) and, under
+MKL_CBWR=COMPATIBLE, the generic path's (sSqrt_EXHAynn), each from the CPU's RSQRTPS estimate: QEMU's
+exact one, against torch's bits recorded under `qemu-x86_64 -cpu Haswell-v4` (ATEN_CPU_CAPABILITY=avx2)
+and `-cpu Nehalem-v2` (default), and an Intel Xeon's (csrc/rsqrt_tables.h intel_rsqrt_mant), against
+torch's bits recorded on that Xeon; and whose estimate a fixture's profile takes from its provenance.
+No torch, no recording."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from tests.impl_intel_mkl import digest
 
 AVX2 = "linux-x86_64-avx2-mklavx2-t1"
 SSE42 = "linux-x86_64-baseline-mklsse42-t1"
+CBWR = "linux-x86_64-avx2-mklgeneric-t1-cbwr-compatible"
 
 # SHA-256 of torch.sqrt's output bits (little-endian uint32) for every 1024th bit pattern from 517
 # (4,194,304 inputs: every sign, exponent, zero, subnormal, infinity and NaN class), recorded with
@@ -93,21 +96,64 @@ def test_rsqrt_estimate_comes_from_the_provenance() -> None:
     assert profile_for_fixture(_attrs(AVX2, emulation=qemu)).label == "x86-avx2 mklavx2 t1 rsqrtps=qemu"
 
 
-def test_an_intel_cpus_estimate_is_refused_not_guessed() -> None:
-    profile = profile_for_platform(AVX2).with_rsqrt_estimate(RSQRT_INTEL)
-    with pytest.raises(ParityError, match="RSQRTPS"):
-        optim.sqrt(np.ones(3, dtype=np.float32), profile)
-    p, g, m, v = (np.ones(4, dtype=np.float32) for _ in range(4))
-    with pytest.raises(ParityError, match="RSQRTPS"):
-        optim.adamw_step(p, g, m, v, 1, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.1, profile=profile)
-    with pytest.raises(ParityError, match="RSQRTPS"):
-        optim.elementwise("sqrt", p, None, None, 1.0, profile)
+# The same digest of the same inputs, recorded with torch 2.13.0 on an Intel Xeon (AVX-512, AMX; CPUID
+# family 6 model 167), one thread, each path pinned as the recorder pins it: MKL_ENABLE_INSTRUCTIONS=AVX2
+# (sSqrt_L9HAynn), SSE4_2 (sSqrt_H8HAynn) and, with MKL_CBWR=COMPATIBLE, the generic kernel
+# (sSqrt_EXHAynn, the same steps as H8's: the same bits). Kernel names read with gdb breakpoints.
+SILICON_DIGEST = {
+    AVX2: "92a5566ec84de68e2e8307014c61665433bfc5cc2d47db641559277fe51c3b7c",
+    SSE42: "0ecd55c81d06913beaa17ea593e22fac2cde7cd14e40c2bb106b136a8ac9f2e6",
+    CBWR: "0ecd55c81d06913beaa17ea593e22fac2cde7cd14e40c2bb106b136a8ac9f2e6",
+}
+
+
+@pytest.mark.parametrize("platform", [AVX2, SSE42, CBWR])
+def test_vml_sqrt_from_an_intel_cpus_estimate_is_its_torch_sqrt(platform: str) -> None:
+    profile = profile_for_platform(platform)
+    x = _strided()
+    assert _digest(optim.sqrt(x, profile.with_rsqrt_estimate(RSQRT_INTEL))) == SILICON_DIGEST[platform]
+    # QEMU's estimate and the AMD table's give other bits (the fused AVX2 path too: 1,931 and 878 elements)
+    for other in (RSQRT_QEMU, RSQRT_AMD):
+        assert _digest(optim.sqrt(x, profile.with_rsqrt_estimate(other))) != SILICON_DIGEST[platform]
+
+
+def test_an_unknown_estimate_is_refused_and_arm64_is_ieee() -> None:
+    profile = profile_for_platform(AVX2)
     with pytest.raises(ParityError, match="unknown RSQRTPS estimate"):
         profile.with_rsqrt_estimate("zen5")
     # arm64 has no MKL: IEEE sqrt whatever the estimate
     arm = profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1").with_rsqrt_estimate(RSQRT_INTEL)
     x = np.array([2.0, 3.0], dtype=np.float32)
     assert np.array_equal(optim.sqrt(x, arm), np.sqrt(x))
+
+
+# SHA-256 of the adamw_step outputs that part from the committed linux-x86_64-baseline-mklsse42-t1 set
+# (recorded under `qemu-x86_64 -cpu Nehalem-v2`) when its inputs are recorded on the Intel Xeon above
+# (`parity generate --isa baseline --threads 1`, MKL's Intel SSE4.2 path): the Xeon's RSQRTPS is not
+# QEMU's exact one. Every other output of that recording, exp_avg and exp_avg_sq among them, has the
+# emulated bits (so at 2 and 4 threads, and on the AVX2 path every output).
+SSE42_SILICON_PARAMS = {  # "case output": digest
+    "3_steps_65x64_65x509_384 param_0": "5bc2594b33305584325e10540bde9ce972cd35c3137dd7622f7b67f91c8d0a0d",
+    "3_steps_65x64_65x509_384 param_1": "4b70be4bf963be81fbd5e8c0d1f05609ba45b037ea18966fd437b4a7d89164c8",
+    "3_steps_65x64_65x509_384 param_2": "8b808a9ed5e7c9487c83fe8a2cd3f5e1cfdeeafd80c52b15873db6c309419d1c",
+    "2_steps_17x33_33_betas0.95 param_0": "879f961b37221b8114398680922d1d203e5c301d76a955f81d47aede7f01387a",
+    "2_steps_17x33_33_betas0.95 param_1": "3cffe9705aa7f42c5d2575362d3c8bb632839769b56d6d72a6e04ab361233cb1",
+}
+
+
+def test_the_sse42_paths_emulation_differs_from_silicon_by_the_estimate_alone() -> None:
+    """The emulated SSE4.2 set's AdamW inputs under the Intel table give the Xeon's outputs, under
+    QEMU's estimate the emulated ones."""
+    fixture = read_op_fixture(DEFAULT_FIXTURES / f"torch-2.13.0/{SSE42}.h5", ops=["adamw_step"])
+    emulated = profile_for_fixture(fixture.attrs)
+    assert emulated.rsqrt_estimate == RSQRT_QEMU
+    for key, rec in fixture.cases.items():
+        under_qemu = run_case(rec.op, rec.params, rec.inputs, emulated)
+        on_silicon = run_case(rec.op, rec.params, rec.inputs, emulated.with_rsqrt_estimate(RSQRT_INTEL))
+        for name, want in rec.outputs.items():
+            assert np.array_equal(under_qemu[name].view(np.uint32), want.view(np.uint32)), (key, name)
+            xeon = SSE42_SILICON_PARAMS.get(f"{rec.case} {name}", _digest(want))
+            assert _digest(on_silicon[name]) == xeon, (key, name)
 
 
 # SHA-256 of the adamw_step outputs that part from the native run when the committed

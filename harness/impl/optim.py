@@ -22,7 +22,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.profiles import IMPL_TORCH, NVPL, RSQRT_INTEL, KernelProfile, get_profile
+from harness.impl.profiles import IMPL_TORCH, KernelProfile, get_profile
 
 
 class _AdamScalars(ctypes.Structure):
@@ -71,21 +71,10 @@ def sqrt(x: np.ndarray, profile: KernelProfile | None = None) -> np.ndarray:
     about 1 in 5 results differs from IEEE sqrt by 1 ULP). On x86 the bits depend on MKL's code path
     and the CPU's RSQRTPS estimate, not on the ATen capability; IEEE on aarch64. See csrc/optim.c."""
     profile = profile or get_profile("x86-avx2")
-    vml_sqrt_known(profile)
     x = f32(x)
     out = np.empty_like(x)
     _lib().sqrt_forward(profile.as_c(), ptr(x), ptr(out), x.size)
     return out
-
-
-def vml_sqrt_known(profile: KernelProfile) -> None:
-    """MKL VML's sqrt refines the CPU's RSQRTPS estimate, which is measured for the fixtures' AMD
-    host and modelled for QEMU; an Intel CPU's is not, so torch.sqrt there is refused, not guessed."""
-    if profile.blas != NVPL and profile.rsqrt_estimate == RSQRT_INTEL:
-        raise ParityError(
-            f"the impl does not reproduce torch.sqrt (MKL VML) on an Intel CPU ({profile.label}): it refines "
-            "the CPU's RSQRTPS estimate, which is measured for AMD's EPYC and QEMU only (docs/emulation.md)"
-        )
 
 
 ELEMENTWISE = ("lerp", "addcmul", "addcdiv", "maximum", "add", "sqrt")
@@ -107,8 +96,6 @@ def elementwise(
         raise ValueError(f"unknown element-wise kernel {op!r}")
     if op in ("maximum", "add"):
         measured(profile, f"the {op} kernel")
-    if op == "sqrt":
-        vml_sqrt_known(profile)
     a = f32(a)
     operands = [None if x is None else f32(x) for x in (b, c)]
     for x in operands:
@@ -224,8 +211,6 @@ def adam_step(
     wd = cfg.weight_decay if weight_decay is None else weight_decay
     if cfg.path == "fused" or cfg.amsgrad or cfg.maximize or (wd != 0 and not cfg.decoupled):
         measured(profile, "Adam's fused path, amsgrad, maximize and L2 decay")
-    if cfg.path != "fused":  # the fused kernel's sqrt is IEEE's
-        vml_sqrt_known(profile)
     s = _adam_scalars(cfg, wd, float(np.float32(step)))
     kernel = _lib().fused_adam_forward if cfg.path == "fused" else _lib().adam_step_forward
     mx = ptr(max_exp_avg_sq) if cfg.amsgrad and max_exp_avg_sq is not None else None

@@ -30,10 +30,10 @@ FIXTURE_L1_PER_CORE = 32 << 10
 
 # The CPU's RSQRTPS estimate, which the architecture leaves to the implementation and MKL VML's sqrt
 # refines (csrc/optim.c vml_sqrt): the fixtures' AMD EPYC's (measured on Zen 3, a table of the
-# exponent's parity and 12 mantissa bits: csrc/optim.c amd_rsqrt_mant); QEMU's, exact (1/sqrt(x),
-# both operations rounded to nearest; every fixture of MKL's Intel paths is recorded under QEMU);
-# an Intel CPU's, not measured (no Intel machine recorded any fixture), which the impl refuses for
-# torch.sqrt rather than guess (docs/emulation.md).
+# exponent's parity and 12 mantissa bits: csrc/rsqrt_tables.h amd_rsqrt_mant); QEMU's, exact (1/sqrt(x),
+# both operations rounded to nearest; the committed mklsse42 and mklavx2 sets are recorded under QEMU);
+# an Intel CPU's, measured on an Intel Xeon the same way (csrc/rsqrt_tables.h intel_rsqrt_mant;
+# docs/emulation.md, "On the CPU itself").
 RSQRT_AMD = "amd"
 RSQRT_QEMU = "qemu"
 RSQRT_INTEL = "intel"
@@ -145,7 +145,7 @@ class KernelProfile:
         blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3, MKL_SSE42: 4}[self.blas]  # BLAS_*
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
-        rsqrt = 1 if self.rsqrt_estimate == RSQRT_QEMU else 0  # RSQRT_* of csrc/common.h
+        rsqrt = {RSQRT_AMD: 0, RSQRT_QEMU: 1, RSQRT_INTEL: 2}[self.rsqrt_estimate]  # RSQRT_* of csrc/common.h
         return Profile(
             aten, self.lanes, self.lanes_wide, int(self.vec_fma), int(self.contract), self.threads, blas, release, rsqrt
         )

@@ -19,7 +19,7 @@ typedef struct {
     int32_t threads;    /* at::get_num_threads() */
     int32_t blas;       /* the BLAS reproduced: 0 MKL's generic path, 1 NVPL (Linux aarch64), 2 MKL_CBWR=COMPATIBLE, 3 MKL's Intel AVX2 path */
     int32_t torch;      /* the torch release reproduced, major*10000 + minor*100 + patch: 21201, 21300, 21401 */
-    int32_t rsqrt;      /* the CPU's RSQRTPS estimate (MKL VML's sqrt refines it): 0 the AMD table, 1 exact (QEMU) */
+    int32_t rsqrt;      /* the CPU's RSQRTPS estimate (MKL VML's sqrt refines it): RSQRT_* */
 } profile_t;
 
 #define ATEN_NEON 3
@@ -29,8 +29,9 @@ typedef struct {
 #define BLAS_MKL_AVX2 3 /* MKL's Intel AVX2 path (mklavx2) */
 #define BLAS_MKL_SSE42 4 /* MKL's Intel SSE4.2 path (mklsse42) */
 #define TORCH_2_13 21300 /* torch 2.13.0 */
-#define RSQRT_AMD 0   /* the AMD EPYC's estimate, measured (csrc/optim.c amd_rsqrt_mant) */
+#define RSQRT_AMD 0   /* the AMD EPYC's estimate, measured (csrc/rsqrt_tables.h amd_rsqrt_mant) */
 #define RSQRT_EXACT 1 /* QEMU's: 1/sqrt(x), each of the two operations rounded to nearest */
+#define RSQRT_INTEL 2 /* an Intel Xeon's estimate, measured (csrc/rsqrt_tables.h intel_rsqrt_mant) */
 
 /* a*b+c as the profile's vector code computes it. */
 static inline float vfmadd(const profile_t *p, float a, float b, float c) {
