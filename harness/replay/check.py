@@ -40,7 +40,11 @@ IMPL_ARCHES = ("arm64", "x86_64")
 # kernels is held bit-exact and each output MKL's Intel kernels make otherwise is a known gap with its
 # measured ULP. A path listed here and not there would be checked
 # under its ISA level's profile with the generic path standing in (check_profile).
-UNMODELLED_BLAS = {"mklsse42": "MKL's Intel SSE4.2 path", "mklavx2": "MKL's Intel AVX2 path"}
+UNMODELLED_BLAS = {
+    "mklsse42": "MKL's Intel SSE4.2 path",
+    "mklavx2": "MKL's Intel AVX2 path",
+    "mklavx512": "MKL's Intel AVX-512 path",
+}
 PARTLY_MODELLED_BLAS = {
     "mklsse42": (
         "sgemm modelled on 1 and 2 threads (csrc/mkl_sgemm.h mkl_sse42_sgemm, mkl_sse42_run; other thread "
