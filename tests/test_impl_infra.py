@@ -88,8 +88,9 @@ def test_profiles_follow_platform_ids():
     with pytest.raises(ParityError, match="no kernel profile for ATen capability 'SVE128' on x86_64"):
         profile_for_capability("SVE128", 1, "x86_64")
     assert profile_for_platform("linux-x86_64-avx512-mklgeneric-t4").threads == 4
-    with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):
-        profile_for_platform("linux-x86_64-avx512-mklavx512-t2")  # Intel's MKL kernels: not modelled
+    with pytest.raises(ParityError, match="ran the BLAS code path mklamx"):
+        profile_for_platform("linux-x86_64-avx512-mklamx-t2")  # MKL's AMX kernels: not modelled
+    assert profile_for_platform("linux-x86_64-avx512-mklavx512-t2").blas == "mklavx512"  # its sgemm in part
     with pytest.raises(ParityError, match="unknown kernel profile"):
         get_profile("x86-sse9")
     with pytest.raises(ParityError, match=">= 1"):
@@ -271,7 +272,7 @@ def test_every_traced_kernel_op_names_a_kernel_index_row_and_every_replay_is_ind
 
 
 def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
-    """MKL's Intel SSE4.2 and AVX2 paths each have a profile (their sgemm modelled in part): their
+    """MKL's Intel SSE4.2, AVX2 and AVX-512 paths each have a profile (their sgemm modelled in part): their
     committed fixtures are checked under it, the note saying what is not modelled, every differing
     output a known gap."""
     platform = "linux-x86_64-baseline-mklsse42-t1"
@@ -288,8 +289,15 @@ def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
     assert unmodelled_note(avx2).startswith("MKL's Intel AVX2 path") and "not modelled whole" in unmodelled_note(avx2)
     assert check_profile("linux-x86_64-avx2-mklgeneric-t2") == profile_for_platform("linux-x86_64-avx2-mklgeneric-t2")
     assert unmodelled_note("linux-x86_64-avx2-mklgeneric-t2") == ""
-    with pytest.raises(ParityError, match="ran the BLAS code path mklavx512"):  # no fixture of it: no stand-in
-        check_profile("linux-x86_64-avx512-mklavx512-t2")
+    avx512 = "linux-x86_64-avx512-mklavx512-t2"
+    assert (
+        check_profile(avx512) == profile_for_platform(avx512) == replace(get_profile("x86-avx512", 2), blas="mklavx512")
+    )
+    assert unmodelled_note(avx512).startswith("MKL's Intel AVX-512 path") and "not modelled whole" in unmodelled_note(
+        avx512
+    )
+    with pytest.raises(ParityError, match="ran the BLAS code path mklamx"):  # no fixture of it: no stand-in
+        check_profile("linux-x86_64-avx512-mklamx-t2")
     for gap in load_gaps().gaps:  # every gap of an Intel path says why (a nanoGPT run's, then where it parts)
         note = unmodelled_note(gap.platform)
         nanogpt = gap.op.startswith("nanogpt-") and gap.why.startswith(f"{note}; first divergence at step ")

@@ -29,6 +29,7 @@ from tests.impl_intel_mkl import digest
 AVX2 = "linux-x86_64-avx2-mklavx2-t1"
 SSE42 = "linux-x86_64-baseline-mklsse42-t1"
 CBWR = "linux-x86_64-avx2-mklgeneric-t1-cbwr-compatible"
+AVX512 = "linux-x86_64-avx512-mklavx512-t1"
 
 # SHA-256 of torch.sqrt's output bits (little-endian uint32) for every 1024th bit pattern from 517
 # (4,194,304 inputs: every sign, exponent, zero, subnormal, infinity and NaN class), recorded with
@@ -99,11 +100,13 @@ def test_rsqrt_estimate_comes_from_the_provenance() -> None:
 # The same digest of the same inputs, recorded with torch 2.13.0 on an Intel Xeon (AVX-512, AMX; CPUID
 # family 6 model 167), one thread, each path pinned as the recorder pins it: MKL_ENABLE_INSTRUCTIONS=AVX2
 # (sSqrt_L9HAynn), SSE4_2 (sSqrt_H8HAynn) and, with MKL_CBWR=COMPATIBLE, the generic kernel
-# (sSqrt_EXHAynn, the same steps as H8's: the same bits). Kernel names read with gdb breakpoints.
+# (sSqrt_EXHAynn, the same steps as H8's: the same bits), and AVX512 (sSqrt_Z0HAynn, from VRSQRT14PS,
+# not RSQRTPS). Kernel names read with gdb breakpoints.
 SILICON_DIGEST = {
     AVX2: "92a5566ec84de68e2e8307014c61665433bfc5cc2d47db641559277fe51c3b7c",
     SSE42: "0ecd55c81d06913beaa17ea593e22fac2cde7cd14e40c2bb106b136a8ac9f2e6",
     CBWR: "0ecd55c81d06913beaa17ea593e22fac2cde7cd14e40c2bb106b136a8ac9f2e6",
+    AVX512: "89db20b0f301aa76b65a5a60869851374d64e126f8c8696d8aac4168521cd6f9",
 }
 
 
@@ -115,6 +118,15 @@ def test_vml_sqrt_from_an_intel_cpus_estimate_is_its_torch_sqrt(platform: str) -
     # QEMU's estimate and the AMD table's give other bits (the fused AVX2 path too: 1,931 and 878 elements)
     for other in (RSQRT_QEMU, RSQRT_AMD):
         assert _digest(optim.sqrt(x, profile.with_rsqrt_estimate(other))) != SILICON_DIGEST[platform]
+
+
+def test_vml_sqrt_on_the_avx512_path_is_the_xeons() -> None:
+    """The Z0 kernel refines VRSQRT14PS (the Xeon's table), whatever the RSQRTPS estimate."""
+    x = _strided()
+    for estimate in (RSQRT_INTEL, RSQRT_QEMU, RSQRT_AMD):
+        profile = profile_for_platform(AVX512).with_rsqrt_estimate(estimate)
+        assert _digest(optim.sqrt(x, profile)) == SILICON_DIGEST[AVX512]
+    assert _digest(optim.sqrt(x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1"))) != SILICON_DIGEST[AVX512]
 
 
 def test_an_unknown_estimate_is_refused_and_arm64_is_ieee() -> None:

@@ -50,6 +50,25 @@ def test_emitted_tables_read_back_as_they_were(tmp_path: Path) -> None:
         assert np.array_equal(again[name], table)
 
 
+def test_the_vrsqrt14_table_reads_back_and_is_an_estimate() -> None:
+    tool = _tool()
+    tables = tool.committed14()
+    assert sorted(tables) == ["intel"]
+    table = tables["intel"]
+    assert table.shape == (2, 32768)
+    for half in table:
+        assert np.all(np.diff(half.astype(int)) <= 0)
+    first, words = tool.steps14(table)
+    assert np.array_equal(tool.unsteps14(first, words), table)
+    again = tool.committed14_text(tool.emit14("other", table, "a CPU"))
+    assert np.array_equal(again["other"], table)
+    # 1/sqrt(x) within 2^-14 of the estimate over both binades
+    for p, lo in ((0, 0.5), (1, 1.0)):
+        x = lo * (1 + (np.arange(32768) + 0.5) / 32768)
+        est = (2.0 if p == 0 else 1.0) * (1 + table[p].astype(np.float64) / 65536) / 2
+        assert np.max(np.abs(est * np.sqrt(x) - 1)) < 2**-14
+
+
 def test_the_impl_uses_each_table_for_its_estimate() -> None:
     """torch.sqrt's generic kernel (s = x*r; ...) from each table: the entries where the two tables
     differ give different square roots for some input of that entry's bin."""

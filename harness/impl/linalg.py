@@ -21,7 +21,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
-from harness.impl.profiles import MKL_AVX2, MKL_SSE42, NVPL, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, NVPL, KernelProfile
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -125,7 +125,8 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     return ""
 
 
-_GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42 = 0, 1, 2, 3, 4, 5  # gemm.c's blas
+# gemm.c's blas
+_GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42, _GEMM_MKL_AVX512 = range(7)
 _ACL_MIN_DIM, _ACL_MIN_SIZE = 8, 8 * 1024  # get_mkldnn_matmul_min_dim/_size on Neoverse cores
 
 
@@ -138,6 +139,8 @@ def _blas(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, ad
         return _GEMM_MKL_AVX2
     if profile.blas == MKL_SSE42:
         return _GEMM_MKL_SSE42
+    if profile.blas == MKL_AVX512:
+        return _GEMM_MKL_AVX512
     if profile.blas != NVPL:
         return _GEMM_MKL_CBWR if profile.mkl_cbwr else _GEMM_MKL
     acl = addmm and tb and not ta and min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE

@@ -142,7 +142,7 @@ class KernelProfile:
         from harness.impl._lib import Profile
 
         aten = {"default": 0, "avx2": 1, "avx512": 2, "neon": 3, "sve": 4}[self.aten]
-        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3, MKL_SSE42: 4}[self.blas]  # BLAS_*
+        blas = 2 if self.mkl_cbwr else {MODELLED_BLAS: 0, NVPL: 1, MKL_AVX2: 3, MKL_SSE42: 4, MKL_AVX512: 5}[self.blas]
         major, minor, patch = (int(v) for v in self.torch.split("."))
         release = major * 10000 + minor * 100 + patch
         rsqrt = {RSQRT_AMD: 0, RSQRT_QEMU: 1, RSQRT_INTEL: 2}[self.rsqrt_estimate]  # RSQRT_* of csrc/common.h
@@ -166,6 +166,11 @@ MKL_AVX2 = "mklavx2"
 # sqrt (csrc/optim.c vml_sqrt); the rest of its VML and the sgemm shapes not measured there run the
 # generic path's kernels.
 MKL_SSE42 = "mklsse42"
+# MKL's "Intel(R) AVX-512 enabled processors" path (GenuineIntel CPUs with AVX-512, MKL pinned to
+# AVX512): its sgemm is modelled where measured on an Intel Xeon, one thread (csrc/mkl_sgemm.h
+# mkl_avx512_sgemm), and its VML sqrt (csrc/optim.c vml_sqrt_z0); the rest of its VML and the other
+# sgemm shapes run the generic path's kernels.
+MKL_AVX512 = "mklavx512"
 
 PROFILES: dict[str, KernelProfile] = {
     p.name: p
@@ -265,6 +270,8 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
         return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX2)
     if config.arch == "x86_64" and config.isa == "baseline" and config.blas == MKL_SSE42 and not config.mkl_cbwr:
         return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_SSE42)
+    if config.arch == "x86_64" and config.isa == "avx512" and config.blas == MKL_AVX512 and not config.mkl_cbwr:
+        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX512)
     if config.blas not in ("", _ARCH_BLAS[config.arch]):
         raise ParityError(
             f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "

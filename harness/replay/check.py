@@ -56,6 +56,11 @@ PARTLY_MODELLED_BLAS = {
         "except the shapes its rules miss; VML's exp and log modelled (csrc/vmath.h mkl_avx2_vml_expf_main, "
         "mkl_avx2_vml_logf_normal), and its sqrt as it refines QEMU's exact RSQRTPS (csrc/optim.c vml_sqrt)"
     ),
+    "mklavx512": (
+        "sgemm modelled on 1 thread where measured on an Intel Xeon (csrc/mkl_sgemm.h mkl_avx512_sgemm), and VML's "
+        "sqrt (csrc/optim.c vml_sqrt_z0, from VRSQRT14PS); its VML exp, log and tanh and the other sgemm shapes "
+        "and thread counts are not"
+    ),
 }
 
 

@@ -53,7 +53,7 @@ static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t 
         .C = C, .ldc = ldc, .ta = a_t, .tb = b_t, .threads = threads < 0 ? -threads : threads, .batched = 0,
         .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR,
         .avx2 = p->blas == BLAS_MKL_AVX2, .avx2_kernel = threads < 0 ? AVX2_NARROW : 0,
-        .sse42 = p->blas == BLAS_MKL_SSE42, .cpublas = 1,
+        .sse42 = p->blas == BLAS_MKL_SSE42, .avx512 = p->blas == BLAS_MKL_AVX512, .cpublas = 1,
     };
     if (p->blas == BLAS_NVPL)
         nvpl_sgemm_torch(&g);

@@ -17,7 +17,7 @@ typedef struct {
     int32_t vec_fma;    /* Vectorized::fmadd is fused (avx2/avx512) rather than a*b+c (default) */
     int32_t contract;   /* the compiler contracted scalar a*b+c into FMAs in vectorised objects */
     int32_t threads;    /* at::get_num_threads() */
-    int32_t blas;       /* the BLAS reproduced: 0 MKL's generic path, 1 NVPL (Linux aarch64), 2 MKL_CBWR=COMPATIBLE, 3 MKL's Intel AVX2 path */
+    int32_t blas;       /* the BLAS reproduced: BLAS_* (0 MKL's generic path) */
     int32_t torch;      /* the torch release reproduced, major*10000 + minor*100 + patch: 21201, 21300, 21401 */
     int32_t rsqrt;      /* the CPU's RSQRTPS estimate (MKL VML's sqrt refines it): RSQRT_* */
 } profile_t;
@@ -28,6 +28,7 @@ typedef struct {
 #define BLAS_MKL_CBWR 2 /* MKL with MKL_CBWR=COMPATIBLE: its vendor-independent kernels */
 #define BLAS_MKL_AVX2 3 /* MKL's Intel AVX2 path (mklavx2) */
 #define BLAS_MKL_SSE42 4 /* MKL's Intel SSE4.2 path (mklsse42) */
+#define BLAS_MKL_AVX512 5 /* MKL's Intel AVX-512 path (mklavx512) */
 #define TORCH_2_13 21300 /* torch 2.13.0 */
 #define RSQRT_AMD 0   /* the AMD EPYC's estimate, measured (csrc/rsqrt_tables.h amd_rsqrt_mant) */
 #define RSQRT_EXACT 1 /* QEMU's: 1/sqrt(x), each of the two operations rounded to nearest */

@@ -12,6 +12,7 @@
 #define GEMM_MKL_CBWR 3 /* MKL sgemm under MKL_CBWR=COMPATIBLE (csrc/mkl_sgemm.h mkl_cbwr_sgemm) */
 #define GEMM_MKL_AVX2 4 /* MKL sgemm, its Intel AVX2 path (csrc/mkl_sgemm.h mkl_avx2_sgemm) */
 #define GEMM_MKL_SSE42 5 /* MKL sgemm, its Intel SSE4.2 path (csrc/mkl_sgemm.h mkl_sse42_sgemm) */
+#define GEMM_MKL_AVX512 6 /* MKL sgemm, its Intel AVX-512 path (csrc/mkl_sgemm.h mkl_avx512_sgemm) */
 
 /* sgemm as torch.mm / addmm call it (batched = 0 or 1), or one item of the batched gemm of at::bmm
  * (batched = its number of items, 2 or more), MKL running `threads` threads (csrc/mkl_sgemm.h;
@@ -22,7 +23,7 @@
  * mod 16 bytes, so their own addresses give MKL's alignment.
  * trans: bit 0 set when torch hands A to BLAS as stored transposed (column-major), bit 1 for B.
  * workers: pthreads computing the main kernel's rows (speed only: no bit depends on it).
- * blas: GEMM_MKL, GEMM_MKL_CBWR, GEMM_MKL_AVX2, GEMM_MKL_SSE42, GEMM_NVPL or GEMM_ACL, the library that computes the product; acl_kc (GEMM_ACL only):
+ * blas: GEMM_MKL, GEMM_MKL_CBWR, GEMM_MKL_AVX2, GEMM_MKL_SSE42, GEMM_MKL_AVX512, GEMM_NVPL or GEMM_ACL, the library that computes the product; acl_kc (GEMM_ACL only):
  * 0 for ACL's hybrid kernels, else the K block limit of the interleaved kernel ACL picked
  * (csrc/nvpl_sgemm.h acl_sgemm; harness/impl/linalg.py _acl_kc). For NVPL a product
  * with N == 1 (and M > 1 or M == 1) is what torch hands BLAS as a gemv on A: it is run as the
@@ -30,7 +31,7 @@
 void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
           int64_t sb1, float *C, int64_t ldc, int32_t beta, int32_t batched, int32_t threads, int32_t trans,
           int32_t workers, int32_t blas, int32_t acl_kc, float alpha) {
-    if (blas != GEMM_MKL && blas != GEMM_MKL_CBWR && blas != GEMM_MKL_AVX2 && blas != GEMM_MKL_SSE42) {
+    if (blas == GEMM_NVPL || blas == GEMM_ACL) {
         const sgemm_t g = {
             .M = M, .N = N, .K = K, .alpha = alpha, .beta = beta ? 1.0f : 0.0f,
             .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0, .sb1 = sb1, .C = C, .ldc = ldc,
@@ -49,6 +50,7 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
         .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = threads, .batched = batched >= 2,
         .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C), .workers = workers,
         .cbwr = blas == GEMM_MKL_CBWR, .avx2 = blas == GEMM_MKL_AVX2, .sse42 = blas == GEMM_MKL_SSE42,
+        .avx512 = blas == GEMM_MKL_AVX512,
     };
     if (batched >= 2)
         mkl_sgemm_batch_item(&g, batched);

@@ -70,6 +70,7 @@ typedef struct {
     int avx2;                    /* MKL's "Intel(R) AVX2 enabled processors" path (mkl_avx2_sgemm) */
     int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
     int sse42;                   /* MKL's "Intel(R) SSE4.2 enabled processors" path (mkl_sse42_sgemm) */
+    int avx512;                  /* MKL's "Intel(R) AVX-512 enabled processors" path (mkl_avx512_sgemm) */
     int thread_part;             /* one thread's block of the SSE4.2 path's threaded sgemm (mkl_sse42_run) */
     int cpublas;                 /* a call from ATen's cpublas::gemm (flash attention: attention.c blas_sgemm), whose
                                   * strided and 1 x 1 gemv forms on the generic path are measured against sgemm_
@@ -1323,9 +1324,71 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
         }
 }
 
+/* ------------------------------------------------------------------------------ Intel AVX-512 path
+ *
+ * MKL's "Intel(R) Advanced Vector Extensions 512 (Intel(R) AVX-512) enabled processors" path (a
+ * GenuineIntel CPU with AVX-512, MKL_ENABLE_INSTRUCTIONS=AVX512 as the recorder pins it), measured on
+ * an Intel Xeon (AVX-512, AMX; MKL 2024.2, one thread: 4,789 products of M 2 to 300, N 2 to 600,
+ * K 1 to 1,300, every layout, each element's bits; 192 more with alpha and beta; docs/impl/kernels.md,
+ * "MKL's Intel AVX-512 path"), in torch's row-major terms:
+ *   K is cut into blocks of at most kmax = 384: while more than 2*kmax is left a block of kmax, then
+ *   what is left as one block or two halves (the first ceil(left / 2), mkl_avx2_next); where M and N
+ *   are both 192 or more (B row-major) or N is (B stored transposed), a K above 2*kmax is cut into
+ *   blocks of kmax from k = 0 instead, the last what is left (K = 769: 384, 384, 1; else 384, 193, 192).
+ *   Each block is one fused chain from 0 in k order, t = fmaf(a[i,k], b[k,j], t), times alpha
+ *   (rounded) where alpha != 1; c = beta*C + t for the first block, then c = c + t.
+ * Modelled (mkl_avx512_modelled): one thread, a plain sgemm with M, N >= 2, B row-major or M >= 16
+ * (A row-major) or M >= 8 (A stored transposed); not K == 1 with beta, nor alpha other than a power
+ * of two with B stored transposed, K < 200 and N > 33 (there alpha scales B's elements, measured on
+ * too few shapes). The rest (gemv shapes, MKL's batched gemm, more threads, where MKL cuts K between
+ * them) runs the generic path's kernels, whose bits are not these. */
+#define MKL_AVX512_KMAX 384
+#define MKL_AVX512_WIDE 192
+
+static int mkl_avx512_modelled(const sgemm_t *g) {
+    if (g->threads > 1 || g->batched || g->part || g->M < 2 || g->N < 2) return 0;
+    if (g->tb && g->M < (g->ta ? 8 : 16)) return 0;
+    if (g->K == 1 && g->beta != 0.0f) return 0;
+    int e;
+    const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
+    return !(g->tb && !pow2 && g->K < 200 && g->N > 33);
+}
+
+/* The end of the K block starting at k0 (above). */
+static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
+    const int wide = g->N >= MKL_AVX512_WIDE && (g->tb || g->M >= MKL_AVX512_WIDE);
+    if (wide && g->K > 2 * MKL_AVX512_KMAX) return k0 + MKL_AVX512_KMAX < g->K ? k0 + MKL_AVX512_KMAX : g->K;
+    return mkl_avx2_next(k0, g->K, MKL_AVX512_KMAX);
+}
+
+static void mkl_avx512_sgemm(const sgemm_t *g) {
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) {
+            float *c = g->C + i * g->ldc + j;
+            if (g->K <= 0) {
+                *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
+                continue;
+            }
+            float acc = 0.0f;
+            for (int64_t k0 = 0; k0 < g->K;) {
+                const int64_t k1 = mkl_avx512_block_end(g, k0);
+                float t = 0.0f;
+                for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], g->B[k * g->sb0 + j * g->sb1], t);
+                if (g->alpha != 1.0f) t = g->alpha * t;
+                acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
+                k0 = k1;
+            }
+            *c = acc;
+        }
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
+    if (g->avx512 && mkl_avx512_modelled(g)) {
+        mkl_avx512_sgemm(g);
+        return;
+    }
     if (g->avx2 && mkl_avx2_modelled(g)) {
         mkl_avx2_run(g);
         return;

@@ -1,0 +1,76 @@
+"""MKL's Intel AVX-512 sgemm path (csrc/mkl_sgemm.h mkl_avx512_sgemm) against torch 2.13.0's bits
+recorded on an Intel Xeon (AVX-512, AMX; ATEN_CPU_CAPABILITY=avx512, MKL_ENABLE_INSTRUCTIONS=AVX512,
+one thread): chosen products, operands from default_rng(5) drawn in the order below, compared by
+the SHA-256 of their bits. No torch, no recording."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.impl import linalg
+from harness.impl.profiles import profile_for_platform
+from tests.impl_intel_mkl import digest
+
+AVX512 = "linux-x86_64-avx512-mklavx512-t1"
+
+# (M, N, K, layout: A stored transposed?, B stored transposed?) -> the digest of torch.mm's bits
+SILICON = {
+    (64, 65, 512, "00"): "8a5bd6eeecb1839da37b7ba689126637425c90ddff4840e43ae9228399e9657c",  # two halves of K
+    (64, 65, 512, "01"): "eeb41ffe57484095dd9e8f687f08ecdbfd2f538c4bde3935b6d81df628222e55",
+    (17, 33, 48, "00"): "1289a7b762a66e307b734238a790cd04c78cd04d90ebfeb144f68e057886f93d",  # one block
+    (48, 100, 900, "10"): "8604f7c7650ffc2b0f853bd7720b2a8177a85e4f4335e1e7762109974385acb4",  # 384, 258, 258
+    (16, 256, 769, "01"): "2507678e696d878772830f4f25d16d1575378f63c1e0927be1ce7f8d6720f206",  # wide: 384, 384, 1
+    (200, 300, 1300, "00"): "ed01cf2c631489a3ff04284d674e2ae1c5a6b614a9cfd5ac806a4819822e49c9",  # wide
+    (192, 192, 769, "10"): "0dbd0f77d0eeab3456a269e106cca663dc13ac11f2a1abf2538a6793ca6c12b8",  # wide, at the edge
+    (191, 256, 769, "00"): "0b0851641808ba1c41e5dd904f567182d3e1d90470073f16a8df1ae0ba508abb",  # narrow: M < 192
+    (8, 256, 769, "11"): "1b0b0fe78c94b2406345d2a0eec389dd6db8430c8f53d0e8d3d6df3a5b431297",
+    (5, 300, 50, "00"): "497c10f91a6e8af0fa2daee11fd3eedc696be4c5c2e557fb164c0eebfede97ff",
+    (2, 2, 1, "00"): "6499ec56ae6aa2de0898b93b3396d354b93645b438f698295c82906d355649f3",
+    (300, 600, 385, "11"): "777928736da1171a57b46aa34fbc062003e5f40a95b2cfc0a3b1fe30bb9cb660",  # wide, K <= 768: halves
+}
+LINEAR = "a351c2139e3772716bdde51fdf8617ffcc601b268a4ce30b9f9db4412ebd0aa1"  # F.linear, 64 x 512 -> 65, bias
+
+
+def _operands() -> tuple[dict, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(5)
+    products = {}
+    for m, n, k, t in SILICON:
+        ta, tb = t[0] == "1", t[1] == "1"
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+        products[(m, n, k, t)] = (a.T if ta else a, b.T if tb else b)
+    bias = rng.standard_normal(65).astype(np.float32)
+    x = rng.standard_normal((64, 512)).astype(np.float32)
+    w = rng.standard_normal((65, 512)).astype(np.float32)
+    return products, (x, w, bias)
+
+
+def test_mkl_avx512_sgemm_is_the_xeons() -> None:
+    profile = profile_for_platform(AVX512)
+    generic = profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")
+    products, _ = _operands()
+    unlike_generic = 0
+    for key, (a, b) in products.items():
+        got = linalg.mm(a, b, profile)
+        assert digest(got, 64) == SILICON[key], key
+        unlike_generic += digest(linalg.mm(a, b, generic), 64) != SILICON[key]
+    assert unlike_generic >= 8  # MKL's generic path (K blocks of 192) gives other bits for most of them
+
+
+def test_linear_with_its_bias_is_the_xeons() -> None:
+    _, (x, w, bias) = _operands()
+    assert digest(linalg.addmm(bias, x, w.T, profile_for_platform(AVX512)), 64) == LINEAR
+
+
+@pytest.mark.parametrize("threads", [2, 4])
+def test_more_threads_are_not_this_model(threads: int) -> None:
+    """At 2 and 4 threads MKL cuts K between the threads for some shapes (not modelled): the model is
+    the one-thread one only, and the profile of more threads runs the generic path's kernels."""
+    products, _ = _operands()
+    a, b = products[(48, 100, 900, "10")]
+    one = linalg.mm(a, b, profile_for_platform(AVX512))
+    more = linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx512-mklavx512-t{threads}"))
+    generic = linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx512-mklgeneric-t{threads}"))
+    assert np.array_equal(more.view(np.uint32), generic.view(np.uint32))
+    assert not np.array_equal(one.view(np.uint32), more.view(np.uint32))
