@@ -30,6 +30,7 @@ from harness.impl import conv
 from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
 from harness.platform.config import cache_per_core, collect_facts, supported_levels
 from harness.store.paths import DEFAULT_FIXTURES
+from tests.impl_live import needs_modelled_mkl
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM_3 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-x86_64-baseline-mklgeneric-t{}.random-3.h5"
@@ -260,10 +261,12 @@ def test_live(threads: int) -> None:
     assert len(report) == len(LIVE) + outputs
 
 
+@needs_modelled_mkl
 @pytest.mark.parametrize("threads", [1, 2])
 def test_live_1x1_weights(threads: int) -> None:
     """ONE_BY_ONE's gradients at the avx512 level are the impl's (jit_1x1:avx512_core's L1-bound calls
-    where more than 512 pixels take it), and the L1 bounds their reduce blocking."""
+    where more than 512 pixels take it), and the L1 bounds their reduce blocking. On 1 thread ATen's
+    1x1 path multiplies with MKL's sgemm: the host's MKL path must be the one the impl reproduces."""
     for case in ONE_BY_ONE:
         g = _geometry(case)
         assert g.oh * g.ow > 512 and conv._weights_kernel(conv.AVX512, g) == "jit_1x1:avx512_core"

@@ -105,6 +105,9 @@ def recorded(tmp_path_factory) -> Path:
     prov = provenance.collect(
         config, collect_facts(), ops_recorded=[op.name for op in ops], random_cases={"per_group": 2, "seed": 4}
     )
+    # named after the BLAS path this process ran (unpinned, an Intel CPU with AMX runs MKL's AMX path)
+    config = config.with_blas(prov["blas_path"])
+    prov = {**prov, "platform_id": config.id}
     path = tmp_path_factory.mktemp("random") / f"{config.id}.random-4.h5"
     write_op_fixture(path, prov, records, force=False)
     return path

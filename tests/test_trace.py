@@ -20,6 +20,7 @@ torch = pytest.importorskip("torch")
 from harness.core.digest import digest, fingerprint_at  # noqa: E402
 from harness.platform.config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.recorder import recording, tracing  # noqa: E402
+from tests.impl_live import needs_modelled_mkl  # noqa: E402
 
 
 def _digest(a: np.ndarray) -> bytes:
@@ -189,6 +190,7 @@ def _diff_json(a: Path, b: Path, tmp_path: Path, capsys: pytest.CaptureFixture[s
     return json.loads(report.read_text())
 
 
+@needs_modelled_mkl  # the expected root presumes MKL's generic path (its products and sqrt alike at both)
 def test_one_vs_two_threads_on_a_model_no_fixture_knows_with_a_longer_stream(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -209,6 +211,7 @@ def test_one_vs_two_threads_on_a_model_no_fixture_knows_with_a_longer_stream(
     assert data["platforms"] == {"threads": ["1", "2"]}
 
 
+@needs_modelled_mkl  # the expected root presumes MKL's generic path (its products and sqrt alike at both)
 def test_avx2_vs_baseline_names_layer_norm_and_the_capability(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -259,6 +262,7 @@ def _trace_avx2_and_baseline(program: Path, tmp_path: Path, capsys: pytest.Captu
     return _diff_json(runs["avx2"], runs["base"], tmp_path, capsys)
 
 
+@needs_modelled_mkl  # the expected root presumes MKL's generic path (its products and sqrt alike at both)
 def test_a_fine_tune_names_the_root_that_reaches_the_result_and_the_overwritten_initialisation_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -294,6 +298,7 @@ for _ in range(2):
 """
 
 
+@needs_modelled_mkl  # the expected root presumes MKL's generic path (its products and sqrt alike at both)
 def test_an_in_place_foreach_op_is_the_verified_root_cause(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """AdamW with foreach=True at avx2 vs baseline: the ops it runs return nothing, and the first
     whose writes differ (step 2's _foreach_lerp_: step 1's moments start at zero) is the root cause,
