@@ -28,12 +28,14 @@ def run_parity(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
     )
 
 
-def committed_config(committed_root: Path, threads: int) -> PlatformConfig:
-    """The highest ISA level this machine runs that has a committed fixture at ``threads``."""
+def committed_config(committed_root: Path, threads: int, also: tuple[int, ...] = ()) -> PlatformConfig:
+    """The highest ISA level this machine runs that has a committed fixture at ``threads`` (and at each
+    thread count of ``also``)."""
     facts = collect_facts()
     for level in reversed(supported_levels(facts)):
         (config,) = with_machine_blas([PlatformConfig(facts.os, facts.arch, level.name, threads)])
-        if fixture_path(committed_root, installed_torch_version(), config).exists():
+        others = [PlatformConfig(config.os, config.arch, config.isa, t, blas=config.blas) for t in also]
+        if all(fixture_path(committed_root, installed_torch_version(), c).exists() for c in [config, *others]):
             return config
     pytest.skip(f"no committed fixture of torch {installed_torch_version()} for {facts.os}-{facts.arch}")
 
@@ -79,7 +81,7 @@ def test_regeneration_reproduces_the_committed_fixture(tmp_path, committed_root)
 
 def test_thread_count_is_really_applied(tmp_path, committed_root):
     """One thread reproduces the t1 fixture and differs from the t2 one in a threaded sum."""
-    one = committed_config(committed_root, threads=1)
+    one = committed_config(committed_root, threads=1, also=(2,))
     two = PlatformConfig(one.os, one.arch, one.isa, 2, blas=one.blas)
     fresh = regenerate(tmp_path, one, "sum")
     version = installed_torch_version()
