@@ -93,7 +93,7 @@ def recorded(tmp_path_factory) -> Path:
     pytest.importorskip("torch")
     from harness.formats.ops import write_op_fixture
     from harness.platform import provenance
-    from harness.platform.config import collect_facts
+    from harness.platform.config import PlatformConfig, collect_facts
     from harness.record.launch import default_config
     from harness.record.ops_child import record_ops
     from harness.record.torch_ops import OPS_BY_NAME
@@ -105,8 +105,9 @@ def recorded(tmp_path_factory) -> Path:
     prov = provenance.collect(
         config, collect_facts(), ops_recorded=[op.name for op in ops], random_cases={"per_group": 2, "seed": 4}
     )
-    # named after the BLAS path this process ran (unpinned, an Intel CPU with AMX runs MKL's AMX path)
-    config = config.with_blas(prov["blas_path"])
+    # named after the thread count and BLAS path this process ran (unpinned, an Intel CPU with AMX runs
+    # MKL's AMX path), not the committed set's that default_config found
+    config = PlatformConfig(config.os, config.arch, config.isa, int(prov["threads"])).with_blas(prov["blas_path"])
     prov = {**prov, "platform_id": config.id}
     path = tmp_path_factory.mktemp("random") / f"{config.id}.random-4.h5"
     write_op_fixture(path, prov, records, force=False)
