@@ -66,8 +66,9 @@ def bit_differences(fresh: OpFixture, committed: OpFixture) -> list[str]:
 
 
 def test_regeneration_reproduces_the_committed_fixture(tmp_path, committed_root):
-    """On one thread: on an Intel Xeon MKL's VML sqrt on two threads gave adamw_step other bits in one
-    thread's half now and then with the cores loaded (docs/emulation.md, "On the CPU itself")."""
+    """On one thread: on an Intel Xeon two threads gave adamw_step other bits in one half of a
+    parameter now and then with the cores loaded, cause not found (docs/emulation.md, "On the CPU
+    itself")."""
     config = committed_config(committed_root, threads=1)
     fresh = regenerate(tmp_path, config, SUBSET)
     committed = read_op_fixture(fixture_path(committed_root, installed_torch_version(), config))
