@@ -74,3 +74,17 @@ def test_more_threads_are_not_this_model(threads: int) -> None:
     generic = linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx512-mklgeneric-t{threads}"))
     assert np.array_equal(more.view(np.uint32), generic.view(np.uint32))
     assert not np.array_equal(one.view(np.uint32), more.view(np.uint32))
+
+
+# SHA-256 of torch.exp's bits (little-endian uint32) for every 997th bit pattern from 13 (4,307,891
+# inputs: every class, the fallback's |x| >= 87.3365 and NaN among them), recorded on the Xeon as above.
+EXP_STRIDED = "d2f208b30e4930fde9d60451601f5bdbeb10666c07e13f5817f2a7e25c53bcfe"
+
+
+def test_vml_exp_on_the_avx512_path_is_the_xeons() -> None:
+    from harness.impl import unary
+
+    x = (np.arange(0, 2**32, 997, dtype=np.uint64) + 13).astype(np.uint32).view(np.float32)
+    assert digest(unary.forward("exp", x, profile_for_platform(AVX512)), 64) == EXP_STRIDED
+    # MKL's generic path's kernel (2^(j/128) tables, no FMA) gives other bits
+    assert digest(unary.forward("exp", x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")), 64) != EXP_STRIDED

@@ -787,6 +787,43 @@ static inline float mkl_avx2_vml_expf_main(float x) {
     return fmaf(r + fmaf(r * r, q, vm_u2f(vm_exp4_lo[j])), t, t);
 }
 
+/* torch.exp forward on MKL's Intel AVX-512 path (mkl_vml_kernel_sExp_Z0HAynn, read from its code and
+ * measured on an Intel Xeon: 2,244,220 of 2,244,220 main-path inputs of every 997th bit pattern):
+ *   t = x*log2(e) + 1.5*2^18 rounded toward zero (its low 5 bits j, t - 1.5*2^18 = n, a multiple of
+ *   1/32), r = fma(n, -ln2_hi, x), r = fma(n, ln2_lo, r), T = 2^(j/32) (vm_exp32_hi) scaled by
+ *   2^floor(n), q = fma(r*r, fma(r, c3, c2), vm_exp32_lo[j] + r), exp = fma(T, q, T).
+ * |x| >= 0x42aeac4f (87.3365) and NaN take VML's correctly rounded fallback (mkl_vml_expf: all
+ * 2,063,671 such inputs of the same stride; NaN quieted), one input earlier than the other paths. */
+static const uint32_t vm_exp32_hi[32] = {
+    0x3f800000, 0x3f82cd87, 0x3f85aac3, 0x3f88980f, 0x3f8b95c2, 0x3f8ea43a, 0x3f91c3d3, 0x3f94f4f0,
+    0x3f9837f0, 0x3f9b8d3a, 0x3f9ef532, 0x3fa27043, 0x3fa5fed7, 0x3fa9a15b, 0x3fad583f, 0x3fb123f6,
+    0x3fb504f3, 0x3fb8fbaf, 0x3fbd08a4, 0x3fc12c4d, 0x3fc5672a, 0x3fc9b9be, 0x3fce248c, 0x3fd2a81e,
+    0x3fd744fd, 0x3fdbfbb8, 0x3fe0ccdf, 0x3fe5b907, 0x3feac0c7, 0x3fefe4ba, 0x3ff5257d, 0x3ffa83b3,
+};
+static const uint32_t vm_exp32_lo[32] = {
+    0x00000000, 0xb34a3a0a, 0x3346cb6a, 0xb36ed17e, 0xb24e0611, 0xb3517dd9, 0x334b2482, 0xb31586de,
+    0x33092801, 0xb2e6f467, 0x331b85f2, 0x3099b6f1, 0xb3051aa8, 0xb2e2a0da, 0xb2006c56, 0xb3365942,
+    0x329302ae, 0x32c595dc, 0xb302e5a2, 0xb28e10a1, 0x31b3d0e5, 0xb31a472b, 0x31d1daf2, 0xb305bf64,
+    0xb27ce182, 0xb2f26443, 0xb1b4b0da, 0xb1da8a8f, 0xb1d290be, 0xb2d5b899, 0x31b0a147, 0xb2156afc,
+};
+
+/* Whether the AVX-512 path's vsExp hands x to its fallback. */
+static inline int mkl_avx512_vml_expf_rare(float x) { return (vm_f2u(x) & 0x7fffffffu) >= 0x42aeac4fu; }
+
+static inline float mkl_avx512_vml_expf_main(float x) {
+    if (mkl_avx512_vml_expf_rare(x)) return x != x ? x + x : (float)dm_exp((double)x);
+    const float l2e = vm_u2f(0x3fb8aa3bu), shift = vm_u2f(0x48c00000u);
+    float t = fmaf(x, l2e, shift); /* toward zero: one below where rounding to nearest went up (t > 0) */
+    if (fmaf(x, l2e, shift - t) < 0.0f) t = vm_u2f(vm_f2u(t) - 1u);
+    const float n = t - shift;
+    float r = fmaf(n, -vm_u2f(0x3f317218u), x);
+    r = fmaf(n, vm_u2f(0x3102e308u), r);
+    const uint32_t j = vm_f2u(t) & 31u;
+    const float q = fmaf(r * r, fmaf(r, vm_u2f(0x3e2aabf3u), vm_u2f(0x3f0000f6u)), vm_u2f(vm_exp32_lo[j]) + r);
+    const float scale = ldexpf(vm_u2f(vm_exp32_hi[j]), (int)floorf(n));
+    return fmaf(scale, q, scale);
+}
+
 /* torch.log forward, vsLn VML_HA: the generic path's algorithm and constants (ln_s_ha, see
  * mkl_vml_logf_normal) with every multiply-add fused:
  *   P = Horner(c8..c0) in r by fma, p = fma(r*P, r, r), log = fma(n, ln2_hi, fma(n, ln2_lo, p)).
