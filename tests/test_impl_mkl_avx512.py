@@ -88,3 +88,16 @@ def test_vml_exp_on_the_avx512_path_is_the_xeons() -> None:
     assert digest(unary.forward("exp", x, profile_for_platform(AVX512)), 64) == EXP_STRIDED
     # MKL's generic path's kernel (2^(j/128) tables, no FMA) gives other bits
     assert digest(unary.forward("exp", x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")), 64) != EXP_STRIDED
+
+
+# The same for torch.log (4,307,891 inputs of the same stride: its fallback's subnormals, x above 2^126,
+# zeros, negatives and NaN among them).
+LOG_STRIDED = "e8924d36edc115674f89e154268c319c753002c864dadb65c72983a1c08323ed"
+
+
+def test_vml_log_on_the_avx512_path_is_the_xeons() -> None:
+    from harness.impl import unary
+
+    x = (np.arange(0, 2**32, 997, dtype=np.uint64) + 13).astype(np.uint32).view(np.float32)
+    assert digest(unary.forward("log", x, profile_for_platform(AVX512)), 64) == LOG_STRIDED
+    assert digest(unary.forward("log", x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")), 64) != LOG_STRIDED

@@ -95,6 +95,10 @@ void log_forward(profile_t p, const float *x, float *out, int64_t n) {
         for (int64_t i = 0; i < n; i++) out[i] = sleef_logf_u10(x[i]);
         return;
     }
+    if (p.blas == BLAS_MKL_AVX512) { /* MKL's Intel AVX-512 path: its own kernel and fallback */
+        for (int64_t i = 0; i < n; i++) out[i] = mkl_avx512_vml_logf(x[i]);
+        return;
+    }
     if (p.blas == BLAS_MKL_AVX2) /* MKL's Intel AVX2 path: its own kernel, the same fallback */
         for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_logf_normal(x[i]);
     else
