@@ -76,28 +76,23 @@ def test_more_threads_are_not_this_model(threads: int) -> None:
     assert not np.array_equal(one.view(np.uint32), more.view(np.uint32))
 
 
-# SHA-256 of torch.exp's bits (little-endian uint32) for every 997th bit pattern from 13 (4,307,891
-# inputs: every class, the fallback's |x| >= 87.3365 and NaN among them), recorded on the Xeon as above.
-EXP_STRIDED = "d2f208b30e4930fde9d60451601f5bdbeb10666c07e13f5817f2a7e25c53bcfe"
+# SHA-256 of torch.exp's, torch.log's and torch.tanh's bits (little-endian uint32) for every 997th bit
+# pattern from 13 (4,307,891 inputs of every class: each kernel's fallback inputs among them, exp's
+# |x| >= 87.3365, log's subnormals, x above 2^126, zeros and negatives, tanh's +-1 above 2^127 * 1.25,
+# and NaN), recorded on the Xeon as above.
+VML_STRIDED = {
+    "exp": "d2f208b30e4930fde9d60451601f5bdbeb10666c07e13f5817f2a7e25c53bcfe",
+    "log": "e8924d36edc115674f89e154268c319c753002c864dadb65c72983a1c08323ed",
+    "tanh": "175eb9b13d02aaa2965c4bf852d3639b920080d52f51d7e96144a1e603b7b6f6",
+}
 
 
-def test_vml_exp_on_the_avx512_path_is_the_xeons() -> None:
+@pytest.mark.parametrize("op", sorted(VML_STRIDED))
+def test_vml_on_the_avx512_path_is_the_xeons(op: str) -> None:
     from harness.impl import unary
 
     x = (np.arange(0, 2**32, 997, dtype=np.uint64) + 13).astype(np.uint32).view(np.float32)
-    assert digest(unary.forward("exp", x, profile_for_platform(AVX512)), 64) == EXP_STRIDED
-    # MKL's generic path's kernel (2^(j/128) tables, no FMA) gives other bits
-    assert digest(unary.forward("exp", x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")), 64) != EXP_STRIDED
-
-
-# The same for torch.log (4,307,891 inputs of the same stride: its fallback's subnormals, x above 2^126,
-# zeros, negatives and NaN among them).
-LOG_STRIDED = "e8924d36edc115674f89e154268c319c753002c864dadb65c72983a1c08323ed"
-
-
-def test_vml_log_on_the_avx512_path_is_the_xeons() -> None:
-    from harness.impl import unary
-
-    x = (np.arange(0, 2**32, 997, dtype=np.uint64) + 13).astype(np.uint32).view(np.float32)
-    assert digest(unary.forward("log", x, profile_for_platform(AVX512)), 64) == LOG_STRIDED
-    assert digest(unary.forward("log", x, profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")), 64) != LOG_STRIDED
+    assert digest(unary.forward(op, x, profile_for_platform(AVX512)), 64) == VML_STRIDED[op]
+    # MKL's generic path's kernels give other bits
+    generic = profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")
+    assert digest(unary.forward(op, x, generic), 64) != VML_STRIDED[op]

@@ -62,8 +62,10 @@ def step_differences(a: NanoGPTFixture, b: NanoGPTFixture, *, full: bool = True)
     return problems
 
 
+# Regenerations run on one thread: on an Intel Xeon two threads gave AdamW other bits now and then with
+# the cores loaded, cause not found (docs/emulation.md, "On the CPU itself").
 def test_regenerating_tiny_reproduces_the_committed_run(tmp_path, committed_root):
-    config, path = committed_tiny(committed_root, threads=2)
+    config, path = committed_tiny(committed_root, threads=1)
     committed = read_nanogpt_fixture(path)
     full_steps = ",".join(str(s) for s in committed.config["full_steps"]) or "none"  # part of the input digest
     fresh = generate_tiny(tmp_path, config, "--full-steps", full_steps)
@@ -98,7 +100,7 @@ class GPT(_GPT):
 @pytest.mark.parametrize(("std", "same"), [("0.02", True), ("0.021", False)])
 def test_upstream_model_option(tmp_path, committed_root, std, same):
     """Same config and init as ours: a bit-identical run. Another init: not."""
-    config, path = committed_tiny(committed_root, threads=2)
+    config, path = committed_tiny(committed_root, threads=1)
     checkout = tmp_path / "nanoGPT"
     checkout.mkdir()
     (checkout / "model.py").write_text(textwrap.dedent(STANDIN.format(std=std)))

@@ -168,9 +168,8 @@ MKL_AVX2 = "mklavx2"
 MKL_SSE42 = "mklsse42"
 # MKL's "Intel(R) AVX-512 enabled processors" path (GenuineIntel CPUs with AVX-512, MKL pinned to
 # AVX512): its sgemm is modelled where measured on an Intel Xeon, one thread (csrc/mkl_sgemm.h
-# mkl_avx512_sgemm), and its VML exp, log and sqrt (csrc/vmath.h mkl_avx512_vml_expf_main,
-# mkl_avx512_vml_logf, csrc/optim.c vml_sqrt_z0); its tanh and the other sgemm shapes run the generic
-# path's kernels.
+# mkl_avx512_sgemm), and its VML exp, log, tanh and sqrt (csrc/vmath.h mkl_avx512_vml_*, csrc/optim.c
+# vml_sqrt_z0); the other sgemm shapes run the generic path's kernels.
 MKL_AVX512 = "mklavx512"
 
 PROFILES: dict[str, KernelProfile] = {

@@ -58,8 +58,8 @@ PARTLY_MODELLED_BLAS = {
     ),
     "mklavx512": (
         "sgemm modelled on 1 thread where measured on an Intel Xeon (csrc/mkl_sgemm.h mkl_avx512_sgemm), and VML's "
-        "exp and log (csrc/vmath.h mkl_avx512_vml_expf_main, mkl_avx512_vml_logf) and sqrt (csrc/optim.c "
-        "vml_sqrt_z0, from VRSQRT14PS); its VML tanh and the other sgemm shapes and thread counts are not"
+        "exp, log and tanh (csrc/vmath.h mkl_avx512_vml_*) and sqrt (csrc/optim.c vml_sqrt_z0, from VRSQRT14PS); "
+        "the other sgemm shapes (at::bmm, gemv, small M with B transposed) and thread counts are not"
     ),
 }
 

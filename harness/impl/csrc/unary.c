@@ -110,6 +110,7 @@ void log_forward(profile_t p, const float *x, float *out, int64_t n) {
 void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (p.aten == ATEN_SVE && p.lanes == 8) for (int64_t i = 0; i < n; i++) out[i] = aten_sve_tanhf(x[i]);
     else if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_tanhf_u10(x[i]);
+    else if (p.blas == BLAS_MKL_AVX512) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx512_vml_tanhf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
 }
 

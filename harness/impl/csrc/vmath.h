@@ -895,6 +895,83 @@ static inline float mkl_avx2_vml_logf_normal(float x) {
     return vm_ln_special(x, fmaf(n, vm_u2f(0x3f317200), fmaf(n, vm_u2f(0x35bfbe8e), p)));
 }
 
+/* torch.tanh forward on MKL's Intel AVX-512 path (mkl_vml_kernel_sTanh_Z0HAynn, read from its code and
+ * measured on an Intel Xeon: 4,278,443 of 4,278,443 main-path inputs of every 997th bit pattern and
+ * all 29,448 others): 32 intervals of |x| by its bits (exponent and top 2 mantissa bits, from 0x3d400000,
+ * clamped), d = |x| - start[i], p = fma(d, .. fma(d, c0[i], c1[i]) .., c4[i]) by Horner,
+ * q = fma(c5[i], d, fma(d, d*p, c6[i])), tanh = (q + tanh(start)[i]) with x's sign; where
+ * (bits & 0x7fe00000) > 0x7f000000 (|x| >= 2^127 * 1.25, inf, NaN) +-1, the NaN quieted. */
+enum { VM_TANH_START, VM_TANH_VALUE, VM_TANH_C6, VM_TANH_C5, VM_TANH_C4, VM_TANH_C3, VM_TANH_C2, VM_TANH_C1, VM_TANH_C0 };
+static const uint32_t vm_tanh32[9][32] = {
+    {  /* T0 */
+        0x00000000, 0x3d700000, 0x3d900000, 0x3db00000, 0x3dd00000, 0x3df00000, 0x3e100000, 0x3e300000,
+        0x3e500000, 0x3e700000, 0x3e900000, 0x3eb00000, 0x3ed00000, 0x3ef00000, 0x3f100000, 0x3f300000,
+        0x3f500000, 0x3f700000, 0x3f900000, 0x3fb00000, 0x3fd00000, 0x3ff00000, 0x40100000, 0x40300000,
+        0x40500000, 0x40700000, 0x40900000, 0x40b00000, 0x40d00000, 0x40f00000, 0x41100000, 0x00000000,
+    },
+    {  /* TA */
+        0x00000000, 0x3d6fb9c9, 0x3d8fc35f, 0x3daf9169, 0x3dcf49ab, 0x3deee849, 0x3e0f0ee8, 0x3e2e4984,
+        0x3e4d2f8e, 0x3e6bb32e, 0x3e8c51cd, 0x3ea96163, 0x3ec543f1, 0x3edfd735, 0x3f028438, 0x3f18abf0,
+        0x3f2bc480, 0x3f3bec1c, 0x3f4f2e5b, 0x3f613c53, 0x3f6ce37d, 0x3f743c4f, 0x3f7a5feb, 0x3f7dea85,
+        0x3f7f3b3d, 0x3f7fb78c, 0x3f7fefd4, 0x3f7ffdd0, 0x3f7fffb4, 0x3f7ffff6, 0x3f7fffff, 0x3f800000,
+    },
+    {  /* C6 */
+        0x00000000, 0xb0a1501e, 0xb11d0b9e, 0xaf932f10, 0x30fa467c, 0x31249ef0, 0x312b9ae0, 0xb1dd8650,
+        0xb044cc00, 0x31f9ba98, 0xb0ca4580, 0xb21e2644, 0xb234cc14, 0x32397534, 0xb2d0938e, 0xb1303240,
+        0xb2ef278a, 0x32e33e9c, 0xb20b98c0, 0xb2d5b8c2, 0x32fe70b8, 0x32cec21a, 0x32c28572, 0xb2230d78,
+        0xb2a2c238, 0xb2315220, 0xb2dddb64, 0xb2d020d0, 0x321fe128, 0xb2875bb0, 0x32fa6146, 0x00000000,
+    },
+    {  /* C5 */
+        0x3f800000, 0x3f7f1f84, 0x3f7ebd11, 0x3f7e1e5f, 0x3f7d609f, 0x3f7c842d, 0x3f7b00e5, 0x3f789580,
+        0x3f75b8ad, 0x3f726fd9, 0x3f6cc59b, 0x3f63fb92, 0x3f59ff97, 0x3f4f11d7, 0x3f3d7573, 0x3f24f360,
+        0x3f0cbfe7, 0x3eec1a69, 0x3eb0a801, 0x3e6753a2, 0x3e132f1a, 0x3db7e7d3, 0x3d320845, 0x3c84d3d4,
+        0x3bc477b7, 0x3b10d3da, 0x3a01601e, 0x388c1a3b, 0x3717b0da, 0x35a43bce, 0x338306c6, 0x00000000,
+    },
+    {  /* C4 */
+        0xb0343c7b, 0xbd6ee69d, 0xbd8f0da7, 0xbdae477d, 0xbdcd2a1f, 0xbdeba80d, 0xbe0c443b, 0xbe293cf3,
+        0xbe44f282, 0xbe5f3651, 0xbe81c7c0, 0xbe96d7ca, 0xbea7fb8e, 0xbeb50e9e, 0xbec12efe, 0xbec4be92,
+        0xbebce070, 0xbead510e, 0xbe8ef7d6, 0xbe4b8704, 0xbe083237, 0xbdaf7449, 0xbd2e1ec4, 0xbc83bf06,
+        0xbbc3e0b5, 0xbb10aadc, 0xba0157db, 0xb88c18f2, 0xb717b096, 0xb5a43bae, 0xb383012c, 0x00000000,
+    },
+    {  /* C3 */
+        0xbeaaaaa5, 0xbeab0612, 0xbea7f01f, 0xbea4e120, 0xbea387b7, 0xbea15962, 0xbe9d57f7, 0xbe976b5a,
+        0xbe90230d, 0xbe880dff, 0xbe7479b3, 0xbe4c3d88, 0xbe212482, 0xbdeb8cba, 0xbd5e78ad, 0x3c6b5e6e,
+        0x3d839143, 0x3dc21ee1, 0x3de347af, 0x3dcbec96, 0x3d99ef2d, 0x3d542ea1, 0x3cdde701, 0x3c2cca67,
+        0x3b81cb27, 0x3ac073a1, 0x39ac3032, 0x383a94d9, 0x36ca081d, 0x355abd4c, 0x332b3cb6, 0x00000000,
+    },
+    {  /* C2 */
+        0xb76dd6b9, 0xbe1c276d, 0x3c1dcf2f, 0x3dc1a78d, 0x3d96f985, 0x3da2b61b, 0x3dc13397, 0x3dd2f670,
+        0x3df48a0a, 0x3e06c5a8, 0x3e1a3aba, 0x3e27c405, 0x3e2e78d0, 0x3e2c3e44, 0x3e1d3097, 0x3df4a8f4,
+        0x3da38508, 0x3d31416a, 0x3b562657, 0xbcaeeac9, 0xbcce9419, 0xbcaaeac4, 0xbc49e7d0, 0xbba71ddd,
+        0xbb003b0e, 0xba3f9a05, 0xb92c08a7, 0xb7ba9232, 0xb64a0b0f, 0xb4dac169, 0xb2ab78ac, 0x00000000,
+    },
+    {  /* C1 */
+        0x3e0910e9, 0x43761143, 0x4165ecdc, 0xc190f756, 0xc08c097d, 0xc02ba813, 0xbf7f6bda, 0x3f2b1dc0,
+        0x3ece105d, 0x3f426a94, 0xbadb0dc4, 0x3da43b17, 0xbd51ab88, 0xbcaea23d, 0xbd3b6d8d, 0xbd6caaad,
+        0xbd795bed, 0xbd5fddda, 0xbd038f3b, 0xbc1cad63, 0x3abb4766, 0x3b95f10b, 0x3b825873, 0x3afaea66,
+        0x3a49f878, 0x39996bf3, 0x388f3e6c, 0x371bb0e3, 0x35a8a5e6, 0x34369b17, 0x322487b0, 0x00000000,
+    },
+    {  /* C0 */
+        0xbc0e2f66, 0x460bda12, 0x43d638ef, 0xc3e11c3e, 0xc2baa4e9, 0xc249da2d, 0xc1859b82, 0x40dd5b57,
+        0x40494640, 0x40c730a8, 0xbf0f160e, 0x3e30e76f, 0xbea81387, 0xbdb26a1c, 0xbd351e57, 0xbb4c01a0,
+        0x3c1d7bfb, 0x3c722cd1, 0x3c973f1c, 0x3c33a31b, 0x3b862ef4, 0x3a27b3d0, 0xba3b5907, 0xba0efc22,
+        0xb97f9f0f, 0xb8c8af50, 0xb7bdddfb, 0xb64f2950, 0xb4e085b1, 0xb3731dfa, 0xb15a1f04, 0x00000000,
+    },
+};
+
+static inline float mkl_avx512_vml_tanhf(float x) {
+    const uint32_t ux = vm_f2u(x);
+    if ((int32_t)(ux & 0x7fe00000u) > 0x7f000000) return x != x ? x + x : (ux >> 31 ? -1.0f : 1.0f);
+    int32_t t = (int32_t)(ux & 0x7fe00000u) - 0x3d400000;
+    t = t < 0 ? 0 : (t > 0x03e00000 ? 0x03e00000 : t);
+    const uint32_t i = (uint32_t)t >> 21;
+    const float d = vm_u2f(ux & 0x7fffffffu) - vm_u2f(vm_tanh32[VM_TANH_START][i]);
+    float p = fmaf(d, vm_u2f(vm_tanh32[VM_TANH_C0][i]), vm_u2f(vm_tanh32[VM_TANH_C1][i]));
+    for (int c = VM_TANH_C2; c >= VM_TANH_C4; c--) p = fmaf(d, p, vm_u2f(vm_tanh32[c][i]));
+    const float q = fmaf(vm_u2f(vm_tanh32[VM_TANH_C5][i]), d, fmaf(d, d * p, vm_u2f(vm_tanh32[VM_TANH_C6][i])));
+    return vm_u2f(vm_f2u(q + vm_u2f(vm_tanh32[VM_TANH_VALUE][i])) | (ux & 0x80000000u));
+}
+
 /* torch.tanh forward: MKL VML vsTanh (VML_HA), the same code path, identified from its outputs as
  * Intel's SVML/libdevice "tanh_s_ha" large-table variant: |x| picks one of 27 degree-6 polynomials
  * in |x| (index from the exponent and the top 2 mantissa bits: [0, 1/8), then quarters of each
