@@ -790,16 +790,11 @@ static inline float mkl_avx2_vml_expf_main(float x) {
 /* torch.exp forward on MKL's Intel AVX-512 path (mkl_vml_kernel_sExp_Z0HAynn, read from its code and
  * measured on an Intel Xeon: 2,244,220 of 2,244,220 main-path inputs of every 997th bit pattern):
  *   t = x*log2(e) + 1.5*2^18 rounded toward zero (its low 5 bits j, t - 1.5*2^18 = n, a multiple of
- *   1/32), r = fma(n, -ln2_hi, x), r = fma(n, ln2_lo, r), T = 2^(j/32) (vm_exp32_hi) scaled by
- *   2^floor(n), q = fma(r*r, fma(r, c3, c2), vm_exp32_lo[j] + r), exp = fma(T, q, T).
+ *   1/32), r = fma(n, -ln2_hi, x), r = fma(n, ln2_lo, r), T = 2^(j/32) scaled by
+ *   2^floor(n), q = fma(r*r, fma(r, c3, c2), vm_exp32_lo[j] + r), exp = fma(T, q, T); T is the generic
+ *   table's 2^(4j/128) (vm_exp128_tab), its low parts this path's own.
  * |x| >= 0x42aeac4f (87.3365) and NaN take VML's correctly rounded fallback (mkl_vml_expf: all
  * 2,063,671 such inputs of the same stride; NaN quieted), one input earlier than the other paths. */
-static const uint32_t vm_exp32_hi[32] = {
-    0x3f800000, 0x3f82cd87, 0x3f85aac3, 0x3f88980f, 0x3f8b95c2, 0x3f8ea43a, 0x3f91c3d3, 0x3f94f4f0,
-    0x3f9837f0, 0x3f9b8d3a, 0x3f9ef532, 0x3fa27043, 0x3fa5fed7, 0x3fa9a15b, 0x3fad583f, 0x3fb123f6,
-    0x3fb504f3, 0x3fb8fbaf, 0x3fbd08a4, 0x3fc12c4d, 0x3fc5672a, 0x3fc9b9be, 0x3fce248c, 0x3fd2a81e,
-    0x3fd744fd, 0x3fdbfbb8, 0x3fe0ccdf, 0x3fe5b907, 0x3feac0c7, 0x3fefe4ba, 0x3ff5257d, 0x3ffa83b3,
-};
 static const uint32_t vm_exp32_lo[32] = {
     0x00000000, 0xb34a3a0a, 0x3346cb6a, 0xb36ed17e, 0xb24e0611, 0xb3517dd9, 0x334b2482, 0xb31586de,
     0x33092801, 0xb2e6f467, 0x331b85f2, 0x3099b6f1, 0xb3051aa8, 0xb2e2a0da, 0xb2006c56, 0xb3365942,
@@ -820,7 +815,7 @@ static inline float mkl_avx512_vml_expf_main(float x) {
     r = fmaf(n, vm_u2f(0x3102e308u), r);
     const uint32_t j = vm_f2u(t) & 31u;
     const float q = fmaf(r * r, fmaf(r, vm_u2f(0x3e2aabf3u), vm_u2f(0x3f0000f6u)), vm_u2f(vm_exp32_lo[j]) + r);
-    const float scale = ldexpf(vm_u2f(vm_exp32_hi[j]), (int)floorf(n));
+    const float scale = ldexpf(vm_u2f(vm_exp128_tab[4 * j][0]), (int)floorf(n));
     return fmaf(scale, q, scale);
 }
 
@@ -862,12 +857,8 @@ static const uint32_t vm_ln32_lo[32] = {
 static inline float mkl_avx512_vml_logf(float x) {
     const uint32_t ux = vm_f2u(x);
     const int32_t ex = (int32_t)(ux >> 23) - 127; /* x = 2^ex * 1.m for a positive normal x */
-    if (ux < 0x00800000u || ux > 0x7e800000u) { /* rc not a positive normal (x above 2^126: rc subnormal) */
-        if ((ux & 0x7fffffffu) == 0) return -INFINITY;
-        if (x != x) return x + x;
-        if (ux >> 31) return vm_u2f(0x7fc00000u);
-        return x == INFINITY ? x : (float)dm_log((double)x);
-    }
+    if (ux < 0x00800000u || ux > 0x7e800000u) /* rc not a positive normal (x above 2^126: rc subnormal) */
+        return vm_ln_special(x, (float)dm_log((double)x));
     int i = 32;
     while (vm_rcp14_r5[i][0] > (ux & 0x7fffffu)) i--;
     const uint32_t urc = vm_rcp14_r5[i][1] - ((uint32_t)ex << 23);
