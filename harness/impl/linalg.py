@@ -127,6 +127,7 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
 
 # gemm.c's blas
 _GEMM_MKL, _GEMM_NVPL, _GEMM_ACL, _GEMM_MKL_CBWR, _GEMM_MKL_AVX2, _GEMM_MKL_SSE42, _GEMM_MKL_AVX512 = range(7)
+_GEMM_INTEL = {MKL_AVX2: _GEMM_MKL_AVX2, MKL_SSE42: _GEMM_MKL_SSE42, MKL_AVX512: _GEMM_MKL_AVX512}  # MKL's Intel paths
 _ACL_MIN_DIM, _ACL_MIN_SIZE = 8, 8 * 1024  # get_mkldnn_matmul_min_dim/_size on Neoverse cores
 
 
@@ -135,12 +136,8 @@ def _blas(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, ad
     on aarch64 (at::mm, at::addmm, F.linear; not at::bmm or cpublas::gemm's direct callers) hands
     A @ B with B stored column-major (a weight's W.T) and A row-major to oneDNN's matmul (ACL) when
     apply_mkldnn_matmul_heur(M, K, N) holds: every dimension above 8 and M*K*N above 8192."""
-    if profile.blas == MKL_AVX2:
-        return _GEMM_MKL_AVX2
-    if profile.blas == MKL_SSE42:
-        return _GEMM_MKL_SSE42
-    if profile.blas == MKL_AVX512:
-        return _GEMM_MKL_AVX512
+    if profile.blas in _GEMM_INTEL:
+        return _GEMM_INTEL[profile.blas]
     if profile.blas != NVPL:
         return _GEMM_MKL_CBWR if profile.mkl_cbwr else _GEMM_MKL
     acl = addmm and tb and not ta and min(m, n, k) > _ACL_MIN_DIM and m * k * n > _ACL_MIN_SIZE

@@ -198,6 +198,8 @@ _LEVEL_PROFILE = {
     "neoverse-v1": "arm64-sve256",
 }
 _ARCH_BLAS = {"x86_64": MODELLED_BLAS, "arm64": NVPL}
+# MKL's Intel paths the impl models in part, each at the ISA level whose MKL_ENABLE_INSTRUCTIONS pins it
+_INTEL_BLAS_LEVEL = {MKL_SSE42: "baseline", MKL_AVX2: "avx2", MKL_AVX512: "avx512"}
 
 
 def get_profile(name: str, threads: int = 1, torch: str = IMPL_TORCH) -> KernelProfile:
@@ -266,12 +268,8 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
             f"no kernel profile for platform {platform_id}: the impl has profiles for Linux x86_64 "
             f"(baseline, avx2, avx512) and Linux arm64 (neoverse-n1, neoverse-v1, neoverse-v2) only"
         )
-    if config.arch == "x86_64" and config.isa == "avx2" and config.blas == MKL_AVX2 and not config.mkl_cbwr:
-        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX2)
-    if config.arch == "x86_64" and config.isa == "baseline" and config.blas == MKL_SSE42 and not config.mkl_cbwr:
-        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_SSE42)
-    if config.arch == "x86_64" and config.isa == "avx512" and config.blas == MKL_AVX512 and not config.mkl_cbwr:
-        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=MKL_AVX512)
+    if config.arch == "x86_64" and _INTEL_BLAS_LEVEL.get(config.blas) == config.isa and not config.mkl_cbwr:
+        return replace(get_profile(_LEVEL_PROFILE[config.isa], config.threads, torch), blas=config.blas)
     if config.blas not in ("", _ARCH_BLAS[config.arch]):
         raise ParityError(
             f"no kernel profile for platform {platform_id}: its matrix products ran the BLAS code path "
