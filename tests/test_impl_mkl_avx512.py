@@ -76,6 +76,53 @@ def test_more_threads_are_not_this_model(threads: int) -> None:
     assert not np.array_equal(one.view(np.uint32), more.view(np.uint32))
 
 
+# torch.addmm(0, a, b.T, beta=0, alpha) with B stored transposed (M, N, K, alpha): operands from
+# default_rng(7), a (M, K) then b (N, K), drawn in this order, then K1 and BMM below -> the digest of
+# torch's bits on the Xeon
+B_TRANSPOSED = {
+    (7, 7, 64, 0.3): "78e540cbed637cccfed46917db1c2b2187a059460a62df55d1afba198ad8fcb4",  # small M: one chain
+    (2, 64, 100, 1.0): "f6900e5dfe7582aebf923d0508e29731963643c8d9146af800f13ad422c7b979",  # K >= 24 M: the dot
+    (5, 3, 100, 1.0): "d5bd38d71b1dec8ecc28aebfdfce5a438ca5f0c998c8a96853dd0463925b5b50",  # N 3: halves, pairs
+    (3, 9, 6, 1.0): "554c41fd189ec01abd892effd04e27c05c6756c15bbbb95344a4f9cbac11f808",  # K <= N <= 11: halves
+    (3, 2, 40, 1.0): "7fd9acddd832dc362c50321dae972a8f110011ac97450ff6a33df4d2fbf409b4",  # N 2: halves, pairs
+    (15, 300, 400, 0.3): "749146c767d6817dffd726bbcdad2e6fd19dd352522d71a8393f17b1a604a231",  # dot; alpha on the sum
+    (32, 185, 32, 0.17677669): "1d5ffe00bf90b41caadc929b18aff788ed107777737c8906c873fff123fc3ace",  # alpha on B
+    (64, 65, 30, 0.3): "903d8115acc98323ab90c936e455bf3b934c4cc0d02c3a001b61b2d32cdc2357",  # N > M, N >= K: on B
+    (200, 100, 8, 0.3): "69257a982728ed6aab88a811ad672cd8c5aab08355e54d83e4b2756219c54718",  # N < M: on the sum
+}
+K1 = "7b097d270f35f20ade0e4d00a70ed37b77cf3069cd0e59064c1342958e7ae3d8"  # addmm(c, a.T, b, alpha=0.3), K 1
+BMM = {  # torch.bmm of (nb, M, K) @ (nb, K, N), B stored transposed or not
+    (3, 7, 7, 64, True): "32c0261200d322f0564e7e22c47d203e09b5def9ad930f8d0d123cf44415509b",
+    (2, 257, 64, 257, False): "750656a47cfc11505746fa7a5823584715192733b75ea0bd8421b18fa5bb05fe",
+}
+
+
+def test_b_transposed_k1_and_bmm_are_the_xeons() -> None:
+    """MKL's dot and chain kernels for B stored transposed with M < 16, alpha scaling B's elements
+    where MKL copies B, the rank-1 update with beta (fused), and at::bmm's items, which take the
+    plain sgemm's kernels (csrc/mkl_sgemm.h, "Intel AVX-512 path")."""
+    profile = profile_for_platform(AVX512)
+    generic = profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")
+    rng = np.random.default_rng(7)
+    unlike_generic = 0
+    for (m, n, k, alpha), want in B_TRANSPOSED.items():
+        a = rng.standard_normal((m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k)).astype(np.float32)
+        zero = np.zeros((m, n), np.float32)
+        assert digest(linalg.addmm(zero, a, b.T, profile, alpha=alpha, beta=0.0), 64) == want, (m, n, k)
+        if alpha == 1.0:  # the generic path's model takes powers of two only
+            unlike_generic += digest(linalg.addmm(zero, a, b.T, generic, beta=0.0), 64) != want
+    assert unlike_generic >= 3
+    a = rng.standard_normal((1, 257)).astype(np.float32)
+    b = rng.standard_normal((1, 64)).astype(np.float32)
+    c = rng.standard_normal((257, 64)).astype(np.float32)
+    assert digest(linalg.addmm(c, a.T, b, profile, alpha=0.3), 64) == K1
+    for (nb, m, n, k, tb), want in BMM.items():
+        a = rng.standard_normal((nb, m, k)).astype(np.float32)
+        b = rng.standard_normal((nb, n, k) if tb else (nb, k, n)).astype(np.float32)
+        assert digest(linalg.bmm(a, b.transpose(0, 2, 1) if tb else b, profile), 64) == want, (nb, m, n, k)
+
+
 # SHA-256 of torch.exp's, torch.log's and torch.tanh's bits (little-endian uint32) for every 997th bit
 # pattern from 13 (4,307,891 inputs of every class: each kernel's fallback inputs among them, exp's
 # |x| >= 87.3365, log's subnormals, x above 2^126, zeros and negatives, tanh's +-1 above 2^127 * 1.25,

@@ -283,16 +283,20 @@ def addmm(
 
 def _check_alpha(profile: KernelProfile, alpha: float) -> None:
     """alpha where the profile's sgemm model places it as measured: any finite alpha under MKL_CBWR=
-    COMPATIBLE; a power of two (exact whatever operand or sum it scales, short of over- and underflow)
-    on MKL's other paths; 1 on NVPL and ACL."""
+    COMPATIBLE and on MKL's Intel AVX-512 path at one thread; a power of two (exact whatever operand or
+    sum it scales, short of over- and underflow) on MKL's other paths; 1 on NVPL and ACL."""
     a = float(np.float32(alpha))
     if not np.isfinite(a) or a == 0.0:
         raise ParityError(f"alpha must be finite and non-zero, got {alpha}")
     power_of_two = np.frexp(abs(a))[0] == 0.5
     if profile.blas == NVPL and a != 1.0:
         raise ParityError(f"alpha {alpha} on NVPL/ACL is not modelled (alpha 1 only)")
-    if profile.blas != NVPL and not profile.mkl_cbwr and not power_of_two:
-        raise ParityError(f"alpha {alpha} (not a power of two) is modelled under MKL_CBWR=COMPATIBLE only")
+    any_alpha = profile.mkl_cbwr or (profile.blas == MKL_AVX512 and profile.threads == 1)
+    if profile.blas != NVPL and not any_alpha and not power_of_two:
+        raise ParityError(
+            f"alpha {alpha} (not a power of two) is modelled under MKL_CBWR=COMPATIBLE and on MKL's AVX-512 path"
+            " at one thread only"
+        )
 
 
 def cpublas_gemm(

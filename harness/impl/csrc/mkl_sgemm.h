@@ -40,8 +40,9 @@
  * them; the axpy form scales A's elements; the dot, chain and gemv forms scale the sum.
  * Unverified: alpha not a power of two outside the main and K == 1 forms (measured wrong in the
  * gemv 'N' form of at::mm and some K == 1 forms: linalg refuses it; MKL_CBWR=COMPATIBLE's own rules
- * below are measured); beta other than 0 or 1; MKL's AVX-512 kernels. MKL's batched gemm (at::bmm of 2 or more items) may cut items into
- * parts on 3 or more threads: mkl_sgemm_batch_item (end of this file).
+ * below are measured, and the Intel AVX-512 path's, mkl_avx512_sgemm); beta other than 0 or 1. MKL's
+ * batched gemm (at::bmm of 2 or more items) may cut items into parts on 3 or more threads:
+ * mkl_sgemm_batch_item (end of this file).
  */
 #ifndef PARITY_MKL_SGEMM_H
 #define PARITY_MKL_SGEMM_H
@@ -64,6 +65,7 @@ typedef struct {
     int threads;                 /* threads MKL may use: 1 inside an OpenMP region */
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
     int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
+    int64_t item_m, item_n;      /* a part's item's M and N (the AVX-512 path's K blocks follow them) */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
@@ -1336,46 +1338,111 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   are both 192 or more (B row-major) or N is (B stored transposed), a K above 2*kmax is cut into
  *   blocks of kmax from k = 0 instead, the last what is left (K = 769: 384, 384, 1; else 384, 193, 192).
  *   Each block is one fused chain from 0 in k order, t = fmaf(a[i,k], b[k,j], t), times alpha
- *   (rounded) where alpha != 1; c = beta*C + t for the first block, then c = c + t.
- * Modelled (mkl_avx512_modelled): one thread, a plain sgemm with M, N >= 2, B row-major or M >= 16
- * (A row-major) or M >= 8 (A stored transposed); not K == 1 with beta, nor alpha other than a power
- * of two with B stored transposed, K < 200 and N > 33 (there alpha scales B's elements, measured on
- * too few shapes). The rest (gemv shapes, MKL's batched gemm, more threads, where MKL cuts K between
- * them) runs the generic path's kernels, whose bits are not these. */
+ *   (rounded) where alpha != 1; c = beta*C + t for the first block, then c = c + t. Where MKL copies
+ *   B (the wide shapes; B stored transposed with N >= 12, N > M and N >= K) alpha scales B's elements
+ *   (rounded) instead of the sum (mkl_avx512_b_scale). B stored transposed with M < 16 may take MKL's
+ *   dot kernel instead (mkl_avx512_dot_form, mkl_avx512_dot16; alpha on the sum). K == 1 is the
+ *   rank-1 update c = fmaf(alpha*a[i], b[j], beta*C). Summation trees found by FPRev (a pair of
+ *   +-2^40 among ones, every pair of k, each element) and each form checked on the bits of random
+ *   operands: 2,090 shapes of M 2-40, N 2-257, K 1-800 with B transposed; 270 addmm with alpha and
+ *   beta; 192 with K = 1; alpha 0.3 swept over M, N, K on every layout.
+ * An item of MKL's batched gemm (at::bmm) takes the same kernels (1,350 products of 2, 3 and 8 items
+ *   at 1, 2 and 4 threads each); a part of an item (3+ threads, fewer items) too, with its K blocks
+ *   decided by the item's M and N (item_m, item_n; 1,080 products at 3 and 4 threads).
+ * Not modelled (the generic path's kernels run, so their bits are known gaps): more than one thread
+ * on a plain sgemm (MKL cuts K between threads for K >= 769), the gemv shapes (M or N == 1: MKL's
+ * gemv kernels, which peel k to an alignment), A and B both stored transposed with M < 8, alpha other
+ * than a power of two on a part of a batched item. */
 #define MKL_AVX512_KMAX 384
 #define MKL_AVX512_WIDE 192
 
 static int mkl_avx512_modelled(const sgemm_t *g) {
-    if (g->threads > 1 || g->batched || g->part || g->M < 2 || g->N < 2) return 0;
-    if (g->tb && g->M < (g->ta ? 8 : 16)) return 0;
-    if (g->K == 1 && g->beta != 0.0f) return 0;
+    if ((g->threads > 1 && !g->batched && !g->part) || g->M < 2 || g->N < 2) return 0;
+    if (g->tb && g->ta && g->M < 8) return 0;
     int e;
     const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
-    return !(g->tb && !pow2 && g->K < 200 && g->N > 33);
+    return pow2 || !g->part;
 }
 
 /* The end of the K block starting at k0 (above). */
+static int mkl_avx512_wide(const sgemm_t *g) {
+    const int64_t M = g->part ? g->item_m : g->M, N = g->part ? g->item_n : g->N;
+    return N >= MKL_AVX512_WIDE && (g->tb || M >= MKL_AVX512_WIDE);
+}
+
+/* Where alpha scales B's elements as MKL copies them (rounded; no product times alpha after):
+ * the wide shapes, and with B stored transposed N >= 12, N > M and N >= K. */
+static float mkl_avx512_b_scale(const sgemm_t *g) {
+    const int copies = mkl_avx512_wide(g) || (g->tb && g->N >= 12 && g->N > g->M && g->N >= g->K);
+    return copies ? g->alpha : 1.0f;
+}
+
 static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
-    const int wide = g->N >= MKL_AVX512_WIDE && (g->tb || g->M >= MKL_AVX512_WIDE);
-    if (wide && g->K > 2 * MKL_AVX512_KMAX) return k0 + MKL_AVX512_KMAX < g->K ? k0 + MKL_AVX512_KMAX : g->K;
+    if (mkl_avx512_wide(g) && g->K > 2 * MKL_AVX512_KMAX) return k0 + MKL_AVX512_KMAX < g->K ? k0 + MKL_AVX512_KMAX : g->K;
     return mkl_avx2_next(k0, g->K, MKL_AVX512_KMAX);
 }
 
+/* B stored transposed (A not) and M of 2 to 15 rows: MKL's dot kernel where K >= 24 M, N == 2, N == 3
+ * with M <= 10, or K <= N <= 11 with M < N (else the chain). 16 lanes (lane k % 16), each a fused
+ * chain over its k from 0; below K = 24 M, on an even row with K >= 32, two such sets of lanes, over
+ * the even and the odd 16-wide vectors of k while two whole vectors are left, added, and the rest
+ * chained onto their sum. The lanes are then added: for K >= 24 M four lanes apart in turn,
+ * q[l] = ((l + l+4) + l+8) + l+12, then (q0 + q1) + (q2 + q3); else by halves (l + l+8, then + l+4,
+ * + l+2, + l+1). */
+static int mkl_avx512_dot_form(const sgemm_t *g) {
+    if (!g->tb || g->ta || g->M >= 16) return 0;
+    return g->K >= 24 * g->M || g->N == 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
+}
+
+static float mkl_avx512_dot16(const sgemm_t *g, int64_t i, int64_t j) {
+    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+    const int chunks = g->K >= 24 * g->M;
+    float lane[16] = {0}, odd[16] = {0};
+    int64_t k = 0;
+    if (!chunks && i % 2 == 0 && g->K >= 32) {
+        for (; k + 32 <= g->K; k += 32)
+            for (int l = 0; l < 16; l++) {
+                lane[l] = fmaf(a[(k + l) * g->sa1], b[(k + l) * g->sb0], lane[l]);
+                odd[l] = fmaf(a[(k + 16 + l) * g->sa1], b[(k + 16 + l) * g->sb0], odd[l]);
+            }
+        for (int l = 0; l < 16; l++) lane[l] += odd[l];
+    }
+    for (; k < g->K; k++) lane[k % 16] = fmaf(a[k * g->sa1], b[k * g->sb0], lane[k % 16]);
+    if (chunks) {
+        float q[4];
+        for (int l = 0; l < 4; l++) q[l] = ((lane[l] + lane[l + 4]) + lane[l + 8]) + lane[l + 12];
+        return (q[0] + q[1]) + (q[2] + q[3]);
+    }
+    for (int w = 8; w >= 1; w /= 2)
+        for (int l = 0; l < w; l++) lane[l] += lane[l + w];
+    return lane[0];
+}
+
 static void mkl_avx512_sgemm(const sgemm_t *g) {
+    const int dot = mkl_avx512_dot_form(g);
+    const float scale = dot ? 1.0f : mkl_avx512_b_scale(g);
     for (int64_t i = 0; i < g->M; i++)
         for (int64_t j = 0; j < g->N; j++) {
             float *c = g->C + i * g->ldc + j;
+            const float bc = g->beta != 0.0f ? g->beta * *c : 0.0f;
             if (g->K <= 0) {
-                *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
+                *c = bc;
+                continue;
+            }
+            if (g->K == 1) { /* the rank-1 update: alpha scales A's element, fused onto beta*C */
+                *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], bc);
                 continue;
             }
             float acc = 0.0f;
             for (int64_t k0 = 0; k0 < g->K;) {
-                const int64_t k1 = mkl_avx512_block_end(g, k0);
+                const int64_t k1 = dot ? g->K : mkl_avx512_block_end(g, k0);
                 float t = 0.0f;
-                for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], g->B[k * g->sb0 + j * g->sb1], t);
-                if (g->alpha != 1.0f) t = g->alpha * t;
-                acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
+                if (dot)
+                    t = mkl_avx512_dot16(g, i, j);
+                else
+                    for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], scale * g->B[k * g->sb0 + j * g->sb1], t);
+                if (g->alpha != 1.0f && scale == 1.0f) t = g->alpha * t;
+                acc = k0 == 0 ? (g->beta != 0.0f ? bc + t : t) : acc + t;
                 k0 = k1;
             }
             *c = acc;
@@ -1500,6 +1567,8 @@ static void mkl_sgemm_batch_item(const sgemm_t *g, int64_t nb) {
         const int64_t s1 = s0 + w < L ? s0 + w : L;
         sgemm_t s = cols ? mkl_sub(g, 0, g->M, s0, s1) : mkl_sub(g, s0, s1, 0, g->N);
         s.part = 1;
+        s.item_m = g->M;
+        s.item_n = g->N;
         mkl_sgemm(&s);
     }
 }
