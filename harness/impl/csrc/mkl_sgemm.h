@@ -1394,28 +1394,40 @@ static int mkl_avx512_dot_form(const sgemm_t *g) {
     return g->K >= 24 * g->M || g->N == 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
 
-static float mkl_avx512_dot16(const sgemm_t *g, int64_t i, int64_t j) {
-    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
-    const int chunks = g->K >= 24 * g->M;
-    float lane[16] = {0}, odd[16] = {0};
-    int64_t k = 0;
-    if (!chunks && i % 2 == 0 && g->K >= 32) {
-        for (; k + 32 <= g->K; k += 32)
+/* Products k0 .. k1-1 of a row of A and a column of B into lane[(k - k0) % 16], each lane a fused
+ * chain; pairs: first two sets of lanes, over the even and the odd 16-wide vectors while two whole
+ * vectors are left, added lane by lane, the rest then chained onto their sum. */
+static void mkl_avx512_lanes(const sgemm_t *g, const float *a, const float *b, int64_t k0, int64_t k1, int pairs,
+                             float lane[16]) {
+    int64_t k = k0;
+    if (pairs) {
+        float odd[16] = {0};
+        for (; k + 32 <= k1; k += 32)
             for (int l = 0; l < 16; l++) {
                 lane[l] = fmaf(a[(k + l) * g->sa1], b[(k + l) * g->sb0], lane[l]);
                 odd[l] = fmaf(a[(k + 16 + l) * g->sa1], b[(k + 16 + l) * g->sb0], odd[l]);
             }
         for (int l = 0; l < 16; l++) lane[l] += odd[l];
     }
-    for (; k < g->K; k++) lane[k % 16] = fmaf(a[k * g->sa1], b[k * g->sb0], lane[k % 16]);
-    if (chunks) {
-        float q[4];
-        for (int l = 0; l < 4; l++) q[l] = ((lane[l] + lane[l + 4]) + lane[l + 8]) + lane[l + 12];
-        return (q[0] + q[1]) + (q[2] + q[3]);
-    }
+    for (; k < k1; k++) lane[(k - k0) % 16] = fmaf(a[k * g->sa1], b[k * g->sb0], lane[(k - k0) % 16]);
+}
+
+/* 16 lanes added by halves: l + l+8, then + l+4, + l+2, + l+1. */
+static float mkl_avx512_halves(float lane[16]) {
     for (int w = 8; w >= 1; w /= 2)
         for (int l = 0; l < w; l++) lane[l] += lane[l + w];
     return lane[0];
+}
+
+static float mkl_avx512_dot16(const sgemm_t *g, int64_t i, int64_t j) {
+    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+    const int chunks = g->K >= 24 * g->M;
+    float lane[16] = {0};
+    mkl_avx512_lanes(g, a, b, 0, g->K, !chunks && i % 2 == 0 && g->K >= 32, lane);
+    if (!chunks) return mkl_avx512_halves(lane);
+    float q[4];
+    for (int l = 0; l < 4; l++) q[l] = ((lane[l] + lane[l + 4]) + lane[l + 8]) + lane[l + 12];
+    return (q[0] + q[1]) + (q[2] + q[3]);
 }
 
 static void mkl_avx512_sgemm(const sgemm_t *g) {
@@ -1449,11 +1461,68 @@ static void mkl_avx512_sgemm(const sgemm_t *g) {
         }
 }
 
+/* MKL's gemv 'T' on the AVX-512 path (M == 1, B stored transposed, A row-major: a dot per output;
+ * FPRev trees and the bits of random operands, K 1 to 5,000, N 2 to 1,000; operands at any offset
+ * alike). Outputs in groups of 4: the first product in lane 0, then 16 lanes (lane (k - 1) % 16) over
+ * the whole 16-wide vectors from k = 1, each a fused chain, added by halves; the rest of k (fewer than
+ * 16) as one more vector, its lane 0 fused onto that sum, added by halves. The last N % 4 outputs:
+ * k = 1 .. K - 1 in 16 lanes as pairs (mkl_avx512_lanes), added by halves, plus the first product
+ * (rounded); of those, the odd outputs take one set of lanes, not pairs. c = fmaf(alpha, t, beta*C),
+ * beta = 0: alpha*t. */
+static int mkl_avx512_gemv_modelled(const sgemm_t *g) {
+    return g->M == 1 && g->tb && !g->ta && g->N >= 2 && g->K > 0 && (g->threads == 1 || g->batched || (g->threads == 2 && g->K <= 9000));
+}
+
+/* On 2 threads MKL cuts the outputs at ceil(N / 2), each part a gemv of its own (its own groups of 4),
+ * where N*K >= 8,192 and N*(K + 288) >= 41,698 (the least K found by bisection for 34 N from 5 to
+ * 1,026: one pair (288, [41,698, 41,700]) fits them all). */
+static int64_t mkl_avx512_gemv_cut(const sgemm_t *g) {
+    const int64_t N = g->N, K = g->K;
+    if (g->threads != 2 || g->batched || N * K < 8192 || N * (K + 288) < 41698) return N;
+    return (N + 1) / 2;
+}
+
+/* Output j of a part of n outputs whose B rows start at b. */
+static float mkl_avx512_gemv_dot(const sgemm_t *g, const float *b, int64_t j, int64_t n) {
+    const float *a = g->A;
+    const int64_t K = g->K;
+    float lane[16] = {0};
+    b += j * g->sb1;
+    if (j >= n - n % 4) {
+        mkl_avx512_lanes(g, a, b, 1, K, j % 2 == 0, lane);
+        return a[0] * b[0] + mkl_avx512_halves(lane);
+    }
+    const int64_t whole = 1 + (K - 1) / 16 * 16;
+    lane[0] = a[0] * b[0];
+    for (int64_t k = 1; k < whole; k++) lane[(k - 1) % 16] = fmaf(a[k * g->sa1], b[k * g->sb0], lane[(k - 1) % 16]);
+    const float s = mkl_avx512_halves(lane);
+    if (whole == K) return s;
+    float t[16] = {s};
+    mkl_avx512_lanes(g, a, b, whole, K, 0, t);
+    return mkl_avx512_halves(t);
+}
+
+static void mkl_avx512_gemv(const sgemm_t *g) {
+    const int64_t cut = mkl_avx512_gemv_cut(g);
+    for (int64_t j0 = 0; j0 < g->N; j0 += cut) {
+        const int64_t n = j0 + cut < g->N ? cut : g->N - j0;
+        for (int64_t j = 0; j < n; j++) {
+            float *c = g->C + j0 + j;
+            const float t = mkl_avx512_gemv_dot(g, g->B + j0 * g->sb1, j, n);
+            *c = g->beta != 0.0f ? fmaf(g->alpha, t, g->beta * *c) : g->alpha * t;
+        }
+    }
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
     if (g->avx512 && mkl_avx512_modelled(g)) {
         mkl_avx512_sgemm(g);
+        return;
+    }
+    if (g->avx512 && mkl_avx512_gemv_modelled(g)) {
+        mkl_avx512_gemv(g);
         return;
     }
     if (g->avx2 && mkl_avx2_modelled(g)) {
