@@ -123,6 +123,52 @@ def test_b_transposed_k1_and_bmm_are_the_xeons() -> None:
         assert digest(linalg.bmm(a, b.transpose(0, 2, 1) if tb else b, profile), 64) == want, (nb, m, n, k)
 
 
+# MKL's gemv kernels (M or N = 1): torch.addmm(c, a, b, alpha, beta) of (M, N, K, layout: A stored
+# transposed?, B stored transposed?, alpha, beta), operands from default_rng(11) in this order (a, b, c
+# each case, then GEMV_BMM) -> the digest of torch's bits on the Xeon, one thread
+GEMV = {
+    (1, 7, 100, "01", 0.3, 1.0): "25416b1e38a81e5e397e71c45e1865fe532f4dc1644acf25b79872a6010dd95f",  # 'T': 4 + 3
+    (1, 301, 257, "01", 1.0, 0.0): "d55395fae319f937f8320deb06202741d1b49f7e9a7beb6bc49325b3306bea2a",
+    (1, 65, 40, "00", 0.125, 1.0): "c6167ec60747e2bb38e1a97b0307e7540a2af2f4c8c74c25cf5f75c67efcef17",  # 'N'
+    (1, 20, 1000, "00", 1.0, 0.0): "b5f6dda4e1a227aed2cd359c5f1a665b3cc1db635c87970e5ee52aac6e5bcd1e",
+    (300, 1, 64, "00", 1.0, 0.0): "dbcee7d17f6a4b33cf69b6f9219adc9cd4de1a51d21f47793b3d8c38ee9c001e",  # one column
+    (17, 1, 100, "10", 1.0, 0.0): "ade6a660cb0e04a4f1cc8415650845cfe8f1d810ca234b6df73a8e04cfffc16a",
+    (9, 1, 33, "11", 1.0, 0.0): "010297ff295772e34a262ef7652106a28ae005900fb710fe89d58c7031e3693f",
+    (1, 5, 9, "11", 1.0, 0.0): "eddd10f79ec477176ed0eca1cca7a2917ab7d2b56a8bf0ff313a0be5fd82ab1f",
+}
+GEMV_BMM = {  # torch.bmm items of one column or one row
+    (3, 7, 1, 64, True): "de3715320bbcd8ddb475ccf384ad3f1f3ef47c75cfd83e32cbad3a9ef60dc185",
+    (2, 1, 33, 100, False): "8619d3de975ee25db8d5287e9c0a54e21dd29eacc3901ac125670574de8b6485",
+}
+# torch.mm of a (1, 257) row and b.T, b (301, 257), default_rng(13), on 2 threads: MKL cuts the 301
+# outputs at 151, each part its own groups of 4
+GEMV_2_THREADS = "168211eda1f578d4a76f6a8af8b5db3f1585a8974af6653f30280ef7ecddb1d9"
+
+
+def test_gemv_is_the_xeons() -> None:
+    """MKL's gemv 'T' and 'N' on the AVX-512 path (csrc/mkl_sgemm.h mkl_avx512_gemv, _gemv_n), a column
+    as the row of the transposed product (mkl_avx512_gemv_any), and at::bmm's one-row and one-column
+    items; on 2 threads the cut of the outputs."""
+    profile = profile_for_platform(AVX512)
+    rng = np.random.default_rng(11)
+    for (m, n, k, lay, alpha, beta), want in GEMV.items():
+        a = rng.standard_normal((k, m) if lay[0] == "1" else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if lay[1] == "1" else (k, n)).astype(np.float32)
+        c = rng.standard_normal((m, n)).astype(np.float32)
+        got = linalg.addmm(c, a.T if lay[0] == "1" else a, b.T if lay[1] == "1" else b, profile, alpha=alpha, beta=beta)
+        assert digest(got, 64) == want, (m, n, k, lay)
+    for (nb, m, n, k, tb), want in GEMV_BMM.items():
+        a = rng.standard_normal((nb, m, k)).astype(np.float32)
+        b = rng.standard_normal((nb, n, k) if tb else (nb, k, n)).astype(np.float32)
+        assert digest(linalg.bmm(a, b.transpose(0, 2, 1) if tb else b, profile), 64) == want, (nb, m, n, k)
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((1, 257)).astype(np.float32)
+    b = rng.standard_normal((301, 257)).astype(np.float32)
+    two = linalg.mm(a, b.T, profile_for_platform("linux-x86_64-avx512-mklavx512-t2"))
+    assert digest(two, 64) == GEMV_2_THREADS
+    assert digest(linalg.mm(a, b.T, profile), 64) != GEMV_2_THREADS  # one thread: one part, other bits
+
+
 # SHA-256 of torch.exp's, torch.log's and torch.tanh's bits (little-endian uint32) for every 997th bit
 # pattern from 13 (4,307,891 inputs of every class: each kernel's fallback inputs among them, exp's
 # |x| >= 87.3365, log's subnormals, x above 2^126, zeros and negatives, tanh's +-1 above 2^127 * 1.25,

@@ -57,10 +57,10 @@ PARTLY_MODELLED_BLAS = {
         "mkl_avx2_vml_logf_normal), and its sqrt as it refines QEMU's exact RSQRTPS (csrc/optim.c vml_sqrt)"
     ),
     "mklavx512": (
-        "sgemm on 1 thread and at::bmm's items modelled where measured on an Intel Xeon (csrc/mkl_sgemm.h "
-        "mkl_avx512_sgemm), and VML's exp, log and tanh (csrc/vmath.h mkl_avx512_vml_*) and sqrt (csrc/optim.c "
-        "vml_sqrt_z0, from VRSQRT14PS); the gemv shapes (M or N = 1), A and B both transposed with M < 8, and a "
-        "plain sgemm on more threads are not"
+        "sgemm and gemv on 1 thread and at::bmm's items modelled where measured on an Intel Xeon (csrc/mkl_sgemm.h "
+        "mkl_avx512_sgemm, mkl_avx512_gemv_any), and VML's exp, log and tanh (csrc/vmath.h mkl_avx512_vml_*) and "
+        "sqrt (csrc/optim.c vml_sqrt_z0, from VRSQRT14PS); A and B both transposed with M < 8, and a plain sgemm "
+        "on more threads (but gemv 'T' on 2) are not"
     ),
 }
 

@@ -1349,15 +1349,17 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  * An item of MKL's batched gemm (at::bmm) takes the same kernels (1,350 products of 2, 3 and 8 items
  *   at 1, 2 and 4 threads each); a part of an item (3+ threads, fewer items) too, with its K blocks
  *   decided by the item's M and N (item_m, item_n; 1,080 products at 3 and 4 threads).
+ * M or N == 1 is MKL's gemv (mkl_avx512_gemv_any, below), except a batch item with M == 1 and A
+ *   stored transposed (the chain) or N == 1 (the dot kernel's rules, N <= 2).
  * Not modelled (the generic path's kernels run, so their bits are known gaps): more than one thread
- * on a plain sgemm (MKL cuts K between threads for K >= 769), the gemv shapes (M or N == 1: MKL's
- * gemv kernels, which peel k to an alignment), A and B both stored transposed with M < 8, alpha other
- * than a power of two on a part of a batched item. */
+ * on a plain sgemm (MKL cuts K between threads for K >= 769; the gemv forms: see there), A and B both
+ * stored transposed with M < 8 (k summed in groups of 4), alpha other than a power of two on a part
+ * of a batched item, a batch item of one row and one column with A not transposed. */
 #define MKL_AVX512_KMAX 384
 #define MKL_AVX512_WIDE 192
 
 static int mkl_avx512_modelled(const sgemm_t *g) {
-    if ((g->threads > 1 && !g->batched && !g->part) || g->M < 2 || g->N < 2) return 0;
+    if ((g->threads > 1 && !g->batched && !g->part) || (g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
     if (g->tb && g->ta && g->M < 8) return 0;
     int e;
     const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
@@ -1391,7 +1393,7 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * + l+2, + l+1). */
 static int mkl_avx512_dot_form(const sgemm_t *g) {
     if (!g->tb || g->ta || g->M >= 16) return 0;
-    return g->K >= 24 * g->M || g->N == 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
+    return g->K >= 24 * g->M || g->N <= 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
 
 /* Products k0 .. k1-1 of a row of A and a column of B into lane[(k - k0) % 16], each lane a fused
@@ -1445,14 +1447,16 @@ static void mkl_avx512_sgemm(const sgemm_t *g) {
                 *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], bc);
                 continue;
             }
+            if (dot) { /* the dot kernel: alpha fused onto beta*C */
+                const float t = mkl_avx512_dot16(g, i, j);
+                *c = g->beta != 0.0f ? fmaf(g->alpha, t, bc) : g->alpha * t;
+                continue;
+            }
             float acc = 0.0f;
             for (int64_t k0 = 0; k0 < g->K;) {
-                const int64_t k1 = dot ? g->K : mkl_avx512_block_end(g, k0);
+                const int64_t k1 = mkl_avx512_block_end(g, k0);
                 float t = 0.0f;
-                if (dot)
-                    t = mkl_avx512_dot16(g, i, j);
-                else
-                    for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], scale * g->B[k * g->sb0 + j * g->sb1], t);
+                for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], scale * g->B[k * g->sb0 + j * g->sb1], t);
                 if (g->alpha != 1.0f && scale == 1.0f) t = g->alpha * t;
                 acc = k0 == 0 ? (g->beta != 0.0f ? bc + t : t) : acc + t;
                 k0 = k1;
@@ -1475,7 +1479,9 @@ static int mkl_avx512_gemv_modelled(const sgemm_t *g) {
 
 /* On 2 threads MKL cuts the outputs at ceil(N / 2), each part a gemv of its own (its own groups of 4),
  * where N*K >= 8,192 and N*(K + 288) >= 41,698 (the least K found by bisection for 34 N from 5 to
- * 1,026: one pair (288, [41,698, 41,700]) fits them all). */
+ * 1,026: one pair (288, [41,698, 41,700]) fits them all); 144 products at offsets bit-exact up to
+ * K = 9,000. At K = 20,000 MKL cuts K between the threads as well (N 3 to 151): K above 9,000 on 2
+ * threads, and 3 or more threads, are not modelled. */
 static int64_t mkl_avx512_gemv_cut(const sgemm_t *g) {
     const int64_t N = g->N, K = g->K;
     if (g->threads != 2 || g->batched || N * K < 8192 || N * (K + 288) < 41698) return N;
@@ -1514,6 +1520,67 @@ static void mkl_avx512_gemv(const sgemm_t *g) {
     }
 }
 
+/* MKL's gemv 'N' on the AVX-512 path (M == 1, A and B row-major: the vector times B's rows, 16
+ * outputs a vector), FPRev trees and the bits of random operands. Each output from beta*C, the vector's
+ * elements times alpha (rounded); k in blocks of 8: t = fma(p6, acc), t = fma(p4, t), then
+ * t + fma(p5, p7) and + (fma(p0, p2) + fma(p1, p3)) (fma(pi, pj): pj rounded, pi fused onto it; p the
+ * block's products); the last K % 8 products fused onto the sum in k order. The last N % 16 outputs:
+ * one fused chain in k order. 960 products (N 2 to 257, K 3 to 3,000, operands at offsets, alpha 0.125
+ * and 0.3, beta 0 and 1) bit-exact on one thread; on 2 threads MKL cuts K in two for some shapes (K =
+ * 257: at 129 with N = 2, 5, 257, not with N = 64): not modelled. */
+static int mkl_avx512_gemv_n_modelled(const sgemm_t *g) {
+    return g->M == 1 && !g->tb && !g->ta && g->N >= 2 && g->K > 0 && (g->threads == 1 || g->batched);
+}
+
+static void mkl_avx512_gemv_n(const sgemm_t *g) {
+    const int64_t K = g->K, main = g->N - g->N % 16;
+    for (int64_t j = 0; j < g->N; j++) {
+        const float *b = g->B + j * g->sb1;
+        float *c = g->C + j;
+#define P(q) (g->alpha * g->A[(q) * g->sa1]), b[(q) * g->sb0]
+#define PAIR(i, q) fmaf(P(i), (g->alpha * g->A[(q) * g->sa1]) * b[(q) * g->sb0])
+        float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+        int64_t k = 0;
+        if (j < main)
+            for (; k + 8 <= K; k += 8) {
+                float t = fmaf(P(k + 6), acc);
+                t = fmaf(P(k + 4), t);
+                t = t + PAIR(k + 5, k + 7);
+                acc = t + (PAIR(k, k + 2) + PAIR(k + 1, k + 3));
+            }
+#undef PAIR
+        for (; k < K; k++) acc = fmaf(P(k), acc);
+#undef P
+        *c = acc;
+    }
+}
+
+/* C = A b with one column (N == 1, C contiguous) is the row C^T = b^T A^T: the gemv forms above with
+ * A and B's roles swapped. Runs MKL's gemv 'T' or 'N' on the AVX-512 path where modelled (1), else 0. */
+static int mkl_avx512_gemv_any(const sgemm_t *g) {
+    sgemm_t s = *g;
+    if (g->N == 1 && g->M >= 2 && g->ldc == 1) {
+        if (g->threads > 1 && !g->batched) return 0; /* cut otherwise between 2 threads: not modelled */
+        s.M = 1;
+        s.N = g->M;
+        s.A = g->B;
+        s.sa0 = g->sb1;
+        s.sa1 = g->sb0;
+        s.B = g->A;
+        s.sb0 = g->sa1;
+        s.sb1 = g->sa0;
+        s.tb = !g->ta;
+    }
+    s.ta = 0; /* a vector (M == 1) whichever way stored */
+    if (mkl_avx512_gemv_modelled(&s))
+        mkl_avx512_gemv(&s);
+    else if (mkl_avx512_gemv_n_modelled(&s))
+        mkl_avx512_gemv_n(&s);
+    else
+        return 0;
+    return 1;
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
@@ -1521,10 +1588,7 @@ static void mkl_sgemm(const sgemm_t *g) {
         mkl_avx512_sgemm(g);
         return;
     }
-    if (g->avx512 && mkl_avx512_gemv_modelled(g)) {
-        mkl_avx512_gemv(g);
-        return;
-    }
+    if (g->avx512 && mkl_avx512_gemv_any(g)) return;
     if (g->avx2 && mkl_avx2_modelled(g)) {
         mkl_avx2_run(g);
         return;
