@@ -59,8 +59,8 @@ PARTLY_MODELLED_BLAS = {
     "mklavx512": (
         "sgemm and gemv on 1 thread and at::bmm's items modelled where measured on an Intel Xeon (csrc/mkl_sgemm.h "
         "mkl_avx512_sgemm, mkl_avx512_gemv_any), and VML's exp, log and tanh (csrc/vmath.h mkl_avx512_vml_*) and "
-        "sqrt (csrc/optim.c vml_sqrt_z0, from VRSQRT14PS); A and B both transposed with M < 8, and a plain sgemm "
-        "on more threads (but gemv 'T' on 2) are not"
+        "sqrt (csrc/optim.c vml_sqrt_z0, from VRSQRT14PS), and on 2 threads where measured (mkl_avx512_two_threads); "
+        "A and B both transposed with M < 8, the rest of 2 threads and more threads are not"
     ),
 }
 

@@ -66,6 +66,7 @@ typedef struct {
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
     int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
     int64_t item_m, item_n;      /* a part's item's M and N (the AVX-512 path's K blocks follow them) */
+    int k_part;                  /* one thread's part of K (the AVX-512 path: K blocks of 384 from its start) */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
@@ -1351,15 +1352,19 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   decided by the item's M and N (item_m, item_n; 1,080 products at 3 and 4 threads).
  * M or N == 1 is MKL's gemv (mkl_avx512_gemv_any, below), except a batch item with M == 1 and A
  *   stored transposed (the chain) or N == 1 (the dot kernel's rules, N <= 2).
- * Not modelled (the generic path's kernels run, so their bits are known gaps): more than one thread
- * on a plain sgemm (MKL cuts K between threads for K >= 769; the gemv forms: see there), A and B both
+ * Not modelled (the generic path's kernels run, so their bits are known gaps): a plain sgemm on 3 or
+ * more threads, and on 2 outside mkl_avx512_two_threads (below; the gemv forms: see there), A and B both
  * stored transposed with M < 8 (k summed in groups of 4), alpha other than a power of two on a part
  * of a batched item, a batch item of one row and one column with A not transposed. */
 #define MKL_AVX512_KMAX 384
 #define MKL_AVX512_WIDE 192
 
+static int mkl_avx512_two_threads(const sgemm_t *g);
+
 static int mkl_avx512_modelled(const sgemm_t *g) {
-    if ((g->threads > 1 && !g->batched && !g->part) || (g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
+    const int plain = !g->batched && !g->part;
+    if (plain && g->threads > 1 && !(g->threads == 2 && mkl_avx512_two_threads(g) == 1)) return 0;
+    if ((g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
     if (g->tb && g->ta && g->M < 8) return 0;
     int e;
     const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
@@ -1368,6 +1373,7 @@ static int mkl_avx512_modelled(const sgemm_t *g) {
 
 /* The end of the K block starting at k0 (above). */
 static int mkl_avx512_wide(const sgemm_t *g) {
+    if (g->k_part) return 1;
     const int64_t M = g->part ? g->item_m : g->M, N = g->part ? g->item_n : g->N;
     return N >= MKL_AVX512_WIDE && (g->tb || M >= MKL_AVX512_WIDE);
 }
@@ -1581,11 +1587,50 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
     return 1;
 }
 
+/* A plain sgemm on 2 threads (measured on the Xeon's two cores): 1 where the one-thread model holds
+ * (K <= 768, or M*N*K < 196,608: whatever rows or columns MKL gives each thread, every element's sum
+ * is the same); 2 where MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K blocks of
+ * 384 from its start (what is left above 768; else one block or two halves), the second part's sums
+ * added to the first's (from beta*C): K >= 769, M*N*K >= 196,608, M*N <= 16,384 (K 769 to 3,000
+ * measured); 0 elsewhere (not modelled: larger M*N, where MKL cuts C or K by rules not fitted; B
+ * stored transposed with M < 16, MKL's dot kernel; alpha other than a power of two). */
+static int mkl_avx512_two_threads(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    int e;
+    if ((g->tb && !g->ta && M < 16) || fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
+    if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
+    return M * N <= 16384 && K <= 3000 ? 2 : 0;
+}
+
+static void mkl_avx512_k_cut(const sgemm_t *g) {
+    const int64_t kc = (g->K + 1) / 2;
+    sgemm_t s0 = *g, s1 = *g;
+    s0.K = kc;
+    s1.K = g->K - kc;
+    s1.A = g->A + kc * g->sa1;
+    s1.B = g->B + kc * g->sb0;
+    s1.beta = 0.0f;
+    s0.k_part = s1.k_part = 1;
+    float *t = malloc(sizeof(float) * g->M * g->N);
+    if (!t) abort();
+    s1.C = t;
+    s1.ldc = g->N;
+    mkl_avx512_sgemm(&s0);
+    mkl_avx512_sgemm(&s1);
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
+    free(t);
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
     if (g->avx512 && mkl_avx512_modelled(g)) {
         mkl_avx512_sgemm(g);
+        return;
+    }
+    if (g->avx512 && g->threads == 2 && !g->batched && !g->part && M >= 2 && N >= 2 && mkl_avx512_two_threads(g) == 2) {
+        mkl_avx512_k_cut(g);
         return;
     }
     if (g->avx512 && mkl_avx512_gemv_any(g)) return;
