@@ -1593,11 +1593,14 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
  * 384 from its start (what is left above 768; else one block or two halves), the second part's sums
  * added to the first's (from beta*C): K >= 769, M*N*K >= 196,608, M*N <= 16,384 (K 769 to 3,000
  * measured); 0 elsewhere (not modelled: larger M*N, where MKL cuts C or K by rules not fitted; B
- * stored transposed with M < 16, MKL's dot kernel; alpha other than a power of two). */
+ * stored transposed with 4 <= M < 16 and K >= 24 M, MKL's dot kernel, cut otherwise; alpha other than
+ * a power of two, placed by each thread's part). B stored transposed with M <= 3, or K < 24 M: whole
+ * (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
 static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     int e;
-    if ((g->tb && !g->ta && M < 16) || fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
+    if (fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
+    if (g->tb && !g->ta && M < 16) return M <= 3 || K < 24 * M; /* MKL's dot kernel: whole, else not fitted */
     if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
     return M * N <= 16384 && K <= 3000 ? 2 : 0;
 }
