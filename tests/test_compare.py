@@ -248,9 +248,23 @@ def test_runs_of_different_lengths_are_an_input_error(tiny):
 
 def test_runs_of_different_batches_are_refused(tiny):
     other = copy.deepcopy(tiny)
-    other.attrs["input_digest"] = "0" * 64
+    other.run.steps[7].x = other.run.steps[7].x.copy()
+    other.run.steps[7].x.flat[0] += 1
     with pytest.raises(ParityError, match="different configs or batches"):
         diff_nanogpt(tiny, other)
+    other = copy.deepcopy(tiny)
+    other.attrs["config"] = {**tiny.config, "seed": tiny.config["seed"] + 1}
+    with pytest.raises(ParityError, match="different configs or batches"):
+        diff_nanogpt(tiny, other)
+
+
+def test_runs_that_keep_other_steps_in_full_compare(tiny):
+    """full_steps decides what a fixture stores, not what was trained: a digests-only run and one that
+    kept steps in full are the same training (their stored input digests differ)."""
+    other = copy.deepcopy(tiny)
+    other.attrs["config"] = {**tiny.config, "full_steps": [] if tiny.config.get("full_steps") else [1]}
+    other.attrs["input_digest"] = "0" * 64
+    assert diff_nanogpt(tiny, other).identical_steps == len(tiny.run.steps)
 
 
 def test_names_with_a_slash_are_refused(tmp_path):

@@ -239,7 +239,12 @@ def _step_diff(ra: StepRecord, rb: StepRecord, names: list[str]) -> StepDiff:
 
 
 def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
-    if a.attrs["input_digest"] != b.attrs["input_digest"]:
+    if len(a.run.steps) != len(b.run.steps):
+        raise ParityError(
+            f"{a.path} has {len(a.run.steps)} training steps and {b.path} {len(b.run.steps)}: runs of different "
+            "lengths are not comparable"
+        )
+    if a.training_digest != b.training_digest:
         raise ParityError(
             f"{b.path} and {a.path} were trained from different configs or batches (input digests differ)"
         )
@@ -256,11 +261,6 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
     if not init_identical:
         i = int(np.flatnonzero((a.run.init_digests != b.run.init_digests).any(axis=1))[0])
         first = Divergence(0, "init", names[i], f"initial weights of {names[i]} differ")
-    if len(a.run.steps) != len(b.run.steps):
-        raise ParityError(
-            f"{a.path} has {len(a.run.steps)} training steps and {b.path} {len(b.run.steps)}: runs of different "
-            "lengths are not comparable"
-        )
     steps = [_step_diff(ra, rb, names) for ra, rb in zip(a.run.steps, b.run.steps, strict=True)]
     if first is None:
         first = next((s.first for s in steps if s.first is not None), None)

@@ -62,6 +62,9 @@ _STEP_TENSORS = (
 )
 
 
+STORAGE_ONLY = ("full_steps",)  # config keys that decide what is stored, not what is trained
+
+
 @dataclass
 class StepRecord:
     step: int
@@ -116,6 +119,13 @@ class NanoGPTFixture:
     @property
     def config(self) -> dict[str, Any]:
         return self.attrs.get("config", {})
+
+    @property
+    def training_digest(self) -> str:
+        """The input digest without what only decides what the fixture stores (``full_steps``): equal
+        for two runs of the same training whichever steps each kept in full."""
+        config = {k: v for k, v in self.config.items() if k not in STORAGE_ONLY}
+        return input_digest_of(config, [(tensor_digest(rec.x), tensor_digest(rec.y)) for rec in self.run.steps])
 
 
 def step_group(step: int) -> str:

@@ -280,7 +280,7 @@ def release_changes(configs: list[Config], ops: list[str]) -> list[dict[str, Any
                 changed.append({"op": op, "max_ulp": ulp, "scaled_ulp": round(scaled, 4), "change": change})
             nanogpt = {}
             for name in sorted(set(a.nanogpt) & set(b.nanogpt)):
-                if a.nanogpt[name].attrs["input_digest"] == b.nanogpt[name].attrs["input_digest"]:
+                if a.nanogpt[name].training_digest == b.nanogpt[name].training_digest:
                     d = diff_nanogpt(a.nanogpt[name], b.nanogpt[name])
                     nanogpt[name] = {"identical_steps": d.identical_steps, "steps": len(d.steps)}
             out.append(
