@@ -1506,7 +1506,7 @@ static float mkl_avx512_gemv_dot(const sgemm_t *g, const float *b, int64_t j, in
     }
     const int64_t whole = 1 + (K - 1) / 16 * 16;
     lane[0] = a[0] * b[0];
-    for (int64_t k = 1; k < whole; k++) lane[(k - 1) % 16] = fmaf(a[k * g->sa1], b[k * g->sb0], lane[(k - 1) % 16]);
+    mkl_avx512_lanes(g, a, b, 1, whole, 0, lane);
     const float s = mkl_avx512_halves(lane);
     if (whole == K) return s;
     float t[16] = {s};
