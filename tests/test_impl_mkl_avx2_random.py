@@ -2,7 +2,7 @@
 which products take the wide form (every layout and batch item, thresholds 56 with B stored transposed
 and 72 with B row-major), the wide form's edge lanes over whole steps of 4, alpha (flash attention's
 scale) on each kernel, the narrow kernel's row chunks with B stored transposed, at::bmm's items of
-one column (the same kernel; 1 and 4 threads). Each product's
+one column (the same kernel; 1 and 4 threads), the dot kernel of two and three columns. Each product's
 operands come from a seeded NumPy generator; the digests are of torch 2.13.0's bits under
 ``qemu-x86_64 -cpu Haswell-v4`` (one thread unless given, ATEN_CPU_CAPABILITY=avx2), and ``before`` is the digest
 the model gave before these rules (None where it already agreed): so each check depends on the rule
@@ -67,6 +67,25 @@ COLUMN_ITEMS = (
     ),  # fewer items than threads: each item cut into parts
     ("ta", 3, 61, 1, 700, 4, "a7fce2bbf694a006", "ca3a2d55f9c732ab"),
 )
+# MKL's dot kernel (A row-major, B stored transposed, N == 2 below 16 rows, N == 3 below 11) and the
+# shapes beside it that take the tiles, as PRODUCTS (operands from seed 500 + index); the same digests
+# on an Intel Xeon (MKL_ENABLE_INSTRUCTIONS=AVX2) as under emulation
+DOT_ROWS = (
+    ("tb", 0, 2, 2, 40, "65e9e40a8fda26e0", "4f43788cc90ddfca"),  # a pair of rows, 4 lanes over k 32..39
+    ("tb", 0, 3, 2, 47, "a7634ccb5f63cddf", "33a116e2e81958bc"),  # an odd last row: no 4-lane step
+    ("tb", 0, 15, 2, 300, "7eff71f2c8bc9b12", "52c1495b263d8c90"),  # N == 2 up to 15 rows
+    ("tb", 0, 10, 3, 97, "57800c7d7f502145", "c173432a5adf68bc"),  # N == 3 up to 10 rows
+    ("tb", 0, 7, 3, 1000, "bd9c801f3818f39a", "5a8dbdd8186e821d"),  # no K blocks
+    ("tb", 0, 11, 3, 97, "c6ea6c82c4cde628", "da07b4759b3c6223"),  # 11 rows of 3: the tiles
+    ("tb", 0, 16, 2, 100, "4053bbbfb1908a2b", None),  # 16 rows of 2: the tiles
+    ("tt", 0, 5, 2, 60, "dcc2df9d3768bdef", "bfeea7e0b908cb0d"),  # A transposed: the tiles
+)
+# addmm on the dot kernel (alpha 0.5 on the sum, beta 1) and K == 1 (the tiles' single fma), as DOT_ROWS
+# plus alpha and beta (operands from seed 600 + index, C from a generator of its own with that seed)
+DOT_ROWS_ADDMM = (
+    ("tb", 5, 3, 200, 0.5, 1.0, "f78510474aa30d06", "4f3842847be5c90a"),
+    ("tb", 4, 2, 1, 1.0, 1.0, "a9b1bcf271fc1c77", "2221c1639dc196e7"),
+)
 # causal sdpa (B, H, L, D): out, grad_q, grad_k, grad_v; the scale 1/sqrt(D) is no power of two
 SDPA = (
     # grad_k's products (121 x 80, A transposed) take the wide form: alpha on B's elements
@@ -118,6 +137,24 @@ def test_batch_items_of_one_column_not_found_are_refused():
             linalg.bmm(*operands("tb", 2, m, 1, 300, seed=1), PROFILE)
     linalg.bmm(*operands("tb", 2, 16, 1, 100, seed=1), PROFILE)
     linalg.bmm(*operands("tt", 2, 10, 1, 100, seed=1), PROFILE)
+
+
+@pytest.mark.parametrize("index", range(len(DOT_ROWS)), ids=[f"{p[0]}-{p[2]}x{p[3]}x{p[4]}" for p in DOT_ROWS])
+def test_dot_kernel_of_two_and_three_columns(index: int):
+    layout, items, m, n, k, torch_bits, before = DOT_ROWS[index]
+    c = linalg.mm(*operands(layout, items, m, n, k, seed=500 + index), PROFILE)
+    assert digest(c) == torch_bits
+    assert before != torch_bits
+
+
+@pytest.mark.parametrize("index", range(len(DOT_ROWS_ADDMM)), ids=[f"{p[1]}x{p[2]}x{p[3]}" for p in DOT_ROWS_ADDMM])
+def test_dot_kernel_alpha_beta_and_k1(index: int):
+    layout, m, n, k, alpha, beta, torch_bits, before = DOT_ROWS_ADDMM[index]
+    a, b = operands(layout, 0, m, n, k, seed=600 + index)
+    c = np.random.default_rng(600 + index).standard_normal((m, n)).astype(np.float32)
+    out = linalg.addmm(c, a, b, PROFILE, alpha=alpha, beta=beta)
+    assert digest(out) == torch_bits
+    assert before != torch_bits
 
 
 @pytest.mark.parametrize("index", range(len(SDPA)), ids=["x".join(map(str, s)) for s, _ in SDPA])

@@ -466,8 +466,7 @@ static void mkl_gemv_n(const sgemm_t *g) {
  *
  * MKL's "Intel(R) AVX2 enabled processors" path (what a GenuineIntel CPU with AVX2 and FMA gets;
  * measured under QEMU's Haswell-v4 model, MKL 2024.2, one thread, docs/impl/kernels.md "MKL's
- * Intel AVX2 path"), in torch's row-major terms, for M >= 2 and N >= 2 (except B stored
- * transposed with N < 4 and M < 12, and the gemv shapes, not measured: mkl_avx2_modelled), and for
+ * Intel AVX2 path"), in torch's row-major terms, for M >= 2 and N >= 2 (the gemv shapes: below), and for
  * at::bmm's items of one column (N = 1; not A row-major with B transposed below 16 rows):
  *   C's rows are cut into chunks (mkl_avx2_chunk_end), each with its own row edge.
  *   K is cut into blocks of at most kmax = 256 (A row-major) or 96 (A stored transposed): while
@@ -482,6 +481,8 @@ static void mkl_gemv_n(const sgemm_t *g) {
  *   c = t of the first block (beta = 0) or beta*C + t, then c = c + t for each further block;
  *   K == 1 with beta = 1: c = fmaf(a, b, C), one rounding.
  *   alpha != 1 (flash attention's scale): each block's sum times alpha, rounded, then added.
+ * A row-major with B stored transposed, N == 2 with M < 16 or N == 3 with M < 11: MKL's dot kernel
+ * (mkl_avx2_dot_rows, below), not the tiles.
  * M and N both 56 or more with B stored transposed, both 72 or more with B row-major (any layout of
  * A, plain sgemm or batch item): other blocks and edges, the "wide" form (mkl_avx2_wide,
  * mkl_avx2_block_end, mkl_avx2_form), its lanes over whole steps of 4 (the rest chained onto their
@@ -495,13 +496,13 @@ static void mkl_gemv_n(const sgemm_t *g) {
 enum { AVX2_CHAIN = 0, AVX2_LANES_FUSED = 1, AVX2_LANES_UNFUSED = 2, AVX2_LANES_BY4 = 3 };
 enum { AVX2_NARROW = 1, AVX2_WIDE = 2 }; /* the 6 x 16 tile's kernel; the wide form's (mkl_avx2_wide) */
 
-/* The shapes this model is measured for: M, N >= 2, except B stored transposed with N < 4, M < 12. */
+/* The shapes this model is measured for: M, N >= 2. */
 static int mkl_avx2_modelled(const sgemm_t *g) {
     /* an item of MKL's batched gemm with one column (at::bmm, N == 1, M >= 2) takes the same kernel
      * (measured: 620 random batches, 1 and 4 threads), except A row-major with B stored transposed
      * below 16 rows (29 of 29 differ; linalg refuses them) */
     if (g->batched && g->N == 1 && g->M >= 2) return !(!g->ta && g->tb && g->M < 16);
-    return g->M >= 2 && g->N >= 2 && !(g->tb && g->N < 4 && g->M < 12);
+    return g->M >= 2 && g->N >= 2;
 }
 
 /* The start of the block after the one starting at k0 (blocks of mkl_avx2_sgemm). */
@@ -650,7 +651,75 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
     *c = acc;
 }
 
+/* MKL's dot kernel on this path: A row-major and B stored transposed with N == 2 and M < 16, or N == 3
+ * and M < 11 (measured: M 2 to 16, N 2 and 3, K 1 to 1,176, with alpha and beta; A transposed, N == 2
+ * with M >= 16, and N == 3 with M >= 11 take the tiles above). Rows go in pairs (the last of an odd M alone), each
+ * element (i, j) one dot product of row i of A and row j of B^T:
+ *   k16 = K rounded down to 16: vectors of 8 products (k = 8v .. 8v + 7), into 8 lanes:
+ *     the first row of a pair and a last single row: two accumulators, vector v into acc[v % 2],
+ *     fused, lane l = acc0[l] + acc1[l]; the second row of a pair: one accumulator, each product
+ *     rounded, then added;
+ *   s = the 8 lanes by halves: q_l = lane_l + lane_(l+4), (q0 + q2) + (q1 + q3) (0 when k16 == 0);
+ *   a pair's rows, when 8 or more of K are left: 4 lanes over the next 8 products, s in lane 0 first
+ *     (lane l: products k16 + l and k16 + 4 + l, each rounded, then added), s = (l0 + l2) + (l1 + l3);
+ *   the rest one by one, each product rounded, then added to s;
+ *   c = alpha * s (rounded) + beta * C. */
+static int mkl_avx2_dot_rows_form(const sgemm_t *g) {
+    return g->K > 1 && !g->ta && g->tb && (g->N == 2 ? g->M < 16 : g->N == 3 && g->M < 11);
+}
+
+static float mkl_avx2_dot_row(const sgemm_t *g, int64_t i, int64_t j, int cls) {
+    enum { PAIR_FIRST = 0, PAIR_SECOND = 1, SINGLE = 2 };
+    const int64_t K = g->K, k16 = K / 16 * 16;
+    const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
+    float acc[2][8] = {{0.0f}};
+    for (int64_t v = 0; v < k16 / 8; v++)
+        for (int l = 0; l < 8; l++) {
+            const int64_t k = 8 * v + l;
+            if (cls == PAIR_SECOND) {
+                const float p = a[k * g->sa1] * b[k * g->sb0];
+                acc[0][l] = acc[0][l] + p;
+            } else {
+                acc[v % 2][l] = fmaf(a[k * g->sa1], b[k * g->sb0], acc[v % 2][l]);
+            }
+        }
+    float lane[8], q[4];
+    for (int l = 0; l < 8; l++) lane[l] = cls == PAIR_SECOND ? acc[0][l] : acc[0][l] + acc[1][l];
+    for (int l = 0; l < 4; l++) q[l] = lane[l] + lane[l + 4];
+    float s = (q[0] + q[2]) + (q[1] + q[3]);
+    int64_t k = k16;
+    if (K - k16 >= 8 && cls != SINGLE) {
+        float t[4] = {s, 0.0f, 0.0f, 0.0f};
+        for (int64_t kk = k16; kk < k16 + 8; kk++) {
+            const float p = a[kk * g->sa1] * b[kk * g->sb0];
+            t[(kk - k16) % 4] = t[(kk - k16) % 4] + p;
+        }
+        s = (t[0] + t[2]) + (t[1] + t[3]);
+        k += 8;
+    }
+    for (; k < K; k++) {
+        const float p = a[k * g->sa1] * b[k * g->sb0];
+        s = s + p;
+    }
+    return s;
+}
+
+static void mkl_avx2_dot_rows(const sgemm_t *g) {
+    for (int64_t i = 0; i < g->M; i++) {
+        const int cls = g->M % 2 == 1 && i == g->M - 1 ? 2 : (int)(i % 2);
+        for (int64_t j = 0; j < g->N; j++) {
+            float *c = g->C + i * g->ldc + j, s = mkl_avx2_dot_row(g, i, j, cls);
+            if (g->alpha != 1.0f) s = g->alpha * s;
+            *c = g->beta != 0.0f ? g->beta * *c + s : s;
+        }
+    }
+}
+
 static void mkl_avx2_sgemm(const sgemm_t *g) {
+    if (mkl_avx2_dot_rows_form(g)) {
+        mkl_avx2_dot_rows(g);
+        return;
+    }
     const int64_t kmax = g->ta ? MKL_AVX2_KMAX_TA : MKL_AVX2_KMAX;
     for (int64_t r0 = 0; r0 < g->M;) {
         const int64_t r1 = mkl_avx2_chunk_end(g, r0), mt = (r1 - r0) % MKL_AVX2_MR;
