@@ -27,6 +27,13 @@ PRODUCTS = (
     (4, 152, 417, 422, 0, 1, 1, 210104, "605449c9d896e8a0", "1e4db649d3f4c3d7"),  # 4 column parts of round(N/4)
     (4, 64, 180, 120, 0, 1, 1, 310107, "f288deccdf65241e", "c1b4f0ad23169917"),  # M = 64: narrow, rows at 32
     (4, 31, 51, 50, 0, 1, 0, 310149, "0d6b273abdafaee6", "ee85332a8c891c44"),  # M*N*K = 79,050: cut
+    # K long on 2 threads (the same digests on an Intel Xeon with MKL_ENABLE_INSTRUCTIONS=AVX2):
+    (2, 100, 64, 800, 0, 0, 0, 220001, "4e58cf337973bc5c", "2f4a706689c1acd7"),  # K cut at 400, each wide
+    (2, 200, 64, 906, 0, 1, 0, 220002, "c17fe4603b5ef35b", "a6ca2c394a9b2b09"),  # K = N + 3M + 242: K cut
+    (2, 200, 64, 905, 0, 1, 0, 220003, "bbf677b80d616513", "5d63870faea72256"),  # one less: C cut, wide
+    (2, 64, 200, 650, 1, 0, 1, 220004, "39ead59bc5fabed2", "0976ba468857b2d5"),  # N > 128, M > 32: below 756
+    (2, 160, 64, 780, 0, 0, 1, 220005, "b2210489d3aa82bc", "de1b31b59a78e26c"),  # rows cut, wide from K = 756
+    (2, 40, 16, 1500, 0, 1, 0, 220006, "2e47226a9cb9d18f", "f84817fb48a66ada"),  # N < 24: no K cut, wide
 )  # fmt: skip
 
 

@@ -795,6 +795,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     multiple of 16 changes no bit of the narrow kernel);
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
  *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
+ *   T = 2, K >= 756: the wide form in every part, or K cut between the threads (mkl_avx2_k_cut);
  *   T = 3: N <= 64, or N <= 128 with M >= 48: 3 row parts of ceil(M/3), each part's own one-thread
  *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model); else
  *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
@@ -807,6 +808,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
 #define MKL_AVX2_MIN_SPLIT 100000
 #define MKL_AVX2_MIN_SPLIT_2 96000
 #define MKL_AVX2_MIN_SPLIT_4 64000
+#define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
 
 static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
@@ -885,11 +887,47 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         mkl_avx2_split4(g, p);
     else
         mkl_avx2_split2(g, p);
+    if (T == 2 && g->K >= MKL_AVX2_K_WIDE_2) p->kernel = AVX2_WIDE; /* K long: the wide form in every part */
     return 1;
+}
+
+/* 2 threads, K long against C (measured on an Intel Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2, the same bits
+ * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K >= 96,000, N >= 24 and
+ * K >= N + 3M + 242, and K >= 756 unless N > 128 and M > 32. Each thread's part of K is the wide form
+ * whole (its K blocks from the part's own start), part 0 onto C, part 1's sum added last. */
+static int mkl_avx2_k_cut(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24) return 0;
+    return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && M > 32));
+}
+
+static void mkl_avx2_run_k_cut(const sgemm_t *g) {
+    const int64_t kc = (g->K + 1) / 2;
+    sgemm_t s0 = *g, s1 = *g;
+    s0.threads = s1.threads = 1;
+    s0.avx2_kernel = s1.avx2_kernel = AVX2_WIDE;
+    s0.K = kc;
+    s1.K = g->K - kc;
+    s1.A = g->A + kc * g->sa1;
+    s1.B = g->B + kc * g->sb0;
+    s1.beta = 0.0f;
+    float *t = malloc(sizeof(float) * g->M * g->N);
+    if (!t) abort();
+    s1.C = t;
+    s1.ldc = g->N;
+    mkl_avx2_sgemm(&s0);
+    mkl_avx2_sgemm(&s1);
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
+    free(t);
 }
 
 static void mkl_avx2_run(const sgemm_t *g) {
     avx2_split_t p;
+    if (mkl_avx2_k_cut(g)) {
+        mkl_avx2_run_k_cut(g);
+        return;
+    }
     if (!mkl_avx2_split(g, &p)) { /* whole: the one-thread choice of kernel, inside an OpenMP region too */
         sgemm_t s = *g;
         s.avx2_kernel = 0;
