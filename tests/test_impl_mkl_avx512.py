@@ -195,6 +195,68 @@ def test_gemv_is_the_xeons() -> None:
     assert digest(linalg.mm(a, b.T, profile), 64) != GEMV_2_THREADS  # one thread: one part, other bits
 
 
+# gemv on 2 threads: (kind, outputs, K) -> SHA-256 of torch's bits on the Xeon, operands from
+# gemv_operands with seed 17 in this order; "n": x (1, K) @ W (K, R) (gemv 'N'), "n+c": addmm of it with a
+# row C, "col": A (R, K) @ b (K, 1) (gemv 'T' of the transposed row), "colT": the same with A stored
+# transposed (gemv 'N'); each with whether the bits differ from one thread's (a cut of K, or of the
+# outputs where that changes a bit)
+GEMV_N_2_THREADS = {
+    ("n", 100, 300, True): "ecf2e3cecb70cc79b596d8b434d48fd1a0b96394584bdd2c8493e36079dd59f6",
+    ("n", 40, 255, False): "cc6f91295eccaef6ec5bc4852ea701b89c5fd44672eec900fdd176f7e3a174b2",  # K < 256: whole
+    (
+        "n",
+        55,
+        999,
+        False,
+    ): "252b272a0c6e19f09a4b5b0451227dc5ace24a579b61c41d79e72337305caeb8",  # 41 <= N <= 69: whole below K = 1,000
+    ("n", 55, 1000, True): "ee96948e8a66bfdabdfbf6757a9d577c8f44ca3af1e953fa781f87be5ef863a1",
+    ("n", 1001, 300, True): "146a700e271606e7e668cb5d3a0a06f7f125200108b6a908359222c45e084b76",
+    (
+        "n",
+        1002,
+        300,
+        False,
+    ): "5d5545cb50c37996724732c6d47a9743c3a1914a311d7377971f5dd83b4c77d3",  # more than 1,001 outputs: whole
+    (
+        "n+c",
+        75,
+        890,
+        True,
+    ): "859d7e1fb17ad2b960bd589ee8fa1a701ce6170ab74547ce228302d1e95baecc",  # c = C + (part 0 + part 1)
+    (
+        "col",
+        100,
+        300,
+        True,
+    ): "5ba663179a8577b8510c194bf56a9966fafd4879e078f70b4e7543f646c86398",  # gemv 'T': outputs cut at 50
+    ("colT", 100, 300, True): "91b3d312970f182e50de64f8da36af046de1abc55ff8301d659136ff412e95ac",
+}
+
+
+def gemv_operands(
+    kind: str, r: int, k: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    if kind in ("n", "n+c"):
+        x = rng.standard_normal((1, k)).astype(np.float32)
+        w = rng.standard_normal((k, r)).astype(np.float32)
+        return x, w, rng.standard_normal((1, r)).astype(np.float32) if kind == "n+c" else None
+    a = rng.standard_normal((k, r) if kind == "colT" else (r, k)).astype(np.float32)
+    return (a.T if kind == "colT" else a), rng.standard_normal((k, 1)).astype(np.float32), None
+
+
+def test_gemv_n_and_columns_on_two_threads_are_the_xeons() -> None:
+    """On 2 threads MKL's gemv 'N' cuts K at ceil(K/2) from K = 256 (csrc/mkl_sgemm.h
+    mkl_avx512_gemv_n_k_cut) for up to 1,001 outputs, except 41 to 69 outputs below K = 1,000; a
+    column product takes the gemv of its transposed row on 2 threads too."""
+    two, one = (profile_for_platform(f"linux-x86_64-avx512-mklavx512-t{t}") for t in (2, 1))
+    rng = np.random.default_rng(17)
+    for (kind, r, k, cut), want in GEMV_N_2_THREADS.items():
+        a, b, c = gemv_operands(kind, r, k, rng)
+        got = {t: linalg.addmm(c, a, b, p) if c is not None else linalg.mm(a, b, p) for t, p in ((2, two), (1, one))}
+        assert digest(got[2], 64) == want, (kind, r, k)
+        assert (digest(got[1], 64) != want) == cut, (kind, r, k)
+
+
 # SHA-256 of torch.exp's, torch.log's and torch.tanh's bits (little-endian uint32) for every 997th bit
 # pattern from 13 (4,307,891 inputs of every class: each kernel's fallback inputs among them, exp's
 # |x| >= 87.3365, log's subnormals, x above 2^126, zeros and negatives, tanh's +-1 above 2^127 * 1.25,

@@ -1639,13 +1639,48 @@ static void mkl_avx512_gemv(const sgemm_t *g) {
  * t + fma(p5, p7) and + (fma(p0, p2) + fma(p1, p3)) (fma(pi, pj): pj rounded, pi fused onto it; p the
  * block's products); the last K % 8 products fused onto the sum in k order. The last N % 16 outputs:
  * one fused chain in k order. 960 products (N 2 to 257, K 3 to 3,000, operands at offsets, alpha 0.125
- * and 0.3, beta 0 and 1) bit-exact on one thread; on 2 threads MKL cuts K in two for some shapes (K =
- * 257: at 129 with N = 2, 5, 257, not with N = 64): not modelled. */
+ * and 0.3, beta 0 and 1) bit-exact on one thread. On 2 threads (mkl_avx512_gemv_n_k_cut) MKL cuts K at
+ * ceil(K/2) from K = 256 for N up to 1,001, except N = 41 to 69 below K = 1,000: each part the form above
+ * from its own start and from 0, c = beta*C + (part 0 + part 1); elsewhere whole (a cut of the outputs
+ * at a multiple of 16 changes no bit). */
 static int mkl_avx512_gemv_n_modelled(const sgemm_t *g) {
-    return g->M == 1 && !g->tb && !g->ta && g->N >= 2 && g->K > 0 && (g->threads == 1 || g->batched);
+    return g->M == 1 && !g->tb && !g->ta && g->N >= 2 && g->K > 0 && (g->threads <= 2 || g->batched);
 }
 
+static int mkl_avx512_gemv_n_k_cut(const sgemm_t *g) {
+    const int64_t N = g->N, K = g->K;
+    if (g->threads != 2 || g->batched || K < 256 || N > 1001) return 0;
+    return !(N >= 41 && N <= 69 && K < 1000);
+}
+
+static void mkl_avx512_gemv_n_whole(const sgemm_t *g);
+
 static void mkl_avx512_gemv_n(const sgemm_t *g) {
+    if (!mkl_avx512_gemv_n_k_cut(g)) {
+        mkl_avx512_gemv_n_whole(g);
+        return;
+    }
+    const int64_t kc = (g->K + 1) / 2;
+    sgemm_t s0 = *g, s1 = *g;
+    s0.K = kc;
+    s1.K = g->K - kc;
+    s1.A = g->A + kc * g->sa1;
+    s1.B = g->B + kc * g->sb0;
+    s0.beta = s1.beta = 0.0f;
+    float *t = malloc(sizeof(float) * 2 * g->N);
+    if (!t) abort();
+    s0.C = t;
+    s1.C = t + g->N;
+    mkl_avx512_gemv_n_whole(&s0);
+    mkl_avx512_gemv_n_whole(&s1);
+    for (int64_t j = 0; j < g->N; j++) {
+        const float sum = t[j] + t[g->N + j];
+        g->C[j] = g->beta != 0.0f ? g->beta * g->C[j] + sum : sum;
+    }
+    free(t);
+}
+
+static void mkl_avx512_gemv_n_whole(const sgemm_t *g) {
     const int64_t K = g->K, main = g->N - g->N % 16;
     for (int64_t j = 0; j < g->N; j++) {
         const float *b = g->B + j * g->sb1;
@@ -1673,7 +1708,7 @@ static void mkl_avx512_gemv_n(const sgemm_t *g) {
 static int mkl_avx512_gemv_any(const sgemm_t *g) {
     sgemm_t s = *g;
     if (g->N == 1 && g->M >= 2 && g->ldc == 1) {
-        if (g->threads > 1 && !g->batched) return 0; /* cut otherwise between 2 threads: not modelled */
+        if (g->threads > 2 && !g->batched) return 0; /* 3 or more threads: not measured */
         s.M = 1;
         s.N = g->M;
         s.A = g->B;
