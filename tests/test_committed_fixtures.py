@@ -11,12 +11,13 @@ from harness.platform.config import parse_platform_id
 from harness.record.torch_ops import OPS
 from harness.store import FixtureReader
 
-BUDGET_BYTES = 102 * 2**20  # the whole store: the pool and every configuration's fixture (101.08 MiB with
+BUDGET_BYTES = 103 * 2**20  # the whole store: the pool and every configuration's fixture (102.17 MiB with
 # the upstream shakespeare-char run, 1.6 MiB of it its batches, the arm64 random-case subsets, the
 # torch 2.12.1 and 2.14.1 fixtures, 1.8 MiB on x86 (their Intel op sets 0.3 MiB) and 0.5 MiB on arm64,
 # 2.13.0's avx512 at 4 and 8 threads, 5.5 MiB, the emulated Intel sets, 5.3 MiB, their nanoGPT tiny runs, 11.2 MiB, the
 # MKL_CBWR=COMPATIBLE sets, 3.8 MiB, the random cases of the model ops, 1.9 MiB, and an Intel Xeon's own
-# AVX-512 path, 5.1 MiB: its op set and nanoGPT tiny at 1 thread)
+# AVX-512 path, 5.1 MiB: its op set and nanoGPT tiny at 1 thread; the random cases of MKL's Intel paths
+# recorded on such a Xeon, 1.1 MiB: the small cases of the ops MKL computes and the impl's misses)
 PROVENANCE_KEYS = {
     "generator_version", "platform_id", "os", "arch", "isa", "threads", "capability",
     "torch_version", "torch_version_full", "torch_git_version", "torch_config", "torch_parallel_info",

@@ -167,6 +167,16 @@ def test_a_subset_of_a_random_fixture_keeps_its_draw_and_reads_back(recorded: Pa
         assert np.array_equal(arr.view(np.uint32), got.outputs[name].view(np.uint32)), name
     assert tool.main([str(recorded), "--out", str(tmp_path / "x.h5"), "--cases", "exp/no-such-case"]) == 2
     assert capsys.readouterr().err.strip().endswith("no such case in the fixture: exp/no-such-case")
+    op = full.cases[named].op  # --ops: only that op's cases within the size, the named ones whatever their op
+    other = next(key for key, rec in full.cases.items() if rec.op != op)
+    only = tmp_path / "only.h5"
+    assert tool.main([str(recorded), "--out", str(only), "--max-kib", "1e6", "--ops", op, "--cases", other]) == 0
+    part = read_op_fixture(only)
+    assert {rec.op for key, rec in part.cases.items() if key != other} == {op}
+    assert other in part.cases
+    assert len(part.cases) == 1 + sum(rec.op == op for rec in full.cases.values())
+    assert tool.main([str(recorded), "--out", str(tmp_path / "y.h5"), "--ops", "no_such_op"]) == 2
+    assert capsys.readouterr().err.strip().endswith("no case of no_such_op in the fixture")
 
 
 def test_the_subset_tool_refuses_bad_arguments_in_one_line(tmp_path: Path):

@@ -1,14 +1,15 @@
 """Write a part of a recorded random-case fixture as a fixture of its own: the regression cases kept
 in the committed store (harness/workloads/random_cases.py; the full recordings are too large).
 
-    python tools/random_subset.py FIXTURE --out FILE [--max-kib K] [--cases OP/CASE,...] [--force]
+    python tools/random_subset.py FIXTURE --out FILE [--max-kib K] [--ops OP,...] [--cases OP/CASE,...]
+        [--force]
 
-Keeps every case whose tensors (inputs and outputs) take at most K KiB (default 16), and the cases
-named by --cases whatever their size. The subset keeps the fixture's provenance, its draw
-(``random_cases``: per_group and seed) included, and adds the list of the cases it keeps
-(``random_cases.cases``, "op/case"), so a reader checks each kept case against that draw as it
-does for the full recording, and finds a case missing from the list; nothing is re-recorded or
-changed.
+Keeps every case whose tensors (inputs and outputs) take at most K KiB (default 16), of the ops
+named by --ops (default: every op), and the cases named by --cases whatever their size and op. The
+subset keeps the fixture's provenance, its draw (``random_cases``: per_group and seed) included, and
+adds the list of the cases it keeps (``random_cases.cases``, "op/case"), so a reader checks each
+kept case against that draw as it does for the full recording, and finds a case missing from the
+list; nothing is re-recorded or changed.
 """
 
 from __future__ import annotations
@@ -32,12 +33,22 @@ def case_bytes(rec: CaseRecord) -> int:
     return sum(arr.nbytes for arr in (*rec.inputs.values(), *rec.outputs.values()))
 
 
-def select(cases: dict[str, CaseRecord], max_bytes: int, named: list[str]) -> list[CaseRecord]:
-    """The cases within ``max_bytes`` and the ``named`` ones ("op/case"), in the fixture's order."""
+def select(
+    cases: dict[str, CaseRecord], max_bytes: int, named: list[str], ops: list[str] | None = None
+) -> list[CaseRecord]:
+    """The cases within ``max_bytes`` of ``ops`` (None: every op) and the ``named`` ones ("op/case"),
+    in the fixture's order."""
     missing = [key for key in named if key not in cases]
     if missing:
         raise ParityError(f"no such case in the fixture: {', '.join(missing)}")
-    return [rec for key, rec in cases.items() if key in named or case_bytes(rec) <= max_bytes]
+    absent = sorted(set(ops or ()) - {rec.op for rec in cases.values()})
+    if absent:
+        raise ParityError(f"no case of {', '.join(absent)} in the fixture")
+    return [
+        rec
+        for key, rec in cases.items()
+        if key in named or (case_bytes(rec) <= max_bytes and (ops is None or rec.op in ops))
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,7 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("fixture", type=Path)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--max-kib", type=float, default=16.0)
-    parser.add_argument("--cases", default="", help="op/case,... kept whatever their size")
+    parser.add_argument("--ops", default="", help="op,...: only these ops' cases within the size (default: all)")
+    parser.add_argument("--cases", default="", help="op/case,... kept whatever their size and op")
     parser.add_argument("--force", action="store_true")
     args = parser.parse_args(argv)
 
@@ -57,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
         if not fixture.provenance.get("random_cases"):
             raise ParityError(f"{args.fixture}: not a random-case fixture (no random_cases in its provenance)")
         named = [key.strip() for key in args.cases.split(",") if key.strip()]
-        kept = select(fixture.cases, int(args.max_kib * 1024), named)
+        ops = [op.strip() for op in args.ops.split(",") if op.strip()] or None
+        kept = select(fixture.cases, int(args.max_kib * 1024), named, ops)
         if not kept:
             raise ParityError(f"{args.fixture}: no case within {args.max_kib} KiB and none named")
         draw = {**fixture.provenance["random_cases"], "cases": [rec.key for rec in kept]}
