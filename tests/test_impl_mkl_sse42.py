@@ -195,6 +195,51 @@ def test_batched_items_are_cut_into_parts_at_eight_threads():
 # every kernel). A last q block of 4 rows: its x @ W.T products take the small kernel's lanes (alpha scales the
 # sum) and grad_q's (4 x D, K = kv length) the chain from C (alpha on A's elements); L = 33: grad_k's products
 # with K = 1 (the rank-1 update, alpha on A's elements).
+# gemv 'T' on 2 threads: (kind, outputs R, K) -> SHA-256 of torch's bits (an Intel Xeon with
+# MKL_ENABLE_INSTRUCTIONS=SSE4_2, the same under QEMU's Nehalem-v2), operands from seed 23 in this
+# order: "xwt" x (1, K) @ W.T, W (R, K); "col" A (R, K) @ b (K, 1); and whether MKL cuts the outputs
+# there (at ceil(R/2), each part its own groups of 4)
+GEMV_2_THREADS = {
+    (
+        "xwt",
+        36,
+        192,
+        True,
+    ): "24088ae0d3bd38d2a9f55df1dadd4494bc777fdbfabe89cd317714469fab7b6f",  # K >= 128 and 18 * 192 >= 2,048
+    (
+        "xwt",
+        36,
+        122,
+        False,
+    ): "812e27ab8710c47c3ddd305c3251dae305b7cfb557d3957cb60186bfb57fc091",  # K < 128 and R < 128: whole
+    ("xwt", 13, 343, True): "2a9a409e3d9ea78ef2641a0edcbfc905eb171235cd720a629f6f54c186b5735e",  # 6 * 343 = 2,058
+    ("xwt", 13, 340, False): "5b7b986db9ed72f84ab4e68185e34092cfecf65dd3639f11a6c5077fc196d4f8",  # 6 * 340 = 2,040
+    (
+        "xwt",
+        201,
+        41,
+        True,
+    ): "147cb8e50a0f2d56c818d9784d774eb248d8204713de71302a196505611ce0cb",  # R >= 128 and R * K = 8,241
+    ("xwt", 201, 40, False): "5c3553d1cb710c957e2009ab07a9d96c41686bffbbea60868893c6f6587ac2e6",  # 8,040
+    ("col", 100, 300, True): "7d82343fa6e45f082f27b3e8b1884b0c4bd6a35ae4692cf8d40a2df7f1adeb46",
+}
+
+
+def test_two_threads_cut_gemv_outputs_in_halves():
+    """mkl_sse42_gemv_cut: from R >= 128 with R*K >= 8,192, or K >= 128 with floor(R/2)*K >= 2,048."""
+    two, one = (profile_for_platform(f"linux-x86_64-baseline-mklsse42-t{t}") for t in (2, 1))
+    rng = np.random.default_rng(23)
+    for (kind, r, k, cut), want in GEMV_2_THREADS.items():
+        a = rng.standard_normal((1, k) if kind == "xwt" else (r, k)).astype(np.float32)
+        b = (
+            rng.standard_normal((r, k)).astype(np.float32).T
+            if kind == "xwt"
+            else rng.standard_normal((k, 1)).astype(np.float32)
+        )
+        assert digest(linalg.mm(a, b, two), 64) == want, (kind, r, k)
+        assert (digest(linalg.mm(a, b, one), 64) != want) == cut, (kind, r, k)
+
+
 ALPHA_SDPA = (
     ((1, 1, 68, 91), 500, 1,
      ("806152e03d013d13", "5168e944d4f01147", "74f3c25bb8a59eaf", "77bb65de93ff57bf"), "e8a29c5df59e72db"),

@@ -440,6 +440,30 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
     }
 }
 
+/* MKL's Intel SSE4.2 path on 2 threads cuts gemv 'T''s outputs at ceil(R/2), each part its own groups
+ * of 4 (measured on an Intel Xeon with MKL_ENABLE_INSTRUCTIONS=SSE4_2, bisecting the first K of the
+ * cut for R 5 to 1,001 and the first R for K 64 and 100): from R >= 128 with R*K >= 8,192, or from
+ * K >= 128 with floor(R/2)*K >= 2,048. The generic and AVX2 paths keep every output whole (their
+ * cut, if any, changes no bit). */
+static int mkl_sse42_gemv_cut(const sgemm_t *g, int64_t R) {
+    const int64_t K = g->K;
+    if (!g->sse42 || g->threads != 2 || g->batched) return 0;
+    return (R >= 128 && R * K >= 8192) || (K >= 128 && R / 2 * K >= 2048);
+}
+
+static void mkl_gemv_rows_run(const sgemm_t *g, int64_t R, const float *mat, int64_t sm, int64_t mat_off,
+                              const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
+    if (!mkl_sse42_gemv_cut(g, R)) {
+        mkl_gemv_rows(g, R, mat, sm, mat_off, vec, sv, vec_off, so);
+        return;
+    }
+    const int64_t r0 = (R + 1) / 2;
+    sgemm_t s = *g;
+    s.C = g->C + r0 * so;
+    mkl_gemv_rows(g, r0, mat, sm, mat_off, vec, sv, vec_off, so);
+    mkl_gemv_rows(&s, R - r0, mat + r0 * sm, sm, mat_off + r0 * sm, vec, sv, vec_off, so);
+}
+
 /* MKL's gemv 'N' (N == 1, A transposed): the axpy form down the column, C's alignment peel on the
  * elements before C reaches a 16-byte boundary. On the generic path, measured (random data, 1 to 40
  * products, alpha 0.3, 0.7, 1): alpha scales the vector's element, c + (alpha*b[k])*a[i,k], and with
@@ -1814,11 +1838,11 @@ static void mkl_sgemm(const sgemm_t *g) {
          * is transposed (measured: every transpose pair, strided operands, 1 to 120 products) */
         const int one = M == 1 && N == 1 && generic;
         if (N == 1 && (M > 1 || one) && !g->ta && !g->batched) {
-            mkl_gemv_rows(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
+            mkl_gemv_rows_run(g, M, g->A, g->sa0, g->a_off, g->B, g->sb0, g->b_off, g->ldc);
             return;
         }
         if (M == 1 && g->tb && !(g->batched && (g->ta || g->part)) && !one) {
-            mkl_gemv_rows(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
+            mkl_gemv_rows_run(g, N, g->B, g->sb1, g->b_off, g->A, g->sa1, g->a_off, 1);
             return;
         }
         if (N == 1 && g->ta && !g->batched) {
