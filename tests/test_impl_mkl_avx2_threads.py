@@ -84,6 +84,28 @@ SDPA = (
      ("d44877ed07b42606", "e488a2fb48462581", "d3bd740aa563b6bf", "5c1d675ddaaeb388"), "0911e65f16366e9c"),
 )  # fmt: skip
 SDPA_IDS = [f"{'x'.join(map(str, c[0]))}-t{c[2]}" for c in SDPA]
+# longer sequences on 2 threads (q blocks of 64; the same digests on an Intel Xeon and under Haswell-v4):
+# q k^T whose columns MKL would cut outside the region runs whole with the outside kernel (232: wide);
+# a last q block of one row: its gemv 'N' whole inside the region, cut along K outside it (385, one head:
+# the backward's calls), alpha on the vector's elements, and grad_k's K = 1 update fmaf(alpha*a, b, C)
+# (scale 1/sqrt(24), 1/sqrt(32)); torch's out, grad_q, grad_k, grad_v digests and the old model's
+SDPA_LONG = (
+    ((1, 2, 232, 24), 611, ("daa4289444e53be9", "6c1e8faab99b54c7", "933b07504bb082cb", "e85468a9cec04bc9"),
+     ("2174c035851da933", "6c4d15ffdf3ecf5b", "0ad6e05398898fa2", "24e1096ccd6bffd1")),
+    ((2, 3, 193, 32), 612, ("a8afa5a6f8d955ad", "027c2ea3adcc852b", "38f13a79880a70e1", "c9277a2fc353d072"),
+     ("a8afa5a6f8d955ad", "d8ff97921a24dd1f", "24525a3d50eeee66", "1eb49775a9b5e26b")),
+    ((1, 1, 385, 24), 613, ("725c11d7a8d12a0b", "7ca1b93d70216652", "f39dccb8b23f3850", "d7b420d9001c1853"),
+     ("725c11d7a8d12a0b", "6d25d760caa4af6f", "fc54667d52af38c6", "d7b420d9001c1853")),
+    ((1, 1, 385, 16), 614, ("3fe19de7ed4f8629", "c2c837ee55317689", "6ed7e156c076f7fa", "ee2e1393f361a8cd"),
+     ("3fe19de7ed4f8629", "3862d160d5bd47c5", "6ed7e156c076f7fa", "ee2e1393f361a8cd")),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("index", range(len(SDPA_LONG)), ids=["x".join(map(str, c[0])) for c in SDPA_LONG])
+def test_long_sequences_and_one_row_q_blocks_on_two_threads(index: int):
+    shape, seed, torch_bits, old = SDPA_LONG[index]
+    assert causal_sdpa_digests(shape, seed, "linux-x86_64-avx2-mklavx2-t2") == torch_bits
+    assert old != torch_bits
 
 
 @pytest.mark.parametrize("index", range(len(SDPA)), ids=SDPA_IDS)

@@ -100,6 +100,11 @@ def _sgemm(
         refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
+    if profile.blas == MKL_SSE42 and not items and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
+        raise ParityError(
+            f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
+            " sums are not modelled"
+        )
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
@@ -123,6 +128,16 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     if k < 8 and m > 64:
         return "K < 8 with M > 64 and N > 128, is not modelled"
     return ""
+
+
+def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> bool:
+    """Whether MKL's Intel paths cut K between 2 threads in a gemv 'N' (one row times B row-major, or
+    one column of A stored transposed; csrc/mkl_sgemm.h mkl_gemv_n_k_cut): from K = 256 for up to
+    1,001 outputs, except 41 to 69 outputs below K = 1,000."""
+    outputs = n if m == 1 and not tb and n >= 2 else m if n == 1 and ta and m >= 2 else 0
+    if threads != 2 or outputs == 0 or k < 256 or outputs > 1001:
+        return False
+    return not (41 <= outputs <= 69 and k < 1000)
 
 
 # gemm.c's blas

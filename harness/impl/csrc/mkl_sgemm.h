@@ -512,7 +512,7 @@ static void mkl_gemv_n(const sgemm_t *g) {
  * mkl_avx2_block_end, mkl_avx2_form), its lanes over whole steps of 4 (the rest chained onto their
  * sum), alpha scaling B's elements (rounded) before the products.
  * M or N == 1 is MKL's gemv (its axpy and dot forms below: mkl_avx2_gemv, mkl_avx2_dot); more than
- * one thread: mkl_avx2_run. Not modelled: alpha != 1 with K == 1. */
+ * one thread: mkl_avx2_run. K == 1 with beta: fmaf(alpha*a, b, beta*C) (alpha on A's element). */
 #define MKL_AVX2_KMAX 256
 #define MKL_AVX2_KMAX_TA 96
 #define MKL_AVX2_MR 6
@@ -658,9 +658,8 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
         *c = g->beta != 0.0f ? g->beta * *c : 0.0f;
         return;
     }
-    if (K == 1 && g->beta != 0.0f) {
-        float b;
-        const float a = avx2_prod(g, i, j, 0, &b); /* alpha != 1 here: not measured */
+    if (K == 1 && g->beta != 0.0f) { /* alpha on A's element (measured with alpha 0.3, every layout) */
+        const float a = g->alpha * g->A[i * g->sa0], b = g->B[j * g->sb1];
         *c = fmaf(a, b, g->beta * *c);
         return;
     }
@@ -761,13 +760,14 @@ static int mkl_avx2_gemv_axpy(const sgemm_t *g) {
 }
 
 static void mkl_avx2_gemv(const sgemm_t *g) {
+    const int row = g->M == 1; /* the vector: A's row (M == 1), else B's column; alpha scales its elements */
     for (int64_t i = 0; i < g->M; i++)
         for (int64_t j = 0; j < g->N; j++) {
-            float *c = g->C + i * g->ldc + j, b;
+            float *c = g->C + i * g->ldc + j;
             float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
             for (int64_t k = 0; k < g->K; k++) {
-                const float a = avx2_prod(g, i, j, k, &b);
-                acc = fmaf(a, b, acc);
+                const float a = g->A[i * g->sa0 + k * g->sa1], b = g->B[k * g->sb0 + j * g->sb1];
+                acc = row ? fmaf(g->alpha * a, b, acc) : fmaf(a, g->alpha * b, acc);
             }
             *c = acc;
         }
@@ -898,7 +898,10 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         sgemm_t s = *g;
         s.avx2_kernel = 0;
         mkl_avx2_split(&s, p);
-        if (!g->ta) {
+        if (g->tb && !g->ta && p->nc > 1) { /* B stored transposed (q k^T), C's columns cut outside: whole, that kernel */
+            p->nc = 1;
+            p->cw = N;
+        } else if (!g->ta) {
             p->kernel = g->avx2_kernel;
         } else if (p->kernel == AVX2_WIDE) { /* A transposed, the wide kernel outside: that kernel, whole */
             p->nr = p->nc = 1;
@@ -1663,48 +1666,13 @@ static void mkl_avx512_gemv(const sgemm_t *g) {
  * t + fma(p5, p7) and + (fma(p0, p2) + fma(p1, p3)) (fma(pi, pj): pj rounded, pi fused onto it; p the
  * block's products); the last K % 8 products fused onto the sum in k order. The last N % 16 outputs:
  * one fused chain in k order. 960 products (N 2 to 257, K 3 to 3,000, operands at offsets, alpha 0.125
- * and 0.3, beta 0 and 1) bit-exact on one thread. On 2 threads (mkl_avx512_gemv_n_k_cut) MKL cuts K at
- * ceil(K/2) from K = 256 for N up to 1,001, except N = 41 to 69 below K = 1,000: each part the form above
- * from its own start and from 0, c = beta*C + (part 0 + part 1); elsewhere whole (a cut of the outputs
- * at a multiple of 16 changes no bit). */
+ * and 0.3, beta 0 and 1) bit-exact on one thread; on 2 threads whole where MKL does not cut K
+ * (mkl_gemv_n_k_cut). */
 static int mkl_avx512_gemv_n_modelled(const sgemm_t *g) {
     return g->M == 1 && !g->tb && !g->ta && g->N >= 2 && g->K > 0 && (g->threads <= 2 || g->batched);
 }
 
-static int mkl_avx512_gemv_n_k_cut(const sgemm_t *g) {
-    const int64_t N = g->N, K = g->K;
-    if (g->threads != 2 || g->batched || K < 256 || N > 1001) return 0;
-    return !(N >= 41 && N <= 69 && K < 1000);
-}
-
-static void mkl_avx512_gemv_n_whole(const sgemm_t *g);
-
 static void mkl_avx512_gemv_n(const sgemm_t *g) {
-    if (!mkl_avx512_gemv_n_k_cut(g)) {
-        mkl_avx512_gemv_n_whole(g);
-        return;
-    }
-    const int64_t kc = (g->K + 1) / 2;
-    sgemm_t s0 = *g, s1 = *g;
-    s0.K = kc;
-    s1.K = g->K - kc;
-    s1.A = g->A + kc * g->sa1;
-    s1.B = g->B + kc * g->sb0;
-    s0.beta = s1.beta = 0.0f;
-    float *t = malloc(sizeof(float) * 2 * g->N);
-    if (!t) abort();
-    s0.C = t;
-    s1.C = t + g->N;
-    mkl_avx512_gemv_n_whole(&s0);
-    mkl_avx512_gemv_n_whole(&s1);
-    for (int64_t j = 0; j < g->N; j++) {
-        const float sum = t[j] + t[g->N + j];
-        g->C[j] = g->beta != 0.0f ? g->beta * g->C[j] + sum : sum;
-    }
-    free(t);
-}
-
-static void mkl_avx512_gemv_n_whole(const sgemm_t *g) {
     const int64_t K = g->K, main = g->N - g->N % 16;
     for (int64_t j = 0; j < g->N; j++) {
         const float *b = g->B + j * g->sb1;
@@ -1791,9 +1759,66 @@ static void mkl_avx512_k_cut(const sgemm_t *g) {
     free(t);
 }
 
+/* MKL's gemv 'N' (one row times B row-major, or one column of A stored transposed: R outputs, each a
+ * chain down K) on its Intel paths on 2 threads: K cut at ceil(K/2) from K = 256 for R up to 1,001,
+ * except R = 41 to 69 below K = 1,000 (a driver rule: the same on the SSE4.2, AVX2 and AVX-512 paths,
+ * bisected on an Intel Xeon: K = 255 whole, 256 cut; 999 whole, 1,000 cut in the band; 1,001 outputs
+ * cut, 1,002 whole); each part the path's one-thread form from its own k and from 0, then
+ * c = beta*C + (part 0 + part 1) (with beta = 1, C + part 0 first misses 8 of 8). Elsewhere the form
+ * runs whole (a cut of the outputs at a multiple of 16 changes no bit of it). Modelled on the AVX2 and
+ * AVX-512 paths (not inside flash attention's OpenMP region, avx2_kernel set: whole there, as measured
+ * on sdpa's one-row last q blocks); on the SSE4.2 path the first outputs of a cut product take sums not
+ * found (its axpy form's alignment peel?): harness/impl/linalg.py refuses them (mkl_gemv_n_k_cut there). */
+static int64_t mkl_gemv_n_outputs(const sgemm_t *g) {
+    if (g->M == 1 && !g->tb && g->N >= 2) return g->N;
+    if (g->N == 1 && g->ta && g->M >= 2) return g->M;
+    return 0;
+}
+
+static int mkl_gemv_n_k_cut(const sgemm_t *g) {
+    const int64_t R = mkl_gemv_n_outputs(g), K = g->K;
+    if (!(g->avx2 || g->avx512) || g->threads != 2 || g->batched || g->part || g->k_part || g->avx2_kernel) return 0;
+    if (R == 0 || K < 256 || R > 1001) return 0;
+    return !(R >= 41 && R <= 69 && K < 1000);
+}
+
+static void mkl_sgemm(const sgemm_t *g);
+
+static void mkl_gemv_n_halves(const sgemm_t *g) {
+    const int64_t kc = (g->K + 1) / 2, M = g->M, N = g->N;
+    sgemm_t s0 = *g, s1 = *g;
+    s0.threads = s1.threads = 1;
+    s0.K = kc;
+    s1.K = g->K - kc;
+    s1.A = g->A + kc * g->sa1;
+    s1.B = g->B + kc * g->sb0;
+    s1.a_off = (g->a_off + kc * g->sa1) % 4;
+    s1.b_off = (g->b_off + kc * g->sb0) % 4;
+    s0.beta = s1.beta = 0.0f;
+    float *t = malloc(sizeof(float) * 2 * M * N);
+    if (!t) abort();
+    s0.C = t;
+    s1.C = t + M * N;
+    s0.ldc = s1.ldc = N;
+    s0.c_off = s1.c_off = 0; /* a malloc'd buffer: 16-byte aligned */
+    mkl_sgemm(&s0);
+    mkl_sgemm(&s1);
+    for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+            float *c = g->C + i * g->ldc + j;
+            const float sum = t[i * N + j] + t[M * N + i * N + j];
+            *c = g->beta != 0.0f ? g->beta * *c + sum : sum;
+        }
+    free(t);
+}
+
 static void mkl_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (M <= 0 || N <= 0) return;
+    if (mkl_gemv_n_k_cut(g)) {
+        mkl_gemv_n_halves(g);
+        return;
+    }
     if (g->avx512 && mkl_avx512_modelled(g)) {
         mkl_avx512_sgemm(g);
         return;
