@@ -272,3 +272,17 @@ def test_tiny_scaled_backward_products_are_refused():
     params = {"shape": [2, 1, 6, 10], "dropout_p": 0.0, "is_causal": True}
     with pytest.raises(ParityError, match="tiny"):
         run_case("sdpa", params, {"q": q, "k": k, "v": v, "grad_out": g}, profile_for_platform(PLATFORM))
+
+
+def test_two_thread_gemv_n_with_k_cut_is_refused():
+    """MKL's gemv 'N' on 2 threads cuts K (linalg.mkl_gemv_n_k_cut); on this path the first outputs of
+    such a product take sums not modelled: refused, not answered. Below the cut, and on one thread, it runs."""
+    rng = np.random.default_rng(29)
+    x, w = rng.standard_normal((1, 300)).astype(np.float32), rng.standard_normal((300, 20)).astype(np.float32)
+    two = profile_for_platform("linux-x86_64-baseline-mklsse42-t2")
+    with pytest.raises(ParityError, match="cuts this gemv's K"):
+        linalg.mm(x, w, two)
+    with pytest.raises(ParityError, match="cuts this gemv's K"):
+        linalg.mm(w.T, np.ascontiguousarray(x.T), two)  # a column, A (20 x 300) stored transposed
+    linalg.mm(x[:, :255], w[:255], two)  # K < 256: whole
+    linalg.mm(x, w, profile_for_platform(PLATFORM))
