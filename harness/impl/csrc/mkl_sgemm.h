@@ -811,7 +811,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
  * side cut (rows when M > N, else columns):
  *   M*N*K below 96,000 (T = 2), 64,000 (T = 4) or 100,000 (T = 3): one thread (the one-thread choice);
- *   T = 2, N > 128: M > N: rows cut at floor(M/2), wide; else columns: wide when A is transposed or
+ *   T = 2, N > 128: M >= N: rows cut at floor(M/2), wide; else columns: wide when A is transposed or
  *     M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2 (floor(ceil(N/16)/2) * 16);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
  *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side; narrow: N <= 64:
@@ -869,7 +869,7 @@ static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
 /* 2 threads: see above */
 static void mkl_avx2_split2(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N;
-    if (N > 128 && M <= N) {
+    if (N > 128 && M < N) {
         p->nc = 2;
         p->kernel = g->ta || M > 32 ? AVX2_WIDE : AVX2_NARROW;
         p->cw = p->kernel == AVX2_WIDE ? N / 2 : divup(N, 16) / 2 * 16;
