@@ -36,6 +36,9 @@ PRODUCTS = (
     (2, 40, 16, 1500, 0, 1, 0, 220006, "2e47226a9cb9d18f", "f84817fb48a66ada"),  # N < 24: no K cut, wide
     (2, 220, 220, 16, 0, 1, 0, 220007, "2a390ec04fdfb25f", "4b0dddad2de7d3b7"),  # square, N > 128: rows cut
     (2, 300, 300, 100, 0, 0, 1, 220008, "c36327e19826629c", "58fce98790fdbc89"),
+    # A transposed, M*N < 4,096: K cut from K = 336 (the old model refused these: None)
+    (2, 10, 223, 487, 1, 0, 0, 220009, "24bb2b02381ae28d", None),
+    (2, 24, 150, 600, 1, 1, 1, 220010, "a44dd95951d55518", None),
 )  # fmt: skip
 
 
@@ -57,9 +60,9 @@ def test_the_cut_of_c_between_threads(index: int):
     assert before != torch_bits
 
 
-# shapes whose cut MKL makes by a rule the model does not have: refused, not answered (10 x 223 x 487 on 2
-# threads is cut along K: neither the one-thread bits nor any cut of C)
-REFUSED = ((2, 10, 223, 487, 1), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0))
+# shapes whose cut MKL makes by a rule the model does not have: refused, not answered (on 2 threads: A
+# transposed with N > 340 where K is cut, and with M < 8, N > 128 and K > N; fewer than 8 rows where K is cut)
+REFUSED = ((2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0))
 
 
 @pytest.mark.parametrize(("threads", "m", "n", "k", "ta"), REFUSED)

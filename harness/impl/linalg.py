@@ -115,13 +115,23 @@ _AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
     """Why MKL's Intel AVX2 path cuts an M x N x K sgemm (A handed over transposed: ``ta``) between
     ``threads`` threads by a rule csrc/mkl_sgemm.h does not model ("" where it does): measured under
-    Haswell-v4 (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where these shapes' bits differ
-    from every cut of C tried: A transposed with M <= 32, N > 128 and K > N (MKL cuts some of them along
-    K), M <= 4 with A transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128."""
+    Haswell-v4 and on an Intel Xeon (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where
+    these shapes' bits differ from every cut tried: on 2 threads fewer than 8 rows where MKL cuts K
+    (K >= 756 and K >= N + 3M + 242, N >= 24), A transposed with M < 8, N > 128 and K > N, and A
+    transposed with N > 340 where MKL cuts K; on 4 threads A transposed with M <= 32, N > 128 and K > N
+    (MKL cuts some of them along K), M <= 4 with A transposed and N > 128; K < 8 with M > 64 and N > 128."""
     least = _AVX2_MIN_SPLIT.get(threads)
-    if least is None or min(m, n) < 2 or m * n * k < least or n <= 128:
+    if least is None or min(m, n) < 2 or m * n * k < least:
         return ""
-    if ta and m <= 32 and k > n:
+    if threads == 2 and m < 8 and n >= 24 and k >= max(756, n + 3 * m + 242):
+        return "M < 8 with K >= 756 and K >= N + 3M + 242, is not modelled (a cut along K)"
+    if threads == 2 and ta and m < 8 and n > 128 and k > n:
+        return "A transposed with M < 8, N > 128 and K > N, is not modelled"
+    if threads == 2 and ta and n > 340 and _avx2_k_cut(m, n, k, ta):
+        return "A transposed with N > 340 where MKL cuts K, is not modelled"
+    if n <= 128:
+        return ""
+    if threads == 4 and ta and m <= 32 and k > n:
         return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
     if threads == 4 and ta and m <= 4:
         return "A transposed with M <= 4 and N > 128, is not modelled"
@@ -138,6 +148,15 @@ def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -
     if threads != 2 or outputs == 0 or k < 256 or outputs > 1001:
         return False
     return not (41 <= outputs <= 69 and k < 1000)
+
+
+def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:
+    """csrc/mkl_sgemm.h mkl_avx2_k_cut on 2 threads: whether MKL's AVX2 path cuts K between them."""
+    if m * n * k < _AVX2_MIN_SPLIT[2] or n < 24 or m < 8:
+        return False
+    if ta and n > 128 and m * n < 4096 and k >= 336:
+        return True
+    return k >= n + 3 * m + 242 and (k >= 756 or (n > 128 and (m > 32 or ta)))
 
 
 # gemm.c's blas

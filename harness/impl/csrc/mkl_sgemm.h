@@ -919,13 +919,18 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
 }
 
 /* 2 threads, K long against C (measured on an Intel Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2, the same bits
- * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K >= 96,000, N >= 24 and
- * K >= N + 3M + 242, and K >= 756 unless N > 128 and M > 32. Each thread's part of K is the wide form
- * whole (its K blocks from the part's own start), part 0 onto C, part 1's sum added last. */
+ * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K >= 96,000, N >= 24, M >= 8 and
+ * K >= N + 3M + 242, and K >= 756 unless N > 128 and (M > 32 or A is transposed); A transposed with
+ * N > 128 and M*N < 4,096 from K = 336 (334 whole: bisected at 8 x 223). Each thread's part of
+ * K is the wide form whole (its K blocks from the part's own start), part 0 onto C, part 1's sum added
+ * last. Below 8 rows with K >= 756, and A transposed with N > 340 where K is cut, MKL's bits are
+ * neither (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled, _avx2_k_cut). */
 static int mkl_avx2_k_cut(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24) return 0;
-    return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && M > 32));
+    if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24 || M < 8)
+        return 0;
+    if (g->ta && N > 128 && M * N < 4096 && K >= 336) return 1; /* A transposed, C small: from K = 336 */
+    return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
 static void mkl_avx2_run_k_cut(const sgemm_t *g) {
@@ -951,6 +956,8 @@ static void mkl_avx2_run_k_cut(const sgemm_t *g) {
 
 static void mkl_avx2_run(const sgemm_t *g) {
     avx2_split_t p;
+    const char *hm = getenv("HACK_MODE");
+    if (hm && g->threads == 2 && hm[0] == 'k') { mkl_avx2_run_k_cut(g); return; }
     if (mkl_avx2_k_cut(g)) {
         mkl_avx2_run_k_cut(g);
         return;
