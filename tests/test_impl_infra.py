@@ -298,7 +298,9 @@ def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
     )
     with pytest.raises(ParityError, match="ran the BLAS code path mklamx"):  # no fixture of it: no stand-in
         check_profile("linux-x86_64-avx512-mklamx-t2")
-    for gap in load_gaps().gaps:  # every gap of an Intel path says why (a nanoGPT run's, then where it parts)
+    for gap in load_gaps().gaps:  # every gap of an Intel path says why (a nanoGPT run's, then where it parts;
+        # an output the impl refuses, its refusal)
         note = unmodelled_note(gap.platform)
         nanogpt = gap.op.startswith("nanogpt-") and gap.why.startswith(f"{note}; first divergence at step ")
-        assert not note or gap.why == note or nanogpt, gap.line()
+        refused = gap.max_ulp is None and bool(gap.why)
+        assert not note or gap.why == note or nanogpt or refused, gap.line()
