@@ -691,15 +691,16 @@ static int mkl_avx2_dot_rows_form(const sgemm_t *g) {
     return g->K > 1 && !g->ta && g->tb && (g->N == 2 ? g->M < 16 : g->N == 3 && g->M < 11);
 }
 
+enum { DOT_PAIR_FIRST = 0, DOT_PAIR_SECOND = 1, DOT_SINGLE = 2 }; /* a row's place in mkl_avx2_dot_rows */
+
 static float mkl_avx2_dot_row(const sgemm_t *g, int64_t i, int64_t j, int cls) {
-    enum { PAIR_FIRST = 0, PAIR_SECOND = 1, SINGLE = 2 };
     const int64_t K = g->K, k16 = K / 16 * 16;
     const float *a = g->A + i * g->sa0, *b = g->B + j * g->sb1;
     float acc[2][8] = {{0.0f}};
     for (int64_t v = 0; v < k16 / 8; v++)
         for (int l = 0; l < 8; l++) {
             const int64_t k = 8 * v + l;
-            if (cls == PAIR_SECOND) {
+            if (cls == DOT_PAIR_SECOND) {
                 const float p = a[k * g->sa1] * b[k * g->sb0];
                 acc[0][l] = acc[0][l] + p;
             } else {
@@ -707,11 +708,11 @@ static float mkl_avx2_dot_row(const sgemm_t *g, int64_t i, int64_t j, int cls) {
             }
         }
     float lane[8], q[4];
-    for (int l = 0; l < 8; l++) lane[l] = cls == PAIR_SECOND ? acc[0][l] : acc[0][l] + acc[1][l];
+    for (int l = 0; l < 8; l++) lane[l] = cls == DOT_PAIR_SECOND ? acc[0][l] : acc[0][l] + acc[1][l];
     for (int l = 0; l < 4; l++) q[l] = lane[l] + lane[l + 4];
     float s = (q[0] + q[2]) + (q[1] + q[3]);
     int64_t k = k16;
-    if (K - k16 >= 8 && cls != SINGLE) {
+    if (K - k16 >= 8 && cls != DOT_SINGLE) {
         float t[4] = {s, 0.0f, 0.0f, 0.0f};
         for (int64_t kk = k16; kk < k16 + 8; kk++) {
             const float p = a[kk * g->sa1] * b[kk * g->sb0];
@@ -729,7 +730,7 @@ static float mkl_avx2_dot_row(const sgemm_t *g, int64_t i, int64_t j, int cls) {
 
 static void mkl_avx2_dot_rows(const sgemm_t *g) {
     for (int64_t i = 0; i < g->M; i++) {
-        const int cls = g->M % 2 == 1 && i == g->M - 1 ? 2 : (int)(i % 2);
+        const int cls = g->M % 2 == 1 && i == g->M - 1 ? DOT_SINGLE : i % 2 ? DOT_PAIR_SECOND : DOT_PAIR_FIRST;
         for (int64_t j = 0; j < g->N; j++) {
             float *c = g->C + i * g->ldc + j, s = mkl_avx2_dot_row(g, i, j, cls);
             if (g->alpha != 1.0f) s = g->alpha * s;
@@ -933,31 +934,36 @@ static int mkl_avx2_k_cut(const sgemm_t *g) {
     return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
-static void mkl_avx2_run_k_cut(const sgemm_t *g) {
-    const int64_t kc = (g->K + 1) / 2;
-    sgemm_t s0 = *g, s1 = *g;
-    s0.threads = s1.threads = 1;
-    s0.avx2_kernel = s1.avx2_kernel = AVX2_WIDE;
+/* MKL's cut of K between 2 threads in a plain sgemm: the call `part` (g as each thread's part runs it)
+ * on k < ceil(K/2) onto C, then on the rest from 0 into a buffer, whose sums are added to C last. */
+static void mkl_k_halves(const sgemm_t *part, void (*run)(const sgemm_t *)) {
+    const int64_t kc = (part->K + 1) / 2;
+    sgemm_t s0 = *part, s1 = *part;
     s0.K = kc;
-    s1.K = g->K - kc;
-    s1.A = g->A + kc * g->sa1;
-    s1.B = g->B + kc * g->sb0;
+    s1.K = part->K - kc;
+    s1.A = part->A + kc * part->sa1;
+    s1.B = part->B + kc * part->sb0;
     s1.beta = 0.0f;
-    float *t = malloc(sizeof(float) * g->M * g->N);
+    float *t = malloc(sizeof(float) * part->M * part->N);
     if (!t) abort();
     s1.C = t;
-    s1.ldc = g->N;
-    mkl_avx2_sgemm(&s0);
-    mkl_avx2_sgemm(&s1);
-    for (int64_t i = 0; i < g->M; i++)
-        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
+    s1.ldc = part->N;
+    run(&s0);
+    run(&s1);
+    for (int64_t i = 0; i < part->M; i++)
+        for (int64_t j = 0; j < part->N; j++) part->C[i * part->ldc + j] += t[i * part->N + j];
     free(t);
+}
+
+static void mkl_avx2_run_k_cut(const sgemm_t *g) {
+    sgemm_t part = *g;
+    part.threads = 1;
+    part.avx2_kernel = AVX2_WIDE;
+    mkl_k_halves(&part, mkl_avx2_sgemm);
 }
 
 static void mkl_avx2_run(const sgemm_t *g) {
     avx2_split_t p;
-    const char *hm = getenv("HACK_MODE");
-    if (hm && g->threads == 2 && hm[0] == 'k') { mkl_avx2_run_k_cut(g); return; }
     if (mkl_avx2_k_cut(g)) {
         mkl_avx2_run_k_cut(g);
         return;
@@ -1747,23 +1753,9 @@ static int mkl_avx512_two_threads(const sgemm_t *g) {
 }
 
 static void mkl_avx512_k_cut(const sgemm_t *g) {
-    const int64_t kc = (g->K + 1) / 2;
-    sgemm_t s0 = *g, s1 = *g;
-    s0.K = kc;
-    s1.K = g->K - kc;
-    s1.A = g->A + kc * g->sa1;
-    s1.B = g->B + kc * g->sb0;
-    s1.beta = 0.0f;
-    s0.k_part = s1.k_part = 1;
-    float *t = malloc(sizeof(float) * g->M * g->N);
-    if (!t) abort();
-    s1.C = t;
-    s1.ldc = g->N;
-    mkl_avx512_sgemm(&s0);
-    mkl_avx512_sgemm(&s1);
-    for (int64_t i = 0; i < g->M; i++)
-        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
-    free(t);
+    sgemm_t part = *g;
+    part.k_part = 1;
+    mkl_k_halves(&part, mkl_avx512_sgemm);
 }
 
 /* MKL's gemv 'N' (one row times B row-major, or one column of A stored transposed: R outputs, each a
