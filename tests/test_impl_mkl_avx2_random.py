@@ -103,31 +103,32 @@ def operands(layout: str, items: int, m: int, n: int, k: int, seed: int) -> tupl
     return stored_operands(np.random.default_rng(seed), layout, items, m, n, k)
 
 
-@pytest.mark.parametrize("index", range(len(PRODUCTS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x{p[3]}x{p[4]}" for p in PRODUCTS])
-def test_wide_form_thresholds_and_lanes(index: int):
-    layout, items, m, n, k, torch_bits, before = PRODUCTS[index]
-    a, b = operands(layout, items, m, n, k, seed=100 + index)
-    c = linalg.bmm(a, b, PROFILE) if items else linalg.mm(a, b, PROFILE)
+def assert_product(row: tuple, seed: int, profile=PROFILE) -> None:
+    """A table row (layout, items, M, N, K, torch's digest, the old model's): the model's bits of the
+    product (at::bmm where items, else torch.mm) are torch's, and the old model's were not."""
+    layout, items, m, n, k, torch_bits, before = row
+    a, b = operands(layout, items, m, n, k, seed=seed)
+    c = linalg.bmm(a, b, profile) if items else linalg.mm(a, b, profile)
     assert digest(c) == torch_bits
     assert before != torch_bits
+
+
+@pytest.mark.parametrize("index", range(len(PRODUCTS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x{p[3]}x{p[4]}" for p in PRODUCTS])
+def test_wide_form_thresholds_and_lanes(index: int):
+    assert_product(PRODUCTS[index], seed=100 + index)
 
 
 @pytest.mark.parametrize("index", range(len(CHUNKS)), ids=[f"{p[0]}-{p[2]}x{p[3]}x{p[4]}" for p in CHUNKS])
 def test_row_chunks_with_b_transposed(index: int):
-    layout, items, m, n, k, torch_bits, before = CHUNKS[index]
-    c = linalg.mm(*operands(layout, items, m, n, k, seed=300 + index), PROFILE)
-    assert digest(c) == torch_bits
-    assert before != torch_bits
+    assert_product(CHUNKS[index], seed=300 + index)
 
 
 @pytest.mark.parametrize(
     "index", range(len(COLUMN_ITEMS)), ids=[f"{p[0]}-{p[1]}x{p[2]}x1x{p[4]}" for p in COLUMN_ITEMS]
 )
 def test_batch_items_of_one_column(index: int):
-    layout, items, m, n, k, threads, torch_bits, before = COLUMN_ITEMS[index]
-    c = linalg.bmm(*operands(layout, items, m, n, k, seed=400 + index), PROFILE.with_threads(threads))
-    assert digest(c) == torch_bits
-    assert before != torch_bits
+    *shape, threads, torch_bits, before = COLUMN_ITEMS[index]
+    assert_product((*shape, torch_bits, before), seed=400 + index, profile=PROFILE.with_threads(threads))
 
 
 def test_batch_items_of_one_column_not_found_are_refused():
@@ -141,10 +142,7 @@ def test_batch_items_of_one_column_not_found_are_refused():
 
 @pytest.mark.parametrize("index", range(len(DOT_ROWS)), ids=[f"{p[0]}-{p[2]}x{p[3]}x{p[4]}" for p in DOT_ROWS])
 def test_dot_kernel_of_two_and_three_columns(index: int):
-    layout, items, m, n, k, torch_bits, before = DOT_ROWS[index]
-    c = linalg.mm(*operands(layout, items, m, n, k, seed=500 + index), PROFILE)
-    assert digest(c) == torch_bits
-    assert before != torch_bits
+    assert_product(DOT_ROWS[index], seed=500 + index)
 
 
 @pytest.mark.parametrize("index", range(len(DOT_ROWS_ADDMM)), ids=[f"{p[1]}x{p[2]}x{p[3]}" for p in DOT_ROWS_ADDMM])
