@@ -8,9 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
-from tests.impl_intel_mkl import digest
+from tests.impl_intel_mkl import digest, stored_operands
 
 AVX512 = "linux-x86_64-avx512-mklavx512-t1"
 
@@ -63,20 +64,24 @@ def test_linear_with_its_bias_is_the_xeons() -> None:
     assert digest(linalg.addmm(bias, x, w.T, profile_for_platform(AVX512)), 64) == LINEAR
 
 
-def test_more_threads_are_not_this_model() -> None:
-    """On 4 threads (and on 2 where MKL cuts C or K by rules not fitted) the profile runs the generic
-    path's kernels: the model is the one- and two-thread one only."""
+def test_what_the_model_does_not_cover_is_refused() -> None:
+    """On 3 or more threads, on 2 where MKL leaves K whole or cuts C by rules not fitted, and with A
+    and B both stored transposed below 8 rows, linalg refuses the product (one line naming the path
+    and the shape) instead of giving the generic path's bits."""
     products, _ = _operands()
     a, b = products[(48, 100, 900, "10")]
-    one = linalg.mm(a, b, profile_for_platform(AVX512))
-    more = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
-    generic = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklgeneric-t4"))
-    assert np.array_equal(more.view(np.uint32), generic.view(np.uint32))
-    assert not np.array_equal(one.view(np.uint32), more.view(np.uint32))
-    a, b = products[(200, 300, 1300, "00")]  # M*N above what the 2-thread model covers
-    two = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t2"))
-    generic = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklgeneric-t2"))
-    assert np.array_equal(two.view(np.uint32), generic.view(np.uint32))
+    with pytest.raises(ParityError, match="AVX-512 path on 4 threads, 3 or more threads"):
+        linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
+    two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
+    a, b = products[(200, 300, 1300, "00")]  # M*N above what the 2-thread K cut covers
+    with pytest.raises(ParityError, match="200x300x1300: MKL's Intel AVX-512 path on 2 threads, K above 768"):
+        linalg.mm(a, b, two)
+    a = np.zeros((380, 900), np.float32)  # 380 rows: MKL leaves K whole (bisected: 376 cut, 380 whole)
+    with pytest.raises(ParityError, match="M or N above 376"):
+        linalg.mm(a, np.zeros((900, 20), np.float32), two)
+    assert linalg.mm(a[:376], np.zeros((900, 20), np.float32), two).shape == (376, 20)
+    with pytest.raises(ParityError, match="both stored transposed with M < 8"):
+        linalg.mm(np.zeros((64, 7), np.float32).T, np.zeros((9, 64), np.float32).T, profile_for_platform(AVX512))
 
 
 # F.linear's addmm(bias, a, b) on 2 threads, operands from default_rng(17) in order (a (M, K), b (K, N),
@@ -277,3 +282,62 @@ def test_vml_on_the_avx512_path_is_the_xeons(op: str) -> None:
     # MKL's generic path's kernels give other bits
     generic = profile_for_platform("linux-x86_64-avx512-mklgeneric-t1")
     assert digest(unary.forward(op, x, generic), 64) != VML_STRIDED[op]
+
+
+# torch.addmm(c, a, b, beta, alpha) on 2 threads (M, N, K, layout: A / B stored transposed, alpha, beta):
+# operands from default_rng(23), drawn in this order, each a then b in their stored shapes
+# (tests.impl_intel_mkl.stored_operands), then c (M, N) -> the digest of torch's bits on the Xeon
+# (MKL_ENABLE_INSTRUCTIONS=AVX512, torch.set_num_threads(2))
+ALPHA_TWO_THREADS = {
+    (64, 64, 100, "00", 0.3, 0.0): "bbbcf1d065fb549c2d9dbee5dec510f2d8237b9c1824743aa95f6686a8abfc9f",  # both: on B
+    (14, 446, 40, "01", 0.3, 0.0): "9d251c90ef7a7b6029398b4f39e779fc70ca45b452b8161519e61ab11292dfdb",  # < 57 rows: sum
+    (357, 4, 270, "10", 0.3, 1.0): "701949cc6474f504d26d18bddabfa94b9d74584acaf855d24cc202f4e686e8f9",  # A^T: any N
+    (477, 260, 2, "00", 0.3, 0.0): "54327fc39e465baeeb44932fb683ed2a39094c4efa1dc1c139da040859528921",  # K 2: the sum
+    (52, 76, 49, "11", 0.3, 0.0): "234473967c1414ef16965be037ecb3f27873f014271b1b1643bc552016b3a343",  # < 57 rows: sum
+    (8, 200, 200, "01", 1.0, 0.0): "55d6390c0e1967a131f44ed907dd25a04ef1841d3ef57aa7c7b3f617f1d960fe",  # the chain
+    (3, 1000, 200, "01", 0.3, 0.0): "3eb69cf29ee03b54e253a15d22222751a23d5204b06f7dd7805ef3d50fc81d00",  # the dot
+    (9, 110, 1294, "01", 0.3, 1.0): "c684c6890792fad81ecec867fdbce5b1b8ceb79d840aee6cee840136caabda18",  # K cut, chain
+    (48, 32, 769, "00", 0.3, 1.0): "c8c83aa363164ad1b3ea1922526c0f976bf8c86589c4216c1906225e06072763",  # K cut
+}
+# the same on one thread, operands from default_rng(29)
+ALPHA_ONE_THREAD = {
+    (10, 11, 7, "11", 0.3, 0.0): "724cc4470f87674ee2760722445032f16cd179f7f2651241b040e99001642d11",  # N > M, N >= K
+    (2, 2, 13, "01", 0.3, 1.0): "cb9eae9d24d62bfe7ee51c596c39372c9e931ffc233ead0f47c989b51e12787b",  # alpha*t + C
+    (2, 2, 50, "01", 0.3, 1.0): "c4dd644f383a9d96ba9ad5dd0ba7ca8e33055fd3c81cd95ce05cc546a2760d0a",  # fused
+}
+_LAYOUTS = {"00": "nn", "01": "tb", "10": "ta", "11": "tt"}
+
+
+def _addmm_digests(cases: dict, seed: int, platform: str) -> list[tuple[tuple, str, str]]:
+    """(case, the impl's digest, the digest of the other place of alpha: on the sum where the impl puts
+    it on B's elements or the reverse, from the same model with alpha 1)."""
+    profile, rng, rows = profile_for_platform(platform), np.random.default_rng(seed), []
+    for key in cases:
+        m, n, k, layout, alpha, beta = key
+        a, b = stored_operands(rng, _LAYOUTS[layout], 0, m, n, k)
+        c = rng.standard_normal((m, n)).astype(np.float32)
+        got = linalg.addmm(c, a, b, profile, alpha=alpha, beta=beta)
+        on_sum = np.float32(alpha) * linalg.mm(a, b, profile) + (c if beta else np.float32(0))
+        on_b = linalg.mm(a, np.float32(alpha) * b, profile) + (c if beta else np.float32(0))
+        other = on_sum if digest(got, 64) == digest(on_b, 64) else on_b
+        rows.append((key, digest(got, 64), digest(other, 64)))
+    return rows
+
+
+def test_alpha_on_two_threads_is_the_xeons() -> None:
+    """Where MKL runs a call on both threads (M*N*K > 192,000) alpha scales B's elements with 57 rows or
+    more (and 57 columns unless A is stored transposed) and K >= 3, else the sum; MKL's dot kernel
+    runs there only for M <= 3 (the chain otherwise); the K cut places alpha by each part's own rule.
+    The one-thread model gives other bits for all but the control."""
+    for key, got, _ in _addmm_digests(ALPHA_TWO_THREADS, 23, "linux-x86_64-avx512-mklavx512-t2"):
+        assert got == ALPHA_TWO_THREADS[key], key
+    one = [key for key, got, _ in _addmm_digests(ALPHA_TWO_THREADS, 23, AVX512) if got != ALPHA_TWO_THREADS[key]]
+    assert len(one) == 8  # all but the control, (3, 1000, 200): the dot kernel on both
+
+
+def test_alpha_on_one_thread_is_the_xeons() -> None:
+    """Both stored transposed: alpha on B's elements where N > M and N >= K (no N >= 12 bound); MKL's dot
+    kernel with beta: alpha*t rounded then added below K = 24 M, fused from there."""
+    for key, got, other in _addmm_digests(ALPHA_ONE_THREAD, 29, AVX512):
+        assert got == ALPHA_ONE_THREAD[key], key
+        assert other != got, key

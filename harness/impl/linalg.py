@@ -100,6 +100,10 @@ def _sgemm(
         refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
+    if profile.blas == MKL_AVX512 and not items:
+        refused = mkl_avx512_threads_unmodelled(profile.threads, m, n, k, ta, tb)
+        if refused:
+            raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
     if profile.blas == MKL_SSE42 and not items and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
         raise ParityError(
             f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
@@ -138,6 +142,32 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     if k < 8 and m > 64:
         return "K < 8 with M > 64 and N > 128, is not modelled"
     return ""
+
+
+_AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
+_AVX512_K_CUT_MN, _AVX512_K_CUT_SIDE, _AVX512_K_CUT_K = 16_384, 376, 3000
+
+
+def mkl_avx512_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
+    """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
+    ``threads`` threads ("" where it does; M or N of 1, MKL's gemv, is left to the C): A and B both
+    stored transposed with M < 8; 3 or more threads; on 2 threads K above 768 with M*N*K >= 196,608
+    where MKL does not cut K as modelled (M*N above 16,384, M or N above 376, K above 3,000; B stored
+    transposed with M <= 3 is MKL's dot kernel, whole: modelled)."""
+    if min(m, n) < 2:
+        return ""
+    if ta and tb and m < 8:
+        return "A and B both stored transposed with M < 8, is not modelled (k summed in groups of 4)"
+    if threads >= 3:
+        return "3 or more threads, is not modelled"
+    if threads < 2 or k <= _AVX512_ONE_PART_K or m * n * k < _AVX512_ONE_PART_MNK or (tb and not ta and m <= 3):
+        return ""
+    if m * n <= _AVX512_K_CUT_MN and max(m, n) <= _AVX512_K_CUT_SIDE and k <= _AVX512_K_CUT_K:
+        return ""
+    return (
+        "K above 768 where MKL does not cut K in halves (M*N above 16,384, M or N above 376, or K above 3,000),"
+        " is not modelled"
+    )
 
 
 def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> bool:
@@ -317,7 +347,7 @@ def addmm(
 
 def _check_alpha(profile: KernelProfile, alpha: float) -> None:
     """alpha where the profile's sgemm model places it as measured: any finite alpha under MKL_CBWR=
-    COMPATIBLE and on MKL's Intel AVX-512 path at one thread; a power of two (exact whatever operand or
+    COMPATIBLE and on MKL's Intel AVX-512 path at one and two threads; a power of two (exact whatever operand or
     sum it scales, short of over- and underflow) on MKL's other paths; 1 on NVPL and ACL."""
     a = float(np.float32(alpha))
     if not np.isfinite(a) or a == 0.0:
@@ -325,11 +355,11 @@ def _check_alpha(profile: KernelProfile, alpha: float) -> None:
     power_of_two = np.frexp(abs(a))[0] == 0.5
     if profile.blas == NVPL and a != 1.0:
         raise ParityError(f"alpha {alpha} on NVPL/ACL is not modelled (alpha 1 only)")
-    any_alpha = profile.mkl_cbwr or (profile.blas == MKL_AVX512 and profile.threads == 1)
+    any_alpha = profile.mkl_cbwr or (profile.blas == MKL_AVX512 and profile.threads <= 2)
     if profile.blas != NVPL and not any_alpha and not power_of_two:
         raise ParityError(
             f"alpha {alpha} (not a power of two) is modelled under MKL_CBWR=COMPATIBLE and on MKL's AVX-512 path"
-            " at one thread only"
+            " at one and two threads only"
         )
 
 

@@ -54,6 +54,7 @@ static void blas_sgemm(const profile_t *p, char ta, char tb, int64_t m, int64_t 
         .a_off = B.off % 4, .b_off = A.off % 4, .c_off = c_off % 4, .cbwr = p->blas == BLAS_MKL_CBWR,
         .avx2 = p->blas == BLAS_MKL_AVX2, .avx2_kernel = threads < 0 ? AVX2_NARROW : 0,
         .sse42 = p->blas == BLAS_MKL_SSE42, .avx512 = p->blas == BLAS_MKL_AVX512, .cpublas = 1,
+        .region_threads = threads == 1 && p->blas == BLAS_MKL_AVX512 && p->threads > 1 ? (int)p->threads : 0,
     };
     if (p->blas == BLAS_NVPL)
         nvpl_sgemm_torch(&g);
@@ -209,7 +210,10 @@ static void flash_splits(const sdpa_t *a, int64_t *qs, int64_t *kvs) {
  * product with A transposed (grad_k's and grad_v's), which keeps the kernel of the call outside; a
  * call it leaves whole takes the one-thread choice: returned as -threads, which blas_sgemm turns into
  * that (the committed mklavx2 t2 and t4 sdpa fixtures; the random sdpa and flash attention cases at 2
- * and 4 threads under Haswell-v4). */
+ * and 4 threads under Haswell-v4). MKL's AVX-512 path decides a call made inside the region as one on
+ * the profile's threads too (where alpha goes, dot kernel or chain: csrc/mkl_sgemm.h
+ * mkl_avx512_shared), run on the caller's thread: blas_sgemm passes region_threads (the Xeon's random
+ * flash attention cases at 2 threads). */
 static int64_t item_thread(int64_t items, int64_t threads, int64_t x) {
     const int64_t nt = parallel_threads(0, items, 1, threads);
     return x / divup(items, nt);

@@ -74,6 +74,7 @@ typedef struct {
     int avx2_kernel;             /* that path's kernel for a thread's part: 0 = the one-thread choice, else AVX2_NARROW/WIDE */
     int sse42;                   /* MKL's "Intel(R) SSE4.2 enabled processors" path (mkl_sse42_sgemm) */
     int avx512;                  /* MKL's "Intel(R) AVX-512 enabled processors" path (mkl_avx512_sgemm) */
+    int region_threads;          /* a call inside an OpenMP region (threads 1): the thread count MKL decides by there */
     int thread_part;             /* one thread's block of the SSE4.2 path's threaded sgemm (mkl_sse42_run) */
     int cpublas;                 /* a call from ATen's cpublas::gemm (flash attention: attention.c blas_sgemm), whose
                                   * strided and 1 x 1 gemv forms on the generic path are measured against sgemm_
@@ -1487,9 +1488,11 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   blocks of kmax from k = 0 instead, the last what is left (K = 769: 384, 384, 1; else 384, 193, 192).
  *   Each block is one fused chain from 0 in k order, t = fmaf(a[i,k], b[k,j], t), times alpha
  *   (rounded) where alpha != 1; c = beta*C + t for the first block, then c = c + t. Where MKL copies
- *   B (the wide shapes; B stored transposed with N >= 12, N > M and N >= K) alpha scales B's elements
- *   (rounded) instead of the sum (mkl_avx512_b_scale). B stored transposed with M < 16 may take MKL's
- *   dot kernel instead (mkl_avx512_dot_form, mkl_avx512_dot16; alpha on the sum). K == 1 is the
+ *   B (the wide shapes; B stored transposed with N > M and N >= K, and N >= 12 unless A is stored
+ *   transposed too; on 2 threads its own rule) alpha scales B's elements (rounded) instead of the sum
+ *   (mkl_avx512_b_scale). B stored transposed with M < 16 may take MKL's dot kernel instead
+ *   (mkl_avx512_dot_form, mkl_avx512_dot16; alpha on the sum: fused onto beta*C where K >= 24 M,
+ *   else rounded, then added). K == 1 is the
  *   rank-1 update c = fmaf(alpha*a[i], b[j], beta*C). Summation trees found by FPRev (a pair of
  *   +-2^40 among ones, every pair of k, each element) and each form checked on the bits of random
  *   operands: 2,090 shapes of M 2-40, N 2-257, K 1-800 with B transposed; 270 addmm with alpha and
@@ -1499,10 +1502,20 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   decided by the item's M and N (item_m, item_n; 1,080 products at 3 and 4 threads).
  * M or N == 1 is MKL's gemv (mkl_avx512_gemv_any, below), except a batch item with M == 1 and A
  *   stored transposed (the chain) or N == 1 (the dot kernel's rules, N <= 2).
- * Not modelled (the generic path's kernels run, so their bits are known gaps): a plain sgemm on 3 or
- * more threads, and on 2 outside mkl_avx512_two_threads (below; the gemv forms: see there), A and B both
- * stored transposed with M < 8 (k summed in groups of 4), alpha other than a power of two on a part
- * of a batched item, a batch item of one row and one column with A not transposed. */
+ * On 2 threads (a plain call, or one made inside flash attention's OpenMP region, which MKL decides as
+ *   on the region's thread count and runs on the caller's thread: region_threads) MKL runs a call of
+ *   M*N*K > 192,000 on both threads (mkl_avx512_shared): alpha then scales B's elements where K >= 3,
+ *   M >= 57 and N >= 57 unless A is stored transposed, the sum otherwise, and B stored transposed with
+ *   4 to 15 rows takes the chain, not the dot kernel. Measured on the Xeon with alpha 0.3, 0.177 and
+ *   1.7, beta 0 and 1: 1,000 random products labelled element by element (alpha on B or on the sum),
+ *   the bounds bisected, then 1,500 held-out products of every layout bit-exact (K 2 to 3,000), and
+ *   flash attention's random set at 2 threads 27 -> 0 misses. Where a leading dimension of A or B is a
+ *   multiple of 256 floats MKL copies B from fewer rows (17 rows, 32 columns measured): not modelled.
+ * Not modelled (the generic path's kernels run, so their bits are known gaps; harness/impl/linalg.py
+ * refuses them, mkl_avx512_threads_unmodelled): a plain sgemm on 3 or more threads, and on 2 outside
+ * mkl_avx512_two_threads (below; the gemv forms: see there), A and B both stored transposed with M < 8
+ * (k summed in groups of 4), alpha other than a power of two on a part of a batched item, a batch item
+ * of one row and one column with A not transposed. */
 #define MKL_AVX512_KMAX 384
 #define MKL_AVX512_WIDE 192
 
@@ -1525,10 +1538,29 @@ static int mkl_avx512_wide(const sgemm_t *g) {
     return N >= MKL_AVX512_WIDE && (g->tb || M >= MKL_AVX512_WIDE);
 }
 
+/* The thread count a call of the AVX-512 path decides its form by: the region's inside an OpenMP
+ * region, 1 for a batch item, a part of one or one thread's part of K, else the call's. */
+static int mkl_avx512_threads(const sgemm_t *g) {
+    if (g->region_threads) return g->region_threads;
+    return g->batched || g->part || g->k_part ? 1 : g->threads;
+}
+
+/* 2 threads, one part of K: MKL runs the call on both threads where M*N*K > 192,000 (bisected:
+ * 121 x 200 x 8 both, 120 x 200 x 8 one; the same bound at K 8 to 384, every layout). */
+#define MKL_AVX512_SHARED 192000
+#define MKL_AVX512_SHARED_COPY 57
+static int mkl_avx512_shared(const sgemm_t *g) {
+    return mkl_avx512_threads(g) == 2 && g->M * g->N * g->K > MKL_AVX512_SHARED;
+}
+
 /* Where alpha scales B's elements as MKL copies them (rounded; no product times alpha after):
- * the wide shapes, and with B stored transposed N >= 12, N > M and N >= K. */
+ * on one thread the wide shapes, and with B stored transposed N > M and N >= K, with N >= 12 unless A
+ * is stored transposed too; on both threads (mkl_avx512_shared) K >= 3, M >= 57 and N >= 57 unless
+ * A is stored transposed (bisected at K 8 to 384: 56 and 57 rows, 56 and 57 columns), else the sum. */
 static float mkl_avx512_b_scale(const sgemm_t *g) {
-    const int copies = mkl_avx512_wide(g) || (g->tb && g->N >= 12 && g->N > g->M && g->N >= g->K);
+    if (mkl_avx512_shared(g))
+        return g->K >= 3 && g->M >= MKL_AVX512_SHARED_COPY && (g->ta || g->N >= MKL_AVX512_SHARED_COPY) ? g->alpha : 1.0f;
+    const int copies = mkl_avx512_wide(g) || (g->tb && g->N > g->M && g->N >= g->K && (g->ta || g->N >= 12));
     return copies ? g->alpha : 1.0f;
 }
 
@@ -1544,8 +1576,10 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * chained onto their sum. The lanes are then added: for K >= 24 M four lanes apart in turn,
  * q[l] = ((l + l+4) + l+8) + l+12, then (q0 + q1) + (q2 + q3); else by halves (l + l+8, then + l+4,
  * + l+2, + l+1). */
+static int mkl_avx512_shared(const sgemm_t *g);
+
 static int mkl_avx512_dot_form(const sgemm_t *g) {
-    if (!g->tb || g->ta || g->M >= 16) return 0;
+    if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && (g->k_part || mkl_avx512_shared(g)))) return 0;
     return g->K >= 24 * g->M || g->N <= 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
 
@@ -1600,9 +1634,12 @@ static void mkl_avx512_sgemm(const sgemm_t *g) {
                 *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], bc);
                 continue;
             }
-            if (dot) { /* the dot kernel: alpha fused onto beta*C */
+            if (dot) { /* the dot kernel: alpha fused onto beta*C where K >= 24 M, else alpha*t rounded, then added */
                 const float t = mkl_avx512_dot16(g, i, j);
-                *c = g->beta != 0.0f ? fmaf(g->alpha, t, bc) : g->alpha * t;
+                if (g->beta == 0.0f)
+                    *c = g->alpha * t;
+                else
+                    *c = g->K >= 24 * g->M ? fmaf(g->alpha, t, bc) : g->alpha * t + bc;
                 continue;
             }
             float acc = 0.0f;
@@ -1736,20 +1773,24 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
 
 /* A plain sgemm on 2 threads (measured on the Xeon's two cores): 1 where the one-thread model holds
  * (K <= 768, or M*N*K < 196,608: whatever rows or columns MKL gives each thread, every element's sum
- * is the same); 2 where MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K blocks of
- * 384 from its start (what is left above 768; else one block or two halves), the second part's sums
- * added to the first's (from beta*C): K >= 769, M*N*K >= 196,608, M*N <= 16,384 (K 769 to 3,000
- * measured); 0 elsewhere (not modelled: larger M*N, where MKL cuts C or K by rules not fitted; B
- * stored transposed with 4 <= M < 16 and K >= 24 M, MKL's dot kernel, cut otherwise; alpha other than
- * a power of two, placed by each thread's part). B stored transposed with M <= 3, or K < 24 M: whole
- * (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
+ * is the same; where MKL runs the call on both threads its form and alpha's place follow
+ * mkl_avx512_shared); 2 where MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K
+ * blocks of 384 from its start (what is left above 768; else one block or two halves; B stored
+ * transposed with 4 <= M < 16: the chain, not the dot kernel), alpha placed by each part's own
+ * one-thread rule, the second part's sums added to the first's (from beta*C): K >= 769,
+ * M*N*K >= 196,608, M*N <= 16,384, M and N at most 376 (K 769 to 3,000 measured: 400 random products
+ * of every layout, alpha 0.3 and 1); 0 elsewhere (not modelled: larger M*N, or M or N of 379 and more,
+ * where MKL leaves K whole with A transposed or B row-major and cuts C or K by rules not fitted;
+ * harness/impl/linalg.py refuses them: mkl_avx512_threads_unmodelled). B stored transposed with
+ * M <= 3: MKL's dot kernel, whole (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
+#define MKL_AVX512_K_CUT_MN 16384
+#define MKL_AVX512_K_CUT_SIDE 376
 static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    int e;
-    if (fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
-    if (g->tb && !g->ta && M < 16) return M <= 3 || K < 24 * M; /* MKL's dot kernel: whole, else not fitted */
     if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
-    return M * N <= 16384 && K <= 3000 ? 2 : 0;
+    if (g->tb && !g->ta && M <= 3) return 1; /* MKL's dot kernel, whole */
+    const int side = M <= MKL_AVX512_K_CUT_SIDE && N <= MKL_AVX512_K_CUT_SIDE;
+    return M * N <= MKL_AVX512_K_CUT_MN && K <= 3000 && side ? 2 : 0;
 }
 
 static void mkl_avx512_k_cut(const sgemm_t *g) {
