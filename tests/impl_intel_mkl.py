@@ -90,3 +90,16 @@ def assert_own_profile(platform: str, blas: str, aten: str, generic: str, no_suc
     assert profile_for_platform(generic).blas == MODELLED_BLAS
     with pytest.raises(ParityError, match=blas):
         profile_for_platform(no_such)
+
+
+def flash_digests(params: dict, seed: int, platform: str) -> tuple[str, ...]:
+    """The digests of the impl's flash attention (aten._scaled_dot_product_flash_attention_for_cpu and its
+    backward; ``params`` as the op's, no mask) out, lse, grad_q, grad_k and grad_v under the profile of
+    ``platform``, q, k, v and grad_out drawn from default_rng(seed) in that order, (B, H, L, D) and
+    (B, Hk, S, D)."""
+    rng = np.random.default_rng(seed)
+    b, h, hk, lq, s, d = (params[n] for n in ("b", "heads", "kv_heads", "l", "s", "d"))
+    shapes = {"q": (b, h, lq, d), "k": (b, hk, s, d), "v": (b, hk, s, d), "grad_out": (b, h, lq, d)}
+    arrays = {n: rng.standard_normal(shape).astype(np.float32) for n, shape in shapes.items()}
+    out = run_case("flash_attention", {**params, "mask": "none"}, arrays, profile_for_platform(platform))
+    return tuple(digest(out[n]) for n in ("out", "lse", "grad_q", "grad_k", "grad_v"))

@@ -11,7 +11,7 @@ import pytest
 from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
-from tests.impl_intel_mkl import digest, stored_operands
+from tests.impl_intel_mkl import digest, flash_digests, stored_operands
 
 AVX512 = "linux-x86_64-avx512-mklavx512-t1"
 
@@ -341,3 +341,65 @@ def test_alpha_on_one_thread_is_the_xeons() -> None:
     for key, got, other in _addmm_digests(ALPHA_ONE_THREAD, 29, AVX512):
         assert got == ALPHA_ONE_THREAD[key], key
         assert other != got, key
+
+
+# torch.addmm(0, a, b, beta=0, alpha=0.3) on 2 threads, a (44, 300) and b (300, 64) from default_rng(31)
+# in that order, b dense and as a view of rows 256 floats apart; then torch.mm(a, w.T), a (8, 256), w
+# (200, 256) -> the digests of torch's bits on the Xeon
+ALIASED = {
+    "dense": "5b494434d44e37b7fa3e8c1b6e38c0e5730dfb6e8e090546164881064a436689",  # 44 rows: alpha on the sum
+    "ldb 256": "139da50180c51db5ccd95ba9259dc0f8b96063bf5c9d2edbada13fca7ec441cb",  # on B's elements from 17 rows
+    "dot": "60eea8d0a053944ee88f92d1db68412901725e121284f345201fb5a6a9b450b5",  # lda 256: the dot kernel kept
+}
+
+
+def test_leading_dimensions_of_256_floats_are_the_xeons() -> None:
+    """On both threads a leading dimension of A, B or C that is a multiple of 256 floats moves where
+    alpha goes (B's elements from 17 rows and 32 columns, unless B alone is stored transposed) and keeps
+    MKL's dot kernel for B stored transposed below 16 rows (csrc/mkl_sgemm.h mkl_avx512_aliased)."""
+    two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
+    rng = np.random.default_rng(31)
+    a, b = rng.standard_normal((44, 300)).astype(np.float32), rng.standard_normal((300, 64)).astype(np.float32)
+    rows = np.zeros((300, 256), np.float32)
+    rows[:, :64] = b
+    zero = np.zeros((44, 64), np.float32)
+    assert digest(linalg.addmm(zero, a, b, two, alpha=0.3, beta=0.0), 64) == ALIASED["dense"]
+    assert digest(linalg.addmm(zero, a, rows[:, :64], two, alpha=0.3, beta=0.0), 64) == ALIASED["ldb 256"]
+    a, w = rng.standard_normal((8, 256)).astype(np.float32), rng.standard_normal((200, 256)).astype(np.float32)
+    assert digest(linalg.mm(a, w.T, two), 64) == ALIASED["dot"]
+    assert digest(linalg.mm(a, np.ascontiguousarray(w.T), two), 64) != ALIASED["dot"]  # the chain: other bits
+
+
+# aten._scaled_dot_product_flash_attention_for_cpu and its backward (no mask), q, k, v, grad_out from
+# default_rng(seed) (tests.impl_intel_mkl.flash_digests) -> the digests of torch's out, lse, grad_q,
+# grad_k, grad_v on the Xeon; each but the last missed before the rules it names were modelled
+FLASH = (
+    (2, dict(b=1, heads=4, kv_heads=4, l=300, s=300, d=64, layout="bnhd", causal=False, scale=0.3), 701,
+     ("c0a4999d39b44736", "c75656f886dc6d20", "ab06fb92f90a2d72", "eda165b3fd031304", "73f11dcd0e99b917")),
+    (2, dict(b=1, heads=2, kv_heads=2, l=200, s=200, d=128, layout="bnhd", causal=False, scale=0.3), 702,
+     ("7f090f549d915562", "fa4b5a7c49830cbd", "e1f8c9516b6b759d", "0fce8398d34b32be", "1fa6bab6a002767f")),
+    (2, dict(b=1, heads=2, kv_heads=2, l=110, s=112, d=128, layout="bnhd", causal=False, scale=1.7), 703,
+     ("4a1ac2de054ebb14", "72e9d7b3f3922281", "af5be676779f8d4a", "6adcaf2e7d441932", "83834ffa44816f95")),
+    (2, dict(b=1, heads=1, kv_heads=1, l=200, s=200, d=256, layout="bhnd", causal=False, scale=0.0625), 704,
+     ("613f482fcc31ec55", "8ac4edf65fb6dbdf", "87c4a78707ed7aac", "5f44879a04a3d856", "f3e2bcff1f96ad9a")),
+    (1, dict(b=2, heads=2, kv_heads=1, l=1, s=1, d=60, layout="bhnd", causal=False, scale=0.3), 705,
+     ("6cc8667eca7c095f", "06568b97ac711add", "862502960b42dcb8", "b11fc64186416e68", "1a9ec77e44491fea")),
+)  # fmt: skip
+FLASH_IDS = (
+    "grad_q rows 1024 bytes apart",  # grad_q's C: alpha on B's elements from 17 rows
+    "q k^T of 8 rows in the region",  # B stored transposed, 6 to 15 rows, 128 columns or more: on B's
+    "q k^T of 14 rows, 112 columns",  # below 128 columns: on the sum
+    "head size 256",  # lda 256: the dot kernel on both threads
+    "one query, one key",  # cpublas's 1 x 1 gemm
+)
+
+
+@pytest.mark.parametrize("index", range(len(FLASH)), ids=FLASH_IDS)
+def test_flash_attentions_calls_are_the_xeons(index: int) -> None:
+    threads, params, seed, torch_bits = FLASH[index]
+    assert flash_digests(params, seed, f"linux-x86_64-avx512-mklavx512-t{threads}") == torch_bits
+
+
+def test_one_element_through_at_mm_is_refused() -> None:
+    with pytest.raises(ParityError, match="one element"):
+        linalg.mm(np.ones((1, 5), np.float32), np.ones((5, 1), np.float32), profile_for_platform(AVX512))

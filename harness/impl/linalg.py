@@ -101,7 +101,7 @@ def _sgemm(
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
     if profile.blas == MKL_AVX512 and not items:
-        refused = mkl_avx512_threads_unmodelled(profile.threads, m, n, k, ta, tb)
+        refused = mkl_avx512_unmodelled(profile.threads, m, n, k, ta, tb)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
     if profile.blas == MKL_SSE42 and not items and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
@@ -148,12 +148,15 @@ _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_
 _AVX512_K_CUT_MN, _AVX512_K_CUT_SIDE, _AVX512_K_CUT_K = 16_384, 376, 3000
 
 
-def mkl_avx512_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
+def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
     """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
-    ``threads`` threads ("" where it does; M or N of 1, MKL's gemv, is left to the C): A and B both
-    stored transposed with M < 8; 3 or more threads; on 2 threads K above 768 with M*N*K >= 196,608
+    ``threads`` threads ("" where it does; M or N of 1 otherwise, MKL's gemv, is left to the C): A and
+    B both stored transposed with M < 8; 3 or more threads; on 2 threads K above 768 with M*N*K >= 196,608
     where MKL does not cut K as modelled (M*N above 16,384, M or N above 376, K above 3,000; B stored
-    transposed with M <= 3 is MKL's dot kernel, whole: modelled)."""
+    transposed with M <= 3 is MKL's dot kernel, whole: modelled); a product of one element (M = N = 1: its
+    form through at::mm was not found; cpublas's, flash attention's, is modelled in the C)."""
+    if m == 1 and n == 1:
+        return "a product of one element (M = N = 1), is not modelled"
     if min(m, n) < 2:
         return ""
     if ta and tb and m < 8:

@@ -1509,10 +1509,15 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   4 to 15 rows takes the chain, not the dot kernel. Measured on the Xeon with alpha 0.3, 0.177 and
  *   1.7, beta 0 and 1: 1,000 random products labelled element by element (alpha on B or on the sum),
  *   the bounds bisected, then 1,500 held-out products of every layout bit-exact (K 2 to 3,000), and
- *   flash attention's random set at 2 threads 27 -> 0 misses. Where a leading dimension of A or B is a
- *   multiple of 256 floats MKL copies B from fewer rows (17 rows, 32 columns measured): not modelled.
+ *   flash attention's random set at 2 threads 27 -> 0 misses. Where a leading dimension of A, B or C is
+ *   a multiple of 256 floats (mkl_avx512_aliased) MKL also copies B from 17 rows (16 with both stored
+ *   transposed) and 32 columns, and keeps the dot kernel for B stored transposed below 16 rows; B
+ *   stored transposed with A row-major is copied so only inside an OpenMP region, from 6 to 15 rows
+ *   with 128 columns or more (bisected in flash attention's calls: 127 columns on the sum, 128 on B;
+ *   4 and 5 rows take the dot kernel). Checked on 400 sgemm_ calls of random leading dimensions and
+ *   on 440 random flash attention cases at 2 threads (200 with H*D a multiple of 256).
  * Not modelled (the generic path's kernels run, so their bits are known gaps; harness/impl/linalg.py
- * refuses them, mkl_avx512_threads_unmodelled): a plain sgemm on 3 or more threads, and on 2 outside
+ * refuses them, mkl_avx512_unmodelled): a plain sgemm on 3 or more threads, and on 2 outside
  * mkl_avx512_two_threads (below; the gemv forms: see there), A and B both stored transposed with M < 8
  * (k summed in groups of 4), alpha other than a power of two on a part of a batched item, a batch item
  * of one row and one column with A not transposed. */
@@ -1549,17 +1554,34 @@ static int mkl_avx512_threads(const sgemm_t *g) {
  * 121 x 200 x 8 both, 120 x 200 x 8 one; the same bound at K 8 to 384, every layout). */
 #define MKL_AVX512_SHARED 192000
 #define MKL_AVX512_SHARED_COPY 57
+#define MKL_AVX512_ALIAS 256 /* floats */
 static int mkl_avx512_shared(const sgemm_t *g) {
     return mkl_avx512_threads(g) == 2 && g->M * g->N * g->K > MKL_AVX512_SHARED;
 }
 
-/* Where alpha scales B's elements as MKL copies them (rounded; no product times alpha after):
- * on one thread the wide shapes, and with B stored transposed N > M and N >= K, with N >= 12 unless A
- * is stored transposed too; on both threads (mkl_avx512_shared) K >= 3, M >= 57 and N >= 57 unless
- * A is stored transposed (bisected at K 8 to 384: 56 and 57 rows, 56 and 57 columns), else the sum. */
+/* A leading dimension of A, B or C a multiple of 256 floats (rows 1 KiB apart). */
+static int mkl_avx512_aliased(const sgemm_t *g) {
+    const int64_t lda = g->ta ? g->sa1 : g->sa0, ldb = g->tb ? g->sb1 : g->sb0;
+    return lda % MKL_AVX512_ALIAS == 0 || ldb % MKL_AVX512_ALIAS == 0 || g->ldc % MKL_AVX512_ALIAS == 0;
+}
+
+/* Whether MKL copies B on both threads (mkl_avx512_shared): K >= 3 and M >= 57, N >= 57 unless A is
+ * stored transposed (bisected at K 8 to 384: 56 and 57 rows, 56 and 57 columns); with a leading
+ * dimension of 1 KiB also from 17 rows (16 with both stored transposed) and 32 columns, except B stored
+ * transposed with A row-major, copied so only inside an OpenMP region, 6 to 15 rows, 128 columns. */
+static int mkl_avx512_shared_copy(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N;
+    if (g->K < 3) return 0;
+    if (M >= MKL_AVX512_SHARED_COPY && (g->ta || N >= MKL_AVX512_SHARED_COPY)) return 1;
+    if (g->tb && !g->ta) return g->region_threads && M >= 6 && M < 16 && N >= 128 && mkl_avx512_aliased(g);
+    return mkl_avx512_aliased(g) && M >= (g->ta && g->tb ? 16 : 17) && N >= 32;
+}
+
+/* Where alpha scales B's elements as MKL copies them (rounded; no product times alpha after): on both
+ * threads mkl_avx512_shared_copy, else the sum; on one thread the wide shapes, and with B stored
+ * transposed N > M and N >= K, with N >= 12 unless A is stored transposed too. */
 static float mkl_avx512_b_scale(const sgemm_t *g) {
-    if (mkl_avx512_shared(g))
-        return g->K >= 3 && g->M >= MKL_AVX512_SHARED_COPY && (g->ta || g->N >= MKL_AVX512_SHARED_COPY) ? g->alpha : 1.0f;
+    if (mkl_avx512_shared(g)) return mkl_avx512_shared_copy(g) ? g->alpha : 1.0f;
     const int copies = mkl_avx512_wide(g) || (g->tb && g->N > g->M && g->N >= g->K && (g->ta || g->N >= 12));
     return copies ? g->alpha : 1.0f;
 }
@@ -1577,9 +1599,11 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * q[l] = ((l + l+4) + l+8) + l+12, then (q0 + q1) + (q2 + q3); else by halves (l + l+8, then + l+4,
  * + l+2, + l+1). */
 static int mkl_avx512_shared(const sgemm_t *g);
+static int mkl_avx512_aliased(const sgemm_t *g);
 
 static int mkl_avx512_dot_form(const sgemm_t *g) {
-    if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && (g->k_part || mkl_avx512_shared(g)))) return 0;
+    const int chain = g->k_part || (mkl_avx512_shared(g) && !mkl_avx512_aliased(g)); /* on both threads */
+    if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && chain)) return 0;
     return g->K >= 24 * g->M || g->N <= 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
 
@@ -1745,9 +1769,30 @@ static void mkl_avx512_gemv_n(const sgemm_t *g) {
     }
 }
 
+/* One output (M = N = 1, not a batch item: cpublas's gemm of one query and one key in flash attention;
+ * measured through sgemm_ on 1 and 2 threads, K 1 to 1,000, alpha 0.3 and 1.7, beta 0 and 1, every
+ * layout): A row-major, the dot of gemv 'T''s last outputs (the first product, then k = 1 .. K - 1 in
+ * 16 lanes as pairs, added by halves; c = fmaf(alpha, t, beta*C)); A stored transposed, one fused chain
+ * from beta*C in k order with alpha scaling B's elements, c = fmaf(alpha*b[k], a[k], c). */
+static void mkl_avx512_one(const sgemm_t *g) {
+    if (!g->ta) {
+        sgemm_t s = *g;
+        s.tb = 1; /* one column of B: its elements at sb0 whichever way stored */
+        mkl_avx512_gemv(&s);
+        return;
+    }
+    float c = g->beta != 0.0f ? g->beta * g->C[0] : 0.0f;
+    for (int64_t k = 0; k < g->K; k++) c = fmaf(g->alpha * g->B[k * g->sb0], g->A[k * g->sa1], c);
+    g->C[0] = c;
+}
+
 /* C = A b with one column (N == 1, C contiguous) is the row C^T = b^T A^T: the gemv forms above with
  * A and B's roles swapped. Runs MKL's gemv 'T' or 'N' on the AVX-512 path where modelled (1), else 0. */
 static int mkl_avx512_gemv_any(const sgemm_t *g) {
+    if (g->M == 1 && g->N == 1 && g->cpublas && !g->batched && g->K > 0 && g->threads <= 2) {
+        mkl_avx512_one(g);
+        return 1;
+    }
     sgemm_t s = *g;
     if (g->N == 1 && g->M >= 2 && g->ldc == 1) {
         if (g->threads > 2 && !g->batched) return 0; /* 3 or more threads: not measured */
@@ -1781,7 +1826,7 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
  * M*N*K >= 196,608, M*N <= 16,384, M and N at most 376 (K 769 to 3,000 measured: 400 random products
  * of every layout, alpha 0.3 and 1); 0 elsewhere (not modelled: larger M*N, or M or N of 379 and more,
  * where MKL leaves K whole with A transposed or B row-major and cuts C or K by rules not fitted;
- * harness/impl/linalg.py refuses them: mkl_avx512_threads_unmodelled). B stored transposed with
+ * harness/impl/linalg.py refuses them: mkl_avx512_unmodelled). B stored transposed with
  * M <= 3: MKL's dot kernel, whole (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
 #define MKL_AVX512_K_CUT_MN 16384
 #define MKL_AVX512_K_CUT_SIDE 376
