@@ -304,3 +304,29 @@ def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
         nanogpt = gap.op.startswith("nanogpt-") and gap.why.startswith(f"{note}; first divergence at step ")
         refused = gap.max_ulp is None and bool(gap.why)
         assert not note or gap.why == note or nanogpt or refused, gap.line()
+
+
+def test_an_output_the_impl_refuses_says_why() -> None:
+    """conv2d's runner leaves out an output it does not model and keeps the others; the check reports
+    that output's refusal, not a bare 'no such output' (here the forward's im2col sgemm, a gemv whose K
+    MKL's SSE4.2 path cuts between 2 threads; the three gradients are modelled)."""
+    from harness.formats.ops import read_op_fixture
+    from harness.replay.check import committed_impl_fixtures
+    from harness.replay.ops import impl_op_fixture
+
+    sse42 = profile_for_platform("linux-x86_64-baseline-mklsse42-t2")
+    rng = np.random.default_rng(0)
+    shapes = {"x": (1, 33, 13, 9), "weight": (1, 33, 3, 3), "bias": (1,), "grad_out": (1, 1, 11, 7)}
+    inputs = {n: rng.standard_normal(s).astype(np.float32) for n, s in shapes.items()}
+    params = {"bias": True, "padding": 0, "stride": 1, "w_shape": [1, 33, 3, 3], "x_shape": [1, 33, 13, 9]}
+    out = impl_ops.run_case("conv2d", params, inputs, sse42)
+    assert sorted(out) == ["grad_bias", "grad_weight", "grad_x"]
+    assert "cuts this gemv's K" in impl_ops.refusals(out)["out"]
+    fixtures = (read_op_fixture(p, ops=["conv2d"]) for p in committed_impl_fixtures())
+    fixture = next(f for f in fixtures if f.cases)  # a recorded conv2d case, given this one's geometry
+    key, rec = next(iter(fixture.cases.items()))
+    recorded = {"out": np.zeros((1, 1, 11, 7), np.float32)}
+    fixture.cases = {key: replace(rec, params=params, inputs=inputs, outputs=recorded)}
+    impl, missing = impl_op_fixture(fixture, sse42)
+    assert "out" not in impl.cases[key].outputs
+    assert "cuts this gemv's K" in missing["conv2d"]

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.errors import ParityError
+from harness.impl.op_registry import Outputs
 from harness.impl.profiles import KernelProfile
 
 Params = Mapping[str, Any]
@@ -164,23 +165,23 @@ def _conv2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarra
     stride, padding = (p["stride"],) * 2, (p["padding"],) * 2
     x, w, b = t["x"], t["weight"], t.get("bias")
     out: dict[str, np.ndarray] = {}
-    refused = []
+    refused: dict[str, str] = {}
     try:
         out["out"] = conv2d(x, w, b, stride, padding, profile)
     except ParityError as exc:
-        refused.append(str(exc))
+        refused["out"] = str(exc)
     names = ("grad_x", "grad_weight", "grad_bias") if p["bias"] else ("grad_x", "grad_weight")
     for i, name in enumerate(names):
         mask = tuple(j == i for j in range(3))
         try:
             grads = conv2d_backward(t["grad_out"], x, w, stride, padding, bool(p["bias"]), profile, mask)  # type: ignore[arg-type]
         except ParityError as exc:
-            refused.append(str(exc))
+            refused[name] = str(exc)
             continue
         out[name] = grads[i]  # type: ignore[assignment]
     if not out:
-        raise ParityError("; ".join(dict.fromkeys(refused)))
-    return out
+        raise ParityError("; ".join(dict.fromkeys(refused.values())))
+    return Outputs(out, refused)
 
 
 def _rms_norm(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:

@@ -36,6 +36,20 @@ if tuple(sorted(MODULES)) != tuple(sorted((*OP_IDS, *MODEL_OP_IDS))):
     raise RuntimeError("harness.impl.op_registry.MODULES is out of step with harness.core.op_ids")
 
 
+class Outputs(dict[str, np.ndarray]):
+    """A runner's outputs where some the impl does not model are left out: ``refused`` says why, per
+    output (the others are bit-exact claims like any runner's)."""
+
+    def __init__(self, arrays: Mapping[str, np.ndarray], refused: Mapping[str, str]) -> None:
+        super().__init__(arrays)
+        self.refused = dict(refused)
+
+
+def refusals(outputs: Mapping[str, np.ndarray]) -> dict[str, str]:
+    """Why outputs a runner left out were refused ({} for a runner that gives all or raises)."""
+    return outputs.refused if isinstance(outputs, Outputs) else {}
+
+
 class NotImplementedInImpl(ParityError):
     """The impl has no runner for this op yet."""
 

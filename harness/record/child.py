@@ -36,6 +36,27 @@ def check_process_matches(config: PlatformConfig) -> None:
         blas = running_blas_tag()
         if blas != config.blas:
             raise ParityError(f"this process runs the BLAS code path {blas}, not {config.blas} as {config.id} names")
+    warm_vml()
+
+
+# VML functions ATen calls (vml.h's MKL stubs reached by the recorded ops: exp, log, tanh, sqrt)
+_VML_WARM = (torch.exp, torch.log, torch.tanh, torch.sqrt)
+# 65 x 64 (below ATen's grain: MKL cuts it between its own threads), then above the grain (each ATen
+# thread calls VML on its part)
+_VML_WARM_SIZES = (65 * 64, 1 << 17)
+
+
+def warm_vml() -> None:
+    """One call of each VML function on every thread before anything is recorded. The first VML call
+    of a process that runs on two threads can take another code path's kernel on the second thread
+    (measured on an Intel Xeon, MKL 2024.2: torch.exp of 3,863 elements on 2 threads gave the second
+    half another kernel's bits in 5 of 30 fresh processes, and a random-case recording caught it in 1
+    of 6 runs; after one VML call, 0 of 78 processes and 0 of 8 recordings: docs/emulation.md), so a
+    recording would depend on that race."""
+    for size in _VML_WARM_SIZES:
+        x = torch.ones(size)
+        for f in _VML_WARM:
+            f(x)
 
 
 def progress_printer(label: str, unit: str) -> Progress:

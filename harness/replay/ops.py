@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from harness.core.errors import ParityError
 from harness.formats.ops import OpFixture
-from harness.impl.op_registry import NotImplementedInImpl, run_case
+from harness.impl.op_registry import NotImplementedInImpl, refusals, run_case
 from harness.impl.profiles import KernelProfile, profile_for_fixture
 
 
@@ -32,6 +32,9 @@ def impl_op_fixture(expected: OpFixture, profile: KernelProfile | None = None) -
         except ParityError as exc:  # this case's kernel is not modelled under the profile: the case alone
             missing.setdefault(rec.op, str(exc))
             continue
+        for name, why in refusals(outputs).items():  # an output the runner left out: why, as a refused case's
+            if name in rec.outputs:
+                missing.setdefault(rec.op, why)
         out.cases[key] = replace(rec, outputs={n: outputs[n] for n in rec.outputs if n in outputs})
     return out, missing
 
