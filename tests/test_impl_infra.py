@@ -312,7 +312,7 @@ def test_an_output_the_impl_refuses_says_why() -> None:
     MKL's SSE4.2 path cuts between 2 threads; the three gradients are modelled)."""
     from harness.formats.ops import read_op_fixture
     from harness.replay.check import committed_impl_fixtures
-    from harness.replay.ops import impl_op_fixture
+    from harness.replay.ops import impl_op_fixture, missing_note
 
     sse42 = profile_for_platform("linux-x86_64-baseline-mklsse42-t2")
     rng = np.random.default_rng(0)
@@ -329,4 +329,5 @@ def test_an_output_the_impl_refuses_says_why() -> None:
     fixture.cases = {key: replace(rec, params=params, inputs=inputs, outputs=recorded)}
     impl, missing = impl_op_fixture(fixture, sse42)
     assert "out" not in impl.cases[key].outputs
-    assert "cuts this gemv's K" in missing["conv2d"]
+    assert "cuts this gemv's K" in missing[key]
+    assert missing_note(missing).startswith(f"it refused 1 case(s) it does not model: {key} (gemm 1x77x297")

@@ -72,6 +72,8 @@ def test_unmodelled_cuts_are_refused(threads: int, m: int, n: int, k: int, ta: i
         linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))
     one = linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))  # one thread: modelled
     assert one.shape == (m, n)
+    with pytest.raises(ParityError, match="not modelled"):  # a batch of one is MKL's plain sgemm too
+        linalg.matmul(a[None], b[None], profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))
 
 
 # causal sdpa (B, H, L, D) on T threads, B*H >= 2: flash attention's gemms run inside its OpenMP region; MKL

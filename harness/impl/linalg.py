@@ -96,21 +96,28 @@ def _sgemm(
         blas = _blas(profile, m, n, k, ta, tb, addmm)
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
     items = batched if batched >= 2 else 0
-    if profile.blas == MKL_AVX2 and not items:
+    if not items:
+        _check_plain_sgemm(profile, m, n, k, ta, tb)
+    flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
+    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
+
+
+def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
+    """ParityError where csrc/mkl_sgemm.h does not model MKL's Intel path on a plain sgemm (not an
+    item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
+    if profile.blas == MKL_AVX2:
         refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
-    if profile.blas == MKL_AVX512 and not items:
+    if profile.blas == MKL_AVX512:
         refused = mkl_avx512_unmodelled(profile.threads, m, n, k, ta, tb)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
-    if profile.blas == MKL_SSE42 and not items and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
+    if profile.blas == MKL_SSE42 and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
         raise ParityError(
             f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
             " sums are not modelled"
         )
-    flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
-    _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
 
 _AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, _4
@@ -462,6 +469,8 @@ def bmm(
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     _check_avx2_column_items(profile, nb, m, n, ta, tb)
+    if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
+        _check_plain_sgemm(profile, m, n, k, ta, tb)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)

@@ -29,7 +29,7 @@ from harness.impl.profiles import (
     rsqrt_estimate_of,
 )
 from harness.platform.config import parse_platform_id
-from harness.replay.ops import impl_op_fixture
+from harness.replay.ops import impl_op_fixture, missing_reason
 from harness.store.paths import DEFAULT_FIXTURES
 
 IMPL_ARCHES = ("arm64", "x86_64")
@@ -137,7 +137,7 @@ def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
         for name, want in rec.outputs.items():
             where = f"{platform} {key}"
             if got is None or name not in got.outputs:
-                why = missing.get(rec.op, "the impl gave no such output")
+                why = missing_reason(missing, key, rec.op)
                 gaps.append(Gap(platform, rec.op, rec.case, name, None, int(want.size), int(want.size), why))
                 lines.append(f"{where} MISSING {name}: {why}")
                 continue
