@@ -39,6 +39,11 @@ PRODUCTS = (
     # A transposed, M*N < 4,096: K cut from K = 336 (the old model refused these: None)
     (2, 10, 223, 487, 1, 0, 0, 220009, "24bb2b02381ae28d", None),
     (2, 24, 150, 600, 1, 1, 1, 220010, "a44dd95951d55518", None),
+    # K < 8 with M > 64 and N > 128 on 2 threads (on the Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2): the model's cut of C
+    # for K 5 to 7, and for K 3 and 4 with A transposed (refused before; the one-thread model's digest)
+    (2, 354, 447, 5, 0, 0, 0, 230001, "66006f187be12331", "1920e4d5ee08dc0e"),
+    (2, 142, 551, 6, 1, 1, 1, 230002, "e001a8458cfa1153", "5ab6679f3cb26acf"),
+    (2, 128, 505, 4, 1, 0, 0, 230003, "c39263afb099d46d", "393f474446b79568"),
 )  # fmt: skip
 
 

@@ -827,7 +827,8 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
  * Not modelled (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled there): A transposed
  * with M <= 32, N > 128 and K > N on 2 or 4 threads (MKL cuts some of them along K), M <= 4 with A
- * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128.
+ * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128 (on 2 threads K = 2, and K = 3 or 4
+ * with A row-major only).
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
  * the caller's kernel, except with A transposed (the kernel above); one left whole takes the one-thread
  * choice. Other thread counts (5 and more) run the one-thread model (not modelled). */
