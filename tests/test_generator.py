@@ -11,7 +11,7 @@ import pytest
 
 from harness.core.bits import describe_first_mismatch
 from harness.formats.ops import OpFixture, read_op_fixture
-from harness.platform.config import PlatformConfig, child_env, collect_facts, parse_platform_id, supported_levels
+from harness.platform.config import PlatformConfig, child_env, collect_facts, supported_levels
 from harness.platform.provenance import installed_torch_version
 from harness.record.launch import machine_blas, with_machine_blas
 from harness.store.paths import fixture_path
@@ -155,11 +155,11 @@ def test_generate_says_what_each_recording_added_to_the_pool(tmp_path):
     ]
 
 
-def test_the_recorder_warms_vml_on_every_thread_first(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_recorder_warms_vml_on_every_thread_first(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Every recording process calls exp, log, tanh and sqrt once, below ATen's grain (MKL's own threads
     cut it) and above it (each ATen thread calls VML), before it records: the first VML call on two
     threads can take another kernel on the second (docs/emulation.md)."""
-    import torch
+    import argparse
 
     from harness.record import child
 
@@ -168,10 +168,15 @@ def test_the_recorder_warms_vml_on_every_thread_first(monkeypatch: pytest.Monkey
     def recorder(name: str):
         return lambda x: calls.append((name, x.numel()))
 
+    def record(config: PlatformConfig) -> tuple[int, str, str]:
+        calls.append(("record", 0))
+        out.write_bytes(b"")
+        return 0, "nothing", ""
+
     monkeypatch.setattr(child, "_VML_WARM", tuple(recorder(n) for n in ("exp", "log", "tanh", "sqrt")))
-    monkeypatch.setattr(child, "running_blas_tag", lambda: "mklavx2")
-    config = parse_platform_id("linux-x86_64-avx2-mklavx2-t1")
-    monkeypatch.setattr(child, "config_problems", lambda c: [])
-    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: config.level.aten_capability)
-    child.check_process_matches(config)
-    assert calls == [(n, s) for s in (65 * 64, 1 << 17) for n in ("exp", "log", "tanh", "sqrt")]
+    monkeypatch.setattr(child, "check_process_matches", lambda config: None)
+    out = tmp_path / "x.h5"
+    args = argparse.Namespace(platform_id="linux-x86_64-avx2-mklavx2-t1", out=out, live=False)
+    assert child.run_child(args, record) == 0
+    warm = [(n, s) for s in (65 * 64, 1 << 17) for n in ("exp", "log", "tanh", "sqrt")]
+    assert calls == [*warm, ("record", 0)]

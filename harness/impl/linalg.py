@@ -148,15 +148,16 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
         return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
     if threads == 4 and ta and m <= 4:
         return "A transposed with M <= 4 and N > 128, is not modelled"
-    if k < 8 and m > 64 and threads != 2:
-        return "K < 8 with M > 64 and N > 128, is not modelled"
-    if m > 64 and (k == 2 or (k in (3, 4) and not ta)):  # 2 threads: K 1 and 5 to 7 as modelled
-        return "K of 2, or of 3 or 4 with A row-major, with M > 64 and N > 128, is not modelled"
+    if k < 8 and m > 64:
+        if threads != 2:
+            return "K < 8 with M > 64 and N > 128, is not modelled"
+        if k == 2 or (k in (3, 4) and not ta):  # on 2 threads K 1 and 5 to 7 are the model's cut
+            return "K of 2, or of 3 or 4 with A row-major, with M > 64 and N > 128, is not modelled"
     return ""
 
 
 _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
-_AVX512_K_CUT_MN, _AVX512_K_CUT_SIDE, _AVX512_K_CUT_K = 16_384, 376, 3000
+_AVX512_K_CUT_MN, _AVX512_K_CUT_SIDE, _AVX512_K_CUT_K = 16_384, 376, 3000  # MKL_AVX512_K_CUT_*
 
 
 def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:

@@ -36,7 +36,6 @@ def check_process_matches(config: PlatformConfig) -> None:
         blas = running_blas_tag()
         if blas != config.blas:
             raise ParityError(f"this process runs the BLAS code path {blas}, not {config.blas} as {config.id} names")
-    warm_vml()
 
 
 # VML functions ATen calls (vml.h's MKL stubs reached by the recorded ops: exp, log, tanh, sqrt)
@@ -88,12 +87,13 @@ Recording = Callable[[PlatformConfig], tuple[int, str, str]]
 
 
 def run_child(args: argparse.Namespace, record: Recording) -> int:
-    """Check the configuration, run ``record`` (bytes written, what, warning), report one line."""
+    """Check the configuration, warm VML, run ``record`` (bytes written, what, warning), report one line."""
     from harness.core.errors import run_reporting_errors
 
     def body() -> int:
         config = parse_platform_id(args.platform_id)
         check_process_matches(config)
+        warm_vml()
         size, what, warning = record(config)
         done = "recorded the live run" if args.live else f"wrote {args.out}"  # a live run's file is temporary
         print(

@@ -1599,9 +1599,6 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * chained onto their sum. The lanes are then added: for K >= 24 M four lanes apart in turn,
  * q[l] = ((l + l+4) + l+8) + l+12, then (q0 + q1) + (q2 + q3); else by halves (l + l+8, then + l+4,
  * + l+2, + l+1). */
-static int mkl_avx512_shared(const sgemm_t *g);
-static int mkl_avx512_aliased(const sgemm_t *g);
-
 static int mkl_avx512_dot_form(const sgemm_t *g) {
     const int chain = g->k_part || (mkl_avx512_shared(g) && !mkl_avx512_aliased(g)); /* on both threads */
     if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && chain)) return 0;
@@ -1831,12 +1828,13 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
  * M <= 3: MKL's dot kernel, whole (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
 #define MKL_AVX512_K_CUT_MN 16384
 #define MKL_AVX512_K_CUT_SIDE 376
+#define MKL_AVX512_K_CUT_K 3000
 static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
     if (g->tb && !g->ta && M <= 3) return 1; /* MKL's dot kernel, whole */
     const int side = M <= MKL_AVX512_K_CUT_SIDE && N <= MKL_AVX512_K_CUT_SIDE;
-    return M * N <= MKL_AVX512_K_CUT_MN && K <= 3000 && side ? 2 : 0;
+    return M * N <= MKL_AVX512_K_CUT_MN && K <= MKL_AVX512_K_CUT_K && side ? 2 : 0;
 }
 
 static void mkl_avx512_k_cut(const sgemm_t *g) {
