@@ -33,7 +33,6 @@ PRODUCTS = (
     (2, 200, 64, 905, 0, 1, 0, 220003, "bbf677b80d616513", "5d63870faea72256"),  # one less: C cut, wide
     (2, 64, 200, 650, 1, 0, 1, 220004, "39ead59bc5fabed2", "0976ba468857b2d5"),  # N > 128, M > 32: below 756
     (2, 160, 64, 780, 0, 0, 1, 220005, "b2210489d3aa82bc", "de1b31b59a78e26c"),  # rows cut, wide from K = 756
-    (2, 40, 16, 1500, 0, 1, 0, 220006, "2e47226a9cb9d18f", "f84817fb48a66ada"),  # N < 24: no K cut, wide
     (2, 220, 220, 16, 0, 1, 0, 220007, "2a390ec04fdfb25f", "4b0dddad2de7d3b7"),  # square, N > 128: rows cut
     (2, 300, 300, 100, 0, 0, 1, 220008, "c36327e19826629c", "58fce98790fdbc89"),
     # A transposed, M*N < 4,096: K cut from K = 336 (the old model refused these: None)
@@ -44,6 +43,13 @@ PRODUCTS = (
     (2, 354, 447, 5, 0, 0, 0, 230001, "66006f187be12331", "1920e4d5ee08dc0e"),
     (2, 142, 551, 6, 1, 1, 1, 230002, "e001a8458cfa1153", "5ab6679f3cb26acf"),
     (2, 128, 505, 4, 1, 0, 0, 230003, "c39263afb099d46d", "393f474446b79568"),
+    # on the Xeon, 2 threads: from K = 756 a cut of C where M or N is 379 or more (the old model cut K), C's
+    # columns cut from N = 768 even where M >= N (the old model cut rows), rows cut at floor(M/2) from K = 756
+    (2, 162, 461, 1836, 0, 0, 0, 240001, "ffee7020bbecb44d", "42e74e7129c5e4f5"),
+    (2, 607, 104, 5666, 0, 0, 0, 240002, "7666a081f32df61c", "59e95396e66dabe2"),
+    (2, 800, 800, 400, 0, 0, 0, 240003, "d2af6684fdcd0e4e", "4b8707b251d3144b"),
+    (2, 315, 47, 989, 0, 0, 0, 240004, "664d17de0c00b54a", "b53ae9bb3c2b2cce"),
+    (2, 482, 289, 2953, 1, 0, 1, 240005, "59cb00612d6a15de", "580f36616319a4dd"),
 )  # fmt: skip
 
 
@@ -66,8 +72,15 @@ def test_the_cut_of_c_between_threads(index: int):
 
 
 # shapes whose cut MKL makes by a rule the model does not have: refused, not answered (on 2 threads: A
-# transposed with N > 340 where K is cut, and with M < 8, N > 128 and K > N; fewer than 8 rows where K is cut)
-REFUSED = ((2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0))
+# transposed with N > 340 where K is cut, and with M < 8, N > 128 and K > N; fewer than 8 rows where K is cut;
+# K of 2 or 3 at any M and N; from K = 756 fewer than 24 columns (some, like 40 x 16 x 1,500, are the model's
+# cut, others not: 629 x 11 x 1,379), a side of 56 or less against 379 or more, A row-major with N <= 64 and
+# M >= 379, K > N >= 1,000 with M < N)
+REFUSED = (
+    (2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0),
+    (2, 1022, 78, 2, 0), (2, 845, 85, 3, 0), (2, 40, 16, 1500, 0), (2, 629, 11, 1379, 0), (2, 10, 646, 1811, 0),
+    (2, 671, 28, 1324, 1), (2, 379, 64, 3000, 0), (2, 81, 1465, 2076, 0),
+)  # fmt: skip
 
 
 @pytest.mark.parametrize(("threads", "m", "n", "k", "ta"), REFUSED)

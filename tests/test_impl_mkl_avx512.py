@@ -65,21 +65,20 @@ def test_linear_with_its_bias_is_the_xeons() -> None:
 
 
 def test_what_the_model_does_not_cover_is_refused() -> None:
-    """On 3 or more threads, on 2 where MKL leaves K whole or cuts C by rules not fitted, and with A
-    and B both stored transposed below 8 rows, linalg refuses the product (one line naming the path
-    and the shape) instead of giving the generic path's bits."""
+    """On 3 or more threads, on 2 where MKL cuts K with one side of at most 56 and the other of 379 or
+    more (forms by layout, not fitted), and with A and B both stored transposed below 8 rows, linalg
+    refuses the product (one line naming the path and the shape) instead of giving the generic path's
+    bits."""
     products, _ = _operands()
     a, b = products[(48, 100, 900, "10")]
     with pytest.raises(ParityError, match="AVX-512 path on 4 threads, 3 or more threads"):
         linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
     two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
-    a, b = products[(200, 300, 1300, "00")]  # M*N above what the 2-thread K cut covers
-    with pytest.raises(ParityError, match="200x300x1300: MKL's Intel AVX-512 path on 2 threads, K above 768"):
-        linalg.mm(a, b, two)
-    a = np.zeros((380, 900), np.float32)  # 380 rows: MKL leaves K whole (bisected: 376 cut, 380 whole)
-    with pytest.raises(ParityError, match="M or N above 376"):
+    a = np.zeros((379, 900), np.float32)  # 379 rows, 20 columns: one thread's form with A row-major (bisected)
+    with pytest.raises(ParityError, match="379x20x900: MKL's Intel AVX-512 path on 2 threads, K above 768 with one"):
         linalg.mm(a, np.zeros((900, 20), np.float32), two)
-    assert linalg.mm(a[:376], np.zeros((900, 20), np.float32), two).shape == (376, 20)
+    assert linalg.mm(a[:378], np.zeros((900, 20), np.float32), two).shape == (378, 20)  # the K cut
+    assert linalg.mm(a, np.zeros((900, 57), np.float32), two).shape == (379, 57)  # 57 columns: the K cut
     with pytest.raises(ParityError, match="both stored transposed with M < 8"):
         linalg.mm(np.zeros((64, 7), np.float32).T, np.zeros((9, 64), np.float32).T, profile_for_platform(AVX512))
 
@@ -333,6 +332,31 @@ def test_alpha_on_two_threads_is_the_xeons() -> None:
         assert got == ALPHA_TWO_THREADS[key], key
     one = [key for key, got, _ in _addmm_digests(ALPHA_TWO_THREADS, 23, AVX512) if got != ALPHA_TWO_THREADS[key]]
     assert len(one) == 8  # all but the control, (3, 1000, 200): the dot kernel on both
+
+
+# torch.addmm on 2 threads, K above 768 where MKL cuts C or K (csrc/mkl_sgemm.h mkl_avx512_two_threads),
+# operands and C from default_rng(37) as _addmm_digests draws them -> the digest of torch's bits on the Xeon
+C_OR_K_CUT = {
+    (400, 300, 1536, "00", 1.0, 0.0): "af8d8524ed9c99f8b71f41376a571b8ab5dcd26619694f0d07af7b5eb3919771",  # C: 379
+    (144, 512, 800, "00", 0.3, 1.0): "54266ba4be992655796312be4cf821b46eb9ce268fd5a28f6fcf74bb99914452",  # C: wide form
+    (140, 117, 770, "10", 1.0, 0.0): "a3dfcf9a9212a83c032aacbd123c720a7bb8020dd9802f8366bf14b02980606a",  # C: N + 3M
+    (140, 117, 780, "11", 0.3, 0.0): "276720818ffcfd1e20ced45f6e6dd878dcb0e71390216544b2a480cd475ec152",  # K
+    (300, 380, 2400, "00", 1.0, 0.0): "1400d8cea7501e5f946c4d4eaa737c0938c8d1b2b6001bf2f50281ac6f252d57",  # K: 8M = K
+    (301, 380, 2400, "00", 1.0, 0.0): "a20f1ffda2f259d7b1926760230062b79c9ebfb6707deee1bb4dbe43fad5be23",  # C
+    (96, 200, 9000, "10", 0.3, 1.0): "7ad30c06db1d14bd7c45bc6a645c99604f0c72d443d3e146153eda4f546b7d3e",  # K, long
+    (1000, 60, 1200, "01", 1.0, 0.0): "df648b2192329108c80259c2ca2b4fa4b2cd066ca68b0768a7237990c3c6f99e",  # K: 60 wide
+}
+
+
+def test_c_or_k_cut_on_two_threads_is_the_xeons() -> None:
+    """Above K = 768 MKL cuts C where 8 min(M, N) > K and (max(M, N) >= 379 or N + 3M + 242 > K), each
+    element then the wide form whole even below 192 rows; else it cuts K in halves. The one-thread
+    model gives other bits for all but the two wide C cuts (where the forms agree)."""
+    rows = _addmm_digests(C_OR_K_CUT, 37, "linux-x86_64-avx512-mklavx512-t2")
+    for key, got, _ in rows:
+        assert got == C_OR_K_CUT[key], key
+    one = [key for key, got, _ in _addmm_digests(C_OR_K_CUT, 37, AVX512) if got != C_OR_K_CUT[key]]
+    assert len(one) == 6
 
 
 def test_alpha_on_one_thread_is_the_xeons() -> None:

@@ -121,21 +121,34 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
 
 
 _AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, _4
+_AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE = 756, 379  # csrc/mkl_sgemm.h MKL_AVX2_K_WIDE_2, MKL_AVX2_C_CUT_SIDE
 
 
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
     """Why MKL's Intel AVX2 path cuts an M x N x K sgemm (A handed over transposed: ``ta``) between
     ``threads`` threads by a rule csrc/mkl_sgemm.h does not model ("" where it does): measured under
     Haswell-v4 and on an Intel Xeon (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where
-    these shapes' bits differ from every cut tried: on 2 threads fewer than 8 rows where MKL cuts K
-    (K >= 756 and K >= N + 3M + 242, N >= 24), A transposed with M < 8, N > 128 and K > N, and A
-    transposed with N > 340 where MKL cuts K; on 4 threads A transposed with M <= 32, N > 128 and K > N
-    (MKL cuts some of them along K), M <= 4 with A transposed and N > 128; K < 8 with M > 64 and N > 128
-    (on 2 threads only K = 2, and K = 3 or 4 with A row-major: K = 1 and 5 to 7, and 3 and 4 with A
-    transposed, are the model's, 355 random products on the Xeon)."""
+    these shapes' bits differ from every cut tried. On 2 threads: K of 2, or of 3 or 4 with A
+    row-major (K = 1 and 5 to 7, and 3 and 4 with A transposed, are the model's); from K = 756 fewer
+    than 24 columns, a side of 56 or less against one of 379 or more, A row-major with N <= 64 and
+    M >= 379, and K > N >= 1,000 with M < N; fewer than 8 rows where MKL cuts K (K >= 756 and
+    K >= N + 3M + 242, N >= 24); A transposed with M < 8, N > 128 and K > N; A transposed with N > 340
+    where MKL cuts K. On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts some of
+    them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128."""
     least = _AVX2_MIN_SPLIT.get(threads)
     if least is None or min(m, n) < 2 or m * n * k < least:
         return ""
+    if threads == 2 and (k == 2 or (k in (3, 4) and not ta)):
+        return "K of 2, or of 3 or 4 with A row-major, is not modelled"
+    if threads == 2 and k >= _AVX2_K_WIDE_2:
+        if n < 24:
+            return "fewer than 24 columns with K >= 756, is not modelled"
+        if min(m, n) <= 56 and max(m, n) >= _AVX2_C_CUT_SIDE:
+            return "one side of 56 or less against one of 379 or more with K >= 756, is not modelled"
+        if not ta and n <= 64 and m >= _AVX2_C_CUT_SIDE:
+            return "A row-major with N <= 64 and M >= 379 with K >= 756, is not modelled"
+        if m < n and k > n >= 1000:
+            return "K > N >= 1,000 with M < N, is not modelled (MKL cuts C or K by a rule not fitted)"
     if threads == 2 and m < 8 and n >= 24 and k >= max(756, n + 3 * m + 242):
         return "M < 8 with K >= 756 and K >= N + 3M + 242, is not modelled (a cut along K)"
     if threads == 2 and ta and m < 8 and n > 128 and k > n:
@@ -148,25 +161,23 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
         return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
     if threads == 4 and ta and m <= 4:
         return "A transposed with M <= 4 and N > 128, is not modelled"
-    if k < 8 and m > 64:
-        if threads != 2:
-            return "K < 8 with M > 64 and N > 128, is not modelled"
-        if k == 2 or (k in (3, 4) and not ta):  # on 2 threads K 1 and 5 to 7 are the model's cut
-            return "K of 2, or of 3 or 4 with A row-major, with M > 64 and N > 128, is not modelled"
+    if threads != 2 and k < 8 and m > 64:
+        return "K < 8 with M > 64 and N > 128, is not modelled"
     return ""
 
 
 _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
-_AVX512_K_CUT_MN, _AVX512_K_CUT_SIDE, _AVX512_K_CUT_K = 16_384, 376, 3000  # MKL_AVX512_K_CUT_*
+_AVX512_C_CUT_SIDE, _AVX512_NARROW = 379, 56  # csrc/mkl_sgemm.h MKL_AVX512_C_CUT_SIDE, MKL_AVX512_NARROW
 
 
 def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
     """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
     ``threads`` threads ("" where it does; M or N of 1 otherwise, MKL's gemv, is left to the C): A and
     B both stored transposed with M < 8; 3 or more threads; on 2 threads K above 768 with M*N*K >= 196,608
-    where MKL does not cut K as modelled (M*N above 16,384, M or N above 376, K above 3,000; B stored
-    transposed with M <= 3 is MKL's dot kernel, whole: modelled); a product of one element (M = N = 1: its
-    form through at::mm was not found; cpublas's, flash attention's, is modelled in the C)."""
+    where MKL cuts K (csrc/mkl_sgemm.h mkl_avx512_two_threads) with one side of at most 56 and the
+    other of 379 or more (B stored transposed with M <= 3 is MKL's dot kernel, whole: modelled); a
+    product of one element (M = N = 1: its form through at::mm was not found; cpublas's, flash
+    attention's, is modelled in the C)."""
     if m == 1 and n == 1:
         return "a product of one element (M = N = 1), is not modelled"
     if min(m, n) < 2:
@@ -177,11 +188,13 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
         return "3 or more threads, is not modelled"
     if threads < 2 or k <= _AVX512_ONE_PART_K or m * n * k < _AVX512_ONE_PART_MNK or (tb and not ta and m <= 3):
         return ""
-    if m * n <= _AVX512_K_CUT_MN and max(m, n) <= _AVX512_K_CUT_SIDE and k <= _AVX512_K_CUT_K:
+    lo, hi = min(m, n), max(m, n)
+    c_cut = 8 * lo > k and (hi >= _AVX512_C_CUT_SIDE or n + 3 * m + 242 > k)
+    if c_cut or lo > _AVX512_NARROW or hi < _AVX512_C_CUT_SIDE:
         return ""
     return (
-        "K above 768 where MKL does not cut K in halves (M*N above 16,384, M or N above 376, or K above 3,000),"
-        " is not modelled"
+        "K above 768 with one side of at most 56 and the other of 379 or more (where MKL does not cut K"
+        " in halves, by layout), is not modelled"
     )
 
 
@@ -201,7 +214,9 @@ def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:
         return False
     if ta and n > 128 and m * n < 4096 and k >= 336:
         return True
-    return k >= n + 3 * m + 242 and (k >= 756 or (n > 128 and (m > 32 or ta)))
+    if k >= _AVX2_K_WIDE_2 and max(m, n) >= _AVX2_C_CUT_SIDE:
+        return False  # MKL cuts C
+    return k >= n + 3 * m + 242 and (k >= _AVX2_K_WIDE_2 or (n > 128 and (m > 32 or ta)))
 
 
 # gemm.c's blas

@@ -66,7 +66,8 @@ typedef struct {
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
     int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
     int64_t item_m, item_n;      /* a part's item's M and N (the AVX-512 path's K blocks follow them) */
-    int k_part;                  /* one thread's part of K (the AVX-512 path: K blocks of 384 from its start) */
+    int wide_part;               /* one thread's own sgemm of a 2-thread call: its part of K, or all of K where MKL cuts C
+                                  * (the AVX-512 path: the wide form, K blocks of 384 from its start) */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
@@ -813,22 +814,27 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
  * side cut (rows when M > N, else columns):
  *   M*N*K below 96,000 (T = 2), 64,000 (T = 4) or 100,000 (T = 3): one thread (the one-thread choice);
- *   T = 2, N > 128: M >= N: rows cut at floor(M/2), wide; else columns: wide when A is transposed or
- *     M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2 (floor(ceil(N/16)/2) * 16);
+ *   T = 2, N > 128: M >= N with N < 768: rows cut at floor(M/2), wide; else columns: wide when A is
+ *     transposed or M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2
+ *     (floor(ceil(N/16)/2) * 16). From 768 columns MKL cuts the columns even where M >= N (bisected on
+ *     the Xeon at M = 770, 1,600 and 4,000, K 100 to 700, every layout: 767 the rows, 769 the columns;
+ *     800 x 800 had missed its last 8 columns);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
  *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side; narrow: N <= 64:
  *     4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a
  *     multiple of 16 changes no bit of the narrow kernel);
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
  *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
- *   T = 2, K >= 756: the wide form in every part, or K cut between the threads (mkl_avx2_k_cut);
+ *   T = 2, K >= 756: the wide form in every part, rows cut at floor(M/2) (315 x 47 x 989 missed 22
+ *     elements with ceil), or K cut between the threads (mkl_avx2_k_cut);
  *   T = 3: N <= 64, or N <= 128 with M >= 48: 3 row parts of ceil(M/3), each part's own one-thread
  *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model); else
  *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
  * Not modelled (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled there): A transposed
  * with M <= 32, N > 128 and K > N on 2 or 4 threads (MKL cuts some of them along K), M <= 4 with A
- * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128 (on 2 threads K = 2, and K = 3 or 4
- * with A row-major only).
+ * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128 on 4 threads, K = 2 and K = 3 or 4
+ * with A row-major on 2 (any M and N: 17 of 600 random products of K 2 to 7 missed with N <= 128 or
+ * M <= 64, all of these K), and on 2 threads from K = 756 the shapes mkl_avx2_k_cut names.
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
  * the caller's kernel, except with A transposed (the kernel above); one left whole takes the one-thread
  * choice. Other thread counts (5 and more) run the one-thread model (not modelled). */
@@ -872,7 +878,7 @@ static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
 /* 2 threads: see above */
 static void mkl_avx2_split2(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N;
-    if (N > 128 && M < N) {
+    if (N > 128 && (M < N || N >= 768)) {
         p->nc = 2;
         p->kernel = g->ta || M > 32 ? AVX2_WIDE : AVX2_NARROW;
         p->cw = p->kernel == AVX2_WIDE ? N / 2 : divup(N, 16) / 2 * 16;
@@ -917,22 +923,32 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         mkl_avx2_split4(g, p);
     else
         mkl_avx2_split2(g, p);
-    if (T == 2 && g->K >= MKL_AVX2_K_WIDE_2) p->kernel = AVX2_WIDE; /* K long: the wide form in every part */
+    if (T == 2 && g->K >= MKL_AVX2_K_WIDE_2) { /* K long: the wide form in every part, rows cut as it cuts them */
+        if (p->kernel == AVX2_NARROW && p->nr == 2) p->rw = M / 2;
+        p->kernel = AVX2_WIDE;
+    }
     return 1;
 }
 
 /* 2 threads, K long against C (measured on an Intel Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2, the same bits
  * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K >= 96,000, N >= 24, M >= 8 and
  * K >= N + 3M + 242, and K >= 756 unless N > 128 and (M > 32 or A is transposed); A transposed with
- * N > 128 and M*N < 4,096 from K = 336 (334 whole: bisected at 8 x 223). Each thread's part of
- * K is the wide form whole (its K blocks from the part's own start), part 0 onto C, part 1's sum added
- * last. Below 8 rows with K >= 756, and A transposed with N > 340 where K is cut, MKL's bits are
- * neither (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled, _avx2_k_cut). */
+ * N > 128 and M*N < 4,096 from K = 336 (334 whole: bisected at 8 x 223). From K = 756 MKL cuts C
+ * instead wherever M or N is 379 or more (as on its AVX-512 path: 162 x 461 x 1,836 and
+ * 607 x 104 x 5,666 cut C; 88 random products of sides 57 and more, K 756 to 40,000, bit-exact).
+ * Each thread's part of K is the wide form whole (its K blocks from the part's own start), part 0
+ * onto C, part 1's sum added last. Below 8 rows with K >= 756, A transposed with N > 340 where K is
+ * cut, and from K = 756 fewer than 24 columns, a side of 56 or less against one of 379 or more, A
+ * row-major with N <= 64 and M >= 379 (379 x 64 x 3,000 misses, 379 x 65 and A transposed do not), and
+ * K > N >= 1,000 with M < N (MKL cuts K there for some M below 260, by a rule not fitted), MKL's bits
+ * are other (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled, _avx2_k_cut). */
+#define MKL_AVX2_C_CUT_SIDE 379
 static int mkl_avx2_k_cut(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24 || M < 8)
         return 0;
     if (g->ta && N > 128 && M * N < 4096 && K >= 336) return 1; /* A transposed, C small: from K = 336 */
+    if (K >= MKL_AVX2_K_WIDE_2 && (M < N ? N : M) >= MKL_AVX2_C_CUT_SIDE) return 0; /* C cut */
     return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
@@ -1539,7 +1555,7 @@ static int mkl_avx512_modelled(const sgemm_t *g) {
 
 /* The end of the K block starting at k0 (above). */
 static int mkl_avx512_wide(const sgemm_t *g) {
-    if (g->k_part) return 1;
+    if (g->wide_part) return 1;
     const int64_t M = g->part ? g->item_m : g->M, N = g->part ? g->item_n : g->N;
     return N >= MKL_AVX512_WIDE && (g->tb || M >= MKL_AVX512_WIDE);
 }
@@ -1548,7 +1564,7 @@ static int mkl_avx512_wide(const sgemm_t *g) {
  * region, 1 for a batch item, a part of one or one thread's part of K, else the call's. */
 static int mkl_avx512_threads(const sgemm_t *g) {
     if (g->region_threads) return g->region_threads;
-    return g->batched || g->part || g->k_part ? 1 : g->threads;
+    return g->batched || g->part || g->wide_part ? 1 : g->threads;
 }
 
 /* 2 threads, one part of K: MKL runs the call on both threads where M*N*K > 192,000 (bisected:
@@ -1600,7 +1616,7 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * q[l] = ((l + l+4) + l+8) + l+12, then (q0 + q1) + (q2 + q3); else by halves (l + l+8, then + l+4,
  * + l+2, + l+1). */
 static int mkl_avx512_dot_form(const sgemm_t *g) {
-    const int chain = g->k_part || (mkl_avx512_shared(g) && !mkl_avx512_aliased(g)); /* on both threads */
+    const int chain = g->wide_part || (mkl_avx512_shared(g) && !mkl_avx512_aliased(g)); /* on both threads */
     if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && chain)) return 0;
     return g->K >= 24 * g->M || g->N <= 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
@@ -1814,32 +1830,47 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
     return 1;
 }
 
-/* A plain sgemm on 2 threads (measured on the Xeon's two cores): 1 where the one-thread model holds
+/* A plain sgemm on 2 threads (measured on the Xeon's two cores). 1 where the one-thread model holds
  * (K <= 768, or M*N*K < 196,608: whatever rows or columns MKL gives each thread, every element's sum
  * is the same; where MKL runs the call on both threads its form and alpha's place follow
- * mkl_avx512_shared); 2 where MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K
- * blocks of 384 from its start (what is left above 768; else one block or two halves; B stored
- * transposed with 4 <= M < 16: the chain, not the dot kernel), alpha placed by each part's own
- * one-thread rule, the second part's sums added to the first's (from beta*C): K >= 769,
- * M*N*K >= 196,608, M*N <= 16,384, M and N at most 376 (K 769 to 3,000 measured: 400 random products
- * of every layout, alpha 0.3 and 1); 0 elsewhere (not modelled: larger M*N, or M or N of 379 and more,
- * where MKL leaves K whole with A transposed or B row-major and cuts C or K by rules not fitted;
- * harness/impl/linalg.py refuses them: mkl_avx512_unmodelled). B stored transposed with
- * M <= 3: MKL's dot kernel, whole (M 2 to 15, N 8 to 1,000, K 8 to 3,000). */
-#define MKL_AVX512_K_CUT_MN 16384
-#define MKL_AVX512_K_CUT_SIDE 376
-#define MKL_AVX512_K_CUT_K 3000
+ * mkl_avx512_shared), and B stored transposed with M <= 3 (MKL's dot kernel, whole). Above that MKL
+ * either cuts C or cuts K, by the rule its AVX2 path uses with one more bound (mkl_avx512_c_cut):
+ *   3, C cut: 8 min(M, N) > K and (max(M, N) >= 379 or N + 3M + 242 > K). Each element is then the
+ *     wide form whole (K blocks of 384 from 0, alpha on B's elements), whatever M and N are: a
+ *     thread's rows or columns never change an element's sum.
+ *   2, K cut: MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K blocks of 384
+ *     from its start (B stored transposed with 4 <= M < 16: the chain, not the dot kernel), alpha
+ *     placed by each part's own one-thread rule, the second part's sums added to the first's (from
+ *     beta*C).
+ *   0 (not modelled; harness/impl/linalg.py refuses them: mkl_avx512_unmodelled): where the rule gives
+ *     the K cut with min(M, N) <= 56 and max(M, N) >= 379. There MKL keeps K whole with A row-major
+ *     (one thread's form, its blocks not of 384) or takes forms not found, by layout.
+ * Measured by labelling each product's 16 x 16 corner as "wide whole", "one thread's form" or "K
+ * halves": the bounds bisected (8 min(M, N) > K: least M 226, 263, 301, 338, 376, 501, 751 at
+ * K = 1,800 to 6,000; the line N + 3M = K - 241 at K = 1,536, M 320 to 360; 379 at M = 193 to 300;
+ * 56 and 57), then 464 random products of M and N 64 to 4,000 and K 769 to 20,000, every layout,
+ * alpha 1 and 0.3 with beta 1, all as predicted, and 358 whole products (K to 40,000): 278 bit-exact,
+ * 80 refused, none differing. The bounds of M*N <= 16,384 and sides <= 376 measured before are this
+ * rule's K cut (140 x 117 x 770 is cut C, as the rule says). */
+#define MKL_AVX512_C_CUT_SIDE 379
+#define MKL_AVX512_NARROW 56
+static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K) {
+    const int64_t lo = M < N ? M : N, hi = M < N ? N : M;
+    return 8 * lo > K && (hi >= MKL_AVX512_C_CUT_SIDE || N + 3 * M + 242 > K);
+}
+
 static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
     if (g->tb && !g->ta && M <= 3) return 1; /* MKL's dot kernel, whole */
-    const int side = M <= MKL_AVX512_K_CUT_SIDE && N <= MKL_AVX512_K_CUT_SIDE;
-    return M * N <= MKL_AVX512_K_CUT_MN && K <= MKL_AVX512_K_CUT_K && side ? 2 : 0;
+    if (mkl_avx512_c_cut(M, N, K)) return 3;
+    const int narrow = (M < N ? M : N) <= MKL_AVX512_NARROW && (M < N ? N : M) >= MKL_AVX512_C_CUT_SIDE;
+    return narrow ? 0 : 2;
 }
 
 static void mkl_avx512_k_cut(const sgemm_t *g) {
     sgemm_t part = *g;
-    part.k_part = 1;
+    part.wide_part = 1;
     mkl_k_halves(&part, mkl_avx512_sgemm);
 }
 
@@ -1861,7 +1892,7 @@ static int64_t mkl_gemv_n_outputs(const sgemm_t *g) {
 
 static int mkl_gemv_n_k_cut(const sgemm_t *g) {
     const int64_t R = mkl_gemv_n_outputs(g), K = g->K;
-    if (!(g->avx2 || g->avx512) || g->threads != 2 || g->batched || g->part || g->k_part || g->avx2_kernel) return 0;
+    if (!(g->avx2 || g->avx512) || g->threads != 2 || g->batched || g->part || g->wide_part || g->avx2_kernel) return 0;
     if (R == 0 || K < 256 || R > 1001) return 0;
     return !(R >= 41 && R <= 69 && K < 1000);
 }
@@ -1907,9 +1938,18 @@ static void mkl_sgemm(const sgemm_t *g) {
         mkl_avx512_sgemm(g);
         return;
     }
-    if (g->avx512 && g->threads == 2 && !g->batched && !g->part && M >= 2 && N >= 2 && mkl_avx512_two_threads(g) == 2) {
-        mkl_avx512_k_cut(g);
-        return;
+    if (g->avx512 && g->threads == 2 && !g->batched && !g->part && M >= 2 && N >= 2) {
+        const int form = mkl_avx512_two_threads(g);
+        if (form == 2) {
+            mkl_avx512_k_cut(g);
+            return;
+        }
+        if (form == 3) { /* C cut: every element the wide form whole */
+            sgemm_t s = *g;
+            s.wide_part = 1;
+            mkl_avx512_sgemm(&s);
+            return;
+        }
     }
     if (g->avx512 && mkl_avx512_gemv_any(g)) return;
     if (g->avx2 && mkl_avx2_modelled(g)) {
