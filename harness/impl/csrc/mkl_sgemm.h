@@ -66,8 +66,9 @@ typedef struct {
     int batched;                 /* one item of MKL's batched gemm (at::bmm of more than one item) */
     int part;                    /* a part of such an item (mkl_sgemm_batch_item): MKL's serial sgemm, no gemv */
     int64_t item_m, item_n;      /* a part's item's M and N (the AVX-512 path's K blocks follow them) */
-    int wide_part;               /* one thread's own sgemm of a 2-thread call: its part of K, or all of K where MKL cuts C
-                                  * (the AVX-512 path: the wide form, K blocks of 384 from its start) */
+    int wide_part;               /* one thread's own sgemm of a 2-thread call: its part of K, or all of K
+                                  * where MKL cuts C (the AVX-512 path: the wide form, K blocks of 384
+                                  * from its start) */
     int64_t a_off, b_off, c_off; /* &A[0,0], &B[0,0], &C[0,0] in torch's buffers: floats past a 16-byte boundary */
     int workers;                 /* pthreads computing the main kernel (speed only: no bit depends on it; 0 = 1) */
     int cbwr;                    /* MKL_CBWR=COMPATIBLE: MKL's vendor-independent kernels (mkl_cbwr_sgemm) */
@@ -1542,11 +1543,13 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
 #define MKL_AVX512_KMAX 384
 #define MKL_AVX512_WIDE 192
 
+/* How MKL runs a plain sgemm on 2 threads (mkl_avx512_two_threads, below) */
+enum { AVX512_UNMODELLED, AVX512_ONE_FORM, AVX512_K_CUT, AVX512_C_CUT };
 static int mkl_avx512_two_threads(const sgemm_t *g);
 
 static int mkl_avx512_modelled(const sgemm_t *g) {
     const int plain = !g->batched && !g->part;
-    if (plain && g->threads > 1 && !(g->threads == 2 && mkl_avx512_two_threads(g) == 1)) return 0;
+    if (plain && g->threads > 1 && !(g->threads == 2 && mkl_avx512_two_threads(g) == AVX512_ONE_FORM)) return 0;
     if ((g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
     if (g->tb && g->ta && g->M < 8) return 0;
     int e;
@@ -1562,7 +1565,8 @@ static int mkl_avx512_wide(const sgemm_t *g) {
 }
 
 /* The thread count a call of the AVX-512 path decides its form by: the region's inside an OpenMP
- * region, 1 for a batch item, a part of one or one thread's part of K, else the call's. */
+ * region, 1 for a batch item, a part of one or one thread's own sgemm of a 2-thread call (wide_part),
+ * else the call's. */
 static int mkl_avx512_threads(const sgemm_t *g) {
     if (g->region_threads) return g->region_threads;
     return g->batched || g->part || g->wide_part ? 1 : g->threads;
@@ -1831,19 +1835,20 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
     return 1;
 }
 
-/* A plain sgemm on 2 threads (measured on the Xeon's two cores). 1 where the one-thread model holds
- * (K <= 768, or M*N*K < 196,608: whatever rows or columns MKL gives each thread, every element's sum
- * is the same; where MKL runs the call on both threads its form and alpha's place follow
- * mkl_avx512_shared), and B stored transposed with M <= 3 (MKL's dot kernel, whole). Above that MKL
- * either cuts C or cuts K, by the rule its AVX2 path uses with one more bound (mkl_avx512_c_cut):
- *   3, C cut: 8 min(M, N) > K and (max(M, N) >= 379 or N + 3M + 242 > K). Each element is then the
+/* A plain sgemm on 2 threads (measured on the Xeon's two cores). AVX512_ONE_FORM where the one-thread
+ * model holds (K <= 768, or M*N*K < 196,608: whatever rows or columns MKL gives each thread, every
+ * element's sum is the same; where MKL runs the call on both threads its form and alpha's place
+ * follow mkl_avx512_shared), and B stored transposed with M <= 3 (MKL's dot kernel, whole). Above that MKL
+ * either cuts C or cuts K (mkl_avx512_c_cut; its AVX2 path weighs N + 3M + 242 against K and 379 too,
+ * but not 8 min(M, N) against K):
+ *   AVX512_C_CUT: 8 min(M, N) > K and (max(M, N) >= 379 or N + 3M + 242 > K). Each element is then the
  *     wide form whole (K blocks of 384 from 0, alpha on B's elements), whatever M and N are: a
  *     thread's rows or columns never change an element's sum.
- *   2, K cut: MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K blocks of 384
+ *   AVX512_K_CUT: MKL cuts K at ceil(K/2), each thread's part a sgemm of its own with K blocks of 384
  *     from its start (B stored transposed with 4 <= M < 16: the chain, not the dot kernel), alpha
  *     placed by each part's own one-thread rule, the second part's sums added to the first's (from
  *     beta*C).
- *   0 (not modelled; harness/impl/linalg.py refuses them: mkl_avx512_unmodelled): where the rule gives
+ *   AVX512_UNMODELLED (harness/impl/linalg.py refuses them: mkl_avx512_unmodelled): where the rule gives
  *     the K cut with min(M, N) <= 56 and max(M, N) >= 379. There MKL keeps K whole with A row-major
  *     (one thread's form, its blocks not of 384) or takes forms not found, by layout.
  * Measured by labelling each product's 16 x 16 corner as "wide whole", "one thread's form" or "K
@@ -1862,11 +1867,11 @@ static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K) {
 
 static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return 1;
-    if (g->tb && !g->ta && M <= 3) return 1; /* MKL's dot kernel, whole */
-    if (mkl_avx512_c_cut(M, N, K)) return 3;
+    if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return AVX512_ONE_FORM;
+    if (g->tb && !g->ta && M <= 3) return AVX512_ONE_FORM; /* MKL's dot kernel, whole */
+    if (mkl_avx512_c_cut(M, N, K)) return AVX512_C_CUT;
     const int narrow = (M < N ? M : N) <= MKL_AVX512_NARROW && (M < N ? N : M) >= MKL_AVX512_C_CUT_SIDE;
-    return narrow ? 0 : 2;
+    return narrow ? AVX512_UNMODELLED : AVX512_K_CUT;
 }
 
 static void mkl_avx512_k_cut(const sgemm_t *g) {
@@ -1941,11 +1946,11 @@ static void mkl_sgemm(const sgemm_t *g) {
     }
     if (g->avx512 && g->threads == 2 && !g->batched && !g->part && M >= 2 && N >= 2) {
         const int form = mkl_avx512_two_threads(g);
-        if (form == 2) {
+        if (form == AVX512_K_CUT) {
             mkl_avx512_k_cut(g);
             return;
         }
-        if (form == 3) { /* C cut: every element the wide form whole */
+        if (form == AVX512_C_CUT) { /* every element the wide form whole */
             sgemm_t s = *g;
             s.wide_part = 1;
             mkl_avx512_sgemm(&s);
