@@ -121,7 +121,7 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
 
 
 _AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, _4
-_AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE = 756, 379  # csrc/mkl_sgemm.h MKL_AVX2_K_WIDE_2, MKL_AVX2_C_CUT_SIDE
+_AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
 
 
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
@@ -130,11 +130,11 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     Haswell-v4 and on an Intel Xeon (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where
     these shapes' bits differ from every cut tried. On 2 threads: K of 2, or of 3 or 4 with A
     row-major (K = 1 and 5 to 7, and 3 and 4 with A transposed, are the model's); from K = 756 fewer
-    than 24 columns, a side of 56 or less against one of 379 or more, A row-major with N <= 64 and
-    M >= 379, and K > N >= 1,000 with M < N; fewer than 8 rows where MKL cuts K (K >= 756 and
-    K >= N + 3M + 242, N >= 24); A transposed with M < 8, N > 128 and K > N; A transposed with N > 340
-    where MKL cuts K. On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts some of
-    them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128."""
+    than 24 columns, a side of 56 or less against one of 379 or more, and A row-major with N <= 64
+    and M >= 379; fewer than 8 rows where MKL cuts K (K >= 756 and K >= N + 3M + 242, N >= 24); A
+    transposed with M < 8, N > 128 and K > N; A transposed with N > 340 where MKL cuts K (but for
+    N >= 1,304 from K = 756). On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts
+    some of them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128."""
     least = _AVX2_MIN_SPLIT.get(threads)
     if least is None or min(m, n) < 2 or m * n * k < least:
         return ""
@@ -147,13 +147,12 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
             return "one side of 56 or less against one of 379 or more with K >= 756, is not modelled"
         if not ta and n <= 64 and m >= _AVX2_C_CUT_SIDE:
             return "A row-major with N <= 64 and M >= 379 with K >= 756, is not modelled"
-        if m < n and k > n >= 1000:
-            return "K > N >= 1,000 with M < N, is not modelled (MKL cuts C or K by a rule not fitted)"
     if threads == 2 and m < 8 and n >= 24 and k >= max(756, n + 3 * m + 242):
         return "M < 8 with K >= 756 and K >= N + 3M + 242, is not modelled (a cut along K)"
     if threads == 2 and ta and m < 8 and n > 128 and k > n:
         return "A transposed with M < 8, N > 128 and K > N, is not modelled"
-    if threads == 2 and ta and n > 340 and _avx2_k_cut(m, n, k, ta):
+    long_c = k >= _AVX2_K_WIDE_2 and n >= _AVX2_K_CUT_N  # the K cut of wide, long C: the model's
+    if threads == 2 and ta and n > 340 and not long_c and _avx2_k_cut(m, n, k, ta):
         return "A transposed with N > 340 where MKL cuts K, is not modelled"
     if n <= 128:
         return ""
@@ -214,8 +213,8 @@ def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:
         return False
     if ta and n > 128 and m * n < 4096 and k >= 336:
         return True
-    if k >= _AVX2_K_WIDE_2 and max(m, n) >= _AVX2_C_CUT_SIDE:
-        return False  # MKL cuts C
+    if k >= _AVX2_K_WIDE_2 and max(m, n) >= _AVX2_C_CUT_SIDE:  # MKL cuts C, but for wide, long C
+        return m < n and n >= _AVX2_K_CUT_N and k >= n and 8 * m <= k
     return k >= n + 3 * m + 242 and (k >= _AVX2_K_WIDE_2 or (n > 128 and (m > 32 or ta)))
 
 

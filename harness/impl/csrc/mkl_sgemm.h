@@ -937,20 +937,24 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
  * N > 128 and M*N < 4,096 from K = 336 (334 whole: bisected at 8 x 223). From K = 756 MKL cuts C
  * instead wherever M or N is 379 or more (as on its AVX-512 path: 162 x 461 x 1,836 and
  * 607 x 104 x 5,666 cut C; with the refusals below, two held-out draws of K 700 to 40,000, sides from
- * 24 and from 8: 242 products bit-exact, 139 refused, none differing).
+ * 24 and from 8: 242 products bit-exact, 139 refused, none differing), except M < N with N >= 1,304,
+ * K >= N and 8M <= K, which MKL cuts along K (bisected: N 1,303 C, 1,304 K at M = 100 and 300, every
+ * layout; K = N - 1 C, K = N K at 100 x 2,000; 8M = K K, 8M > K C at 500 x 2,000 x 4,000,
+ * 226 x 1,449 x 1,815 and 377 x 1,660 x 3,018).
  * Each thread's part of K is the wide form whole (its K blocks from the part's own start), part 0
  * onto C, part 1's sum added last. Below 8 rows with K >= 756, A transposed with N > 340 where K is
  * cut, and from K = 756 fewer than 24 columns, a side of 56 or less against one of 379 or more, A
- * row-major with N <= 64 and M >= 379 (379 x 64 x 3,000 misses, 379 x 65 and A transposed do not), and
- * K > N >= 1,000 with M < N (MKL cuts K there for some M below 260, by a rule not fitted), MKL's bits
- * are other (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled, _avx2_k_cut). */
+ * row-major with N <= 64 and M >= 379 (379 x 64 x 3,000 misses, 379 x 65 and A transposed do not),
+ * MKL's bits are other (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled, _avx2_k_cut). */
 #define MKL_AVX2_C_CUT_SIDE 379
+#define MKL_AVX2_K_CUT_N 1304
 static int mkl_avx2_k_cut(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24 || M < 8)
         return 0;
     if (g->ta && N > 128 && M * N < 4096 && K >= 336) return 1; /* A transposed, C small: from K = 336 */
-    if (K >= MKL_AVX2_K_WIDE_2 && (M < N ? N : M) >= MKL_AVX2_C_CUT_SIDE) return 0; /* C cut */
+    if (K >= MKL_AVX2_K_WIDE_2 && (M < N ? N : M) >= MKL_AVX2_C_CUT_SIDE) /* C cut, but for wide, long C */
+        return M < N && N >= MKL_AVX2_K_CUT_N && K >= N && 8 * M <= K;
     return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
