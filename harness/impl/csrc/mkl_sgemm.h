@@ -886,8 +886,8 @@ static void mkl_avx2_split2(const sgemm_t *g, avx2_split_t *p) {
         return;
     }
     p->kernel = N > 128 || (M > 128 && (g->ta || N > 64)) ? AVX2_WIDE : AVX2_NARROW;
-    if (N <= 64 || M > 128) {
-        p->rw = p->kernel == AVX2_WIDE ? M / 2 : divup(M, 2);
+    if (N <= 64 || M > 128) { /* the wide form's cut also where K is long (mkl_avx2_split: wide from K = 756) */
+        p->rw = p->kernel == AVX2_WIDE || g->K >= MKL_AVX2_K_WIDE_2 ? M / 2 : divup(M, 2);
         p->nr = 2;
     }
 }
@@ -924,10 +924,7 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         mkl_avx2_split4(g, p);
     else
         mkl_avx2_split2(g, p);
-    if (T == 2 && g->K >= MKL_AVX2_K_WIDE_2) { /* K long: the wide form in every part, rows cut as it cuts them */
-        if (p->kernel == AVX2_NARROW && p->nr == 2) p->rw = M / 2;
-        p->kernel = AVX2_WIDE;
-    }
+    if (T == 2 && g->K >= MKL_AVX2_K_WIDE_2) p->kernel = AVX2_WIDE; /* K long: the wide form in every part */
     return 1;
 }
 
