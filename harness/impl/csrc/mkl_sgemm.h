@@ -108,7 +108,10 @@ static inline void mkl_store(const sgemm_t *g, float *c, float s) {
  * addmm copied in; beta = 0: c starts as the first block's t). Any thread count alike.
  * Speed (no bit depends on it: each element's chains are the same however C is tiled): GotoBLAS
  * loop order (k block; NC columns of alpha*B packed once; MC rows of A packed to stay in L2; an
- * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. */
+ * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. The Intel
+ * paths' chains run on the same tiles (mkl_main_chains) with their own K blocks, alpha's place and
+ * fused or unfused steps (mkl_chains_t): mkl_avx512_chains, mkl_avx2_chains, the SSE4.2 main kernel's
+ * columns before N % 4. */
 #define MKL_KC_MAX 192
 #define MKL_MR 6    /* register tile: MR rows x NR columns of C */
 #define MKL_NR 16
@@ -124,23 +127,32 @@ static int64_t mkl_kc(int64_t K) {
 
 #if defined(__FMA__) && defined(__AVX__)
 #include <immintrin.h>
-/* t[MR][NR] = sum over the block's kc steps of ap[k][r] * bp[k][j], one fused chain per element. */
-static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t) {
+/* t[MR][NR] = sum over the block's kc steps of ap[k][r] * bp[k][j], one chain per element from 0: fused
+ * (t = fmaf(a, b, t)), or each product rounded, then added (t = t + a*b). */
+static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t, int fused) {
     __m256 c00 = _mm256_setzero_ps(), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00;
     __m256 c30 = c00, c31 = c00, c40 = c00, c41 = c00, c50 = c00, c51 = c00;
-    for (int64_t k = 0; k < kc; k++) {
-        const __m256 b0 = _mm256_loadu_ps(bp + k * MKL_NR), b1 = _mm256_loadu_ps(bp + k * MKL_NR + 8);
-        const float *a = ap + k * MKL_MR;
-#define MKL_ROW(r, x0, x1)                              \
+#define MKL_ROW(r, x0, x1, step)                        \
     {                                                   \
         const __m256 ar = _mm256_broadcast_ss(a + (r)); \
-        x0 = _mm256_fmadd_ps(ar, b0, x0);               \
-        x1 = _mm256_fmadd_ps(ar, b1, x1);               \
+        x0 = step(ar, b0, x0);                          \
+        x1 = step(ar, b1, x1);                          \
     }
-        MKL_ROW(0, c00, c01) MKL_ROW(1, c10, c11) MKL_ROW(2, c20, c21)
-        MKL_ROW(3, c30, c31) MKL_ROW(4, c40, c41) MKL_ROW(5, c50, c51)
+#define MKL_TILE_LOOP(step)                                                                                 \
+    for (int64_t k = 0; k < kc; k++) {                                                                      \
+        const __m256 b0 = _mm256_loadu_ps(bp + k * MKL_NR), b1 = _mm256_loadu_ps(bp + k * MKL_NR + 8);      \
+        const float *a = ap + k * MKL_MR;                                                                   \
+        MKL_ROW(0, c00, c01, step) MKL_ROW(1, c10, c11, step) MKL_ROW(2, c20, c21, step)                    \
+        MKL_ROW(3, c30, c31, step) MKL_ROW(4, c40, c41, step) MKL_ROW(5, c50, c51, step)                    \
+    }
+#define MKL_UNFUSED(a, b, x) _mm256_add_ps(x, _mm256_mul_ps(a, b))
+    if (fused)
+        MKL_TILE_LOOP(_mm256_fmadd_ps)
+    else
+        MKL_TILE_LOOP(MKL_UNFUSED)
+#undef MKL_UNFUSED
+#undef MKL_TILE_LOOP
 #undef MKL_ROW
-    }
     const __m256 out[MKL_MR][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
     for (int r = 0; r < MKL_MR; r++) {
         _mm256_storeu_ps(t + r * MKL_NR, out[r][0]);
@@ -156,12 +168,20 @@ static inline void mkl_add_row(float *c, const float *t, int first) {
     }
 }
 #else
-static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t) {
+static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict bp, float *restrict t, int fused) {
     for (int i = 0; i < MKL_MR * MKL_NR; i++) t[i] = 0.0f;
     for (int64_t k = 0; k < kc; k++)
         for (int r = 0; r < MKL_MR; r++)
-            for (int j = 0; j < MKL_NR; j++)
-                t[r * MKL_NR + j] = fmaf(ap[k * MKL_MR + r], bp[k * MKL_NR + j], t[r * MKL_NR + j]);
+            for (int j = 0; j < MKL_NR; j++) {
+                const float a = ap[k * MKL_MR + r], b = bp[k * MKL_NR + j];
+                float *x = &t[r * MKL_NR + j];
+                if (fused) {
+                    *x = fmaf(a, b, *x);
+                } else {
+                    const float p = a * b;
+                    *x = *x + p;
+                }
+            }
 }
 
 static inline void mkl_add_row(float *c, const float *t, int first) {
@@ -189,15 +209,27 @@ static void mkl_pack(int64_t rows, int64_t kc, const float *X, int64_t s0, int64
     }
 }
 
-/* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed; first: c = t, else c = c + t. */
-static void mkl_block(const sgemm_t *g, int64_t i0, int64_t mc, int64_t j0, int64_t nc, int64_t kb,
-                      const float *ap, const float *bp, int first) {
+/* How the main form's chains run (mkl_main_rows): where each K block ends, what scales B's elements
+ * as they are packed (rounded), what scales each block's sum before it is added (1: nothing), and
+ * whether each chain is fused (t = fmaf(a, b, t)) or rounds each product (t = t + a*b). */
+typedef struct {
+    int64_t (*block_end)(const sgemm_t *g, int64_t k0);
+    float b_scale, t_scale;
+    int fused;
+} mkl_chains_t;
+
+/* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed, by form's chains; first:
+ * c = t, else c = c + t. */
+static void mkl_block(const sgemm_t *g, const mkl_chains_t *form, int64_t i0, int64_t mc, int64_t j0, int64_t nc,
+                      int64_t kb, const float *ap, const float *bp, int first) {
     float t[MKL_MR * MKL_NR];
     for (int64_t jr = 0; jr < nc; jr += MKL_NR) {
         const int64_t nj = nc - jr < MKL_NR ? nc - jr : MKL_NR;
         for (int64_t ir = 0; ir < mc; ir += MKL_MR) {
             const int64_t ni = mc - ir < MKL_MR ? mc - ir : MKL_MR;
-            mkl_tile(kb, ap + ir * kb, bp + jr * kb, t);
+            mkl_tile(kb, ap + ir * kb, bp + jr * kb, t, form->fused);
+            if (form->t_scale != 1.0f)
+                for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = form->t_scale * t[x];
             for (int64_t r = 0; r < ni; r++) {
                 float *c = g->C + (i0 + ir + r) * g->ldc + j0 + jr;
                 const float *tr = t + r * MKL_NR;
@@ -212,22 +244,35 @@ static void mkl_block(const sgemm_t *g, int64_t i0, int64_t mc, int64_t j0, int6
     }
 }
 
+/* The generic path's blocks: kc = mkl_kc(K) from 0, the last taking what is left. */
+static int64_t mkl_generic_block_end(const sgemm_t *g, int64_t k0) {
+    const int64_t kc = mkl_kc(g->K);
+    return k0 + kc < g->K ? k0 + kc : g->K;
+}
+
 /* The main kernel on rows [m0, m1) of C, one thread (K > 0; beta 0 or 1, C already scaled). */
-static void mkl_main_rows(const sgemm_t *g, int64_t m0, int64_t m1) {
+static void mkl_main_rows(const sgemm_t *g, const mkl_chains_t *form, int64_t m0, int64_t m1) {
     if (m1 <= m0 || g->N <= 0) return;
-    const int64_t N = g->N, K = g->K, kc = mkl_kc(K), ncmax = N < MKL_NC ? N : MKL_NC;
-    float *bp = malloc(sizeof(float) * (size_t)(divup(ncmax, MKL_NR) * MKL_NR * kc));
-    float *ap = malloc(sizeof(float) * (size_t)(divup(MKL_MC, MKL_MR) * MKL_MR * kc));
-    for (int64_t k0 = 0; k0 < K; k0 += kc) {
-        const int64_t kb = k0 + kc < K ? kc : K - k0;
+    const int64_t N = g->N, K = g->K, ncmax = N < MKL_NC ? N : MKL_NC;
+    int64_t kcmax = 0;
+    for (int64_t k0 = 0, k1; k0 < K; k0 = k1) {
+        k1 = form->block_end(g, k0);
+        kcmax = k1 - k0 > kcmax ? k1 - k0 : kcmax;
+    }
+    float *bp = malloc(sizeof(float) * (size_t)(divup(ncmax, MKL_NR) * MKL_NR * kcmax));
+    float *ap = malloc(sizeof(float) * (size_t)(divup(MKL_MC, MKL_MR) * MKL_MR * kcmax));
+    if (!bp || !ap) abort();
+    for (int64_t k0 = 0, k1; k0 < K; k0 = k1) {
+        k1 = form->block_end(g, k0);
+        const int64_t kb = k1 - k0;
         const int first = k0 == 0 && g->beta == 0.0f;
         for (int64_t j0 = 0; j0 < N; j0 += MKL_NC) {
             const int64_t nc = N - j0 < MKL_NC ? N - j0 : MKL_NC;
-            mkl_pack(nc, kb, g->B + j0 * g->sb1 + k0 * g->sb0, g->sb1, g->sb0, g->alpha, MKL_NR, bp);
+            mkl_pack(nc, kb, g->B + j0 * g->sb1 + k0 * g->sb0, g->sb1, g->sb0, form->b_scale, MKL_NR, bp);
             for (int64_t i0 = m0; i0 < m1; i0 += MKL_MC) {
                 const int64_t mc = m1 - i0 < MKL_MC ? m1 - i0 : MKL_MC;
                 mkl_pack(mc, kb, g->A + i0 * g->sa0 + k0 * g->sa1, g->sa0, g->sa1, 1.0f, MKL_MR, ap);
-                mkl_block(g, i0, mc, j0, nc, kb, ap, bp, first);
+                mkl_block(g, form, i0, mc, j0, nc, kb, ap, bp, first);
             }
         }
     }
@@ -237,12 +282,13 @@ static void mkl_main_rows(const sgemm_t *g, int64_t m0, int64_t m1) {
 
 typedef struct {
     const sgemm_t *g;
+    const mkl_chains_t *form;
     int64_t m0, m1;
 } mkl_rows_job_t;
 
 static void *mkl_rows_job(void *arg) {
     const mkl_rows_job_t *j = arg;
-    mkl_main_rows(j->g, j->m0, j->m1);
+    mkl_main_rows(j->g, j->form, j->m0, j->m1);
     return NULL;
 }
 
@@ -262,8 +308,8 @@ static void mkl_run_jobs(void *(*fn)(void *), void *jobs, size_t size, int64_t n
     }
 }
 
-/* The main kernel on rows [0, rows) of C, rows split between g->workers pthreads. */
-static void mkl_main(const sgemm_t *g, int64_t rows) {
+/* The main form's chains on rows [0, rows) of C, rows split between g->workers pthreads. */
+static void mkl_main_chains(const sgemm_t *g, const mkl_chains_t *form, int64_t rows) {
     const int64_t M = rows, N = g->N, K = g->K, ldc = g->ldc;
     float *C = g->C;
     if (M <= 0 || N <= 0) return;
@@ -281,14 +327,34 @@ static void mkl_main(const sgemm_t *g, int64_t rows) {
     nt = nt < panels ? nt : panels;
     nt = nt < MKL_MAX_WORKERS ? nt : MKL_MAX_WORKERS;
     if (nt <= 1 || M * N * K < MKL_MIN_SPLIT) {
-        mkl_main_rows(g, 0, M);
+        mkl_main_rows(g, form, 0, M);
         return;
     }
     mkl_rows_job_t jobs[MKL_MAX_WORKERS];
     const int64_t per = divup(panels, nt) * MKL_MR;
     for (int64_t t = 0; t < nt; t++)
-        jobs[t] = (mkl_rows_job_t){g, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M};
+        jobs[t] = (mkl_rows_job_t){g, form, t * per < M ? t * per : M, (t + 1) * per < M ? (t + 1) * per : M};
     mkl_run_jobs(mkl_rows_job, jobs, sizeof jobs[0], nt);
+}
+
+/* The generic path's main kernel on rows [0, rows) of C: its blocks, alpha on B's elements. */
+static void mkl_main(const sgemm_t *g, int64_t rows) {
+    const mkl_chains_t form = {mkl_generic_block_end, g->alpha, 1.0f, 1};
+    mkl_main_chains(g, &form, rows);
+}
+
+/* The block [r0, r1) x [c0, c1) of g's product as a problem of its own (its offsets in torch's buffers kept). */
+static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
+    sgemm_t s = *g;
+    s.M = r1 - r0;
+    s.N = c1 - c0;
+    s.A = g->A + r0 * g->sa0;
+    s.B = g->B + c0 * g->sb1;
+    s.C = g->C + r0 * g->ldc + c0;
+    s.a_off = g->a_off + r0 * g->sa0;
+    s.b_off = g->b_off + c0 * g->sb1;
+    s.c_off = g->c_off + r0 * g->ldc + c0;
+    return s;
 }
 
 /* ------------------------------------------------------------------------------ small kernels */
@@ -742,18 +808,61 @@ static void mkl_avx2_dot_rows(const sgemm_t *g) {
     }
 }
 
+/* The end of the K block starting at k0 at this layout's kmax (mkl_avx2_block_end). */
+static int64_t mkl_avx2_chain_end(const sgemm_t *g, int64_t k0) {
+    return mkl_avx2_block_end(g, k0, g->ta ? MKL_AVX2_KMAX_TA : MKL_AVX2_KMAX);
+}
+
+/* Rows [r0, r1) x columns [0, c1) of C, each element the fused chain (AVX2_CHAIN, K >= 2), at once: the
+ * main kernel's tiles with this path's K blocks (the call's kernel's) and alpha's place (the wide form:
+ * on B's elements; the narrow kernel: on each block's sum). */
+static void mkl_avx2_chains(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c1) {
+    if (r1 <= r0 || c1 <= 0) return;
+    sgemm_t s = mkl_sub(g, r0, r1, 0, c1);
+    const int wide = mkl_avx2_wide(g);
+    s.avx2_kernel = wide ? AVX2_WIDE : AVX2_NARROW;
+    const mkl_chains_t form = {mkl_avx2_chain_end, wide ? g->alpha : 1.0f, wide ? 1.0f : g->alpha, 1};
+    mkl_main_chains(&s, &form, s.M);
+}
+
+/* The columns [0, cc) in which every row but a row chunk's edge takes the chain (mkl_avx2_form): the
+ * narrow kernel's before a last N % 16 of 1 to 8; the wide form's before the last N % 24 % 16. */
+static int64_t mkl_avx2_chain_cols(const sgemm_t *g) {
+    const int64_t N = g->N, nt = N % MKL_AVX2_NR;
+    if (mkl_avx2_wide(g)) return N - N % 24 % 16;
+    return nt <= 8 ? N - nt : N;
+}
+
+/* The end of a row chunk's rows [r0, r1) that take the chain in those columns: all of them in the wide
+ * form, else those above an edge of 1 to 3 rows. */
+static int64_t mkl_avx2_chain_rows_end(const sgemm_t *g, int64_t r0, int64_t r1) {
+    const int64_t mt = (r1 - r0) % MKL_AVX2_MR;
+    return mkl_avx2_wide(g) || mt > 3 ? r1 : r1 - mt;
+}
+
+/* Each row chunk's elements by themselves, except its chain rows' first chain columns, which run at
+ * once across consecutive chunks (mkl_avx2_chains). */
 static void mkl_avx2_sgemm(const sgemm_t *g) {
     if (mkl_avx2_dot_rows_form(g)) {
         mkl_avx2_dot_rows(g);
         return;
     }
     const int64_t kmax = g->ta ? MKL_AVX2_KMAX_TA : MKL_AVX2_KMAX;
+    const int64_t cc = g->K >= 2 ? mkl_avx2_chain_cols(g) : 0; /* K < 2: every element by itself */
+    int64_t run0 = 0, run1 = 0;                                   /* chain rows not yet run */
     for (int64_t r0 = 0; r0 < g->M;) {
         const int64_t r1 = mkl_avx2_chunk_end(g, r0), mt = (r1 - r0) % MKL_AVX2_MR;
+        const int64_t rc = cc > 0 ? mkl_avx2_chain_rows_end(g, r0, r1) : r0;
+        if (run1 != r0) {
+            mkl_avx2_chains(g, run0, run1, cc);
+            run0 = r0;
+        }
+        run1 = rc;
         for (int64_t i = r0; i < r1; i++)
-            for (int64_t j = 0; j < g->N; j++) mkl_avx2_elem(g, i, j, i >= r1 - mt, mt, kmax);
+            for (int64_t j = i < rc ? cc : 0; j < g->N; j++) mkl_avx2_elem(g, i, j, i >= r1 - mt, mt, kmax);
         r0 = r1;
     }
+    mkl_avx2_chains(g, run0, run1, cc);
 }
 
 /* gemv's axpy form on this path (M == 1 with B row-major, N == 1 with A stored transposed: MKL's
@@ -844,7 +953,6 @@ static void mkl_avx2_dot(const sgemm_t *g) {
 #define MKL_AVX2_MIN_SPLIT_4 64000
 #define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
 
-static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1);
 
 /* How a call is cut: nr row parts of rw rows and nc column parts of cw columns (the last part of each
  * taking the rest), one kernel in every part. */
@@ -1155,9 +1263,21 @@ static inline float sse42_prod_a(const sgemm_t *g, int64_t i, int64_t j, int64_t
     return (g->alpha == 1.0f ? a : g->alpha * a) * g->B[k * g->sb0 + j * g->sb1];
 }
 
+/* The end of the main kernel's K block starting at k0: blocks of mkl_sse42_kc(K) from 0. */
+static int64_t mkl_sse42_block_end(const sgemm_t *g, int64_t k0) {
+    const int64_t kc = mkl_sse42_kc(g->K);
+    return k0 + kc < g->K ? k0 + kc : g->K;
+}
+
 static void mkl_sse42_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     const int tiny = mkl_sse42_tiny(g), main = mkl_sse42_main(g) && !tiny && K > 3;
+    const int64_t chains = main ? N - N % 4 : 0; /* columns below N rounded down to 4: SSE42_CHAIN, at once */
+    if (chains > 0) {
+        const sgemm_t s = mkl_sub(g, 0, M, 0, chains);
+        const mkl_chains_t form = {mkl_sse42_block_end, g->alpha, 1.0f, 0};
+        mkl_main_chains(&s, &form, M);
+    }
     const int64_t kc = main ? mkl_sse42_kc(K) : (K > 0 ? K : 1);
     /* a chain from beta*C, alpha on A's elements: K == 1 (the rank-1 update), and the small kernels with B
      * row-major; the other small forms and tiny ones (alpha != 1) scale the sum: beta*C + alpha*t */
@@ -1167,7 +1287,7 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
     unit.alpha = 1.0f;
     const sgemm_t *s = alpha_sum ? &unit : g;
     for (int64_t i = 0; i < M; i++)
-        for (int64_t j = 0; j < N; j++) {
+        for (int64_t j = chains; j < N; j++) {
             float *c = g->C + i * g->ldc + j;
             const int form = mkl_sse42_form(g, i, j, main);
             float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
@@ -1243,20 +1363,6 @@ static void mkl_grid(int64_t threads, int64_t *gc, int64_t *gr) {
     while (r > 1 && threads % r > 1) r--;
     *gr = r;
     *gc = threads / r;
-}
-
-/* The block [r0, r1) x [c0, c1) of g's product as a problem of its own (its offsets in torch's buffers kept). */
-static sgemm_t mkl_sub(const sgemm_t *g, int64_t r0, int64_t r1, int64_t c0, int64_t c1) {
-    sgemm_t s = *g;
-    s.M = r1 - r0;
-    s.N = c1 - c0;
-    s.A = g->A + r0 * g->sa0;
-    s.B = g->B + c0 * g->sb1;
-    s.C = g->C + r0 * g->ldc + c0;
-    s.a_off = g->a_off + r0 * g->sa0;
-    s.b_off = g->b_off + c0 * g->sb1;
-    s.c_off = g->c_off + r0 * g->ldc + c0;
-    return s;
 }
 
 /* MKL's threaded sgemm: C cut by the grid into column chunks of a multiple of 16 and row chunks of a
@@ -1663,9 +1769,20 @@ static float mkl_avx512_dot16(const sgemm_t *g, int64_t i, int64_t j) {
     return (q[0] + q[1]) + (q[2] + q[3]);
 }
 
+/* The chain form (mkl_avx512_sgemm, K >= 2) on every element at once: the main kernel's tiles with
+ * this path's K blocks and alpha's place (on B's elements, or on each block's sum). */
+static void mkl_avx512_chains(const sgemm_t *g) {
+    const float scale = mkl_avx512_b_scale(g);
+    const mkl_chains_t form = {mkl_avx512_block_end, scale, g->alpha != 1.0f && scale == 1.0f ? g->alpha : 1.0f, 1};
+    mkl_main_chains(g, &form, g->M);
+}
+
 static void mkl_avx512_sgemm(const sgemm_t *g) {
     const int dot = mkl_avx512_dot_form(g);
-    const float scale = dot ? 1.0f : mkl_avx512_b_scale(g);
+    if (!dot && g->K >= 2) {
+        mkl_avx512_chains(g);
+        return;
+    }
     for (int64_t i = 0; i < g->M; i++)
         for (int64_t j = 0; j < g->N; j++) {
             float *c = g->C + i * g->ldc + j;
@@ -1678,24 +1795,12 @@ static void mkl_avx512_sgemm(const sgemm_t *g) {
                 *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], bc);
                 continue;
             }
-            if (dot) { /* the dot kernel: alpha fused onto beta*C where K >= 24 M, else alpha*t rounded, then added */
-                const float t = mkl_avx512_dot16(g, i, j);
-                if (g->beta == 0.0f)
-                    *c = g->alpha * t;
-                else
-                    *c = g->K >= 24 * g->M ? fmaf(g->alpha, t, bc) : g->alpha * t + bc;
-                continue;
-            }
-            float acc = 0.0f;
-            for (int64_t k0 = 0; k0 < g->K;) {
-                const int64_t k1 = mkl_avx512_block_end(g, k0);
-                float t = 0.0f;
-                for (int64_t k = k0; k < k1; k++) t = fmaf(g->A[i * g->sa0 + k * g->sa1], scale * g->B[k * g->sb0 + j * g->sb1], t);
-                if (g->alpha != 1.0f && scale == 1.0f) t = g->alpha * t;
-                acc = k0 == 0 ? (g->beta != 0.0f ? bc + t : t) : acc + t;
-                k0 = k1;
-            }
-            *c = acc;
+            /* the dot kernel: alpha fused onto beta*C where K >= 24 M, else alpha*t rounded, then added */
+            const float t = mkl_avx512_dot16(g, i, j);
+            if (g->beta == 0.0f)
+                *c = g->alpha * t;
+            else
+                *c = g->K >= 24 * g->M ? fmaf(g->alpha, t, bc) : g->alpha * t + bc;
         }
 }
 
