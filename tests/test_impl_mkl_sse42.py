@@ -156,15 +156,45 @@ def test_a_threads_block_of_four_rows_takes_the_main_kernel():
 
 
 def test_small_products_and_short_sides_stay_whole_on_two_threads():
-    """Below M*N*K = 18,000, or with fewer than 10 columns to cut: the one-thread bits (4 x 100 x 40 =
-    16,000: the small kernel's lanes, 2**24 + 34 on even rows, + 30 on odd, not the chain's 2**24; 12 x 9
-    x 491), as MKL gave them under Nehalem-v2 on 2 threads."""
+    """Below M*(N rounded down to even)*K = 19,456 with K <= 256, or with fewer than 10 columns to cut:
+    the one-thread bits (4 x 100 x 40 = 16,000: the small kernel's lanes, 2**24 + 34 on even rows, + 30
+    on odd, not the chain's 2**24; 12 x 9 x 491), as MKL gave them under Nehalem-v2 on 2 threads."""
     a, w = _big_first(4, 40), np.ones((100, 40), np.float32)
     c = _mm_t(a, w, 2)
     assert np.all(c[0::2] == np.float32(2.0**24 + 34)) and np.all(c[1::2] == np.float32(2.0**24 + 30))
     for m, n, k in ((4, 100, 40), (12, 9, 491)):
         a, w = _big_first(m, k), np.ones((n, k), np.float32)
         assert np.array_equal(_mm_t(a, w, 2).view(np.uint32), _mm_t(a, w, 1).view(np.uint32)), (m, n, k)
+
+
+# Where MKL's SSE4.2 path cuts C on 2 threads (mkl_sse42_cut, mkl_sse42_run): (M, N, K, layout) -> SHA-256 of
+# torch's bits on an Intel Xeon with MKL_ENABLE_INSTRUCTIONS=SSE4_2 (the same under QEMU's Nehalem-v2), and
+# whether they differ from the one-thread form. Operands from default_rng(M*N*K): A (M, K), then B as W (N, K)
+# for "01" (x @ W.T) or (K, N) for "00". The bound was M*N*K = 18,000 before: the first, fourth, fifth and
+# sixth were answered with the other form.
+SSE42_CUTS = {
+    (4, 10, 300, "01"): ("cf8a26301ca6cf9a", True),  # K > 256 cuts, though M*N*K = 12,000
+    (4, 10, 256, "01"): ("9843a2673b040a80", False),
+    (4, 32, 152, "01"): ("acb012ef87447d60", True),  # 19,456
+    (4, 32, 151, "01"): ("da6d0e055b8af1d1", False),  # 19,328
+    (4, 27, 187, "01"): ("bf97b766a259cdd8", False),  # 20,196 whole: N rounded down to even, 4 x 26 x 187 = 19,448
+    (22, 11, 274, "00"): ("dd6392516afb8432", True),  # M = 2N: the columns are cut, not the rows
+    (21, 10, 274, "00"): ("5dd44b21914db65d", False),  # M > 2N: the rows, in blocks of 4 (the one-thread bits)
+}
+
+
+@pytest.mark.parametrize("shape", SSE42_CUTS, ids=["x".join(map(str, s)) for s in SSE42_CUTS])
+def test_where_two_threads_cut_c_is_the_xeons(shape: tuple[int, int, int, str]):
+    m, n, k, layout = shape
+    rng = np.random.default_rng(m * n * k)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((n, k) if layout == "01" else (k, n), dtype=np.float32)
+    b = b.T if layout == "01" else b
+    got = linalg.mm(a, b, profile_for_platform(PLATFORMS[1]))
+    expected, cut = SSE42_CUTS[shape]
+    assert digest(got) == expected
+    one = linalg.mm(a, b, profile_for_platform(PLATFORM))
+    assert (digest(one) != expected) == cut
 
 
 def test_the_length_100_backward_at_two_threads_needs_the_split():

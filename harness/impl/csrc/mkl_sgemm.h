@@ -1306,19 +1306,27 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
 }
 
 /* MKL's SSE4.2 path on 2 threads (a plain sgemm, M, N >= 2; fitted against 829 random products under
- * Nehalem-v2, docs/impl/kernels.md "MKL's Intel SSE4.2 path", Threads): from M*N*K = MKL_SSE42_MIN_SPLIT,
- * C's rows are cut when M >= 2N and M >= 12, else its columns when N >= 10 (else it runs whole), at
- * roundup(ceil(L / 2), 4) (L = M or N: 11 columns are 8 + 3, 123 are 64 + 59); each block is a
- * thread's sgemm of its own (thread_part: its own edges, K blocks and small kernels, the main kernel
+ * Nehalem-v2, the bound bisected on an Intel Xeon and under Nehalem-v2 alike, docs/impl/kernels.md "MKL's
+ * Intel SSE4.2 path", Threads): where K > 256 or M * (N rounded down to even) * K >= 19,456
+ * (mkl_sse42_cut), C's rows are cut when M > 2N and M >= 12, else its columns when N >= 10 (else it runs
+ * whole; bisected on the Xeon and under Nehalem-v2: 22 x 11 and 20 x 10 cut their columns, 21 x 10 not), at roundup(ceil(L / 2), 4) (L = M or N: 11 columns are 8 + 3, 123 are 64 + 59); each block is
+ * a thread's sgemm of its own (thread_part: its own edges, K blocks and small kernels, the main kernel
  * from 4 rows). A batch item or a part of one runs whole. */
-#define MKL_SSE42_MIN_SPLIT 18000
+#define MKL_SSE42_MIN_SPLIT 19456
+#define MKL_SSE42_SPLIT_K 256
+
+/* Whether MKL weighs the call big enough to cut (bisected: 4 x 32 x 152 = 19,456 cut, 4 x 27 x 187 whole
+ * as 4 x 26 x 187 = 19,448; 11 x 11 x 177 cut as 11 x 10 x 177 = 19,470, 11 x 11 x 176 whole; 4 x 10,
+ * 4 x 18, 6 x 12 and 7 x 10 cut from K = 257, whole at 256). */
+static int mkl_sse42_cut(const sgemm_t *g) {
+    return g->K > MKL_SSE42_SPLIT_K || g->M * (g->N - g->N % 2) * g->K >= MKL_SSE42_MIN_SPLIT;
+}
 
 static void mkl_sse42_run(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N;
-    const int rows = M >= 2 * N;
+    const int rows = M > 2 * N;
     const int64_t L = rows ? M : N;
-    if (g->threads != 2 || g->batched || g->part || g->thread_part || M * N * g->K < MKL_SSE42_MIN_SPLIT ||
-        L < (rows ? 12 : 10)) {
+    if (g->threads != 2 || g->batched || g->part || g->thread_part || !mkl_sse42_cut(g) || L < (rows ? 12 : 10)) {
         mkl_sse42_sgemm(g);
         return;
     }
