@@ -54,7 +54,19 @@ PRODUCTS = (
     (2, 100, 2000, 2000, 1, 0, 0, 250001, "3f896249a06fc40c", "c5499030bbe2ff3d"),
     (2, 100, 1303, 2606, 0, 1, 0, 250004, "a3b23129507b3d18", "517a58c70eb8c881"),
     (2, 226, 1449, 1815, 0, 0, 1, 250006, "36dac7d5602270b8", "ac4530515b3e85ba"),
+    # 3 threads: rows cut in three above M*N*K = 72,000 (the same under Haswell-v4; the old bound was 100,000)
+    (3, 22, 36, 91, 0, 0, 0, 22 * 36 * 91, "8f79d9fb81f283dd", "83d1522d9a64c0eb"),
+    (3, 62, 32, 37, 0, 0, 0, 62 * 32 * 37, "1836a6e20c5efdbc", "66db072a6ffc51f8"),
 )  # fmt: skip
+
+
+def test_three_threads_keep_72000_whole():
+    """M*N*K = 72,000 and 62 x 32 x 36 stay whole on 3 threads: torch's bits (an Intel Xeon, the same under
+    Haswell-v4) are the one-thread model's."""
+    for (m, n, k), torch_bits in (((24, 40, 75), "cb43117afff517ab"), ((62, 32, 36), "13bf8ec7c9971814")):
+        a, b, _ = operands(m, n, k, 0, 0, m * n * k)
+        assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t3"))) == torch_bits
+        assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))) == torch_bits
 
 
 def operands(m: int, n: int, k: int, ta: int, tb: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,11 +91,14 @@ def test_the_cut_of_c_between_threads(index: int):
 # transposed with N > 340 where K is cut, and with M < 8, N > 128 and K > N; fewer than 8 rows where K is cut;
 # K of 2 or 3 at any M and N; from K = 756 fewer than 24 columns (some, like 40 x 16 x 1,500, are the model's
 # cut, others not: 629 x 11 x 1,379), a side of 56 or less against 379 or more, A row-major with N <= 64 and
-# M >= 379)
+# M >= 379; on 3 threads N > 128, or 64 < N <= 128 with M < 48, K of 1,134 or more, A transposed with M > 128;
+# on 5 or more threads from M*N*K = 64,000)
 REFUSED = (
     (2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0),
     (2, 1022, 78, 2, 0), (2, 845, 85, 3, 0), (2, 40, 16, 1500, 0), (2, 629, 11, 1379, 0), (2, 10, 646, 1811, 0),
     (2, 671, 28, 1324, 1), (2, 379, 64, 3000, 0),
+    (3, 57, 244, 309, 1), (3, 41, 100, 30, 0), (3, 62, 32, 1200, 0), (3, 150, 40, 300, 1), (5, 100, 100, 100, 0),
+    (8, 59, 198, 116, 1),
 )  # fmt: skip
 
 
@@ -142,3 +157,19 @@ def test_calls_inside_flash_attentions_region(index: int):
     shape, seed, threads, torch_bits, old_grad_k = SDPA[index]
     assert causal_sdpa_digests(shape, seed, f"linux-x86_64-avx2-mklavx2-t{threads}") == torch_bits
     assert old_grad_k != torch_bits[2]
+
+
+@pytest.mark.parametrize("threads", (1, 2))
+def test_six_by_six_row_major_is_refused(threads: int):
+    """x @ W with a 6 x 6 W, both row-major: MKL's AVX2 path takes another kernel there (whole groups of 4
+    rows one fused chain each; the last rows forms not found): refused as a product and as bmm items;
+    N = 7 and W stored transposed are the model's."""
+    profile = profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}")
+    a, b, _ = operands(44, 6, 6, 0, 0, 1)
+    with pytest.raises(ParityError, match="not modelled"):
+        linalg.mm(a, b, profile)
+    with pytest.raises(ParityError, match="not modelled"):
+        linalg.bmm(np.stack([a, a]), np.stack([b, b]), profile)
+    for ta, tb, n in ((0, 0, 7), (0, 1, 6), (1, 0, 6)):
+        a, b, _ = operands(44, n, 6, ta, tb, 1)
+        assert linalg.mm(a, b, profile).shape == (44, n)

@@ -197,6 +197,50 @@ def test_where_two_threads_cut_c_is_the_xeons(shape: tuple[int, int, int, str]):
     assert (digest(one) != expected) == cut
 
 
+# On 4 threads (mkl_sse42_grid): a grid of 1 x 4 where N > 4M, 4 x 1 where M > 4N, else 2 x 2, from
+# (M/2)*(N/2)*K = 9,728 or K > 256, N >= 10. Digests as SSE42_CUTS's (an Intel Xeon, the same under Nehalem-v2),
+# operands as there, layouts "00" and "01"; whether they differ from the one-thread form. The model ran 4
+# threads whole before: the cut ones were answered with the one-thread bits.
+SSE42_GRID4 = {
+    (6, 15, 358, "00"): ("b210300dda197927", True),  # 2 x 2: rows 4 + 2
+    (5, 23, 357, "00"): ("63d72186bcf1a4da", True),  # 1 x 4: N > 4M
+    (51, 10, 82, "01"): ("4f094cd73a05e83f", True),  # 4 x 1: rows 16, 16, 16, 3
+    (4, 64, 152, "01"): ("ebd7ab4df3434315", True),  # 2 x 32 x 152 = 9,728
+    (4, 64, 151, "01"): ("9e22bcddf22864eb", False),
+    (5, 200, 49, "01"): ("5289376b355f50d5", True),  # 2 x 100 x 49 = 9,800
+    (5, 200, 48, "01"): ("a5e90646bd802993", False),  # 9,600
+    (9, 9, 300, "01"): ("1de2bb11fc3f945a", False),  # fewer than 10 columns: whole
+}
+
+
+@pytest.mark.parametrize("shape", SSE42_GRID4, ids=["x".join(map(str, s)) for s in SSE42_GRID4])
+def test_four_threads_cut_c_into_a_grid(shape: tuple[int, int, int, str]):
+    m, n, k, layout = shape
+    rng = np.random.default_rng(m * n * k)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((n, k) if layout == "01" else (k, n), dtype=np.float32)
+    b = b.T if layout == "01" else b
+    got = linalg.mm(a, b, profile_for_platform(PLATFORMS[2]))
+    expected, cut = SSE42_GRID4[shape]
+    assert digest(got) == expected
+    assert (digest(linalg.mm(a, b, profile_for_platform(PLATFORM))) != expected) == cut
+
+
+@pytest.mark.parametrize("threads", (3, 8))
+def test_other_thread_counts_are_refused_where_mkl_may_cut(threads: int):
+    """3 or 5 and more threads: K > 256 or M*N*K >= 19,456 refused (4 x 39 x 262 and 14 x 15 x 530 took
+    other bits there on the Xeon); below, the one-thread bits (checked on 400 random products at each)."""
+    profile = profile_for_platform(f"linux-x86_64-baseline-mklsse42-t{threads}")
+    for m, n, k in ((4, 39, 262), (14, 15, 530), (10, 40, 50)):
+        a, b = _big_first(m, k), np.ones((k, n), np.float32)
+        with pytest.raises(ParityError, match="not modelled"):
+            linalg.mm(a, b, profile)
+    a, b = _big_first(10, 40), np.ones((40, 40), np.float32)
+    assert np.array_equal(
+        linalg.mm(a, b, profile).view(np.uint32), linalg.mm(a, b, profile_for_platform(PLATFORM)).view(np.uint32)
+    )
+
+
 def test_the_length_100_backward_at_two_threads_needs_the_split():
     """The fixture's flash attention backward of length 100 at 2 threads: the one-thread model misses it."""
     rec = fixture(PLATFORMS[1]).cases["sdpa/1x1x100x64"]

@@ -106,6 +106,8 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
     """ParityError where csrc/mkl_sgemm.h does not model MKL's Intel path on a plain sgemm (not an
     item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
     if profile.blas == MKL_AVX2:
+        if _avx2_six_by_six(m, n, k, ta, tb):
+            raise ParityError(f"gemm {m}x6x6: MKL's Intel AVX2 path with both operands row-major, is not modelled")
         refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
@@ -113,6 +115,11 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
         refused = mkl_avx512_unmodelled(profile.threads, m, n, k, ta, tb)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
+    if profile.blas == MKL_SSE42 and mkl_sse42_threads_unmodelled(profile.threads, m, n, k):
+        raise ParityError(
+            f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on {profile.threads} threads (cut only on 2 and 4 is"
+            " modelled), is not modelled"
+        )
     if profile.blas == MKL_SSE42 and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
         raise ParityError(
             f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
@@ -120,8 +127,9 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
         )
 
 
-_AVX2_MIN_SPLIT = {2: 96_000, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, _4
+_AVX2_MIN_SPLIT = {2: 96_000, 3: 72_001, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, (3), _4
 _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
+_AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
 
 
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
@@ -134,9 +142,24 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     and M >= 379; fewer than 8 rows where MKL cuts K (K >= 756 and K >= N + 3M + 242, N >= 24); A
     transposed with M < 8, N > 128 and K > N; A transposed with N > 340 where MKL cuts K (but for
     N >= 1,304 from K = 756). On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts
-    some of them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128."""
+    some of them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128. On 3
+    threads, above M*N*K = 72,000: N > 128, or 64 < N <= 128 with M < 48 (MKL cuts them, the model
+    does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: from M*N*K = 64,000 (no
+    cut is modelled; 300 random products below it bit-exact at 8 threads on the Xeon)."""
+    if min(m, n) < 2:
+        return ""
+    if threads >= 5:
+        return "5 or more threads, is not modelled" if m * n * k >= _AVX2_MIN_SPLIT[4] else ""
     least = _AVX2_MIN_SPLIT.get(threads)
-    if least is None or min(m, n) < 2 or m * n * k < least:
+    if least is None or m * n * k < least:
+        return ""
+    if threads == 3:
+        if n > 128 or (n > 64 and m < 48):
+            return "N > 128, or 64 < N <= 128 with M < 48, is not modelled (MKL cuts them)"
+        if k >= _AVX2_K_LONG_3:
+            return "K of 1,134 or more, is not modelled"
+        if ta and m > 128:
+            return "A transposed with M > 128, is not modelled"
         return ""
     if threads == 2 and (k == 2 or (k in (3, 4) and not ta)):
         return "K of 2, or of 3 or 4 with A row-major, is not modelled"
@@ -163,6 +186,19 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     if threads != 2 and k < 8 and m > 64:
         return "K < 8 with M > 64 and N > 128, is not modelled"
     return ""
+
+
+_SSE42_SPLIT_K, _SSE42_MIN_BLOCK = 256, 9728  # csrc/mkl_sgemm.h MKL_SSE42_SPLIT_K, MKL_SSE42_MIN_BLOCK
+
+
+def mkl_sse42_threads_unmodelled(threads: int, m: int, n: int, k: int) -> bool:
+    """Whether MKL's Intel SSE4.2 path may cut an M x N x K sgemm between ``threads`` threads by a rule
+    csrc/mkl_sgemm.h does not model: 3 or 5 and more threads (2 and 4 are mkl_sse42_grid's) with K > 256
+    or M*N*K >= 19,456 (on an Intel Xeon at 3 and 8 threads, 39 and 12 of 300 random products differed
+    from the one-thread model, 400 each below that bound none)."""
+    if threads in (1, 2, 4) or min(m, n) < 2:
+        return False
+    return k > _SSE42_SPLIT_K or m * n * k >= 2 * _SSE42_MIN_BLOCK
 
 
 _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
@@ -482,12 +518,12 @@ def bmm(
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         if nb:
-            _check_avx2_column_items(profile, nb, m, n, _operand(a[0])[3], _operand(b[0])[3])
+            _check_avx2_items(profile, nb, m, n, k, _operand(a[0])[3], _operand(b[0])[3])
         for i in range(nb):
             _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
-    _check_avx2_column_items(profile, nb, m, n, ta, tb)
+    _check_avx2_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
         _check_plain_sgemm(profile, m, n, k, ta, tb)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
@@ -497,11 +533,22 @@ def bmm(
     return out
 
 
-def _check_avx2_column_items(profile: KernelProfile, nb: int, m: int, n: int, ta: bool, tb: bool) -> None:
+def _check_avx2_items(profile: KernelProfile, nb: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     """MKL's Intel AVX2 path: batch items of one column with A row-major and B stored transposed
-    below 16 rows take a form not found (csrc/mkl_sgemm.h mkl_avx2_modelled)."""
+    below 16 rows take a form not found (csrc/mkl_sgemm.h mkl_avx2_modelled), as do items of
+    _avx2_six_by_six."""
     if profile.blas == MKL_AVX2 and nb >= 2 and n == 1 and 2 <= m < 16 and not ta and tb:
         raise ParityError(f"bmm: MKL's Intel AVX2 path, items {m}x1 with B stored transposed: not modelled")
+    if profile.blas == MKL_AVX2 and _avx2_six_by_six(m, n, k, ta, tb):
+        raise ParityError(f"bmm: MKL's Intel AVX2 path, items {m}x6x6 with both operands row-major: not modelled")
+
+
+def _avx2_six_by_six(m: int, n: int, k: int, ta: bool, tb: bool) -> bool:
+    """N = K = 6 with A and B row-major (x @ W for a 6 x 6 W) on MKL's Intel AVX2 path, any thread count:
+    MKL takes another kernel there (rows in whole groups of 4 one fused chain each, the rest forms not
+    found; on an Intel Xeon and under Haswell-v4 alike), where every other N and K of 2 to 19 and 2 to 13
+    and the other layouts keep the model's."""
+    return n == 6 and k == 6 and m >= 2 and not ta and not tb
 
 
 def matmul(a: np.ndarray, b: np.ndarray, profile: KernelProfile) -> np.ndarray:

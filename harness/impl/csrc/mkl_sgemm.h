@@ -923,7 +923,8 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
  * side cut (rows when M > N, else columns):
- *   M*N*K below 96,000 (T = 2), 64,000 (T = 4) or 100,000 (T = 3): one thread (the one-thread choice);
+ *   M*N*K below 96,000 (T = 2) or 64,000 (T = 4), or up to 72,000 (T = 3: bisected on the Xeon, 72,000
+ *     whole, 72,072 cut; 100,000 before, fitted under Haswell-v4): one thread (the one-thread choice);
  *   T = 2, N > 128: M >= N with N < 768: rows cut at floor(M/2), wide; else columns: wide when A is
  *     transposed or M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2
  *     (floor(ceil(N/16)/2) * 16). From 768 columns MKL cuts the columns even where M >= N (bisected on
@@ -938,8 +939,9 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *   T = 2, K >= 756: the wide form in every part, rows cut at floor(M/2) (315 x 47 x 989 missed 22
  *     elements with ceil), or K cut between the threads (mkl_avx2_k_cut);
  *   T = 3: N <= 64, or N <= 128 with M >= 48: 3 row parts of ceil(M/3), each part's own one-thread
- *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model); else
- *     (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (N > 128: not modelled).
+ *     choice of kernel (fitted on 59 random products: 50 exact, 38 with the one-thread model; on the
+ *     Xeon to K = 1,133); else (N > 128, or M < 48 with 64 < N <= 128) the one-thread model whole (not
+ *     modelled: refused, as are K >= 1,134 and A transposed with M > 128, where no cut tried fits).
  * Not modelled (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled there): A transposed
  * with M <= 32, N > 128 and K > N on 2 or 4 threads (MKL cuts some of them along K), M <= 4 with A
  * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128 on 4 threads, K = 2 and K = 3 or 4
@@ -947,8 +949,9 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * M <= 64, all of these K), and on 2 threads from K = 756 the shapes mkl_avx2_k_cut names.
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
  * the caller's kernel, except with A transposed (the kernel above); one left whole takes the one-thread
- * choice. Other thread counts (5 and more) run the one-thread model (not modelled). */
-#define MKL_AVX2_MIN_SPLIT 100000
+ * choice. Other thread counts (5 and more) run the one-thread model (not modelled: refused from
+ * M*N*K = 64,000). */
+#define MKL_AVX2_MIN_SPLIT 72001 /* 3 threads: M*N*K above 72,000 */
 #define MKL_AVX2_MIN_SPLIT_2 96000
 #define MKL_AVX2_MIN_SPLIT_4 64000
 #define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
@@ -1149,9 +1152,9 @@ static void mkl_avx2_run(const sgemm_t *g) {
  * ones with K >= 4, 1 to 4 elements each, whose order is not pinned down: flash attention refuses its
  * tiny backward products, harness/impl/attention.py). No dependence on the
  * operands' or C's alignment was seen.
- * Threads (mkl_sse42_run): on 2 threads MKL cuts C into two blocks, each one thread's sgemm of its
- * own whose kernel takes the main kernel's forms from 4 rows (not 8); on other thread counts the
- * one-thread model runs whole (4 threads: not modelled, docs/impl/kernels.md). */
+ * Threads (mkl_sse42_run): on 2 and 4 threads MKL cuts C into a grid of blocks, each one thread's
+ * sgemm of its own whose kernel takes the main kernel's forms from 4 rows (not 8); on other thread
+ * counts the one-thread model runs whole (not measured: harness/impl/linalg.py refuses them). */
 #define MKL_SSE42_TINY 10
 enum {
     SSE42_CHAIN, SSE42_DOT4, SSE42_DOT4_BY8, SSE42_OCT, SSE42_OCT_REV,
@@ -1305,38 +1308,66 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
         }
 }
 
-/* MKL's SSE4.2 path on 2 threads (a plain sgemm, M, N >= 2; fitted against 829 random products under
- * Nehalem-v2, the bound bisected on an Intel Xeon and under Nehalem-v2 alike, docs/impl/kernels.md "MKL's
- * Intel SSE4.2 path", Threads): where K > 256 or M * (N rounded down to even) * K >= 19,456
- * (mkl_sse42_cut), C's rows are cut when M > 2N and M >= 12, else its columns when N >= 10 (else it runs
- * whole; bisected on the Xeon and under Nehalem-v2: 22 x 11 and 20 x 10 cut their columns, 21 x 10 not), at roundup(ceil(L / 2), 4) (L = M or N: 11 columns are 8 + 3, 123 are 64 + 59); each block is
- * a thread's sgemm of its own (thread_part: its own edges, K blocks and small kernels, the main kernel
- * from 4 rows). A batch item or a part of one runs whole. */
-#define MKL_SSE42_MIN_SPLIT 19456
+/* MKL's SSE4.2 path on 2 and 4 threads (a plain sgemm, M, N >= 2; docs/impl/kernels.md "MKL's Intel SSE4.2
+ * path", Threads): where MKL weighs the call big enough (mkl_sse42_cut) it cuts C into a grid of blocks
+ * (mkl_sse42_grid), each a thread's sgemm of its own (thread_part: its own edges, K blocks and small
+ * kernels, the main kernel from 4 rows), the blocks roundup(ceil(L / parts), 4) rows or columns (L = M
+ * or N; the last takes the rest: 11 columns in 2 are 8 + 3, 123 are 64 + 59; 49 rows in 4 are 16, 16,
+ * 16, 1). Fitted against 829 random products under Nehalem-v2, then bisected on an Intel Xeon and
+ * checked under Nehalem-v2 alike. Other thread counts run whole (not measured); a batch item or a part
+ * of one runs whole. */
+#define MKL_SSE42_MIN_BLOCK 9728 /* M*N*K of a block of the weighing grid (19,456 / 2, 38,912 / 4) */
 #define MKL_SSE42_SPLIT_K 256
 
-/* Whether MKL weighs the call big enough to cut (bisected: 4 x 32 x 152 = 19,456 cut, 4 x 27 x 187 whole
- * as 4 x 26 x 187 = 19,448; 11 x 11 x 177 cut as 11 x 10 x 177 = 19,470, 11 x 11 x 176 whole; 4 x 10,
- * 4 x 18, 6 x 12 and 7 x 10 cut from K = 257, whole at 256). */
+/* Whether MKL cuts the call: K > 256, or a block of its weighing grid (1 x 2 on 2 threads, 2 x 2 on 4;
+ * halves rounded down) has M*N*K >= 9,728. Bisected on 2 threads: 4 x 32 x 152 (M*N*K 19,456) cut;
+ * 4 x 27 x 187 whole (4 x 13 x 187 = 9,724); 11 x 11 x 177 cut, 176 whole. On 4 threads: 4 x 64 x 152
+ * (38,912) cut, 151 whole; 5 x 200 x 49 cut, 48 whole (2 x 100 x 48 = 9,600), 7 x 287 x 23 cut, 22 whole.
+ * 4 x 10, 4 x 18, 6 x 12 and 7 x 10 are cut from K = 257, whole at 256. */
 static int mkl_sse42_cut(const sgemm_t *g) {
-    return g->K > MKL_SSE42_SPLIT_K || g->M * (g->N - g->N % 2) * g->K >= MKL_SSE42_MIN_SPLIT;
+    const int64_t rows = g->threads == 2 ? g->M : g->M / 2;
+    return g->K > MKL_SSE42_SPLIT_K || rows * (g->N / 2) * g->K >= MKL_SSE42_MIN_BLOCK;
+}
+
+/* The grid MKL cuts C into, *nr row parts by *nc column parts (1 x 1: whole). 2 threads: the rows where
+ * M > 2N and M >= 12, else the columns where N >= 10 (22 x 11 and 20 x 10 cut their columns, 21 x 10
+ * not). 4 threads, N >= 10 (fewer columns: whole): 4 column parts where N > 4M, 4 row parts where
+ * M > 4N, else 2 x 2 (bisected: 5 x 20 a grid, 5 x 21 columns; 40 x 10 a grid, 41 x 10 rows; 25 x 6 and
+ * 9 x 9 whole). */
+static void mkl_sse42_grid(const sgemm_t *g, int64_t *nr, int64_t *nc) {
+    const int64_t M = g->M, N = g->N;
+    *nr = *nc = 1;
+    if (g->batched || g->part || g->thread_part || !(g->threads == 2 || g->threads == 4) || !mkl_sse42_cut(g)) return;
+    if (g->threads == 2) {
+        if (M > 2 * N)
+            *nr = M >= 12 ? 2 : 1;
+        else
+            *nc = N >= 10 ? 2 : 1;
+        return;
+    }
+    if (N < 10) return;
+    if (N > 4 * M)
+        *nc = 4;
+    else if (M > 4 * N)
+        *nr = 4;
+    else
+        *nr = *nc = 2;
 }
 
 static void mkl_sse42_run(const sgemm_t *g) {
-    const int64_t M = g->M, N = g->N;
-    const int rows = M > 2 * N;
-    const int64_t L = rows ? M : N;
-    if (g->threads != 2 || g->batched || g->part || g->thread_part || !mkl_sse42_cut(g) || L < (rows ? 12 : 10)) {
+    int64_t nr, nc;
+    mkl_sse42_grid(g, &nr, &nc);
+    if (nr * nc == 1) {
         mkl_sse42_sgemm(g);
         return;
     }
-    const int64_t w = divup(divup(L, 2), 4) * 4;
-    for (int64_t s0 = 0; s0 < L; s0 += w) {
-        const int64_t s1 = s0 + w < L ? s0 + w : L;
-        sgemm_t s = rows ? mkl_sub(g, s0, s1, 0, N) : mkl_sub(g, 0, M, s0, s1);
-        s.thread_part = 1;
-        mkl_sse42_sgemm(&s);
-    }
+    const int64_t M = g->M, N = g->N, rw = divup(divup(M, nr), 4) * 4, cw = divup(divup(N, nc), 4) * 4;
+    for (int64_t r0 = 0; r0 < M; r0 += rw)
+        for (int64_t c0 = 0; c0 < N; c0 += cw) {
+            sgemm_t s = mkl_sub(g, r0, r0 + rw < M ? r0 + rw : M, c0, c0 + cw < N ? c0 + cw : N);
+            s.thread_part = 1;
+            mkl_sse42_sgemm(&s);
+        }
 }
 
 /* ------------------------------------------------------------------------------ routing */
