@@ -183,20 +183,6 @@ SSE42_CUTS = {
 }
 
 
-@pytest.mark.parametrize("shape", SSE42_CUTS, ids=["x".join(map(str, s)) for s in SSE42_CUTS])
-def test_where_two_threads_cut_c_is_the_xeons(shape: tuple[int, int, int, str]):
-    m, n, k, layout = shape
-    rng = np.random.default_rng(m * n * k)
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((n, k) if layout == "01" else (k, n), dtype=np.float32)
-    b = b.T if layout == "01" else b
-    got = linalg.mm(a, b, profile_for_platform(PLATFORMS[1]))
-    expected, cut = SSE42_CUTS[shape]
-    assert digest(got) == expected
-    one = linalg.mm(a, b, profile_for_platform(PLATFORM))
-    assert (digest(one) != expected) == cut
-
-
 # On 4 threads (mkl_sse42_grid): a grid of 1 x 4 where N > 4M, 4 x 1 where M > 4N, else 2 x 2, from
 # (M/2)*(N/2)*K = 9,728 or K > 256, N >= 10. Digests as SSE42_CUTS's (an Intel Xeon, the same under Nehalem-v2),
 # operands as there, layouts "00" and "01"; whether they differ from the one-thread form. The model ran 4
@@ -213,16 +199,23 @@ SSE42_GRID4 = {
 }
 
 
-@pytest.mark.parametrize("shape", SSE42_GRID4, ids=["x".join(map(str, s)) for s in SSE42_GRID4])
-def test_four_threads_cut_c_into_a_grid(shape: tuple[int, int, int, str]):
+XEON_CUTS = tuple((PLATFORMS[1], s, *d) for s, d in SSE42_CUTS.items()) + tuple(
+    (PLATFORMS[2], s, *d) for s, d in SSE42_GRID4.items()
+)
+
+
+@pytest.mark.parametrize(
+    ("platform", "shape", "expected", "cut"),
+    XEON_CUTS,
+    ids=[f"{p[-2:]}-{'x'.join(map(str, s))}" for p, s, *_ in XEON_CUTS],
+)
+def test_where_threads_cut_c_is_the_xeons(platform: str, shape: tuple[int, int, int, str], expected: str, cut: bool):
     m, n, k, layout = shape
     rng = np.random.default_rng(m * n * k)
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((n, k) if layout == "01" else (k, n), dtype=np.float32)
     b = b.T if layout == "01" else b
-    got = linalg.mm(a, b, profile_for_platform(PLATFORMS[2]))
-    expected, cut = SSE42_GRID4[shape]
-    assert digest(got) == expected
+    assert digest(linalg.mm(a, b, profile_for_platform(platform))) == expected
     assert (digest(linalg.mm(a, b, profile_for_platform(PLATFORM))) != expected) == cut
 
 
