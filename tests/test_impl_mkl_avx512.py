@@ -11,7 +11,7 @@ import pytest
 from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
-from tests.impl_intel_mkl import digest, flash_digests, stored_operands
+from tests.impl_intel_mkl import causal_sdpa_digests, digest, flash_digests, stored_operands
 
 AVX512 = "linux-x86_64-avx512-mklavx512-t1"
 
@@ -427,3 +427,55 @@ def test_flash_attentions_calls_are_the_xeons(index: int) -> None:
 def test_one_element_through_at_mm_is_refused() -> None:
     with pytest.raises(ParityError, match="one element"):
         linalg.mm(np.ones((1, 5), np.float32), np.ones((5, 1), np.float32), profile_for_platform(AVX512))
+
+
+# gemv on 4 threads (x @ W.T of one row, x @ W of one row, A @ b): (kind, outputs, K) -> SHA-256 of torch's bits
+# on the Xeon (MKL_ENABLE_INSTRUCTIONS=AVX512, 4 threads), operands from default_rng(outputs * K) in this order.
+# MKL keeps these whole: the one-thread forms. Before, 3 or more threads took the generic path's gemv: other bits.
+GEMV_FOUR = {("n", 93, 200): "9255d6ea2c168fc3", ("t", 40, 64): "bbfdd5e16a1b0891", ("col", 50, 60): "07caeb4a11e647c8"}
+
+
+def _gemv_operands(kind: str, r: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(r * k)
+    if kind == "col":
+        return rng.standard_normal((r, k), dtype=np.float32), rng.standard_normal((k, 1), dtype=np.float32)
+    a = rng.standard_normal((1, k), dtype=np.float32)
+    return a, (
+        rng.standard_normal((r, k), dtype=np.float32).T
+        if kind == "t"
+        else rng.standard_normal((k, r), dtype=np.float32)
+    )
+
+
+@pytest.mark.parametrize("shape", GEMV_FOUR, ids=["-".join(map(str, s)) for s in GEMV_FOUR])
+def test_a_gemv_on_four_threads_takes_the_one_thread_form(shape: tuple[str, int, int]):
+    a, b = _gemv_operands(*shape)
+    assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))) == GEMV_FOUR[shape]
+
+
+@pytest.mark.parametrize("platform", ["linux-x86_64-avx512-mklavx512-t4", "linux-x86_64-baseline-mklsse42-t3"])
+def test_a_gemv_that_mkl_cuts_on_three_or_more_threads_is_refused(platform: str):
+    """gemv 'N' from K = 128 x threads (MKL cuts its K), gemv 'T' from outputs x K = 4,096 on the AVX-512 and
+    SSE4.2 paths (MKL cuts its outputs); just below, answered."""
+    threads = int(platform[-1])
+    for kind, r, k in (("n", 93, 128 * threads), ("t", 64, 64), ("col", 64, 64)):
+        a, b = _gemv_operands(kind, r, k)
+        with pytest.raises(ParityError, match="not modelled"):
+            linalg.mm(a, b, profile_for_platform(platform))
+    for kind, r, k in (("n", 93, 128 * threads - 1), ("t", 63, 64), ("col", 63, 64)):
+        a, b = _gemv_operands(kind, r, k)
+        assert linalg.mm(a, b, profile_for_platform(platform)).size == r
+
+
+@pytest.mark.parametrize(
+    "platform",
+    ["linux-x86_64-avx512-mklavx512-t3", "linux-x86_64-avx512-mklavx512-t4", "linux-x86_64-avx2-mklavx2-t3",
+     "linux-x86_64-baseline-mklsse42-t8"],
+)  # fmt: skip
+def test_flash_attention_on_unmodelled_thread_counts_is_refused(platform: str):
+    """The flash kernel's products where MKL's cuts are not modelled (the AVX-512 path from 3 threads; the
+    backward on the AVX2 and SSE4.2 paths on 3 or 5 and more): refused, where random cases on the Xeon
+    had differed; the AVX2 path on 4 threads answers."""
+    with pytest.raises(ParityError, match="how MKL cuts its products there is not modelled"):
+        causal_sdpa_digests((1, 2, 40, 16), 3, platform)
+    assert len(causal_sdpa_digests((1, 2, 40, 16), 3, "linux-x86_64-avx2-mklavx2-t4")) == 4

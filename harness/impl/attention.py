@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
-from harness.impl.profiles import MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
 
@@ -153,6 +153,22 @@ def _args(q: np.ndarray, k: np.ndarray, v: np.ndarray, call: FlashCall) -> _Sdpa
     return _Sdpa(b, h, hk, lq, s, d, call.scale_f32(d), int(call.causal), *views, _mask(call.mask, (b, h, lq, s)))
 
 
+def _check_intel_threads(profile: KernelProfile, backward: bool) -> None:
+    """ParityError where the flash kernel's products on one of MKL's Intel paths are not modelled at
+    the profile's thread count (random flash_attention and sdpa cases on an Intel Xeon at 3 and 4
+    threads): the AVX-512 path on 3 or more threads (39 of 258 outputs differed, the backward's and one
+    forward's), and the backward on the AVX2 and SSE4.2 paths on 3 or 5 and more threads (12 and 1
+    differed at 3; at 4 threads they are bit-exact)."""
+    threads = profile.threads
+    avx512 = profile.blas == MKL_AVX512 and threads >= 3
+    other = backward and profile.blas in (MKL_AVX2, MKL_SSE42) and threads not in (1, 2, 4)
+    if avx512 or other:
+        raise ParityError(
+            f"sdpa: the impl does not reproduce the flash {'backward' if backward else 'forward'} on MKL's Intel "
+            f"path ({profile.blas}) on {threads} threads: how MKL cuts its products there is not modelled"
+        )
+
+
 def sdpa_forward(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, profile: KernelProfile, call: FlashCall = _CAUSAL
 ) -> FlashSaved:
@@ -161,6 +177,7 @@ def sdpa_forward(
     q (B,H,L,D), k and v (B,Hk,S,D) in any layout whose last dimension is contiguous (their strides
     are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
     mask, scale 1/sqrt(D))."""
+    _check_intel_threads(profile, backward=False)
     strided_v = v.ndim == 4 and v.shape[3] == 1 and v.shape[2] > 1 and v.strides[2] != v.itemsize
     if profile.blas == NVPL and strided_v and _single_row_block(q.shape[2], v.shape[2]):
         # PV with head size 1 is a gemv on v's strided rows: NVPL's single-output form there is not modelled
@@ -238,6 +255,7 @@ def sdpa_backward(
     zeros in torch's (B,L,H,D) layout; they are returned (B,H,L,D) contiguous."""
     if grad_out.shape != q.shape or grad_out.dtype != np.float32:
         raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
+    _check_intel_threads(profile, backward=True)
     if (
         q.shape[3] == 1
         and max(q.shape[1], k.shape[1]) > 1

@@ -115,6 +115,10 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
         refused = mkl_avx512_unmodelled(profile.threads, m, n, k, ta, tb)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
+    refused = mkl_gemv_threads_unmodelled(profile.blas, profile.threads, m, n, k, ta, tb)
+    if refused:
+        path = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}[profile.blas]
+        raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel {path} path on {profile.threads} threads, {refused}")
     if profile.blas == MKL_SSE42 and mkl_sse42_threads_unmodelled(profile.threads, m, n, k):
         raise ParityError(
             f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on {profile.threads} threads (cut only on 2 and 4 is"
@@ -142,7 +146,7 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     and M >= 379; fewer than 8 rows where MKL cuts K (K >= 756 and K >= N + 3M + 242, N >= 24); A
     transposed with M < 8, N > 128 and K > N; A transposed with N > 340 where MKL cuts K (but for
     N >= 1,304 from K = 756). On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts
-    some of them along K), M <= 4 with A transposed and N > 128, K < 8 with M > 64 and N > 128. On 3
+    some of them along K), M <= 4 with A transposed and N > 128, K <= 8 with M > 64 and N > 128. On 3
     threads, above M*N*K = 72,000: N > 128, or 64 < N <= 128 with M < 48 (MKL cuts them, the model
     does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: from M*N*K = 64,000 (no
     cut is modelled; 300 random products below it bit-exact at 8 threads on the Xeon)."""
@@ -183,8 +187,8 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
         return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
     if threads == 4 and ta and m <= 4:
         return "A transposed with M <= 4 and N > 128, is not modelled"
-    if threads != 2 and k < 8 and m > 64:
-        return "K < 8 with M > 64 and N > 128, is not modelled"
+    if threads != 2 and k <= 8 and m > 64:
+        return "K <= 8 with M > 64 and N > 128, is not modelled"
     return ""
 
 
@@ -231,6 +235,28 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
         "K above 768 with one side of at most 56 and the other of 379 or more (where MKL does not cut K"
         " in halves, by layout), is not modelled"
     )
+
+
+_GEMV_N_K_PER_THREAD, _GEMV_T_MIN = 128, 4096
+
+
+def mkl_gemv_threads_unmodelled(blas: str, threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
+    """Why a gemv of MKL's Intel paths on 3 or more threads is not modelled ("" where the one-thread form
+    holds; bisected and drawn on an Intel Xeon): a gemv 'N' (one row times B row-major, one column of A
+    stored transposed) is cut along K from K = 128 x threads (256, 384, 512 and 1,024 at 2, 3, 4 and 8
+    threads, every path; 2 threads are mkl_gemv_n_k_cut's); a gemv 'T' (one row times B stored
+    transposed, A row-major times one column) on the SSE4.2 and AVX-512 paths is cut between the threads
+    from outputs x K of about 6,600 (refused from 4,096; 250 random products at 3, 4 and 8 threads had
+    none below; the AVX2 path's keep the one-thread form)."""
+    if threads < 3 or blas not in (MKL_SSE42, MKL_AVX2, MKL_AVX512):
+        return ""
+    gemv_n = (m == 1 and not tb and n >= 2) or (n == 1 and ta and m >= 2)
+    gemv_t = (m == 1 and tb and n >= 2) or (n == 1 and not ta and m >= 2)
+    if gemv_n and k >= _GEMV_N_K_PER_THREAD * threads:
+        return f"a gemv 'N' with K of {_GEMV_N_K_PER_THREAD} x threads or more (MKL cuts its K), is not modelled"
+    if gemv_t and blas != MKL_AVX2 and max(m, n) * k >= _GEMV_T_MIN:
+        return f"a gemv 'T' with outputs x K of {_GEMV_T_MIN:,} or more (MKL cuts its outputs), is not modelled"
+    return ""
 
 
 def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> bool:

@@ -931,7 +931,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     the Xeon at M = 770, 1,600 and 4,000, K 100 to 700, every layout: 767 the rows, 769 the columns;
  *     800 x 800 had missed its last 8 columns);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
- *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side; narrow: N <= 64:
+ *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a square C; narrow: N <= 64:
  *     4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a
  *     multiple of 16 changes no bit of the narrow kernel);
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
@@ -944,7 +944,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     modelled: refused, as are K >= 1,134 and A transposed with M > 128, where no cut tried fits).
  * Not modelled (harness/impl/linalg.py refuses them: mkl_avx2_threads_unmodelled there): A transposed
  * with M <= 32, N > 128 and K > N on 2 or 4 threads (MKL cuts some of them along K), M <= 4 with A
- * transposed and N > 128 on 4 threads, K < 8 with M > 64 and N > 128 on 4 threads, K = 2 and K = 3 or 4
+ * transposed and N > 128 on 4 threads, K <= 8 with M > 64 and N > 128 on 4 threads, K = 2 and K = 3 or 4
  * with A row-major on 2 (any M and N: 17 of 600 random products of K 2 to 7 missed with N <= 128 or
  * M <= 64, all of these K), and on 2 threads from K = 756 the shapes mkl_avx2_k_cut names.
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
@@ -971,7 +971,7 @@ static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
     p->kernel = wide ? AVX2_WIDE : AVX2_NARROW;
     if (wide) {
         const int64_t L = M > N ? M : N, w = (L + 2) / 4, n = divup(L, w) < 4 ? divup(L, w) : 4;
-        if (M > N) {
+        if (M >= N) { /* a square C too: its rows (150, 200, 282 and 300 square on the Xeon) */
             p->rw = w;
             p->nr = n;
         } else {
@@ -1859,7 +1859,8 @@ static int mkl_avx512_gemv_modelled(const sgemm_t *g) {
  * where N*K >= 8,192 and N*(K + 288) >= 41,698 (the least K found by bisection for 34 N from 5 to
  * 1,026: one pair (288, [41,698, 41,700]) fits them all); 144 products at offsets bit-exact up to
  * K = 9,000. At K = 20,000 MKL cuts K between the threads as well (N 3 to 151): K above 9,000 on 2
- * threads, and 3 or more threads, are not modelled. */
+ * threads is not modelled. On 3 or more threads MKL keeps a gemv whole below its cuts (the one-thread
+ * forms, mkl_avx512_gemv_any); harness/impl/linalg.py refuses those it cuts (mkl_gemv_threads_unmodelled). */
 static int64_t mkl_avx512_gemv_cut(const sgemm_t *g) {
     const int64_t N = g->N, K = g->K;
     if (g->threads != 2 || g->batched || N * K < 8192 || N * (K + 288) < 41698) return N;
@@ -1958,8 +1959,9 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
         return 1;
     }
     sgemm_t s = *g;
+    if (s.threads > 2 && !s.batched) /* 3 or more threads: MKL keeps these sizes whole (linalg refuses the rest) */
+        s.threads = 1;
     if (g->N == 1 && g->M >= 2 && g->ldc == 1) {
-        if (g->threads > 2 && !g->batched) return 0; /* 3 or more threads: not measured */
         s.M = 1;
         s.N = g->M;
         s.A = g->B;
