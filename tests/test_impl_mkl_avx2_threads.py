@@ -92,13 +92,13 @@ def test_the_cut_of_c_between_threads(index: int):
 # K of 2 or 3 at any M and N; from K = 756 fewer than 24 columns (some, like 40 x 16 x 1,500, are the model's
 # cut, others not: 629 x 11 x 1,379), a side of 56 or less against 379 or more, A row-major with N <= 64 and
 # M >= 379; on 3 threads N > 128, or 64 < N <= 128 with M < 48, K of 1,134 or more, A transposed with M > 128;
-# on 5 or more threads from M*N*K = 64,000)
+# on 5 or more threads from M*N*K = 64,000; a product of one element with B row-major from K = 128 x threads)
 REFUSED = (
     (2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0),
     (2, 1022, 78, 2, 0), (2, 845, 85, 3, 0), (2, 40, 16, 1500, 0), (2, 629, 11, 1379, 0), (2, 10, 646, 1811, 0),
     (2, 671, 28, 1324, 1), (2, 379, 64, 3000, 0),
     (3, 57, 244, 309, 1), (3, 41, 100, 30, 0), (3, 62, 32, 1200, 0), (3, 150, 40, 300, 1), (5, 100, 100, 100, 0),
-    (8, 59, 198, 116, 1),
+    (8, 59, 198, 116, 1), (2, 1, 1, 300, 0), (4, 1, 1, 600, 1),
 )  # fmt: skip
 
 

@@ -107,7 +107,9 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
     item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
     if profile.blas == MKL_AVX2:
         if _avx2_six_by_six(m, n, k, ta, tb):
-            raise ParityError(f"gemm {m}x6x6: MKL's Intel AVX2 path with both operands row-major, is not modelled")
+            raise ParityError(
+                f"gemm {m}x6x6: MKL's Intel AVX2 path, x @ W with a 6 x 6 W (both row-major), is not modelled"
+            )
         refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
         if refused:
             raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
@@ -119,11 +121,9 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
     if refused:
         path = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}[profile.blas]
         raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel {path} path on {profile.threads} threads, {refused}")
-    if profile.blas == MKL_SSE42 and mkl_sse42_threads_unmodelled(profile.threads, m, n, k):
-        raise ParityError(
-            f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on {profile.threads} threads (cut only on 2 and 4 is"
-            " modelled), is not modelled"
-        )
+    refused = mkl_sse42_threads_unmodelled(profile.threads, m, n, k) if profile.blas == MKL_SSE42 else ""
+    if refused:
+        raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on {profile.threads} threads, {refused}")
     if profile.blas == MKL_SSE42 and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
         raise ParityError(
             f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
@@ -195,14 +195,14 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
 _SSE42_SPLIT_K, _SSE42_MIN_BLOCK = 256, 9728  # csrc/mkl_sgemm.h MKL_SSE42_SPLIT_K, MKL_SSE42_MIN_BLOCK
 
 
-def mkl_sse42_threads_unmodelled(threads: int, m: int, n: int, k: int) -> bool:
-    """Whether MKL's Intel SSE4.2 path may cut an M x N x K sgemm between ``threads`` threads by a rule
-    csrc/mkl_sgemm.h does not model: 3 or 5 and more threads (2 and 4 are mkl_sse42_grid's) with K > 256
-    or M*N*K >= 19,456 (on an Intel Xeon at 3 and 8 threads, 39 and 12 of 300 random products differed
-    from the one-thread model, 400 each below that bound none)."""
-    if threads in (1, 2, 4) or min(m, n) < 2:
-        return False
-    return k > _SSE42_SPLIT_K or m * n * k >= 2 * _SSE42_MIN_BLOCK
+def mkl_sse42_threads_unmodelled(threads: int, m: int, n: int, k: int) -> str:
+    """Why MKL's Intel SSE4.2 path may cut an M x N x K sgemm between ``threads`` threads by a rule
+    csrc/mkl_sgemm.h does not model ("" where it does not cut): 3 or 5 and more threads (2 and 4 are
+    mkl_sse42_grid's) with K > 256 or M*N*K >= 19,456 (on an Intel Xeon at 3 and 8 threads, 39 and 12
+    of 300 random products differed from the one-thread model, 400 each below that bound none)."""
+    if threads in (1, 2, 4) or min(m, n) < 2 or (k <= _SSE42_SPLIT_K and m * n * k < 2 * _SSE42_MIN_BLOCK):
+        return ""
+    return "a cut of C on 3 or 5 and more threads (K > 256 or M*N*K >= 19,456), is not modelled"
 
 
 _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
@@ -247,8 +247,14 @@ def mkl_gemv_threads_unmodelled(blas: str, threads: int, m: int, n: int, k: int,
     threads, every path; 2 threads are mkl_gemv_n_k_cut's); a gemv 'T' (one row times B stored
     transposed, A row-major times one column) on the SSE4.2 and AVX-512 paths is cut between the threads
     from outputs x K of about 6,600 (refused from 4,096; 250 random products at 3, 4 and 8 threads had
-    none below; the AVX2 path's keep the one-thread form)."""
-    if threads < 3 or blas not in (MKL_SSE42, MKL_AVX2, MKL_AVX512):
+    none below; the AVX2 path's keep the one-thread form). A product of one element with B row-major
+    (MKL's axpy form) is cut along K as gemv 'N' is, from 2 threads (SSE4.2 and AVX2 paths; missed from
+    K = 300 at 2 threads, 384 at 3, 512 at 4)."""
+    if threads < 2 or blas not in (MKL_SSE42, MKL_AVX2, MKL_AVX512):
+        return ""
+    if m == 1 and n == 1 and not tb and k >= _GEMV_N_K_PER_THREAD * threads:
+        return f"one element, B row-major, K of {_GEMV_N_K_PER_THREAD} x threads or more (MKL cuts K), is not modelled"
+    if threads < 3:
         return ""
     gemv_n = (m == 1 and not tb and n >= 2) or (n == 1 and ta and m >= 2)
     gemv_t = (m == 1 and tb and n >= 2) or (n == 1 and not ta and m >= 2)
