@@ -102,33 +102,28 @@ def _sgemm(
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
 
+_INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
+
+
 def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
     """ParityError where csrc/mkl_sgemm.h does not model MKL's Intel path on a plain sgemm (not an
     item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
+    path, threads = _INTEL_PATHS.get(profile.blas), profile.threads
+    if path is None:
+        return
+    refused = mkl_gemv_threads_unmodelled(profile.blas, threads, m, n, k, ta, tb)
     if profile.blas == MKL_AVX2:
-        if _avx2_six_by_six(m, n, k, ta, tb):
-            raise ParityError(
-                f"gemm {m}x6x6: MKL's Intel AVX2 path, x @ W with a 6 x 6 W (both row-major), is not modelled"
-            )
-        refused = mkl_avx2_threads_unmodelled(profile.threads, m, n, k, ta)
-        if refused:
-            raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX2 path on {profile.threads} threads, {refused}")
-    if profile.blas == MKL_AVX512:
-        refused = mkl_avx512_unmodelled(profile.threads, m, n, k, ta, tb)
-        if refused:
-            raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel AVX-512 path on {profile.threads} threads, {refused}")
-    refused = mkl_gemv_threads_unmodelled(profile.blas, profile.threads, m, n, k, ta, tb)
+        six = "x @ W with a 6 x 6 W (both row-major), is not modelled" if _avx2_six_by_six(m, n, k, ta, tb) else ""
+        refused = six or mkl_avx2_threads_unmodelled(threads, m, n, k, ta) or refused
+    elif profile.blas == MKL_AVX512:
+        refused = mkl_avx512_unmodelled(threads, m, n, k, ta, tb) or refused
+    else:
+        refused = refused or mkl_sse42_threads_unmodelled(threads, m, n, k)
+        if not refused and mkl_gemv_n_k_cut(threads, m, n, k, ta, tb):
+            refused = "MKL cuts this gemv's K; the first outputs' sums are not modelled"
     if refused:
-        path = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}[profile.blas]
-        raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel {path} path on {profile.threads} threads, {refused}")
-    refused = mkl_sse42_threads_unmodelled(profile.threads, m, n, k) if profile.blas == MKL_SSE42 else ""
-    if refused:
-        raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on {profile.threads} threads, {refused}")
-    if profile.blas == MKL_SSE42 and mkl_gemv_n_k_cut(profile.threads, m, n, k, ta, tb):
-        raise ParityError(
-            f"gemm {m}x{n}x{k}: MKL's Intel SSE4.2 path on 2 threads cuts this gemv's K; the first outputs'"
-            " sums are not modelled"
-        )
+        where = f"on {threads} thread{'s' if threads > 1 else ''}"
+        raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel {path} path {where}, {refused}")
 
 
 _AVX2_MIN_SPLIT = {2: 96_000, 3: 72_001, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, (3), _4

@@ -244,11 +244,11 @@ static void mkl_block(const sgemm_t *g, const mkl_chains_t *form, int64_t i0, in
     }
 }
 
-/* The generic path's blocks: kc = mkl_kc(K) from 0, the last taking what is left. */
-static int64_t mkl_generic_block_end(const sgemm_t *g, int64_t k0) {
-    const int64_t kc = mkl_kc(g->K);
-    return k0 + kc < g->K ? k0 + kc : g->K;
-}
+/* The end of a block of kc starting at k0, the last taking what is left of K. */
+static inline int64_t mkl_block_of(int64_t k0, int64_t kc, int64_t K) { return k0 + kc < K ? k0 + kc : K; }
+
+/* The generic path's blocks: kc = mkl_kc(K) from 0. */
+static int64_t mkl_generic_block_end(const sgemm_t *g, int64_t k0) { return mkl_block_of(k0, mkl_kc(g->K), g->K); }
 
 /* The main kernel on rows [m0, m1) of C, one thread (K > 0; beta 0 or 1, C already scaled). */
 static void mkl_main_rows(const sgemm_t *g, const mkl_chains_t *form, int64_t m0, int64_t m1) {
@@ -696,7 +696,7 @@ static int64_t mkl_avx2_block_end(const sgemm_t *g, int64_t k0, int64_t kmax) {
     if (!mkl_avx2_wide(g)) return mkl_avx2_next(k0, K, kmax);
     if (K <= MKL_AVX2_KMAX) return K;
     if (K <= 384) return k0 == 0 ? (K + 1) / 2 : K;
-    return k0 + 192 < K ? k0 + 192 : K;
+    return mkl_block_of(k0, 192, K);
 }
 
 /* Which sum element (i, j) takes, in a row chunk whose last mt rows are its edge. The wide form: a
@@ -931,9 +931,9 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     the Xeon at M = 770, 1,600 and 4,000, K 100 to 700, every layout: 767 the rows, 769 the columns;
  *     800 x 800 had missed its last 8 columns);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
- *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a square C; narrow: N <= 64:
- *     4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a
- *     multiple of 16 changes no bit of the narrow kernel);
+ *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a
+ *     square C; narrow: N <= 64: 4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a
+ *     cut of the columns at a multiple of 16 changes no bit of the narrow kernel);
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
  *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
  *   T = 2, K >= 756: the wide form in every part, rows cut at floor(M/2) (315 x 47 x 989 missed 22
@@ -955,7 +955,6 @@ static void mkl_avx2_dot(const sgemm_t *g) {
 #define MKL_AVX2_MIN_SPLIT_2 96000
 #define MKL_AVX2_MIN_SPLIT_4 64000
 #define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
-
 
 /* How a call is cut: nr row parts of rw rows and nc column parts of cw columns (the last part of each
  * taking the rest), one kernel in every part. */
@@ -1267,10 +1266,7 @@ static inline float sse42_prod_a(const sgemm_t *g, int64_t i, int64_t j, int64_t
 }
 
 /* The end of the main kernel's K block starting at k0: blocks of mkl_sse42_kc(K) from 0. */
-static int64_t mkl_sse42_block_end(const sgemm_t *g, int64_t k0) {
-    const int64_t kc = mkl_sse42_kc(g->K);
-    return k0 + kc < g->K ? k0 + kc : g->K;
-}
+static int64_t mkl_sse42_block_end(const sgemm_t *g, int64_t k0) { return mkl_block_of(k0, mkl_sse42_kc(g->K), g->K); }
 
 static void mkl_sse42_sgemm(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
@@ -1300,7 +1296,7 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
                 continue;
             }
             for (int64_t k0 = 0; k0 < K; k0 += kc) {
-                float t = mkl_sse42_block(s, i, j, k0, k0 + kc < K ? k0 + kc : K, form);
+                float t = mkl_sse42_block(s, i, j, k0, mkl_block_of(k0, kc, K), form);
                 if (alpha_sum) t = g->alpha * t;
                 acc = k0 == 0 && g->beta == 0.0f ? t : acc + t;
             }
@@ -1620,7 +1616,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                 for (int64_t b = -1;; b++) { /* the last block first, then the others in order */
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
-                    const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
+                    const int64_t k1 = mkl_block_of(k0, MKL_CBWR_KC, K);
                     c = c + cbwr_scaled(g, cbwr_chain(g, i, j, k0, k1, 0.0f, on), on);
                 }
             } else if (!g->tb) {
@@ -1632,7 +1628,7 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
                 for (int64_t b = -1;; b++) {
                     const int64_t k0 = b < 0 ? last : b * MKL_CBWR_KC;
                     if (b >= 0 && k0 >= last) break;
-                    const int64_t k1 = k0 + MKL_CBWR_KC < K ? k0 + MKL_CBWR_KC : K;
+                    const int64_t k1 = mkl_block_of(k0, MKL_CBWR_KC, K);
                     c = c + g->alpha * cbwr_dot(g, i, j, k0, k1, lanes, lanes, CBWR_ON_SUM);
                 }
             }
@@ -1755,7 +1751,7 @@ static float mkl_avx512_b_scale(const sgemm_t *g) {
 }
 
 static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
-    if (mkl_avx512_wide(g) && g->K > 2 * MKL_AVX512_KMAX) return k0 + MKL_AVX512_KMAX < g->K ? k0 + MKL_AVX512_KMAX : g->K;
+    if (mkl_avx512_wide(g) && g->K > 2 * MKL_AVX512_KMAX) return mkl_block_of(k0, MKL_AVX512_KMAX, g->K);
     return mkl_avx2_next(k0, g->K, MKL_AVX512_KMAX);
 }
 
