@@ -18,6 +18,7 @@ import argparse
 import numpy as np
 from timing import best_of
 
+from harness.core.errors import positive_int
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
 
@@ -44,17 +45,22 @@ def products(rows: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     return out
 
 
+def thread_counts(text: str) -> list[int]:
+    """An argparse type: comma-separated positive thread counts."""
+    return [positive_int(t) for t in text.split(",")]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", default="1,2", help="comma-separated thread counts")
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", type=thread_counts, default=[1, 2], help="comma-separated thread counts")
+    parser.add_argument("--repeat", type=positive_int, default=3)
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of the 16,384 rows")
     args = parser.parse_args()
     rows = max(16, int(16384 * args.scale))
     print(f"impl at::mm per MKL path, best of {args.repeat}; GFLOP/s and time / the generic path's")
     print(f"{'product':28} {'threads':>7} " + " ".join(f"{p + ' ms':>11} {'GF/s':>6} {'x':>5}" for p in PATHS))
     worst = 0.0
-    for threads in (int(t) for t in args.threads.split(",")):
+    for threads in args.threads:
         for name, a, b in products(rows):
             m, k = a.shape
             flops = 2.0 * m * k * b.shape[1]
