@@ -1,6 +1,7 @@
 """Shared by the impl's live tests: torch, run now in this process, against the impl.
 
-The profile is the running torch's own: its ATen capability and thread count. Two kinds of
+The profile is the running torch's own: its ATen capability and thread count, and MKL's Intel
+code path where it runs one the impl models. Two kinds of
 host cannot check everything, and the tests say so by name instead of failing or passing
 by accident:
 
@@ -11,7 +12,8 @@ by accident:
   kernels the impl reproduces as MKL runs them on the fixtures' host: its generic code path
   ("Intel(R) Architecture processors") on an AMD x86 CPU. On Intel CPUs MKL runs other kernels;
 - ``needs_modelled_vml``: VML's exp, log and tanh, whose kernels the impl also reproduces on MKL's
-  Intel AVX2 path; ``vml_profile`` is the running torch's profile with that path where MKL runs it.
+  Intel AVX2 and AVX-512 paths (and the AMX path, which computes float32 as the AVX-512 one);
+  ``vml_profile`` is the running torch's profile, with that path where MKL runs it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import platform
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,11 @@ from hypothesis import strategies as st
 
 from harness.core.ulp import compare_tensors, describe
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import MKL_AVX2, KernelProfile, profile_for_capability
+from harness.impl.profiles import MKL_AMX, MKL_AVX2, MKL_AVX512, MKL_SSE42, KernelProfile, profile_for_capability
 from harness.platform.config import blas_tag, cache_per_core
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
+INTEL_PATHS = (MKL_SSE42, MKL_AVX2, MKL_AVX512, MKL_AMX)  # MKL's Intel code paths the impl replays
 
 
 SEEDS = st.integers(0, 2**32 - 1)
@@ -60,11 +62,15 @@ def as_tensor(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 
 
 def live_profile() -> KernelProfile:
-    """The kernel profile of the torch running in this process (with this host's per-core L1 and L2
-    caches, where Linux names them: oneDNN's convolution blockings read them)."""
+    """The kernel profile of the torch running in this process: its ATen capability and thread count,
+    MKL's code path where it is an Intel one the impl models (else the generic path's, which the tests
+    of MKL's kernels skip for, ``needs_modelled_mkl``), and this host's per-core L1 and L2 caches,
+    where Linux names them (oneDNN's convolution blockings read them)."""
     profile = profile_for_capability(
         torch.backends.cpu.get_cpu_capability(), torch.get_num_threads(), platform.machine()
     )
+    if blas_tag("mkl", _mkl_host()[0]) in INTEL_PATHS:  # on an Intel CPU, the MKL path it runs
+        profile = profile.with_blas(blas_tag("mkl", _mkl_host()[0]))
     l1, l2 = cache_per_core(1), cache_per_core(2)
     profile = profile.with_l1_per_core(l1) if l1 else profile
     return profile.with_l2_per_core(l2) if l2 else profile
@@ -101,20 +107,20 @@ def _unverified() -> str:
     return f"profile {name} is unverified: {why}" if why else ""
 
 
-def _mkl_avx2_here() -> bool:
-    """Whether MKL runs its Intel AVX2 path here (whose VML exp and log the impl models too)."""
-    return blas_tag("mkl", _mkl_host()[0]) == MKL_AVX2
+def _mkl_vml_here() -> bool:
+    """Whether MKL runs an Intel path here whose VML exp, log and tanh the impl models too (AVX2, or
+    AVX-512, which the AMX path computes float32 as)."""
+    return blas_tag("mkl", _mkl_host()[0]) in (MKL_AVX2, MKL_AVX512, MKL_AMX)
 
 
 def vml_profile() -> KernelProfile:
-    """The profile for MKL VML's exp, log and tanh here: the live one, on MKL's Intel AVX2 path with
-    that path (``blas = "mklavx2"``)."""
-    profile = live_profile()
-    return replace(profile, blas=MKL_AVX2) if _mkl_avx2_here() else profile
+    """The profile for MKL VML's exp, log and tanh here: the live one (on MKL's Intel path where it
+    runs one, ``live_profile``)."""
+    return live_profile()
 
 
 def _vml_mismatch() -> str:
-    return "" if _mkl_avx2_here() else _mkl_mismatch()
+    return "" if _mkl_vml_here() else _mkl_mismatch()
 
 
 needs_modelled_mkl = pytest.mark.skipif(bool(_mkl_mismatch()), reason=_mkl_mismatch() or "-")

@@ -88,8 +88,10 @@ def test_profiles_follow_platform_ids():
     with pytest.raises(ParityError, match="no kernel profile for ATen capability 'SVE128' on x86_64"):
         profile_for_capability("SVE128", 1, "x86_64")
     assert profile_for_platform("linux-x86_64-avx512-mklgeneric-t4").threads == 4
-    with pytest.raises(ParityError, match="ran the BLAS code path mklamx"):
-        profile_for_platform("linux-x86_64-avx512-mklamx-t2")  # MKL's AMX kernels: not modelled
+    with pytest.raises(ParityError, match="ran the BLAS code path mklavx"):
+        profile_for_platform("linux-x86_64-baseline-mklavx-t2")  # MKL's AVX kernels: not modelled
+    amx = profile_for_platform("linux-x86_64-avx512-mklamx-t2")  # float32 as the AVX-512 path
+    assert amx == profile_for_platform("linux-x86_64-avx512-mklavx512-t2") and amx.blas == "mklavx512"
     assert profile_for_platform("linux-x86_64-avx512-mklavx512-t2").blas == "mklavx512"  # its sgemm in part
     with pytest.raises(ParityError, match="unknown kernel profile"):
         get_profile("x86-sse9")
@@ -296,8 +298,10 @@ def test_intel_mkl_paths_are_checked_under_their_own_profiles_and_say_why():
     assert unmodelled_note(avx512).startswith("MKL's Intel AVX-512 path") and "not modelled whole" in unmodelled_note(
         avx512
     )
-    with pytest.raises(ParityError, match="ran the BLAS code path mklamx"):  # no fixture of it: no stand-in
-        check_profile("linux-x86_64-avx512-mklamx-t2")
+    amx = "linux-x86_64-avx512-mklamx-t2"  # MKL's AMX path: float32 as its AVX-512 path, and said so
+    assert check_profile(amx) == check_profile(avx512) and unmodelled_note(amx) == unmodelled_note(avx512)
+    with pytest.raises(ParityError, match="ran the BLAS code path mklavx"):  # no fixture of it: no stand-in
+        check_profile("linux-x86_64-baseline-mklavx-t2")
     for gap in load_gaps().gaps:  # every gap of an Intel path says why (a nanoGPT run's, then where it parts;
         # an output the impl refuses, its refusal)
         note = unmodelled_note(gap.platform)

@@ -90,7 +90,8 @@ def test_sigmoid_in_place_on_a_column_chunk(rows: int, h: int, seed: int, thread
 @settings(max_examples=4, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]), hidden=st.sampled_from([64, 20, 37]))
 def test_gru_gates_replay_from_a_trace(seed: int, threads: int, hidden: int) -> None:
-    """The GRU language model's recurrent cell (zoo/gru.py), traced: every sigmoid_ and sigmoid_backward."""
+    """The GRU language model's recurrent cell (zoo/gru.py), traced: every sigmoid_, sigmoid_backward and
+    tanh_ (VML's, on a column chunk of the gate matrix: a row at a time)."""
     use_threads(threads)
     torch.manual_seed(seed % 1000)
     gru = torch.nn.GRU(32, hidden, num_layers=2, batch_first=True)
@@ -100,7 +101,7 @@ def test_gru_gates_replay_from_a_trace(seed: int, threads: int, hidden: int) -> 
         out, _ = gru(x.clone().requires_grad_(True))
         out.sum().backward()
 
-    _replays_match(program, {"sigmoid_", "sigmoid_backward"}, 12)
+    _replays_match(program, {"sigmoid_", "sigmoid_backward", "tanh_"}, 18)
 
 
 # -- batch norm (training) -----------------------------------------------------------------------

@@ -4,7 +4,7 @@ Covered (verified exact on the committed x86 fixtures): exp, log, tanh, rsqrt, g
 gelu (tanh), forward and backward; silu (no fixture op: traces of real models reach it), forward
 and backward, here only, also on random bit patterns. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
 checked only where MKL runs a code path the impl reproduces (needs_modelled_vml: the generic one on
-AMD CPUs, or the Intel AVX2 one, under vml_profile), on the
+AMD CPUs, or the Intel AVX2 or AVX-512 one, under vml_profile), on the
 fixtures' distributions and on random bit patterns (log: every positive float; tanh and exp:
 every float, exp's overflow, underflow and subnormal results included, and uniformly over the
 range where its results are finite and normal).

@@ -64,6 +64,19 @@ def test_linear_with_its_bias_is_the_xeons() -> None:
     assert digest(linalg.addmm(bias, x, w.T, profile_for_platform(AVX512)), 64) == LINEAR
 
 
+def test_mkls_amx_path_is_replayed_as_its_avx512_path() -> None:
+    """On an Intel CPU with AMX, MKL unpinned runs its AMX path (``mklamx``), which has no float32
+    tiles: SILICON's 12 products and LINEAR, recorded on the Xeon with MKL unpinned, have the AVX-512
+    path's digests (and 10 of them and LINEAR other digests with MKL pinned to AVX2). A platform or
+    trace of that path is replayed on the AVX-512 path."""
+    amx = profile_for_platform("linux-x86_64-avx512-mklamx-t1")
+    assert (amx.blas, amx.threads) == ("mklavx512", 1)
+    products, (x, w, bias) = _operands()
+    for key, (a, b) in products.items():
+        assert digest(linalg.mm(a, b, amx), 64) == SILICON[key], key
+    assert digest(linalg.addmm(bias, x, w.T, amx), 64) == LINEAR
+
+
 def test_what_the_model_does_not_cover_is_refused() -> None:
     """On 3 or more threads, on 2 where MKL cuts K with one side of at most 56 and the other of 379 or
     more (forms by layout, not fitted), and with A and B both stored transposed below 8 rows, linalg

@@ -18,6 +18,7 @@ from harness.trace.diff import align, diff_traces
 torch = pytest.importorskip("torch")
 
 from harness.core.digest import digest, fingerprint_at  # noqa: E402
+from harness.core.errors import ParityError  # noqa: E402
 from harness.platform.config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.recorder import recording, tracing  # noqa: E402
 from tests.impl_live import needs_modelled_mkl  # noqa: E402
@@ -676,6 +677,77 @@ def test_a_kernel_that_reads_only_onednns_isa_is_verified_by_the_level_alone(mon
     assert cause is not None and cause.knobs == ["onednn_isa"]
     verified, text, _ = cause_module.replay_verdict(diff, cause, Captured({"in0": np.float32([1, 1])}, {}, []))
     assert verified and "changing only the oneDNN ISA (ONEDNN_MAX_CPU_ISA) turns A's bits into B's" in text
+
+
+def test_a_traced_runs_profile_takes_the_mkl_code_path_it_ran() -> None:
+    """On an Intel CPU MKL runs its SSE4.2, AVX2 or AVX-512 path, named in the trace's platform id: the
+    profile a trace is replayed under takes that path (with any ATen level: MKL_ENABLE_INSTRUCTIONS is
+    set apart from ATEN_CPU_CAPABILITY), MKL_CBWR where set, and the Intel CPU's RSQRTPS; an AMD run,
+    a run from before platform ids and a BLAS the impl does not model keep the arch's own path."""
+    from harness.impl.profiles import profile_for_trace, unmodelled_blas
+
+    def prov(cap: str, platform_id: str, cpu: str = "Intel(R) Xeon(R) Processor") -> dict:
+        return {"capability": cap, "threads": 2, "arch": "x86_64", "platform_id": platform_id, "cpu_model": cpu}
+
+    intel = profile_for_trace(prov("AVX2", "linux-x86_64-avx2-mklavx2-t2"))
+    assert (intel.name, intel.blas, intel.threads, intel.rsqrt_estimate) == ("x86-avx2", "mklavx2", 2, "intel")
+    mixed = profile_for_trace(prov("AVX2", "linux-x86_64-avx2-mklavx512-t2"))
+    assert (mixed.name, mixed.blas) == ("x86-avx2", "mklavx512")
+    assert profile_for_trace(prov("DEFAULT", "linux-x86_64-baseline-mklsse42-t2")).blas == "mklsse42"
+    cbwr = profile_for_trace(prov("AVX512", "linux-x86_64-avx512-mklgeneric-t2-cbwr-compatible"))
+    assert (cbwr.blas, cbwr.mkl_cbwr) == ("mklgeneric", True)
+    amd = profile_for_trace(prov("AVX512", "linux-x86_64-avx512-mklgeneric-t2", "AMD EPYC 9B14"))
+    assert (amd.blas, amd.mkl_cbwr, amd.rsqrt_estimate) == ("mklgeneric", False, "amd")
+    assert profile_for_trace({"capability": "AVX2", "threads": 1, "arch": "x86_64"}).blas == "mklgeneric"
+    mac = {"capability": "DEFAULT", "threads": 1, "arch": "arm64", "platform_id": "macos-arm64-neon-accelerate-t1"}
+    assert profile_for_trace(mac).name == "arm64-neon"
+    with pytest.raises(ParityError, match="no kernel profile for x86-avx2 on the BLAS code path nvpl"):
+        intel.with_blas("nvpl")
+    amx = prov("AVX512", "linux-x86_64-avx512-mklamx-t2")  # MKL unpinned on a Xeon with AMX: float32 as AVX-512
+    assert profile_for_trace(amx).blas == "mklavx512" and unmodelled_blas(amx) == ""
+    sandy = prov("DEFAULT", "linux-x86_64-baseline-mklavx-t2")  # MKL's AVX path, not modelled
+    assert profile_for_trace(sandy).blas == "mklgeneric" and unmodelled_blas(sandy) == "mklavx"
+    assert unmodelled_blas(mac) == "accelerate"
+    assert [unmodelled_blas(prov("AVX2", f"linux-x86_64-avx2-{b}-t2")) for b in ("mklavx2", "mklgeneric")] == ["", ""]
+    assert (
+        unmodelled_blas({"capability": "SVE256", "arch": "arm64", "platform_id": "linux-arm64-neoverse-v1-nvpl-t1"})
+        == ""
+    )
+
+
+def test_mkls_code_path_is_a_knob_the_impl_changes_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tanh at avx2 vs avx512 on an Intel CPU (VML on MKL's AVX2 and AVX-512 paths; MKL's code path
+    is its only knob): each side is replayed on its own path, and A's profile on B's path alone must
+    give B's bits."""
+    from harness.impl import profiles
+    from harness.trace import cause as cause_module
+    from harness.trace import impl_ops
+
+    out_a, out_b, out_other = np.float32([1.0, 2.0]), np.float32([1.0, 3.0]), np.float32([1.0, 4.0])
+    prov = lambda cap, path, blas: {
+        "capability": cap, "threads": 1, "arch": "x86_64", "platform_id": f"linux-x86_64-{path}-{blas}-t1",
+        "mkl_code_path": f"Intel(R) {blas} enabled processors", "cpu_model": "Intel(R) Xeon(R) Processor",
+    }  # fmt: skip
+    pa = profiles.profile_for_trace(prov("AVX2", "avx2", "mklavx2"))
+    pb = profiles.profile_for_trace(prov("AVX512", "avx512", "mklavx512"))
+    assert (pa.blas, pb.blas) == ("mklavx2", "mklavx512")
+    by_profile = {pa: out_a, pb: out_b, pa.with_blas("mklavx512"): out_other}
+    monkeypatch.setattr(impl_ops, "replay", lambda op, inputs, args, profile: {"out": by_profile[profile]})
+    ref = lambda a: TensorRef("out", digest(a, "mix256-v1"), "float32", (2,), 0.0)
+    x = TensorRef("in0", b"1" * 32, "float32", (2,), 0.0)
+    op = lambda out: OpRecord(0, "aten.tanh.default", "m", "x.py:1", "forward", 1, "", [x], [ref(out)])
+    diff = diff_traces(
+        Trace(Path("a.h5"), {"provenance": prov("AVX2", "avx2", "mklavx2"), "digest": "mix256-v1"}, [op(out_a)]),
+        Trace(Path("b.h5"), {"provenance": prov("AVX512", "avx512", "mklavx512"), "digest": "mix256-v1"}, [op(out_b)]),
+    )
+    cause = cause_module.explain(diff)
+    assert cause is not None and cause.knobs == ["mkl_code_path"]
+    captured = Captured({"in0": np.float32([1, 1])}, {}, [])
+    verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
+    assert not verified and "changing only the MKL code path (x86-avx2 mklavx512 t1" in text
+    by_profile[pa.with_blas("mklavx512")] = out_b
+    verified, text, _ = cause_module.replay_verdict(diff, cause, captured)
+    assert verified and "changing only the MKL code path turns A's bits into B's" in text
 
 
 def test_non_contiguous_inputs_larger_than_the_hooks_buffer_are_digested_in_c_order(backend: str) -> None:

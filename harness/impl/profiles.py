@@ -116,6 +116,16 @@ class KernelProfile:
             )
         return replace(self, mkl_cbwr=True)
 
+    def with_blas(self, blas: str) -> KernelProfile:
+        """This profile with MKL's calls on code path ``blas`` (the generic path or an Intel one, on
+        x86: ``MKL_ENABLE_INSTRUCTIONS`` is independent of ATen's level; the AMX path as the AVX-512
+        one, ``_BLAS_AS``); refused for another."""
+        known = (MODELLED_BLAS, MKL_SSE42, MKL_AVX2, MKL_AVX512)
+        blas = replayed_blas(blas)
+        if self.blas not in known or blas not in known:
+            raise ParityError(f"no kernel profile for {self.name} on the BLAS code path {blas}")
+        return replace(self, blas=blas, mkl_cbwr=self.mkl_cbwr and blas == MODELLED_BLAS)
+
     def with_rsqrt_estimate(self, estimate: str) -> KernelProfile:
         """This profile on a CPU whose RSQRTPS gives ``estimate`` (one of ``RSQRT_ESTIMATES``)."""
         if estimate not in RSQRT_ESTIMATES:
@@ -200,6 +210,12 @@ _LEVEL_PROFILE = {
 _ARCH_BLAS = {"x86_64": MODELLED_BLAS, "arm64": NVPL}
 # MKL's Intel paths the impl models in part, each at the ISA level whose MKL_ENABLE_INSTRUCTIONS pins it
 _INTEL_BLAS_LEVEL = {MKL_SSE42: "baseline", MKL_AVX2: "avx2", MKL_AVX512: "avx512"}
+# MKL's "AVX-512 ... and Intel(R) AMX" path (Intel CPUs with AMX, MKL unpinned): AMX has no float32
+# tiles, and its float32 sgemm, gemv, batched products and VML exp, log, tanh and sqrt gave the
+# AVX-512 path's bits on an Intel Xeon (1,340 random products of up to 700 x 700 x 3,000 and 600
+# random op cases, 1 to 4 threads: docs/emulation.md, "On the CPU itself"), so it is replayed as that path.
+MKL_AMX = "mklamx"
+_BLAS_AS = {MKL_AMX: MKL_AVX512}
 
 
 def get_profile(name: str, threads: int = 1, torch: str = IMPL_TORCH) -> KernelProfile:
@@ -232,6 +248,56 @@ def profile_for_capability(
     return get_profile(_CAPABILITY_PROFILE[(arch, capability)], threads, torch)
 
 
+def replayed_blas(blas: str) -> str:
+    """The BLAS code path the impl replays ``blas`` as (``_BLAS_AS``: MKL's AMX path as its AVX-512 one)."""
+    return _BLAS_AS.get(blas, blas)
+
+
+def _replayed_as(config):
+    """``config`` with its BLAS code path as the impl replays it."""
+    return replace(config, blas=replayed_blas(config.blas))
+
+
+def profile_for_trace(provenance) -> KernelProfile:
+    """The profile of a traced run, from its provenance: ATen's capability as the run reported it,
+    its thread count, architecture and torch release, MKL's code path as observed (the platform id's
+    BLAS part, ``MKL_CBWR``), on the CPU that ran it (``rsqrt_estimate_of``). MKL's Intel paths are
+    independent of ATen's level (``MKL_ENABLE_INSTRUCTIONS`` against ``ATEN_CPU_CAPABILITY``), so a
+    run may pair any of them with any level. A BLAS the impl does not model (Accelerate, OpenBLAS)
+    keeps the arch's own: the impl's products then do not give its bits, and the verdict says so,
+    while its other ops are reproduced as on any CPU."""
+    from harness.platform.config import parse_platform_id
+
+    profile = profile_for_capability(
+        str(provenance.get("capability")), int(provenance.get("threads", 1)), str(provenance.get("arch")),
+        str(provenance.get("torch_version", IMPL_TORCH)),
+    )  # fmt: skip
+    try:
+        config = _replayed_as(parse_platform_id(str(provenance.get("platform_id", ""))))
+    except ParityError:  # a trace from before platform ids: the arch's own BLAS path
+        config = None
+    if config is not None and config.blas in _INTEL_BLAS_LEVEL and not config.mkl_cbwr:
+        profile = profile.with_blas(config.blas)
+    elif config is not None and config.mkl_cbwr:
+        profile = profile.with_cbwr(config.mkl_cbwr)
+    return profile.with_rsqrt_estimate(
+        rsqrt_estimate_of({"platform_id": provenance.get("platform_id", ""), "provenance": provenance})
+    )
+
+
+def unmodelled_blas(provenance) -> str:
+    """The BLAS code path a traced run took where the impl does not model it (MKL's AMX or AVX path,
+    Accelerate, OpenBLAS): its tag, else ""."""
+    from harness.platform.config import parse_platform_id
+
+    try:
+        config = _replayed_as(parse_platform_id(str(provenance.get("platform_id", ""))))
+    except ParityError:
+        return ""
+    modelled = (_ARCH_BLAS.get(config.arch, ""), *_INTEL_BLAS_LEVEL) if config.arch == "x86_64" else (NVPL,)
+    return "" if config.blas in ("", *modelled) else config.blas
+
+
 def profile_for_fixture(attrs) -> KernelProfile:
     """The profile, thread count and torch release of a fixture, from its attributes' platform id
     and torch_version (refused when the impl has no profile for that release), on the CPU that
@@ -262,7 +328,7 @@ def profile_for_platform(platform_id: str, torch: str = IMPL_TORCH) -> KernelPro
     as torch release ``torch`` computes."""
     from harness.platform.config import parse_platform_id
 
-    config = parse_platform_id(platform_id)
+    config = _replayed_as(parse_platform_id(platform_id))
     if config.os != "linux" or config.arch not in _ARCH_BLAS or config.isa not in _LEVEL_PROFILE:
         raise ParityError(
             f"no kernel profile for platform {platform_id}: the impl has profiles for Linux x86_64 "

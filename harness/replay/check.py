@@ -26,6 +26,7 @@ from harness.impl.profiles import (
     KernelProfile,
     get_profile,
     profile_for_platform,
+    replayed_blas,
     rsqrt_estimate_of,
 )
 from harness.platform.config import parse_platform_id
@@ -70,6 +71,7 @@ def check_profile(platform_id: str, torch: str = IMPL_TORCH) -> KernelProfile:
     x86 fixture of an MKL Intel path the impl does not model (or one under MKL_CBWR, whose kernels are
     MKL's vendor-independent ones), its ISA level's with MKL's generic path."""
     config = parse_platform_id(platform_id)
+    config = config.with_blas(replayed_blas(config.blas))
     partly = config.blas in PARTLY_MODELLED_BLAS and not config.mkl_cbwr  # under MKL_CBWR: MKL's own kernels
     if config.arch == "x86_64" and config.blas in UNMODELLED_BLAS and not partly:
         return profile_for_platform(config.with_blas(MODELLED_BLAS).id, torch)
@@ -85,7 +87,7 @@ def fixture_check_profile(attrs) -> KernelProfile:
 
 def unmodelled_note(platform_id: str) -> str:
     """Why an output of ``platform_id`` may differ from the impl's by design ("" where none may)."""
-    blas = parse_platform_id(platform_id).blas
+    blas = replayed_blas(parse_platform_id(platform_id).blas)
     if blas not in UNMODELLED_BLAS:
         return ""
     generic = f"MKL's generic path ({MODELLED_BLAS}) as AMD's CPUs run it"

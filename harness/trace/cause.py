@@ -216,20 +216,12 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
 def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, str, dict[str, np.ndarray] | None]:
     """Whether the impl, under each side's profile, gives each side's traced outputs bit for bit
     (by digest); with the verdict's text and, when verified, B's outputs (the impl's)."""
-    from harness.impl.profiles import IMPL_TORCH, profile_for_capability, rsqrt_estimate_of
+    from harness.impl.profiles import profile_for_trace, unmodelled_blas
     from harness.trace.impl_ops import replay
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
     try:
-        pa, pb = (
-            profile_for_capability(
-                str(t.provenance.get("capability")), int(t.provenance.get("threads", 1)), str(t.provenance.get("arch")),
-                str(t.provenance.get("torch_version", IMPL_TORCH)),
-            ).with_rsqrt_estimate(  # the CPU's RSQRTPS (MKL VML's sqrt): QEMU's, an Intel CPU's (refused) or AMD's
-                rsqrt_estimate_of({"platform_id": t.provenance.get("platform_id", ""), "provenance": t.provenance})
-            )
-            for t in (diff.a, diff.b)
-        )  # fmt: skip
+        pa, pb = (profile_for_trace(t.provenance) for t in (diff.a, diff.b))
         impl_a = replay(root.a.op, cap.inputs, cap.args, pa)
         impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
     except ParityError as err:
@@ -239,17 +231,21 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
         bad = _not_reproduced(impl, op, algorithm, trace)
         if bad:
             why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
+            blas = unmodelled_blas(trace.provenance)
+            why += f" (side {side}'s BLAS code path, {blas}, is not one the impl models)" if blas else ""
             return False, why, None
     text = f"the impl gives both sides' outputs bit for bit ({pa.label} for A, {pb.label} for B)"
     if len(cause.knobs) != 1:
         return True, text, impl_b
     knob = cause.knobs[0]  # one knob named: verified only when changing it alone turns A's bits into B's
-    if knob not in ("threads", "capability", "onednn_isa", "torch_version"):
+    if knob not in ("threads", "capability", "onednn_isa", "torch_version", "mkl_code_path"):
         return False, f"unexplained: {text}, but the impl cannot change the {KNOB_LABELS[knob]} alone", impl_b
     if knob == "threads":
         alone = pa.with_threads(pb.threads)
     elif knob == "torch_version":
         alone = pa.with_torch(pb.torch)
+    elif knob == "mkl_code_path":
+        alone = pa.with_blas(pb.blas)
     else:  # the level: a profile holds ATen's capability and oneDNN's ISA, and the kernel reads the one named
         alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)

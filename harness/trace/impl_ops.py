@@ -36,9 +36,12 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "gelu": ("gelu", ("onednn_isa",)),
     "gelu_backward": ("gelu", ("onednn_isa",)),
     "tanh": ("tanh", ("mkl_code_path",)),
+    "tanh_": ("tanh", ("mkl_code_path",)),  # nn.GRU's cell, on the rows of its gate matrix
     "tanh_backward": ("tanh", ("capability",)),
     "exp": ("exp", ("mkl_code_path",)),
+    "exp_": ("exp", ("mkl_code_path",)),
     "log": ("log", ("mkl_code_path",)),
+    "log_": ("log", ("mkl_code_path",)),
     "rsqrt": ("rsqrt", ()),
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
@@ -505,9 +508,14 @@ REPLAYS: dict[str, Replay] = {
     "_log_softmax_backward_data": _rows_backward("log_softmax"),
     "gelu": _gelu,
     "gelu_backward": _gelu_backward,
+    # element by element on every path (VML, or vec::map's SLEEF with partial vectors), so a strided
+    # view (an in-place op on a column chunk, which ATen hands VML a row at a time) takes the same bits
     "tanh": _unary("tanh"),
+    "tanh_": _unary("tanh"),
     "exp": _unary("exp"),
+    "exp_": _unary("exp"),
     "log": _unary("log"),
+    "log_": _unary("log"),
     "tanh_backward": _tanh_backward,
     "silu": _silu,
     "silu_": _silu,
