@@ -263,7 +263,9 @@ def profile_for_trace(provenance) -> KernelProfile:
     its thread count, architecture and torch release, MKL's code path as observed (the platform id's
     BLAS part, ``MKL_CBWR``), on the CPU that ran it (``rsqrt_estimate_of``). MKL's Intel paths are
     independent of ATen's level (``MKL_ENABLE_INSTRUCTIONS`` against ``ATEN_CPU_CAPABILITY``), so a
-    run may pair any of them with any level. A BLAS the impl does not model (Accelerate, OpenBLAS)
+    run may pair any of them with any level. The per-core L1 and L2 caches oneDNN blocked its
+    convolutions for are the run's own where its provenance names them (traces from before that, and
+    runs under emulation, keep the fixtures' host's). A BLAS the impl does not model (Accelerate, OpenBLAS)
     keeps the arch's own: the impl's products then do not give its bits, and the verdict says so,
     while its other ops are reproduced as on any CPU."""
     from harness.platform.config import parse_platform_id
@@ -280,6 +282,10 @@ def profile_for_trace(provenance) -> KernelProfile:
         profile = profile.with_blas(config.blas)
     elif config is not None and config.mkl_cbwr:
         profile = profile.with_cbwr(config.mkl_cbwr)
+    if not provenance.get("emulation"):  # under QEMU oneDNN reads the emulated CPU's caches, not the host's
+        l1, l2 = int(provenance.get("l1d_per_core", 0) or 0), int(provenance.get("l2_per_core", 0) or 0)
+        profile = profile.with_l1_per_core(l1) if l1 else profile
+        profile = profile.with_l2_per_core(l2) if l2 else profile
     return profile.with_rsqrt_estimate(
         rsqrt_estimate_of({"platform_id": provenance.get("platform_id", ""), "provenance": provenance})
     )

@@ -14,7 +14,15 @@ from typing import Any
 
 from harness.core.errors import ParityError
 from harness.core.version import __version__
-from harness.platform.config import RELEVANT_ENV, Launcher, PlatformConfig, PlatformFacts, blas_tag, child_env
+from harness.platform.config import (
+    RELEVANT_ENV,
+    Launcher,
+    PlatformConfig,
+    PlatformFacts,
+    blas_tag,
+    cache_per_core,
+    child_env,
+)
 
 
 def public_version(version: str) -> str:
@@ -151,6 +159,10 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         "blas_path": blas_tag(blas, code_path),
         "cpu_model": facts.cpu_model,
         "cpu_flags": " ".join(sorted(facts.cpu_flags)),
+        # the per-core L1 data and L2 caches (bytes; 0 where Linux does not name them), which oneDNN reads
+        # from CPUID to block its convolutions: a replay of this run takes them (profiles.profile_for_trace)
+        "l1d_per_core": cache_per_core(1),
+        "l2_per_core": cache_per_core(2),
         "env": {var: os.environ[var] for var in RELEVANT_ENV if var in os.environ},
         # set by harness.platform.emulation: this process ran under QEMU, not on the silicon it names
         "emulation": os.environ.get("PARITY_EMULATION", ""),
