@@ -35,7 +35,15 @@ from hypothesis import strategies as st
 
 from harness.core.ulp import compare_tensors, describe
 from harness.impl.known_gaps import load_gaps
-from harness.impl.profiles import MKL_AMX, MKL_AVX2, MKL_AVX512, MKL_SSE42, KernelProfile, profile_for_capability
+from harness.impl.profiles import (
+    MKL_AMX,
+    MKL_AVX2,
+    MKL_AVX512,
+    MKL_SSE42,
+    RSQRT_INTEL,
+    KernelProfile,
+    profile_for_capability,
+)
 from harness.platform.config import blas_tag, cache_per_core
 
 MODELLED_MKL_PATH = "Intel(R) Architecture processors"
@@ -62,15 +70,15 @@ def as_tensor(a: np.ndarray, grad: bool = False) -> torch.Tensor:
 
 
 def live_profile() -> KernelProfile:
-    """The kernel profile of the torch running in this process: its ATen capability and thread count,
-    MKL's code path where it is an Intel one the impl models (else the generic path's, which the tests
-    of MKL's kernels skip for, ``needs_modelled_mkl``), and this host's per-core L1 and L2 caches,
-    where Linux names them (oneDNN's convolution blockings read them)."""
+    """The kernel profile of the torch running in this process: its ATen capability and thread count;
+    MKL's code path and the CPU's RSQRTPS where MKL runs an Intel path the impl models (else the
+    generic path's, which the tests of MKL's kernels skip for, ``needs_modelled_mkl``); and this host's
+    per-core L1 and L2 caches, where Linux names them (oneDNN's convolution blockings read them)."""
     profile = profile_for_capability(
         torch.backends.cpu.get_cpu_capability(), torch.get_num_threads(), platform.machine()
     )
-    if blas_tag("mkl", _mkl_host()[0]) in INTEL_PATHS:  # on an Intel CPU, the MKL path it runs
-        profile = profile.with_blas(blas_tag("mkl", _mkl_host()[0]))
+    if blas_tag("mkl", _mkl_host()[0]) in INTEL_PATHS:  # on an Intel CPU, the MKL path it runs and its RSQRTPS
+        profile = profile.with_blas(blas_tag("mkl", _mkl_host()[0])).with_rsqrt_estimate(RSQRT_INTEL)
     l1, l2 = cache_per_core(1), cache_per_core(2)
     profile = profile.with_l1_per_core(l1) if l1 else profile
     return profile.with_l2_per_core(l2) if l2 else profile

@@ -84,7 +84,7 @@ def test_what_the_model_does_not_cover_is_refused() -> None:
     bits."""
     products, _ = _operands()
     a, b = products[(48, 100, 900, "10")]
-    with pytest.raises(ParityError, match="AVX-512 path on 4 threads, 3 or more threads"):
+    with pytest.raises(ParityError, match="AVX-512 path on 4 threads, alpha not a power of two, K above 640"):
         linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
     two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
     a = np.zeros((379, 900), np.float32)  # 379 rows, 20 columns: one thread's form with A row-major (bisected)
@@ -94,6 +94,66 @@ def test_what_the_model_does_not_cover_is_refused() -> None:
     assert linalg.mm(a, np.zeros((900, 57), np.float32), two).shape == (379, 57)  # 57 columns: the K cut
     with pytest.raises(ParityError, match="both stored transposed with M < 8"):
         linalg.mm(np.zeros((64, 7), np.float32).T, np.zeros((9, 64), np.float32).T, profile_for_platform(AVX512))
+
+
+# 4 threads (MKL running 4 threads on the Xeon's 2 cores), alpha 1, K <= 640 or K <= 768 with both sides
+# 192 or more: (M, N, K, layout: A stored
+# transposed?, B stored transposed?, F.linear's bias added?) -> the digest of torch's bits there, operands
+# from default_rng(41) in order (a, b, bias). Each is also what the Xeon gives on one thread.
+FOUR_THREADS = {
+    (1024, 2304, 768, "01", True): "4b154a457eea0d3c1009d95b86effa77b8b2e94d71eb5d756713d9fe3a0abf96",  # GPT-2's qkv
+    (1024, 768, 768, "01", True): "8b96c073cf6ab96cbd67d8920a353d012489234df808a7000438e988e2fec2ad",
+    (600, 700, 768, "10", False): "7da2553d13e4f5e5a167667cf52b8850bde15ef40172d220f30b24118caeb776",
+    (300, 1500, 500, "00", True): "93eac3415c451f98719c8c4fcd78dfcfe6b98e4361692e2afe2c336d30a09c04",
+    (64, 2000, 640, "11", False): "fc095da6e8d465da31306b9d1413ace8ab5625ebe22b32dad02dd6a6acb39c31",
+    (2000, 20, 600, "00", True): "42e225f0a81b0470d4ae7ff1811459b0c61e0c5456e16013a56b24d0d81810f0",
+    (40, 900, 333, "01", False): "423068db8895e20dcaaf406b3e2d78470541a9c65639745c4dbd2f0e77d307e1",
+    (17, 3000, 96, "10", True): "5c5f34cfccc61d65bd3903fa6b1ae7997804a373d35682ebf99eba0a7b61c174",
+    (122, 64, 546, "00", True): "bfa9f7c0d5ab332cbe31b357c772943fbed0fee87b4d4d3b2f80d0836fcc77dd",
+}
+
+
+def _linear(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None, profile) -> np.ndarray:
+    """a @ b, plus the bias row as F.linear's addmm adds it where one is given."""
+    if bias is None:
+        return linalg.mm(a, b, profile)
+    return linalg.addmm(np.broadcast_to(bias, (a.shape[0], b.shape[1])), a, b, profile)
+
+
+def test_four_threads_with_alpha_one_are_the_xeons() -> None:
+    """On 4 threads, alpha 1 and K up to 640 (768 with both sides 192 or more), each element takes the
+    one-thread form however MKL shares C (csrc/mkl_sgemm.h mkl_avx512_four_threads_whole; a power of two
+    for alpha, exact wherever it goes); other alphas, longer K (MKL cuts 119 x 107 x 720's) and B stored
+    transposed with A row-major below 16 rows (where MKL's dot kernel gives way to forms not found) are
+    refused, and so are 3 threads."""
+    four, generic = (
+        profile_for_platform("linux-x86_64-avx512-mklavx512-t4"),
+        profile_for_platform("linux-x86_64-avx512-mklgeneric-t4"),
+    )
+    rng = np.random.default_rng(41)
+    unlike_generic = 0
+    for (m, n, k, layout, bias), expected in FOUR_THREADS.items():
+        ta, tb = layout[0] == "1", layout[1] == "1"
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+        c = rng.standard_normal(n).astype(np.float32)
+        a, b = a.T if ta else a, b.T if tb else b
+        assert digest(_linear(a, b, c if bias else None, four), 64) == expected, (m, n, k, layout)
+        unlike_generic += digest(_linear(a, b, c if bias else None, generic), 64) != expected
+    assert unlike_generic >= 7
+    x, w = np.ones((64, 700), np.float32), np.ones((700, 64), np.float32)
+    with pytest.raises(ParityError, match=r"alpha 0.3 \(not a power of two\) is modelled .* at one and two threads"):
+        linalg.addmm(np.zeros((64, 64), np.float32), x, w, four, alpha=0.3)
+    with pytest.raises(ParityError, match="on 4 threads, alpha not a power of two, K above 640"):
+        linalg.mm(np.ones((64, 769), np.float32), np.ones((769, 64), np.float32), four)
+    with pytest.raises(
+        ParityError, match="on 4 threads, alpha not a power of two, K above 640"
+    ):  # 124 of 300 such differed
+        linalg.mm(np.ones((12, 600), np.float32), np.ones((935, 600), np.float32).T, four)
+    with pytest.raises(ParityError, match="119x107x720: MKL's Intel AVX-512 path on 4 threads, alpha not"):
+        linalg.mm(np.ones((720, 119), np.float32).T, np.ones((720, 107), np.float32), four)
+    with pytest.raises(ParityError, match="on 3 threads, 3 or 5 and more threads"):
+        linalg.mm(x, w, profile_for_platform("linux-x86_64-avx512-mklavx512-t3"))
 
 
 # F.linear's addmm(bias, a, b) on 2 threads, operands from default_rng(17) in order (a (M, K), b (K, N),

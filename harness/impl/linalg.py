@@ -97,7 +97,7 @@ def _sgemm(
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
     items = batched if batched >= 2 else 0
     if not items:
-        _check_plain_sgemm(profile, m, n, k, ta, tb)
+        _check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
@@ -105,7 +105,7 @@ def _sgemm(
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
 
 
-def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
+def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> None:
     """ParityError where csrc/mkl_sgemm.h does not model MKL's Intel path on a plain sgemm (not an
     item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
     path, threads = _INTEL_PATHS.get(profile.blas), profile.threads
@@ -116,7 +116,7 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
         six = "x @ W with a 6 x 6 W (both row-major), is not modelled" if _avx2_six_by_six(m, n, k, ta, tb) else ""
         refused = six or mkl_avx2_threads_unmodelled(threads, m, n, k, ta) or refused
     elif profile.blas == MKL_AVX512:
-        refused = mkl_avx512_unmodelled(threads, m, n, k, ta, tb) or refused
+        refused = mkl_avx512_unmodelled(threads, m, n, k, ta, tb, alpha) or refused
     else:
         refused = refused or mkl_sse42_threads_unmodelled(threads, m, n, k)
         if not refused and mkl_gemv_n_k_cut(threads, m, n, k, ta, tb):
@@ -202,12 +202,15 @@ def mkl_sse42_threads_unmodelled(threads: int, m: int, n: int, k: int) -> str:
 
 _AVX512_ONE_PART_K, _AVX512_ONE_PART_MNK = 768, 196_608  # csrc/mkl_sgemm.h mkl_avx512_two_threads
 _AVX512_C_CUT_SIDE, _AVX512_NARROW = 379, 56  # csrc/mkl_sgemm.h MKL_AVX512_C_CUT_SIDE, MKL_AVX512_NARROW
+_AVX512_FOUR_DOT_ROWS, _AVX512_FOUR_K, _AVX512_FOUR_WIDE = 16, 640, 192  # mkl_avx512_four_threads_whole
 
 
-def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -> str:
+def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> str:
     """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
     ``threads`` threads ("" where it does; M or N of 1 otherwise, MKL's gemv, is left to the C): A and
-    B both stored transposed with M < 8; 3 or more threads; on 2 threads K above 768 with M*N*K >= 196,608
+    B both stored transposed with M < 8; 3 or 5 and more threads; on 4 alpha not a power of two, K above 640
+    (768 with both sides 192 or more), or B stored transposed with A row-major below 16 rows (csrc/mkl_sgemm.h
+    mkl_avx512_four_threads_whole); on 2 threads K above 768 with M*N*K >= 196,608
     where MKL cuts K (csrc/mkl_sgemm.h mkl_avx512_two_threads) with one side of at most 56 and the
     other of 379 or more (B stored transposed with M <= 3 is MKL's dot kernel, whole: modelled); a
     product of one element (M = N = 1: its form through at::mm was not found; cpublas's, flash
@@ -218,8 +221,17 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
         return ""
     if ta and tb and m < 8:
         return "A and B both stored transposed with M < 8, is not modelled (k summed in groups of 4)"
+    if threads == 4:
+        power_of_two = np.frexp(abs(float(np.float32(alpha))))[0] == 0.5
+        wide = min(m, n) >= _AVX512_FOUR_WIDE and k <= _AVX512_ONE_PART_K
+        if power_of_two and (k <= _AVX512_FOUR_K or wide) and not (tb and not ta and m < _AVX512_FOUR_DOT_ROWS):
+            return ""
+        return (
+            "alpha not a power of two, K above 640 (above 768 with both sides 192 or more), or B stored "
+            "transposed with A row-major below 16 rows, is not modelled"
+        )
     if threads >= 3:
-        return "3 or more threads, is not modelled"
+        return "3 or 5 and more threads, is not modelled"
     if threads < 2 or k <= _AVX512_ONE_PART_K or m * n * k < _AVX512_ONE_PART_MNK or (tb and not ta and m <= 3):
         return ""
     lo, hi = min(m, n), max(m, n)
@@ -552,7 +564,7 @@ def bmm(
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     _check_avx2_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
-        _check_plain_sgemm(profile, m, n, k, ta, tb)
+        _check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
