@@ -78,13 +78,16 @@ def test_mkls_amx_path_is_replayed_as_its_avx512_path() -> None:
 
 
 def test_what_the_model_does_not_cover_is_refused() -> None:
-    """On 3 or more threads, on 2 where MKL cuts K with one side of at most 56 and the other of 379 or
-    more (forms by layout, not fitted), and with A and B both stored transposed below 8 rows, linalg
+    """On 3 or more threads outside the rules modelled (here K above 768), on 2 where MKL cuts K with one
+    side of at most 56 and the other of 379 or more (forms by layout, not fitted), and with A and B both
+    stored transposed below 8 rows, linalg
     refuses the product (one line naming the path and the shape) instead of giving the generic path's
     bits."""
     products, _ = _operands()
     a, b = products[(48, 100, 900, "10")]
-    with pytest.raises(ParityError, match="AVX-512 path on 4 threads, alpha not a power of two, K above 640"):
+    with pytest.raises(
+        ParityError, match="AVX-512 path on 4 threads, alpha not a power of two, K above 768, or a side under 192"
+    ):
         linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
     two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
     a = np.zeros((379, 900), np.float32)  # 379 rows, 20 columns: one thread's form with A row-major (bisected)
@@ -99,7 +102,8 @@ def test_what_the_model_does_not_cover_is_refused() -> None:
 # 4 threads (MKL running 4 threads on the Xeon's 2 cores), alpha 1, K <= 640 or K <= 768 with both sides
 # 192 or more: (M, N, K, layout: A stored
 # transposed?, B stored transposed?, F.linear's bias added?) -> the digest of torch's bits there, operands
-# from default_rng(41) in order (a, b, bias). Each is also what the Xeon gives on one thread.
+# from default_rng(41) in order (a, b, bias). Each is also what the Xeon gives on one thread, and those
+# with both sides 192 or more what it gives on 3, 8 and 16 threads.
 FOUR_THREADS = {
     (1024, 2304, 768, "01", True): "4b154a457eea0d3c1009d95b86effa77b8b2e94d71eb5d756713d9fe3a0abf96",  # GPT-2's qkv
     (1024, 768, 768, "01", True): "8b96c073cf6ab96cbd67d8920a353d012489234df808a7000438e988e2fec2ad",
@@ -120,12 +124,13 @@ def _linear(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None, profile) -> n
     return linalg.addmm(np.broadcast_to(bias, (a.shape[0], b.shape[1])), a, b, profile)
 
 
-def test_four_threads_with_alpha_one_are_the_xeons() -> None:
-    """On 4 threads, alpha 1 and K up to 640 (768 with both sides 192 or more), each element takes the
-    one-thread form however MKL shares C (csrc/mkl_sgemm.h mkl_avx512_four_threads_whole; a power of two
-    for alpha, exact wherever it goes); other alphas, longer K (MKL cuts 119 x 107 x 720's) and B stored
+def test_more_threads_with_alpha_one_are_the_xeons() -> None:
+    """On 3 or more threads, with both sides 192 or more and K up to 768, and on 4 threads with K up to
+    640 at any sides, each element takes the one-thread form however MKL shares C (csrc/mkl_sgemm.h
+    mkl_avx512_threads_whole; alpha a power of two, exact wherever it goes). Other alphas, longer K (MKL
+    cuts 119 x 107 x 720's on 4 threads), smaller sides on other thread counts and, on 4, B stored
     transposed with A row-major below 16 rows (where MKL's dot kernel gives way to forms not found) are
-    refused, and so are 3 threads."""
+    refused."""
     four, generic = (
         profile_for_platform("linux-x86_64-avx512-mklavx512-t4"),
         profile_for_platform("linux-x86_64-avx512-mklgeneric-t4"),
@@ -140,20 +145,29 @@ def test_four_threads_with_alpha_one_are_the_xeons() -> None:
         a, b = a.T if ta else a, b.T if tb else b
         assert digest(_linear(a, b, c if bias else None, four), 64) == expected, (m, n, k, layout)
         unlike_generic += digest(_linear(a, b, c if bias else None, generic), 64) != expected
+        for threads in (3, 8, 16) if min(m, n) >= 192 else ():
+            many = profile_for_platform(f"linux-x86_64-avx512-mklavx512-t{threads}")
+            assert digest(_linear(a, b, c if bias else None, many), 64) == expected, (m, n, k, layout, threads)
     assert unlike_generic >= 7
     x, w = np.ones((64, 700), np.float32), np.ones((700, 64), np.float32)
     with pytest.raises(ParityError, match=r"alpha 0.3 \(not a power of two\) is modelled .* at one and two threads"):
         linalg.addmm(np.zeros((64, 64), np.float32), x, w, four, alpha=0.3)
-    with pytest.raises(ParityError, match="on 4 threads, alpha not a power of two, K above 640"):
+    with pytest.raises(ParityError, match="on 4 threads, alpha not a power of two, K above 768, or a side under 192"):
         linalg.mm(np.ones((64, 769), np.float32), np.ones((769, 64), np.float32), four)
     with pytest.raises(
-        ParityError, match="on 4 threads, alpha not a power of two, K above 640"
+        ParityError, match="on 4 threads, alpha not a power of two, K above 768, or a side under 192"
     ):  # 124 of 300 such differed
         linalg.mm(np.ones((12, 600), np.float32), np.ones((935, 600), np.float32).T, four)
     with pytest.raises(ParityError, match="119x107x720: MKL's Intel AVX-512 path on 4 threads, alpha not"):
         linalg.mm(np.ones((720, 119), np.float32).T, np.ones((720, 107), np.float32), four)
-    with pytest.raises(ParityError, match="on 3 threads, 3 or 5 and more threads"):
-        linalg.mm(x, w, profile_for_platform("linux-x86_64-avx512-mklavx512-t3"))
+    with pytest.raises(ParityError, match="on 3 threads, alpha not a power of two, K above 768, or a side under"):
+        linalg.mm(x, w, profile_for_platform("linux-x86_64-avx512-mklavx512-t3"))  # 64 x 64: a side under 192
+    with pytest.raises(ParityError, match="on 8 threads, alpha not a power of two, K above 768"):
+        linalg.mm(
+            np.ones((256, 769), np.float32),
+            np.ones((769, 256), np.float32),
+            profile_for_platform("linux-x86_64-avx512-mklavx512-t8"),
+        )
 
 
 # F.linear's addmm(bias, a, b) on 2 threads, operands from default_rng(17) in order (a (M, K), b (K, N),

@@ -1678,8 +1678,8 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   4 and 5 rows take the dot kernel). Checked on 400 sgemm_ calls of random leading dimensions and
  *   on 440 random flash attention cases at 2 threads (200 with H*D a multiple of 256).
  * Not modelled (the generic path's kernels run, so their bits are known gaps; harness/impl/linalg.py
- * refuses them, mkl_avx512_unmodelled): a plain sgemm on 3 or more threads (on 4 but where
- * mkl_avx512_four_threads_whole keeps the one-thread form), and on 2 outside
+ * refuses them, mkl_avx512_unmodelled): a plain sgemm on 3 or more threads but where
+ * mkl_avx512_threads_whole keeps the one-thread form, and on 2 outside
  * mkl_avx512_two_threads (below; the gemv forms: see there), A and B both stored transposed with M < 8
  * (k summed in groups of 4), alpha other than a power of two on a part of a batched item, a batch item
  * of one row and one column with A not transposed. */
@@ -1690,26 +1690,29 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
 enum { AVX512_UNMODELLED, AVX512_ONE_FORM, AVX512_K_CUT, AVX512_C_CUT };
 static int mkl_avx512_two_threads(const sgemm_t *g);
 
-/* 4 threads (measured on the Xeon, MKL running 4 threads on its 2 cores): with K <= 640, or K <= 768 with
- * both sides 192 or more, each element takes the one-thread form however MKL shares C (about 1,800
- * random products of every layout, sides 2 to 6,000, mm and addmm with a bias). From K = 704 MKL cuts K
- * for some Cs of sides about 90 to 130 (119 x 107 x 720; 150 x 150 and 64 x 64 whole to K = 768), which
- * is not modelled. Not either B stored transposed with A row-major below 16 rows, where MKL's dot kernel
- * gives way to forms by a rule not found (124 of 300 differ). Where alpha goes (B's elements or the sum)
- * is not known there, so alpha must be a power of two, which is exact in either place. */
+/* 3 or more threads (measured on the Xeon, MKL running them on its 2 cores), alpha a power of two (where
+ * alpha goes, B's elements or the sum, is not known there; a power of two is exact in either place):
+ * - both sides 192 or more with K <= 768: each element takes the one-thread form, on every thread count
+ *   tried (1,530 random products at 3, 5, 6, 7, 8, 16, 32, 64 and 128 threads, every layout, sides
+ *   192 to 2,500, mm and addmm with a bias);
+ * - on 4 threads also K <= 640 at any sides (2,025 random products, sides 2 to 6,000; from K = 704 MKL
+ *   cuts K for some Cs of sides about 90 to 130: 119 x 107 x 720; 64 x 64 and 150 x 150 whole to
+ *   768), but B stored transposed with A row-major below 16 rows, where MKL's dot kernel gives way to
+ *   forms by a rule not found (124 of 300 differ).
+ * On 3 and on 8 or more threads MKL cuts K for small Cs (from K of about 240 at 8 to 32 threads, 653 at
+ * 3), which is not modelled. */
 #define MKL_AVX512_FOUR_K 640
-static int mkl_avx512_four_threads_whole(const sgemm_t *g) {
+static int mkl_avx512_threads_whole(const sgemm_t *g) {
     int e;
-    const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
-    const int k_whole = g->K <= MKL_AVX512_FOUR_K || (g->K <= 2 * MKL_AVX512_KMAX && g->M >= MKL_AVX512_WIDE &&
-                                                      g->N >= MKL_AVX512_WIDE);
-    return g->threads == 4 && pow2 && k_whole && !(g->tb && !g->ta && g->M < 16);
+    if (g->threads < 3 || fabsf(frexpf(g->alpha, &e)) != 0.5f || g->K > 2 * MKL_AVX512_KMAX) return 0;
+    if (g->M >= MKL_AVX512_WIDE && g->N >= MKL_AVX512_WIDE) return 1;
+    return g->threads == 4 && g->K <= MKL_AVX512_FOUR_K && !(g->tb && !g->ta && g->M < 16);
 }
 
 static int mkl_avx512_modelled(const sgemm_t *g) {
     const int plain = !g->batched && !g->part;
     if (plain && g->threads > 1 && !(g->threads == 2 && mkl_avx512_two_threads(g) == AVX512_ONE_FORM) &&
-        !mkl_avx512_four_threads_whole(g))
+        !mkl_avx512_threads_whole(g))
         return 0;
     if ((g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
     if (g->tb && g->ta && g->M < 8) return 0;
