@@ -12,8 +12,8 @@ by accident:
   kernels the impl reproduces as MKL runs them on the fixtures' host: its generic code path
   ("Intel(R) Architecture processors") on an AMD x86 CPU. On Intel CPUs MKL runs other kernels;
 - ``needs_modelled_vml``: VML's exp, log and tanh, whose kernels the impl also reproduces on MKL's
-  Intel AVX2 and AVX-512 paths (and the AMX path, which computes float32 as the AVX-512 one);
-  ``vml_profile`` is the running torch's profile, with that path where MKL runs it.
+  Intel AVX2 and AVX-512 paths (and the AMX path, which computes float32 as the AVX-512 one), which
+  ``live_profile`` carries where MKL runs them.
 """
 
 from __future__ import annotations
@@ -119,12 +119,6 @@ def _mkl_vml_here() -> bool:
     """Whether MKL runs an Intel path here whose VML exp, log and tanh the impl models too (AVX2, or
     AVX-512, which the AMX path computes float32 as)."""
     return blas_tag("mkl", _mkl_host()[0]) in (MKL_AVX2, MKL_AVX512, MKL_AMX)
-
-
-def vml_profile() -> KernelProfile:
-    """The profile for MKL VML's exp, log and tanh here: the live one (on MKL's Intel path where it
-    runs one, ``live_profile``)."""
-    return live_profile()
 
 
 def _vml_mismatch() -> str:

@@ -4,7 +4,7 @@ Covered (verified exact on the committed x86 fixtures): exp, log, tanh, rsqrt, g
 gelu (tanh), forward and backward; silu (no fixture op: traces of real models reach it), forward
 and backward, here only, also on random bit patterns. The forward of exp/log/tanh is MKL VML (vsExp/vsLn/vsTanh):
 checked only where MKL runs a code path the impl reproduces (needs_modelled_vml: the generic one on
-AMD CPUs, or the Intel AVX2 or AVX-512 one, under vml_profile), on the
+AMD CPUs, or the Intel AVX2 or AVX-512 one, under live_profile), on the
 fixtures' distributions and on random bit patterns (log: every positive float; tanh and exp:
 every float, exp's overflow, underflow and subnormal results included, and uniformly over the
 range where its results are finite and normal).
@@ -32,7 +32,6 @@ from tests.impl_live import (
     needs_modelled_vml,
     needs_verified_profile,
     use_threads,
-    vml_profile,
 )
 
 pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
@@ -114,7 +113,7 @@ def test_vml_forward_matches_torch(op: str, shape: tuple[int, ...], seed: int, t
     use_threads(threads)
     x, _ = _inputs(op, shape, seed)
     bits = _bit_patterns(op, 4096, seed)
-    profile = vml_profile()
+    profile = live_profile()
     for name, v in (("fixture-like", x), ("bit patterns", bits)):
         expected = _TORCH[op](torch.from_numpy(v.copy())).numpy()
         assert_bits_equal(f"{op} out ({name})", expected, unary.forward(op, v, profile))
@@ -131,7 +130,7 @@ def test_vml_exp_matches_torch_on_every_float_of_its_scalar_fallback() -> None:
     """exp where VML leaves its vector path (|x| > 87.3365: overflow to inf, results below 2^-126 down to
     subnormals and zero) on every float there up to where the result is inf or zero, at 1 thread."""
     use_threads(1)
-    profile = vml_profile()
+    profile = live_profile()
     for lo, hi in ((87.3, 89.0), (-87.3, -104.5)):
         x = _every_float(lo, hi)
         expected = torch.exp(torch.from_numpy(x.copy())).numpy()
