@@ -86,7 +86,8 @@ def test_what_the_model_does_not_cover_is_refused() -> None:
     products, _ = _operands()
     a, b = products[(48, 100, 900, "10")]
     with pytest.raises(
-        ParityError, match="AVX-512 path on 4 threads, alpha not a power of two, K above 768, or a side under 192"
+        ParityError,
+        match="AVX-512 path on 4 threads, alpha not a power of two, K above 768",
     ):
         linalg.mm(a, b, profile_for_platform("linux-x86_64-avx512-mklavx512-t4"))
     two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
@@ -117,6 +118,19 @@ FOUR_THREADS = {
 }
 
 
+def _linear_cases(table: dict, seed: int):
+    """Per entry of ``table`` ((M, N, K, layout, bias?) -> digest): (M, N, K, layout), the digest, and
+    a, b and the bias row (None without one) from default_rng(seed), drawn in order (a, b, bias), each
+    operand stored transposed where the layout says so."""
+    rng = np.random.default_rng(seed)
+    for (m, n, k, layout, bias), expected in table.items():
+        ta, tb = layout[0] == "1", layout[1] == "1"
+        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
+        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
+        c = rng.standard_normal(n).astype(np.float32)
+        yield (m, n, k, layout), expected, a.T if ta else a, b.T if tb else b, c if bias else None
+
+
 def _linear(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None, profile) -> np.ndarray:
     """a @ b, plus the bias row as F.linear's addmm adds it where one is given."""
     if bias is None:
@@ -135,37 +149,71 @@ def test_more_threads_with_alpha_one_are_the_xeons() -> None:
         profile_for_platform("linux-x86_64-avx512-mklavx512-t4"),
         profile_for_platform("linux-x86_64-avx512-mklgeneric-t4"),
     )
-    rng = np.random.default_rng(41)
     unlike_generic = 0
-    for (m, n, k, layout, bias), expected in FOUR_THREADS.items():
-        ta, tb = layout[0] == "1", layout[1] == "1"
-        a = rng.standard_normal((k, m) if ta else (m, k)).astype(np.float32)
-        b = rng.standard_normal((n, k) if tb else (k, n)).astype(np.float32)
-        c = rng.standard_normal(n).astype(np.float32)
-        a, b = a.T if ta else a, b.T if tb else b
-        assert digest(_linear(a, b, c if bias else None, four), 64) == expected, (m, n, k, layout)
-        unlike_generic += digest(_linear(a, b, c if bias else None, generic), 64) != expected
+    for (m, n, k, layout), expected, a, b, bias in _linear_cases(FOUR_THREADS, 41):
+        assert digest(_linear(a, b, bias, four), 64) == expected, (m, n, k, layout)
+        unlike_generic += digest(_linear(a, b, bias, generic), 64) != expected
         for threads in (3, 8, 16) if min(m, n) >= 192 else ():
             many = profile_for_platform(f"linux-x86_64-avx512-mklavx512-t{threads}")
-            assert digest(_linear(a, b, c if bias else None, many), 64) == expected, (m, n, k, layout, threads)
+            assert digest(_linear(a, b, bias, many), 64) == expected, (m, n, k, layout, threads)
     assert unlike_generic >= 7
     x, w = np.ones((64, 700), np.float32), np.ones((700, 64), np.float32)
     with pytest.raises(ParityError, match=r"alpha 0.3 \(not a power of two\) is modelled .* at one and two threads"):
         linalg.addmm(np.zeros((64, 64), np.float32), x, w, four, alpha=0.3)
-    with pytest.raises(ParityError, match="on 4 threads, alpha not a power of two, K above 768, or a side under 192"):
+    with pytest.raises(
+        ParityError,
+        match="on 4 threads, alpha not a power of two, K above 768",
+    ):
         linalg.mm(np.ones((64, 769), np.float32), np.ones((769, 64), np.float32), four)
     with pytest.raises(
-        ParityError, match="on 4 threads, alpha not a power of two, K above 768, or a side under 192"
+        ParityError,
+        match="on 4 threads, alpha not a power of two, K above 768",
     ):  # 124 of 300 such differed
         linalg.mm(np.ones((12, 600), np.float32), np.ones((935, 600), np.float32).T, four)
     with pytest.raises(ParityError, match="119x107x720: MKL's Intel AVX-512 path on 4 threads, alpha not"):
         linalg.mm(np.ones((720, 119), np.float32).T, np.ones((720, 107), np.float32), four)
-    with pytest.raises(ParityError, match="on 3 threads, alpha not a power of two, K above 768, or a side under"):
+    with pytest.raises(
+        ParityError,
+        match="on 3 threads, alpha not a power of two, K above 768",
+    ):
         linalg.mm(x, w, profile_for_platform("linux-x86_64-avx512-mklavx512-t3"))  # 64 x 64: a side under 192
     with pytest.raises(ParityError, match="on 8 threads, alpha not a power of two, K above 768"):
         linalg.mm(
             np.ones((256, 769), np.float32),
             np.ones((769, 256), np.float32),
+            profile_for_platform("linux-x86_64-avx512-mklavx512-t8"),
+        )
+
+
+# K above 768 with both sides 192 or more where 2 threads cut C (GPT-2 small's MLP projection and a weight
+# gradient among them): (M, N, K, layout, bias) -> the digest of torch's bits on the Xeon, the same on 1, 3,
+# 4 and 8 threads, operands from default_rng(43) in order (a, b, bias).
+LONG_K = {
+    (1024, 768, 3072, "01", True): "ccf35027a408d213804a4bc107a227e84e481c8093fd2e1f4fdebf002cdff13c",
+    (768, 3072, 1024, "10", False): "b2d99cc197824032edaed639c3dfb73d3993a905a721e7cf608eb8e1a23d76dc",
+    (400, 500, 2000, "00", True): "cca317a5b9d5f0f56053c439d734c0dcaa1b419d9b0d50668364377884159305",
+}
+
+
+def test_three_and_four_threads_keep_the_wide_form_where_two_cut_c() -> None:
+    """On 3 and 4 threads, above K = 768 with both sides 192 or more, where 2 threads cut C
+    (mkl_avx512_c_cut), every element is the wide form whole, as on one thread. Where 2 threads would
+    cut K, and on 8 or more threads (where MKL cuts K for Cs that 2 threads cut: 19 of 36 such
+    products at 16 threads), the product is refused."""
+    for (m, n, k, _), expected, a, b, bias in _linear_cases(LONG_K, 43):
+        for threads in (3, 4):
+            profile = profile_for_platform(f"linux-x86_64-avx512-mklavx512-t{threads}")
+            assert digest(_linear(a, b, bias, profile), 64) == expected, (m, n, k, threads)
+    with pytest.raises(ParityError, match="223x193x1424: MKL's Intel AVX-512 path on 4 threads, alpha not"):
+        linalg.mm(
+            np.ones((223, 1424), np.float32),
+            np.ones((1424, 193), np.float32),
+            profile_for_platform("linux-x86_64-avx512-mklavx512-t4"),
+        )  # 2 threads cut K here; 4 take other sums (31 of 32 such products differed)
+    with pytest.raises(ParityError, match="1024x768x3072: MKL's Intel AVX-512 path on 8 threads"):
+        linalg.mm(
+            np.ones((1024, 3072), np.float32),
+            np.ones((768, 3072), np.float32).T,
             profile_for_platform("linux-x86_64-avx512-mklavx512-t8"),
         )
 

@@ -205,12 +205,19 @@ _AVX512_C_CUT_SIDE, _AVX512_NARROW = 379, 56  # csrc/mkl_sgemm.h MKL_AVX512_C_CU
 _AVX512_FOUR_DOT_ROWS, _AVX512_FOUR_K, _AVX512_THREADS_WIDE = 16, 640, 192  # mkl_avx512_threads_whole
 
 
+def _avx512_c_cut(m: int, n: int, k: int) -> bool:
+    """Where MKL's AVX-512 path on 2 threads cuts C above K = 768 (csrc/mkl_sgemm.h mkl_avx512_c_cut)."""
+    lo, hi = min(m, n), max(m, n)
+    return 8 * lo > k and (hi >= _AVX512_C_CUT_SIDE or n + 3 * m + 242 > k)
+
+
 def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> str:
     """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
     ``threads`` threads ("" where it does; M or N of 1 otherwise, MKL's gemv, is left to the C): A and
-    B both stored transposed with M < 8; on 3 or more threads alpha not a power of two, K above 768, or a side
-    under 192, but on 4 threads K up to 640 at any sides, not B stored transposed with A row-major below 16
-    rows (csrc/mkl_sgemm.h mkl_avx512_threads_whole); on 2 threads K above 768 with M*N*K >= 196,608
+    B both stored transposed with M < 8; on 3 or more threads alpha not a power of two, K above 768 (on 3
+    and 4 threads but where 2 threads cut C), or a side under 192, but on 4 threads K up to 640 at any
+    sides, not B stored transposed with A row-major below 16 rows (csrc/mkl_sgemm.h
+    mkl_avx512_threads_whole); on 2 threads K above 768 with M*N*K >= 196,608
     where MKL cuts K (csrc/mkl_sgemm.h mkl_avx512_two_threads) with one side of at most 56 and the
     other of 379 or more (B stored transposed with M <= 3 is MKL's dot kernel, whole: modelled); a
     product of one element (M = N = 1: its form through at::mm was not found; cpublas's, flash
@@ -223,19 +230,19 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
         return "A and B both stored transposed with M < 8, is not modelled (k summed in groups of 4)"
     if threads >= 3:
         power_of_two = np.frexp(abs(float(np.float32(alpha))))[0] == 0.5
-        wide = min(m, n) >= _AVX512_THREADS_WIDE and k <= _AVX512_ONE_PART_K
+        whole_k = k <= _AVX512_ONE_PART_K or (threads <= 4 and _avx512_c_cut(m, n, k))
+        wide = min(m, n) >= _AVX512_THREADS_WIDE and whole_k
         four = threads == 4 and k <= _AVX512_FOUR_K and not (tb and not ta and m < _AVX512_FOUR_DOT_ROWS)
         if power_of_two and (wide or four):
             return ""
         return (
-            "alpha not a power of two, K above 768, or a side under 192 (on 4 threads: K above 640, or B "
-            "stored transposed with A row-major below 16 rows), is not modelled"
+            "alpha not a power of two, K above 768 (on 3 and 4 threads: where 2 threads cut K), or a side under "
+            "192 (on 4 threads: K above 640, or B stored transposed with A row-major below 16 rows), is not modelled"
         )
     if threads < 2 or k <= _AVX512_ONE_PART_K or m * n * k < _AVX512_ONE_PART_MNK or (tb and not ta and m <= 3):
         return ""
     lo, hi = min(m, n), max(m, n)
-    c_cut = 8 * lo > k and (hi >= _AVX512_C_CUT_SIDE or n + 3 * m + 242 > k)
-    if c_cut or lo > _AVX512_NARROW or hi < _AVX512_C_CUT_SIDE:
+    if _avx512_c_cut(m, n, k) or lo > _AVX512_NARROW or hi < _AVX512_C_CUT_SIDE:
         return ""
     return (
         "K above 768 with one side of at most 56 and the other of 379 or more (where MKL does not cut K"

@@ -1699,13 +1699,18 @@ static int mkl_avx512_two_threads(const sgemm_t *g);
  *   cuts K for some Cs of sides about 90 to 130: 119 x 107 x 720; 64 x 64 and 150 x 150 whole to
  *   768), but B stored transposed with A row-major below 16 rows, where MKL's dot kernel gives way to
  *   forms by a rule not found (124 of 300 differ).
+ * - on 3 and 4 threads also K above 768 with both sides 192 or more where the 2-thread rule cuts C
+ *   (mkl_avx512_c_cut): the wide form whole, as one thread's (123 random products, K 769 to 12,000).
  * On 3 and on 8 or more threads MKL cuts K for small Cs (from K of about 240 at 8 to 32 threads, 653 at
- * 3), which is not modelled. */
+ * 3), and above K = 768 it cuts K on 8 or more threads where 2 threads cut C (3 of 40, 19 of 36 and 31
+ * of 31 such products at 8, 16 and 64 threads), which is not modelled. */
 #define MKL_AVX512_FOUR_K 640
+static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K);
 static int mkl_avx512_threads_whole(const sgemm_t *g) {
     int e;
-    if (g->threads < 3 || fabsf(frexpf(g->alpha, &e)) != 0.5f || g->K > 2 * MKL_AVX512_KMAX) return 0;
-    if (g->M >= MKL_AVX512_WIDE && g->N >= MKL_AVX512_WIDE) return 1;
+    if (g->threads < 3 || fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
+    if (g->M >= MKL_AVX512_WIDE && g->N >= MKL_AVX512_WIDE)
+        return g->K <= 2 * MKL_AVX512_KMAX || (g->threads <= 4 && mkl_avx512_c_cut(g->M, g->N, g->K));
     return g->threads == 4 && g->K <= MKL_AVX512_FOUR_K && !(g->tb && !g->ta && g->M < 16);
 }
 
