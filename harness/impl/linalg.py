@@ -205,6 +205,11 @@ _AVX512_C_CUT_SIDE, _AVX512_NARROW = 379, 56  # csrc/mkl_sgemm.h MKL_AVX512_C_CU
 _AVX512_FOUR_DOT_ROWS, _AVX512_FOUR_K, _AVX512_THREADS_WIDE = 16, 640, 192  # mkl_avx512_threads_whole
 
 
+def _power_of_two(alpha: float) -> bool:
+    """Whether alpha, rounded to float32 as MKL takes it, is a power of two (exact wherever it scales)."""
+    return bool(np.frexp(abs(float(np.float32(alpha))))[0] == 0.5)
+
+
 def _avx512_c_cut(m: int, n: int, k: int) -> bool:
     """Where MKL's AVX-512 path on 2 threads cuts C above K = 768 (csrc/mkl_sgemm.h mkl_avx512_c_cut)."""
     lo, hi = min(m, n), max(m, n)
@@ -229,11 +234,10 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
     if ta and tb and m < 8:
         return "A and B both stored transposed with M < 8, is not modelled (k summed in groups of 4)"
     if threads >= 3:
-        power_of_two = np.frexp(abs(float(np.float32(alpha))))[0] == 0.5
         whole_k = k <= _AVX512_ONE_PART_K or (threads <= 4 and _avx512_c_cut(m, n, k))
         wide = min(m, n) >= _AVX512_THREADS_WIDE and whole_k
         four = threads == 4 and k <= _AVX512_FOUR_K and not (tb and not ta and m < _AVX512_FOUR_DOT_ROWS)
-        if power_of_two and (wide or four):
+        if _power_of_two(alpha) and (wide or four):
             return ""
         return (
             "alpha not a power of two, K above 768 (on 3 and 4 threads: where 2 threads cut K), or a side under "
@@ -462,11 +466,10 @@ def _check_alpha(profile: KernelProfile, alpha: float) -> None:
     a = float(np.float32(alpha))
     if not np.isfinite(a) or a == 0.0:
         raise ParityError(f"alpha must be finite and non-zero, got {alpha}")
-    power_of_two = np.frexp(abs(a))[0] == 0.5
     if profile.blas == NVPL and a != 1.0:
         raise ParityError(f"alpha {alpha} on NVPL/ACL is not modelled (alpha 1 only)")
     any_alpha = profile.mkl_cbwr or (profile.blas == MKL_AVX512 and profile.threads <= 2)
-    if profile.blas != NVPL and not any_alpha and not power_of_two:
+    if profile.blas != NVPL and not any_alpha and not _power_of_two(a):
         raise ParityError(
             f"alpha {alpha} (not a power of two) is modelled under MKL_CBWR=COMPATIBLE and on MKL's AVX-512 path"
             " at one and two threads only"

@@ -1705,13 +1705,20 @@ static int mkl_avx512_two_threads(const sgemm_t *g);
  * 3), and above K = 768 it cuts K on 8 or more threads where 2 threads cut C (3 of 40, 19 of 36 and 31
  * of 31 such products at 8, 16 and 64 threads), which is not modelled. */
 #define MKL_AVX512_FOUR_K 640
+#define MKL_AVX512_DOT_ROWS 16 /* B stored transposed, A row-major, fewer rows: MKL's dot kernel may run */
 static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K);
-static int mkl_avx512_threads_whole(const sgemm_t *g) {
+
+/* Whether alpha is a power of two (exact wherever it scales: B's elements or a sum). */
+static int mkl_alpha_pow2(const sgemm_t *g) {
     int e;
-    if (g->threads < 3 || fabsf(frexpf(g->alpha, &e)) != 0.5f) return 0;
+    return fabsf(frexpf(g->alpha, &e)) == 0.5f;
+}
+
+static int mkl_avx512_threads_whole(const sgemm_t *g) {
+    if (g->threads < 3 || !mkl_alpha_pow2(g)) return 0;
     if (g->M >= MKL_AVX512_WIDE && g->N >= MKL_AVX512_WIDE)
         return g->K <= 2 * MKL_AVX512_KMAX || (g->threads <= 4 && mkl_avx512_c_cut(g->M, g->N, g->K));
-    return g->threads == 4 && g->K <= MKL_AVX512_FOUR_K && !(g->tb && !g->ta && g->M < 16);
+    return g->threads == 4 && g->K <= MKL_AVX512_FOUR_K && !(g->tb && !g->ta && g->M < MKL_AVX512_DOT_ROWS);
 }
 
 static int mkl_avx512_modelled(const sgemm_t *g) {
@@ -1721,9 +1728,7 @@ static int mkl_avx512_modelled(const sgemm_t *g) {
         return 0;
     if ((g->M < 2 && !(g->batched && g->ta)) || (g->N < 2 && !g->batched)) return 0;
     if (g->tb && g->ta && g->M < 8) return 0;
-    int e;
-    const int pow2 = fabsf(frexpf(g->alpha, &e)) == 0.5f;
-    return pow2 || !g->part;
+    return mkl_alpha_pow2(g) || !g->part;
 }
 
 /* The end of the K block starting at k0 (above). */
@@ -1791,7 +1796,7 @@ static int64_t mkl_avx512_block_end(const sgemm_t *g, int64_t k0) {
  * + l+2, + l+1). */
 static int mkl_avx512_dot_form(const sgemm_t *g) {
     const int chain = g->wide_part || (mkl_avx512_shared(g) && !mkl_avx512_aliased(g)); /* on both threads */
-    if (!g->tb || g->ta || g->M >= 16 || (g->M > 3 && chain)) return 0;
+    if (!g->tb || g->ta || g->M >= MKL_AVX512_DOT_ROWS || (g->M > 3 && chain)) return 0;
     return g->K >= 24 * g->M || g->N <= 2 || (g->N == 3 && g->M <= 10) || (g->N <= 11 && g->M < g->N && g->K <= g->N);
 }
 
