@@ -702,6 +702,8 @@ def test_a_traced_runs_profile_takes_the_mkl_code_path_it_ran() -> None:
     assert (intel.l1_per_core, intel.l2_per_core) == (32 << 10, 1 << 20)  # not named: the fixtures' host's
     caches = {**prov("AVX2", "linux-x86_64-avx2-mklavx2-t2"), "l1d_per_core": 49152, "l2_per_core": 2 << 20}
     assert (profile_for_trace(caches).l1_per_core, profile_for_trace(caches).l2_per_core) == (49152, 2 << 20)
+    with pytest.raises(ParityError, match="provenance has l2_per_core = 'big', not a size in bytes"):
+        profile_for_trace({**caches, "l2_per_core": "big"})  # a damaged trace: refused in one line
     emulated = profile_for_trace({**caches, "emulation": "qemu-x86_64 -cpu Haswell-v4"})
     assert (emulated.l1_per_core, emulated.l2_per_core, emulated.rsqrt_estimate) == (32 << 10, 1 << 20, "qemu")
     mac = {"capability": "DEFAULT", "threads": 1, "arch": "arm64", "platform_id": "macos-arm64-neon-accelerate-t1"}

@@ -258,6 +258,15 @@ def _replayed_as(config):
     return replace(config, blas=replayed_blas(config.blas))
 
 
+def _cache_size(provenance, key: str) -> int:
+    """A cache size a trace's provenance records (0 where absent); refused where it is not a whole number."""
+    value = provenance.get(key, 0) or 0
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ParityError(f"the trace's provenance has {key} = {value!r}, not a size in bytes") from None
+
+
 def profile_for_trace(provenance) -> KernelProfile:
     """The profile of a traced run, from its provenance: ATen's capability as the run reported it,
     its thread count, architecture and torch release, MKL's code path as observed (the platform id's
@@ -283,7 +292,7 @@ def profile_for_trace(provenance) -> KernelProfile:
     elif config is not None and config.mkl_cbwr:
         profile = profile.with_cbwr(config.mkl_cbwr)
     if not provenance.get("emulation"):  # under QEMU oneDNN reads the emulated CPU's caches, not the host's
-        l1, l2 = int(provenance.get("l1d_per_core", 0) or 0), int(provenance.get("l2_per_core", 0) or 0)
+        l1, l2 = _cache_size(provenance, "l1d_per_core"), _cache_size(provenance, "l2_per_core")
         profile = profile.with_l1_per_core(l1) if l1 else profile
         profile = profile.with_l2_per_core(l2) if l2 else profile
     return profile.with_rsqrt_estimate(
