@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.impl.profiles import KernelProfile
 from harness.trace.impl_ops import packet, replay
 from harness.trace.recorder import recording
 from tests.impl_live import (
@@ -28,7 +29,10 @@ from tests.impl_live import (
     assert_bits_equal,
     live_profile,
     needs_modelled_mkl,
+    needs_modelled_sgemm,
+    needs_modelled_vml,
     needs_verified_profile,
+    unless_refused,
     use_threads,
 )
 
@@ -39,7 +43,8 @@ backends = pytest.mark.parametrize("backend", ["dispatcher-hook", "dispatch-mode
 
 
 def _replays_match(backend: str, program: Callable[[], object], ops: set[str], least: int) -> None:
-    """Trace ``program`` with every op captured; replay those of ``ops``; at least ``least`` of them."""
+    """Trace ``program`` with every op captured; replay those of ``ops``; at least ``least`` of them
+    (those the impl refuses as not modelled on MKL's Intel path here counted, and passed over)."""
     hook = "1" if backend == "dispatcher-hook" else "0"
     with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
         program()
@@ -50,11 +55,13 @@ def _replays_match(backend: str, program: Callable[[], object], ops: set[str], l
         if packet(op.op) not in ops:
             continue
         cap = tracer.captured[index]
-        got = replay(op.op, cap.inputs, cap.args, profile)
+        seen += 1
+        got = unless_refused(lambda op=op, cap=cap: replay(op.op, cap.inputs, cap.args, profile))
+        if got is None:
+            continue
         assert sorted(got) == sorted(cap.outputs), op.op
         for name, value in got.items():
             assert_bits_equal(f"{op.op} {name} (op {index})", cap.outputs[name], value.reshape(cap.outputs[name].shape))
-        seen += 1
     assert seen >= least, f"{seen} of {sorted(ops)} replayed, expected at least {least}"
 
 
@@ -67,16 +74,23 @@ SHAPES = st.lists(st.integers(1, 70), min_size=1, max_size=3).map(tuple)
     shape=st.one_of(SHAPES, st.sampled_from([(40, 1000), (3, 33000)])), seed=st.integers(0, 2**32 - 1), threads=THREADS
 )
 def test_silu_forward_and_backward_replay(backend: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
+    """silu, silu_ and silu_backward, on contiguous tensors and on a slice of the last dim (Mamba's
+    causal convolution cut to the sequence: TensorIterator's rows, each a loop of its own)."""
     use_threads(threads)
-    x = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32) * 4)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * 4)
+    wider = torch.from_numpy(rng.standard_normal((*shape[:-1], shape[-1] + 3)).astype(np.float32) * 4)
 
     def program() -> None:
         xt = x.clone().requires_grad_(True)
         y = F.silu(xt)
         y.backward(torch.ones_like(y) * 0.5)
         F.silu(x.clone(), inplace=True)  # nn.SiLU(inplace=True)
+        wt = wider.clone().requires_grad_(True)
+        z = F.silu(wt[..., : shape[-1]])
+        z.backward(torch.full_like(z, 0.25))
 
-    _replays_match(backend, program, {"silu", "silu_", "silu_backward"}, 3)
+    _replays_match(backend, program, {"silu", "silu_", "silu_backward"}, 5)
 
 
 @backends
@@ -98,6 +112,58 @@ def test_initialisers_replay_from_the_captured_generator_state(backend: str, sha
         torch.randn(shape)
 
     _replays_match(backend, program, {"uniform_", "normal_", "randn"}, 4)
+
+
+@needs_modelled_vml  # log, exp and tanh are VML's on x86
+@backends
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 3000), threads=st.integers(1, 2))
+def test_unary_ops_of_integer_tensors_replay(backend: str, n: int, threads: int) -> None:
+    """Jamba initialises its state matrix as ``log(arange(1, N + 1))`` of an int64 tensor: ATen casts the
+    integers to the float32 result first, and the replay does so too."""
+    use_threads(threads)
+
+    def program() -> None:
+        ramp = torch.arange(1, n + 1)
+        torch.log(ramp)
+        torch.exp(ramp % 40 - 20)
+        torch.tanh(ramp % 7 - 3)
+
+    _replays_match(backend, program, {"log", "exp", "tanh"}, 3)
+
+
+def test_a_replay_of_operands_the_impl_does_not_take_is_refused_in_one_line() -> None:
+    """A float64 input, which no kernel of the impl takes: a ParityError naming it, not a traceback."""
+    from harness.core.errors import ParityError
+
+    x = torch.ones(3, dtype=torch.float64) * 2
+    with recording(capture=[0]) as tracer:
+        torch.log(x)
+    cap = tracer.captured[0]
+    assert tracer.ops[0].op == "aten.log.default"
+    with pytest.raises(ParityError, match=r"float32 \(or integer\) tensors only, not float64"):
+        replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(rows=st.integers(1, 40), n=st.integers(1, 300), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 2))
+def test_layer_norm_without_weight_or_bias_replays(backend: str, rows: int, n: int, seed: int, threads: int) -> None:
+    """``nn.LayerNorm(bias=False)`` (ModernBERT), a bias alone, and neither: ATen's scalar loop, whose
+    unswitched forms the impl models (a constant row included: its -0 products come out +0)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((rows, n)).astype(np.float32) * 3)
+    x[0] = 1.5  # a constant row: x - mean is 0
+    w = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    b = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+
+    def program() -> None:
+        F.layer_norm(x, (n,), w, None)
+        F.layer_norm(x, (n,), None, b)
+        F.layer_norm(x, (n,))
+
+    _replays_match(backend, program, {"native_layer_norm"}, 3)
 
 
 def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
@@ -146,7 +212,7 @@ def test_masked_attention_replays(backend: str, b: int, heads: int, t: int, d: i
     _replays_match(backend, program, {"_safe_softmax", "_softmax_backward_data", "masked_fill", "where"}, 4)
 
 
-@needs_modelled_mkl  # small convolutions run ATen's im2col and MKL's sgemm
+@needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
 @backends
 @settings(max_examples=8, deadline=None)
 @given(
@@ -167,24 +233,69 @@ def test_one_dimensional_convolution_replays(
 ) -> None:  # fmt: skip
     """``nn.Conv1d`` (Whisper's and Wav2Vec2's front ends): ATen runs it as the 2-D convolution of
     (N, C, 1, W) with stride (1, s) and padding (0, p), forward and every gradient."""
-    from harness.impl import conv
-
     k = min(k, w + 2 * padding)
-    x4, w4, s2, p2 = (n, c, 1, w), (o, c, 1, k), (1, stride), (0, padding)
-    profile = live_profile()
-    geometry = conv._geometry(x4, w4, s2, p2)
-    if any(conv.unmodelled_passes(geometry, conv.path(x4, w4, s2, p2, profile), profile)):
-        return  # ip_convolution, refused (docs/impl/kernels.md)
-    use_threads(threads)
-    rng = np.random.default_rng(seed)
-    x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
     layer = torch.nn.Conv1d(c, o, k, stride=stride, padding=padding, bias=bias)
+    refused = _ip_convolution((n, c, 1, w), (o, c, 1, k), (1, stride), (0, padding))
+    _convolution_replays(backend, layer, (n, c, w), seed, threads, refused)
+
+
+def _convolution_replays(
+    backend: str, layer: torch.nn.Module, x_shape: tuple[int, ...], seed: int, threads: int,
+    refused: Callable[[KernelProfile], bool],
+) -> None:  # fmt: skip
+    """``layer`` on a random x of ``x_shape``, forward and backward from a random gradient, on ``threads``
+    threads: its convolution and convolution_backward replay, unless the impl ``refused`` a pass under
+    this profile."""
+    use_threads(threads)
+    if refused(live_profile()):
+        return
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal(x_shape).astype(np.float32))
 
     def program() -> None:
         y = layer(x.clone().requires_grad_(True))
         y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
 
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
+def _ip_convolution(x4: tuple, w4: tuple, stride: tuple, padding: tuple) -> Callable[[KernelProfile], bool]:
+    """Whether a pass of this 2-D convolution is ip_convolution under a profile, which the impl refuses
+    (docs/impl/kernels.md)."""
+    from harness.impl import conv
+
+    geometry = conv._geometry(x4, w4, stride, padding)
+    return lambda p: any(conv.unmodelled_passes(geometry, conv.path(x4, w4, stride, padding, p), p))
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    dims=st.integers(1, 2),
+    n=st.integers(1, 3),
+    c=st.integers(1, 12),
+    o=st.integers(1, 20),
+    size=st.integers(6, 20),
+    k=st.integers(2, 5),
+    mode=st.sampled_from(["valid", "same"]),
+    stride=st.integers(1, 3),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_padding_by_name_replays(
+    backend: str, dims: int, n: int, c: int, o: int, size: int, k: int, mode: str, stride: int, seed: int,
+    threads: int,
+) -> None:  # fmt: skip
+    """A convolution with ``padding="valid"`` (EfficientNet's stem, after its own ``ZeroPad2d``) or
+    ``"same"`` reaches ``convolution`` with a one-element padding list, which stands for every spatial
+    dim: it replays, forward and every gradient, as the convolution with that padding on each."""
+    stride = 1 if mode == "same" else stride  # torch refuses strided "same"
+    pad = (k - 1) // 2 if mode == "same" else 0  # "same" with an even kernel pads its right end apart
+    one = dims == 1
+    x4, w4 = (n, c, 1 if one else size, size), (o, c, 1 if one else k, k)
+    refused = _ip_convolution(x4, w4, (1 if one else stride, stride), (0 if one else pad, pad))
+    layer = (torch.nn.Conv1d if one else torch.nn.Conv2d)(c, o, k, stride=stride, padding=mode)
+    _convolution_replays(backend, layer, (n, c, size) if one else x4, seed, threads, refused)
 
 
 @backends
@@ -206,19 +317,48 @@ def test_depthwise_convolution_replays(
     models (harness.impl.conv_grouped)."""
     from harness.impl import conv_grouped
 
-    use_threads(threads)
-    kinds = conv_grouped.path((n, c, size, size), (c, 1, 3, 3), (stride, stride), (1, 1), c, live_profile())
-    if any(kind.startswith("refuse:") for kind in kinds):
-        return  # SSE4.1's gemm:jit grad_weight (channels not a multiple of 8): refused
-    rng = np.random.default_rng(seed)
-    x = torch.from_numpy(rng.standard_normal((n, c, size, size)).astype(np.float32))
+    def refused(p: KernelProfile) -> bool:  # SSE4.1's gemm:jit grad_weight (channels not a multiple of 8)
+        kinds = conv_grouped.path((n, c, size, size), (c, 1, 3, 3), (stride, stride), (1, 1), c, p)
+        return any(kind.startswith("refuse:") for kind in kinds)
+
     layer = torch.nn.Conv2d(c, c, 3, stride=stride, padding=1, groups=c, bias=bias)
+    _convolution_replays(backend, layer, (n, c, size, size), seed, threads, refused)
+
+
+@needs_modelled_sgemm  # each group's product is MKL's sgemm
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    groups=st.integers(1, 6),
+    rows=st.integers(1, 150),
+    k=st.integers(1, 32).map(lambda x: 4 * x),  # _grouped_mm asks for rows of whole 16 bytes
+    n=st.integers(1, 50).map(lambda x: 4 * x),
+    stored_transposed=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    threads=THREADS,
+)
+def test_grouped_mm_replays(
+    backend: str, groups: int, rows: int, k: int, n: int, stored_transposed: bool, seed: int, threads: int
+) -> None:
+    """A mixture-of-experts layer as transformers 5 runs it on the CPU (Mixtral, Qwen-MoE): the rows
+    sorted by expert through ``torch._grouped_mm`` with the experts' (groups, K, N) weights (or their
+    (groups, N, K) storage, transposed), some experts given no row; forward, and the backward's
+    grouped products of the input's gradient (2-D x 3-D) and the weights' (2-D x 2-D, one per expert)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    ends = [*np.sort(rng.integers(0, rows + 1, groups - 1)).tolist(), rows]
+    offs = torch.tensor(ends, dtype=torch.int32)
+    x = torch.from_numpy(rng.standard_normal((rows, k)).astype(np.float32))
+    shape = (groups, n, k) if stored_transposed else (groups, k, n)
+    w = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+    grad = torch.from_numpy(rng.standard_normal((rows, n)).astype(np.float32))
 
     def program() -> None:
-        y = layer(x.clone().requires_grad_(True))
-        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+        xt, wt = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+        y = torch._grouped_mm(xt, wt.transpose(1, 2) if stored_transposed else wt, offs=offs)
+        y.backward(grad)
 
-    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+    _replays_match(backend, program, {"_grouped_mm"}, 3)
 
 
 @backends

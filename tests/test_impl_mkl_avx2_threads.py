@@ -60,13 +60,31 @@ PRODUCTS = (
 )  # fmt: skip
 
 
-def test_three_threads_keep_72000_whole():
-    """M*N*K = 72,000 and 62 x 32 x 36 stay whole on 3 threads: torch's bits (an Intel Xeon, the same under
-    Haswell-v4) are the one-thread model's."""
-    for (m, n, k), torch_bits in (((24, 40, 75), "cb43117afff517ab"), ((62, 32, 36), "13bf8ec7c9971814")):
-        a, b, _ = operands(m, n, k, 0, 0, m * n * k)
-        assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t3"))) == torch_bits
-        assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))) == torch_bits
+# (threads, M, N, K, B stored transposed, torch's digest): M*N*K at each thread count's bound, and just above it
+# (torch 2.13.0 on an Intel Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2; 3 threads the same under Haswell-v4)
+AT_THE_BOUND = (
+    (3, 24, 40, 75, 0, "cb43117afff517ab"), (3, 62, 32, 36, 0, "13bf8ec7c9971814"),
+    (2, 50, 16, 120, 1, "db2cdc3a8b9b2061"), (2, 30, 40, 80, 1, "037007066b106cf0"),
+    (2, 64, 15, 100, 0, "9b790efc5c6b23fd"),
+    (4, 80, 40, 20, 0, "bd63ddda1b42f8bc"), (4, 20, 32, 100, 1, "09918322178823c7"),
+)  # fmt: skip
+ABOVE_THE_BOUND = ((2, 61, 16, 99, 1, "0f5fe05c308c2cfd"), (4, 20, 32, 101, 1, "16900ea530450908"))
+
+
+@pytest.mark.parametrize(("threads", "m", "n", "k", "tb", "torch_bits"), AT_THE_BOUND)
+def test_the_bound_itself_stays_whole(threads: int, m: int, n: int, k: int, tb: int, torch_bits: str):
+    """M*N*K of exactly 72,000 (3 threads), 96,000 (2) or 64,000 (4): MKL leaves the call whole, so torch's
+    bits are the one-thread model's (a cut at 96,000 and 64,000 gave other bits for each of these)."""
+    a, b, _ = operands(m, n, k, 0, tb, m * n * k)
+    assert digest(linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))) == torch_bits
+    assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))) == torch_bits
+
+
+@pytest.mark.parametrize(("threads", "m", "n", "k", "tb", "torch_bits"), ABOVE_THE_BOUND)
+def test_just_above_the_bound_is_cut(threads: int, m: int, n: int, k: int, tb: int, torch_bits: str):
+    a, b, _ = operands(m, n, k, 0, tb, m * n * k)
+    assert digest(linalg.mm(a, b, profile_for_platform(f"linux-x86_64-avx2-mklavx2-t{threads}"))) == torch_bits
+    assert digest(linalg.mm(a, b, profile_for_platform("linux-x86_64-avx2-mklavx2-t1"))) != torch_bits
 
 
 def operands(m: int, n: int, k: int, ta: int, tb: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -92,7 +110,7 @@ def test_the_cut_of_c_between_threads(index: int):
 # K of 2 or 3 at any M and N; from K = 756 fewer than 24 columns (some, like 40 x 16 x 1,500, are the model's
 # cut, others not: 629 x 11 x 1,379), a side of 56 or less against 379 or more, A row-major with N <= 64 and
 # M >= 379; on 3 threads N > 128, or 64 < N <= 128 with M < 48, K of 1,134 or more, A transposed with M > 128;
-# on 5 or more threads from M*N*K = 64,000)
+# on 5 or more threads above M*N*K = 64,000)
 REFUSED = (
     (2, 11, 355, 579, 1), (2, 4, 200, 800, 1), (2, 5, 100, 1000, 0), (4, 4, 277, 85, 1), (2, 174, 281, 3, 0),
     (2, 1022, 78, 2, 0), (2, 845, 85, 3, 0), (2, 40, 16, 1500, 0), (2, 629, 11, 1379, 0), (2, 10, 646, 1811, 0),

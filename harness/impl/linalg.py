@@ -126,7 +126,8 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
         raise ParityError(f"gemm {m}x{n}x{k}: MKL's Intel {path} path {where}, {refused}")
 
 
-_AVX2_MIN_SPLIT = {2: 96_000, 3: 72_001, 4: 64_000}  # csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, (3), _4
+# the largest M*N*K MKL leaves whole, by threads: csrc/mkl_sgemm.h MKL_AVX2_MIN_SPLIT_2, (3), _4
+_AVX2_MIN_SPLIT = {2: 96_000, 3: 72_000, 4: 64_000}
 _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
 _AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
 
@@ -143,14 +144,14 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     N >= 1,304 from K = 756). On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts
     some of them along K), M <= 4 with A transposed and N > 128, K <= 8 with M > 64 and N > 128. On 3
     threads, above M*N*K = 72,000: N > 128, or 64 < N <= 128 with M < 48 (MKL cuts them, the model
-    does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: from M*N*K = 64,000 (no
+    does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: above M*N*K = 64,000 (no
     cut is modelled; 300 random products below it bit-exact at 8 threads on the Xeon)."""
     if min(m, n) < 2:
         return ""
     if threads >= 5:
-        return "5 or more threads, is not modelled" if m * n * k >= _AVX2_MIN_SPLIT[4] else ""
+        return "5 or more threads, is not modelled" if m * n * k > _AVX2_MIN_SPLIT[4] else ""
     least = _AVX2_MIN_SPLIT.get(threads)
-    if least is None or m * n * k < least:
+    if least is None or m * n * k <= least:
         return ""
     if threads == 3:
         if n > 128 or (n > 64 and m < 48):
@@ -294,7 +295,7 @@ def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -
 
 def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:
     """csrc/mkl_sgemm.h mkl_avx2_k_cut on 2 threads: whether MKL's AVX2 path cuts K between them."""
-    if m * n * k < _AVX2_MIN_SPLIT[2] or n < 24 or m < 8:
+    if m * n * k <= _AVX2_MIN_SPLIT[2] or n < 24 or m < 8:
         return False
     if ta and n > 128 and m * n < 4096 and k >= 336:
         return True
@@ -566,12 +567,12 @@ def bmm(
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         if nb:
-            _check_avx2_items(profile, nb, m, n, k, _operand(a[0])[3], _operand(b[0])[3])
+            _check_intel_items(profile, nb, m, n, k, _operand(a[0])[3], _operand(b[0])[3])
         for i in range(nb):
             _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
         return out
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
-    _check_avx2_items(profile, nb, m, n, k, ta, tb)
+    _check_intel_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
         _check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
@@ -581,14 +582,89 @@ def bmm(
     return out
 
 
-def _check_avx2_items(profile: KernelProfile, nb: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
-    """MKL's Intel AVX2 path: batch items of one column with A row-major and B stored transposed
-    below 16 rows take a form not found (csrc/mkl_sgemm.h mkl_avx2_modelled), as do items of
-    _avx2_six_by_six."""
-    if profile.blas == MKL_AVX2 and nb >= 2 and n == 1 and 2 <= m < 16 and not ta and tb:
-        raise ParityError(f"bmm: MKL's Intel AVX2 path, items {m}x1 with B stored transposed: not modelled")
-    if profile.blas == MKL_AVX2 and _avx2_six_by_six(m, n, k, ta, tb):
-        raise ParityError(f"bmm: MKL's Intel AVX2 path, items {m}x6x6 with both operands row-major: not modelled")
+_ALIGNMENT = 64  # bytes: where torch's CPU allocator starts a tensor
+
+
+def _check_gemv_c_line(profile: KernelProfile, m: int, b: np.ndarray, c_offset: int) -> None:
+    """ParityError where MKL's AVX-512 gemv 'N' (one row, B row-major) runs on 2 or more threads into a
+    C that does not start a 64-byte line (``c_offset`` bytes past one): there MKL cuts the outputs
+    between its threads at C's lines, which the model does not have (measured on the Xeon, 1 x 76 x 116
+    at C offsets of 4, 8 and 12 floats: 19, 12 and 5 outputs differ from the whole gemv; on a line, on
+    1 thread, on the AVX2 and SSE4.2 paths and with B stored transposed, none). A fresh tensor starts a
+    line; a slice of one (``grouped_mm``'s groups) may not."""
+    gemv_n = m == 1 and b.strides[-1] == b.itemsize
+    if gemv_n and profile.threads >= 2 and c_offset % _ALIGNMENT and profile.blas == MKL_AVX512:
+        raise ParityError(
+            f"gemm 1x{b.shape[-1]}: one row into C {c_offset % _ALIGNMENT} bytes past a 64-byte line, on MKL's "
+            f"AVX-512 path on {profile.threads} threads, is not modelled"
+        )
+
+
+def grouped_mm(a: np.ndarray, b: np.ndarray, offs: list[int] | None, profile: KernelProfile) -> np.ndarray:
+    """``torch._grouped_mm(a, b, offs)`` on the CPU: ATen's ``_grouped_mm_fallback`` (GroupedMMUtils.h),
+    one ``mm_out`` per group into its slice of an output whose rows ATen pads to whole 16 bytes
+    (``create_grouped_gemm_output_tensor``), each the plain sgemm of ``mm`` on the slices as they lie.
+    ``offs[g]`` ends group g. Shapes: a (R, K) and b (G, K, N): rows of a by b[g], out (R, N); a (G, M, K)
+    and b (K, C): a[g] by columns of b, out (M, C); a (M, R) and b (R, N), the weights' gradient: out[g]
+    (G, M, N) the product over R's slice, zeros where it is empty; a (G, M, K), b (G, K, N) without
+    offs: ``bmm``. The padding places each group's C: ``_check_gemv_c_line``."""
+    if offs is None:
+        if a.ndim != 3 or b.ndim != 3:
+            raise ParityError("grouped_mm without offs multiplies 3-D operands only")
+        return bmm(a, b, profile)
+    starts = [0, *offs[:-1]]
+    if any(e < s for s, e in zip(starts, offs, strict=True)):
+        raise ParityError(f"grouped_mm: offs {offs} are not ascending")
+    groups = [(g, s, e) for g, (s, e) in enumerate(zip(starts, offs, strict=True))]
+    row_bytes = -(-b.shape[-1] // 4) * 16  # an output row, padded to 16 bytes
+    if a.ndim == 2 and b.ndim == 3:  # rows past the last group are left as torch.empty gave them
+        if offs[-1] != a.shape[0]:
+            raise ParityError(f"grouped_mm: groups end at row {offs[-1]} of {a.shape[0]}: the rest is unwritten")
+        for g, s, e in groups:
+            _check_gemv_c_line(profile, e - s, b[g], s * row_bytes)
+        parts = [mm(a[s:e], b[g], profile) for g, s, e in groups if e > s]
+        return np.concatenate(parts, axis=0) if parts else np.empty((0, b.shape[2]), np.float32)
+    if a.ndim == 3 and b.ndim == 2:
+        if offs[-1] != b.shape[1]:
+            raise ParityError(f"grouped_mm: groups end at column {offs[-1]} of {b.shape[1]}: the rest is unwritten")
+        for _, s, _ in groups:
+            _check_gemv_c_line(profile, a.shape[1], b, 4 * s)
+        parts = [mm(a[g], b[:, s:e], profile) for g, s, e in groups if e > s]
+        return np.concatenate(parts, axis=1) if parts else np.empty((a.shape[1], 0), np.float32)
+    if a.ndim == 2 and b.ndim == 2:
+        zeros = np.zeros((a.shape[0], b.shape[1]), np.float32)  # an empty K: mm_out zero-fills
+        for g, s, e in groups:
+            _check_gemv_c_line(profile, a.shape[0] if e > s else 0, b, g * a.shape[0] * row_bytes)
+        return np.stack([mm(a[:, s:e], b[s:e], profile) if e > s else zeros for _, s, e in groups])
+    raise ParityError(f"grouped_mm: cannot group {list(a.shape)} by {list(b.shape)} with offs")
+
+
+def _check_intel_items(profile: KernelProfile, nb: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
+    """MKL's Intel paths: batch items (2 or more) whose forms were not found, refused. AVX2: one column
+    with A row-major and B stored transposed below 16 rows (csrc/mkl_sgemm.h mkl_avx2_modelled), items
+    of _avx2_six_by_six, and one row unless A is row-major and B stored transposed. SSE4.2: one column
+    with B stored transposed, one row with A stored transposed. AVX-512: A and B both stored transposed
+    below 8 rows (k in groups of 4, refused in a plain sgemm too), and one element with A row-major
+    (csrc/mkl_sgemm.h: not modelled; 54 of 55 random ones of K 400 to 3,000 differed). Fitted on an Intel Xeon against
+    torch.bmm (700 to 1,100 random batches of 2 to 4 items per path, most with a side below 8), then
+    held out: 360 more per path at 1 and at 2 threads, the refused items differing from the model in
+    20 of 20 (AVX2), 26 of 27 (SSE4.2) and 34 of 39 (AVX-512), the other 340, 333 and 321 bit-exact."""
+    if nb < 2:
+        return
+    where = f"bmm: items {m}x{n}x{k} ({'A' if not ta else 'A^T'} @ {'B' if not tb else 'B^T'})"
+    if profile.blas == MKL_AVX2:
+        if n == 1 and 2 <= m < 16 and not ta and tb:
+            raise ParityError(f"{where}: MKL's Intel AVX2 path, one column with B stored transposed: not modelled")
+        if _avx2_six_by_six(m, n, k, ta, tb):
+            raise ParityError(f"{where}: MKL's Intel AVX2 path, x @ W for a 6 x 6 W: not modelled")
+        if m == 1 and (ta or not tb):
+            raise ParityError(f"{where}: MKL's Intel AVX2 path, one row but for A @ B^T: not modelled")
+    elif profile.blas == MKL_SSE42 and ((n == 1 and tb) or (m == 1 and ta)):
+        raise ParityError(f"{where}: MKL's Intel SSE4.2 path, one column with B^T or one row with A^T: not modelled")
+    elif profile.blas == MKL_AVX512 and ta and tb and m < 8:
+        raise ParityError(f"{where}: MKL's Intel AVX-512 path, both stored transposed below 8 rows: not modelled")
+    elif profile.blas == MKL_AVX512 and m == n == 1 and not ta:
+        raise ParityError(f"{where}: MKL's Intel AVX-512 path, one element with A row-major: not modelled")
 
 
 def _avx2_six_by_six(m: int, n: int, k: int, ta: bool, tb: bool) -> bool:

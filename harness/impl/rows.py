@@ -48,21 +48,25 @@ def _rows(x: np.ndarray) -> tuple[int, int]:
 
 
 def layer_norm(
-    x: np.ndarray, weight: np.ndarray, bias: np.ndarray, eps: float, profile: KernelProfile
+    x: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, eps: float, profile: KernelProfile
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``F.layer_norm(x, (C,), weight, bias, eps)`` over the last dim.
+    """``F.layer_norm(x, (C,), weight, bias, eps)`` over the last dim; weight or bias None as
+    ``nn.LayerNorm(bias=False)`` passes them (ATen's scalar loop, measured on x86 only: refused on
+    aarch64).
 
     Returns ``(y, mean, rstd)``; mean and rstd have shape ``x.shape[:-1]`` and are what
     ``layer_norm_backward`` needs (torch saves the same two tensors).
     """
-    x, weight, bias = f32(x), f32(weight), f32(bias)
+    if (weight is None or bias is None) and profile.aten in ("neon", "sve"):
+        raise ParityError("layer_norm without a weight or a bias is not measured on aarch64")
+    x = f32(x)
+    weight, bias = (None if v is None else f32(v) for v in (weight, bias))
     m, n = _rows(x)
     y = np.empty_like(x)
     mean = np.empty(x.shape[:-1], np.float32)
     rstd = np.empty(x.shape[:-1], np.float32)
-    _lib().layer_norm_forward(
-        profile.as_c(), ptr(x), ptr(weight), ptr(bias), m, n, ctypes.c_float(eps), ptr(y), ptr(mean), ptr(rstd)
-    )
+    w, b = (None if v is None else ptr(v) for v in (weight, bias))
+    _lib().layer_norm_forward(profile.as_c(), ptr(x), w, b, m, n, ctypes.c_float(eps), ptr(y), ptr(mean), ptr(rstd))
     return y, mean, rstd
 
 

@@ -25,28 +25,37 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
     "silu": ("silu_forward", "silu_backward", "x"),
 }
+_ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
 
 
-def _call(name: str, profile: KernelProfile, *arrays: np.ndarray) -> None:
+def _call(op: str, name: str, profile: KernelProfile, row: int | None, *arrays: np.ndarray) -> None:
     fn = getattr(load("unary"), name)
     fn.restype = None
-    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(arrays[0].size))
+    n = arrays[0].size
+    if row is not None and op not in _ROWS:
+        raise ValueError(f"{op}: rows are modelled for {', '.join(sorted(_ROWS))} only")
+    rows = (ctypes.c_int64(max(1, row or n)),) if op in _ROWS else ()
+    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(n), *rows)
 
 
-def forward(op: str, x: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """``out`` of ``op`` applied to ``x`` (any shape, float32)."""
+def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = None) -> np.ndarray:
+    """``out`` of ``op`` applied to ``x`` (any shape, float32). ``row``: the length of the runs
+    ATen's loop takes one at a time (an operand whose rows are not contiguous with each other;
+    default one flat run)."""
     x = f32(x)
     out = np.empty_like(x)
-    _call(_KERNELS[op][0], profile, x, out)
+    _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
 
 
-def backward(op: str, grad_out: np.ndarray, x: np.ndarray, out: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """``grad_x`` of ``op`` for the upstream gradient ``grad_out``."""
+def backward(
+    op: str, grad_out: np.ndarray, x: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``grad_x`` of ``op`` for the upstream gradient ``grad_out`` (``row`` as ``forward``'s)."""
     saved = {"x": f32(x), "out": f32(out)}[_KERNELS[op][2]]
     grad_out = f32(grad_out)
     grad_x = np.empty_like(grad_out)
-    _call(_KERNELS[op][1], profile, grad_out, saved, grad_x)
+    _call(op, _KERNELS[op][1], profile, row, grad_out, saved, grad_x)
     return grad_x
 
 

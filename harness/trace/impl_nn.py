@@ -52,7 +52,8 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
     ``shape``: the innermost dims that every operand holds contiguously (stride 1 innermost, each
     next dim's stride the product of those inside it), coalesced as TensorIterator does. The other
     dims must run in C order (strides falling outwards), else ATen's iteration order is not the
-    flat order the impl keeps; refused then."""
+    flat order the impl keeps; refused then. An operand broadcast along every dim (all strides 0) is
+    read as one scalar in every run and leaves the runs to the others."""
     dims = [d for d, size in enumerate(shape) if size > 1]
     if not dims:
         return 1
@@ -65,6 +66,8 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
                 stride[d], step = step, step * shape[d]
         if len(stride) != len(shape):
             raise ParityError(f"{name}: strides {stride} do not match the shape {list(shape)}")
+        if all(s == 0 for s in stride):
+            continue
         kept = [stride[d] for d in dims]
         if kept[-1] != 1:
             raise ParityError(
@@ -73,6 +76,8 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
         if any(kept[i] < kept[i + 1] * shape[dims[i + 1]] for i in range(len(kept) - 1)):
             raise ParityError(f"the impl reproduces element-wise ops in C order only, not {name} of strides {stride}")
         layouts.append(kept)
+    if not layouts:
+        return int(np.prod(shape, dtype=np.int64))
     run = shape[dims[-1]]
     for i in range(len(dims) - 2, -1, -1):
         if all(k[i] == k[i + 1] * shape[dims[i + 1]] for k in layouts):

@@ -46,6 +46,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "addmm": ("linear", ("mkl_code_path", "cpu_model", "threads")),
+    "_grouped_mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "sum": ("sum", ("threads",)),
     "mean": ("mean", ("threads",)),
     "var": ("var", ("threads",)),
@@ -102,9 +103,9 @@ def _layer_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.rows import layer_norm
 
     x = t["input"]
-    if len(a["normalized_shape"]) != 1 or "weight" not in t or "bias" not in t:
-        raise ParityError("the impl reproduces layer_norm over the last dim with weight and bias only")
-    y, mean, rstd = layer_norm(x, t["weight"], t["bias"], a["eps"], p)
+    if len(a["normalized_shape"]) != 1:
+        raise ParityError("the impl reproduces layer_norm over the last dim only")
+    y, mean, rstd = layer_norm(x, t.get("weight"), t.get("bias"), a["eps"], p)  # a tensor not passed: None
     stat_shape = (*x.shape[:-1], 1)
     return {"out0": y, "out1": mean.reshape(stat_shape), "out2": rstd.reshape(stat_shape)}
 
@@ -189,11 +190,23 @@ def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": backward(_gelu_op(a), t["grad_output"], t["self"], t["self"], p)}
 
 
+def _as_float(x: np.ndarray, op: str) -> np.ndarray:
+    """A captured input as the float32 operand ATen's floating unary kernels take: float32 as it is; an
+    integer or bool tensor cast to float32 first (TensorIterator promotes it to the result's float32;
+    measured: log, exp, tanh, sqrt, rsqrt and sigmoid of int64 ramps up to 70,000 elements give the
+    float32 ramp's bits). Other floating types are refused."""
+    if x.dtype == np.float32:
+        return x
+    if x.dtype.kind in "biu":
+        return x.astype(np.float32)
+    raise ParityError(f"the impl reproduces {op} of float32 (or integer) tensors only, not {x.dtype}")
+
+
 def _unary(op: str) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.unary import forward
 
-        return {"out": forward(op, t["self"], p)}
+        return {"out": forward(op, _as_float(t["self"], op), p)}
 
     return run
 
@@ -217,15 +230,15 @@ def _flat(a: Args, *names: str) -> None:
 def _silu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
-    _flat(a, "self")
-    return {"out": forward("silu", t["self"], p)}
+    x = t["self"]
+    return {"out": forward("silu", x, p, impl_nn.inner_run(a, ("self",), x.shape))}
 
 
 def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import backward
 
-    _flat(a, "grad_output", "self")
-    return {"out": backward("silu", t["grad_output"], t["self"], t["self"], p)}
+    g, x = t["grad_output"], t["self"]
+    return {"out": backward("silu", g, x, x, p, impl_nn.inner_run(a, ("grad_output", "self"), g.shape))}
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -299,19 +312,36 @@ def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": addmm(t["self"], _matrix(t, "mat1", a), _matrix(t, "mat2", a), p)}
 
 
-def _conv_geometry(a: Args) -> tuple[tuple[int, int], tuple[int, int], int]:
-    """stride, padding and groups of an untransposed, undilated convolution as the 2-D one that runs
-    it; ParityError else. A 1-D convolution runs as 2-D over rows of height 1 (ATen's
-    ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W) before choosing a
-    backend): stride (1, s), padding (0, p)."""
-    stride, padding, dilation = (list(a.get(k) or []) for k in ("stride", "padding", "dilation"))
-    if len(stride) == 1 and len(padding) == 1:
-        stride, padding = [1, *stride], [0, *padding]
-    if len(stride) != 2 or len(padding) != 2 or any(d != 1 for d in dilation):
+def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``torch._grouped_mm`` on the CPU (transformers' mixture-of-experts layers), its operands laid
+    out as torch had them (linalg.grouped_mm)."""
+    from harness.impl.linalg import grouped_mm
+
+    if t.get("bias") is not None or a.get("out_dtype") not in (None, "torch.float32"):
+        raise ParityError("the impl reproduces _grouped_mm without bias or another out_dtype only")
+    x, w = (_laid_out(t[k], a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    offs = [int(e) for e in t["offs"]] if "offs" in t else None
+    return {"out": grouped_mm(x, w, offs, p)}
+
+
+def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, int], int]:
+    """stride, padding and groups of an untransposed, undilated convolution over ``spatial`` dims as the
+    2-D one that runs it; ParityError else. A one-element stride, padding or dilation stands for every
+    spatial dim (ATen's ``expand_param_if_needed``: ``padding="valid"`` reaches ``convolution`` as
+    ``[0]``). A 1-D convolution runs as 2-D over rows of height 1 (ATen's ``_convolution`` and
+    ``convolution_backward`` view (N, C, W) as (N, C, 1, W) before choosing a backend): stride (1, s),
+    padding (0, p)."""
+    stride, padding, dilation = (
+        [int(x) for x in (a.get(k) or [1 if k != "padding" else 0])] for k in ("stride", "padding", "dilation")
+    )
+    stride, padding, dilation = (v * spatial if len(v) == 1 else v for v in (stride, padding, dilation))
+    if spatial not in (1, 2) or any(len(v) != spatial for v in (stride, padding, dilation)) or set(dilation) != {1}:
         raise ParityError("the impl reproduces 1-D and 2-D convolutions without dilation only")
     if a.get("transposed"):
         raise ParityError("the impl reproduces untransposed convolutions only")
-    return (int(stride[0]), int(stride[1])), (int(padding[0]), int(padding[1])), int(a.get("groups", 1) or 1)
+    if spatial == 1:
+        stride, padding = [1, *stride], [0, *padding]
+    return (stride[0], stride[1]), (padding[0], padding[1]), int(a.get("groups", 1) or 1)
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
@@ -332,7 +362,7 @@ def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.conv_grouped import conv2d
 
-    stride, padding, groups = _conv_geometry(a)
+    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     _contiguous_nchw(t, a, ("input", "weight"))
     out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, groups, p)
     return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
@@ -341,7 +371,7 @@ def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.conv_grouped import conv2d_backward
 
-    stride, padding, groups = _conv_geometry(a)
+    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -524,6 +554,7 @@ REPLAYS: dict[str, Replay] = {
     "mean": _reduction("mean"),
     "mm": _mm,
     "addmm": _addmm,
+    "_grouped_mm": _grouped_mm,
     "_scaled_dot_product_flash_attention_for_cpu": _flash_attention,
     "_scaled_dot_product_flash_attention_for_cpu_backward": _flash_attention_backward,
     "convolution": _convolution,
@@ -596,4 +627,7 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
                     tensors[key] = inputs[key] if key in inputs else inputs[name]
     if "generator_state" in inputs:
         tensors["generator_state"] = inputs["generator_state"]
-    return run(tensors, values, profile)
+    try:
+        return run(tensors, values, profile)
+    except (TypeError, ValueError) as err:  # operands the impl's kernels do not take (dtype, shape)
+        raise ParityError(f"the impl does not reproduce {op} on these operands: {err}") from err

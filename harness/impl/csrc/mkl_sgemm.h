@@ -91,8 +91,16 @@ static inline int64_t mkl_peel(int64_t off) { return (4 - off % 4) % 4; }
 
 /* The small and gemv forms' sums start from +0 (so never end as -0), except a product with
  * K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
- * products that are all -0. */
+ * products that are all -0, on the generic path and on the Intel SSE4.2, AVX2 and AVX-512 paths
+ * (there 2 x 3 to 30 x 30, every layout, 1 and 2 threads; K >= 2 and a single row or column end as
+ * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). */
 static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1); }
+
+/* The same on MKL's Intel paths, where only a plain call (at::mm, not an item of at::bmm's batched
+ * gemm: those start from +0) with beta = 0 keeps the product itself. */
+static inline int mkl_intel_product_kept(const sgemm_t *g) {
+    return !mkl_zero_start(g) && g->beta == 0.0f && !g->batched;
+}
 
 /* c = alpha * s + beta * C, the dot, chain and gemv forms' store (s + 0: the sum from +0) */
 static inline void mkl_store(const sgemm_t *g, float *c, float s) {
@@ -740,6 +748,8 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
         acc = k0 == 0 ? (g->beta != 0.0f ? g->beta * *c + t : t) : acc + t;
         k0 = k1;
     }
+    if (acc == 0.0f && mkl_intel_product_kept(g)) /* the rank-1 update's product itself */
+        acc = copysignf(0.0f, g->alpha * g->A[i * g->sa0] * g->B[j * g->sb1]);
     *c = acc;
 }
 
@@ -923,8 +933,10 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * blocks), one kernel (narrow: the 6 x 16 tile; or the wide form's) in every part. Fitted against
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
  * side cut (rows when M > N, else columns):
- *   M*N*K below 96,000 (T = 2) or 64,000 (T = 4), or up to 72,000 (T = 3: bisected on the Xeon, 72,000
- *     whole, 72,072 cut; 100,000 before, fitted under Haswell-v4): one thread (the one-thread choice);
+ *   M*N*K up to 96,000 (T = 2), 72,000 (T = 3) or 64,000 (T = 4): one thread (the one-thread choice).
+ *     Bisected on the Xeon: 72,000 whole, 72,072 cut; at exactly 96,000 and 64,000 whole (7 and 5
+ *     shapes whose cut would give other bits: 50 x 16 x 120, 30 x 40 x 80; 80 x 40 x 20, 20 x 32 x 100),
+ *     96,624 and 64,640 cut;
  *   T = 2, N > 128: M >= N with N < 768: rows cut at floor(M/2), wide; else columns: wide when A is
  *     transposed or M > 32, cut at floor(N/2); narrow cut at a multiple of 16 near N/2
  *     (floor(ceil(N/16)/2) * 16). From 768 columns MKL cuts the columns even where M >= N (bisected on
@@ -949,9 +961,10 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * M <= 64, all of these K), and on 2 threads from K = 756 the shapes mkl_avx2_k_cut names.
  * A call from inside an OpenMP region (avx2_kernel set by the caller) is cut the same way but keeps
  * the caller's kernel, except with A transposed (the kernel above); one left whole takes the one-thread
- * choice. Other thread counts (5 and more) run the one-thread model (not modelled: refused from
+ * choice. Other thread counts (5 and more) run the one-thread model (not modelled: refused above
  * M*N*K = 64,000). */
-#define MKL_AVX2_MIN_SPLIT 72001 /* 3 threads: M*N*K above 72,000 */
+/* the largest M*N*K MKL leaves whole on 3, 2 and 4 threads: it cuts the calls above */
+#define MKL_AVX2_MIN_SPLIT 72000
 #define MKL_AVX2_MIN_SPLIT_2 96000
 #define MKL_AVX2_MIN_SPLIT_4 64000
 #define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
@@ -1006,7 +1019,7 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N, T = g->threads;
     const int64_t least = T == 2 ? MKL_AVX2_MIN_SPLIT_2 : T == 4 ? MKL_AVX2_MIN_SPLIT_4 : MKL_AVX2_MIN_SPLIT;
     *p = (avx2_split_t){1, M, 1, N, AVX2_NARROW};
-    if ((T < 2 || T > 4) || g->batched || M * N * g->K < least) return 0;
+    if ((T < 2 || T > 4) || g->batched || M * N * g->K <= least) return 0;
     if (T == 3) { /* 3 row parts, each part's own kernel (or the caller's) */
         if (N > 128 || (N > 64 && M < 48)) return 0;
         p->rw = divup(M, 3);
@@ -1039,7 +1052,7 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
 }
 
 /* 2 threads, K long against C (measured on an Intel Xeon, MKL_ENABLE_INSTRUCTIONS=AVX2, the same bits
- * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K >= 96,000, N >= 24, M >= 8 and
+ * under emulation): MKL cuts K at ceil(K/2) instead of C when M*N*K > 96,000, N >= 24, M >= 8 and
  * K >= N + 3M + 242, and K >= 756 unless N > 128 and (M > 32 or A is transposed); A transposed with
  * N > 128 and M*N < 4,096 from K = 336 (334 whole: bisected at 8 x 223). From K = 756 MKL cuts C
  * instead wherever M or N is 379 or more (as on its AVX-512 path: 162 x 461 x 1,836 and
@@ -1057,7 +1070,7 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
 #define MKL_AVX2_K_CUT_N 1304
 static int mkl_avx2_k_cut(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
-    if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K < MKL_AVX2_MIN_SPLIT_2 || N < 24 || M < 8)
+    if (g->threads != 2 || g->batched || g->avx2_kernel || M * N * K <= MKL_AVX2_MIN_SPLIT_2 || N < 24 || M < 8)
         return 0;
     if (g->ta && N > 128 && M * N < 4096 && K >= 336) return 1; /* A transposed, C small: from K = 336 */
     if (K >= MKL_AVX2_K_WIDE_2 && (M < N ? N : M) >= MKL_AVX2_C_CUT_SIDE) /* C cut, but for wide, long C */
@@ -1289,7 +1302,7 @@ static void mkl_sse42_sgemm(const sgemm_t *g) {
         for (int64_t j = chains; j < N; j++) {
             float *c = g->C + i * g->ldc + j;
             const int form = mkl_sse42_form(g, i, j, main);
-            float acc = g->beta != 0.0f ? g->beta * *c : 0.0f;
+            float acc = g->beta != 0.0f ? g->beta * *c : (mkl_intel_product_kept(g) ? -0.0f : 0.0f);
             if (alpha_a || (tiny && !alpha_sum)) { /* a chain from beta*C */
                 for (int64_t k = 0; k < K; k++) acc = acc + sse42_prod_a(g, i, j, k);
                 *c = acc;
@@ -1858,8 +1871,9 @@ static void mkl_avx512_sgemm(const sgemm_t *g) {
                 *c = bc;
                 continue;
             }
-            if (g->K == 1) { /* the rank-1 update: alpha scales A's element, fused onto beta*C */
-                *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], bc);
+            if (g->K == 1) { /* the rank-1 update: alpha scales A's element, fused onto beta*C (or the product) */
+                const float from = mkl_intel_product_kept(g) ? -0.0f : bc;
+                *c = fmaf(g->alpha * g->A[i * g->sa0], g->B[j * g->sb1], from);
                 continue;
             }
             /* the dot kernel: alpha fused onto beta*C where K >= 24 M, else alpha*t rounded, then added */

@@ -10,51 +10,9 @@
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
  *   batch_norm_eval_forward  x, y as batch_norm_forward; w, b (or NULL), rm, rv, invstd (C,); buf (2 * C,)
  *
- * Element-wise loops: ATen's cpu_kernel_vec (cpu/Loops.h vectorized_loop) runs, per call of its
- * inner loop, a body of two Vectorized<float> per iteration through the vector lambda and the rest
- * (< 2 vectors) through the scalar lambda. TensorIterator calls the inner loop once per run of
- * elements that are contiguous in every operand: the whole tensor when all are contiguous, one row
- * when an operand is a row-strided view (the GRU's gates are column chunks of a (B, 3H) matrix:
- * runs of H). at::parallel_for cuts the flat range [0, n) into chunks above 32768 elements; each
- * chunk's pieces of runs are inner loops of their own. run_segments reproduces both cuts. */
-#include "vmath.h"
-
-typedef float (*unary_fn)(const profile_t *p, float x);
-typedef float (*binary_fn)(const profile_t *p, float a, float b);
-
-#define NN_INLINE static inline __attribute__((always_inline))
-
-/* One inner loop over [b, e): blocks of 2*lanes through vec, the rest through scal. With b2 set,
- * a second operand (binary kernels). */
-NN_INLINE void inner_loop(const profile_t *p, int64_t lanes, unary_fn v1, unary_fn s1, binary_fn v2, binary_fn s2,
-                          const float *a, const float *b2, float *y, int64_t b, int64_t e) {
-    int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
-    if (b2) {
-        for (int64_t i = b; i < body; i++) y[i] = v2(p, a[i], b2[i]);
-        for (int64_t i = body; i < e; i++) y[i] = s2(p, a[i], b2[i]);
-    } else {
-        for (int64_t i = b; i < body; i++) y[i] = v1(p, a[i]);
-        for (int64_t i = body; i < e; i++) y[i] = s1(p, a[i]);
-    }
-}
-
-/* TensorIterator::for_each over n elements in runs of `run`: serial below the grain size or on one
- * thread, else at::parallel_for chunks; each chunk's intersection with a run is one inner loop. */
-NN_INLINE void run_segments(const profile_t *p, int64_t lanes, unary_fn v1, unary_fn s1, binary_fn v2, binary_fn s2,
-                            const float *a, const float *b2, float *y, int64_t n, int64_t run) {
-    if (run <= 0 || run > n) run = n;
-    int64_t nt = (n < GRAIN_SIZE || p->threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p->threads);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, GRAIN_SIZE, nt, tid, &cb, &ce)) continue;
-        for (int64_t s = cb; s < ce;) {
-            int64_t end = (s / run + 1) * run;
-            if (end > ce) end = ce;
-            inner_loop(p, lanes, v1, s1, v2, s2, a, b2, y, s, end);
-            s = end;
-        }
-    }
-}
+ * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
+ * matrix: runs of H). */
+#include "elementwise.h"
 
 /* ------------------------------------------------------------------ sigmoid */
 
@@ -81,7 +39,7 @@ static float sigmoid_scalar(const profile_t *p, float x) {
 }
 
 void sigmoid_forward(profile_t p, const float *x, float *out, int64_t n, int64_t run) {
-    run_segments(&p, p.lanes_wide, sigmoid_vec, sigmoid_scalar, NULL, NULL, x, NULL, out, n, run);
+    run_segments(&p, p.lanes_wide, GRAIN_SIZE, sigmoid_vec, sigmoid_scalar, NULL, NULL, x, NULL, out, n, run);
 }
 
 /* sigmoid_backward_kernel (cpu/BinaryOpsKernel.cpp, plain REGISTER_DISPATCH: 8 lanes):
@@ -93,7 +51,7 @@ static float sigmoid_bwd(const profile_t *p, float dy, float y) {
 }
 
 void sigmoid_backward(profile_t p, const float *grad, const float *y, float *grad_x, int64_t n, int64_t run) {
-    run_segments(&p, p.lanes, NULL, NULL, sigmoid_bwd, sigmoid_bwd, grad, y, grad_x, n, run);
+    run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, sigmoid_bwd, sigmoid_bwd, grad, y, grad_x, n, run);
 }
 
 /* ------------------------------------------------------------------ batch_norm (training) */

@@ -2,62 +2,24 @@
  * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library) and gelu
  * (tanh: x86 ATen's GeluKernel; aarch64 forward oneDNN's JIT, backward ATen's).
  *
- * Every tensor is contiguous and flat: x, out, grad, grad_x are (n,).
- * ATen's elementwise loops (cpu/Loops.h vectorized_loop) run, per thread chunk of
+ * Every tensor is flat in its logical order: x, out, grad, grad_x are (n,).
+ * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
  * TensorIterator::for_each, a body of two Vectorized<float> per iteration through the vector
- * lambda and the rest (< 2 vectors) through the scalar lambda; run_unary/run_binary reproduce
- * that split, computing the chunks serially. */
-#include "vmath.h"
+ * lambda and the rest through the scalar lambda; one flat run, or rows of `row` for silu). */
+#include "elementwise.h"
 
-typedef float (*unary_fn)(const profile_t *p, float x);
-typedef float (*binary_fn)(const profile_t *p, float a, float b);
+#define VM_INLINE EW_INLINE
 
-/* The loop helpers are always inlined: vec/scal become direct calls the compiler inlines, so
- * each kernel's loop is branch-free straight-line code that auto-vectorizes. */
-#define VM_INLINE static inline __attribute__((always_inline))
-
-/* One chunk of cpu/Loops.h vectorized_loop: blocks of 2*lanes through vec, the tail through scal. */
-VM_INLINE void loop_chunk(const profile_t *p, int64_t lanes, unary_fn vec, unary_fn scal, const float *x, float *y,
-                       int64_t b, int64_t e) {
-    int64_t i = b;
-    int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
-    for (; i < body; i++) y[i] = vec(p, x[i]);
-    for (; i < e; i++) y[i] = scal(p, x[i]);
-}
-
-VM_INLINE void loop_chunk2(const profile_t *p, int64_t lanes, binary_fn vec, binary_fn scal, const float *a,
-                        const float *c, float *y, int64_t b, int64_t e) {
-    int64_t i = b;
-    int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
-    for (; i < body; i++) y[i] = vec(p, a[i], c[i]);
-    for (; i < e; i++) y[i] = scal(p, a[i], c[i]);
-}
-
-/* TensorIterator::for_each(loop, grain): serial when n < grain or one thread, else
- * at::parallel_for(0, n, grain) chunks (common.h), each chunk its own vectorized_loop. */
-static int64_t for_each_threads(const profile_t *p, int64_t n, int64_t grain) {
-    if (n < grain || p->threads == 1) return 1;
-    return parallel_threads(0, n, grain, p->threads);
-}
-
+/* One flat run (row = n) or TensorIterator's rows of `row` elements (an operand whose rows are apart:
+ * silu of Mamba's causal convolution cut to the sequence), elementwise.h run_segments. */
 VM_INLINE void run_unary(const profile_t *p, int64_t lanes, int64_t grain, unary_fn vec, unary_fn scal,
-                      const float *x, float *y, int64_t n) {
-    int64_t nt = for_each_threads(p, n, grain);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t b = 0, e = n;
-        if (nt > 1 && !parallel_chunk(0, n, grain, nt, tid, &b, &e)) continue;
-        loop_chunk(p, lanes, vec, scal, x, y, b, e);
-    }
+                      const float *x, float *y, int64_t n, int64_t row) {
+    run_segments(p, lanes, grain, vec, scal, NULL, NULL, x, NULL, y, n, row);
 }
 
 VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, binary_fn vec, binary_fn scal,
-                       const float *a, const float *c, float *y, int64_t n) {
-    int64_t nt = for_each_threads(p, n, grain);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t b = 0, e = n;
-        if (nt > 1 && !parallel_chunk(0, n, grain, nt, tid, &b, &e)) continue;
-        loop_chunk2(p, lanes, vec, scal, a, c, y, b, e);
-    }
+                       const float *a, const float *c, float *y, int64_t n, int64_t row) {
+    run_segments(p, lanes, grain, NULL, NULL, vec, scal, a, c, y, n, row);
 }
 
 /* ------------------------------------------------------------------ exp, log, tanh (MKL VML | SLEEF) */
@@ -143,8 +105,8 @@ static float tanh_bwd_lane_unfused(const profile_t *p, float a, float b) {
 
 void tanh_backward(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n) {
     if (p.aten == ATEN_SVE && p.lanes == 8)
-        run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n);
-    else run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n);
+        run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n, n);
+    else run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n, n);
 }
 
 /* ------------------------------------------------------------------ rsqrt */
@@ -725,20 +687,20 @@ void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
         for (int64_t i = 0; i < n; i++) out[i] = dnnl_sve_gelu_tanh_fwd(x[i]);
         return;
     }
-    if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n);
-    else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n);
-    else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n);
+    if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n, n);
+    else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n, n);
+    else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n, n);
 }
 
 /* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
 void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
     if (p.aten == ATEN_SVE && p.lanes == 8) {
-        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
         return;
     }
-    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
-    else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
-    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n);
+    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
+    else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
+    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
 }
 
 
@@ -751,7 +713,7 @@ static inline float quiet_nan(float x) { return vm_u2f(vm_f2u(x) | 0x00400000u);
  * vector lane x / (1 + exp(-x)) with Vectorized::exp (vec_expf: SLEEF expf_u10 on avx2/avx512 and
  * aarch64, std::exp per lane in the x86 default build), scalar tail the same with the C library's
  * expf; no multiply, so nothing to contract. A NaN x meets exp's NaN in the division and x's
- * payload wins (measured on every x86 capability). Tensor shapes: x, out (n,). */
+ * payload wins (measured on every x86 capability). Tensor shapes: x, out (n,), rows of `row`. */
 static float silu_fwd_vec(const profile_t *p, float x) {
     return isnan(x) ? quiet_nan(x) : x / (1.0f + vec_expf(p, -x));
 }
@@ -761,8 +723,8 @@ static float silu_fwd_scalar(const profile_t *p, float x) {
     return isnan(x) ? quiet_nan(x) : x / (1.0f + glibc_expf(-x));
 }
 
-void silu_forward(profile_t p, const float *x, float *out, int64_t n) {
-    run_unary(&p, p.lanes_wide, GRAIN_SIZE, silu_fwd_vec, silu_fwd_scalar, x, out, n);
+void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    run_unary(&p, p.lanes_wide, GRAIN_SIZE, silu_fwd_vec, silu_fwd_scalar, x, out, n, row);
 }
 
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
@@ -774,7 +736,7 @@ void silu_forward(profile_t p, const float *x, float *out, int64_t n) {
  * a NaN x gives -x (its NaN flows through exp(-x) into s and wins every product); a NaN dy gives
  * dy, except where x = +inf makes 1 + x*(1 - s) the default NaN (inf * 0): the default object
  * returns that one (GCC ordered the product t * (dy*s)), the FMA objects dy. aarch64 is taken to
- * order as the FMA objects (not measured). Tensor shapes: grad, x, grad_x (n,). */
+ * order as the FMA objects (not measured). Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
 VM_INLINE float silu_bwd_k(const profile_t *p, int c, float dy, float x, float e) {
     if (isnan(x)) return quiet_nan(-x);
     float s = 1.0f / (1.0f + e);
@@ -791,8 +753,8 @@ static float silu_bwd_scalar(const profile_t *p, float dy, float x) {
     return silu_bwd_k(p, p->contract, dy, x, glibc_expf(-x));
 }
 
-void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
-    run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n);
+void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row) {
+    run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
