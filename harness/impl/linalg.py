@@ -603,11 +603,13 @@ def _check_gemv_c_line(profile: KernelProfile, m: int, b: np.ndarray, c_offset: 
 def grouped_mm(a: np.ndarray, b: np.ndarray, offs: list[int] | None, profile: KernelProfile) -> np.ndarray:
     """``torch._grouped_mm(a, b, offs)`` on the CPU: ATen's ``_grouped_mm_fallback`` (GroupedMMUtils.h),
     one ``mm_out`` per group into its slice of an output whose rows ATen pads to whole 16 bytes
-    (``create_grouped_gemm_output_tensor``), each the plain sgemm of ``mm`` on the slices as they lie.
-    ``offs[g]`` ends group g. Shapes: a (R, K) and b (G, K, N): rows of a by b[g], out (R, N); a (G, M, K)
-    and b (K, C): a[g] by columns of b, out (M, C); a (M, R) and b (R, N), the weights' gradient: out[g]
+    (``create_grouped_gemm_output_tensor``), each the plain sgemm of ``mm`` on the slices as they lie,
+    computed here into an output laid out the same way. ``offs[g]`` ends group g. Shapes: a (R, K) and
+    b (G, K, N): rows of a by b[g], out (R, N); a (M, R) and b (R, N), the weights' gradient: out[g]
     (G, M, N) the product over R's slice, zeros where it is empty; a (G, M, K), b (G, K, N) without
-    offs: ``bmm``. The padding places each group's C: ``_check_gemv_c_line``."""
+    offs: ``bmm``. Where each group's C starts: ``_check_gemv_c_line``. a (G, M, K) by columns of b
+    (K, C) is refused: on the Xeon 10 of 80 random ones differed on MKL's AVX-512 path and 2 of 80 on
+    its SSE4.2 path (their C columns off 16 bytes), and no model layer or gradient runs it."""
     if offs is None:
         if a.ndim != 3 or b.ndim != 3:
             raise ParityError("grouped_mm without offs multiplies 3-D operands only")
@@ -615,28 +617,26 @@ def grouped_mm(a: np.ndarray, b: np.ndarray, offs: list[int] | None, profile: Ke
     starts = [0, *offs[:-1]]
     if any(e < s for s, e in zip(starts, offs, strict=True)):
         raise ParityError(f"grouped_mm: offs {offs} are not ascending")
-    groups = [(g, s, e) for g, (s, e) in enumerate(zip(starts, offs, strict=True))]
-    row_bytes = -(-b.shape[-1] // 4) * 16  # an output row, padded to 16 bytes
+    groups = [(g, s, e) for g, (s, e) in enumerate(zip(starts, offs, strict=True)) if e > s]
+    n = b.shape[-1]
+    padded = -(-n // 4) * 4  # floats in an output row
     if a.ndim == 2 and b.ndim == 3:  # rows past the last group are left as torch.empty gave them
         if offs[-1] != a.shape[0]:
             raise ParityError(f"grouped_mm: groups end at row {offs[-1]} of {a.shape[0]}: the rest is unwritten")
+        out = np.empty((a.shape[0], padded), np.float32)[:, :n]
         for g, s, e in groups:
-            _check_gemv_c_line(profile, e - s, b[g], s * row_bytes)
-        parts = [mm(a[s:e], b[g], profile) for g, s, e in groups if e > s]
-        return np.concatenate(parts, axis=0) if parts else np.empty((0, b.shape[2]), np.float32)
-    if a.ndim == 3 and b.ndim == 2:
-        if offs[-1] != b.shape[1]:
-            raise ParityError(f"grouped_mm: groups end at column {offs[-1]} of {b.shape[1]}: the rest is unwritten")
-        for _, s, _ in groups:
-            _check_gemv_c_line(profile, a.shape[1], b, 4 * s)
-        parts = [mm(a[g], b[:, s:e], profile) for g, s, e in groups if e > s]
-        return np.concatenate(parts, axis=1) if parts else np.empty((a.shape[1], 0), np.float32)
-    if a.ndim == 2 and b.ndim == 2:
-        zeros = np.zeros((a.shape[0], b.shape[1]), np.float32)  # an empty K: mm_out zero-fills
+            _check_gemv_c_line(profile, e - s, b[g], 4 * s * padded)
+            _sgemm(a[s:e], b[g], out[s:e], False, profile, addmm=True)
+    elif a.ndim == 3 and b.ndim == 2:  # no autograd formula or MoE layer runs it
+        raise ParityError("grouped_mm of 3-D by 2-D operands (groups of B's columns) is not modelled")
+    elif a.ndim == 2 and b.ndim == 2:
+        out = np.zeros((len(offs), a.shape[0], padded), np.float32)[:, :, :n]  # an empty K: mm_out zero-fills
         for g, s, e in groups:
-            _check_gemv_c_line(profile, a.shape[0] if e > s else 0, b, g * a.shape[0] * row_bytes)
-        return np.stack([mm(a[:, s:e], b[s:e], profile) if e > s else zeros for _, s, e in groups])
-    raise ParityError(f"grouped_mm: cannot group {list(a.shape)} by {list(b.shape)} with offs")
+            _check_gemv_c_line(profile, a.shape[0], b, 4 * g * a.shape[0] * padded)
+            _sgemm(a[:, s:e], b[s:e], out[g], False, profile, addmm=True)
+    else:
+        raise ParityError(f"grouped_mm: cannot group {list(a.shape)} by {list(b.shape)} with offs")
+    return np.ascontiguousarray(out)
 
 
 def _check_intel_items(profile: KernelProfile, nb: int, m: int, n: int, k: int, ta: bool, tb: bool) -> None:
