@@ -30,7 +30,9 @@ from harness.trace.report import report_dict
 ZOO = Path(__file__).resolve().parents[1] / "zoo"
 MODELS = (
     "gpt2", "llama", "bert", "resnet", "vit", "gru", "lstm", "convnext", "t5", "mistral", "mobilenet_v2", "whisper",
-    "wav2vec2", "swin", "gpt_neox", "deberta_v2", "clip", "segformer",
+    "wav2vec2", "swin", "gpt_neox", "deberta_v2", "clip", "segformer", "mixtral", "mamba", "efficientnet", "bloom",
+    "falcon", "gemma2", "bart", "distilbert", "levit", "gpt_bigcode", "modernbert", "qwen2_moe", "deepseek_v3",
+    "gpt_oss", "qwen3", "phi3", "dinov2", "convnextv2", "regnet", "hubert", "albert", "jamba",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

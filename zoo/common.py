@@ -73,6 +73,16 @@ def causal_lm_loss(vocab: int) -> Step:
     return loss_of
 
 
+def sequence_classification_loss(vocab: int, classes: int = 3) -> Step:
+    """The loss of a Hugging Face sequence classifier on a batch of tokens, one of ``classes`` labels each."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        ids = tokens(rng, vocab)
+        return model(input_ids=ids, labels=torch.from_numpy(rng.integers(0, classes, ids.shape[0]))).loss
+
+    return loss_of
+
+
 def image_classification_loss(labels: int) -> Step:
     """The loss of a Hugging Face image classifier on a batch of images and labels."""
 

@@ -1,8 +1,6 @@
 """DeBERTa-v2 (Hugging Face transformers, tiny configuration): disentangled attention with relative positions."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import run, sequence_classification_loss
 from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
 
 VOCAB = 96
@@ -17,11 +15,5 @@ def build() -> DebertaV2ForSequenceClassification:
     return DebertaV2ForSequenceClassification(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: random tokens, random labels of 3 classes."""
-    ids = tokens(rng, VOCAB)
-    return model(input_ids=ids, labels=torch.from_numpy(rng.integers(0, 3, ids.shape[0]))).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, sequence_classification_loss(VOCAB))
