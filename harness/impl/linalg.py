@@ -645,10 +645,11 @@ def _check_intel_items(profile: KernelProfile, nb: int, m: int, n: int, k: int, 
     of _avx2_six_by_six, and one row unless A is row-major and B stored transposed. SSE4.2: one column
     with B stored transposed, one row with A stored transposed. AVX-512: A and B both stored transposed
     below 8 rows (k in groups of 4, refused in a plain sgemm too), and one element with A row-major
-    (csrc/mkl_sgemm.h: not modelled; 54 of 55 random ones of K 400 to 3,000 differed). Fitted on an Intel Xeon against
-    torch.bmm (700 to 1,100 random batches of 2 to 4 items per path, most with a side below 8), then
-    held out: 360 more per path at 1 and at 2 threads, the refused items differing from the model in
-    20 of 20 (AVX2), 26 of 27 (SSE4.2) and 34 of 39 (AVX-512), the other 340, 333 and 321 bit-exact."""
+    (csrc/mkl_sgemm.h: not modelled; 54 of 55 random ones of K 400 to 3,000 differed). Fitted on an
+    Intel Xeon against torch.bmm (700 to 1,100 random batches of 2 to 4 items per path, most with a
+    side below 8), then held out: 360 more per path at 1 and at 2 threads, the refused items differing
+    from the model in 20 of 20 (AVX2), 26 of 27 (SSE4.2) and 34 of 39 (AVX-512), the other 340, 333 and
+    321 bit-exact."""
     if nb < 2:
         return
     where = f"bmm: items {m}x{n}x{k} ({'A' if not ta else 'A^T'} @ {'B' if not tb else 'B^T'})"
