@@ -934,7 +934,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  * random products under emulation (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), L the
  * side cut (rows when M > N, else columns):
  *   M*N*K up to 96,000 (T = 2), 72,000 (T = 3) or 64,000 (T = 4): one thread (the one-thread choice).
- *     Bisected on the Xeon: 72,000 whole, 72,072 cut; at exactly 96,000 and 64,000 whole (7 and 5
+ *     Bisected on the Xeon: 72,000 whole, 72,072 cut; at exactly 96,000 and 64,000 whole (7 and 3
  *     shapes whose cut would give other bits: 50 x 16 x 120, 30 x 40 x 80; 80 x 40 x 20, 20 x 32 x 100),
  *     96,624 and 64,640 cut;
  *   T = 2, N > 128: M >= N with N < 768: rows cut at floor(M/2), wide; else columns: wide when A is
