@@ -82,8 +82,8 @@ def live_profile() -> KernelProfile:
     profile = profile_for_capability(
         torch.backends.cpu.get_cpu_capability(), torch.get_num_threads(), platform.machine()
     )
-    if blas_tag("mkl", _mkl_host()[0]) in INTEL_PATHS:  # on an Intel CPU, the MKL path it runs and its RSQRTPS
-        profile = profile.with_blas(blas_tag("mkl", _mkl_host()[0])).with_rsqrt_estimate(RSQRT_INTEL)
+    if mkl_intel_here():  # on an Intel CPU, the MKL path it runs and its RSQRTPS
+        profile = profile.with_blas(_mkl_tag()).with_rsqrt_estimate(RSQRT_INTEL)
     l1, l2 = cache_per_core(1), cache_per_core(2)
     profile = profile.with_l1_per_core(l1) if l1 else profile
     return profile.with_l2_per_core(l2) if l2 else profile
@@ -102,6 +102,11 @@ def _mkl_host() -> tuple[str, bool]:
     )
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     return run.stdout.strip(), amd
+
+
+def _mkl_tag() -> str:
+    """MKL's code path here as a platform id's BLAS part (``mklgeneric``, ``mklavx2``, ...)."""
+    return blas_tag("mkl", _mkl_host()[0])
 
 
 def _mkl_mismatch() -> str:
@@ -123,7 +128,7 @@ def _unverified() -> str:
 def _mkl_vml_here() -> bool:
     """Whether MKL runs an Intel path here whose VML exp, log and tanh the impl models too (AVX2, or
     AVX-512, which the AMX path computes float32 as)."""
-    return blas_tag("mkl", _mkl_host()[0]) in (MKL_AVX2, MKL_AVX512, MKL_AMX)
+    return _mkl_tag() in (MKL_AVX2, MKL_AVX512, MKL_AMX)
 
 
 def _vml_mismatch() -> str:
@@ -133,7 +138,7 @@ def _vml_mismatch() -> str:
 def mkl_intel_here() -> bool:
     """Whether MKL runs one of its Intel code paths here (an Intel CPU), each of whose sgemm the impl
     models within bounds it names: a product outside them is refused ("not modelled")."""
-    return blas_tag("mkl", _mkl_host()[0]) in INTEL_PATHS
+    return _mkl_tag() in INTEL_PATHS
 
 
 def _sgemm_mismatch() -> str:

@@ -8,16 +8,14 @@
  * lambda and the rest through the scalar lambda; one flat run, or rows of `row` for silu). */
 #include "elementwise.h"
 
-#define VM_INLINE EW_INLINE
-
 /* One flat run (row = n) or TensorIterator's rows of `row` elements (an operand whose rows are apart:
  * silu of Mamba's causal convolution cut to the sequence), elementwise.h run_segments. */
-VM_INLINE void run_unary(const profile_t *p, int64_t lanes, int64_t grain, unary_fn vec, unary_fn scal,
+EW_INLINE void run_unary(const profile_t *p, int64_t lanes, int64_t grain, unary_fn vec, unary_fn scal,
                       const float *x, float *y, int64_t n, int64_t row) {
     run_segments(p, lanes, grain, vec, scal, NULL, NULL, x, NULL, y, n, row);
 }
 
-VM_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, binary_fn vec, binary_fn scal,
+EW_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, binary_fn vec, binary_fn scal,
                        const float *a, const float *c, float *y, int64_t n, int64_t row) {
     run_segments(p, lanes, grain, NULL, NULL, vec, scal, a, c, y, n, row);
 }
@@ -514,7 +512,7 @@ void gelu_backward(profile_t p, const float *grad, const float *x, float *grad_x
 /* inner = kBeta * (x + kKappa * x^3): contracted (c) to fma(kKappa, x^3, x) in AVX2/AVX-512 objects.
  * The lanes take the contraction as a plain int so that each kernel loop, instantiated with a
  * literal, is branch-free (GCC keeps `c ? fmaf(..) : ..` on a loaded flag as a branch). */
-VM_INLINE float gelu_tanh_inner(int c, float x) {
+EW_INLINE float gelu_tanh_inner(int c, float x) {
     float x_cube = (x * x) * x;
     return GELU_BETA * (c ? fmaf(GELU_KAPPA, x_cube, x) : GELU_KAPPA * x_cube + x);
 }
@@ -522,7 +520,7 @@ VM_INLINE float gelu_tanh_inner(int c, float x) {
 /* Activation.cpp GeluKernelImpl (Gelu.h vectorized/scalar_gelu_approximated_with_tanh):
  * 0.5 * x * (1 + tanh(inner)), ((0.5*x) * (1 + t)); vector lane with Vectorized tanh (SLEEF on
  * avx2/avx512), scalar tail with std::tanh (glibc). */
-VM_INLINE float gelu_tanh_fwd_sleef(int c, float x) {
+EW_INLINE float gelu_tanh_fwd_sleef(int c, float x) {
     return (0.5f * x) * (1.0f + sleef_tanhf_u10(gelu_tanh_inner(c, x)));
 }
 
@@ -539,7 +537,7 @@ static float gelu_tanh_fwd_scalar(const profile_t *p, float x) {
 }
 
 /* GeluBackwardKernelImpl (tanh): dy * (0.5*(1+t) + (0.5*x) * (1 - t*t) * kBeta*(1 + 3*kKappa*x^2)). */
-VM_INLINE float gelu_tanh_bwd_common(int c, float dy, float x, float t) {
+EW_INLINE float gelu_tanh_bwd_common(int c, float dy, float x, float t) {
     float x_sq = x * x;
     float left = 0.5f * x;
     float right = 1.0f + t;
@@ -550,7 +548,7 @@ VM_INLINE float gelu_tanh_bwd_common(int c, float dy, float x, float t) {
     return dy * (left_derivative + right_derivative);
 }
 
-VM_INLINE float gelu_tanh_bwd_sleef(int c, float dy, float x) {
+EW_INLINE float gelu_tanh_bwd_sleef(int c, float dy, float x) {
     return gelu_tanh_bwd_common(c, dy, x, sleef_tanhf_u10(gelu_tanh_inner(c, x)));
 }
 
@@ -737,7 +735,7 @@ void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t ro
  * dy, except where x = +inf makes 1 + x*(1 - s) the default NaN (inf * 0): the default object
  * returns that one (GCC ordered the product t * (dy*s)), the FMA objects dy. aarch64 is taken to
  * order as the FMA objects (not measured). Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
-VM_INLINE float silu_bwd_k(const profile_t *p, int c, float dy, float x, float e) {
+EW_INLINE float silu_bwd_k(const profile_t *p, int c, float dy, float x, float e) {
     if (isnan(x)) return quiet_nan(-x);
     float s = 1.0f / (1.0f + e);
     float t = c ? fmaf(x, 1.0f - s, 1.0f) : 1.0f + x * (1.0f - s);
