@@ -188,6 +188,25 @@ def print_child_report(cases: Sequence, run: Callable[[Any, int, KernelProfile],
     print(json.dumps(rows))
 
 
+ROOT = Path(__file__).resolve().parents[1]
+LEVEL_ENV = ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")  # what a platform level pins (dropped before its env)
+
+
+def run_child(
+    module: str, child: str, args: Sequence[str], env_extra: dict[str, str] | None = None, drop: Sequence[str] = ()
+) -> Any:
+    """``module``'s ``child`` function in a fresh interpreter (this environment less ``drop``,
+    ``env_extra`` over it), ``args`` in its sys.argv; the JSON of its last line of output."""
+    env = {k: v for k, v in os.environ.items() if k not in drop} | (env_extra or {})
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    code = f"from {module} import {child}; {child}()"
+    run = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT, env=env
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
 def assert_bits_equal(name: str, expected: np.ndarray, actual: np.ndarray) -> None:
     """Equal uint32 patterns, element by element; the message names the first mismatch."""
     expected = np.asarray(expected)

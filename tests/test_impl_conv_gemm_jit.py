@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,9 +29,8 @@ from harness.impl import conv
 from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
 from harness.platform.config import cache_per_core, collect_facts, supported_levels
 from harness.store.paths import DEFAULT_FIXTURES
-from tests.impl_live import needs_modelled_mkl
+from tests.impl_live import LEVEL_ENV, needs_modelled_mkl, run_child
 
-ROOT = Path(__file__).resolve().parents[1]
 RANDOM_3 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-x86_64-baseline-mklgeneric-t{}.random-3.h5"
 
 # (input shape, weight shape, stride, padding, bias). r3-conv-030's family (one output channel, 5x5,
@@ -237,17 +235,9 @@ def _run_child(level_name: str, threads: int, which: str) -> list[dict]:
     level = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == level_name), None)
     if level is None:
         pytest.skip(f"this CPU does not run the x86 {level_name} level")
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(level.env)
-    env.update(ONEDNN_VERBOSE="1", OMP_NUM_THREADS=str(threads))
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = "import sys; from tests.test_impl_conv_gemm_jit import _child; _child()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, "child", str(threads), which], capture_output=True, text=True, timeout=300,
-        check=False, cwd=ROOT, env=env,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    env = {**level.env, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": str(threads)}
+    args = ["child", str(threads), which]
+    return run_child("tests.test_impl_conv_gemm_jit", "_child", args, env, drop=LEVEL_ENV)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from harness.impl import conv
 from harness.impl.profiles import KernelProfile
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import (
+    LEVEL_ENV,
     SEEDS,
     as_tensor,
     assert_bits_equal,
@@ -41,6 +41,7 @@ from tests.impl_live import (
     needs_modelled_mkl,
     needs_verified_profile,
     normal32,
+    run_child,
     use_threads,
 )
 
@@ -209,18 +210,8 @@ def _run_pinned(
     """``module``'s ``child`` function with ``args`` in a fresh process, ``level``'s ATen capability
     and oneDNN ISA pinned together, ``threads`` threads and ``env_extra``; its JSON report (the last
     line)."""
-    env = {k: v for k, v in os.environ.items() if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    env.update(level.env)
-    env.update(env_extra or {})
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
-    code = f"import sys; from {module} import {child}; {child}()"
-    run = subprocess.run(
-        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT,
-        env=env,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    env = {**level.env, **(env_extra or {}), "OMP_NUM_THREADS": str(threads)}
+    return run_child(module, child, args, env, drop=LEVEL_ENV)
 
 
 def _level_named(name: str):

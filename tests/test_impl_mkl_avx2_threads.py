@@ -13,7 +13,7 @@ import pytest
 from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
-from tests.impl_intel_mkl import causal_sdpa_digests, digest
+from tests.impl_intel_mkl import causal_sdpa_digests, digest, flash_digests
 
 # (threads, M, N, K, A stored transposed, B stored transposed, addmm, seed, torch's digest, the old model's)
 PRODUCTS = (
@@ -203,3 +203,74 @@ def test_one_element_with_b_row_major_is_refused_where_mkl_cuts_k(threads: int, 
         linalg.mm(a, b, profile)
     a, b, _ = operands(1, 1, k - 1, ta, 0, 1)
     assert linalg.mm(a, b, profile).shape == (1, 1)
+
+
+# flash attention (aten._scaled_dot_product_flash_attention_for_cpu and its backward, no mask; q, k, v,
+# grad_out from default_rng(seed): tests.impl_intel_mkl.flash_digests) -> torch's out, lse, grad_q, grad_k,
+# grad_v digests on the Xeon (MKL_ENABLE_INSTRUCTIONS=AVX2, a fresh process per thread count). Inside the
+# kernel's OpenMP region MKL keeps the wide kernel where it takes it outside, its rows cut at a multiple of
+# 4 (query blocks of 256 and 130 rows against heads of 66 and 128); leaves a call whose columns it cuts
+# outside whole (heads of 200); on 4 threads cuts q k^T of 4 to 15 rows into parts of 32 columns. On one
+# thread the backward's K = 1 products with the scale take it on A's element, (alpha*a)*b (head size 1).
+# The model before these rules gave other bits for out or the gradients of each.
+FLASH = (
+    (2, dict(b=1, heads=1, kv_heads=1, l=800, s=22, d=66, layout="bhnd", causal=False, scale=None), 801,
+     ("a754caed06c4a6fc", "d04aab6d56c4cc2a", "1f1e60a0535c6622", "50ee511fbff6c810", "f7a5481db29f477e")),
+    (2, dict(b=1, heads=1, kv_heads=1, l=898, s=22, d=128, layout="bhnd", causal=True, scale=None), 802,
+     ("9c13ca90e2f0af0b", "eef57d389113f76e", "ea69f23ada2d9244", "bb160609a49317e1", "b050ce1fe2e21eb0")),
+    (2, dict(b=1, heads=1, kv_heads=1, l=300, s=300, d=200, layout="bhnd", causal=True, scale=None), 803,
+     ("4c9936444ac37319", "21e649ce640646d2", "8acfe6acf4b68876", "3679f8ff0bbf1251", "4c961b8c24c75d85")),
+    (4, dict(b=2, heads=1, kv_heads=1, l=9, s=66, d=256, layout="bhnd", causal=False, scale=None), 804,
+     ("fa56cfa391ff0ed4", "8b0d0e2a8755d39a", "d391d061c82f4b93", "80052c5586e19ca4", "2aa425fa07fa1768")),
+    (1, dict(b=1, heads=1, kv_heads=1, l=50, s=50, d=1, layout="bhnd", causal=True, scale=0.3), 806,
+     ("78af3da1f2427560", "f2ecb824e33948c5", "9f1b0de311964afd", "7b826a9b9b616ef0", "50f151098cf62090")),
+)  # fmt: skip
+FLASH_IDS = ("wide rows at 4s", "a last block of 130 rows", "a head over 128, whole", "parts of 32", "head size 1")
+
+
+@pytest.mark.parametrize("index", range(len(FLASH)), ids=FLASH_IDS)
+def test_flash_attentions_calls_are_the_xeons(index: int) -> None:
+    threads, params, seed, torch_bits = FLASH[index]
+    assert flash_digests(params, seed, f"linux-x86_64-avx2-mklavx2-t{threads}") == torch_bits
+
+
+def test_q_k_t_of_few_rows_in_parts_of_32_columns_on_four_threads() -> None:
+    """torch.mm of 9 x 66 x 256 with B stored transposed on 4 threads (the Xeon's digest): MKL cuts C's
+    columns into parts of 32, the last of 2 columns; N = 65 would leave one (refused), as would M < 4."""
+    rng = np.random.default_rng(805)
+    a, b = rng.standard_normal((9, 256), dtype=np.float32), rng.standard_normal((66, 256), dtype=np.float32)
+    four = profile_for_platform("linux-x86_64-avx2-mklavx2-t4")
+    assert digest(linalg.mm(a, b.T, four)) == "7566a0a00f251a37"
+    wide = rng.standard_normal((97, 256), dtype=np.float32)
+    for m, n in ((9, 65), (3, 97), (9, 97)):
+        with pytest.raises(ParityError, match="not modelled"):
+            linalg.mm(a[:m], wide[:n].T, four)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k", "ta", "refused"),
+    [(300, 100, 640, 0, True), (300, 100, 639, 0, False), (300, 100, 5, 0, True), (400, 40, 5, 0, False),
+     (400, 40, 5, 1, True), (128, 120, 5, 0, False), (40, 200, 551, 1, True)],
+)  # fmt: skip
+def test_four_threads_long_and_short_k(m: int, n: int, k: int, ta: int, refused: bool) -> None:
+    """On 4 threads MKL cuts K from about K = 640 (68 of 200 random products of K 600 to 1,100 differed
+    on the Xeon), and K <= 8 above 128 rows where N > 64 or A is transposed, and A transposed up to 72
+    rows with N > 128 and K > N, by rules the model does not have: refused; their neighbours answered."""
+    a, b, _ = operands(m, n, k, ta, 0, 2)
+    four = profile_for_platform("linux-x86_64-avx2-mklavx2-t4")
+    if refused:
+        with pytest.raises(ParityError, match="not modelled"):
+            linalg.mm(a, b, four)
+    else:
+        assert linalg.mm(a, b, four).shape == (m, n)
+
+
+def test_flash_products_outside_the_model_are_refused() -> None:
+    """The flash kernels' products go through the same bounds as a plain sgemm: on 4 threads the
+    backward's grad_k and grad_v of a last query block of 4 rows against 281 keys (K = 4, M > 128) are
+    refused (on the Xeon they differed); 32 rows (q blocks of 32 only) are answered."""
+    four = "linux-x86_64-avx2-mklavx2-t4"
+    params = dict(b=1, heads=1, kv_heads=1, s=281, d=80, layout="bhnd", causal=False, scale=0.3)
+    with pytest.raises(ParityError, match="K <= 8 with M > 128"):
+        flash_digests({**params, "l": 36}, 1, four)
+    assert len(flash_digests({**params, "l": 32}, 1, four)) == 5

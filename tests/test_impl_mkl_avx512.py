@@ -543,6 +543,10 @@ FLASH = (
      ("613f482fcc31ec55", "8ac4edf65fb6dbdf", "87c4a78707ed7aac", "5f44879a04a3d856", "f3e2bcff1f96ad9a")),
     (1, dict(b=2, heads=2, kv_heads=1, l=1, s=1, d=60, layout="bhnd", causal=False, scale=0.3), 705,
      ("6cc8667eca7c095f", "06568b97ac711add", "862502960b42dcb8", "b11fc64186416e68", "1a9ec77e44491fea")),
+    (2, dict(b=1, heads=1, kv_heads=1, l=5, s=734, d=96, layout="bhnd", causal=True, scale=None), 807,
+     ("4efcf5fffd305381", "8d518f40c3a53e22", "2dcd9649e3d29704", "eb1405c8e2f7a4ab", "891039a30a2dbb30")),
+    (2, dict(b=1, heads=2, kv_heads=2, l=5, s=734, d=96, layout="bhnd", causal=True, scale=None), 808,
+     ("d76940de94d50b34", "b88949845fb75acc", "2cb9d42f9be23103", "1cee0c9cb50ab884", "b4350bddf877731e")),
 )  # fmt: skip
 FLASH_IDS = (
     "grad_q rows 1024 bytes apart",  # grad_q's C: alpha on B's elements from 17 rows
@@ -550,6 +554,8 @@ FLASH_IDS = (
     "q k^T of 14 rows, 112 columns",  # below 128 columns: on the sum
     "head size 256",  # lda 256: the dot kernel on both threads
     "one query, one key",  # cpublas's 1 x 1 gemm
+    "q k^T of 5 rows, 512 keys",  # the backward's scaled q k^T into rows 2 KiB apart, N - K >= 128: on B's
+    "the same in the region",  # 2 heads: inside the region from 128 columns (5 rows too: on the chain)
 )
 
 
@@ -614,3 +620,19 @@ def test_flash_attention_on_unmodelled_thread_counts_is_refused(platform: str):
     with pytest.raises(ParityError, match="how MKL cuts its products there is not modelled"):
         causal_sdpa_digests((1, 2, 40, 16), 3, platform)
     assert len(causal_sdpa_digests((1, 2, 40, 16), 3, "linux-x86_64-avx2-mklavx2-t4")) == 4
+
+
+def test_b_stored_transposed_below_16_rows_into_rows_1_kib_apart() -> None:
+    """torch.addmm(0, a, b, alpha=0.3) of 5 x 512 x 96, B stored transposed, on 2 threads (the Xeon's
+    digest): C's rows 2 KiB apart and N - K >= 128, so MKL copies B with alpha on its elements outside an
+    OpenMP region too. Where N - K is 104 to 136 MKL's form there depends on which leading dimension is
+    1 KiB (with only A's or B's, neither form): refused, but for alpha a power of two (either place)."""
+    rng = np.random.default_rng(809)
+    a, b = rng.standard_normal((5, 96), dtype=np.float32), rng.standard_normal((512, 96), dtype=np.float32)
+    two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
+    got = linalg.addmm(np.zeros((5, 512), np.float32), a, b.T, two, alpha=0.3, beta=0.0)
+    assert digest(got) == "1f9a9c0ac732be5b"
+    a, b = rng.standard_normal((12, 96), dtype=np.float32), rng.standard_normal((216, 96), dtype=np.float32)
+    with pytest.raises(ParityError, match="N - K of 104 to 136"):
+        linalg.addmm(np.zeros((12, 216), np.float32), a, b.T, two, alpha=0.3, beta=0.0)
+    assert linalg.addmm(np.zeros((12, 216), np.float32), a, b.T, two, alpha=0.5, beta=0.0).shape == (12, 216)

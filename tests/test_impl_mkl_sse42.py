@@ -19,6 +19,7 @@ from tests.impl_intel_mkl import (
     causal_sdpa_digests,
     digest,
     fixture,
+    flash_digests,
 )
 
 PLATFORMS = tuple(f"linux-x86_64-baseline-mklsse42-t{t}" for t in (1, 2, 4))
@@ -353,3 +354,30 @@ def test_two_thread_gemv_n_with_k_cut_is_refused():
         linalg.mm(w.T, np.ascontiguousarray(x.T), two)  # a column, A (20 x 300) stored transposed
     linalg.mm(x[:, :255], w[:255], two)  # K < 256: whole
     linalg.mm(x, w, profile_for_platform(PLATFORM))
+
+
+def test_head_size_one_with_a_scale_is_the_xeons():
+    """Flash attention with head size 1 and a scale (one head, 50 x 50, causal; q, k, v, grad_out from
+    default_rng(806)): the backward's grad_k is a gemv 'N' whose alpha scales the vector's elements, and
+    its K = 1 products of one column are MKL's gemv, not the rank-1 update. torch's out, lse, grad_q,
+    grad_k, grad_v digests on the Xeon (MKL_ENABLE_INSTRUCTIONS=SSE4_2); the model before gave other
+    grad_k bits ("496980ab16ee4949")."""
+    params = dict(b=1, heads=1, kv_heads=1, l=50, s=50, d=1, layout="bhnd", causal=True, scale=0.3)
+    torch_bits = ("654197c8331b5e65", "a1cbc7a5b452eef2", "6c7e131bedde09db", "4f5802f6059fa754", "9298fdb29e115565")
+    assert flash_digests(params, 806, PLATFORM) == torch_bits
+
+
+def test_flash_forms_not_measured_on_this_path_are_refused():
+    """One query row against one key with operands off a 16-byte boundary (7 of 12 lse differed on the
+    Xeon), and head size 1 with rows a stride apart (a strided gemv vector): refused, not answered."""
+
+    def flash(heads: int, lq: int, d: int, layout: str) -> None:
+        x = np.ones((1, heads, lq, d), np.float32)
+        params = dict(b=1, heads=heads, kv_heads=heads, l=lq, s=lq, d=d, layout=layout, causal=False, scale=None)
+        run_case("flash_attention", {**params, "mask": "none"}, dict.fromkeys(("q", "k", "v", "grad_out"), x), sse42)
+
+    sse42 = profile_for_platform(PLATFORM)
+    with pytest.raises(ParityError, match="one-element products"):
+        flash(1, 1, 64, "bhnd")
+    with pytest.raises(ParityError, match="rows a stride apart"):
+        flash(3, 3, 1, "bnhd")  # (B, L, H, D) memory: a head's rows 3 floats apart

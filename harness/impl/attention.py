@@ -22,6 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
 from harness.impl.linalg import bmm as _bmm  # at::bmm: ATen's small loop or MKL per item
+from harness.impl.linalg import check_plain_sgemm
 from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
 from harness.impl.rng import CPUGenerator, dropout, dropout_backward
 from harness.impl.rows import softmax, softmax_backward
@@ -178,7 +179,8 @@ def sdpa_forward(
     are torch's: the kernel reads them as they are); ``call`` says the rest (default: is_causal, no
     mask, scale 1/sqrt(D))."""
     _check_intel_threads(profile, backward=False)
-    strided_v = v.ndim == 4 and v.shape[3] == 1 and v.shape[2] > 1 and v.strides[2] != v.itemsize
+    _check_intel_strided_vector(profile, v)
+    strided_v = v.shape[-1] == 1 and _strided_rows(v)
     if profile.blas == NVPL and strided_v and _single_row_block(q.shape[2], v.shape[2]):
         # PV with head size 1 is a gemv on v's strided rows: NVPL's single-output form there is not modelled
         raise ParityError(
@@ -186,6 +188,7 @@ def sdpa_forward(
             f"layout with several key/value heads) and a one-row query or key block on {profile.name}: NVPL's gemv"
         )
     args = _args(q, k, v, call)
+    _check_intel_products(profile, args, backward=False)
     out = np.empty(q.shape, np.float32)
     lse = np.empty(q.shape[:3], np.float32)
     _lib().sdpa_flash_forward(profile.as_c(), ctypes.byref(args), ctypes.byref(_view(out)), ptr(lse))
@@ -207,12 +210,62 @@ def _grad_out_as_read(grad_out: np.ndarray, off: int) -> tuple[np.ndarray, int]:
     return np.ascontiguousarray(t).transpose(0, 2, 1, 3), 0
 
 
+def _q_split(lq: int) -> int:
+    """The flash kernels' query block (qSplitSize: 32, 64 or 256 rows by L)."""
+    return min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
+
+
 def _blocks(lq: int, s: int) -> tuple[set[int], set[int]]:
     """The row counts of the flash kernels' query blocks (qSplitSize: 32, 64 or 256 rows by L) and key
     blocks (512 rows): a full block's and the last one's."""
-    qs = min(32 if lq < 192 else (64 if lq < 768 else 256), lq)
-    kvs = min(512, s)
+    qs, kvs = _q_split(lq), min(512, s)
     return {qs, lq - (lq - 1) // qs * qs}, {kvs, s - (s - 1) // kvs * kvs}
+
+
+def _block_pairs(lq: int, s: int, causal: bool) -> set[tuple[int, int]]:
+    """(query rows, key rows) of every block the flash kernels multiply: each query block against the
+    key blocks of 512 that start before its last row (causal) or anywhere; a block's rows run to 512 or
+    the last key whatever the causal mask leaves of it."""
+    qs, pairs = _q_split(lq), set()
+    for m in range(0, lq, qs):
+        qb = min(qs, lq - m)
+        keys = min(m + qb, s) if causal else s
+        pairs.update((qb, min(512, s - n)) for n in range(0, keys, 512))  # a block runs past the causal keys
+    return pairs
+
+
+def _check_intel_products(profile: KernelProfile, a: _Sdpa, backward: bool) -> None:
+    """ParityError where a product of the flash kernels falls outside what csrc/mkl_sgemm.h models of
+    MKL's Intel path on the profile's threads (linalg.check_plain_sgemm: shapes whose cut between
+    threads, or alpha's place, is not modelled): the products of a call made outside the kernel's OpenMP
+    region (one item: parallel_for runs it inline) and the AVX2 and AVX-512 paths' calls inside it, which
+    MKL decides as on the profile's threads (the SSE4.2 path runs those on one thread). Measured on the
+    Xeon: the backward's grad_k and grad_v of last query blocks of 3 and 4 rows on 4 threads (AVX2), and
+    its scaled q k^T of 5 query rows against 512 keys on 2 (AVX-512), which the impl had got wrong."""
+    items = a.B * a.Hk if backward else a.B * a.H * -(-a.L // _q_split(a.L))
+    if profile.blas not in (MKL_AVX2, MKL_AVX512, MKL_SSE42) or (items > 1 and profile.blas == MKL_SSE42):
+        return
+    d, scale = a.D, (a.scale if backward else 1.0)
+    for qb, kb in _block_pairs(a.L, a.S, bool(a.causal)):
+        # (M, N, K, A transposed, B transposed, alpha): q k^T, then P v (forward) or grad_q, then grad_k
+        shapes = [(qb, kb, d, False, True, scale), (qb, d, kb, False, False, scale)]
+        if backward:
+            shapes.append((kb, d, qb, True, False, a.scale))
+        for m, n, k, ta, tb, alpha in shapes:
+            if m == n == 1 and profile.blas != MKL_AVX2:  # cpublas's one-element form: the C's (AVX-512)
+                if profile.blas == MKL_SSE42:
+                    raise ParityError(
+                        "sdpa: the impl does not reproduce the flash kernels' one-element products (one query row "
+                        "against one key) on MKL's Intel SSE4.2 path: their order with operands off a 16-byte "
+                        "boundary is not modelled"
+                    )
+                continue
+            try:
+                check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
+            except ParityError as err:
+                raise ParityError(
+                    f"sdpa: the impl does not reproduce the flash {'backward' if backward else 'forward'} here: {err}"
+                ) from None
 
 
 def _single_row_block(lq: int, s: int) -> bool:
@@ -220,6 +273,24 @@ def _single_row_block(lq: int, s: int) -> bool:
     single-output gemv."""
     blocks_q, blocks_kv = _blocks(lq, s)
     return 1 in blocks_q or 1 in blocks_kv
+
+
+def _strided_rows(*xs: np.ndarray) -> bool:
+    """Whether any of these (B, H, N, 1) tensors steps more than one float from row to row: with head
+    size 1 each is a vector of the flash kernels' gemv products, read with that stride (incx > 1)."""
+    return any(x.ndim == 4 and x.shape[2] > 1 and x.strides[2] != x.itemsize for x in xs)
+
+
+def _check_intel_strided_vector(profile: KernelProfile, *xs: np.ndarray) -> None:
+    """ParityError where head size 1 makes a strided vector of MKL's gemv on its Intel SSE4.2 or AVX-512
+    path (one head of a (B, L, H, D) layout wider than the head, as a slice of a packed projection):
+    its order there is not modelled (measured on an Intel Xeon, one head, head size 1, L = S = 50: 1 to
+    37 of 50 outputs differed where v, q or k was such a slice; the AVX2 path's gemv matched)."""
+    if profile.blas in (MKL_SSE42, MKL_AVX512) and xs[0].shape[-1] == 1 and _strided_rows(*xs):
+        raise ParityError(
+            f"sdpa: the impl does not reproduce the flash kernels with head size 1 and rows a stride apart on "
+            f"MKL's Intel path ({profile.blas}): the BLAS's gemv with a strided vector is not modelled there"
+        )
 
 
 def _sse42_tiny_scaled(lq: int, s: int, d: int, scale: float) -> bool:
@@ -256,6 +327,7 @@ def sdpa_backward(
     if grad_out.shape != q.shape or grad_out.dtype != np.float32:
         raise ParityError(f"sdpa: grad_out must be float32 {q.shape}, got {grad_out.dtype} {grad_out.shape}")
     _check_intel_threads(profile, backward=True)
+    _check_intel_strided_vector(profile, q, k, v)
     if (
         q.shape[3] == 1
         and max(q.shape[1], k.shape[1]) > 1
@@ -264,8 +336,9 @@ def sdpa_backward(
         # grad rows of one float, heads apart: the BLAS's gemv with a strided y, modelled for MKL's generic path only
         raise ParityError(
             "sdpa: the impl does not reproduce the flash backward with head size 1 and several heads on "
-            f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): measured on MKL's "
-            "generic path, and on NVPL without a one-row query or key block"
+            f"{profile.name} (BLAS {profile.blas}{' MKL_CBWR' if profile.mkl_cbwr else ''}): the BLAS's gemv with a "
+            "strided output is not modelled there (measured on MKL's generic path, and on NVPL without a one-row "
+            "query or key block)"
         )
     if profile.blas == MKL_SSE42 and _sse42_tiny_scaled(q.shape[2], k.shape[2], q.shape[3], call.scale_f32(q.shape[3])):
         raise ParityError(
@@ -273,6 +346,7 @@ def sdpa_backward(
             "products are tiny (q and key blocks and head size 10 or less): MKL's order there is not modelled"
         )
     args = _args(q, k, v, call)
+    _check_intel_products(profile, args, backward=True)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
     grads = [_zeros_blhd(x.shape) for x in (q, k, v)]
     lse = np.ascontiguousarray(saved.lse, np.float32)

@@ -97,7 +97,7 @@ def _sgemm(
         acl_kc = _acl_kc(profile, m, n, k) if blas == _GEMM_ACL else 0
     items = batched if batched >= 2 else 0
     if not items:
-        _check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
+        check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
 
@@ -105,7 +105,7 @@ def _sgemm(
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
 
 
-def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> None:
+def check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> None:
     """ParityError where csrc/mkl_sgemm.h does not model MKL's Intel path on a plain sgemm (not an
     item of a batched gemm of 2 or more) of M x N x K, A / B handed over transposed (``ta``, ``tb``)."""
     path, threads = _INTEL_PATHS.get(profile.blas), profile.threads
@@ -114,7 +114,7 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
     refused = mkl_gemv_threads_unmodelled(profile.blas, threads, m, n, k, ta, tb)
     if profile.blas == MKL_AVX2:
         six = "x @ W with a 6 x 6 W (both row-major), is not modelled" if _avx2_six_by_six(m, n, k, ta, tb) else ""
-        refused = six or mkl_avx2_threads_unmodelled(threads, m, n, k, ta) or refused
+        refused = six or mkl_avx2_threads_unmodelled(threads, m, n, k, ta, tb) or refused
     elif profile.blas == MKL_AVX512:
         refused = mkl_avx512_unmodelled(threads, m, n, k, ta, tb, alpha) or refused
     else:
@@ -130,22 +130,32 @@ def _check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool,
 _AVX2_MIN_SPLIT = {2: 96_000, 3: 72_000, 4: 64_000}
 _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
 _AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
+_AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL cuts K (68 of 200 random products of K 600 to 1,100 missed)
 
 
-def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) -> str:
-    """Why MKL's Intel AVX2 path cuts an M x N x K sgemm (A handed over transposed: ``ta``) between
-    ``threads`` threads by a rule csrc/mkl_sgemm.h does not model ("" where it does): measured under
-    Haswell-v4 and on an Intel Xeon (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where
-    these shapes' bits differ from every cut tried. On 2 threads: K of 2, or of 3 or 4 with A
-    row-major (K = 1 and 5 to 7, and 3 and 4 with A transposed, are the model's); from K = 756 fewer
-    than 24 columns, a side of 56 or less against one of 379 or more, and A row-major with N <= 64
-    and M >= 379; fewer than 8 rows where MKL cuts K (K >= 756 and K >= N + 3M + 242, N >= 24); A
-    transposed with M < 8, N > 128 and K > N; A transposed with N > 340 where MKL cuts K (but for
-    N >= 1,304 from K = 756). On 4 threads: A transposed with M <= 32, N > 128 and K > N (MKL cuts
-    some of them along K), M <= 4 with A transposed and N > 128, K <= 8 with M > 64 and N > 128. On 3
-    threads, above M*N*K = 72,000: N > 128, or 64 < N <= 128 with M < 48 (MKL cuts them, the model
-    does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: above M*N*K = 64,000 (no
-    cut is modelled; 300 random products below it bit-exact at 8 threads on the Xeon)."""
+def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool = False) -> str:
+    """Why MKL's Intel AVX2 path cuts an M x N x K sgemm (A and B handed over transposed: ``ta``, ``tb``)
+    between ``threads`` threads by a rule csrc/mkl_sgemm.h does not model ("" where it does): measured
+    under Haswell-v4 and on an Intel Xeon (docs/impl/kernels.md, "MKL's Intel AVX2 path", Threads), where
+    these shapes' bits differ from every cut tried.
+
+    On 2 threads: K of 2, or of 3 or 4 with A row-major (K = 1 and 5 to 7, and 3 and 4 with A transposed,
+    are the model's); from K = 756 fewer than 24 columns, a side of 56 or less against one of 379 or
+    more, and A row-major with N <= 64 and M >= 379; fewer than 8 rows where MKL cuts K (K >= 756 and
+    K >= N + 3M + 242, N >= 24); A transposed with M < 8, N > 128 and K > N; A transposed with N > 340
+    where MKL cuts K (but for N >= 1,304 from K = 756).
+
+    On 4 threads: K of 640 or more (MKL cuts K: on the Xeon 68 of 200 random products of K 600 to 1,100
+    differed); A transposed with M <= 72, N > 128 and K > N (some cut along K: from K = 551 at 33 rows);
+    M <= 4 with A transposed and N > 128; K <= 8 with M > 64 and N > 128; K <= 8 with M > 128, and N > 64
+    or A transposed (116 of 400 random products of K 1 to 8, M 129 to 1,200 and N <= 128 differed, from 161
+    rows, 26 columns with A transposed and 65 without; 300 with A row-major and N <= 64 did not); B stored
+    transposed with A row-major below 16 rows and 64 < N <= 128 where MKL's parts of 32 columns leave one
+    (N % 32 == 1), or M < 4 (the model's parts: csrc/mkl_sgemm.h mkl_avx2_split4).
+
+    On 3 threads, above M*N*K = 72,000: N > 128, or 64 < N <= 128 with M < 48 (MKL cuts them, the model
+    does not), K >= 1,134, A transposed with M > 128. On 5 or more threads: above M*N*K = 64,000 (no cut
+    is modelled; 300 random products below it bit-exact at 8 threads on the Xeon)."""
     if min(m, n) < 2:
         return ""
     if threads >= 5:
@@ -177,10 +187,16 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool) 
     long_c = k >= _AVX2_K_WIDE_2 and n >= _AVX2_K_CUT_N  # the K cut of wide, long C: the model's
     if threads == 2 and ta and n > 340 and not long_c and _avx2_k_cut(m, n, k, ta):
         return "A transposed with N > 340 where MKL cuts K, is not modelled"
+    if threads == 4 and k >= _AVX2_K_LONG_4:
+        return "K of 640 or more, is not modelled (MKL cuts K)"
+    if threads == 4 and k <= 8 and m > 128 and (ta or n > 64):
+        return "K <= 8 with M > 128, and N > 64 or A transposed, is not modelled"
+    if threads == 4 and tb and not ta and m < 16 and 64 < n <= 128 and (n % 32 == 1 or m < 4):
+        return "B stored transposed, A row-major, M < 16, 64 < N <= 128, and N % 32 == 1 or M < 4, is not modelled"
     if n <= 128:
         return ""
-    if threads == 4 and ta and m <= 32 and k > n:
-        return "A transposed with M <= 32, N > 128 and K > N, is not modelled (a cut along K)"
+    if threads == 4 and ta and m <= 72 and k > n:
+        return "A transposed with M <= 72, N > 128 and K > N, is not modelled (a cut along K)"
     if threads == 4 and ta and m <= 4:
         return "A transposed with M <= 4 and N > 128, is not modelled"
     if threads != 2 and k <= 8 and m > 64:
@@ -217,6 +233,20 @@ def _avx512_c_cut(m: int, n: int, k: int) -> bool:
     return 8 * lo > k and (hi >= _AVX512_C_CUT_SIDE or n + 3 * m + 242 > k)
 
 
+_AVX512_SHARED = 192_000  # csrc/mkl_sgemm.h MKL_AVX512_SHARED: above it 2 threads share a call
+
+
+def _avx512_copy_band(m: int, n: int, k: int, ta: bool, tb: bool, alpha: float) -> bool:
+    """Whether alpha's place in a 2-thread AVX-512 product is not modelled (csrc/mkl_sgemm.h
+    mkl_avx512_shared_copy): B stored transposed with A row-major, 4 to 15 rows on the chain (K < 24 M),
+    shared by both threads, alpha not a power of two, N - K of 104 to 136. Where C's rows are 1 KiB apart
+    MKL copies B (alpha on B's elements) from N - K = 128; where only A's or B's are, N - K of 104 to 136
+    took neither form (bisected on the Xeon at K = 64, 128 and 256). The leading dimensions are not seen
+    here, so the band is refused whatever they are."""
+    chain = 4 <= m < 16 and k < 24 * m and tb and not ta
+    return chain and not _power_of_two(alpha) and m * n * k > _AVX512_SHARED and 104 <= n - k <= 136
+
+
 def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool, alpha: float = 1.0) -> str:
     """Why csrc/mkl_sgemm.h does not model MKL's Intel AVX-512 path on an M x N x K sgemm of
     ``threads`` threads ("" where it does; M or N of 1 otherwise, MKL's gemv, is left to the C): A and
@@ -243,6 +273,11 @@ def mkl_avx512_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bo
         return (
             "alpha not a power of two, K above 768 (on 3 and 4 threads: where 2 threads cut K), or a side under "
             "192 (on 4 threads: K above 640, or B stored transposed with A row-major below 16 rows), is not modelled"
+        )
+    if threads == 2 and _avx512_copy_band(m, n, k, ta, tb, alpha):
+        return (
+            "alpha not a power of two, B stored transposed with A row-major below 16 rows and N - K of 104 to 136,"
+            " on both threads, is not modelled (MKL copies B there or not by which leading dimension is 1 KiB)"
         )
     if threads < 2 or k <= _AVX512_ONE_PART_K or m * n * k < _AVX512_ONE_PART_MNK or (tb and not ta and m <= 3):
         return ""
@@ -574,7 +609,7 @@ def bmm(
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     _check_intel_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
-        _check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
+        check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)

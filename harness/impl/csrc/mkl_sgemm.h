@@ -544,12 +544,14 @@ static void mkl_gemv_rows_run(const sgemm_t *g, int64_t R, const float *mat, int
 /* MKL's gemv 'N' (N == 1, A transposed): the axpy form down the column, C's alignment peel on the
  * elements before C reaches a 16-byte boundary. On the generic path, measured (random data, 1 to 40
  * products, alpha 0.3, 0.7, 1): alpha scales the vector's element, c + (alpha*b[k])*a[i,k], and with
- * a strided vector or output (incx or incy > 1) no element is peeled. The Intel paths keep
- * mkl_axpy's alpha on A and its peel (not measured there). */
+ * a strided vector or output (incx or incy > 1) no element is peeled. The Intel SSE4.2 path scales the
+ * vector's element too, keeping its peel (measured on an Intel Xeon: 400 random products, N 2 to 79, K 1 to
+ * 119, alpha 0.3, beta 0 and 1, contiguous operands; flash attention's grad_k with head size 1 and a scale);
+ * the other Intel paths keep mkl_axpy's alpha on A (AVX2's own gemv, mkl_avx2_gemv, scales the vector). */
 static void mkl_gemv_n(const sgemm_t *g) {
     const int generic = !g->avx2 && !g->sse42 && g->cpublas;
     const int64_t M = g->M, p = (generic && (g->sb0 != 1 || g->ldc != 1)) ? 0 : mkl_peel(g->c_off);
-    if (!generic) {
+    if (!generic && !(g->sse42 && g->alpha != 1.0f)) {
         for (int64_t i = 0; i < M; i++) mkl_axpy(g, i, 0, M - p >= 4 && i < p);
         return;
     }
@@ -589,7 +591,9 @@ static void mkl_gemv_n(const sgemm_t *g) {
  * mkl_avx2_block_end, mkl_avx2_form), its lanes over whole steps of 4 (the rest chained onto their
  * sum), alpha scaling B's elements (rounded) before the products.
  * M or N == 1 is MKL's gemv (its axpy and dot forms below: mkl_avx2_gemv, mkl_avx2_dot); more than
- * one thread: mkl_avx2_run. K == 1 with beta: fmaf(alpha*a, b, beta*C) (alpha on A's element). */
+ * one thread: mkl_avx2_run. K == 1 with beta: fmaf(alpha*a, b, beta*C) (alpha on A's element); K == 1 with
+ * beta = 0 and alpha != 1 in a plain call: (alpha*a)*b (measured with alpha 0.3 and 1.7 on every layout, M and N
+ * 2 to 130: 1,600 products; flash attention's backward with head size 1 and a scale). */
 #define MKL_AVX2_KMAX 256
 #define MKL_AVX2_KMAX_TA 96
 #define MKL_AVX2_MR 6
@@ -738,6 +742,10 @@ static void mkl_avx2_elem(const sgemm_t *g, int64_t i, int64_t j, int edge_row, 
     if (K == 1 && g->beta != 0.0f) { /* alpha on A's element (measured with alpha 0.3, every layout) */
         const float a = g->alpha * g->A[i * g->sa0], b = g->B[j * g->sb1];
         *c = fmaf(a, b, g->beta * *c);
+        return;
+    }
+    if (K == 1 && g->alpha != 1.0f && !g->batched) { /* beta = 0: alpha on A's element, a -0 kept */
+        *c = (g->alpha * g->A[i * g->sa0]) * g->B[j * g->sb1];
         return;
     }
     float acc = 0.0f;
@@ -976,6 +984,14 @@ typedef struct {
     int kernel;
 } avx2_split_t;
 
+/* 4 threads, B stored transposed with A row-major, 4 to 15 rows, 64 < N <= 128 (q k^T of a few query
+ * rows; narrow): MKL cuts C's columns into parts of 32, inside flash attention's region too (on the
+ * Xeon, 9 x 66 x 256 and flash attention's q k^T of 9 rows against 66 keys; a part of one column,
+ * N % 32 == 1, or M < 4 gave other bits: linalg.py refuses them). */
+static int mkl_avx2_few_rows_in_32s(const sgemm_t *g) {
+    return g->tb && !g->ta && g->M >= 4 && g->M < 16 && g->N > 64 && g->N <= 128;
+}
+
 /* 4 threads: see above */
 static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N;
@@ -996,6 +1012,9 @@ static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
     } else if (M >= 48) {
         p->rw = divup(M, 2);
         p->nr = 2;
+    } else if (mkl_avx2_few_rows_in_32s(g)) {
+        p->cw = 32;
+        p->nc = divup(N, 32);
     }
 }
 
@@ -1031,9 +1050,12 @@ static int mkl_avx2_split(const sgemm_t *g, avx2_split_t *p) {
         sgemm_t s = *g;
         s.avx2_kernel = 0;
         mkl_avx2_split(&s, p);
-        if (g->tb && !g->ta && p->nc > 1) { /* B stored transposed (q k^T), C's columns cut outside: whole, that kernel */
+        const int in_32s = T == 4 && mkl_avx2_few_rows_in_32s(g);
+        if (!g->ta && p->nc > 1 && !in_32s) { /* C's columns cut outside (q k^T; P V, heads over 128): whole */
             p->nc = 1;
             p->cw = N;
+        } else if (!g->ta && p->kernel == AVX2_WIDE) { /* the wide kernel outside: it, rows cut at 4s */
+            p->rw = p->nr > 1 ? p->rw / 4 * 4 : p->rw;
         } else if (!g->ta) {
             p->kernel = g->avx2_kernel;
         } else if (p->kernel == AVX2_WIDE) { /* A transposed, the wide kernel outside: that kernel, whole */
@@ -1686,9 +1708,10 @@ static void mkl_cbwr_serial(const sgemm_t *g) {
  *   flash attention's random set at 2 threads 27 -> 0 misses. Where a leading dimension of A, B or C is
  *   a multiple of 256 floats (mkl_avx512_aliased) MKL also copies B from 17 rows (16 with both stored
  *   transposed) and 32 columns, and keeps the dot kernel for B stored transposed below 16 rows; B
- *   stored transposed with A row-major is copied so only inside an OpenMP region, from 6 to 15 rows
- *   with 128 columns or more (bisected in flash attention's calls: 127 columns on the sum, 128 on B;
- *   4 and 5 rows take the dot kernel). Checked on 400 sgemm_ calls of random leading dimensions and
+ *   stored transposed with A row-major is copied so below 16 rows: inside an OpenMP region with 128
+ *   columns or more (bisected in flash attention's calls: 127 columns on the sum, 128 on B), outside one
+ *   where N - K >= 128 (N = 256 with K = 128 on B, K = 129 on the sum; a single region thread's 4 and 5
+ *   rows took the dot kernel, K >= 24 M). Checked on 400 sgemm_ calls of random leading dimensions and
  *   on 440 random flash attention cases at 2 threads (200 with H*D a multiple of 256).
  * Not modelled (the generic path's kernels run, so their bits are known gaps; harness/impl/linalg.py
  * refuses them, mkl_avx512_unmodelled): a plain sgemm on 3 or more threads but where
@@ -1777,12 +1800,16 @@ static int mkl_avx512_aliased(const sgemm_t *g) {
 /* Whether MKL copies B on both threads (mkl_avx512_shared): K >= 3 and M >= 57, N >= 57 unless A is
  * stored transposed (bisected at K 8 to 384: 56 and 57 rows, 56 and 57 columns); with a leading
  * dimension of 1 KiB also from 17 rows (16 with both stored transposed) and 32 columns, except B stored
- * transposed with A row-major, copied so only inside an OpenMP region, 6 to 15 rows, 128 columns. */
+ * transposed with A row-major: below 16 rows with 128 columns or more inside an OpenMP region, and
+ * outside it where N - K >= 128 (bisected on the Xeon, alpha 0.3: with C's rows 1 KiB apart, N = 256
+ * with K = 128 copied, K = 129 not; where only A's or B's are, N - K of 104 to 136 is neither form:
+ * linalg.py refuses it). */
 static int mkl_avx512_shared_copy(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N;
     if (g->K < 3) return 0;
     if (M >= MKL_AVX512_SHARED_COPY && (g->ta || N >= MKL_AVX512_SHARED_COPY)) return 1;
-    if (g->tb && !g->ta) return g->region_threads && M >= 6 && M < 16 && N >= 128 && mkl_avx512_aliased(g);
+    if (g->tb && !g->ta) /* inside flash attention's region: from 128 columns; outside it: N - K >= 128 */
+        return M < 16 && (g->region_threads ? N >= 128 : N - g->K >= 128) && mkl_avx512_aliased(g);
     return mkl_avx512_aliased(g) && M >= (g->ta && g->tb ? 16 : 17) && N >= 32;
 }
 
@@ -2170,9 +2197,11 @@ static void mkl_sgemm(const sgemm_t *g) {
     /* rank-1 update, c + (alpha*a)*b; on the generic path also with B transposed (M, N > 1; measured
      * with alpha 0.3 and 1.7: not the main or dot kernel's rounding of alpha), and a single column
      * (BLAS m = 1) is MKL's gemv instead (its alpha scales the sum ('T') or the vector's element
-     * ('N'), below) */
+     * ('N'), below), as on the Intel SSE4.2 path in a plain call (measured there with alpha 0.3: 400
+     * random products of K = 1, M 2 to 79, every layout, beta 0 and 1) */
     const int generic = !g->avx2 && !g->sse42 && !g->batched && g->cpublas;
-    if (K == 1 && (!g->tb || (generic && M > 1 && N > 1)) && !(generic && N == 1)) {
+    const int gemv_column = N == 1 && (generic || (g->sse42 && !g->batched));
+    if (K == 1 && (!g->tb || (generic && M > 1 && N > 1)) && !gemv_column) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
         return;
