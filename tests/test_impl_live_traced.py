@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.impl.profiles import KernelProfile
@@ -73,9 +73,11 @@ SHAPES = st.lists(st.integers(1, 70), min_size=1, max_size=3).map(tuple)
 @given(
     shape=st.one_of(SHAPES, st.sampled_from([(40, 1000), (3, 33000)])), seed=st.integers(0, 2**32 - 1), threads=THREADS
 )
+@example(shape=(700, 1), seed=0, threads=1)  # the slice a column of a wider tensor: ATen's scalar loop
 def test_silu_forward_and_backward_replay(backend: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
     """silu, silu_ and silu_backward, on contiguous tensors and on a slice of the last dim (Mamba's
-    causal convolution cut to the sequence: TensorIterator's rows, each a loop of its own)."""
+    causal convolution cut to the sequence: TensorIterator's rows, each a loop of its own; cut to one
+    step, a column a row apart: the scalar op on every element)."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
     x = torch.from_numpy(rng.standard_normal(shape).astype(np.float32) * 4)

@@ -256,8 +256,8 @@ def _check_intel_products(profile: KernelProfile, a: _Sdpa, backward: bool) -> N
                 if profile.blas == MKL_SSE42:
                     raise ParityError(
                         "sdpa: the impl does not reproduce the flash kernels' one-element products (one query row "
-                        "against one key) on MKL's Intel SSE4.2 path: their order with operands off a 16-byte "
-                        "boundary is not modelled"
+                        "against one key) on MKL's Intel SSE4.2 path: their order is not modelled there (with "
+                        "operands off a 16-byte boundary they differed)"
                     )
                 continue
             try:

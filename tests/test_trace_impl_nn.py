@@ -1,0 +1,30 @@
+"""How the trace's element-wise replays read ATen's loop from the captured strides
+(harness.trace.impl_nn.inner_run): the length of each inner call. Torch-free."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.core.errors import ParityError
+from harness.trace.impl_nn import inner_run
+
+
+@pytest.mark.parametrize(
+    ("shape", "stride", "run"),
+    [
+        ((4, 6), [6, 1], 24),  # contiguous: one run
+        ((4, 6), [9, 1], 6),  # a slice of the last dim (rows 9 apart): a run per row
+        ((4, 1), [9, 1], 1),  # a column of a wider tensor: ATen's basic loop, the scalar op per element
+        ((4, 6), [12, 2], 1),  # every other element: the same
+        ((4, 6), [0, 0], 24),  # broadcast along every dim: one scalar, the run is the others'
+        ((3, 1, 5), [5, 5, 1], 15),  # a dim of size 1 has no say
+    ],
+)
+def test_inner_run_follows_the_strides(shape: tuple[int, ...], stride: list[int], run: int) -> None:
+    assert inner_run({"self.stride": stride}, ("self",), shape) == run
+
+
+def test_a_permuted_dense_layout_is_refused() -> None:
+    """A transposed contiguous tensor: ATen runs it in memory order, which the impl's flat order is not."""
+    with pytest.raises(ParityError, match="stride 1 only"):
+        inner_run({"self.stride": [1, 4]}, ("self",), (4, 6))
