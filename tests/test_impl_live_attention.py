@@ -294,7 +294,8 @@ def test_flash_head_size_one_refused(blas: str) -> None:
 
 def test_flash_replay_llama() -> None:
     """The trace's replay of Llama's call (zoo/llama.py: 4 query heads of 16 on 2 key/value heads,
-    (B, L, H, D) layouts, scale given) from captured tensors and recorded strides, at 1 and 2 threads."""
+    (B, L, H, D) layouts, scale given) from captured tensors and recorded strides, at 1 and 2 threads
+    (HERE_THREADS: 1 on an Intel host)."""
     from harness.trace.impl_ops import replay
 
     rng = np.random.default_rng(5)
