@@ -636,3 +636,15 @@ def test_b_stored_transposed_below_16_rows_into_rows_1_kib_apart() -> None:
     with pytest.raises(ParityError, match="N - K of 104 to 136"):
         linalg.addmm(np.zeros((12, 216), np.float32), a, b.T, two, alpha=0.3, beta=0.0)
     assert linalg.addmm(np.zeros((12, 216), np.float32), a, b.T, two, alpha=0.5, beta=0.0).shape == (12, 216)
+
+
+def test_few_rows_against_b_stored_transposed_1_kib_apart_keep_k_whole() -> None:
+    """x @ W.T of 8 rows, K = 784, x's rows 1 KiB apart (a slice of a 1,024-wide buffer), on 2 threads:
+    MKL keeps K whole (one thread's form) where it would cut K with rows packed (the Xeon's digest; the
+    K cut gave 2,259 of 2,544 elements other bits)."""
+    rng = np.random.default_rng(810)
+    a = rng.standard_normal((8, 1024), dtype=np.float32)[:, :784]
+    w = rng.standard_normal((318, 784), dtype=np.float32)
+    two = profile_for_platform("linux-x86_64-avx512-mklavx512-t2")
+    assert digest(linalg.mm(a, w.T, two)) == "eb0baf5391a756ca"
+    assert digest(linalg.mm(np.ascontiguousarray(a), w.T, two)) != "eb0baf5391a756ca"  # packed: the K cut

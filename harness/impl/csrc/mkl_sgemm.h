@@ -2073,7 +2073,11 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
  * 56 and 57), then 464 random products of M and N 64 to 4,000 and K 769 to 20,000, every layout,
  * alpha 1 and 0.3 with beta 1, all as predicted, and 358 whole products (K to 40,000): 278 bit-exact,
  * 80 refused, none differing. The bounds of M*N <= 16,384 and sides <= 376 measured before are this
- * rule's K cut (140 x 117 x 770 is cut C, as the rule says). */
+ * rule's K cut (140 x 117 x 770 is cut C, as the rule says). B stored transposed with A row-major below
+ * 16 rows, where A's or B's rows are 1 KiB apart (mkl_avx512_aliased), is not cut: one thread's form
+ * whole, as below 4 rows (held-out draws of 300 products of M 2 to 19, K 769 to 3,000, alpha 1 and 0.3,
+ * beta 0 and 1, a leading dimension padded to 1 KiB: 58 differed as a K cut, 0 now; 8 x 318 x 784 with
+ * lda 1,024 had missed a draw of random products). */
 #define MKL_AVX512_C_CUT_SIDE 379
 #define MKL_AVX512_NARROW 56
 static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K) {
@@ -2085,6 +2089,7 @@ static int mkl_avx512_two_threads(const sgemm_t *g) {
     const int64_t M = g->M, N = g->N, K = g->K;
     if (K <= 2 * MKL_AVX512_KMAX || M * N * K < 196608) return AVX512_ONE_FORM;
     if (g->tb && !g->ta && M <= 3) return AVX512_ONE_FORM; /* MKL's dot kernel, whole */
+    if (g->tb && !g->ta && M < 16 && mkl_avx512_aliased(g)) return AVX512_ONE_FORM; /* rows 1 KiB apart: whole */
     if (mkl_avx512_c_cut(M, N, K)) return AVX512_C_CUT;
     const int narrow = (M < N ? M : N) <= MKL_AVX512_NARROW && (M < N ? N : M) >= MKL_AVX512_C_CUT_SIDE;
     return narrow ? AVX512_UNMODELLED : AVX512_K_CUT;
