@@ -2075,9 +2075,9 @@ static int mkl_avx512_gemv_any(const sgemm_t *g) {
  * 80 refused, none differing. The bounds of M*N <= 16,384 and sides <= 376 measured before are this
  * rule's K cut (140 x 117 x 770 is cut C, as the rule says). B stored transposed with A row-major below
  * 16 rows, where A's or B's rows are 1 KiB apart (mkl_avx512_aliased), is not cut: one thread's form
- * whole, as below 4 rows (held-out draws of 300 products of M 2 to 19, K 769 to 3,000, alpha 1 and 0.3,
- * beta 0 and 1, a leading dimension padded to 1 KiB: 58 differed as a K cut, 0 now; 8 x 318 x 784 with
- * lda 1,024 had missed a draw of random products). */
+ * whole, as below 4 rows (two held-out draws of 300 products of M 2 to 19, K 769 to 3,000, alpha 1 and
+ * 0.3, beta 0 and 1, a leading dimension padded to 1 KiB: 58 of the first differed as a K cut, none of
+ * either now; 8 x 318 x 784 with lda 1,024 had missed a draw of random products). */
 #define MKL_AVX512_C_CUT_SIDE 379
 #define MKL_AVX512_NARROW 56
 static int mkl_avx512_c_cut(int64_t M, int64_t N, int64_t K) {
