@@ -211,7 +211,7 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     thnn_faster = not strided and n < 16 and one_by_one and profile.threads == 1
     if thnn_faster or _small_single(n, c, h, wd, kh, kw):
         return THNN
-    if profile.aten in ("neon", "sve"):
+    if profile.aarch64:
         if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
             return ACL_REF
         if profile.name == "arm64-sve256" and profile.threads == 1 and profile.torch == "2.13.0":

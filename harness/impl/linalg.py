@@ -581,7 +581,7 @@ def bmm(
     alpha = float(np.float32(alpha))
     if acl is None and k * m * n < _SMALL_BMM:
         mode = _BMM_SMALL_UNFUSED
-        if profile.aten in ("neon", "sve"):  # which of GCC's loop versions runs: by the operands' strides
+        if profile.aarch64:  # which of GCC's loop versions runs: by the operands' strides
             rows_b, rows_a = b.strides[2] == b.itemsize, a.strides[2] == a.itemsize
             mode = _BMM_SMALL_K_VECTOR if (n == 1 or not rows_b) and rows_a else _BMM_SMALL_FUSED
         if alpha != 1.0 and mode != _BMM_SMALL_UNFUSED:

@@ -82,7 +82,7 @@ class Call(NamedTuple):
 def isa_of(profile: KernelProfile) -> str:
     """oneDNN's sgemm under ``profile``: x86's platform levels pin ATen's capability and oneDNN's ISA
     together (baseline SSE4.1); ``REF`` on aarch64."""
-    if profile.aten in ("neon", "sve"):
+    if profile.aarch64:
         return REF
     return {"avx512": AVX512, "avx2": AVX2, "default": SSE41}[profile.aten]
 

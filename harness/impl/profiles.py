@@ -87,6 +87,11 @@ class KernelProfile:
     # the CPU's RSQRTPS estimate, which MKL VML's sqrt (torch.sqrt on x86) refines (RSQRT_ESTIMATES)
     rsqrt_estimate: str = RSQRT_AMD
 
+    @property
+    def aarch64(self) -> bool:
+        """Whether the kernels are an aarch64 build (NEON, or SVE): ATen's, oneDNN's and GCC's code there."""
+        return self.aten in ("neon", "sve")
+
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
             raise ParityError(f"thread count must be >= 1, got {threads}")
