@@ -27,9 +27,9 @@ from harness.core.errors import ParityError
 from harness.formats.ops import read_op_fixture
 from harness.impl import conv
 from harness.impl.profiles import FIXTURE_L2_PER_CORE, get_profile, profile_for_fixture
-from harness.platform.config import cache_per_core, collect_facts, supported_levels
+from harness.platform.config import cache_per_core
 from harness.store.paths import DEFAULT_FIXTURES
-from tests.impl_live import LEVEL_ENV, needs_modelled_mkl, run_child
+from tests.impl_live import needs_modelled_mkl
 
 RANDOM_3 = DEFAULT_FIXTURES / "torch-2.13.0" / "linux-x86_64-baseline-mklgeneric-t{}.random-3.h5"
 
@@ -231,13 +231,13 @@ def _child() -> None:
 
 def _run_child(level_name: str, threads: int, which: str) -> list[dict]:
     """_child in a fresh process at the platform level ``level_name`` (ATen's capability and oneDNN's
-    ISA pinned together) on ``threads`` threads; its report. A skip where this CPU lacks the level."""
-    level = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == level_name), None)
-    if level is None:
-        pytest.skip(f"this CPU does not run the x86 {level_name} level")
-    env = {**level.env, "ONEDNN_VERBOSE": "1", "OMP_NUM_THREADS": str(threads)}
+    ISA pinned together) on ``threads`` threads, oneDNN's verbose log on; its report. A skip where this
+    CPU lacks the level."""
+    from tests.test_impl_live_conv import _level_named, _run_pinned  # its fresh-process runner (not in the child)
+
     args = ["child", str(threads), which]
-    return run_child("tests.test_impl_conv_gemm_jit", "_child", args, env, drop=LEVEL_ENV)
+    module, verbose = "tests.test_impl_conv_gemm_jit", {"ONEDNN_VERBOSE": "1"}
+    return _run_pinned(_level_named(level_name), threads, "_child", args, module=module, env_extra=verbose)
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -83,9 +83,9 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
         if all(s == 0 for s in stride):
             continue
         kept = [stride[d] for d in dims]
-        if kept[-1] != 1 and not _dense(kept, [shape[d] for d in dims]):
-            return 1  # no order of the dims gives it a unit stride: ATen's basic loop, the scalar op per element
         if kept[-1] != 1:
+            if not _dense(kept, [shape[d] for d in dims]):
+                return 1  # no order of the dims gives it a unit stride: ATen's basic loop, the scalar op per element
             raise ParityError(
                 f"the impl reproduces element-wise ops with a last dim of stride 1 only, not {name} {stride}"
             )
