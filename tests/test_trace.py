@@ -339,6 +339,10 @@ def test_trace_command_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture
     err = capsys.readouterr().err
     assert "does not have parity-harness installed" in err and err.count("\n") == 1
     assert not (tmp_path / "u.h5").exists()
+    other_python.write_text("#!/bin/sh\necho torch h5py\n")  # finds this package (from the cwd) but not its needs
+    assert main(["trace", "--out", str(tmp_path / "u.h5"), "--", str(other_python), "train.py"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot run the tracer: it lacks torch, h5py; install them there" in err and err.count("\n") == 1
 
 
 def test_program_failure_still_writes_the_trace(tmp_path: Path, backend: str) -> None:

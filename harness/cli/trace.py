@@ -63,12 +63,23 @@ def _check_interpreter(exe: str, env: dict[str, str]) -> None:
         raise ParityError(f"{exe}: no such Python interpreter")
     if Path(path).resolve() == Path(sys.executable).resolve():
         return
-    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('harness.trace.run') is None)"
-    if subprocess.run([path, "-c", probe], env=env, capture_output=True, check=False).returncode != 0:
+    probe = f"import importlib.util as u; print(' '.join(m for m in {_TRACER_NEEDS!r} if u.find_spec(m) is None))"
+    proc = subprocess.run([path, "-c", probe], env=env, capture_output=True, text=True, check=False)
+    missing = proc.stdout.split() if proc.returncode == 0 else [_TRACER_NEEDS[0]]
+    if _TRACER_NEEDS[0] in missing:
         raise ParityError(
             f"{exe} ({path}) does not have parity-harness installed, so it cannot run the tracer: install it "
             f"there, or name this one ({sys.executable}), or give the script alone (-- train.py ...)"
         )
+    if missing:  # the package found (from the working directory, say) without what it imports
+        raise ParityError(
+            f"{exe} ({path}) cannot run the tracer: it lacks {', '.join(missing)}; install them there, or name "
+            f"this one ({sys.executable}), or give the script alone (-- train.py ...)"
+        )
+
+
+# what the tracer's process imports: this package's module first, then what it needs
+_TRACER_NEEDS = ("harness.trace.run", "torch", "numpy", "h5py")
 
 
 def cmd_trace_diff(args: argparse.Namespace) -> int:

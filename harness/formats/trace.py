@@ -11,7 +11,10 @@ array, no pickle) of kind ``trace``::
                                    the configuration), captured (JSON: op indices held in full),
                                    tracer (what recorded the ops: "dispatcher-hook", or
                                    "dispatch-mode", as for every trace written before the hook),
-                                   tracer_note (why not the hook, where it was not used)
+                                   tracer_note (why not the hook, where it was not used),
+                                   thread_counts (JSON: [first op, intra-op threads] per stretch of
+                                   ops run at one count, from op 0; traces without it ran at the
+                                   provenance's), thread_note (a change the recorder could not place)
     /trace/strings          UTF-8 JSON list of every name below (ops, modules, call sites, ...)
     /trace/op, module, site, phase, args, step, in_start, in_count, out_count   one row per op
     /trace/t_name, t_dtype, t_shape       one row per tensor an op read or wrote (ids into strings)
@@ -34,6 +37,7 @@ Inputs of an op are read before it runs (an in-place op's ``self`` as it was), o
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,6 +127,20 @@ class Trace:
         return int(self.attrs.get("trace_version", 1)) >= SOURCES_SINCE
 
     @property
+    def thread_counts(self) -> list[tuple[int, int]]:
+        """(first op, intra-op thread count) of each stretch of ops the program ran at one count, in
+        order: one stretch where it kept its count (traces from before this record none: the
+        provenance's count)."""
+        counts = self.attrs.get("thread_counts")
+        if not counts:
+            return [(0, int(self.provenance.get("threads") or 1))]
+        return [(int(first), int(count)) for first, count in counts]
+
+    def threads_at(self, index: int) -> int:
+        """The intra-op thread count op ``index`` ran at."""
+        return next(count for first, count in reversed(self.thread_counts) if first <= index)
+
+    @property
     def label(self) -> str:
         prov = self.provenance
         return f"{self.path} ({prov.get('platform_id', '?')}, torch {prov.get('torch_version', '?')})"
@@ -205,6 +223,7 @@ def read_trace(path: str | Path) -> Trace:
             raise FixtureError(path, f"trace version {attrs.get('trace_version')} is not supported")
         if attrs["trace_version"] > 1 and attrs.get("digest") not in (DIGEST, LEGACY_DIGEST):
             raise FixtureError(path, f"its digests are {attrs.get('digest')!r}, which this version cannot check")
+        _check_thread_counts(path, attrs.get("thread_counts"))
         strings: list[str] = json.loads(r.tensor("trace/strings").tobytes().decode())
         cols = {c: r.tensor(f"trace/{c}").tolist() for c in (*_OP_COLUMNS, *_T_COLUMNS, "t_fingerprinted", "t_sum")}
         digest = r.tensor("trace/t_digest")
@@ -250,3 +269,17 @@ def read_trace(path: str | Path) -> Trace:
             }
             captured[int(index)] = Captured(tensors["inputs"], tensors["outputs"], r.attrs(group).get("args", []))
     return Trace(path, attrs, ops, captured)
+
+
+def _check_thread_counts(path: Path, counts: Any) -> None:
+    """``thread_counts`` as the recorder writes it: [first op, count] pairs from op 0, in order."""
+    if counts is None:
+        return
+    pairs = counts if isinstance(counts, list) else []
+    ok = bool(pairs) and all(
+        isinstance(p, list) and len(p) == 2 and all(type(v) is int for v in p) and p[1] >= 1 for p in pairs
+    )
+    firsts = [p[0] for p in pairs] if ok else []
+    if not ok or firsts[0] != 0 or any(a >= b for a, b in itertools.pairwise(firsts)):
+        shown = str(counts)[:80]
+        raise FixtureError(path, f"thread_counts is not a list of [first op, thread count] pairs from op 0: {shown}")

@@ -92,6 +92,12 @@ class KernelProfile:
         """Whether the kernels are an aarch64 build (NEON, or SVE): ATen's, oneDNN's and GCC's code there."""
         return self.aten in ("neon", "sve")
 
+    @property
+    def mkl_intel(self) -> bool:
+        """Whether MKL's calls take one of its Intel code paths (SSE4.2, AVX2, AVX-512), whose products
+        inside a parallel region read the calling pool thread's own MKL thread count."""
+        return self.blas in (MKL_SSE42, MKL_AVX2, MKL_AVX512)
+
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:
             raise ParityError(f"thread count must be >= 1, got {threads}")

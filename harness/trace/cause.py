@@ -18,6 +18,7 @@ it is "unexplained" (and B's program is run again for the ULP figures where the 
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -61,6 +62,21 @@ def knob_values(provenance: dict[str, Any]) -> dict[str, str]:
     }
 
 
+def trace_knob_values(trace: Trace, index: int | None = None) -> dict[str, str]:
+    """``knob_values`` of a trace: the thread count op ``index`` ran at, or, for the whole run of a
+    program that changed its count as it ran, each stretch's ("2 (ops 0-56), 1 (from op 57)")."""
+    values = knob_values(trace.provenance)
+    counts = trace.thread_counts
+    if len(counts) > 1:
+        if index is not None:
+            values["threads"] = str(trace.threads_at(index))
+        else:
+            spans = [f"ops {first}-{after - 1}" for (first, _), (after, _) in itertools.pairwise(counts)]
+            spans.append(f"from op {counts[-1][0]}")
+            values["threads"] = ", ".join(f"{count} ({span})" for (_, count), span in zip(counts, spans, strict=True))
+    return values
+
+
 @dataclass
 class OutputFigures:
     name: str
@@ -92,7 +108,7 @@ def explain(diff: TraceDiff) -> Cause | None:
     root = diff.root_cause
     if root is None:
         return None
-    va, vb = knob_values(diff.a.provenance), knob_values(diff.b.provenance)
+    va, vb = trace_knob_values(diff.a, root.a.index), trace_knob_values(diff.b, root.b.index)
     differing = {k: (va[k], vb[k]) for k in va if va[k] != vb[k]}
     found = kernel_op(root.a.op, root.a.args)
     if found is None:
@@ -221,7 +237,10 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
     try:
-        pa, pb = (profile_for_trace(t.provenance) for t in (diff.a, diff.b))
+        pa, pb = (
+            profile_for_trace(t.provenance).with_threads(t.threads_at(op.index))
+            for t, op in ((diff.a, root.a), (diff.b, root.b))
+        )
         impl_a = replay(root.a.op, cap.inputs, cap.args, pa)
         impl_b = replay(root.b.op, cap.inputs, cap.args, pb)
     except ParityError as err:
@@ -233,6 +252,7 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
             why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
             blas = unmodelled_blas(trace.provenance)
             why += f" (side {side}'s BLAS code path, {blas}, is not one the impl models)" if blas else ""
+            why += _thread_history(trace, op.index, prof, side)
             return False, why, None
     text = f"the impl gives both sides' outputs bit for bit ({pa.label} for A, {pb.label} for B)"
     if len(cause.knobs) != 1:
@@ -253,6 +273,20 @@ def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, 
         why = f"unexplained: {text}, but changing only the {KNOB_LABELS[knob]} ({alone.label}) does not give B's bits"
         return False, why, impl_b
     return True, f"{text}; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's", impl_b
+
+
+def _thread_history(trace: Trace, index: int, profile: Any, side: str) -> str:
+    """Why side ``side`` may hold bits no profile gives: its program changed its thread count before
+    op ``index``, and on MKL's Intel paths a product made inside a parallel region (flash attention's)
+    runs at the count its pool thread had when it first ran one (docs/platforms.md, Threads)."""
+    changes = [first for first, _ in trace.thread_counts[1:] if first <= index]
+    if not changes or not profile.mkl_intel:
+        return ""
+    return (
+        f"; side {side}'s program changed its thread count before this op (at op {changes[0]}), and on MKL's "
+        "Intel paths a product made inside a parallel region keeps each pool thread's first count, which the "
+        "impl does not model"
+    )
 
 
 def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str, trace: Trace) -> list[str]:

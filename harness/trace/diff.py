@@ -256,6 +256,15 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
             "these traces do not say which op wrote each input (trace version 3 does): the root cause is the first "
             "op with identical inputs and differing outputs, whether or not its difference reaches the result"
         )
+    for side, t in (("A", a), ("B", b)):
+        if len(t.thread_counts) > 1:
+            stretches = ", ".join(f"{count} from op {first}" for first, count in t.thread_counts)
+            diff.notes.append(
+                f"{side}'s program changed its intra-op thread count as it ran (threads: {stretches}): each op "
+                "is explained and replayed at the count it ran at"
+            )
+        if t.attrs.get("thread_note"):
+            diff.notes.append(f"{side}: {t.attrs['thread_note']}")
     if a.recorder != b.recorder:
         diff.notes.append(
             f"A was recorded through the {a.recorder}, B through the {b.recorder}: the hook also records the view "

@@ -30,6 +30,11 @@ and strides) while a tensor holding those bytes lives on with an unchanged versi
 read anew all the same (under a dispatch mode torch does not bump the counters the in-place
 foreach ops write).
 
+Threads: a program may change its intra-op thread count as it runs (``torch.set_num_threads``);
+``Tracer.thread_counts`` holds the count of each stretch of ops, so each op is replayed at the count
+it ran at. A change made around ``torch.set_num_threads`` (by a C extension) is not seen where it
+happens: the trace then says that its count at the end is not the last one the recorder saw.
+
 Sources: every input names the op that last wrote the storage it views (``TensorRef.src``): an op
 that is not a view becomes the writer of the storages it returns and of those it writes in place,
 so a view, a slice or a tensor written in place leads back to the op whose bits it holds. Storages
@@ -178,6 +183,8 @@ class Tracer:
         self._hook: Any = None  # harness.trace._hook while it records
         self.backend = ""  # what recorded the ops: formats.trace's HOOK or MODE
         self.backend_note = ""  # why not the hook
+        # [first op, intra-op threads] per stretch of ops run at one count (formats.trace.Trace.thread_counts)
+        self.thread_counts: list[list[int]] = [[0, torch.get_num_threads()]]
 
     # -- hooks ---------------------------------------------------------------------------------
 
@@ -213,6 +220,29 @@ class Tracer:
         self._optimizer = ""
         self.step += 1
 
+    def _threads_from(self, index: int) -> None:
+        """The ops from ``index`` on run at this process's thread count now: a new stretch where it
+        changed (one begun at ``index`` takes the count; one that ends where it began is dropped)."""
+        count = torch.get_num_threads()
+        counts = self.thread_counts
+        if counts[-1][0] == index:
+            counts[-1][1] = count
+            if len(counts) > 1 and counts[-2][1] == count:
+                counts.pop()
+        elif counts[-1][1] != count:
+            counts.append([index, count])
+
+    def _watching_threads(self, set_num_threads: Any) -> Any:
+        """``torch.set_num_threads`` as the program calls it while it is traced."""
+
+        @functools.wraps(set_num_threads)
+        def watched(count: int) -> None:
+            set_num_threads(count)
+            self._take()
+            self._threads_from(max(len(self._ops), len(self._records)))
+
+        return watched
+
     @contextlib.contextmanager
     def hooks(self) -> Iterator[None]:
         from torch.nn.modules import module as nn_module
@@ -224,9 +254,12 @@ class Tracer:
             optim.register_optimizer_step_pre_hook(self._enter_step),
             optim.register_optimizer_step_post_hook(self._exit_step),
         ]
+        set_num_threads = torch.set_num_threads
+        torch.set_num_threads = self._watching_threads(set_num_threads)
         try:
             yield
         finally:
+            torch.set_num_threads = set_num_threads
             for h in handles:
                 h.remove()
 
@@ -588,6 +621,15 @@ def save(tracer: Tracer, out: str | Path, **attrs: Any) -> int:
         attrs.setdefault("capture_missing", missing)
     attrs.setdefault("env", {k: v for k, v in os.environ.items() if k in _env_vars()})
     attrs.setdefault("tracer", tracer.backend or MODE)
+    attrs.setdefault("thread_counts", tracer.thread_counts)
+    now, seen = torch.get_num_threads(), tracer.thread_counts[-1][1]
+    if now != seen:
+        attrs.setdefault(
+            "thread_note",
+            f"the intra-op thread count was {now} when the trace was written, {seen} as the recorder last saw it: "
+            "the program changed it other than through torch.set_num_threads, and the ops after that are "
+            f"replayed at {seen}",
+        )
     if tracer.backend_note:
         attrs.setdefault("tracer_note", tracer.backend_note)
     return write_trace(out, {"provenance": running_provenance(), **attrs}, tracer.ops, tracer.captured)

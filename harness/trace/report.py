@@ -81,9 +81,9 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
 
 
 def report_dict(diff: TraceDiff) -> dict[str, Any]:
-    from harness.trace.cause import knob_values
+    from harness.trace.cause import trace_knob_values
 
-    va, vb = knob_values(diff.a.provenance), knob_values(diff.b.provenance)
+    va, vb = trace_knob_values(diff.a), trace_knob_values(diff.b)
     root = None
     if diff.root_cause is not None:
         root = _div(diff.root_cause)
