@@ -15,3 +15,14 @@ def restore_threads() -> Iterator[None]:
     threads = torch.get_num_threads()
     yield
     torch.set_num_threads(threads)
+
+
+BACKENDS = ("dispatcher-hook", "dispatch-mode")  # the trace recorder's two ways in
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The trace recorder records through the dispatcher hook (csrc/hook.cpp) or through Python's
+    dispatch mode."""
+    monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if request.param == "dispatcher-hook" else "0")
+    return request.param

@@ -21,21 +21,12 @@ from harness.core.digest import digest, fingerprint_at  # noqa: E402
 from harness.core.errors import ParityError  # noqa: E402
 from harness.platform.config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.recorder import recording, tracing  # noqa: E402
+from tests.conftest import BACKENDS  # noqa: E402
 from tests.impl_live import needs_modelled_mkl  # noqa: E402
 
 
 def _digest(a: np.ndarray) -> bytes:
     return digest(np.ascontiguousarray(a))
-
-
-BACKENDS = ("dispatcher-hook", "dispatch-mode")
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Record through the dispatcher hook (csrc/hook.cpp) or through Python's dispatch mode."""
-    monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if request.param == "dispatcher-hook" else "0")
-    return request.param
 
 
 def _recorded_by(tracer, backend: str) -> None:

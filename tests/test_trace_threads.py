@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -21,25 +20,11 @@ torch = pytest.importorskip("torch")
 
 from harness.trace.recorder import tracing  # noqa: E402
 
-BACKENDS = ("dispatcher-hook", "dispatch-mode")
-
-
-@pytest.fixture(params=BACKENDS)
-def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Record through the dispatcher hook (csrc/hook.cpp) or through Python's dispatch mode."""
-    monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if request.param == "dispatcher-hook" else "0")
-    return request.param
-
 
 @pytest.fixture
-def one_thread() -> Iterator[None]:
-    """This process at 1 thread for the test, and back to its own count after."""
-    before = torch.get_num_threads()
+def one_thread(restore_threads: None) -> None:
+    """This process at 1 thread for the test (and at its own count after)."""
     torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def test_the_recorder_keeps_the_count_of_each_stretch_of_ops(tmp_path: Path, backend: str, one_thread: None) -> None:
