@@ -151,21 +151,22 @@ def test_a_replay_of_operands_the_impl_does_not_take_is_refused_in_one_line() ->
 @settings(max_examples=6, deadline=None)
 @given(rows=st.integers(1, 40), n=st.integers(1, 300), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 2))
 def test_layer_norm_without_weight_or_bias_replays(backend: str, rows: int, n: int, seed: int, threads: int) -> None:
-    """``nn.LayerNorm(bias=False)`` (ModernBERT), a bias alone, and neither: ATen's scalar loop, whose
-    unswitched forms the impl models (a constant row included: its -0 products come out +0)."""
+    """``nn.LayerNorm(bias=False)`` (ModernBERT), a bias alone, and neither (``elementwise_affine=False``):
+    ATen's scalar loop, whose unswitched forms the impl models (a constant row included: its -0 products
+    come out +0), and their backward (without a weight ATen's own branch, asked for no weight gradient)."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
     x = torch.from_numpy(rng.standard_normal((rows, n)).astype(np.float32) * 3)
     x[0] = 1.5  # a constant row: x - mean is 0
-    w = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
-    b = torch.from_numpy(rng.standard_normal(n).astype(np.float32))
+    w = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).requires_grad_()
+    b = torch.from_numpy(rng.standard_normal(n).astype(np.float32)).requires_grad_()
+    dy = torch.from_numpy(rng.standard_normal((rows, n)).astype(np.float32))
 
     def program() -> None:
-        F.layer_norm(x, (n,), w, None)
-        F.layer_norm(x, (n,), None, b)
-        F.layer_norm(x, (n,))
+        for weight, bias in ((w, None), (None, b), (None, None)):
+            F.layer_norm(x.requires_grad_(), (n,), weight, bias).backward(dy)
 
-    _replays_match(backend, program, {"native_layer_norm"}, 3)
+    _replays_match(backend, program, {"native_layer_norm", "native_layer_norm_backward"}, 6)
 
 
 def test_a_random_op_on_a_strided_tensor_is_refused() -> None:

@@ -51,14 +51,11 @@ def layer_norm(
     x: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, eps: float, profile: KernelProfile
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``F.layer_norm(x, (C,), weight, bias, eps)`` over the last dim; weight or bias None as
-    ``nn.LayerNorm(bias=False)`` passes them (ATen's scalar loop, measured on x86 only: refused on
-    aarch64).
+    ``nn.LayerNorm(bias=False)`` or ``elementwise_affine=False`` passes them (ATen's scalar loop).
 
     Returns ``(y, mean, rstd)``; mean and rstd have shape ``x.shape[:-1]`` and are what
     ``layer_norm_backward`` needs (torch saves the same two tensors).
     """
-    if (weight is None or bias is None) and profile.aarch64:
-        raise ParityError("layer_norm without a weight or a bias is not measured on aarch64")
     x = f32(x)
     weight, bias = (None if v is None else f32(v) for v in (weight, bias))
     m, n = _rows(x)
@@ -75,14 +72,17 @@ def layer_norm_backward(
     x: np.ndarray,
     mean: np.ndarray,
     rstd: np.ndarray,
-    weight: np.ndarray,
+    weight: np.ndarray | None,
     profile: KernelProfile,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Gradients of ``layer_norm`` for ``grad_out``: ``(grad_x, grad_weight, grad_bias)``.
 
     ``mean`` and ``rstd`` are the forward's; grad_weight/grad_bias depend on ``profile.threads``.
+    ``weight`` None: ATen's branch without a weight (grad_weight/grad_bias are computed all the same;
+    torch gives only those its output_mask asks for).
     """
-    grad_out, x, mean, rstd, weight = f32(grad_out), f32(x), f32(mean), f32(rstd), f32(weight)
+    grad_out, x, mean, rstd = f32(grad_out), f32(x), f32(mean), f32(rstd)
+    weight = None if weight is None else f32(weight)
     m, n = _rows(x)
     grad_x = np.empty_like(x)
     grad_w = np.empty(n, np.float32)
@@ -94,7 +94,7 @@ def layer_norm_backward(
         ptr(x),
         ptr(mean),
         ptr(rstd),
-        ptr(weight),
+        None if weight is None else ptr(weight),
         m,
         n,
         ptr(grad_x),

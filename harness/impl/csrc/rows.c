@@ -186,10 +186,12 @@ KERNEL void rowwise_moments(const float *x, int64_t N, float *mean, float *var, 
  * SVE256). SC: aarch64 scalar contraction (see rowwise_moments). Rows are independent of threads.
  * Without a weight or a bias (NULL: ModernBERT's LayerNorm has no bias) ATen runs a scalar loop,
  * (x - mean) * rstd * weight + bias with 1 and 0 in place of the missing ones, which GCC unswitches
- * and folds: with no weight y = (x - mean) * rstd + bias, one fmaf in the x86 FMA objects; with no
- * bias y = ((x - mean) * rstd) * weight + 0 (the +0 kept: a -0 product comes out +0). Measured on
- * the Xeon at the default, AVX2 and AVX-512 levels (20 random shapes each, and constant rows);
- * aarch64 not measured (rows.py refuses it there). */
+ * and folds: with no weight y = (x - mean) * rstd + bias, one fmaf wherever scalar code is
+ * contracted (x86 FMA objects, and every aarch64 object: SVE256's too, CF | SC); with no bias
+ * y = ((x - mean) * rstd) * weight + 0 (the +0 kept: a -0 product comes out +0), neither
+ * (x - mean) * rstd + 0. Measured on the Xeon at the default, AVX2 and AVX-512 levels (20 random
+ * shapes each, and constant rows) and on emulated Neoverse N1, V1, V2 (27 shapes per form, rows
+ * 1..40, C 1..300 and 1000, 2053, constant rows; 1 and 2 threads). */
 KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
                                  int64_t M, int64_t N, float eps, float *restrict y, float *mean, float *rstd,
                                  const int VF, const int CF, const int SC, const int L) {
@@ -201,7 +203,7 @@ KERNEL void layer_norm_forward_k(const float *restrict x, const float *restrict 
         const float r = 1.0f / sqrtf(var + eps), nmu = -mu;
         if (weight && bias) FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], bias[j]));
         else if (weight) FOR_ROW(j, N, yr[j] = MADD(CF, (xr[j] + nmu) * r, weight[j], 0.0f));
-        else FOR_ROW(j, N, yr[j] = MADD(CF, xr[j] + nmu, r, bias ? bias[j] : 0.0f));
+        else FOR_ROW(j, N, yr[j] = MADD(CF | SC, xr[j] + nmu, r, bias ? bias[j] : 0.0f));
         mean[i] = mu;
         rstd[i] = r;
     }
@@ -233,6 +235,12 @@ KERNEL void accumulate_dgamma_dbeta(const float *restrict dy, const float *restr
  * then per column the profile.threads buffer rows are summed from 0 in thread order.
  * dx per row: ds = map3_reduce_all(dy*x*w, +), db = map2_reduce_all(dy*w, +);
  * b = (db*mean - ds)*a*a*a/N; c = -b*mean - db*a/N; dx = (a*dy*w + b*x) + c.
+ * Without a weight (NULL: nn.LayerNorm(elementwise_affine=False); autograd passes weight None with
+ * output_mask [dx, False, dbias?]) ATen's gamma_null branch: ds = map2_reduce_all(dy*x, +) (its
+ * multiply-adds fused as ds/db's below), db = reduce_all(+, dy), dx = (a*dy + b*x) + c, contracted
+ * as fma(a, dy, b*x) + c (OBJ_NEON), fma(b, x, a*dy) + c (OBJ_X86_FMA), not at all (OBJ_SVE,
+ * OBJ_X86_DEFAULT); dgamma/dbeta as with a weight. Measured on emulated N1, V1, V2 and at the x86
+ * default and AVX2 levels (an AMD EPYC), 1 and 2 threads.
  * Contractions per object kind K (see obj_kind):
  *   OBJ_X86_FMA: fma(dy, fma(a, x, -a*mean), dgamma); only the partial last vector of ds/db fused
  *                (torch 2.13.0 and 2.14.1; in 2.12.1 no vector of ds/db is, see x86_tail_fused);
@@ -259,12 +267,18 @@ KERNEL void layer_norm_backward_k(int tree, int64_t T, const float *restrict dy,
             const float *dyr = dy + i * N, *xr = x + i * N;
             const float a = rstd[i], mu = mean[i], nam = -a * mu;
             accumulate_dgamma_dbeta(dyr, xr, a, nam, N, gbuf, bbuf, dyx, VC);
-            const float ds = row_sum_l(tree, dyx, weight, N, fuse, L);
+            /* no weight: ds = map2_reduce_all(dy*x, +), db = reduce_all(+, dy) */
+            const float ds = weight ? row_sum_l(tree, dyx, weight, N, fuse, L)
+                                    : row_sum_l(tree, dyr, xr, N, fuse, L);
             const float db = row_sum_l(tree, dyr, weight, N, fuse, L);
             const float b = (SC ? fmaf(db, mu, -ds) : db * mu - ds) * a * a * a * scale;
             const float c = SC ? fmaf(-b, mu, -(db * a * scale)) : -b * mu - db * a * scale;
             float *dxr = dx + i * N;
-            if (K == OBJ_NEON) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
+            if (!weight) { /* Vec(a)*dy + Vec(b)*x + Vec(c) (map2) */
+                if (K == OBJ_NEON) FOR_ROW(j, N, dxr[j] = fmaf(a, dyr[j], b * xr[j]) + c);
+                else if (K == OBJ_X86_FMA) FOR_ROW(j, N, dxr[j] = fmaf(b, xr[j], a * dyr[j]) + c);
+                else FOR_ROW(j, N, dxr[j] = (a * dyr[j] + b * xr[j]) + c);
+            } else if (K == OBJ_NEON) FOR_ROW(j, N, dxr[j] = fmaf(a * dyr[j], weight[j], b * xr[j]) + c);
             else if (K == OBJ_X86_FMA) FOR_ROW(j, N, dxr[j] = fmaf(b, xr[j], a * dyr[j] * weight[j]) + c);
             else FOR_ROW(j, N, dxr[j] = (a * dyr[j] * weight[j] + b * xr[j]) + c);
         }
