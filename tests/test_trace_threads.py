@@ -113,7 +113,7 @@ opt.step()
 
 
 def test_a_cause_is_explained_and_proven_at_the_count_its_op_ran_at(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """Both programs end at 1 thread, so their provenance is alike; B ran its backward at 2. The root
     cause (LayerNorm's weight gradient) is named with the thread count as its knob, and the impl
@@ -127,9 +127,10 @@ def test_a_cause_is_explained_and_proven_at_the_count_its_op_ran_at(
     assert read_trace(runs[1]).thread_counts == [(0, 1)]
     counts = read_trace(runs[2]).thread_counts
     assert [c for _, c in counts] == [1, 2, 1]
+    stretches = f"1 from op 0, 2 from op {counts[1][0]}, 1 from op {counts[2][0]}"
+    assert f"the program changed its intra-op thread count: {stretches}" in capfd.readouterr().err
     report = tmp_path / "diff.json"
     assert main(["diff", str(runs[1]), str(runs[2]), "--verify-cause", "--output", str(report)]) == 1
-    capsys.readouterr()
     data = json.loads(report.read_text())
     root = data["root_cause"]
     assert (root["op"], root["phase"]) == ("aten.native_layer_norm_backward.default", "backward")

@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> int:
             note = f"parity trace: recorded through Python's dispatch mode (slower): {tracer.backend_note}"
             print(note, file=sys.stderr)
         print(f"wrote {args.out} ({len(tracer.ops)} ops, {args.out.stat().st_size / 2**20:.2f} MiB)", file=sys.stderr)
+        if len(tracer.thread_counts) > 1:
+            stretches = ", ".join(f"{count} from op {first}" for first, count in tracer.thread_counts)
+            print(f"parity trace: the program changed its intra-op thread count: {stretches}", file=sys.stderr)
         return status
 
     return run_reporting_errors(body)
