@@ -13,7 +13,7 @@ import pytest
 from harness.core.errors import ParityError
 from harness.impl import linalg
 from harness.impl.profiles import profile_for_platform
-from tests.impl_intel_mkl import causal_sdpa_digests, digest, flash_digests
+from tests.impl_intel_mkl import causal_sdpa_digests, digest, flash_digests, stored_operands
 
 # (threads, M, N, K, A stored transposed, B stored transposed, addmm, seed, torch's digest, the old model's)
 PRODUCTS = (
@@ -248,21 +248,52 @@ def test_q_k_t_of_few_rows_in_parts_of_32_columns_on_four_threads() -> None:
 
 
 @pytest.mark.parametrize(
-    ("m", "n", "k", "ta", "refused"),
-    [(300, 100, 640, 0, True), (300, 100, 639, 0, False), (300, 100, 5, 0, True), (400, 40, 5, 0, False),
-     (400, 40, 5, 1, True), (128, 120, 5, 0, False), (40, 200, 551, 1, True)],
+    ("m", "n", "k", "ta", "tb", "refused"),
+    [(16, 8, 776, 0, 0, True), (16, 8, 768, 0, 0, False), (100, 64, 1512, 0, 0, True), (200, 100, 944, 0, 0, False),
+     (400, 40, 4000, 0, 0, False), (2000, 700, 640, 1, 1, False), (101, 778, 762, 0, 1, True),
+     (2001, 40, 700, 0, 0, True), (400, 40, 4001, 0, 0, True), (300, 100, 5, 0, 0, True), (400, 40, 5, 0, 0, False),
+     (400, 40, 5, 1, 0, True), (128, 120, 5, 0, 0, False), (40, 200, 551, 1, 0, True)],
 )  # fmt: skip
-def test_four_threads_long_and_short_k(m: int, n: int, k: int, ta: int, refused: bool) -> None:
-    """On 4 threads MKL cuts K from about K = 640 (68 of 200 random products of K 600 to 1,100 differed
-    on the Xeon), and K <= 8 above 128 rows where N > 64 or A is transposed, and A transposed up to 72
-    rows with N > 128 and K > N, by rules the model does not have: refused; their neighbours answered."""
-    a, b, _ = operands(m, n, k, ta, 0, 2)
+def test_four_threads_long_and_short_k(m: int, n: int, k: int, ta: int, tb: int, refused: bool) -> None:
+    """On 4 threads from K = 640 MKL leaves the model's forms where the model takes the narrow kernel above
+    K = 768 (a cut of K in halves, or K whole, by a rule not found), and from 768 columns; beyond the sides
+    and K measured the model answers nothing. K <= 8 above 128 rows where N > 64 or A is transposed, and A
+    transposed up to 72 rows with N > 128 and K > N, are refused too; their neighbours answered."""
+    a, b, _ = operands(m, n, k, ta, tb, 2)
     four = profile_for_platform("linux-x86_64-avx2-mklavx2-t4")
     if refused:
         with pytest.raises(ParityError, match="not modelled"):
             linalg.mm(a, b, four)
     else:
         assert linalg.mm(a, b, four).shape == (m, n)
+
+
+# 4 threads, K >= 640, under Haswell-v4 (refused before: every K >= 640): the model's cut of C where MKL keeps it,
+# and K in 4 parts for the wide kernel from K = N + 3M + 242 (M, N, K, layout, alpha, beta, seed: A, B and C
+# drawn in their stored shapes from the seed; torch's digest)
+LONG_K_4 = (
+    (16, 8, 768, "nn", 1.0, 0, 700003, "30811379ae1a7784"),  # the narrow kernel: C cut to K = 768
+    (200, 100, 936, "nn", 1.0, 0, 700066, "898ab237f28e5fdd"),  # the wide one below K = N + 3M + 242 = 942
+    (200, 100, 944, "nn", 1.0, 0, 700067, "2cd4b239d82f37cb"),  # from it: K in 4 parts
+    (300, 200, 1344, "nn", 1.0, 0, 700080, "08aeb56347dc4203"),
+    (300, 64, 1208, "ta", 1.0, 0, 700098, "5f8ef7e2ccdcab59"),
+    (183, 82, 1880, "tb", 1.0, 1, 100005, "670347d0f5fd4543"),  # C + part 0, then + ((part 1 + 2) + 3)
+    (87, 686, 2884, "nn", 0.5, 0, 4100023, "1940c216312459d2"),  # a side of 379 or more, N < 768
+    (266, 666, 1465, "ta", 0.5, 0, 4100013, "c2f9af72c0189938"),
+    (109, 736, 660, "tb", 1.0, 0, 4100050, "297d459cc2d8b229"),
+    (776, 102, 1434, "tb", 0.5, 1, 4100070, "d317915418f01982"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", LONG_K_4, ids=[f"{c[0]}x{c[1]}x{c[2]}" for c in LONG_K_4])
+def test_four_threads_long_k(case: tuple) -> None:
+    m, n, k, layout, alpha, beta, seed, torch_bits = case
+    rng = np.random.default_rng(seed)
+    a, b = stored_operands(rng, layout, 0, m, n, k)
+    c = rng.standard_normal((m, n)).astype(np.float32) if beta else np.zeros((m, n), np.float32)
+    four = profile_for_platform("linux-x86_64-avx2-mklavx2-t4")
+    got = linalg.mm(a, b, four) if (alpha, beta) == (1.0, 0) else linalg.addmm(c, a, b, four, alpha=alpha, beta=beta)
+    assert digest(got) == torch_bits
 
 
 def test_flash_products_outside_the_model_are_refused() -> None:
@@ -274,3 +305,13 @@ def test_flash_products_outside_the_model_are_refused() -> None:
     with pytest.raises(ParityError, match="K <= 8 with M > 128"):
         flash_digests({**params, "l": 36}, 1, four)
     assert len(flash_digests({**params, "l": 32}, 1, four)) == 5
+
+
+def test_flash_products_of_long_k_inside_the_region_are_refused_on_four_threads() -> None:
+    """From K = 640 on 4 threads the rules were measured on calls outside an OpenMP region: flash attention's
+    q k^T of a head size of 640 inside it (two heads) is refused; one head, outside it, is answered."""
+    four = "linux-x86_64-avx2-mklavx2-t4"
+    params = dict(b=1, heads=2, kv_heads=2, l=20, s=20, d=640, layout="bhnd", causal=False, scale=0.3)
+    with pytest.raises(ParityError, match="from K = 640 is measured outside it only"):
+        flash_digests(params, 1, four)
+    assert len(flash_digests({**params, "heads": 1, "kv_heads": 1}, 1, four)) == 5

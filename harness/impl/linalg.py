@@ -130,7 +130,10 @@ def check_plain_sgemm(profile: KernelProfile, m: int, n: int, k: int, ta: bool, 
 _AVX2_MIN_SPLIT = {2: 96_000, 3: 72_000, 4: 64_000}
 _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
 _AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
-_AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL cuts K (68 of 200 random products of K 600 to 1,100 missed)
+AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL may cut K (68 of 200 random products of K 600 to 1,100 missed)
+_AVX2_NARROW_K_4 = 768  # 4 threads: the narrow kernel's cut of C holds to this K (776: K cut)
+_AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000  # 4 threads, K >= 640: the cut of C measured
+_AVX2_SMALL_C_4_K = 3000  # 4 threads, both sides below 379: the wide kernel's forms measured to this K
 
 
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool = False) -> str:
@@ -145,8 +148,9 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, 
     K >= N + 3M + 242, N >= 24); A transposed with M < 8, N > 128 and K > N; A transposed with N > 340
     where MKL cuts K (but for N >= 1,304 from K = 756).
 
-    On 4 threads: K of 640 or more (MKL cuts K: on the Xeon 68 of 200 random products of K 600 to 1,100
-    differed); A transposed with M <= 72, N > 128 and K > N (some cut along K: from K = 551 at 33 rows);
+    On 4 threads: from K = 640, the forms the model does not have (``_avx2_k_cut_4``: above K = 768 where
+    it takes the narrow kernel; from 768 columns; sides and K beyond those measured); A transposed with
+    M <= 72, N > 128 and K > N (some cut along K: from K = 551 at 33 rows);
     M <= 4 with A transposed and N > 128; K <= 8 with M > 64 and N > 128; K <= 8 with M > 128, and N > 64
     or A transposed (116 of 400 random products of K 1 to 8, M 129 to 1,200 and N <= 128 differed, from 161
     rows, 26 columns with A transposed and 65 without; 300 with A row-major and N <= 64 did not); B stored
@@ -187,8 +191,8 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, 
     long_c = k >= _AVX2_K_WIDE_2 and n >= _AVX2_K_CUT_N  # the K cut of wide, long C: the model's
     if threads == 2 and ta and n > 340 and not long_c and _avx2_k_cut(m, n, k, ta):
         return "A transposed with N > 340 where MKL cuts K, is not modelled"
-    if threads == 4 and k >= _AVX2_K_LONG_4:
-        return "K of 640 or more, is not modelled (MKL cuts K)"
+    if threads == 4 and _avx2_k_cut_4(m, n, k, ta):
+        return "K of 640 or more, where MKL cuts K (or runs it whole), is not modelled"
     if threads == 4 and k <= 8 and m > 128 and (ta or n > 64):
         return "K <= 8 with M > 128, and N > 64 or A transposed, is not modelled"
     if threads == 4 and tb and not ta and m < 16 and 64 < n <= 128 and (n % 32 == 1 or m < 4):
@@ -326,6 +330,22 @@ def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -
     if threads != 2 or outputs == 0 or k < 256 or outputs > 1001:
         return False
     return not (41 <= outputs <= 69 and k < 1000)
+
+
+def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
+    """On 4 threads from K = 640, whether MKL's AVX2 path leaves the model's cuts (csrc/mkl_sgemm.h: C cut by
+    mkl_avx2_split4, or K in 4 parts by mkl_avx2_k_quarters, where the model takes the wide kernel below a
+    side of 379) for forms it does not model: where the model takes the narrow kernel, above K = 768
+    (bisected at 16 x 8, 60 x 40, 100 x 64: a cut of K in halves, or K whole, by a rule not found), and
+    above K = 3,000 (not measured); a side
+    of 379 or more keeps the cut of C with N < 768, as measured (M to 2,000, K to 4,000); from 768 columns
+    some do not (101 x 778 x 762, 115 x 800 x 961)."""
+    if k < AVX2_K_LONG_4:
+        return False
+    if max(m, n) >= _AVX2_C_CUT_SIDE:
+        return not (n < _AVX2_COLUMNS_4 and m <= _AVX2_C_CUT_4_M and k <= _AVX2_C_CUT_4_K)
+    wide = (ta or m > 64) if n > 128 else (m > 128 and (ta or n > 64))  # mkl_avx2_split4's kernel
+    return k > _AVX2_SMALL_C_4_K or (not wide and k > _AVX2_NARROW_K_4)
 
 
 def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:

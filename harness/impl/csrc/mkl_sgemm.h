@@ -953,7 +953,11 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
  *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a
  *     square C; narrow: N <= 64: 4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a
- *     cut of the columns at a multiple of 16 changes no bit of the narrow kernel);
+ *     cut of the columns at a multiple of 16 changes no bit of the narrow kernel). From K = 640 MKL
+ *     keeps this cut for a side of 379 or more with N < 768, and below it where the kernel is wide
+ *     with K < N + 3M + 242 or N < 24 (from there K in 4 parts: mkl_avx2_k_quarters) or narrow with
+ *     K <= 768; elsewhere it cuts K in halves or runs it whole by rules not found (linalg.py
+ *     _avx2_k_cut_4 refuses those);
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
  *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
  *   T = 2, K >= 756: the wide form in every part, rows cut at floor(M/2) (315 x 47 x 989 missed 22
@@ -1100,38 +1104,61 @@ static int mkl_avx2_k_cut(const sgemm_t *g) {
     return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
-/* MKL's cut of K between 2 threads in a plain sgemm: the call `part` (g as each thread's part runs it)
- * on k < ceil(K/2) onto C, then on the rest from 0 into a buffer, whose sums are added to C last. */
-static void mkl_k_halves(const sgemm_t *part, void (*run)(const sgemm_t *)) {
-    const int64_t kc = (part->K + 1) / 2;
-    sgemm_t s0 = *part, s1 = *part;
-    s0.K = kc;
-    s1.K = part->K - kc;
-    s1.A = part->A + kc * part->sa1;
-    s1.B = part->B + kc * part->sb0;
-    s1.beta = 0.0f;
-    float *t = malloc(sizeof(float) * part->M * part->N);
+/* MKL's cut of K between n threads in a plain sgemm: part t takes k from t*floor(K/n) + min(t, K mod n)
+ * (halves: ceil(K/2)); the call `part` (g as each thread's part runs it) on part 0 onto C, then on each
+ * other part from 0 into a buffer of its own; the buffers' sum, ((t1 + t2) + t3), is added to C last. */
+static void mkl_k_parts(const sgemm_t *part, void (*run)(const sgemm_t *), int64_t n) {
+    const int64_t q = part->K / n, r = part->K % n, MN = part->M * part->N;
+    float *t = calloc((size_t)MN * 2, sizeof(float)); /* the buffers' sum, and one part's buffer */
     if (!t) abort();
-    s1.C = t;
-    s1.ldc = part->N;
-    run(&s0);
-    run(&s1);
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t k0 = p * q + (p < r ? p : r), k1 = k0 + q + (p < r);
+        sgemm_t s = *part;
+        s.K = k1 - k0;
+        s.A = part->A + k0 * part->sa1;
+        s.B = part->B + k0 * part->sb0;
+        if (p > 0) {
+            s.beta = 0.0f;
+            s.C = p == 1 ? t : t + MN;
+            s.ldc = part->N;
+        }
+        run(&s);
+        for (int64_t e = 0; p > 1 && e < MN; e++) t[e] += t[MN + e];
+    }
     for (int64_t i = 0; i < part->M; i++)
         for (int64_t j = 0; j < part->N; j++) part->C[i * part->ldc + j] += t[i * part->N + j];
     free(t);
 }
 
-static void mkl_avx2_run_k_cut(const sgemm_t *g) {
+static void mkl_k_halves(const sgemm_t *part, void (*run)(const sgemm_t *)) { mkl_k_parts(part, run, 2); }
+
+/* 4 threads, K long against a C whose sides are below 379, where mkl_avx2_split4 takes the wide kernel
+ * (measured under Haswell-v4: the pair-cancellation probes and random products of docs/impl/kernels.md,
+ * "K long on 4 threads"): MKL cuts K into 4 parts from K >= N + 3M + 242 with N >= 24 (the 2-thread bounds;
+ * bisected at 200 x 100, 300 x 200, 300 x 64 with A transposed and 150 x 40; 200 x 8 and 150 x 20 with A
+ * transposed keep the cut of C to K = 1,984), each part the wide form whole. Modelled from K = 640 (below
+ * it A transposed with M <= 72 is refused, linalg.py). */
+static int mkl_avx2_k_quarters(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    if (g->threads != 4 || g->batched || g->avx2_kernel || K < 640 || N < 24 || M >= MKL_AVX2_C_CUT_SIDE ||
+        N >= MKL_AVX2_C_CUT_SIDE)
+        return 0;
+    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64)); /* mkl_avx2_split4's */
+    return wide && K >= N + 3 * M + 242;
+}
+
+/* MKL's K cut between `parts` threads: each part one thread's wide form (its K blocks from the part's start) */
+static void mkl_avx2_run_k_cut(const sgemm_t *g, int64_t parts) {
     sgemm_t part = *g;
     part.threads = 1;
     part.avx2_kernel = AVX2_WIDE;
-    mkl_k_halves(&part, mkl_avx2_sgemm);
+    mkl_k_parts(&part, mkl_avx2_sgemm, parts);
 }
 
 static void mkl_avx2_run(const sgemm_t *g) {
     avx2_split_t p;
-    if (mkl_avx2_k_cut(g)) {
-        mkl_avx2_run_k_cut(g);
+    if (mkl_avx2_k_cut(g) || mkl_avx2_k_quarters(g)) {
+        mkl_avx2_run_k_cut(g, g->threads);
         return;
     }
     if (!mkl_avx2_split(g, &p)) { /* whole: the one-thread choice of kernel, inside an OpenMP region too */
