@@ -250,13 +250,15 @@ def test_q_k_t_of_few_rows_in_parts_of_32_columns_on_four_threads() -> None:
 @pytest.mark.parametrize(
     ("m", "n", "k", "ta", "tb", "refused"),
     [(16, 8, 776, 0, 0, True), (16, 8, 768, 0, 0, False), (100, 64, 1512, 0, 0, True), (200, 100, 944, 0, 0, False),
-     (400, 40, 4000, 0, 0, False), (2000, 700, 640, 1, 1, False), (101, 778, 762, 0, 1, True),
+     (400, 40, 4000, 0, 0, False), (2000, 700, 640, 1, 1, False), (101, 778, 762, 0, 1, False),
+     (300, 1600, 700, 0, 1, True), (100, 1400, 1500, 0, 1, True), (780, 1000, 700, 0, 1, True),
      (2001, 40, 700, 0, 0, True), (400, 40, 4001, 0, 0, True), (300, 100, 5, 0, 0, True), (400, 40, 5, 0, 0, False),
      (400, 40, 5, 1, 0, True), (128, 120, 5, 0, 0, False), (40, 200, 551, 1, 0, True)],
 )  # fmt: skip
 def test_four_threads_long_and_short_k(m: int, n: int, k: int, ta: int, tb: int, refused: bool) -> None:
     """On 4 threads from K = 640 MKL leaves the model's forms where the model takes the narrow kernel above
-    K = 768 (a cut of K in halves, or K whole, by a rule not found), and from 768 columns; beyond the sides
+    K = 768 (a cut of K in halves, or K whole, by a rule not found), and from 768 columns between the cuts
+    measured (or where MKL cuts K: N >= 1,304, K >= N); beyond the sides
     and K measured the model answers nothing. K <= 8 above 128 rows where N > 64 or A is transposed, and A
     transposed up to 72 rows with N > 128 and K > N, are refused too; their neighbours answered."""
     a, b, _ = operands(m, n, k, ta, tb, 2)
@@ -282,6 +284,15 @@ LONG_K_4 = (
     (266, 666, 1465, "ta", 0.5, 0, 4100013, "c2f9af72c0189938"),
     (109, 736, 660, "tb", 1.0, 0, 4100050, "297d459cc2d8b229"),
     (776, 102, 1434, "tb", 0.5, 1, 4100070, "d317915418f01982"),
+    # from 768 columns, the wide kernel (at every K: 101 x 778 x 300 too, where the old model's 4 column parts missed)
+    (101, 778, 300, "tb", 1.0, 0, 100, "c49875629c3ca7fe"),  # 2 x 2: rows at floor(M/2), columns at floor(N/2)
+    (117, 1256, 1516, "ta", 1.0, 0, 5100003, "79ed36684daa1190"),
+    (82, 1535, 800, "nn", 1.0, 0, 202, "b1934106bc760000"),
+    (82, 1537, 800, "nn", 1.0, 0, 204, "facf1f9a8e8faac7"),  # few rows from 1,536 columns: 4 column parts
+    (750, 1000, 640, "tb", 1.0, 0, 406, "b59f35932acd6676"),  # 2 x 2 below 768 rows
+    (800, 1000, 640, "tb", 1.0, 0, 407, "e6506ff1ccd1a3e1"),  # 768 to 1,537 rows: the longer side in 4
+    (1400, 778, 640, "nn", 1.0, 0, 301, "930f5419ccc35465"),
+    (1700, 778, 640, "nn", 1.0, 0, 304, "93b7d2c47013a9e9"),  # from 1,538 rows: 2 x 2
 )  # fmt: skip
 
 
@@ -308,10 +319,12 @@ def test_flash_products_outside_the_model_are_refused() -> None:
 
 
 def test_flash_products_of_long_k_inside_the_region_are_refused_on_four_threads() -> None:
-    """From K = 640 on 4 threads the rules were measured on calls outside an OpenMP region: flash attention's
-    q k^T of a head size of 640 inside it (two heads) is refused; one head, outside it, is answered."""
+    """From K = 640 and 768 columns on 4 threads the rules were measured on calls outside an OpenMP region:
+    flash attention's q k^T of a head size of 640, and its P v of 768, inside it (two heads) are refused;
+    one head, outside it, is answered."""
     four = "linux-x86_64-avx2-mklavx2-t4"
     params = dict(b=1, heads=2, kv_heads=2, l=20, s=20, d=640, layout="bhnd", causal=False, scale=0.3)
-    with pytest.raises(ParityError, match="from K = 640 is measured outside it only"):
-        flash_digests(params, 1, four)
+    for d in (640, 768):
+        with pytest.raises(ParityError, match="from K = 640 or 768 columns is measured outside it only"):
+            flash_digests({**params, "d": d}, 1, four)
     assert len(flash_digests({**params, "heads": 1, "kv_heads": 1}, 1, four)) == 5

@@ -132,7 +132,9 @@ _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sge
 _AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
 AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL may cut K (68 of 200 random products of K 600 to 1,100 missed)
 _AVX2_NARROW_K_4 = 768  # 4 threads: the narrow kernel's cut of C holds to this K (776: K cut)
-_AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000  # 4 threads, K >= 640: the cut of C measured
+# 4 threads: from 768 columns mkl_avx2_grid22; from K = 640 a side of 379 or more measured to this M and K
+AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000
+_AVX2_COLUMNS_4_K = 3072  # 4 threads, N >= 768: measured to this K
 _AVX2_SMALL_C_4_K = 3000  # 4 threads, both sides below 379: the wide kernel's forms measured to this K
 
 
@@ -191,6 +193,8 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, 
     long_c = k >= _AVX2_K_WIDE_2 and n >= _AVX2_K_CUT_N  # the K cut of wide, long C: the model's
     if threads == 2 and ta and n > 340 and not long_c and _avx2_k_cut(m, n, k, ta):
         return "A transposed with N > 340 where MKL cuts K, is not modelled"
+    if threads == 4 and _avx2_columns_4_unmeasured(m, n, k, ta):
+        return "from 768 columns, a shape between the measured cuts of C (or where MKL cuts K), is not modelled"
     if threads == 4 and _avx2_k_cut_4(m, n, k, ta):
         return "K of 640 or more, where MKL cuts K (or runs it whole), is not modelled"
     if threads == 4 and k <= 8 and m > 128 and (ta or n > 64):
@@ -339,13 +343,34 @@ def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
     (bisected at 16 x 8, 60 x 40, 100 x 64: a cut of K in halves, or K whole, by a rule not found), and
     above K = 3,000 (not measured); a side
     of 379 or more keeps the cut of C with N < 768, as measured (M to 2,000, K to 4,000); from 768 columns
-    some do not (101 x 778 x 762, 115 x 800 x 961)."""
+    the cuts of mkl_avx2_grid22, measured to K = 3,072 (_avx2_columns_4_unmeasured: the shapes between)."""
     if k < AVX2_K_LONG_4:
         return False
+    if n >= AVX2_COLUMNS_4:  # the 2 x 2 cut or the cut along the longer side (_avx2_columns_4_unmeasured)
+        return k > _AVX2_COLUMNS_4_K
     if max(m, n) >= _AVX2_C_CUT_SIDE:
-        return not (n < _AVX2_COLUMNS_4 and m <= _AVX2_C_CUT_4_M and k <= _AVX2_C_CUT_4_K)
+        return not (m <= _AVX2_C_CUT_4_M and k <= _AVX2_C_CUT_4_K)
     wide = (ta or m > 64) if n > 128 else (m > 128 and (ta or n > 64))  # mkl_avx2_split4's kernel
     return k > _AVX2_SMALL_C_4_K or (not wide and k > _AVX2_NARROW_K_4)
+
+
+def _avx2_columns_4_unmeasured(m: int, n: int, k: int, ta: bool) -> bool:
+    """On 4 threads from 768 columns (csrc/mkl_sgemm.h mkl_avx2_grid22: C cut 2 x 2 where the kernel is wide,
+    but for few rows against N >= 1,536 and for 768 to 1,537 rows), the shapes between or beyond those
+    measured under Haswell-v4: the wide kernel with 751 to 799 rows, 1,538 to 1,559, 251 to 399 against
+    N >= 1,536, more than 750 rows against more than 1,000 columns, more than 2,000 rows; the narrow
+    kernel from 1,304 columns and K = 640 (9 x 2,175 x 1,752 took neither of the cuts of C; some a cut of
+    K); and M < N with N >= 1,304 and K >= N (K in 4 parts for some, the cut of C for others)."""
+    if n < AVX2_COLUMNS_4:
+        return False
+    wide = ta or m > 64  # mkl_avx2_split4's kernel, N > 128
+    if not wide:
+        return n >= 1304 and k >= AVX2_K_LONG_4
+    if m < n and n >= 1304 and k >= n:
+        return True
+    if m > _AVX2_C_CUT_4_M or 751 <= m <= 799 or 1538 <= m <= 1559 or (m > 750 and n > 1000):
+        return True
+    return n >= 1536 and 251 <= m <= 399
 
 
 def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:

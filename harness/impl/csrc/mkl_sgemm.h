@@ -952,8 +952,9 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     800 x 800 had missed its last 8 columns);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
  *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a
- *     square C; narrow: N <= 64: 4 row parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a
- *     cut of the columns at a multiple of 16 changes no bit of the narrow kernel). From K = 640 MKL
+ *     square C; from 768 columns 2 x 2 for most shapes (mkl_avx2_grid22); narrow: N <= 64: 4 row
+ *     parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a multiple
+ *     of 16 changes no bit of the narrow kernel). From K = 640 MKL
  *     keeps this cut for a side of 379 or more with N < 768, and below it where the kernel is wide
  *     with K < N + 3M + 242 or N < 24 (from there K in 4 parts: mkl_avx2_k_quarters) or narrow with
  *     K <= 768; elsewhere it cuts K in halves or runs it whole by rules not found (linalg.py
@@ -996,12 +997,30 @@ static int mkl_avx2_few_rows_in_32s(const sgemm_t *g) {
     return g->tb && !g->ta && g->M >= 4 && g->M < 16 && g->N > 64 && g->N <= 128;
 }
 
+/* 4 threads, the wide kernel from 768 columns (measured under Haswell-v4, K 300 to 3,054:
+ * docs/impl/kernels.md, "K long on 4 threads"): MKL cuts C in 2 x 2 (rows at floor(M/2), columns at
+ * floor(N/2)) where M < 768, but for N >= 1,536 with few rows (M <= 250 in 4 column parts, 400 in 2 x 2:
+ * the bound between taken as 384; linalg.py refuses 251 to 399), and where M >= 1,538 (1,537 in 4 row
+ * parts, 1,560 in 2 x 2); from 768 to 1,537 rows the cut along the longer side (750 x 1,000 in 2 x 2,
+ * 800 x 1,000 in 4 column parts; 1,400 x 1,000 in 4 row parts). */
+#define MKL_AVX2_COLUMNS_4 768
+static int mkl_avx2_grid22(int64_t M, int64_t N) {
+    if (N < MKL_AVX2_COLUMNS_4) return 0;
+    if (M < 768) return !(N >= 1536 && M < 384);
+    return M >= 1538;
+}
+
 /* 4 threads: see above */
 static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N;
     const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64));
     p->kernel = wide ? AVX2_WIDE : AVX2_NARROW;
-    if (wide) {
+    if (wide && mkl_avx2_grid22(M, N)) { /* from 768 columns: rows at floor(M/2), columns at floor(N/2) */
+        p->rw = M / 2;
+        p->nr = 2;
+        p->cw = N / 2;
+        p->nc = 2;
+    } else if (wide) {
         const int64_t L = M > N ? M : N, w = (L + 2) / 4, n = divup(L, w) < 4 ? divup(L, w) : 4;
         if (M >= N) { /* a square C too: its rows (150, 200, 282 and 300 square on the Xeon) */
             p->rw = w;
