@@ -249,15 +249,16 @@ def test_q_k_t_of_few_rows_in_parts_of_32_columns_on_four_threads() -> None:
 
 @pytest.mark.parametrize(
     ("m", "n", "k", "ta", "tb", "refused"),
-    [(16, 8, 776, 0, 0, True), (16, 8, 768, 0, 0, False), (100, 64, 1512, 0, 0, True), (200, 100, 944, 0, 0, False),
+    [(16, 8, 776, 0, 0, False), (16, 8, 3001, 0, 0, True), (100, 64, 1512, 0, 0, False), (6, 187, 2590, 0, 0, True),
+     (15, 2, 2769, 0, 0, True), (8, 187, 2590, 0, 0, False), (200, 100, 944, 0, 0, False),
      (400, 40, 4000, 0, 0, False), (2000, 700, 640, 1, 1, False), (101, 778, 762, 0, 1, False),
      (300, 1600, 700, 0, 1, True), (100, 1400, 1500, 0, 1, True), (780, 1000, 700, 0, 1, True),
      (2001, 40, 700, 0, 0, True), (400, 40, 4001, 0, 0, True), (300, 100, 5, 0, 0, True), (400, 40, 5, 0, 0, False),
      (400, 40, 5, 1, 0, True), (128, 120, 5, 0, 0, False), (40, 200, 551, 1, 0, True)],
 )  # fmt: skip
 def test_four_threads_long_and_short_k(m: int, n: int, k: int, ta: int, tb: int, refused: bool) -> None:
-    """On 4 threads from K = 640 MKL leaves the model's forms where the model takes the narrow kernel above
-    K = 768 (a cut of K in halves, or K whole, by a rule not found), and from 768 columns between the cuts
+    """On 4 threads from K = 640 MKL leaves the model's forms where the model takes the narrow kernel from
+    K = 770 with fewer than 8 rows or columns, above K = 3,000, and from 768 columns between the cuts
     measured (or where MKL cuts K: N >= 1,304, K >= N); beyond the sides
     and K measured the model answers nothing. K <= 8 above 128 rows where N > 64 or A is transposed, and A
     transposed up to 72 rows with N > 128 and K > N, are refused too; their neighbours answered."""
@@ -284,6 +285,16 @@ LONG_K_4 = (
     (266, 666, 1465, "ta", 0.5, 0, 4100013, "c2f9af72c0189938"),
     (109, 736, 660, "tb", 1.0, 0, 4100050, "297d459cc2d8b229"),
     (776, 102, 1434, "tb", 0.5, 1, 4100070, "d317915418f01982"),
+    # the narrow kernel from K = 770: K cut once (K2) for N <= 64 with M <= 144, N > 64 with M <= 48 and N <= 192
+    (144, 8, 1000, "nn", 1.0, 0, 881012, "e481fcf3827c54a5"),
+    (145, 8, 1000, "nn", 1.0, 0, 882000, "51afb57f08637218"),  # the cut of C
+    (48, 100, 1000, "nn", 1.0, 0, 881053, "d1d2e3733529dc1b"),
+    (49, 100, 1000, "ta", 1.0, 0, 882029, "a60ec754269b29a4"),  # the cut of C
+    (16, 176, 1000, "nn", 1.0, 0, 882032, "ca0eb2f49d787429"),  # each half's columns at a multiple of 16
+    (16, 192, 1000, "nn", 1.0, 0, 882034, "609223099fa21cc6"),
+    (16, 193, 1000, "nn", 1.0, 0, 882035, "3011108df92027dc"),  # the cut of C
+    (16, 24, 1600, "nn", 1.0, 0, 881101, "b030a1b98d949357"),  # from K = 1,512: K in 4 parts from 24 columns
+    (16, 23, 1600, "nn", 1.0, 0, 883031, "9645b199960ecdb9"),  # below: K whole, the wide kernel in 4 row parts
     # from 768 columns, the wide kernel (at every K: 101 x 778 x 300 too, where the old model's 4 column parts missed)
     (101, 778, 300, "tb", 1.0, 0, 100, "c49875629c3ca7fe"),  # 2 x 2: rows at floor(M/2), columns at floor(N/2)
     (117, 1256, 1516, "ta", 1.0, 0, 5100003, "79ed36684daa1190"),

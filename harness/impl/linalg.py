@@ -131,7 +131,6 @@ _AVX2_MIN_SPLIT = {2: 96_000, 3: 72_000, 4: 64_000}
 _AVX2_K_WIDE_2, _AVX2_C_CUT_SIDE, _AVX2_K_CUT_N = 756, 379, 1304  # csrc/mkl_sgemm.h MKL_AVX2_*
 _AVX2_K_LONG_3 = 1134  # 3 threads: from this K no cut tried fits (bisected on the Xeon: 1,133 the rows cut)
 AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL may cut K (68 of 200 random products of K 600 to 1,100 missed)
-_AVX2_NARROW_K_4 = 768  # 4 threads: the narrow kernel's cut of C holds to this K (776: K cut)
 # 4 threads: from 768 columns mkl_avx2_grid22; from K = 640 a side of 379 or more measured to this M and K
 AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000
 _AVX2_COLUMNS_4_K = 3072  # 4 threads, N >= 768: measured to this K
@@ -150,8 +149,9 @@ def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, 
     K >= N + 3M + 242, N >= 24); A transposed with M < 8, N > 128 and K > N; A transposed with N > 340
     where MKL cuts K (but for N >= 1,304 from K = 756).
 
-    On 4 threads: from K = 640, the forms the model does not have (``_avx2_k_cut_4``: above K = 768 where
-    it takes the narrow kernel; from 768 columns; sides and K beyond those measured); A transposed with
+    On 4 threads: from K = 640, the forms the model does not have (``_avx2_k_cut_4``: fewer than 8 rows or
+    columns from K = 770 where it takes the narrow kernel; from 768 columns between the cuts measured;
+    sides and K beyond those measured); A transposed with
     M <= 72, N > 128 and K > N (some cut along K: from K = 551 at 33 rows);
     M <= 4 with A transposed and N > 128; K <= 8 with M > 64 and N > 128; K <= 8 with M > 128, and N > 64
     or A transposed (116 of 400 random products of K 1 to 8, M 129 to 1,200 and N <= 128 differed, from 161
@@ -338,10 +338,9 @@ def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -
 
 def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
     """On 4 threads from K = 640, whether MKL's AVX2 path leaves the model's cuts (csrc/mkl_sgemm.h: C cut by
-    mkl_avx2_split4, or K in 4 parts by mkl_avx2_k_quarters, where the model takes the wide kernel below a
-    side of 379) for forms it does not model: where the model takes the narrow kernel, above K = 768
-    (bisected at 16 x 8, 60 x 40, 100 x 64: a cut of K in halves, or K whole, by a rule not found), and
-    above K = 3,000 (not measured); a side
+    mkl_avx2_split4, K in 4 parts by mkl_avx2_k_quarters, where the model takes the wide kernel below a
+    side of 379, or where it takes the narrow kernel the forms of mkl_avx2_narrow_long_4) for forms it does
+    not model: above K = 3,000 (not measured); a side
     of 379 or more keeps the cut of C with N < 768, as measured (M to 2,000, K to 4,000); from 768 columns
     the cuts of mkl_avx2_grid22, measured to K = 3,072 (_avx2_columns_4_unmeasured: the shapes between)."""
     if k < AVX2_K_LONG_4:
@@ -351,7 +350,9 @@ def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
     if max(m, n) >= _AVX2_C_CUT_SIDE:
         return not (m <= _AVX2_C_CUT_4_M and k <= _AVX2_C_CUT_4_K)
     wide = (ta or m > 64) if n > 128 else (m > 128 and (ta or n > 64))  # mkl_avx2_split4's kernel
-    return k > _AVX2_SMALL_C_4_K or (not wide and k > _AVX2_NARROW_K_4)
+    # the narrow kernel from K = 770 with fewer than 8 rows or columns: none of mkl_avx2_narrow_long_4's forms
+    # (10 of 64 held-out products, 2 to 6 rows, or 2 columns, missed)
+    return k > _AVX2_SMALL_C_4_K or (not wide and min(m, n) < 8 and k >= 770)
 
 
 def _avx2_columns_4_unmeasured(m: int, n: int, k: int, ta: bool) -> bool:

@@ -957,8 +957,7 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     of 16 changes no bit of the narrow kernel). From K = 640 MKL
  *     keeps this cut for a side of 379 or more with N < 768, and below it where the kernel is wide
  *     with K < N + 3M + 242 or N < 24 (from there K in 4 parts: mkl_avx2_k_quarters) or narrow with
- *     K <= 768; elsewhere it cuts K in halves or runs it whole by rules not found (linalg.py
- *     _avx2_k_cut_4 refuses those);
+ *     K <= 769 (from there mkl_avx2_narrow_long_4's forms); linalg.py _avx2_k_cut_4 refuses the rest;
  *   T = 2, N <= 128: narrow, except wide when M > 128 and (A transposed or N > 64); rows cut at
  *     ceil(M/2) (wide: floor(M/2)) when N <= 64 or M > 128, else whole;
  *   T = 2, K >= 756: the wide form in every part, rows cut at floor(M/2) (315 x 47 x 989 missed 22
@@ -1166,6 +1165,72 @@ static int mkl_avx2_k_quarters(const sgemm_t *g) {
     return wide && K >= N + 3 * M + 242;
 }
 
+/* 4 threads, the narrow kernel of mkl_avx2_split4 against a C whose sides are below 379, K from 770
+ * (measured under Haswell-v4: docs/impl/kernels.md, "K long on 4 threads"; 769 keeps the cut of C):
+ * below K = 1,512 MKL cuts K once (MKL_AVX2_K2) for N <= 64 with M <= 144, and for N > 64 with M <= 48
+ * and N <= 192 (bisected: 144 / 145 rows at 8, 40 and 64 columns; 48 / 49 rows at 65 to 128 columns;
+ * 192 / 193 columns at 16, 40 and 47 rows, 56 and 64 rows x 144 to 192 keep C4), else keeps the cut of
+ * C; from K = 1,512 (1,511 K2) K in 4 parts (MKL_AVX2_K4) from 24 columns, and below 24 K whole with the
+ * wide kernel in 4 row parts of (M + 2)/4 (MKL_AVX2_W4), measured to K = 3,000. */
+enum { MKL_AVX2_C4, MKL_AVX2_K2, MKL_AVX2_K4, MKL_AVX2_W4 };
+#define MKL_AVX2_NARROW_K2 770
+#define MKL_AVX2_NARROW_K4 1512
+static int mkl_avx2_narrow_long_4(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N, K = g->K;
+    if (g->threads != 4 || g->batched || g->avx2_kernel || K < MKL_AVX2_NARROW_K2 ||
+        M * N * K <= MKL_AVX2_MIN_SPLIT_4 || M >= MKL_AVX2_C_CUT_SIDE || N >= MKL_AVX2_C_CUT_SIDE || M < 2 || N < 2)
+        return MKL_AVX2_C4;
+    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64)); /* mkl_avx2_split4's */
+    if (wide) return MKL_AVX2_C4;
+    if (K >= MKL_AVX2_NARROW_K4) return N >= 24 ? MKL_AVX2_K4 : MKL_AVX2_W4;
+    return (N <= 64 ? M <= 144 : M <= 48 && N <= 192) ? MKL_AVX2_K2 : MKL_AVX2_C4;
+}
+
+static void mkl_avx2_run_parts(const sgemm_t *g, const avx2_split_t *p) {
+    for (int64_t r = 0; r < p->nr; r++)
+        for (int64_t c = 0; c < p->nc; c++) {
+            const int64_t r0 = r * p->rw, c0 = c * p->cw;
+            sgemm_t s = mkl_sub(g, r0, r == p->nr - 1 ? g->M : r0 + p->rw, c0, c == p->nc - 1 ? g->N : c0 + p->cw);
+            s.avx2_kernel = p->kernel;
+            mkl_avx2_sgemm(&s);
+        }
+}
+
+/* one K half of MKL_AVX2_K2: cut as on 2 threads (mkl_avx2_split2's parts), the narrow kernel in each */
+static void mkl_avx2_run_narrow_half(const sgemm_t *g) {
+    const int64_t M = g->M, N = g->N;
+    avx2_split_t p = {1, M, 1, N, AVX2_NARROW};
+    if (N > 128 && (M < N || N >= 768)) { /* columns at a multiple of 16 near N/2 */
+        p.cw = divup(N, 16) / 2 * 16;
+        p.nc = 2;
+    } else if (N <= 64 || M > 128) {
+        p.rw = divup(M, 2);
+        p.nr = 2;
+    }
+    mkl_avx2_run_parts(g, &p);
+}
+
+/* MKL_AVX2_K2: K cut once at roundup(ceil(K/2), 4); the first half onto C, the second half's sum added last */
+static void mkl_avx2_run_k2(const sgemm_t *g) {
+    const int64_t k1 = ((g->K + 1) / 2 + 3) & ~(int64_t)3, MN = g->M * g->N;
+    float *t = calloc((size_t)MN, sizeof(float));
+    if (!t) abort();
+    sgemm_t s = *g;
+    s.threads = 1;
+    s.K = k1;
+    mkl_avx2_run_narrow_half(&s);
+    s.K = g->K - k1;
+    s.A = g->A + k1 * g->sa1;
+    s.B = g->B + k1 * g->sb0;
+    s.beta = 0.0f;
+    s.C = t;
+    s.ldc = g->N;
+    mkl_avx2_run_narrow_half(&s);
+    for (int64_t i = 0; i < g->M; i++)
+        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
+    free(t);
+}
+
 /* MKL's K cut between `parts` threads: each part one thread's wide form (its K blocks from the part's start) */
 static void mkl_avx2_run_k_cut(const sgemm_t *g, int64_t parts) {
     sgemm_t part = *g;
@@ -1176,8 +1241,19 @@ static void mkl_avx2_run_k_cut(const sgemm_t *g, int64_t parts) {
 
 static void mkl_avx2_run(const sgemm_t *g) {
     avx2_split_t p;
-    if (mkl_avx2_k_cut(g) || mkl_avx2_k_quarters(g)) {
+    const int narrow_long = mkl_avx2_narrow_long_4(g);
+    if (mkl_avx2_k_cut(g) || mkl_avx2_k_quarters(g) || narrow_long == MKL_AVX2_K4) {
         mkl_avx2_run_k_cut(g, g->threads);
+        return;
+    }
+    if (narrow_long == MKL_AVX2_K2) {
+        mkl_avx2_run_k2(g);
+        return;
+    }
+    if (narrow_long == MKL_AVX2_W4) { /* K whole, the wide kernel in 4 row parts of (M + 2)/4 */
+        const int64_t w = (g->M + 2) / 4;
+        const avx2_split_t p = {divup(g->M, w) < 4 ? divup(g->M, w) : 4, w, 1, g->N, AVX2_WIDE};
+        mkl_avx2_run_parts(g, &p);
         return;
     }
     if (!mkl_avx2_split(g, &p)) { /* whole: the one-thread choice of kernel, inside an OpenMP region too */
@@ -1186,13 +1262,7 @@ static void mkl_avx2_run(const sgemm_t *g) {
         mkl_avx2_sgemm(&s);
         return;
     }
-    for (int64_t r = 0; r < p.nr; r++)
-        for (int64_t c = 0; c < p.nc; c++) {
-            const int64_t r0 = r * p.rw, c0 = c * p.cw;
-            sgemm_t s = mkl_sub(g, r0, r == p.nr - 1 ? g->M : r0 + p.rw, c0, c == p.nc - 1 ? g->N : c0 + p.cw);
-            s.avx2_kernel = p.kernel;
-            mkl_avx2_sgemm(&s);
-        }
+    mkl_avx2_run_parts(g, &p);
 }
 
 /* ------------------------------------------------------------------------------ Intel SSE4.2 path
