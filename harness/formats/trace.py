@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import itertools
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -269,6 +270,11 @@ def read_trace(path: str | Path) -> Trace:
             }
             captured[int(index)] = Captured(tensors["inputs"], tensors["outputs"], r.attrs(group).get("args", []))
     return Trace(path, attrs, ops, captured)
+
+
+def thread_stretches(counts: Sequence[Sequence[int]]) -> str:
+    """``thread_counts`` as text: "2 from op 0, 1 from op 57"."""
+    return ", ".join(f"{count} from op {first}" for first, count in counts)
 
 
 def _check_thread_counts(path: Path, counts: Any) -> None:

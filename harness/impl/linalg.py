@@ -135,6 +135,7 @@ AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL may cut K (68 of 200 ran
 AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000
 _AVX2_COLUMNS_4_K = 3072  # 4 threads, N >= 768: measured to this K
 _AVX2_SMALL_C_4_K = 3000  # 4 threads, both sides below 379: the wide kernel's forms measured to this K
+_AVX2_NARROW_K2_4 = 770  # 4 threads: the narrow kernel's forms from this K (csrc/mkl_sgemm.h MKL_AVX2_NARROW_K2)
 
 
 def mkl_avx2_threads_unmodelled(threads: int, m: int, n: int, k: int, ta: bool, tb: bool = False) -> str:
@@ -336,23 +337,27 @@ def mkl_gemv_n_k_cut(threads: int, m: int, n: int, k: int, ta: bool, tb: bool) -
     return not (41 <= outputs <= 69 and k < 1000)
 
 
+def _avx2_wide_4(m: int, n: int, ta: bool) -> bool:
+    """Whether csrc/mkl_sgemm.h mkl_avx2_split4 takes the wide kernel on 4 threads (mkl_avx2_wide4)."""
+    return (ta or m > 64) if n > 128 else (m > 128 and (ta or n > 64))
+
+
 def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
-    """On 4 threads from K = 640, whether MKL's AVX2 path leaves the model's cuts (csrc/mkl_sgemm.h: C cut by
-    mkl_avx2_split4, K in 4 parts by mkl_avx2_k_quarters, where the model takes the wide kernel below a
-    side of 379, or where it takes the narrow kernel the forms of mkl_avx2_narrow_long_4) for forms it does
-    not model: above K = 3,000 (not measured); a side
-    of 379 or more keeps the cut of C with N < 768, as measured (M to 2,000, K to 4,000); from 768 columns
-    the cuts of mkl_avx2_grid22, measured to K = 3,072 (_avx2_columns_4_unmeasured: the shapes between)."""
+    """On 4 threads from K = 640, whether MKL's AVX2 path leaves the model's forms (csrc/mkl_sgemm.h: C cut
+    by mkl_avx2_split4, K in 4 parts by mkl_avx2_k_quarters where the model takes the wide kernel below a
+    side of 379, mkl_avx2_narrow_long_4's forms where it takes the narrow one) for forms it does not model:
+    below a side of 379, above K = 3,000 (not measured), and the narrow kernel from K = 770 with fewer than
+    8 rows or columns (none of its forms: 10 of 64 products of 2 to 6 rows, or 2 columns, missed); a side of
+    379 or more keeps the cut of C with N < 768, as measured (M to 2,000, K to 4,000); from 768 columns the
+    cuts of mkl_avx2_grid22, measured to K = 3,072 (_avx2_columns_4_unmeasured: the shapes between)."""
     if k < AVX2_K_LONG_4:
         return False
     if n >= AVX2_COLUMNS_4:  # the 2 x 2 cut or the cut along the longer side (_avx2_columns_4_unmeasured)
         return k > _AVX2_COLUMNS_4_K
     if max(m, n) >= _AVX2_C_CUT_SIDE:
         return not (m <= _AVX2_C_CUT_4_M and k <= _AVX2_C_CUT_4_K)
-    wide = (ta or m > 64) if n > 128 else (m > 128 and (ta or n > 64))  # mkl_avx2_split4's kernel
-    # the narrow kernel from K = 770 with fewer than 8 rows or columns: none of mkl_avx2_narrow_long_4's forms
-    # (10 of 64 held-out products, 2 to 6 rows, or 2 columns, missed)
-    return k > _AVX2_SMALL_C_4_K or (not wide and min(m, n) < 8 and k >= 770)
+    narrow_few = not _avx2_wide_4(m, n, ta) and min(m, n) < 8 and k >= _AVX2_NARROW_K2_4
+    return k > _AVX2_SMALL_C_4_K or narrow_few
 
 
 def _avx2_columns_4_unmeasured(m: int, n: int, k: int, ta: bool) -> bool:
@@ -364,10 +369,9 @@ def _avx2_columns_4_unmeasured(m: int, n: int, k: int, ta: bool) -> bool:
     K); and M < N with N >= 1,304 and K >= N (K in 4 parts for some, the cut of C for others)."""
     if n < AVX2_COLUMNS_4:
         return False
-    wide = ta or m > 64  # mkl_avx2_split4's kernel, N > 128
-    if not wide:
-        return n >= 1304 and k >= AVX2_K_LONG_4
-    if m < n and n >= 1304 and k >= n:
+    if not _avx2_wide_4(m, n, ta):
+        return n >= _AVX2_K_CUT_N and k >= AVX2_K_LONG_4
+    if m < n and n >= _AVX2_K_CUT_N and k >= n:
         return True
     if m > _AVX2_C_CUT_4_M or 751 <= m <= 799 or 1538 <= m <= 1559 or (m > 750 and n > 1000):
         return True

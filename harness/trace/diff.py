@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.formats.trace import OpRecord, Trace
+from harness.formats.trace import OpRecord, Trace, thread_stretches
 from harness.trace.reach import Reach, named_target, reach
 
 
@@ -258,9 +258,9 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
         )
     for side, t in (("A", a), ("B", b)):
         if len(t.thread_counts) > 1:
-            stretches = ", ".join(f"{count} from op {first}" for first, count in t.thread_counts)
             diff.notes.append(
-                f"{side}'s program changed its intra-op thread count as it ran (threads: {stretches}): each op "
+                f"{side}'s program changed its intra-op thread count as it ran (threads: "
+                f"{thread_stretches(t.thread_counts)}): each op "
                 "is explained and replayed at the count it ran at"
             )
         if t.attrs.get("thread_note"):

@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
             sys.argv = list(program)
             sys.path.insert(0, str(script.resolve().parent))
             run = lambda: runpy.run_path(target, run_name="__main__")
-        from harness.formats.trace import MODE
+        from harness.formats.trace import MODE, thread_stretches
         from harness.trace.native import ASKED_FOR_MODE
         from harness.trace.recorder import tracing
 
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
             print(note, file=sys.stderr)
         print(f"wrote {args.out} ({len(tracer.ops)} ops, {args.out.stat().st_size / 2**20:.2f} MiB)", file=sys.stderr)
         if len(tracer.thread_counts) > 1:
-            stretches = ", ".join(f"{count} from op {first}" for first, count in tracer.thread_counts)
+            stretches = thread_stretches(tracer.thread_counts)
             print(f"parity trace: the program changed its intra-op thread count: {stretches}", file=sys.stderr)
         return status
 

@@ -1009,10 +1009,15 @@ static int mkl_avx2_grid22(int64_t M, int64_t N) {
     return M >= 1538;
 }
 
+/* 4 threads: whether mkl_avx2_split4 takes the wide kernel (see above) */
+static int mkl_avx2_wide4(const sgemm_t *g) {
+    return g->N > 128 ? (g->ta || g->M > 64) : (g->M > 128 && (g->ta || g->N > 64));
+}
+
 /* 4 threads: see above */
 static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
     const int64_t M = g->M, N = g->N;
-    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64));
+    const int wide = mkl_avx2_wide4(g);
     p->kernel = wide ? AVX2_WIDE : AVX2_NARROW;
     if (wide && mkl_avx2_grid22(M, N)) { /* from 768 columns: rows at floor(M/2), columns at floor(N/2) */
         p->rw = M / 2;
@@ -1122,19 +1127,18 @@ static int mkl_avx2_k_cut(const sgemm_t *g) {
     return K >= N + 3 * M + 242 && (K >= MKL_AVX2_K_WIDE_2 || (N > 128 && (M > 32 || g->ta)));
 }
 
-/* MKL's cut of K between n threads in a plain sgemm: part t takes k from t*floor(K/n) + min(t, K mod n)
- * (halves: ceil(K/2)); the call `part` (g as each thread's part runs it) on part 0 onto C, then on each
- * other part from 0 into a buffer of its own; the buffers' sum, ((t1 + t2) + t3), is added to C last. */
-static void mkl_k_parts(const sgemm_t *part, void (*run)(const sgemm_t *), int64_t n) {
-    const int64_t q = part->K / n, r = part->K % n, MN = part->M * part->N;
+/* MKL's cut of K into n parts in a plain sgemm, part t on k from bound[t] to bound[t + 1]: the call `part`
+ * (g as each thread's part runs it) on part 0 onto C, then on each other part from 0 into a buffer of its
+ * own; the buffers' sum, ((t1 + t2) + t3), is added to C last. */
+static void mkl_k_split(const sgemm_t *part, void (*run)(const sgemm_t *), const int64_t *bound, int64_t n) {
+    const int64_t MN = part->M * part->N;
     float *t = calloc((size_t)MN * 2, sizeof(float)); /* the buffers' sum, and one part's buffer */
     if (!t) abort();
     for (int64_t p = 0; p < n; p++) {
-        const int64_t k0 = p * q + (p < r ? p : r), k1 = k0 + q + (p < r);
         sgemm_t s = *part;
-        s.K = k1 - k0;
-        s.A = part->A + k0 * part->sa1;
-        s.B = part->B + k0 * part->sb0;
+        s.K = bound[p + 1] - bound[p];
+        s.A = part->A + bound[p] * part->sa1;
+        s.B = part->B + bound[p] * part->sb0;
         if (p > 0) {
             s.beta = 0.0f;
             s.C = p == 1 ? t : t + MN;
@@ -1146,6 +1150,16 @@ static void mkl_k_parts(const sgemm_t *part, void (*run)(const sgemm_t *), int64
     for (int64_t i = 0; i < part->M; i++)
         for (int64_t j = 0; j < part->N; j++) part->C[i * part->ldc + j] += t[i * part->N + j];
     free(t);
+}
+
+/* MKL's cut of K between n (at most 4) threads: part t from t*floor(K/n) + min(t, K mod n) (halves:
+ * ceil(K/2)) */
+static void mkl_k_parts(const sgemm_t *part, void (*run)(const sgemm_t *), int64_t n) {
+    const int64_t q = part->K / n, r = part->K % n;
+    int64_t bound[5];
+    if (n > 4) abort();
+    for (int64_t p = 0; p <= n; p++) bound[p] = p * q + (p < r ? p : r);
+    mkl_k_split(part, run, bound, n);
 }
 
 static void mkl_k_halves(const sgemm_t *part, void (*run)(const sgemm_t *)) { mkl_k_parts(part, run, 2); }
@@ -1161,8 +1175,7 @@ static int mkl_avx2_k_quarters(const sgemm_t *g) {
     if (g->threads != 4 || g->batched || g->avx2_kernel || K < 640 || N < 24 || M >= MKL_AVX2_C_CUT_SIDE ||
         N >= MKL_AVX2_C_CUT_SIDE)
         return 0;
-    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64)); /* mkl_avx2_split4's */
-    return wide && K >= N + 3 * M + 242;
+    return mkl_avx2_wide4(g) && K >= N + 3 * M + 242;
 }
 
 /* 4 threads, the narrow kernel of mkl_avx2_split4 against a C whose sides are below 379, K from 770
@@ -1180,8 +1193,7 @@ static int mkl_avx2_narrow_long_4(const sgemm_t *g) {
     if (g->threads != 4 || g->batched || g->avx2_kernel || K < MKL_AVX2_NARROW_K2 ||
         M * N * K <= MKL_AVX2_MIN_SPLIT_4 || M >= MKL_AVX2_C_CUT_SIDE || N >= MKL_AVX2_C_CUT_SIDE || M < 2 || N < 2)
         return MKL_AVX2_C4;
-    const int wide = N > 128 ? (g->ta || M > 64) : (M > 128 && (g->ta || N > 64)); /* mkl_avx2_split4's */
-    if (wide) return MKL_AVX2_C4;
+    if (mkl_avx2_wide4(g)) return MKL_AVX2_C4;
     if (K >= MKL_AVX2_NARROW_K4) return N >= 24 ? MKL_AVX2_K4 : MKL_AVX2_W4;
     return (N <= 64 ? M <= 144 : M <= 48 && N <= 192) ? MKL_AVX2_K2 : MKL_AVX2_C4;
 }
@@ -1212,23 +1224,10 @@ static void mkl_avx2_run_narrow_half(const sgemm_t *g) {
 
 /* MKL_AVX2_K2: K cut once at roundup(ceil(K/2), 4); the first half onto C, the second half's sum added last */
 static void mkl_avx2_run_k2(const sgemm_t *g) {
-    const int64_t k1 = ((g->K + 1) / 2 + 3) & ~(int64_t)3, MN = g->M * g->N;
-    float *t = calloc((size_t)MN, sizeof(float));
-    if (!t) abort();
-    sgemm_t s = *g;
-    s.threads = 1;
-    s.K = k1;
-    mkl_avx2_run_narrow_half(&s);
-    s.K = g->K - k1;
-    s.A = g->A + k1 * g->sa1;
-    s.B = g->B + k1 * g->sb0;
-    s.beta = 0.0f;
-    s.C = t;
-    s.ldc = g->N;
-    mkl_avx2_run_narrow_half(&s);
-    for (int64_t i = 0; i < g->M; i++)
-        for (int64_t j = 0; j < g->N; j++) g->C[i * g->ldc + j] += t[i * g->N + j];
-    free(t);
+    const int64_t bound[3] = {0, ((g->K + 1) / 2 + 3) & ~(int64_t)3, g->K};
+    sgemm_t part = *g;
+    part.threads = 1;
+    mkl_k_split(&part, mkl_avx2_run_narrow_half, bound, 2);
 }
 
 /* MKL's K cut between `parts` threads: each part one thread's wide form (its K blocks from the part's start) */
