@@ -36,16 +36,18 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
 - backward data: ``jit:avx2`` (stride 1) per chunk of 32, 16 or 8 output channels (by the output's
   width) a chain from 0 over its blocks of 8, (kh, kw), channel, the chunks' sums added;
   ``jit:avx512_core`` per block of 16 a chain from 0, the blocks' sums added; ``jit_1x1`` one chain
-  over (kh, kw, channel); ``brgconv_strided`` (stride > 1; its blocking search, ``_strided_blocking``,
-  also says where it declines) per brgemm call a chain from 0, the calls' sums added in order: where
+  over (kh, kw, channel) (``jit_1x1:avx2``: a chain per 64 channels, the chains' sums added);
+  ``brgconv_strided`` (stride > 1; its blocking search, ``_strided_blocking``, also says where it
+  declines) per brgemm call a chain from 0, the calls' sums added in order: where
   the stride does not divide W (exec_trans) one call per block of kernel rows (all KH rows, or SH
   rows where the search picks them) over (kh, kw, channel); else (exec_base) the calls of
   ``_strided_kw_calls`` (the taps of a column's stride residue that overflow the output one call
   each, those that do not in one call) per block of kernel rows, over (kh, the call's taps, channel).
 - backward weights: per thread of oneDNN's split a chain over its (image, oh, ow), the threads'
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
-  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly, per image kernel calls of 128 pixels,
-  each a chain from 0 added; ``jit_1x1:avx512_core``: (image, pixel block) units split by its
+  ``jit_1x1:avx2``: the (image, pixel) pairs split evenly between the threads that cpu_reducer's
+  balance puts on one weight job (``_avx2_1x1_group_threads``), per image kernel calls of 128
+  pixels, each a chain from 0 added; ``jit_1x1:avx512_core``: (image, pixel block) units split by its
   balance, calls of whole blocks); grad_bias alike, with its own split.
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
@@ -925,9 +927,10 @@ def _weight_split(kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10
     if kind == "jit_1x1:avx512_core":
         return _avx512_1x1_weight_split(g, threads, l1_bytes)
     if kind == "jit_1x1:avx2":
-        # the (image, pixel) pairs split evenly between the threads; per image a kernel call over
-        # up to 128 pixels (all that are left below 192), each call's chain from 0
-        parts = _balance211(n * ohw, min(threads, n * ohw))
+        # the (image, pixel) pairs split evenly between the threads of a reducer group (all of them
+        # share each weight job only where cpu_reducer's balance says so); per image a kernel call
+        # over up to 128 pixels (all that are left below 192), each call's chain from 0
+        parts = _balance211(n * ohw, _avx2_1x1_group_threads(g, threads))
         runs = []
         for lo, hi in pairwise(parts):
             q = lo
@@ -943,6 +946,32 @@ def _weight_split(kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10
         parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads))]
         return parts, parts[:-1]  # one chain per thread over its images
     raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
+
+
+def _avx2_1x1_jobs(g: Geometry) -> tuple[int, int]:
+    """(njobs, job_size) of jit_1x1:avx2's backward-weights reducer (jit_avx2_1x1_convolution.hpp
+    init_balancers): jobs of nb_load_blocking output-channel blocks of 8 (all of them, halved or
+    thirded while above 32) by nb_bcast_blocking input-channel blocks of 8 (halved or thirded while
+    above 9; jit_avx2_1x1_conv_kernel_f32.cpp init_conf, blocked layout), job_size their floats."""
+
+    def blocking(nb: int, limit: int) -> int:
+        while nb > limit and (nb % 2 == 0 or nb % 3 == 0):
+            nb //= 2 if nb % 2 == 0 else 3
+        return nb
+
+    nb_oc, nb_ic = -(-g.oc // 8), -(-g.c // 8)
+    load_blocking, bcast_blocking = blocking(nb_oc, 32), blocking(nb_ic, 9)
+    njobs = -(-nb_oc // load_blocking) * -(-nb_ic // bcast_blocking)
+    return njobs, load_blocking * bcast_blocking * 64
+
+
+def _avx2_1x1_group_threads(g: Geometry, threads: int) -> int:
+    """nthr_per_group of jit_1x1:avx2's backward-weights reducer (cpu_reducer.cpp
+    reduce_balancer_t::balance over ``_avx2_1x1_jobs``, the reduction N * OH * OW pixels, buffers of
+    threads * job_size * 8 floats): how many threads split the (image, pixel) pairs of one weight
+    job; 1 (each job on one thread over all the pairs) where there are jobs enough for the threads."""
+    njobs, job_size = _avx2_1x1_jobs(g)
+    return _reducer_threads(threads, job_size, njobs, g.n * g.oh * g.ow, threads * job_size * 8)
 
 
 def _best_divider(value: int, low: int, high: int, find_max: bool) -> int:
@@ -1118,7 +1147,10 @@ def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
     if kind == "jit_1x1:avx512_core":  # its reducer over the threads of its weights' balance
         nthr = _avx512_1x1_balance(g, threads)[2]
         return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
-    if threads > 1 and kind not in (AVX2, "jit_1x1:avx2"):
+    if kind == "jit_1x1:avx2":  # its bias reducer: buffers of threads * the weights' job size * 8 floats
+        buffer = threads * _avx2_1x1_jobs(g)[1] * 8
+        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n, buffer))]
+    if threads > 1 and kind != AVX2:
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
     return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))]
 
@@ -1632,6 +1664,12 @@ def conv2d_backward(
             gx = _brgconv_strided_data(dy, w, g, blocking.iw_block, blocking.kh_block)
         elif (sh, sw) != (1, 1) and not _one_by_one(g):
             _brgconv_trans_data(dy, w, g, brg_simd, profile, gx)
+        elif _one_by_one(g) and kind == AVX2 and (sh, sw) == (1, 1):
+            # jit_1x1:avx2 (stride 1; a strided 1x1 runs brgconv_strided:avx2 here, one chain): a
+            # kernel call per 64 output channels (init_conf's reduce_blocking for backward data),
+            # each call's chain from 0 over its channels, added to the output
+            terms = _terms_chunked(oc, 1, 1, 64)
+            lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
         elif _one_by_one(g):  # jit_1x1: one chain over (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         else:  # jit:avx2: chunks of 1, 2 or 4 blocks of 8 channels, each chunk's chain from 0, added

@@ -282,7 +282,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(image, oh, ow) per thread's images; at SSE4.1 below a multiple of 8 channels `gemm:jit`'s forward "
             "and grad_input, and where jit_dw declines its grad_weight `gemm:jit` per group; groups of whole "
             "blocks of 8 channels the one-group kernels group by group (AVX-512: blocks of 16, 8 or 4), at SSE4.1 "
-            "the others gemm:jit per group"
+            "the others gemm:jit per group; 3-D (harness/impl/conv3d.py, baseline and avx2): the same kernels "
+            "with depth as one more tap dimension ((kd, kh, kw)), gemm:jit per (image, od) plane"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "

@@ -38,14 +38,15 @@ LANES = 8
 
 
 def suggests_channels_last(shape: tuple[int, ...], stride: tuple[int, ...] | list[int]) -> bool:
-    """c10's ``suggest_memory_format() == ChannelsLast`` for a 4-D tensor (is_channels_last_strides_2d_s4):
-    strides non-decreasing in the order C, W, H, N (each bound multiplied by a size above 1), with its
-    tie rules for size-1 dims. The adaptive average pooling kernels switch on it (the forward on the
-    input's, the backward on grad_output's), so an ambiguous (N, C, 1, 1) may go either way."""
-    if len(shape) != 4 or len(stride) != 4 or stride[1] == 0:
+    """c10's ``suggest_memory_format()`` of a 4-D or 5-D tensor: ChannelsLast (is_channels_last_strides_2d_s4)
+    or ChannelsLast3d (_3d_s5): strides non-decreasing in the order C, W, H, (D,) N (each bound multiplied
+    by a size above 1), with its tie rules for size-1 dims. The adaptive average pooling kernels switch on
+    it (the forward on the input's, the backward on grad_output's), so an ambiguous (N, C, 1, 1) may go
+    either way; so do convolutions (harness.impl.conv_nhwc)."""
+    if len(shape) not in (4, 5) or len(stride) != len(shape) or stride[1] == 0:
         return False
     low = 0
-    for d in (1, 3, 2, 0):
+    for d in (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0):
         if shape[d] == 0 or stride[d] < low:
             return False
         if d == 0 and low == stride[1]:

@@ -359,22 +359,77 @@ def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
         )
 
 
-def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.conv_grouped import conv2d
+def _conv3d_geometry(a: Args) -> tuple[list[int], list[int]]:
+    """stride and padding of an untransposed, undilated, ungrouped 3-D convolution; ParityError else."""
+    stride, padding, dilation = (
+        [int(x) for x in (a.get(k) or [1 if k != "padding" else 0])] for k in ("stride", "padding", "dilation")
+    )
+    stride, padding, dilation = (v * 3 if len(v) == 1 else v for v in (stride, padding, dilation))
+    if any(len(v) != 3 for v in (stride, padding, dilation)) or set(dilation) != {1}:
+        raise ParityError("the impl reproduces 3-D convolutions without dilation only")
+    if a.get("transposed"):
+        raise ParityError("the impl reproduces untransposed convolutions only")
+    if int(a.get("groups", 1) or 1) != 1:
+        raise ParityError("the impl reproduces 3-D convolutions of one group only")
+    return stride, padding
 
+
+def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
+    """ParityError where a 5-D operand was channels-last (ATen's mkldnn_conv_use_channels_last: oneDNN's
+    ndhwc kernels); any other layout ATen makes contiguous (NCDHW) before oneDNN sees it, the values
+    unchanged."""
+    from harness.impl.conv_nhwc import suggests_channels_last
+
+    for name in names:
+        stride, x = a.get(f"{name}.stride"), t.get(name)
+        cl = stride is not None and x is not None and suggests_channels_last(x.shape, stride)
+        if cl and impl_nn.not_contiguous(t, a, (name,)):
+            raise ParityError(f"the impl reproduces 3-D convolutions of NCDHW tensors only, not {name} {stride}")
+
+
+def _channels_last(t: Arrays, a: Args) -> bool:
+    """Whether ATen ran this convolution channels-last: its input's or weight's suggested memory format
+    (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last)."""
+    from harness.impl.conv_nhwc import suggests_channels_last
+
+    strides = {k: a.get(f"{k}.stride") for k in ("input", "weight")}
+    return any(s is not None and suggests_channels_last(t[k].shape, s) for k, s in strides.items())
+
+
+def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl import conv3d, conv_grouped, conv_nhwc
+
+    if t["input"].ndim == 5:
+        stride3, padding3 = _conv3d_geometry(a)
+        _ncdhw(t, a, ("input", "weight"))
+        return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
     stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
-    _contiguous_nchw(t, a, ("input", "weight"))
+    if _channels_last(t, a):
+        conv2d = conv_nhwc.conv2d
+    else:  # a 1-D convolution's input of any strides: ATen makes it contiguous (measured, forward)
+        _contiguous_nchw(t, a, ("input", "weight") if t["input"].ndim != 3 else ("weight",))
+        conv2d = conv_grouped.conv2d
     out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, groups, p)
     return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
 
 
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.conv_grouped import conv2d_backward
+    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward
 
-    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
-    _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
+    if t["input"].ndim == 5:
+        stride3, padding3 = _conv3d_geometry(a)
+        _ncdhw(t, a, ("grad_output", "input", "weight"))
+        go, x, w = (t[k] for k in ("grad_output", "input", "weight"))
+        grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
+        return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
+    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    if _channels_last(t, a):
+        conv2d_backward = conv_nhwc_backward.conv2d_backward
+    else:
+        _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
+        conv2d_backward = conv_grouped.conv2d_backward
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
     grads = conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
     shapes = (t["input"].shape, t["weight"].shape, None)

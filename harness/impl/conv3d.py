@@ -1,0 +1,548 @@
+"""3-D convolution, forward and backward (``aten.convolution``, ``aten.convolution_backward`` on NCDHW
+tensors), as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1) and avx2 levels; everything
+else refuses (ParityError).
+
+Shapes (NCDHW, float32, contiguous): x (N, C, D, H, W), w (OC, C, KD, KH, KW), b (OC,) or None,
+y (N, OC, OD, OH, OW); stride (SD, SH, SW), padding (PD, PH, PW); dilation 1, one group, not
+transposed.
+
+Which code runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE=1 on 60 random
+shapes, kernel 1-3, stride 1-2, padding 0-1, 1-64 channels, 1-4 images, at 1, 2 and 4 threads, and
+the VideoMAE tubelet embedding (2, 3, 4, 16, 16) * (32, 3, 2, 4, 4) stride (2, 4, 4)):
+
+- ATen's ``slow_conv3d`` (ConvolutionMM3d.cpp; ``_ConvBackend.Slow3d``) where ConvUtils.h's
+  ``use_mkldnn`` declines, the 2-D rule with the 5-D sizes: kernel (KH, KW) = (1, 1) (KD not
+  checked), no stride over 1, fewer than 16 images and one thread; or one image with N*C*D*H <= 20480
+  (size(0..3), the width not counted) unless KH and KW both exceed 3. Not modelled: refused.
+- oneDNN otherwise. At SSE4.1 every pass runs ``gemm:jit`` (jit:sse41 has no 3-D kernel). At AVX2
+  the forward runs ``jit:avx2`` unless its init_conf declines (the 2-D checks on (H, W), and the
+  kernel outside the input in depth: KD <= PD or KD <= the back padding), then ``gemm:jit``;
+  backward weights and bias ``jit:avx2`` unless its init_conf declines (the 2-D checks, and any
+  depth padding, front or back, or KD > D), then ``gemm:jit``; backward data ``jit:avx2`` at stride
+  1 where its init_conf accepts, ``brgconv_strided:avx2`` at any stride over 1 (not modelled).
+
+The models (oneDNN source: src/cpu/x64/jit_avx2_conv_kernel_f32.cpp, jit_avx2_convolution.cpp,
+src/cpu/gemm_convolution.cpp, gemm_convolution_utils.cpp), each the 2-D model of harness.impl.conv
+with depth as one more kernel dimension, run on a "virtual" 2-D problem:
+
+- ``jit:avx2`` forward: per output one fused chain from the bias over input-channel blocks of 8 (one
+  block of C below 8), within a block over the valid taps (kd, kh, kw) (the kernel's kd loop
+  outside its kh loop), within a tap the block's channels. Run per output depth as a 2-D
+  convolution over channels (kd, c) with that term order (csrc/conv.c conv_fwd_terms).
+- ``jit:avx2`` backward weights: oneDNN balances the (image, output depth) pairs (mb * od, its
+  reduce_balancer_t over jobs of KD*KH*KW*ic_block*8 floats) between the threads of a group; per
+  thread one fused chain over its (image, od, oh, ow) in order, the threads' sums added in order.
+  As a 2-D problem: images (n, od), channels (c, kd). Bias: its reducer over the images only, per
+  thread a chain of additions over its images' (od, oh, ow).
+- ``jit:avx2`` backward data (stride 1; nb_oc_blocking 1 in 3-D): per block of 8 output channels a
+  fused chain from 0 over the taps (kd, kh, kw) that reach the input element, within a tap the
+  block's channels; the blocks' sums added in order. Run per input depth as a 2-D problem over
+  output channels (kd, oc).
+- ``gemm:jit`` forward (3-D: no blocking, os_block = OH*OW, all channels): per (image, od) one
+  sgemm, M = OH*OW, N = OC, K = C*KD*KH*KW in im2col order (c, kd, kh, kw), the bias added after;
+  threads: outer threading over the (image, od) planes where init_conf's 3-D rule says so (each
+  sgemm on one thread), else one sgemm on all threads. The sgemm harness.impl.conv's (SSE4.1: the
+  K blocks; AVX2: harness.impl.onednn_sgemm with the 3-D leading dimensions).
+- ``gemm:jit`` backward weights: per image, per od, per pixel block one sgemm onto the thread's sum
+  (beta 0 first), the images split between min(threads, N) threads where init_conf's outer threading
+  applies; grad_bias per output row (image, od, oh) one chain, added to the channel's sum.
+- ``gemm:jit`` backward data at SSE4.1: per image, per od in order, the sgemm's column (per tap a
+  chain over the output channels in its K blocks) added by col2im_3d onto the input gradient, per
+  input element over the output pixels (oh, ow) in order, i.e. the taps (kh, kw) from the last.
+
+Refused: slow_conv3d; AVX-512 (its jit:avx512_core and brgemm 3-D kernels were not measured: no
+AVX-512 host); aarch64; brgconv_strided:avx2 backward data; gemm:jit backward data at AVX2 and
+gemm:jit's ref:any fallback and pixel blocks (scratchpad limit); groups, dilation, transposed.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import NamedTuple
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl import conv
+from harness.impl._lib import f32, ptr
+from harness.impl.profiles import KernelProfile
+
+SLOW3D = "slow_conv3d"
+BRG_STRIDED_AVX2 = conv.BRG_STRIDED_AVX2
+GEMM_JIT, AVX2 = conv.GEMM_JIT, conv.AVX2
+
+
+class Geometry3(NamedTuple):
+    n: int
+    c: int
+    d: int
+    h: int
+    w: int
+    oc: int
+    kd: int
+    kh: int
+    kw: int
+    od: int
+    oh: int
+    ow: int
+    sd: int
+    sh: int
+    sw: int
+    pd: int
+    ph: int
+    pw: int
+
+
+def geometry(x_shape, w_shape, stride, padding) -> Geometry3:
+    n, c, d, h, wd = x_shape
+    oc, c2, kd, kh, kw = w_shape
+    if c2 != c:
+        raise ParityError(f"conv3d: weight {list(w_shape)} does not fit input {list(x_shape)} (groups not modelled)")
+    sd, sh, sw = stride
+    pd, ph, pw = padding
+    od, oh, ow = ((size + 2 * p - k) // s + 1 for size, p, k, s in ((d, pd, kd, sd), (h, ph, kh, sh), (wd, pw, kw, sw)))
+    if min(od, oh, ow) < 1:
+        raise ParityError("conv3d: empty output")
+    return Geometry3(n, c, d, h, wd, oc, kd, kh, kw, od, oh, ow, sd, sh, sw, pd, ph, pw)
+
+
+def _plane(g: Geometry3, n: int | None = None, c: int | None = None, oc: int | None = None) -> conv.Geometry:
+    """The 2-D geometry of one depth plane (images, channels, output channels as given)."""
+    return conv.Geometry(
+        g.n if n is None else n, g.c if c is None else c, g.h, g.w, g.oc if oc is None else oc, g.kh, g.kw, g.oh,
+        g.ow, g.sh, g.sw, g.ph, g.pw,
+    )  # fmt: skip
+
+
+def _back_pad(g: Geometry3) -> int:
+    return conv._end_pad(g.pd, g.od, g.d, g.sd, g.kd)
+
+
+def _aten_slow(g: Geometry3, threads: int) -> bool:
+    """ConvUtils.h ``use_mkldnn`` declines: ATen runs slow_conv3d."""
+    strided = (g.sd, g.sh, g.sw) != (1, 1, 1)
+    thnn_faster = not strided and g.n < 16 and (g.kh, g.kw) == (1, 1) and threads == 1
+    small = not (g.kh > 3 and g.kw > 3) and g.n == 1 and g.n * g.c * g.d * g.h <= 20480
+    return thnn_faster or small
+
+
+def kernels(g: Geometry3, profile: KernelProfile) -> tuple[str, str, str]:
+    """(forward, backward data, backward weights and bias): which kernel torch runs (the module's
+    docstring); ParityError where the level is not modelled."""
+    if profile.aarch64 or profile.torch != "2.13.0":
+        raise ParityError("conv3d: the impl reproduces 3-D convolutions of torch 2.13.0 on x86 only")
+    if _aten_slow(g, profile.threads):
+        return SLOW3D, SLOW3D, SLOW3D
+    if profile.aten == "avx512":
+        raise ParityError(
+            "conv3d at the avx512 level: oneDNN's jit:avx512_core and brgemm 3-D kernels are not modelled "
+            "(not measured: no AVX-512 host)"
+        )
+    if profile.aten != "avx2":
+        return GEMM_JIT, GEMM_JIT, GEMM_JIT
+    p = _plane(g)
+    back = _back_pad(g)
+    depth_outside = g.kd <= g.pd or g.kd <= back
+    forward = GEMM_JIT if conv._avx2_forward_declines(p) or depth_outside else AVX2
+    if (g.sd, g.sh, g.sw) != (1, 1, 1):
+        data = BRG_STRIDED_AVX2
+    else:
+        data = GEMM_JIT if conv._avx2_data_declines(p) or depth_outside else AVX2
+    weights_declines = conv._avx2_weights_declines(p) or g.pd != 0 or max(0, back) != 0 or g.kd > g.d
+    return forward, data, GEMM_JIT if weights_declines else AVX2
+
+
+def _refuse(kind: str, what: str) -> None:
+    if kind == SLOW3D:
+        raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
+    if kind == BRG_STRIDED_AVX2:
+        raise ParityError(f"conv3d {what}: oneDNN's brgconv_strided:avx2 (strided backward data) is not modelled")
+
+
+def _depth_valid(g: Geometry3, o_d: int) -> list[int]:
+    return [k for k in range(g.kd) if 0 <= o_d * g.sd - g.pd + k < g.d]
+
+
+def _virtual_input(x: np.ndarray, g: Geometry3) -> np.ndarray:
+    """(N * OD, C * KD, H, W): image (n, od), channel (c, kd) the input's depth od*SD - PD + kd (0 in
+    the padding): the im2col of the depth."""
+    v = np.zeros((g.n, g.od, g.c, g.kd, g.h, g.w), np.float32)
+    for o_d in range(g.od):
+        for k in _depth_valid(g, o_d):
+            v[:, o_d, :, k] = x[:, :, o_d * g.sd - g.pd + k]
+    return v.reshape(g.n * g.od, g.c * g.kd, g.h, g.w)
+
+
+def _virtual_output(dy: np.ndarray, g: Geometry3) -> np.ndarray:
+    """(N * OD, OC, OH, OW): grad_output's planes as images."""
+    return np.ascontiguousarray(dy.transpose(0, 2, 1, 3, 4)).reshape(g.n * g.od, g.oc, g.oh, g.ow)
+
+
+# --- forward -------------------------------------------------------------------------------------
+
+
+def conv3d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, profile: KernelProfile) -> np.ndarray:
+    """``aten.convolution`` (3-D, dilation 1, one group): y (N, OC, OD, OH, OW)."""
+    x, w = f32(x), f32(w)
+    b = None if b is None else f32(b)
+    g = geometry(x.shape, w.shape, stride, padding)
+    kind = kernels(g, profile)[0]
+    _refuse(kind, "forward")
+    if kind == AVX2:
+        return _avx2_forward(x, w, b, g)
+    return _gemm_jit_forward(x, w, b, g, profile)
+
+
+def _avx2_forward(x, w, b, g: Geometry3) -> np.ndarray:
+    lib = conv._lib()
+    c, kd = g.c, g.kd
+    y = np.empty((g.od, g.n, g.oc, g.oh, g.ow), np.float32)
+    w2 = np.ascontiguousarray(w.transpose(0, 2, 1, 3, 4)).reshape(g.oc, kd * c, g.kh, g.kw)  # channel kd*C + c
+    p = _plane(g, c=kd * c)
+    bias = None if b is None else ptr(b)
+    for o_d in range(g.od):
+        valid = _depth_valid(g, o_d)
+        x2 = np.zeros((g.n, kd, c, g.h, g.w), np.float32)
+        for k in valid:
+            x2[:, k] = x[:, :, o_d * g.sd - g.pd + k]
+        x2 = x2.reshape(g.n, kd * c, g.h, g.w)
+        terms = [
+            (k * c + ch, i, j)
+            for c0 in range(0, c, 8)
+            for k in valid
+            for i in range(g.kh)
+            for j in range(g.kw)
+            for ch in range(c0, min(c, c0 + 8))
+        ]
+        if not terms:  # no tap inside the input (jit:avx2 declines these; kept for safety)
+            raise ParityError("conv3d forward: an output plane with no tap in the input")
+        t = np.array(terms, np.int64).reshape(-1, 3)
+        lib.conv_fwd_terms(*p, ptr(x2), ptr(w2), bias, ptr(y[o_d]), ptr(t), len(t), 1, 1)
+    return np.ascontiguousarray(y.transpose(1, 2, 0, 3, 4))
+
+
+def _plain(g: Geometry3) -> bool:
+    """gemm:jit needs no im2col buffer (its 3-D rule: the output the input's size, stride 1, a 1x1x1
+    kernel)."""
+    return (g.od, g.oh, g.ow, g.sd, g.sh, g.sw, g.kd * g.kh * g.kw) == (g.d, g.h, g.w, 1, 1, 1, 1)
+
+
+def _limit(g: Geometry3, threads: int) -> int:
+    """gemm:jit's scratchpad limit: 15 * threads * the bytes of src, weights and dst, at most 1 GiB."""
+    src, wei, dst = g.n * g.c * g.d * g.h * g.w, g.oc * g.c * g.kd * g.kh * g.kw, g.n * g.oc * g.od * g.oh * g.ow
+    return min(1 << 30, 15 * threads * 4 * (src + wei + dst))
+
+
+def _forward_threads(g: Geometry3, threads: int, simd_w: int) -> int:
+    """gemm:jit's forward threads in 3-D (init_conf: no blocking; outer threading over the (image, od)
+    planes where os / threads < 512, not (od = 1 and one image), and the outer work balances at
+    least as well as the inner or os*ic*oc / threads < 64K)."""
+    os_ = g.oh * g.ow
+    outer_work = g.n * g.od
+    outer_eff = np.float32(outer_work) / np.float32(conv._rnd_up(outer_work, threads))
+    inner = conv._div_up(os_, simd_w) * conv._div_up(g.oc, simd_w)
+    inner_eff = np.float32(inner) / np.float32(conv._rnd_up(inner, threads))
+    outer = (
+        os_ // threads < 512
+        and (g.od != 1 or g.n != 1)
+        and (outer_eff / inner_eff >= 1 or (os_ * g.c * g.oc) // threads < 64 * 1024)
+    )
+    return threads if outer else 1
+
+
+def _gemm_jit_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarray:
+    simd = conv._simd_w(profile)
+    nthr = _forward_threads(g, profile.threads, simd)
+    os_, k = g.oh * g.ow, g.c * g.kd * g.kh * g.kw
+    col = 0 if _plain(g) else k * os_
+    if col and 4 * nthr * col + 128 > _limit(g, profile.threads):
+        raise ParityError("conv3d forward: gemm:jit over the scratchpad limit (oneDNN's ref:any) is not modelled")
+    v = g.n * g.od
+    x2 = _virtual_input(x, g)
+    w2 = w.reshape(g.oc, g.c * g.kd, g.kh, g.kw)
+    p = _plane(g, n=v, c=g.c * g.kd)
+    if profile.aten == "avx2":
+        return _vector_forward(x, x2, w2, b, g, p, profile, nthr, bool(col))
+    # SSE4.1: every piece a whole plane, all output channels (one sgemm per (image, od))
+    lib = conv._lib()
+    y = np.empty((v, g.oc, g.oh, g.ow), np.float32)
+    bias = None if b is None else ptr(b)
+    order = [(ch, i, j) for ch in range(p.c) for i in range(g.kh) for j in range(g.kw)]
+    if g.oc == 1:  # gemv 'N': one chain over all of K
+        t = np.array(order, np.int64).reshape(-1, 3)
+    elif os_ == 1:  # gemv 'T' on one pixel
+        pieces = np.array([(im, 0, 1, 0, g.oc) for im in range(v)], np.int64).reshape(-1, 5)
+        colbuf = np.empty(k, np.float32)
+        lib.conv_fwd_gemv_t(*p, ptr(x2), ptr(w2), bias, ptr(y), ptr(pieces), len(pieces), p.c, 0 if col else 512,
+                            ptr(colbuf))  # fmt: skip
+        return _from_virtual(y, g)
+    else:
+        terms: list[tuple[int, int, int]] = []
+        for size in conv._sse41_k_blocks(len(order)):
+            if terms:
+                terms.append((-1, 0, 0))
+            terms.extend(order[:size])
+            order = order[size:]
+        t = np.array(terms, np.int64).reshape(-1, 3)
+    lib.conv_fwd_terms(*p, ptr(x2), ptr(w2), bias, ptr(y), ptr(t), len(t), 0, 0)
+    return _from_virtual(y, g)
+
+
+def _from_virtual(y: np.ndarray, g: Geometry3) -> np.ndarray:
+    return np.ascontiguousarray(y.reshape(g.n, g.od, g.oc, g.oh, g.ow).transpose(0, 2, 1, 3, 4))
+
+
+def _vector_forward(x, x2, w2, b, g: Geometry3, p: conv.Geometry, profile, nthr: int, col: bool) -> np.ndarray:
+    """gemm:jit forward at AVX2: per (image, od) sgemm('N', 'N', M = OH*OW, N = OC, K = C*KS) with
+    LDA = M (im2col) or OD*OH*OW (the input in place), LDB = C*KS, LDC = OD*OH*OW; the bias after."""
+    from harness.impl.onednn_sgemm import Call, isa_of, sgemm
+
+    os_, k, m_all = g.oh * g.ow, g.c * g.kd * g.kh * g.kw, g.od * g.oh * g.ow
+    isa, inner = isa_of(profile), (1 if nthr > 1 else profile.threads)
+    y = np.zeros((g.n, g.oc, g.od, g.oh, g.ow), np.float32)
+    yf, wf, xf = y.reshape(-1), np.ascontiguousarray(w2).reshape(-1), np.ascontiguousarray(x).reshape(-1)
+    call = Call(False, False, os_, g.oc, k, os_ if col else m_all, k, m_all)
+    for im in range(g.n):
+        for o_d in range(g.od):
+            if col:
+                v = im * g.od + o_d
+                a = np.ascontiguousarray(conv._im2col(x2[v], g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.oh, g.ow)).reshape(
+                    -1
+                )
+                ao = 0
+            else:
+                a, ao = xf, im * g.c * m_all + o_d * os_
+            oo = im * g.oc * m_all + o_d * os_
+            sgemm(isa, inner, call, a, ao, wf, 0, 0, yf, oo)
+            if b is not None:
+                y[im, :, o_d] = y[im, :, o_d] + b[:, None, None]
+    return y
+
+
+# --- backward ------------------------------------------------------------------------------------
+
+
+def conv3d_backward(
+    dy: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    stride,
+    padding,
+    has_bias: bool,
+    profile: KernelProfile,
+    mask: tuple[bool, bool, bool] = (True, True, True),
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """``aten.convolution_backward`` (3-D): (grad_input, grad_weight, grad_bias), None where ``mask``
+    leaves one out or there is no bias; ParityError for a kernel not modelled."""
+    dy, x, w = f32(dy), f32(x), f32(w)
+    g = geometry(x.shape, w.shape, stride, padding)
+    _fwd, data, weights = kernels(g, profile)
+    gx = gw = gb = None
+    if mask[0]:
+        _refuse(data, "backward data")
+        if data == AVX2:
+            gx = _avx2_data(dy, w, g)
+        elif profile.aten == "avx2":
+            raise ParityError("conv3d backward data: oneDNN's gemm:jit at AVX2 is not modelled")
+        else:
+            gx = _gemm_jit_data(dy, w, g, profile)
+    want_b = mask[2] and has_bias
+    if mask[1] or want_b:
+        _refuse(weights, "backward weights")
+        if weights == AVX2:
+            gw, gb = _avx2_weights(dy, x, w, g, profile, mask[1], want_b)
+        else:
+            gw, gb = _gemm_jit_weights(dy, x, w, g, profile, mask[1], want_b)
+    return gx, gw, gb
+
+
+def _avx2_weights(dy, x, w, g: Geometry3, profile: KernelProfile, want_w: bool, want_b: bool):
+    threads = profile.threads
+    gw = gb = None
+    v = g.n * g.od
+    ohw = g.oh * g.ow
+    dy2 = _virtual_output(dy, g)
+    if want_w:
+        flat = g.c == 3  # the weights kernel's unblocked input: C = 3 only
+        ic_block = g.c if flat else 8
+        nb_ic = 1 if flat else -(-g.c // 8)
+        job = g.kd * g.kh * g.kw * ic_block * 8
+        per_group = conv._reducer_threads(threads, job, nb_ic * -(-g.oc // 8), v)
+        parts = [u * ohw for u in conv._balance211(v, per_group)]
+        x2 = _virtual_input(x, g)
+        p = _plane(g, n=v, c=g.c * g.kd)
+        gw = np.empty((g.oc, g.c * g.kd, g.kh, g.kw), np.float32)
+        conv._run_weights(dy2, x2, gw, p, parts, parts[:-1], True)
+        gw = gw.reshape(w.shape)
+    if want_b:  # its reducer over the images; a thread's chain over its images' (od, oh, ow)
+        per_group = conv._reducer_threads(threads, 8, -(-g.oc // 8), g.n)
+        parts = [im * g.od * ohw for im in conv._balance211(g.n, per_group)]
+        gb = conv._bias_grad(dy2, parts)
+    return gw, gb
+
+
+def _weights_conf(g: Geometry3, threads: int, simd_w: int) -> tuple[int, int]:
+    """(threads, os_block) of gemm:jit's backward weights (init_conf, NCDHW): outer threading where its
+    memory estimate fits, os / threads < 256 and more than one image; pixel blocks past the
+    scratchpad's room refused."""
+    os_, ks = g.oh * g.ow, g.kd * g.kh * g.kw
+    wei = g.oc * g.c * ks
+    limit = _limit(g, threads)
+    mem_ok = 4 * threads * 4 * wei + 4 * threads * g.c * ks * simd_w < limit
+    outer = mem_ok and os_ // threads < 256 and g.n != 1
+    nthr = threads if outer else 1
+    room = limit - (4 * nthr * 4 * wei + 128)
+    col = 0 if _plain(g) else g.c * ks * os_
+    if col and 4 * nthr * col > room:
+        raise ParityError("conv3d backward weights: gemm:jit's pixel blocks (scratchpad limit) are not modelled")
+    return nthr, os_
+
+
+def _gemm_jit_weights(dy, x, w, g: Geometry3, profile: KernelProfile, want_w: bool, want_b: bool):
+    simd = conv._simd_w(profile)
+    nthr, _os_block = _weights_conf(g, profile.threads, simd)
+    v, ohw = g.n * g.od, g.oh * g.ow
+    dy2 = _virtual_output(dy, g)
+    gw = gb = None
+    if want_w:
+        images = conv._balance211(g.n, min(nthr, g.n))
+        if profile.aten == "avx2":
+            gw = _vector_weights(dy, x, w, g, profile, nthr, images)
+        else:
+            x2 = _virtual_input(x, g)
+            p = _plane(g, n=v, c=g.c * g.kd)
+            gw2 = np.empty((g.oc, p.c, g.kh, g.kw), np.float32)
+            if g.oc == 1 or p.c * g.kh * g.kw == 1:  # oneDNN's SSE4.1 gemv_t per (image, od) plane
+                part = np.array([im * g.od for im in images], np.int64)
+                colbuf = np.empty(ohw, np.float32)
+                conv._lib().conv_bwd_weights_gemv(
+                    *p, ptr(dy2), ptr(x2), ptr(gw2), ptr(part), len(part) - 1, ohw, ptr(colbuf)
+                )
+            else:
+                parts = [im * g.od * ohw for im in images]
+                offs = np.cumsum([0, *conv._sse41_k_blocks(ohw)[:-1]])
+                runs = [int(q * ohw + off) for q in range(v) for off in offs]
+                conv._run_weights(dy2, x2, gw2, p, parts, runs, False)
+            gw = gw2.reshape(w.shape)
+    if want_b:  # per output row (image, od, oh) one chain, added to the channel's sum
+        gb = conv._gemm_jit_bias(dy2, _plane(g, n=v))
+    return gw, gb
+
+
+def _vector_weights(dy, x, w, g: Geometry3, profile, nthr: int, images: list[int]) -> np.ndarray:
+    """gemm:jit backward weights at AVX2: per image, od: sgemm('T', 'N', M = C*KS, N = OC, K = OH*OW)
+    with LDA = K (im2col) or OD*OH*OW, LDB = OD*OH*OW, LDC = M onto the thread's sum (beta 0 first);
+    the threads' sums (more than one image and thread) added in order onto 0."""
+    from harness.impl.onednn_sgemm import Call, isa_of, sgemm
+
+    os_, ks, m_all = g.oh * g.ow, g.kd * g.kh * g.kw, g.od * g.oh * g.ow
+    isa, inner = isa_of(profile), (1 if nthr > 1 else profile.threads)
+    reduce = g.n != 1 and nthr != 1
+    col = not _plain(g)
+    m = g.c * ks
+    call = Call(True, False, m, g.oc, os_, os_ if col else m_all, m_all, m)
+    dyf, xf = np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(x).reshape(-1)
+    x2 = _virtual_input(x, g) if col else None
+    total = np.zeros(g.oc * m, np.float32)
+    if not reduce:
+        images = [0, g.n]
+    for t0, t1 in pairwise(images):
+        part = np.zeros(g.oc * m, np.float32)
+        for im in range(t0, t1):
+            for o_d in range(g.od):
+                if col:
+                    cols = conv._im2col(x2[im * g.od + o_d], g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.oh, g.ow)
+                    a, ao = np.ascontiguousarray(cols).reshape(-1), 0
+                else:
+                    a, ao = xf, im * g.c * m_all + o_d * os_
+                first = im == t0 and o_d == 0
+                sgemm(isa, inner, call, a, ao, dyf, im * g.oc * m_all + o_d * os_, int(not first), part, 0)
+        total = part if not reduce else total + part
+    return total.reshape(w.shape)
+
+
+def _avx2_data(dy, w, g: Geometry3) -> np.ndarray:
+    """jit:avx2 backward data (stride 1): per input depth, a 2-D problem over output channels (kd, oc)
+    with grad_output's planes id + PD - kd; per block of 8 output channels one chain over (kd, kh,
+    kw, channel), the blocks' sums added (csrc/conv.c conv_bwd_data_terms)."""
+    lib = conv._lib()
+    oc, kd = g.oc, g.kd
+    gx = np.empty((g.d, g.n, g.c, g.h, g.w), np.float32)
+    w2 = np.ascontiguousarray(w.transpose(2, 0, 1, 3, 4)).reshape(kd * oc, g.c, g.kh, g.kw)  # (kd, oc)
+    p = _plane(g, oc=kd * oc)
+    for i_d in range(g.d):
+        valid = [k for k in range(kd) if 0 <= i_d + g.pd - k < g.od]
+        dy2 = np.zeros((g.n, kd, oc, g.oh, g.ow), np.float32)
+        for k in valid:
+            dy2[:, k] = dy[:, :, i_d + g.pd - k]
+        dy2 = dy2.reshape(g.n, kd * oc, g.oh, g.ow)
+        terms: list[tuple[int, int, int]] = []
+        for o0 in range(0, oc, 8):
+            if terms:
+                terms.append((-1, 0, 0))
+            terms.extend(
+                (k * oc + o, i, j)
+                for k in valid
+                for i in range(g.kh)
+                for j in range(g.kw)
+                for o in range(o0, min(oc, o0 + 8))
+            )
+        t = np.array(terms, np.int64).reshape(-1, 3)
+        lib.conv_bwd_data_terms(*p, ptr(dy2), ptr(w2), ptr(gx[i_d]), ptr(t), len(t), 1)
+    return np.ascontiguousarray(gx.transpose(1, 2, 0, 3, 4))
+
+
+def _data_threads(g: Geometry3, threads: int, simd_w: int) -> int:
+    """gemm:jit backward data's threads (init_conf, NCDHW): outer threading over the images."""
+    os_, is_, ks = g.oh * g.ow, g.h * g.w, g.kd * g.kh * g.kw
+    outer_eff = g.n / (-(-g.n // threads) * threads)
+    inner = -(-is_ // simd_w) * -(-g.c // simd_w)
+    inner_eff = inner / (-(-inner // threads) * threads)
+    outer = (
+        (os_ / threads < 512 or ks < 64)
+        and g.n != 1
+        and (outer_eff / inner_eff >= 1 or (is_ * g.c * g.oc) // threads < 64 * 1024)
+    )
+    return threads if outer else 1
+
+
+def _gemm_jit_data(dy, w, g: Geometry3, profile: KernelProfile) -> np.ndarray:
+    """gemm:jit backward data at SSE4.1: per image, per od in order, the sgemm's column (per tap a
+    chain over the output channels in the sgemm's K blocks) added onto the input gradient (zeros
+    first) by torch 2.13.0's col2im_3d, which per input element takes the output pixels (oh, ow) in
+    order: the taps (kh, kw) from the last (measured: the mirrored oneDNN source's order, taps from
+    the first, misses elements that several taps of one output depth reach)."""
+    nthr = _data_threads(g, profile.threads, 4)
+    col = 0 if _plain(g) else g.c * g.kd * g.kh * g.kw * g.oh * g.ow
+    if col and 4 * nthr * col > _limit(g, profile.threads):
+        raise ParityError("conv3d backward data: gemm:jit's pixel blocks (scratchpad limit) are not modelled")
+    lib = conv._lib()
+    p = _plane(g)
+    gx = np.zeros((g.n, g.c, g.d, g.h, g.w), np.float32)
+    blocks = conv._sse41_k_blocks(g.oc)
+    for o_d in range(g.od):
+        dyd = np.ascontiguousarray(dy[:, :, o_d])
+        for k in range(g.kd):
+            i_d = o_d * g.sd - g.pd + k
+            if not 0 <= i_d < g.d:
+                continue
+            wk = np.ascontiguousarray(w[:, :, k])
+            for i in reversed(range(g.kh)):  # per element the output pixels (oh, ow) in order
+                for j in reversed(range(g.kw)):
+                    terms: list[tuple[int, int, int]] = []
+                    o0 = 0
+                    for size in blocks:
+                        if terms:
+                            terms.append((-1, 0, 0))
+                        terms.extend((o, i, j) for o in range(o0, o0 + size))
+                        o0 += size
+                    t = np.array(terms, np.int64).reshape(-1, 3)
+                    colv = np.empty((g.n, g.c, g.h, g.w), np.float32)
+                    lib.conv_bwd_data_terms(*p, ptr(dyd), ptr(wk), ptr(colv), ptr(t), len(t), 0)
+                    rr = np.arange(g.h)[:, None] + g.ph - i
+                    cc = np.arange(g.w)[None, :] + g.pw - j
+                    reach = (rr >= 0) & (rr % g.sh == 0) & (rr // g.sh < g.oh)
+                    reach = reach & (cc >= 0) & (cc % g.sw == 0) & (cc // g.sw < g.ow)
+                    plane = gx[:, :, i_d]
+                    plane[:, :, reach] += colv[:, :, reach]
+    return gx

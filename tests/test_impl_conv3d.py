@@ -1,0 +1,93 @@
+"""harness.impl.conv3d against torch's recorded bits: 3-D convolutions at the baseline (SSE4.1) and avx2
+levels (torch 2.13.0 on an AMD EPYC, ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and MKL_ENABLE_INSTRUCTIONS
+pinned together).
+
+Each case's inputs come from ``np.random.default_rng(seed)``: x standard normal, w standard normal
+times 0.2, b (with a bias) standard normal, then grad_output of the output's shape, all float32. The
+digests are SHA-256 of torch's output, grad_input, grad_weight and grad_bias as uint32 (C order);
+None where the impl refuses the pass (it must raise ParityError there). No host is needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import conv3d
+from harness.impl.profiles import profile_for_capability
+
+# (capability, threads, x shape, w shape, stride, padding, bias, seed, (out, grad_input, grad_weight, grad_bias))
+CASES = (
+    # VideoMAE's tubelet embedding: jit:avx2 forward and weights; grad_input brgconv_strided (refused)
+    ("AVX2", 1, (2, 3, 4, 16, 16), (32, 3, 2, 4, 4), (2, 4, 4), (0, 0, 0), True, 0, (
+        "e17893cb2e456c281194cd16ffb6d1e3b2b75cd59efd8ea3f3e6aa8d75ee6c21", None,
+        "0d1046cb918899995651b4f00cbda927c71d2a5f04464a4b156597673b084274",
+        "0e74b32f887be7b0372cbefc78863875d921f58231a29d3950b7cf53bf378fc7")),
+    # the same at baseline on 2 threads: gemm:jit for every pass
+    ("DEFAULT", 2, (2, 3, 4, 16, 16), (32, 3, 2, 4, 4), (2, 4, 4), (0, 0, 0), True, 0, (
+        "f75cfa3eaf9856137c2a1559d58b429f4d177e30b6617f27d2be3b438e5ee494",
+        "ff1c7ec1d359d90d6942f60c9b1d6a137ec832ad850ab0956d8d5ee5ecf820b6",
+        "afa78a6ffc13b14b700503600ed73571e1527504446ed09fac93b6c64a2253d4",
+        "86976f88ce5d082a50ec4f109ddb163f682c8d146caf24409fddde5a58e6f0bd")),
+    # baseline, 1 thread: col2im_3d adds each input element's taps in output-pixel order
+    ("DEFAULT", 1, (3, 2, 8, 4, 5), (24, 2, 3, 3, 1), (1, 1, 1), (0, 0, 0), True, 1, (
+        "3d5a06844cbceda690ec4c4cf17d93b845a5772f2c126c242fc0b07a4cfb4c27",
+        "cc10cd5eaf64a92168e7a46ffc6921417d7bedb504304251701aee201afc8c1c",
+        "ed87dea935b70c7416201874e03d2653462f2216822328fd79826e09a8d5abcf",
+        "90f5c989433996d88ac3f34e7687c4e1f0d1ae69848634a8fc1afc087c1ea406")),
+    # avx2, 2 threads, depth padding: jit:avx2 forward and data, AVX2 gemm:jit weights
+    ("AVX2", 2, (2, 16, 4, 5, 6), (16, 16, 3, 3, 3), (1, 1, 1), (1, 1, 1), True, 2, (
+        "54f22ba079d20351a5df8618c9da37b74ceacfdff36a3f7efcd350f55a82cc04",
+        "3226639e839ccadc9a2cf5f56d71c6101126e6858e45ab92fdaa88c2fc557022",
+        "e94a8951a4a4b3af2bff2494ec21828b4bd15bff63c1d2a8ccc8971ef32a4e92",
+        "2c48ff9337587e0221ac9d5ec52aa957d5ac6ce4faefcdfafd44f4d462305bf4")),
+    # avx2, 1 thread: AVX2 gemm:jit forward and weights (jit:avx2 declines); grad_input refused
+    ("AVX2", 1, (3, 9, 9, 2, 5), (4, 9, 3, 1, 3), (2, 2, 2), (1, 1, 0), True, 3, (
+        "d85f6d079951aa2b16df5aea0d903586b3eea7e96c17d294774eba62d7e82d10", None,
+        "7b34ea67e8bf830653d7385868664a26d6daf66ea6f9eb115fc0ab9417fb1c56",
+        "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
+    # avx2, 2 threads: jit:avx2 on every pass, no bias
+    ("AVX2", 2, (2, 8, 5, 6, 6), (8, 8, 2, 3, 3), (1, 1, 1), (0, 1, 1), False, 4, (
+        "0da319905c1810d51e3181bc9fe2d6169c6289735cdffa7912bb52f9dfe38e01",
+        "0da41bf9fbb601dca69c9a150b206104b356979bd7c9c3b1b59cf13086950e2f",
+        "0d3a65528997af285c30575868a6823c8980881bbf42bab1c0493c08f59de4fc", None)),
+)  # fmt: skip
+
+
+def _digest(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}x{c[3]}" for c in CASES])
+def test_recorded_bits(case) -> None:
+    cap, threads, xs, ws, stride, padding, bias, seed, want = case
+    profile = profile_for_capability(cap, threads, "x86_64")
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = (rng.standard_normal(ws) * 0.2).astype(np.float32)
+    b = rng.standard_normal((ws[0],)).astype(np.float32) if bias else None
+    y = conv3d.conv3d(x, w, b, stride, padding, profile)
+    assert _digest(y) == want[0]
+    g = rng.standard_normal(y.shape).astype(np.float32)
+    for j in range(3):
+        mask = tuple(k == j for k in range(3))
+        if want[j + 1] is None:
+            if j == 2:  # no bias: no grad_bias
+                continue
+            with pytest.raises(ParityError):
+                conv3d.conv3d_backward(g, x, w, stride, padding, bias, profile, mask)
+            continue
+        assert _digest(conv3d.conv3d_backward(g, x, w, stride, padding, bias, profile, mask)[j]) == want[j + 1]
+
+
+def test_refusals() -> None:
+    """AVX-512 (not measured) and ATen's slow_conv3d are refused."""
+    x, w = np.zeros((2, 3, 4, 16, 16), np.float32), np.zeros((32, 3, 2, 4, 4), np.float32)
+    with pytest.raises(ParityError):
+        conv3d.conv3d(x, w, None, (2, 4, 4), (0, 0, 0), profile_for_capability("AVX512", 1, "x86_64"))
+    one = np.zeros((8, 3, 1, 1, 1), np.float32)  # a 1x1x1 kernel at stride 1, 2 images, 1 thread: slow_conv3d
+    with pytest.raises(ParityError, match="slow_conv3d"):
+        conv3d.conv3d(x, one, None, (1, 1, 1), (0, 0, 0), profile_for_capability("AVX2", 1, "x86_64"))

@@ -1,0 +1,90 @@
+"""harness.impl.conv_nhwc_backward against torch's recorded bits: the backward of channels-last
+convolutions at AVX2 (torch 2.13.0, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, an AMD EPYC).
+
+Each case's inputs are drawn from ``np.random.default_rng(seed)``: x (N, C, H, W), w (OC, C / G, KH, KW)
+and dy (N, OC, OH, OW) in that order, standard normal float32; torch ran
+``aten.convolution_backward`` on x and dy made channels-last. The digests are SHA-256 of its grad_input,
+grad_weight and grad_bias as uint32 (C order). No host is needed: the impl must give the same bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import conv_nhwc_backward
+from harness.impl.profiles import profile_for_capability
+
+# (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, (grad_input, grad_weight, grad_bias) SHA-256)
+CASES = (
+    # brg_conv_bwd's one call (W <= OW: ker_vpad); jit:avx2's weights split by cpu_reducer on 2 threads
+    (2, 16, 8, 8, 16, 3, 3, 1, 1, 1, 1, 1, 11, 2, (
+        "d26c89390c6be70f6141a69ad71bedee47eb28a8d0b0468ccc5024dc0c2522fb",
+        "04bfff595747f82e2feac1237d590651154c539121fe1ef8a6e17e9ea5a6b75e",
+        "2dfdc1bef93790b8a75f2af740f6523569c410f4035876334ea1369cc864ee47")),
+    # depthwise, jit_dw's nxc weights: rows split between the 2 threads in blocks of 5
+    (3, 40, 9, 5, 40, 3, 3, 1, 1, 1, 1, 40, 12, 2, (
+        "8643e930a4befc53d04ee033e43571f2fdaea2cfe69757c7dcd131f3cfbede20",
+        "a3266b162165d15eab4462967af521f1e31fa669a9d62da64f581512b62b362c",
+        "b6eec2ef1dcb36b31d4672d3ac8a002598dfba1c944210c8b185eda4435c7bf1")),
+    # stride 2: brgconv_strided:avx2, as for NCHW
+    (2, 8, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 13, 1, (
+        "5a35dc1108e3d777476c0bafb588b75294becea464b1849212fa3ce261f4fdee",
+        "7efc8c456e4f01a3885ef40eaf3b940643ba505626e1a1947ca28799d70d52e5",
+        "7e201b38d3c00e58d6f3c0f1abb7dfa09772ba8d979bdbc8d604f28c1207f0ae")),
+    # a 1-D depthwise convolution (H = 1): the images split between the 2 threads
+    (7, 19, 1, 12, 19, 1, 2, 1, 1, 0, 1, 19, 14, 2, (
+        "cacbd20045b8acdbf503548f0598709bc121b9217d63916cbcf1057354743218",
+        "219d6169e85ab45abc7580cbfc6d8013d90708876509f7aaa987e2a594194339",
+        "a5b8fb3096aa9b8768d451ad114bc2daad8f69253b04f7a9b73d0b945e6fba5b")),
+    (6, 34, 12, 10, 34, 3, 3, 1, 1, 1, 1, 34, 15, 2, (
+        "2e3cdf68501d3c33307644e797bbff76fc4c9b4bde76041ccbaf2c5fb220d48f",
+        "08a7f8c5fd66e82622e3c51da039b576ec12b3197a59b68cdbaec9fa4f2a18a1",
+        "91c82c305ec4a292a35118eac3671083814d8cd6f32e3f97eb1410d19c95a55b")),
+)  # fmt: skip
+
+
+def _digest(a: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in CASES])
+def test_recorded_bits(case) -> None:
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
+    assert [_digest(g) for g in got] == list(want)
+
+
+def test_refusals() -> None:
+    """What is not modelled raises ParityError: other levels, ATen's slow_conv2d on channels-last
+    memory, jit_1x1's weights on 2 threads, more than 64 channels."""
+    x, w, dy = (
+        np.zeros((2, 16, 8, 8), np.float32),
+        np.zeros((16, 16, 3, 3), np.float32),
+        np.zeros((2, 16, 8, 8), np.float32),
+    )
+    for cap in ("DEFAULT", "AVX512"):
+        with pytest.raises(ParityError, match="level"):
+            conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 1, True,
+                                               profile_for_capability(cap, 1, "x86_64"), (True,) * 3)  # fmt: skip
+    one = np.zeros((16, 16, 1, 1), np.float32)
+    with pytest.raises(ParityError, match="slow_conv2d"):
+        conv_nhwc_backward.conv2d_backward(dy, x, one, (1, 1), (0, 0), 1, True,
+                                           profile_for_capability("AVX2", 1, "x86_64"), (True,) * 3)  # fmt: skip
+    x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)
+    with pytest.raises(ParityError, match="jit_1x1"):
+        conv_nhwc_backward.conv2d_backward(dy16, x16, one, (1, 1), (0, 0), 1, True,
+                                           profile_for_capability("AVX2", 2, "x86_64"), (True,) * 3)  # fmt: skip
+    wide, w80, dy8 = np.zeros((2, 80, 4, 4), np.float32), np.zeros((8, 80, 3, 3), np.float32), dy[:, :8, :4, :4]
+    with pytest.raises(ParityError, match="64 channels"):
+        conv_nhwc_backward.conv2d_backward(dy8, wide, w80, (1, 1), (1, 1), 1, True,
+                                           profile_for_capability("AVX2", 1, "x86_64"), (True,) * 3)  # fmt: skip

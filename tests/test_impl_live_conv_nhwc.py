@@ -1,0 +1,131 @@
+"""Live parity of harness.impl.conv_nhwc: convolutions of channels-last tensors, torch run now against
+the impl, bit for bit (uint32 patterns), in a fresh process per ISA level and at 1 and 2 threads.
+
+The shapes: DPT's 1x1 projections of a channels-last (permuted) token map, a depthwise (1, 4) kernel
+over rows of height 1 (Mamba-2's, were its input 4-D), 3x3 and 5x5 kernels with padding at strides 1 and 2
+(oneDNN's brg_conv_fwd), 1x1 kernels from 8 images (brgconv_1x1 or ATen's slow_conv2d at 1 thread), one
+input channel or one pixel (channels-last of them keeps NCHW strides), and the refused ones: several
+ic blocks, a kernel wider than its input, groups of several channels. The forward the impl models
+must match torch; what it does not model must raise ParityError.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from harness.core.errors import ParityError
+from harness.core.ulp import compare_tensors
+from harness.impl import conv_grouped, conv_nhwc
+from harness.impl.profiles import profile_for_capability
+from harness.platform.config import collect_facts, supported_levels
+from tests.impl_live import live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
+
+# (input shape, weight shape, stride, padding pair, groups, bias)
+CASES = (
+    ((4, 32, 4, 4), (8, 32, 1, 1), 1, (0, 0), 1, True),  # DPT's reassemble projection
+    ((4, 32, 4, 4), (64, 32, 1, 1), 1, (0, 0), 1, True),
+    ((2, 152, 1, 16), (152, 1, 1, 4), 1, (0, 3), 152, True),  # a depthwise (1, 4) kernel on rows of height 1
+    ((2, 16, 8, 8), (16, 16, 3, 3), 1, (1, 1), 1, True),
+    ((2, 40, 6, 6), (24, 40, 3, 3), 1, (1, 1), 1, False),
+    ((2, 8, 9, 9), (8, 8, 3, 3), 2, (1, 1), 1, True),
+    ((3, 100, 7, 7), (12, 100, 5, 5), 1, (2, 2), 1, True),
+    ((16, 16, 8, 8), (16, 16, 1, 1), 1, (0, 0), 1, True),  # 16 images: oneDNN at 1 thread too
+    ((2, 43, 5, 13), (2, 43, 1, 1), 1, (0, 0), 1, True),  # two output channels (MKL's sgemm at 1 thread)
+    ((1, 24, 6, 6), (24, 1, 3, 3), 1, (1, 1), 24, True),
+    ((3, 40, 9, 9), (40, 1, 5, 5), 1, (2, 2), 40, False),
+    ((4, 1, 9, 10), (8, 1, 3, 3), 1, (1, 1), 1, True),  # one input channel: NCHW strides
+    ((2, 29, 1, 1), (3, 29, 1, 1), 1, (0, 0), 1, True),  # one pixel: NCHW strides
+    ((2, 3000, 2, 2), (4, 3000, 1, 1), 1, (0, 0), 1, True),  # refused: ic blocks of 320
+    ((1, 15, 7, 4), (24, 15, 7, 7), 2, (0, 3), 1, True),  # refused: the kernel wider than the input
+    ((2, 16, 6, 6), (16, 4, 3, 3), 1, (1, 1), 4, True),  # refused: groups of 4 channels
+)
+
+
+def run_case(case: tuple, seed: int) -> str:
+    """The forward of one channels-last convolution under the running torch: "exact", "refused" or
+    what differs."""
+    x_shape, w_shape, stride, padding, groups, bias = case
+    rng = np.random.default_rng(seed)
+    x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
+    b = normal32(rng, (w_shape[0],)) if bias else None
+    tx = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
+    tb = None if b is None else torch.from_numpy(b)
+    want = F.conv2d(tx, torch.from_numpy(w), tb, stride=stride, padding=padding, groups=groups).contiguous().numpy()
+    # as the replay: the channels-last model where the strides suggest it (one channel or pixel keeps NCHW's)
+    cl = conv_nhwc.suggests_channels_last(tuple(tx.shape), tx.stride())
+    impl = conv_nhwc.conv2d if cl else conv_grouped.conv2d
+    try:
+        got = impl(x, w, b, (stride, stride), padding, groups, live_profile())
+    except ParityError:
+        return "refused"
+    c = compare_tensors("out", want, got)
+    return "exact" if c.bit_identical else f"{c.count - c.identical} of {c.count} differ"
+
+
+def _expected(case: tuple) -> str:
+    x_shape, w_shape, stride, padding, groups, _bias = case
+    if x_shape[1] == 1 or x_shape[2] * x_shape[3] == 1:  # NCHW strides: harness.impl.conv's model
+        return "exact"
+    refused = conv_nhwc.declines(x_shape, w_shape, (stride, stride), padding, groups, live_profile())
+    return "refused" if refused else "exact"
+
+
+def _child() -> None:
+    """Run in a fresh process: every case under this process's level, at 1 and 2 threads."""
+    rows = []
+    for threads in (1, 2):
+        use_threads(threads)
+        rows += [{"case": f"{c} at {threads} threads", "want": _expected(c), "got": run_case(c, 11 + i)}
+                 for i, c in enumerate(CASES)]  # fmt: skip
+    print(json.dumps(rows))
+
+
+LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64"]
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
+def test_level(level) -> None:
+    """Every case at this ISA level, 1 and 2 threads, in a fresh process: the modelled ones exact,
+    the others refused."""
+    from tests.test_impl_live_conv import _run_pinned  # its fresh-process runner (not in the child)
+
+    rows = _run_pinned(level, 2, "_child", [], module="tests.test_impl_live_conv_nhwc")
+    failures = [f"{r['case']}: {r['got']}, expected {r['want']}" for r in rows if r["got"] != r["want"]]
+    assert not failures, "\n".join(failures)
+    if level.name == "avx2":
+        assert sum(r["got"] == "exact" for r in rows) >= 24
+
+
+def test_channels_last_as_aten_suggests() -> None:
+    """The layout rule: suggest_memory_format of the operand as given; a 1-D convolution's (N, C, W)
+    input transposed from (N, W, C) is not channels-last (ATen makes it contiguous)."""
+    assert not conv_nhwc.suggests_channels_last((2, 152, 16), (2432, 1, 152))  # Mamba-2's conv input
+    assert not conv_nhwc.suggests_channels_last((2, 152, 16), (2432, 16, 1))
+    assert conv_nhwc.suggests_channels_last((4, 32, 4, 4), (512, 1, 128, 32))  # DPT's token map
+    assert not conv_nhwc.suggests_channels_last((4, 32, 4, 4), (512, 16, 4, 1))
+
+
+def test_refusals_name_the_kernel() -> None:
+    """What is not modelled raises ParityError with its reason: other levels, several ic blocks, a
+    kernel outside its input, groups of several channels."""
+    x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
+    for cap in ("DEFAULT", "AVX512"):
+        with pytest.raises(ParityError, match="channels-last"):
+            conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, profile_for_capability(cap, 2, "x86_64"))
+    avx2 = profile_for_capability("AVX2", 2, "x86_64")
+    assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx2).shape == (2, 16, 8, 8)
+    with pytest.raises(ParityError, match="ic blocks"):
+        conv_nhwc.conv2d(np.zeros((2, 3000, 2, 2), np.float32), np.zeros((4, 3000, 1, 1), np.float32), None,
+                         (1, 1), (0, 0), 1, avx2)  # fmt: skip
+    with pytest.raises(ParityError, match="brgemm calls"):
+        conv_nhwc.conv2d(np.zeros((1, 15, 7, 4), np.float32), np.zeros((24, 15, 7, 7), np.float32), None,
+                         (2, 2), (0, 3), 1, avx2)  # fmt: skip
+    with pytest.raises(ParityError, match="groups"):
+        conv_nhwc.conv2d(x, np.zeros((16, 4, 3, 3), np.float32), None, (1, 1), (1, 1), 4, avx2)
