@@ -1,10 +1,11 @@
 """2-D convolution of channels-last tensors (``aten.convolution`` where the input or the weight is
-NHWC in memory), as torch 2.13.0 runs it on x86 CPUs at the AVX2 level.
+NHWC in memory), forward, as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1) and AVX2
+levels; the backward is harness.impl.conv_nhwc_backward.
 
 Shapes (logical NCHW float32 arrays holding the values; their memory in torch was channels-last)::
 
     x   input          (N, C, H, W)        C = IC input channels
-    w   weight         (OC, C / G, KH, KW) G = groups
+    w   weight         (OC, C / G, KH, KW) G = groups: 1, or C = OC (depthwise)
     b   bias           (OC,) or None
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
     stride (SH, SW), padding (PH, PW); dilation 1, not transposed.
@@ -17,26 +18,38 @@ Mamba-2's causal convolution has it, is made contiguous and runs the NCHW kernel
 is chosen as for NCHW (harness.impl.conv ``path``): ATen's ``thnn`` for a 1x1 kernel at stride 1
 below 16 images on 1 thread, or one small image; else oneDNN on nhwc memory. (``x.contiguous(
 memory_format=torch.channels_last)`` of one input channel or one pixel keeps NCHW strides, the
-same memory: those run as NCHW.)
+same memory: those run as NCHW; with channels-last strides made otherwise they are refused.)
 
-What runs at AVX2 (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bits:
+What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bits:
 
-- oneDNN ``brg_conv_fwd:avx2`` (kxk) and ``brgconv_1x1:avx2`` (1x1): per output element one fused
-  chain from 0 over the taps (kh, kw) row by row, at a tap over the input channels (the brgemm
+- ATen's ``thnn`` at both levels (``slow_conv2d_update_output_frame``, is_channels_last): the batch's
+  im2col rows (OH*OW, KH*KW*C) per image in (kh, kw, channel) order in one buffer (a 1x1 kernel at
+  stride 1 reads the input as it lies), the output filled with the bias, then per image MKL ``sgemm``
+  ('T', 'N', m = OC, n = OH*OW, k = KH*KW*C, beta 1 with a bias) through ``cpublas::gemm``, the
+  buffers 64-byte aligned as torch's allocator gives (MKL's kernels peel by alignment).
+- AVX2, oneDNN ``brg_conv_fwd:avx2`` (kxk) and ``brgconv_1x1:avx2`` (1x1): per output element one
+  fused chain from 0 over the taps (kh, kw) row by row, at a tap over the channels (the brgemm
   batch), the bias added last. Modelled where one ic block holds every channel (``_one_ic_block``,
   brg_blocking_t::select_ic_block for every output-channel block it may pick) and one brgemm call
   holds every tap (kernel within the input, padding within half the kernel). Elsewhere each ic block's
   or call's chain is from 0 and added to C (the brgemm kernel adds its accumulators to C at the end:
   3,000 channels at a 1x1 kernel ran blocks of 320, measured), refused.
-- oneDNN ``brdgmm_dw:avx2`` (depthwise, groups = C = OC): per output one fused chain from 0 over the
-  taps (kh, kw) row by row, the bias added last.
-- ATen's ``thnn`` (``slow_conv2d_update_output_frame``, is_channels_last): per image im2col into
-  (OH*OW, KH*KW*C) rows ((kh, kw, channel) order; a 1x1 kernel at stride 1 reads the input as it
-  lies), the output filled with the bias, then MKL ``sgemm`` ('T', 'N', m = OC, n = OH*OW, k =
-  KH*KW*C, beta 1 with a bias) through ``cpublas::gemm``; one group only.
+- AVX2, oneDNN ``brdgmm_dw:avx2`` (depthwise): per output one fused chain from 0 over the taps
+  (kh, kw) row by row, the bias added last.
+- SSE4.1, oneDNN ``jit:sse41`` / ``jit_1x1:sse41`` on nhwc where harness.impl.conv ``path`` picks
+  jit:sse41: the NCHW kernel's chain (from the bias over blocks of 8 channels, (kh, kw), channel,
+  unfused); else ``gemm:jit`` nspc (gemm_convolution.cpp ``execute_forward_thr_nspc``): per work item
+  (image, block of output rows, block of columns; ``_fwd_nspc_conf``, by the host's L2) one sgemm
+  ('N', 'T' or 'N', OC, pixels, KH*KW*C), K in (kh, kw, c) order with zeros in the padding (the
+  SSE4.1 copy kernel: K blocks of 256, each block's chain of rounded products from 0 added to C; its
+  gemv 'T' for one pixel or channel, ``_gemv_t``), the bias added after.
+- SSE4.1 depthwise, ``jit_dw:sse41`` (channel tails allowed on nxc): per output one unfused chain
+  from the bias over (kh, kw); where the kernel lies outside the input, ``gemm:jit`` nspc with groups:
+  per (image, channel) a gemv over the im2col columns, the bias added after.
 
-Refused (ParityError naming the kernel): other levels (SSE4.1's jit:sse41 / gemm:jit on nhwc, AVX-512's
-brgemm kernels), aarch64, groups other than 1 and depthwise. The backward: harness.impl.conv_nhwc_backward.
+Refused (ParityError naming the kernel): AVX-512's brgemm kernels and aarch64; groups other than 1
+and depthwise; slow_conv2d per group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2
+several ic blocks or brgemm calls; at SSE4.1 a padding jit_dw's forward declines.
 """
 
 from __future__ import annotations
@@ -45,6 +58,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped
+from harness.impl import onednn_sgemm as og
 from harness.impl._lib import f32, ptr
 from harness.impl.profiles import KernelProfile
 
@@ -63,40 +77,132 @@ def suggests_channels_last(shape: tuple[int, ...], stride: tuple[int, ...] | lis
     return cl_4d(tuple(shape), tuple(stride))
 
 
-def _level(profile: KernelProfile) -> None:
-    if profile.aarch64 or profile.aten != "avx2" or profile.torch != "2.13.0":
+def _level(profile: KernelProfile) -> str:
+    """The level this module models ("sse41" or "avx2"); ParityError else."""
+    if profile.aarch64 or profile.aten not in ("default", "avx2") or profile.torch != "2.13.0":
         level = "aarch64" if profile.aarch64 else profile.aten
         raise ParityError(f"conv2d (channels-last): the {level} level (torch {profile.torch}) is not modelled")
+    return "avx2" if profile.aten == "avx2" else "sse41"
 
 
-def _thnn(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, profile: KernelProfile) -> np.ndarray:
-    """ATen's slow_conv2d on channels-last memory: per image one MKL sgemm ('T', 'N') of the
-    (kh, kw, channel)-ordered weights and im2col rows onto the bias."""
-    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
-    k = kh * kw * c
-    w_rows = np.ascontiguousarray(w.transpose(0, 2, 3, 1)).reshape(-1)  # (OC, KH*KW*C)
-    y = np.empty((n, oh, ow, oc), np.float32)
-    prof = profile if n == 1 else profile.with_threads(1)  # parallel_for over the images, as for NCHW
-    pixels = np.ascontiguousarray(x.transpose(0, 2, 3, 1))  # the input as it lies: (N, H, W, C)
-    padded = np.zeros((n, h + 2 * ph, wd + 2 * pw, c), np.float32)
-    padded[:, ph : ph + h, pw : pw + wd] = pixels
+# ------------------------------------------------------- shared: buffers, ATen's slow_conv2d, oneDNN's sgemm
+def _aligned(size: int) -> np.ndarray:
+    """A float32 buffer on a 64-byte boundary, as torch's CPU allocator gives (MKL's kernels peel by alignment)."""
+    buf = np.zeros(size + 16, np.float32)
+    start = (-(buf.ctypes.data // 4)) % 16
+    return buf[start : start + size]
+
+
+def _nhwc_buffer(a: np.ndarray) -> np.ndarray:
+    """A (N, C, H, W) array's channels-last memory in a fresh aligned buffer (flat)."""
+    out = _aligned(a.size)
+    out[:] = a.transpose(0, 2, 3, 1).reshape(-1)
+    return out
+
+
+def _im2col_rows(x1: np.ndarray, kh, kw, sh, sw, ph, pw, oh, ow) -> np.ndarray:
+    """One image (C, H, W) -> (OH*OW, KH*KW*C): per output pixel its taps (kh, kw, c), zeros in the padding."""
+    c, h, w = x1.shape
+    padded = np.zeros((h + 2 * ph, w + 2 * pw, c), np.float32)
+    padded[ph : ph + h, pw : pw + w] = x1.transpose(1, 2, 0)
+    rows = np.empty((oh, ow, kh, kw, c), np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            rows[:, :, i, j] = padded[i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
+    return rows.reshape(oh * ow, kh * kw * c)
+
+
+def thnn_columns(x: np.ndarray, g: conv.Geometry) -> np.ndarray:
+    """slow_conv2d's channels-last columns of the batch, flat in one aligned buffer: per image its
+    (OH*OW, KH*KW*C) rows (the input's own memory for a 1x1 kernel at stride 1 without padding)."""
+    n, _c, _h, _wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    if (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0):
+        return _nhwc_buffer(x)
+    size = oh * ow * kh * kw * g.c
+    cols = _aligned(n * size)
     for t in range(n):
-        if (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0):
-            rows = pixels[t].reshape(-1)  # the image itself: its address (offset) as torch's
-        else:
-            taps = [
-                padded[t, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
-                for i in range(kh)
-                for j in range(kw)
-            ]
-            rows = np.ascontiguousarray(np.stack(taps, axis=2)).reshape(-1)  # (OH*OW, KH*KW*C)
-        out = y[t].reshape(-1)
+        cols[t * size : (t + 1) * size] = _im2col_rows(x[t], kh, kw, sh, sw, ph, pw, oh, ow).reshape(-1)
+    return cols
+
+
+def _thnn_forward(x, w, b, g, profile: KernelProfile):
+    """slow_conv2d_forward channels-last: per image gemm('T', 'N', OC, OH*OW, K) of the weight's (kh, kw, c)
+    rows and the image's columns (the input itself for 1x1 stride 1 without padding, else the batch's
+    column buffer at the image's offset) onto the bias rows (beta 1) in the batch's output buffer."""
+    from harness.impl.linalg import cpublas_gemm
+
+    n, c, _h, _wd, oc, kh, kw, oh, ow, _sh, _sw, _ph, _pw = g
+    k, m = c * kh * kw, oh * ow
+    prof = profile if n == 1 else profile.with_threads(1)  # parallel_for over the images, as for NCHW
+    wcl = _nhwc_buffer(w)  # (OC, KH*KW*C) rows
+    cols = thnn_columns(x, g)
+    y = _aligned(n * m * oc)
+    for t in range(n):
+        out = y[t * m * oc : (t + 1) * m * oc]
         if b is not None:
-            y[t] = b
-        conv._thnn_gemm("tn", oc, oh * ow, k, w_rows, k, rows, k, 1.0 if b is not None else 0.0, out, oc, prof)
-    return np.ascontiguousarray(y.transpose(0, 3, 1, 2))
+            out.reshape(m, oc)[:] = b
+        cpublas_gemm("t", "n", oc, m, k, wcl, k, cols[t * m * k :], k, 1.0 if b is not None else 0.0, out, oc, prof)
+    return f32(y.reshape(n, oh, ow, oc).transpose(0, 3, 1, 2))
 
 
+def _gemv_t_block(x: np.ndarray, mat: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """One jit_sse41_gemv_t_f32_kern call: y (n,) + x (m,) . mat (m, n), unfused (csrc/conv.c sse41_gemv_t)."""
+    m = x.shape[0]
+    main = m // 8 * 8
+    y = y.copy()
+    if main:
+        lanes = np.zeros((4, y.shape[0]), np.float32)
+        for p in range(main):
+            lanes[p % 4] = lanes[p % 4] + x[p] * mat[p]
+        y = y + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+    pos = main
+    for ux in (4, 2, 1):
+        if (m - main) & ux:
+            lanes = np.zeros((4, y.shape[0]), np.float32)
+            for lane in range(ux):
+                lanes[lane] = x[pos + lane] * mat[pos + lane]
+            y = y + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
+            pos += ux
+    return y
+
+
+def _gemv_t(x: np.ndarray, mat: np.ndarray, y: np.ndarray, strided: bool) -> np.ndarray:
+    chunk = 512 if strided else max(1, x.shape[0])
+    for t0 in range(0, x.shape[0], chunk):
+        y = _gemv_t_block(x[t0 : t0 + chunk], mat[t0 : t0 + chunk], y)
+    return y
+
+
+def _sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, nthr):
+    """oneDNN's extended_sgemm at SSE4.1 on flat float32 arrays (column-major), gemv 'T' here."""
+    if m <= 0 or n <= 0:
+        return
+    call = og.Call(ta, tb, m, n, k, lda, ldb, ldc)
+    trans = ta if n == 1 else (not tb if m == 1 else None)
+    if not trans:
+        og.sgemm(og.SSE41, nthr, call, a, 0, b, 0, int(beta), c, 0)
+        return
+    pk = np.arange(k)
+    if n == 1:  # y (m) = op(A) x, op(A)[i, p] = a[p + i*lda]; x[p] = op(B)[p, 0]
+        mat = a[pk[:, None] + np.arange(m)[None, :] * lda]
+        xv = b[pk * ldb] if tb else b[pk]
+        strided = tb and ldb != 1
+        y0 = c[np.arange(m)] if beta else np.zeros(m, np.float32)
+        c[np.arange(m)] = _gemv_t(xv, mat, y0, strided)
+    else:  # m == 1: y (n) = op(B)^T x, op(B)[p, j] = b[p + j*ldb]; x[p] = op(A)[0, p]
+        mat = b[pk[:, None] + np.arange(n)[None, :] * ldb]
+        xv = a[pk] if ta else a[pk * lda]
+        strided = (not ta) and lda != 1
+        idx = np.arange(n) * ldc
+        y0 = c[idx] if beta else np.zeros(n, np.float32)
+        c[idx] = _gemv_t(xv, mat, y0, strided)
+
+
+def _per_channel(a: np.ndarray) -> np.ndarray:
+    return f32(a.transpose(1, 0, 2, 3)[:, :, None])  # (C, N, 1, H, W)
+
+
+# ------------------------------------------------------------------------------------ AVX2
 def _brg_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry) -> np.ndarray:
     """oneDNN's brgemm convolution with C in one ic block: per output one fused chain from 0 over
     (kh, kw, channel), the bias last (csrc/conv.c conv_fwd_terms)."""
@@ -117,43 +223,6 @@ def _depthwise(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, paddi
         g = conv._geometry(xb.shape, w[ch : ch + 1].shape, stride, padding)
         outs.append(_brg_chain(xb, np.ascontiguousarray(w[ch : ch + 1]), bb, g))
     return np.concatenate(outs, axis=1)
-
-
-def _same_memory(x_shape) -> bool:
-    """One input channel or one pixel: the same memory in both layouts."""
-    return x_shape[1] == 1 or x_shape[2] * x_shape[3] == 1
-
-
-def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
-    """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
-    try:
-        _level(profile)
-    except ParityError as e:
-        return str(e)
-    _n, c, *_ = x_shape
-    depthwise = groups == c == w_shape[0] and w_shape[1] == 1
-    if groups != 1 and not depthwise:
-        return f"conv2d (channels-last): {groups} groups of {c // groups} channels (not depthwise) is not modelled"
-    if groups != 1 and conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
-        return "conv2d (channels-last): ATen's slow_conv2d per group is not modelled"
-    thnn = groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN
-    if not thnn and _same_memory(x_shape):
-        return (
-            "conv2d (channels-last): oneDNN on one input channel or one pixel of channels-last strides is not modelled"
-        )
-    if groups == 1 and not thnn:
-        g = conv._geometry(x_shape, w_shape, stride, padding)
-        if not _one_call(g):
-            return (
-                f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
-                f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
-            )
-        if not _one_ic_block(g, profile):
-            return (
-                f"conv2d (channels-last): oneDNN's brgemm convolution over {c} input channels with a {g.kh}x{g.kw} "
-                "kernel (several ic blocks: select_ic_block) is not modelled"
-            )
-    return ""
 
 
 def _one_call(g: conv.Geometry) -> bool:
@@ -190,17 +259,225 @@ def _one_ic_block(g: conv.Geometry, profile: KernelProfile) -> bool:
     return True
 
 
+# ---------------------------------------------------------------------------------- SSE4.1
+def _fwd_nspc_conf(g, threads: int, l2_bytes: int) -> tuple[int, int, bool]:
+    """(oh_block, ow_block, outer_threading) of gemm_convolution_utils.cpp init_conf (f32 nspc forward)."""
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, _ph, _pw = g
+    ks, os_, is_ = kh * kw, oh * ow, h * wd
+    simd_w, ds = 4, 4
+    l2 = l2_bytes // ds
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    h_block, w_block, outer = oh, ow, False
+    if not plain and oc * c * ks < l2 // 2:
+        row = (c * ow * ks * ds + 2 * (c * wd + oc * ow) * ds) * 5 + oc * ow * ds + c * wd * ds
+        h_block = min(max(1, conv._div_up(l2, row)), oh)
+        if h_block == 1:
+            col = c * ks * ds + 2 * (c + oc) * ds
+            w_block = min(max(1, conv._div_up(l2, col)), ow)
+        if h_block != oh:
+            h_block = max(1, conv._rnd_dn(h_block, 4))
+        if w_block != ow:
+            w_block = max(1, conv._rnd_dn(w_block, simd_w))
+        thr_eff, tr = 0.0, np.float32(0.9)
+        if w_block == ow:
+            while True:
+                nb_h = conv._div_up(oh, h_block)
+                work = n * nb_h
+                disb = np.float32(oh) / np.float32(conv._div_up(oh, h_block) * h_block)
+                thr_eff = np.float32(work) / np.float32(conv._div_up(work, threads) * threads)
+                thr_eff = (thr_eff + disb) / np.float32(2)
+                if thr_eff >= tr:
+                    break
+                h_block = 0 if h_block < 4 else conv._rnd_dn(h_block - 4, 4)
+                if h_block <= 0:
+                    break
+        if thr_eff < tr:
+            h_block = 1
+            while True:
+                nb_w = conv._div_up(ow, w_block)
+                work = n * oh * nb_w
+                disb = np.float32(ow) / np.float32(conv._div_up(ow, w_block) * w_block)
+                thr_eff = np.float32(work) / np.float32(conv._div_up(work, threads) * threads)
+                thr_eff = (thr_eff + disb) / np.float32(2)
+                if thr_eff > tr:
+                    break
+                w_block = 0 if w_block < simd_w else conv._rnd_dn(w_block - simd_w, simd_w)
+                if w_block <= 0:
+                    break
+        h_block, w_block = max(1, h_block), max(1, w_block)
+        inner = conv._div_up(os_, simd_w) * conv._div_up(oc, simd_w)
+        inner_eff = np.float32(inner) / np.float32(conv._div_up(inner, threads) * threads)
+        if thr_eff >= inner_eff / 2:
+            outer = True
+        else:
+            h_block, w_block = oh, ow
+        if h_block != 1:
+            w_block = ow
+    if not outer:
+        outer_work = n
+        outer_eff = np.float32(outer_work) / np.float32(conv._div_up(outer_work, threads) * threads)
+        inner = conv._div_up(is_, simd_w) * conv._div_up(c, simd_w)
+        inner_eff = np.float32(inner) / np.float32(conv._div_up(inner, threads) * threads)
+        outer = (is_ // threads < 64 and n != 1) and (outer_eff / inner_eff >= 1 or (os_ * c * oc) // threads < 65536)
+    return h_block, w_block, outer
+
+
+def _gemm_forward(x, w, b, g, profile: KernelProfile):
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    ks = kh * kw
+    threads = profile.threads
+    h_block, w_block, outer = _fwd_nspc_conf(g, threads, profile.l2_per_core)
+    nthr_gemm = 1 if outer or threads == 1 else threads
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    wf = f32(w.transpose(2, 3, 1, 0)).reshape(-1)  # hwio: A[i, p] = wf[i + p*oc]
+    y = np.zeros((n, oh, ow, oc), np.float32)
+    K = ks * c
+    for im in range(n):
+        rows = _im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow).reshape(oh, ow, K)
+        for r0 in range(0, oh, h_block):
+            for c0 in range(0, ow, w_block):
+                hs, ws_ = min(h_block, oh - r0), min(w_block, ow - c0)
+                N = hs * ws_
+                blk = f32(rows[r0 : r0 + hs, c0 : c0 + ws_]).reshape(N, K)
+                out = np.zeros(N * oc, np.float32)
+                if plain:  # B 'N': src rows, ldb = K
+                    _sgemm(False, False, oc, N, K, wf, oc, blk.reshape(-1), K, 0, out, oc, nthr_gemm)
+                else:  # B 'T': col[p*N + j]
+                    _sgemm(False, True, oc, N, K, wf, oc, f32(blk.T).reshape(-1), N, 0, out, oc, nthr_gemm)
+                res = out.reshape(hs, ws_, oc)
+                if b is not None:
+                    res = res + b
+                y[im, r0 : r0 + hs, c0 : c0 + ws_] = res
+    return f32(y.transpose(0, 3, 1, 2))
+
+
+def _dw_forward(x, w, b, g1):
+    """jit_dw:sse41 forward (nhwc): per output one chain from the bias over (kh, kw), unfused."""
+    from harness.impl._lib import ptr
+
+    lib = conv._lib()
+    c = x.shape[1]
+    xs = _per_channel(x)
+    y = np.empty((c, g1.n, 1, g1.oh, g1.ow), np.float32)
+    for ch in range(c):
+        wc = f32(w[ch : ch + 1])
+        bc = None if b is None else f32(b[ch : ch + 1])
+        lib.conv_fwd_direct(*g1, ptr(xs[ch]), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]), 1, 0, 1)
+    return f32(y[:, :, 0].swapaxes(0, 1))
+
+
+def _dw_gemm_forward(x, w, b, g1, threads):
+    """gemm:jit nspc forward with groups = C (where jit_dw declines: a kernel outside the input): per
+    (image, group) one sgemm of M = 1 (gemv 'N' over the im2col columns: per output one unfused chain
+    from 0 over (kh, kw), zeros in the padding), the bias added after. No pixel blocking (depthwise)."""
+    n, _c, _h, _wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g1
+    c = x.shape[1]
+    ks, os_ = kh * kw, oh * ow
+    y = np.empty((n, c, oh, ow), np.float32)
+    for im in range(n):
+        for ch in range(c):
+            rows = _im2col_rows(x[im, ch : ch + 1], kh, kw, sh, sw, ph, pw, oh, ow)  # (os, ks)
+            out = np.zeros(os_, np.float32)
+            _sgemm(False, True, 1, os_, ks, f32(w[ch].reshape(-1)), 1, f32(rows.T).reshape(-1), os_, 0, out, 1, 1)
+            if b is not None:
+                out = out + b[ch]
+            y[im, ch] = out.reshape(oh, ow)
+    return y
+
+
+def sse41_kinds(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> tuple[str, str, str]:
+    """At SSE4.1 the (forward, backward data, backward weights) kernels, or ('refuse: why', ...)."""
+    n, c, h, wd = x_shape
+    oc, cg, kh, kw = w_shape
+    if groups == 1:
+        kind = conv.path(x_shape, w_shape, stride, padding, profile)
+        if kind == conv.THNN:
+            return "thnn", "thnn", "thnn"
+        return ("jit:sse41" if kind == conv.SSE41 else "gemm:jit"), "gemm:jit", "gemm:jit"
+    if not (groups == c == oc and cg == 1):
+        return ("refuse: groups other than 1 and depthwise (groups = channels = output channels)",) * 3
+    g1 = conv._geometry((n, 1, h, wd), (1, 1, kh, kw), stride, padding)
+    strided = tuple(stride) != (1, 1)
+    if not (strided or n >= 16 or (kh, kw) != (1, 1) or profile.threads > 1):
+        return ("refuse: 1x1 depthwise at stride 1 on 1 thread (ATen's slow_conv2d per group)",) * 3
+    if conv._kernel_outside_src(g1):  # every jit_dw declines: gemm:jit nspc with groups
+        return "gemm:jit_dw", "gemm:jit_dw", "gemm:jit_dw"
+    fwd = "jit_dw"
+    if conv_grouped.dw_forward_declines(g1, 3):
+        fwd = "refuse: jit_dw forward declines the padding (gemm:jit with groups)"
+    data = "jit_dw"
+    if conv_grouped.dw_weights_declines(g1):
+        weights = "gemm:jit_dw"
+    elif g1.ow > 30:
+        weights = "refuse: jit_dw weights over 30 columns (its width unrolling)"
+    else:
+        weights = "jit_dw"
+    return fwd, data, weights
+
+
+# ------------------------------------------------------------------------------- interface
+def _same_memory(x_shape) -> bool:
+    """One input channel or one pixel: the same memory in both layouts."""
+    return x_shape[1] == 1 or x_shape[2] * x_shape[3] == 1
+
+
+def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
+    try:
+        level = _level(profile)
+    except ParityError as e:
+        return str(e)
+    c = x_shape[1]
+    depthwise = groups == c == w_shape[0] and w_shape[1] == 1
+    if groups != 1 and not depthwise:
+        return f"conv2d (channels-last): {groups} groups of {c // groups} channels (not depthwise) is not modelled"
+    if groups != 1 and conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
+        return "conv2d (channels-last): ATen's slow_conv2d per group is not modelled"
+    thnn = groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN
+    if not thnn and _same_memory(x_shape):
+        return (
+            "conv2d (channels-last): oneDNN on one input channel or one pixel of channels-last strides is not modelled"
+        )
+    if level == "sse41":
+        kind = sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)[0]
+        return f"conv2d (channels-last): {kind[len('refuse: ') :]} is not modelled" if kind.startswith("refuse") else ""
+    if groups == 1 and not thnn:
+        g = conv._geometry(x_shape, w_shape, stride, padding)
+        if not _one_call(g):
+            return (
+                f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
+                f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
+            )
+        if not _one_ic_block(g, profile):
+            return (
+                f"conv2d (channels-last): oneDNN's brgemm convolution over {c} input channels with a {g.kh}x{g.kw} "
+                "kernel (several ic blocks: select_ic_block) is not modelled"
+            )
+    return ""
+
+
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, groups: int,
            profile: KernelProfile) -> np.ndarray:  # fmt: skip
     """``aten.convolution`` on channels-last memory: y (N, OC, OH, OW) (logical NCHW). ParityError
     where ``declines`` names a reason."""
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
+    stride, padding = tuple(stride), tuple(padding)
     why = declines(x.shape, w.shape, stride, padding, groups, profile)
     if why:
         raise ParityError(why)
     if groups == 1 and conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
-        return _thnn(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
-    if groups != 1:
-        return _depthwise(x, w, b, stride, padding)
-    return _brg_chain(x, w, b, conv._geometry(x.shape, w.shape, stride, padding))
+        return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
+    if _level(profile) == "avx2":
+        if groups != 1:
+            return _depthwise(x, w, b, stride, padding)
+        return _brg_chain(x, w, b, conv._geometry(x.shape, w.shape, stride, padding))
+    kind = sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)[0]
+    if kind == "jit:sse41":
+        return conv.conv2d(x, w, b, stride, padding, profile, conv.SSE41)
+    if kind == "gemm:jit":
+        return _gemm_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
+    g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+    if kind == "gemm:jit_dw":
+        return _dw_gemm_forward(x, w, b, g1, profile.threads)
+    return _dw_forward(x, w, b, g1)

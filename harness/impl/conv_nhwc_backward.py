@@ -1,11 +1,20 @@
-"""Backward of a channels-last (NHWC) 2-D convolution as torch 2.13.0 runs it on x86 CPUs at the AVX2
-level (ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2), 1 and 2 threads: grad_input, grad_weight,
-grad_bias for one group and depthwise (groups = C = OC) convolutions.
+"""2-D convolution of channels-last tensors, backward (``aten.convolution_backward`` where the input or
+the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
+on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
+grad_bias for one group and depthwise (groups = C = OC) convolutions. The forward, the layout rule and
+the pieces both share: harness.impl.conv_nhwc.
 
-Arrays are logical NCHW float32 (x (N, C, H, W), w (OC, C / groups, KH, KW), dy (N, OC, OH, OW));
-the input and grad_output are taken to be channels-last in memory (torch: ``x.is_contiguous(
-memory_format=torch.channels_last)`` and not plain contiguous). ATen's mkldnn path then runs oneDNN
-on nhwc ("acdb") memory. What runs (ONEDNN_VERBOSE) and what the model does:
+Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
+
+What runs (ONEDNN_VERBOSE) and what the model does. Both levels: oneDNN's ``jit_dw`` backward weights
+on nxc memory (``harness_nxc``, jit_uni_dw_convolution.cpp execute_backward_weights_nxc;
+jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc, ``_dw_nxc_partition``): the threads split channel
+outer blocks (nb_ch_blocking blocks of 8: at AVX2 min(nb_ch, 4, 15 // (2 KW)), at SSE4.1 one), images
+and blocks of output rows; per thread and weight one chain from 0 over its (image, row block, row,
+column) (fused at AVX2, each product rounded at SSE4.1), the bias a chain of additions alike; the main
+thread's sums, then the others' added in execute_reduction_nxc's order.
+
+At AVX2:
 
 - backward data, stride 1, kernel over 1x1: ``brg_conv_bwd:avx2+brg_conv_fwd:avx2``, oneDNN's
   forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
@@ -41,23 +50,48 @@ on nhwc ("acdb") memory. What runs (ONEDNN_VERBOSE) and what the model does:
   order. Declined: jit:avx2 for groups where jit_dw's weights kernel declines (a kernel wider than
   3, padding over half the kernel, ...), gemm:jit, rows over 30 columns (the kernel's column
   blocking, not measured), reductions over both images and rows.
-- ATen's ``_slow_conv2d`` (1 thread and 1x1 stride 1 below 16 images, or one small image; per
-  group for depthwise) on channels-last memory: declined (its NHWC gemms and its grad_bias's sum
-  over a channels-last tensor are not modelled).
+- ATen's ``_slow_conv2d`` on channels-last memory: as at SSE4.1 (below), MKL's gemms and ATen's sum
+  at this level (78 of 78 random cases bit for bit at 1 thread).
+
+At SSE4.1 (and AVX2 for slow_conv2d):
+
+- ATen's ``_slow_conv2d`` channels-last (1x1 stride 1 below 16 images on 1 thread, or one small image):
+  grad_input per image MKL gemm('N', 'N', K, OH*OW, OC) into columns, added back by
+  ``unfolded2d_acc`` (per input pixel its (oh, ow, kh, kw) terms in order onto zeros); grad_weight
+  per image in order gemm('N', 'T', K, OC, OH*OW), beta 1; grad_bias ATen's sum over (N, OH, OW) of
+  the channels-last grad_output.
+- ``gemm:jit`` nspc for one group (gemm_convolution.cpp ``execute_backward_*_nspc``): grad_input
+  sgemm('T', 'N', KH*KW*C, OH*OW, OC) into columns, ``col2im_dt``: zeros, then per (oh, ow, kh, kw) in
+  order the column added (1x1 stride 1 without padding: straight into grad_input); grad_weight per
+  image of a thread's share sgemm('N', 'N' or 'T', OC, KH*KW*C, OH*OW) onto the thread's sum (beta 0
+  on its first image), with outer threading (OH*OW / threads < 256 and N > 1) the images split by
+  balance211 and the sums added in thread order; grad_bias per channel and output row GCC's ``omp
+  simd`` reduction: 4 lanes from 0 (column c into lane c % 4) over the first 4*(OW//4) columns, the
+  rest into lane 0, the lanes added to the channel's sum in order.
+- depthwise: ``jit_dw:sse41`` grad_input (per input one unfused chain over the taps) and grad_weight
+  (above) where its weights kernel accepts; else ``gemm:jit`` nspc with groups: per group and image a
+  gemv 'T' over the im2col columns (grad_output strided by C); where the kernel lies outside the
+  input, grad_input through col2im too.
+
+Refused (``declines``): AVX-512 and aarch64; groups other than 1 and depthwise; slow_conv2d per group;
+one channel or one pixel of channels-last strides; at AVX2 the cases named above; at SSE4.1 jit_dw's
+weights over 30 columns.
 """
 
 from __future__ import annotations
 
 import ctypes
+from itertools import pairwise
 
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl import conv, conv_grouped
+from harness.impl import conv, conv_grouped, conv_nhwc
 from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
+_I32 = ctypes.c_int32
 _P = ctypes.c_void_p
 _LIB = None
 
@@ -66,136 +100,19 @@ def _lib() -> ctypes.CDLL:
     global _LIB
     if _LIB is None:
         lib = load("conv_nhwc")
-        lib.nhwc_dw_weights.argtypes = [_I] * 12 + [_P, _P, _P, _I, _I, _I, _P, _P]
+        lib.nhwc_dw_weights.argtypes = [_I] * 12 + [_P, _P, _P, _I, _I, _I, _P, _P, _I32]
         lib.nhwc_dw_weights.restype = None
         _LIB = lib
     return _LIB
 
 
-def _kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProfile) -> tuple[str, str]:
-    """(backward data, backward weights) kernels torch runs, as named in ONEDNN_VERBOSE, or a name
-    starting with ``decline:``."""
-    _n, c, h, wd = x_shape
-    oc, cg, kh, kw = w_shape
-    sh, sw = stride
-    _ph, _pw = padding
-    one = (kh, kw) == (1, 1)
-    if groups == 1:
-        if conv.path(x_shape, w_shape, stride, padding, prof) == conv.THNN:
-            return ("decline:ATen's slow_conv2d on channels-last memory",) * 2
-        g = conv._geometry(x_shape, w_shape, stride, padding)
-        if (sh, sw) != (1, 1):
-            data = "brgconv_strided:avx2"
-        elif one:
-            data = "brg_conv_bwd:avx2+brgconv_1x1:avx2"
-        else:
-            data = "brg_conv_bwd:avx2+brg_conv_fwd:avx2"
-        if one and (sh, sw) == (1, 1):
-            weights = "jit_1x1:avx2"
-        elif one and h % sh == 0 and wd % sw == 0:
-            weights = "decline:jit_1x1:avx2 on a strided 1x1 kernel"
-        elif conv._avx2_weights_declines(g):
-            weights = "decline:gemm:jit"
-        else:
-            weights = "jit:avx2"
-        return data, weights
-    if not (groups == c == oc and cg == 1):
-        return ("decline:groups of several channels",) * 2
-    if conv_grouped._thnn_per_group(x_shape, w_shape, stride, prof):
-        return ("decline:ATen's slow_conv2d per group on channels-last memory",) * 2
-    g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-    if conv_grouped.dw_weights_declines(g):
-        weights = "decline:jit:avx2 (groups, aBCde8c8b) where jit_dw's weights kernel declines, or gemm:jit"
-    else:
-        weights = "jit_dw:avx2"
-    return "jit_dw:avx2", weights
-
-
-def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
-    """ "" where ``conv2d_backward`` models the case under ``profile``, else a one-line reason."""
-    if profile.aarch64 or profile.aten != "avx2" or profile.torch != "2.13.0":
-        level = "aarch64" if profile.aarch64 else profile.aten
-        return f"the {level} level (torch {profile.torch})"
-    threads = profile.threads
-    x_shape, w_shape = tuple(int(v) for v in x_shape), tuple(int(v) for v in w_shape)
-    stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
-    _n, c, h, wd = x_shape
-    oc, _cg, kh, kw = w_shape
-    if threads not in (1, 2):
-        return f"{threads} threads not modelled (1 and 2 measured)"
-    if c == 1 or h * wd == 1:
-        return "channels-last is ambiguous for one channel or one pixel (torch may take the NCHW path)"
-    if any(s not in (1, 2) for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
-        return "stride or padding outside the measured range"
-    oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
-    if oh < 1 or ow < 1:
-        return "empty output"
-    if oc > 64 or c > 64:
-        return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
-    data, weights = _kinds(x_shape, w_shape, stride, padding, groups, profile)
-    for kind in (data, weights):
-        if kind.startswith("decline:"):
-            return kind[len("decline:") :]
-    if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:
-        return (
-            "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
-            "blocking, not modelled"
-        )
-    if weights == "jit_1x1:avx2" and threads > 1:
-        return "jit_1x1:avx2 backward weights on more than one thread (its nxc reducer balance) not modelled"
-    if weights == "jit_dw:avx2":
-        g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-        if ow > 30:
-            return "jit_dw backward weights over rows of more than 30 columns (column blocks) not measured"
-        _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, c, threads)
-        if nthr_mb > 1 and nthr_oh > 1:
-            return "jit_dw nxc reduction over both images and rows not modelled"
-    return ""
-
-
-def _brg_calls(g: conv.Geometry) -> list[list[tuple[int, int]]]:
-    """brg_conv_bwd's brgemm calls at stride 1, each a list of forward taps (a, b) (backward tap
-    (KH - 1 - a, KW - 1 - b)), in order (see the module's docstring)."""
-    kh, kw = g.kh, g.kw
-    fwd_ow, fwd_iw, lpad = g.w, g.ow, kw - 1 - g.pw
-    if fwd_ow <= fwd_iw:
-        return [[(a, b) for a in range(kh) for b in range(kw)]]
-    valid, full = [], []
-    for b in range(kw):
-        count = sum(1 for o in range(fwd_ow) if 0 <= o - lpad + b < fwd_iw)
-        if count:
-            valid.append(b)
-        if count == fwd_ow:
-            full.append(b)
-    left = [b for b in valid if not full or b < full[0]]
-    right = [b for b in valid if full and b > full[-1]]
-    calls = [[(a, b) for a in range(kh)] for b in left]
-    if full:
-        calls.append([(a, b) for a in range(kh) for b in full])
-    calls += [[(a, b) for a in range(kh)] for b in right]
-    return calls
-
-
-def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry) -> np.ndarray:
-    """grad_input of brg_conv_bwd:avx2 (stride 1, one ic block): per call a fused chain from 0 over
-    (taps, output channels), the calls' sums added (csrc/conv.c conv_bwd_data_terms, -1 ends a chain)."""
-    kh, kw, oc = g.kh, g.kw, g.oc
-    terms = []
-    for call in _brg_calls(g):
-        terms.extend((o, kh - 1 - a, kw - 1 - b) for a, b in call for o in range(oc))
-        terms.append((-1, 0, 0))
-    t = np.array(terms, np.int64).reshape(-1, 3)
-    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
-    conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
-    return gx
-
-
-def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int) -> tuple[int, int, int, int]:
+# ---------------------------------------------------- both levels: jit_dw's weights on nxc memory
+def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int, fast: bool) -> tuple[int, int, int, int]:
     """(nthr_g, nthr_mb, nthr_oh, oh_blk_size) of jit_uni_dw_conv_bwd_weights_kernel's
-    partition_nthr_nxc (prioritize_threading = true) at AVX2: channel blocks of 8, nb_ch_blocking =
-    min(nb_ch, min(4, 15 // (2 * KW))) (is_fast_depthwise)."""
+    partition_nthr_nxc (prioritize_threading = true): channel blocks of 8, nb_ch_blocking =
+    min(nb_ch, min(4 at AVX2 (is_fast_depthwise, ``fast``) else 1, 15 // (2 * KW)))."""
     nb_ch = -(-c // 8)
-    ch_outer = -(-nb_ch // min(nb_ch, min(4, 15 // (2 * g.kw))))
+    ch_outer = -(-nb_ch // min(nb_ch, min(4 if fast else 1, 15 // (2 * g.kw))))
     mb, oh = g.n, g.oh
     best_eff, best_imb = np.float32(0.0), np.float32(1.0)
     res = (1, 1, 1, oh)
@@ -228,9 +145,9 @@ def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int) -> tuple[int, int,
     return res
 
 
-def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: bool):
-    """jit_dw:avx2's grad_weight and grad_bias under harness_nxc (see the module's docstring)."""
-    _nthr_g, nthr_mb, nthr_oh, oh_blk = _dw_nxc_partition(g, c, threads)
+def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: bool, fused: bool):
+    """jit_dw's grad_weight and grad_bias under harness_nxc (see the module's docstring; ``fused``: AVX2)."""
+    _nthr_g, nthr_mb, nthr_oh, oh_blk = _dw_nxc_partition(g, c, threads, fused)
     nb_oh = -(-g.oh // oh_blk)
     mb_parts = conv._balance211(g.n, nthr_mb)
     oh_parts = conv._balance211(nb_oh, nthr_oh)
@@ -251,7 +168,7 @@ def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: boo
         gw = np.zeros((c, 1, g.kh, g.kw), np.float32)
         gb = np.zeros(c, np.float32)
         lib.nhwc_dw_weights(g.n, c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, ptr(dy), ptr(x),
-                            ptr(pix), len(pix), 0, c, ptr(gw), ptr(gb))  # fmt: skip
+                            ptr(pix), len(pix), 0, c, ptr(gw), ptr(gb), int(fused))  # fmt: skip
         gws.append(gw)
         gbs.append(gb)
     gw, gb = gws[0], gbs[0]
@@ -263,17 +180,103 @@ def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: boo
     return gw, (gb if has_bias else None)
 
 
-def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
-    """(grad_input, grad_weight, grad_bias) of the channels-last convolution, None where ``mask``
-    leaves one out (or no bias); ParityError where ``declines`` gives a reason."""
-    dy, x, w = f32(np.asarray(dy)), f32(np.asarray(x)), f32(np.asarray(w))
+# ------------------------------------------------------------------------------------ AVX2
+def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProfile) -> tuple[str, str]:
+    """(backward data, backward weights) kernels torch runs, as named in ONEDNN_VERBOSE, or a name
+    starting with ``decline:``."""
+    _n, c, h, wd = x_shape
+    oc, cg, kh, kw = w_shape
+    sh, sw = stride
+    _ph, _pw = padding
+    one = (kh, kw) == (1, 1)
+    if groups == 1:
+        if conv.path(x_shape, w_shape, stride, padding, prof) == conv.THNN:
+            return "thnn", "thnn"
+        g = conv._geometry(x_shape, w_shape, stride, padding)
+        if (sh, sw) != (1, 1):
+            data = "brgconv_strided:avx2"
+        elif one:
+            data = "brg_conv_bwd:avx2+brgconv_1x1:avx2"
+        else:
+            data = "brg_conv_bwd:avx2+brg_conv_fwd:avx2"
+        if one and (sh, sw) == (1, 1):
+            weights = "jit_1x1:avx2"
+        elif one and h % sh == 0 and wd % sw == 0:
+            weights = "decline:jit_1x1:avx2 on a strided 1x1 kernel"
+        elif conv._avx2_weights_declines(g):
+            weights = "decline:gemm:jit"
+        else:
+            weights = "jit:avx2"
+        return data, weights
+    if not (groups == c == oc and cg == 1):
+        return ("decline:groups of several channels",) * 2
+    if conv_grouped._thnn_per_group(x_shape, w_shape, stride, prof):
+        return ("decline:ATen's slow_conv2d per group on channels-last memory",) * 2
+    g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+    if conv_grouped.dw_weights_declines(g):
+        weights = "decline:jit:avx2 (groups, aBCde8c8b) where jit_dw's weights kernel declines, or gemm:jit"
+    else:
+        weights = "jit_dw:avx2"
+    return "jit_dw:avx2", weights
+
+
+def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """ "" where ``_avx2_backward`` models the case, else a one-line reason."""
+    threads = profile.threads
+    x_shape, w_shape = tuple(int(v) for v in x_shape), tuple(int(v) for v in w_shape)
     stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
-    reason = declines(x.shape, w.shape, stride, padding, groups, profile)
-    if reason:
-        raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
-    mask = tuple(bool(m) for m in mask)
+    _n, c, h, wd = x_shape
+    oc, _cg, kh, kw = w_shape
+    if threads not in (1, 2):
+        return f"{threads} threads not modelled (1 and 2 measured)"
+    if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
+        return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
+    if any(s not in (1, 2) for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
+        return "stride or padding outside the measured range"
+    oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
+    if oh < 1 or ow < 1:
+        return "empty output"
+    if oc > 64 or c > 64:
+        return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
+    data, weights = _avx2_kinds(x_shape, w_shape, stride, padding, groups, profile)
+    for kind in (data, weights):
+        if kind.startswith("decline:"):
+            return kind[len("decline:") :]
+    if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:
+        return (
+            "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
+            "blocking, not modelled"
+        )
+    if weights == "jit_1x1:avx2" and threads > 1:
+        return "jit_1x1:avx2 backward weights on more than one thread (its nxc reducer balance) not modelled"
+    if weights == "jit_dw:avx2":
+        g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+        if ow > 30:
+            return "jit_dw backward weights over rows of more than 30 columns (column blocks) not measured"
+        _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, c, threads, True)
+        if nthr_mb > 1 and nthr_oh > 1:
+            return "jit_dw nxc reduction over both images and rows not modelled"
+    return ""
+
+
+def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry) -> np.ndarray:
+    """grad_input of brg_conv_bwd:avx2 (stride 1, one ic block, the forward's row within its input: one
+    brgemm call): one fused chain from 0 over every tap (row by row, from the last: the forward's taps
+    inverted), at a tap the output channels (csrc/conv.c conv_bwd_data_terms)."""
+    kh, kw, oc = g.kh, g.kw, g.oc
+    terms = [(o, kh - 1 - a, kw - 1 - b) for a in range(kh) for b in range(kw) for o in range(oc)]
+    t = np.array(terms, np.int64).reshape(-1, 3)
+    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
+    conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
+    return gx
+
+
+def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """(grad_input, grad_weight, grad_bias) at AVX2 (``_avx2_declines`` already passed)."""
     prof, threads = profile, profile.threads
-    data, _weights = _kinds(x.shape, w.shape, stride, padding, groups, profile)
+    data, _weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, profile)
+    if data == "thnn":
+        return _thnn_backward(dy, x, w, conv._geometry(x.shape, w.shape, stride, padding), has_bias, profile, mask)
     gx = gw = gb = None
     if groups == 1:
         g = conv._geometry(x.shape, w.shape, stride, padding)
@@ -289,5 +292,259 @@ def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
             gx = conv_grouped.conv2d_backward(dy, x, w, stride, padding, groups, False, prof, (True, False, False))[0]
         if mask[1] or (mask[2] and has_bias):
             g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
-            gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2])
+            gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
     return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
+
+
+# ---------------------------------------------------------------------------------- SSE4.1
+def _col2im_rows(cols: np.ndarray, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow) -> np.ndarray:
+    """col2im nspc: zeros, then per (oh, ow, kh, kw) in order the tap's C values added (cols (OH*OW, KH*KW*C))."""
+    im = np.zeros((h + 2 * ph, wd + 2 * pw, c), np.float32)
+    t = cols.reshape(oh, ow, kh, kw, c)
+    # order per input pixel: by (oh, ow) then (kh, kw): add tap slabs in that order; each input pixel
+    # gets at most one term per (oh, ow, kh, kw), and slabs of one (oh) never overlap in a pixel for
+    # fixed (kh, kw); iterate exactly
+    for r in range(oh):
+        for q in range(ow):
+            for i in range(kh):
+                for j in range(kw):
+                    im[r * sh + i, q * sw + j] = im[r * sh + i, q * sw + j] + t[r, q, i, j]
+    return im[ph : ph + h, pw : pw + wd]
+
+
+def _data_nspc_threads(g, threads: int, groups: int = 1) -> bool:
+    n, c, h, wd, oc, _kh, _kw, _oh, _ow = g[:9]
+    is_, simd_w = h * wd, 4
+    depthwise = groups > 1 and c == 1 and oc == 1
+    outer_work = groups * n
+    outer_eff = np.float32(outer_work) / np.float32(conv._div_up(outer_work, threads) * threads)
+    inner = conv._div_up(is_, simd_w) * conv._div_up(c, simd_w)
+    inner_eff = np.float32(inner) / np.float32(conv._div_up(inner, threads) * threads)
+    return (depthwise or (is_ // threads < 64 and n != 1)) and (
+        outer_eff / inner_eff >= 1 or (is_ * c * oc) // threads < 65536
+    )
+
+
+def _gemm_data(dy, w, g, threads):
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    ks, os_ = kh * kw, oh * ow
+    outer = _data_nspc_threads(g, threads)
+    nthr_gemm = 1 if outer or threads == 1 else threads
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    wf = f32(w.transpose(2, 3, 1, 0)).reshape(-1)  # op(A)[i, p] = wf[p + i*oc], i over (kh, kw, c)
+    M = ks * c
+    gx = np.empty((n, c, h, wd), np.float32)
+    for im in range(n):
+        d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)  # op(B)[p, j] = d[p + j*oc]
+        col = np.zeros(M * os_, np.float32)
+        conv_nhwc._sgemm(True, False, M, os_, oc, wf, oc, d, oc, 0, col, M, nthr_gemm)
+        if plain:
+            gx[im] = col.reshape(h, wd, c).transpose(2, 0, 1)
+        else:
+            gx[im] = _col2im_rows(col.reshape(os_, M), c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow).transpose(2, 0, 1)
+    return gx
+
+
+def _weights_nspc_threads(g, threads: int, groups: int = 1) -> int:
+    n, _c, _h, _wd, _oc, _kh, _kw, oh, ow = g[:9]
+    os_ = oh * ow
+    return threads if (os_ // threads < 256 and (n != 1 or groups > 2)) else 1
+
+
+def _gemm_weights(dy, x, g, threads):
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    ks, os_ = kh * kw, oh * ow
+    nthr = _weights_nspc_threads(g, threads)
+    nthr_gemm = 1 if nthr > 1 or threads == 1 else threads
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    N = ks * c
+    nthr_mb = min(n, nthr)
+    sums = []
+    parts = conv._balance211(n, nthr_mb)
+    for lo, hi in pairwise(parts):
+        acc = np.zeros(oc * N, np.float32)
+        for im in range(lo, hi):
+            d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)  # A[i, p] = d[i + p*oc]
+            if plain:  # B 'T': op(B)[p, j] = src[j + p*c]
+                src = f32(x[im].transpose(1, 2, 0)).reshape(-1)
+                conv_nhwc._sgemm(False, True, oc, N, os_, d, oc, src, c, int(im > lo), acc, oc, nthr_gemm)
+            else:  # B 'N': op(B)[p, j] = col[p + j*os]
+                rows = conv_nhwc._im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow)
+                conv_nhwc._sgemm(
+                    False, False, oc, N, os_, d, oc, f32(rows.T).reshape(-1), os_, int(im > lo), acc, oc, nthr_gemm
+                )
+        sums.append(acc)
+    total = sums[0]
+    for s in sums[1:]:
+        total = total + s
+    return f32(total.reshape(kh, kw, c, oc).transpose(3, 2, 0, 1))
+
+
+def _gemm_bias(dy):
+    """gemm:jit nspc grad_bias: per row 4 lanes (GCC omp simd), the tail into lane 0, lanes added in order."""
+    n, oc, oh, ow = dy.shape
+    db = np.zeros(oc, np.float32)
+    main = ow // 4 * 4
+    for b in range(n):
+        for r in range(oh):
+            lanes = [np.zeros(oc, np.float32) for _ in range(4)]
+            for q in range(main):
+                lanes[q % 4] = lanes[q % 4] + dy[b, :, r, q]
+            for q in range(main, ow):
+                lanes[0] = lanes[0] + dy[b, :, r, q]
+            for lane in lanes:
+                db = db + lane
+    return db
+
+
+def _thnn_backward(dy, x, w, g, has_bias: bool, profile: KernelProfile, mask):
+    """slow_conv2d_backward channels-last: grad_input per image gemm('N', 'N', K, OH*OW, OC) into a column
+    buffer, added back by unfolded2d_acc (per input pixel its (oh, ow, kh, kw) terms in order onto zeros);
+    grad_weight per image in order gemm('N', 'T', K, OC, OH*OW), beta 1, MKL on all threads; grad_bias
+    ATen's sum over (N, OH, OW) of the channels-last grad_output."""
+    from harness.impl.linalg import cpublas_gemm
+    from harness.impl.reduce import sum_dims
+
+    n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    k, m = c * kh * kw, oh * ow
+    wcl = conv_nhwc._nhwc_buffer(w)
+    d = conv_nhwc._nhwc_buffer(dy)
+    gx = gw = gb = None
+    if mask[0]:
+        prof = profile if n == 1 else profile.with_threads(1)
+        gx = np.empty((n, c, h, wd), np.float32)
+        cols = conv_nhwc._aligned(k * m)
+        for t in range(n):
+            cpublas_gemm("n", "n", k, m, oc, wcl, k, d[t * m * oc :], oc, 0.0, cols, k, prof)
+            gx[t] = _col2im_rows(cols.reshape(m, k), c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow).transpose(2, 0, 1)
+    if mask[1]:
+        prof = profile
+        cols = conv_nhwc.thnn_columns(x, g)
+        acc = conv_nhwc._aligned(k * oc)
+        for t in range(n):
+            cpublas_gemm("n", "t", k, oc, m, cols[t * m * k :], k, d[t * m * oc :], oc, 1.0, acc, k, prof)
+        gw = f32(acc.reshape(oc, kh, kw, c).transpose(0, 3, 1, 2))
+    if mask[2] and has_bias:
+        gb = sum_dims(f32(dy.transpose(0, 2, 3, 1)), (0, 1, 2), profile)
+    return gx, gw, gb
+
+
+def _dw_data(dy, w, g1):
+    """jit_dw:sse41 backward data (nhwc): per input one chain over the taps (the NCHW model's order), unfused."""
+    from harness.impl._lib import ptr
+
+    lib = conv._lib()
+    c = w.shape[0]
+    dys = conv_nhwc._per_channel(dy)
+    out = np.empty((c, g1.n, 1, g1.h, g1.w), np.float32)
+    for ch in range(c):
+        lib.conv_bwd_data_direct(*g1, ptr(dys[ch]), ptr(f32(w[ch : ch + 1])), ptr(out[ch]), 1, 0, 0, 0)
+    return f32(out[:, :, 0].swapaxes(0, 1))
+
+
+def _dw_weights_gemm(dy, x, g1, threads):
+    """gemm:jit nspc backward weights with groups = C (weights decab): per group and image one sgemm
+    of M = 1 (its gemv: 'T' over the im2col columns, x = grad_output strided by C; 'N' for 1x1 plain)."""
+    n, _c, h, wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g1
+    c = x.shape[1]
+    ks, os_ = kh * kw, oh * ow
+    outer = os_ // threads < 256 and (n != 1 or c > 2)
+    nthr = threads if outer else 1
+    nthr_g = min(c, nthr)
+    nthr_mb = min(n, nthr // nthr_g)
+    plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
+    nthr_gemm = 1 if outer or threads == 1 else threads
+    gw = np.empty((c, 1, kh, kw), np.float32)
+    for ch in range(c):
+        parts = []
+        for lo, hi in pairwise(conv._balance211(n, nthr_mb)):
+            acc = np.zeros(ks, np.float32)
+            for im in range(lo, hi):
+                d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)[ch:]  # A[0, p] = d[p*C]
+                if plain:
+                    src = f32(x[im].transpose(1, 2, 0)).reshape(-1)[ch:]
+                    conv_nhwc._sgemm(False, True, 1, ks, os_, d, c, src, c, int(im > lo), acc, 1, nthr_gemm)
+                else:
+                    rows = conv_nhwc._im2col_rows(x[im, ch : ch + 1], kh, kw, sh, sw, ph, pw, oh, ow)
+                    conv_nhwc._sgemm(False, False, 1, ks, os_, d, c, f32(rows.T).reshape(-1), os_, int(im > lo), acc, 1,
+                           nthr_gemm)  # fmt: skip
+            parts.append(acc)
+        tot = parts[0]
+        for p in parts[1:]:
+            tot = tot + p
+        gw[ch, 0] = tot.reshape(kh, kw)
+    return gw
+
+
+def _dw_gemm_data(dy, w, g1, threads):
+    """gemm:jit nspc backward data with groups = C: per (image, group) sgemm('T', 'N', KH*KW, OH*OW, 1)
+    (each column one product), col2im_dt onto zeros in (oh, ow, kh, kw) order."""
+    n, _c, h, wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g1
+    c = w.shape[0]
+    ks, os_ = kh * kw, oh * ow
+    gx = np.empty((n, c, h, wd), np.float32)
+    for im in range(n):
+        for ch in range(c):
+            col = np.zeros(ks * os_, np.float32)
+            d = f32(dy[im, ch].reshape(-1))
+            conv_nhwc._sgemm(True, False, ks, os_, 1, f32(w[ch].reshape(-1)), 1, d, 1, 0, col, ks, 1)
+            gx[im, ch] = _col2im_rows(col.reshape(os_, ks), 1, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)[:, :, 0]
+    return gx
+
+
+def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """(grad_input, grad_weight, grad_bias) at SSE4.1 (``declines`` already passed)."""
+    _fwd, data, weights = conv_nhwc.sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)
+    threads = profile.threads
+    want_b = bool(mask[2] and has_bias)
+    if groups == 1:
+        g = conv._geometry(x.shape, w.shape, stride, padding)
+        if data == "thnn":
+            return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
+        gx = _gemm_data(dy, w, g, threads) if mask[0] else None
+        gw = _gemm_weights(dy, x, g, threads) if mask[1] else None
+        return gx, gw, (_gemm_bias(dy) if want_b else None)
+    g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+    gx = None
+    if mask[0]:
+        gx = _dw_gemm_data(dy, w, g1, threads) if data == "gemm:jit_dw" else _dw_data(dy, w, g1)
+    gw = gb = None
+    if weights == "jit_dw" and (mask[1] or want_b):
+        gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, want_b, False)
+    elif mask[1] or want_b:
+        gw = _dw_weights_gemm(dy, x, g1, threads) if mask[1] else None
+        gb = _gemm_bias(dy) if want_b else None
+    return gx, (gw if mask[1] else None), (gb if want_b else None)
+
+
+# ------------------------------------------------------------------------------- interface
+def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """ "" where ``conv2d_backward`` models the case under ``profile``, else a one-line reason."""
+    why = conv_nhwc.declines(x_shape, w_shape, stride, padding, groups, profile)
+    if why.startswith("conv2d (channels-last): the "):  # the level
+        return why
+    c = x_shape[1]
+    depthwise = groups == c == w_shape[0] and w_shape[1] == 1
+    if groups != 1 and not depthwise:
+        return f"{groups} groups of {c // groups} channels (not depthwise)"
+    thnn = groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN
+    if conv_nhwc._same_memory(x_shape) and not thnn:
+        return "one input channel or one pixel of channels-last strides"
+    if conv_nhwc._level(profile) == "avx2":
+        return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)
+    kinds = conv_nhwc.sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)
+    return next((k[len("refuse: ") :] for k in kinds[1:] if k.startswith("refuse")), "")
+
+
+def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """(grad_input, grad_weight, grad_bias) of the channels-last convolution, None where ``mask``
+    leaves one out (or no bias); ParityError where ``declines`` gives a reason."""
+    dy, x, w = f32(np.asarray(dy)), f32(np.asarray(x)), f32(np.asarray(w))
+    stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
+    reason = declines(x.shape, w.shape, stride, padding, groups, profile)
+    if reason:
+        raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
+    mask = tuple(bool(m) for m in mask)
+    if conv_nhwc._level(profile) == "avx2":
+        return _avx2_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
+    return _sse41_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
