@@ -33,7 +33,8 @@ MODELS = (
     "wav2vec2", "swin", "gpt_neox", "deberta_v2", "clip", "segformer", "mixtral", "mamba", "efficientnet", "bloom",
     "falcon", "gemma2", "bart", "distilbert", "levit", "gpt_bigcode", "modernbert", "qwen2_moe", "deepseek_v3",
     "gpt_oss", "qwen3", "phi3", "dinov2", "convnextv2", "regnet", "hubert", "albert", "jamba",
-    "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit",
+    "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit", "encodec", "convbert", "mobilenet_v1", "swin2sr",
+    "cvt", "upernet",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
