@@ -134,6 +134,10 @@ AVX2_K_LONG_4 = 640  # 4 threads: from about this K MKL may cut K (68 of 200 ran
 # 4 threads: from 768 columns mkl_avx2_grid22; from K = 640 a side of 379 or more measured to this M and K
 AVX2_COLUMNS_4, _AVX2_C_CUT_4_M, _AVX2_C_CUT_4_K = 768, 2000, 4000
 _AVX2_COLUMNS_4_K = 3072  # 4 threads, N >= 768: measured to this K
+# 4 threads, N >= 768: measured to this M (1,001 to 1,535 columns: _AVX2_LONG_ROWS_4_M; from 1,536:
+# _AVX2_EVEN_COLUMNS_4_M); above 750 rows against more than 1,000 columns to this K (csrc/mkl_sgemm.h
+# mkl_avx2_grid22, mkl_avx2_even_columns)
+_AVX2_COLUMNS_4_M, _AVX2_LONG_ROWS_4_M, _AVX2_EVEN_COLUMNS_4_M, _AVX2_MANY_ROWS_4_K = 4098, 2402, 3970, 800
 _AVX2_SMALL_C_4_K = 3000  # 4 threads, both sides below 379: the wide kernel's forms measured to this K
 _AVX2_NARROW_K2_4 = 770  # 4 threads: the narrow kernel's forms from this K (csrc/mkl_sgemm.h MKL_AVX2_NARROW_K2)
 
@@ -362,20 +366,23 @@ def _avx2_k_cut_4(m: int, n: int, k: int, ta: bool) -> bool:
 
 def _avx2_columns_4_unmeasured(m: int, n: int, k: int, ta: bool) -> bool:
     """On 4 threads from 768 columns (csrc/mkl_sgemm.h mkl_avx2_grid22: C cut 2 x 2 where the kernel is wide,
-    but for few rows against N >= 1,536 and for 768 to 1,537 rows), the shapes between or beyond those
-    measured under Haswell-v4: the wide kernel with 751 to 799 rows, 1,538 to 1,559, 251 to 399 against
-    N >= 1,536, more than 750 rows against more than 1,000 columns, more than 2,000 rows; the narrow
-    kernel from 1,304 columns and K = 640 (9 x 2,175 x 1,752 took neither of the cuts of C; some a cut of
-    K); and M < N with N >= 1,304 and K >= N (K in 4 parts for some, the cut of C for others)."""
+    but for 385 rows or fewer against N >= 1,536, for 772 to 1,539 rows, and from 1,540 rows against
+    N >= 1,536: mkl_avx2_even_columns), the shapes beyond those measured under Haswell-v4: the wide kernel
+    with more than 4,098 rows, more than 2,402 against 1,001 to 1,535 columns, more than 3,970 against
+    1,536 or more (4,096 and 4,097 x 1,546 and 4,098 x 2,314 took 4 row parts), and more than 750 rows
+    against more than 1,000 columns with K above 800 (1,202 x 2,306 took 4 column parts to K = 1,400, none
+    that shows at 1,600; with fewer columns to K = 3,072: 2,050 x 778 x 3,000 in 2 x 2); the narrow kernel
+    from 1,304 columns and K = 640 (9 x 2,175 x 1,752 took neither of the cuts of C; some a cut of K); and
+    M < N with N >= 1,304 and K >= N (K in 4 parts for some, the cut of C for others)."""
     if n < AVX2_COLUMNS_4:
         return False
     if not _avx2_wide_4(m, n, ta):
         return n >= _AVX2_K_CUT_N and k >= AVX2_K_LONG_4
     if m < n and n >= _AVX2_K_CUT_N and k >= n:
         return True
-    if m > _AVX2_C_CUT_4_M or 751 <= m <= 799 or 1538 <= m <= 1559 or (m > 750 and n > 1000):
+    if m > _AVX2_COLUMNS_4_M or (n > 1000 and m > (_AVX2_EVEN_COLUMNS_4_M if n >= 1536 else _AVX2_LONG_ROWS_4_M)):
         return True
-    return n >= 1536 and 251 <= m <= 399
+    return m > 750 and n > 1000 and k > _AVX2_MANY_ROWS_4_K
 
 
 def _avx2_k_cut(m: int, n: int, k: int, ta: bool) -> bool:

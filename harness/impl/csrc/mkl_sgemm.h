@@ -952,7 +952,8 @@ static void mkl_avx2_dot(const sgemm_t *g) {
  *     800 x 800 had missed its last 8 columns);
  *   T = 4: wide when N > 128 and (A transposed or M > 64), or N <= 128, M > 128 and (A transposed or
  *     N > 64): 4 parts of round(L/4) (half up: (L + 2) / 4) along the longer side, the rows of a
- *     square C; from 768 columns 2 x 2 for most shapes (mkl_avx2_grid22); narrow: N <= 64: 4 row
+ *     square C; from 768 columns 2 x 2 for most shapes (mkl_avx2_grid22; from 1,540 rows against 1,536
+ *     columns the columns alone in 4: mkl_avx2_even_columns); narrow: N <= 64: 4 row
  *     parts of ceil(M/4); else rows cut at ceil(M/2) when M >= 48 (a cut of the columns at a multiple
  *     of 16 changes no bit of the narrow kernel). From K = 640 MKL
  *     keeps this cut for a side of 379 or more with N < 768, and below it where the kernel is wide
@@ -982,10 +983,12 @@ static void mkl_avx2_dot(const sgemm_t *g) {
 #define MKL_AVX2_K_WIDE_2 756 /* 2 threads from this K: the wide form in every part, or K cut (mkl_avx2_k_cut) */
 
 /* How a call is cut: nr row parts of rw rows and nc column parts of cw columns (the last part of each
- * taking the rest), one kernel in every part. */
+ * taking the rest; with `even_tail`, the second last column part at most half, rounded up, of what the
+ * parts before it leave), one kernel in every part. */
 typedef struct {
     int64_t nr, rw, nc, cw;
     int kernel;
+    int even_tail;
 } avx2_split_t;
 
 /* 4 threads, B stored transposed with A row-major, 4 to 15 rows, 64 < N <= 128 (q k^T of a few query
@@ -996,17 +999,37 @@ static int mkl_avx2_few_rows_in_32s(const sgemm_t *g) {
     return g->tb && !g->ta && g->M >= 4 && g->M < 16 && g->N > 64 && g->N <= 128;
 }
 
-/* 4 threads, the wide kernel from 768 columns (measured under Haswell-v4, K 300 to 3,054:
+/* 4 threads, the wide kernel from 768 columns (measured under Haswell-v4, K 256 to 3,054:
  * docs/impl/kernels.md, "K long on 4 threads"): MKL cuts C in 2 x 2 (rows at floor(M/2), columns at
- * floor(N/2)) where M < 768, but for N >= 1,536 with few rows (M <= 250 in 4 column parts, 400 in 2 x 2:
- * the bound between taken as 384; linalg.py refuses 251 to 399), and where M >= 1,538 (1,537 in 4 row
- * parts, 1,560 in 2 x 2); from 768 to 1,537 rows the cut along the longer side (750 x 1,000 in 2 x 2,
- * 800 x 1,000 in 4 column parts; 1,400 x 1,000 in 4 row parts). */
+ * floor(N/2)) up to 771 rows, but for N >= 1,536 with few rows (to 384 rows in 4 column parts, 385 the
+ * columns alone in 4 (mkl_avx2_even_columns), from 386 in 2 x 2: bisected at N = 1,546, 384 to 386 at
+ * 2,314 and 3,074 too; 250, 300, 350 and 380 rows in 4 parts, 388 to 400 in 2 x 2); from 772 to 1,539
+ * rows the cut along the longer side (bisected at N = 1,106: 771 in 2 x 2, 772 to 777 in 4 column parts,
+ * 1,539 in 4 row parts, 1,540 in 2 x 2; 1,537 and 1,538 x 778 in 4 row parts, 1,546 in 2 x 2; 802 and
+ * 1,202 x 3,074 in 4 column parts); from 1,540 rows 2 x 2 below 1,536 columns (to 4,098 x 778) and from
+ * 1,536 columns the columns alone in 4 parts (mkl_avx2_even_columns). */
 #define MKL_AVX2_COLUMNS_4 768
+#define MKL_AVX2_QUARTERS_4 772   /* 4 threads from 768 columns: the cut along the longer side from this M */
+#define MKL_AVX2_HALVES_4 1540    /* ... to this M (excluded); from it 2 x 2, or the columns alone in 4 */
+#define MKL_AVX2_LONG_ROW_4 1536  /* ... from this N: few rows and many rows in 4 column parts */
+#define MKL_AVX2_FEW_ROWS_4 385   /* ... to this M (and N from MKL_AVX2_LONG_ROW_4): not 2 x 2 */
 static int mkl_avx2_grid22(int64_t M, int64_t N) {
     if (N < MKL_AVX2_COLUMNS_4) return 0;
-    if (M < 768) return !(N >= 1536 && M < 384);
-    return M >= 1538;
+    if (M < MKL_AVX2_QUARTERS_4) return !(N >= MKL_AVX2_LONG_ROW_4 && M <= MKL_AVX2_FEW_ROWS_4);
+    return M >= MKL_AVX2_HALVES_4 && N < MKL_AVX2_LONG_ROW_4;
+}
+
+/* 4 threads, the wide kernel from 1,540 to 3,970 rows, or of 385 rows, against 1,536 columns or more (under
+ * Haswell-v4, K 256 to 1,600: 1,802 x 1,535 in 2 x 2, 1,802 x 1,537 to 3,074 not; 2 x 2 at 1,418 and not at
+ * 1,538 with 1,542 and 2,402 rows too; 3,970 x 1,546 the same, 4,096 x 1,546 and 4,098 x 2,314 in 4 row
+ * parts: linalg.py refuses above 3,970 rows):
+ * MKL cuts C's columns alone in 4 parts of (N + 2)/4, as along the longer side, but where that would leave
+ * the last part 2 narrower than the others (N % 4 == 2) the last two share what the first two leave evenly
+ * (2,306 is 577, 577, 576, 576, 2,314 579, 579, 578, 578, 1,546 387, 387, 386, 386; 2,311 is 578, 578, 578,
+ * 577 and 2,317 579, 579, 579, 580: each the only partition near N/4 that fits), C's rows whole (1,542,
+ * 1,802, 1,994 and 2,402 rows, whose floor(M/2) cut would show, fit only rows whole) */
+static int mkl_avx2_even_columns(int64_t M, int64_t N) {
+    return (M == MKL_AVX2_FEW_ROWS_4 || M >= MKL_AVX2_HALVES_4) && N >= MKL_AVX2_LONG_ROW_4;
 }
 
 /* 4 threads: whether mkl_avx2_split4 takes the wide kernel (see above) */
@@ -1024,6 +1047,10 @@ static void mkl_avx2_split4(const sgemm_t *g, avx2_split_t *p) {
         p->nr = 2;
         p->cw = N / 2;
         p->nc = 2;
+    } else if (wide && mkl_avx2_even_columns(M, N)) { /* many rows, long rows: the columns alone in 4 */
+        p->cw = (N + 2) / 4;
+        p->nc = 4;
+        p->even_tail = 1;
     } else if (wide) {
         const int64_t L = M > N ? M : N, w = (L + 2) / 4, n = divup(L, w) < 4 ? divup(L, w) : 4;
         if (M >= N) { /* a square C too: its rows (150, 200, 282 and 300 square on the Xeon) */
@@ -1198,11 +1225,19 @@ static int mkl_avx2_narrow_long_4(const sgemm_t *g) {
     return (N <= 64 ? M <= 144 : M <= 48 && N <= 192) ? MKL_AVX2_K2 : MKL_AVX2_C4;
 }
 
+/* where column part c of a cut starts (c = nc: N) */
+static int64_t mkl_avx2_column_start(const avx2_split_t *p, int64_t c, int64_t N) {
+    if (c == p->nc) return N;
+    if (!p->even_tail || c < p->nc - 1 || p->nc < 2) return c * p->cw;
+    const int64_t c0 = (p->nc - 2) * p->cw, half = divup(N - c0, 2);
+    return c0 + (half < p->cw ? half : p->cw);
+}
+
 static void mkl_avx2_run_parts(const sgemm_t *g, const avx2_split_t *p) {
     for (int64_t r = 0; r < p->nr; r++)
         for (int64_t c = 0; c < p->nc; c++) {
-            const int64_t r0 = r * p->rw, c0 = c * p->cw;
-            sgemm_t s = mkl_sub(g, r0, r == p->nr - 1 ? g->M : r0 + p->rw, c0, c == p->nc - 1 ? g->N : c0 + p->cw);
+            const int64_t r0 = r * p->rw, c0 = mkl_avx2_column_start(p, c, g->N);
+            sgemm_t s = mkl_sub(g, r0, r == p->nr - 1 ? g->M : r0 + p->rw, c0, mkl_avx2_column_start(p, c + 1, g->N));
             s.avx2_kernel = p->kernel;
             mkl_avx2_sgemm(&s);
         }
