@@ -110,3 +110,57 @@ def test_safe_softmax(shape: tuple[int, int, int, int], seed: int, threads: int)
     y = rows.safe_softmax(x, profile)
     assert_bits_equal("out", out.detach().numpy(), y)
     assert_bits_equal("grad_x", tx.grad.numpy(), rows.softmax_backward(g, y, profile))
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 5),
+    c_g=st.sampled_from([(1, 1), (4, 2), (6, 1), (12, 1), (12, 3), (16, 2), (23, 1), (32, 4), (64, 8), (40, 2)]),
+    hxw=st.one_of(st.integers(1, 20), st.integers(20, 300)),
+    affine=st.sampled_from(["both", "none"]),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_group_norm(n: int, c_g: tuple[int, int], hxw: int, affine: str, seed: int, threads: int) -> None:
+    """aten.native_group_norm and its backward (nn.GroupNorm, contiguous NCHW): the weighted sums'
+    scalar tail is rounded per copy of the kernel (1 thread or one group: the inlined copy)."""
+    use_threads(threads)
+    c, groups = c_g
+    rng = np.random.default_rng(seed)
+    x, g = normal32(rng, (n, c, hxw), 2.0), normal32(rng, (n, c, hxw))
+    w = b = None
+    if affine == "both":
+        w, b = normal32(rng, (c,)), normal32(rng, (c,))
+    tx = torch.from_numpy(x)
+    tw, tb = (None if v is None else torch.from_numpy(v) for v in (w, b))
+    y, mean, rstd = torch.ops.aten.native_group_norm(tx, tw, tb, n, c, hxw, groups, 1e-5)
+    mask = [True, w is not None, w is not None]
+    gx, gw, gb = torch.ops.aten.native_group_norm_backward(
+        torch.from_numpy(g), tx, mean, rstd, tw, n, c, hxw, groups, mask
+    )
+    profile = live_profile()
+    iy, imean, irstd = rows.group_norm(x, w, b, groups, 1e-5, profile)
+    igx, igw, igb = rows.group_norm_backward(g, x, imean, irstd, w, groups, profile)
+    assert_bits_equal("out", y.numpy(), iy)
+    assert_bits_equal("mean", mean.numpy(), imean)
+    assert_bits_equal("rstd", rstd.numpy(), irstd)
+    assert_bits_equal("grad_x", gx.numpy(), igx)
+    if w is not None:
+        assert_bits_equal("grad_weight", gw.numpy(), igw)
+        assert_bits_equal("grad_bias", gb.numpy(), igb)
+
+
+def test_group_norm_replay_refuses_channels_last() -> None:
+    from harness.core.errors import ParityError
+    from harness.trace.impl_ops import replay
+
+    x = np.ones((2, 4, 3, 3), np.float32)
+    args = [
+        {"name": "input", "tensor": "x", "shape": [2, 4, 3, 3], "stride": [36, 1, 12, 4]},
+        *({"name": k, "value": v} for k, v in (("N", 2), ("C", 4), ("HxW", 9), ("group", 2), ("eps", 1e-5))),
+    ]
+    with pytest.raises(ParityError, match="contiguous"):
+        replay("aten.native_group_norm.default", {"x": x}, args, live_profile())
+    args[0] = {"name": "input", "tensor": "x", "shape": [2, 4, 3, 3], "stride": [36, 9, 3, 1]}
+    out = replay("aten.native_group_norm.default", {"x": x}, args, live_profile())
+    assert out["out1"].shape == (2, 2) and out["out0"].shape == x.shape

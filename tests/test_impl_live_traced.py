@@ -169,6 +169,35 @@ def test_layer_norm_without_weight_or_bias_replays(backend: str, rows: int, n: i
     _replays_match(backend, program, {"native_layer_norm", "native_layer_norm_backward"}, 6)
 
 
+@backends
+@settings(max_examples=4, deadline=None)
+@given(
+    n=st.integers(1, 4),
+    c_g=st.sampled_from([(12, 1), (32, 4), (6, 3), (20, 2)]),
+    hw=st.sampled_from([(1, 1), (5, 7), (16, 16), (3, 50)]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_group_norm_replays(backend: str, n: int, c_g: tuple, hw: tuple, seed: int, threads: int) -> None:
+    """nn.GroupNorm (affine and not): aten.native_group_norm and its backward, contiguous NCHW."""
+    use_threads(threads)
+    c, groups = c_g
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, c, *hw)).astype(np.float32) * 2 + 0.5)
+    dy = torch.from_numpy(rng.standard_normal((n, c, *hw)).astype(np.float32))
+    affine = torch.nn.GroupNorm(groups, c)
+    with torch.no_grad():
+        affine.weight.copy_(torch.from_numpy(rng.standard_normal(c).astype(np.float32)))
+        affine.bias.copy_(torch.from_numpy(rng.standard_normal(c).astype(np.float32)))
+    plain = torch.nn.GroupNorm(groups, c, affine=False)
+
+    def program() -> None:
+        for layer in (affine, plain):
+            layer(x.requires_grad_()).backward(dy)
+
+    _replays_match(backend, program, {"native_group_norm", "native_group_norm_backward"}, 4)
+
+
 def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
     """ATen fills a non-contiguous tensor element by element (normal_: with its scalar sampler): not
     what the impl draws, so the replay says so instead of giving other bits."""

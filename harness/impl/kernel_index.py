@@ -23,6 +23,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "pow",
     "conv2d",
     "weight_norm",
+    "group_norm",
     "lstm",
     "foreach",
     "fused_optim",
@@ -330,6 +331,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "lane fold; thread count for the last dim (which rows each thread sums)"
         ),
     ),
+    (
+        ("group_norm",),
+        (
+            "`GroupNormKernelImplInternal` and its backward (group_norm_kernel.cpp, contiguous NCHW float32; "
+            "channels-last refused): per (n, g) row layer_norm's `RowwiseMoments`, `rstd = 1/sqrt(var + eps)` "
+            "in double, `y = scale*x + bias` per channel (`(x - mean)*rstd` without weight and bias); backward "
+            "per (n, c) `ds = map2_reduce_all(dy*x)`, `db = reduce_all(dy)`, per group the weighted sums of "
+            "8 lanes then a scalar tail, `dx = c1*dy + c2*x + c3`; `dgamma`, `dbeta` summed over n in order"
+        ),
+        (
+            "compiler FMAs of the AVX2 object (`y = fma(scale, x, fma(-scale, mean, b))`, the weighted sums, "
+            "`c2`, `c3`, `dx = fma(c1, dy, c2*x) + c3`, `dgamma`) vs none at the default level; thread count "
+            "(grad_x): the copy inlined for 1 thread (or one group) rounds the first 4 products of the "
+            "weighted sums' scalar tail, the OpenMP copy fuses them"
+        ),
+    ),
     # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
     (
         ("foreach",),
@@ -463,6 +480,7 @@ ARM64: dict[str, str] = {
         "SGD not measured on arm64: refused"
     ),
     "fused_optim": "not measured on arm64: refused",
+    "group_norm": "not measured on arm64: refused",
 }
 
 

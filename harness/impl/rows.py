@@ -1,4 +1,4 @@
-"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; and
+"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; group_norm; and
 torch._weight_norm_interface (weight_norm over the first or the last dim) (C kernels in csrc/rows.c).
 
 The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
@@ -38,6 +38,10 @@ def _lib() -> ctypes.CDLL:
         lib.nll_loss_backward.argtypes = [ctypes.c_float, ctypes.c_float, _P, _I64, _I64, _I64, _P]
         lib.weight_norm_forward.argtypes = [Profile, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
         lib.weight_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
+        lib.group_norm_forward.argtypes = [Profile, _P, _P, _P, _I64, _I64, _I64, _I64, ctypes.c_double, _P, _P, _P]
+        lib.group_norm_backward.argtypes = [
+            Profile, _P, _P, _P, _P, _P, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P
+        ]  # fmt: skip
         lib._typed = True
     return lib
 
@@ -102,6 +106,70 @@ def layer_norm_backward(
         ptr(grad_b),
         ptr(buffer),
     )
+    return grad_x, grad_w, grad_b
+
+
+def _group_shape(x: np.ndarray, groups: int) -> tuple[int, int, int]:
+    if x.ndim < 2:
+        raise ParityError("group_norm needs an input of at least 2 dims (N, C, ...)")
+    n, c = x.shape[0], x.shape[1]
+    if groups < 1 or c % groups:
+        raise ParityError(f"group_norm: {c} channels do not split into {groups} groups")
+    return n, c, (x.size // (n * c) if n * c else 0)
+
+
+def group_norm(
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    groups: int,
+    eps: float,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``aten.native_group_norm`` on a contiguous (N, C, *) float32 input: ``(y, mean, rstd)``, mean and
+    rstd of shape (N, groups). ``weight``/``bias`` (C,) or None (``nn.GroupNorm(affine=False)``).
+    ``eps`` is used as a double, as ATen does."""
+    x = np.ascontiguousarray(f32(x))
+    weight, bias = (None if v is None else np.ascontiguousarray(f32(v)) for v in (weight, bias))
+    n, c, hxw = _group_shape(x, groups)
+    y = np.empty_like(x)
+    mean = np.empty((n, groups), np.float32)
+    rstd = np.empty((n, groups), np.float32)
+    w, b = (None if v is None else ptr(v) for v in (weight, bias))
+    _lib().group_norm_forward(
+        profile.as_c(), ptr(x), w, b, n, c, hxw, groups, ctypes.c_double(eps), ptr(y), ptr(mean), ptr(rstd)
+    )
+    return y, mean, rstd
+
+
+def group_norm_backward(
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    mean: np.ndarray,
+    rstd: np.ndarray,
+    weight: np.ndarray | None,
+    groups: int,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``aten.native_group_norm_backward`` on contiguous float32 operands: ``(grad_x, grad_weight,
+    grad_bias)`` (the last two computed all the same; torch returns those its output_mask asks for)."""
+    grad_out, x = np.ascontiguousarray(f32(grad_out)), np.ascontiguousarray(f32(x))
+    mean, rstd = np.ascontiguousarray(f32(mean)), np.ascontiguousarray(f32(rstd))
+    weight = None if weight is None else np.ascontiguousarray(f32(weight))
+    if grad_out.shape != x.shape:
+        raise ParityError("group_norm backward: grad_out and input differ in shape")
+    n, c, hxw = _group_shape(x, groups)
+    if mean.size != n * groups or rstd.size != n * groups:
+        raise ParityError("group_norm backward: mean and rstd must hold N*groups values")
+    grad_x = np.empty_like(x)
+    grad_w = np.empty(c, np.float32)
+    grad_b = np.empty(c, np.float32)
+    ds = np.empty(max(n * c, 1), np.float32)
+    db = np.empty(max(n * c, 1), np.float32)
+    _lib().group_norm_backward(
+        profile.as_c(), ptr(grad_out), ptr(x), ptr(mean), ptr(rstd), None if weight is None else ptr(weight),
+        n, c, hxw, groups, ptr(grad_x), ptr(grad_w), ptr(grad_b), ptr(ds), ptr(db),
+    )  # fmt: skip
     return grad_x, grad_w, grad_b
 
 

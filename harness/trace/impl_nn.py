@@ -43,6 +43,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "div_": ("div", ()),
     "native_dropout": ("dropout", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
+    "native_group_norm": ("group_norm", ("capability",)),
+    "native_group_norm_backward": ("group_norm", ("capability", "threads")),
     "mkldnn_rnn_layer_backward": ("lstm", ("onednn_isa", "threads")),
 }
 
@@ -378,7 +380,71 @@ def _lstm_layer_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {f"out{i}": v.reshape(shape) for i, (v, shape) in enumerate(zip(values, shapes, strict=True))}
 
 
+def _torch_channels_last(shape: tuple[int, ...], stride: list[int]) -> bool:
+    """c10's is_channels_last_strides_2d/_3d: whether ``suggest_memory_format`` calls these strides
+    channels-last (a (N, C, 1, 1) tensor may be, with the memory of a contiguous one)."""
+    order = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}.get(len(shape))
+    if order is None:
+        return False
+    low = 0
+    for d in order:
+        if shape[d] == 0 or stride[d] < low or (d == 0 and low == stride[1]):
+            return False
+        low = stride[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
+
+
+def _group_norm_operand(a: Args, name: str, shape: tuple[int, ...]) -> None:
+    """ATen's group norm kernels read contiguous NCHW here; channels-last (its other kernel: column sums,
+    not Welford moments) and any other layout are refused."""
+    stride = a.get(f"{name}.stride")
+    if stride is None:
+        return
+    if not _same_layout(list(stride), c_strides(shape), shape) or _torch_channels_last(shape, list(stride)):
+        raise ParityError(f"the impl reproduces group norm on contiguous (NCHW) tensors only, not {name} {stride}")
+
+
+def _group_norm_dims(a: Args, x: np.ndarray) -> tuple[int, int, int, int]:
+    n, c, hxw, group = (int(a[k]) for k in ("N", "C", "HxW", "group"))
+    if n * c * hxw != x.size or x.ndim < 2 or x.shape[:2] != (n, c):
+        raise ParityError("group norm: N, C, HxW do not match the input")
+    if x.dtype != np.float32:
+        raise ParityError("the impl reproduces group norm in float32 only")
+    return n, c, hxw, group
+
+
+def _group_norm_profile(p: KernelProfile) -> None:
+    if p.aarch64 or p.torch != "2.13.0":
+        raise ParityError(f"group norm is measured on x86 under torch 2.13.0 only, not {p.label}")
+
+
+def _group_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import group_norm
+
+    x = t["input"]
+    _group_norm_profile(p)
+    _group_norm_operand(a, "input", x.shape)
+    n, _, _, group = _group_norm_dims(a, x)
+    y, mean, rstd = group_norm(x, t.get("weight"), t.get("bias"), group, float(a["eps"]), p)
+    return {"out0": y, "out1": mean.reshape(n, group), "out2": rstd.reshape(n, group)}
+
+
+def _group_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import group_norm_backward
+
+    x, g = t["input"], t["grad_out"]
+    _group_norm_profile(p)
+    _group_norm_operand(a, "input", x.shape)
+    _group_norm_operand(a, "grad_out", g.shape)
+    _, _, _, group = _group_norm_dims(a, x)
+    gx, gw, gb = group_norm_backward(g, x, t["mean"], t["rstd"], t.get("weight"), group, p)
+    mask = a.get("output_mask", [True, True, True])
+    return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
+
+
 REPLAYS: dict[str, Replay] = {
+    "native_group_norm": _group_norm,
+    "native_group_norm_backward": _group_norm_backward,
     "mkldnn_rnn_layer": _lstm_layer,
     "mkldnn_rnn_layer_backward": _lstm_layer_backward,
     "cumsum": _cumsum,
