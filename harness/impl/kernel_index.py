@@ -14,6 +14,7 @@ from harness.core.op_ids import OP_IDS
 TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
     "silu",
+    "softplus",
     "where",
     "sigmoid",
     "batch_norm",
@@ -208,6 +209,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); backward "
             "`1 + x*(1 - s)` contracted to an FMA on AVX2/AVX-512; thread count moves the scalar tails above "
             "32768 elements"
+        ),
+    ),
+    (
+        ("softplus",),
+        (
+            "`softplus_kernel` / `softplus_backward_kernel` (Activation.cpp): "
+            "`blendv(log1p(exp(x*beta)) / beta, x, x*beta > threshold)`; backward `z = exp(x*beta)`, "
+            "`blendv((g*z) / (z + 1), g, x*beta > threshold)`; vector body with SLEEF exp and log1p, scalar "
+            "tail with `expf` and `log1pf`"
+        ),
+        (
+            "SLEEF vs C library exp and log1p (the default build's lanes are the C library's); NaNs: SLEEF's "
+            "log1p answers its own NaN in the AVX2 vector body, and the AVX2 tail's product takes x's NaN "
+            "where grad and x are both NaN; thread count moves the scalar tails above 32768 elements; AVX-512 "
+            "not measured: refused"
         ),
     ),
     # -- trace-only rows of the torch.nn layers (harness/impl/nn.py)
@@ -443,6 +459,7 @@ ARM64: dict[str, str] = {
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"
         " not in V1's SVE body"
     ),
+    "softplus": "not measured on arm64: refused",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
         " arithmetic with another split; the backward nothing"

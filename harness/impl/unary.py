@@ -1,4 +1,4 @@
-"""Unary ops (exp, log, tanh, rsqrt, gelu, gelu_tanh, silu): forward ``out`` and backward ``grad_x``.
+"""Unary ops (exp, log, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import KernelProfile
@@ -56,6 +57,50 @@ def backward(
     grad_out = f32(grad_out)
     grad_x = np.empty_like(grad_out)
     _call(op, _KERNELS[op][1], profile, row, grad_out, saved, grad_x)
+    return grad_x
+
+
+# softplus: the builds whose kernels were measured (x86 default and avx2, torch 2.13.0). AVX-512 is
+# refused: whether 2.13.0 runs the AVX2 object there (REGISTER_DISPATCH) or an AVX-512 one (16 lanes,
+# SLEEF's vgetexp/vgetmant log1p) was not measured; aarch64 (SLEEF advsimd/SVE, aarch64 glibc's
+# contracted log1pf) neither.
+_SOFTPLUS_BUILDS = ("default", "avx2")
+
+
+def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):
+    if profile.aten not in _SOFTPLUS_BUILDS:
+        raise ParityError(f"softplus is reproduced at the default and avx2 builds only, not {profile.aten}")
+    fn = getattr(load("unary"), name)
+    fn.restype = None
+    n = arrays[0].size
+    fn(
+        profile.as_c(),
+        *(ptr(a) for a in arrays),
+        ctypes.c_int64(n),
+        ctypes.c_int64(max(1, row or n)),
+        ctypes.c_float(beta),
+        ctypes.c_float(threshold),
+    )
+
+
+def softplus_forward(
+    x: np.ndarray, beta: float, threshold: float, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """F.softplus(x, beta, threshold) of float32 ``x`` (any shape); beta and threshold are rounded to
+    float32 as ATen's ``Scalar::to<float>`` does. ``row`` as ``forward``'s."""
+    x = f32(x)
+    out = np.empty_like(x)
+    _softplus_call("softplus_forward", profile, row, beta, threshold, x, out)
+    return out
+
+
+def softplus_backward(
+    grad_out: np.ndarray, x: np.ndarray, beta: float, threshold: float, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.softplus_backward(grad_out, x, beta, threshold)``: grad_x of softplus."""
+    grad_out, x = f32(grad_out), f32(x)
+    grad_x = np.empty_like(grad_out)
+    _softplus_call("softplus_backward", profile, row, beta, threshold, grad_out, x, grad_x)
     return grad_x
 
 

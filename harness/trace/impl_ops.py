@@ -77,6 +77,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "silu": ("silu", ("capability", "threads")),
     "silu_": ("silu", ("capability", "threads")),
     "silu_backward": ("silu", ("capability", "threads")),
+    "softplus": ("softplus", ("capability", "threads")),
+    "softplus_backward": ("softplus", ("capability", "threads")),
 }
 
 
@@ -239,6 +241,37 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
 
     g, x = t["grad_output"], t["self"]
     return {"out": backward("silu", g, x, x, p, impl_nn.inner_run(a, ("grad_output", "self"), g.shape))}
+
+
+def _softplus_args(a: Args) -> tuple[float, float]:
+    """beta and threshold (the schema's defaults 1 and 20 where a trace leaves them out)."""
+    beta, threshold = a.get("beta", 1), a.get("threshold", 20)
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (beta, threshold)):
+        raise ParityError("the impl reproduces softplus with number beta and threshold only")
+    return float(beta), float(threshold)
+
+
+def _softplus(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import softplus_forward
+
+    x = t["self"]
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces softplus of float32 tensors only, not {x.dtype}")
+    beta, threshold = _softplus_args(a)
+    return {"out": softplus_forward(x, beta, threshold, p, impl_nn.inner_run(a, ("self",), x.shape))}
+
+
+def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import softplus_backward
+
+    g, x = t["grad_output"], t["self"]
+    if g.dtype != np.float32 or x.dtype != np.float32:
+        raise ParityError("the impl reproduces softplus_backward of float32 tensors only")
+    if g.shape != x.shape:
+        raise ParityError("the impl reproduces softplus_backward of operands of one shape only")
+    beta, threshold = _softplus_args(a)
+    run = impl_nn.inner_run(a, ("grad_output", "self"), g.shape)
+    return {"out": softplus_backward(g, x, beta, threshold, p, run)}
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -605,6 +638,8 @@ REPLAYS: dict[str, Replay] = {
     "silu": _silu,
     "silu_": _silu,
     "silu_backward": _silu_backward,
+    "softplus": _softplus,
+    "softplus_backward": _softplus_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "mm": _mm,

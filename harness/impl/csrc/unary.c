@@ -755,6 +755,79 @@ void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n, row);
 }
 
+/* ------------------------------------------------------------------ softplus */
+
+/* softplus_kernel / softplus_backward_kernel (cpu/Activation.cpp, REGISTER_DISPATCH), float32 through
+ * cpu_kernel_vec with the default grain: beta and threshold as floats (Scalar::to<float>).
+ * Forward, vector lane: Vec::blendv((a*beta).exp().log1p() / beta, a, (a*beta) > threshold), every
+ * lane computing both sides (SLEEF Sleef_expf8_u10 then Sleef_log1pf8_u10 on avx2; the default
+ * build's emulated Vectorized calls std::exp and std::log1p per lane); scalar tail
+ * (a*beta) > threshold ? a : log1p(exp(a*beta)) / beta with glibc expf and log1pf. No product feeds
+ * an add: nothing to contract. Backward (a = grad, b = x): z = exp(b*beta),
+ * (b*beta) > threshold ? a : (a*z) / (z + 1), the same split of exp.
+ * The lambdas read beta and threshold from softplus_ctx, whose first member is the profile. */
+typedef struct {
+    profile_t p;
+    float beta, threshold;
+} softplus_ctx;
+
+static inline const softplus_ctx *sp_ctx(const profile_t *p) { return (const softplus_ctx *)p; }
+
+/* A NaN x: x*beta is x quieted; glibc's expf and log1pf pass it on (the default build's lanes and
+ * every scalar tail give x quieted), while SLEEF's log1pf sends a NaN to xlogf_u1, which answers its
+ * own NaN 0x7fc00000 (avx2 vector body: measured, whatever x's sign and payload). */
+static float softplus_fwd_vec(const profile_t *p, float x) {
+    const softplus_ctx *c = sp_ctx(p);
+    const float xb = x * c->beta;
+    if (isnan(xb)) return p->aten ? vm_u2f(0x7fc00000u) : quiet_nan(xb);
+    const float y = vec_log1pf(p, vec_expf(p, xb)) / c->beta;
+    return xb > c->threshold ? x : y;
+}
+
+static float softplus_fwd_scalar(const profile_t *p, float x) {
+    const softplus_ctx *c = sp_ctx(p);
+    const float xb = x * c->beta;
+    if (isnan(xb)) return quiet_nan(xb);
+    return xb > c->threshold ? x : glibc_log1pf(glibc_expf(xb)) / c->beta;
+}
+
+/* Backward NaNs: z = exp(b*beta) is b quieted for a NaN b (SLEEF's expf and glibc's alike), and a
+ * NaN operand of a*z passes through the division. Where grad and x are both NaN the product's operand
+ * order decides (measured): the vector body (vmulps a, z; the default build's per-lane a*z too) and the
+ * default build's scalar tail give a's NaN, the avx2 build's scalar tail z's (GCC commuted the product
+ * there), `z_first`. */
+EW_INLINE float softplus_bwd_k(const softplus_ctx *c, int z_first, float a, float b, float z) {
+    const float bb = b * c->beta;
+    if (bb > c->threshold) return a;
+    if (isnan(a) && !(z_first && isnan(bb))) return quiet_nan(a);
+    if (isnan(bb)) return quiet_nan(bb);
+    return (a * z) / (z + 1.0f);
+}
+
+static float softplus_bwd_vec(const profile_t *p, float a, float b) {
+    const softplus_ctx *c = sp_ctx(p);
+    const float bb = b * c->beta;
+    return softplus_bwd_k(c, 0, a, b, isnan(bb) ? bb : vec_expf(p, bb));
+}
+
+static float softplus_bwd_scalar(const profile_t *p, float a, float b) {
+    const softplus_ctx *c = sp_ctx(p);
+    return softplus_bwd_k(c, p->aten != 0, a, b, glibc_expf(b * c->beta));
+}
+
+/* Tensor shapes: x, out (n,), rows of `row` (TensorIterator's runs). */
+void softplus_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float beta, float threshold) {
+    softplus_ctx c = {p, beta, threshold};
+    run_unary(&c.p, p.lanes, GRAIN_SIZE, softplus_fwd_vec, softplus_fwd_scalar, x, out, n, row);
+}
+
+/* Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
+void softplus_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                       float beta, float threshold) {
+    softplus_ctx c = {p, beta, threshold};
+    run_binary(&c.p, p.lanes, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
+}
+
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
 
 /* oneDNN v3.12's x86 LSTM forward postgemm (jit_uni_lstm_cell_postgemm_fwd at SSE4.1, AVX2 and

@@ -104,6 +104,10 @@ static inline vm_f2 df_add2_f_f(float x, float y) {
     float s = x + y, v = s - x;
     return vm_f2make(s, (x - (s - v)) + (y - v));
 }
+static inline vm_f2 df_add2_f_f_fast(float x, float y) { /* SLEEF dfadd_vf2_vf_vf: |x| >= |y| */
+    float s = x + y;
+    return vm_f2make(s, (x - s) + y);
+}
 static inline vm_f2 df_add2_f2_f2(vm_f2 x, vm_f2 y) {
     float s = x.x + y.x, v = s - x.x;
     float t = (x.x - (s - v)) + (y.x - v);
@@ -206,6 +210,99 @@ static inline float sleef_logf_u10(float d) {
     r = vm_self(d == INFINITY, INFINITY, r);
     r = vm_self(!(d >= 0), NAN, r); /* d < 0 or NaN */
     return vm_self(d == 0, -INFINITY, r);
+}
+
+/* SLEEF xlog1pf (Sleef_log1pf8_u10), the AVX2 path (not AVX-512's vgetexp/vgetmant one), SLEEF 3.8
+ * and later: m = d*t + (t - 1) with t = 2^-e, e the exponent of (d + 1)/0.75, so (d + 1)/2^e = m + 1
+ * in [0.75, 1.5); log1p = e*ln2 + 2 atanh(m / (2 + m)) in double-float. Above LOG1PF_BOUND (1e38)
+ * xlogf_u1(d) = sleef_logf_u10 (SLEEF 3.6 and before answered +inf there; torch 2.13.0's build gives
+ * the log: measured through softplus with threshold 100 on x in (87.5, 88.72]). d = -1: -inf;
+ * d < -1: the NaN 0xffffffff; -0: -0. Not for NaN d (callers decide NaNs). */
+static inline float sleef_log1pf_u10(float d) {
+    float dp1 = d + 1.0f;
+    const int o = dp1 < 0x1p-126f;
+    dp1 = vm_self(o, dp1 * (float)(INT64_C(1) << 32) * (float)(INT64_C(1) << 32), dp1);
+    int32_t e = (int32_t)((vm_f2u(dp1 * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+    float t = vm_u2f(0x3f800000u + (uint32_t)(-e) * (1u << 23));
+    float m = fmaf(d, t, t - 1.0f);
+    e -= 64 & -o;
+    vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
+    vm_f2 x = df_div(vm_f2make(m, 0.0f), df_add2_f_f_fast(2.0f, m));
+    float x2 = x.x * x.x;
+    float u = 0.3027294874e+0f;
+    u = fmaf(u, x2, 0.3996108174e+0f);
+    u = fmaf(u, x2, 0.6666694880e+0f);
+    s = df_add_f2_f2(s, df_scale(x, 2.0f));
+    s = df_add_f2_f(s, (x2 * x.x) * u);
+    float r = s.x + s.y;
+    r = vm_self(d <= 0x1.2ced32p+126f, r, sleef_logf_u10(d));
+    r = vm_u2f(vm_f2u(r) | -(uint32_t)(-1.0f > d)); /* SLEEF ors all ones in: the NaN 0xffffffff */
+    r = vm_self(d == -1.0f, -INFINITY, r);
+    return vm_self(vm_f2u(d) == 0x80000000u, -0.0f, r);
+}
+
+/* glibc 2.36 log1pf (sysdeps/ieee754/flt-32/s_log1pf.c, fdlibm in float; x86_64 has no FMA variant
+ * of it): x = 2^k (1 + f) with a correction c for the rounding of 1 + x, then
+ * log1p = k ln2_hi - ((hfsq - (s (hfsq + R) + (k ln2_lo + c))) - f), s = f/(2 + f). */
+static inline float glibc_log1pf(float x) {
+    const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f, two25 = 3.355443200e+07f;
+    const float Lp1 = 6.6666668653e-01f, Lp2 = 4.0000000596e-01f, Lp3 = 2.8571429849e-01f;
+    const float Lp4 = 2.2222198546e-01f, Lp5 = 1.8183572590e-01f, Lp6 = 1.5313838422e-01f;
+    const float Lp7 = 1.4798198640e-01f;
+    float hfsq, f = 0.0f, c = 0.0f, s, z, R, u;
+    int32_t k = 1, hx = (int32_t)vm_f2u(x), hu = 0, ax = hx & 0x7fffffff;
+    if (hx < 0x3ed413d7) {
+        if (ax >= 0x3f800000) {
+            if (x == -1.0f) return -INFINITY;
+            return (x - x) / (x - x);
+        }
+        if (ax < 0x31000000) {
+            if (ax < 0x24800000) return x;
+            return x - x * x * 0.5f;
+        }
+        if (hx > 0 || hx <= (int32_t)0xbe95f61f) { k = 0; f = x; hu = 1; }
+    }
+    if (hx >= 0x7f800000) return x + x;
+    if (k != 0) {
+        if (hx < 0x5a000000) {
+            u = 1.0f + x;
+            hu = (int32_t)vm_f2u(u);
+            k = (hu >> 23) - 127;
+            c = (k > 0) ? 1.0f - (u - x) : x - (u - 1.0f);
+            c /= u;
+        } else {
+            u = x;
+            hu = (int32_t)vm_f2u(u);
+            k = (hu >> 23) - 127;
+            c = 0;
+        }
+        hu &= 0x007fffff;
+        if (hu < 0x3504f7) {
+            u = vm_u2f((uint32_t)hu | 0x3f800000u);
+        } else {
+            k += 1;
+            u = vm_u2f((uint32_t)hu | 0x3f000000u);
+            hu = (0x00800000 - hu) >> 2;
+        }
+        f = u - 1.0f;
+    }
+    hfsq = 0.5f * f * f;
+    if (hu == 0) {
+        if (f == 0.0f) {
+            if (k == 0) return 0.0f;
+            c += k * ln2_lo;
+            return k * ln2_hi + c;
+        }
+        R = hfsq * (1.0f - 0.66666666666666666f * f);
+        if (k == 0) return f - R;
+        return k * ln2_hi - ((R - (k * ln2_lo + c)) - f);
+    }
+    s = f / (2.0f + f);
+    z = s * s;
+    R = z * (Lp1 + z * (Lp2 + z * (Lp3 + z * (Lp4 + z * (Lp5 + z * (Lp6 + z * Lp7))))));
+    if (k == 0) return f - (hfsq - s * (hfsq + R));
+    (void)two25;
+    return k * ln2_hi - ((hfsq - (s * (hfsq + R) + (k * ln2_lo + c))) - f);
 }
 
 /* ------------------------------------------------------------------ aarch64 SVE256 Vectorized<float> */
@@ -1019,5 +1116,6 @@ static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sle
 static inline float vec_logf(const profile_t *p, float x) { return p->aten ? sleef_logf_u10(x) : glibc_logf(x); }
 static inline float vec_tanhf(const profile_t *p, float x) { return p->aten ? sleef_tanhf_u10(x) : glibc_tanhf(x); }
 static inline float vec_erff(const profile_t *p, float x) { return p->aten ? aten_erff_poly(x) : glibc_erff(x); }
+static inline float vec_log1pf(const profile_t *p, float x) { return p->aten ? sleef_log1pf_u10(x) : glibc_log1pf(x); }
 
 #endif
