@@ -527,8 +527,7 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
     depthwise = groups == c == w_shape[0] and w_shape[1] == 1
     if groups != 1 and not depthwise:
         return f"{groups} groups of {c // groups} channels (not depthwise)"
-    thnn = groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN
-    if conv_nhwc._same_memory(x_shape) and not thnn:
+    if conv_nhwc._same_memory(x_shape):
         return "one input channel or one pixel of channels-last strides"
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)

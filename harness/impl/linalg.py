@@ -38,6 +38,7 @@ def _lib() -> ctypes.CDLL:
         f32 = ctypes.c_float
         lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7, f32]
         lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7, f32]
+        lib.cpublas_sgemm.argtypes = [i32, i32, _I64, _I64, _I64, _P, _I64, _P, _I64, i32, _P, _I64, i32, i32, i32]
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
@@ -595,11 +596,72 @@ def cpublas_gemm(
         raise ParityError(f"cpublas_gemm: beta must be 0 or 1, got {beta}")
     if min(m, n) <= 0:
         return
+    if profile.blas != NVPL:
+        ta, tb = transa.upper() == "T", transb.upper() == "T"
+        _cpublas_mkl(ta, tb, m, n, k, a, lda, b, ldb, beta == 1.0, c, ldc, profile)
+        return
     # row-major left operand (n x k) from B, right operand (k x m) from A, output (n x m) from C
     left = _view(b, (n, k), (ldb, 1) if transb.upper() == "N" else (1, ldb))
     right = _view(a, (k, m), (1, lda) if transa.upper() == "T" else (lda, 1))
     out = _view(c, (n, m), (ldc, 1))
     _sgemm(left, right, out, beta == 1.0, profile)
+
+
+def _cpublas_mkl(
+    ta: bool,
+    tb: bool,
+    m: int,
+    n: int,
+    k: int,
+    a: np.ndarray,
+    lda: int,
+    b: np.ndarray,
+    ldb: int,
+    beta: bool,
+    c: np.ndarray,
+    ldc: int,
+    profile: KernelProfile,
+) -> None:
+    """cpublas::gemm's sgemm_ call on MKL (csrc/gemm.c cpublas_sgemm): the leading dimensions set as
+    normalize_last_dims sets them, then MKL with them, as sgemm_ takes them (csrc/mkl_sgemm.h's cpublas
+    forms: a 1 x 1 product is MKL's gemv on B, not the gemv on A that mm's model of the transposed
+    problem would give; gemv with a strided vector or output). Leading dimensions below BLAS's minimum
+    send torch to ATen's own gemm (gemm_stub), which is not modelled."""
+    if n == 1:
+        ldc = m
+    if (m == 1) if ta else (k == 1):
+        lda = k if ta else m
+    if (k == 1) if tb else (n == 1):
+        ldb = n if tb else k
+    if lda < max(1, k if ta else m) or ldb < max(1, n if tb else k) or ldc < max(1, m):
+        raise ParityError(
+            f"cpublas_gemm {m}x{n}x{k} with lda {lda}, ldb {ldb}, ldc {ldc}: torch runs ATen's own gemm "
+            "(gemm_stub) there, which is not modelled"
+        )
+    # bounds, as the operands are stored (column-major)
+    _view(a, (m, k) if not ta else (k, m), (1, lda))
+    _view(b, (k, n) if not tb else (n, k), (1, ldb))
+    _view(c, (m, n), (1, ldc))
+    if profile.blas in _INTEL_PATHS:
+        check_plain_sgemm(profile, n, m, k, tb, ta)  # the row-major product C^T = opB^T @ opA^T
+    blas = _blas(profile, n, m, k, tb, ta, False)
+    _lib().cpublas_sgemm(
+        int(ta),
+        int(tb),
+        m,
+        n,
+        k,
+        _ptr_any(a),
+        lda,
+        _ptr_any(b),
+        ldb,
+        int(beta),
+        _ptr_any(c),
+        ldc,
+        profile.threads,
+        _workers(profile, None),
+        blas,
+    )
 
 
 def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) -> np.ndarray:

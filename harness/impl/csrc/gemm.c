@@ -155,3 +155,32 @@ void embedding_backward(int64_t n, int64_t V, int64_t D, const float *grad, cons
         for (int64_t d = 0; d < D; d++) gw[d] = gw[d] + g[d];
     }
 }
+
+/* at::native::cpublas::gemm for float with alpha 1, as its direct callers make it (slow_conv2d's
+ * forward and backward: harness/impl/linalg.py cpublas_gemm): MKL's sgemm_ called column-major with
+ * (ta, tb, m, n, k, lda, ldb, ldc) once normalize_last_dims has set the leading dimensions of
+ * dimensions of size 1 (done here again: n == 1: ldc = m; A 'N' with k == 1: lda = m, A 'T' with
+ * m == 1: lda = k; B 'N' with n == 1: ldb = k, B 'T' with k == 1: ldb = n). Modelled as
+ * csrc/attention.c's blas_sgemm: the row-major product C^T (n x m) = opB^T @ opA^T with the
+ * cpublas forms of csrc/mkl_sgemm.h, which are measured against sgemm_ called so (the generic path's
+ * 1 x 1 product: MKL's gemv on its B, the dot form when B is not transposed; its gemv with a strided
+ * vector or output), where at::mm's forms (gemm above) are those of the calls addmm_impl_cpu_ makes:
+ * a 1 x 1 product there is handed over untransposed, so its gemv is on the other operand.
+ * blas: GEMM_MKL, GEMM_MKL_CBWR or an Intel path (not NVPL/ACL); threads: MKL's; workers: speed only. */
+void cpublas_sgemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, const float *A, int64_t lda,
+                   const float *B, int64_t ldb, int32_t beta, float *C, int64_t ldc, int32_t threads,
+                   int32_t workers, int32_t blas) {
+    if (n == 1) ldc = m;
+    if (ta ? m == 1 : k == 1) lda = ta ? k : m;
+    if (tb ? k == 1 : n == 1) ldb = tb ? n : k;
+    const sgemm_t g = {
+        .M = n, .N = m, .K = k, .alpha = 1.0f, .beta = beta ? 1.0f : 0.0f,
+        .A = B, .sa0 = tb ? 1 : ldb, .sa1 = tb ? ldb : 1,
+        .B = A, .sb0 = ta ? 1 : lda, .sb1 = ta ? lda : 1,
+        .C = C, .ldc = ldc, .ta = tb, .tb = ta, .threads = threads, .batched = 0,
+        .a_off = mkl_off(B), .b_off = mkl_off(A), .c_off = mkl_off(C), .workers = workers,
+        .cbwr = blas == GEMM_MKL_CBWR, .avx2 = blas == GEMM_MKL_AVX2, .sse42 = blas == GEMM_MKL_SSE42,
+        .avx512 = blas == GEMM_MKL_AVX512, .cpublas = 1,
+    };
+    mkl_sgemm(&g);
+}
