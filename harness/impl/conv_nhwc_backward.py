@@ -20,16 +20,15 @@ At AVX2:
   forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
   (jit_brgemm_conv_bwd.cpp, jit_brgemm_conv.cpp). Its AVX2 brgemm kernel starts each call's
   accumulators at 0 and adds C at the store (beta = 1): per element one fused chain per brgemm call
-  over (the call's taps, the block's channels), the calls' sums added in order. Calls
-  (``_brg_calls``): where the forward's row fits its input (W <= OW: ker_vpad) one call over all
-  taps row by row. Declined where W > OW: there oneDNN runs ker_base (measured: per ow block, the
-  forward taps b valid for part of the row left of those valid
-  for all of it one call each (over all kernel rows), the fully valid ones one call, the rest right
-  of them one call each; fits 50 of 53 measured shapes with the whole row one block) or, on some
-  shapes, one chain over the valid taps (ker_vpad or blocks of one column; its ow_block search is not
-  modelled). The ic block (grad_output's channels a call
-  takes) is up to 40 vectors of 8 (conv._brg_bwd_ic_block): at most 64 output channels modelled,
-  one block. Threads split the forward's images, rows and channel blocks, never the reduction.
+  over (the call's taps, the block's channels), the calls' sums added in order. Modelled where the
+  forward's row fits its input (W <= OW: ker_vpad, one call over all taps row by row,
+  ``_brg_bwd_data``). Declined where W > OW: there oneDNN runs ker_base (measured: per ow block the
+  forward taps valid for part of the row, left of those valid for all of it, one call each over all
+  kernel rows, the fully valid ones one call, the rest right of them one call each; this fits 50 of 53
+  measured shapes with the whole row one block) or, on some shapes, one chain over the valid taps
+  (ker_vpad or blocks of one column: its ow_block search is not modelled). The ic block (grad_output's
+  channels a call takes) is up to 40 vectors of 8 (conv._brg_bwd_ic_block): at most 64 output channels
+  modelled, one block. Threads split the forward's images, rows and channel blocks, never the reduction.
 - backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain over the
   output channels (one call; conv.py's jit_1x1 chain), on any thread count.
 - backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search).
