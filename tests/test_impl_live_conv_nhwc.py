@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
 from harness.impl import conv_grouped, conv_nhwc
+from harness.impl.pool import suggests_channels_last
 from harness.impl.profiles import profile_for_capability
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
@@ -57,7 +58,7 @@ def run_case(case: tuple, seed: int) -> str:
     tb = None if b is None else torch.from_numpy(b)
     want = F.conv2d(tx, torch.from_numpy(w), tb, stride=stride, padding=padding, groups=groups).contiguous().numpy()
     # as the replay: the channels-last model where the strides suggest it (one channel or pixel keeps NCHW's)
-    cl = conv_nhwc.suggests_channels_last(tuple(tx.shape), tx.stride())
+    cl = suggests_channels_last(tuple(tx.shape), tx.stride())
     impl = conv_nhwc.conv2d if cl else conv_grouped.conv2d
     try:
         got = impl(x, w, b, (stride, stride), padding, groups, live_profile())
@@ -106,10 +107,10 @@ def test_level(level) -> None:
 def test_channels_last_as_aten_suggests() -> None:
     """The layout rule: suggest_memory_format of the operand as given; a 1-D convolution's (N, C, W)
     input transposed from (N, W, C) is not channels-last (ATen makes it contiguous)."""
-    assert not conv_nhwc.suggests_channels_last((2, 152, 16), (2432, 1, 152))  # Mamba-2's conv input
-    assert not conv_nhwc.suggests_channels_last((2, 152, 16), (2432, 16, 1))
-    assert conv_nhwc.suggests_channels_last((4, 32, 4, 4), (512, 1, 128, 32))  # DPT's token map
-    assert not conv_nhwc.suggests_channels_last((4, 32, 4, 4), (512, 16, 4, 1))
+    assert not suggests_channels_last((2, 152, 16), (2432, 1, 152))  # Mamba-2's conv input
+    assert not suggests_channels_last((2, 152, 16), (2432, 16, 1))
+    assert suggests_channels_last((4, 32, 4, 4), (512, 1, 128, 32))  # DPT's token map
+    assert not suggests_channels_last((4, 32, 4, 4), (512, 16, 4, 1))
 
 
 def test_refusals_name_the_kernel() -> None:

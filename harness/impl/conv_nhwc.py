@@ -12,8 +12,8 @@ Shapes (logical NCHW float32 arrays holding the values; their memory in torch wa
 
 Which layout: ATen's ``_convolution`` asks ``mkldnn_conv_use_channels_last`` (oneDNN) or
 ``thnn_conv_use_channels_last`` (slow_conv2d): channels-last where the input's or the weight's
-``suggest_memory_format()`` is ChannelsLast (``suggests_channels_last``). A 1-D convolution's (N, C, W)
-operands are 3-D when ATen asks, never channels-last: a (N, C, W) transposed from (N, W, C), as
+``suggest_memory_format()`` is ChannelsLast (harness.impl.pool ``suggests_channels_last``). A 1-D
+convolution's (N, C, W) operands are 3-D when ATen asks, never channels-last: a (N, C, W) transposed from (N, W, C), as
 Mamba-2's causal convolution has it, is made contiguous and runs the NCHW kernels. The backend
 is chosen as for NCHW (harness.impl.conv ``path``): ATen's ``thnn`` for a 1x1 kernel at stride 1
 below 16 images on 1 thread, or one small image; else oneDNN on nhwc memory. (``x.contiguous(
@@ -69,21 +69,33 @@ _BRG_L2 = (2 << 20) * 3 // 4
 _BRG_UR = {8: 14, 16: 6, 24: 4, 32: 3}
 
 
-def suggests_channels_last(shape: tuple[int, ...], stride: tuple[int, ...] | list[int]) -> bool:
-    """Whether ATen runs a convolution operand of this shape and these strides channels-last: c10's
-    ``suggest_memory_format() == ChannelsLast``, asked of the operand as given (a 3-D one, a 1-D
-    convolution's, never is: ATen makes it contiguous)."""
-    from harness.impl.pool import suggests_channels_last as cl_4d
-
-    return cl_4d(tuple(shape), tuple(stride))
+def _unmodelled_level(profile: KernelProfile) -> str:
+    """The level this module does not model ("" for the baseline and AVX2 levels of torch 2.13.0)."""
+    if profile.aarch64 or profile.aten not in ("default", "avx2") or profile.torch != "2.13.0":
+        return f"the {'aarch64' if profile.aarch64 else profile.aten} level (torch {profile.torch})"
+    return ""
 
 
 def _level(profile: KernelProfile) -> str:
-    """The level this module models ("sse41" or "avx2"); ParityError else."""
-    if profile.aarch64 or profile.aten not in ("default", "avx2") or profile.torch != "2.13.0":
-        level = "aarch64" if profile.aarch64 else profile.aten
-        raise ParityError(f"conv2d (channels-last): the {level} level (torch {profile.torch}) is not modelled")
+    """The modelled level of ``profile`` ("sse41" or "avx2"; ``_unmodelled_level`` said "")."""
     return "avx2" if profile.aten == "avx2" else "sse41"
+
+
+def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfile) -> str:
+    """What neither direction models ("" where none applies): the level, groups of several channels
+    (not depthwise), ATen's slow_conv2d per group, one input channel or one pixel of channels-last
+    strides (ATen took such inputs as NCHW where measured: a (N, C, 1, 1), 74 of 74)."""
+    why = _unmodelled_level(profile)
+    if why:
+        return why
+    c = x_shape[1]
+    if groups != 1 and not (groups == c == w_shape[0] and w_shape[1] == 1):
+        return f"{groups} groups of {c // groups} channels (not depthwise)"
+    if groups != 1 and conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
+        return "ATen's slow_conv2d per group"
+    if _same_memory(x_shape):
+        return "one input channel or one pixel of channels-last strides"
+    return ""
 
 
 # ------------------------------------------------------- shared: buffers, ATen's slow_conv2d, oneDNN's sgemm
@@ -424,19 +436,11 @@ def _same_memory(x_shape) -> bool:
 
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
-    try:
-        level = _level(profile)
-    except ParityError as e:
-        return str(e)
-    c = x_shape[1]
-    depthwise = groups == c == w_shape[0] and w_shape[1] == 1
-    if groups != 1 and not depthwise:
-        return f"conv2d (channels-last): {groups} groups of {c // groups} channels (not depthwise) is not modelled"
-    if groups != 1 and conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
-        return "conv2d (channels-last): ATen's slow_conv2d per group is not modelled"
+    why = common_declines(x_shape, w_shape, stride, groups, profile)
+    if why:
+        return f"conv2d (channels-last): {why} is not modelled"
+    level, c = _level(profile), x_shape[1]
     thnn = groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN
-    if _same_memory(x_shape):  # ATen took such inputs as NCHW where measured (a (N, C, 1, 1): 74 of 74)
-        return "conv2d (channels-last): one input channel or one pixel of channels-last strides is not modelled"
     if level == "sse41":
         kind = sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)[0]
         return f"conv2d (channels-last): {kind[len('refuse: ') :]} is not modelled" if kind.startswith("refuse") else ""

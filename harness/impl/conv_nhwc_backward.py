@@ -519,15 +519,9 @@ def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """ "" where ``conv2d_backward`` models the case under ``profile``, else a one-line reason."""
-    why = conv_nhwc.declines(x_shape, w_shape, stride, padding, groups, profile)
-    if why.startswith("conv2d (channels-last): the "):  # the level
+    why = conv_nhwc.common_declines(x_shape, w_shape, stride, groups, profile)
+    if why:
         return why
-    c = x_shape[1]
-    depthwise = groups == c == w_shape[0] and w_shape[1] == 1
-    if groups != 1 and not depthwise:
-        return f"{groups} groups of {c // groups} channels (not depthwise)"
-    if conv_nhwc._same_memory(x_shape):
-        return "one input channel or one pixel of channels-last strides"
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)
     kinds = conv_nhwc.sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)

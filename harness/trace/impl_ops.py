@@ -411,7 +411,7 @@ def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
     """ParityError where a 5-D operand was channels-last (ATen's mkldnn_conv_use_channels_last: oneDNN's
     ndhwc kernels); any other layout ATen makes contiguous (NCDHW) before oneDNN sees it, the values
     unchanged."""
-    from harness.impl.conv_nhwc import suggests_channels_last
+    from harness.impl.pool import suggests_channels_last
 
     for name in names:
         stride, x = a.get(f"{name}.stride"), t.get(name)
@@ -423,7 +423,7 @@ def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
 def _channels_last(t: Arrays, a: Args) -> bool:
     """Whether ATen ran this convolution channels-last: its input's or weight's suggested memory format
     (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last)."""
-    from harness.impl.conv_nhwc import suggests_channels_last
+    from harness.impl.pool import suggests_channels_last
 
     strides = {k: a.get(f"{k}.stride") for k in ("input", "weight")}
     return any(s is not None and suggests_channels_last(t[k].shape, s) for k, s in strides.items())

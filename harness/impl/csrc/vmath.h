@@ -189,6 +189,18 @@ static inline __attribute__((always_inline)) float sleef_tanhf_u10(float x) {
     return vm_u2f((r & ~nan_x) | (vm_f2u(x) & nan_x));
 }
 
+/* The tail SLEEF's xlogf_u1 and xlog1pf share: s = e*ln2 (double-float) plus 2 atanh(x) for
+ * x = (m - 1)/(m + 1) (double-float), the series' odd terms past x in float; s.x + s.y. */
+static inline float sleef_log_tail(vm_f2 s, vm_f2 x) {
+    float x2 = x.x * x.x;
+    float t = 0.3027294874e+0f;
+    t = fmaf(t, x2, 0.3996108174e+0f);
+    t = fmaf(t, x2, 0.6666694880e+0f);
+    s = df_add_f2_f2(s, df_scale(x, 2.0f));
+    s = df_add_f2_f(s, (x2 * x.x) * t);
+    return s.x + s.y;
+}
+
 /* SLEEF xlogf_u1 (Sleef_logf8_u10), the AVX2 path (the AVX-512 one equals it on normal inputs):
  * m = x / 2^e in [0.75, 1.5), log = e*ln2 + 2 atanh((m-1)/(m+1)) in double-float. */
 static inline float sleef_logf_u10(float d) {
@@ -200,13 +212,7 @@ static inline float sleef_logf_u10(float d) {
     e -= 64 & -o;
     vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
     vm_f2 x = df_div(df_add2_f_f(-1.0f, m), df_add2_f_f(1.0f, m));
-    float x2 = x.x * x.x;
-    float t = 0.3027294874e+0f;
-    t = fmaf(t, x2, 0.3996108174e+0f);
-    t = fmaf(t, x2, 0.6666694880e+0f);
-    s = df_add_f2_f2(s, df_scale(x, 2.0f));
-    s = df_add_f2_f(s, (x2 * x.x) * t);
-    float r = s.x + s.y;
+    float r = sleef_log_tail(s, x);
     r = vm_self(d == INFINITY, INFINITY, r);
     r = vm_self(!(d >= 0), NAN, r); /* d < 0 or NaN */
     return vm_self(d == 0, -INFINITY, r);
@@ -228,13 +234,7 @@ static inline float sleef_log1pf_u10(float d) {
     e -= 64 & -o;
     vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
     vm_f2 x = df_div(vm_f2make(m, 0.0f), df_add2_f_f_fast(2.0f, m));
-    float x2 = x.x * x.x;
-    float u = 0.3027294874e+0f;
-    u = fmaf(u, x2, 0.3996108174e+0f);
-    u = fmaf(u, x2, 0.6666694880e+0f);
-    s = df_add_f2_f2(s, df_scale(x, 2.0f));
-    s = df_add_f2_f(s, (x2 * x.x) * u);
-    float r = s.x + s.y;
+    float r = sleef_log_tail(s, x);
     r = vm_self(d <= 0x1.2ced32p+126f, r, sleef_logf_u10(d));
     r = vm_u2f(vm_f2u(r) | -(uint32_t)(-1.0f > d)); /* SLEEF ors all ones in: the NaN 0xffffffff */
     r = vm_self(d == -1.0f, -INFINITY, r);
