@@ -1,7 +1,10 @@
 """oneDNN's jit_1x1:avx2 backward (NCHW, stride 1) against torch's recorded bits (torch 2.13.0 on an AMD
 EPYC, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2): grad_weight split only between the threads
 that cpu_reducer's balance puts on one weight job (PoolFormer's 1x1 at 2 threads: 2 jobs, one thread
-each), grad_input in kernel calls of 64 output channels, each call's chain added.
+each), grad_input in kernel calls of 64 output channels, each call's chain added. And jit_1x1's forward
+at AVX2 and SSE4.1 (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41): kernel calls of 128 input
+channels, the first call's chain from the bias, each call's sum added to the output (MobileNetV2's
+240-channel 1x1 projection of one pixel at 2 threads; before this model 136 of its 160 outputs differed).
 
 Inputs: x, w, dy from ``np.random.default_rng(seed)``, each ``standard_normal * 2**integers(-10, 10)``
 as float32; the digests are SHA-256 of torch's grad_input, grad_weight and grad_bias as uint32.
@@ -64,3 +67,47 @@ def test_reducer_groups() -> None:
     assert conv._avx2_1x1_jobs(g) == (2, 2048)
     assert [conv._avx2_1x1_group_threads(g, t) for t in (2, 4)] == [1, 2]
     assert conv._avx2_1x1_group_threads(conv._geometry((3, 24, 5, 7), (136, 24, 1, 1), (1, 1), (0, 0)), 2) == 2
+
+
+# (name, capability, threads, x shape, w shape, seed, bias, stride, SHA-256 of torch's output)
+FORWARD = (
+    ("mbv2-t2", "AVX2", 2, (4, 240, 1, 1), (40, 240, 1, 1), 601, False, 1,
+     "efe151f96de45c1b2b2285064f8bd07f768512f47ff25184b591e11754ac01b8"),
+    ("bias-t1-n16", "AVX2", 1, (16, 300, 3, 3), (24, 300, 1, 1), 602, True, 1,
+     "1e1cf11a64f17ef602ad152faaa3f5d71f4084aeaca6e8852a6dd9b4fb5a66b5"),
+    ("strided-t2", "AVX2", 2, (3, 392, 4, 4), (16, 392, 1, 1), 603, True, 2,
+     "4c5f867b69fc1d82cf5d2ec846c0907d34bd108554b0bbf4737c020abac5e7f5"),
+    ("mbv2-sse41-t2", "DEFAULT", 2, (4, 240, 1, 1), (40, 240, 1, 1), 601, False, 1,
+     "d8aadbd6849328697463043fa4cfc9d71b4e2acbb15d13a670c11a14e64c2ceb"),
+    ("strided-sse41-t2-jit-sse41", "DEFAULT", 2, (3, 392, 4, 4), (16, 392, 1, 1), 603, True, 2,
+     "9a1e4993e688a7bcfe9d5067ed2dc9bda60b42d4c7c5b9185974b1ea7397de71"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", FORWARD, ids=[c[0] for c in FORWARD])
+def test_forward_calls_of_128_channels(case) -> None:
+    _name, cap, threads, xs, ws, seed, bias, stride, want = case
+    rng = np.random.default_rng(seed)
+
+    def values(shape):
+        return (rng.standard_normal(shape) * 2.0 ** rng.integers(-10, 10, shape)).astype(np.float32)
+
+    x, w = values(xs), values(ws)
+    b = values((ws[0],)) if bias else None
+    profile = profile_for_capability(cap, threads, "x86_64")
+    assert conv.path(x.shape, w.shape, (stride, stride), (0, 0), profile) == (
+        conv.AVX2 if cap == "AVX2" else conv.SSE41
+    )
+    assert _digest(conv.conv2d(x, w, b, (stride, stride), (0, 0), profile)) == want
+
+
+def test_avx512_1x1_forward_that_may_split_its_channels_is_refused() -> None:
+    """jit_1x1:avx512_core's reduce_blocking heuristics may cut more than 80 input channels into kernel
+    calls: not measured on an AVX-512 host, so refused rather than answered as one chain."""
+    from harness.core.errors import ParityError
+
+    profile = profile_for_capability("AVX512", 2, "x86_64")
+    x, w = np.ones((4, 96, 2, 2), np.float32), np.ones((16, 96, 1, 1), np.float32)
+    with pytest.raises(ParityError, match="jit_1x1:avx512_core may split 96 input channels"):
+        conv.conv2d(x, w, None, (1, 1), (0, 0), profile)
+    assert conv.conv2d(x[:, :80], w[:, :80], None, (1, 1), (0, 0), profile).shape == (4, 16, 2, 2)

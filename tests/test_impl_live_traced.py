@@ -97,6 +97,30 @@ def test_silu_forward_and_backward_replay(backend: str, shape: tuple[int, ...], 
 
 @backends
 @settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 4), t=st.integers(1, 40), c=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=4, t=16, c=64, seed=0, threads=1)  # Mamba's gate: 9 of 4,096 elements were other bits
+def test_element_wise_ops_of_a_channel_slice_replay_in_atens_loop_order(
+    backend: str, n: int, t: int, c: int, seed: int, threads: int
+) -> None:
+    """silu, sigmoid and softplus (and their backwards) of half the channels of a (N, T, 2C) map
+    transposed to (N, 2C, T) (Mamba's gate and its SSM input): TensorIterator walks the channels
+    innermost, rows of C contiguous elements, not the C order of the logical shape."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, t, 2 * c)).astype(np.float32) * 4)
+
+    def program() -> None:
+        xt = x.clone().requires_grad_(True)
+        gate = xt.transpose(1, 2)[:, :c]
+        out = F.silu(gate) + torch.sigmoid(gate) + F.softplus(xt.transpose(1, 2)[:, c:])
+        out.backward(torch.full_like(out, 0.5))
+
+    ops = {"silu", "silu_backward", "sigmoid", "sigmoid_backward", "softplus", "softplus_backward"}
+    _replays_match(backend, program, ops, 6)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
 @given(shape=st.one_of(SHAPES, st.sampled_from([(768, 64), (3, 11, 1000)])), seed=st.integers(0, 2**32 - 1))
 def test_initialisers_replay_from_the_captured_generator_state(backend: str, shape: tuple[int, ...], seed: int) -> None:
     """uniform_, normal_ and randn of any size, as nn.init and model code call them; trunc_normal_'s
@@ -269,6 +293,50 @@ def test_one_dimensional_convolution_replays(
     layer = torch.nn.Conv1d(c, o, k, stride=stride, padding=padding, bias=bias)
     refused = _ip_convolution((n, c, 1, w), (o, c, 1, k), (1, stride), (0, padding))
     _convolution_replays(backend, layer, (n, c, w), seed, threads, refused)
+
+
+@needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    c=st.integers(2, 24),
+    o=st.integers(1, 24),
+    w=st.integers(3, 40),
+    k=st.sampled_from([1, 3, 5]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_transposed_one_dimensional_convolution_replays(
+    backend: str, n: int, c: int, o: int, w: int, k: int, seed: int, threads: int
+) -> None:
+    """``nn.Conv1d`` over transposed hidden states, its gradient transposed too (ConvBERT's separable
+    convolution, Mamba's): ATen makes them contiguous for the kernels, but slow_conv2d (1 thread, small
+    inputs) sums grad_bias from grad_output as it lies, in another order."""
+    use_threads(threads)
+    layer = torch.nn.Conv1d(c, o, k, padding=k // 2)
+    if _ip_convolution((n, c, 1, w), (o, c, 1, k), (1, 1), (0, k // 2))(live_profile()):
+        return
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, w, c)).astype(np.float32))
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True).transpose(1, 2))
+        y.backward(torch.from_numpy(rng.standard_normal((n, y.shape[2], o)).astype(np.float32)).transpose(1, 2))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
+def test_one_channel_of_stride_one_makes_a_1d_convolution_channels_last() -> None:
+    """(N, W, 1) transposed to (N, 1, W) is contiguous with stride 1 on its channel: its 2-D view reads
+    as channels-last, and oneDNN runs its nhwc kernels (acdb, measured); two channels transposed are
+    copied to NCHW first."""
+    from harness.impl.pool import suggests_channels_last
+    from harness.trace.impl_ops import _view4d_stride
+
+    assert suggests_channels_last(*_view4d_stride((4, 1, 18), [18, 1, 1]))
+    assert not suggests_channels_last(*_view4d_stride((4, 1, 18), [18, 18, 1]))
+    assert not suggests_channels_last(*_view4d_stride((4, 2, 18), [36, 1, 2]))
 
 
 def _convolution_replays(

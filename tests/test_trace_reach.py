@@ -179,3 +179,57 @@ def test_a_version_3_trace_without_its_sources_is_damaged(tmp_path: Path) -> Non
         w.put("trace", "t_src", np.zeros(3, np.int32))
     with pytest.raises(FixtureError, match="t_src holds 3 rows for"):
         read_trace(tmp_path / "short.h5")
+
+
+def test_verify_cause_proves_every_live_root_from_one_rerun(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two independent roots (layer_norm, mm) at avx2 vs baseline: --verify-cause captures both in one
+    re-run of A's program and replays each; the impl gives layer_norm's bits on both sides but not mm's
+    B, so the first root is verified and the second is reported unexplained, each with its own verdict."""
+    from harness.core.digest import digest
+    from harness.formats.trace import Captured
+    from harness.trace import cause as cause_module
+    from harness.trace import impl_ops
+
+    a, b = _fine_tune(b"i", b"L", b"r"), _fine_tune(b"i", b"M", b"s")
+    for ops, ln, out in ((a, b"L", b"r"), (b, b"M", b"s")):
+        ops[3] = _op(3, "aten.mm.default", [("self", b"x", -1, True), ("mat2", b"w", 1, True)], [("out", out, (4,))])
+        ops[4] = _op(4, "aten.add.Tensor", [("self", out, 3, True), ("other", ln, 2, True)], [("out", out, ())])
+    value = {c: np.float32([ord(c), 0, 0, 0]) for c in "LMrs"}  # the array the impl "gives" for each digest byte
+    monkeypatch.setattr(cause_module, "digest", lambda arr, algorithm: bytes([int(arr[0])]) * 32)
+    assert digest(value["L"], "mix256-v1") != b"L" * 32  # the stand-in is for this test's hand-made digests only
+
+    def replay(op: str, inputs: dict, args: list, profile: object) -> dict[str, np.ndarray]:
+        side_a = "avx2" in profile.label  # type: ignore[attr-defined]
+        if op == "aten.native_layer_norm.default":
+            return {"out0": value["L" if side_a else "M"], "out1": value["L" if side_a else "M"]}
+        return {"out": value["r"]}  # mm: A's bits on both sides
+
+    captured: list[list[int]] = []
+
+    def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Captured]:
+        captured.append(list(indices))
+        return {i: Captured({"in0": np.float32([1])}, {}, []) for i in indices}
+
+    monkeypatch.setattr(impl_ops, "replay", replay)
+    monkeypatch.setattr(cause_module, "capture_ops", capture_ops)
+    prov = lambda cap: {"capability": cap, "threads": 1, "arch": "x86_64"}
+    trace = lambda ops, cap: Trace(
+        Path("t.h5"), {"provenance": prov(cap), "trace_version": SOURCES_SINCE, "digest": "mix256-v1"}, ops
+    )
+    d = cause_module.diagnose(trace(a, "AVX2"), trace(b, "DEFAULT"), verify_cause=True)
+    assert captured == [[2, 3]]  # one re-run keeps both roots' tensors
+    data = json.loads(render(d, "json"))
+    roots = data["reach"]["root_causes"]
+    assert [(r["op"], r["verified"]) for r in roots] == [
+        ("aten.native_layer_norm.default", True), ("aten.mm.default", False)
+    ]  # fmt: skip
+    assert data["root_cause"]["verified"] and roots[0]["verification"] == data["root_cause"]["verification"]
+    assert (
+        roots[1]["verification"].startswith("unexplained: the impl under ")
+        and "side B's out" in roots[1]["verification"]
+    )
+    assert roots[1]["knob"] == "unexplained"  # MKL's sgemm does not read ATen's capability
+    text = render(d, "terminal")
+    assert "(and 1 more root causes that reach it, 0 of them verified)" in text
+    assert "knob: ATen CPU capability (ATEN_CPU_CAPABILITY) (verified)" in text
+    assert "knob: unexplained (unexplained: the impl under x86-baseline t1 does not give side B's out" in text

@@ -63,3 +63,27 @@ def test_loaded_weights_include_zero_dimensional_parameters() -> None:
     draws = np.random.default_rng(1).standard_normal(7) * 0.05
     assert model.scale.item() == np.float32(draws[0])
     assert np.array_equal(model.weight.detach().numpy(), draws[1:].reshape(3, 2).astype(np.float32))
+
+
+def test_a_row_counts_each_roots_verdict() -> None:
+    """Three live roots: one verified, one the impl does not reproduce, one past the verification's
+    limit. The row names the first root and counts the rest apart, never as verified."""
+    op = lambda name, verified, text: {
+        "op": f"aten.{name}.default", "index_a": 1, "index_b": 1, "module": "m", "site": "/x/y.py:3",
+        "phase": "forward", "step": 1, "outputs": ["out"], "knob": "intra-op thread count",
+        "verified": verified, "verification": text,
+    }  # fmt: skip
+    roots = [
+        op("mm", True, "the impl gives both sides' outputs bit for bit"),
+        op("linalg_qr", False, "unexplained: the reference implementation does not reproduce aten.linalg_qr.default"),
+        op("normal_", False, "not attempted (--verify-cause proves the first 128 live roots)"),
+    ]
+    data = {
+        "bit_identical": False, "root_cause": {**roots[0], "knob": "intra-op thread count"},
+        "reach": {"root_causes": roots, "dead": [], "dead_total": 0, "unresolved": []},
+    }  # fmt: skip
+    row = zoo.row("rwkv", "library", "threads", data)
+    assert row == (
+        "| rwkv | library | threads | `mm` (+2 more) | m (forward, step 1) at y.py:3 | intra-op thread count "
+        "| **verified** (1 of 3 roots; not: `linalg_qr`; 1 not tried) | 0 |"
+    )

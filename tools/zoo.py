@@ -34,7 +34,7 @@ MODELS = (
     "falcon", "gemma2", "bart", "distilbert", "levit", "gpt_bigcode", "modernbert", "qwen2_moe", "deepseek_v3",
     "gpt_oss", "qwen3", "phi3", "dinov2", "convnextv2", "regnet", "hubert", "albert", "jamba",
     "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit", "encodec", "convbert", "mobilenet_v1", "swin2sr",
-    "cvt", "upernet",
+    "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
@@ -84,6 +84,14 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
     name = f"`{packet(root['op'])}`" + (f" (+{more} more)" if more else "")
     where = f"{root['module'] or '-'} ({root['phase']}, step {root['step']}) at {Path(root['site']).name}"
     verified = "**verified**" if root["verified"] else "no"
+    if more:
+        roots = reach["root_causes"]
+        proven = sum(r["verified"] for r in roots)
+        untried = sum(r["verification"].startswith("not attempted") for r in roots)
+        unexplained = sorted({f"`{packet(r['op'])}`" for r in roots if r["verification"].startswith("unexplained")})
+        notes = [f"; not: {', '.join(unexplained)}"] if unexplained else []
+        notes += [f"; {untried} not tried"] if untried else []
+        verified += f" ({proven} of {more + 1} roots{''.join(notes)})"
     return f"| {model} | {init} | {comparison} | {name} | {where} | {root['knob']} | {verified} | {dead} |"
 
 

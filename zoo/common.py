@@ -92,3 +92,25 @@ def image_classification_loss(labels: int) -> Step:
         return model(pixel_values=pixels, labels=targets).loss
 
     return loss_of
+
+
+def video_classification_loss(labels: int, shape: tuple[int, ...] = (2, 4, 3, 16, 16)) -> Step:
+    """The loss of a Hugging Face video classifier on a batch of random clips (batch, frames, 3, H, W)
+    and labels."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        video = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+        return model(pixel_values=video, labels=torch.from_numpy(rng.integers(0, labels, shape[0]))).loss
+
+    return loss_of
+
+
+def speech_to_text_loss(vocab: int, shape: tuple[int, ...]) -> Step:
+    """The loss of a Hugging Face speech encoder-decoder on random input features of ``shape`` and
+    random target tokens."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        features = torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+        return model(input_features=features, labels=tokens(rng, vocab)).loss
+
+    return loss_of

@@ -1,9 +1,7 @@
 """VideoMAE (Hugging Face transformers, tiny configuration): a 3-D convolutional tubelet embedding, fixed
 sinusoidal positions, a mean-pooled video classifier."""
 
-import numpy as np
-import torch
-from common import run
+from common import run, video_classification_loss
 from transformers import VideoMAEConfig, VideoMAEForVideoClassification
 
 
@@ -15,11 +13,5 @@ def build() -> VideoMAEForVideoClassification:
     return VideoMAEForVideoClassification(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: 2 random clips of 4 frames of 3 x 16 x 16, one of 5 labels each."""
-    video = torch.from_numpy(rng.standard_normal((2, 4, 3, 16, 16)).astype(np.float32))
-    return model(pixel_values=video, labels=torch.from_numpy(rng.integers(0, 5, 2))).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, video_classification_loss(5))  # 2 random clips of 4 frames of 3 x 16 x 16

@@ -1,8 +1,6 @@
 """Whisper (Hugging Face transformers, tiny configuration): 1-D convolutions over a log-mel input, encoder-decoder."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import run, speech_to_text_loss
 from transformers import WhisperConfig, WhisperForConditionalGeneration
 
 VOCAB = 96
@@ -17,11 +15,5 @@ def build() -> WhisperForConditionalGeneration:
     return WhisperForConditionalGeneration(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: random log-mel features (4 x 8 bins x 32 frames), random target tokens."""
-    features = torch.from_numpy(rng.standard_normal((4, 8, 32)).astype(np.float32))
-    return model(input_features=features, labels=tokens(rng, VOCAB)).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, speech_to_text_loss(VOCAB, (4, 8, 32)))  # log-mel features: 8 bins x 32 frames

@@ -30,7 +30,9 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   grad_weight: per image in order, ``gemm`` with beta = 1; grad_bias: ``sum`` over (N, OH, OW).
 - ``jit:sse41`` / ``jit:avx2`` / ``jit_1x1`` forward: per output element one chain from the bias
   over input-channel blocks of 8, in a block over the taps (kh, kw) row by row, at a tap over the
-  block's channels (``acc = fma(x, w, acc)``; SSE4.1 multiplies, rounds and adds). ``jit:avx512_core``
+  block's channels (``acc = fma(x, w, acc)``; SSE4.1 multiplies, rounds and adds); ``jit_1x1`` at
+  AVX2 and SSE4.1 (stride 1 there) in kernel calls of 128 channels, each call's chain added (the
+  first from the bias); ``jit_1x1:avx512_core`` above 80 channels refused. ``jit:avx512_core``
   (not 1x1): per block of 16 input channels a chain from 0 over (kh, kw, channel), the first
   block's sum plus the bias, each further block's sum added.
 - backward data: ``jit:avx2`` (stride 1) per chunk of 32, 16 or 8 output channels (by the output's
@@ -585,9 +587,26 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), c if c > kw else 1, 0, 0)
     elif kind == GEMM_JIT:
         _gemm_jit_forward(x, w, b, g, profile, y)
+    elif kind == AVX512 and _one_by_one(g) and (c > 80 or oh * ow * c > 7 * 65536):
+        # jit_1x1:avx512_core's reduce_blocking (jit_avx512_common_1x1_conv_kernel.cpp init_conf) is at
+        # least 80 channels, or all of them, unless the input's cache aliasing check cuts it: above it
+        # a kernel call per block of channels, each call's chain added, by heuristics not measured here
+        raise ParityError(
+            f"conv2d forward: jit_1x1:avx512_core may split {c} input channels into kernel calls (its "
+            "reduce_blocking heuristics, each call's sum added), not modelled"
+        )
+    elif _one_by_one(g) and c > _1X1_FWD_REDUCE and (kind == AVX2 or (kind == SSE41 and (sh, sw) == (1, 1))):
+        # jit_1x1:avx2 and jit_1x1:sse41 (at SSE4.1 stride 1 only: a strided 1x1 runs jit:sse41, one
+        # chain): a kernel call per 128 input channels (init_conf's reduce_blocking for the forward),
+        # each call's chain from 0 (the first from the bias), added to the output
+        terms = _terms_chunked(c, 1, 1, _1X1_FWD_REDUCE)
+        lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), int(kind == AVX2), 1)
     else:  # jit:avx2, jit_1x1 fused, jit:sse41 unfused: one chain from the bias over blocks of 8 channels
         lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), 8, int(kind != SSE41), 1)
     return y
+
+
+_1X1_FWD_REDUCE = 128  # jit_1x1's forward reduce_blocking at SSE4.1 and AVX2: input channels per kernel call
 
 
 def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarray) -> None:
@@ -598,7 +617,8 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
     the bias added after the last. The sgemm's arithmetic by the piece's shape: more than one pixel
     and output channel, the K blocks (``copy_k_blocks`` at SSE4.1) of each input-channel block, each chain from
     0 added to C; one output channel (n = 1: gemv 'N'), one chain over all of K from 0; one pixel
-    (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C."""
+    (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C, in
+    calls of 512 terms where x is strided (no im2col and more than one pixel), else one call."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
     conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
     lib = _lib()
@@ -624,8 +644,11 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
         for im, s0, s1, o0, o1 in one_oc:
             flat[im, o0:o1, s0:s1] = whole.reshape(n, oc, oh * ow)[im, o0:o1, s0:s1]
     one_pixel = np.array([p for p in pieces if p[2] - p[1] == 1 and p[4] - p[3] > 1], np.int64).reshape(-1, 5)
-    if len(one_pixel):  # gemv 'T': x is the pixel's im2col row, strided (blocks of 512) without im2col
-        strided = conf.col == 0
+    if len(one_pixel):  # gemv 'T' over the pixel's im2col row x
+        # gemv_kernel_driver copies x in blocks of 512 (M_BLK), one kernel call each, only where its
+        # stride incx = LDA is not 1: without im2col LDA is the image's pixels (one pixel: x is
+        # contiguous, all of K in one call), with im2col the piece's pixels (here 1)
+        strided = conf.col == 0 and oh * ow > 1
         col = np.empty(conf.ic_block * kh * kw, np.float32)
         lib.conv_fwd_gemv_t(
             *g, ptr(x), ptr(w), bias, ptr(y), ptr(one_pixel), len(one_pixel), conf.ic_block, 512 if strided else 0,

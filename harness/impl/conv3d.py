@@ -273,7 +273,9 @@ def _gemm_jit_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarr
     elif os_ == 1:  # gemv 'T' on one pixel
         pieces = np.array([(im, 0, 1, 0, g.oc) for im in range(v)], np.int64).reshape(-1, 5)
         colbuf = np.empty(k, np.float32)
-        lib.conv_fwd_gemv_t(*p, ptr(x2), ptr(w2), bias, ptr(y), ptr(pieces), len(pieces), p.c, 0 if col else 512,
+        # x's stride (the sgemm's LDA) is OD * OH * OW without im2col: copies of 512 terms unless it is 1
+        strided = not col and g.od > 1
+        lib.conv_fwd_gemv_t(*p, ptr(x2), ptr(w2), bias, ptr(y), ptr(pieces), len(pieces), p.c, 512 if strided else 0,
                             ptr(colbuf))  # fmt: skip
         return _from_virtual(y, g)
     else:

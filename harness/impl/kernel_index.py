@@ -25,6 +25,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "conv2d",
     "weight_norm",
     "group_norm",
+    "qr",
     "lstm",
     "foreach",
     "fused_optim",
@@ -363,6 +364,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "weighted sums' scalar tail, the OpenMP copy fuses them"
         ),
     ),
+    (
+        ("qr",),
+        (
+            "`linalg_qr` (mode 'reduced', float32, M >= N, N <= 32) through MKL's LAPACK on its generic path: "
+            "unblocked `sgeqrf` (below 21 rows its small routine; `sgeqr2` for square and 51-64 rows from 21 "
+            "columns; else `sgeqrf_pfnr`: one gemv per column gives |x|^2 and the trailing products), then "
+            "`sorg2r`; MKL's SSE gemv('T') (4 columns at a time, the vector loop from a 16-byte boundary), the "
+            "old scaled-sum-of-squares `snrm2`, no FMA; `orthogonal_` takes its Q"
+        ),
+        (
+            "MKL's code path (the CPU vendor: Intel CPUs get its AVX2/AVX-512 kernels, not modelled); thread "
+            "count: from 21 columns and M/2 > N `sgeqrf_pfnr` splits the rows between 2 threads and adds their "
+            "partial products; more than 32 columns (blocked) not modelled"
+        ),
+    ),
     # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
     (
         ("foreach",),
@@ -497,7 +513,14 @@ ARM64: dict[str, str] = {
         "SGD not measured on arm64: refused"
     ),
     "fused_optim": "not measured on arm64: refused",
-    "group_norm": "not measured on arm64: refused",
+    "group_norm": (
+        "4 lanes (N1, V2) vs 8 (V1) in the moments and the backward's sums; NEON-typed vector code contracted"
+        " by GCC (the reductions, the weighted sums, `dgamma`), V1's SVE intrinsics not; scalar code contracted"
+        " on every core (`y`, `c2`, `c3`, grad_x); thread count on V1 and V2 (grad_x): the SVE objects' copy"
+        " inlined for 1 thread (or one group) rounds every product of the weighted sums' scalar tail, the"
+        " OpenMP copy fuses them (N1 fuses them in both)"
+    ),
+    "qr": "NVPL's LAPACK: not modelled, refused",
 }
 
 

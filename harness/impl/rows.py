@@ -152,7 +152,9 @@ def group_norm_backward(
     profile: KernelProfile,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``aten.native_group_norm_backward`` on contiguous float32 operands: ``(grad_x, grad_weight,
-    grad_bias)`` (the last two computed all the same; torch returns those its output_mask asks for)."""
+    grad_bias)`` (the last two computed all the same; torch returns those its output_mask asks for).
+    grad_x depends on ``profile.threads`` on x86 AVX2 and the arm64 SVE builds (which compiled copy of
+    the per-group weighted sums runs)."""
     grad_out, x = np.ascontiguousarray(f32(grad_out)), np.ascontiguousarray(f32(x))
     mean, rstd = np.ascontiguousarray(f32(mean)), np.ascontiguousarray(f32(rstd))
     weight = None if weight is None else np.ascontiguousarray(f32(weight))

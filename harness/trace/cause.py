@@ -77,6 +77,9 @@ def trace_knob_values(trace: Trace, index: int | None = None) -> dict[str, str]:
     return values
 
 
+VERIFIED_ROOTS = 128  # --verify-cause proves at most this many live roots (one re-run captures them all)
+
+
 @dataclass
 class OutputFigures:
     name: str
@@ -100,12 +103,12 @@ class Cause:
         return " and ".join(KNOB_LABELS.get(k, k) for k in self.knobs) if self.knobs else "unexplained"
 
 
-def explain(diff: TraceDiff) -> Cause | None:
-    """The knob behind ``diff.root_cause``, from provenance and the kernel index."""
+def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
+    """The knob behind ``root`` (by default ``diff.root_cause``), from provenance and the kernel index."""
     from harness.impl.kernel_index import ROWS
     from harness.impl.kernel_index import why as kernel_why
 
-    root = diff.root_cause
+    root = root or diff.root_cause
     if root is None:
         return None
     va, vb = trace_knob_values(diff.a, root.a.index), trace_knob_values(diff.b, root.b.index)
@@ -150,11 +153,17 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
 def capture(trace: Trace, index: int, workdir: Path) -> Captured:
     """Run ``trace``'s program again under its configuration, keeping op ``index`` in full;
     checks that the op and its digests came out as traced."""
+    return capture_ops(trace, [index], workdir)[index]
+
+
+def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Captured]:
+    """Run ``trace``'s program again under its configuration (once), keeping each op of ``indices``
+    in full; checks that each op and its digests came out as traced."""
     command = trace.attrs.get("command")
     if not command:
         raise ParityError(f"{trace.path}: the trace does not say how its program was run (traced in Python?)")
-    out = workdir / f"capture-{index}.h5"
-    argv = trace_argv(command, out, [index])
+    out = workdir / f"capture-{indices[0]}-{len(indices)}.h5"
+    argv = trace_argv(command, out, indices)
     proc = subprocess.run(
         argv, env=rerun_env(trace), cwd=trace.attrs.get("cwd") or None, capture_output=True, text=True
     )
@@ -168,18 +177,19 @@ def capture(trace: Trace, index: int, workdir: Path) -> Captured:
             f"{trace.path} was recorded through the {trace.recorder}, the re-run through the {again.recorder}"
             + (f" ({why})" if why else "")
         )
-    if index >= len(again.ops) or index not in again.captured:
-        raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
-    first, then = trace.ops[index], again.ops[index]
-    if (first.op, fingerprints(first.inputs), fingerprints(first.outputs)) != (
-        then.op,
-        fingerprints(then.inputs),
-        fingerprints(then.outputs),
-    ):
-        raise ParityError(
-            f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
-        )
-    return again.captured[index]
+    for index in indices:
+        if index >= len(again.ops) or index not in again.captured:
+            raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
+        first, then = trace.ops[index], again.ops[index]
+        if (first.op, fingerprints(first.inputs), fingerprints(first.outputs)) != (
+            then.op,
+            fingerprints(then.inputs),
+            fingerprints(then.outputs),
+        ):
+            raise ParityError(
+                f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
+            )
+    return {index: again.captured[index] for index in indices}
 
 
 def trace_argv(command: list[str], out: Path, capture_ops: list[int]) -> list[str]:
@@ -202,20 +212,29 @@ def split_python(command: list[str]) -> tuple[str, list[str]]:
 
 def verify(diff: TraceDiff, cause: Cause) -> None:
     """Capture the root cause op's tensors, replay them through the impl under both sides' profiles,
-    and fill ``cause`` with the verdict and the ULP figures of each differing output.
+    and fill ``cause`` with the verdict and the ULP figures of each differing output; so too for
+    every further live root (``diff.causes``, up to ``VERIFIED_ROOTS`` of them), verdicts only.
 
-    The op's inputs are the same on both sides, so one re-run (of A's program) gives them; the
+    The ops' inputs are the same on both sides, so one re-run (of A's program) gives them all; the
     impl's outputs are checked against each trace's own digests. B's program is run again only
-    where the impl does not reproduce B, for the figures."""
+    where the impl does not reproduce B's root cause, for the figures."""
     from harness.core.ulp import compare_tensors, describe
 
     root: Divergence = diff.root_cause  # type: ignore[assignment]
+    paired = list(zip(diff.roots, diff.causes, strict=False))  # causes: empty where diagnose() did not explain them
+    others = [(r, c) for r, c in paired if r is not root and c is not None][: VERIFIED_ROOTS - 1]
+    for c in diff.causes[VERIFIED_ROOTS:]:
+        c.verification = f"not attempted (--verify-cause proves the first {VERIFIED_ROOTS} live roots)"
     with tempfile.TemporaryDirectory(prefix="parity-trace-") as tmp:
         try:
-            cap_a = capture(diff.a, root.a.index, Path(tmp))
+            caps = capture_ops(diff.a, [root.a.index, *(r.a.index for r, _ in others)], Path(tmp))
         except ParityError as err:
-            cause.verification = f"unexplained: could not capture the op's tensors ({err})"
+            for c in (cause, *(c for _, c in others)):
+                c.verification = f"unexplained: could not capture the op's tensors ({err})"
             return
+        for r, c in others:
+            c.verified, c.verification, _ = replay_verdict(diff, c, caps[r.a.index], r)
+        cap_a = caps[root.a.index]
         cause.verified, cause.verification, outputs_b = replay_verdict(diff, cause, cap_a)
         if outputs_b is None:
             try:
@@ -229,13 +248,17 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
             cause.figures.append(OutputFigures(name, describe(c), c.as_dict()))
 
 
-def replay_verdict(diff: TraceDiff, cause: Cause, cap: Captured) -> tuple[bool, str, dict[str, np.ndarray] | None]:
-    """Whether the impl, under each side's profile, gives each side's traced outputs bit for bit
-    (by digest); with the verdict's text and, when verified, B's outputs (the impl's)."""
+def replay_verdict(
+    diff: TraceDiff, cause: Cause, cap: Captured, root: Divergence | None = None
+) -> tuple[bool, str, dict[str, np.ndarray] | None]:
+    """Whether the impl, under each side's profile, gives each side's traced outputs of ``root`` (by
+    default ``diff.root_cause``) bit for bit (by digest); with the verdict's text and, when verified,
+    B's outputs (the impl's)."""
     from harness.impl.profiles import profile_for_trace, unmodelled_blas
     from harness.trace.impl_ops import replay
 
-    root: Divergence = diff.root_cause  # type: ignore[assignment]
+    root = root or diff.root_cause
+    assert root is not None
     try:
         pa, pb = (
             profile_for_trace(t.provenance).with_threads(t.threads_at(op.index))
@@ -321,6 +344,7 @@ def diagnose(a: Trace, b: Trace, target: str = "", verify_cause: bool = False) -
 
     diff = diff_traces(a, b, target)
     diff.cause = explain(diff)
+    diff.causes = [diff.cause if r is diff.root_cause else explain(diff, r) for r in diff.roots]
     if verify_cause and diff.cause is not None:
         verify(diff, diff.cause)
     return diff

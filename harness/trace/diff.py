@@ -71,7 +71,9 @@ class TraceDiff:
     only_a: int
     only_b: int
     differing_ops: int
-    cause: Any = None  # harness.trace.cause.Cause, filled in by explain()
+    cause: Any = None  # harness.trace.cause.Cause of root_cause, filled in by explain()
+    roots: list[Divergence] = field(default_factory=list)  # every live root, in order (root_cause is the first)
+    causes: list[Any] = field(default_factory=list)  # a Cause per live root (causes[0] is cause)
     notes: list[str] = field(default_factory=list)
     reach: Reach | None = None  # what reaches the result (traces that record their inputs' writers)
     first_candidate: Divergence | None = None  # the first op with identical inputs and differing outputs
@@ -243,6 +245,7 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
                 for r in diff.reach.roots
                 if r.index in divergences or r.index in a2b
             ]
+            diff.roots = live
             diff.root_cause = live[0] if live else None
         elif target:
             named_target(a, target, losses_a)  # a target A lacks is refused, differences or none

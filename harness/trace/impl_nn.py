@@ -105,11 +105,44 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
     return run
 
 
+def loop_order(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> list[int] | None:
+    """The order of the dims (outermost first) in which ATen's element-wise loop walks operands ``names``
+    where it is not C order: TensorIterator sorts the dims by stride, so an operand whose unit-stride dim
+    is not its last (a slice of the channels of a channels-last map: Mamba's gate, (4, 64, 16) of
+    strides (2048, 1, 128)) runs its rows along that dim. None where the dims are in C order, where the
+    operands' orders differ, or where none gives every operand a unit innermost stride (``inner_run``
+    decides those)."""
+    dims = [d for d in range(len(shape)) if shape[d] > 1]
+    layouts = [s for s in (a.get(f"{n}.stride") for n in names) if s is not None and any(s)]
+    if len(dims) < 2 or not layouts or any(len(s) != len(shape) for s in layouts):
+        return None
+    orders = {tuple(sorted(dims, key=lambda d, s=s: -s[d])) for s in layouts}
+    order = list(next(iter(orders)))
+    if len(orders) != 1 or order == dims or any(s[order[-1]] != 1 for s in layouts):
+        return None
+    return [d for d in range(len(shape)) if shape[d] == 1] + order
+
+
+def in_loop_order(
+    a: Args, names: tuple[str, ...], arrays: list[np.ndarray], compute: Callable[[list[np.ndarray], int], np.ndarray]
+) -> np.ndarray:
+    """``compute(arrays, run)`` of an element-wise op whose result depends on where each element falls in
+    ATen's inner loop (its vector body or scalar tail): the operands laid out in ``loop_order``, the
+    inner loop's length ``run`` (``inner_run``) of that layout, the result put back in logical order."""
+    shape = arrays[0].shape
+    perm = loop_order(a, names, shape)
+    if perm is None:
+        return compute(arrays, inner_run(a, names, shape))
+    strides = {f"{n}.stride": [a[f"{n}.stride"][d] for d in perm] for n in names if a.get(f"{n}.stride") is not None}
+    permuted = [np.ascontiguousarray(np.transpose(x, perm)) for x in arrays]
+    out = compute(permuted, inner_run({**a, **strides}, names, permuted[0].shape))
+    return np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
+
+
 def _sigmoid(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import sigmoid
 
-    x = t["self"]
-    return {"out": sigmoid(x, p, inner_run(a, ("self",), x.shape))}
+    return {"out": in_loop_order(a, ("self",), [t["self"]], lambda xs, run: sigmoid(xs[0], p, run))}
 
 
 def _sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -118,7 +151,8 @@ def _sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndar
     g, y = t["grad_output"], t["output"]
     if g.shape != y.shape:
         raise ParityError(f"sigmoid_backward: the impl reproduces equal shapes only, not {g.shape} and {y.shape}")
-    return {"out": sigmoid_backward(g, y, p, inner_run(a, ("grad_output", "output"), g.shape))}
+    names = ("grad_output", "output")
+    return {"out": in_loop_order(a, names, [g, y], lambda xs, run: sigmoid_backward(xs[0], xs[1], p, run))}
 
 
 def in_memory_order(
@@ -414,8 +448,10 @@ def _group_norm_dims(a: Args, x: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def _group_norm_profile(p: KernelProfile) -> None:
-    if p.aarch64 or p.torch != "2.13.0":
-        raise ParityError(f"group norm is measured on x86 under torch 2.13.0 only, not {p.label}")
+    """Measured under torch 2.13.0 only: on x86 (default, AVX2) and on the Linux arm64 profiles (emulated N1,
+    V1, V2 at 1 and 2 threads)."""
+    if p.torch != "2.13.0":
+        raise ParityError(f"group norm is measured under torch 2.13.0 only (x86 and Linux arm64), not {p.label}")
 
 
 def _group_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:

@@ -44,6 +44,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "log_": ("log", ("mkl_code_path",)),
     "rsqrt": ("rsqrt", ()),
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "linalg_qr": ("qr", ("mkl_code_path", "threads", "torch_version")),
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "addmm": ("linear", ("mkl_code_path", "cpu_model", "threads")),
     "_grouped_mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
@@ -232,15 +233,15 @@ def _flat(a: Args, *names: str) -> None:
 def _silu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
-    x = t["self"]
-    return {"out": forward("silu", x, p, impl_nn.inner_run(a, ("self",), x.shape))}
+    return {"out": impl_nn.in_loop_order(a, ("self",), [t["self"]], lambda xs, run: forward("silu", xs[0], p, run))}
 
 
 def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import backward
 
-    g, x = t["grad_output"], t["self"]
-    return {"out": backward("silu", g, x, x, p, impl_nn.inner_run(a, ("grad_output", "self"), g.shape))}
+    names = ("grad_output", "self")
+    out = impl_nn.in_loop_order(a, names, [t[n] for n in names], lambda xs, run: backward("silu", *xs, xs[1], p, run))
+    return {"out": out}
 
 
 def _softplus_args(a: Args) -> tuple[float, float]:
@@ -258,7 +259,8 @@ def _softplus(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if x.dtype != np.float32:
         raise ParityError(f"the impl reproduces softplus of float32 tensors only, not {x.dtype}")
     beta, threshold = _softplus_args(a)
-    return {"out": softplus_forward(x, beta, threshold, p, impl_nn.inner_run(a, ("self",), x.shape))}
+    out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: softplus_forward(xs[0], beta, threshold, p, run))
+    return {"out": out}
 
 
 def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -270,8 +272,9 @@ def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     if g.shape != x.shape:
         raise ParityError("the impl reproduces softplus_backward of operands of one shape only")
     beta, threshold = _softplus_args(a)
-    run = impl_nn.inner_run(a, ("grad_output", "self"), g.shape)
-    return {"out": softplus_backward(g, x, beta, threshold, p, run)}
+    names = ("grad_output", "self")
+    out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: softplus_backward(*xs, beta, threshold, p, run))
+    return {"out": out}
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -329,6 +332,15 @@ def _matrix(t: Arrays, name: str, a: Args) -> np.ndarray:
     if x.ndim == 2 and stride is not None and stride[0] == 1 and x.shape[1] > 1:
         return np.asfortranarray(x)
     return x
+
+
+def _linalg_qr(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.qr import qr
+
+    if a.get("mode", "reduced") != "reduced":
+        raise ParityError(f"the impl reproduces torch.linalg.qr's mode 'reduced' only, not {a['mode']!r}")
+    q, r = qr(t["A"], p)
+    return {"out0": q, "out1": r}
 
 
 def _mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -420,13 +432,32 @@ def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
             raise ParityError(f"the impl reproduces 3-D convolutions of NCDHW tensors only, not {name} {stride}")
 
 
+def _view4d_stride(shape: tuple[int, ...], stride: list[int]) -> tuple[tuple[int, ...], list[int]]:
+    """A 1-D convolution's (N, C, W) tensor as its backend sees it: ATen makes it contiguous (a tensor
+    torch already calls contiguous keeps its strides, those of size-1 dims included), then views it as
+    (N, C, 1, W) (``unsqueeze(2)``). One channel of stride 1 so looks channels-last (measured: oneDNN's
+    acdb), any other layout does not."""
+    contiguous, step = True, 1
+    for d in reversed(range(3)):
+        if shape[d] != 1 and stride[d] != step:
+            contiguous = False
+        step *= shape[d]
+    s = list(stride) if contiguous else impl_nn.c_strides(shape)
+    return (shape[0], shape[1], 1, shape[2]), [s[0], s[1], s[2] * shape[2], s[2]]
+
+
 def _channels_last(t: Arrays, a: Args) -> bool:
     """Whether ATen ran this convolution channels-last: its input's or weight's suggested memory format
-    (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last)."""
+    (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last), a 1-D one's of its 2-D view."""
     from harness.impl.pool import suggests_channels_last
 
-    strides = {k: a.get(f"{k}.stride") for k in ("input", "weight")}
-    return any(s is not None and suggests_channels_last(t[k].shape, s) for k, s in strides.items())
+    for name in ("input", "weight"):
+        stride, shape = a.get(f"{name}.stride"), t[name].shape
+        if stride is not None and len(shape) == 3:
+            shape, stride = _view4d_stride(shape, stride)
+        if stride is not None and suggests_channels_last(shape, stride):
+            return True
+    return False
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -458,19 +489,38 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    one_d = t["input"].ndim == 3 and groups == 1
     if _channels_last(t, a):
         conv2d_backward = conv_nhwc_backward.conv2d_backward
-    else:
-        _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
+    else:  # a 1-D convolution's grad_output and input of any strides: ATen makes them contiguous (measured)
+        _contiguous_nchw(t, a, ("weight",) if one_d else ("grad_output", "input", "weight"))
         conv2d_backward = conv_grouped.conv2d_backward
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
     grads = conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
+    if one_d and has_bias and mask[2] and impl_nn.not_contiguous(t, a, ("grad_output",)):
+        grads = (*grads[:2], _thnn_bias_as_strided(t, a, stride, padding, p, grads[2]))
     shapes = (t["input"].shape, t["weight"].shape, None)
     return {
         f"out{i}": g if shape is None else g.reshape(shape)
         for i, (g, shape) in enumerate(zip(grads, shapes, strict=True))
         if g is not None and mask[i]
     }
+
+
+def _thnn_bias_as_strided(
+    t: Arrays, a: Args, stride: tuple[int, int], padding: tuple[int, int], p: KernelProfile, gb: np.ndarray | None
+) -> np.ndarray | None:
+    """A 1-D convolution's grad_bias where ATen's slow_conv2d runs the backward: its ``sum`` over (N, W)
+    of grad_output as it lies (slow_conv2d_backward sums it before making it contiguous), which a
+    strided grad_output gives in another order; oneDNN's comes from its contiguous copy (``gb``)."""
+    from harness.impl import conv
+    from harness.impl.reduce import sum_dims
+
+    x, w = _as_2d(t["input"]), _as_2d(t["weight"])
+    if conv.path(x.shape, w.shape, stride, padding, p) != conv.THNN:
+        return gb
+    go_stride = a.get("grad_output.stride")
+    return impl_nn.in_memory_order(t["grad_output"], (0, 2), go_stride, lambda y, d: sum_dims(y, d, p))
 
 
 def _weight_norm_dim(t: Arrays, a: Args, names: tuple[str, ...]) -> int:
@@ -643,6 +693,7 @@ REPLAYS: dict[str, Replay] = {
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "mm": _mm,
+    "linalg_qr": _linalg_qr,
     "addmm": _addmm,
     "_grouped_mm": _grouped_mm,
     "_scaled_dot_product_flash_attention_for_cpu": _flash_attention,

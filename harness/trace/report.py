@@ -12,7 +12,8 @@ JSON schema "parity-harness/trace-diff", version 2::
                            "verified": bool, "verification": str},
      "reach": null | {                                 # null: the traces do not record their inputs' writers
          "target": str, "target_ops": [int], "target_differs": bool,
-         "root_causes": [Op + {"path": [Op], "reaches": str}],   # each live root, its path to the target
+         "root_causes": [Op + {"path": [Op], "reaches": str,     # each live root, its path to the target,
+                               "knob": str, "verified": bool, "verification": str}],  # and its own verdict
          "dead": [Op + {"died": str}], "dead_total": int,        # divergences that never reach it
          "unresolved": [str]},                                   # where the walk back could not go on
      "code_path": null | {"only_a": [Op], "only_b": [Op]},   # ops one side ran before the first difference
@@ -67,17 +68,25 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
     if r is None:
         return None
     a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
+    causes = {d.a.index: c for d, c in zip(diff.roots, diff.causes, strict=False) if c is not None}
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
             {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path],
-             "reaches": root.target}
+             "reaches": root.target, **_verdict(causes.get(root.index))}
             for root in r.roots
         ],
         "dead": [{**_matched(diff, a2b, d.index), "died": d.died} for d in r.dead],
         "dead_total": r.dead_total,
         "unresolved": list(r.unresolved),
     }  # fmt: skip
+
+
+def _verdict(c: Any) -> dict[str, Any]:
+    """A root's knob and verdict (harness.trace.cause.Cause, or None where none was made)."""
+    if c is None:
+        return {"knob": "unexplained", "verified": False, "verification": "not attempted"}
+    return {"knob": c.knob, "verified": bool(c.verified), "verification": c.verification}
 
 
 def report_dict(diff: TraceDiff) -> dict[str, Any]:
@@ -145,8 +154,11 @@ def headline(data: dict[str, Any]) -> str:
     reach = data["reach"]
     if root is not None:
         verdict = "verified" if root["verified"] else "not verified"
-        more = len(reach["root_causes"]) - 1 if reach else 0
-        also = f" (and {more} more root causes that reach it)" if more > 0 else ""
+        more = reach["root_causes"][1:] if reach else []
+        proven = sum(r["verified"] for r in more)
+        tried = any(not r["verification"].startswith("not attempted") for r in more)
+        of = f", {proven} of them verified" if tried else ""
+        also = f" (and {len(more)} more root causes that reach it{of})" if more else ""
         return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict}){also}"
     if reach is not None and not reach["target_differs"]:
         return (
@@ -190,9 +202,11 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
         for r in reach["root_causes"]:
             hops = _hops(r["path"])
             if len(r["path"]) == 1:
-                live.append(f"{_where(r)}; it is the target")
+                line = f"{_where(r)}; it is the target"
             else:
-                live.append(f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}")
+                line = f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}"
+            verdict = "verified" if r["verified"] else r["verification"]
+            live.append(f"{line}; knob: {r['knob']} ({verdict})")
         live += [f"unresolved: {u}" for u in reach["unresolved"]]
         out.append(("Root causes that reach the target", live))
         if reach["dead"]:

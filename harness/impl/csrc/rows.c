@@ -652,22 +652,23 @@ void weight_norm_backward(profile_t p, const float *gw, const float *v, const fl
 
 /* GroupNormKernelImplInternal (group_norm_kernel.cpp, contiguous NCHW float32), x/y (N,C,HxW),
  * weight/bias (C), mean/rstd (N,G). Per (n, g) row of D*HxW (D = C/G) at::parallel_for(0, N*G, 1):
- * RowwiseMoments (layer_norm's: 8 lanes, the Welford cascade); rstd = 1/sqrt(max(var, 0) + eps) with
- * eps a double, so the sum, the sqrt and the division are double and rstd is rounded to float once;
- * no weight and no bias: y = (x - mean) * rstd; else per channel scale = rstd * w (rstd without a
- * weight), bias = -scale*mean + b (+0 without a bias), y = scale*x + bias (a scalar loop: both
- * multiply-adds contracted in the x86 FMA objects, CF). Rows are independent of the thread count. */
-void group_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t N, int64_t C,
-                        int64_t HxW, int64_t G, double eps, float *y, float *mean, float *rstd) {
-    const int kind = obj_kind(&p);
-    const int VF = kind != OBJ_X86_DEFAULT, CF = kind == OBJ_X86_FMA;
+ * RowwiseMoments (layer_norm's, with its lanes and contractions per object: VF, CF, SC, L; 8 lanes on
+ * x86, 4 on aarch64 NEON/SVE128, 8 on SVE256); rstd = 1/sqrt(max(var, 0) + eps) with eps a double, so
+ * the sum, the sqrt and the division are double and rstd is rounded to float once; no weight and no
+ * bias: y = (x - mean) * rstd; else per channel scale = rstd * w (rstd without a weight),
+ * bias = -scale*mean + b (+0 without a bias), y = scale*x + bias (a scalar loop: both multiply-adds
+ * contracted, YF, in the x86 FMA objects and in every aarch64 object, SVE256's too). Rows are
+ * independent of the thread count. Measured on emulated N1, V1, V2 (torch 2.13.0, 1 and 2 threads). */
+KERNEL void group_norm_forward_k(const float *restrict x, const float *restrict weight, const float *restrict bias,
+                                 int64_t N, int64_t C, int64_t HxW, int64_t G, double eps, float *restrict y,
+                                 float *mean, float *rstd, const int VF, const int CF, const int SC, const int L,
+                                 const int YF) {
     const int64_t D = C / G, R = D * HxW;
     for (int64_t i = 0; i < N * G; i++) {
         const float *xr = x + i * R;
         float *yr = y + i * R;
         float mu, var;
-        if (VF) rowwise_moments(xr, R, &mu, &var, 1, CF, 0, 8);
-        else rowwise_moments(xr, R, &mu, &var, 0, 0, 0, 8);
+        rowwise_moments(xr, R, &mu, &var, VF, CF, SC, L);
         const float r = (float)(1.0 / sqrt((double)(var > 0.0f ? var : 0.0f) + eps));
         if (!weight && !bias) {
             for (int64_t j = 0; j < R; j++) yr[j] = (xr[j] - mu) * r;
@@ -677,10 +678,10 @@ void group_norm_forward(profile_t p, const float *x, const float *weight, const 
                 const int64_t c = g * D + j;
                 const float sc = weight ? r * weight[c] : r;
                 const float bb = bias ? bias[c] : 0.0f;
-                const float bi = MADD(CF, -sc, mu, bb);
+                const float bi = MADD(YF, -sc, mu, bb);
                 const float *xc = xr + j * HxW;
                 float *yc = yr + j * HxW;
-                for (int64_t k = 0; k < HxW; k++) yc[k] = MADD(CF, sc, xc[k], bi);
+                FOR_ROW(k, HxW, yc[k] = MADD(YF, sc, xc[k], bi));
             }
         }
         mean[i] = mu;
@@ -688,77 +689,105 @@ void group_norm_forward(profile_t p, const float *x, const float *weight, const 
     }
 }
 
+void group_norm_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t N, int64_t C,
+                        int64_t HxW, int64_t G, double eps, float *y, float *mean, float *rstd) {
+    switch (obj_kind(&p)) {
+    case OBJ_NEON:
+        group_norm_forward_k(x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, 1, 1, 1, 4, 1);
+        break;
+    case OBJ_SVE:
+        group_norm_forward_k(x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, 1, 0, 1, 8, 1);
+        break;
+    case OBJ_X86_FMA:
+        group_norm_forward_k(x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, 1, 1, 0, 8, 1);
+        break;
+    default:
+        group_norm_forward_k(x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, 0, 0, 0, 8, 0);
+    }
+}
+
 /* GroupNormBackwardKernelImplInternal (group_norm_kernel.cpp: contiguous NCHW float32). dy/x/dx (N,C,HxW),
- * mean/rstd (N,G), weight/dweight/dbias (C); ds/db: N*C floats of scratch.
+ * mean/rstd (N,G), weight/dweight/dbias (C); ds/db: N*C floats of scratch. L lanes: 8 on x86 and SVE256,
+ * 4 on NEON and SVE128 (NEON-typed Vectorized). VC: Vectorized a*b+c contracted (x86 FMA objects, the
+ * aarch64 NEON-typed objects); SC: scalar code contracted (x86 FMA and every aarch64 object).
  * ComputeInternalGradients (parallel_for(0, N*C, 1)): per (n, c) ds = map2_reduce_all(dy*x, +),
- * db = reduce_all(+, dy) (the shared reductions: 8 lanes, the AVX2 shuffle tree or the default build's
- * fold; no multiply-add fused in either x86 object, the partial last vector neither).
- * GroupNormInputBackward (parallel_for(0, N*G, 1)), per (n, g): CalcDsDb, 8 lane accumulators from 0
- * over the first d = D/8*8 channels, acc + ds*w and acc + db*w (fused in the AVX2 object), the lanes
- * added to 0 in lane order (std::accumulate); then the D-d channels left, ds_val += ds*w,
- * db_val += db*w. That scalar loop is compiled twice in the AVX2 object, differently: the copy
- * inside the OpenMP region (2+ threads and 2+ groups) fuses every term; the copy inlined into
- * GroupNormBackwardKernelImplInternal (1 thread, or N*G == 1) was vectorised by GCC as an in-order
- * reduction: when 4 or more channels are left, the first 4 products are rounded (vmulps) and added
- * in order, the remaining 1..3 terms fused (vfmadd231ss). Without a weight both copies add ds, db.
+ * db = reduce_all(+, dy) (the shared reductions: L lanes, the shuffle tree (x86 AVX2, aarch64) or the
+ * x86 default build's fold; no multiply-add fused in the x86 objects nor SVE256's, every one in the
+ * NEON-typed objects, the partial last vector's too, as layer_norm's ds).
+ * GroupNormInputBackward (parallel_for(0, N*G, 1)), per (n, g): CalcDsDb, L lane accumulators from 0
+ * over the first d = D/L*L channels, acc + ds*w and acc + db*w (fused when VC), the lanes added to 0
+ * in lane order (std::accumulate); then the D-d channels left, ds_val += ds*w, db_val += db*w. That
+ * scalar loop is compiled twice, differently: the copy inside the OpenMP region (2+ threads and 2+
+ * groups) fuses every term (SC); the copy inlined into GroupNormBackwardKernelImplInternal (1 thread,
+ * or N*G == 1) was vectorised as an in-order reduction: on x86 AVX2, when 4 or more channels are left,
+ * the first 4 products are rounded (vmulps) and added in order, the remaining 1..3 terms fused
+ * (vfmadd231ss); in the aarch64 SVE objects (SVE128 and SVE256) every product is rounded and added in
+ * order (as an ordered SVE reduction would: measured under emulation, the object not read); the NEON
+ * object (N1) fuses them in both copies. Without a weight both copies add ds, db.
  * c2 = fma(db, mean, -ds) * rstd * rstd * rstd * s (s = 1/(D*HxW)),
  * c3 = fma(-(db*rstd), s, -c2*mean) (vfnmadd), dx = fma(c1, dy, c2*x) + c3 with c1 = rstd*w
  * (rstd without a weight), in the vector body and the scalar epilogue alike (objdump of torch
- * 2.13.0's libtorch_cpu AVX2 object); the default object fuses nothing.
+ * 2.13.0's libtorch_cpu AVX2 object; the same forms on every aarch64 object, measured); the x86
+ * default object fuses nothing.
  * GammaBackward (no parallel_for): per channel c, from 0 over n in order,
- * acc = fma(ds - db*mean (fused: fnmadd), rstd, acc) on AVX2, acc + (ds - db*mean)*rstd at default.
+ * acc = fma(ds - db*mean (fused: fnmadd), rstd, acc) when VC, acc + (ds - db*mean)*rstd otherwise.
  * BetaBackward: per channel, 0 + db[0,c] + db[1,c] + ... The thread count changes only which copy of
- * GroupNormInputBackward runs (grad_x). */
+ * GroupNormInputBackward runs (grad_x; not on N1). */
 void group_norm_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
                          const float *weight, int64_t N, int64_t C, int64_t HxW, int64_t G, float *dx,
                          float *dweight, float *dbias, float *ds, float *db) {
     const int tree = p.aten != 0;
-    const int CF = obj_kind(&p) == OBJ_X86_FMA;
+    const int kind = obj_kind(&p);
+    const int VC = kind == OBJ_X86_FMA || kind == OBJ_NEON; /* vector a*b+c contracted */
+    const int SC = kind != OBJ_X86_DEFAULT;                  /* scalar code contracted */
+    const int L = kind == OBJ_NEON ? 4 : 8;
+    const int fuse = kind == OBJ_NEON ? FUSE_TAIL | FUSE_BODY : 0;
     const int inline_copy = parallel_threads(0, N * G, 1, p.threads) == 1;
     const int64_t D = C / G;
     const float s = 1.0f / (float)(D * HxW);
     for (int64_t i = 0; i < N * C; i++) {
         const float *dyr = dy + i * HxW, *xr = x + i * HxW;
-        ds[i] = row_sum_l(tree, dyr, xr, HxW, 0, 8);
-        db[i] = row_sum_l(tree, dyr, NULL, HxW, 0, 8);
+        ds[i] = row_sum_l(tree, dyr, xr, HxW, fuse, L);
+        db[i] = row_sum_l(tree, dyr, NULL, HxW, fuse, L);
     }
     for (int64_t i = 0; i < N * G; i++) {
-        const int64_t g = i % G, d = D / 8 * 8;
+        const int64_t g = i % G, d = D / L * L;
         const float *dsp = ds + i * D, *dbp = db + i * D;
         const float *w = weight ? weight + g * D : NULL;
-        float accs[8] = {0}, accb[8] = {0};
-        for (int64_t j = 0; j < d; j += 8)
-            for (int l = 0; l < 8; l++) {
+        float accs[MAXL] = {0}, accb[MAXL] = {0};
+        for (int64_t j = 0; j < d; j += L)
+            for (int l = 0; l < L; l++) {
                 const float gv = w ? w[j + l] : 1.0f;
-                accs[l] = MADD(CF, dsp[j + l], gv, accs[l]);
-                accb[l] = MADD(CF, dbp[j + l], gv, accb[l]);
+                accs[l] = MADD(VC, dsp[j + l], gv, accs[l]);
+                accb[l] = MADD(VC, dbp[j + l], gv, accb[l]);
             }
         float dsv = 0.0f, dbv = 0.0f;
-        for (int l = 0; l < 8; l++) {
+        for (int l = 0; l < L; l++) {
             dsv = dsv + accs[l];
             dbv = dbv + accb[l];
         }
-        const int64_t unfused_end = CF && inline_copy && D - d >= 4 ? d + 4 : d;
+        const int64_t unfused_end = p.aten == ATEN_SVE ? (inline_copy ? D : d)
+                                    : (kind == OBJ_X86_FMA && inline_copy && D - d >= 4 ? d + 4 : d);
         for (int64_t j = d; j < D; j++) {
             if (!w) {
                 dsv = dsv + dsp[j];
                 dbv = dbv + dbp[j];
             } else {
-                const int f = CF && j >= unfused_end;
+                const int f = SC && j >= unfused_end;
                 dsv = MADD(f, dsp[j], w[j], dsv);
                 dbv = MADD(f, dbp[j], w[j], dbv);
             }
         }
         const float m = mean[i], r = rstd[i];
-        const float c2 = (CF ? fmaf(dbv, m, -dsv) : dbv * m - dsv) * r * r * r * s;
-        const float c3 = CF ? fmaf(-(dbv * r), s, -c2 * m) : -c2 * m - dbv * r * s;
+        const float c2 = (SC ? fmaf(dbv, m, -dsv) : dbv * m - dsv) * r * r * r * s;
+        const float c3 = SC ? fmaf(-(dbv * r), s, -c2 * m) : -c2 * m - dbv * r * s;
         for (int64_t j = 0; j < D; j++) {
             const float c1 = w ? r * w[j] : r;
             const int64_t off = (i * D + j) * HxW;
             const float *dyc = dy + off, *xc = x + off;
             float *dxc = dx + off;
-            if (CF) for (int64_t k = 0; k < HxW; k++) dxc[k] = fmaf(c1, dyc[k], c2 * xc[k]) + c3;
-            else for (int64_t k = 0; k < HxW; k++) dxc[k] = (c1 * dyc[k] + c2 * xc[k]) + c3;
+            if (SC) FOR_ROW(k, HxW, dxc[k] = fmaf(c1, dyc[k], c2 * xc[k]) + c3);
+            else FOR_ROW(k, HxW, dxc[k] = (c1 * dyc[k] + c2 * xc[k]) + c3);
         }
     }
     for (int64_t c = 0; c < C; c++) {
@@ -767,7 +796,7 @@ void group_norm_backward(profile_t p, const float *dy, const float *x, const flo
         for (int64_t n = 0; n < N; n++) {
             const float m = mean[n * G + g], r = rstd[n * G + g];
             const float dsv = ds[n * C + c], dbv = db[n * C + c];
-            acc = CF ? fmaf(fmaf(-dbv, m, dsv), r, acc) : acc + (dsv - dbv * m) * r;
+            acc = VC ? fmaf(fmaf(-dbv, m, dsv), r, acc) : acc + (dsv - dbv * m) * r;
             accb = accb + dbv;
         }
         dweight[c] = acc;
