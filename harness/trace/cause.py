@@ -229,9 +229,14 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
         try:
             caps = capture_ops(diff.a, [root.a.index, *(r.a.index for r, _ in others)], Path(tmp))
         except ParityError as err:
-            for c in (cause, *(c for _, c in others)):
+            for _, c in others:  # the first root is captured alone then: one op's failure leaves it be
                 c.verification = f"unexplained: could not capture the op's tensors ({err})"
-            return
+            others = []
+            try:
+                caps = {root.a.index: capture(diff.a, root.a.index, Path(tmp))}
+            except ParityError as err_root:
+                cause.verification = f"unexplained: could not capture the op's tensors ({err_root})"
+                return
         for r, c in others:
             c.verified, c.verification, _ = replay_verdict(diff, c, caps[r.a.index], r)
         cap_a = caps[root.a.index]
