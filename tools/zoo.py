@@ -34,7 +34,8 @@ MODELS = (
     "falcon", "gemma2", "bart", "distilbert", "levit", "gpt_bigcode", "modernbert", "qwen2_moe", "deepseek_v3",
     "gpt_oss", "qwen3", "phi3", "dinov2", "convnextv2", "regnet", "hubert", "albert", "jamba",
     "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit", "encodec", "convbert", "mobilenet_v1", "swin2sr",
-    "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer",
+    "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer", "xlnet", "squeezebert",
+    "nystromformer",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

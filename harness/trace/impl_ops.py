@@ -478,7 +478,8 @@ def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward
+    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc_backward
+    from harness.impl.reduce import sum_dims
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -489,38 +490,31 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
-    one_d = t["input"].ndim == 3 and groups == 1
-    if _channels_last(t, a):
-        conv2d_backward = conv_nhwc_backward.conv2d_backward
-    else:  # a 1-D convolution's grad_output and input of any strides: ATen makes them contiguous (measured)
-        _contiguous_nchw(t, a, ("weight",) if one_d else ("grad_output", "input", "weight"))
-        conv2d_backward = conv_grouped.conv2d_backward
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
+    channels_last = _channels_last(t, a)
+    strided = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output", "input")))
+    # grouped: ATen's per-group slow_conv2d or oneDNN's, as harness.impl.conv_grouped decides; kept refused
+    thnn = strided and (groups > 1 or conv.path(x.shape, w.shape, stride, padding, p) == conv.THNN)
+    if channels_last:
+        conv2d_backward = conv_nhwc_backward.conv2d_backward
+    else:
+        # ATen copies grad_output (and a 1-D convolution's input) of any other strides to NCHW for the
+        # kernels (measured); slow_conv2d sums grad_bias from grad_output as it lies (one group only)
+        copied = () if thnn and groups > 1 else ("grad_output", "input") if t["input"].ndim == 3 else ("grad_output",)
+        _contiguous_nchw(t, a, tuple(k for k in ("grad_output", "input", "weight") if k not in copied))
+        conv2d_backward = conv_grouped.conv2d_backward
     grads = conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
-    if one_d and has_bias and mask[2] and impl_nn.not_contiguous(t, a, ("grad_output",)):
-        grads = (*grads[:2], _thnn_bias_as_strided(t, a, stride, padding, p, grads[2]))
+    if thnn and has_bias and mask[2] and impl_nn.not_contiguous(t, a, ("grad_output",)):
+        dims = (0, 2) if t["input"].ndim == 3 else (0, 2, 3)
+        stride_go = a.get("grad_output.stride")
+        gb = impl_nn.in_memory_order(t["grad_output"], dims, stride_go, lambda y, d: sum_dims(y, d, p))
+        grads = (*grads[:2], gb)
     shapes = (t["input"].shape, t["weight"].shape, None)
     return {
         f"out{i}": g if shape is None else g.reshape(shape)
         for i, (g, shape) in enumerate(zip(grads, shapes, strict=True))
         if g is not None and mask[i]
     }
-
-
-def _thnn_bias_as_strided(
-    t: Arrays, a: Args, stride: tuple[int, int], padding: tuple[int, int], p: KernelProfile, gb: np.ndarray | None
-) -> np.ndarray | None:
-    """A 1-D convolution's grad_bias where ATen's slow_conv2d runs the backward: its ``sum`` over (N, W)
-    of grad_output as it lies (slow_conv2d_backward sums it before making it contiguous), which a
-    strided grad_output gives in another order; oneDNN's comes from its contiguous copy (``gb``)."""
-    from harness.impl import conv
-    from harness.impl.reduce import sum_dims
-
-    x, w = _as_2d(t["input"]), _as_2d(t["weight"])
-    if conv.path(x.shape, w.shape, stride, padding, p) != conv.THNN:
-        return gb
-    go_stride = a.get("grad_output.stride")
-    return impl_nn.in_memory_order(t["grad_output"], (0, 2), go_stride, lambda y, d: sum_dims(y, d, p))
 
 
 def _weight_norm_dim(t: Arrays, a: Args, names: tuple[str, ...]) -> int:

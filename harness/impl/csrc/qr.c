@@ -16,7 +16,6 @@
  *           rows at ceil(M/2) and adds the two threads' partial products.
  * sorgqr runs sorg2r (reference order, with the same gemv and rank-1 update).
  * Compiled with -ffp-contract=off: every product and sum is rounded on its own, as MKL's SSE code does. */
-#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 
