@@ -116,11 +116,18 @@ def loop_order(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> list[
     layouts = [s for s in (a.get(f"{n}.stride") for n in names) if s is not None and any(s)]
     if len(dims) < 2 or not layouts or any(len(s) != len(shape) for s in layouts):
         return None
-    orders = {tuple(sorted(dims, key=lambda d, s=s: -s[d])) for s in layouts}
-    order = list(next(iter(orders)))
-    if len(orders) != 1 or order == dims or any(s[order[-1]] != 1 for s in layouts):
+    orders = {tuple(stride_order(shape, s)) for s in layouts}
+    perm = list(next(iter(orders)))
+    if len(orders) != 1 or perm[-len(dims) :] == dims or any(s[perm[-1]] != 1 for s in layouts):
         return None
-    return [d for d in range(len(shape)) if shape[d] == 1] + order
+    return perm
+
+
+def stride_order(shape: tuple[int, ...], stride: list[int]) -> list[int]:
+    """The dims as TensorIterator orders them by ``stride``, outermost first: those of size 1 (in order),
+    then the others by falling stride."""
+    ones = [d for d in range(len(shape)) if shape[d] == 1]
+    return ones + sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: -stride[d])
 
 
 def in_loop_order(
@@ -165,8 +172,7 @@ def in_memory_order(
     if stride is None or x.ndim < 2:
         return reduce(x, dims)
     dense = [d for d in range(x.ndim) if x.shape[d] > 1]
-    perm = sorted(range(x.ndim), key=lambda d: (x.shape[d] > 1, -stride[d] if x.shape[d] > 1 else 0))
-    perm = [d for d in perm if x.shape[d] == 1] + [d for d in perm if x.shape[d] > 1]
+    perm = stride_order(x.shape, stride)
     step = 1
     for d in reversed(perm):
         if x.shape[d] > 1 and stride[d] != step:
@@ -190,11 +196,16 @@ def _same_layout(stride: list[int], expected: list[int], shape: tuple[int, ...])
     return all(s == e for s, e, n in zip(stride, expected, shape, strict=True) if n > 1)
 
 
+def contiguous(stride: list[int], shape: tuple[int, ...]) -> bool:
+    """Whether torch calls a tensor of ``stride`` and ``shape`` contiguous (dims of size 1 aside)."""
+    return _same_layout(list(stride), c_strides(shape), shape)
+
+
 def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     """Whether ATen's batch norm kernels see tensor ``name`` as channels-last (NHWC, NDHWC) rather than
     contiguous (NCHW); refused when it is neither (ATen's TensorIterator path, not modelled)."""
     stride = a.get(f"{name}.stride")
-    if stride is None or _same_layout(stride, c_strides(shape), shape):
+    if stride is None or contiguous(stride, shape):
         return False
     if len(shape) in (4, 5):
         perm = (0, *range(2, len(shape)), 1)
@@ -368,7 +379,7 @@ def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, lis
         stride, x = a.get(f"{name}.stride"), t.get(name)
         if stride is None or x is None:
             continue
-        if not _same_layout(stride, c_strides(x.shape), x.shape):
+        if not contiguous(stride, x.shape):
             return name, stride
     return None
 
@@ -434,7 +445,7 @@ def _group_norm_operand(a: Args, name: str, shape: tuple[int, ...]) -> None:
     stride = a.get(f"{name}.stride")
     if stride is None:
         return
-    if not _same_layout(list(stride), c_strides(shape), shape) or _torch_channels_last(shape, list(stride)):
+    if not contiguous(stride, shape) or _torch_channels_last(shape, list(stride)):
         raise ParityError(f"the impl reproduces group norm on contiguous (NCHW) tensors only, not {name} {stride}")
 
 

@@ -437,12 +437,7 @@ def _view4d_stride(shape: tuple[int, ...], stride: list[int]) -> tuple[tuple[int
     torch already calls contiguous keeps its strides, those of size-1 dims included), then views it as
     (N, C, 1, W) (``unsqueeze(2)``). One channel of stride 1 so looks channels-last (measured: oneDNN's
     acdb), any other layout does not."""
-    contiguous, step = True, 1
-    for d in reversed(range(3)):
-        if shape[d] != 1 and stride[d] != step:
-            contiguous = False
-        step *= shape[d]
-    s = list(stride) if contiguous else impl_nn.c_strides(shape)
+    s = list(stride) if impl_nn.contiguous(stride, shape) else impl_nn.c_strides(shape)
     return (shape[0], shape[1], 1, shape[2]), [s[0], s[1], s[2] * shape[2], s[2]]
 
 
