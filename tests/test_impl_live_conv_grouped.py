@@ -6,10 +6,11 @@ The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 
 30 output columns (jit_dw's weight kernel takes them in blocks of columns), ConvNeXt's 7x7 depthwise
 (its grad_weight runs gemm:jit: per group at every level), channels that are not a multiple of 8 or 16
 (AVX2 and AVX-512 pad them; SSE4.1 runs gemm:jit), one channel block (2 threads split the images of
-the weight gradient), a 1x1 depthwise kernel (ATen's slow_conv2d per group at 1 thread), a kernel
-within the padding (jit_dw declines), and groups of several channels (whole blocks of 8: jit:sse41's and
-jit:avx2's forward and jit:avx2's grad_input per group; jit:avx512_core's forward and grad_input in blocks of 16, 8
-or 4; at SSE4.1 gemm:jit per group; else refused), and a channel multiplier of 2. Every pass the impl
+the weight gradient), 1x1 kernels (ATen's slow_conv2d per group at 1 thread, on each group's slices:
+views at their offsets for one image), a kernel within the padding (jit_dw declines), and groups of
+several channels (whole blocks of 8: jit:sse41's and jit:avx2's forward and jit:avx2's backward group by
+group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4; at SSE4.1 gemm:jit;
+else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
 """
@@ -47,6 +48,10 @@ CASES = (
     ((2, 15, 9, 12), (6, 5, 3, 3), 1, 1, 3, True),  # no block of 8 or 4 channels: gemm:jit over all groups
     ((2, 4, 8, 9), (12, 1, 3, 3), 1, 1, 4, False),  # channel multiplier 3: likewise
     ((1, 96, 1, 60), (96, 48, 1, 32), 1, (0, 16), 2, True),  # Wav2Vec2's positional convolution, scaled down
+    ((2, 32, 1, 12), (32, 16, 1, 1), 1, 0, 2, True),  # SqueezeBERT's 1x1: slow_conv2d per group; jit:avx2 per group
+    ((1, 30, 5, 7), (12, 10, 1, 1), 1, 0, 3, True),  # one image: slow_conv2d's views at offsets; AVX2's gemm:jit
+    ((2, 320, 1, 9), (16, 160, 1, 1), 1, 0, 2, True),  # 160 channels a group: jit:avx2's one chain, not calls of 128
+    ((2, 12, 6, 6), (24, 4, 1, 1), 1, 0, 3, True),  # 4 channels a group: AVX2's flat forward refused, gemm:jit back
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 

@@ -327,6 +327,85 @@ def test_transposed_one_dimensional_convolution_replays(
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
 
 
+@needs_modelled_sgemm  # one thread runs ATen's slow_conv2d per group: MKL's sgemm on each group's slices
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    groups=st.sampled_from([2, 4]),
+    cg=st.sampled_from([8, 16, 3, 10]),
+    og=st.sampled_from([8, 16, 5]),
+    w=st.integers(3, 30),
+    k=st.sampled_from([1, 1, 3]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+@example(n=1, groups=2, cg=16, og=16, w=12, k=1, seed=0, threads=1)  # SqueezeBERT's query, one image
+@example(n=2, groups=4, cg=16, og=16, w=12, k=1, seed=1, threads=2)  # and on 2 threads: jit:avx2 per group
+def test_grouped_convolution_of_transposed_states_replays(
+    backend: str, n: int, groups: int, cg: int, og: int, w: int, k: int, seed: int, threads: int
+) -> None:
+    """SqueezeBERT's grouped ``nn.Conv1d`` over transposed hidden states, its gradient transposed too: on
+    1 thread ATen's slow_conv2d per group (each group's operands narrowed, views where contiguous,
+    MKL's sgemm peeling by their offsets; grad_bias summed per group as its channels-last copy lies),
+    on 2 threads oneDNN's kernels over every group (jit:avx2 group by group where each group has whole
+    blocks of 8 channels, 1x1 too; gemm:jit where it has not)."""
+    from harness.impl import conv_grouped
+
+    use_threads(threads)
+    kinds = conv_grouped.path(
+        (n, cg * groups, 1, w), (og * groups, cg, 1, k), (1, 1), (0, k // 2), groups, live_profile()
+    )
+    if any(kind.startswith("refuse:") for kind in kinds):
+        return
+    layer = torch.nn.Conv1d(cg * groups, og * groups, k, padding=k // 2, groups=groups)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, w, cg * groups)).astype(np.float32))
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True).transpose(1, 2))
+        y.backward(
+            torch.from_numpy(rng.standard_normal((n, y.shape[2], og * groups)).astype(np.float32)).transpose(1, 2)
+        )
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
+@needs_modelled_sgemm
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    groups=st.sampled_from([1, 2, 4]),
+    c=st.sampled_from([8, 16]),
+    h=st.integers(2, 12),
+    k=st.sampled_from([1, 3]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+def test_convolution_of_a_permuted_input_replays(
+    backend: str, n: int, groups: int, c: int, h: int, k: int, seed: int, threads: int
+) -> None:
+    """Nystromformer's convolution over its heads-permuted values: a 2-D input of strides neither
+    contiguous nor channels-last, which ATen copies to NCHW for every backend, forward and backward."""
+    from harness.impl import conv_grouped
+
+    use_threads(threads)
+    channels = c * groups
+    kinds = conv_grouped.path((n, channels, h, 6), (channels, c, k, 1), (1, 1), (k // 2, 0), groups, live_profile())
+    if any(kind.startswith("refuse:") for kind in kinds):
+        return
+    layer = torch.nn.Conv2d(channels, channels, (k, 1), padding=(k // 2, 0), groups=groups)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, h, channels, 6)).astype(np.float32))
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True).permute(0, 2, 1, 3))
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
 def test_one_channel_of_stride_one_makes_a_1d_convolution_channels_last() -> None:
     """(N, W, 1) transposed to (N, 1, W) is contiguous with stride 1 on its channel: its 2-D view reads
     as channels-last, and oneDNN runs its nhwc kernels (acdb, measured); two channels transposed are

@@ -30,6 +30,14 @@ def f32(a: np.ndarray) -> np.ndarray:
     return a if a.flags.c_contiguous else a.copy(order="C")  # keeps 0-d arrays 0-d
 
 
+def aligned(size: int) -> np.ndarray:
+    """A zeroed float32 buffer of ``size`` on a 64-byte boundary, as torch's CPU allocator gives
+    (MKL's kernels peel by alignment, so the impl's operands sit where torch's do)."""
+    buf = np.zeros(size + 16, np.float32)
+    start = (-(buf.ctypes.data // 4)) % 16
+    return buf[start : start + size]
+
+
 def ptr(a: np.ndarray) -> ctypes.c_void_p:
     """Pointer to a C-contiguous array's data (keep the array alive during the call)."""
     if not a.flags.c_contiguous:

@@ -112,8 +112,7 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   oneDNN's jit_dw kernels, gemm:jit over all groups, slow_conv2d per group, this module's
   jit:sse41/jit:avx2 kernels group by group) refuse there the kernels its docstring names (at
   AVX-512 jit:avx512_core on groups its one-group checks decline, SSE4.1 gemm:jit's pixel blocks,
-  slow_conv2d's grad_weight per group, groups outside whole blocks on the kernels not run group by
-  group).
+  jit:avx2's flat forward, groups outside whole blocks on the kernels not run group by group).
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -128,7 +127,7 @@ from typing import NamedTuple
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl._lib import f32, load, ptr
+from harness.impl._lib import aligned, f32, load, ptr
 from harness.impl.onednn_sgemm import SSE41 as SGEMM_SSE41
 from harness.impl.onednn_sgemm import copy_k_blocks, isa_of, ref_sgemm
 from harness.impl.profiles import KernelProfile
@@ -942,11 +941,16 @@ def _weights_kernel(kind: str, g: Geometry) -> str:
     return kind
 
 
-def _weight_split(kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10) -> tuple[list[int], list[int]]:
+def _weight_split(
+    kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10, groups: int = 1
+) -> tuple[list[int], list[int]]:
     """(parts, runs) over the (image, output pixel) pairs (csrc/conv.c conv_bwd_weights_runs) for
-    oneDNN's backward-weights kernel ``kind``; ParityError where its thread split is not modelled."""
+    oneDNN's backward-weights kernel ``kind``; ParityError where its thread split is not modelled.
+    ``groups``: jit:avx2's over groups (``g`` one group's geometry): its reducer's jobs all groups'."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
+    if groups > 1 and kind != AVX2:
+        raise ParityError(f"conv2d backward weights: oneDNN's {kind} over {groups} groups is not modelled")
     if kind == "jit_1x1:avx512_core":
         return _avx512_1x1_weight_split(g, threads, l1_bytes)
     if kind == "jit_1x1:avx2":
@@ -966,7 +970,7 @@ def _weight_split(kind: str, g: Geometry, threads: int, l1_bytes: int = 32 << 10
         parts = [u * ow for u in _balance211(n * oh, _avx512_image_threads(threads, g))]
         return parts, parts[:-1]
     if kind in (AVX2, AVX512):
-        parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads))]
+        parts = [b * ohw for b in _balance211(n, _image_threads(kind, g, threads, groups))]
         return parts, parts[:-1]  # one chain per thread over its images
     raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
 
@@ -1074,12 +1078,13 @@ def _avx512_1x1_weight_split(g: Geometry, threads: int, l1_bytes: int) -> tuple[
     return [u * block for u in units], runs
 
 
-def _image_threads(kind: str, g: Geometry, threads: int) -> int:
-    """How many threads split the images of oneDNN's direct backward-weights kernel ``kind``."""
+def _image_threads(kind: str, g: Geometry, threads: int, groups: int = 1) -> int:
+    """How many threads split the images of oneDNN's direct backward-weights kernel ``kind`` (jit:avx2
+    over ``groups``: the jobs of every group)."""
     n, c, oc, kh, kw = g.n, g.c, g.oc, g.kh, g.kw
     if kind == AVX2:  # jit_avx2_convolution_bwd_weights_t: cpu_reducer's balance over blocks of 8
         blocks = (1 if c == 3 else -(-c // 8)) * -(-oc // 8)
-        return _reducer_threads(threads, kh * kw * (c if c == 3 else 8) * 8, blocks, n)
+        return _reducer_threads(threads, kh * kw * (c if c == 3 else 8) * 8, groups * blocks, n)
     return _avx512_image_threads(threads, g)
 
 
@@ -1154,12 +1159,13 @@ def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
     )
 
 
-def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
+def _bias_parts(kind: str, g: Geometry, threads: int, groups: int = 1) -> list[int]:
     """Parts of oneDNN's diff_bias, as the first (image, output pixel) pair of each and the number
     of pairs: the AVX2 kernels' own reduce_balancer_t over blocks of 8 channels splitting the
-    images; jit:avx512_core's bias reducer (blocks of 16 channels, the threads of its weights'
-    balance, buffers of threads * 6400 floats) or, in its 2-D harness, the kernel's (image, row)
-    units of each thread; jit_1x1:avx512_core's reducer like jit:avx512_core's."""
+    images (jit:avx2 over ``groups``: every group's blocks); jit:avx512_core's bias reducer (blocks
+    of 16 channels, the threads of its weights' balance, buffers of threads * 6400 floats) or, in
+    its 2-D harness, the kernel's (image, row) units of each thread; jit_1x1:avx512_core's reducer
+    like jit:avx512_core's."""
     n, oc = g.n, g.oc
     if kind == AVX512 and _avx512_rows_harness(g):  # in the kernel, per thread over its (image, row) units
         return [u * g.ow for u in _balance211(n * g.oh, _avx512_image_threads(threads, g))]
@@ -1173,9 +1179,9 @@ def _bias_parts(kind: str, g: Geometry, threads: int) -> list[int]:
     if kind == "jit_1x1:avx2":  # its bias reducer: buffers of threads * the weights' job size * 8 floats
         buffer = threads * _avx2_1x1_jobs(g)[1] * 8
         return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n, buffer))]
-    if threads > 1 and kind != AVX2:
+    if (threads > 1 or groups > 1) and kind != AVX2:
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
-    return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n))]
+    return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, groups * -(-oc // 8), n))]
 
 
 def _avx2_data_chunk(ow: int) -> int:
@@ -1983,9 +1989,7 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
         prof = profile if n == 1 else profile.with_threads(1)
         # every image's gemm into one column buffer, 1x1 kernels too (measured: MKL's alignment peel
         # follows an aligned buffer, not grad_input's image offset), then added back by col2im
-        buf = np.empty(k * m + 16, np.float32)
-        start = (-(buf.ctypes.data // 4)) % 16
-        cols = buf[start : start + k * m].reshape(k, m)
+        cols = aligned(k * m).reshape(k, m)
         for t in range(n):
             _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, cols.reshape(-1), m, prof)
             gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)

@@ -10,7 +10,11 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
 - ATen's ``thnn`` per group (``_convolution`` slices the input, weight and bias per group and runs
   ``slow_conv2d`` on each, the outputs concatenated) where a 1x1 kernel has stride 1, fewer than 16
   images and 1 thread (ConvUtils.h ``use_mkldnn``; its small-image rule does not apply to groups):
-  harness.impl.conv's thnn model per group, for depthwise forward and grad_input (one term each).
+  harness.impl.conv's thnn model per group, every pass, any channels a group. ATen's ``subtensor``
+  narrows each operand and copies it only where the part is not contiguous (the input's and
+  grad_output's of more than one image, a grad_output that was not contiguous); the weight's and one
+  image's parts stay views at their offsets in torch's buffer, which MKL's sgemm peels by
+  (``_subtensors``). grad_bias is each group's sum as its grad_output lies (harness.trace.impl_ops).
 - depthwise (groups = C = OC) otherwise goes to oneDNN's ``jit_dw:sse41`` / ``jit_dw:avx2`` /
   ``jit_dw:avx512_core`` (jit_uni_dw_conv_kernel_f32.cpp, jit_uni_dw_convolution.cpp; channels in
   blocks of 8, 8, 16; AVX2 and AVX-512 pad the channels up to a whole block, SSE4.1 declines C not a
@@ -46,15 +50,19 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   4 input channels (the largest dividing both the group's input and output channels, measured) a
   fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added;
   grad_input at stride 1 alike per block of output channels, each block's chain from 0, added.
-- ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers (the forward where
-  jit:sse41 does not run, every backward): oneDNN gives each thread whole groups, each group's
-  sgemms harness.impl.conv's gemm:jit model on one thread; refused where its forward would run
-  ref:any or a group's backward splits its output into pixel blocks.
+- ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers: the forward (where
+  jit:sse41 does not run) as at AVX2 below, over all the groups (its threads split the (image,
+  group) pairs' pixels, so a piece can be one pixel: an sgemm of one row, oneDNN's gemv 'T');
+  every backward: oneDNN gives each thread whole groups, each group's sgemms harness.impl.conv's
+  gemm:jit model on one thread; refused where its forward would run ref:any or a group's backward
+  splits its output into pixel blocks.
 
 - ``gemm:jit`` at AVX2 and AVX-512 (``GEMM_JIT_GROUPS``): where jit_dw declines a depthwise pass
   (ConvNeXt's 7x7 grad_weight, forwards with the kernel in the padding), where no direct kernel takes
-  a group's channels (``_no_channel_blocks``: output channels not a multiple of 8, no block of 16, 8
-  or 4 dividing both; channel multipliers), and where the direct kernels decline groups of whole
+  a group's channels (``_no_channel_blocks``: at AVX2 output channels not a multiple of 8 or input
+  channels from 8 not a multiple of 8; at AVX-512 output channels not a multiple of 8 and no block of
+  16, 8 or 4 dividing both; channel multipliers), the backward of groups of 2 to 7 input channels at
+  AVX2 (its forward jit:avx2's flat kernel, refused), and where the direct kernels decline groups of whole
   blocks of 8 (``_direct_kernels_decline``: at AVX2 every pass, at AVX-512 the weights): harness.impl
   .conv's gemm:jit model over all the groups at once (its blocking over the (image, group) pairs,
   bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
@@ -63,8 +71,7 @@ Not modelled, refused (ParityError naming the kernel): at AVX-512 the forward an
 groups of whole blocks where jit:avx512_core's one-group checks decline (it ran on such groups);
 gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
-slow_conv2d's grad_weight per group (MKL's sgemm over each group's slices: other bits than over an
-aligned copy) and its passes for groups of several channels; grad_weight of groups of several
+jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight of groups of several
 channels at AVX2/AVX-512 (jit:avx2's thread split), brgconv_strided and jit_1x1 per group;
 other torch releases and aarch64.
 """
@@ -75,7 +82,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import conv
-from harness.impl._lib import f32, ptr
+from harness.impl._lib import aligned, f32, ptr
 from harness.impl.profiles import KernelProfile
 
 THNN_GROUPS = "thnn per group"
@@ -83,6 +90,8 @@ GEMM_JIT_DW = "gemm:jit (depthwise, SSE4.1)"
 GEMM_JIT_GROUPS = "gemm:jit (all groups, its AVX2/AVX-512 sgemm)"
 PER_GROUP = " per group"  # a one-group kernel of harness.impl.conv run on each group
 AVX512_GROUPS = "jit:avx512_core (channel blocks of 4, 8 or 16 per group)"
+AVX2_GROUPS = "jit:avx2 (group by group, its reducers over all the groups)"
+DIRECT_1X1_GROUPS = "jit:sse41 or jit:avx2 on 1x1 groups (one chain a group)"
 # oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
 _DW = {
     "default": ("jit_dw:sse41", 8, 3, False),
@@ -158,27 +167,27 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     """(forward, backward data, backward weights): the kernel torch runs for each pass, or a name
     starting with ``refuse:`` for a kernel the impl does not model."""
     if _thnn_per_group(x_shape, w_shape, stride, profile):
-        if not _depthwise(x_shape, w_shape, groups):
-            return (
-                "refuse:ATen's slow_conv2d per group (MKL sgemm on each group's slices) for groups of several channels",
-            ) * 3
-        # one term per output and per input element; the weight's sum runs through MKL on slices at
-        # any offset, whose bits differ from the same sum on an aligned copy (measured)
-        return (
-            THNN_GROUPS,
-            THNN_GROUPS,
-            "refuse:ATen's slow_conv2d per group, its grad_weight (MKL sgemm on offset slices)",
-        )
+        _split(x_shape, w_shape, groups)
+        return (THNN_GROUPS,) * 3
     name, block, ur_w, _fused = _level(profile)
     g = _group_geometry(x_shape, w_shape, stride, padding, groups)
     if not _depthwise(x_shape, w_shape, groups):
-        if profile.aten != "default" and _no_channel_blocks(g):
+        if profile.aten != "default" and _no_channel_blocks(g, profile):
             return tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
         what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
         rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
         if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
             rest = _gemm_jit_per_group(g)
-        fwd, data = _per_group_forward(g, profile, what), _per_group_data(g, tuple(stride), profile, rest)
+        whole = g.c % 8 == 0 and g.oc % 8 == 0
+        if whole and profile.aten == "avx2" and tuple(stride) == (1, 1):
+            rest = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
+        if profile.aten == "avx2" and 1 < g.c < 8:
+            # jit:avx2's flat forward takes them (refused below); its backward kernels decline: gemm:jit
+            data, weights = (_vector_gemm_jit(g, groups, profile, which) for which in (1, 2))
+            return _per_group_forward(g, groups, profile, what), data, weights
+        fwd, data = _per_group_forward(g, groups, profile, what), _per_group_data(g, tuple(stride), profile, rest)
+        if whole and (g.kh, g.kw) == (1, 1) and profile.aten in ("default", "avx2"):
+            fwd = DIRECT_1X1_GROUPS  # jit_1x1 declines groups (measured): one chain, no calls of 128 channels
         declined = _direct_kernels_decline(g, profile)
         fwd, data, weights = (
             _vector_gemm_jit(g, groups, profile, which) if declined[which] else kind
@@ -205,11 +214,16 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     return fwd, data, weights
 
 
-def _no_channel_blocks(g: conv.Geometry) -> bool:
+def _no_channel_blocks(g: conv.Geometry, profile: KernelProfile) -> bool:
     """Whether no oneDNN direct kernel at AVX2 or AVX-512 takes a group's channels, so that gemm:jit
-    runs every pass: output channels not a multiple of 8 (jit:avx2's blocks; with a multiple of 8 it
-    takes even one input channel a group, measured) and no block of 16, 8 or 4 dividing both (jit:
-    avx512_core's, ``_avx512_block``)."""
+    runs every pass: at AVX2, output channels not a multiple of 8 (jit:avx2's blocks) or input
+    channels from 8 not a multiple of 8 (below 8 its flat forward takes them, measured: ONEDNN_VERBOSE
+    on 4, 9, 18 and 8 input channels a group of 4, 12, 24 and 4 outputs gave gemm:jit in every pass);
+    at AVX-512 output channels not a multiple of 8 (jit:avx2's; with a multiple of 8 it takes even one
+    input channel a group, measured) and no block of 16, 8 or 4 dividing both (jit:avx512_core's,
+    ``_avx512_block``)."""
+    if profile.aten == "avx2":
+        return g.oc % 8 != 0 or (g.c >= 8 and g.c % 8 != 0)
     return g.oc % 8 != 0 and _avx512_block(g) is None
 
 
@@ -229,31 +243,34 @@ def _direct_kernels_decline(g: conv.Geometry, profile: KernelProfile) -> tuple[b
 
 
 def _vector_gemm_jit(g: conv.Geometry, groups: int, profile: KernelProfile, which: int) -> str:
-    """gemm:jit at AVX2 or AVX512_CORE for pass ``which`` (0 forward, 1 backward data, 2 backward
-    weights) of all the groups (harness.impl.conv's model with ``groups``: its blocking over the
-    (image, group) pairs, its threads' split of the groups); the forward refused where it runs
+    """gemm:jit for pass ``which`` (0 forward, 1 backward data, 2 backward weights) of all the groups
+    (harness.impl.conv's model with ``groups``: its blocking over the (image, group) pairs, its
+    threads' split of the groups; at SSE4.1 the forward only); the forward refused where it runs
     ref:any."""
     if which == 0 and conv.gemm_jit_forward_declines(g, profile, groups):
         return "refuse:oneDNN's ref:any forward for groups"
     return GEMM_JIT_GROUPS
 
 
-def _per_group_forward(g: conv.Geometry, profile: KernelProfile, what: str) -> str:
+def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, what: str) -> str:
     """The forward of groups of several channels: oneDNN's jit:sse41 or jit:avx2 where each group has
     whole blocks of 8 input and output channels (the one-group kernel's chain, group by group; its
     declines run gemm:jit), jit:avx512_core in blocks of 16, 8 or 4 channels (not 1x1), at SSE4.1
-    gemm:jit per group; the rest (gemm:jit's AVX2/AVX-512 sgemm, ref:any, jit_1x1) refused."""
+    gemm:jit over all the groups; the rest (gemm:jit's AVX2/AVX-512 sgemm, ref:any, jit_1x1) refused."""
     kind = {"default": conv.SSE41, "avx2": conv.AVX2}.get(profile.aten)
     jit = kind is not None and g.c % 8 == 0 and g.oc % 8 == 0 and not conv._avx2_forward_declines(g)
     if jit:  # jit:sse41's checks are jit:avx2's
         return kind + PER_GROUP
     if profile.aten == "avx512" and _avx512_block(g) and (g.kh, g.kw) != (1, 1):
         return AVX512_GROUPS if _avx512_groups_take(g, profile, 0) else _AVX512_BELOW
+    if profile.aten == "avx2" and g.c < 8:
+        return f"refuse:jit:avx2's flat forward (fewer than 8 input channels) for {what}"
     if profile.aten != "default":
         return f"refuse:oneDNN's forward for {what} (jit_1x1 per group, or gemm:jit's AVX2/AVX-512 sgemm)"
-    if conv.gemm_jit_forward_declines(g, profile.with_threads(1)):
-        return f"refuse:oneDNN's ref:any forward for {what}"
-    return conv.GEMM_JIT + PER_GROUP
+    # gemm:jit over all the groups: its threads split the (image, group) pairs' pixels, not whole
+    # groups (a group's sgemm on one thread per group gave other bits where a split falls inside an
+    # image: 4 of 7 such shapes on 2 threads; the all-groups model, 141 random shapes bit for bit)
+    return _vector_gemm_jit(g, groups, profile, 0)
 
 
 _AVX512_BELOW = "refuse:a kernel below jit:avx512_core (jit:avx2 or gemm:jit's sgemm) for a group, not modelled"
@@ -274,37 +291,72 @@ def _avx512_block(g: conv.Geometry) -> int | None:
     return next((b for b in (16, 8, 4) if g.c % b == 0 and g.oc % b == 0), None)
 
 
-def _avx512_groups_forward(x, w, b, g: conv.Geometry, groups: int) -> np.ndarray:
-    """jit:avx512_core's forward of groups of several channels: per group and per block of its channel
-    block (``_avx512_block``) a fused chain from 0 over (kh, kw, channel), the first block's sum plus
-    the bias, each further block's sum added (csrc/conv.c conv_fwd_terms, as harness.impl.conv's
-    AVX-512 forward with its block of 16)."""
+def _terms_groups_forward(
+    x, w, b, g: conv.Geometry, groups: int, terms: np.ndarray, bias_mode: int, fused: bool = True
+) -> np.ndarray:
+    """Per group chains over ``terms`` (csrc/conv.c conv_fwd_terms; ``fused`` or each product rounded),
+    the groups' outputs concatenated. jit:avx512_core's forward of groups of several channels (``_avx512_terms``: per
+    block of its channel block, ``_avx512_block``, a chain from 0 over (kh, kw, channel), the first
+    block's sum plus the bias, each further block's sum added: ``bias_mode`` 2, as harness.impl.conv's
+    AVX-512 forward with its block of 16); jit:sse41's and jit:avx2's of 1x1 groups (one chain from
+    the bias over the channels: ``bias_mode`` 1)."""
     lib = conv._lib()
-    terms = conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g))
     y = np.empty((g.n, g.oc * groups, g.oh, g.ow), np.float32)
-    for i in range(groups):
-        xs, ws = _part(x, i, g.c, 1), _part(w, i, g.oc)
-        bs = None if b is None else _part(b, i, g.oc)
+    bs = [None] * groups if b is None else _subtensors(b, groups, 0)
+    for i, (xs, ws) in enumerate(zip(_subtensors(x, groups, 1), _subtensors(w, groups, 0), strict=True)):
         out = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
         lib.conv_fwd_terms(
-            *g, ptr(xs), ptr(ws), None if bs is None else ptr(bs), ptr(out), ptr(terms), len(terms), 1, 2
+            *g,
+            ptr(xs),
+            ptr(ws),
+            None if bs[i] is None else ptr(bs[i]),
+            ptr(out),
+            ptr(terms),
+            len(terms),
+            int(fused),
+            bias_mode,
         )
         y[:, i * g.oc : (i + 1) * g.oc] = out
     return y
 
 
-def _avx512_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int) -> np.ndarray:
-    """jit:avx512_core's grad_input of groups of several channels (stride 1): per group and per block
-    of its channel block of output channels a fused chain from 0 over (kh, kw, channel), the blocks'
-    sums added (csrc/conv.c conv_bwd_data_direct, as harness.impl.conv's AVX-512 grad_input)."""
+def _direct_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int, avx512: bool) -> np.ndarray:
+    """A direct kernel's grad_input of groups of several channels (stride 1), group by group, each
+    group's as harness.impl.conv's: jit:avx512_core's (``avx512``) per block of its channel block of
+    output channels a fused chain from 0 over (kh, kw, channel), the blocks' sums added (csrc/conv.c
+    conv_bwd_data_direct); jit:avx2's per chunk of output-channel blocks (``_avx2_data_chunk``: 1x1
+    too) a fused chain from 0, the chunks' sums added (conv_bwd_data_terms)."""
     lib = conv._lib()
+    terms = conv._terms_chunked(g.oc, g.kh, g.kw, conv._avx2_data_chunk(g.ow))
     gx = np.empty((g.n, g.c * groups, g.h, g.w), np.float32)
-    for i in range(groups):
-        d, ws = _part(dy, i, g.oc, 1), _part(w, i, g.oc)
+    for i, (d, ws) in enumerate(zip(_subtensors(dy, groups, 1), _subtensors(w, groups, 0), strict=True)):
         out = np.empty((g.n, g.c, g.h, g.w), np.float32)
-        lib.conv_bwd_data_direct(*g, ptr(d), ptr(ws), ptr(out), _avx512_block(g), 1, 0, 1)
+        if avx512:
+            lib.conv_bwd_data_direct(*g, ptr(d), ptr(ws), ptr(out), _avx512_block(g), 1, 0, 1)
+        else:
+            lib.conv_bwd_data_terms(*g, ptr(d), ptr(ws), ptr(out), ptr(terms), len(terms), 1)
         gx[:, i * g.c : (i + 1) * g.c] = out
     return gx
+
+
+def _avx2_groups_weights(dy, x, g: conv.Geometry, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """jit:avx2's grad_weight and grad_bias of groups of whole blocks of 8 channels: group by group,
+    harness.impl.conv's jit:avx2 model of the group, the images split between the threads that
+    cpu_reducer's balance gives one job, its jobs (blocks of 8 by 8 channels, and its bias reducer's
+    blocks of 8) counted over all the groups (measured: 1x1 and 3x3 kernels, 2 to 4 groups of 8 to 24
+    channels, 1, 2, 4 and 8 threads)."""
+    parts, runs = conv._weight_split(conv.AVX2, g, profile.threads, profile.l1_per_core, groups)
+    bias_parts = conv._bias_parts(conv.AVX2, g, profile.threads, groups)
+    gw = np.empty((g.oc * groups, g.c, g.kh, g.kw), np.float32) if mask[1] else None
+    gb = np.empty(g.oc * groups, np.float32) if mask[2] and has_bias else None
+    for i, (d, xs) in enumerate(zip(_subtensors(dy, groups, 1), _subtensors(x, groups, 1), strict=True)):
+        if gw is not None:
+            out = np.empty((g.oc, g.c, g.kh, g.kw), np.float32)
+            conv._run_weights(d, xs, out, g, parts, runs, True)
+            gw[i * g.oc : (i + 1) * g.oc] = out
+        if gb is not None:
+            gb[i * g.oc : (i + 1) * g.oc] = conv._bias_grad(d, bias_parts)
+    return None, gw, gb
 
 
 def _gemm_jit_per_group(g: conv.Geometry) -> str:
@@ -342,28 +394,38 @@ def _refuse(kind: str, what: str) -> None:
         raise ParityError(f"conv2d {what} with groups: {kind[7:]}, not modelled")
 
 
-def _part(a: np.ndarray, i: int, size: int, axis: int = 0) -> np.ndarray:
-    """Group ``i``'s ``size`` entries of ``a`` along ``axis``, as a contiguous copy."""
-    return np.ascontiguousarray(np.take(a, range(i * size, (i + 1) * size), axis=axis))
-
-
 def _per_channel(a: np.ndarray) -> np.ndarray:
     """(N, C, ...) as (C, N, 1, ...), C-contiguous: each channel a one-channel batch."""
     return np.ascontiguousarray(a.swapaxes(0, 1)[:, :, None])
 
 
-def _groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile,
-                    kind: str | None = None) -> np.ndarray:  # fmt: skip
-    """harness.impl.conv's forward on each group's slices (``kind``: its kernel, else its own choice),
-    the outputs concatenated."""
-    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
-    outs = [
-        conv.conv2d(
-            _part(x, i, cg, 1), _part(w, i, ocg), None if b is None else _part(b, i, ocg), stride, padding, profile,
-            kind,
-        )
-        for i in range(groups)
-    ]  # fmt: skip
+def _subtensors(a: np.ndarray, groups: int, axis: int, views: bool = False) -> list[np.ndarray]:
+    """Each group's part of ``a`` along ``axis`` (0 or 1), each a fresh buffer on a 64-byte boundary;
+    with ``views``, as ATen's ``subtensor`` gives it to slow_conv2d: a view where the narrowed tensor
+    is contiguous (axis 0, or one image), keeping its offset from the 64-byte boundary of torch's
+    buffer, where MKL's sgemm finds it (its alignment peel follows it)."""
+    size = a.shape[axis] // groups
+    whole = aligned(a.size).reshape(a.shape)
+    whole[...] = a
+    views = views and (axis == 0 or a.shape[0] == 1)
+    parts = []
+    for i in range(groups):
+        part = whole[i * size : (i + 1) * size] if axis == 0 else whole[:, i * size : (i + 1) * size]
+        if not views:
+            fresh = aligned(part.size).reshape(part.shape)
+            fresh[...] = part
+            part = fresh
+        parts.append(part)
+    return parts
+
+
+def _groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile, kind: str,
+                    views: bool = False) -> np.ndarray:  # fmt: skip
+    """harness.impl.conv's forward with ``kind`` on each group's slices (``_subtensors``), the outputs
+    concatenated."""
+    bs = [None] * groups if b is None else _subtensors(b, groups, 0, views)
+    xs, ws = _subtensors(x, groups, 1, views), _subtensors(w, groups, 0, views)
+    outs = [conv.conv2d(xg, wg, bg, stride, padding, profile, kind) for xg, wg, bg in zip(xs, ws, bs, strict=True)]
     return np.concatenate(outs, axis=1)
 
 
@@ -377,10 +439,15 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     kind = path(x.shape, w.shape, stride, padding, groups, profile)[0]
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
-        return _groups_forward(x, w, b, stride, padding, groups, profile)
+        # ATen's slow_conv2d per group (_convolution): each group's input, weight and bias narrowed
+        # (``_subtensors``' views), the thnn forward on them (MKL's sgemm per image), concatenated
+        return _groups_forward(x, w, b, stride, padding, groups, profile, conv.THNN, True)
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     if kind == AVX512_GROUPS:
-        return _avx512_groups_forward(x, w, b, g, groups)
+        return _terms_groups_forward(x, w, b, g, groups, conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g)), 2)
+    if kind == DIRECT_1X1_GROUPS:
+        fused = profile.aten != "default"  # jit:sse41 rounds each product
+        return _terms_groups_forward(x, w, b, g, groups, conv._terms_chunked(g.c, 1, 1, g.c), 1, fused)
     if kind == GEMM_JIT_GROUPS:
         return conv._vector_gemm_jit_forward(x, w, b, g, profile, groups)
     if _one_group_kind(kind):
@@ -408,18 +475,22 @@ def conv2d_backward(
     has_bias: bool,
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
+    dy_copied: bool = False,
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward`` with ``groups``: (grad_input, grad_weight, grad_bias), None
-    where ``mask`` leaves one out or there is no bias; ParityError for a kernel not modelled."""
+    where ``mask`` leaves one out or there is no bias; ParityError for a kernel not modelled.
+    ``dy_copied``: torch's grad_output was not contiguous (ATen's slow_conv2d per group then works
+    on a fresh copy of each group's, not on a view into it)."""
     if groups == 1:
         return conv.conv2d_backward(dy, x, w, stride, padding, has_bias, profile, mask)
     dy, x, w = f32(dy), f32(x), f32(w)
     fwd, data, weights = path(x.shape, w.shape, stride, padding, groups, profile)
     if fwd == THNN_GROUPS:
-        if mask[1] or (mask[2] and has_bias):
-            _refuse(weights, "backward weights")
-        gx = _groups_data(dy, x, w, stride, padding, groups, profile) if mask[0] else None
-        return gx, None, None
+        # ATen's slow_conv2d_backward per group (convolution_backward): each group's grad_output, input
+        # and weight narrowed (``_subtensors``' views; a grad_output that was not contiguous is copied
+        # per group), the thnn backward on them (grad_bias each group's sum as contiguous)
+        views = (not dy_copied, True, True)
+        return _groups_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask, conv.THNN, views)
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)
     fused = _level(profile)[3] and data != GEMM_JIT_DW
     lib = conv._lib()
@@ -427,10 +498,14 @@ def conv2d_backward(
     gx = gw = gb = None
     if mask[0] and data == GEMM_JIT_GROUPS:
         gx = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), groups)[0]
-    elif mask[0] and data == AVX512_GROUPS:
-        gx = _avx512_groups_data(dy, w, g, groups)
+    elif mask[0] and data in (AVX512_GROUPS, AVX2_GROUPS):
+        gx = _direct_groups_data(dy, w, g, groups, data == AVX512_GROUPS)
     elif mask[0] and _one_group_kind(data):
-        gx = _groups_data(dy, x, w, stride, padding, groups, _group_profile(data, profile), _one_group_kind(data))
+        one_group, data_only = _one_group_kind(data), (True, False, False)
+        grads = _groups_backward(
+            dy, x, w, stride, padding, groups, False, _group_profile(data, profile), data_only, one_group
+        )
+        gx = grads[0]
     elif mask[0]:
         _refuse(data, "backward data")
         dys = _per_channel(dy)
@@ -440,8 +515,13 @@ def conv2d_backward(
         gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
     if (mask[1] or (mask[2] and has_bias)) and weights == GEMM_JIT_GROUPS:
         _, gw, gb = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), groups)
+    elif (mask[1] or (mask[2] and has_bias)) and weights == AVX2_GROUPS:
+        _, gw, gb = _avx2_groups_weights(dy, x, g, groups, has_bias, profile, mask)
     elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
-        _, gw, gb = _groups_weights(dy, x, w, stride, padding, groups, has_bias, profile.with_threads(1), mask)
+        one_thread, weights_only = profile.with_threads(1), (False, mask[1], mask[2])
+        _, gw, gb = _groups_backward(
+            dy, x, w, stride, padding, groups, has_bias, one_thread, weights_only, conv.GEMM_JIT
+        )
     elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")
         parts = _dw_weight_parts(g, c, profile)
@@ -505,32 +585,17 @@ def _dw_pixel_order(g: conv.Geometry) -> np.ndarray:
     return np.asarray(order, np.int64)
 
 
-def _groups_data(dy: np.ndarray, x: np.ndarray, w: np.ndarray, stride, padding, groups: int,
-                 profile: KernelProfile, kind: str | None = None) -> np.ndarray:  # fmt: skip
-    """grad_input through harness.impl.conv on each group's slices (``kind``: its kernel, else its own
-    choice: ATen's slow_conv2d per group, ``_convolution_backward_nogroup_backend``), concatenated."""
-    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
+def _groups_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask, kind: str,
+                     views: tuple[bool, bool, bool] = (False, False, False)):  # fmt: skip
+    """harness.impl.conv's backward with ``kind`` on each group's grad_output, input and weight
+    (``_subtensors``, ``views`` for each), each gradient concatenated (None where ``mask`` leaves it
+    out): a one-group kernel oneDNN runs group by group (gemm:jit's grad_weight: each group's sgemms
+    on one thread), or ATen's slow_conv2d per group."""
+    slices = (_subtensors(a, groups, axis, v) for a, axis, v in zip((dy, x, w), (1, 1, 0), views, strict=True))
     parts = [
-        conv.conv2d_backward(
-            _part(dy, i, ocg, 1), _part(x, i, cg, 1), _part(w, i, ocg), stride, padding, False, profile,
-            (True, False, False), kind,
-        )[0]
-        for i in range(groups)
-    ]  # fmt: skip
-    return np.concatenate(parts, axis=1)
-
-
-def _groups_weights(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
-    """grad_weight and grad_bias through harness.impl.conv's gemm:jit (SSE4.1) on each group's slices,
-    concatenated: oneDNN's gemm:jit runs each group's sgemms on one thread."""
-    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
-    parts = [
-        conv.conv2d_backward(
-            _part(dy, i, ocg, 1), _part(x, i, cg, 1), _part(w, i, ocg), stride, padding, has_bias, profile,
-            (False, mask[1], mask[2]), conv.GEMM_JIT,
-        )
-        for i in range(groups)
-    ]  # fmt: skip
-    gw = np.concatenate([p[1] for p in parts]) if mask[1] else None
-    gb = np.concatenate([p[2] for p in parts]) if mask[2] and has_bias else None
-    return None, gw, gb
+        conv.conv2d_backward(dyg, xg, wg, stride, padding, has_bias, profile, mask, kind)
+        for dyg, xg, wg in zip(*slices, strict=True)
+    ]
+    return tuple(
+        None if parts[0][i] is None else np.concatenate([p[i] for p in parts], axis=int(i == 0)) for i in range(3)
+    )

@@ -60,7 +60,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped
 from harness.impl import onednn_sgemm as og
-from harness.impl._lib import f32, ptr
+from harness.impl._lib import aligned, f32, ptr
 from harness.impl.profiles import KernelProfile
 
 # oneDNN's brgemm convolution at AVX2 (jit_brgemm_conv_utils.cpp): its L2 taken as 2 MiB whatever the
@@ -99,16 +99,9 @@ def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfil
 
 
 # ------------------------------------------------------- shared: buffers, ATen's slow_conv2d, oneDNN's sgemm
-def _aligned(size: int) -> np.ndarray:
-    """A float32 buffer on a 64-byte boundary, as torch's CPU allocator gives (MKL's kernels peel by alignment)."""
-    buf = np.zeros(size + 16, np.float32)
-    start = (-(buf.ctypes.data // 4)) % 16
-    return buf[start : start + size]
-
-
 def _nhwc_buffer(a: np.ndarray) -> np.ndarray:
     """A (N, C, H, W) array's channels-last memory in a fresh aligned buffer (flat)."""
-    out = _aligned(a.size)
+    out = aligned(a.size)
     out[:] = a.transpose(0, 2, 3, 1).reshape(-1)
     return out
 
@@ -132,7 +125,7 @@ def thnn_columns(x: np.ndarray, g: conv.Geometry) -> np.ndarray:
     if (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0):
         return _nhwc_buffer(x)
     size = oh * ow * kh * kw * g.c
-    cols = _aligned(n * size)
+    cols = aligned(n * size)
     for t in range(n):
         cols[t * size : (t + 1) * size] = _im2col_rows(x[t], kh, kw, sh, sw, ph, pw, oh, ow).reshape(-1)
     return cols
@@ -149,7 +142,7 @@ def _thnn_forward(x, w, b, g, profile: KernelProfile):
     prof = profile if n == 1 else profile.with_threads(1)  # parallel_for over the images, as for NCHW
     wcl = _nhwc_buffer(w)  # (OC, KH*KW*C) rows
     cols = thnn_columns(x, g)
-    y = _aligned(n * m * oc)
+    y = aligned(n * m * oc)
     for t in range(n):
         out = y[t * m * oc : (t + 1) * m * oc]
         if b is not None:

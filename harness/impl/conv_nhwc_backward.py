@@ -86,7 +86,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped, conv_nhwc
-from harness.impl._lib import f32, load, ptr
+from harness.impl._lib import aligned, f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
 _I = ctypes.c_int64
@@ -412,14 +412,14 @@ def _thnn_backward(dy, x, w, g, has_bias: bool, profile: KernelProfile, mask):
     if mask[0]:
         prof = profile if n == 1 else profile.with_threads(1)
         gx = np.empty((n, c, h, wd), np.float32)
-        cols = conv_nhwc._aligned(k * m)
+        cols = aligned(k * m)
         for t in range(n):
             cpublas_gemm("n", "n", k, m, oc, wcl, k, d[t * m * oc :], oc, 0.0, cols, k, prof)
             gx[t] = _col2im_rows(cols.reshape(m, k), c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow).transpose(2, 0, 1)
     if mask[1]:
         prof = profile
         cols = conv_nhwc.thnn_columns(x, g)
-        acc = conv_nhwc._aligned(k * oc)
+        acc = aligned(k * oc)
         for t in range(n):
             cpublas_gemm("n", "t", k, oc, m, cols[t * m * k :], k, d[t * m * oc :], oc, 1.0, acc, k, prof)
         gw = f32(acc.reshape(oc, kh, kw, c).transpose(0, 3, 1, 2))

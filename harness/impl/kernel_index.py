@@ -299,9 +299,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "chain from the bias over (kh, kw), grad_input one chain over the taps, grad_weight one chain over "
             "(image, oh, ow) per thread's images; at SSE4.1 below a multiple of 8 channels `gemm:jit`'s forward "
             "and grad_input, and where jit_dw declines its grad_weight `gemm:jit` per group; groups of whole "
-            "blocks of 8 channels the one-group kernels group by group (AVX-512: blocks of 16, 8 or 4), at SSE4.1 "
-            "the others gemm:jit per group; 3-D (harness/impl/conv3d.py, baseline and avx2): the same kernels "
-            "with depth as one more tap dimension ((kd, kh, kw)), gemm:jit per (image, od) plane"
+            "blocks of 8 channels the one-group kernels group by group (1x1: one chain a group; AVX2's weights "
+            "with its reducer over all groups; AVX-512: blocks of 16, 8 or 4), the others gemm:jit over all "
+            "groups (SSE4.1's backward per group); 1x1 at stride 1 on 1 thread ATen's slow_conv2d per group on "
+            "each group's slices (MKL's sgemm at their offsets); 3-D (harness/impl/conv3d.py, baseline and "
+            "avx2): the same kernels with depth as one more tap dimension ((kd, kh, kw)), gemm:jit per (image, "
+            "od) plane"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "

@@ -77,9 +77,7 @@ def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
     for name in names:
         stride = a.get(f"{name}.stride")
         if stride is None:  # not captured: taken as contiguous
-            stride, step = [0] * len(shape), 1
-            for d in reversed(range(len(shape))):
-                stride[d], step = step, step * shape[d]
+            stride = c_strides(shape)
         if len(stride) != len(shape):
             raise ParityError(f"{name}: strides {stride} do not match the shape {list(shape)}")
         if all(s == 0 for s in stride):
@@ -185,11 +183,16 @@ def in_memory_order(
     return np.transpose(out, np.argsort(kept)) if out.ndim == len(kept) else out
 
 
-def c_strides(shape: tuple[int, ...]) -> list[int]:
+def strides_in_order(shape: tuple[int, ...], order: tuple[int, ...] | range) -> list[int]:
+    """The strides of a dense tensor of ``shape`` whose dims lie in memory in ``order``, outermost first."""
     out, step = [0] * len(shape), 1
-    for d in reversed(range(len(shape))):
+    for d in reversed(order):
         out[d], step = step, step * shape[d]
     return out
+
+
+def c_strides(shape: tuple[int, ...]) -> list[int]:
+    return strides_in_order(shape, range(len(shape)))
 
 
 def _same_layout(stride: list[int], expected: list[int], shape: tuple[int, ...]) -> bool:
@@ -207,14 +210,8 @@ def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     stride = a.get(f"{name}.stride")
     if stride is None or contiguous(stride, shape):
         return False
-    if len(shape) in (4, 5):
-        perm = (0, *range(2, len(shape)), 1)
-        cl = c_strides(tuple(shape[d] for d in perm))
-        expected = [0] * len(shape)
-        for i, d in enumerate(perm):
-            expected[d] = cl[i]
-        if _same_layout(stride, expected, shape):
-            return True
+    if len(shape) in (4, 5) and _same_layout(stride, strides_in_order(shape, (0, *range(2, len(shape)), 1)), shape):
+        return True
     raise ParityError(f"the impl reproduces batch norm on contiguous or channels-last tensors, not {name} {stride}")
 
 

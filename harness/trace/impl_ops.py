@@ -432,12 +432,15 @@ def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
             raise ParityError(f"the impl reproduces 3-D convolutions of NCDHW tensors only, not {name} {stride}")
 
 
-def _view4d_stride(shape: tuple[int, ...], stride: list[int]) -> tuple[tuple[int, ...], list[int]]:
-    """A 1-D convolution's (N, C, W) tensor as its backend sees it: ATen makes it contiguous (a tensor
-    torch already calls contiguous keeps its strides, those of size-1 dims included), then views it as
-    (N, C, 1, W) (``unsqueeze(2)``). One channel of stride 1 so looks channels-last (measured: oneDNN's
-    acdb), any other layout does not."""
-    s = list(stride) if impl_nn.contiguous(stride, shape) else impl_nn.c_strides(shape)
+def _view4d_stride(
+    shape: tuple[int, ...], stride: list[int], made_contiguous: bool = True
+) -> tuple[tuple[int, ...], list[int]]:
+    """A 1-D convolution's (N, C, W) tensor as its backend sees it: ATen makes the input contiguous
+    (``made_contiguous``; a tensor torch already calls contiguous keeps its strides, those of size-1
+    dims included; grad_output it leaves as it is), then views it as (N, C, 1, W) (``unsqueeze(2)``).
+    One channel of stride 1 so looks channels-last (measured: oneDNN's acdb), any other layout does
+    not."""
+    s = list(stride) if not made_contiguous or impl_nn.contiguous(stride, shape) else impl_nn.c_strides(shape)
     return (shape[0], shape[1], 1, shape[2]), [s[0], s[1], s[2] * shape[2], s[2]]
 
 
@@ -465,16 +468,46 @@ def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     if _channels_last(t, a):
         conv2d = conv_nhwc.conv2d
-    else:  # a 1-D convolution's input of any strides: ATen makes it contiguous (measured, forward)
-        _contiguous_nchw(t, a, ("input", "weight") if t["input"].ndim != 3 else ("weight",))
+    else:  # an input of any other strides ATen makes contiguous (NCHW) for every backend (measured)
+        _contiguous_nchw(t, a, ("weight",))
         conv2d = conv_grouped.conv2d
     out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, groups, p)
     return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
 
 
-def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc_backward
+def _runs_thnn(x_shape, w_shape, stride, padding, groups: int, p: KernelProfile) -> bool:
+    """Whether ATen's slow_conv2d runs this 2-D convolution (per group where ``groups`` > 1)."""
+    from harness.impl import conv, conv_grouped
+
+    if groups > 1:
+        return conv_grouped.path(x_shape, w_shape, stride, padding, groups, p)[0] == conv_grouped.THNN_GROUPS
+    return conv.path(x_shape, w_shape, stride, padding, p) == conv.THNN
+
+
+def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.ndarray:
+    """slow_conv2d's grad_bias of a grad_output that was not contiguous: the sum over (N, H, W) as the
+    tensor lies (one group), or, per group, as ATen's ``subtensor`` copy of it lies (contiguous in the
+    suggested memory format of the 4-D view: channels-last for a 1-D convolution's transposed
+    grad_output), the groups' sums concatenated."""
+    from harness.impl.pool import suggests_channels_last
     from harness.impl.reduce import sum_dims
+
+    go, stride = t["grad_output"], a.get("grad_output.stride")
+    dims = (0, 2) if go.ndim == 3 else (0, 2, 3)
+    if groups == 1:
+        return impl_nn.in_memory_order(go, dims, stride, lambda y, d: sum_dims(y, d, p))
+    shape4, stride4 = (go.shape, stride) if go.ndim == 4 else _view4d_stride(go.shape, stride, made_contiguous=False)
+    cl = suggests_channels_last(shape4, stride4)
+    parts = []
+    for part in np.split(go, groups, axis=1):
+        order = (0, 2, 3, 1) if go.ndim == 4 else (0, 2, 1)  # channels-last: C innermost
+        layout = impl_nn.c_strides(part.shape) if not cl else impl_nn.strides_in_order(part.shape, order)
+        parts.append(impl_nn.in_memory_order(np.ascontiguousarray(part), dims, layout, lambda y, d: sum_dims(y, d, p)))
+    return np.concatenate(parts)
+
+
+def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -487,23 +520,17 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
     stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
     channels_last = _channels_last(t, a)
-    strided = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output", "input")))
-    # grouped: ATen's per-group slow_conv2d or oneDNN's, as harness.impl.conv_grouped decides; kept refused
-    thnn = strided and (groups > 1 or conv.path(x.shape, w.shape, stride, padding, p) == conv.THNN)
+    go_copied = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output",)))
     if channels_last:
-        conv2d_backward = conv_nhwc_backward.conv2d_backward
+        grads = conv_nhwc_backward.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
     else:
-        # ATen copies grad_output (and a 1-D convolution's input) of any other strides to NCHW for the
-        # kernels (measured); slow_conv2d sums grad_bias from grad_output as it lies (one group only)
-        copied = () if thnn and groups > 1 else ("grad_output", "input") if t["input"].ndim == 3 else ("grad_output",)
-        _contiguous_nchw(t, a, tuple(k for k in ("grad_output", "input", "weight") if k not in copied))
-        conv2d_backward = conv_grouped.conv2d_backward
-    grads = conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
-    if thnn and has_bias and mask[2] and impl_nn.not_contiguous(t, a, ("grad_output",)):
-        dims = (0, 2) if t["input"].ndim == 3 else (0, 2, 3)
-        stride_go = a.get("grad_output.stride")
-        gb = impl_nn.in_memory_order(t["grad_output"], dims, stride_go, lambda y, d: sum_dims(y, d, p))
-        grads = (*grads[:2], gb)
+        # ATen copies grad_output and input of any other strides to NCHW for the kernels (measured);
+        # slow_conv2d sums grad_bias from grad_output as it lies, or per group as each group's copy
+        # lies (``_thnn_grad_bias``)
+        _contiguous_nchw(t, a, ("weight",))
+        grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, go_copied)  # type: ignore[arg-type]
+    if go_copied and has_bias and mask[2] and _runs_thnn(x.shape, w.shape, stride, padding, groups, p):
+        grads = (*grads[:2], _thnn_grad_bias(t, a, groups, p))
     shapes = (t["input"].shape, t["weight"].shape, None)
     return {
         f"out{i}": g if shape is None else g.reshape(shape)
