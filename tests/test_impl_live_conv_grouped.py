@@ -52,6 +52,7 @@ CASES = (
     ((1, 30, 5, 7), (12, 10, 1, 1), 1, 0, 3, True),  # one image: slow_conv2d's views at offsets; AVX2's gemm:jit
     ((2, 320, 1, 9), (16, 160, 1, 1), 1, 0, 2, True),  # 160 channels a group: jit:avx2's one chain, not calls of 128
     ((2, 12, 6, 6), (24, 4, 1, 1), 1, 0, 3, True),  # 4 channels a group: AVX2's flat forward refused, gemm:jit back
+    ((3, 30, 1, 3), (12, 10, 1, 1), 1, 0, 3, True),  # SSE4.1's 2 threads split an image: a one-pixel gemv 'T'
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 

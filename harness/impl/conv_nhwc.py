@@ -43,7 +43,7 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   (image, block of output rows, block of columns; ``_fwd_nspc_conf``, by the host's L2) one sgemm
   ('N', 'T' or 'N', OC, pixels, KH*KW*C), K in (kh, kw, c) order with zeros in the padding (the
   SSE4.1 copy kernel: K blocks of 256, each block's chain of rounded products from 0 added to C; its
-  gemv 'T' for one pixel or channel, ``_gemv_t``), the bias added after.
+  gemv 'T' for one pixel or channel, harness.impl.onednn_sgemm), the bias added after.
 - SSE4.1 depthwise, ``jit_dw:sse41`` (channel tails allowed on nxc): per output one unfused chain
   from the bias over (kh, kw); where the kernel lies outside the input, ``gemm:jit`` nspc with groups:
   per (image, channel) a gemv over the im2col columns, the bias added after.
@@ -151,57 +151,10 @@ def _thnn_forward(x, w, b, g, profile: KernelProfile):
     return f32(y.reshape(n, oh, ow, oc).transpose(0, 3, 1, 2))
 
 
-def _gemv_t_block(x: np.ndarray, mat: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """One jit_sse41_gemv_t_f32_kern call: y (n,) + x (m,) . mat (m, n), unfused (csrc/conv.c sse41_gemv_t)."""
-    m = x.shape[0]
-    main = m // 8 * 8
-    y = y.copy()
-    if main:
-        lanes = np.zeros((4, y.shape[0]), np.float32)
-        for p in range(main):
-            lanes[p % 4] = lanes[p % 4] + x[p] * mat[p]
-        y = y + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-    pos = main
-    for ux in (4, 2, 1):
-        if (m - main) & ux:
-            lanes = np.zeros((4, y.shape[0]), np.float32)
-            for lane in range(ux):
-                lanes[lane] = x[pos + lane] * mat[pos + lane]
-            y = y + ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3]))
-            pos += ux
-    return y
-
-
-def _gemv_t(x: np.ndarray, mat: np.ndarray, y: np.ndarray, strided: bool) -> np.ndarray:
-    chunk = 512 if strided else max(1, x.shape[0])
-    for t0 in range(0, x.shape[0], chunk):
-        y = _gemv_t_block(x[t0 : t0 + chunk], mat[t0 : t0 + chunk], y)
-    return y
-
-
 def _sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, nthr):
-    """oneDNN's extended_sgemm at SSE4.1 on flat float32 arrays (column-major), gemv 'T' here."""
-    if m <= 0 or n <= 0:
-        return
-    call = og.Call(ta, tb, m, n, k, lda, ldb, ldc)
-    trans = ta if n == 1 else (not tb if m == 1 else None)
-    if not trans:
-        og.sgemm(og.SSE41, nthr, call, a, 0, b, 0, int(beta), c, 0)
-        return
-    pk = np.arange(k)
-    if n == 1:  # y (m) = op(A) x, op(A)[i, p] = a[p + i*lda]; x[p] = op(B)[p, 0]
-        mat = a[pk[:, None] + np.arange(m)[None, :] * lda]
-        xv = b[pk * ldb] if tb else b[pk]
-        strided = tb and ldb != 1
-        y0 = c[np.arange(m)] if beta else np.zeros(m, np.float32)
-        c[np.arange(m)] = _gemv_t(xv, mat, y0, strided)
-    else:  # m == 1: y (n) = op(B)^T x, op(B)[p, j] = b[p + j*ldb]; x[p] = op(A)[0, p]
-        mat = b[pk[:, None] + np.arange(n)[None, :] * ldb]
-        xv = a[pk] if ta else a[pk * lda]
-        strided = (not ta) and lda != 1
-        idx = np.arange(n) * ldc
-        y0 = c[idx] if beta else np.zeros(n, np.float32)
-        c[idx] = _gemv_t(xv, mat, y0, strided)
+    """oneDNN's extended_sgemm at SSE4.1 on flat float32 arrays (column-major; harness.impl.onednn_sgemm,
+    its gemv 'T' included)."""
+    og.sgemm(og.SSE41, nthr, og.Call(ta, tb, m, n, k, lda, ldb, ldc), a, 0, b, 0, int(beta), c, 0)
 
 
 def _per_channel(a: np.ndarray) -> np.ndarray:

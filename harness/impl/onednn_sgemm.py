@@ -1,6 +1,6 @@
 """oneDNN v3.12's x86 sgemm at AVX2 and AVX512_CORE (``extended_sgemm``, gemm_driver.cpp), as its
 gemm:jit convolutions and its RNNs (harness/impl/rnn.py) call it, bit for bit (the kernels'
-arithmetic in csrc/conv.c ``dnnl_sgemm_block``); at SSE4.1 its copy-based path.
+arithmetic in csrc/conv.c ``dnnl_sgemm_block``); at SSE4.1 its copy-based path and its gemv kernels.
 
 BLAS conventions, column-major: C (m, n) = (beta ? C : 0) + op(A) (m, k) @ op(B) (k, n), beta 0 or 1,
 alpha 1; op(A)[i, p] is ``a[i + p*lda]`` ('N') or ``a[p + i*lda]`` ('T'); C[i, j] is ``c[i + j*ldc]``.
@@ -13,7 +13,8 @@ Which code runs (``route``; gemm_threading_driver for f32):
   chain over p = l mod 16), reduced across the lanes by its shuffle tree; its threads split rows only.
 - ``gemv`` (n = 1, else m = 1; gemv_driver.cpp): ``dnnl_gemv_n`` (per element a fused chain over the
   terms in order, from y) and ``dnnl_gemv_t`` (8 lanes over blocks of 16 terms, the remainder in
-  pieces of 8, 4, 2, 1, each summed and added to y); threads split the outputs, except a short and fat
+  pieces of 8, 4, 2, 1, each summed and added to y); where x is strided (incx not 1) the 'T' kernel
+  runs on copies of 512 terms, one call each; threads split the outputs, except a short and fat
   gemv 'N', whose terms they split into buffers added to y in order (``_gemv``).
 - the thread count: ``adjust_thread_count`` from the threads the caller sees (one inside a parallel
   region, else all of them).
@@ -32,7 +33,9 @@ Which code runs (``route``; gemm_threading_driver for f32):
   each block one fused chain from 0 per element, added to C. At SSE4.1 always (no no-copy kernel):
   blocks of 256 (the whole of K up to 256, two halves below 512), each one chain of multiplies and
   adds from 0 per element, added to C; its gemv 'N' kernel as AVX2's, unfused, and its thread
-  checker's own first rule; its gemv 'T' kernel is not modelled (ParityError).
+  checker's own first rule; its gemv 'T' kernel jit_sse41_gemv_t_f32_kern (``dnnl_gemv_t_sse41``):
+  4 lanes over blocks of 8 terms (lane l the terms l mod 4, products rounded, then added), summed
+  (l0 + l1) + (l2 + l3) and added to y, the remainder in pieces of 4, 2, 1 summed alike and added.
 """
 
 from __future__ import annotations
@@ -43,7 +46,6 @@ from typing import NamedTuple
 
 import numpy as np
 
-from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
 from harness.impl.profiles import KernelProfile
 
@@ -59,6 +61,7 @@ def _lib() -> ctypes.CDLL:
         lib.dnnl_sgemm_block.argtypes = [ctypes.c_int32, _I, _I, _I, _P, _I, _I, _P, _I, _I, _P, _I, _I, ctypes.c_int32]
         lib.dnnl_smalln_tn.argtypes = [_I, _I, _I, _P, _I, _P, _I, _P, _I, ctypes.c_int32]
         lib.dnnl_gemv_t.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I]
+        lib.dnnl_gemv_t_sse41.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I]
         lib.dnnl_gemv_n.argtypes = [_I, _I, _P, _I, _P, _I, _P, _I, ctypes.c_int32]
         i32 = ctypes.c_int32
         lib.onednn_ref_sgemm.argtypes = [i32, i32, _I, _I, _I, _P, _I, _P, _I, ctypes.c_float, _P, _I, i32, _I]
@@ -411,10 +414,10 @@ def _part_1d(n: int, ithr: int, nthr: int) -> tuple[int, int]:
 
 def _gemv(isa: str, nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> None:
     """jump_to_gemv (n = 1 first, then m = 1) and gemv_threading_driver: the kernels of csrc/conv.c
-    (``dnnl_gemv_n``, ``dnnl_gemv_t``) on y = C after beta (zeros or C). Threads split the outputs
-    (no bit depends on it) except for a short and fat gemv 'N' (at most 500 rows a thread, at least
-    128 columns a thread): its columns split by ``_part_1d``, the first part into y, the others into
-    zeroed buffers, added to y in order."""
+    (``dnnl_gemv_n``; ``dnnl_gemv_t``, at SSE4.1 ``dnnl_gemv_t_sse41``) on y = C after beta (zeros or
+    C). Threads split the outputs (no bit depends on it) except for a short and fat gemv 'N' (at most
+    500 rows a thread, at least 128 columns a thread): its columns split by ``_part_1d``, the first
+    part into y, the others into zeroed buffers, added to y in order."""
     if c.n == 1:
         trans, gm, gn, mat, mo, ld, vec, vo = c.ta, *((c.k, c.m) if c.ta else (c.m, c.k)), a, ao, c.lda, b, bo
         incx, incy = (c.ldb if c.tb else 1), 1
@@ -422,12 +425,11 @@ def _gemv(isa: str, nthr: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> Non
         trans, gm, gn, mat, mo, ld, vec, vo = not c.tb, *((c.k, c.n) if not c.tb else (c.n, c.k)), b, bo, c.ldb, a, ao
         incx, incy = (1 if c.ta else c.lda), c.ldc
     ydim = gn if trans else gm
-    if trans and isa == SSE41:
-        raise ParityError("oneDNN's SSE4.1 gemv 'T' kernel (an sgemm with one row) is not modelled")
     if not beta:
         out[oo : oo + (ydim - 1) * incy + 1 : incy] = 0.0
-    fused = int(isa != SSE41)
-    kern = _lib().dnnl_gemv_t if trans else (lambda *args: _lib().dnnl_gemv_n(*args, fused))
+    fused, lib = int(isa != SSE41), _lib()
+    gemv_t = lib.dnnl_gemv_t_sse41 if isa == SSE41 else lib.dnnl_gemv_t
+    kern = gemv_t if trans else (lambda *args: lib.dnnl_gemv_n(*args, fused))
     goal = _gemv_threads(isa, nthr, gm, gn)
     if trans or goal == 1 or not (gm <= goal * 500 and gn >= goal * 128):
         kern(gm, gn, _ptr(mat, mo), ld, _ptr(vec, vo), incx, _ptr(out, oo), incy)
@@ -449,7 +451,7 @@ def sgemm(isa: str, nthr: int, c: Call, a: np.ndarray, ao: int, b: np.ndarray, b
           out: np.ndarray, oo: int, force_nocopy: bool = False) -> None:  # fmt: skip
     """``extended_sgemm`` at ``isa`` with ``nthr`` threads available to it: C = (beta ? C : 0) + op(A)
     @ op(B) into the flat float32 ``out`` at ``oo`` (a, b, out: flat float32 arrays, their matrices
-    at element offsets ao, bo, oo). ParityError on the paths not modelled (SSE4.1's gemv 'T')."""
+    at element offsets ao, bo, oo)."""
     if c.m <= 0 or c.n <= 0:
         return
     path, threads = route(isa, nthr, c, force_nocopy)

@@ -53,7 +53,7 @@ same postgemm. Its blocking and threads change no bit.
 
 Refused (ParityError): other torch releases than 2.13.0 (other oneDNN versions, not measured); at
 SSE4.1 inference where oneDNN packs the weights (its packed sgemm: T = 1,
-or B >= 16 for the recurrent product), and the backward with H = 1 (SSE4.1's gemv 'T').
+or B >= 16 for the recurrent product).
 """
 
 from __future__ import annotations

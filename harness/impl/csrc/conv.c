@@ -185,9 +185,10 @@ void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t 
 }
 
 /* oneDNN's SSE4.1 gemv_t (jit_sse41_gemv_t_f32_kern): y + x . a over m terms, unfused. The first
- * 8 * (m / 8) terms in 4 lanes (term t in lane t % 4, in order), the lanes summed by two haddps
- * ((l0 + l1) + (l2 + l3)) and added to y; then a block of 4, of 2 and of 1 term where m's remainder
- * has that bit, each summed the same way from its own lanes and added to y in that order. */
+ * 8 * (m / 8) terms in 4 lanes (term t in lane t % 4, in order, each lane from +0), the lanes summed
+ * by two haddps ((l0 + l1) + (l2 + l3)) and added to y; then a block of 4, of 2 and of 1 term where
+ * m's remainder has that bit, each summed the same way from its own lanes (+0 plus the product; the
+ * unused lanes +0) and added to y in that order. A part with no terms leaves y alone. */
 static float sse41_gemv_t(const float *x, const float *a, int64_t m, float y) {
     int64_t main = m / 8 * 8, pos = 0;
     if (main) {
@@ -198,7 +199,7 @@ static float sse41_gemv_t(const float *x, const float *a, int64_t m, float y) {
     for (int64_t ux = 4; ux > 0; ux >>= 1)
         if ((m - main) & ux) {
             float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            for (int64_t l = 0; l < ux; l++) lane[l] = x[pos + l] * a[pos + l];
+            for (int64_t l = 0; l < ux; l++) lane[l] = 0.0f + x[pos + l] * a[pos + l];
             y += (lane[0] + lane[1]) + (lane[2] + lane[3]);
             pos += ux;
         }
@@ -454,7 +455,7 @@ void dnnl_smalln_tn(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda
     }
 }
 
-/* oneDNN's gemv kernels at AVX2 and AVX512_CORE (gemv_driver.cpp; the sgemm's n = 1 or m = 1 cases),
+/* oneDNN's gemv kernels at SSE4.1, AVX2 and AVX512_CORE (gemv_driver.cpp; the sgemm's n = 1 or m = 1 cases),
  * one kernel call each (harness/impl/onednn_sgemm.py splits the threads' parts):
  * dnnl_gemv_n: jit_sse41_gemv_n_f32_kern: y (m) at y[i*incy], per element a chain over the n
  *   columns of A[i + p*lda] times x[p*incx] in order, from y where incy is 1, else (gemv_kernel_driver's
@@ -499,5 +500,24 @@ void dnnl_gemv_t(int64_t m, int64_t n, const float *a, int64_t lda, const float 
                 *out = *out + dnnl_hsum8(lane);
             }
         }
+    }
+}
+
+/* dnnl_gemv_t_sse41: jit_sse41_gemv_t_f32_kern as gemv_kernel_driver calls it: y[j*incy] for j < n,
+ * the dot of A's column j (A[p + j*lda], p < m) with x, onto y. Where incx is 1 one kernel call over
+ * all m terms; else the driver copies x in blocks of 512 terms (M_BLK, its xtmp), one call each, in
+ * order. Each call and column is sse41_gemv_t: 4 lanes over the first 8 * floor(m' / 8) terms, then
+ * pieces of 4, 2, 1, each part's lanes summed and added to y. */
+void dnnl_gemv_t_sse41(int64_t m, int64_t n, const float *a, int64_t lda, const float *x, int64_t incx, float *y,
+                       int64_t incy) {
+    float xtmp[512];
+    for (int64_t p0 = 0; p0 < m; p0 += incx == 1 ? m : 512) {
+        const int64_t mb = incx == 1 ? m : (m - p0 < 512 ? m - p0 : 512);
+        const float *xb = x + p0;
+        if (incx != 1) {
+            for (int64_t p = 0; p < mb; p++) xtmp[p] = x[(p0 + p) * incx];
+            xb = xtmp;
+        }
+        for (int64_t j = 0; j < n; j++) y[j * incy] = sse41_gemv_t(xb, a + j * lda + p0, mb, y[j * incy]);
     }
 }
