@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from harness.cli import main
-from harness.formats.trace import Captured, OpRecord, TensorRef, Trace, read_trace, write_trace
+from harness.formats.trace import SOURCES_SINCE, Captured, OpRecord, TensorRef, Trace, read_trace, write_trace
 from harness.trace.diff import align, diff_traces
 
 torch = pytest.importorskip("torch")
@@ -364,6 +364,31 @@ def test_normal_replays_from_a_captured_generator_state(backend: str) -> None:
         assert tracer.ops[1].op == "aten.normal_.default" and "generator_state" in cap.inputs
         again = replay(tracer.ops[1].op, cap.inputs, cap.args, profile)["out"]
         assert (again.view(np.uint32) == out.numpy().view(np.uint32)).all()
+
+
+def test_a_generator_seeded_at_run_time_is_told_apart_from_draws_that_differ_in_number(backend: str) -> None:
+    """A random op's generator state carries its initial seed: two runs whose dropout draws from a
+    generator seeded differently (Reformer's ``torch.seed()``) are told so, with the seeds; two runs
+    that drew a different number of numbers first are told that instead."""
+
+    def run(seed: int, extra: int) -> Trace:
+        torch.manual_seed(seed)
+        w = torch.ones(64, requires_grad=True)
+        with recording() as tracer:
+            torch.rand(extra)
+            (torch.nn.functional.dropout(w, 0.5) * 2).sum().backward()
+        _recorded_by(tracer, backend)
+        return Trace(Path("t.h5"), {"provenance": {}, "trace_version": SOURCES_SINCE}, tracer.ops)
+
+    reseeded = diff_traces(run(11, 3), run(12, 3))
+    assert reseeded.reach is not None and reseeded.root_cause is None
+    assert any("seeded differently (initial seed 11 in A, 12 in B)" in why for why in reseeded.reach.unresolved)
+    more_draws = diff_traces(run(11, 3), run(11, 4))
+    assert more_draws.reach is not None and more_draws.root_cause is None
+    assert any("earlier draws differ in number" in why for why in more_draws.reach.unresolved)
+    from harness.trace.reach import _generator_note  # seeds of 64 bits (torch.seed()'s) kept as float64: not printed
+
+    assert "two different 64-bit initial seeds" in _generator_note(float(2**63 - 25), 2.0**62)
 
 
 def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors(backend: str) -> None:

@@ -49,6 +49,12 @@ def test_the_zoo_refuses_what_it_does_not_know(capsys: pytest.CaptureFixture[str
     assert "--comparisons: none given" in capsys.readouterr().err
 
 
+def test_every_script_of_the_zoo_is_one_of_its_models() -> None:
+    """``tox -e zoo`` runs MODELS: a family's script that is not listed would never be traced."""
+    scripts = {path.stem for path in zoo.ZOO.glob("*.py")} - {"common"}
+    assert scripts == set(zoo.MODELS) and len(zoo.MODELS) == len(set(zoo.MODELS))
+
+
 def test_loaded_weights_include_zero_dimensional_parameters() -> None:
     """A scalar parameter (CLIP's ``logit_scale``) is loaded as the others, from the same stream."""
     import torch

@@ -35,7 +35,7 @@ MODELS = (
     "gpt_oss", "qwen3", "phi3", "dinov2", "convnextv2", "regnet", "hubert", "albert", "jamba",
     "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit", "encodec", "convbert", "mobilenet_v1", "swin2sr",
     "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer", "xlnet", "squeezebert",
-    "nystromformer",
+    "nystromformer", "longformer", "reformer", "canine", "big_bird", "patchtst", "recurrent_gemma", "pvt_v2",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

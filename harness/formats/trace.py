@@ -69,7 +69,7 @@ class TensorRef(NamedTuple):
     digest: bytes  # 32 bytes; all zero when not fingerprinted
     dtype: str
     shape: tuple[int, ...]
-    sum: float
+    sum: float  # the float64 sum (NaN where not numeric); a generator's state: its initial seed
     fingerprinted: bool = True
     src: int = -1  # an input: the op that last wrote the storage it views (-1: none traced, or unknown)
 

@@ -167,8 +167,12 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     """(forward, backward data, backward weights): the kernel torch runs for each pass, or a name
     starting with ``refuse:`` for a kernel the impl does not model."""
     if _thnn_per_group(x_shape, w_shape, stride, profile):
-        _split(x_shape, w_shape, groups)
-        return (THNN_GROUPS,) * 3
+        if not profile.aarch64:
+            _split(x_shape, w_shape, groups)
+            return (THNN_GROUPS,) * 3
+        # NVPL's sgemm on each group's slices (at their offsets) is measured for one product per element only
+        unmeasured = "refuse:ATen's slow_conv2d per group on aarch64 (NVPL's sgemm on offset slices), not measured"
+        return (THNN_GROUPS, THNN_GROUPS, unmeasured) if _depthwise(x_shape, w_shape, groups) else (unmeasured,) * 3
     name, block, ur_w, _fused = _level(profile)
     g = _group_geometry(x_shape, w_shape, stride, padding, groups)
     if not _depthwise(x_shape, w_shape, groups):
@@ -489,6 +493,8 @@ def conv2d_backward(
         # ATen's slow_conv2d_backward per group (convolution_backward): each group's grad_output, input
         # and weight narrowed (``_subtensors``' views; a grad_output that was not contiguous is copied
         # per group), the thnn backward on them (grad_bias each group's sum as contiguous)
+        if mask[1] or (mask[2] and has_bias):
+            _refuse(weights, "backward weights")
         views = (not dy_copied, True, True)
         return _groups_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask, conv.THNN, views)
     g = _group_geometry(x.shape, w.shape, stride, padding, groups)

@@ -219,13 +219,25 @@ def _follow(
     where = f"input {x.name} of op {i} ({a.ops[i].op})"
     if x.src < 0 or y.src < 0:
         if x.name == "generator_state":
-            return f"{where}: the random generator's state differs (earlier draws differ in number)"
+            return f"{where}: {_generator_note(x.sum, y.sum)}"
         return f"{where} differs and no traced op wrote it (made before the trace began)"
     if a2b.get(x.src) != y.src:
         return f"{where} was written by op {x.src} in A and op {y.src} in B, which are not aligned (a code path)"
     if x.src not in differing and not _writes_unseen(a.ops[x.src]):
         return f"{where} differs, but op {x.src} ({a.ops[x.src].op}) that wrote it gave the same bits: written since"
     return ""
+
+
+def _generator_note(seed_a: float, seed_b: float) -> str:
+    """Why two runs' generator states differ, by their initial seeds (NaN in traces that lack them)."""
+    if seed_a == seed_a and seed_b == seed_b and seed_a != seed_b:
+        exact = max(seed_a, seed_b) < 2**53  # the trace keeps a seed as a float64
+        seeds = f"initial seed {seed_a:.0f} in A, {seed_b:.0f} in B" if exact else "two different 64-bit initial seeds"
+        return (
+            f"the random generator was seeded differently ({seeds}): a seed made at run time (torch.seed(), or "
+            "one from outside the program) differs from run to run, on any platform"
+        )
+    return "the random generator's state differs (earlier draws differ in number)"
 
 
 def _died(a: Trace, index: int, differing: dict[int, object], graph: _Graph) -> str:

@@ -507,27 +507,29 @@ def _storage_of(t: torch.Tensor) -> Any:
         return None
 
 
+def _generator_of(args: tuple, kwargs: dict) -> torch.Generator:
+    """The generator a random op draws from (the default one where it was given none)."""
+    given = kwargs.get("generator") or next((a for a in args if isinstance(a, torch.Generator)), None)
+    return given or torch.default_generator
+
+
 def _generator_state(args: tuple, kwargs: dict) -> np.ndarray:
     """The bytes of the generator a random op draws from (``Generator.get_state``)."""
-    return _state_of(kwargs.get("generator") or next((a for a in args if isinstance(a, torch.Generator)), None))
-
-
-def _state_of(gen: torch.Generator | None) -> np.ndarray:
-    return (gen or torch.default_generator).get_state().numpy()
+    return _generator_of(args, kwargs).get_state().numpy()
 
 
 def _generator_ref(args: tuple, kwargs: dict) -> _Raw:
     """The generator's state as an input of a random op: its draws depend on it."""
-    return _state_ref(_generator_state(args, kwargs))
+    return _generator_ref_of(_generator_of(args, kwargs))
 
 
 def _generator_ref_of(gen: torch.Generator | None) -> _Raw:
-    """``_generator_ref`` of the generator an op was given (None: the default one): the hook's."""
-    return _state_ref(_state_of(gen))
-
-
-def _state_ref(state: np.ndarray) -> _Raw:
-    return ("generator_state", (digest(state), _NAN), "uint8", tuple(state.shape))
+    """``_generator_ref`` of the generator an op was given (None: the default one): the hook's. In
+    place of a sum (a state has none) it carries the generator's initial seed, so that a diff can
+    tell a generator seeded otherwise (``torch.seed()``) from one that drew more or fewer numbers."""
+    gen = gen or torch.default_generator
+    state = gen.get_state().numpy()
+    return ("generator_state", (digest(state), float(gen.initial_seed())), "uint8", tuple(state.shape))
 
 
 def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
