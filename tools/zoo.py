@@ -36,6 +36,7 @@ MODELS = (
     "poolformer", "bit", "videomae", "dpt", "mamba2", "mobilevit", "encodec", "convbert", "mobilenet_v1", "swin2sr",
     "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer", "xlnet", "squeezebert",
     "nystromformer", "longformer", "reformer", "canine", "big_bird", "patchtst", "recurrent_gemma", "pvt_v2",
+    "informer", "wav2vec2_conformer", "swinv2", "hiera", "sew", "perceiver", "focalnet",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

@@ -72,8 +72,9 @@ groups of whole blocks where jit:avx512_core's one-group checks decline (it ran 
 gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight of groups of several
-channels at AVX2/AVX-512 (jit:avx2's thread split), brgconv_strided and jit_1x1 per group;
-other torch releases and aarch64.
+channels at AVX-512, and at AVX2 at strides over 1; brgconv_strided per group; slow_conv2d per group
+on aarch64 but one product per element (depthwise forward and grad_input); other torch releases and
+aarch64's oneDNN.
 """
 
 from __future__ import annotations
@@ -298,28 +299,19 @@ def _avx512_block(g: conv.Geometry) -> int | None:
 def _terms_groups_forward(
     x, w, b, g: conv.Geometry, groups: int, terms: np.ndarray, bias_mode: int, fused: bool = True
 ) -> np.ndarray:
-    """Per group chains over ``terms`` (csrc/conv.c conv_fwd_terms; ``fused`` or each product rounded),
-    the groups' outputs concatenated. jit:avx512_core's forward of groups of several channels (``_avx512_terms``: per
-    block of its channel block, ``_avx512_block``, a chain from 0 over (kh, kw, channel), the first
-    block's sum plus the bias, each further block's sum added: ``bias_mode`` 2, as harness.impl.conv's
-    AVX-512 forward with its block of 16); jit:sse41's and jit:avx2's of 1x1 groups (one chain from
-    the bias over the channels: ``bias_mode`` 1)."""
+    """Per group chains over ``terms`` (csrc/conv.c conv_fwd_terms; ``fused``, else each product
+    rounded), the groups' outputs concatenated. jit:avx512_core's forward of groups of several
+    channels: per block of its channel block (``_avx512_block``) a chain from 0 over (kh, kw,
+    channel), the first block's sum plus the bias, each further block's sum added (``bias_mode`` 2,
+    as harness.impl.conv's AVX-512 forward with its block of 16); jit:sse41's and jit:avx2's of 1x1
+    groups: one chain from the bias over the channels (``bias_mode`` 1)."""
     lib = conv._lib()
     y = np.empty((g.n, g.oc * groups, g.oh, g.ow), np.float32)
     bs = [None] * groups if b is None else _subtensors(b, groups, 0)
     for i, (xs, ws) in enumerate(zip(_subtensors(x, groups, 1), _subtensors(w, groups, 0), strict=True)):
         out = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
-        lib.conv_fwd_terms(
-            *g,
-            ptr(xs),
-            ptr(ws),
-            None if bs[i] is None else ptr(bs[i]),
-            ptr(out),
-            ptr(terms),
-            len(terms),
-            int(fused),
-            bias_mode,
-        )
+        bias = None if bs[i] is None else ptr(bs[i])
+        lib.conv_fwd_terms(*g, ptr(xs), ptr(ws), bias, ptr(out), ptr(terms), len(terms), int(fused), bias_mode)
         y[:, i * g.oc : (i + 1) * g.oc] = out
     return y
 
@@ -373,8 +365,9 @@ def _gemm_jit_per_group(g: conv.Geometry) -> str:
 def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelProfile, refusal: str) -> str:
     """grad_input of groups of several channels: at stride 1 (not 1x1) oneDNN's jit:avx2 where each
     group has whole blocks of 8 input and output channels and the kernel takes the shape (the
-    one-group kernel's chunks, group by group), jit:avx512_core in its channel blocks; at SSE4.1
-    gemm:jit per group (``refusal`` names it); the rest (brgconv_strided, jit_1x1) refused."""
+    one-group kernel's chunks, group by group), jit:avx512_core in its channel blocks; else
+    ``refusal``'s kernel (at SSE4.1 gemm:jit per group, at AVX2 a 1x1's jit:avx2 over all the groups)
+    or its refusal (brgconv_strided)."""
     if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1) and (g.kh, g.kw) != (1, 1):
         return AVX512_GROUPS if _avx512_groups_take(g, profile, 1) else _AVX512_BELOW
     whole = g.c % 8 == 0 and g.oc % 8 == 0
