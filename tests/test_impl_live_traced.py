@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
 from harness.trace.impl_ops import packet, replay
 from harness.trace.recorder import recording
@@ -156,6 +157,34 @@ def test_unary_ops_of_integer_tensors_replay(backend: str, n: int, threads: int)
         torch.tanh(ramp % 7 - 3)
 
     _replays_match(backend, program, {"log", "exp", "tanh"}, 3)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 5000), scale=st.sampled_from([1e-3, 1.0, 100.0, 1e30]), seed=st.integers(0, 2**32 - 1),
+       threads=st.integers(1, 2))  # fmt: skip
+@example(n=19, scale=1.0, seed=0, threads=1)  # 16 in two vectors, 3 past them: SLEEF's lanes still
+def test_log1p_replays(backend: str, n: int, scale: float, seed: int, threads: int) -> None:
+    """Informer's Student-t likelihood runs ``log1p``: ATen maps Vectorized's log1p over every element
+    (SLEEF's at AVX2, the C library's in the default build), those past the last whole vector too;
+    x < -1, -1, infinities and NaNs included. AVX-512 and aarch64 are not measured: refused."""
+    from harness.impl.unary import _LOG1P_BUILDS
+
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy((rng.standard_normal(n) * scale).astype(np.float32))
+    x[:: max(1, n // 4)] = float("nan")
+    x[: min(n, 3)] = torch.tensor([-1.0, float("inf"), -1.5])[: min(n, 3)]
+
+    def program() -> None:
+        torch.log1p(x)
+        torch.log1p(x[::2])  # a strided view: ATen copies it in chunks, each mapped alike
+
+    if live_profile().aten in _LOG1P_BUILDS:
+        _replays_match(backend, program, {"log1p"}, 2)
+        return
+    with pytest.raises(ParityError, match="default and avx2 builds only"):
+        _replays_match(backend, program, {"log1p"}, 2)
 
 
 def test_a_replay_of_operands_the_impl_does_not_take_is_refused_in_one_line() -> None:

@@ -15,6 +15,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
     "silu",
     "softplus",
+    "log1p",
     "where",
     "sigmoid",
     "batch_norm",
@@ -225,6 +226,18 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "log1p answers its own NaN in the AVX2 vector body, and the AVX2 tail's product takes x's NaN "
             "where grad and x are both NaN; thread count moves the scalar tails above 32768 elements; AVX-512 "
             "not measured: refused"
+        ),
+    ),
+    (
+        ("log1p",),
+        (
+            "`log1p_kernel` (UnaryOpsKernel.cpp) through `vml::vlog1p`: `vec::map` of Vectorized `log1p` over "
+            "each run, its last partial vector loaded short: every element a vector lane (SLEEF "
+            "`Sleef_log1pf8_u10` at AVX2, `log1pf` per lane in the default build), no scalar tail"
+        ),
+        (
+            "SLEEF vs C library log1p; NaNs: SLEEF answers its own NaN (0x7fc00000), the C library x "
+            "quieted; threads and layout change no bit; AVX-512 not measured: refused"
         ),
     ),
     # -- trace-only rows of the torch.nn layers (harness/impl/nn.py)
@@ -479,6 +492,7 @@ ARM64: dict[str, str] = {
         " not in V1's SVE body"
     ),
     "softplus": "not measured on arm64: refused",
+    "log1p": "not measured on arm64: refused",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
         " arithmetic with another split; the backward nothing"

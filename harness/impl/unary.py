@@ -1,4 +1,5 @@
-"""Unary ops (exp, log, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and backward ``grad_x``.
+"""Unary ops (exp, log, log1p, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and backward
+``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -25,6 +26,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
     "silu": ("silu_forward", "silu_backward", "x"),
+    "log1p": ("log1p_forward", "", "x"),  # its backward is grad / (x + 1): autograd's add and div
 }
 _ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
 
@@ -43,6 +45,8 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     """``out`` of ``op`` applied to ``x`` (any shape, float32). ``row``: the length of the runs
     ATen's loop takes one at a time (an operand whose rows are not contiguous with each other;
     default one flat run)."""
+    if op == "log1p":
+        _log1p_build(op, profile)
     x = f32(x)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
@@ -53,6 +57,8 @@ def backward(
     op: str, grad_out: np.ndarray, x: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int | None = None
 ) -> np.ndarray:
     """``grad_x`` of ``op`` for the upstream gradient ``grad_out`` (``row`` as ``forward``'s)."""
+    if not _KERNELS[op][1]:
+        raise ValueError(f"{op}: no backward kernel of its own")
     saved = {"x": f32(x), "out": f32(out)}[_KERNELS[op][2]]
     grad_out = f32(grad_out)
     grad_x = np.empty_like(grad_out)
@@ -60,16 +66,20 @@ def backward(
     return grad_x
 
 
-# softplus: the builds whose kernels were measured (x86 default and avx2, torch 2.13.0). AVX-512 is
-# refused: whether 2.13.0 runs the AVX2 object there (REGISTER_DISPATCH) or an AVX-512 one (16 lanes,
-# SLEEF's vgetexp/vgetmant log1p) was not measured; aarch64 (SLEEF advsimd/SVE, aarch64 glibc's
-# contracted log1pf) neither.
-_SOFTPLUS_BUILDS = ("default", "avx2")
+# softplus and log1p, whose lanes take SLEEF's log1pf: the builds whose kernels were measured (x86
+# default and avx2, torch 2.13.0). AVX-512 is refused: whether 2.13.0 runs the AVX2 object there
+# (REGISTER_DISPATCH) or an AVX-512 one (16 lanes, SLEEF's vgetexp/vgetmant log1p) was not measured;
+# aarch64 (SLEEF advsimd/SVE, aarch64 glibc's contracted log1pf) neither.
+_LOG1P_BUILDS = ("default", "avx2")
+
+
+def _log1p_build(op: str, profile: KernelProfile) -> None:
+    if profile.aten not in _LOG1P_BUILDS:
+        raise ParityError(f"{op} is reproduced at the default and avx2 builds only, not {profile.aten}")
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):
-    if profile.aten not in _SOFTPLUS_BUILDS:
-        raise ParityError(f"softplus is reproduced at the default and avx2 builds only, not {profile.aten}")
+    _log1p_build("softplus", profile)
     fn = getattr(load("unary"), name)
     fn.restype = None
     n = arrays[0].size

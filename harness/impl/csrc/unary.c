@@ -725,6 +725,20 @@ void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t ro
     run_unary(&p, p.lanes_wide, GRAIN_SIZE, silu_fwd_vec, silu_fwd_scalar, x, out, n, row);
 }
 
+/* ------------------------------------------------------------------ log1p */
+
+/* log1p_kernel (cpu/UnaryOpsKernel.cpp) through at::vml::vlog1p: at::vec::map of
+ * Vectorized<float>::log1p over each contiguous run, the last partial vector loaded short and mapped
+ * the same way, so every element takes the vector lane (vec_log1pf: SLEEF Sleef_log1pf8_u10 in the
+ * avx2 object, std::log1p = glibc log1pf per lane in the x86 default build): no scalar tail, no
+ * dependence on runs or threads (measured: a 19-element tensor's last 3 give SLEEF's NaN for x < -1,
+ * not glibc's). A NaN x: glibc passes it on quieted; SLEEF's log1pf answers its own NaN 0x7fc00000
+ * (as in softplus's vector body). Tensor shapes: x, out (n,). */
+void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        out[i] = isnan(x[i]) ? (p.aten ? vm_u2f(0x7fc00000u) : quiet_nan(x[i])) : vec_log1pf(&p, x[i]);
+}
+
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
  * with Vectorized::exp, scalar tail with expf. GCC contracts 1 + x*(1 - s) into one FMA (c) in the
  * avx2/avx512 objects and on aarch64, in the vector body (intrinsics that are GCC vector
