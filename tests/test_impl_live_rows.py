@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import rows
+from harness.impl.pool import suggests_channels_last
 from tests.impl_live import (
     SEEDS,
     THREADS,
@@ -141,26 +142,113 @@ def test_group_norm(n: int, c_g: tuple[int, int], hxw: int, affine: str, seed: i
     profile = live_profile()
     iy, imean, irstd = rows.group_norm(x, w, b, groups, 1e-5, profile)
     igx, igw, igb = rows.group_norm_backward(g, x, imean, irstd, w, groups, profile)
+    _assert_group_norm_bits((y, mean, rstd, gx, gw, gb), (iy, imean, irstd, igx, igw, igb), w is not None)
+
+
+def _assert_group_norm_bits(torch_out: tuple, impl_out: tuple, affine: bool) -> None:
+    """torch's (y, mean, rstd, grad_x, grad_weight, grad_bias) against the impl's, bit for bit (the
+    weight's and bias's gradients where there is a weight)."""
+    names = ("out", "mean", "rstd", "grad_x", "grad_weight", "grad_bias")[: 6 if affine else 4]
+    for name, want, got in zip(names, torch_out, impl_out, strict=False):
+        assert_bits_equal(name, want.numpy(), got)
+
+
+CL_SPATIAL = st.one_of(
+    st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    st.tuples(st.integers(1, 6), st.integers(1, 6), st.integers(1, 6)),  # 5-D: ChannelsLast3d
+    # the forward's second path (1024 pixels on), and the backward's (2048 on)
+    st.sampled_from([(32, 32), (40, 30), (1, 2047), (48, 48), (2, 32, 34)]),
+)
+
+
+@SETTINGS
+@given(
+    n=st.integers(1, 4),
+    groups=st.integers(1, 8),
+    d=st.integers(1, 24),
+    spatial=CL_SPATIAL,
+    affine=st.sampled_from(["both", "weight", "bias", "none"]),
+    seed=SEEDS,
+    threads=st.integers(1, 2),
+)
+@example(n=2, groups=3, d=5, spatial=(7, 9), affine="both", seed=0, threads=2)
+@example(n=1, groups=2, d=11, spatial=(48, 48), affine="weight", seed=1, threads=2)
+def test_group_norm_channels_last(
+    n: int, groups: int, d: int, spatial: tuple[int, ...], affine: str, seed: int, threads: int
+) -> None:
+    """aten.native_group_norm and its backward on channels-last inputs (diffusion UNets' activations):
+    GroupNormKernelImplChannelsLastInternal and its backward, a group at a time below 1024 (forward) and
+    2048 (backward) pixels, per-thread sums of every pixel from there (thread-dependent)."""
+    use_threads(threads)
+    if len(spatial) == 2 and spatial[0] * spatial[1] >= 1024:
+        n, d = min(n, 2), min(d, 8)
+    c = groups * d
+    rng = np.random.default_rng(seed)
+    shape = (n, c, *spatial)
+    x, g = normal32(rng, shape, 2.0) + np.float32(0.5), normal32(rng, shape)
+    w = normal32(rng, (c,)) if affine in ("both", "weight") else None
+    b = normal32(rng, (c,)) if affine in ("both", "bias") else None
+    fmt = torch.channels_last if len(shape) == 4 else torch.channels_last_3d
+    tx, tg = (torch.from_numpy(v).contiguous(memory_format=fmt) for v in (x, g))
+    tw, tb = (None if v is None else torch.from_numpy(v) for v in (w, b))
+    hxw = int(np.prod(spatial))
+    y, mean, rstd = torch.ops.aten.native_group_norm(tx, tw, tb, n, c, hxw, groups, 1e-5)
+    mask = [True, w is not None, w is not None]
+    gx, gw, gb = torch.ops.aten.native_group_norm_backward(tg, tx, mean, rstd, tw, n, c, hxw, groups, mask)
+    cl = suggests_channels_last(shape, tx.stride())  # (N, C, 1, 1) stays NCHW in memory, and so in ATen
+    profile = live_profile()
+    iy, imean, irstd = rows.group_norm(x, w, b, groups, 1e-5, profile, channels_last=cl)
+    igx, igw, igb = rows.group_norm_backward(g, x, imean, irstd, w, groups, profile, channels_last=cl)
+    _assert_group_norm_bits((y, mean, rstd, gx, gw, gb), (iy, imean, irstd, igx, igw, igb), w is not None)
+
+
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_group_norm_of_a_group_holding_nan(channels_last: bool) -> None:
+    """A NaN in a group: ATen's std::max(var, 0) keeps the NaN variance, so that group's rstd is NaN."""
+    rng = np.random.default_rng(7)
+    x = normal32(rng, (2, 4, 3, 3))
+    x[0, 0, 0, 0] = np.nan
+    tx = torch.from_numpy(x)
+    if channels_last:
+        tx = tx.contiguous(memory_format=torch.channels_last)
+    y, mean, rstd = torch.ops.aten.native_group_norm(tx, None, None, 2, 4, 9, 2, 1e-5)
+    iy, imean, irstd = rows.group_norm(x, None, None, 2, 1e-5, live_profile(), channels_last=channels_last)
     assert_bits_equal("out", y.numpy(), iy)
     assert_bits_equal("mean", mean.numpy(), imean)
     assert_bits_equal("rstd", rstd.numpy(), irstd)
-    assert_bits_equal("grad_x", gx.numpy(), igx)
-    if w is not None:
-        assert_bits_equal("grad_weight", gw.numpy(), igw)
-        assert_bits_equal("grad_bias", gb.numpy(), igb)
 
 
-def test_group_norm_replay_refuses_channels_last() -> None:
+def test_group_norm_replay_takes_the_layout_torch_reads() -> None:
+    """The replay runs the kernel of the input's suggest_memory_format (channels-last here), and refuses a
+    grad_out in another layout, which torch 2.13.0's backward reads as it lies in memory."""
     from harness.core.errors import ParityError
     from harness.trace.impl_ops import replay
 
-    x = np.ones((2, 4, 3, 3), np.float32)
-    args = [
-        {"name": "input", "tensor": "x", "shape": [2, 4, 3, 3], "stride": [36, 1, 12, 4]},
-        *({"name": k, "value": v} for k, v in (("N", 2), ("C", 4), ("HxW", 9), ("group", 2), ("eps", 1e-5))),
+    rng = np.random.default_rng(5)
+    x, dy = normal32(rng, (2, 4, 3, 3)), normal32(rng, (2, 4, 3, 3))
+    tx = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
+    y, mean, rstd = torch.ops.aten.native_group_norm(tx, None, None, 2, 4, 9, 2, 1e-5)
+    dims = [{"name": k, "value": v} for k, v in (("N", 2), ("C", 4), ("HxW", 9), ("group", 2))]
+    cl = {"name": "input", "tensor": "x", "shape": [2, 4, 3, 3], "stride": [36, 1, 12, 4]}
+    forward = [cl, *dims, {"name": "eps", "value": 1e-5}]
+    out = replay("aten.native_group_norm.default", {"x": x}, forward, live_profile())
+    assert_bits_equal("out", y.numpy(), out["out0"])
+    assert_bits_equal("rstd", rstd.numpy(), out["out2"])
+    backward = [
+        {"name": "grad_out", "tensor": "g", "shape": [2, 4, 3, 3], "stride": [36, 9, 3, 1]},
+        cl,
+        {"name": "mean", "tensor": "m", "shape": [2, 2], "stride": [2, 1]},
+        {"name": "rstd", "tensor": "r", "shape": [2, 2], "stride": [2, 1]},
+        *dims,
+        {"name": "output_mask", "value": [True, False, False]},
     ]
-    with pytest.raises(ParityError, match="contiguous"):
-        replay("aten.native_group_norm.default", {"x": x}, args, live_profile())
-    args[0] = {"name": "input", "tensor": "x", "shape": [2, 4, 3, 3], "stride": [36, 9, 3, 1]}
-    out = replay("aten.native_group_norm.default", {"x": x}, args, live_profile())
-    assert out["out1"].shape == (2, 2) and out["out0"].shape == x.shape
+    tensors = {"g": dy, "x": x, "m": mean.numpy(), "r": rstd.numpy()}
+    with pytest.raises(ParityError, match="reads grad_out as it lies in memory"):
+        replay("aten.native_group_norm_backward.default", tensors, backward, live_profile())
+    backward[0] = {**backward[0], "stride": [36, 1, 12, 4]}
+    gx = torch.ops.aten.native_group_norm_backward(
+        torch.from_numpy(dy).contiguous(memory_format=torch.channels_last), tx, mean, rstd, None, 2, 4, 9, 2,
+        [True, False, False],
+    )[0]  # fmt: skip
+    out = replay("aten.native_group_norm_backward.default", tensors, backward, live_profile())
+    assert_bits_equal("grad_x", gx.numpy(), out["out0"])

@@ -233,11 +233,20 @@ def test_layer_norm_without_weight_or_bias_replays(backend: str, rows: int, n: i
 )
 def test_group_norm_replays(backend: str, n: int, c_g: tuple, hw: tuple, seed: int, threads: int) -> None:
     """nn.GroupNorm (affine and not): aten.native_group_norm and its backward, contiguous NCHW."""
+    _group_norm_replays(backend, n, c_g, hw, seed, threads, torch.contiguous_format)
+
+
+def _group_norm_replays(
+    backend: str, n: int, c_g: tuple, hw: tuple, seed: int, threads: int, layout: torch.memory_format
+) -> None:
+    """nn.GroupNorm, affine and not, on x and dy of ``layout``, forward and backward: every
+    native_group_norm and its backward replays."""
     use_threads(threads)
     c, groups = c_g
     rng = np.random.default_rng(seed)
     x = torch.from_numpy(rng.standard_normal((n, c, *hw)).astype(np.float32) * 2 + 0.5)
     dy = torch.from_numpy(rng.standard_normal((n, c, *hw)).astype(np.float32))
+    x, dy = x.contiguous(memory_format=layout), dy.contiguous(memory_format=layout)
     affine = torch.nn.GroupNorm(groups, c)
     with torch.no_grad():
         affine.weight.copy_(torch.from_numpy(rng.standard_normal(c).astype(np.float32)))
@@ -249,6 +258,24 @@ def test_group_norm_replays(backend: str, n: int, c_g: tuple, hw: tuple, seed: i
             layer(x.requires_grad_()).backward(dy)
 
     _replays_match(backend, program, {"native_group_norm", "native_group_norm_backward"}, 4)
+
+
+@backends
+@settings(max_examples=2, deadline=None)
+@given(
+    n=st.integers(1, 3),
+    c_g=st.sampled_from([(12, 4), (32, 8), (6, 3), (20, 2), (9, 1)]),
+    hw=st.sampled_from([(5, 7), (1, 1), (3, 50), (32, 40), (48, 48)]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+@example(n=2, c_g=(32, 8), hw=(5, 7), seed=0, threads=1)
+@example(n=1, c_g=(20, 2), hw=(48, 48), seed=1, threads=2)
+def test_group_norm_channels_last_replays(backend: str, n: int, c_g: tuple, hw: tuple, seed: int, threads: int) -> None:
+    """nn.GroupNorm (affine and not) on channels-last activations, as in diffusion UNets: ATen's channels-last
+    kernels (a group at a time, or per-thread sums past 1024 and 2048 pixels); a (N, C, 1, 1) map stays
+    NCHW in memory, and so in ATen."""
+    _group_norm_replays(backend, n, c_g, hw, seed, threads, torch.channels_last)
 
 
 def test_a_random_op_on_a_strided_tensor_is_refused() -> None:

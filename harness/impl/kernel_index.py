@@ -367,17 +367,23 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("group_norm",),
         (
-            "`GroupNormKernelImplInternal` and its backward (group_norm_kernel.cpp, contiguous NCHW float32; "
-            "channels-last refused): per (n, g) row layer_norm's `RowwiseMoments`, `rstd = 1/sqrt(var + eps)` "
-            "in double, `y = scale*x + bias` per channel (`(x - mean)*rstd` without weight and bias); backward "
-            "per (n, c) `ds = map2_reduce_all(dy*x)`, `db = reduce_all(dy)`, per group the weighted sums of "
-            "8 lanes then a scalar tail, `dx = c1*dy + c2*x + c3`; `dgamma`, `dbeta` summed over n in order"
+            "`GroupNormKernelImplInternal` and its backward (group_norm_kernel.cpp, contiguous NCHW float32): "
+            "per (n, g) row layer_norm's `RowwiseMoments`, `rstd = 1/sqrt(var + eps)` in double, "
+            "`y = scale*x + bias` per channel (`(x - mean)*rstd` without weight and bias); backward per (n, c) "
+            "`ds = map2_reduce_all(dy*x)`, `db = reduce_all(dy)`, per group the weighted sums of 8 lanes then "
+            "a scalar tail, `dx = c1*dy + c2*x + c3`; `dgamma`, `dbeta` summed over n in order. Channels-last "
+            "(4-D and 5-D, x86): `GroupNormKernelImplChannelsLastInternal` and its backward, the sums of x and "
+            "x*x (of dy*x and dy) per channel in 8 lanes, a group at a time below 1024 (2048) pixels, else "
+            "per-thread sums of every pixel added in thread order"
         ),
         (
             "compiler FMAs of the AVX2 object (`y = fma(scale, x, fma(-scale, mean, b))`, the weighted sums, "
-            "`c2`, `c3`, `dx = fma(c1, dy, c2*x) + c3`, `dgamma`) vs none at the default level; thread count "
-            "(grad_x): the copy inlined for 1 thread (or one group) rounds the first 4 products of the "
-            "weighted sums' scalar tail, the OpenMP copy fuses them"
+            "`c2`, `c3`, `dx = fma(c1, dy, c2*x) + c3`, `dgamma`; channels-last: the variance, `y`, the "
+            "per-thread sums, `c3 = fma(-c2, mean, -db*rstd*s)`, `dx = fma(c2, x, c1*dy) + c3`, not the "
+            "column sums) vs none at the default level; thread count (grad_x): the copy inlined for 1 thread "
+            "(or one group) rounds the first 4 products of the weighted sums' scalar tail, the OpenMP copy "
+            "fuses them; channels-last past 1024 (2048) pixels: every output, by the threads' split of the "
+            "pixels"
         ),
     ),
     (
@@ -535,7 +541,7 @@ ARM64: dict[str, str] = {
         " by GCC (the reductions, the weighted sums, `dgamma`), V1's SVE intrinsics not; scalar code contracted"
         " on every core (`y`, `c2`, `c3`, grad_x); thread count on V1 and V2 (grad_x): the SVE objects' copy"
         " inlined for 1 thread (or one group) rounds every product of the weighted sums' scalar tail, the"
-        " OpenMP copy fuses them (N1 fuses them in both)"
+        " OpenMP copy fuses them (N1 fuses them in both); channels-last not measured: refused"
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
 }

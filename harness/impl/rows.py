@@ -42,6 +42,12 @@ def _lib() -> ctypes.CDLL:
         lib.group_norm_backward.argtypes = [
             Profile, _P, _P, _P, _P, _P, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P
         ]  # fmt: skip
+        lib.group_norm_cl_forward.argtypes = [
+            Profile, _P, _P, _P, _I64, _I64, _I64, _I64, ctypes.c_double, _P, _P, _P, _P
+        ]  # fmt: skip
+        lib.group_norm_cl_backward.argtypes = [
+            Profile, _P, _P, _P, _P, _P, _I64, _I64, _I64, _I64, _P, _P, _P, _P, _P, _P
+        ]  # fmt: skip
         lib._typed = True
     return lib
 
@@ -109,13 +115,29 @@ def layer_norm_backward(
     return grad_x, grad_w, grad_b
 
 
-def _group_shape(x: np.ndarray, groups: int) -> tuple[int, int, int]:
+def _group_shape(x: np.ndarray, groups: int, channels_last: bool) -> tuple[int, int, int]:
     if x.ndim < 2:
         raise ParityError("group_norm needs an input of at least 2 dims (N, C, ...)")
+    if channels_last and x.ndim not in (4, 5):
+        raise ParityError(f"group_norm: channels-last is a layout of 4-D and 5-D tensors, not of {x.ndim}-D ones")
     n, c = x.shape[0], x.shape[1]
     if groups < 1 or c % groups:
         raise ParityError(f"group_norm: {c} channels do not split into {groups} groups")
     return n, c, (x.size // (n * c) if n * c else 0)
+
+
+def _group_layout(a: np.ndarray, channels_last: bool) -> np.ndarray:
+    """``a`` (N, C, *) in the memory order of the kernel that runs: as it is, or channels-last (N, *, C)."""
+    a = f32(a)
+    return np.ascontiguousarray(np.moveaxis(a, 1, -1)) if channels_last else a
+
+
+def _group_norm_profile(profile: KernelProfile, channels_last: bool) -> None:
+    if channels_last and profile.aarch64:
+        raise ParityError(
+            f"group_norm: the channels-last kernels are measured on x86 only, not under {profile.name} "
+            "(their lanes and contractions in the arm64 objects are unknown)"
+        )
 
 
 def group_norm(
@@ -125,20 +147,33 @@ def group_norm(
     groups: int,
     eps: float,
     profile: KernelProfile,
+    channels_last: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``aten.native_group_norm`` on a contiguous (N, C, *) float32 input: ``(y, mean, rstd)``, mean and
-    rstd of shape (N, groups). ``weight``/``bias`` (C,) or None (``nn.GroupNorm(affine=False)``).
-    ``eps`` is used as a double, as ATen does."""
-    x = np.ascontiguousarray(f32(x))
+    """``aten.native_group_norm`` on a float32 input ``x`` (N, C, *), logical order: ``(y, mean, rstd)``, y
+    shaped as x, mean and rstd (N, groups). ``weight``/``bias`` (C,) or None (``nn.GroupNorm(affine=False)``).
+    ``eps`` is used as a double, as ATen does.
+
+    ``channels_last``: the memory format ATen's kernel takes, the input's ``suggest_memory_format()``:
+    False Contiguous (``GroupNormKernelImplInternal``), True ChannelsLast or ChannelsLast3d, a 4-D or 5-D
+    input (``GroupNormKernelImplChannelsLastInternal``: column sums of x and x*x; below 1024 pixels a
+    group at a time, else per-thread sums of every pixel, so y, mean and rstd then depend on
+    ``profile.threads``). The channels-last kernels are modelled on the x86 profiles only."""
+    _group_norm_profile(profile, channels_last)
+    n, c, hxw = _group_shape(x, groups, channels_last)
     weight, bias = (None if v is None else np.ascontiguousarray(f32(v)) for v in (weight, bias))
-    n, c, hxw = _group_shape(x, groups)
-    y = np.empty_like(x)
+    if x.size == 0:  # native_group_norm returns before any kernel runs
+        return np.empty_like(f32(x)), np.zeros((n, groups), np.float32), np.full((n, groups), np.nan, np.float32)
+    xs = _group_layout(x, channels_last)
+    y = np.empty_like(xs)
     mean = np.empty((n, groups), np.float32)
     rstd = np.empty((n, groups), np.float32)
     w, b = (None if v is None else ptr(v) for v in (weight, bias))
-    _lib().group_norm_forward(
-        profile.as_c(), ptr(x), w, b, n, c, hxw, groups, ctypes.c_double(eps), ptr(y), ptr(mean), ptr(rstd)
-    )
+    args = (profile.as_c(), ptr(xs), w, b, n, c, hxw, groups, ctypes.c_double(eps), ptr(y), ptr(mean), ptr(rstd))
+    if channels_last:
+        buffer = np.empty(max(profile.threads, 1) * n * 2 * c, np.float32)
+        _lib().group_norm_cl_forward(*args, ptr(buffer))
+        return np.ascontiguousarray(np.moveaxis(y, -1, 1)), mean, rstd
+    _lib().group_norm_forward(*args)
     return y, mean, rstd
 
 
@@ -150,28 +185,42 @@ def group_norm_backward(
     weight: np.ndarray | None,
     groups: int,
     profile: KernelProfile,
+    channels_last: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``aten.native_group_norm_backward`` on contiguous float32 operands: ``(grad_x, grad_weight,
-    grad_bias)`` (the last two computed all the same; torch returns those its output_mask asks for).
-    grad_x depends on ``profile.threads`` on x86 AVX2 and the arm64 SVE builds (which compiled copy of
-    the per-group weighted sums runs)."""
-    grad_out, x = np.ascontiguousarray(f32(grad_out)), np.ascontiguousarray(f32(x))
+    """``aten.native_group_norm_backward`` on float32 operands in logical (N, C, *) order: ``(grad_x,
+    grad_weight, grad_bias)`` (the last two computed all the same; torch returns those its output_mask
+    asks for). ``channels_last``: the memory format of the kernel that runs, the input's
+    ``suggest_memory_format()``, as ``group_norm`` says; torch 2.13.0 reads grad_out as it lies in memory,
+    as if in that format (autograd passes it so), and so does the impl.
+
+    NCHW: grad_x depends on ``profile.threads`` on x86 AVX2 and the arm64 SVE builds (which compiled
+    copy of the per-group weighted sums runs). Channels-last: below 2048 pixels a group at a time, else
+    per-thread sums of every pixel, so every output then depends on ``profile.threads``."""
+    _group_norm_profile(profile, channels_last)
     mean, rstd = np.ascontiguousarray(f32(mean)), np.ascontiguousarray(f32(rstd))
     weight = None if weight is None else np.ascontiguousarray(f32(weight))
     if grad_out.shape != x.shape:
         raise ParityError("group_norm backward: grad_out and input differ in shape")
-    n, c, hxw = _group_shape(x, groups)
+    n, c, hxw = _group_shape(x, groups, channels_last)
     if mean.size != n * groups or rstd.size != n * groups:
         raise ParityError("group_norm backward: mean and rstd must hold N*groups values")
-    grad_x = np.empty_like(x)
-    grad_w = np.empty(c, np.float32)
-    grad_b = np.empty(c, np.float32)
-    ds = np.empty(max(n * c, 1), np.float32)
-    db = np.empty(max(n * c, 1), np.float32)
-    _lib().group_norm_backward(
-        profile.as_c(), ptr(grad_out), ptr(x), ptr(mean), ptr(rstd), None if weight is None else ptr(weight),
+    grad_w = np.zeros(c, np.float32)
+    grad_b = np.zeros(c, np.float32)
+    if x.size == 0:  # native_group_norm_backward returns zeros before any kernel runs
+        return np.zeros_like(f32(x)), grad_w, grad_b
+    gs, xs = _group_layout(grad_out, channels_last), _group_layout(x, channels_last)
+    grad_x = np.empty_like(xs)
+    ds = np.empty(n * c, np.float32)
+    db = np.empty(n * c, np.float32)
+    args = (
+        profile.as_c(), ptr(gs), ptr(xs), ptr(mean), ptr(rstd), None if weight is None else ptr(weight),
         n, c, hxw, groups, ptr(grad_x), ptr(grad_w), ptr(grad_b), ptr(ds), ptr(db),
     )  # fmt: skip
+    if channels_last:
+        buffer = np.empty(max(profile.threads, 1) * n * 2 * c + 2 * n * groups, np.float32)
+        _lib().group_norm_cl_backward(*args, ptr(buffer))
+        return np.ascontiguousarray(np.moveaxis(grad_x, -1, 1)), grad_w, grad_b
+    _lib().group_norm_backward(*args)
     return grad_x, grad_w, grad_b
 
 

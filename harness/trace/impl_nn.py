@@ -422,28 +422,28 @@ def _lstm_layer_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {f"out{i}": v.reshape(shape) for i, (v, shape) in enumerate(zip(values, shapes, strict=True))}
 
 
-def _torch_channels_last(shape: tuple[int, ...], stride: list[int]) -> bool:
-    """c10's is_channels_last_strides_2d/_3d: whether ``suggest_memory_format`` calls these strides
-    channels-last (a (N, C, 1, 1) tensor may be, with the memory of a contiguous one)."""
-    order = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}.get(len(shape))
-    if order is None:
-        return False
-    low = 0
-    for d in order:
-        if shape[d] == 0 or stride[d] < low or (d == 0 and low == stride[1]):
-            return False
-        low = stride[d] * (shape[d] if shape[d] > 1 else 1)
-    return True
+def _group_norm_channels_last(t: Arrays, a: Args, names: tuple[str, ...]) -> bool:
+    """Which kernel ATen's group norm runs: the input's ``suggest_memory_format()``, ChannelsLast or
+    ChannelsLast3d (True) or Contiguous (False). torch 2.13.0 reads the input and grad_out as they lie in
+    memory, as if in that format (native_group_norm refuses an input not contiguous in it; the backward
+    checks neither, and a grad_out of another layout gives other values), so each tensor of ``names``
+    must be dense in that format (dims of size 1 aside): a ParityError names the one that is not."""
+    from harness.impl.pool import suggests_channels_last
 
-
-def _group_norm_operand(a: Args, name: str, shape: tuple[int, ...]) -> None:
-    """ATen's group norm kernels read contiguous NCHW here; channels-last (its other kernel: column sums,
-    not Welford moments) and any other layout are refused."""
-    stride = a.get(f"{name}.stride")
-    if stride is None:
-        return
-    if not contiguous(stride, shape) or _torch_channels_last(shape, list(stride)):
-        raise ParityError(f"the impl reproduces group norm on contiguous (NCHW) tensors only, not {name} {stride}")
+    x = t["input"]
+    stride = a.get("input.stride")
+    cl = stride is not None and suggests_channels_last(x.shape, stride)
+    order = (0, *range(2, x.ndim), 1) if cl else range(x.ndim)
+    for name in names:
+        stride, shape = a.get(f"{name}.stride"), t[name].shape
+        expected = strides_in_order(shape, order)
+        if stride is not None and (len(stride) != len(shape) or not _same_layout(list(stride), expected, shape)):
+            layout = "channels-last" if cl else "contiguous (NCHW)"
+            raise ParityError(
+                f"group norm ran its {layout} kernel, which reads {name} as it lies in memory: the impl "
+                f"reproduces it on {layout} tensors only, not {name} {stride}"
+            )
+    return cl
 
 
 def _group_norm_dims(a: Args, x: np.ndarray) -> tuple[int, int, int, int]:
@@ -456,8 +456,8 @@ def _group_norm_dims(a: Args, x: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def _group_norm_profile(p: KernelProfile) -> None:
-    """Measured under torch 2.13.0 only: on x86 (default, AVX2) and on the Linux arm64 profiles (emulated N1,
-    V1, V2 at 1 and 2 threads)."""
+    """Measured under torch 2.13.0 only: on x86 (default, AVX2; NCHW and channels-last) and on the Linux arm64
+    profiles (NCHW; emulated N1, V1, V2 at 1 and 2 threads; harness.impl.rows refuses channels-last there)."""
     if p.torch != "2.13.0":
         raise ParityError(f"group norm is measured under torch 2.13.0 only (x86 and Linux arm64), not {p.label}")
 
@@ -467,9 +467,9 @@ def _group_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     x = t["input"]
     _group_norm_profile(p)
-    _group_norm_operand(a, "input", x.shape)
     n, _, _, group = _group_norm_dims(a, x)
-    y, mean, rstd = group_norm(x, t.get("weight"), t.get("bias"), group, float(a["eps"]), p)
+    cl = _group_norm_channels_last(t, a, ("input",))
+    y, mean, rstd = group_norm(x, t.get("weight"), t.get("bias"), group, float(a["eps"]), p, cl)
     return {"out0": y, "out1": mean.reshape(n, group), "out2": rstd.reshape(n, group)}
 
 
@@ -478,10 +478,9 @@ def _group_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
 
     x, g = t["input"], t["grad_out"]
     _group_norm_profile(p)
-    _group_norm_operand(a, "input", x.shape)
-    _group_norm_operand(a, "grad_out", g.shape)
     _, _, _, group = _group_norm_dims(a, x)
-    gx, gw, gb = group_norm_backward(g, x, t["mean"], t["rstd"], t.get("weight"), group, p)
+    cl = _group_norm_channels_last(t, a, ("input", "grad_out"))
+    gx, gw, gb = group_norm_backward(g, x, t["mean"], t["rstd"], t.get("weight"), group, p, cl)
     mask = a.get("output_mask", [True, True, True])
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
 

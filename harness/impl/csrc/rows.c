@@ -1,5 +1,6 @@
 /* Row kernels: layer_norm, softmax, log_softmax, cross_entropy (nll_loss) over the last dim; group_norm over
- * its (n, g) rows; weight_norm's fused kernels over the rows or the columns of a (M,N) view.
+ * its (n, g) rows, and on channels-last inputs over its columns of channels; weight_norm's fused kernels
+ * over the rows or the columns of a (M,N) view.
  *
  * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8 on x86, 16 for the
  * AVX-512-registered softmax kernels; 4 on aarch64 NEON/SVE128, 8 on SVE256). Where GCC contracted
@@ -650,11 +651,15 @@ void weight_norm_backward(profile_t p, const float *gw, const float *v, const fl
 
 /* ------------------------------------------------------------------------------ group_norm */
 
+/* Every group_norm forward's rstd from a group's (biased) variance: 1/sqrt(std::max(var, 0) + eps) with
+ * eps a double, so the sum, the sqrt and the division are double and rstd is rounded to float once;
+ * std::max keeps a NaN variance (a NaN in the group), and so rstd is NaN. */
+static float group_rstd(float var, double eps) { return (float)(1.0 / sqrt((double)(var < 0.0f ? 0.0f : var) + eps)); }
+
 /* GroupNormKernelImplInternal (group_norm_kernel.cpp, contiguous NCHW float32), x/y (N,C,HxW),
  * weight/bias (C), mean/rstd (N,G). Per (n, g) row of D*HxW (D = C/G) at::parallel_for(0, N*G, 1):
  * RowwiseMoments (layer_norm's, with its lanes and contractions per object: VF, CF, SC, L; 8 lanes on
- * x86, 4 on aarch64 NEON/SVE128, 8 on SVE256); rstd = 1/sqrt(max(var, 0) + eps) with eps a double, so
- * the sum, the sqrt and the division are double and rstd is rounded to float once; no weight and no
+ * x86, 4 on aarch64 NEON/SVE128, 8 on SVE256); rstd = group_rstd(var); no weight and no
  * bias: y = (x - mean) * rstd; else per channel scale = rstd * w (rstd without a weight),
  * bias = -scale*mean + b (+0 without a bias), y = scale*x + bias (a scalar loop: both multiply-adds
  * contracted, YF, in the x86 FMA objects and in every aarch64 object, SVE256's too). Rows are
@@ -669,7 +674,7 @@ KERNEL void group_norm_forward_k(const float *restrict x, const float *restrict 
         float *yr = y + i * R;
         float mu, var;
         rowwise_moments(xr, R, &mu, &var, VF, CF, SC, L);
-        const float r = (float)(1.0 / sqrt((double)(var > 0.0f ? var : 0.0f) + eps));
+        const float r = group_rstd(var, eps);
         if (!weight && !bias) {
             for (int64_t j = 0; j < R; j++) yr[j] = (xr[j] - mu) * r;
         } else {
@@ -706,6 +711,45 @@ void group_norm_forward(profile_t p, const float *x, const float *weight, const 
     }
 }
 
+/* How a group_norm backward's compiled object rounds c3 = -c2*mean - db*rstd*s. */
+enum {
+    C3_ROUNDED, /* every product and the difference rounded (the x86 default object) */
+    C3_DBR,     /* fma(-(db*rstd), s, -c2*mean): GroupNormInputBackward in the x86 FMA and aarch64 objects */
+    C3_C2M      /* fma(-c2, mean, -(db*rstd*s)): the channels-last backward in the x86 FMA object */
+};
+
+/* The per-(n, g) coefficients of every group_norm backward's dx = c1*dy + c2*x + c3 from the group's
+ * weighted sums ds = sum(ds_c*w_c), db = sum(db_c*w_c) (w = 1 without a weight), its mean and rstd, and
+ * s = 1/(D*HxW): c2 = (db*mean - ds)*rstd*rstd*rstd*s, its first term fma(db, mean, -ds) unless
+ * C3_ROUNDED; c3 as `form` says. */
+static void input_grad_coeffs(float ds, float db, float mean, float rstd, float s, int form, float *c2, float *c3) {
+    const float c = (form == C3_ROUNDED ? db * mean - ds : fmaf(db, mean, -ds)) * rstd * rstd * rstd * s;
+    *c2 = c;
+    if (form == C3_DBR) *c3 = fmaf(-(db * rstd), s, -c * mean);
+    else if (form == C3_C2M) *c3 = fmaf(-c, mean, -(db * rstd * s));
+    else *c3 = -c * mean - db * rstd * s;
+}
+
+/* GammaBackward and BetaBackward (group_norm_kernel.cpp), shared by both layouts' backward: ds/db (N,C),
+ * mean/rstd (N,G). Per channel c, from 0 over n in order, dweight = acc + (ds - db*mean)*rstd, as
+ * fma(fma(-db, mean, ds), rstd, acc) when VC (the vector code contracted); dbias = 0 + db[0,c] + db[1,c] + ... */
+static void group_norm_param_grads(const float *mean, const float *rstd, const float *ds, const float *db, int64_t N,
+                                   int64_t C, int64_t G, int VC, float *dweight, float *dbias) {
+    const int64_t D = C / G;
+    for (int64_t c = 0; c < C; c++) {
+        const int64_t g = c / D;
+        float acc = 0.0f, accb = 0.0f;
+        for (int64_t n = 0; n < N; n++) {
+            const float m = mean[n * G + g], r = rstd[n * G + g];
+            const float dsv = ds[n * C + c], dbv = db[n * C + c];
+            acc = VC ? fmaf(fmaf(-dbv, m, dsv), r, acc) : acc + (dsv - dbv * m) * r;
+            accb = accb + dbv;
+        }
+        dweight[c] = acc;
+        dbias[c] = accb;
+    }
+}
+
 /* GroupNormBackwardKernelImplInternal (group_norm_kernel.cpp: contiguous NCHW float32). dy/x/dx (N,C,HxW),
  * mean/rstd (N,G), weight/dweight/dbias (C); ds/db: N*C floats of scratch. L lanes: 8 on x86 and SVE256,
  * 4 on NEON and SVE128 (NEON-typed Vectorized). VC: Vectorized a*b+c contracted (x86 FMA objects, the
@@ -724,15 +768,12 @@ void group_norm_forward(profile_t p, const float *x, const float *weight, const 
  * (vfmadd231ss); in the aarch64 SVE objects (SVE128 and SVE256) every product is rounded and added in
  * order (as an ordered SVE reduction would: measured under emulation, the object not read); the NEON
  * object (N1) fuses them in both copies. Without a weight both copies add ds, db.
- * c2 = fma(db, mean, -ds) * rstd * rstd * rstd * s (s = 1/(D*HxW)),
- * c3 = fma(-(db*rstd), s, -c2*mean) (vfnmadd), dx = fma(c1, dy, c2*x) + c3 with c1 = rstd*w
- * (rstd without a weight), in the vector body and the scalar epilogue alike (objdump of torch
- * 2.13.0's libtorch_cpu AVX2 object; the same forms on every aarch64 object, measured); the x86
- * default object fuses nothing.
- * GammaBackward (no parallel_for): per channel c, from 0 over n in order,
- * acc = fma(ds - db*mean (fused: fnmadd), rstd, acc) when VC, acc + (ds - db*mean)*rstd otherwise.
- * BetaBackward: per channel, 0 + db[0,c] + db[1,c] + ... The thread count changes only which copy of
- * GroupNormInputBackward runs (grad_x; not on N1). */
+ * c2, c3: input_grad_coeffs, C3_DBR (c3 = fma(-(db*rstd), s, -c2*mean), vfnmadd) when SC; dx = fma(c1, dy,
+ * c2*x) + c3 with c1 = rstd*w (rstd without a weight), in the vector body and the scalar epilogue alike
+ * (objdump of torch 2.13.0's libtorch_cpu AVX2 object; the same forms on every aarch64 object,
+ * measured); the x86 default object fuses nothing.
+ * GammaBackward (no parallel_for), BetaBackward: group_norm_param_grads. The thread count changes only
+ * which copy of GroupNormInputBackward runs (grad_x; not on N1). */
 void group_norm_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
                          const float *weight, int64_t N, int64_t C, int64_t HxW, int64_t G, float *dx,
                          float *dweight, float *dbias, float *ds, float *db) {
@@ -779,8 +820,8 @@ void group_norm_backward(profile_t p, const float *dy, const float *x, const flo
             }
         }
         const float m = mean[i], r = rstd[i];
-        const float c2 = (SC ? fmaf(dbv, m, -dsv) : dbv * m - dsv) * r * r * r * s;
-        const float c3 = SC ? fmaf(-(dbv * r), s, -c2 * m) : -c2 * m - dbv * r * s;
+        float c2, c3;
+        input_grad_coeffs(dsv, dbv, m, r, s, SC ? C3_DBR : C3_ROUNDED, &c2, &c3);
         for (int64_t j = 0; j < D; j++) {
             const float c1 = w ? r * w[j] : r;
             const int64_t off = (i * D + j) * HxW;
@@ -790,16 +831,309 @@ void group_norm_backward(profile_t p, const float *dy, const float *x, const flo
             else FOR_ROW(k, HxW, dxc[k] = (c1 * dyc[k] + c2 * xc[k]) + c3);
         }
     }
-    for (int64_t c = 0; c < C; c++) {
-        const int64_t g = c / D;
-        float acc = 0.0f, accb = 0.0f;
-        for (int64_t n = 0; n < N; n++) {
-            const float m = mean[n * G + g], r = rstd[n * G + g];
-            const float dsv = ds[n * C + c], dbv = db[n * C + c];
-            acc = VC ? fmaf(fmaf(-dbv, m, dsv), r, acc) : acc + (dsv - dbv * m) * r;
-            accb = accb + dbv;
+    group_norm_param_grads(mean, rstd, ds, db, N, C, G, VC, dweight, dbias);
+}
+
+/* ------------------------------------------------------------------------------ group_norm, channels-last */
+
+/* ATen runs these kernels on an input whose suggest_memory_format() is ChannelsLast or ChannelsLast3d
+ * (native_group_norm and its backward copy x and dy into that format first): x, y, dy, dx as (N, HxW, C),
+ * HxW the product of the spatial dims, D = C/G channels a group. x86 objects only, whose Vectorized<float>
+ * has 8 lanes: the default build and the AVX2 build, which AVX-512 also runs (REGISTER_DISPATCH leaves
+ * the AVX-512 slot empty). F: the AVX2 object (OBJ_X86_FMA), where GCC contracted some a*b+c and not
+ * others; what it did is measured per operation and named below. */
+#define CL_LANES 8
+
+/* ColumnwiseMoments (float): the sums of x and x*x over one group's D channels (starting at x) of each of
+ * HxW pixels C apart: 8 lane accumulators from 0; pixel by pixel, the channels in vectors of 8, lane l
+ * taking channels l, l+8, ... (the partial last vector's missing lanes add 0, which changes nothing:
+ * from +0 no lane can reach -0); acc + x*x rounded twice even in the AVX2 object; then vec_reduce_all(+)
+ * of each (lane_sum: the AVX2 shuffle tree, the default build's fold). */
+static void column_moments(int tree, const float *restrict x, int64_t HxW, int64_t C, int64_t D, float *sum,
+                           float *sumsq) {
+    float a0[CL_LANES] = {0}, a1[CL_LANES] = {0};
+    for (int64_t m = 0; m < HxW; m++) {
+        const float *restrict xp = x + m * C;
+        for (int64_t d = 0; d < D; d++) {
+            const float v = xp[d];
+            a0[d % CL_LANES] = a0[d % CL_LANES] + v;
+            a1[d % CL_LANES] = a1[d % CL_LANES] + v * v;
         }
-        dweight[c] = acc;
-        dbias[c] = accb;
     }
+    *sum = lane_sum(tree, a0, CL_LANES);
+    *sumsq = lane_sum(tree, a1, CL_LANES);
+}
+
+/* Both channels-last forward paths' mean and rstd of one (n, g) from its sums of x and x*x (s = 1/(D*HxW)):
+ * mean = sum*s; var = sumsq*s - mean*mean, fma(sumsq, s, -(mean*mean)) when F; rstd = group_rstd(var). */
+static void cl_group_stats(float sum, float sumsq, float s, double eps, int F, float *mean, float *rstd) {
+    const float mu = sum * s;
+    *mean = mu;
+    *rstd = group_rstd(F ? fmaf(sumsq, s, -(mu * mu)) : sumsq * s - mu * mu, eps);
+}
+
+/* Both forward paths' step "calculate scale and bias" for one group's n channels: scale = rstd*w (rstd
+ * without a weight), bias = -scale*mean + b (+0 without a bias). F: with a weight the product and the sum
+ * are one fma(-scale, mean, b); without one -rstd*mean is the same for every channel and GCC hoisted it
+ * out of the loop, so it is rounded before b is added. */
+static void cl_scale_bias(const float *w, const float *b, float mean, float rstd, int64_t n, int F, float *scale,
+                          float *bias) {
+    for (int64_t d = 0; d < n; d++) {
+        const float sc = w ? rstd * w[d] : rstd, bb = b ? b[d] : 0.0f;
+        scale[d] = sc;
+        bias[d] = F && w ? fmaf(-sc, mean, bb) : -sc * mean + bb;
+    }
+}
+
+/* ApplyScaleBias (vec::map3 over n channels): y = x*scale + bias, fma(x, scale, bias) when F, the partial
+ * last vector too. */
+KERNEL void cl_apply_scale_bias(const float *restrict x, const float *restrict scale, const float *restrict bias,
+                                int64_t n, float *restrict y, const int F) {
+    FOR_ROW(d, n, y[d] = MADD(F, x[d], scale[d], bias[d]));
+}
+
+/* GroupNormKernelImplChannelsLastInternal's first path (HxW < 1024): at::parallel_for(0, N*G, 1), each
+ * (n, g) on its own, so the thread count changes nothing (measured at 1 and 2 threads): column_moments,
+ * cl_group_stats, the group's D scales and biases (buffer: 2*D floats here), then pixel by pixel
+ * cl_apply_scale_bias over the group's D channels. Unlike the NCHW kernel there is no form without
+ * weight and bias: y = x*rstd + (-rstd*mean + 0). */
+KERNEL void group_norm_cl_forward_by_group(int tree, const float *x, const float *w, const float *b, int64_t N,
+                                           int64_t C, int64_t HxW, int64_t G, double eps, float *y, float *mean,
+                                           float *rstd, float *buffer, const int F) {
+    const int64_t D = C / G;
+    const float s = 1.0f / (float)(D * HxW);
+    float *scale = buffer, *bias = buffer + D;
+    for (int64_t i = 0; i < N * G; i++) {
+        const int64_t n = i / G, g = i % G, off = n * HxW * C + g * D;
+        float sum, sumsq;
+        column_moments(tree, x + off, HxW, C, D, &sum, &sumsq);
+        cl_group_stats(sum, sumsq, s, eps, F, &mean[i], &rstd[i]);
+        cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[i], rstd[i], D, F, scale, bias);
+        for (int64_t m = 0; m < HxW; m++) cl_apply_scale_bias(x + off + m * C, scale, bias, D, y + off + m * C, F);
+    }
+}
+
+/* CalcMeanVar (vec::map2 over a pixel's C channels): sum += x, sumsq = x*x + sumsq, fma(x, x, sumsq) when F. */
+KERNEL void cl_accumulate_moments(const float *restrict x, float *restrict sum, float *restrict sumsq, int64_t C,
+                                  const int F) {
+    FOR_ROW(c, C, {
+        sum[c] = x[c] + sum[c];
+        sumsq[c] = MADD(F, x[c], x[c], sumsq[c]);
+    });
+}
+
+/* DsDbRowwiseMomentsChannelsLast (over a pixel's C channels): ds = ds + x*dy, fma(x, dy, ds) when F;
+ * db = db + dy. */
+KERNEL void cl_accumulate_grads(const float *restrict x, const float *restrict dy, float *restrict ds,
+                                float *restrict db, int64_t C, const int F) {
+    FOR_ROW(c, C, {
+        ds[c] = MADD(F, x[c], dy[c], ds[c]);
+        db[c] = db[c] + dy[c];
+    });
+}
+
+/* Step 1 of both second paths (at::parallel_for(0, N*HxW, 1)): thread tid's pixels (parallel_chunk) in
+ * order, each pixel of image n accumulated into the tid-th slice's row n of buffer (T*N*2*C floats,
+ * zeroed first): with dy, cl_accumulate_grads (ds in [0, C), db in [C, 2C)); without,
+ * cl_accumulate_moments (sums, sums of squares). Threads that get no pixels leave their slice zero. */
+KERNEL void cl_thread_rows(int64_t T, const float *x, const float *dy, int64_t N, int64_t C, int64_t HxW,
+                           float *buffer, const int F) {
+    memset(buffer, 0, sizeof(float) * (size_t)(T * N * 2 * C));
+    for (int64_t tid = 0; tid < T; tid++) {
+        int64_t b0, b1;
+        if (!parallel_chunk(0, N * HxW, 1, T, tid, &b0, &b1)) continue;
+        for (int64_t i = b0; i < b1; i++) {
+            float *row = buffer + (tid * N + i / HxW) * 2 * C;
+            if (dy) cl_accumulate_grads(x + i * C, dy + i * C, row, row + C, C, F);
+            else cl_accumulate_moments(x + i * C, row, row + C, C, F);
+        }
+    }
+}
+
+/* GroupNormKernelImplChannelsLastInternal's second path (HxW >= 1024). buffer: T*N*2*C floats, T the
+ * thread count (at::get_num_threads()), zeroed. Step 1, at::parallel_for(0, N*HxW, 1): thread tid's
+ * pixels (parallel_chunk) in order, each pixel of image n cl_accumulate_moments into the tid-th slice's
+ * row n (sums in [0, C), sums of squares in [C, 2C)); threads that get no pixels leave their slice zero.
+ * Step 2, per (n, g): from 0, for each channel of the group in order, the T slices' values in thread
+ * order (a scalar loop, all T added, the zero slices too), then cl_group_stats. Step 3: the scales and
+ * biases of image n into slice 0's row n; step 4: cl_apply_scale_bias over each pixel's C channels. */
+KERNEL void group_norm_cl_forward_by_pixel(int64_t T, const float *x, const float *w, const float *b, int64_t N,
+                                           int64_t C, int64_t HxW, int64_t G, double eps, float *y, float *mean,
+                                           float *rstd, float *buffer, const int F) {
+    const int64_t D = C / G;
+    const float s = 1.0f / (float)(D * HxW);
+    cl_thread_rows(T, x, NULL, N, C, HxW, buffer, F);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            float sum = 0.0f, sumsq = 0.0f;
+            for (int64_t c = g * D; c < (g + 1) * D; c++)
+                for (int64_t t = 0; t < T; t++) {
+                    const float *row = buffer + (t * N + n) * 2 * C;
+                    sum += row[c];
+                    sumsq += row[C + c];
+                }
+            cl_group_stats(sum, sumsq, s, eps, F, &mean[n * G + g], &rstd[n * G + g]);
+        }
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            float *row = buffer + n * 2 * C;
+            cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[n * G + g], rstd[n * G + g], D, F,
+                          row + g * D, row + C + g * D);
+        }
+    for (int64_t i = 0; i < N * HxW; i++) {
+        const float *row = buffer + (i / HxW) * 2 * C;
+        cl_apply_scale_bias(x + i * C, row, row + C, C, y + i * C, F);
+    }
+}
+
+/* GroupNormKernelImplChannelsLastInternal (group_norm_kernel.cpp, float32): x/y (N, HxW, C), weight/bias (C)
+ * or NULL, mean/rstd (N, G); the path by HxW against its feature_map_threshold of 1024. buffer:
+ * max(threads, 1)*N*2*C floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels. */
+void group_norm_cl_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t N, int64_t C,
+                           int64_t HxW, int64_t G, double eps, float *y, float *mean, float *rstd, float *buffer) {
+    const int tree = p.aten != 0, F = obj_kind(&p) == OBJ_X86_FMA;
+    const int64_t T = p.threads < 1 ? 1 : p.threads;
+    if (HxW < 1024) {
+        if (F) group_norm_cl_forward_by_group(tree, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 1);
+        else group_norm_cl_forward_by_group(tree, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 0);
+    } else if (F) {
+        group_norm_cl_forward_by_pixel(T, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 1);
+    } else {
+        group_norm_cl_forward_by_pixel(T, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 0);
+    }
+}
+
+/* ApplyInputGradientsChannelsLastColMov / RowMov over one pixel's n channels of a group (w the group's
+ * weights or NULL): c1 = rstd*w (Vectorized(rstd) * w; rstd without a weight), dx = c1*dy + c2*x + c3,
+ * fma(c2, x, c1*dy) + c3 when F, the partial last vector too. Element-wise: ColMov's order (vectors of 8
+ * channels, each over every pixel) and RowMov's (pixel by pixel) give the same values. */
+KERNEL void cl_input_grad_row(const float *restrict dy, const float *restrict x, const float *restrict w, float rstd,
+                              float c2, float c3, int64_t n, float *restrict dx, const int F) {
+    FOR_ROW(d, n, {
+        const float c1 = w ? rstd * w[d] : rstd;
+        dx[d] = F ? fmaf(c2, x[d], c1 * dy[d]) + c3 : (c1 * dy[d] + c2 * x[d]) + c3;
+    });
+}
+
+/* CalcInternalGradientsChannelsLast (float) for one (n, g) (x, dy at the group's first channel, w the
+ * group's weights or NULL): per vector of 8 of the group's channels (the last partial), 8 lane
+ * accumulators from 0 over the HxW pixels in order, acc + x*dy (rounded twice even in the AVX2 object)
+ * and acc + dy, stored as the channels' ds and db; then ds_gamma += vec_reduce_all(+, acc*w) (each
+ * product rounded, the missing lanes 0*0; w = 1 without a weight) and db_gamma likewise, from 0 in vector
+ * order. */
+static void cl_internal_grads(int tree, const float *restrict x, const float *restrict dy, const float *restrict w,
+                              int64_t HxW, int64_t C, int64_t D, float *restrict ds, float *restrict db,
+                              float *ds_gamma, float *db_gamma) {
+    float dsg = 0.0f, dbg = 0.0f;
+    for (int64_t d = 0; d < D; d += CL_LANES) {
+        const int64_t k = D - d < CL_LANES ? D - d : CL_LANES;
+        float a0[CL_LANES] = {0}, a1[CL_LANES] = {0}, p0[CL_LANES], p1[CL_LANES];
+        for (int64_t m = 0; m < HxW; m++)
+            for (int64_t l = 0; l < k; l++) {
+                const float xv = x[m * C + d + l], gv = dy[m * C + d + l];
+                a0[l] = a0[l] + xv * gv;
+                a1[l] = a1[l] + gv;
+            }
+        for (int l = 0; l < CL_LANES; l++) {
+            const float wv = l >= k ? 0.0f : w ? w[d + l] : 1.0f;
+            if (l < k) {
+                ds[d + l] = a0[l];
+                db[d + l] = a1[l];
+            }
+            p0[l] = a0[l] * wv;
+            p1[l] = a1[l] * wv;
+        }
+        dsg = dsg + lane_sum(tree, p0, CL_LANES);
+        dbg = dbg + lane_sum(tree, p1, CL_LANES);
+    }
+    *ds_gamma = dsg;
+    *db_gamma = dbg;
+}
+
+/* GroupNormBackwardKernelImplChannelsLastInternal's first path (HxW < 2048): at::parallel_for(0, N*G, 1),
+ * each (n, g) on its own (the thread count changes nothing; measured at 1 and 2 threads):
+ * cl_internal_grads into ds/db (N, C), input_grad_coeffs (C3_C2M when F), then
+ * ApplyInputGradientsChannelsLastColMov: cl_input_grad_row over the group's channels of every pixel. */
+KERNEL void group_norm_cl_backward_by_group(int tree, const float *dy, const float *x, const float *mean,
+                                            const float *rstd, const float *w, int64_t N, int64_t C, int64_t HxW,
+                                            int64_t G, float *dx, float *ds, float *db, const int F) {
+    const int64_t D = C / G;
+    const float s = 1.0f / (float)(D * HxW);
+    for (int64_t i = 0; i < N * G; i++) {
+        const int64_t n = i / G, g = i % G, off = n * HxW * C + g * D;
+        const float *wg = w ? w + g * D : NULL;
+        float dsg, dbg, c2, c3;
+        cl_internal_grads(tree, x + off, dy + off, wg, HxW, C, D, ds + i * D, db + i * D, &dsg, &dbg);
+        input_grad_coeffs(dsg, dbg, mean[i], rstd[i], s, F ? C3_C2M : C3_ROUNDED, &c2, &c3);
+        for (int64_t m = 0; m < HxW; m++)
+            cl_input_grad_row(dy + off + m * C, x + off + m * C, wg, rstd[i], c2, c3, D, dx + off + m * C, F);
+    }
+}
+
+
+/* GroupNormBackwardKernelImplChannelsLastInternal's second path (HxW >= 2048). buffer: T*N*2*C floats
+ * (zeroed), then 2*N*G. Step 1, at::parallel_for(0, N*HxW, 1): thread tid's pixels in order, each pixel of
+ * image n cl_accumulate_grads into the tid-th slice's row n (ds in [0, C), db in [C, 2C)). Step 2, per
+ * (n, g), a scalar loop: ds_gamma, db_gamma from 0 and, per channel of the group in order, ds, db from 0;
+ * for each of the T slices in thread order ds_gamma + v*w (rounded twice even in the AVX2 object; w = 1
+ * without a weight), db_gamma likewise, ds + v, db + v; ds/db (N, C) get the channel's sums. Step 3, per
+ * pixel, per group: input_grad_coeffs (C3_C2M when F) and ApplyInputGradientsChannelsLastRowMov
+ * (cl_input_grad_row). */
+KERNEL void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const float *x, const float *mean,
+                                            const float *rstd, const float *w, int64_t N, int64_t C, int64_t HxW,
+                                            int64_t G, float *dx, float *ds, float *db, float *buffer, const int F) {
+    const int64_t D = C / G;
+    const float s = 1.0f / (float)(D * HxW);
+    float *gsum = buffer + T * N * 2 * C;
+    cl_thread_rows(T, x, dy, N, C, HxW, buffer, F);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            float dsg = 0.0f, dbg = 0.0f;
+            for (int64_t c = g * D; c < (g + 1) * D; c++) {
+                const float wv = w ? w[c] : 1.0f;
+                float dsv = 0.0f, dbv = 0.0f;
+                for (int64_t t = 0; t < T; t++) {
+                    const float *row = buffer + (t * N + n) * 2 * C;
+                    dsg = dsg + row[c] * wv;
+                    dbg = dbg + row[C + c] * wv;
+                    dsv = dsv + row[c];
+                    dbv = dbv + row[C + c];
+                }
+                ds[n * C + c] = dsv;
+                db[n * C + c] = dbv;
+            }
+            gsum[2 * (n * G + g)] = dsg;
+            gsum[2 * (n * G + g) + 1] = dbg;
+        }
+    for (int64_t i = 0; i < N * HxW; i++) {
+        const int64_t n = i / HxW;
+        for (int64_t g = 0; g < G; g++) {
+            const int64_t ng = n * G + g;
+            float c2, c3;
+            input_grad_coeffs(gsum[2 * ng], gsum[2 * ng + 1], mean[ng], rstd[ng], s, F ? C3_C2M : C3_ROUNDED, &c2, &c3);
+            cl_input_grad_row(dy + i * C + g * D, x + i * C + g * D, w ? w + g * D : NULL, rstd[ng], c2, c3, D,
+                              dx + i * C + g * D, F);
+        }
+    }
+}
+
+/* GroupNormBackwardKernelImplChannelsLastInternal (group_norm_kernel.cpp, float32): dy/x/dx (N, HxW, C),
+ * mean/rstd (N, G), weight (C) or NULL, dweight/dbias (C); ds/db: N*C floats, the per-channel sums the
+ * path leaves for group_norm_param_grads (GammaBackward and BetaBackward, the NCHW kernel's: contracted
+ * when F). The path by HxW against its feature_map_threshold of 2048. buffer: max(threads, 1)*N*2*C +
+ * 2*N*G floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels. */
+void group_norm_cl_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
+                            const float *weight, int64_t N, int64_t C, int64_t HxW, int64_t G, float *dx,
+                            float *dweight, float *dbias, float *ds, float *db, float *buffer) {
+    const int tree = p.aten != 0, F = obj_kind(&p) == OBJ_X86_FMA;
+    const int64_t T = p.threads < 1 ? 1 : p.threads;
+    if (HxW < 2048) {
+        if (F) group_norm_cl_backward_by_group(tree, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, 1);
+        else group_norm_cl_backward_by_group(tree, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, 0);
+    } else if (F) {
+        group_norm_cl_backward_by_pixel(T, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, buffer, 1);
+    } else {
+        group_norm_cl_backward_by_pixel(T, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, buffer, 0);
+    }
+    group_norm_param_grads(mean, rstd, ds, db, N, C, G, F, dweight, dbias);
 }
