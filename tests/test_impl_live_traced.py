@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +19,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import example, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
@@ -349,6 +350,75 @@ def test_one_dimensional_convolution_replays(
     layer = torch.nn.Conv1d(c, o, k, stride=stride, padding=padding, bias=bias)
     refused = _ip_convolution((n, c, 1, w), (o, c, 1, k), (1, stride), (0, padding))
     _convolution_replays(backend, layer, (n, c, w), seed, threads, refused)
+
+
+@needs_modelled_sgemm  # slow_conv_transpose2d runs MKL's sgemm
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    dims=st.integers(1, 2),
+    n=st.integers(1, 3),
+    c=st.sampled_from([1, 3, 8, 16]),
+    o=st.sampled_from([1, 4, 8, 16]),
+    size=st.integers(1, 9),
+    k=st.integers(1, 4),
+    stride=st.integers(1, 2),
+    padding=st.integers(0, 3),
+    output_padding=st.integers(0, 1),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+@example(dims=2, n=2, c=8, o=8, size=5, k=3, stride=2, padding=1, output_padding=1, bias=True, seed=0, threads=1)
+@example(dims=1, n=1, c=3, o=4, size=7, k=2, stride=1, padding=0, output_padding=0, bias=True, seed=1, threads=1)
+@example(dims=2, n=2, c=3, o=4, size=4, k=3, stride=1, padding=1, output_padding=0, bias=True, seed=2, threads=2)
+def test_transposed_convolution_replays(
+    backend: str, dims: int, n: int, c: int, o: int, size: int, k: int, stride: int, padding: int,
+    output_padding: int, bias: bool, seed: int, threads: int,
+) -> None:  # fmt: skip
+    """``nn.ConvTranspose2d`` and ``nn.ConvTranspose1d`` (decoders, GAN generators, EnCodec's upsampling):
+    ATen's slow_conv_transpose2d or oneDNN's deconvolution (the adjoint convolution's kernels), forward
+    and every gradient; a 1-D one as 2-D over rows of height 1. Where the impl refuses grad_bias (oneDNN's
+    plain-layout sum) the backward's replay must raise that refusal."""
+    from harness.impl import conv_transpose
+
+    padding, output_padding = min(padding, k - 1), min(output_padding, stride - 1)
+    layer_type = torch.nn.ConvTranspose1d if dims == 1 else torch.nn.ConvTranspose2d
+    layer = layer_type(c, o, k, stride=stride, padding=padding, output_padding=output_padding, bias=bias)
+    x_shape = (n, c, size) if dims == 1 else (n, c, size, size)
+    x4, w4 = (n, c, 1 if dims == 1 else size, size), (c, o, 1 if dims == 1 else k, k)
+    pair = (lambda v: (0, v)) if dims == 1 else (lambda v: (v, v))
+    stride2 = (1, stride) if dims == 1 else (stride, stride)
+    out = [(s - 1) * stride - 2 * padding + k + output_padding for s in x_shape[2:]]
+    assume(min(out) >= 1)
+    use_threads(threads)
+    why = conv_transpose.refusals(x4, w4, stride2, pair(padding), pair(output_padding), live_profile())
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal(x_shape).astype(np.float32))
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True))
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    hook = "1" if backend == "dispatcher-hook" else "0"
+    with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
+        program()
+    seen = 0
+    for index, op in enumerate(tracer.ops):
+        if packet(op.op) not in ("convolution", "convolution_backward"):
+            continue
+        seen += 1
+        cap = tracer.captured[index]
+        refusal = why[0] if packet(op.op) == "convolution" else why[1] or why[2] or (why[3] if bias else None)
+        if refusal is not None:
+            with pytest.raises(ParityError, match=re.escape(refusal)):
+                replay(op.op, cap.inputs, cap.args, live_profile())
+            continue
+        got = replay(op.op, cap.inputs, cap.args, live_profile())
+        assert sorted(got) == sorted(cap.outputs), op.op
+        for name, value in got.items():
+            assert_bits_equal(f"{op.op} {name} (op {index})", cap.outputs[name], value.reshape(cap.outputs[name].shape))
+    assert seen == 2
 
 
 @needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm

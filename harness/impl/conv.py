@@ -10,7 +10,8 @@ Shapes (NCHW, float32, contiguous)::
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
     dy  grad_output    (N, OC, OH, OW)
     stride (SH, SW), padding (PH, PW); dilation 1, one group, not transposed (else ParityError;
-    groups over 1: harness.impl.conv_grouped, which hands one group here).
+    groups over 1: harness.impl.conv_grouped, which hands one group here; transposed:
+    harness.impl.conv_transpose, which runs the adjoint convolution's passes here).
 
 Which code runs (ATen's ``_convolution``, ``use_mkldnn`` in ConvUtils.h, then oneDNN's own dispatch
 under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md has it in full).
@@ -205,15 +206,27 @@ def _small_single(n: int, c: int, h: int, wd: int, kh: int, kw: int) -> bool:
     return not (kh > 3 and kw > 3) and n == 1 and n * c * h * wd <= 20480
 
 
+def aten_keeps(x_shape, kh: int, kw: int, stride, profile: KernelProfile) -> bool:
+    """ConvUtils.h ``use_mkldnn`` declining: ATen runs its own kernel (slow_conv2d, or
+    slow_conv_transpose2d for a transposed convolution, whose rule is the same on the transposed
+    convolution's input and weight) rather than oneDNN's."""
+    n, c, h, wd = x_shape
+    thnn_faster = tuple(stride) == (1, 1) and n < 16 and (kh, kw) == (1, 1) and profile.threads == 1
+    return thnn_faster or _small_single(n, c, h, wd, kh, kw)
+
+
 def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     """Which kernel torch runs for this convolution under ``profile`` (see the module's docstring)."""
     g = _geometry(x_shape, w_shape, stride, padding)
-    n, c, h, wd, oc, kh, kw, *_ = g
-    strided = tuple(stride) != (1, 1)
-    one_by_one = (kh, kw) == (1, 1)
-    thnn_faster = not strided and n < 16 and one_by_one and profile.threads == 1
-    if thnn_faster or _small_single(n, c, h, wd, kh, kw):
+    if aten_keeps(x_shape, g.kh, g.kw, stride, profile):
         return THNN
+    return onednn_path(g, profile)
+
+
+def onednn_path(g: Geometry, profile: KernelProfile) -> str:
+    """The kernel oneDNN's convolution list gives ``g`` at ``profile``'s level (``path`` where ATen
+    hands the convolution to oneDNN)."""
+    c, oc = g.c, g.oc
     if profile.aarch64:
         if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
             return ACL_REF

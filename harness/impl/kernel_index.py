@@ -317,7 +317,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "groups (SSE4.1's backward per group); 1x1 at stride 1 on 1 thread ATen's slow_conv2d per group on "
             "each group's slices (MKL's sgemm at their offsets); 3-D (harness/impl/conv3d.py, baseline and "
             "avx2): the same kernels with depth as one more tap dimension ((kd, kh, kw)), gemm:jit per (image, "
-            "od) plane"
+            "od) plane; transposed (harness/impl/conv_transpose.py, baseline and avx2, one group, NCHW): ATen's "
+            "slow_conv_transpose2d (sgemm, col2im, the bias after) by the same rule, else oneDNN's deconvolution "
+            "as the adjoint convolution's kernels (forward its backward data, grad_input its forward, grad_weight "
+            "its backward weights), the bias added last; grad_bias over a plain-layout grad_output refused"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "

@@ -371,24 +371,37 @@ def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": grouped_mm(x, w, offs, p)}
 
 
-def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, int], int]:
-    """stride, padding and groups of an untransposed, undilated convolution over ``spatial`` dims as the
-    2-D one that runs it; ParityError else. A one-element stride, padding or dilation stands for every
-    spatial dim (ATen's ``expand_param_if_needed``: ``padding="valid"`` reaches ``convolution`` as
-    ``[0]``). A 1-D convolution runs as 2-D over rows of height 1 (ATen's ``_convolution`` and
-    ``convolution_backward`` view (N, C, W) as (N, C, 1, W) before choosing a backend): stride (1, s),
-    padding (0, p)."""
-    stride, padding, dilation = (
-        [int(x) for x in (a.get(k) or [1 if k != "padding" else 0])] for k in ("stride", "padding", "dilation")
+def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], int]:
+    """stride, padding, output_padding and groups of an undilated convolution over ``spatial`` dims as
+    the 2-D one that runs it; ParityError else. A one-element stride, padding, output_padding or
+    dilation stands for every spatial dim (ATen's ``expand_param_if_needed``: ``padding="valid"``
+    reaches ``convolution`` as ``[0]``). A 1-D convolution, transposed too, runs as 2-D over rows of
+    height 1 (ATen's ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W)
+    before choosing a backend): stride (1, s), padding (0, p), output_padding (0, op)."""
+    names, start = ("stride", "padding", "output_padding", "dilation"), {"stride": 1, "dilation": 1}
+    stride, padding, output_padding, dilation = ([int(x) for x in (a.get(k) or [start.get(k, 0)])] for k in names)
+    stride, padding, output_padding, dilation = (
+        v * spatial if len(v) == 1 else v for v in (stride, padding, output_padding, dilation)
     )
-    stride, padding, dilation = (v * spatial if len(v) == 1 else v for v in (stride, padding, dilation))
-    if spatial not in (1, 2) or any(len(v) != spatial for v in (stride, padding, dilation)) or set(dilation) != {1}:
+    every = (stride, padding, output_padding, dilation)
+    if spatial not in (1, 2) or any(len(v) != spatial for v in every) or set(dilation) != {1}:
         raise ParityError("the impl reproduces 1-D and 2-D convolutions without dilation only")
-    if a.get("transposed"):
-        raise ParityError("the impl reproduces untransposed convolutions only")
     if spatial == 1:
-        stride, padding = [1, *stride], [0, *padding]
-    return (stride[0], stride[1]), (padding[0], padding[1]), int(a.get("groups", 1) or 1)
+        stride, padding, output_padding = [1, *stride], [0, *padding], [0, *output_padding]
+    groups = int(a.get("groups", 1) or 1)
+    return (stride[0], stride[1]), (padding[0], padding[1]), (output_padding[0], output_padding[1]), groups
+
+
+def _transposed(a: Args, groups: int, t: Arrays) -> bool:
+    """Whether this is a transposed convolution (harness.impl.conv_transpose), refused where it has
+    groups or channels-last operands (neither measured)."""
+    if not a.get("transposed"):
+        return False
+    if groups != 1:
+        raise ParityError("the impl reproduces transposed convolutions of one group only")
+    if _channels_last(t, a):
+        raise ParityError("the impl reproduces transposed convolutions of contiguous (NCHW) tensors only")
+    return True
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
@@ -461,13 +474,17 @@ def _channels_last(t: Arrays, a: Args) -> bool:
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc
+    from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_transpose
 
     if t["input"].ndim == 5:
         stride3, padding3 = _conv3d_geometry(a)
         _ncdhw(t, a, ("input", "weight"))
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
-    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    if _transposed(a, groups, t):
+        x, w = _as_2d(t["input"]), _as_2d(t["weight"])
+        out = conv_transpose.conv_transpose2d(x, w, t.get("bias"), stride, padding, output_padding, p)
+        return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     if _channels_last(t, a):
         conv2d = conv_nhwc.conv2d
     else:  # an input of any other strides ATen makes contiguous (NCHW) for every backend (measured)
@@ -509,7 +526,7 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
 
 
 def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward
+    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -519,8 +536,11 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         go, x, w = (t[k] for k in ("grad_output", "input", "weight"))
         grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
-    stride, padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
+    if _transposed(a, groups, t):
+        grads = conv_transpose.conv_transpose2d_backward(go, x, w, stride, padding, output_padding, has_bias, p, mask)
+        return _conv_grads(t, grads, mask)
     channels_last = _channels_last(t, a)
     go_copied = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output",)))
     if channels_last:
@@ -533,6 +553,11 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, go_copied)  # type: ignore[arg-type]
     if go_copied and has_bias and mask[2] and _runs_thnn(x.shape, w.shape, stride, padding, groups, p):
         grads = (*grads[:2], _thnn_grad_bias(t, a, groups, p))
+    return _conv_grads(t, grads, mask)
+
+
+def _conv_grads(t: Arrays, grads: tuple, mask: tuple[bool, ...]) -> dict[str, np.ndarray]:
+    """convolution_backward's outputs in the captured shapes (a 1-D convolution's from its 2-D view)."""
     shapes = (t["input"].shape, t["weight"].shape, None)
     return {
         f"out{i}": g if shape is None else g.reshape(shape)

@@ -1,0 +1,238 @@
+"""Transposed 2-D convolution (``aten.convolution`` and ``convolution_backward`` with ``transposed``),
+forward and backward, as torch 2.13.0 runs it on x86 CPUs; a 1-D one runs as 2-D over rows of height 1
+(harness.trace.impl_ops views it so).
+
+Shapes (NCHW, float32, contiguous; one group, dilation 1)::
+
+    x   input          (N, C, H, W)            C input channels
+    w   weight         (C, OC, KH, KW)         OC output channels
+    b   bias           (OC,) or None
+    y   output         (N, OC, OH, OW)         OH = (H - 1) * SH - 2 * PH + KH + OPH, OW likewise
+    dy  grad_output    (N, OC, OH, OW)
+    stride (SH, SW), padding (PH, PW), output_padding (OPH, OPW) (each below its stride)
+
+A transposed convolution is the adjoint of the ordinary convolution ``adjoint`` that takes an
+(N, OC, OH, OW) input to an (N, C, H, W) output with the same weight, read as (C out, OC in, KH, KW):
+the forward is that convolution's backward data of x, grad_input its forward of dy, grad_weight its
+backward weights with dy as its input and x as its grad_output. Its geometry is ``harness.impl.conv``'s
+``Geometry`` of that convolution: (OH + 2 * PH - KH) // SH + 1 = H, the output padding the rows and
+columns past the last that the adjoint's outputs do not reach (oneDNN's padding_r = PH - OPH,
+``conv._end_pad``).
+
+Which code runs (ConvUtils.h ``use_mkldnn`` on the transposed convolution's input and weight, the
+rule of the untransposed ones, ``conv.aten_keeps``; measured with ``torch._C._select_conv_backend``
+and ONEDNN_VERBOSE at baseline and avx2, 1 and 2 threads):
+
+- ATen's ``slow_conv_transpose2d`` (NaiveConvolutionTranspose2d.cpp) where ATen keeps it: per image
+  (``parallel_for`` over the images; MKL on all threads only for one image) the MKL sgemm
+  ``columns = w^T x_n`` (K = C) into an (OC*KH*KW, H*W) column buffer, then the output image set to
+  zeros and ``col2im`` adding each tap (kh, kw) in order onto them (``conv._col2im``), the bias added
+  to the finished sums (measured: starting the sums from the bias misses, 35 of 66 outputs of one
+  probe); a 1x1 kernel with stride 1 and no padding skips the columns: the sgemm into the output,
+  the bias added after. grad_input: per image ``im2col`` of dy (``conv._im2col``,
+  the adjoint's forward columns; dy itself where the columns are skipped) and the sgemm
+  ``w (K = OC*KH*KW)`` into grad_input; grad_weight: the images in order (a serial loop: MKL on all
+  threads), each one's im2col and the sgemm added onto grad_weight (beta 1 from zeros); grad_bias:
+  ATen's ``sum`` over (N, OH, OW) (``reduce.sum_dims``; measured: per-image sums added image by image
+  miss one output channel's, 5 of 20 probes).
+- oneDNN's deconvolution otherwise: ``ref_deconvolution`` (src/cpu/ref_deconvolution.cpp) wraps the
+  adjoint convolution primitive, which oneDNN's convolution list picks as for any convolution of that
+  direction (``conv.onednn_path`` on the adjoint's geometry), and at avx2 for strides over 1 the
+  forward is ``brg_deconv:avx2`` wrapping ``brgconv_strided:avx2``, the kernel harness.impl.conv
+  models as the adjoint's backward data:
+
+  - forward: the adjoint's backward data of x (harness.impl.conv's models: ``jit:avx2`` chunks at
+    stride 1, ``brgconv_strided`` above, ``jit_1x1``, SSE4.1's ``gemm:jit``), then the bias added to
+    each finished sum (``compute_fwd_bias``: ``d + b``, one rounding).
+  - grad_input: the adjoint's forward of dy without bias (``jit:avx2``, ``jit_1x1``, ``jit:sse41``,
+    ``gemm:jit``).
+  - grad_weight: the adjoint's backward weights (input dy, grad_output x; its threads' splits).
+  - grad_bias: ``ref_deconvolution_bwd_weights_t::compute_bias``, per output channel one chain of
+    additions from 0 over (image, oh, ow) in order (the blocked layouts' per-lane loop; the plain
+    layout's ``omp simd`` reduction where it was measured to add in order).
+
+Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
+aarch64, groups, dilation, channels-last operands (harness.trace.impl_ops).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl import conv
+from harness.impl._lib import aligned, f32
+from harness.impl.profiles import KernelProfile
+
+Pair = tuple[int, int]
+
+
+def adjoint_geometry(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair) -> conv.Geometry:
+    """The adjoint convolution's geometry: input (N, OC, OH, OW), weight (C, OC, KH, KW), output x's."""
+    n, c, h, wd = x_shape
+    c2, oc, kh, kw = w_shape
+    if c2 != c:
+        raise ParityError(f"conv_transpose2d: weight {list(w_shape)} does not fit input {list(x_shape)}")
+    if any(op >= s for op, s in zip(output_padding, stride, strict=True)) or min(output_padding) < 0:
+        raise ParityError(f"conv_transpose2d: output_padding {list(output_padding)} not below stride {list(stride)}")
+    oh = (h - 1) * stride[0] - 2 * padding[0] + kh + output_padding[0]
+    ow = (wd - 1) * stride[1] - 2 * padding[1] + kw + output_padding[1]
+    if oh < 1 or ow < 1:
+        raise ParityError("conv_transpose2d: empty output")
+    g = conv._geometry((n, oc, oh, ow), (c, oc, kh, kw), stride, padding)
+    assert (g.oh, g.ow) == (h, wd)
+    return g
+
+
+def runs_slow(x_shape, w_shape, stride: Pair, profile: KernelProfile) -> bool:
+    """Whether ATen's slow_conv_transpose2d runs (else oneDNN's deconvolution)."""
+    return conv.aten_keeps(x_shape, w_shape[2], w_shape[3], stride, profile)
+
+
+def _skips_columns(g: conv.Geometry, output_padding: Pair) -> bool:
+    """NaiveConvolutionTranspose2d.cpp ``skip_transforming``: a 1x1 kernel, stride 1, no padding."""
+    return (g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, *output_padding) == (1, 1, 1, 1, 0, 0, 0, 0)
+
+
+def _unmodelled(g: conv.Geometry, profile: KernelProfile) -> tuple[str | None, ...]:
+    """Per pass (forward, grad_input, grad_weight, grad_bias), why oneDNN's deconvolution is not
+    reproduced here, or None where it is."""
+    if profile.aten not in ("default", "avx2"):
+        why = f"conv_transpose2d at {profile.name}: oneDNN's deconvolution measured at baseline and avx2 only"
+        return why, why, why, why
+    weights = "jit_1x1" if conv._one_by_one(g) else conv.direct_kernels(g, conv.AVX2, profile)[2]
+    blocked = profile.aten == "avx2" and g.c % 8 == 0 and weights != conv.GEMM_JIT
+    bias = None if blocked else _PLAIN_BIAS
+    return None, None, None, bias
+
+
+# oneDNN's compute_bwd_bias_ncdhw (grad_output in the plain layout: gemm:jit, and jit:avx2 on flat
+# channels): per image an ``omp simd`` reduction whose lanes fit no order tried (1 to 16 lanes, tree or
+# serial merge, tail in lanes or after: none matched 16 random probes)
+_PLAIN_BIAS = "conv_transpose2d grad_bias: oneDNN's omp simd sum over a plain-layout grad_output is not modelled"
+
+
+def refusals(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
+    """Per pass (forward, grad_input, grad_weight, grad_bias), the ParityError text the impl raises for
+    this transposed convolution under ``profile``, or None where it reproduces the pass."""
+    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding)
+    if profile.aarch64:
+        return (_AARCH64,) * 4
+    return (None,) * 4 if runs_slow(x_shape, w_shape, stride, profile) else _unmodelled(g, profile)
+
+
+# ATen's slow path there runs NVPL's sgemm on its columns, oneDNN's deconvolution its aarch64 kernels
+_AARCH64 = "conv_transpose2d on aarch64 is not measured"
+
+
+def _raise(why: str | None) -> None:
+    if why is not None:
+        raise ParityError(why)
+
+
+def conv_transpose2d(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    stride: Pair,
+    padding: Pair,
+    output_padding: Pair,
+    profile: KernelProfile,
+) -> np.ndarray:
+    """``aten.convolution`` with ``transposed``: y (N, OC, OH, OW)."""
+    x, w = f32(x), f32(w)
+    b = None if b is None else f32(b)
+    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding)
+    _raise(_AARCH64 if profile.aarch64 else None)
+    if runs_slow(x.shape, w.shape, stride, profile):
+        return _slow_forward(x, w, b, g, output_padding, profile)
+    _raise(_unmodelled(g, profile)[0])
+    zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
+    y = conv.conv2d_backward(x, zeros, w, stride, padding, False, profile, (True, False, False), _kind(g, profile))[0]
+    assert y is not None
+    return y if b is None else y + b[:, None, None]
+
+
+def conv_transpose2d_backward(
+    dy: np.ndarray,
+    x: np.ndarray,
+    w: np.ndarray,
+    stride: Pair,
+    padding: Pair,
+    output_padding: Pair,
+    has_bias: bool,
+    profile: KernelProfile,
+    mask: tuple[bool, bool, bool] = (True, True, True),
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
+    """``aten.convolution_backward`` with ``transposed``: (grad_input, grad_weight, grad_bias), None
+    where ``mask`` leaves one out or there is no bias."""
+    dy, x, w = f32(dy), f32(x), f32(w)
+    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding)
+    _raise(_AARCH64 if profile.aarch64 else None)
+    if runs_slow(x.shape, w.shape, stride, profile):
+        return _slow_backward(dy, x, w, g, output_padding, has_bias, profile, mask)
+    why = _unmodelled(g, profile)
+    kind = _kind(g, profile)
+    gx = gw = gb = None
+    if mask[0]:
+        _raise(why[1])
+        gx = conv.conv2d(dy, w, None, stride, padding, profile, kind)
+    if mask[1]:
+        _raise(why[2])
+        gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1]
+    if mask[2] and has_bias:
+        _raise(why[3])
+        gb = conv._bias_grad(dy, [0, g.n * g.h * g.w])
+    return gx, gw, gb
+
+
+def _kind(g: conv.Geometry, profile: KernelProfile) -> str:
+    return conv.onednn_path(g, profile)
+
+
+def _slow_forward(
+    x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, output_padding: Pair, profile: KernelProfile
+) -> np.ndarray:
+    """slow_conv_transpose2d's forward (see the module's docstring)."""
+    n, oc, oh, ow, c, kh, kw, h, wd, sh, sw, ph, pw = g
+    k, m, hw = c, oc * kh * kw, h * wd
+    prof = profile if n == 1 else profile.with_threads(1)
+    skip = _skips_columns(g, output_padding)
+    y = aligned(n * oc * oh * ow).reshape(n, oc, oh, ow)
+    cols = aligned(n * m * hw).reshape(n, m, hw)  # ATen's column buffer of every image
+    for t in range(n):
+        out = y[t].reshape(-1) if skip else cols[t].reshape(-1)
+        conv._thnn_gemm("nt", hw, m, k, x[t].reshape(-1), hw, w.reshape(-1), m, 0.0, out, hw, prof)
+        if not skip:
+            y[t] = conv._col2im(cols[t], oc, oh, ow, kh, kw, sh, sw, ph, pw, h, wd)
+        if b is not None:
+            y[t] += b[:, None, None]
+    return y
+
+
+def _slow_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, has_bias: bool, profile: KernelProfile, mask):
+    """slow_conv_transpose2d's backward (see the module's docstring)."""
+    from harness.impl.reduce import sum_dims
+
+    n, oc, _, _, c, kh, kw, h, wd, sh, sw, ph, pw = g
+    m, hw = oc * kh * kw, h * wd
+    skip = _skips_columns(g, output_padding)
+    gx = gw = gb = None
+
+    def columns(t: int) -> np.ndarray:
+        return dy[t].reshape(oc, hw) if skip else conv._im2col(dy[t], kh, kw, sh, sw, ph, pw, h, wd)
+
+    if mask[0]:
+        prof = profile if n == 1 else profile.with_threads(1)
+        gx = aligned(n * c * hw).reshape(n, c, h, wd)
+        for t in range(n):
+            cols = columns(t)
+            conv._thnn_gemm("nn", hw, c, m, cols.reshape(-1), hw, w.reshape(-1), m, 0.0, gx[t].reshape(-1), hw, prof)
+    if mask[1]:
+        gw = aligned(w.size).reshape(w.shape)
+        for t in range(n):
+            cols = columns(t)
+            conv._thnn_gemm("tn", m, c, hw, cols.reshape(-1), hw, x[t].reshape(-1), hw, 1.0, gw.reshape(-1), m, profile)
+    if mask[2] and has_bias:
+        gb = sum_dims(dy, (0, 2, 3), profile)
+    return gx, gw, gb
