@@ -160,32 +160,42 @@ def test_unary_ops_of_integer_tensors_replay(backend: str, n: int, threads: int)
     _replays_match(backend, program, {"log", "exp", "tanh"}, 3)
 
 
+# (op, scales of x, x's first elements: the edges of its domain)
+SLEEF_UNARY = {
+    "log1p": ([1e-3, 1.0, 100.0, 1e30], [-1.0, float("inf"), -1.5]),
+    "lgamma": ([1e-3, 1.0, 10.0, 1e30], [-3.0, float("inf"), -2.5, -0.0, float("-inf")]),
+}
+
+
 @backends
+@pytest.mark.parametrize("op", sorted(SLEEF_UNARY))
 @settings(max_examples=6, deadline=None)
-@given(n=st.integers(1, 5000), scale=st.sampled_from([1e-3, 1.0, 100.0, 1e30]), seed=st.integers(0, 2**32 - 1),
-       threads=st.integers(1, 2))  # fmt: skip
-@example(n=19, scale=1.0, seed=0, threads=1)  # 16 in two vectors, 3 past them: SLEEF's lanes still
-def test_log1p_replays(backend: str, n: int, scale: float, seed: int, threads: int) -> None:
-    """Informer's Student-t likelihood runs ``log1p``: ATen maps Vectorized's log1p over every element
-    (SLEEF's at AVX2, the C library's in the default build), those past the last whole vector too;
-    x < -1, -1, infinities and NaNs included. AVX-512 and aarch64 are not measured: refused."""
-    from harness.impl.unary import _LOG1P_BUILDS
+@given(n=st.integers(1, 5000), scale=st.integers(0, 3), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 2))
+@example(n=19, scale=1, seed=0, threads=1)  # 16 in two vectors, 3 past them: SLEEF's lanes still
+def test_sleef_unary_ops_replay(backend: str, op: str, n: int, scale: int, seed: int, threads: int) -> None:
+    """Informer's Student-t likelihood runs ``log1p`` and ``lgamma`` (and in place): ATen maps
+    Vectorized's op over every element (SLEEF's at AVX2, the C library's in the default build), those
+    past the last whole vector too, a strided view copied in chunks and mapped alike; the domain's
+    edges, infinities and NaNs included. AVX-512 and aarch64 are not measured: refused."""
+    from harness.impl.unary import SLEEF_BUILDS
 
     use_threads(threads)
+    scales, edges = SLEEF_UNARY[op]
     rng = np.random.default_rng(seed)
-    x = torch.from_numpy((rng.standard_normal(n) * scale).astype(np.float32))
+    x = torch.from_numpy((rng.standard_normal(n) * scales[scale]).astype(np.float32))
     x[:: max(1, n // 4)] = float("nan")
-    x[: min(n, 3)] = torch.tensor([-1.0, float("inf"), -1.5])[: min(n, 3)]
+    x[: min(n, len(edges))] = torch.tensor(edges)[: min(n, len(edges))]
 
     def program() -> None:
-        torch.log1p(x)
-        torch.log1p(x[::2])  # a strided view: ATen copies it in chunks, each mapped alike
+        getattr(torch, op)(x)
+        getattr(torch, op)(x[::2])
+        getattr(x.clone(), f"{op}_")()
 
-    if live_profile().aten in _LOG1P_BUILDS:
-        _replays_match(backend, program, {"log1p"}, 2)
+    if live_profile().aten in SLEEF_BUILDS:
+        _replays_match(backend, program, {op, f"{op}_"}, 3)
         return
     with pytest.raises(ParityError, match="default and avx2 builds only"):
-        _replays_match(backend, program, {"log1p"}, 2)
+        _replays_match(backend, program, {op, f"{op}_"}, 3)
 
 
 def test_a_replay_of_operands_the_impl_does_not_take_is_refused_in_one_line() -> None:

@@ -16,6 +16,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "silu",
     "softplus",
     "log1p",
+    "lgamma",
     "where",
     "sigmoid",
     "batch_norm",
@@ -238,6 +239,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "SLEEF vs C library log1p; NaNs: SLEEF answers its own NaN (0x7fc00000), the C library x "
             "quieted; threads and layout change no bit; AVX-512 not measured: refused"
+        ),
+    ),
+    (
+        ("lgamma",),
+        (
+            "`lgamma_kernel` (UnaryOpsKernel.cpp) through `vml::vlgamma`: `vec::map` of Vectorized `lgamma` "
+            "over each run, its last partial vector loaded short: every element a vector lane (SLEEF "
+            "`Sleef_lgammaf8_u10` at AVX2, `lgammaf` per lane in the default build), no scalar tail"
+        ),
+        (
+            "SLEEF's double-float gamma vs the C library's fdlibm lgammaf (363 of the test's 1,319 inputs "
+            "differ); "
+            "NaNs: x quieted at both; threads and layout change no bit; AVX-512 not measured: refused"
         ),
     ),
     # -- trace-only rows of the torch.nn layers (harness/impl/nn.py)
@@ -502,6 +516,7 @@ ARM64: dict[str, str] = {
     ),
     "softplus": "not measured on arm64: refused",
     "log1p": "not measured on arm64: refused",
+    "lgamma": "not measured on arm64: refused",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
         " arithmetic with another split; the backward nothing"

@@ -1,5 +1,5 @@
-"""Unary ops (exp, log, log1p, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and backward
-``grad_x``.
+"""Unary ops (exp, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and
+backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -27,6 +27,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
     "silu": ("silu_forward", "silu_backward", "x"),
     "log1p": ("log1p_forward", "", "x"),  # its backward is grad / (x + 1): autograd's add and div
+    "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): not modelled
 }
 _ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
 
@@ -45,8 +46,7 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     """``out`` of ``op`` applied to ``x`` (any shape, float32). ``row``: the length of the runs
     ATen's loop takes one at a time (an operand whose rows are not contiguous with each other;
     default one flat run)."""
-    if op == "log1p":
-        _log1p_build(op, profile)
+    _measured_build(op, profile)
     x = f32(x)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
@@ -66,20 +66,24 @@ def backward(
     return grad_x
 
 
-# softplus and log1p, whose lanes take SLEEF's log1pf: the builds whose kernels were measured (x86
-# default and avx2, torch 2.13.0). AVX-512 is refused: whether 2.13.0 runs the AVX2 object there
-# (REGISTER_DISPATCH) or an AVX-512 one (16 lanes, SLEEF's vgetexp/vgetmant log1p) was not measured;
-# aarch64 (SLEEF advsimd/SVE, aarch64 glibc's contracted log1pf) neither.
-_LOG1P_BUILDS = ("default", "avx2")
+# The builds whose kernels were measured (x86 default and avx2, torch 2.13.0) for the ops whose lanes
+# take SLEEF functions that ATen's other builds compute otherwise, refused elsewhere: softplus and
+# log1p (SLEEF's log1pf: whether 2.13.0 runs the AVX2 object at AVX-512 (REGISTER_DISPATCH) or an
+# AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p, was not measured; aarch64's SLEEF
+# advsimd/SVE and glibc's contracted log1pf neither) and lgamma (SLEEF's lgammaf in the avx2 object,
+# glibc's in the default one; AVX-512's 16-lane lgammaf, whose logk2f takes vgetexp, and aarch64's
+# builds not measured).
+SLEEF_BUILDS = ("default", "avx2")
+_SLEEF_OPS = ("softplus", "log1p", "lgamma")
 
 
-def _log1p_build(op: str, profile: KernelProfile) -> None:
-    if profile.aten not in _LOG1P_BUILDS:
+def _measured_build(op: str, profile: KernelProfile) -> None:
+    if op in _SLEEF_OPS and profile.aten not in SLEEF_BUILDS:
         raise ParityError(f"{op} is reproduced at the default and avx2 builds only, not {profile.aten}")
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):
-    _log1p_build("softplus", profile)
+    _measured_build("softplus", profile)
     fn = getattr(load("unary"), name)
     fn.restype = None
     n = arrays[0].size

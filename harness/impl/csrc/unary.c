@@ -739,6 +739,20 @@ void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
         out[i] = isnan(x[i]) ? (p.aten ? vm_u2f(0x7fc00000u) : quiet_nan(x[i])) : vec_log1pf(&p, x[i]);
 }
 
+/* ------------------------------------------------------------------ lgamma */
+
+/* lgamma_kernel (cpu/UnaryOpsKernel.cpp, IMPLEMENT_FLOAT_KERNEL) through at::vml::vlgamma: as log1p,
+ * at::vec::map of Vectorized<float>::lgamma over each contiguous run (a strided operand copied
+ * into a buffer first), the last partial vector loaded short and mapped alike: every element is a
+ * vector lane, no scalar tail, nothing depends on runs or threads (measured: single elements, 16,
+ * 17, 19 and strided views give the bits of the whole tensor). The lane (vec_lgammaf): SLEEF
+ * Sleef_lgammaf8_u10 in the avx2 object (sleef_lgammaf_u10), std::lgamma = glibc lgammaf in the x86
+ * default build (glibc_lgammaf). A NaN x gives x quieted at both (SLEEF's arithmetic carries it
+ * through, glibc returns x*x). Tensor shapes: x, out (n,). */
+void lgamma_forward(profile_t p, const float *x, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : vec_lgammaf(&p, x[i]);
+}
+
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
  * with Vectorized::exp, scalar tail with expf. GCC contracts 1 + x*(1 - s) into one FMA (c) in the
  * avx2/avx512 objects and on aarch64, in the vector body (intrinsics that are GCC vector

@@ -9,13 +9,15 @@
  *   vec_logf(p, x)   Vectorized<float>::log():  SLEEF Sleef_logf8_u10 | glibc logf.
  *   vec_tanhf(p, x)  Vectorized<float>::tanh(): SLEEF Sleef_tanhf8_u10 | glibc tanhf.
  *   vec_erff(p, x)   Vectorized<float>::erf():  ATen's own polynomial (aten_erff_poly) | glibc erff.
+ *   vec_log1pf(p, x), vec_lgammaf(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 | glibc log1pf / lgammaf.
  *
  * Scalar C library (std::exp etc. of the default objects and of every scalar tail), glibc 2.36's
  * algorithms (x86_64, the FMA variants glibc selects on FMA machines for expf/logf):
- *   glibc_expf, glibc_logf, glibc_expm1f, glibc_tanhf, glibc_erff, glibc_sinf, glibc_cosf.
+ *   glibc_expf, glibc_logf, glibc_expm1f, glibc_tanhf, glibc_erff, glibc_sinf, glibc_cosf,
+ *   glibc_log1pf, glibc_lgammaf.
  *
  * SLEEF (FMA builds, ENABLE_FMA_SP), one lane:
- *   sleef_expf_u10, sleef_logf_u10, sleef_tanhf_u10.
+ *   sleef_expf_u10, sleef_logf_u10, sleef_tanhf_u10, sleef_log1pf_u10, sleef_lgammaf_u10.
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
@@ -239,6 +241,130 @@ static inline float sleef_log1pf_u10(float d) {
     r = vm_u2f(vm_f2u(r) | -(uint32_t)(-1.0f > d)); /* SLEEF ors all ones in: the NaN 0xffffffff */
     r = vm_self(d == -1.0f, -INFINITY, r);
     return vm_self(vm_f2u(d) == 0x80000000u, -0.0f, r);
+}
+
+/* SLEEF dfadd2_vf2_vf_vf2 (any magnitudes): x + y as a double-float. */
+static inline vm_f2 df_add2_f_f2(float x, vm_f2 y) {
+    float s = x + y.x, v = s - x;
+    return vm_f2make(s, ((x - (s - v)) + (y.x - v)) + y.y);
+}
+/* SLEEF dfnormalize_vf2_vf2: s = x + y, (s, (x - s) + y). */
+static inline vm_f2 df_normalize(vm_f2 t) {
+    float s = t.x + t.y;
+    return vm_f2make(s, (t.x - s) + t.y);
+}
+/* SLEEF dfabs_vf2_vf2: |hi|, lo with hi's sign flipped out of it. */
+static inline vm_f2 df_abs(vm_f2 x) { return vm_f2make(fabsf(x.x), vm_xorsign(x.y, x.x)); }
+/* SLEEF vcast_vf2_d: a double constant as (float)d, (float)(d - (float)d). */
+#define VM_F2_D(d) vm_f2make((float)(d), (float)((d) - (double)(float)(d)))
+
+/* cvttps2dq: truncation to int32, 0x80000000 for NaN and out of range. */
+static inline int32_t sleef_truncate_i(float x) {
+    return (x > -2147483904.0f && x < 2147483648.0f) ? (int32_t)x : INT32_MIN;
+}
+
+/* SLEEF logk2f: log of a double-float d as a double-float (the AVX2 path, vilogbk's exponent of
+ * d.x * (1/0.75), not AVX-512's vgetexp): m = d / 2^e, x = (m - 1)/(m + 1) in double-float,
+ * e ln2 + 2x + x^3 t(x^2) with t a cubic in x^2 (FMAs), each term added to e ln2 by dfadd. */
+static inline vm_f2 sleef_logk2f(vm_f2 d) {
+    float dd = d.x * (1.0f / 0.75f);
+    const int o = dd < 5.421010862427522E-20f;
+    dd = vm_self(o, 1.8446744073709552E19f * dd, dd);
+    const int32_t e = (int32_t)((vm_f2u(dd) >> 23) & 0xff) - (o ? 64 + 0x7f : 0x7f);
+    const float sc = vm_u2f((uint32_t)(-e + 0x7f) << 23);
+    vm_f2 m = df_scale(d, sc);
+    vm_f2 x = df_div(df_add2_f2_f(m, -1.0f), df_add2_f2_f(m, 1.0f));
+    vm_f2 x2 = df_squ(x);
+    float t = 0.2392828464508056640625f;
+    t = fmaf(t, x2.x, 0.28518211841583251953125f);
+    t = fmaf(t, x2.x, 0.400005877017974853515625f);
+    t = fmaf(t, x2.x, 0.666666686534881591796875f);
+    vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
+    s = df_add_f2_f2(s, df_scale(x, 2.0f));
+    return df_add_f2_f2(s, df_mul_f2_f(df_mul_f2_f2(x2, x), t));
+}
+
+/* SLEEF sinpifk: sin(pi d) as a double-float. q = trunc(4d), an odd q moved one away from zero,
+ * s = 4d - q; bit 1 of q picks the cos polynomial (1 + s^2 c(s^2)) or the sin one
+ * (s (pi/4 + s^2 c(s^2))), bit 2 the sign. Inner terms float FMAs, outer ones double-float. */
+static inline vm_f2 sleef_sinpifk(float d) {
+    float u = d * 4.0f;
+    int32_t q = sleef_truncate_i(u);
+    q = (int32_t)(((uint32_t)q + (((uint32_t)q >> 31) ^ 1u)) & ~1u);
+    int o = (q & 2) == 2;
+    float s = u - (float)q, t = s;
+    s = s * s;
+    vm_f2 s2 = df_mul_f_f(t, t);
+    u = o ? -0.2430611801e-7f : 0.3093842054e-6f;
+    u = fmaf(u, s, o ? 0.3590577080e-5f : -0.3657307388e-4f);
+    u = fmaf(u, s, o ? -0.3259917721e-3f : 0.2490393585e-2f);
+    vm_f2 x = df_add2_f_f2(u * s, o ? vm_f2make((float)0.015854343771934509277, (float)4.4940051354032242811e-10)
+                                    : vm_f2make((float)-0.080745510756969451904, (float)-1.3373665339076936258e-09));
+    x = df_add2_f2_f2(df_mul_f2_f2(s2, x),
+                      o ? vm_f2make((float)-0.30842512845993041992, (float)-9.0728339030733922277e-09)
+                        : vm_f2make((float)0.78539818525314331055, (float)-2.1857338617566484855e-08));
+    x = df_mul_f2_f2(x, o ? s2 : vm_f2make(t, 0.0f));
+    x = o ? df_add2_f2_f(x, 1.0f) : x;
+    if ((q & 4) == 4) x = df_neg(x);
+    return x;
+}
+
+/* SLEEF xlgammaf_u1 (Sleef_lgammaf8_u10; SLEEF 3.6 to 3.9 alike) through gammafk, one lane. With
+ * x = a (a >= 0.5), 1 - a (a < 0.5, reflection), 0 (|a| < 1e-30):
+ *   x >= 2.3: x <= 7 shifts by 3 (clln = x(x+1)(x+2) normalized twice), t = 1/x, u of degree 8
+ *     in t (Stirling's series); clc = (x - 0.5) log x - x + log(2 pi)/2, clld = u t + 1;
+ *   else t = x - 1 (0.5 <= x <= 1.2) or x - 2, clc = t (c1 + t (c2 + t (c3 + t u))) with u a
+ *     degree-8 polynomial, the last three steps in double-float;
+ *   a < 0.5: clc = log(pi) - clc, clld = clld sinpi(a - 4096 trunc(a/4096)); |a| < 1e-30:
+ *     clc = log(2^60), clld = a 2^60;
+ * lgamma = clc + log|clln / clld| (double-float), then hi + lo. +-inf, integers a <= 0 (-0
+ * included) and a NaN result of a finite a give +inf. NaN a: not here (callers decide NaNs). */
+static inline float sleef_lgammaf_u10(float a) {
+    const int otiny = fabsf(a) < 1e-30f, oref = a < 0.5f;
+    vm_f2 x = otiny ? vm_f2make(0.0f, 0.0f) : oref ? df_add2_f_f(1.0f, -a) : vm_f2make(a, 0.0f);
+    const int o0 = 0.5f <= x.x && x.x <= 1.2f, o2 = 2.3f <= x.x;
+    vm_f2 y = df_normalize(df_mul_f2_f2(df_add2_f2_f(x, 1.0f), x));
+    y = df_normalize(df_mul_f2_f2(df_add2_f2_f(x, 2.0f), y));
+    const int o = o2 && x.x <= 7.0f;
+    vm_f2 clln = o ? y : vm_f2make(1.0f, 0.0f);
+    x = o ? df_add2_f2_f(x, 3.0f) : x;
+    const float t = o2 ? 1.0f / x.x : df_normalize(df_add2_f2_f(x, o0 ? -1.0f : -2.0f)).x;
+#define VM_LG_SEL(c2, c0, c) (o2 ? (float)(c2) : o0 ? (c0) : (c))
+    float u = VM_LG_SEL(+0.000839498720672087279971000786, +0.9435157776e+0f, +0.1102489550e-3f);
+    u = fmaf(u, t, VM_LG_SEL(-5.17179090826059219329394422e-05, +0.8670063615e+0f, +0.8160019934e-4f));
+    u = fmaf(u, t, VM_LG_SEL(-0.000592166437353693882857342347, +0.4826702476e+0f, +0.1528468856e-3f));
+    u = fmaf(u, t, VM_LG_SEL(+6.97281375836585777403743539e-05, -0.8855129778e-1f, -0.2355068718e-3f));
+    u = fmaf(u, t, VM_LG_SEL(+0.000784039221720066627493314301, +0.1013825238e+0f, +0.4962242092e-3f));
+    u = fmaf(u, t, VM_LG_SEL(-0.000229472093621399176949318732, -0.1493408978e+0f, -0.1193488017e-2f));
+    u = fmaf(u, t, VM_LG_SEL(-0.002681327160493827160473958490, +0.1697509140e+0f, +0.2891599433e-2f));
+    u = fmaf(u, t, VM_LG_SEL(+0.003472222222222222222175164840, -0.2072454542e+0f, -0.7385451812e-2f));
+    u = fmaf(u, t, VM_LG_SEL(+0.083333333333333333335592087900, +0.2705872357e+0f, +0.2058077045e-1f));
+#undef VM_LG_SEL
+    y = df_mul_f2_f2(df_add2_f2_f(x, -0.5f), sleef_logk2f(x));
+    y = df_add2_f2_f2(y, df_neg(x));
+    y = df_add2_f2_f2(y, VM_F2_D(0.91893853320467278056)); /* log(2 pi) / 2 */
+    vm_f2 z = df_add2_f2_f(df_mul_f_f(u, t), o0 ? -0.400686534596170958447352690395e+0f : -0.673523028297382446749257758235e-1f);
+    z = df_add2_f2_f(df_mul_f2_f(z, t), o0 ? +0.822466960142643054450325495997e+0f : +0.322467033928981157743538726901e+0f);
+    z = df_add2_f2_f(df_mul_f2_f(z, t), o0 ? -0.577215665946766039837398973297e+0f : +0.422784335087484338986941629852e+0f);
+    z = df_mul_f2_f(z, t);
+    vm_f2 clc = o2 ? y : z;
+    vm_f2 clld = o2 ? df_add2_f2_f(df_mul_f_f(u, t), 1.0f) : vm_f2make(1.0f, 0.0f);
+    y = clln;
+    clc = otiny ? VM_F2_D(41.58883083359671856503) /* log(2^60) */
+          : oref ? df_add2_f2_f2(VM_F2_D(1.1447298858494001639), df_neg(clc)) /* log(pi) */
+                 : clc;
+    clln = otiny ? vm_f2make(1.0f, 0.0f) : oref ? clln : clld;
+    if (oref) {
+        const float tr = a - 4096.0f * (float)sleef_truncate_i(a * (float)(1.0 / 4096));
+        x = df_mul_f2_f2(clld, sleef_sinpifk(tr));
+    }
+    clld = otiny ? vm_f2make(a * ((float)(INT64_C(1) << 30) * (float)(INT64_C(1) << 30)), 0.0f) : oref ? x : y;
+    /* xlgammaf_u1: clc + log|clln / clld| */
+    vm_f2 r2 = df_add2_f2_f2(clc, sleef_logk2f(df_abs(df_div(clln, clld))));
+    float r = r2.x + r2.y;
+    const int isint_le0 = a <= 0.0f && truncf(a) == a;
+    if (isinf(a) || isint_le0 || (!isinf(a) && isnan(r))) r = INFINITY;
+    return r;
 }
 
 /* glibc 2.36 log1pf (sysdeps/ieee754/flt-32/s_log1pf.c, fdlibm in float; x86_64 has no FMA variant
@@ -729,6 +855,247 @@ static inline float glibc_sincosf_one(float y, int want_cos) {
 static inline float glibc_sinf(float x) { return glibc_sincosf_one(x, 0); }
 static inline float glibc_cosf(float x) { return glibc_sincosf_one(x, 1); }
 
+/* glibc 2.36 lgammaf (sysdeps/ieee754/flt-32/e_lgammaf_r.c, fdlibm in float, and lgamma_negf.c for
+ * -15 < x < -2; x86_64 has no FMA variant of either: every float operation rounded on its own). Its
+ * logf is glibc_logf (the ifunc's FMA build), its sinf/cosf glibc_sinf/glibc_cosf (likewise), its
+ * log1pf glibc_log1pf. The result only; signgam is not modelled. */
+
+/* lgamma_negf.c: the zeros of lgamma in (-15, -2) as hi + lo, two per unit interval. */
+static const float vm_lgamma_zeros[26][2] = {
+    {-0x2.74ff94p+0f, 0x1.3fe0f2p-24f}, {-0x2.bf682p+0f, -0x1.437b2p-24f}, {-0x3.24c1b8p+0f, 0x6.c34cap-28f},
+    {-0x3.f48e2cp+0f, 0x1.707a04p-24f}, {-0x4.0a13ap+0f, 0x1.e99aap-24f},  {-0x4.fdd5ep+0f, 0x1.64454p-24f},
+    {-0x5.021a98p+0f, 0x2.03d248p-24f}, {-0x5.ffa4cp+0f, 0x2.9b82fcp-24f}, {-0x6.005ac8p+0f, -0x1.625f24p-24f},
+    {-0x6.fff3p+0f, 0x2.251e44p-24f},   {-0x7.000dp+0f, 0x8.48078p-28f},   {-0x7.fffe6p+0f, 0x1.fa98c4p-28f},
+    {-0x8.0001ap+0f, -0x1.459fcap-28f}, {-0x8.ffffdp+0f, -0x1.c425e8p-24f}, {-0x9.00003p+0f, 0x1.c44b82p-24f},
+    {-0xap+0f, 0x4.9f942p-24f},         {-0xap+0f, -0x4.9f93b8p-24f},      {-0xbp+0f, 0x6.b9916p-28f},
+    {-0xbp+0f, -0x6.b9915p-28f},        {-0xcp+0f, 0x8.f76c8p-32f},        {-0xcp+0f, -0x8.f76c7p-32f},
+    {-0xdp+0f, 0xb.09231p-36f},         {-0xdp+0f, -0xb.09231p-36f},       {-0xep+0f, 0xc.9cba5p-40f},
+    {-0xep+0f, -0xc.9cba5p-40f},        {-0xfp+0f, 0xd.73f9fp-44f},
+};
+
+/* lgamma_negf.c: polynomials in x - xm for (|gamma(x)| - 1)(x - n)/(x - x0) on the eighths of
+ * [-3, -2], highest coefficient last (Horner from the end). */
+static const float vm_lgamma_poly[51] = {
+    -0x1.0b71c6p+0f, -0xc.73a1ep-4f,  -0x1.ec8462p-4f, -0xe.37b93p-4f,  -0x1.02ed36p-4f, -0xe.cbe26p-4f,
+    -0xf.29309p-4f,  -0xc.a5cfep-4f,  0x3.9c93fcp-4f,  -0x1.02a2fp+0f,  0x9.896bep-4f,   -0x1.519704p+0f,
+    -0xd.7d28dp-4f,  -0xe.6964cp-4f,  0xb.0d4f1p-4f,   -0x1.9240aep+0f, 0x1.dadabap+0f,  -0x3.1778c4p+0f,
+    -0xb.74ea2p-4f,  -0x1.2a82cp+0f,  0x1.880234p+0f,  -0x3.320c4p+0f,  0x5.572a38p+0f,  -0x9.f92bap+0f,
+    0x1.1c347ep+4f,  -0x3.d10108p-4f, 0x1.cd5584p+0f,  0x3.819c24p+0f,  0x6.84cbb8p+0f,  0xb.bf269p+0f,
+    0x1.57fb12p+4f,  0x2.7b9854p+4f,  -0x6.b5d25p-4f,  0x1.28d604p+0f,  0x1.db6526p+0f,  0x2.e20b38p+0f,
+    0x4.44c378p+0f,  0x6.62a08p+0f,   0x9.6db3ap+0f,   -0x8.a41b2p-4f,  0xc.da87fp-4f,   0x1.147312p+0f,
+    0x1.7617dap+0f,  0x1.d6c13p+0f,   0x2.57a358p+0f,  -0xa.046d6p-4f,  0x9.70b89p-4f,   0xa.a89a6p-4f,
+    0xd.2f2d8p-4f,   0xd.e32b4p-4f,   0xf.fb741p-4f,
+};
+static const int vm_lgamma_poly_deg[8] = {5, 5, 5, 6, 6, 6, 5, 5};
+static const int vm_lgamma_poly_end[8] = {5, 11, 17, 24, 31, 38, 44, 50};
+
+/* lgamma_negf.c lg_sinpi / lg_cospi: sin(pi x), cos(pi x) for -0.25 <= x <= 0.5 through sinf/cosf
+ * of (float)M_PI * x or of (float)M_PI * (0.5 - x). */
+static inline float glibc_lg_sinpi(float x) {
+    return x <= 0.25f ? glibc_sinf((float)3.14159265358979323846 * x) : glibc_cosf((float)3.14159265358979323846 * (0.5f - x));
+}
+static inline float glibc_lg_cospi(float x) {
+    return x <= 0.25f ? glibc_cosf((float)3.14159265358979323846 * x) : glibc_sinf((float)3.14159265358979323846 * (0.5f - x));
+}
+
+/* glibc __lgamma_negf, -15 < x < -2 (not an integer): i = floor(-2x) picks the half-integer
+ * interval and its zero x0 = hi + lo, xdiff = (x - hi) - lo. On [-3, -2]: log1p(g * xdiff / (x - xn))
+ * with g the interval's polynomial in x - xm. Else log(sinpi(x0) / sinpi(x)) (as a log of a ratio of
+ * sines where |xn - x0| < |xn - x|/2, as log1p(2 s (c cot(pi |xn - x|) - s)), s, c = sinpi, cospi of
+ * -+xdiff/2, otherwise) plus Stirling's log(gamma(1 - x0) / gamma(1 - x)): xdiff log1p((y0 - e + y0_eps)
+ * / e) + (y - 0.5 + y_eps) log1p(xdiff / y), then three Bernoulli terms summed smallest first. */
+static inline float glibc_lgamma_negf(float x) {
+    int i = (int)floorf(-2.0f * x);
+    if ((i & 1) == 0 && (float)i == -2.0f * x) return INFINITY;
+    const float xn = (float)((i & 1) == 0 ? -i / 2 : (-i - 1) / 2);
+    i -= 4;
+    const float x0_hi = vm_lgamma_zeros[i][0], x0_lo = vm_lgamma_zeros[i][1];
+    const float xdiff = x - x0_hi - x0_lo;
+    if (i < 2) {
+        const int j = (int)floorf(-8.0f * x) - 16;
+        const float xm = (float)(-33 - 2 * j) * 0.0625f;
+        const float x_adj = x - xm;
+        const int end = vm_lgamma_poly_end[j];
+        float g = vm_lgamma_poly[end];
+        for (int k = 1; k <= vm_lgamma_poly_deg[j]; k++) g = g * x_adj + vm_lgamma_poly[end - k];
+        return glibc_log1pf(g * xdiff / (x - xn));
+    }
+    const float x_idiff = fabsf(xn - x), x0_idiff = fabsf(xn - x0_hi - x0_lo);
+    float log_sinpi_ratio;
+    if (x0_idiff < x_idiff * 0.5f) {
+        log_sinpi_ratio = glibc_logf(glibc_lg_sinpi(x0_idiff) / glibc_lg_sinpi(x_idiff));
+    } else {
+        const float x0diff2 = ((i & 1) == 0 ? xdiff : -xdiff) * 0.5f;
+        const float sx0d2 = glibc_lg_sinpi(x0diff2), cx0d2 = glibc_lg_cospi(x0diff2);
+        const float cot = glibc_lg_cospi(x_idiff) / glibc_lg_sinpi(x_idiff);
+        log_sinpi_ratio = glibc_log1pf(2.0f * sx0d2 * (-sx0d2 + cx0d2 * cot));
+    }
+    const float e_hi = 0x2.b7e15p+0f, e_lo = 0x1.628aeep-24f;
+    const float y0 = 1.0f - x0_hi;
+    const float y0_eps = -x0_hi + (1.0f - y0) - x0_lo;
+    const float y = 1.0f - x;
+    const float y_eps = -x + (1.0f - y);
+    const float log_gamma_high =
+        xdiff * glibc_log1pf((y0 - e_hi - e_lo + y0_eps) / e_hi) + (y - 0.5f + y_eps) * glibc_log1pf(xdiff / y);
+    const float coeff[3] = {0x1.555556p-4f, -0xb.60b61p-12f, 0x3.403404p-12f};
+    const float y0r = 1.0f / y0, yr = 1.0f / y;
+    const float y0r2 = y0r * y0r, yr2 = yr * yr;
+    const float rdiff = -xdiff / (y * y0);
+    float bterm[3], dlast = rdiff, elast = rdiff * yr * (yr + y0r);
+    bterm[0] = dlast * coeff[0];
+    for (int k = 1; k < 3; k++) {
+        const float dnext = dlast * y0r2 + elast;
+        const float enext = elast * yr2;
+        bterm[k] = dnext * coeff[k];
+        dlast = dnext;
+        elast = enext;
+    }
+    float log_gamma_low = 0.0f;
+    for (int k = 0; k < 3; k++) log_gamma_low += bterm[2 - k];
+    return log_sinpi_ratio + (log_gamma_high + log_gamma_low);
+}
+
+/* e_lgammaf_r.c sin_pif: -sin(pi x) for x < 0 (|x| < 0.25: sinf(pi x) itself), by |x| mod 2 in
+ * eighths; an integer x gives +-0. */
+static inline float glibc_lgamma_sin_pif(float x) {
+    const float pi = 3.1415927410e+00f;
+    const uint32_t ix = vm_f2u(x) & 0x7fffffffu;
+    if (ix < 0x3e800000u) return glibc_sinf(pi * x);
+    float y = -x, z = floorf(y);
+    int n;
+    if (z != y) {
+        y *= 0.5f;
+        y = 2.0f * (y - floorf(y));
+        n = (int)(y * 4.0f);
+    } else {
+        if (ix >= 0x4b800000u) {
+            y = 0.0f;
+            n = 0;
+        } else {
+            if (ix < 0x4b000000u) z = y + 8.3886080000e+06f;
+            n = (int)(vm_f2u(z) & 1u);
+            y = (float)n;
+            n <<= 2;
+        }
+    }
+    switch (n) {
+    case 0: y = glibc_sinf(pi * y); break;
+    case 1:
+    case 2: y = glibc_cosf(pi * (0.5f - y)); break;
+    case 3:
+    case 4: y = glibc_sinf(pi * (1.0f - y)); break;
+    case 5:
+    case 6: y = -glibc_cosf(pi * (y - 1.5f)); break;
+    default: y = glibc_sinf(pi * (y - 2.0f)); break;
+    }
+    return -y;
+}
+
+/* glibc 2.36 lgammaf. NaN, +-inf: x*x (x quieted, +inf); +-0: +inf; |x| < 2^-30: -log|x|. x < 0:
+ * -x >= 2^23 (an integer): +inf; -15 < x < -2: glibc_lgamma_negf; else t = sin_pif(x) (0: +inf),
+ * nadj = log(pi / |t x|), then lgamma(-x) below and nadj - that. x = 1, 2: 0. x < 2: three
+ * polynomials about 1, 1.4616 (tc, the minimum) and 2, with -log(x) added below 0.9. x < 8:
+ * 0.5 y + p(y)/q(y) at y = x - floor(x), plus log((y+2)(y+3)...(y+i-1)) as one log of the product
+ * (rounded factor by factor). x < 2^26: (x - 0.5)(log x - 1) + w(1/x). Above: x (log x - 1). */
+static inline float glibc_lgammaf(float x) {
+    const float half = 0.5f, one = 1.0f, pi = 3.1415927410e+00f;
+    const float a0 = 7.7215664089e-02f, a1 = 3.2246702909e-01f, a2 = 6.7352302372e-02f, a3 = 2.0580807701e-02f;
+    const float a4 = 7.3855509982e-03f, a5 = 2.8905137442e-03f, a6 = 1.1927076848e-03f, a7 = 5.1006977446e-04f;
+    const float a8 = 2.2086278477e-04f, a9 = 1.0801156895e-04f, a10 = 2.5214456400e-05f, a11 = 4.4864096708e-05f;
+    const float tc = 1.4616321325e+00f, tf = -1.2148628384e-01f, tt = 6.6971006518e-09f;
+    const float t0 = 4.8383611441e-01f, t1 = -1.4758771658e-01f, t2 = 6.4624942839e-02f, t3 = -3.2788541168e-02f;
+    const float t4 = 1.7970675603e-02f, t5 = -1.0314224288e-02f, t6 = 6.1005386524e-03f, t7 = -3.6845202558e-03f;
+    const float t8 = 2.2596477065e-03f, t9 = -1.4034647029e-03f, t10 = 8.8108185446e-04f, t11 = -5.3859531181e-04f;
+    const float t12 = 3.1563205994e-04f, t13 = -3.1275415677e-04f, t14 = 3.3552918467e-04f;
+    const float u0 = -7.7215664089e-02f, u1 = 6.3282704353e-01f, u2 = 1.4549225569e+00f, u3 = 9.7771751881e-01f;
+    const float u4 = 2.2896373272e-01f, u5 = 1.3381091878e-02f;
+    const float v1 = 2.4559779167e+00f, v2 = 2.1284897327e+00f, v3 = 7.6928514242e-01f, v4 = 1.0422264785e-01f;
+    const float v5 = 3.2170924824e-03f;
+    const float s0 = -7.7215664089e-02f, s1 = 2.1498242021e-01f, s2 = 3.2577878237e-01f, s3 = 1.4635047317e-01f;
+    const float s4 = 2.6642270386e-02f, s5 = 1.8402845599e-03f, s6 = 3.1947532989e-05f;
+    const float r1 = 1.3920053244e+00f, r2 = 7.2193557024e-01f, r3 = 1.7193385959e-01f, r4 = 1.8645919859e-02f;
+    const float r5 = 7.7794247773e-04f, r6 = 7.3266842264e-06f;
+    const float w0 = 4.1893854737e-01f, w1 = 8.3333335817e-02f, w2 = -2.7777778450e-03f, w3 = 7.9365057172e-04f;
+    const float w4 = -5.9518753551e-04f, w5 = 8.3633989561e-04f, w6 = -1.6309292987e-03f;
+    float t, y, z, nadj = 0.0f, p, p1, p2, p3, q, r, w;
+    int i;
+    const int32_t hx = (int32_t)vm_f2u(x), ix = hx & 0x7fffffff;
+    if (ix >= 0x7f800000) return x * x;
+    if (ix == 0) return INFINITY;
+    if (ix < 0x30800000) return hx < 0 ? -glibc_logf(-x) : -glibc_logf(x);
+    if (hx < 0) {
+        if (ix >= 0x4b000000) return INFINITY;
+        if (ix > 0x40000000 && ix < 0x41700000) return glibc_lgamma_negf(x);
+        t = glibc_lgamma_sin_pif(x);
+        if (t == 0.0f) return INFINITY;
+        nadj = glibc_logf(pi / fabsf(t * x));
+        x = -x;
+    }
+    if (ix == 0x3f800000 || ix == 0x40000000) {
+        r = 0.0f;
+    } else if (ix < 0x40000000) {
+        if (ix <= 0x3f666666) {
+            r = -glibc_logf(x);
+            if (ix >= 0x3f3b4a20) { y = one - x; i = 0; }
+            else if (ix >= 0x3e6d3308) { y = x - (tc - one); i = 1; }
+            else { y = x; i = 2; }
+        } else {
+            r = 0.0f;
+            if (ix >= 0x3fdda618) { y = 2.0f - x; i = 0; }
+            else if (ix >= 0x3f9da620) { y = x - tc; i = 1; }
+            else { y = x - one; i = 2; }
+        }
+        switch (i) {
+        case 0:
+            z = y * y;
+            p1 = a0 + z * (a2 + z * (a4 + z * (a6 + z * (a8 + z * a10))));
+            p2 = z * (a1 + z * (a3 + z * (a5 + z * (a7 + z * (a9 + z * a11)))));
+            p = y * p1 + p2;
+            r += (p - 0.5f * y);
+            break;
+        case 1:
+            z = y * y;
+            w = z * y;
+            p1 = t0 + w * (t3 + w * (t6 + w * (t9 + w * t12)));
+            p2 = t1 + w * (t4 + w * (t7 + w * (t10 + w * t13)));
+            p3 = t2 + w * (t5 + w * (t8 + w * (t11 + w * t14)));
+            p = z * p1 - (tt - w * (p2 + y * p3));
+            r += (tf + p);
+            break;
+        default:
+            p1 = y * (u0 + y * (u1 + y * (u2 + y * (u3 + y * (u4 + y * u5)))));
+            p2 = one + y * (v1 + y * (v2 + y * (v3 + y * (v4 + y * v5))));
+            r += (-0.5f * y + p1 / p2);
+            break;
+        }
+    } else if (ix < 0x41000000) {
+        i = (int)x;
+        y = x - (float)i;
+        p = y * (s0 + y * (s1 + y * (s2 + y * (s3 + y * (s4 + y * (s5 + y * s6))))));
+        q = one + y * (r1 + y * (r2 + y * (r3 + y * (r4 + y * (r5 + y * r6)))));
+        r = half * y + p / q;
+        z = one;
+        switch (i) { /* fall through from i down to 3 */
+        case 7: z *= (y + 6.0f); /* fallthrough */
+        case 6: z *= (y + 5.0f); /* fallthrough */
+        case 5: z *= (y + 4.0f); /* fallthrough */
+        case 4: z *= (y + 3.0f); /* fallthrough */
+        case 3: z *= (y + 2.0f); r += glibc_logf(z); break;
+        default: break;
+        }
+    } else if (ix < 0x4c800000) {
+        t = glibc_logf(x);
+        z = one / x;
+        y = z * z;
+        w = w0 + z * (w1 + y * (w2 + y * (w3 + y * (w4 + y * (w5 + y * w6)))));
+        r = (x - half) * (t - one) + w;
+    } else {
+        r = x * (glibc_logf(x) - one);
+    }
+    if (hx < 0) r = nadj - r;
+    return r;
+}
+
 /* ------------------------------------------------------------------ MKL VML (vsExp, VML_HA) */
 
 /* 2^(j/128) as float hi + float lo (hi = nearest float, lo = nearest float to the rest). */
@@ -1117,5 +1484,6 @@ static inline float vec_logf(const profile_t *p, float x) { return p->aten ? sle
 static inline float vec_tanhf(const profile_t *p, float x) { return p->aten ? sleef_tanhf_u10(x) : glibc_tanhf(x); }
 static inline float vec_erff(const profile_t *p, float x) { return p->aten ? aten_erff_poly(x) : glibc_erff(x); }
 static inline float vec_log1pf(const profile_t *p, float x) { return p->aten ? sleef_log1pf_u10(x) : glibc_log1pf(x); }
+static inline float vec_lgammaf(const profile_t *p, float x) { return p->aten ? sleef_lgammaf_u10(x) : glibc_lgammaf(x); }
 
 #endif
