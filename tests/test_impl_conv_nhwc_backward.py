@@ -3,8 +3,10 @@ convolutions at AVX2 (torch 2.13.0, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA
 
 Each case's inputs are drawn from ``np.random.default_rng(seed)``: x (N, C, H, W), w (OC, C / G, KH, KW)
 and dy (N, OC, OH, OW) in that order, standard normal float32; torch ran
-``aten.convolution_backward`` on x and dy made channels-last. The digests are SHA-256 of its grad_input,
-grad_weight and grad_bias as uint32 (C order). No host is needed: the impl must give the same bytes.
+``aten.convolution_backward`` on x and dy made channels-last (``torch.empty(..., memory_format=
+torch.channels_last).copy_``: one channel and one pixel keep channels-last strides). The digests are
+SHA-256 of its grad_input, grad_weight and grad_bias as uint32 (C order). No host is needed: the impl
+must give the same bytes.
 """
 
 from __future__ import annotations
@@ -44,6 +46,31 @@ CASES = (
         "2e3cdf68501d3c33307644e797bbff76fc4c9b4bde76041ccbaf2c5fb220d48f",
         "08a7f8c5fd66e82622e3c51da039b576ec12b3197a59b68cdbaec9fa4f2a18a1",
         "91c82c305ec4a292a35118eac3671083814d8cd6f32e3f97eb1410d19c95a55b")),
+    # jit_1x1:avx2's weights on nxc memory, 1 thread (16 images: not slow_conv2d): calls of OW = 8 pixels
+    (16, 16, 8, 8, 16, 1, 1, 1, 1, 0, 0, 1, 16, 1, (
+        "1dd02776473bbe5bb8b43dec7191ae9a69dd9892bd0441ef827823d5c3c30c72",
+        "5c5f4aa07bb141642e15e422608dcc4109f82682c7c0bca30bfa19fa1d933918",
+        "0cea2b80f577306603badd3f297127afa03d081532164b037bbefb3d07d745f1")),
+    # Swin2SR's 1x1 on 2 threads: jit_1x1:avx2's reducer puts both threads on its one weight job
+    (2, 60, 8, 8, 60, 1, 1, 1, 1, 0, 0, 1, 17, 2, (
+        "fb5dbee0de3bcf3bbcf282fa5c9d5e619d74764197c4fde4fd263c5527ef2e66",
+        "4ea6df17793c9327c9343f3f9a3a4aa29ae86b2b2a5c3734c44fb46f5df1be90",
+        "cbc441abe45a9931be3ec36688d60b6d90a978ce7b4bc1564d1b7ffa8efd4159")),
+    # a kernel taller than the input: gemm:jit nspc's weights with oneDNN's AVX2 sgemm
+    (2, 8, 2, 6, 8, 3, 3, 1, 1, 1, 1, 1, 18, 2, (
+        "2a73c4f2393c9b8ec46c46aaae1212194dec34ac0e4795c8a1ca614d1a584c2b",
+        "72ca1afd10eef7e1ce3a9ca86cfb4bedf5a0f5836fcdea92fab50717d4e8e796",
+        "bab7ac15a2df80ed054616ac4e40ef62e02a3c14d86143dff5ed463dc49b2908")),
+    # one pixel of channels-last strides (UperNet's pooled map): brgconv_1x1's grad_input, jit_1x1's weights
+    (4, 24, 1, 1, 16, 1, 1, 1, 1, 0, 0, 1, 19, 2, (
+        "ced6faffe16dfd599cd05b5267cb561d106746692a436f13778fdfaed997de4c",
+        "a49bde54c28d46f404bd6040721e08308dac551a70d8ed657bb8772cfab2a852",
+        "92f5269cb8b5498570112b84c2e4137c4ce4cc196db132edda0b77ce45b5c885")),
+    # one input channel of channels-last strides: brg_conv_bwd's grad_input, jit:avx2's weights
+    (3, 1, 9, 7, 16, 3, 3, 1, 1, 1, 1, 1, 20, 2, (
+        "1e2f784715bcd1790a6267f1ef90cd5d4dab45f41f545c00385aa68f8644a5b6",
+        "1526b184a0bbe22f47f480bfacbcb74312e8732adaa8b8c447627863af9fe9c2",
+        "9d5a99f9e445cc42f547f3b47b2dea3d05fba387841a9083546c036bde71c61d")),
 )  # fmt: skip
 
 
@@ -65,8 +92,7 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """What is not modelled raises ParityError: AVX-512, and at AVX2 jit_1x1's weights on 2 threads and
-    more than 64 channels."""
+    """What is not modelled raises ParityError: AVX-512, and at AVX2 more than 64 channels and 4 threads."""
     x, w, dy = (
         np.zeros((2, 16, 8, 8), np.float32),
         np.zeros((16, 16, 3, 3), np.float32),
@@ -79,9 +105,9 @@ def test_refusals() -> None:
     one = np.zeros((16, 16, 1, 1), np.float32)  # ATen's slow_conv2d at 1 thread: modelled as at SSE4.1
     assert conv_nhwc_backward.declines(x.shape, one.shape, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1)) == ""
     x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)
-    with pytest.raises(ParityError, match="jit_1x1"):
+    with pytest.raises(ParityError, match="4 threads"):
         conv_nhwc_backward.conv2d_backward(dy16, x16, one, (1, 1), (0, 0), 1, True,
-                                           profile_for_capability("AVX2", 2, "x86_64"), (True,) * 3)  # fmt: skip
+                                           profile_for_capability("AVX2", 4, "x86_64"), (True,) * 3)  # fmt: skip
     wide, w80, dy8 = np.zeros((2, 80, 4, 4), np.float32), np.zeros((8, 80, 3, 3), np.float32), dy[:, :8, :4, :4]
     with pytest.raises(ParityError, match="64 channels"):
         conv_nhwc_backward.conv2d_backward(dy8, wide, w80, (1, 1), (1, 1), 1, True,

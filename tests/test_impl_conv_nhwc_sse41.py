@@ -1,7 +1,9 @@
 """Channels-last conv2d at the baseline level (harness.impl.conv_nhwc, conv_nhwc_backward), torch-free:
 the impl's outputs against torch 2.13.0's, recorded as SHA-256 of their uint32 bits
 (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41, MKL_ENABLE_INSTRUCTIONS=SSE4_2, on an AMD EPYC
-(Zen 3); x and grad_output channels-last, the weight a torch allocation). Inputs:
+(Zen 3); x and grad_output channels-last, the weight a torch allocation; one channel and one pixel
+made channels-last by ``torch.empty(..., memory_format=torch.channels_last).copy_``, which keeps
+channels-last strides). Inputs:
 np.random.default_rng(seed), x, w, b, dy standard normal float32 in that order. Each case names the
 kernel it pins (``conv_nhwc.sse41_kinds``).
 """
@@ -115,6 +117,38 @@ CASES = (
             "5c6f58ed890615362769055b8a8b45d41398a6f20412223ff1cffc6588d641df",
         ),
     ),
+    (  # one input channel of channels-last strides (a channels-last convolution's one-channel output)
+        "one_channel_gemm_jit_3x3",
+        (2, 1, 9, 7),
+        (16, 1, 3, 3),
+        (1, 1),
+        (1, 1),
+        1,
+        2,
+        21,
+        (
+            "15ae77b397bf359af68d704eb06089f4014e1b872f6f6bf9fc9480f8850f2113",
+            "6b278b9273067e5a8ace04258b82779840a8120a6afa02b65509878636380edb",
+            "0a5c94b5c3b0889dce34d1caf7eed2d49131c14004fbcfb461ac99ea46955ac4",
+            "5febd589126a0a9114015243f64e5c3704b66602366adfd398fd0bcf255137ec",
+        ),
+    ),
+    (  # one pixel of channels-last strides (UperNet's pooled map): jit_1x1:sse41 forward, gemm:jit backward
+        "pooled_pixel_jit_1x1",
+        (20, 24, 1, 1),
+        (16, 24, 1, 1),
+        (1, 1),
+        (0, 0),
+        1,
+        2,
+        22,
+        (
+            "5ebafe214fba3ab8ebc1620a3ab21a33e32dcd2328566a7dcc94412b21eb0516",
+            "bb160ed98558d212240274647c6f31922f9fc6b2131655c5f386129321d7f2b5",
+            "59bfdb6ef4c84791f39e863216d2401666a13126a881baad009b766207a1b2d1",
+            "da63b45536229bf4862f1b779cdf6b6d43e90fd173768866134cc57938d40754",
+        ),
+    ),
 )
 
 
@@ -145,8 +179,6 @@ def test_channels_last_conv_matches_torch(case):
 @pytest.mark.parametrize(
     ("xs", "ws", "groups", "threads", "words"),
     [
-        ((2, 1, 5, 5), (4, 1, 3, 3), 1, 2, "one input channel or one pixel"),
-        ((2, 8, 1, 1), (8, 1, 1, 1), 8, 2, "one input channel or one pixel"),
         ((2, 8, 5, 5), (8, 1, 1, 1), 8, 1, "slow_conv2d per group"),
         ((2, 8, 5, 5), (8, 2, 3, 3), 4, 1, "not depthwise"),
     ],

@@ -4,9 +4,15 @@ the impl, bit for bit (uint32 patterns), in a fresh process per ISA level and at
 The shapes: DPT's 1x1 projections of a channels-last (permuted) token map, a depthwise (1, 4) kernel
 over rows of height 1 (Mamba-2's, were its input 4-D), 3x3 and 5x5 kernels with padding at strides 1 and 2
 (oneDNN's brg_conv_fwd), 1x1 kernels from 8 images (brgconv_1x1 or ATen's slow_conv2d at 1 thread), one
-input channel or one pixel (channels-last of them keeps NCHW strides), and the refused ones: several
-ic blocks, a kernel wider than its input, groups of several channels. The forward the impl models
-must match torch; what it does not model must raise ParityError.
+input channel or one pixel (``contiguous(memory_format=torch.channels_last)`` of them keeps NCHW
+strides), and the refused ones: several ic blocks, a kernel wider than its input, groups of several
+channels. The forward the impl models must match torch; what it does not model must raise ParityError.
+
+``LAID_OUT``, forward and backward: inputs laid out as models produce them, one pixel and one channel
+of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
+Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads) and 16 images of a 1x1 kernel
+(jit_1x1 at 1 thread): bit for bit at the baseline and AVX2 levels (a 3x3 kernel over the pooled
+pixel: gemm:jit's weights at AVX2).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import torch.nn.functional as F
 
 from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
-from harness.impl import conv_grouped, conv_nhwc
+from harness.impl import conv_grouped, conv_nhwc, conv_nhwc_backward
 from harness.impl.pool import suggests_channels_last
 from harness.impl.profiles import profile_for_capability
 from harness.platform.config import collect_facts, supported_levels
@@ -45,6 +51,70 @@ CASES = (
     ((1, 15, 7, 4), (24, 15, 7, 7), 2, (0, 3), 1, True),  # refused: the kernel wider than the input
     ((2, 16, 6, 6), (16, 4, 3, 3), 1, (1, 1), 4, True),  # refused: groups of 4 channels
 )
+
+
+# (layout, input shape, weight shape, stride, padding pair, groups, bias): "pooled" adaptive_avg_pool2d(1)
+# of a channels-last map, strides (C, 1, C, C); "one_channel" a channels-last allocation, (H*W, 1, W, 1);
+# "channels_last" contiguous(memory_format=torch.channels_last)
+LAID_OUT = (
+    ("pooled", (4, 48, 1, 1), (24, 48, 1, 1), 1, (0, 0), 1, True),  # UperNet's pyramid pooling
+    ("pooled", (2, 16, 1, 1), (8, 16, 3, 3), 1, (1, 1), 1, True),  # one tap of a 3x3 kernel; gemm:jit's weights
+    ("one_channel", (3, 1, 9, 7), (16, 1, 3, 3), 1, (1, 1), 1, True),
+    ("one_channel", (16, 1, 6, 5), (8, 1, 1, 1), 1, (0, 0), 1, False),
+    ("channels_last", (2, 60, 8, 8), (60, 60, 1, 1), 1, (0, 0), 1, True),  # Swin2SR's 1x1
+    ("channels_last", (16, 16, 8, 8), (16, 16, 1, 1), 1, (0, 0), 1, True),  # jit_1x1's weights at 1 thread
+)
+
+
+def _compared(want: list, got: list) -> str:
+    """ "exact" where every output has torch's bits, else how many differ."""
+    counts = [compare_tensors("out", w, g) for w, g in zip(want, got, strict=True)]
+    differ = sum(c.count - c.identical for c in counts)
+    return "exact" if all(c.bit_identical for c in counts) else f"{differ} of {sum(c.count for c in counts)} differ"
+
+
+def _laid_out(layout: str, a: np.ndarray) -> torch.Tensor:
+    """``a`` as a model hands it to the convolution (``LAID_OUT``'s layouts)."""
+    if layout == "pooled":  # the mean of a map whose values all equal a's: its own value
+        return F.adaptive_avg_pool2d(
+            torch.from_numpy(np.repeat(a, 2, axis=3)).contiguous(memory_format=torch.channels_last), 1
+        )
+    if layout == "one_channel":
+        return torch.empty(a.shape, memory_format=torch.channels_last).copy_(torch.from_numpy(a))
+    return torch.from_numpy(a).contiguous(memory_format=torch.channels_last)
+
+
+def run_laid_out(case: tuple, seed: int) -> tuple[str, str]:
+    """(forward, backward) of one ``LAID_OUT`` convolution under the running torch: "exact", "refused"
+    or what differs."""
+    layout, x_shape, w_shape, stride, padding, groups, bias = case
+    rng = np.random.default_rng(seed)
+    x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
+    b = normal32(rng, (w_shape[0],)) if bias else None
+    tx, tw = _laid_out(layout, x), torch.from_numpy(w)
+    x = tx.contiguous().numpy()
+    assert suggests_channels_last(tuple(tx.shape), tx.stride())
+    s2 = (stride, stride)
+    y = torch.ops.aten.convolution(tx, tw, None if b is None else torch.from_numpy(b), list(s2), list(padding),
+                                   [1, 1], False, [0, 0], groups)  # fmt: skip
+    dy = normal32(rng, tuple(y.shape))
+    mask = [True, True, bias]
+    grads = torch.ops.aten.convolution_backward(
+        _laid_out("one_channel", dy), tx, tw, [w_shape[0]] if bias else None, list(s2), list(padding), [1, 1],
+        False, [0, 0], groups, mask)  # fmt: skip
+    profile = live_profile()
+    results = []
+    for want, impl in (
+        ([y], lambda: [conv_nhwc.conv2d(x, w, b, s2, padding, groups, profile)]),
+        ([g for g in grads if g is not None],
+         lambda: [g for g in conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, groups, bias, profile, mask)
+                  if g is not None]),
+    ):  # fmt: skip
+        try:
+            results.append(_compared([t.contiguous().numpy() for t in want], impl()))
+        except ParityError:
+            results.append("refused")
+    return results[0], results[1]
 
 
 def run_case(case: tuple, seed: int) -> str:
@@ -77,12 +147,17 @@ def _expected(case: tuple) -> str:
 
 
 def _child() -> None:
-    """Run in a fresh process: every case under this process's level, at 1 and 2 threads."""
+    """Run in a fresh process: every case under this process's level, at 1 and 2 threads; ``LAID_OUT``
+    exact at every level the module models."""
     rows = []
     for threads in (1, 2):
         use_threads(threads)
         rows += [{"case": f"{c} at {threads} threads", "want": _expected(c), "got": run_case(c, 11 + i)}
                  for i, c in enumerate(CASES)]  # fmt: skip
+        want = "refused" if conv_nhwc._unmodelled_level(live_profile()) else "exact"
+        for i, c in enumerate(LAID_OUT):
+            for name, got in zip(("forward", "backward"), run_laid_out(c, 31 + i), strict=True):
+                rows.append({"case": f"{c} {name} at {threads} threads", "want": want, "got": got})
     print(json.dumps(rows))
 
 

@@ -50,7 +50,8 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   sums added (``jit:avx2``: cpu_reducer's balance; ``jit:avx512_core``: its own balance;
   ``jit_1x1:avx2``: the (image, pixel) pairs split evenly between the threads that cpu_reducer's
   balance puts on one weight job (``_avx2_1x1_group_threads``), per image kernel calls of 128
-  pixels, each a chain from 0 added; ``jit_1x1:avx512_core``: (image, pixel block) units split by its
+  pixels, each a chain from 0 added (``avx2_1x1_weight_split``; on nhwc memory its nxc blocking,
+  harness.impl.conv_nhwc_backward); ``jit_1x1:avx512_core``: (image, pixel block) units split by its
   balance, calls of whole blocks); grad_bias alike, with its own split.
 - ``gemm:jit`` (every backward at SSE4.1, and the forward where ``jit:sse41`` declines): oneDNN's
   im2col + SSE4.1 sgemm, unfused, K in one chain up to 256, two halves below 512, else blocks of
@@ -967,18 +968,7 @@ def _weight_split(
     if kind == "jit_1x1:avx512_core":
         return _avx512_1x1_weight_split(g, threads, l1_bytes)
     if kind == "jit_1x1:avx2":
-        # the (image, pixel) pairs split evenly between the threads of a reducer group (all of them
-        # share each weight job only where cpu_reducer's balance says so); per image a kernel call
-        # over up to 128 pixels (all that are left below 192), each call's chain from 0
-        parts = _balance211(n * ohw, _avx2_1x1_group_threads(g, threads))
-        runs = []
-        for lo, hi in pairwise(parts):
-            q = lo
-            while q < hi:
-                end = min(hi, (q // ohw + 1) * ohw)
-                runs.append(q)
-                q += end - q if end - q < 192 else 128
-        return parts, runs
+        return avx2_1x1_weight_split(g, threads, False)
     if kind == AVX512 and _avx512_rows_harness(g):  # (image, row) units: one chain per thread
         parts = [u * ow for u in _balance211(n * oh, _avx512_image_threads(threads, g))]
         return parts, parts[:-1]
@@ -988,30 +978,62 @@ def _weight_split(
     raise ParityError(f"conv2d backward weights: oneDNN's {kind} on {threads} threads is not modelled")
 
 
-def _avx2_1x1_jobs(g: Geometry) -> tuple[int, int]:
+def _avx2_1x1_jobs(g: Geometry, nxc: bool = False) -> tuple[int, int]:
     """(njobs, job_size) of jit_1x1:avx2's backward-weights reducer (jit_avx2_1x1_convolution.hpp
     init_balancers): jobs of nb_load_blocking output-channel blocks of 8 (all of them, halved or
     thirded while above 32) by nb_bcast_blocking input-channel blocks of 8 (halved or thirded while
-    above 9; jit_avx2_1x1_conv_kernel_f32.cpp init_conf, blocked layout), job_size their floats."""
+    above 9; jit_avx2_1x1_conv_kernel_f32.cpp init_conf, blocked layout), job_size their floats.
+    ``nxc`` (nhwc memory): the output-channel blocks kept whole where OC is not a multiple of 8, the
+    input-channel blocks halved or thirded while above 17 and only where C is a multiple of 8 and
+    the input has at most 1,024 pixels (init_conf's modify_load_blocking, modify_bcast_blocking)."""
 
-    def blocking(nb: int, limit: int) -> int:
-        while nb > limit and (nb % 2 == 0 or nb % 3 == 0):
+    def blocking(nb: int, limit: int, modify: bool) -> int:
+        while modify and nb > limit and (nb % 2 == 0 or nb % 3 == 0):
             nb //= 2 if nb % 2 == 0 else 3
         return nb
 
     nb_oc, nb_ic = -(-g.oc // 8), -(-g.c // 8)
-    load_blocking, bcast_blocking = blocking(nb_oc, 32), blocking(nb_ic, 9)
+    load_blocking = blocking(nb_oc, 32, not nxc or g.oc % 8 == 0)
+    bcast_blocking = blocking(nb_ic, 17 if nxc else 9, not nxc or (g.c % 8 == 0 and g.h * g.w <= 1024))
     njobs = -(-nb_oc // load_blocking) * -(-nb_ic // bcast_blocking)
     return njobs, load_blocking * bcast_blocking * 64
 
 
-def _avx2_1x1_group_threads(g: Geometry, threads: int) -> int:
+def _avx2_1x1_group_threads(g: Geometry, threads: int, nxc: bool = False) -> int:
     """nthr_per_group of jit_1x1:avx2's backward-weights reducer (cpu_reducer.cpp
     reduce_balancer_t::balance over ``_avx2_1x1_jobs``, the reduction N * OH * OW pixels, buffers of
     threads * job_size * 8 floats): how many threads split the (image, pixel) pairs of one weight
     job; 1 (each job on one thread over all the pairs) where there are jobs enough for the threads."""
-    njobs, job_size = _avx2_1x1_jobs(g)
+    njobs, job_size = _avx2_1x1_jobs(g, nxc)
     return _reducer_threads(threads, job_size, njobs, g.n * g.oh * g.ow, threads * job_size * 8)
+
+
+def avx2_1x1_weight_split(g: Geometry, threads: int, nxc: bool) -> tuple[list[int], list[int]]:
+    """(parts, runs) of jit_1x1:avx2's backward weights (jit_avx2_1x1_convolution.cpp
+    execute_backward_weights): the (image, pixel) pairs split by balance211 between the threads of a
+    reducer group (``_avx2_1x1_group_threads``); per thread and image the kernel calls of oc_ic_sp_loop,
+    nb_reduce_blocking pixels each, all that are left where fewer than nb_reduce_blocking_max remain,
+    each call's chain from 0 added to the thread's sum. The blocking (init_conf): 128 and 192 pixels
+    on blocked memory; on nhwc (``nxc``) min(OW, 128) and half as many again, rounded down."""
+    ohw = g.oh * g.ow
+    block = min(g.ow, 128) if nxc else 128
+    most = block * 3 // 2
+    parts = _balance211(g.n * ohw, _avx2_1x1_group_threads(g, threads, nxc))
+    runs = []
+    for lo, hi in pairwise(parts):
+        q = lo
+        while q < hi:
+            left = min(hi, (q // ohw + 1) * ohw) - q
+            runs.append(q)
+            q += left if left < most else block
+    return parts, runs
+
+
+def avx2_1x1_bias_parts(g: Geometry, threads: int, nxc: bool) -> list[int]:
+    """``_bias_parts`` of jit_1x1:avx2: its bias reducer (blocks of 8 channels, the images split)
+    with buffers of threads * the weights' job size (``_avx2_1x1_jobs``, ``nxc`` for nhwc) * 8 floats."""
+    buffer = threads * _avx2_1x1_jobs(g, nxc)[1] * 8
+    return [b * g.oh * g.ow for b in _balance211(g.n, _reducer_threads(threads, 8, -(-g.oc // 8), g.n, buffer))]
 
 
 def _best_divider(value: int, low: int, high: int, find_max: bool) -> int:
@@ -1190,8 +1212,7 @@ def _bias_parts(kind: str, g: Geometry, threads: int, groups: int = 1) -> list[i
         nthr = _avx512_1x1_balance(g, threads)[2]
         return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
     if kind == "jit_1x1:avx2":  # its bias reducer: buffers of threads * the weights' job size * 8 floats
-        buffer = threads * _avx2_1x1_jobs(g)[1] * 8
-        return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, -(-oc // 8), n, buffer))]
+        return avx2_1x1_bias_parts(g, threads, False)
     if (threads > 1 or groups > 1) and kind != AVX2:
         raise ParityError(f"conv2d backward bias: oneDNN's {kind} on {threads} threads is not modelled")
     return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(threads, 8, groups * -(-oc // 8), n))]

@@ -16,10 +16,21 @@ Which layout: ATen's ``_convolution`` asks ``mkldnn_conv_use_channels_last`` (on
 convolution's (N, C, W) operands are 3-D when ATen asks, never channels-last: a (N, C, W) transposed from (N, W, C), as
 Mamba-2's causal convolution has it, is made contiguous and runs the NCHW kernels. The backend
 is chosen as for NCHW (harness.impl.conv ``path``): ATen's ``thnn`` for a 1x1 kernel at stride 1
-below 16 images on 1 thread, or one small image; else oneDNN on nhwc memory. (``x.contiguous(
-memory_format=torch.channels_last)`` of one input channel or one pixel keeps NCHW strides, the
-same memory: those run as NCHW, and a (N, C, 1, 1) input of channels-last strides ran NCHW's
-slow_conv2d too (74 of 74); one channel or one pixel of channels-last strides is refused.)
+below 16 images on 1 thread, or one small image; else oneDNN on nhwc memory.
+
+One input channel or one pixel is the same memory in both layouts, so the rule alone decides.
+``x.contiguous(memory_format=torch.channels_last)`` of one keeps its NCHW strides (it counts as
+channels-last contiguous already) and runs as NCHW. Models make channels-last strides otherwise:
+adaptive_avg_pool2d(1) of a channels-last map gives (C, 1, C, C) (UperNet's pyramid pooling), a
+channels-last convolution's one-channel output (H*W, 1, W, 1), and ``Module.to(memory_format=
+torch.channels_last)`` gives a weight of one input channel (KH*KW, 1, KW, 1), which makes the
+convolution channels-last whatever the input's strides. Those run the kernels below on acdb memory
+(ONEDNN_VERBOSE: src, dst and diff_dst acdb; at SSE4.1 ``jit_1x1:sse41``, ``jit:sse41``, ``gemm:jit``;
+at AVX2 ``brgconv_1x1:avx2``, ``brg_conv_fwd:avx2``; or slow_conv2d's channels-last frame: measured
+for (N, C, 1, 1) and (N, 1, H, W), 1x1 and 3x3 kernels, 1 and 2 threads, forward and backward),
+and the models below give their bits: 1,134 random ones built so, at both levels on 1 and 2 threads,
+3,538 outputs of the forward and the gradients bit for bit, none other, 584 refused by the bounds
+below and conv_nhwc_backward's.
 
 What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bits:
 
@@ -32,9 +43,10 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   fused chain from 0 over the taps (kh, kw) row by row, at a tap over the channels (the brgemm
   batch), the bias added last. Modelled where one ic block holds every channel (``_one_ic_block``,
   brg_blocking_t::select_ic_block for every output-channel block it may pick) and one brgemm call
-  holds every tap (kernel within the input, padding within half the kernel). Elsewhere each ic block's
-  or call's chain is from 0 and added to C (the brgemm kernel adds its accumulators to C at the end:
-  3,000 channels at a 1x1 kernel ran blocks of 320, measured), refused.
+  holds every tap (``_one_call``: kernel within the input, padding within half the kernel; or one
+  pixel, one tap an output). Elsewhere each ic block's or call's chain is from 0 and added to C (the
+  brgemm kernel adds its accumulators to C at the end: 3,000 channels at a 1x1 kernel ran blocks of
+  320, measured), refused.
 - AVX2, oneDNN ``brdgmm_dw:avx2`` (depthwise): per output one fused chain from 0 over the taps
   (kh, kw) row by row, the bias added last.
 - SSE4.1, oneDNN ``jit:sse41`` / ``jit_1x1:sse41`` on nhwc where harness.impl.conv ``path`` picks
@@ -83,8 +95,7 @@ def _level(profile: KernelProfile) -> str:
 
 def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfile) -> str:
     """What neither direction models ("" where none applies): the level, groups of several channels
-    (not depthwise), ATen's slow_conv2d per group, one input channel or one pixel of channels-last
-    strides (ATen took such inputs as NCHW where measured: a (N, C, 1, 1), 74 of 74)."""
+    (not depthwise), ATen's slow_conv2d per group."""
     why = _unmodelled_level(profile)
     if why:
         return why
@@ -93,8 +104,6 @@ def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfil
         return f"{groups} groups of {c // groups} channels (not depthwise)"
     if groups != 1 and conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
         return "ATen's slow_conv2d per group"
-    if _same_memory(x_shape):
-        return "one input channel or one pixel of channels-last strides"
     return ""
 
 
@@ -151,10 +160,10 @@ def _thnn_forward(x, w, b, g, profile: KernelProfile):
     return f32(y.reshape(n, oh, ow, oc).transpose(0, 3, 1, 2))
 
 
-def _sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, nthr):
-    """oneDNN's extended_sgemm at SSE4.1 on flat float32 arrays (column-major; harness.impl.onednn_sgemm,
-    its gemv 'T' included)."""
-    og.sgemm(og.SSE41, nthr, og.Call(ta, tb, m, n, k, lda, ldb, ldc), a, 0, b, 0, int(beta), c, 0)
+def _sgemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, nthr: int, isa: str = og.SSE41) -> None:
+    """oneDNN's extended_sgemm at ``isa`` (SSE4.1, or AVX2 for gemm:jit's weights there) on flat float32
+    arrays (column-major; harness.impl.onednn_sgemm, its gemv kernels included)."""
+    og.sgemm(isa, nthr, og.Call(ta, tb, m, n, k, lda, ldb, ldc), a, 0, b, 0, int(beta), c, 0)
 
 
 def _per_channel(a: np.ndarray) -> np.ndarray:
@@ -186,8 +195,10 @@ def _depthwise(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, paddi
 
 def _one_call(g: conv.Geometry) -> bool:
     """Where every tap of an output lies in one brgemm call (measured at AVX2): the kernel within the
-    input and the padding within half the kernel on each side."""
-    return g.kh <= g.h and g.kw <= g.w and 2 * g.ph < g.kh and 2 * g.pw < g.kw
+    input and the padding within half the kernel on each side; or an input of one pixel, where each
+    output reads one tap, whatever calls the others take (a 3x3 or 5x5 kernel padded by half over a
+    pooled (N, C, 1, 1): 140 of 140 bit for bit)."""
+    return (g.h, g.w) == (1, 1) or (g.kh <= g.h and g.kw <= g.w and 2 * g.ph < g.kh and 2 * g.pw < g.kw)
 
 
 def _one_ic_block(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -375,11 +386,6 @@ def sse41_kinds(x_shape, w_shape, stride, padding, groups: int, profile: KernelP
 
 
 # ------------------------------------------------------------------------------- interface
-def _same_memory(x_shape) -> bool:
-    """One input channel or one pixel: the same memory in both layouts."""
-    return x_shape[1] == 1 or x_shape[2] * x_shape[3] == 1
-
-
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
     why = common_declines(x_shape, w_shape, stride, groups, profile)

@@ -35,11 +35,27 @@ At AVX2:
 - backward data, depthwise: ``jit_dw:avx2`` (conv_grouped.py: one fused chain over the taps).
 - backward weights, one group: ``jit:avx2`` (weights ABcd8b8a; jit_avx2_conv_kernel_f32.cpp
   compute_oh_loop_common: per weight one fused chain over (image, oh, ow), cpu_reducer's balance
-  splitting the images between threads, the threads' sums added; the bias alike: conv.py's model);
-  ``jit_1x1:avx2`` for 1x1 stride 1, 1 thread (per image kernel calls of 128 pixels, each chain
-  from 0, added; conv.py). Declined: jit_1x1 on more threads (its nxc balance of jobs against the
-  reduction not modelled), jit_1x1 on strided 1x1 with H, W multiples of the stride, gemm:jit
-  (a kernel taller than the input).
+  splitting the images between threads, the threads' sums added; the bias alike: conv.py's model).
+  ``jit_1x1:avx2`` for 1x1 stride 1 (jit_avx2_1x1_convolution.cpp execute_backward_weights, nxc;
+  ``_jit_1x1_weights``): conv.py's model of the kernel with init_conf's nxc blocking. Per thread and
+  image the kernel calls of oc_ic_sp_loop over min(OW, 128) pixels (all that are left below 1.5
+  times that; 128 and 192 on blocked memory), each a fused chain from 0 added to the thread's sum.
+  cpu_reducer's balance (reduce_balancer_t over jobs of nb_load_blocking by nb_bcast_blocking
+  blocks of 8 channels: on nxc the output-channel blocks halved or thirded down to 32 only where OC
+  is a multiple of 8, the input-channel blocks down to 17 only where C is a multiple of 8 and the
+  input has at most 1,024 pixels; the reduction N*OH*OW) says how many threads share a job: they
+  split its (image, pixel) pairs by balance211, their sums added in order (cpu_reducer_2d).
+  grad_bias per channel a chain over the (image, pixel) pairs of the bias reducer's part of the
+  images (its buffers sized by the weights' job), the parts added. Against torch (1x1 convolutions
+  of 16 to 320 channels, 4 to 40 pixels a side): 200 of 200 at 1 thread, 177 of 177 at 2 and at 4
+  (the model called directly: the module declines more than 2 threads), both gradients bit for bit;
+  the blocked calls gave other bits in 553 of the 554. ``gemm:jit`` where jit:avx2's init_conf
+  declines (a kernel taller than the input, a padding not below the kernel side, 14 columns or
+  more): gemm_convolution.cpp's nspc weights as at SSE4.1 (below) with oneDNN's AVX2 sgemm
+  (harness.impl.onednn_sgemm), grad_bias its 4 lanes alike (200 of 200 at 1 and at 2 threads where
+  ONEDNN_VERBOSE named gemm:jit). Declined: jit_1x1 on strided 1x1 with H, W multiples of the
+  stride (torch itself corrupts its heap there below 8 input channels: glibc's MALLOC_CHECK_=3
+  aborts).
 - backward weights, depthwise: ``jit_dw:avx2`` with ``harness_nxc`` (jit_uni_dw_convolution.cpp
   execute_backward_weights_nxc; jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc): the threads
   split (channel outer blocks of nb_ch_blocking blocks of 8, images, blocks of oh_blk_size output
@@ -73,8 +89,9 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   input, grad_input through col2im too.
 
 Refused (``declines``): AVX-512 and aarch64; groups other than 1 and depthwise; slow_conv2d per group;
-one channel or one pixel of channels-last strides; at AVX2 the cases named above; at SSE4.1 jit_dw's
-weights over 30 columns.
+at AVX2 the cases named above, more than 64 channels and more than 2 threads; at SSE4.1 jit_dw's
+weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
+memory (harness.impl.conv_nhwc).
 """
 
 from __future__ import annotations
@@ -86,6 +103,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped, conv_nhwc
+from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
@@ -203,7 +221,7 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
         elif one and h % sh == 0 and wd % sw == 0:
             weights = "decline:jit_1x1:avx2 on a strided 1x1 kernel"
         elif conv._avx2_weights_declines(g):
-            weights = "decline:gemm:jit"
+            weights = "gemm:jit"
         else:
             weights = "jit:avx2"
         return data, weights
@@ -246,8 +264,6 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
             "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
             "blocking, not modelled"
         )
-    if weights == "jit_1x1:avx2" and threads > 1:
-        return "jit_1x1:avx2 backward weights on more than one thread (its nxc reducer balance) not modelled"
     if weights == "jit_dw:avx2":
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
         if ow > 30:
@@ -270,10 +286,26 @@ def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry) -> np.ndarray
     return gx
 
 
+def _jit_1x1_weights(
+    dy: np.ndarray, x: np.ndarray, g: conv.Geometry, threads: int, mask: tuple[bool, bool]
+) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit_1x1:avx2 on
+    nhwc memory: conv.py's model of the kernel with its nxc blocking (``conv.avx2_1x1_weight_split``,
+    ``conv.avx2_1x1_bias_parts``)."""
+    gw = gb = None
+    if mask[0]:
+        gw = np.empty((g.oc, g.c, 1, 1), np.float32)
+        parts, runs = conv.avx2_1x1_weight_split(g, threads, True)
+        conv._run_weights(dy, x, gw, g, parts, runs, True)
+    if mask[1]:
+        gb = conv._bias_grad(dy, conv.avx2_1x1_bias_parts(g, threads, True))
+    return gw, gb
+
+
 def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
     """(grad_input, grad_weight, grad_bias) at AVX2 (``_avx2_declines`` already passed)."""
     prof, threads = profile, profile.threads
-    data, _weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, profile)
+    data, weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, profile)
     if data == "thnn":
         return _thnn_backward(dy, x, w, conv._geometry(x.shape, w.shape, stride, padding), has_bias, profile, mask)
     gx = gw = gb = None
@@ -284,7 +316,12 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
                 gx = _brg_bwd_data(dy, w, g)
             else:  # brgconv_1x1 (jit_1x1's chain), brgconv_strided:avx2
                 gx = conv.conv2d_backward(dy, x, w, stride, padding, False, prof, (True, False, False))[0]
-        if mask[1] or (mask[2] and has_bias):
+        if weights == "jit_1x1:avx2":
+            gw, gb = _jit_1x1_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
+        elif weights == "gemm:jit":  # gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
+            gw = _gemm_weights(dy, x, g, threads, og.AVX2) if mask[1] else None
+            gb = _gemm_bias(dy) if mask[2] and has_bias else None
+        elif mask[1] or (mask[2] and has_bias):
             _, gw, gb = conv.conv2d_backward(dy, x, w, stride, padding, has_bias, prof, (False, mask[1], mask[2]))
     else:
         if mask[0]:
@@ -350,7 +387,8 @@ def _weights_nspc_threads(g, threads: int, groups: int = 1) -> int:
     return threads if (os_ // threads < 256 and (n != 1 or groups > 2)) else 1
 
 
-def _gemm_weights(dy, x, g, threads):
+def _gemm_weights(dy, x, g: conv.Geometry, threads: int, isa: str = og.SSE41) -> np.ndarray:
+    """gemm:jit nspc grad_weight (see the module's docstring) with oneDNN's sgemm at ``isa``."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks, os_ = kh * kw, oh * ow
     nthr = _weights_nspc_threads(g, threads)
@@ -366,11 +404,11 @@ def _gemm_weights(dy, x, g, threads):
             d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)  # A[i, p] = d[i + p*oc]
             if plain:  # B 'T': op(B)[p, j] = src[j + p*c]
                 src = f32(x[im].transpose(1, 2, 0)).reshape(-1)
-                conv_nhwc._sgemm(False, True, oc, N, os_, d, oc, src, c, int(im > lo), acc, oc, nthr_gemm)
+                conv_nhwc._sgemm(False, True, oc, N, os_, d, oc, src, c, int(im > lo), acc, oc, nthr_gemm, isa)
             else:  # B 'N': op(B)[p, j] = col[p + j*os]
                 rows = conv_nhwc._im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow)
                 conv_nhwc._sgemm(
-                    False, False, oc, N, os_, d, oc, f32(rows.T).reshape(-1), os_, int(im > lo), acc, oc, nthr_gemm
+                    False, False, oc, N, os_, d, oc, f32(rows.T).reshape(-1), os_, int(im > lo), acc, oc, nthr_gemm, isa
                 )
         sums.append(acc)
     total = sums[0]
