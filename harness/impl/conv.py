@@ -212,8 +212,13 @@ def aten_keeps(x_shape, kh: int, kw: int, stride, profile: KernelProfile) -> boo
     slow_conv_transpose2d for a transposed convolution, whose rule is the same on the transposed
     convolution's input and weight) rather than oneDNN's."""
     n, c, h, wd = x_shape
-    thnn_faster = tuple(stride) == (1, 1) and n < 16 and (kh, kw) == (1, 1) and profile.threads == 1
-    return thnn_faster or _small_single(n, c, h, wd, kh, kw)
+    return thnn_faster(n, kh, kw, stride, profile) or _small_single(n, c, h, wd, kh, kw)
+
+
+def thnn_faster(n: int, kh: int, kw: int, stride, profile: KernelProfile) -> bool:
+    """ConvUtils.h's rule that keeps a 1x1 kernel at stride 1 with fewer than 16 images on 1 thread in
+    ATen (its small-image rule aside; groups take this one alone)."""
+    return tuple(stride) == (1, 1) and n < 16 and (kh, kw) == (1, 1) and profile.threads == 1
 
 
 def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:

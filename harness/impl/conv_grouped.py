@@ -123,7 +123,7 @@ def _group_geometry(x_shape, w_shape, stride, padding, groups: int) -> conv.Geom
 
 def _thnn_per_group(x_shape, w_shape, stride, profile: KernelProfile) -> bool:
     """ATen keeps a 1x1 kernel at stride 1 with fewer than 16 images on 1 thread (slow_conv2d, per group)."""
-    return tuple(w_shape[2:]) == (1, 1) and tuple(stride) == (1, 1) and x_shape[0] < 16 and profile.threads == 1
+    return conv.thnn_faster(x_shape[0], w_shape[2], w_shape[3], stride, profile)
 
 
 def _level(profile: KernelProfile) -> tuple[str, int, int, bool]:

@@ -396,13 +396,15 @@ def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, i
 
 def _transposed(a: Args, groups: int, t: Arrays) -> bool:
     """Whether this is a transposed convolution (harness.impl.conv_transpose), refused where it has
-    groups or channels-last operands (neither measured)."""
+    groups, channels-last operands or operands of other strides (none measured: ATen's grad_bias
+    over a grad_output of other strides may sum it as it lies)."""
     if not a.get("transposed"):
         return False
     if groups != 1:
         raise ParityError("the impl reproduces transposed convolutions of one group only")
     if _channels_last(t, a):
         raise ParityError("the impl reproduces transposed convolutions of contiguous (NCHW) tensors only")
+    _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
     return True
 
 
