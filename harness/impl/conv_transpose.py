@@ -170,7 +170,7 @@ def conv_transpose2d_backward(
     g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding)
     _raise(_AARCH64 if profile.aarch64 else None)
     if runs_slow(x.shape, w.shape, stride, profile):
-        return _slow_backward(dy, x, w, g, output_padding, has_bias, profile, mask)
+        return _slow_backward(dy, x, w, g, has_bias, profile, mask)
     why = _unmodelled(g, profile)
     kind = _kind(g, profile)
     gx = gw = gb = None
@@ -210,29 +210,16 @@ def _slow_forward(
     return y
 
 
-def _slow_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, has_bias: bool, profile: KernelProfile, mask):
-    """slow_conv_transpose2d's backward (see the module's docstring)."""
+def _slow_backward(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelProfile, mask):
+    """slow_conv_transpose2d's backward (see the module's docstring): grad_input and grad_weight are
+    the adjoint convolution's forward and grad_weight through ATen's slow_conv2d (harness.impl.conv's
+    thnn model: im2col of dy, or dy itself for a 1x1 kernel at stride 1, and MKL's sgemm per image);
+    grad_bias one sum over (N, OH, OW)."""
     from harness.impl.reduce import sum_dims
 
-    n, oc, _, _, c, kh, kw, h, wd, sh, sw, ph, pw = g
-    m, hw = oc * kh * kw, h * wd
-    skip = _skips_columns(g, output_padding)
-    gx = gw = gb = None
-
-    def columns(t: int) -> np.ndarray:
-        return dy[t].reshape(oc, hw) if skip else conv._im2col(dy[t], kh, kw, sh, sw, ph, pw, h, wd)
-
-    if mask[0]:
-        prof = profile if n == 1 else profile.with_threads(1)
-        gx = aligned(n * c * hw).reshape(n, c, h, wd)
-        for t in range(n):
-            cols = columns(t)
-            conv._thnn_gemm("nn", hw, c, m, cols.reshape(-1), hw, w.reshape(-1), m, 0.0, gx[t].reshape(-1), hw, prof)
-    if mask[1]:
-        gw = aligned(w.size).reshape(w.shape)
-        for t in range(n):
-            cols = columns(t)
-            conv._thnn_gemm("tn", m, c, hw, cols.reshape(-1), hw, x[t].reshape(-1), hw, 1.0, gw.reshape(-1), m, profile)
-    if mask[2] and has_bias:
-        gb = sum_dims(dy, (0, 2, 3), profile)
+    stride, padding = (g.sh, g.sw), (g.ph, g.pw)
+    gx = conv.conv2d(dy, w, None, stride, padding, profile, conv.THNN) if mask[0] else None
+    weights = (False, True, False)
+    gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, weights, conv.THNN)[1] if mask[1] else None
+    gb = sum_dims(dy, (0, 2, 3), profile) if mask[2] and has_bias else None
     return gx, gw, gb
