@@ -10,14 +10,13 @@ None where the impl refuses the pass (it must raise ParityError there). No host 
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import conv3d
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 # (capability, threads, x shape, w shape, stride, padding, bias, seed, (out, grad_input, grad_weight, grad_bias))
 CASES = (
@@ -57,10 +56,6 @@ CASES = (
 )  # fmt: skip
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}x{c[3]}" for c in CASES])
 def test_recorded_bits(case) -> None:
     cap, threads, xs, ws, stride, padding, bias, seed, want = case
@@ -70,7 +65,7 @@ def test_recorded_bits(case) -> None:
     w = (rng.standard_normal(ws) * 0.2).astype(np.float32)
     b = rng.standard_normal((ws[0],)).astype(np.float32) if bias else None
     y = conv3d.conv3d(x, w, b, stride, padding, profile)
-    assert _digest(y) == want[0]
+    assert bits_sha256(y) == want[0]
     g = rng.standard_normal(y.shape).astype(np.float32)
     for j in range(3):
         mask = tuple(k == j for k in range(3))
@@ -80,7 +75,7 @@ def test_recorded_bits(case) -> None:
             with pytest.raises(ParityError):
                 conv3d.conv3d_backward(g, x, w, stride, padding, bias, profile, mask)
             continue
-        assert _digest(conv3d.conv3d_backward(g, x, w, stride, padding, bias, profile, mask)[j]) == want[j + 1]
+        assert bits_sha256(conv3d.conv3d_backward(g, x, w, stride, padding, bias, profile, mask)[j]) == want[j + 1]
 
 
 def test_refusals() -> None:

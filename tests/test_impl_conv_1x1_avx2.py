@@ -13,13 +13,12 @@ Before this model, the first two cases' grad_weight and the last two's grad_inpu
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import conv
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 CASES = (
     ("pf-1x1-t2", 2, (4, 128, 4, 4), (32, 128, 1, 1), 501, (
@@ -41,10 +40,6 @@ CASES = (
 )  # fmt: skip
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_recorded_bits(case) -> None:
     _name, threads, xs, ws, seed, want = case
@@ -58,7 +53,7 @@ def test_recorded_bits(case) -> None:
     profile = profile_for_capability("AVX2", threads, "x86_64")
     assert conv.path(x.shape, w.shape, (1, 1), (0, 0), profile) == conv.AVX2
     got = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), True, profile)
-    assert [_digest(g) for g in got] == list(want)
+    assert [bits_sha256(g) for g in got] == list(want)
 
 
 def test_reducer_groups() -> None:
@@ -98,7 +93,7 @@ def test_forward_calls_of_128_channels(case) -> None:
     assert conv.path(x.shape, w.shape, (stride, stride), (0, 0), profile) == (
         conv.AVX2 if cap == "AVX2" else conv.SSE41
     )
-    assert _digest(conv.conv2d(x, w, b, (stride, stride), (0, 0), profile)) == want
+    assert bits_sha256(conv.conv2d(x, w, b, (stride, stride), (0, 0), profile)) == want
 
 
 def test_avx512_1x1_forward_that_may_split_its_channels_is_refused() -> None:

@@ -15,13 +15,12 @@ OD * OH * OW) takes the same rule: one call where D = H = W = 1 (``test_conv3d_r
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import conv, conv3d
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 CASES = (
     ("c593-n4-t2", 2, (4, 593, 1, 1), (48, 593, 1, 1), 601,
@@ -33,10 +32,6 @@ CASES = (
     ("c593-2x2-t2", 2, (4, 593, 2, 2), (48, 593, 1, 1), 604,
      "bcbb5932564eaafe1199a4345a425a1bd48a3d114908b62ea55b5a4cf5e92122"),
 )  # fmt: skip
-
-
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -51,7 +46,7 @@ def test_recorded_bits(case, l2: int) -> None:
     x, w, b = values(xs), values(ws), values(ws[:1])
     profile = profile_for_capability("DEFAULT", threads, "x86_64").with_l2_per_core(l2)
     assert conv.path(x.shape, w.shape, (1, 1), (0, 0), profile) == conv.GEMM_JIT
-    assert _digest(conv.conv2d(x, w, b, (1, 1), (0, 0), profile)) == want
+    assert bits_sha256(conv.conv2d(x, w, b, (1, 1), (0, 0), profile)) == want
 
 
 def test_conv3d_recorded_bits() -> None:
@@ -64,7 +59,7 @@ def test_conv3d_recorded_bits() -> None:
 
     x, w, b = values((4, 593, 1, 1, 1)), values((48, 593, 1, 1, 1)), values((48,))
     got = conv3d.conv3d(x, w, b, (1, 1, 1), (0, 0, 0), profile_for_capability("DEFAULT", 2, "x86_64"))
-    assert _digest(got) == "a339bebda525143f34c889658f62c7412863d0901104dbfe8d7062ced655fff9"
+    assert bits_sha256(got) == "a339bebda525143f34c889658f62c7412863d0901104dbfe8d7062ced655fff9"
 
 
 def test_one_pixel_pieces() -> None:

@@ -11,14 +11,13 @@ must give the same bytes.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import conv_nhwc_backward
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 # (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, (grad_input, grad_weight, grad_bias) SHA-256)
 CASES = (
@@ -74,10 +73,6 @@ CASES = (
 )  # fmt: skip
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in CASES])
 def test_recorded_bits(case) -> None:
     n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
@@ -88,7 +83,7 @@ def test_recorded_bits(case) -> None:
     dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
     profile = profile_for_capability("AVX2", threads, "x86_64")
     got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
-    assert [_digest(g) for g in got] == list(want)
+    assert [bits_sha256(g) for g in got] == list(want)
 
 
 def test_refusals() -> None:

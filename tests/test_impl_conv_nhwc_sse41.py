@@ -10,14 +10,13 @@ kernel it pins (``conv_nhwc.sse41_kinds``).
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import conv_nhwc, conv_nhwc_backward
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 # name, x shape, w shape, stride, padding, groups, threads, seed, SHA-256 of (y, grad_input, grad_weight, grad_bias)
 CASES = (
@@ -152,10 +151,6 @@ CASES = (
 )
 
 
-def _sha(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_channels_last_conv_matches_torch(case):
     _name, xs, ws, stride, padding, groups, threads, seed, digests = case
@@ -171,9 +166,9 @@ def test_channels_last_conv_matches_torch(case):
     assert conv_nhwc_backward.declines(xs, ws, stride, padding, groups, p) == ""
     y = conv_nhwc.conv2d(x, w, b, stride, padding, groups, p)
     gx, gw, gb = conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, groups, True, p, (True,) * 3)
-    assert [_sha(a) for a in (y, gx, gw, gb)] == list(digests)
+    assert [bits_sha256(a) for a in (y, gx, gw, gb)] == list(digests)
     masked = conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, groups, True, p, (False, True, False))
-    assert masked[0] is None and masked[2] is None and _sha(masked[1]) == digests[2]
+    assert masked[0] is None and masked[2] is None and bits_sha256(masked[1]) == digests[2]
 
 
 @pytest.mark.parametrize(

@@ -8,17 +8,12 @@ convolution of one pixel to one channel (ATen's slow_conv2d: gemm('N', 'N', 1, 1
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import conv_grouped, linalg
 from harness.impl.profiles import profile_for_capability
-
-
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
+from tests.bit_digest import bits_sha256
 
 
 @pytest.mark.parametrize(
@@ -34,7 +29,7 @@ def test_one_pixel_to_one_channel(n: int, c: int, seed: int, want: str) -> None:
     w = rng.standard_normal((1, c, 1, 1)).astype(np.float32)
     b = rng.standard_normal(1).astype(np.float32)
     y = conv_grouped.conv2d(x, w, b, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1, "x86_64"))
-    assert _digest(y) == want
+    assert bits_sha256(y) == want
 
 
 @pytest.mark.parametrize(
@@ -50,4 +45,4 @@ def test_gemm_nn_one_by_one(k: int, seed: int, want: str) -> None:
     a, b = rng.standard_normal(k).astype(np.float32), rng.standard_normal(k).astype(np.float32)
     c = rng.standard_normal((1, 1)).astype(np.float32).reshape(-1).copy()
     linalg.cpublas_gemm("n", "n", 1, 1, k, a, 1, b, k, 1.0, c, 1, profile_for_capability("AVX2", 1, "x86_64"))
-    assert _digest(c) == want
+    assert bits_sha256(c) == want

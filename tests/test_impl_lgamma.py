@@ -11,14 +11,13 @@ Digests: SHA-256 of torch's output as uint32."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import unary
 from harness.impl.profiles import get_profile, profile_for_capability
+from tests.bit_digest import bits_sha256
 
 SPECIALS = np.array(
     [0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC00000, 0x7F800001, 0xFF812345, 0x7FC12345, 0x00000000,
@@ -65,24 +64,20 @@ RECORDED = {
 }
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 def test_inputs_are_the_recorded_ones() -> None:
     x = _inputs()
     assert x.size == 1319
-    assert _digest(x) == "669fa5c374ee2da0e69b939a9089f0aa567afd906b7c1383a9e35838c4aa793a"
+    assert bits_sha256(x) == "669fa5c374ee2da0e69b939a9089f0aa567afd906b7c1383a9e35838c4aa793a"
 
 
 @pytest.mark.parametrize("capability", sorted(RECORDED))
 @pytest.mark.parametrize("threads", [1, 2])
 def test_recorded_bits(capability: str, threads: int) -> None:
     x, profile = _inputs(), profile_for_capability(capability, threads)
-    assert _digest(unary.forward("lgamma", x, profile)) == RECORDED[capability]
+    assert bits_sha256(unary.forward("lgamma", x, profile)) == RECORDED[capability]
     # one element at a time: the same lanes (every element a vector lane, no scalar tail)
     one_by_one = np.concatenate([unary.forward("lgamma", x[i : i + 1], profile) for i in range(40)])
-    assert _digest(one_by_one) == _digest(unary.forward("lgamma", x[:40], profile))
+    assert bits_sha256(one_by_one) == bits_sha256(unary.forward("lgamma", x[:40], profile))
 
 
 def test_the_levels_differ_and_nans_pass_quieted() -> None:

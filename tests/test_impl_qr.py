@@ -6,14 +6,13 @@ uint32. The refusals: what MKL runs otherwise, which the impl does not model."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import qr as qr_module
 from harness.impl.profiles import MKL_AVX2, profile_for_capability
+from tests.bit_digest import bits_sha256
 
 # (name, M, N, seed, scale, threads, Q digest, R digest)
 CASES = (
@@ -34,10 +33,6 @@ CASES = (
 )  # fmt: skip
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 def _matrix(m: int, n: int, seed: int, scale: float = 1.0) -> np.ndarray:
     return (np.random.default_rng(seed).standard_normal((m, n)) * scale).astype(np.float32)
 
@@ -48,7 +43,7 @@ def test_recorded_bits(case: tuple) -> None:
     a = _matrix(m, n, seed, scale)
     q, r = qr_module.qr(a, profile_for_capability("AVX2", threads, "x86_64"))
     assert (q.shape, r.shape) == ((m, n), (n, n))
-    assert (_digest(q), _digest(r)) == (q_digest, r_digest)
+    assert (bits_sha256(q), bits_sha256(r)) == (q_digest, r_digest)
     assert np.array_equal(a, _matrix(m, n, seed, scale))  # the input is left as it was
 
 

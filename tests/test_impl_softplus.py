@@ -5,13 +5,12 @@ rules differ between body and tail (case D). Digests: SHA-256 of torch's output 
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import unary
 from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
 
 NANS = np.array([0x7FC00000, 0xFFC00000, 0x7FC12345, 0xFFD00001, 0x3F800000, 0x42C80000, 0xFF800000], np.uint32)
 
@@ -46,14 +45,10 @@ CASES = (
 )  # fmt: skip
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}-t{c[2]}" for c in CASES])
 def test_recorded_bits(case) -> None:
     name, cap, threads, beta, threshold, forward, backward = case
     x, g = _inputs(name)
     profile = profile_for_capability(cap, threads, "x86_64")
-    assert _digest(unary.softplus_forward(x, beta, threshold, profile)) == forward
-    assert _digest(unary.softplus_backward(g, x, beta, threshold, profile)) == backward
+    assert bits_sha256(unary.softplus_forward(x, beta, threshold, profile)) == forward
+    assert bits_sha256(unary.softplus_backward(g, x, beta, threshold, profile)) == backward

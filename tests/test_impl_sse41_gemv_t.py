@@ -18,13 +18,12 @@ float32; the digests are SHA-256 of torch's output as uint32; the LSTM's are tes
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
 from harness.impl import conv, conv_grouped
 from harness.impl.profiles import get_profile, profile_for_capability
+from tests.bit_digest import bits_sha256
 from tests.lstm_cases import digest as lstm_digest
 from tests.lstm_cases import impl_outputs
 
@@ -48,10 +47,6 @@ LSTM_HIDDEN_1 = (
 )
 
 
-def _digest(a: np.ndarray) -> str:
-    return hashlib.sha256(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes()).hexdigest()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
 def test_recorded_bits(case) -> None:
     _name, threads, xs, ws, groups, seed, want = case
@@ -65,7 +60,7 @@ def test_recorded_bits(case) -> None:
     g = conv_grouped._group_geometry(xs, ws, (1, 1), (0, 0), groups)
     calls = conv._vector_gemm_jit_calls(g, profile, 0, groups)
     assert any(call.m == 1 and call.n > 1 for call, _ in calls)  # an sgemm with one row: gemv 'T'
-    assert _digest(conv._vector_gemm_jit_forward(x, w, b, g, profile, groups)) == want
+    assert bits_sha256(conv._vector_gemm_jit_forward(x, w, b, g, profile, groups)) == want
 
 
 @pytest.mark.parametrize("threads", [1, 2])
