@@ -1,0 +1,104 @@
+"""ATen's CPU FFT (``_fft_c2c_mkl``, ``_fft_r2c_mkl``, ``_fft_c2r_mkl`` in native/mkl/SpectralOps.cpp: MKL
+DFTI on the x86 wheel), which the impl does not reproduce. harness/trace/impl_ops.py indexes its three
+ops under the kernel index's ``fft`` row and refuses them in one line. Live, the row's measured
+claims are held to the running torch: random transforms and their gradients give one set of bits
+at each level this CPU runs (ATen's capability and oneDNN's ISA pinned together, in a fresh
+process); complex ones (fftn over two dims, of complex or real input) on 1, 2 and 4 threads too,
+while real ones (rfft, irfft) give other bits on 1 thread than on 2 (the same on 2 and 4).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl.kernel_index import WHY
+from harness.impl.profiles import get_profile
+from harness.trace.impl_ops import kernel_op, replay
+
+FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.default")
+
+
+def test_fft_ops_are_indexed_without_a_knob_and_refused_in_one_line() -> None:
+    x = np.zeros((2, 3, 4), np.complex64)
+    for op, knobs in zip(FFT_OPS, [(), ("threads",), ("threads",)], strict=True):
+        assert kernel_op(op) == ("fft", knobs)
+        with pytest.raises(ParityError) as err:
+            replay(op, {"self": x}, [{"name": "self", "tensor": "self"}], get_profile("x86-avx2", 1))
+        assert "MKL DFTI" in str(err.value) and "\n" not in str(err.value), str(err.value)
+    assert WHY["fft"].startswith("thread count")
+
+
+def _cases() -> list[tuple[int, int, int, int]]:
+    """(seed, batch, n1, n2): powers of two, primes, odd and even lengths, from one fixed draw."""
+    rng = np.random.default_rng(2024)
+    fixed = [(0, 4, 16, 64), (1, 2, 7, 33), (2, 1, 128, 96), (3, 3, 1, 2), (4, 2, 97, 5)]
+    drawn = [(10 + i, int(rng.integers(1, 5)), int(rng.integers(1, 80)), int(rng.integers(1, 140))) for i in range(20)]
+    return fixed + drawn
+
+
+KINDS = ("c2c", "c2c_of_real", "r2c", "c2r")
+
+
+def _digests() -> dict[str, list[str]]:
+    """Per kind of transform, one SHA-256 (of the uint32 bits) per case of its output and its input's
+    gradient: ``fftn(z, dim=(1, 2))`` of complex z (``_fft_c2c`` both ways), ``fftn(x, dim=(1, 2)).real``
+    of real x (FNet's mixing), ``rfft(x, dim=2)`` (``_fft_r2c``) and ``irfft(z, n, dim=2)`` (``_fft_c2r``)."""
+    import torch
+
+    out: dict[str, list[str]] = {kind: [] for kind in KINDS}
+    for seed, batch, n1, n2 in _cases():
+        rng = np.random.default_rng(seed)
+        x = rng.standard_normal((batch, n1, n2)).astype(np.float32)
+        z = rng.standard_normal((batch, n1, n2, 2)).astype(np.float32)
+        runs = {
+            "c2c": (z, lambda t: torch.view_as_real(torch.fft.fftn(torch.view_as_complex(t), dim=(1, 2)))),
+            "c2c_of_real": (x, lambda t: torch.fft.fftn(t, dim=(1, 2)).real),
+            "r2c": (x, lambda t: torch.view_as_real(torch.fft.rfft(t, dim=2))),
+            "c2r": (z, lambda t, n=n2: torch.fft.irfft(torch.view_as_complex(t), n=n, dim=2)),
+        }
+        for kind, (a, f) in runs.items():
+            t = torch.from_numpy(a.copy()).requires_grad_()
+            y = f(t)
+            y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+            h = hashlib.sha256(np.ascontiguousarray(y.detach().numpy()).view(np.uint32).tobytes())
+            h.update(t.grad.numpy().view(np.uint32).tobytes())
+            out[kind].append(h.hexdigest())
+    return out
+
+
+def _child() -> None:
+    """In a fresh process: torch.set_num_threads(argv[2]), then the digests as JSON."""
+    import torch
+
+    torch.set_num_threads(int(sys.argv[2]))
+    print(json.dumps(_digests()))
+
+
+@pytest.mark.usefixtures("restore_threads")
+def test_live_fft_bits_follow_the_thread_count_in_real_transforms_only() -> None:
+    from tests.impl_live import use_threads
+
+    seen = {}
+    for threads in (1, 2, 4):
+        use_threads(threads)
+        seen[threads] = _digests()
+    for kind in ("c2c", "c2c_of_real"):  # no thread count moves the complex transforms
+        assert seen[1][kind] == seen[2][kind] == seen[4][kind], kind
+        assert len(set(seen[1][kind])) == len(_cases())  # every case its own bits: the digests hold values
+    for kind in ("r2c", "c2r"):  # the real ones do: the kernel index's knob for _fft_r2c and _fft_c2r
+        assert seen[1][kind] != seen[2][kind] and seen[2][kind] == seen[4][kind], kind
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_live_fft_bits_do_not_follow_the_level(threads: int) -> None:
+    from tests.test_impl_live_conv import LEVELS, _run_pinned
+
+    args, module = ["child", str(threads)], "tests.test_impl_fft"
+    here = {lvl.name: _run_pinned(lvl, threads, "_child", args, module=module) for lvl in LEVELS}
+    assert len(here) >= 1 and len({json.dumps(d, sort_keys=True) for d in here.values()}) == 1, here
