@@ -19,7 +19,7 @@ import pytest
 from harness.core.errors import ParityError
 from harness.impl.kernel_index import WHY
 from harness.impl.profiles import get_profile
-from harness.trace.impl_ops import kernel_op, replay
+from harness.trace.impl_ops import kernel_op, refusal, replay
 
 FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.default")
 
@@ -31,6 +31,8 @@ def test_fft_ops_are_indexed_without_a_knob_and_refused_in_one_line() -> None:
         with pytest.raises(ParityError) as err:
             replay(op, {"self": x}, [{"name": "self", "tensor": "self"}], get_profile("x86-avx2", 1))
         assert "MKL DFTI" in str(err.value) and "\n" not in str(err.value), str(err.value)
+        assert refusal(op) == str(err.value)  # what --verify-cause says of such a root without re-running it
+    assert refusal("aten.mm.default") is None
     assert WHY["fft"].startswith("thread count")
 
 

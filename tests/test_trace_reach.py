@@ -181,10 +181,12 @@ def test_a_version_3_trace_without_its_sources_is_damaged(tmp_path: Path) -> Non
         read_trace(tmp_path / "short.h5")
 
 
-def _diagnose_two_roots(monkeypatch: pytest.MonkeyPatch, joint_capture_fails: bool) -> tuple[dict, str, list]:
-    """Two independent roots (layer_norm, mm) at avx2 vs baseline, diagnosed with --verify-cause: the
-    impl (a stand-in) gives layer_norm's bits on both sides and mm's A bits on both. Returns the JSON
-    report, the terminal report and the op indices of each re-run."""
+def _diagnose_two_roots(
+    monkeypatch: pytest.MonkeyPatch, joint_capture_fails: bool, second: str = "aten.mm.default"
+) -> tuple[dict, str, list]:
+    """Two independent roots (layer_norm, and mm or ``second``) at avx2 vs baseline, diagnosed with
+    --verify-cause: the impl (a stand-in) gives layer_norm's bits on both sides and mm's A bits on both.
+    Returns the JSON report, the terminal report and the op indices of each re-run."""
     from harness.core.digest import digest
     from harness.formats.trace import Captured
     from harness.trace import cause as cause_module
@@ -192,7 +194,7 @@ def _diagnose_two_roots(monkeypatch: pytest.MonkeyPatch, joint_capture_fails: bo
 
     a, b = _fine_tune(b"i", b"L", b"r"), _fine_tune(b"i", b"M", b"s")
     for ops, ln, out in ((a, b"L", b"r"), (b, b"M", b"s")):
-        ops[3] = _op(3, "aten.mm.default", [("self", b"x", -1, True), ("mat2", b"w", 1, True)], [("out", out, (4,))])
+        ops[3] = _op(3, second, [("self", b"x", -1, True), ("mat2", b"w", 1, True)], [("out", out, (4,))])
         ops[4] = _op(4, "aten.add.Tensor", [("self", out, 3, True), ("other", ln, 2, True)], [("out", out, ())])
     value = {c: np.float32([ord(c), 0, 0, 0]) for c in "LMrs"}  # the array the impl "gives" for each digest byte
     monkeypatch.setattr(cause_module, "digest", lambda arr, algorithm: bytes([int(arr[0])]) * 32)
@@ -240,6 +242,20 @@ def test_verify_cause_proves_every_live_root_from_one_rerun(monkeypatch: pytest.
     assert "(and 1 more root causes that reach it, 0 of them verified)" in text
     assert "knob: ATen CPU capability (ATEN_CPU_CAPABILITY) (verified)" in text
     assert "knob: unexplained (unexplained: the impl under x86-baseline t1 does not give side B's out" in text
+
+
+def test_a_root_the_impl_refuses_is_not_rerun_and_says_why(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A second root the impl has no replay for (MKL DFTI's FFT, whose complex tensors a re-run could not
+    even keep) is not captured: its verdict is replay's one-line refusal, and the first root is captured
+    and verified alone."""
+    data, _, captured = _diagnose_two_roots(monkeypatch, joint_capture_fails=True, second="aten._fft_r2c.default")
+    assert captured == [[2]]
+    roots = data["reach"]["root_causes"]
+    assert data["root_cause"]["verified"] and roots[0]["verified"]
+    assert roots[1]["op"] == "aten._fft_r2c.default" and not roots[1]["verified"]
+    assert roots[1]["verification"].startswith(
+        "unexplained: the reference implementation does not reproduce aten._fft_r2c.default: MKL DFTI's FFT"
+    )
 
 
 def test_a_later_root_that_cannot_be_captured_leaves_the_first_verified(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,7 +34,7 @@ from harness.core.digest import digest
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
-from harness.trace.impl_ops import kernel_op
+from harness.trace.impl_ops import kernel_op, refusal
 
 KNOB_LABELS = {
     "threads": "intra-op thread count",
@@ -225,28 +225,42 @@ def verify(diff: TraceDiff, cause: Cause) -> None:
     others = [(r, c) for r, c in paired if r is not root and c is not None][: VERIFIED_ROOTS - 1]
     for c in diff.causes[VERIFIED_ROOTS:]:
         c.verification = f"not attempted (--verify-cause proves the first {VERIFIED_ROOTS} live roots)"
+    for r, c in others:  # an op the impl has no replay for is refused as it stands: its tensors (complex
+        refused = refusal(r.a.op)  # ones cannot be captured at all) would only hold back the others' re-run
+        c.verification = f"unexplained: {refused}" if refused else c.verification
+    others = [(r, c) for r, c in others if refusal(r.a.op) is None]
+    root_refused = refusal(root.a.op)
+    wanted = [*([] if root_refused else [root.a.index]), *(r.a.index for r, _ in others)]
     with tempfile.TemporaryDirectory(prefix="parity-trace-") as tmp:
         try:
-            caps = capture_ops(diff.a, [root.a.index, *(r.a.index for r, _ in others)], Path(tmp))
+            caps = capture_ops(diff.a, wanted, Path(tmp)) if wanted else {}
         except ParityError as err:
             for _, c in others:  # the first root is captured alone then: one op's failure leaves it be
                 c.verification = f"unexplained: could not capture the op's tensors ({err})"
-            others = []
+            others, caps = [], {}
             try:
-                caps = {root.a.index: capture(diff.a, root.a.index, Path(tmp))}
+                caps = {} if root_refused else {root.a.index: capture(diff.a, root.a.index, Path(tmp))}
             except ParityError as err_root:
                 cause.verification = f"unexplained: could not capture the op's tensors ({err_root})"
                 return
         for r, c in others:
             c.verified, c.verification, _ = replay_verdict(diff, c, caps[r.a.index], r)
-        cap_a = caps[root.a.index]
-        cause.verified, cause.verification, outputs_b = replay_verdict(diff, cause, cap_a)
-        if outputs_b is None:
+        if root_refused:  # no replay: the refusal is the verdict; the figures where its tensors can be captured
+            cause.verification = f"unexplained: {root_refused}"
             try:
+                cap_a, outputs_b = capture(diff.a, root.a.index, Path(tmp)), {}
                 outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
-            except ParityError as err:
-                cause.verification += f"; B's outputs could not be captured for ULP figures ({err})"
-                outputs_b = {}
+            except ParityError:
+                return
+        else:
+            cap_a = caps[root.a.index]
+            cause.verified, cause.verification, outputs_b = replay_verdict(diff, cause, cap_a)
+            if outputs_b is None:
+                try:
+                    outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
+                except ParityError as err:
+                    cause.verification += f"; B's outputs could not be captured for ULP figures ({err})"
+                    outputs_b = {}
     for name in root.outputs:
         if name in cap_a.outputs and name in outputs_b:
             c = compare_tensors(name, cap_a.outputs[name], outputs_b[name])

@@ -803,12 +803,20 @@ REPLAYS.update(impl_optim.REPLAYS)
 REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
 
 
+def refusal(op: str) -> str | None:
+    """The line ``replay`` refuses ``op`` with whatever its operands (an op with no replay; ``REFUSED``
+    says why where the kernel index knows it); None where the impl has a replay for it."""
+    if packet(op) in REPLAYS:
+        return None
+    why = REFUSED.get(packet(op))
+    return f"the reference implementation does not reproduce {op}" + (f": {why}" if why else "")
+
+
 def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:
     """Run a captured op through the impl under ``profile``; ParityError where it cannot."""
     run = REPLAYS.get(packet(op))
     if run is None:
-        why = REFUSED.get(packet(op))
-        raise ParityError(f"the reference implementation does not reproduce {op}" + (f": {why}" if why else ""))
+        raise ParityError(refusal(op) or op)
     values: dict[str, Any] = {}
     for arg in args:
         if "value" in arg:
