@@ -369,7 +369,7 @@ def test_one_dimensional_convolution_replays(
     dims=st.integers(1, 2),
     n=st.integers(1, 3),
     c=st.sampled_from([1, 3, 8, 16]),
-    o=st.sampled_from([1, 4, 8, 16]),
+    o=st.sampled_from([1, 3, 4, 8, 16]),
     size=st.integers(1, 9),
     k=st.integers(1, 4),
     stride=st.integers(1, 2),
@@ -382,14 +382,16 @@ def test_one_dimensional_convolution_replays(
 @example(dims=2, n=2, c=8, o=8, size=5, k=3, stride=2, padding=1, output_padding=1, bias=True, seed=0, threads=1)
 @example(dims=1, n=1, c=3, o=4, size=7, k=2, stride=1, padding=0, output_padding=0, bias=True, seed=1, threads=1)
 @example(dims=2, n=2, c=3, o=4, size=4, k=3, stride=1, padding=1, output_padding=0, bias=True, seed=2, threads=2)
+@example(dims=1, n=3, c=3, o=3, size=9, k=3, stride=1, padding=0, output_padding=0, bias=True, seed=3, threads=1)
 def test_transposed_convolution_replays(
     backend: str, dims: int, n: int, c: int, o: int, size: int, k: int, stride: int, padding: int,
     output_padding: int, bias: bool, seed: int, threads: int,
 ) -> None:  # fmt: skip
     """``nn.ConvTranspose2d`` and ``nn.ConvTranspose1d`` (decoders, GAN generators, EnCodec's upsampling):
     ATen's slow_conv_transpose2d or oneDNN's deconvolution (the adjoint convolution's kernels), forward
-    and every gradient; a 1-D one as 2-D over rows of height 1. Where the impl refuses grad_bias (oneDNN's
-    plain-layout sum) the backward's replay must raise that refusal."""
+    and every gradient; a 1-D one as 2-D over rows of height 1; grad_bias per image over a plain-layout
+    grad_output (3 output channels: jit:avx2's flat input; gemm:jit), one chain over a blocked one. Where
+    the impl refuses a pass the replay must raise that refusal."""
     from harness.impl import conv_transpose
 
     padding, output_padding = min(padding, k - 1), min(output_padding, stride - 1)

@@ -47,9 +47,15 @@ and ONEDNN_VERBOSE at baseline and avx2, 1 and 2 threads):
   - grad_input: the adjoint's forward of dy without bias (``jit:avx2``, ``jit_1x1``, ``jit:sse41``,
     ``gemm:jit``).
   - grad_weight: the adjoint's backward weights (input dy, grad_output x; its threads' splits).
-  - grad_bias: ``ref_deconvolution_bwd_weights_t::compute_bias``, per output channel one chain of
-    additions from 0 over (image, oh, ow) in order (the blocked layouts' per-lane loop; the plain
-    layout's ``omp simd`` reduction where it was measured to add in order).
+  - grad_bias: ``ref_deconvolution_bwd_weights_t::compute_bias`` over grad_output in the layout the
+    adjoint's backward-weights kernel took for its input (``_plain_bias``): blocked (nChw8c: jit:avx2
+    on blocks of channels, jit_1x1:avx2) per output channel one chain of additions from 0 over
+    (image, oh, ow) in order; plain (nchw: gemm:jit, every one at baseline, and jit:avx2 on 3 flat
+    channels) ``compute_bwd_bias_ncdhw``, per image a chain from 0 over its (oh, ow) in order, the
+    images' sums added one by one onto 0 (its ``omp simd`` reduction is not vectorised in torch's
+    build: one scalar chain, read from its machine code; on 226 random oneDNN cases at baseline and
+    avx2, 1 and 2 threads, the layout ONEDNN_VERBOSE named was the one ``_plain_bias`` predicts and its
+    order the one torch's bits took).
 
 Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
 aarch64, groups, dilation, channels-last operands (harness.trace.impl_ops).
@@ -100,16 +106,26 @@ def _unmodelled(g: conv.Geometry, profile: KernelProfile) -> tuple[str | None, .
     if profile.aten not in ("default", "avx2"):
         why = f"conv_transpose2d at {profile.name}: oneDNN's deconvolution measured at baseline and avx2 only"
         return why, why, why, why
-    weights = "jit_1x1" if conv._one_by_one(g) else conv.direct_kernels(g, conv.AVX2, profile)[2]
-    blocked = profile.aten == "avx2" and g.c % 8 == 0 and weights != conv.GEMM_JIT
-    bias = None if blocked else _PLAIN_BIAS
-    return None, None, None, bias
+    return None, None, None, None
 
 
-# oneDNN's compute_bwd_bias_ncdhw (grad_output in the plain layout: gemm:jit, and jit:avx2 on flat
-# channels): per image an ``omp simd`` reduction whose lanes fit no order tried (1 to 16 lanes, tree or
-# serial merge, tail in lanes or after: none matched 16 random probes)
-_PLAIN_BIAS = "conv_transpose2d grad_bias: oneDNN's omp simd sum over a plain-layout grad_output is not modelled"
+def _plain_bias(g: conv.Geometry, profile: KernelProfile) -> bool:
+    """Whether oneDNN's deconvolution sums grad_bias over a plain-layout (nchw) grad_output: its
+    backward weights run gemm:jit (every one at baseline, at avx2 where jit:avx2 declines), or
+    jit:avx2 on 3 flat input channels of the adjoint; jit:avx2 on blocks and jit_1x1:avx2 take nChw8c."""
+    if profile.aten != "avx2":
+        return True
+    if conv._one_by_one(g):
+        return False
+    return conv.direct_kernels(g, conv.AVX2, profile)[2] == conv.GEMM_JIT or g.c == 3
+
+
+def _deconv_bias_grad(dy: np.ndarray, g: conv.Geometry, profile: KernelProfile) -> np.ndarray:
+    """ref_deconvolution's grad_bias (see the module's docstring): per image from 0 where grad_output
+    is plain, else one chain over every (image, oh, ow)."""
+    pixels = g.h * g.w  # the adjoint's input: grad_output's (OH, OW)
+    parts = list(range(0, g.n * pixels + 1, pixels)) if _plain_bias(g, profile) else [0, g.n * pixels]
+    return conv._bias_grad(dy, parts)
 
 
 def refusals(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
@@ -182,7 +198,7 @@ def conv_transpose2d_backward(
         gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1]
     if mask[2] and has_bias:
         _raise(why[3])
-        gb = conv._bias_grad(dy, [0, g.n * g.h * g.w])
+        gb = _deconv_bias_grad(dy, g, profile)
     return gx, gw, gb
 
 

@@ -335,7 +335,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "od) plane; transposed (harness/impl/conv_transpose.py, baseline and avx2, one group, NCHW): ATen's "
             "slow_conv_transpose2d (sgemm, col2im, the bias after) by the same rule, else oneDNN's deconvolution "
             "as the adjoint convolution's kernels (forward its backward data, grad_input its forward, grad_weight "
-            "its backward weights), the bias added last; grad_bias over a plain-layout grad_output refused"
+            "its backward weights), the bias added last; grad_bias per image from 0, the images' sums added, "
+            "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "

@@ -1,0 +1,94 @@
+"""harness.impl.conv_transpose's grad_bias of oneDNN's deconvolution against torch's recorded bits (torch
+2.13.0+cpu on an AMD Zen 3, the baseline and avx2 levels, 1 and 2 threads: the sum runs one thread a
+channel, so the bits do not depend on threads).
+
+ref_deconvolution_bwd_weights_t::compute_bias sums grad_output in the layout the adjoint convolution's
+backward-weights kernel took: nChw8c (jit:avx2 on blocks of channels, jit_1x1:avx2) one chain over every
+(image, oh, ow) per channel; nchw (gemm:jit, every one at baseline, jit:avx2 on 3 flat channels)
+compute_bwd_bias_ncdhw, per image a chain from 0, the images' sums added one by one. The grad_outputs
+span six decades, so that the two orders give other bits on every case (checked below).
+Digests: SHA-256 of torch's grad_bias as uint32."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.impl import conv, conv_transpose
+from harness.impl.profiles import profile_for_capability
+from tests.bit_digest import bits_sha256
+
+# name -> (input shape, weight shape, stride, padding) of F.conv_transpose1d / conv_transpose2d
+CASES = {
+    "flat3": ((3, 3, 35), (3, 3, 3), 1, 0),  # avx2: jit:avx2 on 3 flat channels (nchw)
+    "blocked": ((3, 5, 28), (5, 7, 4), 1, 0),  # avx2: jit:avx2 on a block of 8 (nChw8c)
+    "strided2d": ((2, 4, 7, 7), (4, 6, 3, 3), 2, 1),  # avx2: blocks; baseline: gemm:jit
+    "gemm": ((4, 2, 9), (2, 5, 15), 1, 7),  # avx2: jit:avx2 declines 15 columns, gemm:jit (nchw)
+}
+
+# (capability, case) -> SHA-256 of torch's grad_bias as uint32
+RECORDED = {
+    ("DEFAULT", "flat3"): "045494a9af28223523efbcbc11ce36ebc854fc1d85c7e7acffd2e028f50b532d",
+    ("DEFAULT", "blocked"): "85ba54bf5bc320e6e8e36ec4374c2f1bc393bc89710e7e9b15c2b5939f9d1015",
+    ("DEFAULT", "strided2d"): "6d45e8ef8e95091ce27855a018bf5b33b3ecdc428ab5c0f28acd94c91cc3ad23",
+    ("DEFAULT", "gemm"): "b819a164e32fc5c7be22f7287f80e713af784a8758d1771df0f007e4ba53b561",
+    ("AVX2", "flat3"): "045494a9af28223523efbcbc11ce36ebc854fc1d85c7e7acffd2e028f50b532d",
+    ("AVX2", "blocked"): "8218c3f33b1f85fa36c862f2babaa64e144461d5602116dbcd9184cb783358b1",
+    ("AVX2", "strided2d"): "896f9640b4cc39ab8c0d97653345939be1b10ed046392c235fdd9c0aa2d5f8f2",
+    ("AVX2", "gemm"): "b819a164e32fc5c7be22f7287f80e713af784a8758d1771df0f007e4ba53b561",
+}
+
+# (capability, case) -> whether the sum runs over a plain grad_output (per image)
+PLAIN = {(cap, case): cap == "DEFAULT" or case in ("flat3", "gemm") for cap, case in RECORDED}
+
+
+def _operands(x_shape, w_shape, stride: int, padding: int):
+    """(x, w, b, grad_output) from NumPy, grad_output of the transposed convolution's output shape."""
+    r = np.random.default_rng(sum(x_shape) * 1000 + sum(w_shape))
+    x = r.standard_normal(x_shape).astype(np.float32)
+    w = (r.standard_normal(w_shape) * 0.3).astype(np.float32)
+    b = r.standard_normal(w_shape[1]).astype(np.float32)
+    out = [(s - 1) * stride - 2 * padding + k for s, k in zip(x_shape[2:], w_shape[2:], strict=True)]
+    dy = r.standard_normal((x_shape[0], w_shape[1], *out)) * 10.0 ** r.uniform(-3, 3, (x_shape[0], w_shape[1], *out))
+    return x, w, b, dy.astype(np.float32)
+
+
+def _as_2d(x_shape, w_shape, stride: int, padding: int):
+    """The 2-D (shapes, stride, padding) ATen runs a 1-D transposed convolution as."""
+    if len(x_shape) == 4:
+        return x_shape, w_shape, (stride, stride), (padding, padding)
+    return (*x_shape[:2], 1, x_shape[2]), (*w_shape[:2], 1, w_shape[2]), (1, stride), (0, padding)
+
+
+def _grad_bias(case: str, capability: str, threads: int) -> np.ndarray:
+    x_shape, w_shape, stride, padding = CASES[case]
+    x, w, _, dy = _operands(x_shape, w_shape, stride, padding)
+    x4, w4, s2, p2 = _as_2d(x_shape, w_shape, stride, padding)
+    profile = profile_for_capability(capability, threads)
+    dy4 = dy.reshape(dy.shape[0], dy.shape[1], -1, dy.shape[-1])
+    grads = conv_transpose.conv_transpose2d_backward(
+        dy4, x.reshape(x4), w.reshape(w4), s2, p2, (0, 0), True, profile, (False, False, True)
+    )
+    return grads[2]
+
+
+@pytest.mark.parametrize("capability, case", sorted(RECORDED))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_recorded_bits(capability: str, case: str, threads: int) -> None:
+    x4, w4, s2, _ = _as_2d(*CASES[case])
+    assert not conv_transpose.runs_slow(x4, w4, s2, profile_for_capability(capability, threads))  # oneDNN's
+    assert bits_sha256(_grad_bias(case, capability, threads)) == RECORDED[(capability, case)]
+
+
+@pytest.mark.parametrize("capability, case", sorted(RECORDED))
+def test_layout_decides_the_order(capability: str, case: str) -> None:
+    """The two orders differ on every case, and the impl takes the one of the layout torch ran."""
+    x_shape, w_shape, stride, padding = CASES[case]
+    dy = _operands(x_shape, w_shape, stride, padding)[3]
+    dy4 = dy.reshape(dy.shape[0], dy.shape[1], 1, -1)
+    pixels = dy4.shape[-1]
+    per_image = conv._bias_grad(dy4, list(range(0, dy4.shape[0] * pixels + 1, pixels)))
+    chain = conv._bias_grad(dy4, [0, dy4.shape[0] * pixels])
+    assert bits_sha256(per_image) != bits_sha256(chain)
+    want = per_image if PLAIN[(capability, case)] else chain
+    assert bits_sha256(_grad_bias(case, capability, 1)) == bits_sha256(want)
