@@ -37,7 +37,7 @@ MODELS = (
     "cvt", "upernet", "speech_to_text", "vit_mae", "funnel", "beit", "rwkv", "timesformer", "xlnet", "squeezebert",
     "nystromformer", "longformer", "reformer", "canine", "big_bird", "patchtst", "recurrent_gemma", "pvt_v2",
     "informer", "wav2vec2_conformer", "swinv2", "hiera", "sew", "perceiver", "focalnet",
-    "fnet", "cohere", "gptj", "mpt", "stablelm", "esm",
+    "fnet", "cohere", "gptj", "mpt", "stablelm", "esm", "dac", "univnet", "mimi", "wavlm", "autoformer", "patchtsmixer",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
