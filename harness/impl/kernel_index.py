@@ -532,9 +532,15 @@ ARM64: dict[str, str] = {
         " `1 + x*(1 - s)` contracted in the tail on every core and in the NEON-typed vector body (N1, V2),"
         " not in V1's SVE body"
     ),
-    "softplus": "not measured on arm64: refused",
-    "log1p": "not measured on arm64: refused",
-    "lgamma": "not measured on arm64: refused",
+    "softplus": (
+        "SLEEF's advsimd/SVE expf and log1pf in the vector body (the x86 FMA bits), glibc's expf and aarch64's"
+        " contracted log1pf in the scalar tails and strided loops"
+    ),
+    "log1p": "SLEEF's advsimd/SVE log1pf: the x86 avx2 bits on every core",
+    "lgamma": (
+        "SLEEF's advsimd/SVE lgammaf: the x86 avx2 bits on every core, but a NaN comes back with its sign"
+        " flipped from the NEON objects (N1, V2)"
+    ),
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
         " arithmetic with another split; the backward nothing"

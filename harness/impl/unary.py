@@ -66,20 +66,20 @@ def backward(
     return grad_x
 
 
-# The builds whose kernels were measured (x86 default and avx2, torch 2.13.0) for the ops whose lanes
-# take SLEEF functions that ATen's other builds compute otherwise, refused elsewhere: softplus and
-# log1p (SLEEF's log1pf: whether 2.13.0 runs the AVX2 object at AVX-512 (REGISTER_DISPATCH) or an
-# AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p, was not measured; aarch64's SLEEF
-# advsimd/SVE and glibc's contracted log1pf neither) and lgamma (SLEEF's lgammaf in the avx2 object,
-# glibc's in the default one; AVX-512's 16-lane lgammaf, whose logk2f takes vgetexp, and aarch64's
-# builds not measured).
-SLEEF_BUILDS = ("default", "avx2")
+# The builds whose kernels were measured (torch 2.13.0: x86 default and avx2; aarch64's NEON and SVE
+# objects on emulated Neoverse N1, V1 and V2) for the ops whose lanes take SLEEF functions that ATen's
+# other builds compute otherwise, refused elsewhere: softplus, log1p and lgamma (SLEEF's log1pf and
+# lgammaf in the avx2 object and in aarch64's advsimd and SVE ones, one algorithm with the same bits;
+# glibc's in the x86 default build and in the scalar tails, aarch64's contracted log1pf there).
+# AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512 (REGISTER_DISPATCH) or an
+# AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p and a logk2f that takes vgetexp.
+SLEEF_BUILDS = ("default", "avx2", "neon", "sve")
 _SLEEF_OPS = ("softplus", "log1p", "lgamma")
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:
     if op in _SLEEF_OPS and profile.aten not in SLEEF_BUILDS:
-        raise ParityError(f"{op} is reproduced at the default and avx2 builds only, not {profile.aten}")
+        raise ParityError(f"{op} is reproduced at the {', '.join(SLEEF_BUILDS)} builds only, not {profile.aten}")
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):

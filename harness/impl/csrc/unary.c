@@ -730,7 +730,8 @@ void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t ro
 /* log1p_kernel (cpu/UnaryOpsKernel.cpp) through at::vml::vlog1p: at::vec::map of
  * Vectorized<float>::log1p over each contiguous run, the last partial vector loaded short and mapped
  * the same way, so every element takes the vector lane (vec_log1pf: SLEEF Sleef_log1pf8_u10 in the
- * avx2 object, std::log1p = glibc log1pf per lane in the x86 default build): no scalar tail, no
+ * avx2 object, Sleef_log1pf4_u10 / log1pfx_u10sve on aarch64, one algorithm with the same bits;
+ * std::log1p = glibc log1pf per lane in the x86 default build): no scalar tail, no
  * dependence on runs or threads (measured: a 19-element tensor's last 3 give SLEEF's NaN for x < -1,
  * not glibc's). A NaN x: glibc passes it on quieted; SLEEF's log1pf answers its own NaN 0x7fc00000
  * (as in softplus's vector body). Tensor shapes: x, out (n,). */
@@ -747,10 +748,15 @@ void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
  * vector lane, no scalar tail, nothing depends on runs or threads (measured: single elements, 16,
  * 17, 19 and strided views give the bits of the whole tensor). The lane (vec_lgammaf): SLEEF
  * Sleef_lgammaf8_u10 in the avx2 object (sleef_lgammaf_u10), std::lgamma = glibc lgammaf in the x86
- * default build (glibc_lgammaf). A NaN x gives x quieted at both (SLEEF's arithmetic carries it
- * through, glibc returns x*x). Tensor shapes: x, out (n,). */
+ * default build (glibc_lgammaf); on aarch64 SLEEF's Sleef_lgammaf4_u10 (advsimd: N1, V2) and
+ * Sleef_lgammafx_u10sve (V1), the same bits. A NaN x gives x quieted on x86 (SLEEF's arithmetic
+ * carries it through, glibc returns x*x) and on V1's SVE object, x quieted with its sign flipped in
+ * the NEON objects (N1, V2; measured on 7 payloads, signalling ones and both signs).
+ * Tensor shapes: x, out (n,). */
 void lgamma_forward(profile_t p, const float *x, float *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : vec_lgammaf(&p, x[i]);
+    const uint32_t nan_sign = obj_kind(&p) == OBJ_NEON ? 0x80000000u : 0u;
+    for (int64_t i = 0; i < n; i++)
+        out[i] = isnan(x[i]) ? vm_u2f(vm_f2u(quiet_nan(x[i])) ^ nan_sign) : vec_lgammaf(&p, x[i]);
 }
 
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
@@ -790,8 +796,10 @@ void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x
  * Forward, vector lane: Vec::blendv((a*beta).exp().log1p() / beta, a, (a*beta) > threshold), every
  * lane computing both sides (SLEEF Sleef_expf8_u10 then Sleef_log1pf8_u10 on avx2; the default
  * build's emulated Vectorized calls std::exp and std::log1p per lane); scalar tail
- * (a*beta) > threshold ? a : log1p(exp(a*beta)) / beta with glibc expf and log1pf. No product feeds
- * an add: nothing to contract. Backward (a = grad, b = x): z = exp(b*beta),
+ * (a*beta) > threshold ? a : log1p(exp(a*beta)) / beta with glibc expf and log1pf (aarch64's
+ * contracted log1pf, glibc_log1pf_a64, on arm64; the lanes are SLEEF's advsimd/SVE expf and log1pf,
+ * the x86 FMA bits, on every aarch64 core). No product of the kernel's own feeds an add: nothing
+ * to contract. Backward (a = grad, b = x): z = exp(b*beta),
  * (b*beta) > threshold ? a : (a*z) / (z + 1), the same split of exp.
  * The lambdas read beta and threshold from softplus_ctx, whose first member is the profile. */
 typedef struct {
@@ -816,7 +824,8 @@ static float softplus_fwd_scalar(const profile_t *p, float x) {
     const softplus_ctx *c = sp_ctx(p);
     const float xb = x * c->beta;
     if (isnan(xb)) return quiet_nan(xb);
-    return xb > c->threshold ? x : glibc_log1pf(glibc_expf(xb)) / c->beta;
+    const float e = glibc_expf(xb);
+    return xb > c->threshold ? x : (is_arm(p) ? glibc_log1pf_a64(e) : glibc_log1pf(e)) / c->beta;
 }
 
 /* Backward NaNs: z = exp(b*beta) is b quieted for a NaN b (SLEEF's expf and glibc's alike), and a

@@ -26,7 +26,8 @@
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal: its Intel AVX2 path's exp and log.
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
- *   glibc_erff_a64, glibc_tanhf_a64: aarch64 glibc 2.36's contracted builds (glibc_*_k(1, x)).
+ *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64: aarch64 glibc 2.36's contracted builds
+ *   (glibc_*_k(1, x)).
  *   sve_fexpa, aten_sve_expf_u20, aten_sve_tanhf: SVE256 Vectorized<float>::tanh (ATen's own).
  */
 #ifndef PARITY_VMATH_H
@@ -369,9 +370,13 @@ static inline float sleef_lgammaf_u10(float a) {
 
 /* glibc 2.36 log1pf (sysdeps/ieee754/flt-32/s_log1pf.c, fdlibm in float; x86_64 has no FMA variant
  * of it): x = 2^k (1 + f) with a correction c for the rounding of 1 + x, then
- * log1p = k ln2_hi - ((hfsq - (s (hfsq + R) + (k ln2_lo + c))) - f), s = f/(2 + f). */
-static inline float glibc_log1pf(float x) {
-    const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f, two25 = 3.355443200e+07f;
+ * log1p = k ln2_hi - ((hfsq - (s (hfsq + R) + (k ln2_lo + c))) - f), s = f/(2 + f).
+ * The fused flag f picks aarch64's build (the same C compiled with GCC's default contraction,
+ * disassembled from libm.so.6 of Debian's 2.36-9): R's Horner steps and hfsq + R (the last step
+ * fused into hfsq), k ln2_lo + c, the final k ln2_hi - (...), and 1 - (2/3) f of the f-only branch;
+ * hfsq = (0.5 f) f and x - x^2/2 (an exact halving) are as unfused. */
+static inline __attribute__((always_inline)) float glibc_log1pf_k(int fused, float x) {
+    const float ln2_hi = 6.9313812256e-01f, ln2_lo = 9.0580006145e-06f;
     const float Lp1 = 6.6666668653e-01f, Lp2 = 4.0000000596e-01f, Lp3 = 2.8571429849e-01f;
     const float Lp4 = 2.2222198546e-01f, Lp5 = 1.8183572590e-01f, Lp6 = 1.5313838422e-01f;
     const float Lp7 = 1.4798198640e-01f;
@@ -412,24 +417,42 @@ static inline float glibc_log1pf(float x) {
         }
         f = u - 1.0f;
     }
+    const float fk = (float)k;
+    /* k ln2_lo + c, and k ln2_hi - d */
+    const float klo = fused ? fmaf(fk, ln2_lo, c) : fk * ln2_lo + c;
+#define LOG1PF_KHI_MINUS(d) (fused ? fmaf(fk, ln2_hi, -(d)) : fk * ln2_hi - (d))
     hfsq = 0.5f * f * f;
     if (hu == 0) {
         if (f == 0.0f) {
             if (k == 0) return 0.0f;
-            c += k * ln2_lo;
-            return k * ln2_hi + c;
+            return LOG1PF_KHI_MINUS(-klo);
         }
-        R = hfsq * (1.0f - 0.66666666666666666f * f);
+        R = hfsq * (fused ? fmaf(-f, 0.66666666666666666f, 1.0f) : 1.0f - 0.66666666666666666f * f);
         if (k == 0) return f - R;
-        return k * ln2_hi - ((R - (k * ln2_lo + c)) - f);
+        return LOG1PF_KHI_MINUS((R - klo) - f);
     }
     s = f / (2.0f + f);
     z = s * s;
-    R = z * (Lp1 + z * (Lp2 + z * (Lp3 + z * (Lp4 + z * (Lp5 + z * (Lp6 + z * Lp7))))));
-    if (k == 0) return f - (hfsq - s * (hfsq + R));
-    (void)two25;
-    return k * ln2_hi - ((hfsq - (s * (hfsq + R) + (k * ln2_lo + c))) - f);
+    float hR; /* hfsq + R */
+    if (fused) {
+        float q = fmaf(z, Lp7, Lp6);
+        q = fmaf(q, z, Lp5);
+        q = fmaf(q, z, Lp4);
+        q = fmaf(q, z, Lp3);
+        q = fmaf(q, z, Lp2);
+        q = fmaf(q, z, Lp1);
+        hR = fmaf(q, z, hfsq);
+    } else {
+        R = z * (Lp1 + z * (Lp2 + z * (Lp3 + z * (Lp4 + z * (Lp5 + z * (Lp6 + z * Lp7))))));
+        hR = hfsq + R;
+    }
+    if (k == 0) return f - (hfsq - s * hR);
+    return LOG1PF_KHI_MINUS((hfsq - (s * hR + klo)) - f);
+#undef LOG1PF_KHI_MINUS
 }
+
+static inline float glibc_log1pf(float x) { return glibc_log1pf_k(0, x); }
+static inline float glibc_log1pf_a64(float x) { return glibc_log1pf_k(1, x); }
 
 /* ------------------------------------------------------------------ aarch64 SVE256 Vectorized<float> */
 
