@@ -38,6 +38,7 @@ MODELS = (
     "nystromformer", "longformer", "reformer", "canine", "big_bird", "patchtst", "recurrent_gemma", "pvt_v2",
     "informer", "wav2vec2_conformer", "swinv2", "hiera", "sew", "perceiver", "focalnet",
     "fnet", "cohere", "gptj", "mpt", "stablelm", "esm", "dac", "univnet", "mimi", "wavlm", "autoformer", "patchtsmixer",
+    "prophetnet", "dbrx", "olmoe", "falcon_mamba", "zamba2", "bamba",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
