@@ -164,6 +164,7 @@ def test_unary_ops_of_integer_tensors_replay(backend: str, n: int, threads: int)
 SLEEF_UNARY = {
     "log1p": ([1e-3, 1.0, 100.0, 1e30], [-1.0, float("inf"), -1.5]),
     "lgamma": ([1e-3, 1.0, 10.0, 1e30], [-3.0, float("inf"), -2.5, -0.0, float("-inf")]),
+    "expm1": ([1e-4, 1.0, 10.0, 40.0], [-0.0, float("inf"), 88.72283, 88.722839, -16.635532, float("-inf")]),
 }
 
 
@@ -173,10 +174,11 @@ SLEEF_UNARY = {
 @given(n=st.integers(1, 5000), scale=st.integers(0, 3), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 2))
 @example(n=19, scale=1, seed=0, threads=1)  # 16 in two vectors, 3 past them: SLEEF's lanes still
 def test_sleef_unary_ops_replay(backend: str, op: str, n: int, scale: int, seed: int, threads: int) -> None:
-    """Informer's Student-t likelihood runs ``log1p`` and ``lgamma`` (and in place): ATen maps
-    Vectorized's op over every element (SLEEF's at AVX2, the C library's in the default build), those
-    past the last whole vector too, a strided view copied in chunks and mapped alike; the domain's
-    edges, infinities and NaNs included. AVX-512 is not measured: refused."""
+    """Informer's Student-t likelihood runs ``log1p`` and ``lgamma``, Zamba2's time-step initialisation
+    ``expm1`` (each also in place): ATen maps Vectorized's op over every element (SLEEF's at AVX2, the
+    C library's in the default build), those past the last whole vector too, a strided view copied in
+    chunks and mapped alike; the domain's edges (expm1: both sides of SLEEF's +inf and -1 bounds),
+    infinities and NaNs included. AVX-512 is not measured: refused."""
     from harness.impl.unary import SLEEF_BUILDS
 
     use_threads(threads)

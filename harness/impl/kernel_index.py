@@ -17,6 +17,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "softplus",
     "log1p",
     "lgamma",
+    "expm1",
     "where",
     "sigmoid",
     "batch_norm",
@@ -252,6 +253,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "SLEEF's double-float gamma vs the C library's fdlibm lgammaf (363 of the test's 1,319 inputs "
             "differ); "
+            "NaNs: x quieted at both; threads and layout change no bit; AVX-512 not measured: refused"
+        ),
+    ),
+    (
+        ("expm1",),
+        (
+            "`expm1_kernel` (UnaryOpsKernel.cpp) through `vml::vexpm1` (MKL's Expm1 kept off): `vec::map` of "
+            "Vectorized `expm1` over each run, its last partial vector loaded short: every element a vector "
+            "lane (SLEEF `Sleef_expm1f8_u10`, `expk2f(x) - 1` in double-float, at AVX2; `expm1f` per lane in "
+            "the default build), no scalar tail"
+        ),
+        (
+            "SLEEF's double-float exp vs the C library's fdlibm expm1f (48 of the test's 915 inputs differ); "
             "NaNs: x quieted at both; threads and layout change no bit; AVX-512 not measured: refused"
         ),
     ),
@@ -541,6 +555,7 @@ ARM64: dict[str, str] = {
         "SLEEF's advsimd/SVE lgammaf: the x86 avx2 bits on every core, but a NaN comes back with its sign"
         " flipped from the NEON objects (N1, V2)"
     ),
+    "expm1": "not measured on arm64: refused",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
         " arithmetic with another split; the backward nothing"

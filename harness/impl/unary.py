@@ -1,5 +1,5 @@
-"""Unary ops (exp, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out`` and
-backward ``grad_x``.
+"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out``
+and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -28,6 +28,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "silu": ("silu_forward", "silu_backward", "x"),
     "log1p": ("log1p_forward", "", "x"),  # its backward is grad / (x + 1): autograd's add and div
     "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): not modelled
+    "expm1": ("expm1_forward", "", "x"),  # its backward is grad * (out + 1): autograd's add and mul
 }
 _ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
 
@@ -70,16 +71,18 @@ def backward(
 # objects on emulated Neoverse N1, V1 and V2) for the ops whose lanes take SLEEF functions that ATen's
 # other builds compute otherwise, refused elsewhere: softplus, log1p and lgamma (SLEEF's log1pf and
 # lgammaf in the avx2 object and in aarch64's advsimd and SVE ones, one algorithm with the same bits;
-# glibc's in the x86 default build and in the scalar tails, aarch64's contracted log1pf there).
+# glibc's in the x86 default build and in the scalar tails, aarch64's contracted log1pf there), and
+# expm1 (SLEEF's expm1f in the avx2 object, glibc's in the default one) at x86's two only.
 # AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512 (REGISTER_DISPATCH) or an
 # AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p and a logk2f that takes vgetexp.
 SLEEF_BUILDS = ("default", "avx2", "neon", "sve")
-_SLEEF_OPS = ("softplus", "log1p", "lgamma")
+_SLEEF_OPS = {"softplus": SLEEF_BUILDS, "log1p": SLEEF_BUILDS, "lgamma": SLEEF_BUILDS, "expm1": ("default", "avx2")}
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:
-    if op in _SLEEF_OPS and profile.aten not in SLEEF_BUILDS:
-        raise ParityError(f"{op} is reproduced at the {', '.join(SLEEF_BUILDS)} builds only, not {profile.aten}")
+    builds = _SLEEF_OPS.get(op, (profile.aten,))
+    if profile.aten not in builds:
+        raise ParityError(f"{op} is reproduced at the {', '.join(builds)} builds only, not {profile.aten}")
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):

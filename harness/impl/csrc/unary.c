@@ -759,6 +759,20 @@ void lgamma_forward(profile_t p, const float *x, float *out, int64_t n) {
         out[i] = isnan(x[i]) ? vm_u2f(vm_f2u(quiet_nan(x[i])) ^ nan_sign) : vec_lgammaf(&p, x[i]);
 }
 
+/* ------------------------------------------------------------------ expm1 */
+
+/* expm1_kernel (cpu/UnaryOpsKernel.cpp, IMPLEMENT_FLOAT_KERNEL) through at::vml::vexpm1 (vml.h keeps
+ * MKL's Expm1 off): as log1p, at::vec::map of Vectorized<float>::expm1 over each contiguous run (a
+ * strided operand copied into a buffer first), the last partial vector loaded short and mapped
+ * alike: every element is a vector lane, no scalar tail, nothing depends on runs or threads. The
+ * lane (vec_expm1f): SLEEF Sleef_expm1f8_u10 in the avx2 object (sleef_expm1f_u10: expk2f(x) - 1
+ * in double-float), std::expm1 = glibc expm1f (fdlibm, float) in the x86 default build. A NaN x:
+ * x quieted at both (SLEEF's selects and double-float sums carry it through, glibc returns x + x;
+ * measured on every NaN pattern). Tensor shapes: x, out (n,). */
+void expm1_forward(profile_t p, const float *x, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : vec_expm1f(&p, x[i]);
+}
+
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane
  * with Vectorized::exp, scalar tail with expf. GCC contracts 1 + x*(1 - s) into one FMA (c) in the
  * avx2/avx512 objects and on aarch64, in the vector body (intrinsics that are GCC vector

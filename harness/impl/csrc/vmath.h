@@ -9,7 +9,8 @@
  *   vec_logf(p, x)   Vectorized<float>::log():  SLEEF Sleef_logf8_u10 | glibc logf.
  *   vec_tanhf(p, x)  Vectorized<float>::tanh(): SLEEF Sleef_tanhf8_u10 | glibc tanhf.
  *   vec_erff(p, x)   Vectorized<float>::erf():  ATen's own polynomial (aten_erff_poly) | glibc erff.
- *   vec_log1pf(p, x), vec_lgammaf(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 | glibc log1pf / lgammaf.
+ *   vec_log1pf(p, x), vec_lgammaf(p, x), vec_expm1f(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 /
+ *                    expm1f8_u10 | glibc log1pf / lgammaf / expm1f.
  *
  * Scalar C library (std::exp etc. of the default objects and of every scalar tail), glibc 2.36's
  * algorithms (x86_64, the FMA variants glibc selects on FMA machines for expf/logf):
@@ -17,7 +18,8 @@
  *   glibc_log1pf, glibc_lgammaf.
  *
  * SLEEF (FMA builds, ENABLE_FMA_SP), one lane:
- *   sleef_expf_u10, sleef_logf_u10, sleef_tanhf_u10, sleef_log1pf_u10, sleef_lgammaf_u10.
+ *   sleef_expf_u10, sleef_logf_u10, sleef_tanhf_u10, sleef_log1pf_u10, sleef_lgammaf_u10,
+ *   sleef_expm1f_u10.
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
@@ -190,6 +192,19 @@ static inline __attribute__((always_inline)) float sleef_tanhf_u10(float x) {
     uint32_t mag = (vm_f2u(y) & ~one) | (0x3f800000u & one);
     uint32_t r = (mag & 0x7fffffffu) | (vm_f2u(x) & 0x80000000u);
     return vm_u2f((r & ~nan_x) | (vm_f2u(x) & nan_x));
+}
+
+/* SLEEF xexpm1f (Sleef_expm1f8_u10): expk2f(a) as a double-float, -1 added to it exactly
+ * (dfadd2: any magnitudes), then hi + lo rounded once. Selects after it: a > 88.72283172607421875f
+ * gives +inf, a < -16.635532333438687 gives -1, -0 gives -0 (all 2^32 floats measured against torch).
+ * The selected lanes are answered first here, so expk2f only sees finite a in [-16.6, 88.8]
+ * (where its q is an ordinary int). Not for NaN a (callers decide NaNs). */
+static inline float sleef_expm1f_u10(float a) {
+    if (a > 88.72283172607421875f) return INFINITY;
+    if (a < -16.635532333438687426013570f) return -1.0f;
+    if (a == 0.0f) return a; /* +-0: -0 selected; +0 is what the sum gives */
+    vm_f2 d = df_add2_f2_f(sleef_expk2f(vm_f2make(a, 0.0f)), -1.0f);
+    return d.x + d.y;
 }
 
 /* The tail SLEEF's xlogf_u1 and xlog1pf share: s = e*ln2 (double-float) plus 2 atanh(x) for
@@ -1508,5 +1523,6 @@ static inline float vec_tanhf(const profile_t *p, float x) { return p->aten ? sl
 static inline float vec_erff(const profile_t *p, float x) { return p->aten ? aten_erff_poly(x) : glibc_erff(x); }
 static inline float vec_log1pf(const profile_t *p, float x) { return p->aten ? sleef_log1pf_u10(x) : glibc_log1pf(x); }
 static inline float vec_lgammaf(const profile_t *p, float x) { return p->aten ? sleef_lgammaf_u10(x) : glibc_lgammaf(x); }
+static inline float vec_expm1f(const profile_t *p, float x) { return p->aten ? sleef_expm1f_u10(x) : glibc_expm1f(x); }
 
 #endif
