@@ -1,9 +1,7 @@
 """BART (Hugging Face transformers, tiny configuration): encoder-decoder with learned positions,
 a LayerNorm on the embeddings, GELU."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import run, seq2seq_lm_loss
 from transformers import BartConfig, BartForConditionalGeneration
 
 VOCAB = 96
@@ -17,10 +15,5 @@ def build() -> BartForConditionalGeneration:
     return BartForConditionalGeneration(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: random source tokens, random target tokens."""
-    return model(input_ids=tokens(rng, VOCAB), labels=tokens(rng, VOCAB)).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, seq2seq_lm_loss(VOCAB))

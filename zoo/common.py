@@ -73,6 +73,15 @@ def causal_lm_loss(vocab: int) -> Step:
     return loss_of
 
 
+def seq2seq_lm_loss(vocab: int) -> Step:
+    """The loss of a Hugging Face encoder-decoder on a batch of random source tokens and random target tokens."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        return model(input_ids=tokens(rng, vocab), labels=tokens(rng, vocab)).loss
+
+    return loss_of
+
+
 def sequence_classification_loss(vocab: int, classes: int = 3) -> Step:
     """The loss of a Hugging Face sequence classifier on a batch of tokens, one of ``classes`` labels each."""
 

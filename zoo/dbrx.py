@@ -1,10 +1,9 @@
 """DBRX (Hugging Face transformers, tiny configuration): a fused query/key/value projection clamped to
 [-clip_qkv, clip_qkv], LayerNorm without bias, 4 experts, 2 per token, with the router's weights
-normalised by their L1 norm, and the load-balancing auxiliary loss."""
+normalised by their L1 norm, and the load-balancing auxiliary loss. (Its attention reads ``rope_theta``
+from ``attn_config``, which DbrxAttentionConfig does not default: given here.)"""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import causal_lm_loss, run
 from transformers import DbrxConfig, DbrxForCausalLM
 
 VOCAB = 96
@@ -19,11 +18,5 @@ def build() -> DbrxForCausalLM:
     return DbrxForCausalLM(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The language-model loss of a batch of tokens plus the router's load-balancing loss."""
-    ids = tokens(rng, VOCAB)
-    return model(input_ids=ids, labels=ids).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, causal_lm_loss(VOCAB))

@@ -2,9 +2,7 @@
 probabilities not renormalised, queries and keys RMS-normalised over the whole projection, and the
 load-balancing auxiliary loss added to the language-model loss."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import causal_lm_loss, run
 from transformers import OlmoeConfig, OlmoeForCausalLM
 
 VOCAB = 96
@@ -19,11 +17,5 @@ def build() -> OlmoeForCausalLM:
     return OlmoeForCausalLM(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The language-model loss of a batch of tokens plus the router's load-balancing loss."""
-    ids = tokens(rng, VOCAB)
-    return model(input_ids=ids, labels=ids).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, causal_lm_loss(VOCAB))

@@ -2,9 +2,7 @@
 once, its n-gram self-attention (main and predict streams, bucketed relative positions from log of the
 distance), and a label-smoothed loss over the n-gram streams."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import run, seq2seq_lm_loss
 from transformers import ProphetNetConfig, ProphetNetForConditionalGeneration
 
 VOCAB = 96
@@ -19,10 +17,5 @@ def build() -> ProphetNetForConditionalGeneration:
     return ProphetNetForConditionalGeneration(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: random source tokens, random target tokens."""
-    return model(input_ids=tokens(rng, VOCAB), labels=tokens(rng, VOCAB)).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, seq2seq_lm_loss(VOCAB))

@@ -1,9 +1,7 @@
 """T5 (Hugging Face transformers, tiny configuration): encoder and decoder, relative position bias
 added to the attention scores (SDPA's math path with a float mask), T5's RMS LayerNorm, ReLU."""
 
-import numpy as np
-import torch
-from common import run, tokens
+from common import run, seq2seq_lm_loss
 from transformers import T5Config, T5ForConditionalGeneration
 
 VOCAB = 96
@@ -17,11 +15,5 @@ def build() -> T5ForConditionalGeneration:
     return T5ForConditionalGeneration(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """The loss of one batch: random source tokens, random target tokens."""
-    ids = tokens(rng, VOCAB)
-    return model(input_ids=ids, labels=tokens(rng, VOCAB)).loss
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, seq2seq_lm_loss(VOCAB))
