@@ -130,6 +130,44 @@ def test_a_named_target_and_its_errors() -> None:
         diff_traces(old, _trace(_fine_tune(b"j", b"M", b"s"), version=2), "loss")
 
 
+def _two_adam_steps(g2: bytes, m2: bytes, d2: bytes) -> list[OpRecord]:
+    """w and its moment m over two optimizer steps, each: lerp_ m toward the gradient, sqrt of m (a
+    temporary), add_ eps to it in place, addcdiv_ w. Step 2's update reads the m it has just written;
+    its w comes out alike on both sides (the update rounds the same), m does not."""
+    ops = [
+        _op(0, "aten.normal_.default", [("self", b"0", -1, False)], [("out", b"w", (4,))], "other", ""),
+        _op(1, "aten.zeros_like.default", [("self", b"w", 0, True)], [("out", b"z", (4,))], "optimizer"),
+        _op(2, "aten.mm.default", [("self", b"x", -1, True)], [("out", b"g", (4,))], "backward"),
+        _op(3, "aten.lerp_.Scalar", [("self", b"z", 1, True), ("end", b"g", 2, True)], [("out", b"m", (4,))],
+            "optimizer"),
+        _op(4, "aten.sqrt.default", [("self", b"m", 3, True)], [("out", b"d", (4,))], "optimizer"),
+        _op(5, "aten.addcdiv_.default", [("self", b"w", 0, True), ("tensor1", b"m", 3, True),
+            ("tensor2", b"d", 4, True)], [("out", b"v", (4,))], "optimizer", "AdamW(w)"),
+        _op(6, "aten.mm.default", [("self", b"x", -1, True)], [("out", g2, (4,))], "backward"),
+        _op(7, "aten.lerp_.Scalar", [("self", b"m", 3, True), ("end", g2, 6, True)], [("out", m2, (4,))],
+            "optimizer"),
+        _op(8, "aten.sqrt.default", [("self", m2, 7, True)], [("out", d2, (4,))], "optimizer"),
+        _op(9, "aten.add_.Tensor", [("self", d2, 8, True)], [("out", d2.upper(), (4,))], "optimizer"),
+        _op(10, "aten.addcdiv_.default", [("self", b"v", 5, True), ("tensor1", m2, 7, True),
+            ("tensor2", d2.upper(), 9, True)], [("out", b"u", (4,))], "optimizer", "AdamW(w)"),
+    ]  # fmt: skip
+    for op in ops[6:]:
+        op.step = 2
+    return ops
+
+
+def test_the_moments_the_last_update_reads_are_the_optimizers_state() -> None:
+    """Step 2's gradient differs, and with it the moment and the denominator, not the weight: the
+    moment's last write is the state the optimizer leaves (read again by the same step's update, as
+    AdamW's is), so the gradient is a live root; the denominator, a temporary of the step, is not a
+    target, and step 1's moment, written again at step 2, neither."""
+    d = diff_traces(_trace(_two_adam_steps(b"g", b"m", b"d")), _trace(_two_adam_steps(b"h", b"n", b"e")))
+    assert d.reach is not None and d.reach.target.ops == [7]
+    assert "the optimizer's state after step 2 (1 ops' outputs)" in d.reach.target.label
+    assert d.reach.target_differs and [(r.index, r.path) for r in d.reach.roots] == [(6, [6, 7])]
+    assert d.root_cause is not None and d.root_cause.a.index == 6
+
+
 def test_older_traces_keep_the_first_candidate_and_say_why() -> None:
     a = _trace(_fine_tune(b"i", b"L", b"r"), version=2)
     b = _trace(_fine_tune(b"j", b"M", b"s"), version=2)

@@ -8,7 +8,8 @@ are the root causes; the ones that matter are those a chain joins to the target.
 
 The target, by default, is what a program computes: the loss of the first training step whose
 loss differs (harness.trace.diff.step_losses) and the state the optimizer leaves after the last
-step (outputs of optimizer ops that no later op reads: the parameters and their moments). A
+step (outputs of optimizer ops that no later op reads, and the last in-place writes of the tensors it
+carries from step to step, which its own update may read again: the parameters and their moments). A
 program without either has as target its differing outputs that nothing later reads or
 overwrites. ``--target`` names one instead: an op index of A, ``loss``, a module path (the last
 op that module ran) or a parameter (the last optimizer op that wrote it).
@@ -77,6 +78,34 @@ def _writes_unseen(op: OpRecord) -> bool:
     return not op.outputs and packet(op.op).endswith("_")
 
 
+def _in_place_on(op: OpRecord) -> int:
+    """The op that last wrote the tensor an in-place op (``mul_``, ``lerp_``) writes over, by its
+    ``self``: -1 for other ops."""
+    if not packet(op.op).endswith("_"):
+        return -1
+    return next((r.src for r in op.inputs if r.name == "self"), -1)
+
+
+def _carried_state(ops: list[OpRecord]) -> list[int]:
+    """The optimizer ops that last wrote, in place, a tensor it carries from step to step (a
+    parameter, a moment): a chain of in-place writes whose first ``self`` came from outside the
+    step's optimizer phase. Their outputs are the state it leaves even where the same step reads them
+    again (AdamW's update reads the moments it has just written); a temporary made within the step
+    (the denominator: sqrt, div, add_) is not carried."""
+    written_again: set[int] = set()
+    carried: dict[int, bool] = {}
+    for op in ops:
+        src = _in_place_on(op)
+        if src < 0:
+            continue
+        written_again.add(src)
+        if op.phase == "optimizer":
+            prior = ops[src]
+            within = prior.phase == "optimizer" and prior.step == op.step
+            carried[op.index] = carried.get(src, False) if within else True
+    return [i for i, kept in carried.items() if kept and i not in written_again]
+
+
 class _Graph:
     """The readers of each op's outputs in A: who read them (fingerprinted) and who overwrote them."""
 
@@ -113,10 +142,10 @@ def default_target(a: Trace, differing: dict[int, object], losses: dict[int, OpR
             ops.append(losses[step].index)
             labels.append(f"the loss of step {step}")
             break
+    unread = {op.index for op in a.ops if op.phase == "optimizer" and op.index not in graph.readers}
     final = [
-        op.index for op in a.ops
-        if op.phase == "optimizer" and op.index not in graph.readers
-        and (op.index in differing or _writes_unseen(op))
+        i for i in sorted(unread.union(_carried_state(a.ops)))
+        if i in differing or _writes_unseen(a.ops[i])
     ]  # fmt: skip
     if final:
         ops += final
