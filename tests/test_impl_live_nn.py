@@ -323,6 +323,137 @@ def test_pooling_replays_from_a_trace(seed: int, threads: int, cl: bool) -> None
     _replays_match(program, ops | {"_adaptive_avg_pool2d_backward"}, 4)
 
 
+# -- grid_sample (bilinear, zero padding) ----------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 20), st.integers(1, 30), st.integers(1, 30)),
+    grid_hw=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+    reach=st.sampled_from([1.0, 1.3, 3.0]),
+    align=st.booleans(),
+    input_grad=st.booleans(),
+    transposed=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_grid_sample_and_backward(
+    shape: tuple[int, ...], grid_hw: tuple[int, int], reach: float, align: bool, input_grad: bool,
+    transposed: bool, seed: int, threads: int,
+) -> None:  # fmt: skip
+    """grid_sampler_2d and its backward: points inside and past the image (``reach``), on pixel centres
+    (grid values rounded to quarters) half of the time, a grid of transposed strides (Deformable DETR's
+    per-level grid), the input's gradient asked for or not; output points off the 8-lane chunks."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    g = rng.uniform(-reach, reach, (shape[0], *grid_hw, 2)).astype(np.float32)
+    if seed % 2:
+        g = (np.round(g * 4) / 4).astype(np.float32)
+    tg = torch.from_numpy(g.copy())
+    if transposed:
+        tg = tg.transpose(1, 2).contiguous().transpose(1, 2)
+    tx = torch.from_numpy(x.copy()).requires_grad_(input_grad)
+    y = torch.nn.functional.grid_sample(tx, tg.requires_grad_(), align_corners=align)
+    go = rng.standard_normal(y.shape).astype(np.float32)
+    grads = torch.autograd.grad(y, (tx, tg) if input_grad else (tg,), torch.from_numpy(go.copy()))
+    profile = live_profile()
+    assert_bits_equal("out", y.detach().numpy(), impl_nn.grid_sample(x, g, align, profile))
+    gx, ggrid = impl_nn.grid_sample_backward(go, x, g, align, input_grad, profile, tg.stride())
+    assert_bits_equal("grad_grid", grads[-1].numpy(), ggrid)
+    if input_grad:
+        assert_bits_equal("grad_input", grads[0].numpy(), gx)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_deformable_attention_sampling_replays_from_a_trace(seed: int, threads: int) -> None:
+    """Deformable DETR's multi-scale deformable attention in PyTorch: per level, the values of
+    (batch*heads, dim, H, W) sampled at learned points by grid_sample (grid from 2*locations - 1, of
+    transposed strides), traced: every grid_sampler_2d and its backward."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    levels = [(8, 6), (4, 3)]
+    value = torch.from_numpy(rng.standard_normal((2, 8 * 6 + 4 * 3, 2, 4)).astype(np.float32))
+    locations = torch.from_numpy(rng.uniform(-0.1, 1.1, (2, 5, 2, 2, 3, 2)).astype(np.float32))
+
+    def program() -> None:
+        v, loc = value.clone().requires_grad_(), locations.clone().requires_grad_()
+        grids = 2 * loc - 1
+        out = 0
+        for level, part in enumerate(v.split([h * w for h, w in levels], dim=1)):
+            h, w = levels[level]
+            plane = part.flatten(2).transpose(1, 2).reshape(4, 4, h, w)
+            grid = grids[:, :, :, level].transpose(1, 2).flatten(0, 1)
+            out = out + torch.nn.functional.grid_sample(plane, grid, padding_mode="zeros", align_corners=False)
+        (out * out).sum().backward()
+
+    _replays_match(program, {"grid_sampler_2d", "grid_sampler_2d_backward"}, 4)
+
+
+def test_grid_sample_modes_the_impl_does_not_take_are_refused() -> None:
+    """Nearest, bicubic, border and reflection padding: one line each, never other bits."""
+    from harness.core.errors import ParityError
+
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal((1, 2, 5, 5)).astype(np.float32))
+    grid = torch.zeros(1, 3, 3, 2)
+    for kw in ({"mode": "nearest"}, {"mode": "bicubic"}, {"padding_mode": "border"}, {"padding_mode": "reflection"}):
+
+        def program(kw: dict = kw) -> None:
+            torch.nn.functional.grid_sample(x, grid, align_corners=False, **kw)
+
+        with pytest.raises(ParityError, match="bilinear with zero padding only"):
+            _replays_match(program, {"grid_sampler_2d"}, 1)
+
+
+# -- upsample_bicubic2d ---------------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 40), st.integers(2, 30), st.integers(2, 30)),
+    size=st.one_of(st.tuples(st.integers(1, 40), st.integers(1, 40)), st.sampled_from([(1.5, 2.0), (0.5, 3.0)])),
+    align=st.booleans(),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_bicubic2d(
+    shape: tuple[int, ...], size: tuple, align: bool, cl: bool, seed: int, threads: int
+) -> None:
+    """F.interpolate(mode="bicubic") to a size or by scale factors (then passed to the op), up and down,
+    corners aligned or not, NCHW and channels-last input."""
+    use_threads(threads)
+    x = (np.random.default_rng(seed).standard_normal(shape) * 5).astype(np.float32)
+    tx = torch.from_numpy(x.copy())
+    if cl:
+        tx = tx.contiguous(memory_format=torch.channels_last)
+    by_size = isinstance(size[0], int)
+    kw = {"size": size} if by_size else {"scale_factor": size}
+    y = torch.nn.functional.interpolate(tx, mode="bicubic", align_corners=align, **kw)
+    scales = (None, None) if by_size else size
+    got = impl_nn.upsample_bicubic2d(x, tuple(y.shape[2:]), align, live_profile(), scales)
+    assert_bits_equal("out", y.contiguous().numpy(), got)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int) -> None:
+    """YOLOS's and VitDet's position embeddings, a (1, positions, dim) table viewed as (1, dim, h, w) and
+    resized bicubically to the image's patch grid, traced: every upsample_bicubic2d."""
+    use_threads(threads)
+    table = torch.from_numpy(np.random.default_rng(seed).standard_normal((1, 16, 24)).astype(np.float32))
+
+    def program() -> None:
+        grid = table.clone().requires_grad_().transpose(1, 2).reshape(1, 24, 4, 4)
+        for size in ((5, 6), (3, 3), (8, 8)):
+            torch.nn.functional.interpolate(grid, size=size, mode="bicubic", align_corners=False).sum().backward(
+                retain_graph=True
+            )
+
+    _replays_match(program, {"upsample_bicubic2d"}, 3)
+
+
 # -- cumsum, nn.RMSNorm's element-wise chain, embedding backward, dropout ------------------------
 
 ND_SHAPES = st.lists(st.integers(1, 40), min_size=1, max_size=3).map(tuple)

@@ -728,6 +728,10 @@ PROGRAMS = {
     "lstm(data((3, 5, 8), 4))[0].sum()\n",
     "aten._safe_softmax.default": "q = data((2, 2, 9, 16), 1)\nm = torch.ones(9, 9, dtype=torch.bool).tril()\n"
     "m[3] = False\ntorch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=m, dropout_p=0.1).sum()\n",
+    "aten.grid_sampler_2d.default": "torch.nn.functional.grid_sample(data((2, 3, 9, 11), 6),"
+    " data((2, 5, 7, 2), 7) * 0.6, align_corners=False).sum(1)\n",  # its sum() comes out equal
+    "aten.upsample_bicubic2d.default": "torch.nn.functional.interpolate(data((1, 8, 4, 4), 8), size=(5, 6),"
+    " mode='bicubic').sum(1)\n",
 }
 # the knob each reports: the capability, but oneDNN's ISA for what oneDNN computes
 KNOB = {"aten.convolution.default": "onednn_isa", "aten.mkldnn_rnn_layer.default": "onednn_isa"}

@@ -28,6 +28,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "conv2d",
     "weight_norm",
     "group_norm",
+    "grid_sample",
+    "upsample_bicubic2d",
     "qr",
     "lstm",
     "foreach",
@@ -420,6 +422,38 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("grid_sample",),
+        (
+            "`grid_sampler_2d_cpu_kernel_impl` and its backward (GridSamplerKernel.cpp), bilinear with zero "
+            "padding: per output point `x = (g + 1)*(W/2) - 0.5` (`(g + 1)*((W-1)/2)` with aligned corners), "
+            "the four corners' weights `s*e, s*w, n*e, n*w`, `out = nw_val*nw + ne_val*ne + sw_val*sw + "
+            "se_val*se` from left; backward per 8 output points and channel the corners' `weight*gOut` added "
+            "into grad_input (corner by corner, lane by lane), the grid's gradient `((ne_val - nw_val)*s + "
+            "(se_val - sw_val)*n)*gOut` summed over channels, times the scale"
+        ),
+        (
+            "compiler FMAs of the AVX2 object (the unnormalisation `fma(g + 1, W/2, -0.5)`, every later "
+            "product of `out` fused into the sum before it, the grid gradient's second product and its "
+            "accumulation) vs none at the default level; not the thread count (ATen splits the batch)"
+        ),
+    ),
+    (
+        ("upsample_bicubic2d",),
+        (
+            "`upsample_generic_Nd_kernel_impl` with `HelperInterpCubic` (UpSampleKernel.cpp, not antialiased): "
+            "per output index the source `r = scale*(i + 0.5) - 0.5` (`scale*i` with aligned corners), `k = "
+            "floor(r)`, `t = clamp(r - k, 0, 1)`, Keys' cubic weights with `A = -0.75` at taps `k-1 .. k+2` "
+            "clamped to the edge; per element the four rows' width sums `o = t0*w0; o += t_j*w_j`, then the "
+            "rows' sum with the height weights alike (the backward, UpSampleBicubic2d.cpp, is one build: "
+            "identical everywhere)"
+        ),
+        (
+            "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`, the weights' first "
+            "steps, each sum `fma(t3, w3, fma(t2, w2, fma(t0, w0, t1*w1)))`) vs none at the default level; "
+            "not the thread count or the layout (each element on its own)"
+        ),
+    ),
+    (
         ("qr",),
         (
             "`linalg_qr` (mode 'reduced', float32, M >= N, N <= 32) through MKL's LAPACK on its generic path: "
@@ -602,6 +636,8 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
+    "grid_sample": "not measured on arm64: refused",
+    "upsample_bicubic2d": "not measured on arm64: refused",
 }
 
 

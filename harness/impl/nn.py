@@ -232,3 +232,120 @@ def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.nd
     scale = 0.0 if keep == 0 else 1.0 / keep
     mask = bernoulli_mask(gen, x.shape, keep)
     return (x * mask) * np.float32(scale), mask.astype(bool)
+
+
+def _grid_sample_operands(
+    x: np.ndarray, grid: np.ndarray, profile: KernelProfile, extra: tuple[np.ndarray, ...] = ()
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """x and the grid as the C loops take them, and the grid's points per image; refused where the
+    impl does not reproduce ATen's kernel."""
+    if profile.aarch64:
+        raise ParityError("grid_sampler_2d: the impl reproduces the x86 builds only (aarch64 not measured)")
+    if x.ndim != 4 or grid.ndim != 4 or grid.shape[0] != x.shape[0] or grid.shape[3] != 2:
+        raise ParityError(
+            f"grid_sampler_2d: input {list(x.shape)} and grid {list(grid.shape)}; needs (N,C,H,W), (N,h,w,2)"
+        )
+    for a in (x, grid, *extra):
+        if a.dtype != np.float32:
+            raise ParityError(f"grid_sampler_2d: float32 operands only, not {a.dtype}")
+        if not np.isfinite(a).all():
+            raise ParityError("grid_sampler_2d: a NaN or infinity among the operands (its propagation not modelled)")
+    return f32(x), f32(grid), grid.shape[1] * grid.shape[2]
+
+
+def grid_sample(x: np.ndarray, grid: np.ndarray, align_corners: bool, profile: KernelProfile) -> np.ndarray:
+    """aten.grid_sampler_2d, bilinear with zero padding: (N, C, H, W) sampled at ``grid``'s (N, h, w, 2)
+    points, (N, C, h, w)."""
+    x, grid, points = _grid_sample_operands(x, grid, profile)
+    n, c, h, w = x.shape
+    out = np.empty((n, c, points), np.float32)
+    fn = load("nn").grid_sample_forward
+    fn.restype = None
+    fn(profile.as_c(), ptr(x), ptr(grid), ptr(out), *(ctypes.c_int64(v) for v in (n, c, h, w, points)),
+       ctypes.c_int32(bool(align_corners)))  # fmt: skip
+    return out.reshape(n, c, grid.shape[1], grid.shape[2])
+
+
+def _geometry_is_contiguous(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
+    """at::geometry_is_contiguous: C-contiguous, dims of size 1 whatever their stride (empty: true)."""
+    expected = 1
+    for size, stride in zip(reversed(sizes), reversed(strides), strict=True):
+        if size == 0:
+            return True
+        if size != 1 and stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def grid_sample_row(grid_shape: tuple[int, ...], grid_stride: tuple[int, ...] | None) -> int:
+    """The output points grid_sample_2d_grid_slice_iterator walks in one run of an image's grid slice
+    (N, H, W, 2) of element strides ``grid_stride`` (None: contiguous): all H*W where the slice is
+    contiguous, or its W dim is of stride 1 (or size 1) and (H, W) contiguous; else W, a run per row."""
+    _, h, w, _ = grid_shape
+    if grid_stride is None:
+        return h * w
+    s_h, s_w, s_c = grid_stride[1:]
+    if _geometry_is_contiguous((h, w, 2), (s_h, s_w, s_c)):
+        return h * w
+    if (s_w == 1 or w == 1) and _geometry_is_contiguous((h, w), (s_h, s_w)):
+        return h * w
+    return w
+
+
+def grid_sample_backward(
+    grad_out: np.ndarray, x: np.ndarray, grid: np.ndarray, align_corners: bool, input_grad: bool,
+    profile: KernelProfile, grid_stride: tuple[int, ...] | None = None,
+) -> tuple[np.ndarray | None, np.ndarray]:  # fmt: skip
+    """aten.grid_sampler_2d_backward of the bilinear, zero-padded sampling: (grad_input, or None where
+    ``input_grad`` is false, grad_grid); ``grid_stride``: the grid tensor's element strides, which set
+    the runs ATen cuts its points into (grid_sample_row), and so grad_input's order of additions."""
+    row = max(1, grid_sample_row(grid.shape, grid_stride))
+    x, grid, points = _grid_sample_operands(x, grid, profile, (grad_out,))
+    n, c, h, w = x.shape
+    if grad_out.shape != (n, c, grid.shape[1], grid.shape[2]):
+        raise ParityError(f"grid_sampler_2d_backward: grad_output {list(grad_out.shape)} for input {list(x.shape)}")
+    go = f32(grad_out)
+    gx = np.zeros_like(x) if input_grad else None
+    ggrid = np.empty_like(grid)
+    fn = load("nn").grid_sample_backward
+    fn.restype = None
+    fn(profile.as_c(), ptr(go), ptr(x), ptr(grid), None if gx is None else ptr(gx), ptr(ggrid),
+       *(ctypes.c_int64(v) for v in (n, c, h, w, points, row)), ctypes.c_int32(bool(align_corners)))  # fmt: skip
+    return gx, ggrid
+
+
+def _bicubic_scale(size_in: int, size_out: int, align_corners: bool, scale: float | None) -> np.float32:
+    """area_pixel_compute_scale in float: (in - 1)/(out - 1) with aligned corners (0 for one output),
+    else 1/scale where a positive scale factor is given, else in/out."""
+    if align_corners:
+        return np.float32(np.float32(size_in - 1) / np.float32(size_out - 1)) if size_out > 1 else np.float32(0)
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(np.float32(size_in) / np.float32(size_out))
+
+
+def upsample_bicubic2d(
+    x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_bicubic2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size)."""
+    if profile.aarch64:
+        raise ParityError("upsample_bicubic2d: the impl reproduces the x86 builds only (aarch64 not measured)")
+    if x.dtype != np.float32 or x.ndim != 4:
+        raise ParityError(f"upsample_bicubic2d: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
+    if not np.isfinite(x).all():
+        raise ParityError("upsample_bicubic2d: a NaN or infinity in the input (its propagation not modelled)")
+    n, c, h, w = x.shape
+    oh, ow = (int(v) for v in output_size)
+    sh = _bicubic_scale(h, oh, align_corners, scales[0])
+    sw = _bicubic_scale(w, ow, align_corners, scales[1])
+    x = f32(x)
+    out = np.empty((n, c, oh, ow), np.float32)
+    hi, wi = np.empty(4 * oh, np.int64), np.empty(4 * ow, np.int64)
+    hw, ww = np.empty(4 * oh, np.float32), np.empty(4 * ow, np.float32)
+    fn = load("nn").upsample_bicubic
+    fn.restype = None
+    fn(profile.as_c(), ptr(x), ptr(out), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+    return out

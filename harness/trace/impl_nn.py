@@ -46,6 +46,9 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "native_group_norm": ("group_norm", ("capability",)),
     "native_group_norm_backward": ("group_norm", ("capability", "threads")),
     "mkldnn_rnn_layer_backward": ("lstm", ("onednn_isa", "threads")),
+    "grid_sampler_2d": ("grid_sample", ("capability",)),
+    "grid_sampler_2d_backward": ("grid_sample", ("capability",)),
+    "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
 }
 
 
@@ -485,6 +488,49 @@ def _group_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
 
 
+def _grid_sample_args(t: Arrays, a: Args) -> bool:
+    """align_corners of a bilinear, zero-padded grid_sampler_2d on ATen's vectorised kernel; refused
+    otherwise (other modes, or the scalar fallback ATen takes where a gather offset passes int32)."""
+    if a.get("interpolation_mode") != 0 or a.get("padding_mode") != 0:
+        raise ParityError(
+            f"the impl reproduces grid_sampler_2d bilinear with zero padding only, not interpolation_mode "
+            f"{a.get('interpolation_mode')}, padding_mode {a.get('padding_mode')}"
+        )
+    x, grid = t["input"], t["grid"]
+    sx = a.get("input.stride") or c_strides(x.shape)
+    sg = a.get("grid.stride") or c_strides(grid.shape)
+    if max((x.shape[2] - 1) * sx[2] + (x.shape[3] - 1) * sx[3], sg[2] * 7) > 2**31 - 1:
+        raise ParityError("grid_sampler_2d: a gather offset past int32 (ATen's scalar fallback, not modelled)")
+    return bool(a["align_corners"])
+
+
+def _grid_sample(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import grid_sample
+
+    return {"out": grid_sample(t["input"], t["grid"], _grid_sample_args(t, a), p)}
+
+
+def _grid_sample_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import grid_sample_backward
+
+    input_grad = bool(a.get("output_mask", [True, True])[0])
+    stride = a.get("grid.stride")
+    gx, ggrid = grid_sample_backward(
+        t["grad_output"], t["input"], t["grid"], _grid_sample_args(t, a), input_grad, p,
+        None if stride is None else tuple(stride),
+    )  # fmt: skip
+    return {"out1": ggrid} if gx is None else {"out0": gx, "out1": ggrid}
+
+
+def _upsample_bicubic(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bicubic2d
+
+    if a.get("antialias"):
+        raise ParityError("the impl reproduces upsample_bicubic2d without antialiasing only")
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_bicubic2d(t["self"], tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
+
+
 REPLAYS: dict[str, Replay] = {
     "native_group_norm": _group_norm,
     "native_group_norm_backward": _group_norm_backward,
@@ -507,4 +553,7 @@ REPLAYS: dict[str, Replay] = {
     "sigmoid": _sigmoid,
     "sigmoid_": _sigmoid,
     "sigmoid_backward": _sigmoid_backward,
+    "grid_sampler_2d": _grid_sample,
+    "grid_sampler_2d_backward": _grid_sample_backward,
+    "upsample_bicubic2d": _upsample_bicubic,
 }

@@ -1,6 +1,7 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
- * running statistics, output) and its backward, and in eval (running statistics).
+ * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
+ * (bilinear, zero padding) and its backward, and upsample_bicubic2d, on x86.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -9,6 +10,13 @@
  *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
  *   batch_norm_eval_forward  x, y as batch_norm_forward; w, b (or NULL), rm, rv, invstd (C,); buf (2 * C,)
+ *   grid_sample_forward  x (N, C, H, W); grid (N, P, 2), P = the grid's H*W, (x, y) pairs in [-1, 1];
+ *                        out (N, C, P)
+ *   grid_sample_backward go (N, C, P); x, grid as forward; gx (N, C, H, W), zeroed, or NULL (input's
+ *                        gradient not asked for); ggrid (N, P, 2); row: P where ATen walks the grid's
+ *                        points as one run, else the grid's W (a run per row)
+ *   upsample_bicubic     x (P, H, W), P = N*C planes; out (P, OH, OW); scale_h, scale_w as ATen takes
+ *                        them (area_pixel_compute_scale, computed by the caller)
  *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
  * matrix: runs of H). */
@@ -364,5 +372,216 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
     for (int64_t k = 0; k < C; k++) {
         gw[k] = db[k] * save_invstd[k];
         gb[k] = sb[k];
+    }
+}
+
+/* ------------------------------------------------------------------ grid_sampler_2d (bilinear, zeros) */
+
+/* ComputeLocation<float, Zeros, align_corners>::apply (cpu/GridSamplerKernel.cpp): the grid value
+ * unnormalised to the input's pixel coordinates, align_corners: (v + 1) * ((size - 1) / 2);
+ * else (v + 1) * (size / 2) - 0.5, which GCC contracts to fma(v + 1, size / 2, -0.5) in the AVX2
+ * object (profile contract) and the default build computes as written. */
+static inline float gs_unnormalize(const profile_t *p, float v, int64_t size, int align) {
+    if (align) return (v + 1.0f) * ((float)(size - 1) / 2);
+    return sfmadd(p, v + 1.0f, (float)size / 2, -0.5f);
+}
+
+/* The scaling factor apply_get_grad returns as d(location)/d(grid value). */
+static inline float gs_scale(int64_t size, int align) {
+    return align ? (float)(size - 1) / 2 : (float)size / 2;
+}
+
+/* convert_to_int_of_same_size of a floored coordinate: CVTTPS2DQ, whose answer for NaN and for
+ * values outside int32 is INT32_MIN (the default build's static_cast compiles to CVTTSS2SI: alike). */
+static inline int32_t gs_int(float f) {
+    if (!(f >= -2147483648.0f && f < 2147483648.0f)) return INT32_MIN;
+    return (int32_t)f;
+}
+
+/* compute_interp_params for one lane: the corner (iy, ix) north-west of (x, y), the distances to the
+ * four sides and the four corners' weights, nw = s*e, ne = s*w, sw = n*e, se = n*w. */
+typedef struct {
+    int32_t ix, iy;
+    float n, s, w, e, wt[4];
+} gs_lane_t;
+
+static inline gs_lane_t gs_params(float x, float y) {
+    gs_lane_t l;
+    float xw = floorf(x), yn = floorf(y);
+    l.w = x - xw;
+    l.e = 1.0f - l.w;
+    l.n = y - yn;
+    l.s = 1.0f - l.n;
+    l.wt[0] = l.s * l.e;
+    l.wt[1] = l.s * l.w;
+    l.wt[2] = l.n * l.e;
+    l.wt[3] = l.n * l.w;
+    l.ix = gs_int(xw);
+    l.iy = gs_int(yn);
+    return l;
+}
+
+/* Corner k (0 nw, 1 ne, 2 sw, 3 se) of a lane: its flat offset in an (H, W) plane, or -1 where
+ * mask_gather reads the zero (outside the plane; the masks compare the int32 indices, i + 1 wrapping
+ * as the vector add does). */
+static inline int64_t gs_corner(const gs_lane_t *l, int k, int64_t H, int64_t W) {
+    int32_t xx = (int32_t)((uint32_t)l->ix + (uint32_t)(k & 1));
+    int32_t yy = (int32_t)((uint32_t)l->iy + (uint32_t)(k >> 1));
+    if (xx > -1 && xx < W && yy > -1 && yy < H) return (int64_t)yy * W + xx;
+    return -1;
+}
+
+/* ApplyGridSample<float, 2, Bilinear, Zeros, align>::forward, per lane and channel:
+ * out = nw_val*nw + ne_val*ne + sw_val*sw + se_val*se, left to right; the AVX2 object's GCC
+ * contractions (measured) fuse each later product into the sum before it:
+ * fma(se_val, se, fma(sw_val, sw, fma(ne_val, ne, nw_val*nw))). The default build: as written.
+ * Every output point is its own lane, so neither the vector width nor the thread count (ATen splits
+ * the batch, parallel_for over N) reaches the bits. */
+void grid_sample_forward(profile_t p, const float *x, const float *grid, float *out, int64_t N, int64_t C,
+                         int64_t H, int64_t W, int64_t P, int32_t align) {
+    for (int64_t b = 0; b < N; b++) {
+        const float *xb = x + b * C * H * W;
+        for (int64_t q = 0; q < P; q++) {
+            float gx = grid[(b * P + q) * 2], gy = grid[(b * P + q) * 2 + 1];
+            gs_lane_t l = gs_params(gs_unnormalize(&p, gx, W, align), gs_unnormalize(&p, gy, H, align));
+            int64_t off[4];
+            for (int k = 0; k < 4; k++) off[k] = gs_corner(&l, k, H, W);
+            for (int64_t c = 0; c < C; c++) {
+                const float *plane = xb + c * H * W;
+                float v[4];
+                for (int k = 0; k < 4; k++) v[k] = off[k] < 0 ? 0.0f : plane[off[k]];
+                float acc = v[0] * l.wt[0];
+                for (int k = 1; k < 4; k++) acc = sfmadd(&p, v[k], l.wt[k], acc);
+                out[(b * C + c) * P + q] = acc;
+            }
+        }
+    }
+}
+
+/* ApplyGridSample<...>::backward over one slice of the grid: Vectorized<float>'s 8 output points at
+ * a time, the last of each run shorter. grid_sample_2d_grid_slice_iterator takes the slice's points
+ * as one run where the grid is contiguous, or its (H, W) points are (the x and y planes of an
+ * (N, 2, H, W) tensor), else one run per row of W points (``row``). Per chunk and channel, grad_input gets each corner's
+ * weight*grad_output added lane by lane (mask_scatter_add: corner nw for every lane, then ne, sw,
+ * se), so a pixel that several points reach sums their terms in the order chunk, corner, lane.
+ * The grid's gradient accumulates over channels per lane:
+ *   gx += ((ne_val - nw_val)*s + (se_val - sw_val)*n) * gOut,
+ *   gy += ((sw_val - nw_val)*e + (se_val - ne_val)*w) * gOut,
+ * contracted in the AVX2 object (measured) as gx = fma(fma(se_val - sw_val, n, (ne_val - nw_val)*s),
+ * gOut, gx) and alike for gy; then times the unnormalisation's scale. */
+void grid_sample_backward(profile_t p, const float *go, const float *x, const float *grid, float *gx_in,
+                          float *ggrid, int64_t N, int64_t C, int64_t H, int64_t W, int64_t P, int64_t row,
+                          int32_t align) {
+    enum { STEP = 8 };
+    float sx = gs_scale(W, align), sy = gs_scale(H, align);
+    for (int64_t b = 0; b < N; b++) {
+        const float *xb = x + b * C * H * W;
+        for (int64_t q0 = 0, len; q0 < P; q0 += len) {
+            int64_t end = (q0 / row + 1) * row; /* the run's end */
+            len = end - q0 < STEP ? end - q0 : STEP;
+            gs_lane_t l[STEP];
+            int64_t off[STEP][4];
+            float ax[STEP], ay[STEP];
+            for (int64_t j = 0; j < len; j++) {
+                const float *g = grid + (b * P + q0 + j) * 2;
+                l[j] = gs_params(gs_unnormalize(&p, g[0], W, align), gs_unnormalize(&p, g[1], H, align));
+                for (int k = 0; k < 4; k++) off[j][k] = gs_corner(&l[j], k, H, W);
+                ax[j] = ay[j] = 0.0f;
+            }
+            for (int64_t c = 0; c < C; c++) {
+                const float *plane = xb + c * H * W;
+                const float *gop = go + (b * C + c) * P + q0;
+                if (gx_in) {
+                    float *gplane = gx_in + (b * C + c) * H * W;
+                    for (int k = 0; k < 4; k++)
+                        for (int64_t j = 0; j < len; j++)
+                            if (off[j][k] >= 0) gplane[off[j][k]] += l[j].wt[k] * gop[j];
+                }
+                for (int64_t j = 0; j < len; j++) {
+                    float v[4];
+                    for (int k = 0; k < 4; k++) v[k] = off[j][k] < 0 ? 0.0f : plane[off[j][k]];
+                    float tx = sfmadd(&p, v[3] - v[2], l[j].n, (v[1] - v[0]) * l[j].s);
+                    float ty = sfmadd(&p, v[3] - v[1], l[j].w, (v[2] - v[0]) * l[j].e);
+                    ax[j] = sfmadd(&p, tx, gop[j], ax[j]);
+                    ay[j] = sfmadd(&p, ty, gop[j], ay[j]);
+                }
+            }
+            for (int64_t j = 0; j < len; j++) {
+                ggrid[(b * P + q0 + j) * 2] = ax[j] * sx;
+                ggrid[(b * P + q0 + j) * 2 + 1] = ay[j] * sy;
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ upsample_bicubic2d (forward) */
+
+/* HelperInterpCubic::compute_indices_weights (cpu/UpSampleKernel.cpp), float opmath, per output
+ * index i of one dim: the source position r = scale*i (aligned corners) or scale*(i + 0.5) - 0.5,
+ * contracted to fma(scale, i + 0.5, -0.5) in the AVX2 object; guard_index_and_lambda: k =
+ * min(floor(r), in - 1), t = clamp(r - k, 0, 1); get_cubic_upsample_coefficients with A = -0.75:
+ * w0 = cc2(t + 1), w1 = cc1(t), w2 = cc1(1 - t), w3 = cc2(2 - t) where cc1(x) = ((A+2)*x - (A+3))*x*x
+ * + 1 and cc2(x) = ((A*x - 5A)*x + 8A)*x - 4A; the AVX2 object (measured) fuses cc1's first step,
+ * fma(A+2, x, -(A+3)), and cc2's first two, fma(fma(A, x, -5A), x, 8A), not the last. Taps at
+ * clamp(k - 1 + j, 0, in - 1). */
+static void bicubic_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
+                         float *wt) {
+    const float A = -0.75f;
+    for (int64_t i = 0; i < out; i++) {
+        float r = align ? scale * (float)i : sfmadd(p, scale, (float)i + 0.5f, -0.5f);
+        int64_t k = (int64_t)floorf(r);
+        if (k > in - 1) k = in - 1;
+        float t = r - (float)k;
+        t = t < 0.0f ? 0.0f : t;
+        t = t > 1.0f ? 1.0f : t;
+        float xs[4] = {t + 1.0f, t, 1.0f - t, (1.0f - t) + 1.0f};
+        for (int j = 0; j < 4; j++) {
+            float x = xs[j], c;
+            if (j == 1 || j == 2)
+                c = sfmadd(p, A + 2.0f, x, -(A + 3.0f)) * x * x + 1.0f;
+            else
+                c = sfmadd(p, sfmadd(p, A, x, -(5.0f * A)), x, 8.0f * A) * x - 4.0f * A;
+            int64_t at = k - 1 + j;
+            idx[i * 4 + j] = at < 0 ? 0 : (at > in - 1 ? in - 1 : at);
+            wt[i * 4 + j] = c;
+        }
+    }
+}
+
+/* Interpolate<2, float, float, int64_t, 4>::eval per output element (basic_loop over TensorIterator's
+ * elements: each its own, so neither layout nor thread count reaches the bits): for each of the four
+ * rows (height taps), the width taps' sum, then the rows' sum with the height weights, each as
+ * o = t0*w0; o += t1*w1; o += t2*w2; o += t3*w3, which the AVX2 object (measured) contracts to
+ * fma(t3, w3, fma(t2, w2, fma(t0, w0, t1*w1))). */
+static inline float bicubic_sum(const profile_t *p, const float *t, const float *w) {
+    float o;
+    if (p->contract) {
+        o = fmaf(t[0], w[0], t[1] * w[1]);
+        o = fmaf(t[2], w[2], o);
+        return fmaf(t[3], w[3], o);
+    }
+    o = t[0] * w[0];
+    for (int j = 1; j < 4; j++) o += t[j] * w[j];
+    return o;
+}
+
+void upsample_bicubic(profile_t p, const float *x, float *out, int64_t P, int64_t H, int64_t W, int64_t OH,
+                      int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi, float *hw, int64_t *wi,
+                      float *ww) {
+    bicubic_taps(&p, H, OH, scale_h, align, hi, hw);
+    bicubic_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++) {
+        const float *plane = x + q * H * W;
+        for (int64_t a = 0; a < OH; a++)
+            for (int64_t b = 0; b < OW; b++) {
+                float rows[4];
+                for (int j = 0; j < 4; j++) {
+                    float taps[4];
+                    const float *line = plane + hi[a * 4 + j] * W;
+                    for (int k = 0; k < 4; k++) taps[k] = line[wi[b * 4 + k]];
+                    rows[j] = bicubic_sum(&p, taps, ww + b * 4);
+                }
+                out[(q * OH + a) * OW + b] = bicubic_sum(&p, rows, hw + a * 4);
+            }
     }
 }
