@@ -39,6 +39,7 @@ MODELS = (
     "informer", "wav2vec2_conformer", "swinv2", "hiera", "sew", "perceiver", "focalnet",
     "fnet", "cohere", "gptj", "mpt", "stablelm", "esm", "dac", "univnet", "mimi", "wavlm", "autoformer", "patchtsmixer",
     "prophetnet", "dbrx", "olmoe", "falcon_mamba", "zamba2", "bamba",
+    "deformable_detr", "superpoint", "vitdet", "yolos", "glpn", "vitmatte",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
