@@ -1,7 +1,8 @@
-"""harness.impl.nn.grid_sample (with its backward) and upsample_bicubic2d against torch's recorded bits
-(torch 2.13.0 on an AMD EPYC, ATEN_CPU_CAPABILITY default or avx2, 1 thread; 2 threads gave the same
-bits). The AVX2 object's compiler FMAs are what separate the two levels (grid_sample's grad_input of
-case B alone is the same at both). Digests: SHA-256 of torch's outputs as uint32."""
+"""harness.impl.nn.grid_sample (with its backward; bilinear and nearest, zero and border padding) and
+upsample_bicubic2d against torch's recorded bits (torch 2.13.0 on an AMD EPYC, ATEN_CPU_CAPABILITY
+default or avx2, 1 thread; 2 threads gave the same bits). The AVX2 object's compiler FMAs are what
+separate the two levels (grid_sample's grad_input of bilinear cases B and D, and nearest sampling of
+case C, are the same at both). Digests: SHA-256 of torch's outputs as uint32."""
 
 from __future__ import annotations
 
@@ -48,6 +49,38 @@ def test_grid_sample_recorded_bits(case: tuple) -> None:
     assert (bits_sha256(gx), bits_sha256(gg)) == (grad_input, grad_grid)
 
 
+# nearest (C, grid on quarter pixels: halfway points round to even) and border padding (C, D): (case, seed,
+# align_corners, grid strides, mode, padding (ATen's numbering), capability, three digests as above)
+MODE_CASES = (
+    ("C", 23, False, None, 1, 1, "DEFAULT", "406c256c0881a1def8261d00bc0406305094500f04dc19cc106d8c4e83d5da23",
+     "086418149d2f5abc61d81f66539cf7d590daefb3c22aa97c4d3d70fe22ca37c4",
+     "0abe90866c4fbc89ae5b4512dde9df1c441a2f5923ee3e7932cf34532a6bf773"),
+    ("C", 23, False, None, 1, 1, "AVX2", "406c256c0881a1def8261d00bc0406305094500f04dc19cc106d8c4e83d5da23",
+     "086418149d2f5abc61d81f66539cf7d590daefb3c22aa97c4d3d70fe22ca37c4",
+     "0abe90866c4fbc89ae5b4512dde9df1c441a2f5923ee3e7932cf34532a6bf773"),
+    ("D", 24, True, (154, 2, 14, 1), 0, 1, "DEFAULT",
+     "95f86f4f29e93718e276fcf8f5f438980850a117c094bf973c5e33850dace3db",
+     "52119baacdc31009ddcc10b5f567a01abac65c3d4c130bdac7690d75afee1afb",
+     "c2f91da49d0dc8e61d8aa174ef7082cebada6684b133ca46faaa80605e37fff3"),
+    ("D", 24, True, (154, 2, 14, 1), 0, 1, "AVX2",
+     "18fda37b9efabaa9a4e410731aeff43a7f7d9e84faef607ab0f07095d888b92f",
+     "52119baacdc31009ddcc10b5f567a01abac65c3d4c130bdac7690d75afee1afb",
+     "caa2edd6e75808f481f01fd4937a9ca070c925256857186c834a68b84f7cde37"),
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("case", MODE_CASES, ids=[f"{c[0]}-{c[6]}" for c in MODE_CASES])
+def test_grid_sample_nearest_and_border_recorded_bits(case: tuple) -> None:
+    name, seed, align, stride, mode, padding, cap, out, grad_input, grad_grid = case
+    x, g, go = _grid_inputs(seed)
+    if name == "C":
+        g = (np.round(g * 4) / 4).astype(np.float32)
+    profile = profile_for_capability(cap, 1, "x86_64")
+    assert bits_sha256(nn.grid_sample(x, g, align, profile, mode, padding)) == out
+    gx, gg = nn.grid_sample_backward(go, x, g, align, True, profile, stride, mode, padding)
+    assert (bits_sha256(gx), bits_sha256(gg)) == (grad_input, grad_grid)
+
+
 # (seed, output size, align_corners, capability, output digest)
 BICUBIC_CASES = (
     (31, (11, 9), False, "DEFAULT", "9e47bb425c6e198635edd8f98c3cd1cbb1f243c75255d9689238f70115e7af97"),
@@ -74,10 +107,12 @@ def test_grid_sample_runs_follow_the_grid_strides() -> None:
     assert nn.grid_sample_row((2, 7, 11, 2), (196, 14, 1, 98)) == 11  # planes of padded rows
 
 
-def test_arm64_and_non_finite_operands_are_refused() -> None:
+def test_arm64_reflection_and_non_finite_operands_are_refused() -> None:
     from harness.core.errors import ParityError
 
     x, g, _ = _grid_inputs(21)
+    with pytest.raises(ParityError, match="not interpolation_mode 0, padding_mode 2"):
+        nn.grid_sample(x, g, False, profile_for_capability("AVX2", 1, "x86_64"), 0, 2)
     with pytest.raises(ParityError, match="aarch64 not measured"):
         nn.grid_sample(x, g, False, profile_for_capability("DEFAULT", 1, "aarch64"))
     g[0, 0, 0, 0] = np.nan

@@ -334,16 +334,19 @@ def test_pooling_replays_from_a_trace(seed: int, threads: int, cl: bool) -> None
     align=st.booleans(),
     input_grad=st.booleans(),
     transposed=st.booleans(),
+    mode=st.sampled_from(["bilinear", "nearest"]),
+    padding=st.sampled_from(["zeros", "border"]),
     seed=SEEDS,
     threads=THREADS,
 )
 def test_grid_sample_and_backward(
     shape: tuple[int, ...], grid_hw: tuple[int, int], reach: float, align: bool, input_grad: bool,
-    transposed: bool, seed: int, threads: int,
+    transposed: bool, mode: str, padding: str, seed: int, threads: int,
 ) -> None:  # fmt: skip
-    """grid_sampler_2d and its backward: points inside and past the image (``reach``), on pixel centres
-    (grid values rounded to quarters) half of the time, a grid of transposed strides (Deformable DETR's
-    per-level grid), the input's gradient asked for or not; output points off the 8-lane chunks."""
+    """grid_sampler_2d and its backward, bilinear and nearest, zero and border padding: points inside and
+    past the image (``reach``), on pixel centres and halfway (grid values rounded to quarters) half of the
+    time, a grid of transposed strides (Deformable DETR's per-level grid), the input's gradient asked for
+    or not; output points off the 8-lane chunks."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal(shape) * 4).astype(np.float32)
@@ -354,12 +357,13 @@ def test_grid_sample_and_backward(
     if transposed:
         tg = tg.transpose(1, 2).contiguous().transpose(1, 2)
     tx = torch.from_numpy(x.copy()).requires_grad_(input_grad)
-    y = torch.nn.functional.grid_sample(tx, tg.requires_grad_(), align_corners=align)
+    y = torch.nn.functional.grid_sample(tx, tg.requires_grad_(), mode=mode, padding_mode=padding, align_corners=align)
     go = rng.standard_normal(y.shape).astype(np.float32)
     grads = torch.autograd.grad(y, (tx, tg) if input_grad else (tg,), torch.from_numpy(go.copy()))
     profile = live_profile()
-    assert_bits_equal("out", y.detach().numpy(), impl_nn.grid_sample(x, g, align, profile))
-    gx, ggrid = impl_nn.grid_sample_backward(go, x, g, align, input_grad, profile, tg.stride())
+    m, pad = ("bilinear", "nearest").index(mode), ("zeros", "border").index(padding)
+    assert_bits_equal("out", y.detach().numpy(), impl_nn.grid_sample(x, g, align, profile, m, pad))
+    gx, ggrid = impl_nn.grid_sample_backward(go, x, g, align, input_grad, profile, tg.stride(), m, pad)
     assert_bits_equal("grad_grid", grads[-1].numpy(), ggrid)
     if input_grad:
         assert_bits_equal("grad_input", grads[0].numpy(), gx)
@@ -391,18 +395,37 @@ def test_deformable_attention_sampling_replays_from_a_trace(seed: int, threads: 
     _replays_match(program, {"grid_sampler_2d", "grid_sampler_2d_backward"}, 4)
 
 
+@settings(max_examples=3, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_warping_by_nearest_and_border_sampling_replays_from_a_trace(seed: int, threads: int) -> None:
+    """A flow field warping an image as optical-flow and spatial-transformer models do: grid_sample with
+    border padding (bilinear) and nearest sampling, traced: every grid_sampler_2d and its backward."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    image = torch.from_numpy(rng.standard_normal((2, 3, 9, 12)).astype(np.float32))
+    flow = torch.from_numpy(rng.uniform(-1.4, 1.4, (2, 9, 12, 2)).astype(np.float32))
+
+    def program() -> None:
+        x, g = image.clone().requires_grad_(), flow.clone().requires_grad_()
+        warped = torch.nn.functional.grid_sample(x, g, padding_mode="border", align_corners=True)
+        picked = torch.nn.functional.grid_sample(x, g, mode="nearest", align_corners=False)
+        (warped * picked).sum().backward()
+
+    _replays_match(program, {"grid_sampler_2d", "grid_sampler_2d_backward"}, 4)
+
+
 def test_grid_sample_modes_the_impl_does_not_take_are_refused() -> None:
-    """Nearest, bicubic, border and reflection padding: one line each, never other bits."""
+    """Bicubic interpolation and reflection padding: one line each, never other bits."""
     from harness.core.errors import ParityError
 
     x = torch.from_numpy(np.random.default_rng(0).standard_normal((1, 2, 5, 5)).astype(np.float32))
     grid = torch.zeros(1, 3, 3, 2)
-    for kw in ({"mode": "nearest"}, {"mode": "bicubic"}, {"padding_mode": "border"}, {"padding_mode": "reflection"}):
+    for kw in ({"mode": "bicubic"}, {"padding_mode": "reflection"}, {"mode": "nearest", "padding_mode": "reflection"}):
 
         def program(kw: dict = kw) -> None:
             torch.nn.functional.grid_sample(x, grid, align_corners=False, **kw)
 
-        with pytest.raises(ParityError, match="bilinear with zero padding only"):
+        with pytest.raises(ParityError, match="bilinear/nearest with zeros/border padding only"):
             _replays_match(program, {"grid_sampler_2d"}, 1)
 
 

@@ -424,8 +424,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("grid_sample",),
         (
-            "`grid_sampler_2d_cpu_kernel_impl` and its backward (GridSamplerKernel.cpp), bilinear with zero "
-            "padding: per output point `x = (g + 1)*(W/2) - 0.5` (`(g + 1)*((W-1)/2)` with aligned corners), "
+            "`grid_sampler_2d_cpu_kernel_impl` and its backward (GridSamplerKernel.cpp), bilinear or nearest "
+            "(half to even), zero or border padding (clipped to the image, the gradient 0 where clipped): per "
+            "output point `x = (g + 1)*(W/2) - 0.5` (`(g + 1)*((W-1)/2)` with aligned corners), "
             "the four corners' weights `s*e, s*w, n*e, n*w`, `out = nw_val*nw + ne_val*ne + sw_val*sw + "
             "se_val*se` from left; backward per 8 output points and channel the corners' `weight*gOut` added "
             "into grad_input (corner by corner, lane by lane), the grid's gradient `((ne_val - nw_val)*s + "

@@ -253,16 +253,33 @@ def _grid_sample_operands(
     return f32(x), f32(grid), grid.shape[1] * grid.shape[2]
 
 
-def grid_sample(x: np.ndarray, grid: np.ndarray, align_corners: bool, profile: KernelProfile) -> np.ndarray:
-    """aten.grid_sampler_2d, bilinear with zero padding: (N, C, H, W) sampled at ``grid``'s (N, h, w, 2)
-    points, (N, C, h, w)."""
+# grid_sampler_2d's interpolation_mode and padding_mode the impl reproduces (ATen's numbering)
+GRID_MODES = {0: "bilinear", 1: "nearest"}
+GRID_PADDINGS = {0: "zeros", 1: "border"}
+
+
+def _grid_sample_modes(mode: int, padding: int) -> tuple[ctypes.c_int32, ctypes.c_int32]:
+    if mode not in GRID_MODES or padding not in GRID_PADDINGS:
+        raise ParityError(
+            f"the impl reproduces grid_sampler_2d {'/'.join(GRID_MODES.values())} with "
+            f"{'/'.join(GRID_PADDINGS.values())} padding only, not interpolation_mode {mode}, padding_mode {padding}"
+        )
+    return ctypes.c_int32(mode), ctypes.c_int32(padding)
+
+
+def grid_sample(
+    x: np.ndarray, grid: np.ndarray, align_corners: bool, profile: KernelProfile, mode: int = 0, padding: int = 0
+) -> np.ndarray:
+    """aten.grid_sampler_2d: (N, C, H, W) sampled at ``grid``'s (N, h, w, 2) points, (N, C, h, w);
+    ``mode`` 0 bilinear, 1 nearest, ``padding`` 0 zeros, 1 border (ATen's numbering)."""
+    modes = _grid_sample_modes(mode, padding)
     x, grid, points = _grid_sample_operands(x, grid, profile)
     n, c, h, w = x.shape
     out = np.empty((n, c, points), np.float32)
     fn = load("nn").grid_sample_forward
     fn.restype = None
     fn(profile.as_c(), ptr(x), ptr(grid), ptr(out), *(ctypes.c_int64(v) for v in (n, c, h, w, points)),
-       ctypes.c_int32(bool(align_corners)))  # fmt: skip
+       ctypes.c_int32(bool(align_corners)), *modes)  # fmt: skip
     return out.reshape(n, c, grid.shape[1], grid.shape[2])
 
 
@@ -295,11 +312,12 @@ def grid_sample_row(grid_shape: tuple[int, ...], grid_stride: tuple[int, ...] | 
 
 def grid_sample_backward(
     grad_out: np.ndarray, x: np.ndarray, grid: np.ndarray, align_corners: bool, input_grad: bool,
-    profile: KernelProfile, grid_stride: tuple[int, ...] | None = None,
+    profile: KernelProfile, grid_stride: tuple[int, ...] | None = None, mode: int = 0, padding: int = 0,
 ) -> tuple[np.ndarray | None, np.ndarray]:  # fmt: skip
-    """aten.grid_sampler_2d_backward of the bilinear, zero-padded sampling: (grad_input, or None where
+    """aten.grid_sampler_2d_backward, ``mode`` and ``padding`` as grid_sample: (grad_input, or None where
     ``input_grad`` is false, grad_grid); ``grid_stride``: the grid tensor's element strides, which set
     the runs ATen cuts its points into (grid_sample_row), and so grad_input's order of additions."""
+    modes = _grid_sample_modes(mode, padding)
     row = max(1, grid_sample_row(grid.shape, grid_stride))
     x, grid, points = _grid_sample_operands(x, grid, profile, (grad_out,))
     n, c, h, w = x.shape
@@ -310,8 +328,9 @@ def grid_sample_backward(
     ggrid = np.empty_like(grid)
     fn = load("nn").grid_sample_backward
     fn.restype = None
-    fn(profile.as_c(), ptr(go), ptr(x), ptr(grid), None if gx is None else ptr(gx), ptr(ggrid),
-       *(ctypes.c_int64(v) for v in (n, c, h, w, points, row)), ctypes.c_int32(bool(align_corners)))  # fmt: skip
+    sizes = (ctypes.c_int64(v) for v in (n, c, h, w, points, row))
+    fn(profile.as_c(), ptr(go), ptr(x), ptr(grid), None if gx is None else ptr(gx), ptr(ggrid), *sizes,
+       ctypes.c_int32(bool(align_corners)), *modes)  # fmt: skip
     return gx, ggrid
 
 

@@ -488,36 +488,34 @@ def _group_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
 
 
-def _grid_sample_args(t: Arrays, a: Args) -> bool:
-    """align_corners of a bilinear, zero-padded grid_sampler_2d on ATen's vectorised kernel; refused
-    otherwise (other modes, or the scalar fallback ATen takes where a gather offset passes int32)."""
-    if a.get("interpolation_mode") != 0 or a.get("padding_mode") != 0:
-        raise ParityError(
-            f"the impl reproduces grid_sampler_2d bilinear with zero padding only, not interpolation_mode "
-            f"{a.get('interpolation_mode')}, padding_mode {a.get('padding_mode')}"
-        )
+def _grid_sample_args(t: Arrays, a: Args) -> tuple[bool, int, int]:
+    """(align_corners, interpolation_mode, padding_mode) of a grid_sampler_2d on ATen's vectorised
+    kernel; refused where ATen takes its scalar fallback (a gather offset past int32; the modes the impl
+    does not take are refused by harness.impl.nn)."""
     x, grid = t["input"], t["grid"]
     sx = a.get("input.stride") or c_strides(x.shape)
     sg = a.get("grid.stride") or c_strides(grid.shape)
     if max((x.shape[2] - 1) * sx[2] + (x.shape[3] - 1) * sx[3], sg[2] * 7) > 2**31 - 1:
         raise ParityError("grid_sampler_2d: a gather offset past int32 (ATen's scalar fallback, not modelled)")
-    return bool(a["align_corners"])
+    return bool(a["align_corners"]), int(a["interpolation_mode"]), int(a["padding_mode"])
 
 
 def _grid_sample(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import grid_sample
 
-    return {"out": grid_sample(t["input"], t["grid"], _grid_sample_args(t, a), p)}
+    align, mode, padding = _grid_sample_args(t, a)
+    return {"out": grid_sample(t["input"], t["grid"], align, p, mode, padding)}
 
 
 def _grid_sample_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import grid_sample_backward
 
     input_grad = bool(a.get("output_mask", [True, True])[0])
+    align, mode, padding = _grid_sample_args(t, a)
     stride = a.get("grid.stride")
     gx, ggrid = grid_sample_backward(
-        t["grad_output"], t["input"], t["grid"], _grid_sample_args(t, a), input_grad, p,
-        None if stride is None else tuple(stride),
+        t["grad_output"], t["input"], t["grid"], align, input_grad, p,
+        None if stride is None else tuple(stride), mode, padding,
     )  # fmt: skip
     return {"out1": ggrid} if gx is None else {"out0": gx, "out1": ggrid}
 

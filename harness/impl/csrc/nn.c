@@ -1,7 +1,7 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
- * (bilinear, zero padding) and its backward, and upsample_bicubic2d, on x86.
+ * (bilinear or nearest, zero or border padding) and its backward, and upsample_bicubic2d, on x86.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -375,7 +375,7 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
     }
 }
 
-/* ------------------------------------------------------------------ grid_sampler_2d (bilinear, zeros) */
+/* ------------------------------------------------------------------ grid_sampler_2d (bilinear, nearest; zeros, border) */
 
 /* ComputeLocation<float, Zeros, align_corners>::apply (cpu/GridSamplerKernel.cpp): the grid value
  * unnormalised to the input's pixel coordinates, align_corners: (v + 1) * ((size - 1) / 2);
@@ -389,6 +389,26 @@ static inline float gs_unnormalize(const profile_t *p, float v, int64_t size, in
 /* The scaling factor apply_get_grad returns as d(location)/d(grid value). */
 static inline float gs_scale(int64_t size, int align) {
     return align ? (float)(size - 1) / 2 : (float)size / 2;
+}
+
+/* ComputeLocation<float, padding, align>::apply: zeros padding the unnormalised location as it is;
+ * border padding clip_coordinates, min(max(u, 0), size - 1) (operands ordered so a NaN clamps to 0;
+ * the impl refuses NaN operands). */
+static inline float gs_coord(const profile_t *p, float v, int64_t size, int align, int border) {
+    float u = gs_unnormalize(p, v, size, align);
+    if (!border) return u;
+    u = u > 0.0f ? u : 0.0f;
+    return u < (float)(size - 1) ? u : (float)(size - 1);
+}
+
+/* apply_get_grad's multiplier: the scale, or with border padding the scale where the unnormalised
+ * location lies strictly inside (0, size - 1) and +0 where clip_coordinates_get_grad clipped it (or it
+ * sits on a border: the bit-pattern tests count the borders as out of bounds). */
+static inline float gs_mult(const profile_t *p, float v, int64_t size, int align, int border) {
+    float sf = gs_scale(size, align);
+    if (!border) return sf;
+    float u = gs_unnormalize(p, v, size, align);
+    return (u > 0.0f && u < (float)(size - 1)) ? sf : 0.0f;
 }
 
 /* convert_to_int_of_same_size of a floored coordinate: CVTTPS2DQ, whose answer for NaN and for
@@ -437,13 +457,28 @@ static inline int64_t gs_corner(const gs_lane_t *l, int k, int64_t H, int64_t W)
  * fma(se_val, se, fma(sw_val, sw, fma(ne_val, ne, nw_val*nw))). The default build: as written.
  * Every output point is its own lane, so neither the vector width nor the thread count (ATen splits
  * the batch, parallel_for over N) reaches the bits. */
+/* ApplyGridSample<float, 2, Nearest, padding, align>: the location rounded half to even
+ * (_mm256_round_ps to nearest, std::nearbyint in the default build), read where inside the plane, else
+ * 0. Its flat offset, or -1. */
+static inline int64_t gs_nearest(const profile_t *p, const float *g, int64_t H, int64_t W, int align, int border) {
+    int32_t ix = gs_int(nearbyintf(gs_coord(p, g[0], W, align, border)));
+    int32_t iy = gs_int(nearbyintf(gs_coord(p, g[1], H, align, border)));
+    if (ix > -1 && ix < W && iy > -1 && iy < H) return (int64_t)iy * W + ix;
+    return -1;
+}
+
 void grid_sample_forward(profile_t p, const float *x, const float *grid, float *out, int64_t N, int64_t C,
-                         int64_t H, int64_t W, int64_t P, int32_t align) {
+                         int64_t H, int64_t W, int64_t P, int32_t align, int32_t nearest, int32_t border) {
     for (int64_t b = 0; b < N; b++) {
         const float *xb = x + b * C * H * W;
         for (int64_t q = 0; q < P; q++) {
             float gx = grid[(b * P + q) * 2], gy = grid[(b * P + q) * 2 + 1];
-            gs_lane_t l = gs_params(gs_unnormalize(&p, gx, W, align), gs_unnormalize(&p, gy, H, align));
+            if (nearest) {
+                int64_t o = gs_nearest(&p, grid + (b * P + q) * 2, H, W, align, border);
+                for (int64_t c = 0; c < C; c++) out[(b * C + c) * P + q] = o < 0 ? 0.0f : xb[c * H * W + o];
+                continue;
+            }
+            gs_lane_t l = gs_params(gs_coord(&p, gx, W, align, border), gs_coord(&p, gy, H, align, border));
             int64_t off[4];
             for (int k = 0; k < 4; k++) off[k] = gs_corner(&l, k, H, W);
             for (int64_t c = 0; c < C; c++) {
@@ -471,20 +506,30 @@ void grid_sample_forward(profile_t p, const float *x, const float *grid, float *
  * gOut, gx) and alike for gy; then times the unnormalisation's scale. */
 void grid_sample_backward(profile_t p, const float *go, const float *x, const float *grid, float *gx_in,
                           float *ggrid, int64_t N, int64_t C, int64_t H, int64_t W, int64_t P, int64_t row,
-                          int32_t align) {
+                          int32_t align, int32_t nearest, int32_t border) {
     enum { STEP = 8 };
-    float sx = gs_scale(W, align), sy = gs_scale(H, align);
     for (int64_t b = 0; b < N; b++) {
         const float *xb = x + b * C * H * W;
+        if (nearest) { /* grad_output added at each point's pixel in point order per plane; the grid's 0 */
+            for (int64_t q = 0; q < P; q++) {
+                int64_t o = gs_nearest(&p, grid + (b * P + q) * 2, H, W, align, border);
+                if (gx_in && o >= 0)
+                    for (int64_t c = 0; c < C; c++) gx_in[(b * C + c) * H * W + o] += go[(b * C + c) * P + q];
+                ggrid[(b * P + q) * 2] = ggrid[(b * P + q) * 2 + 1] = 0.0f;
+            }
+            continue;
+        }
         for (int64_t q0 = 0, len; q0 < P; q0 += len) {
             int64_t end = (q0 / row + 1) * row; /* the run's end */
             len = end - q0 < STEP ? end - q0 : STEP;
             gs_lane_t l[STEP];
             int64_t off[STEP][4];
-            float ax[STEP], ay[STEP];
+            float ax[STEP], ay[STEP], mx[STEP], my[STEP];
             for (int64_t j = 0; j < len; j++) {
                 const float *g = grid + (b * P + q0 + j) * 2;
-                l[j] = gs_params(gs_unnormalize(&p, g[0], W, align), gs_unnormalize(&p, g[1], H, align));
+                l[j] = gs_params(gs_coord(&p, g[0], W, align, border), gs_coord(&p, g[1], H, align, border));
+                mx[j] = gs_mult(&p, g[0], W, align, border);
+                my[j] = gs_mult(&p, g[1], H, align, border);
                 for (int k = 0; k < 4; k++) off[j][k] = gs_corner(&l[j], k, H, W);
                 ax[j] = ay[j] = 0.0f;
             }
@@ -507,8 +552,8 @@ void grid_sample_backward(profile_t p, const float *go, const float *x, const fl
                 }
             }
             for (int64_t j = 0; j < len; j++) {
-                ggrid[(b * P + q0 + j) * 2] = ax[j] * sx;
-                ggrid[(b * P + q0 + j) * 2 + 1] = ay[j] * sy;
+                ggrid[(b * P + q0 + j) * 2] = ax[j] * mx[j];
+                ggrid[(b * P + q0 + j) * 2 + 1] = ay[j] * my[j];
             }
         }
     }
