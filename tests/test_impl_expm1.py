@@ -77,7 +77,6 @@ def test_the_levels_differ_and_the_edges_hold() -> None:
     assert got[0] < 0x7F800000 and got[1] == 0x7F800000
 
 
-@pytest.mark.parametrize("profile", ["x86-avx512", "arm64-neon"])
-def test_unmeasured_builds_are_refused(profile: str) -> None:
-    with pytest.raises(ParityError, match="default, avx2 builds only"):
-        unary.forward("expm1", np.ones(3, np.float32), get_profile(profile, 1))
+def test_the_unmeasured_build_is_refused() -> None:
+    with pytest.raises(ParityError, match="builds only, not avx512"):
+        unary.forward("expm1", np.ones(3, np.float32), get_profile("x86-avx512", 1))
