@@ -407,6 +407,15 @@ def test_transposed_convolution_replays(
     assume(min(out) >= 1)
     use_threads(threads)
     why = conv_transpose.refusals(x4, w4, stride2, pair(padding), pair(output_padding), live_profile())
+    _transposed_replays(backend, layer, x_shape, why, bias, seed)
+
+
+def _transposed_replays(
+    backend: str, layer: torch.nn.Module, x_shape: tuple[int, ...], why: tuple, bias: bool, seed: int
+) -> None:
+    """Trace ``layer``'s forward and backward on a random input; replay its convolution and
+    convolution_backward: bit for bit, or the refusal ``why`` names for the pass (forward, grad_input,
+    grad_weight, grad_bias)."""
     rng = np.random.default_rng(seed)
     x = torch.from_numpy(rng.standard_normal(x_shape).astype(np.float32))
 
@@ -433,6 +442,56 @@ def test_transposed_convolution_replays(
         for name, value in got.items():
             assert_bits_equal(f"{op.op} {name} (op {index})", cap.outputs[name], value.reshape(cap.outputs[name].shape))
     assert seen == 2
+
+
+@needs_modelled_sgemm  # slow_conv_transpose2d per group runs MKL's sgemm
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    dims=st.integers(1, 2),
+    n=st.integers(1, 3),
+    groups=st.sampled_from([2, 3, 4, 8]),
+    cg=st.sampled_from([1, 2, 3, 8, 9]),
+    og=st.sampled_from([1, 2, 3, 8]),
+    size=st.integers(1, 9),
+    k=st.integers(1, 4),
+    stride=st.integers(1, 3),
+    padding=st.integers(0, 3),
+    output_padding=st.integers(0, 2),
+    bias=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.integers(1, 2),
+)
+@example(dims=1, n=2, groups=8, cg=1, og=1, size=7, k=4, stride=2, padding=0, output_padding=0, bias=False, seed=0,
+         threads=1)  # fmt: skip
+@example(dims=2, n=2, groups=3, cg=2, og=3, size=5, k=3, stride=3, padding=1, output_padding=2, bias=True, seed=1,
+         threads=2)  # fmt: skip
+@example(dims=2, n=1, groups=4, cg=2, og=3, size=4, k=1, stride=1, padding=0, output_padding=0, bias=True, seed=2,
+         threads=1)  # fmt: skip
+@example(dims=1, n=3, groups=2, cg=9, og=2, size=9, k=3, stride=2, padding=1, output_padding=1, bias=True, seed=3,
+         threads=1)  # fmt: skip
+def test_grouped_transposed_convolution_replays(
+    backend: str, dims: int, n: int, groups: int, cg: int, og: int, size: int, k: int, stride: int, padding: int,
+    output_padding: int, bias: bool, seed: int, threads: int,
+) -> None:  # fmt: skip
+    """``nn.ConvTranspose1d`` and ``nn.ConvTranspose2d`` with ``groups`` (Mimi's depthwise upsampler):
+    ATen's slow_conv_transpose2d per group, or oneDNN's deconvolution (the adjoint grouped convolution's
+    kernels), forward and every gradient; where the impl refuses a pass the replay must raise that
+    refusal."""
+    from harness.impl import conv_transpose
+
+    padding, output_padding = min(padding, k - 1), min(output_padding, stride - 1)
+    c, o = cg * groups, og * groups
+    layer_type = torch.nn.ConvTranspose1d if dims == 1 else torch.nn.ConvTranspose2d
+    layer = layer_type(c, o, k, stride=stride, padding=padding, output_padding=output_padding, groups=groups, bias=bias)
+    x_shape = (n, c, size) if dims == 1 else (n, c, size, size)
+    x4, w4 = (n, c, 1 if dims == 1 else size, size), (c, og, 1 if dims == 1 else k, k)
+    pair = (lambda v: (0, v)) if dims == 1 else (lambda v: (v, v))
+    stride2 = (1, stride) if dims == 1 else (stride, stride)
+    assume((size - 1) * stride - 2 * padding + k + output_padding >= 1)
+    use_threads(threads)
+    why = conv_transpose.refusals(x4, w4, stride2, pair(padding), pair(output_padding), live_profile(), groups)
+    _transposed_replays(backend, layer, x_shape, why, bias, seed)
 
 
 @needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm

@@ -38,8 +38,10 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   group oneDNN's im2col and SSE4.1 sgemm with one output channel and K = KH * KW terms (at most 256):
   the forward one unfused chain over (kh, kw) with the bias added last, grad_input per tap one term
   added onto zeros in (kh, kw) order (the jit_dw order, unfused); grad_weight and grad_bias (also where
-  jit_dw's weights kernel declines) harness.impl.conv's gemm:jit per group on one thread (oneDNN's
-  bwd_weights_balance gives each thread whole groups), where a group's output is one pixel block.
+  jit_dw's weights kernel declines) harness.impl.conv's gemm:jit per group on threads // groups threads
+  (oneDNN's bwd_weights_balance gives min(groups, threads) threads whole groups, then splits each
+  group's images between threads // groups of them: measured at 4 and 8 threads on two channels, where
+  one thread a group gave other bits), where a group's output is one pixel block.
 
 - groups of several channels with whole blocks of 8 input and output channels per group: oneDNN's
   one-group kernels run group by group (the group an outer loop of their blocks), each group's chain
@@ -182,7 +184,7 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
         what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
         rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
         if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
-            rest = _gemm_jit_per_group(g)
+            rest = _gemm_jit_per_group(g, _weights_threads(profile, groups))
         whole = g.c % 8 == 0 and g.oc % 8 == 0
         if whole and profile.aten == "avx2" and tuple(stride) == (1, 1):
             rest = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
@@ -210,7 +212,7 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     if weights == GEMM_JIT_DW:
         # per group one thread (bwd_weights_balance gives the threads whole groups); pixel blocks
         # below the output's size (the scratchpad limit) measured to differ: refused
-        whole_image = conv._gemm_jit_conf(g, 1, True)[1] >= g.oh * g.ow
+        whole_image = conv._gemm_jit_conf(g, _weights_threads(profile, groups), True)[1] >= g.oh * g.ow
         weights = (
             conv.GEMM_JIT + PER_GROUP
             if whole_image
@@ -355,10 +357,18 @@ def _avx2_groups_weights(dy, x, g: conv.Geometry, groups: int, has_bias: bool, p
     return None, gw, gb
 
 
-def _gemm_jit_per_group(g: conv.Geometry) -> str:
-    """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group on one thread where a
-    group's output is one pixel block in both passes (measured); else refused."""
-    whole = min(conv._gemm_jit_conf(g, 1, True)[1], conv._gemm_jit_conf(g, 1, False)[1]) >= g.oh * g.ow
+def _weights_threads(profile: KernelProfile, groups: int) -> int:
+    """The threads of one group's gemm:jit backward weights: bwd_weights_balance's nthr_g =
+    min(groups, threads) take whole groups, threads // nthr_g of them split a group's images."""
+    return max(1, profile.threads // groups)
+
+
+def _gemm_jit_per_group(g: conv.Geometry, weights_threads: int) -> str:
+    """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group (its grad_input on one
+    thread, its grad_weight on ``weights_threads``) where a group's output is one pixel block in both
+    passes (measured); else refused."""
+    blocks = (conv._gemm_jit_conf(g, weights_threads, True)[1], conv._gemm_jit_conf(g, 1, False)[1])
+    whole = min(blocks) >= g.oh * g.ow
     return conv.GEMM_JIT + PER_GROUP if whole else "refuse:gemm:jit's blocks of output pixels in a group's backward"
 
 
@@ -517,9 +527,9 @@ def conv2d_backward(
     elif (mask[1] or (mask[2] and has_bias)) and weights == AVX2_GROUPS:
         _, gw, gb = _avx2_groups_weights(dy, x, g, groups, has_bias, profile, mask)
     elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
-        one_thread, weights_only = profile.with_threads(1), (False, mask[1], mask[2])
+        per_group, weights_only = profile.with_threads(_weights_threads(profile, groups)), (False, mask[1], mask[2])
         _, gw, gb = _groups_backward(
-            dy, x, w, stride, padding, groups, has_bias, one_thread, weights_only, conv.GEMM_JIT
+            dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, conv.GEMM_JIT
         )
     elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")

@@ -66,32 +66,41 @@ from __future__ import annotations
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl import conv
+from harness.impl import conv, conv_grouped
 from harness.impl._lib import aligned, f32
 from harness.impl.profiles import KernelProfile
 
 Pair = tuple[int, int]
 
 
-def adjoint_geometry(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair) -> conv.Geometry:
-    """The adjoint convolution's geometry: input (N, OC, OH, OW), weight (C, OC, KH, KW), output x's."""
+def adjoint_geometry(
+    x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, groups: int = 1
+) -> conv.Geometry:
+    """The adjoint convolution's geometry, of one group where ``groups`` is over 1: input
+    (N, OC / groups, OH, OW), weight (C / groups, OC / groups, KH, KW), output x's (C / groups channels)."""
     n, c, h, wd = x_shape
-    c2, oc, kh, kw = w_shape
-    if c2 != c:
-        raise ParityError(f"conv_transpose2d: weight {list(w_shape)} does not fit input {list(x_shape)}")
+    c2, ocg, kh, kw = w_shape
+    if c2 != c or groups < 1 or c % groups:
+        raise ParityError(
+            f"conv_transpose2d: weight {list(w_shape)} does not fit input {list(x_shape)} with {groups} groups"
+        )
     if any(op >= s for op, s in zip(output_padding, stride, strict=True)) or min(output_padding) < 0:
         raise ParityError(f"conv_transpose2d: output_padding {list(output_padding)} not below stride {list(stride)}")
     oh = (h - 1) * stride[0] - 2 * padding[0] + kh + output_padding[0]
     ow = (wd - 1) * stride[1] - 2 * padding[1] + kw + output_padding[1]
     if oh < 1 or ow < 1:
         raise ParityError("conv_transpose2d: empty output")
-    g = conv._geometry((n, oc, oh, ow), (c, oc, kh, kw), stride, padding)
+    g = conv._geometry((n, ocg, oh, ow), (c // groups, ocg, kh, kw), stride, padding)
     assert (g.oh, g.ow) == (h, wd)
     return g
 
 
-def runs_slow(x_shape, w_shape, stride: Pair, profile: KernelProfile) -> bool:
-    """Whether ATen's slow_conv_transpose2d runs (else oneDNN's deconvolution)."""
+def runs_slow(x_shape, w_shape, stride: Pair, profile: KernelProfile, groups: int = 1) -> bool:
+    """Whether ATen's slow_conv_transpose2d runs (per group where ``groups`` is over 1), else oneDNN's
+    deconvolution: ConvUtils.h ``use_mkldnn``, whose small-input rule groups skip (``conv.thnn_faster``
+    alone, as for untransposed groups)."""
+    if groups > 1:
+        return conv.thnn_faster(x_shape[0], w_shape[2], w_shape[3], stride, profile)
     return conv.aten_keeps(x_shape, w_shape[2], w_shape[3], stride, profile)
 
 
@@ -120,21 +129,27 @@ def _plain_bias(g: conv.Geometry, profile: KernelProfile) -> bool:
     return conv.direct_kernels(g, conv.AVX2, profile)[2] == conv.GEMM_JIT or g.c == 3
 
 
-def _deconv_bias_grad(dy: np.ndarray, g: conv.Geometry, profile: KernelProfile) -> np.ndarray:
+def _deconv_bias_grad(dy: np.ndarray, g: conv.Geometry, plain: bool) -> np.ndarray:
     """ref_deconvolution's grad_bias (see the module's docstring): per image from 0 where grad_output
-    is plain, else one chain over every (image, oh, ow)."""
+    is ``plain``, else one chain over every (image, oh, ow); each channel on its own (groups alike)."""
     pixels = g.h * g.w  # the adjoint's input: grad_output's (OH, OW)
-    parts = list(range(0, g.n * pixels + 1, pixels)) if _plain_bias(g, profile) else [0, g.n * pixels]
+    parts = list(range(0, g.n * pixels + 1, pixels)) if plain else [0, g.n * pixels]
     return conv._bias_grad(dy, parts)
 
 
-def refusals(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
+def refusals(
+    x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile, groups: int = 1
+):
     """Per pass (forward, grad_input, grad_weight, grad_bias), the ParityError text the impl raises for
     this transposed convolution under ``profile``, or None where it reproduces the pass."""
-    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding)
+    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding, groups)
     if profile.aarch64:
         return (_AARCH64,) * 4
-    return (None,) * 4 if runs_slow(x_shape, w_shape, stride, profile) else _unmodelled(g, profile)
+    if runs_slow(x_shape, w_shape, stride, profile, groups):
+        return (None,) * 4
+    if groups > 1:
+        return _grouped_refusals(g, groups, profile)
+    return _unmodelled(g, profile)
 
 
 # ATen's slow path there runs NVPL's sgemm on its columns, oneDNN's deconvolution its aarch64 kernels
@@ -154,12 +169,15 @@ def conv_transpose2d(
     padding: Pair,
     output_padding: Pair,
     profile: KernelProfile,
+    groups: int = 1,
 ) -> np.ndarray:
     """``aten.convolution`` with ``transposed``: y (N, OC, OH, OW)."""
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
-    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding)
+    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding, groups)
     _raise(_AARCH64 if profile.aarch64 else None)
+    if groups > 1:
+        return _grouped_forward(x, w, b, g, output_padding, groups, profile)
     if runs_slow(x.shape, w.shape, stride, profile):
         return _slow_forward(x, w, b, g, output_padding, profile)
     _raise(_unmodelled(g, profile)[0])
@@ -179,26 +197,42 @@ def conv_transpose2d_backward(
     has_bias: bool,
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
+    groups: int = 1,
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward`` with ``transposed``: (grad_input, grad_weight, grad_bias), None
     where ``mask`` leaves one out or there is no bias."""
     dy, x, w = f32(dy), f32(x), f32(w)
-    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding)
+    g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding, groups)
     _raise(_AARCH64 if profile.aarch64 else None)
+    if groups > 1:
+        return _grouped_backward(dy, x, w, g, output_padding, groups, has_bias, profile, mask)
     if runs_slow(x.shape, w.shape, stride, profile):
         return _slow_backward(dy, x, w, g, has_bias, profile, mask)
-    why = _unmodelled(g, profile)
     kind = _kind(g, profile)
+    return _deconv_backward(
+        _unmodelled(g, profile),
+        lambda: conv.conv2d(dy, w, None, stride, padding, profile, kind),
+        lambda: conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1],
+        lambda: _deconv_bias_grad(dy, g, _plain_bias(g, profile)),
+        has_bias,
+        mask,
+    )
+
+
+def _deconv_backward(why, data, weights, bias, has_bias: bool, mask):
+    """oneDNN's deconvolution backward: each pass ``mask`` asks for (grad_input ``data``, grad_weight
+    ``weights``, grad_bias ``bias``: the adjoint's forward, its backward weights, ``_deconv_bias_grad``),
+    ParityError where ``why`` (``refusals``' order) names a refusal for it."""
     gx = gw = gb = None
     if mask[0]:
         _raise(why[1])
-        gx = conv.conv2d(dy, w, None, stride, padding, profile, kind)
+        gx = data()
     if mask[1]:
         _raise(why[2])
-        gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1]
+        gw = weights()
     if mask[2] and has_bias:
         _raise(why[3])
-        gb = _deconv_bias_grad(dy, g, profile)
+        gb = bias()
     return gx, gw, gb
 
 
@@ -239,3 +273,81 @@ def _slow_backward(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelPr
     gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, weights, conv.THNN)[1] if mask[1] else None
     gb = sum_dims(dy, (0, 2, 3), profile) if mask[2] and has_bias else None
     return gx, gw, gb
+
+
+# Groups (``groups`` > 1): the weight (C, OC / groups, KH, KW) is the adjoint's grouped weight as
+# harness.impl.conv_grouped reads it (C output channels, OC / groups input channels a group).
+
+
+def _adjoint_kinds(g: conv.Geometry, w_shape, groups: int, profile: KernelProfile) -> tuple[str, str, str]:
+    """(forward, grad_input, grad_weight): the kernels oneDNN runs for a grouped deconvolution, the
+    adjoint grouped convolution's (backward data, forward, backward weights) by harness.impl
+    .conv_grouped's ``path`` (names starting ``refuse:`` where it does not model them)."""
+    adjoint_x = (g.n, g.c * groups, g.h, g.w)
+    fwd, data, weights = conv_grouped.path(adjoint_x, w_shape, (g.sh, g.sw), (g.ph, g.pw), groups, profile)
+    return data, fwd, weights
+
+
+def _grouped_refusals(g: conv.Geometry, groups: int, profile: KernelProfile) -> tuple[str | None, ...]:
+    """Per pass (forward, grad_input, grad_weight, grad_bias) of oneDNN's grouped deconvolution, why it
+    is not reproduced, or None: the adjoint's refused kernels; grad_bias with grad_weight (its layout is
+    that kernel's)."""
+    if _unmodelled(g, profile)[0] is not None:
+        return _unmodelled(g, profile)
+    kinds = _adjoint_kinds(g, (g.oc * groups, g.c, g.kh, g.kw), groups, profile)
+    names = ("forward", "grad_input", "grad_weight")
+    why = [
+        None if not kind.startswith("refuse:") else f"conv_transpose2d {name} with groups: {kind[7:]}, not modelled"
+        for name, kind in zip(names, kinds, strict=True)
+    ]
+    if why[0] is None and profile.aten == "avx2" and (g.sh, g.sw) != (1, 1) and g.oc > 8:
+        # ONEDNN_VERBOSE on 540 random strided shapes: brgconv_strided:avx2 (or brg_deconv:avx2 around
+        # it) takes every one but one of more than 8 input channels a group, none of fewer
+        why[0] = "conv_transpose2d forward with groups: brgconv_strided:avx2 (brg_deconv:avx2) per group, not modelled"
+    return (*why, why[2])
+
+
+def _grouped_forward(
+    x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, output_padding: Pair, groups: int,
+    profile: KernelProfile,
+) -> np.ndarray:  # fmt: skip
+    """A grouped transposed convolution's forward: ATen's slow_conv_transpose2d per group on ATen's
+    ``subtensor`` of each operand (``conv_grouped._subtensors``' views), the outputs concatenated; or
+    oneDNN's deconvolution: the adjoint grouped convolution's backward data of x, then the bias added
+    to each finished sum (as for one group)."""
+    stride, padding = (g.sh, g.sw), (g.ph, g.pw)
+    if runs_slow(x.shape, w.shape, stride, profile, groups):
+        xs, ws = conv_grouped._subtensors(x, groups, 1, True), conv_grouped._subtensors(w, groups, 0, True)
+        bs = [None] * groups if b is None else conv_grouped._subtensors(b, groups, 0, True)
+        outs = [_slow_forward(*part, g, output_padding, profile) for part in zip(xs, ws, bs, strict=True)]
+        return np.concatenate(outs, axis=1)
+    _raise(_grouped_refusals(g, groups, profile)[0])
+    zeros = np.zeros((g.n, g.c * groups, g.h, g.w), np.float32)  # the adjoint's input: not read
+    y = conv_grouped.conv2d_backward(x, zeros, w, stride, padding, groups, False, profile, (True, False, False))[0]
+    assert y is not None
+    return y if b is None else y + b[:, None, None]
+
+
+def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: int, has_bias: bool,
+                      profile: KernelProfile, mask):  # fmt: skip
+    """A grouped transposed convolution's backward: ATen's slow_conv_transpose2d_backward per group
+    (``subtensor`` views, each group's grad_bias its sum), the gradients concatenated; or oneDNN's
+    deconvolution: grad_input the adjoint's forward of dy, grad_weight its backward weights (input dy,
+    grad_output x), grad_bias ``_deconv_bias_grad`` in the layout the adjoint's backward-weights
+    kernel took (nchw for gemm:jit, else blocked: jit_dw and jit:avx2 take nChw8c)."""
+    stride, padding = (g.sh, g.sw), (g.ph, g.pw)
+    if runs_slow(x.shape, w.shape, stride, profile, groups):
+        slices = (conv_grouped._subtensors(a, groups, axis, True) for a, axis in ((dy, 1), (x, 1), (w, 0)))
+        parts = [_slow_backward(*part, g, has_bias, profile, mask) for part in zip(*slices, strict=True)]
+        return tuple(
+            None if parts[0][i] is None else np.concatenate([p[i] for p in parts], axis=int(i == 0)) for i in range(3)
+        )  # type: ignore[return-value]
+    weights_only = (False, True, False)
+    return _deconv_backward(
+        _grouped_refusals(g, groups, profile),
+        lambda: conv_grouped.conv2d(dy, w, None, stride, padding, groups, profile),
+        lambda: conv_grouped.conv2d_backward(x, dy, w, stride, padding, groups, False, profile, weights_only)[1],
+        lambda: _deconv_bias_grad(dy, g, _adjoint_kinds(g, w.shape, groups, profile)[2].startswith(conv.GEMM_JIT)),
+        has_bias,
+        mask,
+    )
