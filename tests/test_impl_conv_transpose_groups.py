@@ -7,7 +7,7 @@ Where ATen hands it to oneDNN, the deconvolution is the adjoint grouped convolut
 groups of whole blocks of 8, gemm:jit over all the groups), its forward for grad_input, its backward
 weights for grad_weight, the bias summed in that kernel's layout; a 1x1 kernel at stride 1 on one thread
 runs ATen's slow_conv_transpose2d per group. Digests: SHA-256 of torch's (y, grad_input, grad_weight,
-grad_bias) as uint32, concatenated."""
+grad_bias) as uint32, concatenated, at 1, 2 and 4 threads."""
 
 from __future__ import annotations
 
@@ -26,6 +26,8 @@ CASES = {
     "gemm1d": ((3, 6, 9), (6, 5, 3), 3, 3, 1, 2),  # gemm:jit over all the groups (plain grad_bias)
     "blocks2d": ((2, 16, 5, 5), (16, 8, 3, 3), 2, 1, 1, 0),  # avx2: jit:avx2 per group; baseline: jit:sse41, gemm:jit
     "slow1x1": ((2, 8, 4, 3), (8, 3, 1, 1), 4, 1, 0, 0),  # 1 thread: slow_conv_transpose2d per group
+    # baseline: the adjoint's grad_weight gemm:jit per group, 4 threads: two a group, splitting its images
+    "twochannels": ((2, 2, 23), (2, 1, 4), 2, 3, 0, 1),
 }
 
 # (capability, threads, case) -> SHA-256 of torch's outputs as uint32
@@ -35,21 +37,37 @@ RECORDED = {
     ("DEFAULT", 1, "gemm1d"): "f341fb443a6d0f78b4126be5253793e6e668bb756e488b68723954d5cd9c9461",
     ("DEFAULT", 1, "blocks2d"): "6011d988e86d1b6414df1286396f5d48bce8ba09829cb2178b4e0d047b123e26",
     ("DEFAULT", 1, "slow1x1"): "4fcd1fe10352076d1e086f2bbf9a76c10ee422ff323740814e76941bb903a45f",
+    ("DEFAULT", 1, "twochannels"): "f59ed5d26719646bc27db96a61553c298ffc8d4fde714c22cab3deda7d28a78c",
     ("DEFAULT", 2, "upsample1d"): "b8d942a5465975f58fb18cc2d50b77b4cecb82587d4d4873aa026d06b0922176",
     ("DEFAULT", 2, "depthwise2d"): "6854e7c3ed124bdbfd3dfc17027f62ac749b900a129cb7e57b1ef9caa0c1070e",
     ("DEFAULT", 2, "gemm1d"): "f341fb443a6d0f78b4126be5253793e6e668bb756e488b68723954d5cd9c9461",
     ("DEFAULT", 2, "blocks2d"): "6011d988e86d1b6414df1286396f5d48bce8ba09829cb2178b4e0d047b123e26",
     ("DEFAULT", 2, "slow1x1"): "09e907e0b557b76f7dac098f0f100f0f7c3765accd618f3cd5717a5684423d5b",
+    ("DEFAULT", 2, "twochannels"): "f59ed5d26719646bc27db96a61553c298ffc8d4fde714c22cab3deda7d28a78c",
+    ("DEFAULT", 4, "upsample1d"): "b8d942a5465975f58fb18cc2d50b77b4cecb82587d4d4873aa026d06b0922176",
+    ("DEFAULT", 4, "depthwise2d"): "6854e7c3ed124bdbfd3dfc17027f62ac749b900a129cb7e57b1ef9caa0c1070e",
+    ("DEFAULT", 4, "gemm1d"): "f341fb443a6d0f78b4126be5253793e6e668bb756e488b68723954d5cd9c9461",
+    ("DEFAULT", 4, "blocks2d"): "6011d988e86d1b6414df1286396f5d48bce8ba09829cb2178b4e0d047b123e26",
+    ("DEFAULT", 4, "slow1x1"): "09e907e0b557b76f7dac098f0f100f0f7c3765accd618f3cd5717a5684423d5b",
+    ("DEFAULT", 4, "twochannels"): "05753263d8d8db64b3843bc9dea71972f72328114b1def3fa34bddeef86d35da",
     ("AVX2", 1, "upsample1d"): "e18dbae6ba13f85b1db8eb732fcac9d674303f17a0778011a61aff0a7a96a27f",
     ("AVX2", 1, "depthwise2d"): "c74237a7be730abb4f0e44cd56855cb91ac0fe9af6a9b23b58b875b912b426ab",
     ("AVX2", 1, "gemm1d"): "d15a997ec270992f6c5ba1e90d2d29bc1588f55c11e96aa0e1439423517d2f8d",
     ("AVX2", 1, "blocks2d"): "5a3afbfe5dc8a23c3eeaa086dbf5f914e47887d65a0a72d666e98d39f6a7db55",
     ("AVX2", 1, "slow1x1"): "4fcd1fe10352076d1e086f2bbf9a76c10ee422ff323740814e76941bb903a45f",
+    ("AVX2", 1, "twochannels"): "dac08f8395b464c2032ecf77ff4265fbac075dd4b964852b2429b7040576c868",
     ("AVX2", 2, "upsample1d"): "e18dbae6ba13f85b1db8eb732fcac9d674303f17a0778011a61aff0a7a96a27f",
     ("AVX2", 2, "depthwise2d"): "c74237a7be730abb4f0e44cd56855cb91ac0fe9af6a9b23b58b875b912b426ab",
     ("AVX2", 2, "gemm1d"): "212eff27275b9770b0566873af8644b39b04f8d9db9d3867f2f6a1bc4cb75baa",
     ("AVX2", 2, "blocks2d"): "5a3afbfe5dc8a23c3eeaa086dbf5f914e47887d65a0a72d666e98d39f6a7db55",
     ("AVX2", 2, "slow1x1"): "41bf6d02b0023ef7e33ae0aa12313784996471f963a7717b304c7de3e2ffc1db",
+    ("AVX2", 2, "twochannels"): "dac08f8395b464c2032ecf77ff4265fbac075dd4b964852b2429b7040576c868",
+    ("AVX2", 4, "upsample1d"): "e18dbae6ba13f85b1db8eb732fcac9d674303f17a0778011a61aff0a7a96a27f",
+    ("AVX2", 4, "depthwise2d"): "cad33554b0e09f70004d87498e320b0f499751847298fb1f4afc1f089378ea8f",
+    ("AVX2", 4, "gemm1d"): "29d3feccbb4159538b731817fd687acee4fba5b0cd1ac5edf814cd12ea017d98",
+    ("AVX2", 4, "blocks2d"): "b6e18a389796e3aca0721d61111be6763f98d8f9c1a7ed7830db2a971eedd0a5",
+    ("AVX2", 4, "slow1x1"): "41bf6d02b0023ef7e33ae0aa12313784996471f963a7717b304c7de3e2ffc1db",
+    ("AVX2", 4, "twochannels"): "a1da23c5b2ed7a84f4b697a25dd6e7269fc0bbbd94b276417045c82c126f57a6",
 }
 
 
@@ -103,6 +121,14 @@ def test_threads_change_the_slow_path_only_where_oneDNN_takes_over() -> None:
                     for t in (1, 2)]  # fmt: skip
             assert slow == ([True, False] if case == "slow1x1" else [False, False])
         assert RECORDED[(capability, 1, "slow1x1")] != RECORDED[(capability, 2, "slow1x1")]
+
+
+def test_gemm_jit_weights_split_a_groups_images_between_its_threads() -> None:
+    """At baseline on 4 threads oneDNN's gemm:jit backward weights gives each of the two groups two
+    threads, which split its images: one thread a group gives other bits than torch's."""
+    one_thread_a_group = bits_sha256(_impl("twochannels", "DEFAULT", 2))  # 2 threads: one a group
+    assert one_thread_a_group != RECORDED[("DEFAULT", 4, "twochannels")]
+    assert bits_sha256(_impl("twochannels", "DEFAULT", 4)) == RECORDED[("DEFAULT", 4, "twochannels")]
 
 
 # (input shape, weight shape, groups, stride, padding, output_padding) the impl refuses at avx2, and why

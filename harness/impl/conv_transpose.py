@@ -2,7 +2,7 @@
 forward and backward, as torch 2.13.0 runs it on x86 CPUs; a 1-D one runs as 2-D over rows of height 1
 (harness.trace.impl_ops views it so).
 
-Shapes (NCHW, float32, contiguous; one group, dilation 1)::
+Shapes (NCHW, float32, contiguous; one group here, groups below; dilation 1)::
 
     x   input          (N, C, H, W)            C input channels
     w   weight         (C, OC, KH, KW)         OC output channels
@@ -57,8 +57,20 @@ and ONEDNN_VERBOSE at baseline and avx2, 1 and 2 threads):
     avx2, 1 and 2 threads, the layout ONEDNN_VERBOSE named was the one ``_plain_bias`` predicts and its
     order the one torch's bits took).
 
+Groups (``groups`` > 1; w (C, OC / groups, KH, KW), the adjoint grouped convolution's weight as
+harness.impl.conv_grouped reads it): where ATen keeps it (the thnn rule alone, ``runs_slow``),
+slow_conv_transpose2d per group on ATen's ``subtensor`` of each operand (views where contiguous), the
+outputs and gradients concatenated; else oneDNN's deconvolution as the adjoint grouped convolution's
+kernels by harness.impl.conv_grouped's ``path`` (jit_dw, jit:sse41/jit:avx2 per group, gemm:jit over
+all the groups): forward its backward data plus the bias, grad_input its forward, grad_weight its
+backward weights, grad_bias ``_deconv_bias_grad`` in its backward-weights kernel's layout (nchw for
+gemm:jit, nChw8c for jit_dw and jit:avx2). Measured on 250 random cases per level at 1 and 2 threads
+and 150 at 4 and 8 (docs/impl/kernels.md): every pass not refused bit for bit.
+
 Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
-aarch64, groups, dilation, channels-last operands (harness.trace.impl_ops).
+aarch64, dilation, channels-last operands (harness.trace.impl_ops); with groups, the adjoint's passes
+harness.impl.conv_grouped refuses and, at avx2, the forward at a stride over 1 with more than 8 input
+channels a group (oneDNN's brgconv_strided:avx2 per group, ``_grouped_refusals``).
 """
 
 from __future__ import annotations

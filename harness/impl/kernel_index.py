@@ -348,11 +348,13 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "groups (SSE4.1's backward per group); 1x1 at stride 1 on 1 thread ATen's slow_conv2d per group on "
             "each group's slices (MKL's sgemm at their offsets); 3-D (harness/impl/conv3d.py, baseline and "
             "avx2): the same kernels with depth as one more tap dimension ((kd, kh, kw)), gemm:jit per (image, "
-            "od) plane; transposed (harness/impl/conv_transpose.py, baseline and avx2, one group, NCHW): ATen's "
+            "od) plane; transposed (harness/impl/conv_transpose.py, baseline and avx2, NCHW): ATen's "
             "slow_conv_transpose2d (sgemm, col2im, the bias after) by the same rule, else oneDNN's deconvolution "
             "as the adjoint convolution's kernels (forward its backward data, grad_input its forward, grad_weight "
             "its backward weights), the bias added last; grad_bias per image from 0, the images' sums added, "
-            "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one"
+            "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one; "
+            "grouped: slow_conv_transpose2d per group (a 1x1 at stride 1 on 1 thread), else the adjoint grouped "
+            "convolution's kernels above (jit_dw, jit:avx2 per group, gemm:jit over all groups)"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
