@@ -40,6 +40,7 @@ MODELS = (
     "fnet", "cohere", "gptj", "mpt", "stablelm", "esm", "dac", "univnet", "mimi", "wavlm", "autoformer", "patchtsmixer",
     "prophetnet", "dbrx", "olmoe", "falcon_mamba", "zamba2", "bamba",
     "deformable_detr", "superpoint", "vitdet", "yolos", "glpn", "vitmatte",
+    "nemotron", "persimmon", "lfm2", "minimax", "gemma3",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
