@@ -193,6 +193,32 @@ def test_a_write_in_place_that_returns_nothing_is_walked_through() -> None:
     assert d.reach is not None and [r.index for r in d.reach.roots] == [2] and d.reach.roots[0].path == [2, 3]
 
 
+def _padding_row_zeroed(init: bytes, out: bytes, zero: str = "aten.zero_.default") -> list[OpRecord]:
+    """normal_ initialises an embedding, ``zero`` writes its padding row (the same bits on both sides),
+    then the embedding is read: its reader's input names the row's writer as the storage's last."""
+    return [
+        _op(0, "aten.normal_.default", [("self", b"0", -1, False)], [("out", init, (4,))], "other", ""),
+        _op(1, zero, [("self", init, 0, True)], [("out", b"z", (1,))], "other", ""),
+        _op(2, "aten.embedding.default", [("weight", init, 1, True), ("indices", b"x", -1, True)],
+            [("out", out, (4,))], module="embed"),
+        _op(3, "aten.sum.default", [("self", out, 2, True)], [("out", out, ())], module="embed"),
+    ]  # fmt: skip
+
+
+def test_a_partial_write_in_place_with_the_same_bits_is_walked_through_to_the_storages_earlier_writer() -> None:
+    """The padding row zeroed after the initialisation gave the same bits; the rest of the embedding is
+    as normal_ left it, and normal_ is the live root. A writer that is not in place gives no such
+    way back: the walk says so and blames nothing."""
+    d = diff_traces(_trace(_padding_row_zeroed(b"i", b"e")), _trace(_padding_row_zeroed(b"j", b"f")))
+    assert d.reach is not None and d.reach.unresolved == []
+    assert [r.index for r in d.reach.roots] == [0] and d.reach.roots[0].path == [0, 2, 3]
+    a, b = _padding_row_zeroed(b"i", b"e", "aten.zeros.default"), _padding_row_zeroed(b"j", b"f", "aten.zeros.default")
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.reach is not None and d.reach.roots == []
+    assert d.reach.unresolved == ["input weight of op 2 (aten.embedding.default) differs, but op 1 "
+                                  "(aten.zeros.default) that wrote it gave the same bits: written since"]  # fmt: skip
+
+
 def test_the_trace_file_keeps_each_inputs_writer_and_refuses_one_that_does_not_precede(tmp_path: Path) -> None:
     ops = _fine_tune(b"i", b"L", b"r")
     write_trace(tmp_path / "t.h5", {"provenance": {}}, ops, {})

@@ -216,14 +216,14 @@ def reach(
             roots.append(i)
             continue
         for x, y in inputs:
-            why = _follow(a, b, a2b, differing, i, x, y)
+            why, src = _follow(a, b, a2b, differing, i, x, y)
             if why:
                 unresolved.setdefault(why, None)
                 continue
-            if x.src not in seen:
-                seen.add(x.src)
-                parent[x.src] = i
-                queue.append(x.src)
+            if src not in seen:
+                seen.add(src)
+                parent[src] = i
+                queue.append(src)
     for i in sorted(roots):
         path = [i]
         while path[-1] in parent:
@@ -243,18 +243,31 @@ def reach(
 
 def _follow(
     a: Trace, b: Trace, a2b: dict[int, int], differing: dict[int, object], i: int, x: TensorRef, y: TensorRef
-) -> str:
-    """Why the walk cannot go from op ``i``'s differing input back to its writer ("" where it can)."""
+) -> tuple[str, int]:
+    """The op of A the walk goes on to from op ``i``'s differing input, or why it cannot ("", the op).
+
+    An in-place writer that gave the same bits (a padding row zeroed after the initialisation, a
+    slice filled) wrote only part of the storage the input views: the difference is in what the
+    storage's previous writer left, its ``self``'s writer, and the walk goes on to it."""
     where = f"input {x.name} of op {i} ({a.ops[i].op})"
-    if x.src < 0 or y.src < 0:
-        if x.name == "generator_state":
-            return f"{where}: {_generator_note(x.sum, y.sum)}"
-        return f"{where} differs and no traced op wrote it (made before the trace began)"
-    if a2b.get(x.src) != y.src:
-        return f"{where} was written by op {x.src} in A and op {y.src} in B, which are not aligned (a code path)"
-    if x.src not in differing and not _writes_unseen(a.ops[x.src]):
-        return f"{where} differs, but op {x.src} ({a.ops[x.src].op}) that wrote it gave the same bits: written since"
-    return ""
+    src_a, src_b = x.src, y.src
+    while True:
+        if src_a < 0 or src_b < 0:
+            if x.name == "generator_state":
+                return f"{where}: {_generator_note(x.sum, y.sum)}", -1
+            return f"{where} differs and no traced op wrote it (made before the trace began)", -1
+        if a2b.get(src_a) != src_b:
+            return (
+                f"{where} was written by op {src_a} in A and op {src_b} in B, which are not aligned (a code path)",
+                -1,
+            )
+        if src_a in differing or _writes_unseen(a.ops[src_a]):
+            return "", src_a
+        before_a, before_b = _in_place_on(a.ops[src_a]), _in_place_on(b.ops[src_b])
+        if before_a < 0 or before_b < 0:
+            writer = a.ops[src_a]
+            return f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since", -1
+        src_a, src_b = before_a, before_b
 
 
 def _generator_note(seed_a: float, seed_b: float) -> str:
