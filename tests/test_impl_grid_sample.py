@@ -1,8 +1,9 @@
-"""harness.impl.nn.grid_sample (with its backward; bilinear and nearest, zero and border padding) and
-upsample_bicubic2d against torch's recorded bits (torch 2.13.0 on an AMD EPYC, ATEN_CPU_CAPABILITY
-default or avx2, 1 thread; 2 threads gave the same bits). The AVX2 object's compiler FMAs are what
-separate the two levels (grid_sample's grad_input of bilinear cases B and D, and nearest sampling of
-case C, are the same at both). Digests: SHA-256 of torch's outputs as uint32."""
+"""harness.impl.nn.grid_sample (with its backward; bilinear and nearest, zero and border padding),
+upsample_bicubic2d and upsample_bilinear2d_backward against torch's recorded bits (torch 2.13.0 on an
+AMD EPYC, ATEN_CPU_CAPABILITY default or avx2, 1 thread; 2 threads gave the same bits). The AVX2
+object's compiler FMAs are what separate the two levels (grid_sample's grad_input of bilinear cases B
+and D, and nearest sampling of case C, are the same at both). Digests: SHA-256 of torch's outputs as
+uint32."""
 
 from __future__ import annotations
 
@@ -118,3 +119,21 @@ def test_arm64_reflection_and_non_finite_operands_are_refused() -> None:
     g[0, 0, 0, 0] = np.nan
     with pytest.raises(ParityError, match="NaN or infinity"):
         nn.grid_sample(x, g, False, profile_for_capability("AVX2", 1, "x86_64"))
+
+
+# upsample_bilinear2d's input gradient of a (2, 6, 7, 5) input: (seed of the (2, 6, *size) gradient, size,
+#  align_corners, capability, digest of torch's grad_input at 1 thread)
+BILINEAR_BACKWARD_CASES = (
+    (31, (16, 11), False, "DEFAULT", "7085093267f115c2a037c97a33e32c740c49623202cea59368bd702aa3393b1c"),
+    (31, (16, 11), False, "AVX2", "ab2464e2149e2e9185cf31f575a80fb71987155eb8a570b593240fba76f01192"),
+    (32, (4, 13), True, "DEFAULT", "ad426137a932299b5692acb7da978b40ca7ee5d94db2521a818f62012f109d00"),
+    (32, (4, 13), True, "AVX2", "af8ee209db7bcd77f9c12b22bb3eccb4e60f9933e14fb0cfa5536b21f7705cf4"),
+)
+
+
+@pytest.mark.parametrize("case", BILINEAR_BACKWARD_CASES, ids=[f"{c[0]}-{c[3]}" for c in BILINEAR_BACKWARD_CASES])
+def test_upsample_bilinear2d_backward_recorded_bits(case: tuple) -> None:
+    seed, size, align, cap, digest = case
+    go = (np.random.default_rng(seed).standard_normal((2, 6, *size)) * 3).astype(np.float32)
+    got = nn.upsample_bilinear2d_backward(go, (2, 6, 7, 5), align, profile_for_capability(cap, 1, "x86_64"))
+    assert bits_sha256(got) == digest

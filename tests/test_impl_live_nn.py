@@ -477,6 +477,68 @@ def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int)
     _replays_match(program, {"upsample_bicubic2d"}, 3)
 
 
+# -- upsample_bilinear2d backward ------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(2, 20), st.integers(1, 30), st.integers(1, 30)),
+    size=st.one_of(st.tuples(st.integers(1, 70), st.integers(1, 70)), st.sampled_from([(1.5, 2.0), (2.0, 3.0)])),
+    align=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_bilinear2d_backward(
+    shape: tuple[int, ...], size: tuple, align: bool, seed: int, threads: int
+) -> None:
+    """F.interpolate(mode="bilinear")'s input gradient, to a size or by scale factors (passed to the op), up
+    and down, corners aligned or not, a channels-first gradient of at least two channels (ATen's scalar
+    kernel; one channel or one pixel is channels-last contiguous too, and takes the vectorised one)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy((rng.standard_normal(shape) * 5).astype(np.float32)).requires_grad_()
+    by_size = isinstance(size[0], int)
+    y = torch.nn.functional.interpolate(
+        x, mode="bilinear", align_corners=align, **({"size": size} if by_size else {"scale_factor": size})
+    )
+    go = (rng.standard_normal(tuple(y.shape)) * 3).astype(np.float32)
+    if y.shape[2] * y.shape[3] == 1:
+        return  # a one-pixel gradient is channels-last contiguous: ATen's vectorised kernel
+    y.backward(torch.from_numpy(go.copy()))
+    scales = (None, None) if by_size else size
+    got = impl_nn.upsample_bilinear2d_backward(go, shape, align, live_profile(), scales)
+    assert_bits_equal("grad_input", x.grad.numpy(), got)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_mask_resize_replays_from_a_trace(seed: int, threads: int) -> None:
+    """SAM's masks, (batch, 3, 16, 16) logits resized bilinearly to the image, traced: every
+    upsample_bilinear2d_backward; a one-channel mask's (channels-last contiguous) is refused."""
+    use_threads(threads)
+    masks = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 3, 16, 16)).astype(np.float32))
+
+    def program() -> None:
+        low = masks.clone().requires_grad_()
+        for size, align in (((64, 64), False), ((40, 24), True), ((9, 9), False)):
+            torch.nn.functional.interpolate(low, size=size, mode="bilinear", align_corners=align).pow(
+                2
+            ).sum().backward()
+
+    _replays_match(program, {"upsample_bilinear2d_backward"}, 3)
+
+    def one_channel() -> None:
+        low = masks[:, :1].clone().requires_grad_()
+        torch.nn.functional.interpolate(low, size=(32, 32), mode="bilinear", align_corners=False).pow(
+            2
+        ).sum().backward()
+
+    from harness.core.errors import ParityError
+
+    with pytest.raises(ParityError, match="channels-last contiguous gradient"):
+        _replays_match(one_channel, {"upsample_bilinear2d_backward"}, 1)
+
+
 # -- cumsum, nn.RMSNorm's element-wise chain, embedding backward, dropout ------------------------
 
 ND_SHAPES = st.lists(st.integers(1, 40), min_size=1, max_size=3).map(tuple)

@@ -30,6 +30,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "group_norm",
     "grid_sample",
     "upsample_bicubic2d",
+    "upsample_bilinear2d",
     "qr",
     "lstm",
     "foreach",
@@ -457,6 +458,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("upsample_bilinear2d",),
+        (
+            "backward only: `cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first "
+            "gradient: per output index the source `r = max(scale*(i + 0.5) - 0.5, 0)` (`scale*i` with "
+            "aligned corners), `i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal "
+            "sizes copy); per plane, per output element in row order, four scalar updates `gx += (lh*lw)*g` "
+            "in the order i00, i01, i10, i11 onto zeros (a channels-last gradient, C = 1 or one pixel "
+            "included, takes ATen's vectorised kernel: refused)"
+        ),
+        (
+            "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`, each update "
+            "`fma(lh*lw, g, gx)`) vs none at the default level; not the thread count (ATen splits whole planes)"
+        ),
+    ),
+    (
         ("qr",),
         (
             "`linalg_qr` (mode 'reduced', float32, M >= N, N <= 32) through MKL's LAPACK on its generic path: "
@@ -641,6 +657,7 @@ ARM64: dict[str, str] = {
     "fft": "not measured on arm64: refused",
     "grid_sample": "not measured on arm64: refused",
     "upsample_bicubic2d": "not measured on arm64: refused",
+    "upsample_bilinear2d": "not measured on arm64: refused",
 }
 
 

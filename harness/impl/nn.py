@@ -334,7 +334,7 @@ def grid_sample_backward(
     return gx, ggrid
 
 
-def _bicubic_scale(size_in: int, size_out: int, align_corners: bool, scale: float | None) -> np.float32:
+def _area_pixel_scale(size_in: int, size_out: int, align_corners: bool, scale: float | None) -> np.float32:
     """area_pixel_compute_scale in float: (in - 1)/(out - 1) with aligned corners (0 for one output),
     else 1/scale where a positive scale factor is given, else in/out."""
     if align_corners:
@@ -357,8 +357,8 @@ def upsample_bicubic2d(
         raise ParityError("upsample_bicubic2d: a NaN or infinity in the input (its propagation not modelled)")
     n, c, h, w = x.shape
     oh, ow = (int(v) for v in output_size)
-    sh = _bicubic_scale(h, oh, align_corners, scales[0])
-    sw = _bicubic_scale(w, ow, align_corners, scales[1])
+    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
     x = f32(x)
     out = np.empty((n, c, oh, ow), np.float32)
     hi, wi = np.empty(4 * oh, np.int64), np.empty(4 * ow, np.int64)
@@ -368,3 +368,27 @@ def upsample_bicubic2d(
     fn(profile.as_c(), ptr(x), ptr(out), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
        ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
     return out
+
+
+def upsample_bilinear2d_backward(
+    go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_bilinear2d_backward of a float32 (N, C, OH, OW) gradient, channels-first (ATen's
+    scalar kernel), to the input's (N, C, H, W)."""
+    if profile.aarch64:
+        raise ParityError("upsample_bilinear2d_backward: the x86 builds only (aarch64 not measured)")
+    if go.dtype != np.float32 or go.ndim != 4:
+        raise ParityError(f"upsample_bilinear2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
+    n, c, oh, ow = go.shape
+    h, w = int(input_size[2]), int(input_size[3])
+    gx = np.zeros((n, c, h, w), np.float32)
+    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
+    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
+    fn = load("nn").upsample_bilinear_backward
+    fn.restype = None
+    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
+    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+    return gx

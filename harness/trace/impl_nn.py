@@ -49,6 +49,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grid_sampler_2d": ("grid_sample", ("capability",)),
     "grid_sampler_2d_backward": ("grid_sample", ("capability",)),
     "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
+    "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
 }
 
 
@@ -529,6 +530,21 @@ def _upsample_bicubic(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndar
     return {"out": upsample_bicubic2d(t["self"], tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
 
 
+def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bilinear2d_backward
+
+    go = t["grad_output"]
+    stride = a.get("grad_output.stride") or c_strides(go.shape)
+    # ATen's switch, is_contiguous(ChannelsLast): dims of size 1 aside, so one channel or one pixel counts
+    if go.ndim == 4 and _same_layout(list(stride), strides_in_order(go.shape, (0, 2, 3, 1)), go.shape):
+        raise ParityError(
+            "upsample_bilinear2d_backward: a channels-last contiguous gradient (ATen's vectorised kernel) is not "
+            "modelled"
+        )
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_bilinear2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+
+
 REPLAYS: dict[str, Replay] = {
     "native_group_norm": _group_norm,
     "native_group_norm_backward": _group_norm_backward,
@@ -554,4 +570,5 @@ REPLAYS: dict[str, Replay] = {
     "grid_sampler_2d": _grid_sample,
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,
+    "upsample_bilinear2d_backward": _upsample_bilinear_backward,
 }

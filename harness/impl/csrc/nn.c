@@ -1,7 +1,8 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
- * (bilinear or nearest, zero or border padding) and its backward, and upsample_bicubic2d, on x86.
+ * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d, and
+ * upsample_bilinear2d's backward (channels-first), on x86.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -17,6 +18,8 @@
  *                        points as one run, else the grid's W (a run per row)
  *   upsample_bicubic     x (P, H, W), P = N*C planes; out (P, OH, OW); scale_h, scale_w as ATen takes
  *                        them (area_pixel_compute_scale, computed by the caller)
+ *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
+ *                        scale_h, scale_w as for upsample_bicubic
  *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
  * matrix: runs of H). */
@@ -627,6 +630,58 @@ void upsample_bicubic(profile_t p, const float *x, float *out, int64_t P, int64_
                     rows[j] = bicubic_sum(&p, taps, ww + b * 4);
                 }
                 out[(q * OH + a) * OW + b] = bicubic_sum(&p, rows, hw + a * 4);
+            }
+    }
+}
+
+/* ------------------------------------------------------------------ upsample_bilinear2d (backward) */
+
+/* compute_source_index_and_lambda (cpu/UpSampleKernel.cpp helpers, UpSample.h), float opmath, per
+ * output index i of one dim: in == out copies (i0 = i1 = i, lambdas 1 and 0); else the source
+ * r = scale*i (aligned corners) or max(scale*(i + 0.5) - 0.5, 0), contracted to fma(scale, i + 0.5,
+ * -0.5) in the AVX2 object; i0 = (int64)r, i1 = i0 + (i0 < in - 1), l1 = r - i0, l0 = 1 - l1. */
+static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
+                        float *wt) {
+    for (int64_t i = 0; i < out; i++) {
+        if (in == out) {
+            idx[2 * i] = idx[2 * i + 1] = i;
+            wt[2 * i] = 1.0f;
+            wt[2 * i + 1] = 0.0f;
+            continue;
+        }
+        float r = align ? scale * (float)i : sfmadd(p, scale, (float)i + 0.5f, -0.5f);
+        if (!align && r < 0.0f) r = 0.0f;
+        int64_t k = (int64_t)r;
+        idx[2 * i] = k;
+        idx[2 * i + 1] = k + (k < in - 1 ? 1 : 0);
+        float l1 = r - (float)k;
+        wt[2 * i] = 1.0f - l1;
+        wt[2 * i + 1] = l1;
+    }
+}
+
+/* cpu_upsample_linear_backward, loop2d (cpu/UpSampleMoreKernel.cpp), float (opmath = scalar, so it
+ * accumulates straight into grad_input, zeroed by ATen's caller): per plane c (ATen splits the
+ * planes over threads, each plane whole in one thread, so the thread count does not reach the bits),
+ * per output (oh, ow) in row order, four scalar updates in the order i00, i01, i10, i11:
+ * gx[ih][iw] += (lh * lw) * g, which the AVX2 object contracts to fma(lh * lw, g, gx[ih][iw]) (the
+ * weights' product rounded first); the default object rounds the product with g, then the sum.
+ * Taps that coincide at the edge (i1 == i0) take both updates in that order. */
+void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
+                                int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi,
+                                float *hw, int64_t *wi, float *ww) {
+    linear_taps(&p, H, OH, scale_h, align, hi, hw);
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++) {
+        float *plane = gx + q * H * W;
+        for (int64_t a = 0; a < OH; a++)
+            for (int64_t b = 0; b < OW; b++) {
+                float g = go[(q * OH + a) * OW + b];
+                for (int j = 0; j < 2; j++)
+                    for (int k = 0; k < 2; k++) {
+                        float *acc = plane + hi[2 * a + j] * W + wi[2 * b + k];
+                        *acc = sfmadd(&p, hw[2 * a + j] * ww[2 * b + k], g, *acc);
+                    }
             }
     }
 }
