@@ -41,6 +41,7 @@ MODELS = (
     "prophetnet", "dbrx", "olmoe", "falcon_mamba", "zamba2", "bamba",
     "deformable_detr", "superpoint", "vitdet", "yolos", "glpn", "vitmatte",
     "nemotron", "persimmon", "lfm2", "minimax", "gemma3",
+    "sam", "depth_anything", "swiftformer", "clap", "fastspeech2_conformer",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
