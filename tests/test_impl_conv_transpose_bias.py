@@ -92,3 +92,36 @@ def test_layout_decides_the_order(capability: str, case: str) -> None:
     assert bits_sha256(per_image) != bits_sha256(chain)
     want = per_image if PLAIN[(capability, case)] else chain
     assert bits_sha256(_grad_bias(case, capability, 1)) == bits_sha256(want)
+
+
+# SAM's upscale_conv2 shape on a channels-last input (oneDNN's deconvolution on nhwc memory): torch's
+# forward, grad_input, grad_weight and grad_bias digests per (level, threads). The thread count parts
+# grad_weight at avx2 (conv:any+jit:avx2's threads' sums); grad_bias (compute_bwd_bias_ndhwc) is one
+# at every level.
+NHWC_DIGESTS = {
+    ("AVX2", 1): ("2292676e285f9f72fddb51ba23795cf612ea8f5c9d56f9b2b14fe3ed136e66f2",
+                  "0ab9c7cfe15c89fd5d0c242bbc255352787df7f2ce717737778f75c25af31aad",
+                  "d380be105e5d51d2f19e5e8f3508cc474eb73e1df38065a2554eeb34874b3a1b",
+                  "269f24923dcbf8aa39294293888a4c09ff7241d1e8f10093658353b410737f06"),
+    ("AVX2", 2): ("2292676e285f9f72fddb51ba23795cf612ea8f5c9d56f9b2b14fe3ed136e66f2",
+                  "0ab9c7cfe15c89fd5d0c242bbc255352787df7f2ce717737778f75c25af31aad",
+                  "736a35bda2d29ecb44b282949ea8140d282a65b09be01d88a0f286a2514106b2",
+                  "269f24923dcbf8aa39294293888a4c09ff7241d1e8f10093658353b410737f06"),
+    ("DEFAULT", 1): ("06524b966148a9306be55d9ea8c8989fd9015b8a555992654e9967404572d8bc",
+                     "6db17188d39843f1dc529649200973059a29061c2f40291089e5b4f354dd45c2",
+                     "fe1c22f200edbcc9b2fad3f20eaa685f8e76aa21f0760e626679f422eca30a8c",
+                     "269f24923dcbf8aa39294293888a4c09ff7241d1e8f10093658353b410737f06"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("key", list(NHWC_DIGESTS), ids=[f"{c}-t{t}" for c, t in NHWC_DIGESTS])
+def test_channels_last_deconvolution_recorded_bits(key: tuple[str, int]) -> None:
+    rng = np.random.default_rng(51)
+    x = np.ascontiguousarray(rng.standard_normal((2, 16, 16, 4)).astype(np.float32).transpose(0, 3, 1, 2))
+    w = rng.standard_normal((4, 2, 2, 2)).astype(np.float32)
+    b = rng.standard_normal(2).astype(np.float32)
+    dy = rng.standard_normal((2, 2, 32, 32)).astype(np.float32)
+    p = profile_for_capability(key[0], key[1], "x86_64")
+    got = [conv_transpose.conv_transpose2d_nhwc(x, w, b, (2, 2), (0, 0), (0, 0), p)]
+    got += conv_transpose.conv_transpose2d_nhwc_backward(dy, x, w, (2, 2), (0, 0), (0, 0), True, p)
+    assert tuple(bits_sha256(g) for g in got) == NHWC_DIGESTS[key]

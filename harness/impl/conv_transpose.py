@@ -68,9 +68,10 @@ gemm:jit, nChw8c for jit_dw and jit:avx2). Measured on 250 random cases per leve
 and 150 at 4 and 8 (docs/impl/kernels.md): every pass not refused bit for bit.
 
 Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
-aarch64, dilation, channels-last operands (harness.trace.impl_ops); with groups, the adjoint's passes
+aarch64, dilation (harness.trace.impl_ops); with groups, the adjoint's passes
 harness.impl.conv_grouped refuses and, at avx2, the forward at a stride over 1 with more than 8 input
-channels a group (oneDNN's brgconv_strided:avx2 per group, ``_grouped_refusals``).
+channels a group (oneDNN's brgconv_strided:avx2 per group, ``_grouped_refusals``); channels-last
+operands of one group: see ``conv_transpose2d_nhwc`` below.
 """
 
 from __future__ import annotations
@@ -363,3 +364,57 @@ def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: 
         has_bias,
         mask,
     )
+
+
+# -- channels-last operands ------------------------------------------------------------------------
+#
+# A transposed convolution whose input or weight ATen suggests channels-last (SAM's mask decoder: its
+# LayerNorm2d permutes leave NHWC strides) runs oneDNN's deconvolution on nhwc (acdb) memory, again as
+# its adjoint convolution (ONEDNN_VERBOSE at avx2: brg_deconv:avx2+brgconv_strided:avx2 forward,
+# conv:any+brg_conv_fwd:avx2 backward data, conv:any+jit:avx2 backward weights): the forward is the
+# channels-last adjoint's backward data of x, grad_input its channels-last forward of dy, grad_weight
+# its channels-last backward weights with dy as its input and x as its grad_output (harness.impl.
+# conv_nhwc and conv_nhwc_backward, which decline what they do not model); grad_bias ref_deconvolution's
+# compute_bwd_bias_ndhwc: per output channel, per image a chain from 0 over its (oh, ow) in order (the
+# omp simd reduction over a strided read, not vectorised: measured), the images' sums added in order.
+# Where ATen keeps slow_conv_transpose2d (one image, ...) it is refused: that path is not measured on
+# channels-last operands.
+
+
+def _nhwc_checks(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
+    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding)
+    _raise(_AARCH64 if profile.aarch64 else None)
+    if runs_slow(x_shape, w_shape, stride, profile):
+        raise ParityError("conv_transpose2d (channels-last): ATen's slow_conv_transpose2d is not modelled here")
+    if any(output_padding):
+        raise ParityError("conv_transpose2d (channels-last): an output padding is not measured")
+    return g
+
+
+def conv_transpose2d_nhwc(x, w, b, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
+    """``aten.convolution`` with ``transposed`` on channels-last operands: y (N, OC, OH, OW)."""
+    from harness.impl import conv_nhwc_backward
+
+    x, w = f32(x), f32(w)
+    g = _nhwc_checks(x.shape, w.shape, stride, padding, output_padding, profile)
+    zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
+    y = conv_nhwc_backward.conv2d_backward(x, zeros, w, stride, padding, 1, False, profile, (True, False, False))[0]
+    return y if b is None else y + f32(b)[:, None, None]
+
+
+def conv_transpose2d_nhwc_backward(
+    dy, x, w, stride: Pair, padding: Pair, output_padding: Pair, has_bias: bool, profile: KernelProfile,
+    mask: tuple[bool, bool, bool] = (True, True, True),
+) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:  # fmt: skip
+    """``aten.convolution_backward`` with ``transposed`` on channels-last operands."""
+    from harness.impl import conv_nhwc, conv_nhwc_backward
+
+    dy, x, w = f32(dy), f32(x), f32(w)
+    g = _nhwc_checks(x.shape, w.shape, stride, padding, output_padding, profile)
+    gx = conv_nhwc.conv2d(dy, w, None, stride, padding, 1, profile) if mask[0] else None
+    gw = None
+    if mask[1]:
+        gw = conv_nhwc_backward.conv2d_backward(x, dy, w, stride, padding, 1, False, profile, (False, True, False))[1]
+    pixels = g.h * g.w  # grad_output's (OH, OW)
+    gb = conv._bias_grad(dy, list(range(0, g.n * pixels + 1, pixels))) if mask[2] and has_bias else None
+    return gx, gw, gb

@@ -405,16 +405,19 @@ def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, i
     return (stride[0], stride[1]), (padding[0], padding[1]), (output_padding[0], output_padding[1]), groups
 
 
-def _transposed(a: Args, t: Arrays) -> bool:
-    """Whether this is a transposed convolution (harness.impl.conv_transpose, groups too), refused
-    where it has channels-last operands or operands of other strides (none measured: ATen's grad_bias
-    over a grad_output of other strides may sum it as it lies)."""
+def _transposed(a: Args, groups: int, t: Arrays) -> str:
+    """ "nchw" or "nhwc" where this is a transposed convolution (harness.impl.conv_transpose, groups
+    too), by the layout ATen suggests for its input and weight; "" where it is not. Refused where it
+    has channels-last operands and groups, or NCHW operands of other strides (none measured: ATen's
+    grad_bias over a grad_output of other strides may sum it as it lies)."""
     if not a.get("transposed"):
-        return False
+        return ""
     if _channels_last(t, a):
-        raise ParityError("the impl reproduces transposed convolutions of contiguous (NCHW) tensors only")
+        if groups != 1:
+            raise ParityError("the impl reproduces channels-last transposed convolutions of one group only")
+        return "nhwc"
     _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
-    return True
+    return "nchw"
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
@@ -494,9 +497,13 @@ def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         _ncdhw(t, a, ("input", "weight"))
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
     stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
-    if _transposed(a, t):
+    layout = _transposed(a, groups, t)
+    if layout:
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
-        out = conv_transpose.conv_transpose2d(x, w, t.get("bias"), stride, padding, output_padding, p, groups)
+        if layout == "nhwc":
+            out = conv_transpose.conv_transpose2d_nhwc(x, w, t.get("bias"), stride, padding, output_padding, p)
+        else:
+            out = conv_transpose.conv_transpose2d(x, w, t.get("bias"), stride, padding, output_padding, p, groups)
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     if _channels_last(t, a):
         conv2d = conv_nhwc.conv2d
@@ -551,10 +558,16 @@ def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
-    if _transposed(a, t):
+    layout = _transposed(a, groups, t)
+    if layout == "nhwc":
+        grads = conv_transpose.conv_transpose2d_nhwc_backward(
+            go, x, w, stride, padding, output_padding, has_bias, p, mask
+        )
+    elif layout:
         grads = conv_transpose.conv_transpose2d_backward(
             go, x, w, stride, padding, output_padding, has_bias, p, mask, groups
         )
+    if layout:
         return _conv_grads(t, grads, mask)
     channels_last = _channels_last(t, a)
     go_copied = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output",)))

@@ -1,0 +1,84 @@
+"""Live parity of harness.impl.conv_transpose's channels-last path: transposed convolutions whose input
+ATen suggests channels-last (SAM's mask decoder upscales a LayerNorm2d output, NHWC in memory), forward,
+grad_input, grad_weight and grad_bias bit for bit (uint32 patterns) against torch run now, in a fresh
+process per ISA level (ATen capability and oneDNN ISA pinned together), at 1 and 2 threads. Cases the
+impl does not model (ATen's slow_conv_transpose2d of one image, a brgemm row blocking it declines)
+must raise ParityError, never give other bits.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from harness.core.errors import ParityError
+from harness.impl import conv_transpose
+from harness.platform.config import collect_facts, supported_levels
+from tests.impl_live import live_profile, needs_modelled_mkl, needs_verified_profile, use_threads
+
+# (images, in channels, out channels, H, W, kernel, stride, padding, bias)
+CASES = (
+    (2, 4, 2, 16, 16, 2, 2, 0, True),  # SAM's upscale_conv2 (hidden 16)
+    (2, 8, 4, 8, 8, 2, 2, 0, True),  # and its upscale_conv1
+    (3, 5, 7, 6, 9, 3, 2, 1, True),
+    (2, 12, 3, 5, 5, 3, 1, 1, False),
+    (4, 3, 10, 4, 7, 4, 2, 1, True),
+    (1, 4, 2, 16, 16, 2, 2, 0, True),  # one image: ATen's slow_conv_transpose2d, refused
+)
+
+
+def run_case(case: tuple, seed: int) -> str:
+    """'exact' where the impl gives torch's bits for every output, 'refused' where it raises, else 'other'."""
+    n, c, oc, h, w, k, s, pad, bias = case
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, h, w, c)).astype(np.float32)).permute(0, 3, 1, 2).requires_grad_()
+    m = torch.nn.ConvTranspose2d(c, oc, k, stride=s, padding=pad, bias=bias)
+    with torch.no_grad():
+        m.weight.copy_(torch.from_numpy(rng.standard_normal(tuple(m.weight.shape)).astype(np.float32)))
+    y = m(x)
+    dy = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(torch.from_numpy(dy).contiguous(memory_format=torch.channels_last))
+    xs, wv, b = x.detach().numpy(), m.weight.detach().numpy(), m.bias.detach().numpy() if bias else None
+    p = live_profile()
+    try:
+        got = [conv_transpose.conv_transpose2d_nhwc(xs, wv, b, (s, s), (pad, pad), (0, 0), p)]
+        got += conv_transpose.conv_transpose2d_nhwc_backward(dy, xs, wv, (s, s), (pad, pad), (0, 0), bias, p)
+    except ParityError:
+        return "refused"
+    want = [y.detach(), x.grad, m.weight.grad, m.bias.grad if bias else None]
+    for a, t in zip(got, want, strict=True):
+        if (a is None) != (t is None):
+            return "other"
+        if a is not None and not np.array_equal(
+            np.ascontiguousarray(a).view(np.uint32), t.contiguous().numpy().view(np.uint32)
+        ):
+            return "other"
+    return "exact"
+
+
+def _child() -> None:
+    """Run in a fresh process: every case at 1 and 2 threads."""
+    rows = []
+    for threads in (1, 2):
+        use_threads(threads)
+        for i, case in enumerate(CASES):
+            want = "refused" if case[0] == 1 else "exact"
+            rows.append({"case": f"{case} at {threads} threads", "want": want, "got": run_case(case, 41 + i)})
+    print(json.dumps(rows))
+
+
+LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_64" and lvl.name in ("baseline", "avx2")]
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
+def test_level(level) -> None:
+    from tests.test_impl_live_conv import _run_pinned  # its fresh-process runner (not in the child)
+
+    rows = _run_pinned(level, 2, "_child", [], module="tests.test_impl_live_conv_transpose_nhwc")
+    failures = [f"{r['case']}: {r['got']}, expected {r['want']}" for r in rows if r["got"] != r["want"]]
+    assert not failures, "\n".join(failures)
