@@ -219,6 +219,20 @@ def test_a_partial_write_in_place_with_the_same_bits_is_walked_through_to_the_st
                                   "(aten.zeros.default) that wrote it gave the same bits: written since"]  # fmt: skip
 
 
+def test_a_partial_write_in_place_over_a_storage_no_traced_op_wrote_names_no_root() -> None:
+    """The embedding came from before the trace began (its values differ, no traced op wrote them): past
+    the row zeroed in place the walk finds no writer and says so."""
+    a, b = _padding_row_zeroed(b"i", b"e"), _padding_row_zeroed(b"j", b"f")
+    for ops, init in ((a, b"i"), (b, b"j")):
+        ops[0] = _op(0, "aten.ones.default", [], [("out", b"1", (4,))], "other", "")
+        ops[1] = _op(1, "aten.zero_.default", [("self", init, -1, True)], [("out", b"z", (1,))], "other", "")
+    d = diff_traces(_trace(a), _trace(b))
+    assert d.reach is not None and d.reach.roots == []
+    assert d.reach.unresolved == [
+        "input weight of op 2 (aten.embedding.default) differs and no traced op wrote it (made before the trace began)"
+    ]
+
+
 def test_the_trace_file_keeps_each_inputs_writer_and_refuses_one_that_does_not_precede(tmp_path: Path) -> None:
     ops = _fine_tune(b"i", b"L", b"r")
     write_trace(tmp_path / "t.h5", {"provenance": {}}, ops, {})

@@ -263,11 +263,10 @@ def _follow(
             )
         if src_a in differing or _writes_unseen(a.ops[src_a]):
             return "", src_a
-        before_a, before_b = _in_place_on(a.ops[src_a]), _in_place_on(b.ops[src_b])
-        if before_a < 0 or before_b < 0:
-            writer = a.ops[src_a]
+        writer = a.ops[src_a]
+        if not (packet(writer.op).endswith("_") and packet(b.ops[src_b].op).endswith("_")):
             return f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since", -1
-        src_a, src_b = before_a, before_b
+        src_a, src_b = _in_place_on(writer), _in_place_on(b.ops[src_b])  # -1: a storage made before the trace
 
 
 def _generator_note(seed_a: float, seed_b: float) -> str:
