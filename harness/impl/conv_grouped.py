@@ -210,7 +210,7 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     data = name if whole else fallback[1]
     weights = name if whole and not dw_weights_declines(g) else fallback[2]
     if weights == GEMM_JIT_DW:
-        # per group one thread (bwd_weights_balance gives the threads whole groups); pixel blocks
+        # per group threads // groups threads (bwd_weights_balance, _weights_threads); pixel blocks
         # below the output's size (the scratchpad limit) measured to differ: refused
         whole_image = conv._gemm_jit_conf(g, _weights_threads(profile, groups), True)[1] >= g.oh * g.ow
         weights = (
