@@ -169,6 +169,12 @@ def refusals(
 _AARCH64 = "conv_transpose2d on aarch64 is not measured"
 
 
+def _plus_bias(y: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+    """oneDNN's deconvolution forward: the bias added to each finished sum (``compute_fwd_bias``: one
+    rounding)."""
+    return y if b is None else y + b[:, None, None]
+
+
 def _raise(why: str | None) -> None:
     if why is not None:
         raise ParityError(why)
@@ -197,7 +203,7 @@ def conv_transpose2d(
     zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
     y = conv.conv2d_backward(x, zeros, w, stride, padding, False, profile, (True, False, False), _kind(g, profile))[0]
     assert y is not None
-    return y if b is None else y + b[:, None, None]
+    return _plus_bias(y, b)
 
 
 def conv_transpose2d_backward(
@@ -338,7 +344,7 @@ def _grouped_forward(
     zeros = np.zeros((g.n, g.c * groups, g.h, g.w), np.float32)  # the adjoint's input: not read
     y = conv_grouped.conv2d_backward(x, zeros, w, stride, padding, groups, False, profile, (True, False, False))[0]
     assert y is not None
-    return y if b is None else y + b[:, None, None]
+    return _plus_bias(y, b)
 
 
 def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: int, has_bias: bool,
@@ -399,7 +405,7 @@ def conv_transpose2d_nhwc(x, w, b, stride: Pair, padding: Pair, output_padding: 
     g = _nhwc_checks(x.shape, w.shape, stride, padding, output_padding, profile)
     zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
     y = conv_nhwc_backward.conv2d_backward(x, zeros, w, stride, padding, 1, False, profile, (True, False, False))[0]
-    return y if b is None else y + f32(b)[:, None, None]
+    return _plus_bias(y, None if b is None else f32(b))
 
 
 def conv_transpose2d_nhwc_backward(
@@ -411,10 +417,12 @@ def conv_transpose2d_nhwc_backward(
 
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _nhwc_checks(x.shape, w.shape, stride, padding, output_padding, profile)
-    gx = conv_nhwc.conv2d(dy, w, None, stride, padding, 1, profile) if mask[0] else None
-    gw = None
-    if mask[1]:
-        gw = conv_nhwc_backward.conv2d_backward(x, dy, w, stride, padding, 1, False, profile, (False, True, False))[1]
-    pixels = g.h * g.w  # grad_output's (OH, OW)
-    gb = conv._bias_grad(dy, list(range(0, g.n * pixels + 1, pixels))) if mask[2] and has_bias else None
-    return gx, gw, gb
+    weights_only = (False, True, False)
+    return _deconv_backward(
+        (None,) * 4,
+        lambda: conv_nhwc.conv2d(dy, w, None, stride, padding, 1, profile),
+        lambda: conv_nhwc_backward.conv2d_backward(x, dy, w, stride, padding, 1, False, profile, weights_only)[1],
+        lambda: _deconv_bias_grad(dy, g, True),  # compute_bwd_bias_ndhwc: per image from 0, as the plain sum
+        has_bias,
+        mask,
+    )
