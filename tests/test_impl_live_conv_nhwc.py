@@ -27,8 +27,8 @@ import torch.nn.functional as F
 from harness.core.errors import ParityError
 from harness.core.ulp import compare_tensors
 from harness.impl import conv_grouped, conv_nhwc, conv_nhwc_backward
-from harness.impl.pool import suggests_channels_last
 from harness.impl.profiles import profile_for_capability
+from harness.impl.strides import suggests_channels_last
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import live_profile, needs_modelled_mkl, needs_verified_profile, normal32, use_threads
 

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from harness.impl import nn as impl_nn
 from harness.impl import pool as impl_pool
+from harness.impl.strides import suggests_channels_last
 from harness.trace.impl_ops import packet, replay
 from harness.trace.recorder import recording
 from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
@@ -299,8 +300,8 @@ def test_adaptive_avg_pool2d_and_backward(
         tg = torch.empty_strided(out.shape, out.stride()).copy_(tg)
     gx = torch.ops.aten._adaptive_avg_pool2d_backward(tg, tx)
     # the kernels switch on suggest_memory_format: the input's forward, grad_output's backward
-    x_cl = impl_pool.suggests_channels_last(tuple(tx.shape), tx.stride())
-    g_cl = impl_pool.suggests_channels_last(tuple(tg.shape), tg.stride())
+    x_cl = suggests_channels_last(tuple(tx.shape), tx.stride())
+    g_cl = suggests_channels_last(tuple(tg.shape), tg.stride())
     assert_bits_equal("out", out.contiguous().numpy(), impl_pool.adaptive_avg_pool2d(x, out_hw, x_cl))
     assert_bits_equal("grad_input", gx.contiguous().numpy(), impl_pool.adaptive_avg_pool2d_backward(g, x.shape, g_cl))
 

@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.impl import rows
-from harness.impl.pool import suggests_channels_last
+from harness.impl.strides import suggests_channels_last
 from tests.impl_live import (
     SEEDS,
     THREADS,

@@ -609,7 +609,7 @@ def test_one_channel_of_stride_one_makes_a_1d_convolution_channels_last() -> Non
     """(N, W, 1) transposed to (N, 1, W) is contiguous with stride 1 on its channel: its 2-D view reads
     as channels-last, and oneDNN runs its nhwc kernels (acdb, measured); two channels transposed are
     copied to NCHW first."""
-    from harness.impl.pool import suggests_channels_last
+    from harness.impl.strides import suggests_channels_last
     from harness.trace.impl_ops import _view4d_stride
 
     assert suggests_channels_last(*_view4d_stride((4, 1, 18), [18, 1, 1]))

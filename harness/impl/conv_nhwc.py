@@ -12,7 +12,7 @@ Shapes (logical NCHW float32 arrays holding the values; their memory in torch wa
 
 Which layout: ATen's ``_convolution`` asks ``mkldnn_conv_use_channels_last`` (oneDNN) or
 ``thnn_conv_use_channels_last`` (slow_conv2d): channels-last where the input's or the weight's
-``suggest_memory_format()`` is ChannelsLast (harness.impl.pool ``suggests_channels_last``). A 1-D
+``suggest_memory_format()`` is ChannelsLast (harness.impl.strides ``suggests_channels_last``). A 1-D
 convolution's (N, C, W) operands are 3-D when ATen asks, never channels-last: a (N, C, W) transposed from (N, W, C), as
 Mamba-2's causal convolution has it, is made contiguous and runs the NCHW kernels. The backend
 is chosen as for NCHW (harness.impl.conv ``path``): ATen's ``thnn`` for a 1x1 kernel at stride 1

@@ -139,16 +139,11 @@ def _max_pool2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.nd
     return {"out": out, "indices": idx, "grad_x": max_pool2d_backward(t["grad_out"], idx, x.shape)}
 
 
-def channels_last_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
-    """The strides torch gives a 4-D tensor in ``torch.channels_last`` (N, C, H, W sizes; NHWC memory)."""
-    _, c, h, w = shape
-    return (h * w * c, 1, w * c, c)
-
-
 def _adaptive_avg_pool2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
     """The forward switches on the input's suggested layout; its output (and the recorder's
     grad_output, made with the output's strides) takes that layout, which the backward switches on."""
-    from harness.impl.pool import adaptive_avg_pool2d, adaptive_avg_pool2d_backward, suggests_channels_last
+    from harness.impl.pool import adaptive_avg_pool2d, adaptive_avg_pool2d_backward
+    from harness.impl.strides import channels_last_strides, suggests_channels_last
 
     x, g = t["x"], t["grad_out"]
     x_cl = bool(p["channels_last"]) and suggests_channels_last(x.shape, channels_last_strides(x.shape))

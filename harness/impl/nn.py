@@ -22,6 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import KernelProfile
+from harness.impl.strides import contiguous
 
 
 def _ew(name: str, profile: KernelProfile, run: int, *arrays: np.ndarray) -> None:
@@ -283,18 +284,6 @@ def grid_sample(
     return out.reshape(n, c, grid.shape[1], grid.shape[2])
 
 
-def _geometry_is_contiguous(sizes: tuple[int, ...], strides: tuple[int, ...]) -> bool:
-    """at::geometry_is_contiguous: C-contiguous, dims of size 1 whatever their stride (empty: true)."""
-    expected = 1
-    for size, stride in zip(reversed(sizes), reversed(strides), strict=True):
-        if size == 0:
-            return True
-        if size != 1 and stride != expected:
-            return False
-        expected *= size
-    return True
-
-
 def grid_sample_row(grid_shape: tuple[int, ...], grid_stride: tuple[int, ...] | None) -> int:
     """The output points grid_sample_2d_grid_slice_iterator walks in one run of an image's grid slice
     (N, H, W, 2) of element strides ``grid_stride`` (None: contiguous): all H*W where the slice is
@@ -303,9 +292,9 @@ def grid_sample_row(grid_shape: tuple[int, ...], grid_stride: tuple[int, ...] | 
     if grid_stride is None:
         return h * w
     s_h, s_w, s_c = grid_stride[1:]
-    if _geometry_is_contiguous((h, w, 2), (s_h, s_w, s_c)):
+    if contiguous((s_h, s_w, s_c), (h, w, 2)):
         return h * w
-    if (s_w == 1 or w == 1) and _geometry_is_contiguous((h, w), (s_h, s_w)):
+    if (s_w == 1 or w == 1) and contiguous((s_h, s_w), (h, w)):
         return h * w
     return w
 

@@ -6,7 +6,7 @@ across the terms of one sum).
 
 Shape legend: x (N, C, H, W) or (C, H, W) in logical order whatever its memory layout;
 out, indices (N, C, OH, OW); grad_out like out; grad_x like x. ``channels_last``: torch's kernel took its
-channels-last path, by c10's suggest_memory_format of the tensor's strides (``suggests_channels_last``;
+channels-last path, by c10's suggest_memory_format of the tensor's strides (harness.impl.strides;
 changes the bits only where that kernel computes otherwise: adaptive average pooling's division).
 
 - max_pool2d_with_indices (cpu_max_pool, and cpu_max_pool_channels_last element for element alike):
@@ -35,24 +35,6 @@ from harness.core.errors import ParityError
 # Vectorized<float>::size() of these kernels (plain REGISTER_DISPATCH): 8 on every x86 level and on
 # aarch64 SVE256, 4 on aarch64 NEON and SVE128 (a profile's ``lanes``)
 LANES = 8
-
-
-def suggests_channels_last(shape: tuple[int, ...], stride: tuple[int, ...] | list[int]) -> bool:
-    """c10's ``suggest_memory_format()`` of a 4-D or 5-D tensor: ChannelsLast (is_channels_last_strides_2d_s4)
-    or ChannelsLast3d (_3d_s5): strides non-decreasing in the order C, W, H, (D,) N (each bound multiplied
-    by a size above 1), with its tie rules for size-1 dims. The adaptive average pooling kernels switch on
-    it (the forward on the input's, the backward on grad_output's), so an ambiguous (N, C, 1, 1) may go
-    either way; so do convolutions (harness.impl.conv_nhwc)."""
-    if len(shape) not in (4, 5) or len(stride) != len(shape) or stride[1] == 0:
-        return False
-    low = 0
-    for d in (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0):
-        if shape[d] == 0 or stride[d] < low:
-            return False
-        if d == 0 and low == stride[1]:
-            return False
-        low = stride[d] * (shape[d] if shape[d] > 1 else 1)
-    return True
 
 
 def _pair(v: int | list[int] | tuple[int, ...], name: str) -> tuple[int, int]:

@@ -15,6 +15,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
+from harness.impl.strides import c_strides, contiguous, same_layout, strides_in_order, suggests_channels_last
 
 Arrays = Mapping[str, np.ndarray]
 Args = Mapping[str, Any]
@@ -187,34 +188,13 @@ def in_memory_order(
     return np.transpose(out, np.argsort(kept)) if out.ndim == len(kept) else out
 
 
-def strides_in_order(shape: tuple[int, ...], order: tuple[int, ...] | range) -> list[int]:
-    """The strides of a dense tensor of ``shape`` whose dims lie in memory in ``order``, outermost first."""
-    out, step = [0] * len(shape), 1
-    for d in reversed(order):
-        out[d], step = step, step * shape[d]
-    return out
-
-
-def c_strides(shape: tuple[int, ...]) -> list[int]:
-    return strides_in_order(shape, range(len(shape)))
-
-
-def _same_layout(stride: list[int], expected: list[int], shape: tuple[int, ...]) -> bool:
-    return all(s == e for s, e, n in zip(stride, expected, shape, strict=True) if n > 1)
-
-
-def contiguous(stride: list[int], shape: tuple[int, ...]) -> bool:
-    """Whether torch calls a tensor of ``stride`` and ``shape`` contiguous (dims of size 1 aside)."""
-    return _same_layout(list(stride), c_strides(shape), shape)
-
-
 def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     """Whether ATen's batch norm kernels see tensor ``name`` as channels-last (NHWC, NDHWC) rather than
     contiguous (NCHW); refused when it is neither (ATen's TensorIterator path, not modelled)."""
     stride = a.get(f"{name}.stride")
     if stride is None or contiguous(stride, shape):
         return False
-    if len(shape) in (4, 5) and _same_layout(stride, strides_in_order(shape, (0, *range(2, len(shape)), 1)), shape):
+    if len(shape) in (4, 5) and same_layout(stride, strides_in_order(shape, (0, *range(2, len(shape)), 1)), shape):
         return True
     raise ParityError(f"the impl reproduces batch norm on contiguous or channels-last tensors, not {name} {stride}")
 
@@ -273,7 +253,6 @@ def _nhwc(a: Args, name: str, shape: tuple[int, ...]) -> bool:
 
 def _suggests_cl(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     """The adaptive average pooling kernels' switch: suggest_memory_format of the captured strides."""
-    from harness.impl.pool import suggests_channels_last
 
     stride = a.get(f"{name}.stride")
     return stride is not None and suggests_channels_last(tuple(shape), stride)
@@ -432,7 +411,6 @@ def _group_norm_channels_last(t: Arrays, a: Args, names: tuple[str, ...]) -> boo
     memory, as if in that format (native_group_norm refuses an input not contiguous in it; the backward
     checks neither, and a grad_out of another layout gives other values), so each tensor of ``names``
     must be dense in that format (dims of size 1 aside): a ParityError names the one that is not."""
-    from harness.impl.pool import suggests_channels_last
 
     x = t["input"]
     stride = a.get("input.stride")
@@ -441,7 +419,7 @@ def _group_norm_channels_last(t: Arrays, a: Args, names: tuple[str, ...]) -> boo
     for name in names:
         stride, shape = a.get(f"{name}.stride"), t[name].shape
         expected = strides_in_order(shape, order)
-        if stride is not None and (len(stride) != len(shape) or not _same_layout(list(stride), expected, shape)):
+        if stride is not None and (len(stride) != len(shape) or not same_layout(list(stride), expected, shape)):
             layout = "channels-last" if cl else "contiguous (NCHW)"
             raise ParityError(
                 f"group norm ran its {layout} kernel, which reads {name} as it lies in memory: the impl "
@@ -536,7 +514,7 @@ def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[st
     go = t["grad_output"]
     stride = a.get("grad_output.stride") or c_strides(go.shape)
     # ATen's switch, is_contiguous(ChannelsLast): dims of size 1 aside, so one channel or one pixel counts
-    if go.ndim == 4 and _same_layout(list(stride), strides_in_order(go.shape, (0, 2, 3, 1)), go.shape):
+    if go.ndim == 4 and same_layout(list(stride), strides_in_order(go.shape, (0, 2, 3, 1)), go.shape):
         raise ParityError(
             "upsample_bilinear2d_backward: a channels-last contiguous gradient (ATen's vectorised kernel) is not "
             "modelled"

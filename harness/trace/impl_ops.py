@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.errors import ParityError
+from harness.impl import strides
 from harness.impl.profiles import KernelProfile
 from harness.trace import impl_nn, impl_optim
 
@@ -454,11 +455,10 @@ def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
     """ParityError where a 5-D operand was channels-last (ATen's mkldnn_conv_use_channels_last: oneDNN's
     ndhwc kernels); any other layout ATen makes contiguous (NCDHW) before oneDNN sees it, the values
     unchanged."""
-    from harness.impl.pool import suggests_channels_last
 
     for name in names:
         stride, x = a.get(f"{name}.stride"), t.get(name)
-        cl = stride is not None and x is not None and suggests_channels_last(x.shape, stride)
+        cl = stride is not None and x is not None and strides.suggests_channels_last(x.shape, stride)
         if cl and impl_nn.not_contiguous(t, a, (name,)):
             raise ParityError(f"the impl reproduces 3-D convolutions of NCDHW tensors only, not {name} {stride}")
 
@@ -471,20 +471,19 @@ def _view4d_stride(
     dims included; grad_output it leaves as it is), then views it as (N, C, 1, W) (``unsqueeze(2)``).
     One channel of stride 1 so looks channels-last (measured: oneDNN's acdb), any other layout does
     not."""
-    s = list(stride) if not made_contiguous or impl_nn.contiguous(stride, shape) else impl_nn.c_strides(shape)
+    s = list(stride) if not made_contiguous or strides.contiguous(stride, shape) else strides.c_strides(shape)
     return (shape[0], shape[1], 1, shape[2]), [s[0], s[1], s[2] * shape[2], s[2]]
 
 
 def _channels_last(t: Arrays, a: Args) -> bool:
     """Whether ATen ran this convolution channels-last: its input's or weight's suggested memory format
     (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last), a 1-D one's of its 2-D view."""
-    from harness.impl.pool import suggests_channels_last
 
     for name in ("input", "weight"):
         stride, shape = a.get(f"{name}.stride"), t[name].shape
         if stride is not None and len(shape) == 3:
             shape, stride = _view4d_stride(shape, stride)
-        if stride is not None and suggests_channels_last(shape, stride):
+        if stride is not None and strides.suggests_channels_last(shape, stride):
             return True
     return False
 
@@ -528,7 +527,6 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
     tensor lies (one group), or, per group, as ATen's ``subtensor`` copy of it lies (contiguous in the
     suggested memory format of the 4-D view: channels-last for a 1-D convolution's transposed
     grad_output), the groups' sums concatenated."""
-    from harness.impl.pool import suggests_channels_last
     from harness.impl.reduce import sum_dims
 
     go, stride = t["grad_output"], a.get("grad_output.stride")
@@ -536,11 +534,11 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
     if groups == 1:
         return impl_nn.in_memory_order(go, dims, stride, lambda y, d: sum_dims(y, d, p))
     shape4, stride4 = (go.shape, stride) if go.ndim == 4 else _view4d_stride(go.shape, stride, made_contiguous=False)
-    cl = suggests_channels_last(shape4, stride4)
+    cl = strides.suggests_channels_last(shape4, stride4)
     parts = []
     for part in np.split(go, groups, axis=1):
         order = (0, 2, 3, 1) if go.ndim == 4 else (0, 2, 1)  # channels-last: C innermost
-        layout = impl_nn.c_strides(part.shape) if not cl else impl_nn.strides_in_order(part.shape, order)
+        layout = strides.c_strides(part.shape) if not cl else strides.strides_in_order(part.shape, order)
         parts.append(impl_nn.in_memory_order(np.ascontiguousarray(part), dims, layout, lambda y, d: sum_dims(y, d, p)))
     return np.concatenate(parts)
 
@@ -795,7 +793,7 @@ def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         raise ParityError("the impl reproduces bernoulli_ with a number p only")
     shape = a.get("self.shape")
     stride = a.get("self.stride")
-    if shape is None or (stride is not None and stride != impl_nn.c_strides(tuple(shape))):
+    if shape is None or (stride is not None and stride != strides.c_strides(tuple(shape))):
         raise ParityError("the impl reproduces bernoulli_ into a contiguous tensor only")
     return {"out": bernoulli_mask(generator_from_state(t["generator_state"]), tuple(shape), float(prob))}
 
