@@ -81,8 +81,10 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
     if data["bit_identical"]:
         return f"| {model} | {init} | {comparison} | bit-identical | | | | |"
     reach, root = data["reach"], data["root_cause"]
+    flows = [d for d in reach["dead"] if d.get("kind") == "data-flow"]
+    read = f"{len(flows)} of them read other tensors, knob: {flows[0]['knob']}; " if flows else ""
     dead = f"{reach['dead_total']}" + (
-        f" (first: `{packet(reach['dead'][0]['op'])}`, {reach['dead'][0]['died']})" if reach["dead"] else ""
+        f" ({read}first: `{packet(reach['dead'][0]['op'])}`, {reach['dead'][0]['died']})" if reach["dead"] else ""
     )
     if root is None:
         why = reach["unresolved"][0] if reach["unresolved"] else "no difference reaches the result"
@@ -91,6 +93,8 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
     name = f"`{packet(root['op'])}`" + (f" (+{more} more)" if more else "")
     where = f"{root['module'] or '-'} ({root['phase']}, step {root['step']}) at {Path(root['site']).name}"
     verified = "**verified**" if root["verified"] else "no"
+    if root.get("kind") == "data-flow":
+        verified = "data flow: shown by the trace"
     if more:
         roots = reach["root_causes"]
         proven = sum(r["verified"] for r in roots)

@@ -127,6 +127,32 @@ def _version_of(package: str) -> str:
         return ""
 
 
+def hash_seed() -> dict[str, Any]:
+    """What sets this process's string hash order: ``PYTHONHASHSEED`` as it saw it (None: unset) and
+    ``sys.flags.hash_randomization`` (0 only where the seed is 0)."""
+    return {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED"), "hash_randomization": sys.flags.hash_randomization}
+
+
+def describe_hash_seed(provenance: dict[str, Any]) -> str:
+    """A recording's hash seed as text: "PYTHONHASHSEED=0", "PYTHONHASHSEED unset (random per process)",
+    or "not recorded" (recordings made before provenance kept it)."""
+    seed = provenance.get("python_hash_seed")
+    if not isinstance(seed, dict) or "hash_randomization" not in seed:
+        return "not recorded"
+    value = seed.get("PYTHONHASHSEED")
+    if not seed.get("hash_randomization"):
+        return "PYTHONHASHSEED=0"
+    if isinstance(value, str) and value.isdigit() and int(value) > 0:
+        return f"PYTHONHASHSEED={value}"
+    shown = "unset" if value in (None, "") else f"={value}" + ("" if value == "random" else " not in force")
+    return f"PYTHONHASHSEED{' ' if shown == 'unset' else ''}{shown} (random per process)"
+
+
+def hash_seed_is_random(provenance: dict[str, Any]) -> bool:
+    """Whether a recording's string hash order was drawn at random (False where not recorded)."""
+    return describe_hash_seed(provenance).endswith("(random per process)")
+
+
 def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[str, Any]:
     """Provenance of the running process; imports torch."""
     import numpy
@@ -168,6 +194,9 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         "emulation": os.environ.get("PARITY_EMULATION", ""),
         "python_version": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
+        # what orders Python's sets and dicts of strings: a program that iterates one may run its ops on
+        # other tensors from run to run (docs/trace.md, a divergence of the program's data flow)
+        "python_hash_seed": hash_seed(),
         "numpy_version": numpy.__version__,
         "h5py_version": _version_of("h5py"),
         "platform": platform.platform(),

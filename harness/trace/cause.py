@@ -3,7 +3,8 @@ and its proof by the reference implementation. Torch-free (re-runs start their o
 
 Knobs (provenance fields): ``threads``, ``capability`` (ATen's CPU capability,
 ``ATEN_CPU_CAPABILITY``), ``onednn_isa`` (``ONEDNN_MAX_CPU_ISA``), ``mkl_code_path``, ``blas``,
-``cpu_model``, ``arch``, ``torch_version``. The kernel index says which of them reach the root
+``cpu_model``, ``arch``, ``torch_version``, ``hash_seed`` (``python_hash_seed``: Python's string hash
+seed, which reaches no kernel but orders a program's sets of str). The kernel index says which of them reach the root
 cause op's bits (harness/trace/impl_ops.py ``KERNEL_OPS``); the knob is the one that both
 differs between the traces and reaches the op.
 
@@ -14,6 +15,12 @@ impl gives each side's traced outputs bit for bit (by their digests), and, where
 named, when changing that knob alone in the impl turns side A's bits into side B's (a knob the
 impl cannot change alone, such as the MKL code path, leaves one-knob causes unverified). Otherwise
 it is "unexplained" (and B's program is run again for the ULP figures where the impl gave none).
+
+A divergence of the program's data flow (harness.trace.reach.Read: the two runs read other
+tensors, each the same in both runs) is no kernel's: the trace is its proof (both sides' producers,
+named), the impl replays nothing, and its knob is Python's string hash seed where that was random
+or differs between the runs (the likely one: sets of str iterate in its order; setting
+``PYTHONHASHSEED=0`` in both runs confirms it), else unexplained.
 """
 
 from __future__ import annotations
@@ -33,8 +40,10 @@ import numpy as np
 from harness.core.digest import digest
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
+from harness.platform.provenance import describe_hash_seed, hash_seed_is_random
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op, refusal
+from harness.trace.reach import Read
 
 KNOB_LABELS = {
     "threads": "intra-op thread count",
@@ -45,6 +54,7 @@ KNOB_LABELS = {
     "cpu_model": "CPU model",
     "arch": "architecture",
     "torch_version": "torch release",
+    "hash_seed": "Python's string hash seed (PYTHONHASHSEED)",
 }
 
 
@@ -59,6 +69,7 @@ def knob_values(provenance: dict[str, Any]) -> dict[str, str]:
         "cpu_model": str(provenance.get("cpu_model", "")),
         "arch": str(provenance.get("arch", "")),
         "torch_version": str(provenance.get("torch_version_full", provenance.get("torch_version", ""))),
+        "hash_seed": describe_hash_seed(provenance),
     }
 
 
@@ -97,6 +108,7 @@ class Cause:
     verified: bool = False
     verification: str = "not attempted (pass --verify-cause)"
     figures: list[OutputFigures] = field(default_factory=list)
+    data_flow: bool = False  # a divergence of the program's data flow: shown by the trace, not replayed
 
     @property
     def knob(self) -> str:
@@ -111,6 +123,8 @@ def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
     root = root or diff.root_cause
     if root is None:
         return None
+    if diff.reach is not None and diff.reach.reads_at(root.a.index):
+        return data_flow_cause(diff, root.a.index)
     va, vb = trace_knob_values(diff.a, root.a.index), trace_knob_values(diff.b, root.b.index)
     differing = {k: (va[k], vb[k]) for k in va if va[k] != vb[k]}
     found = kernel_op(root.a.op, root.a.args)
@@ -136,6 +150,61 @@ def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
     return Cause(root.a.op, kernel, knobs, differing, text)
 
 
+def hash_seed_knob(a: Trace, b: Trace) -> tuple[list[str], str]:
+    """The knob of a divergence of the data flow between ``a`` and ``b``, by their hash seeds: ``hash_seed``
+    where the seed was random or differs between the runs (the likely knob), else none; and why."""
+    sa, sb = describe_hash_seed(a.provenance), describe_hash_seed(b.provenance)
+    confirm = "to confirm, trace both programs again with PYTHONHASHSEED=0 in both: they then read the same tensors"
+    if "not recorded" in (sa, sb):
+        return [], (
+            f"the traces do not record the hash seed (A: {sa}, B: {sb}); where PYTHONHASHSEED was "
+            f"unset, Python's string hash seed is the likely knob (set orders of str follow it); {confirm}"
+        )
+    if sa == sb and not hash_seed_is_random(a.provenance):
+        return [], (
+            f"both runs had {sa}, so their sets of str iterate in one order: the program chose "
+            "other tensors for a reason of its own (its state, its input, the time)"
+        )
+    both = f"{sa.removesuffix(' (random per process)')} in both runs" if sa == sb else f"{sa} in A, {sb} in B"
+    return ["hash_seed"], f"Python's string hash seed: {both}; set orders of str follow it; {confirm}"
+
+
+def read_text(diff: TraceDiff, read: Read) -> str:
+    """One input of a divergence of the data flow, its two producers named (op, module, phase, step,
+    call site), each on its own side's indices and the other side's aligned one."""
+    a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
+    b2a = {j: i for i, j in a2b.items()}
+    sides = []
+    for side, trace, index, output, other in (
+        ("A", diff.a, read.src_a, read.output_a, a2b),
+        ("B", diff.b, read.src_b, read.output_b, b2a),
+    ):
+        if index < 0:
+            sides.append(f"{side} {'read ' if side == 'A' else ''}a tensor made before the trace")
+            continue
+        op = trace.ops[index]
+        what = f"output {output} of op {index}" if output else f"what op {index} wrote"
+        there = f"op {other[index]} in {'B' if side == 'A' else 'A'}"
+        where = f"{op.op} in {op.module or '(no module)'} ({op.phase}, step {op.step}) at {op.site}; {there}"
+        sides.append(f"{side} {'read ' if side == 'A' else ''}{what} ({where})")
+    return f"input {read.input}: {sides[0]}, {sides[1]}; each is the same in both runs"
+
+
+def data_flow_cause(diff: TraceDiff, index: int) -> Cause:
+    """The Cause of op ``index`` of A, a divergence of the program's data flow: no kernel's bits; the
+    trace shows it (both producers), the hash seeds say what likely chose the other tensors."""
+    assert diff.reach is not None
+    knobs, why = hash_seed_knob(diff.a, diff.b)
+    sa, sb = describe_hash_seed(diff.a.provenance), describe_hash_seed(diff.b.provenance)
+    differing = {"hash_seed": (sa, sb)} if sa != sb else {}
+    proof = "; ".join(read_text(diff, r) for r in diff.reach.reads_at(index))
+    return Cause(
+        diff.a.ops[index].op, "", knobs, differing,
+        f"a divergence of the program's data flow, not of a kernel's bits: the two runs read other tensors; {why}",
+        verification=f"shown by the trace (the impl replays nothing): {proof}", data_flow=True,
+    )  # fmt: skip
+
+
 # -- re-running a traced program ------------------------------------------------------------------
 
 
@@ -145,6 +214,9 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
 
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
     env.update(trace.attrs.get("env", {}))
+    seed = describe_hash_seed(trace.provenance)  # a fixed hash seed is the run's too (its sets' order)
+    if seed.startswith("PYTHONHASHSEED="):
+        env["PYTHONHASHSEED"] = seed.removeprefix("PYTHONHASHSEED=")
     # recorded the way the trace was: op indices of the hook and of the dispatch mode differ
     env["PARITY_TRACE_HOOK"] = "1" if trace.recorder == HOOK else "0"
     return env
@@ -210,20 +282,23 @@ def split_python(command: list[str]) -> tuple[str, list[str]]:
     return sys.executable, list(command)
 
 
-def verify(diff: TraceDiff, cause: Cause) -> None:
-    """Capture the root cause op's tensors, replay them through the impl under both sides' profiles,
-    and fill ``cause`` with the verdict and the ULP figures of each differing output; so too for
-    every further live root (``diff.causes``, up to ``VERIFIED_ROOTS`` of them), verdicts only.
+def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> None:
+    """Capture the root cause op's tensors (``lead``'s, by default ``diff.root_cause``), replay them
+    through the impl under both sides' profiles, and fill ``cause`` with the verdict and the ULP
+    figures of each differing output; so too for every further live root (``diff.causes``, up to
+    ``VERIFIED_ROOTS`` of them), verdicts only. Divergences of the data flow are left as the trace
+    shows them (nothing to replay).
 
     The ops' inputs are the same on both sides, so one re-run (of A's program) gives them all; the
     impl's outputs are checked against each trace's own digests. B's program is run again only
     where the impl does not reproduce B's root cause, for the figures."""
     from harness.core.ulp import compare_tensors, describe
 
-    root: Divergence = diff.root_cause  # type: ignore[assignment]
+    root: Divergence = lead or diff.root_cause  # type: ignore[assignment]
     paired = list(zip(diff.roots, diff.causes, strict=False))  # causes: empty where diagnose() did not explain them
+    paired = [(r, c) for r, c in paired if c is None or not c.data_flow]
     others = [(r, c) for r, c in paired if r is not root and c is not None][: VERIFIED_ROOTS - 1]
-    for c in diff.causes[VERIFIED_ROOTS:]:
+    for c in [c for _, c in paired[VERIFIED_ROOTS:] if c is not None]:
         c.verification = f"not attempted (--verify-cause proves the first {VERIFIED_ROOTS} live roots)"
     for r, c in others:  # an op the impl has no replay for is refused as it stands: its tensors (complex
         refused = refusal(r.a.op)  # ones cannot be captured at all) would only hold back the others' re-run
@@ -364,6 +439,8 @@ def diagnose(a: Trace, b: Trace, target: str = "", verify_cause: bool = False) -
     diff = diff_traces(a, b, target)
     diff.cause = explain(diff)
     diff.causes = [diff.cause if r is diff.root_cause else explain(diff, r) for r in diff.roots]
-    if verify_cause and diff.cause is not None:
-        verify(diff, diff.cause)
+    paired = list(zip(diff.roots, diff.causes, strict=False)) or [(diff.root_cause, diff.cause)]  # older traces
+    replayed = [(r, c) for r, c in paired if r is not None and c is not None and not c.data_flow]
+    if verify_cause and replayed:  # the first root the impl can replay leads (its figures are kept)
+        verify(diff, replayed[0][1], replayed[0][0])
     return diff

@@ -17,13 +17,21 @@ op that module ran) or a parameter (the last optimizer op that wrote it).
 From the target the walk goes back over every input that differs between the sides to the op
 that wrote it (on both sides the same aligned op). It ends at:
 - a root cause: an op whose tensor inputs are identical on both sides and whose outputs differ;
+- a divergence of the program's data flow, a root of its own kind: an op that read, for an input,
+  other tensors on the two sides although each of them is the same in both runs: the outputs of
+  two ops that are not aligned with each other (A reads what op 148 wrote, B what op 141 wrote, and
+  op 148 and op 141 each give the same bits in both runs), a tensor made before the trace on one
+  side and a traced op's output on the other, or two different outputs of one op. No kernel's bits
+  differ there: the program chose another tensor (a set of strings iterated in the order of
+  Python's string hash seed, say), and the trace itself is the proof (``Read``);
 - an input no traced op wrote (made before the trace began, or a generator's state), or one whose
   writers are not aligned (the runs took different code paths), or one that differs although its
   writer's outputs do not (written where the trace cannot see): each named as unresolved.
-Every other op whose inputs are identical and whose outputs differ is a dead divergence: its
-difference never reaches the target. Where it died is said: overwritten (a later op wrote over
-its output without reading it, as loading a checkpoint overwrites an initialisation), last read
-by some op whose result does not reach the target, or never read at all.
+Every other op whose inputs are identical and whose outputs differ, or which read other tensors
+as above, is a dead divergence: its difference never reaches the target. Where it died is said:
+overwritten (a later op wrote over its output without reading it, as loading a checkpoint
+overwrites an initialisation), last read by some op whose result does not reach the target, or
+never read at all.
 """
 
 from __future__ import annotations
@@ -45,16 +53,31 @@ class Target:
 
 
 @dataclass
+class Read:
+    """An input the two runs took from other tensors, each the same in both runs (a divergence of the
+    program's data flow): the op of each side that wrote it, on its own side's indices (-1: made before
+    the trace), and which of its outputs where one op on both sides gave both tensors."""
+
+    input: str  # the reading op's input name
+    src_a: int  # A's op index (-1: no traced op wrote it)
+    src_b: int  # B's op index (-1: no traced op wrote it)
+    output_a: str = ""  # the producer's output read, where both sides read one op's (other) outputs
+    output_b: str = ""
+
+
+@dataclass
 class Root:
     index: int  # A's op index
     path: list[int]  # A's op indices from the root to a target op, both included
     target: str  # the label of the target it reaches
+    reads: list[Read] = field(default_factory=list)  # a divergence of the data flow: the inputs read
 
 
 @dataclass
 class Dead:
     index: int  # A's op index
     died: str  # where its difference ends
+    reads: list[Read] = field(default_factory=list)  # a divergence of the data flow: the inputs read
 
 
 @dataclass
@@ -65,6 +88,10 @@ class Reach:
     dead: list[Dead] = field(default_factory=list)
     dead_total: int = 0
     unresolved: list[str] = field(default_factory=list)
+
+    def reads_at(self, index: int) -> list[Read]:
+        """The inputs op ``index`` of A read from other tensors (empty: not a data-flow divergence)."""
+        return next((x.reads for x in (*self.roots, *self.dead) if x.index == index), [])
 
 
 def _is_view(op: OpRecord) -> bool:
@@ -192,6 +219,7 @@ def reach(
 ) -> Reach:
     """The root causes that reach the target, their paths, and the divergences that do not."""
     a2b = {i: j for i, j in pairs if i is not None and j is not None}
+    b2a = {j: i for i, j in a2b.items()}
     graph = _Graph(a.ops)
     target = named_target(a, target_name, losses) if target_name else default_target(a, differing, losses, graph)
     start = [
@@ -203,6 +231,7 @@ def reach(
     queue = deque(start)
     seen = set(queue)
     roots: list[int] = []
+    reads: dict[int, list[Read]] = {}
     unresolved: dict[str, None] = {}
     while queue:
         i = queue.popleft()
@@ -216,7 +245,10 @@ def reach(
             roots.append(i)
             continue
         for x, y in inputs:
-            why, src = _follow(a, b, a2b, differing, i, x, y)
+            why, src, read = _follow(a, b, a2b, b2a, differing, i, x, y)
+            if read is not None:
+                reads.setdefault(i, []).append(read)
+                continue
             if why:
                 unresolved.setdefault(why, None)
                 continue
@@ -224,48 +256,92 @@ def reach(
                 seen.add(src)
                 parent[src] = i
                 queue.append(src)
+        if i in reads:
+            roots.append(i)
     for i in sorted(roots):
         path = [i]
         while path[-1] in parent:
             path.append(parent[path[-1]])
         end = a.ops[path[-1]]
-        out.roots.append(Root(i, path, f"op {end.index} ({end.op})"))
+        out.roots.append(Root(i, path, f"op {end.index} ({end.op})", reads.get(i, [])))
     out.unresolved = list(unresolved)
     live = set(roots)
-    dead = [
-        i for i in sorted(differing)
-        if i not in live and not _differing_inputs(a.ops[i], b.ops[a2b[i]])
-    ]  # fmt: skip
+    dead: list[tuple[int, list[Read]]] = []
+    for i in sorted(differing):
+        inputs = [] if i in live else _differing_inputs(a.ops[i], b.ops[a2b[i]])
+        if i in live or (inputs and a.ops[i].args != b.ops[a2b[i]].args):
+            continue
+        found = [r for x, y in inputs if (r := _data_flow(a, b, a2b, b2a, differing, x, y)) is not None]
+        if not inputs or found:
+            dead.append((i, found))
     out.dead_total = len(dead)
-    out.dead = [Dead(i, _died(a, i, differing, graph)) for i in dead[:_DEAD_DETAILED]]
+    out.dead = [Dead(i, _died(a, i, differing, graph), found) for i, found in dead[:_DEAD_DETAILED]]
     return out
 
 
+def _output_read(op: OpRecord, ref: TensorRef) -> str:
+    """The name of ``op``'s output that has ``ref``'s bits ("" if none)."""
+    return next((o.name for o in op.outputs if o.fingerprinted and o.digest == ref.digest), "")
+
+
+def _data_flow(
+    a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object],
+    x: TensorRef, y: TensorRef,
+) -> Read | None:  # fmt: skip
+    """``x`` (A) and ``y`` (B), an input that differs, as a divergence of the data flow: the two sides
+    read other tensors, each of them the same in both runs (None: not so, or the trace cannot tell, as
+    for two tensors both made before the trace). An in-place op that returns nothing cannot say
+    whether what it wrote is the same in both runs: never such a producer."""
+    src_a, src_b = x.src, y.src
+    if (src_a < 0 and src_b < 0) or x.name == "generator_state":
+        return None
+    same_a = src_a < 0 or (src_a in a2b and src_a not in differing and not _writes_unseen(a.ops[src_a]))
+    same_b = src_b < 0 or (src_b in b2a and b2a[src_b] not in differing and not _writes_unseen(b.ops[src_b]))
+    if not (same_a and same_b):
+        return None
+    if a2b.get(src_a) != src_b:
+        return Read(x.name, src_a, src_b)
+    out_a, out_b = _output_read(a.ops[src_a], x), _output_read(b.ops[src_b], y)
+    if out_a and out_b and out_a != out_b:
+        return Read(x.name, src_a, src_b, out_a, out_b)
+    return None
+
+
 def _follow(
-    a: Trace, b: Trace, a2b: dict[int, int], differing: dict[int, object], i: int, x: TensorRef, y: TensorRef
-) -> tuple[str, int]:
-    """The op of A the walk goes on to from op ``i``'s differing input, or why it cannot ("", the op).
+    a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object], i: int,
+    x: TensorRef, y: TensorRef,
+) -> tuple[str, int, Read | None]:  # fmt: skip
+    """The op of A the walk goes on to from op ``i``'s differing input, or why it cannot ("", the op),
+    or the input as a divergence of the data flow (the other tensors the two sides read).
 
     An in-place writer that gave the same bits (a padding row zeroed after the initialisation, a
     slice filled) wrote only part of the storage the input views: the difference is in what the
     storage's previous writer left, its ``self``'s writer, and the walk goes on to it."""
+    read = _data_flow(a, b, a2b, b2a, differing, x, y)
+    if read is not None:
+        return "", -1, read
     where = f"input {x.name} of op {i} ({a.ops[i].op})"
     src_a, src_b = x.src, y.src
     while True:
         if src_a < 0 or src_b < 0:
             if x.name == "generator_state":
-                return f"{where}: {_generator_note(x.sum, y.sum)}", -1
-            return f"{where} differs and no traced op wrote it (made before the trace began)", -1
+                return f"{where}: {_generator_note(x.sum, y.sum)}", -1, None
+            return f"{where} differs and no traced op wrote it (made before the trace began)", -1, None
         if a2b.get(src_a) != src_b:
             return (
                 f"{where} was written by op {src_a} in A and op {src_b} in B, which are not aligned (a code path)",
                 -1,
+                None,
             )
         if src_a in differing or _writes_unseen(a.ops[src_a]):
-            return "", src_a
+            return "", src_a, None
         writer = a.ops[src_a]
         if not (packet(writer.op).endswith("_") and packet(b.ops[src_b].op).endswith("_")):
-            return f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since", -1
+            return (
+                f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since",
+                -1,
+                None,
+            )
         src_a, src_b = _in_place_on(writer), _in_place_on(b.ops[src_b])  # -1: a storage made before the trace
 
 

@@ -9,12 +9,15 @@ JSON schema "parity-harness/trace-diff", version 2::
      "root_cause": null | {"op", "index_a", "index_b", "module", "site", "phase", "step",
                            "outputs": [str], "ulp": [TensorComparison], "ulp_lines": [str],
                            "knob": str, "knobs": [str], "kernel": str, "explanation": str,
-                           "verified": bool, "verification": str},
+                           "verified": bool, "verification": str, "kind": str, "reads": [Read]},
      "reach": null | {                                 # null: the traces do not record their inputs' writers
          "target": str, "target_ops": [int], "target_differs": bool,
          "root_causes": [Op + {"path": [Op], "reaches": str,     # each live root, its path to the target,
-                               "knob": str, "verified": bool, "verification": str}],  # and its own verdict
-         "dead": [Op + {"died": str}], "dead_total": int,        # divergences that never reach it
+                               "knob": str, "verified": bool, "verification": str,  # its own verdict,
+                               "kind": str, "reads": [Read]}],   # and what kind of root it is
+         "dead": [Op + {"died": str, "kind": str, "reads": [Read],        # divergences that never reach it;
+                        "knob"?: str, "explanation"?: str}],              # a data-flow one's knob and why
+         "dead_total": int,
          "unresolved": [str]},                                   # where the walk back could not go on
      "code_path": null | {"only_a": [Op], "only_b": [Op]},   # ops one side ran before the first difference
      "first_difference": null | Op,
@@ -26,6 +29,17 @@ An Op is {"op", "index_a", "index_b", "module", "site", "phase", "step", "output
 one side ran has one index null). TensorComparison is harness.report.render's (harness.core.ulp).
 "root_cause" is the first live root (version 1 had the first op with identical inputs and
 differing outputs, live or not, as traces before version 3 still give).
+
+A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
+bits) or "data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
+whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
+"b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
+aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
+both sides' tensors: else "")}, or null for a tensor made before the trace. A data-flow root's
+"verification" is the trace's proof ("shown by the trace ..."), never "verified" by the impl; its
+knob is Python's string hash seed where that was random or differs (harness.trace.cause). "kind",
+"reads" and a dead divergence's "knob" and "explanation" (data-flow ones only) were added within
+version 2: readers of older reports take a missing "kind" as "kernel".
 """
 
 from __future__ import annotations
@@ -34,9 +48,10 @@ import html
 import json
 from typing import Any
 
-from harness.formats.trace import OpRecord
+from harness.formats.trace import OpRecord, Trace
 from harness.trace.diff import Divergence, TraceDiff, differing_outputs
 from harness.trace.impl_ops import packet
+from harness.trace.reach import Dead, Read
 
 SCHEMA = "parity-harness/trace-diff"
 SCHEMA_VERSION = 2
@@ -63,20 +78,62 @@ def _matched(diff: TraceDiff, a2b: dict[int, int], index: int) -> dict[str, Any]
     return _op(oa, ob, differing_outputs(oa, ob) if ob is not None else [])
 
 
+def _producer(trace: Trace, index: int, aligned: dict[int, int], output: str) -> dict[str, Any] | None:
+    """The op of one side that wrote what a data-flow divergence read (None: made before the trace)."""
+    if index < 0:
+        return None
+    op = trace.ops[index]
+    return {
+        "index": index, "aligned": aligned.get(index), "op": op.op, "module": op.module, "site": op.site,
+        "phase": op.phase, "step": op.step, "output": output,
+    }  # fmt: skip
+
+
+def _reads(diff: TraceDiff, a2b: dict[int, int], reads: list[Read]) -> list[dict[str, Any]]:
+    from harness.trace.cause import read_text
+
+    b2a = {j: i for i, j in a2b.items()}
+    return [
+        {"input": x.input, "a": _producer(diff.a, x.src_a, a2b, x.output_a),
+         "b": _producer(diff.b, x.src_b, b2a, x.output_b), "text": read_text(diff, x)}
+        for x in reads
+    ]  # fmt: skip
+
+
+def _kind(diff: TraceDiff, a2b: dict[int, int], reads: list[Read]) -> dict[str, Any]:
+    return {"kind": "data-flow" if reads else "kernel", "reads": _reads(diff, a2b, reads)}
+
+
+def _dead(diff: TraceDiff, a2b: dict[int, int], d: Dead) -> dict[str, Any]:
+    """A dead divergence; a data-flow one with its knob and why (harness.trace.cause.data_flow_cause)."""
+    from harness.trace.cause import data_flow_cause
+
+    out = {**_matched(diff, a2b, d.index), "died": d.died, **_kind(diff, a2b, d.reads)}
+    if d.reads:
+        c = data_flow_cause(diff, d.index)
+        out.update(knob=c.knob, explanation=c.explanation)
+    return out
+
+
 def _reach(diff: TraceDiff) -> dict[str, Any] | None:
+    from harness.trace.cause import data_flow_cause
+
     r = diff.reach
     if r is None:
         return None
     a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
     causes = {d.a.index: c for d, c in zip(diff.roots, diff.causes, strict=False) if c is not None}
+    for root in r.roots:  # a divergence of the data flow needs no re-run: its cause is the trace's
+        if root.reads and root.index not in causes:
+            causes[root.index] = data_flow_cause(diff, root.index)
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
             {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path],
-             "reaches": root.target, **_verdict(causes.get(root.index))}
+             "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, a2b, root.reads)}
             for root in r.roots
         ],
-        "dead": [{**_matched(diff, a2b, d.index), "died": d.died} for d in r.dead],
+        "dead": [_dead(diff, a2b, d) for d in r.dead],
         "dead_total": r.dead_total,
         "unresolved": list(r.unresolved),
     }  # fmt: skip
@@ -97,6 +154,10 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
     if diff.root_cause is not None:
         root = _div(diff.root_cause)
         c = diff.cause
+        if c is None and diff.reach is not None and diff.reach.reads_at(diff.root_cause.a.index):
+            from harness.trace.cause import data_flow_cause
+
+            c = data_flow_cause(diff, diff.root_cause.a.index)
         root.update(
             ulp=[f.comparison for f in c.figures] if c else [],
             ulp_lines=[f.line for f in c.figures] if c else [],
@@ -104,6 +165,8 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
             explanation=c.explanation if c else "", verified=bool(c and c.verified),
             verification=c.verification if c else "",
         )  # fmt: skip
+        a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
+        root.update(_kind(diff, a2b, diff.reach.reads_at(diff.root_cause.a.index) if diff.reach else []))
     cp = diff.code_path
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": "trace",
@@ -154,16 +217,25 @@ def headline(data: dict[str, Any]) -> str:
     reach = data["reach"]
     if root is not None:
         verdict = "verified" if root["verified"] else "not verified"
+        if root.get("kind") == "data-flow":
+            verdict = "a divergence of the program's data flow: the runs read other tensors, shown by the trace"
         more = reach["root_causes"][1:] if reach else []
-        proven = sum(r["verified"] for r in more)
-        tried = any(not r["verification"].startswith("not attempted") for r in more)
+        kernels = [r for r in more if r.get("kind") != "data-flow"]
+        proven = sum(r["verified"] for r in kernels)
+        tried = any(not r["verification"].startswith("not attempted") for r in kernels)
+        flows = len(more) - len(kernels)
         of = f", {proven} of them verified" if tried else ""
+        of += f", {flows} of them where the program read other tensors" if flows else ""
         also = f" (and {len(more)} more root causes that reach it{of})" if more else ""
         return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict}){also}"
     if reach is not None and not reach["target_differs"]:
+        flows = [d for d in reach["dead"] if d.get("kind") == "data-flow"]
+        read = (
+            f", {len(flows)} of them where the program read other tensors (knob: {flows[0]['knob']})" if flows else ""
+        )
         return (
             f"{s['differing_ops']} ops differ, but {reach['target']} is bit-identical: no difference reaches it "
-            f"({reach['dead_total']} divergences die on the way)"
+            f"({reach['dead_total']} divergences die on the way{read})"
         )
     if reach is not None and reach["unresolved"]:
         return f"{reach['target']} differs from a source the trace cannot see: {reach['unresolved'][0]}"
@@ -193,6 +265,8 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
                     if root["outputs"]
                     else "differing outputs: none returned (written in place, seen where later ops read them)"
                 ), *root["ulp_lines"],
+                *(["kind: a divergence of the program's data flow (the runs read other tensors)"]
+                  if root.get("kind") == "data-flow" else []),
                 f"knob: {root['knob']}", f"why: {root['explanation']}", f"verification: {root['verification']}",
             ])
         )  # fmt: skip
@@ -210,7 +284,7 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
         live += [f"unresolved: {u}" for u in reach["unresolved"]]
         out.append(("Root causes that reach the target", live))
         if reach["dead"]:
-            dead = [f"{_where(d)}: {d['died']}" for d in reach["dead"]]
+            dead = [f"{_where(d)}: {d['died']}{_read_other(d)}" for d in reach["dead"]]
             more = reach["dead_total"] - len(reach["dead"])
             out.append(("Divergences that never reach the target", dead + ([f"... {more} more"] if more else [])))
     cp = data["code_path"]
@@ -232,6 +306,14 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
     if data["notes"]:
         out.append(("Notes", data["notes"]))
     return out
+
+
+def _read_other(d: dict[str, Any]) -> str:
+    """What a dead divergence of the data flow read, and its knob ("" for a kernel's)."""
+    if d.get("kind") != "data-flow":
+        return ""
+    reads = "; ".join(r["text"] for r in d["reads"])
+    return f"; it read other tensors ({reads}); knob: {d['knob']}; why: {d['explanation']}"
 
 
 def _hops(path: list[dict[str, Any]], shown: int = 4) -> str:
