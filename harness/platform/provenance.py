@@ -194,7 +194,7 @@ def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[
         "emulation": os.environ.get("PARITY_EMULATION", ""),
         "python_version": sys.version.split()[0],
         "python_implementation": platform.python_implementation(),
-        # what orders Python's sets and dicts of strings: a program that iterates one may run its ops on
+        # what orders Python's sets of strings: a program that iterates one may run its ops on
         # other tensors from run to run (docs/trace.md, a divergence of the program's data flow)
         "python_hash_seed": hash_seed(),
         "numpy_version": numpy.__version__,
