@@ -80,6 +80,7 @@ def test_with_identical_results_every_divergence_is_dead() -> None:
     d = diff_traces(a, b)
     assert not d.bit_identical and d.root_cause is None
     assert d.reach is not None and not d.reach.target_differs and d.reach.roots == []
+    assert d.reach.target.label == "the losses and the optimizer's state, equal to the bit in both runs"
     assert "no difference reaches it" in render(d, "terminal")
 
 
@@ -94,6 +95,26 @@ def test_two_independent_roots_are_both_listed_in_order() -> None:
     d = diff_traces(_trace(a), _trace(b))
     assert d.reach is not None and [r.index for r in d.reach.roots] == [2, 3]
     assert d.root_cause is not None and d.root_cause.a.index == 2
+
+
+def test_a_dead_divergence_reaches_only_the_ops_that_read_other_bits_from_it() -> None:
+    """var_mean's variance differs (read by nothing), its mean does not; the mul that reads the mean
+    differs for a cause of its own and reaches the loss: var_mean is dead, and its difference reaches
+    no later op (not the mul, nor the loss after it)."""
+
+    def run(var: bytes, prod: bytes) -> list[OpRecord]:
+        return [
+            _op(0, "aten.var_mean.correction", [("self", b"x", -1, True)], [("out0", var, (4,)), ("out1", b"m", (4,))]),
+            _op(1, "aten.mul.Tensor", [("self", b"m", 0, True), ("other", b"y", -1, True)], [("out", prod, (4,))]),
+            _op(2, "aten.sum.default", [("self", prod, 1, True)], [("out", prod, ())]),
+            _op(3, "aten.ones_like.default", [("self", prod, 2, True)], [("out", b"1", ())], "backward"),
+        ]  # fmt: skip
+
+    d = diff_traces(_trace(run(b"v", b"p")), _trace(run(b"V", b"q")))
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [1]
+    assert [(x.index, x.died) for x in d.reach.dead] == [
+        (0, "read, but its readers take the same bits from it on both sides (they differ for other causes)")
+    ]
 
 
 def test_a_differing_input_no_traced_op_wrote_is_unresolved_not_a_root() -> None:

@@ -183,7 +183,12 @@ def default_target(a: Trace, differing: dict[int, object], losses: dict[int, OpR
             if i not in graph.readers and i not in graph.overwriters and a.ops[i].phase != "optimizer"
         ]  # fmt: skip
         ops = sorted(sinks)
-        labels.append(f"the program's results ({len(ops)} ops' differing outputs, which nothing later reads)")
+        if ops:
+            labels.append(f"the program's results ({len(ops)} ops' differing outputs, which nothing later reads)")
+        elif losses or unread:
+            labels.append("the losses and the optimizer's state, equal to the bit in both runs")
+        else:
+            labels.append("the program's results: no differing output is left unread")
     return Target(" and ".join(labels), ops)
 
 
@@ -275,7 +280,7 @@ def reach(
         if not inputs or found:
             dead.append((i, found))
     out.dead_total = len(dead)
-    out.dead = [Dead(i, _died(a, i, differing, graph), found) for i, found in dead[:_DEAD_DETAILED]]
+    out.dead = [Dead(i, _died(a, b, a2b, i, differing, graph), found) for i, found in dead[:_DEAD_DETAILED]]
     return out
 
 
@@ -357,13 +362,27 @@ def _generator_note(seed_a: float, seed_b: float) -> str:
     return "the random generator's state differs (earlier draws differ in number)"
 
 
-def _died(a: Trace, index: int, differing: dict[int, object], graph: _Graph) -> str:
-    """Where a dead divergence's difference ends."""
+def _reads_difference(a: Trace, b: Trace, a2b: dict[int, int], op: OpRecord, sources: set[int]) -> bool:
+    """Whether ``op`` of A reads, from one of the ops ``sources``, an input whose bits differ from B's
+    (an op that writes in place without returning: whether it reads from them at all)."""
+    if op.index not in a2b:
+        return any(r.fingerprinted and r.src in sources for r in op.inputs)
+    return any(x.src in sources for x, _ in _differing_inputs(op, b.ops[a2b[op.index]]))
+
+
+def _died(a: Trace, b: Trace, a2b: dict[int, int], index: int, differing: dict[int, object], graph: _Graph) -> str:
+    """Where a dead divergence's difference ends: the later ops it reaches read other bits from it (a
+    reader that differs for a cause of its own, reading the same bits from it on both sides, is not one)."""
     over = graph.overwriters.get(index, [])
-    readers = [r for r in graph.readers.get(index, []) if r in differing]
+    readers = [
+        r for r in graph.readers.get(index, [])
+        if (r in differing or _writes_unseen(a.ops[r])) and _reads_difference(a, b, a2b, a.ops[r], {index})
+    ]  # fmt: skip
     if not readers:
         if over:
             return f"overwritten by {a.ops[over[0]].op} at op {over[0]} before anything read it"
+        if any(r in differing for r in graph.readers.get(index, [])):
+            return "read, but its readers take the same bits from it on both sides (they differ for other causes)"
         if graph.readers.get(index):
             return "read, but the ops that read it give the same bits on both sides"
         return "nothing reads its differing outputs"
@@ -371,9 +390,7 @@ def _died(a: Trace, index: int, differing: dict[int, object], graph: _Graph) -> 
     reached = {index}
     last = index
     for op in a.ops[index + 1 :]:
-        if (op.index in differing or _writes_unseen(op)) and any(
-            r.fingerprinted and r.src in reached for r in op.inputs
-        ):
+        if (op.index in differing or _writes_unseen(op)) and _reads_difference(a, b, a2b, op, reached):
             reached.add(op.index)
             last = op.index
     end = a.ops[last]
