@@ -432,9 +432,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(half to even), zero or border padding (clipped to the image, the gradient 0 where clipped): per "
             "output point `x = (g + 1)*(W/2) - 0.5` (`(g + 1)*((W-1)/2)` with aligned corners), "
             "the four corners' weights `s*e, s*w, n*e, n*w`, `out = nw_val*nw + ne_val*ne + sw_val*sw + "
-            "se_val*se` from left; backward per 8 output points and channel the corners' `weight*gOut` added "
-            "into grad_input (corner by corner, lane by lane), the grid's gradient `((ne_val - nw_val)*s + "
-            "(se_val - sw_val)*n)*gOut` summed over channels, times the scale"
+            "se_val*se` from left; backward per vector of output points (8 on x86) and channel the corners' "
+            "`weight*gOut` added into grad_input (corner by corner, lane by lane), the grid's gradient "
+            "`((ne_val - nw_val)*s + (se_val - sw_val)*n)*gOut` summed over channels, times the scale"
         ),
         (
             "compiler FMAs of the AVX2 object (the unnormalisation `fma(g + 1, W/2, -0.5)`, every later "
@@ -652,13 +652,30 @@ ARM64: dict[str, str] = {
         " by GCC (the reductions, the weighted sums, `dgamma`), V1's SVE intrinsics not; scalar code contracted"
         " on every core (`y`, `c2`, `c3`, grad_x); thread count on V1 and V2 (grad_x): the SVE objects' copy"
         " inlined for 1 thread (or one group) rounds every product of the weighted sums' scalar tail, the"
-        " OpenMP copy fuses them (N1 fuses them in both); channels-last not measured: refused"
+        " OpenMP copy fuses them (N1 fuses them in both); channels-last: 4 lanes (N1, V2) vs 8 (V1) in the"
+        " column sums, N1's and V2's vector code contracted (`x*x`, `y`, the per-thread sums, `acc + x*dy`,"
+        " `dgamma`, `dx = fma(c1, dy, c2*x) + c3`), V1's not, scalar code on every core (the variance, the"
+        " biases, `c3`, and unlike x86 the second backward path's `ds_gamma + v*w`); the thread count past"
+        " 1024 (2048) pixels as on x86"
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
-    "grid_sample": "not measured on arm64: refused",
-    "upsample_bicubic2d": "not measured on arm64: refused",
-    "upsample_bilinear2d": "not measured on arm64: refused",
+    "grid_sample": (
+        "4 lanes (N1, V2) vs 8 (V1): the backward's runs of points, so grad_input's order of additions; NEON-typed"
+        " vector code contracted, aarch64 GCC fusing the first product of a sum of two where x86's fuses the"
+        " second (`out = fma(se_val, se, fma(sw_val, sw, fma(nw_val, nw, ne_val*ne)))`, the grid gradient's"
+        " `fma(ne_val - nw_val, s, (se_val - sw_val)*n)`; the unnormalisation and the accumulation as AVX2's),"
+        " V1's SVE intrinsics not (the x86 default build's bits); not the thread count"
+    ),
+    "upsample_bicubic2d": (
+        "N1 and V2 give the x86 AVX2 bits; V1's SVE256 object also fuses the weights' last step (`cc1 ="
+        " fma(fma(A+2, x, -(A+3))*x, x, 1)`, `cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A)`); not the thread"
+        " count or the layout"
+    ),
+    "upsample_bilinear2d": (
+        "the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the thread count;"
+        " a channels-last gradient refused as on x86"
+    ),
 }
 
 

@@ -240,8 +240,6 @@ def _grid_sample_operands(
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """x and the grid as the C loops take them, and the grid's points per image; refused where the
     impl does not reproduce ATen's kernel."""
-    if profile.aarch64:
-        raise ParityError("grid_sampler_2d: the impl reproduces the x86 builds only (aarch64 not measured)")
     if x.ndim != 4 or grid.ndim != 4 or grid.shape[0] != x.shape[0] or grid.shape[3] != 2:
         raise ParityError(
             f"grid_sampler_2d: input {list(x.shape)} and grid {list(grid.shape)}; needs (N,C,H,W), (N,h,w,2)"
@@ -338,8 +336,6 @@ def upsample_bicubic2d(
     scales: tuple[float | None, float | None] = (None, None),
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bicubic2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size)."""
-    if profile.aarch64:
-        raise ParityError("upsample_bicubic2d: the impl reproduces the x86 builds only (aarch64 not measured)")
     if x.dtype != np.float32 or x.ndim != 4:
         raise ParityError(f"upsample_bicubic2d: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
     if not np.isfinite(x).all():
@@ -365,8 +361,6 @@ def upsample_bilinear2d_backward(
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bilinear2d_backward of a float32 (N, C, OH, OW) gradient, channels-first (ATen's
     scalar kernel), to the input's (N, C, H, W)."""
-    if profile.aarch64:
-        raise ParityError("upsample_bilinear2d_backward: the x86 builds only (aarch64 not measured)")
     if go.dtype != np.float32 or go.ndim != 4:
         raise ParityError(f"upsample_bilinear2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
     n, c, oh, ow = go.shape

@@ -132,14 +132,6 @@ def _group_layout(a: np.ndarray, channels_last: bool) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(a, 1, -1)) if channels_last else a
 
 
-def _group_norm_profile(profile: KernelProfile, channels_last: bool) -> None:
-    if channels_last and profile.aarch64:
-        raise ParityError(
-            f"group_norm: the channels-last kernels are measured on x86 only, not under {profile.name} "
-            "(their lanes and contractions in the arm64 objects are unknown)"
-        )
-
-
 def group_norm(
     x: np.ndarray,
     weight: np.ndarray | None,
@@ -157,8 +149,7 @@ def group_norm(
     False Contiguous (``GroupNormKernelImplInternal``), True ChannelsLast or ChannelsLast3d, a 4-D or 5-D
     input (``GroupNormKernelImplChannelsLastInternal``: column sums of x and x*x; below 1024 pixels a
     group at a time, else per-thread sums of every pixel, so y, mean and rstd then depend on
-    ``profile.threads``). The channels-last kernels are modelled on the x86 profiles only."""
-    _group_norm_profile(profile, channels_last)
+    ``profile.threads``), on the x86 and the Linux arm64 profiles."""
     n, c, hxw = _group_shape(x, groups, channels_last)
     weight, bias = (None if v is None else np.ascontiguousarray(f32(v)) for v in (weight, bias))
     if x.size == 0:  # native_group_norm returns before any kernel runs
@@ -196,7 +187,6 @@ def group_norm_backward(
     NCHW: grad_x depends on ``profile.threads`` on x86 AVX2 and the arm64 SVE builds (which compiled
     copy of the per-group weighted sums runs). Channels-last: below 2048 pixels a group at a time, else
     per-thread sums of every pixel, so every output then depends on ``profile.threads``."""
-    _group_norm_profile(profile, channels_last)
     mean, rstd = np.ascontiguousarray(f32(mean)), np.ascontiguousarray(f32(rstd))
     weight = None if weight is None else np.ascontiguousarray(f32(weight))
     if grad_out.shape != x.shape:

@@ -44,7 +44,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "div_": ("div", ()),
     "native_dropout": ("dropout", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
-    "native_group_norm": ("group_norm", ("capability",)),
+    "native_group_norm": ("group_norm", ("capability", "threads")),  # channels-last from 1024 pixels
     "native_group_norm_backward": ("group_norm", ("capability", "threads")),
     "mkldnn_rnn_layer_backward": ("lstm", ("onednn_isa", "threads")),
     "grid_sampler_2d": ("grid_sample", ("capability",)),
@@ -438,8 +438,8 @@ def _group_norm_dims(a: Args, x: np.ndarray) -> tuple[int, int, int, int]:
 
 
 def _group_norm_profile(p: KernelProfile) -> None:
-    """Measured under torch 2.13.0 only: on x86 (default, AVX2; NCHW and channels-last) and on the Linux arm64
-    profiles (NCHW; emulated N1, V1, V2 at 1 and 2 threads; harness.impl.rows refuses channels-last there)."""
+    """Measured under torch 2.13.0 only: on x86 (default, AVX2) and on the Linux arm64 profiles (emulated N1,
+    V1, V2 at 1 and 2 threads), NCHW and channels-last."""
     if p.torch != "2.13.0":
         raise ParityError(f"group norm is measured under torch 2.13.0 only (x86 and Linux arm64), not {p.label}")
 

@@ -61,6 +61,21 @@ static inline int obj_kind(const profile_t *p) {
     return p->contract ? OBJ_X86_FMA : OBJ_X86_DEFAULT;
 }
 
+/* Whether GCC contracted a*b+c written with Vectorized operators in the object the kernel runs from:
+ * on x86 in the AVX2/AVX-512 objects (profile.contract, measured); on aarch64 in the NEON-typed objects
+ * (DEFAULT, SVE128: vmulq_f32 and vaddq_f32 are vector-extension operators), not in the SVE256 object
+ * (svmul/svadd intrinsics), whose scalar code is still contracted. Measured on emulated Neoverse N1, V2,
+ * V1 (addcmul's vector lambda, grid_sampler_2d). */
+static inline int vec_contracted(const profile_t *p) {
+    if (p->aten == ATEN_SVE && p->lanes > 4) return 0;
+    return p->contract;
+}
+
+/* a*b+c written with Vectorized operators: fused where vec_contracted. */
+static inline float vcmadd(const profile_t *p, float a, float b, float c) {
+    return vec_contracted(p) ? fmaf(a, b, c) : a * b + c;
+}
+
 /* The aarch64 builds (torch's Linux arm64 wheel). */
 static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
 

@@ -2,7 +2,7 @@
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d, and
- * upsample_bilinear2d's backward (channels-first), on x86.
+ * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -382,11 +382,13 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
 
 /* ComputeLocation<float, Zeros, align_corners>::apply (cpu/GridSamplerKernel.cpp): the grid value
  * unnormalised to the input's pixel coordinates, align_corners: (v + 1) * ((size - 1) / 2);
- * else (v + 1) * (size / 2) - 0.5, which GCC contracts to fma(v + 1, size / 2, -0.5) in the AVX2
- * object (profile contract) and the default build computes as written. */
+ * else (v + 1) * (size / 2) - 0.5, written with Vectorized operators, which GCC contracts to
+ * fma(v + 1, size / 2, -0.5) where it contracts them (vec_contracted: the x86 AVX2 object, the aarch64
+ * NEON-typed objects of N1 and V2); the x86 default build and V1's SVE256 object compute it as written.
+ * Every grid_sampler_2d multiply-add below is such a Vectorized expression (vcmadd). */
 static inline float gs_unnormalize(const profile_t *p, float v, int64_t size, int align) {
     if (align) return (v + 1.0f) * ((float)(size - 1) / 2);
-    return sfmadd(p, v + 1.0f, (float)size / 2, -0.5f);
+    return vcmadd(p, v + 1.0f, (float)size / 2, -0.5f);
 }
 
 /* The scaling factor apply_get_grad returns as d(location)/d(grid value). */
@@ -415,7 +417,9 @@ static inline float gs_mult(const profile_t *p, float v, int64_t size, int align
 }
 
 /* convert_to_int_of_same_size of a floored coordinate: CVTTPS2DQ, whose answer for NaN and for
- * values outside int32 is INT32_MIN (the default build's static_cast compiles to CVTTSS2SI: alike). */
+ * values outside int32 is INT32_MIN (the default build's static_cast compiles to CVTTSS2SI: alike).
+ * aarch64's FCVTZS saturates to INT32_MAX above instead; that index and its + 1 (wrapping to INT32_MIN)
+ * lie outside every plane as INT32_MIN and INT32_MIN + 1 do, so the bits are the same. */
 static inline int32_t gs_int(float f) {
     if (!(f >= -2147483648.0f && f < 2147483648.0f)) return INT32_MIN;
     return (int32_t)f;
@@ -455,14 +459,23 @@ static inline int64_t gs_corner(const gs_lane_t *l, int k, int64_t H, int64_t W)
 }
 
 /* ApplyGridSample<float, 2, Bilinear, Zeros, align>::forward, per lane and channel:
- * out = nw_val*nw + ne_val*ne + sw_val*sw + se_val*se, left to right; the AVX2 object's GCC
- * contractions (measured) fuse each later product into the sum before it:
- * fma(se_val, se, fma(sw_val, sw, fma(ne_val, ne, nw_val*nw))). The default build: as written.
- * Every output point is its own lane, so neither the vector width nor the thread count (ATen splits
- * the batch, parallel_for over N) reaches the bits. */
+ * out = nw_val*nw + ne_val*ne + sw_val*sw + se_val*se, left to right; where GCC contracts Vectorized
+ * operators (vec_contracted) each later product is fused into the sum before it, the first sum's
+ * product by the target's choice: fma(se_val, se, fma(sw_val, sw, first)) with first = fma(ne_val, ne,
+ * nw_val*nw) in the AVX2 object, fma(nw_val, nw, ne_val*ne) in the aarch64 NEON-typed objects (N1, V2;
+ * measured). The x86 default build and V1's SVE256 object: as written. Every output point is its own
+ * lane, so neither the vector width nor the thread count (ATen splits the batch, parallel_for over N)
+ * reaches the forward's bits. */
 /* ApplyGridSample<float, 2, Nearest, padding, align>: the location rounded half to even
  * (_mm256_round_ps to nearest, std::nearbyint in the default build), read where inside the plane, else
  * 0. Its flat offset, or -1. */
+/* a*b + c*d written with Vectorized operators: as written where GCC does not contract them; else one
+ * product fused into the sum, the second on x86 (fma(c, d, a*b)), the first on aarch64 (fma(a, b, c*d)). */
+static inline float gs_pair(const profile_t *p, float a, float b, float c, float d) {
+    if (!vec_contracted(p)) return a * b + c * d;
+    return is_arm(p) ? fmaf(a, b, c * d) : fmaf(c, d, a * b);
+}
+
 static inline int64_t gs_nearest(const profile_t *p, const float *g, int64_t H, int64_t W, int align, int border) {
     int32_t ix = gs_int(nearbyintf(gs_coord(p, g[0], W, align, border)));
     int32_t iy = gs_int(nearbyintf(gs_coord(p, g[1], H, align, border)));
@@ -488,16 +501,17 @@ void grid_sample_forward(profile_t p, const float *x, const float *grid, float *
                 const float *plane = xb + c * H * W;
                 float v[4];
                 for (int k = 0; k < 4; k++) v[k] = off[k] < 0 ? 0.0f : plane[off[k]];
-                float acc = v[0] * l.wt[0];
-                for (int k = 1; k < 4; k++) acc = sfmadd(&p, v[k], l.wt[k], acc);
+                float acc = gs_pair(&p, v[0], l.wt[0], v[1], l.wt[1]);
+                for (int k = 2; k < 4; k++) acc = vcmadd(&p, v[k], l.wt[k], acc);
                 out[(b * C + c) * P + q] = acc;
             }
         }
     }
 }
 
-/* ApplyGridSample<...>::backward over one slice of the grid: Vectorized<float>'s 8 output points at
- * a time, the last of each run shorter. grid_sample_2d_grid_slice_iterator takes the slice's points
+/* ApplyGridSample<...>::backward over one slice of the grid: Vectorized<float>'s output points at a
+ * time (profile lanes: 8 on x86 and V1's SVE256, 4 on N1's NEON and V2's SVE128), the last of each run
+ * shorter. grid_sample_2d_grid_slice_iterator takes the slice's points
  * as one run where the grid is contiguous, or its (H, W) points are (the x and y planes of an
  * (N, 2, H, W) tensor), else one run per row of W points (``row``). Per chunk and channel, grad_input gets each corner's
  * weight*grad_output added lane by lane (mask_scatter_add: corner nw for every lane, then ne, sw,
@@ -505,12 +519,14 @@ void grid_sample_forward(profile_t p, const float *x, const float *grid, float *
  * The grid's gradient accumulates over channels per lane:
  *   gx += ((ne_val - nw_val)*s + (se_val - sw_val)*n) * gOut,
  *   gy += ((sw_val - nw_val)*e + (se_val - ne_val)*w) * gOut,
- * contracted in the AVX2 object (measured) as gx = fma(fma(se_val - sw_val, n, (ne_val - nw_val)*s),
- * gOut, gx) and alike for gy; then times the unnormalisation's scale. */
+ * contracted where vec_contracted (measured: the AVX2 object, N1, V2) as gx = fma(gs_pair(...), gOut,
+ * gx): x86's fma(se_val - sw_val, n, (ne_val - nw_val)*s), aarch64's fma(ne_val - nw_val, s,
+ * (se_val - sw_val)*n), and alike for gy; then times the unnormalisation's scale. */
 void grid_sample_backward(profile_t p, const float *go, const float *x, const float *grid, float *gx_in,
                           float *ggrid, int64_t N, int64_t C, int64_t H, int64_t W, int64_t P, int64_t row,
                           int32_t align, int32_t nearest, int32_t border) {
-    enum { STEP = 8 };
+    enum { MAXSTEP = 16 };
+    const int64_t STEP = p.lanes < MAXSTEP ? p.lanes : MAXSTEP;
     for (int64_t b = 0; b < N; b++) {
         const float *xb = x + b * C * H * W;
         if (nearest) { /* grad_output added at each point's pixel in point order per plane; the grid's 0 */
@@ -525,9 +541,9 @@ void grid_sample_backward(profile_t p, const float *go, const float *x, const fl
         for (int64_t q0 = 0, len; q0 < P; q0 += len) {
             int64_t end = (q0 / row + 1) * row; /* the run's end */
             len = end - q0 < STEP ? end - q0 : STEP;
-            gs_lane_t l[STEP];
-            int64_t off[STEP][4];
-            float ax[STEP], ay[STEP], mx[STEP], my[STEP];
+            gs_lane_t l[MAXSTEP];
+            int64_t off[MAXSTEP][4];
+            float ax[MAXSTEP], ay[MAXSTEP], mx[MAXSTEP], my[MAXSTEP];
             for (int64_t j = 0; j < len; j++) {
                 const float *g = grid + (b * P + q0 + j) * 2;
                 l[j] = gs_params(gs_coord(&p, g[0], W, align, border), gs_coord(&p, g[1], H, align, border));
@@ -548,10 +564,10 @@ void grid_sample_backward(profile_t p, const float *go, const float *x, const fl
                 for (int64_t j = 0; j < len; j++) {
                     float v[4];
                     for (int k = 0; k < 4; k++) v[k] = off[j][k] < 0 ? 0.0f : plane[off[j][k]];
-                    float tx = sfmadd(&p, v[3] - v[2], l[j].n, (v[1] - v[0]) * l[j].s);
-                    float ty = sfmadd(&p, v[3] - v[1], l[j].w, (v[2] - v[0]) * l[j].e);
-                    ax[j] = sfmadd(&p, tx, gop[j], ax[j]);
-                    ay[j] = sfmadd(&p, ty, gop[j], ay[j]);
+                    float tx = gs_pair(&p, v[1] - v[0], l[j].s, v[3] - v[2], l[j].n);
+                    float ty = gs_pair(&p, v[2] - v[0], l[j].e, v[3] - v[1], l[j].w);
+                    ax[j] = vcmadd(&p, tx, gop[j], ax[j]);
+                    ay[j] = vcmadd(&p, ty, gop[j], ay[j]);
                 }
             }
             for (int64_t j = 0; j < len; j++) {
@@ -569,12 +585,14 @@ void grid_sample_backward(profile_t p, const float *go, const float *x, const fl
  * contracted to fma(scale, i + 0.5, -0.5) in the AVX2 object; guard_index_and_lambda: k =
  * min(floor(r), in - 1), t = clamp(r - k, 0, 1); get_cubic_upsample_coefficients with A = -0.75:
  * w0 = cc2(t + 1), w1 = cc1(t), w2 = cc1(1 - t), w3 = cc2(2 - t) where cc1(x) = ((A+2)*x - (A+3))*x*x
- * + 1 and cc2(x) = ((A*x - 5A)*x + 8A)*x - 4A; the AVX2 object (measured) fuses cc1's first step,
- * fma(A+2, x, -(A+3)), and cc2's first two, fma(fma(A, x, -5A), x, 8A), not the last. Taps at
- * clamp(k - 1 + j, 0, in - 1). */
+ * + 1 and cc2(x) = ((A*x - 5A)*x + 8A)*x - 4A; the AVX2 object and the aarch64 NEON-typed objects (N1,
+ * V2; measured) fuse cc1's first step, fma(A+2, x, -(A+3)), and cc2's first two, fma(fma(A, x, -5A), x,
+ * 8A), not the last; V1's SVE256 object (measured) fuses the last too: cc1 = fma(fma(A+2, x, -(A+3))*x,
+ * x, 1), cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A). Taps at clamp(k - 1 + j, 0, in - 1). */
 static void bicubic_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
                          float *wt) {
     const float A = -0.75f;
+    const int last = obj_kind(p) == OBJ_SVE; /* the last step fused too */
     for (int64_t i = 0; i < out; i++) {
         float r = align ? scale * (float)i : sfmadd(p, scale, (float)i + 0.5f, -0.5f);
         int64_t k = (int64_t)floorf(r);
@@ -585,10 +603,13 @@ static void bicubic_taps(const profile_t *p, int64_t in, int64_t out, float scal
         float xs[4] = {t + 1.0f, t, 1.0f - t, (1.0f - t) + 1.0f};
         for (int j = 0; j < 4; j++) {
             float x = xs[j], c;
-            if (j == 1 || j == 2)
-                c = sfmadd(p, A + 2.0f, x, -(A + 3.0f)) * x * x + 1.0f;
-            else
-                c = sfmadd(p, sfmadd(p, A, x, -(5.0f * A)), x, 8.0f * A) * x - 4.0f * A;
+            if (j == 1 || j == 2) {
+                c = sfmadd(p, A + 2.0f, x, -(A + 3.0f)) * x;
+                c = last ? fmaf(c, x, 1.0f) : c * x + 1.0f;
+            } else {
+                c = sfmadd(p, sfmadd(p, A, x, -(5.0f * A)), x, 8.0f * A);
+                c = last ? fmaf(c, x, -4.0f * A) : c * x - 4.0f * A;
+            }
             int64_t at = k - 1 + j;
             idx[i * 4 + j] = at < 0 ? 0 : (at > in - 1 ? in - 1 : at);
             wt[i * 4 + j] = c;

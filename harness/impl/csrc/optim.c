@@ -173,16 +173,6 @@ static inline float torch_sqrt(const profile_t *p, float x) {
     return p->blas == BLAS_NVPL ? sqrtf(x) : vml_sqrt(p, x);
 }
 
-/* Whether GCC contracted a*b+c written with Vectorized operators (addcmul's vector lambda
- * self + value*t1*t2) in the object the kernel runs from: on x86 in the AVX2/AVX-512 objects
- * (profile.contract, measured); on aarch64 in the NEON-typed objects (DEFAULT, SVE128: vmulq_f32 and
- * vaddq_f32 are vector-extension operators), not in the SVE256 object (svmul/svadd intrinsics),
- * whose scalar tail is still contracted. Measured on emulated Neoverse N1, V2, V1. */
-static inline int vec_contracted(const profile_t *p) {
-    if (p->aten == ATEN_SVE && p->lanes > 4) return 0;
-    return p->contract;
-}
-
 static inline float qnan_bits(uint32_t b) {
     float f;
     memcpy(&f, &b, 4);

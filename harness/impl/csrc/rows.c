@@ -838,55 +838,91 @@ void group_norm_backward(profile_t p, const float *dy, const float *x, const flo
 
 /* ATen runs these kernels on an input whose suggest_memory_format() is ChannelsLast or ChannelsLast3d
  * (native_group_norm and its backward copy x and dy into that format first): x, y, dy, dx as (N, HxW, C),
- * HxW the product of the spatial dims, D = C/G channels a group. x86 objects only, whose Vectorized<float>
- * has 8 lanes: the default build and the AVX2 build, which AVX-512 also runs (REGISTER_DISPATCH leaves
- * the AVX-512 slot empty). F: the AVX2 object (OBJ_X86_FMA), where GCC contracted some a*b+c and not
- * others; what it did is measured per operation and named below. */
-#define CL_LANES 8
+ * HxW the product of the spatial dims, D = C/G channels a group. On x86 the default build and the AVX2
+ * build (8 lanes), which AVX-512 also runs (REGISTER_DISPATCH leaves the AVX-512 slot empty); on aarch64
+ * the NEON-typed objects of N1 and V2 (4 lanes) and V1's SVE256 object (8 lanes). What GCC fused in each
+ * object is measured per operation (cl_form_t, cl_form); "fused" below means where the form says so, the
+ * AVX2 object's choice named. */
+
+/* How one compiled object runs the channels-last kernels (cl_form): its lanes and, operation by
+ * operation, whether GCC fused a*b+c (1) or left it rounded twice (0). */
+typedef struct {
+    int L;       /* Vectorized<float>::size() */
+    int tree;    /* vec_reduce_all's shuffle tree (lane_sum) */
+    int sq;      /* ColumnwiseMoments' acc + x*x */
+    int stats;   /* var = fma(sumsq, s, -(mean*mean)) */
+    int sb;      /* bias = fma(-scale, mean, b) with a weight */
+    int sb_none; /* ... and without one (-rstd*mean hoisted, so rounded, on x86) */
+    int apply;   /* y = fma(x, scale, bias) */
+    int acc;     /* CalcMeanVar's x*x + sumsq, DsDbRowwiseMomentsChannelsLast's ds + x*dy */
+    int igacc;   /* CalcInternalGradientsChannelsLast's acc + x*dy */
+    int pixg;    /* the second backward path's ds_gamma + v*w */
+    int dx;      /* DX_ROUNDED, DX_C2X (fma(c2, x, c1*dy) + c3) or DX_C1DY (fma(c1, dy, c2*x) + c3) */
+    int c3;      /* input_grad_coeffs' form (C3_*) */
+    int pg;      /* group_norm_param_grads' VC */
+} cl_form_t;
+
+enum { DX_ROUNDED, DX_C2X, DX_C1DY };
+
+/* The channels-last kernels' form per object: the x86 AVX2 object as measured operation by operation
+ * (GCC left ColumnwiseMoments' and CalcInternalGradientsChannelsLast's acc + x*y and the second
+ * backward path's ds_gamma + v*w unfused there); the x86 default build fuses nothing. The aarch64
+ * objects (emulated N1, V2, V1; 1 and 2 threads) contract every scalar a*b+c (the variance, the
+ * biases, ds_gamma + v*w, c3 as C3_C2M) and, where vec_contracted (the NEON-typed objects of N1 and V2,
+ * 4 lanes), every Vectorized one too, dx as fma(c1, dy, c2*x) + c3; V1's SVE256 object (8 lanes) leaves
+ * its Vectorized a*b+c rounded twice (svmul, svadd). */
+static cl_form_t cl_form(const profile_t *p) {
+    const int k = obj_kind(p), vc = vec_contracted(p);
+    if (k == OBJ_X86_FMA) return (cl_form_t){8, 1, 0, 1, 1, 0, 1, 1, 0, 0, DX_C2X, C3_C2M, 1};
+    if (k == OBJ_X86_DEFAULT) return (cl_form_t){8, 0, 0, 0, 0, 0, 0, 0, 0, 0, DX_ROUNDED, C3_ROUNDED, 0};
+    return (cl_form_t){p->lanes, 1, vc, 1, 1, 1, vc, vc, vc, 1, vc ? DX_C1DY : DX_ROUNDED, C3_C2M, vc};
+}
 
 /* ColumnwiseMoments (float): the sums of x and x*x over one group's D channels (starting at x) of each of
- * HxW pixels C apart: 8 lane accumulators from 0; pixel by pixel, the channels in vectors of 8, lane l
- * taking channels l, l+8, ... (the partial last vector's missing lanes add 0, which changes nothing:
- * from +0 no lane can reach -0); acc + x*x rounded twice even in the AVX2 object; then vec_reduce_all(+)
- * of each (lane_sum: the AVX2 shuffle tree, the default build's fold). */
-static void column_moments(int tree, const float *restrict x, int64_t HxW, int64_t C, int64_t D, float *sum,
-                           float *sumsq) {
-    float a0[CL_LANES] = {0}, a1[CL_LANES] = {0};
+ * HxW pixels C apart: L lane accumulators from 0; pixel by pixel, the channels in vectors of L, lane l
+ * taking channels l, l+L, ... (the partial last vector's missing lanes add 0, which changes nothing:
+ * from +0 no lane can reach -0); acc + x*x fused where f->sq (rounded twice even in the AVX2 object);
+ * then vec_reduce_all(+) of each (lane_sum: the shuffle tree, the x86 default build's fold). */
+static void column_moments(const cl_form_t *f, const float *restrict x, int64_t HxW, int64_t C, int64_t D,
+                           float *sum, float *sumsq) {
+    const int L = f->L;
+    float a0[MAXL] = {0}, a1[MAXL] = {0};
     for (int64_t m = 0; m < HxW; m++) {
         const float *restrict xp = x + m * C;
         for (int64_t d = 0; d < D; d++) {
             const float v = xp[d];
-            a0[d % CL_LANES] = a0[d % CL_LANES] + v;
-            a1[d % CL_LANES] = a1[d % CL_LANES] + v * v;
+            a0[d % L] = a0[d % L] + v;
+            a1[d % L] = MADD(f->sq, v, v, a1[d % L]);
         }
     }
-    *sum = lane_sum(tree, a0, CL_LANES);
-    *sumsq = lane_sum(tree, a1, CL_LANES);
+    *sum = lane_sum(f->tree, a0, L);
+    *sumsq = lane_sum(f->tree, a1, L);
 }
 
 /* Both channels-last forward paths' mean and rstd of one (n, g) from its sums of x and x*x (s = 1/(D*HxW)):
- * mean = sum*s; var = sumsq*s - mean*mean, fma(sumsq, s, -(mean*mean)) when F; rstd = group_rstd(var). */
-static void cl_group_stats(float sum, float sumsq, float s, double eps, int F, float *mean, float *rstd) {
+ * mean = sum*s; var = sumsq*s - mean*mean, fma(sumsq, s, -(mean*mean)) where f->stats; rstd = group_rstd(var). */
+static void cl_group_stats(float sum, float sumsq, float s, double eps, const cl_form_t *f, float *mean,
+                           float *rstd) {
     const float mu = sum * s;
     *mean = mu;
-    *rstd = group_rstd(F ? fmaf(sumsq, s, -(mu * mu)) : sumsq * s - mu * mu, eps);
+    *rstd = group_rstd(f->stats ? fmaf(sumsq, s, -(mu * mu)) : sumsq * s - mu * mu, eps);
 }
 
 /* Both forward paths' step "calculate scale and bias" for one group's n channels: scale = rstd*w (rstd
- * without a weight), bias = -scale*mean + b (+0 without a bias). F: with a weight the product and the sum
+ * without a weight), bias = -scale*mean + b (+0 without a bias). f->sb: with a weight the product and the sum
  * are one fma(-scale, mean, b); without one -rstd*mean is the same for every channel and GCC hoisted it
  * out of the loop, so it is rounded before b is added. */
-static void cl_scale_bias(const float *w, const float *b, float mean, float rstd, int64_t n, int F, float *scale,
-                          float *bias) {
+static void cl_scale_bias(const float *w, const float *b, float mean, float rstd, int64_t n, const cl_form_t *f,
+                          float *scale, float *bias) {
     for (int64_t d = 0; d < n; d++) {
         const float sc = w ? rstd * w[d] : rstd, bb = b ? b[d] : 0.0f;
         scale[d] = sc;
-        bias[d] = F && w ? fmaf(-sc, mean, bb) : -sc * mean + bb;
+        bias[d] = (w ? f->sb : f->sb_none) ? fmaf(-sc, mean, bb) : -sc * mean + bb;
     }
 }
 
-/* ApplyScaleBias (vec::map3 over n channels): y = x*scale + bias, fma(x, scale, bias) when F, the partial
- * last vector too. */
+/* ApplyScaleBias (vec::map3 over n channels): y = x*scale + bias, fma(x, scale, bias) when F (f->apply), the
+ * partial last vector too. */
 KERNEL void cl_apply_scale_bias(const float *restrict x, const float *restrict scale, const float *restrict bias,
                                 int64_t n, float *restrict y, const int F) {
     FOR_ROW(d, n, y[d] = MADD(F, x[d], scale[d], bias[d]));
@@ -897,23 +933,25 @@ KERNEL void cl_apply_scale_bias(const float *restrict x, const float *restrict s
  * cl_group_stats, the group's D scales and biases (buffer: 2*D floats here), then pixel by pixel
  * cl_apply_scale_bias over the group's D channels. Unlike the NCHW kernel there is no form without
  * weight and bias: y = x*rstd + (-rstd*mean + 0). */
-KERNEL void group_norm_cl_forward_by_group(int tree, const float *x, const float *w, const float *b, int64_t N,
-                                           int64_t C, int64_t HxW, int64_t G, double eps, float *y, float *mean,
-                                           float *rstd, float *buffer, const int F) {
+static void group_norm_cl_forward_by_group(const cl_form_t *f, const float *x, const float *w, const float *b,
+                                           int64_t N, int64_t C, int64_t HxW, int64_t G, double eps, float *y,
+                                           float *mean, float *rstd, float *buffer) {
     const int64_t D = C / G;
     const float s = 1.0f / (float)(D * HxW);
     float *scale = buffer, *bias = buffer + D;
     for (int64_t i = 0; i < N * G; i++) {
         const int64_t n = i / G, g = i % G, off = n * HxW * C + g * D;
         float sum, sumsq;
-        column_moments(tree, x + off, HxW, C, D, &sum, &sumsq);
-        cl_group_stats(sum, sumsq, s, eps, F, &mean[i], &rstd[i]);
-        cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[i], rstd[i], D, F, scale, bias);
-        for (int64_t m = 0; m < HxW; m++) cl_apply_scale_bias(x + off + m * C, scale, bias, D, y + off + m * C, F);
+        column_moments(f, x + off, HxW, C, D, &sum, &sumsq);
+        cl_group_stats(sum, sumsq, s, eps, f, &mean[i], &rstd[i]);
+        cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[i], rstd[i], D, f, scale, bias);
+        for (int64_t m = 0; m < HxW; m++)
+            cl_apply_scale_bias(x + off + m * C, scale, bias, D, y + off + m * C, f->apply);
     }
 }
 
-/* CalcMeanVar (vec::map2 over a pixel's C channels): sum += x, sumsq = x*x + sumsq, fma(x, x, sumsq) when F. */
+/* CalcMeanVar (vec::map2 over a pixel's C channels): sum += x, sumsq = x*x + sumsq, fma(x, x, sumsq) when F
+ * (f->acc). */
 KERNEL void cl_accumulate_moments(const float *restrict x, float *restrict sum, float *restrict sumsq, int64_t C,
                                   const int F) {
     FOR_ROW(c, C, {
@@ -957,12 +995,12 @@ KERNEL void cl_thread_rows(int64_t T, const float *x, const float *dy, int64_t N
  * Step 2, per (n, g): from 0, for each channel of the group in order, the T slices' values in thread
  * order (a scalar loop, all T added, the zero slices too), then cl_group_stats. Step 3: the scales and
  * biases of image n into slice 0's row n; step 4: cl_apply_scale_bias over each pixel's C channels. */
-KERNEL void group_norm_cl_forward_by_pixel(int64_t T, const float *x, const float *w, const float *b, int64_t N,
+static void group_norm_cl_forward_by_pixel(int64_t T, const float *x, const float *w, const float *b, int64_t N,
                                            int64_t C, int64_t HxW, int64_t G, double eps, float *y, float *mean,
-                                           float *rstd, float *buffer, const int F) {
+                                           float *rstd, float *buffer, const cl_form_t *f) {
     const int64_t D = C / G;
     const float s = 1.0f / (float)(D * HxW);
-    cl_thread_rows(T, x, NULL, N, C, HxW, buffer, F);
+    cl_thread_rows(T, x, NULL, N, C, HxW, buffer, f->acc);
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++) {
             float sum = 0.0f, sumsq = 0.0f;
@@ -972,69 +1010,69 @@ KERNEL void group_norm_cl_forward_by_pixel(int64_t T, const float *x, const floa
                     sum += row[c];
                     sumsq += row[C + c];
                 }
-            cl_group_stats(sum, sumsq, s, eps, F, &mean[n * G + g], &rstd[n * G + g]);
+            cl_group_stats(sum, sumsq, s, eps, f, &mean[n * G + g], &rstd[n * G + g]);
         }
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++) {
             float *row = buffer + n * 2 * C;
-            cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[n * G + g], rstd[n * G + g], D, F,
+            cl_scale_bias(w ? w + g * D : NULL, b ? b + g * D : NULL, mean[n * G + g], rstd[n * G + g], D, f,
                           row + g * D, row + C + g * D);
         }
     for (int64_t i = 0; i < N * HxW; i++) {
         const float *row = buffer + (i / HxW) * 2 * C;
-        cl_apply_scale_bias(x + i * C, row, row + C, C, y + i * C, F);
+        cl_apply_scale_bias(x + i * C, row, row + C, C, y + i * C, f->apply);
     }
 }
 
 /* GroupNormKernelImplChannelsLastInternal (group_norm_kernel.cpp, float32): x/y (N, HxW, C), weight/bias (C)
  * or NULL, mean/rstd (N, G); the path by HxW against its feature_map_threshold of 1024. buffer:
- * max(threads, 1)*N*2*C floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels. */
+ * max(threads, 1)*N*2*C floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels, and under
+ * QEMU on emulated Neoverse N1, V2, V1 (1 and 2 threads). */
 void group_norm_cl_forward(profile_t p, const float *x, const float *weight, const float *bias, int64_t N, int64_t C,
                            int64_t HxW, int64_t G, double eps, float *y, float *mean, float *rstd, float *buffer) {
-    const int tree = p.aten != 0, F = obj_kind(&p) == OBJ_X86_FMA;
+    const cl_form_t f = cl_form(&p);
     const int64_t T = p.threads < 1 ? 1 : p.threads;
-    if (HxW < 1024) {
-        if (F) group_norm_cl_forward_by_group(tree, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 1);
-        else group_norm_cl_forward_by_group(tree, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 0);
-    } else if (F) {
-        group_norm_cl_forward_by_pixel(T, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 1);
-    } else {
-        group_norm_cl_forward_by_pixel(T, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, 0);
-    }
+    if (HxW < 1024) group_norm_cl_forward_by_group(&f, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer);
+    else group_norm_cl_forward_by_pixel(T, x, weight, bias, N, C, HxW, G, eps, y, mean, rstd, buffer, &f);
 }
 
 /* ApplyInputGradientsChannelsLastColMov / RowMov over one pixel's n channels of a group (w the group's
  * weights or NULL): c1 = rstd*w (Vectorized(rstd) * w; rstd without a weight), dx = c1*dy + c2*x + c3,
- * fma(c2, x, c1*dy) + c3 when F, the partial last vector too. Element-wise: ColMov's order (vectors of 8
+ * fma(c2, x, c1*dy) + c3 in the AVX2 object (DX_C2X), fma(c1, dy, c2*x) + c3 in the aarch64 NEON-typed ones
+ * (DX_C1DY), the partial last vector too. Element-wise: ColMov's order (vectors of L
  * channels, each over every pixel) and RowMov's (pixel by pixel) give the same values. */
 KERNEL void cl_input_grad_row(const float *restrict dy, const float *restrict x, const float *restrict w, float rstd,
-                              float c2, float c3, int64_t n, float *restrict dx, const int F) {
+                              float c2, float c3, int64_t n, float *restrict dx, const int form) {
     FOR_ROW(d, n, {
         const float c1 = w ? rstd * w[d] : rstd;
-        dx[d] = F ? fmaf(c2, x[d], c1 * dy[d]) + c3 : (c1 * dy[d] + c2 * x[d]) + c3;
+        dx[d] = form == DX_C2X    ? fmaf(c2, x[d], c1 * dy[d]) + c3
+                : form == DX_C1DY ? fmaf(c1, dy[d], c2 * x[d]) + c3
+                                  : (c1 * dy[d] + c2 * x[d]) + c3;
     });
 }
 
 /* CalcInternalGradientsChannelsLast (float) for one (n, g) (x, dy at the group's first channel, w the
- * group's weights or NULL): per vector of 8 of the group's channels (the last partial), 8 lane
- * accumulators from 0 over the HxW pixels in order, acc + x*dy (rounded twice even in the AVX2 object)
+ * group's weights or NULL): per vector of L of the group's channels (the last partial), L lane
+ * accumulators from 0 over the HxW pixels in order, acc + x*dy (fused where f->igacc; rounded twice even in
+ * the AVX2 object)
  * and acc + dy, stored as the channels' ds and db; then ds_gamma += vec_reduce_all(+, acc*w) (each
  * product rounded, the missing lanes 0*0; w = 1 without a weight) and db_gamma likewise, from 0 in vector
  * order. */
-static void cl_internal_grads(int tree, const float *restrict x, const float *restrict dy, const float *restrict w,
-                              int64_t HxW, int64_t C, int64_t D, float *restrict ds, float *restrict db,
-                              float *ds_gamma, float *db_gamma) {
+static void cl_internal_grads(const cl_form_t *f, const float *restrict x, const float *restrict dy,
+                              const float *restrict w, int64_t HxW, int64_t C, int64_t D, float *restrict ds,
+                              float *restrict db, float *ds_gamma, float *db_gamma) {
+    const int L = f->L;
     float dsg = 0.0f, dbg = 0.0f;
-    for (int64_t d = 0; d < D; d += CL_LANES) {
-        const int64_t k = D - d < CL_LANES ? D - d : CL_LANES;
-        float a0[CL_LANES] = {0}, a1[CL_LANES] = {0}, p0[CL_LANES], p1[CL_LANES];
+    for (int64_t d = 0; d < D; d += L) {
+        const int64_t k = D - d < L ? D - d : L;
+        float a0[MAXL] = {0}, a1[MAXL] = {0}, p0[MAXL], p1[MAXL];
         for (int64_t m = 0; m < HxW; m++)
             for (int64_t l = 0; l < k; l++) {
                 const float xv = x[m * C + d + l], gv = dy[m * C + d + l];
-                a0[l] = a0[l] + xv * gv;
+                a0[l] = MADD(f->igacc, xv, gv, a0[l]);
                 a1[l] = a1[l] + gv;
             }
-        for (int l = 0; l < CL_LANES; l++) {
+        for (int l = 0; l < L; l++) {
             const float wv = l >= k ? 0.0f : w ? w[d + l] : 1.0f;
             if (l < k) {
                 ds[d + l] = a0[l];
@@ -1043,8 +1081,8 @@ static void cl_internal_grads(int tree, const float *restrict x, const float *re
             p0[l] = a0[l] * wv;
             p1[l] = a1[l] * wv;
         }
-        dsg = dsg + lane_sum(tree, p0, CL_LANES);
-        dbg = dbg + lane_sum(tree, p1, CL_LANES);
+        dsg = dsg + lane_sum(f->tree, p0, L);
+        dbg = dbg + lane_sum(f->tree, p1, L);
     }
     *ds_gamma = dsg;
     *db_gamma = dbg;
@@ -1052,21 +1090,21 @@ static void cl_internal_grads(int tree, const float *restrict x, const float *re
 
 /* GroupNormBackwardKernelImplChannelsLastInternal's first path (HxW < 2048): at::parallel_for(0, N*G, 1),
  * each (n, g) on its own (the thread count changes nothing; measured at 1 and 2 threads):
- * cl_internal_grads into ds/db (N, C), input_grad_coeffs (C3_C2M when F), then
+ * cl_internal_grads into ds/db (N, C), input_grad_coeffs (f->c3: C3_C2M but in the x86 default build), then
  * ApplyInputGradientsChannelsLastColMov: cl_input_grad_row over the group's channels of every pixel. */
-KERNEL void group_norm_cl_backward_by_group(int tree, const float *dy, const float *x, const float *mean,
+static void group_norm_cl_backward_by_group(const cl_form_t *f, const float *dy, const float *x, const float *mean,
                                             const float *rstd, const float *w, int64_t N, int64_t C, int64_t HxW,
-                                            int64_t G, float *dx, float *ds, float *db, const int F) {
+                                            int64_t G, float *dx, float *ds, float *db) {
     const int64_t D = C / G;
     const float s = 1.0f / (float)(D * HxW);
     for (int64_t i = 0; i < N * G; i++) {
         const int64_t n = i / G, g = i % G, off = n * HxW * C + g * D;
         const float *wg = w ? w + g * D : NULL;
         float dsg, dbg, c2, c3;
-        cl_internal_grads(tree, x + off, dy + off, wg, HxW, C, D, ds + i * D, db + i * D, &dsg, &dbg);
-        input_grad_coeffs(dsg, dbg, mean[i], rstd[i], s, F ? C3_C2M : C3_ROUNDED, &c2, &c3);
+        cl_internal_grads(f, x + off, dy + off, wg, HxW, C, D, ds + i * D, db + i * D, &dsg, &dbg);
+        input_grad_coeffs(dsg, dbg, mean[i], rstd[i], s, f->c3, &c2, &c3);
         for (int64_t m = 0; m < HxW; m++)
-            cl_input_grad_row(dy + off + m * C, x + off + m * C, wg, rstd[i], c2, c3, D, dx + off + m * C, F);
+            cl_input_grad_row(dy + off + m * C, x + off + m * C, wg, rstd[i], c2, c3, D, dx + off + m * C, f->dx);
     }
 }
 
@@ -1075,17 +1113,19 @@ KERNEL void group_norm_cl_backward_by_group(int tree, const float *dy, const flo
  * (zeroed), then 2*N*G. Step 1, at::parallel_for(0, N*HxW, 1): thread tid's pixels in order, each pixel of
  * image n cl_accumulate_grads into the tid-th slice's row n (ds in [0, C), db in [C, 2C)). Step 2, per
  * (n, g), a scalar loop: ds_gamma, db_gamma from 0 and, per channel of the group in order, ds, db from 0;
- * for each of the T slices in thread order ds_gamma + v*w (rounded twice even in the AVX2 object; w = 1
+ * for each of the T slices in thread order ds_gamma + v*w (f->pixg: rounded twice even in the AVX2 object,
+ * fused on aarch64; w = 1
  * without a weight), db_gamma likewise, ds + v, db + v; ds/db (N, C) get the channel's sums. Step 3, per
- * pixel, per group: input_grad_coeffs (C3_C2M when F) and ApplyInputGradientsChannelsLastRowMov
+ * pixel, per group: input_grad_coeffs (f->c3) and ApplyInputGradientsChannelsLastRowMov
  * (cl_input_grad_row). */
-KERNEL void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const float *x, const float *mean,
+static void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const float *x, const float *mean,
                                             const float *rstd, const float *w, int64_t N, int64_t C, int64_t HxW,
-                                            int64_t G, float *dx, float *ds, float *db, float *buffer, const int F) {
+                                            int64_t G, float *dx, float *ds, float *db, float *buffer,
+                                            const cl_form_t *f) {
     const int64_t D = C / G;
     const float s = 1.0f / (float)(D * HxW);
     float *gsum = buffer + T * N * 2 * C;
-    cl_thread_rows(T, x, dy, N, C, HxW, buffer, F);
+    cl_thread_rows(T, x, dy, N, C, HxW, buffer, f->acc);
     for (int64_t n = 0; n < N; n++)
         for (int64_t g = 0; g < G; g++) {
             float dsg = 0.0f, dbg = 0.0f;
@@ -1094,8 +1134,8 @@ KERNEL void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const fl
                 float dsv = 0.0f, dbv = 0.0f;
                 for (int64_t t = 0; t < T; t++) {
                     const float *row = buffer + (t * N + n) * 2 * C;
-                    dsg = dsg + row[c] * wv;
-                    dbg = dbg + row[C + c] * wv;
+                    dsg = MADD(f->pixg, row[c], wv, dsg);
+                    dbg = MADD(f->pixg, row[C + c], wv, dbg);
                     dsv = dsv + row[c];
                     dbv = dbv + row[C + c];
                 }
@@ -1110,9 +1150,9 @@ KERNEL void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const fl
         for (int64_t g = 0; g < G; g++) {
             const int64_t ng = n * G + g;
             float c2, c3;
-            input_grad_coeffs(gsum[2 * ng], gsum[2 * ng + 1], mean[ng], rstd[ng], s, F ? C3_C2M : C3_ROUNDED, &c2, &c3);
+            input_grad_coeffs(gsum[2 * ng], gsum[2 * ng + 1], mean[ng], rstd[ng], s, f->c3, &c2, &c3);
             cl_input_grad_row(dy + i * C + g * D, x + i * C + g * D, w ? w + g * D : NULL, rstd[ng], c2, c3, D,
-                              dx + i * C + g * D, F);
+                              dx + i * C + g * D, f->dx);
         }
     }
 }
@@ -1120,20 +1160,15 @@ KERNEL void group_norm_cl_backward_by_pixel(int64_t T, const float *dy, const fl
 /* GroupNormBackwardKernelImplChannelsLastInternal (group_norm_kernel.cpp, float32): dy/x/dx (N, HxW, C),
  * mean/rstd (N, G), weight (C) or NULL, dweight/dbias (C); ds/db: N*C floats, the per-channel sums the
  * path leaves for group_norm_param_grads (GammaBackward and BetaBackward, the NCHW kernel's: contracted
- * when F). The path by HxW against its feature_map_threshold of 2048. buffer: max(threads, 1)*N*2*C +
- * 2*N*G floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels. */
+ * where f->pg). The path by HxW against its feature_map_threshold of 2048. buffer: max(threads, 1)*N*2*C +
+ * 2*N*G floats. Measured on an AMD EPYC (Zen 3) at the default and AVX2 levels, and under QEMU on emulated
+ * Neoverse N1, V2, V1 (1 and 2 threads). */
 void group_norm_cl_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
                             const float *weight, int64_t N, int64_t C, int64_t HxW, int64_t G, float *dx,
                             float *dweight, float *dbias, float *ds, float *db, float *buffer) {
-    const int tree = p.aten != 0, F = obj_kind(&p) == OBJ_X86_FMA;
+    const cl_form_t f = cl_form(&p);
     const int64_t T = p.threads < 1 ? 1 : p.threads;
-    if (HxW < 2048) {
-        if (F) group_norm_cl_backward_by_group(tree, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, 1);
-        else group_norm_cl_backward_by_group(tree, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, 0);
-    } else if (F) {
-        group_norm_cl_backward_by_pixel(T, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, buffer, 1);
-    } else {
-        group_norm_cl_backward_by_pixel(T, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, buffer, 0);
-    }
-    group_norm_param_grads(mean, rstd, ds, db, N, C, G, F, dweight, dbias);
+    if (HxW < 2048) group_norm_cl_backward_by_group(&f, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db);
+    else group_norm_cl_backward_by_pixel(T, dy, x, mean, rstd, weight, N, C, HxW, G, dx, ds, db, buffer, &f);
+    group_norm_param_grads(mean, rstd, ds, db, N, C, G, f.pg, dweight, dbias);
 }
