@@ -670,7 +670,7 @@ ARM64: dict[str, str] = {
     "upsample_bicubic2d": (
         "N1 and V2 give the x86 AVX2 bits; V1's SVE256 object also fuses the weights' last step (`cc1 ="
         " fma(fma(A+2, x, -(A+3))*x, x, 1)`, `cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A)`); not the thread"
-        " count or the layout"
+        " count or the layout; the backward (not modelled) one set of bits on N1, V2, V1, not x86's"
     ),
     "upsample_bilinear2d": (
         "the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the thread count;"
