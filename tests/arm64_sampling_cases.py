@@ -1,4 +1,4 @@
-"""Seeded random cases of grid_sampler_2d (and its backward), upsample_bicubic2d,
+"""Seeded random cases of grid_sampler_2d (and its backward), upsample_bicubic2d (and its backward),
 upsample_bilinear2d_backward (channels-first) and channels-last native_group_norm (and its backward),
 for tests/test_impl_arm64_sampling.py; imports only NumPy and the impl (torch where it records), so that
 ``python tools/emulate_arm64.py run --cores C --threads 2 -- tests/arm64_sampling_cases.py`` records,
@@ -25,8 +25,8 @@ import numpy as np
 from harness.impl import nn, rows
 from harness.impl.profiles import KernelProfile
 
-OPS = ("grid_sample", "upsample_bicubic2d", "bilinear_backward", "group_norm_cl")
-COUNTS = dict(zip(OPS, (48, 36, 36, 24), strict=True))
+OPS = ("grid_sample", "upsample_bicubic2d", "bilinear_backward", "group_norm_cl", "bicubic_backward")
+COUNTS = dict(zip(OPS, (48, 36, 36, 24, 36), strict=True))
 GRID_SPECIALS = np.float32([1e10, -1e10, 3e9, -3e9, 1.0, -1.0, 0.0])
 PIXELS = ((3, 5), (7, 9), (16, 16), (31, 33), (32, 33), (45, 46), (1, 1025), (2, 1100), (3, 700), (48, 48))
 
@@ -69,6 +69,14 @@ def _scaled_sizes(r: np.random.Generator, h: int, w: int) -> tuple[int, int, tup
 
 def cases(op: str) -> Iterator[dict[str, Any]]:
     """The op's cases in order, each its operands and arguments."""
+    if op == "bicubic_backward":  # the forward's cases, each with a gradient of its output
+        for k, case in enumerate(cases("upsample_bicubic2d")):
+            n, c = case["x"].shape[:2]
+            yield {
+                **case,
+                "go": np.random.default_rng(500 + k).standard_normal((n, c, *case["size"])).astype(np.float32),
+            }
+        return
     for k in range(COUNTS[op]):
         r = np.random.default_rng(OPS.index(op) * 1000 + k)
         n, c, h, w = int(r.integers(1, 4)), int(r.integers(1, 6)), int(r.integers(1, 10)), int(r.integers(1, 10))
@@ -130,6 +138,8 @@ def impl_outputs(op: str, case: dict[str, Any], profile: KernelProfile) -> list[
     if op == "bilinear_backward":
         go, size, align, scales = case["go"], case["input_size"], case["align"], case["scales"]
         return [nn.upsample_bilinear2d_backward(go, size, align, profile, scales)]
+    if op == "bicubic_backward":
+        return [nn.upsample_bicubic2d_backward(case["go"], case["x"].shape, case["align"], profile, case["scales"])]
     x, w, groups = case["x"], case["weight"], case["groups"]
     y, mean, rstd = rows.group_norm(x, w, case["bias"], groups, case["eps"], profile, channels_last=True)
     gx, gw, gb = rows.group_norm_backward(case["dy"], x, mean, rstd, w, groups, profile, channels_last=True)
@@ -166,6 +176,9 @@ def torch_outputs(op: str, case: dict[str, Any]) -> list[np.ndarray]:  # pragma:
         go = t(case["go"])
         size = list(case["input_size"])
         return [aten.upsample_bilinear2d_backward(go, list(go.shape[2:]), size, case["align"], *case["scales"])]
+    if op == "bicubic_backward":
+        go, size = t(case["go"]), list(case["x"].shape)
+        return [aten.upsample_bicubic2d_backward(go, list(case["size"]), size, case["align"], *case["scales"])]
     x = t(case["x"])
     fmt = torch.channels_last if x.ndim == 4 else torch.channels_last_3d
     x, dy = x.contiguous(memory_format=fmt), t(case["dy"]).contiguous(memory_format=fmt)

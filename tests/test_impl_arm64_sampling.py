@@ -1,5 +1,5 @@
-"""grid_sampler_2d and its backward, upsample_bicubic2d, upsample_bilinear2d_backward (channels-first)
-and channels-last native_group_norm and its backward under the Linux arm64 profiles (harness.impl.nn,
+"""grid_sampler_2d and its backward, upsample_bicubic2d and its backward, upsample_bilinear2d_backward
+(channels-first) and channels-last native_group_norm and its backward under the Linux arm64 profiles (harness.impl.nn,
 harness.impl.rows; csrc/nn.c, csrc/rows.c), against torch 2.13.0's aarch64 wheel run under QEMU
 (``python tools/emulate_arm64.py run --cores C --threads 2 -- tests/arm64_sampling_cases.py``, emulated
 Neoverse N1, V2 and V1; 1 and 2 threads set with torch.set_num_threads in one process): the SHA-256 of
@@ -10,7 +10,9 @@ the first product of a sum of two (grid_sampler's `nw_val*nw + ne_val*ne` and it
 terms), V1's SVE256 object (8 lanes) none of it; the backward's chunks of 4 or 8 points; the bicubic
 weights' last step fused in V1's object only (N1 and V2 give the x86 AVX2 bits); the channels-last group
 norm's lanes and contractions per object, and its thread dependence past 1024 (forward) and 2048
-(backward) pixels.
+(backward) pixels; the bicubic backward's one aarch64 object, its weights fused at every step and only
+the increments of the second height tap fused into grad_input (read from the object's machine code),
+which the x86 objects (never fused) do not give.
 """
 
 from __future__ import annotations
@@ -46,6 +48,13 @@ DIGESTS = {
     ("group_norm_cl", "arm64-sve128", 2): "4d367114caf6fcd4aefbc00da4c50ccc12e6c182ef70285e5abed80e934e2f2c",
     ("group_norm_cl", "arm64-sve256", 1): "95dad9fcff9b540fcc783960f7992d7459d417b33e8e56d9ae897bc09f8fdbd3",
     ("group_norm_cl", "arm64-sve256", 2): "765df60e863ba7f6768c4e8ac419001ea06f682cd42578c1da4c1aad019d381d",
+    # UpSampleBicubic2d.cpp is one object per architecture: every core and thread count alike
+    ("bicubic_backward", "arm64-neon", 1): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
+    ("bicubic_backward", "arm64-neon", 2): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
+    ("bicubic_backward", "arm64-sve128", 1): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
+    ("bicubic_backward", "arm64-sve128", 2): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
+    ("bicubic_backward", "arm64-sve256", 1): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
+    ("bicubic_backward", "arm64-sve256", 2): "aaf90b725004da0db9027588c0c20d43a3940b5fd56eb5eb1c7f091cabe233d7",
 }  # fmt: skip
 
 
@@ -77,6 +86,7 @@ def test_the_recordings_tell_the_objects_apart() -> None:
 X86_DIFFERS = (
     ("grid_sample", "x86-avx2"), ("group_norm_cl", "x86-avx2"),
     ("group_norm_cl", "x86-baseline"), ("upsample_bicubic2d", "x86-baseline"),
+    ("bicubic_backward", "x86-avx2"), ("bicubic_backward", "x86-baseline"),
 )  # fmt: skip
 
 
@@ -90,7 +100,8 @@ def test_trace_replays_take_the_arm64_profiles() -> None:
     """harness.trace.impl_nn replays the ops of an arm64 trace (``--verify-cause``) with the impl's bits."""
     import numpy as np
 
-    from harness.trace.impl_nn import REPLAYS, strides_in_order
+    from harness.impl.strides import strides_in_order
+    from harness.trace.impl_nn import REPLAYS
 
     profile = get_profile("arm64-sve256", 2)
     same = lambda a, b: np.array_equal(np.asarray(a).view(np.uint32), np.asarray(b).view(np.uint32))
@@ -109,6 +120,10 @@ def test_trace_replays_take_the_arm64_profiles() -> None:
     sizes = {"output_size": list(b["size"]), "align_corners": b["align"], **scales}
     got = REPLAYS["upsample_bicubic2d"]({"self": b["x"]}, sizes, profile)["out"]
     assert same(got, impl_outputs("upsample_bicubic2d", b, profile)[0])
+    bb = next(iter(cases("bicubic_backward")))
+    sizes = {**sizes, "input_size": list(bb["x"].shape)}
+    got = REPLAYS["upsample_bicubic2d_backward"]({"grad_output": bb["go"]}, sizes, profile)["out"]
+    assert same(got, impl_outputs("bicubic_backward", bb, profile)[0])
     u = next(iter(cases("bilinear_backward")))
     scales = {"scales_h": u["scales"][0], "scales_w": u["scales"][1]}
     sizes = {"input_size": list(u["input_size"]), "align_corners": u["align"], **scales}

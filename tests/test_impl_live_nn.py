@@ -460,11 +460,35 @@ def test_upsample_bicubic2d(
     assert_bits_equal("out", y.contiguous().numpy(), got)
 
 
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 12), st.integers(2, 20), st.integers(2, 20)),
+    size=st.one_of(st.tuples(st.integers(1, 40), st.integers(1, 40)), st.sampled_from([(1.5, 2.0), (0.5, 3.0)])),
+    align=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_bicubic2d_backward(shape: tuple[int, ...], size: tuple, align: bool, seed: int, threads: int) -> None:
+    """F.interpolate(mode="bicubic")'s input gradient, to a size or by scale factors, up and down (equal sizes
+    copy), corners aligned or not: one build on every x86 capability, each output plane on one thread."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy((rng.standard_normal(shape) * 5).astype(np.float32)).requires_grad_()
+    by_size = isinstance(size[0], int)
+    kw = {"size": size} if by_size else {"scale_factor": size}
+    y = torch.nn.functional.interpolate(x, mode="bicubic", align_corners=align, **kw)
+    go = (rng.standard_normal(tuple(y.shape)) * 3).astype(np.float32)
+    y.backward(torch.from_numpy(go.copy()))
+    scales = (None, None) if by_size else size
+    got = impl_nn.upsample_bicubic2d_backward(go, shape, align, live_profile(), scales)
+    assert_bits_equal("grad_input", x.grad.numpy(), got)
+
+
 @settings(max_examples=4, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]))
 def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int) -> None:
     """YOLOS's and VitDet's position embeddings, a (1, positions, dim) table viewed as (1, dim, h, w) and
-    resized bicubically to the image's patch grid, traced: every upsample_bicubic2d."""
+    resized bicubically to the image's patch grid, traced: every upsample_bicubic2d and its backward."""
     use_threads(threads)
     table = torch.from_numpy(np.random.default_rng(seed).standard_normal((1, 16, 24)).astype(np.float32))
 
@@ -476,6 +500,7 @@ def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int)
             )
 
     _replays_match(program, {"upsample_bicubic2d"}, 3)
+    _replays_match(program, {"upsample_bicubic2d_backward"}, 3)
 
 
 # -- upsample_bilinear2d backward ------------------------------------------------------------------

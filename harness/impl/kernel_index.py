@@ -449,13 +449,14 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "per output index the source `r = scale*(i + 0.5) - 0.5` (`scale*i` with aligned corners), `k = "
             "floor(r)`, `t = clamp(r - k, 0, 1)`, Keys' cubic weights with `A = -0.75` at taps `k-1 .. k+2` "
             "clamped to the edge; per element the four rows' width sums `o = t0*w0; o += t_j*w_j`, then the "
-            "rows' sum with the height weights alike (the backward, UpSampleBicubic2d.cpp, is one build: "
-            "identical everywhere)"
+            "rows' sum with the height weights alike; backward (UpSampleBicubic2d.cpp, one object per "
+            "architecture): per output in row order the 16 taps, width tap outer, `gx += (g*wy)*wx` onto zeros"
         ),
         (
             "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`, the weights' first "
             "steps, each sum `fma(t3, w3, fma(t2, w2, fma(t0, w0, t1*w1)))`) vs none at the default level; "
-            "not the thread count or the layout (each element on its own)"
+            "not the thread count or the layout (each element on its own); the backward: nothing (never fused "
+            "on x86)"
         ),
     ),
     (
@@ -670,7 +671,8 @@ ARM64: dict[str, str] = {
     "upsample_bicubic2d": (
         "N1 and V2 give the x86 AVX2 bits; V1's SVE256 object also fuses the weights' last step (`cc1 ="
         " fma(fma(A+2, x, -(A+3))*x, x, 1)`, `cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A)`); not the thread"
-        " count or the layout; the backward (not modelled) one set of bits on N1, V2, V1, not x86's"
+        " count or the layout; the backward one set of bits on every core and thread count, not x86's: its"
+        " weights fused at every step, the second height tap's updates `fma(g*wy, wx, gx)`, the others not"
     ),
     "upsample_bilinear2d": (
         "the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the thread count;"

@@ -355,6 +355,40 @@ def upsample_bicubic2d(
     return out
 
 
+def upsample_bicubic2d_backward(
+    go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_bicubic2d_backward of a float32 (N, C, OH, OW) gradient (ATen makes it contiguous)
+    to the input's (N, C, H, W): one build on x86 (the capability changes no bit), contracted on aarch64."""
+    if go.dtype != np.float32 or go.ndim != 4:
+        raise ParityError(f"upsample_bicubic2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
+    if not np.isfinite(go).all():
+        raise ParityError(
+            "upsample_bicubic2d_backward: a NaN or infinity in the gradient (its propagation not modelled)"
+        )
+    return _upsample_backward("upsample_bicubic_backward", 4, go, input_size, align_corners, profile, scales)
+
+
+def _upsample_backward(
+    kernel: str, taps: int, go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool,
+    profile: KernelProfile, scales: tuple[float | None, float | None],
+) -> np.ndarray:  # fmt: skip
+    """Run csrc/nn.c's ``kernel`` (``taps`` source indices per output index) over the planes of ``go``."""
+    n, c, oh, ow = go.shape
+    h, w = int(input_size[2]), int(input_size[3])
+    gx = np.zeros((n, c, h, w), np.float32)
+    hi, wi = np.empty(taps * oh, np.int64), np.empty(taps * ow, np.int64)
+    hw, ww = np.empty(taps * oh, np.float32), np.empty(taps * ow, np.float32)
+    fn = getattr(load("nn"), kernel)
+    fn.restype = None
+    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
+    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+    return gx
+
+
 def upsample_bilinear2d_backward(
     go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, float | None] = (None, None),
@@ -363,15 +397,4 @@ def upsample_bilinear2d_backward(
     scalar kernel), to the input's (N, C, H, W)."""
     if go.dtype != np.float32 or go.ndim != 4:
         raise ParityError(f"upsample_bilinear2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
-    n, c, oh, ow = go.shape
-    h, w = int(input_size[2]), int(input_size[3])
-    gx = np.zeros((n, c, h, w), np.float32)
-    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
-    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
-    fn = load("nn").upsample_bilinear_backward
-    fn.restype = None
-    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
-    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
-    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
-       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
-    return gx
+    return _upsample_backward("upsample_bilinear_backward", 2, go, input_size, align_corners, profile, scales)

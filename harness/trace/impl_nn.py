@@ -50,6 +50,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grid_sampler_2d": ("grid_sample", ("capability",)),
     "grid_sampler_2d_backward": ("grid_sample", ("capability",)),
     "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
+    "upsample_bicubic2d_backward": ("upsample_bicubic2d", ("capability",)),  # one build on x86, another on arm64
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
 }
 
@@ -508,6 +509,14 @@ def _upsample_bicubic(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndar
     return {"out": upsample_bicubic2d(t["self"], tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
 
 
+def _upsample_bicubic_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bicubic2d_backward
+
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    go = t["grad_output"]
+    return {"out": upsample_bicubic2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+
+
 def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import upsample_bilinear2d_backward
 
@@ -548,5 +557,6 @@ REPLAYS: dict[str, Replay] = {
     "grid_sampler_2d": _grid_sample,
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,
+    "upsample_bicubic2d_backward": _upsample_bicubic_backward,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
 }

@@ -1,7 +1,7 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
- * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d, and
+ * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
@@ -18,6 +18,8 @@
  *                        points as one run, else the grid's W (a run per row)
  *   upsample_bicubic     x (P, H, W), P = N*C planes; out (P, OH, OW); scale_h, scale_w as ATen takes
  *                        them (area_pixel_compute_scale, computed by the caller)
+ *   upsample_bicubic_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
+ *                        scale_h, scale_w as for upsample_bicubic
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
  *
@@ -651,6 +653,73 @@ void upsample_bicubic(profile_t p, const float *x, float *out, int64_t P, int64_
                     rows[j] = bicubic_sum(&p, taps, ww + b * 4);
                 }
                 out[(q * OH + a) * OW + b] = bicubic_sum(&p, rows, hw + a * 4);
+            }
+    }
+}
+
+/* ------------------------------------------------------------------ upsample_bicubic2d (backward) */
+
+/* upsample_bicubic2d_backward_out_frame (UpSampleBicubic2d.cpp), float. A file outside native/cpu:
+ * one object per architecture, built without -mfma on x86 (never fused, whatever the capability) and
+ * contracted by GCC on aarch64 (every core alike). Per output index i of one dim: the source
+ * r = scale*i (aligned corners) or scale*(i + 0.5) - 0.5 (fma(scale, i + 0.5, -0.5) on aarch64);
+ * guard_index_and_lambda: k = min(floor(r), in - 1), t = clamp(r - k, 0, 1); the forward's weights
+ * (get_cubic_upsample_coefficients, A = -0.75), aarch64 fusing every step, x86 none: cc1 =
+ * fma(fma(A+2, x, -(A+3))*x, x, 1), cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A). Taps at
+ * clamp(k - 1 + j, 0, in - 1). */
+static void bicubic_bwd_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
+                             float *wt) {
+    const float A = -0.75f;
+    const int fused = is_arm(p);
+    for (int64_t i = 0; i < out; i++) {
+        float r = align ? scale * (float)i
+                        : (fused ? fmaf(scale, (float)i + 0.5f, -0.5f) : scale * ((float)i + 0.5f) - 0.5f);
+        int64_t k = (int64_t)floorf(r);
+        if (k > in - 1) k = in - 1;
+        float t = r - (float)k;
+        t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
+        float xs[4] = {t + 1.0f, t, 1.0f - t, (1.0f - t) + 1.0f};
+        for (int j = 0; j < 4; j++) {
+            float x = xs[j], c;
+            if (j == 1 || j == 2)
+                c = fused ? fmaf(fmaf(A + 2.0f, x, -(A + 3.0f)) * x, x, 1.0f)
+                          : (((A + 2.0f) * x - (A + 3.0f)) * x) * x + 1.0f;
+            else
+                c = fused ? fmaf(fmaf(fmaf(A, x, -(5.0f * A)), x, 8.0f * A), x, -4.0f * A)
+                          : ((A * x - 5.0f * A) * x + 8.0f * A) * x - 4.0f * A;
+            int64_t at = k - 1 + j;
+            idx[i * 4 + j] = at < 0 ? 0 : (at > in - 1 ? in - 1 : at);
+            wt[i * 4 + j] = c;
+        }
+    }
+}
+
+/* The frame: per plane (ATen hands whole planes to its threads, so the thread count never reaches the
+ * bits), per output (oh, ow) in row order, the 16 taps with the width tap i outer and the height tap j
+ * inner, gx[y_j][x_i] += (g * wy_j) * wx_i onto zeros; taps clamped at the edge take every update in that
+ * order. The aarch64 object (its machine code read) fuses only the j = 1 updates, fma(g * wy_1, wx_i, gx),
+ * and adds the other products rounded. Equal sizes copy. */
+void upsample_bicubic_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W, int64_t OH,
+                               int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi, float *hw,
+                               int64_t *wi, float *ww) {
+    if (H == OH && W == OW) {
+        memcpy(gx, go, (size_t)(P * H * W) * sizeof(float));
+        return;
+    }
+    const int fused = is_arm(&p);
+    bicubic_bwd_taps(&p, H, OH, scale_h, align, hi, hw);
+    bicubic_bwd_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++) {
+        float *plane = gx + q * H * W;
+        for (int64_t a = 0; a < OH; a++)
+            for (int64_t b = 0; b < OW; b++) {
+                float g = go[(q * OH + a) * OW + b];
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++) {
+                        float *acc = plane + hi[a * 4 + j] * W + wi[b * 4 + i];
+                        float gy = g * hw[a * 4 + j];
+                        *acc = fused && j == 1 ? fmaf(gy, ww[b * 4 + i], *acc) : *acc + gy * ww[b * 4 + i];
+                    }
             }
     }
 }
