@@ -15,6 +15,14 @@
  * spread over all threads (at::parallel_for with grain 0), each chunk one Vectorized body of
  * 1 * lanes and a scalar tail, float arithmetic throughout (opmath of float is float) and IEEE sqrt.
  *
+ * On the Linux arm64 profiles (torch 2.13.0's aarch64 wheel, measured under QEMU on Neoverse N1, V2
+ * and V1 at 1, 2 and 4 threads: tests/test_impl_arm64_optim.py) the same loops run with 4 lanes (the
+ * NEON-typed DEFAULT and SVE128 objects) or 8 (SVE256), GCC's contractions per object (obj_kind) and
+ * aarch64's NaNs: every operation goes through f_add/f_sub/f_mul/f_div/f_fma (nan2, nan3), which give
+ * the default NaN +qNaN of an invalid operation and the NaN operand aarch64 keeps, in the operand order
+ * each object was measured to use. Because 16 floats are whole vectors of 4 or 8 lanes, the fused
+ * kernels' bits do not depend on the thread count there (nor on x86, but for NaNs).
+ *
  * Shapes: every array is (n,) contiguous float32; max_exp_avg_sq and momentum_buf may be NULL when
  * unused. */
 #include "common.h"
@@ -47,15 +55,82 @@ typedef struct {
     float neg_lr;       /* -lr */
 } sgd_scalars_t;
 
+static inline float qnan_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static inline int is_snan(float a) {
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return a != a && !(u & 0x00400000u);
+}
+
+static inline float quieted(float a) {
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return qnan_bits(u | 0x00400000u);
+}
+
+/* The NaN r = op(a, b) gives, a the instruction's first operand: on aarch64 (FPCR.DN off,
+ * FPProcessNaNs) the first signalling NaN operand quieted, else the first quiet NaN, else (an invalid
+ * operation: inf - inf, inf/inf, 0*inf) the default NaN +qNaN 0x7fc00000; on x86 (SSE/AVX) the first
+ * NaN operand quieted, else the default NaN 0xffc00000 (as this host computed r). r wherever it is not
+ * a NaN. */
+static inline float nan2(const profile_t *p, float r, float a, float b) {
+    if (r == r) return r;
+    if (!is_arm(p)) return a != a ? quieted(a) : b != b ? quieted(b) : r;
+    if (is_snan(a)) return quieted(a);
+    if (is_snan(b)) return quieted(b);
+    if (a != a) return a;
+    if (b != b) return b;
+    return qnan_bits(0x7fc00000u);
+}
+
+/* As nan2 for fma(a, b, c) = c + a*b (FMLA/FMADD, FPProcessNaNs3 in the order c, a, b): a quiet
+ * NaN addend with 0 * inf is the default NaN. */
+static inline float nan3(const profile_t *p, float r, float a, float b, float c) {
+    if (r == r || !is_arm(p)) return r;
+    if (is_snan(c)) return quieted(c);
+    if (is_snan(a)) return quieted(a);
+    if (is_snan(b)) return quieted(b);
+    if (c != c && !((isinf(a) && b == 0.0f) || (a == 0.0f && isinf(b)))) return c;
+    if (c != c) return qnan_bits(0x7fc00000u);
+    if (a != a) return a;
+    if (b != b) return b;
+    return qnan_bits(0x7fc00000u);
+}
+
+/* One rounded operation as the profile's CPU gives it, NaNs included (nan2, nan3): the
+ * optimizers' steps see NaN and infinite gradients. */
+static inline float f_add(const profile_t *p, float a, float b) { return nan2(p, a + b, a, b); }
+static inline float f_sub(const profile_t *p, float a, float b) { return nan2(p, a - b, a, b); }
+static inline float f_mul(const profile_t *p, float a, float b) { return nan2(p, a * b, a, b); }
+static inline float f_div(const profile_t *p, float a, float b) { return nan2(p, a / b, a, b); }
+static inline float f_fma(const profile_t *p, float a, float b, float c) { return nan3(p, fmaf(a, b, c), a, b, c); }
+
+/* a*b + c fused (f_fma) or as two roundings. */
+static inline float f_madd(const profile_t *p, int fused, float a, float b, float c) {
+    return fused ? f_fma(p, a, b, c) : f_add(p, f_mul(p, a, b), c);
+}
+
 /* lerp_kernel_scalar_weight (LerpKernel.cpp, Lerp.h): weight < 0.5 -> start + w * (end - start),
  * else end - (end - start) * (1 - w). The Vectorized lambda is fmadd(coeff, end - start, base)
- * (coeff w or w - 1, base start or end): fused on avx2/avx512, a*b+c on default; GCC contracts
- * the scalar lambda the same way in the AVX2 object. */
+ * (coeff w or w - 1, base start or end): fused on avx2/avx512 and aarch64, a*b+c on default; GCC
+ * contracts the scalar lambda the same way in the AVX2 object and on aarch64. A NaN diff in the scalar
+ * end - diff*(1 - w) comes out negated (fmsub) on N1 and V1 but not from the SVE128 object (V2), which
+ * computes end + diff*(w - 1): one element of the recording tells them apart. */
 static inline float lerp_one(const profile_t *p, int vec, float start, float end, float w) {
-    float diff = end - start;
-    if (fabsf(w) < 0.5f)
-        return vec ? vfmadd(p, w, diff, start) : sfmadd(p, w, diff, start);
-    return vec ? vfmadd(p, w - 1.0f, diff, end) : sfmadd(p, -diff, 1.0f - w, end);
+    float diff = f_sub(p, end, start);
+    int fused = vec ? p->vec_fma : p->contract;
+    if (fabsf(w) < 0.5f) return f_madd(p, fused, w, diff, start);
+    if (vec) return f_madd(p, fused, w - 1.0f, diff, end);
+    /* end - diff*(1 - w): two roundings (x86 default), or fused with a NaN diff negated (fmsub), but as
+     * end + diff*(w - 1) (the NaN kept) in the SVE128 object */
+    if (!fused) return f_sub(p, end, f_mul(p, diff, 1.0f - w));
+    if (p->aten == ATEN_SVE && p->lanes == 4) return f_fma(p, diff, w - 1.0f, end);
+    return f_fma(p, -diff, 1.0f - w, end);
 }
 
 #include "rsqrt_tables.h"
@@ -173,17 +248,39 @@ static inline float torch_sqrt(const profile_t *p, float x) {
     return p->blas == BLAS_NVPL ? sqrtf(x) : vml_sqrt(p, x);
 }
 
-static inline float qnan_bits(uint32_t b) {
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
+/* Whether the element runs in the vector body of the SVE256 object (svfloat32_t intrinsics): there a
+ * Vectorized operator is the intrinsic itself, never contracted and never rewritten (g * -1 stays a
+ * multiply, keeping a NaN's sign; a + b keeps its operand order). */
+static inline int sve_body(const profile_t *p, int vec) { return vec && obj_kind(p) == OBJ_SVE; }
+
+/* addcmul_cpu_kernel (PointwiseOpsKernel.cpp): self + (value * t1) * t2 with vt1 = value * t1,
+ * contracted to fma(vt1, t2, self) where the object contracts (vec_contracted in the vector body). */
+static inline float addcmul_one(const profile_t *p, int vec, float self, float vt1, float t2) {
+    if (vec ? vec_contracted(p) : p->contract) return f_fma(p, vt1, t2, self);
+    return sve_body(p, vec) ? f_add(p, self, f_mul(p, vt1, t2)) : f_add(p, f_mul(p, vt1, t2), self);
+}
+
+/* addcdiv_cpu_kernel: self + (value * t1) / t2. Which NaN the add keeps when both are NaN (measured on
+ * aarch64): the quotient's where GCC compiled the NEON-typed code (N1, V2), self's in the SVE256
+ * vector body (sve_body). */
+static inline float addcdiv_one(const profile_t *p, int vec, float self, float value, float t1, float t2) {
+    const float q = f_div(p, f_mul(p, value, t1), t2);
+    return sve_body(p, vec) ? f_add(p, self, q) : f_add(p, q, self);
+}
+
+/* aarch64's FMAX (vmaxq_f32, svmax_f32_x): NaNs as nan2, -0 below +0. */
+static inline float fmax_arm(const profile_t *p, float a, float b) {
+    if (a != a || b != b) return nan2(p, a + b, a, b);
+    if (a == 0.0f && b == 0.0f) return signbit(a) ? b : a;
+    return a > b ? a : b;
 }
 
 /* maximum_kernel (BinaryOpsKernel.cpp), a NaN-propagating max. Vector lambda: x86 AVX2/AVX-512
  * max_ps OR-ed with the unordered mask (a NaN operand gives all bits set); the default build's
  * Vectorized maximum: a > b ? a : b, then a NaN a kept. Scalar lambda: quiet NaN for a NaN operand,
- * else std::max. */
+ * else std::max. aarch64's Vectorized maximum is FMAX (fmax_arm). */
 static inline float maximum_one(const profile_t *p, int vec, float a, float b) {
+    if (vec && is_arm(p)) return fmax_arm(p, a, b);
     if (vec) {
         if (p->aten == 1 || p->aten == 2) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
         return a != a ? a : (a > b ? a : b);
@@ -195,7 +292,7 @@ static inline float maximum_one(const profile_t *p, int vec, float a, float b) {
 /* self + alpha * other of add_kernel (ufunc/add.h): vec::fmadd(other, alpha, self) in the vector
  * lambda, contracted by the compiler in the scalar one. */
 static inline float add_alpha(const profile_t *p, int vec, float self, float other, float alpha) {
-    return vec ? vfmadd(p, other, alpha, self) : sfmadd(p, alpha, other, self);
+    return vec ? f_madd(p, p->vec_fma, other, alpha, self) : f_madd(p, p->contract, alpha, other, self);
 }
 
 /* The gradient Adam and SGD use: -grad under maximize (at::neg, exact), then the L2 term. */
@@ -223,15 +320,15 @@ static inline void adam_one(const profile_t *p, const adam_scalars_t *s, int vec
                             float *m, float *v, float *mx) {
     float pv = *param;
     float g = l2_grad(p, vec, s->decay == 2, s->maximize, s->weight_decay, grad, pv);
-    if (s->decay == 1) pv = pv * s->decay_factor;
+    if (s->decay == 1) pv = f_mul(p, pv, s->decay_factor);
     float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
-    float vv = *v * s->beta2;
-    float sg = s->sq_value * g;
-    vv = vec ? (vec_contracted(p) ? fmaf(sg, g, vv) : vv + sg * g) : sfmadd(p, sg, g, vv);
+    float vv = f_mul(p, *v, s->beta2);
+    float sg = f_mul(p, s->sq_value, g);
+    vv = addcmul_one(p, vec, vv, sg, g);
     float r = vv;
     if (s->amsgrad) r = *mx = maximum_one(p, vec, *mx, vv);
-    float denom = torch_sqrt(p, r) / s->bc2_sqrt + s->eps;
-    pv = pv + (s->neg_step * mv) / denom;
+    float denom = f_add(p, f_div(p, nan2(p, torch_sqrt(p, r), r, r), s->bc2_sqrt), s->eps);
+    pv = addcdiv_one(p, vec, pv, s->neg_step, mv, denom);
     *param = pv;
     *m = mv;
     *v = vv;
@@ -262,30 +359,34 @@ void adam_step_forward(profile_t p, adam_scalars_t s, float *param, const float 
 }
 
 /* One element of adam_math<float> (FusedAdamKernel.cpp), vector body (vec) or scalar tail:
- *   g = g * -1 (vector) / -g (scalar)           (maximize)
+ *   g = g * -1 (vector) / -g (scalar)           (maximize; GCC's negation, a NaN's sign flipped, but
+ *                                               for V1's SVE256 body's multiply, which keeps it)
  *   g += param * wd                             (ADAM_MODE::ORIGINAL; contracted: fma(param, wd, g))
  *   param = param * (1 - lr*wd)                 (ADAM_MODE::ADAMW)
  *   m = fmadd(coeff, g - m, base)               coeff, base = w, m if |w| < 0.5 else w - 1, g (vector;
  *                                               the scalar tail's m + w*(g - m) / g - (g - m)*(1 - w)
  *                                               contracted the same way)
- *   v = v * beta2 + (c2 * g) * g                contracted (measured against torch): the vector body
- *                                               to fma(c2*g, g, v*beta2), the scalar tail (two
- *                                               statements there) to fma(v, beta2, (c2*g)*g)
+ *   v = v * beta2 + (c2 * g) * g                contracted (measured against torch): the x86 vector
+ *                                               body to fma(c2*g, g, v*beta2), the scalar tail (two
+ *                                               statements there) and aarch64's NEON-typed body
+ *                                               (N1, V2) to fma(v, beta2, (c2*g)*g); V1's SVE256
+ *                                               body not at all
  *   mx = maximum(mx, v) (vector) / std::max     (amsgrad)
  *   d = sqrt(v or mx) / bc2_sqrt + eps          IEEE sqrt (sqrtps / std::sqrt), no MKL
  *   param = param + (-ss * m) / d */
 static inline void fused_adam_one(const profile_t *p, const adam_scalars_t *s, int vec, float *param, float *gp,
                                   float *m, float *v, float *mx) {
     float pv = *param, g = *gp;
-    if (s->maximize) g = vec ? g * -1.0f : -g;
-    if (s->decay == 2) g = (vec ? vec_contracted(p) : p->contract) ? fmaf(pv, s->weight_decay, g) : g + pv * s->weight_decay;
-    if (s->decay == 1) pv = pv * s->decay_factor;
+    int fuse = vec ? vec_contracted(p) : p->contract;
+    if (s->maximize) g = sve_body(p, vec) ? f_mul(p, g, -1.0f) : -g;
+    if (s->decay == 2) g = fuse ? f_fma(p, pv, s->weight_decay, g) : f_add(p, g, f_mul(p, pv, s->weight_decay));
+    if (s->decay == 1) pv = f_mul(p, pv, s->decay_factor);
     float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
-    float sg = s->sq_value * g, vv;
-    if (vec)
-        vv = vec_contracted(p) ? fmaf(sg, g, *v * s->beta2) : *v * s->beta2 + sg * g;
+    float sg = f_mul(p, s->sq_value, g), vb = f_mul(p, *v, s->beta2), vv;
+    if (!fuse)
+        vv = f_add(p, vb, f_mul(p, sg, g));
     else
-        vv = p->contract ? fmaf(*v, s->beta2, sg * g) : *v * s->beta2 + sg * g;
+        vv = vec && obj_kind(p) == OBJ_X86_FMA ? f_fma(p, sg, g, vb) : f_fma(p, *v, s->beta2, f_mul(p, sg, g));
     float r = vv;
     if (s->amsgrad) {
         if (vec)
@@ -294,8 +395,8 @@ static inline void fused_adam_one(const profile_t *p, const adam_scalars_t *s, i
             r = *mx < vv ? vv : *mx;
         *mx = r;
     }
-    float denom = sqrtf(r) / s->bc2_sqrt + s->eps;
-    *param = pv + (s->neg_step * mv) / denom;
+    float denom = f_add(p, f_div(p, nan2(p, sqrtf(r), r, r), s->bc2_sqrt), s->eps);
+    *param = f_add(p, pv, f_div(p, f_mul(p, s->neg_step, mv), denom));
     *m = mv;
     *v = vv;
 }
@@ -334,7 +435,7 @@ static inline void sgd_one(const profile_t *p, const sgd_scalars_t *s, int vec, 
     float pv = *param;
     float g = l2_grad(p, vec, s->decay, s->maximize, s->weight_decay, grad, pv);
     if (s->momentum_on) {
-        float b = s->first ? g : add_alpha(p, vec, *buf * s->momentum, g, s->keep);
+        float b = s->first ? g : add_alpha(p, vec, f_mul(p, *buf, s->momentum), g, s->keep);
         *buf = b;
         g = s->nesterov ? add_alpha(p, vec, g, b, s->momentum) : b;
     }
@@ -355,23 +456,27 @@ void sgd_step_forward(profile_t p, sgd_scalars_t s, float *param, const float *g
  *         vector body fuses the second product, fma(g, 1 - d, buf*m), the scalar tail the first,
  *         fma(buf, m, g*(1 - d)))
  *   g += buf * momentum (nesterov) / g = buf
- *   param += g * -lr */
+ *   param += g * -lr
+ * V1's SVE256 body (no contraction) still fuses the weight decay, the buffer and nesterov's term (ATen's
+ * explicit fmadd: vec_fma), not the update of param; aarch64's scalar tail computes param - g*lr
+ * (fmsub: a NaN g negated). */
 static inline void fused_sgd_one(const profile_t *p, const sgd_scalars_t *s, int vec, float *param, float *gp,
                                  float *buf) {
-    int fuse = vec ? vec_contracted(p) : p->contract;
+    int fuse = vec ? vec_contracted(p) : p->contract, fmadd = vec ? p->vec_fma : p->contract;
     float pv = *param, g = *gp;
-    if (s->maximize) g = vec ? g * -1.0f : -g;
-    if (s->decay) g = fuse ? fmaf(pv, s->weight_decay, g) : g + pv * s->weight_decay;
+    if (s->maximize) g = sve_body(p, vec) ? f_mul(p, g, -1.0f) : -g;
+    if (s->decay) g = fmadd ? f_fma(p, pv, s->weight_decay, g) : f_add(p, g, f_mul(p, pv, s->weight_decay));
     if (s->momentum_on) {
         float b = g;
-        if (!s->first && !fuse)
-            b = *buf * s->momentum + g * s->keep;
+        if (!s->first && !fmadd)
+            b = f_add(p, f_mul(p, *buf, s->momentum), f_mul(p, g, s->keep));
         else if (!s->first)
-            b = vec ? fmaf(g, s->keep, *buf * s->momentum) : fmaf(*buf, s->momentum, g * s->keep);
+            b = vec ? f_fma(p, g, s->keep, f_mul(p, *buf, s->momentum)) : f_fma(p, *buf, s->momentum, f_mul(p, g, s->keep));
         *buf = b;
-        g = s->nesterov ? (fuse ? fmaf(b, s->momentum, g) : g + b * s->momentum) : b;
+        g = s->nesterov ? (fmadd ? f_fma(p, b, s->momentum, g) : f_add(p, g, f_mul(p, b, s->momentum))) : b;
     }
-    *param = fuse ? fmaf(g, s->neg_lr, pv) : pv + g * s->neg_lr;
+    *param = fuse && !vec && is_arm(p) ? f_fma(p, -g, -s->neg_lr, pv)
+           : fuse                       ? f_fma(p, g, s->neg_lr, pv) : f_add(p, pv, f_mul(p, g, s->neg_lr));
 }
 
 /* _fused_sgd_ of one float parameter, in place. */
@@ -397,17 +502,16 @@ static inline float ew_one(const profile_t *p, int op, int vec, float a, float b
     case EW_LERP:
         return lerp_one(p, vec, a, b, w);
     case EW_ADDCMUL: {
-        float wb = w * b;
-        return vec ? (vec_contracted(p) ? fmaf(wb, c, a) : a + wb * c) : sfmadd(p, wb, c, a);
+        return addcmul_one(p, vec, a, f_mul(p, w, b), c);
     }
     case EW_ADDCDIV:
-        return a + (w * b) / c;
+        return addcdiv_one(p, vec, a, w, b, c);
     case EW_MAXIMUM:
         return maximum_one(p, vec, a, b);
     case EW_ADD:
         return add_alpha(p, vec, a, b, w);
     default:
-        return torch_sqrt(p, a);
+        return nan2(p, torch_sqrt(p, a), a, a);
     }
 }
 
