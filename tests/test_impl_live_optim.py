@@ -204,6 +204,22 @@ def test_unmeasured_profiles_are_refused() -> None:
     assert np.all(plain < 0)
 
 
+def test_fused_adam_maximize_with_nans_on_threads_is_refused_on_x86() -> None:
+    """Which NaN x86's fused Adam with maximize keeps where two meet differs between its inlined copy (one
+    thread) and its OpenMP copy (measured): not modelled, so refused there, answered everywhere else."""
+    from harness.core.errors import ParityError
+    from harness.impl.profiles import get_profile
+
+    q, g = np.zeros(40, np.float32), np.ones(40, np.float32)
+    bad = g.copy()
+    bad[3] = np.nan
+    cfg = optim.AdamConfig(path="fused", maximize=True)
+    with pytest.raises(ParityError, match="which NaN x86's fused Adam with maximize keeps"):
+        optim.adam_step(q.copy(), bad, q.copy(), q.copy(), 1, cfg, get_profile("x86-avx2", 2))
+    for grad, name, threads in ((bad, "x86-avx2", 1), (bad, "arm64-neon", 2), (g, "x86-avx2", 4)):
+        optim.adam_step(q.copy(), grad, q.copy(), q.copy(), 1, cfg, get_profile(name, threads))
+
+
 def test_configs_refuse_what_is_not_reproduced() -> None:
     with pytest.raises(ValueError, match="path must be one of"):
         optim.AdamConfig(path="capturable")

@@ -518,8 +518,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "compiler FMAs of the AVX2/AVX-512 objects, chosen per expression and differently in the vector "
             "body and the tail (`v*beta2 + (c2*g)*g`: `fma(c2*g, g, v*beta2)` in the body, `fma(v, beta2, "
-            "(c2*g)*g)` in the tail; SGD's `buf*m + g*(1 - d)` the other way round); thread count moves "
-            "where the tails fall; not the CPU model (IEEE sqrt)"
+            "(c2*g)*g)` in the tail; SGD's `buf*m + g*(1 - d)` the other way round); not the thread count "
+            "(16-float units are whole vectors: the one scalar tail is the tensor's end), but for which NaN "
+            "Adam's maximize keeps where two meet (the OpenMP copy: refused); not the CPU model (IEEE sqrt)"
         ),
     ),
     (

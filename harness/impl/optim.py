@@ -214,6 +214,12 @@ def adam_step(
     wd = cfg.weight_decay if weight_decay is None else weight_decay
     if cfg.path == "fused" or cfg.amsgrad or cfg.maximize or (wd != 0 and not cfg.decoupled):
         measured(profile, "Adam's fused path, amsgrad, maximize and L2 decay")
+    x86_threads = cfg.path == "fused" and cfg.maximize and profile.threads > 1 and not profile.aarch64
+    if x86_threads and not all(np.isfinite(a).all() for a in (grad, exp_avg, exp_avg_sq)):
+        raise ParityError(
+            "the impl does not model which NaN x86's fused Adam with maximize keeps on more than one thread "
+            "(the kernel's OpenMP copy keeps another in v*beta2 + (c2*g)*g): a non-finite grad or moment"
+        )
     s = _adam_scalars(cfg, wd, float(np.float32(step)))
     kernel = _lib().fused_adam_forward if cfg.path == "fused" else _lib().adam_step_forward
     mx = ptr(max_exp_avg_sq) if cfg.amsgrad and max_exp_avg_sq is not None else None
