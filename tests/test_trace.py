@@ -347,6 +347,25 @@ def test_program_failure_still_writes_the_trace(tmp_path: Path, backend: str) ->
     assert trace.attrs["tracer"] == backend
 
 
+def test_a_capture_reruns_with_this_harness_not_one_in_the_traces_working_directory(tmp_path: Path) -> None:
+    """A ``-m`` program traced in a directory that holds a ``harness`` package of its own (a checkout
+    changed since, here one that cannot be imported): the re-run records with this harness's tracer,
+    and the program's module still comes from that directory."""
+    from harness.trace.cause import capture_ops
+
+    (tmp_path / "prog.py").write_text("import torch\ntorch.ones(3).exp().sum()\n")
+    out = tmp_path / "t.h5"
+    rerun = [sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", "-m", "prog"]
+    assert subprocess.run(rerun, cwd=tmp_path).returncode == 0
+    trace = read_trace(out)
+    exp = next(i for i, op in enumerate(trace.ops) if op.op == "aten.exp.default")
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "__init__.py").write_text("raise SystemExit('another harness')\n")
+    (captured,) = capture_ops(trace, [exp], tmp_path).values()
+    (values,) = captured.outputs.values()
+    assert values.tobytes() == torch.ones(3).exp().numpy().tobytes()
+
+
 def test_normal_replays_from_a_captured_generator_state(backend: str) -> None:
     """The impl draws torch's normal_ from the generator state a trace captures (the cached
     Box-Muller sample and a moved engine included)."""

@@ -222,6 +222,16 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
     return env
 
 
+def this_harness_first(env: dict[str, str]) -> dict[str, str]:
+    """``env`` for a child of this Python that imports this harness, not one its working directory holds:
+    ``python -m`` puts the working directory first on the path, and a trace's (a checkout of its own,
+    perhaps changed since) would otherwise record the re-run with another tracer. The traced program
+    keeps the working directory on its path (harness.trace.run puts it back for ``-m`` programs)."""
+    root = str(Path(__file__).resolve().parents[2])
+    rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return {**env, "PYTHONPATH": os.pathsep.join([root, *rest]), "PYTHONSAFEPATH": "1"}
+
+
 def capture(trace: Trace, index: int, workdir: Path) -> Captured:
     """Run ``trace``'s program again under its configuration, keeping op ``index`` in full;
     checks that the op and its digests came out as traced."""
@@ -236,9 +246,10 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
         raise ParityError(f"{trace.path}: the trace does not say how its program was run (traced in Python?)")
     out = workdir / f"capture-{indices[0]}-{len(indices)}.h5"
     argv = trace_argv(command, out, indices)
-    proc = subprocess.run(
-        argv, env=rerun_env(trace), cwd=trace.attrs.get("cwd") or None, capture_output=True, text=True
-    )
+    env = rerun_env(trace)
+    if Path(argv[0]).resolve() == Path(sys.executable).resolve():
+        env = this_harness_first(env)
+    proc = subprocess.run(argv, env=env, cwd=trace.attrs.get("cwd") or None, capture_output=True, text=True)
     if not out.exists():  # the program may end with its own exit status; the trace is what counts
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")

@@ -45,6 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         if not program:
             raise ParityError("nothing to run: give a script (or -m module) after --")
         capture = capture_indices(args.capture)
+        if sys.flags.safe_path:  # a capture's re-run, this harness imported first: the program's path as python -m's
+            sys.path.insert(0, os.getcwd())
         command = json.loads(args.command) if args.command else [sys.executable, *program]
         if program[0] == "-m":
             if len(program) < 2:
