@@ -366,6 +366,15 @@ def test_a_capture_reruns_with_this_harness_not_one_in_the_traces_working_direct
     assert values.tobytes() == torch.ones(3).exp().numpy().tobytes()
 
 
+def test_a_capture_whose_working_directory_is_gone_is_refused_in_one_line(tmp_path: Path) -> None:
+    from harness.trace.cause import capture_ops
+
+    gone = tmp_path / "checkout"
+    trace = Trace(tmp_path / "a.h5", {"provenance": {}, "command": ["train.py"], "cwd": str(gone)}, [])
+    with pytest.raises(ParityError, match=f"its program ran in {gone}, which is gone, so it cannot be run again"):
+        capture_ops(trace, [0], tmp_path)
+
+
 def test_normal_replays_from_a_captured_generator_state(backend: str) -> None:
     """The impl draws torch's normal_ from the generator state a trace captures (the cached
     Box-Muller sample and a moved engine included)."""

@@ -244,12 +244,15 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
     command = trace.attrs.get("command")
     if not command:
         raise ParityError(f"{trace.path}: the trace does not say how its program was run (traced in Python?)")
+    cwd = trace.attrs.get("cwd") or None
+    if cwd is not None and not Path(cwd).is_dir():
+        raise ParityError(f"{trace.path}: its program ran in {cwd}, which is gone, so it cannot be run again")
     out = workdir / f"capture-{indices[0]}-{len(indices)}.h5"
     argv = trace_argv(command, out, indices)
     env = rerun_env(trace)
     if Path(argv[0]).resolve() == Path(sys.executable).resolve():
         env = this_harness_first(env)
-    proc = subprocess.run(argv, env=env, cwd=trace.attrs.get("cwd") or None, capture_output=True, text=True)
+    proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
     if not out.exists():  # the program may end with its own exit status; the trace is what counts
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
