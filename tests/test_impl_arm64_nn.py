@@ -250,8 +250,9 @@ def test_onednn_conv2d_recorded(case: tuple) -> None:
 # oneDNN's brg_conv_bwd backward data (stride 1) on V1 and V2, recorded as ONEDNN_CASES (same inputs
 # from the seed, same digests of torch's out, grad_x, grad_weight, grad_bias); ``outputs``: which of the
 # four the impl models there (V2's vpad cases: ACL's forward kernel choice is refused; the 1x1 on two
-# threads: its forward (gemm:acl, 16 images) refused as possibly brgconv_1x1; V1 on two threads: grad_x
-# alone). The impl refused every grad_x here before brg_conv_bwd was modelled.
+# threads: its forward (gemm:acl, 16 images) refused as possibly brgconv_1x1). The impl refused every
+# grad_x here before brg_conv_bwd was modelled, and the V1 two-thread cases' other outputs before V1's
+# kernels were modelled on more threads.
 BRG_CASES = [
     ("v1", 1, "v1-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 401, (0, 1, 2, 3)),
     ("v1", 1, "v1-brg-base", (3, 12, 8, 13), (20, 12, 5, 5), 1, 0, True, 402, (0, 1, 2, 3)),
@@ -265,9 +266,9 @@ BRG_CASES = [
     ("v2", 2, "v2-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 601, (1, 2, 3)),
     ("v2", 2, "v2-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 602, (0, 1, 2, 3)),
     ("v2", 2, "v2-t2-1x1", (16, 16, 5, 6), (32, 16, 1, 1), 1, 0, True, 603, (1, 2, 3)),
-    ("v1", 2, "v1-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 701, (1,)),
-    ("v1", 2, "v1-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 702, (1,)),
-    ("v1", 2, "v1-t2-brg-icblocks", (2, 16, 4, 5), (400, 16, 3, 3), 1, 1, True, 703, (1,)),
+    ("v1", 2, "v1-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 701, (0, 1, 2, 3)),
+    ("v1", 2, "v1-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 702, (0, 1, 2, 3)),
+    ("v1", 2, "v1-t2-brg-icblocks", (2, 16, 4, 5), (400, 16, 3, 3), 1, 1, True, 703, (0, 1, 2, 3)),
 ]
 BRG_DIGESTS = {
     "v1-brg-vpad": "ffbdb32aea8abd3b 5e4247c7b2a37fdf f3937abeffc8fdcf c811bacfbb1b2f2e",
@@ -307,9 +308,6 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
                 i - 1
             ]
         assert digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
-    if core == "v1" and threads > 1:  # V1's other kernels on two threads: refused
-        with pytest.raises(ParityError, match="V1 on more threads"):
-            conv.conv2d_backward(dy, x, w, st, pd, bool(bias), profile, (False, True, False))
     g = conv._geometry(x.shape, w.shape, st, pd)
     if g.kh * g.kw > 1:  # with one tap the chains over the channels are the same
         one_chain = conv._terms_blocked(g.oc, g.kh, g.kw, g.oc)  # (kh, kw, channel) from the first tap
@@ -317,3 +315,70 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
         args = (conv.ptr(dy), conv.ptr(w), conv.ptr(gx), conv.ptr(one_chain), len(one_chain), 1)
         conv._lib().conv_bwd_data_terms(*g, *args)
         assert digest(gx) != want[1], name
+
+
+# V1 (SVE256) on two threads, recorded under emulation (inputs from the seed as ONEDNN_CASES; digests of
+# torch's out, grad_x, grad_weight, grad_bias); ``outputs`` the modelled ones (the forward of an
+# ACL-handed shape refused), ``split``: the weights' or bias' thread split changes their bits (the
+# one-thread profile gives others). Kernels as ONEDNN_VERBOSE named them.
+V1_T2_CASES = [
+    # jit:sve_256 weights over the images, 2 threads of its balance (nthr_mb 2); bias by its reducer
+    ("images", (3, 1, 9, 5), (4, 1, 5, 3), 3, 0, 11020, (0, 1, 2, 3), True),
+    ("images-1x3", (7, 23, 8, 10), (13, 23, 1, 3), 1, 0, 11044, (0, 1, 2, 3), True),
+    # its 2-D harness (more than 9 output rows): the (image, row) units split, the bias in the kernel
+    ("rows", (7, 1, 11, 14), (23, 1, 3, 3), 1, 1, 11028, (0, 1, 2, 3), True),
+    ("rows-2-images", (2, 24, 20, 20), (8, 24, 3, 3), 1, 1, 11004, (0, 1, 2, 3), True),
+    # jit_1x1:sve_256 weights: the (image, pixel block) units split inside an image
+    ("1x1-units", (3, 9, 16, 10), (33, 9, 1, 1), 1, 0, 11002, (0, 1, 2, 3), True),
+    ("1x1-units-odd", (7, 3, 14, 6), (29, 3, 1, 1), 1, 0, 11026, (0, 1, 2, 3), True),
+    ("1x1-images", (8, 40, 9, 12), (7, 40, 1, 1), 1, 0, 11017, (0, 1, 2, 3), True),
+    # a strided 1x1 whose stride does not divide the input: jit:sve_256 backward, not jit_1x1
+    ("1x1-strided-jit", (7, 12, 13, 11), (27, 12, 1, 1), 2, 0, 11036, (0, 1, 2, 3), False),
+    # padding 2 on a 3x3 kernel: jit:sve_256's weights decline, gemm:ref's on two threads
+    ("weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, 11055, (0, 1, 2, 3), True),
+    # a 1x3 kernel with padding 1: ACL's forward (refused), gemm:ref backward data and weights
+    ("kernel-in-padding", (7, 38, 4, 9), (48, 38, 1, 3), 3, 1, 11014, (1, 2, 3), True),
+    # the bias reducer's image split where the weights stay on one image thread
+    ("bias-reducer", (5, 33, 11, 10), (3, 33, 3, 3), 3, 1, 11049, (0, 1, 2, 3), True),
+]
+
+V1_T2_DIGESTS = {
+    "images": "851c52537f543c22 d902bf3e83531ce2 dd38c86a5afec06c 5b62a0ef1a32dcd8",
+    "images-1x3": "88bcbb4a3165627e f451412aecf94b48 ec4dc0a031ddd0ed 3c1b574560ed3417",
+    "rows": "816381fe6295f5d1 21c0f413e80891af 5926c7ac2ee1224e 63d0cd8fd6eb2ae7",
+    "rows-2-images": "38c7dddb1b993c30 b9b9db33374cfb52 185754a14cf41de1 7466540c0963e7b5",
+    "1x1-units": "467e2bb4c577cddd cfa187042ad876cc d49adcf2e782ca6f c131e45a76614fe6",
+    "1x1-units-odd": "8169618ab9191add 3662090db1b22245 e8beadf5dcddb81a 87bff09d95355b6a",
+    "1x1-images": "17b76bc8d2a4a9a2 043c63cd85c27b2b 29113138d465d4b1 0fdfffbdde34a02e",
+    "1x1-strided-jit": "604b8e5b29441922 0c6b3e2c96390a22 1fe457646513a495 d13e4678997ae80c",
+    "weights-gemm-ref": "b5989251482d8f6a a3620c1783d4234c 29988a3939ef8f39 38566eafd8beaee8",
+    "kernel-in-padding": "6f06b6ab2cf153be 1c6b0646daff18ef 70fa825ec20f2e5a e99dc18eb788fb83",
+    "bias-reducer": "7103dae080107b91 f6746964448e0944 a891029833678efb c82760a519eec466",
+}
+
+
+@pytest.mark.parametrize("case", V1_T2_CASES, ids=[c[0] for c in V1_T2_CASES])
+def test_v1_two_threads_recorded(case: tuple) -> None:
+    """V1's kernels on two threads bit for bit: jit:sve_256's and jit_1x1:sve_256's thread splits of
+    the weights (images, (image, row) units, pixel blocks inside an image) and of the bias, the
+    forward and grad_input as on one thread, gemm:ref where jit:sve_256 declines; the split shown to
+    matter where ``split`` (the one-thread profile's weights or bias give other bits)."""
+    name, x_shape, w_shape, stride, padding, seed, outputs, split = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
+    profile, one = get_profile("arm64-sve256", 2), get_profile("arm64-sve256", 1)
+    st, pd = (stride, stride), (padding, padding)
+    want = V1_T2_DIGESTS[name].split()
+    for i in range(4):
+        if i == 0:
+            if 0 not in outputs:
+                with pytest.raises(ParityError, match="ACL"):
+                    conv.conv2d(x, w, b, st, pd, profile)
+                continue
+            got = conv.conv2d(x, w, b, st, pd, profile)
+        else:
+            mask = tuple(j == i - 1 for j in range(3))
+            got = conv.conv2d_backward(dy, x, w, st, pd, True, profile, mask)[i - 1]
+        assert digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
+    if split:
+        gw, gb = conv.conv2d_backward(dy, x, w, st, pd, True, one, (False, True, True))[1:]
+        assert (digest(gw), digest(gb)) != (want[2], want[3]), name

@@ -92,9 +92,14 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   the channel's sum lane 0 first (GCC's ``omp simd`` reduction). Threads: init_conf's outer
   threading over the images (each sgemm on one thread; grad_weight's parts added in order) or the
   sgemm's own split.
-- ``jit:sve_256`` on V1, one thread (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT
-  kernels, its jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256
-  declines (``_sve256_jit_declines``, refused).
+- ``jit:sve_256`` on V1 (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT kernels, its
+  jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256 declines
+  (``_sve256_jit_declines``, refused), the backward gemm:ref's where a kernel side lies within the
+  padding and the weights' where jit:sve_256's boundaries decline (``_sve256_weights_decline``). On
+  more threads the forward and grad_input as on one (the threads split images, rows and channel
+  blocks, never the reduction); the weights split as its balance says (jit:sve_256: images or
+  (image, row) units, each thread one chain, the threads' sums added in order; jit_1x1: (image,
+  pixel block) units, ``_sve256_1x1_weight_split``), the bias by the kernel's units or its reducer.
 - ``brg_conv_bwd`` backward data at stride 1 on V1 (``sve_256``) and on V2 (``sve_128``, from 13
   input channels; gemm:ref below): oneDNN's forward brgemm convolution of grad_output with the weights' channels
   swapped and taps inverted; its brgemm kernels load C where beta is 1, so each element is one fused
@@ -102,12 +107,11 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   the taps from the last (ker_vpad: row by row; ker_base where the forward's row outgrows its input:
   the partly valid taps of a row per column or per row, as its kh_block_pad says, around the fully
   valid ones), the block's channels innermost.
-  On more threads V1's grad_input there alone (``_v1_threads_brg``): the threads split the forward's
-  images, rows and channel blocks, never its reduction.
+  On more threads the same: the threads split the forward's images, rows and channel blocks.
 - not modelled, refused: on x86 AVX512_CORE's ``ip:any`` (ip_convolution: no padding, stride 1, one
   output pixel, more than one image and 27 taps, run as an inner product; ``unmodelled_passes``);
-  on aarch64 V1's 1x1 kernels outside the measured shapes and more
-  than one thread on V1 (but brg_conv_bwd's grad_input); ``brg_conv_bwd`` with more output channels
+  on aarch64 V1's 1x1 kernels outside the measured shapes (jit_1x1's reduce blocking where the cache
+  sizes would decide it); ``brg_conv_bwd`` with more output channels
   than measured for the kernel's size (its ic blocks' L1/L2 caps) or ker_base's rows wider than
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
@@ -197,8 +201,8 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
 # emulated N1, V1, V2; docs/impl/kernels.md, convolution, Linux arm64): not modelled
 _ARM64_ONEDNN = (
     "conv2d: on aarch64 the impl reproduces the convolutions ATen hands to oneDNN on Neoverse N1 and V2 (torch "
-    "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward) and on V1 at one thread (its "
-    "jit:sve_256 kernels); V1 on more threads (but brg_conv_bwd's grad_input) and other releases are not modelled"
+    "2.13.0: ACL's ffhybrid/ffinterleaved forward, oneDNN's gemm:ref backward) and on V1 (its jit:sve_256 "
+    "kernels); other releases are not modelled"
 )
 
 
@@ -236,7 +240,7 @@ def onednn_path(g: Geometry, profile: KernelProfile) -> str:
     if profile.aarch64:
         if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
             return ACL_REF
-        if profile.name == "arm64-sve256" and profile.threads == 1 and profile.torch == "2.13.0":
+        if profile.name == "arm64-sve256" and profile.torch == "2.13.0":
             return SVE256
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
@@ -1055,12 +1059,13 @@ def _best_divider(value: int, low: int, high: int, find_max: bool) -> int:
     return best
 
 
-def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
+def _avx512_1x1_balance(g: Geometry, threads: int, cb: int = 16) -> tuple[int, int, int]:
     """(reduce_block, nthr_mb, nthr) of jit_1x1:avx512_core's backward weights
     (jit_avx512_common_1x1_conv_kernel.cpp; a stride above 1 first copies the strided pixels, so
     the kernel sees OH x OW): pixel blocks of best_divider(OH*OW, 7, 16), else of OW; the threads
     over (image, block) units, output- and input-channel blocks of 16 with the lowest memory cost
-    of its balance() (the last of equal ones); nthr their product."""
+    of its balance() (the last of equal ones); nthr their product. ``cb`` 8: V1's
+    jit_sve_1x1_conv_kernel::balance, the same over blocks of 8 channels."""
     n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
     ohw = oh * ow
     block = _best_divider(ohw, 7, 16, True)
@@ -1068,14 +1073,14 @@ def _avx512_1x1_balance(g: Geometry, threads: int) -> tuple[int, int, int]:
         block = _best_divider(ow, 4, ow, False)
     if block > 256:
         block = 1
-    nb_reduce, nb_ic, nb_oc = ohw // block, -(-c // 16), -(-oc // 16)
+    nb_reduce, nb_ic, nb_oc = ohw // block, -(-c // cb), -(-oc // cb)
 
     def mem(mb: int, ocb: int, icb: int) -> int:
         units = -(-n * nb_reduce // mb)
         return (
-            units * -(-nb_ic // icb) * 16 * block
-            + units * -(-nb_oc // ocb) * 16 * block
-            + 12 * -(-nb_oc // ocb) * -(-nb_ic // icb) * 256
+            units * -(-nb_ic // icb) * cb * block
+            + units * -(-nb_oc // ocb) * cb * block
+            + 12 * -(-nb_oc // ocb) * -(-nb_ic // icb) * cb * cb
         )
 
     best_split, best = (1, 1, 1), mem(1, 1, 1)
@@ -1134,16 +1139,19 @@ def _avx512_rows_harness(g: Geometry) -> bool:
     return g.oh > 9
 
 
-def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
+def _avx512_balance(threads: int, g: Geometry, block: int = 16) -> tuple[int, int, int]:
     """(nthr_mb, nthr_oc_b, nthr_ic_b) of jit_avx512_common_conv_bwd_weights_kernel_f32::balance
     (blocks of 16 channels, fewer than 16 input channels as one block): the split of (images, or
     (image, row) units in the 2-D harness; output-channel blocks; input-channel blocks) between
     threads with the lowest memory cost (src + dst + 8 * weights per thread, the last of equal
     ones), then one with a lower compute cost within 110% of it (or 4/3 cheaper); nthr_mb then
-    min(units, threads) where it is above half the threads and below all."""
+    min(units, threads) where it is above half the threads and below all. ``block`` 8: V1's
+    jit_sve_conv_bwd_weights_kernel_f32<sve_256>::balance, the same memory cost over blocks of 8
+    channels (1 or 3 input channels its first-convolution block), without the compute step."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
-    icb = c if c < 16 else 16  # its first-convolution kernel (1 to 3 channels): one block of them
-    nb_ic, nb_oc = -(-c // icb), -(-oc // 16)
+    first = c < 16 if block == 16 else c in (1, 3)
+    icb = c if first else block  # its first-convolution kernel: one block of the channels
+    nb_ic, nb_oc = -(-c // icb), -(-oc // block)
     rows = _avx512_rows_harness(g)
     ih_red, oh_red = (h, oh) if rows else (1, 1)
     ih_keep, oh_keep = (1, 1) if rows else (h, oh)
@@ -1155,8 +1163,8 @@ def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
     def mem(nmb: int, noc: int, nic: int) -> int:
         return (
             up(n * ih_red, nmb) * up(nb_ic, nic) * icb * ih_keep * wd // sh // sw
-            + up(n * oh_red, nmb) * up(nb_oc, noc) * 16 * oh_keep * ow
-            + 8 * up(nb_oc, noc) * up(nb_ic, nic) * kh * kw * icb * 16
+            + up(n * oh_red, nmb) * up(nb_oc, noc) * block * oh_keep * ow
+            + 8 * up(nb_oc, noc) * up(nb_ic, nic) * kh * kw * icb * block
         )
 
     def comp(nmb: int, noc: int, nic: int) -> int:
@@ -1172,7 +1180,7 @@ def _avx512_balance(threads: int, g: Geometry) -> tuple[int, int, int]:
         if mem(*split) <= best_mem:
             best, best_mem = split, mem(*split)
     best_comp = comp(*best)
-    for split in splits:
+    for split in splits if block == 16 else []:
         cost = comp(*split)
         if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
             best, best_comp = split, cost
@@ -1632,19 +1640,6 @@ def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
     return np.array(terms, np.int64).reshape(-1, 3)
 
 
-def _v1_threads_brg(g: Geometry, profile: KernelProfile) -> bool:
-    """V1 on more than one thread, where oneDNN runs brg_conv_bwd:sve_256 (stride 1, not ATen's
-    slow_conv2d): its grad_input is modelled alone (two threads split the forward's images, rows and
-    channel blocks, never its reduction; measured), V1's other kernels there are not."""
-    return (
-        profile.name == "arm64-sve256"
-        and profile.torch == "2.13.0"
-        and profile.threads > 1
-        and (g.sh, g.sw) == (1, 1)
-        and not _small_single(g.n, g.c, g.h, g.w, g.kh, g.kw)
-    )
-
-
 def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int, threads: int) -> np.ndarray:
     """grad_input as oneDNN's brg_conv_bwd runs it at stride 1 (``simd_w`` floats a vector: 8 on V1,
     4 on V2): one fused chain per element in ``_brg_bwd_terms``' order. ParityError outside the
@@ -1691,8 +1686,6 @@ def conv2d_backward(
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _geometry(x.shape, w.shape, stride, padding)
     wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
-    if _v1_threads_brg(g, profile) and tuple(mask) == (True, False, False):
-        return _brg_bwd_data(dy, w, g, 8, profile.threads), None, None
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:
@@ -1702,7 +1695,7 @@ def conv2d_backward(
     if kind in (SSE41, GEMM_JIT):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask)
     if kind == SVE256:
-        return _sve256_backward(dy, x, w, g, has_bias, mask)
+        return _sve256_backward(dy, x, w, g, has_bias, mask, profile.threads)
     if kind == ACL_REF:
         # V2 at stride 1: brg_conv_bwd:sve_128 from 13 input channels, gemm:ref below (measured on 36
         # shapes of 10 to 15 channels and every shape of the probes above and below)
@@ -2232,8 +2225,9 @@ def _sve256_jit_declines(g: Geometry) -> bool:
     not read). Measured on 16 variations of 2x16x5x6 with 40 5x5 kernels, stride 3, padding 2: ACL
     wherever the width padding is 2 and OW is 2 or 3 (kernel widths 3 to 5, strides 2 and 3, any
     height), jit:sve_256 at padding 1 down to OW = 2, at padding 2 from OW = 4; padding above 2 not
-    measured: also refused."""
-    return g.pw > 2 or (g.pw == 2 and g.ow <= 3)
+    measured: also refused. And where a kernel side is no longer than the padding (``_kernel_outside_src``:
+    measured at two threads on 1x3 and 3x1 kernels with padding 1, ACL's forward and gemm:ref backward)."""
+    return g.pw > 2 or (g.pw == 2 and g.ow <= 3) or _kernel_outside_src(g)
 
 
 def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
@@ -2262,30 +2256,111 @@ def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geome
     return y
 
 
-def _sve256_backward(dy, x, w, g, has_bias, mask):
-    """V1's backward, one thread. grad_input: jit:sve_256 (strided) per block of 8 output channels a
-    fused chain from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided,
-    9 or more output channels) one chain; brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``. grad_weight:
-    jit:sve_256 one fused chain from 0 over (image, oh, ow); jit_1x1:sve_256 (1x1 with stride 1, or
-    strided with 9 or more output channels) per image a chain, the images' sums added. grad_bias:
-    one chain over (image, oh, ow)."""
+def _sve256_weights_decline(g: Geometry) -> bool:
+    """Where V1's jit:sve_256 backward weights declines for gemm:ref (its init_conf's boundaries:
+    top or bottom padding above KH // 2, left or right padding of KW or more)."""
+    t, b = g.ph, _end_pad(g.ph, g.oh, g.h, g.sh, g.kh)
+    left, r = g.pw, _end_pad(g.pw, g.ow, g.w, g.sw, g.kw)
+    return max(t, b) > g.kh // 2 or max(left, r) >= g.kw
+
+
+def _sve256_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list[int]]:
+    """jit_1x1:sve_256's backward weights (jit_sve_1x1_convolution.cpp, the structure of AVX-512's
+    ``_avx512_1x1_weight_split`` over blocks of 8 channels): the (image, pixel block) units split
+    by balance211 between nthr_mb threads (``_avx512_1x1_balance``); each thread's kernel calls
+    cover up to nb_reduce_blocking blocks of one image, each call a chain from 0 added to the
+    thread's sum; the threads' sums added in order. Its reduce blocking (init_conf's FMA branch)
+    is bounded by the L1 and L2 sizes oneDNN reads, not known under emulation: computed for a 32 or
+    64 KiB L1 and a 512 KiB or 1 MiB L2, ParityError where those give other calls."""
+    n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
+    ohw = oh * ow
+    block, nthr_mb, nthr = _avx512_1x1_balance(g, threads, 8)
+    nb_reduce = ohw // block
+    nb_ic, nb_oc = -(-c // 8), -(-oc // 8)
+    bcast_blocking = _best_divider(nb_ic, 5, nb_ic, False) * 8
+    load_blocking = _best_divider(nb_oc, 16, nb_oc, False) * 8
+    jobs = -(-oc // load_blocking) * -(-c // bcast_blocking)
+    units = _balance211(n * nb_reduce, nthr_mb)
+    splits = set()
+    for l1, l2 in ((32 << 10, 512 << 10), (64 << 10, 1 << 20), (32 << 10, 1 << 20), (64 << 10, 512 << 10)):
+        most = min((l2 // 4 * 3 // 4) // ((bcast_blocking + load_blocking) * block), l1 // 4 // 8 // block)
+        blocking = _div_up(_div_up(n * ohw, block), max(1, nthr // jobs))
+        step = _best_divider(blocking, most - 2, most, True)
+        step_max = (step * block * 3 // 2) // block
+        runs = []
+        for lo, hi in pairwise(units):
+            u = lo
+            while u < hi:
+                img, sp = divmod(u, nb_reduce)
+                left = min(nb_reduce - sp, hi - u)
+                runs.append(img * ohw + sp * block)
+                u += left if left < step_max else step
+        splits.add(tuple(runs))
+    if len(splits) > 1:
+        raise ParityError(
+            "conv2d backward weights on V1: jit_1x1:sve_256's reduce blocking depends on cache sizes not known here"
+        )
+    return [u * block for u in units], list(splits.pop())
+
+
+def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
+    """V1's backward. grad_input: jit:sve_256 (strided) per block of 8 output channels a fused chain
+    from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided, 9 or more
+    output channels; on more threads where the stride divides the input, ``_one_by_one``) one chain;
+    brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``; gemm:ref (``_ref_backward``) where a kernel side
+    is no longer than the padding. grad_weight: jit:sve_256 per thread of its balance (the images, or
+    (image, row) units above 9 output rows: ``_avx512_balance`` over blocks of 8) one fused chain from
+    0 over its (image, oh, ow), the threads' sums added in order; jit_1x1:sve_256 (1x1 with stride 1,
+    or strided with 9 or more output channels; on more threads ``_one_by_one``)
+    ``_sve256_1x1_weight_split``; gemm:ref where jit:sve_256 declines (``_sve256_weights_decline``).
+    grad_bias: jit:sve_256 per thread of its weights' (image, row) units or of its bias reducer
+    (blocks of 8, buffers of threads * 6400 floats), the threads' chains added in order; jit_1x1 its
+    reducer over the threads of its balance; gemm:ref's with its weights."""
     one_by_one = (g.kh, g.kw) == (1, 1)
-    if one_by_one and g.oc == 8 and (g.sh, g.sw) != (1, 1):
-        raise ParityError("conv2d backward on V1: jit_1x1 or jit:sve_256 for 8 output channels not measured")
-    jit_1x1 = one_by_one and ((g.sh, g.sw) == (1, 1) or g.oc > 8)
+    strided = (g.sh, g.sw) != (1, 1)
+    if threads == 1:
+        if one_by_one and g.oc == 8 and strided:
+            raise ParityError("conv2d backward on V1: jit_1x1 or jit:sve_256 for 8 output channels not measured")
+        jit_1x1 = one_by_one and (not strided or g.oc > 8)
+    else:  # measured at two threads: the 1x1 kernels where the stride divides the input
+        jit_1x1 = _one_by_one(g)
     lib = _lib()
     gx = gw = gb = None
+    outside = _kernel_outside_src(g)
     if mask[0]:
-        if (g.sh, g.sw) == (1, 1):
-            gx = _brg_bwd_data(dy, w, g, 8, 1)
+        if outside and not strided:
+            raise ParityError("conv2d backward data on V1: a kernel side within the padding at stride 1 not measured")
+        if outside:
+            gx = _ref_backward(dy, x, w, g, False, (True, False, False), threads)[0]
+        elif not strided:
+            gx = _brg_bwd_data(dy, w, g, 8, threads)
         else:
             gx = np.empty_like(x)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0 if jit_1x1 else 8, 1, 0, 0 if jit_1x1 else 1)
-    pairs = g.n * g.oh * g.ow
+    if not (mask[1] or (mask[2] and has_bias)):
+        return gx, gw, gb
+    if not jit_1x1 and _sve256_weights_decline(g):
+        _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), threads)
+        return gx, gw, gb
+    ohw = g.oh * g.ow
+    if jit_1x1:
+        parts, runs = _sve256_1x1_weight_split(g, threads)
+        nthr = _avx512_1x1_balance(g, threads, 8)[2]
+        nmb = noc = nic = 1
+    else:
+        nmb, noc, nic = _avx512_balance(threads, g, 8)
+        nthr = nmb * noc * nic
+        unit = g.ow if _avx512_rows_harness(g) else ohw
+        parts = [u * unit for u in _balance211(g.n * (g.oh if unit == g.ow else 1), nmb)]
+        runs = parts[:-1]
     if mask[1]:
         gw = np.empty_like(w)
-        runs = list(range(0, pairs, g.oh * g.ow)) if jit_1x1 else [0]
-        _run_weights(dy, x, gw, g, [0, pairs], runs, True)
+        _run_weights(dy, x, gw, g, parts, runs, True)
     if mask[2] and has_bias:
-        gb = _bias_grad(dy, [0, pairs])
+        if not jit_1x1 and _avx512_rows_harness(g):  # in the kernel, per thread over its (image, row) units
+            bias_parts = parts
+        else:
+            reducer = _reducer_threads(nthr, 8, -(-g.oc // 8), g.n, nthr * 6400)
+            bias_parts = [b * ohw for b in _balance211(g.n, reducer)]
+        gb = _bias_grad(dy, bias_parts)
     return gx, gw, gb
