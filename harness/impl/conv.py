@@ -2230,25 +2230,43 @@ def _sve256_jit_declines(g: Geometry) -> bool:
     return g.pw > 2 or (g.pw == 2 and g.ow <= 3) or _kernel_outside_src(g)
 
 
+# brgconv_1x1's forward: the input channels measured per core (V1 sve_256 at 1 and 2 threads, V2
+# sve_128 at 1 and 2 threads)
+_BRGCONV_1X1_CHANNELS = {"arm64-sve256": 38, "arm64-sve128": 62}
+
+
+def _brgconv_1x1_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, core: str) -> np.ndarray:
+    """oneDNN's brgconv_1x1 forward (V1's sve_256, V2's sve_128; a strided 1x1 kernel): its brgemm
+    kernels load C where beta is 1, so each output is one fused chain from 0 over the input channels
+    (every ic block's call continuing it), the bias added after. ParityError above the channels
+    measured (``_BRGCONV_1X1_CHANNELS``)."""
+    most = _BRGCONV_1X1_CHANNELS[core]
+    if g.c > most:
+        raise ParityError(
+            f"conv2d forward: brgconv_1x1 with {g.c} input channels (measured up to {most} on {core}) is not modelled"
+        )
+    y = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
+    t = _terms_blocked(g.c, 1, 1, g.c)
+    _lib().conv_fwd_terms(*g, ptr(x), ptr(w), None if b is None else ptr(b), ptr(y), ptr(t), len(t), 1, 0)
+    return y
+
+
 def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
     """V1's forward, one thread: jit:sve_256 (not 1x1) per block of 8 input channels a fused chain from
     0 over (kh, kw, channel), the bias added to the first block's sum, the further blocks' sums added
     (its store_output); jit_1x1:sve_256 (1x1, stride 1) one chain from the bias over the channels;
-    brgconv_1x1:sve_256 (1x1 strided, up to 16 channels measured) one chain from 0, then the bias."""
+    brgconv_1x1:sve_256 (1x1 strided) ``_brgconv_1x1_forward``. The same on more threads (they split
+    images, rows and channel blocks)."""
     y = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
     bias = None if b is None else ptr(b)
     lib = _lib()
     if (g.kh, g.kw) == (1, 1):
-        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) != (1, 1) and g.c > 16):
-            raise ParityError(
-                "conv2d forward on V1: this 1x1 convolution's kernel (brgconv_1x1:sve_256) is not modelled"
-            )
+        if (g.ph, g.pw) != (0, 0):
+            raise ParityError("conv2d forward on V1: a padded 1x1 convolution's kernel is not modelled")
         if (g.sh, g.sw) == (1, 1):
             lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), g.c, 1, 1)
-        else:
-            t = _terms_blocked(g.c, 1, 1, 16)
-            lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 0)
-        return y
+            return y
+        return _brgconv_1x1_forward(x, w, b, g, "arm64-sve256")
     if _sve256_jit_declines(g):
         raise ParityError("conv2d forward on V1: oneDNN may hand this convolution to ACL (its jit:sve_256 declines)")
     t = _terms_blocked(g.c, g.kh, g.kw, 8)
@@ -2308,11 +2326,11 @@ def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
     from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided, 9 or more
     output channels; on more threads where the stride divides the input, ``_one_by_one``) one chain;
     brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``; gemm:ref (``_ref_backward``) where a kernel side
-    is no longer than the padding. grad_weight: jit:sve_256 per thread of its balance (the images, or
-    (image, row) units above 9 output rows: ``_avx512_balance`` over blocks of 8) one fused chain from
-    0 over its (image, oh, ow), the threads' sums added in order; jit_1x1:sve_256 (1x1 with stride 1,
-    or strided with 9 or more output channels; on more threads ``_one_by_one``)
-    ``_sve256_1x1_weight_split``; gemm:ref where jit:sve_256 declines (``_sve256_weights_decline``).
+    is no longer than the padding (``_kernel_outside_src``). grad_weight: jit:sve_256 per thread of
+    its balance (the images, or (image, row) units above 9 output rows: ``_avx512_balance`` over
+    blocks of 8) one fused chain from 0 over its (image, oh, ow), the threads' sums added in order;
+    jit_1x1:sve_256 (1x1 with stride 1, or strided with 9 or more output channels; on more threads
+    ``_one_by_one``) ``_sve256_1x1_weight_split``; gemm:ref where jit:sve_256 declines (``_sve256_weights_decline``).
     grad_bias: jit:sve_256 per thread of its weights' (image, row) units or of its bias reducer
     (blocks of 8, buffers of threads * 6400 floats), the threads' chains added in order; jit_1x1 its
     reducer over the threads of its balance; gemm:ref's with its weights."""
@@ -2328,8 +2346,6 @@ def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
     gx = gw = gb = None
     outside = _kernel_outside_src(g)
     if mask[0]:
-        if outside and not strided:
-            raise ParityError("conv2d backward data on V1: a kernel side within the padding at stride 1 not measured")
         if outside:
             gx = _ref_backward(dy, x, w, g, False, (True, False, False), threads)[0]
         elif not strided:
