@@ -123,9 +123,10 @@ def test_onednn_conv2d_on_n1() -> None:
 
 def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     """brg_conv_bwd with more output channels than measured for the kernel's size (its ic blocks'
-    L1/L2 caps), ker_base's rows above the measured width, and V2's brgconv_1x1:sve_128 forward (33
-    channels): refused, not computed by another kernel's order; V2's backward data at stride 1 is
-    gemm:ref's (N1's bits) to 12 input channels, brg_conv_bwd's from 13 (measured)."""
+    L1/L2 caps), ker_base's rows above the measured width, V2's brgconv_1x1:sve_128 forward above the
+    input channels measured and its 1x1 forward at stride 1 above 20 output channels: refused, not
+    computed by another kernel's order; V2's backward data at stride 1 is gemm:ref's (N1's bits) to 12
+    input channels, brg_conv_bwd's from 13 (measured)."""
     v1, v2 = get_profile("arm64-sve256"), get_profile("arm64-sve128")
     rng = np.random.default_rng(5)
 
@@ -152,9 +153,11 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     x, w, dy = values(1, 128, 1, 180), values(4, 128, 1, 5), values(1, 4, 1, 176)  # one row on two threads
     with pytest.raises(ParityError, match="ker_base with 1 rows on 2 threads"):
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, get_profile("arm64-sve128", 2), (True, False, False))
-    x1 = values(3, 9, 18, 6)
-    with pytest.raises(ParityError, match="brgconv_1x1:sve_128"):
-        conv.conv2d(x1, values(33, 9, 1, 1), None, (2, 2), (0, 0), v2)
+    x1 = values(3, 70, 18, 6)  # brgconv_1x1:sve_128 above the 64 input channels measured
+    with pytest.raises(ParityError, match="brgconv_1x1 with 70 input channels"):
+        conv.conv2d(x1, values(33, 70, 1, 1), None, (2, 2), (0, 0), v2)
+    with pytest.raises(ParityError, match="gemm:acl or brgconv_1x1:sve_128"):  # stride 1: measured to 20
+        conv.conv2d(values(2, 8, 4, 4), values(21, 8, 1, 1), None, (1, 1), (0, 0), get_profile("arm64-sve128", 2))
 
 
 @pytest.mark.parametrize(
@@ -382,3 +385,48 @@ def test_v1_two_threads_recorded(case: tuple) -> None:
     if split:
         gw, gb = conv.conv2d_backward(dy, x, w, st, pd, True, one, (False, True, True))[1:]
         assert (digest(gw), digest(gb)) != (want[2], want[3]), name
+
+
+# V2 (SVE128): strided 1x1 forwards, recorded under emulation at 1 and 2 threads (inputs and digests as
+# V1_T2_CASES): brgconv_1x1:sve_128 from 13 output channels (one chain over every input channel, the
+# bias after; ACL's kernels give other bits there), gemm:acl at 12 and at stride 1.
+V2_1X1_CASES = [
+    ("brgconv-14", 1, (6, 22, 11, 6), (14, 22, 1, 1), 2, 21015, True),
+    ("brgconv-62-channels", 1, (8, 62, 11, 13), (70, 62, 1, 1), 3, 21002, True),
+    ("brgconv-t2-64-channels", 2, (6, 64, 6, 9), (13, 64, 1, 1), 3, 22007, True),
+    ("brgconv-t2-13", 2, (6, 10, 6, 13), (13, 10, 1, 1), 3, 22001, True),
+    ("gemm-acl-t2-12", 2, (2, 11, 8, 11), (12, 11, 1, 1), 2, 22038, False),
+    ("gemm-acl-t2-stride-1", 2, (4, 36, 10, 11), (20, 36, 1, 1), 1, 22030, False),
+]
+
+V2_1X1_DIGESTS = {
+    "brgconv-14": "5cf1f0f0b0218fcf 555ec29f861d6a04 703ef45243a228b0 14f4126d8404efb7",
+    "brgconv-62-channels": "fa9be308197fc602 452f5d3abfffb5b9 fd931a3c98a9c43e 199a541dc8aeaeec",
+    "brgconv-t2-64-channels": "446ce1dda12a3bf5 1c8d11a0b5671848 94883f0ef2caeff8 6a8192a3023253a4",
+    "brgconv-t2-13": "2fd101abcd6cb1e0 96b82d3c72214ea0 234d1224a60bfe50 495c047e7a1aeeef",
+    "gemm-acl-t2-12": "4959723d154ebd2a 5bcc6508d06b8175 1a74839fa51ade2f 316efd1056f99a1e",
+    "gemm-acl-t2-stride-1": "6af4f6952f4e94ec 2e6223ff05d29d3a 5a8ddb83789494df 998510300ea43c5a",
+}
+
+
+@pytest.mark.parametrize("case", V2_1X1_CASES, ids=[c[0] for c in V2_1X1_CASES])
+def test_v2_1x1_forward_recorded(case: tuple) -> None:
+    """V2's 1x1 forwards bit for bit with their gemm:ref backward: brgconv_1x1:sve_128 (strided, 13
+    or more output channels) as one chain from 0 over the input channels, the bias after, which
+    ACL's kernel order does not give (``brg``); gemm:acl below 13 channels and at stride 1."""
+    name, threads, x_shape, w_shape, stride, seed, brg = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, 0, seed)
+    profile = get_profile("arm64-sve128", threads)
+    st, pd = (stride, stride), (0, 0)
+    want = V2_1X1_DIGESTS[name].split()
+    y = conv.conv2d(x, w, b, st, pd, profile)
+    got = [y, *conv.conv2d_backward(dy, x, w, st, pd, True, profile)]
+    assert [digest(v) for v in got] == want, name
+    g = conv._geometry(x.shape, w.shape, st, pd)
+    if brg:  # ACL's hybrid kernel: one chain from the bias over the channels
+        acl = np.empty_like(y)
+        terms = conv._terms_blocked(g.c, 1, 1, g.c)
+        conv._lib().conv_fwd_terms(
+            *g, conv.ptr(x), conv.ptr(w), conv.ptr(b), conv.ptr(acl), conv.ptr(terms), len(terms), 1, 1
+        )
+        assert digest(acl) != want[0], name

@@ -2130,12 +2130,17 @@ def acl_kernel(g: Geometry, profile: str = "arm64-neon", threads: int = 1) -> st
 def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, profile: KernelProfile) -> np.ndarray:
     """ACL's forward (module docstring): one chain from the bias over (kh, kw, channel) with the
     hybrid kernel; the interleaved one's K blocks from 0, the bias added to the first (csrc/conv.c
-    conv_fwd_terms, fused). V2 runs oneDNN's brgconv_1x1:sve_128 for some 1x1 kernels: refused from
-    16 output channels on (measured: 33 channels; up to 15 ACL)."""
-    if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1) and g.oc >= 16:
-        raise ParityError(
-            "conv2d forward on V2: oneDNN's brgconv_1x1:sve_128 (1x1, 16 or more output channels) is not modelled"
-        )
+    conv_fwd_terms, fused). V2 runs oneDNN's brgconv_1x1:sve_128 (``_brgconv_1x1_forward``) for strided
+    1x1 kernels from 13 output channels (measured at 1 and 2 threads: 8 to 12 ACL's gemm:acl, 13 to 92
+    brgconv_1x1); at stride 1 gemm:acl (measured up to 20 output channels at two threads, refused
+    above; one thread below 16 images runs ATen's), a padded 1x1 kernel refused."""
+    if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1):
+        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) == (1, 1) and g.oc > 20):
+            raise ParityError(
+                "conv2d forward on V2: this 1x1 convolution's kernel (gemm:acl or brgconv_1x1:sve_128) is not measured"
+            )
+        if (g.sh, g.sw) != (1, 1) and g.oc >= 13:
+            return _brgconv_1x1_forward(x, w, b, g, profile.name)
     k = g.c * g.kh * g.kw
     order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
     interleaved = acl_kernel(g, profile.name, profile.threads) == _ACL_PARAMS[profile.name].interleaved
@@ -2232,7 +2237,7 @@ def _sve256_jit_declines(g: Geometry) -> bool:
 
 # brgconv_1x1's forward: the input channels measured per core (V1 sve_256 at 1 and 2 threads, V2
 # sve_128 at 1 and 2 threads)
-_BRGCONV_1X1_CHANNELS = {"arm64-sve256": 38, "arm64-sve128": 62}
+_BRGCONV_1X1_CHANNELS = {"arm64-sve256": 38, "arm64-sve128": 64}
 
 
 def _brgconv_1x1_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, core: str) -> np.ndarray:
