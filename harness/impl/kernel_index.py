@@ -628,11 +628,14 @@ ARM64: dict[str, str] = {
     "conv2d": (
         "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"
         " ACL's forward (fixed-format hybrid 6x16 or interleaved 8x12 by arm_gemm's estimates, fused, K in"
-        " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); V1 at 1 thread"
-        " `jit:sve_256` (blocks of 8 channels), `jit_1x1`, `brgconv_1x1`; V1's and V2's `brg_conv_bwd`"
-        " backward data (stride 1, 1 and 2 threads): the forward brgemm convolution of grad_output, taps"
-        " inverted, one chain over (output-channel block, taps from the last, channel); not modelled: V2's"
-        " `brgconv_1x1:sve_128`, V1's other kernels on 2 threads"
+        " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); V2's strided 1x1"
+        " from 13 output channels and V1's `brgconv_1x1` (one chain from 0 over the channels, the bias"
+        " after); V1 `jit:sve_256` (blocks of 8 channels), `jit_1x1`, gemm:ref where they decline; on 2"
+        " threads V1's weights split as its balance says (images, (image, row) units or pixel blocks, each"
+        " thread's chain added in order), the bias by its reducer; V1's and V2's `brg_conv_bwd` backward"
+        " data (stride 1, 1 and 2 threads): the forward brgemm convolution of grad_output, taps inverted,"
+        " one chain over (output-channel block, taps from the last, channel); refused: V1's forwards handed"
+        " to ACL, brgconv_1x1 above the channels measured"
     ),
     "weight_norm": (
         "4 lanes (N1, V2) vs 8 (V1) and their sum trees; NEON-typed code (N1, V2) fuses the first dim's reductions"
