@@ -203,6 +203,12 @@ ONEDNN_CASES = [
     ("v1", 1, "v1-jit-strided", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, True, 301),
     ("v1", 1, "v1-1x1-strided", (3, 9, 18, 6), (33, 9, 1, 1), 2, 0, True, 302),
     ("v1", 1, "v1-jit-pad1", (3, 20, 7, 8), (12, 20, 3, 5), 3, 1, True, 303),
+    # a strided 1x1 whose stride does not divide the input: jit:sve_256's backward (jit_1x1 gave others)
+    ("v1", 1, "v1-1x1-strided-jit", (7, 12, 13, 11), (27, 12, 1, 1), 2, 0, True, 11036),
+    # 7 output channels, stride dividing the input: jit_1x1's weights, per image (jit:sve_256's gave others)
+    ("v1", 1, "v1-1x1-strided-7", (3, 1, 6, 8), (7, 1, 1, 1), 2, 0, True, 11051),
+    # padding 2 on a 3x3 kernel: gemm:ref's weights
+    ("v1", 1, "v1-weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, True, 11055),
 ]
 # torch's outputs (out, grad_x, grad_weight, grad_bias): the first 16 hex digits of the sha256 of their bits
 ONEDNN_DIGESTS = {
@@ -220,6 +226,9 @@ ONEDNN_DIGESTS = {
     "v1-jit-strided": "dba4083d4d062a0d 2f8f338417f1db62 551dce01e9fc78c6 520f4b61acdd2d4c",
     "v1-1x1-strided": "b2e239ee93fcc4fb 4a353738c1df4618 989934e81032fcaf c37f207d2bbb7bdc",
     "v1-jit-pad1": "fa4beb608f2fdb0e 444eada3efa6fe53 80f10216491fc683 55dd6844424dccf6",
+    "v1-1x1-strided-jit": "604b8e5b29441922 0c6b3e2c96390a22 1fe457646513a495 d13e4678997ae80c",
+    "v1-1x1-strided-7": "a2ac85b24cc28451 7fa0ecae55ae9a41 a36a12a9f5f05822 c40ada0047a6c0aa",
+    "v1-weights-gemm-ref": "b5989251482d8f6a a3620c1783d4234c cec8a3f2fc2ba2cb 38566eafd8beaee8",
 }
 
 

@@ -2328,25 +2328,19 @@ def _sve256_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list
 
 def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
     """V1's backward. grad_input: jit:sve_256 (strided) per block of 8 output channels a fused chain
-    from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (1x1 strided, 9 or more
-    output channels; on more threads where the stride divides the input, ``_one_by_one``) one chain;
+    from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (a strided 1x1 whose stride
+    divides the input, ``_one_by_one``) one chain;
     brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``; gemm:ref (``_ref_backward``) where a kernel side
     is no longer than the padding (``_kernel_outside_src``). grad_weight: jit:sve_256 per thread of
     its balance (the images, or (image, row) units above 9 output rows: ``_avx512_balance`` over
     blocks of 8) one fused chain from 0 over its (image, oh, ow), the threads' sums added in order;
-    jit_1x1:sve_256 (1x1 with stride 1, or strided with 9 or more output channels; on more threads
-    ``_one_by_one``) ``_sve256_1x1_weight_split``; gemm:ref where jit:sve_256 declines (``_sve256_weights_decline``).
+    jit_1x1:sve_256 (1x1 at stride 1 or a stride dividing the input) ``_sve256_1x1_weight_split``;
+    gemm:ref where jit:sve_256 declines (``_sve256_weights_decline``).
     grad_bias: jit:sve_256 per thread of its weights' (image, row) units or of its bias reducer
     (blocks of 8, buffers of threads * 6400 floats), the threads' chains added in order; jit_1x1 its
     reducer over the threads of its balance; gemm:ref's with its weights."""
-    one_by_one = (g.kh, g.kw) == (1, 1)
     strided = (g.sh, g.sw) != (1, 1)
-    if threads == 1:
-        if one_by_one and g.oc == 8 and strided:
-            raise ParityError("conv2d backward on V1: jit_1x1 or jit:sve_256 for 8 output channels not measured")
-        jit_1x1 = one_by_one and (not strided or g.oc > 8)
-    else:  # measured at two threads: the 1x1 kernels where the stride divides the input
-        jit_1x1 = _one_by_one(g)
+    jit_1x1 = _one_by_one(g)  # measured at 1 and 2 threads: where the stride divides the input
     lib = _lib()
     gx = gw = gb = None
     outside = _kernel_outside_src(g)
