@@ -124,7 +124,7 @@ def test_onednn_conv2d_on_n1() -> None:
 def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     """brg_conv_bwd with more output channels than measured for the kernel's size (its ic blocks'
     L1/L2 caps), ker_base's rows above the measured width, V2's brgconv_1x1:sve_128 forward above the
-    input channels measured and its 1x1 forward at stride 1 above 20 output channels: refused, not
+    input channels measured and its 1x1 forward at stride 1 above 56 output channels: refused, not
     computed by another kernel's order; V2's backward data at stride 1 is gemm:ref's (N1's bits) to 12
     input channels, brg_conv_bwd's from 13 (measured)."""
     v1, v2 = get_profile("arm64-sve256"), get_profile("arm64-sve128")
@@ -156,8 +156,8 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     x1 = values(3, 70, 18, 6)  # brgconv_1x1:sve_128 above the 64 input channels measured
     with pytest.raises(ParityError, match="brgconv_1x1 with 70 input channels"):
         conv.conv2d(x1, values(33, 70, 1, 1), None, (2, 2), (0, 0), v2)
-    with pytest.raises(ParityError, match="gemm:acl or brgconv_1x1:sve_128"):  # stride 1: measured to 20
-        conv.conv2d(values(2, 8, 4, 4), values(21, 8, 1, 1), None, (1, 1), (0, 0), get_profile("arm64-sve128", 2))
+    with pytest.raises(ParityError, match="gemm:acl or brgconv_1x1:sve_128"):  # stride 1: measured to 56
+        conv.conv2d(values(2, 8, 4, 4), values(57, 8, 1, 1), None, (1, 1), (0, 0), get_profile("arm64-sve128", 2))
 
 
 @pytest.mark.parametrize(
@@ -262,7 +262,7 @@ def test_onednn_conv2d_recorded(case: tuple) -> None:
 # oneDNN's brg_conv_bwd backward data (stride 1) on V1 and V2, recorded as ONEDNN_CASES (same inputs
 # from the seed, same digests of torch's out, grad_x, grad_weight, grad_bias); ``outputs``: which of the
 # four the impl models there (V2's vpad cases: ACL's forward kernel choice is refused; the 1x1 on two
-# threads: its forward (gemm:acl, 16 images) refused as possibly brgconv_1x1). The impl refused every
+# threads: its forward gemm:acl at stride 1, refused before as possibly brgconv_1x1). The impl refused every
 # grad_x here before brg_conv_bwd was modelled, and the V1 two-thread cases' other outputs before V1's
 # kernels were modelled on more threads.
 BRG_CASES = [
@@ -277,7 +277,7 @@ BRG_CASES = [
     ("v2", 1, "v2-brg-icblocks", (2, 16, 6, 6), (96, 16, 3, 3), 1, 1, True, 504, (0, 1, 2, 3)),
     ("v2", 2, "v2-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 601, (1, 2, 3)),
     ("v2", 2, "v2-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 602, (0, 1, 2, 3)),
-    ("v2", 2, "v2-t2-1x1", (16, 16, 5, 6), (32, 16, 1, 1), 1, 0, True, 603, (1, 2, 3)),
+    ("v2", 2, "v2-t2-1x1", (16, 16, 5, 6), (32, 16, 1, 1), 1, 0, True, 603, (0, 1, 2, 3)),
     ("v1", 2, "v1-t2-brg-vpad", (2, 16, 9, 10), (24, 16, 3, 3), 1, 1, True, 701, (0, 1, 2, 3)),
     ("v1", 2, "v1-t2-brg-base", (3, 16, 8, 13), (20, 16, 5, 5), 1, 0, True, 702, (0, 1, 2, 3)),
     ("v1", 2, "v1-t2-brg-icblocks", (2, 16, 4, 5), (400, 16, 3, 3), 1, 1, True, 703, (0, 1, 2, 3)),
@@ -406,6 +406,7 @@ V2_1X1_CASES = [
     ("brgconv-t2-13", 2, (6, 10, 6, 13), (13, 10, 1, 1), 3, 22001, True),
     ("gemm-acl-t2-12", 2, (2, 11, 8, 11), (12, 11, 1, 1), 2, 22038, False),
     ("gemm-acl-t2-stride-1", 2, (4, 36, 10, 11), (20, 36, 1, 1), 1, 22030, False),
+    ("gemm-acl-t2-stride-1-56", 2, (8, 23, 5, 3), (56, 23, 1, 1), 1, 23016, False),
 ]
 
 V2_1X1_DIGESTS = {
@@ -415,6 +416,7 @@ V2_1X1_DIGESTS = {
     "brgconv-t2-13": "2fd101abcd6cb1e0 96b82d3c72214ea0 234d1224a60bfe50 495c047e7a1aeeef",
     "gemm-acl-t2-12": "4959723d154ebd2a 5bcc6508d06b8175 1a74839fa51ade2f 316efd1056f99a1e",
     "gemm-acl-t2-stride-1": "6af4f6952f4e94ec 2e6223ff05d29d3a 5a8ddb83789494df 998510300ea43c5a",
+    "gemm-acl-t2-stride-1-56": "20888118139e666a 146f1fe9f5cb1842 f63c75b87ce911bf 30766989d1e09ec0",
 }
 
 

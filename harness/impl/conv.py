@@ -2132,10 +2132,10 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     hybrid kernel; the interleaved one's K blocks from 0, the bias added to the first (csrc/conv.c
     conv_fwd_terms, fused). V2 runs oneDNN's brgconv_1x1:sve_128 (``_brgconv_1x1_forward``) for strided
     1x1 kernels from 13 output channels (measured at 1 and 2 threads: 8 to 12 ACL's gemm:acl, 13 to 92
-    brgconv_1x1); at stride 1 gemm:acl (measured up to 20 output channels at two threads, refused
+    brgconv_1x1); at stride 1 gemm:acl (measured up to 56 output channels at two threads, refused
     above; one thread below 16 images runs ATen's), a padded 1x1 kernel refused."""
     if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1):
-        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) == (1, 1) and g.oc > 20):
+        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) == (1, 1) and g.oc > 56):
             raise ParityError(
                 "conv2d forward on V2: this 1x1 convolution's kernel (gemm:acl or brgconv_1x1:sve_128) is not measured"
             )
