@@ -1112,6 +1112,13 @@ def _avx512_1x1_weight_split(g: Geometry, threads: int, l1_bytes: int) -> tuple[
     reduce_blocking = max(reduce_blocking // block * block, block)
     step, step_max = reduce_blocking // block, (reduce_blocking * 3 // 2) // block
     units = _balance211(n * nb_reduce, nthr_mb)
+    return [u * block for u in units], _1x1_calls(units, nb_reduce, ohw, block, step, step_max)
+
+
+def _1x1_calls(units: list[int], nb_reduce: int, ohw: int, block: int, step: int, step_max: int) -> list[int]:
+    """The first (image, pixel) pair of each kernel call of oneDNN's jit_1x1 backward weights: per
+    thread's (image, pixel block) units (``units``: balance211's starts), calls of ``step`` blocks
+    within an image, the rest of the image (or of the thread's units) in one where below step_max."""
     runs = []
     for lo, hi in pairwise(units):
         u = lo
@@ -1120,7 +1127,7 @@ def _avx512_1x1_weight_split(g: Geometry, threads: int, l1_bytes: int) -> tuple[
             left = min(nb_reduce - sp, hi - u)
             runs.append(img * ohw + sp * block)
             u += left if left < step_max else step
-    return [u * block for u in units], runs
+    return runs
 
 
 def _image_threads(kind: str, g: Geometry, threads: int, groups: int = 1) -> int:
@@ -2309,16 +2316,7 @@ def _sve256_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list
         most = min((l2 // 4 * 3 // 4) // ((bcast_blocking + load_blocking) * block), l1 // 4 // 8 // block)
         blocking = _div_up(_div_up(n * ohw, block), max(1, nthr // jobs))
         step = _best_divider(blocking, most - 2, most, True)
-        step_max = (step * block * 3 // 2) // block
-        runs = []
-        for lo, hi in pairwise(units):
-            u = lo
-            while u < hi:
-                img, sp = divmod(u, nb_reduce)
-                left = min(nb_reduce - sp, hi - u)
-                runs.append(img * ohw + sp * block)
-                u += left if left < step_max else step
-        splits.add(tuple(runs))
+        splits.add(tuple(_1x1_calls(units, nb_reduce, ohw, block, step, (step * block * 3 // 2) // block)))
     if len(splits) > 1:
         raise ParityError(
             "conv2d backward weights on V1: jit_1x1:sve_256's reduce blocking depends on cache sizes not known here"
