@@ -137,6 +137,22 @@ def test_vml_exp_matches_torch_on_every_float_of_its_scalar_fallback() -> None:
         assert_bits_equal(f"exp out on [{lo}, {hi}]", expected, unary.forward("exp", x, profile))
 
 
+def _overlaid_bit_patterns(op: str, shape: tuple[int, ...], seed: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """x: normal values times ``scale`` with random bit patterns laid over half the elements and the
+    special values over the last (so that each lands in the vector body or the scalar tail); a
+    gradient with a tenth of its elements NaN."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32) * np.float32(scale)
+    flat = x.reshape(-1)
+    bits = _bit_patterns(op, flat.size, seed)
+    spots = rng.random(flat.size) < 0.5
+    flat[spots] = bits[: flat.size][spots]
+    flat[-min(flat.size, 11) :] = bits[-11:][-min(flat.size, 11) :]  # the special values, in the tail
+    g = rng.standard_normal(shape).astype(np.float32)
+    g.reshape(-1)[rng.random(flat.size) < 0.1] = np.float32(np.nan)
+    return x, g
+
+
 @settings(max_examples=12, deadline=None)
 @given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
 def test_silu_matches_torch_on_bit_patterns(shape: tuple[int, ...], seed: int, threads: int) -> None:
@@ -144,15 +160,7 @@ def test_silu_matches_torch_on_bit_patterns(shape: tuple[int, ...], seed: int, t
     patterns and the special values, laid over a tensor of ``shape`` so that each lands in the vector
     body or the scalar tail."""
     use_threads(threads)
-    rng = np.random.default_rng(seed)
-    x = rng.standard_normal(shape).astype(np.float32) * np.float32(3)
-    flat = x.reshape(-1)
-    bits = _bit_patterns("silu", flat.size, seed)
-    spots = rng.random(flat.size) < 0.5
-    flat[spots] = bits[: flat.size][spots]
-    flat[-min(flat.size, 11) :] = bits[-11:][-min(flat.size, 11) :]  # the special values, in the tail
-    g = rng.standard_normal(shape).astype(np.float32)
-    g.reshape(-1)[rng.random(flat.size) < 0.1] = np.float32(np.nan)
+    x, g = _overlaid_bit_patterns("silu", shape, seed, 3.0)
     out, grad_x = _torch("silu", x, g)
     profile = live_profile()
     assert_bits_equal("silu out", out, unary.forward("silu", x, profile))
@@ -175,3 +183,36 @@ def test_silu_backward_nan_operands_in_body_and_tail() -> None:
         assert_bits_equal(f"silu grad_x ({name})", expected, unary.backward("silu", gs, xs, xs, profile))
         expected = F.silu(torch.from_numpy(xs.copy())).numpy()
         assert_bits_equal(f"silu out ({name})", expected, unary.forward("silu", xs, profile))
+
+
+@settings(max_examples=12, deadline=None)
+@given(shape=_SHAPES, seed=st.integers(0, 2**31 - 1), threads=THREADS)
+def test_log_sigmoid_matches_torch(shape: tuple[int, ...], seed: int, threads: int) -> None:
+    """F.logsigmoid forward (out and buffer) and backward, on normal inputs with random bit patterns and
+    the special values laid over half the elements (exp(-|x|) under- and overflowing, NaNs), and NaNs
+    in the gradient; shapes off the vector width and above the thread chunks' grain."""
+    use_threads(threads)
+    x, g = _overlaid_bit_patterns("log_sigmoid", shape, seed, 8.0)
+    xt = torch.from_numpy(x.copy()).requires_grad_(True)
+    out = F.logsigmoid(xt)
+    out.backward(torch.from_numpy(g))
+    _, buffer = torch.ops.aten.log_sigmoid_forward(torch.from_numpy(x.copy()))
+    profile = live_profile()
+    mine, mine_buffer = unary.log_sigmoid_forward(x, profile)
+    assert_bits_equal("log_sigmoid out", out.detach().numpy(), mine)
+    assert_bits_equal("log_sigmoid buffer", buffer.numpy(), mine_buffer)
+    assert_bits_equal("log_sigmoid grad_x", xt.grad.numpy(), unary.log_sigmoid_backward(g, x, mine_buffer, profile))
+
+
+def test_log_sigmoid_backward_nan_places() -> None:
+    """Where a NaN buffer meets a NaN grad, the element's place in ATen's loop picks the NaN: one pair
+    at every place of a 40-element tensor (two two-vector steps of the body, then the scalar tail)."""
+    use_threads(1)
+    profile = live_profile()
+    for k in range(40):
+        x, g = np.ones(40, np.float32), np.ones(40, np.float32)
+        x.view(np.uint32)[k], g.view(np.uint32)[k] = 0xFFE1BF63, 0x7FC00000
+        _, buffer = torch.ops.aten.log_sigmoid_forward(torch.from_numpy(x.copy()))
+        expected = torch.ops.aten.log_sigmoid_backward(torch.from_numpy(g), torch.from_numpy(x.copy()), buffer)
+        mine = unary.log_sigmoid_backward(g, x, buffer.numpy(), profile)
+        assert_bits_equal(f"log_sigmoid grad_x (NaN pair at {k})", expected.numpy(), mine)

@@ -15,6 +15,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
     "silu",
     "softplus",
+    "log_sigmoid",
     "log1p",
     "lgamma",
     "expm1",
@@ -232,6 +233,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "log1p answers its own NaN in the AVX2 vector body, and the AVX2 tail's product takes x's NaN "
             "where grad and x are both NaN; thread count moves the scalar tails above 32768 elements; AVX-512 "
             "not measured: refused"
+        ),
+    ),
+    (
+        ("log_sigmoid",),
+        (
+            "`log_sigmoid_cpu_kernel` (Activation.cpp `_vec_log_sigmoid`): `buffer = exp(-|x|)`, "
+            "`out = minimum(x, 0) - log1p(buffer)`, every element a vector lane (the last partial vector "
+            "loaded short; SLEEF `Sleef_expf8_u10` and `Sleef_log1pf8_u10` at AVX2, `expf` and `log1pf` per "
+            "lane in the default build); backward `log_sigmoid_backward_cpu_kernel`: "
+            "`(max_deriv - sign * (b / (1 + b))) * g`, max_deriv and sign 1 for x < 0, else 0 and -1"
+        ),
+        (
+            "SLEEF vs C library exp and log1p (forward only); NaNs: the AVX2 `minimum` gives the all-ones NaN "
+            "0xffffffff, the default build x quieted; the backward's `sign * q` is exact, so contraction changes "
+            "no bit, but where a NaN buffer meets a NaN grad the AVX2 body's second vector of each step gives "
+            "grad's NaN, elsewhere q's: the thread chunks and layout move it; AVX-512 not measured: refused"
         ),
     ),
     (
@@ -674,6 +691,7 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
+    "log_sigmoid": "not measured on arm64: refused",
     "grid_sample": (
         "4 lanes (N1, V2) vs 8 (V1): the backward's runs of points, so grad_input's order of additions; NEON-typed"
         " vector code contracted, aarch64 GCC fusing the first product of a sum of two where x86's fuses the"

@@ -1,4 +1,5 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus): forward ``out``
+"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid): forward
+``out``
 and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
@@ -117,6 +118,58 @@ def softplus_backward(
     grad_out, x = f32(grad_out), f32(x)
     grad_x = np.empty_like(grad_out)
     _softplus_call("softplus_backward", profile, row, beta, threshold, grad_out, x, grad_x)
+    return grad_x
+
+
+# log_sigmoid's kernels were measured in the x86 default and avx2 builds only (torch 2.13.0): AVX-512's
+# 16-lane SLEEF and aarch64's objects are refused.
+LOG_SIGMOID_BUILDS = ("default", "avx2")
+
+
+def _log_sigmoid_build(profile: KernelProfile) -> None:
+    if profile.aten not in LOG_SIGMOID_BUILDS:
+        raise ParityError(
+            f"log_sigmoid is reproduced at the {', '.join(LOG_SIGMOID_BUILDS)} builds only, not {profile.aten}"
+        )
+
+
+def log_sigmoid_forward(x: np.ndarray, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
+    """``aten.log_sigmoid_forward(x)`` of float32 ``x`` (any shape): ``(out, buffer)``, buffer = exp(-|x|)."""
+    _log_sigmoid_build(profile)
+    x = f32(x)
+    out, buffer = np.empty_like(x), np.empty_like(x)
+    fn = load("unary").log_sigmoid_forward
+    fn.restype = None
+    fn(profile.as_c(), ptr(x), ptr(out), ptr(buffer), ctypes.c_int64(x.size))
+    return out, buffer
+
+
+def log_sigmoid_backward(
+    grad_out: np.ndarray, x: np.ndarray, buffer: np.ndarray, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.log_sigmoid_backward(grad_out, x, buffer)``: grad_x of log_sigmoid, operands of one shape
+    (``row`` as ``forward``'s: where a NaN grad meets a NaN buffer, the element's place in ATen's loop
+    decides which NaN comes out)."""
+    _log_sigmoid_build(profile)
+    grad_out, x, buffer = f32(grad_out), f32(x), f32(buffer)
+    if not grad_out.shape == x.shape == buffer.shape:
+        raise ParityError(
+            f"the impl reproduces log_sigmoid_backward of operands of one shape only, not {grad_out.shape}, "
+            f"{x.shape} and {buffer.shape}"
+        )
+    grad_x = np.empty_like(grad_out)
+    fn = load("unary").log_sigmoid_backward
+    fn.restype = None
+    n = x.size
+    fn(
+        profile.as_c(),
+        ptr(grad_out),
+        ptr(x),
+        ptr(buffer),
+        ptr(grad_x),
+        ctypes.c_int64(n),
+        ctypes.c_int64(max(1, row or n)),
+    )
     return grad_x
 
 

@@ -87,6 +87,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "silu_backward": ("silu", ("capability", "threads")),
     "softplus": ("softplus", ("capability", "threads")),
     "softplus_backward": ("softplus", ("capability", "threads")),
+    "log_sigmoid_forward": ("log_sigmoid", ("capability",)),
+    "log_sigmoid_backward": ("log_sigmoid", ("capability", "threads")),
     "_fft_c2c": ("fft", ()),  # no knob measured moves its bits (the kernel index's row); all three refused below
     "_fft_r2c": ("fft", ("threads",)),
     "_fft_c2r": ("fft", ("threads",)),
@@ -290,6 +292,30 @@ def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     beta, threshold = _softplus_args(a)
     names = ("grad_output", "self")
     out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: softplus_backward(*xs, beta, threshold, p, run))
+    return {"out": out}
+
+
+def _log_sigmoid_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """Every element is a vector lane (no scalar tail): the layout and the thread split change no bit."""
+    from harness.impl.unary import log_sigmoid_forward
+
+    x = t["self"]
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces log_sigmoid of float32 tensors only, not {x.dtype}")
+    out, buffer = log_sigmoid_forward(x, p)
+    return {"out0": out, "out1": buffer}
+
+
+def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import log_sigmoid_backward
+
+    g, x, buffer = t["grad_output"], t["self"], t["buffer"]
+    if not g.dtype == x.dtype == buffer.dtype == np.float32:
+        raise ParityError("the impl reproduces log_sigmoid_backward of float32 tensors only")
+    if not g.shape == x.shape == buffer.shape:
+        raise ParityError("the impl reproduces log_sigmoid_backward of operands of one shape only")
+    names = ("grad_output", "self", "buffer")
+    out = impl_nn.in_loop_order(a, names, [g, x, buffer], lambda xs, run: log_sigmoid_backward(*xs, p, run))
     return {"out": out}
 
 
@@ -765,6 +791,8 @@ REPLAYS: dict[str, Replay] = {
     "silu_backward": _silu_backward,
     "softplus": _softplus,
     "softplus_backward": _softplus_backward,
+    "log_sigmoid_forward": _log_sigmoid_forward,
+    "log_sigmoid_backward": _log_sigmoid_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "mm": _mm,

@@ -879,6 +879,85 @@ void softplus_backward(profile_t p, const float *grad, const float *x, float *gr
     run_binary(&c.p, p.lanes, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
 }
 
+/* ------------------------------------------------------------------ log_sigmoid */
+
+/* log_sigmoid_cpu_kernel (cpu/Activation.cpp _vec_log_sigmoid, float32): at::parallel_for over the
+ * flat contiguous input (grain 1), each chunk in whole Vectorized<float> and its last partial vector
+ * loaded short and computed the same way, so every element is a vector lane and neither the chunks
+ * nor the thread count reach the bits. Per lane, in this order:
+ *   buffer = exp(-|x|)                  (abs and neg: sign-bit masks, exact)
+ *   out    = minimum(x, 0) - log1p(buffer)
+ * exp and log1p are Vectorized<float>'s: SLEEF Sleef_expf8_u10 and Sleef_log1pf8_u10 in the avx2
+ * object, std::exp and std::log1p (glibc expf, log1pf) per lane in the x86 default build (vmath.h
+ * vec_expf, vec_log1pf). The subtraction has no product to contract. A NaN x (measured at both):
+ * buffer is x quieted with its sign bit set (exp of -|x| passes the NaN on); out is the avx2
+ * object's minimum NaN mask 0xffffffff (_mm256_min_ps or'd with the unordered compare), x quieted in
+ * the default build (its minimum returns the NaN operand). Tensor shapes: x, out, buffer (n,). */
+void log_sigmoid_forward(profile_t p, const float *x, float *out, float *buffer, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        const float a = x[i];
+        if (isnan(a)) {
+            buffer[i] = quiet_nan(vm_u2f(vm_f2u(a) | 0x80000000u));
+            out[i] = p.aten ? vm_u2f(0xffffffffu) : quiet_nan(a);
+            continue;
+        }
+        const float e = vec_expf(&p, -fabsf(a));
+        buffer[i] = e;
+        out[i] = (a < 0.0f ? a : 0.0f) - vec_log1pf(&p, e);
+    }
+}
+
+/* log_sigmoid_backward_cpu_kernel (cpu/Activation.cpp), cpu_kernel_vec over (input a, buffer b,
+ * grad c): (max_deriv - sign * (b / (1 + b))) * c with max_deriv = 1, sign = 1 where a < 0, else
+ * max_deriv = 0, sign = -1; the vector body and the scalar tail alike. sign is +-1, so sign * q is
+ * exact and a contraction of the subtraction (vfnmadd in the avx2 object) gives the same bits as
+ * rounding twice. Only where a NaN q (from a NaN buffer) meets a NaN grad in the last product does
+ * the place of the element in ATen's loop reach the bits (measured at default and avx2): the
+ * avx2 object's body multiplies grad by r in the second Vectorized of each two-vector step (grad's
+ * NaN wins there) and r by grad in the first one and in the scalar tail (r's NaN, q's quieted with
+ * its sign kept, wins); the default object r by grad everywhere. An operand that sends ATen to its
+ * basic loop (no unit stride: runs of 1 over more than one element, impl_nn.inner_run) gets the
+ * scalar lambda as inlined there, which in the avx2 object multiplies grad by r on every element
+ * (measured on 7 and 40 elements of stride 2; a single element is the vectorized loop's tail, r by
+ * grad). The place is found by running
+ * elementwise.h's loops (threads' chunks, runs of `row`) over a counter: ls_pos_vec numbers each
+ * body element within its step, ls_pos_tail marks a tail element and restarts the count (an inner
+ * loop without a tail has a body of whole steps, so the count restarts by itself).
+ * Tensor shapes: grad, x, buffer, grad_x (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    int64_t k;
+} ls_ctx;
+
+static float ls_pos_vec(const profile_t *p, float x) {
+    ls_ctx *c = (ls_ctx *)p;
+    (void)x;
+    return (float)(c->k++ % (2 * p->lanes));
+}
+
+static float ls_pos_tail(const profile_t *p, float x) {
+    (void)x;
+    ((ls_ctx *)p)->k = 0;
+    return -1.0f;
+}
+
+void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const float *buffer, float *grad_x,
+                          int64_t n, int64_t row) {
+    ls_ctx c = {p, 0};
+    const int basic = row == 1 && n > 1;
+    run_unary(&c.p, p.lanes, GRAIN_SIZE, ls_pos_vec, ls_pos_tail, grad, grad_x, n, row); /* grad_x: places */
+    for (int64_t i = 0; i < n; i++) {
+        const float b = buffer[i], q = b / (1.0f + b), g = grad[i];
+        const int grad_first = p.aten != 0 && (basic || grad_x[i] >= (float)p.lanes);
+        if (isnan(q)) {
+            grad_x[i] = grad_first && isnan(g) ? quiet_nan(g) : quiet_nan(q);
+            continue;
+        }
+        const float r = x[i] < 0.0f ? 1.0f - q : 0.0f + q;
+        grad_x[i] = r * g;
+    }
+}
+
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
 
 /* oneDNN v3.12's x86 LSTM forward postgemm (jit_uni_lstm_cell_postgemm_fwd at SSE4.1, AVX2 and

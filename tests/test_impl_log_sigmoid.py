@@ -1,0 +1,49 @@
+"""harness.impl.unary.log_sigmoid_forward and log_sigmoid_backward without torch: the special values'
+bits torch 2.13.0 gave on an AMD EPYC (ATEN_CPU_CAPABILITY default and avx2, 1 thread; 23 elements:
+a body of 16 and a tail of 7), and the builds that are refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import unary
+from harness.impl.profiles import profile_for_capability
+
+X = np.array([
+    0x7FC00000, 0xFFC00000, 0x7F800000, 0xFF800000, 0x00000000, 0x80000000, 0x000116C2, 0x800116C2,
+    0x42B00000, 0xC2B00000, 0x42C80000, 0xC2C80000, 0x41880000, 0xC1880000, 0x3FC00000, 0xBFC00000,
+    0x7FA00001, 0xFFA00002, 0x7FC00003, 0xFFC00004, 0x7FC00000, 0xFFC00000, 0x7F800000,
+], np.uint32)  # fmt: skip
+# torch's out per capability (the buffer is the same at both but for x = +-17 and 100, SLEEF's vs glibc's exp)
+OUT = {
+    "DEFAULT": [0x7FC00000, 0xFFC00000, 0x0, 0xFF800000, 0xBF317218, 0xBF317218, 0xBF317218, 0xBF317218,
+                0x8041EDC4, 0xC2B00000, 0x8000001B, 0xC2C80000, 0xB331CF19, 0xC1880000, 0xBE4E3F49, 0xBFD9C7E9,
+                0x7FE00001, 0xFFE00002, 0x7FC00003, 0xFFC00004, 0x7FC00000, 0xFFC00000, 0x0],
+    "AVX2": [0xFFFFFFFF, 0xFFFFFFFF, 0x0, 0xFF800000, 0xBF317218, 0xBF317218, 0xBF317218, 0xBF317218,
+             0x8041EDC4, 0xC2B00000, 0x8000001C, 0xC2C80000, 0xB331CF18, 0xC1880000, 0xBE4E3F49, 0xBFD9C7E9,
+             0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0x0],
+}  # fmt: skip
+BUFFER_NAN = [0xFFC00000, 0xFFC00000, 0xFFE00001, 0xFFE00002, 0xFFC00003, 0xFFC00004, 0xFFC00000, 0xFFC00000]
+
+
+@pytest.mark.parametrize("cap", sorted(OUT))
+def test_special_values(cap: str) -> None:
+    profile = profile_for_capability(cap, 1, "x86_64")
+    out, buffer = unary.log_sigmoid_forward(X.view(np.float32), profile)
+    assert out.view(np.uint32).tolist() == OUT[cap]
+    assert buffer.view(np.uint32)[[0, 1, 16, 17, 18, 19, 20, 21]].tolist() == BUFFER_NAN
+    # grad 1 everywhere: a NaN buffer passes on, x = +-inf gives 0 and 1
+    grad_x = unary.log_sigmoid_backward(np.ones(23, np.float32), X.view(np.float32), buffer, profile)
+    assert grad_x.view(np.uint32)[[0, 2, 3, 4, 16]].tolist() == [0xFFC00000, 0x0, 0x3F800000, 0x3F000000, 0xFFE00001]
+
+
+@pytest.mark.parametrize("cap", ["AVX512"])
+def test_unmeasured_builds_are_refused(cap: str) -> None:
+    profile = profile_for_capability(cap, 1, "x86_64")
+    x = np.zeros(4, np.float32)
+    with pytest.raises(ParityError, match="log_sigmoid is reproduced at the default, avx2 builds only"):
+        unary.log_sigmoid_forward(x, profile)
+    with pytest.raises(ParityError, match="log_sigmoid is reproduced"):
+        unary.log_sigmoid_backward(x, x, x, profile)
