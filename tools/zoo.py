@@ -42,6 +42,7 @@ MODELS = (
     "deformable_detr", "superpoint", "vitdet", "yolos", "glpn", "vitmatte",
     "nemotron", "persimmon", "lfm2", "minimax", "gemma3",
     "sam", "depth_anything", "swiftformer", "clap", "fastspeech2_conformer",
+    "xlstm_lm", "qwen3_next", "vits", "switch_transformers", "roformer", "siglip",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
