@@ -226,7 +226,8 @@ def this_harness_first(env: dict[str, str]) -> dict[str, str]:
     """``env`` for a child of this Python that imports this harness, not one its working directory holds:
     ``python -m`` puts the working directory first on the path, and a trace's (a checkout of its own,
     perhaps changed since) would otherwise record the re-run with another tracer. The traced program
-    keeps the working directory on its path (harness.trace.run puts it back for ``-m`` programs)."""
+    keeps the working directory on its path (harness.trace.run puts it back for ``-m`` programs). Python
+    3.10 has no PYTHONSAFEPATH: there the working directory still comes first."""
     root = str(Path(__file__).resolve().parents[2])
     rest = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
     return {**env, "PYTHONPATH": os.pathsep.join([root, *rest]), "PYTHONSAFEPATH": "1"}

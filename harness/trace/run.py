@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         if not program:
             raise ParityError("nothing to run: give a script (or -m module) after --")
         capture = capture_indices(args.capture)
-        if sys.flags.safe_path:  # a capture's re-run, this harness imported first: the program's path as python -m's
+        if getattr(sys.flags, "safe_path", False):  # a capture's re-run (3.11+), this harness first: -m's path
             sys.path.insert(0, os.getcwd())
         command = json.loads(args.command) if args.command else [sys.executable, *program]
         if program[0] == "-m":
