@@ -147,6 +147,29 @@ def test_log_sigmoid_of_a_channel_slice_replays_with_its_nan_places(
 
 @backends
 @settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 4), t=st.integers(1, 40), c=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+def test_leaky_relu_of_a_channel_slice_replays_with_its_nan_places(
+    backend: str, n: int, t: int, c: int, seed: int, threads: int
+) -> None:
+    """leaky_relu forward and backward of half the channels of a (N, T, 2C) map transposed to (N, 2C, T),
+    a tenth of the inputs NaN and a tenth of the gradient signalling NaNs: TensorIterator's order over
+    the strided operands decides which of those the vector body quiets."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, t, 2 * c)).astype(np.float32) * 8
+    x[rng.random(x.shape) < 0.1] = np.float32(np.nan)
+    g = rng.standard_normal((n, c, t)).astype(np.float32)
+    g[rng.random(g.shape) < 0.1] = np.uint32(0x7F800001).view(np.float32)
+
+    def program() -> None:
+        xt = torch.from_numpy(x.copy()).requires_grad_(True)
+        F.leaky_relu(xt.transpose(1, 2)[:, c:], 0.2).backward(torch.from_numpy(g))
+
+    _replays_match(backend, program, {"leaky_relu", "leaky_relu_backward"}, 2)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
 @given(shape=st.one_of(SHAPES, st.sampled_from([(768, 64), (3, 11, 1000)])), seed=st.integers(0, 2**32 - 1))
 def test_initialisers_replay_from_the_captured_generator_state(backend: str, shape: tuple[int, ...], seed: int) -> None:
     """uniform_, normal_ and randn of any size, as nn.init and model code call them; trunc_normal_'s

@@ -216,3 +216,30 @@ def test_log_sigmoid_backward_nan_places() -> None:
         expected = torch.ops.aten.log_sigmoid_backward(torch.from_numpy(g), torch.from_numpy(x.copy()), buffer)
         mine = unary.log_sigmoid_backward(g, x, buffer.numpy(), profile)
         assert_bits_equal(f"log_sigmoid grad_x (NaN pair at {k})", expected.numpy(), mine)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    shape=_SHAPES,
+    seed=st.integers(0, 2**31 - 1),
+    threads=THREADS,
+    slope=st.sampled_from([0.01, 0.2, -0.3, 0.0, 1e-3]),
+    strided=st.booleans(),
+)
+def test_leaky_relu_matches_torch(shape: tuple[int, ...], seed: int, threads: int, slope: float, strided: bool) -> None:
+    """leaky_relu forward and leaky_relu_backward on inputs with random bit patterns and the special
+    values (signalling NaNs in the gradient where x > 0 included), contiguous or every other element of
+    a wider tensor (ATen's basic loop); shapes off the vector width and above the thread chunks' grain."""
+    use_threads(threads)
+    x, g = _overlaid_bit_patterns("leaky_relu", shape, seed, 8.0)
+    g.reshape(-1)[:: max(1, g.size // 7)] = np.uint32(0x7F800001).view(np.float32)  # signalling NaNs
+    step = 2 if strided else 1
+    xt = torch.from_numpy(np.repeat(x.reshape(-1), step))[::step]
+    gt = torch.from_numpy(np.repeat(g.reshape(-1), step))[::step]
+    profile = live_profile()
+    row = 1 if strided else None
+    expected = torch.ops.aten.leaky_relu(xt, slope).numpy()
+    assert_bits_equal("leaky_relu out", expected, unary.leaky_relu_forward(x.reshape(-1), slope, profile, row))
+    expected = torch.ops.aten.leaky_relu_backward(gt, xt, slope, False).numpy()
+    mine = unary.leaky_relu_backward(g.reshape(-1), x.reshape(-1), slope, profile, row)
+    assert_bits_equal("leaky_relu grad_x", expected, mine)

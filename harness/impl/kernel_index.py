@@ -16,6 +16,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "silu",
     "softplus",
     "log_sigmoid",
+    "leaky_relu",
     "log1p",
     "lgamma",
     "expm1",
@@ -249,6 +250,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "0xffffffff, the default build x quieted; the backward's `sign * q` is exact, so contraction changes "
             "no bit, but where a NaN buffer meets a NaN grad the AVX2 body's second vector of each step gives "
             "grad's NaN, elsewhere q's: the thread chunks and layout move it; AVX-512 not measured: refused"
+        ),
+    ),
+    (
+        ("leaky_relu",),
+        (
+            "`leaky_relu_kernel` / `leaky_relu_backward_kernel` (Activation.cpp), `cpu_kernel_vec`: "
+            "`x * blendv(negval, 1, x > 0)` (scalar `x > 0 ? x : x * negval`); backward "
+            "`g * blendv(negval, 1, x > 0)` (scalar `x > 0 ? g : g * negval`), negval the slope as float"
+        ),
+        (
+            "none but NaNs: the product quiets a NaN; where x > 0 a signalling grad is quieted by the vector "
+            "body's `g * 1` and passed on as it is by the scalar tail and a strided operand's basic loop, so "
+            "the thread chunks and the layout move it; `inf * 0` the CPU's default NaN"
         ),
     ),
     (
@@ -691,7 +705,18 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
-    "log_sigmoid": "not measured on arm64: refused",
+    "log_sigmoid": (
+        "SLEEF's advsimd and SVE exp and log1p: the x86 AVX2 bits but for NaNs; out of a NaN x is x quieted"
+        " (FMIN passes it on); where a NaN buffer meets a NaN grad (or a finite one) N1's vector body keeps"
+        " grad's NaN and its scalar tail the buffer's sign-flipped (`fmsub`), V1's body the buffer's (a"
+        " signalling grad's first), V2's tail grad's in its first four elements, the flipped buffer's after;"
+        " the thread count moves the tails (N1); refused: a non-finite buffer through a strided operand's"
+        " basic loop, rows shorter than the tensor on V2"
+    ),
+    "leaky_relu": (
+        "the x86 bits on every core and thread count (one product; NaNs quieted; a signalling grad where"
+        " x > 0 quieted in the vector body only; `inf * 0` aarch64's `+qNaN`)"
+    ),
     "grid_sample": (
         "4 lanes (N1, V2) vs 8 (V1): the backward's runs of points, so grad_input's order of additions; NEON-typed"
         " vector code contracted, aarch64 GCC fusing the first product of a sum of two where x86's fuses the"

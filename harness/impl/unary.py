@@ -1,6 +1,5 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid): forward
-``out``
-and backward ``grad_x``.
+"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
+leaky_relu): forward ``out`` and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -121,15 +120,31 @@ def softplus_backward(
     return grad_x
 
 
-# log_sigmoid's kernels were measured in the x86 default and avx2 builds only (torch 2.13.0): AVX-512's
-# 16-lane SLEEF and aarch64's objects are refused.
-LOG_SIGMOID_BUILDS = ("default", "avx2")
+# log_sigmoid's kernels were measured in the x86 default and avx2 builds and in aarch64's NEON (Neoverse N1),
+# SVE128 (V2) and SVE256 (V1) objects (torch 2.13.0, emulated): AVX-512's 16-lane SLEEF is refused.
+LOG_SIGMOID_BUILDS = ("default", "avx2", "neon", "sve")
 
 
 def _log_sigmoid_build(profile: KernelProfile) -> None:
     if profile.aten not in LOG_SIGMOID_BUILDS:
         raise ParityError(
             f"log_sigmoid is reproduced at the {', '.join(LOG_SIGMOID_BUILDS)} builds only, not {profile.aten}"
+        )
+
+
+def _log_sigmoid_arm64_places(profile: KernelProfile, n: int, row: int | None) -> None:
+    """Refuse the places in ATen's loop where aarch64's choice of NaN (a NaN or infinite buffer) was not
+    measured: a strided operand's basic loop (GCC's own loop over it decides), and on V2 rows shorter
+    than the tensor (its scalar tails' first four elements and the rest choose differently; the impl
+    counts them over one flat run only)."""
+    where = ""
+    if row == 1 and n > 1:
+        where = "a strided operand"
+    elif profile.aten == "sve" and profile.lanes == 4 and row is not None and row < n:
+        where = "rows shorter than the tensor on Neoverse V2"
+    if where:
+        raise ParityError(
+            f"log_sigmoid_backward on aarch64 with a NaN or infinite buffer is not reproduced for {where}"
         )
 
 
@@ -157,6 +172,8 @@ def log_sigmoid_backward(
             f"the impl reproduces log_sigmoid_backward of operands of one shape only, not {grad_out.shape}, "
             f"{x.shape} and {buffer.shape}"
         )
+    if profile.aarch64 and not np.isfinite(buffer).all():
+        _log_sigmoid_arm64_places(profile, x.size, row)
     grad_x = np.empty_like(grad_out)
     fn = load("unary").log_sigmoid_backward
     fn.restype = None
@@ -170,6 +187,43 @@ def log_sigmoid_backward(
         ctypes.c_int64(n),
         ctypes.c_int64(max(1, row or n)),
     )
+    return grad_x
+
+
+def _leaky_relu_call(name: str, profile: KernelProfile, row: int | None, negative_slope: float, *arrays) -> None:
+    if np.isnan(np.float32(negative_slope)):
+        raise ParityError("the impl reproduces leaky_relu with a number negative_slope only, not NaN")
+    fn = getattr(load("unary"), name)
+    fn.restype = None
+    n = arrays[0].size
+    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+       ctypes.c_float(negative_slope))  # fmt: skip
+
+
+def leaky_relu_forward(
+    x: np.ndarray, negative_slope: float, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """F.leaky_relu(x, negative_slope) of float32 ``x`` (any shape); negative_slope rounded to float32
+    as ATen's ``Scalar::to<float>`` does. ``row`` as ``forward``'s."""
+    x = f32(x)
+    out = np.empty_like(x)
+    _leaky_relu_call("leaky_relu_forward", profile, row, negative_slope, x, out)
+    return out
+
+
+def leaky_relu_backward(
+    grad_out: np.ndarray, x: np.ndarray, negative_slope: float, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.leaky_relu_backward(grad_out, x, negative_slope, self_is_result=False)``: grad_x, operands
+    of one shape (``row`` as ``forward``'s: where x > 0 and grad is a signalling NaN, the vector body
+    quiets it and the scalar loop does not)."""
+    grad_out, x = f32(grad_out), f32(x)
+    if grad_out.shape != x.shape:
+        raise ParityError(
+            f"the impl reproduces leaky_relu_backward of operands of one shape only, not {grad_out.shape} and {x.shape}"
+        )
+    grad_x = np.empty_like(grad_out)
+    _leaky_relu_call("leaky_relu_backward", profile, row, negative_slope, grad_out, x, grad_x)
     return grad_x
 
 

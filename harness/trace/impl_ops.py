@@ -89,6 +89,9 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "softplus_backward": ("softplus", ("capability", "threads")),
     "log_sigmoid_forward": ("log_sigmoid", ("capability",)),
     "log_sigmoid_backward": ("log_sigmoid", ("capability", "threads")),
+    "leaky_relu": ("leaky_relu", ()),
+    "leaky_relu_": ("leaky_relu", ()),
+    "leaky_relu_backward": ("leaky_relu", ("threads",)),
     "_fft_c2c": ("fft", ()),  # no knob measured moves its bits (the kernel index's row); all three refused below
     "_fft_r2c": ("fft", ("threads",)),
     "_fft_c2r": ("fft", ("threads",)),
@@ -262,6 +265,16 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": out}
 
 
+def _grad_and_input(t: Arrays, op: str) -> tuple[np.ndarray, np.ndarray]:
+    """grad_output and self of an element-wise backward: float32 tensors of one shape, or refused."""
+    g, x = t["grad_output"], t["self"]
+    if g.dtype != np.float32 or x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces {op} of float32 tensors only")
+    if g.shape != x.shape:
+        raise ParityError(f"the impl reproduces {op} of operands of one shape only")
+    return g, x
+
+
 def _softplus_args(a: Args) -> tuple[float, float]:
     """beta and threshold (the schema's defaults 1 and 20 where a trace leaves them out)."""
     beta, threshold = a.get("beta", 1), a.get("threshold", 20)
@@ -284,14 +297,41 @@ def _softplus(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import softplus_backward
 
-    g, x = t["grad_output"], t["self"]
-    if g.dtype != np.float32 or x.dtype != np.float32:
-        raise ParityError("the impl reproduces softplus_backward of float32 tensors only")
-    if g.shape != x.shape:
-        raise ParityError("the impl reproduces softplus_backward of operands of one shape only")
+    g, x = _grad_and_input(t, "softplus_backward")
     beta, threshold = _softplus_args(a)
     names = ("grad_output", "self")
     out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: softplus_backward(*xs, beta, threshold, p, run))
+    return {"out": out}
+
+
+def _leaky_relu_slope(a: Args) -> float:
+    """negative_slope (the schema's default 0.01 where a trace leaves it out)."""
+    slope = a.get("negative_slope", 0.01)
+    if not isinstance(slope, (int, float)) or isinstance(slope, bool):
+        raise ParityError("the impl reproduces leaky_relu with a number negative_slope only")
+    return float(slope)
+
+
+def _leaky_relu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import leaky_relu_forward
+
+    x = t["self"]
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces leaky_relu of float32 tensors only, not {x.dtype}")
+    slope = _leaky_relu_slope(a)
+    out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: leaky_relu_forward(xs[0], slope, p, run))
+    return {"out": out}
+
+
+def _leaky_relu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.unary import leaky_relu_backward
+
+    g, x = _grad_and_input(t, "leaky_relu_backward")
+    if a.get("self_is_result", False):
+        raise ParityError("the impl reproduces leaky_relu_backward of the input (self_is_result=False) only")
+    slope = _leaky_relu_slope(a)
+    names = ("grad_output", "self")
+    out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: leaky_relu_backward(*xs, slope, p, run))
     return {"out": out}
 
 
@@ -793,6 +833,9 @@ REPLAYS: dict[str, Replay] = {
     "softplus_backward": _softplus_backward,
     "log_sigmoid_forward": _log_sigmoid_forward,
     "log_sigmoid_backward": _log_sigmoid_backward,
+    "leaky_relu": _leaky_relu,
+    "leaky_relu_": _leaky_relu,
+    "leaky_relu_backward": _leaky_relu_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "mm": _mm,

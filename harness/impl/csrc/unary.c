@@ -892,13 +892,16 @@ void softplus_backward(profile_t p, const float *grad, const float *x, float *gr
  * vec_expf, vec_log1pf). The subtraction has no product to contract. A NaN x (measured at both):
  * buffer is x quieted with its sign bit set (exp of -|x| passes the NaN on); out is the avx2
  * object's minimum NaN mask 0xffffffff (_mm256_min_ps or'd with the unordered compare), x quieted in
- * the default build (its minimum returns the NaN operand). Tensor shapes: x, out, buffer (n,). */
+ * the default build (its minimum returns the NaN operand) and in aarch64's NEON and SVE objects
+ * (measured on emulated N1, V1, V2: FMIN passes the NaN on, quieted, and the subtraction keeps it).
+ * aarch64's exp and log1p lanes are SLEEF's advsimd / SVE u10 ones (sleef_*_u10's bits).
+ * Tensor shapes: x, out, buffer (n,). */
 void log_sigmoid_forward(profile_t p, const float *x, float *out, float *buffer, int64_t n) {
     for (int64_t i = 0; i < n; i++) {
         const float a = x[i];
         if (isnan(a)) {
             buffer[i] = quiet_nan(vm_u2f(vm_f2u(a) | 0x80000000u));
-            out[i] = p.aten ? vm_u2f(0xffffffffu) : quiet_nan(a);
+            out[i] = p.aten && !is_arm(&p) ? vm_u2f(0xffffffffu) : quiet_nan(a);
             continue;
         }
         const float e = vec_expf(&p, -fabsf(a));
@@ -922,32 +925,57 @@ void log_sigmoid_forward(profile_t p, const float *x, float *out, float *buffer,
  * grad). The place is found by running
  * elementwise.h's loops (threads' chunks, runs of `row`) over a counter: ls_pos_vec numbers each
  * body element within its step, ls_pos_tail marks a tail element and restarts the count (an inner
- * loop without a tail has a body of whole steps, so the count restarts by itself).
+ * loop without a tail has a body of whole steps, so the count restarts by itself; ls_pos_tail also numbers
+ * each tail element within its tail).
+ * aarch64 (measured on emulated N1, V1, V2, 1 and 2 threads): where q is NaN (a NaN buffer; an infinite
+ * one gives inf/inf, the default NaN +qNaN) the NaN is chosen by aarch64's rule (the first signalling
+ * operand quieted, else the first quiet one: arm_nan_pick) with operands in the order each object
+ * multiplies them: N1's and V2's NEON-typed body grad * r, V1's SVE256 body r * grad; in the scalar
+ * tail r is q with its sign flipped (GCC's fmsub for max_deriv - sign * q negates q) and comes first,
+ * but V2's SVE128 object runs the first four elements of each tail as a 4-lane vector, grad first.
  * Tensor shapes: grad, x, buffer, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
-    int64_t k;
+    int64_t k, t;
 } ls_ctx;
 
 static float ls_pos_vec(const profile_t *p, float x) {
     ls_ctx *c = (ls_ctx *)p;
     (void)x;
+    c->t = 0;
     return (float)(c->k++ % (2 * p->lanes));
 }
 
-static float ls_pos_tail(const profile_t *p, float x) {
+static float ls_pos_tail(const profile_t *p, float x) { /* -1 - the element's place in its tail */
+    ls_ctx *c = (ls_ctx *)p;
     (void)x;
-    ((ls_ctx *)p)->k = 0;
-    return -1.0f;
+    c->k = 0;
+    return -1.0f - (float)c->t++;
+}
+
+/* The NaN an aarch64 arithmetic instruction (FPCR.DN off) gives for operands a, b in that order, one
+ * of them NaN: the first signalling one quieted, else the first quiet one. */
+static inline float arm_nan_pick(float a, float b) {
+    const int sa = isnan(a) && !(vm_f2u(a) & 0x00400000u), sb = isnan(b) && !(vm_f2u(b) & 0x00400000u);
+    if (sa || (!sb && isnan(a))) return quiet_nan(a);
+    return quiet_nan(b);
 }
 
 void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const float *buffer, float *grad_x,
                           int64_t n, int64_t row) {
-    ls_ctx c = {p, 0};
+    ls_ctx c = {p, 0, 0};
     const int basic = row == 1 && n > 1;
     run_unary(&c.p, p.lanes, GRAIN_SIZE, ls_pos_vec, ls_pos_tail, grad, grad_x, n, row); /* grad_x: places */
     for (int64_t i = 0; i < n; i++) {
-        const float b = buffer[i], q = b / (1.0f + b), g = grad[i];
+        const float b = buffer[i], g = grad[i];
+        const float q = is_arm(&p) && isinf(b) ? vm_u2f(0x7fc00000u) : b / (1.0f + b); /* inf/inf: the default NaN */
+        if (isnan(q) && is_arm(&p)) { /* harness.impl.unary refuses the places not modelled here */
+            const int tail = grad_x[i] < 0.0f, sve256 = obj_kind(&p) == OBJ_SVE, sve128 = !sve256 && p.aten == ATEN_SVE;
+            const float r = quiet_nan(tail ? vm_u2f(vm_f2u(q) ^ 0x80000000u) : q);
+            const int grad_first = tail ? sve128 && -1.0f - grad_x[i] < (float)p.lanes : !sve256;
+            grad_x[i] = grad_first ? arm_nan_pick(g, r) : arm_nan_pick(r, g);
+            continue;
+        }
         const int grad_first = p.aten != 0 && (basic || grad_x[i] >= (float)p.lanes);
         if (isnan(q)) {
             grad_x[i] = grad_first && isnan(g) ? quiet_nan(g) : quiet_nan(q);
@@ -956,6 +984,52 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
         const float r = x[i] < 0.0f ? 1.0f - q : 0.0f + q;
         grad_x[i] = r * g;
     }
+}
+
+/* ------------------------------------------------------------------ leaky_relu */
+
+/* leaky_relu_kernel and leaky_relu_backward_kernel (cpu/Activation.cpp, float32), cpu_kernel_vec with
+ * negval = negative_slope rounded to float (Scalar::to<float>). Forward, per element, vector lambda
+ * a * blendv(negval, 1, a > 0), scalar lambda a > 0 ? a : a * negval: one product, the same bits in
+ * both (a > 0 is never a NaN, and a * 1 = a); a NaN a is not > 0 and the product passes it on
+ * quieted. Backward, over (self a, grad b): vector lambda b * blendv(negval, 1, a > 0), scalar
+ * lambda a > 0 ? b : b * negval: they differ only where a > 0 and b is a signalling NaN, which the
+ * vector body's b * 1 quiets and the scalar tail (and the basic loop of a strided operand) passes
+ * on as it is (measured at default and avx2). inf * 0 (negative_slope 0) gives the CPU's default
+ * NaN: 0xffc00000 on x86, 0x7fc00000 on aarch64. A NaN negative_slope is refused in
+ * harness.impl.unary. Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    float negval;
+} lrelu_ctx;
+
+static inline float lrelu_mul(const profile_t *p, float b, float negval) {
+    if (isnan(b)) return quiet_nan(b);
+    if (isinf(b) && negval == 0.0f) return vm_u2f(is_arm(p) ? 0x7fc00000u : 0xffc00000u);
+    return b * negval;
+}
+
+static float lrelu_fwd(const profile_t *p, float a) {
+    return a > 0.0f ? a : lrelu_mul(p, a, ((const lrelu_ctx *)p)->negval);
+}
+
+static float lrelu_bwd_vec(const profile_t *p, float b, float a) {
+    return a > 0.0f ? lrelu_mul(p, b, 1.0f) : lrelu_mul(p, b, ((const lrelu_ctx *)p)->negval);
+}
+
+static float lrelu_bwd_scalar(const profile_t *p, float b, float a) {
+    return a > 0.0f ? b : lrelu_mul(p, b, ((const lrelu_ctx *)p)->negval);
+}
+
+void leaky_relu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float negval) {
+    lrelu_ctx c = {p, negval};
+    run_unary(&c.p, p.lanes, GRAIN_SIZE, lrelu_fwd, lrelu_fwd, x, out, n, row);
+}
+
+void leaky_relu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                         float negval) {
+    lrelu_ctx c = {p, negval};
+    run_binary(&c.p, p.lanes, GRAIN_SIZE, lrelu_bwd_vec, lrelu_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
