@@ -133,24 +133,41 @@ def hash_seed() -> dict[str, Any]:
     return {"PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED"), "hash_randomization": sys.flags.hash_randomization}
 
 
-def describe_hash_seed(provenance: dict[str, Any]) -> str:
-    """A recording's hash seed as text: "PYTHONHASHSEED=0", "PYTHONHASHSEED unset (random per process)",
-    or "not recorded" (recordings made before provenance kept it)."""
+def _recorded_hash_seed(provenance: dict[str, Any]) -> dict[str, Any] | None:
     seed = provenance.get("python_hash_seed")
-    if not isinstance(seed, dict) or "hash_randomization" not in seed:
-        return "not recorded"
-    value = seed.get("PYTHONHASHSEED")
+    return seed if isinstance(seed, dict) and "hash_randomization" in seed else None
+
+
+def fixed_hash_seed(provenance: dict[str, Any]) -> str | None:
+    """The seed that fixed a recording's string hash order ("0" where randomization was off); None where
+    the order was drawn at random or the recording does not say."""
+    seed = _recorded_hash_seed(provenance)
+    if seed is None:
+        return None
     if not seed.get("hash_randomization"):
-        return "PYTHONHASHSEED=0"
-    if isinstance(value, str) and value.isdigit() and int(value) > 0:
-        return f"PYTHONHASHSEED={value}"
-    shown = "unset" if value in (None, "") else f"={value}" + ("" if value == "random" else " not in force")
-    return f"PYTHONHASHSEED{' ' if shown == 'unset' else ''}{shown} (random per process)"
+        return "0"
+    value = seed.get("PYTHONHASHSEED")
+    return value if isinstance(value, str) and value.isdigit() and int(value) > 0 else None
 
 
 def hash_seed_is_random(provenance: dict[str, Any]) -> bool:
     """Whether a recording's string hash order was drawn at random (False where not recorded)."""
-    return describe_hash_seed(provenance).endswith("(random per process)")
+    return _recorded_hash_seed(provenance) is not None and fixed_hash_seed(provenance) is None
+
+
+def describe_hash_seed(provenance: dict[str, Any]) -> str:
+    """A recording's hash seed as text: "PYTHONHASHSEED=0", "PYTHONHASHSEED unset (random per process)",
+    or "not recorded" (recordings made before provenance kept it)."""
+    seed = _recorded_hash_seed(provenance)
+    if seed is None:
+        return "not recorded"
+    fixed = fixed_hash_seed(provenance)
+    if fixed is not None:
+        return f"PYTHONHASHSEED={fixed}"
+    value = seed.get("PYTHONHASHSEED")
+    if value in (None, ""):
+        return "PYTHONHASHSEED unset (random per process)"
+    return f"PYTHONHASHSEED={value}{'' if value == 'random' else ' not in force'} (random per process)"
 
 
 def collect(config: PlatformConfig, facts: PlatformFacts, **extra: Any) -> dict[str, Any]:

@@ -40,7 +40,7 @@ import numpy as np
 from harness.core.digest import digest
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
-from harness.platform.provenance import describe_hash_seed, hash_seed_is_random
+from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op, refusal
 from harness.trace.reach import Read
@@ -214,9 +214,9 @@ def rerun_env(trace: Trace, base: dict[str, str] | None = None) -> dict[str, str
 
     env = {k: v for k, v in (os.environ if base is None else base).items() if k not in RELEVANT_ENV}
     env.update(trace.attrs.get("env", {}))
-    seed = describe_hash_seed(trace.provenance)  # a fixed hash seed is the run's too (its sets' order)
-    if seed.startswith("PYTHONHASHSEED="):
-        env["PYTHONHASHSEED"] = seed.removeprefix("PYTHONHASHSEED=")
+    seed = fixed_hash_seed(trace.provenance)  # a fixed hash seed is the run's too (its sets' order)
+    if seed is not None:
+        env["PYTHONHASHSEED"] = seed
     # recorded the way the trace was: op indices of the hook and of the dispatch mode differ
     env["PARITY_TRACE_HOOK"] = "1" if trace.recorder == HOOK else "0"
     return env
