@@ -172,12 +172,10 @@ def hash_seed_knob(a: Trace, b: Trace) -> tuple[list[str], str]:
 def read_text(diff: TraceDiff, read: Read) -> str:
     """One input of a divergence of the data flow, its two producers named (op, module, phase, step,
     call site), each on its own side's indices and the other side's aligned one."""
-    a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
-    b2a = {j: i for i, j in a2b.items()}
     sides = []
     for side, trace, index, output, other in (
-        ("A", diff.a, read.src_a, read.output_a, a2b),
-        ("B", diff.b, read.src_b, read.output_b, b2a),
+        ("A", diff.a, read.src_a, read.output_a, diff.a2b),
+        ("B", diff.b, read.src_b, read.output_b, diff.b2a),
     ):
         if index < 0:
             sides.append(f"{side} {'read ' if side == 'A' else ''}a tensor made before the trace")

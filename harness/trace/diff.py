@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, Trace, thread_stretches
-from harness.trace.reach import Reach, named_target, reach
+from harness.trace.reach import Reach, matched, named_target, reach
 
 
 @dataclass
@@ -81,6 +82,16 @@ class TraceDiff:
     @property
     def bit_identical(self) -> bool:
         return self.differing_ops == 0 and self.only_a == 0 and self.only_b == 0
+
+    @cached_property
+    def a2b(self) -> dict[int, int]:
+        """A's op index -> B's, of the aligned ops."""
+        return matched(self.pairs)
+
+    @cached_property
+    def b2a(self) -> dict[int, int]:
+        """B's op index -> A's, of the aligned ops."""
+        return {j: i for i, j in self.a2b.items()}
 
 
 def align(a: list[OpRecord], b: list[OpRecord]) -> list[tuple[int | None, int | None]]:
@@ -239,7 +250,7 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
             diff.reach = reach(a, b, pairs, divergences, losses_a, target)
             # a root is an op with differing outputs, or an in-place op that returns nothing
             # (_foreach_lerp_, _fused_adamw_): its difference is seen only where later ops read it
-            a2b = {i: j for i, j in pairs if i is not None and j is not None}
+            a2b = diff.a2b
             live = [
                 divergences[r.index] if r.index in divergences else Divergence(a.ops[r.index], b.ops[a2b[r.index]], [])
                 for r in diff.reach.roots

@@ -94,6 +94,11 @@ class Reach:
         return next((x.reads for x in (*self.roots, *self.dead) if x.index == index), [])
 
 
+def matched(pairs: list[tuple[int | None, int | None]]) -> dict[int, int]:
+    """A's op index -> B's of the aligned pairs (ops one side alone ran left out)."""
+    return {i: j for i, j in pairs if i is not None and j is not None}
+
+
 def _is_view(op: OpRecord) -> bool:
     """A view op: nothing it read or returned is fingerprinted (its bits are what it views)."""
     return not any(r.fingerprinted for r in (*op.inputs, *op.outputs))
@@ -223,7 +228,7 @@ def reach(
     target_name: str = "",
 ) -> Reach:
     """The root causes that reach the target, their paths, and the divergences that do not."""
-    a2b = {i: j for i, j in pairs if i is not None and j is not None}
+    a2b = matched(pairs)
     b2a = {j: i for i, j in a2b.items()}
     graph = _Graph(a.ops)
     target = named_target(a, target_name, losses) if target_name else default_target(a, differing, losses, graph)

@@ -71,10 +71,10 @@ def _div(d: Divergence | None) -> dict[str, Any] | None:
     return None if d is None else _op(d.a, d.b, d.outputs)
 
 
-def _matched(diff: TraceDiff, a2b: dict[int, int], index: int) -> dict[str, Any]:
+def _matched(diff: TraceDiff, index: int) -> dict[str, Any]:
     """An op of A by index, with its aligned op of B and the outputs that differ."""
     oa = diff.a.ops[index]
-    ob = diff.b.ops[a2b[index]] if index in a2b else None
+    ob = diff.b.ops[diff.a2b[index]] if index in diff.a2b else None
     return _op(oa, ob, differing_outputs(oa, ob) if ob is not None else [])
 
 
@@ -89,26 +89,25 @@ def _producer(trace: Trace, index: int, aligned: dict[int, int], output: str) ->
     }  # fmt: skip
 
 
-def _reads(diff: TraceDiff, a2b: dict[int, int], reads: list[Read]) -> list[dict[str, Any]]:
+def _reads(diff: TraceDiff, reads: list[Read]) -> list[dict[str, Any]]:
     from harness.trace.cause import read_text
 
-    b2a = {j: i for i, j in a2b.items()}
     return [
-        {"input": x.input, "a": _producer(diff.a, x.src_a, a2b, x.output_a),
-         "b": _producer(diff.b, x.src_b, b2a, x.output_b), "text": read_text(diff, x)}
+        {"input": x.input, "a": _producer(diff.a, x.src_a, diff.a2b, x.output_a),
+         "b": _producer(diff.b, x.src_b, diff.b2a, x.output_b), "text": read_text(diff, x)}
         for x in reads
     ]  # fmt: skip
 
 
-def _kind(diff: TraceDiff, a2b: dict[int, int], reads: list[Read]) -> dict[str, Any]:
-    return {"kind": "data-flow" if reads else "kernel", "reads": _reads(diff, a2b, reads)}
+def _kind(diff: TraceDiff, reads: list[Read]) -> dict[str, Any]:
+    return {"kind": "data-flow" if reads else "kernel", "reads": _reads(diff, reads)}
 
 
-def _dead(diff: TraceDiff, a2b: dict[int, int], d: Dead) -> dict[str, Any]:
+def _dead(diff: TraceDiff, d: Dead) -> dict[str, Any]:
     """A dead divergence; a data-flow one with its knob and why (harness.trace.cause.data_flow_cause)."""
     from harness.trace.cause import data_flow_cause
 
-    out = {**_matched(diff, a2b, d.index), "died": d.died, **_kind(diff, a2b, d.reads)}
+    out = {**_matched(diff, d.index), "died": d.died, **_kind(diff, d.reads)}
     if d.reads:
         c = data_flow_cause(diff, d.index)
         out.update(knob=c.knob, explanation=c.explanation)
@@ -121,7 +120,6 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
     r = diff.reach
     if r is None:
         return None
-    a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
     causes = {d.a.index: c for d, c in zip(diff.roots, diff.causes, strict=False) if c is not None}
     for root in r.roots:  # a divergence of the data flow needs no re-run: its cause is the trace's
         if root.reads and root.index not in causes:
@@ -129,11 +127,11 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
-            {**_matched(diff, a2b, root.index), "path": [_matched(diff, a2b, i) for i in root.path],
-             "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, a2b, root.reads)}
+            {**_matched(diff, root.index), "path": [_matched(diff, i) for i in root.path],
+             "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, root.reads)}
             for root in r.roots
         ],
-        "dead": [_dead(diff, a2b, d) for d in r.dead],
+        "dead": [_dead(diff, d) for d in r.dead],
         "dead_total": r.dead_total,
         "unresolved": list(r.unresolved),
     }  # fmt: skip
@@ -165,8 +163,7 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
             explanation=c.explanation if c else "", verified=bool(c and c.verified),
             verification=c.verification if c else "",
         )  # fmt: skip
-        a2b = {i: j for i, j in diff.pairs if i is not None and j is not None}
-        root.update(_kind(diff, a2b, diff.reach.reads_at(diff.root_cause.a.index) if diff.reach else []))
+        root.update(_kind(diff, diff.reach.reads_at(diff.root_cause.a.index) if diff.reach else []))
     cp = diff.code_path
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": "trace",
