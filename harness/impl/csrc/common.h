@@ -39,6 +39,9 @@ static inline float vfmadd(const profile_t *p, float a, float b, float c) {
     return p->vec_fma ? fmaf(a, b, c) : a * b + c;
 }
 
+/* a*b+c, fused or rounded twice as the caller says. */
+static inline float madd(int fused, float a, float b, float c) { return fused ? fmaf(a, b, c) : c + a * b; }
+
 /* a*b+c in scalar code of a vectorised object: contracted or not. */
 static inline float sfmadd(const profile_t *p, float a, float b, float c) {
     return p->contract ? fmaf(a, b, c) : a * b + c;

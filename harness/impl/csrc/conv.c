@@ -10,7 +10,6 @@
  * roundings (SSE4.1 mulps, addps). */
 #include "common.h"
 
-static inline float madd(int fused, float a, float b, float c) { return fused ? fmaf(a, b, c) : c + a * b; }
 
 /* Forward, oneDNN's direct kernels (jit:{sse41,avx2,avx512_core}, jit_1x1): per output element a
  * chain from the bias (bias_first, NULL: 0) over input-channel blocks of icb channels, within a

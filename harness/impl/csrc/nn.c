@@ -582,41 +582,43 @@ void grid_sample_backward(profile_t p, const float *go, const float *x, const fl
 
 /* ------------------------------------------------------------------ upsample_bicubic2d (forward) */
 
-/* HelperInterpCubic::compute_indices_weights (cpu/UpSampleKernel.cpp), float opmath, per output
- * index i of one dim: the source position r = scale*i (aligned corners) or scale*(i + 0.5) - 0.5,
- * contracted to fma(scale, i + 0.5, -0.5) in the AVX2 object; guard_index_and_lambda: k =
+/* Per output index i of one dim of a bicubic resize (HelperInterpCubic::compute_indices_weights in
+ * cpu/UpSampleKernel.cpp, and the same steps in UpSampleBicubic2d.cpp's backward), float opmath: the
+ * source position r = scale*i (aligned corners) or scale*(i + 0.5) - 0.5; guard_index_and_lambda: k =
  * min(floor(r), in - 1), t = clamp(r - k, 0, 1); get_cubic_upsample_coefficients with A = -0.75:
  * w0 = cc2(t + 1), w1 = cc1(t), w2 = cc1(1 - t), w3 = cc2(2 - t) where cc1(x) = ((A+2)*x - (A+3))*x*x
- * + 1 and cc2(x) = ((A*x - 5A)*x + 8A)*x - 4A; the AVX2 object and the aarch64 NEON-typed objects (N1,
- * V2; measured) fuse cc1's first step, fma(A+2, x, -(A+3)), and cc2's first two, fma(fma(A, x, -5A), x,
- * 8A), not the last; V1's SVE256 object (measured) fuses the last too: cc1 = fma(fma(A+2, x, -(A+3))*x,
- * x, 1), cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A). Taps at clamp(k - 1 + j, 0, in - 1). */
-static void bicubic_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
-                         float *wt) {
+ * + 1 and cc2(x) = ((A*x - 5A)*x + 8A)*x - 4A. ``first``: the source fma(scale, i + 0.5, -0.5), cc1's
+ * first step fma(A+2, x, -(A+3)) and cc2's first two fma(fma(A, x, -5A), x, 8A) fused; ``last``: their
+ * last steps too, cc1 = fma(fma(A+2, x, -(A+3))*x, x, 1), cc2 = fma(fma(fma(A, x, -5A), x, 8A), x,
+ * -4A). Taps at clamp(k - 1 + j, 0, in - 1). */
+static void cubic_taps(int first, int last, int64_t in, int64_t out, float scale, int align, int64_t *idx,
+                       float *wt) {
     const float A = -0.75f;
-    const int last = obj_kind(p) == OBJ_SVE; /* the last step fused too */
     for (int64_t i = 0; i < out; i++) {
-        float r = align ? scale * (float)i : sfmadd(p, scale, (float)i + 0.5f, -0.5f);
+        float r = align ? scale * (float)i : madd(first, scale, (float)i + 0.5f, -0.5f);
         int64_t k = (int64_t)floorf(r);
         if (k > in - 1) k = in - 1;
         float t = r - (float)k;
-        t = t < 0.0f ? 0.0f : t;
-        t = t > 1.0f ? 1.0f : t;
+        t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
         float xs[4] = {t + 1.0f, t, 1.0f - t, (1.0f - t) + 1.0f};
         for (int j = 0; j < 4; j++) {
             float x = xs[j], c;
-            if (j == 1 || j == 2) {
-                c = sfmadd(p, A + 2.0f, x, -(A + 3.0f)) * x;
-                c = last ? fmaf(c, x, 1.0f) : c * x + 1.0f;
-            } else {
-                c = sfmadd(p, sfmadd(p, A, x, -(5.0f * A)), x, 8.0f * A);
-                c = last ? fmaf(c, x, -4.0f * A) : c * x - 4.0f * A;
-            }
+            if (j == 1 || j == 2)
+                c = madd(last, madd(first, A + 2.0f, x, -(A + 3.0f)) * x, x, 1.0f);
+            else
+                c = madd(last, madd(first, madd(first, A, x, -(5.0f * A)), x, 8.0f * A), x, -4.0f * A);
             int64_t at = k - 1 + j;
             idx[i * 4 + j] = at < 0 ? 0 : (at > in - 1 ? in - 1 : at);
             wt[i * 4 + j] = c;
         }
     }
+}
+
+/* The forward's taps: the AVX2 object and the aarch64 NEON-typed objects (N1, V2; measured) fuse the
+ * first steps, not the last; V1's SVE256 object (measured) the last too. */
+static void bicubic_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
+                         float *wt) {
+    cubic_taps(p->contract, obj_kind(p) == OBJ_SVE, in, out, scale, align, idx, wt);
 }
 
 /* Interpolate<2, float, float, int64_t, 4>::eval per output element (basic_loop over TensorIterator's
@@ -661,40 +663,8 @@ void upsample_bicubic(profile_t p, const float *x, float *out, int64_t P, int64_
 
 /* upsample_bicubic2d_backward_out_frame (UpSampleBicubic2d.cpp), float. A file outside native/cpu:
  * one object per architecture, built without -mfma on x86 (never fused, whatever the capability) and
- * contracted by GCC on aarch64 (every core alike). Per output index i of one dim: the source
- * r = scale*i (aligned corners) or scale*(i + 0.5) - 0.5 (fma(scale, i + 0.5, -0.5) on aarch64);
- * guard_index_and_lambda: k = min(floor(r), in - 1), t = clamp(r - k, 0, 1); the forward's weights
- * (get_cubic_upsample_coefficients, A = -0.75), aarch64 fusing every step, x86 none: cc1 =
- * fma(fma(A+2, x, -(A+3))*x, x, 1), cc2 = fma(fma(fma(A, x, -5A), x, 8A), x, -4A). Taps at
- * clamp(k - 1 + j, 0, in - 1). */
-static void bicubic_bwd_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
-                             float *wt) {
-    const float A = -0.75f;
-    const int fused = is_arm(p);
-    for (int64_t i = 0; i < out; i++) {
-        float r = align ? scale * (float)i
-                        : (fused ? fmaf(scale, (float)i + 0.5f, -0.5f) : scale * ((float)i + 0.5f) - 0.5f);
-        int64_t k = (int64_t)floorf(r);
-        if (k > in - 1) k = in - 1;
-        float t = r - (float)k;
-        t = t < 0.0f ? 0.0f : (t > 1.0f ? 1.0f : t);
-        float xs[4] = {t + 1.0f, t, 1.0f - t, (1.0f - t) + 1.0f};
-        for (int j = 0; j < 4; j++) {
-            float x = xs[j], c;
-            if (j == 1 || j == 2)
-                c = fused ? fmaf(fmaf(A + 2.0f, x, -(A + 3.0f)) * x, x, 1.0f)
-                          : (((A + 2.0f) * x - (A + 3.0f)) * x) * x + 1.0f;
-            else
-                c = fused ? fmaf(fmaf(fmaf(A, x, -(5.0f * A)), x, 8.0f * A), x, -4.0f * A)
-                          : ((A * x - 5.0f * A) * x + 8.0f * A) * x - 4.0f * A;
-            int64_t at = k - 1 + j;
-            idx[i * 4 + j] = at < 0 ? 0 : (at > in - 1 ? in - 1 : at);
-            wt[i * 4 + j] = c;
-        }
-    }
-}
-
-/* The frame: per plane (ATen hands whole planes to its threads, so the thread count never reaches the
+ * contracted by GCC on aarch64 (every core alike): its taps (cubic_taps) fuse every step on aarch64,
+ * none on x86. The frame: per plane (ATen hands whole planes to its threads, so the thread count never reaches the
  * bits), per output (oh, ow) in row order, the 16 taps with the width tap i outer and the height tap j
  * inner, gx[y_j][x_i] += (g * wy_j) * wx_i onto zeros; taps clamped at the edge take every update in that
  * order. The aarch64 object (its machine code read) fuses only the j = 1 updates, fma(g * wy_1, wx_i, gx),
@@ -707,8 +677,8 @@ void upsample_bicubic_backward(profile_t p, const float *go, float *gx, int64_t 
         return;
     }
     const int fused = is_arm(&p);
-    bicubic_bwd_taps(&p, H, OH, scale_h, align, hi, hw);
-    bicubic_bwd_taps(&p, W, OW, scale_w, align, wi, ww);
+    cubic_taps(fused, fused, H, OH, scale_h, align, hi, hw);
+    cubic_taps(fused, fused, W, OW, scale_w, align, wi, ww);
     for (int64_t q = 0; q < P; q++) {
         float *plane = gx + q * H * W;
         for (int64_t a = 0; a < OH; a++)
