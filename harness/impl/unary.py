@@ -69,14 +69,14 @@ def backward(
 
 # The builds whose kernels were measured (torch 2.13.0: x86 default and avx2; aarch64's NEON and SVE
 # objects on emulated Neoverse N1, V1 and V2) for the ops whose lanes take SLEEF functions that ATen's
-# other builds compute otherwise, refused elsewhere: softplus, log1p, lgamma and expm1 (SLEEF's
-# log1pf, lgammaf and expm1f in the avx2 object and in aarch64's advsimd and SVE ones, one algorithm
-# with the same bits; glibc's in the x86 default build and in softplus's scalar tails, aarch64's
-# contracted log1pf there). AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512
+# other builds compute otherwise, refused elsewhere: softplus, log1p, lgamma, expm1 and log_sigmoid
+# (SLEEF's expf, log1pf, lgammaf and expm1f in the avx2 object and in aarch64's advsimd and SVE ones,
+# one algorithm with the same bits; glibc's in the x86 default build and in softplus's scalar tails,
+# aarch64's contracted log1pf there). AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512
 # (REGISTER_DISPATCH) or an AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p and a logk2f
 # that takes vgetexp.
 SLEEF_BUILDS = ("default", "avx2", "neon", "sve")
-_SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1")
+_SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1", "log_sigmoid")
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:
@@ -120,18 +120,6 @@ def softplus_backward(
     return grad_x
 
 
-# log_sigmoid's kernels were measured in the x86 default and avx2 builds and in aarch64's NEON (Neoverse N1),
-# SVE128 (V2) and SVE256 (V1) objects (torch 2.13.0, emulated): AVX-512's 16-lane SLEEF is refused.
-LOG_SIGMOID_BUILDS = ("default", "avx2", "neon", "sve")
-
-
-def _log_sigmoid_build(profile: KernelProfile) -> None:
-    if profile.aten not in LOG_SIGMOID_BUILDS:
-        raise ParityError(
-            f"log_sigmoid is reproduced at the {', '.join(LOG_SIGMOID_BUILDS)} builds only, not {profile.aten}"
-        )
-
-
 def _log_sigmoid_arm64_places(profile: KernelProfile, n: int, row: int | None) -> None:
     """Refuse the places in ATen's loop where aarch64's choice of NaN (a NaN or infinite buffer) was not
     measured: a strided operand's basic loop (GCC's own loop over it decides), and on V2 rows shorter
@@ -150,7 +138,7 @@ def _log_sigmoid_arm64_places(profile: KernelProfile, n: int, row: int | None) -
 
 def log_sigmoid_forward(x: np.ndarray, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
     """``aten.log_sigmoid_forward(x)`` of float32 ``x`` (any shape): ``(out, buffer)``, buffer = exp(-|x|)."""
-    _log_sigmoid_build(profile)
+    _measured_build("log_sigmoid", profile)
     x = f32(x)
     out, buffer = np.empty_like(x), np.empty_like(x)
     fn = load("unary").log_sigmoid_forward
@@ -165,7 +153,7 @@ def log_sigmoid_backward(
     """``aten.log_sigmoid_backward(grad_out, x, buffer)``: grad_x of log_sigmoid, operands of one shape
     (``row`` as ``forward``'s: where a NaN grad meets a NaN buffer, the element's place in ATen's loop
     decides which NaN comes out)."""
-    _log_sigmoid_build(profile)
+    _measured_build("log_sigmoid", profile)
     grad_out, x, buffer = f32(grad_out), f32(x), f32(buffer)
     if not grad_out.shape == x.shape == buffer.shape:
         raise ParityError(
