@@ -111,15 +111,24 @@ def test_a_kernel_root_and_its_dead_divergence_say_kernel() -> None:
 
 
 def test_an_input_made_before_the_trace_on_one_side_only_and_two_outputs_of_one_op() -> None:
-    # A reads a tensor made before the trace, B op 0's output (the same in both runs)
+    # A reads a tensor made before the trace, B op 0's output (the same in both runs); B holds w too (op 2)
+    w = _op(2, "aten.exp.default", [("self", b"w", -1)], [("out", b"e")])
     a = [_op(0, "aten.mul.Tensor", [("self", b"x", -1)], [("out", b"L")]),
-         _op(1, "aten.add.Tensor", [("self", b"w", -1)], [("out", b"a")])]  # fmt: skip
-    b = [a[0], _op(1, "aten.add.Tensor", [("self", b"L", 0)], [("out", b"b")])]
+         _op(1, "aten.add.Tensor", [("self", b"w", -1)], [("out", b"a")]), w]  # fmt: skip
+    b = [a[0], _op(1, "aten.add.Tensor", [("self", b"L", 0)], [("out", b"b")]), w]
     d = diff_traces(_trace(a, UNSET), _trace(b, UNSET))
     assert d.reach is not None and [(r.index, r.reads[0].src_a, r.reads[0].src_b) for r in d.reach.roots] == [
         (1, -1, 0)
     ]
-    assert "A read a tensor made before the trace, B what op 0 wrote" in render(d, "terminal")
+    assert (d.reach.roots[0].reads[0].held_a, d.reach.roots[0].reads[0].held_b) == (2, -1)
+    text = render(d, "terminal")
+    assert "A read a tensor made before the trace (its bits are in B too: op 2, aten.exp.default at x.py:3)" in text
+    assert ", B what op 0 wrote" in text
+    (r,) = json.loads(render(d, "json"))["reach"]["root_causes"][0]["reads"]
+    assert (r["a"], r["a_held_by_b"], r["b"]["index"], r["b_held_by_a"]) == (None, 2, 0, None)
+    # B never held w's bits: nothing says A read a tensor B also had
+    d = diff_traces(_trace(a[:2], UNSET), _trace(b[:2], UNSET))
+    assert d.reach is not None and d.reach.roots == [] and "no traced op wrote it" in d.reach.unresolved[0]
     # one op on both sides, the other of its two outputs read
     two = _op(0, "aten.native_layer_norm.default", [("input", b"x", -1)], [("out0", b"y"), ("out1", b"m")])
     a = [two, _op(1, "aten.exp.default", [("self", b"y", 0)], [("out", b"e")])]
@@ -130,9 +139,29 @@ def test_an_input_made_before_the_trace_on_one_side_only_and_two_outputs_of_one_
     assert "A read output out0 of op 0" in render(d, "terminal")
 
 
+def test_two_tensors_made_before_the_trace_read_in_another_order_are_told_apart_by_their_bits() -> None:
+    """Weights loaded before the trace (u, v), taken in the order of a set: A adds u then v, B v then
+    u. Each side holds both tensors, so each read is of another tensor the same in both runs."""
+
+    def run(first: bytes, second: bytes, acc: bytes, out: bytes) -> list[OpRecord]:
+        return [_op(0, "aten.mul.Tensor", [("self", b"z", -1), ("other", first, -1)], [("out", acc)]),
+                _op(1, "aten.add.Tensor", [("self", acc, 0), ("other", second, -1)], [("out", out)]),
+                _op(2, "aten.sum.default", [("self", out, 1)], [("out", out.upper())])]  # fmt: skip
+
+    d = diff_traces(_trace(run(b"u", b"v", b"p", b"s"), UNSET), _trace(run(b"v", b"u", b"q", b"t"), UNSET))
+    assert d.reach is not None and d.reach.unresolved == []
+    assert [(r.index, [(x.input, x.src_a, x.src_b, x.held_a, x.held_b) for x in r.reads]) for r in d.reach.roots] == [
+        (0, [("other", -1, -1, 1, 1)]),
+        (1, [("other", -1, -1, 0, 0)]),
+    ]
+    text = render(d, "terminal")
+    assert "A read a tensor made before the trace (its bits are in B too: op 1, aten.add.Tensor at x.py:2)" in text
+
+
 def test_what_is_not_a_data_flow_divergence_stays_as_it_was() -> None:
-    """A producer that differs itself (the walk goes on), two tensors made before the trace
-    (nothing says they are other tensors), and a producer only one side ran (a code path)."""
+    """A producer that differs itself (the walk goes on), two tensors made before the trace that
+    the other side never held (nothing says they are other tensors of both runs), and a producer
+    only one side ran (a code path)."""
     a, b = _tables(0, 1), _tables(1, 0)
     b[1] = _op(1, "aten.mul.Tensor", [("self", b"x", -1)], [("out", b"K")], "other", "")  # its bits differ
     b[2] = _op(2, "aten.mul.Tensor", [("self", b"x", -1), ("other", b"K", 1)], [("out", b"q")], module="rotary")
@@ -182,12 +211,25 @@ result = acc.sum()
 """
 
 
-def test_two_hash_seeds_that_order_a_set_differently_name_the_data_flow_root_and_the_seed(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+_LOADED_PROGRAM = """\
+import numpy as np
+import torch
+
+arrays = {"alpha": np.arange(1, 5, dtype=np.float32) * 2, "beta": np.ones(4, np.float32)}
+tables = {name: torch.from_numpy(x) for name, x in arrays.items()}
+acc = torch.zeros(4)
+for name in set(tables):  # in the order of the string hash seed; the tables made before the trace
+    acc = acc * 0.5 + tables[name]
+result = acc.sum()
+"""
+
+
+def _diff_two_seeds(tmp_path: Path, text: str, capsys: pytest.CaptureFixture[str]) -> tuple[Path, dict]:
+    """The program traced under the hash seeds 0 and 1 (which order {'alpha', 'beta'} differently),
+    and the JSON report of the diff."""
     pytest.importorskip("torch")
     program = tmp_path / "tables.py"
-    program.write_text(_SET_PROGRAM)
+    program.write_text(text)
     order = "print(list({'alpha', 'beta'}))"
     orders = [
         subprocess.run([sys.executable, "-c", order], env={**os.environ, "PYTHONHASHSEED": s},
@@ -208,6 +250,15 @@ def test_two_hash_seeds_that_order_a_set_differently_name_the_data_flow_root_and
     capsys.readouterr()
     data = json.loads(report.read_text())
     assert data["platforms"] == {"hash_seed": ["PYTHONHASHSEED=0", "PYTHONHASHSEED=1"]}
+    assert data["reach"]["unresolved"] == []
+    assert "PYTHONHASHSEED=0 in A, PYTHONHASHSEED=1 in B" in data["root_cause"]["explanation"]
+    return program, data
+
+
+def test_two_hash_seeds_that_order_a_set_differently_name_the_data_flow_root_and_the_seed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program, data = _diff_two_seeds(tmp_path, _SET_PROGRAM, capsys)
     roots = data["reach"]["root_causes"]
     assert roots and {r["kind"] for r in roots} == {"data-flow"} and data["root_cause"]["kind"] == "data-flow"
     first = roots[0]
@@ -216,8 +267,21 @@ def test_two_hash_seeds_that_order_a_set_differently_name_the_data_flow_root_and
     assert {read["a"]["site"], read["b"]["site"]} == {f"{program}:4"}  # the two products of line 4
     assert read["a"]["index"] != read["b"]["index"] and read["a"]["op"] == read["b"]["op"] == "aten.mul.Tensor"
     assert first["knob"] == "Python's string hash seed (PYTHONHASHSEED)"
-    assert "PYTHONHASHSEED=0 in A, PYTHONHASHSEED=1 in B" in data["root_cause"]["explanation"]
-    assert data["reach"]["unresolved"] == []
+
+
+def test_tables_made_before_the_trace_and_taken_in_set_order_name_the_data_flow_root(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As above, the tables from NumPy (no traced op writes them): told apart by their bits."""
+    _, data = _diff_two_seeds(tmp_path, _LOADED_PROGRAM, capsys)
+    roots = data["reach"]["root_causes"]
+    assert roots and {r["kind"] for r in roots} == {"data-flow"}
+    first = roots[0]
+    assert first["op"] == "aten.add.Tensor" and first["site"].endswith("tables.py:8")
+    (read,) = first["reads"]
+    assert read["a"] is None and read["b"] is None
+    assert read["a_held_by_b"] is not None and read["b_held_by_a"] is not None
+    assert read["text"].startswith("input other: A read a tensor made before the trace (its bits are in B too")
 
 
 def test_verify_cause_leads_with_the_first_root_the_impl_can_replay(monkeypatch: pytest.MonkeyPatch) -> None:

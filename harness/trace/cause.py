@@ -178,7 +178,11 @@ def read_text(diff: TraceDiff, read: Read) -> str:
         ("B", diff.b, read.src_b, read.output_b, diff.b2a),
     ):
         if index < 0:
-            sides.append(f"{side} {'read ' if side == 'A' else ''}a tensor made before the trace")
+            held, there = (read.held_a, diff.b) if side == "A" else (read.held_b, diff.a)
+            op = there.ops[held]
+            name = "B" if side == "A" else "A"
+            before = f"a tensor made before the trace (its bits are in {name} too: op {held}, {op.op} at {op.site})"
+            sides.append(f"{side} {'read ' if side == 'A' else ''}{before}")
             continue
         op = trace.ops[index]
         what = f"output {output} of op {index}" if output else f"what op {index} wrote"

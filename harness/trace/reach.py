@@ -21,7 +21,9 @@ that wrote it (on both sides the same aligned op). It ends at:
   other tensors on the two sides although each of them is the same in both runs: the outputs of
   two ops that are not aligned with each other (A reads what op 148 wrote, B what op 141 wrote, and
   op 148 and op 141 each give the same bits in both runs), a tensor made before the trace on one
-  side and a traced op's output on the other, or two different outputs of one op. No kernel's bits
+  side and a traced op's output on the other, two tensors made before the trace (a model's loaded
+  weights taken in another order), or two different outputs of one op. A tensor made before the
+  trace is the same in both runs where the other side held its bits too. No kernel's bits
   differ there: the program chose another tensor (a set of strings iterated in the order of
   Python's string hash seed, say), and the trace itself is the proof (``Read``);
 - an input no traced op wrote (made before the trace began, or a generator's state), or one whose
@@ -63,6 +65,8 @@ class Read:
     src_b: int  # B's op index (-1: no traced op wrote it)
     output_a: str = ""  # the producer's output read, where both sides read one op's (other) outputs
     output_b: str = ""
+    held_a: int = -1  # A's tensor made before the trace: the first op of B that read or wrote its bits
+    held_b: int = -1  # B's tensor made before the trace: the first op of A that read or wrote its bits
 
 
 @dataclass
@@ -156,6 +160,27 @@ class _Graph:
                     self.overwriters.setdefault(r.src, []).append(op.index)
 
 
+class _Sides:
+    """The two traces as the walk reads them: the aligned ops both ways, the ops whose outputs
+    differ, and (on first use) where each side holds a tensor's bits."""
+
+    def __init__(self, a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object]):
+        self.a, self.b, self.a2b, self.b2a, self.differing = a, b, a2b, b2a, differing
+        self._held: dict[int, dict[bytes, int]] = {}
+
+    def held(self, side: Trace, digest: bytes) -> int:
+        """The first op of ``side`` that read or wrote a tensor of these bits (-1: none did)."""
+        key = id(side)
+        if key not in self._held:
+            first: dict[bytes, int] = {}
+            for op in side.ops:
+                for r in (*op.inputs, *op.outputs):
+                    if r.fingerprinted:
+                        first.setdefault(r.digest, op.index)
+            self._held[key] = first
+        return self._held[key].get(digest, -1)
+
+
 def _differing_inputs(a: OpRecord, b: OpRecord) -> list[tuple[TensorRef, TensorRef]]:
     """The tensor inputs fingerprinted on both sides whose digests differ (by position and name)."""
     return [
@@ -231,6 +256,7 @@ def reach(
     a2b = matched(pairs)
     b2a = {j: i for i, j in a2b.items()}
     graph = _Graph(a.ops)
+    sides = _Sides(a, b, a2b, b2a, differing)
     target = named_target(a, target_name, losses) if target_name else default_target(a, differing, losses, graph)
     start = [
         i for i in target.ops
@@ -255,7 +281,7 @@ def reach(
             roots.append(i)
             continue
         for x, y in inputs:
-            why, src, read = _follow(a, b, a2b, b2a, differing, i, x, y)
+            why, src, read = _follow(sides, i, x, y)
             if read is not None:
                 reads.setdefault(i, []).append(read)
                 continue
@@ -281,7 +307,7 @@ def reach(
         inputs = [] if i in live else _differing_inputs(a.ops[i], b.ops[a2b[i]])
         if i in live or (inputs and a.ops[i].args != b.ops[a2b[i]].args):
             continue
-        found = [r for x, y in inputs if (r := _data_flow(a, b, a2b, b2a, differing, x, y)) is not None]
+        found = [r for x, y in inputs if (r := _data_flow(sides, x, y)) is not None]
         if not inputs or found:
             dead.append((i, found))
     out.dead_total = len(dead)
@@ -294,42 +320,45 @@ def _output_read(op: OpRecord, ref: TensorRef) -> str:
     return next((o.name for o in op.outputs if o.fingerprinted and o.digest == ref.digest), "")
 
 
-def _data_flow(
-    a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object],
-    x: TensorRef, y: TensorRef,
-) -> Read | None:  # fmt: skip
+def _data_flow(s: _Sides, x: TensorRef, y: TensorRef) -> Read | None:
     """``x`` (A) and ``y`` (B), an input that differs, as a divergence of the data flow: the two sides
-    read other tensors, each of them the same in both runs (None: not so, or the trace cannot tell, as
-    for two tensors both made before the trace). An in-place op that returns nothing cannot say
-    whether what it wrote is the same in both runs: never such a producer."""
+    read other tensors, each of them the same in both runs (None: not so, or the trace cannot tell).
+    A tensor made before the trace is the same in both runs where the other side too held its bits
+    (read or wrote a tensor of its digest): then two such tensors are told apart by their bits. An
+    in-place op that returns nothing cannot say whether what it wrote is the same in both runs: never
+    such a producer."""
     src_a, src_b = x.src, y.src
-    if (src_a < 0 and src_b < 0) or x.name == "generator_state":
+    if x.name == "generator_state":
         return None
-    same_a = src_a < 0 or (src_a in a2b and src_a not in differing and not _writes_unseen(a.ops[src_a]))
-    same_b = src_b < 0 or (src_b in b2a and b2a[src_b] not in differing and not _writes_unseen(b.ops[src_b]))
+    held_a = s.held(s.b, x.digest) if src_a < 0 else -1
+    held_b = s.held(s.a, y.digest) if src_b < 0 else -1
+    same_a = held_a >= 0 if src_a < 0 else (
+        src_a in s.a2b and src_a not in s.differing and not _writes_unseen(s.a.ops[src_a])
+    )  # fmt: skip
+    same_b = held_b >= 0 if src_b < 0 else (
+        src_b in s.b2a and s.b2a[src_b] not in s.differing and not _writes_unseen(s.b.ops[src_b])
+    )  # fmt: skip
     if not (same_a and same_b):
         return None
-    if a2b.get(src_a) != src_b:
-        return Read(x.name, src_a, src_b)
-    out_a, out_b = _output_read(a.ops[src_a], x), _output_read(b.ops[src_b], y)
+    if src_a < 0 or src_b < 0 or s.a2b.get(src_a) != src_b:
+        return Read(x.name, src_a, src_b, held_a=held_a, held_b=held_b)
+    out_a, out_b = _output_read(s.a.ops[src_a], x), _output_read(s.b.ops[src_b], y)
     if out_a and out_b and out_a != out_b:
         return Read(x.name, src_a, src_b, out_a, out_b)
     return None
 
 
-def _follow(
-    a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object], i: int,
-    x: TensorRef, y: TensorRef,
-) -> tuple[str, int, Read | None]:  # fmt: skip
+def _follow(s: _Sides, i: int, x: TensorRef, y: TensorRef) -> tuple[str, int, Read | None]:
     """The op of A the walk goes on to from op ``i``'s differing input, or why it cannot ("", the op),
     or the input as a divergence of the data flow (the other tensors the two sides read).
 
     An in-place writer that gave the same bits (a padding row zeroed after the initialisation, a
     slice filled) wrote only part of the storage the input views: the difference is in what the
     storage's previous writer left, its ``self``'s writer, and the walk goes on to it."""
-    read = _data_flow(a, b, a2b, b2a, differing, x, y)
+    read = _data_flow(s, x, y)
     if read is not None:
         return "", -1, read
+    a, b, a2b, differing = s.a, s.b, s.a2b, s.differing
     where = f"input {x.name} of op {i} ({a.ops[i].op})"
     src_a, src_b = x.src, y.src
     while True:

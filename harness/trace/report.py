@@ -35,7 +35,10 @@ bits) or "data-flow" (the two runs read other tensors, each the same in both: ha
 whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
 "b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
 aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
-both sides' tensors: else "")}, or null for a tensor made before the trace. A data-flow root's
+both sides' tensors: else "")}, or null for a tensor made before the trace, which then counts as
+the same in both runs because the other side held its bits too: "a_held_by_b" ("b_held_by_a") is
+the first op of B (A) that read or wrote a tensor of those bits (null where a traced op wrote the
+tensor; both added within version 2). A data-flow root's
 "verification" is the trace's proof ("shown by the trace ..."), never "verified" by the impl; its
 knob is Python's string hash seed where that was random or differs (harness.trace.cause). "kind",
 "reads" and a dead divergence's "knob" and "explanation" (data-flow ones only) were added within
@@ -94,7 +97,8 @@ def _reads(diff: TraceDiff, reads: list[Read]) -> list[dict[str, Any]]:
 
     return [
         {"input": x.input, "a": _producer(diff.a, x.src_a, diff.a2b, x.output_a),
-         "b": _producer(diff.b, x.src_b, diff.b2a, x.output_b), "text": read_text(diff, x)}
+         "b": _producer(diff.b, x.src_b, diff.b2a, x.output_b), "text": read_text(diff, x),
+         "a_held_by_b": x.held_a if x.src_a < 0 else None, "b_held_by_a": x.held_b if x.src_b < 0 else None}
         for x in reads
     ]  # fmt: skip
 
