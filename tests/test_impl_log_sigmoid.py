@@ -47,3 +47,24 @@ def test_unmeasured_builds_are_refused(cap: str) -> None:
         unary.log_sigmoid_forward(x, profile)
     with pytest.raises(ParityError, match="log_sigmoid is reproduced"):
         unary.log_sigmoid_backward(x, x, x, profile)
+
+
+def test_the_replay_refuses_other_dtypes_and_shapes_in_one_line() -> None:
+    from harness.trace.impl_ops import replay
+
+    def run(op: str, **tensors: np.ndarray) -> dict[str, np.ndarray]:
+        args = [{"name": name, "tensor": name} for name in tensors]
+        return replay(f"aten.{op}.default", tensors, args, profile_for_capability("AVX2", 1, "x86_64"))
+
+    x, g = np.zeros(4, np.float32), np.zeros(4, np.float64)
+    with pytest.raises(
+        ParityError, match="log_sigmoid_backward of float32 tensors only, not float64, float32, float32"
+    ):
+        run("log_sigmoid_backward", grad_output=g, self=x, buffer=x)
+    with pytest.raises(ParityError, match="log_sigmoid_backward of operands of one shape only"):
+        run("log_sigmoid_backward", grad_output=x, self=x, buffer=x[:3])
+    with pytest.raises(ParityError, match="log_sigmoid of float32 tensors only, not float64"):
+        run("log_sigmoid_forward", self=g)
+    with pytest.raises(ParityError, match="leaky_relu_backward of operands of one shape only"):
+        run("leaky_relu_backward", grad_output=x, self=x[:2])
+    assert run("leaky_relu", self=-np.ones(4, np.float32))["out"].tolist() == [np.float32(-0.01)] * 4

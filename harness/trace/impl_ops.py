@@ -265,13 +265,20 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": out}
 
 
+def _elementwise(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]:
+    """The operands ``names`` of an element-wise op: float32 tensors of one shape, or refused."""
+    xs = [t[n] for n in names]
+    dtypes = ", ".join(str(x.dtype) for x in xs)
+    if any(x.dtype != np.float32 for x in xs):
+        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {dtypes}")
+    if len({x.shape for x in xs}) > 1:
+        raise ParityError(f"the impl reproduces {op} of operands of one shape only")
+    return xs
+
+
 def _grad_and_input(t: Arrays, op: str) -> tuple[np.ndarray, np.ndarray]:
     """grad_output and self of an element-wise backward: float32 tensors of one shape, or refused."""
-    g, x = t["grad_output"], t["self"]
-    if g.dtype != np.float32 or x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces {op} of float32 tensors only")
-    if g.shape != x.shape:
-        raise ParityError(f"the impl reproduces {op} of operands of one shape only")
+    g, x = _elementwise(t, op, ("grad_output", "self"))
     return g, x
 
 
@@ -286,9 +293,7 @@ def _softplus_args(a: Args) -> tuple[float, float]:
 def _softplus(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import softplus_forward
 
-    x = t["self"]
-    if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces softplus of float32 tensors only, not {x.dtype}")
+    (x,) = _elementwise(t, "softplus", ("self",))
     beta, threshold = _softplus_args(a)
     out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: softplus_forward(xs[0], beta, threshold, p, run))
     return {"out": out}
@@ -315,9 +320,7 @@ def _leaky_relu_slope(a: Args) -> float:
 def _leaky_relu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import leaky_relu_forward
 
-    x = t["self"]
-    if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces leaky_relu of float32 tensors only, not {x.dtype}")
+    (x,) = _elementwise(t, "leaky_relu", ("self",))
     slope = _leaky_relu_slope(a)
     out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: leaky_relu_forward(xs[0], slope, p, run))
     return {"out": out}
@@ -339,9 +342,7 @@ def _log_sigmoid_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     """Every element is a vector lane (no scalar tail): the layout and the thread split change no bit."""
     from harness.impl.unary import log_sigmoid_forward
 
-    x = t["self"]
-    if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces log_sigmoid of float32 tensors only, not {x.dtype}")
+    (x,) = _elementwise(t, "log_sigmoid", ("self",))
     out, buffer = log_sigmoid_forward(x, p)
     return {"out0": out, "out1": buffer}
 
@@ -349,12 +350,8 @@ def _log_sigmoid_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
 def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import log_sigmoid_backward
 
-    g, x, buffer = t["grad_output"], t["self"], t["buffer"]
-    if not g.dtype == x.dtype == buffer.dtype == np.float32:
-        raise ParityError("the impl reproduces log_sigmoid_backward of float32 tensors only")
-    if not g.shape == x.shape == buffer.shape:
-        raise ParityError("the impl reproduces log_sigmoid_backward of operands of one shape only")
     names = ("grad_output", "self", "buffer")
+    g, x, buffer = _elementwise(t, "log_sigmoid_backward", names)
     out = impl_nn.in_loop_order(a, names, [g, x, buffer], lambda xs, run: log_sigmoid_backward(*xs, p, run))
     return {"out": out}
 
