@@ -127,8 +127,26 @@ def test_a_differing_input_no_traced_op_wrote_is_unresolved_not_a_root() -> None
     d = diff_traces(_trace(a), _trace(b))
     assert d.reach is not None and d.reach.roots == [] and d.root_cause is None
     assert d.reach.unresolved == ["input mat2 of op 3 (aten.mm.default) differs and no traced op wrote it (made "
-                                  "before the trace began)"]  # fmt: skip
+                                  "before the trace began, or from data outside torch's ops, such as NumPy's "
+                                  "random state)"]  # fmt: skip
     assert "differs from a source the trace cannot see" in render(d, "terminal")
+
+
+def test_unresolved_inputs_are_listed_by_the_op_that_read_them_earliest_first() -> None:
+    """The sum reads op 2's product first and op 1's second; each product read an input from
+    outside the trace that differs. The walk meets op 2's first; the list starts with op 1's."""
+
+    def run(u: bytes, v: bytes, p: bytes, q: bytes, r: bytes) -> list[OpRecord]:
+        return [
+            _op(0, "aten.exp.default", [("self", b"x", -1, True)], [("out", b"e", (4,))]),
+            _op(1, "aten.mul.Tensor", [("self", b"e", 0, True), ("other", u, -1, True)], [("out", p, (4,))]),
+            _op(2, "aten.mul.Tensor", [("self", b"e", 0, True), ("other", v, -1, True)], [("out", q, (4,))]),
+            _op(3, "aten.add.Tensor", [("self", q, 2, True), ("other", p, 1, True)], [("out", r, (4,))]),
+        ]  # fmt: skip
+
+    d = diff_traces(_trace(run(b"u", b"v", b"p", b"q", b"r")), _trace(run(b"U", b"V", b"P", b"Q", b"R")))
+    assert d.reach is not None and d.reach.roots == []
+    assert [u.split(" (")[0] for u in d.reach.unresolved] == ["input other of op 1", "input other of op 2"]
 
 
 def test_a_named_target_and_its_errors() -> None:
@@ -250,7 +268,8 @@ def test_a_partial_write_in_place_over_a_storage_no_traced_op_wrote_names_no_roo
     d = diff_traces(_trace(a), _trace(b))
     assert d.reach is not None and d.reach.roots == []
     assert d.reach.unresolved == [
-        "input weight of op 2 (aten.embedding.default) differs and no traced op wrote it (made before the trace began)"
+        "input weight of op 2 (aten.embedding.default) differs and no traced op wrote it (made before the trace began, "
+        "or from data outside torch's ops, such as NumPy's random state)"
     ]
 
 

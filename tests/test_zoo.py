@@ -93,3 +93,8 @@ def test_a_row_counts_each_roots_verdict() -> None:
         "| rwkv | library | threads | `mm` (+2 more) | m (forward, step 1) at y.py:3 | intra-op thread count "
         "| **verified** (1 of 3 roots; not: `linalg_qr`; 1 not tried) | 0 |"
     )
+    data["reach"]["unresolved"] = ["input self of op 7 (aten._to_copy.default) differs and no traced op wrote it"]
+    assert zoo.row("rwkv", "library", "threads", data).endswith(
+        "| **verified** (1 of 3 roots; not: `linalg_qr`; 1 not tried); 1 input unresolved (first: input self of op 7 "
+        "(aten._to_copy.default) differs and no traced op wrote it) | 0 |"
+    )

@@ -104,6 +104,9 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
         notes = [f"; not: {', '.join(unexplained)}"] if unexplained else []
         notes += [f"; {untried} not tried"] if untried else []
         verified += f" ({proven} of {more + 1} roots{''.join(notes)})"
+    if reach["unresolved"]:  # inputs the walk could not follow: never left out of the row
+        n = len(reach["unresolved"])
+        verified += f"; {n} input{'s' * (n > 1)} unresolved (first: {reach['unresolved'][0]})"
     return f"| {model} | {init} | {comparison} | {name} | {where} | {root['knob']} | {verified} | {dead} |"
 
 

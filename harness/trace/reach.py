@@ -45,6 +45,7 @@ from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, TensorRef, Trace
 from harness.trace.impl_ops import packet
 
+_OUTSIDE = "made before the trace began, or from data outside torch's ops, such as NumPy's random state"
 _DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)
 
 
@@ -91,7 +92,7 @@ class Reach:
     roots: list[Root] = field(default_factory=list)
     dead: list[Dead] = field(default_factory=list)
     dead_total: int = 0
-    unresolved: list[str] = field(default_factory=list)
+    unresolved: list[str] = field(default_factory=list)  # by the op that read the input, earliest first
 
     def reads_at(self, index: int) -> list[Read]:
         """The inputs op ``index`` of A read from other tensors (empty: not a data-flow divergence)."""
@@ -268,14 +269,14 @@ def reach(
     seen = set(queue)
     roots: list[int] = []
     reads: dict[int, list[Read]] = {}
-    unresolved: dict[str, None] = {}
+    unresolved: dict[str, int] = {}  # why -> the op of A that read the input
     while queue:
         i = queue.popleft()
         oa, ob = a.ops[i], b.ops[a2b[i]]
         inputs = _differing_inputs(oa, ob)
         if not inputs and oa.args != ob.args:
             why = f"op {i} ({oa.op}) differs in its non-tensor arguments: {oa.args} vs {ob.args}"
-            unresolved.setdefault(why, None)
+            unresolved.setdefault(why, i)
             continue
         if not inputs:
             roots.append(i)
@@ -286,7 +287,7 @@ def reach(
                 reads.setdefault(i, []).append(read)
                 continue
             if why:
-                unresolved.setdefault(why, None)
+                unresolved.setdefault(why, i)
                 continue
             if src not in seen:
                 seen.add(src)
@@ -300,7 +301,7 @@ def reach(
             path.append(parent[path[-1]])
         end = a.ops[path[-1]]
         out.roots.append(Root(i, path, f"op {end.index} ({end.op})", reads.get(i, [])))
-    out.unresolved = list(unresolved)
+    out.unresolved = sorted(unresolved, key=unresolved.__getitem__)  # the earliest reader first
     live = set(roots)
     dead: list[tuple[int, list[Read]]] = []
     for i in sorted(differing):
@@ -365,7 +366,7 @@ def _follow(s: _Sides, i: int, x: TensorRef, y: TensorRef) -> tuple[str, int, Re
         if src_a < 0 or src_b < 0:
             if x.name == "generator_state":
                 return f"{where}: {_generator_note(x.sum, y.sum)}", -1, None
-            return f"{where} differs and no traced op wrote it (made before the trace began)", -1, None
+            return f"{where} differs and no traced op wrote it ({_OUTSIDE})", -1, None
         if a2b.get(src_a) != src_b:
             return (
                 f"{where} was written by op {src_a} in A and op {src_b} in B, which are not aligned (a code path)",
