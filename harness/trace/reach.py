@@ -26,9 +26,11 @@ that wrote it (on both sides the same aligned op). It ends at:
   trace is the same in both runs where the other side held its bits too. No kernel's bits
   differ there: the program chose another tensor (a set of strings iterated in the order of
   Python's string hash seed, say), and the trace itself is the proof (``Read``);
-- an input no traced op wrote (made before the trace began, or a generator's state), or one whose
-  writers are not aligned (the runs took different code paths), or one that differs although its
-  writer's outputs do not (written where the trace cannot see): each named as unresolved.
+- an input no traced op wrote whose bits the other run never held (made before the trace began or
+  from data outside torch's ops, as a mask drawn from NumPy's unseeded random state), a generator's
+  state, one whose writers are not aligned (the runs took different code paths), or one that differs
+  although its writer's outputs do not (written where the trace cannot see): each named as
+  unresolved, the earliest reader first.
 Every other op whose inputs are identical and whose outputs differ, or which read other tensors
 as above, is a dead divergence: its difference never reaches the target. Where it died is said:
 overwritten (a later op wrote over its output without reading it, as loading a checkpoint
