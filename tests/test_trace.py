@@ -454,6 +454,24 @@ def test_fingerprint_cache_follows_writes_views_dtypes_and_dying_tensors(backend
     assert adds[-1].inputs[0].digest == _digest(kept["e"]) and adds[-1].outputs[0].digest == _digest(kept["f"])
 
 
+def test_a_copy_of_a_view_onto_itself_reads_its_source(backend: str) -> None:
+    """``x[1:] += y`` adds in place, then its setitem copies the slice onto itself (``copy_`` whose
+    ``src`` views the bytes its overwritten ``self`` holds): ``src`` is read and fingerprinted, and
+    leads back to the ``add_`` that wrote it, not taken for the blank an overwritten input leaves."""
+    x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    y = torch.full((4,), 0.5)
+    with recording() as tracer:
+        x[1:] += y
+    _recorded_by(tracer, backend)
+    add = next(op for op in tracer.ops if op.op == "aten.add_.Tensor")
+    copy = next(op for op in tracer.ops if op.op == "aten.copy_.default")
+    src = next(r for r in copy.inputs if r.name == "src")
+    dst = next(r for r in copy.inputs if r.name == "self")
+    assert src.fingerprinted and src.digest == _digest(x[1:].numpy()) == add.outputs[0].digest
+    assert src.src == add.index and not dst.fingerprinted
+    assert copy.outputs[0].fingerprinted and copy.outputs[0].digest == src.digest
+
+
 def test_a_write_in_place_that_torch_does_not_count_is_read_anew(backend: str) -> None:
     """clip_grad_norm_ scales the gradients with _foreach_mul_, which under a dispatch mode leaves
     their version counters alone: the optimizer's ops still read the scaled gradients' bits."""

@@ -742,17 +742,23 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
         }
         fingerprint_many(tensors, want_in, prints_in, ready_in);
     }
-    for (size_t i = 0; i < tensors.size(); i++) {
-        const Named &t = tensors[i];
-        TRef &r = rec.in[i];
-        r.arg = t.arg;
-        r.elem = t.elem;
-        r.src = writer_of(s, t.tensor);
-        if (spec.view) {
-            blank |= is_blank(s, t.tensor);
-            shape_one(r, t.tensor);
-        } else ref_one(s, r, t.tensor, spec.overwrites[t.arg] ? FLAG_BLANK : 0, ready_in[i] ? &prints_in[i] : nullptr);
-    }
+    /* the inputs it reads before those it overwrites: an input that views the very bytes an
+     * overwritten one holds (x[1:] += y, whose setitem runs copy_(x[1:], x[1:])) is read first,
+     * not taken for the blank the overwritten one leaves in the cache */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < tensors.size(); i++) {
+            const Named &t = tensors[i];
+            const bool over = !spec.view && spec.overwrites[t.arg];
+            if (over != (pass == 1)) continue;
+            TRef &r = rec.in[i];
+            r.arg = t.arg;
+            r.elem = t.elem;
+            r.src = writer_of(s, t.tensor);
+            if (spec.view) {
+                blank |= is_blank(s, t.tensor);
+                shape_one(r, t.tensor);
+            } else ref_one(s, r, t.tensor, over ? FLAG_BLANK : 0, ready_in[i] ? &prints_in[i] : nullptr);
+        }
     const bool capturing =
         PySet_GET_SIZE(s.capture.get()) && PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
     if (capturing) capture_inputs(s, spec, args, positional, kwarg_start, tensors, rec, index);

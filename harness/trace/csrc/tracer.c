@@ -503,22 +503,25 @@ static PyObject *cache_op(Cache *self, PyObject *const *argv, Py_ssize_t nargs) 
     int blank = 0;
     refs_in = PyTuple_New(n_in);
     if (refs_in == NULL) goto done;
-    for (Py_ssize_t i = 0; i < n_in; i++) {
-        PyObject *pair = PyList_GET_ITEM(tensors, i), *name = PyTuple_GET_ITEM(pair, 0), *t = PyTuple_GET_ITEM(pair, 1);
-        PyObject *r;
-        if (view) {
-            int b = is_blank(self, t);
-            if (b < 0) goto done;
-            blank |= b;
-            r = shape_one(self, name, t);
-        } else {
-            int over = PySet_Contains(overwrites, name);
+    /* the inputs it reads before those it overwrites: an input that views the very bytes an
+     * overwritten one holds (x[1:] += y, whose setitem runs copy_(x[1:], x[1:])) is read first,
+     * not taken for the blank the overwritten one leaves in the cache */
+    for (int pass = 0; pass < 2; pass++)
+        for (Py_ssize_t i = 0; i < n_in; i++) {
+            PyObject *pair = PyList_GET_ITEM(tensors, i), *name = PyTuple_GET_ITEM(pair, 0), *t = PyTuple_GET_ITEM(pair, 1);
+            int over = view ? 0 : PySet_Contains(overwrites, name);
             if (over < 0) goto done;
-            r = ref_one(self, name, t, over ? FLAG_BLANK : 0);
+            if (over != pass) continue;
+            PyObject *r;
+            if (view) {
+                int b = is_blank(self, t);
+                if (b < 0) goto done;
+                blank |= b;
+                r = shape_one(self, name, t);
+            } else r = ref_one(self, name, t, over ? FLAG_BLANK : 0);
+            if (r == NULL) goto done;
+            PyTuple_SET_ITEM(refs_in, i, r);
         }
-        if (r == NULL) goto done;
-        PyTuple_SET_ITEM(refs_in, i, r);
-    }
     if (before != NULL) {
         PyObject *tensors_t = PyList_AsTuple(tensors);
         PyObject *r = tensors_t ? PyObject_CallFunctionObjArgs(before, tensors_t, refs_in, NULL) : NULL;
