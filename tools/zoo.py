@@ -43,6 +43,7 @@ MODELS = (
     "nemotron", "persimmon", "lfm2", "minimax", "gemma3",
     "sam", "depth_anything", "swiftformer", "clap", "fastspeech2_conformer",
     "xlstm_lm", "qwen3_next", "vits", "switch_transformers", "roformer", "siglip",
+    "gemma3n_text", "ibert", "speecht5", "timesfm", "diffllama",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
