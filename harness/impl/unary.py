@@ -215,6 +215,37 @@ def leaky_relu_backward(
     return grad_x
 
 
+# pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds
+# only (SLEEF's powf in the avx2 object, glibc's powf elsewhere); AVX-512 and aarch64 are not measured.
+POW_BUILDS = ("default", "avx2")
+
+
+def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
+    """``aten.pow.Tensor_Scalar`` of float32 ``x`` (any shape) for a finite exponent without a special
+    case of its own, where every element is a vector lane (the exponent cast to float32, as
+    Vectorized's pow takes it); refused where ATen's loop leaves a scalar tail. ``row`` as
+    ``forward``'s."""
+    if profile.aten not in POW_BUILDS:
+        builds = ", ".join(POW_BUILDS)
+        raise ParityError(f"pow with exponent {exponent} is reproduced at the {builds} builds only, not {profile.aten}")
+    if float(exponent) in (0.5, -0.5, -1.0, 2.0, 3.0, -2.0):
+        raise ParityError(f"pow with exponent {exponent} takes a special case of PowKernel.cpp, not powf")
+    if not np.isfinite(np.float32(exponent)):
+        raise ParityError(f"the impl reproduces pow with a finite float32 exponent only, not {exponent}")
+    x = f32(x)
+    out = np.empty_like(x)
+    fn = load("unary").pow_scalar_forward
+    fn.restype = ctypes.c_int64
+    tail = fn(profile.as_c(), ptr(x), ptr(out), ctypes.c_int64(x.size), ctypes.c_int64(max(1, row or x.size)),
+              ctypes.c_float(exponent))  # fmt: skip
+    if tail:
+        raise ParityError(
+            f"pow with exponent {exponent}: {tail} of {x.size} elements fall in ATen's scalar tail, whose "
+            "std::pow(float, double) (glibc's double pow rounded to float) the impl does not reproduce"
+        )
+    return out
+
+
 Arrays = dict[str, np.ndarray]
 
 

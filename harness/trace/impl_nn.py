@@ -36,7 +36,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", ("capability",)),
     "_adaptive_avg_pool2d_backward": ("adaptive_avg_pool2d", ("capability",)),
     "cumsum": ("cumsum", ()),
-    "pow": ("pow", ()),
+    "pow": ("pow", ("capability",)),  # an exponent without a special case: SLEEF powf at avx2
     "add_": ("add", ()),
     "sub": ("add", ()),
     "sub_": ("add", ()),
@@ -311,11 +311,18 @@ def _cumsum(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import pow_scalar
+    from harness.impl.nn import POW_SPECIAL, pow_scalar
+    from harness.impl.unary import pow_scalar_forward
 
     if "self" not in t or "exponent" not in a or "exponent" in t:
         raise ParityError("the impl reproduces pow of a tensor to a number (pow.Tensor_Scalar) only")
-    return {"out": pow_scalar(t["self"], float(a["exponent"]))}
+    exponent = float(a["exponent"])
+    if exponent in POW_SPECIAL:
+        return {"out": pow_scalar(t["self"], exponent)}
+    x = t["self"]
+    if x.dtype != np.float32:
+        raise ParityError(f"pow: float32 only, not {x.dtype}")
+    return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
 
 
 def _binary(op: str) -> Replay:

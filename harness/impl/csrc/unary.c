@@ -1193,3 +1193,34 @@ void dnnl_lstm_bwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *
         }
     }
 }
+
+/* ------------------------------------------------------------------ pow (a scalar exponent) */
+
+/* pow_tensor_scalar_optimized_kernel (cpu/PowKernel.cpp), float32, an exponent none of its special
+ * cases takes (not 2, 3, -2, nor 0.5, -0.5, -1 of pow_tensor_scalar_kernel): cpu_kernel_vec with the
+ * default grain. Vector lane: Vectorized<float>::pow of the exponent cast to float, SLEEF
+ * Sleef_powf8_u10 in the avx2 object, std::pow (glibc powf) per lane in the default build. Scalar
+ * tail: std::pow of the float and the exponent as a double, glibc's double pow rounded to float
+ * (measured: an exponent of 0.3 gives other bits there than powf of 0.3f), which the impl does not
+ * reproduce: those elements are counted into *tail (their out is powf's, never returned: the
+ * caller refuses). The exponent and the count ride in pow_ctx after the profile. */
+typedef struct {
+    profile_t p;
+    float exponent;
+    int64_t tail;
+} pow_ctx;
+
+static float pow_vec(const profile_t *p, float x) { return vec_powf(p, x, ((const pow_ctx *)p)->exponent); }
+
+static float pow_scalar(const profile_t *p, float x) {
+    pow_ctx *c = (pow_ctx *)p;
+    c->tail++;
+    return glibc_powf(x, c->exponent);
+}
+
+/* Tensor shapes: x, out (n,), rows of `row` (TensorIterator's runs); returns the scalar tail's count. */
+int64_t pow_scalar_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float exponent) {
+    pow_ctx c = {p, exponent, 0};
+    run_unary(&c.p, p.lanes, GRAIN_SIZE, pow_vec, pow_scalar, x, out, n, row);
+    return c.tail;
+}

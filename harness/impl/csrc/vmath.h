@@ -11,6 +11,7 @@
  *   vec_erff(p, x)   Vectorized<float>::erf():  ATen's own polynomial (aten_erff_poly) | glibc erff.
  *   vec_log1pf(p, x), vec_lgammaf(p, x), vec_expm1f(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 /
  *                    expm1f8_u10 | glibc log1pf / lgammaf / expm1f.
+ *   vec_powf(p, x, y) Vectorized<float>::pow(): SLEEF Sleef_powf8_u10 | glibc powf.
  *
  * Scalar C library (std::exp etc. of the default objects and of every scalar tail), glibc 2.36's
  * algorithms (x86_64, the FMA variants glibc selects on FMA machines for expf/logf):
@@ -1515,6 +1516,176 @@ static inline float mkl_vml_tanhf(float x) {
     return vm_u2f((y & ~nan) | (vm_f2u(x + x) & nan));
 }
 
+/* ------------------------------------------------------------------ pow (SLEEF powf_u10, glibc powf) */
+
+/* SLEEF logkf (the AVX2 path): log d, d > 0, as a double-float. A subnormal d is scaled by 2^64
+ * first (64 taken off the exponent after); e = the exponent of d/0.75, m = d / 2^e (an integer add
+ * to d's exponent field), x = (m - 1)/(m + 1) in double-float, log = e ln2 + 2x + x^3 (x^2 t + c),
+ * t a quadratic in x^2 (FMAs), c a double-float constant. */
+static inline vm_f2 sleef_logkf(float d) {
+    const int o = d < 0x1p-126f;
+    if (o) d *= 0x1p64f;
+    int32_t e = (int32_t)((vm_f2u(d * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+    const float m = vm_u2f(vm_f2u(d) + ((uint32_t)(-e) << 23));
+    if (o) e -= 64;
+    const vm_f2 x = df_div(df_add2_f_f(-1.0f, m), df_add2_f_f(1.0f, m));
+    const vm_f2 x2 = df_squ(x);
+    float t = 0.240320354700088500976562f;
+    t = fmaf(t, x2.x, 0.285112679004669189453125f);
+    t = fmaf(t, x2.x, 0.400007992982864379882812f);
+    const vm_f2 c = vm_f2make(0.66666662693023681640625f, 3.69183861259614332084311e-09f);
+    vm_f2 s = df_mul_f2_f(vm_f2make(0.69314718246459960938f, -1.904654323148236017e-09f), (float)e);
+    s = df_add_f2_f2(s, df_scale(x, 2.0f));
+    return df_add_f2_f2(s, df_mul_f2_f2(df_mul_f2_f2(x2, x), df_add2_f2_f2(df_mul_f2_f(x2, t), c)));
+}
+
+/* SLEEF vldexp (ldexpk): x * 2^q with q split so no factor overflows: four equal powers 2^m
+ * (m = 16 * floor(q / 64), its biased exponent clamped to [0, 255]), then 2^(q - 4m). */
+static inline float sleef_ldexpk(float x, int32_t q) {
+    int32_t m = q >> 31;
+    m = (((m + q) >> 6) - m) << 4;
+    q -= m << 2;
+    m += 0x7f;
+    m = m < 0 ? 0 : m > 0xff ? 0xff : m;
+    const float u = vm_u2f((uint32_t)m << 23);
+    x = x * u * u * u * u;
+    return x * vm_u2f((uint32_t)(q + 0x7f) << 23);
+}
+
+/* SLEEF expkf: exp of a double-float d as a float. q = rint((d.x + d.y)/ln2), s = d - q ln2 (two
+ * df adds of the plain products q*L2U, q*L2L), normalised; e^s = 1 + s + s^2 u(s), u a quartic in
+ * s.x (FMAs), added in double-float; scaled by 2^q; 0 where d.x < -104. */
+static inline float sleef_expkf(vm_f2 d) {
+    const int32_t q = sleef_rint((d.x + d.y) * SLEEF_R_LN2F);
+    vm_f2 s = df_add2_f2_f(d, (float)q * -SLEEF_L2UF);
+    s = df_add2_f2_f(s, (float)q * -SLEEF_L2LF);
+    s = df_normalize(s);
+    float u = 0.00136324646882712841033936f;
+    u = fmaf(u, s.x, 0.00836596917361021041870117f);
+    u = fmaf(u, s.x, 0.0416710823774337768554688f);
+    u = fmaf(u, s.x, 0.166665524244308471679688f);
+    u = fmaf(u, s.x, 0.499999850988388061523438f);
+    vm_f2 t = df_add_f2_f2(s, df_mul_f2_f(df_squ(s), u));
+    t = df_add_f_f2(1.0f, t);
+    const float r = sleef_ldexpk(t.x + t.y, q);
+    return d.x < -104.0f ? 0.0f : r;
+}
+
+/* SLEEF xpowf (Sleef_powf8_u10): expkf(logkf(|x|) * y), the product a double-float times y; then,
+ * in this order: a NaN result is +inf; times 1 (x > 0), -1 / 1 (x <= 0, y an odd / even integer) or
+ * NaN 0x7fc00000 (y not an integer); y = +-inf: 0, 1 or inf by the sign of (|x| - 1) * sign(y);
+ * x = +-inf or 0: 0 or inf by the sign of y (of -y for x = 0), signed as x for an odd integer y;
+ * x or y NaN: the all-ones NaN (the lane's mask or'd in); y = 0 or x = 1: 1. */
+static inline float sleef_powf_u10(float x, float y) {
+    const float ay = fabsf(y), ty = truncf(y);
+    const int yisint = ty == y || ay > 0x1p24f;
+    const int32_t iy = ay < 0x1p31f ? (int32_t)ty : INT32_MIN; /* cvttps2dq's out-of-range answer */
+    const int yisodd = (iy & 1) == 1 && yisint && ay < 0x1p24f;
+    float r = sleef_expkf(df_mul_f2_f(sleef_logkf(fabsf(x)), y));
+    if (isnan(r)) r = INFINITY;
+    r *= x > 0.0f ? 1.0f : yisint ? (yisodd ? -1.0f : 1.0f) : vm_u2f(0x7fc00000u);
+    const float efx = vm_xorsign(fabsf(x) - 1.0f, y);
+    if (isinf(y)) r = efx < 0.0f ? 0.0f : efx == 0.0f ? 1.0f : INFINITY;
+    if (isinf(x) || x == 0.0f)
+        r = (yisodd ? vm_xorsign(1.0f, x) : 1.0f) * (((x == 0.0f ? -y : y) < 0.0f) ? 0.0f : INFINITY);
+    if (isnan(x) || isnan(y)) r = vm_u2f(0xffffffffu);
+    if (y == 0.0f || x == 1.0f) r = 1.0f;
+    return r;
+}
+
+/* glibc powf's log2 table (x86_64 glibc 2.36, read from libm.so.6): (1/c, log2 c) for 16
+ * subintervals of [0x3f330000 as float, 2x that), then the degree-5 polynomial of log1p(r)/ln2. */
+static const double vm_powf_log2_tab[16][2] = {
+    {0x1.661ec79f8f3bep+0, -0x1.efec65b963019p-2}, {0x1.571ed4aaf883dp+0, -0x1.b0b6832d4fca4p-2},
+    {0x1.49539f0f010b0p+0, -0x1.7418b0a1fb77bp-2}, {0x1.3c995b0b80385p+0, -0x1.39de91a6dcf7bp-2},
+    {0x1.30d190c8864a5p+0, -0x1.01d9bf3f2b631p-2}, {0x1.25e227b0b8ea0p+0, -0x1.97c1d1b3b7af0p-3},
+    {0x1.1bb4a4a1a343fp+0, -0x1.2f9e393af3c9fp-3}, {0x1.12358f08ae5bap+0, -0x1.960cbbf788d5cp-4},
+    {0x1.0953f419900a7p+0, -0x1.a6f9db6475fcep-5}, {0x1p+0, 0x0p+0},
+    {0x1.e608cfd9a47acp-1, 0x1.338ca9f24f53dp-4},  {0x1.ca4b31f026aa0p-1, 0x1.476a9543891bap-3},
+    {0x1.b2036576afce6p-1, 0x1.e840b4ac4e4d2p-3},  {0x1.9c2d163a1aa2dp-1, 0x1.40645f0c6651cp-2},
+    {0x1.886e6037841edp-1, 0x1.88e9c2c1b9ff8p-2},  {0x1.767dcf5534862p-1, 0x1.ce0a44eb17bccp-2},
+};
+static const double vm_powf_log2_poly[5] = {
+    0x1.27616c9496e0bp-2, -0x1.71969a075c67ap-2, 0x1.ec70a6ca7baddp-2, -0x1.7154748bef6c8p-1, 0x1.71547652ab82bp+0,
+};
+
+/* 0: y not an integer, 1: odd, 2: even (y's bits, as glibc's checkint). */
+static inline int vm_checkint(uint32_t iy) {
+    const int e = (int)(iy >> 23 & 0xff);
+    if (e < 0x7f) return 0;
+    if (e > 0x7f + 23) return 2;
+    if (iy & ((1u << (0x7f + 23 - e)) - 1)) return 0;
+    if (iy & (1u << (0x7f + 23 - e))) return 1;
+    return 2;
+}
+
+/* glibc powf (FMA build, as glibc_expf/glibc_logf): log2 x in double, x = 2^k z, r = z/c - 1
+ * (fused), log2 c + k + a quintic in r evaluated in pairs (every multiply-add fused); y log2 x;
+ * exp2 of that as glibc_expf's: k/32 + r, 2^(k/32) from the table times a cubic in r (fused), the
+ * sign of a negative x's odd power folded into the table's exponent. Specials as glibc answers them. */
+static inline float glibc_powf(float x, float y) {
+    uint32_t ix = vm_f2u(x), iy = vm_f2u(y);
+    uint64_t sign_bias = 0;
+    if (ix - 0x00800000u >= 0x7f800000u - 0x00800000u || 2 * iy - 1 >= 2u * 0x7f800000u - 1) {
+        if (2 * iy - 1 >= 2u * 0x7f800000u - 1) { /* y is 0, inf or NaN */
+            if (2 * iy == 0) return (ix & 0x7fc00000u) == 0x7f800000u && (ix & 0x3fffff) ? x + y : 1.0f;
+            if (ix == 0x3f800000u) return (iy & 0x7fc00000u) == 0x7f800000u && (iy & 0x3fffff) ? x + y : 1.0f;
+            if (2 * ix > 2u * 0x7f800000u || 2 * iy > 2u * 0x7f800000u) return x + y;
+            if (2 * ix == 2u * 0x3f800000u) return 1.0f;
+            if ((2 * ix < 2u * 0x3f800000u) == !(iy & 0x80000000u)) return 0.0f;
+            return y * y;
+        }
+        if (2 * ix - 1 >= 2u * 0x7f800000u - 1) { /* x is 0, inf or NaN */
+            float x2 = x * x;
+            if ((ix & 0x80000000u) && vm_checkint(iy) == 1) x2 = -x2;
+            return (iy & 0x80000000u) ? 1.0f / x2 : x2;
+        }
+        if (ix & 0x80000000u) { /* finite x < 0 */
+            const int yint = vm_checkint(iy);
+            if (yint == 0) return (x - x) / (x - x);
+            if (yint == 1) sign_bias = 0x800u << 5; /* lands on the sign bit of the scale below */
+            ix &= 0x7fffffffu;
+        }
+        if (ix < 0x00800000u) { /* subnormal: normalised, its exponent taken off below */
+            ix = vm_f2u(vm_u2f(ix) * 0x1p23f) & 0x7fffffffu;
+            ix -= 23u << 23;
+        }
+    }
+    const uint32_t tmp = ix - 0x3f330000u;
+    const int i = (int)((tmp >> (23 - 4)) % 16);
+    const uint32_t top = tmp & 0xff800000u;
+    const int32_t k = (int32_t)top >> 23;
+    const double z = (double)vm_u2f(ix - top);
+    const double r = fma(z, vm_powf_log2_tab[i][0], -1.0);
+    const double y0 = vm_powf_log2_tab[i][1] + (double)k;
+    const double *A = vm_powf_log2_poly;
+    const double r2 = r * r;
+    double yl = fma(A[0], r, A[1]);
+    const double pp = fma(A[2], r, A[3]);
+    const double r4 = r2 * r2;
+    double q = fma(A[4], r, y0);
+    q = fma(pp, r2, q);
+    yl = fma(yl, r4, q);
+    const double ylogx = (double)y * yl;
+    if (((vm_d2u(ylogx) >> 47) & 0xffff) >= (vm_d2u(126.0) >> 47)) {
+        if (ylogx > 0x1.fffffffd1d571p+6) return sign_bias ? -INFINITY : INFINITY;
+        if (ylogx <= -150.0) return sign_bias ? -0.0f : 0.0f;
+    }
+    const double shift = 0x1.8p+52 / 32;
+    double kd = ylogx + shift;
+    const uint64_t ki = vm_d2u(kd);
+    kd -= shift;
+    const double rr = ylogx - kd;
+    uint64_t t = vm_exp2f_tab[ki % 32];
+    t += (ki + sign_bias) << (52 - 5);
+    const double s = vm_u2d(t);
+    const double zz = fma(0x1.c6af84b912394p-5, rr, 0x1.ebfce50fac4f3p-3);
+    const double rr2 = rr * rr;
+    double yy = fma(0x1.62e42ff0c52d6p-1, rr, 1.0);
+    yy = fma(zz, rr2, yy);
+    return (float)(yy * s);
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
@@ -1524,5 +1695,6 @@ static inline float vec_erff(const profile_t *p, float x) { return p->aten ? ate
 static inline float vec_log1pf(const profile_t *p, float x) { return p->aten ? sleef_log1pf_u10(x) : glibc_log1pf(x); }
 static inline float vec_lgammaf(const profile_t *p, float x) { return p->aten ? sleef_lgammaf_u10(x) : glibc_lgammaf(x); }
 static inline float vec_expm1f(const profile_t *p, float x) { return p->aten ? sleef_expm1f_u10(x) : glibc_expm1f(x); }
+static inline float vec_powf(const profile_t *p, float x, float y) { return p->aten ? sleef_powf_u10(x, y) : glibc_powf(x, y); }
 
 #endif
