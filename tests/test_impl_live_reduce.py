@@ -2,9 +2,10 @@
 
 Random shapes of 1 to 4 dims, small and past the 32768-element GRAIN_SIZE (so 2 threads split the
 work: two-pass full sums, column splits), every subset of dims for sum/mean/var/vector_norm,
-forward and backward of the single-dim ops as recorded, broadcasting add/mul/div, and
-clip_grad_norm_. On AVX-512 torch runs the AVX2 builds of these kernels (sum_stub, norm_stub,
-std_var_stub have no AVX-512 registration in 2.13.0), which the x86-avx512 profile reproduces.
+forward and backward of the single-dim ops as recorded, broadcasting add/mul/div,
+clip_grad_norm_, and logsumexp (with rows of -inf, and +inf among the values). On AVX-512 torch
+runs the AVX2 builds of these kernels (sum_stub, norm_stub, std_var_stub have no AVX-512
+registration in 2.13.0), which the x86-avx512 profile reproduces.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from tests.impl_live import (
     as_tensor,
     assert_bits_equal,
     live_profile,
+    needs_modelled_vml,
     needs_verified_profile,
     use_threads,
 )
@@ -159,3 +161,22 @@ def test_where_and_masked_fill(shape: tuple[int, ...], seed: int, threads: int, 
     value = data.draw(st.sampled_from([float("-inf"), 0.0, -1e9, 0.1, float("nan")]))
     expected = as_tensor(x).masked_fill(torch.from_numpy(mask), value).numpy()
     assert_bits_equal(f"masked_fill {value}", expected, reduce.masked_fill(x, mask, value))
+
+
+@needs_modelled_vml  # logsumexp's exp and log are VML's on x86
+@SETTINGS
+@given(shape=SHAPES, seed=SEEDS, threads=THREADS, special=st.sampled_from(["finite", "-inf", "inf", "all -inf"]))
+def test_logsumexp_over_dim_subsets(shape: tuple[int, ...], seed: int, threads: int, special: str) -> None:
+    """logsumexp over any subset of dims (kept or not): amax, the shift, exp, the sum's order and
+    threads, log; masked scores (-inf, a whole tensor of them) and +inf, whose max is taken as 0."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, dims = _normal(rng, shape), _dims(rng, len(shape)) or tuple(range(len(shape)))
+    if special != "finite":
+        x[rng.random(shape) < {"-inf": 0.2, "inf": 0.05, "all -inf": 1.0}[special]] = np.float32(
+            np.inf if special == "inf" else -np.inf
+        )
+    keepdim = bool(rng.integers(0, 2))
+    expected = torch.logsumexp(as_tensor(x), dims, keepdim).numpy()
+    got = reduce.logsumexp(x, dims, live_profile())
+    assert_bits_equal("logsumexp", expected, got.reshape(expected.shape))

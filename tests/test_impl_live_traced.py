@@ -168,6 +168,38 @@ def test_leaky_relu_of_a_channel_slice_replays_with_its_nan_places(
     _replays_match(backend, program, {"leaky_relu", "leaky_relu_backward"}, 2)
 
 
+@needs_modelled_vml  # logsumexp's exp and log are VML's on x86
+@backends
+@settings(max_examples=6, deadline=None)
+@given(b=st.integers(1, 3), m=st.integers(1, 40), n=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+def test_log_space_sinkhorn_replays_its_logsumexps(
+    backend: str, b: int, m: int, n: int, seed: int, threads: int
+) -> None:
+    """SuperGlue's log-space Sinkhorn: scores with a dustbin row and column, three rounds of logsumexp over
+    the rows and over the columns of a fresh (contiguous) sum, a tenth of the scores masked to float32's
+    lowest; and a transposed view's logsumexp, which the impl refuses in one line."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    scores = rng.standard_normal((b, m + 1, n + 1)).astype(np.float32) * 3
+    scores[rng.random(scores.shape) < 0.1] = np.finfo(np.float32).min  # SuperGlue's masked_fill
+
+    def program() -> None:
+        cost = torch.from_numpy(scores.copy()).requires_grad_(True)
+        u, v = torch.zeros(b, m + 1), torch.zeros(b, n + 1)
+        for _ in range(3):
+            u = -torch.logsumexp(cost + v.unsqueeze(1), dim=2)
+            v = -torch.logsumexp(cost + u.unsqueeze(2), dim=1, keepdim=True).squeeze(1)
+        (cost + u.unsqueeze(2) + v.unsqueeze(1)).clamp(min=-50).sum().backward()
+
+    _replays_match(backend, program, {"logsumexp"}, 6)
+    with recording(capture=list(range(8))) as tracer:
+        torch.logsumexp(torch.from_numpy(scores[0].copy()).t(), dim=0)
+    index = next(i for i, op in enumerate(tracer.ops) if packet(op.op) == "logsumexp")
+    cap = tracer.captured[index]
+    with pytest.raises(ParityError, match="C-contiguous tensors only"):
+        replay(tracer.ops[index].op, cap.inputs, cap.args, live_profile())
+
+
 @backends
 @settings(max_examples=6, deadline=None)
 @given(shape=st.one_of(SHAPES, st.sampled_from([(768, 64), (3, 11, 1000)])), seed=st.integers(0, 2**32 - 1))

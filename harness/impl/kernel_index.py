@@ -38,6 +38,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "foreach",
     "fused_optim",
     "fft",
+    "logsumexp",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
@@ -165,6 +166,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "over per-thread buffers; `mean` divides by the count"
         ),
         "thread count (full reductions); never the ISA level",
+    ),
+    (
+        ("logsumexp",),
+        (
+            "`logsumexp_out_impl` (ReduceOps.cpp), ATen's own ops in turn: `m = amax(x, dims, keepdim=True)`, an"
+            " infinite `m` set to 0, `exp_(x - m)` (the `exp` row's kernel), `sum` over `dims` (the `sum` row's"
+            " `cascade_sum`), `log_` (the `log` row's), `+ m`; the backward is ATen's `sub`, `exp`, `mul` ops of"
+            " its own; C-contiguous float32 input, no NaN"
+        ),
+        (
+            "MKL's code path (its `exp` and `log`) and the thread count (its `sum`), never ATen's level (measured"
+            " on the Zen 3: default and avx2 give the same bits); AVX-512 not measured: refused"
+        ),
     ),
     (
         ("var",),
@@ -624,6 +638,7 @@ ARM64: dict[str, str] = {
     "dropout": "nothing: identical everywhere",
     "sum": "nothing beyond x86's thread dependence",
     "var": "nothing beyond x86's thread dependence; a `0/0` is `+qNaN`",
+    "logsumexp": "not measured on arm64: refused",
     "vector_norm": (
         "4 or 8 lanes; N1, V2 fuse the vector body, V1 does not; N1's tail fused, the SVE cores' tail an"
         " in-order reduction of rounded squares; other reductions contracted on every core"

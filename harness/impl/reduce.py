@@ -84,6 +84,31 @@ def sum_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelP
     return _reduce("sum_forward", x, dims, profile)
 
 
+def logsumexp(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.logsumexp(x, dims)`` (keepdim=False) of a float32 array, bit for bit, as ATen composes it
+    (ReduceOps.cpp ``logsumexp_out_impl``): ``m = amax(x, dims, keepdim)`` (exact); an infinite ``m``
+    set to 0 (``masked_fill_`` on the squeezed view, so the kept ``m`` too); ``t = x - m`` (one
+    rounding); ``exp_(t)`` (the ``exp`` kernel, ``unary.forward``); ``sum_dims(t, dims)``; ``log_`` of
+    the sums (the ``log`` kernel) and ``+ m``. The array is taken C-contiguous (``x - m`` is then a
+    contiguous temporary, the sum's order ``sum_dims``'). NaN inputs (whose payload the steps pass
+    on), empty arrays and the profiles not measured (AVX-512, Linux arm64) are refused."""
+    from harness.impl.unary import forward
+
+    if profile.aten not in ("default", "avx2"):
+        raise ParityError(f"logsumexp is measured on x86 default and avx2 only, not {profile.label}")
+    x = _c32(x)
+    red = _norm_dims(x.ndim, dims)
+    if x.size == 0:
+        raise ParityError("the impl reproduces logsumexp of non-empty tensors only")
+    if np.isnan(x).any():
+        raise ParityError("the impl reproduces logsumexp of NaN-free tensors only")
+    maxes = x.max(axis=red, keepdims=True) if red else x.copy()
+    maxes[np.isinf(maxes)] = np.float32(0)
+    shifted = forward("exp", np.subtract(x, maxes, dtype=np.float32), profile)
+    total = sum_dims(shifted, red, profile)
+    return np.add(forward("log", total, profile), maxes.reshape(total.shape), dtype=np.float32)
+
+
 def mean_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
     """``torch.mean(x, dims)``: ``sum_dims`` then a true division by the reduced count (as torch's CPU mean_out)."""
     return _reduce("mean_forward", x, dims, profile)

@@ -58,6 +58,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sum": ("sum", ("threads",)),
     "mean": ("mean", ("threads",)),
     "var": ("var", ("threads",)),
+    "logsumexp": ("logsumexp", ("mkl_code_path", "threads")),
     "linalg_vector_norm": ("vector_norm", ("capability",)),
     "norm": ("vector_norm", ("capability",)),
     "normal_": ("randn", ("capability",)),
@@ -362,6 +363,17 @@ def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": backward("tanh", t["grad_output"], t["output"], t["output"], p)}
 
 
+def _reduced_dims(a: Args, ndim: int) -> tuple[int, ...]:
+    """A reduction's ``dim`` argument as dims in [0, ndim): every dim where it is left out or empty."""
+    dims = a.get("dim")
+    return tuple(range(ndim)) if dims in (None, []) else tuple(d % ndim for d in dims)
+
+
+def _kept_dims(out: np.ndarray, a: Args, shape: tuple[int, ...], dims: tuple[int, ...]) -> np.ndarray:
+    """A reduction's result with its reduced dims kept as size 1 where ``keepdim`` says so."""
+    return out.reshape([1 if i in dims else s for i, s in enumerate(shape)]) if a.get("keepdim") else out
+
+
 def _reduction(kind: str) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl import reduce
@@ -369,16 +381,28 @@ def _reduction(kind: str) -> Replay:
         x = t["self"]
         if a.get("dtype") not in (None, "torch.float32"):
             raise ParityError("the impl reproduces float32 reductions only")
-        dims = a.get("dim")
-        dims = tuple(range(x.ndim)) if dims in (None, []) else tuple(d % x.ndim for d in dims)
+        dims = _reduced_dims(a, x.ndim)
         out = impl_nn.in_memory_order(
             x, dims, a.get("self.stride"), lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p)
         )
-        if a.get("keepdim"):
-            out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
-        return {"out": out}
+        return {"out": _kept_dims(out, a, x.shape, dims)}
 
     return run
+
+
+def _logsumexp(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``aten.logsumexp`` of a C-contiguous float32 tensor (``x - amax`` is then a contiguous temporary,
+    summed in ``sum_dims``' order); another layout is refused."""
+    from harness.impl.reduce import logsumexp
+
+    x = t["self"]
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces logsumexp of float32 tensors only, not {x.dtype}")
+    stride = a.get("self.stride")
+    if stride is not None and not strides.contiguous(stride, x.shape):
+        raise ParityError(f"the impl reproduces logsumexp of C-contiguous tensors only, not strides {stride}")
+    dims = _reduced_dims(a, x.ndim)
+    return {"out": _kept_dims(logsumexp(x, dims, p), a, x.shape, dims)}
 
 
 def _norm(order: str) -> Replay:
@@ -394,12 +418,9 @@ def _norm(order: str) -> Replay:
             raise ParityError(f"the impl reproduces the 2-norm only, not {order}={a[order]}")
         if a.get("dtype") not in (None, "torch.float32"):
             raise ParityError("the impl reproduces float32 norms only")
-        dims = a.get("dim")
-        dims = tuple(range(x.ndim)) if dims in (None, []) else tuple(sorted({d % x.ndim for d in dims}))
+        dims = tuple(sorted(set(_reduced_dims(a, x.ndim))))
         out = impl_nn.in_memory_order(x, dims, a.get("self.stride"), lambda y, d: vector_norm(y, d, p))
-        if a.get("keepdim"):
-            out = out.reshape([1 if i in dims else s for i, s in enumerate(x.shape)])
-        return {"out": np.asarray(out, np.float32)}
+        return {"out": np.asarray(_kept_dims(out, a, x.shape, dims), np.float32)}
 
     return run
 
@@ -835,6 +856,7 @@ REPLAYS: dict[str, Replay] = {
     "leaky_relu_backward": _leaky_relu_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
+    "logsumexp": _logsumexp,
     "mm": _mm,
     "linalg_qr": _linalg_qr,
     "addmm": _addmm,
