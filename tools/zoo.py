@@ -44,6 +44,7 @@ MODELS = (
     "sam", "depth_anything", "swiftformer", "clap", "fastspeech2_conformer",
     "xlstm_lm", "qwen3_next", "vits", "switch_transformers", "roformer", "siglip",
     "gemma3n_text", "ibert", "speecht5", "timesfm", "diffllama",
+    "groupvit", "chameleon_vqgan", "superglue", "mobilevitv2", "rt_detr_v2",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
