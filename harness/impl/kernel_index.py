@@ -638,7 +638,10 @@ ARM64: dict[str, str] = {
     "dropout": "nothing: identical everywhere",
     "sum": "nothing beyond x86's thread dependence",
     "var": "nothing beyond x86's thread dependence; a `0/0` is `+qNaN`",
-    "logsumexp": "not measured on arm64: refused",
+    "logsumexp": (
+        "the `exp` row's SLEEF expf and logf (N1 and V2 alike, V1's SVE256 its own) and the `sum` row's thread"
+        " split: exact on emulated N1, V1, V2 at 1 and 2 threads"
+    ),
     "vector_norm": (
         "4 or 8 lanes; N1, V2 fuse the vector body, V1 does not; N1's tail fused, the SVE cores' tail an"
         " in-order reduction of rounded squares; other reductions contracted on every core"
