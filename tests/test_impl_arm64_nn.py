@@ -124,7 +124,7 @@ def test_onednn_conv2d_on_n1() -> None:
 def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     """brg_conv_bwd with more output channels than measured for the kernel's size (its ic blocks'
     L1/L2 caps), ker_base's rows above the measured width, V2's brgconv_1x1:sve_128 forward above the
-    input channels measured and its 1x1 forward at stride 1 above 56 output channels: refused, not
+    input channels measured and its 1x1 forward at stride 1 above 256 output channels: refused, not
     computed by another kernel's order; V2's backward data at stride 1 is gemm:ref's (N1's bits) to 12
     input channels, brg_conv_bwd's from 13 (measured)."""
     v1, v2 = get_profile("arm64-sve256"), get_profile("arm64-sve128")
@@ -153,11 +153,37 @@ def test_brg_conv_bwd_refuses_what_it_has_not_measured() -> None:
     x, w, dy = values(1, 128, 1, 180), values(4, 128, 1, 5), values(1, 4, 1, 176)  # one row on two threads
     with pytest.raises(ParityError, match="ker_base with 1 rows on 2 threads"):
         conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, get_profile("arm64-sve128", 2), (True, False, False))
-    x1 = values(3, 70, 18, 6)  # brgconv_1x1:sve_128 above the 64 input channels measured
-    with pytest.raises(ParityError, match="brgconv_1x1 with 70 input channels"):
-        conv.conv2d(x1, values(33, 70, 1, 1), None, (2, 2), (0, 0), v2)
-    with pytest.raises(ParityError, match="gemm:acl or brgconv_1x1:sve_128"):  # stride 1: measured to 56
-        conv.conv2d(values(2, 8, 4, 4), values(57, 8, 1, 1), None, (1, 1), (0, 0), get_profile("arm64-sve128", 2))
+    x1 = values(2, 270, 3, 3)  # brgconv_1x1:sve_128 above the 256 input channels measured
+    with pytest.raises(ParityError, match="brgconv_1x1 with 270 input channels"):
+        conv.conv2d(x1, values(33, 270, 1, 1), None, (2, 2), (0, 0), v2)
+    with pytest.raises(ParityError, match="gemm:acl or brgconv_1x1:sve_128"):  # stride 1: measured to 256
+        conv.conv2d(values(2, 8, 4, 4), values(257, 8, 1, 1), None, (1, 1), (0, 0), get_profile("arm64-sve128", 2))
+
+
+def test_arm64_forwards_refuse_what_is_not_measured() -> None:
+    """V1's ACL forward where arm_gemm's estimate may pick the interleaved kernel (its order not
+    found) under the parameters not pinned down (L1 size, hybrid rate, the penalty's columns),
+    V1's padding above 2 off the measured 7x7, V1's brgconv_1x1 above 256 input channels, V2's
+    padded 1x1 at stride 1 below 14 output channels (gemm:ref at 5 and 8): refused, not given other
+    bits; jit:sve_256's backward data declines by its own unrolls (gemm:ref's grad_input)."""
+    v1, v2 = get_profile("arm64-sve256", 4), get_profile("arm64-sve128", 4)
+    rng = np.random.default_rng(7)
+
+    def values(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    with pytest.raises(ParityError, match="ACL's choice"):  # measured: neither hybrid's order nor a K blocking
+        conv.conv2d(values(3, 18, 13, 14), values(5, 18, 5, 2), values(5), (2, 2), (2, 2), v1)
+    assert conv.acl_gemm_kernel(3, 50, 12, 200, 4, "arm64-sve256") == "sve_ffhybrid_fp32_mla_6x4VL"
+    with pytest.raises(ParityError, match="padding above 2"):
+        conv.conv2d(values(2, 3, 12, 12), values(8, 3, 5, 5), None, (1, 1), (3, 3), v1)
+    with pytest.raises(ParityError, match="brgconv_1x1 with 288 input channels"):
+        conv.conv2d(values(2, 288, 4, 4), values(8, 288, 1, 1), None, (2, 2), (0, 0), v1)
+    with pytest.raises(ParityError, match="gemm:ref or brgconv:sve_128"):
+        conv.conv2d(values(7, 21, 6, 5), values(13, 21, 1, 1), None, (1, 1), (1, 1), v2)
+    declines = conv._avx512_data_declines
+    assert declines(conv._geometry((6, 37, 14, 18), (47, 37, 5, 3), (3, 3), (1, 1)), 0, 8)
+    assert not declines(conv._geometry((4, 27, 13, 18), (24, 27, 3, 3), (2, 2), (1, 1)), 0, 8)
 
 
 @pytest.mark.parametrize(
@@ -329,32 +355,54 @@ def test_brg_conv_bwd_recorded(case: tuple) -> None:
         assert digest(gx) != want[1], name
 
 
-# V1 (SVE256) on two threads, recorded under emulation (inputs from the seed as ONEDNN_CASES; digests of
-# torch's out, grad_x, grad_weight, grad_bias); ``outputs`` the modelled ones (the forward of an
-# ACL-handed shape refused), ``split``: the weights' or bias' thread split changes their bits (the
-# one-thread profile gives others). Kernels as ONEDNN_VERBOSE named them.
-V1_T2_CASES = [
+# V1 (SVE256) on two and four threads, recorded under emulation (inputs from the seed as ONEDNN_CASES;
+# digests of torch's out, grad_x, grad_weight, grad_bias); ``split``: the weights' or bias' thread split
+# changes their bits (the profile at half the threads gives others). Kernels as ONEDNN_VERBOSE named them.
+V1_THREAD_CASES = [
     # jit:sve_256 weights over the images, 2 threads of its balance (nthr_mb 2); bias by its reducer
-    ("images", (3, 1, 9, 5), (4, 1, 5, 3), 3, 0, 11020, (0, 1, 2, 3), True),
-    ("images-1x3", (7, 23, 8, 10), (13, 23, 1, 3), 1, 0, 11044, (0, 1, 2, 3), True),
+    ("images", (3, 1, 9, 5), (4, 1, 5, 3), 3, 0, 11020, True),
+    ("images-1x3", (7, 23, 8, 10), (13, 23, 1, 3), 1, 0, 11044, True),
     # its 2-D harness (more than 9 output rows): the (image, row) units split, the bias in the kernel
-    ("rows", (7, 1, 11, 14), (23, 1, 3, 3), 1, 1, 11028, (0, 1, 2, 3), True),
-    ("rows-2-images", (2, 24, 20, 20), (8, 24, 3, 3), 1, 1, 11004, (0, 1, 2, 3), True),
+    ("rows", (7, 1, 11, 14), (23, 1, 3, 3), 1, 1, 11028, True),
+    ("rows-2-images", (2, 24, 20, 20), (8, 24, 3, 3), 1, 1, 11004, True),
     # jit_1x1:sve_256 weights: the (image, pixel block) units split inside an image
-    ("1x1-units", (3, 9, 16, 10), (33, 9, 1, 1), 1, 0, 11002, (0, 1, 2, 3), True),
-    ("1x1-units-odd", (7, 3, 14, 6), (29, 3, 1, 1), 1, 0, 11026, (0, 1, 2, 3), True),
-    ("1x1-images", (8, 40, 9, 12), (7, 40, 1, 1), 1, 0, 11017, (0, 1, 2, 3), True),
+    ("1x1-units", (3, 9, 16, 10), (33, 9, 1, 1), 1, 0, 11002, True),
+    ("1x1-units-odd", (7, 3, 14, 6), (29, 3, 1, 1), 1, 0, 11026, True),
+    ("1x1-images", (8, 40, 9, 12), (7, 40, 1, 1), 1, 0, 11017, True),
     # a strided 1x1 whose stride does not divide the input: jit:sve_256 backward, not jit_1x1
-    ("1x1-strided-jit", (7, 12, 13, 11), (27, 12, 1, 1), 2, 0, 11036, (0, 1, 2, 3), False),
+    ("1x1-strided-jit", (7, 12, 13, 11), (27, 12, 1, 1), 2, 0, 11036, False),
     # padding 2 on a 3x3 kernel: jit:sve_256's weights decline, gemm:ref's on two threads
-    ("weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, 11055, (0, 1, 2, 3), True),
-    # a 1x3 kernel with padding 1: ACL's forward (refused), gemm:ref backward data and weights
-    ("kernel-in-padding", (7, 38, 4, 9), (48, 38, 1, 3), 3, 1, 11014, (1, 2, 3), True),
+    ("weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, 11055, True),
+    # a 1x3 kernel with padding 1: ACL's forward (its hybrid kernel), gemm:ref backward data and weights
+    ("kernel-in-padding", (7, 38, 4, 9), (48, 38, 1, 3), 3, 1, 11014, True),
     # the bias reducer's image split where the weights stay on one image thread
-    ("bias-reducer", (5, 33, 11, 10), (3, 33, 3, 3), 3, 1, 11049, (0, 1, 2, 3), True),
+    ("bias-reducer", (5, 33, 11, 10), (3, 33, 3, 3), 3, 1, 11049, True),
+    # four threads: jit:sve_256's balance over (image, row) units and over images, jit_1x1's units,
+    # gemm:ref's outer threading, the bias reducer (each split other bits than two threads')
+    ("t4-rows-2-images", (2, 24, 20, 20), (8, 24, 3, 3), 1, 1, 11004, True),
+    ("t4-images", (3, 1, 9, 5), (4, 1, 5, 3), 3, 0, 11020, True),
+    ("t4-1x1-units", (16, 8, 5, 6), (12, 8, 1, 1), 1, 0, 404, True),
+    ("t4-1x1-images", (8, 40, 9, 12), (7, 40, 1, 1), 1, 0, 11017, True),
+    ("t4-weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, 11055, True),
+    ("t4-bias-reducer", (5, 33, 11, 10), (3, 33, 3, 3), 3, 1, 11049, True),
+    # jit:sve_256's backward data declines (its unroll of 16 columns, not a multiple of the stride 3,
+    # below the input's 18): gemm:ref's grad_input
+    ("t4-data-gemm-ref", (6, 37, 14, 18), (47, 37, 5, 3), 3, 1, 41037, False),
+    # a padded 1x1 at stride 1: brgconv:sve_256 (brgconv_1x1's order), gemm:ref backward
+    ("t4-padded-1x1", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004, True),
+    # brgconv_1x1:sve_256 over 62 input channels
+    ("t4-brgconv-62", (8, 62, 11, 13), (70, 62, 1, 1), 3, 0, 21002, False),
+    # forwards oneDNN hands to ACL: indirect_gemm:acl and gemm:acl (a padded strided 1x1), the hybrid kernel
+    ("t4-acl-indirect", (3, 40, 11, 18), (12, 40, 5, 1), 2, 1, 41022, True),
+    ("t4-acl-1x1-padded", (3, 33, 19, 8), (28, 33, 1, 1), 2, 2, 41039, True),
+    # ResNet-like: jit_1x1's weights one call per image (x86's reduce blocking gave two), brgconv_1x1
+    # over 128 input channels, the 7x7 stem with padding 3 on jit:sve_256
+    ("t4-1x1-one-call-per-image", (2, 64, 8, 8), (64, 64, 1, 1), 1, 0, 905, False),
+    ("t4-brgconv-128", (2, 128, 8, 8), (256, 128, 1, 1), 2, 0, 902, False),
+    ("t4-7x7-padding-3", (2, 3, 32, 32), (64, 3, 7, 7), 2, 3, 915, False),
 ]
 
-V1_T2_DIGESTS = {
+V1_THREAD_DIGESTS = {
     "images": "851c52537f543c22 d902bf3e83531ce2 dd38c86a5afec06c 5b62a0ef1a32dcd8",
     "images-1x3": "88bcbb4a3165627e f451412aecf94b48 ec4dc0a031ddd0ed 3c1b574560ed3417",
     "rows": "816381fe6295f5d1 21c0f413e80891af 5926c7ac2ee1224e 63d0cd8fd6eb2ae7",
@@ -366,38 +414,50 @@ V1_T2_DIGESTS = {
     "weights-gemm-ref": "b5989251482d8f6a a3620c1783d4234c 29988a3939ef8f39 38566eafd8beaee8",
     "kernel-in-padding": "6f06b6ab2cf153be 1c6b0646daff18ef 70fa825ec20f2e5a e99dc18eb788fb83",
     "bias-reducer": "7103dae080107b91 f6746964448e0944 a891029833678efb c82760a519eec466",
+    "t4-rows-2-images": "38c7dddb1b993c30 b9b9db33374cfb52 b9de9a79f745e1a6 bf945d7d062b7c99",
+    "t4-images": "851c52537f543c22 d902bf3e83531ce2 6ff8a3bf244b3571 4aab338876df575b",
+    "t4-1x1-units": "a88e70e63ad1646d 55a0f0abddea7ad1 33354f13ee12c073 16daacaab57eae96",
+    "t4-1x1-images": "17b76bc8d2a4a9a2 043c63cd85c27b2b 0c9f715267024e58 7bcc0f5aaf5087cf",
+    "t4-weights-gemm-ref": "b5989251482d8f6a a3620c1783d4234c fde6458617e9627b 38566eafd8beaee8",
+    "t4-bias-reducer": "7103dae080107b91 f6746964448e0944 a891029833678efb 451d16f7898515b6",
+    "t4-data-gemm-ref": "be6897f29101845a 98a3021fcbbd1039 58f7f373851fb528 b2c193cc0f6255c3",
+    "t4-padded-1x1": "6a65713bd21874dc 1cc4d12d7bf367f4 efc9af41688dfa25 25d55d91afa23bd0",
+    "t4-brgconv-62": "fa9be308197fc602 73e21515c69f4ded 50d3564fc2137fd2 c2a5d43cb8146cae",
+    "t4-acl-indirect": "629a156dea5f7d77 917f32bedb5d8443 1b196236f2d6d675 7385b89d3b764c72",
+    "t4-acl-1x1-padded": "e0695aab97f53979 b9d3bb22ada48e5d deac60e069592315 cd2e6ad9d7dd7288",
+    "t4-1x1-one-call-per-image": "01156eaa8c2cb6d9 1f3098d8a385efe8 0c375c7c8ee6cd36 904182d93c2e7cd8",
+    "t4-brgconv-128": "88455558b6a050e1 b344690f387df117 e111c4cba7751f52 6a3f862d27e13028",
+    "t4-7x7-padding-3": "050970e56a80ec7c 745dad1924424465 b4310e966c356673 369da7ac4971734c",
 }
 
 
-@pytest.mark.parametrize("case", V1_T2_CASES, ids=[c[0] for c in V1_T2_CASES])
-def test_v1_two_threads_recorded(case: tuple) -> None:
-    """V1's kernels on two threads bit for bit: jit:sve_256's and jit_1x1:sve_256's thread splits of
-    the weights (images, (image, row) units, pixel blocks inside an image) and of the bias, the
-    forward and grad_input as on one thread, gemm:ref where jit:sve_256 declines; the split shown to
-    matter where ``split`` (the one-thread profile's weights or bias give other bits)."""
-    name, x_shape, w_shape, stride, padding, seed, outputs, split = case
+@pytest.mark.parametrize("case", V1_THREAD_CASES, ids=[c[0] for c in V1_THREAD_CASES])
+def test_v1_threads_recorded(case: tuple) -> None:
+    """V1's kernels on two and four threads bit for bit: jit:sve_256's and jit_1x1:sve_256's thread
+    splits of the weights (images, (image, row) units, pixel blocks inside an image) and of the bias,
+    the forward and grad_input as on one thread, gemm:ref where jit:sve_256 declines, ACL's hybrid
+    forward where oneDNN hands it over; the split shown to matter where ``split`` (the profile at half
+    the threads gives other weights or bias bits)."""
+    name, x_shape, w_shape, stride, padding, seed, split = case
     x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
-    profile, one = get_profile("arm64-sve256", 2), get_profile("arm64-sve256", 1)
+    threads = 4 if name.startswith("t4-") else 2
+    profile, half = get_profile("arm64-sve256", threads), get_profile("arm64-sve256", threads // 2)
     st, pd = (stride, stride), (padding, padding)
-    want = V1_T2_DIGESTS[name].split()
+    want = V1_THREAD_DIGESTS[name].split()
     for i in range(4):
         if i == 0:
-            if 0 not in outputs:
-                with pytest.raises(ParityError, match="ACL"):
-                    conv.conv2d(x, w, b, st, pd, profile)
-                continue
             got = conv.conv2d(x, w, b, st, pd, profile)
         else:
             mask = tuple(j == i - 1 for j in range(3))
             got = conv.conv2d_backward(dy, x, w, st, pd, True, profile, mask)[i - 1]
         assert digest(got) == want[i], (name, ("out", "grad_x", "grad_weight", "grad_bias")[i])
     if split:
-        gw, gb = conv.conv2d_backward(dy, x, w, st, pd, True, one, (False, True, True))[1:]
+        gw, gb = conv.conv2d_backward(dy, x, w, st, pd, True, half, (False, True, True))[1:]
         assert (digest(gw), digest(gb)) != (want[2], want[3]), name
 
 
 # V2 (SVE128): strided 1x1 forwards, recorded under emulation at 1 and 2 threads (inputs and digests as
-# V1_T2_CASES): brgconv_1x1:sve_128 from 13 output channels (one chain over every input channel, the
+# V1_THREAD_CASES): brgconv_1x1:sve_128 from 13 output channels (one chain over every input channel, the
 # bias after; ACL's kernels give other bits there), gemm:acl at 12 and at stride 1.
 V2_1X1_CASES = [
     ("brgconv-14", 1, (6, 22, 11, 6), (14, 22, 1, 1), 2, 21015, True),
@@ -441,3 +501,48 @@ def test_v2_1x1_forward_recorded(case: tuple) -> None:
             *g, conv.ptr(x), conv.ptr(w), conv.ptr(b), conv.ptr(acl), conv.ptr(terms), len(terms), 1, 1
         )
         assert digest(acl) != want[0], name
+
+
+# V2 (SVE128) on four threads, recorded under emulation (inputs and digests as V1_THREAD_CASES; seed 41
+# draws and the N1 probes' shapes): gemm:ref's weights split as its init_conf gives four threads (the
+# two-thread profile's weights other), a padded 1x1 at stride 1 on brgconv:sve_128 (brgconv_1x1's order)
+# and a padded strided one on gemm:acl (ACL's hybrid kernel).
+V2_T4_CASES = [
+    ("gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101, True),
+    ("gemm-ref-data-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, 202, True),
+    ("padded-1x1", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004, True),
+    ("padded-1x1-strided", (3, 33, 19, 8), (28, 33, 1, 1), 2, 2, 41039, False),
+    # held out (seed 42 and ResNet-like shapes): a kernel side within the padding at stride 1 (gemm:ref's
+    # grad_input, not brg_conv_bwd's), gemm:acl at stride 1 with 256 output channels, brgconv_1x1 over
+    # 128 input channels, a padded 1x1 of 14 output channels on brgconv:sve_128
+    ("kernel-in-padding", (2, 14, 6, 9), (32, 14, 1, 4), 1, 2, 42016, False),
+    ("gemm-acl-256", (2, 64, 8, 8), (256, 64, 1, 1), 1, 0, 906, False),
+    ("brgconv-128", (2, 128, 8, 8), (256, 128, 1, 1), 2, 0, 902, False),
+    ("padded-1x1-14", (7, 30, 15, 6), (14, 30, 1, 1), 1, 1, 42013, False),
+]
+V2_T4_DIGESTS = {
+    "gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 05b66dad27ca3a70 5c51fe94e657f8d9",
+    "gemm-ref-data-split": "9f1b55f32a50b2b1 f5552bdd4115956f 355e64c7fa4b68e2 1123c7ab56ee6f3a",
+    "padded-1x1": "6a65713bd21874dc 1cc4d12d7bf367f4 efc9af41688dfa25 25d55d91afa23bd0",
+    "padded-1x1-strided": "e0695aab97f53979 b9d3bb22ada48e5d deac60e069592315 cd2e6ad9d7dd7288",
+    "kernel-in-padding": "1711db35394e3f86 3473f6e90f6794fd a4fceaeac5c1cac0 f5eb1fd75119789a",
+    "gemm-acl-256": "74fcc9711973139c 648897104d27ed91 e5f2acb561857f06 eb50c3d10598dae3",
+    "brgconv-128": "88455558b6a050e1 becc9f612cdf65c6 f3607d8dfe3e5b7c b23aeed3b813881d",
+    "padded-1x1-14": "eeb1f78a4d011559 7c8b2971f890980d 7096a92e4c7d5494 ad6abc438f83e6a3",
+}
+
+
+@pytest.mark.parametrize("case", V2_T4_CASES, ids=[c[0] for c in V2_T4_CASES])
+def test_v2_four_threads_recorded(case: tuple) -> None:
+    """V2's convolutions on four threads bit for bit; where ``split`` the two-thread profile's
+    grad_weight gives other bits (gemm:ref's split of the images or of its sgemms)."""
+    name, x_shape, w_shape, stride, padding, seed, split = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
+    profile = get_profile("arm64-sve128", 4)
+    st, pd = (stride, stride), (padding, padding)
+    want = V2_T4_DIGESTS[name].split()
+    got = [conv.conv2d(x, w, b, st, pd, profile), *conv.conv2d_backward(dy, x, w, st, pd, True, profile)]
+    assert [digest(v) for v in got] == want, name
+    if split:
+        gw = conv.conv2d_backward(dy, x, w, st, pd, True, get_profile("arm64-sve128", 2), (False, True, False))[1]
+        assert digest(gw) != want[2], name

@@ -95,7 +95,10 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
 - ``jit:sve_256`` on V1 (``_sve256_forward``, ``_sve256_backward``): oneDNN's SVE JIT kernels, its
   jit_1x1 and brgconv_1x1 for 1x1 kernels; the forward ACL's where jit:sve_256 declines
   (``_sve256_jit_declines``, refused), the backward gemm:ref's where a kernel side lies within the
-  padding and the weights' where jit:sve_256's boundaries decline (``_sve256_weights_decline``). On
+  padding, grad_input's where jit:sve_256's backward-data init_conf declines (its width unroll,
+  ``_avx512_data_declines`` over blocks of 8) and the weights' where jit:sve_256's boundaries
+  decline (``_sve256_weights_decline``); a padded 1x1 at stride 1 brgconv:sve_256 (brgconv_1x1's
+  order), a padded strided one gemm:acl (refused). On
   more threads the forward and grad_input as on one (the threads split images, rows and channel
   blocks, never the reduction); the weights split as its balance says (jit:sve_256: images or
   (image, row) units, each thread one chain, the threads' sums added in order; jit_1x1: (image,
@@ -238,10 +241,10 @@ def onednn_path(g: Geometry, profile: KernelProfile) -> str:
     hands the convolution to oneDNN)."""
     c, oc = g.c, g.oc
     if profile.aarch64:
-        if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
-            return ACL_REF
         if profile.name == "arm64-sve256" and profile.torch == "2.13.0":
             return SVE256
+        if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
+            return ACL_REF
         raise ParityError(_ARM64_ONEDNN)
     if profile.aten == "avx512":
         return AVX512
@@ -335,10 +338,10 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
         return GEMM_JIT if avx2_declines else AVX2
 
     if (g.sh, g.sw) == (1, 1):
-        data = first(avx512 and _avx512_data_declines(g, profile), _avx2_data_declines(g))
+        data = first(avx512 and _avx512_data_declines(g, profile.l1_per_core), _avx2_data_declines(g))
     elif not _strided_declines(g, profile, 16 if avx512 else 8):
         data = BRG_STRIDED
-    elif avx512 and not _avx512_data_declines(g, profile):
+    elif avx512 and not _avx512_data_declines(g, profile.l1_per_core):
         data = AVX512
     elif avx512 and not _strided_declines(g, profile, 8):
         data = BRG_STRIDED_AVX2
@@ -478,38 +481,45 @@ def _avx512_ow_block(g: Geometry, nb_oc: int, nb_oc_blocking: int, ur_w: int, pr
     return min(ow, max(2 * ur_w, block_thr))
 
 
-def _avx512_data_declines(g: Geometry, profile: KernelProfile) -> bool:
+def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16) -> bool:
     """Whether jit_avx512_common_conv_bwd_data_kernel_f32_t::init_conf declines (channels padded to
     blocks of 16): the kernel outside the input, a left or right overflow of the taps over its
     width unroll (over the input's columns: all of them up to 28, else 28 or 10 or 31 / (blocks +
     1) by its broadcast kernel), an unroll not a multiple of the stride below the width, or more
-    than 256 KiB of code."""
+    than 256 KiB of code. ``simd`` 8: aarch64's jit_sve_conv_bwd_data_kernel_f32_t at sve_256, the
+    same checks over blocks of 8 with its own unrolls (24 registers for the first, the explicit
+    broadcast kernel's 16 or 30 / (blocks + 1), the other's 30 / (blocks + 1) where strided, and no
+    L1 term in its choice of kernel)."""
     if _kernel_outside_src(g):
         return True
     c, wd, kh, kw, ow, sw, sh, pw = g.c, g.w, g.kh, g.kw, g.ow, g.sw, g.sh, g.pw
-    nb_ic = -(-c // 16)
+    sve = simd == 8
+    regs = 24 if sve else 28
+    nb_ic = -(-c // simd)
     r_pad = _end_pad(pw, ow, wd, sw, kw)
-    ur_w = wd if wd <= 28 else next(u for u in range(28, 0, -1) if u % sw == 0)
+    ur_w = wd if wd <= regs else next(u for u in range(regs, 0, -1) if u % sw == 0)
     l_over = max(0, (kw - 1 - pw) // sw)
     r_over = max(0, _c_div(kw - 1 - max(0, r_pad + wd % ur_w), sw))
     n_oi = wd // ur_w - (r_over > 0)
     if ur_w != ow and ((l_over <= 0 and n_oi > 0) or (l_over > 0 and n_oi > 1)) and r_over > 0 and l_over > 0:
-        for u in range(ur_w, 14, -1):  # large_code_size
-            if (u // sw) * 3 * (6 + 16 * kw) * 9.2 < 24 * 1024 and u % sw == 0:
+        mult = 1 + (l_over > 0) + (r_over > 0)
+        for u in range(ur_w, regs // 2, -1):  # large_code_size
+            if (u // sw) * mult * (6 + simd * kw) * 9.2 < 24 * 1024 and u % sw == 0:
                 ur_w = u
                 break
     large_w = 14 <= kw < 20 and ow == 1 and nb_ic > 1 and kw == wd and sw == 1
     total = 4 * (wd * 16 * 2 * kh + ow * 16 + kh * kw * 16 * 16 * 2)
-    l1 = profile.l1_per_core
-    embd = not (kw == 1 or (kw == 5 and wd < 8) or (kw < 5 and (wd <= 5 or 8 < wd <= 13 or total > l1))) or sh > 1
+    small = kw < 5 and (wd <= 5 or 8 < wd <= 13 or (not sve and total > l1_bytes))
+    embd = not (kw == 1 or (kw == 5 and wd < 8) or small) or sh > 1
     if embd and not large_w:
-        ur_w, nb_ic_blocking = min(wd, 28), 1
-        if not (kw > 3 or (kw == 3 and total < l1 and ow > 8)) and sh == 1 and nb_ic % 2 == 0:
-            nb_ic_blocking, ur_w = 2, min(wd, 31 // 3)
+        ur_w, nb_ic_blocking = min(wd, 16 if sve else 28), 1
+        l1_ok = sve or total < l1_bytes
+        if not (kw > 3 or (kw == 3 and l1_ok and ow > 8)) and sh == 1 and nb_ic % 2 == 0:
+            nb_ic_blocking, ur_w = 2, min(wd, (30 if sve else 31) // 3)
     else:
         nb_ic_blocking = min(2 if large_w else 4, nb_ic)
         nb_ic_blocking = next(i for i in range(nb_ic_blocking, 0, -1) if nb_ic % i == 0)
-        ur_w = min(wd, 31 // (nb_ic_blocking + 1))
+        ur_w = min(wd, (30 if sve and sw > 1 else 31) // (nb_ic_blocking + 1))
     tail = wd % ur_w
     if l_over * sw > ur_w and not large_w:
         return True
@@ -517,7 +527,7 @@ def _avx512_data_declines(g: Geometry, profile: KernelProfile) -> bool:
     if r_over * sw > ur_w or (wd > ur_w and (ur_w % sw != 0 or r_pad + tail < 0)):
         return True
     mult = 1 + (l_over > 0) + (r_over > 0)
-    return mult * kw * 16 * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
+    return mult * kw * simd * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
 
 
 def _avx512_weights_declines(g: Geometry) -> bool:
@@ -577,7 +587,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     if kind == ACL_REF:
         return _acl_forward(x, w, b, g, profile)
     if kind == SVE256:
-        return _sve256_forward(x, w, b, g)
+        return _sve256_forward(x, w, b, g, profile)
     if kind in (AVX2, AVX512) and not _one_by_one(g):
         kind = direct_kernels(g, kind, profile)[0]  # jit:avx2 where jit:avx512_core declines
         if kind == IP_CONV:
@@ -1705,8 +1715,15 @@ def conv2d_backward(
         return _sve256_backward(dy, x, w, g, has_bias, mask, profile.threads)
     if kind == ACL_REF:
         # V2 at stride 1: brg_conv_bwd:sve_128 from 13 input channels, gemm:ref below (measured on 36
-        # shapes of 10 to 15 channels and every shape of the probes above and below)
-        if mask[0] and profile.name == "arm64-sve128" and (sh, sw) == (1, 1) and g.c >= 13:
+        # shapes of 10 to 15 channels and every shape of the probes above and below) and where a kernel
+        # side is no longer than the padding (measured at four threads: a 1x4 kernel with padding 2)
+        if (
+            mask[0]
+            and profile.name == "arm64-sve128"
+            and (sh, sw) == (1, 1)
+            and g.c >= 13
+            and not _kernel_outside_src(g)
+        ):
             gx = _brg_bwd_data(dy, w, g, 4, profile.threads)
             _, gw, gb = _ref_backward(dy, x, w, g, has_bias, (False, mask[1], mask[2]), profile.threads)
             return gx, gw, gb
@@ -2060,14 +2077,21 @@ def _bias_grad(dy: np.ndarray, parts: list[int]) -> np.ndarray:
 
 
 # ACL's fixed-format fp32 kernels by profile (N1: NEON; V2: SVE at 128 bits, 4VL = 16 and 3VL = 12
-# columns): their names and arm_gemm's performance parameters for its cycle estimates, the hybrid's
-# MACs per cycle (V2: the bracket within which every measured choice comes out, its header's 15.27
-# would miss one) and the interleaved one's MACs, prepared bytes and merged bytes per cycle
+# columns; V1: SVE at 256 bits, 32 and 24 columns): their names and arm_gemm's performance parameters
+# for its cycle estimates, the hybrid's MACs per cycle (V2: the bracket within which every measured
+# choice comes out, its header's 15.27 would miss one; V1: V2's bracket and the header's value) and
+# the interleaved one's MACs, prepared bytes and merged bytes per cycle; the hybrid's and the
+# interleaved kernel's columns, the L1 sizes its K block may come from and the column counts its
+# 1.15 penalty may be taken over (V1: neither measured, so each candidate is computed and the impl
+# refuses where they disagree)
 class _AclKernels(NamedTuple):
     hybrid: str
     interleaved: str
-    hybrid_macs: tuple[float, float]
+    hybrid_macs: tuple[float, ...]
     interleaved_rates: tuple[float, float, float]
+    columns: tuple[int, int] = (16, 12)
+    l1_sizes: tuple[int, ...] = (32 << 10,)
+    penalty_columns: tuple[int, ...] = (16,)
 
 
 _ACL_PARAMS = {
@@ -2077,6 +2101,15 @@ _ACL_PARAMS = {
     "arm64-sve128": _AclKernels(
         "sve_ffhybrid_fp32_mla_6x4VL", "sve_ffinterleaved_fp32_mla_8x3VL", (14.46, 15.12), (13.51, 9.27, 3.98)
     ),
+    "arm64-sve256": _AclKernels(
+        "sve_ffhybrid_fp32_mla_6x4VL",
+        "sve_ffinterleaved_fp32_mla_8x3VL",
+        (14.46, 15.12, 15.27),
+        (13.51, 9.27, 3.98),
+        (32, 24),
+        (32 << 10, 64 << 10),
+        (16, 32),
+    ),
 }
 
 
@@ -2084,10 +2117,10 @@ def _roundup(v: int, m: int) -> int:
     return -(-v // m) * m
 
 
-def _acl_k_block(k: int) -> int:
-    """GemmInterleaved's K block: half of a 32 KiB L1 over 12 columns of floats (341), then K cut into
-    that many equal blocks (rounded up)."""
-    most = (32768 // 2) // (4 * 12)
+def _acl_k_block(k: int, columns: int = 12, l1_bytes: int = 32 << 10) -> int:
+    """GemmInterleaved's K block: half of the L1 (32 KiB) over its columns of floats (12: 341), then K
+    cut into that many equal blocks (rounded up)."""
+    most = (l1_bytes // 2) // (4 * columns)
     return -(-k // -(-k // most))
 
 
@@ -2097,24 +2130,28 @@ def acl_gemm_kernel(batches: int, m: int, n: int, k: int, threads: int, profile:
     batches*M*roundup(N, 16)*K / MACs per cycle, times 1.15 where N < 16 or 16 < N < 32.
     Interleaved: MACs over roundup(M, 8) x roundup(N, 12) + prepared bytes roundup(M, 8)*K*4 +
     merged bytes (K blocks)*M*roundup(N, 12)*4, each over its rate, scaled by threads / (0.9 *
-    batches * ceil(M / 8)) where that is above 1. ParityError where the hybrid's bracket of MACs
-    per cycle (V2) leaves the choice open."""
+    batches * ceil(M / 8)) where that is above 1 (V1: 32 and 24 columns). ParityError where the
+    candidate parameters (the hybrid's bracket of MACs per cycle on V2; on V1 also the L1 size and
+    the penalty's columns) leave the choice open."""
     kernels = _ACL_PARAMS[profile]
     f = np.float32
     macs_rate, prep_rate, merge_rate = (f(r) for r in kernels.interleaved_rates)
-    blocks = -(-k // _acl_k_block(k))
-    total = f(batches * _roundup(m, 8) * _roundup(n, 12) * k) / macs_rate
-    total = f(total + f(batches * _roundup(m, 8) * k * 4) / prep_rate)
-    total = f(total + f(batches * blocks * m * _roundup(n, 12) * 4) / merge_rate)
-    parallel = f(f(batches * -(-m // 8)) * f(0.9))
-    if parallel < threads:
-        total = f(total * f(f(threads) / parallel))
+    hybrid_cols, cols = kernels.columns
     picks = set()
-    for rate in kernels.hybrid_macs:
-        macs = f(batches * m * _roundup(n, 16) * k) / f(rate)
-        if n < 16 or 16 < n < 32:
-            macs = f(macs * f(1.15))
-        picks.add(kernels.interleaved if int(total) <= int(macs) else kernels.hybrid)
+    for l1 in kernels.l1_sizes:
+        blocks = -(-k // _acl_k_block(k, cols, l1))
+        total = f(batches * _roundup(m, 8) * _roundup(n, cols) * k) / macs_rate
+        total = f(total + f(batches * _roundup(m, 8) * k * 4) / prep_rate)
+        total = f(total + f(batches * blocks * m * _roundup(n, cols) * 4) / merge_rate)
+        parallel = f(f(batches * -(-m // 8)) * f(0.9))
+        if parallel < threads:
+            total = f(total * f(f(threads) / parallel))
+        for rate in kernels.hybrid_macs:
+            for pc in kernels.penalty_columns:
+                macs = f(batches * m * _roundup(n, hybrid_cols) * k) / f(rate)
+                if n < pc or pc < n < 2 * pc:
+                    macs = f(macs * f(1.15))
+                picks.add(kernels.interleaved if int(total) <= int(macs) else kernels.hybrid)
     if len(picks) > 1:
         raise ParityError(
             f"conv2d forward ({profile}): ACL's choice between {kernels.hybrid} and {kernels.interleaved} "
@@ -2138,19 +2175,25 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     """ACL's forward (module docstring): one chain from the bias over (kh, kw, channel) with the
     hybrid kernel; the interleaved one's K blocks from 0, the bias added to the first (csrc/conv.c
     conv_fwd_terms, fused). V2 runs oneDNN's brgconv_1x1:sve_128 (``_brgconv_1x1_forward``) for strided
-    1x1 kernels from 13 output channels (measured at 1 and 2 threads: 8 to 12 ACL's gemm:acl, 13 to 92
-    brgconv_1x1); at stride 1 gemm:acl (measured up to 56 output channels at two threads, refused
-    above; one thread below 16 images runs ATen's), a padded 1x1 kernel refused."""
+    1x1 kernels from 13 output channels (measured at 1, 2 and 4 threads: 8 to 12 ACL's gemm:acl, 13 to
+    256 brgconv_1x1); at stride 1 gemm:acl (measured up to 96 output channels at two threads and 256
+    at four, refused above; one thread below 16 images runs ATen's); a padded 1x1 kernel at stride 1
+    brgconv:sve_128 in the same order (measured from 14 output channels, gemm:ref at 5 and 8:
+    refused below 14), a padded strided one gemm:acl (ACL's rule)."""
     if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1):
-        if (g.ph, g.pw) != (0, 0) or ((g.sh, g.sw) == (1, 1) and g.oc > 56):
-            raise ParityError(
-                "conv2d forward on V2: this 1x1 convolution's kernel (gemm:acl or brgconv_1x1:sve_128) is not measured"
-            )
-        if (g.sh, g.sw) != (1, 1) and g.oc >= 13:
+        padded, stride_1 = (g.ph, g.pw) != (0, 0), (g.sh, g.sw) == (1, 1)
+        if stride_1 and (g.oc > 256 if not padded else g.oc < 14):
+            which = "gemm:ref or brgconv:sve_128" if padded else "gemm:acl or brgconv_1x1:sve_128"
+            raise ParityError(f"conv2d forward on V2: this 1x1 convolution's kernel ({which}) is not measured")
+        # brgconv_1x1:sve_128 (strided) and brgconv:sve_128 (padded, stride 1): the same order; a padded
+        # strided 1x1 gemm:acl
+        if (not stride_1 and not padded and g.oc >= 13) or (stride_1 and padded):
             return _brgconv_1x1_forward(x, w, b, g, profile.name)
     k = g.c * g.kh * g.kw
     order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
     interleaved = acl_kernel(g, profile.name, profile.threads) == _ACL_PARAMS[profile.name].interleaved
+    if interleaved and profile.name == "arm64-sve256":  # measured once: no K blocking of fused chains gave its bits
+        raise ParityError("conv2d forward on V1: ACL's sve_ffinterleaved_fp32_mla_8x3VL (256 bits) is not modelled")
     block = _acl_k_block(k) if interleaved else k
     terms: list[tuple[int, int, int]] = []
     for k0 in range(0, k, block):
@@ -2236,15 +2279,19 @@ def _sve256_jit_declines(g: Geometry) -> bool:
     """Where V1's jit:sve_256 forward may hand a convolution to ACL's indirect_gemm (its init_conf
     not read). Measured on 16 variations of 2x16x5x6 with 40 5x5 kernels, stride 3, padding 2: ACL
     wherever the width padding is 2 and OW is 2 or 3 (kernel widths 3 to 5, strides 2 and 3, any
-    height), jit:sve_256 at padding 1 down to OW = 2, at padding 2 from OW = 4; padding above 2 not
-    measured: also refused. And where a kernel side is no longer than the padding (``_kernel_outside_src``:
-    measured at two threads on 1x3 and 3x1 kernels with padding 1, ACL's forward and gemm:ref backward)."""
-    return g.pw > 2 or (g.pw == 2 and g.ow <= 3) or _kernel_outside_src(g)
+    height), jit:sve_256 at padding 1 down to OW = 2, at padding 2 from OW = 4; padding 3 measured on
+    a 7x7 kernel at OW 16 (ResNet's first convolution: jit:sve_256), other padding above 2 not
+    measured: also declining here (refused by the caller). And where a kernel side is no longer than
+    the padding (``_kernel_outside_src``: measured at two threads on 1x3 and 3x1 kernels with
+    padding 1, ACL's forward and gemm:ref backward). Where it declines, ACL's forward
+    (``_acl_forward``: its hybrid kernel, measured at four threads)."""
+    above = g.pw > 3 or (g.pw == 3 and (g.kw != 7 or g.ow <= 3))
+    return above or (g.pw == 2 and g.ow <= 3) or _kernel_outside_src(g)
 
 
-# brgconv_1x1's forward: the input channels measured per core (V1 sve_256 at 1 and 2 threads, V2
-# sve_128 at 1 and 2 threads)
-_BRGCONV_1X1_CHANNELS = {"arm64-sve256": 38, "arm64-sve128": 64}
+# brgconv_1x1's forward: the input channels measured per core (V1 sve_256 and V2 sve_128 at 1, 2 and
+# 4 threads; from 65 to 256 at four)
+_BRGCONV_1X1_CHANNELS = {"arm64-sve256": 256, "arm64-sve128": 256}
 
 
 def _brgconv_1x1_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, core: str) -> np.ndarray:
@@ -2263,24 +2310,32 @@ def _brgconv_1x1_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: 
     return y
 
 
-def _sve256_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
+def _sve256_forward(
+    x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry, profile: KernelProfile
+) -> np.ndarray:
     """V1's forward, one thread: jit:sve_256 (not 1x1) per block of 8 input channels a fused chain from
     0 over (kh, kw, channel), the bias added to the first block's sum, the further blocks' sums added
     (its store_output); jit_1x1:sve_256 (1x1, stride 1) one chain from the bias over the channels;
-    brgconv_1x1:sve_256 (1x1 strided) ``_brgconv_1x1_forward``. The same on more threads (they split
-    images, rows and channel blocks)."""
+    brgconv_1x1:sve_256 (1x1 strided) and brgconv:sve_256 (a padded 1x1 at stride 1)
+    ``_brgconv_1x1_forward``; ACL's (``_acl_forward``) where jit:sve_256 declines
+    (``_sve256_jit_declines``) and for a padded strided 1x1 (gemm:acl). The same on more threads
+    (they split images, rows and channel blocks; measured at 2 and 4)."""
     y = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
     bias = None if b is None else ptr(b)
     lib = _lib()
     if (g.kh, g.kw) == (1, 1):
-        if (g.ph, g.pw) != (0, 0):
-            raise ParityError("conv2d forward on V1: a padded 1x1 convolution's kernel is not modelled")
+        if (g.ph, g.pw) != (0, 0) and (g.sh, g.sw) != (1, 1):  # gemm:acl
+            return _acl_forward(x, w, b, g, profile)
+        if (g.ph, g.pw) != (0, 0):  # brgconv:sve_256: brgconv_1x1's order, the padding's outputs the bias
+            return _brgconv_1x1_forward(x, w, b, g, "arm64-sve256")
         if (g.sh, g.sw) == (1, 1):
             lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), g.c, 1, 1)
             return y
         return _brgconv_1x1_forward(x, w, b, g, "arm64-sve256")
-    if _sve256_jit_declines(g):
-        raise ParityError("conv2d forward on V1: oneDNN may hand this convolution to ACL (its jit:sve_256 declines)")
+    if g.pw > 2 and _sve256_jit_declines(g):  # which of jit:sve_256 and ACL: not measured
+        raise ParityError("conv2d forward on V1: padding above 2 (jit:sve_256 or ACL's indirect_gemm) is not measured")
+    if _sve256_jit_declines(g):  # indirect_gemm:acl
+        return _acl_forward(x, w, b, g, profile)
     t = _terms_blocked(g.c, g.kh, g.kw, 8)
     lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 2)
     return y
@@ -2299,24 +2354,24 @@ def _sve256_1x1_weight_split(g: Geometry, threads: int) -> tuple[list[int], list
     ``_avx512_1x1_weight_split`` over blocks of 8 channels): the (image, pixel block) units split
     by balance211 between nthr_mb threads (``_avx512_1x1_balance``); each thread's kernel calls
     cover up to nb_reduce_blocking blocks of one image, each call a chain from 0 added to the
-    thread's sum; the threads' sums added in order. Its reduce blocking (init_conf's FMA branch)
-    is bounded by the L1 and L2 sizes oneDNN reads, not known under emulation: computed for a 32 or
-    64 KiB L1 and a 512 KiB or 1 MiB L2, ParityError where those give other calls."""
-    n, c, oc, oh, ow = g.n, g.c, g.oc, g.oh, g.ow
+    thread's sum; the threads' sums added in order. Its reduce blocking (init_conf): the best
+    divider of the image's OH*OW pixels between max(OH, OW) and all of them, both capped at the L1
+    in floats over the kernel's unroll (4 rows where the pixel block is at most 19, else 8), in
+    whole blocks; at most 3/2 of it in one call. The L1 size oneDNN reads is not known under
+    emulation: computed for 32 and 64 KiB, ParityError where those give other calls (measured at 1,
+    2 and 4 threads; an earlier rule, the blocks over the threads per weight job, gave other bits at
+    4 threads)."""
+    n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
-    block, nthr_mb, nthr = _avx512_1x1_balance(g, threads, 8)
+    block, nthr_mb, _ = _avx512_1x1_balance(g, threads, 8)
     nb_reduce = ohw // block
-    nb_ic, nb_oc = -(-c // 8), -(-oc // 8)
-    bcast_blocking = _best_divider(nb_ic, 5, nb_ic, False) * 8
-    load_blocking = _best_divider(nb_oc, 16, nb_oc, False) * 8
-    jobs = -(-oc // load_blocking) * -(-c // bcast_blocking)
     units = _balance211(n * nb_reduce, nthr_mb)
     splits = set()
-    for l1, l2 in ((32 << 10, 512 << 10), (64 << 10, 1 << 20), (32 << 10, 1 << 20), (64 << 10, 512 << 10)):
-        most = min((l2 // 4 * 3 // 4) // ((bcast_blocking + load_blocking) * block), l1 // 4 // 8 // block)
-        blocking = _div_up(_div_up(n * ohw, block), max(1, nthr // jobs))
-        step = _best_divider(blocking, most - 2, most, True)
-        splits.add(tuple(_1x1_calls(units, nb_reduce, ohw, block, step, (step * block * 3 // 2) // block)))
+    for l1 in (32 << 10, 64 << 10):
+        cap = l1 // 4 // (4 if block <= 19 else 8)
+        blocking = _best_divider(ohw, min(cap, max(oh, ow)), min(cap, ohw), True)
+        blocking = max(blocking // block * block, block)
+        splits.add(tuple(_1x1_calls(units, nb_reduce, ohw, block, blocking // block, blocking * 3 // 2 // block)))
     if len(splits) > 1:
         raise ParityError(
             "conv2d backward weights on V1: jit_1x1:sve_256's reduce blocking depends on cache sizes not known here"
@@ -2329,7 +2384,8 @@ def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
     from 0 over (kh, kw, channel), the blocks' sums added; jit_1x1:sve_256 (a strided 1x1 whose stride
     divides the input, ``_one_by_one``) one chain;
     brg_conv_bwd:sve_256 (stride 1) ``_brg_bwd_data``; gemm:ref (``_ref_backward``) where a kernel side
-    is no longer than the padding (``_kernel_outside_src``). grad_weight: jit:sve_256 per thread of
+    is no longer than the padding (``_kernel_outside_src``) or, strided, jit:sve_256's init_conf
+    declines (``_avx512_data_declines`` with blocks of 8). grad_weight: jit:sve_256 per thread of
     its balance (the images, or (image, row) units above 9 output rows: ``_avx512_balance`` over
     blocks of 8) one fused chain from 0 over its (image, oh, ow), the threads' sums added in order;
     jit_1x1:sve_256 (1x1 at stride 1 or a stride dividing the input) ``_sve256_1x1_weight_split``;
@@ -2341,9 +2397,10 @@ def _sve256_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
     jit_1x1 = _one_by_one(g)  # measured at 1 and 2 threads: where the stride divides the input
     lib = _lib()
     gx = gw = gb = None
-    outside = _kernel_outside_src(g)
+    # gemm:ref where jit:sve_256's backward data declines (a strided kernel here: at stride 1 brg_conv_bwd)
+    data_ref = _kernel_outside_src(g) or (strided and not jit_1x1 and _avx512_data_declines(g, 0, 8))
     if mask[0]:
-        if outside:
+        if data_ref:
             gx = _ref_backward(dy, x, w, g, False, (True, False, False), threads)[0]
         elif not strided:
             gx = _brg_bwd_data(dy, w, g, 8, threads)
