@@ -164,8 +164,9 @@ def test_arm64_forwards_refuse_what_is_not_measured() -> None:
     """V1's ACL forward where arm_gemm's estimate may pick the interleaved kernel (its order not
     found) under the parameters not pinned down (L1 size, hybrid rate, the penalty's columns),
     V1's padding above 2 off the measured 7x7, V1's brgconv_1x1 above 256 input channels, V2's
-    padded 1x1 at stride 1 below 14 output channels (gemm:ref at 5 and 8): refused, not given other
-    bits; jit:sve_256's backward data declines by its own unrolls (gemm:ref's grad_input)."""
+    padded 1x1 at stride 1 from 9 to 13 output channels (gemm:ref at 5 and 8, brgconv from 14), N1's
+    gemm:ref forward of a padded 1x1 over more than one K block: refused, not given other bits;
+    jit:sve_256's backward data declines by its own unrolls (gemm:ref's grad_input)."""
     v1, v2 = get_profile("arm64-sve256", 4), get_profile("arm64-sve128", 4)
     rng = np.random.default_rng(7)
 
@@ -180,7 +181,9 @@ def test_arm64_forwards_refuse_what_is_not_measured() -> None:
     with pytest.raises(ParityError, match="brgconv_1x1 with 288 input channels"):
         conv.conv2d(values(2, 288, 4, 4), values(8, 288, 1, 1), None, (2, 2), (0, 0), v1)
     with pytest.raises(ParityError, match="gemm:ref or brgconv:sve_128"):
-        conv.conv2d(values(7, 21, 6, 5), values(13, 21, 1, 1), None, (1, 1), (1, 1), v2)
+        conv.conv2d(values(7, 21, 6, 5), values(11, 21, 1, 1), None, (1, 1), (1, 1), v2)
+    with pytest.raises(ParityError, match="gemm:ref over K = 300"):  # N1's padded 1x1: one K block measured
+        conv.conv2d(values(2, 300, 3, 3), values(4, 300, 1, 1), None, (1, 1), (1, 1), get_profile("arm64-neon", 4))
     declines = conv._avx512_data_declines
     assert declines(conv._geometry((6, 37, 14, 18), (47, 37, 5, 3), (3, 3), (1, 1)), 0, 8)
     assert not declines(conv._geometry((4, 27, 13, 18), (24, 27, 3, 3), (2, 2), (1, 1)), 0, 8)
@@ -503,46 +506,55 @@ def test_v2_1x1_forward_recorded(case: tuple) -> None:
         assert digest(acl) != want[0], name
 
 
-# V2 (SVE128) on four threads, recorded under emulation (inputs and digests as V1_THREAD_CASES; seed 41
-# draws and the N1 probes' shapes): gemm:ref's weights split as its init_conf gives four threads (the
+# V2 (SVE128) and N1 on four threads, recorded under emulation (inputs and digests as V1_THREAD_CASES; seed
+# 41 draws and the N1 probes' shapes): gemm:ref's weights split as its init_conf gives four threads (the
 # two-thread profile's weights other), a padded 1x1 at stride 1 on brgconv:sve_128 (brgconv_1x1's order)
 # and a padded strided one on gemm:acl (ACL's hybrid kernel).
-V2_T4_CASES = [
-    ("gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101, True),
-    ("gemm-ref-data-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, 202, True),
-    ("padded-1x1", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004, True),
-    ("padded-1x1-strided", (3, 33, 19, 8), (28, 33, 1, 1), 2, 2, 41039, False),
+T4_CASES = [
+    ("v2", "gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101, True),
+    ("v2", "gemm-ref-data-split", (3, 40, 9, 9), (70, 40, 3, 3), 1, 1, 202, True),
+    ("v2", "padded-1x1", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004, True),
+    ("v2", "padded-1x1-strided", (3, 33, 19, 8), (28, 33, 1, 1), 2, 2, 41039, False),
     # held out (seed 42 and ResNet-like shapes): a kernel side within the padding at stride 1 (gemm:ref's
     # grad_input, not brg_conv_bwd's), gemm:acl at stride 1 with 256 output channels, brgconv_1x1 over
     # 128 input channels, a padded 1x1 of 14 output channels on brgconv:sve_128
-    ("kernel-in-padding", (2, 14, 6, 9), (32, 14, 1, 4), 1, 2, 42016, False),
-    ("gemm-acl-256", (2, 64, 8, 8), (256, 64, 1, 1), 1, 0, 906, False),
-    ("brgconv-128", (2, 128, 8, 8), (256, 128, 1, 1), 2, 0, 902, False),
-    ("padded-1x1-14", (7, 30, 15, 6), (14, 30, 1, 1), 1, 1, 42013, False),
+    ("v2", "kernel-in-padding", (2, 14, 6, 9), (32, 14, 1, 4), 1, 2, 42016, False),
+    ("v2", "gemm-acl-256", (2, 64, 8, 8), (256, 64, 1, 1), 1, 0, 906, False),
+    ("v2", "brgconv-128", (2, 128, 8, 8), (256, 128, 1, 1), 2, 0, 902, False),
+    ("v2", "padded-1x1-14", (7, 30, 15, 6), (14, 30, 1, 1), 1, 1, 42013, False),
+    # N1: a padded 1x1 at stride 1 runs oneDNN's gemm:ref forward (ACL's hybrid order gave other bits in
+    # 10 of 13), gemm:ref's weights split over four threads
+    ("n1", "padded-1x1-gemm-ref", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004, True),
+    ("n1", "padded-1x1-gemm-ref-2", (3, 26, 19, 12), (28, 26, 1, 1), 1, 1, 42036, True),
+    ("n1", "gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101, True),
 ]
-V2_T4_DIGESTS = {
-    "gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 05b66dad27ca3a70 5c51fe94e657f8d9",
-    "gemm-ref-data-split": "9f1b55f32a50b2b1 f5552bdd4115956f 355e64c7fa4b68e2 1123c7ab56ee6f3a",
-    "padded-1x1": "6a65713bd21874dc 1cc4d12d7bf367f4 efc9af41688dfa25 25d55d91afa23bd0",
-    "padded-1x1-strided": "e0695aab97f53979 b9d3bb22ada48e5d deac60e069592315 cd2e6ad9d7dd7288",
-    "kernel-in-padding": "1711db35394e3f86 3473f6e90f6794fd a4fceaeac5c1cac0 f5eb1fd75119789a",
-    "gemm-acl-256": "74fcc9711973139c 648897104d27ed91 e5f2acb561857f06 eb50c3d10598dae3",
-    "brgconv-128": "88455558b6a050e1 becc9f612cdf65c6 f3607d8dfe3e5b7c b23aeed3b813881d",
-    "padded-1x1-14": "eeb1f78a4d011559 7c8b2971f890980d 7096a92e4c7d5494 ad6abc438f83e6a3",
+T4_DIGESTS = {
+    "v2-gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 05b66dad27ca3a70 5c51fe94e657f8d9",
+    "v2-gemm-ref-data-split": "9f1b55f32a50b2b1 f5552bdd4115956f 355e64c7fa4b68e2 1123c7ab56ee6f3a",
+    "v2-padded-1x1": "6a65713bd21874dc 1cc4d12d7bf367f4 efc9af41688dfa25 25d55d91afa23bd0",
+    "v2-padded-1x1-strided": "e0695aab97f53979 b9d3bb22ada48e5d deac60e069592315 cd2e6ad9d7dd7288",
+    "v2-kernel-in-padding": "1711db35394e3f86 3473f6e90f6794fd a4fceaeac5c1cac0 f5eb1fd75119789a",
+    "v2-gemm-acl-256": "74fcc9711973139c 648897104d27ed91 e5f2acb561857f06 eb50c3d10598dae3",
+    "v2-brgconv-128": "88455558b6a050e1 becc9f612cdf65c6 f3607d8dfe3e5b7c b23aeed3b813881d",
+    "v2-padded-1x1-14": "eeb1f78a4d011559 7c8b2971f890980d 7096a92e4c7d5494 ad6abc438f83e6a3",
+    "n1-padded-1x1-gemm-ref": "6a65713bd21874dc 1cc4d12d7bf367f4 efc9af41688dfa25 25d55d91afa23bd0",
+    "n1-padded-1x1-gemm-ref-2": "2aeef60b520d8714 3a91e0963b089a8d 7d834f062a98a15d 08754cb2e43ed005",
+    "n1-gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 05b66dad27ca3a70 5c51fe94e657f8d9",
 }
 
 
-@pytest.mark.parametrize("case", V2_T4_CASES, ids=[c[0] for c in V2_T4_CASES])
-def test_v2_four_threads_recorded(case: tuple) -> None:
-    """V2's convolutions on four threads bit for bit; where ``split`` the two-thread profile's
-    grad_weight gives other bits (gemm:ref's split of the images or of its sgemms)."""
-    name, x_shape, w_shape, stride, padding, seed, split = case
+@pytest.mark.parametrize("case", T4_CASES, ids=[f"{c[0]}-{c[1]}" for c in T4_CASES])
+def test_four_threads_recorded(case: tuple) -> None:
+    """V2's and N1's convolutions on four threads bit for bit; where ``split`` the two-thread
+    profile's grad_weight gives other bits (gemm:ref's split of the images or of its sgemms)."""
+    core, name, x_shape, w_shape, stride, padding, seed, split = case
     x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
-    profile = get_profile("arm64-sve128", 4)
+    profile_name = {"n1": "arm64-neon", "v2": "arm64-sve128"}[core]
+    profile = get_profile(profile_name, 4)
     st, pd = (stride, stride), (padding, padding)
-    want = V2_T4_DIGESTS[name].split()
+    want = T4_DIGESTS[f"{core}-{name}"].split()
     got = [conv.conv2d(x, w, b, st, pd, profile), *conv.conv2d_backward(dy, x, w, st, pd, True, profile)]
     assert [digest(v) for v in got] == want, name
     if split:
-        gw = conv.conv2d_backward(dy, x, w, st, pd, True, get_profile("arm64-sve128", 2), (False, True, False))[1]
+        gw = conv.conv2d_backward(dy, x, w, st, pd, True, get_profile(profile_name, 2), (False, True, False))[1]
         assert digest(gw) != want[2], name

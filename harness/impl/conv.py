@@ -2178,11 +2178,14 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     1x1 kernels from 13 output channels (measured at 1, 2 and 4 threads: 8 to 12 ACL's gemm:acl, 13 to
     256 brgconv_1x1); at stride 1 gemm:acl (measured up to 96 output channels at two threads and 256
     at four, refused above; one thread below 16 images runs ATen's); a padded 1x1 kernel at stride 1
-    brgconv:sve_128 in the same order (measured from 14 output channels, gemm:ref at 5 and 8:
-    refused below 14), a padded strided one gemm:acl (ACL's rule)."""
+    brgconv:sve_128 in the same order (measured from 14 output channels; gemm:ref at 5 and 8,
+    ``_ref_forward``, refused from 9 to 13), a padded strided one gemm:acl (ACL's rule). N1 runs
+    gemm:ref's forward for a padded 1x1 at stride 1 (measured at four threads, 13 of 13)."""
+    padded, stride_1 = (g.ph, g.pw) != (0, 0), (g.sh, g.sw) == (1, 1)
+    if (g.kh, g.kw) == (1, 1) and padded and stride_1 and (profile.name == "arm64-neon" or g.oc <= 8):
+        return _ref_forward(x, w, b, g)  # N1, and V2 at 5 and 8 output channels (measured)
     if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1):
-        padded, stride_1 = (g.ph, g.pw) != (0, 0), (g.sh, g.sw) == (1, 1)
-        if stride_1 and (g.oc > 256 if not padded else g.oc < 14):
+        if stride_1 and (g.oc > 256 if not padded else 8 < g.oc < 14):
             which = "gemm:ref or brgconv:sve_128" if padded else "gemm:acl or brgconv_1x1:sve_128"
             raise ParityError(f"conv2d forward on V2: this 1x1 convolution's kernel ({which}) is not measured")
         # brgconv_1x1:sve_128 (strided) and brgconv:sve_128 (padded, stride 1): the same order; a padded
@@ -2218,6 +2221,25 @@ def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> Non
             iy, ix = (pixels // ow) * sh - ph + i, (pixels % ow) * sw - pw + j
             at = (iy >= 0) & (iy < g.h) & (ix >= 0) & (ix < g.w)
             im[:, iy[at], ix[at]] += taps[:, i, j, at]
+
+
+def _ref_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry) -> np.ndarray:
+    """oneDNN's gemm:ref forward (gemm_convolution_fwd_t, NCHW; N1 and V2 run it for a padded 1x1 at
+    stride 1): per image im2col, then ``ref_sgemm("N", "N")`` with M = OH*OW, N = OC, K = C*KH*KW
+    and beta 0 into the output, the bias added after. Measured with K up to 36 (one K block: each
+    element one fused chain from 0, then the bias); ParityError above 256 (the sgemm's K blocks,
+    and their thread split, not measured on this call)."""
+    n, c, _, _, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    os_, ks = oh * ow, c * kh * kw
+    if ks > 256:
+        raise ParityError(f"conv2d forward: oneDNN's gemm:ref over K = {ks} (its K blocks) is not measured")
+    y = np.empty((n, oc, oh, ow), np.float32)
+    for t in range(n):
+        col = np.ascontiguousarray(_im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow)).reshape(-1)
+        ref_sgemm(False, False, os_, oc, ks, col, os_, w.reshape(-1), ks, 0.0, y[t].reshape(-1), os_, 1)
+    if b is not None:
+        y += b.reshape(1, oc, 1, 1)
+    return y
 
 
 def _ref_backward(dy, x, w, g, has_bias, mask, threads: int = 1):
