@@ -2180,9 +2180,11 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     at four, refused above; one thread below 16 images runs ATen's); a padded 1x1 kernel at stride 1
     brgconv:sve_128 in the same order (measured from 14 output channels; gemm:ref at 5 and 8,
     ``_ref_forward``, refused from 9 to 13), a padded strided one gemm:acl (ACL's rule). N1 runs
-    gemm:ref's forward for a padded 1x1 at stride 1 (measured at four threads, 13 of 13)."""
+    gemm:ref's forward for a padded 1x1 at stride 1 (measured at four threads, 13 of 13). V1's
+    forwards handed to ACL come here too: its hybrid kernel; the interleaved one refused."""
     padded, stride_1 = (g.ph, g.pw) != (0, 0), (g.sh, g.sw) == (1, 1)
-    if (g.kh, g.kw) == (1, 1) and padded and stride_1 and (profile.name == "arm64-neon" or g.oc <= 8):
+    v2_ref = profile.name == "arm64-sve128" and g.oc <= 8
+    if (g.kh, g.kw) == (1, 1) and padded and stride_1 and (profile.name == "arm64-neon" or v2_ref):
         return _ref_forward(x, w, b, g)  # N1, and V2 at 5 and 8 output channels (measured)
     if profile.name == "arm64-sve128" and (g.kh, g.kw) == (1, 1):
         if stride_1 and (g.oc > 256 if not padded else 8 < g.oc < 14):
