@@ -317,8 +317,8 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
     others = [(r, c) for r, c in paired if r is not root and c is not None][: VERIFIED_ROOTS - 1]
     for c in [c for _, c in paired[VERIFIED_ROOTS:] if c is not None]:
         c.verification = f"not attempted (--verify-cause proves the first {VERIFIED_ROOTS} live roots)"
-    for r, c in others:  # an op the impl has no replay for is refused as it stands: its tensors (complex
-        refused = refusal(r.a.op)  # ones cannot be captured at all) would only hold back the others' re-run
+    for r, c in others:  # an op the impl has no replay for is refused as it stands: capturing its
+        refused = refusal(r.a.op)  # tensors would only hold back the others' re-run
         c.verification = f"unexplained: {refused}" if refused else c.verification
     others = [(r, c) for r, c in others if refusal(r.a.op) is None]
     root_refused = refusal(root.a.op)
@@ -342,7 +342,7 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
             try:
                 cap_a = capture(diff.a, root.a.index, Path(tmp))
                 outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
-            except ParityError:  # tensors a fixture cannot hold (an FFT's complex ones): no figures
+            except ParityError:  # tensors a fixture cannot hold: no figures
                 return
         else:
             cap_a = caps[root.a.index]
