@@ -1,6 +1,7 @@
 """ATen's CPU FFT (``_fft_c2c_mkl``, ``_fft_r2c_mkl``, ``_fft_c2r_mkl`` in native/mkl/SpectralOps.cpp: MKL
-DFTI on the x86 wheel), which the impl does not reproduce. harness/trace/impl_ops.py indexes its three
-ops under the kernel index's ``fft`` row and refuses them in one line. Live, the row's measured
+DFTI on the x86 wheel). harness/trace/impl_ops.py indexes its three ops under the kernel index's
+``fft`` row and replays them through harness/impl/fft.py for the lengths modelled (bit for bit:
+tests/test_impl_live_fft.py), refusing the rest in one line. Live, the row's measured
 claims are held to the running torch: random transforms and their gradients give one set of bits
 at each level this CPU runs (ATen's capability and oneDNN's ISA pinned together, in a fresh
 process); complex ones (fftn over two dims, of complex or real input) on 1, 2 and 4 threads too,
@@ -24,16 +25,47 @@ from harness.trace.impl_ops import kernel_op, refusal, replay
 FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.default")
 
 
-def test_fft_ops_are_indexed_without_a_knob_and_refused_in_one_line() -> None:
-    x = np.zeros((2, 3, 4), np.complex64)
+def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> None:
+    x = np.zeros((2, 3, 16), np.complex64)
     for op, knobs in zip(FFT_OPS, [(), ("threads",), ("threads",)], strict=True):
         assert kernel_op(op) == ("fft", knobs)
-        with pytest.raises(ParityError) as err:
-            replay(op, {"self": x}, [{"name": "self", "tensor": "self"}], get_profile("x86-avx2", 1))
-        assert "MKL DFTI" in str(err.value) and "\n" not in str(err.value), str(err.value)
-        assert refusal(op) == str(err.value)  # what --verify-cause says of such a root without re-running it
+        assert refusal(op) is None  # replayed (harness/impl/fft.py) for the lengths modelled
+        args = [
+            {"name": "self", "tensor": "self"},
+            {"name": "dim", "value": [2]},
+            {"name": "normalization", "value": 0},
+        ]
+        inputs = {"self": x.real.copy() if "r2c" in op else x}
+        args += [{"name": "last_dim_size", "value": 30}] if "c2r" in op else []
+        with pytest.raises(ParityError) as err:  # length 16 (c2r: 30): DFTI's kernels for it are not modelled
+            replay(op, inputs, args, get_profile("x86-avx2", 1))
+        assert "not modelled" in str(err.value) and "\n" not in str(err.value), str(err.value)
+        with pytest.raises(ParityError) as err:  # nor on the aarch64 wheel (not measured)
+            replay(op, inputs, args, get_profile("arm64-neon", 1))
+        assert "\n" not in str(err.value), str(err.value)
     assert refusal("aten.mm.default") is None
     assert WHY["fft"].startswith("thread count")
+
+
+def test_fft_scale_paths_follow_threads_transforms_and_layout() -> None:
+    """Torch-free: DFTI's real 12-point kernels fold a 1/N scale in on one thread or one transform of
+    contiguous rows, and multiply after on its threaded path or from strided rows; the two differ, and
+    the latter is the unscaled transform times float32(1/12) exactly."""
+    from harness.impl.fft import fft, strided_rows
+
+    x = np.random.default_rng(3).standard_normal((6, 12)).astype(np.float32)
+    one, two = get_profile("x86-avx2", 1), get_profile("x86-avx2", 2)
+    folded, after = fft("r2c", x, [1], 2, one), fft("r2c", x, [1], 2, two)
+    assert not np.array_equal(folded.view(np.uint32), after.view(np.uint32))
+    assert np.array_equal(after.view(np.uint32), (fft("r2c", x, [1], 0, one) * np.float32(1 / 12)).view(np.uint32))
+    assert np.array_equal(fft("r2c", x[:1], [1], 2, two).view(np.uint32), folded[:1].view(np.uint32))  # one transform
+    transposed = np.ascontiguousarray(x.T)  # (12, 6), dim 0: DFTI's strided rows
+    strided = fft("r2c", transposed, [0], 2, one)
+    assert np.array_equal(strided.view(np.uint32), np.ascontiguousarray(after.transpose(1, 0, 2)).view(np.uint32))
+    assert strided_rows((12, 6), [6, 1], 0) and not strided_rows((6, 12), [12, 1], 1)
+    assert not strided_rows((2, 12, 3), [36, 3, 1], 1)  # batch dims that do not collapse: ATen's copy
+    assert not strided_rows((8, 12, 8), [0, 0, 0], 1)  # expanded: a copy
+    assert not strided_rows((8, 7, 8), [56, 1, 7], 1)  # batch dims ordered by stride collapse to rows
 
 
 def _cases() -> list[tuple[int, int, int, int]]:

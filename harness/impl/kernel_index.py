@@ -578,17 +578,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("fft",),
         (
-            "none, refused: `_fft_c2c_mkl`, `_fft_r2c_mkl`, `_fft_c2r_mkl` (native/mkl/SpectralOps.cpp) run MKL's "
-            "DFTI on the x86 wheel (pocketfft is built only where MKL is not, so it never runs there; "
-            "`MKL_VERBOSE=1` prints DFTI's `FFT(...)` calls), whose order of butterflies is MKL's own and "
-            "unpublished: the impl does not reproduce it"
+            "`_fft_c2c_mkl`, `_fft_r2c_mkl`, `_fft_c2r_mkl` (native/mkl/SpectralOps.cpp): one MKL DFTI descriptor "
+            "per transform on the x86 wheel (no pocketfft there), on its generic code path (the `def` kernels, "
+            "no FMA); reproduced for 1-D transforms of length 12 (c2c, r2c, c2r) and 24 (r2c, c2r): 12 a "
+            "prime-factor 3 x 4 (3-point DFTs first, no twiddles; the real kernels drop the absent imaginary "
+            "parts), 24 the 12-point complex transform of the even/odd pairs with a recombination pass "
+            "(`(1 + sin)/2` form forward); a 1/N scale folded into the real 12-point kernels' 3-point DFTs, or "
+            "applied after the transform; other lengths, several dims, 1/sqrt(N) and other layouts refused"
         ),
         (
-            "thread count, in real transforms only (measured on the Zen 3, forward, 45 shapes (batch, n1, n2) "
-            "with n1, n2 up to 139): `rfft` and `irfft` along one dim give other bits on 1 thread than on 2 or "
-            "4 (r2c 6 of 90 cases, c2r 14 of 90), complex ones (`fft`, `fftn`, `ifftn`) and `rfftn` over two "
-            "dims none; "
-            "ATen capability default vs avx2 nothing; Intel CPUs (DFTI's own code paths) not measured"
+            "thread count, in the real 12-point transforms with a 1/N scale only: DFTI's threaded path (2 or "
+            "more threads, 2 or more transforms) and strided rows scale after the transform, one thread "
+            "inside the kernel (Autoformer's `irfft` backward, `_fft_r2c` by_n); unscaled transforms and "
+            "N = 24 the same on 1, 2 and 4 threads (measured on the Zen 3, forward, 45 shapes (batch, n1, "
+            "n2) with n1, n2 up to 139: `rfft` 6 of 90 cases and `irfft` 14 of 90 move with the thread "
+            "count, complex ones and `rfftn` none); ATen capability default vs avx2 nothing; Intel CPUs "
+            "(DFTI's own code paths) not measured"
         ),
     ),
 )

@@ -1,0 +1,207 @@
+/* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
+ * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
+ * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
+ * the rest): N = 12 (complex, real forward, real backward) and N = 24 (real forward and backward).
+ *
+ * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
+ *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
+ *   r2c   in (B, N) real     -> out (B, N/2+1) complex (the onesided half)
+ *   c2r   in (B, N/2+1) complex -> out (B, N) real (the imaginary parts of bins 0 and N/2 are not read)
+ *
+ * Order of operations, as measured (docs/impl/kernels.md "### fft"):
+ *   N = 12 complex: a prime-factor (Good-Thomas) transform, no twiddles: input n = (4*n1 + 3*n2) mod 12;
+ *     first the four 3-point DFTs over n1 (dft3), then the three 4-point DFTs over n2 (dft4); output bin
+ *     (4*k1 + 9*k2) mod 12.
+ *     dft3(a0, a1, a2): t = a1 + a2, u = a1 - a2, X0 = a0 + t, m = a0 - 0.5*t, v = sin(2pi/3)*u,
+ *       X1 = m -+ i*v, X2 = m +- i*v (forward, backward).
+ *     dft4(a0..a3): s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = a1 - a3,
+ *       X0 = s02 + s13, X2 = s02 - s13, X1 = d02 -+ i*d13, X3 = d02 +- i*d13.
+ *   N = 12 real: the complex transform of the real row (imaginary parts +0) forward, bins 0..6; backward,
+ *     the real parts of the complex backward transform of the Hermitian row (bin 12-k = conj(bin k)).
+ *   N = 24 real forward: z[j] = x[2j] + i*x[2j+1], Z = the 12-point complex forward transform, then per bin
+ *     k = 1..11 (w = cos + i*sin of -2pi*k/24, cos(pi/2) taken as 0):
+ *       B = Z[k] - conj(Z[12-k]), V = ((1 + w.im)/2, w.re/2),
+ *       X[k].re = Z[12-k].re + (B.re*V.re + B.im*V.im), X[k].im = -Z[12-k].im + (B.im*V.re - B.re*V.im),
+ *     X[0] = Z[0].re + Z[0].im, X[12] = Z[0].re - Z[0].im (imaginary parts +0).
+ *   N = 24 real backward: Z[0] = (X[0].re + X[12].re, X[0].re - X[12].re), and per k = 1..11
+ *       A = X[k] + conj(X[12-k]), B = X[k] - conj(X[12-k]),
+ *       Z[k].re = A.re + (w.im*B.re - w.re*B.im), Z[k].im = A.im + (w.im*B.im + w.re*B.re),
+ *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
+ *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
+ *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
+ *     every other case (the complex 12-point kernel, N = 24, and the real 12-point kernels when DFTI splits
+ *     two or more transforms between threads) multiplies each output by s after the transform. */
+#include <stdint.h>
+
+typedef struct {
+    float r, i;
+} cpx;
+
+#define SIN_2PI_3 0x1.bb67ae8584cabp-1 /* sin(2pi/3) in double: the folded scale's constant is its product */
+
+/* cos and sin of 2pi*k/24, k = 0..11, as float32 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
+static const float COS24[12] = {
+    0x1p+0f, 0x1.ee8dd4p-1f, 0x1.bb67aep-1f, 0x1.6a09e6p-1f, 0x1p-1f, 0x1.0907dcp-2f,
+    0.0f, -0x1.0907dcp-2f, -0x1p-1f, -0x1.6a09e6p-1f, -0x1.bb67aep-1f, -0x1.ee8dd4p-1f,
+};
+static const float SIN24[12] = {
+    0.0f, 0x1.0907dcp-2f, 0x1p-1f, 0x1.6a09e6p-1f, 0x1.bb67aep-1f, 0x1.ee8dd4p-1f,
+    0x1p+0f, 0x1.ee8dd4p-1f, 0x1.bb67aep-1f, 0x1.6a09e6p-1f, 0x1p-1f, 0x1.0907dcp-2f,
+};
+
+static inline cpx cadd(cpx a, cpx b) { return (cpx){a.r + b.r, a.i + b.i}; }
+static inline cpx csub(cpx a, cpx b) { return (cpx){a.r - b.r, a.i - b.i}; }
+static inline cpx cscale(cpx a, float k) { return (cpx){a.r * k, a.i * k}; }
+/* m + (sign * i) * v: sign -1 adds -i*v = (v.im, -v.re), sign +1 adds i*v = (-v.im, v.re). */
+static inline cpx cadd_rot(cpx m, cpx v, int sign) {
+    return sign < 0 ? (cpx){m.r + v.i, m.i - v.r} : (cpx){m.r - v.i, m.i + v.r};
+}
+
+/* 3-point DFT (sign -1 forward, +1 backward); scaled: DFTI's kernel with the scale s folded in. */
+static void dft3(const cpx a0, const cpx a1, const cpx a2, int sign, int scaled, float s, cpx out[3]) {
+    const cpx t = cadd(a1, a2), u = csub(a1, a2);
+    cpx m, v;
+    if (scaled) {
+        const cpx a0s = cscale(a0, s), ts = cscale(t, s);
+        out[0] = cadd(a0s, ts);
+        m = csub(a0s, cscale(ts, 0.5f));
+        v = cscale(u, (float)(SIN_2PI_3 * (double)s));
+    } else {
+        out[0] = cadd(a0, t);
+        m = csub(a0, cscale(t, 0.5f));
+        v = cscale(u, (float)SIN_2PI_3);
+    }
+    out[1] = cadd_rot(m, v, sign);
+    out[2] = cadd_rot(m, v, -sign);
+}
+
+/* 4-point DFT (sign -1 forward, +1 backward). */
+static void dft4(const cpx a[4], int sign, cpx out[4]) {
+    const cpx s02 = cadd(a[0], a[2]), d02 = csub(a[0], a[2]);
+    const cpx s13 = cadd(a[1], a[3]), d13 = csub(a[1], a[3]);
+    out[0] = cadd(s02, s13);
+    out[2] = csub(s02, s13);
+    out[1] = cadd_rot(d02, d13, sign);
+    out[3] = cadd_rot(d02, d13, -sign);
+}
+
+/* The 12-point real forward kernel: the prime-factor transform above with the imaginary parts of the
+ * input absent (terms with them dropped, which decides the signs of zero results). Per column only the
+ * 3-point DFT's bins 0 (real) and 1 are formed (bin 2 is conj(bin 1)): Y0 = a0 + t, Y1 = (m, -v); the
+ * 4-point DFT of the Y0 gives X0, X6 (s02 +- s13, imaginary +0) and X3 = (d02, d13); that of the Y1 gives
+ * X4 = s02 + s13, X1 = (d02.re + d13.im, d02.im - d13.re), and as conjugates of bins 10 and 7
+ * X2 = (s02.re - s13.re, s13.im - s02.im), X5 = (d02.re - d13.im, -(d02.im + d13.re)). */
+static void rdft12_fwd(const float *x, int scaled, float s, float *out) {
+    float y0[4];
+    cpx y1[4];
+    const float c = scaled ? (float)(SIN_2PI_3 * (double)s) : (float)SIN_2PI_3;
+    for (int n2 = 0; n2 < 4; n2++) {
+        const float a0 = x[(3 * n2) % 12], a1 = x[(4 + 3 * n2) % 12], a2 = x[(8 + 3 * n2) % 12];
+        const float t = a1 + a2, u = a1 - a2;
+        float m;
+        if (scaled) {
+            const float a0s = a0 * s, ts = t * s;
+            y0[n2] = a0s + ts;
+            m = a0s - ts * 0.5f;
+        } else {
+            y0[n2] = a0 + t;
+            m = a0 - t * 0.5f;
+        }
+        y1[n2] = (cpx){m, -(u * c)};
+    }
+    {
+        const float s02 = y0[0] + y0[2], d02 = y0[0] - y0[2], s13 = y0[1] + y0[3], d13 = y0[1] - y0[3];
+        out[0] = s02 + s13, out[1] = 0.0f;
+        out[12] = s02 - s13, out[13] = 0.0f;
+        out[6] = d02, out[7] = d13;
+    }
+    const cpx s02 = cadd(y1[0], y1[2]), d02 = csub(y1[0], y1[2]), s13 = cadd(y1[1], y1[3]), d13 = csub(y1[1], y1[3]);
+    out[8] = s02.r + s13.r, out[9] = s02.i + s13.i;
+    out[2] = d02.r + d13.i, out[3] = d02.i - d13.r;
+    out[4] = s02.r - s13.r, out[5] = s13.i - s02.i;
+    out[10] = d02.r - d13.i, out[11] = -(d02.i + d13.r);
+}
+
+/* The 12-point complex transform of x (prime-factor 3 x 4, the 3-point DFTs first). */
+static void pfa12(const cpx x[12], int sign, int scaled, float s, cpx out[12]) {
+    cpx y[3][4];
+    for (int n2 = 0; n2 < 4; n2++) {
+        cpx o[3];
+        dft3(x[(3 * n2) % 12], x[(4 + 3 * n2) % 12], x[(8 + 3 * n2) % 12], sign, scaled, s, o);
+        for (int k1 = 0; k1 < 3; k1++) y[k1][n2] = o[k1];
+    }
+    for (int k1 = 0; k1 < 3; k1++) {
+        cpx o[4];
+        dft4(y[k1], sign, o);
+        for (int k2 = 0; k2 < 4; k2++) out[(4 * k1 + 9 * k2) % 12] = o[k2];
+    }
+}
+
+static void scale_after(float *v, int64_t count, float s) {
+    for (int64_t j = 0; j < count; j++) v[j] = v[j] * s;
+}
+
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 12 or 24 (24: r2c and c2r only); sign: c2c's -1 forward, +1 backward;
+ * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant. 0, or -1 for an
+ * unmodelled (kind, n). */
+int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded) {
+    const int scaled = scale != 1.0f;
+    const int fold = scaled && folded && n == 12 && kind != 0;
+    if (!((n == 12) || (n == 24 && kind != 0))) return -1;
+    const int half = n / 2 + 1;
+    for (int64_t b = 0; b < batch; b++) {
+        cpx x[12], y[12];
+        if (kind == 0) {
+            const float *row = in + b * 2 * n;
+            float *dst = out + b * 2 * n;
+            for (int j = 0; j < 12; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+            pfa12(x, sign, 0, 1.0f, y);
+            for (int j = 0; j < 12; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+            if (scaled) scale_after(dst, 2 * n, scale);
+        } else if (kind == 1) {
+            const float *row = in + b * n;
+            float *dst = out + b * 2 * half;
+            if (n == 12) {
+                rdft12_fwd(row, fold, scale, dst);
+            } else {
+                for (int j = 0; j < 12; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+                pfa12(x, -1, 0, 1.0f, y);
+                dst[0] = y[0].r + y[0].i, dst[1] = 0.0f;
+                dst[24] = y[0].r - y[0].i, dst[25] = 0.0f;
+                for (int k = 1; k < 12; k++) {
+                    const cpx zk = y[k], zn = y[12 - k];
+                    const float vr = (1.0f + -SIN24[k]) * 0.5f, vi = COS24[k] * 0.5f;
+                    const float br = zk.r - zn.r, bi = zk.i + zn.i;
+                    dst[2 * k] = zn.r + (br * vr + bi * vi);
+                    dst[2 * k + 1] = -zn.i + (bi * vr - br * vi);
+                }
+            }
+            if (scaled && !fold) scale_after(dst, 2 * half, scale);
+        } else {
+            const float *row = in + b * 2 * half;
+            float *dst = out + b * n;
+            if (n == 12) {
+                x[0] = (cpx){row[0], 0.0f};
+                x[6] = (cpx){row[12], 0.0f};
+                for (int k = 1; k < 6; k++) {
+                    x[k] = (cpx){row[2 * k], row[2 * k + 1]};
+                    x[12 - k] = (cpx){row[2 * k], -row[2 * k + 1]};
+                }
+                pfa12(x, 1, fold, scale, y);
+                for (int j = 0; j < 12; j++) dst[j] = y[j].r;
+            } else {
+                x[0] = (cpx){row[0] + row[24], row[0] - row[24]};
+                for (int k = 1; k < 12; k++) {
+                    const cpx xk = {row[2 * k], row[2 * k + 1]}, xn = {row[2 * (12 - k)], row[2 * (12 - k) + 1]};
+                    const float wr = COS24[k], wi = -SIN24[k];
+                    const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
+                    x[k] = (cpx){ar + (wi * br - wr * bi), ai + (wi * bi + wr * br)};
+                }
+                pfa12(x, 1, 0, 1.0f, y);
+                for (int j = 0; j < 12; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+            }
+            if (scaled && !fold) scale_after(dst, n, scale);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,115 @@
+"""ATen's CPU FFT on the x86 wheel (``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r``: MKL DFTI) for the lengths
+measured bit for bit, as DFTI runs them on its generic code path (an AMD CPU). Torch-free.
+
+Shape legend: x any shape, one transformed dim ``dim`` of length N; complex tensors are float32 arrays
+with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the other dims collapsed into
+B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
+the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
+
+Modelled: one dim; N = 12 (c2c, r2c, c2r) and N = 24 (r2c, c2r); no normalisation or 1/N. Where
+ATen's rows are a view of its input, DFTI gets them with their strides: contiguous rows, or a dense
+transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a scale inside
+(their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
+on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
+transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. Everything else is refused in one line.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl._lib import f32, load, ptr
+from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
+
+KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
+LENGTHS = {"c2c": (12,), "r2c": (12, 24), "c2r": (12, 24)}
+NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
+
+
+def _pairs(x: np.ndarray, what: str) -> np.ndarray:
+    """A complex operand as float32 (..., 2) pairs (complex64 is viewed so)."""
+    if x.dtype == np.complex64:
+        return np.ascontiguousarray(x).view(np.float32).reshape(*x.shape, 2)
+    if x.dtype != np.float32 or x.ndim < 1 or x.shape[-1] != 2:
+        raise ParityError(f"FFT: {what} must be complex64, or float32 (re, im) pairs, not {x.dtype} {x.shape}")
+    return x
+
+
+def _scale(normalization: int, n: int) -> float:
+    if normalization == NONE:
+        return 1.0
+    if normalization == BY_N:
+        return float(np.float32(1.0 / n))
+    raise ParityError(f"FFT with normalization {normalization} (1/sqrt(N)): not measured, not modelled")
+
+
+def strided_rows(shape: tuple[int, ...], stride: list[int] | None, d: int) -> bool:
+    """Whether DFTI gets ATen's rows as a strided view of the input (True) or as contiguous rows (False).
+    ATen orders the other dims by stride (largest first), moves ``dim`` d last and reshapes to one batch
+    dim: a copy where they do not collapse into one stride (or an expanded dim, stride 0, is among
+    them), else a view whose strides DFTI takes. ParityError for views DFTI may take another way."""
+    if stride is None:  # an operand without its strides: C-contiguous
+        stride = [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    if len(stride) != len(shape):
+        raise ParityError(f"FFT: strides {list(stride)} do not fit the input's shape {list(shape)}")
+    n, n_stride = shape[d], stride[d]
+    batch = sorted(
+        ((t, s) for i, (s, t) in enumerate(zip(shape, stride, strict=True)) if i != d and s != 1), reverse=True
+    )
+    if any(t == 0 for t, _ in batch) or any(t * s != batch[i - 1][0] for i, (t, s) in enumerate(batch) if i):
+        return False  # reshape copies
+    count = int(np.prod([s for _, s in batch])) if batch else 1
+    distance = batch[-1][0] if batch else n
+    if n == 1 or (n_stride == 1 and (count == 1 or distance == n)):
+        return False
+    if count > 1 and n_stride == count and distance == 1:
+        return True
+    raise ParityError(f"FFT of a view with strides {list(stride)}: DFTI's handling of that layout is not modelled")
+
+
+def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
+        forward: bool = True, last_dim_size: int = 0, stride: list[int] | None = None) -> np.ndarray:  # fmt: skip
+    """``_fft_<kind>`` of x over ``dim`` (one dim); complex results as float32 (..., 2) pairs. ``stride``:
+    the input's strides (in elements) where the caller held a view, else it is taken as C-contiguous."""
+    if profile.aarch64 or profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
+        raise ParityError(f"FFT under {profile.label}: the impl models MKL DFTI's generic code path (an AMD CPU) only")
+    if profile.torch != IMPL_TORCH:
+        raise ParityError(f"FFT under torch {profile.torch}: measured with torch {IMPL_TORCH}'s MKL only")
+    real_in = kind == "r2c"
+    data = f32(x) if real_in else _pairs(x, "the input")
+    if real_in and x.dtype != np.float32:
+        raise ParityError(f"FFT: r2c takes float32, not {x.dtype}")
+    ndim = data.ndim - (0 if real_in else 1)
+    if len(dim) != 1:
+        raise ParityError(f"FFT over {len(dim)} dims: the impl models 1-D transforms only")
+    d = int(dim[0])
+    if not -ndim <= d < ndim:
+        raise ParityError(f"FFT: dim {d} out of range for {ndim} dims")
+    d %= ndim
+    n = last_dim_size if kind == "c2r" else data.shape[d]
+    if n not in LENGTHS[kind]:
+        raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
+    if kind == "c2r" and data.shape[d] != n // 2 + 1:
+        raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
+    if kind == "c2r" and n == 24 and np.any(np.signbit(data) & (data == 0)):
+        raise ParityError("FFT c2r of length 24 from bins holding -0: the signs of its zero results are not modelled")
+    scale = _scale(normalization, n)
+    rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))
+    batch = rows.size // (rows.shape[ndim - 1] * (1 if real_in else 2)) if rows.size else 0
+    width = {"c2c": (n, 2), "r2c": (n // 2 + 1, 2), "c2r": (n,)}[kind]
+    out = np.zeros((*rows.shape[: ndim - 1], *width), np.float32)
+    strided = strided_rows(tuple(data.shape[:ndim]), stride, d)
+    threaded = profile.threads >= 2 and batch >= 2  # DFTI splits the transforms between threads
+    fn = load("fft").fft_mkl_def
+    fn.restype = ctypes.c_int
+    if batch:
+        rc = fn(
+            ctypes.c_int(KINDS[kind]), ctypes.c_int(n), ctypes.c_int64(batch), ptr(rows), ptr(out),
+            ctypes.c_int(-1 if forward else 1), ctypes.c_float(scale), ctypes.c_int(0 if threaded or strided else 1),
+        )  # fmt: skip
+        if rc != 0:
+            raise ParityError(f"FFT {kind} of length {n}: not modelled")
+    return np.ascontiguousarray(np.moveaxis(out, ndim - 1, d))

@@ -1,0 +1,138 @@
+"""Live parity of harness.impl.fft: torch.fft's 1-D transforms (MKL DFTI on the x86 wheel), run now in
+this process, against the impl's replay of ``_fft_r2c``, ``_fft_c2r`` and ``_fft_c2c``, bit for bit, on
+1, 2 and 4 threads.
+
+Random shapes with the transformed dim anywhere (so DFTI gets ATen's contiguous copy, contiguous rows
+or the dense transposed view), lengths 12 and 24, with and without the 1/N scale (the one the thread
+count moves, in the real 12-point kernels), values over six decades; then inputs whose results hold
+exact zeros (their signs come from the kernels' terms), and lengths, dims and norms the impl must
+refuse rather than answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.core.errors import ParityError
+from harness.trace.impl_ops import replay
+from tests.impl_live import SEEDS, assert_bits_equal, live_profile, needs_modelled_mkl, use_threads
+
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_modelled_mkl]
+
+NORMS = {"backward": (0, 2), "forward": (2, 0)}  # torch's norm -> ATen's normalization (forward op, inverse op)
+
+
+def _args(x: torch.Tensor, **values: object) -> list[dict[str, object]]:
+    """A captured op's arguments: the input with its strides, then the values."""
+    return [{"name": "self", "tensor": "self", "shape": list(x.shape), "stride": list(x.stride())}] + [
+        {"name": k, "value": v} for k, v in values.items()
+    ]
+
+
+def _pairs(t: torch.Tensor) -> np.ndarray:
+    return torch.view_as_real(t).numpy() if t.is_complex() else t.numpy()
+
+
+def _check(kind: str, x: torch.Tensor, d: int, n: int, norm: str) -> None:
+    """torch.fft's transform of x over dim d against the replay of the ATen op it runs."""
+    fwd, inv = NORMS[norm]
+    p = live_profile()
+    if kind == "r2c":
+        want = torch.fft.rfft(x, dim=d, norm=norm)
+        got = replay(
+            "aten._fft_r2c.default", {"self": x.numpy()}, _args(x, dim=[d], normalization=fwd, onesided=True), p
+        )
+    elif kind == "c2r":
+        want = torch.fft.irfft(x, n=n, dim=d, norm=norm)
+        got = replay(
+            "aten._fft_c2r.default", {"self": _pairs(x)}, _args(x, dim=[d], normalization=inv, last_dim_size=n), p
+        )
+    else:
+        forward = kind == "c2c_fwd"
+        want = (torch.fft.fft if forward else torch.fft.ifft)(x, dim=d, norm=norm)
+        normalization = fwd if forward else inv
+        got = replay(
+            "aten._fft_c2c.default",
+            {"self": _pairs(x)},
+            _args(x, dim=[d], normalization=normalization, forward=forward),
+            p,
+        )
+    assert_bits_equal(f"{kind} n={n} dim={d} {list(x.shape)} norm={norm} t={p.threads}", _pairs(want), got["out"])
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=SEEDS,
+    threads=st.sampled_from([1, 2, 4]),
+    n=st.sampled_from([12, 24]),
+    batch=st.lists(st.integers(1, 5), min_size=0, max_size=3),
+    where=st.integers(0, 3),
+    norm=st.sampled_from(sorted(NORMS)),
+    decade=st.integers(-3, 3),
+)
+def test_live_fft_random_cases_bit_for_bit(
+    seed: int, threads: int, n: int, batch: list[int], where: int, norm: str, decade: int
+) -> None:
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    d = min(where, len(batch))
+    shape = [*batch[:d], n, *batch[d:]]
+    half = [*batch[:d], n // 2 + 1, *batch[d:]]
+    x = torch.from_numpy((rng.standard_normal(shape) * 10.0**decade).astype(np.float32))
+    h = torch.from_numpy(rng.standard_normal((*half, 2)).astype(np.float32))
+    _check("r2c", x, d, n, norm)
+    _check("c2r", torch.view_as_complex(h), d, n, norm)
+    if n == 12:
+        c = torch.from_numpy(rng.standard_normal((*shape, 2)).astype(np.float32))
+        _check("c2c_fwd", torch.view_as_complex(c), d, n, norm)
+        _check("c2c_bwd", torch.view_as_complex(c), d, n, norm)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_live_fft_signed_zeros_and_exact_results(threads: int) -> None:
+    """Inputs whose transforms hold exact zeros (ones, zeros of both signs, small integers with zeros):
+    the signs of the zeros are the kernels' own terms (the real kernels drop the absent parts)."""
+    use_threads(threads)
+    rng = np.random.default_rng(5)
+    for n in (12, 24):
+        for batch in (1, 6):
+            shape = (batch, n)
+            for x in (
+                np.ones(shape),
+                np.zeros(shape),
+                -np.zeros(shape),
+                rng.integers(-2, 3, shape) * 1.0,
+                rng.integers(-1, 2, shape) * rng.choice([0.0, 1.0, 0.5], shape),
+            ):
+                for norm in sorted(NORMS):
+                    _check("r2c", torch.from_numpy(x.astype(np.float32)), 1, n, norm)
+            for h in (
+                np.ones((batch, n // 2 + 1, 2)),
+                np.zeros((batch, n // 2 + 1, 2)),
+                rng.integers(-2, 3, (batch, n // 2 + 1, 2)) * 1.0,
+            ):
+                for norm in sorted(NORMS):
+                    _check("c2r", torch.view_as_complex(torch.from_numpy(h.astype(np.float32))), 1, n, norm)
+
+
+def _refused(op: str, x: np.ndarray, shape: torch.Tensor, **values: object) -> None:
+    with pytest.raises(ParityError) as err:
+        replay(f"aten._fft_{op}.default", {"self": x}, _args(shape, **values), live_profile())
+    assert "\n" not in str(err.value), str(err.value)
+
+
+def test_live_fft_refuses_what_is_not_modelled() -> None:
+    """Lengths, dims, norms and layouts DFTI takes other ways are refused in one line, not answered."""
+    real, pairs = np.zeros((2, 12), np.float32), np.zeros((2, 24, 2), np.float32)
+    _refused("r2c", np.zeros((3, 16), np.float32), torch.zeros(3, 16), dim=[1], normalization=0, onesided=True)
+    _refused("r2c", np.zeros((12, 12), np.float32), torch.zeros(12, 12), dim=[0, 1], normalization=0, onesided=True)
+    _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=1, onesided=True)  # 1/sqrt(N)
+    _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=0, onesided=False)
+    _refused("c2c", pairs, torch.zeros(2, 24), dim=[1], normalization=0, forward=True)
+    _refused("c2r", -np.zeros((2, 13, 2), np.float32), torch.zeros(2, 13), dim=[1], normalization=0, last_dim_size=24)
+    sliced = torch.zeros(4, 20)[:, :12]  # rows of 12 at a distance of 20: a view DFTI may take another way
+    _refused("r2c", sliced.numpy().copy(), sliced, dim=[1], normalization=2, onesided=True)
