@@ -117,6 +117,9 @@ def test_live_fft_signed_zeros_and_exact_results(threads: int) -> None:
             ):
                 for norm in sorted(NORMS):
                     _check("c2r", torch.view_as_complex(torch.from_numpy(h.astype(np.float32))), 1, n, norm)
+        h = rng.integers(-2, 3, (3, n // 2 + 1, 2)).astype(np.float32)
+        h[:, [0, n // 2], 1] = -0.0  # imaginary parts DFTI does not read: no refusal
+        _check("c2r", torch.view_as_complex(torch.from_numpy(h)), 1, n, "backward")
 
 
 def _refused(op: str, x: np.ndarray, shape: torch.Tensor, **values: object) -> None:
