@@ -3,10 +3,10 @@ this process, against the impl's replay of ``_fft_r2c``, ``_fft_c2r`` and ``_fft
 1, 2 and 4 threads.
 
 Random shapes with the transformed dim anywhere (so DFTI gets ATen's contiguous copy, contiguous rows
-or the dense transposed view), lengths 12 and 24, with and without the 1/N scale (the one the thread
-count moves, in the real 12-point kernels), values over six decades; then inputs whose results hold
-exact zeros (their signs come from the kernels' terms), and lengths, dims and norms the impl must
-refuse rather than answer.
+or the dense transposed view), lengths 12 and 24 (complex, real forward and backward), with and
+without the 1/N scale (the one the thread count moves, in the real 12-point kernels), values over six
+decades; then inputs whose results hold exact zeros (their signs come from the kernels' terms), and
+lengths, dims, norms and layouts the impl must refuse rather than answer.
 """
 
 from __future__ import annotations
@@ -86,10 +86,9 @@ def test_live_fft_random_cases_bit_for_bit(
     h = torch.from_numpy(rng.standard_normal((*half, 2)).astype(np.float32))
     _check("r2c", x, d, n, norm)
     _check("c2r", torch.view_as_complex(h), d, n, norm)
-    if n == 12:
-        c = torch.from_numpy(rng.standard_normal((*shape, 2)).astype(np.float32))
-        _check("c2c_fwd", torch.view_as_complex(c), d, n, norm)
-        _check("c2c_bwd", torch.view_as_complex(c), d, n, norm)
+    c = torch.from_numpy(rng.standard_normal((*shape, 2)).astype(np.float32))
+    _check("c2c_fwd", torch.view_as_complex(c), d, n, norm)
+    _check("c2c_bwd", torch.view_as_complex(c), d, n, norm)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -135,7 +134,8 @@ def test_live_fft_refuses_what_is_not_modelled() -> None:
     _refused("r2c", np.zeros((12, 12), np.float32), torch.zeros(12, 12), dim=[0, 1], normalization=0, onesided=True)
     _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=1, onesided=True)  # 1/sqrt(N)
     _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=0, onesided=False)
-    _refused("c2c", pairs, torch.zeros(2, 24), dim=[1], normalization=0, forward=True)
+    _refused("c2c", np.zeros((2, 16, 2), np.float32), torch.zeros(2, 16), dim=[1], normalization=0, forward=True)
+    _refused("c2c", -pairs, torch.zeros(2, 24), dim=[1], normalization=0, forward=True)  # -0: zero signs
     _refused("c2r", -np.zeros((2, 13, 2), np.float32), torch.zeros(2, 13), dim=[1], normalization=0, last_dim_size=24)
     sliced = torch.zeros(4, 20)[:, :12]  # rows of 12 at a distance of 20: a view DFTI may take another way
     _refused("r2c", sliced.numpy().copy(), sliced, dim=[1], normalization=2, onesided=True)

@@ -1,7 +1,7 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 12 (complex, real forward, real backward) and N = 24 (real forward and backward).
+ * the rest): N = 12 and N = 24, complex, real forward and real backward.
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -16,7 +16,8 @@
  *       X1 = m -+ i*v, X2 = m +- i*v (forward, backward).
  *     dft4(a0..a3): s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = a1 - a3,
  *       X0 = s02 + s13, X2 = s02 - s13, X1 = d02 -+ i*d13, X3 = d02 +- i*d13.
- *   N = 12 real: the complex transform of the real row (imaginary parts +0) forward, bins 0..6; backward,
+ *   N = 24 complex: Cooley-Tukey 3 x 8 (ct24 below: two 8-point kernels, twiddles, 3-point DFTs).
+ *   N = 12 real: forward, the complex transform with the imaginary parts absent (rdft12_fwd); backward,
  *     the real parts of the complex backward transform of the Hermitian row (bin 12-k = conj(bin k)).
  *   N = 24 real forward: z[j] = x[2j] + i*x[2j+1], Z = the 12-point complex forward transform, then per bin
  *     k = 1..11 (w = cos + i*sin of -2pi*k/24, cos(pi/2) taken as 0):
@@ -29,8 +30,9 @@
  *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
  *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
- *     every other case (the complex 12-point kernel, N = 24, and the real 12-point kernels when DFTI splits
- *     two or more transforms between threads) multiplies each output by s after the transform. */
+ *     every other case (the complex kernels, the real ones of N = 24, and the real 12-point kernels when
+ *     DFTI splits two or more transforms between threads or takes strided rows) multiplies each output by
+ *     s after the transform. */
 #include <stdint.h>
 
 typedef struct {
@@ -137,26 +139,101 @@ static void pfa12(const cpx x[12], int sign, int scaled, float s, cpx out[12]) {
     }
 }
 
+#define H8 0x1.6a09e6p-1f /* float32 sqrt(1/2) */
+
+/* DFTI's `Prime8` 8-point DFT (sign -1 forward, +1 backward): s_m = x_m + x_{m+4}, d_m = x_m - x_{m+4};
+ * even bins the 4-point DFT of the s_m; odd bin k, with C_m, S_m the cosine and sine of sign*2pi*m*k/8:
+ * re = (d0.re + (C1*d1.re + C3*d3.re)) + ((-S1*d1.im + -S3*d3.im) + -S2*d2.im),
+ * im = (d0.im + (C1*d1.im + C3*d3.im)) + ((S1*d1.re + S3*d3.re) + S2*d2.re). */
+static void prime8(const cpx x[8], int sign, cpx out[8]) {
+    cpx sm[4], d[4], e[4];
+    for (int m = 0; m < 4; m++) sm[m] = cadd(x[m], x[m + 4]), d[m] = csub(x[m], x[m + 4]);
+    dft4(sm, sign, e);
+    for (int k = 0; k < 4; k++) out[2 * k] = e[k];
+    for (int k = 1; k < 8; k += 2) {
+        /* cos and sin of 2pi*m*k/8 for m = 1, 2, 3 (octants: exact +-1, 0 or +-sqrt(1/2)) */
+        static const float COS8[8] = {1.0f, H8, 0.0f, -H8, -1.0f, -H8, 0.0f, H8};
+        static const float SIN8[8] = {0.0f, H8, 1.0f, H8, 0.0f, -H8, -1.0f, -H8};
+        const float c1 = COS8[k % 8], c3 = COS8[(3 * k) % 8];
+        const float s1 = sign * SIN8[k % 8], s2 = sign * SIN8[(2 * k) % 8], s3 = sign * SIN8[(3 * k) % 8];
+        out[k].r = (d[0].r + (d[1].r * c1 + d[3].r * c3)) + ((d[1].i * -s1 + d[3].i * -s3) + d[2].i * -s2);
+        out[k].i = (d[0].i + (d[1].i * c1 + d[3].i * c3)) + ((d[1].r * s1 + d[3].r * s3) + d[2].r * s2);
+    }
+}
+
+/* DFTI's radix-2 8-point DFT (the third 8-point DFT of its 24-point kernel): E, O the 4-point DFTs of the
+ * even and odd elements, O[k] turned by e^(sign*2pi*i*k/8) (k = 1, 3 as (re*h -+ im*h, im*h +- re*h) with
+ * h = +-sqrt(1/2) per product), X[k] = E[k] + O[k], X[k+4] = E[k] - O[k]. */
+static void radix2_8(const cpx x[8], int sign, cpx out[8]) {
+    const cpx ev[4] = {x[0], x[2], x[4], x[6]}, od[4] = {x[1], x[3], x[5], x[7]};
+    cpx e[4], o[4];
+    dft4(ev, sign, e);
+    dft4(od, sign, o);
+    cpx t[4];
+    t[0] = o[0];
+    t[2] = sign < 0 ? (cpx){o[2].i, -o[2].r} : (cpx){-o[2].i, o[2].r};
+    if (sign < 0) {
+        t[1] = (cpx){o[1].r * H8 + o[1].i * H8, o[1].i * H8 - o[1].r * H8};
+        t[3] = (cpx){o[3].i * H8 - o[3].r * H8, -(o[3].r * H8) - o[3].i * H8};
+    } else {
+        t[1] = (cpx){o[1].r * H8 - o[1].i * H8, o[1].i * H8 + o[1].r * H8};
+        t[3] = (cpx){-(o[3].r * H8) - o[3].i * H8, o[3].r * H8 - o[3].i * H8};
+    }
+    for (int k = 0; k < 4; k++) out[k] = cadd(e[k], t[k]), out[k + 4] = csub(e[k], t[k]);
+}
+
+/* DFTI's 24-point complex kernel: Cooley-Tukey 3 x 8, decimation in time: the 8-point DFTs of x[3m + r]
+ * (r = 0, 1: prime8; r = 2: radix2_8), each bin k1 times e^(sign*2pi*i*r*k1/24) (skipped where r*k1 = 0;
+ * (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), cos(pi/2) exactly 0), then the 3-point DFTs over r:
+ * X[k1 + 8*k2]. */
+static void ct24(const cpx x[24], int sign, cpx out[24]) {
+    cpx y[3][8];
+    for (int r = 0; r < 3; r++) {
+        cpx in[8];
+        for (int m = 0; m < 8; m++) in[m] = x[3 * m + r];
+        if (r < 2) prime8(in, sign, y[r]);
+        else radix2_8(in, sign, y[r]);
+    }
+    for (int k1 = 0; k1 < 8; k1++) {
+        cpx t[3];
+        for (int r = 0; r < 3; r++) {
+            const int e = r * k1;
+            const cpx v = y[r][k1];
+            if (e == 0) {
+                t[r] = v;
+                continue;
+            }
+            const float wr = e < 12 ? COS24[e] : -COS24[e - 12];
+            const float wi = sign * (e < 12 ? SIN24[e] : -SIN24[e - 12]);
+            t[r] = (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
+        }
+        cpx o[3];
+        dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
+        for (int k2 = 0; k2 < 3; k2++) out[k1 + 8 * k2] = o[k2];
+    }
+}
+
 static void scale_after(float *v, int64_t count, float s) {
     for (int64_t j = 0; j < count; j++) v[j] = v[j] * s;
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 12 or 24 (24: r2c and c2r only); sign: c2c's -1 forward, +1 backward;
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 12 or 24; sign: c2c's -1 forward, +1 backward;
  * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant. 0, or -1 for an
  * unmodelled (kind, n). */
 int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (!((n == 12) || (n == 24 && kind != 0))) return -1;
+    if (n != 12 && n != 24) return -1;
     const int half = n / 2 + 1;
     for (int64_t b = 0; b < batch; b++) {
-        cpx x[12], y[12];
+        cpx x[24], y[24];
         if (kind == 0) {
             const float *row = in + b * 2 * n;
             float *dst = out + b * 2 * n;
-            for (int j = 0; j < 12; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
-            pfa12(x, sign, 0, 1.0f, y);
-            for (int j = 0; j < 12; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+            for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+            if (n == 12) pfa12(x, sign, 0, 1.0f, y);
+            else ct24(x, sign, y);
+            for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
             if (scaled) scale_after(dst, 2 * n, scale);
         } else if (kind == 1) {
             const float *row = in + b * n;
