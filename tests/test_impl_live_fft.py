@@ -119,6 +119,10 @@ def test_live_fft_signed_zeros_and_exact_results(threads: int) -> None:
         h = rng.integers(-2, 3, (3, n // 2 + 1, 2)).astype(np.float32)
         h[:, [0, n // 2], 1] = -0.0  # imaginary parts DFTI does not read: no refusal
         _check("c2r", torch.view_as_complex(torch.from_numpy(h)), 1, n, "backward")
+        c = rng.standard_normal((3, n, 2)).astype(np.float32)
+        c[:, ::5, 1] = -0.0  # -0 read, no result zero: replayed (a zero's sign reaches only zero results)
+        _check("c2c_fwd", torch.view_as_complex(torch.from_numpy(c)), 1, n, "backward")
+        _check("c2r", torch.view_as_complex(torch.from_numpy(c[:, : n // 2 + 1].copy())), 1, n, "backward")
 
 
 def _refused(op: str, x: np.ndarray, shape: torch.Tensor, **values: object) -> None:

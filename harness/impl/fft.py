@@ -11,7 +11,9 @@ ATen's rows are a view of its input, DFTI gets them with their strides: contiguo
 transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a scale inside
 (their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
 on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
-transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. Everything else is refused in one line.
+transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The 24-point complex and backward
+kernels give other signs to some zero results from inputs holding -0: such a result is refused.
+Everything else is refused in one line.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
     if x.dtype != np.float32 or x.ndim < 1 or x.shape[-1] != 2:
         raise ParityError(f"FFT: {what} must be complex64, or float32 (re, im) pairs, not {x.dtype} {x.shape}")
     return x
+
+
+def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
+    """Whether DFTI's 24-point complex or backward kernel reads a -0 (c2r leaves the imaginary parts of
+    bins 0 and N/2 unread): the signs of its zero results are then not modelled (measured: every
+    difference lies in a result that is zero on both sides, 190 of 400 zero-heavy c2c inputs, 87 of 400
+    c2r)."""
+    bins = np.moveaxis(data, d, 0)
+    read = [bins] if kind == "c2c" else [bins[..., 0], np.delete(bins, [0, n // 2], axis=0)[..., 1]]
+    return any(bool(np.any(np.signbit(v) & (v == 0))) for v in read)
 
 
 def _scale(normalization: int, n: int) -> float:
@@ -94,16 +106,7 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
         raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
-    if kind == "c2c" and n == 24 and np.any(np.signbit(data) & (data == 0)):
-        raise ParityError(
-            "FFT c2c of length 24 from elements holding -0: the signs of its zero results are not modelled"
-        )
-    if kind == "c2r" and n == 24:
-        read = np.delete(np.moveaxis(data, d, 0), [0, n // 2], axis=0)[..., 1], np.moveaxis(data, d, 0)[..., 0]
-        if any(np.any(np.signbit(v) & (v == 0)) for v in read):  # bins 0 and 12: their imaginary parts unread
-            raise ParityError(
-                "FFT c2r of length 24 from bins holding -0: the signs of its zero results are not modelled"
-            )
+    negative_zero = n == 24 and kind != "r2c" and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))
     batch = rows.size // (rows.shape[ndim - 1] * (1 if real_in else 2)) if rows.size else 0
@@ -120,4 +123,6 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
         )  # fmt: skip
         if rc != 0:
             raise ParityError(f"FFT {kind} of length {n}: not modelled")
+    if negative_zero and np.any(out == 0):  # a zero's sign reaches only results that are zero themselves
+        raise ParityError(f"FFT {kind} of length 24 from -0 to a zero result: the sign of that zero is not modelled")
     return np.ascontiguousarray(np.moveaxis(out, ndim - 1, d))

@@ -585,8 +585,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "complex Cooley-Tukey 3 x 8 (two kinds of 8-point DFT, then twiddles and 3-point DFTs), 24 real "
             "the 12-point complex transform of the even/odd pairs with a recombination pass (`(1 + sin)/2` "
             "form forward); a 1/N scale folded into the real 12-point kernels' 3-point DFTs, or applied after "
-            "the transform; other lengths, several dims, 1/sqrt(N), other layouts and -0 inputs of the "
-            "24-point complex and backward kernels refused"
+            "the transform; other lengths, several dims, 1/sqrt(N), other layouts and zero results of the "
+            "24-point complex and backward kernels from -0 inputs refused"
         ),
         (
             "thread count, in the real 12-point transforms with a 1/N scale only: DFTI's threaded path (2 or "
