@@ -11,7 +11,6 @@ Shapes of 1 to 4 dims off the 4- and 8-lane vectors, any subset of dims kept or 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -20,6 +19,11 @@ import numpy as np
 
 from harness.impl import reduce
 from harness.impl.profiles import KernelProfile
+
+if __package__:  # imported by the tests
+    from tests.arm64_sampling_cases import digest
+else:  # run as a script (under emulation): its own folder is on the path, not the repository's
+    from arm64_sampling_cases import digest
 
 COUNT = 60
 
@@ -44,17 +48,6 @@ def cases() -> Iterator[dict[str, Any]]:
 
 def impl_outputs(case: dict[str, Any], profile: KernelProfile) -> list[np.ndarray]:
     return [reduce.logsumexp(case["x"], case["dims"], profile)]  # keepdim only reshapes: the same bits
-
-
-def digest(outputs: Iterator[list[Any]]) -> str:
-    """The SHA-256 of every output's float32 bits (C order) in order: tests/arm64_sampling_cases.py's, kept
-    here because under emulation only the package is importable, not ``tests``."""
-    h = hashlib.sha256()
-    for outs in outputs:
-        for out in outs:
-            a = out.detach().contiguous().numpy() if hasattr(out, "detach") else out
-            h.update(np.ascontiguousarray(a, np.float32).view(np.uint32).tobytes())
-    return h.hexdigest()
 
 
 if __name__ == "__main__":  # pragma: no cover - under emulation: threads -> digest of torch's bits
