@@ -109,6 +109,33 @@ def test_impl_check_argument_errors_are_one_line_and_exit_2(tmp_path: Path):
     assert not (tmp_path / "cache").exists()  # refused before any setup
 
 
+def test_trace_argument_errors_are_one_line_and_exit_2(tmp_path: Path):
+    import subprocess
+    import sys
+
+    tool = Path(__file__).resolve().parents[1] / "tools" / "emulate_arm64.py"
+    (tmp_path / "folder").mkdir()
+    one = ("trace", "--cores", "neoverse-n1")
+    cases = {
+        ("trace", "--out", "t.h5", "--", "-m", "m"): "one core at one thread count",  # default: all three
+        (*one, "--threads", "1,2", "--out", "t.h5", "--", "-m", "m"): "one core at one thread count",
+        (*one, "--", "-m", "m"): "trace needs --out FILE",
+        (*one, "--out", "t.h5"): "nothing to trace",
+        (*one, "--out", "t.h5", "--", "python"): "nothing to trace",
+        (*one, "--out", "t.h5", "--", str(tmp_path / "absent.py")): "absent.py: no such script",
+        (*one, "--out", "t.h5", "--capture", "1,x", "--", "-m", "m"): "--capture takes op indices",
+        (*one, "--out", str(tmp_path / "folder"), "--", "-m", "m"): "is a folder",
+    }
+    for argv, message in cases.items():
+        result = subprocess.run(
+            [sys.executable, str(tool), argv[0], "--cache", str(tmp_path / "cache"), *argv[1:]],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+        assert result.returncode == 2 and result.stderr.count("\n") == 1, (argv, result.stderr)
+        assert message in result.stderr, (argv, result.stderr)
+    assert not (tmp_path / "cache").exists()  # refused before any setup
+
+
 def test_arm64_impl_is_compiled_with_the_package_flags_for_aarch64(tmp_path: Path):
     from harness.core import buildinfo
     from harness.platform.emulation import AARCH64_CC, arm64_compile_command, impl_env

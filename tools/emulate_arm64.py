@@ -9,6 +9,11 @@
     run --cores CORE [--threads N] -- SCRIPT [ARGS]
                           run an arm64 Python script on one emulated core with that
                           configuration pinned (threads, capability), e.g. to measure a kernel
+    trace --cores CORE [--threads N] --out FILE [--capture I,J] -- PROGRAM [ARGS]
+                          `parity trace` of a Python program (script.py or -m module, in the
+                          working directory) on one emulated core, as on an arm64 Linux host;
+                          `parity diff A B --verify-cause` re-runs such a trace's program on the
+                          same emulated core
     impl-check [FIXTURES ...] [--cores CORE] [--ops ...] [--nanogpt tiny] [--native] [--out DIR]
                           the impl (no torch) as an arm64 user runs it: its C libraries compiled
                           for aarch64 with the package's flags into a copy of the package
@@ -44,7 +49,9 @@ from harness.platform.config import PlatformConfig  # noqa: E402
 from harness.platform.emulation import (  # noqa: E402
     CORES,
     Emulator,
+    arm64_runner,
     build_arm64_package,
+    default_cache,
     impl_env,
     record_command,
     setup,
@@ -64,7 +71,7 @@ def thread_counts(text: str) -> list[int]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = ArgumentParser(prog="tools/emulate_arm64.py", description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("setup", "record", "run", "impl-check"))
+    parser.add_argument("action", choices=("setup", "record", "run", "trace", "impl-check"))
     parser.add_argument(
         "fixtures", nargs="*", type=Path, help="impl-check: op or nanoGPT fixtures (default: committed)"
     )
@@ -77,15 +84,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--random", type=positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed (file <id>.random-<seed>.h5)")
     parser.add_argument(
-        "--out", type=Path, default=None, help="default harness/fixtures (impl-check: build/arm64-impl)"
+        "--out",
+        type=Path,
+        default=None,
+        help="default harness/fixtures (impl-check: build/arm64-impl); trace: the trace file",
     )
+    parser.add_argument("--capture", default="", help="trace: op indices whose tensors are kept in full")
     parser.add_argument("--native", action="store_true", help="impl-check: also on this host, and compare")
     parser.add_argument("--force", action="store_true")
     parser.add_argument("--torch", default=os.environ.get("PARITY_TORCH", "2.13.0"))
     parser.add_argument(
         "--cache",
         type=Path,
-        default=Path(os.environ.get("PARITY_ARM64_CACHE", Path.home() / ".cache/parity-harness/arm64")),
+        default=default_cache(),
     )
     argv = sys.argv[1:] if argv is None else argv
     script = argv[argv.index("--") + 1 :] if "--" in argv else []
@@ -105,6 +116,8 @@ def main(argv: list[str] | None = None) -> int:
         emu = Emulator(args.cache, args.torch)
         if args.action == "impl-check":
             return impl_check(emu, args, cores)
+        if args.action == "trace":
+            return trace(emu, args, cores, counts, script)
         setup(emu)
         if args.action == "setup":
             return 0
@@ -152,6 +165,35 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     return run_reporting_errors(body)
+
+
+def trace(emu: Emulator, args, cores: list[str], counts: list[int], program: list[str]) -> int:
+    """`trace`: `parity trace` of ``program`` on one emulated core, in the working directory."""
+    import subprocess
+
+    from harness.trace.run import capture_indices
+
+    if len(cores) != 1 or len(counts) != 1:
+        raise ParityError("trace runs on one core at one thread count: trace --cores C --threads N --out F -- S.py")
+    if args.out is None:
+        raise ParityError("trace needs --out FILE, the trace to write")
+    if program[:1] and Path(program[0]).name.startswith("python"):  # `-- python train.py`: the emulator's Python
+        program = program[1:]
+    if not program:
+        raise ParityError("nothing to trace: give the program after --, e.g. trace ... -- train.py (or -- -m module)")
+    if program[0] != "-m" and not Path(program[0]).is_file():
+        raise ParityError(f"{program[0]}: no such script")
+    capture = ",".join(map(str, capture_indices(args.capture)))
+    out = args.out.resolve()
+    if out.is_dir():
+        raise ParityError(f"{args.out}: is a folder; --out names the trace file")
+    setup(emu)
+    setup_cross_build(emu)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run = ["-m", "harness.trace.run", "--out", str(out), *(["--capture", capture] if capture else []), "--"]
+    with arm64_runner(REPO, emu.torch_version, CORES[cores[0]], counts[0], dict(os.environ), emu.cache) as (cmd, env):
+        print(f"emulate-arm64: tracing on emulated {cores[0]} at {counts[0]} thread(s)", file=sys.stderr, flush=True)
+        return subprocess.run(cmd([*run, *program]), env=env, check=False).returncode
 
 
 def impl_check(emu: Emulator, args, cores: list[str]) -> int:

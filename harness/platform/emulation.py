@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -378,6 +379,57 @@ def impl_env(emu: Emulator, core: EmulatedCore, site: Path, package_dir: Path, b
     env = {k: v for k, v in base.items() if not k.startswith(("PYTHON", "OMP_", "MKL_", "ATEN_"))}
     env.update(QEMU_CPU=core.qemu_cpu, PYTHONPATH=f"{site}{os.pathsep}{package_dir}", PYTHONNOUSERSITE="1")
     return env
+
+
+# --- parity trace on an emulated arm64 core ---------------------------------------------------------
+
+
+def default_cache() -> Path:
+    """The arm64 emulator's cache folder: ``$PARITY_ARM64_CACHE``, default ``~/.cache/parity-harness/arm64``."""
+    return Path(os.environ.get("PARITY_ARM64_CACHE") or Path.home() / ".cache" / "parity-harness" / "arm64")
+
+
+def emulated_core_of(provenance: dict) -> EmulatedCore | None:
+    """The emulated arm64 core a traced or recorded run's provenance names; None where the run was
+    not an emulated arm64 one (silicon, or x86_64)."""
+    note = str(provenance.get("emulation", ""))
+    if provenance.get("arch") != "arm64" or not note:
+        return None
+    midr = re.search(r"fake MIDR 0x([0-9a-fA-F]+)", note)  # emulation_note's, as Emulator.env writes it
+    found = [c for c in CORES.values() if midr and c.midr == int(midr.group(1), 16)]
+    found = found or [CORES[name] for name in (str(provenance.get("isa", "")),) if name in CORES]
+    if not found:
+        raise ParityError(f"the run was emulated on an arm64 core that this harness does not know ({note}; "
+                          f"known: {', '.join(CORES)})")  # fmt: skip
+    return found[0]
+
+
+@contextmanager
+def arm64_runner(
+    repo: Path, torch_version: str, core: EmulatedCore, threads: int, base: dict[str, str], cache: Path | None = None
+) -> Iterator[tuple[Callable[[list[str]], list[str]], dict[str, str]]]:
+    """(command, env) that run ``python3.11 <args>`` on emulated ``core`` at ``threads`` threads with
+    the emulator's torch and an aarch64 build of this package (in a temporary folder of the cache,
+    removed on leaving: the host's x86_64 libraries are never loaded). ``PYTHONSAFEPATH`` keeps the
+    working directory's copy of the package (its x86_64 libraries) off the path; ``harness.trace.run``
+    puts the working directory back for the program. Refused in one line where the emulator or its
+    torch release is not set up (``python tools/emulate_arm64.py setup``)."""
+    emu = Emulator(cache or default_cache(), torch_version)
+    setup_hint = f"python tools/emulate_arm64.py setup --torch {torch_version}"
+    if not (emu.root / ".complete").exists() or not (emu.site / ".complete").exists():
+        raise ParityError(f"the arm64 emulator with torch {torch_version} is not set up in {emu.cache}: {setup_hint}")
+    if shutil.which(AARCH64_CC) is None or not (emu.cache / "python-dev" / ".complete").exists():
+        raise ParityError(f"building the package for aarch64 needs {AARCH64_CC} and the arm64 Python headers: "
+                          "python tools/emulate_arm64.py run sets them up")  # fmt: skip
+    config = PlatformConfig("linux", "arm64", core.name, threads, blas="nvpl")
+    emu.cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="package-trace-", dir=emu.cache) as tmp:
+        package = build_arm64_package(emu, repo, Path(tmp))
+        # the dispatcher hook (C++, compiled when first traced) cannot be built for aarch64 from inside
+        # the emulated process (a compiler it starts runs natively): traced through the dispatch mode
+        env = {**emu.env(config, core, package, base), "PYTHONSAFEPATH": "1", "PARITY_TRACE_HOOK": "0"}
+        root = emu.core_root(core, max(threads, 2))
+        yield (lambda args: emu.command(args, root)), env
 
 
 # --- x86_64 under emulation: this host's own Python and torch, as another x86 CPU -------------------

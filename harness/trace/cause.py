@@ -6,11 +6,18 @@ Knobs (provenance fields): ``threads``, ``capability`` (ATen's CPU capability,
 ``cpu_model``, ``arch``, ``torch_version``, ``hash_seed`` (``python_hash_seed``: Python's string hash
 seed, which reaches no kernel but orders a program's sets of str). The kernel index says which of them reach the root
 cause op's bits (harness/trace/impl_ops.py ``KERNEL_OPS``); the knob is the one that both
-differs between the traces and reaches the op.
+differs between the traces and reaches the op. Between two architectures (an arm64 run and an x86
+one) the knob is the architecture, every kernel being its own build there (ATen's capability,
+oneDNN, the BLAS and the CPU follow from it), with the thread count and torch release beside it
+where they differ too and reach the op.
 
 Verification (``--verify-cause``): A's program is run again under its configuration, keeping the
-root cause op's tensors in full (its inputs are B's too); the impl replays them under each side's
-profile (the profile of its ATen capability, its thread count, its torch release). The cause is verified when the
+root cause op's tensors in full (its inputs are B's too); or B's, where only B's can run on this
+host; a program traced on another architecture is re-run on the emulated arm64 core it was traced
+on (harness.platform.emulation), never natively, and one traced on another architecture's silicon
+is refused in one line; ops a trace holds in full (``--capture``) are taken from it. The impl
+replays them under each side's profile (the profile of its ATen capability, its thread count, its
+architecture, its torch release). The cause is verified when the
 impl gives each side's traced outputs bit for bit (by their digests), and, where one knob was
 named, when changing that knob alone in the impl turns side A's bits into side B's (a knob the
 impl cannot change alone, such as the MKL code path, leaves one-knob causes unverified). Otherwise
@@ -25,12 +32,14 @@ or differs between the runs (the likely one: sets of str iterate in its order; s
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,6 +97,9 @@ def trace_knob_values(trace: Trace, index: int | None = None) -> dict[str, str]:
     return values
 
 
+# knobs the architecture does not decide: a cross-architecture cause names them beside it
+ARCH_FREE_KNOBS = ("threads", "torch_version", "hash_seed")
+
 VERIFIED_ROOTS = 128  # --verify-cause proves at most this many live roots (one re-run captures them all)
 
 
@@ -136,6 +148,9 @@ def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
         )  # fmt: skip
     kernel, reach = found
     knobs = [k for k in reach if k in differing]
+    if "arch" in differing:  # another architecture: every kernel is its own build (ATen's capability, oneDNN,
+        # the BLAS and the CPU follow from it), so the architecture is the knob, with what it does not decide
+        knobs = ["arch", *(k for k in knobs if k in ARCH_FREE_KNOBS)]
     kernel_text = next(text for ops, text, _ in ROWS if kernel in ops)
     why = kernel_why(kernel, arm64="arm64" in (va["arch"], vb["arch"]))
     if knobs:
@@ -243,7 +258,11 @@ def capture(trace: Trace, index: int, workdir: Path) -> Captured:
 
 def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Captured]:
     """Run ``trace``'s program again under its configuration (once), keeping each op of ``indices``
-    in full; checks that each op and its digests came out as traced."""
+    in full; checks that each op and its digests came out as traced. Ops the trace already holds in
+    full (traced with ``--capture``) are taken from it: nothing is run. A trace of another
+    architecture is re-run on its emulated core where it was traced on one (``foreign_rerun``)."""
+    if all(index in trace.captured for index in indices):  # captured when traced: the same run's bits
+        return {index: trace.captured[index] for index in indices}
     command = trace.attrs.get("command")
     if not command:
         raise ParityError(f"{trace.path}: the trace does not say how its program was run (traced in Python?)")
@@ -252,10 +271,68 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
         raise ParityError(f"{trace.path}: its program ran in {cwd}, which is gone, so it cannot be run again")
     out = workdir / f"capture-{indices[0]}-{len(indices)}.h5"
     argv = trace_argv(command, out, indices)
-    env = rerun_env(trace)
-    if Path(argv[0]).resolve() == Path(sys.executable).resolve():
-        env = this_harness_first(env)
-    proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+    if foreign_arch(trace):
+        with foreign_rerun(trace) as (emulated, base):
+            argv = emulated(argv[1:])  # the emulator's Python in place of the program's own
+            proc = subprocess.run(argv, env=rerun_env(trace, base), cwd=cwd, capture_output=True, text=True)
+    else:
+        env = rerun_env(trace)
+        if Path(argv[0]).resolve() == Path(sys.executable).resolve():
+            env = this_harness_first(env)
+        proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+    return _checked_capture(trace, indices, out, proc)
+
+
+def host_arch() -> str:
+    import platform
+
+    from harness.platform.config import normalize_arch
+
+    return normalize_arch(platform.machine())
+
+
+def foreign_arch(trace: Trace) -> str:
+    """The architecture ``trace`` was recorded on where it is not this host's ("" where it is, or unrecorded)."""
+    arch = str(trace.provenance.get("arch", ""))
+    return arch if arch and arch != host_arch() else ""
+
+
+def can_rerun_here(trace: Trace) -> bool:
+    """Whether this host can run ``trace``'s program again as it ran: its own architecture, or an
+    arm64 core it was emulated on (or it holds its ops in full already: see ``capture_ops``)."""
+    from harness.platform.emulation import emulated_core_of
+
+    try:
+        return not foreign_arch(trace) or emulated_core_of(trace.provenance) is not None
+    except ParityError:
+        return False
+
+
+@contextlib.contextmanager
+def foreign_rerun(trace: Trace) -> Iterator[tuple[Callable[[list[str]], list[str]], dict[str, str]]]:
+    """(command, base environment) re-running ``trace``'s program, of another architecture than this
+    host's, on the emulated arm64 core it was traced on (its torch release, an aarch64 build of this
+    package): never natively, which would run another machine's kernels or not start at all. A trace
+    of real hardware of another architecture is refused in one line."""
+    from harness.platform.emulation import arm64_runner, emulated_core_of
+
+    arch = foreign_arch(trace)
+    core = emulated_core_of(trace.provenance)
+    if core is None:
+        cpu = trace.provenance.get("cpu_model") or "its CPU"
+        raise ParityError(
+            f"{trace.path} was traced on {arch} ({cpu}); its program cannot run again on this "
+            f"{host_arch()} host: verify it on a {arch} machine, or trace it with --capture of the ops"
+        )
+    threads = int(trace.provenance.get("threads") or 1)
+    torch_version = str(trace.provenance.get("torch_version", ""))
+    with arm64_runner(Path(__file__).resolve().parents[2], torch_version, core, threads, dict(os.environ)) as run:
+        yield run
+
+
+def _checked_capture(
+    trace: Trace, indices: list[int], out: Path, proc: subprocess.CompletedProcess
+) -> dict[int, Captured]:
     if not out.exists():  # the program may end with its own exit status; the trace is what counts
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
@@ -306,9 +383,10 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
     ``VERIFIED_ROOTS`` of them), verdicts only. Divergences of the data flow are left as the trace
     shows them (nothing to replay).
 
-    The ops' inputs are the same on both sides, so one re-run (of A's program) gives them all; the
-    impl's outputs are checked against each trace's own digests. B's program is run again only
-    where the impl does not reproduce B's root cause, for the figures."""
+    The ops' inputs are the same on both sides, so one re-run gives them all: of A's program, or of
+    B's where B's costs less here (B holds them, or runs natively where A runs under emulation or not at
+    all: ``capture_side``); the impl's outputs are checked against each trace's own digests. The other
+    side's program is run again only where the impl does not reproduce its root cause, for the figures."""
     from harness.core.ulp import compare_tensors, describe
 
     root: Divergence = lead or diff.root_cause  # type: ignore[assignment]
@@ -322,16 +400,24 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
         c.verification = f"unexplained: {refused}" if refused else c.verification
     others = [(r, c) for r, c in others if refusal(r.a.op) is None]
     root_refused = refusal(root.a.op)
-    wanted = [*([] if root_refused else [root.a.index]), *(r.a.index for r, _ in others)]
+    on_a = capture_side(diff) == "A"
+    source = diff.a if on_a else diff.b
+
+    def captured(roots: list[Divergence], workdir: Path) -> dict[int, Captured]:
+        """The roots' tensors from the source side's re-run, by A's op index."""
+        got = capture_ops(source, [r.a.index if on_a else r.b.index for r in roots], workdir) if roots else {}
+        return {r.a.index: got[r.a.index if on_a else r.b.index] for r in roots}
+
+    wanted = [*([] if root_refused else [root]), *(r for r, _ in others)]
     with tempfile.TemporaryDirectory(prefix="parity-trace-") as tmp:
         try:
-            caps = capture_ops(diff.a, wanted, Path(tmp)) if wanted else {}
+            caps = captured(wanted, Path(tmp))
         except ParityError as err:
             for _, c in others:  # the first root is captured alone then: one op's failure leaves it be
                 c.verification = f"unexplained: could not capture the op's tensors ({err})"
             others, caps = [], {}
             try:
-                caps = {} if root_refused else {root.a.index: capture(diff.a, root.a.index, Path(tmp))}
+                caps = {} if root_refused else captured([root], Path(tmp))
             except ParityError as err_root:
                 cause.verification = f"unexplained: could not capture the op's tensors ({err_root})"
                 return
@@ -340,31 +426,52 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
         if root_refused:  # no replay: the refusal is the verdict; the figures where its tensors can be captured
             cause.verification = f"unexplained: {root_refused}"
             try:
-                cap_a = capture(diff.a, root.a.index, Path(tmp))
+                outputs_a = capture(diff.a, root.a.index, Path(tmp)).outputs
                 outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
             except ParityError:  # tensors a fixture cannot hold: no figures
                 return
         else:
-            cap_a = caps[root.a.index]
-            cause.verified, cause.verification, outputs_b = replay_verdict(diff, cause, cap_a)
-            if outputs_b is None:
+            cap = caps[root.a.index]
+            cause.verified, cause.verification, sides = replay_verdict(diff, cause, cap)
+            here, other = ("A", "B") if on_a else ("B", "A")
+            outputs = {here: cap.outputs, other: {}}
+            if sides:  # the impl gives both sides' bits: the other side's are the impl's
+                outputs[other] = sides[1] if on_a else sides[0]
+            else:  # the other side's own outputs, where its program can run again
+                trace, index = (diff.b, root.b.index) if on_a else (diff.a, root.a.index)
                 try:
-                    outputs_b = capture(diff.b, root.b.index, Path(tmp)).outputs
+                    outputs[other] = capture(trace, index, Path(tmp)).outputs
                 except ParityError as err:
-                    cause.verification += f"; B's outputs could not be captured for ULP figures ({err})"
-                    outputs_b = {}
+                    cause.verification += f"; {other}'s outputs could not be captured for ULP figures ({err})"
+            outputs_a, outputs_b = outputs["A"], outputs["B"]
     for name in root.outputs:
-        if name in cap_a.outputs and name in outputs_b:
-            c = compare_tensors(name, cap_a.outputs[name], outputs_b[name])
+        if name in outputs_a and name in outputs_b:
+            c = compare_tensors(name, outputs_a[name], outputs_b[name])
             cause.figures.append(OutputFigures(name, describe(c), c.as_dict()))
+
+
+def capture_side(diff: TraceDiff) -> str:
+    """Whose program gives the roots' tensors ("A" or "B"), the cheapest first: a trace that holds them
+    in full (nothing runs), then a program of this host's architecture (run natively), then one traced on
+    an emulated arm64 core (run there again, minutes); A where neither can (its refusal is the verdict)."""
+    roots = diff.roots or ([diff.root_cause] if diff.root_cause else [])
+
+    def cost(trace: Trace, side: str) -> int:
+        if roots and all((r.a.index if side == "A" else r.b.index) in trace.captured for r in roots):
+            return 0
+        if not foreign_arch(trace):
+            return 1
+        return 2 if can_rerun_here(trace) else 3
+
+    return "B" if cost(diff.b, "B") < cost(diff.a, "A") else "A"
 
 
 def replay_verdict(
     diff: TraceDiff, cause: Cause, cap: Captured, root: Divergence | None = None
-) -> tuple[bool, str, dict[str, np.ndarray] | None]:
+) -> tuple[bool, str, tuple[dict[str, np.ndarray], dict[str, np.ndarray]] | None]:
     """Whether the impl, under each side's profile, gives each side's traced outputs of ``root`` (by
-    default ``diff.root_cause``) bit for bit (by digest); with the verdict's text and, when verified,
-    B's outputs (the impl's)."""
+    default ``diff.root_cause``) bit for bit (by digest); with the verdict's text and, where it gives
+    both, A's and B's outputs (the impl's: each side's bits)."""
     from harness.impl.profiles import profile_for_trace, unmodelled_blas
     from harness.trace.impl_ops import replay
 
@@ -390,23 +497,24 @@ def replay_verdict(
             return False, why, None
     text = f"the impl gives both sides' outputs bit for bit ({pa.label} for A, {pb.label} for B)"
     if len(cause.knobs) != 1:
-        return True, text, impl_b
+        return True, text, (impl_a, impl_b)
     knob = cause.knobs[0]  # one knob named: verified only when changing it alone turns A's bits into B's
-    if knob not in ("threads", "capability", "onednn_isa", "torch_version", "mkl_code_path"):
-        return False, f"unexplained: {text}, but the impl cannot change the {KNOB_LABELS[knob]} alone", impl_b
+    if knob not in ("threads", "capability", "onednn_isa", "torch_version", "mkl_code_path", "arch"):
+        return False, f"unexplained: {text}, but the impl cannot change the {KNOB_LABELS[knob]} alone", (impl_a, impl_b)
     if knob == "threads":
         alone = pa.with_threads(pb.threads)
     elif knob == "torch_version":
         alone = pa.with_torch(pb.torch)
     elif knob == "mkl_code_path":
         alone = pa.with_blas(pb.blas)
-    else:  # the level: a profile holds ATen's capability and oneDNN's ISA, and the kernel reads the one named
+    else:  # the level or the architecture: a profile holds ATen's capability and oneDNN's ISA (and is of one
+        # architecture), and the kernel reads the one named
         alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
     if _not_reproduced(moved, root.b, algorithm, diff.b):
         why = f"unexplained: {text}, but changing only the {KNOB_LABELS[knob]} ({alone.label}) does not give B's bits"
-        return False, why, impl_b
-    return True, f"{text}; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's", impl_b
+        return False, why, (impl_a, impl_b)
+    return True, f"{text}; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's", (impl_a, impl_b)
 
 
 def _thread_history(trace: Trace, index: int, profile: Any, side: str) -> str:

@@ -97,13 +97,15 @@ def _tracer() -> Any:
 
 def running_platform_id() -> str:
     """This process's platform configuration id (OS, arch, the level of torch's capability, the
-    BLAS code path, threads)."""
-    from harness.platform.config import PlatformConfig, collect_facts, levels_for
+    BLAS code path, threads). Of the levels of one capability, the CPU's own: on a Neoverse N1 (ATen's
+    DEFAULT, as on any arm64 CPU) ``neoverse-n1``, on another arm64 CPU ``neon``."""
+    from harness.platform.config import PlatformConfig, collect_facts, levels_for, supported_levels
 
     facts = collect_facts()
     capability = torch.backends.cpu.get_cpu_capability()
     levels = [lvl for lvl in levels_for(facts.arch) if lvl.aten_capability == capability]
-    isa = levels[0].name if levels else capability.lower()
+    own = [lvl for lvl in supported_levels(facts) if lvl in levels]
+    isa = (own or levels)[-1 if own else 0].name if levels else capability.lower()
     config = PlatformConfig(facts.os, facts.arch, isa, torch.get_num_threads(), os.environ.get("MKL_CBWR", ""))
     return config.with_blas(_blas_tag()).id
 
