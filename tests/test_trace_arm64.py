@@ -132,6 +132,16 @@ def test_between_two_architectures_the_knob_is_the_architecture(monkeypatch: pyt
     assert not verified and "does not give side B's out bit for bit" in text, text
     two = diff_traces(trace(arm, out_a), trace({**x86, "threads": 2}, out_b))
     assert cause_module.explain(two).knobs == ["arch", "threads"]
+    # each architecture's wheel is its own build of one release: not a knob beside the architecture
+    ln = lambda prov: Trace(Path("t.h5"), {"provenance": prov, "digest": "mix256-v1"}, [
+        OpRecord(0, "aten.native_layer_norm_backward.default", "m", "x.py:1", "backward", 1, "", [x],
+                 [TensorRef("out", digest(out_a if prov is arm else out_b, "mix256-v1"), "float32", (2,), 0.0)])
+    ])  # fmt: skip
+    arm = {**arm, "torch_version_full": "2.13.0+cu130"}
+    builds = diff_traces(ln(arm), ln({**x86, "torch_version_full": "2.13.0+cpu"}))
+    assert cause_module.explain(builds).knobs == ["arch"]
+    releases = diff_traces(ln(arm), ln({**x86, "torch_version": "2.14.1", "torch_version_full": "2.14.1+cpu"}))
+    assert cause_module.explain(releases).knobs == ["arch", "torch_version"]
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ import numpy as np
 from harness.core.digest import digest
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
-from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random
+from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random, public_version
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op, refusal
 from harness.trace.reach import Read
@@ -150,7 +150,10 @@ def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
     knobs = [k for k in reach if k in differing]
     if "arch" in differing:  # another architecture: every kernel is its own build (ATen's capability, oneDNN,
         # the BLAS and the CPU follow from it), so the architecture is the knob, with what it does not decide
-        knobs = ["arch", *(k for k in knobs if k in ARCH_FREE_KNOBS)]
+        # (each architecture's wheel is its own build, "2.13.0+cpu" against "2.13.0+cu130": the release
+        # is a knob of its own only where it differs)
+        release = {public_version(v) for v in differing.get("torch_version", ())}
+        knobs = ["arch", *(k for k in knobs if k in ARCH_FREE_KNOBS and (k != "torch_version" or len(release) > 1))]
     kernel_text = next(text for ops, text, _ in ROWS if kernel in ops)
     why = kernel_why(kernel, arm64="arm64" in (va["arch"], vb["arch"]))
     if knobs:
