@@ -265,17 +265,21 @@ def _pow_bases(n: int, seed: int) -> np.ndarray:
 @settings(max_examples=20, deadline=None)
 @given(
     vectors=st.sampled_from([1, 2, 3, 4, 64, 2048, 4096]),
+    tail=st.integers(0, 15),
     seed=st.integers(0, 2**31 - 1),
     threads=st.sampled_from([1, 2, 4]),
     exponent=st.sampled_from(_POW_EXPONENTS),
 )
-def test_pow_of_a_scalar_exponent_matches_torch(vectors: int, seed: int, threads: int, exponent: float) -> None:
-    """pow(x, exponent) for exponents PowKernel.cpp has no special case for, on tensors of whole pairs of
-    vectors (16 floats: no scalar tail at 1 thread; 4096 of them: two chunks of the default grain at 2
-    and 4 threads), and its gradient: autograd's grad * (exponent * pow(x, exponent - 1)), one more
-    such pow (where exponent - 1 has no special case) and two products."""
+def test_pow_of_a_scalar_exponent_matches_torch(
+    vectors: int, tail: int, seed: int, threads: int, exponent: float
+) -> None:
+    """pow(x, exponent) for exponents PowKernel.cpp has no special case for, on pairs of vectors (16
+    floats; 4096 of them: two chunks of the default grain at 2 and 4 threads) and up to 15 elements
+    more (each thread chunk's scalar tail: std::pow(float, double)), and its gradient: autograd's
+    grad * (exponent * pow(x, exponent - 1)), one more such pow (where exponent - 1 has no special
+    case) and two products."""
     use_threads(threads)
-    x = _pow_bases(16 * vectors, seed)
+    x = _pow_bases(16 * vectors + tail, seed)
     profile = live_profile()
     xt = torch.from_numpy(x.copy()).requires_grad_()
     out = torch.pow(xt, exponent)
@@ -289,10 +293,31 @@ def test_pow_of_a_scalar_exponent_matches_torch(vectors: int, seed: int, threads
     assert_bits_equal(f"pow(x, {exponent}) grad_x", xt.grad.numpy(), grad)
 
 
-def test_pow_refuses_a_scalar_tail() -> None:
-    """Elements past the last pair of vectors take std::pow(float, double): glibc's double pow rounded to
-    float, which the impl does not reproduce (for 0.3 it differs from powf of 0.3f), so it refuses."""
+@pytest.mark.parametrize("exponent", [*_POW_EXPONENTS, 5.0, -7.0, 1e9, -1e9, 2.0**-40])
+def test_pow_scalar_tail_special_values_match_torch(exponent: float) -> None:
+    """A scalar tail (15 elements past a pair of vectors, 1 thread) of C99's special bases and of
+    bases whose power overflows or underflows float or double, as glibc's double pow answers them."""
+    use_threads(1)
+    special = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 3e38, -3e38, -2.0, 0.5]
+    nans = np.array([0x7F800001, 0xFFA00001, 0x7FC12345], np.uint32).view(np.float32)  # signalling and quiet
+    x = np.concatenate([_pow_bases(16, 7), np.array(special, np.float32)[:12], nans])
+    expected = torch.pow(torch.from_numpy(x.copy()), exponent).numpy()
+    assert_bits_equal(f"pow(x, {exponent}) tail", expected, unary.pow_scalar_forward(x, exponent, live_profile()))
+
+
+def test_pow_scalar_tail_on_a_rounding_boundary() -> None:
+    """Tail powers exactly halfway between two floats: 103041**1.5 = 321**3 = 33076161 and
+    707281**1.25 = 29**5 = 20511149 (25-bit odd integers) are doubles, which glibc's pow returns
+    exactly, rounded to even; (2**-128)**(75/64) = 2**-150, halfway between 0 and the least subnormal,
+    is one too, but an exponent of denominator 64 is past the exact powers the impl takes: refused."""
     use_threads(1)
     x = np.linspace(0.5, 9.5, 23, dtype=np.float32)
-    with pytest.raises(ParityError, match=r"7 of 23 elements fall in ATen's scalar tail"):
-        unary.pow_scalar_forward(x, -1.5, live_profile())
+    x[18:20] = [103041.0, 707281.0]
+    for exponent in (1.5, 1.25, -1.5):
+        expected = torch.pow(torch.from_numpy(x.copy()), exponent).numpy()
+        mine = unary.pow_scalar_forward(x, exponent, live_profile())
+        assert_bits_equal(f"pow(x, {exponent}) tail", expected, mine)
+    x[20] = 2.0**-128
+    assert torch.pow(torch.from_numpy(x.copy()), 75 / 64)[20] == 0  # the tie went to even
+    with pytest.raises(ParityError, match=r"1 of the 7 elements in ATen's scalar tail \(first x = 2\.93873"):
+        unary.pow_scalar_forward(x, 75 / 64, live_profile())

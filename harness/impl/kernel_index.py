@@ -372,11 +372,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`x*x*x`, `1/sqrt(x)`, `1/x`, `1/(x*x)`), 1 and 0 (copy, ones): nn.RMSNorm's chain; any other "
             "finite exponent (cast to float) through Vectorized `pow`: SLEEF `Sleef_powf8_u10` (`expkf` of "
             "`logkf(|x|) * y` in double-float) at AVX2, glibc `powf` (double log2 and exp2 tables, FMA build) "
-            "per lane in the default build"
+            "per lane in the default build; each chunk's scalar tail `std::pow(float, double)` (glibc's double "
+            "pow, < 1 ULP, rounded to float): C99's special values as glibc answers them, else the float "
+            "nearest |x|**y computed to 60 digits (Python's decimal) where the bound proves the rounding, "
+            "or that double's rounding where the power is exactly a double (a rational check)"
         ),
         (
-            "nothing for the listed exponents; for the others SLEEF vs glibc powf. Refused: 0.5 (ATen's sqrt "
-            "special case), any element in a scalar tail (`std::pow(float, double)`, glibc's double pow), "
+            "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
+            "which elements fall in a tail (the thread count). Refused: 0.5 (ATen's sqrt special case), a tail "
+            "element whose power, not a double, lies within glibc's bound of a float rounding boundary, "
             "AVX-512 and arm64 (not measured)"
         ),
     ),

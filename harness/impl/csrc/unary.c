@@ -1201,9 +1201,10 @@ void dnnl_lstm_bwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *
  * default grain. Vector lane: Vectorized<float>::pow of the exponent cast to float, SLEEF
  * Sleef_powf8_u10 in the avx2 object, std::pow (glibc powf) per lane in the default build. Scalar
  * tail: std::pow of the float and the exponent as a double, glibc's double pow rounded to float
- * (measured: an exponent of 0.3 gives other bits there than powf of 0.3f), which the impl does not
- * reproduce: those elements are counted into *tail (their out is powf's, never returned: the
- * caller refuses). The exponent and the count ride in pow_ctx after the profile. */
+ * (measured: an exponent of 0.3 gives other bits there than powf of 0.3f). That one is not computed
+ * here: those elements are counted into *tail and marked 1.0f in `tail_mask` (0.0f for the vector
+ * lanes; their out is powf's placeholder), and the caller rounds the exact power where it can prove
+ * glibc's rounding (unary.py pow_tail). The exponent and the count ride in pow_ctx after the profile. */
 typedef struct {
     profile_t p;
     float exponent;
@@ -1218,9 +1219,15 @@ static float pow_scalar(const profile_t *p, float x) {
     return glibc_powf(x, c->exponent);
 }
 
-/* Tensor shapes: x, out (n,), rows of `row` (TensorIterator's runs); returns the scalar tail's count. */
-int64_t pow_scalar_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float exponent) {
+static float pow_mark_vec(const profile_t *p, float x) { return (void)p, (void)x, 0.0f; }
+static float pow_mark_tail(const profile_t *p, float x) { return (void)p, (void)x, 1.0f; }
+
+/* Tensor shapes: x, out, tail_mask (n,), rows of `row` (TensorIterator's runs); returns the scalar
+ * tail's count (tail_mask written only where it is not 0). */
+int64_t pow_scalar_forward(profile_t p, const float *x, float *out, float *tail_mask, int64_t n, int64_t row,
+                           float exponent) {
     pow_ctx c = {p, exponent, 0};
     run_unary(&c.p, p.lanes, GRAIN_SIZE, pow_vec, pow_scalar, x, out, n, row);
+    if (c.tail) run_unary(&c.p, p.lanes, GRAIN_SIZE, pow_mark_vec, pow_mark_tail, x, tail_mask, n, row);
     return c.tail;
 }
