@@ -260,8 +260,8 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": out}
 
 
-def _elementwise(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]:
-    """The operands ``names`` of an element-wise op: float32 tensors of one shape, or refused."""
+def _float32_operands(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]:
+    """The operands ``names`` of an op: float32 tensors of one shape, or refused."""
     xs = [t[n] for n in names]
     dtypes = ", ".join(str(x.dtype) for x in xs)
     if any(x.dtype != np.float32 for x in xs):
@@ -273,7 +273,7 @@ def _elementwise(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]
 
 def _grad_and_input(t: Arrays, op: str) -> tuple[np.ndarray, np.ndarray]:
     """grad_output and self of an element-wise backward: float32 tensors of one shape, or refused."""
-    g, x = _elementwise(t, op, ("grad_output", "self"))
+    g, x = _float32_operands(t, op, ("grad_output", "self"))
     return g, x
 
 
@@ -288,7 +288,7 @@ def _softplus_args(a: Args) -> tuple[float, float]:
 def _softplus(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import softplus_forward
 
-    (x,) = _elementwise(t, "softplus", ("self",))
+    (x,) = _float32_operands(t, "softplus", ("self",))
     beta, threshold = _softplus_args(a)
     out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: softplus_forward(xs[0], beta, threshold, p, run))
     return {"out": out}
@@ -315,7 +315,7 @@ def _leaky_relu_slope(a: Args) -> float:
 def _leaky_relu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import leaky_relu_forward
 
-    (x,) = _elementwise(t, "leaky_relu", ("self",))
+    (x,) = _float32_operands(t, "leaky_relu", ("self",))
     slope = _leaky_relu_slope(a)
     out = impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: leaky_relu_forward(xs[0], slope, p, run))
     return {"out": out}
@@ -337,7 +337,7 @@ def _log_sigmoid_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     """Every element is a vector lane (no scalar tail): the layout and the thread split change no bit."""
     from harness.impl.unary import log_sigmoid_forward
 
-    (x,) = _elementwise(t, "log_sigmoid", ("self",))
+    (x,) = _float32_operands(t, "log_sigmoid", ("self",))
     out, buffer = log_sigmoid_forward(x, p)
     return {"out0": out, "out1": buffer}
 
@@ -346,7 +346,7 @@ def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
     from harness.impl.unary import log_sigmoid_backward
 
     names = ("grad_output", "self", "buffer")
-    g, x, buffer = _elementwise(t, "log_sigmoid_backward", names)
+    g, x, buffer = _float32_operands(t, "log_sigmoid_backward", names)
     out = impl_nn.in_loop_order(a, names, [g, x, buffer], lambda xs, run: log_sigmoid_backward(*xs, p, run))
     return {"out": out}
 
@@ -389,9 +389,7 @@ def _logsumexp(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     summed in ``sum_dims``' order); another layout is refused."""
     from harness.impl.reduce import logsumexp
 
-    x = t["self"]
-    if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces logsumexp of float32 tensors only, not {x.dtype}")
+    (x,) = _float32_operands(t, "logsumexp", ("self",))
     stride = a.get("self.stride")
     if stride is not None and not strides.contiguous(stride, x.shape):
         raise ParityError(f"the impl reproduces logsumexp of C-contiguous tensors only, not strides {stride}")
