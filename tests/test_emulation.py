@@ -155,6 +155,36 @@ def test_arm64_impl_is_compiled_with_the_package_flags_for_aarch64(tmp_path: Pat
     assert env["QEMU_CPU"] == "neoverse-n1"
 
 
+def test_an_arm64_library_is_compiled_once_per_source_and_again_when_it_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cross compiler runs for a library whose command, source or headers it has not built from;
+    an unchanged one is taken from the cache, and a rebuild replaces the older build."""
+    import harness.core.buildinfo as buildinfo
+    import harness.platform.emulation as emulation
+
+    csrc = tmp_path / "pkg" / "impl" / "csrc"
+    csrc.mkdir(parents=True)
+    (csrc / "toy.c").write_text("int toy(void) { return 1; }\n")
+    (csrc / "toy.h").write_text("#define TOY 1\n")
+    monkeypatch.setattr(buildinfo, "PACKAGE", tmp_path / "pkg")
+    lib = buildinfo.Library("impl", "toy")
+    runs: list[str] = []
+
+    def compile_(cmd: list[str], what: str) -> None:
+        runs.append(what)
+        Path(cmd[cmd.index("-o") + 1]).write_bytes(f"build {len(runs)}".encode())
+
+    monkeypatch.setattr(emulation, "_run", compile_)
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    first = emulation.arm64_library(emu, lib)
+    assert emulation.arm64_library(emu, lib) == first and len(runs) == 1 and first.read_bytes() == b"build 1"
+    (csrc / "toy.h").write_text("#define TOY 2\n")  # a header beside the source changed: built again
+    second = emulation.arm64_library(emu, lib)
+    assert second != first and len(runs) == 2 and second.read_bytes() == b"build 2"
+    assert sorted(p.name for p in second.parent.iterdir()) == [second.name]  # the older build removed
+
+
 def test_qemu_binary_takes_qemu_users_build_when_the_static_one_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

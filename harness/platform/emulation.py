@@ -25,6 +25,7 @@ there, and its provenance names the QEMU version and CPU model.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import platform
 import re
@@ -354,10 +355,11 @@ def arm64_compile_command(emu: Emulator, lib, out: Path) -> list[str]:
 
 
 def build_arm64_package(emu: Emulator, repo: Path, dest: Path) -> Path:
-    """A copy of the package under ``dest`` with its C libraries compiled for aarch64, for the
-    emulated Python's path: the host's own libraries in ``repo`` stay as they are. Python files
-    are copied afresh each time; ``harness/fixtures`` is a link to the committed store, so the
-    fixtures checked are the committed ones. Returns ``dest`` (the folder to put on the path)."""
+    """A copy of the package under ``dest`` with its C libraries compiled for aarch64 (``arm64_library``:
+    compiled once per source), for the emulated Python's path: the host's own libraries in ``repo``
+    stay as they are. Python files are copied afresh each time; ``harness/fixtures`` is a link to the
+    committed store, so the fixtures checked are the committed ones. Returns ``dest`` (the folder to
+    put on the path)."""
     from harness.core import buildinfo
 
     package = dest / "harness"
@@ -367,11 +369,31 @@ def build_arm64_package(emu: Emulator, repo: Path, dest: Path) -> Path:
     shutil.copytree(repo / "harness", package, ignore=skip)
     (package / "fixtures").symlink_to(repo / "harness" / "fixtures", target_is_directory=True)
     for lib in buildinfo.libraries():
-        out = package / lib.layer / f"_{lib.name}{ARM64_EXT_SUFFIX}"
-        tmp = out.with_name(f".{out.name}.tmp")
-        _run(arm64_compile_command(emu, lib, tmp), f"compiling {lib.module} for aarch64")
-        tmp.replace(out)
+        shutil.copyfile(arm64_library(emu, lib), package / lib.layer / f"_{lib.name}{ARM64_EXT_SUFFIX}")
     return dest
+
+
+def arm64_library(emu: Emulator, lib) -> Path:
+    """One of the package's C libraries compiled for aarch64, from the cache's earlier builds where
+    one was compiled by the same command from the same source and headers (by their bytes), else
+    compiled now (minutes under load for the whole package); older builds of it are removed."""
+    command = arm64_compile_command(emu, lib, Path("OUT"))
+    key = hashlib.sha256("\0".join(command).encode())
+    for header_dir in lib.includes:
+        for f in sorted(header_dir.glob("*.h*")):
+            key.update(f.name.encode() + b"\0" + f.read_bytes())
+    key.update(lib.source.read_bytes())
+    builds = emu.cache / "aarch64-builds"
+    built = builds / f"_{lib.layer}_{lib.name}-{key.hexdigest()[:32]}{ARM64_EXT_SUFFIX}"
+    if not built.exists():
+        builds.mkdir(parents=True, exist_ok=True)
+        tmp = built.with_name(f".{built.name}.{os.getpid()}.tmp")
+        _run(arm64_compile_command(emu, lib, tmp), f"compiling {lib.module} for aarch64")
+        tmp.replace(built)
+        for old in builds.glob(f"_{lib.layer}_{lib.name}-*{ARM64_EXT_SUFFIX}"):
+            if old != built:
+                old.unlink(missing_ok=True)
+    return built
 
 
 def impl_env(emu: Emulator, core: EmulatedCore, site: Path, package_dir: Path, base: dict[str, str]) -> dict[str, str]:
