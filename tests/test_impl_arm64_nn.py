@@ -558,3 +558,89 @@ def test_four_threads_recorded(case: tuple) -> None:
     if split:
         gw = conv.conv2d_backward(dy, x, w, st, pd, True, get_profile(profile_name, 2), (False, True, False))[1]
         assert digest(gw) != want[2], name
+
+
+# Three and eight threads on V1, V2 and N1, recorded under emulation (inputs from the seed as ONEDNN_CASES,
+# the shapes and seeds of the cases above; digests of torch's out, grad_x, grad_weight, grad_bias): each
+# case has an output whose bits neither two nor four threads give (the weights' and bias' thread splits,
+# gemm:ref's sgemm threads).
+ODD_THREAD_CASES = [
+    # V1: gemm:ref's weights (its image split), the bias reducer, jit_1x1's (image, pixel block) units,
+    # jit:sve_256's balance over images and (image, row) units
+    ("v1", 3, "weights-gemm-ref", (7, 21, 5, 4), (20, 21, 3, 3), 1, 2, 11055),
+    ("v1", 3, "bias-reducer", (5, 33, 11, 10), (3, 33, 3, 3), 3, 1, 11049),
+    ("v1", 3, "1x1-images", (8, 40, 9, 12), (7, 40, 1, 1), 1, 0, 11017),
+    ("v1", 3, "1x1-units-odd", (7, 3, 14, 6), (29, 3, 1, 1), 1, 0, 11026),
+    ("v1", 3, "images-5x5", (1, 2, 40, 40), (3, 2, 5, 5), 1, 0, 201),
+    ("v1", 8, "images-1x3", (7, 23, 8, 10), (13, 23, 1, 3), 1, 0, 11044),
+    ("v1", 8, "1x1-units", (3, 9, 16, 10), (33, 9, 1, 1), 1, 0, 11002),
+    ("v1", 8, "brg-base-tall", (2, 10, 9, 12), (9, 10, 5, 3), 1, 0, 403),
+    ("v1", 8, "pixel-blocks", (1, 31, 18, 13), (1, 31, 5, 5), 1, 2, 104),
+    # V2: gemm:ref's weights over three and eight threads, its grad_input's sgemm threads
+    ("v2", 3, "gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101),
+    ("v2", 3, "padded-1x1", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004),
+    ("v2", 3, "brgconv-128", (2, 128, 8, 8), (256, 128, 1, 1), 2, 0, 902),
+    ("v2", 8, "brgconv-13", (6, 10, 6, 13), (13, 10, 1, 1), 3, 0, 22001),
+    ("v2", 8, "padded-1x1-14", (7, 30, 15, 6), (14, 30, 1, 1), 1, 1, 42013),
+    # N1: gemm:ref's weights and grad_input (its sgemm threads); a kernel side within the padding
+    ("n1", 3, "gemm-ref-weights", (4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101),
+    ("n1", 3, "data-256", (2, 64, 8, 8), (256, 64, 1, 1), 1, 0, 906),
+    ("n1", 8, "padded-1x1-gemm-ref", (8, 26, 5, 9), (38, 26, 1, 1), 1, 1, 41004),
+    ("n1", 8, "kernel-in-padding", (7, 38, 4, 9), (48, 38, 1, 3), 3, 1, 11014),
+]
+ODD_THREAD_DIGESTS = {
+    "v1-t3-weights-gemm-ref": "b5989251482d8f6a a3620c1783d4234c cf89b6235eb1ada8 38566eafd8beaee8",
+    "v1-t3-bias-reducer": "7103dae080107b91 f6746964448e0944 a891029833678efb cbd9324ad32efe73",
+    "v1-t3-1x1-images": "17b76bc8d2a4a9a2 043c63cd85c27b2b 4a46b1d8bb8a66b0 9fb5e6cbd5246221",
+    "v1-t3-1x1-units-odd": "8169618ab9191add 3662090db1b22245 fe50bf2c1a4674b9 87bff09d95355b6a",
+    "v1-t3-images-5x5": "2caf0e7f92546354 d34cb474e9ee45e5 ce8506e4c4871375 69d6bb6b0ef7b871",
+    "v1-t8-images-1x3": "88bcbb4a3165627e f451412aecf94b48 583e6bd578656e76 9789b063e6cdd70c",
+    "v1-t8-1x1-units": "467e2bb4c577cddd cfa187042ad876cc 92b4a47d5f533ff2 c131e45a76614fe6",
+    "v1-t8-brg-base-tall": "0325f6bed024c486 9eb455efd6a99c6d a4e1ee7c6f5ae56f d3d75b5d624b46bc",
+    "v1-t8-pixel-blocks": "133fadef8dff7e43 b448ca62226cd327 fba7a0b04d449a90 547ed13744272457",
+    "v2-t3-gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 b82e270c89137b11 5c51fe94e657f8d9",
+    "v2-t3-padded-1x1": "6a65713bd21874dc 1cc4d12d7bf367f4 6282b5020b8537c7 25d55d91afa23bd0",
+    "v2-t3-brgconv-128": "88455558b6a050e1 294a26c4ecc7fd70 f3607d8dfe3e5b7c b23aeed3b813881d",
+    "v2-t8-brgconv-13": "2fd101abcd6cb1e0 96b82d3c72214ea0 af15c9eee5c6c407 495c047e7a1aeeef",
+    "v2-t8-padded-1x1-14": "eeb1f78a4d011559 7c8b2971f890980d 59bbcfed41cd4671 ad6abc438f83e6a3",
+    "n1-t3-gemm-ref-weights": "82a1b695880c794b 9d3a6815c4102cc5 b82e270c89137b11 5c51fe94e657f8d9",
+    "n1-t3-data-256": "74fcc9711973139c 323f40c72747a7b3 e5f2acb561857f06 eb50c3d10598dae3",
+    "n1-t8-padded-1x1-gemm-ref": "6a65713bd21874dc 1cc4d12d7bf367f4 956b1e3cd56ce52f 25d55d91afa23bd0",
+    "n1-t8-kernel-in-padding": "6f06b6ab2cf153be 1c6b0646daff18ef e0fef3b091cf5975 e99dc18eb788fb83",
+}
+
+
+@pytest.mark.parametrize("case", ODD_THREAD_CASES, ids=[f"{c[0]}-t{c[1]}-{c[2]}" for c in ODD_THREAD_CASES])
+def test_three_and_eight_threads_recorded(case: tuple) -> None:
+    """V1's (jit:sve_256's balance over images and (image, row) units, jit_1x1's pixel-block units,
+    the bias reducer), V2's and N1's (gemm:ref's image split and sgemm threads) convolutions on three
+    and eight threads bit for bit, every output; the profile at two and at four threads gives other
+    bits, so the thread count is shown to matter."""
+    core, threads, name, x_shape, w_shape, stride, padding, seed = case
+    x, w, b, dy = _onednn_inputs(x_shape, w_shape, stride, padding, seed)
+    profile_name = {"n1": "arm64-neon", "v1": "arm64-sve256", "v2": "arm64-sve128"}[core]
+    st, pd = (stride, stride), (padding, padding)
+
+    def digests(count: int) -> list[str]:
+        profile = get_profile(profile_name, count)
+        got = [conv.conv2d(x, w, b, st, pd, profile), *conv.conv2d_backward(dy, x, w, st, pd, True, profile)]
+        return [digest(v) for v in got]
+
+    want = ODD_THREAD_DIGESTS[f"{core}-t{threads}-{name}"].split()
+    assert digests(threads) == want, name
+    for other in (2, 4):
+        assert digests(other) != want, (name, other)
+
+
+@pytest.mark.parametrize("profile_name", ["arm64-neon", "arm64-sve128", "arm64-sve256"])
+def test_unmeasured_thread_counts_are_refused(profile_name: str) -> None:
+    """oneDNN's and ACL's convolutions on aarch64 at thread counts not measured (measured: 1, 2, 3, 4
+    and 8): refused in one line, forward and backward, not given the thread-split rules' bits."""
+    x, w, b, dy = _onednn_inputs((4, 27, 13, 18), (24, 27, 3, 3), 2, 1, 101)
+    for threads in (5, 6, 7, 9, 16):
+        profile = get_profile(profile_name, threads)
+        with pytest.raises(ParityError, match=f"on {threads} threads are not measured"):
+            conv.conv2d(x, w, b, (2, 2), (1, 1), profile)
+        with pytest.raises(ParityError, match=f"on {threads} threads are not measured"):
+            conv.conv2d_backward(dy, x, w, (2, 2), (1, 1), True, profile)
+    assert conv.ARM64_THREADS == (1, 2, 3, 4, 8)

@@ -122,6 +122,8 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   jit:sse41/jit:avx2 kernels group by group) refuse there the kernels its docstring names (at
   AVX-512 jit:avx512_core on groups its one-group checks decline, SSE4.1 gemm:jit's pixel blocks,
   jit:avx2's flat forward, groups outside whole blocks on the kernels not run group by group).
+  On aarch64 every oneDNN and ACL convolution on a thread count other than 1, 2, 3, 4 and 8
+  (``ARM64_THREADS``, those measured under emulation on N1, V1 and V2): their thread splits unmeasured.
 
 ``profile.aten`` stands for oneDNN's ISA too (the platform levels set both: baseline = SSE41,
 avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's thread count.
@@ -208,6 +210,11 @@ _ARM64_ONEDNN = (
     "kernels); other releases are not modelled"
 )
 
+# the thread counts at which every aarch64 convolution the impl models was measured under emulation (N1,
+# V1, V2; tests/test_impl_arm64_nn.py's cases): the thread splits (weights per thread, the bias reducers,
+# balance211's parts, ACL's estimate) are refused on others
+ARM64_THREADS = (1, 2, 3, 4, 8)
+
 
 def _small_single(n: int, c: int, h: int, wd: int, kh: int, kw: int) -> bool:
     """ATen keeps one small image (slow_conv2d) unless both kernel sides exceed 3."""
@@ -241,11 +248,15 @@ def onednn_path(g: Geometry, profile: KernelProfile) -> str:
     hands the convolution to oneDNN)."""
     c, oc = g.c, g.oc
     if profile.aarch64:
-        if profile.name == "arm64-sve256" and profile.torch == "2.13.0":
-            return SVE256
-        if profile.name in _ACL_PARAMS and profile.torch == "2.13.0":
-            return ACL_REF
-        raise ParityError(_ARM64_ONEDNN)
+        if profile.torch != "2.13.0" or profile.name not in (*_ACL_PARAMS, "arm64-sve256"):
+            raise ParityError(_ARM64_ONEDNN)
+        if profile.threads not in ARM64_THREADS:
+            measured = ", ".join(map(str, ARM64_THREADS))
+            raise ParityError(
+                f"conv2d on aarch64: oneDNN's and ACL's convolutions on {profile.threads} threads are not measured "
+                f"(their thread splits measured on {measured} threads)"
+            )
+        return SVE256 if profile.name == "arm64-sve256" else ACL_REF
     if profile.aten == "avx512":
         return AVX512
     if profile.aten == "avx2":

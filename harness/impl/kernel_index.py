@@ -698,12 +698,13 @@ ARM64: dict[str, str] = {
         " (kh, kw, channel) order) and oneDNN's `gemm:ref` backward (its reference sgemm); V2's strided 1x1"
         " from 13 output channels and V1's `brgconv_1x1` (one chain from 0 over the channels, the bias"
         " after; also a padded 1x1 at stride 1); V1 `jit:sve_256` (blocks of 8 channels), `jit_1x1`, gemm:ref"
-        " where they decline, ACL's hybrid forward where oneDNN hands it over; on 2 and 4 threads V1's"
+        " where they decline, ACL's hybrid forward where oneDNN hands it over; on 2, 3, 4 and 8 threads V1's"
         " weights split as its balance says (images, (image, row) units or pixel blocks, each thread's chain"
         " added in order), the bias by its reducer; V1's and V2's `brg_conv_bwd` backward data (stride 1):"
         " the forward brgemm convolution of grad_output, taps inverted, one chain over (output-channel block,"
         " taps from the last, channel); refused: V1's ACL interleaved kernel and its choice where unmeasured"
-        " parameters disagree, brgconv_1x1 above the channels measured"
+        " parameters disagree, brgconv_1x1 above the channels measured, thread counts other than 1, 2, 3, 4"
+        " and 8 (not measured)"
     ),
     "weight_norm": (
         "4 lanes (N1, V2) vs 8 (V1) and their sum trees; NEON-typed code (N1, V2) fuses the first dim's reductions"
