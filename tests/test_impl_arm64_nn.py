@@ -182,6 +182,10 @@ def test_arm64_forwards_refuse_what_is_not_measured() -> None:
         conv.conv2d(values(2, 288, 4, 4), values(8, 288, 1, 1), None, (2, 2), (0, 0), v1)
     with pytest.raises(ParityError, match="gemm:ref or brgconv:sve_128"):
         conv.conv2d(values(7, 21, 6, 5), values(11, 21, 1, 1), None, (1, 1), (1, 1), v2)
+    x1x4, w1x4 = values(3, 36, 17, 9), values(24, 36, 1, 4)  # a kernel side within the padding
+    with pytest.raises(ParityError, match="within the padding and its estimate picks the interleaved"):
+        conv.conv2d(x1x4, w1x4, None, (2, 2), (2, 2), v2)  # V2 ran the hybrid kernel's order there
+    assert conv.conv2d(x1x4, w1x4, None, (2, 2), (2, 2), get_profile("arm64-neon", 4)).shape == (3, 24, 11, 5)
     with pytest.raises(ParityError, match="gemm:ref over K = 300"):  # N1's padded 1x1: one K block measured
         conv.conv2d(values(2, 300, 3, 3), values(4, 300, 1, 1), None, (1, 1), (1, 1), get_profile("arm64-neon", 4))
     declines = conv._avx512_data_declines

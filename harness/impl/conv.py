@@ -2192,7 +2192,9 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     brgconv:sve_128 in the same order (measured from 14 output channels; gemm:ref at 5 and 8,
     ``_ref_forward``, refused from 9 to 13), a padded strided one gemm:acl (ACL's rule). N1 runs
     gemm:ref's forward for a padded 1x1 at stride 1 (measured at four threads, 13 of 13). V1's
-    forwards handed to ACL come here too: its hybrid kernel; the interleaved one refused."""
+    forwards handed to ACL come here too: its hybrid kernel; the interleaved one refused. Refused
+    too: V2's interleaved pick where a kernel side lies within the padding (measured once at 3 and 8
+    threads: the hybrid kernel's order ran there, while N1 ran the interleaved one it picks)."""
     padded, stride_1 = (g.ph, g.pw) != (0, 0), (g.sh, g.sw) == (1, 1)
     v2_ref = profile.name == "arm64-sve128" and g.oc <= 8
     if (g.kh, g.kw) == (1, 1) and padded and stride_1 and (profile.name == "arm64-neon" or v2_ref):
@@ -2208,6 +2210,12 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     k = g.c * g.kh * g.kw
     order = [(c, i, j) for i in range(g.kh) for j in range(g.kw) for c in range(g.c)]
     interleaved = acl_kernel(g, profile.name, profile.threads) == _ACL_PARAMS[profile.name].interleaved
+    # V2, a 1x4 kernel with padding 2 (measured once): the hybrid order ran, N1's interleaved as picked
+    if interleaved and profile.name == "arm64-sve128" and _kernel_outside_src(g):
+        raise ParityError(
+            f"conv2d forward ({profile.name}): ACL's kernel where a kernel side lies within the padding and its "
+            "estimate picks the interleaved one is not measured"
+        )
     if interleaved and profile.name == "arm64-sve256":  # measured once: no K blocking of fused chains gave its bits
         raise ParityError("conv2d forward on V1: ACL's sve_ffinterleaved_fp32_mla_8x3VL (256 bits) is not modelled")
     block = _acl_k_block(k) if interleaved else k

@@ -703,8 +703,8 @@ ARM64: dict[str, str] = {
         " added in order), the bias by its reducer; V1's and V2's `brg_conv_bwd` backward data (stride 1):"
         " the forward brgemm convolution of grad_output, taps inverted, one chain over (output-channel block,"
         " taps from the last, channel); refused: V1's ACL interleaved kernel and its choice where unmeasured"
-        " parameters disagree, brgconv_1x1 above the channels measured, thread counts other than 1, 2, 3, 4"
-        " and 8 (not measured)"
+        " parameters disagree, V2's ACL interleaved pick where a kernel side lies within the padding, brgconv_1x1"
+        " above the channels measured, thread counts other than 1, 2, 3, 4 and 8 (not measured)"
     ),
     "weight_norm": (
         "4 lanes (N1, V2) vs 8 (V1) and their sum trees; NEON-typed code (N1, V2) fuses the first dim's reductions"
