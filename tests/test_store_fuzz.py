@@ -15,7 +15,6 @@ import json
 import os
 import random
 import shutil
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -38,7 +37,6 @@ FULL = os.environ.get("PARITY_FUZZ_FULL") == "1"  # tox -e fuzz: five seeds, eve
 SEEDS = [SEED + i for i in range(5)] if FULL else [SEED]
 OPS = ["exp", "softmax", "adamw_step"]
 SOURCE = "torch-2.13.0/linux-x86_64-avx2-mklgeneric-t2"
-TIME_BUDGET_S = 60.0
 Variant = Callable[[Path, random.Random], Path]  # (a fresh store, rng) -> the file to check
 
 
@@ -461,7 +459,6 @@ def _run(argv: list[str]) -> tuple[int, str]:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_corrupted_fixtures_give_one_line_and_exit_2(base, tmp_path, seed):
     rng = random.Random(seed)
-    start = time.perf_counter()
     failures = []
     for i, (name, make) in enumerate(VARIANTS.items()):
         for attempt in range(3 if FULL else 2 if i % 3 == 0 else 1):  # some kinds twice, at other random spots
@@ -481,9 +478,7 @@ def test_corrupted_fixtures_give_one_line_and_exit_2(base, tmp_path, seed):
                     print(name, argv, code, err)
                     failures.append(f"{name}: parity {argv[0]} exit {code}, stderr {err.strip()[:200]!r}")
             shutil.rmtree(root)
-    elapsed = time.perf_counter() - start
     assert not failures, "\n".join(failures)
-    assert FULL or elapsed < TIME_BUDGET_S, f"the fuzz run took {elapsed:.1f} s"
 
 
 def test_the_uncorrupted_base_passes(base):
