@@ -26,7 +26,7 @@ FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.defa
 
 
 def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> None:
-    x = np.zeros((2, 3, 16), np.complex64)
+    x = np.zeros((2, 3, 64), np.complex64)
     for op, knobs in zip(FFT_OPS, [(), ("threads",), ("threads",)], strict=True):
         assert kernel_op(op) == ("fft", knobs)
         assert refusal(op) is None  # replayed (harness/impl/fft.py) for the lengths modelled
@@ -37,7 +37,7 @@ def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> N
         ]
         inputs = {"self": x.real.copy() if "r2c" in op else x}
         args += [{"name": "last_dim_size", "value": 30}] if "c2r" in op else []
-        with pytest.raises(ParityError) as err:  # length 16 (c2r: 30): DFTI's kernels for it are not modelled
+        with pytest.raises(ParityError) as err:  # length 64 (c2r: 30): DFTI's kernels for it are not modelled
             replay(op, inputs, args, get_profile("x86-avx2", 1))
         assert "not modelled" in str(err.value) and "\n" not in str(err.value), str(err.value)
         with pytest.raises(ParityError) as err:  # nor on the aarch64 wheel (not measured)
@@ -66,6 +66,33 @@ def test_fft_scale_paths_follow_threads_transforms_and_layout() -> None:
     assert not strided_rows((2, 12, 3), [36, 3, 1], 1)  # batch dims that do not collapse: ATen's copy
     assert not strided_rows((8, 12, 8), [0, 0, 0], 1)  # expanded: a copy
     assert not strided_rows((8, 7, 8), [56, 1, 7], 1)  # batch dims ordered by stride collapse to rows
+
+
+def test_fft_power_of_two_real_kernels_follow_the_threaded_path() -> None:
+    """r2c of 8 and 16: DFTI's threaded path over contiguous rows (2+ threads and rows) takes the odd
+    eighths as products, one thread (or one row, or strided rows) as one sum times sqrt(1/2); c2r of 8,
+    16 and 32 and r2c of 32 are refused there. The complex kernels take no thread knob."""
+    from harness.impl.fft import fft
+
+    one, two = get_profile("x86-avx2", 1), get_profile("x86-avx2", 2)
+    for n in (8, 16):
+        x = np.random.default_rng(n).standard_normal((6, n)).astype(np.float32)
+        single, threaded = fft("r2c", x, [1], 0, one), fft("r2c", x, [1], 0, two)
+        assert not np.array_equal(single.view(np.uint32), threaded.view(np.uint32))
+        assert np.array_equal(fft("r2c", x[:1], [1], 0, two).view(np.uint32), single[:1].view(np.uint32))
+        strided = fft("r2c", np.ascontiguousarray(x.T), [0], 0, two, stride=[6, 1])
+        assert np.array_equal(strided.view(np.uint32), np.ascontiguousarray(single.transpose(1, 0, 2)).view(np.uint32))
+        z = np.random.default_rng(n).standard_normal((6, n, 2)).astype(np.float32)
+        assert np.array_equal(fft("c2c", z, [1], 0, one).view(np.uint32), fft("c2c", z, [1], 0, two).view(np.uint32))
+        h = z[:, : n // 2 + 1]
+        fft("c2r", h, [1], 0, one, last_dim_size=n)
+        for kind, a, size in (
+            ("c2r", h, n),
+            ("r2c", np.zeros((2, 32), np.float32), 0),
+            ("c2r", np.ones((2, 17, 2), np.float32), 32),
+        ):
+            with pytest.raises(ParityError, match="threaded path"):
+                fft(kind, a, [1], 0, two, last_dim_size=size)
 
 
 def _cases() -> list[tuple[int, int, int, int]]:

@@ -6,13 +6,17 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: one dim; N = 12 and 24 (c2c, r2c, c2r); no normalisation or 1/N. Where
+Modelled: one dim; N = 8, 12, 16, 24 and 32 (c2c, r2c, c2r); no normalisation or 1/N. Where
 ATen's rows are a view of its input, DFTI gets them with their strides: contiguous rows, or a dense
 transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a scale inside
 (their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
 on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
-transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The 24-point complex and backward
-kernels give other signs to some zero results from inputs holding -0: such a result is refused.
+transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8,
+16, 24 and 32 give other signs to some zero results from inputs holding -0, the real forward ones of 8 and
+16 to some zero results from any input: such a result is refused.
+DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other real
+kernels of N = 8, 16 and 32: the forward ones of 8 and 16 are modelled there (the thread knob of
+``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -27,7 +31,7 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-LENGTHS = {"c2c": (12, 24), "r2c": (12, 24), "c2r": (12, 24)}
+LENGTHS = {kind: (8, 12, 16, 24, 32) for kind in KINDS}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -41,13 +45,21 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
 
 
 def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
-    """Whether DFTI's 24-point complex or backward kernel reads a -0 (c2r leaves the imaginary parts of
-    bins 0 and N/2 unread): the signs of its zero results are then not modelled (measured: every
+    """Whether DFTI's complex or backward kernel (8, 16, 24, 32) reads a -0 (c2r leaves the imaginary parts of
+    bins 0 and N/2 unread): the signs of its zero results are then not modelled (measured at 24: every
     difference lies in a result that is zero on both sides, 190 of 400 zero-heavy c2c inputs, 87 of 400
     c2r)."""
     bins = np.moveaxis(data, d, 0)
     read = [bins] if kind == "c2c" else [bins[..., 0], np.delete(bins, [0, n // 2], axis=0)[..., 1]]
     return any(bool(np.any(np.signbit(v) & (v == 0))) for v in read)
+
+
+def _zero_result(out: np.ndarray, n: int) -> bool:
+    """Whether an onesided result (..., N/2+1, 2) holds a zero other than the imaginary parts of bins 0 and
+    N/2 (always +0): DFTI's real forward kernels of 8 and 16 drop the terms of the absent imaginary parts,
+    which gives some zero results -0 where the complex kernel on +0 gives +0 (measured: every difference
+    from ones, zeros and small integers lies in a result zero on both sides), so such a result is refused."""
+    return bool(np.any(out[..., 1 : n // 2, :] == 0) or np.any(out[..., [0, n // 2], 0] == 0))
 
 
 def _scale(normalization: int, n: int) -> float:
@@ -106,7 +118,7 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
         raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
-    negative_zero = n == 24 and kind != "r2c" and _reads_negative_zero(kind, data, d, n)
+    negative_zero = n != 12 and kind != "r2c" and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))
     batch = rows.size // (rows.shape[ndim - 1] * (1 if real_in else 2)) if rows.size else 0
@@ -114,15 +126,23 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
     out = np.zeros((*rows.shape[: ndim - 1], *width), np.float32)
     strided = strided_rows(tuple(data.shape[:ndim]), stride, d)
     threaded = profile.threads >= 2 and batch >= 2  # DFTI splits the transforms between threads
+    threaded_rows = threaded and not strided
+    if threaded_rows and ((kind == "c2r" and n in (8, 16, 32)) or (kind, n) == ("r2c", 32)):
+        raise ParityError(
+            f"FFT {kind} of length {n} on DFTI's threaded path (2+ threads, 2+ contiguous rows): not modelled"
+        )
     fn = load("fft").fft_mkl_def
     fn.restype = ctypes.c_int
     if batch:
         rc = fn(
             ctypes.c_int(KINDS[kind]), ctypes.c_int(n), ctypes.c_int64(batch), ptr(rows), ptr(out),
             ctypes.c_int(-1 if forward else 1), ctypes.c_float(scale), ctypes.c_int(0 if threaded or strided else 1),
+            ctypes.c_int(threaded_rows),
         )  # fmt: skip
         if rc != 0:
             raise ParityError(f"FFT {kind} of length {n}: not modelled")
+    if kind == "r2c" and n in (8, 16) and _zero_result(out, n):
+        raise ParityError(f"FFT r2c of length {n} to a zero result: the sign of that zero is not modelled")
     if negative_zero and np.any(out == 0):  # a zero's sign reaches only results that are zero themselves
-        raise ParityError(f"FFT {kind} of length 24 from -0 to a zero result: the sign of that zero is not modelled")
+        raise ParityError(f"FFT {kind} of length {n} from -0 to a zero result: the sign of that zero is not modelled")
     return np.ascontiguousarray(np.moveaxis(out, ndim - 1, d))

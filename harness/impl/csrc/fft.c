@@ -1,7 +1,8 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 12 and N = 24, complex, real forward and real backward.
+ * the rest): N = 12 and N = 24, complex, real forward and real backward; N = 8 and 16 complex; N = 32
+ * real forward off DFTI's threaded path.
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -28,9 +29,13 @@
  *       A = X[k] + conj(X[12-k]), B = X[k] - conj(X[12-k]),
  *       Z[k].re = A.re + (w.im*B.re - w.re*B.im), Z[k].im = A.im + (w.im*B.im + w.re*B.re),
  *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
+ *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
+ *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
+ *   N = 32 real forward: the 16-point complex transform of the even/odd pairs, then the 24-point
+ *     kernel's recombination (rdft32_fwd); DFTI's threaded path runs another kernel (refused).
  *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
- *     every other case (the complex kernels, the real ones of N = 24, and the real 12-point kernels when
+ *     every other case (the complex kernels, the real ones of N = 24 and 32, and the real 12-point kernels when
  *     DFTI splits two or more transforms between threads or takes strided rows) multiplies each output by
  *     s after the transform. */
 #include <stdint.h>
@@ -213,16 +218,221 @@ static void ct24(const cpx x[24], int sign, cpx out[24]) {
     }
 }
 
+/* cos(2pi*e/32) as float32 from double, e = 0..8 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
+static const float COS32[9] = {
+    0x1p+0f, 0x1.f6297cp-1f, 0x1.d906bcp-1f, 0x1.a9b662p-1f, 0x1.6a09e6p-1f,
+    0x1.1c73b4p-1f, 0x1.87de2ap-2f, 0x1.8f8b84p-3f, 0.0f,
+};
+
+/* cos and sin of 2pi*e/32 for any e, by quadrant from COS32 (sin(t) = cos(pi/2 - t)). */
+static void cs32(int e, float *c, float *s) {
+    e &= 31;
+    const int q = e / 8, r = e % 8;
+    const float a = COS32[r], b = COS32[8 - r]; /* cos and sin of 2pi*r/32 */
+    const float cv[4] = {a, -b, -a, b}, sv[4] = {b, a, -b, -a};
+    *c = cv[q], *s = sv[q];
+}
+
+/* v times e^(sign*2pi*i*e/32): exact for the quarter turns (e = 8, 16, 24: -+i, -1, +-i), else the plain
+ * product (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), w float32 from double cos and sin (cs32). */
+static inline cpx twiddle32(cpx v, int e, int sign) {
+    e &= 31;
+    if (e == 0) return v;
+    if (e == 16) return (cpx){-v.r, -v.i};
+    if (e == 8 || e == 24) {
+        const int s = e == 8 ? sign : -sign;
+        return s < 0 ? (cpx){v.i, -v.r} : (cpx){-v.i, v.r};
+    }
+    float wr, wi;
+    cs32(e, &wr, &wi);
+    wi = sign * wi;
+    return (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
+}
+
+/* v turned by an odd eighth, e^(sign*2pi*i*q/8) for q = 1 or 3, as one sum or difference times
+ * h = sqrt(1/2) per component: forward q = 1 ((re + im)h, (im - re)h), q = 3 ((im - re)h, -(re + im)h);
+ * backward q = 1 ((re - im)h, (re + im)h), q = 3 (-(re + im)h, (re - im)h). */
+static inline cpx eighth_sum(cpx v, int q, int sign) {
+    if (sign < 0)
+        return q == 1 ? (cpx){(v.r + v.i) * H8, (v.i - v.r) * H8} : (cpx){(v.i - v.r) * H8, -(v.r + v.i) * H8};
+    return q == 1 ? (cpx){(v.r - v.i) * H8, (v.r + v.i) * H8} : (cpx){-(v.r + v.i) * H8, (v.r - v.i) * H8};
+}
+
+/* DFTI's standalone 8-point kernel: radix 2, decimation in time: E, O the 4-point DFTs of the even and
+ * odd elements, X[k] = E[k] + t[k], X[k+4] = E[k] - t[k] with t = O turned by e^(sign*2pi*i*k/8): the odd
+ * eighths by eighth_sum, t2 = -+i*O2 exactly. (radix2_8 above is the same with the eighths as products.) */
+static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
+    const cpx ev[4] = {x[0], x[2], x[4], x[6]}, od[4] = {x[1], x[3], x[5], x[7]};
+    cpx e[4], o[4], t[4];
+    dft4(ev, sign, e);
+    dft4(od, sign, o);
+    t[0] = o[0];
+    t[1] = eighth_sum(o[1], 1, sign);
+    t[2] = sign < 0 ? (cpx){o[2].i, -o[2].r} : (cpx){-o[2].i, o[2].r};
+    t[3] = eighth_sum(o[3], 3, sign);
+    for (int k = 0; k < 4; k++) out[k] = cadd(e[k], t[k]), out[k + 4] = csub(e[k], t[k]);
+}
+
+/* DFTI's 16-point kernel: radix 4 x 4, decimation in time: the 4-point DFTs of x[4m + r] (r = 0..3),
+ * bin k2 of residue r times e^(sign*2pi*i*r*k2/16) (twiddle32: skipped where r*k2 = 0, exact quarter
+ * turns, else plain products), then the 4-point DFTs over r: X[k2 + 4*k1]. The odd eighths (r*k2 = 2, 6):
+ * plain products with +-sqrt(1/2) (sum = 0: the complex kernel, and the real forward one on DFTI's
+ * threaded path), or eighth_sum (sum = 1: the real kernels off it). */
+static void radix4_16(const cpx x[16], int sign, int sum, cpx out[16]) {
+    cpx y[4][4];
+    for (int r = 0; r < 4; r++) {
+        const cpx in[4] = {x[r], x[4 + r], x[8 + r], x[12 + r]};
+        dft4(in, sign, y[r]);
+    }
+    for (int k2 = 0; k2 < 4; k2++) {
+        cpx t[4], o[4];
+        for (int r = 0; r < 4; r++) {
+            const int e = 2 * r * k2; /* in 32nds */
+            t[r] = sum && (e == 4 || e == 12) ? eighth_sum(y[r][k2], e / 4, sign) : twiddle32(y[r][k2], e, sign);
+        }
+        dft4(t, sign, o);
+        for (int k1 = 0; k1 < 4; k1++) out[k2 + 4 * k1] = o[k1];
+    }
+}
+
+/* DFTI's 32-point complex kernel: Cooley-Tukey 8 x 4, decimation in time: the 4-point DFTs of x[8m + r]
+ * (r = 0..7), bin k2 of residue r times e^(sign*2pi*i*r*k2/32) (twiddle32, the odd eighths as products
+ * with +-sqrt(1/2)), then DFTI's Prime8 over r: X[k2 + 4*k1]. */
+static void ct32(const cpx x[32], int sign, cpx out[32]) {
+    cpx y[8][4];
+    for (int r = 0; r < 8; r++) {
+        const cpx in[4] = {x[r], x[8 + r], x[16 + r], x[24 + r]};
+        dft4(in, sign, y[r]);
+    }
+    for (int k2 = 0; k2 < 4; k2++) {
+        cpx t[8], o[8];
+        for (int r = 0; r < 8; r++) t[r] = twiddle32(y[r][k2], r * k2, sign);
+        prime8(t, sign, o);
+        for (int k1 = 0; k1 < 8; k1++) out[k2 + 4 * k1] = o[k1];
+    }
+}
+
+/* cos and sin of 2pi*k/24 from the tables (k = 0..11). */
+static void cs24(int k, float *c, float *s) { *c = COS24[k], *s = SIN24[k]; }
+
+/* The real forward kernels' recombination (N = 2m = 24, 32), from Z, the m-point complex forward
+ * transform of z[j] = x[2j] + i*x[2j+1]; per bin k = 1..m-1 with c, s = cos and sin of 2pi*k/N:
+ * B = Z[k] - conj(Z[m-k]), V = ((1 + -s)/2, c/2),
+ * X[k] = (Z[m-k].re + (B.re*V.re + B.im*V.im), -Z[m-k].im + (B.im*V.re - B.re*V.im)),
+ * X[0] = Z[0].re + Z[0].im, X[m] = Z[0].re - Z[0].im (imaginary parts +0). */
+static void recombine_fwd(const cpx *y, int m, void (*cs)(int, float *, float *), float *dst) {
+    dst[0] = y[0].r + y[0].i, dst[1] = 0.0f;
+    dst[2 * m] = y[0].r - y[0].i, dst[2 * m + 1] = 0.0f;
+    for (int k = 1; k < m; k++) {
+        const cpx zk = y[k], zn = y[m - k];
+        float c, s;
+        cs(k, &c, &s);
+        const float vr = (1.0f + -s) * 0.5f, vi = c * 0.5f;
+        const float br = zk.r - zn.r, bi = zk.i + zn.i;
+        dst[2 * k] = zn.r + (br * vr + bi * vi);
+        dst[2 * k + 1] = -zn.i + (bi * vr - br * vi);
+    }
+}
+
+/* The real backward kernels' recombination (N = 2m = 24, 32) of the onesided row X into z, whose
+ * m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
+ * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re), and per k = 1..m-1 with w = (c, -s) = e^(-2pi*i*k/N):
+ * A = X[k] + conj(X[m-k]), B = X[k] - conj(X[m-k]),
+ * z[k] = (A.re + (w.im*B.re - w.re*B.im), A.im + (w.im*B.im + w.re*B.re)). */
+static void recombine_bwd(const float *row, int m, void (*cs)(int, float *, float *), cpx *z) {
+    z[0] = (cpx){row[0] + row[2 * m], row[0] - row[2 * m]};
+    for (int k = 1; k < m; k++) {
+        const cpx xk = {row[2 * k], row[2 * k + 1]}, xn = {row[2 * (m - k)], row[2 * (m - k) + 1]};
+        float wr, s;
+        cs(k, &wr, &s);
+        const float wi = -s;
+        const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
+        z[k] = (cpx){ar + (wi * br - wr * bi), ai + (wi * bi + wr * br)};
+    }
+}
+
+/* The 32-point real forward kernel on one thread (or strided rows): z[j] = x[2j] + i*x[2j+1], Z = the
+ * 16-point complex forward transform (radix4_16), then the recombination of the 24-point kernel per bin
+ * k = 1..15 with w = e^(-2pi*i*k/32): B = Z[k] - conj(Z[16-k]), V = ((1 + w.im)/2, w.re/2),
+ * X[k] = (Z[16-k].re + (B.re*V.re + B.im*V.im), -Z[16-k].im + (B.im*V.re - B.re*V.im)),
+ * X[0] = Z[0].re + Z[0].im, X[16] = Z[0].re - Z[0].im (imaginary parts +0). */
+static void rdft32_fwd(const float *row, float *dst) {
+    cpx z[16], y[16];
+    for (int j = 0; j < 16; j++) z[j] = (cpx){row[2 * j], row[2 * j + 1]};
+    radix4_16(z, -1, 0, y);
+    recombine_fwd(y, 16, cs32, dst);
+}
+
 static void scale_after(float *v, int64_t count, float s) {
     for (int64_t j = 0; j < count; j++) v[j] = v[j] * s;
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 12 or 24; sign: c2c's -1 forward, +1 backward;
- * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant. 0, or -1 for an
- * unmodelled (kind, n). */
-int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded) {
+/* The power-of-two kernels (N = 8, 16, 32: c2c, r2c, c2r) of one row. threaded_rows: DFTI's threaded
+ * path over contiguous rows (2+ threads, 2+ rows), where the real forward kernels of 8 and 16 take the
+ * odd eighths as products (fft.py refuses c2r, and r2c of 32, there). */
+static void pow2_row(int kind, int n, const float *row, float *dst, int sign, int threaded_rows) {
+    cpx x[32], y[32];
+    if (n == 32) {
+        if (kind == 1) {
+            rdft32_fwd(row, dst);
+        } else if (kind == 2) { /* the backward recombination, then the 16-point complex backward transform */
+            recombine_bwd(row, 16, cs32, x);
+            radix4_16(x, 1, 0, y);
+            for (int j = 0; j < 16; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+        } else {
+            for (int j = 0; j < 32; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+            ct32(x, sign, y);
+            for (int j = 0; j < 32; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+        }
+        return;
+    }
+    if (kind == 0) {
+        for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+    } else if (kind == 1) { /* the real row as complex with +0 imaginary parts */
+        for (int j = 0; j < n; j++) x[j] = (cpx){row[j], 0.0f};
+        sign = -1;
+    } else { /* the Hermitian row; the imaginary parts of bins 0 and N/2 are not read */
+        x[0] = (cpx){row[0], 0.0f};
+        x[n / 2] = (cpx){row[n], 0.0f};
+        for (int k = 1; k < n / 2; k++) {
+            x[k] = (cpx){row[2 * k], row[2 * k + 1]};
+            x[n - k] = (cpx){row[2 * k], -row[2 * k + 1]};
+        }
+        sign = 1;
+    }
+    const int sum = kind != 0 && !threaded_rows; /* the real kernels off the threaded path */
+    if (n == 8) {
+        if (kind == 0 || sum) radix2_8_sum(x, sign, y);
+        else radix2_8(x, sign, y);
+    } else {
+        radix4_16(x, sign, sum, y);
+    }
+    if (kind == 0) {
+        for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+    } else if (kind == 1) {
+        for (int k = 0; k <= n / 2; k++) dst[2 * k] = y[k].r, dst[2 * k + 1] = y[k].i;
+    } else {
+        for (int j = 0; j < n; j++) dst[j] = y[j].r;
+    }
+}
+
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24 or 32; sign: c2c's -1 forward, +1 backward;
+ * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant; threaded_rows:
+ * DFTI's threaded path over contiguous rows (pow2_row). 0, or -1 for an unmodelled (kind, n). */
+int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded,
+                int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
+    if (n == 8 || n == 16 || n == 32) {
+        const int64_t half = n / 2 + 1;
+        const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
+        const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
+        for (int64_t b = 0; b < batch; b++) {
+            pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
+            if (scaled) scale_after(out + b * out_len, out_len, scale);
+        }
+        return 0;
+    }
     if (n != 12 && n != 24) return -1;
     const int half = n / 2 + 1;
     for (int64_t b = 0; b < batch; b++) {
@@ -243,15 +453,7 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             } else {
                 for (int j = 0; j < 12; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
                 pfa12(x, -1, 0, 1.0f, y);
-                dst[0] = y[0].r + y[0].i, dst[1] = 0.0f;
-                dst[24] = y[0].r - y[0].i, dst[25] = 0.0f;
-                for (int k = 1; k < 12; k++) {
-                    const cpx zk = y[k], zn = y[12 - k];
-                    const float vr = (1.0f + -SIN24[k]) * 0.5f, vi = COS24[k] * 0.5f;
-                    const float br = zk.r - zn.r, bi = zk.i + zn.i;
-                    dst[2 * k] = zn.r + (br * vr + bi * vi);
-                    dst[2 * k + 1] = -zn.i + (bi * vr - br * vi);
-                }
+                recombine_fwd(y, 12, cs24, dst);
             }
             if (scaled && !fold) scale_after(dst, 2 * half, scale);
         } else {
@@ -267,13 +469,7 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
                 pfa12(x, 1, fold, scale, y);
                 for (int j = 0; j < 12; j++) dst[j] = y[j].r;
             } else {
-                x[0] = (cpx){row[0] + row[24], row[0] - row[24]};
-                for (int k = 1; k < 12; k++) {
-                    const cpx xk = {row[2 * k], row[2 * k + 1]}, xn = {row[2 * (12 - k)], row[2 * (12 - k) + 1]};
-                    const float wr = COS24[k], wi = -SIN24[k];
-                    const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
-                    x[k] = (cpx){ar + (wi * br - wr * bi), ai + (wi * bi + wr * br)};
-                }
+                recombine_bwd(row, 12, cs24, x);
                 pfa12(x, 1, 0, 1.0f, y);
                 for (int j = 0; j < 12; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
             }
