@@ -26,7 +26,7 @@ FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.defa
 
 
 def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> None:
-    x = np.zeros((2, 3, 64), np.complex64)
+    x = np.zeros((2, 3, 128), np.complex64)
     for op, knobs in zip(FFT_OPS, [(), ("threads",), ("threads",)], strict=True):
         assert kernel_op(op) == ("fft", knobs)
         assert refusal(op) is None  # replayed (harness/impl/fft.py) for the lengths modelled
@@ -37,7 +37,7 @@ def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> N
         ]
         inputs = {"self": x.real.copy() if "r2c" in op else x}
         args += [{"name": "last_dim_size", "value": 30}] if "c2r" in op else []
-        with pytest.raises(ParityError) as err:  # length 64 (c2r: 30): DFTI's kernels for it are not modelled
+        with pytest.raises(ParityError) as err:  # length 128 (c2r: 30): DFTI's kernels for it are not modelled
             replay(op, inputs, args, get_profile("x86-avx2", 1))
         assert "not modelled" in str(err.value) and "\n" not in str(err.value), str(err.value)
         with pytest.raises(ParityError) as err:  # nor on the aarch64 wheel (not measured)

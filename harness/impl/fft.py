@@ -6,17 +6,17 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: one dim; N = 8, 12, 16, 24 and 32 (c2c, r2c, c2r); no normalisation or 1/N. Where
+Modelled: one dim; N = 8, 12, 16, 24, 32 and 64 (c2c, r2c, c2r); no normalisation or 1/N. Where
 ATen's rows are a view of its input, DFTI gets them with their strides: contiguous rows, or a dense
 transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a scale inside
 (their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
 on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
-transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8,
-16, 24 and 32 give other signs to some zero results from inputs holding -0, the real forward ones of 8 and
+transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8
+to 64 give other signs to some zero results from inputs holding -0, the real forward ones of 8 and
 16 to some zero results from any input: such a result is refused.
 DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other real
-kernels of N = 8, 16 and 32: the forward ones of 8 and 16 are modelled there (the thread knob of
-``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
+kernels of N = 8 to 64: the forward ones of 8 and 16 are modelled there (the thread knob of
+``_fft_r2c``), the backward ones and the forward ones of 32 and 64 are refused there.
 Everything else is refused in one line.
 """
 
@@ -31,7 +31,7 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-LENGTHS = {kind: (8, 12, 16, 24, 32) for kind in KINDS}
+LENGTHS = {kind: (8, 12, 16, 24, 32, 64) for kind in KINDS}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -45,7 +45,7 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
 
 
 def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
-    """Whether DFTI's complex or backward kernel (8, 16, 24, 32) reads a -0 (c2r leaves the imaginary parts of
+    """Whether DFTI's complex or backward kernel (8 to 64) reads a -0 (c2r leaves the imaginary parts of
     bins 0 and N/2 unread): the signs of its zero results are then not modelled (measured at 24: every
     difference lies in a result that is zero on both sides, 190 of 400 zero-heavy c2c inputs, 87 of 400
     c2r)."""
@@ -127,7 +127,7 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
     strided = strided_rows(tuple(data.shape[:ndim]), stride, d)
     threaded = profile.threads >= 2 and batch >= 2  # DFTI splits the transforms between threads
     threaded_rows = threaded and not strided
-    if threaded_rows and ((kind == "c2r" and n in (8, 16, 32)) or (kind, n) == ("r2c", 32)):
+    if threaded_rows and ((kind == "c2r" and n in (8, 16, 32, 64)) or (kind == "r2c" and n in (32, 64))):
         raise ParityError(
             f"FFT {kind} of length {n} on DFTI's threaded path (2+ threads, 2+ contiguous rows): not modelled"
         )

@@ -593,11 +593,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "eighth turns as one sum times sqrt(1/2) or as products (per kernel), 16 twiddles float32 from "
             "double cos/sin; the real ones the complex kernel of the row with +0 imaginary parts (backward: "
             "the Hermitian row, real parts); 32 complex Cooley-Tukey 8 x 4 (4-point DFTs, twiddles, the "
-            "24-point kernel's `Prime8`), 32 real the 16-point complex transform of the even/odd pairs with "
-            "the 24-point recombination passes; other lengths (64, ...), several dims, 1/sqrt(N), other "
-            "layouts, c2r of 8, 16, 32 and r2c of 32 on DFTI's threaded path, zero results of the real "
-            "forward kernels of 8 and 16, and zero results of the complex and backward kernels of 8 to 32 "
-            "from -0 inputs refused"
+            "24-point kernel's `Prime8`), 64 complex 4 x 16 (16-point DFTs, twiddles, 4-point DFTs), 32 and 64 "
+            "real the N/2-point complex transform of the even/odd pairs with the 24-point recombination "
+            "passes; other lengths (128, ...), several dims, 1/sqrt(N), other layouts, c2r of 8 to 64 and "
+            "r2c of 32 and 64 on DFTI's threaded path, zero results of the real forward kernels of 8 and 16, "
+            "and zero results of the complex and backward kernels of 8 to 64 from -0 inputs refused"
         ),
         (
             "thread count, in the real 12-point transforms with a 1/N scale only: DFTI's threaded path (2 or "

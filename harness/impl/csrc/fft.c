@@ -1,8 +1,8 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 12 and N = 24, complex, real forward and real backward; N = 8 and 16 complex; N = 32
- * real forward off DFTI's threaded path.
+ * the rest): N = 8, 12, 16, 24, 32 and 64, complex, real forward and real backward (the real ones of 8
+ * to 64 as fft.py says, per DFTI's path).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -31,11 +31,14 @@
  *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
  *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
- *   N = 32 real forward: the 16-point complex transform of the even/odd pairs, then the 24-point
- *     kernel's recombination (rdft32_fwd); DFTI's threaded path runs another kernel (refused).
+ *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
+ *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
+ *     (pow2_row); the eighth turns as sums or products per DFTI's path.
+ *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
+ *     recombination passes (recombine_fwd after it, recombine_bwd before it; rdft_pow2_fwd).
  *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
- *     every other case (the complex kernels, the real ones of N = 24 and 32, and the real 12-point kernels when
+ *     every other case (the complex kernels, the real ones of N = 8, 16, 24, 32, 64, and the real 12-point kernels when
  *     DFTI splits two or more transforms between threads or takes strided rows) multiplies each output by
  *     s after the transform. */
 #include <stdint.h>
@@ -218,33 +221,37 @@ static void ct24(const cpx x[24], int sign, cpx out[24]) {
     }
 }
 
-/* cos(2pi*e/32) as float32 from double, e = 0..8 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
-static const float COS32[9] = {
-    0x1p+0f, 0x1.f6297cp-1f, 0x1.d906bcp-1f, 0x1.a9b662p-1f, 0x1.6a09e6p-1f,
-    0x1.1c73b4p-1f, 0x1.87de2ap-2f, 0x1.8f8b84p-3f, 0.0f,
+/* cos(2pi*e/64) as float32 from double, e = 0..16 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
+static const float COS64[17] = {
+    0x1p+0f,         0x1.fd88dap-1f, 0x1.f6297cp-1f, 0x1.e9f416p-1f, 0x1.d906bcp-1f, 0x1.c38b30p-1f,
+    0x1.a9b662p-1f,  0x1.8bc806p-1f, 0x1.6a09e6p-1f, 0x1.44cf32p-1f, 0x1.1c73b4p-1f, 0x1.e2b5d4p-2f,
+    0x1.87de2ap-2f,  0x1.294062p-2f, 0x1.8f8b84p-3f, 0x1.917a6cp-4f, 0.0f,
 };
 
-/* cos and sin of 2pi*e/32 for any e, by quadrant from COS32 (sin(t) = cos(pi/2 - t)). */
-static void cs32(int e, float *c, float *s) {
-    e &= 31;
-    const int q = e / 8, r = e % 8;
-    const float a = COS32[r], b = COS32[8 - r]; /* cos and sin of 2pi*r/32 */
+/* cos and sin of 2pi*e/64 for any e, by quadrant from COS64 (sin(t) = cos(pi/2 - t)). */
+static void cs64(int e, float *c, float *s) {
+    e &= 63;
+    const int q = e / 16, r = e % 16;
+    const float a = COS64[r], b = COS64[16 - r]; /* cos and sin of 2pi*r/64 */
     const float cv[4] = {a, -b, -a, b}, sv[4] = {b, a, -b, -a};
     *c = cv[q], *s = sv[q];
 }
 
-/* v times e^(sign*2pi*i*e/32): exact for the quarter turns (e = 8, 16, 24: -+i, -1, +-i), else the plain
- * product (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), w float32 from double cos and sin (cs32). */
-static inline cpx twiddle32(cpx v, int e, int sign) {
-    e &= 31;
+/* cos and sin of 2pi*e/32 (the same doubles as 2pi*2e/64). */
+static void cs32(int e, float *c, float *s) { cs64(2 * e, c, s); }
+
+/* v times e^(sign*2pi*i*e/64): exact for the quarter turns (e = 16, 32, 48: -+i, -1, +-i), else the
+ * plain product (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), w float32 from double cos and sin. */
+static inline cpx twiddle64(cpx v, int e, int sign) {
+    e &= 63;
     if (e == 0) return v;
-    if (e == 16) return (cpx){-v.r, -v.i};
-    if (e == 8 || e == 24) {
-        const int s = e == 8 ? sign : -sign;
+    if (e == 32) return (cpx){-v.r, -v.i};
+    if (e == 16 || e == 48) {
+        const int s = e == 16 ? sign : -sign;
         return s < 0 ? (cpx){v.i, -v.r} : (cpx){-v.i, v.r};
     }
     float wr, wi;
-    cs32(e, &wr, &wi);
+    cs64(e, &wr, &wi);
     wi = sign * wi;
     return (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
 }
@@ -274,7 +281,7 @@ static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
 }
 
 /* DFTI's 16-point kernel: radix 4 x 4, decimation in time: the 4-point DFTs of x[4m + r] (r = 0..3),
- * bin k2 of residue r times e^(sign*2pi*i*r*k2/16) (twiddle32: skipped where r*k2 = 0, exact quarter
+ * bin k2 of residue r times e^(sign*2pi*i*r*k2/16) (twiddle64: skipped where r*k2 = 0, exact quarter
  * turns, else plain products), then the 4-point DFTs over r: X[k2 + 4*k1]. The odd eighths (r*k2 = 2, 6):
  * plain products with +-sqrt(1/2) (sum = 0: the complex kernel, and the real forward one on DFTI's
  * threaded path), or eighth_sum (sum = 1: the real kernels off it). */
@@ -287,8 +294,8 @@ static void radix4_16(const cpx x[16], int sign, int sum, cpx out[16]) {
     for (int k2 = 0; k2 < 4; k2++) {
         cpx t[4], o[4];
         for (int r = 0; r < 4; r++) {
-            const int e = 2 * r * k2; /* in 32nds */
-            t[r] = sum && (e == 4 || e == 12) ? eighth_sum(y[r][k2], e / 4, sign) : twiddle32(y[r][k2], e, sign);
+            const int e = 4 * r * k2; /* in 64ths */
+            t[r] = sum && (e == 8 || e == 24) ? eighth_sum(y[r][k2], e / 8, sign) : twiddle64(y[r][k2], e, sign);
         }
         dft4(t, sign, o);
         for (int k1 = 0; k1 < 4; k1++) out[k2 + 4 * k1] = o[k1];
@@ -296,7 +303,7 @@ static void radix4_16(const cpx x[16], int sign, int sum, cpx out[16]) {
 }
 
 /* DFTI's 32-point complex kernel: Cooley-Tukey 8 x 4, decimation in time: the 4-point DFTs of x[8m + r]
- * (r = 0..7), bin k2 of residue r times e^(sign*2pi*i*r*k2/32) (twiddle32, the odd eighths as products
+ * (r = 0..7), bin k2 of residue r times e^(sign*2pi*i*r*k2/32) (twiddle64, the odd eighths as products
  * with +-sqrt(1/2)), then DFTI's Prime8 over r: X[k2 + 4*k1]. */
 static void ct32(const cpx x[32], int sign, cpx out[32]) {
     cpx y[8][4];
@@ -306,16 +313,34 @@ static void ct32(const cpx x[32], int sign, cpx out[32]) {
     }
     for (int k2 = 0; k2 < 4; k2++) {
         cpx t[8], o[8];
-        for (int r = 0; r < 8; r++) t[r] = twiddle32(y[r][k2], r * k2, sign);
+        for (int r = 0; r < 8; r++) t[r] = twiddle64(y[r][k2], 2 * r * k2, sign);
         prime8(t, sign, o);
         for (int k1 = 0; k1 < 8; k1++) out[k2 + 4 * k1] = o[k1];
+    }
+}
+
+/* DFTI's 64-point complex kernel: Cooley-Tukey 4 x 16, decimation in time: the 16-point DFTs of x[4m + r]
+ * (radix4_16, products; r = 0..3), bin k2 of residue r times e^(sign*2pi*i*r*k2/64) (twiddle64), then the
+ * 4-point DFTs over r: X[k2 + 16*k1]. */
+static void ct64(const cpx x[64], int sign, cpx out[64]) {
+    cpx y[4][16];
+    for (int r = 0; r < 4; r++) {
+        cpx in[16];
+        for (int m = 0; m < 16; m++) in[m] = x[4 * m + r];
+        radix4_16(in, sign, 0, y[r]);
+    }
+    for (int k2 = 0; k2 < 16; k2++) {
+        cpx t[4], o[4];
+        for (int r = 0; r < 4; r++) t[r] = twiddle64(y[r][k2], r * k2, sign);
+        dft4(t, sign, o);
+        for (int k1 = 0; k1 < 4; k1++) out[k2 + 16 * k1] = o[k1];
     }
 }
 
 /* cos and sin of 2pi*k/24 from the tables (k = 0..11). */
 static void cs24(int k, float *c, float *s) { *c = COS24[k], *s = SIN24[k]; }
 
-/* The real forward kernels' recombination (N = 2m = 24, 32), from Z, the m-point complex forward
+/* The real forward kernels' recombination (N = 2m = 24, 32, 64), from Z, the m-point complex forward
  * transform of z[j] = x[2j] + i*x[2j+1]; per bin k = 1..m-1 with c, s = cos and sin of 2pi*k/N:
  * B = Z[k] - conj(Z[m-k]), V = ((1 + -s)/2, c/2),
  * X[k] = (Z[m-k].re + (B.re*V.re + B.im*V.im), -Z[m-k].im + (B.im*V.re - B.re*V.im)),
@@ -334,7 +359,7 @@ static void recombine_fwd(const cpx *y, int m, void (*cs)(int, float *, float *)
     }
 }
 
-/* The real backward kernels' recombination (N = 2m = 24, 32) of the onesided row X into z, whose
+/* The real backward kernels' recombination (N = 2m = 24, 32, 64) of the onesided row X into z, whose
  * m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
  * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re), and per k = 1..m-1 with w = (c, -s) = e^(-2pi*i*k/N):
  * A = X[k] + conj(X[m-k]), B = X[k] - conj(X[m-k]),
@@ -351,38 +376,39 @@ static void recombine_bwd(const float *row, int m, void (*cs)(int, float *, floa
     }
 }
 
-/* The 32-point real forward kernel on one thread (or strided rows): z[j] = x[2j] + i*x[2j+1], Z = the
- * 16-point complex forward transform (radix4_16), then the recombination of the 24-point kernel per bin
- * k = 1..15 with w = e^(-2pi*i*k/32): B = Z[k] - conj(Z[16-k]), V = ((1 + w.im)/2, w.re/2),
- * X[k] = (Z[16-k].re + (B.re*V.re + B.im*V.im), -Z[16-k].im + (B.im*V.re - B.re*V.im)),
- * X[0] = Z[0].re + Z[0].im, X[16] = Z[0].re - Z[0].im (imaginary parts +0). */
-static void rdft32_fwd(const float *row, float *dst) {
-    cpx z[16], y[16];
-    for (int j = 0; j < 16; j++) z[j] = (cpx){row[2 * j], row[2 * j + 1]};
-    radix4_16(z, -1, 0, y);
-    recombine_fwd(y, 16, cs32, dst);
+/* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
+ * m-point complex forward transform (radix4_16 with products, ct32), then recombine_fwd. */
+static void rdft_pow2_fwd(const float *row, int m, float *dst) {
+    cpx z[32], y[32];
+    for (int j = 0; j < m; j++) z[j] = (cpx){row[2 * j], row[2 * j + 1]};
+    if (m == 16) radix4_16(z, -1, 0, y);
+    else ct32(z, -1, y);
+    recombine_fwd(y, m, m == 16 ? cs32 : cs64, dst);
 }
 
 static void scale_after(float *v, int64_t count, float s) {
     for (int64_t j = 0; j < count; j++) v[j] = v[j] * s;
 }
 
-/* The power-of-two kernels (N = 8, 16, 32: c2c, r2c, c2r) of one row. threaded_rows: DFTI's threaded
+/* The power-of-two kernels (N = 8, 16, 32, 64: c2c, r2c, c2r) of one row. threaded_rows: DFTI's threaded
  * path over contiguous rows (2+ threads, 2+ rows), where the real forward kernels of 8 and 16 take the
- * odd eighths as products (fft.py refuses c2r, and r2c of 32, there). */
+ * odd eighths as products (fft.py refuses c2r, and r2c of 32 and 64, there). */
 static void pow2_row(int kind, int n, const float *row, float *dst, int sign, int threaded_rows) {
-    cpx x[32], y[32];
-    if (n == 32) {
+    cpx x[64], y[64];
+    if (n >= 32) {
+        const int m = n / 2;
         if (kind == 1) {
-            rdft32_fwd(row, dst);
-        } else if (kind == 2) { /* the backward recombination, then the 16-point complex backward transform */
-            recombine_bwd(row, 16, cs32, x);
-            radix4_16(x, 1, 0, y);
-            for (int j = 0; j < 16; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+            rdft_pow2_fwd(row, m, dst);
+        } else if (kind == 2) { /* the backward recombination, then the m-point complex backward transform */
+            recombine_bwd(row, m, m == 16 ? cs32 : cs64, x);
+            if (m == 16) radix4_16(x, 1, 0, y);
+            else ct32(x, 1, y);
+            for (int j = 0; j < m; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         } else {
-            for (int j = 0; j < 32; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
-            ct32(x, sign, y);
-            for (int j = 0; j < 32; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+            for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+            if (n == 32) ct32(x, sign, y);
+            else ct64(x, sign, y);
+            for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         }
         return;
     }
@@ -416,14 +442,14 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24 or 32; sign: c2c's -1 forward, +1 backward;
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24, 32 or 64; sign: c2c's -1 forward, +1 backward;
  * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant; threaded_rows:
  * DFTI's threaded path over contiguous rows (pow2_row). 0, or -1 for an unmodelled (kind, n). */
 int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded,
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (n == 8 || n == 16 || n == 32) {
+    if (n == 8 || n == 16 || n == 32 || n == 64) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
