@@ -13,10 +13,10 @@ transposed layout (the transformed dim outermost). DFTI's 12-point real kernels 
 on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
 transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8
 to 64 give other signs to some zero results from inputs holding -0, the real forward ones of 8 and
-16 to some zero results from any input: such a result is refused.
+16 (and of 64 on the threaded path) to some zero results from any input: such a result is refused.
 DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other real
-kernels of N = 8 to 64: the forward ones of 8 and 16 are modelled there (the thread knob of
-``_fft_r2c``), the backward ones and the forward ones of 32 and 64 are refused there.
+kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of
+``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -56,9 +56,10 @@ def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
 
 def _zero_result(out: np.ndarray, n: int) -> bool:
     """Whether an onesided result (..., N/2+1, 2) holds a zero other than the imaginary parts of bins 0 and
-    N/2 (always +0): DFTI's real forward kernels of 8 and 16 drop the terms of the absent imaginary parts,
-    which gives some zero results -0 where the complex kernel on +0 gives +0 (measured: every difference
-    from ones, zeros and small integers lies in a result zero on both sides), so such a result is refused."""
+    N/2 (always +0): DFTI's real forward kernels of 8 and 16 (and of 64 on its threaded path) drop the
+    terms of the absent imaginary parts, which gives some zero results -0 where the complex kernel on +0
+    gives +0 (measured: every difference from ones, zeros and small integers lies in a result zero on
+    both sides), so such a result is refused."""
     return bool(np.any(out[..., 1 : n // 2, :] == 0) or np.any(out[..., [0, n // 2], 0] == 0))
 
 
@@ -127,7 +128,7 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
     strided = strided_rows(tuple(data.shape[:ndim]), stride, d)
     threaded = profile.threads >= 2 and batch >= 2  # DFTI splits the transforms between threads
     threaded_rows = threaded and not strided
-    if threaded_rows and ((kind == "c2r" and n in (8, 16, 32, 64)) or (kind == "r2c" and n in (32, 64))):
+    if threaded_rows and ((kind == "c2r" and n in (8, 16, 32, 64)) or (kind, n) == ("r2c", 32)):
         raise ParityError(
             f"FFT {kind} of length {n} on DFTI's threaded path (2+ threads, 2+ contiguous rows): not modelled"
         )
@@ -141,7 +142,7 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
         )  # fmt: skip
         if rc != 0:
             raise ParityError(f"FFT {kind} of length {n}: not modelled")
-    if kind == "r2c" and n in (8, 16) and _zero_result(out, n):
+    if kind == "r2c" and (n in (8, 16) or (n == 64 and threaded_rows)) and _zero_result(out, n):
         raise ParityError(f"FFT r2c of length {n} to a zero result: the sign of that zero is not modelled")
     if negative_zero and np.any(out == 0):  # a zero's sign reaches only results that are zero themselves
         raise ParityError(f"FFT {kind} of length {n} from -0 to a zero result: the sign of that zero is not modelled")

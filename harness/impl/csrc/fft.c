@@ -35,7 +35,8 @@
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
- *     recombination passes (recombine_fwd after it, recombine_bwd before it; rdft_pow2_fwd).
+ *     recombination passes (recombine_fwd after it, recombine_bwd before it; rdft_pow2_fwd); the
+ *     forward one of 64 on DFTI's threaded path: ct64 of the row with +0 imaginary parts.
  *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
  *     every other case (the complex kernels, the real ones of N = 8, 16, 24, 32, 64, and the real 12-point kernels when
@@ -392,9 +393,16 @@ static void scale_after(float *v, int64_t count, float s) {
 
 /* The power-of-two kernels (N = 8, 16, 32, 64: c2c, r2c, c2r) of one row. threaded_rows: DFTI's threaded
  * path over contiguous rows (2+ threads, 2+ rows), where the real forward kernels of 8 and 16 take the
- * odd eighths as products (fft.py refuses c2r, and r2c of 32 and 64, there). */
+ * odd eighths as products, and that of 64 is the complex 64-point kernel of the row with +0 imaginary
+ * parts (fft.py refuses c2r, and r2c of 32, there). */
 static void pow2_row(int kind, int n, const float *row, float *dst, int sign, int threaded_rows) {
     cpx x[64], y[64];
+    if (n == 64 && kind == 1 && threaded_rows) { /* the complex kernel of the row with +0 imaginary parts */
+        for (int j = 0; j < n; j++) x[j] = (cpx){row[j], 0.0f};
+        ct64(x, -1, y);
+        for (int k = 0; k <= n / 2; k++) dst[2 * k] = y[k].r, dst[2 * k + 1] = y[k].i;
+        return;
+    }
     if (n >= 32) {
         const int m = n / 2;
         if (kind == 1) {
