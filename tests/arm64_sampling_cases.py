@@ -191,6 +191,13 @@ def torch_outputs(op: str, case: dict[str, Any]) -> list[np.ndarray]:  # pragma:
     return [y, mean, rstd, gx] + ([] if w is None else [gw, gb])
 
 
+def place_specials(x: np.ndarray, specials: np.ndarray, rng: np.random.Generator, count: int) -> None:
+    """Put ``specials`` at the front of ``x`` (as many as fit) and ``count`` of them at random places."""
+    front = min(x.size, specials.size)
+    x[:front] = specials[:front]
+    x[rng.integers(0, x.size, count)] = rng.choice(specials, count)
+
+
 def digest(outputs: Iterator[list[Any]]) -> str:
     """The SHA-256 of every output's float32 bits (C order, logical layout) in order."""
     h = hashlib.sha256()

@@ -25,6 +25,7 @@ import pytest
 
 from harness.impl import unary
 from harness.impl.profiles import get_profile
+from tests.arm64_sampling_cases import place_specials
 
 NANS = np.array([0x7FC00000, 0xFFC00000, 0x7FC00001, 0xFFC12345, 0x7F800001, 0xFF800001, 0x7FBFFFFF], np.uint32)
 SPECIALS = np.concatenate([NANS.view(np.float32), np.float32([0.0, -0.0, -1.0, np.inf, -np.inf, 1e-30, -1e-30])])
@@ -61,9 +62,7 @@ def inputs(length: int, seed: int, values: str) -> tuple[np.ndarray, np.ndarray]
     else:
         x = rng.uniform(-25.0, 25.0, length)
     x = x.astype(np.float32)
-    front = min(length, SPECIALS.size)
-    x[:front] = SPECIALS[:front]
-    x[rng.integers(0, length, 5)] = rng.choice(SPECIALS, 5)
+    place_specials(x, SPECIALS, rng, 5)
     return x, rng.standard_normal(length).astype(np.float32)
 
 

@@ -381,7 +381,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
             "which elements fall in a tail (the thread count). Refused: 0.5 (ATen's sqrt special case), a tail "
             "element whose power, not a double, lies within glibc's bound of a float rounding boundary, "
-            "AVX-512 and arm64 (not measured)"
+            "AVX-512 (not measured)"
         ),
     ),
     (
@@ -702,7 +702,12 @@ ARM64: dict[str, str] = {
     "max_pool2d": "nothing: identical everywhere",
     "adaptive_avg_pool2d": "4 lanes (N1, V2) vs 8 (V1): where the channels-last vector body ends; nothing else",
     "cumsum": "nothing: identical everywhere",
-    "pow": "nothing for these exponents",
+    "pow": (
+        "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"
+        " (V1) `powf`, the AVX2 object's bits, in blocks of 2x4 (N1, V2) or 2x8 (V1) lanes, so the tails fall"
+        " elsewhere than on x86 and on V1 elsewhere than on N1 and V2; each tail aarch64 glibc's double `pow`"
+        " (the same proof), whose invalid answer is +qNaN `0x7fc00000`, not x86's `0xffc00000`"
+    ),
     "conv2d": (
         "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"
         " ACL's forward (fixed-format hybrid 6x16 or interleaved 8x12 by arm_gemm's estimates, fused, K in"

@@ -183,7 +183,7 @@ def cumsum(x: np.ndarray, dim: int) -> np.ndarray:
 
 # pow(x, exponent) exponents that pow_tensor_scalar_optimized_kernel (PowKernel.cpp) computes with
 # products, quotients and square roots, one IEEE rounding each, in this order; others take SLEEF's
-# powf (avx2 vector lanes) or glibc's (default lanes), harness.impl.unary.pow_scalar_forward, but 0.5,
+# powf (avx2 and aarch64 vector lanes) or glibc's (default lanes), harness.impl.unary.pow_scalar_forward, but 0.5,
 # whose special case (sqrt) is not modelled.
 _POW: dict[float, Any] = {
     2.0: lambda x: x * x,

@@ -219,8 +219,10 @@ def leaky_relu_backward(
 
 
 # pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds
-# only (SLEEF's powf in the avx2 object, glibc's powf elsewhere); AVX-512 and aarch64 are not measured.
-POW_BUILDS = ("default", "avx2")
+# (SLEEF's powf in the avx2 object, glibc's powf in the default one) and in aarch64's NEON and SVE objects
+# (SLEEF's advsimd and SVE powf, the avx2 object's bits) on emulated Neoverse N1, V1 and V2; AVX-512 is
+# not measured.
+POW_BUILDS = SLEEF_BUILDS
 
 
 def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
@@ -244,7 +246,7 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
               ctypes.c_int64(max(1, row or x.size)), ctypes.c_float(exponent))  # fmt: skip
     if tail:
         at = mask != 0
-        values, proven = pow_tail(x[at], float(exponent))
+        values, proven = pow_tail(x[at], float(exponent), profile.aarch64)
         if not proven.all():
             raise ParityError(
                 f"pow with exponent {exponent}: {np.count_nonzero(~proven)} of the {tail} elements in ATen's "
@@ -255,8 +257,9 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
     return out
 
 
-# glibc's double pow (2.28 and later, x86_64 2.36 measured): documented worst error 0.52 ULP of double,
-# bounded here by 1 ULP, i.e. 2**-52 of the exact value where it is a normal double and 2**-1074 below.
+# glibc's double pow (2.28 and later; x86_64 and aarch64 2.36 measured, one generic algorithm): documented
+# worst error 0.52 ULP of double, bounded here by 1 ULP, i.e. 2**-52 of the exact value where it is a
+# normal double and 2**-1074 below.
 _GLIBC_POW_REL = Decimal(2) ** -52
 _GLIBC_POW_ABS = Decimal(2) ** -1074
 _TAIL_DIGITS = 60  # the reference power's precision; its error is counted as 10**-(60 - 5) relative
@@ -268,11 +271,12 @@ def _odd_integer(y: float) -> bool:
     return y.is_integer() and abs(y) < 2.0**53 and int(y) % 2 == 1
 
 
-def _pow_special(x: float, y: float) -> float | None:
+def _pow_special(x: float, y: float, aarch64: bool) -> float | None:
     """C99's pow (Annex F.10.4.4) for a finite non-zero ``y`` where x is NaN, 1, 0, infinite or negative
     with a non-integer y, as glibc answers it (NaN x: x quieted, its sign cleared where y is an odd
-    integer, as glibc's x*x negated for a negative x and an odd y; invalid: the x86 default NaN,
-    negative); None where the power is a finite non-zero number."""
+    integer, as glibc's x*x negated for a negative x and an odd y; invalid: glibc's (x - x) / (x - x),
+    the CPU's default NaN: negative on x86, positive on ``aarch64``); None where the power is a finite
+    non-zero number."""
     odd = _odd_integer(y)
     if math.isnan(x):
         return x
@@ -284,7 +288,7 @@ def _pow_special(x: float, y: float) -> float | None:
         magnitude = 0.0 if y < 0 else math.inf
         return -magnitude if x < 0 and odd else magnitude
     if x < 0 and not y.is_integer():
-        return -math.nan
+        return math.nan if aarch64 else -math.nan
     return None
 
 
@@ -317,21 +321,22 @@ def _exact_double_power(a: float, y: float) -> float | None:
     return value if 2.0**-1022 <= value < math.inf and Fraction(value) == power else None
 
 
-def pow_tail(x: np.ndarray, y: float) -> tuple[np.ndarray, np.ndarray]:
+def pow_tail(x: np.ndarray, y: float, aarch64: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """std::pow(float, double) rounded to float (ATen's scalar tail of pow.Tensor_Scalar) for float32 ``x``
     and a finite double ``y`` not 0: ``(values, proven)``. The special values by C99's rules
     (``_pow_special``); otherwise |x|**y to 60 significant digits (Python's decimal, exact operands),
     whose float rounding glibc's double pow rounded to float equals where the exact power's interval,
     widened by glibc's bound and the reference's, lies strictly between the float's two rounding
     boundaries, or where the power is exactly a double (``_exact_double_power``); proven False
-    elsewhere: its value is not to be used."""
+    elsewhere: its value is not to be used. ``aarch64``: that build's glibc, whose invalid answer is
+    the aarch64 default NaN."""
     x = f32(x)
     values = np.zeros(x.shape, np.float32)
     proven = np.ones(x.shape, bool)
     with localcontext() as ctx, np.errstate(all="ignore"):
         ctx.prec = _TAIL_DIGITS
         for i, xi in enumerate(x.tolist()):
-            special = _pow_special(xi, y)
+            special = _pow_special(xi, y, aarch64)
             if special is not None:
                 values[i] = np.float32(special)
                 if math.isnan(xi):  # float -> double -> float keeps the payload: quieted, sign cleared for an odd y

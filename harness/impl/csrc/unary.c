@@ -1199,7 +1199,8 @@ void dnnl_lstm_bwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *
 /* pow_tensor_scalar_optimized_kernel (cpu/PowKernel.cpp), float32, an exponent none of its special
  * cases takes (not 2, 3, -2, nor 0.5, -0.5, -1 of pow_tensor_scalar_kernel): cpu_kernel_vec with the
  * default grain. Vector lane: Vectorized<float>::pow of the exponent cast to float, SLEEF
- * Sleef_powf8_u10 in the avx2 object, std::pow (glibc powf) per lane in the default build. Scalar
+ * Sleef_powf8_u10 in the avx2 object (aarch64: Sleef_powf4_u10 advsimd, Sleef_powfx_u10sve on SVE256,
+ * the same bits), std::pow (glibc powf) per lane in the x86 default build. Scalar
  * tail: std::pow of the float and the exponent as a double, glibc's double pow rounded to float
  * (measured: an exponent of 0.3 gives other bits there than powf of 0.3f). That one is not computed
  * here: those elements are counted into *tail and marked 1.0f in `tail_mask` (0.0f for the vector

@@ -11,7 +11,7 @@
  *   vec_erff(p, x)   Vectorized<float>::erf():  ATen's own polynomial (aten_erff_poly) | glibc erff.
  *   vec_log1pf(p, x), vec_lgammaf(p, x), vec_expm1f(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 /
  *                    expm1f8_u10 | glibc log1pf / lgammaf / expm1f.
- *   vec_powf(p, x, y) Vectorized<float>::pow(): SLEEF Sleef_powf8_u10 | glibc powf.
+ *   vec_powf(p, x, y) Vectorized<float>::pow(): SLEEF Sleef_powf8_u10 (aarch64 powf4 / powfx_sve) | glibc powf.
  *
  * Scalar C library (std::exp etc. of the default objects and of every scalar tail), glibc 2.36's
  * algorithms (x86_64, the FMA variants glibc selects on FMA machines for expf/logf):
