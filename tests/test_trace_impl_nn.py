@@ -28,3 +28,20 @@ def test_a_permuted_dense_layout_is_refused() -> None:
     """A transposed contiguous tensor: ATen runs it in memory order, which the impl's flat order is not."""
     with pytest.raises(ParityError, match="stride 1 only"):
         inner_run({"self.stride": [1, 4]}, ("self",), (4, 6))
+
+
+@pytest.mark.parametrize("profile_name", ["x86-avx2", "arm64-neon", "arm64-sve256"])
+def test_pow_names_the_thread_count_as_a_knob(profile_name: str) -> None:
+    """pow's scalar tail (glibc's double pow of the double exponent) gives other bits than its vector lanes
+    (powf of the float exponent), and 2 threads put a tail at each chunk's end: the thread count changes
+    its bits, so a cause at pow may name it."""
+    import numpy as np
+
+    from harness.impl.profiles import get_profile
+    from harness.impl.unary import pow_scalar_forward
+    from harness.trace.impl_nn import KERNEL_OPS
+
+    x = np.exp(np.random.default_rng(5).uniform(30.0, 80.0, 70013)).astype(np.float32)  # 0.3f - 0.3 matters
+    one, two = (pow_scalar_forward(x, 0.3, get_profile(profile_name, t)) for t in (1, 2))
+    assert (one.view(np.uint32) != two.view(np.uint32)).any()
+    assert KERNEL_OPS["pow"][1] == ("capability", "threads")

@@ -36,7 +36,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_adaptive_avg_pool2d": ("adaptive_avg_pool2d", ("capability",)),
     "_adaptive_avg_pool2d_backward": ("adaptive_avg_pool2d", ("capability",)),
     "cumsum": ("cumsum", ()),
-    "pow": ("pow", ("capability",)),  # an exponent without a special case: SLEEF powf at avx2
+    # an exponent without a special case: SLEEF powf in the lanes, glibc double pow in each thread chunk's tail
+    "pow": ("pow", ("capability", "threads")),
     "add_": ("add", ()),
     "sub": ("add", ()),
     "sub_": ("add", ()),
