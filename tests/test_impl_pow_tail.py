@@ -100,3 +100,12 @@ def test_pow_scalar_forward_refusal_is_one_line() -> None:
     x[20] = 2.0**-128
     with pytest.raises(ParityError, match=r"^pow with exponent 1.171875: 1 of the 7 elements in ATen's scalar tail"):
         pow_scalar_forward(x, 75 / 64, get_profile("x86-avx2", 1))
+
+
+def test_pow_is_refused_at_an_unmeasured_build() -> None:
+    from harness.impl.profiles import get_profile
+    from harness.impl.unary import pow_scalar_forward
+
+    expected = r"^pow is reproduced at the default, avx2, neon, sve builds only, not avx512"
+    with pytest.raises(ParityError, match=expected):
+        pow_scalar_forward(np.full(23, 3.0, np.float32), 1.5, get_profile("x86-avx512", 1))

@@ -72,14 +72,14 @@ def backward(
 
 # The builds whose kernels were measured (torch 2.13.0: x86 default and avx2; aarch64's NEON and SVE
 # objects on emulated Neoverse N1, V1 and V2) for the ops whose lanes take SLEEF functions that ATen's
-# other builds compute otherwise, refused elsewhere: softplus, log1p, lgamma, expm1 and log_sigmoid
+# other builds compute otherwise, refused elsewhere: softplus, log1p, lgamma, expm1, log_sigmoid and pow
 # (SLEEF's expf, log1pf, lgammaf and expm1f in the avx2 object and in aarch64's advsimd and SVE ones,
 # one algorithm with the same bits; glibc's in the x86 default build and in softplus's scalar tails,
 # aarch64's contracted log1pf there). AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512
 # (REGISTER_DISPATCH) or an AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p and a logk2f
 # that takes vgetexp.
 SLEEF_BUILDS = ("default", "avx2", "neon", "sve")
-_SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1", "log_sigmoid")
+_SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1", "log_sigmoid", "pow")
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:
@@ -221,8 +221,7 @@ def leaky_relu_backward(
 # pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds
 # (SLEEF's powf in the avx2 object, glibc's powf in the default one) and in aarch64's NEON and SVE objects
 # (SLEEF's advsimd and SVE powf, the avx2 object's bits) on emulated Neoverse N1, V1 and V2; AVX-512 is
-# not measured.
-POW_BUILDS = SLEEF_BUILDS
+# not measured (``_SLEEF_OPS``).
 
 
 def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
@@ -230,9 +229,7 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
     case of its own: vector lanes take powf of the exponent cast to float32 (as Vectorized's pow takes
     it); ATen's scalar tails take std::pow(float, double), glibc's double pow rounded to float, given
     by ``pow_tail`` and refused where it cannot prove the rounding. ``row`` as ``forward``'s."""
-    if profile.aten not in POW_BUILDS:
-        builds = ", ".join(POW_BUILDS)
-        raise ParityError(f"pow with exponent {exponent} is reproduced at the {builds} builds only, not {profile.aten}")
+    _measured_build("pow", profile)
     if float(exponent) in (0.5, -0.5, -1.0, 2.0, 3.0, -2.0):
         raise ParityError(f"pow with exponent {exponent} takes a special case of PowKernel.cpp, not powf")
     if not np.isfinite(np.float32(exponent)):
