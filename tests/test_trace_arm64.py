@@ -11,6 +11,7 @@ import pytest
 
 from harness.core.errors import ParityError
 from harness.formats.trace import Captured, OpRecord, TensorRef, Trace
+from harness.platform.config import host_arch
 from harness.platform.emulation import CORES, emulated_core_of
 from harness.trace import cause as cause_module
 from harness.trace.diff import diff_traces
@@ -23,7 +24,7 @@ def _note(core: str) -> str:
 
 
 EMULATED = _note("neoverse-n1")
-x86_host = pytest.mark.skipif(cause_module.host_arch() != "x86_64", reason="the other architecture is arm64 here")
+x86_host = pytest.mark.skipif(host_arch() != "x86_64", reason="the other architecture is arm64 here")
 
 
 def _prov(arch: str, emulation: str = "", isa: str = "neoverse-n1") -> dict:

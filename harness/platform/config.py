@@ -129,6 +129,11 @@ def normalize_arch(machine: str) -> str:
     return machine
 
 
+def host_arch() -> str:
+    """This machine's architecture, as ``normalize_arch`` spells it."""
+    return normalize_arch(platform.machine())
+
+
 def parse_cpuinfo(text: str) -> tuple[str, frozenset[str]]:
     """CPU model and feature flags from Linux /proc/cpuinfo (x86 'flags', arm 'Features')."""
     model = ""
@@ -175,7 +180,7 @@ def parse_sysctl(text: str) -> tuple[str, frozenset[str]]:
 def collect_facts() -> PlatformFacts:
     """This machine's facts."""
     os_name = normalize_os(sys.platform)
-    arch = normalize_arch(platform.machine())
+    arch = host_arch()
     model, flags = "", frozenset()
     if os_name == "linux":
         try:

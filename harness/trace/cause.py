@@ -49,6 +49,7 @@ import numpy as np
 from harness.core.digest import digest
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
+from harness.platform.config import host_arch
 from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random, public_version
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
 from harness.trace.impl_ops import kernel_op, refusal
@@ -284,14 +285,6 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
             env = this_harness_first(env)
         proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
     return _checked_capture(trace, indices, out, proc)
-
-
-def host_arch() -> str:
-    import platform
-
-    from harness.platform.config import normalize_arch
-
-    return normalize_arch(platform.machine())
 
 
 def foreign_arch(trace: Trace) -> str:
