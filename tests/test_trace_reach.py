@@ -127,8 +127,8 @@ def test_a_differing_input_no_traced_op_wrote_is_unresolved_not_a_root() -> None
     d = diff_traces(_trace(a), _trace(b))
     assert d.reach is not None and d.reach.roots == [] and d.root_cause is None
     assert d.reach.unresolved == ["input mat2 of op 3 (aten.mm.default) differs and no traced op wrote it (made "
-                                  "before the trace began, or from data outside torch's ops, such as NumPy's "
-                                  "random state)"]  # fmt: skip
+                                  "before the trace began, or without a traced op (torch.frombuffer, a write "
+                                  "through a NumPy view))"]  # fmt: skip
     assert "differs from a source the trace cannot see" in render(d, "terminal")
 
 
@@ -269,7 +269,7 @@ def test_a_partial_write_in_place_over_a_storage_no_traced_op_wrote_names_no_roo
     assert d.reach is not None and d.reach.roots == []
     assert d.reach.unresolved == [
         "input weight of op 2 (aten.embedding.default) differs and no traced op wrote it (made before the trace began, "
-        "or from data outside torch's ops, such as NumPy's random state)"
+        "or without a traced op (torch.frombuffer, a write through a NumPy view))"
     ]
 
 

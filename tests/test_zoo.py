@@ -98,3 +98,18 @@ def test_a_row_counts_each_roots_verdict() -> None:
         "| **verified** (1 of 3 roots; not: `linalg_qr`; 1 not tried); 1 input unresolved (first: input self of op 7 "
         "(aten._to_copy.default) differs and no traced op wrote it) | 0 |"
     )
+
+
+def test_a_row_of_host_data_says_the_trace_shows_it_never_verified() -> None:
+    """A tensor made from NumPy data that differs (lift_fresh): its row says the trace shows it."""
+    root = {
+        "op": "aten.lift_fresh.default", "index_a": 4, "index_b": 4, "module": "", "site": "/x/m.py:9",
+        "phase": "forward", "step": 1, "outputs": ["out"], "knob": "data made outside torch's ops",
+        "verified": False, "verification": "shown by the trace (the impl replays nothing): ...", "kind": "host-data",
+    }  # fmt: skip
+    data = {"bit_identical": False, "root_cause": root,
+            "reach": {"root_causes": [root], "dead": [], "dead_total": 0, "unresolved": []}}  # fmt: skip
+    assert zoo.row("hubert", "library", "threads", data) == (
+        "| hubert | library | threads | `lift_fresh` | - (forward, step 1) at m.py:9 | data made outside torch's ops "
+        "| host data: shown by the trace | 0 |"
+    )

@@ -96,8 +96,8 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
     name = f"`{packet(root['op'])}`" + (f" (+{more} more)" if more else "")
     where = f"{root['module'] or '-'} ({root['phase']}, step {root['step']}) at {Path(root['site']).name}"
     verified = "**verified**" if root["verified"] else "no"
-    if root.get("kind") == "data-flow":
-        verified = "data flow: shown by the trace"
+    if root.get("kind") in ("data-flow", "host-data"):
+        verified = f"{root['kind'].replace('-', ' ')}: shown by the trace"
     if more:
         roots = reach["root_causes"]
         proven = sum(r["verified"] for r in roots)

@@ -21,8 +21,9 @@ array, no pickle) of kind ``trace``::
     /trace/t_digest         (rows, 32) uint8: the digest of the tensor's raw C-order bytes
     /trace/t_fingerprinted  bool: false for an output allocated but not yet written (``empty``
                             and its kin), such a tensor as an input before anything wrote it,
-                            and the tensors of view ops (their bits are those of the viewed
-                            tensor, fingerprinted where an op computes with them)
+                            the tensors of view ops (their bits are those of the viewed
+                            tensor, fingerprinted where an op computes with them), and the
+                            input of an op of HOST_DATA_OPS (its output holds the same bits)
     /trace/t_sum            float64 sum of the elements (NaN where not fingerprinted or not numeric;
                             float32 in harness.core.digest's order, others NumPy's)
     /trace/t_src            int32: for an input, the index of the op that last wrote the storage it
@@ -57,6 +58,12 @@ MODE = "dispatch-mode"  # through a TorchDispatchMode
 TRACE_VERSION = 3
 _READ_VERSIONS = (1, 2, 3)  # 1: SHA-256 digests, no digest attribute; 3: t_src
 SOURCES_SINCE = 3  # the first version that records which op wrote each input
+# ops that hand torch data made outside its ops: ``torch.tensor``, ``torch.as_tensor`` and
+# ``torch.from_numpy`` of NumPy or Python data end in ATen's ``lift_fresh``. Their output is
+# fingerprinted and they are its writer, so a difference in such data is a root at the call site
+# that made the tensor (traces recorded before this took ``lift_fresh`` for a view: its tensors
+# were "made before the trace")
+HOST_DATA_OPS = frozenset(("lift_fresh",))
 PHASES = ("forward", "backward", "optimizer", "other")
 _OP_COLUMNS = ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count")
 _T_COLUMNS = ("t_name", "t_dtype", "t_shape")

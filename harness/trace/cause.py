@@ -27,7 +27,9 @@ A divergence of the program's data flow (harness.trace.reach.Read: the two runs 
 tensors, each the same in both runs) is no kernel's: the trace is its proof (both sides' producers,
 named), the impl replays nothing, and its knob is Python's string hash seed where that was random
 or differs between the runs (the likely one: sets of str iterate in its order; setting
-``PYTHONHASHSEED=0`` in both runs confirms it), else unexplained.
+``PYTHONHASHSEED=0`` in both runs confirms it), else unexplained. So too a tensor made from NumPy or
+Python data (``torch.tensor``, ``torch.from_numpy``: ATen's ``lift_fresh``, HOST_DATA_OPS) that holds
+other values: the trace shows it at its call site, its knob the data made outside torch's ops.
 """
 
 from __future__ import annotations
@@ -48,11 +50,11 @@ import numpy as np
 
 from harness.core.digest import digest
 from harness.core.errors import ParityError
-from harness.formats.trace import HOOK, Captured, OpRecord, Trace, read_trace
+from harness.formats.trace import HOOK, HOST_DATA_OPS, Captured, OpRecord, Trace, read_trace
 from harness.platform.config import host_arch
 from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random, public_version
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
-from harness.trace.impl_ops import kernel_op, refusal
+from harness.trace.impl_ops import kernel_op, packet, refusal
 from harness.trace.reach import Read
 
 KNOB_LABELS = {
@@ -65,6 +67,7 @@ KNOB_LABELS = {
     "arch": "architecture",
     "torch_version": "torch release",
     "hash_seed": "Python's string hash seed (PYTHONHASHSEED)",
+    "host_data": "data made outside torch's ops",  # not a platform's: what the program handed torch
 }
 
 
@@ -121,7 +124,8 @@ class Cause:
     verified: bool = False
     verification: str = "not attempted (pass --verify-cause)"
     figures: list[OutputFigures] = field(default_factory=list)
-    data_flow: bool = False  # a divergence of the program's data flow: shown by the trace, not replayed
+    # shown by the trace, not replayed: a divergence of the program's data flow, or data made outside torch
+    data_flow: bool = False
 
     @property
     def knob(self) -> str:
@@ -136,8 +140,9 @@ def explain(diff: TraceDiff, root: Divergence | None = None) -> Cause | None:
     root = root or diff.root_cause
     if root is None:
         return None
-    if diff.reach is not None and diff.reach.reads_at(root.a.index):
-        return data_flow_cause(diff, root.a.index)
+    shown = trace_shown_cause(diff, root.a.index)
+    if shown is not None:
+        return shown
     va, vb = trace_knob_values(diff.a, root.a.index), trace_knob_values(diff.b, root.b.index)
     differing = {k: (va[k], vb[k]) for k in va if va[k] != vb[k]}
     found = kernel_op(root.a.op, root.a.args)
@@ -224,6 +229,32 @@ def data_flow_cause(diff: TraceDiff, index: int) -> Cause:
         f"a divergence of the program's data flow, not of a kernel's bits: the two runs read other tensors; {why}",
         verification=f"shown by the trace (the impl replays nothing): {proof}", data_flow=True,
     )  # fmt: skip
+
+
+def host_data_cause(diff: TraceDiff, index: int) -> Cause:
+    """The Cause of op ``index`` of A, an op of HOST_DATA_OPS whose output differs: a tensor made from
+    NumPy or Python data (``torch.tensor``, ``torch.from_numpy``) that holds other values in the two runs.
+    No kernel's bits: it reads no tensor a traced op wrote; the trace shows it, with its call site."""
+    a, b = diff.a.ops[index], diff.b.ops[diff.a2b[index]]
+    sites = a.site if a.site == b.site else f"{a.site} in A, {b.site} in B"
+    return Cause(
+        a.op, "", ["host_data"], {},
+        f"a tensor made from NumPy or Python data (torch.tensor, torch.from_numpy) at {sites} holds other values "
+        "in the two runs, not a kernel's bits: the program computed them outside torch (NumPy's or Python's "
+        "random state where unseeded, the clock, a file, a set's order)",
+        verification=f"shown by the trace (the impl replays nothing): op {index} reads no tensor a traced op "
+        "wrote, and its output's bits differ", data_flow=True,
+    )  # fmt: skip
+
+
+def trace_shown_cause(diff: TraceDiff, index: int) -> Cause | None:
+    """The Cause of op ``index`` of A where the trace itself shows it (a divergence of the data flow,
+    data made outside torch's ops), else None (a kernel's bits: the impl's to prove)."""
+    if diff.reach is not None and diff.reach.reads_at(index):
+        return data_flow_cause(diff, index)
+    if packet(diff.a.ops[index].op) in HOST_DATA_OPS:
+        return host_data_cause(diff, index)
+    return None
 
 
 # -- re-running a traced program ------------------------------------------------------------------

@@ -27,7 +27,8 @@ that wrote it (on both sides the same aligned op). It ends at:
   differ there: the program chose another tensor (a set of strings iterated in the order of
   Python's string hash seed, say), and the trace itself is the proof (``Read``);
 - an input no traced op wrote whose bits the other run never held (made before the trace began or
-  from data outside torch's ops, as a mask drawn from NumPy's unseeded random state), a generator's
+  without a traced op, as ``torch.frombuffer`` makes one; ``torch.tensor`` or ``torch.from_numpy``
+  of such data is a root of its own, harness.formats.trace.HOST_DATA_OPS), a generator's
   state, one whose writers are not aligned (the runs took different code paths), or one that differs
   although its writer's outputs do not (written where the trace cannot see): each named as
   unresolved, the earliest reader first.
@@ -47,7 +48,7 @@ from harness.core.errors import ParityError
 from harness.formats.trace import OpRecord, TensorRef, Trace
 from harness.trace.impl_ops import packet
 
-_OUTSIDE = "made before the trace began, or from data outside torch's ops, such as NumPy's random state"
+_OUTSIDE = "made before the trace began, or without a traced op (torch.frombuffer, a write through a NumPy view)"
 _DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)
 
 

@@ -59,7 +59,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from harness.core.digest import digest, fingerprint_at
 from harness.core.errors import ParityError
-from harness.formats.trace import HOOK, MODE, Captured, OpRecord, TensorRef, write_trace
+from harness.formats.trace import HOOK, HOST_DATA_OPS, MODE, Captured, OpRecord, TensorRef, write_trace
 
 # ops whose outputs hold uninitialised memory
 _ALLOCATORS = frozenset(
@@ -142,12 +142,17 @@ class _Schema:
             if isinstance(a.type, torch.ListType) and "Tensor" in str(a.type.getElementType())
         )  # fmt: skip
         written = frozenset(a.name for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write)
-        overwrites = {"self"} if base in _OVERWRITE else set()
+        # lift_fresh returns its ``self``, data made outside torch's ops: read as the blank it
+        # overwrites, its output fingerprinted once (formats.trace.HOST_DATA_OPS)
+        overwrites = {"self"} if base in _OVERWRITE or base in HOST_DATA_OPS else set()
         overwrites |= {a.name for a in schema.arguments if a.kwarg_only and a.name in written}  # out=
-        view = base in _VIEWS or (
-            bool(schema.returns)
-            and not written
-            and all(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+        view = base not in HOST_DATA_OPS and (
+            base in _VIEWS
+            or (
+                bool(schema.returns)
+                and not written
+                and all(r.alias_info is not None and not r.alias_info.is_write for r in schema.returns)
+            )
         )
         self.random = torch.Tag.nondeterministic_seeded in func.tags
         self.written = written
@@ -475,7 +480,7 @@ _NONE = b"\0" * 32
 _NAMED_TYPES = (torch.dtype, torch.device, torch.layout, torch.memory_format)
 _EMPTY = (digest(b""), 0.0)  # the fingerprint of a tensor of no bytes
 _NAN = float("nan")
-_VIEWS = frozenset(("_unsafe_view", "lift_fresh", "_reshape_alias"))
+_VIEWS = frozenset(("_unsafe_view", "_reshape_alias"))
 # outputs that are a kernel's scratch memory, not a result (oneDNN's RNN workspace): not fingerprinted
 _SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
 

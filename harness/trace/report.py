@@ -31,7 +31,10 @@ one side ran has one index null). TensorComparison is harness.report.render's (h
 differing outputs, live or not, as traces before version 3 still give).
 
 A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
-bits) or "data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
+bits), "host-data" (a tensor made from NumPy or Python data by ``torch.tensor`` or ``torch.from_numpy``,
+ATen's ``lift_fresh``, holds
+other values: its "verification" the trace's proof, its knob "data made outside torch's ops") or
+"data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
 whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
 "b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
 aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
@@ -51,7 +54,7 @@ import html
 import json
 from typing import Any
 
-from harness.formats.trace import OpRecord, Trace
+from harness.formats.trace import HOST_DATA_OPS, OpRecord, Trace
 from harness.trace.diff import Divergence, TraceDiff, differing_outputs
 from harness.trace.impl_ops import packet
 from harness.trace.reach import Dead, Read
@@ -103,36 +106,38 @@ def _reads(diff: TraceDiff, reads: list[Read]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _kind(diff: TraceDiff, reads: list[Read]) -> dict[str, Any]:
-    return {"kind": "data-flow" if reads else "kernel", "reads": _reads(diff, reads)}
+def _kind(diff: TraceDiff, index: int, reads: list[Read]) -> dict[str, Any]:
+    """What kind of divergence op ``index`` of A is: "data-flow", "host-data" or "kernel"."""
+    host = packet(diff.a.ops[index].op) in HOST_DATA_OPS
+    return {"kind": "data-flow" if reads else "host-data" if host else "kernel", "reads": _reads(diff, reads)}
 
 
 def _dead(diff: TraceDiff, d: Dead) -> dict[str, Any]:
-    """A dead divergence; a data-flow one with its knob and why (harness.trace.cause.data_flow_cause)."""
-    from harness.trace.cause import data_flow_cause
+    """A dead divergence; one the trace shows (data flow, host data) with its knob and why."""
+    from harness.trace.cause import trace_shown_cause
 
-    out = {**_matched(diff, d.index), "died": d.died, **_kind(diff, d.reads)}
-    if d.reads:
-        c = data_flow_cause(diff, d.index)
+    out = {**_matched(diff, d.index), "died": d.died, **_kind(diff, d.index, d.reads)}
+    c = trace_shown_cause(diff, d.index)
+    if c is not None:
         out.update(knob=c.knob, explanation=c.explanation)
     return out
 
 
 def _reach(diff: TraceDiff) -> dict[str, Any] | None:
-    from harness.trace.cause import data_flow_cause
+    from harness.trace.cause import trace_shown_cause
 
     r = diff.reach
     if r is None:
         return None
     causes = {d.a.index: c for d, c in zip(diff.roots, diff.causes, strict=False) if c is not None}
-    for root in r.roots:  # a divergence of the data flow needs no re-run: its cause is the trace's
-        if root.reads and root.index not in causes:
-            causes[root.index] = data_flow_cause(diff, root.index)
+    for root in r.roots:  # a divergence the trace shows needs no re-run: its cause is the trace's
+        if root.index not in causes and (c := trace_shown_cause(diff, root.index)) is not None:
+            causes[root.index] = c
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
             {**_matched(diff, root.index), "path": [_matched(diff, i) for i in root.path],
-             "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, root.reads)}
+             "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, root.index, root.reads)}
             for root in r.roots
         ],
         "dead": [_dead(diff, d) for d in r.dead],
@@ -156,10 +161,10 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
     if diff.root_cause is not None:
         root = _div(diff.root_cause)
         c = diff.cause
-        if c is None and diff.reach is not None and diff.reach.reads_at(diff.root_cause.a.index):
-            from harness.trace.cause import data_flow_cause
+        if c is None:
+            from harness.trace.cause import trace_shown_cause
 
-            c = data_flow_cause(diff, diff.root_cause.a.index)
+            c = trace_shown_cause(diff, diff.root_cause.a.index)
         root.update(
             ulp=[f.comparison for f in c.figures] if c else [],
             ulp_lines=[f.line for f in c.figures] if c else [],
@@ -167,7 +172,8 @@ def report_dict(diff: TraceDiff) -> dict[str, Any]:
             explanation=c.explanation if c else "", verified=bool(c and c.verified),
             verification=c.verification if c else "",
         )  # fmt: skip
-        root.update(_kind(diff, diff.reach.reads_at(diff.root_cause.a.index) if diff.reach else []))
+        index = diff.root_cause.a.index
+        root.update(_kind(diff, index, diff.reach.reads_at(index) if diff.reach else []))
     cp = diff.code_path
     return {
         "schema": SCHEMA, "schema_version": SCHEMA_VERSION, "kind": "trace",
@@ -220,13 +226,17 @@ def headline(data: dict[str, Any]) -> str:
         verdict = "verified" if root["verified"] else "not verified"
         if root.get("kind") == "data-flow":
             verdict = "a divergence of the program's data flow: the runs read other tensors, shown by the trace"
+        elif root.get("kind") == "host-data":
+            verdict = "shown by the trace"
         more = reach["root_causes"][1:] if reach else []
-        kernels = [r for r in more if r.get("kind") != "data-flow"]
+        kernels = [r for r in more if r.get("kind", "kernel") == "kernel"]
         proven = sum(r["verified"] for r in kernels)
         tried = any(not r["verification"].startswith("not attempted") for r in kernels)
-        flows = len(more) - len(kernels)
+        flows = sum(r.get("kind") == "data-flow" for r in more)
+        hosts = len(more) - len(kernels) - flows
         of = f", {proven} of them verified" if tried else ""
         of += f", {flows} of them where the program read other tensors" if flows else ""
+        of += f", {hosts} of them data made outside torch's ops" if hosts else ""
         also = f" (and {len(more)} more root causes that reach it{of})" if more else ""
         return f"root cause: {_where(root)}; knob: {root['knob']} ({verdict}){also}"
     if reach is not None and not reach["target_differs"]:
@@ -266,8 +276,7 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
                     if root["outputs"]
                     else "differing outputs: none returned (written in place, seen where later ops read them)"
                 ), *root["ulp_lines"],
-                *(["kind: a divergence of the program's data flow (the runs read other tensors)"]
-                  if root.get("kind") == "data-flow" else []),
+                *([_KIND_LINES[root["kind"]]] if root.get("kind") in _KIND_LINES else []),
                 f"knob: {root['knob']}", f"why: {root['explanation']}", f"verification: {root['verification']}",
             ])
         )  # fmt: skip
@@ -309,8 +318,17 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
     return out
 
 
+_KIND_LINES = {
+    "data-flow": "kind: a divergence of the program's data flow (the runs read other tensors)",
+    "host-data": "kind: data made outside torch's ops (a tensor made from NumPy or Python data)",
+}
+
+
 def _read_other(d: dict[str, Any]) -> str:
-    """What a dead divergence of the data flow read, and its knob ("" for a kernel's)."""
+    """What a dead divergence of the data flow read, or that it is data made outside torch, and its
+    knob ("" for a kernel's)."""
+    if d.get("kind") == "host-data":
+        return f"; knob: {d['knob']}; why: {d['explanation']}"
     if d.get("kind") != "data-flow":
         return ""
     reads = "; ".join(r["text"] for r in d["reads"])

@@ -1,0 +1,129 @@
+"""Data made outside torch's ops: ``torch.tensor`` or ``torch.from_numpy`` of NumPy or Python data
+(ATen's ``lift_fresh``).
+
+Its output is fingerprinted and it is the writer of what it made, so a mask drawn from NumPy's
+unseeded state is a root at the line that handed it to torch ("host-data"), shown by the trace,
+not an input "no traced op wrote". The synthetic traces are made by hand (as in
+test_trace_data_flow.py); the live test traces a program twice under both recorders.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.formats.trace import SOURCES_SINCE, OpRecord, TensorRef, Trace
+from harness.trace.cause import diagnose
+from harness.trace.report import render
+
+LIFT = "aten.lift_fresh.default"
+
+
+def _op(i: int, op: str, ins: list[tuple[str, bytes, int]], outs: list[tuple[str, bytes]]) -> OpRecord:
+    refs_in = [TensorRef(n, d * 32, "float32", (4,), 0.0, bool(d.strip(b"\0")), src) for n, d, src in ins]
+    refs_out = [TensorRef(n, d * 32, "float32", (4,), 0.0) for n, d in outs]
+    return OpRecord(i, op, "m", f"x.py:{i + 1}", "forward", 1, "", refs_in, refs_out)
+
+
+def _trace(ops: list[OpRecord]) -> Trace:
+    return Trace(Path("t.h5"), {"provenance": {}, "trace_version": SOURCES_SINCE}, ops)
+
+
+def _program(mask: bytes, overwritten: bool = False) -> list[OpRecord]:
+    """Op 0 makes a tensor of host data (``mask``), op 1 multiplies x by it (or, ``overwritten``, op 1
+    fills it before anything reads it), op 2 sums: the result."""
+    made = _op(0, LIFT, [("self", b"\0", -1)], [("out", mask)])
+    if overwritten:
+        return [made, _op(1, "aten.fill_.Scalar", [("self", b"\0", 0)], [("out", b"f")]),
+                _op(2, "aten.sum.default", [("self", b"f", 1)], [("out", b"s")])]  # fmt: skip
+    return [made, _op(1, "aten.mul.Tensor", [("self", b"x", -1), ("other", mask, 0)], [("out", mask.upper())]),
+            _op(2, "aten.sum.default", [("self", mask.upper(), 1)], [("out", mask + b"s")])]  # fmt: skip
+
+
+def test_host_data_that_differs_is_a_live_root_shown_by_the_trace_never_replayed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import harness.trace.cause as cause
+
+    replayed: list[int] = []
+    monkeypatch.setattr(cause, "verify", lambda diff, c, lead=None: replayed.append(lead.a.index))
+    d = diagnose(_trace(_program(b"p")), _trace(_program(b"q")), verify_cause=True)
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [0] and d.reach.unresolved == []
+    assert replayed == []  # nothing for the impl to prove
+    c = d.cause
+    assert c is not None and c.data_flow and c.knobs == ["host_data"] and not c.verified
+    assert c.knob == "data made outside torch's ops"
+    assert "made from NumPy or Python data (torch.tensor, torch.from_numpy) at x.py:1" in c.explanation
+    assert c.verification.startswith("shown by the trace (the impl replays nothing): op 0 reads no tensor")
+    data = json.loads(render(d, "json"))
+    assert data["root_cause"]["kind"] == "host-data" and data["reach"]["root_causes"][0]["kind"] == "host-data"
+    assert data["reach"]["root_causes"][0]["verification"].startswith("shown by the trace")
+    text = render(d, "terminal")
+    assert "kind: data made outside torch's ops (a tensor made from NumPy or Python data)" in text
+    assert "knob: data made outside torch's ops (shown by the trace)" in text
+
+
+def test_host_data_overwritten_before_it_is_read_is_a_dead_divergence_with_its_cause() -> None:
+    d = diagnose(_trace(_program(b"p", overwritten=True)), _trace(_program(b"q", overwritten=True)))
+    assert d.reach is not None and d.reach.roots == [] and [x.index for x in d.reach.dead] == [0]
+    (dead,) = json.loads(render(d, "json"))["reach"]["dead"]
+    assert dead["kind"] == "host-data" and dead["knob"] == "data made outside torch's ops"
+    assert dead["died"].startswith("overwritten by aten.fill_.Scalar at op 1")
+    assert "knob: data made outside torch's ops; why: a tensor made from NumPy" in render(d, "terminal")
+
+
+def test_the_same_host_data_on_both_sides_is_no_divergence() -> None:
+    d = diagnose(_trace(_program(b"p")), _trace(_program(b"p")))
+    assert d.bit_identical and d.root_cause is None
+
+
+_MASKED = """\
+import os
+
+import numpy as np
+import torch
+
+np.random.seed(int(os.environ["MASK_SEED"]))
+w = torch.ones(64, requires_grad=True)
+mask = torch.tensor(np.random.rand(64) > 0.5)  # the data handed to torch
+x = torch.arange(64, dtype=torch.float32)
+loss = (x * w).masked_fill(mask, 0.0).sum()
+loss.backward()
+"""
+
+
+def test_a_numpy_mask_drawn_from_other_seeds_is_a_root_at_the_line_that_made_it(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    from harness.formats.trace import read_trace
+
+    program = tmp_path / "masked.py"
+    program.write_text(_MASKED)
+    traces = []
+    for seed in ("0", "1", "0"):
+        out = tmp_path / f"run{len(traces)}.h5"
+        proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(program)],
+                              env={**os.environ, "MASK_SEED": seed}, capture_output=True, text=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        traces.append(out)
+    t = read_trace(traces[0])
+    assert t.recorder == backend
+    (made,) = [op for op in t.ops if op.op == LIFT]
+    assert made.outputs[0].fingerprinted and made.site == f"{program}:8"
+    readers = [op for op in t.ops if any(r.src == made.index for r in op.inputs)]
+    assert readers and readers[0].index > made.index  # it is the writer of what it made
+    assert main(["diff", str(traces[0]), str(traces[2])]) == 0  # one seed: the same bits
+    report = tmp_path / "d.json"
+    assert main(["diff", str(traces[0]), str(traces[1]), "--format", "json", "--output", str(report)]) == 1
+    capsys.readouterr()
+    data = json.loads(report.read_text())
+    (root,) = data["reach"]["root_causes"]
+    assert (root["op"], root["kind"], root["site"]) == (LIFT, "host-data", f"{program}:8")
+    assert root["knob"] == "data made outside torch's ops" and data["reach"]["unresolved"] == []
