@@ -241,7 +241,8 @@ def host_data_cause(diff: TraceDiff, index: int) -> Cause:
         a.op, "", ["host_data"], {},
         f"a tensor made from NumPy or Python data (torch.tensor, torch.from_numpy) at {sites} holds other values "
         "in the two runs, not a kernel's bits: the program computed them outside torch (NumPy's or Python's "
-        "random state where unseeded, the clock, a file, a set's order)",
+        "random state where unseeded, the clock, a file, a set's order), or from tensors it read out "
+        "(.numpy(), .tolist()) that differ themselves, a path the trace cannot follow",
         verification=f"shown by the trace (the impl replays nothing): op {index} reads no tensor a traced op "
         "wrote, and its output's bits differ", data_flow=True,
     )  # fmt: skip
