@@ -113,3 +113,18 @@ def test_a_row_of_host_data_says_the_trace_shows_it_never_verified() -> None:
         "| hubert | library | threads | `lift_fresh` | - (forward, step 1) at m.py:9 | data made outside torch's ops "
         "| host data: shown by the trace | 0 |"
     )
+
+
+def test_a_row_counts_roots_the_trace_shows_apart_from_the_unverified() -> None:
+    """A kernel root verified and a host-data root (I-BERT's NumPy round trip): the row says the
+    second is shown by the trace, not left as an unexplained miss."""
+    op = lambda name, verified, text, kind: {
+        "op": f"aten.{name}.default", "index_a": 1, "index_b": 1, "module": "m", "site": "/x/y.py:3",
+        "phase": "forward", "step": 1, "outputs": ["out"], "knob": "k", "verified": verified,
+        "verification": text, "kind": kind,
+    }  # fmt: skip
+    roots = [op("normal_", True, "the impl gives both sides' outputs bit for bit", "kernel"),
+             op("lift_fresh", False, "shown by the trace (the impl replays nothing): ...", "host-data")]  # fmt: skip
+    data = {"bit_identical": False, "root_cause": roots[0],
+            "reach": {"root_causes": roots, "dead": [], "dead_total": 0, "unresolved": []}}  # fmt: skip
+    assert "| **verified** (1 of 2 roots; 1 shown by the trace) |" in zoo.row("ibert", "library", "baseline", data)

@@ -103,8 +103,10 @@ def row(model: str, init: str, comparison: str, data: dict) -> str:
         proven = sum(r["verified"] for r in roots)
         untried = sum(r["verification"].startswith("not attempted") for r in roots)
         unexplained = sorted({f"`{packet(r['op'])}`" for r in roots if r["verification"].startswith("unexplained")})
+        shown = sum(r.get("kind", "kernel") != "kernel" for r in roots)  # data flow, host data
         notes = [f"; not: {', '.join(unexplained)}"] if unexplained else []
         notes += [f"; {untried} not tried"] if untried else []
+        notes += [f"; {shown} shown by the trace"] if shown else []
         verified += f" ({proven} of {more + 1} roots{''.join(notes)})"
     if reach["unresolved"]:  # inputs the walk could not follow: never left out of the row
         n = len(reach["unresolved"])
