@@ -127,3 +127,45 @@ def test_a_numpy_mask_drawn_from_other_seeds_is_a_root_at_the_line_that_made_it(
     (root,) = data["reach"]["root_causes"]
     assert (root["op"], root["kind"], root["site"]) == (LIFT, "host-data", f"{program}:8")
     assert root["knob"] == "data made outside torch's ops" and data["reach"]["unresolved"] == []
+
+
+_BESIDE_A_KERNEL = """\
+import os
+
+import numpy as np
+import torch
+
+np.random.seed(int(os.environ.get("MASK_SEED", "0")))
+mask = torch.tensor(np.random.rand(64) > 0.5)  # the data handed to torch
+x = torch.from_numpy(np.random.default_rng(5).standard_normal(300_001).astype(np.float32))
+w = torch.arange(64, dtype=torch.float32)
+loss = x.sum() + w.masked_fill(mask, 0.0).sum()
+"""
+
+
+def test_verify_cause_proves_the_kernel_root_beside_a_first_root_of_host_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A's mask from seed 0 at 1 thread, B's from seed 1 at 2 threads: the first live root is the
+    mask's lift_fresh (shown by the trace), the second the long sum (thread count), which the impl
+    proves from A's re-run (before, that re-run replayed the first root's op with the sum's tensors)."""
+    pytest.importorskip("torch")
+    program = tmp_path / "two.py"
+    program.write_text(_BESIDE_A_KERNEL)
+    traces = []
+    for seed, threads in ((None, "1"), ("1", "2")):
+        out = tmp_path / f"t{threads}.h5"
+        env = {k: v for k, v in os.environ.items() if k != "MASK_SEED"} | {"OMP_NUM_THREADS": threads}
+        env |= {"MASK_SEED": seed} if seed else {}
+        proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(program)],
+                              env=env, capture_output=True, text=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        traces.append(out)
+    report = tmp_path / "d.json"
+    argv = ["diff", *map(str, traces), "--verify-cause", "--format", "json", "--output", str(report)]
+    assert main(argv) == 1
+    capsys.readouterr()
+    first, second = json.loads(report.read_text())["reach"]["root_causes"]
+    assert (first["op"], first["kind"], first["verified"]) == (LIFT, "host-data", False)
+    assert (second["op"], second["kind"], second["knob"]) == ("aten.sum.default", "kernel", "intra-op thread count")
+    assert second["verified"], second["verification"]

@@ -460,7 +460,7 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
                 return
         else:
             cap = caps[root.a.index]
-            cause.verified, cause.verification, sides = replay_verdict(diff, cause, cap)
+            cause.verified, cause.verification, sides = replay_verdict(diff, cause, cap, root)
             here, other = ("A", "B") if on_a else ("B", "A")
             outputs = {here: cap.outputs, other: {}}
             if sides:  # the impl gives both sides' bits: the other side's are the impl's
