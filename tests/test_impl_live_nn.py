@@ -324,6 +324,152 @@ def test_pooling_replays_from_a_trace(seed: int, threads: int, cl: bool) -> None
     _replays_match(program, ops | {"_adaptive_avg_pool2d_backward"}, 4)
 
 
+# -- avg_pool1d/2d/3d, nearest and nearest-exact upsampling ---------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dims=st.sampled_from([1, 2, 3]),
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 19)),
+    window=st.lists(st.tuples(st.integers(1, 7), st.integers(1, 3), st.integers(0, 3), st.integers(0, 12)), min_size=3,
+                    max_size=3),
+    ceil=st.booleans(),
+    count_pad=st.booleans(),
+    divisor=st.sampled_from([None, None, 1, 3, 9, -5]),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+    specials=st.booleans(),
+)  # fmt: skip
+def test_avg_pool_and_backward(
+    dims: int, shape: tuple[int, int], window: list[tuple[int, int, int, int]], ceil: bool, count_pad: bool,
+    divisor: int | None, cl: bool, seed: int, threads: int, specials: bool,
+) -> None:  # fmt: skip
+    """avg_pool1d (through avg_pool2d), avg_pool2d and avg_pool3d and their input gradients: kernels 1-7,
+    strides 1-3, padding up to half the kernel, ceil_mode, count_include_pad both ways, divisor_override
+    (a negative one too: the channels-first kernel's `0 + quotient` turns -0 into +0), channels around the
+    8-lane vector body, NCHW and channels-last, NaN and infinities where ``specials``."""
+    window = window[:dims]
+    k = [w[0] for w in window]
+    s = [w[1] for w in window]
+    p = [min(w[2], w[0] // 2) for w in window]
+    size = [w[0] + w[3] for w in window]  # avg_pool3d wants the input at least the kernel
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal((*shape, *size)) * 3).astype(np.float32)
+    if specials:
+        x.reshape(-1)[rng.integers(0, x.size, 3)] = np.array([np.nan, np.inf, -np.inf], np.float32)
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    xin = tx
+    if cl and dims > 1:
+        xin = tx.contiguous(memory_format=torch.channels_last if dims == 2 else torch.channels_last_3d)
+    if dims == 1:
+        divisor = None  # avg_pool1d takes none
+        y = torch.nn.functional.avg_pool1d(xin, k, s, p, ceil, count_pad)
+    else:
+        pool_fn = torch.nn.functional.avg_pool2d if dims == 2 else torch.nn.functional.avg_pool3d
+        y = pool_fn(xin, k, s, p, ceil, count_pad, divisor)
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(torch.empty_strided(y.shape, y.stride()).copy_(torch.from_numpy(g)))
+    as_2d = dims == 1  # avg_pool1d is avg_pool2d of (N, C, 1, L)
+    xx, gg = (x[:, :, None], g[:, :, None]) if as_2d else (x, g)
+    args = ([1, *k], [1, *s], [0, *p]) if as_2d else (k, s, p)
+    d = max(dims, 2)
+    x_cl = dims > 1 and suggests_channels_last(tuple(xin.shape), xin.stride())
+    out = impl_pool.avg_pool(xx, *args, ceil, count_pad, divisor, d, x_cl)
+    assert_bits_equal("out", y.detach().contiguous().numpy(), out.reshape(y.shape))
+    gx = impl_pool.avg_pool_backward(gg, xx.shape, *args, ceil, count_pad, divisor, d)
+    assert_bits_equal("grad_input", tx.grad.numpy(), gx.reshape(x.shape))
+
+
+# 2 -> 41 (and the like): where the AVX2 object's fused source index of nearest-exact's generic kernel
+# picks another element than the default build's
+NEAREST_SIZES = st.one_of(st.integers(1, 140), st.sampled_from([41, 47, 55, 83, 97, 107]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dims=st.sampled_from([1, 2, 3]),
+    exact=st.booleans(),
+    channels=st.sampled_from([1, 2, 3, 4, 5, 8, 9, 17]),
+    size=st.lists(st.integers(1, 30), min_size=3, max_size=3),
+    to=st.one_of(
+        st.lists(NEAREST_SIZES, min_size=3, max_size=3),
+        st.lists(st.sampled_from([0.25, 1 / 3, 0.5, 0.7, 1.0, 1.3, 1.5, 2.0, 2.1, 2.5, 3.0, 4.0]), min_size=3,
+                 max_size=3),
+    ),
+    recompute=st.booleans(),
+    cl=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)  # fmt: skip
+def test_upsample_nearest_and_backward(
+    dims: int, exact: bool, channels: int, size: list[int], to: list, recompute: bool, cl: bool, seed: int,
+    threads: int,
+) -> None:  # fmt: skip
+    """F.interpolate(mode="nearest" / "nearest-exact") 1-D, 2-D and 3-D and their input gradients, to sizes
+    or by scale factors (passed to the op, or recomputed into sizes), up and down, NCHW and channels-last
+    (either forward kernel: the channels-last one for more than 3 channels or a small 2-D output)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    size = [n if dims < 3 else min(n, 9) for n in size[:dims]]
+    to = [v if dims < 3 or not isinstance(v, int) else min(v, 20) for v in to[:dims]]
+    x = (rng.standard_normal((2, channels, *size)) * 3).astype(np.float32)
+    tx = torch.from_numpy(x.copy()).requires_grad_()
+    xin = tx
+    if cl and dims > 1:
+        xin = tx.contiguous(memory_format=torch.channels_last if dims == 2 else torch.channels_last_3d)
+    by_size = isinstance(to[0], int)
+    if not by_size and any(int(n * f) < 1 for n, f in zip(size, to, strict=True)):
+        return  # an empty output: torch refuses it
+    kw = {"size": to} if by_size else {"scale_factor": to, "recompute_scale_factor": recompute}
+    y = torch.nn.functional.interpolate(xin, mode="nearest-exact" if exact else "nearest", **kw)
+    if y.numel() == 0:
+        return
+    g = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(torch.empty_strided(y.shape, y.stride()).copy_(torch.from_numpy(g)))
+    scales = (None,) * dims if by_size or recompute else tuple(to)
+    out_size = tuple(y.shape[2:])
+    layout = torch.channels_last if dims == 2 else torch.channels_last_3d
+    cl_kernel = dims > 1 and xin.is_contiguous(memory_format=layout) and channels > 3
+    cl_kernel = cl_kernel or (dims == 2 and out_size[0] + out_size[1] <= 128)
+    profile = live_profile()
+    out = impl_pool.upsample_nearest(x, out_size, scales, exact, cl_kernel, profile)
+    assert_bits_equal("out", y.detach().contiguous().numpy(), out)
+    gx = impl_pool.upsample_nearest_backward(g, x.shape, scales, exact, profile)
+    assert_bits_equal("grad_input", tx.grad.numpy(), gx)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]), cl=st.booleans())
+def test_pyramid_pooling_and_nearest_resizing_replay_from_a_trace(seed: int, threads: int, cl: bool) -> None:
+    """An FPN-like top-down path (nearest x2 and to a size, nearest-exact to an odd size), HGNet's and
+    PP-LCNet's average pools (ceil_mode, count_include_pad off), an audio model's 1-D pool and resize, a
+    3-D pool, traced: every op and its backward replayed."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((2, 6, 13, 10)).astype(np.float32))
+    if cl:
+        x = x.contiguous(memory_format=torch.channels_last)
+    v = torch.from_numpy(rng.standard_normal((1, 3, 4, 6, 5)).astype(np.float32))
+    f = torch.nn.functional
+
+    def program() -> None:
+        a, b = x.clone().requires_grad_(), v.clone().requires_grad_()
+        low = f.avg_pool2d(a, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+        top = low + f.avg_pool2d(f.interpolate(low, scale_factor=2.0, mode="nearest"), 2, 2, ceil_mode=True)
+        up = f.interpolate(top, size=a.shape[-2:], mode="nearest") + a
+        wide = f.interpolate(up, size=(9, 130), mode="nearest-exact")
+        sound = f.interpolate(f.avg_pool1d(a.reshape(2, 6, 130), 4), size=41, mode="nearest-exact")
+        vol = f.interpolate(f.avg_pool3d(b, 2, 1, 1, divisor_override=3), scale_factor=1.5, mode="nearest")
+        ((wide * wide).sum() + (sound * sound).sum() + (vol * vol).sum()).backward()
+
+    ops = {"avg_pool2d", "avg_pool2d_backward", "avg_pool3d", "avg_pool3d_backward"}
+    ops |= {f"{op}{d}d{b}" for op in ("upsample_nearest", "_upsample_nearest_exact") for d in (1, 2, 3)
+            for b in ("", "_backward")}  # fmt: skip
+    _replays_match(program, ops, 16)
+
+
 # -- grid_sample (bilinear, zero padding) ----------------------------------------------------------
 
 

@@ -872,6 +872,9 @@ PROGRAMS = {
     " mode='bicubic').sum(1)\n",
 }
 # the knob each reports: the capability, but oneDNN's ISA for what oneDNN computes
+PROGRAMS["aten._upsample_nearest_exact1d.default"] = (  # 2 -> 41: output 20's source is 1 only where fused
+    "torch.nn.functional.interpolate(data((1, 3, 2), 9), size=41, mode='nearest-exact').sum(1)\n"
+)
 KNOB = {"aten.convolution.default": "onednn_isa", "aten.mkldnn_rnn_layer.default": "onednn_isa"}
 PRELUDE = """import numpy as np
 import torch

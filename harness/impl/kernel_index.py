@@ -25,6 +25,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "batch_norm",
     "max_pool2d",
     "adaptive_avg_pool2d",
+    "avg_pool2d",
+    "upsample_nearest2d",
     "cumsum",
     "pow",
     "conv2d",
@@ -359,6 +361,38 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "the window, `/ kh / kw`; channels-last: `/ (kh*kw)` in the vector body (torch takes `mean` for 1x1)"
         ),
         "nothing between platforms or thread counts; the memory layout (channels-last divides once)",
+    ),
+    (
+        ("avg_pool2d",),
+        (
+            "`cpu_avg_pool` / `cpu_avg_pool_channels_last` and their backwards (AvgPoolKernel.cpp; avg_pool1d "
+            "through avg_pool2d, avg_pool3d alike): per output the window from `o*s - p`, cut at `in + p` (the "
+            "count with padding) and at the input; a float sum from +0 in row-major order, `sum / "
+            "float(divisor)` (count_include_pad, ceil_mode's cut windows, divisor_override), channels-first "
+            "`0 + quotient`; backward: grad_x zero, per plane, per output in row-major order `delta = g / "
+            "divisor` added over its window"
+        ),
+        (
+            "nothing: additions and one division in a fixed order (vector body and scalar tail alike), planes "
+            "or outputs split over threads whole; not the thread count, the level or the layout"
+        ),
+    ),
+    (
+        ("upsample_nearest2d",),
+        (
+            "nearest and nearest-exact upsampling, 1-D, 2-D, 3-D (UpSampleKernel.cpp, UpSampleMoreKernel.cpp): "
+            "a gather by per-dim source indices, `floorf(scale*i)` (`nearest_idx`: `i` for equal sizes, `i >> 1` "
+            "for twice), nearest-exact `floorf(float(max(scale*(i + 0.5) - 0.5, 0)) + 0.5)` in the generic "
+            "kernel, `floorf((i + 0.5)*scale)` in double in the channels-last one (a channels-last input of "
+            "more than 3 channels, or a 2-D output with OH + OW <= 128); `scale` `float(1/scale_factor)` when "
+            "given, else `in/out`; backward: grad_x zero, per plane each output added to its source "
+            "(`nearest_idx` / `nearest_exact_idx`) in row-major order"
+        ),
+        (
+            "nearest-exact's generic forward: the AVX2 object contracts its source to `fma(scale, i + 0.5, "
+            "-0.5)` (2 -> 41: output 20 reads element 1 at avx2, 0 at default); otherwise nothing (a gather; "
+            "the backward's additions in the outputs' order; not the thread count or the layout)"
+        ),
     ),
     (
         ("cumsum",),
@@ -701,6 +735,8 @@ ARM64: dict[str, str] = {
     ),
     "max_pool2d": "nothing: identical everywhere",
     "adaptive_avg_pool2d": "4 lanes (N1, V2) vs 8 (V1): where the channels-last vector body ends; nothing else",
+    "avg_pool2d": "not measured on arm64: refused",
+    "upsample_nearest2d": "not measured on arm64: refused",
     "cumsum": "nothing: identical everywhere",
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"

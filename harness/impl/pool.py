@@ -1,5 +1,7 @@
-"""2-D pooling as torch 2.13.0's CPU kernels compute it, float32: max_pool2d_with_indices and its
-backward (cpu/MaxPoolKernel.cpp), _adaptive_avg_pool2d and its backward (cpu/AdaptiveAvgPoolKernel.cpp).
+"""Pooling and nearest resampling as torch 2.13.0's CPU kernels compute them, float32: max_pool2d_with_indices
+and its backward (cpu/MaxPoolKernel.cpp), _adaptive_avg_pool2d and its backward (cpu/AdaptiveAvgPoolKernel.cpp),
+avg_pool2d / avg_pool3d and their backwards (cpu/AvgPoolKernel.cpp), upsample_nearest1d/2d/3d and
+_upsample_nearest_exact1d/2d/3d and their backwards (cpu/UpSampleKernel.cpp, cpu/UpSampleMoreKernel.cpp).
 Torch-free, NumPy only: every step is a selection or one IEEE operation per element, so the order
 of operations is all there is to reproduce, and NumPy keeps it (vectorised over the planes, never
 across the terms of one sum).
@@ -21,16 +23,38 @@ changes the bits only where that kernel computes otherwise: adaptive average poo
   in the scalar tail.
 - backward: grad_x zero, then per output in order ``grad_x[window] += grad_out / kh / kw``;
   channels-last: ``grad_x + grad_out / float(kh*kw)`` in the vector body, the two divisions in the tail.
+- avg_pool2d / avg_pool3d (cpu_avg_pool, cpu_avg_pool_channels_last): per output, the window from
+  ``o*s - p`` of ``k`` elements per dim, cut at ``in + p`` (the size counted with count_include_pad)
+  and then at the input (the size counted without); a float sum from +0 over the window's input elements
+  in row-major order (depth, row, column), ``sum / float(divisor)`` (divisor_override where given); the
+  channels-first kernel writes ``0 + sum / divisor`` (a -0 quotient, only of a negative divisor_override,
+  comes out +0), the channels-last one the quotient (its vector body and scalar tail compute alike).
+- backward (cpu_avg_pool_backward and its channels-last twin, by grad_output's suggested layout):
+  grad_x zero, then per plane, per output in row-major order, ``delta = grad_out / float(divisor)``
+  added to each input element of its window in row-major order (the channels-last vector body adds
+  ``gout / divisor`` alike); so an element's terms arrive in the outputs' order.
+- nearest upsampling, forward: a gather by per-dim source indices (``nearest_source`` of csrc/nn.c: the
+  rule of the kernel ATen takes: the generic TensorIterator kernel, or the channels-last one for a
+  channels-last 4-D input of more than 3 channels or any 2-D output with OH + OW <= 128, 5-D channels-last
+  of more than 3 channels; 1-D always generic); backward (cpu_upsample_nearest_backward and its
+  channels-last twin): grad_x zero, then per plane each output's gradient added to its source element,
+  outputs in row-major order (the source by nearest_idx / nearest_exact_idx).
 No step depends on the thread count (parallel over planes or outputs only); the ATen capability only
-through ``lanes``, where the channels-last vector body ends (the arithmetic is the same on x86 and
-aarch64: no multiply-add to contract).
+through ``lanes``, where the channels-last vector body ends (adaptive average pooling), and through the
+AVX2 object's contraction of nearest-exact's generic forward source ``fma(scale, i + 0.5, -0.5)`` (the
+arithmetic is otherwise the same on x86 and aarch64: no multiply-add to contract).
 """
 
 from __future__ import annotations
 
+import ctypes
+import itertools
+
 import numpy as np
 
 from harness.core.errors import ParityError
+from harness.impl._lib import f32, load, ptr
+from harness.impl.profiles import KernelProfile
 
 # Vectorized<float>::size() of these kernels (plain REGISTER_DISPATCH): 8 on every x86 level and on
 # aarch64 SVE256, 4 on aarch64 NEON and SVE128 (a profile's ``lanes``)
@@ -177,3 +201,212 @@ def adaptive_avg_pool2d_backward(
                 for c in range(c0, c1):
                     gx[:, r, c] = gx[:, r, c] + delta
     return gx.reshape(input_shape)
+
+
+# -- average pooling (avg_pool2d, avg_pool3d) ---------------------------------------------------------
+
+
+def _spatial(v: int | list[int] | tuple[int, ...] | None, dims: int, name: str, op: str) -> tuple[int, ...]:
+    v = [v] if isinstance(v, int) else list(v or [])
+    if len(v) == 1:
+        v = v * dims
+    if len(v) != dims or any(not isinstance(e, int) for e in v):
+        raise ParityError(f"{op}: {name} must have 1 or {dims} integers, not {v}")
+    return tuple(int(e) for e in v)
+
+
+class AvgPoolWindows:
+    """The windows of an avg_pool2d (``dims`` 2) or avg_pool3d (``dims`` 3) over the spatial ``size``:
+    per dim the output size, each output's first element ``o*s - p`` and its divisor per output."""
+
+    def __init__(
+        self, size: tuple[int, ...], kernel_size: int | list[int], stride: int | list[int] | None,
+        padding: int | list[int], ceil_mode: bool, count_include_pad: bool, divisor_override: int | None,
+    ) -> None:  # fmt: skip
+        dims = len(size)
+        op = f"avg_pool{dims}d"
+        self.k = _spatial(kernel_size, dims, "kernel_size", op)
+        self.s = _spatial(stride, dims, "stride", op) if stride not in (None, []) else self.k
+        self.p = _spatial(padding, dims, "padding", op)
+        if (
+            min(self.k) < 1
+            or min(self.s) < 1
+            or min(self.p) < 0
+            or any(2 * p > k for p, k in zip(self.p, self.k, strict=True))
+        ):
+            raise ParityError(f"{op}: kernel {self.k}, stride {self.s}, padding {self.p} (pad at most half the kernel)")
+        if divisor_override is not None and int(divisor_override) == 0:
+            raise ParityError(f"{op}: divisor_override must not be 0")
+        self.size = size
+        self.out = tuple(
+            pooling_output_size(n, k, p, s, 1, ceil_mode)
+            for n, k, p, s in zip(size, self.k, self.p, self.s, strict=True)
+        )
+        if min(self.out) < 1:
+            raise ParityError(f"{op}: output size {self.out} of input {size}")
+        padded, counted = [], []
+        for n, o, k, s, p in zip(size, self.out, self.k, self.s, self.p, strict=True):
+            start = np.arange(o, dtype=np.int64) * s - p
+            end = np.minimum(start + k, n + p)
+            padded.append(end - start)
+            counted.append(np.minimum(end, n) - np.maximum(start, 0))
+        per_dim = padded if count_include_pad else counted
+        if divisor_override is not None:
+            divisor = np.full(self.out, int(divisor_override), np.int64)
+        else:
+            divisor = per_dim[0].reshape(-1, *([1] * (dims - 1)))
+            for d in range(1, dims):
+                divisor = divisor * per_dim[d].reshape(*([1] * d), -1, *([1] * (dims - 1 - d)))
+        self.divisor = np.broadcast_to(divisor, self.out).astype(np.float32)  # int64 -> float, rounded
+        self.empty = np.zeros(self.out, bool)
+        for d, c in enumerate(counted):
+            self.empty |= (c <= 0).reshape(*([1] * d), -1, *([1] * (dims - 1 - d)))
+
+    def buffer(self, planes: int) -> np.ndarray:
+        """Zeros over every window's reach: the input at offset ``p`` per dim."""
+        reach = [max(n + 2 * p, (o - 1) * s + k) for n, o, s, k, p in zip(
+            self.size, self.out, self.s, self.k, self.p, strict=True)]  # fmt: skip
+        return np.zeros((planes, *reach), np.float32)
+
+    def inner(self) -> tuple[slice, ...]:
+        return tuple(slice(p, p + n) for p, n in zip(self.p, self.size, strict=True))
+
+    def taps(self, reverse: bool = False) -> list[tuple[slice, ...]]:
+        """Per window offset (row-major, or its reverse), the buffer's slice each output reads there."""
+        offsets = list(itertools.product(*(range(k) for k in self.k)))
+        if reverse:
+            offsets.reverse()
+        return [
+            tuple(slice(i, i + (o - 1) * s + 1, s) for i, o, s in zip(off, self.out, self.s, strict=True))
+            for off in offsets
+        ]
+
+
+def _pool_planes(x: np.ndarray, dims: int, op: str) -> tuple[np.ndarray, tuple[int, ...]]:
+    if x.dtype != np.float32 or x.ndim not in (dims + 1, dims + 2):
+        raise ParityError(f"{op}: float32 of {dims + 1} or {dims + 2} dims only, not {x.dtype}{list(x.shape)}")
+    return x.reshape(-1, *x.shape[-dims:]), x.shape[:-dims]
+
+
+def avg_pool(
+    x: np.ndarray, kernel_size: int | list[int], stride: int | list[int] | None = None, padding: int | list[int] = 0,
+    ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None,
+    dims: int = 2, channels_last: bool = False,
+) -> np.ndarray:  # fmt: skip
+    """avg_pool2d (``dims`` 2: (C, H, W) or (N, C, H, W)) or avg_pool3d (``dims`` 3); ``channels_last``:
+    ATen ran its channels-last kernel (suggest_memory_format of the input)."""
+    planes, lead = _pool_planes(x, dims, f"avg_pool{dims}d")
+    win = AvgPoolWindows(planes.shape[1:], kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    buf = win.buffer(planes.shape[0])
+    buf[(slice(None), *win.inner())] = planes
+    total = np.zeros((planes.shape[0], *win.out), np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, overflow: IEEE's answers, as torch's
+        for tap in win.taps():  # window offsets in row-major order; a tap in the padding adds +0 (a sum
+            total = total + buf[(slice(None), *tap)]  # from +0 is never -0, so that changes no bit)
+        out = total / win.divisor
+    if not channels_last:
+        out = np.float32(0) + out
+    out = np.where(win.empty, np.float32(0), out)
+    return out.reshape(*lead, *win.out)
+
+
+def avg_pool_backward(
+    grad_out: np.ndarray, input_shape: tuple[int, ...], kernel_size: int | list[int],
+    stride: int | list[int] | None = None, padding: int | list[int] = 0, ceil_mode: bool = False,
+    count_include_pad: bool = True, divisor_override: int | None = None, dims: int = 2,
+) -> np.ndarray:  # fmt: skip
+    """grad_x of avg_pool2d / avg_pool3d (either kernel: they add alike)."""
+    op = f"avg_pool{dims}d_backward"
+    g, _ = _pool_planes(grad_out, dims, op)
+    input_shape = tuple(int(v) for v in input_shape)
+    if len(input_shape) != grad_out.ndim or input_shape[:-dims] != grad_out.shape[:-dims]:
+        raise ParityError(f"{op}: grad_output {list(grad_out.shape)} for input {list(input_shape)}")
+    win = AvgPoolWindows(
+        input_shape[-dims:], kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override
+    )
+    if tuple(g.shape[1:]) != win.out:
+        raise ParityError(f"{op}: grad_output {list(grad_out.shape)}, but the windows give {list(win.out)}")
+    buf = win.buffer(g.shape[0])
+    with np.errstate(invalid="ignore", over="ignore"):
+        delta = np.where(win.empty, np.float32(0), g / win.divisor)
+        # each tap's outputs reach distinct elements; the taps in reverse row-major order bring an element's
+        # terms in the order of their outputs (row-major), ATen's order
+        for tap in win.taps(reverse=True):
+            view = (slice(None), *tap)
+            buf[view] = buf[view] + delta
+    return np.ascontiguousarray(buf[(slice(None), *win.inner())]).reshape(input_shape)
+
+
+# -- nearest upsampling ---------------------------------------------------------------------------
+
+# nearest_source's rules (csrc/nn.c)
+NEAREST_GENERIC, NEAREST_IDX, NEAREST_EXACT_GENERIC, NEAREST_EXACT_IDX = 0, 1, 2, 3
+
+
+def nearest_scale(size_in: int, size_out: int, scale: float | None) -> np.float32:
+    """compute_scales_value<float>: 1/scale_factor where a positive one was given, else in/out, in float."""
+    if scale is not None and scale > 0:
+        return np.float32(1.0 / scale)
+    return np.float32(np.float32(size_in) / np.float32(size_out))
+
+
+def nearest_source(size_in: int, size_out: int, scale: float | None, rule: int, profile: KernelProfile) -> np.ndarray:
+    """The source index of each output index of one dim (int64), by ``rule``."""
+    idx = np.empty(size_out, np.int64)
+    fn = load("nn").nearest_source
+    fn.restype = None
+    fn(profile.as_c(), ctypes.c_int64(size_in), ctypes.c_int64(size_out),
+       ctypes.c_float(nearest_scale(size_in, size_out, scale)), ctypes.c_int32(rule), ptr(idx))  # fmt: skip
+    return idx
+
+
+def _nearest_dims(x: np.ndarray, dims: int, op: str, profile: KernelProfile) -> None:
+    if profile.aarch64:
+        raise ParityError(f"{op}: not measured on arm64 (the impl reproduces it on x86 only)")
+    if x.dtype != np.float32 or x.ndim != dims + 2:
+        raise ParityError(f"{op}: float32 (N, C, {dims} spatial dims) only, not {x.dtype}{list(x.shape)}")
+
+
+def _nearest_name(dims: int, exact: bool) -> str:
+    return f"{'_upsample_nearest_exact' if exact else 'upsample_nearest'}{dims}d"
+
+
+def upsample_nearest(
+    x: np.ndarray, output_size: tuple[int, ...], scales: tuple[float | None, ...], exact: bool,
+    channels_last_kernel: bool, profile: KernelProfile,
+) -> np.ndarray:  # fmt: skip
+    """upsample_nearest{1,2,3}d (``exact`` False) or _upsample_nearest_exact{1,2,3}d of float32 (N, C, *spatial);
+    ``channels_last_kernel``: ATen took its channels-last kernel (harness/trace/impl_nn.py decides which)."""
+    dims = len(output_size)
+    _nearest_dims(x, dims, _nearest_name(dims, exact), profile)
+    if len(scales) != dims:
+        raise ParityError(f"{_nearest_name(dims, exact)}: {dims} scales, not {list(scales)}")
+    if channels_last_kernel:
+        rule = NEAREST_EXACT_IDX if exact else NEAREST_IDX
+    else:
+        rule = NEAREST_EXACT_GENERIC if exact else NEAREST_GENERIC
+    sizes = zip(x.shape[2:], output_size, scales, strict=True)
+    idx = [nearest_source(n, int(o), s, rule, profile) for n, o, s in sizes]
+    return np.ascontiguousarray(f32(x)[(slice(None), slice(None), *np.ix_(*idx))])
+
+
+def upsample_nearest_backward(
+    grad_out: np.ndarray, input_size: tuple[int, ...], scales: tuple[float | None, ...], exact: bool,
+    profile: KernelProfile,
+) -> np.ndarray:  # fmt: skip
+    """grad_x of nearest upsampling (either kernel: nearest_idx / nearest_exact_idx, the same order)."""
+    dims = len(input_size) - 2
+    op = _nearest_name(dims, exact) + "_backward"
+    _nearest_dims(grad_out, dims, op, profile)
+    if tuple(grad_out.shape[:2]) != tuple(input_size[:2]) or len(scales) != dims:
+        raise ParityError(f"{op}: grad_output {list(grad_out.shape)} for input {list(input_size)}")
+    rule = NEAREST_EXACT_IDX if exact else NEAREST_IDX
+    spatial = tuple(int(n) for n in input_size[2:])
+    idx = [nearest_source(n, o, s, rule, profile) for n, o, s in zip(spatial, grad_out.shape[2:], scales, strict=True)]
+    flat = np.ravel_multi_index(np.ix_(*idx), spatial).reshape(-1)
+    planes = grad_out.shape[0] * grad_out.shape[1]
+    g = f32(grad_out).reshape(planes, -1)
+    gx = np.zeros((planes, int(np.prod(spatial))), np.float32)
+    target = (np.arange(planes, dtype=np.int64)[:, None] * gx.shape[1] + flat[None, :]).reshape(-1)
+    np.add.at(gx.reshape(-1), target, g.reshape(-1))  # sequential: planes, then outputs in row-major order
+    return gx.reshape(tuple(int(v) for v in input_size))

@@ -53,6 +53,12 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
     "upsample_bicubic2d_backward": ("upsample_bicubic2d", ("capability",)),  # one build on x86, another on arm64
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
+    **{f"avg_pool{d}d{b}": ("avg_pool2d", ()) for d in (2, 3) for b in ("", "_backward")},
+    # nearest-exact's generic forward: its source index fused in the AVX2 object; the rest a gather, or
+    # additions in the outputs' order
+    **{f"upsample_nearest{d}d{b}": ("upsample_nearest2d", ()) for d in (1, 2, 3) for b in ("", "_backward")},
+    **{f"_upsample_nearest_exact{d}d": ("upsample_nearest2d", ("capability",)) for d in (1, 2, 3)},
+    **{f"_upsample_nearest_exact{d}d_backward": ("upsample_nearest2d", ()) for d in (1, 2, 3)},
 }
 
 
@@ -540,6 +546,84 @@ def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[st
     return {"out": upsample_bilinear2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
+def _x86_only(p: KernelProfile, op: str) -> None:
+    """Average pooling and nearest upsampling are measured on x86 only (torch 2.13.0, default and AVX2)."""
+    if p.aarch64:
+        raise ParityError(f"{op}: not measured on arm64 (the impl reproduces it on x86 only)")
+
+
+def _avg_pool_args(a: Args, dims: int) -> tuple[Any, ...]:
+    divisor = a.get("divisor_override")
+    return (
+        a["kernel_size"], a.get("stride") or None, a.get("padding", 0), bool(a.get("ceil_mode")),
+        bool(a.get("count_include_pad", True)), None if divisor is None else int(divisor), dims,
+    )  # fmt: skip
+
+
+def _avg_pool(dims: int) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.pool import avg_pool
+
+        _x86_only(p, f"avg_pool{dims}d")
+        x = t["self"]
+        # the kernel follows the input's suggest_memory_format (channels-last: no `0 +` before the quotient)
+        return {"out": avg_pool(x, *_avg_pool_args(a, dims), _suggests_cl(a, "self", x.shape))}
+
+    return run
+
+
+def _avg_pool_backward(dims: int) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.pool import avg_pool_backward
+
+        _x86_only(p, f"avg_pool{dims}d_backward")
+        return {"out": avg_pool_backward(t["grad_output"], t["self"].shape, *_avg_pool_args(a, dims))}
+
+    return run
+
+
+def _nearest_scales(a: Args, dims: int) -> tuple[float | None, ...]:
+    names = {1: ("scales",), 2: ("scales_h", "scales_w"), 3: ("scales_d", "scales_h", "scales_w")}[dims]
+    return tuple(None if a.get(n) is None else float(a[n]) for n in names)
+
+
+def _nearest_channels_last_kernel(a: Args, x: np.ndarray, output_size: tuple[int, ...]) -> bool:
+    """Which forward kernel ATen's nearest upsampling ran: the channels-last one for an input contiguous
+    in ChannelsLast (dims of size 1 aside) of more than 3 channels, and in 2-D also for any output with
+    OH + OW <= 128; else the generic TensorIterator one (1-D always)."""
+    if x.ndim == 3:
+        return False
+    stride = a.get("self.stride") or c_strides(x.shape)
+    order = (0, 2, 3, 1) if x.ndim == 4 else (0, 2, 3, 4, 1)
+    cl = same_layout(list(stride), strides_in_order(x.shape, order), x.shape) and x.shape[1] > 3
+    return cl or (x.ndim == 4 and output_size[0] + output_size[1] <= 128)
+
+
+def _upsample_nearest(dims: int, exact: bool) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.pool import upsample_nearest
+
+        x = t["self"]
+        size = tuple(int(v) for v in a["output_size"])
+        cl = _nearest_channels_last_kernel(a, x, size)
+        return {"out": upsample_nearest(x, size, _nearest_scales(a, dims), exact, cl, p)}
+
+    return run
+
+
+def _upsample_nearest_backward(dims: int, exact: bool) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.pool import upsample_nearest_backward
+
+        g = t["grad_output"]
+        if [int(v) for v in a["output_size"]] != list(g.shape[2:]):
+            raise ParityError(f"nearest upsampling backward: output_size {a['output_size']} vs {list(g.shape)}")
+        sizes = tuple(int(v) for v in a["input_size"])
+        return {"out": upsample_nearest_backward(g, sizes, _nearest_scales(a, dims), exact, p)}
+
+    return run
+
+
 REPLAYS: dict[str, Replay] = {
     "native_group_norm": _group_norm,
     "native_group_norm_backward": _group_norm_backward,
@@ -567,4 +651,10 @@ REPLAYS: dict[str, Replay] = {
     "upsample_bicubic2d": _upsample_bicubic,
     "upsample_bicubic2d_backward": _upsample_bicubic_backward,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
+    **{f"avg_pool{d}d": _avg_pool(d) for d in (2, 3)},
+    **{f"avg_pool{d}d_backward": _avg_pool_backward(d) for d in (2, 3)},
+    **{f"upsample_nearest{d}d": _upsample_nearest(d, False) for d in (1, 2, 3)},
+    **{f"upsample_nearest{d}d_backward": _upsample_nearest_backward(d, False) for d in (1, 2, 3)},
+    **{f"_upsample_nearest_exact{d}d": _upsample_nearest(d, True) for d in (1, 2, 3)},
+    **{f"_upsample_nearest_exact{d}d_backward": _upsample_nearest_backward(d, True) for d in (1, 2, 3)},
 }

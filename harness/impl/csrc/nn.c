@@ -745,3 +745,36 @@ void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t
             }
     }
 }
+
+/* ------------------------------------------------------------------ nearest upsampling (source indices) */
+
+/* The source index of each output index i of one dim (0 <= i < out) of nearest upsampling, float32
+ * (UpSample.h, cpu/UpSampleKernel.cpp, cpu/UpSampleMoreKernel.cpp), clamped to in - 1; ``scale`` is
+ * compute_scales_value<float>: (float)(1.0/scale_factor) where one was given, else (float)in/out.
+ *   rule 0  nearest, the generic forward (HelperInterpNearest): floorf(scale * (float)i), one rounded
+ *           product, nothing to contract;
+ *   rule 1  nearest_idx (the channels-last forward and every backward): i where out == in, i >> 1 where
+ *           out == 2*in, else rule 0;
+ *   rule 2  nearest-exact, the generic forward (HelperInterpNearestExact): r = scale*(i + 0.5f) - 0.5f in
+ *           float, contracted to fma(scale, i + 0.5f, -0.5f) in the AVX2 object, r = max(r, 0), then
+ *           floorf((double)r + 0.5) (the sum in double, rounded to float by floorf's parameter);
+ *   rule 3  nearest_exact_idx (the channels-last forward and every backward): floorf((i + 0.5) * scale),
+ *           the product in double (scale widened), rounded to float by floorf's parameter. */
+void nearest_source(profile_t p, int64_t in, int64_t out, float scale, int32_t rule, int64_t *idx) {
+    for (int64_t i = 0; i < out; i++) {
+        int64_t k;
+        if (rule == 1 && out == in)
+            k = i;
+        else if (rule == 1 && out == 2 * in)
+            k = i >> 1;
+        else if (rule <= 1)
+            k = (int64_t)floorf(scale * (float)i);
+        else if (rule == 2) {
+            float r = sfmadd(&p, scale, (float)i + 0.5f, -0.5f);
+            if (r < 0.0f) r = 0.0f;
+            k = (int64_t)floorf((float)((double)r + 0.5));
+        } else
+            k = (int64_t)floorf((float)(((double)i + 0.5) * (double)scale));
+        idx[i] = k < in - 1 ? k : in - 1;
+    }
+}

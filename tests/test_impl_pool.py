@@ -1,0 +1,82 @@
+"""Torch-free: harness/impl/pool.py's average pooling and nearest upsampling where no live torch can
+show it here: the source-index rules per build, and the refusals (tests/test_impl_live_nn.py checks the
+bits against torch)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import pool
+from harness.impl.profiles import get_profile
+from harness.trace.impl_ops import replay
+
+
+def test_nearest_exact_generic_source_is_fused_at_avx2_only() -> None:
+    """2 -> 41: output 20's source `scale*(20 + 0.5) - 0.5` is 0.5 within a rounding; the default build
+    rounds the product first and reads element 0, the AVX2 (and AVX-512) object's fma reads element 1
+    (measured under torch 2.13.0 at default and avx2); the channels-last kernel's and the backward's rule,
+    in double, reads 0 at every level."""
+    rule, idx_rule = pool.NEAREST_EXACT_GENERIC, pool.NEAREST_EXACT_IDX
+    default, avx2 = get_profile("x86-baseline"), get_profile("x86-avx2")
+    assert pool.nearest_source(2, 41, None, rule, default)[20] == 0
+    assert pool.nearest_source(2, 41, None, rule, avx2)[20] == 1
+    assert pool.nearest_source(2, 41, None, idx_rule, avx2)[20] == 0
+    x = np.arange(2, dtype=np.float32).reshape(1, 1, 2)
+    outs = [pool.upsample_nearest(x, (41,), (None,), True, False, p) for p in (default, avx2)]
+    assert float(outs[0].sum()) == 20.0 and float(outs[1].sum()) == 21.0
+
+
+def test_nearest_legacy_rules_agree_but_where_nearest_idx_shortcuts() -> None:
+    """`nearest_idx` copies equal sizes and halves twice the size; the generic kernel's `floorf(scale*i)`
+    gives the same indices there (no level moves them: one product), but a scale factor given with an
+    equal size (1.0001 of 3000: `floorf(i * float(1/1.0001))`) reads element i - 1 from i = 1 on in the
+    generic kernel, while the backward (nearest_idx) adds each gradient to its own index (measured: torch
+    2.13.0 gives 2999 of 3000 outputs shifted, and the gradient unchanged)."""
+    p = get_profile("x86-avx2")
+    assert np.array_equal(pool.nearest_source(7, 14, None, pool.NEAREST_GENERIC, p), np.arange(14) // 2)
+    generic = pool.nearest_source(3000, 3000, 1.0001, pool.NEAREST_GENERIC, p)
+    assert np.array_equal(pool.nearest_source(3000, 3000, 1.0001, pool.NEAREST_IDX, p), np.arange(3000))
+    assert (generic != np.arange(3000)).any()
+
+
+def test_avg_pool_order_and_divisor() -> None:
+    """A sum from +0 in row-major order, one division by the divisor; the channels-first kernel adds the
+    quotient to 0 (a negative divisor_override's -0 comes out +0 there, -0 channels-last)."""
+    x = np.array([[[[1e8, 1.0], [-1e8, 1.0]]]], np.float32)
+    assert pool.avg_pool(x, 2)[0, 0, 0, 0] == np.float32((np.float32(1e8 + 1.0) - np.float32(1e8)) + 1.0) / 4
+    z = np.zeros((1, 1, 2, 2), np.float32)
+    assert np.signbit(pool.avg_pool(z, 2, divisor_override=-3, channels_last=True)).all()
+    assert not np.signbit(pool.avg_pool(z, 2, divisor_override=-3)).any()
+    g = np.ones((1, 1, 2, 2), np.float32)
+    gx = pool.avg_pool_backward(g, (1, 1, 3, 3), 2, 1, 0)  # overlapping windows: 4 quarters in the middle
+    assert gx[0, 0, 1, 1] == 1.0 and gx[0, 0, 0, 0] == 0.25
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: pool.avg_pool(np.ones((1, 1, 4, 4), np.float32), 2, 1, 2), "pad at most half"),
+        (lambda: pool.avg_pool(np.ones((1, 1, 4, 4), np.float32), 2, divisor_override=0), "must not be 0"),
+        (lambda: pool.avg_pool(np.ones((4, 4), np.float32), 2), "float32 of 3 or 4 dims"),
+        (lambda: pool.avg_pool_backward(np.ones((1, 1, 3, 3), np.float32), (1, 1, 4, 4), 2), "the windows give"),
+        (
+            lambda: pool.upsample_nearest(np.ones((1, 1, 4), np.float32), (8,), (None,), True, False,
+                                          get_profile("arm64-neon")),
+            "not measured on arm64",
+        ),
+    ],
+)  # fmt: skip
+def test_bad_arguments_and_unmeasured_platforms_are_refused(call, message: str) -> None:
+    with pytest.raises(ParityError, match=message):
+        call()
+
+
+def test_replay_refuses_arm64_average_pooling() -> None:
+    args = [{"name": "self", "tensor": "self", "stride": [16, 16, 4, 1], "shape": [1, 1, 4, 4]},
+            {"name": "kernel_size", "value": [2, 2]}]  # fmt: skip
+    inputs = {"self": np.ones((1, 1, 4, 4), np.float32)}
+    assert replay("aten.avg_pool2d.default", inputs, args, get_profile("x86-avx2"))["out"].shape == (1, 1, 2, 2)
+    with pytest.raises(ParityError, match="not measured on arm64"):
+        replay("aten.avg_pool2d.default", inputs, args, get_profile("arm64-neon"))
