@@ -735,8 +735,11 @@ ARM64: dict[str, str] = {
     ),
     "max_pool2d": "nothing: identical everywhere",
     "adaptive_avg_pool2d": "4 lanes (N1, V2) vs 8 (V1): where the channels-last vector body ends; nothing else",
-    "avg_pool2d": "not measured on arm64: refused",
-    "upsample_nearest2d": "not measured on arm64: refused",
+    "avg_pool2d": "nothing: the x86 bits on every core and thread count (sums and one division, nothing to contract)",
+    "upsample_nearest2d": (
+        "the x86 AVX2 bits on every core: nearest-exact's generic source contracted to `fma(scale, i + 0.5, -0.5)`"
+        " on N1, V1 and V2 alike; not the thread count"
+    ),
     "cumsum": "nothing: identical everywhere",
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"

@@ -41,8 +41,9 @@ changes the bits only where that kernel computes otherwise: adaptive average poo
   outputs in row-major order (the source by nearest_idx / nearest_exact_idx).
 No step depends on the thread count (parallel over planes or outputs only); the ATen capability only
 through ``lanes``, where the channels-last vector body ends (adaptive average pooling), and through the
-AVX2 object's contraction of nearest-exact's generic forward source ``fma(scale, i + 0.5, -0.5)`` (the
-arithmetic is otherwise the same on x86 and aarch64: no multiply-add to contract).
+contraction of nearest-exact's generic forward source to ``fma(scale, i + 0.5, -0.5)`` (the x86 AVX2
+object and every aarch64 one fuse it, x86's default build does not; the arithmetic is otherwise the
+same on x86 and aarch64: no multiply-add to contract).
 """
 
 from __future__ import annotations
@@ -360,9 +361,7 @@ def nearest_source(size_in: int, size_out: int, scale: float | None, rule: int, 
     return idx
 
 
-def _nearest_dims(x: np.ndarray, dims: int, op: str, profile: KernelProfile) -> None:
-    if profile.aarch64:
-        raise ParityError(f"{op}: not measured on arm64 (the impl reproduces it on x86 only)")
+def _nearest_dims(x: np.ndarray, dims: int, op: str) -> None:
     if x.dtype != np.float32 or x.ndim != dims + 2:
         raise ParityError(f"{op}: float32 (N, C, {dims} spatial dims) only, not {x.dtype}{list(x.shape)}")
 
@@ -378,7 +377,7 @@ def upsample_nearest(
     """upsample_nearest{1,2,3}d (``exact`` False) or _upsample_nearest_exact{1,2,3}d of float32 (N, C, *spatial);
     ``channels_last_kernel``: ATen took its channels-last kernel (harness/trace/impl_nn.py decides which)."""
     dims = len(output_size)
-    _nearest_dims(x, dims, _nearest_name(dims, exact), profile)
+    _nearest_dims(x, dims, _nearest_name(dims, exact))
     if len(scales) != dims:
         raise ParityError(f"{_nearest_name(dims, exact)}: {dims} scales, not {list(scales)}")
     if channels_last_kernel:
@@ -397,7 +396,7 @@ def upsample_nearest_backward(
     """grad_x of nearest upsampling (either kernel: nearest_idx / nearest_exact_idx, the same order)."""
     dims = len(input_size) - 2
     op = _nearest_name(dims, exact) + "_backward"
-    _nearest_dims(grad_out, dims, op, profile)
+    _nearest_dims(grad_out, dims, op)
     if tuple(grad_out.shape[:2]) != tuple(input_size[:2]) or len(scales) != dims:
         raise ParityError(f"{op}: grad_output {list(grad_out.shape)} for input {list(input_size)}")
     rule = NEAREST_EXACT_IDX if exact else NEAREST_IDX

@@ -546,12 +546,6 @@ def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[st
     return {"out": upsample_bilinear2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
-def _x86_only(p: KernelProfile, op: str) -> None:
-    """Average pooling and nearest upsampling are measured on x86 only (torch 2.13.0, default and AVX2)."""
-    if p.aarch64:
-        raise ParityError(f"{op}: not measured on arm64 (the impl reproduces it on x86 only)")
-
-
 def _avg_pool_args(a: Args, dims: int) -> tuple[Any, ...]:
     divisor = a.get("divisor_override")
     return (
@@ -564,7 +558,6 @@ def _avg_pool(dims: int) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.pool import avg_pool
 
-        _x86_only(p, f"avg_pool{dims}d")
         x = t["self"]
         # the kernel follows the input's suggest_memory_format (channels-last: no `0 +` before the quotient)
         return {"out": avg_pool(x, *_avg_pool_args(a, dims), _suggests_cl(a, "self", x.shape))}
@@ -576,7 +569,6 @@ def _avg_pool_backward(dims: int) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.pool import avg_pool_backward
 
-        _x86_only(p, f"avg_pool{dims}d_backward")
         return {"out": avg_pool_backward(t["grad_output"], t["self"].shape, *_avg_pool_args(a, dims))}
 
     return run

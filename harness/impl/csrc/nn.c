@@ -756,7 +756,8 @@ void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t
  *   rule 1  nearest_idx (the channels-last forward and every backward): i where out == in, i >> 1 where
  *           out == 2*in, else rule 0;
  *   rule 2  nearest-exact, the generic forward (HelperInterpNearestExact): r = scale*(i + 0.5f) - 0.5f in
- *           float, contracted to fma(scale, i + 0.5f, -0.5f) in the AVX2 object, r = max(r, 0), then
+ *           float, contracted to fma(scale, i + 0.5f, -0.5f) in the AVX2 object and on aarch64 (every
+ *           core measured), not in the x86 default build; r = max(r, 0), then
  *           floorf((double)r + 0.5) (the sum in double, rounded to float by floorf's parameter);
  *   rule 3  nearest_exact_idx (the channels-last forward and every backward): floorf((i + 0.5) * scale),
  *           the product in double (scale widened), rounded to float by floorf's parameter. */
