@@ -327,7 +327,7 @@ def grid_sample_backward(
     return gx, ggrid
 
 
-def _area_pixel_scale(size_in: int, size_out: int, align_corners: bool, scale: float | None) -> np.float32:
+def area_pixel_scale(size_in: int, size_out: int, align_corners: bool, scale: float | None) -> np.float32:
     """area_pixel_compute_scale in float: (in - 1)/(out - 1) with aligned corners (0 for one output),
     else 1/scale where a positive scale factor is given, else in/out."""
     if align_corners:
@@ -348,8 +348,8 @@ def upsample_bicubic2d(
         raise ParityError("upsample_bicubic2d: a NaN or infinity in the input (its propagation not modelled)")
     n, c, h, w = x.shape
     oh, ow = (int(v) for v in output_size)
-    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
-    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
+    sh = area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = area_pixel_scale(w, ow, align_corners, scales[1])
     x = f32(x)
     out = np.empty((n, c, oh, ow), np.float32)
     hi, wi = np.empty(4 * oh, np.int64), np.empty(4 * ow, np.int64)
@@ -388,8 +388,8 @@ def _upsample_backward(
     hw, ww = np.empty(taps * oh, np.float32), np.empty(taps * ow, np.float32)
     fn = getattr(load("nn"), kernel)
     fn.restype = None
-    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
-    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
+    sh = area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = area_pixel_scale(w, ow, align_corners, scales[1])
     fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
        ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
     return gx

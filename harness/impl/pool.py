@@ -55,6 +55,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
+from harness.impl.nn import area_pixel_scale
 from harness.impl.profiles import KernelProfile
 
 # Vectorized<float>::size() of these kernels (plain REGISTER_DISPATCH): 8 on every x86 level and on
@@ -217,8 +218,8 @@ def _spatial(v: int | list[int] | tuple[int, ...] | None, dims: int, name: str, 
 
 
 class AvgPoolWindows:
-    """The windows of an avg_pool2d (``dims`` 2) or avg_pool3d (``dims`` 3) over the spatial ``size``:
-    per dim the output size, each output's first element ``o*s - p`` and its divisor per output."""
+    """The windows of an avg_pool2d (``dims`` 2) or avg_pool3d (``dims`` 3) over the spatial ``size``: the
+    output size ``out``, each output's ``divisor`` (float) and the buffer slices its window reads."""
 
     def __init__(
         self, size: tuple[int, ...], kernel_size: int | list[int], stride: int | list[int] | None,
@@ -344,20 +345,14 @@ def avg_pool_backward(
 NEAREST_GENERIC, NEAREST_IDX, NEAREST_EXACT_GENERIC, NEAREST_EXACT_IDX = 0, 1, 2, 3
 
 
-def nearest_scale(size_in: int, size_out: int, scale: float | None) -> np.float32:
-    """compute_scales_value<float>: 1/scale_factor where a positive one was given, else in/out, in float."""
-    if scale is not None and scale > 0:
-        return np.float32(1.0 / scale)
-    return np.float32(np.float32(size_in) / np.float32(size_out))
-
-
 def nearest_source(size_in: int, size_out: int, scale: float | None, rule: int, profile: KernelProfile) -> np.ndarray:
-    """The source index of each output index of one dim (int64), by ``rule``."""
+    """The source index of each output index of one dim (int64), by ``rule``; the scale is
+    compute_scales_value<float> (area_pixel_compute_scale without aligned corners)."""
     idx = np.empty(size_out, np.int64)
     fn = load("nn").nearest_source
     fn.restype = None
     fn(profile.as_c(), ctypes.c_int64(size_in), ctypes.c_int64(size_out),
-       ctypes.c_float(nearest_scale(size_in, size_out, scale)), ctypes.c_int32(rule), ptr(idx))  # fmt: skip
+       ctypes.c_float(area_pixel_scale(size_in, size_out, False, scale)), ctypes.c_int32(rule), ptr(idx))  # fmt: skip
     return idx
 
 
