@@ -563,26 +563,32 @@ def _thnn_gemm(kind: str, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np
     cpublas_gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc, profile)
 
 
-def _im2col(x1: np.ndarray, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int, oh: int, ow: int) -> np.ndarray:
-    """``unfolded2d_copy`` of one image (C, H, W): (C*KH*KW, OH*OW), zeros in the padding (a copy)."""
+def _im2col(x1: np.ndarray, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int, oh: int, ow: int,
+            dh: int = 1, dw: int = 1) -> np.ndarray:  # fmt: skip
+    """``unfolded2d_copy`` of one image (C, H, W): (C*KH*KW, OH*OW), zeros in the padding (a copy);
+    taps ``dh``, ``dw`` apart (im2col.h's dilation, nn.Unfold)."""
     c, h, w = x1.shape
     padded = np.zeros((c, h + 2 * ph, w + 2 * pw), np.float32)
     padded[:, ph : ph + h, pw : pw + w] = x1
     cols = np.empty((c, kh, kw, oh, ow), np.float32)
     for i in range(kh):
         for j in range(kw):
-            cols[:, i, j] = padded[:, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
+            y, x = i * dh, j * dw
+            cols[:, i, j] = padded[:, y : y + sh * (oh - 1) + 1 : sh, x : x + sw * (ow - 1) + 1 : sw]
     return cols.reshape(c * kh * kw, oh * ow)
 
 
 def _col2im(cols: np.ndarray, c: int, h: int, w: int, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int,
-            oh: int, ow: int) -> np.ndarray:  # fmt: skip
-    """``unfolded2d_acc`` of one image: zeros, then each tap's column (kh, kw in order) added in place."""
-    padded = np.zeros((c, h + 2 * ph, w + 2 * pw), np.float32)
+            oh: int, ow: int, dh: int = 1, dw: int = 1) -> np.ndarray:  # fmt: skip
+    """``unfolded2d_acc`` (and im2col.h's ``col2im``) of one image: zeros, then each tap's column (kh, kw
+    in order, taps ``dh``, ``dw`` apart) added in place."""
+    padded = np.zeros((c, max(h + 2 * ph, dh * (kh - 1) + sh * (oh - 1) + 1),
+                       max(w + 2 * pw, dw * (kw - 1) + sw * (ow - 1) + 1)), np.float32)  # fmt: skip
     taps = cols.reshape(c, kh, kw, oh, ow)
     for i in range(kh):
         for j in range(kw):
-            padded[:, i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw] += taps[:, i, j]
+            y, x = i * dh, j * dw
+            padded[:, y : y + sh * (oh - 1) + 1 : sh, x : x + sw * (ow - 1) + 1 : sw] += taps[:, i, j]
     return padded[:, ph : ph + h, pw : pw + w]
 
 

@@ -41,6 +41,12 @@ TRACE_KERNELS: tuple[str, ...] = (
     "fused_optim",
     "fft",
     "logsumexp",
+    "scatter_add",
+    "scatter_reduce",
+    "index_add",
+    "index_put",
+    "im2col",
+    "col2im",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
@@ -398,6 +404,51 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("cumsum",),
         "`cumsum_cpu_kernel` (ReduceOpsKernel.cpp): a double accumulator from +0, each partial sum rounded to float",
         "nothing: identical everywhere",
+    ),
+    (
+        ("scatter_add", "scatter_reduce"),
+        (
+            "`cpu_scatter_gather_base_kernel` (ScatterGatherKernel.cpp): per index position "
+            "`self[index] += src`, threads split over the positions off `dim`, the loop along `dim` serial, so "
+            "each element's terms in index order; dim 0 with an expanded 1-D index and 16 columns or more "
+            "`cpu_scatter_reduce_expanded_index` (a stable radix sort, the same order); `scatter_reduce` sum "
+            "and mean (the sum divided by the count, self counted where include_self) from +0 without self, "
+            "amax/amin `std::max`/`std::min` with NaN taken (NaN and -0.0 operands refused: the expanded "
+            "path's vector maximum keeps other bits); gather's backward"
+        ),
+        "nothing: identical on default and avx2 at 1, 2 and 4 threads (measured); AVX-512 not measured: refused",
+    ),
+    (
+        ("index_add",),
+        (
+            "`index_add_cpu_out` (TensorAdvancedIndexing.cpp): per index in order, a slice of source added "
+            "to self's slice (`add_stub`; dim 0 or last with matching sizes through `scatter_add`); 1-D "
+            "`self[index[i]] += source[i]`; alpha other than 1 refused"
+        ),
+        "nothing: identical on default and avx2 at 1, 2 and 4 threads (measured); AVX-512 not measured: refused",
+    ),
+    (
+        ("index_put",),
+        (
+            "`index_put_kernel` (IndexKernel.cpp): with accumulate `cpu_index_kernel`'s serial loop, "
+            "`self[idx] += value` in the C order of the indexed positions (index's backward: onto zeros), at 2 "
+            "or more threads from 32768 elements `cpu_atomic_add_float` from every thread at once; without, a "
+            "copy whose last repeat wins, parallel from 3000 elements"
+        ),
+        (
+            "thread count: from 32768 (accumulate) or 3000 elements (copy) at 2 or more threads the threads' "
+            "race orders an element's repeats (refused where an element is reached twice; distinct elements "
+            "take one addition or write each); AVX-512 not measured: refused"
+        ),
+    ),
+    (
+        ("im2col", "col2im"),
+        (
+            "`im2col` / `col2im` of im2col.h (nn.Unfold, nn.Fold and their backwards): a copy with zeros in "
+            "the padding; col2im zeros, then per column row (c, kh, kw) each block's value added to its "
+            "pixel, so a pixel's terms in (kh, kw) order"
+        ),
+        "nothing: identical on default and avx2 at 1, 2 and 4 threads (measured); AVX-512 not measured: refused",
     ),
     (
         ("pow",),
@@ -823,6 +874,10 @@ ARM64: dict[str, str] = {
         " count or the layout; the backward one set of bits on every core and thread count, not x86's: its"
         " weights fused at every step, the second height tap's updates `fma(g*wy, wx, gx)`, the others not"
     ),
+    "scatter_add": "not measured on arm64: refused",
+    "index_add": "not measured on arm64: refused",
+    "index_put": "not measured on arm64: refused",
+    "im2col": "not measured on arm64: refused",
     "upsample_bilinear2d": (
         "the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the thread count;"
         " a channels-last gradient refused as on x86"

@@ -59,6 +59,14 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     **{f"upsample_nearest{d}d{b}": ("upsample_nearest2d", ()) for d in (1, 2, 3) for b in ("", "_backward")},
     **{f"_upsample_nearest_exact{d}d": ("upsample_nearest2d", ("capability",)) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d_backward": ("upsample_nearest2d", ()) for d in (1, 2, 3)},
+    # index accumulation: each element's terms in index order (harness.impl.scatter), no knob moves them
+    **{op: ("scatter_add", ()) for op in ("scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_")},
+    "index_add": ("index_add", ()),
+    "index_add_": ("index_add", ()),
+    # at 2 or more threads from 32768 elements: racing atomic adds (refused where an element repeats)
+    **{op: ("index_put", ("threads",)) for op in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_")},
+    "im2col": ("im2col", ()),
+    "col2im": ("im2col", ()),
 }
 
 
@@ -367,6 +375,67 @@ def _embedding_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nd
     return {"out": embedding_backward(rows[keep], idx[keep], int(a["num_weights"]))}
 
 
+def _scatter(reduce_arg: bool) -> Replay:
+    """``scatter_add`` (reduce_arg False) and ``scatter_reduce.two`` (harness.impl.scatter): the terms of
+    each element in index order whatever the layouts, so the captured values in C order suffice."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.scatter import check_measured, scatter_reduce
+
+        check_measured(p, "scatter_reduce" if reduce_arg else "scatter_add")
+        if "src" not in t:
+            raise ParityError("the impl reproduces scatter_add and scatter_reduce of a src tensor only")
+        reduce, include_self = (str(a["reduce"]), bool(a.get("include_self", True))) if reduce_arg else ("sum", True)
+        return {"out": scatter_reduce(t["self"], int(a["dim"]), t["index"], t["src"], reduce, include_self)}
+
+    return run
+
+
+def _index_add(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, index_add
+
+    check_measured(p, "index_add")
+    return {"out": index_add(t["self"], int(a["dim"]), t["index"], t["source"], a.get("alpha", 1))}
+
+
+def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``index_put`` / ``_index_put_impl_`` (with accumulate: index's backward; without: ``x[idx] = v``):
+    the repeats of an element taken in the C order of the indexed positions, which ATen's
+    TensorIterator keeps where the values lie in C order or broadcast (their strides never
+    increasing); else refused."""
+    from harness.impl.scatter import check_measured, index_put
+
+    check_measured(p, "index_put")
+    count = int(a.get("indices.count", 0))
+    stride = [s for s, n in zip(a.get("values.stride") or [], a.get("values.shape") or [], strict=False) if n > 1]
+    if any(s != 0 and s < later for i, s in enumerate(stride) for later in stride[i + 1 :]):
+        raise ParityError(f"index_put: values of strides {a.get('values.stride')} (another order of the repeats)")
+    indices = [t.get(f"indices[{i}]") for i in range(count)]
+    return {"out": index_put(t["self"], indices, t["values"], p.threads, bool(a.get("accumulate", False)))}
+
+
+def _fold_args(a: Args) -> tuple[list[int], ...]:
+    """kernel_size, dilation, padding, stride of im2col / col2im (two values each)."""
+    found = tuple([int(v) for v in a.get(k) or []] for k in ("kernel_size", "dilation", "padding", "stride"))
+    if any(len(v) != 2 for v in found):
+        raise ParityError("im2col/col2im: kernel_size, dilation, padding and stride of two values each")
+    return found
+
+
+def _im2col(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, im2col
+
+    check_measured(p, "im2col")
+    return {"out": im2col(t["self"], *_fold_args(a))}
+
+
+def _col2im(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, col2im
+
+    check_measured(p, "col2im")
+    return {"out": col2im(t["self"], a["output_size"], *_fold_args(a))}
+
+
 def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
     """The first captured tensor of ``names`` (and its strides) that was not C-contiguous in torch (dims
     of size 1 aside); None when all were."""
@@ -649,4 +718,13 @@ REPLAYS: dict[str, Replay] = {
     **{f"upsample_nearest{d}d_backward": _upsample_nearest_backward(d, False) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d": _upsample_nearest(d, True) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d_backward": _upsample_nearest_backward(d, True) for d in (1, 2, 3)},
+    "scatter_add": _scatter(False),
+    "scatter_add_": _scatter(False),
+    "scatter_reduce": _scatter(True),
+    "scatter_reduce_": _scatter(True),
+    "index_add": _index_add,
+    "index_add_": _index_add,
+    **{op: _index_put for op in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_")},
+    "im2col": _im2col,
+    "col2im": _col2im,
 }

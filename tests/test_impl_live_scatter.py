@@ -1,0 +1,241 @@
+"""Live: harness/impl/scatter.py (scatter_add, scatter_reduce, index_add, index_put with accumulate,
+im2col / col2im) against torch in this process, bit for bit, and the same ops traced by ``parity
+trace`` and replayed through harness/trace/impl_ops.py (``--verify-cause``'s path).
+
+Indices repeat (a handful of targets for many terms: where the order of the additions shows), along
+the first, a middle and the last dim, with transposed operands, past the 32768-element grain; thread
+counts 1 to 16. Run under ATEN_CPU_CAPABILITY=default and avx2 to cover each profile measured.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.core.errors import ParityError
+from harness.impl import scatter
+from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
+from tests.test_impl_live_nn import _replays_match
+
+pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
+
+SETTINGS = settings(max_examples=20, deadline=None)
+SHAPES = st.lists(st.integers(1, 9), min_size=1, max_size=3).map(tuple)
+
+
+def _values(rng: np.random.Generator, shape: tuple[int, ...] | list[int]) -> np.ndarray:
+    x = (rng.standard_normal(shape) * 3).astype(np.float32)
+    x[rng.random(shape) < 0.05] = 0.0
+    return x
+
+
+def _strided(x: np.ndarray, flip: bool) -> torch.Tensor:
+    """x as a torch tensor, laid out transposed (first and last dims swapped in memory) where ``flip``."""
+    if flip and x.ndim >= 2:
+        return torch.from_numpy(np.ascontiguousarray(np.swapaxes(x, 0, -1))).transpose(0, -1)
+    return torch.from_numpy(x.copy())
+
+
+def _scatter_case(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> tuple[np.ndarray, ...]:
+    """self, index (three times as long along dim: every target repeated) and src."""
+    ishape = list(shape)
+    ishape[dim] = 3 * shape[dim] + 1
+    index = rng.integers(0, shape[dim], ishape).astype(np.int64)
+    return _values(rng, shape), index, _values(rng, ishape)
+
+
+@SETTINGS
+@given(shape=st.one_of(SHAPES, st.just((2, 20000))), dim=st.integers(0, 2), flip=st.booleans(), seed=SEEDS,
+       threads=THREADS)  # fmt: skip
+def test_scatter_add_and_reduce(shape: tuple[int, ...], dim: int, flip: bool, seed: int, threads: int) -> None:
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    dim = dim % len(shape)
+    x, index, src = _scatter_case(rng, shape, dim)
+    ti = torch.from_numpy(index)
+    got = _strided(x, flip).scatter_add(dim, ti, _strided(src, flip)).numpy()
+    assert_bits_equal("scatter_add", got, scatter.scatter_reduce(x, dim, index, src))
+    for reduce in scatter.REDUCES:
+        for include_self in (True, False):
+            want = _strided(x, flip).scatter_reduce(dim, ti, _strided(src, flip), reduce, include_self=include_self)
+            got = scatter.scatter_reduce(x, dim, index, src, reduce, include_self)
+            assert_bits_equal(f"scatter_reduce {reduce} {include_self}", want.numpy(), got)
+
+
+@SETTINGS
+@given(m=st.integers(1, 40), k=st.sampled_from([16, 17, 40, 100]), n=st.integers(1, 300), seed=SEEDS,
+       threads=THREADS)  # fmt: skip
+def test_scatter_reduce_expanded_index(m: int, k: int, n: int, seed: int, threads: int) -> None:
+    """dim 0, a 1-D index expanded over 16 columns or more: cpu_scatter_reduce_expanded_index's radix sort."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, src, rows = _values(rng, (m, k)), _values(rng, (n, k)), rng.integers(0, m, n).astype(np.int64)
+    ti = torch.from_numpy(rows)[:, None].expand(n, k)
+    index = np.ascontiguousarray(ti.numpy())
+    for reduce in scatter.REDUCES:
+        for include_self in (True, False):
+            want = torch.from_numpy(x.copy()).scatter_reduce(
+                0, ti, torch.from_numpy(src), reduce, include_self=include_self
+            )
+            got = scatter.scatter_reduce(x, 0, index, src, reduce, include_self)
+            assert_bits_equal(f"expanded {reduce} {include_self}", want.numpy(), got)
+
+
+def test_scatter_amax_refuses_negative_zero_and_nan() -> None:
+    """The serial loop keeps self's zero of a tie and the NaN's own bits, the expanded path's vector
+    maximum src's zero and an all-ones NaN: refused, not given one path's bits."""
+    x, index = np.zeros((2, 16), np.float32), np.zeros((3, 16), np.int64)
+    for bad in (-0.0, np.nan):
+        src = np.ones((3, 16), np.float32)
+        src[1, 2] = bad
+        with pytest.raises(ParityError, match=r"NaN or -0\.0"):
+            scatter.scatter_reduce(x, 0, index, src, "amax")
+
+
+@SETTINGS
+@given(shape=st.one_of(SHAPES, st.just((20000, 2))), dim=st.integers(0, 2), flip=st.booleans(), seed=SEEDS,
+       threads=THREADS)  # fmt: skip
+def test_index_add(shape: tuple[int, ...], dim: int, flip: bool, seed: int, threads: int) -> None:
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    dim = dim % len(shape)
+    n = 3 * shape[dim] + 1
+    index = rng.integers(0, shape[dim], n).astype(np.int64)
+    sshape = list(shape)
+    sshape[dim] = n
+    x, source = _values(rng, shape), _values(rng, sshape)
+    want = _strided(x, flip).index_add(dim, torch.from_numpy(index), _strided(source, flip))
+    assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source))
+
+
+_FORMS = ("rows", "columns", "pairs", "mask")
+
+
+def _repeats(shape: tuple[int, ...], indices: list) -> bool:
+    """Whether the indexed positions reach an element of ``shape`` twice (torch's own indexing counts them)."""
+    hits = torch.zeros(shape)
+    key = tuple(slice(None) if i is None else torch.from_numpy(np.asarray(i)) for i in indices)
+    torch.ops.aten.index_put_(hits, [None if i is None else k for i, k in zip(indices, key, strict=True)],
+                              torch.ones(()), True)  # fmt: skip
+    return bool((hits > 1).any())
+
+
+def _index_put_case(rng: np.random.Generator, form: str, big: bool) -> tuple[tuple[int, ...], list]:
+    shape = (50, 800, 2) if big else (int(rng.integers(1, 20)), int(rng.integers(1, 20)), int(rng.integers(1, 4)))
+    if form == "rows":
+        return shape, [rng.integers(0, shape[0], 400 if big else 3 * shape[0] + 1)]
+    if form == "columns":
+        return shape, [None, rng.integers(-shape[1], shape[1], (2, 2 * shape[1] + 1))]
+    if form == "pairs":
+        n = 3 * shape[0] * shape[1] + 1
+        return shape, [rng.integers(0, shape[0], n), rng.integers(0, shape[1], n)]
+    return shape, [rng.random(shape[:2]) < 0.5]
+
+
+@SETTINGS
+@given(form=st.sampled_from(_FORMS), big=st.booleans(), seed=SEEDS, threads=THREADS)
+def test_index_put_accumulate_and_index_backward(form: str, big: bool, seed: int, threads: int) -> None:
+    """index_put_ with accumulate (index's backward: the same onto zeros) and without (``x[idx] = v``,
+    the last of repeats kept); at 2 or more threads past the grain, repeated elements are refused
+    (ATen's racing threads)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    shape, indices = _index_put_case(rng, form, big)
+    tind = [None if i is None else torch.from_numpy(np.asarray(i)) for i in indices]
+    key = tuple(slice(None) if i is None else i for i in tind)
+    x = _values(rng, shape)
+    v = _values(rng, tuple(torch.zeros(shape)[key].shape))
+    want = torch.ops.aten.index_put_(torch.from_numpy(x.copy()), tind, torch.from_numpy(v), True)
+    copied = torch.ops.aten.index_put_(torch.from_numpy(x.copy()), tind, torch.from_numpy(v), False)
+    xt = torch.zeros(shape, requires_grad=True)
+    xt[key].backward(torch.from_numpy(v))
+    zeros = np.zeros(shape, np.float32)
+    for name, start, accumulate, expected in (
+        ("index_put accumulate", x, True, want),
+        ("index backward", zeros, True, xt.grad),
+        ("index_put", x, False, copied),
+    ):
+        grain = scatter.GRAIN_SIZE if accumulate else scatter.INDEX_GRAIN_SIZE
+        if threads > 1 and v.size >= grain and _repeats(shape, indices):
+            with pytest.raises(ParityError, match="racing threads"):
+                scatter.index_put(start, indices, v, threads, accumulate)
+            continue
+        assert_bits_equal(name, expected.numpy(), scatter.index_put(start, indices, v, threads, accumulate))
+
+
+@SETTINGS
+@given(
+    kernel=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    dilation=st.tuples(st.integers(1, 2), st.integers(1, 2)),
+    padding=st.tuples(st.integers(0, 2), st.integers(0, 2)),
+    stride=st.tuples(st.integers(1, 3), st.integers(1, 3)),
+    nc=st.tuples(st.integers(1, 3), st.integers(1, 4)),
+    extra=st.tuples(st.integers(0, 12), st.integers(0, 12)),
+    flip=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_unfold_and_fold_with_backwards(kernel, dilation, padding, stride, nc, extra, flip, seed, threads) -> None:
+    """nn.Unfold (im2col) and nn.Fold (col2im), each one's backward the other."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    h, w = (d * (k - 1) + 1 + e for d, k, e in zip(dilation, kernel, extra, strict=True))
+    geometry = (kernel, dilation, padding, stride)
+    img = _values(rng, (*nc, h, w))
+    xt = _strided(img, flip).requires_grad_()
+    cols = torch.nn.functional.unfold(xt, *geometry)
+    assert_bits_equal("im2col", cols.detach().numpy(), scatter.im2col(img, *geometry))
+    g = _values(rng, tuple(cols.shape))
+    cols.backward(torch.from_numpy(g))
+    assert_bits_equal("col2im (unfold's backward)", xt.grad.numpy(), scatter.col2im(g, (h, w), *geometry))
+    ct = torch.from_numpy(g.copy()).requires_grad_()
+    folded = torch.nn.functional.fold(ct, (h, w), *geometry)
+    assert_bits_equal("col2im", folded.detach().numpy(), scatter.col2im(g, (h, w), *geometry))
+    folded.backward(torch.from_numpy(img))
+    assert_bits_equal("im2col (fold's backward)", ct.grad.numpy(), scatter.im2col(img, *geometry))
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2, 3]))
+def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
+    """A mixture-of-experts style routing (scatter_add, index_add, scatter_reduce), advanced indexing
+    with ``+=`` and its backward, and nn.Unfold / nn.Fold, traced and replayed op by op."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    tokens = torch.from_numpy(_values(rng, (12, 20))).requires_grad_()
+    experts = torch.from_numpy(rng.integers(0, 3, 12))
+    img = torch.from_numpy(_values(rng, (1, 2, 7, 6))).requires_grad_()
+
+    def program() -> None:
+        index = experts[:, None].expand(12, 20)
+        pooled = torch.zeros(3, 20).scatter_add(0, index, tokens)
+        pooled = pooled + torch.zeros(3, 20).index_add(0, experts, tokens * 2)
+        pooled = pooled + torch.zeros(3, 20).scatter_reduce(0, index, tokens, "mean", include_self=False)
+        picked = pooled[experts]  # index, its backward index_put accumulate
+        acc = torch.zeros(3, 20)
+        acc[experts] += tokens
+        cols = torch.nn.functional.unfold(img, (2, 3), padding=1, stride=(1, 2))
+        back = torch.nn.functional.fold(cols * 1.5, (7, 6), (2, 3), padding=1, stride=(1, 2))
+        ((picked * tokens).sum() + acc.sum() + (back * back).sum()).backward()
+
+    ops = {"scatter_add", "index_add", "scatter_reduce", "index_put", "index_put_", "_index_put_impl_", "im2col",
+           "col2im"}  # fmt: skip
+    _replays_match(program, ops, 6)
+
+
+def test_refusals_name_the_case() -> None:
+    profile = live_profile()
+    x = np.zeros((3, 4), np.float32)
+    with pytest.raises(ParityError, match="alpha 1 only"):
+        scatter.index_add(x, 0, np.array([0, 1]), np.ones((2, 4), np.float32), alpha=2)
+    with pytest.raises(ParityError, match="sum, mean, amax, amin only"):
+        scatter.scatter_reduce(x, 0, np.zeros((1, 4), np.int64), np.ones((1, 4), np.float32), "prod")
+    with pytest.raises(ParityError, match="index out of range"):
+        scatter.scatter_reduce(x, 0, np.full((1, 4), 3), np.ones((1, 4), np.float32))
+    from dataclasses import replace
+
+    with pytest.raises(ParityError, match="not avx512"):
+        scatter.check_measured(replace(profile, aten="avx512"), "scatter_add")
