@@ -111,7 +111,7 @@ def test_index_add(shape: tuple[int, ...], dim: int, flip: bool, seed: int, thre
     assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source))
 
 
-_FORMS = ("rows", "columns", "pairs", "mask")
+_FORMS = ("rows", "columns", "pairs", "apart", "mask")
 
 
 def _repeats(shape: tuple[int, ...], indices: list) -> bool:
@@ -129,6 +129,9 @@ def _index_put_case(rng: np.random.Generator, form: str, big: bool) -> tuple[tup
         return shape, [rng.integers(0, shape[0], 400 if big else 3 * shape[0] + 1)]
     if form == "columns":
         return shape, [None, rng.integers(-shape[1], shape[1], (2, 2 * shape[1] + 1))]
+    if form == "apart":  # index tensors on dims 0 and 2, a slice between: the indexed positions first
+        n = 3 * shape[0] * shape[2] + 1
+        return shape, [rng.integers(0, shape[0], (2, n)), None, rng.integers(0, shape[2], (1, n))]
     if form == "pairs":
         n = 3 * shape[0] * shape[1] + 1
         return shape, [rng.integers(0, shape[0], n), rng.integers(0, shape[1], n)]
@@ -202,12 +205,17 @@ def test_unfold_and_fold_with_backwards(kernel, dilation, padding, stride, nc, e
 @given(seed=SEEDS, threads=st.sampled_from([1, 2, 3]))
 def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
     """A mixture-of-experts style routing (scatter_add, index_add, scatter_reduce), advanced indexing
-    with ``+=`` and its backward, and nn.Unfold / nn.Fold, traced and replayed op by op."""
+    with ``+=`` and its backward, RT-DETR's discrete sampling (index tensors apart, a transposed
+    gradient), and nn.Unfold / nn.Fold, traced and replayed op by op."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
     tokens = torch.from_numpy(_values(rng, (12, 20))).requires_grad_()
     experts = torch.from_numpy(rng.integers(0, 3, 12))
     img = torch.from_numpy(_values(rng, (1, 2, 7, 6))).requires_grad_()
+    value = torch.from_numpy(_values(rng, (4, 5, 3, 3))).requires_grad_()
+    heads = torch.arange(4)[:, None].repeat(1, 6)
+    ys, xs = (torch.from_numpy(rng.integers(0, 3, (4, 6))) for _ in range(2))
+    weight = torch.from_numpy(_values(rng, (4, 5, 2, 3)))
 
     def program() -> None:
         index = experts[:, None].expand(12, 20)
@@ -219,11 +227,13 @@ def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
         acc[experts] += tokens
         cols = torch.nn.functional.unfold(img, (2, 3), padding=1, stride=(1, 2))
         back = torch.nn.functional.fold(cols * 1.5, (7, 6), (2, 3), padding=1, stride=(1, 2))
-        ((picked * tokens).sum() + acc.sum() + (back * back).sum()).backward()
+        # RT-DETR's discrete sampling: index tensors apart, its gradient transposed (strides (30, 1, 6))
+        sampled = value[heads, :, ys, xs].transpose(1, 2).reshape(4, 5, 2, 3)
+        ((picked * tokens).sum() + acc.sum() + (back * back).sum() + (sampled * weight).sum()).backward()
 
     ops = {"scatter_add", "index_add", "scatter_reduce", "index_put", "index_put_", "_index_put_impl_", "im2col",
            "col2im"}  # fmt: skip
-    _replays_match(program, ops, 6)
+    _replays_match(program, ops, 7)
 
 
 def test_refusals_name_the_case() -> None:
@@ -235,6 +245,9 @@ def test_refusals_name_the_case() -> None:
         scatter.scatter_reduce(x, 0, np.zeros((1, 4), np.int64), np.ones((1, 4), np.float32), "prod")
     with pytest.raises(ParityError, match="index out of range"):
         scatter.scatter_reduce(x, 0, np.full((1, 4), 3), np.ones((1, 4), np.float32))
+    pairs = [np.array([[0, 1], [1, 0]]), None, np.array([[0, 0], [1, 1]])]  # two indexed dims, a slice between
+    with pytest.raises(ParityError, match="another order of the repeats"):
+        scatter.index_put(np.zeros((2, 3, 2), np.float32), pairs, np.ones((2, 2, 3), np.float32), 1, True, [1, 2, 0])
     from dataclasses import replace
 
     with pytest.raises(ParityError, match="not avx512"):

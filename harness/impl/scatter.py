@@ -41,6 +41,7 @@ index_put's atomic adds, on the thread count.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -169,11 +170,18 @@ def index_add(self_: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray
 
 
 def index_put(
-    self_: np.ndarray, indices: Sequence[np.ndarray | None], values: np.ndarray, threads: int, accumulate: bool = True
+    self_: np.ndarray,
+    indices: Sequence[np.ndarray | None],
+    values: np.ndarray,
+    threads: int,
+    accumulate: bool = True,
+    values_stride: Sequence[int] | None = None,
 ) -> np.ndarray:
     """``index_put_(indices, values, accumulate)``: ``self[indices] += values`` with repeats added in the
     C order of the indexed positions, or (accumulate False) ``self[indices] = values``, the last of
-    repeats kept; integer or bool index tensors, None for a whole dim."""
+    repeats kept; integer or bool index tensors, None for a whole dim. ``values_stride``: the values'
+    strides as torch had them, where TensorIterator would take the positions in another order
+    (strides increasing over the indexed dims): refused."""
     op = "index_put accumulate" if accumulate else "index_put"
     self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
     if len(indices) > self_.ndim:
@@ -200,16 +208,22 @@ def index_put(
     b = expanded[0].shape
     rest = list(range(len(tensors), self_.ndim))
     adjacent = given == list(range(given[0], given[-1] + 1))
-    before = [k for k in range(len(tensors)) if tensors[k] is None and (not adjacent or k < given[0])]
-    after = [k for k in range(len(tensors)) if tensors[k] is None and adjacent and k > given[-1]] + rest
+    before = [k for k in range(len(tensors)) if tensors[k] is None and adjacent and k < given[0]]
+    after = [k for k in range(len(tensors)) if tensors[k] is None and k not in before] + rest
     # the indexed result: [before dims] B [after dims] (B first where the index tensors are apart)
     shape = (*[self_.shape[k] for k in before], *b, *[self_.shape[k] for k in after])
     try:
         vals = np.broadcast_to(values, shape)
     except ValueError as err:
         raise ParityError(f"{op}: values {list(values.shape)} do not fit the indexed shape {list(shape)}") from err
-    grids = np.indices(shape, dtype=np.int64)
     nb = len(before)
+    if values_stride is not None and len(b) > 1:
+        lead = len(shape) - len(values_stride)  # values broadcast from the left
+        steps = [values_stride[d - lead] for d in range(nb, nb + len(b)) if d >= lead and shape[d] > 1]
+        steps = [st for st in steps if st != 0]
+        if any(x < y for x, y in pairwise(steps)):
+            raise ParityError(f"{op}: values of strides {list(values_stride)} (another order of the repeats)")
+    grids = np.indices(shape, dtype=np.int64)
     coords: list[np.ndarray] = [np.empty(0, np.int64)] * self_.ndim
     for j, k in enumerate(before):
         coords[k] = grids[j]
