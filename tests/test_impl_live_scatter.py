@@ -248,6 +248,11 @@ def test_refusals_name_the_case() -> None:
     pairs = [np.array([[0, 1], [1, 0]]), None, np.array([[0, 0], [1, 1]])]  # two indexed dims, a slice between
     with pytest.raises(ParityError, match="another order of the repeats"):
         scatter.index_put(np.zeros((2, 3, 2), np.float32), pairs, np.ones((2, 2, 3), np.float32), 1, True, [1, 2, 0])
+    from harness.trace.impl_ops import REPLAYS
+
+    args = {"indices.count": 2, "indices.none": [0], "accumulate": True}
+    with pytest.raises(ParityError, match="index tensor 1 was not captured"):
+        REPLAYS["_index_put_impl_"]({"self": x, "values": np.ones(4, np.float32)}, args, profile)
     from dataclasses import replace
 
     with pytest.raises(ParityError, match="not avx512"):

@@ -406,6 +406,9 @@ def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     check_measured(p, "index_put")
     indices = [t.get(f"indices[{i}]") for i in range(int(a.get("indices.count", 0)))]
+    lost = [i for i, ix in enumerate(indices) if ix is None and i not in a.get("indices.none", [])]
+    if lost:
+        raise ParityError(f"index_put: its index tensor {lost[0]} was not captured")
     accumulate, stride = bool(a.get("accumulate", False)), a.get("values.stride")
     return {"out": index_put(t["self"], indices, t["values"], p.threads, accumulate, stride)}
 

@@ -946,9 +946,10 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
     # named after its last argument in ``tensor``, and captured under each argument's name
     tensors = {arg["name"]: inputs[arg["tensor"]] for arg in args if arg.get("tensor") in inputs}
     tensors.update({arg["name"]: inputs[arg["name"]] for arg in args if "tensor" in arg and arg["name"] in inputs})
-    for arg in args:  # a list of tensors: name[i], and name.count
+    for arg in args:  # a list of tensors: name[i], name.count, and name.none (the positions holding None)
         if "tensors" in arg:
             values[f"{arg['name']}.count"] = len(arg["tensors"])
+            values[f"{arg['name']}.none"] = [i for i, name in enumerate(arg["tensors"]) if name is None]
             for i, name in enumerate(arg["tensors"]):
                 key = f"{arg['name']}[{i}]"
                 if key in inputs or name in inputs:
