@@ -45,6 +45,7 @@ MODELS = (
     "xlstm_lm", "qwen3_next", "vits", "switch_transformers", "roformer", "siglip",
     "gemma3n_text", "ibert", "speecht5", "timesfm", "diffllama",
     "groupvit", "chameleon_vqgan", "superglue", "mobilevitv2", "rt_detr_v2",
+    "kimi_linear", "bitnet", "doge", "parakeet", "blt",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
