@@ -19,10 +19,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.core.errors import ParityError
 from harness.impl import nn as impl_nn
 from harness.impl import pool as impl_pool
 from harness.impl.strides import suggests_channels_last
-from harness.trace.impl_ops import packet, replay
+from harness.trace.impl_ops import REPLAYS, packet, replay
 from harness.trace.recorder import recording
 from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
 
@@ -103,6 +104,67 @@ def test_gru_gates_replay_from_a_trace(seed: int, threads: int, hidden: int) -> 
         out.sum().backward()
 
     _replays_match(program, {"sigmoid_", "sigmoid_backward", "tanh_"}, 18)
+
+
+# -- glu ------------------------------------------------------------------------------------------
+
+GLU_SHAPES = st.one_of(
+    st.tuples(st.integers(1, 70)).map(lambda s: (2 * s[0],)),
+    st.tuples(st.integers(1, 6), st.integers(1, 40), st.integers(1, 70)).map(lambda s: (s[0], 2 * s[1], s[2])),
+    st.tuples(st.integers(1, 4), st.integers(1, 70), st.integers(1, 300)).map(lambda s: (s[0], s[1], 2 * s[2])),
+    st.tuples(st.integers(2, 8), st.integers(2048, 4500), st.integers(1, 3)).map(lambda s: (s[0], 2 * s[1], s[2])),
+)
+
+
+@SETTINGS
+@given(shape=GLU_SHAPES, seed=SEEDS, threads=THREADS, specials=st.booleans())
+def test_glu_and_backward(shape: tuple[int, ...], seed: int, threads: int, specials: bool) -> None:
+    """glu on every dim of even size (the halves' inner loops: the whole tensor on dim 0, the trailing
+    dims on a middle dim, one element per loop on a last dim of 2) and its backward, NaNs among the specials."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 6).astype(np.float32)
+    if specials:
+        flat = x.reshape(-1)
+        spots = rng.integers(0, flat.size, max(1, flat.size // 8))
+        flat[spots] = _SPECIALS[rng.integers(0, _SPECIALS.size, spots.size)]
+    profile = live_profile()
+    for dim in [d for d in range(len(shape)) if shape[d] % 2 == 0]:
+        half = tuple(n // 2 if d == dim else n for d, n in enumerate(shape))
+        g = rng.standard_normal(half).astype(np.float32)
+        xt = torch.from_numpy(x.copy()).requires_grad_(True)
+        y = torch.nn.functional.glu(xt, dim)
+        (gx,) = torch.autograd.grad(y, xt, torch.from_numpy(g.copy()))
+        a, b = np.split(x, 2, axis=dim)
+        if profile.aten == "default" and np.any(np.isnan(a) & np.isnan(b)):
+            with pytest.raises(ParityError, match="NaN in both halves"):
+                REPLAYS["glu"]({"self": x}, {"dim": dim}, profile)
+        else:
+            out = REPLAYS["glu"]({"self": x}, {"dim": dim}, profile)["out"]
+            assert_bits_equal(f"glu dim {dim}", y.detach().numpy(), out)
+        if profile.aten == "default" and np.any(np.isnan(a).astype(int) + np.isnan(b) + np.isnan(g) > 1):
+            with pytest.raises(ParityError, match="two NaNs meeting"):
+                REPLAYS["glu_backward"]({"grad_output": g, "self": x}, {"dim": dim}, profile)
+        else:
+            back = REPLAYS["glu_backward"]({"grad_output": g, "self": x}, {"dim": dim}, profile)["out"]
+            assert_bits_equal(f"glu_backward dim {dim}", gx.numpy(), back)
+
+
+@settings(max_examples=6, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2, 4]), channels=st.sampled_from([32, 37, 1100]))
+def test_conformer_convolution_glu_replays_from_a_trace(seed: int, threads: int, channels: int) -> None:
+    """A conformer convolution module (Parakeet's, wav2vec2-conformer's): a pointwise Conv1d to 2C channels,
+    glu on the channels, a depthwise Conv1d; every glu and glu_backward traced and replayed."""
+    use_threads(threads)
+    torch.manual_seed(seed % 1000)
+    pointwise = torch.nn.Conv1d(8, 2 * channels, 1)
+    depthwise = torch.nn.Conv1d(channels, channels, 3, padding=1, groups=channels)
+    x = torch.from_numpy(np.random.default_rng(seed).standard_normal((4, 8, 30)).astype(np.float32))
+
+    def program() -> None:
+        depthwise(torch.nn.functional.glu(pointwise(x.clone().requires_grad_(True)), dim=1)).sum().backward()
+
+    _replays_match(program, {"glu", "glu_backward"}, 2)
 
 
 # -- batch norm (training) -----------------------------------------------------------------------

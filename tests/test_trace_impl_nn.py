@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
-from harness.trace.impl_nn import inner_run
+from harness.impl.profiles import get_profile
+from harness.trace.impl_nn import _glu_run, inner_run
+from harness.trace.impl_ops import REPLAYS
 
 
 @pytest.mark.parametrize(
@@ -45,3 +48,25 @@ def test_pow_names_the_thread_count_as_a_knob(profile_name: str) -> None:
     one, two = (pow_scalar_forward(x, 0.3, get_profile(profile_name, t)) for t in (1, 2))
     assert (one.view(np.uint32) != two.view(np.uint32)).any()
     assert KERNEL_OPS["pow"][1] == ("capability", "threads")
+
+
+@pytest.mark.parametrize(
+    ("shape", "dim", "run"),
+    [
+        ((4, 6, 5), 1, 15),  # a middle dim: each half's trailing dims, a run per batch row
+        ((4, 6, 5), 0, 60),  # the first dim: each half whole
+        ((4, 2), 1, 1),  # a last dim of 2: halves of one element 2 apart, ATen's basic loop
+        ((4, 10), 1, 5),  # a last dim: a run per row
+    ],
+)
+def test_glu_runs_are_its_halves_inner_loops(shape: tuple[int, ...], dim: int, run: int) -> None:
+    assert _glu_run({}, np.zeros(shape, np.float32), dim) == run
+
+
+@pytest.mark.parametrize("profile_name", ["x86-avx512", "arm64-neon", "arm64-sve256"])
+def test_glu_where_it_is_not_measured_is_refused(profile_name: str) -> None:
+    """AVX-512 and Linux arm64 are not measured for glu (forward or backward): one line, no bits."""
+    x = np.ones((2, 4), np.float32)
+    for op, tensors in (("glu", {"self": x}), ("glu_backward", {"self": x, "grad_output": x[:, :2].copy()})):
+        with pytest.raises(ParityError, match="glu is measured at the x86 default and avx2 levels"):
+            REPLAYS[op](tensors, {"dim": 1}, get_profile(profile_name, 1))

@@ -47,6 +47,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "index_put",
     "im2col",
     "col2im",
+    "glu",
 )
 
 # ops sharing a kernel share a row: (ops, kernel reproduced, what makes the bits differ)
@@ -336,6 +337,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); the backward nothing "
             "(no multiply-add to contract)"
+        ),
+    ),
+    (
+        ("glu",),
+        (
+            "`glu_kernel` (Activation.cpp) over the input's halves `a`, `b` along dim: `a * (1 / (1 + exp(-b)))`, "
+            "vector body with SLEEF exp (16 lanes a block), scalar tail with `expf`, one inner loop per contiguous "
+            "run of the halves (a (B, 2C, T) input halved on dim 1: runs of C*T); backward "
+            "`glu_backward_cpu_out` (GatedLinearUnit.cpp): `s = sigmoid(b)` by the sigmoid row's kernel, then "
+            "`(1 - s) * s * a * g` and `s * g`, left to right; a NaN pair at one element refused at default"
+        ),
+        (
+            "SLEEF vs C library exp (ATen capability) and the thread count past 32768 outputs (where a chunk's "
+            "scalar tail falls); the backward's products nothing. Measured at default and avx2 only: AVX-512 "
+            "refused"
         ),
     ),
     (
@@ -855,6 +871,7 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
+    "glu": "not measured on arm64: refused",
     "log_sigmoid": (
         "SLEEF's advsimd and SVE exp and log1p: the x86 AVX2 bits but for NaNs; out of a NaN x is x quieted"
         " (FMIN passes it on); where a NaN buffer meets a NaN grad (or a finite one) N1's vector body keeps"

@@ -49,6 +49,53 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile, ru
     return grad_x
 
 
+def _halves(x: np.ndarray, dim: int, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
+    """glu's halves of ``x`` along ``dim``, each C-contiguous float32; refused where glu is not measured."""
+    if profile.aarch64 or profile.aten not in ("default", "avx2") or profile.torch != "2.13.0":
+        raise ParityError(
+            f"glu is measured at the x86 default and avx2 levels under torch 2.13.0 only, not {profile.label}"
+        )
+    x = f32(x)
+    if x.ndim == 0 or not -x.ndim <= dim < x.ndim or x.shape[dim] % 2:
+        raise ValueError(f"glu: dim {dim} of shape {x.shape} cannot be halved")
+    a, b = np.split(x, 2, axis=dim)
+    return np.ascontiguousarray(a), np.ascontiguousarray(b)
+
+
+def glu(x: np.ndarray, dim: int, profile: KernelProfile, run: int = 0) -> np.ndarray:
+    """torch.nn.functional.glu: ``a * sigmoid(b)`` of ``x``'s halves along ``dim``; ``run``: the inner loop's
+    length over the output (0: the whole tensor)."""
+    a, b = _halves(x, dim, profile)
+    if profile.aten == "default" and bool(np.any(np.isnan(a) & np.isnan(b))):
+        raise ParityError(
+            "glu at the default level with a NaN in both halves at one element is refused: the default build's"
+            " vector body keeps either NaN, lane by lane"
+        )
+    out = np.empty_like(a)
+    _ew("glu_forward", profile, run, a, b, out)
+    return out
+
+
+def glu_backward(grad: np.ndarray, x: np.ndarray, dim: int, profile: KernelProfile, run: int = 0) -> np.ndarray:
+    """aten.glu_backward (GatedLinearUnit.cpp glu_backward_cpu_out): ``s = sigmoid(b)`` by the sigmoid
+    kernel into the first half, the second half ``(1 - s) * s * a * grad`` left to right (glu_backward_kernel,
+    the same in vector body and scalar tail), then the first half ``s * grad`` (``mul_``); every rounding
+    but the sigmoid's is one IEEE product or difference."""
+    a, b = _halves(x, dim, profile)
+    grad = f32(grad)
+    if grad.shape != a.shape:
+        raise ValueError(f"glu_backward: grad {grad.shape} is not the half {a.shape}")
+    if profile.aten == "default" and bool(np.any(np.isnan(a).astype(int) + np.isnan(b) + np.isnan(grad) > 1)):
+        raise ParityError(
+            "glu_backward at the default level with two NaNs meeting at one element is refused: the default"
+            " build's vector body keeps either, lane by lane"
+        )
+    s = sigmoid(b, profile, run)
+    one = np.float32(1)
+    with np.errstate(invalid="ignore"):  # inf * 0 gives ATen's NaN too
+        return np.concatenate([s * grad, (one - s) * s * a * grad], axis=dim)
+
+
 def _layout(x: np.ndarray, channels_last: bool) -> tuple[np.ndarray, int, int, int]:
     """(x in its memory order, B, C, HW): NCHW as (B, C, HW), channels-last as (B*HW, C)."""
     if x.ndim < 2:

@@ -26,6 +26,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sigmoid": ("sigmoid", ("capability",)),
     "sigmoid_": ("sigmoid", ("capability",)),
     "sigmoid_backward": ("sigmoid", ()),
+    "glu": ("glu", ("capability", "threads")),
+    "glu_backward": ("glu", ("capability", "threads")),
     "native_batch_norm": ("batch_norm", ("capability", "threads")),
     "_native_batch_norm_legit": ("batch_norm", ("capability", "threads")),
     "_batch_norm_with_update": ("batch_norm", ("capability", "threads")),
@@ -179,6 +181,46 @@ def _sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndar
         raise ParityError(f"sigmoid_backward: the impl reproduces equal shapes only, not {g.shape} and {y.shape}")
     names = ("grad_output", "output")
     return {"out": in_loop_order(a, names, [g, y], lambda xs, run: sigmoid_backward(xs[0], xs[1], p, run))}
+
+
+def _glu_run(a: Args, x: np.ndarray, dim: int) -> int:
+    """The inner loop's length of glu's TensorIterator: the output (contiguous) and the input's two halves,
+    views with the input's strides, coalesced together (a (B, 2C, T) input halved on dim 1: runs of C*T)."""
+    half = tuple(n // 2 if d == dim else n for d, n in enumerate(x.shape))
+    stride = a.get("self.stride") or c_strides(x.shape)
+    return inner_run({"half.stride": stride, "out.stride": c_strides(half)}, ("half", "out"), half)
+
+
+def _glu_dim(a: Args, x: np.ndarray) -> int:
+    dim = int(a.get("dim", -1))
+    if x.dtype != np.float32 or x.ndim == 0 or not -x.ndim <= dim < x.ndim:
+        raise ParityError(
+            f"glu: the impl reproduces float32 inputs halved on one of their dims, not dim {dim} of {x.dtype} {x.shape}"
+        )
+    return dim % x.ndim
+
+
+def _glu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import glu
+
+    x = t["self"]
+    dim = _glu_dim(a, x)
+    return {"out": glu(x, dim, p, _glu_run(a, x, dim))}
+
+
+def _glu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """The sigmoid of the second half runs over the first half of grad_input (a view of the contiguous
+    result: the input's layout where that is contiguous) and the second half of the input."""
+    from harness.impl.nn import glu_backward
+
+    x, g = t["self"], t["grad_output"]
+    dim = _glu_dim(a, x)
+    if any(
+        s is not None and s != c_strides(v.shape)
+        for s, v in ((a.get("self.stride"), x), (a.get("grad_output.stride"), g))
+    ):
+        raise ParityError("glu_backward: the impl reproduces contiguous self and grad_output only")
+    return {"out": glu_backward(g, x, dim, p, _glu_run(a, x, dim))}
 
 
 def in_memory_order(
@@ -706,6 +748,8 @@ REPLAYS: dict[str, Replay] = {
     "sigmoid": _sigmoid,
     "sigmoid_": _sigmoid,
     "sigmoid_backward": _sigmoid_backward,
+    "glu": _glu,
+    "glu_backward": _glu_backward,
     "grid_sampler_2d": _grid_sample,
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,

@@ -7,6 +7,8 @@
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
  *   sigmoid_backward     grad, y, grad_x (n,), the same runs
+ *   glu_forward          a, b, out (n,): the input's two halves along glu's dim, each in the output's
+ *                        logical order, cut into runs of `run` elements as sigmoid's
  *   batch_norm_forward   x, y (B, C, HW) or, channels-last, (B*HW, C); w, b, rm, rv, save_mean,
  *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
@@ -65,6 +67,33 @@ static float sigmoid_bwd(const profile_t *p, float dy, float y) {
 
 void sigmoid_backward(profile_t p, const float *grad, const float *y, float *grad_x, int64_t n, int64_t run) {
     run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, sigmoid_bwd, sigmoid_bwd, grad, y, grad_x, n, run);
+}
+
+/* ------------------------------------------------------------------ glu */
+
+/* glu_kernel (cpu/Activation.cpp, beside silu: lanes_wide), cpu_kernel_vec over the halves a = x[..:h]
+ * and b = x[h:..] of the input along dim. Vector lane: b.neg() (a sign flip), .exp() (SLEEF expf_u10 on
+ * avx2/avx512, std::exp per lane on the x86 default build: vec_expf), 1 + e, 1 / that, a * that. Scalar
+ * tail: a * (1 / (1 + std::exp(-b))) with the C library's expf. Nothing to contract (the products feed
+ * no sum). NaNs (measured, body and tail): a NaN `b` comes out quieted with its sign flipped, over a NaN
+ * `a` too (but in the default build's vector body, which keeps either NaN lane by lane: refused by the
+ * caller); else a NaN `a` quieted. Its backward (glu_backward_cpu_out) is sigmoid_forward of b, then products
+ * only: harness/impl/nn.py glu_backward. */
+static float glu_vec(const profile_t *p, float a, float b) {
+    if (isnan(b)) return nn_quiet(-b);
+    if (isnan(a)) return nn_quiet(a);
+    return a * (1.0f / (1.0f + vec_expf(p, -b)));
+}
+
+static float glu_scalar(const profile_t *p, float a, float b) {
+    (void)p;
+    if (isnan(b)) return nn_quiet(-b);
+    if (isnan(a)) return nn_quiet(a);
+    return a * (1.0f / (1.0f + glibc_expf(-b)));
+}
+
+void glu_forward(profile_t p, const float *a, const float *b, float *out, int64_t n, int64_t run) {
+    run_segments(&p, p.lanes_wide, GRAIN_SIZE, NULL, NULL, glu_vec, glu_scalar, a, b, out, n, run);
 }
 
 /* ------------------------------------------------------------------ batch_norm (training) */
