@@ -350,8 +350,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "SLEEF vs C library exp (ATen capability) and the thread count past 32768 outputs (where a chunk's "
-            "scalar tail falls); the backward's products nothing. Measured at default and avx2 only: AVX-512 "
-            "refused"
+            "scalar tail falls); the backward's products nothing. AVX-512 not measured: refused"
         ),
     ),
     (
@@ -871,7 +870,10 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "fft": "not measured on arm64: refused",
-    "glu": "not measured on arm64: refused",
+    "glu": (
+        "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1, whose bits are x86 AVX2's), aarch64 `expf` in the"
+        " tail, `inf * 0` the positive default NaN; 2 threads cut runs as on x86; NaN inputs not measured: refused"
+    ),
     "log_sigmoid": (
         "SLEEF's advsimd and SVE exp and log1p: the x86 AVX2 bits but for NaNs; out of a NaN x is x quieted"
         " (FMIN passes it on); where a NaN buffer meets a NaN grad (or a finite one) N1's vector body keeps"

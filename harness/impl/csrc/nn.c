@@ -77,7 +77,8 @@ void sigmoid_backward(profile_t p, const float *grad, const float *y, float *gra
  * tail: a * (1 / (1 + std::exp(-b))) with the C library's expf. Nothing to contract (the products feed
  * no sum). NaNs (measured, body and tail): a NaN `b` comes out quieted with its sign flipped, over a NaN
  * `a` too (but in the default build's vector body, which keeps either NaN lane by lane: refused by the
- * caller); else a NaN `a` quieted. Its backward (glu_backward_cpu_out) is sigmoid_forward of b, then products
+ * caller); else a NaN `a` quieted. On aarch64 the same lanes with SLEEF's advsimd/SVE expf (vec_expf) and
+ * aarch64 expf; its `inf * 0` gives the positive default NaN, which the caller sets (nn.py _glu_nans). Its backward (glu_backward_cpu_out) is sigmoid_forward of b, then products
  * only: harness/impl/nn.py glu_backward. */
 static float glu_vec(const profile_t *p, float a, float b) {
     if (isnan(b)) return nn_quiet(-b);
