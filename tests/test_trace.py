@@ -60,6 +60,23 @@ def test_recorder_fingerprints_inputs_before_and_outputs_after(backend: str) -> 
     assert buf.shape == (4,)
 
 
+def test_the_ctc_losss_log_alpha_is_scratch_memory_not_fingerprinted(backend: str) -> None:
+    """``_ctc_loss`` writes its ``log_alpha`` only within each sequence's lengths (the rest is what the
+    memory held, other on every call): the loss is fingerprinted, log_alpha nowhere."""
+    logits = torch.from_numpy(np.random.default_rng(0).standard_normal((12, 3, 6)).astype(np.float32))
+    logits.requires_grad_(True)
+    targets = torch.tensor([[1, 2, 3], [2, 2, 0], [4, 0, 0]])
+    with recording() as tracer:
+        loss = torch.nn.functional.ctc_loss(logits.log_softmax(2), targets, [12, 9, 5], [3, 2, 1])
+        loss.backward()
+    _recorded_by(tracer, backend)
+    ops = {op.op: op for op in tracer.ops}
+    forward, backward = ops["aten._ctc_loss.default"], ops["aten._ctc_loss_backward.default"]
+    assert [o.fingerprinted for o in forward.outputs] == [True, False]
+    assert [(r.name, r.fingerprinted) for r in backward.inputs if r.name == "log_alpha"] == [("log_alpha", False)]
+    assert all(o.fingerprinted for o in backward.outputs)
+
+
 def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path, backend: str) -> None:
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.LayerNorm(3))

@@ -481,8 +481,10 @@ _NAMED_TYPES = (torch.dtype, torch.device, torch.layout, torch.memory_format)
 _EMPTY = (digest(b""), 0.0)  # the fingerprint of a tensor of no bytes
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "_reshape_alias"))
-# outputs that are a kernel's scratch memory, not a result (oneDNN's RNN workspace): not fingerprinted
-_SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",))}
+# outputs that are a kernel's scratch memory, not a result: not fingerprinted. oneDNN's RNN workspace;
+# the CTC loss's log_alpha, made by at::empty and written only within each sequence's input and target
+# lengths (LossCTC.cpp), the rest whatever the memory held (its backward reads only what was written)
+_SCRATCH = {"mkldnn_rnn_layer": frozenset(("out3",)), "_ctc_loss": frozenset(("out1",))}
 
 
 # a tensor as recorded: (name, (digest, sum) or None when not fingerprinted, dtype, shape). Plain
