@@ -98,6 +98,36 @@ def test_fft_power_of_two_real_kernels_follow_the_threaded_path() -> None:
                 fft(kind, a, [1], 0, two, last_dim_size=size)
 
 
+def test_fft_root_n_scale_and_several_dims_are_composed_as_measured() -> None:
+    """Torch-free: a 1/sqrt(N) scale multiplies after the transform, its real kernels those of DFTI's
+    threaded path on one thread too (strided rows excepted); several dims are 1-D passes, the last dim
+    first, the scale after the measured pass; c2r over several dims reads ATen's c2c result in its layout."""
+    from harness.impl.fft import _c2c_out_stride, _scaled_pass, fft
+
+    one, two = get_profile("x86-avx2", 1), get_profile("x86-avx2", 2)
+    rng = np.random.default_rng(11)
+    for n in (8, 12, 16, 64):
+        x = rng.standard_normal((3, n)).astype(np.float32)
+        s = np.float32(1 / np.sqrt(n))
+        ortho = fft("r2c", x, [1], 1, one)
+        assert np.array_equal(ortho.view(np.uint32), (fft("r2c", x, [1], 0, two) * s).view(np.uint32))
+        strided = fft("r2c", np.ascontiguousarray(x.T), [0], 1, one, stride=[3, 1])
+        off = np.ascontiguousarray(np.moveaxis(fft("r2c", x, [1], 0, one) * s, 1, 0))
+        assert np.array_equal(strided.view(np.uint32), off.view(np.uint32))
+    with pytest.raises(ParityError, match="1/sqrt"):
+        fft("c2r", rng.standard_normal((1, 5, 2)).astype(np.float32), [1], 1, one, last_dim_size=8)
+    z = rng.standard_normal((2, 24, 12, 2)).astype(np.float32)
+    passes = fft("c2c", fft("c2c", z, [2], 0, one), [1], 0, one)
+    assert np.array_equal(fft("c2c", z, [1, 2], 0, two).view(np.uint32), passes.view(np.uint32))
+    scaled = fft("c2c", fft("c2c", z, [2], 0, one) * np.float32(1 / 288), [1], 0, one)  # after the 12-point pass
+    assert np.array_equal(fft("c2c", z, [1, 2], 2, one).view(np.uint32), scaled.view(np.uint32))
+    assert [_scaled_pass(ls) for ls in ([12, 24], [24, 12], [16, 16], [24, 8, 64], [32, 24, 12])] == [0, 1, 0, 1, 2]
+    assert _scaled_pass([12, 16, 12]) is None and _scaled_pass([8, 8, 8, 8]) is None
+    assert _c2c_out_stride((1, 8, 7), None, [1]) == [56, 1, 8] and _c2c_out_stride((2, 8, 7), None, [1]) == [56, 1, 8]
+    with pytest.raises(ParityError, match="ascending"):
+        fft("c2c", z, [2, 1], 0, one)
+
+
 def _cases() -> list[tuple[int, int, int, int]]:
     """(seed, batch, n1, n2): powers of two, primes, odd and even lengths, from one fixed draw."""
     rng = np.random.default_rng(2024)

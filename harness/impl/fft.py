@@ -6,9 +6,11 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: one dim; N = 8, 12, 16, 24, 32 and 64 (c2c, r2c, c2r); no normalisation or 1/N. Where
+Modelled: N = 8, 12, 16, 24, 32, 48, 64, 96 and 192 (c2c, r2c, c2r); no normalisation, 1/N or 1/sqrt(N) (float32
+of the double; DFTI multiplies after the transform, its real kernels then those of its threaded path
+over contiguous rows on any thread count); several dims as 1-D passes (``_fft_dims``). Where
 ATen's rows are a view of its input, DFTI gets them with their strides: contiguous rows, or a dense
-transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a scale inside
+transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a 1/N scale inside
 (their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
 on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
 transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8
@@ -31,7 +33,7 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-LENGTHS = {kind: (8, 12, 16, 24, 32, 64) for kind in KINDS}
+LENGTHS = {kind: (8, 12, 16, 24, 32, 48, 64, 96, 192) for kind in KINDS}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -45,12 +47,12 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
 
 
 def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
-    """Whether DFTI's complex or backward kernel (8 to 64) reads a -0 (c2r leaves the imaginary parts of
-    bins 0 and N/2 unread): the signs of its zero results are then not modelled (measured at 24: every
-    difference lies in a result that is zero on both sides, 190 of 400 zero-heavy c2c inputs, 87 of 400
-    c2r)."""
+    """Whether DFTI's complex or backward kernel (8 to 192; r2c of 48 to 192) reads a -0 (c2r leaves the
+    imaginary parts of bins 0 and N/2 unread): the signs of its zero results are then not modelled
+    (measured at 24: every difference lies in a result that is zero on both sides, 190 of 400 zero-heavy
+    c2c inputs, 87 of 400 c2r)."""
     bins = np.moveaxis(data, d, 0)
-    read = [bins] if kind == "c2c" else [bins[..., 0], np.delete(bins, [0, n // 2], axis=0)[..., 1]]
+    read = [bins] if kind != "c2r" else [bins[..., 0], np.delete(bins, [0, n // 2], axis=0)[..., 1]]
     return any(bool(np.any(np.signbit(v) & (v == 0))) for v in read)
 
 
@@ -64,11 +66,14 @@ def _zero_result(out: np.ndarray, n: int) -> bool:
 
 
 def _scale(normalization: int, n: int) -> float:
+    """DFTI's scale: ATen's 1/N or 1/sqrt(N) in double, as float32 (N: the product of the lengths)."""
     if normalization == NONE:
         return 1.0
     if normalization == BY_N:
         return float(np.float32(1.0 / n))
-    raise ParityError(f"FFT with normalization {normalization} (1/sqrt(N)): not measured, not modelled")
+    if normalization == BY_ROOT_N:
+        return float(np.float32(1.0 / np.sqrt(float(n))))
+    raise ParityError(f"FFT with normalization {normalization}: ATen's modes are 0, 1 and 2")
 
 
 def strided_rows(shape: tuple[int, ...], stride: list[int] | None, d: int) -> bool:
@@ -97,8 +102,106 @@ def strided_rows(shape: tuple[int, ...], stride: list[int] | None, d: int) -> bo
 
 def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
         forward: bool = True, last_dim_size: int = 0, stride: list[int] | None = None) -> np.ndarray:  # fmt: skip
-    """``_fft_<kind>`` of x over ``dim`` (one dim); complex results as float32 (..., 2) pairs. ``stride``:
-    the input's strides (in elements) where the caller held a view, else it is taken as C-contiguous."""
+    """``_fft_<kind>`` of x over ``dim``; complex results as float32 (..., 2) pairs. ``stride``: the
+    input's strides (in elements) where the caller held a view, else it is taken as C-contiguous."""
+    if len(dim) > 1:
+        return _fft_dims(
+            kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size, stride=stride
+        )
+    return _fft_1d(kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size, stride=stride)
+
+
+def _pass_count(kind: str, x: np.ndarray, dim: list[int]) -> tuple[list[int], int]:
+    """The transformed dims, wrapped and checked (distinct, ascending: ATen's order), and the tensor's rank."""
+    ndim = x.ndim - (0 if kind == "r2c" else 1)
+    if any(not -ndim <= int(d) < ndim for d in dim):
+        raise ParityError(f"FFT: dims {list(dim)} out of range for {ndim} dims")
+    dims = [int(d) % ndim for d in dim]
+    if dims != sorted(set(dims)):
+        raise ParityError(f"FFT over dims {list(dim)}: the impl models distinct ascending dims only")
+    return dims, ndim
+
+
+def _fft_dims(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
+              forward: bool, last_dim_size: int, stride: list[int] | None) -> np.ndarray:  # fmt: skip
+    """A transform over two or more dims. c2r: ATen runs the backward c2c over all but the last dim (its
+    own descriptor and scale), then the 1-D c2r over the last, from the c2c result's layout. c2c and
+    r2c: one multi-dim DFTI descriptor, which runs 1-D passes, the last dim first (r2c: its real kernel
+    as on one thread; of 12, 24 and 64 only), then the complex kernel over each other dim, last to
+    first, and multiplies by its scale after one pass (``_scaled_pass``). Where that pass is not
+    identified, the transform is answered only if every pass gives the same bits, else refused."""
+    dims, ndim = _pass_count(kind, _pairs(x, "the input") if kind != "r2c" else f32(x), dim)
+    if kind == "c2r":
+        y = fft("c2c", x, dims[:-1], normalization, profile, forward=False, stride=stride)
+        laid = _c2c_out_stride(y.shape[:ndim], stride, dims[:-1])
+        return _fft_1d("c2r", y, dims[-1:], normalization, profile, last_dim_size=last_dim_size, stride=laid)
+    if kind == "r2c" and x.shape[dims[-1]] not in (12, 24, 64):
+        raise ParityError(
+            f"FFT r2c over several dims with a last length of {x.shape[dims[-1]]}: DFTI's real pass is not modelled"
+        )
+    first = _fft_1d(kind, x, dims[-1:], NONE, profile, forward=forward, one_thread=True)
+    lengths = [x.shape[d] for d in dims[::-1]]  # in the order of the passes
+    scale = np.float32(_scale(normalization, int(np.prod(lengths))))
+    trailing = dims == list(range(ndim - len(dims), ndim)) and (stride is None or _contiguous(x.shape[:ndim], stride))
+    known = _scaled_pass(lengths) if trailing and (kind == "c2c" or len(dims) == 2) else None
+    candidates = [-1] if normalization == NONE else [known] if known is not None else list(range(len(dims)))
+    results = []
+    for scaled in candidates:
+        y = first * scale if scaled == 0 else first
+        for i, d in enumerate(dims[-2::-1], start=1):
+            y = _fft_1d("c2c", y, [d], NONE, profile, forward=forward)
+            y = y * scale if i == scaled else y
+        results.append(y)
+    if any(not np.array_equal(r.view(np.uint32), results[0].view(np.uint32)) for r in results[1:]):
+        raise ParityError(
+            f"FFT {kind} over dims {dims} of {list(x.shape[:ndim])} with a scale of {scale}: the pass DFTI scales "
+            "in is not measured for these lengths and layout"
+        )
+    return results[0]
+
+
+def _c2c_out_stride(shape: tuple[int, ...], stride: list[int] | None, dims: list[int]) -> list[int]:
+    """The strides of ATen's c2c result over ``dims``: its memory holds the other dims first, ordered by
+    the input's strides (largest first), then the transformed dims (ATen's permuted, collapsed layout)."""
+    given = stride if stride is not None else [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    batch = [i for i in range(len(shape)) if i not in dims]
+    if len({given[i] for i in batch if shape[i] != 1}) < sum(shape[i] != 1 for i in batch):
+        raise ParityError(f"FFT over dims {dims} of a view with strides {list(given)}: ATen's order is not modelled")
+    order = sorted(batch, key=lambda i: -given[i]) + list(dims)
+    out = [0] * len(shape)
+    size = 1
+    for i in reversed(order):
+        out[i] = size
+        size *= shape[i]
+    return out
+
+
+def _contiguous(shape: tuple[int, ...], stride: list[int]) -> bool:
+    """Whether strides (in elements) are C-contiguous for shape (dims of 1 take any stride)."""
+    want = [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    return len(stride) == len(shape) and all(s == w or n == 1 for s, w, n in zip(stride, want, shape, strict=True))
+
+
+def _scaled_pass(lengths: list[int]) -> int | None:
+    """The pass (0: the last dim's) after which DFTI's multi-dim descriptor multiplies by its scale, as
+    measured for lengths of 8 to 64 but 48: over two dims the shorter one's (the last dim's on a tie);
+    over three the innermost 8's, else the first dim's (the last pass), but for lengths of 12 and 16
+    only (which vary). None where not measured (48, 96, 192 among the lengths, 4 dims or more)."""
+    if {48, 96, 192} & set(lengths):  # not tabulated
+        return None
+    if len(lengths) == 2:
+        return lengths.index(min(lengths))
+    if len(lengths) == 3 and 8 in lengths:
+        return lengths.index(8)
+    if len(lengths) == 3 and not set(lengths) <= {12, 16}:
+        return 2
+    return None
+
+
+def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
+            forward: bool = True, last_dim_size: int = 0, stride: list[int] | None = None,
+            one_thread: bool = False) -> np.ndarray:  # fmt: skip
+    """The 1-D transform; ``one_thread``: DFTI's real kernels as on one thread (its multi-dim descriptor)."""
     if profile.aarch64 or profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
         raise ParityError(f"FFT under {profile.label}: the impl models MKL DFTI's generic code path (an AMD CPU) only")
     if profile.torch != IMPL_TORCH:
@@ -107,37 +210,37 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
     data = f32(x) if real_in else _pairs(x, "the input")
     if real_in and x.dtype != np.float32:
         raise ParityError(f"FFT: r2c takes float32, not {x.dtype}")
-    ndim = data.ndim - (0 if real_in else 1)
     if len(dim) != 1:
-        raise ParityError(f"FFT over {len(dim)} dims: the impl models 1-D transforms only")
-    d = int(dim[0])
-    if not -ndim <= d < ndim:
-        raise ParityError(f"FFT: dim {d} out of range for {ndim} dims")
-    d %= ndim
+        raise ParityError(f"FFT over {len(dim)} dims: a transform over no dim is not modelled")
+    (d,), ndim = _pass_count(kind, data, dim)
     n = last_dim_size if kind == "c2r" else data.shape[d]
     if n not in LENGTHS[kind]:
         raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
-    negative_zero = n != 12 and kind != "r2c" and _reads_negative_zero(kind, data, d, n)
+    # the real forward kernels of 48 to 192 run the complex ones of 24 to 96 on their even/odd pairs
+    negative_zero = n != 12 and (kind != "r2c" or n in (48, 96, 192)) and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))
     batch = rows.size // (rows.shape[ndim - 1] * (1 if real_in else 2)) if rows.size else 0
     width = {"c2c": (n, 2), "r2c": (n // 2 + 1, 2), "c2r": (n,)}[kind]
     out = np.zeros((*rows.shape[: ndim - 1], *width), np.float32)
     strided = strided_rows(tuple(data.shape[:ndim]), stride, d)
-    threaded = profile.threads >= 2 and batch >= 2  # DFTI splits the transforms between threads
-    threaded_rows = threaded and not strided
+    threaded = profile.threads >= 2 and batch >= 2 and not one_thread  # DFTI splits the transforms between threads
+    # DFTI's threaded path's kernels over contiguous rows: split between threads, or scaled by 1/sqrt(N)
+    threaded_rows = (threaded or normalization == BY_ROOT_N) and not strided
     if threaded_rows and ((kind == "c2r" and n in (8, 16, 32, 64)) or (kind, n) == ("r2c", 32)):
         raise ParityError(
-            f"FFT {kind} of length {n} on DFTI's threaded path (2+ threads, 2+ contiguous rows): not modelled"
+            f"FFT {kind} of length {n} on DFTI's threaded path (2+ threads, 2+ contiguous rows) or scaled by "
+            "1/sqrt(N) (contiguous rows): not modelled"
         )
     fn = load("fft").fft_mkl_def
     fn.restype = ctypes.c_int
     if batch:
         rc = fn(
             ctypes.c_int(KINDS[kind]), ctypes.c_int(n), ctypes.c_int64(batch), ptr(rows), ptr(out),
-            ctypes.c_int(-1 if forward else 1), ctypes.c_float(scale), ctypes.c_int(0 if threaded or strided else 1),
+            ctypes.c_int(-1 if forward else 1), ctypes.c_float(scale),
+            ctypes.c_int(0 if threaded or strided or normalization != BY_N else 1),
             ctypes.c_int(threaded_rows),
         )  # fmt: skip
         if rc != 0:

@@ -1,7 +1,7 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 8, 12, 16, 24, 32 and 64, complex, real forward and real backward (the real ones of 8
+ * the rest): N = 8, 12, 16, 24, 32, 48, 64, 96 and 192, complex, real forward and real backward (the real ones of 8
  * to 64 as fft.py says, per DFTI's path).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
@@ -32,6 +32,9 @@
  *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
+ *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there 4 x 8);
+ *     real: the N/2-point complex transform (ct24, ct3m) of the even/odd pairs with the 24-point kernel's
+ *     recombination passes, turns of 2pi*k/N (row3m), on every path.
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -41,7 +44,9 @@
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
  *     every other case (the complex kernels, the real ones of N = 8, 16, 24, 32, 64, and the real 12-point kernels when
  *     DFTI splits two or more transforms between threads or takes strided rows) multiplies each output by
- *     s after the transform. */
+ *     s after the transform. A scale other than 1/N (ATen's 1/sqrt(N)) is always multiplied after, and the
+ *     real kernels then run as on DFTI's threaded path over contiguous rows (threaded_rows), on any thread
+ *     count (fft.py decides). Transforms over several dims are 1-D passes of these kernels (fft.py). */
 #include <stdint.h>
 
 typedef struct {
@@ -229,33 +234,69 @@ static const float COS64[17] = {
     0x1.87de2ap-2f,  0x1.294062p-2f, 0x1.8f8b84p-3f, 0x1.917a6cp-4f, 0.0f,
 };
 
-/* cos and sin of 2pi*e/64 for any e, by quadrant from COS64 (sin(t) = cos(pi/2 - t)). */
-static void cs64(int e, float *c, float *s) {
-    e &= 63;
-    const int q = e / 16, r = e % 16;
-    const float a = COS64[r], b = COS64[16 - r]; /* cos and sin of 2pi*r/64 */
+/* cos(2pi*e/48) as float32 from double, e = 0..12 (cos(pi/2) exactly 0). */
+static const float COS48[13] = {
+    0x1p+0f,        0x1.fb9eaap-1f, 0x1.ee8dd4p-1f, 0x1.d906bcp-1f, 0x1.bb67aep-1f, 0x1.963268p-1f, 0x1.6a09e6p-1f,
+    0x1.37af94p-1f, 0x1p-1f,        0x1.87de2ap-2f, 0x1.0907dcp-2f, 0x1.0b515p-3f,  0.0f,
+};
+
+/* cos and sin of 2pi*e/(4*quarter) for any e, by quadrant from a table of the first quarter turn
+ * (table[r] = cos(2pi*r/(4*quarter)), r = 0..quarter; sin(t) = cos(pi/2 - t)). */
+static void cs_quarter(int e, int quarter, const float *table, float *c, float *s) {
+    e %= 4 * quarter;
+    if (e < 0) e += 4 * quarter;
+    const int q = e / quarter, r = e % quarter;
+    const float a = table[r], b = table[quarter - r]; /* cos and sin of the turn r */
     const float cv[4] = {a, -b, -a, b}, sv[4] = {b, a, -b, -a};
     *c = cv[q], *s = sv[q];
 }
 
+/* cos(2pi*e/96) as float32 from double, e = 0..24 (cos(pi/2) exactly 0). */
+static const float COS96[25] = {
+    0x1p+0f,        0x1.fee75ep-1f, 0x1.fb9eaap-1f, 0x1.f6297cp-1f, 0x1.ee8dd4p-1f, 0x1.e4d406p-1f, 0x1.d906bcp-1f,
+    0x1.cb32e8p-1f, 0x1.bb67aep-1f, 0x1.a9b662p-1f, 0x1.963268p-1f, 0x1.80f126p-1f, 0x1.6a09e6p-1f, 0x1.5195c6p-1f,
+    0x1.37af94p-1f, 0x1.1c73b4p-1f, 0x1p-1f,        0x1.c4e754p-2f, 0x1.87de2ap-2f, 0x1.49276ep-2f, 0x1.0907dcp-2f,
+    0x1.8f8b84p-3f, 0x1.0b515p-3f,  0x1.0be426p-4f, 0.0f,
+};
+
+/* cos(2pi*e/192) as float32 from double, e = 0..48 (cos(pi/2) exactly 0). */
+static const float COS192[49] = {
+    0x1p+0f, 0x1.ffb9d2p-1f, 0x1.fee75ep-1f, 0x1.fd88dap-1f, 0x1.fb9eaap-1f, 0x1.f92950p-1f, 0x1.f6297cp-1f,
+    0x1.f2a000p-1f, 0x1.ee8dd4p-1f, 0x1.e9f416p-1f, 0x1.e4d406p-1f, 0x1.df2f10p-1f, 0x1.d906bcp-1f, 0x1.d25cbep-1f,
+    0x1.cb32e8p-1f, 0x1.c38b30p-1f, 0x1.bb67aep-1f, 0x1.b2caa0p-1f, 0x1.a9b662p-1f, 0x1.a02d70p-1f, 0x1.963268p-1f,
+    0x1.8bc806p-1f, 0x1.80f126p-1f, 0x1.75b0bep-1f, 0x1.6a09e6p-1f, 0x1.5dffd0p-1f, 0x1.5195c6p-1f, 0x1.44cf32p-1f,
+    0x1.37af94p-1f, 0x1.2a3a84p-1f, 0x1.1c73b4p-1f, 0x1.0e5ee8p-1f, 0x1p-1f, 0x1.e2b5d4p-2f, 0x1.c4e754p-2f,
+    0x1.a69cacp-2f, 0x1.87de2ap-2f, 0x1.68b43cp-2f, 0x1.49276ep-2f, 0x1.294062p-2f, 0x1.0907dcp-2f, 0x1.d10d5cp-3f,
+    0x1.8f8b84p-3f, 0x1.4d9c24p-3f, 0x1.0b5150p-3f, 0x1.917a6cp-4f, 0x1.0be426p-4f, 0x1.0c08e4p-5f, 0.0f,
+};
+
+/* cos and sin of 2pi*e/64, of 2pi*e/48, of 2pi*e/96 and of 2pi*e/192. */
+static void cs64(int e, float *c, float *s) { cs_quarter(e, 16, COS64, c, s); }
+static void cs48(int e, float *c, float *s) { cs_quarter(e, 12, COS48, c, s); }
+static void cs96(int e, float *c, float *s) { cs_quarter(e, 24, COS96, c, s); }
+static void cs192(int e, float *c, float *s) { cs_quarter(e, 48, COS192, c, s); }
+
 /* cos and sin of 2pi*e/32 (the same doubles as 2pi*2e/64). */
 static void cs32(int e, float *c, float *s) { cs64(2 * e, c, s); }
 
-/* v times e^(sign*2pi*i*e/64): exact for the quarter turns (e = 16, 32, 48: -+i, -1, +-i), else the
- * plain product (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), w float32 from double cos and sin. */
-static inline cpx twiddle64(cpx v, int e, int sign) {
-    e &= 63;
+/* v times e^(sign*2pi*i*e/N), N = 4*quarter (e >= 0): exact for the quarter turns (-+i, -1, +-i), else
+ * the plain product (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), w float32 from double cos and sin. */
+static inline cpx twiddle_n(cpx v, int e, int quarter, const float *table, int sign) {
+    e %= 4 * quarter;
     if (e == 0) return v;
-    if (e == 32) return (cpx){-v.r, -v.i};
-    if (e == 16 || e == 48) {
-        const int s = e == 16 ? sign : -sign;
+    if (e == 2 * quarter) return (cpx){-v.r, -v.i};
+    if (e == quarter || e == 3 * quarter) {
+        const int s = e == quarter ? sign : -sign;
         return s < 0 ? (cpx){v.i, -v.r} : (cpx){-v.i, v.r};
     }
     float wr, wi;
-    cs64(e, &wr, &wi);
+    cs_quarter(e, quarter, table, &wr, &wi);
     wi = sign * wi;
     return (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
 }
+
+/* twiddle_n in 64ths. */
+static inline cpx twiddle64(cpx v, int e, int sign) { return twiddle_n(v, e, 16, COS64, sign); }
 
 /* v turned by an odd eighth, e^(sign*2pi*i*q/8) for q = 1 or 3, as one sum or difference times
  * h = sqrt(1/2) per component: forward q = 1 ((re + im)h, (im - re)h), q = 3 ((im - re)h, -(re + im)h);
@@ -341,7 +382,7 @@ static void ct64(const cpx x[64], int sign, cpx out[64]) {
 /* cos and sin of 2pi*k/24 from the tables (k = 0..11). */
 static void cs24(int k, float *c, float *s) { *c = COS24[k], *s = SIN24[k]; }
 
-/* The real forward kernels' recombination (N = 2m = 24, 32, 64), from Z, the m-point complex forward
+/* The real forward kernels' recombination (N = 2m = 24 to 192), from Z, the m-point complex forward
  * transform of z[j] = x[2j] + i*x[2j+1]; per bin k = 1..m-1 with c, s = cos and sin of 2pi*k/N:
  * B = Z[k] - conj(Z[m-k]), V = ((1 + -s)/2, c/2),
  * X[k] = (Z[m-k].re + (B.re*V.re + B.im*V.im), -Z[m-k].im + (B.im*V.re - B.re*V.im)),
@@ -360,7 +401,7 @@ static void recombine_fwd(const cpx *y, int m, void (*cs)(int, float *, float *)
     }
 }
 
-/* The real backward kernels' recombination (N = 2m = 24, 32, 64) of the onesided row X into z, whose
+/* The real backward kernels' recombination (N = 2m = 24 to 192) of the onesided row X into z, whose
  * m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
  * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re), and per k = 1..m-1 with w = (c, -s) = e^(-2pi*i*k/N):
  * A = X[k] + conj(X[m-k]), B = X[k] - conj(X[m-k]),
@@ -375,6 +416,73 @@ static void recombine_bwd(const float *row, int m, void (*cs)(int, float *, floa
         const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
         z[k] = (cpx){ar + (wi * br - wr * bi), ai + (wi * bi + wr * br)};
     }
+}
+
+/* DFTI's 32-point DFT inside its 96-point kernel (not its 32-point kernel ct32): Cooley-Tukey 4 x 8,
+ * decimation in time: prime8 of x[4m + r] (r = 0..3), bin k1 of residue r times e^(sign*2pi*i*r*k1/32)
+ * (twiddle64, products), then the 4-point DFTs over r: X[k1 + 8*k2]. */
+static void ct32_4x8(const cpx x[32], int sign, cpx out[32]) {
+    cpx y[4][8];
+    for (int r = 0; r < 4; r++) {
+        cpx in[8];
+        for (int m = 0; m < 8; m++) in[m] = x[4 * m + r];
+        prime8(in, sign, y[r]);
+    }
+    for (int k1 = 0; k1 < 8; k1++) {
+        cpx t[4], o[4];
+        for (int r = 0; r < 4; r++) t[r] = twiddle64(y[r][k1], 2 * r * k1, sign);
+        dft4(t, sign, o);
+        for (int k2 = 0; k2 < 4; k2++) out[k1 + 8 * k2] = o[k2];
+    }
+}
+
+/* DFTI's complex kernels of N = 3m (m = 16: 48, m = 32: 96, m = 64: 192): Cooley-Tukey 3 x m, decimation
+ * in time, the 24-point kernel's order: the m-point DFTs of x[3j + r] (r = 0..2; 48: radix4_16 with
+ * products, 96: ct32_4x8, 192: ct64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
+ * where r*k1 = 0, exact quarter turns, else plain products, w float32 from double cos and sin), then the
+ * 3-point DFTs over r (dft3): X[k1 + m*k2]. */
+static void ct3m(const cpx *x, int m, int sign, cpx *out) {
+    cpx y[3][64];
+    const float *table = m == 16 ? COS48 : m == 32 ? COS96 : COS192;
+    for (int r = 0; r < 3; r++) {
+        cpx in[64];
+        for (int j = 0; j < m; j++) in[j] = x[3 * j + r];
+        if (m == 16) radix4_16(in, sign, 0, y[r]);
+        else if (m == 32) ct32_4x8(in, sign, y[r]);
+        else ct64(in, sign, y[r]);
+    }
+    for (int k1 = 0; k1 < m; k1++) {
+        cpx t[3], o[3];
+        for (int r = 0; r < 3; r++) t[r] = twiddle_n(y[r][k1], r * k1, 3 * m / 4, table, sign);
+        dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
+        for (int k2 = 0; k2 < 3; k2++) out[k1 + m * k2] = o[k2];
+    }
+}
+
+/* N = 48, 96 or 192 of one row: c2c ct3m; r2c the N/2-point complex transform (ct24, ct3m of 48 or 96)
+ * of the even/odd pairs then recombine_fwd; c2r recombine_bwd then the N/2-point backward transform (the
+ * 24-point real kernels' passes with the turns of 2pi*k/N), on every path. */
+static void row3m(int kind, int n, const float *row, float *dst, int sign) {
+    cpx x[192], y[192];
+    const int h = n / 2;
+    void (*cs)(int, float *, float *) = n == 48 ? cs48 : n == 96 ? cs96 : cs192;
+    if (kind == 0) {
+        for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+        ct3m(x, n / 3, sign, y);
+        for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+        return;
+    }
+    if (kind == 1) {
+        for (int j = 0; j < h; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
+        if (h == 24) ct24(x, -1, y);
+        else ct3m(x, h / 3, -1, y);
+        recombine_fwd(y, h, cs, dst);
+        return;
+    }
+    recombine_bwd(row, h, cs, x);
+    if (h == 24) ct24(x, 1, y);
+    else ct3m(x, h / 3, 1, y);
+    for (int j = 0; j < h; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
 }
 
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
@@ -450,19 +558,21 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24, 32 or 64; sign: c2c's -1 forward, +1 backward;
- * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant; threaded_rows:
- * DFTI's threaded path over contiguous rows (pow2_row). 0, or -1 for an unmodelled (kind, n). */
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24, 32, 48, 64, 96 or 192; sign: c2c's -1 forward, +1 backward;
+ * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant (1/N only);
+ * threaded_rows: DFTI's threaded path over contiguous rows, or a 1/sqrt(N) scale (pow2_row). 0, or -1
+ * for an unmodelled (kind, n). */
 int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded,
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (n == 8 || n == 16 || n == 32 || n == 64) {
+    if (n == 8 || n == 16 || n == 32 || n == 48 || n == 64 || n == 96 || n == 192) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
         for (int64_t b = 0; b < batch; b++) {
-            pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
+            if (n == 48 || n == 96 || n == 192) row3m(kind, n, in + b * in_len, out + b * out_len, sign);
+            else pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
             if (scaled) scale_after(out + b * out_len, out_len, scale);
         }
         return 0;
