@@ -68,7 +68,7 @@ def _check(kind: str, x: torch.Tensor, d: int, n: int, norm: str) -> None:
 @given(
     seed=SEEDS,
     threads=st.sampled_from([1, 2, 4]),
-    n=st.sampled_from([8, 12, 16, 24, 32, 48, 64, 96, 192]),
+    n=st.sampled_from([8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192]),
     batch=st.lists(st.integers(1, 5), min_size=0, max_size=3),
     where=st.integers(0, 3),
     norm=st.sampled_from(sorted(NORMS)),
@@ -211,22 +211,24 @@ def test_live_fft_several_dims_bit_for_bit(
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_live_fft_3_times_power_of_two_exact_results(threads: int) -> None:
-    """N = 48, 96 and 192 on inputs whose transforms hold exact zeros: bit for bit (zero signs included)
-    where no -0 is read; a zero result from an input holding -0 (the real forward kernels run the complex
-    ones of 24 to 96) refused in one line."""
+def test_live_fft_3_and_5_times_power_of_two_exact_results(threads: int) -> None:
+    """N = 48, 96, 192, 20, 40 and 80 on inputs whose transforms hold exact zeros: bit for bit (zero signs
+    included) where no -0 is read; a zero result from an input holding -0 (the real forward kernels run
+    complex ones), and any zero result of the real forward kernel of 20, refused in one line."""
     use_threads(threads)
     rng = np.random.default_rng(48)
-    for n, batch in ((48, 1), (48, 5), (96, 1), (96, 3), (192, 2)):
+    for n, batch in ((48, 1), (48, 5), (96, 1), (96, 3), (192, 2), (20, 4), (40, 3), (80, 2)):
         for a in (np.ones((batch, n, 2)), np.zeros((batch, n, 2)), rng.integers(-2, 3, (batch, n, 2)) * 1.0):
             c = torch.view_as_complex(torch.from_numpy(a.astype(np.float32)))
             for norm in sorted(NORMS):
                 _check("c2c_fwd", c, 1, n, norm)
                 _check("c2c_bwd", c, 1, n, norm)
                 _check("c2r", c[:, : n // 2 + 1].contiguous(), 1, n, norm)
-                _check("r2c", c.real.contiguous(), 1, n, norm)
-        with pytest.raises(ParityError, match="from -0 to a zero result") as err:
-            _check("r2c", -torch.zeros(batch, n), 1, n, "backward")
+                if n != 20:  # the real 20-point kernel's zero results: refused below
+                    _check("r2c", c.real.contiguous(), 1, n, norm)
+        zeros = torch.ones(batch, n) if n == 20 else -torch.zeros(batch, n)  # ones: zero results of 20's kernel
+        with pytest.raises(ParityError, match="to a zero result") as err:
+            _check("r2c", zeros, 1, n, "backward")
         assert "\n" not in str(err.value)
 
 

@@ -1,7 +1,7 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 8, 12, 16, 24, 32, 48, 64, 96 and 192, complex, real forward and real backward (the real ones of 8
+ * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96 and 192, complex, real forward and real backward (the real ones of 8
  * to 64 as fft.py says, per DFTI's path).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
@@ -33,8 +33,10 @@
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
  *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there 4 x 8);
+ *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 with a 5-point DFT last (ct5m); real: the
+ *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
  *     real: the N/2-point complex transform (ct24, ct3m) of the even/odd pairs with the 24-point kernel's
- *     recombination passes, turns of 2pi*k/N (row3m), on every path.
+ *     recombination passes, turns of 2pi*k/N (row_split), on every path.
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -270,11 +272,22 @@ static const float COS192[49] = {
     0x1.8f8b84p-3f, 0x1.4d9c24p-3f, 0x1.0b5150p-3f, 0x1.917a6cp-4f, 0x1.0be426p-4f, 0x1.0c08e4p-5f, 0.0f,
 };
 
+/* cos(2pi*e/80) as float32 from double, e = 0..20 (cos(pi/2) exactly 0). */
+static const float COS80[21] = {
+    0x1p+0f,        0x1.fe6bf2p-1f, 0x1.f9b24ap-1f, 0x1.f1da78p-1f, 0x1.e6f0e2p-1f, 0x1.d906bcp-1f, 0x1.c83202p-1f,
+    0x1.b48d40p-1f, 0x1.9e377ap-1f, 0x1.8553eep-1f, 0x1.6a09e6p-1f, 0x1.4c8474p-1f, 0x1.2cf230p-1f, 0x1.0b84eep-1f,
+    0x1.d0e2e2p-2f, 0x1.87de2ap-2f, 0x1.3c6ef4p-2f, 0x1.de189ap-3f, 0x1.4060b6p-3f, 0x1.415e54p-4f, 0.0f,
+};
+
 /* cos and sin of 2pi*e/64, of 2pi*e/48, of 2pi*e/96 and of 2pi*e/192. */
 static void cs64(int e, float *c, float *s) { cs_quarter(e, 16, COS64, c, s); }
 static void cs48(int e, float *c, float *s) { cs_quarter(e, 12, COS48, c, s); }
 static void cs96(int e, float *c, float *s) { cs_quarter(e, 24, COS96, c, s); }
 static void cs192(int e, float *c, float *s) { cs_quarter(e, 48, COS192, c, s); }
+/* cos and sin of 2pi*e/20, of 2pi*e/40 and of 2pi*e/80. */
+static void cs20(int e, float *c, float *s) { cs_quarter(4 * e, 20, COS80, c, s); }
+static void cs40(int e, float *c, float *s) { cs_quarter(2 * e, 20, COS80, c, s); }
+static void cs80(int e, float *c, float *s) { cs_quarter(e, 20, COS80, c, s); }
 
 /* cos and sin of 2pi*e/32 (the same doubles as 2pi*2e/64). */
 static void cs32(int e, float *c, float *s) { cs64(2 * e, c, s); }
@@ -459,30 +472,103 @@ static void ct3m(const cpx *x, int m, int sign, cpx *out) {
     }
 }
 
-/* N = 48, 96 or 192 of one row: c2c ct3m; r2c the N/2-point complex transform (ct24, ct3m of 48 or 96)
- * of the even/odd pairs then recombine_fwd; c2r recombine_bwd then the N/2-point backward transform (the
- * 24-point real kernels' passes with the turns of 2pi*k/N), on every path. */
-static void row3m(int kind, int n, const float *row, float *dst, int sign) {
+/* A transform of one row (length n) for row_split: x in, out (n complex). */
+typedef void (*transform_fn)(const cpx *x, int n, int sign, cpx *out);
+
+/* One row of the complex and real kernels built on an N/2-point complex transform: c2c full(n); r2c the
+ * N/2-point complex transform half of the even/odd pairs z[j] = x[2j] + i*x[2j+1], then recombine_fwd;
+ * c2r recombine_bwd, then the N/2-point backward transform half (the 24-point real kernels' passes with
+ * the turns cs of 2pi*k/N), on every path. */
+static void row_split(int kind, int n, const float *row, float *dst, int sign, transform_fn full, transform_fn half,
+                      void (*cs)(int, float *, float *)) {
     cpx x[192], y[192];
     const int h = n / 2;
-    void (*cs)(int, float *, float *) = n == 48 ? cs48 : n == 96 ? cs96 : cs192;
     if (kind == 0) {
         for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
-        ct3m(x, n / 3, sign, y);
+        full(x, n, sign, y);
         for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         return;
     }
     if (kind == 1) {
         for (int j = 0; j < h; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
-        if (h == 24) ct24(x, -1, y);
-        else ct3m(x, h / 3, -1, y);
+        half(x, h, -1, y);
         recombine_fwd(y, h, cs, dst);
         return;
     }
     recombine_bwd(row, h, cs, x);
-    if (h == 24) ct24(x, 1, y);
-    else ct3m(x, h / 3, 1, y);
+    half(x, h, 1, y);
     for (int j = 0; j < h; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
+}
+
+/* N = 48, 96, 192: ct3m; their halves 24 (ct24), 48 and 96 (ct3m). */
+static void full3(const cpx *x, int n, int sign, cpx *out) { ct3m(x, n / 3, sign, out); }
+static void half3(const cpx *x, int h, int sign, cpx *out) {
+    if (h == 24) ct24(x, sign, out);
+    else ct3m(x, h / 3, sign, out);
+}
+
+/* DFTI's 5-point DFT (sign -1 forward, +1 backward), as measured at N = 5 (1,000 of 1,000 rows):
+ * t1 = a1 + a4, t2 = a2 + a3, t3 = a1 - a4, t4 = a2 - a3, X0 = a0 + (t1 + t2),
+ * m1 = a0 + (t1*C1 + t2*C2), m2 = a0 + (t1*C2 + t2*C1), v1 = t3*S1 + t4*S2, v2 = t3*S2 - t4*S1,
+ * X1, X4 = m1 -+ i*v1, X2, X3 = m2 -+ i*v2 (forward; backward the other way), C_k, S_k the float32 cosine
+ * and sine of 2pi*k/5. */
+static void dft5(const cpx a[5], int sign, cpx out[5]) {
+    const float c1 = 0x1.3c6ef4p-2f, c2 = -0x1.9e377ap-1f, s1 = 0x1.e6f0e2p-1f, s2 = 0x1.2cf23p-1f;
+    const cpx t1 = cadd(a[1], a[4]), t2 = cadd(a[2], a[3]), t3 = csub(a[1], a[4]), t4 = csub(a[2], a[3]);
+    out[0] = cadd(a[0], cadd(t1, t2));
+    const cpx m1 = cadd(a[0], cadd(cscale(t1, c1), cscale(t2, c2)));
+    const cpx m2 = cadd(a[0], cadd(cscale(t1, c2), cscale(t2, c1)));
+    const cpx v1 = cadd(cscale(t3, s1), cscale(t4, s2)), v2 = csub(cscale(t3, s2), cscale(t4, s1));
+    out[1] = cadd_rot(m1, v1, sign);
+    out[4] = cadd_rot(m1, v1, -sign);
+    out[2] = cadd_rot(m2, v2, sign);
+    out[3] = cadd_rot(m2, v2, -sign);
+}
+
+/* DFTI's complex kernels of N = 5m (m = 4: 20, m = 8: 40, m = 16: 80): Cooley-Tukey 5 x m, decimation in
+ * time: the m-point DFTs of x[5j + r] (r = 0..4; 20: dft4; 40: prime8 for r = 0..3 and radix2_8 for r = 4,
+ * as the 24-point kernel's last residue; 80: radix4_16 with products), bin k1 of residue r times
+ * e^(sign*2pi*i*r*k1/N) (twiddle_n: exact quarter turns, else plain products, w float32 from double cos
+ * and sin), then the 5-point DFTs over r (dft5): X[k1 + m*k2]. */
+static void ct5m(const cpx *x, int m, int sign, cpx *out) {
+    cpx y[5][16];
+    for (int r = 0; r < 5; r++) {
+        cpx in[16];
+        for (int j = 0; j < m; j++) in[j] = x[5 * j + r];
+        if (m == 4) dft4(in, sign, y[r]);
+        else if (m == 8 && r < 4) prime8(in, sign, y[r]);
+        else if (m == 8) radix2_8(in, sign, y[r]);
+        else radix4_16(in, sign, 0, y[r]);
+    }
+    for (int k1 = 0; k1 < m; k1++) {
+        cpx t[5], o[5];
+        for (int r = 0; r < 5; r++) t[r] = twiddle_n(y[r][k1], r * k1 * (16 / m), 20, COS80, sign);
+        dft5(t, sign, o);
+        for (int k2 = 0; k2 < 5; k2++) out[k1 + m * k2] = o[k2];
+    }
+}
+
+/* The 10-point complex transform inside DFTI's real 20-point kernels: prime-factor (Good-Thomas) 5 x 2, no
+ * twiddles: input n = (2*n1 + 5*n2) mod 10; the two 5-point DFTs over n1 first (dft5), then the 2-point
+ * DFTs (a0 + a1, a0 - a1) over n2; output bin (6*k1 + 5*k2) mod 10. */
+static void pfa10(const cpx x[10], int sign, cpx out[10]) {
+    cpx y[2][5];
+    for (int n2 = 0; n2 < 2; n2++) {
+        cpx in[5];
+        for (int n1 = 0; n1 < 5; n1++) in[n1] = x[(2 * n1 + 5 * n2) % 10];
+        dft5(in, sign, y[n2]);
+    }
+    for (int k1 = 0; k1 < 5; k1++) {
+        out[(6 * k1) % 10] = cadd(y[0][k1], y[1][k1]);
+        out[(6 * k1 + 5) % 10] = csub(y[0][k1], y[1][k1]);
+    }
+}
+
+/* N = 20, 40, 80: ct5m; their halves 10 (pfa10), 20 and 40 (ct5m). */
+static void full5(const cpx *x, int n, int sign, cpx *out) { ct5m(x, n / 5, sign, out); }
+static void half5(const cpx *x, int h, int sign, cpx *out) {
+    if (h == 10) pfa10(x, sign, out);
+    else ct5m(x, h / 5, sign, out);
 }
 
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
@@ -558,7 +644,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 24, 32, 48, 64, 96 or 192; sign: c2c's -1 forward, +1 backward;
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96 or 192; sign: c2c's -1 forward, +1 backward;
  * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant (1/N only);
  * threaded_rows: DFTI's threaded path over contiguous rows, or a 1/sqrt(N) scale (pow2_row). 0, or -1
  * for an unmodelled (kind, n). */
@@ -566,12 +652,17 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (n == 8 || n == 16 || n == 32 || n == 48 || n == 64 || n == 96 || n == 192) {
+    if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 192) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
         for (int64_t b = 0; b < batch; b++) {
-            if (n == 48 || n == 96 || n == 192) row3m(kind, n, in + b * in_len, out + b * out_len, sign);
+            if (n == 48 || n == 96 || n == 192)
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full3, half3,
+                          n == 48 ? cs48 : n == 96 ? cs96 : cs192);
+            else if (n == 20 || n == 40 || n == 80)
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
+                          n == 20 ? cs20 : n == 40 ? cs40 : cs80);
             else pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
             if (scaled) scale_after(out + b * out_len, out_len, scale);
         }
