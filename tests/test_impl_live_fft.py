@@ -3,7 +3,7 @@ this process, against the impl's replay of ``_fft_r2c``, ``_fft_c2r`` and ``_fft
 1, 2 and 4 threads.
 
 Random shapes with the transformed dim anywhere (so DFTI gets ATen's contiguous copy, contiguous rows
-or the dense transposed view), lengths 8 to 192 (complex, real forward and backward), unscaled, 1/N (the
+or the dense transposed view), lengths 8 to 720 (complex, real forward and backward), unscaled, 1/N (the
 scale the thread count moves, in the real 12-point kernels) and 1/sqrt(N), values over six decades;
 transforms over 2 and 3 dims; then inputs whose results hold exact zeros (their signs come from the kernels' terms), and
 lengths, dims, norms and layouts the impl must refuse rather than answer.
@@ -68,7 +68,7 @@ def _check(kind: str, x: torch.Tensor, d: int, n: int, norm: str) -> None:
 @given(
     seed=SEEDS,
     threads=st.sampled_from([1, 2, 4]),
-    n=st.sampled_from([8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192]),
+    n=st.sampled_from([8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720]),
     batch=st.lists(st.integers(1, 5), min_size=0, max_size=3),
     where=st.integers(0, 3),
     norm=st.sampled_from(sorted(NORMS)),
@@ -211,13 +211,13 @@ def test_live_fft_several_dims_bit_for_bit(
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_live_fft_3_and_5_times_power_of_two_exact_results(threads: int) -> None:
-    """N = 48, 96, 192, 20, 40 and 80 on inputs whose transforms hold exact zeros: bit for bit (zero signs
+def test_live_fft_mixed_radix_exact_results(threads: int) -> None:
+    """N = 48, 96, 192, 20, 40, 80, 336 and 720 on inputs whose transforms hold exact zeros: bit for bit (zero signs
     included) where no -0 is read; a zero result from an input holding -0 (the real forward kernels run
     complex ones), and any zero result of the real forward kernel of 20, refused in one line."""
     use_threads(threads)
     rng = np.random.default_rng(48)
-    for n, batch in ((48, 1), (48, 5), (96, 1), (96, 3), (192, 2), (20, 4), (40, 3), (80, 2)):
+    for n, batch in ((48, 1), (48, 5), (96, 1), (96, 3), (192, 2), (20, 4), (40, 3), (80, 2), (336, 2), (720, 1)):
         for a in (np.ones((batch, n, 2)), np.zeros((batch, n, 2)), rng.integers(-2, 3, (batch, n, 2)) * 1.0):
             c = torch.view_as_complex(torch.from_numpy(a.astype(np.float32)))
             for norm in sorted(NORMS):

@@ -6,7 +6,7 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96 and 192 (c2c, r2c, c2r); no
+Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720 (c2c, r2c, c2r); no
 normalisation, 1/N or 1/sqrt(N) (float32 of the double; DFTI multiplies after the transform, its real
 kernels then those of its threaded path over contiguous rows on any thread count); several dims as
 1-D passes (``_fft_dims``). Where
@@ -34,7 +34,7 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-LENGTHS = {kind: (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192) for kind in KINDS}
+LENGTHS = {kind: (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720) for kind in KINDS}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -48,7 +48,7 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
 
 
 def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
-    """Whether DFTI's complex or backward kernel (8 to 192; r2c of 20 and 40 to 192) reads a -0 (c2r leaves the
+    """Whether DFTI's complex or backward kernel (8 to 720; r2c of 20 and 40 to 720) reads a -0 (c2r leaves the
     imaginary parts of bins 0 and N/2 unread): the signs of its zero results are then not modelled
     (measured at 24: every difference lies in a result that is zero on both sides, 190 of 400 zero-heavy
     c2c inputs, 87 of 400 c2r)."""
@@ -187,8 +187,8 @@ def _scaled_pass(lengths: list[int]) -> int | None:
     """The pass (0: the last dim's) after which DFTI's multi-dim descriptor multiplies by its scale, as
     measured for lengths of 8 to 64 but 48: over two dims the shorter one's (the last dim's on a tie);
     over three the innermost 8's, else the first dim's (the last pass), but for lengths of 12 and 16
-    only (which vary). None where not measured (20, 40, 48, 80, 96, 192 among the lengths, 4 dims or more)."""
-    if {20, 40, 48, 80, 96, 192} & set(lengths):  # not tabulated
+    only (which vary). None where not measured (lengths but 8 to 64, 4 dims or more)."""
+    if {20, 40, 48, 80, 96, 144, 168, 192, 336, 720} & set(lengths):  # not tabulated
         return None
     if len(lengths) == 2:
         return lengths.index(min(lengths))
@@ -219,8 +219,8 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
         raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
-    # the real forward kernels of 20 and 40 to 192 run complex ones on their even/odd pairs
-    halves = (20, 40, 48, 80, 96, 192)
+    # the real forward kernels of 20 and 40 to 720 run complex ones on their even/odd pairs
+    halves = (20, 40, 48, 80, 96, 144, 168, 192, 336, 720)
     negative_zero = n != 12 and (kind != "r2c" or n in halves) and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))

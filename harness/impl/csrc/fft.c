@@ -49,12 +49,14 @@
  *     s after the transform. A scale other than 1/N (ATen's 1/sqrt(N)) is always multiplied after, and the
  *     real kernels then run as on DFTI's threaded path over contiguous rows (threaded_rows), on any thread
  *     count (fft.py decides). Transforms over several dims are 1-D passes of these kernels (fft.py). */
+#include <math.h>
 #include <stdint.h>
 
 typedef struct {
     float r, i;
 } cpx;
 
+#define FFT_PI 0x1.921fb54442d18p+1     /* pi in double */
 #define SIN_2PI_3 0x1.bb67ae8584cabp-1 /* sin(2pi/3) in double: the folded scale's constant is its product */
 
 /* cos and sin of 2pi*k/24, k = 0..11, as float32 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
@@ -481,7 +483,7 @@ typedef void (*transform_fn)(const cpx *x, int n, int sign, cpx *out);
  * the turns cs of 2pi*k/N), on every path. */
 static void row_split(int kind, int n, const float *row, float *dst, int sign, transform_fn full, transform_fn half,
                       void (*cs)(int, float *, float *)) {
-    cpx x[192], y[192];
+    cpx x[720], y[720];
     const int h = n / 2;
     if (kind == 0) {
         for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
@@ -571,6 +573,95 @@ static void half5(const cpx *x, int h, int sign, cpx *out) {
     else ct5m(x, h / 5, sign, out);
 }
 
+/* DFTI's 7-point DFT (sign -1 forward, +1 backward), as measured at N = 7 (1,000 of 1,000 rows):
+ * t_j = a_j + a_{7-j}, u_j = a_j - a_{7-j} (j = 1..3), X0 = a0 + ((t1 + t2) + t3), and for k = 1..3
+ * m = a0 + ((t1*C_k + t2*C_2k) + t3*C_3k), v = (u1*S_k + u2*S_2k) + u3*S_3k, X_k, X_{7-k} = m -+ i*v
+ * (forward; backward the other way), C_k, S_k the float32 cosine and sine of 2pi*k/7. */
+static void dft7(const cpx a[7], int sign, cpx out[7]) {
+    cpx t[4], u[4];
+    for (int j = 1; j <= 3; j++) t[j] = cadd(a[j], a[7 - j]), u[j] = csub(a[j], a[7 - j]);
+    out[0] = cadd(a[0], cadd(cadd(t[1], t[2]), t[3]));
+    for (int k = 1; k <= 3; k++) {
+        float c[4], sn[4];
+        for (int j = 1; j <= 3; j++) {
+            c[j] = (float)cos(2.0 * FFT_PI * ((j * k) % 7) / 7);
+            sn[j] = (float)sin(2.0 * FFT_PI * ((j * k) % 7) / 7);
+        }
+        const cpx m = cadd(a[0], cadd(cadd(cscale(t[1], c[1]), cscale(t[2], c[2])), cscale(t[3], c[3])));
+        const cpx v = cadd(cadd(cscale(u[1], sn[1]), cscale(u[2], sn[2])), cscale(u[3], sn[3]));
+        out[k] = cadd_rot(m, v, sign);
+        out[7 - k] = cadd_rot(m, v, -sign);
+    }
+}
+
+/* cos and sin of 2pi*e/n (n a multiple of 4) as float32 from double, by quadrant from the first quarter
+ * turn (cos(pi/2) exactly 0), as the tables above hold them. */
+static void cs_n(int e, int n, float *c, float *s) {
+    const int q4 = n / 4;
+    e %= n;
+    if (e < 0) e += n;
+    const int q = e / q4, r = e % q4;
+    const float a = r == 0 ? 1.0f : (float)cos(2.0 * FFT_PI * r / n);
+    const float b = r == 0 ? 0.0f : (float)cos(2.0 * FFT_PI * (q4 - r) / n);
+    const float cv[4] = {a, -b, -a, b}, sv[4] = {b, a, -b, -a};
+    *c = cv[q], *s = sv[q];
+}
+
+/* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
+ * modelled: Cooley-Tukey p x m, decimation in time, the 24-point kernel's order (the kernels above are
+ * its cases): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
+ * radix2_8 for r = p-1, 16 radix4_16 with products, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
+ * of residue r times e^(sign*2pi*i*r*k1/N) (exact quarter turns, else plain products of cs_n), then the
+ * p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
+ * (5 x 144). Returns -1 for a length it does not cover. */
+static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
+    const int p = n % 7 == 0 ? 7 : n % 5 == 0 ? 5 : n % 3 == 0 ? 3 : 0, m = p ? n / p : 0;
+    if (!p || n > 720 || n % 4) return -1;
+    cpx y[720], in[240], o[7], t[7];
+    for (int r = 0; r < p; r++) {
+        cpx *yr = y + r * m;
+        for (int j = 0; j < m; j++) in[j] = x[p * j + r];
+        if (m == 4) dft4(in, sign, yr);
+        else if (m == 8 && r < p - 1) prime8(in, sign, yr);
+        else if (m == 8) radix2_8(in, sign, yr);
+        else if (m == 16) radix4_16(in, sign, 0, yr);
+        else if (m == 32) ct32_4x8(in, sign, yr);
+        else if (m == 64) ct64(in, sign, yr);
+        else if (ct_odd(in, m, sign, yr) != 0) return -1;
+    }
+    for (int k1 = 0; k1 < m; k1++) {
+        for (int r = 0; r < p; r++) {
+            const cpx v = y[r * m + k1];
+            const int e = (r * k1) % n;
+            if (e == 0) {
+                t[r] = v;
+            } else if (4 * e % n == 0) { /* quarter turns exact */
+                const int q = 4 * e / n;
+                const int sg = q == 1 ? sign : -sign;
+                t[r] = q == 2 ? (cpx){-v.r, -v.i} : sg < 0 ? (cpx){v.i, -v.r} : (cpx){-v.i, v.r};
+            } else {
+                float wr, wi;
+                cs_n(e, n, &wr, &wi);
+                wi = sign * wi;
+                t[r] = (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
+            }
+        }
+        if (p == 3) dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
+        else if (p == 5) dft5(t, sign, o);
+        else dft7(t, sign, o);
+        for (int k2 = 0; k2 < p; k2++) out[k1 + m * k2] = o[k2];
+    }
+    return 0;
+}
+
+/* ct_odd as a row_split transform (the lengths fft_mkl_def passes are covered), and the turns of the real
+ * kernels of 144, 168, 336 and 720 for row_split. */
+static void full_odd(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, n, sign, out); }
+static void cs144(int e, float *c, float *s) { cs_n(e, 144, c, s); }
+static void cs168(int e, float *c, float *s) { cs_n(e, 168, c, s); }
+static void cs336(int e, float *c, float *s) { cs_n(e, 336, c, s); }
+static void cs720(int e, float *c, float *s) { cs_n(e, 720, c, s); }
+
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
  * m-point complex forward transform (radix4_16 with products, ct32), then recombine_fwd. */
 static void rdft_pow2_fwd(const float *row, int m, float *dst) {
@@ -652,7 +743,8 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 192) {
+    if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 144 ||
+        n == 168 || n == 192 || n == 336 || n == 720) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
@@ -663,6 +755,9 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             else if (n == 20 || n == 40 || n == 80)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
                           n == 20 ? cs20 : n == 40 ? cs40 : cs80);
+            else if (n == 144 || n == 168 || n == 336 || n == 720)
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full_odd, full_odd,
+                          n == 144 ? cs144 : n == 168 ? cs168 : n == 336 ? cs336 : cs720);
             else pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
             if (scaled) scale_after(out + b * out_len, out_len, scale);
         }
