@@ -9,17 +9,17 @@ the rows through csrc/fft.c (which says each kernel's order of operations) and m
 Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720 (c2c, r2c, c2r); no
 normalisation, 1/N or 1/sqrt(N) (float32 of the double; DFTI multiplies after the transform, its real
 kernels then those of its threaded path over contiguous rows on any thread count); several dims as
-1-D passes (``_fft_dims``). Where
-ATen's rows are a view of its input, DFTI gets them with their strides: contiguous rows, or a dense
-transposed layout (the transformed dim outermost). DFTI's 12-point real kernels take a 1/N scale inside
-(their 3-point DFTs) on one thread or one transform of contiguous rows; with two or more transforms
-on two or more threads (its threaded path), or from strided rows, it scales their outputs after the
-transform: the thread knob of ``_fft_r2c`` and ``_fft_c2r``. The complex and backward kernels of 8
-to 64 give other signs to some zero results from inputs holding -0, the real forward ones of 8 and
-16 (and of 64 on the threaded path) to some zero results from any input: such a result is refused.
-DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other real
-kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of
-``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
+1-D passes (``_fft_dims``). Where ATen's rows are a view of its input, DFTI gets them with their
+strides: contiguous rows, or a dense transposed layout (the transformed dim outermost). DFTI's
+12-point real kernels take a 1/N scale inside (their 3-point DFTs) on one thread or one transform of
+contiguous rows; with two or more transforms on two or more threads (its threaded path), or from
+strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
+``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
+complex one: 20, 40 to 720) give other signs to some zero results from inputs holding -0, the real
+forward ones of 8, 16 and 20 (and of 64 on the threaded path) to some zero results from any input:
+such a result is refused. DFTI's threaded path over contiguous rows (two or more threads and rows,
+not strided) runs other real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled
+there (the thread knob of ``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -187,8 +187,8 @@ def _scaled_pass(lengths: list[int]) -> int | None:
     """The pass (0: the last dim's) after which DFTI's multi-dim descriptor multiplies by its scale, as
     measured for lengths of 8 to 64 but 48: over two dims the shorter one's (the last dim's on a tie);
     over three the innermost 8's, else the first dim's (the last pass), but for lengths of 12 and 16
-    only (which vary). None where not measured (lengths but 8 to 64, 4 dims or more)."""
-    if {20, 40, 48, 80, 96, 144, 168, 192, 336, 720} & set(lengths):  # not tabulated
+    only (which vary). None where not measured (other lengths, 4 dims or more)."""
+    if not set(lengths) <= {8, 12, 16, 24, 32, 64}:  # not tabulated
         return None
     if len(lengths) == 2:
         return lengths.index(min(lengths))

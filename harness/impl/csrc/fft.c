@@ -1,8 +1,8 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96 and 192, complex, real forward and real backward (the real ones of 8
- * to 64 as fft.py says, per DFTI's path).
+ * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720, complex, real
+ * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -33,10 +33,12 @@
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
  *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there 4 x 8);
- *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 with a 5-point DFT last (ct5m); real: the
- *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
  *     real: the N/2-point complex transform (ct24, ct3m) of the even/odd pairs with the 24-point kernel's
  *     recombination passes, turns of 2pi*k/N (row_split), on every path.
+ *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 with a 5-point DFT last (ct5m); real: the
+ *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
+ *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
+ *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split).
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -44,7 +46,7 @@
  *     forward one of 64 on DFTI's threaded path: ct64 of the row with +0 imaginary parts.
  *   Scaling (a normalisation: DFTI's forward or backward scale s): on one thread, or one transform, the
  *     real 12-point kernels fold s into their 3-point DFTs (a0*s and t*s first, v = u*(float)(sin(2pi/3)*s));
- *     every other case (the complex kernels, the real ones of N = 8, 16, 24, 32, 64, and the real 12-point kernels when
+ *     every other case (the complex kernels, the real ones of N other than 12, and the real 12-point kernels when
  *     DFTI splits two or more transforms between threads or takes strided rows) multiplies each output by
  *     s after the transform. A scale other than 1/N (ATen's 1/sqrt(N)) is always multiplied after, and the
  *     real kernels then run as on DFTI's threaded path over contiguous rows (threaded_rows), on any thread
@@ -735,10 +737,10 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96 or 192; sign: c2c's -1 forward, +1 backward;
- * scale: DFTI's scale (1 for none); folded: the real 12-point kernels' scaled variant (1/N only);
- * threaded_rows: DFTI's threaded path over contiguous rows, or a 1/sqrt(N) scale (pow2_row). 0, or -1
- * for an unmodelled (kind, n). */
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 or 720;
+ * sign: c2c's -1 forward, +1 backward; scale: DFTI's scale (1 for none); folded: the real 12-point
+ * kernels' scaled variant (1/N only); threaded_rows: DFTI's threaded path over contiguous rows, or a
+ * 1/sqrt(N) scale (pow2_row). 0, or -1 for an unmodelled (kind, n). */
 int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int sign, float scale, int folded,
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
