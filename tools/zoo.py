@@ -46,6 +46,7 @@ MODELS = (
     "gemma3n_text", "ibert", "speecht5", "timesfm", "diffllama",
     "groupvit", "chameleon_vqgan", "superglue", "mobilevitv2", "rt_detr_v2",
     "kimi_linear", "bitnet", "doge", "parakeet", "blt",
+    "d_fine", "mask2former", "zoedepth", "dab_detr", "efficientloftr",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
