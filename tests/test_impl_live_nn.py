@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from harness.core.errors import ParityError
 from harness.impl import nn as impl_nn
 from harness.impl import pool as impl_pool
+from harness.impl.profiles import get_profile
 from harness.impl.strides import suggests_channels_last
 from harness.trace.impl_ops import REPLAYS, packet, replay
 from harness.trace.recorder import recording
@@ -709,6 +710,68 @@ def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int)
 
     _replays_match(program, {"upsample_bicubic2d"}, 3)
     _replays_match(program, {"upsample_bicubic2d_backward"}, 3)
+
+
+# -- upsample_bilinear2d forward -------------------------------------------------------------------
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 3), st.integers(1, 20), st.integers(2, 30), st.integers(2, 30)),
+    size=st.one_of(st.tuples(st.integers(1, 63), st.integers(1, 63)), st.sampled_from([(0.5, 2.0), (1.5, 1.25)])),
+    align=st.booleans(),
+    channels_last=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_bilinear2d_forward(
+    shape: tuple[int, ...], size: tuple, align: bool, channels_last: bool, seed: int, threads: int
+) -> None:
+    """F.interpolate(mode="bilinear") to a size or by scale factors (passed to the op), up and down, corners
+    aligned or not, channels in whole vectors of 8 and a scalar rest, channels-first or channels-last:
+    ATen's channels-last kernel, which it takes for OH + OW <= 128 (and a channels-last input of more
+    than 3 channels at any size, tried at twice the size)."""
+    use_threads(threads)
+    x = (np.random.default_rng(seed).standard_normal(shape) * 5).astype(np.float32)
+    by_size = isinstance(size[0], int)
+    big = channels_last and shape[1] > 3  # ATen's channels-last kernel at any output size
+    if big and by_size:
+        size = (2 * size[0] + 3, 2 * size[1] + 3)
+    xt = torch.from_numpy(x.copy())
+    if channels_last:
+        xt = xt.contiguous(memory_format=torch.channels_last)
+    y = torch.nn.functional.interpolate(
+        xt, mode="bilinear", align_corners=align, **({"size": size} if by_size else {"scale_factor": size})
+    )
+    scales = (None, None) if by_size else size
+    got = impl_nn.upsample_bilinear2d(x, tuple(y.shape[2:]), align, live_profile(), scales)
+    assert_bits_equal("upsample_bilinear2d", y.contiguous().numpy(), got)
+
+
+@settings(max_examples=4, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_bilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
+    """ZoeDepth's attractors, (batch, 16, h, w) bin centres resized bilinearly with aligned corners,
+    traced: every upsample_bilinear2d; a channels-first resize past OH + OW = 128 (ATen's non-separable
+    kernel) is refused."""
+    use_threads(threads)
+    bins = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 16, 8, 8)).astype(np.float32))
+
+    def program() -> None:
+        for size, align in (((16, 16), True), ((32, 24), False), ((5, 7), True)):
+            torch.nn.functional.interpolate(bins, size=size, mode="bilinear", align_corners=align)
+
+    _replays_match(program, {"upsample_bilinear2d"}, 3)
+
+    def large() -> None:
+        torch.nn.functional.interpolate(bins[:, :4], size=(80, 80), mode="bilinear", align_corners=False)
+
+    from harness.core.errors import ParityError
+
+    with pytest.raises(ParityError, match="non-separable kernel"):
+        _replays_match(large, {"upsample_bilinear2d"}, 1)
+    with pytest.raises(ParityError, match="not measured on Linux arm64"):
+        impl_nn.upsample_bilinear2d(bins.numpy(), (16, 16), True, get_profile("arm64-neon", 1))
 
 
 # -- upsample_bilinear2d backward ------------------------------------------------------------------

@@ -618,16 +618,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("upsample_bilinear2d",),
         (
-            "backward only: `cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first "
-            "gradient: per output index the source `r = max(scale*(i + 0.5) - 0.5, 0)` (`scale*i` with "
-            "aligned corners), `i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal "
-            "sizes copy); per plane, per output element in row order, four scalar updates `gx += (lh*lw)*g` "
-            "in the order i00, i01, i10, i11 onto zeros (a channels-last gradient, C = 1 or one pixel "
-            "included, takes ATen's vectorised kernel: refused)"
+            "per output index the source `r = max(scale*(i + 0.5) - 0.5, 0)` (`scale*i` with aligned corners), "
+            "`i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal sizes copy); forward: "
+            "`upsample_linear_channels_last` (UpSampleKernel.cpp), ATen's kernel for OH + OW <= 128, a "
+            "channels-last input of C > 3, or C = 3 at one thread (else its non-separable kernel: refused): "
+            "weights `w00 = lh0*lw0` .. `w11`, per output pixel the channels in vectors of 8, "
+            "`x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last C % 8 by the scalar sum from the left; "
+            "backward: `cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first gradient: "
+            "per plane, per output element in row order, four scalar updates `gx += (lh*lw)*g` in the order "
+            "i00, i01, i10, i11 onto zeros (a channels-last gradient, C = 1 or one pixel included, takes ATen's "
+            "vectorised kernel: refused)"
         ),
         (
-            "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`, each update "
-            "`fma(lh*lw, g, gx)`) vs none at the default level; not the thread count (ATen splits whole planes)"
+            "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`; the forward's vector "
+            "lanes `fma(x00, w00, fma(x01, w01, fma(x11, w11, x10*w10)))` and its scalar channels "
+            "`fma(x11, w11, fma(x10, w10, fma(x00, w00, x01*w01)))`; each backward update `fma(lh*lw, g, gx)`) "
+            "vs none at the default level; not the thread count (ATen splits whole images, or planes)"
         ),
     ),
     (
@@ -917,8 +923,8 @@ ARM64: dict[str, str] = {
     "index_put": ARM64_INDEXING,
     "im2col": ARM64_INDEXING,
     "upsample_bilinear2d": (
-        "the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the thread count;"
-        " a channels-last gradient refused as on x86"
+        "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
+        " thread count; a channels-last gradient refused as on x86; the forward not measured on arm64: refused"
     ),
 }
 

@@ -419,6 +419,33 @@ def upsample_bicubic2d(
     return out
 
 
+def upsample_bilinear2d(
+    x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_bilinear2d (not antialiased) of a float32 channels-first (N, C, H, W) input to
+    (N, C, *output_size): ATen's per-element kernel (the caller refuses the inputs that take its
+    channels-last one); measured on x86 only."""
+    if x.dtype != np.float32 or x.ndim != 4:
+        raise ParityError(f"upsample_bilinear2d: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
+    if profile.aarch64:
+        raise ParityError("upsample_bilinear2d is reproduced on x86 only (not measured on Linux arm64)")
+    if not np.isfinite(x).all():
+        raise ParityError("upsample_bilinear2d: a NaN or infinity in the input (its propagation not modelled)")
+    n, c, h, w = x.shape
+    oh, ow = (int(v) for v in output_size)
+    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
+    out = np.empty((n, c, oh, ow), np.float32)
+    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
+    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
+    fn = load("nn").upsample_bilinear
+    fn.restype = None
+    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n, c, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+    return out
+
+
 def upsample_bicubic2d_backward(
     go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, float | None] = (None, None),

@@ -54,6 +54,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grid_sampler_2d_backward": ("grid_sample", ("capability",)),
     "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
     "upsample_bicubic2d_backward": ("upsample_bicubic2d", ("capability",)),  # one build on x86, another on arm64
+    "upsample_bilinear2d": ("upsample_bilinear2d", ("capability",)),
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
     **{f"avg_pool{d}d{b}": ("avg_pool2d", ()) for d in (2, 3) for b in ("", "_backward")},
     # nearest-exact's generic forward: its source index fused in the AVX2 object; the rest a gather, or
@@ -641,13 +642,39 @@ def _upsample_bicubic_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str
     return {"out": upsample_bicubic2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
+def _channels_last_contiguous(x: np.ndarray, stride: list[int] | None) -> bool:
+    """ATen's is_contiguous(ChannelsLast) of a 4-d tensor: dims of size 1 aside, so one channel or one
+    pixel counts."""
+    stride = stride or c_strides(x.shape)
+    return x.ndim == 4 and same_layout(list(stride), strides_in_order(x.shape, (0, 2, 3, 1)), x.shape)
+
+
+def _upsample_bilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bilinear2d
+
+    x = t["self"]
+    oh, ow = (int(v) for v in a["output_size"])
+    channels = x.shape[1] if x.ndim == 4 else 0
+    # ATen's switch: its channels-last kernel for OH + OW <= 128, a channels-last input of more than 3
+    # channels, or 3 channels at one thread; else its per-element non-separable kernel
+    if not (
+        oh + ow <= 128
+        or (channels > 3 and _channels_last_contiguous(x, a.get("self.stride")))
+        or (p.threads == 1 and channels == 3)
+    ):
+        raise ParityError(
+            f"upsample_bilinear2d to {oh}x{ow} of a channels-first input (OH + OW over 128: ATen's "
+            "non-separable kernel) is not modelled"
+        )
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_bilinear2d(x, (oh, ow), bool(a["align_corners"]), p, scales)}
+
+
 def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import upsample_bilinear2d_backward
 
     go = t["grad_output"]
-    stride = a.get("grad_output.stride") or c_strides(go.shape)
-    # ATen's switch, is_contiguous(ChannelsLast): dims of size 1 aside, so one channel or one pixel counts
-    if go.ndim == 4 and same_layout(list(stride), strides_in_order(go.shape, (0, 2, 3, 1)), go.shape):
+    if _channels_last_contiguous(go, a.get("grad_output.stride")):  # ATen's switch
         raise ParityError(
             "upsample_bilinear2d_backward: a channels-last contiguous gradient (ATen's vectorised kernel) is not "
             "modelled"
@@ -754,6 +781,7 @@ REPLAYS: dict[str, Replay] = {
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,
     "upsample_bicubic2d_backward": _upsample_bicubic_backward,
+    "upsample_bilinear2d": _upsample_bilinear,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
     **{f"avg_pool{d}d": _avg_pool(d) for d in (2, 3)},
     **{f"avg_pool{d}d_backward": _avg_pool_backward(d) for d in (2, 3)},

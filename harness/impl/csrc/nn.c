@@ -22,6 +22,8 @@
  *                        them (area_pixel_compute_scale, computed by the caller)
  *   upsample_bicubic_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
+ *   upsample_bilinear    x (N, C, H, W); out (N, C, OH, OW); scale_h, scale_w as for upsample_bicubic;
+ *                        hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
  *
@@ -748,6 +750,49 @@ static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale
         wt[2 * i] = 1.0f - l1;
         wt[2 * i + 1] = l1;
     }
+}
+
+/* upsample_linear_channels_last, loop2d (cpu/UpSampleKernel.cpp), float: the kernel ATen's
+ * upsample_bilinear2d takes for a float input whenever OH + OW <= 128 (and for a channels-last input of
+ * more than 3 channels, or 3 channels at one thread); larger outputs of a channels-first input take the
+ * per-element non-separable kernel (not modelled: the caller refuses them). ATen works on a
+ * channels-last copy: per image, per output (oh, ow) in row order, the taps of linear_taps, the four
+ * weights w00 = lh0*lw0, w01 = lh0*lw1, w10 = lh1*lw0, w11 = lh1*lw1 (rounded products), then over
+ * the channels: whole vectors of ``lanes`` channels by the recursive Vectorized interpolate,
+ * x00*w00 + (x01*w01 + (x10*w10 + x11*w11)), which the AVX2 object (measured) contracts innermost
+ * first, fma(x00, w00, fma(x01, w01, fma(x11, w11, x10*w10))); the remaining C % lanes channels by the scalar
+ * x00*w00 + x01*w01 + x10*w10 + x11*w11 from the left, contracted (measured) to fma(x11, w11,
+ * fma(x10, w10, fma(x00, w00, x01*w01))). The default object fuses nothing. ATen splits the images over threads (each output element computed on its
+ * own), so the thread count does not reach the bits. */
+void upsample_bilinear(profile_t p, const float *x, float *out, int64_t N, int64_t C, int64_t H, int64_t W,
+                       int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi, float *hw,
+                       int64_t *wi, float *ww) {
+    linear_taps(&p, H, OH, scale_h, align, hi, hw);
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    const int64_t vec_end = C - C % (int64_t)p.lanes;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t a = 0; a < OH; a++)
+            for (int64_t b = 0; b < OW; b++) {
+                const float w00 = hw[2 * a] * ww[2 * b], w01 = hw[2 * a] * ww[2 * b + 1];
+                const float w10 = hw[2 * a + 1] * ww[2 * b], w11 = hw[2 * a + 1] * ww[2 * b + 1];
+                const int64_t h0 = hi[2 * a], h1 = hi[2 * a + 1], c0 = wi[2 * b], c1 = wi[2 * b + 1];
+                for (int64_t c = 0; c < C; c++) {
+                    const float *plane = x + (n * C + c) * H * W;
+                    const float x00 = plane[h0 * W + c0], x01 = plane[h0 * W + c1];
+                    const float x10 = plane[h1 * W + c0], x11 = plane[h1 * W + c1];
+                    float o;
+                    if (c < vec_end) {
+                        o = vcmadd(&p, x11, w11, x10 * w10);
+                        o = vcmadd(&p, x01, w01, o);
+                        o = vcmadd(&p, x00, w00, o);
+                    } else {
+                        o = sfmadd(&p, x00, w00, x01 * w01);
+                        o = sfmadd(&p, x10, w10, o);
+                        o = sfmadd(&p, x11, w11, o);
+                    }
+                    out[((n * C + c) * OH + a) * OW + b] = o;
+                }
+            }
 }
 
 /* cpu_upsample_linear_backward, loop2d (cpu/UpSampleMoreKernel.cpp), float (opmath = scalar, so it
