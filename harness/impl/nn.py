@@ -395,55 +395,50 @@ def area_pixel_scale(size_in: int, size_out: int, align_corners: bool, scale: fl
     return np.float32(np.float32(size_in) / np.float32(size_out))
 
 
+def _upsample_forward(
+    name: str, taps: int, per_plane: bool, x: np.ndarray, output_size: tuple[int, int], align_corners: bool,
+    profile: KernelProfile, scales: tuple[float | None, float | None],
+) -> np.ndarray:  # fmt: skip
+    """Run csrc/nn.c's forward ``name`` (``taps`` source indices per output index) on float32 (N, C, H, W):
+    its planes as N*C (``per_plane``) or its images and channels as N and C."""
+    op = {"upsample_bicubic": "upsample_bicubic2d", "upsample_bilinear": "upsample_bilinear2d"}[name]
+    if x.dtype != np.float32 or x.ndim != 4:
+        raise ParityError(f"{op}: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
+    if not np.isfinite(x).all():
+        raise ParityError(f"{op}: a NaN or infinity in the input (its propagation not modelled)")
+    n, c, h, w = x.shape
+    oh, ow = (int(v) for v in output_size)
+    sh = area_pixel_scale(h, oh, align_corners, scales[0])
+    sw = area_pixel_scale(w, ow, align_corners, scales[1])
+    out = np.empty((n, c, oh, ow), np.float32)
+    hi, wi = np.empty(taps * oh, np.int64), np.empty(taps * ow, np.int64)
+    hw, ww = np.empty(taps * oh, np.float32), np.empty(taps * ow, np.float32)
+    fn = getattr(load("nn"), name)
+    fn.restype = None
+    lead = (n * c,) if per_plane else (n, c)
+    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (*lead, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+    return out
+
+
 def upsample_bicubic2d(
     x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, float | None] = (None, None),
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bicubic2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size)."""
-    if x.dtype != np.float32 or x.ndim != 4:
-        raise ParityError(f"upsample_bicubic2d: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
-    if not np.isfinite(x).all():
-        raise ParityError("upsample_bicubic2d: a NaN or infinity in the input (its propagation not modelled)")
-    n, c, h, w = x.shape
-    oh, ow = (int(v) for v in output_size)
-    sh = area_pixel_scale(h, oh, align_corners, scales[0])
-    sw = area_pixel_scale(w, ow, align_corners, scales[1])
-    x = f32(x)
-    out = np.empty((n, c, oh, ow), np.float32)
-    hi, wi = np.empty(4 * oh, np.int64), np.empty(4 * ow, np.int64)
-    hw, ww = np.empty(4 * oh, np.float32), np.empty(4 * ow, np.float32)
-    fn = load("nn").upsample_bicubic
-    fn.restype = None
-    fn(profile.as_c(), ptr(x), ptr(out), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
-       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
-    return out
+    return _upsample_forward("upsample_bicubic", 4, True, x, output_size, align_corners, profile, scales)
 
 
 def upsample_bilinear2d(
     x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, float | None] = (None, None),
 ) -> np.ndarray:  # fmt: skip
-    """aten.upsample_bilinear2d (not antialiased) of a float32 channels-first (N, C, H, W) input to
-    (N, C, *output_size): ATen's per-element kernel (the caller refuses the inputs that take its
-    channels-last one); measured on x86 only."""
-    if x.dtype != np.float32 or x.ndim != 4:
-        raise ParityError(f"upsample_bilinear2d: float32 (N, C, H, W) only, not {x.dtype}{list(x.shape)}")
+    """aten.upsample_bilinear2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size) by
+    ATen's channels-last kernel (the caller refuses the sizes and layouts that take its non-separable
+    one); measured on x86 only."""
     if profile.aarch64:
         raise ParityError("upsample_bilinear2d is reproduced on x86 only (not measured on Linux arm64)")
-    if not np.isfinite(x).all():
-        raise ParityError("upsample_bilinear2d: a NaN or infinity in the input (its propagation not modelled)")
-    n, c, h, w = x.shape
-    oh, ow = (int(v) for v in output_size)
-    sh = _area_pixel_scale(h, oh, align_corners, scales[0])
-    sw = _area_pixel_scale(w, ow, align_corners, scales[1])
-    out = np.empty((n, c, oh, ow), np.float32)
-    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
-    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
-    fn = load("nn").upsample_bilinear
-    fn.restype = None
-    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n, c, h, w, oh, ow)), ctypes.c_float(sh),
-       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
-    return out
+    return _upsample_forward("upsample_bilinear", 2, False, x, output_size, align_corners, profile, scales)
 
 
 def upsample_bicubic2d_backward(
