@@ -115,6 +115,33 @@ def test_safe_softmax(shape: tuple[int, int, int, int], seed: int, threads: int)
 
 @SETTINGS
 @given(
+    outer=st.integers(1, 4),
+    dim_size=st.integers(1, 40),
+    inner=st.one_of(st.integers(2, 70), st.integers(70, 600)),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_softmax_over_another_dim(outer: int, dim_size: int, inner: int, seed: int, threads: int) -> None:
+    """softmax over the middle dim of (outer, dim, inner), as ZoeDepth's bins over the channels of an image:
+    ATen's column kernel, whose vector and scalar columns (SLEEF's exp and the C library's on AVX2) the
+    thread split decides (any two columns may part); inner sizes off the 8 lanes."""
+    use_threads(threads)
+    x = normal32(np.random.default_rng(seed), (outer, dim_size, inner), 4.0)
+    assert_bits_equal("out", torch.softmax(as_tensor(x), 1).numpy(), rows.softmax_dim(x, 1, live_profile()))
+
+
+def test_softmax_over_another_dim_refuses_what_is_not_measured() -> None:
+    from harness.core.errors import ParityError
+    from harness.impl.profiles import get_profile
+
+    x = np.ones((2, 3, 4), np.float32)
+    for name in ("x86-avx512", "arm64-neon"):
+        with pytest.raises(ParityError, match="default and avx2 builds only"):
+            rows.softmax_dim(x, 1, get_profile(name, 1))
+
+
+@SETTINGS
+@given(
     n=st.integers(1, 5),
     c_g=st.sampled_from([(1, 1), (4, 2), (6, 1), (12, 1), (12, 3), (16, 2), (23, 1), (32, 4), (64, 8), (40, 2)]),
     hxw=st.one_of(st.integers(1, 20), st.integers(20, 300)),

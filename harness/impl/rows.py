@@ -30,6 +30,7 @@ def _lib() -> ctypes.CDLL:
         lib.layer_norm_forward.argtypes = [Profile, _P, _P, _P, _I64, _I64, ctypes.c_float, _P, _P, _P]
         lib.layer_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _P, _I64, _I64, _P, _P, _P, _P]
         lib.softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P]
+        lib.softmax_dim_forward.argtypes = [Profile, _P, _I64, _I64, _I64, _P]
         lib.log_softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P, _P]
         lib.softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P]
         lib.log_softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P, _P]
@@ -220,6 +221,24 @@ def softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
     m, n = _rows(x)
     y = np.empty_like(x)
     _lib().softmax_forward(profile.as_c(), ptr(x), m, n, ptr(y))
+    return y
+
+
+def softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
+    """``torch.softmax(x, dim)``: the last dim by ``softmax``, another by ATen's ``_vec_softmax`` (measured
+    at the default and avx2 builds only: avx512's lanes and arm64 refused)."""
+    if x.ndim == 0 or dim % x.ndim == x.ndim - 1:
+        return softmax(x, profile)
+    dim = dim % x.ndim
+    if profile.aten not in ("default", "avx2"):
+        raise ParityError(
+            "softmax over a dim other than the last is reproduced at the default and avx2 builds only, "
+            f"not {profile.aten}"
+        )
+    x = f32(x)
+    outer, inner = int(np.prod(x.shape[:dim])), int(np.prod(x.shape[dim + 1 :]))
+    y = np.empty_like(x)
+    _lib().softmax_dim_forward(profile.as_c(), ptr(x), outer, x.shape[dim], inner, ptr(y))
     return y
 
 

@@ -27,7 +27,7 @@ Replay = Callable[[Arrays, Args, KernelProfile], dict[str, np.ndarray]]
 KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "native_layer_norm": ("layer_norm", ("capability",)),
     "native_layer_norm_backward": ("layer_norm", ("threads", "capability", "torch_version")),
-    "_softmax": ("softmax", ("capability",)),
+    "_softmax": ("softmax", ("capability", "threads")),  # threads: over a dim that is not the last
     "_softmax_backward_data": ("softmax", ("capability", "threads", "torch_version")),
     "_safe_softmax": ("softmax", ("capability",)),
     "_log_softmax": ("log_softmax", ("capability",)),
@@ -150,6 +150,15 @@ def _rows_forward(kind: str) -> Replay:
         return {"out": getattr(rows, kind)(t["self"], p)}
 
     return run
+
+
+def _softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """softmax over any dim: the last by ATen's row kernel, another by its column kernel."""
+    from harness.impl.rows import softmax_dim
+
+    if a.get("half_to_float"):
+        raise ParityError("the impl reproduces float32 _softmax only (not half_to_float)")
+    return {"out": softmax_dim(t["self"], int(a["dim"]), p)}
 
 
 def _safe_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -832,7 +841,7 @@ REPLAYS: dict[str, Replay] = {
     "randn": _randn,
     "native_layer_norm": _layer_norm,
     "native_layer_norm_backward": _layer_norm_backward,
-    "_softmax": _rows_forward("softmax"),
+    "_softmax": _softmax,
     "_softmax_backward_data": _rows_backward("softmax"),
     "_safe_softmax": _safe_softmax,
     "where": _where,

@@ -357,6 +357,53 @@ void softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, float *y
     }
 }
 
+/* _vec_softmax (SoftMaxKernel.cpp), float, a softmax over a dim that is not the last: x/y (O, D, I),
+ * O the dims before, D the softmax dim, I > 1 the dims after. ATen's parallel_for splits the O*I
+ * columns (grain std::min(GRAIN_SIZE / D, 1): any two columns may part); each thread walks its range
+ * [begin, end) from begin: where L = lanes (8; the caller refuses avx512 and arm64) columns fit both
+ * in the row of I (inner + L <= I) and in the range (idx + L <= end), a vector of L columns: max over d by vec::maximum, e = Vectorized exp(x - max) stored (SLEEF expf_u10
+ * in the AVX2 object, the C library's expf per lane in the default one), sum = 0 + e over d in order,
+ * y = e / sum; else a run of scalar columns up to the range's end or the row's: std::max over d, e =
+ * std::exp(x - max) (the C library's expf at every level), sum = 0 + e in order, y = e / sum. So the
+ * thread count moves the vector/scalar boundary, and the level the vector lanes' exp. */
+static void softmax_dim_column(const profile_t *p, int vec, const float *x, float *y, int64_t D, int64_t I) {
+    float m = x[0];
+    for (int64_t d = 1; d < D; d++) {
+        const float v = x[d * I];
+        if (vec) m = (m != m || v != v) ? m + v : (v > m ? v : m); /* vec::maximum propagates NaN */
+        else m = m < v ? v : m;                                       /* std::max(m, v) */
+    }
+    float sum = 0.0f;
+    for (int64_t d = 0; d < D; d++) {
+        const float e = vec && p->aten ? sleef_expf_u10(x[d * I] - m) : glibc_expf(x[d * I] - m);
+        y[d * I] = e;
+        sum = sum + e;
+    }
+    for (int64_t d = 0; d < D; d++) y[d * I] = y[d * I] / sum;
+}
+
+void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int64_t I, float *y) {
+    if (O * I <= 0 || D <= 0) return;
+    const int64_t L = p.lanes, n = O * I;
+    const int64_t grain = GRAIN_SIZE / D < 1 ? GRAIN_SIZE / D : 1; /* std::min(GRAIN_SIZE / D, 1) */
+    for (int64_t tid = 0; tid < p.threads; tid++) {
+        int64_t begin, end;
+        if (!parallel_chunk(0, n, grain, p.threads, tid, &begin, &end)) continue;
+        int64_t idx = begin;
+        while (idx < end) {
+            const int64_t outer = idx / I, inner = idx % I;
+            const int vec = inner + L <= I && idx + L <= end;
+            const int64_t run = vec ? L : (idx + L > end ? end - idx : I - inner);
+            for (int64_t k = 0; k < run; k++) {
+                const int64_t o = (idx + k) / I, i = (idx + k) % I;
+                softmax_dim_column(&p, vec, x + o * D * I + i, y + o * D * I + i, D, I);
+            }
+            (void)outer;
+            idx += run;
+        }
+    }
+}
+
 static void softmax_grad_row(const float *restrict g, const float *restrict y, float s, int64_t n, float *restrict gx) {
     FOR_ROW(j, n, gx[j] = (g[j] - s) * y[j]);
 }
