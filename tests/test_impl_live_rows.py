@@ -122,12 +122,20 @@ def test_safe_softmax(shape: tuple[int, int, int, int], seed: int, threads: int)
     threads=THREADS,
 )
 def test_softmax_over_another_dim(outer: int, dim_size: int, inner: int, seed: int, threads: int) -> None:
-    """softmax over the middle dim of (outer, dim, inner), as ZoeDepth's bins over the channels of an image:
-    ATen's column kernel, whose vector and scalar columns (SLEEF's exp and the C library's on AVX2) the
-    thread split decides (any two columns may part); inner sizes off the 8 lanes."""
+    """softmax over the middle dim of (outer, dim, inner), as ZoeDepth's bins over the channels of an image,
+    and its backward: ATen's column kernels, the forward's vector and scalar columns (SLEEF's exp and the
+    C library's on AVX2) decided by the thread split (any two columns may part), the backward's sums by
+    chunks of columns; inner sizes off the 8 lanes."""
     use_threads(threads)
-    x = normal32(np.random.default_rng(seed), (outer, dim_size, inner), 4.0)
-    assert_bits_equal("out", torch.softmax(as_tensor(x), 1).numpy(), rows.softmax_dim(x, 1, live_profile()))
+    rng = np.random.default_rng(seed)
+    x, g = normal32(rng, (outer, dim_size, inner), 4.0), normal32(rng, (outer, dim_size, inner))
+    tx = as_tensor(x, True)
+    out = torch.softmax(tx, 1)
+    out.backward(as_tensor(g))
+    profile = live_profile()
+    y = rows.softmax_dim(x, 1, profile)
+    assert_bits_equal("out", out.detach().numpy(), y)
+    assert_bits_equal("grad_x", tx.grad.numpy(), rows.softmax_dim_backward(g, y, 1, profile))
 
 
 def test_softmax_over_another_dim_refuses_what_is_not_measured() -> None:
@@ -138,6 +146,8 @@ def test_softmax_over_another_dim_refuses_what_is_not_measured() -> None:
     for name in ("x86-avx512", "arm64-neon"):
         with pytest.raises(ParityError, match="default and avx2 builds only"):
             rows.softmax_dim(x, 1, get_profile(name, 1))
+        with pytest.raises(ParityError, match="default and avx2 builds only"):
+            rows.softmax_dim_backward(x, x, 1, get_profile(name, 1))
 
 
 @SETTINGS

@@ -130,15 +130,17 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "`_vec_softmax_lastdim` / `_vec_log_softmax_lastdim` and their backwards (SoftMaxKernel.cpp): max, "
             "`exp(x - max)`, sum, times `1/sum`; `(x - max) - log(sum)`; `_safe_softmax` is softmax with 0 for "
-            "rows entirely `-inf`; softmax over another dim (forward only): `_vec_softmax`, per column of the "
-            "(outer, dim, inner) view max, `exp(x - max)`, `0 + e` in order, `e / sum`, 8 columns at a time by "
-            "Vectorized where they fit in the thread's range and the row, the rest scalar"
+            "rows entirely `-inf`; softmax over another dim: `_vec_softmax`, per column of the (outer, dim, inner) "
+            "view max, `exp(x - max)`, `0 + e` in order, `e / sum`, 8 columns at a time by Vectorized where "
+            "they fit in the thread's range and the row, the rest scalar; its backward `_vec_softmax_backward`, "
+            "per chunk of columns `sum += g*y` over the dim, `gx = y * (g - sum)`"
         ),
         (
             "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "
             "vector only where it runs outside the OpenMP region (1 thread or 1 row), and on AVX2 only from torch "
             "2.13.0; over another dim the thread count (grain 1: each thread's range decides which columns take "
-            "the vector path, SLEEF's exp on AVX2, the C library's in the scalar columns)"
+            "the vector path, SLEEF's exp on AVX2, the C library's in the scalar columns), its backward's "
+            "`fma(g, y, sum)` on AVX2 (not the thread count)"
         ),
     ),
     (

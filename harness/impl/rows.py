@@ -31,6 +31,7 @@ def _lib() -> ctypes.CDLL:
         lib.layer_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _P, _I64, _I64, _P, _P, _P, _P]
         lib.softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P]
         lib.softmax_dim_forward.argtypes = [Profile, _P, _I64, _I64, _I64, _P]
+        lib.softmax_dim_backward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P, _P]
         lib.log_softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P, _P]
         lib.softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P]
         lib.log_softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P, _P]
@@ -240,6 +241,25 @@ def softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     y = np.empty_like(x)
     _lib().softmax_dim_forward(profile.as_c(), ptr(x), outer, x.shape[dim], inner, ptr(y))
     return y
+
+
+def softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
+    """Gradient of ``softmax_dim`` (output ``y``) for ``grad``: the last dim by ``softmax_backward``,
+    another by ATen's ``_vec_softmax_backward`` (measured at the default and avx2 builds only)."""
+    if y.ndim == 0 or dim % y.ndim == y.ndim - 1:
+        return softmax_backward(grad, y, profile)
+    if profile.aten not in ("default", "avx2"):
+        raise ParityError(
+            "softmax's backward over a dim other than the last is reproduced at the default and avx2 builds "
+            f"only, not {profile.aten}"
+        )
+    dim = dim % y.ndim
+    grad, y = f32(grad), f32(y)
+    outer, inner = int(np.prod(y.shape[:dim])), int(np.prod(y.shape[dim + 1 :]))
+    gx = np.empty_like(y)
+    scratch = np.empty(max(inner, 1), np.float32)
+    _lib().softmax_dim_backward(profile.as_c(), ptr(grad), ptr(y), outer, y.shape[dim], inner, ptr(gx), ptr(scratch))
+    return gx
 
 
 def safe_softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:

@@ -161,6 +161,12 @@ def _softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": softmax_dim(t["self"], int(a["dim"]), p)}
 
 
+def _softmax_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import softmax_dim_backward
+
+    return {"out": softmax_dim_backward(t["grad_output"], t["output"], int(a["dim"]), p)}
+
+
 def _safe_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.rows import safe_softmax
 
@@ -842,7 +848,7 @@ REPLAYS: dict[str, Replay] = {
     "native_layer_norm": _layer_norm,
     "native_layer_norm_backward": _layer_norm_backward,
     "_softmax": _softmax,
-    "_softmax_backward_data": _rows_backward("softmax"),
+    "_softmax_backward_data": _softmax_backward,
     "_safe_softmax": _safe_softmax,
     "where": _where,
     "masked_fill": _masked_fill,

@@ -404,6 +404,35 @@ void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int6
     }
 }
 
+/* _vec_softmax_backward (SoftMaxKernel.cpp), float, over a dim that is not the last: g/y/gx (O, D, I).
+ * The inner columns are cut into chunks of CHUNK = max(128 KiB / D / 4, L) rounded down to L = lanes;
+ * ATen's parallel_for hands whole (outer, chunk) blocks to threads, so the thread count does not reach
+ * the bits. Per block of `size` columns: sum = 0, then over d in order sum += g*y (the first size -
+ * size % L columns by Vectorized `sum_vec += g*y`, the rest by scalar code; the AVX2 object contracts
+ * both to fma(g, y, sum), measured), then gx = y * (g - sum). */
+void softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O, int64_t D, int64_t I, float *gx,
+                          float *sum) {
+    if (O * I <= 0 || D <= 0) return;
+    const int64_t L = p.lanes;
+    int64_t chunk = 128 * 1024 / D / 4;
+    if (chunk < L) chunk = L;
+    chunk = chunk / L * L;
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t start = 0; start < I; start += chunk) {
+            const int64_t size = I - start < chunk ? I - start : chunk, vec_end = size - size % L;
+            for (int64_t k = 0; k < size; k++) sum[k] = 0.0f;
+            for (int64_t d = 0; d < D; d++) {
+                const int64_t at = (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++)
+                    sum[k] = k < vec_end ? vcmadd(&p, g[at + k], y[at + k], sum[k]) : sfmadd(&p, g[at + k], y[at + k], sum[k]);
+            }
+            for (int64_t d = 0; d < D; d++) {
+                const int64_t at = (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) gx[at + k] = y[at + k] * (g[at + k] - sum[k]);
+            }
+        }
+}
+
 static void softmax_grad_row(const float *restrict g, const float *restrict y, float s, int64_t n, float *restrict gx) {
     FOR_ROW(j, n, gx[j] = (g[j] - s) * y[j]);
 }
