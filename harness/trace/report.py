@@ -32,9 +32,9 @@ differing outputs, live or not, as traces before version 3 still give).
 
 A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
 bits), "host-data" (a tensor made from NumPy or Python data by ``torch.tensor`` or ``torch.from_numpy``,
-ATen's ``lift_fresh``, holds
-other values: its "verification" the trace's proof, its knob "data made outside torch's ops") or
-"data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
+ATen's ``lift_fresh``, holds other values: its "verification" the trace's proof, its knob "data made
+outside torch's ops") or "data-flow" (the two runs read other tensors, each the same in both:
+harness.trace.reach),
 whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
 "b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
 aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
