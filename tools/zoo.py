@@ -47,6 +47,7 @@ MODELS = (
     "groupvit", "chameleon_vqgan", "superglue", "mobilevitv2", "rt_detr_v2",
     "kimi_linear", "bitnet", "doge", "parakeet", "blt",
     "d_fine", "mask2former", "zoedepth", "dab_detr", "efficientloftr",
+    "jetmoe", "hrm_text", "musicgen", "depth_pro",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

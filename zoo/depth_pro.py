@@ -1,0 +1,42 @@
+"""Depth Pro (Hugging Face transformers, tiny configuration): multi-scale patch encoding (the image
+resized bilinearly to each ratio, the larger cut into overlapping patches by `unfold`, all patches
+encoded as one batch by a ViT and merged back into a map with the overlaps trimmed), a DINOv2 over the
+whole image resized to one patch, transposed-convolution upsampling of each level, a feature-fusion
+decoder and a depth head ending in ReLU. The library has no training loss: the loss here is a
+scale-invariant log error against random depths."""
+
+import numpy as np
+import torch
+from common import run
+from transformers import DepthProConfig, DepthProForDepthEstimation
+
+SIZE = 32
+
+
+def build() -> DepthProForDepthEstimation:
+    def vit(model_type: str, hidden: int, heads: int, patch: int) -> dict:
+        return {
+            "model_type": model_type, "num_hidden_layers": 2, "hidden_size": hidden, "num_attention_heads": heads,
+            "intermediate_size": 2 * hidden, "patch_size": patch,
+        }  # fmt: skip
+
+    config = DepthProConfig(
+        patch_size=16, fusion_hidden_size=16, intermediate_hook_ids=[1, 0], intermediate_feature_dims=[8, 8],
+        scaled_images_ratios=[0.5, 1.0], scaled_images_overlap_ratios=[0.0, 0.25], scaled_images_feature_dims=[8, 8],
+        image_model_config=vit("dinov2", 16, 2, 4), patch_model_config=vit("vit", 16, 2, 4),
+        fov_model_config=vit("vit", 16, 2, 4), use_fov_model=False,
+    )  # fmt: skip
+    return DepthProForDepthEstimation(config)
+
+
+def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+    """Scale-invariant log error of the depth (batch 2) against random positive depths."""
+    pixels = torch.from_numpy(rng.standard_normal((2, 3, SIZE, SIZE)).astype(np.float32))
+    depth = model(pixel_values=pixels).predicted_depth
+    target = torch.from_numpy(rng.uniform(0.5, 5.0, tuple(depth.shape)).astype(np.float32))
+    d = torch.log(depth + 1e-3) - torch.log(target)
+    return (d**2).mean() - 0.5 * d.mean() ** 2
+
+
+if __name__ == "__main__":
+    run(build, loss_of)
