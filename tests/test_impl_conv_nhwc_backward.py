@@ -70,6 +70,30 @@ CASES = (
         "1e2f784715bcd1790a6267f1ef90cd5d4dab45f41f545c00385aa68f8644a5b6",
         "1526b184a0bbe22f47f480bfacbcb74312e8732adaa8b8c447627863af9fe9c2",
         "9d5a99f9e445cc42f547f3b47b2dea3d05fba387841a9083546c036bde71c61d")),
+    # ZoeDepth's projector 1x1s on 2 threads, past 64 channels: brgconv_1x1's grad_input one chain over the
+    # 128 output channels; jit_1x1's weights with their nxc blocking
+    (2, 16, 16, 16, 128, 1, 1, 1, 1, 0, 0, 1, 21, 2, (
+        "38c003a04b89fc05c46b9f6e83dab887292ab28303ab0e3fb742e46edd431a99",
+        "41a1a40a39658a092b39ea2f9029853748da8cfafee5944141a6cd4442a3c491",
+        "926913f6fb622f2c0d05e0b6cafea899e5bded8ec30b8b051f16f453b17ea483")),
+    (2, 128, 16, 16, 16, 1, 1, 1, 1, 0, 0, 1, 22, 2, (
+        "22d5a5532cd63dd9e7312ae3962014874f5cfb1d5284cf2be0b6ef492673c895",
+        "5234a16e6b7e3336fe8f6d33ec0a98286d4085afb5d74083105aa0fe1a72a4cd",
+        "8d8128a1fd47cc1af18a4ef68d6947a42193a488d04fa0261dce4934a2690a22")),
+    # 96 -> 200 channels, 16 images on 1 thread (oneDNN)
+    (16, 96, 6, 6, 200, 1, 1, 1, 1, 0, 0, 1, 23, 1, (
+        "776eed0f6bceb8a0f2d27b04346c639e8343503de826fb6766c4acf0a8766a78",
+        "f992a925b0b381f6a4effceb0fd061821189f88606b49bf98e06e3d935944dc0",
+        "3a584e7ba0af2ce060fe8377b50e973c8629933bab494c47f93a4d820a0fd902")),
+    # a padded 1x1 at stride 1: gemm:jit nspc for every pass (brgconv_1x1 and jit_1x1 take no padding)
+    (3, 20, 9, 7, 40, 1, 1, 1, 1, 1, 1, 1, 24, 2, (
+        "55634c17d72044f1e4d12a5473c40dd0c3f49d931edd7ea5b48812c27673878b",
+        "5ee866f214c31b76cccc0127c375810ac40cee0d0ee6aa2d065ce0106c44274c",
+        "cfb41dd5da792fef20421fe6b26fc41f4b31251b8ee1e088c4a59ed38bbc15c6")),
+    (2, 130, 8, 8, 70, 1, 1, 1, 1, 1, 1, 1, 25, 2, (
+        "9455ef8f3e6a5a3ede589f6814fc10af86acc64e62a6c4fc6ec1392e2bfeb43c",
+        "609d139001888246fceef54a4f92633d10a2ff604e989274e81be68e49585a02",
+        "f0b5abf5d7e492ed0f19198548e666c0d5478ed207c9fcc4ac85b1a4461889ce")),
 )  # fmt: skip
 
 
@@ -87,7 +111,8 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """What is not modelled raises ParityError: AVX-512, and at AVX2 more than 64 channels and 4 threads."""
+    """What is not modelled raises ParityError: AVX-512, and at AVX2 4 threads and more than 64 channels but
+    on a 1x1 kernel at stride 1 of up to 256."""
     x, w, dy = (
         np.zeros((2, 16, 8, 8), np.float32),
         np.zeros((16, 16, 3, 3), np.float32),
@@ -107,3 +132,8 @@ def test_refusals() -> None:
     with pytest.raises(ParityError, match="64 channels"):
         conv_nhwc_backward.conv2d_backward(dy8, wide, w80, (1, 1), (1, 1), 1, True,
                                            profile_for_capability("AVX2", 1, "x86_64"), (True,) * 3)  # fmt: skip
+    avx2 = profile_for_capability("AVX2", 2, "x86_64")
+    for x_shape, w_shape in (((2, 257, 4, 4), (16, 257, 1, 1)), ((2, 16, 4, 4), (300, 16, 1, 1))):
+        assert "64 channels" in conv_nhwc_backward.declines(x_shape, w_shape, (1, 1), (0, 0), 1, avx2)
+    assert "64 channels" in conv_nhwc_backward.declines((2, 80, 8, 8), (16, 80, 1, 1), (2, 2), (0, 0), 1, avx2)
+    assert conv_nhwc_backward.declines((2, 256, 4, 4), (256, 256, 1, 1), (1, 1), (1, 1), 1, avx2) == ""

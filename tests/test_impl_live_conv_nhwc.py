@@ -10,9 +10,9 @@ channels. The forward the impl models must match torch; what it does not model m
 
 ``LAID_OUT``, forward and backward: inputs laid out as models produce them, one pixel and one channel
 of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
-Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads) and 16 images of a 1x1 kernel
-(jit_1x1 at 1 thread): bit for bit at the baseline and AVX2 levels (a 3x3 kernel over the pooled
-pixel: gemm:jit's weights at AVX2).
+Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads), 16 images of a 1x1 kernel
+(jit_1x1 at 1 thread) and ZoeDepth's projector 1x1s (16 -> 128 -> 16 channels): bit for bit at the
+baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2).
 """
 
 from __future__ import annotations
@@ -63,6 +63,8 @@ LAID_OUT = (
     ("one_channel", (16, 1, 6, 5), (8, 1, 1, 1), 1, (0, 0), 1, False),
     ("channels_last", (2, 60, 8, 8), (60, 60, 1, 1), 1, (0, 0), 1, True),  # Swin2SR's 1x1
     ("channels_last", (16, 16, 8, 8), (16, 16, 1, 1), 1, (0, 0), 1, True),  # jit_1x1's weights at 1 thread
+    ("channels_last", (2, 16, 16, 16), (128, 16, 1, 1), 1, (0, 0), 1, True),  # ZoeDepth's projector, past 64
+    ("channels_last", (2, 128, 16, 16), (16, 128, 1, 1), 1, (0, 0), 1, True),
 )
 
 

@@ -29,8 +29,12 @@ At AVX2:
   (ker_vpad or blocks of one column: its ow_block search is not modelled). The ic block (grad_output's
   channels a call takes) is up to 40 vectors of 8 (conv._brg_bwd_ic_block): at most 64 output channels
   modelled, one block. Threads split the forward's images, rows and channel blocks, never the reduction.
-- backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain over the
-  output channels (one call; conv.py's jit_1x1 chain), on any thread count.
+- backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain from 0 over
+  the output channels (one brgemm call, ``_brg_bwd_data``), on any thread count: the forward it runs
+  keeps every output channel in one ic block (select_ic_block) past 64 too (measured to 256: one
+  chain, where blocks of 8 to 128 channels added gave other bits in every draw).
+- a padded 1x1 at stride 1: ``gemm:jit`` for grad_input and the weights (brgconv_1x1 and jit_1x1
+  take no padding): gemm_convolution.cpp's nspc passes as at SSE4.1 (below) with oneDNN's AVX2 sgemm.
 - backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search).
 - backward data, depthwise: ``jit_dw:avx2`` (conv_grouped.py: one fused chain over the taps).
 - backward weights, one group: ``jit:avx2`` (weights ABcd8b8a; jit_avx2_conv_kernel_f32.cpp
@@ -49,7 +53,11 @@ At AVX2:
   images (its buffers sized by the weights' job), the parts added. Against torch (1x1 convolutions
   of 16 to 320 channels, 4 to 40 pixels a side): 200 of 200 at 1 thread, 177 of 177 at 2 and at 4
   (the model called directly: the module declines more than 2 threads), both gradients bit for bit;
-  the blocked calls gave other bits in 553 of the 554. ``gemm:jit`` where jit:avx2's init_conf
+  the blocked calls gave other bits in 553 of the 554. Past 64 channels (65 to 256 on one side, 1 to
+  256 on the other, 4 to 32 pixels a side) with grad_input, every gradient bit for bit: 119 of 119
+  at 2 threads (1 to 4 images), 70 of 70 at 1 (16 to 18 images); padded by 1, through gemm:jit, 74
+  of 74 at 2 threads and 30 of 30 at 1 (where before a padded 1x1 up to 64 channels was modelled as
+  jit_1x1 and gave other bits in 22 of 30 draws). ``gemm:jit`` where jit:avx2's init_conf
   declines (a kernel taller than the input, a padding not below the kernel side, 14 columns or
   more): gemm_convolution.cpp's nspc weights as at SSE4.1 (below) with oneDNN's AVX2 sgemm
   (harness.impl.onednn_sgemm), grad_bias its 4 lanes alike (200 of 200 at 1 and at 2 threads where
@@ -89,7 +97,8 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   input, grad_input through col2im too.
 
 Refused (``declines``): AVX-512 and aarch64; groups other than 1 and depthwise; slow_conv2d per group;
-at AVX2 the cases named above, more than 64 channels and more than 2 threads; at SSE4.1 jit_dw's
+at AVX2 the cases named above, more than 64 channels (but on a 1x1 kernel at stride 1 of up to 256)
+and more than 2 threads; at SSE4.1 jit_dw's
 weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
 memory (harness.impl.conv_nhwc).
 """
@@ -106,6 +115,9 @@ from harness.impl import conv, conv_grouped, conv_nhwc
 from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, load, ptr
 from harness.impl.profiles import KernelProfile
+
+# the most channels (input or output) of a 1x1 convolution at stride 1 measured past 64 at AVX2
+_ONE_BY_ONE_CHANNELS = 256
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -212,6 +224,8 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
         g = conv._geometry(x_shape, w_shape, stride, padding)
         if (sh, sw) != (1, 1):
             data = "brgconv_strided:avx2"
+        elif one and (_ph, _pw) != (0, 0):  # brgconv_1x1 and jit_1x1 take no padding
+            return "gemm:jit", "gemm:jit"
         elif one:
             data = "brg_conv_bwd:avx2+brgconv_1x1:avx2"
         else:
@@ -253,7 +267,7 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
     oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
     if oh < 1 or ow < 1:
         return "empty output"
-    if oc > 64 or c > 64:
+    if (oc > 64 or c > 64) and not _one_by_one_measured(x_shape, w_shape, stride, padding, groups):
         return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
     data, weights = _avx2_kinds(x_shape, w_shape, stride, padding, groups, profile)
     for kind in (data, weights):
@@ -272,6 +286,19 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
         if nthr_mb > 1 and nthr_oh > 1:
             return "jit_dw nxc reduction over both images and rows not modelled"
     return ""
+
+
+def _one_by_one_measured(x_shape, w_shape, stride, padding, groups: int) -> bool:
+    """Whether a 1x1 convolution of one group at stride 1 lies within the channels measured past 64
+    (up to 256 on each side): unpadded, brgconv_1x1's grad_input (one chain over every output channel:
+    one ic block of the forward it runs) and jit_1x1's weights with their nxc blocking; padded,
+    gemm:jit's passes."""
+    return (
+        groups == 1
+        and tuple(w_shape[2:]) == (1, 1)
+        and tuple(stride) == (1, 1)
+        and max(x_shape[1], w_shape[0]) <= _ONE_BY_ONE_CHANNELS
+    )
 
 
 def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry) -> np.ndarray:
@@ -312,9 +339,11 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
     if groups == 1:
         g = conv._geometry(x.shape, w.shape, stride, padding)
         if mask[0]:
-            if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2":
+            if data in ("brg_conv_bwd:avx2+brg_conv_fwd:avx2", "brg_conv_bwd:avx2+brgconv_1x1:avx2"):
                 gx = _brg_bwd_data(dy, w, g)
-            else:  # brgconv_1x1 (jit_1x1's chain), brgconv_strided:avx2
+            elif data == "gemm:jit":  # a padded 1x1: gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
+                gx = _gemm_data(dy, w, g, threads, og.AVX2)
+            else:  # brgconv_strided:avx2
                 gx = conv.conv2d_backward(dy, x, w, stride, padding, False, prof, (True, False, False))[0]
         if weights == "jit_1x1:avx2":
             gw, gb = _jit_1x1_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
@@ -361,7 +390,8 @@ def _data_nspc_threads(g, threads: int, groups: int = 1) -> bool:
     )
 
 
-def _gemm_data(dy, w, g, threads):
+def _gemm_data(dy, w, g, threads, isa: str = og.SSE41):
+    """gemm:jit nspc grad_input (see the module's docstring) with oneDNN's sgemm at ``isa``."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks, os_ = kh * kw, oh * ow
     outer = _data_nspc_threads(g, threads)
@@ -373,7 +403,7 @@ def _gemm_data(dy, w, g, threads):
     for im in range(n):
         d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)  # op(B)[p, j] = d[p + j*oc]
         col = np.zeros(M * os_, np.float32)
-        conv_nhwc._sgemm(True, False, M, os_, oc, wf, oc, d, oc, 0, col, M, nthr_gemm)
+        conv_nhwc._sgemm(True, False, M, os_, oc, wf, oc, d, oc, 0, col, M, nthr_gemm, isa)
         if plain:
             gx[im] = col.reshape(h, wd, c).transpose(2, 0, 1)
         else:
