@@ -59,6 +59,27 @@ def run_case(case: tuple, seed: int) -> str:
     return "exact"
 
 
+# forward only, (images, in channels, out channels, H, W, seed): a padded 1x1 at stride 1, whose adjoint's
+# backward data oneDNN runs as gemm:jit (ONEDNN_VERBOSE: conv:any+gemm:jit), past 64 channels too; its
+# backward stays refused (brgconv_1x1's forward declines the padding)
+PADDED_1X1 = ((2, 50, 49, 8, 8, 51), (3, 90, 40, 6, 7, 52))
+
+
+def run_padded_1x1(case: tuple) -> str:
+    """The forward of a ``PADDED_1X1`` case: 'exact', 'refused' or 'other'."""
+    n, c, oc, h, w, seed = case
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, h, w, c)).astype(np.float32)).permute(0, 3, 1, 2)
+    wt, b = rng.standard_normal((c, oc, 1, 1)).astype(np.float32), rng.standard_normal(oc).astype(np.float32)
+    y = torch.nn.functional.conv_transpose2d(x, torch.from_numpy(wt), torch.from_numpy(b), stride=1, padding=1)
+    try:
+        got = conv_transpose.conv_transpose2d_nhwc(x.numpy(), wt, b, (1, 1), (1, 1), (0, 0), live_profile())
+    except ParityError:
+        return "refused"
+    same = np.array_equal(np.ascontiguousarray(got).view(np.uint32), y.contiguous().numpy().view(np.uint32))
+    return "exact" if same else "other"
+
+
 def _child() -> None:
     """Run in a fresh process: every case at 1 and 2 threads."""
     rows = []
@@ -67,6 +88,9 @@ def _child() -> None:
         for i, case in enumerate(CASES):
             want = "refused" if case[0] == 1 else "exact"
             rows.append({"case": f"{case} at {threads} threads", "want": want, "got": run_case(case, 41 + i)})
+        for case in PADDED_1X1:  # on 1 thread ATen's slow_conv_transpose2d (a 1x1 at stride 1): refused
+            want = "refused" if threads == 1 else "exact"
+            rows.append({"case": f"forward {case} at {threads} threads", "want": want, "got": run_padded_1x1(case)})
     print(json.dumps(rows))
 
 
