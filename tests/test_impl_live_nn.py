@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from harness.core.errors import ParityError
 from harness.impl import nn as impl_nn
 from harness.impl import pool as impl_pool
-from harness.impl.profiles import get_profile
 from harness.impl.strides import suggests_channels_last
 from harness.trace.impl_ops import REPLAYS, packet, replay
 from harness.trace.recorder import recording
@@ -770,8 +769,6 @@ def test_bilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
 
     with pytest.raises(ParityError, match="non-separable kernel"):
         _replays_match(large, {"upsample_bilinear2d"}, 1)
-    with pytest.raises(ParityError, match="not measured on Linux arm64"):
-        impl_nn.upsample_bilinear2d(bins.numpy(), (16, 16), True, get_profile("arm64-neon", 1))
 
 
 # -- upsample_bilinear2d backward ------------------------------------------------------------------

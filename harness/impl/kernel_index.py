@@ -779,7 +779,9 @@ ARM64: dict[str, str] = {
     ),
     "softmax": (
         "4 lanes (N1, V2) vs 8 (V1) and their sum trees; contraction in NEON-typed objects only; `x - max` of"
-        " an infinite row gives `+qNaN`; over a dim other than the last not measured on arm64: refused"
+        " an infinite row gives `+qNaN`; over a dim other than the last 4 (N1, V2) or 8 (V1) columns a vector"
+        " with SLEEF's expf, the scalar columns aarch64 expf (the thread count moves them), `+qNaN` likewise;"
+        " its backward's `sum += g*y` fused in the NEON-typed objects and in scalar columns, not in V1's vectors"
     ),
     "cross_entropy": "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`",
     "sdpa": (
@@ -929,7 +931,9 @@ ARM64: dict[str, str] = {
     "im2col": ARM64_INDEXING,
     "upsample_bilinear2d": (
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
-        " thread count; a channels-last gradient refused as on x86; the forward not measured on arm64: refused"
+        " thread count; a channels-last gradient refused as on x86; forward: vectors of 4 channels (N1, V2)"
+        " contracted as `fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11)))` (the other inner product than"
+        " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count"
     ),
 }
 

@@ -435,9 +435,7 @@ def upsample_bilinear2d(
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bilinear2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size) by
     ATen's channels-last kernel (the caller refuses the sizes and layouts that take its non-separable
-    one); measured on x86 only."""
-    if profile.aarch64:
-        raise ParityError("upsample_bilinear2d is reproduced on x86 only (not measured on Linux arm64)")
+    one); measured on x86 and the Linux arm64 builds."""
     return _upsample_forward("upsample_bilinear", 2, False, x, output_size, align_corners, profile, scales)
 
 

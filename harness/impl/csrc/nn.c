@@ -762,8 +762,12 @@ static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale
  * x00*w00 + (x01*w01 + (x10*w10 + x11*w11)), which the AVX2 object (measured) contracts innermost
  * first, fma(x00, w00, fma(x01, w01, fma(x11, w11, x10*w10))); the remaining C % lanes channels by the scalar
  * x00*w00 + x01*w01 + x10*w10 + x11*w11 from the left, contracted (measured) to fma(x11, w11,
- * fma(x10, w10, fma(x00, w00, x01*w01))). The default object fuses nothing. ATen splits the images over threads (each output element computed on its
- * own), so the thread count does not reach the bits. */
+ * fma(x10, w10, fma(x00, w00, x01*w01))). The default object fuses nothing. On aarch64 (measured on
+ * emulated Neoverse N1, V1, V2) the vector lanes are 4 in the NEON-typed objects (N1, V2), contracted
+ * with the other inner product fused, fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11))), and 8 in
+ * V1's SVE256 object, not contracted; the scalar channels as on AVX2 (contracted alike). ATen splits the
+ * images over threads (each output element computed on its own), so the thread count does not reach
+ * the bits. Shapes: x (N, C, H, W) read at the four taps, out (N, C, OH, OW). */
 void upsample_bilinear(profile_t p, const float *x, float *out, int64_t N, int64_t C, int64_t H, int64_t W,
                        int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi, float *hw,
                        int64_t *wi, float *ww) {
@@ -782,7 +786,8 @@ void upsample_bilinear(profile_t p, const float *x, float *out, int64_t N, int64
                     const float x10 = plane[h1 * W + c0], x11 = plane[h1 * W + c1];
                     float o;
                     if (c < vec_end) {
-                        o = vcmadd(&p, x11, w11, x10 * w10);
+                        /* the innermost product GCC fused: the second on x86, the first on aarch64 */
+                        o = is_arm(&p) ? vcmadd(&p, x10, w10, x11 * w11) : vcmadd(&p, x11, w11, x10 * w10);
                         o = vcmadd(&p, x01, w01, o);
                         o = vcmadd(&p, x00, w00, o);
                     } else {

@@ -360,12 +360,16 @@ void softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, float *y
 /* _vec_softmax (SoftMaxKernel.cpp), float, a softmax over a dim that is not the last: x/y (O, D, I),
  * O the dims before, D the softmax dim, I > 1 the dims after. ATen's parallel_for splits the O*I
  * columns (grain std::min(GRAIN_SIZE / D, 1): any two columns may part); each thread walks its range
- * [begin, end) from begin: where L = lanes (8; the caller refuses avx512 and arm64) columns fit both
+ * [begin, end) from begin: where L = lanes (8 on x86, the caller refusing avx512; 4 in aarch64's
+ * NEON-typed objects, N1 and V2, 8 in V1's SVE256 one) columns fit both
  * in the row of I (inner + L <= I) and in the range (idx + L <= end), a vector of L columns: max over d by vec::maximum, e = Vectorized exp(x - max) stored (SLEEF expf_u10
  * in the AVX2 object, the C library's expf per lane in the default one), sum = 0 + e over d in order,
  * y = e / sum; else a run of scalar columns up to the range's end or the row's: std::max over d, e =
  * std::exp(x - max) (the C library's expf at every level), sum = 0 + e in order, y = e / sum. So the
- * thread count moves the vector/scalar boundary, and the level the vector lanes' exp. */
+ * thread count moves the vector/scalar boundary, and the level the vector lanes' exp. On aarch64
+ * (measured under emulation) the vector lanes' exp is SLEEF's advsimd/SVE expf_u10 (sleef_expf_u10's
+ * bits), the scalar columns' aarch64 expf (glibc_expf's bits), and x - max of an infinite max gives the
+ * default NaN +qNaN (arm_sub). Nothing to contract. */
 static void softmax_dim_column(const profile_t *p, int vec, const float *x, float *y, int64_t D, int64_t I) {
     float m = x[0];
     for (int64_t d = 1; d < D; d++) {
@@ -375,7 +379,8 @@ static void softmax_dim_column(const profile_t *p, int vec, const float *x, floa
     }
     float sum = 0.0f;
     for (int64_t d = 0; d < D; d++) {
-        const float e = vec && p->aten ? sleef_expf_u10(x[d * I] - m) : glibc_expf(x[d * I] - m);
+        const float t = is_arm(p) ? arm_sub(x[d * I], m) : x[d * I] - m;
+        const float e = vec && p->aten ? sleef_expf_u10(t) : glibc_expf(t);
         y[d * I] = e;
         sum = sum + e;
     }
@@ -409,7 +414,8 @@ void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int6
  * ATen's parallel_for hands whole (outer, chunk) blocks to threads, so the thread count does not reach
  * the bits. Per block of `size` columns: sum = 0, then over d in order sum += g*y (the first size -
  * size % L columns by Vectorized `sum_vec += g*y`, the rest by scalar code; the AVX2 object contracts
- * both to fma(g, y, sum), measured), then gx = y * (g - sum). */
+ * both to fma(g, y, sum), measured; on aarch64, measured, the NEON-typed objects (N1, V2, L = 4) both,
+ * V1's SVE256 object (L = 8) the scalar columns only: vcmadd / sfmadd), then gx = y * (g - sum). */
 void softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O, int64_t D, int64_t I, float *gx,
                           float *sum) {
     if (O * I <= 0 || D <= 0) return;
