@@ -54,6 +54,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "dmath.h"
+
 typedef struct {
     float r, i;
 } cpx;
@@ -586,14 +588,22 @@ static void dft7(const cpx a[7], int sign, cpx out[7]) {
     for (int k = 1; k <= 3; k++) {
         float c[4], sn[4];
         for (int j = 1; j <= 3; j++) {
-            c[j] = (float)cos(2.0 * FFT_PI * ((j * k) % 7) / 7);
-            sn[j] = (float)sin(2.0 * FFT_PI * ((j * k) % 7) / 7);
+            double sd, cd; /* dmath.h's correctly rounded sin and cos: never the host's libm */
+            dm_sincos(2.0 * FFT_PI * ((j * k) % 7) / 7, &sd, &cd);
+            c[j] = (float)cd, sn[j] = (float)sd;
         }
         const cpx m = cadd(a[0], cadd(cadd(cscale(t[1], c[1]), cscale(t[2], c[2])), cscale(t[3], c[3])));
         const cpx v = cadd(cadd(cscale(u[1], sn[1]), cscale(u[2], sn[2])), cscale(u[3], sn[3]));
         out[k] = cadd_rot(m, v, sign);
         out[7 - k] = cadd_rot(m, v, -sign);
     }
+}
+
+/* cos x by dmath.h (correctly rounded, as glibc's: the host's libm is never called). */
+static double dm_cos_of(double x) {
+    double s, c;
+    dm_sincos(x, &s, &c);
+    return c;
 }
 
 /* cos and sin of 2pi*e/n (n a multiple of 4) as float32 from double, by quadrant from the first quarter
@@ -603,8 +613,8 @@ static void cs_n(int e, int n, float *c, float *s) {
     e %= n;
     if (e < 0) e += n;
     const int q = e / q4, r = e % q4;
-    const float a = r == 0 ? 1.0f : (float)cos(2.0 * FFT_PI * r / n);
-    const float b = r == 0 ? 0.0f : (float)cos(2.0 * FFT_PI * (q4 - r) / n);
+    const float a = r == 0 ? 1.0f : (float)dm_cos_of(2.0 * FFT_PI * r / n);
+    const float b = r == 0 ? 0.0f : (float)dm_cos_of(2.0 * FFT_PI * (q4 - r) / n);
     const float cv[4] = {a, -b, -a, b}, sv[4] = {b, a, -b, -a};
     *c = cv[q], *s = sv[q];
 }
