@@ -258,7 +258,7 @@ def test_sleef_unary_ops_replay(backend: str, op: str, n: int, scale: int, seed:
     C library's in the default build), those past the last whole vector too, a strided view copied in
     chunks and mapped alike; the domain's edges (expm1: both sides of SLEEF's +inf and -1 bounds),
     infinities and NaNs included. AVX-512 is not measured: refused."""
-    from harness.impl.unary import SLEEF_BUILDS
+    from harness.impl.profiles import MEASURED_BUILDS
 
     use_threads(threads)
     scales, edges = SLEEF_UNARY[op]
@@ -272,7 +272,7 @@ def test_sleef_unary_ops_replay(backend: str, op: str, n: int, scale: int, seed:
         getattr(torch, op)(x[::2])
         getattr(x.clone(), f"{op}_")()
 
-    if live_profile().aten in SLEEF_BUILDS:
+    if live_profile().aten in MEASURED_BUILDS:
         _replays_match(backend, program, {op, f"{op}_"}, 3)
         return
     with pytest.raises(ParityError, match="builds only, not "):

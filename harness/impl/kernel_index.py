@@ -416,8 +416,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "nearest-exact's generic forward: the AVX2 object contracts its source to `fma(scale, i + 0.5, "
-            "-0.5)` (2 -> 41: output 20 reads element 1 at avx2, 0 at default); otherwise nothing (a gather; "
-            "the backward's additions in the outputs' order; not the thread count or the layout)"
+            "-0.5)` (2 -> 41: output 20 reads element 1 at avx2, 0 at default; AVX-512's object not measured: "
+            "refused there); otherwise nothing (a gather; the backward's additions in the outputs' order; not the "
+            "thread count or the layout)"
         ),
     ),
     (

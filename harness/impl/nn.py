@@ -51,11 +51,9 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile, ru
 
 def _halves(x: np.ndarray, dim: int, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
     """glu's halves of ``x`` along ``dim``, each C-contiguous float32; refused where glu is not measured."""
-    if profile.aten == "avx512" or profile.torch != "2.13.0":
-        raise ParityError(
-            "glu is measured at the x86 default and avx2 levels and on Linux arm64 under torch 2.13.0 only,"
-            f" not {profile.label}"
-        )
+    profile.refuse_unmeasured("glu")
+    if profile.torch != "2.13.0":
+        raise ParityError(f"glu is measured under torch 2.13.0 only, not {profile.label}")
     x = f32(x)
     if profile.aarch64 and bool(np.isnan(x).any()):
         raise ParityError("glu of NaN inputs on Linux arm64 is not measured: refused")

@@ -379,6 +379,8 @@ def upsample_nearest(
         rule = NEAREST_EXACT_IDX if exact else NEAREST_IDX
     else:
         rule = NEAREST_EXACT_GENERIC if exact else NEAREST_GENERIC
+    if rule == NEAREST_EXACT_GENERIC:  # its source index contracted or not: by the build's compiler
+        profile.refuse_unmeasured("nearest-exact upsampling's generic forward")
     sizes = zip(x.shape[2:], output_size, scales, strict=True)
     idx = [nearest_source(n, int(o), s, rule, profile) for n, o, s in sizes]
     return np.ascontiguousarray(f32(x)[(slice(None), slice(None), *np.ix_(*idx))])

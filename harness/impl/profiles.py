@@ -62,6 +62,11 @@ RELEASE_CHANGES: dict[tuple[str, str], dict[str, str]] = {
 }
 
 
+# the kernels' builds this project's hosts have measured the newer kernels on (no AVX-512 host since):
+# an op reproduced from measurements alone refuses the others (KernelProfile.refuse_unmeasured)
+MEASURED_BUILDS = ("default", "avx2", "neon", "sve")
+
+
 @dataclass(frozen=True)
 class KernelProfile:
     name: str
@@ -97,6 +102,11 @@ class KernelProfile:
         """Whether MKL's calls take one of its Intel code paths (SSE4.2, AVX2, AVX-512), whose products
         inside a parallel region read the calling pool thread's own MKL thread count."""
         return self.blas in (MKL_SSE42, MKL_AVX2, MKL_AVX512)
+
+    def refuse_unmeasured(self, what: str) -> None:
+        """ParityError where ``what``, reproduced from measurements, runs a build none measured (AVX-512)."""
+        if self.aten not in MEASURED_BUILDS:
+            raise ParityError(f"{what} is reproduced at the {', '.join(MEASURED_BUILDS)} builds only, not {self.aten}")
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:

@@ -94,8 +94,7 @@ def logsumexp(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: Kernel
     on), empty arrays and the profile not measured (AVX-512) are refused."""
     from harness.impl.unary import forward
 
-    if profile.aten == "avx512":
-        raise ParityError(f"logsumexp is measured on x86 default and avx2 and on Linux arm64 only, not {profile.label}")
+    profile.refuse_unmeasured("logsumexp")
     x = _c32(x)
     red = _norm_dims(x.ndim, dims)
     if x.size == 0:

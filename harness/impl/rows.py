@@ -231,11 +231,7 @@ def softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     if x.ndim == 0 or dim % x.ndim == x.ndim - 1:
         return softmax(x, profile)
     dim = dim % x.ndim
-    if profile.aten == "avx512":
-        raise ParityError(
-            "softmax over a dim other than the last is reproduced at the default, avx2 and arm64 builds only, "
-            f"not {profile.aten}"
-        )
+    profile.refuse_unmeasured("softmax over a dim other than the last")
     x = f32(x)
     outer, inner = int(np.prod(x.shape[:dim])), int(np.prod(x.shape[dim + 1 :]))
     y = np.empty_like(x)
@@ -249,11 +245,7 @@ def softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: Ker
     ones)."""
     if y.ndim == 0 or dim % y.ndim == y.ndim - 1:
         return softmax_backward(grad, y, profile)
-    if profile.aten == "avx512":
-        raise ParityError(
-            "softmax's backward over a dim other than the last is reproduced at the default, avx2 and arm64 "
-            f"builds only, not {profile.aten}"
-        )
+    profile.refuse_unmeasured("softmax's backward over a dim other than the last")
     dim = dim % y.ndim
     grad, y = f32(grad), f32(y)
     outer, inner = int(np.prod(y.shape[:dim])), int(np.prod(y.shape[dim + 1 :]))
