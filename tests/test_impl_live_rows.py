@@ -148,6 +148,14 @@ def test_softmax_over_another_dim_refuses_what_is_not_measured() -> None:
         rows.softmax_dim(x, 1, profile)
     with pytest.raises(ParityError, match="builds only, not avx512"):
         rows.softmax_dim_backward(x, x, 1, profile)
+    nan = x.copy()
+    nan[1, 2, 3] = np.nan
+    for name in ("x86-avx2", "arm64-neon"):
+        with pytest.raises(ParityError, match="of NaN inputs is not measured"):
+            rows.softmax_dim(nan, 1, get_profile(name, 2))
+        with pytest.raises(ParityError, match="of NaN inputs is not measured"):
+            rows.softmax_dim_backward(nan, x, 1, get_profile(name, 2))
+    assert rows.softmax_dim(nan, 2, get_profile("x86-avx2", 2)).shape == x.shape  # the last dim: the row kernel's
 
 
 @SETTINGS

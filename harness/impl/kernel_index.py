@@ -140,7 +140,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "vector only where it runs outside the OpenMP region (1 thread or 1 row), and on AVX2 only from torch "
             "2.13.0; over another dim the thread count (grain 1: each thread's range decides which columns take "
             "the vector path, SLEEF's exp on AVX2, the C library's in the scalar columns), its backward's "
-            "`fma(g, y, sum)` on AVX2 (not the thread count)"
+            "`fma(g, y, sum)` on AVX2 (not the thread count); NaN inputs there not measured: refused"
         ),
     ),
     (

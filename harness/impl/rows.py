@@ -233,6 +233,8 @@ def softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     dim = dim % x.ndim
     profile.refuse_unmeasured("softmax over a dim other than the last")
     x = f32(x)
+    if np.isnan(x).any():
+        raise ParityError("softmax over a dim other than the last of NaN inputs is not measured: refused")
     outer, inner = int(np.prod(x.shape[:dim])), int(np.prod(x.shape[dim + 1 :]))
     y = np.empty_like(x)
     _lib().softmax_dim_forward(profile.as_c(), ptr(x), outer, x.shape[dim], inner, ptr(y))
@@ -248,6 +250,8 @@ def softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: Ker
     profile.refuse_unmeasured("softmax's backward over a dim other than the last")
     dim = dim % y.ndim
     grad, y = f32(grad), f32(y)
+    if np.isnan(grad).any() or np.isnan(y).any():
+        raise ParityError("softmax's backward over a dim other than the last of NaN inputs is not measured: refused")
     outer, inner = int(np.prod(y.shape[:dim])), int(np.prod(y.shape[dim + 1 :]))
     gx = np.empty_like(y)
     scratch = np.empty(max(inner, 1), np.float32)
