@@ -103,6 +103,19 @@ def image_classification_loss(labels: int) -> Step:
     return loss_of
 
 
+def depth_estimation_loss(size: int, max_depth: float, eps: float | None = 1e-3) -> Step:
+    """The scale-invariant log error of a depth model's predicted depth on 2 random images of ``size``
+    against random positive depths in [0.5, ``max_depth``) (``eps`` added to the prediction first, if any)."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        depth = model(pixel_values=images(rng, batch=2, size=size)).predicted_depth
+        target = torch.from_numpy(rng.uniform(0.5, max_depth, tuple(depth.shape)).astype(np.float32))
+        d = torch.log(depth if eps is None else depth + eps) - torch.log(target)
+        return (d**2).mean() - 0.5 * d.mean() ** 2
+
+    return loss_of
+
+
 def video_classification_loss(labels: int, shape: tuple[int, ...] = (2, 4, 3, 16, 16)) -> Step:
     """The loss of a Hugging Face video classifier on a batch of random clips (batch, frames, 3, H, W)
     and labels."""

@@ -3,9 +3,7 @@ position embeddings resized bicubically) feeding a DPT-style neck (reassemble by
 convolutions, fusion blocks upsampled bilinearly with aligned corners) and a depth head upsampled
 bilinearly to the image and ending in ReLU; the loss a scale-invariant log error against random depths."""
 
-import numpy as np
-import torch
-from common import run
+from common import depth_estimation_loss, run
 from transformers import DepthAnythingConfig, DepthAnythingForDepthEstimation, Dinov2Config
 
 SIZE = 28
@@ -23,14 +21,7 @@ def build() -> DepthAnythingForDepthEstimation:
     return DepthAnythingForDepthEstimation(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """Scale-invariant log error of the predicted depth (batch 2) against random positive depths."""
-    pixels = torch.from_numpy(rng.standard_normal((2, 3, SIZE, SIZE)).astype(np.float32))
-    depth = model(pixel_values=pixels).predicted_depth
-    target = torch.from_numpy(rng.uniform(0.5, 2.0, tuple(depth.shape)).astype(np.float32))
-    d = torch.log(depth + 1e-3) - torch.log(target)
-    return (d**2).mean() - 0.5 * d.mean() ** 2
-
+loss_of = depth_estimation_loss(SIZE, 2.0)
 
 if __name__ == "__main__":
     run(build, loss_of)

@@ -5,9 +5,7 @@ whole image resized to one patch, transposed-convolution upsampling of each leve
 decoder and a depth head ending in ReLU. The library has no training loss: the loss here is a
 scale-invariant log error against random depths."""
 
-import numpy as np
-import torch
-from common import run
+from common import depth_estimation_loss, run
 from transformers import DepthProConfig, DepthProForDepthEstimation
 
 SIZE = 32
@@ -29,14 +27,7 @@ def build() -> DepthProForDepthEstimation:
     return DepthProForDepthEstimation(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """Scale-invariant log error of the depth (batch 2) against random positive depths."""
-    pixels = torch.from_numpy(rng.standard_normal((2, 3, SIZE, SIZE)).astype(np.float32))
-    depth = model(pixel_values=pixels).predicted_depth
-    target = torch.from_numpy(rng.uniform(0.5, 5.0, tuple(depth.shape)).astype(np.float32))
-    d = torch.log(depth + 1e-3) - torch.log(target)
-    return (d**2).mean() - 0.5 * d.mean() ** 2
-
+loss_of = depth_estimation_loss(SIZE, 5.0)
 
 if __name__ == "__main__":
     run(build, loss_of)

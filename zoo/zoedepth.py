@@ -7,9 +7,7 @@ a Stirling ``log_binom`` of constants, divided by a learned temperature and soft
 depth is the probability-weighted sum of the bin centres. The library has no training loss: the loss here
 is a scale-invariant log error against random depths."""
 
-import numpy as np
-import torch
-from common import run
+from common import depth_estimation_loss, run
 from transformers import ZoeDepthConfig, ZoeDepthForDepthEstimation
 
 SIZE = 32
@@ -29,14 +27,7 @@ def build() -> ZoeDepthForDepthEstimation:
     return ZoeDepthForDepthEstimation(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """Scale-invariant log error of the metric depth (batch 2) against random positive depths."""
-    pixels = torch.from_numpy(rng.standard_normal((2, 3, SIZE, SIZE)).astype(np.float32))
-    depth = model(pixel_values=pixels).predicted_depth
-    target = torch.from_numpy(rng.uniform(0.5, 5.0, tuple(depth.shape)).astype(np.float32))
-    d = torch.log(depth) - torch.log(target)
-    return (d**2).mean() - 0.5 * d.mean() ** 2
-
+loss_of = depth_estimation_loss(SIZE, 5.0, eps=None)
 
 if __name__ == "__main__":
     run(build, loss_of)
