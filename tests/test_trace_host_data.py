@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from harness.cli import main
@@ -169,3 +170,23 @@ def test_verify_cause_proves_the_kernel_root_beside_a_first_root_of_host_data(
     assert (first["op"], first["kind"], first["verified"]) == (LIFT, "host-data", False)
     assert (second["op"], second["kind"], second["knob"]) == ("aten.sum.default", "kernel", "intra-op thread count")
     assert second["verified"], second["verification"]
+
+
+def test_the_side_that_holds_the_kernel_roots_gives_them_beside_a_root_of_host_data(tmp_path: Path) -> None:
+    """B's trace holds the kernel root (op 1) in full; the host-data root (op 0) is never captured: B
+    gives the tensors without running anything (before, op 0 counted as missing and A's program ran)."""
+    from harness.formats.trace import Captured
+    from harness.trace.cause import capture_side
+    from harness.trace.diff import diff_traces
+
+    def program(mask: bytes, out: bytes) -> list[OpRecord]:
+        return [_op(0, LIFT, [("self", b"\0", -1)], [("out", mask)]),
+                _op(1, "aten.mm.default", [("self", b"x", -1)], [("out", out)])]  # fmt: skip
+
+    held = {1: Captured({"self": np.float32([1, 1])}, {"out": np.float32([2, 2])}, [])}
+    a = _trace(program(b"p", b"1"))
+    b = Trace(Path("t.h5"), {"provenance": {}, "trace_version": SOURCES_SINCE}, program(b"q", b"2"), held)
+    d = diff_traces(a, b)
+    assert [r.a.index for r in d.roots] == [0, 1]
+    assert capture_side(d) == "B"
+    assert capture_side(diff_traces(b, a)) == "A"

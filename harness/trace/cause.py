@@ -481,8 +481,10 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
 def capture_side(diff: TraceDiff) -> str:
     """Whose program gives the roots' tensors ("A" or "B"), the cheapest first: a trace that holds them
     in full (nothing runs), then a program of this host's architecture (run natively), then one traced on
-    an emulated arm64 core (run there again, minutes); A where neither can (its refusal is the verdict)."""
+    an emulated arm64 core (run there again, minutes); A where neither can (its refusal is the verdict).
+    Only the roots the impl replays count: those the trace shows (data flow, host data) are never captured."""
     roots = diff.roots or ([diff.root_cause] if diff.root_cause else [])
+    roots = [r for r in roots if trace_shown_cause(diff, r.a.index) is None]
 
     def cost(trace: Trace, side: str) -> int:
         if roots and all((r.a.index if side == "A" else r.b.index) in trace.captured for r in roots):
