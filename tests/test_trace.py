@@ -864,6 +864,34 @@ def test_non_contiguous_inputs_larger_than_the_hooks_buffer_are_digested_in_c_or
         assert np.float64(got.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), name
 
 
+def test_transposed_matrices_are_digested_in_c_order_tile_by_tile(backend: str) -> None:
+    """csrc/hook.cpp copies a view whose last two dims are a transposed matrix (w.t(), a batch of
+    k.transpose(-2, -1), a transposed slice with a leading dimension wider than its rows) 32 x 32
+    elements at a time into its buffer: the digests and sums are those of the view in C order, for
+    sizes off the tile, blocks of the buffer, one row or one column, rows of the buffer's 4 MiB and
+    longer (ATen's copy_ then, as for a view of other strides)."""
+    torch.manual_seed(2)
+    views = {
+        "t": torch.randn(37, 45).t(), "slice": torch.randn(70, 90)[3:66, 5:88].t(),
+        "batch": torch.randn(3, 5, 33, 17).transpose(-2, -1), "one_row": torch.randn(9, 5).t()[:1],
+        "one_col": torch.randn(9, 2).t()[:, 1:], "blocks": torch.randn(3000, 700).t(),
+        "wide": torch.randn(1 << 20, 3).t(), "wider": torch.randn((1 << 20) + 1, 2).t(),  # rows of 4 MiB, more
+        "strided": torch.randn(40, 64)[:, ::2].t(),
+    }  # fmt: skip
+    with recording() as tracer:
+        for view in views.values():
+            torch.neg(view)
+    _recorded_by(tracer, backend)
+    negs = [op for op in tracer.ops if op.op == "aten.neg.default"]
+    assert len(negs) == len(views)
+    for op, (name, view) in zip(negs, views.items(), strict=True):
+        dense = view.contiguous().numpy()
+        got = op.inputs[0]
+        assert got.digest == _digest(dense), name
+        want_sum = fingerprint_at(dense.ctypes.data, dense.nbytes, True)[1]
+        assert np.float64(got.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), name
+
+
 def test_a_foreach_ops_tensors_fingerprinted_on_several_threads_are_each_their_own(backend: str) -> None:
     """csrc/hook.cpp takes the fingerprints of an op's float32 inputs, and of its outputs, on ATen's
     threads where they are 4 MiB or more in all: each tensor still gets its own digest and sum, in its

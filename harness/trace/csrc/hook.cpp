@@ -352,14 +352,67 @@ Print from_python(PyObject *pair) {
     return p;
 }
 
+/* Rows [i0, i0 + rows) of a transposed matrix of 4-byte elements (the view's sizes (R, C), strides
+ * (1, ld): its row i is column i of the matrix at base) into dst in C order (rows x C), 8 x 8
+ * elements at a time through a tile in registers or L1: each tile reads 8 of the matrix's rows 32
+ * bytes each and writes 8 of dst's rows 32 bytes each, and the matrix's rows kAhead on are asked for
+ * before they are read. ATen's copy_ reads one element of each row in turn instead (a page walk and
+ * a cache miss each in a wide matrix; dst's rows a power of two apart share a cache set). Bytes
+ * only, no arithmetic. Timed by benchmarks/transposed_digest.py (docs/trace.md, Cost). */
+void transposed_rows(const uint32_t *base, int64_t ld, int64_t i0, int64_t rows, int64_t C, uint32_t *dst) {
+    constexpr int64_t kAhead = 32;
+    uint32_t tile[8][8];
+    for (int64_t j0 = 0; j0 < C; j0 += 8) {
+        const int64_t jn = std::min<int64_t>(8, C - j0);
+        for (int64_t a = 0; a < jn && j0 + kAhead + a < C; a++) {
+            const uint32_t *ahead = base + (j0 + kAhead + a) * ld + i0;
+            __builtin_prefetch(ahead);
+            __builtin_prefetch(ahead + rows - 1);
+        }
+        for (int64_t k0 = 0; k0 < rows; k0 += 8) {
+            const int64_t kn = std::min<int64_t>(8, rows - k0);
+            const uint32_t *src = base + j0 * ld + i0 + k0;
+            uint32_t *out = dst + k0 * C + j0;
+            if (jn == 8 && kn == 8) { /* whole tiles: fixed trip counts, unrolled */
+                for (int a = 0; a < 8; a++)
+                    for (int b = 0; b < 8; b++) tile[b][a] = src[a * ld + b];
+                for (int b = 0; b < 8; b++)
+                    for (int a = 0; a < 8; a++) out[b * C + a] = tile[b][a];
+                continue;
+            }
+            for (int64_t a = 0; a < jn; a++)
+                for (int64_t b = 0; b < kn; b++) out[b * C + a] = src[a * ld + b];
+        }
+    }
+}
+
 /* The C-order bytes of non-contiguous t into st, a block of whole rows (along dim 0) at a time copied
  * into the session's scratch buffer: the bytes t.contiguous() would hold, without making a tensor of
- * t's size (fresh pages from the kernel, each zeroed, for every large transposed operand). */
+ * t's size (fresh pages from the kernel, each zeroed, for every large transposed operand). A tensor
+ * whose last two dims are a transposed matrix of 4-byte elements (w.t(), k.transpose(-2, -1)) is
+ * copied by transposed_rows, matrix by matrix; any other by ATen's copy_. */
 void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
     const int64_t nbytes = (int64_t)t.nbytes();
     if (nbytes == 0) return;
     if (t.is_contiguous()) {
         fp_update(&st, static_cast<const uint8_t *>(t.const_data_ptr()), nbytes);
+        return;
+    }
+    if (!s.scratch.defined()) s.scratch = at::empty({kScratchBytes}, at::TensorOptions().dtype(at::kByte));
+    if (t.dim() >= 2 && t.element_size() == 4 && t.stride(-2) == 1 && t.size(-1) * 4 <= kScratchBytes) {
+        if (t.dim() > 2) {
+            for (int64_t i = 0; i < t.size(0); i++) stream_strided(s, st, t.select(0, i));
+            return;
+        }
+        const int64_t R = t.size(0), C = t.size(1), fit = kScratchBytes / (C * 4);
+        const int64_t block = fit >= 8 ? fit & ~int64_t(7) : fit; /* whole tiles where 8 rows fit */
+        const auto *base = static_cast<const uint32_t *>(t.const_data_ptr());
+        auto *dst = static_cast<uint32_t *>(s.scratch.data_ptr());
+        for (int64_t i0 = 0; i0 < R; i0 += block) {
+            const int64_t rows = std::min(block, R - i0);
+            transposed_rows(base, t.stride(1), i0, rows, C, dst);
+            fp_update(&st, reinterpret_cast<const uint8_t *>(dst), rows * C * 4);
+        }
         return;
     }
     const int64_t rows = t.dim() ? t.size(0) : 1, row_bytes = nbytes / rows;
@@ -368,7 +421,6 @@ void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
         return;
     }
     const int64_t block = t.dim() ? std::max<int64_t>(1, kScratchBytes / row_bytes) : 1;
-    if (!s.scratch.defined()) s.scratch = at::empty({kScratchBytes}, at::TensorOptions().dtype(at::kByte));
     for (int64_t i = 0; i < rows; i += block) {
         const at::Tensor part = t.dim() ? t.narrow(0, i, std::min(block, rows - i)) : t;
         const int64_t part_bytes = (int64_t)part.nbytes();
