@@ -48,7 +48,7 @@ MODELS = (
     "kimi_linear", "bitnet", "doge", "parakeet", "blt",
     "d_fine", "mask2former", "zoedepth", "dab_detr", "efficientloftr",
     "jetmoe", "hrm_text", "musicgen", "depth_pro",
-    "deberta", "mpnet", "tapas",
+    "deberta", "mpnet", "tapas", "yoso",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
