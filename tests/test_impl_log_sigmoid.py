@@ -68,3 +68,34 @@ def test_the_replay_refuses_other_dtypes_and_shapes_in_one_line() -> None:
     with pytest.raises(ParityError, match="leaky_relu_backward of operands of one shape only"):
         run("leaky_relu_backward", grad_output=x, self=x[:2])
     assert run("leaky_relu", self=-np.ones(4, np.float32))["out"].tolist() == [np.float32(-0.01)] * 4
+
+
+def test_bce_with_logits_replay_refuses_in_one_line() -> None:
+    """binary_cross_entropy_with_logits (log_sigmoid's forward, then ATen's own ops): the builds and
+    operands not measured are refused, and a mean over a NaN loss; a finite case gives the ops' bits."""
+    from harness.trace.impl_ops import replay
+
+    def run(cap: str, arch: str = "x86_64", reduction: int = 0, **tensors: np.ndarray) -> np.ndarray:
+        args = [{"name": name, "tensor": name} for name in tensors] + [{"name": "reduction", "value": reduction}]
+        op = "aten.binary_cross_entropy_with_logits.default"
+        return replay(op, tensors, args, profile_for_capability(cap, 1, arch))["out"]
+
+    x, t = np.array([-3.0, 0.0, 2.5, np.nan], np.float32), np.array([0.0, 1.0, 0.5, 1.0], np.float32)
+    with pytest.raises(ParityError, match="log_sigmoid is reproduced at the default, avx2, neon, sve builds only"):
+        run("AVX512", self=x, target=t)
+    with pytest.raises(ParityError, match="not measured on aarch64"):
+        run("SVE256", "aarch64", self=x, target=t)
+    with pytest.raises(ParityError, match="float32 tensors only, not float32, float64"):
+        run("AVX2", self=x, target=t.astype(np.float64))
+    with pytest.raises(ParityError, match="a target or weight not finite is not measured"):
+        run("AVX2", self=x, target=t, weight=np.array([1.0, np.inf, 1.0, 1.0], np.float32))
+    with pytest.raises(ParityError, match="reduction 3 is none of 0, 1, 2"):
+        run("AVX2", reduction=3, self=x, target=t)
+    with pytest.raises(ParityError, match="which NaN the mean or sum of its loss keeps is not modelled"):
+        run("AVX2", reduction=1, self=x, target=t)
+    # x NaN: both operands of the subtraction are NaN, and ATen's sub_ keeps log_sigmoid's (AVX2: all ones)
+    assert run("AVX2", self=x, target=t).view(np.uint32)[3] == 0xFFFFFFFF
+    assert run("DEFAULT", self=x, target=t).view(np.uint32)[3] == 0x7FC00000
+    out = run("AVX2", self=x[:3], target=t[:3])
+    ls, _ = unary.log_sigmoid_forward(x[:3], profile_for_capability("AVX2", 1, "x86_64"))
+    assert out.tolist() == ((np.float32(1) - t[:3]) * x[:3] - ls).tolist()

@@ -16,6 +16,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "silu",
     "softplus",
     "log_sigmoid",
+    "binary_cross_entropy_with_logits",
     "leaky_relu",
     "log1p",
     "lgamma",
@@ -278,6 +279,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "0xffffffff, the default build x quieted; the backward's `sign * q` is exact, so contraction changes "
             "no bit, but where a NaN buffer meets a NaN grad the AVX2 body's second vector of each step gives "
             "grad's NaN, elsewhere q's: the thread chunks and layout move it; AVX-512 not measured: refused"
+        ),
+    ),
+    (
+        ("binary_cross_entropy_with_logits",),
+        (
+            "`binary_cross_entropy_with_logits` (Loss.cpp), ATen's own ops: `ls = log_sigmoid(x)` (the "
+            "`log_sigmoid` row's forward), `ls *= (pos_weight - 1) * target + 1` where pos_weight is given, "
+            "`loss = (1 - target) * x - ls`, `loss *= weight` where given, then `mean()` or `sum()` of the "
+            "whole (the `sum` row's kernel) or no reduction; its backward is autograd's ops (sigmoid, sub, mul)"
+        ),
+        (
+            "`log_sigmoid`'s SLEEF vs C library exp and log1p (measured: other bits at default and avx2 from "
+            "64 elements); the thread count through the mean or sum only; AVX-512 not measured: refused"
         ),
     ),
     (
@@ -909,6 +923,7 @@ ARM64: dict[str, str] = {
         " the thread count moves the tails (N1); refused: a non-finite buffer through a strided operand's"
         " basic loop, rows shorter than the tensor on V2"
     ),
+    "binary_cross_entropy_with_logits": "not measured: refused",
     "leaky_relu": (
         "the x86 bits on every core and thread count (one product; NaNs quieted; a signalling grad where"
         " x > 0 quieted in the vector body only; `inf * 0` aarch64's `+qNaN`)"

@@ -90,6 +90,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "softplus_backward": ("softplus", ("capability", "threads")),
     "log_sigmoid_forward": ("log_sigmoid", ("capability",)),
     "log_sigmoid_backward": ("log_sigmoid", ("capability", "threads")),
+    "binary_cross_entropy_with_logits": ("binary_cross_entropy_with_logits", ("capability", "threads")),
     "leaky_relu": ("leaky_relu", ()),
     "leaky_relu_": ("leaky_relu", ()),
     "leaky_relu_backward": ("leaky_relu", ("threads",)),
@@ -364,6 +365,48 @@ def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
     g, x, buffer = _float32_operands(t, "log_sigmoid_backward", names)
     out = impl_nn.in_loop_order(a, names, [g, x, buffer], lambda xs, run: log_sigmoid_backward(*xs, p, run))
     return {"out": out}
+
+
+def _binary_cross_entropy_with_logits(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``binary_cross_entropy_with_logits`` (Loss.cpp), ATen's own ops in turn: ``ls = log_sigmoid(x)``
+    (its forward kernel), ``ls *= (pos_weight - 1) * target + 1`` where pos_weight is given, ``loss =
+    (1 - target) * x - ls``, ``loss *= weight`` where given, then ``mean()`` or ``sum()`` of the whole
+    (reduction 1, 2) or none (0). Each step one IEEE rounding per element, broadcast as ATen's; where x
+    is NaN both operands of the subtraction are, and ATen's ``sub_`` (``a + -1*b``, a fused multiply-add
+    on AVX2) gives log_sigmoid's NaN (measured at default and avx2). Targets and weights not finite are
+    refused (not measured), and a mean or sum over a NaN loss (which NaN it keeps is not modelled)."""
+    from harness.impl.nn import binary
+    from harness.impl.reduce import mean_dims, sum_dims
+    from harness.impl.unary import log_sigmoid_forward
+
+    x, target = _float32_operands(t, "binary_cross_entropy_with_logits", ("self", "target"))
+    reduction = a.get("reduction", 1)  # the schema's default, Mean
+    if reduction not in (0, 1, 2):
+        raise ParityError(f"binary_cross_entropy_with_logits: reduction {reduction!r} is none of 0, 1, 2")
+    extra = [t[name] for name in ("weight", "pos_weight") if name in t]
+    if any(w.dtype != np.float32 for w in extra):
+        raise ParityError("the impl reproduces binary_cross_entropy_with_logits of float32 weights only")
+    if not all(np.isfinite(v).all() for v in (target, *extra)):
+        raise ParityError("binary_cross_entropy_with_logits with a target or weight not finite is not measured")
+    if p.aarch64:  # the same ATen ops there, but never measured
+        raise ParityError("binary_cross_entropy_with_logits is not measured on aarch64: refused")
+    one = np.float32(1)
+    log_sig, _ = log_sigmoid_forward(x, p)
+    if "pos_weight" in t:
+        log_weight = binary("add", binary("mul", binary("sub", t["pos_weight"], one), target), one)
+        log_sig = binary("mul", log_sig, log_weight)
+    kept = binary("mul", binary("sub", np.ones_like(target), target), x)
+    loss = np.where(np.isnan(kept) & np.isnan(log_sig), log_sig, binary("sub", kept, log_sig))
+    if "weight" in t:
+        loss = binary("mul", loss, t["weight"])
+    if reduction == 0:
+        return {"out": loss}
+    if np.isnan(loss).any():
+        raise ParityError(
+            "binary_cross_entropy_with_logits: which NaN the mean or sum of its loss keeps is not modelled"
+        )
+    total = (mean_dims if reduction == 1 else sum_dims)(np.ascontiguousarray(loss), (), p)
+    return {"out": np.asarray(total, np.float32)}
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -879,6 +922,7 @@ REPLAYS: dict[str, Replay] = {
     "softplus_backward": _softplus_backward,
     "log_sigmoid_forward": _log_sigmoid_forward,
     "log_sigmoid_backward": _log_sigmoid_backward,
+    "binary_cross_entropy_with_logits": _binary_cross_entropy_with_logits,
     "leaky_relu": _leaky_relu,
     "leaky_relu_": _leaky_relu,
     "leaky_relu_backward": _leaky_relu_backward,
