@@ -923,3 +923,24 @@ def test_global_average_pool_replays_as_mean_in_memory_order(
         x.sum(dim=(0, 2, 3))
 
     _replays_match(program, {"mean", "sum"}, 2)
+
+
+def test_two_nans_with_other_payloads_are_refused_where_numpy_would_keep_the_other_one() -> None:
+    """ATen's add and sub keep the second operand's NaN where both are NaN (its fused ``a + 1*b``),
+    NumPy the first's in some lanes: the impl refuses such elements in one line; NaNs of one payload (quieted) and a
+    NaN beside a number keep that NaN, as ATen's do."""
+    first = np.full(40, 0x7FC00001, np.uint32).view(np.float32)
+    second = np.full(40, 0xFFC00002, np.uint32).view(np.float32)
+    got = torch.add(torch.from_numpy(first), torch.from_numpy(second)).numpy()
+    assert (got.view(np.uint32) == 0xFFC00002).all()  # torch's NaN: the second's
+    assert ((first + second).view(np.uint32) == 0x7FC00001).any()  # NumPy's: the first's, in some lanes
+    for op in ("add", "sub", "mul", "div"):
+        with pytest.raises(ParityError, match=f"^{op} of two NaNs with other payloads .*: refused$"):
+            impl_nn.binary(op, np.float32([1, 2, 3]) * first[:3], second[:1])
+    signalling = np.full(3, 0x7F800001, np.uint32).view(np.float32)  # quieted: 0x7fc00001, the first's
+    same = np.concatenate([first[:3], signalling, np.float32([2.5])])
+    other = np.concatenate([signalling, first[:3], np.float32([np.nan])])
+    for op in ("add", "mul"):
+        torch_op = getattr(torch, op)
+        want = torch_op(torch.from_numpy(same), torch.from_numpy(other)).numpy()
+        assert_bits_equal(op, want, impl_nn.binary(op, same, other))

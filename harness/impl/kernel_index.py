@@ -73,7 +73,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("add", "mul", "div"),
         "binary element-wise kernels (one rounding each); a broadcast operand's gradient through `sum`",
-        "nothing: one IEEE rounding per element (grad of a broadcast `b` follows `sum`)",
+        (
+            "nothing: one IEEE rounding per element (grad of a broadcast `b` follows `sum`); two NaNs of other "
+            "payloads at one element refused (ATen keeps the kernel's operand, not NumPy's)"
+        ),
     ),
     (
         ("exp", "log", "tanh"),

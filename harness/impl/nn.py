@@ -275,11 +275,19 @@ _BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divi
 def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
     """add, sub, mul, div of float32 tensors (broadcast) or a tensor and a Python number (cast to float
     first, as ATen wraps it): one IEEE rounding per element on every profile (alpha 1 only: ATen's
-    AVX2 ``a + 1*b`` fused multiply-add is exact)."""
+    AVX2 ``a + 1*b`` fused multiply-add is exact). Where both operands of an element are NaN with
+    other payloads (quieted), which one ATen keeps is its kernel's operand order, not NumPy's (add and
+    sub keep the second at default and avx2, mul either at default, by lane: measured): refused."""
     a = np.asarray(a)
     b = np.float32(b) if np.ndim(b) == 0 and not isinstance(b, np.ndarray) else np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"{op}: float32 operands only, not {a.dtype} and {b.dtype}")
+    both = np.isnan(a) & np.isnan(b)
+    if both.any():
+        quiet = np.uint32(0x00400000)
+        bits_a, bits_b = (np.broadcast_to(x, both.shape).view(np.uint32)[both] | quiet for x in (a, b))
+        if (bits_a != bits_b).any():
+            raise ParityError(f"{op} of two NaNs with other payloads (which one ATen keeps is not modelled): refused")
     with np.errstate(all="ignore"):
         return np.asarray(_BINARY[op](a, b), np.float32)
 

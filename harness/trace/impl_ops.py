@@ -396,7 +396,9 @@ def _binary_cross_entropy_with_logits(t: Arrays, a: Args, p: KernelProfile) -> d
         log_weight = binary("add", binary("mul", binary("sub", t["pos_weight"], one), target), one)
         log_sig = binary("mul", log_sig, log_weight)
     kept = binary("mul", binary("sub", np.ones_like(target), target), x)
-    loss = np.where(np.isnan(kept) & np.isnan(log_sig), log_sig, binary("sub", kept, log_sig))
+    both = np.isnan(kept) & np.isnan(log_sig)
+    zero = np.float32(0)
+    loss = np.where(both, log_sig, binary("sub", np.where(both, zero, kept), np.where(both, zero, log_sig)))
     if "weight" in t:
         loss = binary("mul", loss, t["weight"])
     if reduction == 0:
