@@ -49,6 +49,7 @@ MODELS = (
     "d_fine", "mask2former", "zoedepth", "dab_detr", "efficientloftr",
     "jetmoe", "hrm_text", "musicgen", "depth_pro",
     "deberta", "mpnet", "tapas", "yoso",
+    "decision_transformer", "time_series_transformer", "nemotron_h", "granitemoehybrid",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
