@@ -279,6 +279,38 @@ def test_sleef_unary_ops_replay(backend: str, op: str, n: int, scale: int, seed:
         _replays_match(backend, program, {op, f"{op}_"}, 3)
 
 
+@backends
+@settings(max_examples=6, deadline=None)
+@given(n=st.integers(1, 5000), scale=st.integers(0, 3), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 4))
+@example(n=19, scale=1, seed=0, threads=1)
+def test_digamma_and_the_lgamma_backward_replay(backend: str, n: int, scale: int, seed: int, threads: int) -> None:
+    """The Time Series Transformer's negative binomial likelihood runs ``lgamma``, whose backward is
+    ``digamma`` then ``mul``: ATen's calc_digamma per element (negatives reflected, the asymptotic series'
+    Horner step contracted in the AVX2 object only), whole, strided and in place, with poles, zeros,
+    infinities and NaNs. Measured on x86's default and avx2 builds only: elsewhere refused."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal(n) * [1.0, 3.0, 20.0, 1e6][scale] + [0.0, 1.46, 5.0, 0.0][scale]
+    x = torch.from_numpy(values.astype(np.float32))
+    x[:: max(1, n // 4)] = float("nan")
+    edges = [0.0, -0.0, -3.0, float("inf"), float("-inf"), 10.0, 1.513097]
+    x[: min(n, len(edges))] = torch.tensor(edges)[: min(n, len(edges))]
+    counts = torch.from_numpy(rng.poisson(3.0, n).astype(np.float32))
+
+    def program() -> None:
+        torch.digamma(x)
+        torch.digamma(x[::2])
+        x.clone().digamma_()
+        total = (x.abs() + 0.5).requires_grad_(True)
+        torch.lgamma(total + counts).sum().backward()  # the backward's digamma
+
+    if live_profile().aten in ("default", "avx2"):
+        _replays_match(backend, program, {"digamma", "digamma_"}, 4)
+        return
+    with pytest.raises(ParityError, match="builds only, not "):
+        _replays_match(backend, program, {"digamma", "digamma_"}, 4)
+
+
 def test_a_replay_of_operands_the_impl_does_not_take_is_refused_in_one_line() -> None:
     """A float64 input, which no kernel of the impl takes: a ParityError naming it, not a traceback."""
     from harness.core.errors import ParityError

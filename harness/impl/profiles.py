@@ -103,10 +103,11 @@ class KernelProfile:
         inside a parallel region read the calling pool thread's own MKL thread count."""
         return self.blas in (MKL_SSE42, MKL_AVX2, MKL_AVX512)
 
-    def refuse_unmeasured(self, what: str) -> None:
-        """ParityError where ``what``, reproduced from measurements, runs a build none measured (AVX-512)."""
-        if self.aten not in MEASURED_BUILDS:
-            raise ParityError(f"{what} is reproduced at the {', '.join(MEASURED_BUILDS)} builds only, not {self.aten}")
+    def refuse_unmeasured(self, what: str, builds: tuple[str, ...] = MEASURED_BUILDS) -> None:
+        """ParityError where ``what``, reproduced from measurements, runs a build none measured (AVX-512;
+        or any but ``builds``)."""
+        if self.aten not in builds:
+            raise ParityError(f"{what} is reproduced at the {', '.join(builds)} builds only, not {self.aten}")
 
     def with_threads(self, threads: int) -> KernelProfile:
         if threads < 1:

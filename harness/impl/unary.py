@@ -1,4 +1,4 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
 leaky_relu): forward ``out`` and backward ``grad_x``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
@@ -30,7 +30,8 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
     "silu": ("silu_forward", "silu_backward", "x"),
     "log1p": ("log1p_forward", "", "x"),  # its backward is grad / (x + 1): autograd's add and div
-    "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): not modelled
+    "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): autograd's digamma and mul
+    "digamma": ("digamma_forward", "", "x"),  # its backward is polygamma(1, x): not modelled
     "expm1": ("expm1_forward", "", "x"),  # its backward is grad * (out + 1): autograd's add and mul
 }
 _ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
@@ -81,9 +82,16 @@ def backward(
 _SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1", "log_sigmoid", "pow")
 
 
+# digamma: measured on x86 only (its Horner step contracted in the avx2 object, not in the default one);
+# aarch64's objects and AVX-512 are not.
+_X86_MEASURED_OPS = ("digamma",)
+
+
 def _measured_build(op: str, profile: KernelProfile) -> None:
     if op in _SLEEF_OPS:
         profile.refuse_unmeasured(op)
+    if op in _X86_MEASURED_OPS:
+        profile.refuse_unmeasured(op, ("default", "avx2"))
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):

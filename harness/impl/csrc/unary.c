@@ -759,6 +759,61 @@ void lgamma_forward(profile_t p, const float *x, float *out, int64_t n) {
         out[i] = isnan(x[i]) ? vm_u2f(vm_f2u(quiet_nan(x[i])) ^ nan_sign) : vec_lgammaf(&p, x[i]);
 }
 
+/* ------------------------------------------------------------------ digamma */
+
+/* The asymptotic series' coefficients (Bernoulli numbers B_2k / 2k, highest power first), as float
+ * literals: 1/12, -691/32760, 5/660, -1/240, 1/252, -1/120, 1/12. */
+static const float DIGAMMA_SERIES[7] = {
+    8.33333333333333333333E-2f, -2.10927960927960927961E-2f, 7.57575757575757575758E-3f,
+    -4.16666666666666666667E-3f, 3.96825396825396825397E-3f, -8.33333333333333333333E-3f,
+    8.33333333333333333333E-2f,
+};
+
+/* ATen's calc_digamma(float) (native/Math.h), one element, in its order of operations:
+ *   x == 0: -inf for +0, +inf for -0 (copysign(inf, -x)); x a negative integer (-inf included): the
+ *   default quiet NaN; other x < 0: the reflection digamma(1 - x) - (float)(pi / tan(pi * r)), r the
+ *   fractional part of x, in double; then, for x < 10, result -= 1/x and x += 1 until x >= 10 (float);
+ *   x == 10: result + psi(10) (the float literal 2.25175258906672110764); else, for x < 1e17, z = 1/(x*x),
+ *   p = Horner over DIGAMMA_SERIES in z from 0 (p*z + c: contracted to an FMA in the avx2 object, two
+ *   roundings in the default one; measured), y = z*p (never fused with what follows), and the result
+ *   ((result + logf(x)) - 0.5f/x) - y, logf glibc's (its ifunc's FMA build, the same in both objects).
+ * tan(pi * r) is dm_sincos's sine over its cosine (glibc's double tan is not called; measured equal
+ * after the rounding to float, see kernels.md). A NaN x returns x quieted (logf and the subtractions
+ * carry its payload). */
+static float aten_digammaf(const profile_t *p, float x) {
+    if (x == 0.0f) return copysignf(INFINITY, -x);
+    if (x < 0.0f) {
+        if (x == truncf(x)) return vm_u2f(0x7fc00000u);
+        double whole, s, c;
+        const double r = modf((double)x, &whole);
+        dm_sincos(0x1.921fb54442d18p+1 * r, &s, &c);
+        const float pi_over_tan = (float)(0x1.921fb54442d18p+1 / (s / c));
+        return aten_digammaf(p, 1.0f - x) - pi_over_tan;
+    }
+    float result = 0.0f;
+    while (x < 10.0f) {
+        result -= 1.0f / x;
+        x += 1.0f;
+    }
+    if (x == 10.0f) return result + 2.25175258906672110764f;
+    float y = 0.0f;
+    if (x < 1.0e17f) {
+        const float z = 1.0f / (x * x);
+        float poly = 0.0f;
+        for (int i = 0; i < 7; i++) poly = sfmadd(p, poly, z, DIGAMMA_SERIES[i]);
+        y = z * poly;
+    }
+    return result + glibc_logf(x) - 0.5f / x - y;
+}
+
+/* digamma_kernel (cpu/UnaryOpsKernel.cpp): calc_digamma per element, nothing across elements, so
+ * neither runs nor threads reach its bits; the ATen level does, through the Horner step's
+ * contraction. Also autograd's lgamma backward (grad * digamma(x): this op, then mul).
+ * Tensor shapes: x, out (n,). */
+void digamma_forward(profile_t p, const float *x, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : aten_digammaf(&p, x[i]);
+}
+
 /* ------------------------------------------------------------------ expm1 */
 
 /* expm1_kernel (cpu/UnaryOpsKernel.cpp, IMPLEMENT_FLOAT_KERNEL) through at::vml::vexpm1 (vml.h keeps
