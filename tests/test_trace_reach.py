@@ -384,3 +384,125 @@ def test_a_later_root_that_cannot_be_captured_leaves_the_first_verified(monkeypa
     roots = data["reach"]["root_causes"]
     assert data["root_cause"]["verified"] and roots[0]["verified"]
     assert not roots[1]["verified"] and "could not capture the op's tensors (re-running" in roots[1]["verification"]
+
+
+def _shaped(op: OpRecord, shape: tuple[int, ...]) -> OpRecord:
+    """``op`` with every input of shape ``shape`` (another shape: an op the other run does not align)."""
+    op.inputs = [r._replace(shape=shape) for r in op.inputs]
+    return op
+
+
+def _masked(mask: bytes, rows: tuple[int, ...], kept: bytes, decide: bytes = b"") -> list[OpRecord]:
+    """Op 0 hands torch a mask (lift_fresh), op 1 selects the rows it keeps (index: the same input
+    shapes, another output), op 2 sums them (``rows``: the shape it read, another on the other side:
+    not aligned), op 3 squares the sum (aligned, reading it), op 4 the loss. ``decide``: op 1 reads
+    no mask but the rows themselves, and op 0 is a value read back to Python (``.item()``) of a tensor
+    holding ``mask``, after which the program takes ``decide``'s rows."""
+    if decide:
+        first = _op(0, "aten._local_scalar_dense.default", [("self", mask, -1, True)], [])
+        select = _op(1, "aten.mul.Tensor", [("self", b"h", -1, True), ("other", b"w", -1, True)], [("out", b"p", (4,))])
+    else:
+        first = _op(0, "aten.lift_fresh.default", [("self", b"\0", -1, False)], [("out", mask, (4,))])
+        select = _op(1, "aten.index.Tensor", [("self", b"h", -1, True), ("indices", mask, 0, True)],
+                     [("out", mask.upper(), rows)])  # fmt: skip
+    return [
+        first, select,
+        _shaped(_op(2, "aten.sum.dim_IntList", [("self", b"p", 1, True)], [("out", kept, (4,))]), rows),
+        _op(3, "aten.mul.Tensor", [("self", kept, 2, True), ("other", kept, 2, True)], [("out", kept.upper(), (4,))]),
+        _op(4, "aten.mean.default", [("self", kept.upper(), 3, True)], [("out", kept + b"m", ())]),
+    ]  # fmt: skip
+
+
+def test_an_input_written_on_a_code_path_that_differs_is_walked_through_to_the_root_behind_it() -> None:
+    """Another mask keeps other rows: the sums are not aligned, and behind them the walk finds the
+    index (aligned, differing), then the mask's lift_fresh: the root, reached through the code path."""
+    d = diff_traces(_trace(_masked(b"p", (3, 4), b"k")), _trace(_masked(b"q", (2, 4), b"j")))
+    assert d.reach is not None and d.reach.unresolved == []
+    (root,) = d.reach.roots
+    assert (root.index, root.path) == (0, [0, 1, 3, 4])
+    assert {i: (c.a_ops, c.b_ops, c.decided) for i, c in root.through.items()} == {1: ((2, 2), (2, 2), -1)}
+    (data,) = json.loads(render(d, "json"))["reach"]["root_causes"]
+    assert data["kind"] == "host-data" and [o.get("kind", o.get("op")) for o in data["path"]] == [
+        "aten.lift_fresh.default", "aten.index.Tensor", "code-path", "aten.mul.Tensor", "aten.mean.default"
+    ]  # fmt: skip
+    step = data["path"][2]
+    assert (step["a_ops"], step["b_ops"], step["decided"]) == ([2, 2], [2, 2], None)
+    assert step["text"] == "a code path that differs (A's ops 2..2 and B's ops 2..2 not aligned)"
+    text = render(d, "terminal")
+    assert "0 lift_fresh -> 1 index -> [a code path that differs (A's ops 2..2 and B's ops 2..2 not aligned)] -> " \
+           "3 mul -> 4 mean" in text and "through 3 ops" in text  # fmt: skip
+
+
+def test_a_code_path_behind_which_no_aligned_op_differs_stays_unresolved_and_says_why() -> None:
+    """The mask is the same; the program kept other rows for a reason of its own (data no traced op
+    saw): the stretch reads only ops that give the same bits on both sides."""
+    d = diff_traces(_trace(_masked(b"p", (3, 4), b"k")), _trace(_masked(b"p", (2, 4), b"j")))
+    assert d.reach is not None and d.reach.roots == []
+    assert [u.split(" was")[0] for u in d.reach.unresolved] == [
+        "input self of op 3 (aten.mul.Tensor)",
+        "input other of op 3 (aten.mul.Tensor)",
+    ]
+    assert d.reach.unresolved[0] == (
+        "input self of op 3 (aten.mul.Tensor) was written by op 2 in A and op 2 in B, which are not aligned (a code "
+        "path), and behind a code path that differs (A's ops 2..2 and B's ops 2..2 not aligned) no op both runs ran "
+        "differs: the paths part on data the trace does not hold (a decision in Python on data no traced op saw)"
+    )
+
+
+def test_a_code_path_decided_by_a_value_read_back_to_python_is_walked_on_from_that_op() -> None:
+    """``.item()`` of a tensor that differs (op 0) decides how many rows the program keeps: the
+    stretch reads nothing that differs, and the walk goes on from the value read back."""
+    a = _trace(_masked(b"p", (3, 4), b"k", decide=b"y"))
+    b = _trace(_masked(b"q", (2, 4), b"j", decide=b"y"))
+    a.ops[0].inputs[0] = a.ops[0].inputs[0]._replace(src=-1)
+    d = diff_traces(a, b)
+    assert d.reach is not None and d.reach.roots == []  # the tensor read back came from before the trace
+    (why,) = d.reach.unresolved
+    assert why.startswith("input self of op 0 (aten._local_scalar_dense.default) differs and no traced op wrote it")
+    # the same with a traced writer of what op 0 read back: the root is that writer
+    ops_a, ops_b = _masked(b"p", (3, 4), b"k", decide=b"y"), _masked(b"q", (2, 4), b"j", decide=b"y")
+    for ops, value in ((ops_a, b"p"), (ops_b, b"q")):
+        ops.insert(0, _op(0, "aten.lift_fresh.default", [("self", b"\0", -1, False)], [("out", value, ())]))
+        for k, op in enumerate(ops[1:], 1):
+            op.index = k
+            op.inputs = [r._replace(src=r.src + 1 if r.src >= 0 else r.src) for r in op.inputs]
+        ops[1].inputs[0] = ops[1].inputs[0]._replace(src=0)
+    d = diff_traces(_trace(ops_a), _trace(ops_b))
+    assert d.reach is not None and d.reach.unresolved == []
+    (root,) = d.reach.roots
+    assert (root.index, root.path) == (0, [0, 1, 4, 5])
+    (cp,) = root.through.values()
+    assert (cp.a_ops, cp.b_ops, cp.decided) == ((3, 3), (3, 3), 1)
+    assert cp.text() == (
+        "a code path that differs (A's ops 3..3 and B's ops 3..3 not aligned, after op 1 handed a value that "
+        "differs back to Python)"
+    )
+    step = json.loads(render(d, "json"))["reach"]["root_causes"][0]["path"][2]
+    assert step["kind"] == "code-path" and step["decided"]["op"] == "aten._local_scalar_dense.default"
+
+
+def test_the_walk_through_code_paths_is_linear_in_the_traces_length() -> None:
+    """10,000 ops only A ran (a chain, each reading the one before) and as many only B ran, each read
+    by an aligned op after them, all of which the target stacks: every op of the stretch is walked
+    once, not once per reader."""
+    from harness.trace.reach import reach
+
+    n = 10_000
+
+    def run(mask: bytes, shape: tuple[int, ...]) -> list[OpRecord]:
+        ops = [_op(0, "aten.lift_fresh.default", [("self", b"\0", -1, False)], [("out", mask, (4,))])]
+        ops += [_shaped(_op(k, "aten.cumsum.default", [("self", mask, k - 1, True)], [("out", mask, (4,))]), shape)
+                for k in range(1, n + 1)]  # fmt: skip
+        ops += [_op(n + k, "aten.neg.default", [("self", mask, k, True)], [("out", mask, (4,))])
+                for k in range(1, n + 1)]  # fmt: skip
+        readers = [(f"tensors[{k}]", mask, n + k, True) for k in range(1, n + 1)]
+        return [*ops, _op(2 * n + 1, "aten.stack.default", readers, [("out", mask, (4,))])]
+
+    a, b = _trace(run(b"p", (5,))), _trace(run(b"q", (6,)))
+    pairs: list[tuple[int | None, int | None]] = [(0, 0), *((k, None) for k in range(1, n + 1))]
+    pairs += [(None, k) for k in range(1, n + 1)] + [(n + k, n + k) for k in range(1, n + 2)]
+    differing: dict[int, object] = {0: None, **{n + k: None for k in range(1, n + 2)}}
+    r = reach(a, b, pairs, differing, {}, str(2 * n + 1))  # the stack of every reader
+    assert r.unresolved == [] and [x.index for x in r.roots] == [0]
+    assert r.roots[0].path == [0, n + 1, 2 * n + 1]  # the first reader, of the stretch's first op
+    assert r.roots[0].through[0].a_ops == (1, 1) and r.roots[0].through[0].b_ops == (1, 1)

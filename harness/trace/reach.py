@@ -29,9 +29,24 @@ that wrote it (on both sides the same aligned op). It ends at:
 - an input no traced op wrote whose bits the other run never held (made before the trace began or
   without a traced op, as ``torch.frombuffer`` makes one; ``torch.tensor`` or ``torch.from_numpy``
   of such data is a root of its own, harness.formats.trace.HOST_DATA_OPS), a generator's
-  state, one whose writers are not aligned (the runs took different code paths), or one that differs
-  although its writer's outputs do not (written where the trace cannot see): each named as
-  unresolved, the earliest reader first.
+  state, one whose writers are not aligned and behind which no divergence is found (below), or one
+  that differs although its writer's outputs do not (written where the trace cannot see): each
+  named as unresolved, the earliest reader first.
+
+An input whose writers are not aligned (the runs took different code paths: another number of
+masked frames, another expert for a token, so other shapes and other ops) is walked on through the
+stretch of ops that parted (``_Stretches``): from each side's writer back over that side's own links,
+in its own trace alone, through the ops the other side did not run, to the aligned ops they read.
+Those of them that differ (a mask, the indices ``nonzero`` gave, a router's choice) made the paths
+part, and the walk goes on from each as from any other op (or they are roots already listed); the
+hop from such an op to the reader is a step of its own kind on the root's path (``CodePath``:
+A's ops i..j and B's ops k..l not aligned). Where the stretch read no aligned op that differs, the
+paths parted on a value handed back to Python: the last aligned op before they part that returned
+no tensor (``_local_scalar_dense``, ``.item()``'s op, whose result the program's control flow read)
+is taken where its inputs differ ("decided"), and the walk goes on from it. Otherwise the input
+stays unresolved: the paths part for a reason the trace does not hold (a decision on data the
+trace never saw). Each op of a side's stretches is walked once (ops joined by one they share count
+as one stretch), so the walk stays linear in the traces' length.
 Every other op whose inputs are identical and whose outputs differ, or which read other tensors
 as above, is a dead divergence: its difference never reaches the target. Where it died is said:
 overwritten (a later op wrote over its output without reading it, as loading a checkpoint
@@ -41,6 +56,7 @@ never read at all.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -74,11 +90,29 @@ class Read:
 
 
 @dataclass
+class CodePath:
+    """A stretch of ops the two runs did not both run, between the aligned ops behind an input and the
+    aligned op that read it: each side's first and last op of it (None: that side's writer was itself
+    aligned, with another op of the other side, never both), and the op of A that handed a differing value back to
+    Python before the paths parted, where none of the ops behind it differs (-1: found by reading)."""
+
+    a_ops: tuple[int, int] | None
+    b_ops: tuple[int, int] | None
+    decided: int = -1
+
+    def text(self) -> str:
+        sides = [f"{side}'s ops {span[0]}..{span[1]}" for side, span in (("A", self.a_ops), ("B", self.b_ops)) if span]
+        how = f", after op {self.decided} handed a value that differs back to Python" if self.decided >= 0 else ""
+        return f"a code path that differs ({' and '.join(sides)} not aligned{how})"
+
+
+@dataclass
 class Root:
     index: int  # A's op index
     path: list[int]  # A's op indices from the root to a target op, both included
     target: str  # the label of the target it reaches
     reads: list[Read] = field(default_factory=list)  # a divergence of the data flow: the inputs read
+    through: dict[int, CodePath] = field(default_factory=dict)  # op of path -> the code path to the next
 
 
 @dataclass
@@ -185,6 +219,108 @@ class _Sides:
         return self._held[key].get(digest, -1)
 
 
+class _Stretches:
+    """The stretches of ops one side ran and the other did not, walked back from an input's writer over
+    that side's own links (``TensorRef.src``, fingerprinted inputs) to the aligned ops they read (the
+    frontier). Each op is walked once per side: a walk that meets an op an earlier one walked joins
+    that stretch (union-find), so all of them together stay linear in the traces' length."""
+
+    def __init__(self, s: _Sides) -> None:
+        self.s = s
+        self.stretch: tuple[dict[int, int], dict[int, int]] = ({}, {})  # per side: op -> stretch id
+        self.up: list[int] = []  # union-find: a stretch's parent
+        self.span: list[tuple[int, int]] = []  # a stretch's first and last op, on its side's indices
+        self.frontier: list[set[int]] = []  # the aligned ops it read, on its side's indices
+        # A's aligned ops that returned no tensor (a value handed back to Python), in stream order
+        self.decisions = [
+            op.index for op in s.a.ops
+            if op.index in s.a2b and not op.outputs and not packet(op.op).endswith("_")
+            and any(r.fingerprinted for r in op.inputs)
+        ]  # fmt: skip
+
+    def _find(self, k: int) -> int:
+        while self.up[k] != k:
+            self.up[k] = self.up[self.up[k]]
+            k = self.up[k]
+        return k
+
+    def _union(self, k: int, m: int) -> int:
+        k, m = self._find(k), self._find(m)
+        if k == m:
+            return k
+        if len(self.frontier[k]) < len(self.frontier[m]):
+            k, m = m, k
+        self.up[m] = k
+        self.frontier[k] |= self.frontier[m]
+        self.span[k] = (min(self.span[k][0], self.span[m][0]), max(self.span[k][1], self.span[m][1]))
+        return k
+
+    def _walk(self, side: int, start: int) -> int:
+        """The stretch of side ``side`` (0: A, 1: B) that holds its unaligned op ``start``."""
+        trace, aligned = (self.s.a, self.s.a2b) if side == 0 else (self.s.b, self.s.b2a)
+        seen = self.stretch[side]
+        if start in seen:
+            return self._find(seen[start])
+        k = len(self.up)
+        self.up.append(k)
+        self.span.append((start, start))
+        self.frontier.append(set())
+        seen[start] = k
+        todo = [start]
+        while todo:
+            op = trace.ops[todo.pop()]
+            for r in op.inputs:
+                if not r.fingerprinted or r.src < 0:
+                    continue
+                if r.src in aligned:
+                    self.frontier[self._find(k)].add(r.src)
+                elif r.src in seen:
+                    k = self._union(k, seen[r.src])
+                else:
+                    seen[r.src] = k
+                    root = self._find(k)
+                    self.span[root] = (min(self.span[root][0], r.src), max(self.span[root][1], r.src))
+                    todo.append(r.src)
+        return self._find(k)
+
+    def behind(self, reader: int, src_a: int, src_b: int) -> tuple[CodePath, list[int]]:
+        """The code path between A's writer ``src_a`` and B's ``src_b`` of an input of A's op ``reader``,
+        and the aligned ops of A behind it that differ (empty: none found)."""
+        s = self.s
+        found: set[int] = set()
+        spans: list[tuple[int, int] | None] = []
+        for side, src, to_a in ((0, src_a, None), (1, src_b, s.b2a)):
+            if src in (s.a2b if side == 0 else s.b2a):  # this side's writer is itself aligned
+                spans.append(None)
+                found.add(src if to_a is None else to_a[src])
+                continue
+            k = self._walk(side, src)
+            spans.append(self.span[k])
+            found.update(self.frontier[k] if to_a is None else (to_a[g] for g in self.frontier[k]))
+        differ = sorted(f for f in found if self._differs(f))
+        cp = CodePath(spans[0], spans[1])
+        if differ:
+            return cp, differ
+        # none read: the paths parted on a value handed back to Python, the last before they part
+        cut_a = spans[0][0] if spans[0] else reader
+        cut_b = spans[1][0] if spans[1] else s.a2b[reader]
+        at = bisect_left(self.decisions, cut_a) - 1
+        if at >= 0:
+            d = self.decisions[at]
+            if s.a2b[d] < cut_b and _differing_inputs(s.a.ops[d], s.b.ops[s.a2b[d]]):
+                cp.decided = d
+                return cp, [d]
+        return cp, []
+
+    def _differs(self, index: int) -> bool:
+        """Whether A's aligned op ``index`` gave other bits than B's (an in-place op that returns
+        nothing: whether it read other bits)."""
+        if index in self.s.differing:
+            return True
+        op = self.s.a.ops[index]
+        return _writes_unseen(op) and bool(_differing_inputs(op, self.s.b.ops[self.s.a2b[index]]))
+
+
 def _differing_inputs(a: OpRecord, b: OpRecord) -> list[tuple[TensorRef, TensorRef]]:
     """The tensor inputs fingerprinted on both sides whose digests differ (by position and name)."""
     return [
@@ -273,6 +409,8 @@ def reach(
     roots: list[int] = []
     reads: dict[int, list[Read]] = {}
     unresolved: dict[str, int] = {}  # why -> the op of A that read the input
+    stretches = _Stretches(sides)
+    via: dict[int, CodePath] = {}  # an op reached through a code path -> that code path
     while queue:
         i = queue.popleft()
         oa, ob = a.ops[i], b.ops[a2b[i]]
@@ -285,9 +423,24 @@ def reach(
             roots.append(i)
             continue
         for x, y in inputs:
-            why, src, read = _follow(sides, i, x, y)
+            why, src, read, parted = _follow(sides, i, x, y)
             if read is not None:
                 reads.setdefault(i, []).append(read)
+                continue
+            if parted is not None:
+                cp, behind = stretches.behind(i, *parted)
+                if not behind:
+                    why += (
+                        f", and behind {cp.text()} no op both runs ran differs: the paths part on data the "
+                        "trace does not hold (a decision in Python on data no traced op saw)"
+                    )
+                    unresolved.setdefault(why, i)
+                for f in behind:
+                    if f not in seen:
+                        seen.add(f)
+                        parent[f] = i
+                        via[f] = cp
+                        queue.append(f)
                 continue
             if why:
                 unresolved.setdefault(why, i)
@@ -303,7 +456,8 @@ def reach(
         while path[-1] in parent:
             path.append(parent[path[-1]])
         end = a.ops[path[-1]]
-        out.roots.append(Root(i, path, f"op {end.index} ({end.op})", reads.get(i, [])))
+        through = {k: via[k] for k in path[:-1] if k in via}
+        out.roots.append(Root(i, path, f"op {end.index} ({end.op})", reads.get(i, []), through))
     out.unresolved = sorted(unresolved, key=unresolved.__getitem__)  # the earliest reader first
     live = set(roots)
     dead: list[tuple[int, list[Read]]] = []
@@ -352,39 +506,37 @@ def _data_flow(s: _Sides, x: TensorRef, y: TensorRef) -> Read | None:
     return None
 
 
-def _follow(s: _Sides, i: int, x: TensorRef, y: TensorRef) -> tuple[str, int, Read | None]:
+def _follow(s: _Sides, i: int, x: TensorRef, y: TensorRef) -> tuple[str, int, Read | None, tuple[int, int] | None]:
     """The op of A the walk goes on to from op ``i``'s differing input, or why it cannot ("", the op),
-    or the input as a divergence of the data flow (the other tensors the two sides read).
+    or the input as a divergence of the data flow (the other tensors the two sides read), or its two
+    writers where they are not aligned (a code path: why, and A's and B's writer, for ``_Stretches``).
 
     An in-place writer that gave the same bits (a padding row zeroed after the initialisation, a
     slice filled) wrote only part of the storage the input views: the difference is in what the
     storage's previous writer left, its ``self``'s writer, and the walk goes on to it."""
     read = _data_flow(s, x, y)
     if read is not None:
-        return "", -1, read
+        return "", -1, read, None
     a, b, a2b, differing = s.a, s.b, s.a2b, s.differing
     where = f"input {x.name} of op {i} ({a.ops[i].op})"
     src_a, src_b = x.src, y.src
     while True:
         if src_a < 0 or src_b < 0:
             if x.name == "generator_state":
-                return f"{where}: {_generator_note(x.sum, y.sum)}", -1, None
-            return f"{where} differs and no traced op wrote it ({_OUTSIDE})", -1, None
+                return f"{where}: {_generator_note(x.sum, y.sum)}", -1, None, None
+            return f"{where} differs and no traced op wrote it ({_OUTSIDE})", -1, None, None
         if a2b.get(src_a) != src_b:
-            return (
-                f"{where} was written by op {src_a} in A and op {src_b} in B, which are not aligned (a code path)",
-                -1,
-                None,
-            )
+            why = f"{where} was written by op {src_a} in A and op {src_b} in B, which are not aligned (a code path)"
+            # a stretch of ops one side ran alone lies behind it (two aligned writers: the program read
+            # another tensor, a data flow whose producer differs too, which no stretch explains)
+            parted = src_a not in a2b or src_b not in s.b2a
+            return why, -1, None, (src_a, src_b) if parted else None
         if src_a in differing or _writes_unseen(a.ops[src_a]):
-            return "", src_a, None
+            return "", src_a, None, None
         writer = a.ops[src_a]
         if not (packet(writer.op).endswith("_") and packet(b.ops[src_b].op).endswith("_")):
-            return (
-                f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since",
-                -1,
-                None,
-            )
+            why = f"{where} differs, but op {src_a} ({writer.op}) that wrote it gave the same bits: written since"
+            return why, -1, None, None
         src_a, src_b = _in_place_on(writer), _in_place_on(b.ops[src_b])  # -1: a storage made before the trace
 
 

@@ -12,7 +12,7 @@ JSON schema "parity-harness/trace-diff", version 2::
                            "verified": bool, "verification": str, "kind": str, "reads": [Read]},
      "reach": null | {                                 # null: the traces do not record their inputs' writers
          "target": str, "target_ops": [int], "target_differs": bool,
-         "root_causes": [Op + {"path": [Op], "reaches": str,     # each live root, its path to the target,
+         "root_causes": [Op + {"path": [Op | CodePath], "reaches": str,  # each live root, its path to the target,
                                "knob": str, "verified": bool, "verification": str,  # its own verdict,
                                "kind": str, "reads": [Read]}],   # and what kind of root it is
          "dead": [Op + {"died": str, "kind": str, "reads": [Read],        # divergences that never reach it;
@@ -27,6 +27,14 @@ JSON schema "parity-harness/trace-diff", version 2::
 
 An Op is {"op", "index_a", "index_b", "module", "site", "phase", "step", "outputs"} (an op only
 one side ran has one index null). TensorComparison is harness.report.render's (harness.core.ulp).
+A CodePath, a step of a root's path of its own kind (added within
+version 2: a path's steps without "kind" are Ops), is {"kind": "code-path", "a_ops": [first, last] | null,
+"b_ops": [first, last] | null, "decided": null | Op, "text": str}: between the Op before it, an aligned
+op that differs, and the Op after it, which read what they made, the two runs ran other ops (A's ops
+first..last and B's, on each side's own indices, not aligned with the other side's; null where that
+side's writer was itself aligned, with another op); "decided" is the aligned op that handed a value
+back to Python (``.item()``) before the paths parted, where the walk found the difference there
+rather than in what those ops read (harness.trace.reach).
 "root_cause" is the first live root (version 1 had the first op with identical inputs and
 differing outputs, live or not, as traces before version 3 still give).
 
@@ -57,7 +65,7 @@ from typing import Any
 from harness.formats.trace import HOST_DATA_OPS, OpRecord, Trace
 from harness.trace.diff import Divergence, TraceDiff, differing_outputs
 from harness.trace.impl_ops import packet
-from harness.trace.reach import Dead, Read
+from harness.trace.reach import Dead, Read, Root
 
 SCHEMA = "parity-harness/trace-diff"
 SCHEMA_VERSION = 2
@@ -136,7 +144,7 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
     return {
         "target": r.target.label, "target_ops": list(r.target.ops), "target_differs": r.target_differs,
         "root_causes": [
-            {**_matched(diff, root.index), "path": [_matched(diff, i) for i in root.path],
+            {**_matched(diff, root.index), "path": _path(diff, root),
              "reaches": root.target, **_verdict(causes.get(root.index)), **_kind(diff, root.index, root.reads)}
             for root in r.roots
         ],
@@ -144,6 +152,22 @@ def _reach(diff: TraceDiff) -> dict[str, Any] | None:
         "dead_total": r.dead_total,
         "unresolved": list(r.unresolved),
     }  # fmt: skip
+
+
+def _path(diff: TraceDiff, root: Root) -> list[dict[str, Any]]:
+    """A root's dependency path to the target: its ops, and a step of kind "code-path" where it goes
+    from an op through ops the two runs did not both run to the op that read them."""
+    out: list[dict[str, Any]] = []
+    for i in root.path:
+        out.append(_matched(diff, i))
+        cp = root.through.get(i)
+        if cp is not None:
+            out.append({
+                "kind": "code-path", "a_ops": list(cp.a_ops) if cp.a_ops else None,
+                "b_ops": list(cp.b_ops) if cp.b_ops else None,
+                "decided": _matched(diff, cp.decided) if cp.decided >= 0 else None, "text": cp.text(),
+            })  # fmt: skip
+    return out
 
 
 def _verdict(c: Any) -> dict[str, Any]:
@@ -285,10 +309,11 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
         live = [f"target: {reach['target']}"]
         for r in reach["root_causes"]:
             hops = _hops(r["path"])
-            if len(r["path"]) == 1:
+            ops = sum("index_a" in o for o in r["path"])
+            if ops == 1:
                 line = f"{_where(r)}; it is the target"
             else:
-                line = f"{_where(r)}; reaches {r['reaches']} through {len(r['path']) - 1} ops: {hops}"
+                line = f"{_where(r)}; reaches {r['reaches']} through {ops - 1} ops: {hops}"
             verdict = "verified" if r["verified"] else r["verification"]
             live.append(f"{line}; knob: {r['knob']} ({verdict})")
         live += [f"unresolved: {u}" for u in reach["unresolved"]]
@@ -336,8 +361,9 @@ def _read_other(d: dict[str, Any]) -> str:
 
 
 def _hops(path: list[dict[str, Any]], shown: int = 4) -> str:
-    """A dependency path as "12 addmm -> 15 gelu -> ...", its middle elided past 2 * shown ops."""
-    names = [f"{o['index_a']} {packet(o['op'])}" for o in path]
+    """A dependency path as "12 addmm -> 15 gelu -> ...", its middle elided past 2 * shown ops; a code
+    path's step in brackets ("7 index -> [a code path that differs (A's ops 8..8 ...)] -> 9 mul")."""
+    names = [f"[{o['text']}]" if o.get("kind") == "code-path" else f"{o['index_a']} {packet(o['op'])}" for o in path]
     if len(names) > 2 * shown:
         names = [*names[:shown], f"... {len(names) - 2 * shown} ops ...", *names[-shown:]]
     return " -> ".join(names)
