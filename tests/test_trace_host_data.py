@@ -84,6 +84,19 @@ def test_the_same_host_data_on_both_sides_is_no_divergence() -> None:
     assert d.bit_identical and d.root_cause is None
 
 
+def _traced(program: Path, source: str, seeds: tuple[str, ...]) -> list[Path]:
+    """``source`` written to ``program`` and traced once per NumPy seed (``MASK_SEED``)."""
+    program.write_text(source)
+    traces = []
+    for seed in seeds:
+        out = program.parent / f"run{len(traces)}.h5"
+        proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(program)],
+                              env={**os.environ, "MASK_SEED": seed}, capture_output=True, text=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        traces.append(out)
+    return traces
+
+
 _MASKED = """\
 import os
 
@@ -106,14 +119,7 @@ def test_a_numpy_mask_drawn_from_other_seeds_is_a_root_at_the_line_that_made_it(
     from harness.formats.trace import read_trace
 
     program = tmp_path / "masked.py"
-    program.write_text(_MASKED)
-    traces = []
-    for seed in ("0", "1", "0"):
-        out = tmp_path / f"run{len(traces)}.h5"
-        proc = subprocess.run([sys.executable, "-m", "harness.trace.run", "--out", str(out), "--", str(program)],
-                              env={**os.environ, "MASK_SEED": seed}, capture_output=True, text=True)  # fmt: skip
-        assert proc.returncode == 0, proc.stderr
-        traces.append(out)
+    traces = _traced(program, _MASKED, ("0", "1", "0"))
     t = read_trace(traces[0])
     assert t.recorder == backend
     (made,) = [op for op in t.ops if op.op == LIFT]
@@ -190,3 +196,61 @@ def test_the_side_that_holds_the_kernel_roots_gives_them_beside_a_root_of_host_d
     assert [r.a.index for r in d.roots] == [0, 1]
     assert capture_side(d) == "B"
     assert capture_side(diff_traces(b, a)) == "A"
+
+
+def _read_outside(data: bytes, program: str) -> Trace:
+    """Op 0 reads ``data``, which no traced op wrote, op 1 sums: traced from the program's start
+    (``program``, as parity trace records it) or from within it (no ``program``)."""
+    ops = [_op(0, "aten.mul.Tensor", [("self", data, -1), ("other", b"x", -1)], [("out", data.upper())]),
+           _op(1, "aten.sum.default", [("self", data.upper(), 0)], [("out", data + b"s")])]  # fmt: skip
+    attrs = {"provenance": {}, "trace_version": SOURCES_SINCE, **({"program": program} if program else {})}
+    return Trace(Path("t.h5"), attrs, ops)
+
+
+def test_data_no_op_wrote_is_a_root_of_host_data_only_where_the_trace_began_with_its_program() -> None:
+    """Traced from the program's start, no op of the process made what op 0 reads: data made outside
+    torch's ops, a root at its first reader. A trace begun inside the program cannot tell it from a
+    tensor torch's own ops made before the trace: unresolved, as before."""
+    d = diagnose(_read_outside(b"p", "p.py"), _read_outside(b"q", "p.py"))
+    assert d.reach is not None and d.reach.unresolved == [] and [r.index for r in d.reach.roots] == [0]
+    c = d.cause
+    assert c is not None and c.knobs == ["host_data"] and c.data_flow and not c.verified
+    assert "data made outside torch's ops, first read by op 0 (aten.mul.Tensor) at x.py:1" in c.explanation
+    assert c.verification == (
+        "shown by the trace (the impl replays nothing): input self of op 0, which no traced op wrote in either run, "
+        "differs, and neither run held the other's bits"
+    )
+    (root,) = json.loads(render(d, "json"))["reach"]["root_causes"]
+    assert (root["kind"], root["knob"]) == ("host-data", "data made outside torch's ops")
+    d = diagnose(_read_outside(b"p", ""), _read_outside(b"q", "p.py"))
+    assert d.reach is not None and d.reach.roots == [] and d.root_cause is None
+    assert [u.split(" (")[0] for u in d.reach.unresolved] == ["input self of op 0"]
+
+
+_FROMBUFFER = """\
+import os
+
+import numpy as np
+import torch
+
+seed = int(os.environ["MASK_SEED"])
+w = torch.linspace(-1.0, 1.0, 64)
+drawn = np.random.default_rng(seed).random(64, dtype=np.float32)
+noise = torch.frombuffer(bytearray(drawn.tobytes()), dtype=torch.float32)
+loss = (w * noise).sum()  # noise: NumPy's bytes, no op made it
+"""
+
+
+def test_numpy_bytes_read_through_frombuffer_are_a_root_at_their_first_reader(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("torch")
+    program = tmp_path / "fb.py"
+    traces = _traced(program, _FROMBUFFER, ("0", "1"))
+    report = tmp_path / "d.json"
+    assert main(["diff", *map(str, traces), "--format", "json", "--output", str(report)]) == 1
+    capsys.readouterr()
+    reach = json.loads(report.read_text())["reach"]
+    (root,) = reach["root_causes"]
+    assert (root["op"], root["kind"], root["site"]) == ("aten.mul.Tensor", "host-data", f"{program}:10")
+    assert root["knob"] == "data made outside torch's ops" and reach["unresolved"] == []

@@ -255,7 +255,28 @@ def trace_shown_cause(diff: TraceDiff, index: int) -> Cause | None:
         return data_flow_cause(diff, index)
     if packet(diff.a.ops[index].op) in HOST_DATA_OPS:
         return host_data_cause(diff, index)
+    if diff.reach is not None and diff.reach.outside_at(index):
+        return outside_data_cause(diff, index)
     return None
+
+
+def outside_data_cause(diff: TraceDiff, index: int) -> Cause:
+    """The Cause of op ``index`` of A, which read data made outside torch's ops (no traced op wrote it in
+    either run, both traced from their program's start) that holds other values: its first reader's
+    call site. No kernel's bits; the trace shows it."""
+    assert diff.reach is not None
+    found = diff.reach.outside_at(index)
+    first = diff.a.ops[min(x.first if x.first >= 0 else index for x in found)]
+    inputs = ", ".join(x.input for x in found)
+    return Cause(
+        diff.a.ops[index].op, "", ["host_data"], {},
+        f"data made outside torch's ops, first read by op {first.index} ({first.op}) at {first.site}, holds other "
+        "values in the two runs, not a kernel's bits: no op of either run wrote it (torch.frombuffer over NumPy's "
+        "or Python's bytes, a file's, both programs traced from their start), so the program made it outside "
+        "torch (NumPy's or Python's random state where unseeded, the clock, a file)",
+        verification=f"shown by the trace (the impl replays nothing): input {inputs} of op {index}, which no traced "
+        "op wrote in either run, differs, and neither run held the other's bits", data_flow=True,
+    )  # fmt: skip
 
 
 # -- re-running a traced program ------------------------------------------------------------------

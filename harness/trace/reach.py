@@ -26,9 +26,14 @@ that wrote it (on both sides the same aligned op). It ends at:
   trace is the same in both runs where the other side held its bits too. No kernel's bits
   differ there: the program chose another tensor (a set of strings iterated in the order of
   Python's string hash seed, say), and the trace itself is the proof (``Read``);
-- an input no traced op wrote whose bits the other run never held (made before the trace began or
-  without a traced op, as ``torch.frombuffer`` makes one; ``torch.tensor`` or ``torch.from_numpy``
-  of such data is a root of its own, harness.formats.trace.HOST_DATA_OPS), a generator's
+- data made outside torch's ops, a root of its own kind: an input no traced op wrote on either side,
+  whose bits the other run never held, in two traces recorded from their program's start (``parity
+  trace``: attribute ``program``), where the recorder ran before any op of the program, so that no
+  op of the process made it: ``torch.frombuffer`` over NumPy's or Python's bytes, a file's. The op
+  that reads it is the root (``Outside``: the input, and A's first op that read those bits);
+- an input no traced op wrote whose bits the other run never held in a trace begun inside its program
+  (``harness.trace.tracing``: torch's own ops may have made it before the trace; ``torch.tensor`` or
+  ``torch.from_numpy`` of such data is a root of its own, harness.formats.trace.HOST_DATA_OPS), a generator's
   state, one whose writers are not aligned and behind which no divergence is found (below), or one
   that differs although its writer's outputs do not (written where the trace cannot see): each
   named as unresolved, the earliest reader first.
@@ -90,6 +95,15 @@ class Read:
 
 
 @dataclass
+class Outside:
+    """An input made outside torch's ops (no traced op wrote it on either side, in traces recorded from
+    their program's start) whose bits differ: its name, and A's first op that read or wrote those bits."""
+
+    input: str
+    first: int
+
+
+@dataclass
 class CodePath:
     """A stretch of ops the two runs did not both run, between the aligned ops behind an input and the
     aligned op that read it: each side's first and last op of it (None: that side's writer was itself
@@ -113,6 +127,7 @@ class Root:
     target: str  # the label of the target it reaches
     reads: list[Read] = field(default_factory=list)  # a divergence of the data flow: the inputs read
     through: dict[int, CodePath] = field(default_factory=dict)  # op of path -> the code path to the next
+    outside: list[Outside] = field(default_factory=list)  # data made outside torch's ops: the inputs read
 
 
 @dataclass
@@ -134,6 +149,10 @@ class Reach:
     def reads_at(self, index: int) -> list[Read]:
         """The inputs op ``index`` of A read from other tensors (empty: not a data-flow divergence)."""
         return next((x.reads for x in (*self.roots, *self.dead) if x.index == index), [])
+
+    def outside_at(self, index: int) -> list[Outside]:
+        """The inputs of data made outside torch's ops that root ``index`` of A read (empty: none)."""
+        return next((x.outside for x in self.roots if x.index == index), [])
 
 
 def matched(pairs: list[tuple[int | None, int | None]]) -> dict[int, int]:
@@ -204,6 +223,8 @@ class _Sides:
 
     def __init__(self, a: Trace, b: Trace, a2b: dict[int, int], b2a: dict[int, int], differing: dict[int, object]):
         self.a, self.b, self.a2b, self.b2a, self.differing = a, b, a2b, b2a, differing
+        # recorded from the program's start (harness.trace.run): no op of the process ran before the trace
+        self.whole = bool(a.attrs.get("program") and b.attrs.get("program"))
         self._held: dict[int, dict[bytes, int]] = {}
 
     def held(self, side: Trace, digest: bytes) -> int:
@@ -408,6 +429,7 @@ def reach(
     seen = set(queue)
     roots: list[int] = []
     reads: dict[int, list[Read]] = {}
+    outside: dict[int, list[Outside]] = {}
     unresolved: dict[str, int] = {}  # why -> the op of A that read the input
     stretches = _Stretches(sides)
     via: dict[int, CodePath] = {}  # an op reached through a code path -> that code path
@@ -442,6 +464,9 @@ def reach(
                         via[f] = cp
                         queue.append(f)
                 continue
+            if why and x.src < 0 and y.src < 0 and x.name != "generator_state" and sides.whole:
+                outside.setdefault(i, []).append(Outside(x.name, sides.held(a, x.digest)))
+                continue
             if why:
                 unresolved.setdefault(why, i)
                 continue
@@ -449,7 +474,7 @@ def reach(
                 seen.add(src)
                 parent[src] = i
                 queue.append(src)
-        if i in reads:
+        if i in reads or i in outside:
             roots.append(i)
     for i in sorted(roots):
         path = [i]
@@ -457,7 +482,8 @@ def reach(
             path.append(parent[path[-1]])
         end = a.ops[path[-1]]
         through = {k: via[k] for k in path[:-1] if k in via}
-        out.roots.append(Root(i, path, f"op {end.index} ({end.op})", reads.get(i, []), through))
+        target = f"op {end.index} ({end.op})"
+        out.roots.append(Root(i, path, target, reads.get(i, []), through, outside.get(i, [])))
     out.unresolved = sorted(unresolved, key=unresolved.__getitem__)  # the earliest reader first
     live = set(roots)
     dead: list[tuple[int, list[Read]]] = []

@@ -40,9 +40,10 @@ differing outputs, live or not, as traces before version 3 still give).
 
 A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
 bits), "host-data" (a tensor made from NumPy or Python data by ``torch.tensor`` or ``torch.from_numpy``,
-ATen's ``lift_fresh``, holds other values: its "verification" the trace's proof, its knob "data made
-outside torch's ops") or "data-flow" (the two runs read other tensors, each the same in both:
-harness.trace.reach),
+ATen's ``lift_fresh``, holds other values; or a root read such data that no traced op wrote in either
+run, ``torch.frombuffer``'s, in two traces recorded from their program's start: its "verification" the
+trace's proof, its knob "data made outside torch's ops", its explanation the first op that read
+it) or "data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
 whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
 "b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
 aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
@@ -116,7 +117,7 @@ def _reads(diff: TraceDiff, reads: list[Read]) -> list[dict[str, Any]]:
 
 def _kind(diff: TraceDiff, index: int, reads: list[Read]) -> dict[str, Any]:
     """What kind of divergence op ``index`` of A is: "data-flow", "host-data" or "kernel"."""
-    host = packet(diff.a.ops[index].op) in HOST_DATA_OPS
+    host = packet(diff.a.ops[index].op) in HOST_DATA_OPS or bool(diff.reach and diff.reach.outside_at(index))
     return {"kind": "data-flow" if reads else "host-data" if host else "kernel", "reads": _reads(diff, reads)}
 
 
