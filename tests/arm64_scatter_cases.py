@@ -65,7 +65,7 @@ def impl_outputs(case: dict[str, Any], profile: KernelProfile) -> list[np.ndarra
     x, dim, index, src = case["x"], case["dim"], case["index"], case["src"]
     index_all = np.broadcast_to(case["erows"][:, None], case["esrc"].shape)
     outs = [scatter.scatter_reduce(x, dim, index, src)]
-    for reduce in scatter.REDUCES:
+    for reduce in ("sum", "mean", "amax", "amin"):  # the reductions measured on arm64 (prod: x86 only)
         for include_self in (True, False):
             outs.append(scatter.scatter_reduce(x, dim, index, src, reduce, include_self))
             outs.append(scatter.scatter_reduce(case["ex"], 0, index_all, case["esrc"], reduce, include_self))

@@ -1,6 +1,7 @@
 """Live: harness/impl/scatter.py (scatter_add, scatter_reduce, index_add, index_put with accumulate,
-im2col / col2im) against torch in this process, bit for bit, and the same ops traced by ``parity
-trace`` and replayed through harness/trace/impl_ops.py (``--verify-cause``'s path).
+im2col / col2im; scatter, index_copy, index_fill, index_reduce, masked_scatter, put_) against torch in
+this process, bit for bit, and the same ops traced by ``parity trace`` and replayed through
+harness/trace/impl_ops.py (``--verify-cause``'s path).
 
 Indices repeat (a handful of targets for many terms: where the order of the additions shows), along
 the first, a middle and the last dim, with transposed operands, past the 32768-element grain; thread
@@ -35,8 +36,19 @@ def _values(rng: np.random.Generator, shape: tuple[int, ...] | list[int]) -> np.
 def _strided(x: np.ndarray, flip: bool) -> torch.Tensor:
     """x as a torch tensor, laid out transposed (first and last dims swapped in memory) where ``flip``."""
     if flip and x.ndim >= 2:
-        return torch.from_numpy(np.ascontiguousarray(np.swapaxes(x, 0, -1))).transpose(0, -1)
+        return torch.from_numpy(np.swapaxes(x, 0, -1).copy()).transpose(0, -1)  # a copy: in-place ops leave x
     return torch.from_numpy(x.copy())
+
+
+_SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)
+
+
+def _with_specials(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
+    """x with NaN, infinities and both zeros at about 15% of its elements."""
+    x = x.copy()
+    spots = rng.random(x.shape) < 0.15
+    x[spots] = _SPECIALS[rng.integers(0, _SPECIALS.size, int(spots.sum()))]
+    return x
 
 
 def _scatter_case(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> tuple[np.ndarray, ...]:
@@ -66,13 +78,16 @@ def test_scatter_add_and_reduce(shape: tuple[int, ...], dim: int, flip: bool, se
 
 
 @SETTINGS
-@given(m=st.integers(1, 40), k=st.sampled_from([16, 17, 40, 100]), n=st.integers(1, 300), seed=SEEDS,
-       threads=THREADS)  # fmt: skip
-def test_scatter_reduce_expanded_index(m: int, k: int, n: int, seed: int, threads: int) -> None:
-    """dim 0, a 1-D index expanded over 16 columns or more: cpu_scatter_reduce_expanded_index's radix sort."""
+@given(m=st.integers(1, 40), k=st.sampled_from([16, 17, 40, 100]), n=st.integers(1, 300), specials=st.booleans(),
+       seed=SEEDS, threads=THREADS)  # fmt: skip
+def test_scatter_reduce_expanded_index(m: int, k: int, n: int, specials: bool, seed: int, threads: int) -> None:
+    """dim 0, a 1-D index expanded over 16 columns or more: cpu_scatter_reduce_expanded_index's radix sort
+    (its NaN operands refused at the default level from 2 threads, amax/amin's NaN and -0.0 anywhere)."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
     x, src, rows = _values(rng, (m, k)), _values(rng, (n, k)), rng.integers(0, m, n).astype(np.int64)
+    if specials:
+        x, src = _with_specials(rng, x), _with_specials(rng, src)
     ti = torch.from_numpy(rows)[:, None].expand(n, k)
     index = np.ascontiguousarray(ti.numpy())
     for reduce in scatter.REDUCES:
@@ -80,7 +95,12 @@ def test_scatter_reduce_expanded_index(m: int, k: int, n: int, seed: int, thread
             want = torch.from_numpy(x.copy()).scatter_reduce(
                 0, ti, torch.from_numpy(src), reduce, include_self=include_self
             )
-            got = scatter.scatter_reduce(x, 0, index, src, reduce, include_self)
+            try:
+                got = scatter.scatter_reduce(x, 0, index, src, reduce, include_self, list(ti.stride()), True,
+                                             live_profile())  # fmt: skip
+            except ParityError as err:
+                assert specials and ("-0.0" in str(err) or "expanded-index path" in str(err)), err
+                continue
             assert_bits_equal(f"expanded {reduce} {include_self}", want.numpy(), got)
 
 
@@ -95,20 +115,118 @@ def test_scatter_amax_refuses_negative_zero_and_nan() -> None:
             scatter.scatter_reduce(x, 0, index, src, "amax")
 
 
+def _index_case(
+    rng: np.random.Generator, shape: tuple[int, ...], dim: int
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """dim wrapped, a 1-D index three times as long as self along it (every slice repeated), self, source."""
+    dim = dim % len(shape)
+    index = rng.integers(0, shape[dim], 3 * shape[dim] + 1).astype(np.int64)
+    sshape = list(shape)
+    sshape[dim] = index.size
+    return dim, index, _values(rng, shape), _values(rng, sshape)
+
+
 @SETTINGS
 @given(shape=st.one_of(SHAPES, st.just((20000, 2))), dim=st.integers(0, 2), flip=st.booleans(), seed=SEEDS,
        threads=THREADS)  # fmt: skip
 def test_index_add(shape: tuple[int, ...], dim: int, flip: bool, seed: int, threads: int) -> None:
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    dim = dim % len(shape)
-    n = 3 * shape[dim] + 1
-    index = rng.integers(0, shape[dim], n).astype(np.int64)
-    sshape = list(shape)
-    sshape[dim] = n
-    x, source = _values(rng, shape), _values(rng, sshape)
+    dim, index, x, source = _index_case(rng, shape, dim)
     want = _strided(x, flip).index_add(dim, torch.from_numpy(index), _strided(source, flip))
     assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source))
+
+
+@SETTINGS
+@given(shape=st.one_of(SHAPES, st.just((2, 20000))), dim=st.integers(0, 2), flip=st.booleans(),
+       specials=st.booleans(), seed=SEEDS, threads=THREADS)  # fmt: skip
+def test_scatter_prod_extremes_and_plain_scatter(
+    shape: tuple[int, ...], dim: int, flip: bool, specials: bool, seed: int, threads: int
+) -> None:
+    """scatter_reduce prod, amax/amin with NaN, infinities and signed zeros on the serial path (self kept
+    on a tie, src's NaN taken), and ``scatter`` (src, value, reduce "add" / "multiply": the last along
+    dim kept, or the terms in index order)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    dim = dim % len(shape)
+    x, index, src = _scatter_case(rng, shape, dim)
+    if specials:
+        x, src = _with_specials(rng, x), _with_specials(rng, src)
+    ti, tx, tsrc = torch.from_numpy(index), _strided(x, flip), _strided(src, flip)
+    dense = tx.is_contiguous() and tsrc.is_contiguous()
+    for reduce in ("prod", "amax", "amin"):
+        for include_self in (True, False):
+            want = tx.scatter_reduce(dim, ti, tsrc, reduce, include_self=include_self).numpy()
+            got = scatter.scatter_reduce(x, dim, index, src, reduce, include_self, list(ti.stride()), dense,
+                                         live_profile())  # fmt: skip
+            assert_bits_equal(f"scatter_reduce {reduce} {include_self}", want, got)
+    value = float(rng.standard_normal() * 100)
+    assert_bits_equal("scatter", tx.scatter(dim, ti, tsrc).numpy(), scatter.scatter(x, dim, index, src))
+    assert_bits_equal("scatter value", tx.scatter(dim, ti, value).numpy(), scatter.scatter(x, dim, index, value))
+    for reduce in scatter.SCATTER_REDUCES:
+        want = tx.scatter(dim, ti, tsrc, reduce=reduce).numpy()
+        assert_bits_equal(f"scatter reduce={reduce}", want, scatter.scatter(x, dim, index, src, reduce))
+        want = tx.scatter(dim, ti, value, reduce=reduce).numpy()
+        assert_bits_equal(f"scatter value reduce={reduce}", want, scatter.scatter(x, dim, index, value, reduce))
+
+
+@SETTINGS
+@given(shape=st.one_of(SHAPES, st.just((20000, 2))), dim=st.integers(0, 2), flip=st.booleans(),
+       specials=st.booleans(), alpha=st.sampled_from([0.3, -1.7, 2.0, 1e-3]), seed=SEEDS,
+       threads=THREADS)  # fmt: skip
+def test_index_family(
+    shape: tuple[int, ...], dim: int, flip: bool, specials: bool, alpha: float, seed: int, threads: int
+) -> None:
+    """index_add with alpha (fused at avx2 on 2 or more dims), index_copy (the last repeat; racing
+    threads past 32768 elements refused), index_fill, index_reduce (each reduction, with and without
+    self; on 2 or more dims its NaN operands refused), masked_scatter and its backward, put_."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    dim, index, x, source = _index_case(rng, shape, dim)
+    if specials:
+        x, source = _with_specials(rng, x), _with_specials(rng, source)
+    ti, tx, tsource = torch.from_numpy(index), _strided(x, flip), _strided(source, flip)
+    profile = live_profile()
+    for a in (1.0, alpha):
+        want = tx.index_add(dim, ti, tsource, alpha=a).numpy()
+        try:
+            got = scatter.index_add(x, dim, index, source, a, profile)
+        except ParityError as err:  # through scatter_add's expanded path at the default level, 2+ threads
+            assert specials and threads > 1 and "expanded-index path" in str(err), err
+            continue
+        assert_bits_equal(f"index_add alpha {a}", want, got)
+    want = tx.index_copy(dim, ti, tsource).numpy()
+    if threads > 1 and source.size >= scatter.GRAIN_SIZE:
+        with pytest.raises(ParityError, match="racing threads"):
+            scatter.index_copy(x, dim, index, source, threads)
+    else:
+        assert_bits_equal("index_copy", want, scatter.index_copy(x, dim, index, source, threads))
+    fill = rng.integers(-shape[dim], shape[dim], max(1, index.size // 3))
+    want = tx.index_fill(dim, torch.from_numpy(fill), alpha * 1e3).numpy()
+    assert_bits_equal("index_fill", want, scatter.index_fill(x, dim, fill, alpha * 1e3))
+    for reduce in scatter.INDEX_REDUCES:
+        for include_self in (True, False):
+            want = tx.index_reduce(dim, ti, tsource, reduce, include_self=include_self).numpy()
+            try:
+                got = scatter.index_reduce(x, dim, index, source, reduce, include_self)
+            except ParityError as err:
+                assert x.ndim > 1 and specials and "NaN" in str(err), err
+                continue
+            assert_bits_equal(f"index_reduce {reduce} {include_self}", want, got)
+    mask = rng.random(shape) < 0.5
+    msource = _values(rng, (int(mask.sum()) + 2,))
+    want = tx.masked_scatter(torch.from_numpy(mask), torch.from_numpy(msource)).numpy()
+    assert_bits_equal("masked_scatter", want, scatter.masked_scatter(x, mask, msource))
+    m = x.size
+    put_index, put_source = rng.integers(-m, m, 2 * m + 1), _values(rng, (2 * m + 1,))
+    for accumulate in (True, False):
+        put = _strided(x, flip).put_(torch.from_numpy(put_index), torch.from_numpy(put_source), accumulate=accumulate)
+        want = put.numpy()
+        if threads > 1 and put_index.size >= (scatter.GRAIN_SIZE if accumulate else scatter.INDEX_GRAIN_SIZE):
+            with pytest.raises(ParityError, match="racing threads"):
+                scatter.put(x, put_index, put_source, threads, accumulate)
+            continue
+        assert_bits_equal(f"put_ {accumulate}", want, scatter.put(x, put_index, put_source, threads, accumulate))
 
 
 _FORMS = ("rows", "columns", "pairs", "apart", "mask")
@@ -236,13 +354,59 @@ def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
     _replays_match(program, ops, 7)
 
 
+@settings(max_examples=6, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2, 3]))
+def test_copies_and_reductions_replay_from_a_trace(seed: int, threads: int) -> None:
+    """TAPAS-style segmented products and maxima (scatter_reduce prod, amax with signed zeros), an MoE
+    router's scatter and scaled index_add, a detection head's index_copy / index_fill /
+    masked_scatter (and its backward), put_ and index_reduce, traced and replayed op by op."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    cells = torch.from_numpy(_values(rng, (10, 16))).requires_grad_()
+    segments = torch.from_numpy(rng.integers(0, 4, 10))
+    boxes = torch.from_numpy(_values(rng, (6, 5))).requires_grad_()
+    keep = torch.from_numpy(rng.random((6, 5)) < 0.4)
+
+    def program() -> None:
+        index = segments[:, None].expand(10, 16)
+        prod = torch.ones(4, 16).scatter_reduce(0, index, cells, "prod", include_self=False)
+        ties = -cells * 0.0  # +0.0 and -0.0 against self's zeros: the serial path keeps self's, the expanded src's
+        top = torch.zeros(4, 16).scatter_reduce(0, index.contiguous(), ties, "amax")
+        top = top + torch.zeros(4, 16).scatter_reduce(0, index, ties, "amin")
+        routed = torch.zeros(4, 16).scatter(0, index, cells.detach())
+        scaled = torch.zeros(4, 16).index_add(0, segments, cells, alpha=0.125)
+        copied = torch.zeros(10, 5).index_copy(0, torch.arange(6), boxes).index_fill(1, torch.tensor([-1]), 2.5)
+        filled = boxes.masked_scatter(keep, boxes.flip(0) * 3)
+        put = torch.zeros(12).put_(segments, cells[:, 0].detach(), accumulate=True)
+        reduced = torch.ones(4, 16).index_reduce(0, segments, cells, "mean", include_self=False)
+        total = prod.sum() + top.sum() + routed.sum() + scaled.sum() + copied.sum() + put.sum() + reduced.sum()
+        (total + (filled * filled).sum()).backward()
+
+    ops = {"scatter_reduce", "scatter", "index_add", "index_copy", "index_fill", "masked_scatter",
+           "masked_scatter_backward", "put_", "index_reduce"}  # fmt: skip
+    _replays_match(program, ops, 11)
+
+
 def test_refusals_name_the_case() -> None:
+    from dataclasses import replace
+
     profile = live_profile()
     x = np.zeros((3, 4), np.float32)
-    with pytest.raises(ParityError, match="alpha 1 only"):
+    with pytest.raises(ParityError, match="the profile's add kernel is needed"):
         scatter.index_add(x, 0, np.array([0, 1]), np.ones((2, 4), np.float32), alpha=2)
-    with pytest.raises(ParityError, match="sum, mean, amax, amin only"):
-        scatter.scatter_reduce(x, 0, np.zeros((1, 4), np.int64), np.ones((1, 4), np.float32), "prod")
+    with pytest.raises(ParityError, match="sum, prod, mean, amax, amin only"):
+        scatter.scatter_reduce(x, 0, np.zeros((1, 4), np.int64), np.ones((1, 4), np.float32), "max")
+    with pytest.raises(ParityError, match="prod, mean, amax, amin only"):
+        scatter.index_reduce(x, 0, np.zeros(1, np.int64), np.ones((1, 4), np.float32), "sum")
+    with pytest.raises(ParityError, match="reduce 'add' or 'multiply' only"):
+        scatter.scatter(x, 0, np.zeros((1, 4), np.int64), 1.0, "mean")
+    nan = np.full((1, 4), np.nan, np.float32)
+    with pytest.raises(ParityError, match="NaN operands are not modelled"):
+        scatter.index_reduce(x, 0, np.zeros(1, np.int64), nan, "prod")
+    with pytest.raises(ParityError, match="racing threads"):
+        scatter.index_copy(np.zeros((2, 20000), np.float32), 0, np.array([1, 1]), np.ones((2, 20000), np.float32), 2)
+    with pytest.raises(ParityError, match="measured on x86"):
+        scatter.check_measured(replace(profile, aten="neon"), "index_copy")
     with pytest.raises(ParityError, match="index out of range"):
         scatter.scatter_reduce(x, 0, np.full((1, 4), 3), np.ones((1, 4), np.float32))
     pairs = [np.array([[0, 1], [1, 0]]), None, np.array([[0, 0], [1, 1]])]  # two indexed dims, a slice between
@@ -250,10 +414,13 @@ def test_refusals_name_the_case() -> None:
         scatter.index_put(np.zeros((2, 3, 2), np.float32), pairs, np.ones((2, 2, 3), np.float32), 1, True, [1, 2, 0])
     from harness.trace.impl_ops import REPLAYS
 
+    with pytest.raises(ParityError, match="not C order"):
+        index, source = np.array([[0, 1], [2, 3]]), np.ones((2, 2), np.float32)
+        REPLAYS["put_"]({"self": x, "index": index, "source": source}, {"index.stride": [1, 2]}, profile)
+    with pytest.raises(ParityError, match="index_put_: its self was not captured"):  # torch.empty's memory
+        REPLAYS["index_put_"]({"values": np.ones(4, np.float32)}, {"indices.count": 0}, profile)
     args = {"indices.count": 2, "indices.none": [0], "accumulate": True}
     with pytest.raises(ParityError, match="index tensor 1 was not captured"):
         REPLAYS["_index_put_impl_"]({"self": x, "values": np.ones(4, np.float32)}, args, profile)
-    from dataclasses import replace
-
     with pytest.raises(ParityError, match="not avx512"):
         scatter.check_measured(replace(profile, aten="avx512"), "scatter_add")

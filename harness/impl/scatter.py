@@ -53,13 +53,25 @@ from harness.impl.profiles import KernelProfile
 GRAIN_SIZE = 32768
 # cpu_index_kernel's parallel grain: index_put without accumulate splits from this many elements
 INDEX_GRAIN_SIZE = 3000
-REDUCES = ("sum", "mean", "amax", "amin")
+REDUCES = ("sum", "prod", "mean", "amax", "amin")
+# scatter's older ``reduce=`` names and index_reduce's: the scatter_reduce each stands for
+SCATTER_REDUCES = {"add": "sum", "multiply": "prod"}
+INDEX_REDUCES = ("prod", "mean", "amax", "amin")
+# the levels whose expanded-path vector maximum (NaN, signed zeros) is modelled
+EXPANDED_RULES = ("avx2", "default")
+
+
+# the ops and cases measured on x86 (default, avx2) only, not under arm64 emulation: refused on aarch64
+X86_ONLY = ("scatter", "index_copy", "index_fill", "index_reduce", "masked_scatter", "put_", "index_add alpha",
+            "scatter_reduce prod")  # fmt: skip
 
 
 def check_measured(profile: KernelProfile, op: str) -> None:
-    """ParityError on the build not measured: AVX-512 (no such CPU here); default, avx2 and Linux arm64's
-    neon and sve builds are."""
+    """ParityError on the build not measured: AVX-512 (no such CPU here); default, avx2 and (but for
+    ``X86_ONLY``) Linux arm64's neon and sve builds are."""
     profile.refuse_unmeasured(op)
+    if profile.aarch64 and op in X86_ONLY:
+        raise ParityError(f"{op} is measured on x86 (default, avx2) only, not on Linux arm64 ({profile.name})")
 
 
 def _float32(x: np.ndarray, op: str, name: str) -> np.ndarray:
@@ -78,7 +90,8 @@ def _long(index: np.ndarray, op: str) -> np.ndarray:
 
 def ordered_add(out: np.ndarray, flat: np.ndarray, values: np.ndarray) -> None:
     """``out.flat[flat[k]] += values[k]`` for k in order, one float32 rounding each (in place)."""
-    np.add.at(out.reshape(-1), flat, values)
+    with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and overflow: IEEE's NaN and inf, as ATen's
+        np.add.at(out.reshape(-1), flat, values)
 
 
 def _scatter_targets(shape: tuple[int, ...], dim: int, index: np.ndarray, op: str) -> np.ndarray:
@@ -99,10 +112,45 @@ def _dim(dim: int, ndim: int, op: str) -> int:
     return dim % max(ndim, 1)
 
 
+def expanded_path(
+    shape: tuple[int, ...],
+    dim: int,
+    index_shape: tuple[int, ...],
+    src_shape: tuple[int, ...],
+    index_stride: Sequence[int] | None = None,
+    dense: bool = True,
+) -> bool:
+    """Whether scatter_add / scatter_reduce.two may take ``cpu_scatter_reduce_expanded_index``
+    (``can_use_expanded_index_path``): dim 0, self and src contiguous (``dense``), src of index's
+    sizes past dim 0, 16 or more index elements per row, and an index of stride 1 on dim 0 and 0 on
+    the others (a dim of size 1: 0 or 1). ``index_stride`` None (unknown): whenever the rest holds."""
+    if dim != 0 or not dense or not index_shape or 0 in (*shape, *index_shape, *src_shape) or not shape:
+        return False
+    if len(src_shape) != len(index_shape) or any(src_shape[d] != index_shape[d] for d in range(1, len(index_shape))):
+        return False
+    if int(np.prod(index_shape)) // index_shape[0] < 16:
+        return False
+    if index_stride is None:
+        return True
+    rest = zip(index_stride[1:], index_shape[1:], strict=True)
+    return index_stride[0] == 1 and all(st == 0 or (st == 1 and n == 1) for st, n in rest)
+
+
 def scatter_reduce(
-    self_: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray, reduce: str = "sum", include_self: bool = True
+    self_: np.ndarray,
+    dim: int,
+    index: np.ndarray,
+    src: np.ndarray,
+    reduce: str = "sum",
+    include_self: bool = True,
+    index_stride: Sequence[int] | None = None,
+    dense: bool = True,
+    profile: KernelProfile | None = None,
 ) -> np.ndarray:
-    """``scatter_add`` (reduce "sum") and ``scatter_reduce.two`` of float32 self and src."""
+    """``scatter_add`` (reduce "sum") and ``scatter_reduce.two`` of float32 self and src;
+    ``index_stride`` and ``dense`` (self and src contiguous) as torch had them, for ``expanded_path``
+    (amax/amin there: NaN and -0.0 refused; the other reductions' NaN operands where ``profile`` is
+    not avx2 or 1 thread, ``expanded_nan``)."""
     op = "scatter_add" if reduce == "sum" and include_self else f"scatter_reduce {reduce}"
     if reduce not in REDUCES:
         raise ParityError(f"the impl reproduces scatter_reduce with {', '.join(REDUCES)} only, not {reduce!r}")
@@ -118,21 +166,72 @@ def scatter_reduce(
     targets = _scatter_targets(shape, dim, index, op)
     values = src.reshape(src.shape or (1,))[tuple(slice(0, n) for n in index.shape)].reshape(-1)
     out = np.array(self_, np.float32, copy=True).reshape(shape)
-    return _reduce_into(out, targets, values, reduce, include_self, op).reshape(self_.shape)
+    rule = "serial"
+    if expanded_path(self_.shape, dim, index.shape, src.shape, index_stride, dense):
+        if reduce in ("sum", "prod", "mean"):
+            expanded_nan(op, profile, values, out.reshape(-1)[targets])
+        rule = profile.aten if profile is not None and profile.aten in EXPANDED_RULES else "vector"
+    return _reduce_into(out, targets, values, reduce, include_self, op, rule).reshape(self_.shape)
+
+
+def expanded_nan(op: str, profile: KernelProfile | None, *operands: np.ndarray) -> None:
+    """ParityError where the expanded-index path's sum / product meets a NaN operand at a level and
+    thread count that keeps another NaN where two meet: measured at the default level at 2 and 4
+    threads (+qNaN kept for the serial order's -qNaN); avx2 at any thread count and every level at 1
+    thread keep the serial order's NaN. ``profile`` None: not known, refused alike."""
+    if profile is not None and (profile.threads == 1 or profile.aten == "avx2"):
+        return
+    if any(np.isnan(x).any() for x in operands):
+        where = "an unknown profile" if profile is None else f"{profile.aten} at {profile.threads} threads"
+        raise ParityError(
+            f"{op}: NaN operands on the expanded-index path at {where} are not modelled (another NaN is kept"
+            " where two meet)"
+        )
 
 
 def _reduce_into(
-    out: np.ndarray, targets: np.ndarray, values: np.ndarray, reduce: str, include_self: bool, op: str
+    out: np.ndarray,
+    targets: np.ndarray,
+    values: np.ndarray,
+    reduce: str,
+    include_self: bool,
+    op: str,
+    rule: str = "vector",
 ) -> np.ndarray:
-    """``out`` with the terms ``values`` reduced into the flat offsets ``targets`` in order."""
+    """``out`` with the terms ``values`` reduced into the flat offsets ``targets`` in order. amax/amin
+    by ``rule``: "serial", the serial loops' ``self = isnan(src) ? src : std::max(self, src)``
+    (``std::min``: self kept on a tie, a NaN self kept, a NaN src taken); "avx2" / "default", the
+    expanded path's ``vec::maximum(self, src)`` at that level (``self > src ? self : src``, src on a
+    tie; a NaN: avx2 all-ones ``0xffffffff``, default self's where self is NaN, else src's); "vector",
+    a vector maximum of no known rule: NaN and -0.0 operands refused."""
     flat = out.reshape(-1)
     if reduce in ("amax", "amin"):
         operands = (values, flat[targets]) if include_self else (values,)
-        if any(np.isnan(v).any() or (np.signbit(v) & (v == 0)).any() for v in operands):
+        if rule == "vector" and any(np.isnan(v).any() or (np.signbit(v) & (v == 0)).any() for v in operands):
             raise ParityError(f"{op}: NaN or -0.0 operands are not modelled (the vector path keeps other bits)")
         if not include_self:
             flat[targets] = -np.inf if reduce == "amax" else np.inf
-        (np.maximum if reduce == "amax" else np.minimum).at(flat, targets, values)
+        if rule == "vector":
+            (np.maximum if reduce == "amax" else np.minimum).at(flat, targets, values)
+            return out
+        for pick in _rounds(targets):
+            where, src = targets[pick], values[pick]
+            kept = flat[where]
+            if rule == "serial":
+                takes = (kept < src) if reduce == "amax" else (src < kept)
+                flat[where] = np.where(np.isnan(src) | takes, src, kept)
+                continue
+            keeps = (kept > src) if reduce == "amax" else (kept < src)
+            got = np.where(keeps | np.isnan(kept), kept, src)  # default: a NaN self kept, else src (NaN or not)
+            if rule == "avx2":
+                got[np.isnan(kept) | np.isnan(src)] = np.uint32(0xFFFFFFFF).view(np.float32)
+            flat[where] = got
+        return out
+    if reduce == "prod":
+        if not include_self:
+            flat[targets] = 1.0
+        with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+            np.multiply.at(flat, targets, values)
         return out
     if not include_self:
         flat[targets] = 0.0
@@ -145,28 +244,211 @@ def _reduce_into(
     return out
 
 
-def index_add(self_: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, alpha: float = 1) -> np.ndarray:
-    """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``."""
-    op = "index_add"
-    if alpha != 1:
-        raise ParityError("the impl reproduces index_add with alpha 1 only (else a multiply-add)")
-    self_, source = _float32(self_, op, "self"), _float32(source, op, "source")
-    index = _long(index, op).reshape(-1)
+def _slices(
+    self_: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray | None, op: str, negative: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(a float32 copy of self, the flat offset in it of each element of source in C order, source's
+    values in that order) of the index_* ops: source's slice i along ``dim`` meets self's slice
+    ``index[i]`` (``negative``: an index from -size counts from the end, as index_fill's). Without a
+    source (index_fill) the values are empty."""
+    self_ = _float32(self_, op, "self")
+    index = _long(index, op)
+    if index.ndim > 1:
+        raise ParityError(f"{op}: a 0-D or 1-D index only, not {index.ndim}-D")
+    index = index.reshape(-1)
     shape = self_.shape or (1,)
     dim = _dim(dim, self_.ndim, op)
-    src = source.reshape(source.shape or (1,))
-    if src.ndim != len(shape) and not (len(shape) == 1 and src.ndim <= 1):
-        raise ParityError(f"{op}: source {list(source.shape)} of another rank than self {list(self_.shape)}")
+    if negative and index.size and index.min() >= -shape[dim]:
+        index = index % shape[dim]
     want = list(shape)
     want[dim] = index.size
-    try:
-        src = np.broadcast_to(src.reshape(-1) if len(shape) == 1 else src, tuple(want))
-    except ValueError as err:
-        raise ParityError(f"{op}: source {list(source.shape)} does not fit self {list(self_.shape)}") from err
+    src = np.empty(0, np.float32)
+    if source is not None:
+        source = _float32(source, op, "source")
+        src = source.reshape(source.shape or (1,))
+        if src.ndim != len(shape) and not (len(shape) == 1 and src.ndim <= 1):
+            raise ParityError(f"{op}: source {list(source.shape)} of another rank than self {list(self_.shape)}")
+        try:
+            src = np.broadcast_to(src.reshape(-1) if len(shape) == 1 else src, tuple(want))
+        except ValueError as err:
+            raise ParityError(f"{op}: source {list(source.shape)} does not fit self {list(self_.shape)}") from err
+        src = np.ascontiguousarray(src).reshape(-1)
     idx = np.broadcast_to(index.reshape([-1 if k == dim else 1 for k in range(len(shape))]), tuple(want))
     targets = _scatter_targets(shape, dim, np.ascontiguousarray(idx), op)
+    return np.array(self_, np.float32, copy=True).reshape(shape), targets, src
+
+
+def index_add(
+    self_: np.ndarray,
+    dim: int,
+    index: np.ndarray,
+    source: np.ndarray,
+    alpha: float = 1,
+    profile: KernelProfile | None = None,
+) -> np.ndarray:
+    """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``;
+    with alpha other than 1 ``self + alpha*source`` per term, alpha rounded to float32: for 1-D self
+    the product rounded, then the sum (TensorAdvancedIndexing.cpp's own loop, every build), else the
+    add kernel's ``fmadd`` per slice (``profile``: one rounding where its vector FMA fuses, avx2)."""
+    op = "index_add"
+    out, targets, values = _slices(self_, dim, index, source, op)
+    if alpha == 1:
+        through = (int(np.size(index)), *out.shape[1:])  # dim 0: scatter_add of the index expanded over source
+        if expanded_path(out.shape, _dim(dim, self_.ndim, op), through, through):
+            expanded_nan(op, profile, values, out.reshape(-1)[targets])
+        ordered_add(out, targets, values)
+    elif out.ndim == 1:
+        ordered_add(out, targets, np.float32(alpha) * values)
+    else:
+        if profile is None:
+            raise ParityError("index_add with alpha other than 1: the profile's add kernel is needed")
+        _fused_add_in_order(out.reshape(-1), targets, values, float(np.float32(alpha)), profile)
+    return out.reshape(self_.shape)
+
+
+def _rounds(targets: np.ndarray) -> list[np.ndarray]:
+    """The positions of ``targets`` in rounds, round r each target's r-th position (so a round's targets
+    are distinct, and the rounds in order keep every target's order)."""
+    order = np.argsort(targets, kind="stable")
+    first = np.r_[0, np.flatnonzero(np.diff(targets[order])) + 1]
+    rank = np.empty(targets.size, np.int64)
+    rank[order] = np.arange(targets.size) - np.repeat(first, np.diff(np.r_[first, targets.size]))
+    return [np.flatnonzero(rank == r) for r in range(int(rank.max(initial=-1)) + 1)]
+
+
+def _fused_add_in_order(
+    flat: np.ndarray, targets: np.ndarray, values: np.ndarray, alpha: float, profile: KernelProfile
+) -> None:
+    """``flat[targets[k]] = add(flat[targets[k]], alpha, values[k])`` for k in order, the add kernel's
+    ``a + alpha*b`` (harness.impl.optim.elementwise), a round of distinct targets at a time."""
+    from harness.impl.optim import elementwise
+
+    for pick in _rounds(targets):
+        where = targets[pick]
+        flat[where] = elementwise("add", np.ascontiguousarray(flat[where]), values[pick], None, alpha, profile)
+
+
+def index_reduce(
+    self_: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, reduce: str, include_self: bool = True
+) -> np.ndarray:
+    """``index_reduce`` (``index_reduce_func_impl``): self's slices ``index`` filled with the reduction's
+    identity where not include_self, then source's slices reduced in, in index order (``mul``,
+    ``maximum``/``minimum``, ``add`` then a division by the counts): scatter_reduce's rule per element."""
+    op = f"index_reduce {reduce}"
+    if reduce not in INDEX_REDUCES:
+        raise ParityError(f"the impl reproduces index_reduce with {', '.join(INDEX_REDUCES)} only, not {reduce!r}")
+    out, targets, values = _slices(self_, dim, index, source, op)
+    if reduce in ("prod", "mean") and out.ndim > 1 and (np.isnan(values).any() or np.isnan(out.flat[targets]).any()):
+        raise ParityError(
+            f"{op}: NaN operands are not modelled for a self of 2 or more dims (the binary kernel's vector"
+            " and scalar code keep the other operand's NaN where two meet)"
+        )
+    rule = "vector" if out.ndim > 1 else "serial"
+    return _reduce_into(out, targets, values, reduce, include_self, op, rule).reshape(self_.shape)
+
+
+def _racing(op: str, size: int, threads: int, grain: int, targets: np.ndarray) -> None:
+    """ParityError where ``size`` elements at ``threads`` threads split from ``grain`` and an element of
+    ``targets`` is written twice: by racing threads, in no reproducible order."""
+    if threads > 1 and size >= grain and np.unique(targets).size < targets.size:
+        raise ParityError(
+            f"{op}: {size} elements at {threads} threads are written by racing threads where an element"
+            " is reached twice: their order is not reproducible"
+        )
+
+
+def _write_last(flat: np.ndarray, targets: np.ndarray, values: np.ndarray) -> None:
+    """``flat[targets[k]] = values[k]`` for k in order: each element keeps its last write (in place)."""
+    last = targets.size - 1 - np.unique(targets[::-1], return_index=True)[1]
+    flat[targets[last]] = values[last]
+
+
+def index_copy(self_: np.ndarray, dim: int, index: np.ndarray, source: np.ndarray, threads: int) -> np.ndarray:
+    """``index_copy`` (``index_copy_kernel``): source's slice i copied to self's slice ``index[i]``, the
+    last of repeats kept; TensorIterator's parallel loop from 32768 elements at 2 or more threads
+    writes repeats from racing threads: refused."""
+    op = "index_copy"
+    out, targets, values = _slices(self_, dim, index, source, op)
+    _racing(op, values.size, threads, GRAIN_SIZE, targets)
+    _write_last(out.reshape(-1), targets, values)
+    return out.reshape(self_.shape)
+
+
+def index_fill(self_: np.ndarray, dim: int, index: np.ndarray, value: float) -> np.ndarray:
+    """``index_fill`` (``index_fill_kernel``): self's slices ``index`` (from -size) set to float32(value)."""
+    out, targets, _ = _slices(self_, dim, index, None, "index_fill", negative=True)
+    out.reshape(-1)[targets] = np.float32(value)
+    return out.reshape(self_.shape)
+
+
+def masked_scatter(self_: np.ndarray, mask: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """``masked_scatter`` (``cpu_masked_scatter_kernel``, a serial loop in self's C order): where the mask
+    (broadcast to self) is set, source's elements in C order, one each."""
+    op = "masked_scatter"
+    self_, source = _float32(self_, op, "self"), _float32(source, op, "source")
+    mask = np.asarray(mask)
+    if mask.dtype != np.bool_ or np.broadcast_shapes(self_.shape, mask.shape) != self_.shape:
+        raise ParityError(f"{op}: a bool mask broadcast to self {list(self_.shape)}, not {mask.dtype} {mask.shape}")
+    full = np.broadcast_to(mask, self_.shape)
+    count = int(full.sum())
+    if count > source.size:
+        raise ParityError(f"{op}: {count} set in the mask for a source of {source.size} elements")
+    out = np.array(self_, np.float32, copy=True)
+    out[full] = source.reshape(-1)[:count]
+    return out
+
+
+def masked_scatter_backward(grad: np.ndarray, mask: np.ndarray, sizes: Sequence[int]) -> np.ndarray:
+    """``masked_scatter_backward``: grad's elements where the mask is set (both broadcast, C order),
+    then +0.0 up to the source's ``sizes``."""
+    op = "masked_scatter_backward"
+    grad, mask = _float32(grad, op, "grad_output"), np.asarray(mask)
+    try:
+        g, m = np.broadcast_arrays(grad, mask.astype(np.bool_))
+    except ValueError as err:
+        raise ParityError(f"{op}: grad {list(grad.shape)} and mask {list(mask.shape)} do not broadcast") from err
+    picked, n = g[m], int(np.prod(sizes, dtype=np.int64))
+    if picked.size > n:
+        raise ParityError(f"{op}: {picked.size} set in the mask for a source of {n} elements")
+    return np.concatenate([picked, np.zeros(n - picked.size, np.float32)]).reshape(tuple(sizes))
+
+
+def put(self_: np.ndarray, index: np.ndarray, source: np.ndarray, threads: int, accumulate: bool) -> np.ndarray:
+    """``put_`` (``put_kernel``): self in C order as one dim, ``index_put`` of one index tensor (from
+    -numel) in the C order of index and source; the same racing threads refused (atomic adds from
+    32768 elements, copies from 3000, at 2 or more threads)."""
+    op = "put_ accumulate" if accumulate else "put_"
+    self_, source, index = _float32(self_, op, "self"), _float32(source, op, "source"), _long(index, op)
+    if index.size != source.size:
+        raise ParityError(f"{op}: index of {index.size} elements for a source of {source.size}")
+    flat = index_put(self_.reshape(-1), [index.reshape(-1)], source.reshape(-1), threads, accumulate, name="put_")
+    return flat.reshape(self_.shape)
+
+
+def scatter(
+    self_: np.ndarray, dim: int, index: np.ndarray, src: np.ndarray | float, reduce: str | None = None
+) -> np.ndarray:
+    """``scatter`` (.src, .value, .reduce, .value_reduce): ``self[p with dim := index[p]] = src[p]`` (or
+    float32(value)), the last along ``dim`` kept of repeats (each element is reached from one position
+    off ``dim``, so the threads never share one); with ``reduce`` "add" / "multiply" scatter_reduce's
+    sum / prod with self included."""
+    op = "scatter" if reduce is None else f"scatter {reduce}"
+    if reduce is not None and reduce not in SCATTER_REDUCES:
+        raise ParityError(f"scatter: reduce 'add' or 'multiply' only, not {reduce!r}")
+    index = _long(index, op)
+    if np.ndim(src) == 0 and not isinstance(src, np.ndarray):
+        src = np.full(index.shape, np.float32(src), np.float32)
+    if reduce is not None:
+        # scatter_impl's reduce stub: the serial kernel whatever the layouts (dense False: no expanded path)
+        return scatter_reduce(self_, dim, index, np.asarray(src), SCATTER_REDUCES[reduce], dense=False)
+    self_, src = _float32(self_, op, "self"), _float32(np.asarray(src), op, "src")
+    shape, index = self_.shape or (1,), index.reshape(index.shape or (1,))
+    src = src.reshape(src.shape or (1,))
+    if index.ndim != src.ndim or any(i > s for i, s in zip(index.shape, src.shape, strict=True)):
+        raise ParityError(f"{op}: index {list(index.shape)} larger than src {list(src.shape)}")
+    targets = _scatter_targets(shape, _dim(dim, self_.ndim, op), index, op)
     out = np.array(self_, np.float32, copy=True).reshape(shape)
-    ordered_add(out, targets, np.ascontiguousarray(src).reshape(-1))
+    _write_last(out.reshape(-1), targets, src[tuple(slice(0, n) for n in index.shape)].reshape(-1))
     return out.reshape(self_.shape)
 
 
@@ -177,13 +459,14 @@ def index_put(
     threads: int,
     accumulate: bool = True,
     values_stride: Sequence[int] | None = None,
+    name: str = "index_put",
 ) -> np.ndarray:
     """``index_put_(indices, values, accumulate)``: ``self[indices] += values`` with repeats added in the
     C order of the indexed positions, or (accumulate False) ``self[indices] = values``, the last of
     repeats kept; integer or bool index tensors, None for a whole dim. ``values_stride``: the values'
     strides as torch had them, where TensorIterator would take the positions in another order
-    (strides increasing over the indexed dims): refused."""
-    op = "index_put accumulate" if accumulate else "index_put"
+    (strides increasing over the indexed dims): refused. ``name``: the op its errors name."""
+    op = f"{name} accumulate" if accumulate else name
     self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
     if len(indices) > self_.ndim:
         raise ParityError(f"{op}: {len(indices)} indices for {self_.ndim} dims")
@@ -234,19 +517,13 @@ def index_put(
     for k, ix in zip(given, expanded, strict=True):
         coords[k] = (ix[bgrid] if b else np.broadcast_to(ix, shape)) % self_.shape[k]
     targets = np.ravel_multi_index(tuple(coords), self_.shape).reshape(-1)
-    parallel = targets.size >= (GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE)
-    if threads > 1 and parallel and np.unique(targets).size < targets.size:
-        raise ParityError(
-            f"{op}: {targets.size} elements at {threads} threads are written by racing threads where an element"
-            " is reached twice: their order is not reproducible"
-        )
+    _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
     out = np.array(self_, np.float32, copy=True)
     flat = np.ascontiguousarray(vals).reshape(-1)
     if accumulate:
         ordered_add(out, targets, flat)
     else:  # the last write of each element: its last position in order
-        last = targets.size - 1 - np.unique(targets[::-1], return_index=True)[1]
-        out.reshape(-1)[targets[last]] = flat[last]
+        _write_last(out.reshape(-1), targets, flat)
     return out
 
 

@@ -9,6 +9,7 @@ trace's names (``out``, or ``out0``, ``out1``, ... by position).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -63,9 +64,16 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     **{f"_upsample_nearest_exact{d}d": ("upsample_nearest2d", ("capability",)) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d_backward": ("upsample_nearest2d", ()) for d in (1, 2, 3)},
     # index accumulation: each element's terms in index order (harness.impl.scatter), no knob moves them
-    **{op: ("scatter_add", ()) for op in ("scatter_add", "scatter_add_", "scatter_reduce", "scatter_reduce_")},
-    "index_add": ("index_add", ()),
+    **{op: ("scatter_add", ()) for op in ("scatter_add", "scatter_add_")},
+    # the expanded path's amax/amin of a NaN: all-ones at avx2, the NaN's own bits at default
+    **{op: ("scatter_add", ("capability",)) for op in ("scatter_reduce", "scatter_reduce_")},
+    "index_add": ("index_add", ()),  # alpha other than 1: the capability too (harness.trace.impl_ops.kernel_op)
     "index_add_": ("index_add", ()),
+    **{op: ("index_reduce", ()) for op in ("index_reduce", "index_reduce_")},
+    # copies: the last of repeats kept; at 2 or more threads past their grain, racing threads (refused)
+    **{op: ("scatter", ()) for op in ("scatter", "scatter_", "index_fill", "index_fill_")},
+    **{op: ("scatter", ()) for op in ("masked_scatter", "masked_scatter_", "masked_scatter_backward")},
+    **{op: ("scatter", ("threads",)) for op in ("index_copy", "index_copy_", "put_", "put")},
     # at 2 or more threads from 32768 elements: racing atomic adds (refused where an element repeats)
     **{op: ("index_put", ("threads",)) for op in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_")},
     "im2col": ("im2col", ()),
@@ -420,7 +428,8 @@ def _embedding_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nd
 
 def _scatter(reduce_arg: bool) -> Replay:
     """``scatter_add`` (reduce_arg False) and ``scatter_reduce.two`` (harness.impl.scatter): the terms of
-    each element in index order whatever the layouts, so the captured values in C order suffice."""
+    each element in index order whatever the layouts, so the captured values in C order suffice; the
+    layouts choose the expanded-index path (amax/amin: its NaN and -0.0 refused)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.scatter import check_measured, scatter_reduce
@@ -429,7 +438,15 @@ def _scatter(reduce_arg: bool) -> Replay:
         if "src" not in t:
             raise ParityError("the impl reproduces scatter_add and scatter_reduce of a src tensor only")
         reduce, include_self = (str(a["reduce"]), bool(a.get("include_self", True))) if reduce_arg else ("sum", True)
-        return {"out": scatter_reduce(t["self"], int(a["dim"]), t["index"], t["src"], reduce, include_self)}
+        if reduce == "prod":
+            check_measured(p, "scatter_reduce prod")
+        dense = all(
+            contiguous(a.get(f"{n}.stride") or c_strides(np.shape(t[n])), np.shape(t[n])) for n in ("self", "src")
+        )
+        out = scatter_reduce(
+            t["self"], int(a["dim"]), t["index"], t["src"], reduce, include_self, a.get("index.stride"), dense, p
+        )
+        return {"out": out}
 
     return run
 
@@ -437,8 +454,91 @@ def _scatter(reduce_arg: bool) -> Replay:
 def _index_add(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.scatter import check_measured, index_add
 
-    check_measured(p, "index_add")
-    return {"out": index_add(t["self"], int(a["dim"]), t["index"], t["source"], a.get("alpha", 1))}
+    alpha = a.get("alpha", 1)
+    check_measured(p, "index_add" if alpha == 1 else "index_add alpha")
+    return {"out": index_add(t["self"], int(a["dim"]), t["index"], t["source"], alpha, p)}
+
+
+def _index_reduce(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, index_reduce
+
+    check_measured(p, "index_reduce")
+    reduce, include_self = str(a["reduce"]), bool(a.get("include_self", True))
+    return {"out": index_reduce(t["self"], int(a["dim"]), t["index"], t["source"], reduce, include_self)}
+
+
+def _captured(op: str, run: Replay) -> Replay:
+    """``run`` with a tensor or argument the trace did not capture (unwritten memory, as torch.empty's
+    ``self`` of an ``index_put_``) refused in one line."""
+
+    def checked(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        try:
+            return run(t, a, p)
+        except KeyError as err:
+            raise ParityError(f"{op}: its {err.args[0]} was not captured") from err
+
+    return checked
+
+
+def _scalar(t: Arrays, a: Args, name: str, op: str) -> float:
+    """A Scalar argument (``value``), or the one element of the 0-D tensor passed for it."""
+    if name in t:
+        return float(np.asarray(t[name]).reshape(-1)[0])
+    if a.get(name) is None:
+        raise ParityError(f"{op}: its {name} was not captured")
+    return float(a[name])
+
+
+def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``scatter`` (.src, .value, and with ``reduce=`` "add" / "multiply"): harness.impl.scatter.scatter."""
+    from harness.impl.scatter import check_measured, scatter
+
+    check_measured(p, "scatter")
+    src = t["src"] if "src" in t else _scalar(t, a, "value", "scatter")
+    reduce = a.get("reduce")
+    return {"out": scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))}
+
+
+def _index_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, index_copy
+
+    check_measured(p, "index_copy")
+    return {"out": index_copy(t["self"], int(a["dim"]), t["index"], t["source"], p.threads)}
+
+
+def _index_fill(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, index_fill
+
+    check_measured(p, "index_fill")
+    return {"out": index_fill(t["self"], int(a["dim"]), t["index"], _scalar(t, a, "value", "index_fill"))}
+
+
+def _masked_scatter(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, masked_scatter
+
+    check_measured(p, "masked_scatter")
+    return {"out": masked_scatter(t["self"], t["mask"], t["source"])}
+
+
+def _masked_scatter_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import check_measured, masked_scatter_backward
+
+    check_measured(p, "masked_scatter")
+    return {"out": masked_scatter_backward(t["grad_output"], t["mask"], [int(v) for v in a["sizes"]])}
+
+
+def _put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``put_``: index and source taken in C order, as TensorIterator takes them where their strides
+    (dims over 1) decrease (another order: refused, its order of the repeats not modelled)."""
+    from harness.impl.scatter import check_measured, put
+
+    check_measured(p, "put_")
+    for name in ("index", "source"):
+        stride = a.get(f"{name}.stride")
+        steps = [st for st, n in zip(stride or [], np.shape(t[name]), strict=True) if n > 1]
+        if min(steps, default=1) < 1 or any(x <= y for x, y in pairwise(steps)):
+            raise ParityError(f"put_: {name} of strides {stride} (not C order) is not modelled")
+    return {"out": put(t["self"], t["index"], t["source"], p.threads, bool(a.get("accumulate", False)))}
 
 
 def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -789,13 +889,23 @@ REPLAYS: dict[str, Replay] = {
     **{f"upsample_nearest{d}d_backward": _upsample_nearest_backward(d, False) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d": _upsample_nearest(d, True) for d in (1, 2, 3)},
     **{f"_upsample_nearest_exact{d}d_backward": _upsample_nearest_backward(d, True) for d in (1, 2, 3)},
-    "scatter_add": _scatter(False),
-    "scatter_add_": _scatter(False),
-    "scatter_reduce": _scatter(True),
-    "scatter_reduce_": _scatter(True),
-    "index_add": _index_add,
-    "index_add_": _index_add,
-    **{op: _index_put for op in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_")},
+    **{
+        op: _captured(op, run)
+        for ops, run in (
+            (("scatter_add", "scatter_add_"), _scatter(False)),
+            (("scatter_reduce", "scatter_reduce_"), _scatter(True)),
+            (("index_add", "index_add_"), _index_add),
+            (("index_reduce", "index_reduce_"), _index_reduce),
+            (("scatter", "scatter_"), _scatter_copy),
+            (("index_copy", "index_copy_"), _index_copy),
+            (("index_fill", "index_fill_"), _index_fill),
+            (("masked_scatter", "masked_scatter_"), _masked_scatter),
+            (("masked_scatter_backward",), _masked_scatter_backward),
+            (("put_", "put"), _put),
+            (("index_put", "index_put_", "_index_put_impl", "_index_put_impl_"), _index_put),
+        )
+        for op in ops
+    },
     "im2col": _im2col,
     "col2im": _col2im,
 }

@@ -9,6 +9,7 @@ that says why, and to the provenance knobs that reach its bits.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -113,6 +114,9 @@ def kernel_op(op: str, args_text: str = "") -> tuple[str, tuple[str, ...]] | Non
     found = KERNEL_OPS.get(packet(op))
     if found and found[0] == "gelu" and "approximate='tanh'" in args_text:
         return ("gelu_tanh", ("capability", "threads"))
+    alpha = re.search(r"\balpha=([^,]+)", args_text)
+    if found and found[0] == "index_add" and alpha and alpha.group(1).strip() not in ("1", "1.0"):
+        return ("index_add", ("capability",))  # a multiply-add, fused at avx2 (harness.impl.scatter.index_add)
     return found
 
 
