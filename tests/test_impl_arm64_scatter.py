@@ -1,4 +1,4 @@
-"""scatter_add, scatter_reduce, index_add, index_put and im2col/col2im under the Linux arm64 profiles
+"""scatter_add, scatter_reduce, index_add, index_put, im2col/col2im and the index copies under the Linux arm64 profiles
 (harness.impl.scatter: each element's terms in index order), against torch 2.13.0's aarch64 wheel run
 under QEMU (tools/emulate_arm64.py run, emulated Neoverse N1, V1 and V2; 1 and 2 threads set with
 torch.set_num_threads in one process): the SHA-256 of every output's uint32 bits over the cases of
@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import pytest
 
+from harness.impl import scatter
 from harness.impl.profiles import get_profile
+from tests import arm64_index_copy_cases as copies
 from tests.arm64_scatter_cases import cases, digest, impl_outputs
 
 # (profile, threads) -> the digest torch gave on the core whose profile it is
@@ -40,3 +42,16 @@ def test_impl_matches_the_recording(profile_name: str, threads: int) -> None:
 @pytest.mark.parametrize("profile_name", ["x86-avx2", "x86-baseline"])
 def test_impl_matches_x86(profile_name: str) -> None:
     assert digest(impl_outputs(case, get_profile(profile_name, 1)) for case in cases()) == X86
+
+
+# the index copies (tests/arm64_index_copy_cases.py): one digest on N1, V1 and V2 at 1 and 2 threads
+# (emulated), and on x86 at default and avx2, 1 and 2 threads
+COPIES = "d6db50831ff50dc05dbd172df5ebe75a2eacdb2111e9c4e8cd8faed39f40caa9"
+
+
+@pytest.mark.parametrize(("profile_name", "threads"), [*sorted(DIGESTS), ("x86-avx2", 1), ("x86-baseline", 2)])
+def test_index_copies_match_the_recording(profile_name: str, threads: int) -> None:
+    profile = get_profile(profile_name, threads)
+    for op in ("scatter", "index_copy", "index_fill", "masked_scatter", "put_"):
+        scatter.check_measured(profile, op)  # measured on this profile: not refused
+    assert copies.digest(copies.impl_outputs(case, threads) for case in copies.cases()) == COPIES

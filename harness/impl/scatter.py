@@ -1,42 +1,55 @@
-"""Index accumulation as torch 2.13.0's CPU kernels compute it, float32: scatter_add / scatter_reduce
-(cpu/ScatterGatherKernel.cpp), index_add (TensorAdvancedIndexing.cpp ``index_add_cpu_out``),
-index_put with accumulate=True (cpu/IndexKernel.cpp ``index_put_kernel``), and nn.Fold / nn.Unfold's
-col2im / im2col (Col2Im.cpp, Im2Col.cpp over im2col.h). Torch-free, NumPy only: each result element
-is its start value and a run of single IEEE additions (or comparisons), so the order of the terms
-that reach one element is all there is to reproduce; ``ordered_add`` keeps it (``np.add.at`` is an
-unbuffered loop over the terms in the order given, one float32 rounding each).
+"""Index accumulation and index copies as torch 2.13.0's CPU kernels compute them, float32: scatter_add /
+scatter_reduce / scatter (cpu/ScatterGatherKernel.cpp), index_add and index_reduce
+(TensorAdvancedIndexing.cpp ``index_add_cpu_out``, ``index_reduce_func_impl``), index_put, index_copy,
+index_fill, masked_scatter and put_ (cpu/IndexKernel.cpp), and nn.Fold / nn.Unfold's col2im / im2col
+(Col2Im.cpp, Im2Col.cpp over im2col.h). Torch-free, NumPy only: each result element is its start value
+and a run of single IEEE operations (or comparisons, or writes), so the order of the terms that reach
+one element is all there is to reproduce; ``ordered_add`` keeps it (``np.add.at`` is an unbuffered loop
+over the terms in the order given, one float32 rounding each); ``_rounds`` splits the terms into rounds
+of distinct targets where an operation is not a ufunc.
 
 Shape legend: self and out of any rank; ``dim`` the indexed dim; index of self's rank (scatter) or
-1-D (index_add); src at least index's shape; for index_put, ``indices`` one entry per leading dim of
-self (None: the whole dim), the index tensors broadcast together to B, values broadcast to the
-indexed result's shape. im2col: x (N, C, H, W) -> (N, C*KH*KW, L), L = OH*OW; col2im the reverse.
+1-D (index_add, index_reduce, index_copy, index_fill); src at least index's shape (source: self's shape
+but ``index.size`` along dim); for index_put, ``indices`` one entry per leading dim of self (None: the
+whole dim), the index tensors broadcast together to B, values broadcast to the indexed result's shape;
+put_: self as one dim, index and source of one size. im2col: x (N, C, H, W) -> (N, C*KH*KW, L),
+L = OH*OW; col2im the reverse.
 
 - scatter_add / scatter_reduce "sum" (``cpu_scatter_gather_base_kernel`` with ``ReduceAdd``): per
   position p of index, ``self[p with dim := index[p]] += src[p]``; the thread split is over the
   positions off ``dim`` (each element of self is reached from one of them), the loop along ``dim``
   serial: the terms of one element come in the order of ``p[dim]``. The radix-sort path of
-  ``cpu_scatter_reduce_expanded_index`` (dim 0, an expanded 1-D index, 16 columns or more) sorts
-  stably and adds each row's terms in the same order, whatever the threads. include_self=False
-  starts the reached elements at +0 (ATen's ``scatter_(index, 0)`` or ``_init``).
-- "mean": that sum divided (one IEEE division) by the count of terms, self counted where
-  include_self, a count of 0 taken as 1. "amax" / "amin": ``std::max(self, src)``, src where it is
-  NaN; the start -inf / +inf without self. NaN and -0.0 operands are refused: the expanded path's
-  vector ``maximum`` keeps another NaN and the other zero of a tie.
-- index_add (alpha 1): per i in index order ``self.select(dim, index[i]) += source.select(dim, i)``
-  (dim 0 or last with matching sizes: through scatter_add, the same order); alpha other than 1 is
-  refused (a fused multiply-add in the AVX2 add kernel).
+  ``cpu_scatter_reduce_expanded_index`` (``expanded_path``: dim 0, an expanded 1-D index, 16 columns or
+  more) sorts stably and adds each row's terms in the same order, whatever the threads. include_self=False
+  starts the reached elements at the identity (ATen's ``scatter_(index, init)``).
+- "prod": ``self *= src`` in the same order. "mean": the sum divided (one IEEE division) by the count of
+  terms, self counted where include_self, a count of 0 taken as 1. "amax" / "amin" on the serial path:
+  ``self = isnan(src) ? src : std::max(self, src)``, self kept on a tie; on the expanded path
+  ``vec::maximum(self, src)`` (src on a tie; a NaN all-ones at avx2, the first NaN at default). The
+  expanded path's sums and products at the default level from 2 threads keep another NaN where two
+  meet: NaN operands refused there (``expanded_nan``).
+- scatter (src, value; ``reduce=`` "add" / "multiply" through scatter_reduce's sum / prod): a write per
+  position, the last along ``dim`` kept; no thread shares an element.
+- index_add: per i in index order ``self.select(dim, index[i]) += alpha * source.select(dim, i)``; alpha 1
+  a plain addition (dim 0 or last with matching sizes through scatter_add, the same order), else on 2 or
+  more dims the add kernel's ``fmadd`` (fused at avx2, not at default), on 1-D the product rounded first.
+  index_reduce: the slices filled with the identity where not include_self, then per index in order a
+  product, maximum or sum (mean: divided by the counts), scatter_reduce's rules; on 2 or more dims NaN
+  operands (and amax/amin's -0.0) refused: the binary kernels' vector and scalar code keep other bits.
 - index_put accumulate: ``cpu_index_kernel`` over the TensorIterator of the indexed result (C order
   of B for contiguous or broadcast values), ``self[idx] += value`` serially; at 2 or more threads and
   32768 elements or more ATen adds with ``cpu_atomic_add_float`` from every thread at once: any
   element reached twice there is refused (its order is the threads' race). Without accumulate
   (``x[idx] = v``, and the write-back of ``x[idx] += v``): a copy, the last of repeats kept;
   ``cpu_index_kernel``'s parallel loop (its grain 3000 elements) writes repeats from racing threads
-  at 2 or more threads: refused there alike.
+  at 2 or more threads: refused there alike. put_ is index_put into self's C order, the same races.
+- index_copy: the last of repeats kept, racing threads from 32768 elements refused; index_fill a write
+  of float32(value); masked_scatter source's elements in self's C order where the mask is set.
 - im2col: a copy (zeros in the padding); col2im: zeros, then per column row (c, kh, kw) in order
   each output position's value added to the pixel it reaches: a pixel's terms in (kh, kw) order.
-Nothing depends on the ATen capability (no vector arithmetic but single additions), nor, outside
-index_put's racing threads, on the thread count: torch 2.13.0 gives the same bits at default and avx2
-and on Linux arm64 (emulated N1, V1, V2; tests/test_impl_arm64_scatter.py). AVX-512 is not measured.
+Nothing else depends on the ATen capability, nor, outside the racing threads, on the thread count:
+torch 2.13.0 gives the same bits at default and avx2 and, for the ops not in ``X86_ONLY``, on Linux
+arm64 (emulated N1, V1, V2; tests/test_impl_arm64_scatter.py). AVX-512 is not measured.
 """
 
 from __future__ import annotations
@@ -62,8 +75,8 @@ EXPANDED_RULES = ("avx2", "default")
 
 
 # the ops and cases measured on x86 (default, avx2) only, not under arm64 emulation: refused on aarch64
-X86_ONLY = ("scatter", "index_copy", "index_fill", "index_reduce", "masked_scatter", "put_", "index_add alpha",
-            "scatter_reduce prod")  # fmt: skip
+# (the copies, scatter, index_copy, index_fill, masked_scatter and put_, are measured there)
+X86_ONLY = ("index_reduce", "index_add alpha", "scatter_reduce prod")
 
 
 def check_measured(profile: KernelProfile, op: str) -> None:

@@ -496,6 +496,8 @@ def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
     check_measured(p, "scatter")
     src = t["src"] if "src" in t else _scalar(t, a, "value", "scatter")
     reduce = a.get("reduce")
+    if reduce == "multiply":
+        check_measured(p, "scatter_reduce prod")
     return {"out": scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))}
 
 
