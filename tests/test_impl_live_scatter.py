@@ -405,8 +405,6 @@ def test_refusals_name_the_case() -> None:
         scatter.index_reduce(x, 0, np.zeros(1, np.int64), nan, "prod")
     with pytest.raises(ParityError, match="racing threads"):
         scatter.index_copy(np.zeros((2, 20000), np.float32), 0, np.array([1, 1]), np.ones((2, 20000), np.float32), 2)
-    with pytest.raises(ParityError, match="measured on x86"):
-        scatter.check_measured(replace(profile, aten="neon"), "index_reduce")
     with pytest.raises(ParityError, match="index out of range"):
         scatter.scatter_reduce(x, 0, np.full((1, 4), 3), np.ones((1, 4), np.float32))
     pairs = [np.array([[0, 1], [1, 0]]), None, np.array([[0, 0], [1, 1]])]  # two indexed dims, a slice between

@@ -1007,14 +1007,23 @@ ARM64: dict[str, str] = {
         " count or the layout; the backward one set of bits on every core and thread count, not x86's: its"
         " weights fused at every step, the second height tap's updates `fma(g*wy, wx, gx)`, the others not"
     ),
-    "scatter_add": f"{ARM64_INDEXING}; prod not measured there: refused",
-    "index_add": f"{ARM64_INDEXING}; alpha other than 1 not measured there: refused",
+    "scatter_add": (
+        f"{ARM64_INDEXING}; prod the x86 bits with finite operands (measured under emulation, both paths),"
+        " non-finite operands or a NaN made refused"
+    ),
+    "index_add": (
+        f"{ARM64_INDEXING}; alpha other than 1 fused on every core, the 1-D loop too (aarch64 GCC contracts"
+        " it; x86 rounds its product): measured under emulation with finite operands, non-finite refused"
+    ),
     "index_put": ARM64_INDEXING,
-    "index_reduce": "not measured on Linux arm64: refused",
+    "index_reduce": (
+        "nothing: the x86 bits on N1, V1 and V2 at 1 and 2 threads with finite operands (measured under"
+        " emulation); non-finite operands or a NaN made refused"
+    ),
     "scatter": (
         "nothing: the x86 bits on N1, V1 and V2 at 1 and 2 threads (measured under emulation, the copies with"
-        ' NaN and signed zeros; put_ and index_copy below their grains); `reduce="multiply"` (a product)'
-        " not measured there: refused"
+        ' NaN and signed zeros; put_ and index_copy below their grains); `reduce="multiply"` as'
+        " scatter_reduce's prod (finite operands)"
     ),
     "im2col": ARM64_INDEXING,
     "upsample_bilinear2d": (

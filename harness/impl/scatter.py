@@ -48,8 +48,9 @@ L = OH*OW; col2im the reverse.
 - im2col: a copy (zeros in the padding); col2im: zeros, then per column row (c, kh, kw) in order
   each output position's value added to the pixel it reaches: a pixel's terms in (kh, kw) order.
 Nothing else depends on the ATen capability, nor, outside the racing threads, on the thread count:
-torch 2.13.0 gives the same bits at default and avx2 and, for the ops not in ``X86_ONLY``, on Linux
-arm64 (emulated N1, V1, V2; tests/test_impl_arm64_scatter.py). AVX-512 is not measured.
+torch 2.13.0 gives the same bits at default and avx2 and on Linux arm64 (emulated N1, V1, V2;
+tests/test_impl_arm64_scatter.py; the ops of ``ARM64_FINITE`` with finite operands only, the 1-D
+index_add's alpha fused there). AVX-512 is not measured.
 """
 
 from __future__ import annotations
@@ -74,17 +75,24 @@ INDEX_REDUCES = ("prod", "mean", "amax", "amin")
 EXPANDED_RULES = ("avx2", "default")
 
 
-# the ops and cases measured on x86 (default, avx2) only, not under arm64 emulation: refused on aarch64
-# (the copies, scatter, index_copy, index_fill, masked_scatter and put_, are measured there)
-X86_ONLY = ("index_reduce", "index_add alpha", "scatter_reduce prod")
+# the ops measured under arm64 emulation with finite operands only (tests/arm64_index_arith_cases.py)
+ARM64_FINITE = ("index_reduce", "index_add alpha", "scatter_reduce prod")
 
 
 def check_measured(profile: KernelProfile, op: str) -> None:
-    """ParityError on the build not measured: AVX-512 (no such CPU here); default, avx2 and (but for
-    ``X86_ONLY``) Linux arm64's neon and sve builds are."""
+    """ParityError on the build not measured: AVX-512 (no such CPU here); default, avx2 and Linux
+    arm64's neon and sve builds are."""
     profile.refuse_unmeasured(op)
-    if profile.aarch64 and op in X86_ONLY:
-        raise ParityError(f"{op} is measured on x86 (default, avx2) only, not on Linux arm64 ({profile.name})")
+
+
+def arm64_finite(profile: KernelProfile, op: str, result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
+    """``result``, or ParityError where on Linux arm64 ``op`` (``ARM64_FINITE``) met a NaN or an infinity
+    or made a NaN: measured there with finite operands only (and a NaN an invalid operation makes is
+    aarch64's +qNaN, x86's -qNaN)."""
+    finite = all(np.isfinite(x).all() for x in operands) and not np.isnan(result).any()
+    if profile.aarch64 and op in ARM64_FINITE and not finite:
+        raise ParityError(f"{op}: non-finite operands or results on Linux arm64 are not measured ({profile.name})")
+    return result
 
 
 def _float32(x: np.ndarray, op: str, name: str) -> np.ndarray:
@@ -301,8 +309,9 @@ def index_add(
 ) -> np.ndarray:
     """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``;
     with alpha other than 1 ``self + alpha*source`` per term, alpha rounded to float32: for 1-D self
-    the product rounded, then the sum (TensorAdvancedIndexing.cpp's own loop, every build), else the
-    add kernel's ``fmadd`` per slice (``profile``: one rounding where its vector FMA fuses, avx2)."""
+    the product rounded, then the sum (TensorAdvancedIndexing.cpp's own loop, every x86 build; aarch64
+    GCC fuses it), else the add kernel's ``fmadd`` per slice (``profile``: one rounding where its vector
+    FMA fuses, avx2 and aarch64)."""
     op = "index_add"
     out, targets, values = _slices(self_, dim, index, source, op)
     if alpha == 1:
@@ -310,7 +319,7 @@ def index_add(
         if expanded_path(out.shape, _dim(dim, self_.ndim, op), through, through):
             expanded_nan(op, profile, values, out.reshape(-1)[targets])
         ordered_add(out, targets, values)
-    elif out.ndim == 1:
+    elif out.ndim == 1 and not (profile is not None and profile.aarch64):  # aarch64 contracts the loop too
         ordered_add(out, targets, np.float32(alpha) * values)
     else:
         if profile is None:

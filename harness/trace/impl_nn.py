@@ -432,39 +432,39 @@ def _scatter(reduce_arg: bool) -> Replay:
     layouts choose the expanded-index path (amax/amin: its NaN and -0.0 refused)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl.scatter import check_measured, scatter_reduce
+        from harness.impl.scatter import arm64_finite, check_measured, scatter_reduce
 
         check_measured(p, "scatter_reduce" if reduce_arg else "scatter_add")
         if "src" not in t:
             raise ParityError("the impl reproduces scatter_add and scatter_reduce of a src tensor only")
         reduce, include_self = (str(a["reduce"]), bool(a.get("include_self", True))) if reduce_arg else ("sum", True)
-        if reduce == "prod":
-            check_measured(p, "scatter_reduce prod")
         dense = all(
             contiguous(a.get(f"{n}.stride") or c_strides(np.shape(t[n])), np.shape(t[n])) for n in ("self", "src")
         )
         out = scatter_reduce(
             t["self"], int(a["dim"]), t["index"], t["src"], reduce, include_self, a.get("index.stride"), dense, p
         )
-        return {"out": out}
+        return {"out": arm64_finite(p, f"scatter_reduce {reduce}", out, t["self"], t["src"])}
 
     return run
 
 
 def _index_add(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, index_add
+    from harness.impl.scatter import arm64_finite, check_measured, index_add
 
     alpha = a.get("alpha", 1)
-    check_measured(p, "index_add" if alpha == 1 else "index_add alpha")
-    return {"out": index_add(t["self"], int(a["dim"]), t["index"], t["source"], alpha, p)}
+    check_measured(p, "index_add")
+    out = index_add(t["self"], int(a["dim"]), t["index"], t["source"], alpha, p)
+    return {"out": arm64_finite(p, "index_add" if alpha == 1 else "index_add alpha", out, t["self"], t["source"])}
 
 
 def _index_reduce(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, index_reduce
+    from harness.impl.scatter import arm64_finite, check_measured, index_reduce
 
     check_measured(p, "index_reduce")
     reduce, include_self = str(a["reduce"]), bool(a.get("include_self", True))
-    return {"out": index_reduce(t["self"], int(a["dim"]), t["index"], t["source"], reduce, include_self)}
+    out = index_reduce(t["self"], int(a["dim"]), t["index"], t["source"], reduce, include_self)
+    return {"out": arm64_finite(p, "index_reduce", out, t["self"], t["source"])}
 
 
 def _captured(op: str, run: Replay) -> Replay:
@@ -491,14 +491,14 @@ def _scalar(t: Arrays, a: Args, name: str, op: str) -> float:
 
 def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``scatter`` (.src, .value, and with ``reduce=`` "add" / "multiply"): harness.impl.scatter.scatter."""
-    from harness.impl.scatter import check_measured, scatter
+    from harness.impl.scatter import arm64_finite, check_measured, scatter
 
     check_measured(p, "scatter")
     src = t["src"] if "src" in t else _scalar(t, a, "value", "scatter")
     reduce = a.get("reduce")
-    if reduce == "multiply":
-        check_measured(p, "scatter_reduce prod")
-    return {"out": scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))}
+    out = scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))
+    product = "scatter_reduce prod" if reduce == "multiply" else "scatter"
+    return {"out": arm64_finite(p, product, out, t["self"], np.asarray(src, np.float32))}
 
 
 def _index_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
