@@ -136,3 +136,25 @@ def speech_to_text_loss(vocab: int, shape: tuple[int, ...]) -> Step:
         return model(input_features=features, labels=tokens(rng, vocab)).loss
 
     return loss_of
+
+
+def mask_segmentation_loss(image: int) -> Step:
+    """The loss of a SAM-style promptable segmenter on 2 random images of ``image`` pixels, two random
+    points a box each: its masks, upscaled to the image bilinearly (corners not aligned, as the processor's
+    post-processing does), in a Dice-plus-BCE against random targets, plus the IoU head's squared error
+    against 0.5."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        pixels = images(rng, batch=2, size=image)
+        points = torch.from_numpy(rng.uniform(0, image, (2, 1, 2, 2)).astype(np.float32))
+        labels = torch.from_numpy(rng.integers(0, 2, (2, 1, 2)))
+        out = model(pixel_values=pixels, input_points=points, input_labels=labels, multimask_output=True)
+        low = out.pred_masks  # (batch, prompts, masks, low-resolution height, width)
+        masks = torch.nn.functional.interpolate(low.flatten(0, 1), (image, image), mode="bilinear", align_corners=False)
+        target = torch.from_numpy((rng.random(tuple(masks.shape)) < 0.5).astype(np.float32))
+        prob = torch.sigmoid(masks)
+        dice = 1 - (2 * (prob * target).sum((-1, -2)) + 1) / (prob.sum((-1, -2)) + target.sum((-1, -2)) + 1)
+        bce = torch.nn.functional.binary_cross_entropy_with_logits(masks, target)
+        return dice.mean() + bce + ((out.iou_scores - 0.5) ** 2).mean()
+
+    return loss_of

@@ -6,9 +6,7 @@ so by LayerNorm2d's permutes), then bilinearly to the image as the processor doe
 whose backward is a live root here, a first in the zoo); the loss a Dice-plus-BCE of the masks against
 random targets, and the IoU head's squared error."""
 
-import numpy as np
-import torch
-from common import run
+from common import mask_segmentation_loss, run
 from transformers import SamConfig, SamModel
 
 IMAGE, PATCH = 64, 8
@@ -30,22 +28,7 @@ def build() -> SamModel:
     return SamModel(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """Two random points a box each (batch 2): the masks' Dice and BCE against random targets, plus the IoU
-    head's squared error against 0.5."""
-    pixels = torch.from_numpy(rng.standard_normal((2, 3, IMAGE, IMAGE)).astype(np.float32))
-    points = torch.from_numpy(rng.uniform(0, IMAGE, (2, 1, 2, 2)).astype(np.float32))
-    labels = torch.from_numpy(rng.integers(0, 2, (2, 1, 2)))
-    out = model(pixel_values=pixels, input_points=points, input_labels=labels, multimask_output=True)
-    low = out.pred_masks  # (batch, prompts, 3, 4 * IMAGE / PATCH, same)
-    # upscaled to the image as the processor's post-processing does: bilinear, corners not aligned
-    masks = torch.nn.functional.interpolate(low.flatten(0, 1), (IMAGE, IMAGE), mode="bilinear", align_corners=False)
-    target = torch.from_numpy((rng.random(tuple(masks.shape)) < 0.5).astype(np.float32))
-    prob = torch.sigmoid(masks)
-    dice = 1 - (2 * (prob * target).sum((-1, -2)) + 1) / (prob.sum((-1, -2)) + target.sum((-1, -2)) + 1)
-    bce = torch.nn.functional.binary_cross_entropy_with_logits(masks, target)
-    return dice.mean() + bce + ((out.iou_scores - 0.5) ** 2).mean()
-
+loss_of = mask_segmentation_loss(IMAGE)
 
 if __name__ == "__main__":
     run(build, loss_of)
