@@ -52,6 +52,7 @@ MODELS = (
     "decision_transformer", "time_series_transformer", "nemotron_h", "granitemoehybrid",
     "vitpose",
     "textnet",
+    "lightglue",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
