@@ -53,6 +53,7 @@ MODELS = (
     "vitpose",
     "textnet",
     "lightglue",
+    "sam_hq",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"

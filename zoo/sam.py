@@ -11,21 +11,20 @@ from transformers import SamConfig, SamModel
 
 IMAGE, PATCH = 64, 8
 
+# the sub-configurations, shared with SAM-HQ (zoo/sam_hq.py)
+VISION = {
+    "hidden_size": 32, "output_channels": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "mlp_dim": 64,
+    "image_size": IMAGE, "patch_size": PATCH, "window_size": 4, "global_attn_indexes": [1], "num_pos_feats": 8,
+}  # fmt: skip
+PROMPT = {"hidden_size": 16, "image_size": IMAGE, "patch_size": PATCH, "mask_input_channels": 4}
+DECODER = {
+    "hidden_size": 16, "mlp_dim": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "iou_head_hidden_dim": 16,
+    "num_multimask_outputs": 3,
+}  # fmt: skip
+
 
 def build() -> SamModel:
-    config = SamConfig(
-        vision_config={
-            "hidden_size": 32, "output_channels": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
-            "mlp_dim": 64, "image_size": IMAGE, "patch_size": PATCH, "window_size": 4, "global_attn_indexes": [1],
-            "num_pos_feats": 8,
-        },
-        prompt_encoder_config={"hidden_size": 16, "image_size": IMAGE, "patch_size": PATCH, "mask_input_channels": 4},
-        mask_decoder_config={
-            "hidden_size": 16, "mlp_dim": 32, "num_hidden_layers": 2, "num_attention_heads": 2,
-            "iou_head_hidden_dim": 16, "num_multimask_outputs": 3,
-        },
-    )  # fmt: skip
-    return SamModel(config)
+    return SamModel(SamConfig(vision_config=VISION, prompt_encoder_config=PROMPT, mask_decoder_config=DECODER))
 
 
 loss_of = mask_segmentation_loss(IMAGE)
