@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ONEDNN_ISA = {"DEFAULT": "SSE41", "AVX2": "AVX2", "AVX512": "AVX512_CORE"}
 
 # (input shape, weight shape, stride, padding, bias): the zoo's convolutions (tiny ResNet, batch 4 of
-# 32x32 images; ViT's patch embedding)
+# 32x32 images; ViT's patch embedding; TextNet's asymmetric branches, padding a pair)
 ZOO = (
     ((4, 3, 32, 32), (16, 3, 7, 7), 2, 3, False),
     ((4, 16, 8, 8), (4, 16, 1, 1), 1, 0, False),
@@ -63,6 +63,10 @@ ZOO = (
     ((4, 8, 8, 8), (8, 8, 3, 3), 2, 1, False),
     ((4, 8, 4, 4), (32, 8, 1, 1), 1, 0, False),
     ((4, 3, 32, 32), (64, 3, 8, 8), 8, 0, True),
+    ((4, 16, 8, 8), (16, 16, 1, 3), 1, (0, 1), False),
+    ((4, 16, 8, 8), (16, 16, 3, 1), 1, (1, 0), False),
+    ((4, 8, 16, 16), (16, 8, 1, 3), 2, (0, 1), False),
+    ((4, 8, 16, 16), (16, 8, 3, 1), 2, (1, 0), False),
 )
 # oneDNN's gemm:jit (every backward at SSE4.1) where its sgemm is a gemv (one output channel, or
 # C*KH*KW = 1), the forward of one output channel with K = C*KH*KW above 256, and one image of a
@@ -124,11 +128,17 @@ def _onednn_mismatch() -> str:
 needs_pinned_onednn = pytest.mark.skipif(bool(_onednn_mismatch()), reason=_onednn_mismatch() or "-")
 
 
+def _pair(v: int | tuple[int, int]) -> tuple[int, int]:
+    """A stride or padding given as an int for both sides, or as a pair."""
+    return tuple(v) if isinstance(v, tuple) else (v, v)
+
+
 def modelled(case: tuple, profile: KernelProfile) -> bool:
     """Whether the impl models every output of ``case`` under ``profile`` (else it raises ParityError)."""
     x_shape, w_shape, stride, padding, _bias = case
-    g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
-    kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
+    s, p = _pair(stride), _pair(padding)
+    g = conv._geometry(x_shape, w_shape, s, p)
+    kind = conv.path(x_shape, w_shape, s, p, profile)
     # ip_convolution (conv.unmodelled_passes)
     return not any(conv.unmodelled_passes(g, kind, profile))
 
@@ -145,8 +155,7 @@ def run_case(case: tuple, seed: int, profile: KernelProfile) -> list[tuple[str, 
     y = F.conv2d(tx, tw, tb, stride=stride, padding=padding)
     g = normal32(rng, tuple(y.shape))
     y.backward(as_tensor(g))
-    s = tuple(stride) if isinstance(stride, tuple) else (stride, stride)
-    p = tuple(padding) if isinstance(padding, tuple) else (padding, padding)
+    s, p = _pair(stride), _pair(padding)
     gx, gw, gb = conv.conv2d_backward(g, x, w, s, p, bias, profile)
     pairs = [
         ("out", y.detach().numpy(), conv.conv2d(x, w, b, s, p, profile)),
@@ -302,8 +311,9 @@ def _is_wide_bias(case: tuple, profile: KernelProfile) -> bool:
 
 def _is_avx2_chunked(case: tuple, profile: KernelProfile) -> bool:
     x_shape, w_shape, stride, padding, _bias = case
-    g = conv._geometry(x_shape, w_shape, (stride, stride), (padding, padding))
-    kind = conv.path(x_shape, w_shape, (stride, stride), (padding, padding), profile)
+    s, p = _pair(stride), _pair(padding)
+    g = conv._geometry(x_shape, w_shape, s, p)
+    kind = conv.path(x_shape, w_shape, s, p, profile)
     return kind == conv.AVX2 and stride == 1 and (g.kh, g.kw) != (1, 1) and g.ow >= 15 and g.oc > 8
 
 

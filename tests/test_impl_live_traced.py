@@ -496,6 +496,9 @@ def test_one_dimensional_convolution_replays(
 @example(dims=1, n=1, c=3, o=4, size=7, k=2, stride=1, padding=0, output_padding=0, bias=True, seed=1, threads=1)
 @example(dims=2, n=2, c=3, o=4, size=4, k=3, stride=1, padding=1, output_padding=0, bias=True, seed=2, threads=2)
 @example(dims=1, n=3, c=3, o=3, size=9, k=3, stride=1, padding=0, output_padding=0, bias=True, seed=3, threads=1)
+# ViTPose's classic decoder (zoo/vitpose.py): kernel 4, stride 2, padding 1, no bias, on 1 and 2 threads
+@example(dims=2, n=2, c=32, o=16, size=4, k=4, stride=2, padding=1, output_padding=0, bias=False, seed=4, threads=1)
+@example(dims=2, n=2, c=16, o=16, size=8, k=4, stride=2, padding=1, output_padding=0, bias=False, seed=5, threads=2)
 def test_transposed_convolution_replays(
     backend: str, dims: int, n: int, c: int, o: int, size: int, k: int, stride: int, padding: int,
     output_padding: int, bias: bool, seed: int, threads: int,
