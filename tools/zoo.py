@@ -50,10 +50,7 @@ MODELS = (
     "jetmoe", "hrm_text", "musicgen", "depth_pro",
     "deberta", "mpnet", "tapas", "yoso",
     "decision_transformer", "time_series_transformer", "nemotron_h", "granitemoehybrid",
-    "vitpose",
-    "textnet",
-    "lightglue",
-    "sam_hq",
+    "vitpose", "textnet", "lightglue", "sam_hq",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
