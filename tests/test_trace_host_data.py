@@ -66,7 +66,8 @@ def test_host_data_that_differs_is_a_live_root_shown_by_the_trace_never_replayed
     assert data["root_cause"]["kind"] == "host-data" and data["reach"]["root_causes"][0]["kind"] == "host-data"
     assert data["reach"]["root_causes"][0]["verification"].startswith("shown by the trace")
     text = render(d, "terminal")
-    assert "kind: data made outside torch's ops (a tensor made from NumPy or Python data)" in text
+    kind = "kind: data made outside torch's ops (a tensor made from NumPy or Python data, or in another process)"
+    assert kind in text
     assert "knob: data made outside torch's ops (shown by the trace)" in text
 
 
@@ -254,3 +255,105 @@ def test_numpy_bytes_read_through_frombuffer_are_a_root_at_their_first_reader(
     (root,) = reach["root_causes"]
     assert (root["op"], root["kind"], root["site"]) == ("aten.mul.Tensor", "host-data", f"{program}:10")
     assert root["knob"] == "data made outside torch's ops" and reach["unresolved"] == []
+
+
+INSTALL = "aten.set_.source_Storage_storage_offset"
+
+
+def _received(batch: bytes, swap: bool = False) -> list[OpRecord]:
+    """Op 0 allocates an empty tensor, op 1 installs a storage into it: a DataLoader worker's batch
+    (``batch``) received through shared memory; op 2 sums. ``swap``: op 1 is a storage swap inside the
+    program instead, ``set_`` of a tensor op 0 computed (``batch``) from the same x."""
+    if swap:
+        return [_op(0, "aten.mul.Tensor", [("self", b"x", -1)], [("out", batch)]),
+                _op(1, "aten.set_.source_Tensor", [("self", b"\0", -1), ("source", batch, 0)], [("out", batch)]),
+                _op(2, "aten.sum.default", [("self", batch, 1)], [("out", batch + b"s")])]  # fmt: skip
+    return [_op(0, "aten.empty.memory_format", [], [("out", b"\0")]),
+            _op(1, INSTALL, [("self", b"\0", 0)], [("out", batch)]),
+            _op(2, "aten.sum.default", [("self", batch, 1)], [("out", batch + b"s")])]  # fmt: skip
+
+
+def test_a_batch_installed_from_another_process_is_a_root_of_host_data_never_replayed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import harness.trace.cause as cause
+
+    replayed: list[int] = []
+    monkeypatch.setattr(cause, "verify", lambda diff, c, lead=None: replayed.append(lead.a.index))
+    d = diagnose(_trace(_received(b"p")), _trace(_received(b"q")), verify_cause=True)
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [1] and d.reach.unresolved == []
+    assert replayed == []
+    c = d.cause
+    assert c is not None and c.knobs == ["host_data"] and c.data_flow and not c.verified
+    assert c.explanation.startswith("data made in another process (a DataLoader worker's batch, received through")
+    assert c.verification == (
+        "shown by the trace (the impl replays nothing): op 1 installs a storage that no tensor of the trace "
+        "carried, and its output's bits differ"
+    )
+    (root,) = json.loads(render(d, "json"))["reach"]["root_causes"]
+    assert (root["op"], root["kind"], root["knob"]) == (INSTALL, "host-data", "data made outside torch's ops")
+    assert diagnose(_trace(_received(b"p")), _trace(_received(b"p"))).bit_identical  # the same batch: nothing
+
+
+def test_set_of_a_tensor_of_the_program_stays_a_storage_swap_the_walk_goes_through() -> None:
+    """``set_`` of another tensor (a storage swap inside the program) reads that tensor: the root is
+    the op that wrote it (a kernel's bits here), as before."""
+    d = diagnose(_trace(_received(b"p", swap=True)), _trace(_received(b"q", swap=True)))
+    assert d.reach is not None and [r.index for r in d.reach.roots] == [0] and d.reach.unresolved == []
+    (root,) = json.loads(render(d, "json"))["reach"]["root_causes"]
+    assert (root["op"], root["kind"]) == ("aten.mul.Tensor", "kernel")
+
+
+_LOADER = """\
+import os
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+SEED = int(os.environ["MASK_SEED"])
+
+
+class Noisy(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        x = np.random.default_rng(SEED * 10 + i).standard_normal(3).astype(np.float32)  # drawn in the worker
+        return torch.from_numpy(x), i % 2
+
+
+torch.manual_seed(0)
+model = torch.nn.Linear(3, 2)
+for x, y in DataLoader(Noisy(), batch_size=4, num_workers=1):
+    torch.nn.functional.cross_entropy(model(x), y).backward()
+"""
+
+
+def test_a_dataloader_workers_batch_is_a_root_of_host_data_where_it_is_received(
+    tmp_path: Path, backend: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The batch a worker process drew from other seeds arrives through ``set_`` of a shared-memory
+    storage: that op (at the loop over the DataLoader) is the writer of the batch and the root, in
+    both recorders alike; the labels' ``set_``, the same in both runs, is nothing."""
+    pytest.importorskip("torch")
+    from harness.formats.trace import read_trace
+
+    program = tmp_path / "loader.py"
+    traces = _traced(program, _LOADER, ("0", "1"))
+    t = read_trace(traces[0])
+    assert t.recorder == backend
+    installs = [op for op in t.ops if op.op == INSTALL]
+    assert [op.site for op in installs] == [f"{program}:21"] * 2  # the batch and its labels
+    for op in installs:
+        (self_,) = op.inputs
+        assert t.ops[self_.src].op == "aten.empty.memory_format" and not self_.fingerprinted
+        assert any(r.src == op.index for later in t.ops[op.index + 1 :] for r in later.inputs)  # the writer
+    report = tmp_path / "d.json"
+    assert main(["diff", *map(str, traces), "--format", "json", "--output", str(report)]) == 1
+    capsys.readouterr()
+    reach = json.loads(report.read_text())["reach"]
+    (root,) = reach["root_causes"]
+    assert (root["op"], root["kind"], root["site"]) == (INSTALL, "host-data", f"{program}:21")
+    assert root["index_a"] == installs[0].index
+    assert root["knob"] == "data made outside torch's ops" and reach["unresolved"] == [] and reach["dead"] == []

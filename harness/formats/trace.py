@@ -64,6 +64,12 @@ SOURCES_SINCE = 3  # the first version that records which op wrote each input
 # that made the tensor (traces recorded before this took ``lift_fresh`` for a view: its tensors
 # were "made before the trace")
 HOST_DATA_OPS = frozenset(("lift_fresh",))
+# ops that install a storage handed to them as such, not a tensor of the trace: how a tensor made in
+# another process enters the traced one (a DataLoader worker's batch, rebuilt from shared memory by
+# torch.multiprocessing's ``set_`` onto an empty tensor). No traced op wrote that storage: the op is
+# the writer of what it installs, so a batch that differs is a root at the call site that received it.
+# ``set_`` of another tensor (``source_Tensor``), a storage swap inside the program, is not one of these
+STORAGE_INSTALLS = frozenset(("aten.set_.source_Storage", "aten.set_.source_Storage_storage_offset"))
 PHASES = ("forward", "backward", "optimizer", "other")
 _OP_COLUMNS = ("op", "module", "site", "phase", "args", "step", "in_start", "in_count", "out_count")
 _T_COLUMNS = ("t_name", "t_dtype", "t_shape")

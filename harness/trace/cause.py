@@ -28,8 +28,9 @@ tensors, each the same in both runs) is no kernel's: the trace is its proof (bot
 named), the impl replays nothing, and its knob is Python's string hash seed where that was random
 or differs between the runs (the likely one: sets of str iterate in its order; setting
 ``PYTHONHASHSEED=0`` in both runs confirms it), else unexplained. So too a tensor made from NumPy or
-Python data (``torch.tensor``, ``torch.from_numpy``: ATen's ``lift_fresh``, HOST_DATA_OPS) that holds
-other values: the trace shows it at its call site, its knob the data made outside torch's ops.
+Python data (``torch.tensor``, ``torch.from_numpy``: ATen's ``lift_fresh``, HOST_DATA_OPS), or made in
+another process (a DataLoader worker's batch, installed by ``set_`` from shared memory: STORAGE_INSTALLS),
+that holds other values: the trace shows it at its call site, its knob the data made outside torch's ops.
 """
 
 from __future__ import annotations
@@ -50,12 +51,12 @@ import numpy as np
 
 from harness.core.digest import digest
 from harness.core.errors import ParityError
-from harness.formats.trace import HOOK, HOST_DATA_OPS, Captured, OpRecord, Trace, read_trace
+from harness.formats.trace import HOOK, STORAGE_INSTALLS, Captured, OpRecord, Trace, read_trace
 from harness.platform.config import host_arch
 from harness.platform.provenance import describe_hash_seed, fixed_hash_seed, hash_seed_is_random, public_version
 from harness.trace.diff import Divergence, TraceDiff, fingerprints
-from harness.trace.impl_ops import kernel_op, packet, refusal
-from harness.trace.reach import Read
+from harness.trace.impl_ops import kernel_op, refusal
+from harness.trace.reach import Read, host_data_op
 
 KNOB_LABELS = {
     "threads": "intra-op thread count",
@@ -232,19 +233,34 @@ def data_flow_cause(diff: TraceDiff, index: int) -> Cause:
 
 
 def host_data_cause(diff: TraceDiff, index: int) -> Cause:
-    """The Cause of op ``index`` of A, an op of HOST_DATA_OPS whose output differs: a tensor made from
-    NumPy or Python data (``torch.tensor``, ``torch.from_numpy``) that holds other values in the two runs.
-    No kernel's bits: it reads no tensor a traced op wrote; the trace shows it, with its call site."""
+    """The Cause of op ``index`` of A, an op that hands torch data made outside its ops (reach's
+    host_data_op) whose output differs: a tensor made from NumPy or Python data (``torch.tensor``,
+    ``torch.from_numpy``), or a storage made in another process (a DataLoader worker's batch), that holds
+    other values in the two runs. No kernel's bits: it reads no tensor a traced op wrote; the trace
+    shows it, with its call site."""
     a, b = diff.a.ops[index], diff.b.ops[diff.a2b[index]]
     sites = a.site if a.site == b.site else f"{a.site} in A, {b.site} in B"
+    if a.op in STORAGE_INSTALLS:
+        made = (
+            f"data made in another process (a DataLoader worker's batch, received through shared memory) at {sites} "
+            "holds other values in the two runs, not a kernel's bits: the worker computed it outside the traced "
+            "process (an unseeded shuffle or sampler, a worker's NumPy or Python random state, augmentation, a "
+            "file); set_ installed its storage, which no tensor of the trace carried (were it a storage of the "
+            "program's own tensor, handed to set_ itself, its writer is the op that wrote that tensor)"
+        )
+        reads = "installs a storage that no tensor of the trace carried"
+    else:
+        made = (
+            f"a tensor made from NumPy or Python data (torch.tensor, torch.from_numpy) at {sites} holds other values "
+            "in the two runs, not a kernel's bits: the program computed them outside torch (NumPy's or Python's "
+            "random state where unseeded, the clock, a file, a set's order), or from tensors it read out "
+            "(.numpy(), .tolist()) that differ themselves, a path the trace cannot follow"
+        )
+        reads = "reads no tensor a traced op wrote"
     return Cause(
-        a.op, "", ["host_data"], {},
-        f"a tensor made from NumPy or Python data (torch.tensor, torch.from_numpy) at {sites} holds other values "
-        "in the two runs, not a kernel's bits: the program computed them outside torch (NumPy's or Python's "
-        "random state where unseeded, the clock, a file, a set's order), or from tensors it read out "
-        "(.numpy(), .tolist()) that differ themselves, a path the trace cannot follow",
-        verification=f"shown by the trace (the impl replays nothing): op {index} reads no tensor a traced op "
-        "wrote, and its output's bits differ", data_flow=True,
+        a.op, "", ["host_data"], {}, made,
+        verification=f"shown by the trace (the impl replays nothing): op {index} {reads}, and its output's bits "
+        "differ", data_flow=True,
     )  # fmt: skip
 
 
@@ -253,7 +269,7 @@ def trace_shown_cause(diff: TraceDiff, index: int) -> Cause | None:
     data made outside torch's ops), else None (a kernel's bits: the impl's to prove)."""
     if diff.reach is not None and diff.reach.reads_at(index):
         return data_flow_cause(diff, index)
-    if packet(diff.a.ops[index].op) in HOST_DATA_OPS:
+    if host_data_op(diff.a.ops[index].op):
         return host_data_cause(diff, index)
     if diff.reach is not None and diff.reach.outside_at(index):
         return outside_data_cause(diff, index)

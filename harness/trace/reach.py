@@ -66,8 +66,16 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from harness.core.errors import ParityError
-from harness.formats.trace import OpRecord, TensorRef, Trace
+from harness.formats.trace import HOST_DATA_OPS, STORAGE_INSTALLS, OpRecord, TensorRef, Trace
 from harness.trace.impl_ops import packet
+
+
+def host_data_op(op: str) -> bool:
+    """Whether ``op`` (a trace's op name) hands torch data made outside the traced process's ops: a
+    tensor of NumPy or Python data (HOST_DATA_OPS) or a storage made in another process, a DataLoader
+    worker's batch (STORAGE_INSTALLS). It is the writer of what it made, a root where that differs."""
+    return packet(op) in HOST_DATA_OPS or op in STORAGE_INSTALLS
+
 
 _OUTSIDE = "made before the trace began, or without a traced op (torch.frombuffer, a write through a NumPy view)"
 _DEAD_DETAILED = 50  # dead divergences whose end is traced op by op (the rest are counted)

@@ -48,6 +48,7 @@ import contextlib
 import ctypes
 import functools
 import gc
+import multiprocessing
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -76,6 +77,9 @@ _SKIP_DIRS = (
     str(Path(__file__).resolve()),
     str(Path(__file__).resolve().with_name("run.py")),
     str(Path(contextlib.__file__).resolve()),
+    # a DataLoader worker's batch is received (its storage installed by set_) inside multiprocessing's
+    # queue: the call site is the program's line that asked for the batch
+    str(Path(multiprocessing.__file__).resolve().parent) + os.sep,
 )
 _NP_DTYPES = {
     torch.float32: np.float32, torch.float64: np.float64, torch.float16: np.float16, torch.int64: np.int64,
@@ -128,7 +132,7 @@ def running_provenance(**extra: Any) -> dict[str, Any]:
 class _Schema:
     """Per ATen overload: argument names, which are written, whether it allocates, views or draws."""
 
-    __slots__ = ("arg_names", "call", "name", "random", "spec", "view", "written")
+    __slots__ = ("arg_names", "call", "name", "random", "spec", "swaps", "view", "written")
 
     def __init__(self, func: Any) -> None:
         schema = func._schema
@@ -155,6 +159,7 @@ class _Schema:
             )
         )
         self.random = torch.Tag.nondeterministic_seeded in func.tags
+        self.swaps = base == "set_"  # self takes another storage: its source is the old one's writer
         self.written = written
         self.view = view
         # what Cache.op (csrc/tracer.c) reads: arg_names, tensor_lists, overwrites, written, scratch,
@@ -302,6 +307,7 @@ class Tracer:
         phase, module, site = self.origin()
         index = len(self._records)
         gen_ref = _generator_ref(args, kwargs) if schema.random else None  # the state it draws from
+        swapped = _storage_of(args[0] if args else kwargs["self"]) if schema.swaps else None
         if index in self.capture:
 
             def before(tensors: tuple, refs_in: tuple) -> None:
@@ -313,7 +319,7 @@ class Tracer:
             self._capture_outputs(index, outs, refs_out)
         else:
             result, tensors, plain, refs_in, refs_out = self._digests.op(schema.call, args, kwargs, schema.spec)
-        sources = self._sources(index, schema, tensors, result)
+        sources = self._sources(index, schema, tensors, result, swapped)
         if gen_ref is not None:
             refs_in = (*refs_in, gen_ref)
         if phase == "optimizer":
@@ -323,11 +329,15 @@ class Tracer:
         self._records.append((schema.name, module, site, phase, self.step, plain, refs_in, refs_out, sources))
         return result
 
-    def _sources(self, index: int, schema: _Schema, tensors: tuple, result: Any) -> tuple[int, ...]:
-        """The op that last wrote each input's storage (csrc/hook.cpp's writer map, for the mode);
-        then this op, unless a view, is the writer of what it returns and writes in place."""
+    def _sources(
+        self, index: int, schema: _Schema, tensors: tuple, result: Any, swapped: Any = None
+    ) -> tuple[int, ...]:
+        """The op that last wrote each input's storage (csrc/hook.cpp's writer map, for the mode), as it
+        was before the op (``swapped``: the storage ``set_``'s self viewed); then this op, unless a
+        view, is the writer of what it returns and writes in place."""
         storages = [_storage_of(t) for _, t in tensors]
-        sources = tuple(self._writer_of(st) for st in storages)
+        read = storages if swapped is None else [swapped, *storages[1:]]
+        sources = tuple(self._writer_of(st) for st in read)
         if not schema.view:
             outs = result if isinstance(result, (list, tuple)) else (result,)
             for t in outs:

@@ -40,7 +40,9 @@ differing outputs, live or not, as traces before version 3 still give).
 
 A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
 bits), "host-data" (a tensor made from NumPy or Python data by ``torch.tensor`` or ``torch.from_numpy``,
-ATen's ``lift_fresh``, holds other values; or a root read such data that no traced op wrote in either
+ATen's ``lift_fresh``, holds other values; or a DataLoader worker's batch, made in another process and
+installed from shared memory by ATen's ``set_`` of a storage, holds other values, at the line that
+received it; or a root read such data that no traced op wrote in either
 run, ``torch.frombuffer``'s, in two traces recorded from their program's start: its "verification" the
 trace's proof, its knob "data made outside torch's ops", its explanation the first op that read
 it) or "data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
@@ -63,10 +65,10 @@ import html
 import json
 from typing import Any
 
-from harness.formats.trace import HOST_DATA_OPS, OpRecord, Trace
+from harness.formats.trace import OpRecord, Trace
 from harness.trace.diff import Divergence, TraceDiff, differing_outputs
 from harness.trace.impl_ops import packet
-from harness.trace.reach import Dead, Read, Root
+from harness.trace.reach import Dead, Read, Root, host_data_op
 
 SCHEMA = "parity-harness/trace-diff"
 SCHEMA_VERSION = 2
@@ -117,7 +119,7 @@ def _reads(diff: TraceDiff, reads: list[Read]) -> list[dict[str, Any]]:
 
 def _kind(diff: TraceDiff, index: int, reads: list[Read]) -> dict[str, Any]:
     """What kind of divergence op ``index`` of A is: "data-flow", "host-data" or "kernel"."""
-    host = packet(diff.a.ops[index].op) in HOST_DATA_OPS or bool(diff.reach and diff.reach.outside_at(index))
+    host = host_data_op(diff.a.ops[index].op) or bool(diff.reach and diff.reach.outside_at(index))
     return {"kind": "data-flow" if reads else "host-data" if host else "kernel", "reads": _reads(diff, reads)}
 
 
@@ -346,7 +348,7 @@ def _lines(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
 
 _KIND_LINES = {
     "data-flow": "kind: a divergence of the program's data flow (the runs read other tensors)",
-    "host-data": "kind: data made outside torch's ops (a tensor made from NumPy or Python data)",
+    "host-data": "kind: data made outside torch's ops (a tensor made from NumPy or Python data, or in another process)",
 }
 
 
