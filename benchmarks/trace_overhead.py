@@ -17,6 +17,7 @@ Targets: ratio <= 3 at tiny, <= 1.5 at shakespeare-char, <= 1.25 at gpt2-small. 
 (docs/trace.md, Cost): gpt2-small --steps 1 --repeat 3 at 2 threads, avx2, 1.24x CPU time (1.14x
 wall) with the 2-core machine loaded, 1.27x to 1.44x CPU (1.25x to 1.46x wall) nearly idle in two
 single-step runs, 1.232x CPU (1.246x wall) idle with --steps 2 --repeat 5; tiny 2.31x idle at 1 thread.
+On a second, slower Zen 3 host, idle, --steps 2 --repeat 5: 1.32x wall, 1.28x CPU (1.25x not met there).
 """
 
 from __future__ import annotations
