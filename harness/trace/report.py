@@ -40,12 +40,12 @@ differing outputs, live or not, as traces before version 3 still give).
 
 A root's or dead divergence's "kind" is "kernel" (identical inputs, differing outputs: a kernel's
 bits), "host-data" (a tensor made from NumPy or Python data by ``torch.tensor`` or ``torch.from_numpy``,
-ATen's ``lift_fresh``, holds other values; or a DataLoader worker's batch, made in another process and
+ATen's ``lift_fresh``, holds other values; a DataLoader worker's batch, made in another process and
 installed from shared memory by ATen's ``set_`` of a storage, holds other values, at the line that
-received it; or a root read such data that no traced op wrote in either
-run, ``torch.frombuffer``'s, in two traces recorded from their program's start: its "verification" the
-trace's proof, its knob "data made outside torch's ops", its explanation the first op that read
-it) or "data-flow" (the two runs read other tensors, each the same in both: harness.trace.reach),
+received it; or the root reads data that no traced op wrote in either run, ``torch.frombuffer``'s, in
+two traces recorded from their program's start, its explanation the first op that read it: its
+"verification" the trace's proof, its knob "data made outside torch's ops") or "data-flow" (the two
+runs read other tensors, each the same in both: harness.trace.reach),
 whose "reads" name, per input read, both sides' producers: a Read is {"input": str, "a": Producer,
 "b": Producer, "text": str}, a Producer {"index" (on its own side), "aligned" (the other side's
 aligned op), "op", "module", "site", "phase", "step", "output" (the output read, where one op gave
