@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -47,16 +48,24 @@ def _program(mask: bytes, overwritten: bool = False) -> list[OpRecord]:
             _op(2, "aten.sum.default", [("self", mask.upper(), 1)], [("out", mask + b"s")])]  # fmt: skip
 
 
-def test_host_data_that_differs_is_a_live_root_shown_by_the_trace_never_replayed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _diagnosed_without_replay(monkeypatch: pytest.MonkeyPatch, a: list[OpRecord], b: list[OpRecord]) -> Any:
+    """``diagnose(a, b, verify_cause=True)``, checked to have replayed no root (nothing for the impl to
+    prove: every root the trace shows) and to have left no input unresolved."""
     import harness.trace.cause as cause
 
     replayed: list[int] = []
     monkeypatch.setattr(cause, "verify", lambda diff, c, lead=None: replayed.append(lead.a.index))
-    d = diagnose(_trace(_program(b"p")), _trace(_program(b"q")), verify_cause=True)
-    assert d.reach is not None and [r.index for r in d.reach.roots] == [0] and d.reach.unresolved == []
-    assert replayed == []  # nothing for the impl to prove
+    d = diagnose(_trace(a), _trace(b), verify_cause=True)
+    assert d.reach is not None and d.reach.unresolved == []
+    assert replayed == []
+    return d
+
+
+def test_host_data_that_differs_is_a_live_root_shown_by_the_trace_never_replayed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    d = _diagnosed_without_replay(monkeypatch, _program(b"p"), _program(b"q"))
+    assert [r.index for r in d.reach.roots] == [0]
     c = d.cause
     assert c is not None and c.data_flow and c.knobs == ["host_data"] and not c.verified
     assert c.knob == "data made outside torch's ops"
@@ -276,13 +285,8 @@ def _received(batch: bytes, swap: bool = False) -> list[OpRecord]:
 def test_a_batch_installed_from_another_process_is_a_root_of_host_data_never_replayed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import harness.trace.cause as cause
-
-    replayed: list[int] = []
-    monkeypatch.setattr(cause, "verify", lambda diff, c, lead=None: replayed.append(lead.a.index))
-    d = diagnose(_trace(_received(b"p")), _trace(_received(b"q")), verify_cause=True)
-    assert d.reach is not None and [r.index for r in d.reach.roots] == [1] and d.reach.unresolved == []
-    assert replayed == []
+    d = _diagnosed_without_replay(monkeypatch, _received(b"p"), _received(b"q"))
+    assert [r.index for r in d.reach.roots] == [1]
     c = d.cause
     assert c is not None and c.knobs == ["host_data"] and c.data_flow and not c.verified
     assert c.explanation.startswith("data made in another process (a DataLoader worker's batch, received through")
