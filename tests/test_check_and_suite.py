@@ -178,3 +178,23 @@ def test_a_live_run_given_other_inputs_fails_its_case():
     test_op_case((Path("f.h5"), rec.key), lambda path: (expected, live({"x": x.copy()})))
     with pytest.raises(AssertionError, match="exp/2: input x differs"):
         test_op_case((Path("f.h5"), rec.key), lambda path: (expected, live({"x": np.float32([1.0, 2.5])})))
+
+
+def test_live_check_of_a_random_case_subset_records_its_draws_cases_and_finds_a_nudged_one(tmp_path):
+    """A committed random-case subset (model ops, seed 3) checked live: the same draw's cases are
+    recorded, only those the subset holds, and a one-element change is found."""
+    committed = ROOT / "harness/fixtures/torch-2.13.0/linux-x86_64-avx2-mklgeneric-t1.random-3.h5"
+    fx = read_op_fixture(committed)
+    kept = [c for c in fx.cases.values() if c.op in ("uniform", "where")]
+    kept[-1].outputs["out"].view(np.uint32)[1, 3] += 1
+    prov = {**fx.provenance, "random_cases": {**fx.provenance["random_cases"], "cases": [c.key for c in kept]}}
+    path = tmp_path / "subset.h5"
+    write_op_fixture(path, prov, kept)
+    result = _run("-m", "harness.cli", "check", "--against", str(path), "--quiet")
+    assert result.returncode == 1, result.stderr
+    assert f"recorded the live run ({len(kept)} cases" in result.stderr
+    assert f"1/2 ops bit-identical ({len(kept) - 1}/{len(kept)} cases)" in result.stdout
+    assert f"{kept[-1].key}/out: 1 of" in result.stdout
+    other = _run("-m", "harness.cli", "check", "--against", str(path), "--ops", "softmax", "--quiet")
+    assert other.returncode == 2 and other.stderr.count("\n") == 1, other.stderr
+    assert "unknown op(s): softmax (known: uniform, where)" in other.stderr

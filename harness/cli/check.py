@@ -11,7 +11,7 @@ from harness.cli.common import add_output, check_output, emit, provenance_note
 from harness.compare.fixtures import diff_fixtures
 from harness.core.errors import ParityError, positive_int
 from harness.core.files import path_arg
-from harness.core.op_ids import parse_op_list
+from harness.core.op_ids import MODEL_OP_IDS, OP_IDS, parse_op_list
 from harness.formats.registry import read_fixture
 from harness.impl.known_gaps import load_gaps
 from harness.impl.profiles import IMPL_TORCH, RSQRT_QEMU, get_profile, profile_for_fixture
@@ -51,7 +51,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _check_impl(args)
     if args.profile or args.threads is not None:
         raise ParityError("--profile and --threads choose how the reference implementation runs: use them with --impl")
-    parse_op_list(args.ops)  # unknown ops fail here, before the live run
+    parse_op_list(args.ops, (*OP_IDS, *MODEL_OP_IDS))  # unknown ops fail here; the fixture's own at the live run
     expected = read_fixture(args.against) if args.against else None
     if not installed_torch_version():
         version = str(expected.attrs["torch_version"]) if expected else ""

@@ -71,6 +71,7 @@ class RecordRequest:
     live: bool = False  # for check: the caller reads the fixture, then removes it
     random: int = 0  # seeded random cases per op group instead of the fixed ones (harness/workloads/random_cases.py)
     seed: int = 1  # the random cases' seed
+    cases: str = ""  # with random: only these cases of the draw, comma-separated op/case names
 
     def command(self, config: PlatformConfig, out: Path) -> list[str]:
         module = "harness.record.nanogpt_child" if self.nanogpt else "harness.record.ops_child"
@@ -90,6 +91,8 @@ class RecordRequest:
                 cmd += ["--ops", self.ops]
             if self.random:
                 cmd += ["--random", str(self.random), "--seed", str(self.seed)]
+            if self.cases:
+                cmd += ["--cases", self.cases]
         if self.digest and (self.nanogpt or self.nanogpt_train):
             cmd += ["--digest", self.digest]
         flags = (("--force", self.force), ("--quiet", self.quiet), ("--live", self.live))
@@ -197,7 +200,7 @@ def live_config(fixture_config: PlatformConfig) -> tuple[PlatformConfig, str]:
 
 def live_request(expected: Any, ops: str = "", quiet: bool = True) -> RecordRequest:
     """What to record live for ``expected``: the same ops (or ``ops``), or the same nanoGPT run."""
-    from harness.core.op_ids import OP_IDS
+    from harness.core.op_ids import OP_IDS, parse_op_list
     from harness.formats.nanogpt import NanoGPTFixture
     from harness.formats.upstream import UpstreamFixture
 
@@ -212,7 +215,13 @@ def live_request(expected: Any, ops: str = "", quiet: bool = True) -> RecordRequ
         init = "full" if expected.attrs.get("full_init") else "digest"
         digest = expected.run.digest  # digests comparable with the fixture's
         return replace(base, nanogpt=str(expected.config["name"]), full_steps=full_steps, init=init, digest=digest)
+    chosen = set(parse_op_list(ops, tuple(expected.ops)))  # the fixture's ops, or those of them ``ops`` names
     subset = "" if set(expected.ops) == set(OP_IDS) else ",".join(expected.ops)
+    draw = expected.provenance.get("random_cases")
+    if isinstance(draw, dict):  # seeded random cases: the same draw's cases (a subset fixture's only)
+        named = [key for key in expected.cases if key.split("/")[0] in chosen]
+        random = {"random": int(draw["per_group"]), "seed": int(draw["seed"]), "cases": ",".join(named)}
+        return replace(base, ops=",".join(op for op in expected.ops if op in chosen), **random)
     return replace(base, ops=ops or subset)
 
 

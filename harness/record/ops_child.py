@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from harness.core.bits import describe_first_mismatch
-from harness.core.errors import positive_int
+from harness.core.errors import ParityError, positive_int
 from harness.core.op_ids import parse_op_list
 from harness.formats.ops import CaseRecord, write_op_fixture
 from harness.platform import provenance
@@ -64,20 +64,40 @@ def record_ops(
     return records
 
 
+def _named_cases(cases: dict[str, list[Case]], names: list[str]) -> dict[str, list[Case]]:
+    """Of a draw's cases (op -> cases), exactly those ``names`` ("op/case") give, in the draw's order."""
+    drawn = {f"{op}/{case.name}" for op, chosen in cases.items() for case in chosen}
+    foreign = [name for name in names if name not in drawn]
+    if foreign:
+        raise ParityError(f"--cases: {foreign[0]} is not a case of the draw of these ops")
+    wanted = set(names)
+    kept = {op: [c for c in chosen if f"{op}/{c.name}" in wanted] for op, chosen in cases.items()}
+    return {op: chosen for op, chosen in kept.items() if chosen}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = child_parser("python -m harness.record.ops_child")
     parser.add_argument("--ops", default="", help="comma-separated subset of ops")
     parser.add_argument("--random", type=positive_int, default=0, help="N seeded random cases per op group instead")
     parser.add_argument("--seed", type=int, default=1, help="the random cases' seed")
+    parser.add_argument(
+        "--cases", default="", help="with --random: only these cases of the draw, comma-separated op/case names"
+    )
     args = parser.parse_args(argv)
+    if args.cases and not args.random:
+        parser.error("--cases names cases of a random draw: give --random and --seed too")
 
     def record(config: PlatformConfig) -> tuple[int, str, str]:
         known = {**OPS_BY_NAME, **MODEL_OPS_BY_NAME} if args.random else OPS_BY_NAME  # model ops: random only
         ops = [known[name] for name in parse_op_list(args.ops, tuple(known))]
         cases = random_cases(args.random, args.seed, [op.name for op in ops]) if args.random else None
+        subset = [name for name in args.cases.split(",") if name]
+        if cases is not None and subset:
+            cases = _named_cases(cases, subset)
         ops = [op for op in ops if cases is None or op.name in cases]
         records = record_ops(ops, None if args.quiet else progress_printer(config.id, "ops"), cases)
-        extra = {"random_cases": {"per_group": args.random, "seed": args.seed}} if args.random else {}
+        draw = {"per_group": args.random, "seed": args.seed, **({"cases": subset} if subset else {})}
+        extra = {"random_cases": draw} if args.random else {}
         prov = provenance.collect(config, collect_facts(), ops_recorded=[op.name for op in ops], **extra)
         size = write_op_fixture(args.out, prov, records, force=args.force)
         nondet = [r.key for r in records if not r.deterministic]
