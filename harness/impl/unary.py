@@ -71,31 +71,23 @@ def backward(
     return grad_x
 
 
-# The builds whose kernels were measured (torch 2.13.0: x86 default and avx2; aarch64's NEON and SVE
-# objects on emulated Neoverse N1, V1 and V2) for the ops whose lanes take SLEEF functions that ATen's
-# other builds compute otherwise, refused elsewhere: softplus, log1p, lgamma, expm1, log_sigmoid and pow
-# (SLEEF's expf, log1pf, lgammaf and expm1f in the avx2 object and in aarch64's advsimd and SVE ones,
-# one algorithm with the same bits; glibc's in the x86 default build and in softplus's scalar tails,
-# aarch64's contracted log1pf there). AVX-512 is not measured: whether 2.13.0 runs the AVX2 object at AVX-512
-# (REGISTER_DISPATCH) or an AVX-512 one, 16 lanes with SLEEF's vgetexp/vgetmant log1p and a logk2f
-# that takes vgetexp.
-_SLEEF_OPS = ("softplus", "log1p", "lgamma", "expm1", "log_sigmoid", "pow")
-
-
-# digamma: measured on x86 only (its Horner step contracted in the avx2 object, not in the default one);
-# aarch64's objects and AVX-512 are not.
+# The ops whose lanes take SLEEF functions (softplus, log1p, lgamma, expm1, log_sigmoid, pow) are measured
+# at every build the impl profiles: x86 default and avx2 (Zen 3), avx512 (an AMD EPYC Zen 5: their stubs
+# are also registered for AVX-512, so 16-lane objects run there, SLEEF's _u10avx512f variants, whose
+# vgetexp/vgetmant give the avx2 variants' bits but for log1p's NaN, x quieted), aarch64's NEON and SVE
+# objects (emulated Neoverse N1, V1, V2). digamma is measured on x86 only (its Horner step contracted in
+# the avx2 object, not in the default one; digamma_stub has no AVX-512 registration, so avx512 runs the
+# avx2 object: none of 4,194,304 random bit patterns, 4,194,304 values in (-12, 40), every subnormal and
+# every float in [1, 2) differs there); aarch64's objects are not.
 _X86_MEASURED_OPS = ("digamma",)
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:
-    if op in _SLEEF_OPS:
-        profile.refuse_unmeasured(op)
     if op in _X86_MEASURED_OPS:
-        profile.refuse_unmeasured(op, ("default", "avx2"))
+        profile.refuse_unmeasured(op, ("default", "avx2", "avx512"))
 
 
 def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):
-    _measured_build("softplus", profile)
     fn = getattr(load("unary"), name)
     fn.restype = None
     n = arrays[0].size
@@ -148,7 +140,6 @@ def _log_sigmoid_arm64_places(profile: KernelProfile, n: int, row: int | None) -
 
 def log_sigmoid_forward(x: np.ndarray, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
     """``aten.log_sigmoid_forward(x)`` of float32 ``x`` (any shape): ``(out, buffer)``, buffer = exp(-|x|)."""
-    _measured_build("log_sigmoid", profile)
     x = f32(x)
     out, buffer = np.empty_like(x), np.empty_like(x)
     fn = load("unary").log_sigmoid_forward
@@ -163,7 +154,6 @@ def log_sigmoid_backward(
     """``aten.log_sigmoid_backward(grad_out, x, buffer)``: grad_x of log_sigmoid, operands of one shape
     (``row`` as ``forward``'s: where a NaN grad meets a NaN buffer, the element's place in ATen's loop
     decides which NaN comes out)."""
-    _measured_build("log_sigmoid", profile)
     grad_out, x, buffer = f32(grad_out), f32(x), f32(buffer)
     if not grad_out.shape == x.shape == buffer.shape:
         raise ParityError(
@@ -226,9 +216,10 @@ def leaky_relu_backward(
 
 
 # pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds
-# (SLEEF's powf in the avx2 object, glibc's powf in the default one) and in aarch64's NEON and SVE objects
-# (SLEEF's advsimd and SVE powf, the avx2 object's bits) on emulated Neoverse N1, V1 and V2; AVX-512 is
-# not measured (``_SLEEF_OPS``).
+# (SLEEF's powf in the avx2 object, glibc's powf in the default one), at avx512 (its AVX-512 object:
+# SLEEF's 16-lane powf, the avx2 bits, in steps of 32 elements, so other scalar tails) and in aarch64's
+# NEON and SVE objects (SLEEF's advsimd and SVE powf, the avx2 object's bits) on emulated Neoverse N1, V1
+# and V2.
 
 
 def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
@@ -236,7 +227,6 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
     case of its own: vector lanes take powf of the exponent cast to float32 (as Vectorized's pow takes
     it); ATen's scalar tails take std::pow(float, double), glibc's double pow rounded to float, given
     by ``pow_tail`` and refused where it cannot prove the rounding. ``row`` as ``forward``'s."""
-    _measured_build("pow", profile)
     if float(exponent) in (0.5, -0.5, -1.0, 2.0, 3.0, -2.0):
         raise ParityError(f"pow with exponent {exponent} takes a special case of PowKernel.cpp, not powf")
     if not np.isfinite(np.float32(exponent)):

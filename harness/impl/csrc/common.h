@@ -22,6 +22,7 @@ typedef struct {
     int32_t rsqrt;      /* the CPU's RSQRTPS estimate (MKL VML's sqrt refines it): RSQRT_* */
 } profile_t;
 
+#define ATEN_AVX512 2
 #define ATEN_NEON 3
 #define ATEN_SVE 4
 #define BLAS_NVPL 1

@@ -727,17 +727,23 @@ void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t ro
 
 /* ------------------------------------------------------------------ log1p */
 
-/* log1p_kernel (cpu/UnaryOpsKernel.cpp) through at::vml::vlog1p: at::vec::map of
- * Vectorized<float>::log1p over each contiguous run, the last partial vector loaded short and mapped
+/* log1p_kernel (cpu/UnaryOpsKernel.cpp, also registered for AVX-512) through at::vml::vlog1p: at::vec::map
+ * of Vectorized<float>::log1p over each contiguous run, the last partial vector loaded short and mapped
  * the same way, so every element takes the vector lane (vec_log1pf: SLEEF Sleef_log1pf8_u10 in the
- * avx2 object, Sleef_log1pf4_u10 / log1pfx_u10sve on aarch64, one algorithm with the same bits;
+ * avx2 object, Sleef_log1pf16_u10avx512f in the AVX-512 one, Sleef_log1pf4_u10 / log1pfx_u10sve on
+ * aarch64, the same bits: the AVX-512 variant takes the exponent of (x + 1)/0.75 by vgetexp where the
+ * others scale and take ilogb, equal for every normal x + 1, and x + 1 of a float is never subnormal;
  * std::log1p = glibc log1pf per lane in the x86 default build): no scalar tail, no
  * dependence on runs or threads (measured: a 19-element tensor's last 3 give SLEEF's NaN for x < -1,
- * not glibc's). A NaN x: glibc passes it on quieted; SLEEF's log1pf answers its own NaN 0x7fc00000
- * (as in softplus's vector body). Tensor shapes: x, out (n,). */
+ * not glibc's). A NaN x: glibc passes it on quieted, and so does the AVX-512 variant (measured on an
+ * AVX-512 Zen 5); SLEEF's avx2 and aarch64 log1pf answer their own NaN 0x7fc00000 (as in softplus's
+ * vector body): vec_log1pf_nan. Tensor shapes: x, out (n,). */
+static inline float vec_log1pf_nan(const profile_t *p, float x) {
+    return p->aten && p->aten != ATEN_AVX512 ? vm_u2f(0x7fc00000u) : quiet_nan(x);
+}
+
 void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++)
-        out[i] = isnan(x[i]) ? (p.aten ? vm_u2f(0x7fc00000u) : quiet_nan(x[i])) : vec_log1pf(&p, x[i]);
+    for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? vec_log1pf_nan(&p, x[i]) : vec_log1pf(&p, x[i]);
 }
 
 /* ------------------------------------------------------------------ lgamma */
@@ -747,7 +753,9 @@ void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
  * into a buffer first), the last partial vector loaded short and mapped alike: every element is a
  * vector lane, no scalar tail, nothing depends on runs or threads (measured: single elements, 16,
  * 17, 19 and strided views give the bits of the whole tensor). The lane (vec_lgammaf): SLEEF
- * Sleef_lgammaf8_u10 in the avx2 object (sleef_lgammaf_u10), std::lgamma = glibc lgammaf in the x86
+ * Sleef_lgammaf8_u10 in the avx2 object (sleef_lgammaf_u10; Sleef_lgammaf16_u10avx512f in the AVX-512
+ * object, lgamma_stub being also registered for it, whose logk2f takes vgetexp/vgetmant: the same bits,
+ * NaNs too, measured on a Zen 5 on every subnormal, [1, 2) and 2^23 random inputs), std::lgamma = glibc lgammaf in the x86
  * default build (glibc_lgammaf); on aarch64 SLEEF's Sleef_lgammaf4_u10 (advsimd: N1, V2) and
  * Sleef_lgammafx_u10sve (V1), the same bits. A NaN x gives x quieted on x86 (SLEEF's arithmetic
  * carries it through, glibc returns x*x) and on V1's SVE object, x quieted with its sign flipped in
@@ -806,9 +814,9 @@ static float aten_digammaf(const profile_t *p, float x) {
     return result + glibc_logf(x) - 0.5f / x - y;
 }
 
-/* digamma_kernel (cpu/UnaryOpsKernel.cpp): calc_digamma per element, nothing across elements, so
- * neither runs nor threads reach its bits; the ATen level does, through the Horner step's
- * contraction. Also autograd's lgamma backward (grad * digamma(x): this op, then mul).
+/* digamma_kernel (cpu/UnaryOpsKernel.cpp, REGISTER_DISPATCH: avx512 runs the avx2 object): calc_digamma
+ * per element, nothing across elements, so neither runs nor threads reach its bits; the ATen level does,
+ * through the Horner step's contraction. Also autograd's lgamma backward (grad * digamma(x): this op, then mul).
  * Tensor shapes: x, out (n,). */
 void digamma_forward(profile_t p, const float *x, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : aten_digammaf(&p, x[i]);
@@ -821,7 +829,8 @@ void digamma_forward(profile_t p, const float *x, float *out, int64_t n) {
  * strided operand copied into a buffer first), the last partial vector loaded short and mapped
  * alike: every element is a vector lane, no scalar tail, nothing depends on runs or threads. The
  * lane (vec_expm1f): SLEEF Sleef_expm1f8_u10 in the avx2 object (sleef_expm1f_u10: expk2f(x) - 1
- * in double-float), std::expm1 = glibc expm1f (fdlibm, float) in the x86 default build. A NaN x:
+ * in double-float; Sleef_expm1f16_u10avx512f in the AVX-512 object, expm1_stub being also registered for
+ * it, the same algorithm and bits, NaNs too: measured on a Zen 5), std::expm1 = glibc expm1f (fdlibm, float) in the x86 default build. A NaN x:
  * x quieted at both (SLEEF's selects and double-float sums carry it through, glibc returns x + x;
  * measured on every NaN pattern). Tensor shapes: x, out (n,). */
 void expm1_forward(profile_t p, const float *x, float *out, int64_t n) {
@@ -860,10 +869,12 @@ void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x
 
 /* ------------------------------------------------------------------ softplus */
 
-/* softplus_kernel / softplus_backward_kernel (cpu/Activation.cpp, REGISTER_DISPATCH), float32 through
+/* softplus_kernel / softplus_backward_kernel (cpu/Activation.cpp, also registered for AVX-512: lanes_wide,
+ * 16 lanes and steps of 32 elements there), float32 through
  * cpu_kernel_vec with the default grain: beta and threshold as floats (Scalar::to<float>).
  * Forward, vector lane: Vec::blendv((a*beta).exp().log1p() / beta, a, (a*beta) > threshold), every
- * lane computing both sides (SLEEF Sleef_expf8_u10 then Sleef_log1pf8_u10 on avx2; the default
+ * lane computing both sides (SLEEF Sleef_expf8_u10 then Sleef_log1pf8_u10 on avx2, their 16-lane
+ * AVX-512 variants, the same bits but log1p's NaN, at avx512; the default
  * build's emulated Vectorized calls std::exp and std::log1p per lane); scalar tail
  * (a*beta) > threshold ? a : log1p(exp(a*beta)) / beta with glibc expf and log1pf (aarch64's
  * contracted log1pf, glibc_log1pf_a64, on arm64; the lanes are SLEEF's advsimd/SVE expf and log1pf,
@@ -879,12 +890,13 @@ typedef struct {
 static inline const softplus_ctx *sp_ctx(const profile_t *p) { return (const softplus_ctx *)p; }
 
 /* A NaN x: x*beta is x quieted; glibc's expf and log1pf pass it on (the default build's lanes and
- * every scalar tail give x quieted), while SLEEF's log1pf sends a NaN to xlogf_u1, which answers its
- * own NaN 0x7fc00000 (avx2 vector body: measured, whatever x's sign and payload). */
+ * every scalar tail give x quieted), while SLEEF's avx2 log1pf sends a NaN to xlogf_u1, which answers its
+ * own NaN 0x7fc00000 (avx2 vector body: measured, whatever x's sign and payload); the AVX-512 body passes
+ * x on quieted (measured), vec_log1pf_nan. */
 static float softplus_fwd_vec(const profile_t *p, float x) {
     const softplus_ctx *c = sp_ctx(p);
     const float xb = x * c->beta;
-    if (isnan(xb)) return p->aten ? vm_u2f(0x7fc00000u) : quiet_nan(xb);
+    if (isnan(xb)) return vec_log1pf_nan(p, xb);
     const float y = vec_log1pf(p, vec_expf(p, xb)) / c->beta;
     return xb > c->threshold ? x : y;
 }
@@ -924,14 +936,14 @@ static float softplus_bwd_scalar(const profile_t *p, float a, float b) {
 /* Tensor shapes: x, out (n,), rows of `row` (TensorIterator's runs). */
 void softplus_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float beta, float threshold) {
     softplus_ctx c = {p, beta, threshold};
-    run_unary(&c.p, p.lanes, GRAIN_SIZE, softplus_fwd_vec, softplus_fwd_scalar, x, out, n, row);
+    run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_fwd_vec, softplus_fwd_scalar, x, out, n, row);
 }
 
 /* Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
 void softplus_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
                        float beta, float threshold) {
     softplus_ctx c = {p, beta, threshold};
-    run_binary(&c.p, p.lanes, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
+    run_binary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 /* ------------------------------------------------------------------ log_sigmoid */
@@ -943,7 +955,8 @@ void softplus_backward(profile_t p, const float *grad, const float *x, float *gr
  *   buffer = exp(-|x|)                  (abs and neg: sign-bit masks, exact)
  *   out    = minimum(x, 0) - log1p(buffer)
  * exp and log1p are Vectorized<float>'s: SLEEF Sleef_expf8_u10 and Sleef_log1pf8_u10 in the avx2
- * object, std::exp and std::log1p (glibc expf, log1pf) per lane in the x86 default build (vmath.h
+ * object, their 16-lane variants in the AVX-512 one (log_sigmoid_cpu_stub is also registered for it:
+ * the same bits, NaNs too, measured), std::exp and std::log1p (glibc expf, log1pf) per lane in the x86 default build (vmath.h
  * vec_expf, vec_log1pf). The subtraction has no product to contract. A NaN x (measured at both):
  * buffer is x quieted with its sign bit set (exp of -|x| passes the NaN on); out is the avx2
  * object's minimum NaN mask 0xffffffff (_mm256_min_ps or'd with the unordered compare), x quieted in
@@ -970,7 +983,9 @@ void log_sigmoid_forward(profile_t p, const float *x, float *out, float *buffer,
  * max_deriv = 0, sign = -1; the vector body and the scalar tail alike. sign is +-1, so sign * q is
  * exact and a contraction of the subtraction (vfnmadd in the avx2 object) gives the same bits as
  * rounding twice. Only where a NaN q (from a NaN buffer) meets a NaN grad in the last product does
- * the place of the element in ATen's loop reach the bits (measured at default and avx2): the
+ * the place of the element in ATen's loop reach the bits (measured at default, avx2 and avx512, whose
+ * AVX-512 object, log_sigmoid_backward_stub being also registered for it, runs steps of 2 x 16 lanes:
+ * lanes_wide): the
  * avx2 object's body multiplies grad by r in the second Vectorized of each two-vector step (grad's
  * NaN wins there) and r by grad in the first one and in the scalar tail (r's NaN, q's quieted with
  * its sign kept, wins); the default object r by grad everywhere. An operand that sends ATen to its
@@ -998,7 +1013,7 @@ static float ls_pos_vec(const profile_t *p, float x) {
     ls_ctx *c = (ls_ctx *)p;
     (void)x;
     c->t = 0;
-    return (float)(c->k++ % (2 * p->lanes));
+    return (float)(c->k++ % (2 * p->lanes_wide));
 }
 
 static float ls_pos_tail(const profile_t *p, float x) { /* -1 - the element's place in its tail */
@@ -1020,7 +1035,7 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
                           int64_t n, int64_t row) {
     ls_ctx c = {p, 0, 0};
     const int basic = row == 1 && n > 1;
-    run_unary(&c.p, p.lanes, GRAIN_SIZE, ls_pos_vec, ls_pos_tail, grad, grad_x, n, row); /* grad_x: places */
+    run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, ls_pos_vec, ls_pos_tail, grad, grad_x, n, row); /* grad_x: places */
     for (int64_t i = 0; i < n; i++) {
         const float b = buffer[i], g = grad[i];
         const float q = is_arm(&p) && isinf(b) ? vm_u2f(0x7fc00000u) : b / (1.0f + b); /* inf/inf: the default NaN */
@@ -1031,7 +1046,7 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
             grad_x[i] = grad_first ? arm_nan_pick(g, r) : arm_nan_pick(r, g);
             continue;
         }
-        const int grad_first = p.aten != 0 && (basic || grad_x[i] >= (float)p.lanes);
+        const int grad_first = p.aten != 0 && (basic || grad_x[i] >= (float)p.lanes_wide);
         if (isnan(q)) {
             grad_x[i] = grad_first && isnan(g) ? quiet_nan(g) : quiet_nan(q);
             continue;
@@ -1251,10 +1266,13 @@ void dnnl_lstm_bwd_postgemm(int32_t kind, int64_t mb, int64_t dhc, const float *
 
 /* ------------------------------------------------------------------ pow (a scalar exponent) */
 
-/* pow_tensor_scalar_optimized_kernel (cpu/PowKernel.cpp), float32, an exponent none of its special
+/* pow_tensor_scalar_optimized_kernel (cpu/PowKernel.cpp, pow_tensor_scalar_stub also registered for
+ * AVX-512: lanes_wide), float32, an exponent none of its special
  * cases takes (not 2, 3, -2, nor 0.5, -0.5, -1 of pow_tensor_scalar_kernel): cpu_kernel_vec with the
  * default grain. Vector lane: Vectorized<float>::pow of the exponent cast to float, SLEEF
- * Sleef_powf8_u10 in the avx2 object (aarch64: Sleef_powf4_u10 advsimd, Sleef_powfx_u10sve on SVE256,
+ * Sleef_powf8_u10 in the avx2 object (Sleef_powf16_u10avx512f in the AVX-512 one, whose logkf takes
+ * vgetexp/vgetmant: the same bits, measured on every subnormal and on 2^22 random bit patterns;
+ * aarch64: Sleef_powf4_u10 advsimd, Sleef_powfx_u10sve on SVE256,
  * the same bits), std::pow (glibc powf) per lane in the x86 default build. Scalar
  * tail: std::pow of the float and the exponent as a double, glibc's double pow rounded to float
  * (measured: an exponent of 0.3 gives other bits there than powf of 0.3f). That one is not computed
@@ -1283,7 +1301,7 @@ static float pow_mark_tail(const profile_t *p, float x) { return (void)p, (void)
 int64_t pow_scalar_forward(profile_t p, const float *x, float *out, float *tail_mask, int64_t n, int64_t row,
                            float exponent) {
     pow_ctx c = {p, exponent, 0};
-    run_unary(&c.p, p.lanes, GRAIN_SIZE, pow_vec, pow_scalar, x, out, n, row);
-    if (c.tail) run_unary(&c.p, p.lanes, GRAIN_SIZE, pow_mark_vec, pow_mark_tail, x, tail_mask, n, row);
+    run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, pow_vec, pow_scalar, x, out, n, row);
+    if (c.tail) run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, pow_mark_vec, pow_mark_tail, x, tail_mask, n, row);
     return c.tail;
 }
