@@ -360,7 +360,8 @@ void softmax_forward(profile_t p, const float *x, int64_t M, int64_t N, float *y
 /* _vec_softmax (SoftMaxKernel.cpp), float, a softmax over a dim that is not the last: x/y (O, D, I),
  * O the dims before, D the softmax dim, I > 1 the dims after. ATen's parallel_for splits the O*I
  * columns (grain std::min(GRAIN_SIZE / D, 1): any two columns may part); each thread walks its range
- * [begin, end) from begin: where L = lanes (8 on x86, the caller refusing avx512; 4 in aarch64's
+ * [begin, end) from begin: where L = lanes_wide (8 on x86's avx2 and default, 16 in the AVX-512 object,
+ * softmax_kernel being also registered for it: measured on a Zen 5; 4 in aarch64's
  * NEON-typed objects, N1 and V2, 8 in V1's SVE256 one) columns fit both
  * in the row of I (inner + L <= I) and in the range (idx + L <= end), a vector of L columns: max over d by vec::maximum, e = Vectorized exp(x - max) stored (SLEEF expf_u10
  * in the AVX2 object, the C library's expf per lane in the default one), sum = 0 + e over d in order,
@@ -389,7 +390,7 @@ static void softmax_dim_column(const profile_t *p, int vec, const float *x, floa
 
 void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int64_t I, float *y) {
     if (O * I <= 0 || D <= 0) return;
-    const int64_t L = p.lanes, n = O * I;
+    const int64_t L = p.lanes_wide, n = O * I;
     const int64_t grain = GRAIN_SIZE / D < 1 ? GRAIN_SIZE / D : 1; /* std::min(GRAIN_SIZE / D, 1) */
     for (int64_t tid = 0; tid < p.threads; tid++) {
         int64_t begin, end;
@@ -410,7 +411,8 @@ void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int6
 }
 
 /* _vec_softmax_backward (SoftMaxKernel.cpp), float, over a dim that is not the last: g/y/gx (O, D, I).
- * The inner columns are cut into chunks of CHUNK = max(128 KiB / D / 4, L) rounded down to L = lanes;
+ * The inner columns are cut into chunks of CHUNK = max(128 KiB / D / 4, L) rounded down to L = lanes_wide
+ * (16 in the AVX-512 object, whose Vectorized sum is contracted as the AVX2 one's: measured);
  * ATen's parallel_for hands whole (outer, chunk) blocks to threads, so the thread count does not reach
  * the bits. Per block of `size` columns: sum = 0, then over d in order sum += g*y (the first size -
  * size % L columns by Vectorized `sum_vec += g*y`, the rest by scalar code; the AVX2 object contracts
@@ -419,7 +421,7 @@ void softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int6
 void softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O, int64_t D, int64_t I, float *gx,
                           float *sum) {
     if (O * I <= 0 || D <= 0) return;
-    const int64_t L = p.lanes;
+    const int64_t L = p.lanes_wide;
     int64_t chunk = 128 * 1024 / D / 4;
     if (chunk < L) chunk = L;
     chunk = chunk / L * L;
