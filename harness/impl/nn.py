@@ -50,8 +50,8 @@ def sigmoid_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile, ru
 
 
 def _halves(x: np.ndarray, dim: int, profile: KernelProfile) -> tuple[np.ndarray, np.ndarray]:
-    """glu's halves of ``x`` along ``dim``, each C-contiguous float32; refused where glu is not measured."""
-    profile.refuse_unmeasured("glu")
+    """glu's halves of ``x`` along ``dim``, each C-contiguous float32; refused where glu is not measured (NaN
+    inputs on arm64, another torch release)."""
     if profile.torch != "2.13.0":
         raise ParityError(f"glu is measured under torch 2.13.0 only, not {profile.label}")
     x = f32(x)
@@ -100,9 +100,20 @@ def glu_backward(grad: np.ndarray, x: np.ndarray, dim: int, profile: KernelProfi
             " build's vector body keeps either, lane by lane"
         )
     s = sigmoid(b, profile, run)
-    one = np.float32(1)
     with np.errstate(invalid="ignore"):  # inf * 0 gives ATen's NaN too
-        return _glu_nans(np.concatenate([s * grad, (one - s) * s * a * grad], axis=dim), profile)
+        back = _times(_times(_times(np.float32(1) - s, s), a), grad)
+    return _glu_nans(np.concatenate([_times(s, grad), back], axis=dim), profile)
+
+
+def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a * b`` of float32 arrays of one shape, where both are NaN ``a``'s quieted, as x86's MULPS/MULSS
+    (and ATen's operand order) give it: NumPy's own product leaves that choice to its loops, whose AVX-512
+    remainder lanes and scalar path keep ``b``'s (NumPy 2.4 on an AVX-512 host)."""
+    with np.errstate(invalid="ignore"):
+        out = np.multiply(a, b, dtype=np.float32)
+    both = np.isnan(a) & np.isnan(b)
+    out[both] = (a[both].view(np.uint32) | np.uint32(0x00400000)).view(np.float32)
+    return out
 
 
 def _layout(x: np.ndarray, channels_last: bool) -> tuple[np.ndarray, int, int, int]:
