@@ -138,6 +138,37 @@ def test_softmax_over_another_dim(outer: int, dim_size: int, inner: int, seed: i
     assert_bits_equal("grad_x", tx.grad.numpy(), rows.softmax_dim_backward(g, y, 1, profile))
 
 
+@settings(max_examples=8, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 4), st.integers(1, 300), st.one_of(st.integers(1, 40), st.integers(40, 3000))),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_log_softmax_over_another_dim(shape: tuple[int, int, int], seed: int, threads: int) -> None:
+    """log_softmax over the middle dim of (outer, dim, inner) and its backward, replayed as traced
+    (`_log_softmax`, `_log_softmax_backward_data`): ATen's column kernels in chunks of 128 KiB / dim / 4
+    columns rounded down to the vector width (8, 16 in the AVX-512 object), a chunk's last size % width
+    columns scalar (the C library's exp), the log of the sums by vec::map, the backward's `g - exp(y) * sum`
+    contracted in the FMA objects; -inf among the scores in a third of the cases."""
+    from harness.trace.impl_ops import REPLAYS
+
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, g = normal32(rng, shape, 4.0), normal32(rng, shape)
+    if seed % 3 == 0:  # masked scores, each column keeping a finite one (an all -inf column is NaN: refused)
+        masked = rng.random(shape) < 0.1
+        masked[:, 0] = False
+        x[masked] = np.float32(-np.inf)
+    tx = as_tensor(x, True)
+    out = torch.log_softmax(tx, 1)
+    out.backward(as_tensor(g))
+    profile = live_profile()
+    y = REPLAYS["_log_softmax"]({"self": x}, {"dim": 1}, profile)["out"]
+    assert_bits_equal("out", out.detach().numpy(), y)
+    grad_x = REPLAYS["_log_softmax_backward_data"]({"grad_output": g, "output": y}, {"dim": 1}, profile)["out"]
+    assert_bits_equal("grad_x", tx.grad.numpy(), grad_x)
+
+
 def test_softmax_over_another_dim_takes_16_columns_a_vector_at_avx512() -> None:
     """_vec_softmax is also registered for AVX-512: a vector there is 16 columns, so 8 columns are scalar
     ones (the C library's expf, as in the default build) where avx2 takes a vector of them (SLEEF's)."""
@@ -166,6 +197,11 @@ def test_softmax_over_another_dim_refuses_what_is_not_measured() -> None:
         with pytest.raises(ParityError, match="of NaN inputs is not measured"):
             rows.softmax_dim_backward(nan, x, 1, get_profile(name, 2))
     assert rows.softmax_dim(nan, 2, get_profile("x86-avx2", 2)).shape == x.shape  # the last dim: the row kernel's
+    with pytest.raises(ParityError, match="of NaN inputs is not measured"):
+        rows.log_softmax_dim(nan, 1, get_profile("x86-avx512", 1))
+    for op in (lambda p: rows.log_softmax_dim(x, 0, p), lambda p: rows.log_softmax_dim_backward(x, x, 1, p)):
+        with pytest.raises(ParityError, match="not measured on Linux arm64"):
+            op(get_profile("arm64-sve256", 1))
 
 
 @SETTINGS

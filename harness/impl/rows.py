@@ -1,5 +1,6 @@
-"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; group_norm; and
-torch._weight_norm_interface (weight_norm over the first or the last dim) (C kernels in csrc/rows.c).
+"""Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; softmax and
+log_softmax over another dim (ATen's column kernels); group_norm; and torch._weight_norm_interface (weight_norm
+over the first or the last dim) (C kernels in csrc/rows.c).
 
 The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
 any leading shape and reproduce torch 2.13.0's CPU kernels bit for bit under a ``KernelProfile``
@@ -33,6 +34,8 @@ def _lib() -> ctypes.CDLL:
         lib.softmax_dim_forward.argtypes = [Profile, _P, _I64, _I64, _I64, _P]
         lib.softmax_dim_backward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P, _P]
         lib.log_softmax_forward.argtypes = [Profile, _P, _I64, _I64, _P, _P]
+        lib.log_softmax_dim_forward.argtypes = [Profile, _P, _I64, _I64, _I64, _P, _P]
+        lib.log_softmax_dim_backward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P, _P]
         lib.softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P]
         lib.log_softmax_backward.argtypes = [Profile, _P, _P, _I64, _I64, _P, _P]
         lib.nll_loss_forward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P]
@@ -285,6 +288,45 @@ def log_softmax(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
 def log_softmax_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:
     """Gradient of ``log_softmax`` (output ``y``) for ``grad``: ``grad - exp(y) * sum(grad)`` per row."""
     return _backward("log_softmax_backward", grad, y, profile)
+
+
+def _column_view(x: np.ndarray, dim: int, what: str, profile: KernelProfile) -> tuple[int, int, int]:
+    """(outer, dim size, inner) of ``x`` around ``dim`` (not the last) for ATen's column kernels; refused on
+    aarch64 and for NaN inputs (not measured)."""
+    if profile.aarch64:
+        raise ParityError(f"{what} over a dim other than the last is not measured on Linux arm64: refused")
+    if np.isnan(x).any():
+        raise ParityError(f"{what} over a dim other than the last of NaN inputs is not measured: refused")
+    return int(np.prod(x.shape[:dim])), x.shape[dim], int(np.prod(x.shape[dim + 1 :]))
+
+
+def log_softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
+    """``torch.log_softmax(x, dim)``: the last dim by ``log_softmax``, another by ATen's ``_vec_log_softmax``
+    (``serial_vec_logsoftmax_range``: per column max, ``sum exp(x - max)``, ``log``, ``(x - max) - log``;
+    measured at x86's default, avx2 and avx512 builds)."""
+    if x.ndim == 0 or dim % x.ndim == x.ndim - 1:
+        return log_softmax(x, profile)
+    x = f32(x)
+    outer, size, inner = _column_view(x, dim % x.ndim, "log_softmax", profile)
+    y = np.empty_like(x)
+    scratch = np.empty(2 * max(inner, 1), np.float32)
+    _lib().log_softmax_dim_forward(profile.as_c(), ptr(x), outer, size, inner, ptr(y), ptr(scratch))
+    return y
+
+
+def log_softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
+    """Gradient of ``log_softmax_dim`` (output ``y``) for ``grad``: the last dim by ``log_softmax_backward``,
+    another by ATen's ``_vec_log_softmax_backward`` (per column ``sum = 0 + g`` over the dim, then
+    ``g - exp(y) * sum``; measured at x86's default, avx2 and avx512 builds)."""
+    if y.ndim == 0 or dim % y.ndim == y.ndim - 1:
+        return log_softmax_backward(grad, y, profile)
+    grad, y = f32(grad), f32(y)
+    outer, size, inner = _column_view(np.stack([grad, y]), dim % y.ndim + 1, "log_softmax's backward", profile)
+    outer //= 2
+    gx = np.empty_like(y)
+    scratch = np.empty(max(inner, 1), np.float32)
+    _lib().log_softmax_dim_backward(profile.as_c(), ptr(grad), ptr(y), outer, size, inner, ptr(gx), ptr(scratch))
+    return gx
 
 
 def _backward(kernel: str, grad: np.ndarray, y: np.ndarray, profile: KernelProfile) -> np.ndarray:

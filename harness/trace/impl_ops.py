@@ -149,14 +149,13 @@ def _layer_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
 
 
-def _rows_forward(kind: str) -> Replay:
-    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl import rows
+def _log_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """log_softmax over any dim: the last by ATen's row kernel, another by its column kernel."""
+    from harness.impl.rows import log_softmax_dim
 
-        _last_dim(t["self"], a["dim"])
-        return {"out": getattr(rows, kind)(t["self"], p)}
-
-    return run
+    if a.get("half_to_float"):
+        raise ParityError("the impl reproduces float32 _log_softmax only (not half_to_float)")
+    return {"out": log_softmax_dim(t["self"], int(a["dim"]), p)}
 
 
 def _softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -205,14 +204,10 @@ def _masked_fill(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": masked_fill(t["self"], t["mask"], float(np.asarray(value)))}
 
 
-def _rows_backward(kind: str) -> Replay:
-    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl import rows
+def _log_softmax_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.rows import log_softmax_dim_backward
 
-        _last_dim(t["output"], a["dim"])
-        return {"out": getattr(rows, f"{kind}_backward")(t["grad_output"], t["output"], p)}
-
-    return run
+    return {"out": log_softmax_dim_backward(t["grad_output"], t["output"], int(a["dim"]), p)}
 
 
 def _gelu_op(a: Args) -> str:
@@ -904,8 +899,8 @@ REPLAYS: dict[str, Replay] = {
     "where": _where,
     "masked_fill": _masked_fill,
     "masked_fill_": _masked_fill,
-    "_log_softmax": _rows_forward("log_softmax"),
-    "_log_softmax_backward_data": _rows_backward("log_softmax"),
+    "_log_softmax": _log_softmax,
+    "_log_softmax_backward_data": _log_softmax_backward,
     "gelu": _gelu,
     "gelu_backward": _gelu_backward,
     # element by element on every path (VML, or vec::map's SLEEF with partial vectors), so a strided

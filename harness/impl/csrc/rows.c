@@ -441,6 +441,80 @@ void softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O
         }
 }
 
+/* The column chunks of _vec_log_softmax and _vec_log_softmax_backward (SoftMaxKernel.cpp, over a dim that
+ * is not the last): CHUNK = max(128 KiB / D / 4, L) rounded down to L = lanes_wide, at most I; a chunk's
+ * first size - size % L columns are Vectorized, the rest scalar. parallel_for hands whole (outer, chunk)
+ * blocks to threads (grain 0), so the thread count does not reach the bits. */
+static int64_t log_softmax_dim_chunk(const profile_t *p, int64_t D, int64_t I) {
+    const int64_t L = p->lanes_wide;
+    int64_t chunk = 128 * 1024 / D / 4;
+    if (chunk < L) chunk = L;
+    chunk = chunk / L * L;
+    return chunk < I ? chunk : I;
+}
+
+/* serial_vec_logsoftmax_range (SoftMaxKernel.h, float), x/y (O, D, I), per column of a chunk in this order:
+ * m = -inf, then over d in order m = x > m ? x : m (Vec::blendv on x > m in the vector columns, the same
+ * compare in the scalar ones: a NaN never taken); s = 0, then over d s = s + exp(x - m) (Vectorized exp
+ * in the vector columns: SLEEF expf_u10 in the AVX2 and AVX-512 objects, the C library's per lane in the
+ * default one; std::exp, the C library's expf, in the scalar columns); ls = log(s) by vec::map over the
+ * whole chunk (every column a vector lane: SLEEF logf_u10, the C library's logf at default); then
+ * y = (x - m) - ls. No product: nothing to contract. `sums` holds 2 * CHUNK floats. */
+void log_softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int64_t I, float *y, float *sums) {
+    if (O * I <= 0 || D <= 0) return;
+    const int64_t chunk = log_softmax_dim_chunk(&p, D, I), L = p.lanes_wide;
+    float *m = sums, *s = sums + chunk;
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t start = 0; start < I; start += chunk) {
+            const int64_t size = I - start < chunk ? I - start : chunk, vec_end = size - size % L;
+            for (int64_t k = 0; k < size; k++) m[k] = -INFINITY, s[k] = 0.0f;
+            for (int64_t d = 0; d < D; d++) {
+                const float *xr = x + (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) m[k] = xr[k] > m[k] ? xr[k] : m[k];
+            }
+            for (int64_t d = 0; d < D; d++) {
+                const float *xr = x + (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) {
+                    const float t = xr[k] - m[k];
+                    s[k] = s[k] + (k < vec_end ? vec_expf(&p, t) : glibc_expf(t));
+                }
+            }
+            for (int64_t k = 0; k < size; k++) s[k] = vec_logf(&p, s[k]);
+            for (int64_t d = 0; d < D; d++) {
+                const int64_t at = (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) y[at + k] = (x[at + k] - m[k]) - s[k];
+            }
+        }
+}
+
+/* _vec_log_softmax_backward (SoftMaxKernel.cpp, float), g/y/gx (O, D, I), per column of a chunk: sum = 0,
+ * then over d in order sum = sum + g; then gx = g - exp(y) * sum, Vectorized exp (SLEEF expf_u10 at AVX2
+ * and AVX-512, the C library's per lane at default) in the vector columns and std::exp in the scalar ones;
+ * the FMA objects contract the product into the subtraction in both (fnmadd: measured at avx2 and
+ * avx512), the default object rounds twice. `sums` holds CHUNK floats. */
+void log_softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O, int64_t D, int64_t I,
+                              float *gx, float *sums) {
+    if (O * I <= 0 || D <= 0) return;
+    const int64_t chunk = log_softmax_dim_chunk(&p, D, I), L = p.lanes_wide;
+    for (int64_t o = 0; o < O; o++)
+        for (int64_t start = 0; start < I; start += chunk) {
+            const int64_t size = I - start < chunk ? I - start : chunk, vec_end = size - size % L;
+            for (int64_t k = 0; k < size; k++) sums[k] = 0.0f;
+            for (int64_t d = 0; d < D; d++) {
+                const float *gr = g + (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) sums[k] = sums[k] + gr[k];
+            }
+            for (int64_t d = 0; d < D; d++) {
+                const int64_t at = (o * D + d) * I + start;
+                for (int64_t k = 0; k < size; k++) {
+                    const int vec = k < vec_end;
+                    const float e = vec ? vec_expf(&p, y[at + k]) : glibc_expf(y[at + k]);
+                    gx[at + k] = vec ? vcmadd(&p, -e, sums[k], g[at + k]) : sfmadd(&p, -e, sums[k], g[at + k]);
+                }
+            }
+        }
+}
+
 static void softmax_grad_row(const float *restrict g, const float *restrict y, float s, int64_t n, float *restrict gx) {
     FOR_ROW(j, n, gx[j] = (g[j] - s) * y[j]);
 }
