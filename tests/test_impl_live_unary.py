@@ -224,7 +224,8 @@ def test_softplus_and_log1p_match_torch(shape: tuple[int, ...], seed: int, threa
 
 def test_log_sigmoid_backward_nan_places() -> None:
     """Where a NaN buffer meets a NaN grad, the element's place in ATen's loop picks the NaN: one pair
-    at every place of a 40-element tensor (two two-vector steps of the body, then the scalar tail)."""
+    at every place of a 40-element tensor (two two-vector steps of the body, then the scalar tail, at 8
+    lanes; one step of 2 x 16 and a tail of 8 in the AVX-512 object)."""
     use_threads(1)
     profile = live_profile()
     for k in range(40):
@@ -290,9 +291,10 @@ def _pow_bases(n: int, seed: int) -> np.ndarray:
 def test_pow_of_a_scalar_exponent_matches_torch(
     vectors: int, tail: int, seed: int, threads: int, exponent: float
 ) -> None:
-    """pow(x, exponent) for exponents PowKernel.cpp has no special case for, on pairs of vectors (16
+    """pow(x, exponent) for exponents PowKernel.cpp has no special case for, on pairs of 8-lane vectors (16
     floats; 4096 of them: two chunks of the default grain at 2 and 4 threads) and up to 15 elements
-    more (each thread chunk's scalar tail: std::pow(float, double)), and its gradient: autograd's
+    more (each thread chunk's scalar tail: std::pow(float, double); the AVX-512 object's steps take 32, so
+    an odd count of pairs leaves 16 more there), and its gradient: autograd's
     grad * (exponent * pow(x, exponent - 1)), one more such pow (where exponent - 1 has no special
     case) and two products."""
     use_threads(threads)
@@ -312,8 +314,9 @@ def test_pow_of_a_scalar_exponent_matches_torch(
 
 @pytest.mark.parametrize("exponent", [*_POW_EXPONENTS, 5.0, -7.0, 1e9, -1e9, 2.0**-40])
 def test_pow_scalar_tail_special_values_match_torch(exponent: float) -> None:
-    """A scalar tail (15 elements past a pair of vectors, 1 thread) of C99's special bases and of
-    bases whose power overflows or underflows float or double, as glibc's double pow answers them."""
+    """A scalar tail (15 elements past a pair of 8-lane vectors, all 31 in the AVX-512 object; 1 thread) of
+    C99's special bases and of bases whose power overflows or underflows float or double, as glibc's double
+    pow answers them."""
     use_threads(1)
     special = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, -np.nan, 1e-45, -1e-45, 3e38, -3e38, -2.0, 0.5]
     nans = np.array([0x7F800001, 0xFFA00001, 0x7FC12345], np.uint32).view(np.float32)  # signalling and quiet
