@@ -71,9 +71,8 @@ def impl_outputs(case: dict[str, Any], profile: KernelProfile) -> list[np.ndarra
             outs.append(scatter.scatter_reduce(case["ex"], 0, index_all, case["esrc"], reduce, include_self))
     sshape = list(x.shape)
     sshape[dim] = index.shape[dim]
-    outs.append(
-        scatter.index_add(x, dim, index.reshape(-1)[: sshape[dim]], src.reshape(-1)[: np.prod(sshape)].reshape(sshape))
-    )
+    source = src.reshape(-1)[: np.prod(sshape)].reshape(sshape)
+    outs.append(scatter.index_add(x, dim, index.reshape(-1)[: sshape[dim]], source, 1, profile))
     for accumulate in (True, False):
         outs.append(scatter.index_put(case["base"], [case["picks"]], case["v"], profile.threads, accumulate))
     cols = scatter.im2col(case["img"], *case["geometry"])

@@ -134,7 +134,7 @@ def test_index_add(shape: tuple[int, ...], dim: int, flip: bool, seed: int, thre
     rng = np.random.default_rng(seed)
     dim, index, x, source = _index_case(rng, shape, dim)
     want = _strided(x, flip).index_add(dim, torch.from_numpy(index), _strided(source, flip))
-    assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source))
+    assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source, 1, live_profile()))
 
 
 @SETTINGS
@@ -394,6 +394,8 @@ def test_refusals_name_the_case() -> None:
     x = np.zeros((3, 4), np.float32)
     with pytest.raises(ParityError, match="the profile's add kernel is needed"):
         scatter.index_add(x, 0, np.array([0, 1]), np.ones((2, 4), np.float32), alpha=2)
+    with pytest.raises(ParityError, match="the profile's add kernel is needed"):  # a middle dim: add_stub
+        scatter.index_add(np.zeros((2, 3, 4), np.float32), 1, np.array([0, 1]), np.ones((2, 2, 4), np.float32))
     with pytest.raises(ParityError, match="sum, prod, mean, amax, amin only"):
         scatter.scatter_reduce(x, 0, np.zeros((1, 4), np.int64), np.ones((1, 4), np.float32), "max")
     with pytest.raises(ParityError, match="prod, mean, amax, amin only"):

@@ -31,8 +31,9 @@ L = OH*OW; col2im the reverse.
 - scatter (src, value; ``reduce=`` "add" / "multiply" through scatter_reduce's sum / prod): a write per
   position, the last along ``dim`` kept; no thread shares an element.
 - index_add: per i in index order ``self.select(dim, index[i]) += alpha * source.select(dim, i)``; alpha 1
-  a plain addition (dim 0 or last with matching sizes through scatter_add, the same order), else on 2 or
-  more dims the add kernel's ``fmadd`` (fused at avx2, not at default), on 1-D the product rounded first.
+  at dim 0 or last (matching sizes) through scatter_add, a plain addition in the same order; else on 2
+  or more dims the add kernel's ``fmadd(source, alpha, self)`` (fused at avx2, not at default; with
+  alpha 1 the sum, but where two NaNs meet the kernel's pick), on 1-D the product rounded first.
   index_reduce: the slices filled with the identity where not include_self, then per index in order a
   product, maximum or sum (mean: divided by the counts), scatter_reduce's rules; on 2 or more dims NaN
   operands (and amax/amin's -0.0) refused: the binary kernels' vector and scalar code keep other bits.
@@ -307,23 +308,26 @@ def index_add(
     alpha: float = 1,
     profile: KernelProfile | None = None,
 ) -> np.ndarray:
-    """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``;
-    with alpha other than 1 ``self + alpha*source`` per term, alpha rounded to float32: for 1-D self
-    the product rounded, then the sum (TensorAdvancedIndexing.cpp's own loop, every x86 build; aarch64
-    GCC fuses it), else the add kernel's ``fmadd`` per slice (``profile``: one rounding where its vector
-    FMA fuses, avx2 and aarch64)."""
+    """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``,
+    alpha rounded to float32. 1-D self: TensorAdvancedIndexing.cpp's own loop, the product rounded, then
+    the sum (every x86 build; aarch64 GCC fuses it). 2 or more dims with alpha 1 along dim 0 or the last:
+    ``scatter_add`` (``self + src``, self's NaN kept where two meet). Otherwise the add kernel per slice,
+    ``fmadd(source, alpha, self)`` (``profile``: one rounding where its vector FMA fuses, avx2 and
+    aarch64; with alpha 1 the sum itself, but where two NaNs meet the kernel's pick)."""
     op = "index_add"
     out, targets, values = _slices(self_, dim, index, source, op)
-    if alpha == 1:
+    dim = _dim(dim, self_.ndim, op)
+    if alpha == 1 and (out.ndim == 1 or dim in (0, out.ndim - 1)):
         through = (int(np.size(index)), *out.shape[1:])  # dim 0: scatter_add of the index expanded over source
-        if expanded_path(out.shape, _dim(dim, self_.ndim, op), through, through):
+        if expanded_path(out.shape, dim, through, through):
             expanded_nan(op, profile, values, out.reshape(-1)[targets])
         ordered_add(out, targets, values)
     elif out.ndim == 1 and not (profile is not None and profile.aarch64):  # aarch64 contracts the loop too
         ordered_add(out, targets, np.float32(alpha) * values)
     else:
         if profile is None:
-            raise ParityError("index_add with alpha other than 1: the profile's add kernel is needed")
+            raise ParityError("index_add through the add kernel (alpha other than 1, or a middle dim): the"
+                              " profile's add kernel is needed")  # fmt: skip
         _fused_add_in_order(out.reshape(-1), targets, values, float(np.float32(alpha)), profile)
     return out.reshape(self_.shape)
 
