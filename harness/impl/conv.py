@@ -581,14 +581,18 @@ def _im2col(x1: np.ndarray, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int
 def _col2im(cols: np.ndarray, c: int, h: int, w: int, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int,
             oh: int, ow: int, dh: int = 1, dw: int = 1) -> np.ndarray:  # fmt: skip
     """``unfolded2d_acc`` (and im2col.h's ``col2im``) of one image: zeros, then each tap's column (kh, kw
-    in order, taps ``dh``, ``dw`` apart) added in place."""
+    in order, taps ``dh``, ``dw`` apart) added in place, ``image + column``: where two NaNs meet the
+    image's kept, as x86's scalar addition keeps its first operand's (NumPy's strided in-place loops
+    may keep the other: so the NaN image elements are kept explicitly)."""
     padded = np.zeros((c, max(h + 2 * ph, dh * (kh - 1) + sh * (oh - 1) + 1),
                        max(w + 2 * pw, dw * (kw - 1) + sw * (ow - 1) + 1)), np.float32)  # fmt: skip
     taps = cols.reshape(c, kh, kw, oh, ow)
     for i in range(kh):
         for j in range(kw):
             y, x = i * dh, j * dw
-            padded[:, y : y + sh * (oh - 1) + 1 : sh, x : x + sw * (ow - 1) + 1 : sw] += taps[:, i, j]
+            view = (slice(None), slice(y, y + sh * (oh - 1) + 1, sh), slice(x, x + sw * (ow - 1) + 1, sw))
+            with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and overflow: IEEE's, as ATen's
+                padded[view] = np.where(np.isnan(padded[view]), padded[view], padded[view] + taps[:, i, j])
     return padded[:, ph : ph + h, pw : pw + w]
 
 

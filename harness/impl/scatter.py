@@ -110,10 +110,18 @@ def _long(index: np.ndarray, op: str) -> np.ndarray:
     return index.astype(np.int64)
 
 
-def ordered_add(out: np.ndarray, flat: np.ndarray, values: np.ndarray) -> None:
-    """``out.flat[flat[k]] += values[k]`` for k in order, one float32 rounding each (in place)."""
+def ordered_add(out: np.ndarray, flat: np.ndarray, values: np.ndarray, term_first: bool = False) -> None:
+    """``out.flat[flat[k]] += values[k]`` for k in order, one float32 rounding each (in place). Where two
+    NaNs meet x86 keeps the first operand's: ``self + term`` keeps self's; ``term_first``, the loops whose
+    compiled addition takes the term first (index_add's 1-D loop, index_put's atomic adds), the term's."""
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and overflow: IEEE's NaN and inf, as ATen's
-        np.add.at(out.reshape(-1), flat, values)
+        if not term_first:
+            np.add.at(out.reshape(-1), flat, values)
+            return
+        target = out.reshape(-1)
+        for pick in _rounds(flat):  # a NaN term kept explicitly (NumPy's loops may keep either NaN)
+            where, term = flat[pick], values[pick]
+            target[where] = np.where(np.isnan(term), term, target[where] + term)
 
 
 def _scatter_targets(shape: tuple[int, ...], dim: int, index: np.ndarray, op: str) -> np.ndarray:
@@ -310,8 +318,9 @@ def index_add(
 ) -> np.ndarray:
     """``index_add``: source's slices along ``dim`` added, in index order, to self's slices ``index``,
     alpha rounded to float32. 1-D self: TensorAdvancedIndexing.cpp's own loop, the product rounded, then
-    the sum (every x86 build; aarch64 GCC fuses it). 2 or more dims with alpha 1 along dim 0 or the last:
-    ``scatter_add`` (``self + src``, self's NaN kept where two meet). Otherwise the add kernel per slice,
+    the sum, the term's NaN kept where two meet (every x86 build; aarch64 GCC fuses it). 2 or more dims
+    with alpha 1 along dim 0 or the last: ``scatter_add`` (``self + src``, self's NaN kept where two
+    meet). Otherwise the add kernel per slice,
     ``fmadd(source, alpha, self)`` (``profile``: one rounding where its vector FMA fuses, avx2 and
     aarch64; with alpha 1 the sum itself, but where two NaNs meet the kernel's pick)."""
     op = "index_add"
@@ -321,9 +330,9 @@ def index_add(
         through = (int(np.size(index)), *out.shape[1:])  # dim 0: scatter_add of the index expanded over source
         if expanded_path(out.shape, dim, through, through):
             expanded_nan(op, profile, values, out.reshape(-1)[targets])
-        ordered_add(out, targets, values)
+        ordered_add(out, targets, values, term_first=out.ndim == 1)
     elif out.ndim == 1 and not (profile is not None and profile.aarch64):  # aarch64 contracts the loop too
-        ordered_add(out, targets, np.float32(alpha) * values)
+        ordered_add(out, targets, np.float32(alpha) * values, term_first=True)
     else:
         if profile is None:
             raise ParityError("index_add through the add kernel (alpha other than 1, or a middle dim): the"
@@ -546,8 +555,8 @@ def index_put(
     _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
     out = np.array(self_, np.float32, copy=True)
     flat = np.ascontiguousarray(vals).reshape(-1)
-    if accumulate:
-        ordered_add(out, targets, flat)
+    if accumulate:  # cpu_atomic_add_float from 2 threads past the grain: the term's NaN where two meet
+        ordered_add(out, targets, flat, term_first=threads > 1 and targets.size >= GRAIN_SIZE)
     else:  # the last write of each element: its last position in order
         _write_last(out.reshape(-1), targets, flat)
     return out
