@@ -52,11 +52,9 @@ def test_impl_matches_x86(profile_name: str) -> None:
 COPIES = "d6db50831ff50dc05dbd172df5ebe75a2eacdb2111e9c4e8cd8faed39f40caa9"
 
 
-@pytest.mark.parametrize(("profile_name", "threads"), [*sorted(DIGESTS), ("x86-avx2", 1), ("x86-baseline", 2)])
-def test_index_copies_match_the_recording(profile_name: str, threads: int) -> None:
-    profile = get_profile(profile_name, threads)
-    for op in ("scatter", "index_copy", "index_fill", "masked_scatter", "put_"):
-        scatter.check_measured(profile, op)  # measured on this profile: not refused
+@pytest.mark.parametrize("threads", [1, 2])
+def test_index_copies_match_the_recording(threads: int) -> None:
+    """The copies take no profile: the one digest every core and level gives."""
     assert copies.digest(copies.impl_outputs(case, threads) for case in copies.cases()) == COPIES
 
 

@@ -5,7 +5,8 @@ harness/trace/impl_ops.py (``--verify-cause``'s path).
 
 Indices repeat (a handful of targets for many terms: where the order of the additions shows), along
 the first, a middle and the last dim, with transposed operands, past the 32768-element grain; thread
-counts 1 to 16. Run under ATEN_CPU_CAPABILITY=default and avx2 to cover each profile measured.
+counts 1 to 16. Run under ATEN_CPU_CAPABILITY=default, avx2 and avx512 to cover each profile;
+test_avx512_level runs its own cases at avx512 in a fresh process wherever the CPU has the level.
 """
 
 from __future__ import annotations
@@ -18,45 +19,24 @@ from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
 from harness.impl import scatter
-from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
+from harness.platform.config import collect_facts, supported_levels
+from tests.impl_live import (
+    LEVEL_ENV,
+    SEEDS,
+    THREADS,
+    assert_bits_equal,
+    live_profile,
+    needs_verified_profile,
+    run_child,
+    use_threads,
+)
+from tests.live_scatter_cases import AVX512_CASES, index_case, scatter_case, strided, values, with_specials
 from tests.test_impl_live_nn import _replays_match
 
 pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
 
 SETTINGS = settings(max_examples=20, deadline=None)
 SHAPES = st.lists(st.integers(1, 9), min_size=1, max_size=3).map(tuple)
-
-
-def _values(rng: np.random.Generator, shape: tuple[int, ...] | list[int]) -> np.ndarray:
-    x = (rng.standard_normal(shape) * 3).astype(np.float32)
-    x[rng.random(shape) < 0.05] = 0.0
-    return x
-
-
-def _strided(x: np.ndarray, flip: bool) -> torch.Tensor:
-    """x as a torch tensor, laid out transposed (first and last dims swapped in memory) where ``flip``."""
-    if flip and x.ndim >= 2:
-        return torch.from_numpy(np.swapaxes(x, 0, -1).copy()).transpose(0, -1)  # a copy: in-place ops leave x
-    return torch.from_numpy(x.copy())
-
-
-_SPECIALS = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], np.float32)
-
-
-def _with_specials(rng: np.random.Generator, x: np.ndarray) -> np.ndarray:
-    """x with NaN, infinities and both zeros at about 15% of its elements."""
-    x = x.copy()
-    spots = rng.random(x.shape) < 0.15
-    x[spots] = _SPECIALS[rng.integers(0, _SPECIALS.size, int(spots.sum()))]
-    return x
-
-
-def _scatter_case(rng: np.random.Generator, shape: tuple[int, ...], dim: int) -> tuple[np.ndarray, ...]:
-    """self, index (three times as long along dim: every target repeated) and src."""
-    ishape = list(shape)
-    ishape[dim] = 3 * shape[dim] + 1
-    index = rng.integers(0, shape[dim], ishape).astype(np.int64)
-    return _values(rng, shape), index, _values(rng, ishape)
 
 
 @SETTINGS
@@ -66,13 +46,13 @@ def test_scatter_add_and_reduce(shape: tuple[int, ...], dim: int, flip: bool, se
     use_threads(threads)
     rng = np.random.default_rng(seed)
     dim = dim % len(shape)
-    x, index, src = _scatter_case(rng, shape, dim)
+    x, index, src = scatter_case(rng, shape, dim)
     ti = torch.from_numpy(index)
-    got = _strided(x, flip).scatter_add(dim, ti, _strided(src, flip)).numpy()
+    got = strided(x, flip).scatter_add(dim, ti, strided(src, flip)).numpy()
     assert_bits_equal("scatter_add", got, scatter.scatter_reduce(x, dim, index, src))
     for reduce in scatter.REDUCES:
         for include_self in (True, False):
-            want = _strided(x, flip).scatter_reduce(dim, ti, _strided(src, flip), reduce, include_self=include_self)
+            want = strided(x, flip).scatter_reduce(dim, ti, strided(src, flip), reduce, include_self=include_self)
             got = scatter.scatter_reduce(x, dim, index, src, reduce, include_self)
             assert_bits_equal(f"scatter_reduce {reduce} {include_self}", want.numpy(), got)
 
@@ -85,9 +65,9 @@ def test_scatter_reduce_expanded_index(m: int, k: int, n: int, specials: bool, s
     (its NaN operands refused at the default level from 2 threads, amax/amin's NaN and -0.0 anywhere)."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    x, src, rows = _values(rng, (m, k)), _values(rng, (n, k)), rng.integers(0, m, n).astype(np.int64)
+    x, src, rows = values(rng, (m, k)), values(rng, (n, k)), rng.integers(0, m, n).astype(np.int64)
     if specials:
-        x, src = _with_specials(rng, x), _with_specials(rng, src)
+        x, src = with_specials(rng, x), with_specials(rng, src)
     ti = torch.from_numpy(rows)[:, None].expand(n, k)
     index = np.ascontiguousarray(ti.numpy())
     for reduce in scatter.REDUCES:
@@ -115,25 +95,14 @@ def test_scatter_amax_refuses_negative_zero_and_nan() -> None:
             scatter.scatter_reduce(x, 0, index, src, "amax")
 
 
-def _index_case(
-    rng: np.random.Generator, shape: tuple[int, ...], dim: int
-) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
-    """dim wrapped, a 1-D index three times as long as self along it (every slice repeated), self, source."""
-    dim = dim % len(shape)
-    index = rng.integers(0, shape[dim], 3 * shape[dim] + 1).astype(np.int64)
-    sshape = list(shape)
-    sshape[dim] = index.size
-    return dim, index, _values(rng, shape), _values(rng, sshape)
-
-
 @SETTINGS
 @given(shape=st.one_of(SHAPES, st.just((20000, 2))), dim=st.integers(0, 2), flip=st.booleans(), seed=SEEDS,
        threads=THREADS)  # fmt: skip
 def test_index_add(shape: tuple[int, ...], dim: int, flip: bool, seed: int, threads: int) -> None:
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    dim, index, x, source = _index_case(rng, shape, dim)
-    want = _strided(x, flip).index_add(dim, torch.from_numpy(index), _strided(source, flip))
+    dim, index, x, source = index_case(rng, shape, dim)
+    want = strided(x, flip).index_add(dim, torch.from_numpy(index), strided(source, flip))
     assert_bits_equal("index_add", want.numpy(), scatter.index_add(x, dim, index, source, 1, live_profile()))
 
 
@@ -149,10 +118,10 @@ def test_scatter_prod_extremes_and_plain_scatter(
     use_threads(threads)
     rng = np.random.default_rng(seed)
     dim = dim % len(shape)
-    x, index, src = _scatter_case(rng, shape, dim)
+    x, index, src = scatter_case(rng, shape, dim)
     if specials:
-        x, src = _with_specials(rng, x), _with_specials(rng, src)
-    ti, tx, tsrc = torch.from_numpy(index), _strided(x, flip), _strided(src, flip)
+        x, src = with_specials(rng, x), with_specials(rng, src)
+    ti, tx, tsrc = torch.from_numpy(index), strided(x, flip), strided(src, flip)
     dense = tx.is_contiguous() and tsrc.is_contiguous()
     for reduce in ("prod", "amax", "amin"):
         for include_self in (True, False):
@@ -182,10 +151,10 @@ def test_index_family(
     self; on 2 or more dims its NaN operands refused), masked_scatter and its backward, put_."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    dim, index, x, source = _index_case(rng, shape, dim)
+    dim, index, x, source = index_case(rng, shape, dim)
     if specials:
-        x, source = _with_specials(rng, x), _with_specials(rng, source)
-    ti, tx, tsource = torch.from_numpy(index), _strided(x, flip), _strided(source, flip)
+        x, source = with_specials(rng, x), with_specials(rng, source)
+    ti, tx, tsource = torch.from_numpy(index), strided(x, flip), strided(source, flip)
     profile = live_profile()
     for a in (1.0, alpha):
         want = tx.index_add(dim, ti, tsource, alpha=a).numpy()
@@ -214,13 +183,13 @@ def test_index_family(
                 continue
             assert_bits_equal(f"index_reduce {reduce} {include_self}", want, got)
     mask = rng.random(shape) < 0.5
-    msource = _values(rng, (int(mask.sum()) + 2,))
+    msource = values(rng, (int(mask.sum()) + 2,))
     want = tx.masked_scatter(torch.from_numpy(mask), torch.from_numpy(msource)).numpy()
     assert_bits_equal("masked_scatter", want, scatter.masked_scatter(x, mask, msource))
     m = x.size
-    put_index, put_source = rng.integers(-m, m, 2 * m + 1), _values(rng, (2 * m + 1,))
+    put_index, put_source = rng.integers(-m, m, 2 * m + 1), values(rng, (2 * m + 1,))
     for accumulate in (True, False):
-        put = _strided(x, flip).put_(torch.from_numpy(put_index), torch.from_numpy(put_source), accumulate=accumulate)
+        put = strided(x, flip).put_(torch.from_numpy(put_index), torch.from_numpy(put_source), accumulate=accumulate)
         want = put.numpy()
         if threads > 1 and put_index.size >= (scatter.GRAIN_SIZE if accumulate else scatter.INDEX_GRAIN_SIZE):
             with pytest.raises(ParityError, match="racing threads"):
@@ -267,8 +236,8 @@ def test_index_put_accumulate_and_index_backward(form: str, big: bool, seed: int
     shape, indices = _index_put_case(rng, form, big)
     tind = [None if i is None else torch.from_numpy(np.asarray(i)) for i in indices]
     key = tuple(slice(None) if i is None else i for i in tind)
-    x = _values(rng, shape)
-    v = _values(rng, tuple(torch.zeros(shape)[key].shape))
+    x = values(rng, shape)
+    v = values(rng, tuple(torch.zeros(shape)[key].shape))
     want = torch.ops.aten.index_put_(torch.from_numpy(x.copy()), tind, torch.from_numpy(v), True)
     copied = torch.ops.aten.index_put_(torch.from_numpy(x.copy()), tind, torch.from_numpy(v), False)
     xt = torch.zeros(shape, requires_grad=True)
@@ -305,11 +274,11 @@ def test_unfold_and_fold_with_backwards(kernel, dilation, padding, stride, nc, e
     rng = np.random.default_rng(seed)
     h, w = (d * (k - 1) + 1 + e for d, k, e in zip(dilation, kernel, extra, strict=True))
     geometry = (kernel, dilation, padding, stride)
-    img = _values(rng, (*nc, h, w))
-    xt = _strided(img, flip).requires_grad_()
+    img = values(rng, (*nc, h, w))
+    xt = strided(img, flip).requires_grad_()
     cols = torch.nn.functional.unfold(xt, *geometry)
     assert_bits_equal("im2col", cols.detach().numpy(), scatter.im2col(img, *geometry))
-    g = _values(rng, tuple(cols.shape))
+    g = values(rng, tuple(cols.shape))
     cols.backward(torch.from_numpy(g))
     assert_bits_equal("col2im (unfold's backward)", xt.grad.numpy(), scatter.col2im(g, (h, w), *geometry))
     ct = torch.from_numpy(g.copy()).requires_grad_()
@@ -327,13 +296,13 @@ def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
     gradient), and nn.Unfold / nn.Fold, traced and replayed op by op."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    tokens = torch.from_numpy(_values(rng, (12, 20))).requires_grad_()
+    tokens = torch.from_numpy(values(rng, (12, 20))).requires_grad_()
     experts = torch.from_numpy(rng.integers(0, 3, 12))
-    img = torch.from_numpy(_values(rng, (1, 2, 7, 6))).requires_grad_()
-    value = torch.from_numpy(_values(rng, (4, 5, 3, 3))).requires_grad_()
+    img = torch.from_numpy(values(rng, (1, 2, 7, 6))).requires_grad_()
+    value = torch.from_numpy(values(rng, (4, 5, 3, 3))).requires_grad_()
     heads = torch.arange(4)[:, None].repeat(1, 6)
     ys, xs = (torch.from_numpy(rng.integers(0, 3, (4, 6))) for _ in range(2))
-    weight = torch.from_numpy(_values(rng, (4, 5, 2, 3)))
+    weight = torch.from_numpy(values(rng, (4, 5, 2, 3)))
 
     def program() -> None:
         index = experts[:, None].expand(12, 20)
@@ -362,9 +331,9 @@ def test_copies_and_reductions_replay_from_a_trace(seed: int, threads: int) -> N
     masked_scatter (and its backward), put_ and index_reduce, traced and replayed op by op."""
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    cells = torch.from_numpy(_values(rng, (10, 16))).requires_grad_()
+    cells = torch.from_numpy(values(rng, (10, 16))).requires_grad_()
     segments = torch.from_numpy(rng.integers(0, 4, 10))
-    boxes = torch.from_numpy(_values(rng, (6, 5))).requires_grad_()
+    boxes = torch.from_numpy(values(rng, (6, 5))).requires_grad_()
     keep = torch.from_numpy(rng.random((6, 5)) < 0.4)
 
     def program() -> None:
@@ -388,8 +357,6 @@ def test_copies_and_reductions_replay_from_a_trace(seed: int, threads: int) -> N
 
 
 def test_refusals_name_the_case() -> None:
-    from dataclasses import replace
-
     profile = live_profile()
     x = np.zeros((3, 4), np.float32)
     with pytest.raises(ParityError, match="the profile's add kernel is needed"):
@@ -422,5 +389,21 @@ def test_refusals_name_the_case() -> None:
     args = {"indices.count": 2, "indices.none": [0], "accumulate": True}
     with pytest.raises(ParityError, match="index tensor 1 was not captured"):
         REPLAYS["_index_put_impl_"]({"self": x, "values": np.ones(4, np.float32)}, args, profile)
-    with pytest.raises(ParityError, match="not avx512"):
-        scatter.check_measured(replace(profile, aten="avx512"), "scatter_add")
+
+
+# the avx512 level, in a fresh process (tests/live_scatter_cases.py): it runs the AVX2 objects
+AVX512 = next((lvl for lvl in supported_levels(collect_facts()) if lvl.name == "avx512"), None)
+
+
+@pytest.mark.skipif(AVX512 is None, reason="this CPU does not run the avx512 level")
+def test_avx512_level() -> None:
+    """torch at ATEN_CPU_CAPABILITY=avx512 against the x86-avx512 profile, 1 and 2 threads: the expanded
+    path's amax/amin (the AVX2 object's all-ones NaN, src's zero on a tie) and sums with NaN at 2 threads,
+    the serial reductions, index_add through add_stub and scatter_add, the copies, index_put, fold /
+    unfold, and nearest-exact's generic forward (fused source), all with NaN, infinities and signed zeros."""
+    rows = run_child("tests.live_scatter_cases", "avx512_child", [], AVX512.env, drop=LEVEL_ENV)
+    assert len(rows) == 2 * len(AVX512_CASES)
+    for row in rows:
+        got = row["got"]
+        assert got.pop("profile") == "x86-avx512", row
+        assert got and all(v == "exact" for v in got.values()), row

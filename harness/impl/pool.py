@@ -42,8 +42,9 @@ changes the bits only where that kernel computes otherwise: adaptive average poo
 No step depends on the thread count (parallel over planes or outputs only); the ATen capability only
 through ``lanes``, where the channels-last vector body ends (adaptive average pooling), and through the
 contraction of nearest-exact's generic forward source to ``fma(scale, i + 0.5, -0.5)`` (the x86 AVX2
-object and every aarch64 one fuse it, x86's default build does not; the arithmetic is otherwise the
-same on x86 and aarch64: no multiply-add to contract).
+object, which avx512 runs too, UpSampleKernel.cpp's kernels being REGISTER_DISPATCH only, and every
+aarch64 one fuse it, x86's default build does not; the arithmetic is otherwise the same on x86 and
+aarch64: no multiply-add to contract).
 """
 
 from __future__ import annotations
@@ -379,8 +380,6 @@ def upsample_nearest(
         rule = NEAREST_EXACT_IDX if exact else NEAREST_IDX
     else:
         rule = NEAREST_EXACT_GENERIC if exact else NEAREST_GENERIC
-    if rule == NEAREST_EXACT_GENERIC:  # its source index contracted or not: by the build's compiler
-        profile.refuse_unmeasured("nearest-exact upsampling's generic forward")
     sizes = zip(x.shape[2:], output_size, scales, strict=True)
     idx = [nearest_source(n, int(o), s, rule, profile) for n, o, s in sizes]
     return np.ascontiguousarray(f32(x)[(slice(None), slice(None), *np.ix_(*idx))])

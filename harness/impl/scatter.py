@@ -25,15 +25,15 @@ L = OH*OW; col2im the reverse.
 - "prod": ``self *= src`` in the same order. "mean": the sum divided (one IEEE division) by the count of
   terms, self counted where include_self, a count of 0 taken as 1. "amax" / "amin" on the serial path:
   ``self = isnan(src) ? src : std::max(self, src)``, self kept on a tie; on the expanded path
-  ``vec::maximum(self, src)`` (src on a tie; a NaN all-ones at avx2, the first NaN at default). The
-  expanded path's sums and products at the default level from 2 threads keep another NaN where two
-  meet: NaN operands refused there (``expanded_nan``).
+  ``vec::maximum(self, src)`` (src on a tie; a NaN all-ones at avx2 and avx512, the first NaN at
+  default). The expanded path's sums and products at the default level from 2 threads keep another NaN
+  where two meet: NaN operands refused there (``expanded_nan``).
 - scatter (src, value; ``reduce=`` "add" / "multiply" through scatter_reduce's sum / prod): a write per
   position, the last along ``dim`` kept; no thread shares an element.
 - index_add: per i in index order ``self.select(dim, index[i]) += alpha * source.select(dim, i)``; alpha 1
   at dim 0 or last (matching sizes) through scatter_add, a plain addition in the same order; else on 2
-  or more dims the add kernel's ``fmadd(source, alpha, self)`` (fused at avx2, not at default; with
-  alpha 1 the sum, but where two NaNs meet the kernel's pick), on 1-D the product rounded first.
+  or more dims the add kernel's ``fmadd(source, alpha, self)`` (fused at avx2 and avx512, not at default;
+  with alpha 1 the sum, but where two NaNs meet the kernel's pick), on 1-D the product rounded first.
   index_reduce: the slices filled with the identity where not include_self, then per index in order a
   product, maximum or sum (mean: divided by the counts), scatter_reduce's rules; on 2 or more dims NaN
   operands (and amax/amin's -0.0) refused: the binary kernels' vector and scalar code keep other bits.
@@ -49,9 +49,11 @@ L = OH*OW; col2im the reverse.
 - im2col: a copy (zeros in the padding); col2im: zeros, then per column row (c, kh, kw) in order
   each output position's value added to the pixel it reaches: a pixel's terms in (kh, kw) order.
 Nothing else depends on the ATen capability, nor, outside the racing threads, on the thread count:
-torch 2.13.0 gives the same bits at default and avx2 and on Linux arm64 (emulated N1, V1, V2;
+torch 2.13.0 gives the same bits at default, avx2 and avx512 and on Linux arm64 (emulated N1, V1, V2;
 tests/test_impl_arm64_scatter.py; the ops of ``ARM64_FINITE`` with finite operands only, the 1-D
-index_add's alpha fused there). AVX-512 is not measured.
+index_add's alpha fused there). At avx512 every kernel here is ``REGISTER_DISPATCH`` only (no AVX-512
+object: ScatterGatherKernel.cpp, IndexKernel.cpp, the add, mul, div and maximum kernels), so the AVX2
+objects run and give avx2's bits (``AVX2_OBJECT``; measured on an AMD Zen 5, 1, 2 and 4 threads).
 """
 
 from __future__ import annotations
@@ -72,18 +74,14 @@ REDUCES = ("sum", "prod", "mean", "amax", "amin")
 # scatter's older ``reduce=`` names and index_reduce's: the scatter_reduce each stands for
 SCATTER_REDUCES = {"add": "sum", "multiply": "prod"}
 INDEX_REDUCES = ("prod", "mean", "amax", "amin")
-# the levels whose expanded-path vector maximum (NaN, signed zeros) is modelled
-EXPANDED_RULES = ("avx2", "default")
+# the x86 levels that run ScatterGatherKernel.cpp's AVX2 object: avx512 too (REGISTER_DISPATCH, no AVX-512 one)
+AVX2_OBJECT = ("avx2", "avx512")
+# the expanded-path vector maximum's rule (NaN, signed zeros) per level: the object each runs
+EXPANDED_RULES = {"default": "default", **dict.fromkeys(AVX2_OBJECT, "avx2")}
 
 
 # the ops measured under arm64 emulation with finite operands only (tests/arm64_index_arith_cases.py)
 ARM64_FINITE = ("index_reduce", "index_add alpha", "scatter_reduce prod")
-
-
-def check_measured(profile: KernelProfile, op: str) -> None:
-    """ParityError on the build not measured: AVX-512 (no such CPU here); default, avx2 and Linux
-    arm64's neon and sve builds are."""
-    profile.refuse_unmeasured(op)
 
 
 def arm64_finite(profile: KernelProfile, op: str, result: np.ndarray, *operands: np.ndarray) -> np.ndarray:
@@ -179,8 +177,8 @@ def scatter_reduce(
 ) -> np.ndarray:
     """``scatter_add`` (reduce "sum") and ``scatter_reduce.two`` of float32 self and src;
     ``index_stride`` and ``dense`` (self and src contiguous) as torch had them, for ``expanded_path``
-    (amax/amin there: NaN and -0.0 refused; the other reductions' NaN operands where ``profile`` is
-    not avx2 or 1 thread, ``expanded_nan``)."""
+    (amax/amin there: NaN and -0.0 refused without a profile of a modelled level; the other reductions'
+    NaN operands where ``profile`` is default from 2 threads, or None, ``expanded_nan``)."""
     op = "scatter_add" if reduce == "sum" and include_self else f"scatter_reduce {reduce}"
     if reduce not in REDUCES:
         raise ParityError(f"the impl reproduces scatter_reduce with {', '.join(REDUCES)} only, not {reduce!r}")
@@ -200,16 +198,17 @@ def scatter_reduce(
     if expanded_path(self_.shape, dim, index.shape, src.shape, index_stride, dense):
         if reduce in ("sum", "prod", "mean"):
             expanded_nan(op, profile, values, out.reshape(-1)[targets])
-        rule = profile.aten if profile is not None and profile.aten in EXPANDED_RULES else "vector"
+        rule = EXPANDED_RULES.get(profile.aten, "vector") if profile is not None else "vector"
     return _reduce_into(out, targets, values, reduce, include_self, op, rule).reshape(self_.shape)
 
 
 def expanded_nan(op: str, profile: KernelProfile | None, *operands: np.ndarray) -> None:
     """ParityError where the expanded-index path's sum / product meets a NaN operand at a level and
     thread count that keeps another NaN where two meet: measured at the default level at 2 and 4
-    threads (+qNaN kept for the serial order's -qNaN); avx2 at any thread count and every level at 1
-    thread keep the serial order's NaN. ``profile`` None: not known, refused alike."""
-    if profile is not None and (profile.threads == 1 or profile.aten == "avx2"):
+    threads (+qNaN kept for the serial order's -qNaN); avx2 and avx512 (the AVX2 object) at any thread
+    count and every level at 1 thread keep the serial order's NaN. ``profile`` None: not known, refused
+    alike."""
+    if profile is not None and (profile.threads == 1 or profile.aten in AVX2_OBJECT):
         return
     if any(np.isnan(x).any() for x in operands):
         where = "an unknown profile" if profile is None else f"{profile.aten} at {profile.threads} threads"
@@ -231,7 +230,7 @@ def _reduce_into(
     """``out`` with the terms ``values`` reduced into the flat offsets ``targets`` in order. amax/amin
     by ``rule``: "serial", the serial loops' ``self = isnan(src) ? src : std::max(self, src)``
     (``std::min``: self kept on a tie, a NaN self kept, a NaN src taken); "avx2" / "default", the
-    expanded path's ``vec::maximum(self, src)`` at that level (``self > src ? self : src``, src on a
+    expanded path's ``vec::maximum(self, src)`` of that object (``self > src ? self : src``, src on a
     tie; a NaN: avx2 all-ones ``0xffffffff``, default self's where self is NaN, else src's); "vector",
     a vector maximum of no known rule: NaN and -0.0 operands refused."""
     flat = out.reshape(-1)
@@ -321,8 +320,8 @@ def index_add(
     the sum, the term's NaN kept where two meet (every x86 build; aarch64 GCC fuses it). 2 or more dims
     with alpha 1 along dim 0 or the last: ``scatter_add`` (``self + src``, self's NaN kept where two
     meet). Otherwise the add kernel per slice,
-    ``fmadd(source, alpha, self)`` (``profile``: one rounding where its vector FMA fuses, avx2 and
-    aarch64; with alpha 1 the sum itself, but where two NaNs meet the kernel's pick)."""
+    ``fmadd(source, alpha, self)`` (``profile``: one rounding where its vector FMA fuses, avx2, avx512's
+    AVX2 object and aarch64; with alpha 1 the sum itself, but where two NaNs meet the kernel's pick)."""
     op = "index_add"
     out, targets, values = _slices(self_, dim, index, source, op)
     dim = _dim(dim, self_.ndim, op)

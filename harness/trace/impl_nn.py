@@ -432,9 +432,8 @@ def _scatter(reduce_arg: bool) -> Replay:
     layouts choose the expanded-index path (amax/amin: its NaN and -0.0 refused)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl.scatter import arm64_finite, check_measured, scatter_reduce
+        from harness.impl.scatter import arm64_finite, scatter_reduce
 
-        check_measured(p, "scatter_reduce" if reduce_arg else "scatter_add")
         if "src" not in t:
             raise ParityError("the impl reproduces scatter_add and scatter_reduce of a src tensor only")
         reduce, include_self = (str(a["reduce"]), bool(a.get("include_self", True))) if reduce_arg else ("sum", True)
@@ -450,18 +449,16 @@ def _scatter(reduce_arg: bool) -> Replay:
 
 
 def _index_add(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import arm64_finite, check_measured, index_add
+    from harness.impl.scatter import arm64_finite, index_add
 
     alpha = a.get("alpha", 1)
-    check_measured(p, "index_add")
     out = index_add(t["self"], int(a["dim"]), t["index"], t["source"], alpha, p)
     return {"out": arm64_finite(p, "index_add" if alpha == 1 else "index_add alpha", out, t["self"], t["source"])}
 
 
 def _index_reduce(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import arm64_finite, check_measured, index_reduce
+    from harness.impl.scatter import arm64_finite, index_reduce
 
-    check_measured(p, "index_reduce")
     reduce, include_self = str(a["reduce"]), bool(a.get("include_self", True))
     out = index_reduce(t["self"], int(a["dim"]), t["index"], t["source"], reduce, include_self)
     return {"out": arm64_finite(p, "index_reduce", out, t["self"], t["source"])}
@@ -491,9 +488,8 @@ def _scalar(t: Arrays, a: Args, name: str, op: str) -> float:
 
 def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``scatter`` (.src, .value, and with ``reduce=`` "add" / "multiply"): harness.impl.scatter.scatter."""
-    from harness.impl.scatter import arm64_finite, check_measured, scatter
+    from harness.impl.scatter import arm64_finite, scatter
 
-    check_measured(p, "scatter")
     src = t["src"] if "src" in t else _scalar(t, a, "value", "scatter")
     reduce = a.get("reduce")
     out = scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))
@@ -502,39 +498,34 @@ def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
 
 
 def _index_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, index_copy
+    from harness.impl.scatter import index_copy
 
-    check_measured(p, "index_copy")
     return {"out": index_copy(t["self"], int(a["dim"]), t["index"], t["source"], p.threads)}
 
 
 def _index_fill(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, index_fill
+    from harness.impl.scatter import index_fill
 
-    check_measured(p, "index_fill")
     return {"out": index_fill(t["self"], int(a["dim"]), t["index"], _scalar(t, a, "value", "index_fill"))}
 
 
 def _masked_scatter(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, masked_scatter
+    from harness.impl.scatter import masked_scatter
 
-    check_measured(p, "masked_scatter")
     return {"out": masked_scatter(t["self"], t["mask"], t["source"])}
 
 
 def _masked_scatter_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, masked_scatter_backward
+    from harness.impl.scatter import masked_scatter_backward
 
-    check_measured(p, "masked_scatter")
     return {"out": masked_scatter_backward(t["grad_output"], t["mask"], [int(v) for v in a["sizes"]])}
 
 
 def _put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``put_``: index and source taken in C order, as TensorIterator takes them where their strides
     (dims over 1) decrease (another order: refused, its order of the repeats not modelled)."""
-    from harness.impl.scatter import check_measured, put
+    from harness.impl.scatter import put
 
-    check_measured(p, "put_")
     for name in ("index", "source"):
         stride = a.get(f"{name}.stride")
         steps = [st for st, n in zip(stride or [], np.shape(t[name]), strict=True) if n > 1]
@@ -547,9 +538,8 @@ def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``index_put`` / ``_index_put_impl_`` (with accumulate: index's backward; without: ``x[idx] = v``):
     the repeats of an element taken in the C order of the indexed positions, which ATen's
     TensorIterator keeps unless the values' strides increase over the indexed dims (refused)."""
-    from harness.impl.scatter import check_measured, index_put
+    from harness.impl.scatter import index_put
 
-    check_measured(p, "index_put")
     indices = [t.get(f"indices[{i}]") for i in range(int(a.get("indices.count", 0)))]
     lost = [i for i, ix in enumerate(indices) if ix is None and i not in a.get("indices.none", [])]
     if lost:
@@ -567,16 +557,14 @@ def _fold_args(a: Args) -> tuple[list[int], ...]:
 
 
 def _im2col(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, im2col
+    from harness.impl.scatter import im2col
 
-    check_measured(p, "im2col")
     return {"out": im2col(t["self"], *_fold_args(a))}
 
 
 def _col2im(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.scatter import check_measured, col2im
+    from harness.impl.scatter import col2im
 
-    check_measured(p, "col2im")
     return {"out": col2im(t["self"], a["output_size"], *_fold_args(a))}
 
 
