@@ -198,6 +198,26 @@ def test_index_family(
         assert_bits_equal(f"put_ {accumulate}", want, scatter.put(x, put_index, put_source, threads, accumulate))
 
 
+def test_index_put_atomic_adds_keep_the_builds_nan() -> None:
+    """index_put and put_ with accumulate past the 32768-element grain at 2 threads (cpu_atomic_add_float),
+    a NaN value meeting a NaN element: the AVX2 object (avx2, avx512) keeps the value's, default the
+    element's; without the build, refused."""
+    use_threads(2)
+    n = 40000
+    x = np.zeros(n, np.float32)
+    x[::3] = np.array([0xFFC00000], np.uint32).view(np.float32)[0]
+    v = values(np.random.default_rng(5), (n,))
+    v[::2] = np.array([0x7FC01234], np.uint32).view(np.float32)[0]
+    rows = np.random.default_rng(6).permutation(n)
+    aten = live_profile().aten
+    want = torch.from_numpy(x.copy()).index_put_((torch.from_numpy(rows),), torch.from_numpy(v), accumulate=True)
+    assert_bits_equal("index_put atomic", want.numpy(), scatter.index_put(x, [rows], v, 2, True, aten=aten))
+    want = torch.from_numpy(x.copy()).put_(torch.from_numpy(rows), torch.from_numpy(v), accumulate=True)
+    assert_bits_equal("put_ atomic", want.numpy(), scatter.put(x, rows, v, 2, True, aten))
+    with pytest.raises(ParityError, match="atomic adds at an unknown build"):
+        scatter.index_put(x, [rows], v, 2, True)
+
+
 _FORMS = ("rows", "columns", "pairs", "apart", "mask")
 
 

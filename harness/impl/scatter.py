@@ -111,7 +111,8 @@ def _long(index: np.ndarray, op: str) -> np.ndarray:
 def ordered_add(out: np.ndarray, flat: np.ndarray, values: np.ndarray, term_first: bool = False) -> None:
     """``out.flat[flat[k]] += values[k]`` for k in order, one float32 rounding each (in place). Where two
     NaNs meet x86 keeps the first operand's: ``self + term`` keeps self's; ``term_first``, the loops whose
-    compiled addition takes the term first (index_add's 1-D loop, index_put's atomic adds), the term's."""
+    compiled addition takes the term first (index_add's 1-D loop; index_put's atomic adds in the AVX2
+    object), the term's."""
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf and overflow: IEEE's NaN and inf, as ATen's
         if not term_first:
             np.add.at(out.reshape(-1), flat, values)
@@ -447,15 +448,19 @@ def masked_scatter_backward(grad: np.ndarray, mask: np.ndarray, sizes: Sequence[
     return np.concatenate([picked, np.zeros(n - picked.size, np.float32)]).reshape(tuple(sizes))
 
 
-def put(self_: np.ndarray, index: np.ndarray, source: np.ndarray, threads: int, accumulate: bool) -> np.ndarray:
+def put(
+    self_: np.ndarray, index: np.ndarray, source: np.ndarray, threads: int, accumulate: bool, aten: str | None = None
+) -> np.ndarray:
     """``put_`` (``put_kernel``): self in C order as one dim, ``index_put`` of one index tensor (from
     -numel) in the C order of index and source; the same racing threads refused (atomic adds from
-    32768 elements, copies from 3000, at 2 or more threads)."""
+    32768 elements, copies from 3000, at 2 or more threads), and the atomic adds' NaN by ``aten``."""
     op = "put_ accumulate" if accumulate else "put_"
     self_, source, index = _float32(self_, op, "self"), _float32(source, op, "source"), _long(index, op)
     if index.size != source.size:
         raise ParityError(f"{op}: index of {index.size} elements for a source of {source.size}")
-    flat = index_put(self_.reshape(-1), [index.reshape(-1)], source.reshape(-1), threads, accumulate, name="put_")
+    flat = index_put(
+        self_.reshape(-1), [index.reshape(-1)], source.reshape(-1), threads, accumulate, None, "put_", aten
+    )
     return flat.reshape(self_.shape)
 
 
@@ -494,12 +499,15 @@ def index_put(
     accumulate: bool = True,
     values_stride: Sequence[int] | None = None,
     name: str = "index_put",
+    aten: str | None = None,
 ) -> np.ndarray:
     """``index_put_(indices, values, accumulate)``: ``self[indices] += values`` with repeats added in the
     C order of the indexed positions, or (accumulate False) ``self[indices] = values``, the last of
     repeats kept; integer or bool index tensors, None for a whole dim. ``values_stride``: the values'
     strides as torch had them, where TensorIterator would take the positions in another order
-    (strides increasing over the indexed dims): refused. ``name``: the op its errors name."""
+    (strides increasing over the indexed dims): refused. ``name``: the op its errors name. ``aten``: the
+    build (profile.aten), for the NaN the atomic adds keep where a NaN value meets a NaN element: the
+    value's in the AVX2 object (avx2, avx512), the element's at default (measured); else refused."""
     op = f"{name} accumulate" if accumulate else name
     self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
     if len(indices) > self_.ndim:
@@ -554,8 +562,15 @@ def index_put(
     _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
     out = np.array(self_, np.float32, copy=True)
     flat = np.ascontiguousarray(vals).reshape(-1)
-    if accumulate:  # cpu_atomic_add_float from 2 threads past the grain: the term's NaN where two meet
-        ordered_add(out, targets, flat, term_first=threads > 1 and targets.size >= GRAIN_SIZE)
+    atomic = accumulate and threads > 1 and targets.size >= GRAIN_SIZE  # cpu_atomic_add_float, every thread
+    both_nan = np.isnan(out.reshape(-1)[targets]) & np.isnan(flat)
+    if atomic and aten not in (*AVX2_OBJECT, "default") and both_nan.any():
+        raise ParityError(
+            f"{op}: a NaN value meeting a NaN element in the atomic adds at {aten or 'an unknown build'} is not"
+            " modelled (which NaN is kept is the build's)"
+        )
+    if accumulate:
+        ordered_add(out, targets, flat, term_first=atomic and aten in AVX2_OBJECT)
     else:  # the last write of each element: its last position in order
         _write_last(out.reshape(-1), targets, flat)
     return out

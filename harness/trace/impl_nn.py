@@ -531,7 +531,7 @@ def _put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         steps = [st for st, n in zip(stride or [], np.shape(t[name]), strict=True) if n > 1]
         if min(steps, default=1) < 1 or any(x <= y for x, y in pairwise(steps)):
             raise ParityError(f"put_: {name} of strides {stride} (not C order) is not modelled")
-    return {"out": put(t["self"], t["index"], t["source"], p.threads, bool(a.get("accumulate", False)))}
+    return {"out": put(t["self"], t["index"], t["source"], p.threads, bool(a.get("accumulate", False)), p.aten)}
 
 
 def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -545,7 +545,7 @@ def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if lost:
         raise ParityError(f"index_put: its index tensor {lost[0]} was not captured")
     accumulate, stride = bool(a.get("accumulate", False)), a.get("values.stride")
-    return {"out": index_put(t["self"], indices, t["values"], p.threads, accumulate, stride)}
+    return {"out": index_put(t["self"], indices, t["values"], p.threads, accumulate, stride, aten=p.aten)}
 
 
 def _fold_args(a: Args) -> tuple[list[int], ...]:
