@@ -67,6 +67,9 @@ def test_avg_pool_order_and_divisor() -> None:
                                        get_profile("x86-avx2")), "2 spatial dims"),
         (lambda: pool.upsample_nearest_backward(np.ones((1, 2, 8), np.float32), (1, 1, 4), (None,), False,
                                                 get_profile("x86-avx2")), "for input"),
+        (lambda: pool.upsample_nearest_backward(np.full((1, 1, 1, 1, 2), np.nan, np.float32), (1, 1, 1, 1, 1),
+                                                (None,) * 3, False, get_profile("x86-baseline")),
+         "two NaN gradients reaching one element at the default build"),
     ],
 )  # fmt: skip
 def test_bad_arguments_are_refused(call, message: str) -> None:

@@ -403,5 +403,10 @@ def upsample_nearest_backward(
     g = f32(grad_out).reshape(planes, -1)
     gx = np.zeros((planes, int(np.prod(spatial))), np.float32)
     target = (np.arange(planes, dtype=np.int64)[:, None] * gx.shape[1] + flat[None, :]).reshape(-1)
+    if dims == 3 and profile.aten == "default" and (np.bincount(target[np.isnan(g.reshape(-1))]) > 1).any():
+        raise ParityError(
+            f"{op}: two NaN gradients reaching one element at the default build are not modelled (its 3-D kernel"
+            " keeps neither the first's NaN nor the last's)"
+        )
     np.add.at(gx.reshape(-1), target, g.reshape(-1))  # sequential: planes, then outputs in row-major order
     return gx.reshape(tuple(int(v) for v in input_size))
