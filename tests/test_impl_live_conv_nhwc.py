@@ -148,6 +148,16 @@ def _expected(case: tuple) -> str:
     return "refused" if refused else "exact"
 
 
+def _laid_out_expected(case: tuple, direction: str) -> str:
+    """ "exact" where the module models ``LAID_OUT``'s ``case`` in ``direction`` at this level, else
+    "refused" (the backward at AVX-512; the forward by ``conv_nhwc.declines``)."""
+    profile = live_profile()
+    if direction == "backward":
+        return "refused" if conv_nhwc._unmodelled_level(profile) else "exact"
+    _layout, x_shape, w_shape, stride, padding, groups, _bias = case
+    return "refused" if conv_nhwc.declines(x_shape, w_shape, (stride, stride), padding, groups, profile) else "exact"
+
+
 def _child() -> None:
     """Run in a fresh process: every case under this process's level, at 1 and 2 threads; ``LAID_OUT``
     exact at every level the module models."""
@@ -156,9 +166,9 @@ def _child() -> None:
         use_threads(threads)
         rows += [{"case": f"{c} at {threads} threads", "want": _expected(c), "got": run_case(c, 11 + i)}
                  for i, c in enumerate(CASES)]  # fmt: skip
-        want = "refused" if conv_nhwc._unmodelled_level(live_profile()) else "exact"
         for i, c in enumerate(LAID_OUT):
             for name, got in zip(("forward", "backward"), run_laid_out(c, 31 + i), strict=True):
+                want = _laid_out_expected(c, name)
                 rows.append({"case": f"{c} {name} at {threads} threads", "want": want, "got": got})
     print(json.dumps(rows))
 
@@ -179,6 +189,8 @@ def test_level(level) -> None:
     assert not failures, "\n".join(failures)
     if level.name == "avx2":
         assert sum(r["got"] == "exact" for r in rows) >= 24
+    if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, modelled
+        assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
 
 
 def test_channels_last_as_aten_suggests() -> None:
@@ -191,11 +203,17 @@ def test_channels_last_as_aten_suggests() -> None:
 
 
 def test_refusals_name_the_kernel() -> None:
-    """What is not modelled raises ParityError with its reason: AVX-512, several ic blocks, a kernel
-    outside its input, groups of several channels."""
+    """What is not modelled raises ParityError with its reason: the backward at AVX-512, several ic
+    blocks (AVX2), ic blocks that hang on the output-channel block oneDNN's search picks (AVX-512), a
+    kernel outside its input, groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
+    avx512 = profile_for_capability("AVX512", 2, "x86_64")
+    assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
     with pytest.raises(ParityError, match="avx512 level"):
-        conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, profile_for_capability("AVX512", 2, "x86_64"))
+        conv_nhwc_backward.conv2d_backward(x, x, w, (1, 1), (1, 1), 1, False, avx512, [True, True, False])
+    with pytest.raises(ParityError, match="ic blocks of 48 or 64"):  # 64 channels, a 7x7 kernel, L1 32 KiB
+        conv_nhwc.conv2d(np.zeros((2, 64, 12, 12), np.float32), np.zeros((64, 64, 7, 7), np.float32), None,
+                         (1, 1), (3, 3), 1, avx512)  # fmt: skip
     avx2 = profile_for_capability("AVX2", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx2).shape == (2, 16, 8, 8)
     with pytest.raises(ParityError, match="ic blocks"):

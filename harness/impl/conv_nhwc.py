@@ -81,22 +81,23 @@ _BRG_L2 = (2 << 20) * 3 // 4
 _BRG_UR = {8: 14, 16: 6, 24: 4, 32: 3}
 
 
-def _unmodelled_level(profile: KernelProfile) -> str:
-    """The level this module does not model ("" for the baseline and AVX2 levels of torch 2.13.0)."""
-    if profile.aarch64 or profile.aten not in ("default", "avx2") or profile.torch != "2.13.0":
+def _unmodelled_level(profile: KernelProfile, levels: tuple[str, ...] = ("default", "avx2")) -> str:
+    """The level this module does not model among ``levels`` ("" for those of torch 2.13.0)."""
+    if profile.aarch64 or profile.aten not in levels or profile.torch != "2.13.0":
         return f"the {'aarch64' if profile.aarch64 else profile.aten} level (torch {profile.torch})"
     return ""
 
 
 def _level(profile: KernelProfile) -> str:
-    """The modelled level of ``profile`` ("sse41" or "avx2"; ``_unmodelled_level`` said "")."""
-    return "avx2" if profile.aten == "avx2" else "sse41"
+    """The modelled level of ``profile`` ("sse41", "avx2" or "avx512"; ``_unmodelled_level`` said "")."""
+    return {"avx2": "avx2", "avx512": "avx512"}.get(profile.aten, "sse41")
 
 
-def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfile) -> str:
-    """What neither direction models ("" where none applies): the level, groups of several channels
-    (not depthwise), ATen's slow_conv2d per group."""
-    why = _unmodelled_level(profile)
+def common_declines(x_shape, w_shape, stride, groups: int, profile: KernelProfile,
+                    levels: tuple[str, ...] = ("default", "avx2")) -> str:  # fmt: skip
+    """What neither direction models ("" where none applies): a level not in ``levels``, groups of
+    several channels (not depthwise), ATen's slow_conv2d per group."""
+    why = _unmodelled_level(profile, levels)
     if why:
         return why
     c = x_shape[1]
@@ -173,13 +174,8 @@ def _per_channel(a: np.ndarray) -> np.ndarray:
 # ------------------------------------------------------------------------------------ AVX2
 def _brg_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry) -> np.ndarray:
     """oneDNN's brgemm convolution with C in one ic block: per output one fused chain from 0 over
-    (kh, kw, channel), the bias last (csrc/conv.c conv_fwd_terms)."""
-    n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
-    terms = np.array([(k, i, j) for i in range(kh) for j in range(kw) for k in range(c)], np.int64).reshape(-1, 3)
-    y = np.empty((n, oc, oh, ow), np.float32)
-    bias = None if b is None else ptr(b)
-    conv._lib().conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), 1, 0)
-    return y
+    (kh, kw, channel), the bias last (``_brg_blocked_chain`` of one block)."""
+    return _brg_blocked_chain(x, w, b, g, g.c)
 
 
 def _depthwise(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding) -> np.ndarray:
@@ -227,6 +223,86 @@ def _one_ic_block(g: conv.Geometry, profile: KernelProfile) -> bool:
         if most < vectors:
             return False
     return True
+
+
+# ---------------------------------------------------------------------------------- AVX-512
+# oneDNN's brgemm convolution at avx512_core (jit_brgemm_conv_utils.cpp brg_blocking_t): estimate_ur
+# by the output-channel block, the most vectors of 16 channels an ic block takes
+_BRG512_UR = {16: 28, 32: 14, 48: 9, 64: 6}
+_BRG512_MOST = 80
+
+
+def _avx512_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int) -> int:
+    """select_ic_block at avx512_core for ``oc_block`` output channels and an unroll of ``ur`` pixels
+    (the whole kernel in the batch): at most 80 vectors of 16, fewer where the input row of the unroll
+    outgrows L1 (a kernel wider than 1) or the batch's weights and inputs outgrow L2; then the most
+    vectors whose blocks fill at least half of the last."""
+    nb_simd = -(-g.c // 16)
+    one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
+    os_blocking = one_by_one and (g.sh, g.sw) == (1, 1)  # calc_blocks_1x1: the pixels flat
+    inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
+    most = min(_BRG512_MOST, nb_simd)
+    if g.kw > 1:
+        most = min(most, max(1, l1 // (inp_ur * 4 * 16)))
+    wei_per_ic = g.kh * g.kw * oc_block * 4
+    inp_per_ic = g.kh * inp_ur * 4
+    most = min(most, max(1, (l2 - ur * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 16)))
+    blocks = next(nb for nb in range(most, 0, -1) if nb_simd / (-(-nb_simd // nb) * nb) >= 0.5)
+    return min(g.c, blocks * 16)
+
+
+def _avx512_oc_blocks(g: conv.Geometry) -> list[int]:
+    """The output-channel blocks oneDNN's search tries at avx512_core (fast_check_oc_block and its
+    1x1 twin): 16 and 32 always; 48 and 64 where OC rounded to 16 divides by them and, for 64 on a
+    kernel over 1x1, under 192 channels, for 48 at most 384 and an input of over 81 pixels a stride
+    step (1x1: 48 where OC fills 95% of its blocks, 64 from 64 output pixels a stride step)."""
+    rnd_oc = -(-g.oc // 16) * 16
+    one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
+    blocks = []
+    for ob in (16, 32, 48, 64)[: min(4, rnd_oc // 16)]:
+        if ob == 64:
+            ok = rnd_oc % 64 == 0 and (g.oh * g.ow >= 64 * g.sh * g.sw if one_by_one else rnd_oc < 192)
+        elif ob == 48:
+            ok = (
+                (g.oc / (-(-g.oc // 48) * 48) >= 0.95)
+                if one_by_one
+                else (rnd_oc % 48 == 0 and rnd_oc <= 384 and g.h * g.w > 81 * g.sh * g.sw)
+            )
+        else:
+            ok = True
+        if ok:
+            blocks.append(ob)
+    return blocks
+
+
+def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+    """The ic blocks select_ic_block may give at avx512_core: for each output-channel block the search
+    tries, at the smallest and the largest unroll (the block only grows as the unroll shrinks). L1 is
+    taken as 7/8 of the host's, L2 as 3/4 (measured on a Zen 5: 48 KiB, 1 MiB)."""
+    l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
+    one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
+    sp = g.oh * g.ow if one_by_one and (g.sh, g.sw) == (1, 1) else g.ow
+    return {_avx512_ic_block(g, ob, ur, l1, l2) for ob in _avx512_oc_blocks(g) for ur in (1, min(_BRG512_UR[ob], sp))}
+
+
+def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry,
+                       ic_block: int) -> np.ndarray:  # fmt: skip
+    """oneDNN's brgemm convolution (brg_conv_fwd / brgconv_1x1) with one brgemm call over the taps per
+    ic block: per output and ic block one fused chain from 0 over (kh, kw, the block's channels), the
+    blocks' sums added in order onto the output (the kernel's beta 1), the bias last (csrc/conv.c
+    conv_fwd_terms)."""
+    n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
+    taps = [(i, j) for i in range(kh) for j in range(kw)]
+    terms: list[tuple[int, int, int]] = []
+    for c0 in range(0, c, ic_block):
+        if c0:
+            terms.append((-1, 0, 0))
+        terms += [(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
+    t = np.array(terms, np.int64).reshape(-1, 3)
+    y = np.empty((n, oc, oh, ow), np.float32)
+    bias = None if b is None else ptr(b)
+    conv._lib().conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 0)
+    return y
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
@@ -388,7 +464,7 @@ def sse41_kinds(x_shape, w_shape, stride, padding, groups: int, profile: KernelP
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
-    why = common_declines(x_shape, w_shape, stride, groups, profile)
+    why = common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return f"conv2d (channels-last): {why} is not modelled"
     level, c = _level(profile), x_shape[1]
@@ -403,7 +479,20 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
                 f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
                 f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
             )
-        if not _one_ic_block(g, profile):
+        if level == "avx512" and c == 1 and g.kw > 1:
+            return (
+                "conv2d (channels-last): oneDNN's brg_conv_fwd:avx512_core over one input channel with a kernel "
+                f"{g.kw} wide (exec_trans, its weights relocated, Adcb16a) is not modelled"
+            )
+        if level == "avx512":
+            blocks = avx512_ic_blocks(g, profile)
+            if len(blocks) > 1:
+                return (
+                    f"conv2d (channels-last): oneDNN's brgemm convolution at avx512_core over {c} input channels "
+                    f"with a {g.kh}x{g.kw} kernel (ic blocks of {' or '.join(map(str, sorted(blocks)))} by the "
+                    "output-channel block its search picks) is not modelled"
+                )
+        elif not _one_ic_block(g, profile):
             return (
                 f"conv2d (channels-last): oneDNN's brgemm convolution over {c} input channels with a {g.kh}x{g.kw} "
                 "kernel (several ic blocks: select_ic_block) is not modelled"
@@ -423,7 +512,10 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         raise ParityError(why)
     if groups == 1 and conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
         return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
-    if _level(profile) == "avx2":
+    if _level(profile) == "avx512" and groups == 1:
+        g = conv._geometry(x.shape, w.shape, stride, padding)
+        return _brg_blocked_chain(x, w, b, g, avx512_ic_blocks(g, profile).pop())
+    if _level(profile) != "sse41":
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)
         return _brg_chain(x, w, b, conv._geometry(x.shape, w.shape, stride, padding))
