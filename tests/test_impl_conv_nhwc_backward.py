@@ -111,17 +111,19 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """What is not modelled raises ParityError: AVX-512, and at AVX2 4 threads and more than 64 channels but
-    on a 1x1 kernel at stride 1 of up to 256."""
+    """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 (and 3 threads), at AVX2 4
+    threads and more than 64 channels but on a 1x1 kernel at stride 1 of up to 256."""
     x, w, dy = (
         np.zeros((2, 16, 8, 8), np.float32),
         np.zeros((16, 16, 3, 3), np.float32),
         np.zeros((2, 16, 8, 8), np.float32),
     )
-    for cap in ("AVX512",):
-        with pytest.raises(ParityError, match="level"):
-            conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 1, True,
-                                               profile_for_capability(cap, 1, "x86_64"), (True,) * 3)  # fmt: skip
+    avx512 = profile_for_capability("AVX512", 2, "x86_64")
+    with pytest.raises(ParityError, match="3x3 kernel at stride"):
+        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 1, True, avx512, (True,) * 3)
+    assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
+                                                      avx512.with_threads(3))  # fmt: skip
+    assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""
     one = np.zeros((16, 16, 1, 1), np.float32)  # ATen's slow_conv2d at 1 thread: modelled as at SSE4.1
     assert conv_nhwc_backward.declines(x.shape, one.shape, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1)) == ""
     x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)

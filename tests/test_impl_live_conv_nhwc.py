@@ -149,13 +149,12 @@ def _expected(case: tuple) -> str:
 
 
 def _laid_out_expected(case: tuple, direction: str) -> str:
-    """ "exact" where the module models ``LAID_OUT``'s ``case`` in ``direction`` at this level, else
-    "refused" (the backward at AVX-512; the forward by ``conv_nhwc.declines``)."""
-    profile = live_profile()
-    if direction == "backward":
-        return "refused" if conv_nhwc._unmodelled_level(profile) else "exact"
+    """ "exact" where the modules model ``LAID_OUT``'s ``case`` in ``direction`` at this level (their
+    ``declines``), else "refused"."""
     _layout, x_shape, w_shape, stride, padding, groups, _bias = case
-    return "refused" if conv_nhwc.declines(x_shape, w_shape, (stride, stride), padding, groups, profile) else "exact"
+    module = conv_nhwc_backward if direction == "backward" else conv_nhwc
+    refused = module.declines(x_shape, w_shape, (stride, stride), padding, groups, live_profile())
+    return "refused" if refused else "exact"
 
 
 def _child() -> None:
@@ -189,8 +188,9 @@ def test_level(level) -> None:
     assert not failures, "\n".join(failures)
     if level.name == "avx2":
         assert sum(r["got"] == "exact" for r in rows) >= 24
-    if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, modelled
+    if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and the 1x1 backwards
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
+        assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 8
 
 
 def test_channels_last_as_aten_suggests() -> None:
@@ -203,13 +203,13 @@ def test_channels_last_as_aten_suggests() -> None:
 
 
 def test_refusals_name_the_kernel() -> None:
-    """What is not modelled raises ParityError with its reason: the backward at AVX-512, several ic
+    """What is not modelled raises ParityError with its reason: a 3x3 backward at AVX-512, several ic
     blocks (AVX2), ic blocks that hang on the output-channel block oneDNN's search picks (AVX-512), a
     kernel outside its input, groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
-    with pytest.raises(ParityError, match="avx512 level"):
+    with pytest.raises(ParityError, match="3x3 kernel at stride"):
         conv_nhwc_backward.conv2d_backward(x, x, w, (1, 1), (1, 1), 1, False, avx512, [True, True, False])
     with pytest.raises(ParityError, match="ic blocks of 48 or 64"):  # 64 channels, a 7x7 kernel, L1 32 KiB
         conv_nhwc.conv2d(np.zeros((2, 64, 12, 12), np.float32), np.zeros((64, 64, 7, 7), np.float32), None,

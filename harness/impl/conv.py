@@ -1126,22 +1126,32 @@ def _avx512_1x1_balance(g: Geometry, threads: int, cb: int = 16) -> tuple[int, i
     return block, nthr_mb, nthr_mb * nthr_oc * nthr_ic
 
 
-def _avx512_1x1_weight_split(g: Geometry, threads: int, l1_bytes: int) -> tuple[list[int], list[int]]:
+def _avx512_1x1_weight_split(
+    g: Geometry, threads: int, l1_bytes: int, nxc: bool = False
+) -> tuple[list[int], list[int]]:
     """jit_1x1:avx512_core's backward weights (jit_avx512_common_1x1_convolution.cpp): the (image,
     pixel block) units split by balance211 between nthr_mb threads; each thread's kernel calls
     cover up to nb_reduce_blocking blocks of one image (the reduce blocking: the best divider of the
     pixels between max(OH, OW) and all of them, both bounded by the L1 in floats over the kernel's
     unroll (8 or 16 rows; ``KernelProfile.l1_per_core``), in whole blocks), each call a chain from 0
-    added to the thread's sum (the first call's chain is the sum); the threads' sums added in order."""
+    added to the thread's sum (the first call's chain is the sum); the threads' sums added in order.
+    ``nxc`` (nhwc memory, init_conf and the driver): an unroll of 16 rows for at most 16 output
+    channels; from 784 pixels and 128 output channels calls of min(OW, 256) pixels rounded up to
+    blocks; where C * 4 bytes is a multiple of 1,024 (cache_aliasing) at most 4 blocks a call."""
     n, oh, ow = g.n, g.oh, g.ow
     ohw = oh * ow
     block, nthr_mb, _ = _avx512_1x1_balance(g, threads)
     nb_reduce = ohw // block
-    ur = 8 if block <= 19 else 16
+    ur = 8 if block <= 19 and not (nxc and g.oc <= 16) else 16
     l1 = l1_bytes // 4 // ur  # the L1 in floats per row of the kernel's unroll
-    reduce_blocking = _best_divider(ohw, min(l1, max(oh, ow)), min(l1, ohw), True)
-    reduce_blocking = max(reduce_blocking // block * block, block)
+    if nxc and ohw >= 28 * 28 and g.oc >= 128:
+        reduce_blocking = -(-min(ow, 256) // block) * block
+    else:
+        reduce_blocking = _best_divider(ohw, min(l1, max(oh, ow)), min(l1, ohw), True)
+        reduce_blocking = max(reduce_blocking // block * block, block)
     step, step_max = reduce_blocking // block, (reduce_blocking * 3 // 2) // block
+    if nxc and (g.c * 4) % 1024 == 0:
+        step = step_max = min(4, step)
     units = _balance211(n * nb_reduce, nthr_mb)
     return [u * block for u in units], _1x1_calls(units, nb_reduce, ohw, block, step, step_max)
 

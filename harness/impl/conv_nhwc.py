@@ -1,6 +1,6 @@
 """2-D convolution of channels-last tensors (``aten.convolution`` where the input or the weight is
-NHWC in memory), forward, as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1) and AVX2
-levels; the backward is harness.impl.conv_nhwc_backward.
+NHWC in memory), forward, as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1), AVX2 and
+AVX-512 levels; the backward is harness.impl.conv_nhwc_backward.
 
 Shapes (logical NCHW float32 arrays holding the values; their memory in torch was channels-last)::
 
@@ -49,6 +49,17 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   320, measured), refused.
 - AVX2, oneDNN ``brdgmm_dw:avx2`` (depthwise): per output one fused chain from 0 over the taps
   (kh, kw) row by row, the bias added last.
+- AVX-512 (measured on a Zen 5: L1d 48 KiB, L2 1 MiB a core), oneDNN ``brg_conv_fwd:avx512_core``,
+  ``brgconv_1x1:avx512_core`` and ``brdgmm_dw:avx512_core``: AVX2's order. Per output and ic block one
+  fused chain from 0 over the taps row by row, at a tap the block's channels; the blocks' sums added
+  in order onto the output (beta 1), the bias last (``_brg_blocked_chain``). The ic block is
+  select_ic_block's at avx512_core (``_avx512_ic_block``): at most 80 vectors of 16, fewer where the
+  unroll's input row outgrows 7/8 of L1 (a kernel wider than 1) or the batch's weights and inputs
+  outgrow 3/4 of L2 (both the host's, ``KernelProfile.l1_per_core`` / ``l2_per_core``), then the
+  most vectors whose blocks fill half the last; measured by fitting per-block chains to torch's bits
+  (1,500 channels at a 3x3 kernel: blocks of 1,232; 480 at a 3x3 kernel 30 columns wide: 352; 3,000 at
+  a 1x1: 1,280). It depends on the output-channel block oneDNN's search (est_eff) picks: modelled
+  where every block fast_check_oc_block lets it try gives the same ic block (``avx512_ic_blocks``).
 - SSE4.1, oneDNN ``jit:sse41`` / ``jit_1x1:sse41`` on nhwc where harness.impl.conv ``path`` picks
   jit:sse41: the NCHW kernel's chain (from the bias over blocks of 8 channels, (kh, kw), channel,
   unfused); else ``gemm:jit`` nspc (gemm_convolution.cpp ``execute_forward_thr_nspc``): per work item
@@ -60,9 +71,19 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   from the bias over (kh, kw); where the kernel lies outside the input, ``gemm:jit`` nspc with groups:
   per (image, channel) a gemv over the im2col columns, the bias added after.
 
-Refused (ParityError naming the kernel): AVX-512's brgemm kernels and aarch64; groups other than 1
-and depthwise; slow_conv2d per group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2
-several ic blocks or brgemm calls; at SSE4.1 a padding jit_dw's forward declines.
+Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
+group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 several ic blocks; at AVX2 and
+AVX-512 several brgemm calls; at AVX-512 ic blocks that hang on the output-channel block the search
+picks, and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
+or padding (exec_trans with its weights relocated, Adcb16a, whose bits fit no tap order tried in most
+draws; padded taps computed on zeros: an infinite weight there gives NaN), one output column of a
+kernel one wide with padding (exec_trans with the pixels flat, not measured);
+at SSE4.1 a padding jit_dw's forward declines. Measured at AVX-512 (random draws, see
+docs/impl/kernels.md; 200 at each of 1, 2 and 4 threads, a fifth with NaN, infinities, zeros of
+both signs and subnormals): every oneDNN forward the module models bit for bit (112, 136, 131), none
+other; 126 refused (79 several brgemm calls, 25 ic blocks by the picked output-channel block, 18
+exec_trans, 4 slow_conv2d per group); slow_conv2d's 89 forwards bit for bit but 6 with NaN operands,
+whose NaNs carry the other sign (MKL's sgemm model, the same at AVX2).
 """
 
 from __future__ import annotations
@@ -275,6 +296,17 @@ def _avx512_oc_blocks(g: conv.Geometry) -> list[int]:
     return blocks
 
 
+def _avx512_trans(g: conv.Geometry) -> bool:
+    """Where oneDNN's brg_conv_fwd:avx512_core runs what the model does not: exec_trans with its weights
+    relocated (Adcb16a) for one input channel and a kernel wider than 1 (its bits fit the taps column
+    by column in one draw, no order tried in others); one input channel with padding, whose padded taps
+    it computes on zeros (an infinite weight there gives NaN, measured); and exec_trans with the
+    pixels flat (one output column, a kernel one wide, taller than 1) with padding, not measured."""
+    padded = (g.ph, g.pw) != (0, 0)
+    one_by_one = (g.kh, g.kw) == (1, 1)
+    return (g.c == 1 and (g.kw > 1 or padded)) or (g.ow == 1 and g.kw == 1 and not one_by_one and padded)
+
+
 def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     """The ic blocks select_ic_block may give at avx512_core: for each output-channel block the search
     tries, at the smallest and the largest unroll (the block only grows as the unroll shrinks). L1 is
@@ -479,10 +511,11 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
                 f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
                 f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
             )
-        if level == "avx512" and c == 1 and g.kw > 1:
+        if level == "avx512" and _avx512_trans(g):
             return (
-                "conv2d (channels-last): oneDNN's brg_conv_fwd:avx512_core over one input channel with a kernel "
-                f"{g.kw} wide (exec_trans, its weights relocated, Adcb16a) is not modelled"
+                f"conv2d (channels-last): oneDNN's brg_conv_fwd:avx512_core over {c} input channel(s), a "
+                f"{g.kh}x{g.kw} kernel, padding ({g.ph}, {g.pw}), {g.ow} output column(s) (exec_trans: weights "
+                "relocated for one channel, padding taps computed on zeros) is not modelled"
             )
         if level == "avx512":
             blocks = avx512_ic_blocks(g, profile)

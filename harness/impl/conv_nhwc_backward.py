@@ -1,7 +1,8 @@
 """2-D convolution of channels-last tensors, backward (``aten.convolution_backward`` where the input or
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
 on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
-grad_bias for one group and depthwise (groups = C = OC) convolutions. The forward, the layout rule and
+grad_bias for one group and depthwise (groups = C = OC) convolutions; at AVX-512 1x1 kernels at
+stride 1 (pointwise) and ATen's slow_conv2d, 1, 2 and 4 threads. The forward, the layout rule and
 the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
@@ -76,6 +77,34 @@ At AVX2:
 - ATen's ``_slow_conv2d`` on channels-last memory: as at SSE4.1 (below), MKL's gemms and ATen's sum
   at this level (78 of 78 random cases bit for bit at 1 thread).
 
+At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
+
+- backward data, 1x1 at stride 1 unpadded: ``brg_conv_bwd:avx512_core+brgconv_1x1:avx512_core``, the
+  forward brgemm convolution of grad_output: per input element and block of output channels one
+  fused chain from 0, the blocks' sums added in order (``_brg_bwd_data``); the blocks are the ic
+  blocks of that forward (harness.impl.conv_nhwc ``avx512_ic_blocks`` over OC in, C out), refused
+  where the output-channel block its search picks would change them.
+- backward weights and bias, 1x1 at stride 1: ``jit_1x1:avx512_core`` on nxc memory, conv.py's model
+  of the kernel (``_avx512_1x1_weight_split``) with the nxc blocking of init_conf and the driver
+  (jit_avx512_common_1x1_conv_kernel.cpp, jit_avx512_common_1x1_convolution.cpp): an unroll of 16
+  rows where OC is at most 16; calls of min(OW, 256) pixels from 784 pixels and 128 output channels;
+  at most 4 pixel blocks a call where C * 4 bytes is a multiple of 1,024 (cache_aliasing: the 13
+  draws of 256 and 512 channels where the blocked layout's calls gave other grad_weight bits are bit
+  for bit with it). grad_bias its reducer's parts, as for NCHW.
+- ATen's slow_conv2d where its rule takes the convolution: as at SSE4.1 (below).
+
+Against torch (random draws, 1 to 5 images or 16 to 18, 2 to 512 channels each side, 1 to 16 pixels
+a side, 150 at each of 1, 2 and 4 threads, a fifth with NaN, infinities, zeros of both signs and
+subnormals): the oneDNN 1x1 backwards 15, 80 and 81 bit for bit in every gradient, none other; the
+slow_conv2d ones bit for bit but 17 draws with NaN operands, whose NaNs carry the other sign or
+payload (MKL's sgemm model and ATen's sums, not AVX-512's own: slow_conv2d's forward NaNs differ
+alike at AVX2, and of 40 draws there jit_1x1:avx2's grad_weight and grad_bias each gave other NaN
+bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands (which NaN its
+reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
+bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1, strides and padding
+(``brg_conv_bwd`` / ``brgconv_strided`` grad_input and ``jit:avx512_core`` weights on nxc, not
+modelled: 24, 30 and 31 refused), depthwise, 3 threads and more than 4.
+
 At SSE4.1 (and AVX2 for slow_conv2d):
 
 - ATen's ``_slow_conv2d`` channels-last (1x1 stride 1 below 16 images on 1 thread, or one small image):
@@ -96,7 +125,8 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   gemv 'T' over the im2col columns (grad_output strided by C); where the kernel lies outside the
   input, grad_input through col2im too.
 
-Refused (``declines``): AVX-512 and aarch64; groups other than 1 and depthwise; slow_conv2d per group;
+Refused (``declines``): aarch64; at AVX-512 what the list above leaves out; groups other than 1 and
+depthwise; slow_conv2d per group;
 at AVX2 the cases named above, more than 64 channels (but on a 1x1 kernel at stride 1 of up to 256)
 and more than 2 threads; at SSE4.1 jit_dw's
 weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
@@ -301,12 +331,19 @@ def _one_by_one_measured(x_shape, w_shape, stride, padding, groups: int) -> bool
     )
 
 
-def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry) -> np.ndarray:
-    """grad_input of brg_conv_bwd:avx2 (stride 1, one ic block, the forward's row within its input: one
-    brgemm call): one fused chain from 0 over every tap (row by row, from the last: the forward's taps
-    inverted), at a tap the output channels (csrc/conv.c conv_bwd_data_terms)."""
+def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0) -> np.ndarray:
+    """grad_input of brg_conv_bwd (stride 1, the forward's row within its input: one brgemm call per
+    block of ``oc_block`` output channels, all of them where 0): per block one fused chain from 0 over
+    every tap (row by row, from the last: the forward's taps inverted), at a tap the block's output
+    channels, the blocks' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
     kh, kw, oc = g.kh, g.kw, g.oc
-    terms = [(o, kh - 1 - a, kw - 1 - b) for a in range(kh) for b in range(kw) for o in range(oc)]
+    oc_block = oc_block or oc
+    terms: list[tuple[int, int, int]] = []
+    for o0 in range(0, oc, oc_block):
+        if o0:
+            terms.append((-1, 0, 0))
+        block = range(o0, min(oc, o0 + oc_block))
+        terms += [(o, kh - 1 - a, kw - 1 - b) for a in range(kh) for b in range(kw) for o in block]
     t = np.array(terms, np.int64).reshape(-1, 3)
     gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
     conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
@@ -359,6 +396,63 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
             g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
             gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
     return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
+
+
+# ---------------------------------------------------------------------------------- AVX-512
+def _avx512_data_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+    """The output-channel blocks of brg_conv_bwd:avx512_core+brgconv_1x1:avx512_core's grad_input: the
+    ic blocks of the forward it runs (grad_output's OC channels in, C out; conv_nhwc.avx512_ic_blocks)."""
+    swapped = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, 1, 1), (1, 1), (0, 0))
+    return conv_nhwc.avx512_ic_blocks(swapped, profile)
+
+
+def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """ "" where ``_avx512_backward`` models the case, else a one-line reason."""
+    if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
+        return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
+    if groups != 1:
+        return "depthwise at avx512_core (jit_dw / brdgmm backward on nxc) not measured"
+    if tuple(w_shape[2:]) != (1, 1) or tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
+        return (
+            f"a {w_shape[2]}x{w_shape[3]} kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core "
+            "(brg_conv_bwd / brgconv_strided grad_input, jit:avx512_core weights on nxc) not modelled"
+        )
+    if profile.threads not in (1, 2, 4):
+        return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
+    blocks = _avx512_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
+    if len(blocks) > 1:
+        return (
+            f"brgconv_1x1:avx512_core's grad_input over {w_shape[0]} output channels (blocks of "
+            f"{' or '.join(map(str, sorted(blocks)))} by the channel block its search picks) not modelled"
+        )
+    return ""
+
+
+def _avx512_backward(dy, x, w, stride, padding, has_bias: bool, profile: KernelProfile, mask):
+    """(grad_input, grad_weight, grad_bias) at AVX-512 (``_avx512_declines`` passed): ATen's slow_conv2d;
+    or a 1x1 kernel at stride 1, grad_input brg_conv_bwd:avx512_core+brgconv_1x1:avx512_core (per input
+    element and block of output channels one fused chain from 0, the blocks' sums added in order),
+    grad_weight and grad_bias jit_1x1:avx512_core on nxc (conv.py's model of the kernel, its nxc
+    blocking: ``conv._avx512_1x1_weight_split``)."""
+    g = conv._geometry(x.shape, w.shape, stride, padding)
+    if conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
+        return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
+    threads = profile.threads
+    if (mask[1] and not np.isfinite(x).all()) or ((mask[1] or (mask[2] and has_bias)) and not np.isfinite(dy).all()):
+        raise ParityError(
+            "conv2d backward (channels-last): jit_1x1:avx512_core's grad_weight and grad_bias over NaN or "
+            "infinite operands (which NaN its reductions keep, its sign or payload, not modelled)"
+        )
+    gx = gw = gb = None
+    if mask[0]:
+        gx = _brg_bwd_data(dy, w, g, _avx512_data_blocks(g, profile).pop())
+    if mask[1]:
+        gw = np.empty((g.oc, g.c, 1, 1), np.float32)
+        parts, runs = conv._avx512_1x1_weight_split(g, threads, profile.l1_per_core, True)
+        conv._run_weights(dy, x, gw, g, parts, runs, True)
+    if mask[2] and has_bias:
+        gb = conv._bias_grad(dy, conv._bias_parts("jit_1x1:avx512_core", g, threads))
+    return gx, gw, gb
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
@@ -587,9 +681,11 @@ def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """ "" where ``conv2d_backward`` models the case under ``profile``, else a one-line reason."""
-    why = conv_nhwc.common_declines(x_shape, w_shape, stride, groups, profile)
+    why = conv_nhwc.common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return why
+    if conv_nhwc._level(profile) == "avx512":
+        return _avx512_declines(x_shape, w_shape, stride, padding, groups, profile)
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)
     kinds = conv_nhwc.sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)
@@ -605,6 +701,8 @@ def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
     if reason:
         raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
     mask = tuple(bool(m) for m in mask)
+    if conv_nhwc._level(profile) == "avx512":
+        return _avx512_backward(dy, x, w, stride, padding, has_bias, profile, mask)
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
     return _sse41_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
