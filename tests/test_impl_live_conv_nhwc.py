@@ -65,6 +65,7 @@ LAID_OUT = (
     ("channels_last", (16, 16, 8, 8), (16, 16, 1, 1), 1, (0, 0), 1, True),  # jit_1x1's weights at 1 thread
     ("channels_last", (2, 16, 16, 16), (128, 16, 1, 1), 1, (0, 0), 1, True),  # ZoeDepth's projector, past 64
     ("channels_last", (2, 128, 16, 16), (16, 128, 1, 1), 1, (0, 0), 1, True),
+    ("channels_last", (2, 40, 9, 12), (40, 1, 3, 3), 1, (1, 1), 40, True),  # depthwise: jit_dw's nxc weights
 )
 
 

@@ -2,7 +2,7 @@
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
 on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
 grad_bias for one group and depthwise (groups = C = OC) convolutions; at AVX-512 1x1 kernels at
-stride 1 (pointwise) and ATen's slow_conv2d, 1, 2 and 4 threads. The forward, the layout rule and
+stride 1 (pointwise), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The forward, the layout rule and
 the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
@@ -91,6 +91,14 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   at most 4 pixel blocks a call where C * 4 bytes is a multiple of 1,024 (cache_aliasing: the 13
   draws of 256 and 512 channels where the blocked layout's calls gave other grad_weight bits are bit
   for bit with it). grad_bias its reducer's parts, as for NCHW.
+- depthwise: ``jit_dw:avx512_core`` both passes. grad_input conv_grouped's model (one fused chain over
+  the taps); grad_weight and grad_bias ``harness_nxc`` as at AVX2 (``_dw_nxc_weights``) with channel
+  blocks of 16 and nb_ch_blocking min(nb_ch, 4, 31 // (2 KW)), reductions over both images and rows
+  included: 102 of 104 weights so bit for bit at 1, 2 and 4 threads, the 2 others 1x1 kernels on 1
+  thread that ATen runs per group (slow_conv2d, refused: ``common_declines``), and
+  through the module 37, 40 and 43 draws bit for bit in every gradient, none other. Refused: kernels
+  jit_dw's weights decline (wider than 3: jit:avx512_core over groups), rows over 27 columns (not
+  measured), NaN or infinite operands of the weights (as below).
 - ATen's slow_conv2d where its rule takes the convolution: as at SSE4.1 (below).
 
 Against torch (random draws, 1 to 5 images or 16 to 18, 2 to 512 channels each side, 1 to 16 pixels
@@ -103,7 +111,7 @@ bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands 
 reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
 bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1, strides and padding
 (``brg_conv_bwd`` / ``brgconv_strided`` grad_input and ``jit:avx512_core`` weights on nxc, not
-modelled: 24, 30 and 31 refused), depthwise, 3 threads and more than 4.
+modelled: 24, 30 and 31 refused), 3 threads and more than 4.
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
@@ -166,12 +174,14 @@ def _lib() -> ctypes.CDLL:
 
 
 # ---------------------------------------------------- both levels: jit_dw's weights on nxc memory
-def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int, fast: bool) -> tuple[int, int, int, int]:
+def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int, fast: bool, block: int = 8) -> tuple[int, int, int, int]:
     """(nthr_g, nthr_mb, nthr_oh, oh_blk_size) of jit_uni_dw_conv_bwd_weights_kernel's
-    partition_nthr_nxc (prioritize_threading = true): channel blocks of 8, nb_ch_blocking =
-    min(nb_ch, min(4 at AVX2 (is_fast_depthwise, ``fast``) else 1, 15 // (2 * KW)))."""
-    nb_ch = -(-c // 8)
-    ch_outer = -(-nb_ch // min(nb_ch, min(4 if fast else 1, 15 // (2 * g.kw))))
+    partition_nthr_nxc (prioritize_threading = true): channel blocks of ``block`` (16 at AVX-512),
+    nb_ch_blocking = min(nb_ch, min(4 where is_fast_depthwise (``fast``: AVX2, AVX-512) else 1,
+    max_reg_idx // (2 * KW))), max_reg_idx 31 at AVX-512, else 15."""
+    nb_ch = -(-c // block)
+    regs = 31 if block == 16 else 15
+    ch_outer = -(-nb_ch // min(nb_ch, min(4 if fast else 1, regs // (2 * g.kw))))
     mb, oh = g.n, g.oh
     best_eff, best_imb = np.float32(0.0), np.float32(1.0)
     res = (1, 1, 1, oh)
@@ -204,9 +214,10 @@ def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int, fast: bool) -> tup
     return res
 
 
-def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: bool, fused: bool):
-    """jit_dw's grad_weight and grad_bias under harness_nxc (see the module's docstring; ``fused``: AVX2)."""
-    _nthr_g, nthr_mb, nthr_oh, oh_blk = _dw_nxc_partition(g, c, threads, fused)
+def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: bool, fused: bool, block: int = 8):
+    """jit_dw's grad_weight and grad_bias under harness_nxc (see the module's docstring; ``fused``: AVX2
+    and AVX-512; ``block``: its channel block, 16 at AVX-512)."""
+    _nthr_g, nthr_mb, nthr_oh, oh_blk = _dw_nxc_partition(g, c, threads, fused, block)
     nb_oh = -(-g.oh // oh_blk)
     mb_parts = conv._balance211(g.n, nthr_mb)
     oh_parts = conv._balance211(nb_oh, nthr_oh)
@@ -410,15 +421,20 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     """ "" where ``_avx512_backward`` models the case, else a one-line reason."""
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
+    if profile.threads not in (1, 2, 4):
+        return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
     if groups != 1:
-        return "depthwise at avx512_core (jit_dw / brdgmm backward on nxc) not measured"
+        g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+        if conv_grouped.dw_weights_declines(g):
+            return "jit:avx512_core over groups where jit_dw's weights kernel declines (a kernel wider than 3, ...)"
+        if g.ow > 27:
+            return "jit_dw:avx512_core's backward weights over rows of more than 27 columns not measured"
+        return ""
     if tuple(w_shape[2:]) != (1, 1) or tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
         return (
             f"a {w_shape[2]}x{w_shape[3]} kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core "
             "(brg_conv_bwd / brgconv_strided grad_input, jit:avx512_core weights on nxc) not modelled"
         )
-    if profile.threads not in (1, 2, 4):
-        return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
     blocks = _avx512_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
     if len(blocks) > 1:
         return (
@@ -428,21 +444,32 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     return ""
 
 
-def _avx512_backward(dy, x, w, stride, padding, has_bias: bool, profile: KernelProfile, mask):
+def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
     """(grad_input, grad_weight, grad_bias) at AVX-512 (``_avx512_declines`` passed): ATen's slow_conv2d;
     or a 1x1 kernel at stride 1, grad_input brg_conv_bwd:avx512_core+brgconv_1x1:avx512_core (per input
     element and block of output channels one fused chain from 0, the blocks' sums added in order),
     grad_weight and grad_bias jit_1x1:avx512_core on nxc (conv.py's model of the kernel, its nxc
-    blocking: ``conv._avx512_1x1_weight_split``)."""
-    g = conv._geometry(x.shape, w.shape, stride, padding)
-    if conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
-        return _thnn_backward(dy, x, w, g, has_bias, profile, mask)
+    blocking: ``conv._avx512_1x1_weight_split``); depthwise, jit_dw:avx512_core: grad_input conv_grouped's
+    model, grad_weight and grad_bias the nxc harness (``_dw_nxc_weights``, channel blocks of 16)."""
     threads = profile.threads
+    if groups == 1 and conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
+        return _thnn_backward(dy, x, w, conv._geometry(x.shape, w.shape, stride, padding), has_bias, profile, mask)
     if (mask[1] and not np.isfinite(x).all()) or ((mask[1] or (mask[2] and has_bias)) and not np.isfinite(dy).all()):
         raise ParityError(
-            "conv2d backward (channels-last): jit_1x1:avx512_core's grad_weight and grad_bias over NaN or "
-            "infinite operands (which NaN its reductions keep, its sign or payload, not modelled)"
+            "conv2d backward (channels-last): oneDNN's avx512_core grad_weight and grad_bias over NaN or "
+            "infinite operands (which NaN their reductions keep, its sign or payload, not modelled)"
         )
+    if groups != 1:
+        gx = None
+        if mask[0]:
+            gx = conv_grouped.conv2d_backward(dy, x, w, stride, padding, groups, False, profile, (True, False, False))
+            gx = gx[0]
+        gw = gb = None
+        if mask[1] or (mask[2] and has_bias):
+            g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+            gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, has_bias and mask[2], True, 16)
+        return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
+    g = conv._geometry(x.shape, w.shape, stride, padding)
     gx = gw = gb = None
     if mask[0]:
         gx = _brg_bwd_data(dy, w, g, _avx512_data_blocks(g, profile).pop())
@@ -702,7 +729,7 @@ def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
         raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
     mask = tuple(bool(m) for m in mask)
     if conv_nhwc._level(profile) == "avx512":
-        return _avx512_backward(dy, x, w, stride, padding, has_bias, profile, mask)
+        return _avx512_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
     return _sse41_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)

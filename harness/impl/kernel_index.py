@@ -655,7 +655,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "blocks by the host's L1 and L2, measured on a Zen 5: 379 of 379 random oneDNN forwards bit for "
             "bit at 1, 2 and 4 threads, 126 of 600 draws refused), the backward at AVX-512 for 1x1 kernels at "
             "stride 1 (brgconv_1x1's grad_input in ic blocks, jit_1x1:avx512_core's nxc weights: 176 of 176 "
-            "bit for bit; the rest refused), gemm:jit nspc and jit_dw at SSE4.1"
+            "bit for bit) and depthwise kernels up to 3 wide (jit_dw:avx512_core's nxc harness: 120 of 120; the "
+            "rest refused), gemm:jit nspc and jit_dw at SSE4.1"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
