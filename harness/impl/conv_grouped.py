@@ -179,28 +179,14 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     name, block, ur_w, _fused = _level(profile)
     g = _group_geometry(x_shape, w_shape, stride, padding, groups)
     if not _depthwise(x_shape, w_shape, groups):
-        if profile.aten != "default" and _no_channel_blocks(g, profile):
-            return tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
-        what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
-        rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
-        if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
-            rest = _gemm_jit_per_group(g, _weights_threads(profile, groups))
-        whole = g.c % 8 == 0 and g.oc % 8 == 0
-        if whole and profile.aten == "avx2" and tuple(stride) == (1, 1):
-            rest = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
-        if profile.aten == "avx2" and 1 < g.c < 8:
-            # jit:avx2's flat forward takes them (refused below); its backward kernels decline: gemm:jit
-            data, weights = (_vector_gemm_jit(g, groups, profile, which) for which in (1, 2))
-            return _per_group_forward(g, groups, profile, what), data, weights
-        fwd, data = _per_group_forward(g, groups, profile, what), _per_group_data(g, tuple(stride), profile, rest)
-        if whole and (g.kh, g.kw) == (1, 1) and profile.aten in ("default", "avx2"):
-            fwd = DIRECT_1X1_GROUPS  # jit_1x1 declines groups (measured): one chain, no calls of 128 channels
-        declined = _direct_kernels_decline(g, profile)
-        fwd, data, weights = (
-            _vector_gemm_jit(g, groups, profile, which) if declined[which] else kind
-            for which, kind in enumerate((fwd, data, rest))
-        )
-        return fwd, data, weights
+        if profile.aten == "avx512":
+            fwd, data, weights = _several_channels(g, groups, stride, profile)
+            if conv._kernel_outside_src(g):  # every direct kernel's weights decline it: gemm:jit (measured)
+                weights = _vector_gemm_jit(g, groups, profile, 2)
+            elif _avx2_weights_at_avx512(g, tuple(stride)):
+                weights = _vector_gemm_jit(g, groups, profile, 2) if conv._avx2_weights_declines(g) else AVX2_GROUPS
+            return fwd, _avx512_data(g, data, groups, profile), weights
+        return _several_channels(g, groups, stride, profile)
     if profile.aten == "default":
         fallback = (GEMM_JIT_DW,) * 3
     else:
@@ -219,6 +205,60 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
             else "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
         )
     return fwd, data, weights
+
+
+def _several_channels(g: conv.Geometry, groups: int, stride, profile: KernelProfile) -> tuple[str, str, str]:
+    """``path`` for groups of several channels or a channel multiplier (not depthwise)."""
+    if profile.aten != "default" and _no_channel_blocks(g, profile):
+        return tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
+    what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
+    rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
+    if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
+        rest = _gemm_jit_per_group(g, _weights_threads(profile, groups))
+    whole = g.c % 8 == 0 and g.oc % 8 == 0
+    if whole and profile.aten == "avx2" and tuple(stride) == (1, 1):
+        rest = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
+    if profile.aten == "avx2" and 1 < g.c < 8:
+        # jit:avx2's flat forward takes them (refused below); its backward kernels decline: gemm:jit
+        data, weights = (_vector_gemm_jit(g, groups, profile, which) for which in (1, 2))
+        return _per_group_forward(g, groups, profile, what), data, weights
+    fwd, data = _per_group_forward(g, groups, profile, what), _per_group_data(g, tuple(stride), profile, rest)
+    if whole and (g.kh, g.kw) == (1, 1) and profile.aten in ("default", "avx2"):
+        fwd = DIRECT_1X1_GROUPS  # jit_1x1 declines groups (measured): one chain, no calls of 128 channels
+    declined = _direct_kernels_decline(g, profile)
+    fwd, data, weights = (
+        _vector_gemm_jit(g, groups, profile, which) if declined[which] else kind
+        for which, kind in enumerate((fwd, data, rest))
+    )
+    return fwd, data, weights
+
+
+def _avx2_weights_at_avx512(g: conv.Geometry, stride: tuple[int, int]) -> bool:
+    """Whether oneDNN's jit:avx2 backward weights runs a group's grad_weight and grad_bias at
+    AVX512_CORE: jit:avx512_core's weights kernel takes no smaller channel block than 16 for groups,
+    so groups of whole blocks of 8 input and output channels, not both of 16, fall to jit:avx2
+    (ONEDNN_VERBOSE on this host); its model (``AVX2_GROUPS``) is measured at stride 1."""
+    whole = g.c % 8 == 0 and g.oc % 8 == 0
+    return whole and not (g.c % 16 == 0 and g.oc % 16 == 0) and stride == (1, 1)
+
+
+def _avx512_data(g: conv.Geometry, data: str, groups: int, profile: KernelProfile) -> str:
+    """grad_input of groups of several channels (or a channel multiplier) at AVX512_CORE: at a stride
+    over 1 oneDNN tries brgconv_strided:avx512_core, jit:avx512_core, brgconv_strided:avx2, gemm:jit
+    in turn, and its brgemm kernels decline a group of no more output channels than a vector holds
+    (16, 8; ONEDNN_VERBOSE on 40 random strided shapes on this host, every route so predicted):
+    more than 8 a group run brgconv_strided (refused, not modelled), up to 8 jit:avx512_core where a
+    channel block fits and the kernel lies inside the input (refused: its strided checks for a group
+    not measured), else gemm:jit over all the groups. At stride 1 ``data`` as ``path`` found it."""
+    if (g.sh, g.sw) == (1, 1):
+        return data
+    if g.oc > 8:
+        return "refuse:brgconv_strided (avx512_core above 16 output channels a group, avx2 above 8) for groups"
+    if _avx512_block(g) and not conv._avx512_data_declines(g, profile.l1_per_core):
+        return AVX512_GROUPS
+    if _avx512_block(g) and not conv._kernel_outside_src(g):
+        return "refuse:jit:avx512_core's strided backward data for a group (or gemm:jit where it declines)"
+    return _vector_gemm_jit(g, groups, profile, 1)
 
 
 def _no_channel_blocks(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -268,8 +308,11 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
     jit = kind is not None and g.c % 8 == 0 and g.oc % 8 == 0 and not conv._avx2_forward_declines(g)
     if jit:  # jit:sse41's checks are jit:avx2's
         return kind + PER_GROUP
-    if profile.aten == "avx512" and _avx512_block(g) and (g.kh, g.kw) != (1, 1):
-        return AVX512_GROUPS if _avx512_groups_take(g, profile, 0) else _AVX512_BELOW
+    if profile.aten == "avx512" and conv._kernel_outside_src(g):
+        # jit:avx512_core's and jit:avx2's checks both decline a kernel in the padding: gemm:jit (measured)
+        return _vector_gemm_jit(g, groups, profile, 0)
+    if profile.aten == "avx512" and _avx512_block(g):
+        return AVX512_GROUPS if _avx512_group_forward_takes(g, _avx512_block(g)) else _AVX512_BELOW
     if profile.aten == "avx2" and g.c < 8:
         return f"refuse:jit:avx2's flat forward (fewer than 8 input channels) for {what}"
     if profile.aten != "default":
@@ -283,8 +326,23 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
 _AVX512_BELOW = "refuse:a kernel below jit:avx512_core (jit:avx2 or gemm:jit's sgemm) for a group, not modelled"
 
 
+def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool:
+    """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf surely takes a group (``block`` its
+    channel block; a group's channels are not padded, so not the one-group checks of
+    ``conv._avx512_forward_declines``): the kernel inside the input, the left padding and the whole
+    right one no wider than its narrowest width unroll (min(OW, 5): 31 / (blocking + 1) at 5 blocks of
+    output channels), and its code within 256 KiB (15 bytes an FMA, at most 31 columns of blocks an
+    unroll). Measured on this host (AVX-512, 1x1 kernels too): 85 of 85 forwards bit for bit."""
+    if conv._kernel_outside_src(g):
+        return False
+    right = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    narrowest = min(g.ow, 5)
+    mult = 1 + (g.pw > 0) + (right > 0)
+    return g.pw <= narrowest and right <= narrowest and mult * g.kw * block * 31 * 15 <= 256 * 1024
+
+
 def _avx512_groups_take(g: conv.Geometry, profile: KernelProfile, pass_index: int) -> bool:
-    """Whether the impl runs jit:avx512_core on a group's forward (``pass_index`` 0) or grad_input (1):
+    """Whether the impl runs jit:avx512_core on a group's grad_input (``pass_index`` 1; the forward 0):
     where oneDNN's one-group checks take it (``conv.direct_kernels``) and within the envelope measured
     on groups (an input no smaller than the kernel; the forward where jit:avx2's checks pass too)."""
     small = g.h < g.kh or g.w < g.kw
@@ -378,7 +436,9 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     one-group kernel's chunks, group by group), jit:avx512_core in its channel blocks; else
     ``refusal``'s kernel (at SSE4.1 gemm:jit per group, at AVX2 a 1x1's jit:avx2 over all the groups)
     or its refusal (brgconv_strided)."""
-    if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1) and (g.kh, g.kw) != (1, 1):
+    if profile.aten == "avx512" and stride == (1, 1) and conv._kernel_outside_src(g):
+        return GEMM_JIT_GROUPS  # jit:avx512_core's and jit:avx2's checks decline it (measured)
+    if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1):
         return AVX512_GROUPS if _avx512_groups_take(g, profile, 1) else _AVX512_BELOW
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
