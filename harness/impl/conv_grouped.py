@@ -185,6 +185,8 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
                 weights = _vector_gemm_jit(g, groups, profile, 2)
             elif _avx2_weights_at_avx512(g, tuple(stride)):
                 weights = _vector_gemm_jit(g, groups, profile, 2) if conv._avx2_weights_declines(g) else AVX2_GROUPS
+            elif _avx512_weights_one_thread(g, profile):
+                weights = conv.AVX512 + PER_GROUP
             return fwd, _avx512_data(g, data, groups, profile), weights
         return _several_channels(g, groups, stride, profile)
     if profile.aten == "default":
@@ -240,6 +242,16 @@ def _avx2_weights_at_avx512(g: conv.Geometry, stride: tuple[int, int]) -> bool:
     (ONEDNN_VERBOSE on this host); its model (``AVX2_GROUPS``) is measured at stride 1."""
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     return whole and not (g.c % 16 == 0 and g.oc % 16 == 0) and stride == (1, 1)
+
+
+def _avx512_weights_one_thread(g: conv.Geometry, profile: KernelProfile) -> bool:
+    """Whether a group's grad_weight and grad_bias at AVX512_CORE are harness.impl.conv's one-group
+    model of the group (jit:avx512_core, or jit:avx2 where its checks decline, as for one group): on
+    one thread, groups of whole blocks of 16 input and output channels, not 1x1, a direct kernel
+    taking the group (measured on this host: 20 of 20 bit for bit; on 2 and 4 threads oneDNN's
+    balance over the groups gives other bits, 19 of 40 differ, refused)."""
+    blocks16 = g.c % 16 == 0 and g.oc % 16 == 0 and (g.kh, g.kw) != (1, 1)
+    return blocks16 and profile.threads == 1 and conv.direct_kernels(g, conv.AVX512, profile)[2] != conv.GEMM_JIT
 
 
 def _avx512_data(g: conv.Geometry, data: str, groups: int, profile: KernelProfile) -> str:
@@ -587,10 +599,10 @@ def conv2d_backward(
     elif (mask[1] or (mask[2] and has_bias)) and weights == AVX2_GROUPS:
         _, gw, gb = _avx2_groups_weights(dy, x, g, groups, has_bias, profile, mask)
     elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
-        per_group, weights_only = profile.with_threads(_weights_threads(profile, groups)), (False, mask[1], mask[2])
-        _, gw, gb = _groups_backward(
-            dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, conv.GEMM_JIT
-        )
+        # gemm:jit: each group on threads // groups threads; jit:avx512_core: one thread (``path``)
+        one_group, weights_only = _one_group_kind(weights), (False, mask[1], mask[2])
+        per_group = profile.with_threads(_weights_threads(profile, groups)) if one_group == conv.GEMM_JIT else profile
+        _, gw, gb = _groups_backward(dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, one_group)
     elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")
         parts = _dw_weight_parts(g, c, profile)
