@@ -1,6 +1,6 @@
-"""harness.impl.conv3d against torch's recorded bits: 3-D convolutions at the baseline (SSE4.1) and avx2
-levels (torch 2.13.0 on an AMD EPYC, ATEN_CPU_CAPABILITY, ONEDNN_MAX_CPU_ISA and MKL_ENABLE_INSTRUCTIONS
-pinned together).
+"""harness.impl.conv3d against torch's recorded bits: 3-D convolutions at the baseline (SSE4.1), avx2 and
+avx512 levels (torch 2.13.0 on an AMD EPYC, the avx512 cases on a Zen 5; ATEN_CPU_CAPABILITY,
+ONEDNN_MAX_CPU_ISA and MKL_ENABLE_INSTRUCTIONS pinned together).
 
 Each case's inputs come from ``np.random.default_rng(seed)``: x standard normal, w standard normal
 times 0.2, b (with a bias) standard normal, then grad_output of the output's shape, all float32. The
@@ -53,6 +53,22 @@ CASES = (
         "0da319905c1810d51e3181bc9fe2d6169c6289735cdffa7912bb52f9dfe38e01",
         "0da41bf9fbb601dca69c9a150b206104b356979bd7c9c3b1b59cf13086950e2f",
         "0d3a65528997af285c30575868a6823c8980881bbf42bab1c0493c08f59de4fc", None)),
+    # avx512 (recorded on an AMD EPYC Zen 5), VideoMAE's tubelet embedding on 1 thread: jit:avx512_core
+    # forward (its first-convolution kernel, one block of 3 channels) and weights; brgconv_strided refused
+    ("AVX512", 1, (2, 3, 4, 16, 16), (32, 3, 2, 4, 4), (2, 4, 4), (0, 0, 0), True, 0, (
+        "930e24348bc1be8b5a8a3048d4ec23df937d47208dce827bd25883259c570204", None,
+        "0d1046cb918899995651b4f00cbda927c71d2a5f04464a4b156597673b084274",
+        "0e74b32f887be7b0372cbefc78863875d921f58231a29d3950b7cf53bf378fc7")),
+    # avx512, 2 threads: AVX-512 gemm:jit forward and weights; grad_input brgconv_strided (refused)
+    ("AVX512", 2, (3, 9, 9, 2, 5), (4, 9, 3, 1, 3), (2, 2, 2), (1, 1, 0), True, 3, (
+        "f2eda4fd41ded71d2352b380a0676e7ff1a6682b9e9b437bdb8ac1a5805fa8c9", None,
+        "b351f1d38869781f3807c43a6f960188bd520f0dd6b39a03311514e779baa7fd",
+        "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
+    # avx512, 2 threads, 20 channels: jit:avx512_core forward (blocks of 16 and 4) and grad_input (blocks
+    # of 16 and 8 output channels); its weights on 2 threads refused
+    ("AVX512", 2, (2, 20, 4, 6, 7), (24, 20, 2, 3, 3), (1, 1, 1), (0, 1, 1), True, 5, (
+        "4574ce7166141102814b065c2ca82ab06167a4373ae2fa252c45d06d477e34d4",
+        "83b7ad240371dad020b01046cc571b6dc223a2be57f4006f8b0ebf91609a39a1", None, None)),
 )  # fmt: skip
 
 
@@ -79,10 +95,15 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """AVX-512 (not measured) and ATen's slow_conv3d are refused."""
+    """AVX-512's brgconv_strided grad_input and jit:avx512_core weights on several threads, and ATen's
+    slow_conv3d, are refused."""
     x, w = np.zeros((2, 3, 4, 16, 16), np.float32), np.zeros((32, 3, 2, 4, 4), np.float32)
-    with pytest.raises(ParityError):
-        conv3d.conv3d(x, w, None, (2, 4, 4), (0, 0, 0), profile_for_capability("AVX512", 1, "x86_64"))
+    dy = np.zeros((2, 32, 2, 4, 4), np.float32)
+    avx512 = profile_for_capability("AVX512", 2, "x86_64")
+    with pytest.raises(ParityError, match="brgconv_strided"):
+        conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (True, False, False))
+    with pytest.raises(ParityError, match="jit:avx512_core"):
+        conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (False, True, False))
     one = np.zeros((8, 3, 1, 1, 1), np.float32)  # a 1x1x1 kernel at stride 1, 2 images, 1 thread: slow_conv3d
     with pytest.raises(ParityError, match="slow_conv3d"):
         conv3d.conv3d(x, one, None, (1, 1, 1), (0, 0, 0), profile_for_capability("AVX2", 1, "x86_64"))

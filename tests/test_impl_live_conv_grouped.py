@@ -9,8 +9,10 @@ The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 
 the weight gradient), 1x1 kernels (ATen's slow_conv2d per group at 1 thread, on each group's slices:
 views at their offsets for one image), a kernel within the padding (jit_dw declines), and groups of
 several channels (whole blocks of 8: jit:sse41's and jit:avx2's forward and jit:avx2's backward group by
-group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4; at SSE4.1 gemm:jit;
-else refused), and a channel multiplier of 2. Every pass the impl
+group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4, strided grad_input of up
+to 8 output channels a group, jit:avx2's weights at AVX-512 for blocks of 8, the one-group weights model
+per group for blocks of 16 on one thread; a kernel in the padding: gemm:jit at AVX-512; at SSE4.1
+gemm:jit; else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
 """
@@ -53,6 +55,10 @@ CASES = (
     ((2, 320, 1, 9), (16, 160, 1, 1), 1, 0, 2, True),  # 160 channels a group: jit:avx2's one chain, not calls of 128
     ((2, 12, 6, 6), (24, 4, 1, 1), 1, 0, 3, True),  # 4 channels a group: AVX2's flat forward refused, gemm:jit back
     ((3, 30, 1, 3), (12, 10, 1, 1), 1, 0, 3, True),  # SSE4.1's 2 threads split an image: a one-pixel gemv 'T'
+    ((2, 32, 6, 9), (32, 16, 3, 1), 1, (0, 1), 2, True),  # kernel in the padding: AVX-512's gemm:jit in every pass
+    ((2, 32, 9, 12), (16, 8, 3, 3), 2, 1, 4, True),  # strided, 4 outputs a group: AVX-512's jit:avx512_core data
+    ((1, 32, 6, 7), (32, 16, 3, 3), 1, 1, 2, True),  # blocks of 16: AVX-512's weights per group (1 thread)
+    ((2, 16, 8, 9), (32, 8, 3, 3), 1, 1, 2, True),  # blocks of 8, not 16: jit:avx2's weights at AVX-512 too
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 
@@ -155,11 +161,18 @@ def test_refusals_name_the_kernel() -> None:
     from harness.impl.profiles import profile_for_capability
 
     profile = profile_for_capability("AVX512", 1, "x86_64")
-    # whole blocks of 8 channels a group, a kernel of 15 columns: where jit:avx512_core's one-group
-    # checks decline a group oneDNN still ran it on groups (measured), so such forwards stay refused
+    # a strided grad_input of 16 output channels a group: oneDNN's brgconv_strided:avx2 (measured)
+    x, w, dy = (
+        np.zeros((2, 16, 9, 9), np.float32),
+        np.zeros((32, 8, 3, 3), np.float32),
+        np.zeros((2, 32, 5, 5), np.float32),
+    )
+    with pytest.raises(ParityError, match="brgconv_strided"):
+        conv_grouped.conv2d_backward(dy, x, w, (2, 2), (1, 1), 2, False, profile, (True, False, False))
+    # a kernel of 15 columns over a left padding of 6 (beyond the narrowest unroll of 5): refused
     x, w = np.zeros((2, 16, 3, 30), np.float32), np.zeros((16, 8, 3, 15), np.float32)
     with pytest.raises(ParityError, match="jit:avx512_core"):
-        conv_grouped.conv2d(x, w, None, (1, 1), (1, 4), 2, profile)
+        conv_grouped.conv2d(x, w, None, (1, 1), (1, 6), 2, profile)
     profile = profile_for_capability("AVX2", 1, "x86_64")
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):

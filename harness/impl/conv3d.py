@@ -68,8 +68,10 @@ from harness.impl._lib import f32, ptr
 from harness.impl.profiles import KernelProfile
 
 SLOW3D = "slow_conv3d"
-BRG_STRIDED_AVX2 = conv.BRG_STRIDED_AVX2
-GEMM_JIT, AVX2 = conv.GEMM_JIT, conv.AVX2
+BRG_STRIDED_AVX2, BRG_STRIDED = conv.BRG_STRIDED_AVX2, conv.BRG_STRIDED
+GEMM_JIT, AVX2, AVX512 = conv.GEMM_JIT, conv.AVX2, conv.AVX512
+JIT_1X1_512 = "jit_1x1:avx512_core"
+REFUSE_1X1 = "refuse:jit_1x1:avx512_core"  # above 80 channels (its calls), and its weights
 
 
 class Geometry3(NamedTuple):
@@ -133,30 +135,67 @@ def kernels(g: Geometry3, profile: KernelProfile) -> tuple[str, str, str]:
         raise ParityError("conv3d: the impl reproduces 3-D convolutions of torch 2.13.0 on x86 only")
     if _aten_slow(g, profile.threads):
         return SLOW3D, SLOW3D, SLOW3D
-    if profile.aten == "avx512":
-        raise ParityError(
-            "conv3d at the avx512 level: oneDNN's jit:avx512_core and brgemm 3-D kernels are not modelled "
-            "(not measured: no AVX-512 host)"
-        )
-    if profile.aten != "avx2":
+    if profile.aten not in ("avx2", "avx512"):
         return GEMM_JIT, GEMM_JIT, GEMM_JIT
     p = _plane(g)
     back = _back_pad(g)
     depth_outside = g.kd <= g.pd or g.kd <= back
+    if profile.aten == "avx512":
+        return _avx512_kernels(g, p, depth_outside, profile)
     forward = GEMM_JIT if conv._avx2_forward_declines(p) or depth_outside else AVX2
     if (g.sd, g.sh, g.sw) != (1, 1, 1):
         data = BRG_STRIDED_AVX2
     else:
         data = GEMM_JIT if conv._avx2_data_declines(p) or depth_outside else AVX2
-    weights_declines = conv._avx2_weights_declines(p) or g.pd != 0 or max(0, back) != 0 or g.kd > g.d
+    weights_declines = conv._avx2_weights_declines(p) or _depth_padded(g)
     return forward, data, GEMM_JIT if weights_declines else AVX2
+
+
+def _depth_padded(g: Geometry3) -> bool:
+    """Depth padding, front or back, or a kernel deeper than the input (jit:avx2's weights kernel
+    declines it)."""
+    return g.pd != 0 or max(0, _back_pad(g)) != 0 or g.kd > g.d
+
+
+def _avx512_kernels(
+    g: Geometry3, p: conv.Geometry, depth_outside: bool, profile: KernelProfile
+) -> tuple[str, str, str]:
+    """The kernels at AVX512_CORE (ONEDNN_VERBOSE on 40 random shapes, 1 and 2 threads, on a Zen 5,
+    every route so predicted): the forward jit:avx512_core where the 2-D plane's checks take it
+    (``conv.direct_kernels``) and the kernel reaches into the input in depth, else gemm:jit; backward
+    data at any stride over 1 (depth too) brgconv_strided:avx512_core (refused), at stride 1 as the
+    forward; backward weights jit:avx512_core as the plane's checks say (depth padding allowed;
+    refused: not modelled), jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's
+    3-D model), else gemm:jit."""
+    if (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1):
+        # jit_1x1:avx512_core (measured); its calls of channels above 80 (as in 2-D) and its weights refused
+        few = g.c <= 80 and g.oc <= 80
+        return (JIT_1X1_512 if few else REFUSE_1X1,) * 2 + (REFUSE_1X1,)
+    fwd, data, weights = conv.direct_kernels(p, conv.AVX512, profile)
+    forward = AVX512 if fwd == AVX512 and not depth_outside else GEMM_JIT
+    if (g.sd, g.sh, g.sw) != (1, 1, 1):
+        data = BRG_STRIDED
+    else:
+        data = AVX512 if data == AVX512 and not depth_outside else GEMM_JIT
+    depth_pad = _depth_padded(g)
+    if weights == AVX512 and not depth_outside:
+        weights = AVX512
+    elif weights == AVX2 and not depth_pad:
+        weights = AVX2
+    else:
+        weights = GEMM_JIT
+    return forward, data, weights
 
 
 def _refuse(kind: str, what: str) -> None:
     if kind == SLOW3D:
         raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
-    if kind == BRG_STRIDED_AVX2:
-        raise ParityError(f"conv3d {what}: oneDNN's brgconv_strided:avx2 (strided backward data) is not modelled")
+    if kind == REFUSE_1X1:
+        raise ParityError(
+            f"conv3d {what}: oneDNN's jit_1x1:avx512_core (its weights; over 80 channels) is not modelled"
+        )
+    if kind in (BRG_STRIDED_AVX2, BRG_STRIDED):
+        raise ParityError(f"conv3d {what}: oneDNN's {kind} (strided backward data) is not modelled")
 
 
 def _depth_valid(g: Geometry3, o_d: int) -> list[int]:
@@ -188,14 +227,21 @@ def conv3d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     g = geometry(x.shape, w.shape, stride, padding)
     kind = kernels(g, profile)[0]
     _refuse(kind, "forward")
-    if kind == AVX2:
-        return _avx2_forward(x, w, b, g)
+    if kind in (AVX2, AVX512, JIT_1X1_512):
+        return _direct_forward(x, w, b, g, kind)
     return _gemm_jit_forward(x, w, b, g, profile)
 
 
-def _avx2_forward(x, w, b, g: Geometry3) -> np.ndarray:
+def _direct_forward(x, w, b, g: Geometry3, kind: str) -> np.ndarray:
+    """jit:avx2's forward (one chain from the bias over blocks of 8 channels), jit_1x1:avx512_core's
+    (one chain from the bias over the channels) or jit:avx512_core's (per block of 16 channels, or
+    one block of C below 16, its first-convolution kernel: a chain from 0, the first block's sum plus
+    the bias, each further block's sum added, as its 2-D model), within a block over the valid taps
+    (kd, kh, kw), within a tap the block's channels."""
     lib = conv._lib()
     c, kd = g.c, g.kd
+    avx512 = kind == AVX512
+    block = {AVX2: 8, AVX512: 16 if c >= 16 else c}.get(kind, c)
     y = np.empty((g.od, g.n, g.oc, g.oh, g.ow), np.float32)
     w2 = np.ascontiguousarray(w.transpose(0, 2, 1, 3, 4)).reshape(g.oc, kd * c, g.kh, g.kw)  # channel kd*C + c
     p = _plane(g, c=kd * c)
@@ -206,18 +252,21 @@ def _avx2_forward(x, w, b, g: Geometry3) -> np.ndarray:
         for k in valid:
             x2[:, k] = x[:, :, o_d * g.sd - g.pd + k]
         x2 = x2.reshape(g.n, kd * c, g.h, g.w)
-        terms = [
-            (k * c + ch, i, j)
-            for c0 in range(0, c, 8)
-            for k in valid
-            for i in range(g.kh)
-            for j in range(g.kw)
-            for ch in range(c0, min(c, c0 + 8))
-        ]
-        if not terms:  # no tap inside the input (jit:avx2 declines these; kept for safety)
+        terms: list[tuple[int, int, int]] = []
+        for c0 in range(0, c, block):
+            if c0 and avx512:
+                terms.append((-1, 0, 0))  # a block's end: its sum added to the output
+            terms.extend(
+                (k * c + ch, i, j)
+                for k in valid
+                for i in range(g.kh)
+                for j in range(g.kw)
+                for ch in range(c0, min(c, c0 + block))
+            )
+        if not valid:  # no tap inside the input (the direct kernels decline these; kept for safety)
             raise ParityError("conv3d forward: an output plane with no tap in the input")
         t = np.array(terms, np.int64).reshape(-1, 3)
-        lib.conv_fwd_terms(*p, ptr(x2), ptr(w2), bias, ptr(y[o_d]), ptr(t), len(t), 1, 1)
+        lib.conv_fwd_terms(*p, ptr(x2), ptr(w2), bias, ptr(y[o_d]), ptr(t), len(t), 1, 2 if avx512 else 1)
     return np.ascontiguousarray(y.transpose(1, 2, 0, 3, 4))
 
 
@@ -261,7 +310,7 @@ def _gemm_jit_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarr
     x2 = _virtual_input(x, g)
     w2 = w.reshape(g.oc, g.c * g.kd, g.kh, g.kw)
     p = _plane(g, n=v, c=g.c * g.kd)
-    if profile.aten == "avx2":
+    if profile.aten in ("avx2", "avx512"):
         return _vector_forward(x, x2, w2, b, g, p, profile, nthr, bool(col))
     # SSE4.1: every piece a whole plane, all output channels (one sgemm per (image, od))
     lib = conv._lib()
@@ -342,16 +391,21 @@ def conv3d_backward(
     gx = gw = gb = None
     if mask[0]:
         _refuse(data, "backward data")
-        if data == AVX2:
-            gx = _avx2_data(dy, w, g)
-        elif profile.aten == "avx2":
-            raise ParityError("conv3d backward data: oneDNN's gemm:jit at AVX2 is not modelled")
+        if data in (AVX2, AVX512, JIT_1X1_512):  # jit_1x1: one chain over the output channels
+            gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}.get(data, g.oc))
+        elif profile.aten in ("avx2", "avx512"):
+            raise ParityError("conv3d backward data: oneDNN's gemm:jit at AVX2 and AVX512_CORE is not modelled")
         else:
             gx = _gemm_jit_data(dy, w, g, profile)
     want_b = mask[2] and has_bias
     if mask[1] or want_b:
         _refuse(weights, "backward weights")
-        if weights == AVX2:
+        if weights == AVX512 and (profile.threads != 1 or _depth_padded(g)):
+            raise ParityError(
+                "conv3d backward weights: oneDNN's jit:avx512_core 3-D weights kernel on several threads or with "
+                "depth padding is not modelled"
+            )
+        if weights in (AVX2, AVX512):  # jit:avx512_core on one thread: one chain, as jit:avx2's model there
             gw, gb = _avx2_weights(dy, x, w, g, profile, mask[1], want_b)
         else:
             gw, gb = _gemm_jit_weights(dy, x, w, g, profile, mask[1], want_b)
@@ -408,7 +462,7 @@ def _gemm_jit_weights(dy, x, w, g: Geometry3, profile: KernelProfile, want_w: bo
     gw = gb = None
     if want_w:
         images = conv._balance211(g.n, min(nthr, g.n))
-        if profile.aten == "avx2":
+        if profile.aten in ("avx2", "avx512"):
             gw = _vector_weights(dy, x, w, g, profile, nthr, images)
         else:
             x2 = _virtual_input(x, g)
@@ -463,10 +517,11 @@ def _vector_weights(dy, x, w, g: Geometry3, profile, nthr: int, images: list[int
     return total.reshape(w.shape)
 
 
-def _avx2_data(dy, w, g: Geometry3) -> np.ndarray:
-    """jit:avx2 backward data (stride 1): per input depth, a 2-D problem over output channels (kd, oc)
-    with grad_output's planes id + PD - kd; per block of 8 output channels one chain over (kd, kh,
-    kw, channel), the blocks' sums added (csrc/conv.c conv_bwd_data_terms)."""
+def _direct_data(dy, w, g: Geometry3, block: int) -> np.ndarray:
+    """jit:avx2's (``block`` 8) and jit:avx512_core's (16) backward data (stride 1): per input depth,
+    a 2-D problem over output channels (kd, oc) with grad_output's planes id + PD - kd; per block of
+    output channels one chain over (kd, kh, kw, channel), the blocks' sums added (csrc/conv.c
+    conv_bwd_data_terms)."""
     lib = conv._lib()
     oc, kd = g.oc, g.kd
     gx = np.empty((g.d, g.n, g.c, g.h, g.w), np.float32)
@@ -479,7 +534,7 @@ def _avx2_data(dy, w, g: Geometry3) -> np.ndarray:
             dy2[:, k] = dy[:, :, i_d + g.pd - k]
         dy2 = dy2.reshape(g.n, kd * oc, g.oh, g.ow)
         terms: list[tuple[int, int, int]] = []
-        for o0 in range(0, oc, 8):
+        for o0 in range(0, oc, block):
             if terms:
                 terms.append((-1, 0, 0))
             terms.extend(
@@ -487,7 +542,7 @@ def _avx2_data(dy, w, g: Geometry3) -> np.ndarray:
                 for k in valid
                 for i in range(g.kh)
                 for j in range(g.kw)
-                for o in range(o0, min(oc, o0 + 8))
+                for o in range(o0, min(oc, o0 + block))
             )
         t = np.array(terms, np.int64).reshape(-1, 3)
         lib.conv_bwd_data_terms(*p, ptr(dy2), ptr(w2), ptr(gx[i_d]), ptr(t), len(t), 1)
