@@ -120,7 +120,8 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
   oneDNN's jit_dw kernels, gemm:jit over all groups, slow_conv2d per group, this module's
   jit:sse41/jit:avx2 kernels group by group) refuse there the kernels its docstring names (at
-  AVX-512 jit:avx512_core on groups its one-group checks decline, SSE4.1 gemm:jit's pixel blocks,
+  AVX-512 brgconv_strided's grad_input, jit:avx512_core beyond its measured group bounds and its
+  grad_weight of groups on several threads, SSE4.1 gemm:jit's pixel blocks,
   jit:avx2's flat forward, groups outside whole blocks on the kernels not run group by group).
   On aarch64 every oneDNN and ACL convolution on a thread count other than 1, 2, 3, 4 and 8
   (``ARM64_THREADS``, those measured under emulation on N1, V1 and V2): their thread splits unmeasured.

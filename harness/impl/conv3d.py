@@ -1,6 +1,6 @@
 """3-D convolution, forward and backward (``aten.convolution``, ``aten.convolution_backward`` on NCDHW
-tensors), as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1) and avx2 levels; everything
-else refuses (ParityError).
+tensors), as torch 2.13.0 runs it on x86 CPUs at the baseline (SSE4.1), avx2 and avx512 levels;
+everything else refuses (ParityError).
 
 Shapes (NCDHW, float32, contiguous): x (N, C, D, H, W), w (OC, C, KD, KH, KW), b (OC,) or None,
 y (N, OC, OD, OH, OW); stride (SD, SH, SW), padding (PD, PH, PW); dilation 1, one group, not
@@ -21,6 +21,15 @@ the VideoMAE tubelet embedding (2, 3, 4, 16, 16) * (32, 3, 2, 4, 4) stride (2, 4
   depth padding, front or back, or KD > D), then ``gemm:jit``; backward data ``jit:avx2`` at stride
   1 where its init_conf accepts, ``brgconv_strided:avx2`` at any stride over 1 (not modelled).
 
+- At AVX512_CORE (measured on an AMD EPYC Zen 5 with ONEDNN_VERBOSE=1 on 40 random shapes at 1 and
+  2 threads, every route as predicted; ``_avx512_kernels``): a 1x1x1 kernel at stride 1 without
+  padding ``jit_1x1:avx512_core`` (every pass); else the forward ``jit:avx512_core`` where the 2-D
+  plane's checks take it (``conv.direct_kernels``) and the kernel reaches into the input in depth,
+  else ``gemm:jit``; backward data at any stride over 1, the depth's too,
+  ``brgconv_strided:avx512_core`` (refused), at stride 1 as the forward; backward weights
+  ``jit:avx512_core`` as the plane's checks say, ``jit:avx2`` where they give jit:avx2 and there is
+  no depth padding, else ``gemm:jit``.
+
 The models (oneDNN source: src/cpu/x64/jit_avx2_conv_kernel_f32.cpp, jit_avx2_convolution.cpp,
 src/cpu/gemm_convolution.cpp, gemm_convolution_utils.cpp), each the 2-D model of harness.impl.conv
 with depth as one more kernel dimension, run on a "virtual" 2-D problem:
@@ -29,6 +38,13 @@ with depth as one more kernel dimension, run on a "virtual" 2-D problem:
   block of C below 8), within a block over the valid taps (kd, kh, kw) (the kernel's kd loop
   outside its kh loop), within a tap the block's channels. Run per output depth as a 2-D
   convolution over channels (kd, c) with that term order (csrc/conv.c conv_fwd_terms).
+- ``jit:avx512_core`` forward: per output, per block of 16 input channels (one block of C below 16,
+  its first-convolution kernel) a fused chain from 0 over the valid taps (kd, kh, kw) and the
+  block's channels; the first block's sum plus the bias, each further block's sum added (its 2-D
+  model). ``jit_1x1:avx512_core``: one fused chain from the bias over the channels.
+- ``jit:avx512_core`` backward data (stride 1): per block of 16 output channels a chain from 0 over
+  (kd, kh, kw, channel), the blocks' sums added; ``jit_1x1:avx512_core``: one chain over the output
+  channels.
 - ``jit:avx2`` backward weights: oneDNN balances the (image, output depth) pairs (mb * od, its
   reduce_balancer_t over jobs of KD*KH*KW*ic_block*8 floats) between the threads of a group; per
   thread one fused chain over its (image, od, oh, ow) in order, the threads' sums added in order.
@@ -50,9 +66,18 @@ with depth as one more kernel dimension, run on a "virtual" 2-D problem:
   chain over the output channels in its K blocks) added by col2im_3d onto the input gradient, per
   input element over the output pixels (oh, ow) in order, i.e. the taps (kh, kw) from the last.
 
-Refused: slow_conv3d; AVX-512 (its jit:avx512_core and brgemm 3-D kernels were not measured: no
-AVX-512 host); aarch64; brgconv_strided:avx2 backward data; gemm:jit backward data at AVX2 and
-gemm:jit's ref:any fallback and pixel blocks (scratchpad limit); groups, dilation, transposed.
+``jit:avx512_core`` backward weights on one thread without depth padding: one fused chain per
+weight over (image, od, oh, ow), the bias a chain of additions, as jit:avx2's model on one thread
+(measured: with depth padding 2 of 20 gave other bits, refused).
+
+At AVX512_CORE on this Zen 5 (L1d 48 KiB, L2 1 MiB), 60 random shapes at 1, 2 and 4 threads
+(kernel 1-3, stride 1-2, padding 0-1, 1-32 channels, 1-3 images): every modelled pass bit for bit,
+none other bits (docs/impl/kernels.md has the counts).
+
+Refused: slow_conv3d; aarch64; brgconv_strided:avx2 and :avx512_core backward data; gemm:jit
+backward data at AVX2 and AVX512_CORE; jit:avx512_core's backward weights on several threads or with
+depth padding; jit_1x1:avx512_core's weights and its calls above 80 channels; gemm:jit's ref:any
+fallback and pixel blocks (scratchpad limit); groups, dilation, transposed.
 """
 
 from __future__ import annotations

@@ -48,10 +48,20 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   as harness.impl.conv's for that group's shape: ``jit:sse41`` and ``jit:avx2``'s forward (from the
   bias over blocks of 8 channels, (kh, kw), channel), ``jit:avx2``'s grad_input at stride 1 (its
   chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
-- ``jit:avx512_core`` for groups of several channels (not 1x1): per group and per block of 16, 8 or
-  4 input channels (the largest dividing both the group's input and output channels, measured) a
+- ``jit:avx512_core`` for groups of several channels (1x1 too; measured on an AMD EPYC Zen 5, L1d
+  48 KiB): per group and per block of 16, 8 or 4 input channels (the largest dividing both the
+  group's input and output channels: init_conf's smaller vectors for groups, channels not padded) a
   fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added;
-  grad_input at stride 1 alike per block of output channels, each block's chain from 0, added.
+  taken where the kernel lies inside the input, the left and whole right padding fit its narrowest
+  width unroll (min(OW, 5)) and its code 256 KiB (``_avx512_group_forward_takes``); grad_input at
+  stride 1 alike per block of output channels, each block's chain from 0, added, and so at strides
+  over 1 for up to 8 output channels a group where the one-group data checks take it.
+- at AVX512_CORE a kernel in the padding runs ``gemm:jit`` over all the groups in every pass (both
+  direct kernels decline); a strided grad_input of more than 8 output channels a group runs
+  ``brgconv_strided`` (avx512_core above 16, avx2 above 8; refused), of up to 8 jit:avx512_core (above)
+  or gemm:jit (``_avx512_data``); grad_weight and grad_bias of whole blocks of 8 channels not both
+  of 16 at stride 1 ``jit:avx2``'s group model (``AVX2_GROUPS``: jit:avx512_core's weights take only
+  blocks of 16), of blocks of 16 on one thread harness.impl.conv's one-group model per group.
 - ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers: the forward (where
   jit:sse41 does not run) as at AVX2 below, over all the groups (its threads split the (image,
   group) pairs' pixels, so a piece can be one pixel: an sgemm of one row, oneDNN's gemv 'T');
@@ -69,14 +79,19 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   .conv's gemm:jit model over all the groups at once (its blocking over the (image, group) pairs,
   bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
 
-Not modelled, refused (ParityError naming the kernel): at AVX-512 the forward and grad_input of
-groups of whole blocks where jit:avx512_core's one-group checks decline (it ran on such groups);
-gemm:jit at SSE4.1 where a group's
+Not modelled, refused (ParityError naming the kernel): at AVX-512 the forward of groups of whole
+blocks where the unroll and code-size bounds above are not met (jit:avx512_core, jit:avx2 or
+gemm:jit), brgconv_strided's grad_input (more than 8 output channels a group), jit:avx512_core's
+strided grad_input where the one-group checks decline, grad_weight of groups of blocks of 16 on
+several threads (oneDNN's balance over the groups: 19 of 40 gave other bits) and at strides over 1
+of blocks of 8; gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
-jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight of groups of several
-channels at AVX-512, and at AVX2 at strides over 1; brgconv_strided per group; slow_conv2d per group
-on aarch64 but one product per element (depthwise forward and grad_input); other torch releases and
-aarch64's oneDNN.
+jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight at AVX2 at strides over 1;
+slow_conv2d per group on aarch64 but one product per element (depthwise forward and grad_input);
+other torch releases and aarch64's oneDNN. NaN signs: where NaN inputs meet in a chain, oneDNN's
+vfmadd231ps keeps its own operand's NaN, the C models the compiler's: on AVX-512 (and AVX2's
+gemm:jit) the sign of some NaN outputs differs (measured: 1 of 60 forwards, 9 of 60 grad_weights,
+every other bit equal); not modelled.
 """
 
 from __future__ import annotations
@@ -291,7 +306,7 @@ def _direct_kernels_decline(g: conv.Geometry, profile: KernelProfile) -> tuple[b
     whole blocks of 8 channels (not 1x1; the backward data at stride 1) declines at AVX2 or AVX-512
     and gemm:jit runs, by the one-group kernels' checks for the group's shape (``conv.direct_kernels``:
     at AVX2 jit:avx2's; at AVX512_CORE jit:avx512_core's, then jit:avx2's, for the weights only: its
-    forward and data take groups its one-group checks decline, measured, and stay refused there)."""
+    forward and data take groups by their own checks, ``_avx512_group_forward_takes``, ``_avx512_data``)."""
     whole = g.c % 8 == 0 and g.oc % 8 == 0 and (g.kh, g.kw) != (1, 1)
     if not whole or profile.aten not in ("avx2", "avx512"):
         return (False, False, False)
@@ -335,7 +350,7 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
     return _vector_gemm_jit(g, groups, profile, 0)
 
 
-_AVX512_BELOW = "refuse:a kernel below jit:avx512_core (jit:avx2 or gemm:jit's sgemm) for a group, not modelled"
+_AVX512_BELOW = "refuse:jit:avx512_core beyond its measured unroll and code bounds for a group (or a kernel below it)"
 
 
 def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool:
@@ -389,7 +404,8 @@ def _terms_groups_forward(
 
 
 def _direct_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int, avx512: bool) -> np.ndarray:
-    """A direct kernel's grad_input of groups of several channels (stride 1), group by group, each
+    """A direct kernel's grad_input of groups of several channels (jit:avx2 at stride 1,
+    jit:avx512_core at any stride), group by group, each
     group's as harness.impl.conv's: jit:avx512_core's (``avx512``) per block of its channel block of
     output channels a fused chain from 0 over (kh, kw, channel), the blocks' sums added (csrc/conv.c
     conv_bwd_data_direct); jit:avx2's per chunk of output-channel blocks (``_avx2_data_chunk``: 1x1
