@@ -59,6 +59,7 @@ CASES = (
     ((2, 32, 9, 12), (16, 8, 3, 3), 2, 1, 4, True),  # strided, 4 outputs a group: AVX-512's jit:avx512_core data
     ((1, 32, 6, 7), (32, 16, 3, 3), 1, 1, 2, True),  # blocks of 16: AVX-512's weights per group (1 thread)
     ((2, 16, 8, 9), (32, 8, 3, 3), 1, 1, 2, True),  # blocks of 8, not 16: jit:avx2's weights at AVX-512 too
+    ((2, 32, 3, 40), (32, 16, 3, 15), 1, 1, 2, False),  # AVX-512's group forward over its code size: jit:avx2
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 
@@ -169,10 +170,16 @@ def test_refusals_name_the_kernel() -> None:
     )
     with pytest.raises(ParityError, match="brgconv_strided"):
         conv_grouped.conv2d_backward(dy, x, w, (2, 2), (1, 1), 2, False, profile, (True, False, False))
-    # a kernel of 15 columns over a left padding of 6 (beyond the narrowest unroll of 5): refused
-    x, w = np.zeros((2, 16, 3, 30), np.float32), np.zeros((16, 8, 3, 15), np.float32)
+    # a kernel of 15 columns whose code jit:avx512_core's forward declines for a group: jit:avx2 runs
+    # the forward (modelled); the grad_input's kernel is not settled there: refused
+    x, w, dy = (
+        np.zeros((2, 32, 3, 40), np.float32),
+        np.zeros((32, 16, 3, 15), np.float32),
+        np.zeros((2, 32, 3, 28), np.float32),
+    )
+    assert conv_grouped.path(x.shape, w.shape, (1, 1), (1, 1), 2, profile)[0] == "jit:avx2 per group"
     with pytest.raises(ParityError, match="jit:avx512_core"):
-        conv_grouped.conv2d(x, w, None, (1, 1), (1, 6), 2, profile)
+        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (1, 1), 2, False, profile, (True, False, False))
     profile = profile_for_capability("AVX2", 1, "x86_64")
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):

@@ -339,7 +339,14 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
         # jit:avx512_core's and jit:avx2's checks both decline a kernel in the padding: gemm:jit (measured)
         return _vector_gemm_jit(g, groups, profile, 0)
     if profile.aten == "avx512" and _avx512_block(g):
-        return AVX512_GROUPS if _avx512_group_forward_takes(g, _avx512_block(g)) else _AVX512_BELOW
+        takes = _avx512_group_forward_takes(g, _avx512_block(g))
+        if takes:
+            return AVX512_GROUPS
+        if takes is False and (g.oc % 8 or conv._avx2_forward_declines(g)):  # jit:avx2 declines too
+            return _vector_gemm_jit(g, groups, profile, 0)
+        if takes is False and g.c % 8 == 0:  # jit:avx2 group by group (ONEDNN_VERBOSE, bit for bit)
+            return conv.AVX2 + PER_GROUP
+        return _AVX512_BELOW
     if profile.aten == "avx2" and g.c < 8:
         return f"refuse:jit:avx2's flat forward (fewer than 8 input channels) for {what}"
     if profile.aten != "default":
@@ -353,19 +360,31 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
 _AVX512_BELOW = "refuse:jit:avx512_core beyond its measured unroll and code bounds for a group (or a kernel below it)"
 
 
-def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool:
-    """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf surely takes a group (``block`` its
-    channel block; a group's channels are not padded, so not the one-group checks of
-    ``conv._avx512_forward_declines``): the kernel inside the input, the left padding and the whole
-    right one no wider than its narrowest width unroll (min(OW, 5): 31 / (blocking + 1) at 5 blocks of
-    output channels), and its code within 256 KiB (15 bytes an FMA, at most 31 columns of blocks an
-    unroll). Measured on this host (AVX-512, 1x1 kernels too): 85 of 85 forwards bit for bit."""
+def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool | None:
+    """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf takes a group (``block`` its channel
+    block; a group's channels are not padded, so not the one-group checks of
+    ``conv._avx512_forward_declines``): True, False, or None where the impl does not settle it.
+    Declined: the kernel outside the input. A kernel wider than 3 takes the embedded-broadcast kernel
+    (nb_oc_blocking 1, ur_w = min(OW, 28)), so its checks are exact: the left padding and the right
+    one without the tail within ur_w, its code (15 bytes an FMA: (1 + left + right padding) * KW *
+    block * ur_w, the right padding that of the first unroll's whole blocks) within 256 KiB. Narrower
+    kernels: taken where the left and whole right padding fit its narrowest width unroll (min(OW, 5):
+    31 / (blocking + 1) at 5 blocks of output channels) and its code with at most 31 columns of
+    blocks an unroll fits; else None. Measured on this host (AVX-512, 1x1 kernels too): 85 of 85
+    forwards bit for bit, and the routes of wide kernels (``tests/test_impl_live_conv_grouped.py``)."""
     if conv._kernel_outside_src(g):
         return False
     right = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    if g.kw > 3:
+        ur_w = min(g.ow, 28)
+        first_r_pad = conv._end_pad(g.pw, ur_w * (g.ow // ur_w), g.w, g.sw, g.kw)
+        no_tail = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur_w, g.w, g.sw, g.kw))
+        mult = 1 + (g.pw > 0) + (first_r_pad > 0)
+        return g.pw <= ur_w and no_tail <= ur_w and mult * g.kw * block * ur_w * 15 <= 256 * 1024
     narrowest = min(g.ow, 5)
     mult = 1 + (g.pw > 0) + (right > 0)
-    return g.pw <= narrowest and right <= narrowest and mult * g.kw * block * 31 * 15 <= 256 * 1024
+    fits = g.pw <= narrowest and right <= narrowest and mult * g.kw * block * 31 * 15 <= 256 * 1024
+    return True if fits else None
 
 
 def _avx512_groups_take(g: conv.Geometry, profile: KernelProfile, pass_index: int) -> bool:
