@@ -171,15 +171,18 @@ def test_refusals_name_the_kernel() -> None:
     with pytest.raises(ParityError, match="brgconv_strided"):
         conv_grouped.conv2d_backward(dy, x, w, (2, 2), (1, 1), 2, False, profile, (True, False, False))
     # a kernel of 15 columns whose code jit:avx512_core's forward declines for a group: jit:avx2 runs
-    # the forward (modelled); the grad_input's kernel is not settled there: refused
+    # the forward (modelled, as gemm:jit its grad_input: the one-group checks hold for blocks of 16)
+    x, w = np.zeros((2, 32, 3, 40), np.float32), np.zeros((32, 16, 3, 15), np.float32)
+    kinds = conv_grouped.path(x.shape, w.shape, (1, 1), (1, 1), 2, profile)
+    assert kinds[:2] == ("jit:avx2 per group", conv_grouped.GEMM_JIT_GROUPS), kinds
+    # blocks of 8 where the one-group data checks decline: its grad_input's kernel is not settled
     x, w, dy = (
-        np.zeros((2, 32, 3, 40), np.float32),
-        np.zeros((32, 16, 3, 15), np.float32),
-        np.zeros((2, 32, 3, 28), np.float32),
+        np.zeros((2, 16, 3, 28), np.float32),
+        np.zeros((16, 8, 3, 14), np.float32),
+        np.zeros((2, 16, 3, 15), np.float32),
     )
-    assert conv_grouped.path(x.shape, w.shape, (1, 1), (1, 1), 2, profile)[0] == "jit:avx2 per group"
     with pytest.raises(ParityError, match="jit:avx512_core"):
-        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (1, 1), 2, False, profile, (True, False, False))
+        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (1, 0), 2, False, profile, (True, False, False))
     profile = profile_for_capability("AVX2", 1, "x86_64")
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):

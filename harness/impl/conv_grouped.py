@@ -52,9 +52,11 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   48 KiB): per group and per block of 16, 8 or 4 input channels (the largest dividing both the
   group's input and output channels: init_conf's smaller vectors for groups, channels not padded) a
   fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added;
-  taken where the kernel lies inside the input, the left and whole right padding fit its narrowest
-  width unroll (min(OW, 5)) and its code 256 KiB (``_avx512_group_forward_takes``); grad_input at
-  stride 1 alike per block of output channels, each block's chain from 0, added, and so at strides
+  taken by its own checks (``_avx512_group_forward_takes``: a kernel wider than 3 its
+  embedded-broadcast unroll's padding and code-size checks, exact; narrower ones always within its
+  narrowest unroll), where it declines jit:avx2 group by group or gemm:jit (measured); grad_input at
+  stride 1 alike per block of output channels, each block's chain from 0, added (groups of blocks of
+  16 by the one-group checks, jit:avx2 per group or gemm:jit where they decline), and so at strides
   over 1 for up to 8 output channels a group where the one-group data checks take it.
 - at AVX512_CORE a kernel in the padding runs ``gemm:jit`` over all the groups in every pass (both
   direct kernels decline); a strided grad_input of more than 8 output channels a group runs
@@ -79,12 +81,12 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   .conv's gemm:jit model over all the groups at once (its blocking over the (image, group) pairs,
   bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
 
-Not modelled, refused (ParityError naming the kernel): at AVX-512 the forward of groups of whole
-blocks where the unroll and code-size bounds above are not met (jit:avx512_core, jit:avx2 or
-gemm:jit), brgconv_strided's grad_input (more than 8 output channels a group), jit:avx512_core's
-strided grad_input where the one-group checks decline, grad_weight of groups of blocks of 16 on
-several threads (oneDNN's balance over the groups: 19 of 40 gave other bits) and at strides over 1
-of blocks of 8; gemm:jit at SSE4.1 where a group's
+Not modelled, refused (ParityError naming the kernel): at AVX-512 jit:avx2's flat forward (fewer
+than 8 input channels a group) where jit:avx512_core declines, the grad_input of groups of blocks
+of 8 or 4 where the one-group checks decline, brgconv_strided's grad_input (more than 8 output
+channels a group), jit:avx512_core's strided grad_input where the one-group checks decline,
+grad_weight of groups of blocks of 16 on several threads (oneDNN's balance over the groups: 19 of
+40 gave other bits) and at strides over 1 of blocks of 8; gemm:jit at SSE4.1 where a group's
 backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
 jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight at AVX2 at strides over 1;
 slow_conv2d per group on aarch64 but one product per element (depthwise forward and grad_input);
@@ -486,7 +488,12 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     if profile.aten == "avx512" and stride == (1, 1) and conv._kernel_outside_src(g):
         return GEMM_JIT_GROUPS  # jit:avx512_core's and jit:avx2's checks decline it (measured)
     if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1):
-        return AVX512_GROUPS if _avx512_groups_take(g, profile, 1) else _AVX512_BELOW
+        if _avx512_groups_take(g, profile, 1):
+            return AVX512_GROUPS
+        if _avx512_block(g) == 16 and not (g.h < g.kh or g.w < g.kw):
+            # blocks of 16: the group's checks are the one-group ones, which declined; then jit:avx2's
+            return conv.AVX2 + PER_GROUP if not conv._avx2_data_declines(g) else GEMM_JIT_GROUPS
+        return _AVX512_BELOW
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
