@@ -21,6 +21,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
+from harness.impl.nans import nan_kinds, refuse_mixed_nans
 from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, NVPL, KernelProfile
 
 _I64 = ctypes.c_int64
@@ -100,7 +101,9 @@ def _sgemm(
     if not items:
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
+    before = nan_kinds(c) if beta else set()
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
+    refuse_mixed_nans(f"sgemm {m}x{n}x{k}", c, profile, before, a, b)
 
 
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
@@ -645,6 +648,7 @@ def _cpublas_mkl(
     if profile.blas in _INTEL_PATHS:
         check_plain_sgemm(profile, n, m, k, tb, ta)  # the row-major product C^T = opB^T @ opA^T
     blas = _blas(profile, n, m, k, tb, ta, False)
+    before = nan_kinds(_view(c, (m, n), (1, ldc))) if beta else set()
     _lib().cpublas_sgemm(
         int(ta),
         int(tb),
@@ -662,6 +666,8 @@ def _cpublas_mkl(
         _workers(profile, None),
         blas,
     )
+    operands = (_view(a, (m, k) if not ta else (k, m), (1, lda)), _view(b, (k, n) if not tb else (n, k), (1, ldb)))
+    refuse_mixed_nans(f"cpublas_gemm {m}x{n}x{k}", _view(c, (m, n), (1, ldc)), profile, before, *operands)
 
 
 def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) -> np.ndarray:

@@ -626,6 +626,26 @@ def _channels_last(t: Arrays, a: Args) -> bool:
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    return _nan_checked("convolution", _convolution_out(t, a, p), t, ("input", "weight", "bias"), p)
+
+
+def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    operands = ("grad_output", "input", "weight")
+    return _nan_checked("convolution_backward", _convolution_backward_out(t, a, p), t, operands, p)
+
+
+def _nan_checked(
+    op: str, out: dict[str, np.ndarray], t: Arrays, operands: tuple[str, ...], p: KernelProfile
+) -> dict[str, np.ndarray]:
+    """``out``, refused where a NaN in it may be one of several the convolution's kernels could pass on."""
+    from harness.impl.nans import refuse_mixed_nans
+
+    for name, arr in out.items():
+        refuse_mixed_nans(f"{op}'s {name}", arr, p, set(), *(t[k] for k in operands if k in t))
+    return out
+
+
+def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_transpose
 
     if t["input"].ndim == 5:
@@ -680,7 +700,7 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
     return np.concatenate(parts)
 
 
-def _convolution_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
