@@ -277,17 +277,7 @@ def _direct_forward(x, w, b, g: Geometry3, kind: str) -> np.ndarray:
         for k in valid:
             x2[:, k] = x[:, :, o_d * g.sd - g.pd + k]
         x2 = x2.reshape(g.n, kd * c, g.h, g.w)
-        terms: list[tuple[int, int, int]] = []
-        for c0 in range(0, c, block):
-            if c0 and avx512:
-                terms.append((-1, 0, 0))  # a block's end: its sum added to the output
-            terms.extend(
-                (k * c + ch, i, j)
-                for k in valid
-                for i in range(g.kh)
-                for j in range(g.kw)
-                for ch in range(c0, min(c, c0 + block))
-            )
+        terms = _block_terms(valid, g, c, block, ends=avx512)
         if not valid:  # no tap inside the input (the direct kernels decline these; kept for safety)
             raise ParityError("conv3d forward: an output plane with no tap in the input")
         t = np.array(terms, np.int64).reshape(-1, 3)
@@ -542,6 +532,25 @@ def _vector_weights(dy, x, w, g: Geometry3, profile, nthr: int, images: list[int
     return total.reshape(w.shape)
 
 
+def _block_terms(valid: list[int], g: Geometry3, channels: int, block: int, ends: bool) -> list[tuple[int, int, int]]:
+    """The taps of a direct kernel's chains over (kd, channel) planes: per block of ``block`` channels,
+    (plane kd * channels + channel, kh, kw) over the ``valid`` depths, rows, columns and the block's
+    channels in that order; with ``ends``, (-1, 0, 0) before each block but the first (a block's end:
+    its sum added to the output)."""
+    terms: list[tuple[int, int, int]] = []
+    for c0 in range(0, channels, block):
+        if c0 and ends:
+            terms.append((-1, 0, 0))
+        terms.extend(
+            (k * channels + ch, i, j)
+            for k in valid
+            for i in range(g.kh)
+            for j in range(g.kw)
+            for ch in range(c0, min(channels, c0 + block))
+        )
+    return terms
+
+
 def _direct_data(dy, w, g: Geometry3, block: int) -> np.ndarray:
     """jit:avx2's (``block`` 8) and jit:avx512_core's (16) backward data (stride 1): per input depth,
     a 2-D problem over output channels (kd, oc) with grad_output's planes id + PD - kd; per block of
@@ -558,17 +567,7 @@ def _direct_data(dy, w, g: Geometry3, block: int) -> np.ndarray:
         for k in valid:
             dy2[:, k] = dy[:, :, i_d + g.pd - k]
         dy2 = dy2.reshape(g.n, kd * oc, g.oh, g.ow)
-        terms: list[tuple[int, int, int]] = []
-        for o0 in range(0, oc, block):
-            if terms:
-                terms.append((-1, 0, 0))
-            terms.extend(
-                (k * oc + o, i, j)
-                for k in valid
-                for i in range(g.kh)
-                for j in range(g.kw)
-                for o in range(o0, min(oc, o0 + block))
-            )
+        terms = _block_terms(valid, g, oc, block, ends=bool(valid))
         t = np.array(terms, np.int64).reshape(-1, 3)
         lib.conv_bwd_data_terms(*p, ptr(dy2), ptr(w2), ptr(gx[i_d]), ptr(t), len(t), 1)
     return np.ascontiguousarray(gx.transpose(1, 2, 0, 3, 4))
