@@ -96,13 +96,38 @@ def test_forward_calls_of_128_channels(case) -> None:
     assert bits_sha256(conv.conv2d(x, w, b, (stride, stride), (0, 0), profile)) == want
 
 
-def test_avx512_1x1_forward_that_may_split_its_channels_is_refused() -> None:
-    """jit_1x1:avx512_core's reduce_blocking heuristics may cut more than 80 input channels into kernel
-    calls: not measured on an AVX-512 host, so refused rather than answered as one chain."""
-    from harness.core.errors import ParityError
+# jit_1x1:avx512_core's channels per kernel call (init_conf's reduce_blocking), forward and backward
+# data (at stride 1; a strided one runs brgconv_strided), on 2 threads: (input shape, output channels,
+# stride, forward's, backward data's), each measured against torch on the Zen 5 (AVX-512): 80 where
+# the other side has at most 256 channels and 10 < OH < 28, else 512 (OH > 10) or 256; the L2 aliasing
+# check's cuts (64x64: 96, 32x48: 192, 112x112: 384)
+AVX512_1X1_BLOCKS = (
+    ((1, 1024, 14, 14), 256, 1, 80, 256),
+    ((2, 256, 14, 14), 1024, 1, 256, 80),
+    ((1, 512, 28, 28), 128, 1, 512, 128),
+    ((1, 2048, 7, 7), 512, 1, 256, 256),
+    ((1, 130, 64, 64), 8, 1, 96, 16),
+    ((2, 200, 32, 48), 16, 1, 192, 16),
+    ((1, 512, 112, 112), 4, 1, 384, 16),
+    ((1, 400, 128, 64), 4, 2, 96, 16),
+    ((4, 81, 11, 11), 255, 1, 80, 80),
+)
 
+
+@pytest.mark.parametrize(("x_shape", "oc", "stride", "forward", "data"), AVX512_1X1_BLOCKS)
+def test_avx512_1x1_reduce_blocks(x_shape: tuple, oc: int, stride: int, forward: int, data: int) -> None:
+    g = conv._geometry(x_shape, (oc, x_shape[1], 1, 1), (stride, stride), (0, 0))
+    assert conv.avx512_1x1_reduce_block(g, 2, False) == forward
+    assert conv.avx512_1x1_reduce_block(g, 2, True) == data
+
+
+def test_avx512_1x1_forward_runs_its_calls() -> None:
+    """Above 80 input channels the forward is a chain per call of 80 channels (10 < OH < 28, at most
+    256 output channels), each call's sum added: not one chain."""
     profile = profile_for_capability("AVX512", 2, "x86_64")
-    x, w = np.ones((4, 96, 2, 2), np.float32), np.ones((16, 96, 1, 1), np.float32)
-    with pytest.raises(ParityError, match="jit_1x1:avx512_core may split 96 input channels"):
-        conv.conv2d(x, w, None, (1, 1), (0, 0), profile)
-    assert conv.conv2d(x[:, :80], w[:, :80], None, (1, 1), (0, 0), profile).shape == (4, 16, 2, 2)
+    x = np.zeros((2, 96, 12, 12), np.float32)
+    w = np.zeros((16, 96, 1, 1), np.float32)
+    x[:, 0], w[:, 0] = 1.0, 2.0**24  # the first call's chain: 2**24
+    x[:, 80:82], w[:, 80:82] = 1.0, 1.0  # the second's: 1 + 1 = 2, added: 2**24 + 2 (one chain: 2**24)
+    y = conv.conv2d(x, w, None, (1, 1), (0, 0), profile)
+    assert (y == np.float32(2.0**24 + 2)).all()

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 
 from harness.core.ulp import compare_tensors
 from harness.impl import conv
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import KernelProfile, profile_for_capability
 from harness.platform.config import collect_facts, supported_levels
 from tests.impl_live import (
     LEVEL_ENV,
@@ -376,7 +376,47 @@ STRIDED_BLOCKS = {
 }
 
 
+def _avx512_1x1_cases(seed: int, count: int) -> list[tuple]:
+    """1x1 convolutions of 81 to 600 input or output channels, stride 1 and 2, whose forward or
+    backward data jit_1x1:avx512_core runs in several kernel calls on 2 threads (its reduce blocks)."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    while len(cases) < count:
+        c, oc = int(rng.integers(8, 601)), int(rng.integers(8, 601))
+        stride, side = int(rng.choice([1, 1, 2])), int(rng.integers(2, 30))
+        x_shape = (int(rng.integers(1, 4)), c, side * stride, int(rng.integers(1, 16)) * stride)
+        case = (x_shape, (oc, c, 1, 1), stride, 0, bool(rng.integers(0, 2)))
+        if x_shape[0] * side * x_shape[3] // stride * c * oc < 1_000_000 and _is_avx512_1x1_split(case, None):
+            cases.append(case)
+    return cases
+
+
+def _is_avx512_1x1_split(case: tuple, profile: KernelProfile | None) -> bool:
+    """jit_1x1:avx512_core cuts the forward's input channels or (stride 1) backward data's output
+    channels into calls (on 2 threads where ``profile`` is None)."""
+    x_shape, w_shape, stride, _padding, _bias = case
+    s = (stride, stride)
+    g = conv._geometry(x_shape, w_shape, s, (0, 0))
+    profile = profile or profile_for_capability("AVX512", 2, "x86_64")
+    if conv.path(x_shape, w_shape, s, (0, 0), profile) != conv.AVX512 or not conv._one_by_one(g):
+        return False
+    data = stride == 1 and conv.avx512_1x1_reduce_block(g, profile.threads, True) < -(-g.oc // 16) * 16
+    return data or conv.avx512_1x1_reduce_block(g, profile.threads, False) < -(-g.c // 16) * 16
+
+
 CLOSED = {
+    # jit_1x1:avx512_core's kernel calls over the channels (80, 256 or 512, the L2 aliasing cut)
+    "avx512-1x1-calls": (
+        "avx512",
+        (2,),
+        (
+            ((1, 200, 14, 14), (24, 200, 1, 1), 1, 0, True),
+            ((2, 24, 12, 12), (300, 24, 1, 1), 1, 0, False),
+            ((1, 130, 64, 64), (8, 130, 1, 1), 1, 0, False),
+        ),
+        _avx512_1x1_cases,
+        _is_avx512_1x1_split,
+    ),
     # oneDNN gemm:jit's grad_bias over rows of 32 or more columns: one chain per row
     "gemm-jit-wide-bias": (
         "baseline",

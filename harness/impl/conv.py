@@ -641,14 +641,11 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         lib.conv_fwd_direct(*g, ptr(x), ptr(w), bias, ptr(y), c if c > kw else 1, 0, 0)
     elif kind == GEMM_JIT:
         _gemm_jit_forward(x, w, b, g, profile, y)
-    elif kind == AVX512 and _one_by_one(g) and (c > 80 or oh * ow * c > 7 * 65536):
-        # jit_1x1:avx512_core's reduce_blocking (jit_avx512_common_1x1_conv_kernel.cpp init_conf) is at
-        # least 80 channels, or all of them, unless the input's cache aliasing check cuts it: above it
-        # a kernel call per block of channels, each call's chain added, by heuristics not measured here
-        raise ParityError(
-            f"conv2d forward: jit_1x1:avx512_core may split {c} input channels into kernel calls (its "
-            "reduce_blocking heuristics, each call's sum added), not modelled"
-        )
+    elif kind == AVX512 and _one_by_one(g):
+        # jit_1x1:avx512_core: a kernel call per block of input channels (``avx512_1x1_reduce_block``),
+        # each call's chain from 0 (the first from the bias), added to the output
+        terms = _terms_chunked(c, 1, 1, avx512_1x1_reduce_block(g, profile.threads, False))
+        lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms), 1, 1)
     elif _one_by_one(g) and c > _1X1_FWD_REDUCE and (kind == AVX2 or (kind == SSE41 and (sh, sw) == (1, 1))):
         # jit_1x1:avx2 and jit_1x1:sse41 (at SSE4.1 stride 1 only: a strided 1x1 runs jit:sse41, one
         # chain): a kernel call per 128 input channels (init_conf's reduce_blocking for the forward),
@@ -661,6 +658,65 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
 
 
 _1X1_FWD_REDUCE = 128  # jit_1x1's forward reduce_blocking at SSE4.1 and AVX2: input channels per kernel call
+
+
+def avx512_1x1_reduce_block(g: Geometry, threads: int, data: bool) -> int:
+    """The channels of one kernel call of jit_1x1:avx512_core's forward (input channels) or backward
+    data (``data``: output channels), its reduce_blocking (jit_avx512_common_1x1_conv_kernel.cpp
+    init_conf; the drivers call the kernel per block of that many channels in order, the last block
+    the rest). Channels padded to 16; a strided 1x1 runs on the reduce-to-unit-stride copy, so the
+    spatial sizes are the output's. With explicit broadcast (8 * N / threads >= 1): 80 where the
+    other side has at most 256 channels and 10 < OH < 28, else 512 where OH > 10, else 256; without
+    it the best divider of the blocks up to 16 (OH <= 10) or 8 (else) from 1024 channels, else all.
+    Then its L2 aliasing check over the register unroll ur (``_avx512_1x1_ur``) may cut the block.
+    The caches do not enter the reduce blocking (its L1 and L2 sizes only block the pixels)."""
+    reduce_dim, load_dim = _rnd_up(g.oc if data else g.c, 16), _rnd_up(g.c if data else g.oc, 16)
+    spatial, os_ = g.oh, g.oh * g.ow
+    expl = (8 * g.n) // threads >= 1
+    ur = _avx512_1x1_ur(spatial, os_, load_dim, expl)
+    if expl:
+        if load_dim <= 256 and 10 < spatial < 28:
+            block = min(reduce_dim, 80)
+        else:
+            block = min(reduce_dim, 512 if spatial > 10 else 256)
+    else:
+        nb = reduce_dim // 16
+        cap = nb if reduce_dim < 1024 else (16 if spatial <= 10 else 8)
+        block = _best_divider(nb, 1, cap, True) * 16
+    way, hits_max = 65536 // 4, 7  # a way of a 1 MiB 16-way L2 in floats; hits left to the input
+    if os_ * block > way * hits_max:
+        nrb, wl = block // 16, way // 16
+        for start in range(ur):
+            hits = 0
+            for off in range(start, os_ * nrb, wl):
+                if off % os_ >= ur:
+                    continue
+                hits += 1
+                if hits < hits_max:
+                    continue
+                block = min(block, 16 * max(1, (off + wl) // os_))
+                break
+    return block
+
+
+def _avx512_1x1_ur(spatial: int, os_: int, load_dim: int, expl: bool) -> int:
+    """jcp.ur of jit_avx512_common_1x1_conv_kernel's init_conf (forward and backward data): the
+    largest register count in its range that divides the rows (from 14 rows) or the pixels, else
+    the one of the largest pixel tail."""
+    if expl:
+        top, low = (6, 5) if 128 < load_dim < 256 and 10 < spatial < 28 else (9, 6)
+    else:
+        top, low = 30, 9
+    for u in range(top, low - 1, -1):
+        if (spatial >= 14 and spatial % u == 0) or (spatial < 14 and os_ % u == 0):
+            return u
+    ur, tail = min(top, os_), os_ % top
+    for u in range(top, low - 1, -1):
+        if os_ % u > tail or os_ % u == 0:
+            ur, tail = u, os_ % u
+            if tail == 0:
+                break
+    return ur
 
 
 def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarray) -> None:
@@ -1786,6 +1842,11 @@ def conv2d_backward(
             # kernel call per 64 output channels (init_conf's reduce_blocking for backward data),
             # each call's chain from 0 over its channels, added to the output
             terms = _terms_chunked(oc, 1, 1, 64)
+            lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
+        elif _one_by_one(g) and kind == AVX512 and (sh, sw) == (1, 1):
+            # jit_1x1:avx512_core: a kernel call per block of output channels
+            # (``avx512_1x1_reduce_block``), each call's chain from 0, added to the output
+            terms = _terms_chunked(oc, 1, 1, avx512_1x1_reduce_block(g, profile.threads, True))
             lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
         elif _one_by_one(g):  # jit_1x1: one chain over (kh, kw, channel)
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
