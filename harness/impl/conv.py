@@ -33,13 +33,15 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   over input-channel blocks of 8, in a block over the taps (kh, kw) row by row, at a tap over the
   block's channels (``acc = fma(x, w, acc)``; SSE4.1 multiplies, rounds and adds); ``jit_1x1`` at
   AVX2 and SSE4.1 (stride 1 there) in kernel calls of 128 channels, each call's chain added (the
-  first from the bias); ``jit_1x1:avx512_core`` above 80 channels refused. ``jit:avx512_core``
+  first from the bias), ``jit_1x1:avx512_core`` in calls of its reduce blocking
+  (``avx512_1x1_reduce_block``: 80, 256 or 512 channels, or the L2 aliasing cut). ``jit:avx512_core``
   (not 1x1): per block of 16 input channels a chain from 0 over (kh, kw, channel), the first
   block's sum plus the bias, each further block's sum added.
 - backward data: ``jit:avx2`` (stride 1) per chunk of 32, 16 or 8 output channels (by the output's
   width) a chain from 0 over its blocks of 8, (kh, kw), channel, the chunks' sums added;
   ``jit:avx512_core`` per block of 16 a chain from 0, the blocks' sums added; ``jit_1x1`` one chain
-  over (kh, kw, channel) (``jit_1x1:avx2``: a chain per 64 channels, the chains' sums added);
+  over (kh, kw, channel) (``jit_1x1:avx2``: a chain per 64 channels, ``jit_1x1:avx512_core`` per
+  call of its reduce blocking, the chains' sums added; a strided 1x1 runs brgconv_strided, one chain);
   ``brgconv_strided`` (stride > 1; its blocking search, ``_strided_blocking``, also says where it
   declines) per brgemm call a chain from 0, the calls' sums added in order: where
   the stride does not divide W (exec_trans) one call per block of kernel rows (all KH rows, or SH
