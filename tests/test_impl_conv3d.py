@@ -69,6 +69,11 @@ CASES = (
     ("AVX512", 2, (2, 20, 4, 6, 7), (24, 20, 2, 3, 3), (1, 1, 1), (0, 1, 1), True, 5, (
         "4574ce7166141102814b065c2ca82ab06167a4373ae2fa252c45d06d477e34d4",
         "83b7ad240371dad020b01046cc571b6dc223a2be57f4006f8b0ebf91609a39a1", None, None)),
+    # avx512, 2 threads, 1x1x1 of 200 to 240 channels: jit_1x1:avx512_core's forward and grad_input in
+    # kernel calls of 80 channels (OD*OH = 12 rows); its weights refused
+    ("AVX512", 2, (2, 200, 3, 4, 5), (240, 200, 1, 1, 1), (1, 1, 1), (0, 0, 0), True, 6, (
+        "375bf0dccbca02a0cb78109dc207683ec4cce22f12d16eaa1f1f130b83330282",
+        "61b945f78bd60eb4f62dc0ef99f4ae5c0042042ca3089d25bd48c9b75725a720", None, None)),
 )  # fmt: skip
 
 

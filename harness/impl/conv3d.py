@@ -41,10 +41,12 @@ with depth as one more kernel dimension, run on a "virtual" 2-D problem:
 - ``jit:avx512_core`` forward: per output, per block of 16 input channels (one block of C below 16,
   its first-convolution kernel) a fused chain from 0 over the valid taps (kd, kh, kw) and the
   block's channels; the first block's sum plus the bias, each further block's sum added (its 2-D
-  model). ``jit_1x1:avx512_core``: one fused chain from the bias over the channels.
+  model). ``jit_1x1:avx512_core``: the 2-D model's on the (D*H, W) plane (its init_conf's sizes are
+  the 3-D ones: OD*OH rows, OD*OH*OW pixels): a kernel call per block of its reduce blocking, each
+  call's fused chain from 0 (the first from the bias) added.
 - ``jit:avx512_core`` backward data (stride 1): per block of 16 output channels a chain from 0 over
-  (kd, kh, kw, channel), the blocks' sums added; ``jit_1x1:avx512_core``: one chain over the output
-  channels.
+  (kd, kh, kw, channel), the blocks' sums added; ``jit_1x1:avx512_core``: the 2-D model's on the
+  (D*H, W) plane, its calls over the output channels.
 - ``jit:avx2`` backward weights: oneDNN balances the (image, output depth) pairs (mb * od, its
   reduce_balancer_t over jobs of KD*KH*KW*ic_block*8 floats) between the threads of a group; per
   thread one fused chain over its (image, od, oh, ow) in order, the threads' sums added in order.
@@ -76,7 +78,7 @@ none other bits (docs/impl/kernels.md has the counts).
 
 Refused: slow_conv3d; aarch64; brgconv_strided:avx2 and :avx512_core backward data; gemm:jit
 backward data at AVX2 and AVX512_CORE; jit:avx512_core's backward weights on several threads or with
-depth padding; jit_1x1:avx512_core's weights and its calls above 80 channels; gemm:jit's ref:any
+depth padding; jit_1x1:avx512_core's weights; gemm:jit's ref:any
 fallback and pixel blocks (scratchpad limit); groups, dilation, transposed.
 """
 
@@ -96,7 +98,7 @@ SLOW3D = "slow_conv3d"
 BRG_STRIDED_AVX2, BRG_STRIDED = conv.BRG_STRIDED_AVX2, conv.BRG_STRIDED
 GEMM_JIT, AVX2, AVX512 = conv.GEMM_JIT, conv.AVX2, conv.AVX512
 JIT_1X1_512 = "jit_1x1:avx512_core"
-REFUSE_1X1 = "refuse:jit_1x1:avx512_core"  # above 80 channels (its calls), and its weights
+REFUSE_1X1 = "refuse:jit_1x1:avx512_core"  # its weights
 
 
 class Geometry3(NamedTuple):
@@ -193,9 +195,9 @@ def _avx512_kernels(
     refused: not modelled), jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's
     3-D model), else gemm:jit."""
     if (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1):
-        # jit_1x1:avx512_core (measured); its calls of channels above 80 (as in 2-D) and its weights refused
-        few = g.c <= 80 and g.oc <= 80
-        return (JIT_1X1_512 if few else REFUSE_1X1,) * 2 + (REFUSE_1X1,)
+        # jit_1x1:avx512_core (measured): the forward and backward data the 2-D model's on the (D*H, W)
+        # plane (its calls over the channels); its weights refused
+        return JIT_1X1_512, JIT_1X1_512, REFUSE_1X1
     fwd, data, weights = conv.direct_kernels(p, conv.AVX512, profile)
     forward = AVX512 if fwd == AVX512 and not depth_outside else GEMM_JIT
     if (g.sd, g.sh, g.sw) != (1, 1, 1):
@@ -216,9 +218,7 @@ def _refuse(kind: str, what: str) -> None:
     if kind == SLOW3D:
         raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
     if kind == REFUSE_1X1:
-        raise ParityError(
-            f"conv3d {what}: oneDNN's jit_1x1:avx512_core (its weights; over 80 channels) is not modelled"
-        )
+        raise ParityError(f"conv3d {what}: oneDNN's jit_1x1:avx512_core weights kernel is not modelled")
     if kind in (BRG_STRIDED_AVX2, BRG_STRIDED):
         raise ParityError(f"conv3d {what}: oneDNN's {kind} (strided backward data) is not modelled")
 
@@ -252,21 +252,31 @@ def conv3d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     g = geometry(x.shape, w.shape, stride, padding)
     kind = kernels(g, profile)[0]
     _refuse(kind, "forward")
-    if kind in (AVX2, AVX512, JIT_1X1_512):
+    if kind == JIT_1X1_512:
+        return _jit_1x1_forward(x, w, b, g, profile)
+    if kind in (AVX2, AVX512):
         return _direct_forward(x, w, b, g, kind)
     return _gemm_jit_forward(x, w, b, g, profile)
 
 
+def _jit_1x1_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarray:
+    """jit_1x1:avx512_core's forward (1x1x1, stride 1, no padding): the 2-D model's on the (D*H, W)
+    plane, whose init_conf sizes (OD*OH rows, OD*OH*OW pixels) are the 3-D ones: a kernel call per
+    block of input channels (``conv.avx512_1x1_reduce_block``), each call's chain added."""
+    y = conv.conv2d(x.reshape(g.n, g.c, g.d * g.h, g.w), w.reshape(g.oc, g.c, 1, 1), b, (1, 1), (0, 0), profile,
+                    kind=AVX512)  # fmt: skip
+    return y.reshape(g.n, g.oc, g.od, g.oh, g.ow)
+
+
 def _direct_forward(x, w, b, g: Geometry3, kind: str) -> np.ndarray:
-    """jit:avx2's forward (one chain from the bias over blocks of 8 channels), jit_1x1:avx512_core's
-    (one chain from the bias over the channels) or jit:avx512_core's (per block of 16 channels, or
-    one block of C below 16, its first-convolution kernel: a chain from 0, the first block's sum plus
-    the bias, each further block's sum added, as its 2-D model), within a block over the valid taps
-    (kd, kh, kw), within a tap the block's channels."""
+    """jit:avx2's forward (one chain from the bias over blocks of 8 channels) or jit:avx512_core's (per
+    block of 16 channels, or one block of C below 16, its first-convolution kernel: a chain from 0,
+    the first block's sum plus the bias, each further block's sum added, as its 2-D model), within a
+    block over the valid taps (kd, kh, kw), within a tap the block's channels."""
     lib = conv._lib()
     c, kd = g.c, g.kd
     avx512 = kind == AVX512
-    block = {AVX2: 8, AVX512: 16 if c >= 16 else c}.get(kind, c)
+    block = {AVX2: 8, AVX512: 16 if c >= 16 else c}[kind]
     y = np.empty((g.od, g.n, g.oc, g.oh, g.ow), np.float32)
     w2 = np.ascontiguousarray(w.transpose(0, 2, 1, 3, 4)).reshape(g.oc, kd * c, g.kh, g.kw)  # channel kd*C + c
     p = _plane(g, c=kd * c)
@@ -406,8 +416,14 @@ def conv3d_backward(
     gx = gw = gb = None
     if mask[0]:
         _refuse(data, "backward data")
-        if data in (AVX2, AVX512, JIT_1X1_512):  # jit_1x1: one chain over the output channels
-            gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}.get(data, g.oc))
+        if data == JIT_1X1_512:  # the 2-D model's on the (D*H, W) plane: its calls over the output channels
+            plane = (g.n, g.c, g.d * g.h, g.w)
+            gx = conv.conv2d_backward(
+                dy.reshape(g.n, g.oc, g.od * g.oh, g.ow), x.reshape(plane), w.reshape(g.oc, g.c, 1, 1), (1, 1),
+                (0, 0), False, profile, (True, False, False), kind=AVX512,
+            )[0].reshape(x.shape)  # fmt: skip
+        elif data in (AVX2, AVX512):
+            gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}[data])
         elif profile.aten in ("avx2", "avx512"):
             raise ParityError("conv3d backward data: oneDNN's gemm:jit at AVX2 and AVX512_CORE is not modelled")
         else:
