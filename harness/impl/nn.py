@@ -21,6 +21,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
+from harness.impl.nans import arith
 from harness.impl.profiles import KernelProfile
 from harness.impl.strides import contiguous
 
@@ -100,20 +101,9 @@ def glu_backward(grad: np.ndarray, x: np.ndarray, dim: int, profile: KernelProfi
             " build's vector body keeps either, lane by lane"
         )
     s = sigmoid(b, profile, run)
-    with np.errstate(invalid="ignore"):  # inf * 0 gives ATen's NaN too
-        back = _times(_times(_times(np.float32(1) - s, s), a), grad)
-    return _glu_nans(np.concatenate([_times(s, grad), back], axis=dim), profile)
-
-
-def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a * b`` of float32 arrays of one shape, where both are NaN ``a``'s quieted, as x86's MULPS/MULSS
-    (and ATen's operand order) give it: NumPy's own product leaves that choice to its loops, whose AVX-512
-    remainder lanes and scalar path keep ``b``'s (NumPy 2.4 on an AVX-512 host)."""
-    with np.errstate(invalid="ignore"):
-        out = np.multiply(a, b, dtype=np.float32)
-    both = np.isnan(a) & np.isnan(b)
-    out[both] = (a[both].view(np.uint32) | np.uint32(0x00400000)).view(np.float32)
-    return out
+    # two NaNs meeting: the first factor's, as x86's MULPS/MULSS (and ATen's operand order) give it
+    back = arith("mul", arith("mul", arith("mul", np.float32(1) - s, s, 0), a, 0), grad, 0)  # inf * 0: ATen's NaN too
+    return _glu_nans(np.concatenate([arith("mul", s, grad, 0), back], axis=dim), profile)
 
 
 def _layout(x: np.ndarray, channels_last: bool) -> tuple[np.ndarray, int, int, int]:
@@ -280,9 +270,6 @@ def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
         return np.asarray(_POW[float(exponent)](x), np.float32)
 
 
-_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
-
-
 def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
     """add, sub, mul, div of float32 tensors (broadcast) or a tensor and a Python number (cast to float
     first, as ATen wraps it): one IEEE rounding per element on every profile (alpha 1 only: ATen's
@@ -293,14 +280,7 @@ def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
     b = np.float32(b) if np.ndim(b) == 0 and not isinstance(b, np.ndarray) else np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"{op}: float32 operands only, not {a.dtype} and {b.dtype}")
-    both = np.isnan(a) & np.isnan(b)
-    if both.any():
-        quiet = np.uint32(0x00400000)
-        bits_a, bits_b = (np.broadcast_to(x, both.shape).view(np.uint32)[both] | quiet for x in (a, b))
-        if (bits_a != bits_b).any():
-            raise ParityError(f"{op} of two NaNs with other payloads (which one ATen keeps is not modelled): refused")
-    with np.errstate(all="ignore"):
-        return np.asarray(_BINARY[op](a, b), np.float32)
+    return arith(op, a, b, None, op)
 
 
 def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.ndarray]:
