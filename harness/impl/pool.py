@@ -56,6 +56,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
+from harness.impl.nans import arith
 from harness.impl.nn import area_pixel_scale
 from harness.impl.profiles import KernelProfile
 
@@ -208,6 +209,20 @@ def adaptive_avg_pool2d_backward(
 
 # -- average pooling (avg_pool2d, avg_pool3d) ---------------------------------------------------------
 
+# (dims, channels_last, ATen build) -> which NaN an element's sum keeps where two meet (0: the running
+# sum's, 1: the new term's; nans.arith), measured against torch 2.13.0 on a Zen 5 (AVX-512 runs the AVX2
+# object): the forward's scalar sums keep the sum's; the backward's += keeps grad_input's at the default
+# build (SSE's two-operand ADDSS) and the term's at avx2 and avx512 for 2-D, the term's channels-last at
+# avx2 and avx512, the sum's for 3-D. Not listed: refused (channels-last forward and 3-D: neither choice
+# alone, or unmeasured; the channels-last 2-D backward at default: 16 of 4543 NaN elements of other bits
+# with either; aarch64).
+_SUM_KEEPS = {(d, False, b): 0 for d in (2, 3) for b in ("default", "avx2", "avx512")}
+_GRAD_KEEPS = {
+    **{(2, False, b): int(b != "default") for b in ("default", "avx2", "avx512")},
+    **{(2, True, b): 1 for b in ("avx2", "avx512")},
+    **{(3, False, b): 0 for b in ("default", "avx2", "avx512")},
+}
+
 
 def _spatial(v: int | list[int] | tuple[int, ...] | None, dims: int, name: str, op: str) -> tuple[int, ...]:
     v = [v] if isinstance(v, int) else list(v or [])
@@ -294,18 +309,22 @@ def _pool_planes(x: np.ndarray, dims: int, op: str) -> tuple[np.ndarray, tuple[i
 def avg_pool(
     x: np.ndarray, kernel_size: int | list[int], stride: int | list[int] | None = None, padding: int | list[int] = 0,
     ceil_mode: bool = False, count_include_pad: bool = True, divisor_override: int | None = None,
-    dims: int = 2, channels_last: bool = False,
+    dims: int = 2, channels_last: bool = False, profile: KernelProfile | None = None,
 ) -> np.ndarray:  # fmt: skip
     """avg_pool2d (``dims`` 2: (C, H, W) or (N, C, H, W)) or avg_pool3d (``dims`` 3); ``channels_last``:
-    ATen ran its channels-last kernel (suggest_memory_format of the input)."""
+    ATen ran its channels-last kernel (suggest_memory_format of the input). Where two NaNs meet in a
+    sum, the sum's (the first's) is kept on x86 (measured at default and avx2); channels-last, on
+    aarch64 or without a ``profile``, two of other payloads meeting are refused (``_SUM_KEEPS``)."""
     planes, lead = _pool_planes(x, dims, f"avg_pool{dims}d")
     win = AvgPoolWindows(planes.shape[1:], kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     buf = win.buffer(planes.shape[0])
     buf[(slice(None), *win.inner())] = planes
     total = np.zeros((planes.shape[0], *win.out), np.float32)
+    keep = _SUM_KEEPS.get((dims, channels_last, profile.aten)) if profile else None
     with np.errstate(invalid="ignore", over="ignore"):  # inf - inf, overflow: IEEE's answers, as torch's
         for tap in win.taps():  # window offsets in row-major order; a tap in the padding adds +0 (a sum
-            total = total + buf[(slice(None), *tap)]  # from +0 is never -0, so that changes no bit)
+            # from +0 is never -0, so that changes no bit)
+            total = arith("add", total, buf[(slice(None), *tap)], keep, f"avg_pool{dims}d")
         out = total / win.divisor
     if not channels_last:
         out = np.float32(0) + out
@@ -317,8 +336,11 @@ def avg_pool_backward(
     grad_out: np.ndarray, input_shape: tuple[int, ...], kernel_size: int | list[int],
     stride: int | list[int] | None = None, padding: int | list[int] = 0, ceil_mode: bool = False,
     count_include_pad: bool = True, divisor_override: int | None = None, dims: int = 2,
+    channels_last: bool = False, profile: KernelProfile | None = None,
 ) -> np.ndarray:  # fmt: skip
-    """grad_x of avg_pool2d / avg_pool3d (either kernel: they add alike)."""
+    """grad_x of avg_pool2d / avg_pool3d (either kernel: they add alike). ``channels_last``: the kernel
+    ATen ran (suggest_memory_format of grad_output). Where two NaNs meet in an element's sum, the NaN
+    ATen's kernel keeps (``_GRAD_KEEPS``, measured); unmeasured kernels refuse two of other payloads."""
     op = f"avg_pool{dims}d_backward"
     g, _ = _pool_planes(grad_out, dims, op)
     input_shape = tuple(int(v) for v in input_shape)
@@ -330,13 +352,14 @@ def avg_pool_backward(
     if tuple(g.shape[1:]) != win.out:
         raise ParityError(f"{op}: grad_output {list(grad_out.shape)}, but the windows give {list(win.out)}")
     buf = win.buffer(g.shape[0])
+    keep = _GRAD_KEEPS.get((dims, channels_last, profile.aten)) if profile else None
     with np.errstate(invalid="ignore", over="ignore"):
         delta = np.where(win.empty, np.float32(0), g / win.divisor)
         # each tap's outputs reach distinct elements; the taps in reverse row-major order bring an element's
         # terms in the order of their outputs (row-major), ATen's order
         for tap in win.taps(reverse=True):
             view = (slice(None), *tap)
-            buf[view] = buf[view] + delta
+            buf[view] = arith("add", buf[view], delta, keep, op)
     return np.ascontiguousarray(buf[(slice(None), *win.inner())]).reshape(input_shape)
 
 

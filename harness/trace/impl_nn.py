@@ -787,7 +787,7 @@ def _avg_pool(dims: int) -> Replay:
 
         x = t["self"]
         # the kernel follows the input's suggest_memory_format (channels-last: no `0 +` before the quotient)
-        return {"out": avg_pool(x, *_avg_pool_args(a, dims), _suggests_cl(a, "self", x.shape))}
+        return {"out": avg_pool(x, *_avg_pool_args(a, dims), _suggests_cl(a, "self", x.shape), p)}
 
     return run
 
@@ -796,7 +796,9 @@ def _avg_pool_backward(dims: int) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.pool import avg_pool_backward
 
-        return {"out": avg_pool_backward(t["grad_output"], t["self"].shape, *_avg_pool_args(a, dims))}
+        g = t["grad_output"]
+        cl = _suggests_cl(a, "grad_output", g.shape)
+        return {"out": avg_pool_backward(g, t["self"].shape, *_avg_pool_args(a, dims), cl, p)}
 
     return run
 
