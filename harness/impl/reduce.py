@@ -18,6 +18,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
+from harness.impl.nans import arith
 from harness.impl.op_registry import Runner
 from harness.impl.profiles import KernelProfile
 
@@ -191,14 +192,15 @@ def clip_grad_norm(
 ) -> tuple[np.ndarray, list[np.ndarray]]:
     """``torch.nn.utils.clip_grad_norm_`` (norm 2, CPU foreach path): per-tensor norms
     (_foreach_norm = vector_norm of each), the norm of their stack, clip_coef =
-    reciprocal(total + 1e-6) * max_norm (Python's float / tensor), clamp(max=1), grads * coef.
-    Returns (total_norm as a 0-d array, clipped grads)."""
+    reciprocal(total + 1e-6) * max_norm (Python's float / tensor), clamp(max=1), grads * coef: a NaN
+    coef meeting a grad's NaN of another payload is refused (nans.arith: which one ATen's mul keeps is
+    not modelled). Returns (total_norm as a 0-d array, clipped grads)."""
     norms = np.array([vector_norm(g, None, profile) for g in grads], np.float32)
     total = vector_norm(norms, None, profile)
     one = np.float32(1.0)
     coef = (one / (total + np.float32(1e-6))) * np.float32(max_norm)
     coef = np.minimum(coef, one)
-    return total, [_c32(g) * coef for g in grads]
+    return total, [arith("mul", _c32(g), coef, None, "clip_grad_norm's grad * clip_coef") for g in grads]
 
 
 def _run_clip_grad_norm(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
@@ -236,17 +238,22 @@ def masked_fill(x: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
 
 def _binary(op: str) -> Runner:
     """Runner of add/mul/div and their backwards (derivatives.yaml: add grad, mul grad*other,
-    div grad/other and -grad*((self/other)/other)), each gradient summed to its operand's shape."""
+    div grad/other and -grad*((self/other)/other)), each gradient summed to its operand's shape. Two
+    NaNs of other payloads meeting in a step are refused (nans.arith, as harness.impl.nn.binary)."""
 
     def run(params: Params, inputs: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
         a, b, g = _c32(inputs["a"]), _c32(inputs["b"]), _c32(inputs["grad_out"])
+
+        def step(kind: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            return arith(kind, x, y, None, f"{op}'s {kind}")
+
+        out = step(op, a, b)
         if op == "add":
-            out, grad_a, grad_b = a + b, g, g
+            grad_a, grad_b = g, g
         elif op == "mul":
-            out, grad_a, grad_b = a * b, g * b, g * a
+            grad_a, grad_b = step("mul", g, b), step("mul", g, a)
         else:
-            out = a / b
-            grad_a, grad_b = g / b, -g * ((a / b) / b)
+            grad_a, grad_b = step("div", g, b), step("mul", -g, step("div", out, b))
         return {"out": out, "grad_a": _sum_to(grad_a, a.shape, profile), "grad_b": _sum_to(grad_b, b.shape, profile)}
 
     return run

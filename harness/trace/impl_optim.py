@@ -139,9 +139,12 @@ def _other_list(t: Arrays, a: Args, n: int) -> list[np.ndarray | float]:
 
 def _binary(kind: str, in_place: bool) -> Replay:
     """_foreach_add(_), _foreach_mul(_), _foreach_div_: add with alpha is add_kernel's multiply-add;
-    a number, or a 0-d tensor, is one IEEE rounding per element."""
+    a number, or a 0-d tensor, is one IEEE rounding per element; two NaNs of other payloads meeting
+    there are refused (harness.impl.nans.arith: which one ATen keeps is not modelled, NumPy's own
+    choice is its CPU dispatch's)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.nans import arith
         from harness.impl.optim import elementwise
 
         selfs = tensor_list(t, a, "self")
@@ -152,17 +155,14 @@ def _binary(kind: str, in_place: bool) -> Replay:
                 if kind == "add":
                     out.append(elementwise("add", x, y, None, alpha, p))
                     continue
-                out.append((x * y) if kind == "mul" else (x / y))
+                out.append(arith(kind, x, y, None, f"_foreach_{kind}"))
                 continue
             y32 = np.float32(np.asarray(y).reshape(-1)[0]) if isinstance(y, np.ndarray) else np.float32(y)
             if isinstance(y, np.ndarray) and y.size != 1:
                 raise ParityError(f"_foreach_{kind}: the impl reproduces same-shaped or one-element operands only")
-            if kind == "add":
-                if alpha != 1.0:
-                    raise ParityError("_foreach_add with a number and alpha != 1 is not reproduced")
-                out.append(x + y32)
-            else:
-                out.append(x * y32 if kind == "mul" else x / y32)
+            if kind == "add" and alpha != 1.0:
+                raise ParityError("_foreach_add with a number and alpha != 1 is not reproduced")
+            out.append(arith(kind, x, y32, None, f"_foreach_{kind}"))
         out = [np.asarray(v, dtype=np.float32) for v in out]
         return _written("self", out) if in_place else _returned(out)
 
