@@ -3,6 +3,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -62,3 +67,48 @@ def test_the_default_nan_is_the_architectures():
     with pytest.raises(ParityError):
         refuse_mixed_nans("x86", out, X86, set(), positive)
     refuse_mixed_nans("arm64", out, get_profile("arm64-neon", 1), set(), positive)  # the same NaN there
+
+
+# Two NaNs meeting in a sum or product: NumPy's own loops pick either by its CPU dispatch (NumPy 2.4: the
+# AVX-512 and AVX2 loops keep the first operand's in the first 16 lanes and the second's past them, the
+# baseline SSE loops the second's in the vector body), so each impl step names the NaN it keeps.
+_NAN_PROBE = """
+import sys
+import numpy as np
+from harness.impl import nans, pool
+from harness.impl.profiles import get_profile
+
+kinds = np.array([0x7FC00000, 0xFFC00000, 0x7FC00123], np.uint32).view(np.float32)
+rng = np.random.default_rng(4)
+a, b = (kinds[rng.integers(0, 3, 40)] for _ in range(2))
+x = kinds[rng.integers(0, 3, (1, 20, 7, 9))]
+x[rng.random(x.shape) < 0.5] = 1.0
+outs = [nans.arith(op, a, b, keep) for op in ("add", "mul") for keep in (0, 1)]
+outs += [nans.arith("mul", a, b[:1], 0), nans.arith("add", a[:1], b, 1)]
+g = x[..., ::2, ::2][..., :3, :4]
+for name in ("x86-baseline", "x86-avx2"):
+    p = get_profile(name, 1)
+    outs += [pool.avg_pool(x, 3, 2, profile=p), pool.avg_pool_backward(g, x.shape, 3, 2, profile=p)]
+sys.stdout.write(" ".join(np.ascontiguousarray(o, np.float32).view(np.uint32).tobytes().hex() for o in outs))
+"""
+
+
+def _probe(env: dict[str, str]) -> str:
+    root = Path(__file__).resolve().parent.parent
+    run = subprocess.run([sys.executable, "-c", _NAN_PROBE], env=env, cwd=root, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_two_nans_meeting_give_bits_free_of_numpys_dispatch():
+    """nans.arith and avg_pool's sums (which keep the NaN ATen's kernel keeps) give the same bits with
+    NumPy's dispatched loops off (NPY_DISABLE_CPU_FEATURES: its baseline loops) as on this host's own."""
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    active = [t for t in __cpu_dispatch__ if __cpu_features__.get(t)]
+    if not active:
+        pytest.skip("NumPy runs its baseline loops here already")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env.pop("NPY_DISABLE_CPU_FEATURES", None)
+    host = _probe(env)
+    assert host == _probe({**env, "NPY_DISABLE_CPU_FEATURES": " ".join(active)})
