@@ -47,10 +47,14 @@ from typing import NamedTuple
 import numpy as np
 
 from harness.impl._lib import load, ptr
+from harness.impl.nans import arith
 from harness.impl.profiles import KernelProfile
 
 SSE41, AVX2, AVX512 = "sse41", "avx2", "avx512"
 REF = "ref"  # aarch64: ref_gemm (``ref_sgemm``)
+# the K parts summed into C: two NaNs of other payloads meeting there are refused (which one the summing
+# loop keeps is not modelled; NumPy's own sum would keep its CPU dispatch's choice)
+_K_SUM = "oneDNN sgemm's sum of its K parts"
 KERN_CHAIN, KERN_AVX2_NOCOPY, KERN_SSE41 = 0, 1, 2
 _I, _P = ctypes.c_int64, ctypes.c_void_p
 
@@ -382,7 +386,7 @@ def _nocopy(isa: str, nthrs: int, c: Call, a, ao, b, bo, beta: int, out, oo) -> 
                 j0, nj = _unit_diff(ithr_k, nthr_k, my_n)
                 order = ([ithr_k] if ithr_k > 0 else []) + [i for i in range(1, nthr_k) if i != ithr_k]
                 for i in order:
-                    view[j0 : j0 + nj] = view[j0 : j0 + nj] + parts[i - 1][j0 : j0 + nj]
+                    view[j0 : j0 + nj] = arith("add", view[j0 : j0 + nj], parts[i - 1][j0 : j0 + nj], None, _K_SUM)
 
 
 def _gemv_threads(isa: str, nthr: int, m: int, n: int) -> int:
@@ -507,4 +511,4 @@ def ref_sgemm(transa: bool, transb: bool, m: int, n: int, k: int, a: np.ndarray,
     for out, m0, n0, mm, nn in parts:  # sum_two_matrices, the K parts in order
         for j in range(nn):
             dst = c[m0 + (n0 + j) * ldc : m0 + (n0 + j) * ldc + mm]
-            dst += out[j * mb : j * mb + mm]
+            dst[:] = arith("add", dst, out[j * mb : j * mb + mm], None, _K_SUM)

@@ -68,6 +68,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.impl import onednn_sgemm
 from harness.impl._lib import f32, load, ptr
+from harness.impl.nans import arith
 from harness.impl.onednn_sgemm import Call
 from harness.impl.profiles import IMPL_TORCH, KernelProfile
 
@@ -249,8 +250,8 @@ def lstm_layer_backward(x: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih:
         _sgemm(conf, Call(False, False, hidden, batch, gates_n, good_ld(hidden), ld_g, ld_ws), a_hh, 0, dgates, go, 0,
                dh_prev, 0)  # fmt: skip
         dh, dc = dh_prev.reshape(batch, ld_ws)[:, :hidden].copy(), dc_prev
-        for row in dg:  # gates_reduction: the batch rows in order
-            grad_b += row
+        for row in dg:  # gates_reduction: the batch rows in order (two NaNs of other payloads: refused)
+            grad_b = arith("add", grad_b, row, None, "lstm backward's bias gradient")
     dx = np.zeros(t_len * batch * ld_ws, np.float32)
     call = Call(False, False, n_in, t_len * batch, gates_n, good_ld(n_in), ld_g, ld_ws)
     _sgemm(conf, call, a_ih, 0, dgates, 0, 0, dx, 0)
