@@ -89,6 +89,8 @@ g = x[..., ::2, ::2][..., :3, :4]
 for name in ("x86-baseline", "x86-avx2"):
     p = get_profile(name, 1)
     outs += [pool.avg_pool(x, 3, 2, profile=p), pool.avg_pool_backward(g, x.shape, 3, 2, profile=p)]
+    # a 1x1 input pooled up: its one element takes every output's delta, contiguous sums of 20
+    outs.append(pool.adaptive_avg_pool2d_backward(x[..., :2, :3], (1, 20, 1, 1), profile=p))
 sys.stdout.write(" ".join(np.ascontiguousarray(o, np.float32).view(np.uint32).tobytes().hex() for o in outs))
 """
 
@@ -101,7 +103,7 @@ def _probe(env: dict[str, str]) -> str:
 
 
 def test_two_nans_meeting_give_bits_free_of_numpys_dispatch():
-    """nans.arith and avg_pool's sums (which keep the NaN ATen's kernel keeps) give the same bits with
+    """nans.arith and the average poolings' sums (which keep the NaN ATen's kernel keeps) give the same bits with
     NumPy's dispatched loops off (NPY_DISABLE_CPU_FEATURES: its baseline loops) as on this host's own."""
     from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
 

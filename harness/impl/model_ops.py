@@ -148,8 +148,8 @@ def _adaptive_avg_pool2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[s
     x, g = t["x"], t["grad_out"]
     x_cl = bool(p["channels_last"]) and suggests_channels_last(x.shape, channels_last_strides(x.shape))
     g_cl = x_cl and suggests_channels_last(g.shape, channels_last_strides(g.shape))
-    out = adaptive_avg_pool2d(x, tuple(p["output_size"]), x_cl, profile.lanes)
-    return {"out": out, "grad_x": adaptive_avg_pool2d_backward(g, x.shape, g_cl, profile.lanes)}
+    out = adaptive_avg_pool2d(x, tuple(p["output_size"]), x_cl, profile.lanes, profile)
+    return {"out": out, "grad_x": adaptive_avg_pool2d_backward(g, x.shape, g_cl, profile.lanes, profile)}
 
 
 def _conv2d(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:

@@ -356,7 +356,7 @@ def _adaptive_avg_pool(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     from harness.impl.pool import adaptive_avg_pool2d
 
     x = t["self"]
-    return {"out": adaptive_avg_pool2d(x, tuple(a["output_size"]), _suggests_cl(a, "self", x.shape), p.lanes)}
+    return {"out": adaptive_avg_pool2d(x, tuple(a["output_size"]), _suggests_cl(a, "self", x.shape), p.lanes, p)}
 
 
 def _adaptive_avg_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -364,7 +364,7 @@ def _adaptive_avg_pool_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[st
 
     g, x = t["grad_output"], t["self"]
     # the backward kernel follows grad_output's layout (suggest_memory_format)
-    return {"out": adaptive_avg_pool2d_backward(g, x.shape, _suggests_cl(a, "grad_output", g.shape), p.lanes)}
+    return {"out": adaptive_avg_pool2d_backward(g, x.shape, _suggests_cl(a, "grad_output", g.shape), p.lanes, p)}
 
 
 def _cumsum(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
