@@ -4,6 +4,9 @@ A product or sum of two NaNs passes one of them on, and which is each vector ins
 order in the kernel (MKL's and oneDNN's sgemm, oneDNN's convolutions): where a NaN result may be one
 of two or more NaNs, the operands' own or the one arithmetic makes of infinities, the impl refuses.
 One kind of NaN alone (only NaN operands of one pattern, or only infinities) passes.
+
+``arith``: a NumPy sum, difference, product or quotient whose NaN, where two meet, is named (the one the
+reproduced kernel keeps) or refused, not left to NumPy's CPU dispatch, whose loops keep either by host.
 """
 
 from __future__ import annotations
