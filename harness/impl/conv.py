@@ -151,6 +151,7 @@ _P = ctypes.c_void_p
 _I32 = ctypes.c_int32
 
 THNN, SSE41, GEMM_JIT, AVX2, AVX512 = "thnn", "jit:sse41", "gemm:jit", "jit:avx2", "jit:avx512_core"
+SLOW_DILATED = "slow_conv_dilated2d"  # ATen's own dilated convolution (NaiveDilatedConvolution.cpp)
 BRG_STRIDED = "brgconv_strided"  # oneDNN's brgemm backward data for strides above 1
 IP_CONV = "ip:any"  # oneDNN's ip_convolution at AVX512_CORE: the convolution as an inner product (matmul)
 BRG_STRIDED_AVX2 = "brgconv_strided:avx2"  # at AVX512_CORE, below brgconv_strided and jit:avx512_core
@@ -163,9 +164,12 @@ def _lib() -> ctypes.CDLL:
     if not getattr(lib, "_typed", False):
         lib.conv_fwd_direct.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32, _I32]
         lib.conv_fwd_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I32, _I32]
+        lib.conv_fwd_terms_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _P, _I, _I32, _I32]
         lib.conv_bwd_data_direct.argtypes = [*[_I] * 13, _P, _P, _P, _I, _I32, _I32, _I32]
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
+        lib.conv_bwd_data_terms_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I32]
+        lib.conv_bwd_weights_runs_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
         lib._typed = True
@@ -190,7 +194,9 @@ class Geometry(NamedTuple):
     pw: int
 
 
-def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
+def _geometry(x_shape, w_shape, stride, padding, dilation: tuple[int, int] = (1, 1)) -> Geometry:
+    """The convolution's Geometry; its output sizes by the kernel's extent over ``dilation`` (the
+    Geometry itself keeps the kernel's taps, KH and KW)."""
     n, c, h, wd = x_shape
     oc, c2, kh, kw = w_shape
     if c2 != c:
@@ -199,7 +205,8 @@ def _geometry(x_shape, w_shape, stride, padding) -> Geometry:
         )
     sh, sw = stride
     ph, pw = padding
-    oh, ow = (h + 2 * ph - kh) // sh + 1, (wd + 2 * pw - kw) // sw + 1
+    ekh, ekw = (kh - 1) * dilation[0] + 1, (kw - 1) * dilation[1] + 1
+    oh, ow = (h + 2 * ph - ekh) // sh + 1, (wd + 2 * pw - ekw) // sw + 1
     if oh < 1 or ow < 1:
         raise ParityError("conv2d: empty output")
     return Geometry(n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw)
@@ -246,9 +253,9 @@ def path(x_shape, w_shape, stride, padding, profile: KernelProfile) -> str:
     return onednn_path(g, profile)
 
 
-def onednn_path(g: Geometry, profile: KernelProfile) -> str:
-    """The kernel oneDNN's convolution list gives ``g`` at ``profile``'s level (``path`` where ATen
-    hands the convolution to oneDNN)."""
+def onednn_path(g: Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> str:
+    """The kernel oneDNN's convolution list gives ``g`` (taps ``dil`` apart) at ``profile``'s level
+    (``path`` where ATen hands the convolution to oneDNN)."""
     c, oc = g.c, g.oc
     if profile.aarch64:
         if profile.torch != "2.13.0" or profile.name not in (*_ACL_PARAMS, "arm64-sve256"):
@@ -266,7 +273,7 @@ def onednn_path(g: Geometry, profile: KernelProfile) -> str:
         return AVX2
     # jit:sse41 takes 3 or a multiple of 8 input channels, a multiple of 8 output
     # channels and what its init_conf accepts, the same checks as jit:avx2's (``_avx2_forward_declines``)
-    sse41 = oc % 8 == 0 and (c % 8 == 0 or c == 3) and not _avx2_forward_declines(g)
+    sse41 = oc % 8 == 0 and (c % 8 == 0 or c == 3) and not _avx2_forward_declines(g, dil)
     return SSE41 if sse41 else GEMM_JIT
 
 
@@ -275,28 +282,39 @@ def _end_pad(pad: int, out: int, size: int, stride: int, k: int) -> int:
     return (out - 1) * stride + k - size - pad
 
 
-def _kernel_outside_src(g: Geometry) -> bool:
-    """A kernel side no longer than the padding before or after the input (oneDNN's direct kernels
-    decline it)."""
-    r, b = _end_pad(g.pw, g.ow, g.w, g.sw, g.kw), _end_pad(g.ph, g.oh, g.h, g.sh, g.kh)
-    return g.kw <= g.pw or g.kw <= r or g.kh <= g.ph or g.kh <= b
+def _extended(g: Geometry, dil: tuple[int, int]) -> Geometry:
+    """``g`` with the kernel's sides as their extent over the dilation ``dil`` (oneDNN's
+    calculate_extended_filter_size, (k - 1) * dilation + 1): what its init_confs compute the end
+    paddings and the kernel-outside-the-input check from."""
+    return g._replace(kh=(g.kh - 1) * dil[0] + 1, kw=(g.kw - 1) * dil[1] + 1)
 
 
-def _avx2_forward_declines(g: Geometry) -> bool:
+def _kernel_outside_src(g: Geometry, dil: tuple[int, int] = (1, 1)) -> bool:
+    """A kernel side's extent (over the dilation ``dil``) no longer than the padding before or after
+    the input (oneDNN's direct kernels decline it)."""
+    e = _extended(g, dil)
+    r, b = _end_pad(g.pw, g.ow, g.w, g.sw, e.kw), _end_pad(g.ph, g.oh, g.h, g.sh, e.kh)
+    return e.kw <= g.pw or e.kw <= r or e.kh <= g.ph or e.kh <= b
+
+
+def _avx2_forward_declines(g: Geometry, dil: tuple[int, int] = (1, 1)) -> bool:
     """Whether jit_avx2_conv_fwd_kernel_f32::init_conf declines (jit_sse41_conv_fwd_kernel_f32's has the
     same checks, its registers for the recomputed unroll alike): the kernel outside the input, a left
     padding over the width unroll (3, or OW below it), a kernel wider than 7 with padding and a
-    stride, or a right padding the unroll cannot cover once recomputed (at most 7 columns)."""
-    if _kernel_outside_src(g):
+    stride, or a right padding the unroll cannot cover once recomputed (at most 7 columns). The
+    paddings are the kernel's extent's over the dilation ``dil`` (``_extended``), the width checks
+    the kernel's taps'."""
+    if _kernel_outside_src(g, dil):
         return True
+    ekw = _extended(g, dil).kw
     ur = min(3, g.ow)
     tail = g.ow % ur
     if g.pw > ur or (g.kw > 7 and (g.ph, g.pw) != (0, 0) and (g.sh, g.sw) != (1, 1)):
         return True
-    right = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, g.kw))
+    right = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, ekw))
     if right > ur * g.sw and g.ow // ur > 1:
         ur = min(right // g.sw + tail, g.ow, 7)
-        right = max(0, _end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, g.kw))
+        right = max(0, _end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, ekw))
         return ur < max(g.pw, right)
     return False
 
@@ -331,7 +349,9 @@ def _avx2_weights_declines(g: Geometry) -> bool:
     return not (g.ph < g.kh and b < g.kh and g.pw < g.kw and r < g.kw and g.kw < 14 and g.kh <= g.h)
 
 
-def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str, str, str]:
+def direct_kernels(
+    g: Geometry, kind: str, profile: KernelProfile, dil: tuple[int, int] = (1, 1)
+) -> tuple[str, str, str]:
     """(forward, backward data, backward weights and bias): which oneDNN kernel runs each pass at
     ``kind`` (AVX2 or AVX512_CORE; not the 1x1 kernels), in cpu_convolution_list.cpp's order: at
     AVX512_CORE jit:avx512_core where its init_conf accepts, then jit:avx2 where its init_conf
@@ -341,9 +361,10 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
     accepts, then brgconv_strided:avx2 where its search (8 floats a vector) finds one; else gemm:jit
     (measured against ONEDNN_VERBOSE on the ~365 shapes per level and thread count, among 1500
     random strided draws of one to five input channels, that an earlier rule left unsettled: every
-    prediction right)."""
+    prediction right). ``dil``: the taps' dilation (the forward's checks over the kernel's extent;
+    ip_convolution takes no dilation)."""
     avx512 = kind == AVX512
-    if avx512 and _ip_convolution(g):
+    if avx512 and dil == (1, 1) and _ip_convolution(g):
         return IP_CONV, IP_CONV, IP_CONV
 
     def first(avx512_declines: bool, avx2_declines: bool) -> str:
@@ -361,7 +382,7 @@ def direct_kernels(g: Geometry, kind: str, profile: KernelProfile) -> tuple[str,
         data = BRG_STRIDED_AVX2
     else:
         data = GEMM_JIT
-    forward = first(avx512 and _avx512_forward_declines(g, profile), _avx2_forward_declines(g))
+    forward = first(avx512 and _avx512_forward_declines(g, profile, dil), _avx2_forward_declines(g, dil))
     return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g))
 
 
@@ -392,16 +413,17 @@ def unmodelled_passes(g: Geometry, kind: str, profile: KernelProfile) -> tuple[b
     return tuple(k == IP_CONV for k in direct_kernels(g, kind, profile))
 
 
-def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
+def _avx512_forward_declines(g: Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> bool:
     """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf declines (NCHW, channels padded to
     blocks of 16; fewer than 16 input channels its first-convolution kernel, one block of them): the
     kernel outside the input, a left padding or a right one (without the tail) over its width unroll
-    (``_avx512_forward_unroll``), or more than 256 KiB of code (15 bytes per FMA of the unroll)."""
-    if _kernel_outside_src(g):
+    (``_avx512_forward_unroll``), or more than 256 KiB of code (15 bytes per FMA of the unroll); the
+    paddings those of the kernel's extent over the dilation ``dil``."""
+    if _kernel_outside_src(g, dil):
         return True
-    ur_w, nb_oc_blocking, r_pad = _avx512_forward_unroll(g, profile)
+    ur_w, nb_oc_blocking, r_pad = _avx512_forward_unroll(g, profile, dil)
     tail = g.ow % ur_w
-    r_pad_no_tail = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, g.kw))
+    r_pad_no_tail = max(0, _end_pad(g.pw, g.ow - tail, g.w, g.sw, _extended(g, dil).kw))
     if g.pw > ur_w or r_pad_no_tail > ur_w:
         return True
     ic_block = g.c if g.c < 16 else 16
@@ -409,18 +431,21 @@ def _avx512_forward_declines(g: Geometry, profile: KernelProfile) -> bool:
     return mult * g.kw * ic_block * nb_oc_blocking * ur_w * 15 > 256 * 1024
 
 
-def _avx512_forward_unroll(g: Geometry, profile: KernelProfile) -> tuple[int, int, int]:
+def _avx512_forward_unroll(g: Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> tuple[int, int, int]:
     """(ur_w, nb_oc_blocking, r_pad) of jit_avx512_common_conv_fwd_kernel_t::init_conf: r_pad the
     right padding of its first unroll's whole blocks (the code-size check's), ur_w and
     nb_oc_blocking those of its embedded-broadcast kernel (kw > 3, or 3 with a small problem) or
-    its explicit one (the blocking of best thread efficiency, ``_avx512_thr_eff``)."""
+    its explicit one (the blocking of best thread efficiency, ``_avx512_thr_eff``); the end paddings
+    those of the kernel's extent over the dilation ``dil``, the explicit one's one-pixel case
+    undilated only."""
     n, c, wd, oc, kh, kw, oh, ow, sh, sw, pw = g.n, g.c, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.pw
+    ekw = _extended(g, dil).kw
     first = c < 16  # is_1stconv
     ic_block, icp, ocp = (c if first else 16), (c if first else _rnd_up(c, 16)), _rnd_up(oc, 16)
     nb_oc, regs = ocp // 16, 28
     ur_w = min(ow, regs)
     n_oi = ow // ur_w
-    r_pad = _end_pad(pw, ur_w * n_oi, wd, sw, kw)
+    r_pad = _end_pad(pw, ur_w * n_oi, wd, sw, ekw)
     if pw > 0 and r_pad > 0:
         n_oi -= 1
     if ur_w != ow and pw > 0 and r_pad > 0 and n_oi > 1:  # large_code_size
@@ -431,8 +456,8 @@ def _avx512_forward_unroll(g: Geometry, profile: KernelProfile) -> tuple[int, in
     l1 = profile.l1_per_core
     total = 4 * (-(-wd // sw) * ic_block * kh + ow * 16 * 2 + kh * kw * ic_block * 16 * 2)
     base = kw == 3 and ow <= 28 and total < l1 and not (ow == 13 and icp >= 192) and not (ow == 28 and icp >= 512)
-    full_r_pad = _end_pad(pw, ow, wd, sw, kw)
-    expl = (n, sh, sw, ow) == (1, 1, 1, 1) and wd == kw and nb_oc > 1 and (pw, full_r_pad) == (0, 0)
+    full_r_pad = _end_pad(pw, ow, wd, sw, ekw)
+    expl = (n, sh, sw, ow) == (1, 1, 1, 1) and wd == kw and nb_oc > 1 and (pw, full_r_pad, dil[1]) == (0, 0, 1)
     expl = expl and oh >= 60 and kh >= 3
     strided = (sh, sw) != (1, 1)
     embd = not expl and (
@@ -495,7 +520,7 @@ def _avx512_ow_block(g: Geometry, nb_oc: int, nb_oc_blocking: int, ur_w: int, pr
     return min(ow, max(2 * ur_w, block_thr))
 
 
-def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16) -> bool:
+def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple[int, int] = (1, 1)) -> bool:
     """Whether jit_avx512_common_conv_bwd_data_kernel_f32_t::init_conf declines (channels padded to
     blocks of 16): the kernel outside the input, a left or right overflow of the taps over its
     width unroll (over the input's columns: all of them up to 28, else 28 or 10 or 31 / (blocks +
@@ -503,17 +528,19 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16) -> bool:
     than 256 KiB of code. ``simd`` 8: aarch64's jit_sve_conv_bwd_data_kernel_f32_t at sve_256, the
     same checks over blocks of 8 with its own unrolls (24 registers for the first, the explicit
     broadcast kernel's 16 or 30 / (blocks + 1), the other's 30 / (blocks + 1) where strided, and no
-    L1 term in its choice of kernel)."""
-    if _kernel_outside_src(g):
+    L1 term in its choice of kernel). Dilated (``dil``): the padding and the taps' overflows those of
+    the kernel's extent (``_extended``), the code size and kernel choice the kernel's taps'."""
+    if _kernel_outside_src(g, dil):
         return True
     c, wd, kh, kw, ow, sw, sh, pw = g.c, g.w, g.kh, g.kw, g.ow, g.sw, g.sh, g.pw
+    ekw = _extended(g, dil).kw
     sve = simd == 8
     regs = 24 if sve else 28
     nb_ic = -(-c // simd)
-    r_pad = _end_pad(pw, ow, wd, sw, kw)
+    r_pad = _end_pad(pw, ow, wd, sw, ekw)
     ur_w = wd if wd <= regs else next(u for u in range(regs, 0, -1) if u % sw == 0)
-    l_over = max(0, (kw - 1 - pw) // sw)
-    r_over = max(0, _c_div(kw - 1 - max(0, r_pad + wd % ur_w), sw))
+    l_over = max(0, (ekw - 1 - pw) // sw)
+    r_over = max(0, _c_div(ekw - 1 - max(0, r_pad + wd % ur_w), sw))
     n_oi = wd // ur_w - (r_over > 0)
     if ur_w != ow and ((l_over <= 0 and n_oi > 0) or (l_over > 0 and n_oi > 1)) and r_over > 0 and l_over > 0:
         mult = 1 + (l_over > 0) + (r_over > 0)
@@ -537,25 +564,29 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16) -> bool:
     tail = wd % ur_w
     if l_over * sw > ur_w and not large_w:
         return True
-    r_over = max(0, _c_div(kw - 1 - max(0, r_pad + tail), sw))
+    r_over = max(0, _c_div(ekw - 1 - max(0, r_pad + tail), sw))
     if r_over * sw > ur_w or (wd > ur_w and (ur_w % sw != 0 or r_pad + tail < 0)):
         return True
     mult = 1 + (l_over > 0) + (r_over > 0)
     return mult * kw * simd * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
 
 
-def _avx512_weights_declines(g: Geometry) -> bool:
+def _avx512_weights_declines(g: Geometry, dil: tuple[int, int] = (1, 1)) -> bool:
     """Whether jit_avx512_common_conv_bwd_weights_kernel_f32_t::init_conf declines: a left or right
     padding not below KW (or over 28), a top or bottom one over KH / 2, a kernel wider than 14 (but
-    its transposed case: 14 to 19 columns, one output column, KW = W, stride 1, no padding), or
-    4 to 15 input channels (its first-convolution kernel takes 1 to 3)."""
-    r = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
-    b = max(0, _end_pad(g.ph, g.oh, g.h, g.sh, g.kh))
+    its transposed case: 14 to 19 columns, one output column, KW = W, stride 1, no padding, no
+    dilation), or 4 to 15 input channels (its first-convolution kernel takes 1 to 3). Dilated
+    (``dil``): the paddings against the kernel's extent (``_extended``), and a dilation of the rows
+    only at row stride 1 with the extent no taller than the input."""
+    e = _extended(g, dil)
+    r = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, e.kw))
+    b = max(0, _end_pad(g.ph, g.oh, g.h, g.sh, e.kh))
     transposed = (
         14 <= g.kw < 20 and g.ow == 1 and g.kw == g.w and (g.sh, g.sw) == (1, 1) and (g.ph, g.pw, r, b) == (0,) * 4
-    )
-    bounds = g.pw < g.kw and r < g.kw and g.ph <= g.kh // 2 and b <= g.kh // 2 and g.pw <= 28 and r <= 28
-    return not bounds or (g.kw > 14 and not transposed) or 4 <= g.c < 16
+    ) and dil == (1, 1)
+    bounds = g.pw < e.kw and r < e.kw and g.ph <= e.kh // 2 and b <= e.kh // 2 and g.pw <= 28 and r <= 28
+    rows_ok = dil[0] == 1 or (g.sh == 1 and e.kh <= g.h)
+    return not bounds or not rows_ok or (g.kw > 14 and not transposed) or 4 <= g.c < 16
 
 
 def _thnn_gemm(kind: str, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: float,
@@ -600,12 +631,17 @@ def _col2im(cols: np.ndarray, c: int, h: int, w: int, kh: int, kw: int, sh: int,
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, profile: KernelProfile,
-           kind: str | None = None) -> np.ndarray:  # fmt: skip
-    """``aten.convolution`` (2-D, dilation 1, one group): y (N, OC, OH, OW). ``kind``: the kernel to
-    run (``path``'s choice where None; harness.impl.conv_grouped names oneDNN's for each group)."""
+           kind: str | None = None, dilation: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
+    """``aten.convolution`` (2-D, one group): y (N, OC, OH, OW). ``kind``: the kernel to run
+    (``path``'s choice where None; harness.impl.conv_grouped names oneDNN's for each group);
+    ``dilation`` other than (1, 1): ``_dilated_forward``."""
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
-    g = _geometry(x.shape, w.shape, stride, padding)
+    g = _geometry(x.shape, w.shape, stride, padding, dilation)
+    if tuple(dilation) != (1, 1):
+        if kind is not None:
+            raise ParityError("conv2d: the impl reproduces dilated convolutions of one group only")
+        return _dilated_forward(x, w, b, g, tuple(dilation), profile)
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     if kind == ACL_REF:
@@ -721,7 +757,111 @@ def _avx512_1x1_ur(spatial: int, os_: int, load_dim: int, expl: bool) -> int:
     return ur
 
 
-def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarray) -> None:
+def dilated_kernel(g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> str:
+    """The kernel torch runs for a dilated convolution's forward (x86): ATen's slow_conv_dilated2d
+    where ``use_mkldnn`` declines (ConvUtils.h: a dilated convolution counts as strided, so only the
+    small-image rule, ``_small_single``, keeps it), else oneDNN's list as undilated with the
+    kernel's extent in the padding checks (``onednn_path``, ``direct_kernels``). ParityError on
+    aarch64, for a dilated side of one tap (oneDNN's 1x1 kernels), and for gemm:jit's ``ref:any``
+    fallback (not measured dilated)."""
+    if profile.aarch64:
+        raise ParityError("conv2d: the impl reproduces dilated convolutions on x86 only")
+    if (g.kh == 1 and dil[0] > 1) or (g.kw == 1 and dil[1] > 1):
+        raise ParityError("conv2d: the impl reproduces dilation over kernel sides of more than one tap only")
+    if _small_single(g.n, g.c, g.h, g.w, g.kh, g.kw):
+        return SLOW_DILATED
+    kind = onednn_path(g, profile, dil)
+    if kind in (AVX2, AVX512):
+        kind = direct_kernels(g, kind, profile, dil)[0]
+    if kind == GEMM_JIT and gemm_jit_forward_declines(g, profile):
+        raise ParityError("conv2d forward: oneDNN's ref:any for a dilated convolution is not modelled")
+    return kind
+
+
+def dilated_backward_kernels(g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> tuple[str, str]:
+    """(backward data, backward weights and bias): the kernels torch runs for a dilated convolution's
+    backward (x86; ``dilated_kernel``'s rules): slow_conv_dilated2d where ATen keeps it; at SSE4.1
+    gemm:jit; at AVX2 and AVX512_CORE backward data at stride 1 jit:avx512_core where its init_conf
+    accepts the kernel's extent (``_avx512_data_declines``), then jit:avx2 where its own accepts
+    (``_avx2_data_declines``), else gemm:jit, strided gemm:jit; weights jit:avx512_core where its
+    init_conf accepts (``_avx512_weights_declines``), else gemm:jit (jit:avx2's weights take no
+    dilation)."""
+    forward = dilated_kernel(g, dil, profile)
+    if forward == SLOW_DILATED or profile.aten not in ("avx2", "avx512"):
+        return (forward, forward) if forward == SLOW_DILATED else (GEMM_JIT, GEMM_JIT)
+    e, avx512 = _extended(g, dil), profile.aten == "avx512"
+    if (g.sh, g.sw) != (1, 1):  # the direct kernels take no stride with a dilation, nor brgconv_strided (measured)
+        data = GEMM_JIT
+    elif avx512 and not _avx512_data_declines(g, profile.l1_per_core, dil=dil):
+        data = AVX512
+    else:
+        data = GEMM_JIT if _avx2_data_declines(e) else AVX2
+    return data, AVX512 if avx512 and not _avx512_weights_declines(g, dil) else GEMM_JIT
+
+
+def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: bool, profile: KernelProfile, mask):
+    """A dilated convolution's backward by ``dilated_backward_kernels``' choice: slow_conv_dilated2d
+    (``_thnn_backward``); gemm:jit (``_gemm_jit_backward`` at SSE4.1, ``_vector_gemm_jit_backward``);
+    jit:avx2's and jit:avx512_core's backward data the undilated orders with the taps ``dil`` apart
+    (csrc/conv.c conv_bwd_data_terms_dilated: jit:avx2 chunks of 8, 16 or 32 output channels,
+    jit:avx512_core blocks of 16, each a chain from 0 over (kh, kw, channel), added). ParityError for
+    jit:avx512_core's weights (not modelled dilated)."""
+    data, weights = dilated_backward_kernels(g, dil, profile)
+    if data == SLOW_DILATED:
+        return _thnn_backward(dy, x, w, g, has_bias, profile, mask, dil)
+    if profile.aten not in ("avx2", "avx512"):
+        return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil)
+    gx = gw = gb = None
+    if (mask[1] or (mask[2] and has_bias)) and weights == AVX512:
+        raise ParityError("conv2d backward: jit:avx512_core's weights of a dilated convolution are not modelled")
+    if mask[0] and data == GEMM_JIT:
+        gx = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), dil=dil)[0]
+    elif mask[0]:
+        gx = np.empty_like(x)
+        chunked = _terms_chunked(g.oc, g.kh, g.kw, _avx2_data_chunk(g.ow))
+        terms = _terms_blocked(g.oc, g.kh, g.kw, 16) if data == AVX512 else chunked
+        _lib().conv_bwd_data_terms_dilated(*g, *dil, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
+    if mask[1] or mask[2]:
+        _, gw, gb = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), dil=dil)
+    return gx, gw, gb
+
+
+def _dilated_forward(x, w, b, g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> np.ndarray:
+    """A dilated convolution's forward by ``dilated_kernel``'s choice. slow_conv_dilated2d
+    (slow_conv_dilated_all_cpu_template), per image in order: the output filled with the bias (zeros
+    without), im2col with the dilation (rows (channel, kh, kw)), then ``cpublas::gemm`` 'n', 'n' (M
+    the pixels, N the output channels, K = C*KH*KW) with beta 1 onto it (MKL on all threads). oneDNN:
+    the undilated kernels' orders with the taps ``dil`` apart (csrc/conv.c conv_fwd_terms_dilated):
+    jit:sse41 (unfused) and jit:avx2 one chain from the bias over blocks of 8 channels, (kh, kw), the
+    block's channels; jit:avx512_core a chain per block of 16, the first plus the bias, the others
+    added; gemm:jit its im2col and sgemms (``_gemm_jit_forward``, ``_vector_gemm_jit_forward``)."""
+    kind = dilated_kernel(g, dil, profile)
+    n, c, _h, _wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
+    if kind == SLOW_DILATED:
+        y = np.zeros((n, oc, oh * ow), np.float32)
+        for t in range(n):
+            if b is not None:
+                y[t] = b[:, None]
+            cols = _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow, *dil)
+            _thnn_gemm("nn", oh * ow, oc, c * kh * kw, cols.reshape(-1), oh * ow, w.reshape(-1), c * kh * kw, 1.0,
+                       y[t].reshape(-1), oh * ow, profile)  # fmt: skip
+        return y.reshape(n, oc, oh, ow)
+    if kind == GEMM_JIT and profile.aten in ("avx2", "avx512"):
+        return _vector_gemm_jit_forward(x, w, b, g, profile, dil=dil)
+    y = np.empty((n, oc, oh, ow), np.float32)
+    if kind == GEMM_JIT:
+        _gemm_jit_forward(x, w, b, g, profile, y, dil)
+        return y
+    terms = _terms_blocked(c, kh, kw, 16 if kind == AVX512 else 8)
+    terms = terms if kind == AVX512 else np.ascontiguousarray(terms[terms[:, 0] >= 0])  # one chain
+    bias = None if b is None else ptr(b)
+    _lib().conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), bias, ptr(y), ptr(terms), len(terms),
+                                  int(kind != SSE41), 2 if kind == AVX512 else 1)  # fmt: skip
+    return y
+
+
+def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarray,
+                      dil: tuple[int, int] = (1, 1)) -> None:  # fmt: skip
     """oneDNN's gemm:jit forward (gemm_convolution.cpp ``execute_forward_ncsp``) into y: each thread
     of its blocking (``_gemm_jit_forward_conf``) takes its pixels and output channels (balance2D) in
     pieces of at most a pixel block (not crossing an image) by an oc block; per piece and input-channel
@@ -730,7 +870,8 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
     and output channel, the K blocks (``copy_k_blocks`` at SSE4.1) of each input-channel block, each chain from
     0 added to C; one output channel (n = 1: gemv 'N'), one chain over all of K from 0; one pixel
     (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C, in
-    calls of 512 terms where x is strided (no im2col and more than one pixel), else one call."""
+    calls of 512 terms where x is strided (no im2col and more than one pixel), else one call. ``dil``:
+    the taps' dilation (im2col's; one-pixel pieces of a dilated convolution refused)."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
     conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
     lib = _lib()
@@ -745,17 +886,19 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
             terms.extend(order[:size])
             order = order[size:]
     t = np.array(terms, np.int64).reshape(-1, 3)
-    lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
+    lib.conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
     pieces = _gemm_jit_forward_pieces(g, conf)
     flat = y.reshape(n, oc, oh * ow)
     one_oc = [p for p in pieces if p[4] - p[3] == 1]
     if one_oc:  # gemv 'N': one chain over all of K
         chain = np.array([t for t in terms if t[0] >= 0], np.int64)
         whole = np.empty_like(y)
-        lib.conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(whole), ptr(chain), len(chain), 0, 0)
+        lib.conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), bias, ptr(whole), ptr(chain), len(chain), 0, 0)
         for im, s0, s1, o0, o1 in one_oc:
             flat[im, o0:o1, s0:s1] = whole.reshape(n, oc, oh * ow)[im, o0:o1, s0:s1]
     one_pixel = np.array([p for p in pieces if p[2] - p[1] == 1 and p[4] - p[3] > 1], np.int64).reshape(-1, 5)
+    if len(one_pixel) and dil != (1, 1):
+        raise ParityError("conv2d forward: gemm:jit's one-pixel gemv pieces of a dilated convolution are not modelled")
     if len(one_pixel):  # gemv 'T' over the pixel's im2col row x
         # gemv_kernel_driver copies x in blocks of 512 (M_BLK), one kernel call each, only where its
         # stride incx = LDA is not 1: without im2col LDA is the image's pixels (one pixel: x is
@@ -1306,11 +1449,11 @@ def _sse41_k_blocks(k: int) -> list[int]:
     return copy_k_blocks(SGEMM_SSE41, k)
 
 
-def _run_weights(dy, x, gw, g, parts, runs, fused: bool) -> None:
+def _run_weights(dy, x, gw, g, parts, runs, fused: bool, dil: tuple[int, int] = (1, 1)) -> None:
     part = np.array(parts, np.int64)
     run = np.array(runs, np.int64)
-    _lib().conv_bwd_weights_runs(
-        *g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, ptr(run), len(run), int(fused), None
+    _lib().conv_bwd_weights_runs_dilated(
+        *g, *dil, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, ptr(run), len(run), int(fused), None
     )
 
 
@@ -1785,13 +1928,18 @@ def conv2d_backward(
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
     kind: str | None = None,
+    dilation: tuple[int, int] = (1, 1),
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward``: (grad_input, grad_weight, grad_bias), each None where ``mask``
     (output_mask) leaves it out or, for the bias, there is none. ParityError where the impl has no
     model of the kernel torch runs (see the module's docstring). ``kind``: the kernel to run
-    (``path``'s choice where None)."""
+    (``path``'s choice where None); ``dilation`` other than (1, 1): ``_dilated_backward``."""
     dy, x, w = f32(dy), f32(x), f32(w)
-    g = _geometry(x.shape, w.shape, stride, padding)
+    g = _geometry(x.shape, w.shape, stride, padding, dilation)
+    if tuple(dilation) != (1, 1):
+        if kind is not None:
+            raise ParityError("conv2d: the impl reproduces dilated convolutions of one group only")
+        return _dilated_backward(dy, x, w, g, tuple(dilation), has_bias, profile, mask)
     wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
@@ -1906,7 +2054,7 @@ def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4, gr
     return nthr, max(simd_w, int(np.float32(most) * coef))
 
 
-def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
+def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int] = (1, 1)):
     """oneDNN's gemm:jit backward (gemm_convolution.cpp, every backward at SSE4.1): per image its
     sgemm (unfused at SSE4.1) and col2im, over blocks of output pixels where the im2col buffer is
     too large (``_gemm_jit_conf``). grad_input: per block, per tap (kh, kw) in order a chain over the
@@ -1915,17 +2063,20 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
     output channel or C*KH*KW = 1 the sgemm is oneDNN's gemv_t: csrc/conv.c conv_bwd_weights_gemv),
     the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
     per output row one chain over (ow) in order from the row's first column, added to the channel's
-    sum (its ``omp simd`` reduction comes out as one chain: measured on rows of 28 to 600 columns)."""
+    sum (its ``omp simd`` reduction comes out as one chain: measured on rows of 28 to 600 columns).
+    ``dil``: the taps' dilation (im2col's and col2im's; its gemv_t weights refused dilated)."""
     n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
     if mask[0]:
-        gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1])
+        gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1], dil)
     if mask[1]:
         nthr, os_block = _gemm_jit_conf(g, profile.threads, True)
         gw = np.empty_like(w)
         ohw = oh * ow
         images = _balance211(n, min(nthr, n))
+        if (oc == 1 or c * kh * kw == 1) and dil != (1, 1):
+            raise ParityError("conv2d backward: gemm:jit's gemv_t weights of a dilated convolution are not modelled")
         if oc == 1 or c * kh * kw == 1:
             part = np.array(images, np.int64)
             col = np.empty(os_block, np.float32)
@@ -1938,7 +2089,7 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask):
                 for s0 in range(0, ohw, os_block)
                 for off in np.cumsum([0, *_sse41_k_blocks(min(os_block, ohw - s0))[:-1]])
             ]
-            _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False)
+            _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False, dil)
     if mask[2] and has_bias:
         gb = _gemm_jit_bias(dy, g)
     return gx, gw, gb
@@ -1958,10 +2109,13 @@ def _gemm_jit_bias(dy: np.ndarray, g: Geometry) -> np.ndarray:
     return gb
 
 
-def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) -> np.ndarray:
+def _gemm_jit_data(
+    dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int, dil: tuple[int, int] = (1, 1)
+) -> np.ndarray:
     """gemm:jit's grad_input: per tap its column (a chain over the output channels in the sgemm's
-    K blocks, csrc/conv.c conv_bwd_data_terms with one tap), added onto zeros by col2im: per block
-    of os_block output pixels, per tap in order, the pixels of the block that reach the input."""
+    K blocks, csrc/conv.c conv_bwd_data_terms_dilated with one tap), added onto zeros by col2im: per
+    block of os_block output pixels, per tap in order, the pixels of the block that reach the input
+    (taps ``dil`` apart)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     lib = _lib()
     gx = np.zeros((n, c, h, wd), np.float32)
@@ -1977,9 +2131,9 @@ def _gemm_jit_data(dy: np.ndarray, w: np.ndarray, g: Geometry, os_block: int) ->
                 o0 += size
             t = np.array(terms, np.int64).reshape(-1, 3)
             col = np.empty((n, c, h, wd), np.float32)
-            lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(col), ptr(t), len(t), 0)
-            rr = np.arange(h)[:, None] + ph - i
-            cc = np.arange(wd)[None, :] + pw - j
+            lib.conv_bwd_data_terms_dilated(*g, *dil, ptr(dy), ptr(w), ptr(col), ptr(t), len(t), 0)
+            rr = np.arange(h)[:, None] + ph - i * dil[0]
+            cc = np.arange(wd)[None, :] + pw - j * dil[1]
             reach = (rr >= 0) & (rr % sh == 0) & (rr // sh < oh) & (cc >= 0) & (cc % sw == 0) & (cc // sw < ow)
             pixel = (rr // sh) * ow + cc // sw
             taps.append((col, reach, pixel // os_block))
@@ -2035,12 +2189,13 @@ def _vector_gemm_jit_calls(
     return calls
 
 
-def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, groups: int = 1) -> np.ndarray:
+def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, groups: int = 1,
+                             dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
     """oneDNN's gemm:jit forward at AVX2 or AVX512_CORE (execute_forward_ncsp; ``g`` one group's
     geometry of ``groups``, x, w, b all of them): per piece of its blocking (``_gemm_jit_forward_pieces``
     over the (image, group) pairs) and input-channel block in order one sgemm (im2col rows (channel,
     kh, kw); beta 0 for the first block, 1 after; harness.impl.onednn_sgemm), the bias added after
-    the last block."""
+    the last block; ``dil`` the taps' dilation (im2col's)."""
     from harness.impl.onednn_sgemm import sgemm
 
     n, c, h, wd, oc, kh, kw, oh, ow = g[:9]
@@ -2054,7 +2209,7 @@ def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, group
     for im, s0, s1, o0, o1 in _gemm_jit_forward_pieces(g._replace(n=n * groups), conf):
         grp = im % groups
         if not _plain(g) and im not in cols:
-            cols = {im: _im2col(pairs[im], kh, kw, g.sh, g.sw, g.ph, g.pw, oh, ow)}
+            cols = {im: _im2col(pairs[im], kh, kw, g.sh, g.sw, g.ph, g.pw, oh, ow, *dil)}
         for c0 in range(0, c, conf.ic_block):
             call, threads = next(calls)
             if _plain(g):
@@ -2069,7 +2224,9 @@ def _vector_gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, group
     return y.reshape(n, groups * oc, oh, ow)
 
 
-def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: KernelProfile, mask, groups: int = 1):
+def _vector_gemm_jit_backward(
+    dy, x, w, g: Geometry, has_bias: bool, profile: KernelProfile, mask, groups: int = 1, dil: tuple[int, int] = (1, 1)
+):
     """oneDNN's gemm:jit backward at AVX2 or AVX512_CORE (execute_backward_data_ncsp,
     execute_backward_weights_ncsp; harness.impl.onednn_sgemm's sgemm; ``g`` one group's geometry of
     ``groups``). grad_input: per (image, group) pair and block of output pixels its sgemm into
@@ -2077,7 +2234,8 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
     grad_weight: bwd_weights_balance gives min(groups, threads) threads the groups and splits the
     images of a group between the threads left for it where its threads reduce (more than one image
     and thread); each thread per image and pixel block one sgemm onto its own sum (beta 0 first), a
-    group's threads' sums then added in order onto 0; grad_bias as at SSE4.1 (``_gemm_jit_bias``)."""
+    group's threads' sums then added in order onto 0; grad_bias as at SSE4.1 (``_gemm_jit_bias``).
+    ``dil``: the taps' dilation (im2col's and col2im's)."""
     from harness.impl.onednn_sgemm import sgemm
 
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
@@ -2098,7 +2256,7 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
                     continue
                 col = np.empty(call.m * call.n, np.float32)
                 sgemm(isa, threads, call, dyf, im * oc * os_ + s0, wf, wo, 0, col, 0)
-                _col2im_block(col.reshape(call.n, call.m), gx[im], g, s0)
+                _col2im_block(col.reshape(call.n, call.m), gx[im], g, s0, dil)
         gx = gx.reshape(n, groups * c, h, wd)
     if mask[1]:
         nthr, os_block = _gemm_jit_conf(g, profile.threads, True, simd, groups)
@@ -2113,7 +2271,7 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
                 part = np.zeros(oc * c * ks, np.float32)
                 for b in range(t0, t1):
                     im = b * groups + grp
-                    cols = None if _plain(g) else _im2col(xs[im], kh, kw, sh, sw, ph, pw, oh, ow)
+                    cols = None if _plain(g) else _im2col(xs[im], kh, kw, sh, sw, ph, pw, oh, ow, *dil)
                     for s0 in range(0, os_, os_block):
                         call, threads = calls[(s0 // os_block) * n * groups + im]
                         if cols is None:
@@ -2129,8 +2287,11 @@ def _vector_gemm_jit_backward(dy, x, w, g: Geometry, has_bias: bool, profile: Ke
     return gx, gw, gb
 
 
-def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
-    """ATen's slow_conv2d_backward: per image MKL gemms; grad_input's columns added back by col2im."""
+def _thnn_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int] = (1, 1)):
+    """ATen's slow_conv2d_backward: per image MKL gemms; grad_input's columns added back by col2im.
+    ``dil`` other than (1, 1): slow_conv_dilated2d's backward (slow_conv_dilated_all_cpu_template:
+    the same gemms over im2col and col2im with the dilation; grad_bias zeros, each image's sum over
+    (OH, OW) added)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     k, m = c * kh * kw, oh * ow
     plain = (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0)
@@ -2143,16 +2304,20 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask):
         cols = aligned(k * m).reshape(k, m)
         for t in range(n):
             _thnn_gemm("nt", m, k, oc, dy[t].reshape(-1), m, w.reshape(-1), k, 0.0, cols.reshape(-1), m, prof)
-            gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)
+            gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow, *dil)
     if mask[1]:
         gw = np.zeros_like(w)
         for t in range(n):  # a serial loop: MKL on all threads
-            cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow)
+            cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow, *dil)
             _thnn_gemm("tn", k, oc, m, cols.reshape(-1), m, dy[t].reshape(-1), m, 1.0, gw.reshape(-1), k, profile)
     if mask[2] and has_bias:
         from harness.impl.reduce import sum_dims
 
         gb = sum_dims(dy, (0, 2, 3), profile)
+        if dil != (1, 1):
+            gb = np.zeros(oc, np.float32)
+            for t in range(n):
+                gb = gb + sum_dims(dy[t], (1, 2), profile)
     return gx, gw, gb
 
 
@@ -2315,15 +2480,16 @@ def _acl_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: Geometry
     return y
 
 
-def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int) -> None:
+def _col2im_block(cols: np.ndarray, im: np.ndarray, g: Geometry, s0: int, dil: tuple[int, int] = (1, 1)) -> None:
     """oneDNN's col2im of one block of output pixels (from s0; cols (C*KH*KW, pixels)): per tap
-    (kh, kw) in order, each pixel's column added to the input element it reaches (one per tap)."""
+    (kh, kw) in order (taps ``dil`` apart), each pixel's column added to the input element it
+    reaches (one per tap)."""
     c, kh, kw, ow, sh, sw, ph, pw = g.c, g.kh, g.kw, g.ow, g.sh, g.sw, g.ph, g.pw
     pixels = np.arange(s0, s0 + cols.shape[1])
     taps = cols.reshape(c, kh, kw, -1)
     for i in range(kh):
         for j in range(kw):
-            iy, ix = (pixels // ow) * sh - ph + i, (pixels % ow) * sw - pw + j
+            iy, ix = (pixels // ow) * sh - ph + i * dil[0], (pixels % ow) * sw - pw + j * dil[1]
             at = (iy >= 0) & (iy < g.h) & (ix >= 0) & (ix < g.w)
             im[:, iy[at], ix[at]] += taps[:, i, j, at]
 

@@ -522,25 +522,41 @@ def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": grouped_mm(x, w, offs, p)}
 
 
-def _conv_geometry(a: Args, spatial: int) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], int]:
-    """stride, padding, output_padding and groups of an undilated convolution over ``spatial`` dims as
+def _conv_geometry(
+    a: Args, spatial: int
+) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], int, tuple[int, int]]:
+    """stride, padding, output_padding, groups and dilation of a convolution over ``spatial`` dims as
     the 2-D one that runs it; ParityError else. A one-element stride, padding, output_padding or
     dilation stands for every spatial dim (ATen's ``expand_param_if_needed``: ``padding="valid"``
     reaches ``convolution`` as ``[0]``). A 1-D convolution, transposed too, runs as 2-D over rows of
     height 1 (ATen's ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W)
-    before choosing a backend): stride (1, s), padding (0, p), output_padding (0, op)."""
+    before choosing a backend): stride (1, s), padding (0, p), output_padding (0, op), dilation
+    (1, d). A dilation other than 1 is modelled for one group, untransposed, on NCHW tensors only
+    (``_dilation_modelled``)."""
     names, start = ("stride", "padding", "output_padding", "dilation"), {"stride": 1, "dilation": 1}
     stride, padding, output_padding, dilation = ([int(x) for x in (a.get(k) or [start.get(k, 0)])] for k in names)
     stride, padding, output_padding, dilation = (
         v * spatial if len(v) == 1 else v for v in (stride, padding, output_padding, dilation)
     )
     every = (stride, padding, output_padding, dilation)
-    if spatial not in (1, 2) or any(len(v) != spatial for v in every) or set(dilation) != {1}:
-        raise ParityError("the impl reproduces 1-D and 2-D convolutions without dilation only")
+    if spatial not in (1, 2) or any(len(v) != spatial for v in every):
+        raise ParityError("the impl reproduces 1-D and 2-D convolutions only")
     if spatial == 1:
-        stride, padding, output_padding = [1, *stride], [0, *padding], [0, *output_padding]
+        stride, padding, output_padding, dilation = [1, *stride], [0, *padding], [0, *output_padding], [1, *dilation]
     groups = int(a.get("groups", 1) or 1)
-    return (stride[0], stride[1]), (padding[0], padding[1]), (output_padding[0], output_padding[1]), groups
+    pairs = tuple((v[0], v[1]) for v in (stride, padding, output_padding, dilation))
+    return pairs[0], pairs[1], pairs[2], groups, pairs[3]
+
+
+def _dilation_modelled(t: Arrays, a: Args, groups: int, dilation: tuple[int, int]) -> bool:
+    """Whether the convolution is dilated (harness.impl.conv's dilated kernels); ParityError where it
+    is and is grouped, transposed or channels-last (not modelled dilated)."""
+    if dilation == (1, 1):
+        return False
+    if groups != 1 or a.get("transposed") or _channels_last(t, a):
+        raise ParityError("the impl reproduces dilated convolutions of one group, untransposed, on NCHW tensors only")
+    _contiguous_nchw(t, a, ("weight",))
+    return True
 
 
 def _transposed(a: Args, groups: int, t: Arrays) -> str:
@@ -646,13 +662,16 @@ def _nan_checked(
 
 
 def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_transpose
+    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc, conv_transpose
 
     if t["input"].ndim == 5:
         stride3, padding3 = _conv3d_geometry(a)
         _ncdhw(t, a, ("input", "weight"))
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
-    stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
+    if _dilation_modelled(t, a, groups, dilation):
+        out = conv.conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, p, dilation=dilation)
+        return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     layout = _transposed(a, groups, t)
     if layout:
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
@@ -701,7 +720,7 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
 
 
 def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
+    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -711,8 +730,11 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
         go, x, w = (t[k] for k in ("grad_output", "input", "weight"))
         grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
-    stride, padding, output_padding, groups = _conv_geometry(a, t["input"].ndim - 2)
+    stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
+    if _dilation_modelled(t, a, groups, dilation):  # ATen and oneDNN run on NCHW copies of the operands
+        grads = conv.conv2d_backward(go, x, w, stride, padding, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
+        return _conv_grads(t, grads, mask)
     layout = _transposed(a, groups, t)
     if layout == "nhwc":
         grads = conv_transpose.conv_transpose2d_nhwc_backward(

@@ -2,9 +2,9 @@
  * the kernel torch runs takes its terms.
  *
  * Shapes (NCHW, contiguous): x (N, IC, IH, IW), w (OC, IC, KH, KW), y (N, OC, OH, OW); stride
- * (SH, SW), padding (PH, PW), no dilation, one group. A tap that falls in the padding is skipped
- * (the JIT kernels never load it; adding fma(0, w, acc) would give the same bits anyway, except
- * for infinities and NaNs in w).
+ * (SH, SW), padding (PH, PW), one group, no dilation (conv_fwd_terms_dilated: taps DH, DW apart). A
+ * tap that falls in the padding is skipped (the JIT kernels never load it; adding fma(0, w, acc)
+ * would give the same bits anyway, except for infinities and NaNs in w).
  *
  * fused: 1 every term is fmaf(a, b, acc) (AVX2/AVX-512 vfmadd231ps), 0 acc + a*b with two
  * roundings (SSE4.1 mulps, addps). */
@@ -84,10 +84,27 @@ void conv_bwd_data_direct(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t
  * added to its part's sum (the first run's chain is the sum); the parts' sums then added in order
  * from the first. fused: fmaf, else a rounded product added. order (NULL: r * OW + c in order): the
  * image's output pixels in the order the kernel takes them, order[i] the i-th pixel's r * OW + c. */
+void conv_bwd_weights_runs_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                   int64_t dh, int64_t dil_w, const float *dy, const float *x, float *dw,
+                                   const int64_t *part, int64_t parts, const int64_t *run, int64_t runs, int32_t fused,
+                                   const int64_t *order);
+
 void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
                            const float *x, float *dw, const int64_t *part, int64_t parts, const int64_t *run,
                            int64_t runs, int32_t fused, const int64_t *order) {
+    conv_bwd_weights_runs_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, x, dw, part, parts, run,
+                                  runs, fused, order);
+}
+
+/* conv_bwd_weights_runs with the taps dh rows and dil_w columns apart (dilation): tap (i, j) of output
+ * (r, c) reads input (r * sh - ph + i * dh, c * sw - pw + j * dil_w). */
+void conv_bwd_weights_runs_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                   int64_t dh, int64_t dil_w, const float *dy, const float *x, float *dw,
+                                   const int64_t *part, int64_t parts, const int64_t *run, int64_t runs, int32_t fused,
+                                   const int64_t *order) {
     (void)n;
     int64_t ohw = oh * ow;
     for (int64_t o = 0; o < oc; o++)
@@ -107,7 +124,7 @@ void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                                 acc = 0.0f;
                             }
                             int64_t b = q / ohw, pix = order ? order[q % ohw] : q % ohw, r = pix / ow, c = pix % ow;
-                            int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                            int64_t yy = r * sh - ph + i * dh, xx = c * sw - pw + j * dil_w;
                             if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
                             acc = madd(fused, dy[((b * oc + o) * oh + r) * ow + c], x[((b * ic + k) * ih + yy) * iw + xx],
                                        acc);
@@ -119,6 +136,11 @@ void conv_bwd_weights_runs(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                 }
 }
 
+void conv_fwd_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                            int64_t dw, const float *x, const float *w, const float *bias, float *y,
+                            const int64_t *terms, int64_t nterms, int32_t fused, int32_t bias_first);
+
 /* Forward with the terms' order given: per output element a chain over terms[t] = (input channel,
  * kh, kw) in order, the padding's taps skipped; a term (-1, 0, 0) ends a part: its chain added to
  * the total (the first part's chain is the total), the next part's chain from 0. bias_first: 1 the
@@ -128,6 +150,17 @@ void conv_fwd_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, i
                     int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *x, const float *w,
                     const float *bias, float *y, const int64_t *terms, int64_t nterms, int32_t fused,
                     int32_t bias_first) {
+    conv_fwd_terms_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, x, w, bias, y, terms, nterms, fused,
+                           bias_first);
+}
+
+/* conv_fwd_terms with the taps dh rows and dw columns apart (dilation; oneDNN's dilate_h + 1): tap (i, j)
+ * of output (r, c) reads input (r * sh - ph + i * dh, c * sw - pw + j * dw), skipped outside the input
+ * as the direct kernels' padding logic and im2col's zeros (never loaded) do. */
+void conv_fwd_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                            int64_t dw, const float *x, const float *w, const float *bias, float *y,
+                            const int64_t *terms, int64_t nterms, int32_t fused, int32_t bias_first) {
     for (int64_t b = 0; b < n; b++)
         for (int64_t o = 0; o < oc; o++)
             for (int64_t r = 0; r < oh; r++)
@@ -143,7 +176,7 @@ void conv_fwd_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, i
                             acc = 0.0f;
                             continue;
                         }
-                        int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                        int64_t yy = r * sh - ph + i * dh, xx = c * sw - pw + j * dw;
                         if (yy < 0 || yy >= ih || xx < 0 || xx >= iw) continue;
                         acc = madd(fused, x[((b * ic + k) * ih + yy) * iw + xx], w[((o * ic + k) * kh + i) * kw + j], acc);
                     }
@@ -157,9 +190,24 @@ void conv_fwd_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, i
 /* Backward data with the terms' order given: per input element a chain from 0 over terms[t] =
  * (output channel, kh, kw) in order, the taps that do not reach it skipped; a term (-1, 0, 0) ends a
  * part: its chain added to the total (the first part's chain is the total), the next from 0. */
+void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                                 int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                 int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms,
+                                 int64_t nterms, int32_t fused);
+
 void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
                          int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
                          const float *w, float *dx, const int64_t *terms, int64_t nterms, int32_t fused) {
+    conv_bwd_data_terms_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, w, dx, terms, nterms,
+                                fused);
+}
+
+/* conv_bwd_data_terms with the taps dh rows and dw columns apart (dilation): tap (i, j) reaches input
+ * (yy, xx) from output ((yy + ph - i * dh) / sh, (xx + pw - j * dw) / sw) where that divides. */
+void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                                 int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                 int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms,
+                                 int64_t nterms, int32_t fused) {
     for (int64_t b = 0; b < n; b++)
         for (int64_t k = 0; k < ic; k++)
             for (int64_t yy = 0; yy < ih; yy++)
@@ -174,7 +222,7 @@ void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t 
                             acc = 0.0f;
                             continue;
                         }
-                        int64_t rr = yy + ph - i, cc = xx + pw - j;
+                        int64_t rr = yy + ph - i * dh, cc = xx + pw - j * dw;
                         if (rr < 0 || rr % sh || rr / sh >= oh || cc < 0 || cc % sw || cc / sw >= ow) continue;
                         acc = madd(fused, dy[((b * oc + o) * oh + rr / sh) * ow + cc / sw], w[((o * ic + k) * kh + i) * kw + j],
                                    acc);
