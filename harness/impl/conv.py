@@ -171,6 +171,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_data_terms_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_weights_runs_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
+        lib.conv_bwd_weights_gemv_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
         lib._typed = True
     return lib
@@ -804,16 +805,15 @@ def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: boo
     (``_thnn_backward``); gemm:jit (``_gemm_jit_backward`` at SSE4.1, ``_vector_gemm_jit_backward``);
     jit:avx2's and jit:avx512_core's backward data the undilated orders with the taps ``dil`` apart
     (csrc/conv.c conv_bwd_data_terms_dilated: jit:avx2 chunks of 8, 16 or 32 output channels,
-    jit:avx512_core blocks of 16, each a chain from 0 over (kh, kw, channel), added). ParityError for
-    jit:avx512_core's weights (not modelled dilated)."""
+    jit:avx512_core blocks of 16, each a chain from 0 over (kh, kw, channel), added); jit:avx512_core's
+    weights and bias the undilated split (``_weight_split``, ``_bias_parts``: a chain per thread over
+    its (image, oh, ow) pairs, the threads' sums added) with the taps ``dil`` apart."""
     data, weights = dilated_backward_kernels(g, dil, profile)
     if data == SLOW_DILATED:
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask, dil)
     if profile.aten not in ("avx2", "avx512"):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil)
     gx = gw = gb = None
-    if (mask[1] or (mask[2] and has_bias)) and weights == AVX512:
-        raise ParityError("conv2d backward: jit:avx512_core's weights of a dilated convolution are not modelled")
     if mask[0] and data == GEMM_JIT:
         gx = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), dil=dil)[0]
     elif mask[0]:
@@ -821,7 +821,13 @@ def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: boo
         chunked = _terms_chunked(g.oc, g.kh, g.kw, _avx2_data_chunk(g.ow))
         terms = _terms_blocked(g.oc, g.kh, g.kw, 16) if data == AVX512 else chunked
         _lib().conv_bwd_data_terms_dilated(*g, *dil, ptr(dy), ptr(w), ptr(gx), ptr(terms), len(terms), 1)
-    if mask[1] or mask[2]:
+    if weights == AVX512:  # its split of the (image, pixel) pairs as undilated, the taps dil apart
+        if mask[1]:
+            gw = np.empty_like(w)
+            _run_weights(dy, x, gw, g, *_weight_split(AVX512, g, profile.threads, profile.l1_per_core), True, dil)
+        if mask[2] and has_bias:
+            gb = _bias_grad(dy, _bias_parts(AVX512, g, profile.threads))
+    elif mask[1] or mask[2]:
         _, gw, gb = _vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), dil=dil)
     return gx, gw, gb
 
@@ -2064,7 +2070,7 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
     the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
     per output row one chain over (ow) in order from the row's first column, added to the channel's
     sum (its ``omp simd`` reduction comes out as one chain: measured on rows of 28 to 600 columns).
-    ``dil``: the taps' dilation (im2col's and col2im's; its gemv_t weights refused dilated)."""
+    ``dil``: the taps' dilation (im2col's and col2im's)."""
     n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
@@ -2075,12 +2081,12 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
         gw = np.empty_like(w)
         ohw = oh * ow
         images = _balance211(n, min(nthr, n))
-        if (oc == 1 or c * kh * kw == 1) and dil != (1, 1):
-            raise ParityError("conv2d backward: gemm:jit's gemv_t weights of a dilated convolution are not modelled")
         if oc == 1 or c * kh * kw == 1:
             part = np.array(images, np.int64)
             col = np.empty(os_block, np.float32)
-            lib.conv_bwd_weights_gemv(*g, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col))
+            lib.conv_bwd_weights_gemv_dilated(
+                *g, *dil, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col)
+            )
         else:
             parts = [b * ohw for b in images]
             runs = [

@@ -259,10 +259,24 @@ static float sse41_gemv_t(const float *x, const float *a, int64_t m, float y) {
  * sse41_gemv_t of the block's im2col column (0 in the padding) against grad_output, onto the sum
  * so far (the part's first block onto 0); the parts' sums added in order. col: os_block floats of
  * scratch for a block's column. */
+void conv_bwd_weights_gemv_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                   int64_t dh, int64_t dil_w, const float *dy, const float *x, float *dw,
+                                   const int64_t *part, int64_t parts, int64_t os_block, float *col);
+
 void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
                            int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
                            const float *x, float *dw, const int64_t *part, int64_t parts, int64_t os_block,
                            float *col) {
+    conv_bwd_weights_gemv_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, x, dw, part, parts,
+                                  os_block, col);
+}
+
+/* conv_bwd_weights_gemv with the taps dh rows and dil_w columns apart (dilation; im2col's). */
+void conv_bwd_weights_gemv_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh,
+                                   int64_t kw, int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
+                                   int64_t dh, int64_t dil_w, const float *dy, const float *x, float *dw,
+                                   const int64_t *part, int64_t parts, int64_t os_block, float *col) {
     (void)n;
     int64_t ohw = oh * ow;
     for (int64_t o = 0; o < oc; o++)
@@ -277,7 +291,7 @@ void conv_bwd_weights_gemv(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_
                                 int64_t len = s0 + os_block < ohw ? os_block : ohw - s0;
                                 for (int64_t q = 0; q < len; q++) {
                                     int64_t r = (s0 + q) / ow, c = (s0 + q) % ow;
-                                    int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                                    int64_t yy = r * sh - ph + i * dh, xx = c * sw - pw + j * dil_w;
                                     int inside = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
                                     col[q] = inside ? x[((b * ic + k) * ih + yy) * iw + xx] : 0.0f;
                                 }
