@@ -4,9 +4,9 @@ through the trace replay (``harness.trace.impl_ops.replay``).
 
 The shapes: DAC's residual units (kernel 7, dilation 3 and 9, padding 9 and 27: gemm:jit at AVX2,
 jit:avx512_core's forward at AVX-512), UnivNet's (kernel 3, dilation 3, padding 3: jit:avx2 /
-jit:avx512_core forward and backward data), one small image (ATen's slow_conv_dilated2d), a 2-D
-kernel dilated by rows and columns, and a strided one (its backward data gemm:jit). Every pass must be
-bit for bit but jit:avx512_core's weight gradient, which the impl refuses.
+jit:avx512_core forward and backward data), 16 input channels (jit:avx512_core's weights at AVX-512),
+one small image (ATen's slow_conv_dilated2d), a 2-D kernel dilated by rows and columns, and a strided
+one (its backward data gemm:jit). Every pass bit for bit, an infinity and a -0 in the input.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ CASES = (
     ((2, 4, 128), (4, 4, 7), 1, 9, 3),  # DAC
     ((2, 8, 64), (8, 8, 7), 1, 27, 9),  # DAC, wider
     ((2, 4, 16), (4, 4, 3), 1, 3, 3),  # UnivNet
-    ((3, 16, 100), (24, 16, 5), 1, 4, 2),  # jit:avx512_core's weights at AVX-512: refused there
+    ((3, 16, 100), (24, 16, 5), 1, 4, 2),  # jit:avx512_core's weights at AVX-512
     ((1, 17, 200), (33, 17, 7), 1, 9, 3),  # one small image: slow_conv_dilated2d
     ((2, 9, 11, 14), (16, 9, 3, 4), 1, (2, 3), (2, 3)),
     ((3, 8, 40), (8, 8, 5), 2, 4, 2),  # strided: backward data gemm:jit
@@ -63,8 +63,7 @@ def _bits_equal(a: np.ndarray, b: np.ndarray) -> bool:
 @needs_verified_profile
 @pytest.mark.parametrize("threads", [1, 2])
 def test_dilated_convolutions_live(threads: int) -> None:
-    """Forward and backward of each case bit for bit, or refused exactly where the impl predicts
-    jit:avx512_core's weights."""
+    """Forward and every gradient of each case bit for bit."""
     use_threads(threads)
     profile = live_profile()
     rng = np.random.default_rng(5)
@@ -73,20 +72,11 @@ def test_dilated_convolutions_live(threads: int) -> None:
         x4, w4, dy4 = (a if a.ndim == 4 else a[:, :, None, :] for a in (ops["x"], ops["w"], ops["dy"]))
         (sh, sw), (ph, pw), (dh, dw) = _as_pairs(case)
         stride, padding, dil = (sh, sw), (ph, pw), (dh, dw)
-        g = conv._geometry(x4.shape, w4.shape, stride, padding, dil)
-        weights_refused = conv.dilated_backward_kernels(g, dil, profile)[1] == conv.AVX512
         y = conv.conv2d(x4, w4, ops["b"], stride, padding, profile, dilation=dil)
         assert _bits_equal(y.reshape(want["out"].shape), want["out"]), case
-        gx = conv.conv2d_backward(dy4, x4, w4, stride, padding, True, profile, (True, False, False), dilation=dil)[0]
-        assert _bits_equal(gx.reshape(want["grad_input"].shape), want["grad_input"]), case
-        for i, name in ((1, "grad_weight"), (2, "grad_bias")):
-            mask = tuple(j == i for j in range(3))
-            if weights_refused:
-                with pytest.raises(ParityError, match="jit:avx512_core's weights of a dilated"):
-                    conv.conv2d_backward(dy4, x4, w4, stride, padding, True, profile, mask, dilation=dil)
-                continue
-            got = conv.conv2d_backward(dy4, x4, w4, stride, padding, True, profile, mask, dilation=dil)[i]
-            assert _bits_equal(got.reshape(want[name].shape), want[name]), (case, name)
+        grads = conv.conv2d_backward(dy4, x4, w4, stride, padding, True, profile, dilation=dil)
+        for got, name in zip(grads, ("grad_input", "grad_weight", "grad_bias"), strict=True):
+            assert got is not None and _bits_equal(got.reshape(want[name].shape), want[name]), (case, name)
 
 
 def _args(case: tuple, mask: list[bool] | None = None) -> list[dict]:

@@ -9,9 +9,10 @@ Shapes (NCHW, float32, contiguous)::
     b   bias           (OC,) or None
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
     dy  grad_output    (N, OC, OH, OW)
-    stride (SH, SW), padding (PH, PW); dilation 1, one group, not transposed (else ParityError;
-    groups over 1: harness.impl.conv_grouped, which hands one group here; transposed:
-    harness.impl.conv_transpose, which runs the adjoint convolution's passes here).
+    stride (SH, SW), padding (PH, PW); one group, not transposed (else ParityError; groups over 1:
+    harness.impl.conv_grouped, which hands one group here; transposed: harness.impl.conv_transpose,
+    which runs the adjoint convolution's passes here); dilation (DH, DW) on x86 (below), OH and OW
+    then by the kernel's extent (KH - 1) * DH + 1.
 
 Which code runs (ATen's ``_convolution``, ``use_mkldnn`` in ConvUtils.h, then oneDNN's own dispatch
 under ``ONEDNN_MAX_CPU_ISA``; measured with ONEDNN_VERBOSE; docs/impl/kernels.md has it in full).
@@ -72,6 +73,19 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   (harness.impl.onednn_sgemm: copy-based or no-copy drivers, the small-n TN and gemv kernels, their
   threads' splits; ``_vector_gemm_jit_forward``, ``_vector_gemm_jit_backward``), each sgemm on one
   thread inside the pass's parallel region, else on all.
+
+Dilated (x86; ``dilated_kernel``, ``dilated_backward_kernels``; measured on a Zen 5 at baseline,
+avx2 and avx512, 1, 2 and 4 threads, against ONEDNN_VERBOSE): ATen's ``slow_conv_dilated2d``
+(NaiveDilatedConvolution.cpp) for one small image (``_small_single``: a dilation counts as a stride in
+``use_mkldnn``): per image the output filled with the bias, im2col with the dilation, MKL ``sgemm``
+with beta 1; grad_input ``gemm`` into columns and col2im; grad_weight per image ``gemm`` with beta 1;
+grad_bias each image's sum added onto zeros. Else oneDNN's kernels as undilated, their init_confs
+reading the paddings and overflows of the kernel's extent (``_extended``) and the unrolls and code
+sizes of its taps, the taps DH, DW apart (csrc/conv.c ``*_dilated``): jit:sse41/avx2/avx512_core
+forward, jit:avx2/avx512_core backward data at stride 1 (a stride with a dilation: gemm:jit),
+jit:avx512_core's weights with its undilated split (jit:avx2's weights take no dilation: gemm:jit),
+gemm:jit's im2col and col2im with the dilation. Refused: aarch64, grouped, transposed or
+channels-last dilated convolutions, a dilated side of one tap, gemm:jit's ``ref:any`` fallback.
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
@@ -173,6 +187,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_bwd_weights_gemv_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_fwd_gemv_t.argtypes = [*[_I] * 13, _P, _P, _P, _P, _P, _I, _I, _I, _P]
+        lib.conv_fwd_gemv_t_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _P, _I, _I, _I, _P]
         lib._typed = True
     return lib
 
@@ -877,7 +892,7 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
     0 added to C; one output channel (n = 1: gemv 'N'), one chain over all of K from 0; one pixel
     (m = 1: gemv 'T', csrc/conv.c conv_fwd_gemv_t), per block its SSE4.1 gemv_t lanes onto C, in
     calls of 512 terms where x is strided (no im2col and more than one pixel), else one call. ``dil``:
-    the taps' dilation (im2col's; one-pixel pieces of a dilated convolution refused)."""
+    the taps' dilation (im2col's)."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
     conf = _gemm_jit_forward_conf(g, profile.threads, profile.l2_per_core)
     lib = _lib()
@@ -903,17 +918,15 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
         for im, s0, s1, o0, o1 in one_oc:
             flat[im, o0:o1, s0:s1] = whole.reshape(n, oc, oh * ow)[im, o0:o1, s0:s1]
     one_pixel = np.array([p for p in pieces if p[2] - p[1] == 1 and p[4] - p[3] > 1], np.int64).reshape(-1, 5)
-    if len(one_pixel) and dil != (1, 1):
-        raise ParityError("conv2d forward: gemm:jit's one-pixel gemv pieces of a dilated convolution are not modelled")
     if len(one_pixel):  # gemv 'T' over the pixel's im2col row x
         # gemv_kernel_driver copies x in blocks of 512 (M_BLK), one kernel call each, only where its
         # stride incx = LDA is not 1: without im2col LDA is the image's pixels (one pixel: x is
         # contiguous, all of K in one call), with im2col the piece's pixels (here 1)
         strided = conf.col == 0 and oh * ow > 1
         col = np.empty(conf.ic_block * kh * kw, np.float32)
-        lib.conv_fwd_gemv_t(
-            *g, ptr(x), ptr(w), bias, ptr(y), ptr(one_pixel), len(one_pixel), conf.ic_block, 512 if strided else 0,
-            ptr(col),
+        lib.conv_fwd_gemv_t_dilated(
+            *g, *dil, ptr(x), ptr(w), bias, ptr(y), ptr(one_pixel), len(one_pixel), conf.ic_block,
+            512 if strided else 0, ptr(col),
         )  # fmt: skip
 
 

@@ -309,10 +309,24 @@ void conv_bwd_weights_gemv_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw
  * channels in order, the pixel's im2col column of the block (channel, kh, kw; 0 in the padding)
  * against the weights' contiguous row of the block, one sse41_gemv_t onto y, in chunks of kblk terms
  * (the driver's copies of a strided x; 0: whole); the bias added last. col: icb * KH * KW floats. */
+void conv_fwd_gemv_t_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                             int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                             int64_t dw, const float *x, const float *w, const float *bias, float *y,
+                             const int64_t *piece, int64_t pieces, int64_t icb, int64_t kblk, float *col);
+
 void conv_fwd_gemv_t(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw, int64_t oh,
                      int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *x, const float *w,
                      const float *bias, float *y, const int64_t *piece, int64_t pieces, int64_t icb, int64_t kblk,
                      float *col) {
+    conv_fwd_gemv_t_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, x, w, bias, y, piece, pieces, icb,
+                            kblk, col);
+}
+
+/* conv_fwd_gemv_t with the taps dh rows and dw columns apart (dilation; im2col's). */
+void conv_fwd_gemv_t_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                             int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                             int64_t dw, const float *x, const float *w, const float *bias, float *y,
+                             const int64_t *piece, int64_t pieces, int64_t icb, int64_t kblk, float *col) {
     (void)n;
     for (int64_t p = 0; p < pieces; p++) {
         int64_t b = piece[5 * p], s = piece[5 * p + 1], r = s / ow, c = s % ow;
@@ -323,7 +337,7 @@ void conv_fwd_gemv_t(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, 
                 for (int64_t k = c0; k < c1; k++)
                     for (int64_t i = 0; i < kh; i++)
                         for (int64_t j = 0; j < kw; j++, q++) {
-                            int64_t yy = r * sh - ph + i, xx = c * sw - pw + j;
+                            int64_t yy = r * sh - ph + i * dh, xx = c * sw - pw + j * dw;
                             int inside = yy >= 0 && yy < ih && xx >= 0 && xx < iw;
                             col[q] = inside ? x[((b * ic + k) * ih + yy) * iw + xx] : 0.0f;
                         }
