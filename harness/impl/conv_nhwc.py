@@ -74,7 +74,9 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
 group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 several ic blocks; at AVX2 and
 AVX-512 several brgemm calls; at AVX-512 ic blocks that hang on the output-channel block the search
-picks, and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
+picks, ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
+unpadded input, more than 27 taps, more than one image; an inner product: the brgemm chain gave other bits in
+12 of 20 such forwards), and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
 or padding (exec_trans with its weights relocated, Adcb16a, whose bits fit no tap order tried in most
 draws; padded taps computed on zeros: an infinite weight there gives NaN), one output column of a
 kernel one wide with padding (exec_trans with the pixels flat, not measured);
@@ -510,6 +512,11 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
             return (
                 f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
                 f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
+            )
+        if level == "avx512" and conv._ip_convolution(g):
+            return (
+                f"conv2d (channels-last): oneDNN's ip_convolution at avx512_core over a {g.kh}x{g.kw} kernel the "
+                "size of its input (ip:any+_matmul: an inner product) is not modelled"
             )
         if level == "avx512" and _avx512_trans(g):
             return (
