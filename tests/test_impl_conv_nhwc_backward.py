@@ -111,16 +111,19 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 (and 3 threads), at AVX2 4
-    threads and more than 64 channels but on a 1x1 kernel at stride 1 of up to 256."""
+    """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 whose row outgrows the
+    forward's output (grad_input; its weights alone modelled) and 3 threads, at AVX2 4 threads and more
+    than 64 channels but on a 1x1 kernel at stride 1 of up to 256."""
     x, w, dy = (
         np.zeros((2, 16, 8, 8), np.float32),
         np.zeros((16, 16, 3, 3), np.float32),
         np.zeros((2, 16, 8, 8), np.float32),
     )
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
-    with pytest.raises(ParityError, match="3x3 kernel at stride"):
-        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 1, True, avx512, (True,) * 3)
+    assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx512) == ""  # W = OW
+    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW: brg_conv_bwd's ker_base
+        conv_nhwc_backward.conv2d_backward(dy[:, :, :6, :6], x, w, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
+    assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
     assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
                                                       avx512.with_threads(3))  # fmt: skip
     assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""

@@ -66,6 +66,9 @@ LAID_OUT = (
     ("channels_last", (2, 16, 16, 16), (128, 16, 1, 1), 1, (0, 0), 1, True),  # ZoeDepth's projector, past 64
     ("channels_last", (2, 128, 16, 16), (16, 128, 1, 1), 1, (0, 0), 1, True),
     ("channels_last", (2, 40, 9, 12), (40, 1, 3, 3), 1, (1, 1), 40, True),  # depthwise: jit_dw's nxc weights
+    ("channels_last", (3, 32, 11, 7), (24, 32, 3, 3), 1, (1, 1), 1, True),  # a ResNet-style 3x3 (AVX-512: expl_bcast)
+    ("channels_last", (2, 17, 3, 33), (16, 17, 3, 3), 1, (1, 1), 1, True),  # rows past 28 columns: its calls
+    ("channels_last", (2, 24, 9, 10), (16, 24, 3, 3), 2, (1, 1), 1, True),  # strided: brgconv_strided
 )
 
 
@@ -189,9 +192,9 @@ def test_level(level) -> None:
     assert not failures, "\n".join(failures)
     if level.name == "avx2":
         assert sum(r["got"] == "exact" for r in rows) >= 24
-    if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and the 1x1 backwards
+    if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
-        assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 8
+        assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)
 
 
 def test_channels_last_as_aten_suggests() -> None:
@@ -204,14 +207,23 @@ def test_channels_last_as_aten_suggests() -> None:
 
 
 def test_refusals_name_the_kernel() -> None:
-    """What is not modelled raises ParityError with its reason: a 3x3 backward at AVX-512, several ic
+    """What is not modelled raises ParityError with its reason: a 3x3 backward's grad_input at AVX-512
+    where the row outgrows the forward's output (its weights alone modelled), ip_convolution, several ic
     blocks (AVX2), ic blocks that hang on the output-channel block oneDNN's search picks (AVX-512), a
     kernel outside its input, groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
-    with pytest.raises(ParityError, match="3x3 kernel at stride"):
-        conv_nhwc_backward.conv2d_backward(x, x, w, (1, 1), (1, 1), 1, False, avx512, [True, True, False])
+    dy = np.zeros((2, 16, 6, 6), np.float32)
+    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):
+        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 1, False, avx512, [True, True, False])
+    assert (
+        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 1, False, avx512, [False, True, False])[1].shape
+        == w.shape
+    )
+    with pytest.raises(ParityError, match="ip_convolution"):
+        conv_nhwc.conv2d(np.zeros((2, 8, 7, 7), np.float32), np.zeros((4, 8, 7, 7), np.float32), None, (1, 1), (0, 0),
+                         1, avx512)  # fmt: skip
     with pytest.raises(ParityError, match="ic blocks of 48 or 64"):  # 64 channels, a 7x7 kernel, L1 32 KiB
         conv_nhwc.conv2d(np.zeros((2, 64, 12, 12), np.float32), np.zeros((64, 64, 7, 7), np.float32), None,
                          (1, 1), (3, 3), 1, avx512)  # fmt: skip

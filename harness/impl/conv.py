@@ -587,22 +587,30 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple
     return mult * kw * simd * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
 
 
-def _avx512_weights_declines(g: Geometry, dil: tuple[int, int] = (1, 1)) -> bool:
+def _avx512_weights_declines(g: Geometry, dil: tuple[int, int] = (1, 1), nxc: bool = False) -> bool:
     """Whether jit_avx512_common_conv_bwd_weights_kernel_f32_t::init_conf declines: a left or right
     padding not below KW (or over 28), a top or bottom one over KH / 2, a kernel wider than 14 (but
     its transposed case: 14 to 19 columns, one output column, KW = W, stride 1, no padding, no
     dilation), or 4 to 15 input channels (its first-convolution kernel takes 1 to 3). Dilated
     (``dil``): the paddings against the kernel's extent (``_extended``), and a dilation of the rows
-    only at row stride 1 with the extent no taller than the input."""
+    only at row stride 1 with the extent no taller than the input. ``nxc`` (channels-last memory):
+    neither the transposed case nor the bound on channels (its first-convolution kernel takes every
+    count below 16 there)."""
     e = _extended(g, dil)
     r = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, e.kw))
     b = max(0, _end_pad(g.ph, g.oh, g.h, g.sh, e.kh))
     transposed = (
-        14 <= g.kw < 20 and g.ow == 1 and g.kw == g.w and (g.sh, g.sw) == (1, 1) and (g.ph, g.pw, r, b) == (0,) * 4
-    ) and dil == (1, 1)
+        not nxc
+        and 14 <= g.kw < 20
+        and g.ow == 1
+        and g.kw == g.w
+        and (g.sh, g.sw) == (1, 1)
+        and (g.ph, g.pw, r, b) == (0,) * 4
+        and dil == (1, 1)
+    )
     bounds = g.pw < e.kw and r < e.kw and g.ph <= e.kh // 2 and b <= e.kh // 2 and g.pw <= 28 and r <= 28
     rows_ok = dil[0] == 1 or (g.sh == 1 and e.kh <= g.h)
-    return not bounds or not rows_ok or (g.kw > 14 and not transposed) or 4 <= g.c < 16
+    return not bounds or not rows_ok or (g.kw > 14 and not transposed) or (4 <= g.c < 16 and not nxc)
 
 
 def _thnn_gemm(kind: str, m: int, n: int, k: int, a: np.ndarray, lda: int, b: np.ndarray, ldb: int, beta: float,
@@ -1408,7 +1416,7 @@ def _avx512_rows_harness(g: Geometry) -> bool:
     return g.oh > 9
 
 
-def _avx512_balance(threads: int, g: Geometry, block: int = 16) -> tuple[int, int, int]:
+def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = False) -> tuple[int, int, int]:
     """(nthr_mb, nthr_oc_b, nthr_ic_b) of jit_avx512_common_conv_bwd_weights_kernel_f32::balance
     (blocks of 16 channels, fewer than 16 input channels as one block): the split of (images, or
     (image, row) units in the 2-D harness; output-channel blocks; input-channel blocks) between
@@ -1416,12 +1424,13 @@ def _avx512_balance(threads: int, g: Geometry, block: int = 16) -> tuple[int, in
     ones), then one with a lower compute cost within 110% of it (or 4/3 cheaper); nthr_mb then
     min(units, threads) where it is above half the threads and below all. ``block`` 8: V1's
     jit_sve_conv_bwd_weights_kernel_f32<sve_256>::balance, the same memory cost over blocks of 8
-    channels (1 or 3 input channels its first-convolution block), without the compute step."""
+    channels (1 or 3 input channels its first-convolution block), without the compute step.
+    ``nxc``: channels-last memory, where init_conf never takes the 2-D harness."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
     first = c < 16 if block == 16 else c in (1, 3)
     icb = c if first else block  # its first-convolution kernel: one block of the channels
     nb_ic, nb_oc = -(-c // icb), -(-oc // block)
-    rows = _avx512_rows_harness(g)
+    rows = _avx512_rows_harness(g) and not nxc
     ih_red, oh_red = (h, oh) if rows else (1, 1)
     ih_keep, oh_keep = (1, 1) if rows else (h, oh)
     units_max = n * max(1, oh_red // 9)
@@ -1476,18 +1485,18 @@ def _run_weights(dy, x, gw, g, parts, runs, fused: bool, dil: tuple[int, int] = 
     )
 
 
-def _bias_parts(kind: str, g: Geometry, threads: int, groups: int = 1) -> list[int]:
+def _bias_parts(kind: str, g: Geometry, threads: int, groups: int = 1, nxc: bool = False) -> list[int]:
     """Parts of oneDNN's diff_bias, as the first (image, output pixel) pair of each and the number
     of pairs: the AVX2 kernels' own reduce_balancer_t over blocks of 8 channels splitting the
     images (jit:avx2 over ``groups``: every group's blocks); jit:avx512_core's bias reducer (blocks
     of 16 channels, the threads of its weights' balance, buffers of threads * 6400 floats) or, in
     its 2-D harness, the kernel's (image, row) units of each thread; jit_1x1:avx512_core's reducer
-    like jit:avx512_core's."""
+    like jit:avx512_core's. ``nxc``: channels-last memory (jit:avx512_core's images' harness always)."""
     n, oc = g.n, g.oc
-    if kind == AVX512 and _avx512_rows_harness(g):  # in the kernel, per thread over its (image, row) units
+    if kind == AVX512 and _avx512_rows_harness(g) and not nxc:  # in the kernel, per thread over its (image, row) units
         return [u * g.ow for u in _balance211(n * g.oh, _avx512_image_threads(threads, g))]
     if kind == AVX512:  # the images' harness: its bias reducer over blocks of 16 channels
-        nmb, noc, nic = _avx512_balance(threads, g)
+        nmb, noc, nic = _avx512_balance(threads, g, nxc=nxc)
         nthr = nmb * noc * nic
         return [b * g.oh * g.ow for b in _balance211(n, _reducer_threads(nthr, 16, -(-oc // 16), n, nthr * 6400))]
     if kind == "jit_1x1:avx512_core":  # its reducer over the threads of its weights' balance

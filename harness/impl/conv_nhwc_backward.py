@@ -2,8 +2,9 @@
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
 on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
 grad_bias for one group and depthwise (groups = C = OC) convolutions; at AVX-512 1x1 kernels at
-stride 1 (pointwise), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The forward, the layout rule and
-the pieces both share: harness.impl.conv_nhwc.
+stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input or at a
+stride, grad_weight and grad_bias), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The
+forward, the layout rule and the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
 
@@ -99,7 +100,44 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   through the module 37, 40 and 43 draws bit for bit in every gradient, none other. Refused: kernels
   jit_dw's weights decline (wider than 3: jit:avx512_core over groups), rows over 27 columns (not
   measured), NaN or infinite operands of the weights (as below).
+- backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``,
+  the forward brgemm convolution of grad_output with the weights' channels swapped and the taps
+  inverted (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks``
+  over OC in, C out) one fused chain from 0 over the taps row by row from the last, at a tap the
+  block's output channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the
+  forward's row fits its input (W <= OW) and that forward takes its taps in one brgemm call; W > OW
+  (ker_base's calls by its ow blocking) refused, as at AVX2.
+- backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
+  search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
+  refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
+  kernel's padded taps and its NaNs not modelled).
+- backward weights and bias, a kernel over 1x1: ``jit:avx512_core`` on nxc memory (jit_avx512_common_
+  conv_kernel.cpp init_conf: nxc never takes the 2-D (image, row) harness, and takes 4 to 15 input
+  channels with its first-convolution kernel, ic_block = C): the images split by its balance
+  (``conv._avx512_balance`` without the rows' reduction), per thread one fused chain over its (image,
+  row, column), the threads' sums added in order. With expl_bcast (stride 1 along the row and 16 input
+  channels or more) compute_ic_block_step_fma_expl starts each kernel call's accumulators at 0 and
+  adds them to the weights after: per output row one call up to 28 columns (max_ur_w), past that
+  compute_oh_step_common's calls of 28 with its tail rule (``_expl_row_calls``), each call's chain
+  added to the thread's sum (conv.py's model on nxc, one chain a thread, had fitted 8 of 40 kxk
+  draws). grad_bias the images' harness bias reducer (``conv._bias_parts`` with ``nxc``). Refused
+  where jit:avx512_core declines on nxc (``conv._avx512_weights_declines``: paddings, kernels wider
+  than 14) and over NaN or infinite operands (as below).
+- ``ip:any+brg_matmul:avx512_core`` (ip_convolution: one output pixel, no padding, stride 1, more
+  than one image and 27 taps): an inner product, refused in every pass (conv_nhwc's forward too:
+  its brgemm chain had given other bits in 12 of 20 such forwards).
 - ATen's slow_conv2d where its rule takes the convolution: as at SSE4.1 (below).
+
+Kernels over 1x1 against torch (``kxk_bwd_measure.py``: 1 to 5 images, 2 to 128 channels each side,
+kernels 2x2 to 7x7, strides 1 and 2, padding to half the kernel, rows to 69 columns, a quarter asking
+grad_weight and grad_bias alone as a first layer's backward does, 150 draws at each of 1, 2 and 4
+threads, a fifth with NaN, infinities, zeros of both signs and subnormals): grad_weight and grad_bias
+87, 89 and 88 bit for bit, grad_input 55, 63 and 58, none other; refused 35, 37 and 39 grad_input
+(W > OW, or brgconv_strided's search declines), 27, 24 and 23 NaN or infinite operands of the
+weights, 1 ic block by the picked output-channel block. With zeros of both signs and subnormals in
+every draw (80 a thread count): 58, 67 and 64 draws' weights and bias and 41, 46 and 43 grad_inputs
+bit for bit, none other. grad_input alone over NaN and infinities at stride 1 (80 draws a thread count, a third
+with them): 22 of 22 bit for bit; at a stride refused (26).
 
 Against torch (random draws, 1 to 5 images or 16 to 18, 2 to 512 channels each side, 1 to 16 pixels
 a side, 150 at each of 1, 2 and 4 threads, a fifth with NaN, infinities, zeros of both signs and
@@ -109,9 +147,8 @@ payload (MKL's sgemm model and ATen's sums, not AVX-512's own: slow_conv2d's for
 alike at AVX2, and of 40 draws there jit_1x1:avx2's grad_weight and grad_bias each gave other NaN
 bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands (which NaN its
 reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
-bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1, strides and padding
-(``brg_conv_bwd`` / ``brgconv_strided`` grad_input and ``jit:avx512_core`` weights on nxc, not
-modelled: 24, 30 and 31 refused), 3 threads and more than 4.
+bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1 (before they were modelled: 24,
+30 and 31 refused; see above), 3 threads and more than 4.
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
@@ -133,7 +170,8 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   gemv 'T' over the im2col columns (grad_output strided by C); where the kernel lies outside the
   input, grad_input through col2im too.
 
-Refused (``declines``): aarch64; at AVX-512 what the list above leaves out; groups other than 1 and
+Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
+(``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
 depthwise; slow_conv2d per group;
 at AVX2 the cases named above, more than 64 channels (but on a 1x1 kernel at stride 1 of up to 256)
 and more than 2 threads; at SSE4.1 jit_dw's
@@ -156,6 +194,8 @@ from harness.impl.profiles import KernelProfile
 
 # the most channels (input or output) of a 1x1 convolution at stride 1 measured past 64 at AVX2
 _ONE_BY_ONE_CHANNELS = 256
+# jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
+_MAX_UR_W = 28
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -417,8 +457,66 @@ def _avx512_data_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     return conv_nhwc.avx512_ic_blocks(swapped, profile)
 
 
-def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
-    """ "" where ``_avx512_backward`` models the case, else a one-line reason."""
+def _avx512_kxk_data(g: conv.Geometry) -> conv.Geometry | None:
+    """The forward brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core runs for a kernel over 1x1 at stride
+    1 where the modelled order holds (the forward's row within its input, W <= OW, one brgemm call):
+    grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P; None elsewhere."""
+    pad = (g.kh - 1 - g.ph, g.kw - 1 - g.pw)
+    if (g.sh, g.sw) != (1, 1) or g.w > g.ow or min(pad) < 0:
+        return None
+    swapped = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), pad)
+    return swapped if conv_nhwc._one_call(swapped) else None
+
+
+def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
+    """Whether a strided kernel over 1x1 runs brgconv_strided:avx512_core for grad_input (its blocking
+    search finds one: conv.py ``direct_kernels``), whose model is conv.py's (16 floats a vector)."""
+    return (g.sh, g.sw) != (1, 1) and conv.direct_kernels(g, conv.AVX512, profile)[1] == conv.BRG_STRIDED
+
+
+def _expl_row_calls(g: conv.Geometry) -> list[int]:
+    """The first output column of each kernel call per output row of jit:avx512_core's backward weights
+    on nxc memory with expl_bcast (jit_avx512_common_conv_kernel.cpp: compute_oh_step_unroll_ow*, one call
+    a row up to max_ur_w = 28 columns; compute_oh_step_common past that: calls of 28 columns, the tail
+    merged into the last or the row halved where the right padding reaches into it)."""
+    if g.ow <= _MAX_UR_W:
+        return [0]
+    ur = _MAX_UR_W
+    trips, tail = divmod(g.ow, ur)
+    r_pad = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    if (tail == 0 and r_pad != 0) or (r_pad > 0 and r_pad >= tail):
+        if trips > 1:
+            trips, tail = trips - 1, tail + ur
+        else:
+            tail, ur = tail + ur - ur // 2, ur // 2
+    return [ur * t for t in range(trips)] + ([ur * trips] if tail else [])
+
+
+def _avx512_nxc_weights(dy, x, g: conv.Geometry, threads: int, mask: tuple[bool, bool]):
+    """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit:avx512_core's
+    backward weights on nxc memory: the images' harness (init_conf never takes the 2-D one on nxc), the
+    images split by its balance (``conv._avx512_balance``), per thread one fused chain over its (image,
+    row, column); with expl_bcast (stride 1 along the row, 16 input channels or more: not its
+    first-convolution kernel) each kernel call's chain from 0 (``_expl_row_calls``), added to the
+    thread's sum; the threads' sums added in order. grad_bias its bias reducer (``conv._bias_parts``)."""
+    gw = gb = None
+    if mask[0]:
+        ohw = g.oh * g.ow
+        parts = [b * ohw for b in conv._balance211(g.n, conv._avx512_balance(threads, g, nxc=True)[0])]
+        runs = set(parts[:-1])
+        if g.sw == 1 and g.c >= 16:  # expl_bcast
+            calls = _expl_row_calls(g)
+            runs |= {u * g.ow + c0 for u in range(g.n * g.oh) for c0 in calls}
+        gw = np.empty((g.oc, g.c, g.kh, g.kw), np.float32)
+        conv._run_weights(dy, x, gw, g, parts, sorted(runs), True)
+    if mask[1]:
+        gb = conv._bias_grad(dy, conv._bias_parts(conv.AVX512, g, threads, nxc=True))
+    return gw, gb
+
+
+def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+                     mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
+    """ "" where ``_avx512_backward`` models the case (the gradients ``mask`` asks), else a one-line reason."""
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
     if profile.threads not in (1, 2, 4):
@@ -430,12 +528,35 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
         if g.ow > 27:
             return "jit_dw:avx512_core's backward weights over rows of more than 27 columns not measured"
         return ""
-    if tuple(w_shape[2:]) != (1, 1) or tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
+    g = conv._geometry(x_shape, w_shape, stride, padding)
+    if conv._ip_convolution(g):
+        return "oneDNN's ip_convolution at avx512_core (ip:any+brg_matmul: an inner product) not modelled"
+    if (g.kh, g.kw) != (1, 1):
+        swapped = _avx512_kxk_data(g)
+        if mask[0] and swapped is None and not _avx512_strided_data(g, profile):
+            return (
+                f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
+                f"{g.h}x{g.w} input at avx512_core (brg_conv_bwd where the row outgrows the forward's output, "
+                "W > OW: ker_base's calls; strided where brgconv_strided declines) not modelled"
+            )
+        blocks = conv_nhwc.avx512_ic_blocks(swapped, profile) if mask[0] and swapped else set()
+        if len(blocks) > 1:
+            return (
+                f"brg_conv_bwd:avx512_core's grad_input over {g.oc} output channels (ic blocks of "
+                f"{' or '.join(map(str, sorted(blocks)))} by the channel block its search picks) not modelled"
+            )
+        if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
+            return (
+                f"the weights of a {g.kh}x{g.kw} kernel, padding {(g.ph, g.pw)}, where jit:avx512_core declines "
+                "on nxc (jit:avx2 or gemm:jit) not modelled"
+            )
+        return ""
+    if tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
         return (
-            f"a {w_shape[2]}x{w_shape[3]} kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core "
-            "(brg_conv_bwd / brgconv_strided grad_input, jit:avx512_core weights on nxc) not modelled"
+            f"a 1x1 kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core (brgconv_strided "
+            "grad_input, jit_1x1 or gemm:jit weights) not modelled"
         )
-    blocks = _avx512_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
+    blocks = _avx512_data_blocks(g, profile)
     if len(blocks) > 1:
         return (
             f"brgconv_1x1:avx512_core's grad_input over {w_shape[0]} output channels (blocks of "
@@ -471,6 +592,19 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
         return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
     g = conv._geometry(x.shape, w.shape, stride, padding)
     gx = gw = gb = None
+    if (g.kh, g.kw) != (1, 1):
+        swapped = _avx512_kxk_data(g)
+        if mask[0] and swapped is None and not (np.isfinite(dy).all() and np.isfinite(w).all()):
+            raise ParityError(
+                "conv2d backward (channels-last): brgconv_strided:avx512_core's grad_input over NaN or infinite "
+                "operands (which NaN it gives, or a NaN where the model has a number, not modelled)"
+            )
+        if mask[0] and swapped is None:  # brgconv_strided:avx512_core
+            gx = conv.conv2d_backward(dy, x, w, stride, padding, False, profile, (True, False, False))[0]
+        elif mask[0]:
+            gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop())
+        gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
+        return gx, gw, gb
     if mask[0]:
         gx = _brg_bwd_data(dy, w, g, _avx512_data_blocks(g, profile).pop())
     if mask[1]:
@@ -706,13 +840,15 @@ def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
 
 
 # ------------------------------------------------------------------------------- interface
-def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
-    """ "" where ``conv2d_backward`` models the case under ``profile``, else a one-line reason."""
+def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+             mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
+    """ "" where ``conv2d_backward`` models the case under ``profile`` (at AVX-512 the gradients ``mask``
+    asks: grad_input, grad_weight, grad_bias), else a one-line reason."""
     why = conv_nhwc.common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return why
     if conv_nhwc._level(profile) == "avx512":
-        return _avx512_declines(x_shape, w_shape, stride, padding, groups, profile)
+        return _avx512_declines(x_shape, w_shape, stride, padding, groups, profile, mask)
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)
     kinds = conv_nhwc.sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)
@@ -724,10 +860,10 @@ def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
     leaves one out (or no bias); ParityError where ``declines`` gives a reason."""
     dy, x, w = f32(np.asarray(dy)), f32(np.asarray(x)), f32(np.asarray(w))
     stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
-    reason = declines(x.shape, w.shape, stride, padding, groups, profile)
+    mask = tuple(bool(m) for m in mask)
+    reason = declines(x.shape, w.shape, stride, padding, groups, profile, mask)
     if reason:
         raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
-    mask = tuple(bool(m) for m in mask)
     if conv_nhwc._level(profile) == "avx512":
         return _avx512_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
     if conv_nhwc._level(profile) == "avx2":
