@@ -128,7 +128,8 @@ def test_refusals() -> None:
                                                       avx512.with_threads(3))  # fmt: skip
     assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""
     assert conv_nhwc_backward.declines(x.shape, (16, 1, 3, 3), (1, 1), (1, 1), 16, avx512) == ""  # jit_dw
-    assert "declines" in conv_nhwc_backward.declines(x.shape, (16, 1, 5, 5), (1, 1), (2, 2), 16, avx512)
+    assert conv_nhwc_backward.declines(x.shape, (16, 1, 5, 5), (1, 1), (2, 2), 16, avx512) == ""  # jit:avx512_core
+    assert "threads" in conv_nhwc_backward.declines((2, 2, 8, 8), (2, 1, 5, 5), (1, 1), (2, 2), 2, avx512)
     one = np.zeros((16, 16, 1, 1), np.float32)  # ATen's slow_conv2d at 1 thread: modelled as at SSE4.1
     assert conv_nhwc_backward.declines(x.shape, one.shape, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1)) == ""
     x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)

@@ -69,6 +69,7 @@ LAID_OUT = (
     ("channels_last", (3, 32, 11, 7), (24, 32, 3, 3), 1, (1, 1), 1, True),  # a ResNet-style 3x3 (AVX-512: expl_bcast)
     ("channels_last", (2, 17, 3, 33), (16, 17, 3, 3), 1, (1, 1), 1, True),  # rows past 28 columns: its calls
     ("channels_last", (2, 24, 9, 10), (16, 24, 3, 3), 2, (1, 1), 1, True),  # strided: brgconv_strided
+    ("channels_last", (2, 24, 9, 9), (24, 1, 7, 7), 1, (3, 3), 24, True),  # ConvNeXt's 7x7 depthwise
 )
 
 

@@ -97,9 +97,18 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   blocks of 16 and nb_ch_blocking min(nb_ch, 4, 31 // (2 KW)), reductions over both images and rows
   included: 102 of 104 weights so bit for bit at 1, 2 and 4 threads, the 2 others 1x1 kernels on 1
   thread that ATen runs per group (slow_conv2d, refused: ``common_declines``), and
-  through the module 37, 40 and 43 draws bit for bit in every gradient, none other. Refused: kernels
-  jit_dw's weights decline (wider than 3: jit:avx512_core over groups), rows over 27 columns (not
-  measured), NaN or infinite operands of the weights (as below).
+  through the module 37, 40 and 43 draws bit for bit in every gradient, none other. Where jit_dw's
+  weights kernel declines (a kernel wider than 3: ConvNeXt's 7x7), ``jit:avx512_core`` over groups
+  (weights aBCde16c16b; ``_avx512_group_weights``): its balance gives each group one thread where
+  there are fewer threads than channels; per channel one fused chain over (image, row, column), at
+  stride 1 (expl_bcast) each kernel call's chain from 0 added, as for one group below; grad_bias per
+  channel one chain of additions over (image, pixel) (``dw_wide_probe.py``: 90 of 90 weights and
+  biases so, one chain a channel fitting only the strided ones; ``dw_wide_measure.py``, 60 draws at
+  each of 1, 2 and 4 threads, kernels 4x4 to 7x7, strides 1 and 2, rows to 39 columns, a fifth with
+  specials: 52, 42 and 40 bit for bit in every gradient, none other; refused 8, 9 and 11 NaN or
+  infinite operands, 0, 9 and 9 with no more channels than threads). Refused: the padding
+  jit:avx512_core declines, no more channels than threads (its balance splits the images), jit_dw's
+  rows over 27 columns (not measured), NaN or infinite operands of the weights (as below).
 - backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``,
   the forward brgemm convolution of grad_output with the weights' channels swapped and the taps
   inverted (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks``
@@ -514,6 +523,33 @@ def _avx512_nxc_weights(dy, x, g: conv.Geometry, threads: int, mask: tuple[bool,
     return gw, gb
 
 
+def _avx512_group_weights(dy, x, g1: conv.Geometry, mask: tuple[bool, bool]):
+    """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit:avx512_core's
+    backward weights over C groups of one channel on nxc memory (weights aBCde16c16b; where jit_dw's
+    weights kernel declines: a kernel wider than 3, ...; ``g1`` one group's geometry): its balance gives
+    each group one thread (fewer threads than groups), per channel one fused chain over (image, row,
+    column); with expl_bcast (stride 1 along the row: groups are never its first-convolution kernel)
+    each kernel call's chain from 0 (``_expl_row_calls``) added; grad_bias per channel one chain of
+    additions over (image, pixel)."""
+    c = x.shape[1]
+    parts = [0, g1.n * g1.oh * g1.ow]
+    runs = [0]
+    if g1.sw == 1:
+        calls = _expl_row_calls(g1)
+        runs = sorted({u * g1.ow + c0 for u in range(g1.n * g1.oh) for c0 in calls})
+    gw = gb = None
+    if mask[0]:
+        gw = np.empty((c, 1, g1.kh, g1.kw), np.float32)
+        one = np.empty((1, 1, g1.kh, g1.kw), np.float32)
+        for ch in range(c):
+            dyc, xc = np.ascontiguousarray(dy[:, ch : ch + 1]), np.ascontiguousarray(x[:, ch : ch + 1])
+            conv._run_weights(dyc, xc, one, g1, parts, runs, True)
+            gw[ch] = one[0]
+    if mask[1]:
+        gb = conv._bias_grad(dy, parts)
+    return gw, gb
+
+
 def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
                      mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
     """ "" where ``_avx512_backward`` models the case (the gradients ``mask`` asks), else a one-line reason."""
@@ -523,8 +559,13 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
         return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
     if groups != 1:
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-        if conv_grouped.dw_weights_declines(g):
-            return "jit:avx512_core over groups where jit_dw's weights kernel declines (a kernel wider than 3, ...)"
+        if conv_grouped.dw_weights_declines(g):  # jit:avx512_core over groups (aBCde16c16b)
+            if (mask[1] or mask[2]) and (conv._avx512_weights_declines(g, nxc=True) or groups <= profile.threads):
+                return (
+                    "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines or no "
+                    "more channels than threads (its balance then splits the images), not modelled"
+                )
+            return ""
         if g.ow > 27:
             return "jit_dw:avx512_core's backward weights over rows of more than 27 columns not measured"
         return ""
@@ -588,7 +629,10 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
         gw = gb = None
         if mask[1] or (mask[2] and has_bias):
             g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
-            gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, has_bias and mask[2], True, 16)
+            if conv_grouped.dw_weights_declines(g1):
+                gw, gb = _avx512_group_weights(dy, x, g1, (mask[1], mask[2] and has_bias))
+            else:
+                gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, has_bias and mask[2], True, 16)
         return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
     g = conv._geometry(x.shape, w.shape, stride, padding)
     gx = gw = gb = None
