@@ -121,9 +121,11 @@ def test_refusals() -> None:
     )
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx512) == ""  # W = OW
-    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW: brg_conv_bwd's ker_base
-        conv_nhwc_backward.conv2d_backward(dy[:, :, :6, :6], x, w, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
-    assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
+    assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512) == ""  # ker_base, 16 channels
+    x17, w17 = np.zeros((2, 17, 8, 8), np.float32), np.zeros((16, 17, 3, 3), np.float32)
+    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW past 16 channels: its ow blocks
+        conv_nhwc_backward.conv2d_backward(dy[:, :, :6, :6], x17, w17, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
+    assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
     assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
                                                       avx512.with_threads(3))  # fmt: skip
     assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""

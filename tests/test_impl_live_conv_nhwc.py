@@ -70,6 +70,7 @@ LAID_OUT = (
     ("channels_last", (2, 17, 3, 33), (16, 17, 3, 3), 1, (1, 1), 1, True),  # rows past 28 columns: its calls
     ("channels_last", (2, 24, 9, 10), (16, 24, 3, 3), 2, (1, 1), 1, True),  # strided: brgconv_strided
     ("channels_last", (2, 24, 9, 9), (24, 1, 7, 7), 1, (3, 3), 24, True),  # ConvNeXt's 7x7 depthwise
+    ("channels_last", (2, 12, 7, 15), (20, 12, 3, 3), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
 )
 
 
@@ -215,12 +216,18 @@ def test_refusals_name_the_kernel() -> None:
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
-    dy = np.zeros((2, 16, 6, 6), np.float32)
+    dy, x17, w17 = (
+        np.zeros((2, 16, 6, 6), np.float32),
+        np.zeros((2, 17, 8, 8), np.float32),
+        np.zeros((16, 17, 3, 3), np.float32),
+    )
     with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):
-        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 1, False, avx512, [True, True, False])
+        conv_nhwc_backward.conv2d_backward(dy, x17, w17, (1, 1), (0, 0), 1, False, avx512, [True, True, False])
     assert (
-        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 1, False, avx512, [False, True, False])[1].shape
-        == w.shape
+        conv_nhwc_backward.conv2d_backward(dy, x17, w17, (1, 1), (0, 0), 1, False, avx512, [False, True, False])[
+            1
+        ].shape
+        == w17.shape
     )
     with pytest.raises(ParityError, match="ip_convolution"):
         conv_nhwc.conv2d(np.zeros((2, 8, 7, 7), np.float32), np.zeros((4, 8, 7, 7), np.float32), None, (1, 1), (0, 0),

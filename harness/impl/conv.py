@@ -1885,7 +1885,23 @@ def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
     those valid for all of it (a group), those (b, over all a), the rest right of them (a group); a
     left or right group's calls per b over all a where KW >= KH (kh_block_pad = KH), else per a over
     the group's b; in a call the block's channels innermost. A part's end never occurs."""
-    kh, kw, oc = g.kh, g.kw, g.oc
+    calls = brg_bwd_calls(g)
+    terms = [
+        (o, g.kh - 1 - a, g.kw - 1 - b)
+        for c0 in range(0, g.oc, ic_block)
+        for rows, cols in calls
+        for a in rows
+        for b in cols
+        for o in range(c0, min(g.oc, c0 + ic_block))
+    ]
+    return np.array(terms, np.int64).reshape(-1, 3)
+
+
+def brg_bwd_calls(g: Geometry) -> list[tuple[list[int], list[int]]]:
+    """brg_conv_bwd's brgemm calls (stride 1) as (forward kernel rows, forward taps kw), in order:
+    ker_vpad's one call over every tap where the forward's row fits its input, else ker_base's over
+    the row as one block (``_brg_bwd_terms``)."""
+    kh, kw = g.kh, g.kw
     fwd_ow, fwd_iw, lpad = g.w, g.ow, kw - 1 - g.pw
     valid, full = [], []
     for b in range(kw):
@@ -1907,15 +1923,7 @@ def _brg_bwd_terms(g: Geometry, ic_block: int) -> np.ndarray:
                 calls.extend((list(range(kh)), [b]) for b in group)
             else:
                 calls.extend(([a], group) for a in range(kh))
-    terms = [
-        (o, kh - 1 - a, kw - 1 - b)
-        for c0 in range(0, oc, ic_block)
-        for rows, cols in calls
-        for a in rows
-        for b in cols
-        for o in range(c0, min(oc, c0 + ic_block))
-    ]
-    return np.array(terms, np.int64).reshape(-1, 3)
+    return calls
 
 
 def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd_w: int, threads: int) -> np.ndarray:

@@ -114,8 +114,12 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   inverted (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks``
   over OC in, C out) one fused chain from 0 over the taps row by row from the last, at a tap the
   block's output channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the
-  forward's row fits its input (W <= OW) and that forward takes its taps in one brgemm call; W > OW
-  (ker_base's calls by its ow blocking) refused, as at AVX2.
+  forward's row fits its input (W <= OW) and that forward takes its taps in one brgemm call. W > OW:
+  ker_base over the whole row, its calls (conv.py ``brg_bwd_calls``, measured on aarch64) each a chain
+  from 0 added in order (x86's brgemm adds C at the store), modelled up to 16 input channels and rows
+  of 89 (``ker_base_probe.py``: 90 of 90 draws so where C <= 16; past 16 channels 13 of 121 draws
+  took other calls, its ow blocking search, not modelled: refused); over NaN or infinite grad_output
+  or weights refused (9 of 13 such draws gave other bits).
 - backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
   search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
   refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
@@ -143,7 +147,9 @@ grad_weight and grad_bias alone as a first layer's backward does, 150 draws at e
 threads, a fifth with NaN, infinities, zeros of both signs and subnormals): grad_weight and grad_bias
 87, 89 and 88 bit for bit, grad_input 55, 63 and 58, none other; refused 35, 37 and 39 grad_input
 (W > OW, or brgconv_strided's search declines), 27, 24 and 23 NaN or infinite operands of the
-weights, 1 ic block by the picked output-channel block. With zeros of both signs and subnormals in
+weights, 1 ic block by the picked output-channel block. With ker_base modelled (100 draws a thread
+count, and 80 with ±0 and subnormals in each): 54 of 54 of its grad_inputs bit for bit, none other in
+any gradient. With zeros of both signs and subnormals in
 every draw (80 a thread count): 58, 67 and 64 draws' weights and bias and 41, 46 and 43 grad_inputs
 bit for bit, none other. grad_input alone over NaN and infinities at stride 1 (80 draws a thread count, a third
 with them): 22 of 22 bit for bit; at a stride refused (26).
@@ -205,6 +211,10 @@ from harness.impl.profiles import KernelProfile
 _ONE_BY_ONE_CHANNELS = 256
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
+# brg_conv_bwd:avx512_core's ker_base (W > OW) measured with the whole row one block up to this input
+# width, at most 16 input channels (one output-channel block of the forward it runs; past it its ow
+# blocking search, not modelled, split rows in 13 of 211 draws)
+_KER_BASE_ROW = 89
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -391,19 +401,25 @@ def _one_by_one_measured(x_shape, w_shape, stride, padding, groups: int) -> bool
     )
 
 
-def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0) -> np.ndarray:
+def _brg_bwd_data(
+    dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0, split: bool = False
+) -> np.ndarray:
     """grad_input of brg_conv_bwd (stride 1, the forward's row within its input: one brgemm call per
     block of ``oc_block`` output channels, all of them where 0): per block one fused chain from 0 over
     every tap (row by row, from the last: the forward's taps inverted), at a tap the block's output
-    channels, the blocks' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
+    channels, the blocks' sums added in order (csrc/conv.c conv_bwd_data_terms). ``split`` (AVX-512's
+    ker_base, W > OW): per block each of ker_base's calls (``conv.brg_bwd_calls``, those with taps)
+    its own chain from 0, added in order."""
     kh, kw, oc = g.kh, g.kw, g.oc
     oc_block = oc_block or oc
-    terms: list[tuple[int, int, int]] = []
-    for o0 in range(0, oc, oc_block):
-        if o0:
-            terms.append((-1, 0, 0))
-        block = range(o0, min(oc, o0 + oc_block))
-        terms += [(o, kh - 1 - a, kw - 1 - b) for a in range(kh) for b in range(kw) for o in block]
+    calls = conv.brg_bwd_calls(g) if split else [(list(range(kh)), list(range(kw)))]
+    chains = [
+        [(o, kh - 1 - a, kw - 1 - b) for a in rows for b in cols for o in range(o0, min(oc, o0 + oc_block))]
+        for o0 in range(0, oc, oc_block)
+        for rows, cols in calls
+        if rows and cols
+    ]
+    terms = [t for i, chain in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + chain]
     t = np.array(terms, np.int64).reshape(-1, 3)
     gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
     conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
@@ -468,13 +484,17 @@ def _avx512_data_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
 
 def _avx512_kxk_data(g: conv.Geometry) -> conv.Geometry | None:
     """The forward brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core runs for a kernel over 1x1 at stride
-    1 where the modelled order holds (the forward's row within its input, W <= OW, one brgemm call):
-    grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P; None elsewhere."""
+    1 where the modelled order holds (the forward's row within its input, W <= OW, one brgemm call; or
+    ker_base's calls over the whole row where W > OW, up to 16 input channels and rows of
+    ``_KER_BASE_ROW``): grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P; None
+    elsewhere."""
     pad = (g.kh - 1 - g.ph, g.kw - 1 - g.pw)
-    if (g.sh, g.sw) != (1, 1) or g.w > g.ow or min(pad) < 0:
+    if (g.sh, g.sw) != (1, 1) or min(pad) < 0:
+        return None
+    if g.w > g.ow and (g.c > 16 or g.w > _KER_BASE_ROW):
         return None
     swapped = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), pad)
-    return swapped if conv_nhwc._one_call(swapped) else None
+    return swapped if g.w > g.ow or conv_nhwc._one_call(swapped) else None
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -638,15 +658,16 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
     gx = gw = gb = None
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
-        if mask[0] and swapped is None and not (np.isfinite(dy).all() and np.isfinite(w).all()):
+        if mask[0] and (swapped is None or g.w > g.ow) and not (np.isfinite(dy).all() and np.isfinite(w).all()):
             raise ParityError(
-                "conv2d backward (channels-last): brgconv_strided:avx512_core's grad_input over NaN or infinite "
-                "operands (which NaN it gives, or a NaN where the model has a number, not modelled)"
+                "conv2d backward (channels-last): brgconv_strided:avx512_core's or brg_conv_bwd's ker_base grad_input "
+                "over NaN or infinite operands (which NaN it gives, or a NaN where the model has a number, not "
+                "modelled)"
             )
         if mask[0] and swapped is None:  # brgconv_strided:avx512_core
             gx = conv.conv2d_backward(dy, x, w, stride, padding, False, profile, (True, False, False))[0]
         elif mask[0]:
-            gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop())
+            gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop(), g.w > g.ow)
         gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         return gx, gw, gb
     if mask[0]:
