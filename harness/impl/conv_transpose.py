@@ -386,9 +386,9 @@ def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: 
 # Where ATen keeps slow_conv_transpose2d (one image, ...) it is refused: that path is not measured on
 # channels-last operands. At AVX-512 the same (the modules' own avx512_core models and bounds;
 # transpose_nhwc_measure.py on a Zen 5, 80 random draws at each of 1, 2 and 4 threads, 2x2 to 4x4
-# kernels, strides 1 and 2): the forward 59, 51 and 49 bit for bit, grad_input 44, 42 and 44,
+# kernels, strides 1 and 2): the forward 63, 58 and 53 bit for bit, grad_input 44, 42 and 44,
 # grad_weight 68, 61 and 58, grad_bias 48, 43 and 40, none other; the rest refused (slow_conv_transpose2d,
-# brg_conv_bwd where the adjoint's row outgrows its output, the forward's several brgemm calls).
+# brg_conv_bwd's ker_base past 16 channels, the forward's several brgemm calls).
 
 
 def _nhwc_checks(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
