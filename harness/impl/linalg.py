@@ -641,14 +641,14 @@ def _cpublas_mkl(
             f"cpublas_gemm {m}x{n}x{k} with lda {lda}, ldb {ldb}, ldc {ldc}: torch runs ATen's own gemm "
             "(gemm_stub) there, which is not modelled"
         )
-    # bounds, as the operands are stored (column-major)
-    _view(a, (m, k) if not ta else (k, m), (1, lda))
-    _view(b, (k, n) if not tb else (n, k), (1, ldb))
-    _view(c, (m, n), (1, ldc))
+    # bounds, as the operands are stored (column-major); the views also serve the NaN check
+    a_view = _view(a, (m, k) if not ta else (k, m), (1, lda))
+    b_view = _view(b, (k, n) if not tb else (n, k), (1, ldb))
+    c_view = _view(c, (m, n), (1, ldc))
     if profile.blas in _INTEL_PATHS:
         check_plain_sgemm(profile, n, m, k, tb, ta)  # the row-major product C^T = opB^T @ opA^T
     blas = _blas(profile, n, m, k, tb, ta, False)
-    before = nan_kinds(_view(c, (m, n), (1, ldc))) if beta else set()
+    before = nan_kinds(c_view) if beta else set()
     _lib().cpublas_sgemm(
         int(ta),
         int(tb),
@@ -666,8 +666,7 @@ def _cpublas_mkl(
         _workers(profile, None),
         blas,
     )
-    operands = (_view(a, (m, k) if not ta else (k, m), (1, lda)), _view(b, (k, n) if not tb else (n, k), (1, ldb)))
-    refuse_mixed_nans(f"cpublas_gemm {m}x{n}x{k}", _view(c, (m, n), (1, ldc)), profile, before, *operands)
+    refuse_mixed_nans(f"cpublas_gemm {m}x{n}x{k}", c_view, profile, before, a_view, b_view)
 
 
 def _view(flat: np.ndarray, shape: tuple[int, int], strides: tuple[int, int]) -> np.ndarray:

@@ -50,8 +50,8 @@ def nan_kinds(*arrays: np.ndarray) -> set[int]:
     """The bit patterns of the NaNs ``arrays`` hold (quieted, as arithmetic passes them on)."""
     kinds: set[int] = set()
     for arr in arrays:
-        bits = np.ascontiguousarray(arr, np.float32).view(np.uint32).reshape(-1)
-        kinds.update(int(v) | 0x00400000 for v in np.unique(bits[np.isnan(arr.reshape(-1))]))
+        flat = np.ascontiguousarray(arr, np.float32).reshape(-1)
+        kinds.update(int(v) | 0x00400000 for v in np.unique(flat.view(np.uint32)[np.isnan(flat)]))
     return kinds
 
 
