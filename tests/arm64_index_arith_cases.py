@@ -19,10 +19,10 @@ from harness.impl.profiles import KernelProfile
 
 if __package__:  # imported by the tests
     from tests.arm64_sampling_cases import digest
-    from tests.arm64_scatter_cases import _values
+    from tests.arm64_scatter_cases import _values, draw_shape
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
     from arm64_sampling_cases import digest
-    from arm64_scatter_cases import _values
+    from arm64_scatter_cases import _values, draw_shape
 
 COUNT = 24
 OPS = ("scatter_reduce prod", "expanded prod", "index_reduce", "index_add alpha")
@@ -31,10 +31,7 @@ OPS = ("scatter_reduce prod", "expanded prod", "index_reduce", "index_add alpha"
 def cases() -> Iterator[dict[str, Any]]:
     r = np.random.default_rng(2029)
     for k in range(COUNT):
-        shape = (2, 700) if k == 0 else tuple(int(s) for s in r.integers(1, 18, r.integers(1, 4)))
-        dim = int(r.integers(0, len(shape)))
-        ishape = list(shape)
-        ishape[dim] = 3 * shape[dim] + 1
+        shape, dim, ishape = draw_shape(r, (2, 700) if k == 0 else None, 18)
         m, n, cols = int(r.integers(1, 30)), int(r.integers(1, 200)), int(r.choice([16, 17, 40]))
         yield {
             "x": _values(r, shape), "dim": dim, "index": r.integers(0, shape[dim], ishape), "src": _values(r, ishape),

@@ -20,8 +20,10 @@ from harness.impl import scatter
 
 if __package__:  # imported by the tests
     from tests.arm64_sampling_cases import digest
+    from tests.arm64_scatter_cases import draw_shape
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
     from arm64_sampling_cases import digest
+    from arm64_scatter_cases import draw_shape
 
 COUNT = 24
 SPECIALS = np.array([np.nan, -np.nan, np.inf, -0.0], np.float32)
@@ -37,11 +39,8 @@ def _values(r: np.random.Generator, shape: Any) -> np.ndarray:
 def cases() -> Iterator[dict[str, Any]]:
     r = np.random.default_rng(2028)
     for k in range(COUNT):
-        shape = (2, 700) if k == 0 else tuple(int(s) for s in r.integers(1, 9, r.integers(1, 4)))
-        dim = int(r.integers(0, len(shape)))
-        ishape = list(shape)
-        ishape[dim] = 3 * shape[dim] + 1
-        n = 3 * shape[dim] + 1
+        shape, dim, ishape = draw_shape(r, (2, 700) if k == 0 else None, 9)
+        n = ishape[dim]
         size = int(np.prod(shape))
         yield {
             "x": _values(r, shape), "dim": dim, "index": r.integers(0, shape[dim], ishape), "src": _values(r, ishape),

@@ -35,13 +35,20 @@ def _values(r: np.random.Generator, shape: Any) -> np.ndarray:
     return x
 
 
+def draw_shape(r: np.random.Generator, first: tuple[int, ...] | None, high: int) -> tuple[Any, int, list[int]]:
+    """A case's self shape (``first`` for the first case, else 1 to 3 dims of 1 to ``high`` - 1), the dim
+    it indexes and its index's shape: self's with 3 * size + 1 along that dim (every target repeated)."""
+    shape = first if first is not None else tuple(int(s) for s in r.integers(1, high, r.integers(1, 4)))
+    dim = int(r.integers(0, len(shape)))
+    ishape = list(shape)
+    ishape[dim] = 3 * shape[dim] + 1
+    return shape, dim, ishape
+
+
 def cases() -> Iterator[dict[str, Any]]:
     r = np.random.default_rng(2027)
     for k in range(COUNT):
-        shape = (2, 20000) if k == 0 else tuple(int(s) for s in r.integers(1, 9, r.integers(1, 4)))
-        dim = int(r.integers(0, len(shape)))
-        ishape = list(shape)
-        ishape[dim] = 3 * shape[dim] + 1
+        shape, dim, ishape = draw_shape(r, (2, 20000) if k == 0 else None, 9)
         m, n, cols = int(r.integers(1, 30)), int(r.integers(1, 200)), int(r.choice([16, 17, 40]))
         rows = (int(r.integers(1, 20)), int(r.integers(1, 16)), int(r.integers(1, 4)))  # below 3,000 elements
         picks = r.integers(0, rows[0], 3 * rows[0] + 1)
