@@ -64,6 +64,7 @@ from itertools import pairwise
 import numpy as np
 
 from harness.core.errors import ParityError
+from harness.impl import nans
 from harness.impl.profiles import KernelProfile
 
 # at::internal::GRAIN_SIZE: index_put's atomic adds run from this many elements at 2 or more threads
@@ -118,9 +119,9 @@ def ordered_add(out: np.ndarray, flat: np.ndarray, values: np.ndarray, term_firs
             np.add.at(out.reshape(-1), flat, values)
             return
         target = out.reshape(-1)
-        for pick in _rounds(flat):  # a NaN term kept explicitly (NumPy's loops may keep either NaN)
-            where, term = flat[pick], values[pick]
-            target[where] = np.where(np.isnan(term), term, target[where] + term)
+        for pick in _rounds(flat):  # the term's NaN kept explicitly (NumPy's loops may keep either NaN)
+            where = flat[pick]
+            target[where] = nans.arith("add", target[where], values[pick], keep=1)
 
 
 def _scatter_targets(shape: tuple[int, ...], dim: int, index: np.ndarray, op: str) -> np.ndarray:
