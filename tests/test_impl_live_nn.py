@@ -764,8 +764,8 @@ def test_upsample_bilinear2d_forward(
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]))
 def test_bilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
     """ZoeDepth's attractors, (batch, 16, h, w) bin centres resized bilinearly with aligned corners,
-    traced: every upsample_bilinear2d; a channels-first resize past OH + OW = 128 (ATen's non-separable
-    kernel) is refused."""
+    traced: every upsample_bilinear2d; a channels-first resize past OH + OW = 128 (ATen's generic
+    kernel) too."""
     use_threads(threads)
     bins = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 16, 8, 8)).astype(np.float32))
 
@@ -778,10 +778,98 @@ def test_bilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
     def large() -> None:
         torch.nn.functional.interpolate(bins[:, :4], size=(80, 80), mode="bilinear", align_corners=False)
 
-    from harness.core.errors import ParityError
+    _replays_match(large, {"upsample_bilinear2d"}, 1)
 
-    with pytest.raises(ParityError, match="non-separable kernel"):
-        _replays_match(large, {"upsample_bilinear2d"}, 1)
+
+@settings(max_examples=12, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 2), st.integers(1, 4), st.integers(1, 40), st.integers(1, 40)),
+    size=st.tuples(st.integers(1, 100), st.integers(30, 130)),
+    align=st.booleans(),
+    specials=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_bilinear2d_generic_forward(
+    shape: tuple[int, ...], size: tuple[int, int], align: bool, specials: bool, seed: int, threads: int
+) -> None:
+    """F.interpolate(mode="bilinear") of a channels-first input past OH + OW = 128 (3 channels at one thread
+    aside): ATen's generic kernel, each row's two-tap sum then the rows', the NaNs and infinities of the
+    input carried as the kernel carries them."""
+    use_threads(threads)
+    if sum(size) <= 128 or (threads == 1 and shape[1] == 3):
+        return  # ATen's channels-last kernel (test_upsample_bilinear2d_forward)
+    x = _with_specials(np.random.default_rng(seed), shape, specials)
+    y = torch.nn.functional.interpolate(torch.from_numpy(x.copy()), size=size, mode="bilinear", align_corners=align)
+    got = impl_nn.upsample_linear(x, size, align, live_profile())
+    assert_bits_equal("upsample_bilinear2d", y.numpy(), got)
+
+
+# -- upsample_linear1d ------------------------------------------------------------------------------
+
+
+def _with_specials(rng: np.random.Generator, shape: tuple[int, ...], specials: bool) -> np.ndarray:
+    """Normal values times 5; with ``specials`` a quarter of them NaNs of several payloads and signs,
+    infinities, zeros of both signs and a subnormal."""
+    x = (rng.standard_normal(shape) * 5).astype(np.float32)
+    if specials:
+        odd = np.array([0x7FC00000, 0xFFC00000, 0x7FC00123, 0xFF812345, 0x7F800000, 0xFF800000, 0, 0x80000000, 1],
+                       np.uint32).view(np.float32)  # fmt: skip
+        mask = rng.random(shape) < 0.25
+        x[mask] = rng.choice(odd, int(mask.sum()))
+    return x
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    shape=st.tuples(st.integers(1, 2), st.integers(1, 5), st.integers(1, 70)),
+    size=st.one_of(st.integers(1, 260), st.sampled_from([0.5, 1.5, 2.0, 3.0])),
+    align=st.booleans(),
+    specials=st.booleans(),
+    seed=SEEDS,
+    threads=THREADS,
+)
+def test_upsample_linear1d_forward_and_backward(
+    shape: tuple[int, int, int], size: int | float, align: bool, specials: bool, seed: int, threads: int
+) -> None:
+    """F.interpolate(mode="linear") to a size or by a scale factor (passed to the op), up and down, corners
+    aligned or not, and its input gradient: ATen's generic kernel, `t0*w0 + t1*w1` fused at avx2 and avx512
+    into fma(t0, w0, t1*w1); the backward's two updates per output; NaNs, infinities and signed zeros in the
+    input and the gradient."""
+    use_threads(threads)
+    by_size = isinstance(size, int)
+    if not by_size and align:
+        align = False  # a scale factor with aligned corners is ignored by ATen's scale
+    rng = np.random.default_rng(seed)
+    x = _with_specials(rng, shape, specials)
+    xt = torch.from_numpy(x.copy()).requires_grad_()
+    y = torch.nn.functional.interpolate(
+        xt, mode="linear", align_corners=align, **({"size": size} if by_size else {"scale_factor": size})
+    )
+    scale = None if by_size else size
+    got = impl_nn.upsample_linear(x, (y.shape[2],), align, live_profile(), (scale,))
+    assert_bits_equal("upsample_linear1d", y.detach().numpy(), got)
+    go = _with_specials(rng, tuple(y.shape), specials)
+    y.backward(torch.from_numpy(go.copy()))
+    got = impl_nn.upsample_linear1d_backward(go, shape, align, live_profile(), scale)
+    assert_bits_equal("grad_input", xt.grad.numpy(), got)
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2]))
+def test_linear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
+    """A relative-position table, (1, 8, 15) resized linearly to 29 and 7 positions (SAM-style), traced:
+    every upsample_linear1d and its backward."""
+    use_threads(threads)
+    table = torch.from_numpy(np.random.default_rng(seed).standard_normal((1, 8, 15)).astype(np.float32))
+
+    def program() -> None:
+        for size, align in ((29, False), (7, True)):
+            leaf = table.clone().requires_grad_()
+            torch.nn.functional.interpolate(leaf, size=size, mode="linear", align_corners=align).sum().backward()
+
+    _replays_match(program, {"upsample_linear1d"}, 2)
+    _replays_match(program, {"upsample_linear1d_backward"}, 2)
 
 
 # -- upsample_bilinear2d backward ------------------------------------------------------------------

@@ -799,19 +799,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "per output index the source `r = max(scale*(i + 0.5) - 0.5, 0)` (`scale*i` with aligned corners), "
             "`i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal sizes copy); forward: "
             "`upsample_linear_channels_last` (UpSampleKernel.cpp), ATen's kernel for OH + OW <= 128, a "
-            "channels-last input of C > 3, or C = 3 at one thread (else its non-separable kernel: refused): "
-            "weights `w00 = lh0*lw0` .. `w11`, per output pixel the channels in vectors of 8, "
-            "`x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last C % 8 by the scalar sum from the left; "
-            "backward: `cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first gradient: "
-            "per plane, per output element in row order, four scalar updates `gx += (lh*lw)*g` in the order "
-            "i00, i01, i10, i11 onto zeros (a channels-last gradient, C = 1 or one pixel included, takes ATen's "
+            "channels-last input of C > 3, or C = 3 at one thread: weights `w00 = lh0*lw0` .. `w11`, per "
+            "output pixel the channels in vectors of 8, `x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last "
+            "C % 8 by the scalar sum from the left; else, and for `upsample_linear1d` always, the generic "
+            "kernel (`upsample_generic_Nd_kernel_impl`, InterpolateNonSeparable): per output element each row's "
+            "`t0*lw0 + t1*lw1`, then the rows' `r0*lh0 + r1*lh1`; backward: `cpu_upsample_linear_backward` "
+            "(UpSampleMoreKernel.cpp) of a channels-first gradient: per plane, per output element in row order, "
+            "four scalar updates `gx += (lh*lw)*g` in the order i00, i01, i10, i11 onto zeros (1-D: "
+            "`gx += l*g`, i0 then i1; a channels-last gradient, C = 1 or one pixel included, takes ATen's "
             "vectorised kernel: refused)"
         ),
         (
             "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`; the forward's vector "
             "lanes `fma(x00, w00, fma(x01, w01, fma(x11, w11, x10*w10)))` and its scalar channels "
-            "`fma(x11, w11, fma(x10, w10, fma(x00, w00, x01*w01)))`; each backward update `fma(lh*lw, g, gx)`) "
-            "vs none at the default level; not the thread count (ATen splits whole images, or planes)"
+            "`fma(x11, w11, fma(x10, w10, fma(x00, w00, x01*w01)))`; the generic kernel's `fma(t0, w0, t1*w1)`; "
+            "each backward update `fma(lh*lw, g, gx)`) vs none at the default level; avx512 runs the AVX2 object; "
+            "not the thread count (ATen splits whole images, or planes, or computes each output on its own)"
         ),
     ),
     (
@@ -1123,7 +1126,8 @@ ARM64: dict[str, str] = {
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
         " thread count; a channels-last gradient refused as on x86; forward: vectors of 4 channels (N1, V2)"
         " contracted as `fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11)))` (the other inner product than"
-        " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count"
+        " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count; the generic"
+        " kernel and `upsample_linear1d` not measured: refused"
     ),
 }
 

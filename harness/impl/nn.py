@@ -479,3 +479,54 @@ def upsample_bilinear2d_backward(
     if go.dtype != np.float32 or go.ndim != 4:
         raise ParityError(f"upsample_bilinear2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
     return _upsample_backward("upsample_bilinear_backward", 2, go, input_size, align_corners, profile, scales)
+
+
+X86_BUILDS = ("default", "avx2", "avx512")  # the builds the generic linear kernels were measured at
+
+
+def upsample_linear(
+    x: np.ndarray, output_size: tuple[int, ...], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, ...] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """ATen's generic linear kernel (csrc/nn.c ``upsample_linear_generic``, x86): aten.upsample_linear1d of
+    float32 (N, C, W) to (N, C, OW), or aten.upsample_bilinear2d of (N, C, H, W) to (N, C, OH, OW) where ATen
+    does not take its channels-last kernel (the caller decides: harness.trace.impl_nn)."""
+    dims = len(output_size)
+    op = "upsample_linear1d" if dims == 1 else "upsample_bilinear2d"
+    if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2):
+        raise ParityError(f"{op}: float32 with {dims + 2} dims only, not {x.dtype}{list(x.shape)}")
+    profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", X86_BUILDS)
+    n, c, *size = x.shape
+    h, w = (1, *size) if dims == 1 else size
+    oh, ow = (1, int(output_size[0])) if dims == 1 else (int(v) for v in output_size)
+    sh = area_pixel_scale(h, oh, align_corners, scales[0]) if dims == 2 else np.float32(1)
+    sw = area_pixel_scale(w, ow, align_corners, scales[-1])
+    out = np.empty((n * c, oh, ow), np.float32)
+    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
+    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
+    fn = load("nn").upsample_linear_generic
+    fn.restype = None
+    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ctypes.c_int32(dims), ptr(hi), ptr(hw), ptr(wi),
+       ptr(ww))  # fmt: skip
+    return out.reshape(n, c, *output_size)
+
+
+def upsample_linear1d_backward(
+    go: np.ndarray, input_size: tuple[int, int, int], align_corners: bool, profile: KernelProfile,
+    scale: float | None = None,
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_linear1d_backward of a float32 (N, C, OW) gradient to the input's (N, C, W) (x86)."""
+    if go.dtype != np.float32 or go.ndim != 3:
+        raise ParityError(f"upsample_linear1d_backward: float32 (N, C, OW), not {go.dtype}{list(go.shape)}")
+    profile.refuse_unmeasured("upsample_linear1d_backward", X86_BUILDS)
+    n, c, ow = go.shape
+    w = int(input_size[2])
+    gx = np.zeros((n * c, w), np.float32)
+    wi, ww = np.empty(2 * ow, np.int64), np.empty(2 * ow, np.float32)
+    fn = load("nn").upsample_linear1d_backward
+    fn.restype = None
+    sw = area_pixel_scale(w, ow, align_corners, scale)
+    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, w, ow)), ctypes.c_float(sw),
+       ctypes.c_int32(bool(align_corners)), ptr(wi), ptr(ww))  # fmt: skip
+    return gx.reshape(n, c, w)

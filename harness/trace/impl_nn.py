@@ -57,6 +57,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "upsample_bicubic2d_backward": ("upsample_bicubic2d", ("capability",)),  # one build on x86, another on arm64
     "upsample_bilinear2d": ("upsample_bilinear2d", ("capability",)),
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
+    "upsample_linear1d": ("upsample_bilinear2d", ("capability",)),  # the generic kernel's row and knob
+    "upsample_linear1d_backward": ("upsample_bilinear2d", ("capability",)),
     **{f"avg_pool{d}d{b}": ("avg_pool2d", ()) for d in (2, 3) for b in ("", "_backward")},
     # nearest-exact's generic forward: its source index fused in the AVX2 object; the rest a gather, or
     # additions in the outputs' order
@@ -740,24 +742,35 @@ def _channels_last_contiguous(x: np.ndarray, stride: list[int] | None) -> bool:
 
 
 def _upsample_bilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import upsample_bilinear2d
+    from harness.impl.nn import upsample_bilinear2d, upsample_linear
 
     x = t["self"]
     oh, ow = (int(v) for v in a["output_size"])
     channels = x.shape[1] if x.ndim == 4 else 0
+    scales = (a.get("scales_h"), a.get("scales_w"))
     # ATen's switch: its channels-last kernel for OH + OW <= 128, a channels-last input of more than 3
-    # channels, or 3 channels at one thread; else its per-element non-separable kernel
-    if not (
+    # channels, or 3 channels at one thread; else its generic (non-separable) kernel
+    if (
         oh + ow <= 128
         or (channels > 3 and _channels_last_contiguous(x, a.get("self.stride")))
         or (p.threads == 1 and channels == 3)
     ):
-        raise ParityError(
-            f"upsample_bilinear2d to {oh}x{ow} of a channels-first input (OH + OW over 128: ATen's "
-            "non-separable kernel) is not modelled"
-        )
-    scales = (a.get("scales_h"), a.get("scales_w"))
-    return {"out": upsample_bilinear2d(x, (oh, ow), bool(a["align_corners"]), p, scales)}
+        return {"out": upsample_bilinear2d(x, (oh, ow), bool(a["align_corners"]), p, scales)}
+    return {"out": upsample_linear(x, (oh, ow), bool(a["align_corners"]), p, scales)}
+
+
+def _upsample_linear1d(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_linear
+
+    out = upsample_linear(t["self"], tuple(a["output_size"]), bool(a["align_corners"]), p, (a.get("scales"),))
+    return {"out": out}
+
+
+def _upsample_linear1d_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_linear1d_backward
+
+    go = t["grad_output"]
+    return {"out": upsample_linear1d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, a.get("scales"))}
 
 
 def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -875,6 +888,8 @@ REPLAYS: dict[str, Replay] = {
     "upsample_bicubic2d_backward": _upsample_bicubic_backward,
     "upsample_bilinear2d": _upsample_bilinear,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
+    "upsample_linear1d": _upsample_linear1d,
+    "upsample_linear1d_backward": _upsample_linear1d_backward,
     **{f"avg_pool{d}d": _avg_pool(d) for d in (2, 3)},
     **{f"avg_pool{d}d_backward": _avg_pool_backward(d) for d in (2, 3)},
     **{f"upsample_nearest{d}d": _upsample_nearest(d, False) for d in (1, 2, 3)},

@@ -2,7 +2,8 @@
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
- * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles.
+ * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
+ * and its backward, and upsample_bilinear2d's generic kernel, on x86.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -26,6 +27,9 @@
  *                        hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
+ *   upsample_linear_generic  x (P, H, W), P = N*C planes; out (P, OH, OW) (1-D: H = OH = 1); scratch
+ *                        as upsample_bilinear
+ *   upsample_linear1d_backward  go (P, OW); gx (P, W), zeroed by the caller; wi, ww (2*OW,) scratch
  *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
  * matrix: runs of H). */
@@ -824,6 +828,63 @@ void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t
                     }
             }
     }
+}
+
+/* ------------------------------------------------------------------ upsample_linear1d, generic bilinear */
+
+/* The two-tap sum of InterpolateNonSeparable<n, ..., 2> (cpu/UpSampleKernel.cpp): t0*w0 + t1*w1, which
+ * the AVX2 object contracts (measured) to fma(t0, w0, t1*w1); the default object rounds both products
+ * and adds them. */
+static inline float two_taps(const profile_t *p, float t0, float w0, float t1, float w1) {
+    return sfmadd(p, t0, w0, t1 * w1);
+}
+
+/* upsample_generic_Nd_kernel_impl with HelperInterpLinear (cpu/UpSampleKernel.cpp), float: the kernel
+ * ATen's upsample_linear1d always runs, and upsample_bilinear2d where it does not take its channels-last
+ * kernel (OH + OW over 128 of a channels-first input or of at most 3 channels; 3 channels at one thread
+ * excepted). Each output element on its own (so the thread count does not reach the bits): the taps and
+ * weights of linear_taps per dim, each row's two_taps over the width, then (dims 2) two_taps of the two
+ * rows' sums with the height's weights. Shapes: x (P, H, W), out (P, OH, OW), P = N*C planes; dims 1
+ * takes H = OH = 1 (one row, its sum the output); hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps. */
+void upsample_linear_generic(profile_t p, const float *x, float *out, int64_t P, int64_t H, int64_t W, int64_t OH,
+                             int64_t OW, float scale_h, float scale_w, int32_t align, int32_t dims, int64_t *hi,
+                             float *hw, int64_t *wi, float *ww) {
+    if (dims == 2) linear_taps(&p, H, OH, scale_h, align, hi, hw);
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++)
+        for (int64_t a = 0; a < OH; a++)
+            for (int64_t b = 0; b < OW; b++) {
+                const int64_t c0 = wi[2 * b], c1 = wi[2 * b + 1];
+                const float w0 = ww[2 * b], w1 = ww[2 * b + 1];
+                const float *plane = x + q * H * W;
+                float o;
+                if (dims == 1)
+                    o = two_taps(&p, plane[c0], w0, plane[c1], w1);
+                else {
+                    const float *r0 = plane + hi[2 * a] * W, *r1 = plane + hi[2 * a + 1] * W;
+                    const float t0 = two_taps(&p, r0[c0], w0, r0[c1], w1), t1 = two_taps(&p, r1[c0], w0, r1[c1], w1);
+                    o = two_taps(&p, t0, hw[2 * a], t1, hw[2 * a + 1]);
+                }
+                out[(q * OH + a) * OW + b] = o;
+            }
+}
+
+/* cpu_upsample_linear_backward, loop1d (cpu/UpSampleMoreKernel.cpp), float: per plane (whole in one
+ * thread), per output w in order, two scalar updates gx[i0] += l0*g, then gx[i1] += l1*g, which the AVX2
+ * object contracts to fma(l, g, gx[i]) (measured, NaN and infinite gradients included); the default
+ * object rounds the product, then the sum. Shapes: go (P, OW), gx (P, W) zeroed by the caller; wi, ww
+ * (2*OW,): scratch for the taps. */
+void upsample_linear1d_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t W, int64_t OW,
+                                float scale_w, int32_t align, int64_t *wi, float *ww) {
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++)
+        for (int64_t b = 0; b < OW; b++) {
+            const float g = go[q * OW + b];
+            for (int k = 0; k < 2; k++) {
+                float *acc = gx + q * W + wi[2 * b + k];
+                *acc = sfmadd(&p, ww[2 * b + k], g, *acc);
+            }
+        }
 }
 
 /* ------------------------------------------------------------------ nearest upsampling (source indices) */
