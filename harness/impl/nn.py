@@ -431,8 +431,8 @@ def upsample_bilinear2d(
     scales: tuple[float | None, float | None] = (None, None),
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bilinear2d (not antialiased) of float32 (N, C, H, W) to (N, C, *output_size) by
-    ATen's channels-last kernel (the caller refuses the sizes and layouts that take its non-separable
-    one); measured on x86 and the Linux arm64 builds."""
+    ATen's channels-last kernel (the sizes and layouts that take its generic one are ``upsample_linear``'s:
+    the caller picks); measured on x86 and the Linux arm64 builds."""
     return _upsample_forward("upsample_bilinear", 2, False, x, output_size, align_corners, profile, scales)
 
 

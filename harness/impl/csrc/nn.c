@@ -759,7 +759,7 @@ static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale
 /* upsample_linear_channels_last, loop2d (cpu/UpSampleKernel.cpp), float: the kernel ATen's
  * upsample_bilinear2d takes for a float input whenever OH + OW <= 128 (and for a channels-last input of
  * more than 3 channels, or 3 channels at one thread); larger outputs of a channels-first input take the
- * per-element non-separable kernel (not modelled: the caller refuses them). ATen works on a
+ * per-element generic kernel (upsample_linear_generic below). ATen works on a
  * channels-last copy: per image, per output (oh, ow) in row order, the taps of linear_taps, the four
  * weights w00 = lh0*lw0, w01 = lh0*lw1, w10 = lh1*lw0, w11 = lh1*lw1 (rounded products), then over
  * the channels: whole vectors of ``lanes`` channels by the recursive Vectorized interpolate,
