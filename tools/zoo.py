@@ -51,6 +51,7 @@ MODELS = (
     "deberta", "mpnet", "tapas", "yoso",
     "decision_transformer", "time_series_transformer", "nemotron_h", "granitemoehybrid",
     "vitpose", "textnet", "lightglue", "sam_hq",
+    "vivit", "hgnet_v2", "gpt_neo", "olmo2", "mobilebert", "opt",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
