@@ -801,13 +801,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`upsample_linear_channels_last` (UpSampleKernel.cpp), ATen's kernel for OH + OW <= 128, a "
             "channels-last input of C > 3, or C = 3 at one thread: weights `w00 = lh0*lw0` .. `w11`, per "
             "output pixel the channels in vectors of 8, `x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last "
-            "C % 8 by the scalar sum from the left; else, and for `upsample_linear1d` always, the generic "
-            "kernel (`upsample_generic_Nd_kernel_impl`, InterpolateNonSeparable): per output element each row's "
-            "`t0*lw0 + t1*lw1`, then the rows' `r0*lh0 + r1*lh1`; backward: `cpu_upsample_linear_backward` "
-            "(UpSampleMoreKernel.cpp) of a channels-first gradient: per plane, per output element in row order, "
-            "four scalar updates `gx += (lh*lw)*g` in the order i00, i01, i10, i11 onto zeros (1-D: "
-            "`gx += l*g`, i0 then i1; a channels-last gradient, C = 1 or one pixel included, takes ATen's "
-            "vectorised kernel: refused)"
+            "C % 8 by the scalar sum from the left; else, for `upsample_linear1d` always, and for "
+            "`upsample_trilinear3d` past OD + OH + OW = 48 (channels-first), the generic kernel "
+            "(`upsample_generic_Nd_kernel_impl`, InterpolateNonSeparable): per output element each row's "
+            "`t0*lw0 + t1*lw1`, then the rows' `r0*lh0 + r1*lh1`, then the planes'; backward: "
+            "`cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first gradient: per plane, per "
+            "output element in row order, four scalar updates `gx += (lh*lw)*g` in the order i00, i01, i10, i11 "
+            "onto zeros (1-D: `gx += l*g`, i0 then i1; 3-D: eight, `((ld*lh)*lw)*g`; a channels-last gradient, "
+            "C = 1 or one pixel included, takes ATen's vectorised kernel: refused; the 3-D channels-last forward "
+            "refused; at the default level NaNs and infinities in 3-D refused)"
         ),
         (
             "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`; the forward's vector "
@@ -1127,7 +1129,7 @@ ARM64: dict[str, str] = {
         " thread count; a channels-last gradient refused as on x86; forward: vectors of 4 channels (N1, V2)"
         " contracted as `fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11)))` (the other inner product than"
         " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count; the generic"
-        " kernel and `upsample_linear1d` not measured: refused"
+        " kernel, `upsample_linear1d` and `upsample_trilinear3d` not measured: refused"
     ),
 }
 

@@ -484,32 +484,78 @@ def upsample_bilinear2d_backward(
 X86_BUILDS = ("default", "avx2", "avx512")  # the builds the generic linear kernels were measured at
 
 
+def _taps_scratch(*sizes: int) -> list[np.ndarray]:
+    """Scratch for the two taps (index, weight) of each output index of each dim, outermost first: the
+    arrays, to be kept alive across the call and passed by ``ptr``."""
+    out: list[np.ndarray] = []
+    for size in sizes:
+        out += [np.empty(2 * size, np.int64), np.empty(2 * size, np.float32)]
+    return out
+
+
 def upsample_linear(
     x: np.ndarray, output_size: tuple[int, ...], align_corners: bool, profile: KernelProfile,
-    scales: tuple[float | None, ...] = (None, None),
+    scales: tuple[float | None, ...] = (None, None, None),
 ) -> np.ndarray:  # fmt: skip
     """ATen's generic linear kernel (csrc/nn.c ``upsample_linear_generic``, x86): aten.upsample_linear1d of
-    float32 (N, C, W) to (N, C, OW), or aten.upsample_bilinear2d of (N, C, H, W) to (N, C, OH, OW) where ATen
-    does not take its channels-last kernel (the caller decides: harness.trace.impl_nn)."""
+    float32 (N, C, W) to (N, C, OW), or aten.upsample_bilinear2d of (N, C, H, W) and upsample_trilinear3d of
+    (N, C, D, H, W) where ATen does not take its channels-last kernel (the caller decides:
+    harness.trace.impl_nn). ``scales``: one per output dim, ATen's order (the last ones used)."""
     dims = len(output_size)
-    op = "upsample_linear1d" if dims == 1 else "upsample_bilinear2d"
-    if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2):
-        raise ParityError(f"{op}: float32 with {dims + 2} dims only, not {x.dtype}{list(x.shape)}")
+    op = {1: "upsample_linear1d", 2: "upsample_bilinear2d", 3: "upsample_trilinear3d"}.get(dims, "upsample_linear")
+    if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2, 3):
+        raise ParityError(
+            f"{op}: float32 with 3 to 5 dims, one per output size and 2 more, not {x.dtype}{list(x.shape)}"
+        )
     profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", X86_BUILDS)
-    n, c, *size = x.shape
-    h, w = (1, *size) if dims == 1 else size
-    oh, ow = (1, int(output_size[0])) if dims == 1 else (int(v) for v in output_size)
-    sh = area_pixel_scale(h, oh, align_corners, scales[0]) if dims == 2 else np.float32(1)
-    sw = area_pixel_scale(w, ow, align_corners, scales[-1])
-    out = np.empty((n * c, oh, ow), np.float32)
-    hi, wi = np.empty(2 * oh, np.int64), np.empty(2 * ow, np.int64)
-    hw, ww = np.empty(2 * oh, np.float32), np.empty(2 * ow, np.float32)
+    if dims == 3 and not profile.contract and not np.isfinite(x).all():
+        raise ParityError(
+            f"{op}: a NaN or infinity in the input at the default level (which NaN its vectorised sums keep) is "
+            "not modelled"
+        )
+    n, c = x.shape[:2]
+    d, h, w = (1,) * (3 - dims) + x.shape[2:]
+    od, oh, ow = (1,) * (3 - dims) + tuple(int(v) for v in output_size)
+    given = (None,) * (3 - dims) + tuple(scales[len(scales) - dims :])
+    sd, sh, sw = (
+        area_pixel_scale(i, o, align_corners, s) if k >= 3 - dims else np.float32(1)
+        for k, (i, o, s) in enumerate(zip((d, h, w), (od, oh, ow), given, strict=True))
+    )
+    out = np.empty((n * c, od, oh, ow), np.float32)
+    scratch = _taps_scratch(od, oh, ow)
     fn = load("nn").upsample_linear_generic
     fn.restype = None
-    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
-       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ctypes.c_int32(dims), ptr(hi), ptr(hw), ptr(wi),
-       ptr(ww))  # fmt: skip
+    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n * c, d, h, w, od, oh, ow)),
+       *(ctypes.c_float(v) for v in (sd, sh, sw)), ctypes.c_int32(bool(align_corners)), ctypes.c_int32(dims),
+       *map(ptr, scratch))  # fmt: skip
     return out.reshape(n, c, *output_size)
+
+
+def upsample_trilinear3d_backward(
+    go: np.ndarray, input_size: tuple[int, int, int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None, float | None] = (None, None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_trilinear3d_backward of a float32 (N, C, OD, OH, OW) channels-first gradient (ATen's
+    scalar kernel) to the input's (N, C, D, H, W) (x86)."""
+    if go.dtype != np.float32 or go.ndim != 5:
+        raise ParityError(f"upsample_trilinear3d_backward: float32 (N, C, OD, OH, OW), not {go.dtype}{list(go.shape)}")
+    profile.refuse_unmeasured("upsample_trilinear3d_backward", X86_BUILDS)
+    if not profile.contract and not np.isfinite(go).all():
+        raise ParityError(
+            "upsample_trilinear3d_backward: a NaN or infinity in the gradient at the default level (which NaN its "
+            "sums keep) is not modelled"
+        )
+    n, c, od, oh, ow = go.shape
+    d, h, w = (int(v) for v in input_size[2:])
+    gx = np.zeros((n * c, d, h, w), np.float32)
+    scratch = _taps_scratch(od, oh, ow)
+    fn = load("nn").upsample_trilinear_backward
+    fn.restype = None
+    sizes = ((d, od, scales[0]), (h, oh, scales[1]), (w, ow, scales[2]))
+    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, d, h, w, od, oh, ow)),
+       *(ctypes.c_float(area_pixel_scale(i, o, align_corners, s)) for i, o, s in sizes),
+       ctypes.c_int32(bool(align_corners)), *map(ptr, scratch))  # fmt: skip
+    return gx.reshape(n, c, d, h, w)
 
 
 def upsample_linear1d_backward(
@@ -523,10 +569,10 @@ def upsample_linear1d_backward(
     n, c, ow = go.shape
     w = int(input_size[2])
     gx = np.zeros((n * c, w), np.float32)
-    wi, ww = np.empty(2 * ow, np.int64), np.empty(2 * ow, np.float32)
+    scratch = _taps_scratch(ow)
     fn = load("nn").upsample_linear1d_backward
     fn.restype = None
     sw = area_pixel_scale(w, ow, align_corners, scale)
     fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, w, ow)), ctypes.c_float(sw),
-       ctypes.c_int32(bool(align_corners)), ptr(wi), ptr(ww))  # fmt: skip
+       ctypes.c_int32(bool(align_corners)), *map(ptr, scratch))  # fmt: skip
     return gx.reshape(n, c, w)

@@ -59,6 +59,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
     "upsample_linear1d": ("upsample_bilinear2d", ("capability",)),  # the generic kernel's row and knob
     "upsample_linear1d_backward": ("upsample_bilinear2d", ("capability",)),
+    "upsample_trilinear3d": ("upsample_bilinear2d", ("capability",)),
+    "upsample_trilinear3d_backward": ("upsample_bilinear2d", ("capability",)),
     **{f"avg_pool{d}d{b}": ("avg_pool2d", ()) for d in (2, 3) for b in ("", "_backward")},
     # nearest-exact's generic forward: its source index fused in the AVX2 object; the rest a gather, or
     # additions in the outputs' order
@@ -735,10 +737,11 @@ def _upsample_bicubic_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str
 
 
 def _channels_last_contiguous(x: np.ndarray, stride: list[int] | None) -> bool:
-    """ATen's is_contiguous(ChannelsLast) of a 4-d tensor: dims of size 1 aside, so one channel or one
-    pixel counts."""
+    """ATen's is_contiguous(ChannelsLast) of a 4-d tensor (ChannelsLast3d of a 5-d one): dims of size 1
+    aside, so one channel or one pixel counts."""
     stride = stride or c_strides(x.shape)
-    return x.ndim == 4 and same_layout(list(stride), strides_in_order(x.shape, (0, 2, 3, 1)), x.shape)
+    order = {4: (0, 2, 3, 1), 5: (0, 2, 3, 4, 1)}.get(x.ndim)
+    return order is not None and same_layout(list(stride), strides_in_order(x.shape, order), x.shape)
 
 
 def _upsample_bilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -757,6 +760,36 @@ def _upsample_bilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     ):
         return {"out": upsample_bilinear2d(x, (oh, ow), bool(a["align_corners"]), p, scales)}
     return {"out": upsample_linear(x, (oh, ow), bool(a["align_corners"]), p, scales)}
+
+
+def _upsample_trilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_linear
+
+    x = t["self"]
+    size = tuple(int(v) for v in a["output_size"])
+    channels = x.shape[1] if x.ndim == 5 else 0
+    # ATen's switch: its channels-last kernel for OD + OH + OW <= 48 or a channels-last input of more than 3
+    # channels (not modelled); else its generic kernel
+    if sum(size) <= 48 or (channels > 3 and _channels_last_contiguous(x, a.get("self.stride"))):
+        raise ParityError(
+            f"upsample_trilinear3d to {'x'.join(map(str, size))}: ATen's channels-last kernel (OD + OH + OW <= 48, "
+            "or a channels-last input of more than 3 channels) is not modelled"
+        )
+    scales = (a.get("scales_d"), a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_linear(x, size, bool(a["align_corners"]), p, scales)}
+
+
+def _upsample_trilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_trilinear3d_backward
+
+    go = t["grad_output"]
+    if _channels_last_contiguous(go, a.get("grad_output.stride")):  # ATen's switch
+        raise ParityError(
+            "upsample_trilinear3d_backward: a channels-last contiguous gradient (ATen's vectorised kernel) is not "
+            "modelled"
+        )
+    scales = (a.get("scales_d"), a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_trilinear3d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
 def _upsample_linear1d(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -889,6 +922,8 @@ REPLAYS: dict[str, Replay] = {
     "upsample_bilinear2d": _upsample_bilinear,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
     "upsample_linear1d": _upsample_linear1d,
+    "upsample_trilinear3d": _upsample_trilinear,
+    "upsample_trilinear3d_backward": _upsample_trilinear_backward,
     "upsample_linear1d_backward": _upsample_linear1d_backward,
     **{f"avg_pool{d}d": _avg_pool(d) for d in (2, 3)},
     **{f"avg_pool{d}d_backward": _avg_pool_backward(d) for d in (2, 3)},

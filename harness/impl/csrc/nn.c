@@ -3,7 +3,7 @@
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
- * and its backward, and upsample_bilinear2d's generic kernel, on x86.
+ * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -27,8 +27,10 @@
  *                        hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
- *   upsample_linear_generic  x (P, H, W), P = N*C planes; out (P, OH, OW) (1-D: H = OH = 1); scratch
- *                        as upsample_bilinear
+ *   upsample_linear_generic  x (P, D, H, W), P = N*C planes; out (P, OD, OH, OW) (2-D: D = OD = 1; 1-D:
+ *                        also H = OH = 1); di, dw (2*OD,), hi, hw (2*OH,), wi, ww (2*OW,) scratch
+ *   upsample_trilinear_backward  go (P, OD, OH, OW); gx (P, D, H, W), zeroed by the caller; scratch as
+ *                        upsample_linear_generic
  *   upsample_linear1d_backward  go (P, OW); gx (P, W), zeroed by the caller; wi, ww (2*OW,) scratch
  *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
@@ -834,39 +836,90 @@ void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t
 
 /* The two-tap sum of InterpolateNonSeparable<n, ..., 2> (cpu/UpSampleKernel.cpp): t0*w0 + t1*w1, which
  * the AVX2 object contracts (measured) to fma(t0, w0, t1*w1); the default object rounds both products
- * and adds them. */
-static inline float two_taps(const profile_t *p, float t0, float w0, float t1, float w1) {
-    return sfmadd(p, t0, w0, t1 * w1);
+ * and adds them, and where both are NaN keeps the first product's in a row's sum over the width and the
+ * second's in the sum over the height (``second``; measured in 1-D and 2-D: its compiled additions take
+ * the operands in those orders; in 3-D neither order fits every vectorised element, and the caller
+ * refuses NaNs and infinities there at the default level). */
+static inline float two_taps(const profile_t *p, float t0, float w0, float t1, float w1, int second) {
+    if (p->contract) return fmaf(t0, w0, t1 * w1);
+    const float a = t0 * w0, b = t1 * w1;
+    if (isnan(a) && isnan(b)) return second ? b : a; /* each already quieted by its product */
+    return a + b;
 }
 
 /* upsample_generic_Nd_kernel_impl with HelperInterpLinear (cpu/UpSampleKernel.cpp), float: the kernel
- * ATen's upsample_linear1d always runs, and upsample_bilinear2d where it does not take its channels-last
- * kernel (OH + OW over 128 of a channels-first input or of at most 3 channels; 3 channels at one thread
- * excepted). Each output element on its own (so the thread count does not reach the bits): the taps and
- * weights of linear_taps per dim, each row's two_taps over the width, then (dims 2) two_taps of the two
- * rows' sums with the height's weights. Shapes: x (P, H, W), out (P, OH, OW), P = N*C planes; dims 1
- * takes H = OH = 1 (one row, its sum the output); hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps. */
-void upsample_linear_generic(profile_t p, const float *x, float *out, int64_t P, int64_t H, int64_t W, int64_t OH,
-                             int64_t OW, float scale_h, float scale_w, int32_t align, int32_t dims, int64_t *hi,
-                             float *hw, int64_t *wi, float *ww) {
-    if (dims == 2) linear_taps(&p, H, OH, scale_h, align, hi, hw);
+ * ATen's upsample_linear1d always runs, and upsample_bilinear2d and upsample_trilinear3d where they do
+ * not take their channels-last kernel (2-D: OH + OW over 128 of a channels-first input or of at most 3
+ * channels, 3 channels at one thread excepted; 3-D: OD + OH + OW over 48 of a channels-first input or of
+ * at most 3 channels). Each output element on its own (so the thread count does not reach the bits):
+ * the taps and weights of linear_taps per dim, InterpolateNonSeparable's recursion from the outermost
+ * dim, each two_taps: a row's sum over the width, then (dims 2, 3) two rows' sums with the height's
+ * weights, then (dims 3) two planes' with the depth's. Shapes: x (P, D, H, W), out (P, OD, OH, OW),
+ * P = N*C planes; dims 1 and 2 take D = OD = 1 (and dims 1 H = OH = 1); di, dw (2*OD,), hi, hw (2*OH,),
+ * wi, ww (2*OW,): scratch for the taps. */
+static float linear_row(const profile_t *p, const float *row, const int64_t *wi, const float *ww, int64_t b) {
+    return two_taps(p, row[wi[2 * b]], ww[2 * b], row[wi[2 * b + 1]], ww[2 * b + 1], 0);
+}
+
+static float linear_plane(const profile_t *p, const float *plane, int64_t W, const int64_t *hi, const float *hw,
+                          int64_t a, const int64_t *wi, const float *ww, int64_t b) {
+    const float t0 = linear_row(p, plane + hi[2 * a] * W, wi, ww, b);
+    const float t1 = linear_row(p, plane + hi[2 * a + 1] * W, wi, ww, b);
+    return two_taps(p, t0, hw[2 * a], t1, hw[2 * a + 1], 1);
+}
+
+void upsample_linear_generic(profile_t p, const float *x, float *out, int64_t P, int64_t D, int64_t H, int64_t W,
+                             int64_t OD, int64_t OH, int64_t OW, float scale_d, float scale_h, float scale_w,
+                             int32_t align, int32_t dims, int64_t *di, float *dw, int64_t *hi, float *hw, int64_t *wi,
+                             float *ww) {
+    if (dims == 3) linear_taps(&p, D, OD, scale_d, align, di, dw);
+    if (dims >= 2) linear_taps(&p, H, OH, scale_h, align, hi, hw);
     linear_taps(&p, W, OW, scale_w, align, wi, ww);
     for (int64_t q = 0; q < P; q++)
-        for (int64_t a = 0; a < OH; a++)
-            for (int64_t b = 0; b < OW; b++) {
-                const int64_t c0 = wi[2 * b], c1 = wi[2 * b + 1];
-                const float w0 = ww[2 * b], w1 = ww[2 * b + 1];
-                const float *plane = x + q * H * W;
-                float o;
-                if (dims == 1)
-                    o = two_taps(&p, plane[c0], w0, plane[c1], w1);
-                else {
-                    const float *r0 = plane + hi[2 * a] * W, *r1 = plane + hi[2 * a + 1] * W;
-                    const float t0 = two_taps(&p, r0[c0], w0, r0[c1], w1), t1 = two_taps(&p, r1[c0], w0, r1[c1], w1);
-                    o = two_taps(&p, t0, hw[2 * a], t1, hw[2 * a + 1]);
+        for (int64_t e = 0; e < OD; e++)
+            for (int64_t a = 0; a < OH; a++)
+                for (int64_t b = 0; b < OW; b++) {
+                    const float *vol = x + q * D * H * W;
+                    float o;
+                    if (dims == 1)
+                        o = linear_row(&p, vol, wi, ww, b);
+                    else if (dims == 2)
+                        o = linear_plane(&p, vol, W, hi, hw, a, wi, ww, b);
+                    else {
+                        const float t0 = linear_plane(&p, vol + di[2 * e] * H * W, W, hi, hw, a, wi, ww, b);
+                        const float t1 = linear_plane(&p, vol + di[2 * e + 1] * H * W, W, hi, hw, a, wi, ww, b);
+                        o = two_taps(&p, t0, dw[2 * e], t1, dw[2 * e + 1], 1);
+                    }
+                    out[((q * OD + e) * OH + a) * OW + b] = o;
                 }
-                out[(q * OH + a) * OW + b] = o;
-            }
+}
+
+/* cpu_upsample_linear_backward, loop3d (cpu/UpSampleMoreKernel.cpp), float: per plane (whole in one
+ * thread), per output (od, oh, ow) in order, eight scalar updates in the order i000, i001, i010, i011,
+ * i100, .., i111 (depth, height, width taps): gx[i] += ((ld*lh)*lw)*g, which the AVX2 object contracts to
+ * fma((ld*lh)*lw, g, gx[i]) (the weights' products rounded first); the default object rounds the product
+ * with g, then the sum. Shapes: go (P, OD, OH, OW), gx (P, D, H, W) zeroed by the caller; scratch as
+ * upsample_linear_generic. */
+void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t D, int64_t H, int64_t W,
+                                 int64_t OD, int64_t OH, int64_t OW, float scale_d, float scale_h, float scale_w,
+                                 int32_t align, int64_t *di, float *dw, int64_t *hi, float *hw, int64_t *wi, float *ww) {
+    linear_taps(&p, D, OD, scale_d, align, di, dw);
+    linear_taps(&p, H, OH, scale_h, align, hi, hw);
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    for (int64_t q = 0; q < P; q++) {
+        float *vol = gx + q * D * H * W;
+        for (int64_t e = 0; e < OD; e++)
+            for (int64_t a = 0; a < OH; a++)
+                for (int64_t b = 0; b < OW; b++) {
+                    const float g = go[((q * OD + e) * OH + a) * OW + b];
+                    for (int i = 0; i < 2; i++)
+                        for (int j = 0; j < 2; j++)
+                            for (int k = 0; k < 2; k++) {
+                                float *acc = vol + (di[2 * e + i] * H + hi[2 * a + j]) * W + wi[2 * b + k];
+                                *acc = sfmadd(&p, dw[2 * e + i] * hw[2 * a + j] * ww[2 * b + k], g, *acc);
+                            }
+                }
+    }
 }
 
 /* cpu_upsample_linear_backward, loop1d (cpu/UpSampleMoreKernel.cpp), float: per plane (whole in one
