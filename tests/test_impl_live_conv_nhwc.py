@@ -5,8 +5,10 @@ The shapes: DPT's 1x1 projections of a channels-last (permuted) token map, a dep
 over rows of height 1 (Mamba-2's, were its input 4-D), 3x3 and 5x5 kernels with padding at strides 1 and 2
 (oneDNN's brg_conv_fwd), 1x1 kernels from 8 images (brgconv_1x1 or ATen's slow_conv2d at 1 thread), one
 input channel or one pixel (``contiguous(memory_format=torch.channels_last)`` of them keeps NCHW
-strides), and the refused ones: several ic blocks, a kernel wider than its input, groups of several
-channels. The forward the impl models must match torch; what it does not model must raise ParityError.
+strides), kernels whose taps span several brgemm calls (padding of half the kernel or more, a kernel
+wider than its input: exec_base's calls per column), and the refused ones: several ic blocks, a column
+block that hangs on oneDNN's search (on 2 threads), groups of several channels. The forward the impl
+models must match torch; what it does not model must raise ParityError.
 
 ``LAID_OUT``, forward and backward: inputs laid out as models produce them, one pixel and one channel
 of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
@@ -48,7 +50,10 @@ CASES = (
     ((4, 1, 9, 10), (8, 1, 3, 3), 1, (1, 1), 1, True),  # one input channel: NCHW strides
     ((2, 29, 1, 1), (3, 29, 1, 1), 1, (0, 0), 1, True),  # one pixel: NCHW strides
     ((2, 3000, 2, 2), (4, 3000, 1, 1), 1, (0, 0), 1, True),  # refused: ic blocks of 320
-    ((1, 15, 7, 4), (24, 15, 7, 7), 2, (0, 3), 1, True),  # refused: the kernel wider than the input
+    ((1, 15, 7, 4), (24, 15, 7, 7), 2, (0, 3), 1, True),  # wider than the input: one call (refused on 2 threads)
+    ((2, 24, 1, 9), (16, 24, 1, 5), 1, (0, 5), 1, True),  # a row padded by its kernel: exec_base's calls
+    ((2, 20, 6, 4), (12, 20, 7, 3), 2, (3, 2), 1, False),  # taller than wide: the partial taps' calls a row each
+    ((2, 36, 1, 9), (7, 36, 1, 7), 3, (0, 6), 1, True),  # stride 3
     ((2, 16, 6, 6), (16, 4, 3, 3), 1, (1, 1), 4, True),  # refused: groups of 4 channels
 )
 
@@ -240,8 +245,17 @@ def test_refusals_name_the_kernel() -> None:
     with pytest.raises(ParityError, match="ic blocks"):
         conv_nhwc.conv2d(np.zeros((2, 3000, 2, 2), np.float32), np.zeros((4, 3000, 1, 1), np.float32), None,
                          (1, 1), (0, 0), 1, avx2)  # fmt: skip
-    with pytest.raises(ParityError, match="brgemm calls"):
+    with pytest.raises(ParityError, match="brgemm calls: the column block its search picks on 2 threads"):
         conv_nhwc.conv2d(np.zeros((1, 15, 7, 4), np.float32), np.zeros((24, 15, 7, 7), np.float32), None,
                          (2, 2), (0, 3), 1, avx2)  # fmt: skip
+    assert conv_nhwc.conv2d(
+        np.zeros((1, 15, 7, 4), np.float32),
+        np.zeros((24, 15, 7, 7), np.float32),
+        None,
+        (2, 2),
+        (0, 3),
+        1,
+        profile_for_capability("AVX2", 1, "x86_64"),
+    ).shape == (1, 24, 1, 2)
     with pytest.raises(ParityError, match="groups"):
         conv_nhwc.conv2d(x, np.zeros((16, 4, 3, 3), np.float32), None, (1, 1), (1, 1), 4, avx2)

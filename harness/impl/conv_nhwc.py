@@ -220,6 +220,86 @@ def _one_call(g: conv.Geometry) -> bool:
     return (g.h, g.w) == (1, 1) or (g.kh <= g.h and g.kw <= g.w and 2 * g.ph < g.kh and 2 * g.pw < g.kw)
 
 
+def _brg_ow_range(g: conv.Geometry, ow0: int, m: int, kw: int) -> tuple[int, int]:
+    """get_ow_range: the output columns [s, f) of the block of ``m`` from ``ow0`` where tap ``kw`` lies in
+    the input."""
+    iw_lp = ow0 * g.sw - g.pw + kw
+    iw_rp = iw_lp + (m - 1) * g.sw - g.w + 1
+    s, off = ow0, 0
+    if iw_lp < 0:
+        off = -(iw_lp // g.sw)  # div_up(-iw_lp, SW)
+        s += off
+    if iw_rp > 0:
+        off += -(-iw_rp // g.sw)
+    return min(s, ow0 + m), min(max(s, s + m - off), ow0 + m)
+
+
+def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int) -> tuple[tuple[int, ...], tuple[int, ...],
+                                                                          tuple[int, ...], bool]:  # fmt: skip
+    """ker_base's brgemm calls that reach output column ``col`` (exec_base, blocks of ``ow_block``
+    columns; jit_brgemm_conv.cpp): get_kw_range splits the taps kw into those in the input for part
+    of the block left of those in it for all the block, those, and the rest; the first and the last
+    one call a tap, the middle one call. Returns (the left taps, the middle taps, the right taps) that
+    reach ``col`` and whether the block's first call reaches it (else the column starts from the zeros
+    perform_outwork writes)."""
+    ow0 = col - col % ow_block
+    m = min(ow_block, g.ow - ow0)
+    spans = [_brg_ow_range(g, ow0, m, kw) for kw in range(g.kw)]
+    reach = [kw for kw, (s, f) in enumerate(spans) if s < f]
+    if not reach:
+        return (), (), (), False
+    full = [kw for kw in reach if spans[kw][1] - spans[kw][0] == m]
+    full_s, full_f = (full[0], full[-1] + 1) if full else (reach[-1] + 1, reach[-1] + 1)
+    hit = [kw for kw in reach if spans[kw][0] <= col < spans[kw][1]]
+    left = tuple(kw for kw in hit if kw < full_s)
+    right = tuple(kw for kw in hit if kw >= full_f)
+    return left, tuple(range(full_s, full_f)), right, reach[0] in hit
+
+
+def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
+    """The column block whose ker_base calls give the bits (1: one call over every tap; 0 where not
+    modelled). Within ``_one_call``'s bounds one call (measured). Elsewhere oneDNN tries exec_vpad
+    first where the padding of each side is under KW strides: its search takes only blocks whose
+    columns, and those of the last block, are at least the padding (brgemm_blocking declines a
+    bcast block under the virtual padding), and exec_vpad is kept where the block spans at most the
+    input row (its one call over every tap); else exec_base over its block. Where the work of whole
+    rows, (image, output-channel block, row), divides among the threads for every output-channel
+    block the search tries, exec_base's search takes the whole row (measured); otherwise its block
+    hangs on its efficiency estimate (blocks of 7 of 19 columns on 4 threads), within calc_blocks'
+    max_ow_block_thr; and exec_vpad's search does where it may take blocks it keeps and blocks it
+    drops (at AVX2 8 of 15 columns, kept; at AVX-512 the row, dropped): modelled where every block
+    the searches may take gives the same calls."""
+    if _one_call(g):
+        return 1
+    simd = 16 if _level(profile) == "avx512" else 8
+    vectors = -(-g.oc // simd)
+    r_pad = (g.ow - 1) * g.sw + g.kw - g.w - g.pw
+    vpad_pads = -(-g.pw // g.sw) < g.kw and -(-r_pad // g.sw) < g.kw
+    vpad_most = max(g.pw, r_pad)
+
+    def vpad_takes(block: int) -> bool:  # the block's columns and its last block's at least the padding
+        return vpad_pads and block >= vpad_most and (g.ow % block == 0 or g.ow % block >= vpad_most)
+
+    whole = all(g.n * -(-g.oc // (k * simd)) * g.oh % profile.threads == 0 for k in range(1, min(4, vectors) + 1))
+    work, share = np.float32(g.n * vectors * g.oh * g.ow), np.float32(0.9) * np.float32(profile.threads)
+    most = g.ow if whole else max(1, min(g.ow, int((work + share - np.float32(1)) / share)))  # max_ow_block_thr
+    blocks = sorted({-(-g.ow // ns) for ns in range(1, g.ow + 1)} & set(range(1, most + 1)))
+    vpad_kept = [(blk - 1) * g.sw + 1 <= g.w for blk in blocks if vpad_takes(blk)]
+    if vpad_kept and all(vpad_kept):
+        return 1
+    base = [g.ow] if whole else blocks
+    calls = {tuple(_brg_column_calls(g, blk, col) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)}
+    return base[-1] if len(calls) == 1 else 0
+
+
+def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
+    """Whether exec_base's kw block is the whole kernel row for every output-channel block (iterate_ker_block:
+    the weights of KW taps over every input channel under its L2, three quarters of 2 MiB at AVX2, of
+    the host's at AVX-512)."""
+    simd, l2 = (16, profile.l2_per_core * 3 // 4) if _level(profile) == "avx512" else (8, _BRG_L2)
+    return g.c * 4 * simd * 4 * g.kw < l2
+
+
 def _one_ic_block(g: conv.Geometry, profile: KernelProfile) -> bool:
     """Whether select_ic_block keeps every input channel in one block at AVX2, for each output-channel
     block (8 to 32) oneDNN's search may take, with the whole kernel in its batch: the block is all the
@@ -319,24 +399,56 @@ def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     return {_avx512_ic_block(g, ob, ur, l1, l2) for ob in _avx512_oc_blocks(g) for ur in (1, min(_BRG512_UR[ob], sp))}
 
 
-def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry,
-                       ic_block: int) -> np.ndarray:  # fmt: skip
-    """oneDNN's brgemm convolution (brg_conv_fwd / brgconv_1x1) with one brgemm call over the taps per
-    ic block: per output and ic block one fused chain from 0 over (kh, kw, the block's channels), the
-    blocks' sums added in order onto the output (the kernel's beta 1), the bias last (csrc/conv.c
-    conv_fwd_terms)."""
+def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, ic_block: int,
+                       ow_block: int = 1) -> np.ndarray:  # fmt: skip
+    """oneDNN's brgemm convolution (brg_conv_fwd / brgconv_1x1) per ic block (ker_base per ic chunk, in
+    order) by its brgemm calls: per output and call one fused chain from 0 over the call's taps (kernel
+    rows outer, taps kw inner, the block's channels innermost), each call's sum added onto the output
+    (the kernel's beta 1; a column the first call misses starts from perform_outwork's zeros), the
+    bias last (csrc/conv.c conv_fwd_terms, a part a call). ``ow_block`` 1: one call over every tap
+    (exec_vpad, a kernel row block of KH); else exec_base's calls over blocks of ``ow_block`` columns
+    (``_brg_column_calls``), their kernel rows all of KH, the partial taps' calls a row each where the
+    kernel is taller than wide (kh_block_pad 1)."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
-    taps = [(i, j) for i in range(kh) for j in range(kw)]
-    terms: list[tuple[int, int, int]] = []
-    for c0 in range(0, c, ic_block):
-        if c0:
-            terms.append((-1, 0, 0))
-        terms += [(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
-    t = np.array(terms, np.int64).reshape(-1, 3)
+    if ow_block == 1:
+        taps = [(i, j) for i in range(kh) for j in range(kw)]
+        parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))] for c0 in range(0, c, ic_block)]
+        return _brg_calls_sum(x, w, b, g, parts, True)
+    pad_rows = kh > kw
+    classes: dict[tuple, list[tuple[int, int]]] = {}
+    for r in range(oh):
+        top = r * g.sh - g.ph
+        rows = tuple(range(max(0, -top), min(kh, g.h - top)))
+        for col in range(ow):
+            classes.setdefault((rows if pad_rows else (), *_brg_column_calls(g, ow_block, col)), []).append((r, col))
     y = np.empty((n, oc, oh, ow), np.float32)
-    bias = None if b is None else ptr(b)
-    conv._lib().conv_fwd_terms(*g, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 1, 0)
+    for (rows, left, middle, right, first), where in classes.items():
+        blocks = [(i,) for i in rows] if pad_rows else [tuple(range(kh))]
+        calls = [[(i, j) for i in block] for block in blocks for j in left]
+        calls += [[(i, j) for i in range(kh) for j in middle]] * bool(middle)
+        calls += [[(i, j) for i in block] for block in blocks for j in right]
+        parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
+                 for c0 in range(0, c, ic_block) for taps in calls]  # fmt: skip
+        rr, cc = np.array(where).T
+        y[:, :, rr, cc] = _brg_calls_sum(x, w, b, g, parts, first)[:, :, rr, cc]
     return y
+
+
+def _brg_calls_sum(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry,
+                   parts: list[list[tuple[int, int, int]]], first: bool) -> np.ndarray:  # fmt: skip
+    """The brgemm calls' sums onto the output: each part's fused chain from 0 (csrc/conv.c
+    conv_fwd_terms), added to the sum before as the kernel stores with beta 1, its accumulator the first
+    operand (where both are NaN the call's NaN stays); the first onto perform_outwork's zeros where
+    ``first`` is false; the bias last, the sum its first operand."""
+    lib = conv._lib()
+    total = None if first else np.zeros((g.n, g.oc, g.oh, g.ow), np.float32)
+    with np.errstate(invalid="ignore"):
+        for terms in parts or [[]]:
+            t = np.array(terms, np.int64).reshape(-1, 3)
+            acc = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
+            lib.conv_fwd_terms(*g, ptr(x), ptr(w), None, ptr(acc), ptr(t), len(t), 1, 0)
+            total = acc if total is None else np.where(np.isnan(acc), acc, acc + total)
+        return total if b is None else np.where(np.isnan(total), total, total + b[:, None, None])
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
@@ -508,10 +620,12 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
         return f"conv2d (channels-last): {kind[len('refuse: ') :]} is not modelled" if kind.startswith("refuse") else ""
     if groups == 1 and not thnn:
         g = conv._geometry(x_shape, w_shape, stride, padding)
-        if not _one_call(g):
+        ow_block = _brg_ow_block(g, profile)
+        if not ow_block or (ow_block > 1 and not _brg_kw_whole(g, profile)):
+            which = f"the column block its search picks on {profile.threads} threads" if not ow_block else "kw blocks"
             return (
                 f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
-                f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls) is not modelled"
+                f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls: {which}) is not modelled"
             )
         if level == "avx512" and conv._ip_convolution(g):
             return (
@@ -554,11 +668,12 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
     if _level(profile) == "avx512" and groups == 1:
         g = conv._geometry(x.shape, w.shape, stride, padding)
-        return _brg_blocked_chain(x, w, b, g, avx512_ic_blocks(g, profile).pop())
+        return _brg_blocked_chain(x, w, b, g, avx512_ic_blocks(g, profile).pop(), _brg_ow_block(g, profile))
     if _level(profile) != "sse41":
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)
-        return _brg_chain(x, w, b, conv._geometry(x.shape, w.shape, stride, padding))
+        g = conv._geometry(x.shape, w.shape, stride, padding)
+        return _brg_blocked_chain(x, w, b, g, g.c, _brg_ow_block(g, profile))
     kind = sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)[0]
     if kind == "jit:sse41":
         return conv.conv2d(x, w, b, stride, padding, profile, conv.SSE41)
