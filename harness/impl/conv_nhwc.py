@@ -42,11 +42,17 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
 - AVX2, oneDNN ``brg_conv_fwd:avx2`` (kxk) and ``brgconv_1x1:avx2`` (1x1): per output element one
   fused chain from 0 over the taps (kh, kw) row by row, at a tap over the channels (the brgemm
   batch), the bias added last. Modelled where one ic block holds every channel (``_one_ic_block``,
-  brg_blocking_t::select_ic_block for every output-channel block it may pick) and one brgemm call
-  holds every tap (``_one_call``: kernel within the input, padding within half the kernel; or one
-  pixel, one tap an output). Elsewhere each ic block's or call's chain is from 0 and added to C (the
-  brgemm kernel adds its accumulators to C at the end: 3,000 channels at a 1x1 kernel ran blocks of
-  320, measured), refused.
+  brg_blocking_t::select_ic_block for every output-channel block it may pick); several ic blocks
+  (each chain from 0 added to C: 3,000 channels at a 1x1 kernel ran blocks of 320) refused. One
+  brgemm call holds every tap within ``_one_call`` (kernel within the input, padding within half the
+  kernel; or one pixel) and where exec_vpad runs; elsewhere exec_base's ker_base calls by column
+  block (``_brg_column_calls``: the partial taps a call each, the full taps one call), each call's
+  chain from 0 added onto the output with its accumulator the first operand (a NaN of the call
+  stays), the bias last (``_brg_blocked_chain``). The column block is oneDNN's search's
+  (``_brg_ow_block``): modelled where whole rows divide among the threads or every block the search
+  may take gives the same calls; the rest refused. Measured on a Zen 5 (150 random draws, seed 3, of
+  them 110 refused before as several calls): 91, 80 and 62 bit for bit at 1, 2 and 4 threads, none
+  other, the rest refused by the column block (but 4 slow_conv2d's NaN kinds).
 - AVX2, oneDNN ``brdgmm_dw:avx2`` (depthwise): per output one fused chain from 0 over the taps
   (kh, kw) row by row, the bias added last.
 - AVX-512 (measured on a Zen 5: L1d 48 KiB, L2 1 MiB a core), oneDNN ``brg_conv_fwd:avx512_core``,
@@ -56,7 +62,9 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   select_ic_block's at avx512_core (``_avx512_ic_block``): at most 80 vectors of 16, fewer where the
   unroll's input row outgrows 7/8 of L1 (a kernel wider than 1) or the batch's weights and inputs
   outgrow 3/4 of L2 (both the host's, ``KernelProfile.l1_per_core`` / ``l2_per_core``), then the
-  most vectors whose blocks fill half the last; measured by fitting per-block chains to torch's bits
+  most vectors whose blocks fill half the last; the taps' brgemm calls as at AVX2 (measured as there:
+  106, 87 and 66 of 110 bit for bit at 1, 2 and 4 threads, none other); measured by fitting per-block
+  chains to torch's bits
   (1,500 channels at a 3x3 kernel: blocks of 1,232; 480 at a 3x3 kernel 30 columns wide: 352; 3,000 at
   a 1x1: 1,280). It depends on the output-channel block oneDNN's search (est_eff) picks: modelled
   where every block fast_check_oc_block lets it try gives the same ic block (``avx512_ic_blocks``).
@@ -73,7 +81,9 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
 
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
 group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 several ic blocks; at AVX2 and
-AVX-512 several brgemm calls; at AVX-512 ic blocks that hang on the output-channel block the search
+AVX-512 several brgemm calls whose column block hangs on oneDNN's search (threads that do not divide
+the rows' work; at AVX2 exec_vpad's search where it may keep or drop its block) or whose kw blocks
+split (weights over 3/4 of L2); at AVX-512 ic blocks that hang on the output-channel block the search
 picks, ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
 unpadded input, more than 27 taps, more than one image; an inner product: the brgemm chain gave other bits in
 12 of 20 such forwards), and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
@@ -83,9 +93,10 @@ kernel one wide with padding (exec_trans with the pixels flat, not measured);
 at SSE4.1 a padding jit_dw's forward declines. Measured at AVX-512 (random draws, see
 docs/impl/kernels.md; 200 at each of 1, 2 and 4 threads, a fifth with NaN, infinities, zeros of
 both signs and subnormals): every oneDNN forward the module models bit for bit (112, 136, 131), none
-other; 126 refused (79 several brgemm calls, 25 ic blocks by the picked output-channel block, 18
-exec_trans, 4 slow_conv2d per group); slow_conv2d's 89 forwards bit for bit but 6 with NaN operands,
-whose NaNs carry the other sign (MKL's sgemm model, the same at AVX2).
+other; 126 refused (79 several brgemm calls, since modelled where the column block is known, 25 ic
+blocks by the picked output-channel block, 18 exec_trans, 4 slow_conv2d per group); slow_conv2d's 89
+forwards bit for bit but 6 with NaN operands, whose NaNs carry the other sign (MKL's sgemm model,
+the same at AVX2).
 """
 
 from __future__ import annotations
@@ -266,9 +277,10 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
     rows, (image, output-channel block, row), divides among the threads for every output-channel
     block the search tries, exec_base's search takes the whole row (measured); otherwise its block
     hangs on its efficiency estimate (blocks of 7 of 19 columns on 4 threads), within calc_blocks'
-    max_ow_block_thr; and exec_vpad's search does where it may take blocks it keeps and blocks it
-    drops (at AVX2 8 of 15 columns, kept; at AVX-512 the row, dropped): modelled where every block
-    the searches may take gives the same calls."""
+    max_ow_block_thr. exec_vpad's search, where it may take blocks it keeps and blocks it drops, took
+    the whole row at avx512_core (dropped: 15 of 15 such draws on 1 thread) but kept 8 of 15 and 1 of
+    10 columns in 2 of 16 at AVX2. Elsewhere modelled where every block the searches may take gives
+    the same calls."""
     if _one_call(g):
         return 1
     simd = 16 if _level(profile) == "avx512" else 8
@@ -287,6 +299,8 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
     vpad_kept = [(blk - 1) * g.sw + 1 <= g.w for blk in blocks if vpad_takes(blk)]
     if vpad_kept and all(vpad_kept):
         return 1
+    if whole and (not any(vpad_kept) or _level(profile) == "avx512"):
+        return g.ow
     base = [g.ow] if whole else blocks
     calls = {tuple(_brg_column_calls(g, blk, col) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)}
     return base[-1] if len(calls) == 1 else 0
