@@ -6,8 +6,9 @@ over rows of height 1 (Mamba-2's, were its input 4-D), 3x3 and 5x5 kernels with 
 (oneDNN's brg_conv_fwd), 1x1 kernels from 8 images (brgconv_1x1 or ATen's slow_conv2d at 1 thread), one
 input channel or one pixel (``contiguous(memory_format=torch.channels_last)`` of them keeps NCHW
 strides), kernels whose taps span several brgemm calls (padding of half the kernel or more, a kernel
-wider than its input: exec_base's calls per column), and the refused ones: several ic blocks, a column
-block that hangs on oneDNN's search (on 2 threads), groups of several channels. The forward the impl
+wider than its input: exec_base's calls per column), 3,000 channels in ic blocks (AVX2's of 320), and
+the refused ones: a column block that hangs on oneDNN's search (on 2 threads), groups of several
+channels. The forward the impl
 models must match torch; what it does not model must raise ParityError.
 
 ``LAID_OUT``, forward and backward: inputs laid out as models produce them, one pixel and one channel
@@ -49,7 +50,7 @@ CASES = (
     ((3, 40, 9, 9), (40, 1, 5, 5), 1, (2, 2), 40, False),
     ((4, 1, 9, 10), (8, 1, 3, 3), 1, (1, 1), 1, True),  # one input channel: NCHW strides
     ((2, 29, 1, 1), (3, 29, 1, 1), 1, (0, 0), 1, True),  # one pixel: NCHW strides
-    ((2, 3000, 2, 2), (4, 3000, 1, 1), 1, (0, 0), 1, True),  # refused: ic blocks of 320
+    ((2, 3000, 2, 2), (4, 3000, 1, 1), 1, (0, 0), 1, True),  # AVX2: ic blocks of 320
     ((1, 15, 7, 4), (24, 15, 7, 7), 2, (0, 3), 1, True),  # wider than the input: one call (refused on 2 threads)
     ((2, 24, 1, 9), (16, 24, 1, 5), 1, (0, 5), 1, True),  # a row padded by its kernel: exec_base's calls
     ((2, 20, 6, 4), (12, 20, 7, 3), 2, (3, 2), 1, False),  # taller than wide: the partial taps' calls a row each
@@ -215,9 +216,10 @@ def test_channels_last_as_aten_suggests() -> None:
 
 def test_refusals_name_the_kernel() -> None:
     """What is not modelled raises ParityError with its reason: a 3x3 backward's grad_input at AVX-512
-    where the row outgrows the forward's output (its weights alone modelled), ip_convolution, several ic
-    blocks (AVX2), ic blocks that hang on the output-channel block oneDNN's search picks (AVX-512), a
-    kernel outside its input, groups of several channels."""
+    where the row outgrows the forward's output (its weights alone modelled), ip_convolution, ic blocks
+    that hang on the output-channel block oneDNN's search picks (AVX-512 and AVX2; AVX2's blocks of 320
+    over 3,000 channels modelled), a kernel outside its input whose column block hangs on the search (2
+    threads; modelled on 1), groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
@@ -242,9 +244,12 @@ def test_refusals_name_the_kernel() -> None:
                          (1, 1), (3, 3), 1, avx512)  # fmt: skip
     avx2 = profile_for_capability("AVX2", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx2).shape == (2, 16, 8, 8)
-    with pytest.raises(ParityError, match="ic blocks"):
-        conv_nhwc.conv2d(np.zeros((2, 3000, 2, 2), np.float32), np.zeros((4, 3000, 1, 1), np.float32), None,
+    y = conv_nhwc.conv2d(np.zeros((2, 3000, 2, 2), np.float32), np.zeros((4, 3000, 1, 1), np.float32), None,
                          (1, 1), (0, 0), 1, avx2)  # fmt: skip
+    assert y.shape == (2, 4, 2, 2)  # ic blocks of 320, their sums added
+    with pytest.raises(ParityError, match="ic blocks of 240 or 300"):  # by the output-channel block
+        conv_nhwc.conv2d(np.zeros((2, 300, 7, 8), np.float32), np.zeros((32, 300, 7, 7), np.float32), None,
+                         (1, 1), (3, 3), 1, avx2)  # fmt: skip
     with pytest.raises(ParityError, match="brgemm calls: the column block its search picks on 2 threads"):
         conv_nhwc.conv2d(np.zeros((1, 15, 7, 4), np.float32), np.zeros((24, 15, 7, 7), np.float32), None,
                          (2, 2), (0, 3), 1, avx2)  # fmt: skip

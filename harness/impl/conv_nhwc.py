@@ -41,9 +41,11 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   buffers 64-byte aligned as torch's allocator gives (MKL's kernels peel by alignment).
 - AVX2, oneDNN ``brg_conv_fwd:avx2`` (kxk) and ``brgconv_1x1:avx2`` (1x1): per output element one
   fused chain from 0 over the taps (kh, kw) row by row, at a tap over the channels (the brgemm
-  batch), the bias added last. Modelled where one ic block holds every channel (``_one_ic_block``,
-  brg_blocking_t::select_ic_block for every output-channel block it may pick); several ic blocks
-  (each chain from 0 added to C: 3,000 channels at a 1x1 kernel ran blocks of 320) refused. One
+  batch), the bias added last. Input channels in the ic blocks of select_ic_block
+  (``_avx2_ic_blocks``), each block's calls' chains from 0 added to C in order, as at AVX-512
+  (3,000 channels at a 1x1 kernel ran blocks of 320); modelled where every output-channel block the
+  search may take gives the same ic block (random draws of 300 to 3,000 channels, seed 5: 6, 12 and
+  12 of several blocks bit for bit at 1, 2 and 4 threads, none other), the rest refused. One
   brgemm call holds every tap within ``_one_call`` (kernel within the input, padding within half the
   kernel; or one pixel) and where exec_vpad runs; elsewhere exec_base's ker_base calls by column
   block (``_brg_column_calls``: the partial taps a call each, the full taps one call), each call's
@@ -80,11 +82,11 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   per (image, channel) a gemv over the im2col columns, the bias added after.
 
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
-group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 several ic blocks; at AVX2 and
-AVX-512 several brgemm calls whose column block hangs on oneDNN's search (threads that do not divide
-the rows' work; at AVX2 exec_vpad's search where it may keep or drop its block) or whose kw blocks
-split (weights over 3/4 of L2); at AVX-512 ic blocks that hang on the output-channel block the search
-picks, ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
+group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 ic blocks that hang on
+the output-channel block the search picks and several brgemm calls whose column block hangs on
+oneDNN's search (threads that do not divide the rows' work; at AVX2 exec_vpad's search where it may
+keep or drop its block) or whose kw blocks split (weights over 3/4 of L2); at AVX-512
+ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
 unpadded input, more than 27 taps, more than one image; an inner product: the brgemm chain gave other bits in
 12 of 20 such forwards), and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
 or padding (exec_trans with its weights relocated, Adcb16a, whose bits fit no tap order tried in most
@@ -314,32 +316,31 @@ def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
     return g.c * 4 * simd * 4 * g.kw < l2
 
 
-def _one_ic_block(g: conv.Geometry, profile: KernelProfile) -> bool:
-    """Whether select_ic_block keeps every input channel in one block at AVX2, for each output-channel
-    block (8 to 32) oneDNN's search may take, with the whole kernel in its batch: the block is all the
-    channels where they fill at most 256 vectors of 8 and the weights and input row per channel take
-    under 1,400 bytes; else at most 40 vectors, fewer where the input row of the unroll outgrows L1
-    (7/8 of it) or the batch's weights and inputs outgrow L2."""
+def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+    """The ic blocks select_ic_block may give at AVX2, for each output-channel block (8 to 32) oneDNN's
+    search may take, at the smallest and the largest unroll, with the whole kernel in its batch: all
+    the channels where they fill at most 256 vectors of 8 and the weights and input row per channel
+    take under 1,400 bytes; else at most 40 vectors, fewer where the input row of the unroll outgrows
+    L1 (7/8 of it) or the batch's weights and inputs outgrow L2; then the most vectors whose blocks
+    fill at least half of the last (3,000 channels at a 1x1 kernel: blocks of 320, measured)."""
     vectors = -(-g.c // 8)
-    if vectors == 1:
-        return True
     l1 = profile.l1_per_core * 7 // 8
-    for oc_block in (8, 16, 24, 32):
-        if oc_block > -(-g.oc // 8) * 8:
-            break
-        ur = min(_BRG_UR[oc_block], g.ow)
-        inp_ur = min(g.w, (ur - 1) * g.sw + g.kw)  # get_inp_size
-        wei_per_ic = g.kh * g.kw * oc_block * 4
-        inp_per_ic = g.kh * inp_ur * 4
-        if vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
-            continue
-        most = min(40, vectors)
-        if g.kw > 1:
-            most = min(most, max(1, l1 // (inp_ur * 4 * 8)))
-        most = min(most, max(1, (_BRG_L2 - ur * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 8)))
-        if most < vectors:
-            return False
-    return True
+    os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)  # calc_blocks_1x1: the pixels flat
+    blocks = set()
+    for oc_block in (8, 16, 24, 32)[: -(-g.oc // 8)]:
+        for ur in (1, min(_BRG_UR[oc_block], g.oh * g.ow if os_blocking else g.ow)):
+            inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
+            wei_per_ic = g.kh * g.kw * oc_block * 4
+            inp_per_ic = g.kh * inp_ur * 4
+            most = min(40, vectors)
+            if g.kw > 1:
+                most = min(most, max(1, l1 // (inp_ur * 4 * 8)))
+            most = min(most, max(1, (_BRG_L2 - ur * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 8)))
+            if vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
+                most = vectors
+            nb = next(nb for nb in range(most, 0, -1) if vectors / (-(-vectors // nb) * nb) >= 0.5)
+            blocks.add(min(g.c, nb * 8))
+    return blocks
 
 
 # ---------------------------------------------------------------------------------- AVX-512
@@ -660,10 +661,11 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
                     f"with a {g.kh}x{g.kw} kernel (ic blocks of {' or '.join(map(str, sorted(blocks)))} by the "
                     "output-channel block its search picks) is not modelled"
                 )
-        elif not _one_ic_block(g, profile):
+        elif len(blocks := _avx2_ic_blocks(g, profile)) > 1:
             return (
                 f"conv2d (channels-last): oneDNN's brgemm convolution over {c} input channels with a {g.kh}x{g.kw} "
-                "kernel (several ic blocks: select_ic_block) is not modelled"
+                f"kernel (ic blocks of {' or '.join(map(str, sorted(blocks)))} by the output-channel block its "
+                "search picks) is not modelled"
             )
     return ""
 
@@ -687,7 +689,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)
         g = conv._geometry(x.shape, w.shape, stride, padding)
-        return _brg_blocked_chain(x, w, b, g, g.c, _brg_ow_block(g, profile))
+        return _brg_blocked_chain(x, w, b, g, _avx2_ic_blocks(g, profile).pop(), _brg_ow_block(g, profile))
     kind = sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)[0]
     if kind == "jit:sse41":
         return conv.conv2d(x, w, b, stride, padding, profile, conv.SSE41)
