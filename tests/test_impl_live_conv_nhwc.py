@@ -59,6 +59,15 @@ CASES = (
 )
 
 
+# (case, seed) drawn with NaN, infinities and zeros in both operands (``run_case``'s specials): the sums
+# of the ic blocks' calls (AVX-512's blocks of 1,280 over 3,000 channels) and of exec_base's calls meet
+# NaNs of both signs, the call's accumulator the first operand
+SPECIALS = (
+    (((16, 3000, 2, 2), (4, 3000, 1, 1), 1, (0, 0), 1, True), 8),
+    (((2, 36, 1, 9), (7, 36, 1, 7), 3, (0, 6), 1, True), 8),
+)
+
+
 # (layout, input shape, weight shape, stride, padding pair, groups, bias): "pooled" adaptive_avg_pool2d(1)
 # of a channels-last map, strides (C, 1, C, C); "one_channel" a channels-last allocation, (H*W, 1, W, 1);
 # "channels_last" contiguous(memory_format=torch.channels_last)
@@ -131,12 +140,14 @@ def run_laid_out(case: tuple, seed: int) -> tuple[str, str]:
     return results[0], results[1]
 
 
-def run_case(case: tuple, seed: int) -> str:
+def run_case(case: tuple, seed: int, specials: bool = False) -> str:
     """The forward of one channels-last convolution under the running torch: "exact", "refused" or
-    what differs."""
+    what differs; ``specials``: 6 values of each operand NaN, infinite or zero."""
     x_shape, w_shape, stride, padding, groups, bias = case
     rng = np.random.default_rng(seed)
     x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
+    for a in (x, w) if specials else ():
+        a.reshape(-1)[rng.integers(0, a.size, 6)] = rng.choice(np.float32([np.nan, np.inf, -np.inf, 0, -0.0]), 6)
     b = normal32(rng, (w_shape[0],)) if bias else None
     tx = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
     tb = None if b is None else torch.from_numpy(b)
@@ -177,6 +188,8 @@ def _child() -> None:
         use_threads(threads)
         rows += [{"case": f"{c} at {threads} threads", "want": _expected(c), "got": run_case(c, 11 + i)}
                  for i, c in enumerate(CASES)]  # fmt: skip
+        rows += [{"case": f"{c} with NaN at {threads} threads", "want": _expected(c), "got": run_case(c, seed, True)}
+                 for c, seed in SPECIALS]  # fmt: skip
         for i, c in enumerate(LAID_OUT):
             for name, got in zip(("forward", "backward"), run_laid_out(c, 31 + i), strict=True):
                 want = _laid_out_expected(c, name)
