@@ -8,8 +8,9 @@ input channel or one pixel (``contiguous(memory_format=torch.channels_last)`` of
 strides), kernels whose taps span several brgemm calls (padding of half the kernel or more, a kernel
 wider than its input: exec_base's calls per column), 3,000 channels in ic blocks (AVX2's of 320), and
 the refused ones: a column block that hangs on oneDNN's search (on 2 threads), groups of several
-channels. The forward the impl
-models must match torch; what it does not model must raise ParityError.
+channels. The forward the impl models must match torch; what it does not model must raise
+ParityError. ``SPECIALS``: two of them with NaN and infinities, where the calls' sums meet NaNs of
+both signs.
 
 ``LAID_OUT``, forward and backward: inputs laid out as models produce them, one pixel and one channel
 of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
