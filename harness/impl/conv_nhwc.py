@@ -429,23 +429,25 @@ def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: co
         taps = [(i, j) for i in range(kh) for j in range(kw)]
         parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))] for c0 in range(0, c, ic_block)]
         return _brg_calls_sum(x, w, b, g, parts, True)
-    pad_rows = kh > kw
-    classes: dict[tuple, list[tuple[int, int]]] = {}
+    pad_rows = kh > kw  # the partial taps' calls a row each: rows of the same kernel rows in the input alike
+    row_classes: dict[tuple[int, ...], list[int]] = {}
     for r in range(oh):
         top = r * g.sh - g.ph
-        rows = tuple(range(max(0, -top), min(kh, g.h - top)))
-        for col in range(ow):
-            classes.setdefault((rows if pad_rows else (), *_brg_column_calls(g, ow_block, col)), []).append((r, col))
+        row_classes.setdefault(tuple(range(max(0, -top), min(kh, g.h - top))) if pad_rows else (), []).append(r)
+    col_classes: dict[tuple, list[int]] = {}
+    for col in range(ow):
+        col_classes.setdefault(_brg_column_calls(g, ow_block, col), []).append(col)
     y = np.empty((n, oc, oh, ow), np.float32)
-    for (rows, left, middle, right, first), where in classes.items():
-        blocks = [(i,) for i in rows] if pad_rows else [tuple(range(kh))]
-        calls = [[(i, j) for i in block] for block in blocks for j in left]
-        calls += [[(i, j) for i in range(kh) for j in middle]] * bool(middle)
-        calls += [[(i, j) for i in block] for block in blocks for j in right]
-        parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
-                 for c0 in range(0, c, ic_block) for taps in calls]  # fmt: skip
-        rr, cc = np.array(where).T
-        y[:, :, rr, cc] = _brg_calls_sum(x, w, b, g, parts, first)[:, :, rr, cc]
+    for rows, where_r in row_classes.items():
+        for (left, middle, right, first), where_c in col_classes.items():
+            blocks = [(i,) for i in rows] if pad_rows else [tuple(range(kh))]
+            calls = [[(i, j) for i in block] for block in blocks for j in left]
+            calls += [[(i, j) for i in range(kh) for j in middle]] * bool(middle)
+            calls += [[(i, j) for i in block] for block in blocks for j in right]
+            parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
+                     for c0 in range(0, c, ic_block) for taps in calls]  # fmt: skip
+            at = np.ix_(range(n), range(oc), where_r, where_c)
+            y[at] = _brg_calls_sum(x, w, b, g, parts, first)[at]
     return y
 
 
