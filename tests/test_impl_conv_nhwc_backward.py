@@ -1,5 +1,6 @@
 """harness.impl.conv_nhwc_backward against torch's recorded bits: the backward of channels-last
-convolutions at AVX2 (torch 2.13.0, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, an AMD EPYC).
+convolutions at AVX2 (torch 2.13.0, ATEN_CPU_CAPABILITY=avx2, ONEDNN_MAX_CPU_ISA=AVX2, an AMD EPYC) and, in
+``AVX512_CASES``, at AVX-512 (ATEN_CPU_CAPABILITY=avx512, a Zen 5).
 
 Each case's inputs are drawn from ``np.random.default_rng(seed)``: x (N, C, H, W), w (OC, C / G, KH, KW)
 and dy (N, OC, OH, OW) in that order, standard normal float32; torch ran
@@ -97,6 +98,38 @@ CASES = (
 )  # fmt: skip
 
 
+# The same at AVX-512 (ATEN_CPU_CAPABILITY=avx512, oneDNN's avx512_core kernels) on a Zen 5 (L1d 48 KiB,
+# L2 1 MiB a core: oneDNN's blocking searches read them)
+AVX512_CASES = (
+    # depthwise 5x5 (jit_dw's weights kernel declines: jit:avx512_core over groups), 2 channels on 4 threads: its
+    # balance splits the 3 images between 2 threads a channel
+    (3, 2, 7, 9, 2, 5, 5, 1, 1, 2, 2, 2, 31, 4, (
+        "ecff4825d3188d7f32944d1248bcb722452ed2ab71a292c9e60ab30a3454caed",
+        "be97f14f128c4c4b73c08d54a74d3ba3522ff0f9f2f3c00d391e7e2b7dde233e",
+        "666751657c925acd5c67b3d0c452d3059d42373a9b51d29d5487270f3b5ded43")),
+    # depthwise 7x7, 3 channels on 4 threads: one thread a channel
+    (2, 3, 9, 9, 3, 7, 7, 1, 1, 3, 3, 3, 32, 4, (
+        "3484e94b44ff2ede48bd7431bcb9494537a3964d1d536383cc78c5b32643c654",
+        "b458b687f345f73afa6eb538487ea6f5d58ad43658203308d5870c3d3d25601e",
+        "e3922b594d15664a7645391e6581601d7063105c44e02f150e1b27b37e27df47")),
+    # a 2x2 kernel unpadded past 16 input channels, W > OW: the search keeps exec_vpad, ow blocks of 9
+    (2, 56, 3, 27, 52, 2, 2, 1, 1, 0, 0, 1, 33, 4, (
+        "bb6331e68079b00b45f764fcce33a027fa2c11048e331ef5333d51b27a956f7f",
+        "68e02aad7634212f27c157b280f6fbf51b200f202219c3d4dd55a71e1c3e8acc",
+        "0284095f2bc6e24ffe8a4d20662f61f4e2f88b3ff982da33f757bc921a8a9d5f")),
+    # W > OW with a kernel taller than wide: exec_base, ker_base's calls over the row, one kernel row a call
+    (2, 40, 8, 12, 20, 5, 3, 1, 1, 1, 0, 1, 34, 2, (
+        "f6b165737f1ade0bb871f70c03bf240a087416ccfd51d3f1b626b1baf8276534",
+        "a9a12ca90b867948f02d4f2c52c92890936f0a04f71a5e6ba970e84e858a45a8",
+        "be09188105754d246162451e8b6f5a6ddf48084a0203ebc73d4436b74c6f4a9f")),
+    # W > OW with one kernel row: ker_base's calls over the row
+    (3, 24, 9, 14, 12, 1, 4, 1, 1, 0, 1, 1, 35, 2, (
+        "b292fedb960151c0e334ebefb0b709a7c265b83c5c87441c96bd9507ca950083",
+        "d668990478774443a4e7309ac3dc2ba52a9d6261a2830c9c290f374f8dbb214f",
+        "2b29c0c53a48f59c17a53992f426b44bcaf930c8fd0dbf24dae1bb0d3dd80e3a")),
+)  # fmt: skip
+
+
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in CASES])
 def test_recorded_bits(case) -> None:
     n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
@@ -106,6 +139,21 @@ def test_recorded_bits(case) -> None:
     w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
     dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
     profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
+    assert [bits_sha256(g) for g in got] == list(want)
+
+
+@pytest.mark.parametrize(
+    "case", AVX512_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in AVX512_CASES]
+)
+def test_recorded_bits_avx512(case) -> None:
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    profile = profile_for_capability("AVX512", threads, "x86_64").with_l1_per_core(48 << 10).with_l2_per_core(1 << 20)
     got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
     assert [bits_sha256(g) for g in got] == list(want)
 
@@ -131,7 +179,7 @@ def test_refusals() -> None:
     assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""
     assert conv_nhwc_backward.declines(x.shape, (16, 1, 3, 3), (1, 1), (1, 1), 16, avx512) == ""  # jit_dw
     assert conv_nhwc_backward.declines(x.shape, (16, 1, 5, 5), (1, 1), (2, 2), 16, avx512) == ""  # jit:avx512_core
-    assert "threads" in conv_nhwc_backward.declines((2, 2, 8, 8), (2, 1, 5, 5), (1, 1), (2, 2), 2, avx512)
+    assert conv_nhwc_backward.declines((2, 2, 8, 8), (2, 1, 5, 5), (1, 1), (2, 2), 2, avx512) == ""  # C <= threads
     one = np.zeros((16, 16, 1, 1), np.float32)  # ATen's slow_conv2d at 1 thread: modelled as at SSE4.1
     assert conv_nhwc_backward.declines(x.shape, one.shape, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1)) == ""
     x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)

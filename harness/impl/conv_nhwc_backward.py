@@ -2,8 +2,9 @@
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
 on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
 grad_bias for one group and depthwise (groups = C = OC) convolutions; at AVX-512 1x1 kernels at
-stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input or at a
-stride, grad_weight and grad_bias), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The
+stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input, where it
+outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias),
+depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The
 forward, the layout rule and the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
@@ -100,26 +101,55 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   through the module 37, 40 and 43 draws bit for bit in every gradient, none other. Where jit_dw's
   weights kernel declines (a kernel wider than 3: ConvNeXt's 7x7), ``jit:avx512_core`` over groups
   (weights aBCde16c16b; ``_avx512_group_weights``): its balance gives each group one thread where
-  there are fewer threads than channels; per channel one fused chain over (image, row, column), at
+  there are fewer threads than channels, else each channel threads // C threads that split the images
+  by balance211 (nthr_mb = min(threads // C, N): one block of channels each side, so the memory cost
+  falls with every thread up to the images; ``_avx512_group_image_threads``), their sums added in
+  order (reduce_diff_weights); per channel and part one fused chain over (image, row, column), at
   stride 1 (expl_bcast) each kernel call's chain from 0 added, as for one group below; grad_bias per
-  channel one chain of additions over (image, pixel) (``dw_wide_probe.py``: 90 of 90 weights and
-  biases so, one chain a channel fitting only the strided ones; ``dw_wide_measure.py``, 60 draws at
-  each of 1, 2 and 4 threads, kernels 4x4 to 7x7, strides 1 and 2, rows to 39 columns, a fifth with
-  specials: 52, 42 and 40 bit for bit in every gradient, none other; refused 8, 9 and 11 NaN or
-  infinite operands, 0, 9 and 9 with no more channels than threads). Refused: the padding
-  jit:avx512_core declines, no more channels than threads (its balance splits the images), jit_dw's
-  rows over 27 columns (not measured), NaN or infinite operands of the weights (as below).
-- backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``,
-  the forward brgemm convolution of grad_output with the weights' channels swapped and the taps
-  inverted (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks``
-  over OC in, C out) one fused chain from 0 over the taps row by row from the last, at a tap the
-  block's output channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the
-  forward's row fits its input (W <= OW) and that forward takes its taps in one brgemm call. W > OW:
-  ker_base over the whole row, its calls (conv.py ``brg_bwd_calls``, measured on aarch64) each a chain
-  from 0 added in order (x86's brgemm adds C at the store), modelled up to 16 input channels and rows
-  of 89 (``ker_base_probe.py``: 90 of 90 draws so where C <= 16; past 16 channels 13 of 121 draws
-  took other calls, its ow blocking search, not modelled: refused); over NaN or infinite grad_output
-  or weights refused (9 of 13 such draws gave other bits).
+  channel one chain of additions over (image, pixel) of each part of its bias reducer
+  (reduce_balancer_t over C jobs on nthr_mb * C threads), added in order (``dw_wide_probe.py``: 90 of
+  90 weights and biases so, one chain a channel fitting only the strided ones; ``dw_wide_measure.py``,
+  60 draws at each of 1, 2 and 4 threads, kernels 4x4 to 7x7, strides 1 and 2, rows to 39 columns, a
+  fifth with specials: 52, 42 and 40 bit for bit in every gradient, none other; refused 8, 9 and 11
+  NaN or infinite operands; ``dw_few_measure.py``, 2 to 6 channels, kernels 4 to 7 wide and 1 to 7
+  tall, strides 1 and 2, 1 to 5 images, 50 draws at each of 1, 2 and 4 threads, a fifth with ±0 and
+  subnormals, a fifth with NaN and infinities: 40, 40 and 40 bit for bit in every gradient, none
+  other, of them 0, 9 and 28 with no more channels than threads and 0, 0 and 6 with the images split;
+  refused 10, 10 and 10 NaN or infinite operands). Refused: the padding jit:avx512_core declines,
+  jit_dw's rows over 27 columns (not measured), NaN or infinite operands of the weights (as below).
+- backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``, the
+  forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
+  (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks`` over OC in, C
+  out) one fused chain from 0 over the taps row by row from the last, at a tap the block's output
+  channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the forward's row fits its
+  input (W <= OW) and that forward takes its taps in one brgemm call. W > OW (``_ker_search_data``,
+  ``_brg_bwd_blocked``): init_conf's search picks the forward's kernel: it tries exec_vpad and keeps it
+  where the ow block its search finds fits the forward's input (else the kernel would need virtual padding
+  on both sides), else exec_base; each search (try_exec_type) scores output-channel blocks of 4 down to 1
+  vectors, kernel-row blocks KH and 1 and ow blocks div_up(W, ns) by brg_blocking_t::est_eff
+  (``_fwd_eff``, float32 as oneDNN, its L1 7/8 and L2 3/4 of the host's), the unroll brgemm_blocking's
+  (``_brgemm_rows``: no row block under the virtual padding, the oc tail's kernel too). ker_vpad: per
+  element and ic block one chain a block of kernel rows over the valid taps. ker_base: per ow block the
+  forward taps valid for part of the block one call each (left of those valid for all of it, then those in
+  one call, then the rest), each call over a block of the valid kernel rows, a chain from 0 added to C in
+  order (x86's brgemm adds C at the store); an element the first call of its block misses starts from the
+  zeros the kernel writes (0 + its first chain). Rows of one valid kernel row a call where KW < KH
+  (kh_block_pad 1) or KH = 1; where KW >= KH > 1 ker_base's calls took all valid kernel rows (kh_block_pad
+  = KH, as iterate_ker_block sets it) in 7 of 13 measured whole-row draws and one row a call in 6
+  (``khp_probe.py``; all 6 of one image, 1 of the 7): its rule not found, refused, as are rows over 39
+  columns (not measured). Against torch (``kxk_measure.py``: kernels 2 to 7 a side, 1 to 3 images, 2 to
+  200 input channels, five in six past 16, 2 to 79 output channels, rows to 39 columns, 40 draws at each
+  of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too): 22, 19 and
+  22 bit for bit in every gradient (3, 5 and 4 of them ker_vpad, 11, 12 and 10 ker_base past 16 channels,
+  5, 2 and 5 up to 16, 3, 0 and 3 ATen's slow_conv2d), none other; refused 18, 21 and 18 (most exec_base
+  with KW >= KH > 1, the rest NaN or infinite operands). The whole-row ker_base model this replaces
+  (conv.py ``brg_bwd_calls``) had given other bits in 3 draws up to 16 channels of the same script's first
+  runs (kernels taller than wide: one row a tap, not one call over a row's taps; ow blocks of 4 on 4
+  threads), all 3 bit for bit with the search. Over NaN or infinite grad_output or weights refused: the
+  chains' numbers hold, their NaNs' sign does not (``nan_probe.py``: 5 of 10 modelled draws bit for bit,
+  the 5 others differing only in which NaN, 0xFFC00000 from inf * 0 or inf - inf or an operand's
+  0x7FC00000; ``nan_order.py``: per NaN element an emulation with the product's NaN operands before the
+  accumulator's and each call's chain before C fits 6 of 8 draws, 2 with few channels fit none).
 - backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
   search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
   refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
@@ -198,6 +228,7 @@ from __future__ import annotations
 
 import ctypes
 from itertools import pairwise
+from typing import NamedTuple
 
 import numpy as np
 
@@ -211,10 +242,8 @@ from harness.impl.profiles import KernelProfile
 _ONE_BY_ONE_CHANNELS = 256
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
-# brg_conv_bwd:avx512_core's ker_base (W > OW) measured with the whole row one block up to this input
-# width, at most 16 input channels (one output-channel block of the forward it runs; past it its ow
-# blocking search, not modelled, split rows in 13 of 211 draws)
-_KER_BASE_ROW = 89
+# brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) measured up to this input width
+_KER_BASE_ROW = 39
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -401,23 +430,16 @@ def _one_by_one_measured(x_shape, w_shape, stride, padding, groups: int) -> bool
     )
 
 
-def _brg_bwd_data(
-    dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0, split: bool = False
-) -> np.ndarray:
+def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0) -> np.ndarray:
     """grad_input of brg_conv_bwd (stride 1, the forward's row within its input: one brgemm call per
     block of ``oc_block`` output channels, all of them where 0): per block one fused chain from 0 over
     every tap (row by row, from the last: the forward's taps inverted), at a tap the block's output
-    channels, the blocks' sums added in order (csrc/conv.c conv_bwd_data_terms). ``split`` (AVX-512's
-    ker_base, W > OW): per block each of ker_base's calls (``conv.brg_bwd_calls``, those with taps)
-    its own chain from 0, added in order."""
+    channels, the blocks' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
     kh, kw, oc = g.kh, g.kw, g.oc
     oc_block = oc_block or oc
-    calls = conv.brg_bwd_calls(g) if split else [(list(range(kh)), list(range(kw)))]
     chains = [
-        [(o, kh - 1 - a, kw - 1 - b) for a in rows for b in cols for o in range(o0, min(oc, o0 + oc_block))]
+        [(o, kh - 1 - a, kw - 1 - b) for a in range(kh) for b in range(kw) for o in range(o0, min(oc, o0 + oc_block))]
         for o0 in range(0, oc, oc_block)
-        for rows, cols in calls
-        if rows and cols
     ]
     terms = [t for i, chain in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + chain]
     t = np.array(terms, np.int64).reshape(-1, 3)
@@ -484,17 +506,318 @@ def _avx512_data_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
 
 def _avx512_kxk_data(g: conv.Geometry) -> conv.Geometry | None:
     """The forward brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core runs for a kernel over 1x1 at stride
-    1 where the modelled order holds (the forward's row within its input, W <= OW, one brgemm call; or
-    ker_base's calls over the whole row where W > OW, up to 16 input channels and rows of
-    ``_KER_BASE_ROW``): grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P; None
-    elsewhere."""
+    1 where the forward's row fits its input (W <= OW, ker_vpad) and takes its taps in one brgemm call:
+    grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P; None elsewhere (W > OW:
+    ``_ker_search_data``)."""
     pad = (g.kh - 1 - g.ph, g.kw - 1 - g.pw)
     if (g.sh, g.sw) != (1, 1) or min(pad) < 0:
         return None
-    if g.w > g.ow and (g.c > 16 or g.w > _KER_BASE_ROW):
+    if g.w > g.ow:  # ker_base or ker_vpad by the search's blocking: ``_ker_search_data``
         return None
     swapped = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), pad)
-    return swapped if g.w > g.ow or conv_nhwc._one_call(swapped) else None
+    return swapped if conv_nhwc._one_call(swapped) else None
+
+
+# brg_conv_bwd:avx512_core's forward (jit_brgemm_conv_utils.cpp init_conf, f32): the cost constants of
+# brg_blocking_t (L1_k, L2_k; L3_k and mem_k both 17) and sizeof(brgemm_batch_element_t)
+_L1_K, _L2_K, _MEM_K = np.float32(1.0), np.float32(2.3), np.float32(17.0)
+
+
+class FwdBlocking(NamedTuple):
+    """The blocking brg_conv_bwd's forward search keeps: output-channel block (of the forward: grad_input's
+    channels), its ow block (grad_input's columns), kernel rows a brgemm call takes, the efficiency."""
+
+    oc_block: int
+    ow_block: int
+    kh_block: int
+    eff: float
+
+
+def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int) -> tuple[int, int] | None:
+    """(bd_block, adj_ld_block2) of brgemm_blocking at avx512_core, f32, for an M x N x K call whose rows
+    may start or end ``vpad`` rows in the virtual padding (exec_vpad): vectors of 16 of N a row from 4
+    down until the last row block covers the padding, the most rows the 32 registers hold, then the block
+    of the best M-rounding times microkernel efficiency whose rows of A fit the (whole) L1; None where no
+    row block covers the padding (the kernel declines)."""
+    f = np.float32
+    ldb = n // 16
+    most = adj = 0
+    for try_ld in range(4, 0, -1):
+        adj = max(1, try_ld if ldb // try_ld else ldb % try_ld)
+        most = min((32 - adj - 1) // adj, 32 // adj)
+        tail = m % most
+        if (tail or most) >= vpad:
+            break
+    if (m % most or most) < vpad:
+        return None
+    best, block = f(0), most
+    for rows in range(most, max(1, vpad) - 1, -1):
+        disb = f(m) / f(conv._rnd_up(m, rows))
+        micro = f(f(adj) * f(rows)) / f((adj + rows) * most)
+        if 4 * rows * k <= l1 and disb * micro > best:
+            block, best = rows, f(disb * micro)
+    return block, adj
+
+
+def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, ow_block: int, kh_block: int,
+             ic_block: int, ur: int, adj: int) -> np.float32:  # fmt: skip
+    """brg_blocking_t::est_eff of brg_conv_bwd's forward ``fg`` (stride 1, od 1, oh_block 1, kw_block KW)
+    in float32 as oneDNN computes it: oc-block rounding, microkernel, row rounding, thread balance,
+    unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4 of L2) and brgemm
+    efficiency."""
+    f = np.float32
+    up, rnd = conv._div_up, conv._rnd_up
+    mb, ic, ih, iw, oc, kh, kw, oh, ow = fg[:9]
+    ndhwgc = not (ih * iw * ic < oc * kh * kw * ic)  # loop_ngcdhw where the input is smaller than the weights
+    sp, sp_block = ow, ow_block
+    nb_sp, nb_oc, nb_ic, nb_kh = up(sp, sp_block), up(oc, oc_block), up(ic, ic_block), up(kh, kh_block)
+
+    def inp_w(out_w: int, ker_w: int) -> int:
+        return min(iw, out_w - 1 + ker_w)
+
+    def rnd_inp(out_w: int, ker_w: int, vic: int) -> int:
+        vsp = inp_w(out_w, ker_w)
+        return rnd(vsp * vic, 16) if vic >= ic else vsp * rnd(vic, 16)
+
+    micro = f(f(adj) * f(ur)) / f((ur + adj) * 32)
+    ur_eff = f(sp_block) / f(rnd(sp_block, ur))
+    brgemm_eff = f(f(f(1) + f(f(ur) * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block)))) / f(64))) / f(2))
+    sp_amount = oh * nb_sp
+    work = mb * nb_oc * sp_amount
+    sp_eff = f(sp) / f(rnd(sp, sp_block))
+    job = up(work, threads)
+    if job < threads:
+        jobs = []
+        starts = conv._balance211(work, threads)  # threads past the work take none
+        for t in range(threads):
+            total = 0
+            for u in range(starts[t], starts[t + 1]):
+                ocb, owb = (u % nb_oc, (u // nb_oc) % nb_sp) if ndhwgc else ((u // sp_amount) % nb_oc, u % nb_sp)
+                total += min(sp - owb * sp_block, sp_block) * min(oc - ocb * oc_block, oc_block)
+            jobs.append(total)
+        job_eff = f(1) if max(jobs) == 0 else f(f(sum(jobs)) / f(max(jobs) * threads))
+    else:
+        job_eff = f(work) / f(rnd(work, threads))
+    ocbs = oc_block * ic_block
+    loops = []  # (src, dst, weights), each (itersize, repeatn, overlap), innermost first
+    src_is = rnd_inp(ur, kw, ic_block)
+    loops.append(((inp_w(ur, kw) * 16, 1, 16), (0, 1, 1), (oc_block, 1, 1)))
+    loops.append(((src_is, 1, kw), (0, 1, 1), (ocbs, 1, 1)))
+    loops.append(((src_is, 1, 1), (0, 1, 1), (kw * ocbs, 1, 1)))
+    wei_is = kh_block * kw * ocbs
+    loops.append(((kh_block * src_is, 1, 1), (ur * oc_block, 1, 1), (wei_is, up(sp_block, ur), 1)))
+    loops.append(((kh_block * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_kh, 1), (wei_is, 1, 1)))
+    loops.append(
+        ((kh * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_ic, 1), (kh * kw * ocbs, 1, 1))
+    )
+    nb_oc_thr = min(nb_oc, up(job, 1 if ndhwgc else sp_amount))
+    nsimd_oc_thr = up(min(oc, nb_oc_thr * oc_block), 16)
+    dim_sp = nb_oc if ndhwgc else 1
+    nb_sp_thr = min(nb_sp, up(job, dim_sp))
+    sp_thr = min(sp, nb_sp_thr * sp_block)
+    nb_oh_thr = min(oh, up(job, nb_sp * dim_sp))
+    oh_thr = min(oh, nb_oh_thr)
+    nb_od_thr = min(1, up(job, oh * nb_sp * dim_sp))
+    src_is = kh * rnd_inp(sp_block, kw, ic)
+    wei_op = kh * kw * adj * ic
+    if ndhwgc:
+        loops.append(((src_is, nb_oc_thr, 1), (sp_block * oc_block, 1, 1), (kh * kw * oc_block * ic, 1, 1)))
+        wei_op = kh * kw * nsimd_oc_thr * ic
+    rnd_oc_sp = 16 * (nsimd_oc_thr if ndhwgc else adj)
+    loops.append(((src_is, 1, 1), (sp_block * rnd_oc_sp, 1, 1), (wei_op * 16, nb_sp_thr, 1)))
+    src_is = kh * rnd_inp(sp_thr, kw, ic)
+    loops.append(((src_is, 1, 1), (sp_thr * rnd_oc_sp, 1, 1), (wei_op * 16, nb_oh_thr, 1)))
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * rnd_oc_sp, 1, 1), (wei_op * 16, nb_od_thr, 1)))
+    if not ndhwgc:
+        loops.append(
+            ((oh_thr * src_is, nb_oc_thr, 1), (oc_block * oh_thr * sp_thr, 1, 1), (kh * kw * oc_block * ic, 1, 1))
+        )
+    mb_thr = min(mb, up(job, sp_amount * nb_oc))
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * nsimd_oc_thr * 16, 1, 1),
+                  (kh * kw * nsimd_oc_thr * 16 * ic, mb_thr, 1)))  # fmt: skip
+    src_op = mb_thr * oh_thr * sp_thr * kh * kw * ic
+    dst_op = mb_thr * oh_thr * sp_thr * nsimd_oc_thr
+    wei_op = kh * kw * nsimd_oc_thr * ic
+    loops.append(((src_op, 1, 1), (dst_op * 16, 1, 1), (wei_op * 16, 1, 1)))
+
+    def io_k(loop: tuple, arr: tuple, pk: np.float32, broadcast: bool) -> np.float32:
+        times = f(f(arr[1]) * f(arr[2]))
+        if times < 1:
+            return f(0)
+        if times == 1:
+            return pk
+        amount = 4 * (loop[0][0] + loop[1][0] + loop[2][0])
+        k = _L1_K if broadcast and 4 * loop[0][0] < l1 else _L2_K if amount < l2 else _MEM_K
+        return f(f(pk + f(k * f(times - 1))) / times)
+
+    mem = [_MEM_K] * 3
+    repeats = [f(1)] * 3
+    for loop in reversed(loops):
+        for i in range(3):
+            mem[i] = io_k(loop, loop[i], mem[i], i == 0)
+            repeats[i] = f(repeats[i] * f(loop[i][1]))
+    costs = [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate((src_op, dst_op, wei_op))]
+    calls = f(f(f(f(1000) * f(job)) * f(nb_ic)) * f(nb_kh))
+    cache_eff = f(f(mb * oh * sp * ic * oc) / f(threads * f(f(f(f(costs[0] + costs[1]) + costs[2]) + calls))))
+    eff = f(f(oc) / f(rnd(oc, oc_block)))
+    for term in (micro, sp_eff, job_eff, ur_eff, cache_eff, brgemm_eff):
+        eff = f(eff * term)
+    return eff
+
+
+def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdBlocking | None:
+    """init_conf's search (try_exec_type) for brg_conv_bwd's forward ``fg`` as exec_vpad (``vpad``) or
+    exec_base: output-channel blocks of 4 down to 1 vectors fast_check_oc_block lets through
+    (conv_nhwc ``_avx512_oc_blocks``), per block calc_blocks over kernel-row blocks KH then 1 and ow
+    blocks div_up(OW, ns) up to the threads' cap, each with select_ic_block's ic block
+    (conv_nhwc ``_avx512_ic_block``) and brgemm_blocking's unroll, scored by ``_fwd_eff``; the first
+    best kept at each level. None where nothing fits (exec_vpad: the brgemm kernel declines)."""
+    f = np.float32
+    threads = profile.threads
+    l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
+    mb, ic, _ih, _iw, oc, kh, kw, oh, ow = fg[:9]
+    max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, 1, kw)) if vpad else 0
+    best: FwdBlocking | None = None
+    for oc_block in reversed(conv_nhwc._avx512_oc_blocks(fg)):
+        nb_oc = conv._div_up(oc, oc_block)
+        cap = int(f(f(mb * nb_oc * oh * ow) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
+        cap = min(max(1, cap), ow)
+        found: FwdBlocking | None = None
+        for kh_block in [kh, 1] if kh != 1 else [kh]:
+            prev = 0
+            for ns in range(1, ow + 1):
+                spb = conv._div_up(ow, ns)
+                if spb == prev or spb > cap:
+                    continue
+                prev = spb
+                est_ur = min(spb, conv_nhwc._BRG512_UR[oc_block])
+                ic_block = conv_nhwc._avx512_ic_block(fg._replace(kh=kh_block), oc_block, est_ur, l1, l2)
+                k = ic_block if ic >= ic_block else ic % ic_block
+                n = oc_block if oc >= oc_block else oc % oc_block
+                rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad)
+                tail = ow % spb
+                if rows is None or (
+                    max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad) is None
+                ):
+                    continue
+                eff = _fwd_eff(fg, threads, l1, l2, oc_block, spb, kh_block, ic_block, *rows)
+                if found is None or eff > f(found.eff) or found.eff == 0:
+                    found = FwdBlocking(oc_block, spb, kh_block, float(eff))
+        # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
+        if found is not None and max_vpad:
+            sizes = [(m, n) for m in (found.ow_block, ow % found.ow_block) for n in (oc_block * (oc >= oc_block),
+                     oc % oc_block) if m and n]  # fmt: skip
+            if any(_brgemm_rows(m, n, 1, profile.l1_per_core, max_vpad) is None for m, n in sizes):
+                continue
+        if found is not None and (best is None or f(found.eff) > f(best.eff)):
+            best = found
+    return best
+
+
+def _ker_calls(fg: conv.Geometry, ow_block: int, col0: int) -> list[tuple[list[int], bool]]:
+    """ker_base's calls' forward taps kw for the ow block starting at ``col0``, whether each is the call
+    over the taps valid for the whole block (get_kw_range): the taps valid for part of the block left
+    of those, one call each; those, one call (kw_block = KW); the rest right of them, one call each."""
+    m = min(ow_block, fg.ow - col0)
+    counts = [sum(1 for o in range(col0, col0 + m) if 0 <= o - fg.pw + b < fg.w) for b in range(fg.kw)]
+    valid = [b for b in range(fg.kw) if counts[b]]
+    full = [b for b in valid if counts[b] == m]
+    if not full:
+        return [([b], False) for b in valid]
+    left = [([b], False) for b in valid if b < full[0]]
+    return left + [(full, True)] + [([b], False) for b in valid if b > full[-1]]
+
+
+def _base_calls(kw_calls: list[tuple[list[int], bool]], rows: list[int], kh_block: int, kh: int,
+                kw: int) -> list[tuple[list[int], list[int]]]:  # fmt: skip
+    """ker_base's calls as (forward kernel rows, kw) for an element whose valid kernel rows are ``rows``:
+    the left partial kw, per block of rows (kh_block_pad: all where KW >= KH, else one) each kw; the
+    full call per block of ``kh_block`` rows; the right partial kw as the left."""
+    pad_step = len(rows) if kw >= kh else 1
+    full_step = len(rows) if kh_block == kh else 1
+    out: list[tuple[list[int], list[int]]] = []
+    i = 0
+    while i < len(kw_calls):
+        if kw_calls[i][1]:
+            out += [(rows[r : r + full_step], kw_calls[i][0]) for r in range(0, len(rows), full_step)]
+            i += 1
+            continue
+        j = i
+        while j < len(kw_calls) and not kw_calls[j][1]:
+            j += 1
+        out += [(rows[r : r + pad_step], c) for r in range(0, len(rows), pad_step) for c, _ in kw_calls[i:j]]
+        i = j
+    return out
+
+
+def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool, blocking: FwdBlocking,
+                     ic_block: int) -> np.ndarray:  # fmt: skip
+    """grad_input of brg_conv_bwd:avx512_core at stride 1 where the forward's row outgrows its input
+    (W > OW), by the blocking its search keeps (``_fwd_blocking``): per input element (the forward's
+    output) and ic block (``ic_block`` of grad_output's channels, in order) the brgemm calls covering it,
+    each a fused chain from 0 over its valid taps (backward tap (KH - 1 - a, KW - 1 - b) of forward tap
+    (a, b)), at a tap the block's channels, added in order. ker_vpad (``vpad``): per block of
+    ``kh_block`` valid kernel rows one call over every kw. ker_base: per ow block the calls of
+    ``_ker_calls``, each per block of valid kernel rows (all of them, or one where a call's kw are
+    fewer than KH: kh_block_pad); an element its block's first call misses starts from the zeros the
+    kernel writes there (0 + its first chain)."""
+    kh, kw, oc = g.kh, g.kw, g.oc
+    fg = conv._geometry((g.n, oc, g.oh, g.ow), (g.c, oc, kh, kw), (1, 1), (kh - 1 - g.ph, kw - 1 - g.pw))
+    lp_h, lp_w = fg.ph, fg.pw
+    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
+    done: dict[tuple, np.ndarray] = {}
+    for yy in range(g.h):
+        rows = [a for a in range(kh) if 0 <= yy - lp_h + a < g.oh]
+        for xx in range(g.w):
+            cols = [b for b in range(kw) if 0 <= xx - lp_w + b < g.ow]
+            if vpad:
+                calls = [(rows[i : i + blocking.kh_block], cols) for i in range(0, len(rows), blocking.kh_block)]
+                missed = False
+            else:
+                col0 = xx // blocking.ow_block * blocking.ow_block
+                kw_calls = _ker_calls(fg, blocking.ow_block, col0)
+                calls = []
+                calls = _base_calls(kw_calls, rows, blocking.kh_block, kh, kw)
+                missed = not set(calls[0][1]) & set(cols)
+                calls = [(r, [b for b in c if b in cols]) for r, c in calls]
+                calls = [(r, c) for r, c in calls if r and c]
+            key = (missed, tuple((tuple(r), tuple(c)) for r, c in calls))
+            if key not in done:
+                chains = [[]] if missed else []
+                blocks = [range(o0, min(oc, o0 + ic_block)) for o0 in range(0, oc, ic_block)]
+                chains += [
+                    [(o, kh - 1 - a, kw - 1 - b) for a in r for b in c for o in os_] for os_ in blocks for r, c in calls
+                ]
+                terms = [t for i, ch in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + ch]
+                t = np.array(terms, np.int64).reshape(-1, 3)
+                done[key] = np.empty_like(gx)
+                conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t), 1)
+            gx[:, :, yy, xx] = done[key][:, :, yy, xx]
+    return gx
+
+
+def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, FwdBlocking, int] | None:
+    """brg_conv_bwd:avx512_core's grad_input of a kernel over 1x1 at stride 1 where the forward's row
+    outgrows its input (W > OW) past 16 input channels, as init_conf's search sets it: (exec_vpad, where
+    its search's ow block fits the forward's input; the blocking kept; the ic block of grad_output's
+    channels). None where the model does not hold: kw_block 1 (the batch's weights over L2), rows past
+    ``_KER_BASE_ROW``, and exec_base where KW >= KH > 1: there its calls of the taps valid for part of a
+    row block took all valid kernel rows a call in 7 of 13 measured draws (kh_block_pad = KH, as
+    iterate_ker_block sets it) and one row a call in 6 (its rule for those not found)."""
+    if (g.sh, g.sw) != (1, 1) or g.w <= g.ow or g.w > _KER_BASE_ROW:
+        return None
+    fg = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), (g.kh - 1 - g.ph, g.kw - 1 - g.pw))
+    l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
+    if 4 * fg.c * 64 * fg.kw >= l2:  # iterate_ker_block's kw_block: KW while the batch's weights fit L2
+        return None
+    vpad = _fwd_blocking(fg, profile, True)
+    keep = vpad is not None and vpad.ow_block <= fg.w  # exec_vpad declined where its row block outgrows the input
+    blocking = vpad if keep else _fwd_blocking(fg, profile, False)
+    if blocking is None or (not keep and 1 < g.kh <= g.kw):  # ker_base's kh_block_pad: KH or 1, not modelled
+        return None
+    est_ur = min(blocking.ow_block, conv_nhwc._BRG512_UR[blocking.oc_block])
+    ic_block = conv_nhwc._avx512_ic_block(fg._replace(kh=blocking.kh_block), blocking.oc_block, est_ur, l1, l2)
+    return keep, blocking, ic_block
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -543,30 +866,46 @@ def _avx512_nxc_weights(dy, x, g: conv.Geometry, threads: int, mask: tuple[bool,
     return gw, gb
 
 
-def _avx512_group_weights(dy, x, g1: conv.Geometry, mask: tuple[bool, bool]):
+def _avx512_group_image_threads(g1: conv.Geometry, c: int, threads: int) -> int:
+    """nthr_mb of jit:avx512_core's backward weights over ``c`` groups of one channel on nxc memory
+    (jit_avx512_common_conv_bwd_weights_kernel_f32::balance): fewer threads than groups, each group one
+    thread (nthr_g = threads); else nthr_g = c and the images' split over threads // c threads, one
+    block of channels each side, so the memory cost falls with every thread added up to the images
+    (the last of equal costs kept): min(threads // c, N), never above half the threads for c >= 2."""
+    return 1 if threads < c else min(threads // c, g1.n)
+
+
+def _avx512_group_weights(dy, x, g1: conv.Geometry, threads: int, mask: tuple[bool, bool]):
     """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit:avx512_core's
     backward weights over C groups of one channel on nxc memory (weights aBCde16c16b; where jit_dw's
-    weights kernel declines: a kernel wider than 3, ...; ``g1`` one group's geometry): its balance gives
-    each group one thread (fewer threads than groups), per channel one fused chain over (image, row,
+    weights kernel declines: a kernel wider than 3, ...; ``g1`` one group's geometry): its balance
+    (``_avx512_group_image_threads``) splits the images by balance211 into nthr_mb parts (one part
+    where there are fewer threads than groups), per channel and part one fused chain over (image, row,
     column); with expl_bcast (stride 1 along the row: groups are never its first-convolution kernel)
-    each kernel call's chain from 0 (``_expl_row_calls``) added; grad_bias per channel one chain of
-    additions over (image, pixel)."""
+    each kernel call's chain from 0 (``_expl_row_calls``) added; the parts' sums added in order
+    (reduce_diff_weights). grad_bias per channel one chain of additions over (image, pixel) of each of
+    its bias reducer's parts (reduce_balancer_t over C jobs of 16 channels on nthr_mb * C threads),
+    added in order."""
     c = x.shape[1]
-    parts = [0, g1.n * g1.oh * g1.ow]
-    runs = [0]
+    ohw = g1.oh * g1.ow
+    nthr_mb = _avx512_group_image_threads(g1, c, threads)
+    parts = [b * ohw for b in conv._balance211(g1.n, nthr_mb)]
+    runs = set(parts[:-1])
     if g1.sw == 1:
         calls = _expl_row_calls(g1)
-        runs = sorted({u * g1.ow + c0 for u in range(g1.n * g1.oh) for c0 in calls})
+        runs |= {u * g1.ow + c0 for u in range(g1.n * g1.oh) for c0 in calls}
     gw = gb = None
     if mask[0]:
         gw = np.empty((c, 1, g1.kh, g1.kw), np.float32)
         one = np.empty((1, 1, g1.kh, g1.kw), np.float32)
         for ch in range(c):
             dyc, xc = np.ascontiguousarray(dy[:, ch : ch + 1]), np.ascontiguousarray(x[:, ch : ch + 1])
-            conv._run_weights(dyc, xc, one, g1, parts, runs, True)
+            conv._run_weights(dyc, xc, one, g1, parts, sorted(runs), True)
             gw[ch] = one[0]
     if mask[1]:
-        gb = conv._bias_grad(dy, parts)
+        nthr = nthr_mb * min(threads, c)
+        per_group = conv._reducer_threads(nthr, 16, c, g1.n, nthr * 6400)
+        gb = conv._bias_grad(dy, [b * ohw for b in conv._balance211(g1.n, per_group)])
     return gw, gb
 
 
@@ -580,10 +919,10 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     if groups != 1:
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
         if conv_grouped.dw_weights_declines(g):  # jit:avx512_core over groups (aBCde16c16b)
-            if (mask[1] or mask[2]) and (conv._avx512_weights_declines(g, nxc=True) or groups <= profile.threads):
+            if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
                 return (
-                    "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines or no "
-                    "more channels than threads (its balance then splits the images), not modelled"
+                    "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines, not "
+                    "modelled"
                 )
             return ""
         if g.ow > 27:
@@ -594,11 +933,13 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
         return "oneDNN's ip_convolution at avx512_core (ip:any+brg_matmul: an inner product) not modelled"
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
-        if mask[0] and swapped is None and not _avx512_strided_data(g, profile):
+        searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
+        if mask[0] and swapped is None and searched is None and not _avx512_strided_data(g, profile):
             return (
                 f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
                 f"{g.h}x{g.w} input at avx512_core (brg_conv_bwd where the row outgrows the forward's output, "
-                "W > OW: ker_base's calls; strided where brgconv_strided declines) not modelled"
+                "W > OW: ker_base's kh_block_pad where KW >= KH > 1, rows over 39 columns; strided where "
+                "brgconv_strided declines) not modelled"
             )
         blocks = conv_nhwc.avx512_ic_blocks(swapped, profile) if mask[0] and swapped else set()
         if len(blocks) > 1:
@@ -650,7 +991,7 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
         if mask[1] or (mask[2] and has_bias):
             g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
             if conv_grouped.dw_weights_declines(g1):
-                gw, gb = _avx512_group_weights(dy, x, g1, (mask[1], mask[2] and has_bias))
+                gw, gb = _avx512_group_weights(dy, x, g1, threads, (mask[1], mask[2] and has_bias))
             else:
                 gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, has_bias and mask[2], True, 16)
         return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
@@ -664,10 +1005,13 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
                 "over NaN or infinite operands (which NaN it gives, or a NaN where the model has a number, not "
                 "modelled)"
             )
-        if mask[0] and swapped is None:  # brgconv_strided:avx512_core
+        searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
+        if searched is not None:  # W > OW past 16 input channels: the blocking init_conf's search keeps
+            gx = _brg_bwd_blocked(dy, w, g, *searched)
+        elif mask[0] and swapped is None:  # brgconv_strided:avx512_core
             gx = conv.conv2d_backward(dy, x, w, stride, padding, False, profile, (True, False, False))[0]
         elif mask[0]:
-            gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop(), g.w > g.ow)
+            gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop())
         gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         return gx, gw, gb
     if mask[0]:
