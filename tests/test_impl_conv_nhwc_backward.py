@@ -158,9 +158,25 @@ def test_recorded_bits_avx512(case) -> None:
     assert [bits_sha256(g) for g in got] == list(want)
 
 
+def test_recorded_nan_grad_input_avx512() -> None:
+    """grad_input alone where W > OW (exec_base's ker_base) over NaN, infinite and zero operands at AVX-512
+    on 2 threads: both NaNs x86 makes (an operand's 0x7fc00000, inf * 0's 0xffc00000) where torch has
+    them (the product's NaN before the accumulator's, a call's chain before C)."""
+    n, c, h, w_, oc, kh, kw, ph, pw = 2, 40, 5, 19, 24, 3, 2, 1, 0
+    rng = np.random.default_rng(36)
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, h + 2 * ph - kh + 1, w_ + 2 * pw - kw + 1), dtype=np.float32)
+    dy[0, 3, 1, 5], dy[1, 7, 0, 0], dy[1, 2, 2, 4], dy[0, 1, 0, 3] = np.nan, np.inf, -np.inf, 0.0
+    w[5, 11, 1, 0], w[2, 3, 0, 1], w[1, 0, 1, 1] = -np.inf, np.nan, 0.0
+    profile = profile_for_capability("AVX512", 2, "x86_64").with_l1_per_core(48 << 10).with_l2_per_core(1 << 20)
+    got = conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (ph, pw), 1, False, profile, (True, False, False))[0]
+    assert bits_sha256(got) == "c37a0dc9e956f2996f2cfa605b17538a6ef65c57d6d245b50220125ccd7511e5"
+
+
 def test_refusals() -> None:
     """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 whose row outgrows the
-    forward's output (grad_input; its weights alone modelled) and 3 threads, at AVX2 4 threads and more
+    forward's output past 39 columns (grad_input; its weights alone modelled) and 3 threads, at AVX2 4 threads and more
     than 64 channels but on a 1x1 kernel at stride 1 of up to 256."""
     x, w, dy = (
         np.zeros((2, 16, 8, 8), np.float32),
@@ -171,8 +187,10 @@ def test_refusals() -> None:
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx512) == ""  # W = OW
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512) == ""  # ker_base, 16 channels
     x17, w17 = np.zeros((2, 17, 8, 8), np.float32), np.zeros((16, 17, 3, 3), np.float32)
-    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW past 16 channels: its ow blocks
-        conv_nhwc_backward.conv2d_backward(dy[:, :, :6, :6], x17, w17, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
+    assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512) == ""  # W > OW: its search
+    x17, dy17 = np.zeros((2, 17, 8, 45), np.float32), np.zeros((2, 16, 6, 43), np.float32)
+    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW on rows over 39 columns
+        conv_nhwc_backward.conv2d_backward(dy17, x17, w17, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
     assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
     assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
                                                       avx512.with_threads(3))  # fmt: skip

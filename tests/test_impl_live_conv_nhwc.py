@@ -231,16 +231,16 @@ def test_channels_last_as_aten_suggests() -> None:
 
 def test_refusals_name_the_kernel() -> None:
     """What is not modelled raises ParityError with its reason: a 3x3 backward's grad_input at AVX-512
-    where the row outgrows the forward's output (its weights alone modelled), ip_convolution, ic blocks
+    where the row outgrows the forward's output past 39 columns (its weights alone modelled), ip_convolution, ic blocks
     that hang on the output-channel block oneDNN's search picks (AVX-512 and AVX2; AVX2's blocks of 320
     over 3,000 channels modelled), a kernel outside its input whose column block hangs on the search (2
     threads; modelled on 1), groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
-    dy, x17, w17 = (
-        np.zeros((2, 16, 6, 6), np.float32),
-        np.zeros((2, 17, 8, 8), np.float32),
+    dy, x17, w17 = (  # the row outgrows the forward's output past 39 columns
+        np.zeros((2, 16, 6, 43), np.float32),
+        np.zeros((2, 17, 8, 45), np.float32),
         np.zeros((16, 17, 3, 3), np.float32),
     )
     with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):

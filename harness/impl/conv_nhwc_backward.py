@@ -131,25 +131,26 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   (``_brgemm_rows``: no row block under the virtual padding, the oc tail's kernel too). ker_vpad: per
   element and ic block one chain a block of kernel rows over the valid taps. ker_base: per ow block the
   forward taps valid for part of the block one call each (left of those valid for all of it, then those in
-  one call, then the rest), each call over a block of the valid kernel rows, a chain from 0 added to C in
-  order (x86's brgemm adds C at the store); an element the first call of its block misses starts from the
-  zeros the kernel writes (0 + its first chain). Rows of one valid kernel row a call where KW < KH
-  (kh_block_pad 1) or KH = 1; where KW >= KH > 1 ker_base's calls took all valid kernel rows (kh_block_pad
-  = KH, as iterate_ker_block sets it) in 7 of 13 measured whole-row draws and one row a call in 6
-  (``khp_probe.py``; all 6 of one image, 1 of the 7): its rule not found, refused, as are rows over 39
-  columns (not measured). Against torch (``kxk_measure.py``: kernels 2 to 7 a side, 1 to 3 images, 2 to
-  200 input channels, five in six past 16, 2 to 79 output channels, rows to 39 columns, 40 draws at each
-  of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too): 22, 19 and
-  22 bit for bit in every gradient (3, 5 and 4 of them ker_vpad, 11, 12 and 10 ker_base past 16 channels,
-  5, 2 and 5 up to 16, 3, 0 and 3 ATen's slow_conv2d), none other; refused 18, 21 and 18 (most exec_base
-  with KW >= KH > 1, the rest NaN or infinite operands). The whole-row ker_base model this replaces
-  (conv.py ``brg_bwd_calls``) had given other bits in 3 draws up to 16 channels of the same script's first
-  runs (kernels taller than wide: one row a tap, not one call over a row's taps; ow blocks of 4 on 4
-  threads), all 3 bit for bit with the search. Over NaN or infinite grad_output or weights refused: the
-  chains' numbers hold, their NaNs' sign does not (``nan_probe.py``: 5 of 10 modelled draws bit for bit,
-  the 5 others differing only in which NaN, 0xFFC00000 from inf * 0 or inf - inf or an operand's
-  0x7FC00000; ``nan_order.py``: per NaN element an emulation with the product's NaN operands before the
-  accumulator's and each call's chain before C fits 6 of 8 draws, 2 with few channels fit none).
+  one call, then the rest), each call over a block of the valid kernel rows (kh_block_pad: all of them
+  where KW >= KH, else one), a chain from 0 added to C in order (x86's brgemm adds C at the store); an
+  element the first call of its block misses starts from the zeros the kernel writes (0 + its first
+  chain). NaNs as x86 makes them (csrc/conv_nhwc.c nhwc_bwd_data_terms): the product's NaN operand before
+  the accumulator's in a multiply-add, a call's chain before C in its addition, inf * 0 and inf - inf the
+  default NaN 0xFFC00000. Rows over 39 columns refused (not measured). Against torch (``kxk_measure.py``:
+  kernels 2 to 7 a side, 1 to 3 images, 2 to 200 input channels, five in six past 16, 2 to 79 output
+  channels, rows to 39 columns, 40 draws at each of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a
+  fifth with NaN and infinities too): 32, 32 and 31 bit for bit in every gradient (6, 3 and 3 of them
+  ker_vpad, 20, 23 and 22 ker_base past 16 channels, 6, 6 and 6 up to 16), none other; refused 8, 8 and 9
+  (NaN or infinite operands of the weights' passes, ATen's slow_conv2d or, before the NaN rules, of
+  grad_input; one forward of several brgemm calls, W = OW). Over NaN and infinite grad_output and weights,
+  grad_input alone (``nan_measure.py``, 25 draws a thread count, NaN, infinities, ±0 and subnormals in dy
+  and the weights): 21, 24 and 22 bit for bit, each with NaNs in grad_input, none other; refused 4, 1 and
+  3 (ATen's slow_conv2d). Before the NaN rules the chains' numbers held and their NaNs' sign did not
+  (``nan_probe.py``: 5 of 10 draws differing only in which NaN; ``nan_order.py``: the rules above fit
+  every oneDNN draw). The whole-row ker_base model this replaces (conv.py ``brg_bwd_calls``) had given
+  other bits in 3 draws up to 16 channels of the same script's first runs (kernels taller than wide: one
+  row a tap, not one call over a row's taps; ow blocks of 4 on 4 threads), all 3 bit for bit with the
+  search.
 - backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
   search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
   refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
@@ -257,6 +258,8 @@ def _lib() -> ctypes.CDLL:
         lib = load("conv_nhwc")
         lib.nhwc_dw_weights.argtypes = [_I] * 12 + [_P, _P, _P, _I, _I, _I, _P, _P, _I32]
         lib.nhwc_dw_weights.restype = None
+        lib.nhwc_bwd_data_terms.argtypes = [_I] * 11 + [_P, _P, _P, _P, _I]
+        lib.nhwc_bwd_data_terms.restype = None
         _LIB = lib
     return _LIB
 
@@ -791,7 +794,8 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
                 terms = [t for i, ch in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + ch]
                 t = np.array(terms, np.int64).reshape(-1, 3)
                 done[key] = np.empty_like(gx)
-                conv._lib().conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t), 1)
+                _lib().nhwc_bwd_data_terms(g.n, g.c, g.h, g.w, oc, kh, kw, g.oh, g.ow, g.ph, g.pw, ptr(dy), ptr(w),
+                                           ptr(done[key]), ptr(t), len(t))  # fmt: skip
             gx[:, :, yy, xx] = done[key][:, :, yy, xx]
     return gx
 
@@ -801,9 +805,7 @@ def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, Fw
     outgrows its input (W > OW) past 16 input channels, as init_conf's search sets it: (exec_vpad, where
     its search's ow block fits the forward's input; the blocking kept; the ic block of grad_output's
     channels). None where the model does not hold: kw_block 1 (the batch's weights over L2), rows past
-    ``_KER_BASE_ROW``, and exec_base where KW >= KH > 1: there its calls of the taps valid for part of a
-    row block took all valid kernel rows a call in 7 of 13 measured draws (kh_block_pad = KH, as
-    iterate_ker_block sets it) and one row a call in 6 (its rule for those not found)."""
+    ``_KER_BASE_ROW``."""
     if (g.sh, g.sw) != (1, 1) or g.w <= g.ow or g.w > _KER_BASE_ROW:
         return None
     fg = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), (g.kh - 1 - g.ph, g.kw - 1 - g.pw))
@@ -813,7 +815,7 @@ def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, Fw
     vpad = _fwd_blocking(fg, profile, True)
     keep = vpad is not None and vpad.ow_block <= fg.w  # exec_vpad declined where its row block outgrows the input
     blocking = vpad if keep else _fwd_blocking(fg, profile, False)
-    if blocking is None or (not keep and 1 < g.kh <= g.kw):  # ker_base's kh_block_pad: KH or 1, not modelled
+    if blocking is None:
         return None
     est_ur = min(blocking.ow_block, conv_nhwc._BRG512_UR[blocking.oc_block])
     ic_block = conv_nhwc._avx512_ic_block(fg._replace(kh=blocking.kh_block), blocking.oc_block, est_ur, l1, l2)
@@ -938,8 +940,7 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
             return (
                 f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
                 f"{g.h}x{g.w} input at avx512_core (brg_conv_bwd where the row outgrows the forward's output, "
-                "W > OW: ker_base's kh_block_pad where KW >= KH > 1, rows over 39 columns; strided where "
-                "brgconv_strided declines) not modelled"
+                "W > OW: rows over 39 columns; strided where brgconv_strided declines) not modelled"
             )
         blocks = conv_nhwc.avx512_ic_blocks(swapped, profile) if mask[0] and swapped else set()
         if len(blocks) > 1:
@@ -999,13 +1000,12 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
     gx = gw = gb = None
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
-        if mask[0] and (swapped is None or g.w > g.ow) and not (np.isfinite(dy).all() and np.isfinite(w).all()):
-            raise ParityError(
-                "conv2d backward (channels-last): brgconv_strided:avx512_core's or brg_conv_bwd's ker_base grad_input "
-                "over NaN or infinite operands (which NaN it gives, or a NaN where the model has a number, not "
-                "modelled)"
-            )
         searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
+        if mask[0] and swapped is None and searched is None and not (np.isfinite(dy).all() and np.isfinite(w).all()):
+            raise ParityError(
+                "conv2d backward (channels-last): brgconv_strided:avx512_core's grad_input over NaN or infinite "
+                "operands (which NaN it gives, or a NaN where the model has a number, not modelled)"
+            )
         if searched is not None:  # W > OW past 16 input channels: the blocking init_conf's search keeps
             gx = _brg_bwd_blocked(dy, w, g, *searched)
         elif mask[0] and swapped is None:  # brgconv_strided:avx512_core
