@@ -154,7 +154,9 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
 - backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
   search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
   refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
-  kernel's padded taps and its NaNs not modelled).
+  kernel's padded taps and its NaNs not modelled; again on a Zen 5, ``strided_nan_probe.py`` at 2
+  threads: 6 of 12 bit for bit, 1 differing in NaNs' sign, 5 with NaNs where the model has numbers,
+  taps the kernel multiplies outside grad_output, inf * 0).
 - backward weights and bias, a kernel over 1x1: ``jit:avx512_core`` on nxc memory (jit_avx512_common_
   conv_kernel.cpp init_conf: nxc never takes the 2-D (image, row) harness, and takes 4 to 15 input
   channels with its first-convolution kernel, ic_block = C): the images split by its balance
