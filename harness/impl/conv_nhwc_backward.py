@@ -804,9 +804,9 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
 
 def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, FwdBlocking, int] | None:
     """brg_conv_bwd:avx512_core's grad_input of a kernel over 1x1 at stride 1 where the forward's row
-    outgrows its input (W > OW) past 16 input channels, as init_conf's search sets it: (exec_vpad, where
-    its search's ow block fits the forward's input; the blocking kept; the ic block of grad_output's
-    channels). None where the model does not hold: kw_block 1 (the batch's weights over L2), rows past
+    outgrows its input (W > OW), as init_conf's search sets it: (exec_vpad, where its search's ow block
+    fits the forward's input; the blocking kept; the ic block of grad_output's channels). None where the
+    model does not hold: kw_block 1 (the batch's weights over L2, not measured), rows past
     ``_KER_BASE_ROW``."""
     if (g.sh, g.sw) != (1, 1) or g.w <= g.ow or g.w > _KER_BASE_ROW:
         return None
