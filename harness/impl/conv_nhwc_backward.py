@@ -136,21 +136,23 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   element the first call of its block misses starts from the zeros the kernel writes (0 + its first
   chain). NaNs as x86 makes them (csrc/conv_nhwc.c nhwc_bwd_data_terms): the product's NaN operand before
   the accumulator's in a multiply-add, a call's chain before C in its addition, inf * 0 and inf - inf the
-  default NaN 0xFFC00000. Rows over 39 columns refused (not measured). Against torch (``kxk_measure.py``:
-  kernels 2 to 7 a side, 1 to 3 images, 2 to 200 input channels, five in six past 16, 2 to 79 output
-  channels, rows to 39 columns, 40 draws at each of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a
-  fifth with NaN and infinities too): 32, 32 and 31 bit for bit in every gradient (6, 3 and 3 of them
-  ker_vpad, 20, 23 and 22 ker_base past 16 channels, 6, 6 and 6 up to 16), none other; refused 8, 8 and 9
-  (NaN or infinite operands of the weights' passes, ATen's slow_conv2d or, before the NaN rules, of
-  grad_input; one forward of several brgemm calls, W = OW). Over NaN and infinite grad_output and weights,
-  grad_input alone (``nan_measure.py``, 25 draws a thread count, NaN, infinities, ±0 and subnormals in dy
-  and the weights): 21, 24 and 22 bit for bit, each with NaNs in grad_input, none other; refused 4, 1 and
-  3 (ATen's slow_conv2d). Before the NaN rules the chains' numbers held and their NaNs' sign did not
-  (``nan_probe.py``: 5 of 10 draws differing only in which NaN; ``nan_order.py``: the rules above fit
-  every oneDNN draw). The whole-row ker_base model this replaces (conv.py ``brg_bwd_calls``) had given
-  other bits in 3 draws up to 16 channels of the same script's first runs (kernels taller than wide: one
-  row a tap, not one call over a row's taps; ow blocks of 4 on 4 threads), all 3 bit for bit with the
-  search.
+  default NaN 0xFFC00000. Rows over 39 columns refused (``wide_measure.py``, rows of 40 to 89 columns, 12
+  draws at each of 1, 2 and 4 threads with the bound raised: 12, 12 and 10 bit for bit, the 2 others at 4
+  threads where torch ran the other exec type than the search's pick: est_eff's ranking there not
+  matched). Against torch (``kxk_measure.py``: kernels 2 to 7 a side, 1 to 3 images, 2 to 200 input
+  channels, five in six past 16, 2 to 79 output channels, rows to 39 columns, 40 draws at each of 1, 2 and
+  4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too): 32, 32 and 31 bit for
+  bit in every gradient (6, 3 and 3 of them ker_vpad, 20, 23 and 22 ker_base past 16 channels, 6, 6 and 6
+  up to 16), none other; refused 8, 8 and 9 (NaN or infinite operands of the weights' passes, ATen's
+  slow_conv2d or, before the NaN rules, of grad_input; one forward of several brgemm calls, W = OW). Over
+  NaN and infinite grad_output and weights, grad_input alone (``nan_measure.py``, 25 draws a thread count,
+  NaN, infinities, ±0 and subnormals in dy and the weights): 21, 24 and 22 bit for bit, each with NaNs in
+  grad_input, none other; refused 4, 1 and 3 (ATen's slow_conv2d). Before the NaN rules the chains'
+  numbers held and their NaNs' sign did not (``nan_probe.py``: 5 of 10 draws differing only in which NaN;
+  ``nan_order.py``: the rules above fit every oneDNN draw). The whole-row ker_base model this replaces
+  (conv.py ``brg_bwd_calls``) had given other bits in 3 draws up to 16 channels of the same script's first
+  runs (kernels taller than wide: one row a tap, not one call over a row's taps; ow blocks of 4 on 4
+  threads), all 3 bit for bit with the search.
 - backward data at a stride: ``brgconv_strided:avx512_core``, conv.py's model of it (its blocking
   search at 16 floats a vector: 60 of 60 random strided draws bit for bit at 2 threads on nxc);
   refused over NaN or infinite grad_output or weights (11 of 26 such draws gave other bits: the
@@ -245,7 +247,8 @@ from harness.impl.profiles import KernelProfile
 _ONE_BY_ONE_CHANNELS = 256
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
-# brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) measured up to this input width
+# brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) modelled up to this input width (past
+# it 2 of 12 draws at 4 threads ran the other exec type than the search's pick)
 _KER_BASE_ROW = 39
 
 _I = ctypes.c_int64
