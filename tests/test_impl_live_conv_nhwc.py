@@ -86,7 +86,7 @@ LAID_OUT = (
     ("channels_last", (2, 17, 3, 33), (16, 17, 3, 3), 1, (1, 1), 1, True),  # rows past 28 columns: its calls
     ("channels_last", (2, 24, 9, 10), (16, 24, 3, 3), 2, (1, 1), 1, True),  # strided: brgconv_strided
     ("channels_last", (2, 24, 9, 9), (24, 1, 7, 7), 1, (3, 3), 24, True),  # ConvNeXt's 7x7 depthwise
-    ("channels_last", (2, 12, 7, 15), (20, 12, 3, 2), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
+    ("channels_last", (2, 12, 7, 15), (20, 12, 3, 3), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
     ("channels_last", (2, 40, 5, 19), (24, 40, 3, 2), 1, (1, 0), 1, True),  # W > OW past 16 channels: its search
 )
 
