@@ -44,7 +44,8 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   over (kh, kw, channel) (``jit_1x1:avx2``: a chain per 64 channels, ``jit_1x1:avx512_core`` per
   call of its reduce blocking, the chains' sums added; a strided 1x1 runs brgconv_strided, one chain);
   ``brgconv_strided`` (stride > 1; its blocking search, ``_strided_blocking``, also says where it
-  declines) per brgemm call a chain from 0, the calls' sums added in order: where
+  declines; with ``groups`` it counts every group's work, each group then run as one group:
+  ``brgconv_strided_data``) per brgemm call a chain from 0, the calls' sums added in order: where
   the stride does not divide W (exec_trans) one call per block of kernel rows (all KH rows, or SH
   rows where the search picks them) over (kh, kw, channel); else (exec_base) the calls of
   ``_strided_kw_calls`` (the taps of a column's stride residue that overflow the output one call
@@ -135,9 +136,10 @@ emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch6
   measured (its row blocks) and V2's ``brgconv_1x1:sve_128`` forward (1x1, from 16 output channels:
   measured at 33); other torch releases. Grouped and depthwise convolutions (harness.impl.conv_grouped:
   oneDNN's jit_dw kernels, gemm:jit over all groups, slow_conv2d per group, this module's
-  jit:sse41/jit:avx2 kernels group by group) refuse there the kernels its docstring names (at
-  AVX-512 brgconv_strided's grad_input, jit:avx512_core beyond its measured group bounds and its
-  grad_weight of groups on several threads, SSE4.1 gemm:jit's pixel blocks,
+  jit:sse41/jit:avx2/jit:avx512_core/brgconv_strided kernels group by group) refuse there the
+  kernels its docstring names (at AVX-512 brgconv_strided's grad_input over NaN or infinite
+  operands, jit:avx512_core beyond its measured group bounds and its grad_weight on more than 2
+  threads a group, SSE4.1 gemm:jit's pixel blocks,
   jit:avx2's flat forward, groups outside whole blocks on the kernels not run group by group).
   On aarch64 every oneDNN and ACL convolution on a thread count other than 1, 2, 3, 4 and 8
   (``ARM64_THREADS``, those measured under emulation on N1, V1 and V2): their thread splits unmeasured.
@@ -410,11 +412,11 @@ def _ip_convolution(g: Geometry) -> bool:
     return one_pixel and g.n > 1 and g.kh * g.kw > 27
 
 
-def _strided_declines(g: Geometry, profile: KernelProfile, simd: int) -> bool:
-    """Whether brgconv_strided's blocking search (``_strided_blocking``, ``simd`` floats a vector)
-    finds no blocking: the primitive declines."""
+def _strided_declines(g: Geometry, profile: KernelProfile, simd: int, groups: int = 1) -> bool:
+    """Whether brgconv_strided's blocking search (``_strided_blocking``, ``simd`` floats a vector;
+    ``g`` one group's geometry of ``groups``) finds no blocking: the primitive declines."""
     try:
-        _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+        _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core, groups)
     except ParityError:
         return True
     return False
@@ -536,7 +538,9 @@ def _avx512_ow_block(g: Geometry, nb_oc: int, nb_oc_blocking: int, ur_w: int, pr
     return min(ow, max(2 * ur_w, block_thr))
 
 
-def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple[int, int] = (1, 1)) -> bool:
+def _avx512_data_declines(
+    g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple[int, int] = (1, 1), block: int | None = None
+) -> bool:
     """Whether jit_avx512_common_conv_bwd_data_kernel_f32_t::init_conf declines (channels padded to
     blocks of 16): the kernel outside the input, a left or right overflow of the taps over its
     width unroll (over the input's columns: all of them up to 28, else 28 or 10 or 31 / (blocks +
@@ -545,14 +549,17 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple
     same checks over blocks of 8 with its own unrolls (24 registers for the first, the explicit
     broadcast kernel's 16 or 30 / (blocks + 1), the other's 30 / (blocks + 1) where strided, and no
     L1 term in its choice of kernel). Dilated (``dil``): the padding and the taps' overflows those of
-    the kernel's extent (``_extended``), the code size and kernel choice the kernel's taps'."""
+    the kernel's extent (``_extended``), the code size and kernel choice the kernel's taps'. ``block``:
+    the channel block of a group at AVX512_CORE (16, 8 or 4: its smaller vectors for groups, channels
+    not padded), in the L1 and code-size terms and the block count."""
     if _kernel_outside_src(g, dil):
         return True
     c, wd, kh, kw, ow, sw, sh, pw = g.c, g.w, g.kh, g.kw, g.ow, g.sw, g.sh, g.pw
     ekw = _extended(g, dil).kw
     sve = simd == 8
     regs = 24 if sve else 28
-    nb_ic = -(-c // simd)
+    cb = block or simd
+    nb_ic = -(-c // cb)
     r_pad = _end_pad(pw, ow, wd, sw, ekw)
     ur_w = wd if wd <= regs else next(u for u in range(regs, 0, -1) if u % sw == 0)
     l_over = max(0, (ekw - 1 - pw) // sw)
@@ -561,11 +568,12 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple
     if ur_w != ow and ((l_over <= 0 and n_oi > 0) or (l_over > 0 and n_oi > 1)) and r_over > 0 and l_over > 0:
         mult = 1 + (l_over > 0) + (r_over > 0)
         for u in range(ur_w, regs // 2, -1):  # large_code_size
-            if (u // sw) * mult * (6 + simd * kw) * 9.2 < 24 * 1024 and u % sw == 0:
+            if (u // sw) * mult * (6 + cb * kw) * 9.2 < 24 * 1024 and u % sw == 0:
                 ur_w = u
                 break
     large_w = 14 <= kw < 20 and ow == 1 and nb_ic > 1 and kw == wd and sw == 1
-    total = 4 * (wd * 16 * 2 * kh + ow * 16 + kh * kw * 16 * 16 * 2)
+    tb = block or 16  # the L1 term's channel block (x86's; aarch64's kernel has none)
+    total = 4 * (wd * tb * 2 * kh + ow * tb + kh * kw * tb * tb * 2)
     small = kw < 5 and (wd <= 5 or 8 < wd <= 13 or (not sve and total > l1_bytes))
     embd = not (kw == 1 or (kw == 5 and wd < 8) or small) or sh > 1
     if embd and not large_w:
@@ -584,7 +592,7 @@ def _avx512_data_declines(g: Geometry, l1_bytes: int, simd: int = 16, dil: tuple
     if r_over * sw > ur_w or (wd > ur_w and (ur_w % sw != 0 or r_pad + tail < 0)):
         return True
     mult = 1 + (l_over > 0) + (r_over > 0)
-    return mult * kw * simd * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
+    return mult * kw * cb * nb_ic_blocking * ur_w * 15 > 256 * 1024 and not large_w
 
 
 def _avx512_weights_declines(g: Geometry, dil: tuple[int, int] = (1, 1), nxc: bool = False) -> bool:
@@ -1594,15 +1602,17 @@ def _brgemm_unroll(simd: int, m: int, n: int, k: int, l1_bytes: int) -> int:
     return block
 
 
-def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block: int, by_pixel: bool) -> list[int]:
+def _strided_jobs(
+    g: Geometry, threads: int, work: int, ic_block: int, iw_block: int, by_pixel: bool, groups: int = 1
+) -> list[int]:
     """Per thread the work of brgconv_strided's estimate (``est_eff``'s job balance): balance211 of its
     ``work`` units, each the columns times channels of the unit its iterator stands on, the iterator
-    over (image, row, column block, channel block) with every row, not row block, stepped as the
+    over (image, row, column block, group, channel block) with every row, not row block, stepped as the
     estimate steps it (by_pixel: loop_ndhwgc, two steps a unit; else one in each loop order)."""
     sp = _rnd_up(g.w, g.sw)  # the columns rounded up to the stride (the same where it divides W)
     nb_sp, nb_ic = _div_up(sp, iw_block), _div_up(g.c, ic_block)
-    pixel_dims = [g.n, 1, g.h, nb_sp, 1, nb_ic]  # n, d, row, column block, group, channel block
-    channel_dims = [g.n, 1, nb_ic, 1, g.h, nb_sp]  # n, group, channel block, d, row, column block
+    pixel_dims = [g.n, 1, g.h, nb_sp, groups, nb_ic]  # n, d, row, column block, group, channel block
+    channel_dims = [g.n, groups, nb_ic, 1, g.h, nb_sp]  # n, group, channel block, d, row, column block
 
     def step(state: list[int], dims: list[int]) -> None:
         for i in range(len(dims) - 1, -1, -1):
@@ -1639,12 +1649,12 @@ def _strided_jobs(g: Geometry, threads: int, work: int, ic_block: int, iw_block:
     return jobs
 
 
-def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: StridedBlocking) -> float:
+def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: StridedBlocking, groups: int = 1) -> float:
     """brgconv_strided's efficiency estimate of a blocking (``brg_blocking_t::est_eff``, f32 on AVX2 or
     AVX-512): input-channel rounding, microkernel, column rounding, thread balance, unroll rounding,
     cache traffic (its loops' reuse costs against the L1 and L2) and brgemm efficiency, in float32 as
     oneDNN's; the columns rounded up to the stride (``sp``: exec_trans, where the stride does not
-    divide W)."""
+    divide W). ``groups``: ``g`` is one group's geometry; the threads' work counts every group's."""
     f = np.float32
     n, c, h, _wd, oc, kh, kw, _oh, ow, _sh, sw = g[:11]
     sp = _rnd_up(g.w, sw)
@@ -1658,10 +1668,10 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     kk = f(ur * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block))))) / f(64)
     brgemm_eff = f(f(f(2) - 1 + kk) / f(2))  # squeezed by 0.5
     sp_amount = nb_ih * nb_sp
-    work = n * nb_ic * sp_amount
+    work = n * groups * nb_ic * sp_amount
     job = _div_up(work, threads)
     if job < threads:
-        jobs = _strided_jobs(g, threads, work, ic_block, sp_block, by_pixel)
+        jobs = _strided_jobs(g, threads, work, ic_block, sp_block, by_pixel, groups)
         job_eff = f(1) if max(jobs) == 0 else f(f(sum(jobs)) / f(max(jobs) * threads))
     else:
         job_eff = f(work) / f(_rnd_up(work, threads))
@@ -1685,7 +1695,7 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     loops.append(((kh * rnd_inp(sp_block, kw, oc), 1, 1), (sp_block * ic_block, 1, 1), (kh * kw * ic_block * oc, 1, 1)))
     nb_ic_thr = min(nb_ic, _div_up(job, 1 if by_pixel else sp_amount))
     nsimd_ic_thr = _div_up(min(c, nb_ic_thr * ic_block), simd)
-    dim_sp = nb_ic if by_pixel else 1
+    dim_sp = groups * nb_ic if by_pixel else 1
     sp_thr = min(sp, min(nb_sp, _div_up(job, dim_sp)) * sp_block)
     nb_ih_thr = min(nb_ih, _div_up(job, nb_sp * dim_sp))
     ih_thr = min(h, nb_ih_thr * b.ih_block)
@@ -1704,7 +1714,7 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
         loops.append(
             ((ih_thr * src_is, nb_ic_thr, 1), (ic_block * ih_thr * sp_thr, 1, 1), (kh * kw * ic_block * oc, 1, 1))
         )
-    mb_thr = min(n, _div_up(job, sp_amount * nb_ic))
+    mb_thr = min(n, _div_up(job, sp_amount * groups * nb_ic))
     loops.append(((ih_thr * src_is, 1, 1), (ih_thr * sp_thr * nsimd_ic_thr * simd, 1, 1),
                   (kh * kw * nsimd_ic_thr * simd * oc, mb_thr, 1)))  # fmt: skip
     src_op = mb_thr * ih_thr * sp_thr * kh * kw * oc
@@ -1738,11 +1748,13 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     return float(eff)
 
 
-def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) -> StridedBlocking:
+def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int, groups: int = 1) -> StridedBlocking:
     """brgconv_strided's blocking (``calc_blocks`` within ``init_conf``'s search over input-channel
     blocks of 4, 3, 2, 1 vectors): per channel block and kernel-row block (KH, then SH), the row block
     the L2 and the threads allow, then each column block dividing W, a multiple of SW and at most what
-    the threads allow (W / ns for ns = 1, 2, ...), scored by ``_strided_eff``; the first best kept."""
+    the threads allow (W / ns for ns = 1, 2, ...), scored by ``_strided_eff``; the first best kept.
+    ``groups``: ``g`` is one group's geometry; the threads' shares count every group's work (and the
+    row block's, over 32 channels a group)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     f = np.float32
     l_ovf, t_ovf = max(0, kw - 1 - pw) // sw, max(0, kh - 1 - ph) // sh
@@ -1759,7 +1771,7 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
         if ic_block == 48 and not (rnd_ic % 48 == 0 and rnd_ic <= 384 and oh * ow > 81 * sh * sw):
             continue
         nb_ic = _div_up(c, ic_block)
-        most = int(f(f(n * nb_ic * h * wd) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
+        most = int(f(f(n * groups * nb_ic * h * wd) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
         most = min(max(1, most), wd)
         most = _rnd_up(most, sw) if sp != wd else most
         found: StridedBlocking | None = None
@@ -1768,7 +1780,7 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
             other = 4 * kh * kw * oc * ic_block + 4 * 2 * 16 * ic_block
             room = min(_div_up(l2, 2), 0 if other > l2 else l2 - other)
             ih_block = max(1, min(h, room // row_bytes)) if ohp * row_bytes > room else h
-            share = _div_up(threads, n * _div_up(c, ic_block))
+            share = _div_up(threads, n * _div_up((groups if c > 32 else 1) * c, ic_block))
             ih_block = min(ih_block, _div_up(h, share))
             while (ih_block % sh != 0 or (h % sh == 0 and h % ih_block != 0)) and ih_block < h:
                 ih_block += 1
@@ -1782,7 +1794,7 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
                     simd, _div_up(iw_block, sw), ic_block if c >= ic_block else c % ic_block, oc, l1
                 )
                 cand = StridedBlocking(iw_block, kh_block, ih_block, ic_block, unroll, 0.0)
-                eff = _strided_eff(g, threads, simd, l1, l2, cand)
+                eff = _strided_eff(g, threads, simd, l1, l2, cand, groups)
                 if (found is None or eff > found.eff) and eff >= float(f(0.00001)):
                     found = cand._replace(eff=eff)
         if found is not None and (best is None or found.eff > best.eff):
@@ -1792,20 +1804,33 @@ def _strided_blocking(g: Geometry, threads: int, simd: int, l1: int, l2: int) ->
     return best
 
 
-def _brgconv_trans_data(dy: np.ndarray, w: np.ndarray, g: Geometry, simd: int, profile: KernelProfile,
-                        gx: np.ndarray) -> None:  # fmt: skip
+def brgconv_strided_data(
+    dy: np.ndarray, w: np.ndarray, g: Geometry, simd: int, profile: KernelProfile, groups: int = 1
+) -> np.ndarray:
+    """brgconv_strided's grad_input (a kernel over 1x1 at a stride; ``simd`` floats a vector: 16 at
+    avx512_core, 8 at avx2) of one group's grad_output and weights, ``g`` that group's geometry of
+    ``groups`` (the blocking search counts every group's work; each group's sums are the one-group
+    kernel's): exec_base where the stride divides W (``_brgconv_strided_data``), else exec_trans."""
+    blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core, groups)
+    if g.w % g.sw == 0:  # exec_base: its brgemm calls per block of input columns
+        return _brgconv_strided_data(dy, w, g, blocking.iw_block, blocking.kh_block)
+    gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
+    _brgconv_trans_data(dy, w, g, blocking.kh_block, gx)
+    return gx
+
+
+def _brgconv_trans_data(dy: np.ndarray, w: np.ndarray, g: Geometry, kh_block: int, gx: np.ndarray) -> None:
     """brgconv_strided's backward data where the stride does not divide W (exec_trans,
     jit_brgemm_conv_bwd_strided.cpp, output channels in one block) into gx: per input element one
-    brgemm call per block of kernel rows of its blocking (``_strided_blocking``: all KH rows, or SH
-    rows, which hold one tap row of an input row each), each a chain from 0 over (kh, kw, channel),
-    the calls' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
-    blocking = _strided_blocking(g, profile.threads, simd, profile.l1_per_core, profile.l2_per_core)
+    brgemm call per block of ``kh_block`` kernel rows of its blocking (``_strided_blocking``: all KH
+    rows, or SH rows, which hold one tap row of an input row each), each a chain from 0 over (kh, kw,
+    channel), the calls' sums added in order (csrc/conv.c conv_bwd_data_terms)."""
     lib = _lib()
-    if blocking.kh_block == g.kh:
+    if kh_block == g.kh:
         lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 0, 1, 0, 0)
         return
     terms: list[tuple[int, int, int]] = []
-    for rows in _row_blocks(g, blocking.kh_block):
+    for rows in _row_blocks(g, kh_block):
         terms.extend([(-1, 0, 0)] * bool(terms) + [(o, i, j) for i in rows for j in range(g.kw) for o in range(g.oc)])
     t = np.array(terms, np.int64).reshape(-1, 3)
     lib.conv_bwd_data_terms(*g, ptr(dy), ptr(w), ptr(gx), ptr(t), len(t), 1)
@@ -1976,7 +2001,7 @@ def conv2d_backward(
         if kind is not None:
             raise ParityError("conv2d: the impl reproduces dilated convolutions of one group only")
         return _dilated_backward(dy, x, w, g, tuple(dilation), has_bias, profile, mask)
-    wd, oc, kh, kw, sh, sw = g.w, g.oc, g.kh, g.kw, g.sh, g.sw
+    oc, kh, kw, sh, sw = g.oc, g.kh, g.kw, g.sh, g.sw
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
     if kind == THNN:
@@ -2017,12 +2042,8 @@ def conv2d_backward(
         gx = np.empty_like(x)
         if data_kind == AVX512:
             lib.conv_bwd_data_direct(*g, ptr(dy), ptr(w), ptr(gx), 16, 1, 0, 1)
-        elif (sh, sw) != (1, 1) and wd % sw == 0 and not _one_by_one(g):
-            # brgconv_strided's exec_base: its brgemm calls per block of input columns
-            blocking = _strided_blocking(g, profile.threads, brg_simd, profile.l1_per_core, profile.l2_per_core)
-            gx = _brgconv_strided_data(dy, w, g, blocking.iw_block, blocking.kh_block)
         elif (sh, sw) != (1, 1) and not _one_by_one(g):
-            _brgconv_trans_data(dy, w, g, brg_simd, profile, gx)
+            gx = brgconv_strided_data(dy, w, g, brg_simd, profile)
         elif _one_by_one(g) and kind == AVX2 and (sh, sw) == (1, 1):
             # jit_1x1:avx2 (stride 1; a strided 1x1 runs brgconv_strided:avx2 here, one chain): a
             # kernel call per 64 output channels (init_conf's reduce_blocking for backward data),
