@@ -47,23 +47,46 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   one-group kernels run group by group (the group an outer loop of their blocks), each group's chain
   as harness.impl.conv's for that group's shape: ``jit:sse41`` and ``jit:avx2``'s forward (from the
   bias over blocks of 8 channels, (kh, kw), channel), ``jit:avx2``'s grad_input at stride 1 (its
-  chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit.
+  chunks of output-channel blocks). Where those kernels decline oneDNN runs gemm:jit. At AVX2 a
+  strided grad_input of more than 8 output channels a group runs ``brgconv_strided:avx2`` where its
+  search over all the groups finds a blocking (any input channels a group; before, 4 input channels
+  a group with 16 outputs had been taken for gemm:jit and gave other bits), modelled per group as at
+  AVX512_CORE below, and a strided grad_weight of whole blocks of 8 jit:avx2's group model
+  (``AVX2_GROUPS``) or gemm:jit where it declines (measured on a Zen 5: 40 strided draws at 1, 2 and
+  4 threads, 84 brgconv_strided:avx2 routes and 63 jit:avx2 weights so named, every pass bit for bit
+  but NaN signs and the refusals named below).
 - ``jit:avx512_core`` for groups of several channels (1x1 too; measured on an AMD EPYC Zen 5, L1d
   48 KiB): per group and per block of 16, 8 or 4 input channels (the largest dividing both the
   group's input and output channels: init_conf's smaller vectors for groups, channels not padded) a
   fused chain from 0 over (kh, kw, channel), the first block's sum plus the bias, the others added;
   taken by its own checks (``_avx512_group_forward_takes``: a kernel wider than 3 its
   embedded-broadcast unroll's padding and code-size checks, exact; narrower ones always within its
-  narrowest unroll), where it declines jit:avx2 group by group or gemm:jit (measured); grad_input at
-  stride 1 alike per block of output channels, each block's chain from 0, added (groups of blocks of
-  16 by the one-group checks, jit:avx2 per group or gemm:jit where they decline), and so at strides
-  over 1 for up to 8 output channels a group where the one-group data checks take it.
+  narrowest unroll), where it declines jit:avx2 group by group or gemm:jit (measured); grad_input
+  alike per block of output channels, each block's chain from 0, added, where its data checks take
+  the group (``_avx512_group_data_takes``: init_conf's checks with the group's block in their L1,
+  code-size and block-count terms; the one-group checks, over channels padded to 16, declined 14- and
+  15-column kernels it takes), at stride 1 else jit:avx2 per group or gemm:jit.
 - at AVX512_CORE a kernel in the padding runs ``gemm:jit`` over all the groups in every pass (both
-  direct kernels decline); a strided grad_input of more than 8 output channels a group runs
-  ``brgconv_strided`` (avx512_core above 16, avx2 above 8; refused), of up to 8 jit:avx512_core (above)
-  or gemm:jit (``_avx512_data``); grad_weight and grad_bias of whole blocks of 8 channels not both
-  of 16 at stride 1 ``jit:avx2``'s group model (``AVX2_GROUPS``: jit:avx512_core's weights take only
-  blocks of 16), of blocks of 16 on one thread harness.impl.conv's one-group model per group.
+  direct kernels decline). A strided grad_input (``_avx512_data``) runs, in oneDNN's order,
+  ``brgconv_strided:avx512_core`` above 16 output channels a group where its blocking search finds a
+  blocking, jit:avx512_core (above), ``brgconv_strided:avx2`` above 8, else gemm:jit (the brgemm
+  kernels decline a group of no more output channels than a vector holds): brgconv_strided per group
+  as harness.impl.conv's one-group model (``conv.brgconv_strided_data``, the one channels-last also
+  runs), its search counting every group's work (jit_brgemm_conv_bwd_utils.cpp: ngroups in the work
+  amount, the per-thread loops and the row block's share: the one group's search had given other
+  bits, 9,502 of 11,520 on one shape); refused over NaN or infinite grad_output
+  or weights (as on nxc: which NaN it gives is not modelled). grad_weight and grad_bias of whole
+  blocks of 8 channels not both of 16 ``jit:avx2``'s group model (``AVX2_GROUPS``: jit:avx512_core's
+  weights take only blocks of 16; strides 1 and 2), of blocks of 16 (1x1 too: jit_1x1 declines
+  groups) jit:avx512_core group by group (``AVX512_WEIGHTS_GROUPS``: its balance gives each group
+  threads // groups threads, one where there are fewer threads than groups; jit:avx2's model where
+  its checks decline, gemm:jit where both do); of channels not whole blocks of 8, gemm:jit over all
+  the groups.
+  Measured on this Zen 5 (random draws: 2 to 8 groups of 4 to 64 channels each side, off 16 too,
+  strides 1 and 2, kernels 1x1 to 5x5 and 1..3 by 5..15, padding, 1 to 4 images, a fifth with NaN,
+  infinities, zeros of both signs and subnormals; 1, 2 and 4 threads): every route ONEDNN_VERBOSE
+  named as predicted, every pass bit for bit but the NaN signs below and the refusals named here
+  (docs/impl/kernels.md has the counts).
 - ``gemm:jit`` at SSE4.1 for groups of several channels and channel multipliers: the forward (where
   jit:sse41 does not run) as at AVX2 below, over all the groups (its threads split the (image,
   group) pairs' pixels, so a piece can be one pixel: an sgemm of one row, oneDNN's gemv 'T');
@@ -82,18 +105,19 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
 
 Not modelled, refused (ParityError naming the kernel): at AVX-512 jit:avx2's flat forward (fewer
-than 8 input channels a group) where jit:avx512_core declines, the grad_input of groups of blocks
-of 8 or 4 where the one-group checks decline, brgconv_strided's grad_input (more than 8 output
-channels a group), jit:avx512_core's strided grad_input where the one-group checks decline,
-grad_weight of groups of blocks of 16 on several threads (oneDNN's balance over the groups: 19 of
-40 gave other bits) and at strides over 1 of blocks of 8; gemm:jit at SSE4.1 where a group's
-backward splits its output into pixel blocks (scratchpad limit) or its forward runs ref:any;
-jit:avx2's flat forward (groups of 2 to 7 input channels); grad_weight at AVX2 at strides over 1;
-slow_conv2d per group on aarch64 but one product per element (depthwise forward and grad_input);
-other torch releases and aarch64's oneDNN. NaN signs: where NaN inputs meet in a chain, oneDNN's
-vfmadd231ps keeps its own operand's NaN, the C models the compiler's: on AVX-512 (and AVX2's
-gemm:jit) the sign of some NaN outputs differs (measured: 1 of 60 forwards, 9 of 60 grad_weights,
-every other bit equal); not modelled.
+than 8 input channels a group) where jit:avx512_core declines, brgconv_strided's grad_input over NaN
+or infinite grad_output or weights, jit:avx512_core's grad_weight of blocks of 16 on more than 2
+threads a group (its balance's last step compares against all the threads); gemm:jit at SSE4.1
+where a group's backward splits its output into pixel blocks (scratchpad limit) or its forward runs
+ref:any; jit:avx2's flat forward (groups of 2 to 7 input channels); jit:avx2's strided grad_input of
+groups (up to 8 output channels a group at AVX2); slow_conv2d per group on aarch64 but one product
+per element (depthwise forward and grad_input); other torch releases and aarch64's oneDNN. NaN signs:
+where NaN inputs meet in a chain, oneDNN's vfmadd231ps keeps its own operand's NaN, the C models the
+compiler's: on AVX-512 (and AVX2's gemm:jit) the sign of some NaN outputs differs (measured: 1 of 60
+forwards, 9 of 60 grad_weights, every other bit equal; in the AVX-512 sweeps above, of 44 draws a
+thread count with NaN, infinities, zeros of both signs and subnormals (of 235), 17 forwards, 14 or 15
+grad_inputs (jit:avx512_core), 11 grad_weights (gemm:jit) and 9 grad_biases (jit:avx2's,
+jit:avx512_core's and gemm:jit's reducers)); not modelled.
 """
 
 from __future__ import annotations
@@ -111,7 +135,10 @@ GEMM_JIT_GROUPS = "gemm:jit (all groups, its AVX2/AVX-512 sgemm)"
 PER_GROUP = " per group"  # a one-group kernel of harness.impl.conv run on each group
 AVX512_GROUPS = "jit:avx512_core (channel blocks of 4, 8 or 16 per group)"
 AVX2_GROUPS = "jit:avx2 (group by group, its reducers over all the groups)"
+AVX512_WEIGHTS_GROUPS = "jit:avx512_core weights (group by group, threads // groups threads a group)"
 DIRECT_1X1_GROUPS = "jit:sse41 or jit:avx2 on 1x1 groups (one chain a group)"
+# brgconv_strided's grad_input of groups, by its vector's floats (harness.impl.conv's one-group model per group)
+BRG_STRIDED_GROUPS = {16: "brgconv_strided:avx512_core per group", 8: "brgconv_strided:avx2 per group"}
 # oneDNN's jit_dw kernels by ATen level: (name, channel block, width unroll ur_w, fused)
 _DW = {
     "default": ("jit_dw:sse41", 8, 3, False),
@@ -200,12 +227,17 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
             fwd, data, weights = _several_channels(g, groups, stride, profile)
             if conv._kernel_outside_src(g):  # every direct kernel's weights decline it: gemm:jit (measured)
                 weights = _vector_gemm_jit(g, groups, profile, 2)
-            elif _avx2_weights_at_avx512(g, tuple(stride)):
+            elif _avx2_weights_at_avx512(g):
                 weights = _vector_gemm_jit(g, groups, profile, 2) if conv._avx2_weights_declines(g) else AVX2_GROUPS
-            elif _avx512_weights_one_thread(g, profile):
-                weights = conv.AVX512 + PER_GROUP
+            elif g.c % 16 == 0 and g.oc % 16 == 0:
+                weights = _avx512_weights(g, groups, profile)
+            elif g.c % 8 or g.oc % 8:  # no direct weights kernel takes the group's channels: gemm:jit (measured)
+                weights = _vector_gemm_jit(g, groups, profile, 2)
             return fwd, _avx512_data(g, data, groups, profile), weights
-        return _several_channels(g, groups, stride, profile)
+        fwd, data, weights = _several_channels(g, groups, stride, profile)
+        if profile.aten == "avx2" and (g.sh, g.sw) != (1, 1):
+            data, weights = _avx2_strided(g, groups, profile, data, weights)
+        return fwd, data, weights
     if profile.aten == "default":
         fallback = (GEMM_JIT_DW,) * 3
     else:
@@ -252,42 +284,63 @@ def _several_channels(g: conv.Geometry, groups: int, stride, profile: KernelProf
     return fwd, data, weights
 
 
-def _avx2_weights_at_avx512(g: conv.Geometry, stride: tuple[int, int]) -> bool:
+def _avx2_weights_at_avx512(g: conv.Geometry) -> bool:
     """Whether oneDNN's jit:avx2 backward weights runs a group's grad_weight and grad_bias at
     AVX512_CORE: jit:avx512_core's weights kernel takes no smaller channel block than 16 for groups,
     so groups of whole blocks of 8 input and output channels, not both of 16, fall to jit:avx2
-    (ONEDNN_VERBOSE on this host); its model (``AVX2_GROUPS``) is measured at stride 1."""
+    (ONEDNN_VERBOSE on this host); its model (``AVX2_GROUPS``) is measured at strides 1 and 2."""
     whole = g.c % 8 == 0 and g.oc % 8 == 0
-    return whole and not (g.c % 16 == 0 and g.oc % 16 == 0) and stride == (1, 1)
+    return whole and not (g.c % 16 == 0 and g.oc % 16 == 0)
 
 
-def _avx512_weights_one_thread(g: conv.Geometry, profile: KernelProfile) -> bool:
-    """Whether a group's grad_weight and grad_bias at AVX512_CORE are harness.impl.conv's one-group
-    model of the group (jit:avx512_core, or jit:avx2 where its checks decline, as for one group): on
-    one thread, groups of whole blocks of 16 input and output channels, not 1x1, a direct kernel
-    taking the group (measured on this host: 20 of 20 bit for bit; on 2 and 4 threads oneDNN's
-    balance over the groups gives other bits, 19 of 40 differ, refused)."""
-    blocks16 = g.c % 16 == 0 and g.oc % 16 == 0 and (g.kh, g.kw) != (1, 1)
-    return blocks16 and profile.threads == 1 and conv.direct_kernels(g, conv.AVX512, profile)[2] != conv.GEMM_JIT
+def _avx512_weights(g: conv.Geometry, groups: int, profile: KernelProfile) -> str:
+    """The grad_weight and grad_bias kernel of groups of whole blocks of 16 input and output channels
+    at AVX512_CORE (1x1 too: jit_1x1 declines groups), by the one-group checks
+    (``conv.direct_kernels``): jit:avx512_core group by group (``AVX512_WEIGHTS_GROUPS``: its balance
+    gives each group threads // groups threads, or one where there are fewer threads than groups;
+    modelled where that is at most 2, so that its last step, which compares against all the
+    threads, never applies), jit:avx2 over the groups where it declines, else gemm:jit."""
+    kernel = conv.direct_kernels(g, conv.AVX512, profile)[2]
+    if kernel == conv.AVX2:
+        return AVX2_GROUPS
+    if kernel != conv.AVX512:
+        return _vector_gemm_jit(g, groups, profile, 2)
+    if _weights_threads(profile, groups) > 2:
+        return "refuse:jit:avx512_core's weights balance over more than 2 threads a group"
+    return AVX512_WEIGHTS_GROUPS
 
 
 def _avx512_data(g: conv.Geometry, data: str, groups: int, profile: KernelProfile) -> str:
     """grad_input of groups of several channels (or a channel multiplier) at AVX512_CORE: at a stride
     over 1 oneDNN tries brgconv_strided:avx512_core, jit:avx512_core, brgconv_strided:avx2, gemm:jit
-    in turn, and its brgemm kernels decline a group of no more output channels than a vector holds
-    (16, 8; ONEDNN_VERBOSE on 40 random strided shapes on this host, every route so predicted):
-    more than 8 a group run brgconv_strided (refused, not modelled), up to 8 jit:avx512_core where a
-    channel block fits and the kernel lies inside the input (refused: its strided checks for a group
-    not measured), else gemm:jit over all the groups. At stride 1 ``data`` as ``path`` found it."""
+    in turn, its brgemm kernels declining a group of no more output channels than a vector holds (16,
+    8) or where their blocking search over all the groups finds none, jit:avx512_core where a channel
+    block divides the group's channels and its checks with that block take it
+    (``_avx512_group_data_takes``); else gemm:jit over all the groups (ONEDNN_VERBOSE on every
+    measured draw, each route so predicted). At stride 1 ``data`` as ``path`` found it."""
     if (g.sh, g.sw) == (1, 1):
         return data
-    if g.oc > 8:
-        return "refuse:brgconv_strided (avx512_core above 16 output channels a group, avx2 above 8) for groups"
-    if _avx512_block(g) and not conv._avx512_data_declines(g, profile.l1_per_core):
+    if g.oc > 16 and not conv._strided_declines(g, profile, 16, groups):
+        return BRG_STRIDED_GROUPS[16]
+    if _avx512_block(g) and _avx512_group_data_takes(g, profile):
         return AVX512_GROUPS
-    if _avx512_block(g) and not conv._kernel_outside_src(g):
-        return "refuse:jit:avx512_core's strided backward data for a group (or gemm:jit where it declines)"
+    if g.oc > 8 and not conv._strided_declines(g, profile, 8, groups):
+        return BRG_STRIDED_GROUPS[8]
     return _vector_gemm_jit(g, groups, profile, 1)
+
+
+def _avx2_strided(g: conv.Geometry, groups: int, profile: KernelProfile, data: str, weights: str) -> tuple[str, str]:
+    """(backward data, backward weights) of a strided convolution of groups of several channels at AVX2:
+    brgconv_strided:avx2 first in oneDNN's list for the data, taking a group of more than 8 output
+    channels (a vector's) where its blocking search over all the groups finds a blocking
+    (ONEDNN_VERBOSE; 4 input channels a group with 16 outputs had run it where the impl said gemm:jit);
+    the weights of whole blocks of 8 jit:avx2's over the groups (``AVX2_GROUPS``) or gemm:jit where it
+    declines, as at AVX512_CORE; else ``data`` and ``weights`` as ``_several_channels`` found them."""
+    if g.oc > 8 and not conv._strided_declines(g, profile, 8, groups):
+        data = BRG_STRIDED_GROUPS[8]
+    if weights.startswith("refuse:") and g.c % 8 == 0 and g.oc % 8 == 0:
+        weights = _vector_gemm_jit(g, groups, profile, 2) if conv._avx2_weights_declines(g) else AVX2_GROUPS
+    return data, weights
 
 
 def _no_channel_blocks(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -389,13 +442,12 @@ def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool | None:
     return True if fits else None
 
 
-def _avx512_groups_take(g: conv.Geometry, profile: KernelProfile, pass_index: int) -> bool:
-    """Whether the impl runs jit:avx512_core on a group's grad_input (``pass_index`` 1; the forward 0):
-    where oneDNN's one-group checks take it (``conv.direct_kernels``) and within the envelope measured
-    on groups (an input no smaller than the kernel; the forward where jit:avx2's checks pass too)."""
-    small = g.h < g.kh or g.w < g.kw
-    measured = not small and (pass_index == 1 or not conv._avx2_forward_declines(g))
-    return measured and conv.direct_kernels(g, conv.AVX512, profile)[pass_index] == conv.AVX512
+def _avx512_group_data_takes(g: conv.Geometry, profile: KernelProfile) -> bool:
+    """Whether jit_avx512_common_conv_bwd_data_kernel_f32::init_conf takes a group's grad_input: its
+    checks with the group's channel block (``_avx512_block``: 16, 8 or 4, channels not padded) in
+    their L1, code-size and block-count terms (``conv._avx512_data_declines`` with ``block``; measured
+    on groups with inputs narrower than the kernel too, every route so predicted)."""
+    return not conv._avx512_data_declines(g, profile.l1_per_core, block=_avx512_block(g))
 
 
 def _avx512_block(g: conv.Geometry) -> int | None:
@@ -444,14 +496,24 @@ def _direct_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups:
     return gx
 
 
-def _avx2_groups_weights(dy, x, g: conv.Geometry, groups: int, has_bias: bool, profile: KernelProfile, mask):
-    """jit:avx2's grad_weight and grad_bias of groups of whole blocks of 8 channels: group by group,
-    harness.impl.conv's jit:avx2 model of the group, the images split between the threads that
-    cpu_reducer's balance gives one job, its jobs (blocks of 8 by 8 channels, and its bias reducer's
-    blocks of 8) counted over all the groups (measured: 1x1 and 3x3 kernels, 2 to 4 groups of 8 to 24
-    channels, 1, 2, 4 and 8 threads)."""
-    parts, runs = conv._weight_split(conv.AVX2, g, profile.threads, profile.l1_per_core, groups)
-    bias_parts = conv._bias_parts(conv.AVX2, g, profile.threads, groups)
+def _direct_groups_weights(
+    dy, x, g: conv.Geometry, groups: int, has_bias: bool, profile: KernelProfile, mask, avx512: bool = False
+):
+    """A direct kernel's grad_weight and grad_bias of groups of whole channel blocks, group by group,
+    harness.impl.conv's model of the group's kernel: jit:avx2's (blocks of 8) the images split between
+    the threads that cpu_reducer's balance gives one job, its jobs (blocks of 8 by 8 channels, and its
+    bias reducer's blocks of 8) counted over all the groups (measured: 1x1 and 3x3 kernels, 2 to 4
+    groups of 8 to 24 channels, 1, 2, 4 and 8 threads); jit:avx512_core's (``avx512``, blocks of 16)
+    its balance's split of one group's work on threads // groups threads (jit_avx512_common_conv_
+    kernel.cpp balance: nthr_g = groups, the rest per group; one thread a group where there are fewer
+    threads than groups), its weights and bias reducers so (1x1 kernels too)."""
+    if avx512:
+        threads = _weights_threads(profile, groups)
+        parts, runs = conv._weight_split(conv.AVX512, g, threads, profile.l1_per_core)
+        bias_parts = conv._bias_parts(conv.AVX512, g, threads)
+    else:
+        parts, runs = conv._weight_split(conv.AVX2, g, profile.threads, profile.l1_per_core, groups)
+        bias_parts = conv._bias_parts(conv.AVX2, g, profile.threads, groups)
     gw = np.empty((g.oc * groups, g.c, g.kh, g.kw), np.float32) if mask[1] else None
     gb = np.empty(g.oc * groups, np.float32) if mask[2] and has_bias else None
     for i, (d, xs) in enumerate(zip(_subtensors(dy, groups, 1), _subtensors(x, groups, 1), strict=True)):
@@ -488,12 +550,11 @@ def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelPr
     if profile.aten == "avx512" and stride == (1, 1) and conv._kernel_outside_src(g):
         return GEMM_JIT_GROUPS  # jit:avx512_core's and jit:avx2's checks decline it (measured)
     if profile.aten == "avx512" and _avx512_block(g) and stride == (1, 1):
-        if _avx512_groups_take(g, profile, 1):
+        if _avx512_group_data_takes(g, profile):
             return AVX512_GROUPS
-        if _avx512_block(g) == 16 and not (g.h < g.kh or g.w < g.kw):
-            # blocks of 16: the group's checks are the one-group ones, which declined; then jit:avx2's
-            return conv.AVX2 + PER_GROUP if not conv._avx2_data_declines(g) else GEMM_JIT_GROUPS
-        return _AVX512_BELOW
+        # then jit:avx2's checks (whole blocks of 8), else gemm:jit
+        whole = g.c % 8 == 0 and g.oc % 8 == 0
+        return conv.AVX2 + PER_GROUP if whole and not conv._avx2_data_declines(g) else GEMM_JIT_GROUPS
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if _one_group_kind(refusal) or profile.aten != "avx2" or not whole or stride != (1, 1) or (g.kh, g.kw) == (1, 1):
         return refusal
@@ -623,6 +684,15 @@ def conv2d_backward(
         gx = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), groups)[0]
     elif mask[0] and data in (AVX512_GROUPS, AVX2_GROUPS):
         gx = _direct_groups_data(dy, w, g, groups, data == AVX512_GROUPS)
+    elif mask[0] and data in BRG_STRIDED_GROUPS.values():
+        if not (np.isfinite(dy).all() and np.isfinite(w).all()):
+            raise ParityError(
+                "conv2d backward data with groups: brgconv_strided over NaN or infinite grad_output or weights "
+                "(which NaN it gives, or a NaN where the model has a number), not modelled"
+            )
+        simd = 16 if data == BRG_STRIDED_GROUPS[16] else 8
+        parts = zip(_subtensors(dy, groups, 1), _subtensors(w, groups, 0), strict=True)
+        gx = np.concatenate([conv.brgconv_strided_data(d, ws, g, simd, profile, groups) for d, ws in parts], axis=1)
     elif mask[0] and _one_group_kind(data):
         one_group, data_only = _one_group_kind(data), (True, False, False)
         grads = _groups_backward(
@@ -638,10 +708,10 @@ def conv2d_backward(
         gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
     if (mask[1] or (mask[2] and has_bias)) and weights == GEMM_JIT_GROUPS:
         _, gw, gb = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), groups)
-    elif (mask[1] or (mask[2] and has_bias)) and weights == AVX2_GROUPS:
-        _, gw, gb = _avx2_groups_weights(dy, x, g, groups, has_bias, profile, mask)
+    elif (mask[1] or (mask[2] and has_bias)) and weights in (AVX2_GROUPS, AVX512_WEIGHTS_GROUPS):
+        _, gw, gb = _direct_groups_weights(dy, x, g, groups, has_bias, profile, mask, weights == AVX512_WEIGHTS_GROUPS)
     elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
-        # gemm:jit: each group on threads // groups threads; jit:avx512_core: one thread (``path``)
+        # gemm:jit: each group on threads // groups threads (``_weights_threads``)
         one_group, weights_only = _one_group_kind(weights), (False, mask[1], mask[2])
         per_group = profile.with_threads(_weights_threads(profile, groups)) if one_group == conv.GEMM_JIT else profile
         _, gw, gb = _groups_backward(dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, one_group)
