@@ -9,10 +9,12 @@ The shapes: MobileNetV2's 3x3 depthwise convolutions (stride 1 and 2, 32 to 144 
 the weight gradient), 1x1 kernels (ATen's slow_conv2d per group at 1 thread, on each group's slices:
 views at their offsets for one image), a kernel within the padding (jit_dw declines), and groups of
 several channels (whole blocks of 8: jit:sse41's and jit:avx2's forward and jit:avx2's backward group by
-group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4, strided grad_input of up
-to 8 output channels a group, jit:avx2's weights at AVX-512 for blocks of 8, the one-group weights model
-per group for blocks of 16 on one thread; a kernel in the padding: gemm:jit at AVX-512; at SSE4.1
-gemm:jit; else refused), and a channel multiplier of 2. Every pass the impl
+group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4, its data checks with
+the group's block (a 14-column kernel on blocks of 8), strided grad_input of up to 16 output channels a
+group, brgconv_strided:avx512_core's and brgconv_strided:avx2's strided grad_input per group (their
+search over all the groups), jit:avx2's weights at AVX-512 for blocks of 8, jit:avx512_core's weights
+per group for blocks of 16 (1x1 too, 1 and 2 threads, strided); a kernel in the padding: gemm:jit at
+AVX-512; at SSE4.1 gemm:jit; else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
 """
@@ -57,9 +59,13 @@ CASES = (
     ((3, 30, 1, 3), (12, 10, 1, 1), 1, 0, 3, True),  # SSE4.1's 2 threads split an image: a one-pixel gemv 'T'
     ((2, 32, 6, 9), (32, 16, 3, 1), 1, (0, 1), 2, True),  # kernel in the padding: AVX-512's gemm:jit in every pass
     ((2, 32, 9, 12), (16, 8, 3, 3), 2, 1, 4, True),  # strided, 4 outputs a group: AVX-512's jit:avx512_core data
-    ((1, 32, 6, 7), (32, 16, 3, 3), 1, 1, 2, True),  # blocks of 16: AVX-512's weights per group (1 thread)
+    ((1, 32, 6, 7), (32, 16, 3, 3), 1, 1, 2, True),  # blocks of 16: AVX-512's weights per group
     ((2, 16, 8, 9), (32, 8, 3, 3), 1, 1, 2, True),  # blocks of 8, not 16: jit:avx2's weights at AVX-512 too
     ((2, 32, 3, 40), (32, 16, 3, 15), 1, 1, 2, False),  # AVX-512's group forward over its code size: jit:avx2
+    ((1, 64, 18, 8), (128, 16, 3, 3), 2, 1, 4, True),  # AVX-512: brgconv_strided, its search over all groups
+    ((2, 16, 4, 9), (64, 4, 3, 13), 2, (1, 2), 4, False),  # AVX-512: brgconv_strided:avx2's grad_input per group
+    ((2, 16, 3, 28), (16, 8, 3, 14), 1, (1, 0), 2, False),  # AVX-512: jit:avx512_core's data checks on blocks of 8
+    ((2, 32, 5, 6), (32, 16, 1, 1), 1, 0, 2, True),  # AVX-512, 2 threads: 1x1 blocks of 16, jit:avx512_core's weights
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 
@@ -162,27 +168,34 @@ def test_refusals_name_the_kernel() -> None:
     from harness.impl.profiles import profile_for_capability
 
     profile = profile_for_capability("AVX512", 1, "x86_64")
-    # a strided grad_input of 16 output channels a group: oneDNN's brgconv_strided:avx2 (measured)
+    # a strided grad_input of 32 output channels a group: brgconv_strided:avx512_core per group, its
+    # NaN or infinite grad_output refused (which NaN it gives is not modelled)
     x, w, dy = (
-        np.zeros((2, 16, 9, 9), np.float32),
-        np.zeros((32, 8, 3, 3), np.float32),
-        np.zeros((2, 32, 5, 5), np.float32),
+        np.zeros((2, 64, 7, 8), np.float32),
+        np.zeros((64, 32, 3, 3), np.float32),
+        np.zeros((2, 64, 4, 4), np.float32),
     )
+    assert conv_grouped.path(x.shape, w.shape, (2, 2), (1, 1), 2, profile)[1] == conv_grouped.BRG_STRIDED_GROUPS[16]
+    dy[0, 0, 0, 0] = np.inf
     with pytest.raises(ParityError, match="brgconv_strided"):
         conv_grouped.conv2d_backward(dy, x, w, (2, 2), (1, 1), 2, False, profile, (True, False, False))
+    # 16 output channels a group at stride 2 in blocks of 8: jit:avx512_core by its checks for the
+    # block (ONEDNN_VERBOSE), not brgconv_strided:avx2
+    kinds = conv_grouped.path((2, 16, 9, 9), (32, 8, 3, 3), (2, 2), (1, 1), 2, profile)
+    assert kinds[1] == conv_grouped.AVX512_GROUPS, kinds
     # a kernel of 15 columns whose code jit:avx512_core's forward declines for a group: jit:avx2 runs
     # the forward (modelled, as gemm:jit its grad_input: the one-group checks hold for blocks of 16)
     x, w = np.zeros((2, 32, 3, 40), np.float32), np.zeros((32, 16, 3, 15), np.float32)
     kinds = conv_grouped.path(x.shape, w.shape, (1, 1), (1, 1), 2, profile)
     assert kinds[:2] == ("jit:avx2 per group", conv_grouped.GEMM_JIT_GROUPS), kinds
-    # blocks of 8 where the one-group data checks decline: its grad_input's kernel is not settled
-    x, w, dy = (
-        np.zeros((2, 16, 3, 28), np.float32),
-        np.zeros((16, 8, 3, 14), np.float32),
-        np.zeros((2, 16, 3, 15), np.float32),
-    )
-    with pytest.raises(ParityError, match="jit:avx512_core"):
-        conv_grouped.conv2d_backward(dy, x, w, (1, 1), (1, 0), 2, False, profile, (True, False, False))
+    # blocks of 8 where the one-group data checks (channels padded to 16) decline: jit:avx512_core's
+    # checks with the group's block take it (ONEDNN_VERBOSE)
+    kinds = conv_grouped.path((2, 16, 3, 28), (16, 8, 3, 14), (1, 1), (1, 0), 2, profile)
+    assert kinds[1] == conv_grouped.AVX512_GROUPS, kinds
+    # blocks of 16 on 8 threads over 2 groups: jit:avx512_core's balance on 4 threads a group (its
+    # last step, against all the threads, not modelled): refused
+    kinds = conv_grouped.path((2, 32, 6, 7), (32, 16, 3, 3), (1, 1), (1, 1), 2, profile.with_threads(8))
+    assert kinds[2].startswith("refuse:jit:avx512_core's weights balance"), kinds
     profile = profile_for_capability("AVX2", 1, "x86_64")
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):
