@@ -65,10 +65,31 @@ CASES = (
         "b351f1d38869781f3807c43a6f960188bd520f0dd6b39a03311514e779baa7fd",
         "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
     # avx512, 2 threads, 20 channels: jit:avx512_core forward (blocks of 16 and 4) and grad_input (blocks
-    # of 16 and 8 output channels); its weights on 2 threads refused
+    # of 16 and 8 output channels); its weights with the (image, od) pairs split between 2 threads
     ("AVX512", 2, (2, 20, 4, 6, 7), (24, 20, 2, 3, 3), (1, 1, 1), (0, 1, 1), True, 5, (
         "4574ce7166141102814b065c2ca82ab06167a4373ae2fa252c45d06d477e34d4",
-        "83b7ad240371dad020b01046cc571b6dc223a2be57f4006f8b0ebf91609a39a1", None, None)),
+        "83b7ad240371dad020b01046cc571b6dc223a2be57f4006f8b0ebf91609a39a1",
+        "91f11cc2bdd1cefc4c4f36a748852648d24ea06d518f6b4c721cce738c564f46",
+        "3719bbdfcf4cf914aaedaa162b5f29bc10db95bd9b7a9c146e5647d5d3aa2d85")),
+    # avx512, 4 threads, depth padding: jit:avx512_core on every pass (weights: balance's split of the
+    # (image, od) pairs, the threads' sums added)
+    ("AVX512", 4, (3, 16, 4, 5, 5), (16, 16, 3, 3, 3), (1, 1, 1), (1, 1, 1), True, 9, (
+        "67a7c4c1dd1761871beaadc1bc0c9ba72ad15d170479765464b7f69bf903228a",
+        "834df19f55c06d38f9864d8cb0409aee0a9570b07b20fa013bdf7e349daac601",
+        "2965ce92d284aa070102932441c7d9516414f5378e0fe618505e7f4166ba9b95",
+        "84de7655345eedd1725f5315d32f2905e94ffa0ca2a909d012285751d1285f04")),
+    # avx512, 2 threads: gemm:jit on every pass, grad_input its AVX-512 sgemm per (image, od) and col2im_3d
+    ("AVX512", 2, (3, 9, 4, 3, 5), (8, 9, 1, 3, 1), (1, 1, 1), (0, 1, 1), True, 7, (
+        "bd598a5e9f626044e85a08ae35009c4924860be2abc9d22d901ce83c1f813c33",
+        "d551652b3656c06c6634735792830bf7cac1c4eedd838fd7b70a8d1457495770",
+        "705b8ed4e327ecdecf623cd9cb8d4c4a616bb4e3694d297164acf7607c57150e",
+        "32814c1e06362d8e9876552c7db2916a0176a28b007326b04195b305dc80b445")),
+    # avx512, 1 thread, one image: ATen's slow_conv3d (vol2col, MKL's gemms, Unfold3dAccCPU)
+    ("AVX512", 1, (1, 5, 4, 6, 5), (12, 5, 3, 2, 3), (2, 1, 1), (1, 1, 0), True, 8, (
+        "aae644a87a551b1d1c5d781aead30d22126b5e102296803fab51a992efa6cc60",
+        "8739f0906878800d8339259cd2b9e5608ca3ea937f413ae1504e85dee6ed57f0",
+        "e82c61544202f40b90ac79100350d6090937f744a76b6ba4a35b58d2e48bcd8c",
+        "7b279cdea57719419ca299457c940d8b10efb3ebce361a5630273b8660c8196c")),
     # avx512, 2 threads, 1x1x1 of 200 to 240 channels: jit_1x1:avx512_core's forward and grad_input in
     # kernel calls of 80 channels (OD*OH = 12 rows); its weights refused
     ("AVX512", 2, (2, 200, 3, 4, 5), (240, 200, 1, 1, 1), (1, 1, 1), (0, 0, 0), True, 6, (
@@ -100,15 +121,17 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """AVX-512's brgconv_strided grad_input and jit:avx512_core weights on several threads, and ATen's
-    slow_conv3d, are refused."""
+    """AVX-512's brgconv_strided grad_input, jit_1x1:avx512_core's weights and ip_convolution (a kernel
+    the input's size over more than 27 taps, several images) are refused."""
     x, w = np.zeros((2, 3, 4, 16, 16), np.float32), np.zeros((32, 3, 2, 4, 4), np.float32)
     dy = np.zeros((2, 32, 2, 4, 4), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     with pytest.raises(ParityError, match="brgconv_strided"):
         conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (True, False, False))
-    with pytest.raises(ParityError, match="jit:avx512_core"):
-        conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (False, True, False))
-    one = np.zeros((8, 3, 1, 1, 1), np.float32)  # a 1x1x1 kernel at stride 1, 2 images, 1 thread: slow_conv3d
-    with pytest.raises(ParityError, match="slow_conv3d"):
-        conv3d.conv3d(x, one, None, (1, 1, 1), (0, 0, 0), profile_for_capability("AVX2", 1, "x86_64"))
+    one = np.zeros((8, 3, 1, 1, 1), np.float32)
+    with pytest.raises(ParityError, match="jit_1x1:avx512_core"):
+        conv3d.conv3d_backward(np.zeros((2, 8, 4, 16, 16), np.float32), x, one, (1, 1, 1), (0, 0, 0), False, avx512,
+                               (False, True, False))  # fmt: skip
+    whole = np.zeros((4, 3, 4, 16, 16), np.float32)  # one output pixel of 1024 taps: an inner product
+    with pytest.raises(ParityError, match="ip_convolution"):
+        conv3d.conv3d(x, whole, None, (1, 1, 1), (0, 0, 0), avx512)

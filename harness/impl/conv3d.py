@@ -96,7 +96,7 @@ from harness.impl.profiles import KernelProfile
 
 SLOW3D = "slow_conv3d"
 BRG_STRIDED_AVX2, BRG_STRIDED = conv.BRG_STRIDED_AVX2, conv.BRG_STRIDED
-GEMM_JIT, AVX2, AVX512 = conv.GEMM_JIT, conv.AVX2, conv.AVX512
+GEMM_JIT, AVX2, AVX512, IP_CONV = conv.GEMM_JIT, conv.AVX2, conv.AVX512, conv.IP_CONV
 JIT_1X1_512 = "jit_1x1:avx512_core"
 REFUSE_1X1 = "refuse:jit_1x1:avx512_core"  # its weights
 
@@ -194,6 +194,11 @@ def _avx512_kernels(
     forward; backward weights jit:avx512_core as the plane's checks say (depth padding allowed;
     refused: not modelled), jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's
     3-D model), else gemm:jit."""
+    if _ip_convolution(g):
+        return IP_CONV, IP_CONV, IP_CONV
+    if conv._ip_convolution(p):  # the plane alone would be an inner product, the 3-D convolution is not
+        raise ParityError("conv3d: oneDNN's kernels for a plane of one output pixel over more than 27 taps "
+                          "are not measured")  # fmt: skip
     if (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1):
         # jit_1x1:avx512_core (measured): the forward and backward data the 2-D model's on the (D*H, W)
         # plane (its calls over the channels); its weights refused
@@ -205,7 +210,7 @@ def _avx512_kernels(
     else:
         data = AVX512 if data == AVX512 and not depth_outside else GEMM_JIT
     depth_pad = _depth_padded(g)
-    if weights == AVX512 and not depth_outside:
+    if weights == AVX512 and not depth_outside and not (g.pd and g.kd >= g.d + g.pd):
         weights = AVX512
     elif weights == AVX2 and not depth_pad:
         weights = AVX2
@@ -214,7 +219,17 @@ def _avx512_kernels(
     return forward, data, weights
 
 
+def _ip_convolution(g: Geometry3) -> bool:
+    """Whether oneDNN's ip_convolution takes the convolution at AVX512_CORE (ip_convolution.hpp
+    check_conv_ip over the 3-D sizes): no padding, stride 1, one output pixel (a kernel the input's
+    size), more than one image and more than 27 taps (KD*KH*KW)."""
+    one_pixel = (g.od, g.oh, g.ow, g.sd, g.sh, g.sw, g.pd, g.ph, g.pw) == (1, 1, 1, 1, 1, 1, 0, 0, 0)
+    return one_pixel and g.n > 1 and g.kd * g.kh * g.kw > 27
+
+
 def _refuse(kind: str, what: str) -> None:
+    if kind == IP_CONV:
+        raise ParityError(f"conv3d {what}: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
     if kind == SLOW3D:
         raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
     if kind == REFUSE_1X1:
@@ -251,6 +266,8 @@ def conv3d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     b = None if b is None else f32(b)
     g = geometry(x.shape, w.shape, stride, padding)
     kind = kernels(g, profile)[0]
+    if kind == SLOW3D:
+        return _slow_forward(x, w, b, g, profile)
     _refuse(kind, "forward")
     if kind == JIT_1X1_512:
         return _jit_1x1_forward(x, w, b, g, profile)
@@ -266,6 +283,76 @@ def _jit_1x1_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarra
     y = conv.conv2d(x.reshape(g.n, g.c, g.d * g.h, g.w), w.reshape(g.oc, g.c, 1, 1), b, (1, 1), (0, 0), profile,
                     kind=AVX512)  # fmt: skip
     return y.reshape(g.n, g.oc, g.od, g.oh, g.ow)
+
+
+def _vol2col(x1: np.ndarray, g: Geometry3) -> np.ndarray:
+    """ATen's Unfold3dCopyCPU of one image (C, D, H, W): (C*KD*KH*KW, OD*OH*OW), rows (c, kd, kh, kw),
+    zeros in the padding (a copy)."""
+    planes = _virtual_input(x1[None], g)
+    cols = [conv._im2col(planes[o], g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.oh, g.ow) for o in range(g.od)]
+    return np.ascontiguousarray(np.concatenate(cols, axis=1))
+
+
+def _col2vol(cols: np.ndarray, g: Geometry3) -> np.ndarray:
+    """ATen's Unfold3dAccCPU of one image: zeros, then per tap (kd, kh, kw) in order its column added
+    in place at the elements it reaches, ``image + column`` (a NaN already there kept, as x86's
+    scalar addition keeps its first operand's)."""
+    gx = np.zeros((g.c, g.d, g.h, g.w), np.float32)
+    taps = cols.reshape(g.c, g.kd, g.kh, g.kw, g.od, g.oh, g.ow)
+    od, oh, ow = np.meshgrid(np.arange(g.od), np.arange(g.oh), np.arange(g.ow), indexing="ij")
+    for kd in range(g.kd):
+        for kh in range(g.kh):
+            for kw in range(g.kw):
+                iz, iy, ix = od * g.sd - g.pd + kd, oh * g.sh - g.ph + kh, ow * g.sw - g.pw + kw
+                at = (iz >= 0) & (iz < g.d) & (iy >= 0) & (iy < g.h) & (ix >= 0) & (ix < g.w)
+                cur = gx[:, iz[at], iy[at], ix[at]]
+                with np.errstate(invalid="ignore", over="ignore"):
+                    gx[:, iz[at], iy[at], ix[at]] = np.where(np.isnan(cur), cur, cur + taps[:, kd, kh, kw][:, at])
+    return gx
+
+
+def _slow_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarray:
+    """ATen's slow_conv3d (ConvolutionMM3d.cpp slow_conv3d_update_output_frame), per image in order
+    (at most 20 images: outside a parallel region, MKL on every thread): its vol2col (the input itself
+    for a 1x1x1 kernel at stride 1 without padding), then ``addmm_`` onto the bias (copied into the
+    output first; ``mm`` without one): cpublas gemm('n', 'n', M = OD*OH*OW, N = OC, K = C*KD*KH*KW)."""
+    m, k = g.od * g.oh * g.ow, g.c * g.kd * g.kh * g.kw
+    y = np.zeros((g.n, g.oc, m), np.float32)
+    w2 = np.ascontiguousarray(w).reshape(-1)
+    for t in range(g.n):
+        cols = _vol2col(x[t], g)
+        if b is not None:
+            y[t] = b[:, None]
+        conv._thnn_gemm("nn", m, g.oc, k, cols.reshape(-1), m, w2, k, 1.0 if b is not None else 0.0,
+                        y[t].reshape(-1), m, profile)  # fmt: skip
+    return y.reshape(g.n, g.oc, g.od, g.oh, g.ow)
+
+
+def _slow_backward(dy, x, w, g: Geometry3, profile: KernelProfile, mask: tuple[bool, bool, bool]):
+    """slow_conv3d's backward, per image in order, MKL on every thread: grad_input's columns
+    ``mm(weight^T, grad_output)``, cpublas gemm('n', 't', M = OD*OH*OW, N = C*KD*KH*KW, K = OC), added
+    back by Unfold3dAccCPU (``_col2vol``); grad_weight from zeros ``addmm_(grad_output, columns^T)``,
+    gemm('t', 'n', M = C*KD*KH*KW, N = OC, K = OD*OH*OW, beta 1) image by image; grad_bias
+    convolution_backward's ``grad_output.sum((0, 2, 3, 4))`` (harness.impl.reduce.sum_dims)."""
+    m, k = g.od * g.oh * g.ow, g.c * g.kd * g.kh * g.kw
+    dy2 = np.ascontiguousarray(dy).reshape(g.n, g.oc, m)
+    w2 = np.ascontiguousarray(w).reshape(-1)
+    gx = np.empty_like(x) if mask[0] else None
+    gw = np.zeros(g.oc * k, np.float32) if mask[1] else None
+    gb = None
+    for t in range(g.n):
+        if gx is not None:
+            cols = np.empty(k * m, np.float32)
+            conv._thnn_gemm("nt", m, k, g.oc, dy2[t].reshape(-1), m, w2, k, 0.0, cols, m, profile)
+            gx[t] = _col2vol(cols.reshape(k, m), g)
+        if gw is not None:
+            conv._thnn_gemm("tn", k, g.oc, m, _vol2col(x[t], g).reshape(-1), m, dy2[t].reshape(-1), m, 1.0, gw, k,
+                            profile)  # fmt: skip
+    if mask[2]:
+        from harness.impl.reduce import sum_dims
+
+        gb = sum_dims(dy, (0, 2, 3, 4), profile)
+    return gx, None if gw is None else gw.reshape(w.shape), gb
 
 
 def _direct_forward(x, w, b, g: Geometry3, kind: str) -> np.ndarray:
@@ -413,6 +500,8 @@ def conv3d_backward(
     dy, x, w = f32(dy), f32(x), f32(w)
     g = geometry(x.shape, w.shape, stride, padding)
     _fwd, data, weights = kernels(g, profile)
+    if data == SLOW3D:
+        return _slow_backward(dy, x, w, g, profile, (mask[0], mask[1], mask[2] and has_bias))
     gx = gw = gb = None
     if mask[0]:
         _refuse(data, "backward data")
@@ -425,18 +514,15 @@ def conv3d_backward(
         elif data in (AVX2, AVX512):
             gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}[data])
         elif profile.aten in ("avx2", "avx512"):
-            raise ParityError("conv3d backward data: oneDNN's gemm:jit at AVX2 and AVX512_CORE is not modelled")
+            gx = _vector_data(dy, w, g, profile)
         else:
             gx = _gemm_jit_data(dy, w, g, profile)
     want_b = mask[2] and has_bias
     if mask[1] or want_b:
         _refuse(weights, "backward weights")
-        if weights == AVX512 and (profile.threads != 1 or _depth_padded(g)):
-            raise ParityError(
-                "conv3d backward weights: oneDNN's jit:avx512_core 3-D weights kernel on several threads or with "
-                "depth padding is not modelled"
-            )
-        if weights in (AVX2, AVX512):  # jit:avx512_core on one thread: one chain, as jit:avx2's model there
+        if weights == AVX512:
+            gw, gb = _avx512_weights(dy, x, g, profile.threads, mask[1], want_b)
+        elif weights == AVX2:
             gw, gb = _avx2_weights(dy, x, w, g, profile, mask[1], want_b)
         else:
             gw, gb = _gemm_jit_weights(dy, x, w, g, profile, mask[1], want_b)
@@ -464,6 +550,62 @@ def _avx2_weights(dy, x, w, g: Geometry3, profile: KernelProfile, want_w: bool, 
     if want_b:  # its reducer over the images; a thread's chain over its images' (od, oh, ow)
         per_group = conv._reducer_threads(threads, 8, -(-g.oc // 8), g.n)
         parts = [im * g.od * ohw for im in conv._balance211(g.n, per_group)]
+        gb = conv._bias_grad(dy2, parts)
+    return gw, gb
+
+
+def _avx512_weight_threads(g: Geometry3, threads: int) -> int:
+    """nthr_mb of jit:avx512_core's 3-D backward weights (jit_avx512_common_conv_bwd_weights_kernel_f32
+    ::balance, harness_3d_reduction: blocks of 16 channels, fewer than 16 input channels one block):
+    the split of (the images; output-channel blocks; input-channel blocks) between threads with the
+    lowest memory cost (src + dst + 8 * weights per thread, the last of equal ones), then one with a
+    lower compute cost within 110% of it (or 4/3 cheaper); then min(N*OD, threads) where it is above
+    half the threads and below all."""
+    up = conv._div_up
+    icb = g.c if g.c < 16 else 16
+    nb_ic, nb_oc = up(g.c, icb), up(g.oc, 16)
+
+    def mem(nmb: int, noc: int, nic: int) -> int:
+        src = up(g.n, nmb) * up(nb_ic, nic) * icb * g.h * g.w * g.d // g.sd // g.sh // g.sw
+        dst = up(g.n, nmb) * up(nb_oc, noc) * 16 * g.oh * g.ow * g.od
+        return src + dst + 8 * up(nb_oc, noc) * up(nb_ic, nic) * g.kh * g.kw * g.kd * icb * 16
+
+    def comp(nmb: int, noc: int, nic: int) -> int:
+        return up(g.n, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
+
+    splits = [
+        (nmb, noc, min(threads // nmb // noc, nb_ic))
+        for nmb in range(1, min(threads, g.n * g.od) + 1)
+        for noc in range(1, min(threads // nmb, nb_oc) + 1)
+    ]
+    best, best_mem = (1, 1, 1), mem(1, 1, 1)
+    for split in splits:
+        if mem(*split) <= best_mem:
+            best, best_mem = split, mem(*split)
+    best_comp = comp(*best)
+    for split in splits:
+        cost = comp(*split)
+        if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
+            best, best_comp = split, cost
+    return min(g.n * g.od, threads) if threads // 2 < best[0] < threads else best[0]
+
+
+def _avx512_weights(dy, x, g: Geometry3, threads: int, want_w: bool, want_b: bool):
+    """jit:avx512_core's 3-D backward weights (compute_diff_weights_3d, no depth padding): the (image,
+    od) pairs split by balance211 between ``_avx512_weight_threads`` threads; per thread one fused
+    chain per weight over its (image, od, oh, ow) in order (its kernel calls per image accumulate in
+    place), the bias a chain of additions over the same; the threads' sums added in order
+    (reduce_diff_weights_3d, reduce_diff_bias)."""
+    v = g.n * g.od
+    parts = [u * g.oh * g.ow for u in conv._balance211(v, _avx512_weight_threads(g, threads))]
+    dy2 = _virtual_output(dy, g)
+    gw = gb = None
+    if want_w:
+        p = _plane(g, n=v, c=g.c * g.kd)
+        gw = np.empty((g.oc, g.c * g.kd, g.kh, g.kw), np.float32)
+        conv._run_weights(dy2, _virtual_input(x, g), gw, p, parts, parts[:-1], True)
+        gw = gw.reshape(g.oc, g.c, g.kd, g.kh, g.kw)
+    if want_b:
         gb = conv._bias_grad(dy2, parts)
     return gw, gb
 
@@ -603,16 +745,59 @@ def _data_threads(g: Geometry3, threads: int, simd_w: int) -> int:
     return threads if outer else 1
 
 
+def _data_nthr(g: Geometry3, profile: KernelProfile) -> int:
+    """gemm:jit backward data's threads (``_data_threads``), refusing its pixel blocks (the im2col
+    buffer past the scratchpad's limit)."""
+    nthr = _data_threads(g, profile.threads, conv._simd_w(profile))
+    col = 0 if _plain(g) else g.c * g.kd * g.kh * g.kw * g.oh * g.ow
+    if col and 4 * nthr * col > _limit(g, profile.threads):
+        raise ParityError("conv3d backward data: gemm:jit's pixel blocks (scratchpad limit) are not modelled")
+    return nthr
+
+
+def _vector_data(dy, w, g: Geometry3, profile: KernelProfile) -> np.ndarray:
+    """gemm:jit backward data at AVX2 and AVX512_CORE (execute_backward_data_ncsp, 3-D): per image, per
+    od in order, one sgemm('N', 'T', M = OH*OW, N = C*KD*KH*KW, K = OC) with LDA = OD*OH*OW (the
+    plane of grad_output in place), LDB = N, into the column (LDC = M; without im2col into grad_input
+    in place, LDC = OD*OH*OW); harness.impl.onednn_sgemm's sgemm, on one thread inside the outer
+    threading over the images, else on all. The column added onto zeros by col2im_3d, which per
+    input element takes the output pixels (oh, ow) in order: the taps (kh, kw) from the last."""
+    from harness.impl.onednn_sgemm import Call, isa_of, sgemm
+
+    nthr = _data_nthr(g, profile)
+    os_, n_cols, m_all = g.oh * g.ow, g.c * g.kd * g.kh * g.kw, g.od * g.oh * g.ow
+    isa, inner, col = isa_of(profile), (1 if nthr > 1 else profile.threads), not _plain(g)
+    call = Call(False, True, os_, n_cols, g.oc, m_all, n_cols, os_ if col else m_all)
+    dyf, wf = np.ascontiguousarray(dy).reshape(-1), np.ascontiguousarray(w).reshape(-1)
+    gx = np.zeros((g.n, g.c, g.d, g.h, g.w), np.float32)
+    pixels = np.arange(os_)
+    for im in range(g.n):
+        for o_d in range(g.od):
+            if not col:
+                sgemm(isa, inner, call, dyf, (im * g.oc * g.od + o_d) * os_, wf, 0, 0, gx.reshape(-1),
+                      (im * g.c * g.od + o_d) * os_)  # fmt: skip
+                continue
+            cols = np.empty(n_cols * os_, np.float32)
+            sgemm(isa, inner, call, dyf, (im * g.oc * g.od + o_d) * os_, wf, 0, 0, cols, 0)
+            taps = cols.reshape(g.c, g.kd, g.kh, g.kw, os_)
+            for k in _depth_valid(g, o_d):
+                plane = gx[im, :, o_d * g.sd - g.pd + k]
+                for i in reversed(range(g.kh)):
+                    for j in reversed(range(g.kw)):
+                        iy = (pixels // g.ow) * g.sh - g.ph + i
+                        ix = (pixels % g.ow) * g.sw - g.pw + j
+                        at = (iy >= 0) & (iy < g.h) & (ix >= 0) & (ix < g.w)
+                        plane[:, iy[at], ix[at]] += taps[:, k, i, j, at]
+    return gx
+
+
 def _gemm_jit_data(dy, w, g: Geometry3, profile: KernelProfile) -> np.ndarray:
     """gemm:jit backward data at SSE4.1: per image, per od in order, the sgemm's column (per tap a
     chain over the output channels in the sgemm's K blocks) added onto the input gradient (zeros
     first) by torch 2.13.0's col2im_3d, which per input element takes the output pixels (oh, ow) in
     order: the taps (kh, kw) from the last (measured: the mirrored oneDNN source's order, taps from
     the first, misses elements that several taps of one output depth reach)."""
-    nthr = _data_threads(g, profile.threads, 4)
-    col = 0 if _plain(g) else g.c * g.kd * g.kh * g.kw * g.oh * g.ow
-    if col and 4 * nthr * col > _limit(g, profile.threads):
-        raise ParityError("conv3d backward data: gemm:jit's pixel blocks (scratchpad limit) are not modelled")
+    _data_nthr(g, profile)
     lib = conv._lib()
     p = _plane(g)
     gx = np.zeros((g.n, g.c, g.d, g.h, g.w), np.float32)
