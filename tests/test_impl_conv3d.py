@@ -91,10 +91,12 @@ CASES = (
         "e82c61544202f40b90ac79100350d6090937f744a76b6ba4a35b58d2e48bcd8c",
         "7b279cdea57719419ca299457c940d8b10efb3ebce361a5630273b8660c8196c")),
     # avx512, 2 threads, 1x1x1 of 200 to 240 channels: jit_1x1:avx512_core's forward and grad_input in
-    # kernel calls of 80 channels (OD*OH = 12 rows); its weights refused
+    # kernel calls of 80 channels (OD*OH = 12 rows); its weights and bias the 2-D model's on (D*H, W)
     ("AVX512", 2, (2, 200, 3, 4, 5), (240, 200, 1, 1, 1), (1, 1, 1), (0, 0, 0), True, 6, (
         "375bf0dccbca02a0cb78109dc207683ec4cce22f12d16eaa1f1f130b83330282",
-        "61b945f78bd60eb4f62dc0ef99f4ae5c0042042ca3089d25bd48c9b75725a720", None, None)),
+        "61b945f78bd60eb4f62dc0ef99f4ae5c0042042ca3089d25bd48c9b75725a720",
+        "34eb16c6c3049b5f67c648a5547b2bcb83f41f62bcc681c149385836f0ea6b01",
+        "c983c8a15c142c7312d8f02595424e5ecee99b0b6e827a11787a83cab94c891f")),
 )  # fmt: skip
 
 
@@ -121,17 +123,13 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """AVX-512's brgconv_strided grad_input, jit_1x1:avx512_core's weights and ip_convolution (a kernel
-    the input's size over more than 27 taps, several images) are refused."""
+    """AVX-512's brgconv_strided grad_input and ip_convolution (a kernel the input's size over more than
+    27 taps, several images) are refused."""
     x, w = np.zeros((2, 3, 4, 16, 16), np.float32), np.zeros((32, 3, 2, 4, 4), np.float32)
     dy = np.zeros((2, 32, 2, 4, 4), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     with pytest.raises(ParityError, match="brgconv_strided"):
         conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (True, False, False))
-    one = np.zeros((8, 3, 1, 1, 1), np.float32)
-    with pytest.raises(ParityError, match="jit_1x1:avx512_core"):
-        conv3d.conv3d_backward(np.zeros((2, 8, 4, 16, 16), np.float32), x, one, (1, 1, 1), (0, 0, 0), False, avx512,
-                               (False, True, False))  # fmt: skip
     whole = np.zeros((4, 3, 4, 16, 16), np.float32)  # one output pixel of 1024 taps: an inner product
     with pytest.raises(ParityError, match="ip_convolution"):
         conv3d.conv3d(x, whole, None, (1, 1, 1), (0, 0, 0), avx512)

@@ -98,7 +98,6 @@ SLOW3D = "slow_conv3d"
 BRG_STRIDED_AVX2, BRG_STRIDED = conv.BRG_STRIDED_AVX2, conv.BRG_STRIDED
 GEMM_JIT, AVX2, AVX512, IP_CONV = conv.GEMM_JIT, conv.AVX2, conv.AVX512, conv.IP_CONV
 JIT_1X1_512 = "jit_1x1:avx512_core"
-REFUSE_1X1 = "refuse:jit_1x1:avx512_core"  # its weights
 
 
 class Geometry3(NamedTuple):
@@ -200,9 +199,8 @@ def _avx512_kernels(
         raise ParityError("conv3d: oneDNN's kernels for a plane of one output pixel over more than 27 taps "
                           "are not measured")  # fmt: skip
     if (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1):
-        # jit_1x1:avx512_core (measured): the forward and backward data the 2-D model's on the (D*H, W)
-        # plane (its calls over the channels); its weights refused
-        return JIT_1X1_512, JIT_1X1_512, REFUSE_1X1
+        # jit_1x1:avx512_core (measured): every pass the 2-D model's on the (D*H, W) plane
+        return JIT_1X1_512, JIT_1X1_512, JIT_1X1_512
     fwd, data, weights = conv.direct_kernels(p, conv.AVX512, profile)
     forward = AVX512 if fwd == AVX512 and not depth_outside else GEMM_JIT
     if (g.sd, g.sh, g.sw) != (1, 1, 1):
@@ -232,8 +230,6 @@ def _refuse(kind: str, what: str) -> None:
         raise ParityError(f"conv3d {what}: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
     if kind == SLOW3D:
         raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
-    if kind == REFUSE_1X1:
-        raise ParityError(f"conv3d {what}: oneDNN's jit_1x1:avx512_core weights kernel is not modelled")
     if kind in (BRG_STRIDED_AVX2, BRG_STRIDED):
         raise ParityError(f"conv3d {what}: oneDNN's {kind} (strided backward data) is not modelled")
 
@@ -520,7 +516,14 @@ def conv3d_backward(
     want_b = mask[2] and has_bias
     if mask[1] or want_b:
         _refuse(weights, "backward weights")
-        if weights == AVX512:
+        if weights == JIT_1X1_512:  # the 2-D model's on the (D*H, W) plane
+            plane = (g.n, g.c, g.d * g.h, g.w)
+            _gx, gw, gb = conv.conv2d_backward(
+                dy.reshape(g.n, g.oc, g.od * g.oh, g.ow), x.reshape(plane), w.reshape(g.oc, g.c, 1, 1), (1, 1),
+                (0, 0), want_b, profile, (False, mask[1], want_b), kind=AVX512,
+            )  # fmt: skip
+            gw = None if gw is None else gw.reshape(w.shape)
+        elif weights == AVX512:
             gw, gb = _avx512_weights(dy, x, g, profile.threads, mask[1], want_b)
         elif weights == AVX2:
             gw, gb = _avx2_weights(dy, x, w, g, profile, mask[1], want_b)
