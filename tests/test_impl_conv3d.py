@@ -48,6 +48,20 @@ CASES = (
         "d85f6d079951aa2b16df5aea0d903586b3eea7e96c17d294774eba62d7e82d10", None,
         "7b34ea67e8bf830653d7385868664a26d6daf66ea6f9eb115fc0ab9417fb1c56",
         "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
+    # baseline, 1 thread, 4 images of a 2x1x1 kernel: ATen's slow_conv3d, MKL's gemms on operands at
+    # their images' offsets in torch's aligned buffers (24-byte steps: its alignment peel differs)
+    ("DEFAULT", 1, (4, 3, 2, 1, 1), (17, 3, 2, 1, 1), (1, 1, 1), (0, 0, 0), True, 11, (
+        "501605c931000bb61c2e652882d69baae020b199a4ac9f6f2658441df0ccd604",
+        "8e469a717906796b82cb8b8602287e531d68c807c461f645606d3c1a059b5768",
+        "672ed57229d67c70ce06048d8200efe5b2f78603c4554f5b9293a94dda4692bc",
+        "f9f3c8f123e8fdf2a6bd3433e12212ff67c12f3175a8fc51532e75f4f8e28c5c")),
+    # avx2, 2 threads, 1x1x1 of 150 channels: jit_1x1:avx2 on every pass, the 2-D model's on (D*H, W)
+    # (its forward in kernel calls of 128 input channels)
+    ("AVX2", 2, (2, 150, 3, 6, 1), (27, 150, 1, 1, 1), (1, 1, 1), (0, 0, 0), True, 12, (
+        "b11d62b432187b43a65b6dc727295b165200121fa50c57fe665682b20bb20c33",
+        "201ea28050df1e79cf4ccef51f8d4dad432225cb6077e962e5c22e847024cd57",
+        "f6e4c361f7e92014168486ca70e4f561cb577be3d467597926583f3b6bbfd5b2",
+        "67960972667cc857edb4644051113c45cfffcb664dcad2cf1343f0ae3e4a2fbe")),
     # avx2, 2 threads: jit:avx2 on every pass, no bias
     ("AVX2", 2, (2, 8, 5, 6, 6), (8, 8, 2, 3, 3), (1, 1, 1), (0, 1, 1), False, 4, (
         "0da319905c1810d51e3181bc9fe2d6169c6289735cdffa7912bb52f9dfe38e01",

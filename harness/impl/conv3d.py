@@ -91,13 +91,14 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import conv
-from harness.impl._lib import f32, ptr
+from harness.impl._lib import aligned, f32, ptr
 from harness.impl.profiles import KernelProfile
 
 SLOW3D = "slow_conv3d"
 BRG_STRIDED_AVX2, BRG_STRIDED = conv.BRG_STRIDED_AVX2, conv.BRG_STRIDED
 GEMM_JIT, AVX2, AVX512, IP_CONV = conv.GEMM_JIT, conv.AVX2, conv.AVX512, conv.IP_CONV
-JIT_1X1_512 = "jit_1x1:avx512_core"
+JIT_1X1_512, JIT_1X1_AVX2 = "jit_1x1:avx512_core", "jit_1x1:avx2"
+_1X1_PLANE = {JIT_1X1_512: AVX512, JIT_1X1_AVX2: AVX2}  # the 2-D kernel each runs as on the (D*H, W) plane
 
 
 class Geometry3(NamedTuple):
@@ -168,6 +169,8 @@ def kernels(g: Geometry3, profile: KernelProfile) -> tuple[str, str, str]:
     depth_outside = g.kd <= g.pd or g.kd <= back
     if profile.aten == "avx512":
         return _avx512_kernels(g, p, depth_outside, profile)
+    if _one_by_one(g):
+        return JIT_1X1_AVX2, JIT_1X1_AVX2, JIT_1X1_AVX2
     forward = GEMM_JIT if conv._avx2_forward_declines(p) or depth_outside else AVX2
     if (g.sd, g.sh, g.sw) != (1, 1, 1):
         data = BRG_STRIDED_AVX2
@@ -175,6 +178,11 @@ def kernels(g: Geometry3, profile: KernelProfile) -> tuple[str, str, str]:
         data = GEMM_JIT if conv._avx2_data_declines(p) or depth_outside else AVX2
     weights_declines = conv._avx2_weights_declines(p) or _depth_padded(g)
     return forward, data, GEMM_JIT if weights_declines else AVX2
+
+
+def _one_by_one(g: Geometry3) -> bool:
+    """A 1x1x1 kernel at stride 1 without padding: oneDNN's jit_1x1 kernels at AVX2 and AVX512_CORE."""
+    return (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1)
 
 
 def _depth_padded(g: Geometry3) -> bool:
@@ -198,8 +206,7 @@ def _avx512_kernels(
     if conv._ip_convolution(p):  # the plane alone would be an inner product, the 3-D convolution is not
         raise ParityError("conv3d: oneDNN's kernels for a plane of one output pixel over more than 27 taps "
                           "are not measured")  # fmt: skip
-    if (g.kd, g.kh, g.kw, g.pd, g.ph, g.pw, g.sd, g.sh, g.sw) == (1, 1, 1, 0, 0, 0, 1, 1, 1):
-        # jit_1x1:avx512_core (measured): every pass the 2-D model's on the (D*H, W) plane
+    if _one_by_one(g):  # jit_1x1:avx512_core (measured): every pass the 2-D model's on the (D*H, W) plane
         return JIT_1X1_512, JIT_1X1_512, JIT_1X1_512
     fwd, data, weights = conv.direct_kernels(p, conv.AVX512, profile)
     forward = AVX512 if fwd == AVX512 and not depth_outside else GEMM_JIT
@@ -265,19 +272,20 @@ def conv3d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     if kind == SLOW3D:
         return _slow_forward(x, w, b, g, profile)
     _refuse(kind, "forward")
-    if kind == JIT_1X1_512:
-        return _jit_1x1_forward(x, w, b, g, profile)
+    if kind in _1X1_PLANE:
+        return _jit_1x1_forward(x, w, b, g, profile, _1X1_PLANE[kind])
     if kind in (AVX2, AVX512):
         return _direct_forward(x, w, b, g, kind)
     return _gemm_jit_forward(x, w, b, g, profile)
 
 
-def _jit_1x1_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarray:
-    """jit_1x1:avx512_core's forward (1x1x1, stride 1, no padding): the 2-D model's on the (D*H, W)
-    plane, whose init_conf sizes (OD*OH rows, OD*OH*OW pixels) are the 3-D ones: a kernel call per
-    block of input channels (``conv.avx512_1x1_reduce_block``), each call's chain added."""
+def _jit_1x1_forward(x, w, b, g: Geometry3, profile: KernelProfile, kind: str) -> np.ndarray:
+    """jit_1x1:avx512_core's and jit_1x1:avx2's forward (1x1x1, stride 1, no padding; ``kind`` AVX512
+    or AVX2): the 2-D model's on the (D*H, W) plane, whose init_conf sizes (OD*OH rows, OD*OH*OW
+    pixels) are the 3-D ones: a kernel call per block of input channels (AVX-512:
+    ``conv.avx512_1x1_reduce_block``; AVX2: 128), each call's chain added."""
     y = conv.conv2d(x.reshape(g.n, g.c, g.d * g.h, g.w), w.reshape(g.oc, g.c, 1, 1), b, (1, 1), (0, 0), profile,
-                    kind=AVX512)  # fmt: skip
+                    kind=kind)  # fmt: skip
     return y.reshape(g.n, g.oc, g.od, g.oh, g.ow)
 
 
@@ -307,48 +315,70 @@ def _col2vol(cols: np.ndarray, g: Geometry3) -> np.ndarray:
     return gx
 
 
+def _aligned_copy(a: np.ndarray) -> np.ndarray:
+    """``a`` flat in a buffer on a 64-byte boundary (torch's allocator; MKL's kernels peel by alignment)."""
+    buf = aligned(a.size)
+    buf[:] = a.reshape(-1)
+    return buf
+
+
+def _slow_columns(x: np.ndarray, g: Geometry3) -> np.ndarray:
+    """slow_conv3d's finput, (N, C*KD*KH*KW, OD*OH*OW) flat in one aligned buffer: the input itself for a
+    1x1x1 kernel at stride 1 without padding, else each image's vol2col."""
+    if _one_by_one(g):
+        return _aligned_copy(x)
+    m, k = g.od * g.oh * g.ow, g.c * g.kd * g.kh * g.kw
+    cols = aligned(g.n * k * m)
+    for t in range(g.n):
+        cols[t * k * m : (t + 1) * k * m] = _vol2col(x[t], g).reshape(-1)
+    return cols
+
+
 def _slow_forward(x, w, b, g: Geometry3, profile: KernelProfile) -> np.ndarray:
     """ATen's slow_conv3d (ConvolutionMM3d.cpp slow_conv3d_update_output_frame), per image in order
-    (at most 20 images: outside a parallel region, MKL on every thread): its vol2col (the input itself
-    for a 1x1x1 kernel at stride 1 without padding), then ``addmm_`` onto the bias (copied into the
-    output first; ``mm`` without one): cpublas gemm('n', 'n', M = OD*OH*OW, N = OC, K = C*KD*KH*KW)."""
+    (at most 20 images: outside a parallel region, MKL on every thread): its finput
+    (``_slow_columns``), then ``addmm_`` onto the bias (copied into the output first; ``mm`` without
+    one): cpublas gemm('n', 'n', M = OD*OH*OW, N = OC, K = C*KD*KH*KW), each operand at its image's
+    offset in torch's aligned buffers."""
     m, k = g.od * g.oh * g.ow, g.c * g.kd * g.kh * g.kw
-    y = np.zeros((g.n, g.oc, m), np.float32)
-    w2 = np.ascontiguousarray(w).reshape(-1)
+    cols, w2, y = _slow_columns(x, g), _aligned_copy(w), aligned(g.n * g.oc * m)
     for t in range(g.n):
-        cols = _vol2col(x[t], g)
+        out = y[t * g.oc * m : (t + 1) * g.oc * m]
         if b is not None:
-            y[t] = b[:, None]
-        conv._thnn_gemm("nn", m, g.oc, k, cols.reshape(-1), m, w2, k, 1.0 if b is not None else 0.0,
-                        y[t].reshape(-1), m, profile)  # fmt: skip
+            out.reshape(g.oc, m)[:] = b[:, None]
+        conv._thnn_gemm("nn", m, g.oc, k, cols[t * k * m : (t + 1) * k * m], m, w2, k, 1.0 if b is not None else 0.0,
+                        out, m, profile)  # fmt: skip
     return y.reshape(g.n, g.oc, g.od, g.oh, g.ow)
 
 
 def _slow_backward(dy, x, w, g: Geometry3, profile: KernelProfile, mask: tuple[bool, bool, bool]):
-    """slow_conv3d's backward, per image in order, MKL on every thread: grad_input's columns
+    """slow_conv3d's backward, per image in order, MKL on every thread, the operands at their images'
+    offsets in aligned buffers: grad_input's columns (fgrad_input, (N, C*KD*KH*KW, OD*OH*OW))
     ``mm(weight^T, grad_output)``, cpublas gemm('n', 't', M = OD*OH*OW, N = C*KD*KH*KW, K = OC), added
-    back by Unfold3dAccCPU (``_col2vol``); grad_weight from zeros ``addmm_(grad_output, columns^T)``,
+    back by Unfold3dAccCPU (``_col2vol``); grad_weight from zeros ``addmm_(grad_output, finput^T)``,
     gemm('t', 'n', M = C*KD*KH*KW, N = OC, K = OD*OH*OW, beta 1) image by image; grad_bias
     convolution_backward's ``grad_output.sum((0, 2, 3, 4))`` (harness.impl.reduce.sum_dims)."""
     m, k = g.od * g.oh * g.ow, g.c * g.kd * g.kh * g.kw
-    dy2 = np.ascontiguousarray(dy).reshape(g.n, g.oc, m)
-    w2 = np.ascontiguousarray(w).reshape(-1)
-    gx = np.empty_like(x) if mask[0] else None
-    gw = np.zeros(g.oc * k, np.float32) if mask[1] else None
-    gb = None
-    for t in range(g.n):
-        if gx is not None:
-            cols = np.empty(k * m, np.float32)
-            conv._thnn_gemm("nt", m, k, g.oc, dy2[t].reshape(-1), m, w2, k, 0.0, cols, m, profile)
+    dy2, w2 = _aligned_copy(dy), _aligned_copy(w)
+    gx = gw = gb = None
+    if mask[0]:
+        gx = np.empty_like(x)
+        fgrad = aligned(g.n * k * m)
+        for t in range(g.n):
+            cols = fgrad[t * k * m : (t + 1) * k * m]
+            conv._thnn_gemm("nt", m, k, g.oc, dy2[t * g.oc * m : (t + 1) * g.oc * m], m, w2, k, 0.0, cols, m, profile)
             gx[t] = _col2vol(cols.reshape(k, m), g)
-        if gw is not None:
-            conv._thnn_gemm("tn", k, g.oc, m, _vol2col(x[t], g).reshape(-1), m, dy2[t].reshape(-1), m, 1.0, gw, k,
-                            profile)  # fmt: skip
+    if mask[1]:
+        finput, gw = _slow_columns(x, g), aligned(g.oc * k)
+        for t in range(g.n):
+            conv._thnn_gemm("tn", k, g.oc, m, finput[t * k * m : (t + 1) * k * m], m,
+                            dy2[t * g.oc * m : (t + 1) * g.oc * m], m, 1.0, gw, k, profile)  # fmt: skip
+        gw = gw.reshape(w.shape)
     if mask[2]:
         from harness.impl.reduce import sum_dims
 
         gb = sum_dims(dy, (0, 2, 3, 4), profile)
-    return gx, None if gw is None else gw.reshape(w.shape), gb
+    return gx, gw, gb
 
 
 def _direct_forward(x, w, b, g: Geometry3, kind: str) -> np.ndarray:
@@ -501,12 +531,8 @@ def conv3d_backward(
     gx = gw = gb = None
     if mask[0]:
         _refuse(data, "backward data")
-        if data == JIT_1X1_512:  # the 2-D model's on the (D*H, W) plane: its calls over the output channels
-            plane = (g.n, g.c, g.d * g.h, g.w)
-            gx = conv.conv2d_backward(
-                dy.reshape(g.n, g.oc, g.od * g.oh, g.ow), x.reshape(plane), w.reshape(g.oc, g.c, 1, 1), (1, 1),
-                (0, 0), False, profile, (True, False, False), kind=AVX512,
-            )[0].reshape(x.shape)  # fmt: skip
+        if data in _1X1_PLANE:  # the 2-D model's on the (D*H, W) plane: its calls over the output channels
+            gx = _jit_1x1_backward(dy, x, w, g, profile, data, (True, False, False))[0].reshape(x.shape)
         elif data in (AVX2, AVX512):
             gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}[data])
         elif profile.aten in ("avx2", "avx512"):
@@ -516,12 +542,8 @@ def conv3d_backward(
     want_b = mask[2] and has_bias
     if mask[1] or want_b:
         _refuse(weights, "backward weights")
-        if weights == JIT_1X1_512:  # the 2-D model's on the (D*H, W) plane
-            plane = (g.n, g.c, g.d * g.h, g.w)
-            _gx, gw, gb = conv.conv2d_backward(
-                dy.reshape(g.n, g.oc, g.od * g.oh, g.ow), x.reshape(plane), w.reshape(g.oc, g.c, 1, 1), (1, 1),
-                (0, 0), want_b, profile, (False, mask[1], want_b), kind=AVX512,
-            )  # fmt: skip
+        if weights in _1X1_PLANE:  # the 2-D model's on the (D*H, W) plane
+            _gx, gw, gb = _jit_1x1_backward(dy, x, w, g, profile, weights, (False, mask[1], want_b))
             gw = None if gw is None else gw.reshape(w.shape)
         elif weights == AVX512:
             gw, gb = _avx512_weights(dy, x, g, profile.threads, mask[1], want_b)
@@ -530,6 +552,15 @@ def conv3d_backward(
         else:
             gw, gb = _gemm_jit_weights(dy, x, w, g, profile, mask[1], want_b)
     return gx, gw, gb
+
+
+def _jit_1x1_backward(dy, x, w, g: Geometry3, profile: KernelProfile, kind: str, mask: tuple[bool, bool, bool]):
+    """jit_1x1's backward passes (``kind`` JIT_1X1_512 or JIT_1X1_AVX2) as the 2-D model's on the
+    (D*H, W) plane: (grad_input, grad_weight, grad_bias) of the plane's shapes."""
+    return conv.conv2d_backward(
+        dy.reshape(g.n, g.oc, g.od * g.oh, g.ow), x.reshape(g.n, g.c, g.d * g.h, g.w), w.reshape(g.oc, g.c, 1, 1),
+        (1, 1), (0, 0), mask[2], profile, mask, kind=_1X1_PLANE[kind],
+    )  # fmt: skip
 
 
 def _avx2_weights(dy, x, w, g: Geometry3, profile: KernelProfile, want_w: bool, want_b: bool):
