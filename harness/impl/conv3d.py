@@ -13,8 +13,9 @@ the VideoMAE tubelet embedding (2, 3, 4, 16, 16) * (32, 3, 2, 4, 4) stride (2, 4
 - ATen's ``slow_conv3d`` (ConvolutionMM3d.cpp; ``_ConvBackend.Slow3d``) where ConvUtils.h's
   ``use_mkldnn`` declines, the 2-D rule with the 5-D sizes: kernel (KH, KW) = (1, 1) (KD not
   checked), no stride over 1, fewer than 16 images and one thread; or one image with N*C*D*H <= 20480
-  (size(0..3), the width not counted) unless KH and KW both exceed 3. Not modelled: refused.
-- oneDNN otherwise. At SSE4.1 every pass runs ``gemm:jit`` (jit:sse41 has no 3-D kernel). At AVX2
+  (size(0..3), the width not counted) unless KH and KW both exceed 3.
+- oneDNN otherwise. At SSE4.1 every pass runs ``gemm:jit`` (jit:sse41 has no 3-D kernel). At AVX2 a
+  1x1x1 kernel at stride 1 without padding runs ``jit_1x1:avx2`` (every pass); otherwise
   the forward runs ``jit:avx2`` unless its init_conf declines (the 2-D checks on (H, W), and the
   kernel outside the input in depth: KD <= PD or KD <= the back padding), then ``gemm:jit``;
   backward weights and bias ``jit:avx2`` unless its init_conf declines (the 2-D checks, and any
@@ -27,8 +28,12 @@ the VideoMAE tubelet embedding (2, 3, 4, 16, 16) * (32, 3, 2, 4, 4) stride (2, 4
   plane's checks take it (``conv.direct_kernels``) and the kernel reaches into the input in depth,
   else ``gemm:jit``; backward data at any stride over 1, the depth's too,
   ``brgconv_strided:avx512_core`` (refused), at stride 1 as the forward; backward weights
-  ``jit:avx512_core`` as the plane's checks say, ``jit:avx2`` where they give jit:avx2 and there is
-  no depth padding, else ``gemm:jit``.
+  ``jit:avx512_core`` as the plane's checks say and its depth bounds (front and back padding below
+  KD, KD < D + PD where there is front padding), ``jit:avx2`` where they give jit:avx2 and there is
+  no depth padding, else ``gemm:jit``. Before them all ``ip_convolution`` (ip_convolution.hpp
+  check_conv_ip): one output pixel of a kernel the input's size, no padding, more than one image and
+  more than 27 taps: an inner product (ONEDNN_VERBOSE ``ip:any+_matmul:avx512_core`` forward,
+  ``ip:any+brg_matmul:avx512_core`` backward; refused).
 
 The models (oneDNN source: src/cpu/x64/jit_avx2_conv_kernel_f32.cpp, jit_avx2_convolution.cpp,
 src/cpu/gemm_convolution.cpp, gemm_convolution_utils.cpp), each the 2-D model of harness.impl.conv
@@ -64,22 +69,36 @@ with depth as one more kernel dimension, run on a "virtual" 2-D problem:
 - ``gemm:jit`` backward weights: per image, per od, per pixel block one sgemm onto the thread's sum
   (beta 0 first), the images split between min(threads, N) threads where init_conf's outer threading
   applies; grad_bias per output row (image, od, oh) one chain, added to the channel's sum.
-- ``gemm:jit`` backward data at SSE4.1: per image, per od in order, the sgemm's column (per tap a
-  chain over the output channels in its K blocks) added by col2im_3d onto the input gradient, per
-  input element over the output pixels (oh, ow) in order, i.e. the taps (kh, kw) from the last.
+- ``gemm:jit`` backward data (execute_backward_data_ncsp): per image, per od in order, the sgemm's
+  column added by col2im_3d onto the input gradient (zeros first), per input element over the
+  output pixels (oh, ow) in order, i.e. the taps (kh, kw) from the last. At SSE4.1 per tap a chain
+  over the output channels in its K blocks; at AVX2 and AVX512_CORE harness.impl.onednn_sgemm's
+  sgemm('N', 'T', M = OH*OW, N = C*KD*KH*KW, K = OC) with LDA = OD*OH*OW (grad_output's plane in
+  place), on one thread inside the outer threading over the images, else on all.
+- ``jit:avx512_core`` backward weights (compute_diff_weights_3d, harness_3d_reduction): its
+  balance() splits the (image, od) pairs between nthr_mb threads (``_avx512_weight_threads``); per
+  thread one fused chain per weight over its (image, od, oh, ow) (its kernel calls per image add
+  in place), the bias a chain of additions over the same; the threads' sums added in order
+  (reduce_diff_weights_3d, reduce_diff_bias). Depth padding as without.
+- ``jit_1x1:avx2`` and ``jit_1x1:avx512_core`` every pass: the 2-D model's on the (D*H, W) plane,
+  the weights' thread split and kernel calls too.
+- ATen's ``slow_conv3d`` (ConvolutionMM3d.cpp, Unfold3d.cpp), per image in order (at most 20
+  images reach it: outside a parallel region, MKL on every thread): forward vol2col (rows (c, kd,
+  kh, kw); the input itself for a 1x1x1 kernel at stride 1 without padding), then cpublas gemm('n',
+  'n') onto the bias copied into the output (beta 1; ``mm`` without one); grad_input gemm('n', 't')
+  into fgrad_input, added back by Unfold3dAccCPU (zeros, the taps (kd, kh, kw) in order);
+  grad_weight gemm('t', 'n', beta 1) from zeros image by image; grad_bias sum_dims over (0, 2, 3,
+  4). MKL's kernels peel by alignment: every operand sits at its image's offset in one aligned
+  buffer, as torch's finput, fgrad_input and output.
 
-``jit:avx512_core`` backward weights on one thread without depth padding: one fused chain per
-weight over (image, od, oh, ow), the bias a chain of additions, as jit:avx2's model on one thread
-(measured: with depth padding 2 of 20 gave other bits, refused).
+Measured on an AMD EPYC Zen 5 (L1d 48 KiB, L2 1 MiB) against torch at 1, 2 and 4 threads, random
+shapes off the 8- and 16-lane widths with NaN, infinities, signed zeros and denormals in a fifth:
+every modelled pass bit for bit, none other bits (docs/impl/kernels.md has the counts).
 
-At AVX512_CORE on this Zen 5 (L1d 48 KiB, L2 1 MiB), 60 random shapes at 1, 2 and 4 threads
-(kernel 1-3, stride 1-2, padding 0-1, 1-32 channels, 1-3 images): every modelled pass bit for bit,
-none other bits (docs/impl/kernels.md has the counts).
-
-Refused: slow_conv3d; aarch64; brgconv_strided:avx2 and :avx512_core backward data; gemm:jit
-backward data at AVX2 and AVX512_CORE; jit:avx512_core's backward weights on several threads or with
-depth padding; jit_1x1:avx512_core's weights; gemm:jit's ref:any
-fallback and pixel blocks (scratchpad limit); groups, dilation, transposed.
+Refused: aarch64; brgconv_strided:avx2 and :avx512_core backward data (any stride over 1);
+ip_convolution at AVX512_CORE (its inner product: a fused chain over (kd, kh, kw, c) from 0 with the
+bias after matched up to K = 160 taps, not past it); gemm:jit's ref:any fallback and pixel blocks
+(scratchpad limit); groups, dilation, transposed.
 """
 
 from __future__ import annotations
@@ -194,13 +213,16 @@ def _depth_padded(g: Geometry3) -> bool:
 def _avx512_kernels(
     g: Geometry3, p: conv.Geometry, depth_outside: bool, profile: KernelProfile
 ) -> tuple[str, str, str]:
-    """The kernels at AVX512_CORE (ONEDNN_VERBOSE on 40 random shapes, 1 and 2 threads, on a Zen 5,
-    every route so predicted): the forward jit:avx512_core where the 2-D plane's checks take it
-    (``conv.direct_kernels``) and the kernel reaches into the input in depth, else gemm:jit; backward
-    data at any stride over 1 (depth too) brgconv_strided:avx512_core (refused), at stride 1 as the
-    forward; backward weights jit:avx512_core as the plane's checks say (depth padding allowed;
-    refused: not modelled), jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's
-    3-D model), else gemm:jit."""
+    """The kernels at AVX512_CORE (ONEDNN_VERBOSE on random shapes at 1, 2 and 4 threads on a Zen 5,
+    every route so predicted): ip_convolution first (``_ip_convolution``; a plane of one output pixel
+    over more than 27 taps that is not one in 3-D: not measured, refused); jit_1x1:avx512_core for a
+    1x1x1 kernel at stride 1 without padding; the forward jit:avx512_core where the 2-D plane's
+    checks take it (``conv.direct_kernels``) and the kernel reaches into the input in depth, else
+    gemm:jit; backward data at any stride over 1 (depth too) brgconv_strided:avx512_core (refused),
+    at stride 1 as the forward; backward weights jit:avx512_core as the plane's checks say within its
+    init_conf's depth bounds (front and back padding below KD; with front padding KD < D + PD),
+    jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's 3-D model), else
+    gemm:jit."""
     if _ip_convolution(g):
         return IP_CONV, IP_CONV, IP_CONV
     if conv._ip_convolution(p):  # the plane alone would be an inner product, the 3-D convolution is not
@@ -235,8 +257,6 @@ def _ip_convolution(g: Geometry3) -> bool:
 def _refuse(kind: str, what: str) -> None:
     if kind == IP_CONV:
         raise ParityError(f"conv3d {what}: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
-    if kind == SLOW3D:
-        raise ParityError(f"conv3d {what}: ATen's slow_conv3d (ConvolutionMM3d.cpp) is not modelled")
     if kind in (BRG_STRIDED_AVX2, BRG_STRIDED):
         raise ParityError(f"conv3d {what}: oneDNN's {kind} (strided backward data) is not modelled")
 
