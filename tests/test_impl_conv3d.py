@@ -20,9 +20,11 @@ from tests.bit_digest import bits_sha256
 
 # (capability, threads, x shape, w shape, stride, padding, bias, seed, (out, grad_input, grad_weight, grad_bias))
 CASES = (
-    # VideoMAE's tubelet embedding: jit:avx2 forward and weights; grad_input brgconv_strided (refused)
+    # VideoMAE's tubelet embedding: jit:avx2 forward and weights; grad_input brgconv_strided:avx2 (its
+    # plane's brgemm calls, each over the depth taps, the rows, the taps kw, the output channels)
     ("AVX2", 1, (2, 3, 4, 16, 16), (32, 3, 2, 4, 4), (2, 4, 4), (0, 0, 0), True, 0, (
-        "e17893cb2e456c281194cd16ffb6d1e3b2b75cd59efd8ea3f3e6aa8d75ee6c21", None,
+        "e17893cb2e456c281194cd16ffb6d1e3b2b75cd59efd8ea3f3e6aa8d75ee6c21",
+        "101f0daab55a32f8a9f6c047565d75146f8f7ab4fb357b4c3fad283f29bb2fbe",
         "0d1046cb918899995651b4f00cbda927c71d2a5f04464a4b156597673b084274",
         "0e74b32f887be7b0372cbefc78863875d921f58231a29d3950b7cf53bf378fc7")),
     # the same at baseline on 2 threads: gemm:jit for every pass
@@ -68,9 +70,11 @@ CASES = (
         "0da41bf9fbb601dca69c9a150b206104b356979bd7c9c3b1b59cf13086950e2f",
         "0d3a65528997af285c30575868a6823c8980881bbf42bab1c0493c08f59de4fc", None)),
     # avx512 (recorded on an AMD EPYC Zen 5), VideoMAE's tubelet embedding on 1 thread: jit:avx512_core
-    # forward (its first-convolution kernel, one block of 3 channels) and weights; brgconv_strided refused
+    # forward (its first-convolution kernel, one block of 3 channels) and weights; brgconv_strided's
+    # grad_input
     ("AVX512", 1, (2, 3, 4, 16, 16), (32, 3, 2, 4, 4), (2, 4, 4), (0, 0, 0), True, 0, (
-        "930e24348bc1be8b5a8a3048d4ec23df937d47208dce827bd25883259c570204", None,
+        "930e24348bc1be8b5a8a3048d4ec23df937d47208dce827bd25883259c570204",
+        "101f0daab55a32f8a9f6c047565d75146f8f7ab4fb357b4c3fad283f29bb2fbe",
         "0d1046cb918899995651b4f00cbda927c71d2a5f04464a4b156597673b084274",
         "0e74b32f887be7b0372cbefc78863875d921f58231a29d3950b7cf53bf378fc7")),
     # avx512, 2 threads: AVX-512 gemm:jit forward and weights; grad_input brgconv_strided (refused)
@@ -98,6 +102,13 @@ CASES = (
         "d551652b3656c06c6634735792830bf7cac1c4eedd838fd7b70a8d1457495770",
         "705b8ed4e327ecdecf623cd9cb8d4c4a616bb4e3694d297164acf7607c57150e",
         "32814c1e06362d8e9876552c7db2916a0176a28b007326b04195b305dc80b445")),
+    # avx512, 2 threads: brgconv_strided's grad_input whose blocking (24 columns a block) the plane's
+    # search gives over N*D images (over N: 12, other bits)
+    ("AVX512", 2, (3, 16, 3, 12, 24), (8, 16, 2, 1, 4), (1, 1, 3), (1, 0, 1), True, 13, (
+        "7d2f390caf630e3452fb228ccfabe1ac150800cc1e4a125a64c95a811afc5bf0",
+        "34e8736bd5db62018dbff18592cd9478af0a85bd2e385af805a5608c11d5c2db",
+        "d3ab8a67c85419a205497bf9337bb02fea12216d4fd31c267ec23fbf1544b8a0",
+        "1b8d84c7047c48142fff22fc882462e713fbdd43cedda0e992dde4e6a9f87a58")),
     # avx512, 1 thread, one image: ATen's slow_conv3d (vol2col, MKL's gemms, Unfold3dAccCPU)
     ("AVX512", 1, (1, 5, 4, 6, 5), (12, 5, 3, 2, 3), (2, 1, 1), (1, 1, 0), True, 8, (
         "aae644a87a551b1d1c5d781aead30d22126b5e102296803fab51a992efa6cc60",
@@ -118,6 +129,8 @@ CASES = (
 def test_recorded_bits(case) -> None:
     cap, threads, xs, ws, stride, padding, bias, seed, want = case
     profile = profile_for_capability(cap, threads, "x86_64")
+    if cap == "AVX512":  # recorded on a Zen 5: its L1d (brgconv_strided's blocking reads it)
+        profile = profile.with_l1_per_core(48 << 10)
     rng = np.random.default_rng(seed)
     x = rng.standard_normal(xs).astype(np.float32)
     w = (rng.standard_normal(ws) * 0.2).astype(np.float32)
@@ -137,13 +150,13 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """AVX-512's brgconv_strided grad_input and ip_convolution (a kernel the input's size over more than
-    27 taps, several images) are refused."""
-    x, w = np.zeros((2, 3, 4, 16, 16), np.float32), np.zeros((32, 3, 2, 4, 4), np.float32)
-    dy = np.zeros((2, 32, 2, 4, 4), np.float32)
+    """brgconv_strided's grad_input where the stride does not divide W, and AVX-512's ip_convolution (a
+    kernel the input's size over more than 27 taps, several images) are refused."""
+    x = np.zeros((2, 3, 4, 16, 16), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
-    with pytest.raises(ParityError, match="brgconv_strided"):
-        conv3d.conv3d_backward(dy, x, w, (2, 4, 4), (0, 0, 0), False, avx512, (True, False, False))
+    with pytest.raises(ParityError, match="brgconv_strided"):  # W = 16 at stride 3
+        conv3d.conv3d_backward(np.zeros((2, 8, 2, 5, 5), np.float32), x, np.zeros((8, 3, 2, 3, 3), np.float32),
+                               (2, 3, 3), (0, 0, 0), False, avx512, (True, False, False))  # fmt: skip
     whole = np.zeros((4, 3, 4, 16, 16), np.float32)  # one output pixel of 1024 taps: an inner product
     with pytest.raises(ParityError, match="ip_convolution"):
         conv3d.conv3d(x, whole, None, (1, 1, 1), (0, 0, 0), avx512)

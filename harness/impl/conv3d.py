@@ -257,8 +257,6 @@ def _ip_convolution(g: Geometry3) -> bool:
 def _refuse(kind: str, what: str) -> None:
     if kind == IP_CONV:
         raise ParityError(f"conv3d {what}: oneDNN's ip_convolution (an inner product, matmul) is not modelled")
-    if kind in (BRG_STRIDED_AVX2, BRG_STRIDED):
-        raise ParityError(f"conv3d {what}: oneDNN's {kind} (strided backward data) is not modelled")
 
 
 def _depth_valid(g: Geometry3, o_d: int) -> list[int]:
@@ -555,6 +553,8 @@ def conv3d_backward(
             gx = _jit_1x1_backward(dy, x, w, g, profile, data, (True, False, False))[0].reshape(x.shape)
         elif data in (AVX2, AVX512):
             gx = _direct_data(dy, w, g, {AVX2: 8, AVX512: 16}[data])
+        elif data in (BRG_STRIDED, BRG_STRIDED_AVX2):
+            gx = _strided_data(dy, w, g, profile, 16 if data == BRG_STRIDED else 8)
         elif profile.aten in ("avx2", "avx512"):
             gx = _vector_data(dy, w, g, profile)
         else:
@@ -761,6 +761,54 @@ def _block_terms(valid: list[int], g: Geometry3, channels: int, block: int, ends
             for ch in range(c0, min(channels, c0 + block))
         )
     return terms
+
+
+def _strided_data(dy, w, g: Geometry3, profile: KernelProfile, simd: int) -> np.ndarray:
+    """brgconv_strided's 3-D backward data (exec_base, jit_brgemm_conv_bwd_strided.cpp; ``simd`` 16
+    at AVX512_CORE, 8 for brgconv_strided:avx2): the 2-D model's blocking and brgemm calls of the (H,
+    W) plane (``conv._strided_blocking``, ``_strided_kw_calls``, ``_strided_row_calls``), each call's
+    batch over the depth taps kd that reach the input depth (in order), then its kernel rows, its
+    taps kw and every output channel: one chain from 0, added to the calls before (csrc/conv.c
+    conv_bwd_data_terms, one part a call). Its blocking search counts the input depths with the
+    images (the plane's search over N*D images: measured, where N, N*D and N*OD give other blockings
+    only N*D matched). Refused where the stride does not divide W (exec_trans) and for a 1x1x1
+    kernel (not measured)."""
+    if g.w % g.sw or g.kd * g.kh * g.kw == 1:
+        raise ParityError("conv3d backward data: brgconv_strided with W not a multiple of its stride, or a 1x1x1 "
+                          "kernel, is not measured")  # fmt: skip
+    plane = _plane(g)
+    blocking = conv._strided_blocking(
+        plane._replace(n=g.n * g.d), profile.threads, simd, profile.l1_per_core, profile.l2_per_core
+    )
+    lib, oc, kd = conv._lib(), g.oc, g.kd
+    w2 = np.ascontiguousarray(w.transpose(2, 0, 1, 3, 4)).reshape(kd * oc, g.c, g.kh, g.kw)  # (kd, oc)
+    p = _plane(g, oc=kd * oc)
+    gx = np.zeros((g.d, g.n, g.c, g.h, g.w), np.float32)
+    for i_d in range(g.d):
+        valid = [k for k in range(kd) if (i_d + g.pd - k) % g.sd == 0 and 0 <= (i_d + g.pd - k) // g.sd < g.od]
+        if not valid:
+            continue
+        dy2 = np.zeros((g.n, kd, oc, g.oh, g.ow), np.float32)
+        for k in valid:
+            dy2[:, k] = dy[:, :, (i_d + g.pd - k) // g.sd]
+        dy2 = dy2.reshape(g.n, kd * oc, g.oh, g.ow)
+        done: dict[tuple, np.ndarray] = {}
+        for start in range(0, g.w, blocking.iw_block):
+            for iw in range(start, min(g.w, start + g.sw)):
+                calls = conv._strided_kw_calls(plane, iw, blocking.iw_block)
+                key = tuple(tuple(map(tuple, phase)) for phase in calls)
+                if key not in done:
+                    terms: list[tuple[int, int, int]] = []
+                    for rows, call in conv._strided_row_calls(plane, calls, blocking.kh_block):
+                        batch = [(k * oc + o, i, j) for k in valid for i in rows for j in call for o in range(oc)]
+                        if batch:
+                            terms.extend([(-1, 0, 0)] * bool(terms) + batch)
+                    t = np.array(terms, np.int64).reshape(-1, 3)
+                    done[key] = np.zeros((g.n, g.c, g.h, g.w), np.float32)
+                    lib.conv_bwd_data_terms(*p, ptr(dy2), ptr(w2), ptr(done[key]), ptr(t), len(t), 1)
+                cols = slice(iw, min(g.w, start + blocking.iw_block), g.sw)
+                gx[i_d][..., cols] = done[key][..., cols]
+    return np.ascontiguousarray(gx.transpose(1, 2, 0, 3, 4))
 
 
 def _direct_data(dy, w, g: Geometry3, block: int) -> np.ndarray:
