@@ -45,9 +45,11 @@ CASES = (
         "3226639e839ccadc9a2cf5f56d71c6101126e6858e45ab92fdaa88c2fc557022",
         "e94a8951a4a4b3af2bff2494ec21828b4bd15bff63c1d2a8ccc8971ef32a4e92",
         "2c48ff9337587e0221ac9d5ec52aa957d5ac6ce4faefcdfafd44f4d462305bf4")),
-    # avx2, 1 thread: AVX2 gemm:jit forward and weights (jit:avx2 declines); grad_input refused
+    # avx2, 1 thread: AVX2 gemm:jit forward and weights (jit:avx2 declines); grad_input brgconv_strided:avx2
+    # where the stride does not divide W (exec_trans: a call per input element)
     ("AVX2", 1, (3, 9, 9, 2, 5), (4, 9, 3, 1, 3), (2, 2, 2), (1, 1, 0), True, 3, (
-        "d85f6d079951aa2b16df5aea0d903586b3eea7e96c17d294774eba62d7e82d10", None,
+        "d85f6d079951aa2b16df5aea0d903586b3eea7e96c17d294774eba62d7e82d10",
+        "d7a5565a7a0bc220d4238ea99a40e147dc94211172432ac3dc09dbceb577517f",
         "7b34ea67e8bf830653d7385868664a26d6daf66ea6f9eb115fc0ab9417fb1c56",
         "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
     # baseline, 1 thread, 4 images of a 2x1x1 kernel: ATen's slow_conv3d, MKL's gemms on operands at
@@ -77,9 +79,10 @@ CASES = (
         "101f0daab55a32f8a9f6c047565d75146f8f7ab4fb357b4c3fad283f29bb2fbe",
         "0d1046cb918899995651b4f00cbda927c71d2a5f04464a4b156597673b084274",
         "0e74b32f887be7b0372cbefc78863875d921f58231a29d3950b7cf53bf378fc7")),
-    # avx512, 2 threads: AVX-512 gemm:jit forward and weights; grad_input brgconv_strided (refused)
+    # avx512, 2 threads: AVX-512 gemm:jit forward and weights; grad_input brgconv_strided's exec_trans
     ("AVX512", 2, (3, 9, 9, 2, 5), (4, 9, 3, 1, 3), (2, 2, 2), (1, 1, 0), True, 3, (
-        "f2eda4fd41ded71d2352b380a0676e7ff1a6682b9e9b437bdb8ac1a5805fa8c9", None,
+        "f2eda4fd41ded71d2352b380a0676e7ff1a6682b9e9b437bdb8ac1a5805fa8c9",
+        "d7a5565a7a0bc220d4238ea99a40e147dc94211172432ac3dc09dbceb577517f",
         "b351f1d38869781f3807c43a6f960188bd520f0dd6b39a03311514e779baa7fd",
         "34a086616c4348e93095fd80758fddf06bd6be13877eacd311869f591bea394a")),
     # avx512, 2 threads, 20 channels: jit:avx512_core forward (blocks of 16 and 4) and grad_input (blocks
@@ -150,13 +153,13 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """brgconv_strided's grad_input where the stride does not divide W, and AVX-512's ip_convolution (a
-    kernel the input's size over more than 27 taps, several images) are refused."""
+    """brgconv_strided's grad_input for a strided 1x1x1 kernel (not measured) and AVX-512's
+    ip_convolution (a kernel the input's size over more than 27 taps, several images) are refused."""
     x = np.zeros((2, 3, 4, 16, 16), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
-    with pytest.raises(ParityError, match="brgconv_strided"):  # W = 16 at stride 3
-        conv3d.conv3d_backward(np.zeros((2, 8, 2, 5, 5), np.float32), x, np.zeros((8, 3, 2, 3, 3), np.float32),
-                               (2, 3, 3), (0, 0, 0), False, avx512, (True, False, False))  # fmt: skip
+    with pytest.raises(ParityError, match="brgconv_strided"):
+        conv3d.conv3d_backward(np.zeros((2, 8, 2, 8, 8), np.float32), x, np.zeros((8, 3, 1, 1, 1), np.float32),
+                               (2, 2, 2), (0, 0, 0), False, avx512, (True, False, False))  # fmt: skip
     whole = np.zeros((4, 3, 4, 16, 16), np.float32)  # one output pixel of 1024 taps: an inner product
     with pytest.raises(ParityError, match="ip_convolution"):
         conv3d.conv3d(x, whole, None, (1, 1, 1), (0, 0, 0), avx512)

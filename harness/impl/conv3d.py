@@ -769,13 +769,13 @@ def _strided_data(dy, w, g: Geometry3, profile: KernelProfile, simd: int) -> np.
     W) plane (``conv._strided_blocking``, ``_strided_kw_calls``, ``_strided_row_calls``), each call's
     batch over the depth taps kd that reach the input depth (in order), then its kernel rows, its
     taps kw and every output channel: one chain from 0, added to the calls before (csrc/conv.c
-    conv_bwd_data_terms, one part a call). Its blocking search counts the input depths with the
-    images (the plane's search over N*D images: measured, where N, N*D and N*OD give other blockings
-    only N*D matched). Refused where the stride does not divide W (exec_trans) and for a 1x1x1
-    kernel (not measured)."""
-    if g.w % g.sw or g.kd * g.kh * g.kw == 1:
-        raise ParityError("conv3d backward data: brgconv_strided with W not a multiple of its stride, or a 1x1x1 "
-                          "kernel, is not measured")  # fmt: skip
+    conv_bwd_data_terms, one part a call). Where the stride does not divide W (exec_trans, as the
+    2-D ``conv._brgconv_trans_data``): per input element a call per block of kernel rows (all KH, or
+    one), each over the depth taps, its rows, every kw and output channel. Its blocking search counts
+    the input depths with the images (the plane's search over N*D images: measured, where N, N*D and
+    N*OD give other blockings only N*D matched). A 1x1x1 kernel refused (not measured)."""
+    if g.kd * g.kh * g.kw == 1:
+        raise ParityError("conv3d backward data: brgconv_strided for a 1x1x1 kernel is not measured")
     plane = _plane(g)
     blocking = conv._strided_blocking(
         plane._replace(n=g.n * g.d), profile.threads, simd, profile.l1_per_core, profile.l2_per_core
@@ -792,6 +792,14 @@ def _strided_data(dy, w, g: Geometry3, profile: KernelProfile, simd: int) -> np.
         for k in valid:
             dy2[:, k] = dy[:, :, (i_d + g.pd - k) // g.sd]
         dy2 = dy2.reshape(g.n, kd * oc, g.oh, g.ow)
+        if g.w % g.sw:  # exec_trans: per input element a call per block of kernel rows
+            terms = []
+            for rows in conv._row_blocks(plane, blocking.kh_block):
+                batch = [(k * oc + o, i, j) for k in valid for i in rows for j in range(g.kw) for o in range(oc)]
+                terms.extend([(-1, 0, 0)] * bool(terms) + batch)
+            t = np.array(terms, np.int64).reshape(-1, 3)
+            lib.conv_bwd_data_terms(*p, ptr(dy2), ptr(w2), ptr(gx[i_d]), ptr(t), len(t), 1)
+            continue
         done: dict[tuple, np.ndarray] = {}
         for start in range(0, g.w, blocking.iw_block):
             for iw in range(start, min(g.w, start + g.sw)):
