@@ -112,6 +112,13 @@ CASES = (
         "34e8736bd5db62018dbff18592cd9478af0a85bd2e385af805a5608c11d5c2db",
         "d3ab8a67c85419a205497bf9337bb02fea12216d4fd31c267ec23fbf1544b8a0",
         "1b8d84c7047c48142fff22fc882462e713fbdd43cedda0e992dde4e6a9f87a58")),
+    # avx512, 2 threads, a 1x1x1 kernel at stride 2: brgconv_strided's grad_input (one call a chain over
+    # the output channels)
+    ("AVX512", 2, (2, 17, 4, 6, 8), (24, 17, 1, 1, 1), (2, 2, 2), (0, 0, 0), True, 14, (
+        "9205c1c265355a415114eaca51b7af40e3be92ee4f802e208d8ad113c266a8de",
+        "0194f7a639351c5f59f73725e7484ed7eb87654dfe7e855407cfc8c2448234f7",
+        "9d0c100f559209432c07d49fc904af521470822a2723dcd4816f5e84fa9dcaf3",
+        "9dc31884553a937500edafab6cb03251f2d5fea52776023d4ecec473015373be")),
     # avx512, 1 thread, one image: ATen's slow_conv3d (vol2col, MKL's gemms, Unfold3dAccCPU)
     ("AVX512", 1, (1, 5, 4, 6, 5), (12, 5, 3, 2, 3), (2, 1, 1), (1, 1, 0), True, 8, (
         "aae644a87a551b1d1c5d781aead30d22126b5e102296803fab51a992efa6cc60",
@@ -153,13 +160,12 @@ def test_recorded_bits(case) -> None:
 
 
 def test_refusals() -> None:
-    """brgconv_strided's grad_input for a strided 1x1x1 kernel (not measured) and AVX-512's
-    ip_convolution (a kernel the input's size over more than 27 taps, several images) are refused."""
+    """AVX-512's ip_convolution (a kernel the input's size over more than 27 taps, several images) is
+    refused on every pass."""
     x = np.zeros((2, 3, 4, 16, 16), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
-    with pytest.raises(ParityError, match="brgconv_strided"):
-        conv3d.conv3d_backward(np.zeros((2, 8, 2, 8, 8), np.float32), x, np.zeros((8, 3, 1, 1, 1), np.float32),
-                               (2, 2, 2), (0, 0, 0), False, avx512, (True, False, False))  # fmt: skip
     whole = np.zeros((4, 3, 4, 16, 16), np.float32)  # one output pixel of 1024 taps: an inner product
     with pytest.raises(ParityError, match="ip_convolution"):
         conv3d.conv3d(x, whole, None, (1, 1, 1), (0, 0, 0), avx512)
+    with pytest.raises(ParityError, match="ip_convolution"):
+        conv3d.conv3d_backward(np.zeros((2, 4, 1, 1, 1), np.float32), x, whole, (1, 1, 1), (0, 0, 0), True, avx512)

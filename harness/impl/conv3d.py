@@ -20,14 +20,14 @@ the VideoMAE tubelet embedding (2, 3, 4, 16, 16) * (32, 3, 2, 4, 4) stride (2, 4
   kernel outside the input in depth: KD <= PD or KD <= the back padding), then ``gemm:jit``;
   backward weights and bias ``jit:avx2`` unless its init_conf declines (the 2-D checks, and any
   depth padding, front or back, or KD > D), then ``gemm:jit``; backward data ``jit:avx2`` at stride
-  1 where its init_conf accepts, ``brgconv_strided:avx2`` at any stride over 1 (not modelled).
+  1 where its init_conf accepts, ``brgconv_strided:avx2`` at any stride over 1.
 
 - At AVX512_CORE (measured on an AMD EPYC Zen 5 with ONEDNN_VERBOSE=1 on 40 random shapes at 1 and
   2 threads, every route as predicted; ``_avx512_kernels``): a 1x1x1 kernel at stride 1 without
   padding ``jit_1x1:avx512_core`` (every pass); else the forward ``jit:avx512_core`` where the 2-D
   plane's checks take it (``conv.direct_kernels``) and the kernel reaches into the input in depth,
   else ``gemm:jit``; backward data at any stride over 1, the depth's too,
-  ``brgconv_strided:avx512_core`` (refused), at stride 1 as the forward; backward weights
+  ``brgconv_strided:avx512_core``, at stride 1 as the forward; backward weights
   ``jit:avx512_core`` as the plane's checks say and its depth bounds (front and back padding below
   KD, KD < D + PD where there is front padding), ``jit:avx2`` where they give jit:avx2 and there is
   no depth padding, else ``gemm:jit``. Before them all ``ip_convolution`` (ip_convolution.hpp
@@ -82,6 +82,10 @@ with depth as one more kernel dimension, run on a "virtual" 2-D problem:
   (reduce_diff_weights_3d, reduce_diff_bias). Depth padding as without.
 - ``jit_1x1:avx2`` and ``jit_1x1:avx512_core`` every pass: the 2-D model's on the (D*H, W) plane,
   the weights' thread split and kernel calls too.
+- ``brgconv_strided:avx2`` and ``:avx512_core`` backward data (any stride over 1): the 2-D model's
+  blocking and brgemm calls of the (H, W) plane, its search over N*D images, each call's batch over
+  the depth taps that reach the input depth first, then its rows, taps kw and output channels
+  (``_strided_data``; exec_trans where the stride does not divide W).
 - ATen's ``slow_conv3d`` (ConvolutionMM3d.cpp, Unfold3d.cpp), per image in order (at most 20
   images reach it: outside a parallel region, MKL on every thread): forward vol2col (rows (c, kd,
   kh, kw); the input itself for a 1x1x1 kernel at stride 1 without padding), then cpublas gemm('n',
@@ -95,9 +99,8 @@ Measured on an AMD EPYC Zen 5 (L1d 48 KiB, L2 1 MiB) against torch at 1, 2 and 4
 shapes off the 8- and 16-lane widths with NaN, infinities, signed zeros and denormals in a fifth:
 every modelled pass bit for bit, none other bits (docs/impl/kernels.md has the counts).
 
-Refused: aarch64; brgconv_strided:avx2 and :avx512_core backward data (any stride over 1);
-ip_convolution at AVX512_CORE (its inner product: a fused chain over (kd, kh, kw, c) from 0 with the
-bias after matched up to K = 160 taps, not past it); gemm:jit's ref:any fallback and pixel blocks
+Refused: aarch64; ip_convolution at AVX512_CORE (its inner product: a fused chain over (kd, kh, kw, c)
+from 0 with the bias after matched up to K = 160 taps, not past it); gemm:jit's ref:any fallback and pixel blocks
 (scratchpad limit); groups, dilation, transposed.
 """
 
@@ -218,7 +221,7 @@ def _avx512_kernels(
     over more than 27 taps that is not one in 3-D: not measured, refused); jit_1x1:avx512_core for a
     1x1x1 kernel at stride 1 without padding; the forward jit:avx512_core where the 2-D plane's
     checks take it (``conv.direct_kernels``) and the kernel reaches into the input in depth, else
-    gemm:jit; backward data at any stride over 1 (depth too) brgconv_strided:avx512_core (refused),
+    gemm:jit; backward data at any stride over 1 (depth too) brgconv_strided:avx512_core,
     at stride 1 as the forward; backward weights jit:avx512_core as the plane's checks say within its
     init_conf's depth bounds (front and back padding below KD; with front padding KD < D + PD),
     jit:avx2 where they give jit:avx2 and there is no depth padding (jit:avx2's 3-D model), else
@@ -773,9 +776,8 @@ def _strided_data(dy, w, g: Geometry3, profile: KernelProfile, simd: int) -> np.
     2-D ``conv._brgconv_trans_data``): per input element a call per block of kernel rows (all KH, or
     one), each over the depth taps, its rows, every kw and output channel. Its blocking search counts
     the input depths with the images (the plane's search over N*D images: measured, where N, N*D and
-    N*OD give other blockings only N*D matched). A 1x1x1 kernel refused (not measured)."""
-    if g.kd * g.kh * g.kw == 1:
-        raise ParityError("conv3d backward data: brgconv_strided for a 1x1x1 kernel is not measured")
+    N*OD give other blockings, over N alone 2 of 8 gave other bits). A strided 1x1x1 kernel too
+    (one call: a chain over the output channels)."""
     plane = _plane(g)
     blocking = conv._strided_blocking(
         plane._replace(n=g.n * g.d), profile.threads, simd, profile.l1_per_core, profile.l2_per_core
