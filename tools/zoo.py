@@ -52,6 +52,7 @@ MODELS = (
     "decision_transformer", "time_series_transformer", "nemotron_h", "granitemoehybrid",
     "vitpose", "textnet", "lightglue", "sam_hq",
     "vivit", "hgnet_v2", "gpt_neo", "olmo2", "mobilebert", "opt",
+    "pp_lcnet", "phi", "pvt", "data2vec_vision", "layoutlm", "imagegpt",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
