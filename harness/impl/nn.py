@@ -504,9 +504,7 @@ def upsample_linear(
     dims = len(output_size)
     op = {1: "upsample_linear1d", 2: "upsample_bilinear2d", 3: "upsample_trilinear3d"}.get(dims, "upsample_linear")
     if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2, 3):
-        raise ParityError(
-            f"{op}: float32 with 3 to 5 dims, one per output size and 2 more, not {x.dtype}{list(x.shape)}"
-        )
+        raise ParityError(f"{op}: float32 (N, C, ...) with a dim per output size, not {x.dtype}{list(x.shape)}")
     profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", X86_BUILDS)
     if dims == 3 and not profile.contract and not np.isfinite(x).all():
         raise ParityError(
