@@ -855,70 +855,85 @@ def test_upsample_linear1d_forward_and_backward(
     assert_bits_equal("grad_input", xt.grad.numpy(), got)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(
-    shape=st.tuples(st.integers(1, 2), st.integers(2, 3), st.integers(1, 8), st.integers(1, 8), st.integers(1, 8)),
-    size=st.tuples(st.integers(1, 24), st.integers(1, 24), st.integers(20, 30)),
+    shape=st.tuples(st.integers(1, 2), st.integers(1, 12), st.integers(1, 8), st.integers(1, 8), st.integers(1, 8)),
+    size=st.tuples(st.integers(1, 20), st.integers(1, 20), st.integers(1, 20)),
     align=st.booleans(),
+    channels_last=st.booleans(),
     specials=st.booleans(),
     seed=SEEDS,
     threads=THREADS,
 )
-def test_upsample_trilinear3d_generic_forward_and_backward(
-    shape: tuple[int, ...], size: tuple[int, int, int], align: bool, specials: bool, seed: int, threads: int
-) -> None:
-    """F.interpolate(mode="trilinear") of a channels-first input past OD + OH + OW = 48 (ATen's generic kernel:
-    the rows' sums, the planes', then the depth's) and its input gradient (eight updates per output); NaNs
-    and infinities at avx2 and avx512 (refused at the default level)."""
+def test_upsample_trilinear3d_forward_and_backward(
+    shape: tuple[int, ...], size: tuple[int, int, int], align: bool, channels_last: bool, specials: bool, seed: int,
+    threads: int,
+) -> None:  # fmt: skip
+    """F.interpolate(mode="trilinear") through the replay's switch: ATen's channels-last kernel for a
+    channels-last input of more than 3 channels (eight rounded weights, the vector lanes' and the scalar
+    channels' sums), else its generic kernel (the rows' sums, the planes', then the depth's); and the input
+    gradient of a channels-first gradient (eight updates per output). NaNs and infinities at avx2 and avx512
+    (refused at the default level)."""
     use_threads(threads)
     profile = live_profile()
     specials = specials and profile.contract
     rng = np.random.default_rng(seed)
     x = _with_specials(rng, shape, specials)
-    xt = torch.from_numpy(x.copy()).requires_grad_()
+    xt = torch.from_numpy(x.copy())
+    if channels_last:
+        xt = xt.contiguous(memory_format=torch.channels_last_3d)
+    xt.requires_grad_()
     y = torch.nn.functional.interpolate(xt, size=size, mode="trilinear", align_corners=align)
-    got = impl_nn.upsample_linear(x, size, align, profile)
-    assert_bits_equal("upsample_trilinear3d", y.detach().numpy(), got)
+    args = {"output_size": list(size), "align_corners": align, "self.stride": list(xt.stride())}
+    got = REPLAYS["upsample_trilinear3d"]({"self": x}, args, profile)["out"]
+    assert_bits_equal("upsample_trilinear3d", y.detach().contiguous().numpy(), got)
+    if shape[1] == 1 or size == (1, 1, 1):
+        return  # a one-channel or one-voxel gradient is channels-last contiguous: ATen's vectorised kernel
     go = _with_specials(rng, tuple(y.shape), specials)
     y.backward(torch.from_numpy(go.copy()))
     got = impl_nn.upsample_trilinear3d_backward(go, shape, align, profile)
-    assert_bits_equal("grad_input", xt.grad.numpy(), got)
+    assert_bits_equal("grad_input", xt.grad.contiguous().numpy(), got)
 
 
 def test_trilinear_refusals_name_the_kernel() -> None:
-    """The default level's NaNs in 3-D, ATen's channels-last 3-D kernel and a channels-last gradient are refused."""
+    """The default level's NaNs in 3-D (either kernel) and a channels-last gradient are refused."""
     from harness.impl.profiles import get_profile
     from harness.trace.impl_nn import REPLAYS as NN
 
     base = get_profile("x86-baseline", 1)
-    x = np.full((1, 2, 3, 3, 3), np.nan, np.float32)
+    x = np.full((1, 4, 3, 3, 3), np.nan, np.float32)
     with pytest.raises(ParityError, match="default level"):
-        impl_nn.upsample_linear(x, (20, 20, 20), False, base)
+        impl_nn.upsample_linear(x, (5, 5, 5), False, base)
+    with pytest.raises(ParityError, match="default level"):  # ATen's channels-last kernel
+        NN["upsample_trilinear3d"]({"self": x}, {"output_size": [5, 5, 5], "align_corners": False,
+                                                 "self.stride": [108, 1, 36, 12, 4]}, base)  # fmt: skip
     with pytest.raises(ParityError, match="default level"):
-        impl_nn.upsample_trilinear3d_backward(np.full((1, 2, 20, 20, 20), np.inf, np.float32), x.shape, False, base)
-    args = {"output_size": [4, 4, 4], "align_corners": False}
-    with pytest.raises(ParityError, match="channels-last kernel"):
-        NN["upsample_trilinear3d"]({"self": np.zeros_like(x)}, args, base)
-    one = {"output_size": [20, 20, 20], "input_size": [1, 1, 3, 3, 3], "align_corners": False}
+        impl_nn.upsample_trilinear3d_backward(np.full((1, 4, 5, 5, 5), np.inf, np.float32), x.shape, False, base)
+    one = {"output_size": [5, 5, 5], "input_size": [1, 1, 3, 3, 3], "align_corners": False}
     with pytest.raises(ParityError, match="channels-last contiguous gradient"):
-        NN["upsample_trilinear3d_backward"]({"grad_output": np.zeros((1, 1, 20, 20, 20), np.float32)}, one, base)
+        NN["upsample_trilinear3d_backward"]({"grad_output": np.zeros((1, 1, 5, 5, 5), np.float32)}, one, base)
 
 
 @settings(max_examples=2, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]))
 def test_trilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:
-    """A 3-D decoder's feature map, (1, 2, 4, 5, 6) resized trilinearly to (12, 15, 24), traced: every
-    upsample_trilinear3d and its backward."""
+    """A 3-D decoder's feature map, (1, 2, 4, 5, 6) resized trilinearly to (12, 15, 24) (ATen's generic
+    kernel), and a channels-last (1, 8, 3, 4, 5) one to (6, 8, 10) (its channels-last kernel), traced: every
+    upsample_trilinear3d and the channels-first backwards."""
     use_threads(threads)
     volume = torch.from_numpy(np.random.default_rng(seed).standard_normal((1, 2, 4, 5, 6)).astype(np.float32))
+
+    wide = torch.from_numpy(np.random.default_rng(seed + 1).standard_normal((1, 8, 3, 4, 5)).astype(np.float32))
 
     def program() -> None:
         for align in (False, True):
             leaf = volume.clone().requires_grad_()
             out = torch.nn.functional.interpolate(leaf, size=(12, 15, 24), mode="trilinear", align_corners=align)
             out.sum().backward()
+        last = wide.contiguous(memory_format=torch.channels_last_3d)
+        torch.nn.functional.interpolate(last, size=(6, 8, 10), mode="trilinear", align_corners=False)
 
-    _replays_match(program, {"upsample_trilinear3d"}, 2)
+    _replays_match(program, {"upsample_trilinear3d"}, 3)
     _replays_match(program, {"upsample_trilinear3d_backward"}, 2)
 
 

@@ -826,14 +826,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "channels-last input of C > 3, or C = 3 at one thread: weights `w00 = lh0*lw0` .. `w11`, per "
             "output pixel the channels in vectors of 8, `x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last "
             "C % 8 by the scalar sum from the left; else, for `upsample_linear1d` always, and for "
-            "`upsample_trilinear3d` past OD + OH + OW = 48 (channels-first), the generic kernel "
+            "`upsample_trilinear3d` but for a channels-last input of more than 3 channels, the generic kernel "
             "(`upsample_generic_Nd_kernel_impl`, InterpolateNonSeparable): per output element each row's "
             "`t0*lw0 + t1*lw1`, then the rows' `r0*lh0 + r1*lh1`, then the planes'; backward: "
             "`cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first gradient: per plane, per "
             "output element in row order, four scalar updates `gx += (lh*lw)*g` in the order i00, i01, i10, i11 "
             "onto zeros (1-D: `gx += l*g`, i0 then i1; 3-D: eight, `((ld*lh)*lw)*g`; a channels-last gradient, "
             "C = 1 or one pixel included, takes ATen's vectorised kernel: refused; the 3-D channels-last forward "
-            "refused; at the default level NaNs and infinities in 3-D refused)"
+            "the 2-D kernel's with eight weights `(ld*lh)*lw`; at the default level NaNs and infinities in 3-D "
+            "refused)"
         ),
         (
             "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`; the forward's vector "

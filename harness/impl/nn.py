@@ -529,6 +529,34 @@ def upsample_linear(
     return out.reshape(n, c, *output_size)
 
 
+def upsample_trilinear3d(
+    x: np.ndarray, output_size: tuple[int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None, float | None] = (None, None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten.upsample_trilinear3d of float32 (N, C, D, H, W) to (N, C, *output_size) by ATen's channels-last
+    kernel (csrc/nn.c ``upsample_linear_channels_last``, x86), which it takes for a channels-last input of
+    more than 3 channels, at any size (the caller decides: harness.trace.impl_nn)."""
+    if x.dtype != np.float32 or x.ndim != 5:
+        raise ParityError(f"upsample_trilinear3d: float32 (N, C, D, H, W), not {x.dtype}{list(x.shape)}")
+    profile.refuse_unmeasured("upsample_trilinear3d (ATen's channels-last kernel)", X86_BUILDS)
+    if not profile.contract and not np.isfinite(x).all():
+        raise ParityError(
+            "upsample_trilinear3d: a NaN or infinity in the input at the default level (which NaN its sums keep) is "
+            "not modelled"
+        )
+    n, c, d, h, w = x.shape
+    od, oh, ow = (int(v) for v in output_size)
+    sizes = ((d, od, scales[0]), (h, oh, scales[1]), (w, ow, scales[2]))
+    out = np.empty((n, c, od, oh, ow), np.float32)
+    scratch = _taps_scratch(od, oh, ow)
+    fn = load("nn").upsample_linear_channels_last
+    fn.restype = None
+    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n, c, d, h, w, od, oh, ow)),
+       *(ctypes.c_float(area_pixel_scale(i, o, align_corners, s)) for i, o, s in sizes),
+       ctypes.c_int32(bool(align_corners)), ctypes.c_int32(3), *map(ptr, scratch))  # fmt: skip
+    return out
+
+
 def upsample_trilinear3d_backward(
     go: np.ndarray, input_size: tuple[int, int, int, int, int], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, float | None, float | None] = (None, None, None),

@@ -763,19 +763,16 @@ def _upsample_bilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
 
 
 def _upsample_trilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import upsample_linear
+    from harness.impl.nn import upsample_linear, upsample_trilinear3d
 
     x = t["self"]
     size = tuple(int(v) for v in a["output_size"])
     channels = x.shape[1] if x.ndim == 5 else 0
-    # ATen's switch: its channels-last kernel for OD + OH + OW <= 48 or a channels-last input of more than 3
-    # channels (not modelled); else its generic kernel
-    if sum(size) <= 48 or (channels > 3 and _channels_last_contiguous(x, a.get("self.stride"))):
-        raise ParityError(
-            f"upsample_trilinear3d to {'x'.join(map(str, size))}: ATen's channels-last kernel (OD + OH + OW <= 48, "
-            "or a channels-last input of more than 3 channels) is not modelled"
-        )
     scales = (a.get("scales_d"), a.get("scales_h"), a.get("scales_w"))
+    # ATen's switch: its channels-last kernel for a channels-last input of more than 3 channels (no output
+    # size threshold in 3-D); else its generic kernel
+    if channels > 3 and _channels_last_contiguous(x, a.get("self.stride")):
+        return {"out": upsample_trilinear3d(x, size, bool(a["align_corners"]), p, scales)}
     return {"out": upsample_linear(x, size, bool(a["align_corners"]), p, scales)}
 
 

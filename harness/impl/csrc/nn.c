@@ -23,6 +23,8 @@
  *                        them (area_pixel_compute_scale, computed by the caller)
  *   upsample_bicubic_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
+ *   upsample_linear_channels_last  x (N, C, D, H, W); out (N, C, OD, OH, OW) (2-D: D = OD = 1); scratch
+ *                        as upsample_linear_generic
  *   upsample_bilinear    x (N, C, H, W); out (N, C, OH, OW); scale_h, scale_w as for upsample_bicubic;
  *                        hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
@@ -758,52 +760,69 @@ static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale
     }
 }
 
-/* upsample_linear_channels_last, loop2d (cpu/UpSampleKernel.cpp), float: the kernel ATen's
+/* upsample_linear_channels_last, loop2d and loop3d (cpu/UpSampleKernel.cpp), float: the kernel ATen's
  * upsample_bilinear2d takes for a float input whenever OH + OW <= 128 (and for a channels-last input of
- * more than 3 channels, or 3 channels at one thread); larger outputs of a channels-first input take the
- * per-element generic kernel (upsample_linear_generic below). ATen works on a
- * channels-last copy: per image, per output (oh, ow) in row order, the taps of linear_taps, the four
- * weights w00 = lh0*lw0, w01 = lh0*lw1, w10 = lh1*lw0, w11 = lh1*lw1 (rounded products), then over
- * the channels: whole vectors of ``lanes`` channels by the recursive Vectorized interpolate,
- * x00*w00 + (x01*w01 + (x10*w10 + x11*w11)), which the AVX2 object (measured) contracts innermost
- * first, fma(x00, w00, fma(x01, w01, fma(x11, w11, x10*w10))); the remaining C % lanes channels by the scalar
- * x00*w00 + x01*w01 + x10*w10 + x11*w11 from the left, contracted (measured) to fma(x11, w11,
- * fma(x10, w10, fma(x00, w00, x01*w01))). The default object fuses nothing. On aarch64 (measured on
- * emulated Neoverse N1, V1, V2) the vector lanes are 4 in the NEON-typed objects (N1, V2), contracted
- * with the other inner product fused, fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11))), and 8 in
- * V1's SVE256 object, not contracted; the scalar channels as on AVX2 (contracted alike). ATen splits the
- * images over threads (each output element computed on its own), so the thread count does not reach
- * the bits. Shapes: x (N, C, H, W) read at the four taps, out (N, C, OH, OW). */
+ * more than 3 channels, or 3 channels at one thread), and upsample_trilinear3d for a channels-last input
+ * of more than 3 channels (no output size threshold in 3-D, measured); the others take the per-element
+ * generic kernel (upsample_linear_generic below). ATen works on a channels-last copy: per
+ * image, per output (od, oh, ow) in row order, the taps of linear_taps, the 2^dims weights (2-D
+ * w00 = lh0*lw0, w01 = lh0*lw1, w10 = lh1*lw0, w11 = lh1*lw1; 3-D w000 = (ld0*lh0)*lw0, .., each product
+ * rounded), in the order i00, i01, i10, i11 (i000 .. i111), then over the channels: whole vectors of
+ * ``lanes`` channels by the recursive Vectorized interpolate, x0*w0 + (x1*w1 + (.. + x7*w7)), which the
+ * AVX2 object (measured) contracts innermost first, the last product fused,
+ * fma(x0, w0, fma(x1, w1, .. fma(x7, w7, x6*w6))); the remaining C % lanes channels by the scalar sum
+ * x0*w0 + x1*w1 + .. from the left, contracted (measured) to fma(x7, w7, .. fma(x2, w2, fma(x0, w0,
+ * x1*w1))). The default object fuses nothing. On aarch64 (2-D measured on emulated Neoverse N1, V1, V2)
+ * the vector lanes are 4 in the NEON-typed objects (N1, V2), contracted with the other inner product
+ * fused, fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11))), and 8 in V1's SVE256 object, not
+ * contracted; the scalar channels as on AVX2 (contracted alike). ATen splits the images over threads
+ * (each output element computed on its own), so the thread count does not reach the bits. Shapes:
+ * x (N, C, D, H, W) read at the taps (2-D: D = OD = 1), out (N, C, OD, OH, OW); di, dw (2*OD,), hi, hw
+ * (2*OH,), wi, ww (2*OW,): scratch for the taps. */
+void upsample_linear_channels_last(profile_t p, const float *x, float *out, int64_t N, int64_t C, int64_t D,
+                                   int64_t H, int64_t W, int64_t OD, int64_t OH, int64_t OW, float scale_d,
+                                   float scale_h, float scale_w, int32_t align, int32_t dims, int64_t *di, float *dw,
+                                   int64_t *hi, float *hw, int64_t *wi, float *ww) {
+    if (dims == 3) linear_taps(&p, D, OD, scale_d, align, di, dw);
+    linear_taps(&p, H, OH, scale_h, align, hi, hw);
+    linear_taps(&p, W, OW, scale_w, align, wi, ww);
+    const int64_t vec_end = C - C % (int64_t)p.lanes, terms = dims == 3 ? 8 : 4;
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t e = 0; e < OD; e++)
+            for (int64_t a = 0; a < OH; a++)
+                for (int64_t b = 0; b < OW; b++) {
+                    int64_t at[8];
+                    float wt[8];
+                    for (int64_t t = 0; t < terms; t++) { /* t's bits: depth, height, width tap */
+                        const int64_t i = dims == 3 ? t >> 2 : 0, j = (t >> 1) & 1, k = t & 1;
+                        const float lh = hw[2 * a + j], lw = ww[2 * b + k];
+                        wt[t] = dims == 3 ? (dw[2 * e + i] * lh) * lw : lh * lw;
+                        at[t] = ((dims == 3 ? di[2 * e + i] : 0) * H + hi[2 * a + j]) * W + wi[2 * b + k];
+                    }
+                    for (int64_t c = 0; c < C; c++) {
+                        const float *vol = x + (n * C + c) * D * H * W;
+                        float o;
+                        if (c < vec_end) {
+                            const int64_t l = terms - 1; /* the innermost product GCC fused: the last on x86,
+                                                            the one before on aarch64 */
+                            o = is_arm(&p) ? vcmadd(&p, vol[at[l - 1]], wt[l - 1], vol[at[l]] * wt[l])
+                                           : vcmadd(&p, vol[at[l]], wt[l], vol[at[l - 1]] * wt[l - 1]);
+                            for (int64_t t = l - 2; t >= 0; t--) o = vcmadd(&p, vol[at[t]], wt[t], o);
+                        } else {
+                            o = sfmadd(&p, vol[at[0]], wt[0], vol[at[1]] * wt[1]);
+                            for (int64_t t = 2; t < terms; t++) o = sfmadd(&p, vol[at[t]], wt[t], o);
+                        }
+                        out[(((n * C + c) * OD + e) * OH + a) * OW + b] = o;
+                    }
+                }
+}
+
+/* upsample_linear_channels_last's loop2d (above) for (N, C, H, W) to (N, C, OH, OW). */
 void upsample_bilinear(profile_t p, const float *x, float *out, int64_t N, int64_t C, int64_t H, int64_t W,
                        int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi, float *hw,
                        int64_t *wi, float *ww) {
-    linear_taps(&p, H, OH, scale_h, align, hi, hw);
-    linear_taps(&p, W, OW, scale_w, align, wi, ww);
-    const int64_t vec_end = C - C % (int64_t)p.lanes;
-    for (int64_t n = 0; n < N; n++)
-        for (int64_t a = 0; a < OH; a++)
-            for (int64_t b = 0; b < OW; b++) {
-                const float w00 = hw[2 * a] * ww[2 * b], w01 = hw[2 * a] * ww[2 * b + 1];
-                const float w10 = hw[2 * a + 1] * ww[2 * b], w11 = hw[2 * a + 1] * ww[2 * b + 1];
-                const int64_t h0 = hi[2 * a], h1 = hi[2 * a + 1], c0 = wi[2 * b], c1 = wi[2 * b + 1];
-                for (int64_t c = 0; c < C; c++) {
-                    const float *plane = x + (n * C + c) * H * W;
-                    const float x00 = plane[h0 * W + c0], x01 = plane[h0 * W + c1];
-                    const float x10 = plane[h1 * W + c0], x11 = plane[h1 * W + c1];
-                    float o;
-                    if (c < vec_end) {
-                        /* the innermost product GCC fused: the second on x86, the first on aarch64 */
-                        o = is_arm(&p) ? vcmadd(&p, x10, w10, x11 * w11) : vcmadd(&p, x11, w11, x10 * w10);
-                        o = vcmadd(&p, x01, w01, o);
-                        o = vcmadd(&p, x00, w00, o);
-                    } else {
-                        o = sfmadd(&p, x00, w00, x01 * w01);
-                        o = sfmadd(&p, x10, w10, o);
-                        o = sfmadd(&p, x11, w11, o);
-                    }
-                    out[((n * C + c) * OH + a) * OW + b] = o;
-                }
-            }
+    upsample_linear_channels_last(p, x, out, N, C, 1, H, W, 1, OH, OW, 1.0f, scale_h, scale_w, align, 2, NULL, NULL,
+                                  hi, hw, wi, ww);
 }
 
 /* cpu_upsample_linear_backward, loop2d (cpu/UpSampleMoreKernel.cpp), float (opmath = scalar, so it
@@ -850,8 +869,8 @@ static inline float two_taps(const profile_t *p, float t0, float w0, float t1, f
 /* upsample_generic_Nd_kernel_impl with HelperInterpLinear (cpu/UpSampleKernel.cpp), float: the kernel
  * ATen's upsample_linear1d always runs, and upsample_bilinear2d and upsample_trilinear3d where they do
  * not take their channels-last kernel (2-D: OH + OW over 128 of a channels-first input or of at most 3
- * channels, 3 channels at one thread excepted; 3-D: OD + OH + OW over 48 of a channels-first input or of
- * at most 3 channels). Each output element on its own (so the thread count does not reach the bits):
+ * channels, 3 channels at one thread excepted; 3-D: all but a channels-last input of more than 3
+ * channels). Each output element on its own (so the thread count does not reach the bits):
  * the taps and weights of linear_taps per dim, InterpolateNonSeparable's recursion from the outermost
  * dim, each two_taps: a row's sum over the width, then (dims 2, 3) two rows' sums with the height's
  * weights, then (dims 3) two planes' with the depth's. Shapes: x (P, D, H, W), out (P, OD, OH, OW),
