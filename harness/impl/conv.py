@@ -85,8 +85,13 @@ reading the paddings and overflows of the kernel's extent (``_extended``) and th
 sizes of its taps, the taps DH, DW apart (csrc/conv.c ``*_dilated``): jit:sse41/avx2/avx512_core
 forward, jit:avx2/avx512_core backward data at stride 1 (a stride with a dilation: gemm:jit),
 jit:avx512_core's weights with its undilated split (jit:avx2's weights take no dilation: gemm:jit),
-gemm:jit's im2col and col2im with the dilation. Refused: aarch64, grouped, transposed or
-channels-last dilated convolutions, a dilated side of one tap, gemm:jit's ``ref:any`` fallback.
+gemm:jit's im2col and col2im with the dilation (``dilated_onednn_kernels``; a group's kernel where
+harness.impl.conv_grouped names it, a transposed convolution's adjoint's for harness.impl
+.conv_transpose). Grouped and depthwise dilated convolutions: harness.impl.conv_grouped; transposed
+ones: harness.impl.conv_transpose. Refused: aarch64, channels-last dilated convolutions, a dilated
+side of one tap, gemm:jit's ``ref:any`` fallback. SSE4.1's gemm:jit grad_weight with an infinite or
+NaN grad_output where im2col has padding zeros is refused (its sgemm multiplies the zeros: NaN; the
+model skips them; measured on a Zen 5: 128 of 128 such weights of one undilated probe differ).
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
@@ -670,10 +675,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
     g = _geometry(x.shape, w.shape, stride, padding, dilation)
-    if tuple(dilation) != (1, 1):
-        if kind is not None:
-            raise ParityError("conv2d: the impl reproduces dilated convolutions of one group only")
-        return _dilated_forward(x, w, b, g, tuple(dilation), profile)
+    dil = (int(dilation[0]), int(dilation[1]))
+    if dil != (1, 1) and kind != THNN:  # THNN dilated: slow_conv_transpose2d's grad_input (conv_transpose)
+        return _dilated_forward(x, w, b, g, dil, profile, kind)
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     if kind == ACL_REF:
@@ -694,7 +698,7 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         prof = profile if n == 1 else profile.with_threads(1)
         for t in range(n):
             cols = x[t].reshape(c, h * wd) if (kh, kw, sh, sw, ph, pw) == (1, 1, 1, 1, 0, 0) else None
-            cols = _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow) if cols is None else cols
+            cols = _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow, *dil) if cols is None else cols
             out = y[t].reshape(-1)
             if b is not None:
                 y[t] = b[:, None, None]
@@ -796,18 +800,40 @@ def dilated_kernel(g: Geometry, dil: tuple[int, int], profile: KernelProfile) ->
     kernel's extent in the padding checks (``onednn_path``, ``direct_kernels``). ParityError on
     aarch64, for a dilated side of one tap (oneDNN's 1x1 kernels), and for gemm:jit's ``ref:any``
     fallback (not measured dilated)."""
-    if profile.aarch64:
-        raise ParityError("conv2d: the impl reproduces dilated convolutions on x86 only")
-    if (g.kh == 1 and dil[0] > 1) or (g.kw == 1 and dil[1] > 1):
-        raise ParityError("conv2d: the impl reproduces dilation over kernel sides of more than one tap only")
+    dilation_refused((g.n, g.c, g.h, g.w), (g.oc, g.c, g.kh, g.kw), dil, profile)
     if _small_single(g.n, g.c, g.h, g.w, g.kh, g.kw):
         return SLOW_DILATED
+    return dilated_onednn_kernels(g, dil, profile)[0]
+
+
+def dilated_onednn_kernels(g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> tuple[str, str, str]:
+    """(forward, backward data, backward weights and bias): oneDNN's kernels for a dilated convolution
+    it runs (``dilated_kernel``'s and ``dilated_backward_kernels``' oneDNN part; a transposed one's
+    adjoint, harness.impl.conv_transpose). ParityError where its forward would be ``ref:any``."""
     kind = onednn_path(g, profile, dil)
     if kind in (AVX2, AVX512):
         kind = direct_kernels(g, kind, profile, dil)[0]
     if kind == GEMM_JIT and gemm_jit_forward_declines(g, profile):
         raise ParityError("conv2d forward: oneDNN's ref:any for a dilated convolution is not modelled")
-    return kind
+    if profile.aten not in ("avx2", "avx512"):
+        return kind, GEMM_JIT, GEMM_JIT
+    e, avx512 = _extended(g, dil), profile.aten == "avx512"
+    if (g.sh, g.sw) != (1, 1):  # the direct kernels take no stride with a dilation, nor brgconv_strided (measured)
+        data = GEMM_JIT
+    elif avx512 and not _avx512_data_declines(g, profile.l1_per_core, dil=dil):
+        data = AVX512
+    else:
+        data = GEMM_JIT if _avx2_data_declines(e) else AVX2
+    return kind, data, AVX512 if avx512 and not _avx512_weights_declines(g, dil) else GEMM_JIT
+
+
+def dilation_refused(x_shape, w_shape, dil: tuple[int, int], profile: KernelProfile) -> None:
+    """ParityError for a dilated convolution the impl has no kernel for at all (any groups): on
+    aarch64, or a dilated kernel side of one tap (oneDNN's 1x1 kernels)."""
+    if profile.aarch64:
+        raise ParityError("conv2d: the impl reproduces dilated convolutions on x86 only")
+    if (w_shape[2] == 1 and dil[0] > 1) or (w_shape[3] == 1 and dil[1] > 1):
+        raise ParityError("conv2d: the impl reproduces dilation over kernel sides of more than one tap only")
 
 
 def dilated_backward_kernels(g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> tuple[str, str]:
@@ -818,29 +844,25 @@ def dilated_backward_kernels(g: Geometry, dil: tuple[int, int], profile: KernelP
     (``_avx2_data_declines``), else gemm:jit, strided gemm:jit; weights jit:avx512_core where its
     init_conf accepts (``_avx512_weights_declines``), else gemm:jit (jit:avx2's weights take no
     dilation)."""
-    forward = dilated_kernel(g, dil, profile)
-    if forward == SLOW_DILATED or profile.aten not in ("avx2", "avx512"):
-        return (forward, forward) if forward == SLOW_DILATED else (GEMM_JIT, GEMM_JIT)
-    e, avx512 = _extended(g, dil), profile.aten == "avx512"
-    if (g.sh, g.sw) != (1, 1):  # the direct kernels take no stride with a dilation, nor brgconv_strided (measured)
-        data = GEMM_JIT
-    elif avx512 and not _avx512_data_declines(g, profile.l1_per_core, dil=dil):
-        data = AVX512
-    else:
-        data = GEMM_JIT if _avx2_data_declines(e) else AVX2
-    return data, AVX512 if avx512 and not _avx512_weights_declines(g, dil) else GEMM_JIT
+    if dilated_kernel(g, dil, profile) == SLOW_DILATED:
+        return SLOW_DILATED, SLOW_DILATED
+    return dilated_onednn_kernels(g, dil, profile)[1:]
 
 
-def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: bool, profile: KernelProfile, mask):
-    """A dilated convolution's backward by ``dilated_backward_kernels``' choice: slow_conv_dilated2d
+def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: bool, profile: KernelProfile, mask,
+                      kind: str | None = None):  # fmt: skip
+    """A dilated convolution's backward by ``dilated_backward_kernels``' choice (``kind`` where given:
+    a group's kernel, harness.impl.conv_grouped's choice, for both passes): slow_conv_dilated2d
     (``_thnn_backward``); gemm:jit (``_gemm_jit_backward`` at SSE4.1, ``_vector_gemm_jit_backward``);
     jit:avx2's and jit:avx512_core's backward data the undilated orders with the taps ``dil`` apart
     (csrc/conv.c conv_bwd_data_terms_dilated: jit:avx2 chunks of 8, 16 or 32 output channels,
     jit:avx512_core blocks of 16, each a chain from 0 over (kh, kw, channel), added); jit:avx512_core's
     weights and bias the undilated split (``_weight_split``, ``_bias_parts``: a chain per thread over
     its (image, oh, ow) pairs, the threads' sums added) with the taps ``dil`` apart."""
-    data, weights = dilated_backward_kernels(g, dil, profile)
-    if data == SLOW_DILATED:
+    if kind not in (None, GEMM_JIT, AVX2, AVX512, THNN):
+        raise ParityError(f"conv2d: {kind} is not modelled for a dilated convolution's backward")
+    data, weights = (kind, kind) if kind else dilated_backward_kernels(g, dil, profile)
+    if data in (SLOW_DILATED, THNN):  # THNN: slow_conv_transpose2d's grad_weight (harness.impl.conv_transpose)
         return _thnn_backward(dy, x, w, g, has_bias, profile, mask, dil)
     if profile.aten not in ("avx2", "avx512"):
         return _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil)
@@ -863,8 +885,10 @@ def _dilated_backward(dy, x, w, g: Geometry, dil: tuple[int, int], has_bias: boo
     return gx, gw, gb
 
 
-def _dilated_forward(x, w, b, g: Geometry, dil: tuple[int, int], profile: KernelProfile) -> np.ndarray:
-    """A dilated convolution's forward by ``dilated_kernel``'s choice. slow_conv_dilated2d
+def _dilated_forward(x, w, b, g: Geometry, dil: tuple[int, int], profile: KernelProfile,
+                     kind: str | None = None) -> np.ndarray:  # fmt: skip
+    """A dilated convolution's forward by ``dilated_kernel``'s choice (``kind`` where given: a group's
+    kernel, harness.impl.conv_grouped's choice). slow_conv_dilated2d
     (slow_conv_dilated_all_cpu_template), per image in order: the output filled with the bias (zeros
     without), im2col with the dilation (rows (channel, kh, kw)), then ``cpublas::gemm`` 'n', 'n' (M
     the pixels, N the output channels, K = C*KH*KW) with beta 1 onto it (MKL on all threads). oneDNN:
@@ -872,7 +896,9 @@ def _dilated_forward(x, w, b, g: Geometry, dil: tuple[int, int], profile: Kernel
     jit:sse41 (unfused) and jit:avx2 one chain from the bias over blocks of 8 channels, (kh, kw), the
     block's channels; jit:avx512_core a chain per block of 16, the first plus the bias, the others
     added; gemm:jit its im2col and sgemms (``_gemm_jit_forward``, ``_vector_gemm_jit_forward``)."""
-    kind = dilated_kernel(g, dil, profile)
+    if kind not in (None, SSE41, AVX2, AVX512, GEMM_JIT):
+        raise ParityError(f"conv2d: {kind} is not modelled for a dilated convolution's forward")
+    kind = kind or dilated_kernel(g, dil, profile)
     n, c, _h, _wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     if kind == SLOW_DILATED:
         y = np.zeros((n, oc, oh * ow), np.float32)
@@ -1998,9 +2024,7 @@ def conv2d_backward(
     dy, x, w = f32(dy), f32(x), f32(w)
     g = _geometry(x.shape, w.shape, stride, padding, dilation)
     if tuple(dilation) != (1, 1):
-        if kind is not None:
-            raise ParityError("conv2d: the impl reproduces dilated convolutions of one group only")
-        return _dilated_backward(dy, x, w, g, tuple(dilation), has_bias, profile, mask)
+        return _dilated_backward(dy, x, w, g, tuple(dilation), has_bias, profile, mask, kind)
     oc, kh, kw, sh, sw = g.oc, g.kh, g.kw, g.sh, g.sw
     kind = kind or path(x.shape, w.shape, stride, padding, profile)
     gx = gw = gb = None
@@ -2111,7 +2135,8 @@ def _gemm_jit_conf(g: Geometry, threads: int, weights: bool, simd_w: int = 4, gr
     return nthr, max(simd_w, int(np.float32(most) * coef))
 
 
-def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int] = (1, 1)):
+def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int] = (1, 1),
+                       conf: tuple[int, int] | None = None):  # fmt: skip
     """oneDNN's gemm:jit backward (gemm_convolution.cpp, every backward at SSE4.1): per image its
     sgemm (unfused at SSE4.1) and col2im, over blocks of output pixels where the im2col buffer is
     too large (``_gemm_jit_conf``). grad_input: per block, per tap (kh, kw) in order a chain over the
@@ -2121,14 +2146,15 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
     the images split evenly between the outer threads, each thread's sum added in order; grad_bias:
     per output row one chain over (ow) in order from the row's first column, added to the channel's
     sum (its ``omp simd`` reduction comes out as one chain: measured on rows of 28 to 600 columns).
-    ``dil``: the taps' dilation (im2col's and col2im's)."""
+    ``dil``: the taps' dilation (im2col's and col2im's); ``conf``: the weights' (threads, os_block)
+    where a caller has them (a group's of several, harness.impl.conv_grouped), else ``_gemm_jit_conf``'s."""
     n, c, oc, kh, kw, oh, ow = g.n, g.c, g.oc, g.kh, g.kw, g.oh, g.ow
     lib = _lib()
     gx = gw = gb = None
     if mask[0]:
         gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1], dil)
     if mask[1]:
-        nthr, os_block = _gemm_jit_conf(g, profile.threads, True)
+        nthr, os_block = conf or _gemm_jit_conf(g, profile.threads, True)
         gw = np.empty_like(w)
         ohw = oh * ow
         images = _balance211(n, min(nthr, n))
@@ -2139,6 +2165,12 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
                 *g, *dil, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col)
             )
         else:
+            e = _extended(g, dil)
+            padded = max(g.ph, g.pw, _end_pad(g.pw, ow, g.w, g.sw, e.kw), _end_pad(g.ph, oh, g.h, g.sh, e.kh)) > 0
+            if padded and not np.isfinite(dy).all():
+                # its sgemm multiplies im2col's padding zeros too (inf * 0, NaN * 0: NaN); the model skips them
+                raise ParityError("conv2d backward weights: gemm:jit at SSE4.1 with an infinite or NaN grad_output "
+                                  "over im2col's padding zeros is not modelled")  # fmt: skip
             parts = [b * ohw for b in images]
             runs = [
                 b * ohw + s0 + off
