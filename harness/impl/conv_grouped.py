@@ -2,7 +2,7 @@
 ``conv2d`` and ``conv2d_backward`` here take any ``groups`` and hand one group to harness.impl.conv.
 
 Shapes (NCHW, float32, contiguous): x (N, C, H, W), w (OC, C / groups, KH, KW), b (OC,) or None,
-y (N, OC, OH, OW); dilation 1, not transposed.
+y (N, OC, OH, OW); not transposed; dilated: the last section below.
 
 What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at the three x86 levels,
 1 and 2 threads; docs/impl/kernels.md has it in full):
@@ -104,6 +104,34 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   .conv's gemm:jit model over all the groups at once (its blocking over the (image, group) pairs,
   bwd_weights_balance's split of the groups and images), the forward refused where it runs ref:any.
 
+Dilated (``path``'s ``dilation``; ATen hands every dilated grouped convolution to oneDNN: its
+``use_mkldnn`` counts a dilation as a stride and groups skip the small-image rule; ONEDNN_VERBOSE on
+this host, a Zen 5, named the kernel ``path`` predicts for every pass of every draw measured):
+
+- depthwise: jit_dw's forward with the taps apart (its init_conf checks the paddings against the
+  kernel's extent, ``dw_forward_declines``), the per-channel chain above; jit_dw's backward kernels
+  take no dilation, so grad_input, grad_weight and grad_bias run gemm:jit (at SSE4.1 the depthwise
+  gemm:jit models above, at AVX2/AVX-512 ``GEMM_JIT_GROUPS``), im2col and col2im with the dilation.
+- groups of several channels (``_dilated_several``): the undilated routes with the one-group
+  kernels' dilated checks: jit:sse41 / jit:avx2 group by group, jit:avx512_core in its blocks of 16, 8
+  or 4 (``_avx512_group_forward_takes`` over the kernel's extent); grad_input at stride 1 jit:avx2 or
+  jit:avx512_core where their checks take it (strided: gemm:jit); grad_weight at SSE4.1 gemm:jit
+  group by group with init_conf's threading over all the groups (``_sse41_groups_weights_conf``), at
+  AVX2 gemm:jit (jit:avx2's weights take no dilation), at AVX-512 jit:avx512_core for blocks of 16 on
+  one thread, else gemm:jit.
+
+Measured on an AMD EPYC Zen 5 (random dilated conv1d and conv2d, dilation 2 to 4, kernels 2 to 7,
+strides 1 and 2, paddings up to the kernel's extent and past it, 1 to 4 images, channels off the 8
+and 16 lanes, every fifth draw with NaN, infinities, -0 and denormals in the input and grad_output;
+each draw's forward and every gradient through the trace replay, 30 draws a level and thread count
+at baseline, avx2 and avx512 on 1, 2 and 4 threads, 1080 tensors each): depthwise 991 bit for bit,
+89 refused, 0 other; groups of several channels 846 bit for bit, 234 refused, 0 other (every pass's
+kernel the one ONEDNN_VERBOSE named; docs/impl/kernels.md has the table). Refused: the NaN results
+whose NaN may be of either kind (the replay's rule), at AVX2 jit:avx2's flat forward (2 to 7 input
+channels a group), at AVX-512 groups without a block of 16, 8 or 4 that jit:avx2 takes, forwards
+beyond jit:avx512_core's settled bounds (``_AVX512_BELOW``) and grad_weight of groups of blocks of 16
+on several threads.
+
 Not modelled, refused (ParityError naming the kernel): at AVX-512 jit:avx2's flat forward (fewer
 than 8 input channels a group) where jit:avx512_core declines, brgconv_strided's grad_input over NaN
 or infinite grad_output or weights, jit:avx512_core's grad_weight of blocks of 16 on more than 2
@@ -160,11 +188,11 @@ def _depthwise(x_shape, w_shape, groups: int) -> bool:
     return cg == 1 and ocg == 1
 
 
-def _group_geometry(x_shape, w_shape, stride, padding, groups: int) -> conv.Geometry:
-    """The geometry of one group (C / groups input, OC / groups output channels)."""
+def _group_geometry(x_shape, w_shape, stride, padding, groups: int, dil: tuple[int, int] = (1, 1)) -> conv.Geometry:
+    """The geometry of one group (C / groups input, OC / groups output channels; taps ``dil`` apart)."""
     cg, ocg, _ = _split(x_shape, w_shape, groups)
     n, _, h, wd = x_shape
-    return conv._geometry((n, cg, h, wd), (ocg, cg, *w_shape[2:]), stride, padding)
+    return conv._geometry((n, cg, h, wd), (ocg, cg, *w_shape[2:]), stride, padding, dil)
 
 
 def _thnn_per_group(x_shape, w_shape, stride, profile: KernelProfile) -> bool:
@@ -178,14 +206,14 @@ def _level(profile: KernelProfile) -> tuple[str, int, int, bool]:
     return _DW[profile.aten]
 
 
-def dw_forward_declines(g: conv.Geometry, ur_w: int) -> bool:
+def dw_forward_declines(g: conv.Geometry, ur_w: int, dil: tuple[int, int] = (1, 1)) -> bool:
     """Whether jit_uni_dw_conv_fwd_kernel's init_conf declines (blocked layout): the kernel outside the
     input, or a left padding or a right padding (up to the last whole unroll) over the width unroll
-    (ur_w, or OW below it)."""
-    if conv._kernel_outside_src(g):
+    (ur_w, or OW below it); with the taps ``dil`` apart, both over the kernel's extent."""
+    if conv._kernel_outside_src(g, dil):
         return True
     ur = min(ur_w, g.ow)
-    right = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, g.kw))
+    right = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur, g.w, g.sw, conv._extended(g, dil).kw))
     return g.pw > ur or right > ur
 
 
@@ -210,10 +238,15 @@ def dw_weights_declines(g: conv.Geometry) -> bool:
     )
 
 
-def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> tuple[str, str, str]:
+def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+         dilation: tuple[int, int] = (1, 1)) -> tuple[str, str, str]:  # fmt: skip
     """(forward, backward data, backward weights): the kernel torch runs for each pass, or a name
-    starting with ``refuse:`` for a kernel the impl does not model."""
-    if _thnn_per_group(x_shape, w_shape, stride, profile):
+    starting with ``refuse:`` for a kernel the impl does not model. ``dilation``: the taps' (ATen hands
+    every dilated grouped convolution to oneDNN; the module's docstring, dilated)."""
+    dil = tuple(dilation)
+    if dil != (1, 1):
+        conv.dilation_refused(x_shape, w_shape, dil, profile)
+    if dil == (1, 1) and _thnn_per_group(x_shape, w_shape, stride, profile):
         if not profile.aarch64:
             _split(x_shape, w_shape, groups)
             return (THNN_GROUPS,) * 3
@@ -221,8 +254,10 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
         unmeasured = "refuse:ATen's slow_conv2d per group on aarch64 (NVPL's sgemm on offset slices), not measured"
         return (THNN_GROUPS, THNN_GROUPS, unmeasured) if _depthwise(x_shape, w_shape, groups) else (unmeasured,) * 3
     name, block, ur_w, _fused = _level(profile)
-    g = _group_geometry(x_shape, w_shape, stride, padding, groups)
+    g = _group_geometry(x_shape, w_shape, stride, padding, groups, dil)
     if not _depthwise(x_shape, w_shape, groups):
+        if dil != (1, 1):
+            return _dilated_several(g, groups, dil, profile)
         if profile.aten == "avx512":
             fwd, data, weights = _several_channels(g, groups, stride, profile)
             if conv._kernel_outside_src(g):  # every direct kernel's weights decline it: gemm:jit (measured)
@@ -243,9 +278,10 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
     else:
         fallback = tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
     whole = profile.aten != "default" or x_shape[1] % block == 0
-    fwd = name if whole and not dw_forward_declines(g, ur_w) else fallback[0]
-    data = name if whole else fallback[1]
-    weights = name if whole and not dw_weights_declines(g) else fallback[2]
+    fwd = name if whole and not dw_forward_declines(g, ur_w, dil) else fallback[0]
+    undilated = dil == (1, 1)  # jit_dw's backward kernels take no dilation: gemm:jit
+    data = name if whole and undilated else fallback[1]
+    weights = name if whole and undilated and not dw_weights_declines(g) else fallback[2]
     if weights == GEMM_JIT_DW:
         # per group threads // groups threads (bwd_weights_balance, _weights_threads); pixel blocks
         # below the output's size (the scratchpad limit) measured to differ: refused
@@ -256,6 +292,53 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile)
             else "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
         )
     return fwd, data, weights
+
+
+def _dilated_several(
+    g: conv.Geometry, groups: int, dil: tuple[int, int], profile: KernelProfile
+) -> tuple[str, str, str]:
+    """``path`` for dilated groups of several channels or a channel multiplier (``g`` one group's
+    geometry, its taps ``dil`` apart): the undilated routes with the one-group kernels' dilated checks
+    (harness.impl.conv ``direct_kernels``, ``dilated_backward_kernels``: the paddings against the
+    kernel's extent). Forward: whole blocks of 8 input and output channels a group jit:sse41 or
+    jit:avx2 group by group, at AVX-512 jit:avx512_core in its blocks of 16, 8 or 4; else gemm:jit over
+    all the groups. grad_input at stride 1: jit:avx2 (whole blocks of 8) or jit:avx512_core (its
+    blocks) where their checks take it, else gemm:jit (strided: gemm:jit, as for one group).
+    grad_weight: at SSE4.1 gemm:jit per group, at AVX2 gemm:jit (jit:avx2's weights take no
+    dilation), at AVX-512 jit:avx512_core for groups of blocks of 16 on one thread, else gemm:jit."""
+    whole = g.c % 8 == 0 and g.oc % 8 == 0
+    gemm = tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
+    stride1 = (g.sh, g.sw) == (1, 1)
+    if profile.aten == "default":
+        fwd = conv.SSE41 + PER_GROUP if whole and not conv._avx2_forward_declines(g, dil) else gemm[0]
+        data = _gemm_jit_per_group(g, _weights_threads(profile, groups))
+        return fwd, data, _gemm_jit_per_group(g, _weights_threads(profile, groups), profile.threads, groups)
+    if profile.aten == "avx2":
+        if 1 < g.c < 8 and g.oc % 8 == 0:
+            return "refuse:jit:avx2's flat forward (fewer than 8 input channels) for dilated groups", gemm[1], gemm[2]
+        kinds = conv.direct_kernels(g, conv.AVX2, profile, dil)
+        fwd = conv.AVX2 + PER_GROUP if whole and kinds[0] == conv.AVX2 else gemm[0]
+        takes = whole and stride1 and not conv._avx2_data_declines(conv._extended(g, dil))
+        return fwd, conv.AVX2 + PER_GROUP if takes else gemm[1], gemm[2]
+    block = _avx512_block(g)
+    if block is None and g.oc % 8 == 0:  # jit:avx2 takes it (undilated, measured), not dilated
+        return ("refuse:jit:avx2 for dilated groups without a block of 16, 8 or 4 channels",) * 3
+    if block is None or conv._kernel_outside_src(g, dil):  # no direct kernel takes it: gemm:jit
+        return gemm
+    takes = _avx512_group_forward_takes(g, block, dil)
+    fwd = AVX512_GROUPS if takes else (_AVX512_BELOW if takes is None else gemm[0])
+    data = gemm[1]
+    if stride1 and not conv._avx512_data_declines(g, profile.l1_per_core, dil=dil):
+        data = AVX512_GROUPS
+    elif stride1 and whole and not conv._avx2_data_declines(conv._extended(g, dil)):
+        data = conv.AVX2 + PER_GROUP
+    weights = gemm[2]
+    if block == 16 and not conv._avx512_weights_declines(g, dil):
+        weights = conv.AVX512 + PER_GROUP if profile.threads == 1 else _DILATED_BALANCE
+    return fwd, data, weights
+
+
+_DILATED_BALANCE = "refuse:jit:avx512_core's weights of dilated groups of blocks of 16 on several threads"
 
 
 def _several_channels(g: conv.Geometry, groups: int, stride, profile: KernelProfile) -> tuple[str, str, str]:
@@ -415,7 +498,7 @@ def _per_group_forward(g: conv.Geometry, groups: int, profile: KernelProfile, wh
 _AVX512_BELOW = "refuse:jit:avx512_core beyond its measured unroll and code bounds for a group (or a kernel below it)"
 
 
-def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool | None:
+def _avx512_group_forward_takes(g: conv.Geometry, block: int, dil: tuple[int, int] = (1, 1)) -> bool | None:
     """Whether jit_avx512_common_conv_fwd_kernel_t::init_conf takes a group (``block`` its channel
     block; a group's channels are not padded, so not the one-group checks of
     ``conv._avx512_forward_declines``): True, False, or None where the impl does not settle it.
@@ -426,14 +509,16 @@ def _avx512_group_forward_takes(g: conv.Geometry, block: int) -> bool | None:
     kernels: taken where the left and whole right padding fit its narrowest width unroll (min(OW, 5):
     31 / (blocking + 1) at 5 blocks of output channels) and its code with at most 31 columns of
     blocks an unroll fits; else None. Measured on this host (AVX-512, 1x1 kernels too): 85 of 85
-    forwards bit for bit, and the routes of wide kernels (``tests/test_impl_live_conv_grouped.py``)."""
-    if conv._kernel_outside_src(g):
+    forwards bit for bit, and the routes of wide kernels (``tests/test_impl_live_conv_grouped.py``).
+    Dilated (``dil``): the paddings those of the kernel's extent."""
+    if conv._kernel_outside_src(g, dil):
         return False
-    right = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    ekw = conv._extended(g, dil).kw
+    right = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, ekw))
     if g.kw > 3:
         ur_w = min(g.ow, 28)
-        first_r_pad = conv._end_pad(g.pw, ur_w * (g.ow // ur_w), g.w, g.sw, g.kw)
-        no_tail = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur_w, g.w, g.sw, g.kw))
+        first_r_pad = conv._end_pad(g.pw, ur_w * (g.ow // ur_w), g.w, g.sw, ekw)
+        no_tail = max(0, conv._end_pad(g.pw, g.ow - g.ow % ur_w, g.w, g.sw, ekw))
         mult = 1 + (g.pw > 0) + (first_r_pad > 0)
         return g.pw <= ur_w and no_tail <= ur_w and mult * g.kw * block * ur_w * 15 <= 256 * 1024
     narrowest = min(g.ow, 5)
@@ -457,7 +542,15 @@ def _avx512_block(g: conv.Geometry) -> int | None:
 
 
 def _terms_groups_forward(
-    x, w, b, g: conv.Geometry, groups: int, terms: np.ndarray, bias_mode: int, fused: bool = True
+    x,
+    w,
+    b,
+    g: conv.Geometry,
+    groups: int,
+    terms: np.ndarray,
+    bias_mode: int,
+    fused: bool = True,
+    dil: tuple[int, int] = (1, 1),
 ) -> np.ndarray:
     """Per group chains over ``terms`` (csrc/conv.c conv_fwd_terms; ``fused``, else each product
     rounded), the groups' outputs concatenated. jit:avx512_core's forward of groups of several
@@ -471,27 +564,28 @@ def _terms_groups_forward(
     for i, (xs, ws) in enumerate(zip(_subtensors(x, groups, 1), _subtensors(w, groups, 0), strict=True)):
         out = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
         bias = None if bs[i] is None else ptr(bs[i])
-        lib.conv_fwd_terms(*g, ptr(xs), ptr(ws), bias, ptr(out), ptr(terms), len(terms), int(fused), bias_mode)
+        lib.conv_fwd_terms_dilated(*g, *dil, ptr(xs), ptr(ws), bias, ptr(out), ptr(terms), len(terms), int(fused),
+                                   bias_mode)  # fmt: skip
         y[:, i * g.oc : (i + 1) * g.oc] = out
     return y
 
 
-def _direct_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int, avx512: bool) -> np.ndarray:
+def _direct_groups_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int, avx512: bool,
+                        dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
     """A direct kernel's grad_input of groups of several channels (jit:avx2 at stride 1,
     jit:avx512_core at any stride), group by group, each
     group's as harness.impl.conv's: jit:avx512_core's (``avx512``) per block of its channel block of
-    output channels a fused chain from 0 over (kh, kw, channel), the blocks' sums added (csrc/conv.c
-    conv_bwd_data_direct); jit:avx2's per chunk of output-channel blocks (``_avx2_data_chunk``: 1x1
-    too) a fused chain from 0, the chunks' sums added (conv_bwd_data_terms)."""
+    output channels a fused chain from 0 over (kh, kw, channel), the blocks' sums added; jit:avx2's per
+    chunk of output-channel blocks (``_avx2_data_chunk``: 1x1 too) a fused chain from 0, the chunks'
+    sums added (csrc/conv.c conv_bwd_data_terms_dilated, the taps ``dil`` apart)."""
     lib = conv._lib()
     terms = conv._terms_chunked(g.oc, g.kh, g.kw, conv._avx2_data_chunk(g.ow))
+    if avx512:  # per block a chain over (kh, kw, channel), the blocks' sums added
+        terms = conv._terms_blocked(g.oc, g.kh, g.kw, _avx512_block(g))
     gx = np.empty((g.n, g.c * groups, g.h, g.w), np.float32)
     for i, (d, ws) in enumerate(zip(_subtensors(dy, groups, 1), _subtensors(w, groups, 0), strict=True)):
         out = np.empty((g.n, g.c, g.h, g.w), np.float32)
-        if avx512:
-            lib.conv_bwd_data_direct(*g, ptr(d), ptr(ws), ptr(out), _avx512_block(g), 1, 0, 1)
-        else:
-            lib.conv_bwd_data_terms(*g, ptr(d), ptr(ws), ptr(out), ptr(terms), len(terms), 1)
+        lib.conv_bwd_data_terms_dilated(*g, *dil, ptr(d), ptr(ws), ptr(out), ptr(terms), len(terms), 1)
         gx[:, i * g.c : (i + 1) * g.c] = out
     return gx
 
@@ -532,13 +626,35 @@ def _weights_threads(profile: KernelProfile, groups: int) -> int:
     return max(1, profile.threads // groups)
 
 
-def _gemm_jit_per_group(g: conv.Geometry, weights_threads: int) -> str:
+def _gemm_jit_per_group(g: conv.Geometry, weights_threads: int, threads: int = 0, groups: int = 1) -> str:
     """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group (its grad_input on one
     thread, its grad_weight on ``weights_threads``) where a group's output is one pixel block in both
-    passes (measured); else refused."""
+    passes (measured); else refused. With ``threads`` (dilated groups): refused too where the outer
+    threading over the images that init_conf decides for all the ``groups`` on ``threads`` is not the
+    one a group's conf on ``weights_threads`` gives (measured: a group's images on one thread where
+    oneDNN splits them, 233 of 576 weights differ; undilated alike)."""
     blocks = (conv._gemm_jit_conf(g, weights_threads, True)[1], conv._gemm_jit_conf(g, 1, False)[1])
+    if threads:  # grad_weight by init_conf over all the groups (``_sse41_groups_weights_conf``)
+        blocks = (_sse41_groups_weights_conf(g, threads, groups)[1], blocks[1])
     whole = min(blocks) >= g.oh * g.ow
-    return conv.GEMM_JIT + PER_GROUP if whole else "refuse:gemm:jit's blocks of output pixels in a group's backward"
+    if not whole:
+        return "refuse:gemm:jit's blocks of output pixels in a group's backward"
+    return GEMM_JIT_SSE41_GROUPS if threads else conv.GEMM_JIT + PER_GROUP
+
+
+GEMM_JIT_SSE41_GROUPS = "gemm:jit per group (its threading over all the groups, SSE4.1)"
+
+
+def _sse41_groups_weights_conf(g: conv.Geometry, threads: int, groups: int) -> tuple[int, int]:
+    """(threads of a group's images, os_block) of gemm:jit's grad_weight at SSE4.1 over ``groups``:
+    init_conf on all the groups (``conv._gemm_jit_conf`` with ``groups``) decides the outer threading
+    and the pixel block; with it bwd_weights_balance gives min(groups, threads) threads whole groups
+    and splits a group's images between threads // that many of them, without it one thread runs
+    everything (measured on dilated groups: a group's own conf on threads // groups threads gave
+    other bits, 233 of 576 weights, where the two decide the outer threading apart)."""
+    nthr, os_block = conv._gemm_jit_conf(g, threads, True, 4, groups)
+    per_group = min(g.n, nthr // min(groups, nthr)) if nthr > 1 else 1
+    return per_group, os_block
 
 
 def _per_group_data(g: conv.Geometry, stride: tuple[int, int], profile: KernelProfile, refusal: str) -> str:
@@ -602,48 +718,53 @@ def _subtensors(a: np.ndarray, groups: int, axis: int, views: bool = False) -> l
 
 
 def _groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile, kind: str,
-                    views: bool = False) -> np.ndarray:  # fmt: skip
-    """harness.impl.conv's forward with ``kind`` on each group's slices (``_subtensors``), the outputs
-    concatenated."""
+                    views: bool = False, dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
+    """harness.impl.conv's forward with ``kind`` on each group's slices (``_subtensors``; taps ``dil``
+    apart), the outputs concatenated."""
     bs = [None] * groups if b is None else _subtensors(b, groups, 0, views)
     xs, ws = _subtensors(x, groups, 1, views), _subtensors(w, groups, 0, views)
-    outs = [conv.conv2d(xg, wg, bg, stride, padding, profile, kind) for xg, wg, bg in zip(xs, ws, bs, strict=True)]
+    outs = [conv.conv2d(xg, wg, bg, stride, padding, profile, kind, dil) for xg, wg, bg in zip(xs, ws, bs, strict=True)]
     return np.concatenate(outs, axis=1)
 
 
 def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, groups: int,
-           profile: KernelProfile) -> np.ndarray:  # fmt: skip
-    """``aten.convolution`` with ``groups``: y (N, OC, OH, OW) (see the module's docstring)."""
+           profile: KernelProfile, dilation: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
+    """``aten.convolution`` with ``groups``: y (N, OC, OH, OW) (see the module's docstring); the taps
+    ``dilation`` apart."""
     if groups == 1:
-        return conv.conv2d(x, w, b, stride, padding, profile)
+        return conv.conv2d(x, w, b, stride, padding, profile, dilation=dilation)
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
-    kind = path(x.shape, w.shape, stride, padding, groups, profile)[0]
+    dil = tuple(dilation)
+    kind = path(x.shape, w.shape, stride, padding, groups, profile, dil)[0]
     _refuse(kind, "forward")
     if kind == THNN_GROUPS:
         # ATen's slow_conv2d per group (_convolution): each group's input, weight and bias narrowed
         # (``_subtensors``' views), the thnn forward on them (MKL's sgemm per image), concatenated
         return _groups_forward(x, w, b, stride, padding, groups, profile, conv.THNN, True)
-    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
+    g = _group_geometry(x.shape, w.shape, stride, padding, groups, dil)
     if kind == AVX512_GROUPS:
-        return _terms_groups_forward(x, w, b, g, groups, conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g)), 2)
+        terms = conv._terms_blocked(g.c, g.kh, g.kw, _avx512_block(g))
+        return _terms_groups_forward(x, w, b, g, groups, terms, 2, dil=dil)
     if kind == DIRECT_1X1_GROUPS:
         fused = profile.aten != "default"  # jit:sse41 rounds each product
         return _terms_groups_forward(x, w, b, g, groups, conv._terms_chunked(g.c, 1, 1, g.c), 1, fused)
     if kind == GEMM_JIT_GROUPS:
-        return conv._vector_gemm_jit_forward(x, w, b, g, profile, groups)
+        return conv._vector_gemm_jit_forward(x, w, b, g, profile, groups, dil)
     if _one_group_kind(kind):
-        return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), _one_group_kind(kind))
+        one_group = _one_group_kind(kind)
+        return _groups_forward(x, w, b, stride, padding, groups, _group_profile(kind, profile), one_group, dil=dil)
     fused, bias_first = (_level(profile)[3], 1) if kind != GEMM_JIT_DW else (False, 0)
     if kind == GEMM_JIT_DW and g.kh * g.kw > 256:
         raise ParityError("conv2d forward with groups: gemm:jit's K blocks over 256 taps are not modelled")
     lib = conv._lib()
     xs = _per_channel(x)
     y = np.empty((x.shape[1], g.n, 1, g.oh, g.ow), np.float32)
+    taps = conv._terms_blocked(1, g.kh, g.kw, 1)  # (0, kh, kw) row by row, the taps dil apart
     for ch in range(x.shape[1]):
         wc, bc = w[ch : ch + 1], None if b is None else b[ch : ch + 1]
-        lib.conv_fwd_direct(*g, ptr(xs[ch]), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]), 1, int(fused),
-                            bias_first)  # fmt: skip
+        lib.conv_fwd_terms_dilated(*g, *dil, ptr(xs[ch]), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]),
+                                   ptr(taps), len(taps), int(fused), bias_first)  # fmt: skip
     return np.ascontiguousarray(y[:, :, 0].swapaxes(0, 1))
 
 
@@ -658,15 +779,17 @@ def conv2d_backward(
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
     dy_copied: bool = False,
+    dilation: tuple[int, int] = (1, 1),
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward`` with ``groups``: (grad_input, grad_weight, grad_bias), None
     where ``mask`` leaves one out or there is no bias; ParityError for a kernel not modelled.
     ``dy_copied``: torch's grad_output was not contiguous (ATen's slow_conv2d per group then works
-    on a fresh copy of each group's, not on a view into it)."""
+    on a fresh copy of each group's, not on a view into it); the taps ``dilation`` apart."""
     if groups == 1:
-        return conv.conv2d_backward(dy, x, w, stride, padding, has_bias, profile, mask)
+        return conv.conv2d_backward(dy, x, w, stride, padding, has_bias, profile, mask, dilation=dilation)
     dy, x, w = f32(dy), f32(x), f32(w)
-    fwd, data, weights = path(x.shape, w.shape, stride, padding, groups, profile)
+    dil = tuple(dilation)
+    fwd, data, weights = path(x.shape, w.shape, stride, padding, groups, profile, dil)
     if fwd == THNN_GROUPS:
         # ATen's slow_conv2d_backward per group (convolution_backward): each group's grad_output, input
         # and weight narrowed (``_subtensors``' views; a grad_output that was not contiguous is copied
@@ -675,15 +798,15 @@ def conv2d_backward(
             _refuse(weights, "backward weights")
         views = (not dy_copied, True, True)
         return _groups_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask, conv.THNN, views)
-    g = _group_geometry(x.shape, w.shape, stride, padding, groups)
+    g = _group_geometry(x.shape, w.shape, stride, padding, groups, dil)
     fused = _level(profile)[3] and data != GEMM_JIT_DW
     lib = conv._lib()
     c = x.shape[1]
     gx = gw = gb = None
     if mask[0] and data == GEMM_JIT_GROUPS:
-        gx = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), groups)[0]
+        gx = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (True, False, False), groups, dil)[0]
     elif mask[0] and data in (AVX512_GROUPS, AVX2_GROUPS):
-        gx = _direct_groups_data(dy, w, g, groups, data == AVX512_GROUPS)
+        gx = _direct_groups_data(dy, w, g, groups, data == AVX512_GROUPS, dil)
     elif mask[0] and data in BRG_STRIDED_GROUPS.values():
         if not (np.isfinite(dy).all() and np.isfinite(w).all()):
             raise ParityError(
@@ -696,25 +819,38 @@ def conv2d_backward(
     elif mask[0] and _one_group_kind(data):
         one_group, data_only = _one_group_kind(data), (True, False, False)
         grads = _groups_backward(
-            dy, x, w, stride, padding, groups, False, _group_profile(data, profile), data_only, one_group
+            dy, x, w, stride, padding, groups, False, _group_profile(data, profile), data_only, one_group, dilation=dil
         )
         gx = grads[0]
     elif mask[0]:
         _refuse(data, "backward data")
         dys = _per_channel(dy)
         out = np.empty((c, g.n, 1, g.h, g.w), np.float32)
+        taps = conv._terms_blocked(1, g.kh, g.kw, 1)  # one chain from 0 over (kh, kw), the taps dil apart
         for ch in range(c):
-            lib.conv_bwd_data_direct(*g, ptr(dys[ch]), ptr(w[ch : ch + 1]), ptr(out[ch]), 1, int(fused), 0, 0)
+            lib.conv_bwd_data_terms_dilated(*g, *dil, ptr(dys[ch]), ptr(w[ch : ch + 1]), ptr(out[ch]), ptr(taps),
+                                            len(taps), int(fused))  # fmt: skip
         gx = np.ascontiguousarray(out[:, :, 0].swapaxes(0, 1))
     if (mask[1] or (mask[2] and has_bias)) and weights == GEMM_JIT_GROUPS:
-        _, gw, gb = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, (False, mask[1], mask[2]), groups)
+        weights_only = (False, mask[1], mask[2])
+        _, gw, gb = conv._vector_gemm_jit_backward(dy, x, w, g, has_bias, profile, weights_only, groups, dil)
+    elif (mask[1] or (mask[2] and has_bias)) and weights == GEMM_JIT_SSE41_GROUPS:
+        conf, weights_only = _sse41_groups_weights_conf(g, profile.threads, groups), (False, mask[1], mask[2])
+        parts = [
+            conv._gemm_jit_backward(dyg, xg, wg, g, has_bias, profile, weights_only, dil, conf)
+            for dyg, xg, wg in zip(*(_subtensors(a, groups, ax) for a, ax in ((dy, 1), (x, 1), (w, 0))), strict=True)
+        ]
+        gw = np.concatenate([p[1] for p in parts]) if mask[1] else None
+        gb = np.concatenate([p[2] for p in parts]) if mask[2] and has_bias else None
     elif (mask[1] or (mask[2] and has_bias)) and weights in (AVX2_GROUPS, AVX512_WEIGHTS_GROUPS):
         _, gw, gb = _direct_groups_weights(dy, x, g, groups, has_bias, profile, mask, weights == AVX512_WEIGHTS_GROUPS)
     elif (mask[1] or (mask[2] and has_bias)) and _one_group_kind(weights):
         # gemm:jit: each group on threads // groups threads (``_weights_threads``)
         one_group, weights_only = _one_group_kind(weights), (False, mask[1], mask[2])
         per_group = profile.with_threads(_weights_threads(profile, groups)) if one_group == conv.GEMM_JIT else profile
-        _, gw, gb = _groups_backward(dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, one_group)
+        _, gw, gb = _groups_backward(
+            dy, x, w, stride, padding, groups, has_bias, per_group, weights_only, one_group, dilation=dil
+        )
     elif mask[1] or (mask[2] and has_bias):
         _refuse(weights, "backward weights")
         parts = _dw_weight_parts(g, c, profile)
@@ -779,14 +915,15 @@ def _dw_pixel_order(g: conv.Geometry) -> np.ndarray:
 
 
 def _groups_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask, kind: str,
-                     views: tuple[bool, bool, bool] = (False, False, False)):  # fmt: skip
+                     views: tuple[bool, bool, bool] = (False, False, False),
+                     dilation: tuple[int, int] = (1, 1)):  # fmt: skip
     """harness.impl.conv's backward with ``kind`` on each group's grad_output, input and weight
     (``_subtensors``, ``views`` for each), each gradient concatenated (None where ``mask`` leaves it
     out): a one-group kernel oneDNN runs group by group (gemm:jit's grad_weight: each group's sgemms
     on one thread), or ATen's slow_conv2d per group."""
     slices = (_subtensors(a, groups, axis, v) for a, axis, v in zip((dy, x, w), (1, 1, 0), views, strict=True))
     parts = [
-        conv.conv2d_backward(dyg, xg, wg, stride, padding, has_bias, profile, mask, kind)
+        conv.conv2d_backward(dyg, xg, wg, stride, padding, has_bias, profile, mask, kind, dilation)
         for dyg, xg, wg in zip(*slices, strict=True)
     ]
     return tuple(
