@@ -2,7 +2,7 @@
 forward and backward, as torch 2.13.0 runs it on x86 CPUs; a 1-D one runs as 2-D over rows of height 1
 (harness.trace.impl_ops views it so).
 
-Shapes (NCHW, float32, contiguous; one group here, groups below; dilation 1)::
+Shapes (NCHW, float32, contiguous; one group here, groups below; dilation: ``_dilated``)::
 
     x   input          (N, C, H, W)            C input channels
     w   weight         (C, OC, KH, KW)         OC output channels
@@ -67,8 +67,19 @@ backward weights, grad_bias ``_deconv_bias_grad`` in its backward-weights kernel
 gemm:jit, nChw8c for jit_dw and jit:avx2). Measured on 250 random cases per level at 1 and 2 threads
 and 150 at 4 and 8 (docs/impl/kernels.md): every pass not refused bit for bit.
 
+Dilated (one group, NCHW; ``_dilated``): ATen's slow_conv_transpose2d where its small-image rule keeps
+it (col2im and im2col with the dilation), else oneDNN's deconvolution as the dilated adjoint
+convolution's kernels (harness.impl.conv ``dilated_onednn_kernels``: its backward data plus the bias,
+its forward, its backward weights; grad_bias over a plain grad_output for gemm:jit's weights and
+jit:avx512_core's first-convolution layout below 16 channels); at avx512 too (ONEDNN_VERBOSE on a Zen 5
+named the adjoint's kernels predicted for every pass). Measured on an AMD EPYC Zen 5 (random dilated
+conv_transpose1d and conv_transpose2d, dilation 2 to 4, strides 1 and 2, every fifth draw with NaN,
+infinities, -0 and denormals; 30 draws a level and thread count at baseline, avx2 and avx512 on 1, 2
+and 4 threads): 989 of 1080 tensors bit for bit, 91 refused (82 NaN results of either kind, 9 SSE4.1
+gemm:jit grad_weights over padding with an infinite or NaN grad_output), 0 other.
+
 Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
-aarch64, dilation (harness.trace.impl_ops); with groups, the adjoint's passes
+aarch64, dilated grouped or channels-last transposed convolutions; with groups, the adjoint's passes
 harness.impl.conv_grouped refuses and, at avx2, the forward at a stride over 1 with more than 8 input
 channels a group (oneDNN's brgconv_strided:avx2 per group, ``_grouped_refusals``); channels-last
 operands of one group: see ``conv_transpose2d_nhwc`` below.
@@ -87,10 +98,11 @@ Pair = tuple[int, int]
 
 
 def adjoint_geometry(
-    x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, groups: int = 1
+    x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, groups: int = 1, dil: Pair = (1, 1)
 ) -> conv.Geometry:
     """The adjoint convolution's geometry, of one group where ``groups`` is over 1: input
-    (N, OC / groups, OH, OW), weight (C / groups, OC / groups, KH, KW), output x's (C / groups channels)."""
+    (N, OC / groups, OH, OW), weight (C / groups, OC / groups, KH, KW), output x's (C / groups channels);
+    the taps ``dil`` apart (OH = (H - 1) * SH - 2 * PH + (KH - 1) * DH + 1 + OPH)."""
     n, c, h, wd = x_shape
     c2, ocg, kh, kw = w_shape
     if c2 != c or groups < 1 or c % groups:
@@ -99,11 +111,11 @@ def adjoint_geometry(
         )
     if any(op >= s for op, s in zip(output_padding, stride, strict=True)) or min(output_padding) < 0:
         raise ParityError(f"conv_transpose2d: output_padding {list(output_padding)} not below stride {list(stride)}")
-    oh = (h - 1) * stride[0] - 2 * padding[0] + kh + output_padding[0]
-    ow = (wd - 1) * stride[1] - 2 * padding[1] + kw + output_padding[1]
+    oh = (h - 1) * stride[0] - 2 * padding[0] + (kh - 1) * dil[0] + 1 + output_padding[0]
+    ow = (wd - 1) * stride[1] - 2 * padding[1] + (kw - 1) * dil[1] + 1 + output_padding[1]
     if oh < 1 or ow < 1:
         raise ParityError("conv_transpose2d: empty output")
-    g = conv._geometry((n, ocg, oh, ow), (c // groups, ocg, kh, kw), stride, padding)
+    g = conv._geometry((n, ocg, oh, ow), (c // groups, ocg, kh, kw), stride, padding, dil)
     assert (g.oh, g.ow) == (h, wd)
     return g
 
@@ -180,6 +192,28 @@ def _raise(why: str | None) -> None:
         raise ParityError(why)
 
 
+def _dilated(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, groups: int, dil: Pair,
+             profile: KernelProfile) -> tuple[conv.Geometry, tuple[str, str, str]]:  # fmt: skip
+    """A dilated transposed convolution's adjoint geometry and kernels (forward, grad_input,
+    grad_weight: the adjoint's backward data, forward and backward weights by harness.impl.conv's
+    ``dilated_onednn_kernels``, its taps ``dil`` apart). ParityError where the impl does not model
+    it: groups, aarch64, ATen's slow_conv_transpose2d (its small-image rule keeps it), and the levels
+    ``_unmodelled`` names."""
+    if groups != 1:
+        raise ParityError("conv_transpose2d: dilated transposed convolutions with groups are not modelled")
+    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding, 1, dil)
+    _raise(_AARCH64 if profile.aarch64 else None)
+    conv.dilation_refused(x_shape, w_shape, dil, profile)
+    if runs_slow(x_shape, w_shape, stride, profile):
+        return g, (SLOW_DILATED,) * 3
+    forward, data, weights = conv.dilated_onednn_kernels(g, dil, profile)
+    return g, (data, forward, weights)
+
+
+SLOW_DILATED = "slow_conv_transpose2d (dilated)"
+_WEIGHTS = (False, True, False)  # the adjoint's backward weights alone
+
+
 def conv_transpose2d(
     x: np.ndarray,
     w: np.ndarray,
@@ -189,10 +223,21 @@ def conv_transpose2d(
     output_padding: Pair,
     profile: KernelProfile,
     groups: int = 1,
+    dilation: Pair = (1, 1),
 ) -> np.ndarray:
-    """``aten.convolution`` with ``transposed``: y (N, OC, OH, OW)."""
+    """``aten.convolution`` with ``transposed``: y (N, OC, OH, OW); the taps ``dilation`` apart
+    (``_dilated``)."""
     x, w = f32(x), f32(w)
     b = None if b is None else f32(b)
+    dil = (int(dilation[0]), int(dilation[1]))
+    if dil != (1, 1):  # the adjoint's backward data of x with its dilated kernel, the bias added after
+        g, kinds = _dilated(x.shape, w.shape, stride, padding, output_padding, groups, dil, profile)
+        if kinds[0] == SLOW_DILATED:
+            return _slow_forward(x, w, b, g, output_padding, profile, dil)
+        zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)
+        y = conv.conv2d_backward(x, zeros, w, stride, padding, False, profile, (True, False, False), kinds[0], dil)[0]
+        assert y is not None
+        return _plus_bias(y, b)
     g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding, groups)
     _raise(_AARCH64 if profile.aarch64 else None)
     if groups > 1:
@@ -217,10 +262,27 @@ def conv_transpose2d_backward(
     profile: KernelProfile,
     mask: tuple[bool, bool, bool] = (True, True, True),
     groups: int = 1,
+    dilation: Pair = (1, 1),
 ) -> tuple[np.ndarray | None, np.ndarray | None, np.ndarray | None]:
     """``aten.convolution_backward`` with ``transposed``: (grad_input, grad_weight, grad_bias), None
-    where ``mask`` leaves one out or there is no bias."""
+    where ``mask`` leaves one out or there is no bias; the taps ``dilation`` apart (``_dilated``:
+    grad_bias over a plain grad_output, gemm:jit's layout, the dilated adjoint's weights kernel at
+    baseline and avx2)."""
     dy, x, w = f32(dy), f32(x), f32(w)
+    dil = (int(dilation[0]), int(dilation[1]))
+    if dil != (1, 1):
+        g, (_, forward, weights) = _dilated(x.shape, w.shape, stride, padding, output_padding, groups, dil, profile)
+        if forward == SLOW_DILATED:
+            return _slow_backward(dy, x, w, g, has_bias, profile, mask, dil)
+        return _deconv_backward(
+            (None,) * 4,
+            lambda: conv.conv2d(dy, w, None, stride, padding, profile, forward, dil),
+            lambda: conv.conv2d_backward(x, dy, w, stride, padding, False, profile, _WEIGHTS, weights, dil)[1],
+            # plain for gemm:jit and jit:avx512_core's first-convolution layout (below 16 channels: nchw)
+            lambda: _deconv_bias_grad(dy, g, weights == conv.GEMM_JIT or g.c < 16),
+            has_bias,
+            mask,
+        )
     g = adjoint_geometry(x.shape, w.shape, stride, padding, output_padding, groups)
     _raise(_AARCH64 if profile.aarch64 else None)
     if groups > 1:
@@ -260,9 +322,15 @@ def _kind(g: conv.Geometry, profile: KernelProfile) -> str:
 
 
 def _slow_forward(
-    x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, output_padding: Pair, profile: KernelProfile
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    g: conv.Geometry,
+    output_padding: Pair,
+    profile: KernelProfile,
+    dil: Pair = (1, 1),
 ) -> np.ndarray:
-    """slow_conv_transpose2d's forward (see the module's docstring)."""
+    """slow_conv_transpose2d's forward (see the module's docstring); col2im's taps ``dil`` apart."""
     n, oc, oh, ow, c, kh, kw, h, wd, sh, sw, ph, pw = g
     k, m, hw = c, oc * kh * kw, h * wd
     prof = profile if n == 1 else profile.with_threads(1)
@@ -273,23 +341,26 @@ def _slow_forward(
         out = y[t].reshape(-1) if skip else cols[t].reshape(-1)
         conv._thnn_gemm("nt", hw, m, k, x[t].reshape(-1), hw, w.reshape(-1), m, 0.0, out, hw, prof)
         if not skip:
-            y[t] = conv._col2im(cols[t], oc, oh, ow, kh, kw, sh, sw, ph, pw, h, wd)
+            y[t] = conv._col2im(cols[t], oc, oh, ow, kh, kw, sh, sw, ph, pw, h, wd, *dil)
         if b is not None:
             y[t] += b[:, None, None]
     return y
 
 
-def _slow_backward(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelProfile, mask):
+def _slow_backward(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelProfile, mask, dil: Pair = (1, 1)):
     """slow_conv_transpose2d's backward (see the module's docstring): grad_input and grad_weight are
     the adjoint convolution's forward and grad_weight through ATen's slow_conv2d (harness.impl.conv's
-    thnn model: im2col of dy, or dy itself for a 1x1 kernel at stride 1, and MKL's sgemm per image);
-    grad_bias one sum over (N, OH, OW)."""
+    thnn model: im2col of dy, or dy itself for a 1x1 kernel at stride 1, and MKL's sgemm per image;
+    im2col's taps ``dil`` apart); grad_bias one sum over (N, OH, OW)."""
     from harness.impl.reduce import sum_dims
 
     stride, padding = (g.sh, g.sw), (g.ph, g.pw)
-    gx = conv.conv2d(dy, w, None, stride, padding, profile, conv.THNN) if mask[0] else None
-    weights = (False, True, False)
-    gw = conv.conv2d_backward(x, dy, w, stride, padding, False, profile, weights, conv.THNN)[1] if mask[1] else None
+    gx = conv.conv2d(dy, w, None, stride, padding, profile, conv.THNN, dil) if mask[0] else None
+    gw = (
+        conv.conv2d_backward(x, dy, w, stride, padding, False, profile, _WEIGHTS, conv.THNN, dil)[1]
+        if mask[1]
+        else None
+    )
     gb = sum_dims(dy, (0, 2, 3), profile) if mask[2] and has_bias else None
     return gx, gw, gb
 
