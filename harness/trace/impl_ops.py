@@ -549,12 +549,15 @@ def _conv_geometry(
 
 
 def _dilation_modelled(t: Arrays, a: Args, groups: int, dilation: tuple[int, int]) -> bool:
-    """Whether the convolution is dilated (harness.impl.conv's dilated kernels); ParityError where it
-    is and is grouped, transposed or channels-last (not modelled dilated)."""
+    """Whether the convolution is dilated and untransposed (harness.impl.conv's dilated kernels,
+    harness.impl.conv_grouped's with groups; a transposed one goes to harness.impl.conv_transpose with
+    its dilation); ParityError where it is dilated and channels-last (not modelled dilated)."""
     if dilation == (1, 1):
         return False
-    if groups != 1 or a.get("transposed") or _channels_last(t, a):
-        raise ParityError("the impl reproduces dilated convolutions of one group, untransposed, on NCHW tensors only")
+    if _channels_last(t, a):
+        raise ParityError("the impl reproduces dilated convolutions on NCHW tensors only")
+    if a.get("transposed"):  # harness.impl.conv_transpose, one group (its ``_dilated``)
+        return False
     _contiguous_nchw(t, a, ("weight",))
     return True
 
@@ -662,7 +665,7 @@ def _nan_checked(
 
 
 def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc, conv_transpose
+    from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_transpose
 
     if t["input"].ndim == 5:
         stride3, padding3 = _conv3d_geometry(a)
@@ -670,7 +673,8 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
     if _dilation_modelled(t, a, groups, dilation):
-        out = conv.conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, p, dilation=dilation)
+        x, w = _as_2d(t["input"]), _as_2d(t["weight"])
+        out = conv_grouped.conv2d(x, w, t.get("bias"), stride, padding, groups, p, dilation=dilation)
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     layout = _transposed(a, groups, t)
     if layout:
@@ -678,7 +682,9 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
         if layout == "nhwc":
             out = conv_transpose.conv_transpose2d_nhwc(x, w, t.get("bias"), stride, padding, output_padding, p)
         else:
-            out = conv_transpose.conv_transpose2d(x, w, t.get("bias"), stride, padding, output_padding, p, groups)
+            out = conv_transpose.conv_transpose2d(
+                x, w, t.get("bias"), stride, padding, output_padding, p, groups, dilation
+            )
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     if _channels_last(t, a):
         conv2d = conv_nhwc.conv2d
@@ -720,7 +726,7 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
 
 
 def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv, conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
+    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -733,7 +739,7 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
     if _dilation_modelled(t, a, groups, dilation):  # ATen and oneDNN run on NCHW copies of the operands
-        grads = conv.conv2d_backward(go, x, w, stride, padding, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
+        grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
         return _conv_grads(t, grads, mask)
     layout = _transposed(a, groups, t)
     if layout == "nhwc":
@@ -742,7 +748,7 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
         )
     elif layout:
         grads = conv_transpose.conv_transpose2d_backward(
-            go, x, w, stride, padding, output_padding, has_bias, p, mask, groups
+            go, x, w, stride, padding, output_padding, has_bias, p, mask, groups, dilation
         )
     if layout:
         return _conv_grads(t, grads, mask)
