@@ -112,9 +112,11 @@ this host, a Zen 5, named the kernel ``path`` predicts for every pass of every d
   kernel's extent, ``dw_forward_declines``), the per-channel chain above; jit_dw's backward kernels
   take no dilation, so grad_input, grad_weight and grad_bias run gemm:jit (at SSE4.1 the depthwise
   gemm:jit models above, at AVX2/AVX-512 ``GEMM_JIT_GROUPS``), im2col and col2im with the dilation.
-- groups of several channels (``_dilated_several``): the undilated routes with the one-group
-  kernels' dilated checks: jit:sse41 / jit:avx2 group by group, jit:avx512_core in its blocks of 16, 8
-  or 4 (``_avx512_group_forward_takes`` over the kernel's extent); grad_input at stride 1 jit:avx2 or
+- groups of several channels and channel multipliers (``_dilated_several``): the undilated routes with
+  the one-group kernels' dilated checks: jit:sse41 / jit:avx2 group by group, jit:avx512_core in its
+  blocks of 16, 8 or 4 (``_avx512_group_forward_takes`` over the kernel's extent), jit:avx2's flat
+  forward where the whole input has fewer than 8 channels (``_dilated_flat``), else gemm:jit;
+  grad_input at stride 1 jit:avx2 or
   jit:avx512_core where their checks take it (strided: gemm:jit); grad_weight at SSE4.1 gemm:jit
   group by group with init_conf's threading over all the groups (``_sse41_groups_weights_conf``), at
   AVX2 gemm:jit (jit:avx2's weights take no dilation), at AVX-512 jit:avx512_core for blocks of 16 on
@@ -125,12 +127,12 @@ strides 1 and 2, paddings up to the kernel's extent and past it, 1 to 4 images, 
 and 16 lanes, every fifth draw with NaN, infinities, -0 and denormals in the input and grad_output;
 each draw's forward and every gradient through the trace replay, 30 draws a level and thread count
 at baseline, avx2 and avx512 on 1, 2 and 4 threads, 1080 tensors each): depthwise 991 bit for bit,
-89 refused, 0 other; groups of several channels 846 bit for bit, 234 refused, 0 other (every pass's
-kernel the one ONEDNN_VERBOSE named; docs/impl/kernels.md has the table). Refused: the NaN results
-whose NaN may be of either kind (the replay's rule), at AVX2 jit:avx2's flat forward (2 to 7 input
-channels a group), at AVX-512 groups without a block of 16, 8 or 4 that jit:avx2 takes, forwards
-beyond jit:avx512_core's settled bounds (``_AVX512_BELOW``) and grad_weight of groups of blocks of 16
-on several threads.
+89 refused, 0 other; groups of several channels 950 bit for bit, 130 refused, 0 other; channel
+multipliers 1015 bit for bit, 65 refused, 0 other (every pass's kernel the one ONEDNN_VERBOSE named;
+docs/impl/kernels.md has the table). Refused: the NaN results whose NaN may be of either kind (the
+replay's rule), SSE4.1's gemm:jit grad_weight with an infinite or NaN grad_output over the padding
+(harness.impl.conv), forwards beyond jit:avx512_core's settled bounds (``_AVX512_BELOW``), grad_weight
+of groups of blocks of 16 on several threads.
 
 Not modelled, refused (ParityError naming the kernel): at AVX-512 jit:avx2's flat forward (fewer
 than 8 input channels a group) where jit:avx512_core declines, brgconv_strided's grad_input over NaN
@@ -313,16 +315,14 @@ def _dilated_several(
         fwd = conv.SSE41 + PER_GROUP if whole and not conv._avx2_forward_declines(g, dil) else gemm[0]
         data = _gemm_jit_per_group(g, _weights_threads(profile, groups))
         return fwd, data, _gemm_jit_per_group(g, _weights_threads(profile, groups), profile.threads, groups)
+    if g.c < 8 and g.oc % 8 == 0 and (profile.aten == "avx2" or _avx512_block(g) is None):
+        return _dilated_flat(g, groups, dil, gemm)
     if profile.aten == "avx2":
-        if 1 < g.c < 8 and g.oc % 8 == 0:
-            return "refuse:jit:avx2's flat forward (fewer than 8 input channels) for dilated groups", gemm[1], gemm[2]
         kinds = conv.direct_kernels(g, conv.AVX2, profile, dil)
         fwd = conv.AVX2 + PER_GROUP if whole and kinds[0] == conv.AVX2 else gemm[0]
         takes = whole and stride1 and not conv._avx2_data_declines(conv._extended(g, dil))
         return fwd, conv.AVX2 + PER_GROUP if takes else gemm[1], gemm[2]
     block = _avx512_block(g)
-    if block is None and g.oc % 8 == 0:  # jit:avx2 takes it (undilated, measured), not dilated
-        return ("refuse:jit:avx2 for dilated groups without a block of 16, 8 or 4 channels",) * 3
     if block is None or conv._kernel_outside_src(g, dil):  # no direct kernel takes it: gemm:jit
         return gemm
     takes = _avx512_group_forward_takes(g, block, dil)
@@ -336,6 +336,17 @@ def _dilated_several(
     if block == 16 and not conv._avx512_weights_declines(g, dil):
         weights = conv.AVX512 + PER_GROUP if profile.threads == 1 else _DILATED_BALANCE
     return fwd, data, weights
+
+
+def _dilated_flat(g: conv.Geometry, groups: int, dil: tuple[int, int], gemm: tuple[str, ...]) -> tuple[str, str, str]:
+    """Dilated groups of fewer than 8 input and a multiple of 8 output channels at AVX2 (AVX-512 where
+    no block of 16, 8 or 4 fits): ONEDNN_VERBOSE on this host gave jit:avx2's flat forward where the
+    whole input has fewer than 8 channels (1 to 3 a group in 2 to 4 groups; the one-group chain from
+    the bias over (kh, kw, channel), group by group) and its checks take it, else gemm:jit (8 and more
+    input channels in all); every backward gemm:jit."""
+    if g.c * groups < 8 and not conv._avx2_forward_declines(g, dil):
+        return conv.AVX2 + PER_GROUP, gemm[1], gemm[2]
+    return gemm[0], gemm[1], gemm[2]
 
 
 _DILATED_BALANCE = "refuse:jit:avx512_core's weights of dilated groups of blocks of 16 on several threads"
