@@ -67,19 +67,22 @@ backward weights, grad_bias ``_deconv_bias_grad`` in its backward-weights kernel
 gemm:jit, nChw8c for jit_dw and jit:avx2). Measured on 250 random cases per level at 1 and 2 threads
 and 150 at 4 and 8 (docs/impl/kernels.md): every pass not refused bit for bit.
 
-Dilated (one group, NCHW; ``_dilated``): ATen's slow_conv_transpose2d where its small-image rule keeps
-it (col2im and im2col with the dilation), else oneDNN's deconvolution as the dilated adjoint
-convolution's kernels (harness.impl.conv ``dilated_onednn_kernels``: its backward data plus the bias,
+Dilated (NCHW; ``_dilated``): ATen's slow_conv_transpose2d where its small-image rule keeps one group
+(col2im and im2col with the dilation), else oneDNN's deconvolution as the dilated adjoint
+convolution's kernels (harness.impl.conv ``dilated_onednn_kernels``; with groups harness.impl
+.conv_grouped's dilated ``path``, ``_grouped_forward``, ``_grouped_backward``: its backward data plus the bias,
 its forward, its backward weights; grad_bias over a plain grad_output for gemm:jit's weights and
 jit:avx512_core's first-convolution layout below 16 channels); at avx512 too (ONEDNN_VERBOSE on a Zen 5
 named the adjoint's kernels predicted for every pass). Measured on an AMD EPYC Zen 5 (random dilated
 conv_transpose1d and conv_transpose2d, dilation 2 to 4, strides 1 and 2, every fifth draw with NaN,
 infinities, -0 and denormals; 30 draws a level and thread count at baseline, avx2 and avx512 on 1, 2
 and 4 threads): 989 of 1080 tensors bit for bit, 91 refused (82 NaN results of either kind, 9 SSE4.1
-gemm:jit grad_weights over padding with an infinite or NaN grad_output), 0 other.
+gemm:jit grad_weights over padding with an infinite or NaN grad_output), 0 other; with groups
+(depthwise, groups of 4 to 16 channels, channel multipliers) 956 of 1080 bit for bit, 124 refused
+(the grouped kernels' refusals, the NaN results of either kind), 0 other.
 
 Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
-aarch64, dilated grouped or channels-last transposed convolutions; with groups, the adjoint's passes
+aarch64, dilated channels-last transposed convolutions; with groups, the adjoint's passes
 harness.impl.conv_grouped refuses and, at avx2, the forward at a stride over 1 with more than 8 input
 channels a group (oneDNN's brgconv_strided:avx2 per group, ``_grouped_refusals``); channels-last
 operands of one group: see ``conv_transpose2d_nhwc`` below.
@@ -196,14 +199,14 @@ def _dilated(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair
              profile: KernelProfile) -> tuple[conv.Geometry, tuple[str, str, str]]:  # fmt: skip
     """A dilated transposed convolution's adjoint geometry and kernels (forward, grad_input,
     grad_weight: the adjoint's backward data, forward and backward weights by harness.impl.conv's
-    ``dilated_onednn_kernels``, its taps ``dil`` apart). ParityError where the impl does not model
-    it: groups, aarch64, ATen's slow_conv_transpose2d (its small-image rule keeps it), and the levels
-    ``_unmodelled`` names."""
-    if groups != 1:
-        raise ParityError("conv_transpose2d: dilated transposed convolutions with groups are not modelled")
-    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding, 1, dil)
+    ``dilated_onednn_kernels``, with groups by harness.impl.conv_grouped's ``path``, its taps ``dil``
+    apart; ``SLOW_DILATED`` where ATen's slow_conv_transpose2d runs one group). ParityError on aarch64
+    and for a dilated kernel side of one tap; the grouped kernels' refusals are ``_grouped_refusals``'."""
+    g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding, groups, dil)
     _raise(_AARCH64 if profile.aarch64 else None)
     conv.dilation_refused(x_shape, w_shape, dil, profile)
+    if groups > 1:  # the adjoint grouped convolution's kernels (harness.impl.conv_grouped, dilated)
+        return g, _adjoint_kinds(g, w_shape, groups, profile, dil)
     if runs_slow(x_shape, w_shape, stride, profile):
         return g, (SLOW_DILATED,) * 3
     forward, data, weights = conv.dilated_onednn_kernels(g, dil, profile)
@@ -232,6 +235,8 @@ def conv_transpose2d(
     dil = (int(dilation[0]), int(dilation[1]))
     if dil != (1, 1):  # the adjoint's backward data of x with its dilated kernel, the bias added after
         g, kinds = _dilated(x.shape, w.shape, stride, padding, output_padding, groups, dil, profile)
+        if groups > 1:
+            return _grouped_forward(x, w, b, g, output_padding, groups, profile, dil)
         if kinds[0] == SLOW_DILATED:
             return _slow_forward(x, w, b, g, output_padding, profile, dil)
         zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)
@@ -272,6 +277,8 @@ def conv_transpose2d_backward(
     dil = (int(dilation[0]), int(dilation[1]))
     if dil != (1, 1):
         g, (_, forward, weights) = _dilated(x.shape, w.shape, stride, padding, output_padding, groups, dil, profile)
+        if groups > 1:
+            return _grouped_backward(dy, x, w, g, output_padding, groups, has_bias, profile, mask, dil)
         if forward == SLOW_DILATED:
             return _slow_backward(dy, x, w, g, has_bias, profile, mask, dil)
         return _deconv_backward(
@@ -369,22 +376,26 @@ def _slow_backward(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelPr
 # harness.impl.conv_grouped reads it (C output channels, OC / groups input channels a group).
 
 
-def _adjoint_kinds(g: conv.Geometry, w_shape, groups: int, profile: KernelProfile) -> tuple[str, str, str]:
+def _adjoint_kinds(
+    g: conv.Geometry, w_shape, groups: int, profile: KernelProfile, dil: Pair = (1, 1)
+) -> tuple[str, str, str]:
     """(forward, grad_input, grad_weight): the kernels oneDNN runs for a grouped deconvolution, the
     adjoint grouped convolution's (backward data, forward, backward weights) by harness.impl
     .conv_grouped's ``path`` (names starting ``refuse:`` where it does not model them)."""
     adjoint_x = (g.n, g.c * groups, g.h, g.w)
-    fwd, data, weights = conv_grouped.path(adjoint_x, w_shape, (g.sh, g.sw), (g.ph, g.pw), groups, profile)
+    fwd, data, weights = conv_grouped.path(adjoint_x, w_shape, (g.sh, g.sw), (g.ph, g.pw), groups, profile, dil)
     return data, fwd, weights
 
 
-def _grouped_refusals(g: conv.Geometry, groups: int, profile: KernelProfile) -> tuple[str | None, ...]:
+def _grouped_refusals(
+    g: conv.Geometry, groups: int, profile: KernelProfile, dil: Pair = (1, 1)
+) -> tuple[str | None, ...]:
     """Per pass (forward, grad_input, grad_weight, grad_bias) of oneDNN's grouped deconvolution, why it
     is not reproduced, or None: the adjoint's refused kernels; grad_bias with grad_weight (its layout is
     that kernel's)."""
-    if _unmodelled(g, profile)[0] is not None:
-        return _unmodelled(g, profile)
-    kinds = _adjoint_kinds(g, (g.oc * groups, g.c, g.kh, g.kw), groups, profile)
+    if _unmodelled(g, profile)[0] is not None and (dil == (1, 1) or profile.aten != "avx512"):
+        return _unmodelled(g, profile)  # dilated: the adjoint's avx512 kernels measured (``_dilated``)
+    kinds = _adjoint_kinds(g, (g.oc * groups, g.c, g.kh, g.kw), groups, profile, dil)
     names = ("forward", "grad_input", "grad_weight")
     why = [
         None if not kind.startswith("refuse:") else f"conv_transpose2d {name} with groups: {kind[7:]}, not modelled"
@@ -399,34 +410,36 @@ def _grouped_refusals(g: conv.Geometry, groups: int, profile: KernelProfile) -> 
 
 def _grouped_forward(
     x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, output_padding: Pair, groups: int,
-    profile: KernelProfile,
+    profile: KernelProfile, dil: Pair = (1, 1),
 ) -> np.ndarray:  # fmt: skip
     """A grouped transposed convolution's forward: ATen's slow_conv_transpose2d per group on ATen's
     ``subtensor`` of each operand (``conv_grouped._subtensors``' views), the outputs concatenated; or
     oneDNN's deconvolution: the adjoint grouped convolution's backward data of x, then the bias added
-    to each finished sum (as for one group)."""
+    to each finished sum (as for one group). ``dil``: the taps' dilation (oneDNN's only: a dilated
+    kernel of more than one tap is never ATen's 1x1)."""
     stride, padding = (g.sh, g.sw), (g.ph, g.pw)
-    if runs_slow(x.shape, w.shape, stride, profile, groups):
+    if dil == (1, 1) and runs_slow(x.shape, w.shape, stride, profile, groups):
         xs, ws = conv_grouped._subtensors(x, groups, 1, True), conv_grouped._subtensors(w, groups, 0, True)
         bs = [None] * groups if b is None else conv_grouped._subtensors(b, groups, 0, True)
         outs = [_slow_forward(*part, g, output_padding, profile) for part in zip(xs, ws, bs, strict=True)]
         return np.concatenate(outs, axis=1)
-    _raise(_grouped_refusals(g, groups, profile)[0])
+    _raise(_grouped_refusals(g, groups, profile, dil)[0])
     zeros = np.zeros((g.n, g.c * groups, g.h, g.w), np.float32)  # the adjoint's input: not read
-    y = conv_grouped.conv2d_backward(x, zeros, w, stride, padding, groups, False, profile, (True, False, False))[0]
+    data = (True, False, False)
+    y = conv_grouped.conv2d_backward(x, zeros, w, stride, padding, groups, False, profile, data, dilation=dil)[0]
     assert y is not None
     return _plus_bias(y, b)
 
 
 def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: int, has_bias: bool,
-                      profile: KernelProfile, mask):  # fmt: skip
+                      profile: KernelProfile, mask, dil: Pair = (1, 1)):  # fmt: skip
     """A grouped transposed convolution's backward: ATen's slow_conv_transpose2d_backward per group
     (``subtensor`` views, each group's grad_bias its sum), the gradients concatenated; or oneDNN's
     deconvolution: grad_input the adjoint's forward of dy, grad_weight its backward weights (input dy,
     grad_output x), grad_bias ``_deconv_bias_grad`` in the layout the adjoint's backward-weights
     kernel took (nchw for gemm:jit, else blocked: jit_dw and jit:avx2 take nChw8c)."""
     stride, padding = (g.sh, g.sw), (g.ph, g.pw)
-    if runs_slow(x.shape, w.shape, stride, profile, groups):
+    if dil == (1, 1) and runs_slow(x.shape, w.shape, stride, profile, groups):
         slices = (conv_grouped._subtensors(a, groups, axis, True) for a, axis in ((dy, 1), (x, 1), (w, 0)))
         parts = [_slow_backward(*part, g, has_bias, profile, mask) for part in zip(*slices, strict=True)]
         return tuple(
@@ -434,10 +447,12 @@ def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: 
         )  # type: ignore[return-value]
     weights_only = (False, True, False)
     return _deconv_backward(
-        _grouped_refusals(g, groups, profile),
-        lambda: conv_grouped.conv2d(dy, w, None, stride, padding, groups, profile),
-        lambda: conv_grouped.conv2d_backward(x, dy, w, stride, padding, groups, False, profile, weights_only)[1],
-        lambda: _deconv_bias_grad(dy, g, _adjoint_kinds(g, w.shape, groups, profile)[2].startswith(conv.GEMM_JIT)),
+        _grouped_refusals(g, groups, profile, dil),
+        lambda: conv_grouped.conv2d(dy, w, None, stride, padding, groups, profile, dil),
+        lambda: conv_grouped.conv2d_backward(
+            x, dy, w, stride, padding, groups, False, profile, weights_only, dilation=dil
+        )[1],
+        lambda: _deconv_bias_grad(dy, g, _adjoint_kinds(g, w.shape, groups, profile, dil)[2].startswith(conv.GEMM_JIT)),
         has_bias,
         mask,
     )
