@@ -179,27 +179,26 @@ def test_dilated_convolution_is_replayed() -> None:
 
 @needs_modelled_mkl
 @needs_verified_profile
-def test_dilated_transposed_convolution_is_replayed() -> None:
-    """A traced dilated conv_transpose1d (oneDNN's deconvolution: the dilated adjoint's kernels) and
-    its backward replay bit for bit."""
+@pytest.mark.parametrize("groups", [1, 12])
+def test_dilated_transposed_convolution_is_replayed(groups: int) -> None:
+    """A traced dilated conv_transpose1d (oneDNN's deconvolution: the dilated adjoint's kernels), of one
+    group and depthwise (the adjoint grouped convolution's), and its backward replay bit for bit."""
     use_threads(2)
     profile = live_profile()
     rng = np.random.default_rng(11)
-    x, w, b = normal32(rng, (2, 12, 21)), normal32(rng, (12, 8, 3), 0.3), normal32(rng, (8,))
+    oc = 8 if groups == 1 else 12
+    x, w, b = normal32(rng, (2, 12, 21)), normal32(rng, (12, oc // groups, 3), 0.3), normal32(rng, (oc,))
     tx, tw, tb = (torch.from_numpy(a.copy()).requires_grad_(True) for a in (x, w, b))
-    y = F.conv_transpose1d(tx, tw, tb, padding=2, dilation=3)
+    y = F.conv_transpose1d(tx, tw, tb, padding=2, dilation=3, groups=groups)
     dy = normal32(rng, tuple(y.shape))
     y.backward(torch.from_numpy(dy))
-    values = {"stride": [1], "padding": [2], "dilation": [3], "transposed": True, "output_padding": [0], "groups": 1}
+    values = {"stride": [1], "padding": [2], "dilation": [3], "transposed": True, "output_padding": [0]}
+    values["groups"] = groups
     args = [{"name": k, "tensor": k} for k in ("input", "weight", "bias")]
-    out = replay(
-        "convolution",
-        {"input": x, "weight": w, "bias": b},
-        args + [{"name": k, "value": v} for k, v in values.items()],
-        profile,
-    )
+    args += [{"name": k, "value": v} for k, v in values.items()]
+    out = replay("convolution", {"input": x, "weight": w, "bias": b}, args, profile)
     assert _bits_equal(out["out"], y.detach().numpy())
-    values |= {"bias_sizes": [8], "output_mask": [True, True, True]}
+    values |= {"bias_sizes": [oc], "output_mask": [True, True, True]}
     args = [{"name": k, "tensor": k} for k in ("grad_output", "input", "weight")]
     args += [{"name": k, "value": v} for k, v in values.items()]
     grads = replay("convolution_backward", {"grad_output": dy, "input": x, "weight": w}, args, profile)
