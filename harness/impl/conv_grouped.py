@@ -357,23 +357,24 @@ def _several_channels(g: conv.Geometry, groups: int, stride, profile: KernelProf
     if profile.aten != "default" and _no_channel_blocks(g, profile):
         return tuple(_vector_gemm_jit(g, groups, profile, which) for which in range(3))
     what = "groups of several channels" if g.c > 1 else "a channel multiplier over 1"
-    rest = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
-    if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit
+    rest = weights = f"refuse:oneDNN's backward kernels for {what} (jit per group or gemm:jit)"
+    if profile.aten == "default":  # every backward at SSE4.1 is gemm:jit, its weights threaded over all the groups
         rest = _gemm_jit_per_group(g, _weights_threads(profile, groups))
+        weights = _gemm_jit_per_group(g, _weights_threads(profile, groups), profile.threads, groups)
     whole = g.c % 8 == 0 and g.oc % 8 == 0
     if whole and profile.aten == "avx2" and tuple(stride) == (1, 1):
-        rest = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
+        rest = weights = AVX2_GROUPS  # its weights (gemm:jit where they decline), a 1x1's data
     if profile.aten == "avx2" and 1 < g.c < 8:
         # jit:avx2's flat forward takes them (refused below); its backward kernels decline: gemm:jit
-        data, weights = (_vector_gemm_jit(g, groups, profile, which) for which in (1, 2))
-        return _per_group_forward(g, groups, profile, what), data, weights
+        data, flat_weights = (_vector_gemm_jit(g, groups, profile, which) for which in (1, 2))
+        return _per_group_forward(g, groups, profile, what), data, flat_weights
     fwd, data = _per_group_forward(g, groups, profile, what), _per_group_data(g, tuple(stride), profile, rest)
     if whole and (g.kh, g.kw) == (1, 1) and profile.aten in ("default", "avx2"):
         fwd = DIRECT_1X1_GROUPS  # jit_1x1 declines groups (measured): one chain, no calls of 128 channels
     declined = _direct_kernels_decline(g, profile)
     fwd, data, weights = (
         _vector_gemm_jit(g, groups, profile, which) if declined[which] else kind
-        for which, kind in enumerate((fwd, data, rest))
+        for which, kind in enumerate((fwd, data, weights))
     )
     return fwd, data, weights
 
@@ -640,10 +641,10 @@ def _weights_threads(profile: KernelProfile, groups: int) -> int:
 def _gemm_jit_per_group(g: conv.Geometry, weights_threads: int, threads: int = 0, groups: int = 1) -> str:
     """The backward at SSE4.1 (gemm:jit): harness.impl.conv's gemm:jit per group (its grad_input on one
     thread, its grad_weight on ``weights_threads``) where a group's output is one pixel block in both
-    passes (measured); else refused. With ``threads`` (dilated groups): refused too where the outer
-    threading over the images that init_conf decides for all the ``groups`` on ``threads`` is not the
-    one a group's conf on ``weights_threads`` gives (measured: a group's images on one thread where
-    oneDNN splits them, 233 of 576 weights differ; undilated alike)."""
+    passes (measured); else refused. With ``threads`` (grad_weight): its os_block and outer threading
+    over the images are init_conf's for all the ``groups`` on ``threads``, not a group's conf on
+    ``weights_threads`` (measured: a group's images on one thread where oneDNN splits them, 233 of 576
+    weights differed dilated; undilated, a 1x1 over 2 groups of 24 channels on 4 threads, 677 of 1,536)."""
     blocks = (conv._gemm_jit_conf(g, weights_threads, True)[1], conv._gemm_jit_conf(g, 1, False)[1])
     if threads:  # grad_weight by init_conf over all the groups (``_sse41_groups_weights_conf``)
         blocks = (_sse41_groups_weights_conf(g, threads, groups)[1], blocks[1])
