@@ -53,6 +53,7 @@ MODELS = (
     "vitpose", "textnet", "lightglue", "sam_hq",
     "vivit", "hgnet_v2", "gpt_neo", "olmo2", "mobilebert", "opt",
     "pp_lcnet", "phi", "pvt", "data2vec_vision", "layoutlm", "imagegpt",
+    "olmo", "deit", "electra", "xglm", "biogpt", "unispeech",
 )  # fmt: skip
 INITS = ("library", "load")
 BASE = "linux-x86_64-avx2-t1"
