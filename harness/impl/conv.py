@@ -156,6 +156,7 @@ avx2 = AVX2, avx512 = AVX512_CORE); ``profile.threads`` is ATen's and oneDNN's t
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -1482,6 +1483,18 @@ def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = Fals
     def comp(nmb: int, noc: int, nic: int) -> int:
         return up(n * oh_red, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
 
+    return balance_search(threads, units_max, nb_oc, nb_ic, mem, comp, block == 16)
+
+
+Split = tuple[int, int, int]  # threads over (images or units, output-channel blocks, input-channel blocks)
+
+
+def balance_search(threads: int, units_max: int, nb_oc: int, nb_ic: int, mem: Callable[..., int],
+                   comp: Callable[..., int], refine: bool) -> Split:  # fmt: skip
+    """jit:avx512_core's backward-weights balance (2-D and 3-D): of the splits (nmb units, noc
+    output-channel blocks, the rest's input-channel blocks) the one of the lowest ``mem`` (the last of
+    equal ones), then with ``refine`` one of a lower ``comp`` within 110% of its memory (or 4/3
+    cheaper); nmb then min(units_max, threads) where it is above half the threads and below all."""
     splits = [
         (nmb, noc, min(threads // nmb // noc, nb_ic))
         for nmb in range(1, min(threads, units_max) + 1)
@@ -1492,7 +1505,7 @@ def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = Fals
         if mem(*split) <= best_mem:
             best, best_mem = split, mem(*split)
     best_comp = comp(*best)
-    for split in splits if block == 16 else []:
+    for split in splits if refine else []:
         cost = comp(*split)
         if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
             best, best_comp = split, cost
@@ -1675,6 +1688,37 @@ def _strided_jobs(
     return jobs
 
 
+Loop = tuple[tuple[int, int, int], tuple[int, int, int], tuple[int, int, int]]  # src, dst, weights: (size, n, m)
+
+
+def loop_costs(loops: list[Loop], ops: tuple[int, int, int], l1: int, l2: int,
+               ks: tuple[np.float32, np.float32, np.float32]) -> list[np.float32]:  # fmt: skip
+    """The memory costs of the brgemm blocking estimators' loop nest (brg_blocking_t's io_k, float32):
+    from the innermost loop out, each operand's per-access cost ``pk`` becomes (pk + k*(times - 1)) /
+    times over the loop's times = n * m, k the L1 factor for the broadcast source whose block fits L1,
+    the L2 one where the loop's three blocks fit L2, else the memory one (``ks``: L1, L2, memory, the
+    last also the starting cost); then each operand's cost times its ``ops`` and its loops' repeats."""
+    f = np.float32
+
+    def io_k(loop: Loop, arr: tuple[int, int, int], pk: np.float32, broadcast: bool) -> np.float32:
+        times = f(f(arr[1]) * f(arr[2]))
+        if times < 1:
+            return f(0)
+        if times == 1:
+            return pk
+        amount = 4 * (loop[0][0] + loop[1][0] + loop[2][0])
+        k = ks[0] if broadcast and 4 * loop[0][0] < l1 else ks[1] if amount < l2 else ks[2]
+        return f(f(pk + f(k * f(times - 1))) / times)
+
+    mem = [ks[2]] * 3
+    repeats = [f(1)] * 3
+    for loop in reversed(loops):
+        for i in range(3):
+            mem[i] = io_k(loop, loop[i], mem[i], i == 0)
+            repeats[i] = f(repeats[i] * f(loop[i][1]))
+    return [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate(ops)]
+
+
 def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: StridedBlocking, groups: int = 1) -> float:
     """brgconv_strided's efficiency estimate of a blocking (``brg_blocking_t::est_eff``, f32 on AVX2 or
     AVX-512): input-channel rounding, microkernel, column rounding, thread balance, unroll rounding,
@@ -1748,23 +1792,7 @@ def _strided_eff(g: Geometry, threads: int, simd: int, l1: int, l2: int, b: Stri
     wei_op = kh * kw * nsimd_ic_thr * oc
     loops.append(((src_op, 1, 1), (dst_op * simd, 1, 1), (wei_op * simd, 1, 1)))
 
-    def io_k(loop: tuple, arr: tuple, pk: np.float32, broadcast: bool) -> np.float32:
-        times = f(f(arr[1]) * f(arr[2]))
-        if times < 1:
-            return f(0)
-        if times == 1:
-            return pk
-        amount = 4 * (loop[0][0] + loop[1][0] + loop[2][0])
-        k = f(1) if broadcast and 4 * loop[0][0] < l1 else f(3) if amount < l2 else f(15)
-        return f(f(pk + f(k * f(times - 1))) / times)
-
-    mem = [f(15), f(15), f(15)]
-    repeats = [f(1), f(1), f(1)]
-    for loop in reversed(loops):
-        for i in range(3):
-            mem[i] = io_k(loop, loop[i], mem[i], i == 0)
-            repeats[i] = f(repeats[i] * f(loop[i][1]))
-    costs = [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate((src_op, dst_op, wei_op))]
+    costs = loop_costs(loops, (src_op, dst_op, wei_op), l1, l2, (f(1), f(3), f(15)))
     calls = job * nb_kh
     cache_eff = f(n * h * sp * oc * c) / f(threads * f(f(f(costs[0] + costs[1]) + costs[2]) + f(calls)))
     eff = f(f(c) / f(_rnd_up(c, ic_block)))

@@ -630,21 +630,7 @@ def _avx512_weight_threads(g: Geometry3, threads: int) -> int:
     def comp(nmb: int, noc: int, nic: int) -> int:
         return up(g.n, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
 
-    splits = [
-        (nmb, noc, min(threads // nmb // noc, nb_ic))
-        for nmb in range(1, min(threads, g.n * g.od) + 1)
-        for noc in range(1, min(threads // nmb, nb_oc) + 1)
-    ]
-    best, best_mem = (1, 1, 1), mem(1, 1, 1)
-    for split in splits:
-        if mem(*split) <= best_mem:
-            best, best_mem = split, mem(*split)
-    best_comp = comp(*best)
-    for split in splits:
-        cost = comp(*split)
-        if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
-            best, best_comp = split, cost
-    return min(g.n * g.od, threads) if threads // 2 < best[0] < threads else best[0]
+    return conv.balance_search(threads, g.n * g.od, nb_oc, nb_ic, mem, comp, True)[0]
 
 
 def _avx512_weights(dy, x, g: Geometry3, threads: int, want_w: bool, want_b: bool):

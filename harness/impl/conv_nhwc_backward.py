@@ -648,23 +648,7 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
     wei_op = kh * kw * nsimd_oc_thr * ic
     loops.append(((src_op, 1, 1), (dst_op * 16, 1, 1), (wei_op * 16, 1, 1)))
 
-    def io_k(loop: tuple, arr: tuple, pk: np.float32, broadcast: bool) -> np.float32:
-        times = f(f(arr[1]) * f(arr[2]))
-        if times < 1:
-            return f(0)
-        if times == 1:
-            return pk
-        amount = 4 * (loop[0][0] + loop[1][0] + loop[2][0])
-        k = _L1_K if broadcast and 4 * loop[0][0] < l1 else _L2_K if amount < l2 else _MEM_K
-        return f(f(pk + f(k * f(times - 1))) / times)
-
-    mem = [_MEM_K] * 3
-    repeats = [f(1)] * 3
-    for loop in reversed(loops):
-        for i in range(3):
-            mem[i] = io_k(loop, loop[i], mem[i], i == 0)
-            repeats[i] = f(repeats[i] * f(loop[i][1]))
-    costs = [f(mem[i] * f(f(op) * repeats[i])) for i, op in enumerate((src_op, dst_op, wei_op))]
+    costs = conv.loop_costs(loops, (src_op, dst_op, wei_op), l1, l2, (_L1_K, _L2_K, _MEM_K))
     calls = f(f(f(f(1000) * f(job)) * f(nb_ic)) * f(nb_kh))
     cache_eff = f(f(mb * oh * sp * ic * oc) / f(threads * f(f(f(f(costs[0] + costs[1]) + costs[2]) + calls))))
     eff = f(f(oc) / f(rnd(oc, oc_block)))
