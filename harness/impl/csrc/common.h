@@ -83,6 +83,58 @@ static inline float vcmadd(const profile_t *p, float a, float b, float c) {
 /* The aarch64 builds (torch's Linux arm64 wheel). */
 static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
 
+static inline float qnan_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, 4);
+    return f;
+}
+
+static inline int is_snan(float a) {
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return a != a && !(u & 0x00400000u);
+}
+
+static inline float quieted(float a) {
+    uint32_t u;
+    memcpy(&u, &a, 4);
+    return qnan_bits(u | 0x00400000u);
+}
+
+/* The NaN r = op(a, b) gives, a the instruction's first operand: on aarch64 (FPCR.DN off,
+ * FPProcessNaNs) the first signalling NaN operand quieted, else the first quiet NaN, else (an invalid
+ * operation: inf - inf, inf/inf, 0*inf) the default NaN +qNaN 0x7fc00000; on x86 (SSE/AVX) the first
+ * NaN operand quieted, else the default NaN 0xffc00000 (as this host computed r). r wherever it is not
+ * a NaN. */
+static inline float nan2(const profile_t *p, float r, float a, float b) {
+    if (r == r) return r;
+    if (!is_arm(p)) return a != a ? quieted(a) : b != b ? quieted(b) : r;
+    if (is_snan(a)) return quieted(a);
+    if (is_snan(b)) return quieted(b);
+    if (a != a) return a;
+    if (b != b) return b;
+    return qnan_bits(0x7fc00000u);
+}
+
+/* As nan2 for fma(a, b, c) = c + a*b (FMLA/FMADD, FPProcessNaNs3 in the order c, a, b): a quiet
+ * NaN addend with 0 * inf is the default NaN. */
+static inline float nan3(const profile_t *p, float r, float a, float b, float c) {
+    if (r == r || !is_arm(p)) return r;
+    if (is_snan(c)) return quieted(c);
+    if (is_snan(a)) return quieted(a);
+    if (is_snan(b)) return quieted(b);
+    if (c != c && !((isinf(a) && b == 0.0f) || (a == 0.0f && isinf(b)))) return c;
+    if (c != c) return qnan_bits(0x7fc00000u);
+    if (a != a) return a;
+    if (b != b) return b;
+    return qnan_bits(0x7fc00000u);
+}
+
+/* a*b + c contracted or not as sfmadd, NaNs as the profile's CPU gives them (nan3). */
+static inline float sfmadd_nans(const profile_t *p, float a, float b, float c) {
+    return nan3(p, sfmadd(p, a, b, c), a, b, c);
+}
+
 /* An invalid operation (0/0, inf*0) gives the CPU's default NaN: 0xffc00000 on this x86 host,
  * +qNaN 0x7fc00000 on aarch64 (FPCR.DN off; a NaN operand propagates on both). On arm64 profiles
  * the host's default NaN in out[0..n) becomes aarch64's (an input NaN of exactly 0xffc00000 would

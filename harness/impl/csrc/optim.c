@@ -55,53 +55,6 @@ typedef struct {
     float neg_lr;       /* -lr */
 } sgd_scalars_t;
 
-static inline float qnan_bits(uint32_t b) {
-    float f;
-    memcpy(&f, &b, 4);
-    return f;
-}
-
-static inline int is_snan(float a) {
-    uint32_t u;
-    memcpy(&u, &a, 4);
-    return a != a && !(u & 0x00400000u);
-}
-
-static inline float quieted(float a) {
-    uint32_t u;
-    memcpy(&u, &a, 4);
-    return qnan_bits(u | 0x00400000u);
-}
-
-/* The NaN r = op(a, b) gives, a the instruction's first operand: on aarch64 (FPCR.DN off,
- * FPProcessNaNs) the first signalling NaN operand quieted, else the first quiet NaN, else (an invalid
- * operation: inf - inf, inf/inf, 0*inf) the default NaN +qNaN 0x7fc00000; on x86 (SSE/AVX) the first
- * NaN operand quieted, else the default NaN 0xffc00000 (as this host computed r). r wherever it is not
- * a NaN. */
-static inline float nan2(const profile_t *p, float r, float a, float b) {
-    if (r == r) return r;
-    if (!is_arm(p)) return a != a ? quieted(a) : b != b ? quieted(b) : r;
-    if (is_snan(a)) return quieted(a);
-    if (is_snan(b)) return quieted(b);
-    if (a != a) return a;
-    if (b != b) return b;
-    return qnan_bits(0x7fc00000u);
-}
-
-/* As nan2 for fma(a, b, c) = c + a*b (FMLA/FMADD, FPProcessNaNs3 in the order c, a, b): a quiet
- * NaN addend with 0 * inf is the default NaN. */
-static inline float nan3(const profile_t *p, float r, float a, float b, float c) {
-    if (r == r || !is_arm(p)) return r;
-    if (is_snan(c)) return quieted(c);
-    if (is_snan(a)) return quieted(a);
-    if (is_snan(b)) return quieted(b);
-    if (c != c && !((isinf(a) && b == 0.0f) || (a == 0.0f && isinf(b)))) return c;
-    if (c != c) return qnan_bits(0x7fc00000u);
-    if (a != a) return a;
-    if (b != b) return b;
-    return qnan_bits(0x7fc00000u);
-}
-
 /* One rounded operation as the profile's CPU gives it, NaNs included (nan2, nan3): the
  * optimizers' steps see NaN and infinite gradients. */
 static inline float f_add(const profile_t *p, float a, float b) { return nan2(p, a + b, a, b); }
