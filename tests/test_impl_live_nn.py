@@ -914,6 +914,36 @@ def test_trilinear_refusals_name_the_kernel() -> None:
         NN["upsample_trilinear3d_backward"]({"grad_output": np.zeros((1, 1, 5, 5, 5), np.float32)}, one, base)
 
 
+@pytest.mark.parametrize("factor", [1.07, 0.8])
+def test_linear_scales_that_do_not_fit_the_sizes(factor: float) -> None:
+    """A scale factor passed to the aten ops beside an output size it does not give: 1/scale takes the last
+    sources past the input (factor 0.8: ATen's guard_index_and_lambda clamps the index to in - 1 and the
+    weight to [0, 1]) or short of it (1.07). The generic 1-D, 2-D and 3-D forwards, the channels-last 2-D
+    forward and the 1-D, 2-D and 3-D backwards, bit for bit."""
+    aten, rng = torch.ops.aten, np.random.default_rng(7)
+    cases = (  # (forward, impl forward, backward, impl backward, input shape, output size)
+        (aten.upsample_linear1d, impl_nn.upsample_linear, aten.upsample_linear1d_backward,
+         impl_nn.upsample_linear1d_backward, (2, 3, 13), [29]),
+        (aten.upsample_bilinear2d, impl_nn.upsample_linear, aten.upsample_bilinear2d_backward,
+         impl_nn.upsample_bilinear2d_backward, (1, 2, 9, 11), [40, 131]),
+        (aten.upsample_bilinear2d, impl_nn.upsample_bilinear2d, None, None, (1, 2, 9, 11), [20, 30]),
+        (aten.upsample_trilinear3d, impl_nn.upsample_linear, aten.upsample_trilinear3d_backward,
+         impl_nn.upsample_trilinear3d_backward, (1, 2, 4, 5, 6), [5, 9, 40]),
+    )  # fmt: skip
+    profile = live_profile()
+    for forward, impl_forward, backward, impl_backward, shape, size in cases:
+        scales = [o / i * factor for i, o in zip(shape[2:], size, strict=True)]
+        x = (rng.standard_normal(shape) * 5).astype(np.float32)
+        y = forward(torch.from_numpy(x.copy()), size, False, *scales).numpy()
+        assert_bits_equal(str(forward), y, impl_forward(x, tuple(size), False, profile, tuple(scales)))
+        if backward is None:
+            continue
+        g = rng.standard_normal(y.shape).astype(np.float32)
+        want = backward(torch.from_numpy(g.copy()), size, list(shape), False, *scales).numpy()
+        given_scales = scales[0] if len(size) == 1 else tuple(scales)
+        assert_bits_equal(str(backward), want, impl_backward(g, shape, False, profile, given_scales))
+
+
 @settings(max_examples=2, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]))
 def test_trilinear_resize_replays_from_a_trace(seed: int, threads: int) -> None:

@@ -739,7 +739,9 @@ void upsample_bicubic_backward(profile_t p, const float *go, float *gx, int64_t 
 /* compute_source_index_and_lambda (cpu/UpSampleKernel.cpp helpers, UpSample.h), float opmath, per
  * output index i of one dim: in == out copies (i0 = i1 = i, lambdas 1 and 0); else the source
  * r = scale*i (aligned corners) or max(scale*(i + 0.5) - 0.5, 0), contracted to fma(scale, i + 0.5,
- * -0.5) in the AVX2 object; i0 = (int64)r, i1 = i0 + (i0 < in - 1), l1 = r - i0, l0 = 1 - l1. */
+ * -0.5) in the AVX2 object; guard_index_and_lambda: i0 = min((int64)floorf(r), in - 1), l1 = r - i0
+ * clamped to [0, 1] (a scale factor that does not fit the sizes takes the source past the last input);
+ * i1 = i0 + (i0 < in - 1), l0 = 1 - l1. */
 static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale, int align, int64_t *idx,
                         float *wt) {
     for (int64_t i = 0; i < out; i++) {
@@ -751,10 +753,11 @@ static void linear_taps(const profile_t *p, int64_t in, int64_t out, float scale
         }
         float r = align ? scale * (float)i : sfmadd(p, scale, (float)i + 0.5f, -0.5f);
         if (!align && r < 0.0f) r = 0.0f;
-        int64_t k = (int64_t)r;
+        int64_t k = (int64_t)floorf(r);
+        if (k > in - 1) k = in - 1;
         idx[2 * i] = k;
         idx[2 * i + 1] = k + (k < in - 1 ? 1 : 0);
-        float l1 = r - (float)k;
+        const float l1 = fminf(fmaxf(r - (float)k, 0.0f), 1.0f);
         wt[2 * i] = 1.0f - l1;
         wt[2 * i + 1] = l1;
     }
