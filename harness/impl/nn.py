@@ -481,7 +481,10 @@ def upsample_bilinear2d_backward(
     return _upsample_backward("upsample_bilinear_backward", 2, go, input_size, align_corners, profile, scales)
 
 
-X86_BUILDS = ("default", "avx2", "avx512")  # the builds the generic linear kernels were measured at
+X86_BUILDS = ("default", "avx2", "avx512")  # the builds the 3-D channels-last kernel was measured at
+# the builds the generic linear kernels were measured at: x86's three and aarch64's (NEON: Neoverse N1; SVE:
+# V2's SVE128 and V1's SVE256 objects, emulated)
+LINEAR_BUILDS = (*X86_BUILDS, "neon", "sve")
 
 
 def _taps_scratch(*sizes: int) -> list[np.ndarray]:
@@ -497,7 +500,7 @@ def upsample_linear(
     x: np.ndarray, output_size: tuple[int, ...], align_corners: bool, profile: KernelProfile,
     scales: tuple[float | None, ...] = (None, None, None),
 ) -> np.ndarray:  # fmt: skip
-    """ATen's generic linear kernel (csrc/nn.c ``upsample_linear_generic``, x86): aten.upsample_linear1d of
+    """ATen's generic linear kernel (csrc/nn.c ``upsample_linear_generic``, x86 and arm64): aten.upsample_linear1d of
     float32 (N, C, W) to (N, C, OW), or aten.upsample_bilinear2d of (N, C, H, W) and upsample_trilinear3d of
     (N, C, D, H, W) where ATen does not take its channels-last kernel (the caller decides:
     harness.trace.impl_nn). ``scales``: one per output dim, ATen's order (the last ones used)."""
@@ -505,7 +508,7 @@ def upsample_linear(
     op = {1: "upsample_linear1d", 2: "upsample_bilinear2d", 3: "upsample_trilinear3d"}.get(dims, "upsample_linear")
     if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2, 3):
         raise ParityError(f"{op}: float32 (N, C, ...) with a dim per output size, not {x.dtype}{list(x.shape)}")
-    profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", X86_BUILDS)
+    profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", LINEAR_BUILDS)
     if dims == 3 and not profile.contract and not np.isfinite(x).all():
         raise ParityError(
             f"{op}: a NaN or infinity in the input at the default level (which NaN its vectorised sums keep) is "
@@ -562,10 +565,10 @@ def upsample_trilinear3d_backward(
     scales: tuple[float | None, float | None, float | None] = (None, None, None),
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_trilinear3d_backward of a float32 (N, C, OD, OH, OW) channels-first gradient (ATen's
-    scalar kernel) to the input's (N, C, D, H, W) (x86)."""
+    scalar kernel) to the input's (N, C, D, H, W) (x86 and Linux arm64)."""
     if go.dtype != np.float32 or go.ndim != 5:
         raise ParityError(f"upsample_trilinear3d_backward: float32 (N, C, OD, OH, OW), not {go.dtype}{list(go.shape)}")
-    profile.refuse_unmeasured("upsample_trilinear3d_backward", X86_BUILDS)
+    profile.refuse_unmeasured("upsample_trilinear3d_backward", LINEAR_BUILDS)
     if not profile.contract and not np.isfinite(go).all():
         raise ParityError(
             "upsample_trilinear3d_backward: a NaN or infinity in the gradient at the default level (which NaN its "
@@ -588,10 +591,10 @@ def upsample_linear1d_backward(
     go: np.ndarray, input_size: tuple[int, int, int], align_corners: bool, profile: KernelProfile,
     scale: float | None = None,
 ) -> np.ndarray:  # fmt: skip
-    """aten.upsample_linear1d_backward of a float32 (N, C, OW) gradient to the input's (N, C, W) (x86)."""
+    """aten.upsample_linear1d_backward of a float32 (N, C, OW) gradient to the input's (N, C, W) (x86, arm64)."""
     if go.dtype != np.float32 or go.ndim != 3:
         raise ParityError(f"upsample_linear1d_backward: float32 (N, C, OW), not {go.dtype}{list(go.shape)}")
-    profile.refuse_unmeasured("upsample_linear1d_backward", X86_BUILDS)
+    profile.refuse_unmeasured("upsample_linear1d_backward", LINEAR_BUILDS)
     n, c, ow = go.shape
     w = int(input_size[2])
     gx = np.zeros((n * c, w), np.float32)

@@ -3,7 +3,8 @@
  * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
- * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86.
+ * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86
+ * and on the Linux arm64 profiles.
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
@@ -857,13 +858,19 @@ void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t
 /* ------------------------------------------------------------------ upsample_linear1d, generic bilinear */
 
 /* The two-tap sum of InterpolateNonSeparable<n, ..., 2> (cpu/UpSampleKernel.cpp): t0*w0 + t1*w1, which
- * the AVX2 object contracts (measured) to fma(t0, w0, t1*w1); the default object rounds both products
+ * the AVX2 object contracts (measured) to fma(t0, w0, t1*w1), and so do the aarch64 objects (measured on
+ * emulated Neoverse N1, V2 and V1: the DEFAULT, SVE128 and SVE256 objects give the same bits), there with
+ * aarch64's NaNs: the product t1*w1 as nan2, the fused sum as nan3 (its addend's NaN first, inf*0 beside
+ * a quiet NaN addend the default +qNaN); the default object rounds both products
  * and adds them, and where both are NaN keeps the first product's in a row's sum over the width and the
  * second's in the sum over the height (``second``; measured in 1-D and 2-D: its compiled additions take
  * the operands in those orders; in 3-D neither order fits every vectorised element, and the caller
  * refuses NaNs and infinities there at the default level). */
 static inline float two_taps(const profile_t *p, float t0, float w0, float t1, float w1, int second) {
-    if (p->contract) return fmaf(t0, w0, t1 * w1);
+    if (p->contract) {
+        const float b = nan2(p, t1 * w1, t1, w1);
+        return nan3(p, fmaf(t0, w0, b), t0, w0, b);
+    }
     const float a = t0 * w0, b = t1 * w1;
     if (isnan(a) && isnan(b)) return second ? b : a; /* each already quieted by its product */
     return a + b;
@@ -920,7 +927,9 @@ void upsample_linear_generic(profile_t p, const float *x, float *out, int64_t P,
  * thread), per output (od, oh, ow) in order, eight scalar updates in the order i000, i001, i010, i011,
  * i100, .., i111 (depth, height, width taps): gx[i] += ((ld*lh)*lw)*g, which the AVX2 object contracts to
  * fma((ld*lh)*lw, g, gx[i]) (the weights' products rounded first); the default object rounds the product
- * with g, then the sum. Shapes: go (P, OD, OH, OW), gx (P, D, H, W) zeroed by the caller; scratch as
+ * with g, then the sum. The aarch64 objects (N1, V2, V1 measured) contract as the AVX2 one, with aarch64's
+ * NaNs (sfmadd_nans: the accumulator's NaN first). Shapes: go (P, OD, OH, OW), gx (P, D, H, W) zeroed by
+ * the caller; scratch as
  * upsample_linear_generic. */
 void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t D, int64_t H, int64_t W,
                                  int64_t OD, int64_t OH, int64_t OW, float scale_d, float scale_h, float scale_w,
@@ -938,7 +947,7 @@ void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_
                         for (int j = 0; j < 2; j++)
                             for (int k = 0; k < 2; k++) {
                                 float *acc = vol + (di[2 * e + i] * H + hi[2 * a + j]) * W + wi[2 * b + k];
-                                *acc = sfmadd(&p, dw[2 * e + i] * hw[2 * a + j] * ww[2 * b + k], g, *acc);
+                                *acc = sfmadd_nans(&p, dw[2 * e + i] * hw[2 * a + j] * ww[2 * b + k], g, *acc);
                             }
                 }
     }
@@ -946,7 +955,8 @@ void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_
 
 /* cpu_upsample_linear_backward, loop1d (cpu/UpSampleMoreKernel.cpp), float: per plane (whole in one
  * thread), per output w in order, two scalar updates gx[i0] += l0*g, then gx[i1] += l1*g, which the AVX2
- * object contracts to fma(l, g, gx[i]) (measured, NaN and infinite gradients included); the default
+ * object contracts to fma(l, g, gx[i]) (measured, NaN and infinite gradients included), and so do the
+ * aarch64 objects (N1, V2, V1 measured) with aarch64's NaNs (sfmadd_nans); the default
  * object rounds the product, then the sum. Shapes: go (P, OW), gx (P, W) zeroed by the caller; wi, ww
  * (2*OW,): scratch for the taps. */
 void upsample_linear1d_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t W, int64_t OW,
@@ -957,7 +967,7 @@ void upsample_linear1d_backward(profile_t p, const float *go, float *gx, int64_t
             const float g = go[q * OW + b];
             for (int k = 0; k < 2; k++) {
                 float *acc = gx + q * W + wi[2 * b + k];
-                *acc = sfmadd(&p, ww[2 * b + k], g, *acc);
+                *acc = sfmadd_nans(&p, ww[2 * b + k], g, *acc);
             }
         }
 }
