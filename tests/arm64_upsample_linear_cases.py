@@ -1,5 +1,5 @@
 """Seeded random cases of ATen's generic linear upsampling kernels (upsample_linear1d, upsample_bilinear2d
-of a channels-first input past OH + OW = 128, upsample_trilinear3d past OD + OH + OW = 48) and the scalar
+of a channels-first input past OH + OW = 128, upsample_trilinear3d of a channels-first input) and the scalar
 backwards of upsample_linear1d and upsample_trilinear3d, for tests/test_impl_arm64_upsample_linear.py;
 imports only NumPy and the impl (torch where it records), so that ``python tools/emulate_arm64.py run
 --cores C --threads 4 -- tests/arm64_upsample_linear_cases.py [OUT.npz]`` records, under emulation, the

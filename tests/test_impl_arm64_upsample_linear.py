@@ -1,5 +1,5 @@
 """ATen's generic linear upsampling kernels (upsample_linear1d, upsample_bilinear2d of a channels-first input
-past OH + OW = 128, upsample_trilinear3d past OD + OH + OW = 48) and the backwards of upsample_linear1d and
+past OH + OW = 128, upsample_trilinear3d of a channels-first input) and the backwards of upsample_linear1d and
 upsample_trilinear3d under the Linux arm64 profiles, through the trace's replays, against torch 2.13.0's
 aarch64 wheel run under QEMU (tools/emulate_arm64.py run, emulated Neoverse N1, V1 and V2; 1, 2 and 4
 threads set with torch.set_num_threads in one process): the SHA-256 of every output's uint32 bits over each

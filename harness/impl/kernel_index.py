@@ -839,7 +839,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("upsample_bilinear2d",),
         (
             "per output index the source `r = max(scale*(i + 0.5) - 0.5, 0)` (`scale*i` with aligned corners), "
-            "`i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal sizes copy); forward: "
+            "`i0 = (int64)r`, `i1 = i0 + (i0 < in - 1)`, `l1 = r - i0`, `l0 = 1 - l1` (equal sizes copy), `i0` at "
+            "most `in - 1` and `l1` clamped to [0, 1] (ATen's `guard_index_and_lambda`: a scale factor passed "
+            "beside an output size it does not give); forward: "
             "`upsample_linear_channels_last` (UpSampleKernel.cpp), ATen's kernel for OH + OW <= 128, a "
             "channels-last input of C > 3, or C = 3 at one thread: weights `w00 = lh0*lw0` .. `w11`, per "
             "output pixel the channels in vectors of 8, `x00*w00 + (x01*w01 + (x10*w10 + x11*w11))`, the last "
@@ -1172,7 +1174,11 @@ ARM64: dict[str, str] = {
         " thread count; a channels-last gradient refused as on x86; forward: vectors of 4 channels (N1, V2)"
         " contracted as `fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11)))` (the other inner product than"
         " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count; the generic"
-        " kernel, `upsample_linear1d` and `upsample_trilinear3d` not measured: refused"
+        " kernel (`upsample_linear1d`, `upsample_bilinear2d` past OH + OW = 128, `upsample_trilinear3d` but for"
+        " a channels-last input of more than 3 channels) and the 1-D and 3-D backwards: the AVX2 contractions"
+        " (`fma(t0, w0, t1*w1)`, `fma(l, g, gx)`) on every core, V1's SVE256 object alike, with aarch64's NaNs"
+        " (the addend's NaN first, `inf*0` the positive default NaN); not the thread count (measured under"
+        " emulation on N1, V2 and V1 at 1, 2 and 4 threads); the 3-D channels-last forward not measured: refused"
     ),
 }
 
