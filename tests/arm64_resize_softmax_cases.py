@@ -15,8 +15,6 @@ of an infinite max: the default NaN); its backward over y and g drawn at random,
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,9 +23,9 @@ import numpy as np
 from harness.impl.profiles import KernelProfile
 
 if __package__:  # imported by the tests
-    from tests.arm64_sampling_cases import digest
+    from tests.arm64_sampling_cases import record_digests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
-    from arm64_sampling_cases import digest
+    from arm64_sampling_cases import record_digests
 
 OPS = ("upsample_bilinear2d", "softmax", "softmax_backward")
 COUNT = {"upsample_bilinear2d": 40, "softmax": 48, "softmax_backward": 24}
@@ -112,17 +110,4 @@ def torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - un
 
 
 if __name__ == "__main__":  # pragma: no cover - under emulation: op -> threads -> digest of torch's bits
-    import torch
-
-    record: dict[str, dict[int, str]] = {op: {} for op in OPS}
-    bits: dict[str, np.ndarray] = {}
-    for threads in THREADS:
-        torch.set_num_threads(threads)
-        for op in OPS:
-            outs = [[torch_output(op, c)] for c in CASES[op]()]
-            record[op][threads] = digest(iter(outs))
-            for j, (out,) in enumerate(outs):
-                bits[f"{op}/{threads}/{j}"] = out.contiguous().numpy().view(np.uint32)
-    if len(sys.argv) > 1:
-        np.savez(sys.argv[1], **bits)
-    print(json.dumps(record))
+    record_digests(OPS, THREADS, CASES, torch_output)

@@ -208,6 +208,27 @@ def digest(outputs: Iterator[list[Any]]) -> str:
     return h.hexdigest()
 
 
+def record_digests(ops: tuple[str, ...], threads: tuple[int, ...], cases: dict[str, Any],
+                   output: Any) -> None:  # fmt: skip  # pragma: no cover - under emulation
+    """Print op -> thread count -> the digest of torch's ``output(op, case)`` over ``cases[op]()`` (one
+    output a case), each thread count set in this process in turn; with a path argument also save every
+    output's uint32 bits there (npz, keys op/threads/case)."""
+    import torch
+
+    record: dict[str, dict[int, str]] = {op: {} for op in ops}
+    bits: dict[str, np.ndarray] = {}
+    for t in threads:
+        torch.set_num_threads(t)
+        for op in ops:
+            outs = [[output(op, c)] for c in cases[op]()]
+            record[op][t] = digest(iter(outs))
+            for j, (out,) in enumerate(outs):
+                bits[f"{op}/{t}/{j}"] = out.contiguous().numpy().view(np.uint32)
+    if len(sys.argv) > 1:
+        np.savez(sys.argv[1], **bits)
+    print(json.dumps(record))
+
+
 if __name__ == "__main__":  # pragma: no cover - under emulation: op -> threads -> digest of torch's bits
     import torch
 

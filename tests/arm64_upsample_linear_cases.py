@@ -16,8 +16,6 @@ gradient is then channels-last contiguous too).
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -26,9 +24,9 @@ import numpy as np
 from harness.impl.profiles import KernelProfile
 
 if __package__:  # imported by the tests
-    from tests.arm64_sampling_cases import digest
+    from tests.arm64_sampling_cases import record_digests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
-    from arm64_sampling_cases import digest
+    from arm64_sampling_cases import record_digests
 
 OPS = ("linear1d", "linear1d_backward", "bilinear2d", "trilinear3d", "trilinear3d_backward")
 COUNT = {"linear1d": 36, "linear1d_backward": 36, "bilinear2d": 16, "trilinear3d": 16, "trilinear3d_backward": 24}
@@ -116,17 +114,4 @@ def torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - un
 
 
 if __name__ == "__main__":  # pragma: no cover - under emulation: op -> threads -> digest of torch's bits
-    import torch
-
-    record: dict[str, dict[int, str]] = {op: {} for op in OPS}
-    bits: dict[str, np.ndarray] = {}
-    for threads in THREADS:
-        torch.set_num_threads(threads)
-        for op in OPS:
-            outs = [[torch_output(op, c)] for c in CASES[op]()]
-            record[op][threads] = digest(iter(outs))
-            for j, (out,) in enumerate(outs):
-                bits[f"{op}/{threads}/{j}"] = out.contiguous().numpy().view(np.uint32)
-    if len(sys.argv) > 1:
-        np.savez(sys.argv[1], **bits)
-    print(json.dumps(record))
+    record_digests(OPS, THREADS, CASES, torch_output)

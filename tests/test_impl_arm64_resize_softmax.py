@@ -18,7 +18,8 @@ from __future__ import annotations
 import pytest
 
 from harness.impl.profiles import get_profile
-from tests.arm64_resize_softmax_cases import CASES, digest, impl_output
+from tests.arm64_resize_softmax_cases import CASES, impl_output
+from tests.arm64_sampling_cases import digest
 
 # (profile, op, threads) -> the digest torch gave on the core whose profile it is
 DIGESTS = {

@@ -17,7 +17,8 @@ from __future__ import annotations
 import pytest
 
 from harness.impl.profiles import get_profile
-from tests.arm64_upsample_linear_cases import CASES, digest, impl_output
+from tests.arm64_sampling_cases import digest
+from tests.arm64_upsample_linear_cases import CASES, impl_output
 
 # op -> the digest torch gave on Neoverse N1, V1 and V2 at 1, 2 and 4 threads alike
 DIGESTS = {
