@@ -487,13 +487,26 @@ X86_BUILDS = ("default", "avx2", "avx512")  # the builds the 3-D channels-last k
 LINEAR_BUILDS = (*X86_BUILDS, "neon", "sve")
 
 
-def _taps_scratch(*sizes: int) -> list[np.ndarray]:
-    """Scratch for the two taps (index, weight) of each output index of each dim, outermost first: the
-    arrays, to be kept alive across the call and passed by ``ptr``."""
-    out: list[np.ndarray] = []
-    for size in sizes:
-        out += [np.empty(2 * size, np.int64), np.empty(2 * size, np.float32)]
-    return out
+def _linear_call(name: str, profile: KernelProfile, src: np.ndarray, dst: np.ndarray, lead: tuple[int, ...],
+                 sizes: tuple[int, ...], out_sizes: tuple[int, ...], align: bool, scales: tuple[float | None, ...],
+                 *extra: int) -> None:  # fmt: skip
+    """csrc/nn.c's linear upsampling ``name`` from ``src`` into ``dst``: the ``lead`` counts, the input's
+    and the output's sizes per dim (outermost first), each dim's area_pixel_scale, align_corners,
+    ``extra`` ints, then the scratch for each output dim's two taps (index, weight)."""
+    scratch = [a for o in out_sizes for a in (np.empty(2 * o, np.int64), np.empty(2 * o, np.float32))]
+    fn = getattr(load("nn"), name)
+    fn.restype = None
+    fn(profile.as_c(), ptr(src), ptr(dst), *(ctypes.c_int64(v) for v in (*lead, *sizes, *out_sizes)),
+       *(ctypes.c_float(area_pixel_scale(i, o, align, s)) for i, o, s in zip(sizes, out_sizes, scales, strict=True)),
+       ctypes.c_int32(bool(align)), *(ctypes.c_int32(v) for v in extra), *map(ptr, scratch))  # fmt: skip
+
+
+def _refuse_default_nans(op: str, a: np.ndarray, what: str, profile: KernelProfile) -> None:
+    """ParityError for a NaN or infinity in ``a`` at the default level (its sums' NaN choice not modelled)."""
+    if not profile.contract and not np.isfinite(a).all():
+        raise ParityError(
+            f"{op}: a NaN or infinity in the {what} at the default level (which NaN its sums keep) is not modelled"
+        )
 
 
 def upsample_linear(
@@ -509,26 +522,15 @@ def upsample_linear(
     if x.dtype != np.float32 or x.ndim != dims + 2 or dims not in (1, 2, 3):
         raise ParityError(f"{op}: float32 (N, C, ...) with a dim per output size, not {x.dtype}{list(x.shape)}")
     profile.refuse_unmeasured(f"{op} (ATen's generic linear kernel)", LINEAR_BUILDS)
-    if dims == 3 and not profile.contract and not np.isfinite(x).all():
-        raise ParityError(
-            f"{op}: a NaN or infinity in the input at the default level (which NaN its vectorised sums keep) is "
-            "not modelled"
-        )
+    if dims == 3:
+        _refuse_default_nans(op, x, "input", profile)
     n, c = x.shape[:2]
-    d, h, w = (1,) * (3 - dims) + x.shape[2:]
-    od, oh, ow = (1,) * (3 - dims) + tuple(int(v) for v in output_size)
+    sizes = (1,) * (3 - dims) + x.shape[2:]
+    out_sizes = (1,) * (3 - dims) + tuple(int(v) for v in output_size)
     given = (None,) * (3 - dims) + tuple(scales[len(scales) - dims :])
-    sd, sh, sw = (
-        area_pixel_scale(i, o, align_corners, s) if k >= 3 - dims else np.float32(1)
-        for k, (i, o, s) in enumerate(zip((d, h, w), (od, oh, ow), given, strict=True))
-    )
-    out = np.empty((n * c, od, oh, ow), np.float32)
-    scratch = _taps_scratch(od, oh, ow)
-    fn = load("nn").upsample_linear_generic
-    fn.restype = None
-    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n * c, d, h, w, od, oh, ow)),
-       *(ctypes.c_float(v) for v in (sd, sh, sw)), ctypes.c_int32(bool(align_corners)), ctypes.c_int32(dims),
-       *map(ptr, scratch))  # fmt: skip
+    out = np.empty((n * c, *out_sizes), np.float32)
+    _linear_call("upsample_linear_generic", profile, f32(x), out, (n * c,), sizes, out_sizes, align_corners, given,
+                 dims)  # fmt: skip
     return out.reshape(n, c, *output_size)
 
 
@@ -542,21 +544,11 @@ def upsample_trilinear3d(
     if x.dtype != np.float32 or x.ndim != 5:
         raise ParityError(f"upsample_trilinear3d: float32 (N, C, D, H, W), not {x.dtype}{list(x.shape)}")
     profile.refuse_unmeasured("upsample_trilinear3d (ATen's channels-last kernel)", X86_BUILDS)
-    if not profile.contract and not np.isfinite(x).all():
-        raise ParityError(
-            "upsample_trilinear3d: a NaN or infinity in the input at the default level (which NaN its sums keep) is "
-            "not modelled"
-        )
-    n, c, d, h, w = x.shape
-    od, oh, ow = (int(v) for v in output_size)
-    sizes = ((d, od, scales[0]), (h, oh, scales[1]), (w, ow, scales[2]))
-    out = np.empty((n, c, od, oh, ow), np.float32)
-    scratch = _taps_scratch(od, oh, ow)
-    fn = load("nn").upsample_linear_channels_last
-    fn.restype = None
-    fn(profile.as_c(), ptr(f32(x)), ptr(out), *(ctypes.c_int64(v) for v in (n, c, d, h, w, od, oh, ow)),
-       *(ctypes.c_float(area_pixel_scale(i, o, align_corners, s)) for i, o, s in sizes),
-       ctypes.c_int32(bool(align_corners)), ctypes.c_int32(3), *map(ptr, scratch))  # fmt: skip
+    _refuse_default_nans("upsample_trilinear3d", x, "input", profile)
+    out_sizes = tuple(int(v) for v in output_size)
+    out = np.empty((*x.shape[:2], *out_sizes), np.float32)
+    _linear_call("upsample_linear_channels_last", profile, f32(x), out, x.shape[:2], x.shape[2:], out_sizes,
+                 align_corners, scales, 3)  # fmt: skip
     return out
 
 
@@ -569,22 +561,13 @@ def upsample_trilinear3d_backward(
     if go.dtype != np.float32 or go.ndim != 5:
         raise ParityError(f"upsample_trilinear3d_backward: float32 (N, C, OD, OH, OW), not {go.dtype}{list(go.shape)}")
     profile.refuse_unmeasured("upsample_trilinear3d_backward", LINEAR_BUILDS)
-    if not profile.contract and not np.isfinite(go).all():
-        raise ParityError(
-            "upsample_trilinear3d_backward: a NaN or infinity in the gradient at the default level (which NaN its "
-            "sums keep) is not modelled"
-        )
-    n, c, od, oh, ow = go.shape
-    d, h, w = (int(v) for v in input_size[2:])
-    gx = np.zeros((n * c, d, h, w), np.float32)
-    scratch = _taps_scratch(od, oh, ow)
-    fn = load("nn").upsample_trilinear_backward
-    fn.restype = None
-    sizes = ((d, od, scales[0]), (h, oh, scales[1]), (w, ow, scales[2]))
-    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, d, h, w, od, oh, ow)),
-       *(ctypes.c_float(area_pixel_scale(i, o, align_corners, s)) for i, o, s in sizes),
-       ctypes.c_int32(bool(align_corners)), *map(ptr, scratch))  # fmt: skip
-    return gx.reshape(n, c, d, h, w)
+    _refuse_default_nans("upsample_trilinear3d_backward", go, "gradient", profile)
+    n, c = go.shape[:2]
+    sizes = tuple(int(v) for v in input_size[2:])
+    gx = np.zeros((n * c, *sizes), np.float32)
+    _linear_call("upsample_trilinear_backward", profile, f32(go), gx, (n * c,), sizes, go.shape[2:], align_corners,
+                 scales)  # fmt: skip
+    return gx.reshape(n, c, *sizes)
 
 
 def upsample_linear1d_backward(
@@ -598,10 +581,5 @@ def upsample_linear1d_backward(
     n, c, ow = go.shape
     w = int(input_size[2])
     gx = np.zeros((n * c, w), np.float32)
-    scratch = _taps_scratch(ow)
-    fn = load("nn").upsample_linear1d_backward
-    fn.restype = None
-    sw = area_pixel_scale(w, ow, align_corners, scale)
-    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, w, ow)), ctypes.c_float(sw),
-       ctypes.c_int32(bool(align_corners)), *map(ptr, scratch))  # fmt: skip
+    _linear_call("upsample_linear1d_backward", profile, f32(go), gx, (n * c,), (w,), (ow,), align_corners, (scale,))
     return gx.reshape(n, c, w)
