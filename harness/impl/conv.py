@@ -191,6 +191,7 @@ def _lib() -> ctypes.CDLL:
         lib.conv_bwd_weights_runs.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_data_terms.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I32]
         lib.conv_bwd_data_terms_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I32]
+        lib.conv_bwd_data_terms_x86.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I]
         lib.conv_bwd_weights_runs_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _P, _I, _I32, _P]
         lib.conv_bwd_weights_gemv.argtypes = [*[_I] * 13, _P, _P, _P, _P, _I, _I, _P]
         lib.conv_bwd_weights_gemv_dilated.argtypes = [*[_I] * 15, _P, _P, _P, _P, _I, _I, _P]

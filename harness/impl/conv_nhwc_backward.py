@@ -134,7 +134,7 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   one call, then the rest), each call over a block of the valid kernel rows (kh_block_pad: all of them
   where KW >= KH, else one), a chain from 0 added to C in order (x86's brgemm adds C at the store); an
   element the first call of its block misses starts from the zeros the kernel writes (0 + its first
-  chain). NaNs as x86 makes them (csrc/conv_nhwc.c nhwc_bwd_data_terms): the product's NaN operand before
+  chain). NaNs as x86 makes them (csrc/conv.c conv_bwd_data_terms_x86): the product's NaN operand before
   the accumulator's in a multiply-add, a call's chain before C in its addition, inf * 0 and inf - inf the
   default NaN 0xFFC00000. Rows over 39 columns refused (``wide_measure.py``, rows of 40 to 89 columns, 12
   draws at each of 1, 2 and 4 threads with the bound raised: 12, 12 and 10 bit for bit, the 2 others at 4
@@ -263,8 +263,6 @@ def _lib() -> ctypes.CDLL:
         lib = load("conv_nhwc")
         lib.nhwc_dw_weights.argtypes = [_I] * 12 + [_P, _P, _P, _I, _I, _I, _P, _P, _I32]
         lib.nhwc_dw_weights.restype = None
-        lib.nhwc_bwd_data_terms.argtypes = [_I] * 11 + [_P, _P, _P, _P, _I]
-        lib.nhwc_bwd_data_terms.restype = None
         _LIB = lib
     return _LIB
 
@@ -783,8 +781,8 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
                 terms = [t for i, ch in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + ch]
                 t = np.array(terms, np.int64).reshape(-1, 3)
                 done[key] = np.empty_like(gx)
-                _lib().nhwc_bwd_data_terms(g.n, g.c, g.h, g.w, oc, kh, kw, g.oh, g.ow, g.ph, g.pw, ptr(dy), ptr(w),
-                                           ptr(done[key]), ptr(t), len(t))  # fmt: skip
+                conv._lib().conv_bwd_data_terms_x86(g.n, g.c, g.h, g.w, oc, kh, kw, g.oh, g.ow, 1, 1, g.ph, g.pw,
+                                                    ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t))  # fmt: skip
             gx[:, :, yy, xx] = done[key][:, :, yy, xx]
     return gx
 

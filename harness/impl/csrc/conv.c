@@ -187,27 +187,36 @@ void conv_fwd_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64
                 }
 }
 
-/* Backward data with the terms' order given: per input element a chain from 0 over terms[t] =
- * (output channel, kh, kw) in order, the taps that do not reach it skipped; a term (-1, 0, 0) ends a
- * part: its chain added to the total (the first part's chain is the total), the next from 0. */
-void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
-                                 int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
-                                 int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms,
-                                 int64_t nterms, int32_t fused);
-
-void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
-                         int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
-                         const float *w, float *dx, const int64_t *terms, int64_t nterms, int32_t fused) {
-    conv_bwd_data_terms_dilated(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, w, dx, terms, nterms,
-                                fused);
+/* x86's NaN rules as oneDNN's avx512_core brgemm kernels meet them, whatever the host: a NaN operand
+ * passes on quieted (sign and payload kept), an invalid operation (inf * 0, inf - inf) gives the default
+ * NaN 0xffc00000. x86_fma is vfmadd231ps acc += a * b (a NaN of the product's operands, a then b, before
+ * the accumulator's), x86_add vaddps first, second (the first operand's NaN before the second's). */
+static inline float x86_fma(float a, float b, float acc) {
+    if (isnan(a)) return quieted(a);
+    if (isnan(b)) return quieted(b);
+    if (isnan(acc)) return quieted(acc);
+    const float r = fmaf(a, b, acc);
+    return isnan(r) ? qnan_bits(0xffc00000u) : r;
 }
 
-/* conv_bwd_data_terms with the taps dh rows and dw columns apart (dilation): tap (i, j) reaches input
- * (yy, xx) from output ((yy + ph - i * dh) / sh, (xx + pw - j * dw) / sw) where that divides. */
-void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
-                                 int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
-                                 int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms,
-                                 int64_t nterms, int32_t fused) {
+static inline float x86_add(float first, float second) {
+    if (isnan(first)) return quieted(first);
+    if (isnan(second)) return quieted(second);
+    const float r = first + second;
+    return isnan(r) ? qnan_bits(0xffc00000u) : r;
+}
+
+/* Backward data with the terms' order given: per input element a chain from 0 over terms[t] =
+ * (output channel, kh, kw) in order, the taps that do not reach it skipped (the taps dh rows and dw
+ * columns apart: tap (i, j) reaches input (yy, xx) from output ((yy + ph - i * dh) / sh,
+ * (xx + pw - j * dw) / sw) where that divides); a term (-1, 0, 0) ends a part: its chain added to the
+ * total (the first part's chain is the total), the next from 0. x86_nans: every step by x86's NaN rules
+ * (fused; each part's chain the first operand of its addition to the total, as brg_conv_bwd's store
+ * adds them), else madd(fused) and total + chain. */
+static void bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                           int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                           int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms, int64_t nterms,
+                           int32_t fused, int x86_nans) {
     for (int64_t b = 0; b < n; b++)
         for (int64_t k = 0; k < ic; k++)
             for (int64_t yy = 0; yy < ih; yy++)
@@ -217,18 +226,42 @@ void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, 
                     for (int64_t t = 0; t < nterms; t++) {
                         int64_t o = terms[3 * t], i = terms[3 * t + 1], j = terms[3 * t + 2];
                         if (o < 0) {
-                            total = started ? total + acc : acc;
+                            total = !started ? acc : x86_nans ? x86_add(acc, total) : total + acc;
                             started = 1;
                             acc = 0.0f;
                             continue;
                         }
                         int64_t rr = yy + ph - i * dh, cc = xx + pw - j * dw;
                         if (rr < 0 || rr % sh || rr / sh >= oh || cc < 0 || cc % sw || cc / sw >= ow) continue;
-                        acc = madd(fused, dy[((b * oc + o) * oh + rr / sh) * ow + cc / sw], w[((o * ic + k) * kh + i) * kw + j],
-                                   acc);
+                        const float g = dy[((b * oc + o) * oh + rr / sh) * ow + cc / sw];
+                        const float v = w[((o * ic + k) * kh + i) * kw + j];
+                        acc = x86_nans ? x86_fma(g, v, acc) : madd(fused, g, v, acc);
                     }
-                    dx[((b * ic + k) * ih + yy) * iw + xx] = started ? total + acc : acc;
+                    const float sum = !started ? acc : x86_nans ? x86_add(acc, total) : total + acc;
+                    dx[((b * ic + k) * ih + yy) * iw + xx] = sum;
                 }
+}
+
+void conv_bwd_data_terms(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                         int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                         const float *w, float *dx, const int64_t *terms, int64_t nterms, int32_t fused) {
+    bwd_data_terms(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, w, dx, terms, nterms, fused, 0);
+}
+
+/* conv_bwd_data_terms with the taps dh rows and dw columns apart (dilation). */
+void conv_bwd_data_terms_dilated(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                                 int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+                                 int64_t dw, const float *dy, const float *w, float *dx, const int64_t *terms,
+                                 int64_t nterms, int32_t fused) {
+    bwd_data_terms(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, dh, dw, dy, w, dx, terms, nterms, fused, 0);
+}
+
+/* conv_bwd_data_terms fused with x86's NaN rules, whatever the host: brg_conv_bwd:avx512_core's grad_input
+ * (harness/impl/conv_nhwc_backward.py), each brgemm call a part, its sum added to C after it. */
+void conv_bwd_data_terms_x86(int64_t n, int64_t ic, int64_t ih, int64_t iw, int64_t oc, int64_t kh, int64_t kw,
+                             int64_t oh, int64_t ow, int64_t sh, int64_t sw, int64_t ph, int64_t pw, const float *dy,
+                             const float *w, float *dx, const int64_t *terms, int64_t nterms) {
+    bwd_data_terms(n, ic, ih, iw, oc, kh, kw, oh, ow, sh, sw, ph, pw, 1, 1, dy, w, dx, terms, nterms, 1, 1);
 }
 
 /* oneDNN's SSE4.1 gemv_t (jit_sse41_gemv_t_f32_kern): y + x . a over m terms, unfused. The first
