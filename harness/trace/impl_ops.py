@@ -531,8 +531,7 @@ def _conv_geometry(
     reaches ``convolution`` as ``[0]``). A 1-D convolution, transposed too, runs as 2-D over rows of
     height 1 (ATen's ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W)
     before choosing a backend): stride (1, s), padding (0, p), output_padding (0, op), dilation
-    (1, d). A dilation other than 1 is modelled for one group, untransposed, on NCHW tensors only
-    (``_dilation_modelled``)."""
+    (1, d). A dilation other than 1 is modelled on NCHW tensors only (``_dilation_modelled``)."""
     names, start = ("stride", "padding", "output_padding", "dilation"), {"stride": 1, "dilation": 1}
     stride, padding, output_padding, dilation = ([int(x) for x in (a.get(k) or [start.get(k, 0)])] for k in names)
     stride, padding, output_padding, dilation = (
@@ -548,7 +547,7 @@ def _conv_geometry(
     return pairs[0], pairs[1], pairs[2], groups, pairs[3]
 
 
-def _dilation_modelled(t: Arrays, a: Args, groups: int, dilation: tuple[int, int]) -> bool:
+def _dilation_modelled(t: Arrays, a: Args, dilation: tuple[int, int]) -> bool:
     """Whether the convolution is dilated and untransposed (harness.impl.conv's dilated kernels,
     harness.impl.conv_grouped's with groups; a transposed one goes to harness.impl.conv_transpose with
     its dilation); ParityError where it is dilated and channels-last (not modelled dilated)."""
@@ -556,7 +555,7 @@ def _dilation_modelled(t: Arrays, a: Args, groups: int, dilation: tuple[int, int
         return False
     if _channels_last(t, a):
         raise ParityError("the impl reproduces dilated convolutions on NCHW tensors only")
-    if a.get("transposed"):  # harness.impl.conv_transpose, one group (its ``_dilated``)
+    if a.get("transposed"):  # harness.impl.conv_transpose with its dilation (its ``_dilated``)
         return False
     _contiguous_nchw(t, a, ("weight",))
     return True
@@ -672,7 +671,7 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
         _ncdhw(t, a, ("input", "weight"))
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
-    if _dilation_modelled(t, a, groups, dilation):
+    if _dilation_modelled(t, a, dilation):
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         out = conv_grouped.conv2d(x, w, t.get("bias"), stride, padding, groups, p, dilation=dilation)
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
@@ -738,7 +737,7 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
-    if _dilation_modelled(t, a, groups, dilation):  # ATen and oneDNN run on NCHW copies of the operands
+    if _dilation_modelled(t, a, dilation):  # ATen and oneDNN run on NCHW copies of the operands
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
         return _conv_grads(t, grads, mask)
     layout = _transposed(a, groups, t)
