@@ -386,15 +386,14 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
     return "jit_dw:avx2", weights
 
 
-def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
-    """ "" where ``_avx2_backward`` models the case, else a one-line reason."""
-    threads = profile.threads
+def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+                   mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
+    """ "" where ``_avx2_backward`` models the case (the gradients ``mask`` asks: grad_input,
+    grad_weight, grad_bias), else a one-line reason."""
     x_shape, w_shape = tuple(int(v) for v in x_shape), tuple(int(v) for v in w_shape)
     stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
-    _n, c, h, wd = x_shape
-    oc, _cg, kh, kw = w_shape
-    if threads not in (1, 2):
-        return f"{threads} threads not modelled (1 and 2 measured)"
+    _n, _c, h, wd = x_shape
+    _oc, _cg, kh, kw = w_shape
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
     if any(s not in (1, 2) for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
@@ -402,24 +401,61 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
     oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
     if oh < 1 or ow < 1:
         return "empty output"
-    if (oc > 64 or c > 64) and not _one_by_one_measured(x_shape, w_shape, stride, padding, groups):
-        return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
     data, weights = _avx2_kinds(x_shape, w_shape, stride, padding, groups, profile)
-    for kind in (data, weights):
-        if kind.startswith("decline:"):
-            return kind[len("decline:") :]
+    if mask[0]:
+        why = _avx2_data_declines(x_shape, w_shape, stride, padding, groups, profile, data)
+        if why:
+            return why
+    if mask[1] or mask[2]:
+        return _avx2_weights_declines(x_shape, w_shape, stride, padding, groups, profile, weights)
+    return ""
+
+
+def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile, data: str) -> str:
+    """ "" where ``_avx2_backward`` models grad_input, run by oneDNN's ``data`` (``_avx2_kinds``), else
+    a one-line reason."""
+    why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, profile.threads)
+    if why:
+        return why
+    wd, kw = x_shape[3], w_shape[3]
+    if data.startswith("decline:"):
+        return data[len("decline:") :]
+    ow = (wd + 2 * padding[1] - kw) // stride[1] + 1
     if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:
         return (
             "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
             "blocking, not modelled"
         )
+    return ""
+
+
+def _avx2_weights_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+                           weights: str) -> str:  # fmt: skip
+    """ "" where ``_avx2_backward`` models grad_weight and grad_bias, run by oneDNN's ``weights``
+    (``_avx2_kinds``), else a one-line reason."""
+    threads = profile.threads
+    why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, threads)
+    if why:
+        return why
+    if weights.startswith("decline:"):
+        return weights[len("decline:") :]
     if weights == "jit_dw:avx2":
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-        if ow > 30:
+        if g.ow > 30:
             return "jit_dw backward weights over rows of more than 30 columns (column blocks) not measured"
-        _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, c, threads, True)
+        _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, x_shape[1], threads, True)
         if nthr_mb > 1 and nthr_oh > 1:
             return "jit_dw nxc reduction over both images and rows not modelled"
+    return ""
+
+
+def _avx2_unmeasured(x_shape, w_shape, stride, padding, groups: int, threads: int) -> str:
+    """The thread and channel counts past which no AVX2 channels-last backward was measured: a
+    one-line reason, "" within them."""
+    if threads not in (1, 2):
+        return f"{threads} threads not modelled (1 and 2 measured)"
+    if (w_shape[0] > 64 or x_shape[1] > 64) and not _one_by_one_measured(x_shape, w_shape, stride, padding, groups):
+        return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
     return ""
 
 
@@ -1246,7 +1282,7 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
     if conv_nhwc._level(profile) == "avx512":
         return _avx512_declines(x_shape, w_shape, stride, padding, groups, profile, mask)
     if conv_nhwc._level(profile) == "avx2":
-        return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile)
+        return _avx2_declines(x_shape, w_shape, stride, padding, groups, profile, mask)
     kinds = conv_nhwc.sse41_kinds(x_shape, w_shape, stride, padding, groups, profile)
     return next((k[len("refuse: ") :] for k in kinds[1:] if k.startswith("refuse")), "")
 
