@@ -52,7 +52,57 @@ def test_the_zoo_refuses_what_it_does_not_know(capsys: pytest.CaptureFixture[str
 def test_every_script_of_the_zoo_is_one_of_its_models() -> None:
     """``tox -e zoo`` runs MODELS: a family's script that is not listed would never be traced."""
     scripts = {path.stem for path in zoo.ZOO.glob("*.py")} - {"common"}
-    assert scripts == set(zoo.MODELS) and len(zoo.MODELS) == len(set(zoo.MODELS))
+    listed = zoo.MODELS + zoo.FULL_SIZE
+    assert scripts == set(listed) and len(listed) == len(set(listed))
+
+
+def test_each_platform_is_traced_once_and_each_comparison_diffs_its_own_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """threads and baseline share A (avx2, 1 thread); threads-4-8 has its own A and B. A comparison
+    whose level this CPU lacks says so in its row and traces nothing for it."""
+    traced: list[tuple[str, str, str]] = []
+    diffed: list[tuple[str, str]] = []
+
+    def trace(model: str, init: str, platform: str, steps: int, out: Path) -> Path:
+        traced.append((model, init, platform))
+        return out / f"{model}-{init}-{platform}.h5"
+
+    def compare(a: Path, b: Path, target: str, verify_cause: bool) -> dict:
+        diffed.append((a.name, b.name))
+        return {"bit_identical": True}
+
+    class Level:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    monkeypatch.setattr(zoo, "trace", trace)
+    monkeypatch.setattr(zoo, "compare", compare)
+    monkeypatch.setattr(zoo, "supported_levels", lambda facts: [Level("baseline"), Level("avx2")])
+    argv = ["--models", "resnet50", "--inits", "load", "--out", str(tmp_path),
+            "--comparisons", "threads,baseline,avx512,threads-4-8"]  # fmt: skip
+    assert zoo.main(argv) == 0
+    assert [p for _, _, p in traced] == [
+        "linux-x86_64-avx2-t1", "linux-x86_64-avx2-t2", "linux-x86_64-baseline-t1",
+        "linux-x86_64-avx2-t4", "linux-x86_64-avx2-t8",
+    ]  # fmt: skip
+    assert diffed == [
+        ("resnet50-load-linux-x86_64-avx2-t1.h5", "resnet50-load-linux-x86_64-avx2-t2.h5"),
+        ("resnet50-load-linux-x86_64-avx2-t1.h5", "resnet50-load-linux-x86_64-baseline-t1.h5"),
+        ("resnet50-load-linux-x86_64-avx2-t4.h5", "resnet50-load-linux-x86_64-avx2-t8.h5"),
+    ]
+    rows = (tmp_path / "zoo.md").read_text().splitlines()[2:]
+    assert rows == [
+        "| resnet50 | load | threads | bit-identical | | | | |",
+        "| resnet50 | load | baseline | bit-identical | | | | |",
+        "| resnet50 | load | avx512 | not run: this CPU has no avx512 | | | | |",
+        "| resnet50 | load | threads-4-8 | bit-identical | | | | |",
+    ]
+    traced.clear()
+    assert (
+        zoo.main(["--models", "full-size", "--inits", "load", "--comparisons", "threads", "--out", str(tmp_path)]) == 0
+    )
+    assert [m for m, _, _ in traced] == [m for m in zoo.FULL_SIZE for _ in range(2)]
 
 
 def test_loaded_weights_include_zero_dimensional_parameters() -> None:

@@ -1,15 +1,20 @@
 """The zoo: trace each model of zoo/ under several configurations and say what parts the runs.
 
-    python tools/zoo.py [--models gpt2,llama,...] [--inits library,load] [--comparisons threads,baseline,avx512]
+    python tools/zoo.py [--models gpt2,llama,...|full-size] [--inits library,load]
+                        [--comparisons threads,baseline,avx512,threads-4-8,threads-8-16]
                         [--steps N] [--out DIR] [--no-verify]
 
 Per model and initialisation (the library's own under ``torch.manual_seed``, or every parameter
-loaded from NumPy, ``--load``), A is the run at avx2 with 1 thread; each comparison traces B at
-2 threads (``threads``), at baseline (``baseline``) or at avx512 (``avx512``, where this CPU has
-it) and diffs A and B with ``--verify-cause``. Prints a markdown table (also written to
-DIR/zoo.md, with each diff's JSON report beside it): per comparison the live root cause, its
-module and call site, the knob, whether the impl verified it, the divergences that never reach
-the result and what the walk could not resolve. Exit status 0; 2 on a bad argument.
+loaded from NumPy, ``--load``), each comparison traces a run A and a run B and diffs them with
+``--verify-cause``: A at avx2 with 1 thread against B at 2 threads (``threads``), at baseline
+(``baseline``) or at avx512 (``avx512``, where this CPU has it); A at avx2 with 4 threads against
+8 (``threads-4-8``), 8 against 16 (``threads-8-16``), as a workstation against a server would run.
+The models are the tiny configurations of MODELS by default; ``--models full-size`` names
+FULL_SIZE, models at their released sizes (GPT-2 124M, BERT-base, ViT-Base/16, ResNet-50, a Llama
+of SmolLM-135M's shape). Prints a markdown table (also written to DIR/zoo.md, with each diff's
+JSON report beside it): per comparison the live root cause, its module and call site, the knob,
+whether the impl verified it, the divergences that never reach the result and what the walk could
+not resolve. Exit status 0; 2 on a bad argument.
 """
 
 from __future__ import annotations
@@ -55,13 +60,18 @@ MODELS = (
     "pp_lcnet", "phi", "pvt", "data2vec_vision", "layoutlm", "imagegpt",
     "olmo", "deit", "electra", "xglm", "biogpt", "unispeech",
 )  # fmt: skip
+# models at their released sizes: some of the families above as they are trained
+FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
 INITS = ("library", "load")
-BASE = "linux-x86_64-avx2-t1"
+# comparison: (A's platform, B's platform)
 COMPARISONS = {
-    "threads": "linux-x86_64-avx2-t2",
-    "baseline": "linux-x86_64-baseline-t1",
-    "avx512": "linux-x86_64-avx512-t1",
+    "threads": ("linux-x86_64-avx2-t1", "linux-x86_64-avx2-t2"),
+    "baseline": ("linux-x86_64-avx2-t1", "linux-x86_64-baseline-t1"),
+    "avx512": ("linux-x86_64-avx2-t1", "linux-x86_64-avx512-t1"),
+    "threads-4-8": ("linux-x86_64-avx2-t4", "linux-x86_64-avx2-t8"),
+    "threads-8-16": ("linux-x86_64-avx2-t8", "linux-x86_64-avx2-t16"),
 }
+DEFAULT_COMPARISONS = ("threads", "baseline", "avx512")
 
 
 def _choices(text: str, allowed: tuple[str, ...], what: str) -> list[str]:
@@ -127,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/zoo.py", description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--inits", default=",".join(INITS))
-    parser.add_argument("--comparisons", default=",".join(COMPARISONS))
+    parser.add_argument("--comparisons", default=",".join(DEFAULT_COMPARISONS))
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--target", default="", help="as parity diff --target (default: loss and optimizer state)")
     parser.add_argument("--out", type=Path, default=Path("build/zoo"))
@@ -135,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     def body() -> int:
-        models = _choices(args.models, MODELS, "models")
+        models = FULL_SIZE if args.models == "full-size" else _choices(args.models, MODELS + FULL_SIZE, "models")
         inits = _choices(args.inits, INITS, "inits")
         comparisons = _choices(args.comparisons, tuple(COMPARISONS), "comparisons")
         if args.steps < 1:
@@ -143,19 +153,24 @@ def main(argv: list[str] | None = None) -> int:
         levels = {lvl.name for lvl in supported_levels(collect_facts())}
         args.out.mkdir(parents=True, exist_ok=True)
         lines = [
-            "| model | init | A avx2 t1 vs | live root cause | module, phase, call site | knob | verified | dead |",
+            "| model | init | comparison | live root cause | module, phase, call site | knob | verified | dead |",
             "|---|---|---|---|---|---|---|---|",
         ]
         for model in models:
             for init in inits:
-                a = trace(model, init, BASE, args.steps, args.out)
+                traced: dict[str, Path] = {}  # platform -> its trace, each traced once
                 for comparison in comparisons:
-                    platform = COMPARISONS[comparison]
-                    level = platform.split("-")[2]
-                    if level not in levels:
-                        lines.append(f"| {model} | {init} | {comparison} | not run: this CPU has no {level} | | | | |")
+                    platforms = COMPARISONS[comparison]
+                    missing = [lvl for lvl in dict.fromkeys(p.split("-")[2] for p in platforms) if lvl not in levels]
+                    if missing:
+                        lines.append(
+                            f"| {model} | {init} | {comparison} | not run: this CPU has no {missing[0]} | | | | |"
+                        )
                         continue
-                    b = trace(model, init, platform, args.steps, args.out)
+                    for platform in platforms:
+                        if platform not in traced:
+                            traced[platform] = trace(model, init, platform, args.steps, args.out)
+                    a, b = (traced[p] for p in platforms)
                     data = compare(a, b, args.target, not args.no_verify)
                     (args.out / f"{model}-{init}-{comparison}.json").write_text(json.dumps(data, indent=1) + "\n")
                     lines.append(row(model, init, comparison, data))

@@ -63,11 +63,11 @@ def images(rng: np.random.Generator, batch: int = 4, size: int = 32) -> torch.Te
     return torch.from_numpy(rng.standard_normal((batch, 3, size, size)).astype(np.float32))
 
 
-def causal_lm_loss(vocab: int) -> Step:
+def causal_lm_loss(vocab: int, batch: int = 4, length: int = 16) -> Step:
     """The loss of a Hugging Face causal language model on a batch of tokens, its own labels."""
 
     def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-        ids = tokens(rng, vocab)
+        ids = tokens(rng, vocab, batch, length)
         return model(input_ids=ids, labels=ids).loss
 
     return loss_of
@@ -92,11 +92,14 @@ def sequence_classification_loss(vocab: int, classes: int = 3) -> Step:
     return loss_of
 
 
-def image_classification_loss(labels: int) -> Step:
-    """The loss of a Hugging Face image classifier on a batch of images and labels."""
+def image_classification_loss(labels: int, batch: int = 4, size: int = 32, channels_last: bool = False) -> Step:
+    """The loss of a Hugging Face image classifier on a batch of images and labels (the images
+    channels-last in memory if ``channels_last``)."""
 
     def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-        pixels = images(rng)
+        pixels = images(rng, batch, size)
+        if channels_last:
+            pixels = pixels.contiguous(memory_format=torch.channels_last)
         targets = torch.from_numpy(rng.integers(0, labels, pixels.shape[0]))
         return model(pixel_values=pixels, labels=targets).loss
 
