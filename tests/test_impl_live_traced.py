@@ -553,6 +553,63 @@ def _transposed_replays(
     assert seen == 2
 
 
+@needs_modelled_sgemm  # slow_conv_transpose2d runs MKL's sgemm
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    dims=st.integers(1, 2),
+    n=st.integers(1, 3),
+    c=st.sampled_from([2, 3, 8, 16]),
+    o=st.sampled_from([1, 4, 8]),
+    size=st.integers(2, 9),
+    k=st.integers(1, 8),
+    stride=st.integers(1, 4),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.sampled_from([1, 2, 4]),
+)
+@example(dims=1, n=2, c=16, o=8, size=8, k=8, stride=4, seed=0, threads=4)  # EnCodec's decoder, on 4 threads
+def test_transposed_convolution_of_a_permuted_input_replays(
+    backend: str, dims: int, n: int, c: int, o: int, size: int, k: int, stride: int, seed: int, threads: int
+) -> None:
+    """EnCodec's decoder: its LSTM's states (T, N, C) permuted to (N, C, T) into ``nn.ConvTranspose1d``
+    (and a 2-D map of strides neither contiguous nor channels-last): ATen copies the input to NCHW
+    before oneDNN's deconvolution or slow_conv_transpose2d, so the forward replays bit for bit. The
+    backward over such an input stays refused in one line (grad_bias over other strides not measured)."""
+    from harness.impl import conv_transpose
+
+    layer_type = torch.nn.ConvTranspose1d if dims == 1 else torch.nn.ConvTranspose2d
+    layer = layer_type(c, o, k, stride=stride)
+    x4, w4 = (n, c, 1 if dims == 1 else size, size), (c, o, 1 if dims == 1 else k, k)
+    stride2 = (1, stride) if dims == 1 else (stride, stride)
+    use_threads(threads)
+    why = conv_transpose.refusals(x4, w4, stride2, (0, 0), (0, 0), live_profile())[0]
+    rng = np.random.default_rng(seed)
+    lying = (size, n, c) if dims == 1 else (size, n, c, size)  # (T, N, C): an LSTM's output
+    x = torch.from_numpy(rng.standard_normal(lying).astype(np.float32))
+    order = (1, 2, 0) if dims == 1 else (1, 2, 0, 3)
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True).permute(*order))
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    hook = "1" if backend == "dispatcher-hook" else "0"
+    with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
+        program()
+    ops = {packet(op.op): i for i, op in enumerate(tracer.ops) if packet(op.op).startswith("convolution")}
+    assert sorted(ops) == ["convolution", "convolution_backward"]
+    fwd, bwd = tracer.captured[ops["convolution"]], tracer.captured[ops["convolution_backward"]]
+    stride = next(arg["stride"] for arg in fwd.args if arg["name"] == "input")
+    assert list(stride) != list(torch.empty(fwd.inputs["input"].shape).stride())  # not contiguous
+    if why is not None:
+        with pytest.raises(ParityError, match=re.escape(why)):
+            replay("aten.convolution.default", fwd.inputs, fwd.args, live_profile())
+    else:
+        got = replay("aten.convolution.default", fwd.inputs, fwd.args, live_profile())
+        assert_bits_equal("convolution out", fwd.outputs["out"], got["out"].reshape(fwd.outputs["out"].shape))
+    with pytest.raises(ParityError, match=r"^the impl reproduces convolutions of contiguous \(NCHW\) tensors only"):
+        replay("aten.convolution_backward.default", bwd.inputs, bwd.args, live_profile())
+
+
 @needs_modelled_sgemm  # slow_conv_transpose2d per group runs MKL's sgemm
 @backends
 @settings(max_examples=8, deadline=None)

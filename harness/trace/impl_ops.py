@@ -561,18 +561,21 @@ def _dilation_modelled(t: Arrays, a: Args, dilation: tuple[int, int]) -> bool:
     return True
 
 
-def _transposed(a: Args, groups: int, t: Arrays) -> str:
+def _transposed(a: Args, groups: int, t: Arrays, backward: bool) -> str:
     """ "nchw" or "nhwc" where this is a transposed convolution (harness.impl.conv_transpose, groups
     too), by the layout ATen suggests for its input and weight; "" where it is not. Refused where it
-    has channels-last operands and groups, or NCHW operands of other strides (none measured: ATen's
-    grad_bias over a grad_output of other strides may sum it as it lies)."""
+    has channels-last operands and groups, or a weight of other strides, or in the ``backward`` NCHW
+    operands of other strides (none measured: ATen's grad_bias over a grad_output of other strides
+    may sum it as it lies). The forward's input of any other strides ATen copies to NCHW first
+    (``input.contiguous(backend_memory_format)`` for oneDNN's deconvolution and slow_conv_transpose2d
+    alike; measured: EnCodec's LSTM states permuted into its upsampling convolutions)."""
     if not a.get("transposed"):
         return ""
     if _channels_last(t, a):
         if groups != 1:
             raise ParityError("the impl reproduces channels-last transposed convolutions of one group only")
         return "nhwc"
-    _contiguous_nchw(t, a, ("grad_output", "input", "weight"))
+    _contiguous_nchw(t, a, ("grad_output", "input", "weight") if backward else ("weight",))
     return "nchw"
 
 
@@ -675,7 +678,7 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         out = conv_grouped.conv2d(x, w, t.get("bias"), stride, padding, groups, p, dilation=dilation)
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
-    layout = _transposed(a, groups, t)
+    layout = _transposed(a, groups, t, backward=False)
     if layout:
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         if layout == "nhwc":
@@ -740,7 +743,7 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     if _dilation_modelled(t, a, dilation):  # ATen and oneDNN run on NCHW copies of the operands
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
         return _conv_grads(t, grads, mask)
-    layout = _transposed(a, groups, t)
+    layout = _transposed(a, groups, t, backward=True)
     if layout == "nhwc":
         grads = conv_transpose.conv_transpose2d_nhwc_backward(
             go, x, w, stride, padding, output_padding, has_bias, p, mask
