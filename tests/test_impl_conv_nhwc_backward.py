@@ -213,3 +213,32 @@ def test_refusals() -> None:
         assert "64 channels" in conv_nhwc_backward.declines(x_shape, w_shape, (1, 1), (0, 0), 1, avx2)
     assert "64 channels" in conv_nhwc_backward.declines((2, 80, 8, 8), (16, 80, 1, 1), (2, 2), (0, 0), 1, avx2)
     assert conv_nhwc_backward.declines((2, 256, 4, 4), (256, 256, 1, 1), (1, 1), (1, 1), 1, avx2) == ""
+
+
+def test_avx2_weights_range() -> None:
+    """AVX2's grad_weight and grad_bias of one group: modelled up to 16 threads and 2,048 channels (ResNet-50's
+    measured), refused past them, on a strided 1x1 below 8 input channels, and over NaN where jit_1x1 or
+    gemm:jit runs them; grad_input keeps its own bounds."""
+    weights = (False, True, True)
+    for threads in (1, 4, 16):
+        avx2 = profile_for_capability("AVX2", threads, "x86_64")
+        for x_shape, w_shape, stride, padding in (
+            ((2, 512, 7, 7), (512, 512, 3, 3), (1, 1), (1, 1)),  # jit:avx2
+            ((2, 1024, 14, 14), (2048, 1024, 1, 1), (2, 2), (0, 0)),  # jit_1x1:avx2 over the gathered pixels
+            ((2, 72, 5, 5), (80, 72, 1, 1), (1, 1), (1, 1)),  # gemm:jit
+        ):
+            assert conv_nhwc_backward.declines(x_shape, w_shape, stride, padding, 1, avx2, weights) == ""
+    avx2 = profile_for_capability("AVX2", 17, "x86_64")
+    assert "16 threads" in conv_nhwc_backward.declines((2, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), 1, avx2, weights)
+    avx2 = profile_for_capability("AVX2", 4, "x86_64")
+    assert "2048 channels" in conv_nhwc_backward.declines((2, 2049, 2, 2), (8, 2049, 1, 1), (1, 1), (0, 0), 1, avx2,
+                                                          weights)  # fmt: skip
+    assert "below 8 input channels" in conv_nhwc_backward.declines((2, 4, 8, 8), (8, 4, 1, 1), (2, 2), (0, 0), 1, avx2,
+                                                                   weights)  # fmt: skip
+    assert "4 threads" in conv_nhwc_backward.declines((2, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), 1, avx2)  # grad_input
+    x, w = np.ones((2, 16, 8, 8), np.float32), np.ones((24, 16, 1, 1), np.float32)
+    for stride, padding, out in (((2, 2), (0, 0), 4), ((1, 1), (1, 1), 10)):  # jit_1x1:avx2, gemm:jit
+        dy = np.ones((2, 24, out, out), np.float32)
+        dy[1, 3, 2, 2] = np.nan
+        with pytest.raises(ParityError, match="NaN"):
+            conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, 1, True, avx2, weights)

@@ -17,6 +17,10 @@ of channels-last strides (UperNet's pooled map, a channels-last convolution's on
 Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads), 16 images of a 1x1 kernel
 (jit_1x1 at 1 thread) and ZoeDepth's projector 1x1s (16 -> 128 -> 16 channels): bit for bit at the
 baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2).
+
+``AVX2_WEIGHTS``, at AVX2 alone: grad_weight and grad_bias of ResNet-50's kinds of convolution made small,
+past 64 channels at 4 and 16 threads (jit:avx2, jit_1x1:avx2 at strides 1 and 2, gemm:jit) bit for bit,
+and jit_1x1's and gemm:jit's over NaN refused.
 """
 
 from __future__ import annotations
@@ -89,6 +93,55 @@ LAID_OUT = (
     ("channels_last", (2, 12, 7, 15), (20, 12, 3, 3), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
     ("channels_last", (2, 40, 5, 19), (24, 40, 3, 2), 1, (1, 0), 1, True),  # W > OW past 16 channels: its search
 )
+
+
+# AVX2 grad_weight and grad_bias of one group past 64 channels and 2 threads, ResNet-50's kinds of
+# convolution made small (input shape, weight shape, stride, padding pair): jit:avx2 (3x3 at strides 1 and 2,
+# channels off 8), jit_1x1:avx2 at stride 1 and at stride 2 (over the gathered pixels), gemm:jit (padded 1x1s)
+AVX2_WEIGHTS = (
+    ((2, 128, 7, 7), (128, 128, 3, 3), 1, (1, 1)),
+    ((3, 72, 9, 10), (136, 72, 3, 3), 2, (1, 1)),
+    ((2, 67, 6, 9), (33, 67, 3, 3), 1, (1, 1)),
+    ((5, 40, 6, 6), (200, 40, 1, 1), 1, (0, 0)),
+    ((2, 96, 8, 12), (192, 96, 1, 1), 2, (0, 0)),
+    ((2, 72, 5, 5), (80, 72, 1, 1), 1, (1, 1)),
+    ((2, 80, 6, 8), (72, 80, 1, 1), 2, (1, 1)),  # a padded strided 1x1: gemm:jit
+)
+
+
+def _avx2_weights_rows() -> list[dict]:
+    """At AVX2 (``_child``'s process): ``AVX2_WEIGHTS``' grad_weight and grad_bias at 4 and 16 threads, exact
+    or what differs ("refused" where the module declines); then over NaN, refused by jit_1x1 and gemm:jit."""
+    rows = []
+    for threads in (4, 16):
+        use_threads(threads)
+        profile = live_profile()
+        for i, (x_shape, w_shape, stride, padding) in enumerate(AVX2_WEIGHTS):
+            rng = np.random.default_rng(41 + i)
+            x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
+            s2 = (stride, stride)
+            oh, ow = ((x_shape[k + 2] + 2 * padding[k] - w_shape[k + 2]) // stride + 1 for k in (0, 1))
+            dy = normal32(rng, (x_shape[0], w_shape[0], oh, ow))
+            tx = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
+            tdy = torch.from_numpy(dy).contiguous(memory_format=torch.channels_last)
+            _, gw, gb = torch.ops.aten.convolution_backward(tdy, tx, torch.from_numpy(w), [w_shape[0]], list(s2),
+                                                            list(padding), [1, 1], False, [0, 0], 1,
+                                                            [False, True, True])  # fmt: skip
+            try:
+                got = conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, True, profile, (False, True, True))
+                result = _compared([gw.contiguous().numpy(), gb.numpy()], list(got[1:]))
+            except ParityError:
+                result = "refused"
+            rows.append({"case": f"{x_shape} {w_shape} at {threads} threads", "want": "exact", "got": result})
+            if w_shape[2:] == (1, 1):  # jit_1x1 and gemm:jit: which NaN their sums keep is not modelled
+                dy.reshape(-1)[::7] = np.nan
+                try:
+                    conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, True, profile, (False, True, True))
+                    result = "modelled"
+                except ParityError:
+                    result = "refused"
+                rows.append({"case": f"{x_shape} {w_shape} with NaN", "want": "refused", "got": result})
+    return rows
 
 
 def _compared(want: list, got: list) -> str:
@@ -196,6 +249,8 @@ def _child() -> None:
             for name, got in zip(("forward", "backward"), run_laid_out(c, 31 + i), strict=True):
                 want = _laid_out_expected(c, name)
                 rows.append({"case": f"{c} {name} at {threads} threads", "want": want, "got": got})
+    if conv_nhwc._level(live_profile()) == "avx2":
+        rows += _avx2_weights_rows()
     print(json.dumps(rows))
 
 
@@ -215,6 +270,7 @@ def test_level(level) -> None:
     assert not failures, "\n".join(failures)
     if level.name == "avx2":
         assert sum(r["got"] == "exact" for r in rows) >= 24
+        assert sum(r["case"].endswith(("at 4 threads", "at 16 threads")) for r in rows) == 2 * len(AVX2_WEIGHTS)
     if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
         assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)

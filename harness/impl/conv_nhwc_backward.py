@@ -1,7 +1,8 @@
 """2-D convolution of channels-last tensors, backward (``aten.convolution_backward`` where the input or
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
-on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2: grad_input, grad_weight,
-grad_bias for one group and depthwise (groups = C = OC) convolutions; at AVX-512 1x1 kernels at
+on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2 (grad_weight and grad_bias of
+one group 1 to 16): grad_input, grad_weight, grad_bias for one group and depthwise (groups = C = OC)
+convolutions; at AVX-512 1x1 kernels at
 stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input, where it
 outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias),
 depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The
@@ -43,8 +44,10 @@ At AVX2:
 - backward weights, one group: ``jit:avx2`` (weights ABcd8b8a; jit_avx2_conv_kernel_f32.cpp
   compute_oh_loop_common: per weight one fused chain over (image, oh, ow), cpu_reducer's balance
   splitting the images between threads, the threads' sums added; the bias alike: conv.py's model).
-  ``jit_1x1:avx2`` for 1x1 stride 1 (jit_avx2_1x1_convolution.cpp execute_backward_weights, nxc;
-  ``_jit_1x1_weights``): conv.py's model of the kernel with init_conf's nxc blocking. Per thread and
+  ``jit_1x1:avx2`` for 1x1 stride 1 unpadded (jit_avx2_1x1_convolution.cpp execute_backward_weights, nxc;
+  ``_jit_1x1_weights``), and at a stride dividing H and W over the input's pixels the stride picks, which
+  rtus gathers first (the kernel and its blocking then see a stride-1 convolution of an OH x OW input;
+  ResNet-50's strided shortcuts): conv.py's model of the kernel with init_conf's nxc blocking. Per thread and
   image the kernel calls of oc_ic_sp_loop over min(OW, 128) pixels (all that are left below 1.5
   times that; 128 and 192 on blocked memory), each a fused chain from 0 added to the thread's sum.
   cpu_reducer's balance (reduce_balancer_t over jobs of nb_load_blocking by nb_bcast_blocking
@@ -54,8 +57,8 @@ At AVX2:
   split its (image, pixel) pairs by balance211, their sums added in order (cpu_reducer_2d).
   grad_bias per channel a chain over the (image, pixel) pairs of the bias reducer's part of the
   images (its buffers sized by the weights' job), the parts added. Against torch (1x1 convolutions
-  of 16 to 320 channels, 4 to 40 pixels a side): 200 of 200 at 1 thread, 177 of 177 at 2 and at 4
-  (the model called directly: the module declines more than 2 threads), both gradients bit for bit;
+  of 16 to 320 channels, 4 to 40 pixels a side): 200 of 200 at 1 thread, 177 of 177 at 2 and at 4,
+  both gradients bit for bit;
   the blocked calls gave other bits in 553 of the 554. Past 64 channels (65 to 256 on one side, 1 to
   256 on the other, 4 to 32 pixels a side) with grad_input, every gradient bit for bit: 119 of 119
   at 2 threads (1 to 4 images), 70 of 70 at 1 (16 to 18 images); padded by 1, through gemm:jit, 74
@@ -64,9 +67,19 @@ At AVX2:
   declines (a kernel taller than the input, a padding not below the kernel side, 14 columns or
   more): gemm_convolution.cpp's nspc weights as at SSE4.1 (below) with oneDNN's AVX2 sgemm
   (harness.impl.onednn_sgemm), grad_bias its 4 lanes alike (200 of 200 at 1 and at 2 threads where
-  ONEDNN_VERBOSE named gemm:jit). Declined: jit_1x1 on strided 1x1 with H, W multiples of the
-  stride (torch itself corrupts its heap there below 8 input channels: glibc's MALLOC_CHECK_=3
-  aborts).
+  ONEDNN_VERBOSE named gemm:jit), a padded 1x1 at a stride too. At real channel and thread counts
+  (``avx2_weights_probe.py``, ONEDNN_VERBOSE naming the kernel predicted in every draw): ResNet-50's
+  channels-last convolutions (batch 2 at 224; 64 to 2,048 channels, 3x3 and 1x1 at strides 1 and 2)
+  22 of 22 bit for bit in both gradients at each of 1, 2, 4, 8 and 16 threads, its first (3 input
+  channels, 7x7) too, and at batch 8 (112 a side) 22 of 22 at 4 and 16 threads; random draws (9 to 300
+  channels off 8, kernels 1 to 5, strides 1 and 2, 1 to 19 images, 2 in 5 with NaN, infinities, ±0 or
+  subnormals) RANDOM_COUNTS. Refused: jit_1x1's and gemm:jit's weights over NaN or infinite operands
+  (which NaN their sums keep, its sign, not modelled: before the refusal NAN_COUNTS), a strided
+  1x1 below 8 input channels (torch itself corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts),
+  more than 16 threads or 2,048 channels (not measured). Before, more than 2 threads, more than 64
+  channels (but 1x1 at stride 1) and the strided 1x1 were refused (the model of jit:avx2's weights
+  there already bit for bit), and the jit:avx2 model taken for a strided 1x1 gave other bits in
+  every ResNet-50 shortcut.
 - backward weights, depthwise: ``jit_dw:avx2`` with ``harness_nxc`` (jit_uni_dw_convolution.cpp
   execute_backward_weights_nxc; jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc): the threads
   split (channel outer blocks of nb_ch_blocking blocks of 8, images, blocks of oh_blk_size output
@@ -223,8 +236,9 @@ At SSE4.1 (and AVX2 for slow_conv2d):
 Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
 (``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
 depthwise; slow_conv2d per group;
-at AVX2 the cases named above, more than 64 channels (but on a 1x1 kernel at stride 1 of up to 256)
-and more than 2 threads; at SSE4.1 jit_dw's
+at AVX2 the cases named above, grad_input and depthwise weights past 64 channels (but on a 1x1
+kernel at stride 1 of up to 256) and 2 threads, one group's grad_weight and grad_bias past 2,048
+channels and 16 threads; at SSE4.1 jit_dw's
 weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
 memory (harness.impl.conv_nhwc).
 """
@@ -247,6 +261,10 @@ from harness.impl.profiles import KernelProfile
 _ONE_BY_ONE_CHANNELS = 256
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
+# AVX2's grad_weight and grad_bias of one group measured up to these thread and channel counts (ResNet-50's
+# channels-last convolutions at 1 to 16 threads, 2,048 channels the most)
+_AVX2_WEIGHTS_THREADS = 16
+_AVX2_WEIGHTS_CHANNELS = 2048
 # brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) modelled up to this input width (past
 # it 2 of 12 draws at 4 threads ran the other exec type than the search's pick)
 _KER_BASE_ROW = 39
@@ -367,8 +385,8 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
             data = "brg_conv_bwd:avx2+brg_conv_fwd:avx2"
         if one and (sh, sw) == (1, 1):
             weights = "jit_1x1:avx2"
-        elif one and h % sh == 0 and wd % sw == 0:
-            weights = "decline:jit_1x1:avx2 on a strided 1x1 kernel"
+        elif one and (_ph, _pw) == (0, 0) and h % sh == 0 and wd % sw == 0:  # over the pixels rtus gathers
+            weights = "jit_1x1:avx2" if c >= 8 else "decline:jit_1x1:avx2 on a strided 1x1 below 8 input channels"
         elif conv._avx2_weights_declines(g):
             weights = "gemm:jit"
         else:
@@ -434,9 +452,15 @@ def _avx2_weights_declines(x_shape, w_shape, stride, padding, groups: int, profi
     """ "" where ``_avx2_backward`` models grad_weight and grad_bias, run by oneDNN's ``weights``
     (``_avx2_kinds``), else a one-line reason."""
     threads = profile.threads
-    why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, threads)
-    if why:
-        return why
+    if groups != 1:
+        why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, threads)
+        if why:
+            return why
+    elif threads > _AVX2_WEIGHTS_THREADS or max(x_shape[1], w_shape[0]) > _AVX2_WEIGHTS_CHANNELS:
+        return (
+            f"grad_weight past {_AVX2_WEIGHTS_THREADS} threads or {_AVX2_WEIGHTS_CHANNELS} channels not measured "
+            f"({threads} threads, {x_shape[1]} -> {w_shape[0]} channels)"
+        )
     if weights.startswith("decline:"):
         return weights[len("decline:") :]
     if weights == "jit_dw:avx2":
@@ -495,7 +519,12 @@ def _jit_1x1_weights(
 ) -> tuple[np.ndarray | None, np.ndarray | None]:
     """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit_1x1:avx2 on
     nhwc memory: conv.py's model of the kernel with its nxc blocking (``conv.avx2_1x1_weight_split``,
-    ``conv.avx2_1x1_bias_parts``)."""
+    ``conv.avx2_1x1_bias_parts``). At a stride oneDNN's rtus first gathers the input's pixels the
+    stride picks (jit_uni_1x1_conv_utils.hpp rtus_prepare): the kernel and its blocking then see a
+    stride-1 convolution of an OH x OW input."""
+    if (g.sh, g.sw) != (1, 1):
+        x = np.ascontiguousarray(x[:, :, :: g.sh, :: g.sw][:, :, : g.oh, : g.ow])
+        g = conv._geometry(x.shape, (g.oc, g.c, 1, 1), (1, 1), (0, 0))
     gw = gb = None
     if mask[0]:
         gw = np.empty((g.oc, g.c, 1, 1), np.float32)
@@ -523,8 +552,19 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
             else:  # brgconv_strided:avx2
                 gx = conv.conv2d_backward(dy, x, w, stride, padding, False, prof, (True, False, False))[0]
         if weights == "jit_1x1:avx2":
+            asked = mask[1] or (mask[2] and has_bias)
+            if asked and ((mask[1] and not np.isfinite(x).all()) or not np.isfinite(dy).all()):
+                raise ParityError(
+                    "conv2d backward (channels-last): jit_1x1:avx2's grad_weight and grad_bias over NaN or "
+                    "infinite operands (which NaN its reductions keep, its sign, not modelled)"
+                )
             gw, gb = _jit_1x1_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         elif weights == "gemm:jit":  # gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
+            if mask[1] and not (np.isfinite(x).all() and np.isfinite(dy).all()):
+                raise ParityError(
+                    "conv2d backward (channels-last): gemm:jit's grad_weight at AVX2 over NaN or infinite operands "
+                    "(which NaN its sgemm keeps, its sign, not modelled)"
+                )
             gw = _gemm_weights(dy, x, g, threads, og.AVX2) if mask[1] else None
             gb = _gemm_bias(dy) if mask[2] and has_bias else None
         elif mask[1] or (mask[2] and has_bias):
