@@ -68,18 +68,23 @@ At AVX2:
   more): gemm_convolution.cpp's nspc weights as at SSE4.1 (below) with oneDNN's AVX2 sgemm
   (harness.impl.onednn_sgemm), grad_bias its 4 lanes alike (200 of 200 at 1 and at 2 threads where
   ONEDNN_VERBOSE named gemm:jit), a padded 1x1 at a stride too. At real channel and thread counts
-  (``avx2_weights_probe.py``, ONEDNN_VERBOSE naming the kernel predicted in every draw): ResNet-50's
-  channels-last convolutions (batch 2 at 224; 64 to 2,048 channels, 3x3 and 1x1 at strides 1 and 2)
-  22 of 22 bit for bit in both gradients at each of 1, 2, 4, 8 and 16 threads, its first (3 input
-  channels, 7x7) too, and at batch 8 (112 a side) 22 of 22 at 4 and 16 threads; random draws (9 to 300
-  channels off 8, kernels 1 to 5, strides 1 and 2, 1 to 19 images, 2 in 5 with NaN, infinities, ±0 or
-  subnormals) RANDOM_COUNTS. Refused: jit_1x1's and gemm:jit's weights over NaN or infinite operands
-  (which NaN their sums keep, its sign, not modelled: before the refusal NAN_COUNTS), a strided
-  1x1 below 8 input channels (torch itself corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts),
-  more than 16 threads or 2,048 channels (not measured). Before, more than 2 threads, more than 64
-  channels (but 1x1 at stride 1) and the strided 1x1 were refused (the model of jit:avx2's weights
-  there already bit for bit), and the jit:avx2 model taken for a strided 1x1 gave other bits in
-  every ResNet-50 shortcut.
+  (``avx2_weights_probe.py`` on a Zen 5, ONEDNN_VERBOSE naming the predicted kernel in all 924
+  draws): ResNet-50's channels-last convolutions (batch 2 at 224; 64 to 2,048 channels, 3x3 and 1x1
+  at strides 1 and 2) 22 of 22 bit for bit in both gradients at each of 1, 2, 4, 8 and 16 threads
+  (12 of them slow_conv2d at 1 thread), at batch 8 (112 a side) 22 of 22 at 4 and 16, its first
+  convolution (3 channels, 7x7) and 11 random 3-channel ones at each of those 5 counts 58 of 58
+  (2 slow_conv2d); random draws (9 to 300 channels, half of them off 8, kernels 1 to 5, strides 1
+  and 2, 1 to 19 images, 2 in 5 with NaN, infinities, ±0 or subnormals; 40 at each of 1, 2, 4, 8
+  and 16 threads, 30 at 3, 6 and 12) jit:avx2 209 of 209, jit_1x1:avx2 37 and 5 refused; 1x1 at
+  stride 2 (30 a thread count, 1, 2, 4, 8, 16) jit_1x1 over the gathered pixels 87 and 19 refused,
+  jit:avx2 (an odd side) 32 of 32; gemm:jit (a padded 1x1 at strides 1 and 2, a kernel taller than
+  the input, a 2x2 padded by 2; 30 a thread count) 107 and 28 refused; none other. Refused:
+  jit_1x1's and gemm:jit's weights over NaN or infinite operands (which NaN their sums keep, its
+  sign, not modelled: without the refusal 2 of 21 such jit_1x1 draws and 9 of 27 gemm:jit ones at 1,
+  2 and 4 threads gave a NaN of the other sign), a strided 1x1 below 8 input channels (torch itself
+  corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts), more than 16 threads or 2,048 channels
+  (not measured). Before, more than 2 threads, more than 64 channels (but 1x1 at stride 1) and the
+  strided 1x1 were refused; the jit:avx2 model there gave other bits in 3 of 3 ResNet-50 shortcuts.
 - backward weights, depthwise: ``jit_dw:avx2`` with ``harness_nxc`` (jit_uni_dw_convolution.cpp
   execute_backward_weights_nxc; jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc): the threads
   split (channel outer blocks of nb_ch_blocking blocks of 8, images, blocks of oh_blk_size output
