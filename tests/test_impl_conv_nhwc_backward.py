@@ -240,5 +240,6 @@ def test_avx2_weights_range() -> None:
     for stride, padding, out in (((2, 2), (0, 0), 4), ((1, 1), (1, 1), 10)):  # jit_1x1:avx2, gemm:jit
         dy = np.ones((2, 24, out, out), np.float32)
         dy[1, 3, 2, 2] = np.nan
-        with pytest.raises(ParityError, match="NaN"):
-            conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, 1, True, avx2, weights)
+        for mask in (weights, (False, False, True)):  # grad_bias alone too
+            with pytest.raises(ParityError, match="NaN"):
+                conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, 1, True, avx2, mask)

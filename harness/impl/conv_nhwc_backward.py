@@ -79,12 +79,13 @@ At AVX2:
   stride 2 (30 a thread count, 1, 2, 4, 8, 16) jit_1x1 over the gathered pixels 87 and 19 refused,
   jit:avx2 (an odd side) 32 of 32; gemm:jit (a padded 1x1 at strides 1 and 2, a kernel taller than
   the input, a 2x2 padded by 2; 30 a thread count) 107 and 28 refused; none other. Refused:
-  jit_1x1's and gemm:jit's weights over NaN or infinite operands (which NaN their sums keep, its
-  sign, not modelled: without the refusal 2 of 21 such jit_1x1 draws and 9 of 27 gemm:jit ones at 1,
-  2 and 4 threads gave a NaN of the other sign), a strided 1x1 below 8 input channels (torch itself
-  corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts), more than 16 threads or 2,048 channels
-  (not measured). Before, more than 2 threads, more than 64 channels (but 1x1 at stride 1) and the
-  strided 1x1 were refused; the jit:avx2 model there gave other bits in 3 of 3 ResNet-50 shortcuts.
+  jit_1x1's and gemm:jit's weights and bias over NaN or infinite operands (which NaN their sums keep,
+  its sign, not modelled: without the refusal 2 of 21 such jit_1x1 draws and 9 of 27 gemm:jit ones at
+  1, 2 and 4 threads gave a NaN of the other sign, one of them in gemm:jit's grad_bias), a strided
+  1x1 below 8 input channels (torch itself corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts),
+  more than 16 threads or 2,048 channels (not measured). Before, more than 2 threads, more than 64
+  channels (but 1x1 at stride 1) and the strided 1x1 were refused; the jit:avx2 model there gave
+  other bits in 3 of 3 ResNet-50 shortcuts.
 - backward weights, depthwise: ``jit_dw:avx2`` with ``harness_nxc`` (jit_uni_dw_convolution.cpp
   execute_backward_weights_nxc; jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc): the threads
   split (channel outer blocks of nb_ch_blocking blocks of 8, images, blocks of oh_blk_size output
@@ -565,10 +566,11 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
                 )
             gw, gb = _jit_1x1_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         elif weights == "gemm:jit":  # gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
-            if mask[1] and not (np.isfinite(x).all() and np.isfinite(dy).all()):
+            asked = mask[1] or (mask[2] and has_bias)
+            if asked and ((mask[1] and not np.isfinite(x).all()) or not np.isfinite(dy).all()):
                 raise ParityError(
-                    "conv2d backward (channels-last): gemm:jit's grad_weight at AVX2 over NaN or infinite operands "
-                    "(which NaN its sgemm keeps, its sign, not modelled)"
+                    "conv2d backward (channels-last): gemm:jit's grad_weight and grad_bias at AVX2 over NaN or "
+                    "infinite operands (which NaN its sgemm and its lanes keep, its sign, not modelled)"
                 )
             gw = _gemm_weights(dy, x, g, threads, og.AVX2) if mask[1] else None
             gb = _gemm_bias(dy) if mask[2] and has_bias else None
