@@ -92,7 +92,11 @@ LAID_OUT = (
     ("channels_last", (2, 24, 9, 9), (24, 1, 7, 7), 1, (3, 3), 24, True),  # ConvNeXt's 7x7 depthwise
     ("channels_last", (2, 12, 7, 15), (20, 12, 3, 3), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
     ("channels_last", (2, 40, 5, 19), (24, 40, 3, 2), 1, (1, 0), 1, True),  # W > OW past 16 channels: its search
+    ("channels_last", (2, 72, 5, 46), (72, 1, 3, 3), 1, (1, 1), 72, True),  # jit_dw's column blocks 15, 15, 16
 )
+
+# ``LAID_OUT``'s depthwise cases run at these thread counts too (T threads on fewer cores give T cores' bits)
+DEPTHWISE_THREADS = (4, 16)
 
 
 # AVX2 grad_weight and grad_bias of one group past 64 channels and 2 threads, ResNet-50's kinds of
@@ -249,6 +253,13 @@ def _child() -> None:
             for name, got in zip(("forward", "backward"), run_laid_out(c, 31 + i), strict=True):
                 want = _laid_out_expected(c, name)
                 rows.append({"case": f"{c} {name} at {threads} threads", "want": want, "got": got})
+    for threads in DEPTHWISE_THREADS:
+        use_threads(threads)
+        for i, c in enumerate(LAID_OUT):
+            if c[5] > 1:  # backward only: the forward at these thread counts is not what the case tests
+                got = run_laid_out(c, 31 + i)[1]
+                want = _laid_out_expected(c, "backward")
+                rows.append({"case": f"{c} backward at {threads} threads", "want": want, "got": got})
     if conv_nhwc._level(live_profile()) == "avx2":
         rows += _avx2_weights_rows()
     print(json.dumps(rows))
@@ -274,6 +285,11 @@ def test_level(level) -> None:
     if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
         assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)
+    if level.name in ("avx2", "avx512"):  # the depthwise backwards (jit_dw; jit:avx2 or jit:avx512_core over
+        # groups for ConvNeXt's 7x7) at every thread count
+        dw = [str(c) for c in LAID_OUT if c[5] > 1]
+        exact = [r for r in rows if r["got"] == "exact" and r["case"].split(" backward")[0] in dw]
+        assert len(exact) == len(dw) * (2 + len(DEPTHWISE_THREADS))
 
 
 def test_channels_last_as_aten_suggests() -> None:

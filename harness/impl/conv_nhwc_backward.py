@@ -265,6 +265,8 @@ from harness.impl.profiles import KernelProfile
 
 # the most channels (input or output) of a 1x1 convolution at stride 1 measured past 64 at AVX2
 _ONE_BY_ONE_CHANNELS = 256
+# the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx512_core over groups)
+_DW_THREADS = (1, 2, 4, 8, 16)
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
 # AVX2's grad_weight and grad_bias of one group measured up to these thread and channel counts (ResNet-50's
@@ -332,31 +334,52 @@ def _dw_nxc_partition(g: conv.Geometry, c: int, threads: int, fast: bool, block:
     return res
 
 
+def _dw_ow_blocks(g: conv.Geometry) -> list[int]:
+    """The column blocks of jit_uni_dw_conv_bwd_weights_kernel_f32's weights kernel, left to right
+    (calculate_w_unrolling): the whole row up to max_unroll_w_ = 30 columns, past it blocks of
+    block_size_ = 15 and the rest, the last block taking one more of 15 where the right padding
+    reaches past the rest (r_pad > 0 and r_pad >= the rest, or no rest)."""
+    if g.ow <= 30:
+        return [g.ow]
+    trips, tail = divmod(g.ow, 15)
+    r_pad = max(0, conv._end_pad(g.pw, g.ow, g.w, g.sw, g.kw))
+    if (tail == 0 and r_pad != 0) or (r_pad > 0 and r_pad >= tail):
+        trips, tail = trips - 1, tail + 15  # trips >= 2 past 30 columns
+    return [15] * trips + ([tail] if tail else [])
+
+
 def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: bool, fused: bool, block: int = 8):
     """jit_dw's grad_weight and grad_bias under harness_nxc (see the module's docstring; ``fused``: AVX2
-    and AVX-512; ``block``: its channel block, 16 at AVX-512)."""
+    and AVX-512; ``block``: its channel block, 16 at AVX-512). Per kernel call (an image's block of
+    rows) the weights' chain takes the column blocks (``_dw_ow_blocks``) outermost, then the rows,
+    then the block's columns; the bias's chain the rows, then the columns."""
     _nthr_g, nthr_mb, nthr_oh, oh_blk = _dw_nxc_partition(g, c, threads, fused, block)
     nb_oh = -(-g.oh // oh_blk)
     mb_parts = conv._balance211(g.n, nthr_mb)
     oh_parts = conv._balance211(nb_oh, nthr_oh)
-    blocks = []  # per ithr_block = ithr_mb * nthr_oh + ithr_oh: the pixels in order
+    cols = np.cumsum([0, *_dw_ow_blocks(g)])
+    blocks = []  # per ithr_block = ithr_mb * nthr_oh + ithr_oh: (the weights' pixels, the bias's) in order
     for im in range(nthr_mb):
         for io in range(nthr_oh):
-            pix = [
-                (b, r, q)
+            calls = [
+                (b, range(blk * oh_blk, min(g.oh, (blk + 1) * oh_blk)))
                 for b in range(mb_parts[im], mb_parts[im + 1])
                 for blk in range(oh_parts[io], oh_parts[io + 1])
-                for r in range(blk * oh_blk, min(g.oh, (blk + 1) * oh_blk))
-                for q in range(g.ow)
             ]
-            blocks.append(np.array(pix, np.int64).reshape(-1, 3))
+            wpix = [(b, r, q) for b, rows in calls for q0, q1 in pairwise(cols) for r in rows for q in range(q0, q1)]
+            bpix = [(b, r, q) for b, rows in calls for r in rows for q in range(g.ow)]
+            blocks.append(tuple(np.array(pix, np.int64).reshape(-1, 3) for pix in (wpix, bpix)))
     lib = _lib()
     gws, gbs = [], []
-    for pix in blocks:
+    for wpix, bpix in blocks:
         gw = np.zeros((c, 1, g.kh, g.kw), np.float32)
         gb = np.zeros(c, np.float32)
         lib.nhwc_dw_weights(g.n, c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, ptr(dy), ptr(x),
-                            ptr(pix), len(pix), 0, c, ptr(gw), ptr(gb), int(fused))  # fmt: skip
+                            ptr(wpix), len(wpix), 0, c, ptr(gw), ptr(gb), int(fused))  # fmt: skip
+        if has_bias and g.ow > 30:  # the bias's chain in row order
+            scratch = np.empty_like(gw)
+            lib.nhwc_dw_weights(g.n, c, g.h, g.w, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, ptr(dy), ptr(x),
+                                ptr(bpix), len(bpix), 0, c, ptr(scratch), ptr(gb), int(fused))  # fmt: skip
         gws.append(gw)
         gbs.append(gb)
     gw, gb = gws[0], gbs[0]
@@ -403,8 +426,11 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
     if conv_grouped._thnn_per_group(x_shape, w_shape, stride, prof):
         return ("decline:ATen's slow_conv2d per group on channels-last memory",) * 2
     g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-    if conv_grouped.dw_weights_declines(g):
-        weights = "decline:jit:avx2 (groups, aBCde8c8b) where jit_dw's weights kernel declines, or gemm:jit"
+    if conv_grouped.dw_weights_declines(g) and (c == 3 or conv._avx2_weights_declines(g)):
+        # ONEDNN_VERBOSE: gemm:jit (weights decab) for 3 channels, every kernel, stride, padding and width probed
+        weights = "decline:gemm:jit over groups where jit_dw's and jit:avx2's weights kernels decline (or 3 channels)"
+    elif conv_grouped.dw_weights_declines(g):
+        weights = "jit:avx2"
     else:
         weights = "jit_dw:avx2"
     return "jit_dw:avx2", weights
@@ -438,6 +464,8 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
 def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile, data: str) -> str:
     """ "" where ``_avx2_backward`` models grad_input, run by oneDNN's ``data`` (``_avx2_kinds``), else
     a one-line reason."""
+    if groups != 1:
+        return _dw_declines(profile.threads, data)
     why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, profile.threads)
     if why:
         return why
@@ -459,23 +487,26 @@ def _avx2_weights_declines(x_shape, w_shape, stride, padding, groups: int, profi
     (``_avx2_kinds``), else a one-line reason."""
     threads = profile.threads
     if groups != 1:
-        why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, threads)
-        if why:
-            return why
-    elif threads > _AVX2_WEIGHTS_THREADS or max(x_shape[1], w_shape[0]) > _AVX2_WEIGHTS_CHANNELS:
+        return _dw_declines(threads, weights)
+    if threads > _AVX2_WEIGHTS_THREADS or max(x_shape[1], w_shape[0]) > _AVX2_WEIGHTS_CHANNELS:
         return (
             f"grad_weight past {_AVX2_WEIGHTS_THREADS} threads or {_AVX2_WEIGHTS_CHANNELS} channels not measured "
             f"({threads} threads, {x_shape[1]} -> {w_shape[0]} channels)"
         )
     if weights.startswith("decline:"):
         return weights[len("decline:") :]
-    if weights == "jit_dw:avx2":
-        g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-        if g.ow > 30:
-            return "jit_dw backward weights over rows of more than 30 columns (column blocks) not measured"
-        _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, x_shape[1], threads, True)
-        if nthr_mb > 1 and nthr_oh > 1:
-            return "jit_dw nxc reduction over both images and rows not modelled"
+    return ""
+
+
+def _dw_declines(threads: int, kind: str) -> str:
+    """ "" where a depthwise pass run by oneDNN's ``kind`` (``_avx2_kinds``, or jit_dw:avx512_core) is
+    modelled at ``threads``, else a one-line reason: jit_dw's grad_input and its weights at any channel
+    count and row width (``_dw_nxc_weights``), jit:avx2's or jit:avx512_core's weights over groups
+    where jit_dw's decline, measured at 1, 2, 4, 8 and 16 threads (``_DW_THREADS``)."""
+    if kind.startswith("decline:"):
+        return kind[len("decline:") :]
+    if threads not in _DW_THREADS:
+        return f"depthwise at {threads} threads not measured ({', '.join(map(str, _DW_THREADS))})"
     return ""
 
 
@@ -581,7 +612,10 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
             gx = conv_grouped.conv2d_backward(dy, x, w, stride, padding, groups, False, prof, (True, False, False))[0]
         if mask[1] or (mask[2] and has_bias):
             g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
-            gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
+            if weights == "jit:avx2":  # over C groups of one channel (aBCde8c8b), as over blocked memory
+                _, gw, gb = conv_grouped._direct_groups_weights(dy, x, g, groups, has_bias, prof, mask)
+            else:
+                gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
     return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
 
 
@@ -986,20 +1020,16 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     """ "" where ``_avx512_backward`` models the case (the gradients ``mask`` asks), else a one-line reason."""
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
-    if profile.threads not in (1, 2, 4):
+    if groups == 1 and profile.threads not in (1, 2, 4):
         return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
     if groups != 1:
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
-        if conv_grouped.dw_weights_declines(g):  # jit:avx512_core over groups (aBCde16c16b)
-            if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
-                return (
-                    "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines, not "
-                    "modelled"
-                )
-            return ""
-        if g.ow > 27:
-            return "jit_dw:avx512_core's backward weights over rows of more than 27 columns not measured"
-        return ""
+        wide = conv_grouped.dw_weights_declines(g)  # jit:avx512_core over groups (aBCde16c16b)
+        if wide and (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
+            return (
+                "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines, not modelled"
+            )
+        return _dw_declines(profile.threads, "jit_dw:avx512_core")
     g = conv._geometry(x_shape, w_shape, stride, padding)
     if conv._ip_convolution(g):
         return "oneDNN's ip_convolution at avx512_core (ip:any+brg_matmul: an inner product) not modelled"
