@@ -16,7 +16,26 @@ jit_uni_dw_conv_kernel_utils.cpp partition_nthr_nxc, ``_dw_nxc_partition``): the
 outer blocks (nb_ch_blocking blocks of 8: at AVX2 min(nb_ch, 4, 15 // (2 KW)), at SSE4.1 one), images
 and blocks of output rows; per thread and weight one chain from 0 over its (image, row block, row,
 column) (fused at AVX2, each product rounded at SSE4.1), the bias a chain of additions alike; the main
-thread's sums, then the others' added in execute_reduction_nxc's order.
+thread's sums, then the others' added in execute_reduction_nxc's order. Rows over 30 columns
+(max_unroll_w_) the kernel takes in column blocks of 15 (calculate_w_unrolling; the last one the rest,
+widened by 15 where the right padding reaches past the rest, ``_dw_ow_blocks``), the blocks outermost
+in each kernel call (an image's block of rows): per weight the chain runs (image, row block, column
+block, row, the block's columns); the bias's chain (compute_spatial_loop_bias) stays in row order.
+The channel count changes no chain (each channel outer block's calls are the thread's own), only
+partition_nthr_nxc's split. Depthwise at AVX2 and AVX-512 is modelled at 1, 2, 4, 8 and 16 threads
+(measured on a Zen 5, ``measure_dw.py``: MobileNetV2's 10 depthwise backwards at 224, batch 2, with
+HF's TF padding and with padding 1, and ConvNeXt-T's four 7x7 ones, 24 of 24 bit for bit in every
+gradient at each level and thread count; 60 random draws a thread count, 2 to 960 channels,
+kernels 1x1 to 7x7, strides 1 and 2, rows to 120 columns, a fifth with ±0 and subnormals, a fifth
+with NaN and infinities: at AVX2 57, 60, 59, 60 and 60 bit for bit at 1, 2, 4, 8 and 16 threads, at
+AVX-512 47, 48, 48, 48 and 48, none other; refused at AVX2 3 slow_conv2d per group and 1 gemm:jit
+over 3 channels, at AVX-512 12 a thread count NaN or infinite operands (1 thread: 10 and 3
+slow_conv2d per group); of those draws 17 to 23 a thread count with rows over 30 columns, 23 to 32
+over 64 channels, up to 8 (AVX2) and 15 (AVX-512) with the reduction over both images and rows;
+``measure_dw_widened.py``: 20 draws at each of 1 and 4 threads and each level where the right
+padding widens the last block (3 to 5 of them), 20 of 20 bit for bit each. The whole row as one
+block gives other bits in 590 of the 648 weights of a 46-column 72-channel case, and in none at 16
+threads: one row a kernel call).
 
 At AVX2:
 
@@ -92,9 +111,18 @@ At AVX2:
   rows) by partition_nthr_nxc's search (``_dw_nxc_partition``); per thread and weight one fused chain
   over its (image, row block, row, column) in order, the bias a chain of additions alike; the main
   thread's (image part 0, row part 0) sums then the other threads' added in execute_reduction_nxc's
-  order. Declined: jit:avx2 for groups where jit_dw's weights kernel declines (a kernel wider than
-  3, padding over half the kernel, ...), gemm:jit, rows over 30 columns (the kernel's column
-  blocking, not measured), reductions over both images and rows.
+  order, rows over 30 columns in column blocks (above). Where jit_dw's weights kernel declines (a
+  kernel wider than 3, padding over half the kernel, ...): ``jit:avx2`` over the C groups of one
+  channel (weights aBCde8c8b), conv_grouped's model of it over blocked memory (cpu_reducer's balance
+  over C jobs of 8 by 8 channels splitting the images, per thread and weight one fused chain over
+  (image, row, column), the threads' sums added; grad_bias its reducer alike): ``measure_dw_wide.py``,
+  kernels 4 to 7 wide, 1 to 7 tall, strides 1 and 2, 2 to 400 channels, rows to 60 columns, 40 draws
+  a thread count (a fifth with NaN and infinities): 40, 40, 37, 39 and 37 bit for bit at 1, 2, 4, 8
+  and 16 threads, ConvNeXt-T's four 4 of 4 at each, none other. Declined: gemm:jit where jit:avx2's
+  weights decline too, and on 3 channels (ONEDNN_VERBOSE names gemm:jit, weights decab, for 3
+  channels on every kernel, stride, padding and width probed, ``probe_wide_kernel.py``: the draws
+  refused, 3, 1 and 3 at 4, 8 and 16 threads; modelled as jit:avx2 one such draw had given other
+  bits).
 - ATen's ``_slow_conv2d`` on channels-last memory: as at SSE4.1 (below), MKL's gemms and ATen's sum
   at this level (78 of 78 random cases bit for bit at 1 thread).
 
@@ -135,7 +163,9 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   subnormals, a fifth with NaN and infinities: 40, 40 and 40 bit for bit in every gradient, none
   other, of them 0, 9 and 28 with no more channels than threads and 0, 0 and 6 with the images split;
   refused 10, 10 and 10 NaN or infinite operands). Refused: the padding jit:avx512_core declines,
-  jit_dw's rows over 27 columns (not measured), NaN or infinite operands of the weights (as below).
+  NaN or infinite operands of the weights (as below). At 8 and 16 threads too, rows to 120 columns
+  (jit_dw's column blocks, above): ``measure_dw_wide.py`` 32 of 40 draws bit for bit at each of 1,
+  2, 4, 8 and 16 threads, ConvNeXt-T's four 4 of 4, none other, 8 refused (NaN or infinite operands).
 - backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``, the
   forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
   (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks`` over OC in, C
@@ -217,7 +247,8 @@ alike at AVX2, and of 40 draws there jit_1x1:avx2's grad_weight and grad_bias ea
 bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands (which NaN its
 reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
 bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1 (before they were modelled: 24,
-30 and 31 refused; see above), 3 threads and more than 4.
+30 and 31 refused; see above), 3 threads and more than 4 (one group; depthwise: threads other than
+1, 2, 4, 8 and 16).
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
