@@ -243,3 +243,33 @@ def test_avx2_weights_range() -> None:
         for mask in (weights, (False, False, True)):  # grad_bias alone too
             with pytest.raises(ParityError, match="NaN"):
                 conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, 1, True, avx2, mask)
+
+
+def test_depthwise_column_blocks_and_refusals() -> None:
+    """Depthwise: jit_dw's weights kernel's column blocks past 30 columns (the last widened where the
+    right padding reaches past the rest), any channel count on 1 to 16 threads at AVX2 and AVX-512;
+    refused: 17 threads, jit:avx2's gemm:jit on 3 channels, NaN operands reduced over thread blocks."""
+    from harness.impl import conv_grouped
+
+    def blocks(x_shape, k, s, p):
+        g = conv_grouped._group_geometry(x_shape, (x_shape[1], 1, k, k), (s, s), (p, p), x_shape[1])
+        return conv_nhwc_backward._dw_ow_blocks(g)
+
+    assert blocks((2, 72, 5, 30), 3, 1, 1) == [30]
+    assert blocks((2, 72, 5, 46), 3, 1, 1) == [15, 15, 16]  # r_pad 1 reaches the rest of 1
+    assert blocks((2, 32, 4, 112), 3, 1, 1) == [15] * 7 + [7]  # MobileNetV2's first depthwise
+    assert blocks((2, 96, 4, 113), 3, 2, 0) == [15, 15, 15, 11]
+    for level in ("AVX2", "AVX512"):
+        for threads in (1, 3, 8, 16):
+            prof = profile_for_capability(level, threads, "x86_64")
+            assert conv_nhwc_backward.declines((2, 960, 9, 9), (960, 1, 3, 3), (1, 1), (1, 1), 960, prof) == ""
+            assert conv_nhwc_backward.declines((2, 96, 8, 56), (96, 1, 7, 7), (1, 1), (3, 3), 96, prof) == ""
+        many = profile_for_capability(level, 17, "x86_64")
+        assert "17 threads" in conv_nhwc_backward.declines((2, 64, 8, 8), (64, 1, 3, 3), (1, 1), (1, 1), 64, many)
+    avx2 = profile_for_capability("AVX2", 2, "x86_64")
+    assert "3 channels" in conv_nhwc_backward.declines((2, 3, 8, 8), (3, 1, 5, 5), (1, 1), (2, 2), 3, avx2)
+    x, w, dy = np.ones((1, 3, 7, 8), np.float32), np.ones((3, 1, 3, 3), np.float32), np.ones((1, 3, 5, 6), np.float32)
+    x[0, 0, 0, 0] = np.nan
+    assert conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 3, True, avx2.with_threads(1), (True,) * 3)
+    with pytest.raises(ParityError, match="reduced over thread blocks"):  # 2 threads: two blocks of rows
+        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (0, 0), 3, True, avx2, (True,) * 3)

@@ -16,7 +16,10 @@ both signs.
 of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
 Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads), 16 images of a 1x1 kernel
 (jit_1x1 at 1 thread) and ZoeDepth's projector 1x1s (16 -> 128 -> 16 channels): bit for bit at the
-baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2).
+baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2). Its
+depthwise cases (jit_dw's nxc weights, 72 channels over rows of 46 columns in its column blocks,
+ConvNeXt's 7x7 through jit:avx2 or jit:avx512_core over groups) backward at 4 and 16 threads too:
+every one bit for bit at AVX2 and AVX-512.
 
 ``AVX2_WEIGHTS``, at AVX2 alone: grad_weight and grad_bias of ResNet-50's kinds of convolution made small,
 past 64 channels at 4 and 16 threads (jit:avx2, jit_1x1:avx2 at strides 1 and 2, gemm:jit) bit for bit,

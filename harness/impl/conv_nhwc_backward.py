@@ -22,20 +22,29 @@ widened by 15 where the right padding reaches past the rest, ``_dw_ow_blocks``),
 in each kernel call (an image's block of rows): per weight the chain runs (image, row block, column
 block, row, the block's columns); the bias's chain (compute_spatial_loop_bias) stays in row order.
 The channel count changes no chain (each channel outer block's calls are the thread's own), only
-partition_nthr_nxc's split. Depthwise at AVX2 and AVX-512 is modelled at 1, 2, 4, 8 and 16 threads
+partition_nthr_nxc's split. Depthwise at AVX2 and AVX-512 is modelled at 1 to 16 threads
 (measured on a Zen 5, ``measure_dw.py``: MobileNetV2's 10 depthwise backwards at 224, batch 2, with
 HF's TF padding and with padding 1, and ConvNeXt-T's four 7x7 ones, 24 of 24 bit for bit in every
 gradient at each level and thread count; 60 random draws a thread count, 2 to 960 channels,
 kernels 1x1 to 7x7, strides 1 and 2, rows to 120 columns, a fifth with ±0 and subnormals, a fifth
-with NaN and infinities: at AVX2 57, 60, 59, 60 and 60 bit for bit at 1, 2, 4, 8 and 16 threads, at
-AVX-512 47, 48, 48, 48 and 48, none other; refused at AVX2 3 slow_conv2d per group and 1 gemm:jit
-over 3 channels, at AVX-512 12 a thread count NaN or infinite operands (1 thread: 10 and 3
-slow_conv2d per group); of those draws 17 to 23 a thread count with rows over 30 columns, 23 to 32
-over 64 channels, up to 8 (AVX2) and 15 (AVX-512) with the reduction over both images and rows;
+with NaN and infinities: at AVX2 57, 57, 51, 52 and 54 bit for bit at 1, 2, 4, 8 and 16 threads, at
+AVX-512 47, 48, 48, 48 and 48, none other; refused at AVX2 3 slow_conv2d per group on 1 thread, 1
+gemm:jit over 3 channels and 3, 8, 8 and 6 NaN or infinite operands reduced over thread blocks
+(below), at AVX-512 12 a thread count NaN or infinite operands (1 thread: 10 and 3 slow_conv2d per
+group); at 3, 5, 6 and 12 threads 30 draws each, at 7, 9, 10, 11, 13, 14 and 15 15 each, the real
+shapes every one bit for bit, none other; of the draws at 1 to 16 threads 17 to 23 a thread count with
+rows over 30 columns, 23 to 32 over 64 channels, up to 8 (AVX2) and 15 (AVX-512) with the reduction
+over both images and rows;
 ``measure_dw_widened.py``: 20 draws at each of 1 and 4 threads and each level where the right
 padding widens the last block (3 to 5 of them), 20 of 20 bit for bit each. The whole row as one
 block gives other bits in 590 of the 648 weights of a 46-column 72-channel case, and in none at 16
-threads: one row a kernel call).
+threads: one row a kernel call). Over NaN and infinite operands (``measure_dw_nan.py``, the model
+called directly, 3 to 12 NaN, infinities and -0 in x and dy, 20 draws a thread count): 20 of 20 bit
+for bit on 1 and 16 threads at both levels, 19 of 20 on 2 and 8, the other two (the same at AVX2 and
+AVX-512) NaN bits only, where execute_reduction_nxc adds thread blocks' sums that hold NaNs (one
+where torch keeps 0xFFC00000, the default NaN of inf - inf, and the model an operand's): refused
+where the weights' reduction spans more than one thread block (``_dw_reduction_nonfinite``; at
+AVX-512 every NaN or infinite operand of the weights stays refused).
 
 At AVX2:
 
@@ -118,8 +127,9 @@ At AVX2:
   (image, row, column), the threads' sums added; grad_bias its reducer alike): ``measure_dw_wide.py``,
   kernels 4 to 7 wide, 1 to 7 tall, strides 1 and 2, 2 to 400 channels, rows to 60 columns, 40 draws
   a thread count (a fifth with NaN and infinities): 40, 40, 37, 39 and 37 bit for bit at 1, 2, 4, 8
-  and 16 threads, ConvNeXt-T's four 4 of 4 at each, none other. Declined: gemm:jit where jit:avx2's
-  weights decline too, and on 3 channels (ONEDNN_VERBOSE names gemm:jit, weights decab, for 3
+  and 16 threads, ConvNeXt-T's four 4 of 4 at each, none other (at 3, 5, 6 and 12 threads 20 draws
+  each, at 7, 9, 10, 11, 13, 14 and 15 10 each: none other, 2 refused on 3 channels). Declined:
+  gemm:jit where jit:avx2's weights decline too, and on 3 channels (ONEDNN_VERBOSE names gemm:jit, weights decab, for 3
   channels on every kernel, stride, padding and width probed, ``probe_wide_kernel.py``: the draws
   refused, 3, 1 and 3 at 4, 8 and 16 threads; modelled as jit:avx2 one such draw had given other
   bits).
@@ -163,9 +173,10 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   subnormals, a fifth with NaN and infinities: 40, 40 and 40 bit for bit in every gradient, none
   other, of them 0, 9 and 28 with no more channels than threads and 0, 0 and 6 with the images split;
   refused 10, 10 and 10 NaN or infinite operands). Refused: the padding jit:avx512_core declines,
-  NaN or infinite operands of the weights (as below). At 8 and 16 threads too, rows to 120 columns
+  NaN or infinite operands of the weights (as below). On 1 to 16 threads, rows to 120 columns
   (jit_dw's column blocks, above): ``measure_dw_wide.py`` 32 of 40 draws bit for bit at each of 1,
-  2, 4, 8 and 16 threads, ConvNeXt-T's four 4 of 4, none other, 8 refused (NaN or infinite operands).
+  2, 4, 8 and 16 threads, ConvNeXt-T's four 4 of 4, none other, 8 refused (NaN or infinite operands);
+  16 of 20 at 3, 5, 6 and 12 threads, 8 of 10 at 7, 9, 10, 11, 13, 14 and 15, the rest refused alike.
 - backward data, a kernel over 1x1 at stride 1: ``brg_conv_bwd:avx512_core+brg_conv_fwd:avx512_core``, the
   forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
   (padding K - 1 - P): per input element and ic block of that forward (``avx512_ic_blocks`` over OC in, C
@@ -247,8 +258,7 @@ alike at AVX2, and of 40 draws there jit_1x1:avx2's grad_weight and grad_bias ea
 bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands (which NaN its
 reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
 bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1 (before they were modelled: 24,
-30 and 31 refused; see above), 3 threads and more than 4 (one group; depthwise: threads other than
-1, 2, 4, 8 and 16).
+30 and 31 refused; see above), 3 threads and more than 4 (one group; depthwise: more than 16).
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
@@ -296,8 +306,9 @@ from harness.impl.profiles import KernelProfile
 
 # the most channels (input or output) of a 1x1 convolution at stride 1 measured past 64 at AVX2
 _ONE_BY_ONE_CHANNELS = 256
-# the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx512_core over groups)
-_DW_THREADS = (1, 2, 4, 8, 16)
+# the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx2 and jit:avx512_core over
+# groups): every one from 1 to 16
+_DW_THREADS = tuple(range(1, 17))
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
 # AVX2's grad_weight and grad_bias of one group measured up to these thread and channel counts (ResNet-50's
@@ -422,6 +433,21 @@ def _dw_nxc_weights(dy, x, g: conv.Geometry, c: int, threads: int, has_bias: boo
     return gw, (gb if has_bias else None)
 
 
+def _dw_reduction_nonfinite(dy, x, g: conv.Geometry, c: int, threads: int, mask, has_bias: bool) -> None:
+    """ParityError where jit_dw:avx2's nxc reduction (more than one thread block) meets NaN or infinite
+    operands of the weights' passes: which NaN execute_reduction_nxc keeps is not modelled (``measure_dw_nan.py``:
+    2 of 40 draws at 2 and 8 threads gave other NaN bits; 40 of 40 on 1 and 16 threads bit for bit)."""
+    _nthr_g, nthr_mb, nthr_oh, _ = _dw_nxc_partition(g, c, threads, True)
+    nonfinite = (mask[1] and not np.isfinite(x).all()) or (
+        (mask[1] or (mask[2] and has_bias)) and not np.isfinite(dy).all()
+    )
+    if nonfinite and nthr_mb * nthr_oh > 1:
+        raise ParityError(
+            "conv2d backward (channels-last): jit_dw:avx2's weights reduced over thread blocks with NaN or infinite "
+            "operands (which NaN execute_reduction_nxc keeps) not modelled"
+        )
+
+
 # ------------------------------------------------------------------------------------ AVX2
 def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProfile) -> tuple[str, str]:
     """(backward data, backward weights) kernels torch runs, as named in ONEDNN_VERBOSE, or a name
@@ -533,11 +559,11 @@ def _dw_declines(threads: int, kind: str) -> str:
     """ "" where a depthwise pass run by oneDNN's ``kind`` (``_avx2_kinds``, or jit_dw:avx512_core) is
     modelled at ``threads``, else a one-line reason: jit_dw's grad_input and its weights at any channel
     count and row width (``_dw_nxc_weights``), jit:avx2's or jit:avx512_core's weights over groups
-    where jit_dw's decline, measured at 1, 2, 4, 8 and 16 threads (``_DW_THREADS``)."""
+    where jit_dw's decline, measured at 1 to 16 threads (``_DW_THREADS``)."""
     if kind.startswith("decline:"):
         return kind[len("decline:") :]
     if threads not in _DW_THREADS:
-        return f"depthwise at {threads} threads not measured ({', '.join(map(str, _DW_THREADS))})"
+        return f"depthwise at {threads} threads not measured (1 to 16)"
     return ""
 
 
@@ -646,6 +672,7 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
             if weights == "jit:avx2":  # over C groups of one channel (aBCde8c8b), as over blocked memory
                 _, gw, gb = conv_grouped._direct_groups_weights(dy, x, g, groups, has_bias, prof, mask)
             else:
+                _dw_reduction_nonfinite(dy, x, g, x.shape[1], threads, mask, has_bias)
                 gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
     return gx, (gw if mask[1] else None), (gb if (mask[2] and has_bias) else None)
 
