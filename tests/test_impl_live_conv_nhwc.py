@@ -139,7 +139,7 @@ def _avx2_weights_rows() -> list[dict]:
                 result = _compared([gw.contiguous().numpy(), gb.numpy()], list(got[1:]))
             except ParityError:
                 result = "refused"
-            rows.append({"case": f"{x_shape} {w_shape} at {threads} threads", "want": "exact", "got": result})
+            rows.append({"case": f"{x_shape} {w_shape} weights at {threads} threads", "want": "exact", "got": result})
             if w_shape[2:] == (1, 1):  # jit_1x1 and gemm:jit: which NaN their sums keep is not modelled
                 dy.reshape(-1)[::7] = np.nan
                 try:
@@ -284,7 +284,9 @@ def test_level(level) -> None:
     assert not failures, "\n".join(failures)
     if level.name == "avx2":
         assert sum(r["got"] == "exact" for r in rows) >= 24
-        assert sum(r["case"].endswith(("at 4 threads", "at 16 threads")) for r in rows) == 2 * len(AVX2_WEIGHTS)
+        assert sum(r["case"].endswith(("weights at 4 threads", "weights at 16 threads")) for r in rows) == 2 * len(
+            AVX2_WEIGHTS
+        )
     if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
         assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)
