@@ -176,13 +176,10 @@ def test_recorded_nan_grad_input_avx512() -> None:
 
 def test_refusals() -> None:
     """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 whose row outgrows the
-    forward's output past 39 columns (grad_input; its weights alone modelled) and 3 threads, at AVX2 4 threads and more
-    than 64 channels but on a 1x1 kernel at stride 1 of up to 256."""
-    x, w, dy = (
-        np.zeros((2, 16, 8, 8), np.float32),
-        np.zeros((16, 16, 3, 3), np.float32),
-        np.zeros((2, 16, 8, 8), np.float32),
-    )
+    forward's output past 39 columns (grad_input; its weights alone modelled) and 3 threads, at AVX2 grad_input
+    past 16 threads, 2,048 channels or where brg_conv_bwd's ic block hangs on its forward's search (what the
+    AVX2 range was before, more than 2 threads or 64 channels, now modelled)."""
+    x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx512) == ""  # W = OW
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512) == ""  # ker_base, 16 channels
@@ -200,19 +197,26 @@ def test_refusals() -> None:
     assert conv_nhwc_backward.declines((2, 2, 8, 8), (2, 1, 5, 5), (1, 1), (2, 2), 2, avx512) == ""  # C <= threads
     one = np.zeros((16, 16, 1, 1), np.float32)  # ATen's slow_conv2d at 1 thread: modelled as at SSE4.1
     assert conv_nhwc_backward.declines(x.shape, one.shape, (1, 1), (0, 0), 1, profile_for_capability("AVX2", 1)) == ""
-    x16, dy16 = np.zeros((16, 16, 8, 8), np.float32), np.zeros((16, 16, 8, 8), np.float32)
-    with pytest.raises(ParityError, match="4 threads"):
-        conv_nhwc_backward.conv2d_backward(dy16, x16, one, (1, 1), (0, 0), 1, True,
-                                           profile_for_capability("AVX2", 4, "x86_64"), (True,) * 3)  # fmt: skip
-    wide, w80, dy8 = np.zeros((2, 80, 4, 4), np.float32), np.zeros((8, 80, 3, 3), np.float32), dy[:, :8, :4, :4]
-    with pytest.raises(ParityError, match="64 channels"):
-        conv_nhwc_backward.conv2d_backward(dy8, wide, w80, (1, 1), (1, 1), 1, True,
-                                           profile_for_capability("AVX2", 1, "x86_64"), (True,) * 3)  # fmt: skip
+    # once refused at AVX2 (more than 2 threads, more than 64 channels), now modelled in every gradient
+    four = profile_for_capability("AVX2", 4, "x86_64")
+    assert conv_nhwc_backward.declines((16, 16, 8, 8), one.shape, (1, 1), (0, 0), 1, four) == ""
+    assert conv_nhwc_backward.declines((2, 80, 4, 4), (8, 80, 3, 3), (1, 1), (1, 1), 1, four) == ""
     avx2 = profile_for_capability("AVX2", 2, "x86_64")
     for x_shape, w_shape in (((2, 257, 4, 4), (16, 257, 1, 1)), ((2, 16, 4, 4), (300, 16, 1, 1))):
-        assert "64 channels" in conv_nhwc_backward.declines(x_shape, w_shape, (1, 1), (0, 0), 1, avx2)
-    assert "64 channels" in conv_nhwc_backward.declines((2, 80, 8, 8), (16, 80, 1, 1), (2, 2), (0, 0), 1, avx2)
+        assert conv_nhwc_backward.declines(x_shape, w_shape, (1, 1), (0, 0), 1, avx2) == ""
+    assert conv_nhwc_backward.declines((2, 80, 8, 8), (16, 80, 1, 1), (2, 2), (0, 0), 1, avx2) == ""
     assert conv_nhwc_backward.declines((2, 256, 4, 4), (256, 256, 1, 1), (1, 1), (1, 1), 1, avx2) == ""
+    data, sixteen = (True, False, False), profile_for_capability("AVX2", 16, "x86_64")
+    for x_shape, w_shape, stride, padding in (  # grad_input alone: ResNet's kinds on 16 threads
+        ((2, 512, 7, 7), (512, 512, 3, 3), (1, 1), (1, 1)),
+        ((2, 2048, 7, 7), (512, 2048, 1, 1), (1, 1), (0, 0)),
+        ((2, 256, 28, 28), (256, 256, 3, 3), (2, 2), (1, 1)),
+    ):
+        assert conv_nhwc_backward.declines(x_shape, w_shape, stride, padding, 1, sixteen, data) == ""
+    assert "17 threads" in conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx2.with_threads(17), data)
+    assert "2048 channels" in conv_nhwc_backward.declines((2, 8, 8, 8), (2056, 8, 1, 1), (1, 1), (0, 0), 1, avx2, data)
+    assert "ic blocks of 320 or 350" in conv_nhwc_backward.declines((1, 40, 6, 6), (350, 40, 5, 5), (1, 1), (2, 2), 1,
+                                                                    avx2, data)  # fmt: skip
 
 
 def test_avx2_weights_range() -> None:
@@ -235,7 +239,9 @@ def test_avx2_weights_range() -> None:
                                                           weights)  # fmt: skip
     assert "below 8 input channels" in conv_nhwc_backward.declines((2, 4, 8, 8), (8, 4, 1, 1), (2, 2), (0, 0), 1, avx2,
                                                                    weights)  # fmt: skip
-    assert "4 threads" in conv_nhwc_backward.declines((2, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), 1, avx2)  # grad_input
+    seventeen = profile_for_capability("AVX2", 17, "x86_64")  # grad_input's own bound
+    assert "grad_input on 17 threads" in conv_nhwc_backward.declines((2, 8, 4, 4), (8, 8, 3, 3), (1, 1), (1, 1), 1,
+                                                                     seventeen)  # fmt: skip
     x, w = np.ones((2, 16, 8, 8), np.float32), np.ones((24, 16, 1, 1), np.float32)
     for stride, padding, out in (((2, 2), (0, 0), 4), ((1, 1), (1, 1), 10)):  # jit_1x1:avx2, gemm:jit
         dy = np.ones((2, 24, out, out), np.float32)

@@ -24,6 +24,10 @@ every one bit for bit at AVX2 and AVX-512.
 ``AVX2_WEIGHTS``, at AVX2 alone: grad_weight and grad_bias of ResNet-50's kinds of convolution made small,
 past 64 channels at 4 and 16 threads (jit:avx2, jit_1x1:avx2 at strides 1 and 2, gemm:jit) bit for bit,
 and jit_1x1's and gemm:jit's over NaN refused.
+
+``AVX2_DATA``: grad_input alone at AVX2 on 4 threads past 64 channels (ResNet's kinds: brg_conv_bwd's
+3x3, brgconv_1x1, brgconv_strided's 3x3 and 1x1), and a 5x5 kernel whose ic block hangs on oneDNN's
+search, refused.
 """
 
 from __future__ import annotations
@@ -151,6 +155,18 @@ def _avx2_weights_rows() -> list[dict]:
     return rows
 
 
+# (input shape, weight shape, stride, padding pair) of grad_input alone at AVX2 on 4 threads, one group: ResNet's
+# kinds past 64 channels (brg_conv_bwd's 3x3 with one ic block of 136, brgconv_1x1 past 256, brgconv_strided's
+# 3x3 and 1x1) and refused: a 5x5 kernel whose forward's ic block (320 or 350) hangs on its search
+AVX2_DATA = (
+    ((2, 72, 7, 7), (136, 72, 3, 3), 1, (1, 1)),
+    ((1, 520, 3, 3), (300, 520, 1, 1), 1, (0, 0)),
+    ((2, 80, 9, 9), (96, 80, 3, 3), 2, (1, 1)),
+    ((2, 132, 6, 6), (264, 132, 1, 1), 2, (0, 0)),
+    ((1, 40, 6, 6), (350, 40, 5, 5), 1, (2, 2)),
+)
+
+
 def _compared(want: list, got: list) -> str:
     """ "exact" where every output has torch's bits, else how many differ."""
     counts = [compare_tensors("out", w, g) for w, g in zip(want, got, strict=True)]
@@ -242,6 +258,31 @@ def _laid_out_expected(case: tuple, direction: str) -> str:
     return "refused" if refused else "exact"
 
 
+def _avx2_data_rows(threads: int) -> list[dict]:
+    """``AVX2_DATA``'s grad_input on ``threads`` threads under the running torch: the rows ``_child`` reports."""
+    use_threads(threads)
+    profile, rows = live_profile(), []
+    for i, (x_shape, w_shape, stride, padding) in enumerate(AVX2_DATA):
+        rng = np.random.default_rng(41 + i)
+        x, w = np.zeros(x_shape, np.float32), normal32(rng, w_shape, 0.3)
+        s2, mask = (stride, stride), (True, False, False)
+        oh, ow = ((x_shape[d + 2] + 2 * padding[d] - w_shape[d + 2]) // stride + 1 for d in (0, 1))
+        dy = normal32(rng, (x_shape[0], w_shape[0], oh, ow))
+        want = torch.ops.aten.convolution_backward(
+            torch.from_numpy(dy).contiguous(memory_format=torch.channels_last),
+            torch.from_numpy(x).contiguous(memory_format=torch.channels_last), torch.from_numpy(w), None, list(s2),
+            list(padding), [1, 1], False, [0, 0], 1, list(mask))[0]  # fmt: skip
+        refused = conv_nhwc_backward.declines(x_shape, w_shape, s2, padding, 1, profile, mask)
+        try:
+            got = conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, False, profile, mask)[0]
+            result = _compared([want.contiguous().numpy()], [got])
+        except ParityError:
+            result = "refused"
+        case = f"{AVX2_DATA[i]} grad_input at {threads} threads"
+        rows.append({"case": case, "want": "refused" if refused else "exact", "got": result})
+    return rows
+
+
 def _child() -> None:
     """Run in a fresh process: every case under this process's level, at 1 and 2 threads; ``LAID_OUT``
     exact at every level the module models."""
@@ -265,6 +306,7 @@ def _child() -> None:
                 rows.append({"case": f"{c} backward at {threads} threads", "want": want, "got": got})
     if conv_nhwc._level(live_profile()) == "avx2":
         rows += _avx2_weights_rows()
+        rows += _avx2_data_rows(4)
     print(json.dumps(rows))
 
 
@@ -276,7 +318,7 @@ LEVELS = [lvl for lvl in supported_levels(collect_facts()) if lvl.arch == "x86_6
 @pytest.mark.parametrize("level", LEVELS, ids=[lvl.name for lvl in LEVELS])
 def test_level(level) -> None:
     """Every case at this ISA level, 1 and 2 threads, in a fresh process: the modelled ones exact,
-    the others refused."""
+    the others refused; at AVX2 ``AVX2_DATA``'s grad_input on 4 threads too."""
     from tests.test_impl_live_conv import _run_pinned  # its fresh-process runner (not in the child)
 
     rows = _run_pinned(level, 2, "_child", [], module="tests.test_impl_live_conv_nhwc")
@@ -287,6 +329,8 @@ def test_level(level) -> None:
         assert sum(r["case"].endswith(("weights at 4 threads", "weights at 16 threads")) for r in rows) == 2 * len(
             AVX2_WEIGHTS
         )
+        data = [r["want"] for r in rows if "grad_input at 4 threads" in r["case"]]
+        assert data == ["exact"] * 4 + ["refused"]  # AVX2_DATA: past 64 channels on 4 threads
     if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
         assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)

@@ -58,16 +58,29 @@ At AVX2:
   forward taps valid for part of the row, left of those valid for all of it, one call each over all
   kernel rows, the fully valid ones one call, the rest right of them one call each; this fits 50 of 53
   measured shapes with the whole row one block) or, on some shapes, one chain over the valid taps
-  (ker_vpad or blocks of one column: its ow_block search is not modelled). The ic block (grad_output's
-  channels a call takes) is up to 40 vectors of 8 (conv._brg_bwd_ic_block): at most 64 output channels
-  modelled, one block. Threads split the forward's images, rows and channel blocks, never the reduction.
+  (ker_vpad or blocks of one column: its ow_block search is not modelled). The ic blocks (grad_output's
+  channels a call takes) are those of the forward's select_ic_block at AVX2 (``_avx2_data_blocks``:
+  conv_nhwc ``_avx2_ic_blocks`` over OC in, C out): every output channel in one block where they fill at
+  most 256 vectors of 8 and a channel's weights and input row of the unroll take under 1,400 bytes (3x3
+  kernels up to 2,048 channels), else at most 40 vectors; refused where the output-channel block its
+  search picks changes the block (a 5x5 kernel past 320 output channels: 320 or all). Threads split the
+  forward's images, rows and channel blocks, never the reduction. Measured on a Zen 5 (ONEDNN_VERBOSE,
+  ``avx2_data_measure.py``): ResNet-50's 22 distinct channels-last convolutions (batch 2 at 224, 64 to
+  2,048 channels, 1x1 and 3x3 at strides 1 and 2), grad_input bit for bit in 22 of 22 at each of 1, 2,
+  4, 8 and 16 threads (slow_conv2d for the stride-1 1x1s at 1 thread); random draws (9 to 600 channels
+  a side, off multiples of 8, 1x1, 3x3 and 5x5 kernels, strides 1 and 2, padding to half the kernel, a
+  fifth with NaN, infinities, ±0 and subnormals, a fifth with ±0 and subnormals) in the tables of
+  docs/impl/kernels.md: none other.
 - backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain from 0 over
   the output channels (one brgemm call, ``_brg_bwd_data``), on any thread count: the forward it runs
   keeps every output channel in one ic block (select_ic_block) past 64 too (measured to 256: one
-  chain, where blocks of 8 to 128 channels added gave other bits in every draw).
+  chain, where blocks of 8 to 128 channels added gave other bits in every draw; ResNet-50's to 2,048);
+  its ic blocks as for kernels over 1x1 (above).
 - a padded 1x1 at stride 1: ``gemm:jit`` for grad_input and the weights (brgconv_1x1 and jit_1x1
   take no padding): gemm_convolution.cpp's nspc passes as at SSE4.1 (below) with oneDNN's AVX2 sgemm.
-- backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search).
+- backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search);
+  refused over NaN or infinite grad_output or weights (``strided_nan_probe.py``: 1 of 5 such draws gave
+  NaNs where the model has numbers, as at AVX-512).
 - backward data, depthwise: ``jit_dw:avx2`` (conv_grouped.py: one fused chain over the taps).
 - backward weights, one group: ``jit:avx2`` (weights ABcd8b8a; jit_avx2_conv_kernel_f32.cpp
   compute_oh_loop_common: per weight one fused chain over (image, oh, ow), cpu_reducer's balance
@@ -283,9 +296,8 @@ At SSE4.1 (and AVX2 for slow_conv2d):
 Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
 (``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
 depthwise; slow_conv2d per group;
-at AVX2 the cases named above, grad_input and depthwise weights past 64 channels (but on a 1x1
-kernel at stride 1 of up to 256) and 2 threads, one group's grad_weight and grad_bias past 2,048
-channels and 16 threads; at SSE4.1 jit_dw's
+at AVX2 the cases named above, one group's grad_input, grad_weight and grad_bias past 2,048 channels
+or 16 threads (not measured), depthwise past 16 threads; at SSE4.1 jit_dw's
 weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
 memory (harness.impl.conv_nhwc).
 """
@@ -304,11 +316,12 @@ from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, load, ptr
 from harness.impl.profiles import KernelProfile
 
-# the most channels (input or output) of a 1x1 convolution at stride 1 measured past 64 at AVX2
-_ONE_BY_ONE_CHANNELS = 256
 # the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx2 and jit:avx512_core over
 # groups): every one from 1 to 16
 _DW_THREADS = tuple(range(1, 17))
+# AVX2 grad_input of one group: the most threads and channels (either side) measured
+_AVX2_DATA_THREADS = 16
+_AVX2_DATA_CHANNELS = 2048
 # jit_avx512_common_conv_bwd_weights_kernel_f32::max_ur_w: the most output columns one kernel call takes
 _MAX_UR_W = 28
 # AVX2's grad_weight and grad_bias of one group measured up to these thread and channel counts (ResNet-50's
@@ -520,12 +533,14 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
 
 def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile, data: str) -> str:
     """ "" where ``_avx2_backward`` models grad_input, run by oneDNN's ``data`` (``_avx2_kinds``), else
-    a one-line reason."""
+    a one-line reason. One group: up to ``_AVX2_DATA_THREADS`` threads and ``_AVX2_DATA_CHANNELS``
+    channels a side (measured), brg_conv_bwd where its forward's ic block is known (``_avx2_data_blocks``)."""
     if groups != 1:
         return _dw_declines(profile.threads, data)
-    why = _avx2_unmeasured(x_shape, w_shape, stride, padding, groups, profile.threads)
-    if why:
-        return why
+    if profile.threads > _AVX2_DATA_THREADS:
+        return f"grad_input on {profile.threads} threads not measured (1 to {_AVX2_DATA_THREADS})"
+    if max(x_shape[1], w_shape[0]) > _AVX2_DATA_CHANNELS:
+        return f"grad_input past {_AVX2_DATA_CHANNELS} channels a side not measured"
     wd, kw = x_shape[3], w_shape[3]
     if data.startswith("decline:"):
         return data[len("decline:") :]
@@ -535,7 +550,23 @@ def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile:
             "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
             "blocking, not modelled"
         )
+    if data.startswith("brg_conv_bwd:avx2"):
+        blocks = _avx2_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
+        if len(blocks) > 1:
+            return (
+                f"brg_conv_bwd:avx2's grad_input over {w_shape[0]} output channels (ic blocks of "
+                f"{' or '.join(map(str, sorted(blocks)))} by the channel block its forward's search picks) not modelled"
+            )
     return ""
+
+
+def _avx2_data_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+    """The blocks of output channels of brg_conv_bwd:avx2's grad_input (stride 1): the ic blocks of the
+    forward it runs (grad_output's OC channels in, C out, the taps inverted, padding K - 1 - P;
+    conv_nhwc ``_avx2_ic_blocks``), one per output-channel block its search may take."""
+    pad = (max(0, g.kh - 1 - g.ph), max(0, g.kw - 1 - g.pw))
+    swapped = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), pad)
+    return conv_nhwc._avx2_ic_blocks(swapped, profile)
 
 
 def _avx2_weights_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
@@ -565,29 +596,6 @@ def _dw_declines(threads: int, kind: str) -> str:
     if threads not in _DW_THREADS:
         return f"depthwise at {threads} threads not measured (1 to 16)"
     return ""
-
-
-def _avx2_unmeasured(x_shape, w_shape, stride, padding, groups: int, threads: int) -> str:
-    """The thread and channel counts past which no AVX2 channels-last backward was measured: a
-    one-line reason, "" within them."""
-    if threads not in (1, 2):
-        return f"{threads} threads not modelled (1 and 2 measured)"
-    if (w_shape[0] > 64 or x_shape[1] > 64) and not _one_by_one_measured(x_shape, w_shape, stride, padding, groups):
-        return "more than 64 channels not measured (brgemm ic blocks, jit_dw channel blocking)"
-    return ""
-
-
-def _one_by_one_measured(x_shape, w_shape, stride, padding, groups: int) -> bool:
-    """Whether a 1x1 convolution of one group at stride 1 lies within the channels measured past 64
-    (up to 256 on each side): unpadded, brgconv_1x1's grad_input (one chain over every output channel:
-    one ic block of the forward it runs) and jit_1x1's weights with their nxc blocking; padded,
-    gemm:jit's passes."""
-    return (
-        groups == 1
-        and tuple(w_shape[2:]) == (1, 1)
-        and tuple(stride) == (1, 1)
-        and max(x_shape[1], w_shape[0]) <= _ONE_BY_ONE_CHANNELS
-    )
 
 
 def _brg_bwd_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, oc_block: int = 0) -> np.ndarray:
@@ -640,10 +648,15 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
         g = conv._geometry(x.shape, w.shape, stride, padding)
         if mask[0]:
             if data in ("brg_conv_bwd:avx2+brg_conv_fwd:avx2", "brg_conv_bwd:avx2+brgconv_1x1:avx2"):
-                gx = _brg_bwd_data(dy, w, g)
+                gx = _brg_bwd_data(dy, w, g, _avx2_data_blocks(g, profile).pop())
             elif data == "gemm:jit":  # a padded 1x1: gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
                 gx = _gemm_data(dy, w, g, threads, og.AVX2)
             else:  # brgconv_strided:avx2
+                if not (np.isfinite(dy).all() and np.isfinite(w).all()):
+                    raise ParityError(
+                        "conv2d backward (channels-last): brgconv_strided:avx2's grad_input over NaN or infinite "
+                        "operands (NaNs where the model has numbers: its padded taps, inf * 0) not modelled"
+                    )
                 gx = conv.conv2d_backward(dy, x, w, stride, padding, False, prof, (True, False, False))[0]
         if weights == "jit_1x1:avx2":
             asked = mask[1] or (mask[2] and has_bias)
