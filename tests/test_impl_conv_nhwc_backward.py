@@ -217,6 +217,9 @@ def test_refusals() -> None:
     assert "2048 channels" in conv_nhwc_backward.declines((2, 8, 8, 8), (2056, 8, 1, 1), (1, 1), (0, 0), 1, avx2, data)
     assert "ic blocks of 320 or 350" in conv_nhwc_backward.declines((1, 40, 6, 6), (350, 40, 5, 5), (1, 1), (2, 2), 1,
                                                                     avx2, data)  # fmt: skip
+    assert "brgconv_strided:avx2's grad_input over 551" in conv_nhwc_backward.declines(
+        (3, 435, 24, 15), (551, 435, 5, 5), (2, 2), (2, 2), 1, avx2, data
+    )
 
 
 def test_avx2_weights_range() -> None:

@@ -69,8 +69,10 @@ At AVX2:
   2,048 channels, 1x1 and 3x3 at strides 1 and 2), grad_input bit for bit in 22 of 22 at each of 1, 2,
   4, 8 and 16 threads (slow_conv2d for the stride-1 1x1s at 1 thread); random draws (9 to 600 channels
   a side, off multiples of 8, 1x1, 3x3 and 5x5 kernels, strides 1 and 2, padding to half the kernel, a
-  fifth with NaN, infinities, ±0 and subnormals, a fifth with ±0 and subnormals) in the tables of
-  docs/impl/kernels.md: none other.
+  fifth with NaN, infinities, ±0 and subnormals, a fifth with ±0 and subnormals; 40 at each of 1, 2,
+  4, 8 and 16 threads, 40 more at 3 and 6, and 30 of the modelled kinds alone to 1,100 channels at 1,
+  2, 4, 8 and 16): 20 of 40 bit for bit at each count (22 to 25 of 30), none other; refused 14 or 15 W > OW,
+  4 or 5 brgconv_strided over NaN or infinities, 1 to 3 ic blocks by the search.
 - backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain from 0 over
   the output channels (one brgemm call, ``_brg_bwd_data``), on any thread count: the forward it runs
   keeps every output channel in one ic block (select_ic_block) past 64 too (measured to 256: one
@@ -80,7 +82,10 @@ At AVX2:
   take no padding): gemm_convolution.cpp's nspc passes as at SSE4.1 (below) with oneDNN's AVX2 sgemm.
 - backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search);
   refused over NaN or infinite grad_output or weights (``strided_nan_probe.py``: 1 of 5 such draws gave
-  NaNs where the model has numbers, as at AVX-512).
+  NaNs where the model has numbers, as at AVX-512) and where brg_conv_bwd's ic-block rule
+  (``_avx2_data_blocks``) gives several blocks (2 draws of a 5x5 kernel over 547 and 551 output
+  channels gave other bits on some thread counts: 16, and 1, 2, 3 and 6, not 4); past 64 channels 3x3
+  and 1x1 kernels to 1,083 channels bit for bit at 1 to 16 threads.
 - backward data, depthwise: ``jit_dw:avx2`` (conv_grouped.py: one fused chain over the taps).
 - backward weights, one group: ``jit:avx2`` (weights ABcd8b8a; jit_avx2_conv_kernel_f32.cpp
   compute_oh_loop_common: per weight one fused chain over (image, oh, ow), cpu_reducer's balance
@@ -550,11 +555,11 @@ def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile:
             "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
             "blocking, not modelled"
         )
-    if data.startswith("brg_conv_bwd:avx2"):
+    if data.startswith("brg_conv_bwd:avx2") or data == "brgconv_strided:avx2":
         blocks = _avx2_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
-        if len(blocks) > 1:
+        if len(blocks) > 1:  # brgconv_strided: 2 draws of a 5x5 kernel past 320 output channels gave other bits
             return (
-                f"brg_conv_bwd:avx2's grad_input over {w_shape[0]} output channels (ic blocks of "
+                f"{data.split('+')[0]}'s grad_input over {w_shape[0]} output channels (ic blocks of "
                 f"{' or '.join(map(str, sorted(blocks)))} by the channel block its forward's search picks) not modelled"
             )
     return ""
