@@ -1,7 +1,7 @@
 """2-D convolution of channels-last tensors, backward (``aten.convolution_backward`` where the input or
 the weight is NHWC in memory, grad_output channels-last as autograd gives it), as torch 2.13.0 runs it
-on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 and 2 threads at AVX2 (grad_weight and grad_bias of
-one group 1 to 16): grad_input, grad_weight, grad_bias for one group and depthwise (groups = C = OC)
+on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 to 16 threads at AVX2 (one group to 2,048
+channels a side): grad_input, grad_weight, grad_bias for one group and depthwise (groups = C = OC)
 convolutions; at AVX-512 1x1 kernels at
 stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input, where it
 outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias),
