@@ -127,6 +127,37 @@ AVX512_CASES = (
         "b292fedb960151c0e334ebefb0b709a7c265b83c5c87441c96bd9507ca950083",
         "d668990478774443a4e7309ac3dc2ba52a9d6261a2830c9c290f374f8dbb214f",
         "2b29c0c53a48f59c17a53992f426b44bcaf930c8fd0dbf24dae1bb0d3dd80e3a")),
+    # ResNet's shortcut (a 1x1 at stride 2) on 8 threads: brgconv_strided's grad_input, jit_1x1's weights over
+    # the strided pixels
+    (2, 64, 14, 14, 256, 1, 1, 2, 2, 0, 0, 1, 37, 8, (
+        "80d8f7a05866239c092220f67e6a4c3eb1f907813422127b3213b473d0c4922a",
+        "466181952efb8870ce568c35344f69cec6cb6c97f5edcbd7120e6f8fcd19a58e",
+        "2b3ac7cd9d427ed6a952e981c2d2deec1758bb8fcea5b48d919fb07332c03bd1")),
+    # a pointwise 1x1 on 16 threads: jit_1x1's balance splits the pixels otherwise than on fewer
+    (2, 64, 14, 14, 128, 1, 1, 1, 1, 0, 0, 1, 38, 16, (
+        "f68bb025cd33ff96f698f959bd00b6ff3e9467926c6460869c1f5a9186207771",
+        "88e4f80998a9f05931a1be2ffadd1388162ecdd79007c0fb5de68764ae900dbf",
+        "446cd382b68080c0d59d6cf1b5172fd720b82a15b828c8189c7e70d8ba064e2d")),
+    # a 3x3 on 8 threads: jit:avx512_core's balance over the images
+    (3, 32, 11, 7, 24, 3, 3, 1, 1, 1, 1, 1, 39, 8, (
+        "c7eb5321f528da2eb229df86c29d12be3613f929f30f897654057f6dca471536",
+        "6ae391b42fb805256d066f43a8700d0c51ba6e71f302410267a8c1926256d75b",
+        "c639f4b6e574cb093bae091218a0ef1bc098e00ae8d509ec1926e10296280a79")),
+    # a padded 1x1: gemm:jit's passes with oneDNN's AVX-512 sgemm
+    (2, 40, 9, 7, 24, 1, 1, 1, 1, 1, 1, 1, 40, 2, (
+        "606670a43183a998e3adaed42a60df318e57abe5e78d7f2c083c39fe2015d3e9",
+        "a3bd5df1765759f65476f79a3bf14f081072b77efbac836679e9e69482da28a6",
+        "a9e7cc3bf897d6dca198dafc833f40c688ef376f4a805a063783a63d91879231")),
+    # a 1x1 at stride 2 on 16 threads, the stride not dividing W: jit:avx512_core's weights on nxc
+    (2, 24, 9, 10, 16, 1, 1, 2, 2, 0, 0, 1, 41, 16, (
+        "821947d9124505fea2e26d5b986e1f26a1acb688000484af349c7055784eadf5",
+        "66af198426c577489731a7c2fd39f46037421643406e42dbb612c66a89b7f28c",
+        "2b489f955f894c6b160fe6577547059cc6103136bcba7455d7e31ffc1d6b579f")),
+    # a padded 1x1 at stride 2: brgconv_strided's grad_input, gemm:jit's weights
+    (3, 48, 10, 10, 40, 1, 1, 2, 2, 1, 1, 1, 42, 4, (
+        "d6942091f570891ac9edc5c192927f584bccd486c18c417c8e88df72841354ab",
+        "4aa961c076cde7c70f906d947b12f2141f6a39cbea95511ea514438cdc50f11a",
+        "33bbecd35ce9f2e161f25e357715d976b86afec0a2a4bca0dd2a53a53aa9024a")),
 )  # fmt: skip
 
 
@@ -176,21 +207,34 @@ def test_recorded_nan_grad_input_avx512() -> None:
 
 def test_refusals() -> None:
     """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 whose row outgrows the
-    forward's output past 39 columns (grad_input; its weights alone modelled) and 3 threads, at AVX2 grad_input
-    past 16 threads, 2,048 channels or where brg_conv_bwd's ic block hangs on its forward's search (what the
-    AVX2 range was before, more than 2 threads or 64 channels, now modelled)."""
+    forward's output past 39 columns or on more than 4 threads (grad_input; its weights alone modelled),
+    3 threads (one group is measured on 1, 2, 4, 8 and 16), brgconv_strided's grad_input of a strided 1x1
+    over infinities and jit_1x1's strided weights below 16 input channels; at AVX2 grad_input past 16
+    threads, 2,048 channels or where brg_conv_bwd's ic block hangs on its forward's search (what the AVX2
+    range was before, more than 2 threads or 64 channels, now modelled)."""
+    one_x = np.zeros((16, 16, 1, 1), np.float32)
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (1, 1), 1, avx512) == ""  # W = OW
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512) == ""  # ker_base, 16 channels
     x17, w17 = np.zeros((2, 17, 8, 8), np.float32), np.zeros((16, 17, 3, 3), np.float32)
     assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512) == ""  # W > OW: its search
+    assert "W > OW) on 8 threads" in conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1,
+                                                                 avx512.with_threads(8))  # fmt: skip
     x17, dy17 = np.zeros((2, 17, 8, 45), np.float32), np.zeros((2, 16, 6, 43), np.float32)
     with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW on rows over 39 columns
         conv_nhwc_backward.conv2d_backward(dy17, x17, w17, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
     assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
     assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
                                                       avx512.with_threads(3))  # fmt: skip
+    assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (2, 2), (0, 0), 1, avx512.with_threads(16)) == ""
+    x8 = (2, 8, 8, 8)  # jit_1x1's strided weights below 16 input channels: torch corrupts its heap
+    assert "heap" in conv_nhwc_backward.declines(x8, (16, 8, 1, 1), (2, 2), (0, 0), 1, avx512)
+    assert conv_nhwc_backward.declines(x8, (16, 8, 1, 1), (2, 2), (0, 0), 1, avx512, (True, False, False)) == ""
+    dy2 = np.zeros((2, 16, 4, 4), np.float32)
+    dy2[1, 3, 2, 1] = np.inf
+    with pytest.raises(ParityError, match="brgconv_strided"):  # a strided 1x1's grad_input over infinities
+        conv_nhwc_backward.conv2d_backward(dy2, x, one_x, (2, 2), (0, 0), 1, False, avx512, (True, False, False))
     assert conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1, avx512) == ""
     assert conv_nhwc_backward.declines(x.shape, (16, 1, 3, 3), (1, 1), (1, 1), 16, avx512) == ""  # jit_dw
     assert conv_nhwc_backward.declines(x.shape, (16, 1, 5, 5), (1, 1), (2, 2), 16, avx512) == ""  # jit:avx512_core

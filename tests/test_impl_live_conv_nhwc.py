@@ -16,7 +16,8 @@ both signs.
 of channels-last strides (UperNet's pooled map, a channels-last convolution's one-channel output),
 Swin2SR's 1x1 convolution (jit_1x1:avx2's weights on 2 threads), 16 images of a 1x1 kernel
 (jit_1x1 at 1 thread) and ZoeDepth's projector 1x1s (16 -> 128 -> 16 channels): bit for bit at the
-baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2). Its
+baseline and AVX2 levels (a 3x3 kernel over the pooled pixel: gemm:jit's weights at AVX2); ResNet's shortcut
+(a 1x1 at stride 2: brgconv_strided's grad_input, jit_1x1's weights at AVX-512). Its
 depthwise cases (jit_dw's nxc weights, 72 channels over rows of 46 columns in its column blocks,
 ConvNeXt's 7x7 through jit:avx2 or jit:avx512_core over groups) backward at 4 and 16 threads too:
 every one bit for bit at AVX2 and AVX-512.
@@ -100,6 +101,7 @@ LAID_OUT = (
     ("channels_last", (2, 12, 7, 15), (20, 12, 3, 3), 1, (0, 0), 1, True),  # unpadded: brg_conv_bwd's ker_base
     ("channels_last", (2, 40, 5, 19), (24, 40, 3, 2), 1, (1, 0), 1, True),  # W > OW past 16 channels: its search
     ("channels_last", (2, 72, 5, 46), (72, 1, 3, 3), 1, (1, 1), 72, True),  # jit_dw's column blocks 15, 15, 16
+    ("channels_last", (2, 32, 8, 8), (64, 32, 1, 1), 2, (0, 0), 1, True),  # ResNet's shortcut: a 1x1 at stride 2
 )
 
 # ``LAID_OUT``'s depthwise cases run at these thread counts too (T threads on fewer cores give T cores' bits)

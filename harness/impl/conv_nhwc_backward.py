@@ -4,8 +4,9 @@ on x86 CPUs at the baseline (SSE4.1) and AVX2 levels, 1 to 16 threads at AVX2 (o
 channels a side): grad_input, grad_weight, grad_bias for one group and depthwise (groups = C = OC)
 convolutions; at AVX-512 1x1 kernels at
 stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input, where it
-outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias),
-depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads. The
+outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias), 1x1 kernels at
+a stride or padded (ResNet's shortcut), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads (one group
+also 8 and 16). The
 forward, the layout rule and the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
@@ -168,6 +169,22 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   at most 4 pixel blocks a call where C * 4 bytes is a multiple of 1,024 (cache_aliasing: the 13
   draws of 256 and 512 channels where the blocked layout's calls gave other grad_weight bits are bit
   for bit with it). grad_bias its reducer's parts, as for NCHW.
+- a 1x1 at a stride or padded (ResNet-50's shortcut: 1x1 at stride 2, no padding; ``_avx512_1x1_kinds``,
+  ONEDNN_VERBOSE): grad_input ``brgconv_strided:avx512_core`` at a stride (conv.py's model, as for kernels
+  over 1x1; refused where its blocking search declines and over NaN or infinite dy or weights),
+  ``gemm:jit`` padded at stride 1 (nspc, as at AVX2, with oneDNN's AVX-512 sgemm); grad_weight and
+  grad_bias ``jit_1x1:avx512_core`` unpadded where the stride divides H and W (its reduce-to-unit-stride
+  copy: conv.py's model over the strided pixels with the nxc blocking above), ``jit:avx512_core`` on nxc
+  unpadded otherwise (``_avx512_nxc_weights``), ``gemm:jit`` padded (as at AVX2, the AVX-512 sgemm).
+  Against torch (``measure.py strided``: 1 to 5 images, 1 to 299 channels each side, 1 to 29 pixels a
+  side, half of them multiples of the stride, strides 2 and 3 unpadded, padding 1 at strides 1 and 2, 60
+  draws at each of 1, 2, 4, 8 and 16 threads, a fifth with NaN, infinities, ±0 and subnormals): 42, 45, 44,
+  44 and 42 bit for bit in every gradient, none other; refused 12, 10, 10, 12 and 12 NaN or infinite
+  operands (the weights' passes, cpublas's NaNs), 6, 5, 5, 3 and 4 by the heap rule below (0, 0, 1, 1 and 2
+  one-channel draws of NCHW strides, harness.impl.conv's). ResNet-50's three shortcuts bit for bit at every count.
+  Refused: jit_1x1's weights of a strided 1x1 below 16 input channels (torch alone corrupts its heap there,
+  ``torch_heap_probe.py``: glibc aborts at 3, 5, 8 and 15 channels on 2, 4, 8 and 16 threads, not at 16, 17
+  and 32; one such draw at 4 threads crashed ``measure.py``).
 - depthwise: ``jit_dw:avx512_core`` both passes. grad_input conv_grouped's model (one fused chain over
   the taps); grad_weight and grad_bias ``harness_nxc`` as at AVX2 (``_dw_nxc_weights``) with channel
   blocks of 16 and nb_ch_blocking min(nb_ch, 4, 31 // (2 KW)), reductions over both images and rows
@@ -276,7 +293,24 @@ alike at AVX2, and of 40 draws there jit_1x1:avx2's grad_weight and grad_bias ea
 bits in one). Refused: jit_1x1's weights and bias over NaN or infinite operands (which NaN its
 reductions keep is not modelled: before the refusal 30 of 360 draws gave grad_weight's NaNs other
 bits, 18 grad_bias's; now 4, 23 and 17 refused), kernels over 1x1 (before they were modelled: 24,
-30 and 31 refused; see above), 3 threads and more than 4 (one group; depthwise: more than 16).
+30 and 31 refused; see above), 3 threads and more than 4 (one group: see below; depthwise: more than 16).
+
+One group on 8 and 16 threads (measured on this 2-core Zen 5: oneDNN and OpenMP keep the team asked for, so
+T threads give T cores' bits): the models above take the thread count where their kernels do (jit_1x1's
+balance and reducers, jit:avx512_core's balance over the images and its bias reducer, the brgemm kernels'
+blocking searches, gemm:jit's threading), and hold there. ResNet-50 channels-last at batch 2, 224 (its 23
+distinct convolutions: 12 pointwise, 3 shortcuts, 4 3x3 at stride 1 and 4 at stride 2; the first layer's
+weights and bias alone): 23 of 23 bit for bit in every gradient at each of 1, 2, 4, 8 and 16 threads. Random
+draws (``measure.py random``: 1x1 at stride 1, kernels 2 to 5 at strides 1 and 2, strided or padded 1x1s, 1
+to 5 images, 1 to 299 channels each side, 90 draws a thread count, a fifth with specials): 72, 70, 71, 67
+and 66 bit for bit in every gradient at 1, 2, 4, 8 and 16 threads, none other; refused 18, 20, 19, 23 and
+24: NaN or infinite operands 17, 17, 18, 15 and 17 (the weights' passes; cpublas's NaNs in slow_conv2d), the
+strided 1x1s' heap rule 1, 1, 1, 0 and 1, W > OW past 4 threads 0, 0, 0, 7 and 5, one-channel draws of NCHW strides
+(harness.impl.conv's) 0, 2, 0, 1 and 1. Refused past 4 threads: brg_conv_bwd's grad_input where W > OW
+(``_ker_search_data``; ``measure.py wider``, 17 to 299 input channels, kernels 2 to 5: 30 of 30 bit for bit
+at 4 threads; at 8 and 16 threads 23 of 24 and 25 of 26 bit for bit, the other one each where torch ran
+exec_base and the search kept exec_vpad: est_eff's ranking there not matched); thread counts other than 1,
+2, 4, 8 and 16 (not measured).
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
@@ -336,6 +370,11 @@ _AVX2_WEIGHTS_CHANNELS = 2048
 # brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) modelled up to this input width (past
 # it 2 of 12 draws at 4 threads ran the other exec type than the search's pick)
 _KER_BASE_ROW = 39
+# the thread counts measured at avx512_core for one group (groups: 1, 2 and 4)
+_AVX512_THREADS = (1, 2, 4, 8, 16)
+# the most threads ``_ker_search_data``'s pick is modelled on (at 8 and 16 threads torch ran exec_base where
+# the search kept exec_vpad on some shapes: est_eff's ranking there not matched)
+_KER_SEARCH_THREADS = 4
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -1091,13 +1130,57 @@ def _avx512_group_weights(dy, x, g1: conv.Geometry, threads: int, mask: tuple[bo
     return gw, gb
 
 
+def _avx512_1x1_kinds(g: conv.Geometry, profile: KernelProfile) -> tuple[str, str]:
+    """(grad_input, grad_weight and grad_bias) kernels of a 1x1 convolution at a stride or with padding at
+    avx512_core on nxc memory (ONEDNN_VERBOSE): grad_input ``gemm:jit`` at stride 1 (brg_conv_bwd and
+    brgconv_1x1 take no padding), else brgconv_strided:avx512_core ("" where its blocking search declines);
+    the weights jit_1x1:avx512_core where it takes the convolution (no padding, the stride dividing the
+    input: its reduce-to-unit-stride copy), else jit:avx512_core on nxc unpadded, gemm:jit padded."""
+    data = conv.BRG_STRIDED if (g.sh, g.sw) != (1, 1) else "gemm:jit"
+    if data == conv.BRG_STRIDED and conv._strided_declines(g, profile, 16):
+        data = ""
+    if conv._one_by_one(g):
+        return data, "jit_1x1:avx512_core"
+    return data, ("gemm:jit" if conv._avx512_weights_declines(g, nxc=True) else conv.AVX512)
+
+
+def _avx512_1x1_strided(dy, x, w, g: conv.Geometry, has_bias: bool, profile: KernelProfile, mask):
+    """(grad_input, grad_weight, grad_bias) of a 1x1 convolution at a stride or with padding at avx512_core
+    (``_avx512_1x1_kinds``): brgconv_strided's grad_input conv.py's model (16 floats a vector), gemm:jit's
+    passes as at AVX2 with oneDNN's AVX-512 sgemm, jit_1x1's weights conv.py's model of the kernel with its
+    nxc blocking over the strided pixels (``conv._avx512_1x1_weight_split``), jit:avx512_core's
+    ``_avx512_nxc_weights``."""
+    data, weights = _avx512_1x1_kinds(g, profile)
+    threads = profile.threads
+    gx = gw = gb = None
+    if mask[0] and data == conv.BRG_STRIDED:
+        if not (np.isfinite(dy).all() and np.isfinite(w).all()):
+            raise ParityError(
+                "conv2d backward (channels-last): brgconv_strided:avx512_core's grad_input over NaN or infinite "
+                "operands (which NaN it gives, or a NaN where the model has a number, not modelled)"
+            )
+        gx = conv.brgconv_strided_data(dy, w, g, 16, profile)
+    elif mask[0]:
+        gx = _gemm_data(dy, w, g, threads, og.AVX512)
+    bias = mask[2] and has_bias
+    if weights == "jit_1x1:avx512_core":
+        if mask[1]:
+            gw = np.empty((g.oc, g.c, 1, 1), np.float32)
+            conv._run_weights(dy, x, gw, g, *conv._avx512_1x1_weight_split(g, threads, profile.l1_per_core, True), True)
+        gb = conv._bias_grad(dy, conv._bias_parts(weights, g, threads)) if bias else None
+    elif weights == conv.AVX512:
+        gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], bias))
+    else:
+        gw = _gemm_weights(dy, x, g, threads, og.AVX512) if mask[1] else None
+        gb = _gemm_bias(dy) if bias else None
+    return gx, gw, gb
+
+
 def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
                      mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
     """ "" where ``_avx512_backward`` models the case (the gradients ``mask`` asks), else a one-line reason."""
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
-    if groups == 1 and profile.threads not in (1, 2, 4):
-        return f"{profile.threads} threads at avx512_core not measured (1, 2 and 4)"
     if groups != 1:
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
         wide = conv_grouped.dw_weights_declines(g)  # jit:avx512_core over groups (aBCde16c16b)
@@ -1106,12 +1189,20 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
                 "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines, not modelled"
             )
         return _dw_declines(profile.threads, "jit_dw:avx512_core")
+    if profile.threads not in _AVX512_THREADS:
+        return f"{profile.threads} threads at avx512_core not measured (1, 2, 4, 8 and 16)"
     g = conv._geometry(x_shape, w_shape, stride, padding)
     if conv._ip_convolution(g):
         return "oneDNN's ip_convolution at avx512_core (ip:any+brg_matmul: an inner product) not modelled"
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
         searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
+        if searched is not None and profile.threads > _KER_SEARCH_THREADS:
+            return (
+                f"brg_conv_bwd:avx512_core's grad_input where the row outgrows the forward's output (W > OW) on "
+                f"{profile.threads} threads (the exec type init_conf's search picks there not matched past "
+                f"{_KER_SEARCH_THREADS})"
+            )
         if mask[0] and swapped is None and searched is None and not _avx512_strided_data(g, profile):
             return (
                 f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
@@ -1131,10 +1222,19 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
             )
         return ""
     if tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
-        return (
-            f"a 1x1 kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core (brgconv_strided "
-            "grad_input, jit_1x1 or gemm:jit weights) not modelled"
-        )
+        data, weights = _avx512_1x1_kinds(g, profile)
+        if mask[0] and data == "":
+            return (
+                f"grad_input of a 1x1 kernel at stride {tuple(stride)}, padding {tuple(padding)} at avx512_core "
+                "where brgconv_strided's blocking search declines (jit:avx512_core or brgconv_strided:avx2) not "
+                "modelled"
+            )
+        if (mask[1] or mask[2]) and weights == "jit_1x1:avx512_core" and g.c < 16:
+            return (
+                f"jit_1x1:avx512_core's weights of a 1x1 at stride {tuple(stride)} over {g.c} input channels (below "
+                "16 torch corrupts its heap there: glibc's MALLOC_CHECK_=3 aborts on 2 to 16 threads)"
+            )
+        return ""
     blocks = _avx512_data_blocks(g, profile)
     if len(blocks) > 1:
         return (
@@ -1190,6 +1290,8 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
             gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop())
         gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         return gx, gw, gb
+    if (g.sh, g.sw, g.ph, g.pw) != (1, 1, 0, 0):  # a strided or padded 1x1
+        return _avx512_1x1_strided(dy, x, w, g, has_bias, profile, mask)
     if mask[0]:
         gx = _brg_bwd_data(dy, w, g, _avx512_data_blocks(g, profile).pop())
     if mask[1]:
