@@ -305,12 +305,15 @@ draws (``measure.py random``: 1x1 at stride 1, kernels 2 to 5 at strides 1 and 2
 to 5 images, 1 to 299 channels each side, 90 draws a thread count, a fifth with specials): 72, 70, 71, 67
 and 66 bit for bit in every gradient at 1, 2, 4, 8 and 16 threads, none other; refused 18, 20, 19, 23 and
 24: NaN or infinite operands 17, 17, 18, 15 and 17 (the weights' passes; cpublas's NaNs in slow_conv2d), the
-strided 1x1s' heap rule 1, 1, 1, 0 and 1, W > OW past 4 threads 0, 0, 0, 7 and 5, one-channel draws of NCHW strides
-(harness.impl.conv's) 0, 2, 0, 1 and 1. Refused past 4 threads: brg_conv_bwd's grad_input where W > OW
-(``_ker_search_data``; ``measure.py wider``, 17 to 299 input channels, kernels 2 to 5: 30 of 30 bit for bit
-at 4 threads; at 8 and 16 threads 23 of 24 and 25 of 26 bit for bit, the other one each where torch ran
-exec_base and the search kept exec_vpad: est_eff's ranking there not matched); thread counts other than 1,
-2, 4, 8 and 16 (not measured).
+strided 1x1s' heap rule 1, 1, 1, 0 and 1, W > OW past 4 threads 0, 0, 0, 7 and 5, one-channel draws of NCHW
+strides (harness.impl.conv's) 0, 2, 0, 1 and 1. ResNet-like draws (``measure.py resnetlike``: 1 to 4 images,
+64 to 512 channels a side, rows of 7 to 56, 1x1 and 3x3 at strides 1 and 2, 60 at each of 8 and 16 threads,
+a fifth with specials): 46 and 47 bit for bit in every gradient, none other; refused 14 and 13 (NaN or
+infinite operands 12 and 12, the ic blocks of 512 output channels 2 and 1). Refused past 4 threads:
+brg_conv_bwd's grad_input where W > OW (``_ker_search_data``; ``measure.py wider``, 17 to 299 input
+channels, kernels 2 to 5: 30 of 30 bit for bit at 4 threads; at 8 and 16 threads 23 of 24 and 25 of 26 bit
+for bit, the other one each where torch ran exec_base and the search kept exec_vpad: est_eff's ranking there
+not matched); thread counts other than 1, 2, 4, 8 and 16 (not measured).
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
