@@ -5,9 +5,8 @@ channels a side): grad_input, grad_weight, grad_bias for one group and depthwise
 convolutions; at AVX-512 1x1 kernels at
 stride 1 (pointwise), kernels over 1x1 (grad_input where the forward's row fits its input, where it
 outgrows it by the blocking oneDNN's search keeps, or at a stride; grad_weight and grad_bias), 1x1 kernels at
-a stride or padded (ResNet's shortcut), depthwise ones and ATen's slow_conv2d, 1, 2 and 4 threads (one group
-also 8 and 16). The
-forward, the layout rule and the pieces both share: harness.impl.conv_nhwc.
+a stride or padded (ResNet's shortcut), depthwise ones and ATen's slow_conv2d, on 1, 2, 4, 8 and 16 threads
+(depthwise on 1 to 16). The forward, the layout rule and the pieces both share: harness.impl.conv_nhwc.
 
 Shapes (logical NCHW float32): x (N, C, H, W), w (OC, C / G, KH, KW), dy (N, OC, OH, OW).
 
