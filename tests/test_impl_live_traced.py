@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
 from harness.trace.impl_ops import packet, replay
-from harness.trace.recorder import recording
+from harness.trace.recorder import Tracer, recording
 from tests.impl_live import (
     THREADS,
     assert_bits_equal,
@@ -44,12 +44,18 @@ pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile
 backends = pytest.mark.parametrize("backend", ["dispatcher-hook", "dispatch-mode"])
 
 
-def _replays_match(backend: str, program: Callable[[], object], ops: set[str], least: int) -> None:
-    """Trace ``program`` with every op captured; replay those of ``ops``; at least ``least`` of them
-    (those the impl refuses as not modelled on MKL's Intel path here counted, and passed over)."""
+def _traced(backend: str, program: Callable[[], object]) -> Tracer:
+    """``program`` traced through ``backend`` with its first 400 ops' tensors captured: the tracer."""
     hook = "1" if backend == "dispatcher-hook" else "0"
     with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
         program()
+    return tracer
+
+
+def _replays_match(backend: str, program: Callable[[], object], ops: set[str], least: int) -> None:
+    """Trace ``program`` with every op captured; replay those of ``ops``; at least ``least`` of them
+    (those the impl refuses as not modelled on MKL's Intel path here counted, and passed over)."""
+    tracer = _traced(backend, program)
     assert tracer.backend == backend, tracer.backend_note
     profile = live_profile()
     seen = 0
@@ -532,9 +538,7 @@ def _transposed_replays(
         y = layer(x.clone().requires_grad_(True))
         y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
 
-    hook = "1" if backend == "dispatcher-hook" else "0"
-    with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
-        program()
+    tracer = _traced(backend, program)
     seen = 0
     for index, op in enumerate(tracer.ops):
         if packet(op.op) not in ("convolution", "convolution_backward"):
@@ -592,9 +596,7 @@ def test_transposed_convolution_of_a_permuted_input_replays(
         y = layer(x.clone().requires_grad_(True).permute(*order))
         y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
 
-    hook = "1" if backend == "dispatcher-hook" else "0"
-    with mock.patch.dict(os.environ, {"PARITY_TRACE_HOOK": hook}), recording(capture=list(range(400))) as tracer:
-        program()
+    tracer = _traced(backend, program)
     ops = {packet(op.op): i for i, op in enumerate(tracer.ops) if packet(op.op).startswith("convolution")}
     assert sorted(ops) == ["convolution", "convolution_backward"]
     fwd, bwd = tracer.captured[ops["convolution"]], tracer.captured[ops["convolution_backward"]]
