@@ -506,3 +506,38 @@ def test_the_walk_through_code_paths_is_linear_in_the_traces_length() -> None:
     assert r.unresolved == [] and [x.index for x in r.roots] == [0]
     assert r.roots[0].path == [0, n + 1, 2 * n + 1]  # the first reader, of the stretch's first op
     assert r.roots[0].through[0].a_ops == (1, 1) and r.roots[0].through[0].b_ops == (1, 1)
+
+
+@pytest.mark.parametrize(
+    ("rerun_in", "rerun_out", "threads", "says"),
+    [
+        (b"x", b"z", 4, r"gave op 0 \(aten.index_put_.default\) the same inputs and other outputs: the op is not "
+                        r"deterministic in this configuration: its 4 threads race, so no run repeats its bits"),
+        (b"x", b"z", 1, r"not deterministic in this configuration, so no run repeats"),
+        (b"q", b"z", 4, r"gave other bits at op 0 \(aten.index_put_.default\): not repeatable"),
+    ],
+)  # fmt: skip
+def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_moved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rerun_in: bytes, rerun_out: bytes, threads: int, says: str
+) -> None:
+    """Verifying a cause re-runs the program to capture the op's tensors. Where the re-run gives the op
+    the same inputs and other outputs, the op itself is not deterministic (index_put_'s atomic adds on
+    several threads): the verdict says so; where its inputs moved, something earlier did."""
+    import subprocess
+
+    from harness.formats.trace import Captured
+    from harness.trace import cause
+
+    def record(inp: bytes, out: bytes) -> list[OpRecord]:
+        return [_op(0, "aten.index_put_.default", [("self", inp, -1, True)], [("out", out, (4,))], "backward")]
+
+    traced = Trace(Path("t.h5"), {"provenance": {"threads": threads}}, record(b"x", b"y"))
+    again = Trace(Path("again.h5"), {"provenance": {"threads": threads}}, record(rerun_in, rerun_out))
+    again.captured[0] = Captured({}, {}, [])
+    monkeypatch.setattr(cause, "read_trace", lambda path: again)
+    (tmp_path / "again.h5").write_bytes(b"")
+    done = subprocess.CompletedProcess([], 0, "", "")
+    with pytest.raises(ParityError, match=says):
+        cause._checked_capture(traced, [0], tmp_path / "again.h5", done)
+    again.ops = record(b"x", b"y")  # the same bits: captured
+    assert cause._checked_capture(traced, [0], tmp_path / "again.h5", done) == {0: again.captured[0]}

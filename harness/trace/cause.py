@@ -412,15 +412,25 @@ def _checked_capture(
         if index >= len(again.ops) or index not in again.captured:
             raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
         first, then = trace.ops[index], again.ops[index]
-        if (first.op, fingerprints(first.inputs), fingerprints(first.outputs)) != (
-            then.op,
-            fingerprints(then.inputs),
-            fingerprints(then.outputs),
-        ):
+        if (first.op, fingerprints(first.inputs)) != (then.op, fingerprints(then.inputs)):
             raise ParityError(
                 f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
             )
+        if fingerprints(first.outputs) != fingerprints(then.outputs):
+            raise ParityError(_not_deterministic(trace, index, first.op))
     return {index: again.captured[index] for index in indices}
+
+
+def _not_deterministic(trace: Trace, index: int, op: str) -> str:
+    """Why a re-run that gave op ``index`` the same inputs and other outputs cannot be verified: the op
+    itself is not deterministic in this configuration (its threads race: on x86, index_put_'s atomic
+    adds from 32,768 elements on 2 or more threads, harness.impl.kernel_index)."""
+    threads = int(trace.provenance.get("threads") or 1)
+    race = f": its {threads} threads race" if threads > 1 else ""
+    return (
+        f"re-running {trace.path}'s program gave op {index} ({op}) the same inputs and other outputs: the op "
+        f"is not deterministic in this configuration{race}, so no run repeats its bits"
+    )
 
 
 def trace_argv(command: list[str], out: Path, capture_ops: list[int]) -> list[str]:
