@@ -12,8 +12,9 @@ several channels (whole blocks of 8: jit:sse41's and jit:avx2's forward and jit:
 group, 1x1 too; jit:avx512_core's forward and grad_input in blocks of 16, 8 or 4, its data checks with
 the group's block (a 14-column kernel on blocks of 8), strided grad_input of up to 16 output channels a
 group, brgconv_strided:avx512_core's and brgconv_strided:avx2's strided grad_input per group (their
-search over all the groups), jit:avx2's weights at AVX-512 for blocks of 8, jit:avx512_core's weights
-per group for blocks of 16 (1x1 too, 1 and 2 threads, strided); a kernel in the padding: gemm:jit at
+search over all the groups), jit:avx2's strided grad_input of 8 output channels a group at AVX2,
+jit:avx2's weights at AVX-512 for blocks of 8, jit:avx512_core's weights per group for blocks of 16
+(1x1 too, 1 and 2 threads, strided); a kernel in the padding: gemm:jit at
 AVX-512; at SSE4.1 gemm:jit; else refused), and a channel multiplier of 2. Every pass the impl
 models must match torch; every pass it does not must raise ParityError (``conv_grouped.path`` says
 which).
@@ -66,6 +67,7 @@ CASES = (
     ((2, 16, 4, 9), (64, 4, 3, 13), 2, (1, 2), 4, False),  # AVX-512: brgconv_strided:avx2's grad_input per group
     ((2, 16, 3, 28), (16, 8, 3, 14), 1, (1, 0), 2, False),  # AVX-512: jit:avx512_core's data checks on blocks of 8
     ((2, 32, 5, 6), (32, 16, 1, 1), 1, 0, 2, True),  # AVX-512, 2 threads: 1x1 blocks of 16, jit:avx512_core's weights
+    ((2, 32, 12, 11), (32, 8, 3, 3), 2, 1, 4, False),  # strided, 8 outputs a group: AVX2's jit:avx2 grad_input
 )
 PASSES = ("out", "grad_input", "grad_weight", "grad_bias")
 
@@ -203,6 +205,10 @@ def test_refusals_name_the_kernel() -> None:
     kinds = conv_grouped.path((2, 32, 6, 7), (32, 16, 3, 3), (1, 1), (1, 1), 2, profile.with_threads(8))
     assert kinds[2].startswith("refuse:jit:avx512_core's weights balance"), kinds
     profile = profile_for_capability("AVX2", 1, "x86_64")
+    # ResNeXt-50's first strided 3x3 (8 channels a group): brgconv_strided:avx2 declines a group of one
+    # vector of output channels, jit:avx2 runs the grad_input group by group (ONEDNN_VERBOSE)
+    kinds = conv_grouped.path((2, 256, 56, 56), (256, 8, 3, 3), (2, 2), (1, 1), 32, profile)
+    assert kinds[1] == conv_grouped.AVX2_GROUPS, kinds
     x, w = np.zeros((2, 16, 10, 10), np.float32), np.zeros((32, 4, 3, 3), np.float32)
     with pytest.raises(ParityError, match="groups of several channels"):
         conv_grouped.conv2d(x, w, None, (1, 1), (1, 1), 4, profile)

@@ -51,7 +51,13 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   strided grad_input of more than 8 output channels a group runs ``brgconv_strided:avx2`` where its
   search over all the groups finds a blocking (any input channels a group; before, 4 input channels
   a group with 16 outputs had been taken for gemm:jit and gave other bits), modelled per group as at
-  AVX512_CORE below, and a strided grad_weight of whole blocks of 8 jit:avx2's group model
+  AVX512_CORE below, else (8 output channels a group: ResNeXt-50's first strided 3x3) jit:avx2 group
+  by group where its init_conf takes the group (equal strides, ``conv._avx2_data_declines``), its
+  chunks' chains over the taps that reach each input pixel, else gemm:jit (measured on this Zen 5:
+  ResNeXt-50's shape and 120 random strided draws of whole blocks of 8, 2 to 64 groups, strides 2
+  and 3, a quarter with NaN, infinities, zeros of both signs and subnormals, 1, 2 and 4 threads:
+  every route ONEDNN_VERBOSE named as predicted, 59 jit:avx2, 110 exact, 16 refused
+  (brgconv_strided's NaN), 0 other), and a strided grad_weight of whole blocks of 8 jit:avx2's group model
   (``AVX2_GROUPS``) or gemm:jit where it declines (measured on a Zen 5: 40 strided draws at 1, 2 and
   4 threads, 84 brgconv_strided:avx2 routes and 63 jit:avx2 weights so named, every pass bit for bit
   but NaN signs and the refusals named below).
@@ -139,8 +145,7 @@ than 8 input channels a group) where jit:avx512_core declines, brgconv_strided's
 or infinite grad_output or weights, jit:avx512_core's grad_weight of blocks of 16 on more than 2
 threads a group (its balance's last step compares against all the threads); gemm:jit at SSE4.1
 where a group's backward splits its output into pixel blocks (scratchpad limit) or its forward runs
-ref:any; jit:avx2's flat forward (groups of 2 to 7 input channels); jit:avx2's strided grad_input of
-groups (up to 8 output channels a group at AVX2); slow_conv2d per group on aarch64 but one product
+ref:any; jit:avx2's flat forward (groups of 2 to 7 input channels); slow_conv2d per group on aarch64 but one product
 per element (depthwise forward and grad_input); other torch releases and aarch64's oneDNN. NaN signs:
 where NaN inputs meet in a chain, oneDNN's vfmadd231ps keeps its own operand's NaN, the C models the
 compiler's: on AVX-512 (and AVX2's gemm:jit) the sign of some NaN outputs differs (measured: 1 of 60
@@ -429,10 +434,18 @@ def _avx2_strided(g: conv.Geometry, groups: int, profile: KernelProfile, data: s
     brgconv_strided:avx2 first in oneDNN's list for the data, taking a group of more than 8 output
     channels (a vector's) where its blocking search over all the groups finds a blocking
     (ONEDNN_VERBOSE; 4 input channels a group with 16 outputs had run it where the impl said gemm:jit);
+    then, for whole blocks of 8, jit:avx2 group by group where its init_conf takes the group
+    (``conv._avx2_data_declines``, equal strides; its chunks of output-channel blocks, each chunk's
+    chain from 0 over the taps that reach the input pixel, ``_direct_groups_data``), else gemm:jit
+    (ResNeXt-50's first strided 3x3, 8 channels a group, runs jit:avx2);
     the weights of whole blocks of 8 jit:avx2's over the groups (``AVX2_GROUPS``) or gemm:jit where it
     declines, as at AVX512_CORE; else ``data`` and ``weights`` as ``_several_channels`` found them."""
     if g.oc > 8 and not conv._strided_declines(g, profile, 8, groups):
         data = BRG_STRIDED_GROUPS[8]
+    elif data.startswith("refuse:") and g.c % 8 == 0 and g.oc % 8 == 0:
+        # jit:avx2 next (its init_conf takes equal strides, its width unroll a multiple of the stride)
+        takes = g.sh == g.sw and not conv._avx2_data_declines(g)
+        data = AVX2_GROUPS if takes else _vector_gemm_jit(g, groups, profile, 1)
     if weights.startswith("refuse:") and g.c % 8 == 0 and g.oc % 8 == 0:
         weights = _vector_gemm_jit(g, groups, profile, 2) if conv._avx2_weights_declines(g) else AVX2_GROUPS
     return data, weights
