@@ -85,7 +85,9 @@ Refused (ParityError): kernels and layouts the evidence did not reach bit for bi
 aarch64, dilated channels-last transposed convolutions; with groups, the adjoint's passes
 harness.impl.conv_grouped refuses (``_grouped_refusals``; at avx2 the forward at a stride over 1 with
 more than 8 input channels a group is the adjoint's brgconv_strided:avx2 grad_input per group, modelled
-there: 82, 82 and 92 of 100 random draws bit for bit at 1, 2 and 4 threads, 0 other, measured on a Zen 5);
+there: 82, 82 and 92 of 100 random draws bit for bit at 1, 2 and 4 threads, 0 other, measured on a Zen 5;
+with 8 input channels a group jit:avx2's strided grad_input group by group: 5 of 5 forwards bit for bit at 1
+and 2 threads, ONEDNN_VERBOSE naming it);
 channels-last operands of one group: see ``conv_transpose2d_nhwc`` below.
 """
 
