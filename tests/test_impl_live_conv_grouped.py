@@ -121,13 +121,17 @@ def _expected_refusals(case: tuple) -> set[str]:
 # at 4 threads too: SSE4.1's gemm:jit grad_weight threads a group's images as init_conf decides over all the
 # groups (a group's own conf on threads // groups threads gave other bits in 677 of 1,536 weights here)
 FOUR_THREAD_CASES = [((3, 48, 20, 26), (64, 24, 1, 1), 1, 0, 2, False)]
+# at 8 threads: AVX-512's jit:avx512_core weights of blocks of 16 on 4 threads a group (its balance gives
+# each of the 2 groups threads // groups threads, here a part per image, the parts added in order; its
+# bias reducer's balance over the whole team and every group's blocks)
+EIGHT_THREAD_CASES = [((4, 32, 8, 10), (32, 16, 3, 3), 1, 1, 2, True)]
 
 
 def _child() -> None:
     """Run in a fresh process: every case under this process's level, at 1 and 2 threads (and
-    FOUR_THREAD_CASES at 4)."""
+    FOUR_THREAD_CASES at 4, EIGHT_THREAD_CASES at 8)."""
     rows = []
-    for threads, cases in ((1, CASES), (2, CASES), (4, FOUR_THREAD_CASES)):
+    for threads, cases in ((1, CASES), (2, CASES), (4, FOUR_THREAD_CASES), (8, EIGHT_THREAD_CASES)):
         use_threads(threads)
         rows += [{"case": f"{c} at {threads} threads", "want": sorted(_expected_refusals(c)), "got": run_case(c, 5 + i)}
                  for i, c in enumerate(cases)]  # fmt: skip
@@ -200,10 +204,13 @@ def test_refusals_name_the_kernel() -> None:
     # checks with the group's block take it (ONEDNN_VERBOSE)
     kinds = conv_grouped.path((2, 16, 3, 28), (16, 8, 3, 14), (1, 1), (1, 0), 2, profile)
     assert kinds[1] == conv_grouped.AVX512_GROUPS, kinds
-    # blocks of 16 on 8 threads over 2 groups: jit:avx512_core's balance on 4 threads a group (its
-    # last step, against all the threads, not modelled): refused
+    # blocks of 16 on 8 threads over 2 groups: jit:avx512_core's balance on 4 threads a group, its
+    # weights split over the images (4 parts), its bias reducer over the team of 8 and both groups' blocks
     kinds = conv_grouped.path((2, 32, 6, 7), (32, 16, 3, 3), (1, 1), (1, 1), 2, profile.with_threads(8))
-    assert kinds[2].startswith("refuse:jit:avx512_core's weights balance"), kinds
+    assert kinds[2] == conv_grouped.AVX512_WEIGHTS_GROUPS, kinds
+    g = conv_grouped._group_geometry((4, 32, 8, 10), (32, 16, 3, 3), (1, 1), (1, 1), 2)
+    assert conv_grouped._avx512_weights_parts(g, 2, 8) == ([0, 80, 160, 240, 320],) * 2
+    assert conv_grouped._avx512_weights_parts(g, 2, 1) == ([0, 320],) * 2
     profile = profile_for_capability("AVX2", 1, "x86_64")
     # ResNeXt-50's first strided 3x3 (8 channels a group): brgconv_strided:avx2 declines a group of one
     # vector of output channels, jit:avx2 runs the grad_input group by group (ONEDNN_VERBOSE)

@@ -1452,7 +1452,9 @@ def _avx512_rows_harness(g: Geometry) -> bool:
     return g.oh > 9
 
 
-def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = False) -> tuple[int, int, int]:
+def _avx512_balance(
+    threads: int, g: Geometry, block: int = 16, nxc: bool = False, nthreads: int = 0
+) -> tuple[int, int, int]:
     """(nthr_mb, nthr_oc_b, nthr_ic_b) of jit_avx512_common_conv_bwd_weights_kernel_f32::balance
     (blocks of 16 channels, fewer than 16 input channels as one block): the split of (images, or
     (image, row) units in the 2-D harness; output-channel blocks; input-channel blocks) between
@@ -1461,7 +1463,8 @@ def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = Fals
     min(units, threads) where it is above half the threads and below all. ``block`` 8: V1's
     jit_sve_conv_bwd_weights_kernel_f32<sve_256>::balance, the same memory cost over blocks of 8
     channels (1 or 3 input channels its first-convolution block), without the compute step.
-    ``nxc``: channels-last memory, where init_conf never takes the 2-D harness."""
+    ``nxc``: channels-last memory, where init_conf never takes the 2-D harness. ``nthreads``: the
+    team the last step compares against where ``threads`` is one group's share of it (groups)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw = g.n, g.c, g.h, g.w, g.oc, g.kh, g.kw, g.oh, g.ow, g.sh, g.sw
     first = c < 16 if block == 16 else c in (1, 3)
     icb = c if first else block  # its first-convolution kernel: one block of the channels
@@ -1484,18 +1487,20 @@ def _avx512_balance(threads: int, g: Geometry, block: int = 16, nxc: bool = Fals
     def comp(nmb: int, noc: int, nic: int) -> int:
         return up(n * oh_red, nmb) * up(nb_oc, noc) * up(nb_ic, nic)
 
-    return balance_search(threads, units_max, nb_oc, nb_ic, mem, comp, block == 16)
+    return balance_search(threads, units_max, nb_oc, nb_ic, mem, comp, block == 16, nthreads)
 
 
 Split = tuple[int, int, int]  # threads over (images or units, output-channel blocks, input-channel blocks)
 
 
 def balance_search(threads: int, units_max: int, nb_oc: int, nb_ic: int, mem: Callable[..., int],
-                   comp: Callable[..., int], refine: bool) -> Split:  # fmt: skip
+                   comp: Callable[..., int], refine: bool, nthreads: int = 0) -> Split:  # fmt: skip
     """jit:avx512_core's backward-weights balance (2-D and 3-D): of the splits (nmb units, noc
     output-channel blocks, the rest's input-channel blocks) the one of the lowest ``mem`` (the last of
     equal ones), then with ``refine`` one of a lower ``comp`` within 110% of its memory (or 4/3
-    cheaper); nmb then min(units_max, threads) where it is above half the threads and below all."""
+    cheaper); nmb then min(units_max, nthreads) where it is above half of ``nthreads`` (all the
+    threads; ``threads`` where not given) and below all of them. With groups ``threads`` is
+    nthreads // groups, so that last step never applies."""
     splits = [
         (nmb, noc, min(threads // nmb // noc, nb_ic))
         for nmb in range(1, min(threads, units_max) + 1)
@@ -1510,7 +1515,8 @@ def balance_search(threads: int, units_max: int, nb_oc: int, nb_ic: int, mem: Ca
         cost = comp(*split)
         if (cost <= best_comp and mem(*split) < 1.1 * best_mem) or 4 * cost <= 3 * best_comp:
             best, best_comp = split, cost
-    nmb = min(units_max, threads) if threads // 2 < best[0] < threads else best[0]
+    team = nthreads or threads
+    nmb = min(units_max, team) if team // 2 < best[0] < team else best[0]
     return nmb, best[1], best[2]
 
 

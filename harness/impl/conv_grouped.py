@@ -85,9 +85,14 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   blocks of 8 channels not both of 16 ``jit:avx2``'s group model (``AVX2_GROUPS``: jit:avx512_core's
   weights take only blocks of 16; strides 1 and 2), of blocks of 16 (1x1 too: jit_1x1 declines
   groups) jit:avx512_core group by group (``AVX512_WEIGHTS_GROUPS``: its balance gives each group
-  threads // groups threads, one where there are fewer threads than groups; jit:avx2's model where
-  its checks decline, gemm:jit where both do); of channels not whole blocks of 8, gemm:jit over all
-  the groups.
+  threads // groups threads, one where there are fewer threads than groups, its last step against
+  all the threads never applying; its bias reducer over the whole team and every group's blocks,
+  ``_avx512_weights_parts``; jit:avx2's model where its checks decline, gemm:jit where both do);
+  of channels not whole blocks of 8, gemm:jit over all the groups. Measured on this Zen 5 at 1, 2,
+  4, 8 and 16 threads (RegNetY-4GF-like shapes, group width 64, and 40 random draws a thread
+  count, a quarter with NaN, infinities, zeros of both signs and subnormals): 239 of 240
+  grad_weights and grad_biases bit for bit, 1 refused (slow_conv2d per group, NaNs of 2 kinds), 0
+  other; above 2 threads a group it had been refused.
   Measured on this Zen 5 (random draws: 2 to 8 groups of 4 to 64 channels each side, off 16 too,
   strides 1 and 2, kernels 1x1 to 5x5 and 1..3 by 5..15, padding, 1 to 4 images, a fifth with NaN,
   infinities, zeros of both signs and subnormals; 1, 2 and 4 threads): every route ONEDNN_VERBOSE
@@ -142,8 +147,7 @@ of groups of blocks of 16 on several threads.
 
 Not modelled, refused (ParityError naming the kernel): at AVX-512 jit:avx2's flat forward (fewer
 than 8 input channels a group) where jit:avx512_core declines, brgconv_strided's grad_input over NaN
-or infinite grad_output or weights, jit:avx512_core's grad_weight of blocks of 16 on more than 2
-threads a group (its balance's last step compares against all the threads); gemm:jit at SSE4.1
+or infinite grad_output or weights; gemm:jit at SSE4.1
 where a group's backward splits its output into pixel blocks (scratchpad limit) or its forward runs
 ref:any; jit:avx2's flat forward (groups of 2 to 7 input channels); slow_conv2d per group on aarch64 but one product
 per element (depthwise forward and grad_input); other torch releases and aarch64's oneDNN. NaN signs:
@@ -398,15 +402,12 @@ def _avx512_weights(g: conv.Geometry, groups: int, profile: KernelProfile) -> st
     at AVX512_CORE (1x1 too: jit_1x1 declines groups), by the one-group checks
     (``conv.direct_kernels``): jit:avx512_core group by group (``AVX512_WEIGHTS_GROUPS``: its balance
     gives each group threads // groups threads, or one where there are fewer threads than groups;
-    modelled where that is at most 2, so that its last step, which compares against all the
-    threads, never applies), jit:avx2 over the groups where it declines, else gemm:jit."""
+    ``_avx512_weights_parts``), jit:avx2 over the groups where it declines, else gemm:jit."""
     kernel = conv.direct_kernels(g, conv.AVX512, profile)[2]
     if kernel == conv.AVX2:
         return AVX2_GROUPS
     if kernel != conv.AVX512:
         return _vector_gemm_jit(g, groups, profile, 2)
-    if _weights_threads(profile, groups) > 2:
-        return "refuse:jit:avx512_core's weights balance over more than 2 threads a group"
     return AVX512_WEIGHTS_GROUPS
 
 
@@ -627,9 +628,8 @@ def _direct_groups_weights(
     kernel.cpp balance: nthr_g = groups, the rest per group; one thread a group where there are fewer
     threads than groups), its weights and bias reducers so (1x1 kernels too)."""
     if avx512:
-        threads = _weights_threads(profile, groups)
-        parts, runs = conv._weight_split(conv.AVX512, g, threads, profile.l1_per_core)
-        bias_parts = conv._bias_parts(conv.AVX512, g, threads)
+        parts, bias_parts = _avx512_weights_parts(g, groups, profile.threads)
+        runs = parts[:-1]
     else:
         parts, runs = conv._weight_split(conv.AVX2, g, profile.threads, profile.l1_per_core, groups)
         bias_parts = conv._bias_parts(conv.AVX2, g, profile.threads, groups)
@@ -643,6 +643,29 @@ def _direct_groups_weights(
         if gb is not None:
             gb[i * g.oc : (i + 1) * g.oc] = conv._bias_grad(d, bias_parts)
     return None, gw, gb
+
+
+def _avx512_weights_parts(g: conv.Geometry, groups: int, threads: int) -> tuple[list[int], list[int]]:
+    """(weights parts, bias parts) of jit:avx512_core's grad_weight of groups of blocks of 16 on
+    ``threads``, each the first (image, output pixel) pair of a thread's share and the number of
+    pairs (jit_avx512_common_conv_bwd_weights_kernel_f32::balance: fewer threads than groups, one
+    thread a group's weights; else nthr_g = groups and one group's split of threads // groups
+    threads, its last step against all the threads, so never taken). The weights: each share one
+    chain over its images (its (image, row) units in the 2-D harness), the shares added in order. The
+    bias: in the 2-D harness the weights' shares; else cpu_reducer's balance over all the team's
+    threads (nthr_mb * groups * nthr_oc_b * nthr_ic_b) and every group's blocks of 16 (its jobs),
+    splitting the images between the threads of one job."""
+    if threads < groups:
+        nmb, nthr = 1, threads
+    else:
+        nmb, noc, nic = conv._avx512_balance(threads // groups, g, nthreads=threads)
+        nthr = nmb * groups * noc * nic
+    if conv._avx512_rows_harness(g):
+        parts = [u * g.ow for u in conv._balance211(g.n * g.oh, nmb)]
+        return parts, parts
+    ohw, jobs = g.oh * g.ow, groups * -(-g.oc // 16)
+    parts = [b * ohw for b in conv._balance211(g.n, nmb)]
+    return parts, [b * ohw for b in conv._balance211(g.n, conv._reducer_threads(nthr, 16, jobs, g.n, nthr * 6400))]
 
 
 def _weights_threads(profile: KernelProfile, groups: int) -> int:
