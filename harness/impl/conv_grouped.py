@@ -54,10 +54,12 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   AVX512_CORE below, else (8 output channels a group: ResNeXt-50's first strided 3x3) jit:avx2 group
   by group where its init_conf takes the group (equal strides, ``conv._avx2_data_declines``), its
   chunks' chains over the taps that reach each input pixel, else gemm:jit (measured on this Zen 5:
-  ResNeXt-50's shape and 120 random strided draws of whole blocks of 8, 2 to 64 groups, strides 2
-  and 3, a quarter with NaN, infinities, zeros of both signs and subnormals, 1, 2 and 4 threads:
-  every route ONEDNN_VERBOSE named as predicted, 59 jit:avx2, 110 exact, 16 refused
-  (brgconv_strided's NaN), 0 other), and a strided grad_weight of whole blocks of 8 jit:avx2's group model
+  ResNeXt-50's shape and 200 random strided draws of whole blocks of 8, 2 to 64 groups, strides 2
+  and 3, a quarter with NaN, infinities, zeros of both signs and subnormals, 1, 2, 4, 8 and 16
+  threads: every route ONEDNN_VERBOSE named as predicted, 88 jit:avx2, 183 of 210 exact, 27
+  refused (brgconv_strided's NaN), 0 other; ResNeXt-50 32x4d's and RegNetY's grouped
+  convolutions at batch 2, every pass at the three levels on 1 to 16 threads, 900 of 900 tensors
+  bit for bit), and a strided grad_weight of whole blocks of 8 jit:avx2's group model
   (``AVX2_GROUPS``) or gemm:jit where it declines (measured on a Zen 5: 40 strided draws at 1, 2 and
   4 threads, 84 brgconv_strided:avx2 routes and 63 jit:avx2 weights so named, every pass bit for bit
   but NaN signs and the refusals named below).
