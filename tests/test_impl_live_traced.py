@@ -773,6 +773,46 @@ def test_convolution_of_a_permuted_input_replays(
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
 
 
+@backends
+@settings(max_examples=4, deadline=None)
+@given(
+    n=st.integers(1, 2),
+    c=st.sampled_from([3, 8]),
+    e=st.sampled_from([16, 24]),
+    frames=st.sampled_from([2, 4]),
+    size=st.sampled_from([8, 12]),
+    seed=st.integers(0, 2**32 - 1),
+    threads=st.sampled_from([1, 2, 4]),
+)
+@example(n=2, c=3, e=16, frames=4, size=8, seed=0, threads=4)
+def test_a_3d_patch_embedding_backward_over_transposed_tokens_replays(
+    backend: str, n: int, c: int, e: int, frames: int, size: int, seed: int, threads: int
+) -> None:
+    """VideoMAE's and ViViT's patch embedding: ``nn.Conv3d`` at a stride of its kernel, its output
+    flattened and transposed to tokens, so the gradient comes back with the channels innermost. ATen
+    takes the layout from the input and the weight (NCDHW) and oneDNN's backward an NCDHW copy of
+    grad_output: every gradient replays bit for bit."""
+    use_threads(threads)
+    layer = torch.nn.Conv3d(c, e, (2, 4, 4), stride=(2, 4, 4))
+    rng = np.random.default_rng(seed)
+    x = torch.from_numpy(rng.standard_normal((n, c, frames, size, size)).astype(np.float32))
+    tokens_grad = torch.from_numpy(rng.standard_normal((n, frames // 2 * (size // 4) ** 2, e)).astype(np.float32))
+
+    def program() -> None:
+        tokens = layer(x.clone().requires_grad_(True)).flatten(2).transpose(1, 2)
+        tokens.backward(tokens_grad)
+
+    tracer = _traced(backend, program)
+    index = next(i for i, op in enumerate(tracer.ops) if packet(op.op) == "convolution_backward")
+    cap = tracer.captured[index]
+    stride = next(arg["stride"] for arg in cap.args if arg["name"] == "grad_output")
+    assert stride[1] == 1 < e  # the channels innermost: not NCDHW
+    got = replay(tracer.ops[index].op, cap.inputs, cap.args, live_profile())
+    assert sorted(got) == sorted(cap.outputs) == ["out0", "out1", "out2"]
+    for name, value in got.items():
+        assert_bits_equal(f"convolution_backward {name}", cap.outputs[name], value.reshape(cap.outputs[name].shape))
+
+
 def test_one_channel_of_stride_one_makes_a_1d_convolution_channels_last() -> None:
     """(N, W, 1) transposed to (N, 1, W) is contiguous with stride 1 on its channel: its 2-D view reads
     as channels-last, and oneDNN runs its nhwc kernels (acdb, measured); two channels transposed are

@@ -612,7 +612,9 @@ def _conv3d_geometry(a: Args) -> tuple[list[int], list[int]]:
 def _ncdhw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
     """ParityError where a 5-D operand was channels-last (ATen's mkldnn_conv_use_channels_last: oneDNN's
     ndhwc kernels); any other layout ATen makes contiguous (NCDHW) before oneDNN sees it, the values
-    unchanged."""
+    unchanged. The layout is the input's and the weight's: a grad_output of other strides (VideoMAE's
+    and ViViT's patch embeddings, their tokens transposed back) oneDNN's backward takes as an NCDHW copy
+    (measured); slow_conv3d's is refused."""
 
     for name in names:
         stride, x = a.get(f"{name}.stride"), t.get(name)
@@ -734,8 +736,10 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     has_bias = a.get("bias_sizes") is not None
     if t["input"].ndim == 5:
         stride3, padding3 = _conv3d_geometry(a)
-        _ncdhw(t, a, ("grad_output", "input", "weight"))
+        _ncdhw(t, a, ("input", "weight"))
         go, x, w = (t[k] for k in ("grad_output", "input", "weight"))
+        if conv3d.kernels(conv3d.geometry(x.shape, w.shape, stride3, padding3), p)[0] == conv3d.SLOW3D:
+            _ncdhw(t, a, ("grad_output",))  # slow_conv3d's grad_bias over other strides: not measured
         grads3 = conv3d.conv3d_backward(go, x, w, stride3, padding3, has_bias, p, mask)  # type: ignore[arg-type]
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
