@@ -372,7 +372,7 @@ _AVX2_WEIGHTS_CHANNELS = 2048
 # brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) modelled up to this input width (past
 # it 2 of 12 draws at 4 threads ran the other exec type than the search's pick)
 _KER_BASE_ROW = 39
-# the thread counts measured at avx512_core for one group (groups: 1, 2 and 4)
+# the thread counts measured at avx512_core for one group (depthwise and other groups: ``_DW_THREADS``)
 _AVX512_THREADS = (1, 2, 4, 8, 16)
 # the most threads ``_ker_search_data``'s pick is modelled on (at 8 and 16 threads torch ran exec_base where
 # the search kept exec_vpad on some shapes: est_eff's ranking there not matched)
