@@ -177,9 +177,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "`cpu_flash_attention` and its backward (FlashAttentionKernel.cpp): q/kv blocks, online softmax with "
             "`exp_u20`, MKL gemm per block; any head size and lengths, causal or not, a float mask, a given scale, "
-            "grouped key/value heads, torch's own layouts"
+            "grouped key/value heads, torch's own layouts; refused on MKL's generic path on 3 or more threads "
+            "where one work item (one image, one head, one query row) runs single-row gemvs outside the "
+            "kernel's OpenMP region (measured on a Zen 5: 1 to 4 outputs differed at 3, 4 and 8 threads)"
         ),
-        "16 lanes on AVX-512; FMAs; thread split over (batch, head, q block)",
+        "16 lanes on AVX-512; FMAs; thread split over (batch, head, q block); with one work item, how MKL cuts "
+        "a single-row gemv between the threads",
     ),
     (
         ("sdpa_dropout",),
