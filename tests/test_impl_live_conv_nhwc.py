@@ -122,6 +122,31 @@ AVX2_WEIGHTS = (
 )
 
 
+def _torch_backward(seed: int, x_shape, w_shape, stride: tuple[int, int], padding, mask: tuple[bool, ...]):
+    """(x, w, dy, torch's three gradients) of one group on channels-last x and dy drawn from ``seed``
+    (w, then dy; x too where grad_weight is asked, else zeros: grad_input does not read it), the bias
+    counted where grad_bias is asked."""
+    rng = np.random.default_rng(seed)
+    x = normal32(rng, x_shape) if mask[1] else np.zeros(x_shape, np.float32)
+    w = normal32(rng, w_shape, 0.3)
+    oh, ow = ((x_shape[k + 2] + 2 * padding[k] - w_shape[k + 2]) // stride[k] + 1 for k in (0, 1))
+    dy = normal32(rng, (x_shape[0], w_shape[0], oh, ow))
+    grads = torch.ops.aten.convolution_backward(
+        torch.from_numpy(dy).contiguous(memory_format=torch.channels_last),
+        torch.from_numpy(x).contiguous(memory_format=torch.channels_last),
+        torch.from_numpy(w),
+        [w_shape[0]] if mask[2] else None,
+        list(stride),
+        list(padding),
+        [1, 1],
+        False,
+        [0, 0],
+        1,
+        list(mask),
+    )
+    return x, w, dy, grads
+
+
 def _avx2_weights_rows() -> list[dict]:
     """At AVX2 (``_child``'s process): ``AVX2_WEIGHTS``' grad_weight and grad_bias at 4 and 16 threads, exact
     or what differs ("refused" where the module declines); then over NaN, refused by jit_1x1 and gemm:jit."""
@@ -130,16 +155,8 @@ def _avx2_weights_rows() -> list[dict]:
         use_threads(threads)
         profile = live_profile()
         for i, (x_shape, w_shape, stride, padding) in enumerate(AVX2_WEIGHTS):
-            rng = np.random.default_rng(41 + i)
-            x, w = normal32(rng, x_shape), normal32(rng, w_shape, 0.3)
             s2 = (stride, stride)
-            oh, ow = ((x_shape[k + 2] + 2 * padding[k] - w_shape[k + 2]) // stride + 1 for k in (0, 1))
-            dy = normal32(rng, (x_shape[0], w_shape[0], oh, ow))
-            tx = torch.from_numpy(x).contiguous(memory_format=torch.channels_last)
-            tdy = torch.from_numpy(dy).contiguous(memory_format=torch.channels_last)
-            _, gw, gb = torch.ops.aten.convolution_backward(tdy, tx, torch.from_numpy(w), [w_shape[0]], list(s2),
-                                                            list(padding), [1, 1], False, [0, 0], 1,
-                                                            [False, True, True])  # fmt: skip
+            x, w, dy, (_, gw, gb) = _torch_backward(41 + i, x_shape, w_shape, s2, padding, (False, True, True))
             try:
                 got = conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, True, profile, (False, True, True))
                 result = _compared([gw.contiguous().numpy(), gb.numpy()], list(got[1:]))
@@ -265,15 +282,8 @@ def _avx2_data_rows(threads: int) -> list[dict]:
     use_threads(threads)
     profile, rows = live_profile(), []
     for i, (x_shape, w_shape, stride, padding) in enumerate(AVX2_DATA):
-        rng = np.random.default_rng(41 + i)
-        x, w = np.zeros(x_shape, np.float32), normal32(rng, w_shape, 0.3)
         s2, mask = (stride, stride), (True, False, False)
-        oh, ow = ((x_shape[d + 2] + 2 * padding[d] - w_shape[d + 2]) // stride + 1 for d in (0, 1))
-        dy = normal32(rng, (x_shape[0], w_shape[0], oh, ow))
-        want = torch.ops.aten.convolution_backward(
-            torch.from_numpy(dy).contiguous(memory_format=torch.channels_last),
-            torch.from_numpy(x).contiguous(memory_format=torch.channels_last), torch.from_numpy(w), None, list(s2),
-            list(padding), [1, 1], False, [0, 0], 1, list(mask))[0]  # fmt: skip
+        x, w, dy, (want, _, _) = _torch_backward(41 + i, x_shape, w_shape, s2, padding, mask)
         refused = conv_nhwc_backward.declines(x_shape, w_shape, s2, padding, 1, profile, mask)
         try:
             got = conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, False, profile, mask)[0]

@@ -174,14 +174,15 @@ def _check_intel_threads(profile: KernelProfile, backward: bool) -> None:
 OUTSIDE_GEMV = "a single-row product outside the kernel's OpenMP region on MKL's generic path"
 
 
-def _check_outside_gemv(profile: KernelProfile, items: int, lq: int, s: int, backward: bool) -> None:
+def _check_outside_gemv(profile: KernelProfile, a: _Sdpa, backward: bool) -> None:
     """ParityError where the flash kernel has one work item (parallel_for's team of one: MKL sees no
     parallel region and may use every thread) and a one-row query or key block makes its products
     single-row gemvs, on MKL's generic path on 3 or more threads: how MKL cuts such a gemv between its
     threads is not modelled (measured on an AMD Zen 5: one query row, one head, one image, head sizes 22
     to 80 and 8 or 40 keys, 1 to 4 outputs of ``out`` differed at 3, 4 and 8 threads, none at 1 and 2;
     2 images, or 5 query rows, bit for bit)."""
-    if profile.blas == MODELLED_BLAS and profile.threads >= 3 and items == 1 and _single_row_block(lq, s):
+    one_item = _work_items(a, backward) == 1
+    if profile.blas == MODELLED_BLAS and profile.threads >= 3 and one_item and _single_row_block(a.L, a.S):
         raise ParityError(
             f"sdpa: the impl does not reproduce the flash {'backward' if backward else 'forward'} with one work "
             f"item and {OUTSIDE_GEMV} on {profile.threads} threads: how MKL cuts that gemv is not modelled"
@@ -207,7 +208,7 @@ def sdpa_forward(
         )
     args = _args(q, k, v, call)
     _check_intel_products(profile, args, backward=False)
-    _check_outside_gemv(profile, args.B * args.H * -(-args.L // _q_split(args.L)), args.L, args.S, backward=False)
+    _check_outside_gemv(profile, args, backward=False)
     out = np.empty(q.shape, np.float32)
     lse = np.empty(q.shape[:3], np.float32)
     _lib().sdpa_flash_forward(profile.as_c(), ctypes.byref(args), ctypes.byref(_view(out)), ptr(lse))
@@ -253,6 +254,11 @@ def _block_pairs(lq: int, s: int, causal: bool) -> set[tuple[int, int]]:
     return pairs
 
 
+def _work_items(a: _Sdpa, backward: bool) -> int:
+    """The flash kernel's parallel_for items: (batch, head, query block) forward, (batch, kv head) backward."""
+    return a.B * a.Hk if backward else a.B * a.H * -(-a.L // _q_split(a.L))
+
+
 def _check_intel_products(profile: KernelProfile, a: _Sdpa, backward: bool) -> None:
     """ParityError where a product of the flash kernels falls outside what csrc/mkl_sgemm.h models of
     MKL's Intel path on the profile's threads (linalg.check_plain_sgemm: shapes whose cut between
@@ -261,7 +267,7 @@ def _check_intel_products(profile: KernelProfile, a: _Sdpa, backward: bool) -> N
     MKL decides as on the profile's threads (the SSE4.2 path runs those on one thread). Measured on the
     Xeon: the backward's grad_k and grad_v of last query blocks of 3 and 4 rows on 4 threads (AVX2), and
     its scaled q k^T of 5 query rows against 512 keys on 2 (AVX-512), which the impl had got wrong."""
-    items = a.B * a.Hk if backward else a.B * a.H * -(-a.L // _q_split(a.L))
+    items = _work_items(a, backward)
     if profile.blas not in (MKL_AVX2, MKL_AVX512, MKL_SSE42) or (items > 1 and profile.blas == MKL_SSE42):
         return
     d, scale = a.D, (a.scale if backward else 1.0)
@@ -372,7 +378,7 @@ def sdpa_backward(
         )
     args = _args(q, k, v, call)
     _check_intel_products(profile, args, backward=True)
-    _check_outside_gemv(profile, args.B * args.Hk, args.L, args.S, backward=True)
+    _check_outside_gemv(profile, args, backward=True)
     gout, gout_off = _grad_out_as_read(grad_out, call.offsets.get("grad_out", 0))
     grads = [_zeros_blhd(x.shape) for x in (q, k, v)]
     lse = np.ascontiguousarray(saved.lse, np.float32)
