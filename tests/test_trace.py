@@ -17,7 +17,7 @@ from harness.trace.diff import align, diff_traces
 
 torch = pytest.importorskip("torch")
 
-from harness.core.digest import digest, fingerprint_at  # noqa: E402
+from harness.core.digest import TRACE_ALGORITHM, digest, fingerprint_at  # noqa: E402
 from harness.core.errors import ParityError  # noqa: E402
 from harness.platform.config import collect_facts, supported_levels  # noqa: E402
 from harness.trace.recorder import recording, tracing  # noqa: E402
@@ -26,7 +26,7 @@ from tests.impl_live import needs_modelled_mkl  # noqa: E402
 
 
 def _digest(a: np.ndarray) -> bytes:
-    return digest(np.ascontiguousarray(a))
+    return digest(np.ascontiguousarray(a), TRACE_ALGORITHM)
 
 
 def _recorded_by(tracer, backend: str) -> None:
@@ -871,7 +871,7 @@ def _assert_digested_in_c_order(views: dict[str, torch.Tensor], backend: str) ->
         dense = view.contiguous().numpy()
         got = op.inputs[0]
         assert got.digest == _digest(dense), name
-        want_sum = fingerprint_at(dense.ctypes.data, dense.nbytes, True)[1]
+        want_sum = fingerprint_at(dense.ctypes.data, dense.nbytes, True, TRACE_ALGORITHM)[1]
         assert np.float64(got.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), name
 
 
@@ -890,6 +890,28 @@ def test_transposed_matrices_are_digested_in_c_order_tile_by_tile(backend: str) 
         "strided": torch.randn(40, 64)[:, ::2].t(),
     }  # fmt: skip
     _assert_digested_in_c_order(views, backend)
+
+
+@pytest.mark.usefixtures("restore_threads")
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_one_long_tensors_segments_fingerprinted_on_several_threads_give_its_digest(backend: str, threads: int) -> None:
+    """csrc/hook.cpp shares a contiguous float32 tensor of 1 MiB or more among ATen's threads segment by
+    segment (mix256-v2's 256 KiB segments, csrc/fingerprint_v2.h): its digest and sum are still the
+    tensor's, whatever the thread count, for lengths off a segment and just under the threshold."""
+    torch.set_num_threads(threads)
+    torch.manual_seed(3)
+    xs = [torch.randn(n) for n in (800_001, (1 << 18) - 3, 4 * (1 << 16), 65_536 * 4 + 16)]
+    with recording() as tracer:
+        for x in xs:
+            torch.neg(x)
+    _recorded_by(tracer, backend)
+    negs = [op for op in tracer.ops if op.op == "aten.neg.default"]
+    assert len(negs) == len(xs)
+    for op, x in zip(negs, xs, strict=True):
+        for ref, a in ((op.inputs[0], x.numpy()), (op.outputs[0], (-x).numpy())):
+            assert ref.fingerprinted and ref.digest == _digest(a), a.size
+            want_sum = fingerprint_at(a.ctypes.data, a.nbytes, True, TRACE_ALGORITHM)[1]
+            assert np.float64(ref.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64), a.size
 
 
 def test_a_foreach_ops_tensors_fingerprinted_on_several_threads_are_each_their_own(backend: str) -> None:
@@ -915,5 +937,5 @@ def test_a_foreach_ops_tensors_fingerprinted_on_several_threads_are_each_their_o
         assert len(refs) == len(xs)
         for ref, a in zip(refs, arrays, strict=True):
             assert ref.fingerprinted and ref.digest == _digest(a)
-            want_sum = fingerprint_at(a.ctypes.data, a.nbytes, True)[1] if a.size else 0.0
+            want_sum = fingerprint_at(a.ctypes.data, a.nbytes, True, TRACE_ALGORITHM)[1] if a.size else 0.0
             assert np.float64(ref.sum).view(np.uint64) == np.float64(want_sum).view(np.uint64)

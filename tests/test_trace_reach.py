@@ -541,3 +541,7 @@ def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_m
         cause._checked_capture(traced, [0], tmp_path / "again.h5", done)
     again.ops = record(b"x", b"y")  # the same bits: captured
     assert cause._checked_capture(traced, [0], tmp_path / "again.h5", done) == {0: again.captured[0]}
+    again.attrs["digest"] = "mix256-v2"  # a trace of the digest before this version's: not compared
+    traced.attrs["digest"] = "mix256-v1"
+    with pytest.raises(ParityError, match=r"t.h5 holds mix256-v1 digests and this version traces with mix256-v2"):
+        cause._checked_capture(traced, [0], tmp_path / "again.h5", done)

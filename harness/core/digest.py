@@ -1,16 +1,22 @@
 """Tensor fingerprints: a 256-bit digest of an array's raw C-order bytes and, for float32 data, a
 float64 sum, by a named algorithm (torch-free). Traces and nanoGPT fixtures name theirs.
 
-- ``mix256-v1``: this project's own one-pass digest with the sum in the same pass
-  (``harness/core/csrc/fingerprint.h`` says how both are made, the sum in its own fixed order). Two
-  inputs of one length that differ in a single 64-bit word always get different digests, and
-  accidental collisions of other differences are as unlikely as for any 256-bit digest (not a
-  cryptographic one: it detects changes, it does not resist forgery). About 10 GB/s, 15 GB/s on
-  x86-64 CPUs with AVX (data in cache; the same bytes either way).
+- ``mix256-v2``: what traces are written with (``TRACE_ALGORITHM``): this project's own one-pass
+  digest with the sum in the same pass (``harness/core/csrc/fingerprint_v2.h`` says how both are
+  made). No lane is a chain longer than one addition a stripe, and the bytes go in segments of
+  256 KiB that threads may take apart (the recorder fingerprints one large tensor on ATen's threads).
+  Two inputs of one length that differ in a single 64-bit word always get different digests.
+- ``mix256-v1``: what nanoGPT fixtures are written with (``ALGORITHM``), and traces recorded before
+  ``mix256-v2`` (``harness/core/csrc/fingerprint.h``): every lane one chain of multiplies, about
+  5 cycles a 32-byte stripe whatever the memory gives. Two inputs of one length that differ in a
+  single 64-bit word always get different digests.
 - ``sha256``: SHA-256, with NumPy's float64 sum (``np.add.reduce(a, dtype=float64)``, pairwise).
   What traces and fixtures written before ``mix256-v1`` carry (``LEGACY``); about 1.4 GB/s.
 
-Sums are compared only between fingerprints of one algorithm: their orders of addition differ.
+Accidental collisions of other differences are as unlikely as for any 256-bit digest (neither mix256
+is a cryptographic digest: each detects changes, neither resists forgery). Digests and sums are
+compared only between fingerprints of one algorithm (``python benchmarks/digest_speed.py`` prints
+each one's speed).
 """
 
 from __future__ import annotations
@@ -27,16 +33,18 @@ import numpy as np
 from harness.core import clib
 from harness.core.errors import ParityError
 
-ALGORITHM = "mix256-v1"  # what new traces and fixtures are written with
+ALGORITHM = "mix256-v1"  # what new nanoGPT fixtures are written with
+TRACE_ALGORITHM = "mix256-v2"  # what new traces are written with
 LEGACY = "sha256"  # the digest of traces and fixtures that do not name one
-ALGORITHMS = (ALGORITHM, LEGACY)
+ALGORITHMS = (ALGORITHM, TRACE_ALGORITHM, LEGACY)
+_VERSIONS = {ALGORITHM: 1, TRACE_ALGORITHM: 2}  # the C functions' numbers for the mix256 formats
 
 
 @cache
 def _lib() -> ctypes.CDLL:
     lib = clib.load("core", "digest")
     # addresses, not ndpointer: its per-call checks cost more than fingerprinting a small array
-    lib.fingerprints.argtypes = [ctypes.c_int64, *[ctypes.c_void_p] * 5]
+    lib.fingerprints.argtypes = [ctypes.c_int, ctypes.c_int64, *[ctypes.c_void_p] * 5]
     lib.fingerprints.restype = None
     return lib
 
@@ -49,15 +57,23 @@ def check_algorithm(algorithm: str) -> str:
 
 
 @cache
-def _fingerprint_function() -> Callable[[int, int, bool], tuple[bytes, float]]:
+def _fingerprint_function() -> Callable[[int, int, bool, int], tuple[bytes, float]]:
     """The C function (``harness.core._digest``, a Python module too): no ctypes call per tensor."""
     return clib.module("core", "digest").fingerprint
 
 
-def fingerprint_at(address: int, nbytes: int, float32: bool) -> tuple[bytes, float]:
-    """``mix256-v1`` (digest, float64 sum) of the ``nbytes`` bytes at ``address``; the sum is NaN
-    unless ``float32`` (then ``nbytes`` counts whole float32s)."""
-    return _fingerprint_function()(address, nbytes, float32)
+def _version(algorithm: str) -> int:
+    """The C functions' number for a mix256 ``algorithm``."""
+    version = _VERSIONS.get(check_algorithm(algorithm))
+    if version is None:
+        raise ParityError(f"{algorithm} is not made in one pass with a sum (use digest())")
+    return version
+
+
+def fingerprint_at(address: int, nbytes: int, float32: bool, algorithm: str = ALGORITHM) -> tuple[bytes, float]:
+    """The mix256 ``algorithm``'s (digest, float64 sum) of the ``nbytes`` bytes at ``address``; the sum
+    is NaN unless ``float32`` (then ``nbytes`` counts whole float32s)."""
+    return _fingerprint_function()(address, nbytes, float32, _version(algorithm))
 
 
 def _contiguous(arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -75,7 +91,7 @@ def digest(data: Any, algorithm: str = ALGORITHM) -> bytes:
     if check_algorithm(algorithm) == LEGACY:
         return hashlib.sha256(raw).digest()
     buf = np.frombuffer(raw, np.uint8) if len(raw) else np.zeros(1, np.uint8)
-    return fingerprint_at(buf.ctypes.data, len(raw), False)[0]
+    return fingerprint_at(buf.ctypes.data, len(raw), False, algorithm)[0]
 
 
 class Batch:
@@ -111,5 +127,5 @@ def fingerprints(arrays: Sequence[np.ndarray] | Batch, algorithm: str = ALGORITH
     digests, sums = np.empty((n, 32), np.uint8), np.empty(n, np.float64)
     if n:
         at = batch.addresses
-        _lib().fingerprints(n, at[0], at[1], at[2], digests.ctypes.data, sums.ctypes.data)
+        _lib().fingerprints(_version(algorithm), n, at[0], at[1], at[2], digests.ctypes.data, sums.ctypes.data)
     return digests, sums

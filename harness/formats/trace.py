@@ -4,8 +4,9 @@ A trace is an HDF5 file of the fixture store (``harness.store``: atomic writes, 
 array, no pickle) of kind ``trace``::
 
     /                       attrs: format, schema_version, kind = "trace", trace_version = 3,
-                                   digest (the tensors' digest algorithm, harness.core.digest: mix256-v1;
-                                   version 1 traces, without it, hold SHA-256 digests),
+                                   digest (the tensors' digest algorithm, harness.core.digest: mix256-v2;
+                                   mix256-v1 before it; version 1 traces, without it, hold SHA-256
+                                   digests),
                                    provenance (JSON: as a fixture's, harness.platform.provenance),
                                    command (JSON: argv), cwd, env (JSON: the variables that pin
                                    the configuration), captured (JSON: op indices held in full),
@@ -47,8 +48,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from harness.core.digest import ALGORITHM as DIGEST
+from harness.core.digest import ALGORITHMS
 from harness.core.digest import LEGACY as LEGACY_DIGEST
+from harness.core.digest import TRACE_ALGORITHM as DIGEST
 from harness.core.errors import FixtureError
 from harness.store import FixtureReader, FixtureWriter
 
@@ -235,7 +237,7 @@ def read_trace(path: str | Path) -> Trace:
         attrs = r.attrs("/")
         if attrs.get("trace_version") not in _READ_VERSIONS:
             raise FixtureError(path, f"trace version {attrs.get('trace_version')} is not supported")
-        if attrs["trace_version"] > 1 and attrs.get("digest") not in (DIGEST, LEGACY_DIGEST):
+        if attrs["trace_version"] > 1 and attrs.get("digest") not in ALGORITHMS:
             raise FixtureError(path, f"its digests are {attrs.get('digest')!r}, which this version cannot check")
         _check_thread_counts(path, attrs.get("thread_counts"))
         strings: list[str] = json.loads(r.tensor("trace/strings").tobytes().decode())

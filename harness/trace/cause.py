@@ -408,6 +408,11 @@ def _checked_capture(
             f"{trace.path} was recorded through the {trace.recorder}, the re-run through the {again.recorder}"
             + (f" ({why})" if why else "")
         )
+    if again.digest_algorithm != trace.digest_algorithm:
+        raise ParityError(
+            f"{trace.path} holds {trace.digest_algorithm} digests and this version traces with "
+            f"{again.digest_algorithm}: trace both programs again to verify the cause"
+        )
     for index in indices:
         if index >= len(again.ops) or index not in again.captured:
             raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")

@@ -30,7 +30,7 @@ import torch
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "csrc" / "hook.cpp"
-SHARED = HERE.parent / "core" / "csrc"  # fingerprint.h
+SHARED = HERE.parent / "core" / "csrc"  # fingerprint.h, fingerprint_v2.h
 # C++20: torch 2.14's headers require it (2.13's take it too)
 FLAGS = ["-O2", "-std=c++20", "-fPIC", "-fvisibility=hidden", "-DNDEBUG"]
 
@@ -75,7 +75,8 @@ def _install_tag() -> str:
 def _target() -> Path:
     """Where the build for this torch, Python and source lives."""
     digest = hashlib.sha256()
-    for part in (SOURCE.read_bytes(), (SHARED / "fingerprint.h").read_bytes(), " ".join(FLAGS).encode()):
+    headers = [h.read_bytes() for h in sorted(SHARED.glob("*.h"))]
+    for part in (SOURCE.read_bytes(), *headers, " ".join(FLAGS).encode()):
         digest.update(part)
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     return cache_dir() / f"{_install_tag()}{digest.hexdigest()[:16]}{suffix}"

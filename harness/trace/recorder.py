@@ -58,7 +58,7 @@ import numpy as np
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from harness.core.digest import digest, fingerprint_at
+from harness.core.digest import TRACE_ALGORITHM, digest, fingerprint_at
 from harness.core.errors import ParityError
 from harness.formats.trace import HOOK, HOST_DATA_OPS, MODE, Captured, OpRecord, TensorRef, write_trace
 
@@ -488,7 +488,7 @@ def _collector_paused() -> Iterator[None]:
 _NONE = b"\0" * 32
 # argument values a trace shows by str(); the rest by repr (numbers, strings, lists) or type name
 _NAMED_TYPES = (torch.dtype, torch.device, torch.layout, torch.memory_format)
-_EMPTY = (digest(b""), 0.0)  # the fingerprint of a tensor of no bytes
+_EMPTY = (digest(b"", TRACE_ALGORITHM), 0.0)  # the fingerprint of a tensor of no bytes
 _NAN = float("nan")
 _VIEWS = frozenset(("_unsafe_view", "_reshape_alias"))
 # outputs that are a kernel's scratch memory, not a result: not fingerprinted. oneDNN's RNN workspace;
@@ -548,7 +548,7 @@ def _generator_ref_of(gen: torch.Generator | None) -> _Raw:
     tell a generator seeded otherwise (``torch.seed()``) from one that drew more or fewer numbers."""
     gen = gen or torch.default_generator
     state = gen.get_state().numpy()
-    return ("generator_state", (digest(state), float(gen.initial_seed())), "uint8", tuple(state.shape))
+    return ("generator_state", (digest(state, TRACE_ALGORITHM), float(gen.initial_seed())), "uint8", tuple(state.shape))
 
 
 def _fingerprint(t: torch.Tensor) -> tuple[bytes, float]:
@@ -565,7 +565,7 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
     if nbytes == 0:
         return _EMPTY
     if dtype is torch.float32:
-        return fingerprint_at(ptr, nbytes, True)
+        return fingerprint_at(ptr, nbytes, True, TRACE_ALGORITHM)
     np_dtype = _NP_DTYPES.get(dtype)
     if np_dtype is None:
         total = float(t.double().sum()) if t.is_floating_point() else _NAN
@@ -576,7 +576,7 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
         if array_type is None:
             array_type = _BYTE_ARRAYS[nbytes] = ctypes.c_char * nbytes
         total = float(np.frombuffer(array_type.from_address(ptr), np_dtype).sum(dtype=np.float64))
-    return (fingerprint_at(ptr, nbytes, False)[0], total)
+    return (fingerprint_at(ptr, nbytes, False, TRACE_ALGORITHM)[0], total)
 
 
 def _jsonable(value: Any) -> Any:

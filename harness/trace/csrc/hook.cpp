@@ -20,9 +20,9 @@
  * when contiguous, else (data_ptr, dtype, shape, stride)), valid while the tensor it was taken from
  * lives with an unchanged version counter; here the tensor is held by a weak pointer and dead
  * tensors' entries are swept when the cache has doubled. float32 data is fingerprinted with
- * fingerprint.h here (non-contiguous data in its C order, as record.py's .contiguous() lays it out,
- * a block at a time through a small buffer: stream_strided); other dtypes by record.py's
- * _fingerprint. */
+ * fingerprint_v2.h here (non-contiguous data in its C order, as record.py's .contiguous() lays it out,
+ * a block at a time through a small buffer: stream_strided; a long contiguous tensor's segments on
+ * ATen's threads: fingerprint_split); other dtypes by record.py's _fingerprint. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -52,7 +52,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fingerprint.h"
+#include "fingerprint_v2.h"
 
 namespace {
 
@@ -62,6 +62,8 @@ constexpr c10::DispatchKey kKey = c10::DispatchKey::Fake;
 constexpr int64_t kScratchBytes = 4 << 20;
 /* an op's tensors are fingerprinted on several threads from this many bytes in all */
 constexpr int64_t kParallelBytes = 4 << 20;
+/* one contiguous tensor's segments are shared among ATen's threads from this many bytes (4 segments) */
+constexpr int64_t kSplitBytes = 1 << 20;
 
 /* A Python error as the C++ exception the dispatcher passes up (torch turns it into RuntimeError). */
 [[noreturn]] void raise_python_error(const char *what) {
@@ -391,11 +393,11 @@ void transposed_rows(const uint32_t *base, int64_t ld, int64_t i0, int64_t rows,
  * t's size (fresh pages from the kernel, each zeroed, for every large transposed operand). A tensor
  * whose last two dims are a transposed matrix of 4-byte elements (w.t(), k.transpose(-2, -1)) is
  * copied by transposed_rows, matrix by matrix; any other by ATen's copy_. */
-void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
+void stream_strided(Session &s, fp2_state &st, const at::Tensor &t) {
     const int64_t nbytes = (int64_t)t.nbytes();
     if (nbytes == 0) return;
     if (t.is_contiguous()) {
-        fp_update(&st, static_cast<const uint8_t *>(t.const_data_ptr()), nbytes);
+        fp2_update(&st, static_cast<const uint8_t *>(t.const_data_ptr()), nbytes);
         return;
     }
     if (!s.scratch.defined()) s.scratch = at::empty({kScratchBytes}, at::TensorOptions().dtype(at::kByte));
@@ -411,7 +413,7 @@ void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
         for (int64_t i0 = 0; i0 < R; i0 += block) {
             const int64_t rows = std::min(block, R - i0);
             transposed_rows(base, t.stride(1), i0, rows, C, dst);
-            fp_update(&st, reinterpret_cast<const uint8_t *>(dst), rows * C * 4);
+            fp2_update(&st, reinterpret_cast<const uint8_t *>(dst), rows * C * 4);
         }
         return;
     }
@@ -426,8 +428,30 @@ void stream_strided(Session &s, fp_state &st, const at::Tensor &t) {
         const int64_t part_bytes = (int64_t)part.nbytes();
         at::Tensor into = s.scratch.narrow(0, 0, part_bytes).view(part.scalar_type()).view(part.sizes());
         into.copy_(part);
-        fp_update(&st, static_cast<const uint8_t *>(into.const_data_ptr()), part_bytes);
+        fp2_update(&st, static_cast<const uint8_t *>(into.const_data_ptr()), part_bytes);
     }
+}
+
+/* fingerprint2 of the n bytes of float32 data at p into out, the segments shared among ATen's intra-op
+ * threads where there are kSplitBytes or more and this is not one of their tasks already
+ * (fingerprint_many's): the same digest and sum as one thread's, each segment being made alone. */
+void fingerprint_split(const uint8_t *p, int64_t n, Print &out) {
+    if (n < kSplitBytes || at::get_num_threads() < 2 || at::in_parallel_region()) {
+        fingerprint2(p, n, out.digest, &out.sum);
+        return;
+    }
+    const int64_t segments = (n + FP2_SEGMENT - 1) / FP2_SEGMENT;
+    std::vector<uint64_t> words(4 * segments);
+    std::vector<double> sums(segments);
+    at::parallel_for(0, segments, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; k++)
+            fp2_segment(p + k * FP2_SEGMENT, std::min(FP2_SEGMENT, n - k * FP2_SEGMENT), 1, &words[4 * k], &sums[k]);
+    });
+    fp2_state st;
+    fp2_init(&st, 1);
+    for (int64_t k = 0; k < segments; k++) fp2_absorb(&st, &words[4 * k], sums[k]);
+    st.n = n;
+    fp2_final(&st, out.digest, &out.sum);
 }
 
 /* (digest, sum) of t: float32 here, other dtypes by record.py's _fingerprint. */
@@ -442,13 +466,13 @@ Print fingerprint_tensor(Session &s, const at::Tensor &t, bool contiguous) {
     Print p;
     p.has = true;
     if (contiguous) {
-        fingerprint(static_cast<const uint8_t *>(t.const_data_ptr()), n, p.digest, &p.sum);
+        fingerprint_split(static_cast<const uint8_t *>(t.const_data_ptr()), n, p);
         return p;
     }
-    fp_state st;
-    fp_init(&st, 1);
+    fp2_state st;
+    fp2_init(&st, 1);
     stream_strided(s, st, t);
-    fp_final(&st, p.digest, &p.sum);
+    fp2_final(&st, p.digest, &p.sum);
     return p;
 }
 
@@ -582,8 +606,7 @@ bool parallel_worth(const std::vector<Named> &tensors) {
 /* The fingerprints of an op's contiguous float32 inputs or outputs (those with want[j]) into
  * prints[j], on ATen's intra-op threads when there are several (a foreach op's lists: the
  * optimizer's and gradient clipping's, a tensor per parameter), largest first, each taken whole by
- * one thread (the digest of one tensor is one sequence of stripes). Other tensors are left to
- * ref_one. */
+ * one thread. Other tensors are left to ref_one. */
 void fingerprint_many(const std::vector<Named> &outs, const std::vector<bool> &want, std::vector<Print> &prints,
                       std::vector<bool> &ready) {
     std::vector<size_t> jobs;
@@ -604,7 +627,7 @@ void fingerprint_many(const std::vector<Named> &outs, const std::vector<bool> &w
             const at::Tensor &t = outs[jobs[k]].tensor;
             Print &p = prints[jobs[k]];
             p.has = true;
-            fingerprint(static_cast<const uint8_t *>(t.const_data_ptr()), (int64_t)t.nbytes(), p.digest, &p.sum);
+            fingerprint2(static_cast<const uint8_t *>(t.const_data_ptr()), (int64_t)t.nbytes(), p.digest, &p.sum);
         }
     });
     for (size_t j : jobs) ready[j] = true;

@@ -1,7 +1,7 @@
 /* The per-op bookkeeping of `parity trace` (harness/trace/recorder.py), as the Python module
  * harness.trace._tracer: not a PyTorch kernel. In Python it cost about as much as the ops themselves
  * on a small model; here it reads the tensors' attributes through the Python C API (no torch
- * headers) and fingerprints float32 data with fingerprint.h directly.
+ * headers) and fingerprints float32 data with fingerprint_v2.h directly.
  *
  * Cache.op records one op: its arguments split into tensors and other values, each input's
  * fingerprint (from the cache where valid) before the op runs, the op, each output's after it.
@@ -20,7 +20,7 @@
 
 #include <stdint.h>
 
-#include "fingerprint.h"
+#include "fingerprint_v2.h"
 
 #define FLAG_BLANK 1  /* memory nothing has written: record None */
 #define FLAG_OUTPUT 2 /* an op's result: fingerprint anew, never from the cache */
@@ -312,7 +312,7 @@ static PyObject *fingerprint_tensor(Cache *self, PyObject *t, PyObject *dtype, P
     if (PyErr_Occurred()) return NULL;
     uint8_t digest[32];
     double sum;
-    fingerprint((const uint8_t *)(uintptr_t)address, n, digest, &sum);
+    fingerprint2((const uint8_t *)(uintptr_t)address, n, digest, &sum);
     return Py_BuildValue("(y#d)", (const char *)digest, (Py_ssize_t)32, sum);
 }
 
