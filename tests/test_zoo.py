@@ -59,8 +59,9 @@ def test_every_script_of_the_zoo_is_one_of_its_models() -> None:
 def test_each_platform_is_traced_once_and_each_comparison_diffs_its_own_pair(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """threads and baseline share A (avx2, 1 thread); threads-4-8 has its own A and B. A comparison
-    whose level this CPU lacks says so in its row and traces nothing for it."""
+    """threads and baseline share A (avx2, 1 thread); threads-4-8 has its own A and B, and its B
+    (avx2, 8 threads) is baseline-8's A. A comparison whose level this CPU lacks says so in its row
+    and traces nothing for it."""
     traced: list[tuple[str, str, str]] = []
     diffed: list[tuple[str, str]] = []
 
@@ -80,16 +81,17 @@ def test_each_platform_is_traced_once_and_each_comparison_diffs_its_own_pair(
     monkeypatch.setattr(zoo, "compare", compare)
     monkeypatch.setattr(zoo, "supported_levels", lambda facts: [Level("baseline"), Level("avx2")])
     argv = ["--models", "resnet50", "--inits", "load", "--out", str(tmp_path),
-            "--comparisons", "threads,baseline,avx512,threads-4-8"]  # fmt: skip
+            "--comparisons", "threads,baseline,avx512,threads-4-8,avx512-8,baseline-8"]  # fmt: skip
     assert zoo.main(argv) == 0
     assert [p for _, _, p in traced] == [
         "linux-x86_64-avx2-t1", "linux-x86_64-avx2-t2", "linux-x86_64-baseline-t1",
-        "linux-x86_64-avx2-t4", "linux-x86_64-avx2-t8",
+        "linux-x86_64-avx2-t4", "linux-x86_64-avx2-t8", "linux-x86_64-baseline-t8",
     ]  # fmt: skip
     assert diffed == [
         ("resnet50-load-linux-x86_64-avx2-t1.h5", "resnet50-load-linux-x86_64-avx2-t2.h5"),
         ("resnet50-load-linux-x86_64-avx2-t1.h5", "resnet50-load-linux-x86_64-baseline-t1.h5"),
         ("resnet50-load-linux-x86_64-avx2-t4.h5", "resnet50-load-linux-x86_64-avx2-t8.h5"),
+        ("resnet50-load-linux-x86_64-avx2-t8.h5", "resnet50-load-linux-x86_64-baseline-t8.h5"),
     ]
     rows = (tmp_path / "zoo.md").read_text().splitlines()[2:]
     assert rows == [
@@ -97,6 +99,8 @@ def test_each_platform_is_traced_once_and_each_comparison_diffs_its_own_pair(
         "| resnet50 | load | baseline | bit-identical | | | | |",
         "| resnet50 | load | avx512 | not run: this CPU has no avx512 | | | | |",
         "| resnet50 | load | threads-4-8 | bit-identical | | | | |",
+        "| resnet50 | load | avx512-8 | not run: this CPU has no avx512 | | | | |",
+        "| resnet50 | load | baseline-8 | bit-identical | | | | |",
     ]
     traced.clear()
     assert (

@@ -1,14 +1,16 @@
 """The zoo: trace each model of zoo/ under several configurations and say what parts the runs.
 
     python tools/zoo.py [--models gpt2,llama,...|full-size] [--inits library,load]
-                        [--comparisons threads,baseline,avx512,threads-4-8,threads-8-16]
+                        [--comparisons threads,baseline,avx512,threads-4-8,threads-8-16,avx512-8,baseline-8]
                         [--steps N] [--out DIR] [--no-verify]
 
 Per model and initialisation (the library's own under ``torch.manual_seed``, or every parameter
 loaded from NumPy, ``--load``), each comparison traces a run A and a run B and diffs them with
 ``--verify-cause``: A at avx2 with 1 thread against B at 2 threads (``threads``), at baseline
 (``baseline``) or at avx512 (``avx512``, where this CPU has it); A at avx2 with 4 threads against
-8 (``threads-4-8``), 8 against 16 (``threads-8-16``), as a workstation against a server would run.
+8 (``threads-4-8``), 8 against 16 (``threads-8-16``), as a workstation against a server would run;
+A at avx2 with 8 threads against B at avx512 with 8 (``avx512-8``) or at baseline with 8
+(``baseline-8``), the levels apart at a server's thread count.
 The models are the tiny configurations of MODELS by default; ``--models full-size`` names
 FULL_SIZE, models at their released sizes (GPT-2 124M, BERT-base, ViT-Base/16, ResNet-50, a Llama
 of SmolLM-135M's shape). Prints a markdown table (also written to DIR/zoo.md, with each diff's
@@ -70,6 +72,8 @@ COMPARISONS = {
     "avx512": ("linux-x86_64-avx2-t1", "linux-x86_64-avx512-t1"),
     "threads-4-8": ("linux-x86_64-avx2-t4", "linux-x86_64-avx2-t8"),
     "threads-8-16": ("linux-x86_64-avx2-t8", "linux-x86_64-avx2-t16"),
+    "avx512-8": ("linux-x86_64-avx2-t8", "linux-x86_64-avx512-t8"),
+    "baseline-8": ("linux-x86_64-avx2-t8", "linux-x86_64-baseline-t8"),
 }
 DEFAULT_COMPARISONS = ("threads", "baseline", "avx512")
 
