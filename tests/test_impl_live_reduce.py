@@ -67,6 +67,32 @@ def test_reductions_over_dim_subsets(shape: tuple[int, ...], seed: int, threads:
         assert_bits_equal("var", t.var(*args).numpy(), reduce.var_dims(x, dims, profile))
 
 
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_vector_norm_over_dims_of_extent_one_is_abs(threads: int) -> None:
+    """Every reduced dim of extent 1: ATen's linalg_vector_norm_out takes abs, no square (D-FINE's
+    one-element gradients of about 1e-24 had a norm of 0 in the impl, 1e-24 in torch's
+    _foreach_norm). Tiny, denormal, huge, signed zeros, infinities and NaN, through vector_norm,
+    _foreach_norm and clip_grad_norm_."""
+    use_threads(threads)
+    values = np.array([1.6e-24, -3.0e-21, 1e-40, 1e20, -0.0, 0.0, -np.inf, np.nan, 2.5, -1e-30], np.float32)
+    profile = live_profile()
+    for shape, dims in [((), None), ((1,), None), ((1, 1), None), ((10, 1), (1,)), ((1, 10), (0,)), ((2, 1, 5), (1,))]:
+        x = np.resize(values, shape).astype(np.float32)
+        want = torch.linalg.vector_norm(as_tensor(x), 2, dims).numpy()
+        assert_bits_equal(f"vector_norm {shape} {dims}", want, reduce.vector_norm(x, dims, profile))
+    grads = [values[i : i + 1].copy() for i in (0, 1, 2, 8, 9)]
+    for i, (n, g) in enumerate(zip(torch._foreach_norm([as_tensor(g) for g in grads]), grads, strict=True)):
+        assert_bits_equal(f"_foreach_norm {i}", n.numpy(), reduce.vector_norm(g, None, profile))
+    params = [torch.zeros(1) for _ in grads]
+    for q, g in zip(params, grads, strict=True):
+        q.grad = as_tensor(g)
+    total = torch.nn.utils.clip_grad_norm_(params, max_norm=1.0)
+    got_total, clipped = reduce.clip_grad_norm(grads, 1.0, profile)
+    assert_bits_equal("total_norm", total.numpy(), got_total)
+    for i, q in enumerate(params):
+        assert_bits_equal(f"clipped_{i}", q.grad.numpy(), clipped[i])
+
+
 @SETTINGS
 @given(shape=SHAPES, seed=SEEDS, threads=THREADS, op=st.sampled_from(["sum", "mean", "var", "vector_norm"]))
 def test_recorded_reductions_with_grads(shape: tuple[int, ...], seed: int, threads: int, op: str) -> None:

@@ -121,7 +121,14 @@ def var_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelP
 
 def vector_norm(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
     """``torch.linalg.vector_norm(x, 2, dims)``: the 8-lane last-dim kernel when one contiguous
-    dim is reduced (any full reduction), NormTwoOps per output otherwise."""
+    dim is reduced (any full reduction), NormTwoOps per output otherwise. Where every reduced dim
+    has extent 1 (a one-element tensor, a 0-d one) ATen's ``linalg_vector_norm_out`` takes ``abs``
+    of the elements instead (``is_reduce_over_1D_vector``): no square, so a tiny element (below
+    about 1e-19, whose square is denormal or 0) and a huge one (whose square overflows) keep
+    their magnitude; ``_foreach_norm`` and ``norm`` run through it too."""
+    x = _c32(x)
+    if all(x.shape[d] == 1 for d in _norm_dims(x.ndim, dims)):
+        return np.abs(x).reshape(_geometry(x.shape, dims)[2])
     return _reduce("vector_norm_forward", x, dims, profile)
 
 
