@@ -63,6 +63,14 @@ BACKWARD = (
     (2, ((2, 9, 14, 9), (2, 9, 6, 7), 1, 3, True)),
     (2, ((1, 6, 19, 2), (1, 6, 5, 4), 1, 3, False)),
 )
+# gemm:jit grad_inputs whose sgemms have one row or one column, which oneDNN's sgemm hands to its gemv
+# kernels: EfficientNet's 1x1 convolution on 1x1 maps (one pixel a sgemm), a kernel covering its
+# input (one pixel), one input channel of a 1x1 kernel (one column)
+GEMV_DATA = (
+    ((4, 80, 1, 1), (320, 80, 1, 1), 1, 0, False),
+    ((3, 7, 3, 4), (50, 7, 3, 4), 1, 0, True),
+    ((2, 1, 5, 6), (33, 1, 1, 1), 1, 0, False),
+)
 # jit_1x1:avx512_core's backward weights over more than 512 pixels, whose reduce blocking the L1 bounds
 # (32 KiB: 1024 pixels a kernel call at an unroll of 8 rows, 512 at 16), run at the avx512 level (on
 # 1 thread the first two take ATen's 1x1 path)
@@ -225,7 +233,7 @@ def _child() -> None:
         predicted = "ref:any" if conv.gemm_jit_forward_declines(g, profile) else "x64:gemm:jit"
         differ = int((got.view(np.uint32) != y.view(np.uint32)).sum())
         report.append({"case": repr(case), "ran": ran, "predicted": predicted, "differ": differ, "count": y.size})
-    report += _backward(profile, [case for _threads, case in BACKWARD], 200)
+    report += _backward(profile, [case for _threads, case in BACKWARD] + list(GEMV_DATA), 200)
     print(json.dumps(report))
 
 
@@ -243,11 +251,11 @@ def _run_child(level_name: str, threads: int, which: str) -> list[dict]:
 @pytest.mark.parametrize("threads", [1, 2])
 def test_live(threads: int) -> None:
     """torch runs the kernel the rule names for each LIVE case, and its output is the impl's bit for
-    bit; and BACKWARD's gradients are the impl's."""
+    bit; and BACKWARD's and GEMV_DATA's gradients are the impl's."""
     report = _run_child("baseline", threads, "gemm")
     wrong = [r for r in report if r.get("ran", [r.get("predicted")]) != [r.get("predicted")] or r["differ"]]
     assert not wrong, f"host L2 {cache_per_core(2)} bytes: {wrong}"
-    outputs = sum(2 + case[4] for _threads, case in BACKWARD)
+    outputs = sum(2 + case[4] for _threads, case in BACKWARD) + sum(2 + case[4] for case in GEMV_DATA)
     assert len(report) == len(LIVE) + outputs
 
 

@@ -62,9 +62,10 @@ init_conf accepts: ``_avx512_forward_declines``, ``_avx512_data_declines``,
   256 (one output channel: one chain); the forward's bias added last; grad_input per tap a chain
   over the output channels, added onto zeros; grad_weight per image a chain, the images split
   between min(threads, N) threads (one output channel or C*KH*KW = 1: oneDNN's SSE4.1 gemv_t,
-  csrc/conv.c); both backward passes over blocks of output pixels where the im2col buffer exceeds
-  the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row one chain in order, added to
-  the channel's sum. The forward's blocking (``_gemm_jit_forward_conf``: threads, oc, pixel and
+  csrc/conv.c); grad_input's sgemms of one row or column (one pixel, or C*KH*KW = 1) oneDNN's gemv
+  kernels as at AVX2 (``_sse41_data_gemv``); both backward passes over blocks of output pixels where
+  the im2col buffer exceeds the scratchpad limit (``_gemm_jit_conf``); grad_bias per output row one
+  chain in order, added to the channel's sum. The forward's blocking (``_gemm_jit_forward_conf``: threads, oc, pixel and
   input-channel blocks sized by the host's per-core L2, ``KernelProfile.l2_per_core``) cuts it into
   sgemms per piece and input-channel block (``_gemm_jit_forward``); where its im2col buffers overflow
   the scratchpad limit oneDNN runs ``ref:any`` instead: per output one unfused chain over (kh, kw,
@@ -2187,7 +2188,11 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
     lib = _lib()
     gx = gw = gb = None
     if mask[0]:
-        gx = _gemm_jit_data(dy, w, g, _gemm_jit_conf(g, profile.threads, False)[1], dil)
+        os_block = _gemm_jit_conf(g, profile.threads, False)[1]
+        if _sse41_data_gemv(g, os_block):
+            gx = _vector_gemm_jit_backward(dy, x, w, g, False, profile, (True, False, False), dil=dil)[0]
+        else:
+            gx = _gemm_jit_data(dy, w, g, os_block, dil)
     if mask[1]:
         nthr, os_block = conf or _gemm_jit_conf(g, profile.threads, True)
         gw = np.empty_like(w)
@@ -2217,6 +2222,16 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
     if mask[2] and has_bias:
         gb = _gemm_jit_bias(dy, g)
     return gx, gw, gb
+
+
+def _sse41_data_gemv(g: Geometry, os_block: int) -> bool:
+    """Whether one of gemm:jit's grad_input sgemms at SSE4.1 ('N', 'T': M a block's pixels, N =
+    C*KH*KW) has one row or one column, which oneDNN's sgemm hands to its gemv kernels (its gemv 'N'
+    and jit_sse41_gemv_t_f32_kern, harness.impl.onednn_sgemm) in place of the copy-based chains of
+    ``_gemm_jit_data``: an output of one pixel (EfficientNet's 1x1 convolutions after its pooling), a
+    last block of one pixel, or one input channel of a 1x1 kernel."""
+    os_ = g.oh * g.ow
+    return g.c * g.kh * g.kw == 1 or min(os_block, os_) == 1 or os_ % os_block == 1
 
 
 def _gemm_jit_bias(dy: np.ndarray, g: Geometry) -> np.ndarray:
