@@ -418,6 +418,38 @@ def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
         replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())
 
 
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_a_view_with_rows_apart_is_refused(approximate: str) -> None:
+    """wav2vec2's positional convolution cut by its last column: gelu over (4, 32, 39) of strides
+    (1280, 40, 1) runs ATen's GeluKernelImpl row by row (oneDNN's eltwise takes contiguous input
+    only), which the impl does not model: refused, forward and backward, where the contiguous
+    tensor's gelu replays bit for bit."""
+    rng = np.random.default_rng(5)
+    base = torch.from_numpy(rng.standard_normal((4, 32, 40)).astype(np.float32) * 3)
+    grads = (torch.ones(4, 39, 32).transpose(1, 2), torch.ones(4, 32, 39))  # wav2vec2's, and contiguous
+    for view, grad, exact in ((base[..., :-1], grads[0], False), (base[..., :-1].contiguous(), grads[1], True)):
+        x = view.detach().requires_grad_()
+
+        def program(x: torch.Tensor = x, grad: torch.Tensor = grad) -> None:
+            F.gelu(x, approximate=approximate).backward(grad)
+
+        with recording(capture=list(range(40))) as tracer:
+            program()
+        ops = [(i, op) for i, op in enumerate(tracer.ops) if packet(op.op) in ("gelu", "gelu_backward")]
+        assert [packet(op.op) for _, op in ops] == ["gelu", "gelu_backward"]
+        for i, op in ops:
+            cap = tracer.captured[i]
+            if exact:
+                got = replay(op.op, cap.inputs, cap.args, live_profile())
+                assert_bits_equal(f"{op.op} out", cap.outputs["out"], got["out"])
+            elif approximate == "none" or packet(op.op) == "gelu":
+                with pytest.raises(ParityError, match=r"runs ATen's Gelu(Backward)?KernelImpl row by row"):
+                    replay(op.op, cap.inputs, cap.args, live_profile())
+            else:  # gelu_tanh's backward: refused by grad_output's layout as well
+                with pytest.raises(ParityError, match=r"grad_output \[1248, 1, 32\].*GeluBackwardKernelImpl"):
+                    replay(op.op, cap.inputs, cap.args, live_profile())
+
+
 @backends
 @settings(max_examples=6, deadline=None)
 @given(

@@ -214,15 +214,35 @@ def _gelu_op(a: Args) -> str:
     return "gelu_tanh" if a.get("approximate") == "tanh" else "gelu"
 
 
+def _gelu_flat(a: Args, names: tuple[str, ...], kernel: str) -> None:
+    """Refuse gelu over an operand ATen would not run as one flat run. gelu (erf) takes oneDNN's eltwise
+    only where ``self`` is contiguous (Activation.cpp ``use_mkldnn(self)``), element by element whatever
+    grad_output's layout; otherwise, as gelu (tanh) always on x86, ATen's GeluKernelImpl (its Vectorized
+    erf or tanh in each row's vector body, the scalar lambda in its tail), which the impl models for one
+    flat run only (wav2vec2's positional convolution cut by a column: 1,781 of 4,992 elements other bits
+    before this refusal)."""
+    try:
+        _flat(a, *names)
+    except ParityError:
+        strides = ", ".join(f"{n} {a.get(f'{n}.stride')}" for n in names)
+        onednn = " (oneDNN's eltwise takes a contiguous self only)" if _gelu_op(a) == "gelu" else ""
+        raise ParityError(
+            f"{_gelu_op(a)} over a non-contiguous operand ({strides}) runs ATen's {kernel} row by row{onednn}: "
+            "the impl models one contiguous run only"
+        ) from None
+
+
 def _gelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
+    _gelu_flat(a, ("self",), "GeluKernelImpl")
     return {"out": forward(_gelu_op(a), t["self"], p)}
 
 
 def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import backward
 
+    _gelu_flat(a, ("self",) if _gelu_op(a) == "gelu" else ("grad_output", "self"), "GeluBackwardKernelImpl")
     return {"out": backward(_gelu_op(a), t["grad_output"], t["self"], t["self"], p)}
 
 
