@@ -17,6 +17,7 @@ import pytest
 from harness.impl import conv, conv_transpose
 from harness.impl.profiles import profile_for_capability
 from tests.bit_digest import bits_sha256
+from tests.impl_live import assert_bits_equal, live_profile, needs_verified_profile, use_threads
 
 # name -> (input shape, weight shape, stride, padding) of F.conv_transpose1d / conv_transpose2d
 CASES = {
@@ -125,3 +126,52 @@ def test_channels_last_deconvolution_recorded_bits(key: tuple[str, int]) -> None
     got = [conv_transpose.conv_transpose2d_nhwc(x, w, b, (2, 2), (0, 0), (0, 0), p)]
     got += conv_transpose.conv_transpose2d_nhwc_backward(dy, x, w, (2, 2), (0, 0), (0, 0), True, p)
     assert tuple(bits_sha256(g) for g in got) == NHWC_DIGESTS[key]
+
+
+# (input shape, weight shape, stride, padding, output_padding) of F.conv_transpose1d / 2d at AVX-512: DAC's
+# and EnCodec's upsamplers (brg_deconv's brgconv_strided:avx512_core forward), a stride-1 one
+# (jit:avx512_core), one whose adjoint's weights run jit:avx2 below jit:avx512_core (nChw8c grad_bias), one
+# of 20 channels (jit:avx512_core's weights, nChw16c) and a 1x1 (jit_1x1:avx512_core)
+AVX512_LIVE = (
+    ((2, 8, 64), (8, 4, 4), 2, 1, 0),
+    ((2, 16, 32), (16, 8, 8), 4, 0, 0),
+    ((2, 9, 5, 7), (9, 6, 3, 3), 1, 1, 0),
+    ((2, 17, 19), (17, 12, 2), 3, 1, 2),
+    ((3, 6, 4, 5), (6, 20, 3, 2), 2, 1, 1),
+    ((2, 24, 3, 5), (24, 18, 1, 1), 1, 0, 0),
+)
+
+
+@needs_verified_profile
+@pytest.mark.usefixtures("restore_threads")
+@pytest.mark.parametrize("threads", [1, 2, 4])
+def test_avx512_deconvolution_live(threads: int) -> None:
+    """oneDNN's deconvolution at AVX-512 (the adjoint convolution's AVX-512 kernels, grad_bias in its
+    weights kernel's layout) against torch run now: forward and every gradient bit for bit. Before,
+    every pass was refused at AVX-512 (DAC's and EnCodec's upsamplers in the zoo at 8 threads)."""
+    import torch
+    import torch.nn.functional as F
+
+    profile = live_profile()
+    if profile.aten != "avx512":
+        pytest.skip("runs at the avx512 level (this CPU's torch runs another)")
+    use_threads(threads)
+    profile = profile.with_threads(threads)
+    for i, (x_shape, w_shape, stride, padding, out_pad) in enumerate(AVX512_LIVE):
+        rng = np.random.default_rng(60 + i)
+        x = rng.standard_normal(x_shape).astype(np.float32)
+        w = (rng.standard_normal(w_shape) * 0.3).astype(np.float32)
+        b = rng.standard_normal(w_shape[1]).astype(np.float32)
+        tx, tw, tb = (torch.from_numpy(a).requires_grad_() for a in (x, w, b))
+        op = F.conv_transpose1d if len(x_shape) == 3 else F.conv_transpose2d
+        y = op(tx, tw, tb, stride, padding, out_pad)
+        dy = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+        y.backward(torch.from_numpy(dy))
+        x4, w4, s2, p2 = _as_2d(x_shape, w_shape, stride, padding)
+        op2 = (0, out_pad) if len(x_shape) == 3 else (out_pad, out_pad)
+        dy4 = dy.reshape(dy.shape[0], dy.shape[1], -1, dy.shape[-1])
+        got = [conv_transpose.conv_transpose2d(x.reshape(x4), w.reshape(w4), b, s2, p2, op2, profile)]
+        got += conv_transpose.conv_transpose2d_backward(dy4, x.reshape(x4), w.reshape(w4), s2, p2, op2, True, profile)
+        wants = (y, tx.grad, tw.grad, tb.grad)
+        for name, mine, want in zip(("out", "grad_input", "grad_weight", "grad_bias"), got, wants, strict=True):
+            assert_bits_equal(f"{x_shape} {w_shape} {name}", want.detach().numpy(), mine.reshape(want.shape))

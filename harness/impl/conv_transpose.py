@@ -81,8 +81,17 @@ gemm:jit grad_weights over padding with an infinite or NaN grad_output), 0 other
 (depthwise, groups of 4 to 16 channels, channel multipliers) 956 of 1080 bit for bit, 124 refused
 (the grouped kernels' refusals, the NaN results of either kind), 0 other.
 
-Refused (ParityError): kernels and layouts the evidence did not reach bit for bit (``_unmodelled``),
-aarch64, dilated channels-last transposed convolutions; with groups, the adjoint's passes
+At avx512 (measured on an AMD EPYC Zen 5): the adjoint's AVX-512 kernels (brg_deconv's
+brgconv_strided:avx512_core forward at a stride, jit:avx512_core, jit_1x1:avx512_core, jit:avx2's
+weights below jit:avx512_core, gemm:jit), grad_bias in the layout of the adjoint's weights kernel
+(``_plain_bias``: nChw16c for jit:avx512_core from 16 channels, its first-convolution nchw below; nChw8c
+for jit:avx2; nchw for gemm:jit). Random conv_transpose1d and conv_transpose2d of one group, every
+fifth draw with NaN, infinities, -0 and denormals, 82 draws on 1, 2, 4 and 8 threads: every pass bit for
+bit or refused (a NaN result of either kind, by the replay's check), 0 other; with groups (2 to 16,
+depthwise among them) 75 draws, 0 other. Before, every pass at avx512 was refused (DAC's and EnCodec's
+upsamplers in the zoo, now bit for bit at 8 threads).
+
+Refused (ParityError): aarch64, dilated channels-last transposed convolutions; with groups, the adjoint's passes
 harness.impl.conv_grouped refuses (``_grouped_refusals``; at avx2 the forward at a stride over 1 with
 more than 8 input channels a group is the adjoint's brgconv_strided:avx2 grad_input per group, modelled
 there: 82, 82 and 92 of 100 random draws bit for bit at 1, 2 and 4 threads, 0 other, measured on a Zen 5;
@@ -140,24 +149,20 @@ def _skips_columns(g: conv.Geometry, output_padding: Pair) -> bool:
     return (g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, *output_padding) == (1, 1, 1, 1, 0, 0, 0, 0)
 
 
-def _unmodelled(g: conv.Geometry, profile: KernelProfile) -> tuple[str | None, ...]:
-    """Per pass (forward, grad_input, grad_weight, grad_bias), why oneDNN's deconvolution is not
-    reproduced here, or None where it is."""
-    if profile.aten not in ("default", "avx2"):
-        why = f"conv_transpose2d at {profile.name}: oneDNN's deconvolution measured at baseline and avx2 only"
-        return why, why, why, why
-    return None, None, None, None
-
-
 def _plain_bias(g: conv.Geometry, profile: KernelProfile) -> bool:
     """Whether oneDNN's deconvolution sums grad_bias over a plain-layout (nchw) grad_output: its
-    backward weights run gemm:jit (every one at baseline, at avx2 where jit:avx2 declines), or
-    jit:avx2 on 3 flat input channels of the adjoint; jit:avx2 on blocks and jit_1x1:avx2 take nChw8c."""
-    if profile.aten != "avx2":
+    backward weights run gemm:jit (every one at baseline, at avx2 and avx512 where the direct kernels
+    decline), jit:avx2 on 3 flat input channels of the adjoint, or (avx512) jit:avx512_core below 16 (its
+    first-convolution layout); jit:avx2 on blocks and jit_1x1 take nChw8c or nChw16c, jit:avx512_core
+    from 16 channels nChw16c (ONEDNN_VERBOSE on a Zen 5)."""
+    if profile.aten not in ("avx2", "avx512"):
         return True
     if conv._one_by_one(g):
         return False
-    return conv.direct_kernels(g, conv.AVX2, profile)[2] == conv.GEMM_JIT or g.c == 3
+    weights = conv.direct_kernels(g, conv.AVX512 if profile.aten == "avx512" else conv.AVX2, profile)[2]
+    if weights == conv.AVX512:  # its first-convolution layout below 16 channels: nchw
+        return g.c < 16
+    return weights == conv.GEMM_JIT or g.c == 3
 
 
 def _deconv_bias_grad(dy: np.ndarray, g: conv.Geometry, plain: bool) -> np.ndarray:
@@ -180,7 +185,7 @@ def refusals(
         return (None,) * 4
     if groups > 1:
         return _grouped_refusals(g, groups, profile)
-    return _unmodelled(g, profile)
+    return (None,) * 4
 
 
 # ATen's slow path there runs NVPL's sgemm on its columns, oneDNN's deconvolution its aarch64 kernels
@@ -252,7 +257,6 @@ def conv_transpose2d(
         return _grouped_forward(x, w, b, g, output_padding, groups, profile)
     if runs_slow(x.shape, w.shape, stride, profile):
         return _slow_forward(x, w, b, g, output_padding, profile)
-    _raise(_unmodelled(g, profile)[0])
     zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
     y = conv.conv2d_backward(x, zeros, w, stride, padding, False, profile, (True, False, False), _kind(g, profile))[0]
     assert y is not None
@@ -301,7 +305,7 @@ def conv_transpose2d_backward(
         return _slow_backward(dy, x, w, g, has_bias, profile, mask)
     kind = _kind(g, profile)
     return _deconv_backward(
-        _unmodelled(g, profile),
+        (None,) * 4,
         lambda: conv.conv2d(dy, w, None, stride, padding, profile, kind),
         lambda: conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1],
         lambda: _deconv_bias_grad(dy, g, _plain_bias(g, profile)),
@@ -396,8 +400,6 @@ def _grouped_refusals(
     """Per pass (forward, grad_input, grad_weight, grad_bias) of oneDNN's grouped deconvolution, why it
     is not reproduced, or None: the adjoint's refused kernels; grad_bias with grad_weight (its layout is
     that kernel's)."""
-    if _unmodelled(g, profile)[0] is not None and (dil == (1, 1) or profile.aten != "avx512"):
-        return _unmodelled(g, profile)  # dilated: the adjoint's avx512 kernels measured (``_dilated``)
     kinds = _adjoint_kinds(g, (g.oc * groups, g.c, g.kh, g.kw), groups, profile, dil)
     names = ("forward", "grad_input", "grad_weight")
     why = [
@@ -479,8 +481,6 @@ def _grouped_backward(dy, x, w, g: conv.Geometry, output_padding: Pair, groups: 
 def _nhwc_checks(x_shape, w_shape, stride: Pair, padding: Pair, output_padding: Pair, profile: KernelProfile):
     g = adjoint_geometry(x_shape, w_shape, stride, padding, output_padding)
     _raise(_AARCH64 if profile.aarch64 else None)
-    if profile.aten != "avx512":  # at AVX-512 the channels-last modules' own bounds (measured on a Zen 5)
-        _raise(_unmodelled(g, profile)[0])
     if runs_slow(x_shape, w_shape, stride, profile):
         raise ParityError("conv_transpose2d (channels-last): ATen's slow_conv_transpose2d is not modelled here")
     if any(output_padding):
