@@ -418,6 +418,31 @@ def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
         replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())
 
 
+def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_is_refused() -> None:
+    """UperNet's pyramid pooling: a channels-last map pooled to (2, 16, 1, 1) keeps strides (16, 1, 16, 16),
+    both contiguous and channels-last, and its batch norm's backward (grad_out contiguous) gave grad_weight
+    2 of 16 elements other bits at 8 threads under either layout's model: refused; the same input of
+    contiguous strides replays bit for bit."""
+    rng = np.random.default_rng(7)
+    x = torch.from_numpy(rng.standard_normal((2, 16, 4, 4)).astype(np.float32))
+    strided = F.adaptive_avg_pool2d(x.contiguous(memory_format=torch.channels_last), 1)
+    for pooled, refused in ((strided, True), (strided.clone(memory_format=torch.contiguous_format), False)):
+        leaf = pooled.detach().requires_grad_()
+        w, b = torch.ones(16, requires_grad=True), torch.zeros(16, requires_grad=True)
+        with recording(capture=list(range(40))) as tracer:
+            F.batch_norm(leaf, None, None, w, b, training=True).backward(torch.ones(2, 16, 1, 1))
+        index = next(i for i, op in enumerate(tracer.ops) if packet(op.op) == "native_batch_norm_backward")
+        op, cap = tracer.ops[index], tracer.captured[index]
+        if refused:
+            assert [a["stride"] for a in cap.args if a["name"] == "input"] == [[16, 1, 16, 16]]
+            with pytest.raises(ParityError, match="one pixel an image that suggests channels-last"):
+                replay(op.op, cap.inputs, cap.args, live_profile())
+        else:
+            got = replay(op.op, cap.inputs, cap.args, live_profile())
+            for name, value in got.items():
+                assert_bits_equal(f"{name}", cap.outputs[name], value)
+
+
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_of_a_view_with_rows_apart_is_refused(approximate: str) -> None:
     """wav2vec2's positional convolution cut by its last column: gelu over (4, 32, 39) of strides
