@@ -414,6 +414,10 @@ def _binary(op: str) -> Replay:
             raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
         if a.get("rounding_mode") is not None:
             raise ParityError(f"the impl reproduces div without a rounding mode only, not {a['rounding_mode']}")
+        for name in ("self", "other"):  # a complex tensor is captured as float32 (re, im) pairs: one more dim
+            shape = a.get(f"{name}.shape")
+            if name in t and shape is not None and np.ndim(t[name]) == len(shape) + 1:
+                raise ParityError(f"the impl reproduces {op} of real tensors only, not complex {name} {list(shape)}")
         return {"out": binary(op, t["self"], other)}
 
     return run
