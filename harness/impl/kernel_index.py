@@ -84,7 +84,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         "binary element-wise kernels (one rounding each); a broadcast operand's gradient through `sum`",
         (
             "nothing: one IEEE rounding per element (grad of a broadcast `b` follows `sum`); two NaNs of other "
-            "payloads at one element refused (ATen keeps the kernel's operand, not NumPy's)"
+            "payloads at one element refused (ATen keeps the kernel's operand, not NumPy's); real operands only: "
+            "complex tensors (captured as (re, im) pairs) refused"
         ),
     ),
     (
@@ -126,7 +127,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("gelu",),
         (
             "oneDNN `eltwise_gelu_erf` for more than one element (Abramowitz-Stegun erf with oneDNN's exp); "
-            "ATen's scalar path with `erff` for one element"
+            "ATen's scalar path with `erff` for one element; a non-contiguous `self` (wav2vec2's positional "
+            "convolution cut by a column) skips oneDNN for ATen's `GeluKernelImpl` row by row: refused"
         ),
         "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2, multiply-then-add on SSE4.1, another polynomial on AVX-512",
     ),
@@ -134,7 +136,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("gelu_tanh",),
         (
             "`GeluKernelImpl` (tanh form): vector body with SLEEF tanh, scalar tail with `std::tanh`; work split "
-            "as `numel / threads` above 16384 elements"
+            "as `numel / threads` above 16384 elements; an operand that is not one contiguous run refused (the "
+            "rows' vector bodies and tails are not modelled)"
         ),
         "SLEEF vs C library tanh and compiler FMAs; 16 lanes on AVX-512; thread count moves the scalar tails",
     ),
@@ -226,7 +229,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (
         ("vector_norm",),
-        "`norm_kernel` (2-norm): 8 lane accumulators without FMA, lanes summed in order, then the leftover",
+        (
+            "`norm_kernel` (2-norm): 8 lane accumulators without FMA, lanes summed in order, then the leftover; "
+            "every reduced dim of extent 1 (a one-element or 0-d tensor): `abs` of the elements, no square "
+            "(`linalg_vector_norm_out`'s `is_reduce_over_1D_vector`; also `_foreach_norm` and `norm`)"
+        ),
         "the compiler vectorised part of the leftover unfused and contracted the rest on AVX2",
     ),
     (
@@ -429,7 +436,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`batch_norm_cpu_collect_stats` / `batch_norm_cpu_kernel` / `batch_norm_cpu_backward_kernel` "
             "(batch_norm_kernel.cpp), training: NCHW sums per channel in double, `y = x * alpha + beta`; "
             "channels-last (and NC11) per-thread float buffers added in double; running stats in "
-            "Normalization.cpp; eval: `1 / sqrt(running_var + eps)` in float, the same transform"
+            "Normalization.cpp; eval: `1 / sqrt(running_var + eps)` in float, the same transform; refused: the "
+            "backward of an input of one pixel an image whose strides suggest channels-last (UperNet's pyramid "
+            "pooling of a channels-last map, (2, 16, 1, 1) of strides (16, 1, 16, 16): grad_weight 2 of 16 "
+            "elements other bits under either layout's model at 8 threads)"
         ),
         (
             "FMAs of the AVX2 objects (the output, the backward's `dy - grad_mean - dx`, some reductions' "
@@ -647,7 +657,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`sgemm`); each output one multiply-add chain over input-channel blocks of 8 (16 on AVX-512, each "
             "block's chain from 0 and added), then (kh, kw), then the block's channels; at SSE4.1 the other "
             "shapes and every backward, and at AVX2/AVX-512 where the direct kernels decline, oneDNN's im2col + "
-            "sgemm `gemm:jit` (its own sgemm at each ISA: K blocks of 256 at SSE4.1; at AVX2/AVX-512 its "
+            "sgemm `gemm:jit` (its own sgemm at each ISA: K blocks of 256 at SSE4.1 (its gemv kernels where a "
+            "grad_input sgemm has one row or column: one output pixel, one input channel of a 1x1 kernel); at "
+            "AVX2/AVX-512 its "
             "copy-based and no-copy drivers, small-n TN and gemv kernels), its forward "
             "`ref:any` (one chain over (kh, kw, channel)) where gemm:jit's blocking overflows its scratchpad; "
             "depthwise (harness/impl/conv_grouped.py): oneDNN's `jit_dw:sse41/avx2/avx512_core`, per output one "
@@ -683,12 +695,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "Unfold3dAccCPU; grad_bias sum_dims), measured on a Zen 5: 2 x 80 random shapes at avx512 and 40 at "
             "baseline and avx2 on 1, 2 and 4 threads, 0 other; refused: AVX-512's ip_convolution (one output "
             "pixel over more than 27 taps, several images: an inner product); transposed "
-            "(harness/impl/conv_transpose.py, baseline and avx2, NCHW, or channels-last of one group through the "
-            "channels-last models, at avx512 too: 0 other of 240 random draws on a Zen 5): ATen's "
+            "(harness/impl/conv_transpose.py, baseline, avx2 and avx512 (its AVX-512 deconvolution measured on a "
+            "Zen 5: 82 random one-group and 75 grouped draws on 1, 2, 4 and 8 threads, 0 other), NCHW, or "
+            "channels-last of one group through the channels-last models, at avx512 too: 0 other of 240 random "
+            "draws on a Zen 5): ATen's "
             "slow_conv_transpose2d (sgemm, col2im, the bias after) by the same rule, else oneDNN's deconvolution "
             "as the adjoint convolution's kernels (forward its backward data, grad_input its forward, grad_weight "
             "its backward weights), the bias added last; grad_bias per image from 0, the images' sums added, "
-            "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one; "
+            "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one (at "
+            "avx512 jit:avx512_core's nChw16c from 16 channels, its nchw first-convolution layout below); "
             "grouped: slow_conv_transpose2d per group (a 1x1 at stride 1 on 1 thread), else the adjoint grouped "
             "convolution's kernels above (jit_dw, jit:avx2 per group, gemm:jit over all groups); channels-last "
             "(harness/impl/conv_nhwc.py, conv_nhwc_backward.py): oneDNN's brgemm convolutions (`brg_conv_fwd`, "
