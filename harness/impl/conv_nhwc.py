@@ -316,31 +316,36 @@ def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
     return g.c * 4 * simd * 4 * g.kw < l2
 
 
-def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
-    """The ic blocks select_ic_block may give at AVX2, for each output-channel block (8 to 32) oneDNN's
-    search may take, at the smallest and the largest unroll, with the whole kernel in its batch: all
-    the channels where they fill at most 256 vectors of 8 and the weights and input row per channel
-    take under 1,400 bytes; else at most 40 vectors, fewer where the input row of the unroll outgrows
-    L1 (7/8 of it) or the batch's weights and inputs outgrow L2; then the most vectors whose blocks
-    fill at least half of the last (3,000 channels at a 1x1 kernel: blocks of 320, measured)."""
+def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int) -> int:
+    """select_ic_block at AVX2 for ``oc_block`` output channels and an unroll of ``ur`` pixels (the whole
+    kernel in the batch; ``l1`` 7/8 of the host's L1): all the channels where they fill at most 256 vectors
+    of 8 and the weights and input row per channel take under 1,400 bytes; else at most 40 vectors, fewer
+    where the input row of the unroll outgrows L1 or the batch's weights and inputs outgrow L2; then the
+    most vectors whose blocks fill at least half of the last."""
     vectors = -(-g.c // 8)
-    l1 = profile.l1_per_core * 7 // 8
     os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)  # calc_blocks_1x1: the pixels flat
-    blocks = set()
-    for oc_block in (8, 16, 24, 32)[: -(-g.oc // 8)]:
-        for ur in (1, min(_BRG_UR[oc_block], g.oh * g.ow if os_blocking else g.ow)):
-            inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
-            wei_per_ic = g.kh * g.kw * oc_block * 4
-            inp_per_ic = g.kh * inp_ur * 4
-            most = min(40, vectors)
-            if g.kw > 1:
-                most = min(most, max(1, l1 // (inp_ur * 4 * 8)))
-            most = min(most, max(1, (_BRG_L2 - ur * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 8)))
-            if vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
-                most = vectors
-            nb = next(nb for nb in range(most, 0, -1) if vectors / (-(-vectors // nb) * nb) >= 0.5)
-            blocks.add(min(g.c, nb * 8))
-    return blocks
+    inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
+    wei_per_ic = g.kh * g.kw * oc_block * 4
+    inp_per_ic = g.kh * inp_ur * 4
+    most = min(40, vectors)
+    if g.kw > 1:
+        most = min(most, max(1, l1 // (inp_ur * 4 * 8)))
+    most = min(most, max(1, (_BRG_L2 - ur * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 8)))
+    if vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
+        most = vectors
+    nb = next(nb for nb in range(most, 0, -1) if vectors / (-(-vectors // nb) * nb) >= 0.5)
+    return min(g.c, nb * 8)
+
+
+def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+    """The ic blocks select_ic_block may give at AVX2 (``_avx2_ic_block``), for each output-channel block
+    (8 to 32) oneDNN's search may take, at the smallest and the largest unroll (3,000 channels at a 1x1
+    kernel: blocks of 320, measured)."""
+    l1 = profile.l1_per_core * 7 // 8
+    os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)
+    sp = g.oh * g.ow if os_blocking else g.ow
+    blocks = (8, 16, 24, 32)[: -(-g.oc // 8)]
+    return {_avx2_ic_block(g, ob, ur, l1) for ob in blocks for ur in (1, min(_BRG_UR[ob], sp))}
 
 
 # ---------------------------------------------------------------------------------- AVX-512

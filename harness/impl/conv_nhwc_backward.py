@@ -346,6 +346,7 @@ memory (harness.impl.conv_nhwc).
 from __future__ import annotations
 
 import ctypes
+from collections.abc import Callable
 from itertools import pairwise
 from typing import NamedTuple
 
@@ -369,14 +370,10 @@ _MAX_UR_W = 28
 # channels-last convolutions at 1 to 16 threads, 2,048 channels the most)
 _AVX2_WEIGHTS_THREADS = 16
 _AVX2_WEIGHTS_CHANNELS = 2048
-# brg_conv_bwd:avx512_core's grad_input where W > OW (``_ker_search_data``) modelled up to this input width (past
-# it 2 of 12 draws at 4 threads ran the other exec type than the search's pick)
-_KER_BASE_ROW = 39
+# brg_conv_bwd's grad_input where W > OW (``_ker_search_data``, avx512_core and AVX2) measured up to this input width
+_KER_BASE_ROW = 60
 # the thread counts measured at avx512_core for one group (depthwise and other groups: ``_DW_THREADS``)
 _AVX512_THREADS = (1, 2, 4, 8, 16)
-# the most threads ``_ker_search_data``'s pick is modelled on (at 8 and 16 threads torch ran exec_base where
-# the search kept exec_vpad on some shapes: est_eff's ranking there not matched)
-_KER_SEARCH_THREADS = 4
 
 _I = ctypes.c_int64
 _I32 = ctypes.c_int32
@@ -591,11 +588,13 @@ def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile:
     if data.startswith("decline:"):
         return data[len("decline:") :]
     ow = (wd + 2 * padding[1] - kw) // stride[1] + 1
-    if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:
-        return (
-            "brg_conv_bwd where the forward's row outgrows its input (W > OW): ker_base or ker_vpad by its ow "
-            "blocking, not modelled"
-        )
+    if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:  # the blocking init_conf's search keeps
+        if _ker_search_data(conv._geometry(x_shape, w_shape, stride, padding), profile) is None:
+            return (
+                f"brg_conv_bwd:avx2's grad_input where the forward's row outgrows its input (W > OW) over rows past "
+                f"{_KER_BASE_ROW} columns or with the batch's weights over its L2 (kw_block 1) not modelled"
+            )
+        return ""
     if data.startswith("brg_conv_bwd:avx2") or data == "brgconv_strided:avx2":
         blocks = _avx2_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
         if len(blocks) > 1:  # brgconv_strided: 2 draws of a 5x5 kernel past 320 output channels gave other bits
@@ -693,7 +692,10 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
     if groups == 1:
         g = conv._geometry(x.shape, w.shape, stride, padding)
         if mask[0]:
-            if data in ("brg_conv_bwd:avx2+brg_conv_fwd:avx2", "brg_conv_bwd:avx2+brgconv_1x1:avx2"):
+            searched = _ker_search_data(g, profile) if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" else None
+            if searched is not None:  # W > OW: exec_vpad or exec_base by the blocking its search keeps
+                gx = _brg_bwd_blocked(dy, w, g, *searched)
+            elif data in ("brg_conv_bwd:avx2+brg_conv_fwd:avx2", "brg_conv_bwd:avx2+brgconv_1x1:avx2"):
                 gx = _brg_bwd_data(dy, w, g, _avx2_data_blocks(g, profile).pop())
             elif data == "gemm:jit":  # a padded 1x1: gemm:jit nspc as at SSE4.1, oneDNN's AVX2 sgemm
                 gx = _gemm_data(dy, w, g, threads, og.AVX2)
@@ -773,18 +775,22 @@ class FwdBlocking(NamedTuple):
     eff: float
 
 
-def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int) -> tuple[int, int] | None:
-    """(bd_block, adj_ld_block2) of brgemm_blocking at avx512_core, f32, for an M x N x K call whose rows
-    may start or end ``vpad`` rows in the virtual padding (exec_vpad): vectors of 16 of N a row from 4
-    down until the last row block covers the padding, the most rows the 32 registers hold, then the block
-    of the best M-rounding times microkernel efficiency whose rows of A fit the (whole) L1; None where no
-    row block covers the padding (the kernel declines)."""
+def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int, simd: int = 16) -> tuple[int, int] | None:
+    """(bd_block, adj_ld_block2) of brgemm_blocking, f32, at avx512_core (``simd`` 16: 32 registers) or
+    AVX2 (8: 16 registers), for an M x N x K call whose rows may start or end ``vpad`` rows in the virtual
+    padding (exec_vpad): vectors of ``simd`` of N a row from 4 down until the last row block covers the
+    padding, the most rows the registers hold (calculate_max_bcast_block: at AVX2 4 vectors a row load
+    one vector at a time, n_bcast_1_load), then the block of the best M-rounding times microkernel
+    efficiency whose rows of A fit the (whole) L1; None where no row block covers the padding (the
+    kernel declines)."""
     f = np.float32
-    ldb = n // 16
+    regs = 2 * simd
+    ldb = n // simd
     most = adj = 0
     for try_ld in range(4, 0, -1):
         adj = max(1, try_ld if ldb // try_ld else ldb % try_ld)
-        most = min((32 - adj - 1) // adj, 32 // adj)
+        one_load = simd == 8 and adj == 4
+        most = min((regs - 1) // (adj + 1) if one_load else (regs - adj - 1) // adj, regs // adj)
         tail = m % most
         if (tail or most) >= vpad:
             break
@@ -799,16 +805,28 @@ def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int) -> tuple[int, int] 
     return block, adj
 
 
+def _loop_order(fg: conv.Geometry, threads: int, simd: int, l2: int) -> str:
+    """init_conf's loop_order for brg_conv_bwd's forward ``fg``: at AVX2 (``simd`` 8) "gcndhw" where there
+    are more images than threads and both the input and the weights outgrow its L2; else "ngcdhw" where
+    the input is smaller than the weights, else "ndhwgc"."""
+    src, wei = fg.h * fg.w * 4 * fg.c, fg.oc * fg.kh * fg.kw * 4 * fg.c
+    if simd == 8 and fg.n > threads and src > l2 and wei > l2:
+        return "gcndhw"
+    return "ngcdhw" if src < wei else "ndhwgc"
+
+
 def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, ow_block: int, kh_block: int,
-             ic_block: int, ur: int, adj: int) -> np.float32:  # fmt: skip
+             ic_block: int, ur: int, adj: int, simd: int = 16, order: str = "") -> np.float32:  # fmt: skip
     """brg_blocking_t::est_eff of brg_conv_bwd's forward ``fg`` (stride 1, od 1, oh_block 1, kw_block KW)
     in float32 as oneDNN computes it: oc-block rounding, microkernel, row rounding, thread balance,
     unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4 of L2) and brgemm
-    efficiency."""
+    efficiency; vectors of ``simd`` floats (16 registers to a vector of 8), the loops in ``order``
+    (``_loop_order``)."""
     f = np.float32
     up, rnd = conv._div_up, conv._rnd_up
-    mb, ic, ih, iw, oc, kh, kw, oh, ow = fg[:9]
-    ndhwgc = not (ih * iw * ic < oc * kh * kw * ic)  # loop_ngcdhw where the input is smaller than the weights
+    mb, ic, _ih, iw, oc, kh, kw, oh, ow = fg[:9]
+    order = order or _loop_order(fg, threads, simd, l2)
+    ndhwgc = order == "ndhwgc"
     sp, sp_block = ow, ow_block
     nb_sp, nb_oc, nb_ic, nb_kh = up(sp, sp_block), up(oc, oc_block), up(ic, ic_block), up(kh, kh_block)
 
@@ -817,31 +835,31 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
 
     def rnd_inp(out_w: int, ker_w: int, vic: int) -> int:
         vsp = inp_w(out_w, ker_w)
-        return rnd(vsp * vic, 16) if vic >= ic else vsp * rnd(vic, 16)
+        return rnd(vsp * vic, simd) if vic >= ic else vsp * rnd(vic, simd)
 
-    micro = f(f(adj) * f(ur)) / f((ur + adj) * 32)
+    micro = f(f(adj) * f(ur)) / f((ur + adj) * 2 * simd)
     ur_eff = f(sp_block) / f(rnd(sp_block, ur))
     brgemm_eff = f(f(f(1) + f(f(ur) * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block)))) / f(64))) / f(2))
     sp_amount = oh * nb_sp
     work = mb * nb_oc * sp_amount
     sp_eff = f(sp) / f(rnd(sp, sp_block))
     job = up(work, threads)
-    if job < threads:
-        jobs = []
-        starts = conv._balance211(work, threads)  # threads past the work take none
-        for t in range(threads):
-            total = 0
-            for u in range(starts[t], starts[t + 1]):
-                ocb, owb = (u % nb_oc, (u // nb_oc) % nb_sp) if ndhwgc else ((u // sp_amount) % nb_oc, u % nb_sp)
-                total += min(sp - owb * sp_block, sp_block) * min(oc - ocb * oc_block, oc_block)
-            jobs.append(total)
-        job_eff = f(1) if max(jobs) == 0 else f(f(sum(jobs)) / f(max(jobs) * threads))
-    else:
-        job_eff = f(work) / f(rnd(work, threads))
+    # the threads' balance item by item (balance211), whatever the work per thread: torch 2.13.0's oneDNN takes
+    # it where a thread has more items than there are threads too (work / rnd_up(work, threads) there gave
+    # other exec types than torch's at 8 and 16 threads: 8 of 20 exec_vpad picks on a Zen 5)
+    u = np.arange(work)
+    if ndhwgc:
+        ocb, owb = u % nb_oc, (u // nb_oc) % nb_sp
+    else:  # the images outside the output-channel blocks (ngcdhw) or inside them (gcndhw)
+        ocb, owb = (u // (sp_amount * (mb if order == "gcndhw" else 1))) % nb_oc, u % nb_sp
+    sizes = np.minimum(sp - owb * sp_block, sp_block) * np.minimum(oc - ocb * oc_block, oc_block)
+    starts = np.array(conv._balance211(work, threads))  # threads past the work take none
+    jobs = np.array([sizes[starts[t] : starts[t + 1]].sum() for t in range(threads)], np.int64)
+    job_eff = f(1) if jobs.max() == 0 else f(f(int(jobs.sum())) / f(int(jobs.max()) * threads))
     ocbs = oc_block * ic_block
     loops = []  # (src, dst, weights), each (itersize, repeatn, overlap), innermost first
     src_is = rnd_inp(ur, kw, ic_block)
-    loops.append(((inp_w(ur, kw) * 16, 1, 16), (0, 1, 1), (oc_block, 1, 1)))
+    loops.append(((inp_w(ur, kw) * simd, 1, simd), (0, 1, 1), (oc_block, 1, 1)))
     loops.append(((src_is, 1, kw), (0, 1, 1), (ocbs, 1, 1)))
     loops.append(((src_is, 1, 1), (0, 1, 1), (kw * ocbs, 1, 1)))
     wei_is = kh_block * kw * ocbs
@@ -851,7 +869,7 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
         ((kh * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_ic, 1), (kh * kw * ocbs, 1, 1))
     )
     nb_oc_thr = min(nb_oc, up(job, 1 if ndhwgc else sp_amount))
-    nsimd_oc_thr = up(min(oc, nb_oc_thr * oc_block), 16)
+    nsimd_oc_thr = up(min(oc, nb_oc_thr * oc_block), simd)
     dim_sp = nb_oc if ndhwgc else 1
     nb_sp_thr = min(nb_sp, up(job, dim_sp))
     sp_thr = min(sp, nb_sp_thr * sp_block)
@@ -863,22 +881,22 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
     if ndhwgc:
         loops.append(((src_is, nb_oc_thr, 1), (sp_block * oc_block, 1, 1), (kh * kw * oc_block * ic, 1, 1)))
         wei_op = kh * kw * nsimd_oc_thr * ic
-    rnd_oc_sp = 16 * (nsimd_oc_thr if ndhwgc else adj)
-    loops.append(((src_is, 1, 1), (sp_block * rnd_oc_sp, 1, 1), (wei_op * 16, nb_sp_thr, 1)))
+    rnd_oc_sp = simd * (nsimd_oc_thr if ndhwgc else adj)
+    loops.append(((src_is, 1, 1), (sp_block * rnd_oc_sp, 1, 1), (wei_op * simd, nb_sp_thr, 1)))
     src_is = kh * rnd_inp(sp_thr, kw, ic)
-    loops.append(((src_is, 1, 1), (sp_thr * rnd_oc_sp, 1, 1), (wei_op * 16, nb_oh_thr, 1)))
-    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * rnd_oc_sp, 1, 1), (wei_op * 16, nb_od_thr, 1)))
+    loops.append(((src_is, 1, 1), (sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_oh_thr, 1)))
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_od_thr, 1)))
     if not ndhwgc:
         loops.append(
             ((oh_thr * src_is, nb_oc_thr, 1), (oc_block * oh_thr * sp_thr, 1, 1), (kh * kw * oc_block * ic, 1, 1))
         )
     mb_thr = min(mb, up(job, sp_amount * nb_oc))
-    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * nsimd_oc_thr * 16, 1, 1),
-                  (kh * kw * nsimd_oc_thr * 16 * ic, mb_thr, 1)))  # fmt: skip
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * nsimd_oc_thr * simd, 1, 1),
+                  (kh * kw * nsimd_oc_thr * simd * ic, mb_thr, 1)))  # fmt: skip
     src_op = mb_thr * oh_thr * sp_thr * kh * kw * ic
     dst_op = mb_thr * oh_thr * sp_thr * nsimd_oc_thr
     wei_op = kh * kw * nsimd_oc_thr * ic
-    loops.append(((src_op, 1, 1), (dst_op * 16, 1, 1), (wei_op * 16, 1, 1)))
+    loops.append(((src_op, 1, 1), (dst_op * simd, 1, 1), (wei_op * simd, 1, 1)))
 
     costs = conv.loop_costs(loops, (src_op, dst_op, wei_op), l1, l2, (_L1_K, _L2_K, _MEM_K))
     calls = f(f(f(f(1000) * f(job)) * f(nb_ic)) * f(nb_kh))
@@ -889,20 +907,50 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
     return eff
 
 
+class _SearchLevel(NamedTuple):
+    """What brg_conv_bwd's forward search reads of its level: floats a vector, 7/8 of the host's L1, its L2
+    (3/4 of the host's at avx512_core, of 2 MiB at AVX2), the output-channel blocks it tries, estimate_ur
+    by the block, and select_ic_block (output-channel block, unroll -> ic block)."""
+
+    simd: int
+    l1: int
+    l2: int
+    oc_blocks: list[int]
+    ur: dict[int, int]
+    ic_block: Callable[[conv.Geometry, int, int], int]
+
+
+def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
+    """``_SearchLevel`` of brg_conv_bwd's forward ``fg`` at the profile's level. AVX2 (init_conf's
+    try_exec_type): blocks of 4 down to 1 vectors of 8 (2 where loop_gcndhw or the output has 150 x 150
+    pixels or more), every one fast_check_oc_block lets through (its 48 and 64 are avx512_core's);
+    avx512_core: conv_nhwc ``_avx512_oc_blocks``."""
+    l1 = profile.l1_per_core * 7 // 8
+    if conv_nhwc._level(profile) == "avx512":
+        l2 = profile.l2_per_core * 3 // 4
+        return _SearchLevel(16, l1, l2, conv_nhwc._avx512_oc_blocks(fg), conv_nhwc._BRG512_UR,
+                            lambda g, ob, ur: conv_nhwc._avx512_ic_block(g, ob, ur, l1, l2))  # fmt: skip
+    l2 = conv_nhwc._BRG_L2
+    first = 2 if _loop_order(fg, profile.threads, 8, l2) == "gcndhw" or fg.oh * fg.ow >= 150 * 150 else 4
+    blocks = [8 * v for v in range(1, min(conv._div_up(fg.oc, 8), first) + 1)]
+    return _SearchLevel(8, l1, l2, blocks, conv_nhwc._BRG_UR, lambda g, ob, ur: conv_nhwc._avx2_ic_block(g, ob, ur, l1))
+
+
 def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdBlocking | None:
     """init_conf's search (try_exec_type) for brg_conv_bwd's forward ``fg`` as exec_vpad (``vpad``) or
-    exec_base: output-channel blocks of 4 down to 1 vectors fast_check_oc_block lets through
-    (conv_nhwc ``_avx512_oc_blocks``), per block calc_blocks over kernel-row blocks KH then 1 and ow
-    blocks div_up(OW, ns) up to the threads' cap, each with select_ic_block's ic block
-    (conv_nhwc ``_avx512_ic_block``) and brgemm_blocking's unroll, scored by ``_fwd_eff``; the first
-    best kept at each level. None where nothing fits (exec_vpad: the brgemm kernel declines)."""
+    exec_base, at avx512_core or AVX2 (``_search_level``): output-channel blocks from the most vectors
+    down, per block calc_blocks over kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the
+    threads' cap, each with select_ic_block's ic block and brgemm_blocking's unroll, scored by
+    ``_fwd_eff``; the first best kept at each level. None where nothing fits (exec_vpad: the brgemm
+    kernel declines)."""
     f = np.float32
     threads = profile.threads
-    l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
+    lv = _search_level(fg, profile)
+    order = _loop_order(fg, threads, lv.simd, lv.l2)
     mb, ic, _ih, _iw, oc, kh, kw, oh, ow = fg[:9]
     max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, 1, kw)) if vpad else 0
     best: FwdBlocking | None = None
-    for oc_block in reversed(conv_nhwc._avx512_oc_blocks(fg)):
+    for oc_block in reversed(lv.oc_blocks):
         nb_oc = conv._div_up(oc, oc_block)
         cap = int(f(f(mb * nb_oc * oh * ow) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
         cap = min(max(1, cap), ow)
@@ -914,24 +962,23 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
                 if spb == prev or spb > cap:
                     continue
                 prev = spb
-                est_ur = min(spb, conv_nhwc._BRG512_UR[oc_block])
-                ic_block = conv_nhwc._avx512_ic_block(fg._replace(kh=kh_block), oc_block, est_ur, l1, l2)
+                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]))
                 k = ic_block if ic >= ic_block else ic % ic_block
                 n = oc_block if oc >= oc_block else oc % oc_block
-                rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad)
+                rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad, lv.simd)
                 tail = ow % spb
                 if rows is None or (
-                    max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad) is None
+                    max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad, lv.simd) is None
                 ):
                     continue
-                eff = _fwd_eff(fg, threads, l1, l2, oc_block, spb, kh_block, ic_block, *rows)
+                eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order)
                 if found is None or eff > f(found.eff) or found.eff == 0:
                     found = FwdBlocking(oc_block, spb, kh_block, float(eff))
         # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
         if found is not None and max_vpad:
             sizes = [(m, n) for m in (found.ow_block, ow % found.ow_block) for n in (oc_block * (oc >= oc_block),
                      oc % oc_block) if m and n]  # fmt: skip
-            if any(_brgemm_rows(m, n, 1, profile.l1_per_core, max_vpad) is None for m, n in sizes):
+            if any(_brgemm_rows(m, n, 1, profile.l1_per_core, max_vpad, lv.simd) is None for m, n in sizes):
                 continue
         if found is not None and (best is None or f(found.eff) > f(best.eff)):
             best = found
@@ -976,7 +1023,7 @@ def _base_calls(kw_calls: list[tuple[list[int], bool]], rows: list[int], kh_bloc
 
 def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool, blocking: FwdBlocking,
                      ic_block: int) -> np.ndarray:  # fmt: skip
-    """grad_input of brg_conv_bwd:avx512_core at stride 1 where the forward's row outgrows its input
+    """grad_input of brg_conv_bwd (avx512_core or AVX2) at stride 1 where the forward's row outgrows its input
     (W > OW), by the blocking its search keeps (``_fwd_blocking``): per input element (the forward's
     output) and ic block (``ic_block`` of grad_output's channels, in order) the brgemm calls covering it,
     each a fused chain from 0 over its valid taps (backward tap (KH - 1 - a, KW - 1 - b) of forward tap
@@ -989,9 +1036,11 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
     fg = conv._geometry((g.n, oc, g.oh, g.ow), (g.c, oc, kh, kw), (1, 1), (kh - 1 - g.ph, kw - 1 - g.pw))
     lp_h, lp_w = fg.ph, fg.pw
     gx = np.empty((g.n, g.c, g.h, g.w), np.float32)
-    done: dict[tuple, np.ndarray] = {}
+    spans: dict[tuple, tuple] = {}  # (key, first column, end column) -> (first row, end row), rows merged
+    rects: list[tuple] = []  # (key, y0, y1, x0, x1): the elements of one call pattern, computed together
     for yy in range(g.h):
         rows = [a for a in range(kh) if 0 <= yy - lp_h + a < g.oh]
+        keys = []
         for xx in range(g.w):
             cols = [b for b in range(kw) if 0 <= xx - lp_w + b < g.ow]
             if vpad:
@@ -999,48 +1048,61 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
                 missed = False
             else:
                 col0 = xx // blocking.ow_block * blocking.ow_block
-                kw_calls = _ker_calls(fg, blocking.ow_block, col0)
-                calls = []
-                calls = _base_calls(kw_calls, rows, blocking.kh_block, kh, kw)
+                calls = _base_calls(_ker_calls(fg, blocking.ow_block, col0), rows, blocking.kh_block, kh, kw)
                 missed = not set(calls[0][1]) & set(cols)
                 calls = [(r, [b for b in c if b in cols]) for r, c in calls]
                 calls = [(r, c) for r, c in calls if r and c]
-            key = (missed, tuple((tuple(r), tuple(c)) for r, c in calls))
-            if key not in done:
-                chains = [[]] if missed else []
-                blocks = [range(o0, min(oc, o0 + ic_block)) for o0 in range(0, oc, ic_block)]
-                chains += [
-                    [(o, kh - 1 - a, kw - 1 - b) for a in r for b in c for o in os_] for os_ in blocks for r, c in calls
-                ]
-                terms = [t for i, ch in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + ch]
-                t = np.array(terms, np.int64).reshape(-1, 3)
-                done[key] = np.empty_like(gx)
-                conv._lib().conv_bwd_data_terms_x86(g.n, g.c, g.h, g.w, oc, kh, kw, g.oh, g.ow, 1, 1, g.ph, g.pw,
-                                                    ptr(dy), ptr(w), ptr(done[key]), ptr(t), len(t))  # fmt: skip
-            gx[:, :, yy, xx] = done[key][:, :, yy, xx]
+            keys.append((missed, tuple((tuple(r), tuple(c)) for r, c in calls)))
+        x0 = 0
+        for xx in range(1, g.w + 1):
+            if xx == g.w or keys[xx] != keys[x0]:
+                run = (keys[x0], x0, xx)
+                if run in spans and spans[run][1] == yy:
+                    spans[run] = (spans[run][0], yy + 1)
+                else:
+                    if run in spans:
+                        rects.append((*run[:1], *spans[run], *run[1:]))
+                    spans[run] = (yy, yy + 1)
+                x0 = xx
+    rects += [(run[0], *rows_, run[1], run[2]) for run, rows_ in spans.items()]
+    terms: dict[tuple, np.ndarray] = {}
+    blocks = [range(o0, min(oc, o0 + ic_block)) for o0 in range(0, oc, ic_block)]
+    for key, y0, y1, x0, x1 in rects:
+        if key not in terms:
+            missed, calls = key
+            chains = [[]] if missed else []
+            chains += [
+                [(o, kh - 1 - a, kw - 1 - b) for a in r for b in c for o in os_] for os_ in blocks for r, c in calls
+            ]
+            flat = [t for i, ch in enumerate(chains) for t in ([(-1, 0, 0)] if i else []) + ch]
+            terms[key] = np.array(flat, np.int64).reshape(-1, 3)
+        t = terms[key]
+        part = np.empty((g.n, g.c, y1 - y0, x1 - x0), np.float32)  # the rectangle as an input of its own
+        conv._lib().conv_bwd_data_terms_x86(g.n, g.c, y1 - y0, x1 - x0, oc, kh, kw, g.oh, g.ow, 1, 1, g.ph + y0,
+                                            g.pw + x0, ptr(dy), ptr(w), ptr(part), ptr(t), len(t))  # fmt: skip
+        gx[:, :, y0:y1, x0:x1] = part
     return gx
 
 
 def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, FwdBlocking, int] | None:
-    """brg_conv_bwd:avx512_core's grad_input of a kernel over 1x1 at stride 1 where the forward's row
-    outgrows its input (W > OW), as init_conf's search sets it: (exec_vpad, where its search's ow block
+    """brg_conv_bwd's grad_input (avx512_core or AVX2) of a kernel over 1x1 at stride 1 where the forward's
+    row outgrows its input (W > OW), as init_conf's search sets it: (exec_vpad, where its search's ow block
     fits the forward's input; the blocking kept; the ic block of grad_output's channels). None where the
-    model does not hold: kw_block 1 (the batch's weights over L2, not measured), rows past
-    ``_KER_BASE_ROW``."""
+    model does not hold: kw_block 1 (the batch's weights over L2, not measured), rows past ``_KER_BASE_ROW``
+    (not measured)."""
     if (g.sh, g.sw) != (1, 1) or g.w <= g.ow or g.w > _KER_BASE_ROW:
         return None
     fg = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), (g.kh - 1 - g.ph, g.kw - 1 - g.pw))
-    l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
-    if 4 * fg.c * 64 * fg.kw >= l2:  # iterate_ker_block's kw_block: KW while the batch's weights fit L2
+    lv = _search_level(fg, profile)
+    if 4 * fg.c * 4 * lv.simd * fg.kw >= lv.l2:  # iterate_ker_block's kw_block: KW while the weights fit L2
         return None
     vpad = _fwd_blocking(fg, profile, True)
     keep = vpad is not None and vpad.ow_block <= fg.w  # exec_vpad declined where its row block outgrows the input
     blocking = vpad if keep else _fwd_blocking(fg, profile, False)
     if blocking is None:
         return None
-    est_ur = min(blocking.ow_block, conv_nhwc._BRG512_UR[blocking.oc_block])
-    ic_block = conv_nhwc._avx512_ic_block(fg._replace(kh=blocking.kh_block), blocking.oc_block, est_ur, l1, l2)
-    return keep, blocking, ic_block
+    est_ur = min(blocking.ow_block, lv.ur[blocking.oc_block])
+    return keep, blocking, lv.ic_block(fg._replace(kh=blocking.kh_block), blocking.oc_block, est_ur)
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -1199,17 +1261,11 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
         searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
-        if searched is not None and profile.threads > _KER_SEARCH_THREADS:
-            return (
-                f"brg_conv_bwd:avx512_core's grad_input where the row outgrows the forward's output (W > OW) on "
-                f"{profile.threads} threads (the exec type init_conf's search picks there not matched past "
-                f"{_KER_SEARCH_THREADS})"
-            )
         if mask[0] and swapped is None and searched is None and not _avx512_strided_data(g, profile):
             return (
                 f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
                 f"{g.h}x{g.w} input at avx512_core (brg_conv_bwd where the row outgrows the forward's output, "
-                "W > OW: rows over 39 columns; strided where brgconv_strided declines) not modelled"
+                f"W > OW: rows over {_KER_BASE_ROW} columns; strided where brgconv_strided declines) not modelled"
             )
         blocks = conv_nhwc.avx512_ic_blocks(swapped, profile) if mask[0] and swapped else set()
         if len(blocks) > 1:
