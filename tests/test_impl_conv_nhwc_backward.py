@@ -206,8 +206,8 @@ def test_recorded_nan_grad_input_avx512() -> None:
 
 
 def test_refusals() -> None:
-    """What is not modelled raises ParityError: at AVX-512 a kernel over 1x1 whose row outgrows the
-    forward's output past 39 columns or on more than 4 threads (grad_input; its weights alone modelled),
+    """What is not modelled raises ParityError: at AVX-512 and AVX2 a kernel over 1x1 whose row outgrows the
+    forward's output past 60 columns (grad_input; its weights alone modelled; on 8 and 16 threads modelled),
     3 threads (one group is measured on 1, 2, 4, 8 and 16), brgconv_strided's grad_input of a strided 1x1
     over infinities and jit_1x1's strided weights below 16 input channels; at AVX2 grad_input past 16
     threads, 2,048 channels or where brg_conv_bwd's ic block hangs on its forward's search (what the AVX2
@@ -219,11 +219,15 @@ def test_refusals() -> None:
     assert conv_nhwc_backward.declines(x.shape, w.shape, (1, 1), (0, 0), 1, avx512) == ""  # ker_base, 16 channels
     x17, w17 = np.zeros((2, 17, 8, 8), np.float32), np.zeros((16, 17, 3, 3), np.float32)
     assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512) == ""  # W > OW: its search
-    assert "W > OW) on 8 threads" in conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1,
-                                                                 avx512.with_threads(8))  # fmt: skip
-    x17, dy17 = np.zeros((2, 17, 8, 45), np.float32), np.zeros((2, 16, 6, 43), np.float32)
-    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW on rows over 39 columns
+    for level, threads in (("AVX512", 8), ("AVX512", 16), ("AVX2", 1), ("AVX2", 4), ("AVX2", 16)):  # W > OW
+        assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1,
+                                           profile_for_capability(level, threads, "x86_64")) == ""  # fmt: skip
+    x17, dy17 = np.zeros((2, 17, 8, 65), np.float32), np.zeros((2, 16, 6, 63), np.float32)
+    with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):  # W > OW on rows over 60 columns
         conv_nhwc_backward.conv2d_backward(dy17, x17, w17, (1, 1), (0, 0), 1, True, avx512, (True,) * 3)
+    with pytest.raises(ParityError, match="rows past 60 columns"):
+        conv_nhwc_backward.conv2d_backward(dy17, x17, w17, (1, 1), (0, 0), 1, True,
+                                           profile_for_capability("AVX2", 2, "x86_64"), (True,) * 3)  # fmt: skip
     assert conv_nhwc_backward.declines(x17.shape, w17.shape, (1, 1), (0, 0), 1, avx512, (False, True, True)) == ""
     assert "3 threads" in conv_nhwc_backward.declines(x.shape, (16, 16, 1, 1), (1, 1), (0, 0), 1,
                                                       avx512.with_threads(3))  # fmt: skip

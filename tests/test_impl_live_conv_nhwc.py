@@ -29,6 +29,10 @@ and jit_1x1's and gemm:jit's over NaN refused.
 ``AVX2_DATA``: grad_input alone at AVX2 on 4 threads past 64 channels (ResNet's kinds: brg_conv_bwd's
 3x3, brgconv_1x1, brgconv_strided's 3x3 and 1x1), and a 5x5 kernel whose ic block hangs on oneDNN's
 search, refused.
+
+``WIDER``: grad_input alone where the input row is wider than the output's (W > OW at stride 1: brg_conv_bwd's
+forward searched, exec_vpad or exec_base by its ow blocking) at AVX2 on 1, 4 and 16 threads and at AVX-512
+on 8 and 16, bit for bit (at each level both exec types among them).
 """
 
 from __future__ import annotations
@@ -186,6 +190,17 @@ AVX2_DATA = (
 )
 
 
+# (input shape, weight shape, padding pair) at stride 1 with W > OW: grad_input alone at AVX2 on ``WIDER_THREADS``'
+# first entry, at AVX-512 on its second (the search keeps exec_base's whole row or exec_vpad's blocks by the
+# thread count; the first at AVX-512 on 8 threads had given other bits as exec_vpad's blocks of 11)
+WIDER = (
+    ((3, 34, 5, 21), (183, 34, 2, 2), (0, 0)),
+    ((1, 12, 7, 23), (45, 12, 5, 5), (1, 1)),
+    ((2, 9, 5, 26), (70, 9, 3, 3), (0, 0)),
+)
+WIDER_THREADS = {"avx2": (1, 4, 16), "avx512": (8, 16)}
+
+
 def _compared(want: list, got: list) -> str:
     """ "exact" where every output has torch's bits, else how many differ."""
     counts = [compare_tensors("out", w, g) for w, g in zip(want, got, strict=True)]
@@ -295,6 +310,24 @@ def _avx2_data_rows(threads: int) -> list[dict]:
     return rows
 
 
+def _wider_rows(level: str) -> list[dict]:
+    """``WIDER``'s grad_input at ``level``'s ``WIDER_THREADS`` under the running torch: the rows ``_child`` reports."""
+    rows = []
+    for threads in WIDER_THREADS[level]:
+        use_threads(threads)
+        profile = live_profile()
+        for i, (x_shape, w_shape, padding) in enumerate(WIDER):
+            mask = (True, False, False)
+            x, w, dy, (want, _, _) = _torch_backward(51 + i, x_shape, w_shape, (1, 1), padding, mask)
+            try:
+                got = conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), padding, 1, False, profile, mask)[0]
+                result = _compared([want.contiguous().numpy()], [got])
+            except ParityError:
+                result = "refused"
+            rows.append({"case": f"{WIDER[i]} W > OW at {threads} threads", "want": "exact", "got": result})
+    return rows
+
+
 def _child() -> None:
     """Run in a fresh process: every case under this process's level, at 1 and 2 threads; ``LAID_OUT``
     exact at every level the module models."""
@@ -316,9 +349,12 @@ def _child() -> None:
                 got = run_laid_out(c, 31 + i)[1]
                 want = _laid_out_expected(c, "backward")
                 rows.append({"case": f"{c} backward at {threads} threads", "want": want, "got": got})
-    if conv_nhwc._level(live_profile()) == "avx2":
+    level = conv_nhwc._level(live_profile())
+    if level == "avx2":
         rows += _avx2_weights_rows()
         rows += _avx2_data_rows(4)
+    if level in WIDER_THREADS:
+        rows += _wider_rows(level)
     print(json.dumps(rows))
 
 
@@ -346,6 +382,9 @@ def test_level(level) -> None:
     if level.name == "avx512":  # the forwards oneDNN's avx512_core brgemm kernels run, and every LAID_OUT backward
         assert sum(r["got"] == "exact" and "backward" not in r["case"] for r in rows) >= 30
         assert sum(r["got"] == "exact" and "backward" in r["case"] for r in rows) >= 2 * len(LAID_OUT)
+    if level.name in WIDER_THREADS:  # brg_conv_bwd's grad_input where W > OW, every thread count
+        wider = [r for r in rows if "W > OW at" in r["case"]]
+        assert len(wider) == len(WIDER) * len(WIDER_THREADS[level.name])
     if level.name in ("avx2", "avx512"):  # the depthwise backwards (jit_dw; jit:avx2 or jit:avx512_core over
         # groups for ConvNeXt's 7x7) at every thread count
         dw = [str(c) for c in LAID_OUT if c[5] > 1]
@@ -364,16 +403,16 @@ def test_channels_last_as_aten_suggests() -> None:
 
 def test_refusals_name_the_kernel() -> None:
     """What is not modelled raises ParityError with its reason: a 3x3 backward's grad_input at AVX-512
-    where the row outgrows the forward's output past 39 columns (its weights alone modelled), ip_convolution, ic blocks
+    where the row outgrows the forward's output past 60 columns (its weights alone modelled), ip_convolution, ic blocks
     that hang on the output-channel block oneDNN's search picks (AVX-512 and AVX2; AVX2's blocks of 320
     over 3,000 channels modelled), a kernel outside its input whose column block hangs on the search (2
     threads; modelled on 1), groups of several channels."""
     x, w = np.zeros((2, 16, 8, 8), np.float32), np.zeros((16, 16, 3, 3), np.float32)
     avx512 = profile_for_capability("AVX512", 2, "x86_64")
     assert conv_nhwc.conv2d(x, w, None, (1, 1), (1, 1), 1, avx512).shape == (2, 16, 8, 8)
-    dy, x17, w17 = (  # the row outgrows the forward's output past 39 columns
-        np.zeros((2, 16, 6, 43), np.float32),
-        np.zeros((2, 17, 8, 45), np.float32),
+    dy, x17, w17 = (  # the row outgrows the forward's output past 60 columns
+        np.zeros((2, 16, 6, 63), np.float32),
+        np.zeros((2, 17, 8, 65), np.float32),
         np.zeros((16, 17, 3, 3), np.float32),
     )
     with pytest.raises(ParityError, match="grad_input of a 3x3 kernel"):
