@@ -767,12 +767,14 @@ _L1_K, _L2_K, _MEM_K = np.float32(1.0), np.float32(2.3), np.float32(17.0)
 
 class FwdBlocking(NamedTuple):
     """The blocking brg_conv_bwd's forward search keeps: output-channel block (of the forward: grad_input's
-    channels), its ow block (grad_input's columns), kernel rows a brgemm call takes, the efficiency."""
+    channels), its ow block (grad_input's columns), kernel rows a brgemm call takes, the efficiency, the ic
+    block (grad_output's channels a call takes) select_ic_block gave it."""
 
     oc_block: int
     ow_block: int
     kh_block: int
     eff: float
+    ic_block: int = 0
 
 
 def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int, simd: int = 16) -> tuple[int, int] | None:
@@ -917,7 +919,7 @@ class _SearchLevel(NamedTuple):
     l2: int
     oc_blocks: list[int]
     ur: dict[int, int]
-    ic_block: Callable[[conv.Geometry, int, int], int]
+    ic_block: Callable[[conv.Geometry, int, int, int], int]
 
 
 def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
@@ -929,11 +931,12 @@ def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
     if conv_nhwc._level(profile) == "avx512":
         l2 = profile.l2_per_core * 3 // 4
         return _SearchLevel(16, l1, l2, conv_nhwc._avx512_oc_blocks(fg), conv_nhwc._BRG512_UR,
-                            lambda g, ob, ur: conv_nhwc._avx512_ic_block(g, ob, ur, l1, l2))  # fmt: skip
+                            lambda g, ob, ur, out: conv_nhwc._avx512_ic_block(g, ob, ur, l1, l2, out))  # fmt: skip
     l2 = conv_nhwc._BRG_L2
     first = 2 if _loop_order(fg, profile.threads, 8, l2) == "gcndhw" or fg.oh * fg.ow >= 150 * 150 else 4
     blocks = [8 * v for v in range(1, min(conv._div_up(fg.oc, 8), first) + 1)]
-    return _SearchLevel(8, l1, l2, blocks, conv_nhwc._BRG_UR, lambda g, ob, ur: conv_nhwc._avx2_ic_block(g, ob, ur, l1))
+    return _SearchLevel(8, l1, l2, blocks, conv_nhwc._BRG_UR,
+                        lambda g, ob, ur, out: conv_nhwc._avx2_ic_block(g, ob, ur, l1, out))  # fmt: skip
 
 
 def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdBlocking | None:
@@ -941,8 +944,9 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
     exec_base, at avx512_core or AVX2 (``_search_level``): output-channel blocks from the most vectors
     down, per block calc_blocks over kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the
     threads' cap, each with select_ic_block's ic block and brgemm_blocking's unroll, scored by
-    ``_fwd_eff``; the first best kept at each level. None where nothing fits (exec_vpad: the brgemm
-    kernel declines)."""
+    ``_fwd_eff``; the first best kept at each level. select_ic_block reads the unroll its object last set
+    (0 before the first, brgemm_blocking's rows after: the L2 it leaves the output rows). None where nothing
+    fits (exec_vpad: the brgemm kernel declines)."""
     f = np.float32
     threads = profile.threads
     lv = _search_level(fg, profile)
@@ -955,6 +959,7 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
         cap = int(f(f(mb * nb_oc * oh * ow) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
         cap = min(max(1, cap), ow)
         found: FwdBlocking | None = None
+        last_ur = 0  # brg_blocking_t::ur: the unroll estimate_brgemm_ur last set on this block's object
         for kh_block in [kh, 1] if kh != 1 else [kh]:
             prev = 0
             for ns in range(1, ow + 1):
@@ -962,10 +967,11 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
                 if spb == prev or spb > cap:
                     continue
                 prev = spb
-                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]))
+                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]), last_ur)
                 k = ic_block if ic >= ic_block else ic % ic_block
                 n = oc_block if oc >= oc_block else oc % oc_block
                 rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad, lv.simd)
+                last_ur = rows[0] if rows is not None else last_ur
                 tail = ow % spb
                 if rows is None or (
                     max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad, lv.simd) is None
@@ -973,7 +979,7 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
                     continue
                 eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order)
                 if found is None or eff > f(found.eff) or found.eff == 0:
-                    found = FwdBlocking(oc_block, spb, kh_block, float(eff))
+                    found = FwdBlocking(oc_block, spb, kh_block, float(eff), ic_block)
         # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
         if found is not None and max_vpad:
             sizes = [(m, n) for m in (found.ow_block, ow % found.ow_block) for n in (oc_block * (oc >= oc_block),
@@ -1101,8 +1107,7 @@ def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, Fw
     blocking = vpad if keep else _fwd_blocking(fg, profile, False)
     if blocking is None:
         return None
-    est_ur = min(blocking.ow_block, lv.ur[blocking.oc_block])
-    return keep, blocking, lv.ic_block(fg._replace(kh=blocking.kh_block), blocking.oc_block, est_ur)
+    return keep, blocking, blocking.ic_block
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
