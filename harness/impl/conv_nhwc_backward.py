@@ -52,16 +52,22 @@ At AVX2:
   forward brgemm convolution of grad_output with the weights' channels swapped and the taps inverted
   (jit_brgemm_conv_bwd.cpp, jit_brgemm_conv.cpp). Its AVX2 brgemm kernel starts each call's
   accumulators at 0 and adds C at the store (beta = 1): per element one fused chain per brgemm call
-  over (the call's taps, the block's channels), the calls' sums added in order. Modelled where the
-  forward's row fits its input (W <= OW: ker_vpad, one call over all taps row by row,
-  ``_brg_bwd_data``). Declined where W > OW: there oneDNN runs ker_base (measured: per ow block the
-  forward taps valid for part of the row, left of those valid for all of it, one call each over all
-  kernel rows, the fully valid ones one call, the rest right of them one call each; this fits 50 of 53
-  measured shapes with the whole row one block) or, on some shapes, one chain over the valid taps
-  (ker_vpad or blocks of one column: its ow_block search is not modelled). The ic blocks (grad_output's
-  channels a call takes) are those of the forward's select_ic_block at AVX2 (``_avx2_data_blocks``:
-  conv_nhwc ``_avx2_ic_blocks`` over OC in, C out): every output channel in one block where they fill at
-  most 256 vectors of 8 and a channel's weights and input row of the unroll take under 1,400 bytes (3x3
+  over (the call's taps, the block's channels), the calls' sums added in order. Where the forward's row
+  fits its input (W <= OW: ker_vpad, one call over all taps row by row, ``_brg_bwd_data``). Where it
+  outgrows it (W > OW, rows to 60 columns) the blocking init_conf's search keeps, as at AVX-512 below
+  (``_ker_search_data``), with AVX2's own parameters (``_search_level``): vectors of 8 and 16 registers
+  (brgemm_blocking loads B a vector at a time where a row takes 4 vectors, n_bcast_1_load), estimate_ur 14,
+  6, 4 and 3 rows for 1 to 4 vectors, an L2 of 2 MiB whatever the host's, select_ic_block's AVX2 rule
+  (conv_nhwc ``_avx2_ic_block``), output-channel blocks of 4 down to 1 vectors (2 under loop_gcndhw, more
+  images than threads with both operands over L2): exec_vpad's ker_vpad where its ow block fits the
+  forward's input, else exec_base's ker_base calls per ow block. Measured on a Zen 5
+  (``measure_wider.py wider``: 1 or 2 images, 1 to 300 channels a side, a third off multiples of 8 and 16
+  by 1 to 3, H and W 5 to 60, kernels 3, 5 and 7 at stride 1, padding below (K - 1) / 2, a fifth with NaN,
+  infinities, ±0 and subnormals in dy and w; 12 draws a thread count): 12 of 12 bit for bit at each of 1, 2, 3, 4,
+  8 and 16 threads (72 of 72, 12 with specials), none other (before: every one refused, 14 or 15 of 40 random
+  draws). The ic blocks (grad_output's channels a call takes) are those of the forward's select_ic_block at AVX2
+  (``_avx2_data_blocks``: conv_nhwc ``_avx2_ic_blocks`` over OC in, C out): every output channel in one block where
+  they fill at most 256 vectors of 8 and a channel's weights and input row of the unroll take under 1,400 bytes (3x3
   kernels up to 2,048 channels), else at most 40 vectors; refused where the output-channel block its
   search picks changes the block (a 5x5 kernel past 320 output channels: 320 or all). Threads split the
   forward's images, rows and channel blocks, never the reduction. Measured on a Zen 5 (ONEDNN_VERBOSE,
@@ -71,8 +77,9 @@ At AVX2:
   a side, off multiples of 8, 1x1, 3x3 and 5x5 kernels, strides 1 and 2, padding to half the kernel, a
   fifth with NaN, infinities, ±0 and subnormals, a fifth with ±0 and subnormals; 40 at each of 1, 2,
   4, 8 and 16 threads, 40 more at 3 and 6, and 30 of the modelled kinds alone to 1,100 channels at 1,
-  2, 4, 8 and 16): 20 of 40 bit for bit at each count (22 to 25 of 30), none other; refused 14 or 15 W > OW,
-  4 or 5 brgconv_strided over NaN or infinities, 1 to 3 ic blocks by the search.
+  2, 4, 8 and 16): 20 of 40 bit for bit at each count (22 to 25 of 30), none other; refused then 14 or 15
+  W > OW (modelled since, above), 4 or 5 brgconv_strided over NaN or infinities, 1 to 3 ic blocks by the
+  search.
 - backward data, 1x1 stride 1: ``brg_conv_bwd:avx2+brgconv_1x1:avx2``: one fused chain from 0 over
   the output channels (one brgemm call, ``_brg_bwd_data``), on any thread count: the forward it runs
   keeps every output channel in one ic block (select_ic_block) past 64 too (measured to 256: one
@@ -230,14 +237,18 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   element the first call of its block misses starts from the zeros the kernel writes (0 + its first
   chain). NaNs as x86 makes them (csrc/conv.c conv_bwd_data_terms_x86): the product's NaN operand before
   the accumulator's in a multiply-add, a call's chain before C in its addition, inf * 0 and inf - inf the
-  default NaN 0xFFC00000. Rows over 39 columns refused (``wide_measure.py``, rows of 40 to 89 columns, 12
-  draws at each of 1, 2 and 4 threads with the bound raised: 12, 12 and 10 bit for bit, the 2 others at 4
-  threads where torch ran the other exec type than the search's pick: est_eff's ranking there not
-  matched). Against torch (``kxk_measure.py``: kernels 2 to 7 a side, 1 to 3 images, 2 to 200 input
-  channels, five in six past 16, 2 to 79 output channels, rows to 39 columns, 40 draws at each of 1, 2 and
-  4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too): 32, 32 and 31 bit for
-  bit in every gradient (6, 3 and 3 of them ker_vpad, 20, 23 and 22 ker_base past 16 channels, 6, 6 and 6
-  up to 16), none other; refused 8, 8 and 9 (NaN or infinite operands of the weights' passes, ATen's
+  default NaN 0xFFC00000. est_eff's thread balance is balance211's over the work items whatever the
+  work per thread (the model had taken work / rnd_up(work, threads) where a thread has at least as many
+  items as there are threads: on 8 and 16 threads it kept exec_vpad where torch ran exec_base, 8 of 20 such
+  picks on a Zen 5, 20 of 20 with the per-item balance); select_ic_block leaves the batch L2 less the output
+  rows of the unroll its object last set (0 before the first brgemm estimate: a 7x7 kernel over 111
+  output channels at 4 threads had given other bits with ic blocks of 64 where torch takes one of 111).
+  Rows over 60 columns refused (not measured; before, rows over 39: 2 of 12 draws of 40 to 89 columns at
+  4 threads had run the other exec type, the balance above). Against torch (``kxk_measure.py``: kernels 2 to 7 a
+  side, 1 to 3 images, 2 to 200 input channels, five in six past 16, 2 to 79 output channels, rows to 39 columns,
+  40 draws at each of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too):
+  32, 32 and 31 bit for bit in every gradient (6, 3 and 3 of them ker_vpad, 20, 23 and 22 ker_base past 16 channels,
+  6, 6 and 6 up to 16), none other; refused 8, 8 and 9 (NaN or infinite operands of the weights' passes, ATen's
   slow_conv2d or, before the NaN rules, of grad_input; one forward of several brgemm calls, W = OW). Over
   NaN and infinite grad_output and weights, grad_input alone (``nan_measure.py``, 25 draws a thread count,
   NaN, infinities, ±0 and subnormals in dy and the weights): 21, 24 and 22 bit for bit, each with NaNs in
@@ -308,11 +319,12 @@ strided 1x1s' heap rule 1, 1, 1, 0 and 1, W > OW past 4 threads 0, 0, 0, 7 and 5
 strides (harness.impl.conv's) 0, 2, 0, 1 and 1. ResNet-like draws (``measure.py resnetlike``: 1 to 4 images,
 64 to 512 channels a side, rows of 7 to 56, 1x1 and 3x3 at strides 1 and 2, 60 at each of 8 and 16 threads,
 a fifth with specials): 46 and 47 bit for bit in every gradient, none other; refused 14 and 13 (NaN or
-infinite operands 12 and 12, the ic blocks of 512 output channels 2 and 1). Refused past 4 threads:
-brg_conv_bwd's grad_input where W > OW (``_ker_search_data``; ``measure.py wider``, 17 to 299 input
-channels, kernels 2 to 5: 30 of 30 bit for bit at 4 threads; at 8 and 16 threads 23 of 24 and 25 of 26 bit
-for bit, the other one each where torch ran exec_base and the search kept exec_vpad: est_eff's ranking there
-not matched); thread counts other than 1, 2, 4, 8 and 16 (not measured).
+infinite operands 12 and 12, the ic blocks of 512 output channels 2 and 1). brg_conv_bwd's grad_input where
+W > OW (``_ker_search_data``), refused past 4 threads before (23 of 24 and 25 of 26 draws at 8 and 16 threads
+had been bit for bit, the other one each where torch ran exec_base and the search kept exec_vpad), is
+modelled on 8 and 16 threads with est_eff's per-item thread balance (above): ``measure_wider.py wider`` (as
+at AVX2 above, 12 draws a thread count) 12 of 12 bit for bit at each of 1, 2, 4, 8 and 16 threads (60 of 60), none
+other. Refused: thread counts other than 1, 2, 4, 8 and 16 (not measured).
 
 At SSE4.1 (and AVX2 for slow_conv2d):
 
