@@ -496,7 +496,7 @@ def conv_transpose2d_nhwc(x, w, b, stride: Pair, padding: Pair, output_padding: 
     g = _nhwc_checks(x.shape, w.shape, stride, padding, output_padding, profile)
     if profile.aten == "avx2" and (g.sh, g.sw) == (1, 1) and g.w > g.ow and (g.kh, g.kw) != (1, 1):
         # brg_deconv:avx2+brg_conv_fwd:avx2 (its weights reordered, Acdb24a): brg_conv_bwd's W > OW search gave
-        # other bits in 1 of 30 such forwards on a Zen 5 (one image of 60 channels, 3x3, at 1 thread)
+        # other bits in 1 of 31 such forwards on a Zen 5 (one image of 60 channels, 3x3, at 1 thread; 30 bit for bit)
         raise ParityError(
             "conv_transpose2d (channels-last): brg_deconv:avx2's forward where the adjoint's row outgrows its "
             "output (W > OW) not modelled"
