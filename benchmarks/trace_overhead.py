@@ -18,7 +18,8 @@ Targets: ratio <= 3 at tiny, <= 1.5 at shakespeare-char, <= 1.25 at gpt2-small. 
 wall) with the 2-core machine loaded, 1.27x to 1.44x CPU (1.25x to 1.46x wall) nearly idle in two
 single-step runs, 1.232x CPU (1.246x wall) idle with --steps 2 --repeat 5; tiny 2.31x idle at 1 thread.
 On a second, slower Zen 3 host, idle, --steps 2 --repeat 5: 1.32x wall, 1.28x CPU (1.25x not met there).
-On an AMD Zen 5 with AVX-512, idle, --steps 2 --repeat 5 at avx2: 1.237x wall, 1.212x CPU.
+On an AMD Zen 5 with AVX-512, idle, --steps 2 --repeat 5 at avx2: 1.237x wall, 1.212x CPU; with traces
+digested by mix256-v2, two runs: 1.197x and 1.197x wall (mix256-v1 alternating: 1.177x and 1.238x).
 """
 
 from __future__ import annotations
