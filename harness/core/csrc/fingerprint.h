@@ -146,14 +146,20 @@ static inline void fp_init(fp_state *st, int with_sum) {
     st->with_sum = with_sum;
 }
 
+/* as many of the n bytes at p as the partial stripe part (*fill of stripe bytes held) takes: their count */
+static inline int64_t fp_buffer(uint8_t *part, int *fill, int stripe, const uint8_t *p, int64_t n) {
+    const int64_t take = n < stripe - *fill ? n : stripe - *fill;
+    memcpy(part + *fill, p, (size_t)take);
+    *fill += (int)take;
+    return take;
+}
+
 /* the next n bytes at p (with a sum: whole float32s) */
 static void fp_update(fp_state *st, const uint8_t *p, int64_t n) {
     double *s = st->with_sum ? st->s : NULL;
     st->n += n;
     if (st->fill > 0) { /* complete the partial stripe first */
-        const int64_t take = n < 32 - st->fill ? n : 32 - st->fill;
-        memcpy(st->part + st->fill, p, (size_t)take);
-        st->fill += (int)take;
+        const int64_t take = fp_buffer(st->part, &st->fill, 32, p, n);
         p += take;
         n -= take;
         if (st->fill < 32) return;

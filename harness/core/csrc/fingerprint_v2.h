@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "fingerprint.h" /* P1, P2, P3, rotl64, load64, finalise */
+#include "fingerprint.h" /* P1, P2, P3, rotl64, load64, finalise, fp_buffer */
 
 #define FP2_SEGMENT ((int64_t)1 << 18)
 #define FP2_SCRAMBLE 0x9E3779B1ull
@@ -248,9 +248,7 @@ static void fp2_update(fp2_state *st, const uint8_t *p, int64_t n) {
     st->n += n;
     while (n > 0) {
         if (st->fill > 0 || n < 64) { /* through the partial stripe */
-            const int64_t take = n < 64 - st->fill ? n : 64 - st->fill;
-            memcpy(st->part + st->fill, p, (size_t)take);
-            st->fill += (int)take;
+            const int64_t take = fp_buffer(st->part, &st->fill, 64, p, n);
             p += take;
             n -= take;
             if (st->fill < 64) return;
