@@ -16,8 +16,11 @@
  *     acc[q] = (acc[q] ^ (acc[q] >> 47) ^ KEY[q]) * 0x9E3779B1
  * The segment's last n % 64 bytes go, zero-padded, through one more stripe (no scramble after it).
  * Its digest word j (0..3) is finalise(acc[j] ^ rotl(acc[j + 4], 32)), finalise as in mix256-v1.
- * Word w[q] reaches lane q ^ 1 by an addition alone and lanes q ^ 1 and j + 4 never share a word,
- * so two inputs of one length that differ in a single 64-bit word give different digests.
+ * A changed word w[q] moves lane q ^ 1 by exactly its difference (mod 2^64), which the later
+ * additions and the scrambles (bijections) keep; digest word j mixes lanes j and j + 4, never both
+ * of a pair q, q ^ 1, by a bijection of either. So two inputs of one length that differ in a single
+ * 64-bit word give different segment digests, and the chain over segments (a bijection of each
+ * segment's words) different digests.
  *
  * Sum (float32 only): sixteen float64 partial sums, element e of the segment into s[e % 16], each in
  * index order; the segment's sum is ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), likewise for
