@@ -316,27 +316,35 @@ def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
     return g.c * 4 * simd * 4 * g.kw < l2
 
 
-def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, out_ur: int | None = None) -> int:
-    """select_ic_block at AVX2 for ``oc_block`` output channels and an unroll of ``ur`` pixels (the whole
-    kernel in the batch; ``l1`` 7/8 of the host's L1): all the channels where they fill at most 256 vectors
-    of 8 and the weights and input row per channel take under 1,400 bytes; else at most 40 vectors, fewer
-    where the input row of the unroll outgrows L1 or the batch's weights and inputs outgrow L2 (less the
-    output rows of ``out_ur``, the unroll the search last set, ``ur`` where None); then the most vectors
-    whose blocks fill at least half of the last."""
-    vectors = -(-g.c // 8)
+def _select_ic_block(
+    g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int, simd: int, most_vectors: int, out_ur: int | None
+) -> int:
+    """brgemm convolution's select_ic_block for ``oc_block`` output channels and an unroll of ``ur`` pixels
+    (the whole kernel in the batch; ``l1`` 7/8 of the host's L1, ``l2`` the L2 it reckons with), in vectors
+    of ``simd`` channels: at most ``most_vectors``, fewer where the input row of the unroll outgrows L1 (a
+    kernel wider than 1) or the batch's weights and inputs outgrow L2 (less the output rows of ``out_ur``,
+    the unroll the search last set, ``ur`` where None); at AVX2 (``simd`` 8) all the channels where they
+    fill at most 256 vectors and the weights and input row per channel take under 1,400 bytes; then the
+    most vectors whose blocks fill at least half of the last."""
+    vectors = -(-g.c // simd)
     os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)  # calc_blocks_1x1: the pixels flat
     inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
     wei_per_ic = g.kh * g.kw * oc_block * 4
     inp_per_ic = g.kh * inp_ur * 4
-    most = min(40, vectors)
+    most = min(most_vectors, vectors)
     if g.kw > 1:
-        most = min(most, max(1, l1 // (inp_ur * 4 * 8)))
+        most = min(most, max(1, l1 // (inp_ur * 4 * simd)))
     out = ur if out_ur is None else out_ur
-    most = min(most, max(1, (_BRG_L2 - out * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 8)))
-    if vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
+    most = min(most, max(1, (l2 - out * oc_block * 4) // ((wei_per_ic + inp_per_ic) * simd)))
+    if simd == 8 and vectors <= 256 and wei_per_ic + inp_per_ic < 1400:
         most = vectors
     nb = next(nb for nb in range(most, 0, -1) if vectors / (-(-vectors // nb) * nb) >= 0.5)
-    return min(g.c, nb * 8)
+    return min(g.c, nb * simd)
+
+
+def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, out_ur: int | None = None) -> int:
+    """select_ic_block at AVX2 (``_select_ic_block``): vectors of 8, at most 40, the L2 it assumes (``_BRG_L2``)."""
+    return _select_ic_block(g, oc_block, ur, l1, _BRG_L2, 8, 40, out_ur)
 
 
 def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
@@ -358,24 +366,8 @@ _BRG512_MOST = 80
 
 
 def _avx512_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int, out_ur: int | None = None) -> int:
-    """select_ic_block at avx512_core for ``oc_block`` output channels and an unroll of ``ur`` pixels
-    (the whole kernel in the batch): at most 80 vectors of 16, fewer where the input row of the unroll
-    outgrows L1 (a kernel wider than 1) or the batch's weights and inputs outgrow L2 (less the output
-    rows of ``out_ur``, the unroll the search last set, ``ur`` where None); then the most vectors whose
-    blocks fill at least half of the last."""
-    nb_simd = -(-g.c // 16)
-    one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
-    os_blocking = one_by_one and (g.sh, g.sw) == (1, 1)  # calc_blocks_1x1: the pixels flat
-    inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
-    most = min(_BRG512_MOST, nb_simd)
-    if g.kw > 1:
-        most = min(most, max(1, l1 // (inp_ur * 4 * 16)))
-    wei_per_ic = g.kh * g.kw * oc_block * 4
-    inp_per_ic = g.kh * inp_ur * 4
-    out = ur if out_ur is None else out_ur
-    most = min(most, max(1, (l2 - out * oc_block * 4) // ((wei_per_ic + inp_per_ic) * 16)))
-    blocks = next(nb for nb in range(most, 0, -1) if nb_simd / (-(-nb_simd // nb) * nb) >= 0.5)
-    return min(g.c, blocks * 16)
+    """select_ic_block at avx512_core (``_select_ic_block``): vectors of 16, at most 80."""
+    return _select_ic_block(g, oc_block, ur, l1, l2, 16, _BRG512_MOST, out_ur)
 
 
 def _avx512_oc_blocks(g: conv.Geometry) -> list[int]:
