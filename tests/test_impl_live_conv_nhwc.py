@@ -292,6 +292,15 @@ def _laid_out_expected(case: tuple, direction: str) -> str:
     return "refused" if refused else "exact"
 
 
+def _grad_input_result(want: torch.Tensor, dy, x, w, stride: tuple[int, int], padding, profile) -> str:
+    """torch's grad_input ``want`` against the impl's (one group): "exact", "refused" or what differs."""
+    try:
+        got = conv_nhwc_backward.conv2d_backward(dy, x, w, stride, padding, 1, False, profile, (True, False, False))[0]
+        return _compared([want.contiguous().numpy()], [got])
+    except ParityError:
+        return "refused"
+
+
 def _avx2_data_rows(threads: int) -> list[dict]:
     """``AVX2_DATA``'s grad_input on ``threads`` threads under the running torch: the rows ``_child`` reports."""
     use_threads(threads)
@@ -300,11 +309,7 @@ def _avx2_data_rows(threads: int) -> list[dict]:
         s2, mask = (stride, stride), (True, False, False)
         x, w, dy, (want, _, _) = _torch_backward(41 + i, x_shape, w_shape, s2, padding, mask)
         refused = conv_nhwc_backward.declines(x_shape, w_shape, s2, padding, 1, profile, mask)
-        try:
-            got = conv_nhwc_backward.conv2d_backward(dy, x, w, s2, padding, 1, False, profile, mask)[0]
-            result = _compared([want.contiguous().numpy()], [got])
-        except ParityError:
-            result = "refused"
+        result = _grad_input_result(want, dy, x, w, s2, padding, profile)
         case = f"{AVX2_DATA[i]} grad_input at {threads} threads"
         rows.append({"case": case, "want": "refused" if refused else "exact", "got": result})
     return rows
@@ -317,13 +322,8 @@ def _wider_rows(level: str) -> list[dict]:
         use_threads(threads)
         profile = live_profile()
         for i, (x_shape, w_shape, padding) in enumerate(WIDER):
-            mask = (True, False, False)
-            x, w, dy, (want, _, _) = _torch_backward(51 + i, x_shape, w_shape, (1, 1), padding, mask)
-            try:
-                got = conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), padding, 1, False, profile, mask)[0]
-                result = _compared([want.contiguous().numpy()], [got])
-            except ParityError:
-                result = "refused"
+            x, w, dy, (want, _, _) = _torch_backward(51 + i, x_shape, w_shape, (1, 1), padding, (True, False, False))
+            result = _grad_input_result(want, dy, x, w, (1, 1), padding, profile)
             rows.append({"case": f"{WIDER[i]} W > OW at {threads} threads", "want": "exact", "got": result})
     return rows
 
