@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from harness.core.digest import TRACE_ALGORITHM  # what the recorder digests with
 from harness.impl import optim
-from harness.trace.cause import _not_reproduced
+from harness.trace.cause import not_reproduced
 from harness.trace.impl_ops import packet, replay
 from harness.trace.impl_optim import REPLAYS
 from harness.trace.recorder import recording
@@ -280,7 +280,7 @@ def _traced_steps_replay(name: str, seed: int, sizes: list[int], threads: int) -
             continue
         cap = tracer.captured[index]
         got = replay(op.op, cap.inputs, cap.args, profile)
-        bad = _not_reproduced(got, op, TRACE_ALGORITHM, trace)
+        bad = not_reproduced(got, op, TRACE_ALGORITHM, trace)
         assert not bad, f"{op.op} (op {index}): {bad}"
         for out, expected in cap.outputs.items():
             assert_bits_equal(f"{op.op} {out} (op {index})", expected, np.asarray(got[out]).reshape(expected.shape))
@@ -321,11 +321,11 @@ def test_in_place_results_are_checked_where_read() -> None:
         assert_bits_equal("param", cap.inputs["self[0]"] - np.float32(0.5), got["self[0]"])
         trace = SimpleNamespace(ops=tracer.ops)
         if not read:
-            assert _not_reproduced(got, op, TRACE_ALGORITHM, trace) == [
+            assert not_reproduced(got, op, TRACE_ALGORITHM, trace) == [
                 "what it wrote in place (no later op of the trace read it)"
             ]
             continue
-        assert _not_reproduced(got, op, TRACE_ALGORITHM, trace) == []
+        assert not_reproduced(got, op, TRACE_ALGORITHM, trace) == []
         wrong = {"self[0]": got["self[0]"] + np.float32(1)}
         reader = next(i for i, later in enumerate(tracer.ops) if packet(later.op) == "sum")
-        assert _not_reproduced(wrong, op, TRACE_ALGORITHM, trace) == [f"self as op {reader} read it"]
+        assert not_reproduced(wrong, op, TRACE_ALGORITHM, trace) == [f"self as op {reader} read it"]

@@ -1,4 +1,5 @@
-"""The ``parity`` command line: generate, check, diff, trace, matrix, info, list, verify, pack, import, gc, migrate.
+"""The ``parity`` command line: generate, check, diff, trace, audit, matrix, info, list, verify, pack, import, gc,
+migrate.
 
 One module per command (or group of commands), each with its ``add_<command>_parser``; this one
 only assembles them. Exit status: 0 success (for check and diff: every compared tensor
@@ -28,6 +29,7 @@ def build_parser() -> ArgumentParser:
         check.add_check_parser,
         diff.add_diff_parser,
         trace.add_trace_parser,
+        trace.add_audit_parser,
         matrix.add_matrix_parser,
         fixtures.add_verify_parser,
         fixtures.add_pack_parser,

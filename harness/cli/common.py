@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
 from harness.compare.fixtures import NanoGPTDiff, OpsDiff, platform_note
@@ -33,12 +34,17 @@ def provenance_note(a: Any, b: Any, note: str = "") -> str:
 
 def emit(diff: OpsDiff | NanoGPTDiff, args: argparse.Namespace, note: str = "", gaps: list[str] | None = None) -> int:
     """Print the terminal report, write the --output one, and give the exit status."""
-    fmt = args.format or format_for(args.output)
-    text = render(diff, fmt, note, gaps)
+    deliver(args, lambda fmt: render(diff, fmt, note, gaps))
+    return 0 if diff.bit_identical else 1
+
+
+def deliver(args: argparse.Namespace, text_in: Callable[[str], str]) -> None:
+    """The report in ``--format`` (by default the one ``--output``'s suffix asks for) on standard output;
+    or written to ``--output``, with the terminal form printed."""
+    text = text_in(args.format or format_for(args.output))
     if args.output:
         write_output(args.output, text)
-        print(render(diff, "terminal", note, gaps), end="")
+        print(text_in("terminal"), end="")
         print(f"report written to {args.output}")
     else:
         print(text, end="")
-    return 0 if diff.bit_identical else 1

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from harness.cli.common import add_output, check_output, deliver
 from harness.core.errors import ParityError
 from harness.core.files import path_arg
 
@@ -84,19 +85,47 @@ _TRACER_NEEDS = ("harness.trace.run", "torch", "numpy", "h5py")
 
 def cmd_trace_diff(args: argparse.Namespace) -> int:
     from harness.formats.trace import read_trace
-    from harness.report.output import check_output_path, write_output
-    from harness.report.render import format_for
     from harness.trace.cause import diagnose
     from harness.trace.report import render
 
-    if args.output:
-        check_output_path(args.output)
+    check_output(args)
     diff = diagnose(read_trace(args.a), read_trace(args.b), args.target, args.verify_cause)
-    text = render(diff, args.format or format_for(args.output))
-    if args.output:
-        write_output(args.output, text)
-        print(render(diff, "terminal"), end="")
-        print(f"report written to {args.output}")
-    else:
-        sys.stdout.write(text)
+    deliver(args, lambda fmt: render(diff, fmt))
     return 0 if diff.bit_identical else 1
+
+
+def add_audit_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="replay every op of a trace that the reference implementation knows, under the trace's own profile",
+        description="Run a trace's program again, keep the ops the impl replays in full, and replay each under the "
+        "traced run's profile: exact (the traced bits), other (the impl is wrong without refusing), or refused "
+        "(the impl's stated bound). Exit status 1 when any op gave other bits.",
+    )
+    p.add_argument("trace", type=path_arg, help="a trace written by parity trace")
+    p.add_argument(
+        "--per-op",
+        type=_count,
+        default=20,
+        help="replay the first N ops of each ATen op, in trace order (default 20; 0: every one)",
+    )
+    p.add_argument("--ops", default="", help="only these ATen ops, comma-separated (e.g. native_layer_norm,mm)")
+    add_output(p)
+    p.set_defaults(func=cmd_audit)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"not a count of ops: {text!r} (a whole number, 0 for every op)")
+    return int(text)
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    from harness.formats.trace import read_trace
+    from harness.trace.audit import audit, render
+
+    check_output(args)
+    only = frozenset(name.strip() for name in args.ops.split(",") if name.strip())
+    result = audit(read_trace(args.trace), args.per_op, only, lambda line: print(line, file=sys.stderr))
+    deliver(args, lambda fmt: render(result, fmt))
+    return 0 if result.reproduced else 1

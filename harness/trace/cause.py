@@ -334,6 +334,17 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
     in full; checks that each op and its digests came out as traced. Ops the trace already holds in
     full (traced with ``--capture``) are taken from it: nothing is run. A trace of another
     architecture is re-run on its emulated core where it was traced on one (``foreign_rerun``)."""
+    found = capture_each(trace, indices, workdir)
+    problem = next((v for v in found.values() if isinstance(v, str)), None)
+    if problem is not None:
+        raise ParityError(problem)
+    return {index: v for index, v in found.items() if isinstance(v, Captured)}
+
+
+def capture_each(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Captured | str]:
+    """``capture_ops``, where an op that came out otherwise than traced (a race, a program whose
+    inputs are not repeatable) is the line saying so, not a failure of all of them; a program that
+    cannot run again at all still raises its one line."""
     if all(index in trace.captured for index in indices):  # captured when traced: the same run's bits
         return {index: trace.captured[index] for index in indices}
     command = trace.attrs.get("command")
@@ -353,7 +364,10 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
         if Path(argv[0]).resolve() == Path(sys.executable).resolve():
             env = this_harness_first(env)
         proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
-    return _checked_capture(trace, indices, out, proc)
+    try:
+        return _captured_each(trace, indices, out, proc)
+    finally:
+        out.unlink(missing_ok=True)  # read in full: a batch of large ops is not left on disk meanwhile
 
 
 def foreign_arch(trace: Trace) -> str:
@@ -398,6 +412,18 @@ def foreign_rerun(trace: Trace) -> Iterator[tuple[Callable[[list[str]], list[str
 def _checked_capture(
     trace: Trace, indices: list[int], out: Path, proc: subprocess.CompletedProcess
 ) -> dict[int, Captured]:
+    found = _captured_each(trace, indices, out, proc)
+    problem = next((v for v in found.values() if isinstance(v, str)), None)
+    if problem is not None:
+        raise ParityError(problem)
+    return {index: v for index, v in found.items() if isinstance(v, Captured)}
+
+
+def _captured_each(
+    trace: Trace, indices: list[int], out: Path, proc: subprocess.CompletedProcess
+) -> dict[int, Captured | str]:
+    """The re-run's captured ops by index, each checked against the trace (its line where it came out
+    otherwise); raises where the re-run as a whole cannot stand for the traced run."""
     if not out.exists():  # the program may end with its own exit status; the trace is what counts
         tail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise ParityError(f"re-running {trace.path}'s program failed (exit {proc.returncode}): {tail}")
@@ -411,19 +437,23 @@ def _checked_capture(
     if again.digest_algorithm != trace.digest_algorithm:
         raise ParityError(
             f"{trace.path} holds {trace.digest_algorithm} digests and this version traces with "
-            f"{again.digest_algorithm}: trace both programs again to verify the cause"
+            f"{again.digest_algorithm}: trace its program again with this version"
         )
+    found: dict[int, Captured | str] = {}
     for index in indices:
         if index >= len(again.ops) or index not in again.captured:
-            raise ParityError(f"re-running {trace.path}'s program did not reach op {index}")
+            found[index] = f"re-running {trace.path}'s program did not reach op {index}"
+            continue
         first, then = trace.ops[index], again.ops[index]
         if (first.op, fingerprints(first.inputs)) != (then.op, fingerprints(then.inputs)):
-            raise ParityError(
+            found[index] = (
                 f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
             )
-        if fingerprints(first.outputs) != fingerprints(then.outputs):
-            raise ParityError(_not_deterministic(trace, index, first.op))
-    return {index: again.captured[index] for index in indices}
+        elif fingerprints(first.outputs) != fingerprints(then.outputs):
+            found[index] = _not_deterministic(trace, index, first.op)
+        else:
+            found[index] = again.captured[index]
+    return found
 
 
 def _not_deterministic(trace: Trace, index: int, op: str) -> str:
@@ -570,7 +600,7 @@ def replay_verdict(
         return False, f"unexplained: {err}", None
     algorithm = diff.a.digest_algorithm  # diff_traces holds both traces to one
     for side, impl, op, prof, trace in (("A", impl_a, root.a, pa, diff.a), ("B", impl_b, root.b, pb, diff.b)):
-        bad = _not_reproduced(impl, op, algorithm, trace)
+        bad = not_reproduced(impl, op, algorithm, trace)
         if bad:
             why = f"unexplained: the impl under {prof.label} does not give side {side}'s {', '.join(bad)} bit for bit"
             blas = unmodelled_blas(trace.provenance)
@@ -593,7 +623,7 @@ def replay_verdict(
         # architecture), and the kernel reads the one named
         alone = pb.with_threads(pa.threads).with_torch(pa.torch)
     moved = impl_b if alone == pb else replay(root.a.op, cap.inputs, cap.args, alone)
-    if _not_reproduced(moved, root.b, algorithm, diff.b):
+    if not_reproduced(moved, root.b, algorithm, diff.b):
         why = f"unexplained: {text}, but changing only the {KNOB_LABELS[knob]} ({alone.label}) does not give B's bits"
         return False, why, (impl_a, impl_b)
     return True, f"{text}; in the impl, changing only the {KNOB_LABELS[knob]} turns A's bits into B's", (impl_a, impl_b)
@@ -613,7 +643,7 @@ def _thread_history(trace: Trace, index: int, profile: Any, side: str) -> str:
     )
 
 
-def _not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str, trace: Trace) -> list[str]:
+def not_reproduced(impl: dict[str, np.ndarray], op: OpRecord, algorithm: str, trace: Trace) -> list[str]:
     """The fingerprinted outputs of ``op`` whose digest (by the trace's ``algorithm``) the impl's
     outputs do not have. An in-place op that returns nothing (``_foreach_mul_``, ``_fused_adamw_``)
     has no outputs in the trace: what it wrote is checked where later ops read it (each such read of

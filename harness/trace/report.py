@@ -373,43 +373,58 @@ def _hops(path: list[dict[str, Any]], shown: int = 4) -> str:
 
 
 def _terminal(data: dict[str, Any]) -> str:
+    return sections_text(_lines(data))
+
+
+def _markdown(data: dict[str, Any]) -> str:
+    return sections_markdown("Trace diff", _lines(data))
+
+
+Sections = list[tuple[str, list[str]]]  # (title, lines); the untitled first section is the headline's
+
+
+def sections_text(sections: Sections) -> str:
+    """Sections as terminal text: each title, then its lines indented."""
     text = []
-    for title, lines in _lines(data):
+    for title, lines in sections:
         if title:
             text.append(f"\n{title}:")
         text += [f"  {ln}" if title else ln for ln in lines]
     return "\n".join(text) + "\n"
 
 
-def _markdown(data: dict[str, Any]) -> str:
-    text = ["# Trace diff", ""]
-    for title, lines in _lines(data):
+def sections_markdown(heading: str, sections: Sections) -> str:
+    """Sections as Markdown under ``heading``: a list per section."""
+    text = [f"# {heading}", ""]
+    for title, lines in sections:
         if title:
             text += ["", f"## {title}", ""]
         text += [f"- {ln}" for ln in lines]
     return "\n".join(text) + "\n"
 
 
-def _html(data: dict[str, Any]) -> str:
+def sections_html(heading: str, sections: Sections, tail: str = "") -> str:
+    """Sections as a self-contained HTML page under ``heading``, ``tail`` (HTML) after them."""
     e = html.escape
     parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Trace diff</title><style>",
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{e(heading)}</title><style>",
         "body{font-family:system-ui,sans-serif;margin:2em}td,th{border:1px solid #bbb;padding:3px 6px;"
         "font-size:13px}table{border-collapse:collapse}.same{background:#cfe8cf}.diff{background:#f0a070}",
-        "</style></head><body><h1>Trace diff</h1>",
+        f"</style></head><body><h1>{e(heading)}</h1>",
     ]
-    for title, lines in _lines(data):
+    for title, lines in sections:
         if title:
             parts.append(f"<h2>{e(title)}</h2>")
         parts.append("<ul>" + "".join(f"<li>{e(ln)}</li>" for ln in lines) + "</ul>")
-    parts.append(
-        "<h2>Differing aligned ops per step</h2><table><tr><th>step</th><th>differing</th><th>loss ULP</th></tr>"
-    )
+    return "".join(parts) + tail + "</body></html>\n"
+
+
+def _html(data: dict[str, Any]) -> str:
+    rows = ["<h2>Differing aligned ops per step</h2><table><tr><th>step</th><th>differing</th><th>loss ULP</th></tr>"]
     for st in data["steps"]:
         cls = "same" if st["differing"] == 0 else "diff"
         ulp = "" if st["loss_ulp"] is None else str(st["loss_ulp"])
-        parts.append(
+        rows.append(
             f"<tr><td>{st['step']}</td><td class='{cls}'>{st['differing']}/{st['matched']}</td><td>{ulp}</td></tr>"
         )
-    parts.append("</table></body></html>\n")
-    return "".join(parts)
+    return sections_html("Trace diff", _lines(data), "".join(rows) + "</table>")
