@@ -1125,3 +1125,37 @@ def test_avx2_vs_baseline_root_cause_is_verified_by_the_impl(
     root = json.loads(report.read_text(encoding="utf-8"))["root_cause"]
     assert (root["op"], root["knobs"]) == (op, [KNOB.get(op, "capability")])
     assert root["verified"] is True, root["verification"]
+
+
+@needs_modelled_sgemm  # bmm's products are MKL's from 400 multiplies
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    b=st.integers(1, 4), h=st.integers(1, 3), t=st.integers(1, 24), d=st.integers(1, 40),
+    seed=st.integers(0, 2**32 - 1), threads=THREADS,
+)  # fmt: skip
+@example(b=2, h=2, t=16, d=16, seed=0, threads=2)  # GPT-2's eager attention at the zoo's size
+@example(b=1, h=1, t=3, d=5, seed=1, threads=1)  # 45 multiplies: ATen's own loop
+def test_attention_products_replay_with_their_layouts(
+    backend: str, b: int, h: int, t: int, d: int, seed: int, threads: int
+) -> None:
+    """The eager attention's ``q @ k^T`` and ``p @ v`` (at::bmm of a transposed, an expanded and a
+    contiguous operand, forward and backward), then a language model's loss: the embedding's gather,
+    nll_loss forward and backward (mean, an ignored target), each replayed from its captured tensors."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    q, k, v = (torch.from_numpy(rng.standard_normal((b, h, t, d)).astype(np.float32)) for _ in range(3))
+    table = torch.from_numpy(rng.standard_normal((11, d)).astype(np.float32))
+    idx = torch.from_numpy(rng.integers(0, 11, (b * h, t)))
+    target = torch.from_numpy(rng.integers(0, t, b * h * t))
+    target[0] = -100
+
+    def program() -> None:
+        qt, kt, vt = (x.clone().requires_grad_(True) for x in (q, k, v))
+        p = torch.softmax(qt @ kt.transpose(-1, -2) / d**0.5, dim=-1)
+        out = p @ vt
+        logits = out.reshape(-1, t, d) @ F.embedding(idx, table).transpose(1, 2)  # (b*h, t, t): t classes
+        loss = F.cross_entropy(logits.reshape(-1, t), target)
+        loss.backward()
+
+    _replays_match(backend, program, {"bmm", "embedding", "nll_loss_forward", "nll_loss_backward"}, 7)

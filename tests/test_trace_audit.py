@@ -53,9 +53,23 @@ def test_every_op_the_impl_replays_gives_the_traced_bits(
     for name in ("native_layer_norm_backward", "gelu_backward", "mm", "addmm", "uniform_", "addcdiv_"):
         assert ops[name]["exact"] == ops[name]["in_trace"] > 0, name
     assert ops["add_"]["in_trace"] > 20 and sum(ops["add_"][v] for v in ("exact", "other", "refused")) == 20
-    # a platform-sensitive op with no replay is refused in one line, never replayed as something else
-    assert {r["op"] for r in data["refused"]} == {"aten.nll_loss_forward.default", "aten.nll_loss_backward.default"}
-    assert all(r["reason"].startswith("the reference implementation does not reproduce") for r in data["refused"])
+    assert ops["nll_loss_forward"]["exact"] == ops["nll_loss_backward"]["exact"] == 2
+    assert data["refused"] == [] and s["refused"] == 0
+
+
+def test_an_op_with_no_replay_is_refused_in_one_line_without_a_re_run(
+    mlp_trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from harness.trace import impl_ops
+
+    monkeypatch.delitem(impl_ops.REPLAYS, "gelu")
+    monkeypatch.setattr(audit_module, "capture_each", lambda *a: pytest.fail("nothing to capture"))
+    data = _audit_json([str(mlp_trace), "--ops", "gelu"], tmp_path, capsys, 0)
+    assert data["summary"] == {"chosen": 2, "exact": 0, "other": 0, "refused": 2}
+    (gelu,) = data["refused"]
+    assert gelu["op"] == "aten.gelu.default" and gelu["count"] == 2
+    assert gelu["reason"] == "the reference implementation does not reproduce aten.gelu.default"
+    assert "2x aten.gelu.default (op " in data["terminal"]
 
 
 @needs_modelled_mkl

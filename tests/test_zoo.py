@@ -109,6 +109,49 @@ def test_each_platform_is_traced_once_and_each_comparison_diffs_its_own_pair(
     assert [m for m, _, _ in traced] == [m for m in zoo.FULL_SIZE for _ in range(2)]
 
 
+def test_each_trace_is_audited_once_and_an_op_the_impl_got_wrong_fails_the_zoo(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --audit each platform's trace is audited once (threads and baseline share A), its row says
+    what was refused most and names every op the impl gave other bits; one such op makes exit 1."""
+    audited: list[str] = []
+
+    def report(other: int) -> dict:
+        refused = [
+            {"op": "aten.pow.Scalar", "reason": "r1", "count": 8, "indices": []},
+            {"op": "aten.embedding.default", "reason": "r", "count": 6, "indices": []},
+            {"op": "aten.pow.Scalar", "reason": "r2", "count": 1, "indices": []},
+            {"op": "aten.floor_divide.default", "reason": "r", "count": 2, "indices": []},
+            {"op": "aten.gelu.default", "reason": "r", "count": 1, "indices": []},
+        ]
+        wrong = [{"op": "aten.mm.default", "index": 41}] * other
+        return {"summary": {"chosen": 60, "exact": 42 - other, "other": other, "refused": 18}, "refused": refused,
+                "other": wrong}  # fmt: skip
+
+    def audit(path: Path) -> dict:
+        audited.append(path.name)
+        return report(1 if "baseline" in path.name else 0)
+
+    monkeypatch.setattr(zoo, "trace", lambda model, init, platform, steps, out: out / f"{model}-{init}-{platform}.h5")
+    monkeypatch.setattr(zoo, "compare", lambda a, b, target, verify: {"bit_identical": True})
+    monkeypatch.setattr(zoo, "audited", audit)
+    argv = ["--models", "gpt2", "--inits", "load", "--comparisons", "threads,baseline", "--out", str(tmp_path)]
+    assert zoo.main([*argv, "--audit"]) == 1
+    assert audited == [f"gpt2-load-linux-x86_64-{p}.h5" for p in ("avx2-t1", "avx2-t2", "baseline-t1")]
+    rows = (tmp_path / "audit.md").read_text().splitlines()[2:]
+    most = "`pow` 9, `embedding` 6, `floor_divide` 2 (+1 more)"
+    assert rows == [
+        f"| gpt2 | load | linux-x86_64-avx2-t1 | 60 | 42 | 0 | 18 | {most} | none |",
+        f"| gpt2 | load | linux-x86_64-avx2-t2 | 60 | 42 | 0 | 18 | {most} | none |",
+        f"| gpt2 | load | linux-x86_64-baseline-t1 | 60 | 41 | 1 | 18 | {most} | **`mm` op 41** |",
+    ]
+    assert json.loads((tmp_path / "gpt2-load-linux-x86_64-avx2-t1.audit.json").read_text())["summary"]["exact"] == 42
+    monkeypatch.setattr(zoo, "audited", lambda path: report(0))
+    assert zoo.main([*argv, "--audit"]) == 0
+    audited.clear()
+    assert zoo.main(argv) == 0 and audited == []  # no audit unless asked
+
+
 def test_loaded_weights_include_zero_dimensional_parameters() -> None:
     """A scalar parameter (CLIP's ``logit_scale``) is loaded as the others, from the same stream."""
     import torch

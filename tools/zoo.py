@@ -2,7 +2,7 @@
 
     python tools/zoo.py [--models gpt2,llama,...|full-size] [--inits library,load]
                         [--comparisons threads,baseline,avx512,threads-4-8,threads-8-16,avx512-8,baseline-8]
-                        [--steps N] [--out DIR] [--no-verify]
+                        [--steps N] [--out DIR] [--no-verify] [--audit]
 
 Per model and initialisation (the library's own under ``torch.manual_seed``, or every parameter
 loaded from NumPy, ``--load``), each comparison traces a run A and a run B and diffs them with
@@ -16,7 +16,11 @@ FULL_SIZE, models at their released sizes (GPT-2 124M, BERT-base, ViT-Base/16, R
 of SmolLM-135M's shape). Prints a markdown table (also written to DIR/zoo.md, with each diff's
 JSON report beside it): per comparison the live root cause, its module and call site, the knob,
 whether the impl verified it, the divergences that never reach the result and what the walk could
-not resolve. Exit status 0; 2 on a bad argument.
+not resolve. With ``--audit``, each trace is also audited (``parity audit``: the first 20 of each op the
+impl knows, replayed under the trace's own profile), in a second table (DIR/audit.md, each report
+beside it as MODEL-INIT-PLATFORM.audit.json): per trace the ops replayed, exact, other and refused,
+the ops refused most and every op the impl got wrong. Exit status 0; 1 where an audit found an op the
+impl gave other bits without refusing; 2 on a bad argument.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from pathlib import Path
 from harness.core.errors import ParityError, run_reporting_errors
 from harness.formats.trace import read_trace
 from harness.platform.config import collect_facts, supported_levels
+from harness.trace.audit import audit
+from harness.trace.audit import report_dict as audit_dict
 from harness.trace.cause import diagnose
 from harness.trace.impl_ops import packet
 from harness.trace.report import report_dict
@@ -102,6 +108,24 @@ def compare(a: Path, b: Path, target: str, verify_cause: bool) -> dict:
     return report_dict(diagnose(read_trace(a), read_trace(b), target, verify_cause))
 
 
+def audited(path: Path) -> dict:
+    """``parity audit`` of one trace as a JSON report."""
+    return audit_dict(audit(read_trace(path)))
+
+
+def audit_row(model: str, init: str, platform: str, data: dict) -> str:
+    """One line of the audit table."""
+    s = data["summary"]
+    per_op: dict[str, int] = {}
+    for r in data["refused"]:
+        per_op[packet(r["op"])] = per_op.get(packet(r["op"]), 0) + r["count"]
+    most = sorted(per_op.items(), key=lambda kv: -kv[1])
+    refused = ", ".join(f"`{op}` {n}" for op, n in most[:3]) + (f" (+{len(most) - 3} more)" if len(most) > 3 else "")
+    wrong = ", ".join(f"**`{packet(o['op'])}` op {o['index']}**" for o in data["other"]) or "none"
+    cells = (model, init, platform, s["chosen"], s["exact"], s["other"], s["refused"], refused, wrong)
+    return "| " + " | ".join(map(str, cells)) + " |"
+
+
 def row(model: str, init: str, comparison: str, data: dict) -> str:
     """One line of the table."""
     if data["bit_identical"]:
@@ -146,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--target", default="", help="as parity diff --target (default: loss and optimizer state)")
     parser.add_argument("--out", type=Path, default=Path("build/zoo"))
     parser.add_argument("--no-verify", action="store_true", help="name the knobs without re-running for proof")
+    parser.add_argument("--audit", action="store_true", help="audit each trace too (parity audit), in DIR/audit.md")
     args = parser.parse_args(argv)
 
     def body() -> int:
@@ -160,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
             "| model | init | comparison | live root cause | module, phase, call site | knob | verified | dead |",
             "|---|---|---|---|---|---|---|---|",
         ]
+        audits = [
+            "| model | init | platform | replayed | exact | other | refused | refused most | other bits |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        wrong = 0
         for model in models:
             for init in inits:
                 traced: dict[str, Path] = {}  # platform -> its trace, each traced once
@@ -179,10 +209,19 @@ def main(argv: list[str] | None = None) -> int:
                     (args.out / f"{model}-{init}-{comparison}.json").write_text(json.dumps(data, indent=1) + "\n")
                     lines.append(row(model, init, comparison, data))
                     print(lines[-1], flush=True)
+                for platform, path in traced.items() if args.audit else ():
+                    report = audited(path)
+                    (args.out / f"{model}-{init}-{platform}.audit.json").write_text(json.dumps(report, indent=1) + "\n")
+                    audits.append(audit_row(model, init, platform, report))
+                    wrong += report["summary"]["other"]
+                    print(audits[-1], flush=True)
         table = "\n".join(lines) + "\n"
         (args.out / "zoo.md").write_text(table)
         print(table, end="")
-        return 0
+        if args.audit:
+            (args.out / "audit.md").write_text("\n".join(audits) + "\n")
+            print("\n" + "\n".join(audits))
+        return 1 if wrong else 0
 
     return run_reporting_errors(body)
 

@@ -352,11 +352,37 @@ def cross_entropy(
     ``cross_entropy_backward`` needs (the log_softmax output and the count of non-ignored rows).
     """
     lsm = log_softmax(logits, profile)
+    loss, total_weight = nll_loss(lsm, targets, profile, ignore_index)
+    return loss, lsm, total_weight
+
+
+def nll_loss(
+    log_probs: np.ndarray, targets: np.ndarray, profile: KernelProfile, ignore_index: int = -100
+) -> tuple[np.ndarray, float]:
+    """ATen's ``nll_loss_forward`` (mean, no class weights) of log-probabilities (B, C) and targets (B,):
+    the float32 0-d loss and the total weight (the count of rows not ignored)."""
+    lsm = np.ascontiguousarray(log_probs, np.float32)
     b, c = _rows(lsm)
     tw = ctypes.c_float()
     t = _targets(targets)
     loss = _lib().nll_loss_forward(profile.as_c(), ptr(lsm), ptr(t), b, c, ignore_index, ctypes.byref(tw))
-    return np.array(loss, np.float32), lsm, tw.value
+    return np.array(loss, np.float32), tw.value
+
+
+def nll_loss_backward(
+    grad_loss: float | np.ndarray,
+    shape: tuple[int, int],
+    targets: np.ndarray,
+    total_weight: float,
+    ignore_index: int = -100,
+) -> np.ndarray:
+    """ATen's ``nll_loss_backward`` (mean, no class weights): the gradient (B, C) of the log-probabilities,
+    ``-(grad_loss / total_weight)`` at each kept row's target, +0.0 elsewhere."""
+    b, c = shape
+    grad_lsm = np.empty((b, c), np.float32)
+    g = np.float32(np.asarray(grad_loss, np.float32))
+    _lib().nll_loss_backward(float(g), total_weight, ptr(_targets(targets)), b, c, ignore_index, ptr(grad_lsm))
+    return grad_lsm
 
 
 def cross_entropy_backward(
@@ -369,11 +395,7 @@ def cross_entropy_backward(
 ) -> np.ndarray:
     """Gradient of ``cross_entropy`` for the loss gradient ``grad_loss``: nll_loss backward then
     log_softmax backward."""
-    b, c = _rows(log_probs)
-    grad_lsm = np.empty((b, c), np.float32)
-    t = _targets(targets)
-    g = np.float32(np.asarray(grad_loss, np.float32))
-    _lib().nll_loss_backward(float(g), total_weight, ptr(t), b, c, ignore_index, ptr(grad_lsm))
+    grad_lsm = nll_loss_backward(grad_loss, _rows(log_probs), targets, total_weight, ignore_index)
     return log_softmax_backward(grad_lsm, log_probs, profile)
 
 

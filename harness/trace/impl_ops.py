@@ -297,6 +297,13 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": out}
 
 
+def _float32(x: np.ndarray, op: str) -> np.ndarray:
+    """A float32 operand as it is, or refused (an op whose result keeps its operands' type)."""
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {x.dtype}")
+    return x
+
+
 def _float32_operands(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]:
     """The operands ``names`` of an op: float32 tensors of one shape, or refused."""
     xs = [t[n] for n in names]
@@ -528,6 +535,15 @@ def _addmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if a.get("beta", 1) != 1 or a.get("alpha", 1) != 1:
         raise ParityError("the impl reproduces addmm with beta = alpha = 1 only")
     return {"out": addmm(t["self"], _matrix(t, "mat1", a), _matrix(t, "mat2", a), p)}
+
+
+def _bmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``at::bmm`` (linalg.bmm: ATen's own loop below 400 products, else MKL's batched sgemm), its operands
+    laid out as torch had them (a transposed key, an expanded batch): MKL's kernel follows the layout."""
+    from harness.impl.linalg import bmm
+
+    x, y = (_laid_out(_float32(t[k], "bmm"), a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    return {"out": bmm(x, y, p)}
 
 
 def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1009,6 +1025,7 @@ REPLAYS: dict[str, Replay] = {
     "mean": _reduction("mean"),
     "logsumexp": _logsumexp,
     "mm": _mm,
+    "bmm": _bmm,
     "linalg_qr": _linalg_qr,
     "addmm": _addmm,
     "_grouped_mm": _grouped_mm,
@@ -1021,6 +1038,43 @@ REPLAYS: dict[str, Replay] = {
     "norm": _norm("p"),
     "linalg_vector_norm": _norm("ord"),
 }
+
+
+def _embedding(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``embedding``: the weight's rows gathered by index (index_select): copies, any level."""
+    from harness.impl.linalg import embedding
+
+    return {"out": embedding(np.asarray(t["indices"]), _float32(t["weight"], "embedding"))}
+
+
+_MEAN = 1  # at::Reduction::Mean
+
+
+def _nll_loss_call(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, int]:
+    """(log-probabilities (B, C), targets (B,), ignore_index) of an nll_loss op the impl reproduces: the
+    mean over a batch without class weights, what ``F.cross_entropy`` runs."""
+    lsm = _float32(t["self"], op)
+    if t.get("weight") is not None or a.get("reduction", _MEAN) != _MEAN or lsm.ndim != 2:
+        raise ParityError(f"the impl reproduces {op} over a batch (B, C), mean, without class weights only")
+    return lsm, np.asarray(t["target"]), int(a.get("ignore_index", -100))
+
+
+def _nll_loss_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``nll_loss_forward``: rows.nll_loss (ATen's 8-level cascade over the batch, divided by its count)."""
+    from harness.impl.rows import nll_loss
+
+    lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_forward")
+    loss, total_weight = nll_loss(lsm, target, p, ignore)
+    return {"out0": loss, "out1": np.array(total_weight, np.float32)}
+
+
+def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``nll_loss_backward``: rows.nll_loss_backward (-(grad / total weight) at each kept target)."""
+    from harness.impl.rows import nll_loss_backward
+
+    lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_backward")
+    total_weight = float(np.asarray(t["total_weight"], np.float32))
+    return {"out": nll_loss_backward(t["grad_output"], lsm.shape, target, total_weight, ignore)}
 
 
 def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1057,6 +1111,8 @@ KERNEL_OPS.update(impl_optim.KERNEL_OPS)
 REPLAYS.update(impl_nn.REPLAYS)
 REPLAYS.update(impl_optim.REPLAYS)
 REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
+REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
+REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 
 
