@@ -1159,3 +1159,28 @@ def test_attention_products_replay_with_their_layouts(
         loss.backward()
 
     _replays_match(backend, program, {"bmm", "embedding", "nll_loss_forward", "nll_loss_backward"}, 7)
+
+
+@pytest.mark.filterwarnings("ignore:var\\(\\): degrees of freedom")  # one element a row: NaN or inf, replayed too
+@backends
+@settings(max_examples=6, deadline=None)
+@given(shape=SHAPES, seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(shape=(3, 70000), seed=0, threads=4)  # one output of many elements: the threaded double sum
+def test_var_replays_over_any_dims(backend: str, shape: tuple[int, ...], seed: int, threads: int) -> None:
+    """torch.var over every dim, the last, the first (kept), as the variance of a batch of features;
+    correction 0 is refused, never replayed as 1."""
+    use_threads(threads)
+    x = torch.from_numpy(np.random.default_rng(seed).standard_normal(shape).astype(np.float32) * 3 + 1)
+
+    def program() -> None:
+        torch.var(x)
+        torch.var(x, dim=-1)
+        torch.var(x, dim=0, keepdim=True)
+        torch.var(x.transpose(0, -1), dim=-1)
+
+    _replays_match(backend, program, {"var"}, 4)
+    tracer = _traced(backend, lambda: torch.var(x, dim=-1, correction=0))
+    ((index, op),) = [(i, o) for i, o in enumerate(tracer.ops) if packet(o.op) == "var"]
+    cap = tracer.captured[index]
+    with pytest.raises(ParityError, match="var with correction 1"):
+        replay(op.op, cap.inputs, cap.args, live_profile())

@@ -463,6 +463,8 @@ def _reduction(kind: str) -> Replay:
         x = t["self"]
         if a.get("dtype") not in (None, "torch.float32"):
             raise ParityError("the impl reproduces float32 reductions only")
+        if kind == "var" and (a.get("correction") not in (None, 1) or a.get("unbiased") is False):
+            raise ParityError("the impl reproduces var with correction 1 (unbiased) only")
         dims = _reduced_dims(a, x.ndim)
         out = impl_nn.in_memory_order(
             x, dims, a.get("self.stride"), lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p)
@@ -1023,6 +1025,7 @@ REPLAYS: dict[str, Replay] = {
     "leaky_relu_backward": _leaky_relu_backward,
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
+    "var": _reduction("var"),
     "logsumexp": _logsumexp,
     "mm": _mm,
     "bmm": _bmm,
