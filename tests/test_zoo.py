@@ -24,11 +24,12 @@ def test_gpt2_fine_tuned_names_its_first_layer_norm_and_the_overwritten_initiali
 ) -> None:
     """The library's normal_ initialisation differs between avx2 and baseline, but the loaded
     weights overwrite it: the live root cause is the first LayerNorm, verified by the impl, and
-    the initialisation is listed as dead, overwritten before anything read it."""
+    the initialisation is listed as dead, overwritten before anything read it. Both traces audited:
+    no op the impl replays gives other bits."""
     if not {"avx2", "baseline"} <= {lvl.name for lvl in supported_levels(collect_facts())}:
         pytest.skip("needs a CPU with AVX2")
     argv = ["--models", "gpt2", "--inits", "load", "--comparisons", "baseline", "--steps", "1", "--out", str(tmp_path)]
-    assert zoo.main(argv) == 0
+    assert zoo.main([*argv, "--audit"]) == 0  # 1: an op of the two traces the impl gave other bits
     data = json.loads((tmp_path / "gpt2-load-baseline.json").read_text())
     root = data["root_cause"]
     assert (root["op"], root["module"]) == ("aten.native_layer_norm.default", "GPT2LMHeadModel.transformer.h.0.ln_1")
@@ -39,6 +40,11 @@ def test_gpt2_fine_tuned_names_its_first_layer_norm_and_the_overwritten_initiali
     assert all(d["index_a"] < root["index_a"] for d in dead)  # earlier in the stream, and still not the cause
     row = (tmp_path / "zoo.md").read_text().splitlines()[-1]
     assert row.startswith("| gpt2 | load | baseline | `native_layer_norm` |") and "**verified**" in row
+    for level in ("avx2", "baseline"):  # every op of both runs the impl knows, the first 20 of each: the traced bits
+        audit = json.loads((tmp_path / f"gpt2-load-linux-x86_64-{level}-t1.audit.json").read_text())
+        ops = {o["op"]: o for o in audit["ops"]}
+        assert audit["summary"]["other"] == 0 and audit["summary"]["exact"] >= 250, audit["summary"]
+        assert ops["bmm"]["exact"] == ops["bmm"]["in_trace"] > 0 and ops["native_layer_norm_backward"]["exact"] > 0
 
 
 def test_the_zoo_refuses_what_it_does_not_know(capsys: pytest.CaptureFixture[str]) -> None:
