@@ -1161,7 +1161,7 @@ def test_attention_products_replay_with_their_layouts(
     _replays_match(backend, program, {"bmm", "embedding", "nll_loss_forward", "nll_loss_backward"}, 7)
 
 
-@pytest.mark.filterwarnings("ignore:var\\(\\): degrees of freedom")  # one element a row: NaN or inf, replayed too
+@pytest.mark.filterwarnings("ignore:var\\(\\)")  # one element a row: NaN or inf, replayed too
 @backends
 @settings(max_examples=6, deadline=None)
 @given(shape=SHAPES, seed=st.integers(0, 2**32 - 1), threads=THREADS)
@@ -1184,3 +1184,74 @@ def test_var_replays_over_any_dims(backend: str, shape: tuple[int, ...], seed: i
     cap = tracer.captured[index]
     with pytest.raises(ParityError, match="var with correction 1"):
         replay(op.op, cap.inputs, cap.args, live_profile())
+
+
+PROMOTED = [torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float32]
+
+
+def _tensor_of(dtype: torch.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> torch.Tensor:
+    if dtype == torch.bool:
+        return torch.from_numpy(np.asarray(rng.random(shape) < 0.5))
+    if dtype == torch.float32:
+        return torch.from_numpy(np.asarray(rng.standard_normal(shape) * 1e3, np.float32))
+    info = torch.iinfo(dtype)  # the whole range: sums and products wrap
+    return torch.from_numpy(np.asarray(rng.integers(info.min, info.max, shape, endpoint=True))).to(dtype)
+
+
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    a=st.sampled_from(PROMOTED), b=st.sampled_from(PROMOTED), form=st.sampled_from(["dims", "zero-dim", "number"]),
+    op=st.sampled_from(["add", "sub", "mul", "div"]), n=st.integers(1, 70), seed=st.integers(0, 2**32 - 1),
+)  # fmt: skip
+@example(a=torch.int64, b=torch.int64, form="number", op="add", n=1, seed=0)  # num_batches_tracked.add_(1)
+@example(a=torch.float32, b=torch.bool, form="dims", op="mul", n=33, seed=0)  # a mask multiplied in
+@example(a=torch.int32, b=torch.float32, form="dims", op="mul", n=9, seed=0)  # float32 in torch, float64 in NumPy
+def test_integer_bool_and_mixed_arithmetic_replays(
+    backend: str, a: torch.dtype, b: torch.dtype, form: str, op: str, n: int, seed: int
+) -> None:
+    """add, sub, mul, div (and in place where torch allows) of integer, bool and mixed operands: a tensor
+    with dims, a zero-dim tensor or a Python number as the second, in torch's promoted dtype."""
+    rng = np.random.default_rng(seed)
+    x = _tensor_of(a, (n,), rng)
+    y = {"dims": _tensor_of(b, (n,), rng), "zero-dim": _tensor_of(b, (), rng), "number": [True, 3, -7, 2.5][n % 4]}[
+        form
+    ]
+    calls = [lambda: getattr(torch, op)(x, y), lambda: getattr(x.clone(), f"{op}_")(y)]
+    runnable = []
+    for call in calls:
+        try:
+            call()
+        except RuntimeError:  # torch refuses it (bool sub, a float result into an integer tensor)
+            continue
+        runnable.append(call)
+    if runnable:
+        _replays_match(backend, lambda: [call() for call in runnable], {op, f"{op}_"}, len(runnable))
+
+
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    a=st.sampled_from(PROMOTED), b=st.sampled_from(PROMOTED), form=st.sampled_from(["dims", "zero-dim", "number"]),
+    n=st.integers(1, 70), seed=st.integers(0, 2**32 - 1),
+)  # fmt: skip
+@example(a=torch.int64, b=torch.int64, form="dims", n=5, seed=0)  # positions chosen between two index tensors
+@example(a=torch.bool, b=torch.float32, form="number", n=7, seed=0)  # a bool mask filled (masked_fill of bool)
+def test_where_and_masked_fill_of_any_dtype_replay(
+    backend: str, a: torch.dtype, b: torch.dtype, form: str, n: int, seed: int
+) -> None:
+    """torch.where of two operands of any of these dtypes (cast to their common dtype), and masked_fill
+    of a tensor of dtype ``a`` (the value cast to it)."""
+    rng = np.random.default_rng(seed)
+    cond = torch.from_numpy(np.asarray(rng.random(n) < 0.5))
+    x = _tensor_of(a, (n,), rng)
+    y = {"dims": _tensor_of(b, (n,), rng), "zero-dim": _tensor_of(b, (), rng), "number": [True, 3, -7, 2.5][n % 4]}[
+        form
+    ]
+
+    def program() -> None:
+        torch.where(cond, x, y)
+        x.masked_fill(cond, [True, 3, -7][n % 3])
+        x.clone().masked_fill_(cond, torch.tensor(True if a == torch.bool else 5))
+
+    _replays_match(backend, program, {"where", "masked_fill", "masked_fill_"}, 3)

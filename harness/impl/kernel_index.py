@@ -85,7 +85,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "nothing: one IEEE rounding per element (grad of a broadcast `b` follows `sum`); two NaNs of other "
             "payloads at one element refused (ATen keeps the kernel's operand, not NumPy's); real operands only: "
-            "complex tensors (captured as (re, im) pairs) refused"
+            "complex tensors (captured as (re, im) pairs) refused; integer, bool and mixed operands in torch's "
+            "promoted dtype (`promote.py`: integers wrap, bool add is or, mul and; an integer cast to float32 "
+            "rounded to nearest; div of integers in float32)"
         ),
     ),
     (
@@ -265,7 +267,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (
         ("where",),
-        "`where_kernel`, `masked_fill_kernel`: a selection per element (broadcast), no arithmetic",
+        (
+            "`where_kernel`, `masked_fill_kernel`: a selection per element (broadcast), no arithmetic; `where`'s "
+            "operands first cast to their promoted dtype, `masked_fill`'s value to the tensor's"
+        ),
         "nothing: the selected bits, NaN payloads included, identical everywhere",
     ),
     (

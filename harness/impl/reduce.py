@@ -225,22 +225,34 @@ def _sum_to(grad: np.ndarray, shape: tuple[int, ...], profile: KernelProfile) ->
     return sum_dims(grad, dims, profile).reshape(shape)
 
 
-def where(condition: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """``torch.where(condition, x, y)`` of float32 operands, broadcast: each element's bits copied from
-    ``x`` or ``y`` (ATen's ``where_kernel``: a selection, no arithmetic; NaN payloads kept)."""
-    x, y = np.asarray(x), np.asarray(y)
-    if x.dtype != np.float32 or y.dtype != np.float32:
-        raise ParityError(f"the impl reproduces where of float32 operands only, not {x.dtype} and {y.dtype}")
+def where(condition: np.ndarray, x: np.ndarray | float, y: np.ndarray | float) -> np.ndarray:
+    """``torch.where(condition, x, y)``, broadcast: each element's bits copied from ``x`` or ``y`` (ATen's
+    ``where_kernel``: a selection, no arithmetic; NaN payloads kept), both first cast to their common
+    dtype (harness.impl.promote: a Python number as torch wraps it; an integer to float32 rounded to
+    nearest, as ATen's cast)."""
+    from harness.impl.promote import result_type
+
+    dtype = result_type(*(v if isinstance(v, (bool, int, float)) else np.asarray(v) for v in (x, y)))
+    _selectable(dtype, "where")
+    x, y = (np.asarray(v).astype(dtype) for v in (x, y))
     return np.ascontiguousarray(np.where(np.asarray(condition, np.bool_), x, y))
 
 
+def _selectable(dtype: np.dtype, op: str) -> None:
+    """Refuse a dtype whose values the impl does not hold as torch does (float16, bfloat16, complex)."""
+    if dtype.kind not in "biu" and dtype not in (np.float32, np.float64):
+        raise ParityError(f"the impl reproduces {op} of bool, integer, float32 and float64 tensors only, not {dtype}")
+
+
 def masked_fill(x: np.ndarray, mask: np.ndarray, value: float) -> np.ndarray:
-    """``x.masked_fill(mask, value)`` of a float32 ``x`` (``mask`` broadcast to its shape): ``float(value)``
-    where the mask is set, ``x``'s bits elsewhere."""
+    """``x.masked_fill(mask, value)`` (``mask`` broadcast to its shape): ``value`` cast to ``x``'s dtype
+    where the mask is set (a float into an integer tensor truncated, as C++'s cast), ``x``'s bits elsewhere."""
     x = np.asarray(x)
     if np.broadcast_shapes(x.shape, np.shape(mask)) != x.shape:
         raise ParityError(f"masked_fill: a mask of shape {np.shape(mask)} does not broadcast to {x.shape}")
-    return where(np.broadcast_to(mask, x.shape), np.full(x.shape, np.float32(value)), x)
+    _selectable(x.dtype, "masked_fill")
+    fill = np.full(x.shape, np.asarray(value).astype(x.dtype))
+    return np.ascontiguousarray(np.where(np.broadcast_to(np.asarray(mask, np.bool_), x.shape), fill, x))
 
 
 def _binary(op: str) -> Runner:
