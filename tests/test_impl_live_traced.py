@@ -1186,14 +1186,14 @@ def test_var_replays_over_any_dims(backend: str, shape: tuple[int, ...], seed: i
         replay(op.op, cap.inputs, cap.args, live_profile())
 
 
-PROMOTED = [torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float32]
+PROMOTED = [torch.int64, torch.int32, torch.int16, torch.uint8, torch.bool, torch.float32, torch.float64]
 
 
 def _tensor_of(dtype: torch.dtype, shape: tuple[int, ...], rng: np.random.Generator) -> torch.Tensor:
     if dtype == torch.bool:
         return torch.from_numpy(np.asarray(rng.random(shape) < 0.5))
-    if dtype == torch.float32:
-        return torch.from_numpy(np.asarray(rng.standard_normal(shape) * 1e3, np.float32))
+    if dtype.is_floating_point:
+        return torch.from_numpy(np.asarray(rng.standard_normal(shape) * 1e3)).to(dtype)
     info = torch.iinfo(dtype)  # the whole range: sums and products wrap
     return torch.from_numpy(np.asarray(rng.integers(info.min, info.max, shape, endpoint=True))).to(dtype)
 
@@ -1255,3 +1255,27 @@ def test_where_and_masked_fill_of_any_dtype_replay(
         x.clone().masked_fill_(cond, torch.tensor(True if a == torch.bool else 5))
 
     _replays_match(backend, program, {"where", "masked_fill", "masked_fill_"}, 3)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    dtype=st.sampled_from(PROMOTED[:5]), shape=st.lists(st.integers(1, 40), max_size=3).map(tuple),
+    want=st.sampled_from([None, torch.int32, torch.int64]), seed=st.integers(0, 2**32 - 1), threads=THREADS,
+)  # fmt: skip
+@example(dtype=torch.bool, shape=(4, 16), want=None, seed=0, threads=2)  # a mask's count of positions
+def test_integer_sums_replay(
+    backend: str, dtype: torch.dtype, shape: tuple[int, ...], want: torch.dtype | None, seed: int, threads: int
+) -> None:
+    """sum (whole, over a dim, kept) and cumsum of bool and integer tensors: exact int64 sums, or in the
+    dtype asked for, wrapping."""
+    use_threads(threads)
+    x = _tensor_of(dtype, shape, np.random.default_rng(seed))
+
+    def program() -> None:
+        torch.sum(x, dtype=want)
+        if x.ndim:
+            torch.sum(x, dim=-1, keepdim=True)
+            torch.cumsum(x, dim=0, dtype=want)
+
+    _replays_match(backend, program, {"sum", "cumsum"}, 3 if x.ndim else 1)

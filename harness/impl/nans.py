@@ -31,7 +31,7 @@ def arith(op: str, a: np.ndarray, b: np.ndarray, keep: int | None, where: str = 
     SSE loops ``b``'s in the vector body and ``a``'s in the tail: other bits on another host."""
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
     with np.errstate(all="ignore"):
-        out = np.asarray(_UFUNCS[op](a, b, dtype=np.float32), np.float32)
+        out = np.asarray(UFUNCS[op](a, b, dtype=np.float32), np.float32)
     both = np.isnan(a) & np.isnan(b)
     if both.any():
         quiet = np.uint32(0x00400000)
@@ -43,7 +43,7 @@ def arith(op: str, a: np.ndarray, b: np.ndarray, keep: int | None, where: str = 
     return out
 
 
-_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
+UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
 def nan_kinds(*arrays: np.ndarray) -> set[int]:

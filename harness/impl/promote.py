@@ -14,9 +14,9 @@ rest before running). ``div`` without a rounding mode takes integer operands to 
   bool add is logical or, mul logical and; ``alpha`` multiplies the second operand first, in the same
   dtype;
 - a float32 result is one IEEE rounding of the cast operands (harness.impl.nans.arith: a NaN met by a
-  NaN of another payload refused), with ``alpha`` 1 only (other alphas fuse on AVX2);
-- an integer division by zero is refused (torch raises), as are other result dtypes (float16,
-  bfloat16, float64, complex).
+  NaN of another payload refused), with ``alpha`` 1 only (other alphas fuse on AVX2); a float64 one
+  likewise, two NaNs meeting at one element refused;
+- other result dtypes (float16, bfloat16, complex) are refused.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl.nans import arith
+from harness.impl.nans import UFUNCS, arith
 
 Operand = np.ndarray | bool | int | float
 
@@ -84,10 +84,16 @@ def binary_promoted(
     if out_dtype is not None and _kind(dtype) > _kind(np.dtype(out_dtype)):
         raise ParityError(f"{op}_: a {dtype} result cannot be written into {np.dtype(out_dtype)}; torch refuses it")
     x, y = np.asarray(a), np.asarray(b)
+    if dtype.kind == "f" and alpha != 1:
+        raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
     if dtype == np.float32:
-        if alpha != 1:
-            raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
         out = arith(op, x.astype(np.float32), y.astype(np.float32), None, op)
+    elif dtype == np.float64:
+        x, y = x.astype(np.float64), y.astype(np.float64)
+        if (np.isnan(x) & np.isnan(y)).any():  # one NaN passes on quieted; of two, ATen's operand order
+            raise ParityError(f"{op} of two float64 NaNs at one element: which payload ATen keeps is not modelled")
+        with np.errstate(all="ignore"):
+            out = UFUNCS[op](x, y, dtype=np.float64)
     elif dtype.kind == "b":
         if op not in ("add", "mul"):
             raise ParityError(f"{op} of bool tensors: torch refuses it")

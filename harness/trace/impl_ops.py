@@ -1132,6 +1132,29 @@ def _promoting(name: str, float32: Replay) -> Replay:
     return run
 
 
+def _integral(name: str, floating: Replay) -> Replay:
+    """``sum`` and ``cumsum`` (``name``) of an integer or bool tensor: exact sums in int64, or in the integer
+    dtype asked for, wrapping as the CPU's adds (integer addition is associative, so ATen's order and
+    threads do not reach the bits); a float tensor through ``floating``, the replay of ATen's float kernels."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        x, want = t.get("self"), a.get("dtype")
+        if x is None or (x.dtype.kind == "f" and want in (None, "torch.float32")):
+            return floating(t, a, p)
+        dtype = np.dtype(np.int64) if want is None else np.dtype(str(want).removeprefix("torch."))
+        if x.dtype.kind not in "biu" or dtype.kind not in "iu":
+            raise ParityError(f"the impl reproduces {name} of {x.dtype} into {dtype} only as a float32 or integer sum")
+        with np.errstate(over="ignore"):
+            if name == "cumsum":
+                axis = int(a["dim"]) % x.ndim if x.ndim else None
+                return {"out": np.cumsum(x.astype(dtype), axis=axis, dtype=dtype).reshape(x.shape)}
+            dims = _reduced_dims(a, x.ndim)
+            out = np.asarray(np.sum(x.astype(dtype), axis=dims, dtype=dtype))
+        return {"out": _kept_dims(out, a, x.shape, dims)}
+
+    return run
+
+
 # the torch.nn layers traces reach (harness/trace/impl_nn.py), torch.optim's foreach and fused ops
 # (harness/trace/impl_optim.py), and the random ops of dropout
 KERNEL_OPS.update(impl_nn.KERNEL_OPS)
@@ -1144,6 +1167,7 @@ REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 _ARITH = ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")
 REPLAYS.update({name: _promoting(name, REPLAYS[name]) for name in _ARITH})
+REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
 
 
 def refusal(op: str) -> str | None:
