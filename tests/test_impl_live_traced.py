@@ -1279,3 +1279,22 @@ def test_integer_sums_replay(
             torch.cumsum(x, dim=0, dtype=want)
 
     _replays_match(backend, program, {"sum", "cumsum"}, 3 if x.ndim else 1)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(
+    dtype=st.sampled_from([torch.int64, torch.int32, torch.uint8, torch.bool]), rows=st.integers(1, 30),
+    cols=st.sampled_from([1, 7, 40]), n=st.integers(1, 60), accumulate=st.booleans(), seed=st.integers(0, 2**32 - 1),
+)  # fmt: skip
+@example(dtype=torch.int64, rows=4, cols=1, n=50, accumulate=True, seed=0)  # counts per class: repeats summed
+def test_index_put_into_integer_tensors_replays(
+    backend: str, dtype: torch.dtype, rows: int, cols: int, n: int, accumulate: bool, seed: int
+) -> None:
+    """index_put_ of rows (repeated indices) into an integer or bool tensor: summed exactly (wrapping) or
+    the last write kept; a bool tensor is only written."""
+    rng = np.random.default_rng(seed)
+    x, values = _tensor_of(dtype, (rows, cols), rng), _tensor_of(dtype, (n, cols), rng)
+    idx = torch.from_numpy(rng.integers(0, rows, n))
+    accumulate = accumulate and dtype != torch.bool
+    _replays_match(backend, lambda: x.clone().index_put_((idx,), values, accumulate=accumulate), {"index_put_"}, 1)

@@ -504,13 +504,23 @@ def index_put(
 ) -> np.ndarray:
     """``index_put_(indices, values, accumulate)``: ``self[indices] += values`` with repeats added in the
     C order of the indexed positions, or (accumulate False) ``self[indices] = values``, the last of
-    repeats kept; integer or bool index tensors, None for a whole dim. ``values_stride``: the values'
-    strides as torch had them, where TensorIterator would take the positions in another order
-    (strides increasing over the indexed dims): refused. ``name``: the op its errors name. ``aten``: the
-    build (profile.aten), for the NaN the atomic adds keep where a NaN value meets a NaN element: the
-    value's in the AVX2 object (avx2, avx512), the element's at default (measured); else refused."""
+    repeats kept; integer or bool index tensors, None for a whole dim. A float32 self, or an integer one
+    (its sums exact and wrapping; a bool one written, not summed) with values of its dtype.
+    ``values_stride``: the values' strides as torch had them, where TensorIterator would take the
+    positions in another order (strides increasing over the indexed dims): refused. ``name``: the op its
+    errors name. ``aten``: the build (profile.aten), for the NaN the atomic adds keep where a NaN value
+    meets a NaN element: the value's in the AVX2 object (avx2, avx512), the element's at default
+    (measured); else refused."""
     op = f"{name} accumulate" if accumulate else name
-    self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
+    integral = np.asarray(self_).dtype.kind in "biu"
+    if integral:  # integer adds wrap and commute: neither the order nor the threads reach the bits
+        self_, values = np.asarray(self_), np.asarray(values)
+        if values.dtype != self_.dtype or (accumulate and self_.dtype == np.bool_):
+            raise ParityError(
+                f"the impl reproduces {op} of {self_.dtype} with {self_.dtype} values only (not bool sums)"
+            )
+    else:
+        self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
     if len(indices) > self_.ndim:
         raise ParityError(f"{op}: {len(indices)} indices for {self_.ndim} dims")
     tensors: list[np.ndarray | None] = []
@@ -560,11 +570,15 @@ def index_put(
     for k, ix in zip(given, expanded, strict=True):
         coords[k] = (ix[bgrid] if b else np.broadcast_to(ix, shape)) % self_.shape[k]
     targets = np.ravel_multi_index(tuple(coords), self_.shape).reshape(-1)
-    _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
-    out = np.array(self_, np.float32, copy=True)
     flat = np.ascontiguousarray(vals).reshape(-1)
+    if integral and accumulate:
+        out = np.array(self_, copy=True)
+        np.add.at(out.reshape(-1), targets, flat)
+        return out
+    _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
+    out = np.array(self_, self_.dtype, copy=True)
     atomic = accumulate and threads > 1 and targets.size >= GRAIN_SIZE  # cpu_atomic_add_float, every thread
-    both_nan = np.isnan(out.reshape(-1)[targets]) & np.isnan(flat)
+    both_nan = np.isnan(out.reshape(-1)[targets]) & np.isnan(flat) if not integral else np.zeros(0, bool)
     if atomic and aten not in (*AVX2_OBJECT, "default") and both_nan.any():
         raise ParityError(
             f"{op}: a NaN value meeting a NaN element in the atomic adds at {aten or 'an unknown build'} is not"
