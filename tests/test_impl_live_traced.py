@@ -1298,3 +1298,17 @@ def test_index_put_into_integer_tensors_replays(
     idx = torch.from_numpy(rng.integers(0, rows, n))
     accumulate = accumulate and dtype != torch.bool
     _replays_match(backend, lambda: x.clone().index_put_((idx,), values, accumulate=accumulate), {"index_put_"}, 1)
+
+
+@backends
+@settings(max_examples=6, deadline=None)
+@given(n=st.sampled_from([1, 8, 17, 100, 40000]), floor=st.sampled_from([float("nan"), -0.0, 0.0, -3.4e38, 0.5]),
+       seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip
+@example(n=17, floor=-0.0, seed=0, threads=1)  # a vector and a tail, zeros of both signs met
+def test_maximum_with_a_zero_dim_floor_replays(backend: str, n: int, floor: float, seed: int, threads: int) -> None:
+    """torch.maximum(w, torch.tensor(floor)): XGLM's attention weights kept above float32's minimum."""
+    use_threads(threads)
+    x = np.random.default_rng(seed).standard_normal(n).astype(np.float32)
+    at = np.arange(0, n, max(1, n // 4))[:4]
+    x[at] = np.array([np.nan, -0.0, 0.0, np.inf], np.float32)[: at.size]
+    _replays_match(backend, lambda: torch.maximum(torch.from_numpy(x), torch.tensor(floor)), {"maximum"}, 1)

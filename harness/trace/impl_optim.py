@@ -283,8 +283,14 @@ def _single(kind: str, operands: tuple[str, ...], number: str) -> Replay:
         if any(x is None or x.dtype != np.float32 for x in arrays):
             raise ParityError(f"{kind}: the impl reproduces it on captured float32 tensors only")
         x = arrays[0]
-        _shaped(kind, x, *arrays[1:])  # type: ignore[arg-type]
-        _one_run(a, operands, x.shape)  # type: ignore[union-attr]
+        if kind == "maximum" and arrays[1].ndim == 0:  # type: ignore[union-attr]
+            # a zero-dim other (a floor as torch.max(w, torch.tensor(min))): ATen's loop broadcasts it into
+            # every lane of the same vector body and tails, so the element-wise kernel over it spread out
+            arrays[1] = np.ascontiguousarray(np.broadcast_to(arrays[1], x.shape))  # type: ignore[arg-type, union-attr]
+            _one_run(a, operands[:1], x.shape)  # type: ignore[union-attr]
+        else:
+            _shaped(kind, x, *arrays[1:])  # type: ignore[arg-type]
+            _one_run(a, operands, x.shape)  # type: ignore[union-attr]
         w = 0.0
         if number:
             value = a.get(number, 1.0)  # addcmul/addcdiv's value defaults to 1
