@@ -1312,3 +1312,31 @@ def test_maximum_with_a_zero_dim_floor_replays(backend: str, n: int, floor: floa
     at = np.arange(0, n, max(1, n // 4))[:4]
     x[at] = np.array([np.nan, -0.0, 0.0, np.inf], np.float32)[: at.size]
     _replays_match(backend, lambda: torch.maximum(torch.from_numpy(x), torch.tensor(floor)), {"maximum"}, 1)
+
+
+@backends
+@settings(max_examples=8, deadline=None)
+@given(
+    shape=st.lists(st.sampled_from([1, 2, 3, 7, 8, 16, 17, 33]), min_size=2, max_size=4).map(tuple),
+    widen=st.integers(0, 3), perm_seed=st.integers(0, 2**32 - 1), seed=st.integers(0, 2**32 - 1), threads=THREADS,
+)  # fmt: skip
+@example(shape=(100, 33, 7), widen=0, perm_seed=0, seed=0, threads=1)  # reversed: the kept dims in the output's order
+@example(shape=(2, 17, 32), widen=1, perm_seed=1, seed=0, threads=2)  # ViT's patch tokens past the class token
+def test_sums_of_permuted_and_gapped_views_replay(
+    backend: str, shape: tuple[int, ...], widen: int, perm_seed: int, seed: int, threads: int
+) -> None:
+    """sum and mean over views torch reads as they lie: a slice of a wider tensor (a gap between rows),
+    permuted; the kept dims iterate in the contiguous output's order, the reduced ones by stride."""
+    use_threads(threads)
+    rng, prng = np.random.default_rng(seed), np.random.default_rng(perm_seed)
+    wide = (*shape[:-1], shape[-1] + widen) if widen else shape
+    base = torch.from_numpy(rng.standard_normal(wide).astype(np.float32))[..., widen : widen + shape[-1]]
+    x = base.permute(*prng.permutation(len(shape)).tolist())
+    dims = sorted(prng.choice(len(shape), int(prng.integers(1, len(shape) + 1)), replace=False).tolist())
+
+    def program() -> None:
+        torch.sum(x, dim=dims)
+        torch.mean(x, dim=dims[:1], keepdim=True)
+        torch.sum(x)
+
+    _replays_match(backend, program, {"sum", "mean"}, 3)

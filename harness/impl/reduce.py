@@ -35,6 +35,7 @@ def _lib() -> ctypes.CDLL:
     if not getattr(lib, "_typed", False):
         for name in _REDUCERS:
             getattr(lib, name).argtypes = [Profile, _P, _P, _I32, _P, _P]
+        lib.sum_forward_strided.argtypes = [Profile, _P, _P, _I32, _P, _P, _P]
         lib.var_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P, _I32]
         lib.vector_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P]
         lib._typed = True
@@ -83,6 +84,28 @@ def sum_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelP
     ``sum_dims(grad_out, tuple(range(grad_out.ndim - 1)), profile)``.
     """
     return _reduce("sum_forward", x, dims, profile)
+
+
+def sum_view(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``sum_dims`` of a float32 view as torch laid it out (positive strides, any order, gaps allowed:
+    a permuted tensor, ViT's patch tokens past the class token, one expert's rows of a wider buffer).
+    TensorIterator orders the kept dims as the contiguous output's and the reduced ones by the input's
+    strides, and merges two neighbours only where no gap lies between them; cascade_sum's 2-d loops run
+    over those spans, each adding its sums into the output: other bits than a contiguous copy's."""
+    spans = [st for n, st in zip(x.shape, x.strides, strict=True) if n > 1]
+    if x.dtype != np.float32 or any(st <= 0 or st % 4 for st in spans):
+        raise ParityError(f"sum of a view: float32 with positive strides only, not {x.dtype} {x.strides}")
+    shape, mask, out_shape = _geometry(x.shape, dims)
+    strides = np.array([st // 4 for st in x.strides], np.int64)
+    out = np.empty(out_shape, np.float32)
+    _lib().sum_forward_strided(profile.as_c(), x.ctypes.data, ptr(out), x.ndim, ptr(shape), ptr(strides), ptr(mask))
+    return out
+
+
+def mean_view(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``mean_dims`` of a view (``sum_view``): the sum, then a true division by the count as a float."""
+    count = int(np.prod([x.shape[d] for d in _norm_dims(x.ndim, dims)], dtype=np.int64))
+    return np.divide(sum_view(x, dims, profile), np.float32(count), dtype=np.float32)
 
 
 def logsumexp(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:

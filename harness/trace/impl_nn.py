@@ -236,6 +236,18 @@ def _glu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
     return {"out": glu_backward(g, x, dim, p, _glu_run(a, x, dim))}
 
 
+def laid_out(x: np.ndarray, stride: list[int] | None) -> np.ndarray:
+    """A captured tensor (C order) laid out again with the strides torch gave it (in elements), at a
+    buffer's start: kernels that read their operands as they lie (flash attention) see torch's rows."""
+    if stride is None or len(stride) != x.ndim:
+        return x
+    span = 1 + sum((n - 1) * st for n, st in zip(x.shape, stride, strict=True)) if x.size else 1
+    buf = np.empty(span, x.dtype)
+    view = np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])
+    view[...] = x
+    return view
+
+
 def in_memory_order(
     x: np.ndarray, dims: tuple[int, ...], stride: list[int] | None, reduce: Callable[[np.ndarray, tuple[int, ...]], Any]
 ) -> np.ndarray:

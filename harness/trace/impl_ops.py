@@ -466,9 +466,12 @@ def _reduction(kind: str) -> Replay:
         if kind == "var" and (a.get("correction") not in (None, 1) or a.get("unbiased") is False):
             raise ParityError("the impl reproduces var with correction 1 (unbiased) only")
         dims = _reduced_dims(a, x.ndim)
-        out = impl_nn.in_memory_order(
-            x, dims, a.get("self.stride"), lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p)
-        )
+        stride = a.get("self.stride")
+        if kind in ("sum", "mean") and stride is not None and not strides.contiguous(stride, x.shape):
+            # torch's iterator over the view it read: the output's (contiguous) order for the kept dims
+            out = getattr(reduce, f"{kind}_view")(impl_nn.laid_out(x, stride), dims, p)
+        else:
+            out = impl_nn.in_memory_order(x, dims, stride, lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p))
         return {"out": _kept_dims(out, a, x.shape, dims)}
 
     return run
@@ -544,7 +547,7 @@ def _bmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     laid out as torch had them (a transposed key, an expanded batch): MKL's kernel follows the layout."""
     from harness.impl.linalg import bmm
 
-    x, y = (_laid_out(_float32(t[k], "bmm"), a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    x, y = (impl_nn.laid_out(_float32(t[k], "bmm"), a.get(f"{k}.stride")) for k in ("self", "mat2"))
     return {"out": bmm(x, y, p)}
 
 
@@ -555,7 +558,7 @@ def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     if t.get("bias") is not None or a.get("out_dtype") not in (None, "torch.float32"):
         raise ParityError("the impl reproduces _grouped_mm without bias or another out_dtype only")
-    x, w = (_laid_out(t[k], a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    x, w = (impl_nn.laid_out(t[k], a.get(f"{k}.stride")) for k in ("self", "mat2"))
     offs = [int(e) for e in t["offs"]] if "offs" in t else None
     return {"out": grouped_mm(x, w, offs, p)}
 
@@ -918,25 +921,13 @@ def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": randn(_generator(t, "randn"), int(np.prod(shape, dtype=np.int64)), p).reshape(shape)}
 
 
-def _laid_out(x: np.ndarray, stride: list[int] | None) -> np.ndarray:
-    """A captured tensor (C order) laid out again with the strides torch gave it (in elements), at a
-    buffer's start: kernels that read their operands as they lie (flash attention) see torch's rows."""
-    if stride is None or len(stride) != x.ndim:
-        return x
-    span = 1 + sum((n - 1) * st for n, st in zip(x.shape, stride, strict=True)) if x.size else 1
-    buf = np.empty(span, x.dtype)
-    view = np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])
-    view[...] = x
-    return view
-
-
 def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
     """q, k, v of a flash attention op in torch's layouts, and how it was called (attention.FlashCall)."""
     from harness.impl.attention import FlashCall
 
     if a.get("dropout_p", 0.0):
         raise ParityError("the impl reproduces the CPU flash attention kernel with dropout_p = 0 only")
-    qkv = [_laid_out(t[name], a.get(f"{name}.stride")) for name in ("query", "key", "value")]
+    qkv = [impl_nn.laid_out(t[name], a.get(f"{name}.stride")) for name in ("query", "key", "value")]
     mask = t.get("attn_mask")
     return qkv, FlashCall(bool(a.get("is_causal", False)), mask, a.get("scale"))
 
@@ -953,7 +944,7 @@ def _flash_attention_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     from harness.impl.attention import FlashSaved, sdpa_backward
 
     (q, k, v), call = _flash_inputs(t, a)
-    grad_out = _laid_out(t["grad_out"], a.get("grad_out.stride"))
+    grad_out = impl_nn.laid_out(t["grad_out"], a.get("grad_out.stride"))
     saved = FlashSaved(t["out"], t["logsumexp"])
     return dict(zip(("out0", "out1", "out2"), sdpa_backward(grad_out, q, k, v, saved, p, call), strict=True))
 

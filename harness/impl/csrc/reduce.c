@@ -39,24 +39,37 @@ static int64_t iter_numel(const red_iter_t *it) {
     return n;
 }
 
-/* x: shape[ndim] contiguous; reduce[d] != 0 for reduced dims; out: the kept dims, contiguous. */
-static void iter_build(red_iter_t *it, int ndim, const int64_t *shape, const int32_t *reduce) {
+/* x: shape[ndim], contiguous (stride NULL) or of any positive element strides stride[ndim] (a permuted
+ * view, a view with gaps: neighbours merge only where no gap lies between them); reduce[d] != 0 for
+ * reduced dims; out: the kept dims, contiguous. */
+static void iter_build(red_iter_t *it, int ndim, const int64_t *shape, const int64_t *stride, const int32_t *reduce) {
     int64_t in_st[MAXD], out_st[MAXD], s = 1, o = 1;
     for (int d = ndim - 1; d >= 0; d--) {
-        in_st[d] = s;
+        in_st[d] = stride ? stride[d] : s;
         s *= shape[d];
         out_st[d] = reduce[d] ? 0 : o;
         if (!reduce[d]) o *= shape[d];
     }
-    it->ndim = 0;
+    int order[MAXD], n_order = 0;
     for (int pass = 0; pass < 2; pass++) /* reduced dims first, then kept ones */
-        for (int d = ndim - 1; d >= 0; d--) {
-            if (shape[d] == 1 || (pass == 0) != (reduce[d] != 0)) continue;
-            it->shape[it->ndim] = shape[d];
-            it->in_st[it->ndim] = in_st[d];
-            it->out_st[it->ndim] = out_st[d];
-            it->ndim++;
+        for (int d = ndim - 1; d >= 0; d--)
+            if (shape[d] > 1 && (pass == 0) == (reduce[d] != 0)) order[n_order++] = d;
+    /* reorder_dimensions compares the output's strides first: the kept dims keep the (contiguous) output's
+     * order; the reduced ones (output stride 0) fall to the input's, smaller strides inner (a stable sort) */
+    for (int i = 1; i < n_order && stride; i++)
+        for (int j = i; j > 0 && reduce[order[j]] && reduce[order[j - 1]] && in_st[order[j]] < in_st[order[j - 1]]; j--) {
+            const int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
         }
+    it->ndim = 0;
+    for (int i = 0; i < n_order; i++) {
+        const int d = order[i];
+        it->shape[it->ndim] = shape[d];
+        it->in_st[it->ndim] = in_st[d];
+        it->out_st[it->ndim] = out_st[d];
+        it->ndim++;
+    }
     int n = 0; /* coalesce */
     for (int d = 1; d < it->ndim; d++) {
         if (it->in_st[n] * it->shape[n] == it->in_st[d] && it->out_st[n] * it->shape[n] == it->out_st[d]) {
@@ -298,15 +311,23 @@ static void sum_loop2d(const profile_t *p, float *out, const float *in, const in
     }
 }
 
-/* sum: x[shape] (contiguous) -> out[kept dims]; torch.sum(x, dims) (ReduceOps.cpp sum_out ->
- * sum_stub): out filled with 0, then parallel_reduce of cascade_sum's loop. */
-void sum_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+/* sum: x[shape] of element strides stride[ndim] (NULL: contiguous; else falling, iter_build) ->
+ * out[kept dims]; torch.sum(x, dims) (ReduceOps.cpp sum_out -> sum_stub): out filled with 0, then
+ * parallel_reduce of cascade_sum's loop. A view with gaps is read as torch reads it: each 2-d loop
+ * cascade_sum is handed spans no gap splits, and adds its sums into out. */
+void sum_forward_strided(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
+                         const int64_t *stride, const int32_t *reduce) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     memset(out, 0, (size_t)out_numel * sizeof(float));
     if (numel == 0) return;
-    iter_build(&it, ndim, shape, reduce);
+    iter_build(&it, ndim, shape, stride, reduce);
     parallel_reduce(&p, &it, out, x, out_numel, sum_loop2d);
+}
+
+/* sum_forward_strided of a contiguous x. */
+void sum_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+    sum_forward_strided(p, x, out, ndim, shape, NULL, reduce);
 }
 
 /* mean: ReduceOps.cpp mean_out on CPU: sum_out(...).div_(prod of reduced sizes): a true division
@@ -426,7 +447,7 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
         arm_default_nans(&p, out, 1);
         return;
     }
-    iter_build(&it, ndim, shape, reduce);
+    iter_build(&it, ndim, shape, NULL, reduce);
     per_output_fold(&p, &it, x, out, welford_step, welford_project, 1.0);
     arm_default_nans(&p, out, out_numel);
 }
@@ -486,7 +507,7 @@ void vector_norm_forward(profile_t p, const float *x, float *out, int32_t ndim, 
         for (int64_t i = 0; i < out_numel; i++) out[i] = 0.0f;
         return;
     }
-    iter_build(&it, ndim, shape, reduce);
+    iter_build(&it, ndim, shape, NULL, reduce);
     if (it.nred == 1 && it.in_st[0] == 1) { /* is_reduce_lastdim: binary_kernel_reduce_lastdim */
         for (int64_t o = 0; o < out_numel; o++) {
             int64_t rest = o, in_off = 0, out_off = 0;
