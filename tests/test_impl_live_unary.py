@@ -342,3 +342,41 @@ def test_pow_scalar_tail_on_a_rounding_boundary() -> None:
     tail = x.size % (2 * live_profile().lanes_wide)  # past the two-vector steps: 7, all 23 in AVX-512's object
     with pytest.raises(ParityError, match=rf"1 of the {tail} elements in ATen's scalar tail \(first x = 2\.93873"):
         unary.pow_scalar_forward(x, 75 / 64, live_profile())
+
+
+def _replay_pow(op: str, inputs: dict[str, torch.Tensor], number: float | None = None) -> np.ndarray:
+    from harness.trace.impl_ops import replay
+
+    args = [{"name": "self", "value": number}] if number is not None else []
+    args += [{"name": k, "tensor": k, "stride": list(v.stride()), "shape": list(v.shape)} for k, v in inputs.items()]
+    arrays = {k: np.ascontiguousarray(v.numpy()) for k, v in inputs.items()}
+    return replay(f"aten.pow.{op}", arrays, args, live_profile())["out"]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_pow_of_a_tensor_exponent_matches_torch(threads: int) -> None:
+    """aten.pow.Scalar (a number to a tensor's power: Llama's rotary frequencies 10000 ** (arange(0, d, 2) / d),
+    and bases 1 (ones), -2, NaN, 0), over 2 default grains and 45 elements (thread chunks, each with a scalar
+    tail of glibc powf) and a transposed exponent (C order: the scalar op throughout); pow.Tensor_Tensor of
+    random bits, NaN bases to NaN exponents among them (glibc's tail keeps the base's payload)."""
+    use_threads(threads)
+    n = 2 * 32768 + 45
+    rng = np.random.default_rng(threads)
+    e = _pow_bases(n, threads)
+    e[: n // 2] = np.arange(0, n // 2, dtype=np.float32) / np.float32(n)  # rotary frequencies' exponents
+    b = _pow_bases(n, threads + 10)
+    b[-8:] = np.array([0x7FC12345, 0xFFC00001] * 4, np.uint32).view(np.float32)
+    e[-8:] = np.array([0x7FC54321, 0xFFC00003, 0.0, 1.0] * 2, np.float32)
+    e[-8:-6] = np.array([0x7FC54321, 0xFFC00003], np.uint32).view(np.float32)
+    for number in (10000.0, 1.0, -2.0, float("nan"), 0.0):
+        et = torch.from_numpy(e.copy())
+        assert_bits_equal(
+            f"pow({number}, e)", torch.pow(number, et).numpy(), _replay_pow("Scalar", {"exponent": et}, number)
+        )
+    et = torch.from_numpy(e[: 45 * 1457].reshape(1457, 45).copy()).T
+    assert_bits_equal(
+        "pow(10000, e.T)", torch.pow(10000.0, et).numpy(), _replay_pow("Scalar", {"exponent": et}, 10000.0)
+    )
+    bt, et = torch.from_numpy(b.copy()), torch.from_numpy(rng.permutation(e))
+    expected = torch.pow(bt, et).numpy()
+    assert_bits_equal("pow(b, e)", expected, _replay_pow("Tensor_Tensor", {"self": bt, "exponent": et}))

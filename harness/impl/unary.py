@@ -251,6 +251,24 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
     return out
 
 
+def pow_tensor_forward(
+    base: np.ndarray, exponent: np.ndarray, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.pow.Tensor_Tensor`` of float32 ``base`` and ``exponent`` (one shape, or one of them a
+    single element broadcast), and ``aten.pow.Scalar`` of a number other than 1 (pass it cast to
+    float32, as TensorIterator casts the wrapped number): vector lanes SLEEF powf (glibc powf at
+    default), each run's scalar tail glibc powf (std::pow(float, float)), csrc/unary.c
+    pow_tensor_forward. ``row`` as ``forward``'s. aarch64 is refused: its tail is not measured."""
+    if profile.aarch64:
+        raise ParityError("pow of a tensor exponent is measured on x86 only (its glibc powf tail on aarch64 is not)")
+    b, e = (np.ascontiguousarray(v, np.float32) for v in np.broadcast_arrays(f32(base), f32(exponent)))
+    out = np.empty_like(e)
+    fn = load("unary").pow_tensor_forward
+    fn.restype = None
+    fn(profile.as_c(), ptr(b), ptr(e), ptr(out), ctypes.c_int64(e.size), ctypes.c_int64(max(1, row or e.size)))
+    return out
+
+
 # glibc's double pow (2.28 and later; x86_64 and aarch64 2.36 measured, one generic algorithm): documented
 # worst error 0.52 ULP of double, bounded here by 1 ULP, i.e. 2**-52 of the exact value where it is a
 # normal double and 2**-1074 below.

@@ -404,8 +404,10 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import POW_SPECIAL, pow_scalar
     from harness.impl.unary import pow_scalar_forward
 
-    if "self" not in t or "exponent" not in a or "exponent" in t:
-        raise ParityError("the impl reproduces pow of a tensor to a number (pow.Tensor_Scalar) only")
+    if "exponent" in t:
+        return _pow_of_tensor(t, a, p)
+    if "self" not in t or "exponent" not in a:
+        raise ParityError("pow: neither its base nor its exponent was captured as a tensor")
     exponent = float(a["exponent"])
     if exponent in POW_SPECIAL:
         return {"out": pow_scalar(t["self"], exponent)}
@@ -413,6 +415,47 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if x.dtype != np.float32:
         raise ParityError(f"pow: float32 only, not {x.dtype}")
     return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
+
+
+def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``pow.Tensor_Tensor`` and ``pow.Scalar`` (a number to a tensor's power: Llama's rotary
+    frequencies, ``base ** (arange(0, dim, 2).float() / dim)``): Pow.cpp answers a base of 1 with ones
+    (any exponent, NaN too), else pow_tensor_tensor_kernel over the number cast to float and broadcast
+    (harness.impl.unary.pow_tensor_forward). Float32 exponents (an integer tensor to a float's power:
+    cast to float32 first, as TensorIterator does); a tensor base of one shape with the exponent, or of
+    one element."""
+    from harness.impl.unary import pow_tensor_forward
+
+    e = t["exponent"]
+    if "self" in t:
+        base, names = t["self"], ("self", "exponent")
+        if base.dtype != np.float32 or e.dtype != np.float32:
+            raise ParityError(f"pow.Tensor_Tensor: float32 operands only, not {base.dtype} and {e.dtype}")
+        if base.shape != e.shape:
+            shape = np.broadcast_shapes(base.shape, e.shape)
+            if (base.size != 1 and e.size != 1) or shape not in (base.shape, e.shape):
+                raise ParityError(f"pow.Tensor_Tensor: broadcast shapes {base.shape} and {e.shape} are not modelled")
+            names = ("exponent",) if base.size == 1 else ("self",)
+            base, e = np.broadcast_to(base, shape), np.broadcast_to(e, shape)
+    else:
+        number = a.get("self")
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise ParityError(f"pow.Scalar: the impl reproduces a real number base only, not {number!r}")
+        if e.dtype.kind in "biu" and isinstance(number, int):
+            raise ParityError(f"pow.Scalar of an integer to an integer tensor ({e.dtype}) is not modelled")
+        if e.dtype != np.float32 and e.dtype.kind not in "biu":
+            raise ParityError(f"pow.Scalar: float32 (or integer) exponents only, not {e.dtype}")
+        e = e.astype(np.float32)
+        if float(number) == 1.0:
+            return {"out": np.ones(e.shape, np.float32)}
+        base, names = np.full(e.shape, np.float32(number)), ("exponent", "out")
+        # pow.Scalar's meta allocates a C-contiguous out, which orders TensorIterator's dims: an exponent
+        # not unit-stride along the last dim (transposed) is walked in C order by the basic loop, the scalar op
+        stride, dims = a.get("exponent.stride"), [d for d, size in enumerate(e.shape) if size > 1]
+        if stride is not None and dims and stride[dims[-1]] != 1:
+            return {"out": pow_tensor_forward(base, e, p, 1)}
+        a = {**a, "out.stride": c_strides(e.shape), "out.shape": list(e.shape)}
+    return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
 
 
 def _binary(op: str) -> Replay:

@@ -1619,6 +1619,11 @@ static inline int vm_checkint(uint32_t iy) {
     return 2;
 }
 
+/* x + y where x or y is NaN, as glibc's compiled `return x + y` answers it (x86 ADDSS with x the first
+ * operand): x's NaN quieted where both are NaN (measured through torch.pow of NaN tensors), else the
+ * NaN one quieted. Spelt out, as a compiler may swap the operands of a commutative +. */
+static inline float vm_nan_sum(float x, float y) { return x != x ? vm_u2f(vm_f2u(x) | 0x00400000u) : x + y; }
+
 /* glibc powf (FMA build, as glibc_expf/glibc_logf): log2 x in double, x = 2^k z, r = z/c - 1
  * (fused), log2 c + k + a quintic in r evaluated in pairs (every multiply-add fused); y log2 x;
  * exp2 of that as glibc_expf's: k/32 + r, 2^(k/32) from the table times a cubic in r (fused), the
@@ -1628,9 +1633,9 @@ static inline float glibc_powf(float x, float y) {
     uint64_t sign_bias = 0;
     if (ix - 0x00800000u >= 0x7f800000u - 0x00800000u || 2 * iy - 1 >= 2u * 0x7f800000u - 1) {
         if (2 * iy - 1 >= 2u * 0x7f800000u - 1) { /* y is 0, inf or NaN */
-            if (2 * iy == 0) return (ix & 0x7fc00000u) == 0x7f800000u && (ix & 0x3fffff) ? x + y : 1.0f;
-            if (ix == 0x3f800000u) return (iy & 0x7fc00000u) == 0x7f800000u && (iy & 0x3fffff) ? x + y : 1.0f;
-            if (2 * ix > 2u * 0x7f800000u || 2 * iy > 2u * 0x7f800000u) return x + y;
+            if (2 * iy == 0) return (ix & 0x7fc00000u) == 0x7f800000u && (ix & 0x3fffff) ? vm_nan_sum(x, y) : 1.0f;
+            if (ix == 0x3f800000u) return (iy & 0x7fc00000u) == 0x7f800000u && (iy & 0x3fffff) ? vm_nan_sum(x, y) : 1.0f;
+            if (2 * ix > 2u * 0x7f800000u || 2 * iy > 2u * 0x7f800000u) return vm_nan_sum(x, y);
             if (2 * ix == 2u * 0x3f800000u) return 1.0f;
             if ((2 * ix < 2u * 0x3f800000u) == !(iy & 0x80000000u)) return 0.0f;
             return y * y;
