@@ -150,6 +150,53 @@ def test_glu_and_backward(shape: tuple[int, ...], seed: int, threads: int, speci
             assert_bits_equal(f"glu_backward dim {dim}", gx.numpy(), back)
 
 
+def _tensor_arg(name: str, t: torch.Tensor) -> dict:
+    return {"name": name, "tensor": name, "stride": list(t.stride()), "shape": list(t.shape)}
+
+
+@pytest.mark.parametrize("threads", [1, 2, 8])
+def test_div_rounding_modes_and_floor_divide_match_torch(threads: int) -> None:
+    """div with rounding_mode "floor" and "trunc", by a tensor and by a number, and floor_divide, replayed:
+    2 default grains and 37 elements (thread chunks, each run's tail c10::div_floor_floating), integers,
+    values over 2^+-100 (quotients past float's range: div_floor_floating_vec's fix-up), +-0, +-inf, subnormal
+    divisors; NaN and infinite operands in a scalar tail; a NaN dividend in the vector lanes of the avx2 object
+    is refused (SLEEF's fmodf payload)."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    n = 2 * 32768 + 37
+    a = np.where(rng.random(n) < 0.5, rng.integers(-1000, 1000, n), np.exp(rng.uniform(-70, 70, n))).astype(np.float32)
+    b = np.where(rng.random(n) < 0.5, rng.integers(-9, 9, n), -np.exp(rng.uniform(-70, 70, n))).astype(np.float32)
+    a[:6], b[6:12] = [0.0, -0.0, 3e38, 7.0, -7.0, 1e-45], [0.0, -0.0, np.inf, -np.inf, 1e-45, -3e-39]
+    ta, tb = torch.from_numpy(a.copy()), torch.from_numpy(b.copy())
+    arrays, args = {"self": a, "other": b}, [_tensor_arg("self", ta), _tensor_arg("other", tb)]
+    for mode in ("floor", "trunc"):
+        mode_arg = [{"name": "rounding_mode", "value": mode}]
+        expected = torch.div(ta, tb, rounding_mode=mode).numpy()
+        assert_bits_equal(
+            mode, expected, replay("aten.div.Tensor_mode", arrays, args + mode_arg, live_profile())["out"]
+        )
+        for number in (3, -0.3, 1e-30):
+            expected = torch.div(ta, number, rounding_mode=mode).numpy()
+            number_args = [_tensor_arg("self", ta), {"name": "other", "value": number}, *mode_arg]
+            mine = replay("aten.div.Scalar_mode", {"self": a}, number_args, live_profile())["out"]
+            assert_bits_equal(f"{mode} by {number}", expected, mine)
+    expected = torch.floor_divide(ta, tb).numpy()
+    assert_bits_equal(
+        "floor_divide", expected, replay("aten.floor_divide.default", arrays, args, live_profile())["out"]
+    )
+    tail_a = np.array([np.inf, -np.inf, np.nan, 5.0, -0.0, np.inf, 1.0, -np.nan, 3e38], np.float32)  # 9: scalar lambda
+    tail_b = np.array([3.0, np.nan, 2.0, 0.0, -2.0, np.inf, -np.nan, np.nan, 1e-45], np.float32)
+    expected = torch.floor_divide(torch.from_numpy(tail_a), torch.from_numpy(tail_b)).numpy()
+    assert_bits_equal("floor_divide tail", expected, impl_nn.div_rounding(tail_a, tail_b, "floor", live_profile()))
+    a[100] = np.nan  # in a vector body
+    if live_profile().aten == "default":
+        expected = torch.floor_divide(torch.from_numpy(a.copy()), tb).numpy()
+        assert_bits_equal("floor_divide NaN", expected, impl_nn.div_rounding(a, b, "floor", live_profile()))
+    else:
+        with pytest.raises(ParityError, match="1 NaN results in ATen's vector lanes"):
+            impl_nn.div_rounding(a, b, "floor", live_profile())
+
+
 @settings(max_examples=6, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2, 4]), channels=st.sampled_from([32, 37, 1100]))
 def test_conformer_convolution_glu_replays_from_a_trace(seed: int, threads: int, channels: int) -> None:

@@ -283,6 +283,32 @@ def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
     return arith(op, a, b, None, op)
 
 
+def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile, run: int = 0) -> np.ndarray:
+    """aten.div of float32 ``a`` by ``b`` (one shape, the smaller broadcast first) with ``rounding_mode``
+    "trunc" (div_trunc_kernel: ``trunc(a / b)``, one division and an exact truncation in the vector lanes
+    and the scalar tail alike) or "floor" (div_floor_kernel and floor_divide: csrc/nn.c div_floor_forward,
+    c10::div_floor_floating in each run's tail, div_floor_floating_vec with SLEEF's fmodf in the vector
+    lanes, 8 of them at every x86 level). ``run`` as ``sigmoid``'s."""
+    if profile.aarch64:
+        raise ParityError(f"div with rounding_mode {mode!r} is measured on x86 only")
+    a, b = (np.ascontiguousarray(v, np.float32) for v in np.broadcast_arrays(f32(a), f32(b)))
+    if mode == "trunc":
+        with np.errstate(all="ignore"):
+            return np.trunc(a / b)
+    if mode != "floor":
+        raise ParityError(f"div: rounding_mode {mode!r} is not ATen's")
+    out, unproven = np.empty_like(a), np.empty_like(a)
+    fn = load("nn").div_floor_forward
+    fn.restype = ctypes.c_int64
+    count = fn(profile.as_c(), ptr(a), ptr(b), ptr(out), ptr(unproven), ctypes.c_int64(a.size), ctypes.c_int64(run))
+    if count:
+        raise ParityError(
+            f"div with rounding_mode 'floor': {count} NaN results in ATen's vector lanes (a NaN or infinite dividend, "
+            "a NaN divisor) carry the payload SLEEF's fmodf iterations leave, not modelled"
+        )
+    return out
+
+
 def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.ndarray]:
     """aten.native_dropout in training (Dropout.cpp native_dropout_cpu): mask = bernoulli_(1 - p) drawn
     into a float tensor (serial, one double each), out = (x * mask) * float(1 / (1 - p)) (0 for p = 1);

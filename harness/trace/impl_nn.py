@@ -46,6 +46,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sub_": ("add", ()),
     "mul_": ("mul", ()),
     "div_": ("div", ()),
+    # rounding_mode "floor": SLEEF's fmodf in the vector lanes (std::fmod at default), glibc's in each tail
+    **{name: ("div", ("capability", "threads")) for name in ("floor_divide", "floor_divide_")},
     "native_dropout": ("dropout", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
     "native_group_norm": ("group_norm", ("capability", "threads")),  # channels-last from 1024 pixels
@@ -178,6 +180,21 @@ def in_loop_order(
     permuted = [np.ascontiguousarray(np.transpose(x, perm)) for x in arrays]
     out = compute(permuted, inner_run({**a, **strides}, names, permuted[0].shape))
     return np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
+
+
+def scalar_loop(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> bool:
+    """Whether ATen's element-wise loop runs its scalar op on every element (cpu_kernel_vec's basic loop):
+    TensorIterator orders the dims by the first operand's strides (the output it allocates follows them),
+    and under that order some operand is not unit-stride along the innermost dim (wav2vec2's gelu
+    backward: grad_output transposed, self cut by a column). False where the first operand's strides tie."""
+    layouts = [s for s in (a.get(f"{n}.stride") for n in names) if s is not None and any(s)]
+    dims = [d for d in range(len(shape)) if shape[d] > 1]
+    if not layouts or not dims or any(len(s) != len(shape) for s in layouts):
+        return False
+    if len({layouts[0][d] for d in dims}) != len(dims):
+        return False
+    inner = stride_order(shape, layouts[0])[-1]
+    return any(s[inner] != 1 for s in layouts)
 
 
 def _sigmoid(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -458,6 +475,35 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
 
 
+def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -> dict[str, np.ndarray]:
+    """``div`` with a rounding mode and ``floor_divide`` of a float32 tensor by a float32 tensor of its
+    shape, by one of a single element, or by a number (cast to float, as TensorIterator casts the wrapped
+    number): harness.impl.nn.div_rounding, in ATen's loop order."""
+    from harness.impl.nn import div_rounding
+
+    x = t["self"]
+    y = np.float32(other) if isinstance(other, (int, float)) else np.asarray(other)
+    if x.dtype != np.float32 or y.dtype != np.float32:
+        raise ParityError(f"div with rounding_mode {mode!r}: float32 operands only, not {x.dtype} and {y.dtype}")
+    names = ("self", "other")
+    if x.shape != y.shape:
+        shape = np.broadcast_shapes(x.shape, y.shape)
+        if (x.size != 1 and y.size != 1) or shape not in (x.shape, y.shape):
+            raise ParityError(
+                f"div with rounding_mode {mode!r}: broadcast shapes {x.shape} and {y.shape} are not modelled"
+            )
+        names = ("self",) if y.size == 1 else ("other",)
+        x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
+    return {"out": in_loop_order(a, names, [x, y], lambda xs, run: div_rounding(xs[0], xs[1], mode, p, run))}
+
+
+def _floor_divide(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    other = t["other"] if "other" in t else a.get("other")
+    if other is None or isinstance(other, bool) or "self" not in t:
+        raise ParityError("floor_divide: its operands were not captured as float32 tensors or a number")
+    return _div_rounding(t, a, p, "floor", other)
+
+
 def _binary(op: str) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.nn import binary
@@ -468,7 +514,7 @@ def _binary(op: str) -> Replay:
         if other is None or isinstance(other, bool) or "self" not in t:
             raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
         if a.get("rounding_mode") is not None:
-            raise ParityError(f"the impl reproduces div without a rounding mode only, not {a['rounding_mode']}")
+            return _div_rounding(t, a, p, str(a["rounding_mode"]), other)
         for name in ("self", "other"):  # a complex tensor is captured as float32 (re, im) pairs: one more dim
             shape = a.get(f"{name}.shape")
             if name in t and shape is not None and np.ndim(t[name]) == len(shape) + 1:
@@ -962,6 +1008,7 @@ REPLAYS: dict[str, Replay] = {
     "cumsum": _cumsum,
     "pow": _pow,
     **{name: _binary(name.rstrip("_")) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
+    **{name: _floor_divide for name in ("floor_divide", "floor_divide_")},
     "rsqrt": _rsqrt,
     "embedding_dense_backward": _embedding_backward,
     "max_pool2d_with_indices": _max_pool,

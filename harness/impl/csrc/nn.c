@@ -108,6 +108,62 @@ void glu_forward(profile_t p, const float *a, const float *b, float *out, int64_
     run_segments(&p, p.lanes_wide, GRAIN_SIZE, NULL, NULL, glu_vec, glu_scalar, a, b, out, n, run);
 }
 
+/* ------------------------------------------------------------------ div, rounding_mode "floor" */
+
+/* div_floor_kernel (cpu/BinaryOpsKernel.cpp, REGISTER_DISPATCH only: the AVX2 object, 8 lanes, at AVX-512),
+ * float32: aten.div with rounding_mode="floor" and floor_divide; cpu_kernel_vec with the default grain.
+ * Scalar lambda: c10::div_floor_floating (generic_math.h): b == 0: a / b; mod = fmod(a, b) (glibc fmodf,
+ * exact); div = (a - mod) / b, less 1 where mod != 0 and b < 0 != mod < 0; div != 0: floor(div), plus 1 where
+ * div - floor(div) > 0.5; else copysign(0, a / b). */
+static float div_floor_scalar(const profile_t *p, float a, float b) {
+    (void)p;
+    if (b == 0.0f) return a / b;
+    const float mod = fmodf(a, b);
+    float div = (a - mod) / b;
+    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) div -= 1.0f;
+    if (div == 0.0f) return copysignf(0.0f, a / b);
+    float floordiv = floorf(div);
+    if (div - floordiv > 0.5f) floordiv += 1.0f;
+    return floordiv;
+}
+
+/* Vector lambda: div_floor_floating_vec, in its order of blends: basic = a / b; mod = a.fmod(b) (SLEEF
+ * fmodf in the avx2 object, std::fmod per lane in the default build); floor = a where |basic| is inf and
+ * |a| is not (the fix-up for Sleef_fmod), else a - mod; div = floor / b, less 1 under the scalar's mask;
+ * floor(div), plus 1 where div - floor > 0.5; copysign(0, basic) where div == 0; basic where b == 0. */
+static float div_floor_vec(const profile_t *p, float a, float b) {
+    const float basic = a / b;
+    const float mod = p->aten ? sleef_fmodf(a, b) : fmodf(a, b);
+    const float floor = (fabsf(basic) == INFINITY && fabsf(a) != INFINITY) ? a : a - mod;
+    float div = floor / b;
+    if (mod != 0.0f && ((b < 0.0f) ^ (mod < 0.0f))) div = div - 1.0f;
+    float floordiv = floorf(div);
+    if (div - floordiv > 0.5f) floordiv = floordiv + 1.0f;
+    if (div == 0.0f) floordiv = copysignf(0.0f, basic);
+    if (b == 0.0f) floordiv = basic;
+    return floordiv;
+}
+
+/* A vector lane's NaN where b is not 0 (a NaN or infinite a, a NaN b): its payload is what SLEEF's fmodf
+ * iterations leave (toward0 steps the NaN's bits down, products quieten it), not modelled: marked 1. */
+static float div_floor_mark_vec(const profile_t *p, float a, float b) {
+    return (float)(b != 0.0f && isnan(div_floor_vec(p, a, b)));
+}
+static float div_floor_mark_scalar(const profile_t *p, float a, float b) { return (void)p, (void)a, (void)b, 0.0f; }
+
+/* Tensor shapes: a, b, out, unproven (n,) (a broadcast operand passed repeated), runs of `run`; returns how
+ * many elements `unproven` marks (written only where that is not 0). */
+int64_t div_floor_forward(profile_t p, const float *a, const float *b, float *out, float *unproven, int64_t n,
+                          int64_t run) {
+    run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, div_floor_vec, div_floor_scalar, a, b, out, n, run);
+    if (!p.aten) return 0; /* the default build's lanes: glibc fmodf, as the tail */
+    run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, div_floor_mark_vec, div_floor_mark_scalar, a, b, unproven, n,
+                 run);
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++) count += unproven[i] != 0.0f;
+    return count;
+}
+
 /* ------------------------------------------------------------------ batch_norm (training) */
 
 /* batch_norm_kernel.cpp is plain REGISTER_DISPATCH: on x86 the AVX2 objects run on AVX-512 too (8

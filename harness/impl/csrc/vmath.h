@@ -1691,6 +1691,34 @@ static inline float glibc_powf(float x, float y) {
     return (float)(yy * s);
 }
 
+/* SLEEF xfmodf (Sleef_fmodf8 of the AVX2 object: Vectorized<float>::fmod), one lane: |x| and |y| (both
+ * scaled by 2^25 where |y| < FLT_MIN), q = toward0(r) * toward0(1/|y|) (1 where |y| <= r < 2|y|), truncated,
+ * r -= q|y| in double-float and renormalised, at most 8 times, until r < |y|; (r.x + r.y) with the scale taken
+ * off, 0 where it equals |y|, x's sign xored in; x where |x| < |y|, SLEEF's NaN where y is 0. The vector
+ * loop stops once every lane is done: a finished lane's further steps subtract 0 and leave it as it is. */
+static inline float sleef_toward0f(float x) { return x == 0.0f ? 0.0f : vm_u2f(vm_f2u(x) - 1); }
+static inline float sleef_fmodf(float x, float y) {
+    float nu = fabsf(x), de = fabsf(y), s = 1.0f;
+    if (de < 0x1p-126f) { /* FLT_MIN */
+        nu *= 0x1p25f;
+        de *= 0x1p25f;
+        s = 0x1p-25f;
+    }
+    const float rde = sleef_toward0f(1.0f / de);
+    vm_f2 r = vm_f2make(nu, 0.0f);
+    for (int i = 0; i < 8; i++) {
+        const float q = (de + de > r.x && r.x >= de) ? 1.0f : sleef_toward0f(r.x) * rde;
+        r = df_normalize(df_add2_f2_f2(r, df_mul_f_f(truncf(q), -de)));
+        if (r.x < de) break;
+    }
+    float ret = (r.x + r.y) * s;
+    if (r.x + r.y == de) ret = 0.0f;
+    ret = vm_xorsign(ret, x);
+    if (nu < de) ret = x;
+    if (de == 0.0f) ret = vm_u2f(0x7fc00000u);
+    return ret;
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
