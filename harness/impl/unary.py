@@ -28,13 +28,15 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "rsqrt": ("rsqrt_forward", "rsqrt_backward", "out"),
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
+    "gelu_aten": ("gelu_aten_forward", "gelu_aten_backward", "x"),  # gelu (erf) where oneDNN does not run it
     "silu": ("silu_forward", "silu_backward", "x"),
     "log1p": ("log1p_forward", "", "x"),  # its backward is grad / (x + 1): autograd's add and div
     "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): autograd's digamma and mul
     "digamma": ("digamma_forward", "", "x"),  # its backward is polygamma(1, x): not modelled
     "expm1": ("expm1_forward", "", "x"),  # its backward is grad * (out + 1): autograd's add and mul
 }
-_ROWS = {"silu"}  # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
+# kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
+_ROWS = {"silu", "gelu_tanh", "gelu_aten"}
 
 
 def _call(op: str, name: str, profile: KernelProfile, row: int | None, *arrays: np.ndarray) -> None:

@@ -214,36 +214,51 @@ def _gelu_op(a: Args) -> str:
     return "gelu_tanh" if a.get("approximate") == "tanh" else "gelu"
 
 
-def _gelu_flat(a: Args, names: tuple[str, ...], kernel: str) -> None:
-    """Refuse gelu over an operand ATen would not run as one flat run. gelu (erf) takes oneDNN's eltwise
+def _gelu_flat(a: Args, names: tuple[str, ...]) -> bool:
+    """Whether gelu's operands ``names`` are one flat run (``_flat``): gelu (erf) takes oneDNN's eltwise
     only where ``self`` is contiguous (Activation.cpp ``use_mkldnn(self)``), element by element whatever
     grad_output's layout; otherwise, as gelu (tanh) always on x86, ATen's GeluKernelImpl (its Vectorized
-    erf or tanh in each row's vector body, the scalar lambda in its tail), which the impl models for one
-    flat run only (wav2vec2's positional convolution cut by a column: 1,781 of 4,992 elements other bits
-    before this refusal)."""
+    erf or tanh in each run's vector body, the scalar lambda in its tail)."""
     try:
         _flat(a, *names)
     except ParityError:
+        return False
+    return True
+
+
+def _gelu_rows(
+    a: Args, p: KernelProfile, names: tuple[str, ...], arrays: list[np.ndarray], compute: Callable
+) -> np.ndarray:
+    """GeluKernelImpl / GeluBackwardKernelImpl over operands that are not one flat run, in TensorIterator's
+    runs (wav2vec2's positional convolution cut by a column: rows of 39; its backward's grad_output
+    transposed against self: the basic loop, the scalar lambda throughout); x86 only."""
+    if p.aarch64:
         strides = ", ".join(f"{n} {a.get(f'{n}.stride')}" for n in names)
-        onednn = " (oneDNN's eltwise takes a contiguous self only)" if _gelu_op(a) == "gelu" else ""
-        raise ParityError(
-            f"{_gelu_op(a)} over a non-contiguous operand ({strides}) runs ATen's {kernel} row by row{onednn}: "
-            "the impl models one contiguous run only"
-        ) from None
+        raise ParityError(f"{_gelu_op(a)} over a non-contiguous operand ({strides}) is modelled on x86 only")
+    if impl_nn.scalar_loop(a, names, arrays[0].shape):
+        return compute(arrays, 1)
+    return impl_nn.in_loop_order(a, names, arrays, compute)
 
 
 def _gelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
-    _gelu_flat(a, ("self",), "GeluKernelImpl")
-    return {"out": forward(_gelu_op(a), t["self"], p)}
+    op = _gelu_op(a)
+    if _gelu_flat(a, ("self",)):
+        return {"out": forward(op, t["self"], p)}
+    kernel = "gelu_aten" if op == "gelu" else op
+    return {"out": _gelu_rows(a, p, ("self",), [t["self"]], lambda xs, run: forward(kernel, xs[0], p, run))}
 
 
 def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import backward
 
-    _gelu_flat(a, ("self",) if _gelu_op(a) == "gelu" else ("grad_output", "self"), "GeluBackwardKernelImpl")
-    return {"out": backward(_gelu_op(a), t["grad_output"], t["self"], t["self"], p)}
+    op, names = _gelu_op(a), ("grad_output", "self")
+    if _gelu_flat(a, ("self",) if op == "gelu" else names):
+        return {"out": backward(op, t["grad_output"], t["self"], t["self"], p)}
+    kernel = "gelu_aten" if op == "gelu" else op
+    arrays = [t["grad_output"], t["self"]]
+    return {"out": _gelu_rows(a, p, names, arrays, lambda xs, run: backward(kernel, xs[0], xs[1], xs[1], p, run))}
 
 
 def _as_float(x: np.ndarray, op: str) -> np.ndarray:

@@ -460,12 +460,18 @@ static float aten_gelu_scalar(const profile_t *p, float x) {
     return (x * 0.5f) * (1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)));
 }
 
+/* dy * s as the x86 objects multiply them: s's NaN kept where both are NaN (a NaN x, or an infinite one's
+ * inf * 0, against a NaN dy: measured through torch's scalar lambda and vector lanes alike). */
+static inline float gelu_times_dy(const profile_t *p, float dy, float s) {
+    return p->aten < ATEN_NEON && s != s ? vm_u2f(vm_f2u(s) | 0x00400000u) : dy * s;
+}
+
 /* GeluBackwardKernelImpl scalar lambda: dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x/sqrt2)),
  * pdf = kBeta * exp(x*x*-0.5); GCC fused cdf's multiply into the sum in AVX2/AVX-512 objects. */
 static float aten_gelu_bwd_scalar(const profile_t *p, float dy, float x) {
     float pdf = GELU_ERF_BETA * glibc_expf((x * x) * -0.5f);
     float e = x * GELU_ALPHA;
-    return dy * sfmadd(p, 0.5f, 1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)), x * pdf);
+    return gelu_times_dy(p, dy, sfmadd(p, 0.5f, 1.0f + (p->aten >= ATEN_NEON ? glibc_erff_a64(e) : glibc_erff(e)), x * pdf));
 }
 
 /* Tensor shapes: x, out (n,). */
@@ -480,6 +486,35 @@ void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
     else if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
     else if (p.aten) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(1, x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
+}
+
+/* GeluKernelImpl's grain: numel / threads above 16384 elements, else GRAIN_SIZE. */
+static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n / p->threads : GRAIN_SIZE; }
+
+/* ATen's GeluKernelImpl / GeluBackwardKernelImpl for gelu (erf) where oneDNN does not take it (a self that
+ * is not contiguous: Activation.cpp use_mkldnn), x86 only: cpu_kernel_vec (GeluKernel also registered for
+ * AVX-512: lanes_wide), the forward with GeluKernelImpl's grain (numel / threads above 16,384 elements),
+ * the backward with the default one. Vector lanes (Gelu.h vectorized_gelu and the backward's lambda):
+ * (x * 0.5) * (1 + erf(x * M_SQRT1_2)) with Vectorized<float>::erf (vec_erff: ATen's polynomial on
+ * avx2/avx512, glibc erff per lane at default); dy * (cdf + x * pdf), cdf = 0.5 * (1 + erf(x * M_SQRT1_2)),
+ * pdf = kBeta * exp((x * x) * -0.5) (Vectorized exp: SLEEF expf_u10; glibc expf at default). Scalar
+ * lambdas: aten_gelu_scalar, aten_gelu_bwd_scalar. */
+static float aten_gelu_vec(const profile_t *p, float x) { return (x * 0.5f) * (1.0f + vec_erff(p, x * GELU_ALPHA)); }
+
+static float aten_gelu_bwd_vec(const profile_t *p, float dy, float x) {
+    const float cdf = 0.5f * (1.0f + vec_erff(p, x * GELU_ALPHA));
+    const float pdf = GELU_ERF_BETA * vec_expf(p, (x * x) * -0.5f);
+    return gelu_times_dy(p, dy, p->aten ? fmaf(x, pdf, cdf) : cdf + x * pdf);
+}
+
+/* Tensor shapes: x, out (n,), rows of `row` (1: the basic loop, the scalar lambda on every element). */
+void gelu_aten_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    run_unary(&p, p.lanes_wide, gelu_grain(&p, n), aten_gelu_vec, aten_gelu_scalar, x, out, n, row);
+}
+
+/* Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
+void gelu_aten_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row) {
+    run_binary(&p, p.lanes_wide, GRAIN_SIZE, aten_gelu_bwd_vec, aten_gelu_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 /* N1's backward: oneDNN's "ref:any" eltwise (compute_eltwise_scalar_bwd, math_utils gelu_erf_bwd) as
@@ -552,10 +587,18 @@ EW_INLINE float gelu_tanh_bwd_sleef(int c, float dy, float x) {
     return gelu_tanh_bwd_common(c, dy, x, sleef_tanhf_u10(gelu_tanh_inner(c, x)));
 }
 
-static float gelu_tanh_bwd_vec(const profile_t *p, float dy, float x) { return gelu_tanh_bwd_sleef(p->contract, dy, x); }
+/* x86 vector lanes of a NaN x: Sleef_tanhf8_u10 answers a NaN with all bits set (visnan ored in), and that
+ * NaN, through 0.5 * (1 + t), is the one the AVX2 and AVX-512 objects' sum and product keep, whatever dy
+ * (measured: every x86 lane of a NaN x gives 0xffffffff; the scalar tail keeps x's payload). */
+static inline float gelu_tanh_bwd_x86_nan(const profile_t *p, float x, float r) {
+    return p->aten < ATEN_NEON && x != x ? vm_u2f(0xffffffffu) : r;
+}
+
+static float gelu_tanh_bwd_vec(const profile_t *p, float dy, float x) {
+    return gelu_tanh_bwd_x86_nan(p, x, gelu_tanh_bwd_sleef(p->contract, dy, x));
+}
 static float gelu_tanh_bwd_vec_fused(const profile_t *p, float dy, float x) {
-    (void)p;
-    return gelu_tanh_bwd_sleef(1, dy, x);
+    return gelu_tanh_bwd_x86_nan(p, x, gelu_tanh_bwd_sleef(1, dy, x));
 }
 
 /* SVE256's vector lane: ATen's own Vectorized tanh (aten_sve_tanhf) and ACLE operators GCC does
@@ -568,9 +611,6 @@ static float gelu_tanh_bwd_vec_sve256(const profile_t *p, float dy, float x) {
 static float gelu_tanh_bwd_scalar(const profile_t *p, float dy, float x) {
     return gelu_tanh_bwd_common(p->contract, dy, x, libm_tanhf(p, gelu_tanh_inner(p->contract, x)));
 }
-
-/* GeluKernelImpl's grain: numel / threads above 16384 elements, else GRAIN_SIZE. */
-static int64_t gelu_grain(const profile_t *p, int64_t n) { return n > 16384 ? n / p->threads : GRAIN_SIZE; }
 
 /* aarch64 without SVE (N1): F.gelu(approximate='tanh') is oneDNN v3.12's eltwise gelu_tanh, JIT for
  * asimd (verbose: "eltwise,jit:asimd"); its backward stays ATen's. jit_uni_eltwise_injector_t<asimd>:
@@ -670,9 +710,10 @@ static inline float dnnl_ref_gelu_tanh_fwd(float s) {
     return (float)(0.5 * (double)s * (1.0 + (double)v));
 }
 
-/* Tensor shapes: x, out (n,). Vector lanes: SLEEF tanh on avx2/avx512; the default capability's
- * emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
-void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
+/* Tensor shapes: x, out (n,), rows of `row` on x86 (TensorIterator's runs of a view whose rows are apart;
+ * 1: the basic loop, the scalar lambda on every element). Vector lanes: SLEEF tanh on avx2/avx512; the
+ * default capability's emulated Vectorized calls std::tanh per lane, i.e. the scalar lambda's arithmetic. */
+void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
     if (p.aten == ATEN_NEON && n > 1 && p.torch < TORCH_2_13) { /* oneDNN v3.11: ref:any */
         for (int64_t i = 0; i < n; i++) out[i] = dnnl_ref_gelu_tanh_fwd(x[i]);
         return;
@@ -685,20 +726,21 @@ void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
         for (int64_t i = 0; i < n; i++) out[i] = dnnl_sve_gelu_tanh_fwd(x[i]);
         return;
     }
-    if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n, n);
-    else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n, n);
-    else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n, n);
+    if (p.aten && p.contract) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec_fused, gelu_tanh_fwd_scalar, x, out, n, row);
+    else if (p.aten) run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_vec, gelu_tanh_fwd_scalar, x, out, n, row);
+    else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n, row);
 }
 
-/* Tensor shapes: grad, x, grad_x (n,). GeluBackwardKernelImpl uses the default grain. */
-void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n) {
+/* Tensor shapes: grad, x, grad_x (n,), rows of `row` (as the forward's). GeluBackwardKernelImpl uses the
+ * default grain. */
+void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row) {
     if (p.aten == ATEN_SVE && p.lanes == 8) {
-        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
         return;
     }
-    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
-    else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
-    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n, n);
+    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
+    else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
+    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 
