@@ -1,7 +1,8 @@
 """Layers of torch.nn that traces of real models reach and no fixture op records, torch-free, on every
 profile (x86 and Linux arm64):
 sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
-statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, native_dropout.
+statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and
+floor_divide (``div_rounding``: floor on x86 only, a NaN in the avx2 object's vector lanes refused), native_dropout.
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
@@ -292,9 +293,9 @@ def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile
     if profile.aarch64:
         raise ParityError(f"div with rounding_mode {mode!r} is measured on x86 only")
     a, b = (np.ascontiguousarray(v, np.float32) for v in np.broadcast_arrays(f32(a), f32(b)))
-    if mode == "trunc":
+    if mode == "trunc":  # two NaNs: the dividend's, as DIVSS/DIVPS (no compiler swaps a division) keep it
         with np.errstate(all="ignore"):
-            return np.trunc(a / b)
+            return np.trunc(arith("div", a, b, 0))
     if mode != "floor":
         raise ParityError(f"div: rounding_mode {mode!r} is not ATen's")
     out, unproven = np.empty_like(a), np.empty_like(a)

@@ -1,5 +1,7 @@
 """Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
-leaky_relu): forward ``out`` and backward ``grad_x``.
+leaky_relu): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and of a number or a tensor to
+a tensor (``pow_tensor_forward``). gelu (erf) where oneDNN does not take it (a non-contiguous self) is
+``gelu_aten``: ATen's GeluKernelImpl in TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """

@@ -11,6 +11,8 @@
  *   sigmoid_backward     grad, y, grad_x (n,), the same runs
  *   glu_forward          a, b, out (n,): the input's two halves along glu's dim, each in the output's
  *                        logical order, cut into runs of `run` elements as sigmoid's
+ *   div_floor_forward    a, b, out, unproven (n,) (a broadcast operand repeated), runs of `run` as
+ *                        sigmoid's: div with rounding_mode "floor" and floor_divide, x86
  *   batch_norm_forward   x, y (B, C, HW) or, channels-last, (B*HW, C); w, b, rm, rv, save_mean,
  *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)

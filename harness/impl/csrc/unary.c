@@ -1,6 +1,7 @@
 /* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, rsqrt,
- * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library) and gelu
- * (tanh: x86 ATen's GeluKernel; aarch64 forward oneDNN's JIT, backward ATen's).
+ * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
+ * for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64 forward
+ * oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
  *
  * Every tensor is flat in its logical order: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
