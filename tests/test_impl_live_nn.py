@@ -159,8 +159,8 @@ def test_div_rounding_modes_and_floor_divide_match_torch(threads: int) -> None:
     """div with rounding_mode "floor" and "trunc", by a tensor and by a number, and floor_divide, replayed:
     2 default grains and 37 elements (thread chunks, each run's tail c10::div_floor_floating), integers,
     values over 2^+-100 (quotients past float's range: div_floor_floating_vec's fix-up), +-0, +-inf, subnormal
-    divisors; NaN and infinite operands in a scalar tail; a NaN dividend in the vector lanes of the avx2 object
-    is refused (SLEEF's fmodf payload)."""
+    divisors; NaN and infinite operands in a scalar tail and in vector bodies (SLEEF's fmodf NaNs); a signalling
+    NaN divisor in the vector lanes of the avx2 object whose payload less 2 leaves the NaNs is refused."""
     use_threads(threads)
     rng = np.random.default_rng(threads)
     n = 2 * 32768 + 37
@@ -188,12 +188,13 @@ def test_div_rounding_modes_and_floor_divide_match_torch(threads: int) -> None:
     tail_b = np.array([3.0, np.nan, 2.0, 0.0, -2.0, np.inf, -np.nan, np.nan, 1e-45], np.float32)
     expected = torch.floor_divide(torch.from_numpy(tail_a), torch.from_numpy(tail_b)).numpy()
     assert_bits_equal("floor_divide tail", expected, impl_nn.div_rounding(tail_a, tail_b, "floor", live_profile()))
-    a[100] = np.nan  # in a vector body
-    if live_profile().aten == "default":
-        expected = torch.floor_divide(torch.from_numpy(a.copy()), tb).numpy()
-        assert_bits_equal("floor_divide NaN", expected, impl_nn.div_rounding(a, b, "floor", live_profile()))
-    else:
-        with pytest.raises(ParityError, match="1 NaN results in ATen's vector lanes"):
+    a[100], b[200], a[300] = np.nan, -np.nan, -np.inf  # in vector bodies
+    b.view(np.uint32)[301] = 0xFFC12345  # a NaN payload
+    expected = torch.floor_divide(torch.from_numpy(a.copy()), torch.from_numpy(b.copy())).numpy()
+    assert_bits_equal("floor_divide NaN lanes", expected, impl_nn.div_rounding(a, b, "floor", live_profile()))
+    b.view(np.uint32)[400] = 0x7F800001  # a signalling NaN whose payload less 2 is not a NaN
+    if live_profile().aten != "default":
+        with pytest.raises(ParityError, match="1 signalling NaN divisors in ATen's vector lanes"):
             impl_nn.div_rounding(a, b, "floor", live_profile())
 
 

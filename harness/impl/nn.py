@@ -2,7 +2,8 @@
 profile (x86 and Linux arm64):
 sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
 statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and
-floor_divide (``div_rounding``: floor on x86 only, a NaN in the avx2 object's vector lanes refused), native_dropout.
+floor_divide (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2
+object's vector lanes refused), native_dropout.
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
@@ -289,7 +290,7 @@ def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile
     "trunc" (div_trunc_kernel: ``trunc(a / b)``, one division and an exact truncation in the vector lanes
     and the scalar tail alike) or "floor" (div_floor_kernel and floor_divide: csrc/nn.c div_floor_forward,
     c10::div_floor_floating in each run's tail, div_floor_floating_vec with SLEEF's fmodf in the vector
-    lanes, 8 of them at every x86 level). ``run`` as ``sigmoid``'s."""
+    lanes, 8 of them at every x86 level, its NaNs as SLEEF's steps leave them). ``run`` as ``sigmoid``'s."""
     if profile.aarch64:
         raise ParityError(f"div with rounding_mode {mode!r} is measured on x86 only")
     a, b = (np.ascontiguousarray(v, np.float32) for v in np.broadcast_arrays(f32(a), f32(b)))
@@ -304,8 +305,8 @@ def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile
     count = fn(profile.as_c(), ptr(a), ptr(b), ptr(out), ptr(unproven), ctypes.c_int64(a.size), ctypes.c_int64(run))
     if count:
         raise ParityError(
-            f"div with rounding_mode 'floor': {count} NaN results in ATen's vector lanes (a NaN or infinite dividend, "
-            "a NaN divisor) carry the payload SLEEF's fmodf iterations leave, not modelled"
+            f"div with rounding_mode 'floor': {count} signalling NaN divisors in ATen's vector lanes, whose payload "
+            "less 2 (SLEEF's fmodf steps) leaves the NaNs: not modelled"
         )
     return out
 
