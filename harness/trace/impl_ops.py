@@ -114,6 +114,8 @@ def kernel_op(op: str, args_text: str = "") -> tuple[str, tuple[str, ...]] | Non
     found = KERNEL_OPS.get(packet(op))
     if found and found[0] == "gelu" and "approximate='tanh'" in args_text:
         return ("gelu_tanh", ("capability", "threads"))
+    if found and packet(op) in ("div", "div_") and "rounding_mode='floor'" in args_text:
+        return ("div", ("capability", "threads"))  # NaN lanes: SLEEF's fmodf steps vs glibc's, by lane
     alpha = re.search(r"\balpha=([^,]+)", args_text)
     if found and found[0] == "index_add" and alpha and alpha.group(1).strip() not in ("1", "1.0"):
         return ("index_add", ("capability",))  # a multiply-add, fused at avx2 (harness.impl.scatter.index_add)
