@@ -192,6 +192,18 @@ def test_div_rounding_modes_and_floor_divide_match_torch(threads: int) -> None:
     b.view(np.uint32)[301] = 0xFFC12345  # a NaN payload
     expected = torch.floor_divide(torch.from_numpy(a.copy()), torch.from_numpy(b.copy())).numpy()
     assert_bits_equal("floor_divide NaN lanes", expected, impl_nn.div_rounding(a, b, "floor", live_profile()))
+    ints, floats = torch.arange(-40, 40, dtype=torch.int64), torch.full((80,), -2.5)  # SEW's int64 // int
+    for mode in ("floor", "trunc"):
+        mode_arg = {"name": "rounding_mode", "value": mode}
+        int_args = [_tensor_arg("self", ints), {"name": "other", "value": 3}, mode_arg]
+        mine = replay("aten.div.Scalar_mode", {"self": ints.numpy()}, int_args, live_profile())["out"]
+        assert mine.dtype == np.int64 and np.array_equal(torch.div(ints, 3, rounding_mode=mode).numpy(), mine)
+        mixed_args = [_tensor_arg("self", ints), _tensor_arg("other", floats), mode_arg]
+        mixed = {"self": ints.numpy(), "other": floats.numpy()}  # the int64 operand cast to float32 first
+        expected = torch.div(ints, floats, rounding_mode=mode).numpy()
+        assert_bits_equal(
+            f"int64 {mode} float32", expected, replay("aten.div.Tensor_mode", mixed, mixed_args, live_profile())["out"]
+        )
     b.view(np.uint32)[400] = 0x7F800001  # a signalling NaN whose payload less 2 is not a NaN
     if live_profile().aten != "default":
         with pytest.raises(ParityError, match="1 signalling NaN divisors in ATen's vector lanes"):

@@ -377,6 +377,9 @@ def test_pow_of_a_tensor_exponent_matches_torch(threads: int) -> None:
     assert_bits_equal(
         "pow(10000, e.T)", torch.pow(10000.0, et).numpy(), _replay_pow("Scalar", {"exponent": et}, 10000.0)
     )
+    slope, powers = torch.tensor(0.70710677), torch.arange(1, 38, dtype=torch.int32)  # BLOOM's ALiBi slopes
+    expected = torch.pow(slope, powers).numpy()
+    assert_bits_equal("pow(s, int32)", expected, _replay_pow("Tensor_Tensor", {"self": slope, "exponent": powers}))
     bt, et = torch.from_numpy(b.copy()), torch.from_numpy(rng.permutation(e))
     expected = torch.pow(bt, et).numpy()
     assert_bits_equal("pow(b, e)", expected, _replay_pow("Tensor_Tensor", {"self": bt, "exponent": et}))

@@ -434,6 +434,23 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
 
 
+def _common_float32(a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarray, what: str) -> list[np.ndarray]:
+    """Two operands of a binary float kernel as float32: float32 ones as they are, and beside a float32 one an
+    integer or bool tensor cast to float32 (TensorIterator promotes it to the common dtype first, rounding
+    to nearest; BLOOM's ALiBi slopes ``pow(base, int32 arange)``, an ``int64 // float``) where it is
+    C-contiguous (a strided one is cast into another layout); else refused."""
+    ints = [v.dtype.kind in "biu" for v in (x, y)]
+    if all(ints) or any(v.dtype != np.float32 and not i for v, i in zip((x, y), ints, strict=True)):
+        raise ParityError(f"{what}: float32 operands (or an integer one beside them) only, not {x.dtype} and {y.dtype}")
+    for name, v, i in zip(names, (x, y), ints, strict=True):
+        stride = a.get(f"{name}.stride")
+        if i and stride is not None and any(stride) and not contiguous(stride, v.shape):
+            raise ParityError(
+                f"{what}: an integer {name} of strides {stride} (cast into another layout) is not modelled"
+            )
+    return [v.astype(np.float32) if i else v for v, i in zip((x, y), ints, strict=True)]
+
+
 def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``pow.Tensor_Tensor`` and ``pow.Scalar`` (a number to a tensor's power: Llama's rotary
     frequencies, ``base ** (arange(0, dim, 2).float() / dim)``): Pow.cpp answers a base of 1 with ones
@@ -445,9 +462,8 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
 
     e = t["exponent"]
     if "self" in t:
-        base, names = t["self"], ("self", "exponent")
-        if base.dtype != np.float32 or e.dtype != np.float32:
-            raise ParityError(f"pow.Tensor_Tensor: float32 operands only, not {base.dtype} and {e.dtype}")
+        names = ("self", "exponent")
+        base, e = _common_float32(a, names, t["self"], e, "pow.Tensor_Tensor")
         if base.shape != e.shape:
             shape = np.broadcast_shapes(base.shape, e.shape)
             if (base.size != 1 and e.size != 1) or shape not in (base.shape, e.shape):
@@ -481,11 +497,13 @@ def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -
     number): harness.impl.nn.div_rounding, in ATen's loop order."""
     from harness.impl.nn import div_rounding
 
-    x = t["self"]
-    y = np.float32(other) if isinstance(other, (int, float)) else np.asarray(other)
-    if x.dtype != np.float32 or y.dtype != np.float32:
-        raise ParityError(f"div with rounding_mode {mode!r}: float32 operands only, not {x.dtype} and {y.dtype}")
     names = ("self", "other")
+    y = np.asarray(other)
+    if isinstance(other, (int, float)) and (t["self"].dtype == np.float32 or isinstance(other, float)):
+        y = np.float32(other)  # a number, wrapped: cast to the common float32
+    if t["self"].dtype.kind in "iu" and y.dtype.kind in "iu":
+        return {"out": _div_rounding_integer(t["self"], y, mode, isinstance(other, int))}
+    x, y = _common_float32(a, names, t["self"], y, f"div with rounding_mode {mode!r}")
     if x.shape != y.shape:
         shape = np.broadcast_shapes(x.shape, y.shape)
         if (x.size != 1 and y.size != 1) or shape not in (x.shape, y.shape):
@@ -495,6 +513,21 @@ def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -
         names = ("self",) if y.size == 1 else ("other",)
         x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
     return {"out": in_loop_order(a, names, [x, y], lambda xs, run: div_rounding(xs[0], xs[1], mode, p, run))}
+
+
+def _div_rounding_integer(x: np.ndarray, y: np.ndarray, mode: str, number: bool) -> np.ndarray:
+    """Integer ``div`` with a rounding mode (SEW's ``int64 // int``): div_floor_kernel's and div_trunc_kernel's
+    integer loops, c10::div_floor_integer (truncation less 1 where the signs differ and a remainder is left)
+    and C's truncating division, exact in the promoted integer type (a Python int keeps the tensor's), the
+    same on every platform; a zero divisor (ATen raises) refused."""
+    dtype = x.dtype if number else np.promote_types(x.dtype, y.dtype)
+    x, y = np.asarray(x, dtype), np.asarray(y, dtype)
+    if not np.all(y):
+        raise ParityError(f"div with rounding_mode {mode!r}: an integer division by zero (ATen raises)")
+    quot = np.floor_divide(x, y)
+    if mode == "trunc":  # toward zero: the floor plus 1 where a remainder is left and the signs differ
+        quot = quot + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(dtype)
+    return quot
 
 
 def _floor_divide(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
