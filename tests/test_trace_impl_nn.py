@@ -76,3 +76,20 @@ def test_glu_where_it_is_not_measured_is_refused() -> None:
         for op, tensors in (("glu", {"self": inp}), ("glu_backward", {"self": inp, "grad_output": g})):
             with pytest.raises(ParityError, match=match):
                 REPLAYS[op](tensors, {"dim": 1}, get_profile(name, 1))
+
+
+@pytest.mark.parametrize(("profile_name", "made"), [("x86-avx2", 0xFFC00000), ("arm64-neon", 0x7FC00000)])
+def test_a_nan_arithmetic_makes_is_the_architectures_default_nan(profile_name: str, made: int) -> None:
+    """inf - inf, 0 * inf: x86's default NaN is -qNaN, aarch64's +qNaN (an emulated Neoverse N1, torch 2.13.0:
+    sub, mul, div and add of infinities, and float64 and integer-with-float operands, 0x7fc00000 and
+    0x7ff8000000000000); a NaN operand passes on as it was, on both."""
+    p = get_profile(profile_name, 1)
+    inf = np.array([np.inf, 0.0, np.nan, 1.0], np.float32)
+    other = np.array([np.inf, np.inf, 1.0, 2.0], np.float32)
+    for op, args in (("sub", {}), ("mul", {})):
+        out = REPLAYS[op]({"self": inf, "other": other}, args, p)["out"].view(np.uint32)
+        assert out[0 if op == "sub" else 1] == made and out[2] == 0x7FC00000, (op, [hex(v) for v in out])
+    mixed = REPLAYS["mul"]({"self": np.array([0, 1], np.int64), "other": other[:2]}, {}, p)["out"].view(np.uint32)
+    assert mixed[0] == made  # 0 (cast to float32) * inf
+    wide = REPLAYS["sub"]({"self": inf.astype(np.float64), "other": other.astype(np.float64)}, {}, p)["out"]
+    assert wide.view(np.uint64)[0] == (0x7FF8000000000000 if made == 0x7FC00000 else 0xFFF8000000000000)

@@ -20,7 +20,9 @@ from harness.impl.profiles import KernelProfile
 _DEFAULT_NAN = {False: 0xFFC00000, True: 0x7FC00000}
 
 
-def arith(op: str, a: np.ndarray, b: np.ndarray, keep: int | None, where: str = "") -> np.ndarray:
+def arith(
+    op: str, a: np.ndarray, b: np.ndarray, keep: int | None, where: str = "", aarch64: bool = False
+) -> np.ndarray:
     """``a op b`` (``op`` add, sub, mul or div) of float32 arrays (broadcast), one IEEE rounding per
     element; where both are NaN, operand ``keep``'s NaN (0: ``a``'s, 1: ``b``'s), quieted, as an x86
     ADDSS/MULSS (or its vector form) whose first source is that operand gives it. ``keep`` None: two
@@ -28,10 +30,15 @@ def arith(op: str, a: np.ndarray, b: np.ndarray, keep: int | None, where: str = 
     product leaves that choice to the loop its dispatch picks (NumPy 2.4, measured on a Zen 5 under
     NPY_DISABLE_CPU_FEATURES): its AVX-512 and AVX2 loops keep ``a``'s in the first 16 lanes of two
     contiguous operands and ``b``'s past them (and ``b``'s everywhere past 16 for a scalar ``b``), its
-    SSE loops ``b``'s in the vector body and ``a``'s in the tail: other bits on another host."""
+    SSE loops ``b``'s in the vector body and ``a``'s in the tail: other bits on another host. A NaN the
+    operation makes of no NaN (inf - inf, 0 * inf) is the CPU's default NaN: x86's (NumPy's here), or
+    with ``aarch64`` that architecture's +qNaN."""
     a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
     with np.errstate(all="ignore"):
         out = np.asarray(UFUNCS[op](a, b, dtype=np.float32), np.float32)
+    if aarch64:
+        made = np.isnan(out) & ~np.isnan(a) & ~np.isnan(b)
+        out[made] = np.uint32(_DEFAULT_NAN[True]).view(np.float32)
     both = np.isnan(a) & np.isnan(b)
     if both.any():
         quiet = np.uint32(0x00400000)

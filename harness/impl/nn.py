@@ -272,17 +272,18 @@ def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
         return np.asarray(_POW[float(exponent)](x), np.float32)
 
 
-def binary(op: str, a: np.ndarray, b: np.ndarray | float) -> np.ndarray:
+def binary(op: str, a: np.ndarray, b: np.ndarray | float, aarch64: bool = False) -> np.ndarray:
     """add, sub, mul, div of float32 tensors (broadcast) or a tensor and a Python number (cast to float
     first, as ATen wraps it): one IEEE rounding per element on every profile (alpha 1 only: ATen's
     AVX2 ``a + 1*b`` fused multiply-add is exact). Where both operands of an element are NaN with
     other payloads (quieted), which one ATen keeps is its kernel's operand order, not NumPy's (add and
-    sub keep the second at default and avx2, mul either at default, by lane: measured): refused."""
+    sub keep the second at default and avx2, mul either at default, by lane: measured): refused. A NaN
+    made of no NaN is the architecture's default NaN (``aarch64``: +qNaN)."""
     a = np.asarray(a)
     b = np.float32(b) if np.ndim(b) == 0 and not isinstance(b, np.ndarray) else np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"{op}: float32 operands only, not {a.dtype} and {b.dtype}")
-    return arith(op, a, b, None, op)
+    return arith(op, a, b, None, op, aarch64)
 
 
 def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile, run: int = 0) -> np.ndarray:

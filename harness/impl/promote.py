@@ -74,10 +74,16 @@ def result_type(*operands: Operand) -> np.dtype:
 
 
 def binary_promoted(
-    op: str, a: np.ndarray, b: Operand, alpha: bool | int | float = 1, out_dtype: np.dtype | None = None
+    op: str,
+    a: np.ndarray,
+    b: Operand,
+    alpha: bool | int | float = 1,
+    out_dtype: np.dtype | None = None,
+    aarch64: bool = False,
 ) -> np.ndarray:
     """``a op b`` (``op`` add, sub, mul or div; ``alpha`` for add and sub) as ATen computes it in the
-    common dtype (see the module); ``out_dtype`` an in-place op's self dtype, the result cast to it."""
+    common dtype (see the module); ``out_dtype`` an in-place op's self dtype, the result cast to it; a NaN
+    made of no NaN the architecture's (``aarch64``: +qNaN)."""
     dtype = result_type(a, b) if op != "div" else result_type(a, b, 0.0)  # true division: at least float32
     if isinstance(alpha, float) and dtype.kind in "biu":
         raise ParityError(f"{op}: a floating alpha for a {dtype} result; torch refuses it")
@@ -87,13 +93,15 @@ def binary_promoted(
     if dtype.kind == "f" and alpha != 1:
         raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
     if dtype == np.float32:
-        out = arith(op, x.astype(np.float32), y.astype(np.float32), None, op)
+        out = arith(op, x.astype(np.float32), y.astype(np.float32), None, op, aarch64)
     elif dtype == np.float64:
         x, y = x.astype(np.float64), y.astype(np.float64)
         if (np.isnan(x) & np.isnan(y)).any():  # one NaN passes on quieted; of two, ATen's operand order
             raise ParityError(f"{op} of two float64 NaNs at one element: which payload ATen keeps is not modelled")
         with np.errstate(all="ignore"):
-            out = UFUNCS[op](x, y, dtype=np.float64)
+            out = np.asarray(UFUNCS[op](x, y, dtype=np.float64))
+        if aarch64:  # the default NaN of an invalid operation: +qNaN
+            out[np.isnan(out) & ~np.isnan(x) & ~np.isnan(y)] = np.uint64(0x7FF8000000000000).view(np.float64)
     elif dtype.kind == "b":
         if op not in ("add", "mul"):
             raise ParityError(f"{op} of bool tensors: torch refuses it")

@@ -552,7 +552,7 @@ def _binary(op: str) -> Replay:
             shape = a.get(f"{name}.shape")
             if name in t and shape is not None and np.ndim(t[name]) == len(shape) + 1:
                 raise ParityError(f"the impl reproduces {op} of real tensors only, not complex {name} {list(shape)}")
-        return {"out": binary(op, t["self"], other)}
+        return {"out": binary(op, t["self"], other, p.aarch64)}
 
     return run
 

@@ -1135,7 +1135,7 @@ def _promoting(name: str, float32: Replay) -> Replay:
         if x.dtype == np.float32 and (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
             return float32(t, a, p)
         out_dtype = x.dtype if name.endswith("_") else None
-        return {"out": binary_promoted(name.rstrip("_"), x, other, a.get("alpha", 1), out_dtype)}
+        return {"out": binary_promoted(name.rstrip("_"), x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
 
     return run
 
