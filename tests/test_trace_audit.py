@@ -97,6 +97,19 @@ def test_an_op_the_impl_gets_wrong_is_shown_with_its_figures_and_exits_1(
 
 
 @needs_modelled_mkl
+def test_a_replay_that_breaks_is_a_defect_shown_in_one_line_not_a_traceback(
+    mlp_trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(op, inputs, args, profile):
+        raise KeyError("weight")
+
+    monkeypatch.setattr(audit_module, "replay", broken)
+    data = _audit_json([str(mlp_trace), "--ops", "mm"], tmp_path, capsys, 1)
+    assert data["summary"]["other"] == data["summary"]["chosen"] > 0
+    assert data["other"][0]["detail"] == "the impl's replay failed: KeyError: 'weight'"
+
+
+@needs_modelled_mkl
 def test_the_ops_captured_in_several_re_runs_get_the_verdicts_of_one(
     mlp_trace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

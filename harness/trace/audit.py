@@ -10,8 +10,8 @@ architecture, torch release, and the thread count the program had at that op). E
 
 - ``exact``: the impl gives every traced output's digest (an in-place op that returns nothing: what
   later ops read of what it wrote);
-- ``other``: the impl gives other bits without refusing: a defect of the impl, shown with the ULP
-  figures of each output against the captured one;
+- ``other``: the impl gives other bits without refusing (or its replay breaks): a defect of the impl,
+  shown with the ULP figures of each output against the captured one;
 - ``refused``: the impl says in one line why it cannot prove this op (its bound), or has no replay
   for it, or the op could not be captured (a race: the re-run gave other outputs).
 
@@ -175,6 +175,8 @@ def _replayed(trace: Trace, op: OpRecord, cap: Captured, profile: Any) -> OpAudi
         impl = replay(op.op, cap.inputs, cap.args, profile)
     except ParityError as err:
         return _entry(op, "refused", str(err))
+    except Exception as err:  # a replay that breaks is the impl's defect, shown as one
+        return _entry(op, "other", f"the impl's replay failed: {type(err).__name__}: {err}")
     bad = not_reproduced(impl, op, trace.digest_algorithm, trace)
     if not bad:
         return _entry(op, "exact")
