@@ -32,7 +32,8 @@ array, no pickle) of kind ``trace``::
                             tensor made before the trace began, a generator's state); -1 for outputs.
                             Version 3 and later: older traces do not know their inputs' sources
     /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
-                            attrs: args (JSON: the call's arguments, tensors by input name)
+                            attrs: args (JSON: the call's arguments, tensors by input name; a
+                            number JSON cannot hold, inf, -inf or nan, as {"float": "-inf"})
 
 Inputs of an op are read before it runs (an in-place op's ``self`` as it was), outputs after.
 """
@@ -215,7 +216,7 @@ def write_trace(
         w.put("trace", "t_src", np.asarray(sources, np.int32))
         w.put("trace", "strings", np.frombuffer(json.dumps(list(sid.ids)).encode(), np.uint8))
         for index, cap in captured.items():
-            w.set_attrs(f"captured/{index}", {"args": cap.args})
+            w.set_attrs(f"captured/{index}", {"args": _tag_floats(cap.args)})
             for kind, tensors in (("inputs", cap.inputs), ("outputs", cap.outputs)):
                 for name, array in tensors.items():
                     w.put(f"captured/{index}/{kind}", name, array)
@@ -283,8 +284,33 @@ def read_trace(path: str | Path) -> Trace:
                 else {}
                 for kind in ("inputs", "outputs")
             }
-            captured[int(index)] = Captured(tensors["inputs"], tensors["outputs"], r.attrs(group).get("args", []))
+            captured[int(index)] = Captured(
+                tensors["inputs"], tensors["outputs"], _untag_floats(r.attrs(group).get("args", []))
+            )
     return Trace(path, attrs, ops, captured)
+
+
+def _tag_floats(value: Any) -> Any:
+    """``value`` with each float JSON has no number for (inf, -inf, nan: a ``masked_fill`` with
+    -inf, a ``clamp`` bound) as ``{"float": "-inf"}``, so the strict reader reads it back."""
+    if isinstance(value, float) and not np.isfinite(value):
+        return {"float": repr(value)}
+    if isinstance(value, list):
+        return [_tag_floats(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _tag_floats(v) for k, v in value.items()}
+    return value
+
+
+def _untag_floats(value: Any) -> Any:
+    """The inverse of ``_tag_floats``."""
+    if isinstance(value, dict):
+        if value.keys() == {"float"} and value["float"] in ("inf", "-inf", "nan"):
+            return float(value["float"])
+        return {k: _untag_floats(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_untag_floats(v) for v in value]
+    return value
 
 
 def thread_stretches(counts: Sequence[Sequence[int]]) -> str:
