@@ -131,3 +131,28 @@ def test_avx512_1x1_forward_runs_its_calls() -> None:
     x[:, 80:82], w[:, 80:82] = 1.0, 1.0  # the second's: 1 + 1 = 2, added: 2**24 + 2 (one chain: 2**24)
     y = conv.conv2d(x, w, None, (1, 1), (0, 0), profile)
     assert (y == np.float32(2.0**24 + 2)).all()
+
+
+ZERO_SUMS = {  # torch's grad_weight of the shape below at avx2 by thread count: its -0 count, SHA-256 of its bits
+    1: (0, "299407adb3f1bd645191cfecb3c33a47510b1dfba3c0a936d741bdd8513526c0"),
+    2: (198, "a9debdf62dec6ffa346e608471742d19941f439eb70fbb2e3f5850b638464caa"),
+    4: (0, "299407adb3f1bd645191cfecb3c33a47510b1dfba3c0a936d741bdd8513526c0"),
+    8: (0, "299407adb3f1bd645191cfecb3c33a47510b1dfba3c0a936d741bdd8513526c0"),
+}
+
+
+@pytest.mark.parametrize("threads", sorted(ZERO_SUMS))
+def test_a_weight_sum_of_underflowing_products_has_the_reducers_sign(threads: int) -> None:
+    """EfficientNet's squeeze-excite expand (4 images, 12 -> 288 channels, a 1x1 map) over products that
+    all underflow: every weight sums signed zeros. On 2 threads each thread has whole weight jobs and
+    198 sums are -0; on 4 and 8 the threads split the pixels and cpu_reducer_2d_t adds their buffers
+    into a zeroed register (+0 + s0 + s1 ...): +0 everywhere (the impl gave -0 in 198 before)."""
+    rng = np.random.default_rng(941)
+    x = (rng.standard_normal((4, 12, 1, 1)) * 1e-25).astype(np.float32)
+    w = rng.standard_normal((288, 12, 1, 1)).astype(np.float32)
+    dy = (rng.standard_normal((4, 288, 1, 1)) * 1e-25).astype(np.float32)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    _, gw, _ = conv.conv2d_backward(dy, x, w, (1, 1), (0, 0), False, profile, (False, True, False))
+    assert gw is not None
+    negative, digest = ZERO_SUMS[threads]
+    assert int((gw.view(np.uint32) >> 31).sum()) == negative and bits_sha256(gw) == digest

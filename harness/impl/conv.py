@@ -1335,6 +1335,16 @@ def avx2_1x1_weight_split(g: Geometry, threads: int, nxc: bool) -> tuple[list[in
     return parts, runs
 
 
+def avx2_1x1_reduced(gw: np.ndarray, parts: list[int]) -> None:
+    """jit_1x1:avx2's weights reducer (cpu_reducer_2d_t, its driver made with nullify_dst) sums a group's
+    buffers into a zeroed register, ``+0 + s0 + s1 ...``: where two or more threads split a weight's
+    pixels (``parts``, ``avx2_1x1_weight_split``), a sum of -0 partial sums is +0 (EfficientNet's
+    squeeze-excite 1x1s over underflowing products at 4 and 8 threads). Nothing else changes: adding +0
+    first leaves every other sum's bits. In place."""
+    if len(parts) > 2:
+        np.add(gw, np.float32(0), out=gw)
+
+
 def avx2_1x1_bias_parts(g: Geometry, threads: int, nxc: bool) -> list[int]:
     """``_bias_parts`` of jit_1x1:avx2: its bias reducer (blocks of 8 channels, the images split)
     with buffers of threads * the weights' job size (``_avx2_1x1_jobs``, ``nxc`` for nhwc) * 8 floats."""
@@ -2124,6 +2134,8 @@ def conv2d_backward(
         gw = np.empty_like(w)
         parts, runs = _weight_split(_weights_kernel(kind, g), g, profile.threads, profile.l1_per_core)
         _run_weights(dy, x, gw, g, parts, runs, True)
+        if _weights_kernel(kind, g) == "jit_1x1:avx2":
+            avx2_1x1_reduced(gw, parts)
     if mask[2] and has_bias:
         gb = _bias_grad(dy, _bias_parts(_weights_kernel(kind, g), g, profile.threads))
     return gx, gw, gb

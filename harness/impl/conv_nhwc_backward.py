@@ -689,6 +689,7 @@ def _jit_1x1_weights(
         gw = np.empty((g.oc, g.c, 1, 1), np.float32)
         parts, runs = conv.avx2_1x1_weight_split(g, threads, True)
         conv._run_weights(dy, x, gw, g, parts, runs, True)
+        conv.avx2_1x1_reduced(gw, parts)
     if mask[1]:
         gb = conv._bias_grad(dy, conv.avx2_1x1_bias_parts(g, threads, True))
     return gw, gb
