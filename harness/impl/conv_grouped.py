@@ -432,6 +432,21 @@ def _avx512_data(g: conv.Geometry, data: str, groups: int, profile: KernelProfil
     return _vector_gemm_jit(g, groups, profile, 1)
 
 
+def brgconv_strided_groups(
+    dy: np.ndarray, w: np.ndarray, g: conv.Geometry, groups: int, simd: int, profile: KernelProfile
+) -> np.ndarray:
+    """brgconv_strided's grad_input of ``groups`` (``simd`` floats a vector: 16 at avx512_core, 8 at
+    avx2): harness.impl.conv's one-group model per group, ``g`` one group's geometry; ParityError over
+    NaN or infinite operands."""
+    if not (np.isfinite(dy).all() and np.isfinite(w).all()):
+        raise ParityError(
+            "conv2d backward data with groups: brgconv_strided over NaN or infinite grad_output or weights "
+            "(which NaN it gives, or a NaN where the model has a number), not modelled"
+        )
+    parts = zip(_subtensors(dy, groups, 1), _subtensors(w, groups, 0), strict=True)
+    return np.concatenate([conv.brgconv_strided_data(d, ws, g, simd, profile, groups) for d, ws in parts], axis=1)
+
+
 def _avx2_strided(g: conv.Geometry, groups: int, profile: KernelProfile, data: str, weights: str) -> tuple[str, str]:
     """(backward data, backward weights) of a strided convolution of groups of several channels at AVX2:
     brgconv_strided:avx2 first in oneDNN's list for the data, taking a group of more than 8 output
@@ -858,14 +873,7 @@ def conv2d_backward(
     elif mask[0] and data in (AVX512_GROUPS, AVX2_GROUPS):
         gx = _direct_groups_data(dy, w, g, groups, data == AVX512_GROUPS, dil)
     elif mask[0] and data in BRG_STRIDED_GROUPS.values():
-        if not (np.isfinite(dy).all() and np.isfinite(w).all()):
-            raise ParityError(
-                "conv2d backward data with groups: brgconv_strided over NaN or infinite grad_output or weights "
-                "(which NaN it gives, or a NaN where the model has a number), not modelled"
-            )
-        simd = 16 if data == BRG_STRIDED_GROUPS[16] else 8
-        parts = zip(_subtensors(dy, groups, 1), _subtensors(w, groups, 0), strict=True)
-        gx = np.concatenate([conv.brgconv_strided_data(d, ws, g, simd, profile, groups) for d, ws in parts], axis=1)
+        gx = brgconv_strided_groups(dy, w, g, groups, 16 if data == BRG_STRIDED_GROUPS[16] else 8, profile)
     elif mask[0] and _one_group_kind(data):
         one_group, data_only = _one_group_kind(data), (True, False, False)
         grads = _groups_backward(

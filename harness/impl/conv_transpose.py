@@ -257,6 +257,8 @@ def conv_transpose2d(
         return _grouped_forward(x, w, b, g, output_padding, groups, profile)
     if runs_slow(x.shape, w.shape, stride, profile):
         return _slow_forward(x, w, b, g, output_padding, profile)
+    if _avx2_brg_deconv(g, profile):
+        return _plus_bias(conv.brgconv_strided_data(x, w, g, 8, profile), b)
     zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
     y = conv.conv2d_backward(x, zeros, w, stride, padding, False, profile, (True, False, False), _kind(g, profile))[0]
     assert y is not None
@@ -333,6 +335,30 @@ def _deconv_backward(why, data, weights, bias, has_bias: bool, mask):
 
 def _kind(g: conv.Geometry, profile: KernelProfile) -> str:
     return conv.onednn_path(g, profile)
+
+
+def _avx2_brg_deconv(g: conv.Geometry, profile: KernelProfile, groups: int = 1) -> bool:
+    """Whether at avx512 oneDNN's deconvolution forward (a stride over 1; ``g`` one group's adjoint of
+    ``groups``) is ``brg_deconv:avx2+brgconv_strided:avx2`` where the adjoint convolution's own list would
+    give jit:avx512_core. cpu_deconvolution_list.cpp tries brg_deconv:avx512_core (its nested list's
+    brgconv_strided:avx512_core alone), then brg_deconv:avx2 (brgconv_strided:avx2 alone), before
+    ref_deconvolution's convolution list (``conv:any+``: ``conv.direct_kernels``, with groups
+    harness.impl.conv_grouped's ``path``); both brg_deconv decline where the stride does not divide the
+    adjoint's input (the deconvolution's output: jit_brgemm_conv_bwd_utils.cpp ``use_inversion &&
+    has_uneven_spatial``), each where brgconv_strided's blocking search finds no blocking
+    (``conv._strided_declines``: every blocking's estimated efficiency below 0.00001; of 16-float vectors,
+    of 8), and with groups where a group has no more adjoint output channels (deconvolution input
+    channels) than the vector holds. So where the 16-float kernel declines, the 8-float one takes the
+    shape and the stride divides OH and OW, the AVX2 kernel runs ahead of jit:avx512_core (ONEDNN_VERBOSE
+    on a Zen 5)."""
+    if profile.aten != "avx512" or (g.sh, g.sw) == (1, 1) or conv._one_by_one(g) or g.h % g.sh or g.w % g.sw:
+        return False
+    if groups > 1:
+        kernel = _adjoint_kinds(g, (g.oc * groups, g.c, g.kh, g.kw), groups, profile)[0]
+        listed = kernel == conv_grouped.AVX512_GROUPS and g.oc > 8
+    else:
+        listed = conv.direct_kernels(g, conv.AVX512, profile)[1] == conv.AVX512
+    return listed and not conv._strided_declines(g, profile, 8, groups)
 
 
 def _slow_forward(
@@ -425,6 +451,8 @@ def _grouped_forward(
         outs = [_slow_forward(*part, g, output_padding, profile) for part in zip(xs, ws, bs, strict=True)]
         return np.concatenate(outs, axis=1)
     _raise(_grouped_refusals(g, groups, profile, dil)[0])
+    if dil == (1, 1) and _avx2_brg_deconv(g, profile, groups):
+        return _plus_bias(conv_grouped.brgconv_strided_groups(x, w, g, groups, 8, profile), b)
     zeros = np.zeros((g.n, g.c * groups, g.h, g.w), np.float32)  # the adjoint's input: not read
     data = (True, False, False)
     y = conv_grouped.conv2d_backward(x, zeros, w, stride, padding, groups, False, profile, data, dilation=dil)[0]
