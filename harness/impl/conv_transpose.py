@@ -89,7 +89,22 @@ for jit:avx2; nchw for gemm:jit). Random conv_transpose1d and conv_transpose2d o
 fifth draw with NaN, infinities, -0 and denormals, 82 draws on 1, 2, 4 and 8 threads: every pass bit for
 bit or refused (a NaN result of either kind, by the replay's check), 0 other; with groups (2 to 16,
 depthwise among them) 75 draws, 0 other. Before, every pass at avx512 was refused (DAC's and EnCodec's
-upsamplers in the zoo, now bit for bit at 8 threads).
+upsamplers in the zoo, now bit for bit at 8 threads). The forward at a stride follows oneDNN's
+deconvolution list, not the convolution list (``_avx2_brg_deconv``): brg_deconv:avx512_core, then
+brg_deconv:avx2, each taking the shape where its brgconv_strided finds a blocking and the stride divides
+the output (OH, OW), before ``conv:any+`` (jit:avx512_core among its kernels); so where the 16-float
+search finds none and the 8-float one finds one, brgconv_strided:avx2 runs (ConvTranspose2d of one output
+channel, kernels 8 to 16, strides 2 to 4; with groups, groups of 9 to 16 input channels). Measured on a
+Zen 5 at avx512: of 960 ConvTranspose2d shapes (1 or 2 input channels, 1 to 3 output, kernels 5 to 16,
+strides 1 to 8) 51 gave other bits at 1 thread before, 0 now; random draws (1-D and 2-D, 1 to 4 and 16
+channels, kernels 1 to 16, strides 1 to 8, inputs 1 to 8, 1 to 3 images) on 1, 2, 4 and 8 threads,
+ONEDNN_VERBOSE naming the implementation: 1200 of one group, every pass bit for bit and every route
+predicted but two (a deconvolution input one column wide on 4 and 8 threads, where
+brgconv_strided:avx512_core takes the shape the impl's search declines: the bits agree); 640 grouped, every pass bit for
+bit or refused, 0 other: two forwards on 4 and 8 threads (the stride not dividing the output, an adjoint
+output one to five columns wide) had run conv_grouped's gemm:jit where brgconv_strided:avx2 ran, its
+search declining on the profile's threads but not on 1; such forwards are refused
+(``_avx2_search_unsettled``: 6 of 480 grouped forwards on 2, 4 and 8 threads, those two among them).
 
 Refused (ParityError): aarch64, dilated channels-last transposed convolutions; with groups, the adjoint's passes
 harness.impl.conv_grouped refuses (``_grouped_refusals``; at avx2 the forward at a stride over 1 with
@@ -432,7 +447,24 @@ def _grouped_refusals(
         None if not kind.startswith("refuse:") else f"conv_transpose2d {name} with groups: {kind[7:]}, not modelled"
         for name, kind in zip(names, kinds, strict=True)
     ]
+    if why[0] is None and dil == (1, 1) and _avx2_search_unsettled(g, kinds[0], groups, profile):
+        why[0] = (
+            "conv_transpose2d forward with groups at avx512: brgconv_strided:avx2's blocking search declines on "
+            f"{profile.threads} threads and not on 1 (oneDNN ran it there where measured), not modelled"
+        )
     return (*why, why[2])
+
+
+def _avx2_search_unsettled(g: conv.Geometry, kernel: str, groups: int, profile: KernelProfile) -> bool:
+    """Where the impl runs gemm:jit for a grouped forward at avx512 because brgconv_strided:avx2's
+    blocking search (groups of more than 8 adjoint output channels) finds no blocking on the profile's
+    threads, though it finds one on 1 thread: on a Zen 5 at 4 and 8 threads oneDNN ran brgconv_strided:
+    avx2 on 2 of 2 such draws (adjoint outputs one to five columns wide; 2 of 640 grouped forwards)."""
+    if profile.aten != "avx512" or (g.sh, g.sw) == (1, 1) or g.oc <= 8 or profile.threads == 1:
+        return False
+    if kernel != conv_grouped.GEMM_JIT_GROUPS or not conv._strided_declines(g, profile, 8, groups):
+        return False
+    return not conv._strided_declines(g, profile.with_threads(1), 8, groups)
 
 
 def _grouped_forward(
