@@ -162,3 +162,14 @@ def test_refused_passes(spec, passes, why: str) -> None:
     y = conv_transpose.conv_transpose2d(x, w, None, s2, p2, o2, profile, groups)
     with pytest.raises(ParityError, match=why):
         conv_transpose.conv_transpose2d_backward(y, x, w, s2, p2, o2, False, profile, (True, False, False), groups)
+
+
+def test_avx512_grouped_forward_refused_where_the_avx2_search_turns_on_the_threads() -> None:
+    """At avx512 a grouped forward whose brgconv_strided:avx2 blocking search (Zen 5 caches) declines on
+    the profile's threads but finds a blocking on 1 is refused (oneDNN ran brgconv_strided:avx2 on 4
+    threads where the impl had given gemm:jit's sums); on 1 thread the impl runs it."""
+    x4, w4, stride, padding = (1, 32, 6, 1), (32, 1, 10, 9), (7, 7), (0, 2)
+    zen5 = profile_for_capability("AVX512", 4).with_l1_per_core(49152).with_l2_per_core(1 << 20)
+    why = conv_transpose.refusals(x4, w4, stride, padding, (0, 0), zen5, 2)[0]
+    assert why is not None and "declines on 4 threads and not on 1" in why
+    assert conv_transpose.refusals(x4, w4, stride, padding, (0, 0), zen5.with_threads(1), 2)[0] is None
