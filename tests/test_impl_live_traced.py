@@ -1263,16 +1263,22 @@ def test_where_and_masked_fill_of_any_dtype_replay(
 @settings(max_examples=6, deadline=None)
 @given(
     dtype=st.sampled_from(PROMOTED[:5]), shape=st.lists(st.integers(1, 40), max_size=3).map(tuple),
-    want=st.sampled_from([None, torch.int32, torch.int64]), seed=st.integers(0, 2**32 - 1), threads=THREADS,
+    want=st.sampled_from([None, torch.int32, torch.int64, torch.float32]), seed=st.integers(0, 2**32 - 1),
+    threads=THREADS,
 )  # fmt: skip
 @example(dtype=torch.bool, shape=(4, 16), want=None, seed=0, threads=2)  # a mask's count of positions
+@example(dtype=torch.bool, shape=(2, 40), want=torch.float32, seed=0, threads=1)  # DAB-DETR's mask.cumsum(1, float32)
+@example(dtype=torch.float32, shape=(3, 9), want=torch.int32, seed=0, threads=1)  # Qwen3-Next's counts to int32
 def test_integer_sums_replay(
     backend: str, dtype: torch.dtype, shape: tuple[int, ...], want: torch.dtype | None, seed: int, threads: int
 ) -> None:
     """sum (whole, over a dim, kept) and cumsum of bool and integer tensors: exact int64 sums, or in the
-    dtype asked for, wrapping."""
+    dtype asked for, wrapping; into float32 (counts: cumsum's running sums in double, rounded); a float
+    tensor into an integer dtype, truncated first."""
     use_threads(threads)
     x = _tensor_of(dtype, shape, np.random.default_rng(seed))
+    if want == torch.float32 and dtype != torch.bool:  # counts, whose sums float32 holds exactly
+        x = x % 100
 
     def program() -> None:
         torch.sum(x, dtype=want)

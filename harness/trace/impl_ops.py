@@ -1141,22 +1141,46 @@ def _promoting(name: str, float32: Replay) -> Replay:
 
 
 def _integral(name: str, floating: Replay) -> Replay:
-    """``sum`` and ``cumsum`` (``name``) of an integer or bool tensor: exact sums in int64, or in the integer
-    dtype asked for, wrapping as the CPU's adds (integer addition is associative, so ATen's order and
-    threads do not reach the bits); a float tensor through ``floating``, the replay of ATen's float kernels."""
+    """``sum`` and ``cumsum`` (``name``) where an integer or bool tensor or an integer dtype is involved; a
+    float tensor summed as float through ``floating``, the replay of ATen's float kernels. ATen first casts
+    the tensor to the result's dtype (``self.to(dtype)``: a float to an integer truncated toward zero):
+
+    - into an integer dtype (int64 by default): exact sums, wrapping as the CPU's adds (integer addition
+      is associative, so ATen's order and threads do not reach the bits);
+    - an integer or bool tensor into a float dtype (a mask's running count, ``cumsum(1, dtype=float32)``):
+      cumsum accumulates in double (``acc_type``), each running sum rounded to the dtype; sum in the
+      float dtype's own cascade, exact where the magnitudes' sum is below 2**24 (float32) or 2**53, refused
+      beyond."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         x, want = t.get("self"), a.get("dtype")
         if x is None or (x.dtype.kind == "f" and want in (None, "torch.float32")):
             return floating(t, a, p)
-        dtype = np.dtype(np.int64) if want is None else np.dtype(str(want).removeprefix("torch."))
-        if x.dtype.kind not in "biu" or dtype.kind not in "iu":
+        try:
+            dtype = np.dtype(np.int64) if want is None else np.dtype(str(want).removeprefix("torch."))
+        except TypeError:
+            raise ParityError(
+                f"the impl reproduces {name} into integer, float32 and float64 only, not {want}"
+            ) from None
+        if x.dtype.kind not in "biuf" or dtype.kind not in "iuf" or (x.dtype.kind == "f" and dtype.kind == "f"):
             raise ParityError(f"the impl reproduces {name} of {x.dtype} into {dtype} only as a float32 or integer sum")
+        if x.dtype.kind == "f":  # a float tensor into an integer dtype: C's truncating cast first
+            if not np.isfinite(x).all() or np.abs(x).max(initial=0) >= 2.0 ** (8 * dtype.itemsize - 1):
+                raise ParityError(f"{name} of {x.dtype} into {dtype}: a value out of the integer's range (UB in C)")
+            x = np.trunc(x).astype(dtype)
+        axis = (int(a["dim"]) % x.ndim if x.ndim else None) if name == "cumsum" else None
+        dims = _reduced_dims(a, x.ndim) if name == "sum" else ()
+        if dtype.kind == "f":
+            if name == "cumsum":
+                ones = x.astype(dtype).astype(np.float64)
+                return {"out": np.cumsum(ones, axis=axis).astype(dtype).reshape(x.shape)}
+            if np.abs(x.astype(np.float64)).sum() > 2.0 ** (np.finfo(dtype).nmant + 1):
+                raise ParityError(f"sum of {x.dtype} into {dtype}: partial sums past the float's integers not modelled")
+            out = np.asarray(np.sum(x.astype(np.int64), axis=dims)).astype(dtype)
+            return {"out": _kept_dims(out, a, x.shape, dims)}
         with np.errstate(over="ignore"):
             if name == "cumsum":
-                axis = int(a["dim"]) % x.ndim if x.ndim else None
                 return {"out": np.cumsum(x.astype(dtype), axis=axis, dtype=dtype).reshape(x.shape)}
-            dims = _reduced_dims(a, x.ndim)
             out = np.asarray(np.sum(x.astype(dtype), axis=dims, dtype=dtype))
         return {"out": _kept_dims(out, a, x.shape, dims)}
 
