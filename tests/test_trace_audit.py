@@ -163,6 +163,13 @@ def test_an_op_that_came_out_otherwise_is_its_own_line_not_the_whole_capture(
     found = cause._captured_each(traced, [0, 1], tmp_path / "again.h5", done)
     assert found[0] is again.captured[0]
     assert isinstance(found[1], str) and "its 2 threads race" in found[1]
+    # other inputs in the re-run of a program whose string hash order was random: the line says so
+    # (Gemma 3's rotary ops at 8 threads, 2 of 4 re-runs)
+    again.ops = [record(0, b"y" * 32), record(1, b"y" * 32)]
+    again.ops[1].inputs = [again.ops[1].inputs[0]._replace(digest=b"w" * 32)]
+    traced.attrs["provenance"]["python_hash_seed"] = {"hash_randomization": True, "PYTHONHASHSEED": None}
+    found = cause._captured_each(traced, [0, 1], tmp_path / "again.h5", done)
+    assert isinstance(found[1], str) and "not repeatable (its program ran with a random PYTHONHASHSEED" in found[1]
 
 
 def test_a_trace_holding_its_ops_in_full_is_audited_without_running_anything(

@@ -448,12 +448,24 @@ def _captured_each(
         if (first.op, fingerprints(first.inputs)) != (then.op, fingerprints(then.inputs)):
             found[index] = (
                 f"re-running {trace.path}'s program gave other bits at op {index} ({first.op}): not repeatable"
+                + _random_hash_seed(trace)
             )
         elif fingerprints(first.outputs) != fingerprints(then.outputs):
             found[index] = _not_deterministic(trace, index, first.op)
         else:
             found[index] = again.captured[index]
     return found
+
+
+def _random_hash_seed(trace: Trace) -> str:
+    """Why a re-run may read other tensors: the traced run's string hash order was random (a set of str the
+    program iterates, as Gemma 3's layer types, then orders its tensors otherwise in each process)."""
+    if not hash_seed_is_random(trace.provenance):
+        return ""
+    return (
+        " (its program ran with a random PYTHONHASHSEED, so a set of str it iterates may order its tensors "
+        "otherwise in each run: trace it with PYTHONHASHSEED=0 to repeat it)"
+    )
 
 
 def _not_deterministic(trace: Trace, index: int, op: str) -> str:
