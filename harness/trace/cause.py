@@ -334,11 +334,7 @@ def capture_ops(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Ca
     in full; checks that each op and its digests came out as traced. Ops the trace already holds in
     full (traced with ``--capture``) are taken from it: nothing is run. A trace of another
     architecture is re-run on its emulated core where it was traced on one (``foreign_rerun``)."""
-    found = capture_each(trace, indices, workdir)
-    problem = next((v for v in found.values() if isinstance(v, str)), None)
-    if problem is not None:
-        raise ParityError(problem)
-    return {index: v for index, v in found.items() if isinstance(v, Captured)}
+    return _every_op(capture_each(trace, indices, workdir))
 
 
 def capture_each(trace: Trace, indices: list[int], workdir: Path) -> dict[int, Captured | str]:
@@ -412,7 +408,11 @@ def foreign_rerun(trace: Trace) -> Iterator[tuple[Callable[[list[str]], list[str
 def _checked_capture(
     trace: Trace, indices: list[int], out: Path, proc: subprocess.CompletedProcess
 ) -> dict[int, Captured]:
-    found = _captured_each(trace, indices, out, proc)
+    return _every_op(_captured_each(trace, indices, out, proc))
+
+
+def _every_op(found: dict[int, Captured | str]) -> dict[int, Captured]:
+    """The captured ops, or the first op's line that came out otherwise, raised."""
     problem = next((v for v in found.values() if isinstance(v, str)), None)
     if problem is not None:
         raise ParityError(problem)
