@@ -537,22 +537,43 @@ def _floor_divide(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
     return _div_rounding(t, a, p, "floor", other)
 
 
-def _binary(op: str) -> Replay:
+def _complex_operand(t: Arrays, a: Args) -> tuple[str, list[int]] | None:
+    """(name, shape) of the first operand captured as a complex tensor's float32 (re, im) pairs (one more
+    dim than its shape); None where both are real."""
+    for name in ("self", "other"):
+        shape = a.get(f"{name}.shape")
+        if name in t and shape is not None and np.ndim(t[name]) == len(shape) + 1:
+            return name, list(shape)
+    return None
+
+
+def _binary(name: str) -> Replay:
+    """add, sub, mul, div (``name``, or its in-place form): float32 operands (a float32 tensor and a float32
+    tensor or a number) through ATen's float kernels (harness.impl.nn.binary; div with a rounding mode
+    ``_div_rounding``); an integer, bool or mixed pair through harness.impl.promote (torch's type promotion,
+    then one exact operation, cast into an in-place op's own dtype)."""
+    op = name.rstrip("_")
+
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.nn import binary
+        from harness.impl.promote import binary_promoted
 
+        x, other = t.get("self"), t["other"] if "other" in t else a.get("other")
+        if x is not None and other is not None and a.get("rounding_mode") is None and not _complex_operand(t, a):
+            number = isinstance(other, (int, float)) and not isinstance(other, bool)
+            if x.dtype != np.float32 or not (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
+                out_dtype = x.dtype if name.endswith("_") else None
+                return {"out": binary_promoted(op, x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
         if a.get("alpha", 1) != 1:
             raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
-        other = t["other"] if "other" in t else a.get("other")
-        if other is None or isinstance(other, bool) or "self" not in t:
+        if other is None or isinstance(other, bool) or x is None:
             raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
         if a.get("rounding_mode") is not None:
             return _div_rounding(t, a, p, str(a["rounding_mode"]), other)
-        for name in ("self", "other"):  # a complex tensor is captured as float32 (re, im) pairs: one more dim
-            shape = a.get(f"{name}.shape")
-            if name in t and shape is not None and np.ndim(t[name]) == len(shape) + 1:
-                raise ParityError(f"the impl reproduces {op} of real tensors only, not complex {name} {list(shape)}")
-        return {"out": binary(op, t["self"], other, p.aarch64)}
+        found = _complex_operand(t, a)
+        if found:  # a complex tensor is captured as float32 (re, im) pairs: one more dim
+            raise ParityError(f"the impl reproduces {op} of real tensors only, not complex {found[0]} {found[1]}")
+        return {"out": binary(op, x, other, p.aarch64)}
 
     return run
 
@@ -1040,7 +1061,7 @@ REPLAYS: dict[str, Replay] = {
     "mkldnn_rnn_layer_backward": _lstm_layer_backward,
     "cumsum": _cumsum,
     "pow": _pow,
-    **{name: _binary(name.rstrip("_")) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
+    **{name: _binary(name) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
     **{name: _floor_divide for name in ("floor_divide", "floor_divide_")},
     "rsqrt": _rsqrt,
     "embedding_dense_backward": _embedding_backward,

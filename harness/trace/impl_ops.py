@@ -1115,31 +1115,6 @@ def _native_dropout(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     return {"out0": out, "out1": mask}
 
 
-def _promoting(name: str, float32: Replay) -> Replay:
-    """``name`` (add, sub, mul, div and their in-place forms): float32 operands (a float32 tensor and a
-    number) through ``float32``, the replay of ATen's float kernels; an integer, bool or mixed pair through
-    harness.impl.promote (torch's type promotion, then one exact operation); a rounding mode or a complex
-    operand through ``float32`` too, which says what it reproduces."""
-    from harness.impl.promote import binary_promoted
-
-    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        x = t.get("self")
-        other = t["other"] if "other" in t else a.get("other")
-        complex_operand = any(
-            k in t and a.get(f"{k}.shape") is not None and np.ndim(t[k]) == len(a[f"{k}.shape"]) + 1
-            for k in ("self", "other")
-        )
-        if x is None or other is None or a.get("rounding_mode") is not None or complex_operand:
-            return float32(t, a, p)
-        number = isinstance(other, (int, float)) and not isinstance(other, bool)
-        if x.dtype == np.float32 and (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
-            return float32(t, a, p)
-        out_dtype = x.dtype if name.endswith("_") else None
-        return {"out": binary_promoted(name.rstrip("_"), x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
-
-    return run
-
-
 def _integral(name: str, floating: Replay) -> Replay:
     """``sum`` and ``cumsum`` (``name``) where an integer or bool tensor or an integer dtype is involved; a
     float tensor summed as float through ``floating``, the replay of ATen's float kernels. ATen first casts
@@ -1197,8 +1172,6 @@ REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
 REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
-_ARITH = ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")
-REPLAYS.update({name: _promoting(name, REPLAYS[name]) for name in _ARITH})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
 
 
