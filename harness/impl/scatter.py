@@ -578,8 +578,8 @@ def index_put(
     _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
     out = np.array(self_, self_.dtype, copy=True)
     atomic = accumulate and threads > 1 and targets.size >= GRAIN_SIZE  # cpu_atomic_add_float, every thread
-    both_nan = np.isnan(out.reshape(-1)[targets]) & np.isnan(flat) if not integral else np.zeros(0, bool)
-    if atomic and aten not in (*AVX2_OBJECT, "default") and both_nan.any():
+    unmodelled_nans = atomic and aten not in (*AVX2_OBJECT, "default")  # a float32 self: integers returned above
+    if unmodelled_nans and (np.isnan(out.reshape(-1)[targets]) & np.isnan(flat)).any():
         raise ParityError(
             f"{op}: a NaN value meeting a NaN element in the atomic adds at {aten or 'an unknown build'} is not"
             " modelled (which NaN is kept is the build's)"
