@@ -137,10 +137,13 @@ def audit(
     profile = profile_for_trace(trace.provenance)
     picked, in_trace = chosen_ops(trace, per_op, only)
     verdicts: dict[int, OpAudit] = {}
-    replayed = [op for op in picked if refusal(op.op) is None]
+    replayed: list[OpRecord] = []
     for op in picked:
-        if op not in replayed:  # no replay: refused as it stands, nothing to capture
-            verdicts[op.index] = _entry(op, "refused", refusal(op.op) or op.op)
+        why = refusal(op.op)
+        if why is None:
+            replayed.append(op)
+        else:  # no replay: refused as it stands, nothing to capture
+            verdicts[op.index] = _entry(op, "refused", why)
     groups = batches(replayed, CAPTURE_BYTES)
     with tempfile.TemporaryDirectory(prefix="parity-audit-") as tmp:
         for n, group in enumerate(groups, 1):
