@@ -655,8 +655,7 @@ def test_transposed_convolution_of_a_permuted_input_replays(
 ) -> None:
     """EnCodec's decoder: its LSTM's states (T, N, C) permuted to (N, C, T) into ``nn.ConvTranspose1d``
     (and a 2-D map of strides neither contiguous nor channels-last): ATen copies the input to NCHW
-    before oneDNN's deconvolution or slow_conv_transpose2d, so the forward replays bit for bit. The
-    backward over such an input stays refused in one line (grad_bias over other strides not measured)."""
+    before oneDNN's deconvolution or slow_conv_transpose2d, so forward and backward replay bit for bit."""
     from harness.impl import conv_transpose
 
     layer_type = torch.nn.ConvTranspose1d if dims == 1 else torch.nn.ConvTranspose2d
@@ -665,7 +664,8 @@ def test_transposed_convolution_of_a_permuted_input_replays(
     x4, w4 = (n, c, 1 if dims == 1 else size, size), (c, o, 1 if dims == 1 else k, k)
     stride2 = (1, stride) if dims == 1 else (stride, stride)
     use_threads(threads)
-    why = conv_transpose.refusals(x4, w4, stride2, (0, 0), (0, 0), live_profile())[0]
+    whys = conv_transpose.refusals(x4, w4, stride2, (0, 0), (0, 0), live_profile())
+    why = whys[0]
     rng = np.random.default_rng(seed)
     lying = (size, n, c) if dims == 1 else (size, n, c, size)  # (T, N, C): an LSTM's output
     x = torch.from_numpy(rng.standard_normal(lying).astype(np.float32))
@@ -687,8 +687,62 @@ def test_transposed_convolution_of_a_permuted_input_replays(
     else:
         got = replay("aten.convolution.default", fwd.inputs, fwd.args, live_profile())
         assert_bits_equal("convolution out", fwd.outputs["out"], got["out"].reshape(fwd.outputs["out"].shape))
-    with pytest.raises(ParityError, match=r"^the impl reproduces convolutions of contiguous \(NCHW\) tensors only"):
-        replay("aten.convolution_backward.default", bwd.inputs, bwd.args, live_profile())
+    why = whys[1] or whys[2] or whys[3]
+    if why is not None:
+        with pytest.raises(ParityError, match=re.escape(why)):
+            replay("aten.convolution_backward.default", bwd.inputs, bwd.args, live_profile())
+        return
+    got = replay("aten.convolution_backward.default", bwd.inputs, bwd.args, live_profile())
+    for name, want in bwd.outputs.items():
+        assert_bits_equal(f"convolution_backward {name}", want, got[name].reshape(want.shape))
+
+
+@needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
+@backends
+@pytest.mark.parametrize(
+    ("n", "c", "o", "k", "w", "threads"),
+    [(1, 9, 16, 1, 20, 2), (2, 19, 18, 2, 16, 1), (1, 17, 19, 4, 24, 4)],
+)
+def test_convolution_of_a_transposed_weight_replays(
+    backend: str, n: int, c: int, o: int, k: int, w: int, threads: int
+) -> None:
+    """WavLM's TDNN: ``conv1d`` over a weight kept as (O, K, I) and transposed to (O, I, K). ATen views
+    the weight as it lies, which suggests channels-last, so the convolution runs channels-last though
+    input and grad_output are contiguous; where slow_conv2d runs, grad_bias sums grad_output as it lies."""
+    use_threads(threads)
+    rng = np.random.default_rng(k)
+    kernel = torch.from_numpy(rng.standard_normal((o, k, c)).astype(np.float32)).requires_grad_(True)
+    bias = torch.from_numpy(rng.standard_normal(o).astype(np.float32)).requires_grad_(True)
+    x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
+
+    def program() -> None:
+        y = F.conv1d(x.clone().requires_grad_(True), kernel.transpose(1, 2), bias)
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
+
+
+@needs_modelled_sgemm  # slow_conv_transpose2d runs MKL's sgemm
+@backends
+@pytest.mark.parametrize(("dims", "c", "o", "k", "size", "threads"), [(2, 14, 5, 2, 16, 2), (1, 15, 6, 1, 14, 1)])
+def test_transposed_convolution_of_a_transposed_gradient_replays(
+    backend: str, dims: int, c: int, o: int, k: int, size: int, threads: int
+) -> None:
+    """SAM-HQ's upscaling: a transposed convolution whose output is read channels-last, so its gradient
+    comes back of other strides. ATen copies it to NCHW for the kernels; slow_conv_transpose2d (here, one
+    image) sums grad_bias over it as it lies, oneDNN's deconvolution over the copy."""
+    use_threads(threads)
+    layer_type = torch.nn.ConvTranspose1d if dims == 1 else torch.nn.ConvTranspose2d
+    torch.manual_seed(k)  # the layer's weights from torch's global RNG
+    layer = layer_type(c, o, k, stride=2)
+    rng = np.random.default_rng(size)
+    x = torch.from_numpy(rng.standard_normal((1, c, *(size,) * dims)).astype(np.float32))
+
+    def program() -> None:
+        y = layer(x.clone().requires_grad_(True)).transpose(1, -1)
+        y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
+
+    _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
 
 
 @needs_modelled_sgemm  # slow_conv_transpose2d per group runs MKL's sgemm

@@ -613,43 +613,29 @@ def _dilation_modelled(t: Arrays, a: Args, dilation: tuple[int, int]) -> bool:
         return False
     if _channels_last(t, a):
         raise ParityError("the impl reproduces dilated convolutions on NCHW tensors only")
-    if a.get("transposed"):  # harness.impl.conv_transpose with its dilation (its ``_dilated``)
-        return False
-    _contiguous_nchw(t, a, ("weight",))
-    return True
+    return not a.get("transposed")  # a transposed one: harness.impl.conv_transpose with its dilation
 
 
 def _transposed(a: Args, groups: int, t: Arrays, backward: bool) -> str:
     """ "nchw" or "nhwc" where this is a transposed convolution (harness.impl.conv_transpose, groups
     too), by the layout ATen suggests for its input and weight; "" where it is not. Refused where it
-    has channels-last operands and groups, or a weight of other strides, or in the ``backward`` NCHW
-    operands of other strides (none measured: ATen's grad_bias over a grad_output of other strides
-    may sum it as it lies). The forward's input of any other strides ATen copies to NCHW first
-    (``input.contiguous(backend_memory_format)`` for oneDNN's deconvolution and slow_conv_transpose2d
-    alike; measured: EnCodec's LSTM states permuted into its upsampling convolutions)."""
+    has channels-last operands and groups. Operands of any other strides ATen copies to NCHW first
+    (``contiguous(backend_memory_format)`` for oneDNN's deconvolution and slow_conv_transpose2d alike;
+    measured: EnCodec's LSTM states permuted into its upsampling convolutions, SAM-HQ's channels-last
+    gradients into its NCHW upscaling, weights of permuted layouts), but for slow_conv_transpose2d's
+    grad_bias, which sums grad_output as it lies (``_slow_transposed_grad_bias``)."""
     if not a.get("transposed"):
         return ""
     if _channels_last(t, a):
         if groups != 1:
             raise ParityError("the impl reproduces channels-last transposed convolutions of one group only")
         return "nhwc"
-    _contiguous_nchw(t, a, ("grad_output", "input", "weight") if backward else ("weight",))
     return "nchw"
 
 
 def _as_2d(x: np.ndarray) -> np.ndarray:
     """A 1-D convolution's (N, C, W) tensor as the (N, C, 1, W) one ATen hands its backend."""
     return x[:, :, None, :] if x.ndim == 3 else x
-
-
-def _contiguous_nchw(t: Arrays, a: Args, names: tuple[str, ...]) -> None:
-    """ParityError unless the captured tensors were contiguous (NCHW): oneDNN runs other kernels
-    (nhwc) for channels-last tensors."""
-    found = impl_nn.not_contiguous(t, a, names)
-    if found:
-        raise ParityError(
-            f"the impl reproduces convolutions of contiguous (NCHW) tensors only, not {found[0]} {found[1]}"
-        )
 
 
 def _conv3d_geometry(a: Args) -> tuple[list[int], list[int]]:
@@ -695,15 +681,28 @@ def _view4d_stride(
 
 def _channels_last(t: Arrays, a: Args) -> bool:
     """Whether ATen ran this convolution channels-last: its input's or weight's suggested memory format
-    (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last), a 1-D one's of its 2-D view."""
+    (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last), a 1-D one's of its 2-D view: the input
+    made contiguous first, the weight viewed as it lies (ATen's ``view4d``, an ``unsqueeze(2)``), so a
+    weight transposed from (O, K, I) (WavLM's TDNN) runs the convolution channels-last."""
 
     for name in ("input", "weight"):
         stride, shape = a.get(f"{name}.stride"), t[name].shape
         if stride is not None and len(shape) == 3:
-            shape, stride = _view4d_stride(shape, stride)
+            shape, stride = _view4d_stride(shape, stride, made_contiguous=name == "input")
         if stride is not None and strides.suggests_channels_last(shape, stride):
             return True
     return False
+
+
+def _lies_channels_last(t: Arrays, a: Args, name: str) -> bool:
+    """Whether captured tensor ``name`` lay channels-last (its 4-D view's suggested memory format, a
+    1-D convolution's as ATen views it, not made contiguous); True where its strides were not captured."""
+    stride, shape = a.get(f"{name}.stride"), t[name].shape
+    if stride is None:
+        return True
+    if len(shape) == 3:
+        shape, stride = _view4d_stride(shape, stride, made_contiguous=False)
+    return strides.suggests_channels_last(shape, stride)
 
 
 def _convolution(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -748,11 +747,8 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
                 x, w, t.get("bias"), stride, padding, output_padding, p, groups, dilation
             )
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
-    if _channels_last(t, a):
-        conv2d = conv_nhwc.conv2d
-    else:  # an input of any other strides ATen makes contiguous (NCHW) for every backend (measured)
-        _contiguous_nchw(t, a, ("weight",))
-        conv2d = conv_grouped.conv2d
+    # input and weight of any other strides ATen makes contiguous (NCHW) for every backend (measured)
+    conv2d = conv_nhwc.conv2d if _channels_last(t, a) else conv_grouped.conv2d
     out = conv2d(_as_2d(t["input"]), _as_2d(t["weight"]), t.get("bias"), stride, padding, groups, p)
     return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
 
@@ -787,6 +783,27 @@ def _thnn_grad_bias(t: Arrays, a: Args, groups: int, p: KernelProfile) -> np.nda
     return np.concatenate(parts)
 
 
+def _slow_transposed_grad_bias(
+    t: Arrays, a: Args, geometry: tuple, p: KernelProfile, modelled: np.ndarray | None
+) -> np.ndarray | None:
+    """grad_bias of a transposed convolution whose grad_output was not contiguous: oneDNN's deconvolution
+    sums ATen's NCHW copy of it (``modelled``, the impl's NCHW model), ATen's slow_conv_transpose2d
+    sums it as it lies (``at::sum_out`` over (N, OH, OW) of the tensor it was given; measured over
+    transposed outputs at 1, 2 and 4 threads, where the copy's sum gave other bits). ``geometry``:
+    the 2-D view's input and weight shapes, stride and groups."""
+    from harness.impl.conv_transpose import runs_slow
+
+    x_shape, w_shape, stride, groups = geometry
+    if not runs_slow(x_shape, w_shape, stride, p, groups):
+        return modelled
+    if groups > 1:
+        raise ParityError(
+            "slow_conv_transpose2d per group over a grad_output that was not contiguous (each group's copy) "
+            "is not measured"
+        )
+    return _thnn_grad_bias(t, a, 1, p)
+
+
 def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
 
@@ -814,19 +831,21 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
         grads = conv_transpose.conv_transpose2d_backward(
             go, x, w, stride, padding, output_padding, has_bias, p, mask, groups, dilation
         )
+    if layout == "nchw" and has_bias and mask[2] and impl_nn.not_contiguous(t, a, ("grad_output",)):
+        grads = (*grads[:2], _slow_transposed_grad_bias(t, a, (x.shape, w.shape, stride, groups), p, grads[2]))
     if layout:
         return _conv_grads(t, grads, mask)
     channels_last = _channels_last(t, a)
     go_copied = not channels_last and bool(impl_nn.not_contiguous(t, a, ("grad_output",)))
+    go_other = channels_last and not _lies_channels_last(t, a, "grad_output")
     if channels_last:
         grads = conv_nhwc_backward.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask)  # type: ignore[arg-type]
     else:
         # ATen copies grad_output and input of any other strides to NCHW for the kernels (measured);
         # slow_conv2d sums grad_bias from grad_output as it lies, or per group as each group's copy
         # lies (``_thnn_grad_bias``)
-        _contiguous_nchw(t, a, ("weight",))
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, go_copied)  # type: ignore[arg-type]
-    if go_copied and has_bias and mask[2] and _runs_thnn(x.shape, w.shape, stride, padding, groups, p):
+    if (go_copied or go_other) and has_bias and mask[2] and _runs_thnn(x.shape, w.shape, stride, padding, groups, p):
         grads = (*grads[:2], _thnn_grad_bias(t, a, groups, p))
     return _conv_grads(t, grads, mask)
 
