@@ -933,8 +933,8 @@ def test_upsample_trilinear3d_forward_and_backward(
     """F.interpolate(mode="trilinear") through the replay's switch: ATen's channels-last kernel for a
     channels-last input of more than 3 channels (eight rounded weights, the vector lanes' and the scalar
     channels' sums), else its generic kernel (the rows' sums, the planes', then the depth's); and the input
-    gradient of a channels-first gradient (eight updates per output). NaNs and infinities at avx2 and avx512
-    (refused at the default level)."""
+    gradient (eight updates per output; ATen's channels-last kernel for a channels-last gradient, the same
+    updates per element). NaNs and infinities at avx2 and avx512 (refused at the default level)."""
     use_threads(threads)
     profile = live_profile()
     specials = specials and profile.contract
@@ -948,16 +948,20 @@ def test_upsample_trilinear3d_forward_and_backward(
     args = {"output_size": list(size), "align_corners": align, "self.stride": list(xt.stride())}
     got = REPLAYS["upsample_trilinear3d"]({"self": x}, args, profile)["out"]
     assert_bits_equal("upsample_trilinear3d", y.detach().contiguous().numpy(), got)
-    if shape[1] == 1 or size == (1, 1, 1):
-        return  # a one-channel or one-voxel gradient is channels-last contiguous: ATen's vectorised kernel
     go = _with_specials(rng, tuple(y.shape), specials)
-    y.backward(torch.from_numpy(go.copy()))
+    # a channels-last gradient (so too a one-channel or one-voxel one) takes ATen's vectorised kernel
+    y.backward(
+        torch.from_numpy(go.copy()).contiguous(
+            memory_format=torch.channels_last_3d if channels_last else torch.contiguous_format
+        )
+    )
     got = impl_nn.upsample_trilinear3d_backward(go, shape, align, profile)
     assert_bits_equal("grad_input", xt.grad.contiguous().numpy(), got)
 
 
 def test_trilinear_refusals_name_the_kernel() -> None:
-    """The default level's NaNs in 3-D (either kernel) and a channels-last gradient are refused."""
+    """The default level's NaNs in 3-D (either kernel) are refused, and on arm64 a channels-last gradient
+    (ATen's vectorised kernel there not measured); on x86 that gradient replays."""
     from harness.impl.profiles import get_profile
     from harness.trace.impl_nn import REPLAYS as NN
 
@@ -971,8 +975,13 @@ def test_trilinear_refusals_name_the_kernel() -> None:
     with pytest.raises(ParityError, match="default level"):
         impl_nn.upsample_trilinear3d_backward(np.full((1, 4, 5, 5, 5), np.inf, np.float32), x.shape, False, base)
     one = {"output_size": [5, 5, 5], "input_size": [1, 1, 3, 3, 3], "align_corners": False}
-    with pytest.raises(ParityError, match="channels-last contiguous gradient"):
-        NN["upsample_trilinear3d_backward"]({"grad_output": np.zeros((1, 1, 5, 5, 5), np.float32)}, one, base)
+    grad = {"grad_output": np.ones((1, 1, 5, 5, 5), np.float32)}
+    with pytest.raises(ParityError, match=r"channels-last contiguous gradient .* not measured on arm64"):
+        NN["upsample_trilinear3d_backward"](grad, one, get_profile("arm64-neon", 1))
+    got = NN["upsample_trilinear3d_backward"](grad, one, base)["out"]
+    assert_bits_equal(
+        "grad_input", impl_nn.upsample_trilinear3d_backward(grad["grad_output"], (1, 1, 3, 3, 3), False, base), got
+    )
 
 
 @pytest.mark.parametrize("factor", [1.07, 0.8])
@@ -1082,7 +1091,8 @@ def test_upsample_bilinear2d_backward(
 @given(seed=SEEDS, threads=st.sampled_from([1, 2]))
 def test_mask_resize_replays_from_a_trace(seed: int, threads: int) -> None:
     """SAM's masks, (batch, 3, 16, 16) logits resized bilinearly to the image, traced: every
-    upsample_bilinear2d_backward; a one-channel mask's (channels-last contiguous) is refused."""
+    upsample_bilinear2d_backward, and those of channels-last gradients (a one-channel mask's, a
+    channels-last map's: ATen's vectorised kernel, the same updates per element)."""
     use_threads(threads)
     masks = torch.from_numpy(np.random.default_rng(seed).standard_normal((2, 3, 16, 16)).astype(np.float32))
 
@@ -1101,10 +1111,13 @@ def test_mask_resize_replays_from_a_trace(seed: int, threads: int) -> None:
             2
         ).sum().backward()
 
-    from harness.core.errors import ParityError
+    _replays_match(one_channel, {"upsample_bilinear2d_backward"}, 1)
 
-    with pytest.raises(ParityError, match="channels-last contiguous gradient"):
-        _replays_match(one_channel, {"upsample_bilinear2d_backward"}, 1)
+    def channels_last() -> None:
+        low = masks.contiguous(memory_format=torch.channels_last).requires_grad_()
+        torch.nn.functional.interpolate(low, size=(37, 21), mode="bilinear", align_corners=True).pow(2).sum().backward()
+
+    _replays_match(channels_last, {"upsample_bilinear2d_backward"}, 1)
 
 
 # -- cumsum, nn.RMSNorm's element-wise chain, embedding backward, dropout ------------------------

@@ -949,7 +949,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`cpu_upsample_linear_backward` (UpSampleMoreKernel.cpp) of a channels-first gradient: per plane, per "
             "output element in row order, four scalar updates `gx += (lh*lw)*g` in the order i00, i01, i10, i11 "
             "onto zeros (1-D: `gx += l*g`, i0 then i1; 3-D: eight, `((ld*lh)*lw)*g`; a channels-last gradient, "
-            "C = 1 or one pixel included, takes ATen's vectorised kernel: refused; the 3-D channels-last forward "
+            "C = 1 or one pixel included, takes ATen's vectorised kernel `cpu_upsample_linear_backward_channels_last`: "
+            "per output pixel each tap's updates over the channels, the same order and arithmetic per element; the "
+            "3-D channels-last forward "
             "the 2-D kernel's with eight weights `(ld*lh)*lw`; at the default level NaNs and infinities in 3-D "
             "refused)"
         ),
@@ -1269,7 +1271,8 @@ ARM64: dict[str, str] = {
     "im2col": ARM64_INDEXING,
     "upsample_bilinear2d": (
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
-        " thread count; a channels-last gradient refused as on x86; forward: vectors of 4 channels (N1, V2)"
+        " thread count; a channels-last gradient (ATen's vectorised kernel) not measured: refused; forward: vectors"
+        " of 4 channels (N1, V2)"
         " contracted as `fma(x00, w00, fma(x01, w01, fma(x10, w10, x11*w11)))` (the other inner product than"
         " AVX2's), 8 on V1 not contracted, the scalar channels as on AVX2; not the thread count; the generic"
         " kernel (`upsample_linear1d`, `upsample_bilinear2d` past OH + OW = 128, `upsample_trilinear3d` but for"
