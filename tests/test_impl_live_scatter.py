@@ -376,6 +376,37 @@ def test_copies_and_reductions_replay_from_a_trace(seed: int, threads: int) -> N
     _replays_match(program, ops, 11)
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+@settings(max_examples=4, deadline=None)
+@given(dtype=st.sampled_from([torch.int64, torch.int32, torch.uint8, torch.bool]), seed=SEEDS, threads=THREADS)
+def test_integer_scatters_replay_from_a_trace(dtype: torch.dtype, seed: int, threads: int) -> None:
+    """scatter (a src, a number, reduce "add" / "multiply"), scatter_add and scatter_reduce of integer and
+    bool tensors, repeats wrapping past the dtype's range, along an index expanded over the rows (the
+    expanded path) and a random one, traced and replayed: integer sums, products and extrema are exact in
+    any order; a bool sum is an or, a product an and."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+
+    def tensor(shape: tuple[int, ...]) -> torch.Tensor:
+        if dtype == torch.bool:
+            return torch.from_numpy(rng.random(shape) < 0.5)
+        info = torch.iinfo(dtype)
+        return torch.from_numpy(rng.integers(info.min, info.max, shape, endpoint=True)).to(dtype)
+
+    rows, expanded = tensor((5, 17)), torch.from_numpy(rng.integers(0, 5, 40))[:, None].expand(40, 17)
+    src, index = tensor((40, 17)), torch.from_numpy(rng.integers(0, 17, (5, 30)))
+
+    def program() -> None:
+        rows.scatter_add(0, expanded, src)
+        rows.scatter(1, index, src[:5, :17].repeat(1, 2)[:, :30])
+        rows.clone().scatter_(0, expanded[:3], -7 if dtype != torch.bool else True)
+        rows.scatter(0, expanded, src, reduce="multiply")
+        for reduce in ("sum", "prod", "amax", "amin") + (("mean",) if dtype != torch.bool else ()):
+            rows.scatter_reduce(0, expanded, src, reduce, include_self=reduce != "prod")
+
+    _replays_match(program, {"scatter_add", "scatter", "scatter_", "scatter_reduce"}, 8)
+
+
 def test_refusals_name_the_case() -> None:
     profile = live_profile()
     x = np.zeros((3, 4), np.float32)

@@ -546,7 +546,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "expanded path's `vec::maximum(self, src)`: src on a tie, a NaN all-ones at avx2 and avx512 (the "
             "AVX2 object: ScatterGatherKernel.cpp is REGISTER_DISPATCH only), the first NaN's own bits at "
             "default; its sums and products keep another NaN where two meet at default from 2 threads (NaN "
-            "operands refused there); gather's backward"
+            "operands refused there); integer and bool tensors exact in any order (wrapping sums and products, "
+            "a bool sum an or, an integer mean floored); gather's backward"
         ),
         (
             "the ATen capability: the expanded path's amax/amin of a NaN (all-ones at avx2 and avx512, the "

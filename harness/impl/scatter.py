@@ -102,6 +102,17 @@ def _float32(x: np.ndarray, op: str, name: str) -> np.ndarray:
     return x
 
 
+def _integral(self_: np.ndarray, src: np.ndarray, op: str) -> bool:
+    """Whether ``self_`` is an integer or bool tensor: ParityError unless ``src`` is of its dtype (ATen's
+    scatter ops take src of self's dtype only), and for a bool mean; False for a float self."""
+    self_, src = np.asarray(self_), np.asarray(src)
+    if self_.dtype.kind not in "biu":
+        return False
+    if src.dtype != self_.dtype or (op.endswith("mean") and self_.dtype == np.bool_):
+        raise ParityError(f"the impl reproduces {op} of {self_.dtype} with a src of that dtype only (not a bool mean)")
+    return True
+
+
 def _long(index: np.ndarray, op: str) -> np.ndarray:
     index = np.asarray(index)
     if index.dtype.kind not in "iu":
@@ -184,7 +195,10 @@ def scatter_reduce(
     op = "scatter_add" if reduce == "sum" and include_self else f"scatter_reduce {reduce}"
     if reduce not in REDUCES:
         raise ParityError(f"the impl reproduces scatter_reduce with {', '.join(REDUCES)} only, not {reduce!r}")
-    self_, src = _float32(self_, op, "self"), _float32(src, op, "src")
+    integral = _integral(self_, src, op)
+    if not integral:
+        self_, src = _float32(self_, op, "self"), _float32(src, op, "src")
+    self_, src = np.asarray(self_), np.asarray(src)
     index = _long(index, op)
     shape = self_.shape or (1,)
     index = index.reshape(index.shape or (1,))
@@ -195,7 +209,9 @@ def scatter_reduce(
         raise ParityError(f"{op}: index {list(index.shape)} larger than src {list(src.shape)}")
     targets = _scatter_targets(shape, dim, index, op)
     values = src.reshape(src.shape or (1,))[tuple(slice(0, n) for n in index.shape)].reshape(-1)
-    out = np.array(self_, np.float32, copy=True).reshape(shape)
+    out = np.array(self_, copy=True).reshape(shape)
+    if integral:
+        return _reduce_integers(out, targets, values, reduce, include_self).reshape(self_.shape)
     rule = "serial"
     if expanded_path(self_.shape, dim, index.shape, src.shape, index_stride, dense):
         if reduce in ("sum", "prod", "mean"):
@@ -218,6 +234,32 @@ def expanded_nan(op: str, profile: KernelProfile | None, *operands: np.ndarray) 
             f"{op}: NaN operands on the expanded-index path at {where} are not modelled (another NaN is kept"
             " where two meet)"
         )
+
+
+def _reduce_integers(
+    out: np.ndarray, targets: np.ndarray, values: np.ndarray, reduce: str, include_self: bool
+) -> np.ndarray:
+    """``out`` (integers or bools) with the terms ``values`` reduced into the flat offsets ``targets``: sums
+    and products wrap and commute, maxima and minima are exact, so neither the order, the path nor the
+    threads reach the bits (bools: a sum or maximum is an or, a product or minimum an and); without self,
+    the reached elements start from scatter_reduce's initial value (0, 1, the dtype's lowest for amax,
+    its highest for amin); mean the floor of the sum over the count, as ATen's ``out.div_(count,
+    "floor")`` for integers."""
+    flat = out.reshape(-1)
+    low, high = (False, True) if out.dtype == np.bool_ else (np.iinfo(out.dtype).min, np.iinfo(out.dtype).max)
+    if not include_self:
+        flat[targets] = {"prod": 1, "amax": low, "amin": high}.get(reduce, 0)
+    ufunc = {"prod": np.multiply, "amax": np.maximum, "amin": np.minimum}.get(reduce, np.add)
+    if out.dtype == np.bool_:
+        ufunc = np.logical_and if reduce in ("prod", "amin") else np.logical_or
+    with np.errstate(over="ignore"):
+        ufunc.at(flat, targets, values)
+    if reduce == "mean":
+        count = np.full(flat.shape, 1 if include_self else 0, out.dtype)
+        np.add.at(count, targets, out.dtype.type(1))
+        count[count == 0] = 1
+        flat[...] = np.floor_divide(flat, count)
+    return out
 
 
 def _reduce_into(
@@ -476,20 +518,32 @@ def scatter(
     if reduce is not None and reduce not in SCATTER_REDUCES:
         raise ParityError(f"scatter: reduce 'add' or 'multiply' only, not {reduce!r}")
     index = _long(index, op)
-    if np.ndim(src) == 0 and not isinstance(src, np.ndarray):
-        src = np.full(index.shape, np.float32(src), np.float32)
+    if np.ndim(src) == 0 and not isinstance(src, np.ndarray):  # a number, as self's dtype (an integer: truncated)
+        kind = np.asarray(self_).dtype
+        value = np.float32(src) if kind.kind not in "biu" else bool(src) if kind == np.bool_ else _truncated(src, op)
+        src = np.full(index.shape, np.asarray(value).astype(np.float32 if kind.kind not in "biu" else kind))
     if reduce is not None:
         # scatter_impl's reduce stub: the serial kernel whatever the layouts (dense False: no expanded path)
         return scatter_reduce(self_, dim, index, np.asarray(src), SCATTER_REDUCES[reduce], dense=False)
-    self_, src = _float32(self_, op, "self"), _float32(np.asarray(src), op, "src")
+    if not _integral(self_, src, op):
+        self_, src = _float32(self_, op, "self"), _float32(np.asarray(src), op, "src")
+    self_, src = np.asarray(self_), np.asarray(src)
     shape, index = self_.shape or (1,), index.reshape(index.shape or (1,))
     src = src.reshape(src.shape or (1,))
     if index.ndim != src.ndim or any(i > s for i, s in zip(index.shape, src.shape, strict=True)):
         raise ParityError(f"{op}: index {list(index.shape)} larger than src {list(src.shape)}")
     targets = _scatter_targets(shape, _dim(dim, self_.ndim, op), index, op)
-    out = np.array(self_, np.float32, copy=True).reshape(shape)
+    out = np.array(self_, copy=True).reshape(shape)
     _write_last(out.reshape(-1), targets, src[tuple(slice(0, n) for n in index.shape)].reshape(-1))
     return out.reshape(self_.shape)
+
+
+def _truncated(value: float, op: str) -> int:
+    """A number written into an integer tensor: c10's conversion truncates a float toward zero (and a
+    negative integer into an unsigned one wraps, as the cast from int64 does)."""
+    if not np.isfinite(value):
+        raise ParityError(f"{op}: {value} into an integer tensor (ATen raises)")
+    return int(value)
 
 
 def index_put(

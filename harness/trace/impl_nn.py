@@ -649,12 +649,15 @@ def _captured(op: str, run: Replay) -> Replay:
 
 
 def _scalar(t: Arrays, a: Args, name: str, op: str) -> float:
-    """A Scalar argument (``value``), or the one element of the 0-D tensor passed for it."""
+    """A Scalar argument (``value``), or the one element of the 0-D tensor passed for it: an integer kept
+    whole (a float would round those past 2**53), else a float."""
     if name in t:
-        return float(np.asarray(t[name]).reshape(-1)[0])
-    if a.get(name) is None:
+        value = np.asarray(t[name]).reshape(-1)[0].item()
+    elif a.get(name) is None:
         raise ParityError(f"{op}: its {name} was not captured")
-    return float(a[name])
+    else:
+        value = a[name]
+    return value if isinstance(value, int) and not isinstance(value, bool) else float(value)
 
 
 def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
