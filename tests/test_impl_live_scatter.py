@@ -407,6 +407,30 @@ def test_integer_scatters_replay_from_a_trace(dtype: torch.dtype, seed: int, thr
     _replays_match(program, {"scatter_add", "scatter", "scatter_", "scatter_reduce"}, 8)
 
 
+def test_a_put_over_unwritten_memory_replays_where_it_writes_every_element() -> None:
+    """A mixture-of-experts layer's un-sort: ``out = torch.empty(...); out[perm] = y``. The trace holds no
+    bytes of torch.empty's memory (no data); where the put writes every element the result does not
+    depend on them and replays bit for bit; a put that leaves some unwritten is refused in one line."""
+    from harness.trace.impl_ops import packet, replay
+    from harness.trace.recorder import recording
+
+    rng = np.random.default_rng(3)
+    y = torch.from_numpy(values(rng, (12, 5)))
+    perm = torch.from_numpy(rng.permutation(12))
+    with recording(capture=list(range(20))) as tracer:
+        whole = torch.empty(12, 5)
+        whole[perm] = y
+        part = torch.empty(12, 5)
+        part[perm[:6]] = y[:6]
+    puts = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "index_put_"]
+    assert len(puts) == 2 and all("self" not in tracer.captured[i].inputs for i in puts)
+    first, second = (tracer.captured[i] for i in puts)
+    got = replay("aten.index_put_.default", first.inputs, first.args, live_profile())
+    assert_bits_equal("index_put_ out", first.outputs["out"], got["out"])
+    with pytest.raises(ParityError, match=r"writes 30 of its 60 elements: the rest were never data"):
+        replay("aten.index_put_.default", second.inputs, second.args, live_profile())
+
+
 def test_refusals_name_the_case() -> None:
     profile = live_profile()
     x = np.zeros((3, 4), np.float32)
@@ -436,7 +460,7 @@ def test_refusals_name_the_case() -> None:
         index, source = np.array([[0, 1], [2, 3]]), np.ones((2, 2), np.float32)
         REPLAYS["put_"]({"self": x, "index": index, "source": source}, {"index.stride": [1, 2]}, profile)
     with pytest.raises(ParityError, match="index_put_: its self was not captured"):  # torch.empty's memory
-        REPLAYS["index_put_"]({"values": np.ones(4, np.float32)}, {"indices.count": 0}, profile)
+        REPLAYS["index_put_"]({"values": np.ones(4, np.float32)}, {"indices.count": 0, "accumulate": True}, profile)
     args = {"indices.count": 2, "indices.none": [0], "accumulate": True}
     with pytest.raises(ParityError, match="index tensor 1 was not captured"):
         REPLAYS["_index_put_impl_"]({"self": x, "values": np.ones(4, np.float32)}, args, profile)

@@ -719,7 +719,31 @@ def _index_put(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if lost:
         raise ParityError(f"index_put: its index tensor {lost[0]} was not captured")
     accumulate, stride = bool(a.get("accumulate", False)), a.get("values.stride")
-    return {"out": index_put(t["self"], indices, t["values"], p.threads, accumulate, stride, aten=p.aten)}
+    self_ = t["self"] if "self" in t else _written_over(a, t["values"], indices, accumulate, p)
+    return {"out": index_put(self_, indices, t["values"], p.threads, accumulate, stride, aten=p.aten)}
+
+
+def _written_over(
+    a: Args, values: np.ndarray, indices: list[np.ndarray | None], accumulate: bool, p: KernelProfile
+) -> np.ndarray:
+    """The self of an ``index_put_`` into memory nothing had written (torch.empty's, whose bytes the trace
+    does not hold, being no data): where the put writes every element of it (the mixture-of-experts
+    layers' un-sort of their tokens by a permutation), the result does not depend on those bytes, and
+    zeros of the values' dtype stand in (ATen's index_put_ takes values of self's dtype only). Refused
+    where the put adds to it, or leaves elements of it unwritten."""
+    from harness.impl.scatter import index_put
+
+    shape = a.get("self.shape")
+    if accumulate or shape is None:
+        raise ParityError("index_put_: its self was not captured (unwritten memory), and the put adds to it")
+    ones = np.ones(values.shape, np.bool_)
+    written = index_put(np.zeros(shape, np.bool_), indices, ones, p.threads, False, a.get("values.stride"))
+    if not written.all():
+        raise ParityError(
+            f"index_put_: its self was unwritten memory (not captured), and the put writes {int(written.sum())} "
+            f"of its {written.size} elements: the rest were never data"
+        )
+    return np.zeros(shape, values.dtype)
 
 
 def _fold_args(a: Args) -> tuple[list[int], ...]:
