@@ -26,6 +26,7 @@ from tests.impl_live import (
     as_tensor,
     assert_bits_equal,
     live_profile,
+    needs_modelled_mkl,
     needs_modelled_sgemm,
     needs_verified_profile,
     normal32,
@@ -184,3 +185,31 @@ def test_nan_and_infinite_operands_give_torchs_nans_or_are_refused(specials):
             linalg.mm(a, b, live_profile())
         return
     assert_bits_equal(f"mm with {specials}", want, linalg.mm(a, b, live_profile()))
+
+
+def _underflowing(rng: np.random.Generator, m: int, n: int, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (m, k), B (k, n) whose every other column of A @ B has a fused chain in k order end at
+    ±2^-163 (rounded to a zero of that sign) in its last two steps (products a rounding apart: 2^-140
+    and -(1 + 2^-23) * 2^-140), its other products zeros of random sign."""
+    a, b = normal32(rng, (m, k)), normal32(rng, (k, n))
+    a[:, k - 2], a[:, k - 1] = 1.0, 1.0 + 2.0**-23
+    cols = slice(0, n, 2)
+    b[:, cols] = np.where(rng.random((k, n)) < 0.5, -0.0, 0.0).astype(np.float32)[:, cols]
+    sign = np.where(rng.random(n) < 0.5, -1.0, 1.0).astype(np.float32)[cols]
+    b[k - 2, cols], b[k - 1, cols] = sign * 2.0**-140, -sign * 2.0**-140
+    return a, b
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@pytest.mark.parametrize("threads", [1, 8])
+@pytest.mark.parametrize(("m", "n", "k", "trans_a"), [(10, 320, 4, True), (37, 50, 150, False)])
+def test_mm_sums_underflowing_to_minus_zero(m: int, n: int, k: int, trans_a: bool, threads: int) -> None:
+    """MKL's generic path adds the main kernel's first K block to a C of +0 (beta = 0): a fused chain
+    that underflows to -0 stores +0 (EfficientNet's classifier weight gradient, 10 x 320 x 4 at 8
+    threads, gave 6 such zeros); rows 8 and 9 of 10 at 8 threads take the small kernel (from +0)."""
+    use_threads(threads)
+    a, b = _underflowing(np.random.default_rng(5), m, n, k)
+    stored = np.ascontiguousarray(a.T) if trans_a else a
+    want = torch.mm(as_tensor(stored).t() if trans_a else as_tensor(stored), as_tensor(b)).numpy()
+    assert_bits_equal("mm", want, linalg.mm(stored, b, live_profile(), trans_a=trans_a))

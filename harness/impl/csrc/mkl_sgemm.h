@@ -113,7 +113,8 @@ static inline void mkl_store(const sgemm_t *g, float *c, float s) {
  * block taking what is left (K = 193: 96, 96, 1; K = 512: 192, 192, 128); each block is one
  * fused chain over its k in increasing order, starting from 0: t = fmaf(a[i,k], alpha*b[k,j], t);
  * C is then updated block by block: c = c + t (beta = 1: c starts as the C given, e.g. the bias
- * addmm copied in; beta = 0: c starts as the first block's t). Any thread count alike.
+ * addmm copied in; beta = 0: c starts as 0 + the first block's t, so a chain that underflows to -0
+ * stores +0: mkl_main). Any thread count alike.
  * Speed (no bit depends on it: each element's chains are the same however C is tiled): GotoBLAS
  * loop order (k block; NC columns of alpha*B packed once; MC rows of A packed to stay in L2; an
  * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. The Intel
@@ -219,15 +220,17 @@ static void mkl_pack(int64_t rows, int64_t kc, const float *X, int64_t s0, int64
 
 /* How the main form's chains run (mkl_main_rows): where each K block ends, what scales B's elements
  * as they are packed (rounded), what scales each block's sum before it is added (1: nothing), and
- * whether each chain is fused (t = fmaf(a, b, t)) or rounds each product (t = t + a*b). */
+ * whether each chain is fused (t = fmaf(a, b, t)) or rounds each product (t = t + a*b); zero_c: the
+ * first block (beta = 0) is added to a C of +0 (c = 0 + t: a chain that underflows to -0 stores +0). */
 typedef struct {
     int64_t (*block_end)(const sgemm_t *g, int64_t k0);
     float b_scale, t_scale;
     int fused;
+    int zero_c;
 } mkl_chains_t;
 
 /* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed, by form's chains; first:
- * c = t, else c = c + t. */
+ * c = t (form->zero_c: c = 0 + t), else c = c + t. */
 static void mkl_block(const sgemm_t *g, const mkl_chains_t *form, int64_t i0, int64_t mc, int64_t j0, int64_t nc,
                       int64_t kb, const float *ap, const float *bp, int first) {
     float t[MKL_MR * MKL_NR];
@@ -238,6 +241,8 @@ static void mkl_block(const sgemm_t *g, const mkl_chains_t *form, int64_t i0, in
             mkl_tile(kb, ap + ir * kb, bp + jr * kb, t, form->fused);
             if (form->t_scale != 1.0f)
                 for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = form->t_scale * t[x];
+            if (first && form->zero_c)
+                for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = 0.0f + t[x];
             for (int64_t r = 0; r < ni; r++) {
                 float *c = g->C + (i0 + ir + r) * g->ldc + j0 + jr;
                 const float *tr = t + r * MKL_NR;
@@ -345,9 +350,14 @@ static void mkl_main_chains(const sgemm_t *g, const mkl_chains_t *form, int64_t 
     mkl_run_jobs(mkl_rows_job, jobs, sizeof jobs[0], nt);
 }
 
-/* The generic path's main kernel on rows [0, rows) of C: its blocks, alpha on B's elements. */
+/* The generic path's main kernel on rows [0, rows) of C: its blocks, alpha on B's elements; with
+ * beta = 0 its first block lands on a C of +0, so a chain that underflows to -0 (a fused step whose
+ * exact result lies in (-2^-150, 0)) stores +0 (measured on an AMD Zen 5, MKL's generic path at every
+ * ATen level, 1, 2, 4 and 8 threads: torch.mm gave no -0 over products planted to end as -2^-163,
+ * while the chains alone give -0; zero_c). Not the Intel paths' chains: unmeasured there. */
 static void mkl_main(const sgemm_t *g, int64_t rows) {
-    const mkl_chains_t form = {mkl_generic_block_end, g->alpha, 1.0f, 1};
+    const int generic = !g->avx2 && !g->sse42 && !g->avx512;
+    const mkl_chains_t form = {mkl_generic_block_end, g->alpha, 1.0f, 1, generic};
     mkl_main_chains(g, &form, rows);
 }
 
