@@ -3,7 +3,8 @@ ATen suggests channels-last (SAM's mask decoder upscales a LayerNorm2d output, N
 grad_input, grad_weight and grad_bias bit for bit (uint32 patterns) against torch run now, in a fresh
 process per ISA level (ATen capability and oneDNN ISA pinned together), at 1 and 2 threads. Cases the
 impl does not model (ATen's slow_conv_transpose2d of one image, a brgemm row blocking it declines)
-must raise ParityError, never give other bits.
+must raise ParityError, never give other bits. The same process also runs plain-layout ones whose
+adjoint's input is one pixel of 3 channels, whose weights jit:avx2 declines at avx2 (``FLAT_ONE_PIXEL``).
 """
 
 from __future__ import annotations
@@ -80,6 +81,39 @@ def run_padded_1x1(case: tuple) -> str:
     return "exact" if same else "other"
 
 
+# (input shape, weight shape, stride) of plain (nchw) transposed convolutions whose adjoint's input is one
+# pixel of 3 channels (a 1x1 input and kernel with a stride, 3 output channels): at avx2 jit:avx2's weights
+# decline that flat case ("unsupported format tag") and gemm:jit runs (conv._avx2_flat_one_pixel; before,
+# the impl ran jit:avx2's model: 1 or 2 of 6 grad_weight elements other in 5 of 6 seeds of the first); and
+# a neighbour of two pixels that jit:avx2 takes
+FLAT_ONE_PIXEL = (
+    ((2, 2, 1, 1), (2, 3, 1, 1), (1, 4)),
+    ((3, 5, 1, 1), (5, 3, 1, 1), (3, 1)),
+    ((2, 2, 1, 2), (2, 3, 1, 1), (1, 4)),
+)
+
+
+def run_flat_one_pixel(case: tuple, seed: int) -> str:
+    """grad_input, grad_weight and grad_bias of a ``FLAT_ONE_PIXEL`` case: 'exact', 'refused' or 'other'."""
+    x_shape, w_shape, stride = case
+    rng = np.random.default_rng(seed)
+    x, w = rng.standard_normal(x_shape).astype(np.float32), rng.standard_normal(w_shape).astype(np.float32)
+    tx, tw = torch.from_numpy(x).requires_grad_(), torch.from_numpy(w).requires_grad_()
+    tb = torch.zeros(w_shape[1], requires_grad=True)
+    y = torch.nn.functional.conv_transpose2d(tx, tw, tb, stride)
+    dy = rng.standard_normal(tuple(y.shape)).astype(np.float32)
+    y.backward(torch.from_numpy(dy))
+    try:
+        got = conv_transpose.conv_transpose2d_backward(dy, x, w, stride, (0, 0), (0, 0), True, live_profile())
+    except ParityError:
+        return "refused"
+    same = all(
+        np.array_equal(np.asarray(a).view(np.uint32), t.numpy().view(np.uint32))
+        for a, t in zip(got, (tx.grad, tw.grad, tb.grad), strict=True)
+    )
+    return "exact" if same else "other"
+
+
 def _child() -> None:
     """Run in a fresh process: every case at 1 and 2 threads."""
     rows = []
@@ -91,6 +125,10 @@ def _child() -> None:
         for case in PADDED_1X1:  # on 1 thread ATen's slow_conv_transpose2d (a 1x1 at stride 1): refused
             want = "refused" if threads == 1 else "exact"
             rows.append({"case": f"forward {case} at {threads} threads", "want": want, "got": run_padded_1x1(case)})
+        for i, case in enumerate(FLAT_ONE_PIXEL):
+            rows.append(
+                {"case": f"plain {case} at {threads} threads", "want": "exact", "got": run_flat_one_pixel(case, 70 + i)}
+            )
     print(json.dumps(rows))
 
 

@@ -375,6 +375,17 @@ def _avx2_weights_declines(g: Geometry) -> bool:
     return not (g.ph < g.kh and b < g.kh and g.pw < g.kw and r < g.kw and g.kw < 14 and g.kh <= g.h)
 
 
+def _avx2_flat_one_pixel(g: Geometry) -> bool:
+    """Whether jit_avx2_conv_bwd_weights_kernel_f32::init_conf declines a plain (nchw) input of 3
+    channels, its flat case, that is one pixel: that memory matches nhwc too, which its tag check
+    tries first, and the flat case takes nhwc only with one channel (tag_is_flat): "unsupported format
+    tag", and gemm:jit runs (ONEDNN_VERBOSE on a Zen 5 at avx2: every transposed convolution of a 1x1
+    input and kernel with 3 output channels and a stride, 10 of 10, and every convolution of 3 input
+    channels over one pixel with a 1x1 kernel and a stride, 8 of 8; 2 pixels or other channel counts,
+    jit:avx2 or jit_1x1:avx2)."""
+    return g.c == 3 and g.h * g.w == 1
+
+
 def direct_kernels(
     g: Geometry, kind: str, profile: KernelProfile, dil: tuple[int, int] = (1, 1)
 ) -> tuple[str, str, str]:
@@ -409,7 +420,7 @@ def direct_kernels(
     else:
         data = GEMM_JIT
     forward = first(avx512 and _avx512_forward_declines(g, profile, dil), _avx2_forward_declines(g, dil))
-    return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g))
+    return forward, data, first(_avx512_weights_declines(g), _avx2_weights_declines(g) or _avx2_flat_one_pixel(g))
 
 
 def _ip_convolution(g: Geometry) -> bool:

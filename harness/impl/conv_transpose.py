@@ -46,7 +46,11 @@ and ONEDNN_VERBOSE at baseline and avx2, 1 and 2 threads):
     each finished sum (``compute_fwd_bias``: ``d + b``, one rounding).
   - grad_input: the adjoint's forward of dy without bias (``jit:avx2``, ``jit_1x1``, ``jit:sse41``,
     ``gemm:jit``).
-  - grad_weight: the adjoint's backward weights (input dy, grad_output x; its threads' splits).
+  - grad_weight: the adjoint's backward weights (input dy, grad_output x; its threads' splits); at avx2
+    gemm:jit where the adjoint's input is one pixel of 3 channels (``conv._avx2_flat_one_pixel``: 10 of
+    10 such shapes on a Zen 5; the jit:avx2 model had given 1 or 2 of 6 grad_weight elements other in 5
+    of 6 seeds of a 1x1 kernel of stride 4 over one column; 750 random draws at 1, 2 and 4 threads, 0
+    other).
   - grad_bias: ``ref_deconvolution_bwd_weights_t::compute_bias`` over grad_output in the layout the
     adjoint's backward-weights kernel took for its input (``_plain_bias``): blocked (nChw8c: jit:avx2
     on blocks of channels, jit_1x1:avx2) per output channel one chain of additions from 0 over
