@@ -115,7 +115,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("linear", "matmul"),
         (
             "MKL `sgemm` (`addmm` with the bias in C, `bmm`; ATen's own loop below 400 products): K in blocks of "
-            "up to 192, each an `fmaf` chain from 0 added to C in order; unfused small-matrix and gemv kernels "
+            "up to 192, each an `fmaf` chain from 0 added to C in order (beta 0: the first block added to a C of +0, "
+            "so a chain that underflows to -0 stores +0 on MKL's generic path); unfused small-matrix and gemv kernels "
             "chosen by shape, layout and 16-byte alignment"
         ),
         "MKL's code path (CPU vendor and model); MKL's thread grid (blocks of C per thread, each with its own "
@@ -681,7 +682,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "or, for 1x1 kernels with stride 1 on 1 thread and below 16 images, ATen's `_slow_conv2d` (im2col + MKL "
             "`sgemm`); each output one multiply-add chain over input-channel blocks of 8 (16 on AVX-512, each "
             "block's chain from 0 and added), then (kh, kw), then the block's channels; at SSE4.1 the other "
-            "shapes and every backward, and at AVX2/AVX-512 where the direct kernels decline, oneDNN's im2col + "
+            "shapes and every backward, and at AVX2/AVX-512 where the direct kernels decline (jit:avx2's weights "
+            "also on 3 input channels of one pixel), oneDNN's im2col + "
             "sgemm `gemm:jit` (its own sgemm at each ISA: K blocks of 256 at SSE4.1 (its gemv kernels where a "
             "grad_input sgemm has one row or column: one output pixel, one input channel of a 1x1 kernel); at "
             "AVX2/AVX-512 its "
@@ -733,7 +735,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "brg_conv_bwd's model): ATen's "
             "slow_conv_transpose2d (sgemm, col2im, the bias after) by the same rule, else oneDNN's deconvolution "
             "as the adjoint convolution's kernels (forward its backward data, grad_input its forward, grad_weight "
-            "its backward weights), the bias added last; grad_bias per image from 0, the images' sums added, "
+            "its backward weights; at avx2 gemm:jit where the adjoint's input is one pixel of 3 channels: jit:avx2's "
+            "flat tag check declines it), the bias added last; grad_bias per image from 0, the images' sums added, "
             "over a plain grad_output (gemm:jit, jit:avx2's 3 flat channels), one chain over a blocked one (at "
             "avx512 jit:avx512_core's nChw16c from 16 channels, its nchw first-convolution layout below); "
             "grouped: slow_conv_transpose2d per group (a 1x1 at stride 1 on 1 thread), else the adjoint grouped "
