@@ -343,6 +343,57 @@ def test_batch_norm_eval(seed: int, shape: tuple[int, ...], cl: bool, affine: bo
     _replays_match(program, {"native_batch_norm"}, 1)
 
 
+def _bn_view(rng: np.random.Generator, kind: str, n: int, c: int, length: int, specials: bool) -> torch.Tensor:
+    """A batch norm operand in a layout ATen's TensorIterator path takes: BatchNorm1d's (N, C, L) over a
+    transposed (N, L, C) sequence, or a (N, C, H, W) image permuted from (W, N, H, C) memory and cut by a slice."""
+    base = (rng.standard_normal((n, length, c)) * 2 + 0.5).astype(np.float32)
+    if specials:
+        base.reshape(-1)[rng.integers(0, base.size, 2)] = np.array([np.inf, 1e-40], np.float32)
+    if kind == "transposed":
+        return torch.from_numpy(base).transpose(1, 2)
+    image = torch.from_numpy(base.reshape(n, length, 1, c)).expand(n, length, 3, c).contiguous()
+    return image.permute(2, 0, 3, 1)[:, :, :, 1:].permute(1, 2, 0, 3)  # (N, C, 3, L - 1)
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=SEEDS, kind=st.sampled_from(["transposed", "permuted"]), n=st.integers(1, 4), c=st.integers(2, 40),
+    length=st.integers(2, 300), threads=st.sampled_from([1, 2, 4]), affine=st.booleans(), specials=st.booleans(),
+)  # fmt: skip
+def test_batch_norm_of_a_layout_neither_contiguous_nor_channels_last(
+    seed: int, kind: str, n: int, c: int, length: int, threads: int, affine: bool, specials: bool
+) -> None:
+    """ATen's TensorIterator path (Normalization.cpp): training forward (running statistics updated),
+    backward against a contiguous grad_out, and eval, of PatchTST's BatchNorm1d over a transposed sequence
+    and of a permuted, sliced image."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    tx = _bn_view(rng, kind, n, c, length, specials)
+    assume(not (tx.is_contiguous() or tx.is_contiguous(memory_format=torch.channels_last)))
+    g = rng.standard_normal(tuple(tx.shape)).astype(np.float32)
+    w = (1 + 0.1 * rng.standard_normal(c)).astype(np.float32) if affine else None
+    b = (0.1 * rng.standard_normal(c)).astype(np.float32) if affine else None
+    rm, rv = (0.1 * rng.standard_normal(c)).astype(np.float32), (1 + rng.random(c)).astype(np.float32)
+    tw, tb, trm, trv = (None if a is None else torch.from_numpy(a.copy()) for a in (w, b, rm, rv))
+    out, mean, invstd = torch.ops.aten.native_batch_norm(tx, tw, tb, trm, trv, True, 0.1, 1e-5)
+    gx, gw, gb = torch.ops.aten.native_batch_norm_backward(
+        torch.from_numpy(g.copy()), tx, tw, None, None, mean, invstd, True, 1e-5, [True, affine, affine]
+    )
+    profile = live_profile()
+    y, m, s, nrm, nrv = impl_nn.batch_norm_generic(tx.numpy(), w, b, rm, rv, 0.1, 1e-5, profile)
+    for name, expected, got in (("out", out, y), ("save_mean", mean, m), ("save_invstd", invstd, s),
+                                ("running_mean", trm, nrm), ("running_var", trv, nrv)):  # fmt: skip
+        assert_bits_equal(name, expected.contiguous().numpy(), got)
+    igx, igw, igb = impl_nn.batch_norm_backward_generic(g, tx.numpy(), w, m, s, profile)
+    assert_bits_equal("grad_input", gx.contiguous().numpy(), igx)
+    if affine:
+        assert_bits_equal("grad_weight", gw.numpy(), igw)
+        assert_bits_equal("grad_bias", gb.numpy(), igb)
+    evaluated = torch.ops.aten.native_batch_norm(tx, tw, tb, trm, trv, False, 0.1, 1e-5)[0]
+    got = impl_nn.batch_norm_eval_generic(tx.numpy(), w, b, trm.numpy(), trv.numpy(), 1e-5, profile)
+    assert_bits_equal("eval out", evaluated.contiguous().numpy(), got)
+
+
 KERNEL_OPS_BN = ("native_batch_norm", "_native_batch_norm_legit", "_batch_norm_with_update",
                  "native_batch_norm_backward", "batch_norm_backward")  # fmt: skip
 

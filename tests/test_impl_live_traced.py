@@ -438,29 +438,61 @@ def test_mul_of_complex_tensors_is_refused() -> None:
             assert_bits_equal("mul", cap.outputs["out"], replay(op.op, cap.inputs, cap.args, live_profile())["out"])
 
 
-def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_is_refused() -> None:
+def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_replays() -> None:
     """UperNet's pyramid pooling: a channels-last map pooled to (2, 16, 1, 1) keeps strides (16, 1, 16, 16),
-    both contiguous and channels-last, and its batch norm's backward (grad_out contiguous) gave grad_weight
-    2 of 16 elements other bits at 8 threads under either layout's model: refused; the same input of
-    contiguous strides replays bit for bit."""
+    both contiguous and channels-last but suggesting channels-last, and its batch norm's backward (grad_out
+    contiguous, suggesting contiguous) takes ATen's TensorIterator path (grad_weight 2 of 16 elements other
+    bits at 8 threads under either kernel's model): it replays bit for bit, as the same input of contiguous
+    strides does (the kernels' path)."""
     rng = np.random.default_rng(7)
     x = torch.from_numpy(rng.standard_normal((2, 16, 4, 4)).astype(np.float32))
     strided = F.adaptive_avg_pool2d(x.contiguous(memory_format=torch.channels_last), 1)
-    for pooled, refused in ((strided, True), (strided.clone(memory_format=torch.contiguous_format), False)):
+    for pooled, stride in ((strided, [16, 1, 16, 16]), (strided.clone(memory_format=torch.contiguous_format), None)):
         leaf = pooled.detach().requires_grad_()
         w, b = torch.ones(16, requires_grad=True), torch.zeros(16, requires_grad=True)
         with recording(capture=list(range(40))) as tracer:
             F.batch_norm(leaf, None, None, w, b, training=True).backward(torch.ones(2, 16, 1, 1))
         index = next(i for i, op in enumerate(tracer.ops) if packet(op.op) == "native_batch_norm_backward")
         op, cap = tracer.ops[index], tracer.captured[index]
-        if refused:
-            assert [a["stride"] for a in cap.args if a["name"] == "input"] == [[16, 1, 16, 16]]
-            with pytest.raises(ParityError, match="one pixel an image that suggests channels-last"):
-                replay(op.op, cap.inputs, cap.args, live_profile())
-        else:
-            got = replay(op.op, cap.inputs, cap.args, live_profile())
-            for name, value in got.items():
-                assert_bits_equal(f"{name}", cap.outputs[name], value)
+        if stride:
+            assert [a["stride"] for a in cap.args if a["name"] == "input"] == [stride]
+        got = replay(op.op, cap.inputs, cap.args, live_profile())
+        for name, value in got.items():
+            assert_bits_equal(f"{name}", cap.outputs[name], value)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batch_norm_1d_over_a_transposed_sequence_replays(threads: int) -> None:
+    """PatchTST, PatchTSMixer, SuperGlue and SpeechT5 run nn.BatchNorm1d over ``x.transpose(1, 2)`` of a
+    (B, L, C) sequence: (B, C, L) of strides (L*C, 1, C), neither contiguous nor channels-last, so ATen takes
+    Normalization.cpp's TensorIterator path, forward and backward; traced, both replay bit for bit."""
+    use_threads(threads)
+    torch.manual_seed(3)
+    rng = np.random.default_rng(3)
+    bn = torch.nn.BatchNorm1d(19)
+    with torch.no_grad():
+        bn.weight.copy_(torch.from_numpy((1 + 0.1 * rng.standard_normal(19)).astype(np.float32)))
+        bn.bias.copy_(torch.from_numpy((0.1 * rng.standard_normal(19)).astype(np.float32)))
+    seq = torch.from_numpy((rng.standard_normal((3, 37, 19)) * 2 + 0.5).astype(np.float32))
+
+    def program() -> None:
+        leaf = seq.clone().requires_grad_(True)
+        (bn(leaf.transpose(1, 2)).transpose(1, 2) ** 2).sum().backward()
+
+    tracer = _traced("dispatcher-hook", program)
+    profile = live_profile()
+    seen = set()
+    for index, op in enumerate(tracer.ops):
+        name = packet(op.op)
+        if "batch_norm" not in name or index not in tracer.captured:
+            continue
+        cap = tracer.captured[index]
+        if name != "native_batch_norm_backward":
+            assert [a["stride"] for a in cap.args if a["name"] == "input"] == [[37 * 19, 1, 19]]
+        for key, value in replay(op.op, cap.inputs, cap.args, profile).items():
+            assert_bits_equal(f"{op.op} {key}", cap.outputs[key], value.reshape(cap.outputs[key].shape))
+        seen.add(name)
+    assert len(seen) == 2, seen
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])

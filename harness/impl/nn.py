@@ -1,15 +1,18 @@
 """Layers of torch.nn that traces of real models reach and no fixture op records, torch-free, on every
 profile (x86 and Linux arm64):
 sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
-statistics, cumsum, pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and
-floor_divide (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2
-object's vector lanes refused), native_dropout.
+statistics (batch_norm_kernel.cpp's kernels on contiguous and channels-last tensors, on x86 also
+Normalization.cpp's TensorIterator path for every other layout: ``batch_norm_generic``), cumsum,
+pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and floor_divide
+(``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2 object's
+vector lanes refused), native_dropout.
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
 element-wise loop takes in one inner call (the whole tensor when every operand is contiguous, a row
 when one is a row-strided view, e.g. a column chunk of the GRU's gate matrix); batch_norm x, out,
-grad_out, grad_input (N, C, ...) in logical order, weight, bias, running stats and the saved
+grad_out, grad_input (N, C, ...) in logical order (the ``_generic`` functions take x and grad_out as
+NumPy views of torch's strides, and give logical order), weight, bias, running stats and the saved
 mean/invstd (C,); cumsum, pow, binary any shape (broadcast); native_dropout x, out, mask alike.
 The C loops (csrc/nn.c) say which PyTorch kernel each reproduces and its order of operations.
 """
@@ -25,7 +28,7 @@ from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
 from harness.impl.nans import arith
 from harness.impl.profiles import KernelProfile
-from harness.impl.strides import contiguous
+from harness.impl.strides import contiguous, iteration_order
 
 
 def _ew(name: str, profile: KernelProfile, run: int, *arrays: np.ndarray) -> None:
@@ -222,6 +225,145 @@ def batch_norm_backward(
         ptr(gx), ptr(gw), ptr(gb), ptr(buf),
     )  # fmt: skip
     return _from_layout(gx, x.shape, channels_last), gw, gb
+
+
+# ATen's TensorIterator path of batch norm (Normalization.cpp, not the batch_norm_kernel.cpp stubs): for an input
+# neither contiguous nor channels-last (is_contiguous in no memory format), and for a backward whose input and
+# grad_out are not both so and of one suggested memory format. Measured on x86 (default, avx2, avx512 builds).
+
+_GENERIC = "batch norm over a layout neither contiguous nor channels-last (ATen's TensorIterator path)"
+
+
+def _float_view(a: np.ndarray, what: str) -> np.ndarray:
+    if a.dtype != np.float32 or a.ndim < 2 or any(st < 0 or st % 4 for st in a.strides):
+        raise ParityError(f"{_GENERIC}: a float32 (N, C, ...) view of non-negative strides, not {what} {a.strides}")
+    return a
+
+
+def _serial_rows(order: list[int], *views: np.ndarray) -> list[np.ndarray]:
+    """Each view as (C, M) float32: channel f's elements in the order a serial loop over TensorIterator dims
+    ``order`` (innermost first; the channel dim squashed) visits them."""
+    outer_first = [d for d in reversed(order) if d != 1]
+    return [np.ascontiguousarray(np.transpose(v, (1, *outer_first))).reshape(v.shape[1], -1) for v in views]
+
+
+def _from_rows(rows: np.ndarray, order: list[int], shape: tuple[int, ...]) -> np.ndarray:
+    """``_serial_rows``' inverse: (C, M) rows of that order back to a C-contiguous array of ``shape``."""
+    outer_first = [d for d in reversed(order) if d != 1]
+    permuted = rows.reshape(shape[1], *(shape[d] for d in outer_first))
+    return np.ascontiguousarray(np.transpose(permuted, np.argsort((1, *outer_first))))
+
+
+def _element_strides(a: np.ndarray) -> list[int]:
+    return [st // 4 for st in a.strides]
+
+
+def _channel_dims(x: np.ndarray) -> tuple[int, ...]:
+    return (0, *range(2, x.ndim))
+
+
+def batch_norm_generic(
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    running_mean: np.ndarray | None,
+    running_var: np.ndarray | None,
+    momentum: float,
+    eps: float,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """native_batch_norm in training mode on ATen's TensorIterator path: (out, save_mean, save_invstd, new
+    running_mean, new running_var), out in logical order.
+
+    ``x``: the input as torch laid it out, a NumPy view of its strides (e.g. ``tensor.numpy()`` of a
+    transposed tensor). save_mean is at::mean over all dims but C (``reduce.mean_view``: the float sum in
+    TensorIterator's order and thread split, then / n); the rest is csrc/nn.c's batch_norm_generic_stats
+    (a double sum of squares in the serial loop's order) and batch_norm_generic_transform."""
+    from harness.impl.reduce import mean_view
+
+    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
+    x = _float_view(x, "input")
+    c, order = x.shape[1], iteration_order(x.shape, [_element_strides(x)])
+    mean = mean_view(x, _channel_dims(x), profile).reshape(c)
+    (rows,) = _serial_rows(order, x)
+    rm = None if running_mean is None else f32(np.asarray(running_mean)).copy()
+    rv = None if running_var is None else f32(np.asarray(running_var)).copy()
+    invstd = np.empty(c, np.float32)
+    fn = load("nn").batch_norm_generic_stats
+    fn.restype = None
+    fn(ptr(rows), ptr(mean), ctypes.c_int64(c), ctypes.c_int64(rows.shape[1]), ctypes.c_double(momentum),
+       ctypes.c_double(eps), ptr(invstd), _p(rm), _p(rv))  # fmt: skip
+    y = _generic_transform(rows, mean, invstd, _opt(weight), _opt(bias))
+    return _from_rows(y, order, x.shape), mean, invstd, rm, rv
+
+
+def _generic_transform(
+    rows: np.ndarray, mean: np.ndarray, invstd: np.ndarray, w: np.ndarray | None, b: np.ndarray | None
+) -> np.ndarray:
+    y = np.empty_like(rows)
+    fn = load("nn").batch_norm_generic_transform
+    fn.restype = None
+    fn(ptr(rows), ptr(mean), ptr(invstd), _p(w), _p(b), ctypes.c_int64(rows.shape[0]), ctypes.c_int64(rows.shape[1]),
+       ptr(y))  # fmt: skip
+    return y
+
+
+def batch_norm_eval_generic(
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    bias: np.ndarray | None,
+    running_mean: np.ndarray,
+    running_var: np.ndarray,
+    eps: float,
+    profile: KernelProfile,
+) -> np.ndarray:
+    """native_batch_norm with training=False on ATen's TensorIterator path (``x`` as ``batch_norm_generic``'s):
+    invstd = 1 / torch.sqrt(running_var + eps), float tensor ops (the sqrt MKL VML's on x86, not IEEE:
+    ``optim.sqrt``; the batch_norm_kernel.cpp kernels take std::sqrt), then ((x - running_mean) * invstd) * w + b."""
+    from harness.impl.optim import sqrt
+
+    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
+    x = _float_view(x, "input")
+    rm, rv = f32(np.asarray(running_mean)), f32(np.asarray(running_var))
+    if rm.shape != (x.shape[1],) or rv.shape != (x.shape[1],):
+        raise ValueError(f"running statistics of shape {rm.shape}, {rv.shape} for {x.shape[1]} channels")
+    with np.errstate(all="ignore"):
+        root = sqrt(np.add(rv, np.float32(eps), dtype=np.float32), profile)
+        invstd = np.divide(np.float32(1), root, dtype=np.float32)
+    order = list(range(x.ndim - 1, -1, -1))  # element-wise: any order gives the same bits
+    (rows,) = _serial_rows(order, x)
+    return _from_rows(_generic_transform(rows, rm, invstd, _opt(weight), _opt(bias)), order, x.shape)
+
+
+def batch_norm_backward_generic(
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    weight: np.ndarray | None,
+    save_mean: np.ndarray,
+    save_invstd: np.ndarray,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """native_batch_norm_backward in training mode on ATen's TensorIterator path: (grad_input, grad_weight,
+    grad_bias), grad_input in logical order. ``grad_out`` and ``x`` as torch laid them out (NumPy views of
+    their strides, ``batch_norm_generic``'s ``x``); grad_bias is at::sum(grad_out) over all dims but C
+    (``reduce.sum_view``), the rest csrc/nn.c's batch_norm_generic_backward over the reduce iterator's order."""
+    from harness.impl.reduce import sum_view
+
+    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
+    x, grad_out = _float_view(x, "input"), _float_view(grad_out, "grad_out")
+    if grad_out.shape != x.shape:
+        raise ValueError(f"batch_norm_backward: grad_out {grad_out.shape} and input {x.shape} differ")
+    c = x.shape[1]
+    order = iteration_order(x.shape, [_element_strides(x), _element_strides(grad_out)])
+    total = sum_view(grad_out, _channel_dims(x), profile).reshape(c)
+    xs, gs = _serial_rows(order, x, grad_out)
+    gx = np.empty_like(xs)
+    gw = np.empty(c, np.float32)
+    fn = load("nn").batch_norm_generic_backward
+    fn.restype = None
+    fn(ptr(xs), ptr(gs), ptr(f32(save_mean)), ptr(f32(save_invstd)), _p(_opt(weight)), ptr(total), ctypes.c_int64(c),
+       ctypes.c_int64(xs.shape[1]), ptr(gx), ptr(gw))  # fmt: skip
+    return _from_rows(gx, order, x.shape), gw, total
 
 
 # -- cumsum, the element-wise steps of nn.RMSNorm, dropout ------------------------------------------

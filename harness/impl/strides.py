@@ -58,3 +58,35 @@ def suggests_channels_last(shape: Sequence[int], stride: Sequence[int]) -> bool:
             return False
         low = stride[d] * (shape[d] if shape[d] > 1 else 1)
     return True
+
+
+def iteration_order(shape: Sequence[int], strides: Sequence[Sequence[int]]) -> list[int]:
+    """The dims of a TensorIterator over operands of these ``strides`` (one list per operand, in the order
+    they were added; no outputs, no reduction) as ``reorder_dimensions`` permutes them, innermost first:
+    an insertion sort from the reversed dims, a dim moving inward past another where the first operand
+    that tells them apart (a stride of 0 tells nothing) gives it the smaller stride or, strides equal,
+    the other dim the larger size; a pair none tells apart is passed over, the sort going on past it.
+    A serial loop (``cpu_serial_kernel``) visits the elements in that order, the first dim fastest."""
+
+    def should_swap(d0: int, d1: int) -> int:
+        for stride in strides:
+            s0, s1 = stride[d0], stride[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(reversed(range(len(shape))))
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    return perm

@@ -289,8 +289,9 @@ def in_memory_order(
 
 
 def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
-    """Whether ATen's batch norm kernels see tensor ``name`` as channels-last (NHWC, NDHWC) rather than
-    contiguous (NCHW); refused when it is neither (ATen's TensorIterator path, not modelled)."""
+    """Whether ATen's batch norm kernels (and the pooling kernels, ``_nhwc``) see tensor ``name`` as
+    channels-last (NHWC, NDHWC) rather than contiguous (NCHW); refused when it is neither (batch norm
+    sends such tensors to ATen's TensorIterator path before asking: ``_bn_dense``)."""
     stride = a.get(f"{name}.stride")
     if stride is None or contiguous(stride, shape):
         return False
@@ -304,10 +305,40 @@ def _training(a: Args, op: str) -> None:
         raise ParityError(f"the impl reproduces {op} in training mode only")
 
 
+def _bn_dense(a: Args, name: str, shape: tuple[int, ...]) -> bool:
+    """Normalization.cpp's ``is_contiguous``: tensor ``name`` is contiguous in some memory format (C order,
+    channels-last, channels-last 3d), so batch norm runs batch_norm_kernel.cpp's kernels on it; otherwise
+    ATen's TensorIterator path (harness.impl.nn ``batch_norm_generic``) runs."""
+    stride = a.get(f"{name}.stride")
+    if stride is None or contiguous(stride, shape):
+        return True
+    order = (0, *range(2, len(shape)), 1)
+    return len(shape) in (4, 5) and same_layout(stride, strides_in_order(shape, order), shape)
+
+
+def _batch_norm_generic(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import batch_norm_eval_generic, batch_norm_generic
+
+    x = laid_out(t["input"], a["input.stride"])
+    if not a.get("training", True):
+        if "running_mean" not in t or "running_var" not in t:
+            raise ParityError("batch_norm in eval mode: its running statistics were not captured")
+        y = batch_norm_eval_generic(x, t.get("weight"), t.get("bias"), t["running_mean"], t["running_var"],
+                                    float(a["eps"]), p)  # fmt: skip
+        return {"out0": y, "out1": np.empty(0, np.float32), "out2": np.empty(0, np.float32)}
+    y, mean, invstd, _, _ = batch_norm_generic(
+        x, t.get("weight"), t.get("bias"), t.get("running_mean"), t.get("running_var"),
+        float(a.get("momentum", 0.1)), float(a["eps"]), p,
+    )  # fmt: skip
+    return {"out0": y, "out1": mean, "out2": invstd}
+
+
 def _batch_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import batch_norm, batch_norm_eval
 
     x = t["input"]
+    if not _bn_dense(a, "input", x.shape):
+        return _batch_norm_generic(t, a, p)
     cl = channels_last(a, "input", x.shape)
     if not a.get("training", True):  # eval: the running statistics; save_mean/save_invstd are empty
         if "running_mean" not in t or "running_var" not in t:
@@ -329,29 +360,34 @@ def _batch_norm_with_update(t: Arrays, a: Args, p: KernelProfile) -> dict[str, n
 
 
 def _batch_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import batch_norm_backward
+    from harness.impl.nn import batch_norm_backward, batch_norm_backward_generic
 
     _training(a, "batch_norm backward")
     if not a.get("update", True):
         raise ParityError("the impl reproduces batch_norm_backward in training mode only")
     x, g = t["input"], t["grad_out"]
-    stride = a.get("input.stride")
-    if x.ndim in (4, 5) and all(n == 1 for n in x.shape[2:]) and stride and suggests_channels_last(x.shape, stride):
-        # UperNet's pyramid pooling at 8 threads: (2, 16, 1, 1) of strides (16, 1, 16, 16), grad_out contiguous;
-        # grad_weight 2 of 16 elements other bits under either layout's model
-        raise ParityError(
-            f"batch norm backward of an input of one pixel an image that suggests channels-last (strides {stride}): "
-            "ATen's kernel for it is not modelled"
-        )
-    cl = channels_last(a, "input", x.shape)
-    if channels_last(a, "grad_out", g.shape) != cl:
-        raise ParityError("batch norm backward: input and grad_out in different layouts (ATen's generic path)")
     mean, invstd = t.get("save_mean"), t.get("save_invstd", t.get("save_var"))
     if mean is None or invstd is None:
         raise ParityError("batch norm backward: the saved mean and invstd were not captured")
-    gx, gw, gb = batch_norm_backward(g, x, t.get("weight"), mean, invstd, p, cl)
+    if _bn_backward_generic(a, x.shape):
+        # UperNet's pyramid pooling: (2, 16, 1, 1) of strides (16, 1, 16, 16), which suggest channels-last,
+        # grad_out contiguous: the TensorIterator path, as for any layouts not both dense of one format
+        gx, gw, gb = batch_norm_backward_generic(
+            laid_out(g, a.get("grad_out.stride")), laid_out(x, a.get("input.stride")), t.get("weight"), mean, invstd, p
+        )
+    else:
+        gx, gw, gb = batch_norm_backward(g, x, t.get("weight"), mean, invstd, p, channels_last(a, "input", x.shape))
     mask = a.get("output_mask", [True, True, True])
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
+
+
+def _bn_backward_generic(a: Args, shape: tuple[int, ...]) -> bool:
+    """Whether batch_norm_backward_cpu_template takes its TensorIterator path: input or grad_out not dense
+    (``_bn_dense``), or the two of other suggested memory formats."""
+    if not (_bn_dense(a, "input", shape) and _bn_dense(a, "grad_out", shape)):
+        return True
+    layouts = {_suggests_cl(a, name, shape) for name in ("input", "grad_out")}
+    return len(layouts) > 1
 
 
 def _nhwc(a: Args, name: str, shape: tuple[int, ...]) -> bool:

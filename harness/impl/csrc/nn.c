@@ -1,6 +1,7 @@
 /* Layers of torch.nn that no fixture op records but real models' traces reach, torch 2.13.0 on x86
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
- * running statistics, output) and its backward, and in eval (running statistics); grid_sampler_2d
+ * running statistics, output) and its backward, and in eval (running statistics), and on x86 ATen's
+ * TensorIterator path of batch norm for layouts neither contiguous nor channels-last; grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
  * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86
@@ -18,6 +19,8 @@
  *                        save_invstd (C,) (w, b, rm, rv may be NULL); buf (max(2, threads) * C,)
  *   batch_norm_backward  g, x, gx as x; w, save_mean, save_invstd, gw, gb (C,); buf (2 * threads * C,)
  *   batch_norm_eval_forward  x, y as batch_norm_forward; w, b (or NULL), rm, rv, invstd (C,); buf (2 * C,)
+ *   batch_norm_generic_stats, _transform, _backward  x, y, g, gx (C, M): each channel's M elements in
+ *                        ATen's serial loop order; mean, invstd, sum, gw (C,); w, b, rm, rv (C,) or NULL
  *   grid_sample_forward  x (N, C, H, W); grid (N, P, 2), P = the grid's H*W, (x, y) pairs in [-1, 1];
  *                        out (N, C, P)
  *   grid_sample_backward go (N, C, P); x, grid as forward; gx (N, C, H, W), zeroed, or NULL (input's
@@ -501,6 +504,70 @@ void batch_norm_backward(profile_t p, const float *g, const float *x, const floa
     for (int64_t k = 0; k < C; k++) {
         gw[k] = db[k] * save_invstd[k];
         gb[k] = sb[k];
+    }
+}
+
+/* ------------------------------------------------------------------ batch_norm (ATen's TensorIterator path) */
+
+/* Normalization.cpp's path for an input that is neither contiguous nor channels-last (a transposed
+ * (N, L, C) sequence as BatchNorm1d's (N, C, L), a permuted or sliced image), and for a backward whose
+ * input and grad_out do not share one of those layouts. Normalization.cpp is built once per
+ * architecture, on x86 without FMA: every step below is one IEEE rounding, at every capability, and the
+ * per-channel parallel_for changes no bit. Each channel's elements come in the order ATen's serial
+ * TensorIterator loop visits them (the caller gathers them: x, g (C, M), M = n the elements a channel).
+ *
+ * batch_norm_generic_stats (batch_norm_cpu_update_stats_template, the non-contiguous branch): mean is
+ * at::mean's (the caller's float sum and division), widened; var_sum += (x - mean) * (x - mean) in
+ * double in the loop's order; invstd = 1 / sqrt(var_sum / n + eps) in double (InvStd, 0 where both are
+ * 0); running_mean = momentum * mean + (1 - momentum) * running_mean and running_var = momentum *
+ * (var_sum / (n - 1)) + (1 - momentum) * running_var in double (momentum not rounded to float, unlike
+ * the kernels' branch), each stored as float. rm, rv (C,) or NULL, updated in place. */
+void batch_norm_generic_stats(const float *x, const float *mean, int64_t C, int64_t M, double momentum, double eps,
+                              float *invstd, float *rm, float *rv) {
+    for (int64_t f = 0; f < C; f++) {
+        const double m = (double)mean[f];
+        double var_sum = 0;
+        for (int64_t j = 0; j < M; j++) {
+            const double d = (double)x[f * M + j] - m;
+            var_sum += d * d;
+        }
+        const double var = var_sum / (double)M;
+        invstd[f] = (var != 0.0 || eps != 0.0) ? (float)(1.0 / sqrt(var + eps)) : 0.0f;
+        if (rm) rm[f] = (float)(momentum * m + (1.0 - momentum) * (double)rm[f]);
+        if (rv) rv[f] = (float)(momentum * (var_sum / (double)(M - 1)) + (1.0 - momentum) * (double)rv[f]);
+    }
+}
+
+/* batch_norm_cpu_transform_input_template's TensorIterator (training: the saved mean and invstd; eval:
+ * running_mean and 1 / sqrt(running_var + eps) of float tensor ops): y = ((x - mean) * invstd) * w + b
+ * in float, left to right, w 1 and b 0 where not given (x + 0: a -0 becomes +0). x, y (C, M); w, b
+ * (C,) or NULL. */
+void batch_norm_generic_transform(const float *x, const float *mean, const float *invstd, const float *w,
+                                  const float *b, int64_t C, int64_t M, float *y) {
+    for (int64_t f = 0; f < C; f++) {
+        const float wf = w ? w[f] : 1.0f, bf = b ? b[f] : 0.0f;
+        for (int64_t j = 0; j < M; j++) y[f * M + j] = ((x[f * M + j] - mean[f]) * invstd[f]) * wf + bf;
+    }
+}
+
+/* batch_norm_backward_cpu_template's TensorIterator path, training: dotp += (x - mean) * g (a float
+ * product, widened) in double in the reduce iterator's order (input's strides first, then grad_out's);
+ * k = (float)dotp * invstd * invstd / n and grad_mean = sum / n in float (sum: at::sum(grad_out), the
+ * caller's); gx = (g - grad_mean - (x - mean) * k) * invstd * w in float (w 1 where not given); gw =
+ * dotp * invstd in double, stored as float. x, g, gx (C, M); mean, invstd, sum, gw (C,); w (C,) or NULL. */
+void batch_norm_generic_backward(const float *x, const float *g, const float *mean, const float *invstd,
+                                 const float *w, const float *sum, int64_t C, int64_t M, float *gx, float *gw) {
+    for (int64_t f = 0; f < C; f++) {
+        const float m = mean[f], s = invstd[f], wf = w ? w[f] : 1.0f;
+        double dotp = 0;
+        for (int64_t j = 0; j < M; j++) dotp += (double)((x[f * M + j] - m) * g[f * M + j]);
+        const float k = (float)dotp * s * s / (float)M;
+        const float grad_mean = sum[f] / (float)M;
+        for (int64_t j = 0; j < M; j++) {
+            const float gi = (x[f * M + j] - m) * k;
+            gx[f * M + j] = (g[f * M + j] - grad_mean - gi) * s * wf;
+        }
+        gw[f] = (float)(dotp * (double)s);
     }
 }
 
