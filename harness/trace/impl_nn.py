@@ -376,9 +376,24 @@ def _batch_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
             laid_out(g, a.get("grad_out.stride")), laid_out(x, a.get("input.stride")), t.get("weight"), mean, invstd, p
         )
     else:
+        g = _read_in_layout_of(g, a.get("grad_out.stride"), a.get("input.stride"))
         gx, gw, gb = batch_norm_backward(g, x, t.get("weight"), mean, invstd, p, channels_last(a, "input", x.shape))
     mask = a.get("output_mask", [True, True, True])
     return {name: v for name, v, keep in zip(("out0", "out1", "out2"), (gx, gw, gb), mask, strict=True) if keep}
+
+
+def _read_in_layout_of(x: np.ndarray, stride: list[int] | None, other: list[int] | None) -> np.ndarray:
+    """A dense tensor ``x`` of ``stride`` as a kernel sees it that reads its memory with a dense tensor's
+    ``other`` strides (None: contiguous). batch_norm_kernel.cpp's backward reads grad_out's memory in the
+    input's layout, and Normalization.cpp asks only that both be dense and suggest one memory format: a
+    channels-last (N, C, 1, W) or (1, C, H, W) suggests contiguous, so against a contiguous grad_out
+    the kernel takes its elements from other places (measured: other bits than either layout's model)."""
+    stride, other = stride or c_strides(x.shape), other or c_strides(x.shape)
+    if same_layout(stride, other, x.shape):
+        return x
+    buf = np.empty(x.size, x.dtype)
+    np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])[...] = x
+    return np.ascontiguousarray(np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in other]))
 
 
 def _bn_backward_generic(a: Args, shape: tuple[int, ...]) -> bool:
