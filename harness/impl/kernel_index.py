@@ -455,15 +455,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`batch_norm_cpu_collect_stats` / `batch_norm_cpu_kernel` / `batch_norm_cpu_backward_kernel` "
             "(batch_norm_kernel.cpp), training: NCHW sums per channel in double, `y = x * alpha + beta`; "
             "channels-last (and NC11) per-thread float buffers added in double; running stats in "
-            "Normalization.cpp; eval: `1 / sqrt(running_var + eps)` in float, the same transform; refused: the "
-            "backward of an input of one pixel an image whose strides suggest channels-last (UperNet's pyramid "
-            "pooling of a channels-last map, (2, 16, 1, 1) of strides (16, 1, 16, 16): grad_weight 2 of 16 "
-            "elements other bits under either layout's model at 8 threads)"
+            "Normalization.cpp; eval: `1 / sqrt(running_var + eps)` in float, the same transform; layouts "
+            "neither contiguous nor channels-last, and backwards whose input and grad_out are not both dense of "
+            "one suggested memory format (PatchTST's BatchNorm1d over a transposed sequence, UperNet's one-pixel "
+            "channels-last map): Normalization.cpp's TensorIterator path, `at::mean` / `at::sum` in "
+            "TensorIterator's order, double sums in the serial loop's order, float element-wise steps without "
+            "FMA (eval: MKL VML's sqrt of running_var + eps), measured on a Zen 5 at default, avx2 and avx512, "
+            "1, 2 and 4 threads, 0 other (x86 only; aarch64 refused); the kernels' backward reads a dense "
+            "grad_out of another layout in the input's layout, as ATen's does; refused: in the kernels' "
+            "backward, a channel with an infinity or NaN in the input and a NaN in grad_out (rows kernel at "
+            "every level, NCHW past default: which NaN the sums keep)"
         ),
         (
             "FMAs of the AVX2 objects (the output, the backward's `dy - grad_mean - dx`, some reductions' "
             "last partial vector only); the default build's lane fold vs the AVX2 shuffle tree; thread count "
-            "(channels-last buffers, their double sum); never AVX-512 (8 lanes there too)"
+            "(channels-last buffers, their double sum); never AVX-512 (8 lanes there too); the TensorIterator "
+            "path: only the thread count (at::mean's and at::sum's split), no capability"
         ),
     ),
     (
