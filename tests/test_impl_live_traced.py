@@ -729,6 +729,29 @@ def test_transposed_convolution_of_a_permuted_input_replays(
         assert_bits_equal(f"convolution_backward {name}", want, got[name].reshape(want.shape))
 
 
+@needs_modelled_sgemm
+@backends
+@pytest.mark.parametrize("threads", [1, 2])
+def test_products_of_views_at_offsets_replay(backend: str, threads: int) -> None:
+    """FastSpeech2-Conformer's relative-position attention: ``bmm`` of a (B, T, 2T - 1) slice of a padded
+    (B, T, 2T) tensor, its rows 4 bytes past 16-byte boundaries, and ``mm``/``addmm`` of a slice with a
+    leading dimension wider than its rows. MKL peels its sums by the operands' addresses and strides: the
+    replay lays each operand out with the trace's strides and address past 64 bytes."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    padded = torch.from_numpy(rng.standard_normal((6, 14, 29)).astype(np.float32))
+    pos = torch.from_numpy(rng.standard_normal((6, 8, 27)).astype(np.float32)).transpose(1, 2)
+    rows = torch.from_numpy(rng.standard_normal((9, 31)).astype(np.float32))
+    bias = torch.from_numpy(rng.standard_normal(9).astype(np.float32))
+
+    def program() -> None:
+        torch.bmm(padded[:, :, 1:28], pos)
+        torch.mm(padded[0, :, 2:29], rows[:, 3:30].t())
+        torch.addmm(bias, padded[1, :, 1:28], rows[:, 1:28].t())
+
+    _replays_match(backend, program, {"bmm", "mm", "addmm"}, 3)
+
+
 @needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
 @backends
 @pytest.mark.parametrize(

@@ -60,6 +60,21 @@ def test_recorder_fingerprints_inputs_before_and_outputs_after(backend: str) -> 
     assert buf.shape == (4,)
 
 
+def test_a_captured_tensors_address_past_64_bytes_is_kept_where_not_0(backend: str) -> None:
+    """MKL peels its sums by its operands' addresses: a captured op's arguments keep how far each tensor's
+    first element lies past a 64-byte boundary ("align", in bytes), left out where it is 0 (torch's own
+    allocations are 64-byte aligned)."""
+    buf = torch.ones(64, dtype=torch.float32)
+    w = torch.ones(4, 3)
+    with recording(capture=list(range(20))) as tracer:
+        torch.mm(buf[3:15].view(4, 3), w.t())  # 12 bytes past the buffer's start
+        torch.mm(buf[16:28].view(4, 3), w.t())  # 64 bytes past it: aligned
+    _recorded_by(tracer, backend)
+    first, second = (tracer.captured[i].args for i, op in enumerate(tracer.ops) if op.op == "aten.mm.default")
+    assert [arg.get("align", 0) for arg in first] == [(buf.data_ptr() + 12) % 64, w.data_ptr() % 64]
+    assert "align" not in second[0] and buf.data_ptr() % 64 == 0
+
+
 def test_the_ctc_losss_log_alpha_is_scratch_memory_not_fingerprinted(backend: str) -> None:
     """``_ctc_loss`` writes its ``log_alpha`` only within each sequence's lengths (the rest is what the
     memory held, other on every call): the loss is fingerprinted, log_alpha nowhere."""

@@ -32,8 +32,10 @@ array, no pickle) of kind ``trace``::
                             tensor made before the trace began, a generator's state); -1 for outputs.
                             Version 3 and later: older traces do not know their inputs' sources
     /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
-                            attrs: args (JSON: the call's arguments, tensors by input name; a
-                            number JSON cannot hold, inf, -inf or nan, as {"float": "-inf"})
+                            attrs: args (JSON: the call's arguments, tensors by input name with
+                            their shape, stride and, where not 0, "align": the bytes their first
+                            element lay past a 64-byte boundary; a number JSON cannot hold, inf,
+                            -inf or nan, as {"float": "-inf"})
 
 Inputs of an op are read before it runs (an in-place op's ``self`` as it was), outputs after.
 """

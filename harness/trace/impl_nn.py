@@ -253,16 +253,27 @@ def _glu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
     return {"out": glu_backward(g, x, dim, p, _glu_run(a, x, dim))}
 
 
-def laid_out(x: np.ndarray, stride: list[int] | None) -> np.ndarray:
-    """A captured tensor (C order) laid out again with the strides torch gave it (in elements), at a
-    buffer's start: kernels that read their operands as they lie (flash attention) see torch's rows."""
+def laid_out(x: np.ndarray, stride: list[int] | None, align: int = 0) -> np.ndarray:
+    """A captured tensor (C order) laid out again with the strides torch gave it (in elements), its first
+    element ``align`` bytes past a 64-byte boundary as in torch's memory (the trace's ``align``): kernels
+    that read their operands as they lie (MKL's sgemm, which peels its sums by the operands' addresses;
+    flash attention) see torch's rows at torch's offsets."""
     if stride is None or len(stride) != x.ndim:
+        stride = c_strides(x.shape) if align else None
+    if stride is None:
         return x
     span = 1 + sum((n - 1) * st for n, st in zip(x.shape, stride, strict=True)) if x.size else 1
-    buf = np.empty(span, x.dtype)
+    raw = np.empty(span * x.itemsize + 128, np.uint8)
+    start = (align - raw.ctypes.data) % 64
+    buf = raw[start : start + span * x.itemsize].view(x.dtype)
     view = np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])
     view[...] = x
     return view
+
+
+def as_traced(t: Arrays, a: Args, name: str) -> np.ndarray:
+    """Captured tensor ``name`` laid out as torch had it: its strides and its address past 64 bytes."""
+    return laid_out(t[name], a.get(f"{name}.stride"), int(a.get(f"{name}.align", 0) or 0))
 
 
 def in_memory_order(

@@ -528,12 +528,10 @@ def _norm(order: str) -> Replay:
 
 
 def _matrix(t: Arrays, name: str, a: Args) -> np.ndarray:
-    """A captured 2-D operand with the layout it had (row- or column-major): MKL's kernel depends on it."""
-    x = t[name]
-    stride = a.get(f"{name}.stride")
-    if x.ndim == 2 and stride is not None and stride[0] == 1 and x.shape[1] > 1:
-        return np.asfortranarray(x)
-    return x
+    """A captured 2-D operand with the layout it had (row- or column-major, its leading dimension, its
+    address past 64 bytes): MKL's kernel depends on all three (linalg._operand keeps it as ATen's addmm
+    does, or copies it)."""
+    return impl_nn.as_traced(t, a, name)
 
 
 def _linalg_qr(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -564,7 +562,7 @@ def _bmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     laid out as torch had them (a transposed key, an expanded batch): MKL's kernel follows the layout."""
     from harness.impl.linalg import bmm
 
-    x, y = (impl_nn.laid_out(_float32(t[k], "bmm"), a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    x, y = (impl_nn.as_traced({k: _float32(t[k], "bmm")}, a, k) for k in ("self", "mat2"))
     return {"out": bmm(x, y, p)}
 
 
@@ -575,7 +573,7 @@ def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     if t.get("bias") is not None or a.get("out_dtype") not in (None, "torch.float32"):
         raise ParityError("the impl reproduces _grouped_mm without bias or another out_dtype only")
-    x, w = (impl_nn.laid_out(t[k], a.get(f"{k}.stride")) for k in ("self", "mat2"))
+    x, w = (impl_nn.as_traced(t, a, k) for k in ("self", "mat2"))
     offs = [int(e) for e in t["offs"]] if "offs" in t else None
     return {"out": grouped_mm(x, w, offs, p)}
 
@@ -963,7 +961,7 @@ def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
 
     if a.get("dropout_p", 0.0):
         raise ParityError("the impl reproduces the CPU flash attention kernel with dropout_p = 0 only")
-    qkv = [impl_nn.laid_out(t[name], a.get(f"{name}.stride")) for name in ("query", "key", "value")]
+    qkv = [impl_nn.as_traced(t, a, name) for name in ("query", "key", "value")]
     mask = t.get("attn_mask")
     return qkv, FlashCall(bool(a.get("is_causal", False)), mask, a.get("scale"))
 
@@ -980,7 +978,7 @@ def _flash_attention_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     from harness.impl.attention import FlashSaved, sdpa_backward
 
     (q, k, v), call = _flash_inputs(t, a)
-    grad_out = impl_nn.laid_out(t["grad_out"], a.get("grad_out.stride"))
+    grad_out = impl_nn.as_traced(t, a, "grad_out")
     saved = FlashSaved(t["out"], t["logsumexp"])
     return dict(zip(("out0", "out1", "out2"), sdpa_backward(grad_out, q, k, v, saved, p, call), strict=True))
 
@@ -1214,6 +1212,7 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
         elif "stride" in arg:
             values[f"{arg['name']}.stride"] = arg["stride"]
             values[f"{arg['name']}.shape"] = arg.get("shape")
+            values[f"{arg['name']}.align"] = int(arg.get("align", 0))
     # a tensor by its argument's name; one passed twice (maximum(a, b, out=a), addcmul_(v, g, g)) is
     # named after its last argument in ``tensor``, and captured under each argument's name
     tensors = {arg["name"]: inputs[arg["tensor"]] for arg in args if arg.get("tensor") in inputs}

@@ -593,15 +593,29 @@ def _call_args(arg_names: list[str], args: tuple, kwargs: dict, names: dict[int,
     for i, value in enumerate((*args, *kwargs.values())):
         name = arg_names[i] if i < len(args) else list(kwargs)[i - len(args)]
         if isinstance(value, torch.Tensor):
-            out.append(
-                {"name": name, "tensor": names.get(id(value), ""), "stride": list(value.stride()),
-                 "shape": list(value.shape)}
-            )  # fmt: skip
+            entry = {"name": name, "tensor": names.get(id(value), ""), "stride": list(value.stride()),
+                     "shape": list(value.shape)}  # fmt: skip
+            align = _address_past_64(value)
+            if align:
+                entry["align"] = align
+            out.append(entry)
         elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
             out.append({"name": name, "tensors": [names.get(id(v), "") if v is not None else None for v in value]})
         else:
             out.append({"name": name, "value": _jsonable(value)})
     return out
+
+
+def _address_past_64(t: torch.Tensor) -> int:
+    """How many bytes a tensor's first element lies past a 64-byte boundary: MKL's kernels peel their
+    sums by their operands' addresses, and a view (a slice of a padded row, one head of a fused
+    projection) keeps its offset into its buffer. 0 where it has no CPU memory to ask."""
+    if t.device.type != "cpu" or t.layout != torch.strided:
+        return 0
+    try:
+        return int(t.data_ptr() % 64)
+    except (RuntimeError, NotImplementedError):  # a subclass or a tensor without storage
+        return 0
 
 
 def _to_numpy(t: torch.Tensor) -> np.ndarray:
