@@ -128,6 +128,33 @@ def test_element_wise_ops_of_a_channel_slice_replay_in_atens_loop_order(
 
 
 @backends
+@pytest.mark.parametrize("threads", [1, 2])
+def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(backend: str, threads: int) -> None:
+    """Element-wise ops whose operands disagree on their layout (harness.trace.loops): a transposed grad
+    against a contiguous output (the first operand orders the dims, the other is strided there: the basic
+    loop), channels-last against contiguous, a strided grad against a self expanded along one dim (rows
+    of 17, self read as a scalar), an expanded vector, a tanh output broadcast along the rows (its
+    vector body unfused on x86), and a transposed map past the 32,768-element grain."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+
+    def t(*shape: int) -> torch.Tensor:
+        return torch.from_numpy((rng.standard_normal(shape) * 4).astype(np.float32))
+
+    def program() -> None:
+        aten = torch.ops.aten
+        aten.sigmoid_backward(t(33, 40).t(), t(40, 33))
+        aten.softplus_backward(t(4, 6, 5, 17)[:, ::2], t(1, 1, 5, 1).expand(4, 3, 5, 17), 1.0, 20.0)
+        aten.silu_backward(t(2, 5, 6, 7).contiguous(memory_format=torch.channels_last), t(2, 5, 6, 7))
+        aten.gelu(t(1).expand(17))
+        aten.tanh_backward(t(20, 37), t(20, 1).tanh().expand(20, 37))
+        aten.silu(t(70, 521).t())
+
+    ops = {"sigmoid_backward", "softplus_backward", "silu_backward", "gelu", "tanh_backward", "silu"}
+    _replays_match(backend, program, ops, 6)
+
+
+@backends
 @settings(max_examples=6, deadline=None)
 @given(n=st.integers(1, 4), t=st.integers(1, 40), c=st.integers(1, 70), seed=st.integers(0, 2**32 - 1), threads=THREADS)
 def test_log_sigmoid_of_a_channel_slice_replays_with_its_nan_places(

@@ -1,5 +1,6 @@
 """How the trace's element-wise replays read ATen's loop from the captured strides
-(harness.trace.impl_nn.inner_run): the length of each inner call. Torch-free."""
+(harness.trace.loops, harness.trace.impl_nn.inner_run): TensorIterator's dim order, the length of each
+inner call and its kind. Torch-free."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import get_profile
-from harness.trace.impl_nn import _glu_run, inner_run
+from harness.trace.impl_nn import _glu_run, inner_run, loop_order
 from harness.trace.impl_ops import REPLAYS
+from harness.trace.loops import Loop, element_wise_loop
 
 
 @pytest.mark.parametrize(
@@ -27,10 +29,64 @@ def test_inner_run_follows_the_strides(shape: tuple[int, ...], stride: list[int]
     assert inner_run({"self.stride": stride}, ("self",), shape) == run
 
 
-def test_a_permuted_dense_layout_is_refused() -> None:
-    """A transposed contiguous tensor: ATen runs it in memory order, which the impl's flat order is not."""
-    with pytest.raises(ParityError, match="stride 1 only"):
+def test_a_permuted_dense_layout_runs_in_memory_order() -> None:
+    """A transposed contiguous tensor: ATen runs it in memory order, which a kernel given its operands in C
+    order cannot (refused there); ``in_loop_order`` lays them out in it."""
+    with pytest.raises(ParityError, match="C order only"):
         inner_run({"self.stride": [1, 4]}, ("self",), (4, 6))
+    assert loop_order({"self.stride": [1, 4]}, ("self",), (4, 6)) == [1, 0]
+
+
+@pytest.mark.parametrize(
+    ("shape", "inputs", "loop"),
+    [
+        # one dense permuted tensor: fast_set_up, one run in memory order
+        ((4, 6), [((4, 6), [1, 4])], Loop((1, 0), 24, True)),
+        # Mamba's gate, a channel slice of a (N, T, 2C) map transposed: rows of C along the channels
+        ((4, 64, 16), [((4, 64, 16), [2048, 1, 128])], Loop((0, 2, 1), 64, True)),
+        # the first input orders the dims (grad_output transposed): the second is strided there, basic loop
+        ((6, 4), [((6, 4), [1, 6]), ((6, 4), [4, 1])], Loop((1, 0), 6, False)),
+        # a column broadcast along the rows: read as a scalar in each row's vectorized loop
+        ((3, 5), [((3, 5), [5, 1]), ((3, 1), [1, 1])], Loop((0, 1), 5, True, 2)),
+        # two inputs broadcast along the inner dim: no contiguous scalar, the basic loop
+        ((3, 5), [((3, 1), [1, 1]), ((1, 5), [5, 1]), ((3, 1), [1, 1])], Loop((0, 1), 5, False)),
+        # a strided grad and a self expanded but along one dim: rows of 17 (the dims do not coalesce)
+        (
+            (4, 3, 5, 17),
+            [((4, 3, 5, 17), [510, 85, 17, 1]), ((4, 3, 5, 17), [0, 0, 1, 0])],
+            Loop((0, 1, 2, 3), 17, True, 2),
+        ),
+        # broadcast along every dim: one scalar, a single run
+        ((4, 6), [((4, 6), [0, 0])], Loop((0, 1), 24, True, 1)),
+        # channels-last beside contiguous: the first one's order, the second strided along C: basic loop
+        ((2, 3, 4, 5), [((2, 3, 4, 5), [60, 1, 15, 3]), ((2, 3, 4, 5), [60, 20, 5, 1])], Loop((0, 2, 3, 1), 3, False)),
+        # equal strides (size-1 dims): the larger dim goes outer; dims of size 1 leave the order to the others
+        ((2, 1, 3), [((2, 1, 3), [3, 3, 1])], Loop((0, 1, 2), 6, True)),
+    ],
+)
+def test_element_wise_loop_is_tensor_iterators(
+    shape: tuple[int, ...], inputs: list[tuple[tuple[int, ...], list[int]]], loop: Loop
+) -> None:
+    assert element_wise_loop(shape, inputs) == loop
+
+
+def test_an_in_place_output_is_asked_first() -> None:
+    """An output the op is given (log_sigmoid_backward's empty_like(grad_output), an in-place op) orders
+    the dims before the inputs do; one TensorIterator allocates follows them."""
+    inputs = [((6, 4), [4, 1]), ((6, 4), [1, 6])]
+    assert element_wise_loop((6, 4), inputs).order == (0, 1)
+    assert element_wise_loop((6, 4), inputs, output=[1, 6]).order == (1, 0)
+
+
+def test_a_nan_read_as_a_scalar_is_refused_where_its_bits_are_not_modelled() -> None:
+    """silu_backward with grad_output broadcast along the inner dim and NaN there: ATen's vectorized loop
+    over a scalar operand gave other NaN bits than its vector body on an AMD EPYC Zen 5; refused."""
+    g = np.full((3, 5), np.nan, np.float32)
+    args = {"grad_output.stride": [1, 0], "grad_output.shape": [3, 5], "self.stride": [5, 1], "self.shape": [3, 5]}
+    with pytest.raises(ParityError, match="NaN grad_output as a scalar"):
+        REPLAYS["silu_backward"](
+            {"grad_output": g, "self": np.ones((3, 5), np.float32)}, args, get_profile("x86-avx2", 1)
+        )
 
 
 @pytest.mark.parametrize("profile_name", ["x86-avx2", "arm64-neon", "arm64-sve256"])

@@ -75,6 +75,18 @@ def backward(
     return grad_x
 
 
+def tanh_backward_scalar_out(grad_out: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int) -> np.ndarray:
+    """``aten.tanh_backward(grad_out, out)`` where ATen's vectorized loop reads ``out`` as one scalar per
+    inner loop of ``row`` elements (``out`` broadcast along the inner dim: csrc/unary.c
+    tanh_backward_scalar_out, its vector body unfused); both operands of one shape, in loop order."""
+    grad_out, out = f32(grad_out), f32(out)
+    grad_x = np.empty_like(grad_out)
+    fn = load("unary").tanh_backward_scalar_out
+    fn.restype = None
+    fn(profile.as_c(), ptr(grad_out), ptr(out), ptr(grad_x), ctypes.c_int64(grad_out.size), ctypes.c_int64(row))
+    return grad_x
+
+
 # The ops whose lanes take SLEEF functions (softplus, log1p, lgamma, expm1, log_sigmoid, pow) are measured
 # at every build the impl profiles: x86 default and avx2 (Zen 3), avx512 (an AMD EPYC Zen 5: their stubs
 # are also registered for AVX-512, so 16-lane objects run there, SLEEF's _u10avx512f variants, whose

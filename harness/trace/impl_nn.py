@@ -16,7 +16,15 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import KernelProfile
-from harness.impl.strides import c_strides, contiguous, same_layout, strides_in_order, suggests_channels_last
+from harness.impl.strides import (
+    c_strides,
+    channels_last_strides,
+    contiguous,
+    same_layout,
+    strides_in_order,
+    suggests_channels_last,
+)
+from harness.trace.loops import Loop, element_wise_loop, non_overlapping_and_dense
 
 Arrays = Mapping[str, np.ndarray]
 Args = Mapping[str, Any]
@@ -87,76 +95,99 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 
-def _dense(strides: list[int], sizes: list[int]) -> bool:
-    """Whether dims of these strides and sizes (each over 1) tile their memory without a gap, in some order."""
-    step = 1
-    for stride, size in sorted(zip(strides, sizes, strict=True)):
-        if stride != step:
-            return False
-        step *= size
-    return True
+def tensor_loop(a: Args, names: tuple[str, ...], shape: tuple[int, ...], like: str | None = None) -> Loop:
+    """ATen's element-wise loop (harness.trace.loops) over the captured inputs ``names``, in the order the
+    kernel adds them to its TensorIterator, broadcast to ``shape``: an output TensorIterator allocates, or
+    where ``like`` names an input, the kernel's ``empty_like`` of it (its strides where it is dense, else
+    the memory format it suggests). A number is a 0-dim tensor; a tensor whose strides were not captured
+    is taken as contiguous."""
+    inputs = []
+    for name in names:
+        captured = a.get(f"{name}.shape")
+        own = tuple(shape if captured is None else captured)
+        stride = a.get(f"{name}.stride")
+        if stride is None and isinstance(a.get(name), (int, float)):  # a number: ATen's wrapped 0-dim tensor
+            own, stride = (), []
+        elif stride is None:
+            stride = c_strides(own)
+        if len(stride) != len(own):
+            raise ParityError(f"{name}: strides {stride} do not match the shape {list(own)}")
+        inputs.append((own, stride))
+    output = None
+    if like is not None:
+        own, stride = inputs[names.index(like)]
+        if own != shape:
+            raise ParityError(f"{like}: the impl reproduces an output laid out like an input of the op's shape only")
+        if non_overlapping_and_dense(stride, own):
+            output = stride
+        else:
+            output = channels_last_strides(own) if suggests_channels_last(own, stride) else c_strides(own)
+    return element_wise_loop(shape, inputs, output)
+
+
+def _c_order(loop: Loop, shape: tuple[int, ...]) -> bool:
+    dims = [d for d in loop.order if shape[d] > 1]
+    return dims == sorted(dims)
 
 
 def inner_run(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> int:
     """The elements ATen's element-wise loop takes in one inner call over operands ``names`` of
-    ``shape``: the innermost dims that every operand holds contiguously (stride 1 innermost, each
-    next dim's stride the product of those inside it), coalesced as TensorIterator does. The other
-    dims must run in C order (strides falling outwards), else ATen's iteration order is not the
-    flat order the impl keeps; refused then. An operand broadcast along every dim (all strides 0) is
-    read as one scalar in every run and leaves the runs to the others. An operand that no order of
-    the dims makes contiguous innermost (a column of a wider tensor, every other element) sends ATen
-    to its basic loop, the scalar op on every element: runs of 1 (silu and sigmoid of such views at
-    default, avx2 and avx512 on an Intel Xeon, 60 random ones each, forward and backward; the vector
-    body gave 110 to 597 elements other bits)."""
-    dims = [d for d, size in enumerate(shape) if size > 1]
-    if not dims:
+    ``shape`` (``tensor_loop``), for a kernel the impl runs over the operands in C order: the coalesced
+    inner dim, or 1 where ATen runs its basic loop, the scalar op on every element (silu and sigmoid of a
+    column of a wider tensor, every other element: default, avx2 and avx512 on an Intel Xeon, 60 random
+    ones each, forward and backward; the vector body gave 110 to 597 elements other bits). Refused where
+    TensorIterator walks the dims in another order (``in_loop_order`` lays the operands out in it)."""
+    loop = tensor_loop(a, names, shape)
+    if not loop.vector:
         return 1
-    layouts = []
-    for name in names:
-        stride = a.get(f"{name}.stride")
-        if stride is None:  # not captured: taken as contiguous
-            stride = c_strides(shape)
-        if len(stride) != len(shape):
-            raise ParityError(f"{name}: strides {stride} do not match the shape {list(shape)}")
-        if all(s == 0 for s in stride):
-            continue
-        kept = [stride[d] for d in dims]
-        if kept[-1] != 1:
-            if not _dense(kept, [shape[d] for d in dims]):
-                return 1  # no order of the dims gives it a unit stride: ATen's basic loop, the scalar op per element
-            raise ParityError(
-                f"the impl reproduces element-wise ops with a last dim of stride 1 only, not {name} {stride}"
-            )
-        if any(kept[i] < kept[i + 1] * shape[dims[i + 1]] for i in range(len(kept) - 1)):
-            raise ParityError(f"the impl reproduces element-wise ops in C order only, not {name} of strides {stride}")
-        layouts.append(kept)
-    if not layouts:
-        return int(np.prod(shape, dtype=np.int64))
-    run = shape[dims[-1]]
-    for i in range(len(dims) - 2, -1, -1):
-        if all(k[i] == k[i + 1] * shape[dims[i + 1]] for k in layouts):
-            run *= shape[dims[i]]
-        else:
-            break
-    return run
+    if not _c_order(loop, shape):
+        strides = ", ".join(f"{n} {a.get(f'{n}.stride')}" for n in names)
+        raise ParityError(
+            f"the impl reproduces this element-wise op in C order only, not in TensorIterator's order "
+            f"{list(loop.order)} of {strides}"
+        )
+    return loop.run
 
 
 def loop_order(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> list[int] | None:
     """The order of the dims (outermost first) in which ATen's element-wise loop walks operands ``names``
-    where it is not C order: TensorIterator sorts the dims by stride, so an operand whose unit-stride dim
-    is not its last (a slice of the channels of a channels-last map: Mamba's gate, (4, 64, 16) of
-    strides (2048, 1, 128)) runs its rows along that dim. None where the dims are in C order, where the
-    operands' orders differ, or where none gives every operand a unit innermost stride (``inner_run``
-    decides those)."""
-    dims = [d for d in range(len(shape)) if shape[d] > 1]
-    layouts = [s for s in (a.get(f"{n}.stride") for n in names) if s is not None and any(s)]
-    if len(dims) < 2 or not layouts or any(len(s) != len(shape) for s in layouts):
-        return None
-    orders = {tuple(stride_order(shape, s)) for s in layouts}
-    perm = list(next(iter(orders)))
-    if len(orders) != 1 or perm[-len(dims) :] == dims or any(s[perm[-1]] != 1 for s in layouts):
-        return None
-    return perm
+    where it is not C order (``tensor_loop``: a slice of the channels of a channels-last map, Mamba's
+    gate, (4, 64, 16) of strides (2048, 1, 128), runs its rows along the channels); None in C order."""
+    loop = tensor_loop(a, names, shape)
+    return None if _c_order(loop, shape) else list(loop.order)
+
+
+def in_loop_order(
+    a: Args,
+    names: tuple[str, ...],
+    arrays: list[np.ndarray],
+    compute: Callable[[list[np.ndarray], int], np.ndarray],
+    operands: tuple[str, ...] | None = None,
+    like: str | None = None,
+    scalar_nans: str = "",
+) -> np.ndarray:
+    """``compute(arrays, run)`` of an element-wise op whose result depends on where each element falls in
+    ATen's inner loop (its vector body or scalar tail): the operands (``arrays``, captured as ``names``)
+    broadcast to one shape and laid out in TensorIterator's order (``tensor_loop`` over ``operands``,
+    the kernel's order of its inputs where it is not ``names``', and ``like``), ``run`` its inner dim (1 for
+    the basic loop), the result put back in logical order. ``scalar_nans``: the op, where the NaN bits of
+    its vectorized loop that reads an input as a scalar are not those of its vector body (refused where that
+    input holds a NaN)."""
+    shape = tuple(np.broadcast_shapes(*(x.shape for x in arrays)))
+    loop = tensor_loop(a, operands or names, shape, like)
+    scalar = (operands or names)[loop.scalar - 1] if loop.scalar else ""
+    if scalar_nans and scalar and np.isnan(arrays[names.index(scalar)]).any():
+        raise ParityError(
+            f"{scalar_nans}: the NaN bits of ATen's vectorized loop reading a NaN {scalar} as a scalar (broadcast "
+            "along the inner dim) are not modelled"
+        )
+    run = loop.run if loop.vector else 1
+    if _c_order(loop, shape):
+        return compute([np.ascontiguousarray(np.broadcast_to(x, shape)) for x in arrays], run)
+    perm = list(loop.order)
+    permuted = [np.ascontiguousarray(np.transpose(np.broadcast_to(x, shape), perm)) for x in arrays]
+    out = compute(permuted, run)
+    return np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
 
 
 def stride_order(shape: tuple[int, ...], stride: list[int]) -> list[int]:
@@ -166,35 +197,11 @@ def stride_order(shape: tuple[int, ...], stride: list[int]) -> list[int]:
     return ones + sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: -stride[d])
 
 
-def in_loop_order(
-    a: Args, names: tuple[str, ...], arrays: list[np.ndarray], compute: Callable[[list[np.ndarray], int], np.ndarray]
-) -> np.ndarray:
-    """``compute(arrays, run)`` of an element-wise op whose result depends on where each element falls in
-    ATen's inner loop (its vector body or scalar tail): the operands laid out in ``loop_order``, the
-    inner loop's length ``run`` (``inner_run``) of that layout, the result put back in logical order."""
-    shape = arrays[0].shape
-    perm = loop_order(a, names, shape)
-    if perm is None:
-        return compute(arrays, inner_run(a, names, shape))
-    strides = {f"{n}.stride": [a[f"{n}.stride"][d] for d in perm] for n in names if a.get(f"{n}.stride") is not None}
-    permuted = [np.ascontiguousarray(np.transpose(x, perm)) for x in arrays]
-    out = compute(permuted, inner_run({**a, **strides}, names, permuted[0].shape))
-    return np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
-
-
 def scalar_loop(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> bool:
-    """Whether ATen's element-wise loop runs its scalar op on every element (cpu_kernel_vec's basic loop):
-    TensorIterator orders the dims by the first operand's strides (the output it allocates follows them),
-    and under that order some operand is not unit-stride along the innermost dim (wav2vec2's gelu
-    backward: grad_output transposed, self cut by a column). False where the first operand's strides tie."""
-    layouts = [s for s in (a.get(f"{n}.stride") for n in names) if s is not None and any(s)]
-    dims = [d for d in range(len(shape)) if shape[d] > 1]
-    if not layouts or not dims or any(len(s) != len(shape) for s in layouts):
-        return False
-    if len({layouts[0][d] for d in dims}) != len(dims):
-        return False
-    inner = stride_order(shape, layouts[0])[-1]
-    return any(s[inner] != 1 for s in layouts)
+    """Whether ATen's element-wise loop runs its scalar op on every element (``VectorizedLoop2d``'s basic
+    loop): under TensorIterator's order some operand has neither a unit stride nor, alone, stride 0 along
+    the inner dim (wav2vec2's gelu backward: grad_output transposed, self cut by a column)."""
+    return not tensor_loop(a, names, shape).vector
 
 
 def _sigmoid(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:

@@ -217,15 +217,24 @@ def _gelu_op(a: Args) -> str:
 
 
 def _gelu_flat(a: Args, names: tuple[str, ...]) -> bool:
-    """Whether gelu's operands ``names`` are one flat run (``_flat``): gelu (erf) takes oneDNN's eltwise
-    only where ``self`` is contiguous (Activation.cpp ``use_mkldnn(self)``), element by element whatever
-    grad_output's layout; otherwise, as gelu (tanh) always on x86, ATen's GeluKernelImpl (its Vectorized
-    erf or tanh in each run's vector body, the scalar lambda in its tail)."""
+    """Whether gelu (tanh)'s operands ``names`` are one flat run (``_flat``); otherwise ATen's
+    GeluKernelImpl runs them in TensorIterator's runs (``_gelu_rows``)."""
     try:
         _flat(a, *names)
     except ParityError:
         return False
     return True
+
+
+def _gelu_onednn(a: Args, x: np.ndarray) -> bool:
+    """Whether gelu (erf) and its backward run as harness.impl.unary's gelu: oneDNN's eltwise (element by
+    element, whatever grad_output's layout) where Activation.cpp ``use_mkldnn(self)`` holds, a contiguous
+    self of more than one element, and ATen's scalar lambda for one element. Otherwise (an expanded self
+    too: a (17,) of stride 0 gave 32 and 33 of 33 other bits when taken as oneDNN's), as gelu (tanh)
+    always on x86, ATen's GeluKernelImpl (its Vectorized erf or tanh in each run's vector body, the
+    scalar lambda in its tail)."""
+    stride = a.get("self.stride")
+    return x.size <= 1 or stride is None or strides.contiguous(stride, x.shape)
 
 
 def _gelu_rows(
@@ -237,16 +246,15 @@ def _gelu_rows(
     if p.aarch64:
         strides = ", ".join(f"{n} {a.get(f'{n}.stride')}" for n in names)
         raise ParityError(f"{_gelu_op(a)} over a non-contiguous operand ({strides}) is modelled on x86 only")
-    if impl_nn.scalar_loop(a, names, arrays[0].shape):
-        return compute(arrays, 1)
-    return impl_nn.in_loop_order(a, names, arrays, compute)
+    nans = "gelu_backward (tanh)" if len(names) == 2 and _gelu_op(a) == "gelu_tanh" else ""
+    return impl_nn.in_loop_order(a, names, arrays, compute, scalar_nans=nans)
 
 
 def _gelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
     op = _gelu_op(a)
-    if _gelu_flat(a, ("self",)):
+    if _gelu_onednn(a, t["self"]) if op == "gelu" else _gelu_flat(a, ("self",)):
         return {"out": forward(op, t["self"], p)}
     kernel = "gelu_aten" if op == "gelu" else op
     return {"out": _gelu_rows(a, p, ("self",), [t["self"]], lambda xs, run: forward(kernel, xs[0], p, run))}
@@ -256,7 +264,7 @@ def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     from harness.impl.unary import backward
 
     op, names = _gelu_op(a), ("grad_output", "self")
-    if _gelu_flat(a, ("self",) if op == "gelu" else names):
+    if _gelu_onednn(a, t["self"]) if op == "gelu" else _gelu_flat(a, names):
         return {"out": backward(op, t["grad_output"], t["self"], t["self"], p)}
     kernel = "gelu_aten" if op == "gelu" else op
     arrays = [t["grad_output"], t["self"]]
@@ -310,7 +318,10 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     from harness.impl.unary import backward
 
     names = ("grad_output", "self")
-    out = impl_nn.in_loop_order(a, names, [t[n] for n in names], lambda xs, run: backward("silu", *xs, xs[1], p, run))
+    arrays = [t[n] for n in names]
+    out = impl_nn.in_loop_order(
+        a, names, arrays, lambda xs, run: backward("silu", *xs, xs[1], p, run), scalar_nans="silu_backward"
+    )
     return {"out": out}
 
 
@@ -390,7 +401,9 @@ def _leaky_relu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
         raise ParityError("the impl reproduces leaky_relu_backward of the input (self_is_result=False) only")
     slope = _leaky_relu_slope(a)
     names = ("grad_output", "self")
-    out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: leaky_relu_backward(*xs, slope, p, run))
+    out = impl_nn.in_loop_order(  # its TensorIterator takes self before grad_output
+        a, names, [g, x], lambda xs, run: leaky_relu_backward(*xs, slope, p, run), operands=("self", "grad_output")
+    )
     return {"out": out}
 
 
@@ -408,7 +421,9 @@ def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
 
     names = ("grad_output", "self", "buffer")
     g, x, buffer = _float32_operands(t, "log_sigmoid_backward", names)
-    out = impl_nn.in_loop_order(a, names, [g, x, buffer], lambda xs, run: log_sigmoid_backward(*xs, p, run))
+    order = ("self", "buffer", "grad_output")  # log_sigmoid_backward_cpu's inputs, into empty_like(grad_output)
+    compute = lambda xs, run: log_sigmoid_backward(*xs, p, run)
+    out = impl_nn.in_loop_order(a, names, [g, x, buffer], compute, order, "grad_output", "log_sigmoid_backward")
     return {"out": out}
 
 
@@ -457,9 +472,20 @@ def _binary_cross_entropy_with_logits(t: Arrays, a: Args, p: KernelProfile) -> d
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.unary import backward
+    """tanh_backward_kernel: the same bits in the vector body and the scalar tail on x86, so the captured
+    operands in C order, one run; but where ATen's vectorized loop reads the output as a scalar (broadcast
+    along the inner dim) the x86 vector body is unfused (harness.impl.unary.tanh_backward_scalar_out), in
+    TensorIterator's runs (an AMD EPYC Zen 5 at avx2 and avx512: 20 and 13 of 160 random such draws
+    differed from the contracted lanes)."""
+    from harness.impl.unary import backward, tanh_backward_scalar_out
 
-    return {"out": backward("tanh", t["grad_output"], t["output"], t["output"], p)}
+    g, y = t["grad_output"], t["output"]
+    names = ("grad_output", "output")
+    if impl_nn.tensor_loop(a, names, np.broadcast_shapes(g.shape, y.shape)).scalar != 2:
+        return {"out": backward("tanh", g, y, y, p)}
+    if p.aarch64:
+        raise ParityError("tanh_backward of an output broadcast along the inner dim is modelled on x86 only")
+    return {"out": impl_nn.in_loop_order(a, names, [g, y], lambda xs, run: tanh_backward_scalar_out(*xs, p, run))}
 
 
 def _reduced_dims(a: Args, ndim: int) -> tuple[int, ...]:

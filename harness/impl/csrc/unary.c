@@ -108,6 +108,16 @@ void tanh_backward(profile_t p, const float *grad, const float *out, float *grad
     else run_binary(&p, p.lanes, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n, n);
 }
 
+/* tanh_backward_kernel where TensorIterator reads the output as one scalar per inner loop (Loops.h
+ * vectorized_loop with S = 2: the output broadcast along the inner dim). The vector body's one_vec - b*b
+ * is loop-invariant there, and the x86 objects compute it unfused (GCC hoists it out of the loop before it
+ * would contract it): a * (1 - b*b) with b*b rounded; the scalar tail (basic_loop) is contracted as in
+ * tanh_backward on the AVX2/AVX-512 objects. Rows of `row` elements, in blocks of 2 vectors (tanh_backward_stub
+ * is also registered for AVX-512: 16 lanes there). Tensor shapes: grad, out, grad_x (n,). */
+void tanh_backward_scalar_out(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n, int64_t row) {
+    run_binary(&p, p.lanes_wide, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n, row);
+}
+
 /* ------------------------------------------------------------------ rsqrt */
 
 /* rsqrt_kernel: 1 / sqrt(x) in vector body (Vectorized::rsqrt = div(1, sqrt)) and scalar tail. */
