@@ -1239,6 +1239,20 @@ def test_dropout_replays_from_a_trace(shape: tuple[int, ...], p: float, seed: in
     _replays_match(program, {"bernoulli_", "native_dropout", "div_", "mul"}, 1 if p in (0.0, 1.0) else 4)
 
 
+def test_bernoulli_into_a_view_draws_in_its_iteration_order() -> None:
+    """bernoulli_(p) into a transposed, a channels-last, a column-sliced and an every-other-row view: ATen's
+    serial draws walk each in TensorIterator's order (memory order for a dense one), not the logical order."""
+
+    def program() -> None:
+        torch.manual_seed(7)
+        torch.zeros(5, 7).t().bernoulli_(0.5)
+        torch.zeros(2, 3, 4, 5).contiguous(memory_format=torch.channels_last).bernoulli_(0.3)
+        torch.zeros(6, 9)[:, 1:8].bernoulli_(0.7)
+        torch.zeros(3, 12, 5).transpose(0, 2)[:, ::2].bernoulli_(0.5)
+
+    _replays_match(program, {"bernoulli_"}, 4)
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     shape=st.tuples(st.integers(1, 4), st.integers(1, 300), st.integers(1, 12), st.integers(1, 12)),

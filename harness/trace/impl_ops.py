@@ -1132,8 +1132,11 @@ def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
 
 
 def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """bernoulli_(p) with a number p, into a contiguous float32 tensor (serial draws)."""
+    """bernoulli_(p) with a number p into a float32 tensor: serial draws (``templates::cpu::bernoulli_kernel``,
+    ``cpu_serial_kernel`` over ``TensorIterator::borrowing_nullary_op(self)``), so in self's iteration
+    order (harness.trace.loops: memory order for a dense self, its dims sorted by stride for a view)."""
     from harness.impl.rng import bernoulli_mask
+    from harness.trace.loops import element_wise_loop
 
     if "generator_state" not in t:
         raise ParityError("bernoulli_ needs its generator's state captured")
@@ -1141,10 +1144,12 @@ def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if "p" in t or not isinstance(prob, (int, float)):
         raise ParityError("the impl reproduces bernoulli_ with a number p only")
     shape = a.get("self.shape")
-    stride = a.get("self.stride")
-    if shape is None or (stride is not None and stride != strides.c_strides(tuple(shape))):
-        raise ParityError("the impl reproduces bernoulli_ into a contiguous tensor only")
-    return {"out": bernoulli_mask(generator_from_state(t["generator_state"]), tuple(shape), float(prob))}
+    if shape is None:
+        raise ParityError("bernoulli_: its tensor's shape was not captured")
+    shape, stride = tuple(shape), a.get("self.stride")
+    order = element_wise_loop(shape, [], stride).order if stride is not None else tuple(range(len(shape)))
+    draws = bernoulli_mask(generator_from_state(t["generator_state"]), tuple(shape[d] for d in order), float(prob))
+    return {"out": np.ascontiguousarray(np.transpose(draws, np.argsort(order)))}
 
 
 def _native_dropout(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
