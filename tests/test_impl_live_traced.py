@@ -134,7 +134,8 @@ def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(bac
     against a contiguous output (the first operand orders the dims, the other is strided there: the basic
     loop), channels-last against contiguous, a strided grad against a self expanded along one dim (rows
     of 17, self read as a scalar), an expanded vector, a tanh output broadcast along the rows (its
-    vector body unfused on x86), and a transposed map past the 32,768-element grain."""
+    vector body unfused on x86), a transposed map past the 32,768-element grain, and pow of a number to a
+    transposed exponent (its contiguous out asked first: the basic loop) and of a transposed base."""
     use_threads(threads)
     rng = np.random.default_rng(threads)
 
@@ -149,9 +150,11 @@ def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(bac
         aten.gelu(t(1).expand(17))
         aten.tanh_backward(t(20, 37), t(20, 1).tanh().expand(20, 37))
         aten.silu(t(70, 521).t())
+        aten.pow(2.5, t(40, 17).t())
+        aten.pow(t(17, 40).abs().t(), t(40, 1).expand(40, 17))
 
-    ops = {"sigmoid_backward", "softplus_backward", "silu_backward", "gelu", "tanh_backward", "silu"}
-    _replays_match(backend, program, ops, 6)
+    ops = {"sigmoid_backward", "softplus_backward", "silu_backward", "gelu", "tanh_backward", "silu", "pow"}
+    _replays_match(backend, program, ops, 8)
 
 
 @backends

@@ -537,7 +537,6 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
             shape = np.broadcast_shapes(base.shape, e.shape)
             if (base.size != 1 and e.size != 1) or shape not in (base.shape, e.shape):
                 raise ParityError(f"pow.Tensor_Tensor: broadcast shapes {base.shape} and {e.shape} are not modelled")
-            names = ("exponent",) if base.size == 1 else ("self",)
             base, e = np.broadcast_to(base, shape), np.broadcast_to(e, shape)
     else:
         number = a.get("self")
@@ -550,13 +549,13 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         e = e.astype(np.float32)
         if float(number) == 1.0:
             return {"out": np.ones(e.shape, np.float32)}
-        base, names = np.full(e.shape, np.float32(number)), ("exponent", "out")
-        # pow.Scalar's meta allocates a C-contiguous out, which orders TensorIterator's dims: an exponent
-        # not unit-stride along the last dim (transposed) is walked in C order by the basic loop, the scalar op
-        stride, dims = a.get("exponent.stride"), [d for d, size in enumerate(e.shape) if size > 1]
-        if stride is not None and dims and stride[dims[-1]] != 1:
-            return {"out": pow_tensor_forward(base, e, p, 1)}
-        a = {**a, "out.stride": c_strides(e.shape), "out.shape": list(e.shape)}
+        base, names = np.full(e.shape, np.float32(number)), ("base", "exponent")
+        # pow.Scalar's meta allocates a C-contiguous out, which its TensorIterator asks first (C order: an
+        # exponent not unit-stride along the last dim is walked by the basic loop), then the base wrapped as a
+        # 0-dim tensor and the exponent
+        wrapped = {"out.stride": c_strides(e.shape), "out.shape": list(e.shape), "base.stride": [], "base.shape": []}
+        compute = lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run)
+        return {"out": in_loop_order({**a, **wrapped}, names, [base, e], compute, operands=("out", *names))}
     return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
 
 
