@@ -10,6 +10,17 @@ from __future__ import annotations
 
 from harness.core.op_ids import OP_IDS
 
+# element-wise replays of any layout (several rows share it)
+_ITERATOR_LOOP = (
+    "; over operands of any layout in TensorIterator's own loop (`harness/trace/loops.py`: its dim order by the "
+    "operands' strides, the coalesced inner run, the vectorized loop, an input read as a scalar, or the basic loop)"
+)
+_NAN_READ_AS_SCALAR = (
+    "; where ATen's vectorized loop reads a NaN input as a scalar (broadcast along the inner dim), its NaN bits are "
+    "not the vector body's: refused (53 of 540 random draws per level refused across silu_backward, gelu_backward "
+    "(tanh) and log_sigmoid_backward, 0 other)"
+)
+
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
 TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
@@ -103,7 +114,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "forward: MKL's code path (the CPU vendor), not ATen's level; `tanh` backward: `1 - y*y` contracted "
-            "to an FMA on AVX2"
+            "to an FMA on AVX2; where ATen's vectorized loop reads the output as a scalar (broadcast along the inner "
+            "dim) the x86 vector body computes it unfused, the tail contracted (16 lanes on AVX-512; of 39 and 29 such "
+            "random draws at avx2 and avx512, 17 and 10 had other bits with contracted lanes, 0 now)"
         ),
     ),
     (
@@ -139,12 +152,14 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "convolution cut by a column) skips oneDNN for ATen's `GeluKernelImpl` / `GeluBackwardKernelImpl` in "
             "TensorIterator's runs (each row's vector body with ATen's Vectorized `erf`, 16 lanes at AVX-512, the "
             "tail with glibc `erff`; the scalar lambda throughout where an operand is not unit-stride innermost, "
-            "as wav2vec2's backward against a transposed grad_output)"
+            "as wav2vec2's backward against a transposed grad_output)" + _ITERATOR_LOOP
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2, multiply-then-add on SSE4.1, another polynomial on AVX-512; for a "
             "non-contiguous `self` ATen's level and the thread count's tails instead (measured on a Zen 5: 312 "
-            "forward and 390 backward strided cases per thread count 1, 2, 4, 8 at each level, 0 other)"
+            "forward and 390 backward strided cases per thread count 1, 2, 4, 8 at each level, 0 other); an expanded "
+            "self (stride 0) is not contiguous: ATen's GeluKernelImpl, not oneDNN (a (17,) of stride 0 had 32 and 33 "
+            "of 33 other bits when taken as oneDNN's)"
         ),
     ),
     (
@@ -154,8 +169,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "as `numel / threads` above 16384 elements; an operand that is not one contiguous run in "
             "TensorIterator's runs (each row a vector body and a scalar tail; the scalar lambda where an operand is "
             "not unit-stride innermost); x86's backward vector lanes give a NaN x all bits set (SLEEF `tanhf`'s NaN)"
+            + _ITERATOR_LOOP
         ),
-        "SLEEF vs C library tanh and compiler FMAs; 16 lanes on AVX-512; thread count moves the scalar tails",
+        "SLEEF vs C library tanh and compiler FMAs; 16 lanes on AVX-512; thread count moves the scalar tails"
+        + _NAN_READ_AS_SCALAR,
     ),
     (
         ("softmax", "log_softmax"),
@@ -213,7 +230,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (
         ("dropout",),
-        "`bernoulli_(1 - p)` (one mt19937 double per element, serial), `div_(1 - p)`, `x * noise`",
+        (
+            "`bernoulli_(1 - p)` (one mt19937 double per element, serial), `div_(1 - p)`, `x * noise`; `bernoulli_` "
+            "into a non-contiguous tensor draws in its TensorIterator order (`cpu_serial_kernel` over a nullary "
+            "iterator: memory order for a dense view, dims by stride for a slice; 300 random views at 1, 2, 4 "
+            "threads, 300 exact, before 163 refused)"
+        ),
         "nothing: identical everywhere",
     ),
     (
@@ -292,12 +314,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "`silu_kernel` / `silu_backward_kernel` (Activation.cpp): `x / (1 + exp(-x))`; backward "
             "`s = 1 / (1 + exp(-x))`, `dy * s * (1 + x * (1 - s))`; vector body with SLEEF exp, scalar tail "
-            "with `expf`"
+            "with `expf`" + _ITERATOR_LOOP
         ),
         (
             "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); backward "
             "`1 + x*(1 - s)` contracted to an FMA on AVX2/AVX-512; thread count moves the scalar tails above "
-            "32768 elements"
+            "32768 elements" + _NAN_READ_AS_SCALAR
         ),
     ),
     (
@@ -306,7 +328,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`softplus_kernel` / `softplus_backward_kernel` (Activation.cpp): "
             "`blendv(log1p(exp(x*beta)) / beta, x, x*beta > threshold)`; backward `z = exp(x*beta)`, "
             "`blendv((g*z) / (z + 1), g, x*beta > threshold)`; vector body with SLEEF exp and log1p, scalar "
-            "tail with `expf` and `log1pf`"
+            "tail with `expf` and `log1pf`" + _ITERATOR_LOOP
         ),
         (
             "SLEEF vs C library exp and log1p (the default build's lanes are the C library's); NaNs: SLEEF's "
@@ -324,7 +346,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`out = minimum(x, 0) - log1p(buffer)`, every element a vector lane (the last partial vector "
             "loaded short; SLEEF `Sleef_expf8_u10` and `Sleef_log1pf8_u10` at AVX2, `expf` and `log1pf` per "
             "lane in the default build); backward `log_sigmoid_backward_cpu_kernel`: "
-            "`(max_deriv - sign * (b / (1 + b))) * g`, max_deriv and sign 1 for x < 0, else 0 and -1"
+            "`(max_deriv - sign * (b / (1 + b))) * g`, max_deriv and sign 1 for x < 0, else 0 and -1" + _ITERATOR_LOOP
         ),
         (
             "SLEEF vs C library exp and log1p (forward only); NaNs: the AVX2 `minimum` gives the all-ones NaN "
@@ -332,7 +354,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "no bit, but where a NaN buffer meets a NaN grad the AVX2 body's second vector of each step gives "
             "grad's NaN, elsewhere q's: the thread chunks and layout move it; AVX-512 runs its own object (also "
             "registered): the AVX2 bits in steps of 2 x 16 lanes (measured on a Zen 5: 124 cases per thread count "
-            "1, 2, 4, 0 other)"
+            "1, 2, 4, 0 other)" + _NAN_READ_AS_SCALAR
         ),
     ),
     (
@@ -356,6 +378,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`leaky_relu_kernel` / `leaky_relu_backward_kernel` (Activation.cpp), `cpu_kernel_vec`: "
             "`x * blendv(negval, 1, x > 0)` (scalar `x > 0 ? x : x * negval`); backward "
             "`g * blendv(negval, 1, x > 0)` (scalar `x > 0 ? g : g * negval`), negval the slope as float"
+            + _ITERATOR_LOOP
         ),
         (
             "none but NaNs: the product quiets a NaN; where x > 0 a signalling grad is quieted by the vector "
@@ -426,7 +449,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "`sigmoid_kernel` (UnaryOpsKernel.cpp): `1 / (1 + exp(0 - x))`, vector body with SLEEF exp, scalar "
             "tail with `expf`, one inner loop per contiguous run (a row of a strided view: nn.GRU's gates); "
-            "backward `sigmoid_backward_kernel`: `dy * (1 - y) * y`"
+            "backward `sigmoid_backward_kernel`: `dy * (1 - y) * y`" + _ITERATOR_LOOP
         ),
         (
             "SLEEF vs C library exp and 16 lanes on AVX-512 (where the scalar tail starts); the backward nothing "

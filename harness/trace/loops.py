@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.impl.strides import c_strides, channels_last_strides, contiguous, same_layout
+from harness.impl.strides import c_strides, channels_last_strides, contiguous, iteration_order, same_layout
 
 Stride = Sequence[int]
 
@@ -91,30 +91,9 @@ def element_wise_loop(
         full = [0] * offset + [0 if n == 1 and shape[offset + i] != 1 else st[i] for i, n in enumerate(op_shape)]
         strides.append(full[::-1])
     sizes = list(shape[::-1])
-
-    def should_swap(dim0: int, dim1: int) -> int:
-        for st in strides:
-            s0, s1 = st[dim0], st[dim1]
-            if s0 == 0 or s1 == 0:
-                continue
-            if s0 < s1:
-                return -1
-            if s0 > s1:
-                return 1
-            if sizes[dim0] > sizes[dim1]:
-                return 1
-        return 0
-
-    perm = list(range(ndim))  # TensorIterator's dims, fastest first: the logical dims reversed
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    # reorder_dimensions (harness.impl.strides.iteration_order), in TensorIterator's dims: fastest first,
+    # the logical dims reversed
+    perm = [ndim - 1 - d for d in iteration_order(shape, [st[::-1] for st in strides])]
     shape_ = [sizes[p] for p in perm]
     operands = [[st[p] for p in perm] for st in strides]
     if output is None:  # allocate_or_resize_outputs: dense in the iteration order
