@@ -8,7 +8,8 @@ Shapes (logical NCHW float32 arrays holding the values; their memory in torch wa
     w   weight         (OC, C / G, KH, KW) G = groups: 1, or C = OC (depthwise)
     b   bias           (OC,) or None
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
-    stride (SH, SW), padding (PH, PW); dilation 1, not transposed.
+    stride (SH, SW), padding (PH, PW); dilation 1 (dilated ones: harness.impl.conv_nhwc_dilated, through
+    the brgemm and gemm:jit models below with the taps apart), not transposed.
 
 Which layout: ATen's ``_convolution`` asks ``mkldnn_conv_use_channels_last`` (oneDNN) or
 ``thnn_conv_use_channels_last`` (slow_conv2d): channels-last where the input's or the weight's
@@ -152,15 +153,18 @@ def _nhwc_buffer(a: np.ndarray) -> np.ndarray:
     return out
 
 
-def _im2col_rows(x1: np.ndarray, kh, kw, sh, sw, ph, pw, oh, ow) -> np.ndarray:
-    """One image (C, H, W) -> (OH*OW, KH*KW*C): per output pixel its taps (kh, kw, c), zeros in the padding."""
+def _im2col_rows(x1: np.ndarray, kh, kw, sh, sw, ph, pw, oh, ow, dh: int = 1, dw: int = 1) -> np.ndarray:
+    """One image (C, H, W) -> (OH*OW, KH*KW*C): per output pixel its taps (kh, kw, c), zeros in the padding;
+    the taps ``dh`` rows and ``dw`` columns apart (a dilation)."""
     c, h, w = x1.shape
-    padded = np.zeros((h + 2 * ph, w + 2 * pw, c), np.float32)
+    padded = np.zeros((max(h + 2 * ph, dh * (kh - 1) + sh * (oh - 1) + 1),
+                       max(w + 2 * pw, dw * (kw - 1) + sw * (ow - 1) + 1), c), np.float32)  # fmt: skip
     padded[ph : ph + h, pw : pw + w] = x1.transpose(1, 2, 0)
     rows = np.empty((oh, ow, kh, kw, c), np.float32)
     for i in range(kh):
         for j in range(kw):
-            rows[:, :, i, j] = padded[i : i + sh * (oh - 1) + 1 : sh, j : j + sw * (ow - 1) + 1 : sw]
+            y, x = i * dh, j * dw
+            rows[:, :, i, j] = padded[y : y + sh * (oh - 1) + 1 : sh, x : x + sw * (ow - 1) + 1 : sw]
     return rows.reshape(oh * ow, kh * kw * c)
 
 
@@ -225,18 +229,22 @@ def _depthwise(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, paddi
     return np.concatenate(outs, axis=1)
 
 
-def _one_call(g: conv.Geometry) -> bool:
+def _one_call(g: conv.Geometry, dil: tuple[int, int] = (1, 1)) -> bool:
     """Where every tap of an output lies in one brgemm call (measured at AVX2): the kernel within the
     input and the padding within half the kernel on each side; or an input of one pixel, where each
     output reads one tap, whatever calls the others take (a 3x3 or 5x5 kernel padded by half over a
-    pooled (N, C, 1, 1): 140 of 140 bit for bit)."""
+    pooled (N, C, 1, 1): 140 of 140 bit for bit). Dilated (``dil``): no padding (every tap of every output
+    in the input: one call whatever the blocks); the padding within half the kernel's extent gave other
+    bits (a 3x3 kernel dilated by 4, padding 3)."""
+    if dil != (1, 1):
+        return (g.ph, g.pw) == (0, 0)
     return (g.h, g.w) == (1, 1) or (g.kh <= g.h and g.kw <= g.w and 2 * g.ph < g.kh and 2 * g.pw < g.kw)
 
 
-def _brg_ow_range(g: conv.Geometry, ow0: int, m: int, kw: int) -> tuple[int, int]:
-    """get_ow_range: the output columns [s, f) of the block of ``m`` from ``ow0`` where tap ``kw`` lies in
-    the input."""
-    iw_lp = ow0 * g.sw - g.pw + kw
+def _brg_ow_range(g: conv.Geometry, ow0: int, m: int, kw: int, dw: int = 1) -> tuple[int, int]:
+    """get_ow_range: the output columns [s, f) of the block of ``m`` from ``ow0`` where tap ``kw`` (the taps
+    ``dw`` apart) lies in the input."""
+    iw_lp = ow0 * g.sw - g.pw + kw * dw
     iw_rp = iw_lp + (m - 1) * g.sw - g.w + 1
     s, off = ow0, 0
     if iw_lp < 0:
@@ -247,8 +255,8 @@ def _brg_ow_range(g: conv.Geometry, ow0: int, m: int, kw: int) -> tuple[int, int
     return min(s, ow0 + m), min(max(s, s + m - off), ow0 + m)
 
 
-def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int) -> tuple[tuple[int, ...], tuple[int, ...],
-                                                                          tuple[int, ...], bool]:  # fmt: skip
+def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int,
+                      dw: int = 1) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]:  # fmt: skip
     """ker_base's brgemm calls that reach output column ``col`` (exec_base, blocks of ``ow_block``
     columns; jit_brgemm_conv.cpp): get_kw_range splits the taps kw into those in the input for part
     of the block left of those in it for all the block, those, and the rest; the first and the last
@@ -257,7 +265,7 @@ def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int) -> tuple[tuple[
     perform_outwork writes)."""
     ow0 = col - col % ow_block
     m = min(ow_block, g.ow - ow0)
-    spans = [_brg_ow_range(g, ow0, m, kw) for kw in range(g.kw)]
+    spans = [_brg_ow_range(g, ow0, m, kw, dw) for kw in range(g.kw)]
     reach = [kw for kw, (s, f) in enumerate(spans) if s < f]
     if not reach:
         return (), (), (), False
@@ -269,7 +277,7 @@ def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int) -> tuple[tuple[
     return left, tuple(range(full_s, full_f)), right, reach[0] in hit
 
 
-def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
+def _brg_ow_block(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> int:
     """The column block whose ker_base calls give the bits (1: one call over every tap; 0 where not
     modelled). Within ``_one_call``'s bounds one call (measured). Elsewhere oneDNN tries exec_vpad
     first where the padding of each side is under KW strides: its search takes only blocks whose
@@ -282,12 +290,13 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
     max_ow_block_thr. exec_vpad's search, where it may take blocks it keeps and blocks it drops, took
     the whole row at avx512_core (dropped: 15 of 15 such draws on 1 thread) but kept 8 of 15 and 1 of
     10 columns in 2 of 16 at AVX2. Elsewhere modelled where every block the searches may take gives
-    the same calls."""
-    if _one_call(g):
+    the same calls. Dilated (``dil``): the right padding that of the kernel's extent, the taps ``dil``
+    apart."""
+    if _one_call(g, dil):
         return 1
     simd = 16 if _level(profile) == "avx512" else 8
     vectors = -(-g.oc // simd)
-    r_pad = (g.ow - 1) * g.sw + g.kw - g.w - g.pw
+    r_pad = (g.ow - 1) * g.sw + conv._extended(g, dil).kw - g.w - g.pw
     vpad_pads = -(-g.pw // g.sw) < g.kw and -(-r_pad // g.sw) < g.kw
     vpad_most = max(g.pw, r_pad)
 
@@ -304,7 +313,9 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
     if whole and (not any(vpad_kept) or _level(profile) == "avx512"):
         return g.ow
     base = [g.ow] if whole else blocks
-    calls = {tuple(_brg_column_calls(g, blk, col) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)}
+    calls = {
+        tuple(_brg_column_calls(g, blk, col, dil[1]) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)
+    }
     return base[-1] if len(calls) == 1 else 0
 
 
@@ -317,7 +328,15 @@ def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
 
 
 def _select_ic_block(
-    g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int, simd: int, most_vectors: int, out_ur: int | None
+    g: conv.Geometry,
+    oc_block: int,
+    ur: int,
+    l1: int,
+    l2: int,
+    simd: int,
+    most_vectors: int,
+    out_ur: int | None,
+    dw: int = 1,
 ) -> int:
     """brgemm convolution's select_ic_block for ``oc_block`` output channels and an unroll of ``ur`` pixels
     (the whole kernel in the batch; ``l1`` 7/8 of the host's L1, ``l2`` the L2 it reckons with), in vectors
@@ -325,10 +344,11 @@ def _select_ic_block(
     kernel wider than 1) or the batch's weights and inputs outgrow L2 (less the output rows of ``out_ur``,
     the unroll the search last set, ``ur`` where None); at AVX2 (``simd`` 8) all the channels where they
     fill at most 256 vectors and the weights and input row per channel take under 1,400 bytes; then the
-    most vectors whose blocks fill at least half of the last."""
+    most vectors whose blocks fill at least half of the last. ``dw``: the taps' dilation (the unroll's input
+    row spans the kernel's extent)."""
     vectors = -(-g.c // simd)
     os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)  # calc_blocks_1x1: the pixels flat
-    inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + g.kw)  # get_inp_size
+    inp_ur = ur if os_blocking else min(g.w, (ur - 1) * min(g.kw, g.sw) + (g.kw - 1) * dw + 1)  # get_inp_size
     wei_per_ic = g.kh * g.kw * oc_block * 4
     inp_per_ic = g.kh * inp_ur * 4
     most = min(most_vectors, vectors)
@@ -342,12 +362,12 @@ def _select_ic_block(
     return min(g.c, nb * simd)
 
 
-def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, out_ur: int | None = None) -> int:
+def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, out_ur: int | None = None, dw: int = 1) -> int:
     """select_ic_block at AVX2 (``_select_ic_block``): vectors of 8, at most 40, the L2 it assumes (``_BRG_L2``)."""
-    return _select_ic_block(g, oc_block, ur, l1, _BRG_L2, 8, 40, out_ur)
+    return _select_ic_block(g, oc_block, ur, l1, _BRG_L2, 8, 40, out_ur, dw)
 
 
-def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile, dw: int = 1) -> set[int]:
     """The ic blocks select_ic_block may give at AVX2 (``_avx2_ic_block``), for each output-channel block
     (8 to 32) oneDNN's search may take, at the smallest and the largest unroll (3,000 channels at a 1x1
     kernel: blocks of 320, measured)."""
@@ -355,7 +375,7 @@ def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)
     sp = g.oh * g.ow if os_blocking else g.ow
     blocks = (8, 16, 24, 32)[: -(-g.oc // 8)]
-    return {_avx2_ic_block(g, ob, ur, l1) for ob in blocks for ur in (1, min(_BRG_UR[ob], sp))}
+    return {_avx2_ic_block(g, ob, ur, l1, None, dw) for ob in blocks for ur in (1, min(_BRG_UR[ob], sp))}
 
 
 # ---------------------------------------------------------------------------------- AVX-512
@@ -365,9 +385,11 @@ _BRG512_UR = {16: 28, 32: 14, 48: 9, 64: 6}
 _BRG512_MOST = 80
 
 
-def _avx512_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int, out_ur: int | None = None) -> int:
+def _avx512_ic_block(
+    g: conv.Geometry, oc_block: int, ur: int, l1: int, l2: int, out_ur: int | None = None, dw: int = 1
+) -> int:
     """select_ic_block at avx512_core (``_select_ic_block``): vectors of 16, at most 80."""
-    return _select_ic_block(g, oc_block, ur, l1, l2, 16, _BRG512_MOST, out_ur)
+    return _select_ic_block(g, oc_block, ur, l1, l2, 16, _BRG512_MOST, out_ur, dw)
 
 
 def _avx512_oc_blocks(g: conv.Geometry) -> list[int]:
@@ -405,18 +427,22 @@ def _avx512_trans(g: conv.Geometry) -> bool:
     return (g.c == 1 and (g.kw > 1 or padded)) or (g.ow == 1 and g.kw == 1 and not one_by_one and padded)
 
 
-def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
+def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile, dw: int = 1) -> set[int]:
     """The ic blocks select_ic_block may give at avx512_core: for each output-channel block the search
     tries, at the smallest and the largest unroll (the block only grows as the unroll shrinks). L1 is
     taken as 7/8 of the host's, L2 as 3/4 (measured on a Zen 5: 48 KiB, 1 MiB)."""
     l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
     one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
     sp = g.oh * g.ow if one_by_one and (g.sh, g.sw) == (1, 1) else g.ow
-    return {_avx512_ic_block(g, ob, ur, l1, l2) for ob in _avx512_oc_blocks(g) for ur in (1, min(_BRG512_UR[ob], sp))}
+    return {
+        _avx512_ic_block(g, ob, ur, l1, l2, None, dw)
+        for ob in _avx512_oc_blocks(g)
+        for ur in (1, min(_BRG512_UR[ob], sp))
+    }
 
 
 def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, ic_block: int,
-                       ow_block: int = 1) -> np.ndarray:  # fmt: skip
+                       ow_block: int = 1, dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
     """oneDNN's brgemm convolution (brg_conv_fwd / brgconv_1x1) per ic block (ker_base per ic chunk, in
     order) by its brgemm calls: per output and call one fused chain from 0 over the call's taps (kernel
     rows outer, taps kw inner, the block's channels innermost), each call's sum added onto the output
@@ -424,20 +450,22 @@ def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: co
     bias last (csrc/conv.c conv_fwd_terms, a part a call). ``ow_block`` 1: one call over every tap
     (exec_vpad, a kernel row block of KH); else exec_base's calls over blocks of ``ow_block`` columns
     (``_brg_column_calls``), their kernel rows all of KH, the partial taps' calls a row each where the
-    kernel is taller than wide (kh_block_pad 1)."""
+    kernel is taller than wide (kh_block_pad 1). ``dil``: the taps that far apart (a dilated convolution
+    of one call, harness.impl.conv_nhwc_dilated)."""
     n, c, _h, _w, oc, kh, kw, oh, ow = g[:9]
     if ow_block == 1:
         taps = [(i, j) for i in range(kh) for j in range(kw)]
         parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))] for c0 in range(0, c, ic_block)]
-        return _brg_calls_sum(x, w, b, g, parts, True)
+        return _brg_calls_sum(x, w, b, g, parts, True, dil)
     pad_rows = kh > kw  # the partial taps' calls a row each: rows of the same kernel rows in the input alike
     row_classes: dict[tuple[int, ...], list[int]] = {}
     for r in range(oh):
         top = r * g.sh - g.ph
-        row_classes.setdefault(tuple(range(max(0, -top), min(kh, g.h - top))) if pad_rows else (), []).append(r)
+        rows = tuple(i for i in range(kh) if 0 <= top + i * dil[0] < g.h)
+        row_classes.setdefault(rows if pad_rows else (), []).append(r)
     col_classes: dict[tuple, list[int]] = {}
     for col in range(ow):
-        col_classes.setdefault(_brg_column_calls(g, ow_block, col), []).append(col)
+        col_classes.setdefault(_brg_column_calls(g, ow_block, col, dil[1]), []).append(col)
     y = np.empty((n, oc, oh, ow), np.float32)
     for rows, where_r in row_classes.items():
         for (left, middle, right, first), where_c in col_classes.items():
@@ -448,37 +476,39 @@ def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: co
             parts = [[(k, i, j) for i, j in taps for k in range(c0, min(c, c0 + ic_block))]
                      for c0 in range(0, c, ic_block) for taps in calls]  # fmt: skip
             at = np.ix_(range(n), range(oc), where_r, where_c)
-            y[at] = _brg_calls_sum(x, w, b, g, parts, first)[at]
+            y[at] = _brg_calls_sum(x, w, b, g, parts, first, dil)[at]
     return y
 
 
 def _brg_calls_sum(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry,
-                   parts: list[list[tuple[int, int, int]]], first: bool) -> np.ndarray:  # fmt: skip
+                   parts: list[list[tuple[int, int, int]]], first: bool,
+                   dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
     """The brgemm calls' sums onto the output: each part's fused chain from 0 (csrc/conv.c
     conv_fwd_terms), added to the sum before as the kernel stores with beta 1, its accumulator the first
     operand (where both are NaN the call's NaN stays); the first onto perform_outwork's zeros where
-    ``first`` is false; the bias last, the sum its first operand."""
+    ``first`` is false; the bias last, the sum its first operand. Taps ``dil`` apart."""
     lib = conv._lib()
     total = None if first else np.zeros((g.n, g.oc, g.oh, g.ow), np.float32)
     with np.errstate(invalid="ignore"):
         for terms in parts or [[]]:
             t = np.array(terms, np.int64).reshape(-1, 3)
             acc = np.empty((g.n, g.oc, g.oh, g.ow), np.float32)
-            lib.conv_fwd_terms(*g, ptr(x), ptr(w), None, ptr(acc), ptr(t), len(t), 1, 0)
+            lib.conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), None, ptr(acc), ptr(t), len(t), 1, 0)
             total = acc if total is None else np.where(np.isnan(acc), acc, acc + total)
         return total if b is None else np.where(np.isnan(total), total, total + b[:, None, None])
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
-def _fwd_nspc_conf(g, threads: int, l2_bytes: int) -> tuple[int, int, bool]:
-    """(oh_block, ow_block, outer_threading) of gemm_convolution_utils.cpp init_conf (f32 nspc forward)."""
+def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tuple[int, int, bool]:
+    """(oh_block, ow_block, outer_threading) of gemm_convolution_utils.cpp init_conf (f32 nspc forward);
+    ``dilated``: no pixel blocking (is_blocking_applicable takes no dilation)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, _ph, _pw = g
     ks, os_, is_ = kh * kw, oh * ow, h * wd
     simd_w, ds = 4, 4
     l2 = l2_bytes // ds
     plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
     h_block, w_block, outer = oh, ow, False
-    if not plain and oc * c * ks < l2 // 2:
+    if not plain and not dilated and oc * c * ks < l2 // 2:
         row = (c * ow * ks * ds + 2 * (c * wd + oc * ow) * ds) * 5 + oc * ow * ds + c * wd * ds
         h_block = min(max(1, conv._div_up(l2, row)), oh)
         if h_block == 1:
@@ -532,18 +562,19 @@ def _fwd_nspc_conf(g, threads: int, l2_bytes: int) -> tuple[int, int, bool]:
     return h_block, w_block, outer
 
 
-def _gemm_forward(x, w, b, g, profile: KernelProfile):
+def _gemm_forward(x, w, b, g, profile: KernelProfile, dil: tuple[int, int] = (1, 1)):
+    """gemm:jit nspc forward (see the module's docstring); its im2col's taps ``dil`` apart."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks = kh * kw
     threads = profile.threads
-    h_block, w_block, outer = _fwd_nspc_conf(g, threads, profile.l2_per_core)
+    h_block, w_block, outer = _fwd_nspc_conf(g, threads, profile.l2_per_core, dil != (1, 1))
     nthr_gemm = 1 if outer or threads == 1 else threads
     plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
     wf = f32(w.transpose(2, 3, 1, 0)).reshape(-1)  # hwio: A[i, p] = wf[i + p*oc]
     y = np.zeros((n, oh, ow, oc), np.float32)
     K = ks * c
     for im in range(n):
-        rows = _im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow).reshape(oh, ow, K)
+        rows = _im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow, *dil).reshape(oh, ow, K)
         for r0 in range(0, oh, h_block):
             for c0 in range(0, ow, w_block):
                 hs, ws_ = min(h_block, oh - r0), min(w_block, ow - c0)

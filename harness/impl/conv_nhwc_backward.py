@@ -1147,23 +1147,28 @@ def _expl_row_calls(g: conv.Geometry) -> list[int]:
     return [ur * t for t in range(trips)] + ([ur * trips] if tail else [])
 
 
-def _avx512_nxc_weights(dy, x, g: conv.Geometry, threads: int, mask: tuple[bool, bool]):
+def _avx512_nxc_weights(dy, x, g: conv.Geometry, threads: int, mask: tuple[bool, bool],
+                        dil: tuple[int, int] = (1, 1)):  # fmt: skip
     """(grad_weight, grad_bias), None where ``mask`` (weights, bias) leaves one out, of jit:avx512_core's
     backward weights on nxc memory: the images' harness (init_conf never takes the 2-D one on nxc), the
     images split by its balance (``conv._avx512_balance``), per thread one fused chain over its (image,
     row, column); with expl_bcast (stride 1 along the row, 16 input channels or more: not its
     first-convolution kernel) each kernel call's chain from 0 (``_expl_row_calls``), added to the
-    thread's sum; the threads' sums added in order. grad_bias its bias reducer (``conv._bias_parts``)."""
+    thread's sum; the threads' sums added in order. grad_bias its bias reducer (``conv._bias_parts``).
+    ``dil``: the taps that far apart (harness.impl.conv_nhwc_dilated): no kernel calls within a part
+    (measured on a Zen 5, weights_try.py: one chain a part gave torch's bits in 61 of 61 dilated draws
+    at 1, 2 and 4 threads, expl_bcast's row calls other bits in 23 of the 25 of 16 or more channels at
+    stride 1)."""
     gw = gb = None
     if mask[0]:
         ohw = g.oh * g.ow
         parts = [b * ohw for b in conv._balance211(g.n, conv._avx512_balance(threads, g, nxc=True)[0])]
         runs = set(parts[:-1])
-        if g.sw == 1 and g.c >= 16:  # expl_bcast
+        if g.sw == 1 and g.c >= 16 and dil == (1, 1):  # expl_bcast (dilated: one chain a part, measured)
             calls = _expl_row_calls(g)
             runs |= {u * g.ow + c0 for u in range(g.n * g.oh) for c0 in calls}
         gw = np.empty((g.oc, g.c, g.kh, g.kw), np.float32)
-        conv._run_weights(dy, x, gw, g, parts, sorted(runs), True)
+        conv._run_weights(dy, x, gw, g, parts, sorted(runs), True, dil)
     if mask[1]:
         gb = conv._bias_grad(dy, conv._bias_parts(conv.AVX512, g, threads, nxc=True))
     return gw, gb
@@ -1380,9 +1385,11 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
-def _col2im_rows(cols: np.ndarray, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow) -> np.ndarray:
-    """col2im nspc: zeros, then per (oh, ow, kh, kw) in order the tap's C values added (cols (OH*OW, KH*KW*C))."""
-    im = np.zeros((h + 2 * ph, wd + 2 * pw, c), np.float32)
+def _col2im_rows(cols: np.ndarray, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow, dh: int = 1, dw: int = 1) -> np.ndarray:
+    """col2im nspc: zeros, then per (oh, ow, kh, kw) in order the tap's C values added (cols (OH*OW, KH*KW*C));
+    the taps ``dh`` rows and ``dw`` columns apart (a dilation)."""
+    im = np.zeros((max(h + 2 * ph, dh * (kh - 1) + sh * (oh - 1) + 1),
+                   max(wd + 2 * pw, dw * (kw - 1) + sw * (ow - 1) + 1), c), np.float32)  # fmt: skip
     t = cols.reshape(oh, ow, kh, kw, c)
     # order per input pixel: by (oh, ow) then (kh, kw): add tap slabs in that order; each input pixel
     # gets at most one term per (oh, ow, kh, kw), and slabs of one (oh) never overlap in a pixel for
@@ -1391,7 +1398,8 @@ def _col2im_rows(cols: np.ndarray, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow) -> 
         for q in range(ow):
             for i in range(kh):
                 for j in range(kw):
-                    im[r * sh + i, q * sw + j] = im[r * sh + i, q * sw + j] + t[r, q, i, j]
+                    y, x = r * sh + i * dh, q * sw + j * dw
+                    im[y, x] = im[y, x] + t[r, q, i, j]
     return im[ph : ph + h, pw : pw + wd]
 
 
@@ -1408,8 +1416,9 @@ def _data_nspc_threads(g, threads: int, groups: int = 1) -> bool:
     )
 
 
-def _gemm_data(dy, w, g, threads, isa: str = og.SSE41):
-    """gemm:jit nspc grad_input (see the module's docstring) with oneDNN's sgemm at ``isa``."""
+def _gemm_data(dy, w, g, threads, isa: str = og.SSE41, dil: tuple[int, int] = (1, 1)):
+    """gemm:jit nspc grad_input (see the module's docstring) with oneDNN's sgemm at ``isa``; its col2im's
+    taps ``dil`` apart."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks, os_ = kh * kw, oh * ow
     outer = _data_nspc_threads(g, threads)
@@ -1425,7 +1434,8 @@ def _gemm_data(dy, w, g, threads, isa: str = og.SSE41):
         if plain:
             gx[im] = col.reshape(h, wd, c).transpose(2, 0, 1)
         else:
-            gx[im] = _col2im_rows(col.reshape(os_, M), c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow).transpose(2, 0, 1)
+            cols = col.reshape(os_, M)
+            gx[im] = _col2im_rows(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow, *dil).transpose(2, 0, 1)
     return gx
 
 
@@ -1435,8 +1445,10 @@ def _weights_nspc_threads(g, threads: int, groups: int = 1) -> int:
     return threads if (os_ // threads < 256 and (n != 1 or groups > 2)) else 1
 
 
-def _gemm_weights(dy, x, g: conv.Geometry, threads: int, isa: str = og.SSE41) -> np.ndarray:
-    """gemm:jit nspc grad_weight (see the module's docstring) with oneDNN's sgemm at ``isa``."""
+def _gemm_weights(dy, x, g: conv.Geometry, threads: int, isa: str = og.SSE41,
+                  dil: tuple[int, int] = (1, 1)) -> np.ndarray:  # fmt: skip
+    """gemm:jit nspc grad_weight (see the module's docstring) with oneDNN's sgemm at ``isa``; its im2col's
+    taps ``dil`` apart."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks, os_ = kh * kw, oh * ow
     nthr = _weights_nspc_threads(g, threads)
@@ -1454,7 +1466,7 @@ def _gemm_weights(dy, x, g: conv.Geometry, threads: int, isa: str = og.SSE41) ->
                 src = f32(x[im].transpose(1, 2, 0)).reshape(-1)
                 conv_nhwc._sgemm(False, True, oc, N, os_, d, oc, src, c, int(im > lo), acc, oc, nthr_gemm, isa)
             else:  # B 'N': op(B)[p, j] = col[p + j*os]
-                rows = conv_nhwc._im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow)
+                rows = conv_nhwc._im2col_rows(x[im], kh, kw, sh, sw, ph, pw, oh, ow, *dil)
                 conv_nhwc._sgemm(
                     False, False, oc, N, os_, d, oc, f32(rows.T).reshape(-1), os_, int(im > lo), acc, oc, nthr_gemm, isa
                 )
