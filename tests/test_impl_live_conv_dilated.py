@@ -148,7 +148,8 @@ def _args(case: tuple, mask: list[bool] | None = None, groups: int = 1) -> list[
 @needs_verified_profile
 def test_dilated_convolution_is_replayed() -> None:
     """A traced dilated conv1d (UnivNet's) and its backward, and a dilated depthwise one (WaveNet-style),
-    replay bit for bit; a dilated channels-last one is refused with the reason."""
+    replay bit for bit; a dilated channels-last depthwise one is refused with the reason (one group is
+    harness.impl.conv_nhwc_dilated's)."""
     use_threads(1)
     profile = live_profile()
     case = CASES[2]
@@ -173,7 +174,7 @@ def test_dilated_convolution_is_replayed() -> None:
     _n, c, h, wd = ops["x"].shape
     nhwc = [h * wd * c, 1, wd * c, c]
     channels_last = [a | {"stride": nhwc} if a["name"] == "input" else a for a in _args(dw2, None, groups2)]
-    with pytest.raises(ParityError, match="dilated convolutions on NCHW tensors only"):
+    with pytest.raises(ParityError, match="depthwise or grouped dilated convolutions on channels-last memory"):
         replay("convolution", {"input": ops["x"], "weight": ops["w"], "bias": ops["b"]}, channels_last, profile)
 
 

@@ -785,15 +785,22 @@ def test_products_of_views_at_offsets_replay(backend: str, threads: int) -> None
 @needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
 @backends
 @pytest.mark.parametrize(
-    ("n", "c", "o", "k", "w", "threads"),
-    [(1, 9, 16, 1, 20, 2), (2, 19, 18, 2, 16, 1), (1, 17, 19, 4, 24, 4)],
+    ("n", "c", "o", "k", "w", "threads", "dilation"),
+    [
+        (1, 9, 16, 1, 20, 2, 1),
+        (2, 19, 18, 2, 16, 1, 1),
+        (1, 17, 19, 4, 24, 4, 1),
+        (2, 20, 24, 3, 40, 2, 2),  # oneDNN's brgemm kernels (gemm:jit at SSE4.1), dilated
+        (1, 12, 10, 5, 30, 1, 3),  # one small image: slow_conv_dilated2d
+    ],
 )
 def test_convolution_of_a_transposed_weight_replays(
-    backend: str, n: int, c: int, o: int, k: int, w: int, threads: int
+    backend: str, n: int, c: int, o: int, k: int, w: int, threads: int, dilation: int
 ) -> None:
     """WavLM's TDNN: ``conv1d`` over a weight kept as (O, K, I) and transposed to (O, I, K). ATen views
     the weight as it lies, which suggests channels-last, so the convolution runs channels-last though
-    input and grad_output are contiguous; where slow_conv2d runs, grad_bias sums grad_output as it lies."""
+    input and grad_output are contiguous; where slow_conv2d runs, grad_bias sums grad_output as it lies.
+    Its x-vector layers are dilated (2 and 3): harness.impl.conv_nhwc_dilated."""
     use_threads(threads)
     rng = np.random.default_rng(k)
     kernel = torch.from_numpy(rng.standard_normal((o, k, c)).astype(np.float32)).requires_grad_(True)
@@ -801,7 +808,7 @@ def test_convolution_of_a_transposed_weight_replays(
     x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
 
     def program() -> None:
-        y = F.conv1d(x.clone().requires_grad_(True), kernel.transpose(1, 2), bias)
+        y = F.conv1d(x.clone().requires_grad_(True), kernel.transpose(1, 2), bias, dilation=dilation)
         y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
 
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)

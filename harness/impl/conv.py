@@ -89,8 +89,8 @@ jit:avx512_core's weights with its undilated split (jit:avx2's weights take no d
 gemm:jit's im2col and col2im with the dilation (``dilated_onednn_kernels``; a group's kernel where
 harness.impl.conv_grouped names it, a transposed convolution's adjoint's for harness.impl
 .conv_transpose). Grouped and depthwise dilated convolutions: harness.impl.conv_grouped; transposed
-ones: harness.impl.conv_transpose. Refused: aarch64, channels-last dilated convolutions, a dilated
-side of one tap, gemm:jit's ``ref:any`` fallback. SSE4.1's gemm:jit grad_weight with an infinite or
+ones: harness.impl.conv_transpose; channels-last ones: harness.impl.conv_nhwc_dilated. Refused:
+aarch64, a dilated side of one tap, gemm:jit's ``ref:any`` fallback. SSE4.1's gemm:jit grad_weight with an infinite or
 NaN grad_output where im2col has padding zeros is refused (its sgemm multiplies the zeros: NaN; the
 model skips them; measured on a Zen 5: 128 of 128 such weights of one undilated probe differ).
 

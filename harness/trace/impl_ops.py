@@ -613,7 +613,7 @@ def _conv_geometry(
     reaches ``convolution`` as ``[0]``). A 1-D convolution, transposed too, runs as 2-D over rows of
     height 1 (ATen's ``_convolution`` and ``convolution_backward`` view (N, C, W) as (N, C, 1, W)
     before choosing a backend): stride (1, s), padding (0, p), output_padding (0, op), dilation
-    (1, d). A dilation other than 1 is modelled on NCHW tensors only (``_dilation_modelled``)."""
+    (1, d). A dilation other than 1: ``_dilation_modelled`` and ``_dilated_channels_last``."""
     names, start = ("stride", "padding", "output_padding", "dilation"), {"stride": 1, "dilation": 1}
     stride, padding, output_padding, dilation = ([int(x) for x in (a.get(k) or [start.get(k, 0)])] for k in names)
     stride, padding, output_padding, dilation = (
@@ -630,14 +630,24 @@ def _conv_geometry(
 
 
 def _dilation_modelled(t: Arrays, a: Args, dilation: tuple[int, int]) -> bool:
-    """Whether the convolution is dilated and untransposed (harness.impl.conv's dilated kernels,
+    """Whether the convolution is dilated, untransposed and NCHW (harness.impl.conv's dilated kernels,
     harness.impl.conv_grouped's with groups; a transposed one goes to harness.impl.conv_transpose with
-    its dilation); ParityError where it is dilated and channels-last (not modelled dilated)."""
+    its dilation, a channels-last one to harness.impl.conv_nhwc_dilated: ``_dilated_channels_last``);
+    ParityError where it is dilated, transposed and channels-last (not modelled dilated)."""
     if dilation == (1, 1):
         return False
     if _channels_last(t, a):
-        raise ParityError("the impl reproduces dilated convolutions on NCHW tensors only")
+        if a.get("transposed"):
+            raise ParityError("the impl reproduces dilated transposed convolutions on NCHW tensors only")
+        return False
     return not a.get("transposed")  # a transposed one: harness.impl.conv_transpose with its dilation
+
+
+def _dilated_channels_last(t: Arrays, a: Args, dilation: tuple[int, int]) -> bool:
+    """Whether the convolution is dilated, untransposed and run channels-last (``_channels_last``; WavLM's
+    TDNN): harness.impl.conv_nhwc_dilated, grad_output's strides aside (ATen's kernels take a
+    channels-last copy of it)."""
+    return dilation != (1, 1) and not a.get("transposed") and _channels_last(t, a)
 
 
 def _transposed(a: Args, groups: int, t: Arrays, backward: bool) -> str:
@@ -750,13 +760,17 @@ def _nan_checked(
 
 
 def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_transpose
+    from harness.impl import conv3d, conv_grouped, conv_nhwc, conv_nhwc_dilated, conv_transpose
 
     if t["input"].ndim == 5:
         stride3, padding3 = _conv3d_geometry(a)
         _ncdhw(t, a, ("input", "weight"))
         return {"out": conv3d.conv3d(t["input"], t["weight"], t.get("bias"), stride3, padding3, p)}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
+    if _dilated_channels_last(t, a, dilation):
+        x, w = _as_2d(t["input"]), _as_2d(t["weight"])
+        out = conv_nhwc_dilated.conv2d(x, w, t.get("bias"), stride, padding, dilation, groups, p)
+        return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
     if _dilation_modelled(t, a, dilation):
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         out = conv_grouped.conv2d(x, w, t.get("bias"), stride, padding, groups, p, dilation=dilation)
@@ -829,7 +843,7 @@ def _slow_transposed_grad_bias(
 
 
 def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_transpose
+    from harness.impl import conv3d, conv_grouped, conv_nhwc_backward, conv_nhwc_dilated, conv_transpose
 
     mask = tuple(bool(m) for m in a.get("output_mask", [True, True, True]))
     has_bias = a.get("bias_sizes") is not None
@@ -843,6 +857,9 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
         return {f"out{i}": g for i, g in enumerate(grads3) if g is not None and mask[i]}
     stride, padding, output_padding, groups, dilation = _conv_geometry(a, t["input"].ndim - 2)
     go, x, w = (_as_2d(t[k]) for k in ("grad_output", "input", "weight"))
+    if _dilated_channels_last(t, a, dilation):
+        grads = conv_nhwc_dilated.conv2d_backward(go, x, w, stride, padding, dilation, groups, has_bias, p, mask)
+        return _conv_grads(t, grads, mask)
     if _dilation_modelled(t, a, dilation):  # ATen and oneDNN run on NCHW copies of the operands
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
         return _conv_grads(t, grads, mask)
