@@ -859,8 +859,16 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "gradient through the replay: 991, 950, 1015, 989 and 956 of 1080 tensors bit for bit, the rest "
             "refused (NaN results of either kind; SSE4.1's gemm:jit weights over padding with a non-finite "
             "grad_output; 2 forwards past jit:avx512_core's settled bounds, 2 weights of blocks of 16 on "
-            "several threads), 0 other; dilated channels-last refused (90 random draws: 360 of 360 tensors "
-            "refused, 0 other)"
+            "several threads), 0 other; dilated channels-last of one group (harness/impl/conv_nhwc_dilated.py; "
+            "WavLM's x-vector TDNN, whose conv1d weight transposed from (O, K, I) runs channels-last): ATen's "
+            "`slow_conv_dilated2d` channels-last for one small image, else gemm:jit nspc (no pixel blocking with a "
+            "dilation) or jit:sse41 at baseline, `brg_conv_fwd` with the taps apart (exec_base's calls by column "
+            "block), `brg_conv_bwd`'s grad_input at stride 1 (gemm:jit strided), gemm:jit's weights at avx2 and "
+            "jit:avx512_core's on nxc at avx512 (no expl_bcast row calls); measured on a Zen 5: 540 random "
+            "forwards and 540 backwards at baseline, avx2 and avx512 on 1, 2 and 4 threads, 480 and 389 bit for "
+            "bit (every gradient), 0 other, the rest refused (NaN results of either kind, grad_weight over NaN or "
+            "infinite operands, column or ic blocks that hang on oneDNN's search, one input channel, brg_conv_bwd "
+            "padded past the extent less 1); dilated channels-last with groups (depthwise too) refused"
         ),
         (
             "`ONEDNN_MAX_CPU_ISA`: FMA on AVX2 and AVX-512, multiply-then-add on SSE4.1; AVX-512 sums blocks of 16 "
