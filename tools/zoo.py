@@ -67,6 +67,8 @@ MODELS = (
     "vivit", "hgnet_v2", "gpt_neo", "olmo2", "mobilebert", "opt",
     "pp_lcnet", "phi", "pvt", "data2vec_vision", "layoutlm", "imagegpt",
     "olmo", "deit", "electra", "xglm", "biogpt", "unispeech",
+    "ctrl", "marian", "audio_spectrogram_transformer", "sew_d", "xlm", "rembert", "dinov2_with_registers",
+    "conditional_detr", "deepseek_v2", "llama4", "cohere2", "falcon_h1", "granitemoe", "layoutlmv3",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
