@@ -1,7 +1,7 @@
-"""CTRL (Hugging Face transformers, tiny configuration): a causal language model with fixed sinusoidal
-positions added to embeddings scaled by the square root of the model width, pre-norm blocks of
-multi-head attention whose scores are divided by the root of the model width (not of the head's) and
-a ReLU feed-forward."""
+"""CTRL (Hugging Face transformers, tiny configuration): a causal language model whose fixed sinusoidal
+positions are computed by torch as the model is built (``pow`` of 10000 to a tensor of exponents, ``sin`` and
+``cos`` of alternate columns, concatenated), added to embeddings scaled by the root of the model
+width; pre-norm blocks and a ReLU feed-forward."""
 
 from common import causal_lm_loss, run
 from transformers import CTRLConfig, CTRLLMHeadModel

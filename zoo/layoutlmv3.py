@@ -26,8 +26,8 @@ def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
     """Cross entropy of 4 documents (16 random tokens with random boxes in [0, 63], a random 32 x 32
     image) against random labels."""
     ids = tokens(rng, VOCAB)
-    corners = np.sort(rng.integers(0, 64, (4, 16, 2, 2)), axis=2)  # (x0, x1) and (y0, y1), each ordered
-    boxes = torch.from_numpy(np.stack([corners[..., 0, 0], corners[..., 1, 0], corners[..., 0, 1], corners[..., 1, 1]], -1))
+    corners = np.sort(rng.integers(0, 64, (4, 16, 2, 2)), axis=2)  # [..., i, j]: corner i's x (j 0) or y (j 1)
+    boxes = torch.from_numpy(corners.reshape(4, 16, 4))  # x0, y0, x1, y1 with x0 <= x1 and y0 <= y1
     labels = torch.from_numpy(rng.integers(0, LABELS, 4))
     return model(input_ids=ids, bbox=boxes, pixel_values=images(rng, size=32), labels=labels).loss
 
