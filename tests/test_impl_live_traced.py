@@ -448,10 +448,10 @@ def test_a_random_op_on_a_strided_tensor_is_refused() -> None:
         replay(tracer.ops[0].op, cap.inputs, cap.args, live_profile())
 
 
-def test_mul_of_complex_tensors_is_refused() -> None:
+def test_mul_of_complex_spectra_replays() -> None:
     """Autoformer's autocorrelation multiplies two spectra (complex64, captured as float32 (re, im) pairs):
-    the impl's mul of real tensors gave 1,513 of 1,664 elements other bits; refused, where the real
-    product replays bit for bit."""
+    the impl's mul of real tensors gave 1,513 of 1,664 elements other bits; now ATen's complex product
+    (``complex_mul``) replays bit for bit, as the real product does."""
     rng = np.random.default_rng(8)
     q, k = (torch.from_numpy(rng.standard_normal((4, 13, 8)).astype(np.float32)) for _ in range(2))
     with recording(capture=list(range(20))) as tracer:
@@ -459,13 +459,10 @@ def test_mul_of_complex_tensors_is_refused() -> None:
         _ = q * k
     muls = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "mul"]
     assert len(muls) == 2
-    for index, complex_ in zip(muls, (True, False), strict=True):
+    for index in muls:
         op, cap = tracer.ops[index], tracer.captured[index]
-        if complex_:
-            with pytest.raises(ParityError, match="of real tensors only, not complex self"):
-                replay(op.op, cap.inputs, cap.args, live_profile())
-        else:
-            assert_bits_equal("mul", cap.outputs["out"], replay(op.op, cap.inputs, cap.args, live_profile())["out"])
+        got = replay(op.op, cap.inputs, cap.args, live_profile())["out"]
+        assert_bits_equal("mul", cap.outputs["out"], got.reshape(cap.outputs["out"].shape))
 
 
 def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_replays() -> None:
@@ -1494,3 +1491,30 @@ def test_sums_of_permuted_and_gapped_views_replay(
         torch.sum(x)
 
     _replays_match(backend, program, {"sum", "mean"}, 3)
+
+
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 23), rows=st.integers(1, 5), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=7, rows=3, seed=0, threads=1)  # a tail of 3 pairs and an odd one; of a broadcast scalar, 1, 4 and 2
+@example(n=21, rows=2, seed=1, threads=2)  # a vector body of 16 and a tail of 5
+def test_complex_mul_replays_with_its_fused_tail(n: int, rows: int, seed: int, threads: int) -> None:
+    """mul of complex64 tensors (DeepSeek-V2's and Llama 4's rotary products: ``view_as_complex`` times the
+    broadcast frequencies): at avx2 and avx512 each run's tail is fused where its vector body is not, and
+    differently where an operand is a broadcast scalar; contiguous, broadcast, a row slice, a number, in place,
+    with infinities, zeros of both signs and subnormals among the values."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((3, rows, n + 3, 2)).astype(np.float32) * 8
+    v[rng.random(v.shape) < 0.1] = rng.choice(np.array([np.inf, -np.inf, 0.0, -0.0, 1e-40], np.float32))
+    x, y, wide = (torch.view_as_complex(torch.from_numpy(np.ascontiguousarray(w))) for w in v)
+
+    def program() -> None:
+        a, b = x[:, :n].contiguous(), y[:, :n].contiguous()
+        a * b
+        a * y[:1, :n]  # the other broadcast over the rows
+        a * b[:, :1]  # one element along each row: ATen's scalar loop body
+        wide[:, :n] * b  # rows a slice of wider rows
+        a * 0.5
+        a.clone().mul_(b)
+
+    _replays_match("dispatcher-hook", program, {"mul", "mul_"}, 6)
