@@ -81,7 +81,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_weight_norm_interface": ("weight_norm", ("capability", "threads")),
     "_weight_norm_interface_backward": ("weight_norm", ("capability", "threads")),
     "add": ("add", ()),
-    "mul": ("mul", ()),
+    "mul": ("mul", ("capability",)),  # of complex tensors: the AVX2 object fuses its tails
     "div": ("div", ()),
     "where": ("where", ()),
     "masked_fill": ("where", ()),
