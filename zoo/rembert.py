@@ -1,6 +1,6 @@
-"""RemBERT (Hugging Face transformers, tiny configuration): BERT with decoupled embeddings, narrow
-input embeddings projected up to the model width and an output embedding of its own width, classified
-from the pooled class token."""
+"""RemBERT (Hugging Face transformers, tiny configuration): BERT with decoupled embeddings, the input
+embeddings narrower than the model and projected up to its width, classified from the pooled class
+token."""
 
 from common import run, sequence_classification_loss
 from transformers import RemBertConfig, RemBertForSequenceClassification

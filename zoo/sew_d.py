@@ -1,6 +1,6 @@
 """SEW-D (Hugging Face transformers, tiny configuration): SEW's squeezed wav2vec2-style encoder with
 DeBERTa-v2's disentangled attention (content-to-position and position-to-content scores gathered from
-log-bucketed relative positions), a convolution beside the first layer, CTC loss."""
+log-bucketed relative positions), CTC loss."""
 
 from common import run
 from transformers import SEWDConfig, SEWDForCTC
