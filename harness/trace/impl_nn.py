@@ -618,13 +618,12 @@ def _complex_operand(t: Arrays, a: Args) -> tuple[str, list[int]] | None:
 def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndarray:
     """``mul`` where an operand is complex (captured as float32 (re, im) pairs; a real tensor or number
     taken as complex with +0 imaginary parts, as ATen promotes it): harness.impl.nn.complex_mul over the
-    elements in TensorIterator's order (``iteration_order`` of the operands' broadcast strides), its inner
-    loop the innermost dims that coalesce. Above ATen's grain (32768 elements) on more than one thread
-    the split moves the loop's tails: refused. Operands with no unit stride inside (ATen's basic loop, the
-    scalar product on each element): plain at default, refused at avx2 and avx512, where the AVX2 object's
-    scalar loop fuses some elements (measured, not modelled)."""
+    elements in TensorIterator's loop (harness.trace.loops: its order, its inner run, an input read as a
+    scalar). Above ATen's grain (32768 elements) on more than one thread the split moves the loop's tails:
+    refused. ATen's basic loop (an operand with no unit stride inside: the scalar product on each
+    element): plain at default, refused at avx2 and avx512, where the AVX2 object's scalar loop fuses
+    some elements (measured, not modelled)."""
     from harness.impl.nn import complex_mul
-    from harness.impl.strides import iteration_order
 
     def as_complex(name: str, value: object) -> np.ndarray:
         if isinstance(value, np.ndarray) and np.ndim(value) == len(a.get(f"{name}.shape") or []) + 1:
@@ -639,32 +638,18 @@ def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndar
     shape = np.broadcast_shapes(x.shape, y.shape)
     if len(shape) and np.prod(shape, dtype=np.int64) >= 32768 and p.threads > 1:
         raise ParityError(f"mul of complex tensors of {int(np.prod(shape))} elements on {p.threads} threads")
-    strides = []
+    inputs = []
     for name, v in (("self", x), ("other", y)):
         own = a.get(f"{name}.stride") if np.ndim(v) else None
-        own = list(own) if own is not None else c_strides(np.shape(v))
-        own = [0] * (len(shape) - len(own)) + own
-        sizes = [1] * (len(shape) - np.ndim(v)) + list(np.shape(v))
-        strides.append([0 if sizes[i] == 1 and shape[i] != 1 else own[i] for i in range(len(shape))])
-    order = [d for d in iteration_order(shape, strides) if shape[d] > 1]  # innermost first
-    scalar = bool(order) and any(s[order[0]] == 0 for s in strides)  # an operand one element along the loop
-    run = 1
-    for i, dim in enumerate(order):
-        inner = [s[dim] for s in strides]
-        if i == 0 and not any(inner):
-            raise ParityError(f"mul of complex tensors of strides {strides[0]} and {strides[1]}: both broadcast inside")
-        if i == 0 and any(v not in (0, 1) for v in inner):  # cpu_kernel_vec's basic loop
-            if p.aten != "default":  # the AVX2 object's scalar loop: fused at places not measured alike
-                raise ParityError(f"mul of complex tensors of strides {strides[0]} and {strides[1]} at {p.aten}")
-            scalar, run = False, 1  # the plain product on every element
-            break
-        if i and not all(s[dim] == s[order[i - 1]] * shape[order[i - 1]] for s in strides):
-            break
-        run *= shape[dim]
-    perm = list(reversed(order)) + [d for d in range(len(shape)) if shape[d] == 1]
-    xs, ys = (np.transpose(np.broadcast_to(v, shape), perm) for v in (x, y))
-    out = complex_mul(xs, ys, p, run, scalar or not order)
-    out = np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
+        inputs.append((np.shape(v), list(own) if own is not None else c_strides(np.shape(v))))
+    loop = element_wise_loop(shape, inputs)
+    if not loop.vector and p.aten != "default":  # the AVX2 object's scalar loop: fused at places not measured alike
+        strides = [st for _, st in inputs]
+        raise ParityError(f"mul of complex tensors of strides {strides[0]} and {strides[1]} at {p.aten}")
+    run = loop.run if loop.vector else 1  # the basic loop: the plain product on every element
+    xs, ys = (np.transpose(np.broadcast_to(v, shape), loop.order) for v in (x, y))
+    out = complex_mul(xs, ys, p, run, loop.scalar != 0)
+    out = np.ascontiguousarray(np.transpose(out, np.argsort(loop.order)))
     return np.stack([out.real, out.imag], axis=-1).astype(np.float32)
 
 
