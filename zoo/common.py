@@ -106,6 +106,20 @@ def image_classification_loss(labels: int, batch: int = 4, size: int = 32, chann
     return loss_of
 
 
+def detection_loss(labels: int, queries: int) -> Step:
+    """The loss of a DETR-style detector on 2 random 64 x 64 images: per query, sigmoid cross entropy of its
+    logits against a random one-hot class and the L1 distance of its box to a random box."""
+
+    def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
+        out = model(pixel_values=images(rng, batch=2, size=64))
+        classes = torch.from_numpy(np.eye(labels, dtype=np.float32)[rng.integers(0, labels, (2, queries))])
+        boxes = torch.from_numpy(rng.uniform(0.1, 0.9, (2, queries, 4)).astype(np.float32))
+        ce = torch.nn.functional.binary_cross_entropy_with_logits(out.logits, classes)
+        return ce + (out.pred_boxes - boxes).abs().mean()
+
+    return loss_of
+
+
 def depth_estimation_loss(size: int, max_depth: float, eps: float | None = 1e-3) -> Step:
     """The scale-invariant log error of a depth model's predicted depth on 2 random images of ``size``
     against random positive depths in [0.5, ``max_depth``) (``eps`` added to the prediction first, if any)."""

@@ -6,9 +6,7 @@ anchor's width and height, and the anchors refined layer by layer through ``inve
 ``log(x / (1 - x))``), a box MLP and ``sigmoid``. The detection loss needs the Hungarian matcher (SciPy,
 not installed): the loss here is of the logits and boxes."""
 
-import numpy as np
-import torch
-from common import images, run
+from common import detection_loss, run
 from transformers import DabDetrConfig, DabDetrForObjectDetection, ResNetConfig
 
 QUERIES, LABELS = 8, 3
@@ -27,15 +25,5 @@ def build() -> DabDetrForObjectDetection:
     return DabDetrForObjectDetection(config)
 
 
-def loss_of(model: torch.nn.Module, rng: np.random.Generator) -> torch.Tensor:
-    """Per query, sigmoid cross entropy of its logits against a random one-hot class and the L1 distance
-    of its box to a random box (2 random 64 x 64 images)."""
-    out = model(pixel_values=images(rng, batch=2, size=64))
-    classes = torch.from_numpy(np.eye(LABELS, dtype=np.float32)[rng.integers(0, LABELS, (2, QUERIES))])
-    boxes = torch.from_numpy(rng.uniform(0.1, 0.9, (2, QUERIES, 4)).astype(np.float32))
-    ce = torch.nn.functional.binary_cross_entropy_with_logits(out.logits, classes)
-    return ce + (out.pred_boxes - boxes).abs().mean()
-
-
 if __name__ == "__main__":
-    run(build, loss_of)
+    run(build, detection_loss(LABELS, QUERIES))
