@@ -65,6 +65,9 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "grid_sampler_2d_backward": ("grid_sample", ("capability",)),
     "upsample_bicubic2d": ("upsample_bicubic2d", ("capability",)),
     "upsample_bicubic2d_backward": ("upsample_bicubic2d", ("capability",)),  # one build on x86, another on arm64
+    # antialiased: the AVX2 object fuses the filter and each sum's scalar epilogue, the default object rounds
+    "_upsample_bicubic2d_aa": ("upsample_bicubic2d", ("capability",)),
+    "_upsample_bicubic2d_aa_backward": ("upsample_bicubic2d", ("capability",)),
     "upsample_bilinear2d": ("upsample_bilinear2d", ("capability",)),
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
     "upsample_linear1d": ("upsample_bilinear2d", ("capability",)),  # the generic kernel's row and knob
