@@ -835,6 +835,30 @@ def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int)
     _replays_match(program, {"upsample_bicubic2d_backward"}, 3)
 
 
+# -- _upsample_bicubic2d_aa -----------------------------------------------------------------------
+
+
+def test_upsample_bicubic2d_antialiased_and_its_backward() -> None:
+    """F.interpolate(mode="bicubic", antialias=True) and its input gradient, traced and replayed: up (4 to 5,
+    DINOv2's position embeddings) and down (37 to 9 and 24: sums past one 4-term block, whose scalar
+    epilogue the AVX2 object fuses), corners aligned or not, by scale factors, and a width of 1 (the height
+    pass then gives every row of a plane row 0's value)."""
+    rng = np.random.default_rng(6)
+    x = torch.from_numpy(rng.standard_normal((2, 3, 37, 4)).astype(np.float32))
+    cases = (((5, 5), False, None), ((9, 24), True, None), (None, False, (0.3, 0.5)), ((6, 1), False, None))
+
+    def program() -> None:
+        for size, align, factor in cases:
+            tx = x.clone().requires_grad_()
+            y = torch.nn.functional.interpolate(
+                tx, size=size, scale_factor=factor, mode="bicubic", align_corners=align, antialias=True
+            )
+            (y * y).sum().backward()
+
+    _replays_match(program, {"_upsample_bicubic2d_aa"}, 4)
+    _replays_match(program, {"_upsample_bicubic2d_aa_backward"}, 4)
+
+
 # -- upsample_bilinear2d forward -------------------------------------------------------------------
 
 

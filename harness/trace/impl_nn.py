@@ -1041,6 +1041,25 @@ def _upsample_bicubic_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str
     return {"out": upsample_bicubic2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
+def _upsample_bicubic_aa(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bicubic2d_aa
+
+    x = t["self"]
+    stride = a.get("self.stride")
+    if stride is not None and list(stride) != c_strides(x.shape) and int(a["output_size"][1]) == 1:
+        raise ParityError("_upsample_bicubic2d_aa: an output width of 1 from a non-contiguous input (not modelled)")
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    return {"out": upsample_bicubic2d_aa(x, tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
+
+
+def _upsample_bicubic_aa_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.nn import upsample_bicubic2d_aa_backward
+
+    scales = (a.get("scales_h"), a.get("scales_w"))
+    go = t["grad_output"]
+    return {"out": upsample_bicubic2d_aa_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+
+
 def _channels_last_contiguous(x: np.ndarray, stride: list[int] | None) -> bool:
     """ATen's is_contiguous(ChannelsLast) of a 4-d tensor (ChannelsLast3d of a 5-d one): dims of size 1
     aside, so one channel or one pixel counts."""
@@ -1224,6 +1243,8 @@ REPLAYS: dict[str, Replay] = {
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,
     "upsample_bicubic2d_backward": _upsample_bicubic_backward,
+    "_upsample_bicubic2d_aa": _upsample_bicubic_aa,
+    "_upsample_bicubic2d_aa_backward": _upsample_bicubic_aa_backward,
     "upsample_bilinear2d": _upsample_bilinear,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
     "upsample_linear1d": _upsample_linear1d,

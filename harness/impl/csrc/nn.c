@@ -2,7 +2,8 @@
  * and aarch64 CPUs, float32: sigmoid (nn.GRU's gates) and its backward; batch norm in training (statistics,
  * running statistics, output) and its backward, and in eval (running statistics), and on x86 ATen's
  * TensorIterator path of batch norm for layouts neither contiguous nor channels-last; grid_sampler_2d
- * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward, and
+ * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward,
+ * _upsample_bicubic2d_aa (antialiased) and its backward (x86), and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
  * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86
  * and on the Linux arm64 profiles.
@@ -30,6 +31,12 @@
  *                        them (area_pixel_compute_scale, computed by the caller)
  *   upsample_bicubic_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
  *                        scale_h, scale_w as for upsample_bicubic
+ *   upsample_bicubic_aa  x (P, H, W), P = N*C planes; tmp (P, H, OW) (the width pass's output); out (P, OH,
+ *                        OW); scale_h, scale_w as for upsample_bicubic; KH, KW the taps per output
+ *                        (2*ceil(support) + 1); hmin, hsize (OH,), hw (KH*OH,), wmin, wsize (OW,), ww
+ *                        (KW*OW,) scratch for the taps
+ *   upsample_bicubic_aa_backward  go (P, OH, OW); gx (P, H, W), zeroed by the caller; the rest as
+ *                        upsample_bicubic_aa
  *   upsample_linear_channels_last  x (N, C, D, H, W); out (N, C, OD, OH, OW) (2-D: D = OD = 1); scratch
  *                        as upsample_linear_generic
  *   upsample_bilinear    x (N, C, H, W); out (N, C, OH, OW); scale_h, scale_w as for upsample_bicubic;
@@ -883,6 +890,128 @@ void upsample_bicubic_backward(profile_t p, const float *go, float *gx, int64_t 
                     }
             }
     }
+}
+
+/* ------------------------------------------------------------------ _upsample_bicubic2d_aa (forward) */
+
+/* HelperInterpCubic::aa_filter<float> (cpu/UpSampleKernel.cpp), Keys' cubic with A = -0.5 on |x|:
+ * cubic_convolution1 below 1, cubic_convolution2 below 2, else 0, in float. ``first``: the first steps
+ * fused as in cubic_taps (fma(A+2, x, -(A+3)); fma(fma(A, x, -5A), x, 8A)), ``last``: the last too
+ * (cc1 = fma(fma(A+2, x, -(A+3))*x, x, 1), cc2 = fma(.., x, -4A)); the AVX2 object fuses both (measured:
+ * the weights read back from one-hot inputs). */
+static float aa_cubic(int first, int last, float x) {
+    const float A = -0.5f;
+    x = fabsf(x);
+    if (x < 1.0f) return madd(last, madd(first, A + 2.0f, x, -(A + 3.0f)) * x, x, 1.0f);
+    if (x < 2.0f) return madd(last, madd(first, madd(first, A, x, -(5.0f * A)), x, 8.0f * A), x, -4.0f * A);
+    return 0.0f;
+}
+
+/* HelperInterpBase::_compute_indices_min_size_weights_aa per output index i of one dim, float weights
+ * (scalar_t of a float input), with C++'s promotions to double where ATen writes a double literal:
+ * support = scale >= 1 ? (4*0.5)*scale : 2 (rounded to float); K = 2*ceil(support) + 1 weights per output;
+ * center = (float)(scale*(i + 0.5)); invscale = scale >= 1 ? (float)(1.0/scale) : 1;
+ * xmin = max((int64)((center - support) + 0.5), 0); xsize = clamp(min((int64)((center + support) + 0.5),
+ * in) - xmin, 0, K); w_j = aa_cubic((float)((((float)(j + xmin) - center) + 0.5)*invscale)), the float
+ * total of the w_j in j order, each w_j /= total where total != 0. */
+static void aa_cubic_taps(int first, int last, int64_t in, int64_t out, float scale, int64_t K, int64_t *xmin,
+                          int64_t *xsize, float *wt) {
+    const float support = scale >= 1.0f ? (float)(2.0 * (double)scale) : 2.0f;
+    const float invscale = scale >= 1.0f ? (float)(1.0 / (double)scale) : 1.0f;
+    for (int64_t i = 0; i < out; i++) {
+        const float center = (float)((double)scale * ((double)i + 0.5));
+        int64_t lo = (int64_t)((double)(center - support) + 0.5);
+        lo = lo < 0 ? 0 : lo;
+        int64_t hi = (int64_t)((double)(center + support) + 0.5);
+        int64_t n = (hi < in ? hi : in) - lo;
+        n = n < 0 ? 0 : (n > K ? K : n);
+        float *w = wt + i * K, total = 0.0f;
+        for (int64_t j = 0; j < n; j++) {
+            w[j] = aa_cubic(first, last, (float)(((double)((float)(j + lo) - center) + 0.5) * (double)invscale));
+            total += w[j];
+        }
+        if (total != 0.0f)
+            for (int64_t j = 0; j < n; j++) w[j] /= total;
+        xmin[i] = lo;
+        xsize[i] = n;
+    }
+}
+
+/* One separable pass (_separable_upsample_generic_Nd_kernel_impl_single_dim; basic_loop_aa_horizontal /
+ * _vertical's interpolate_aa_single_dim): ``lines`` lines of ``in`` samples ``inner`` apart, each output
+ * sample o = t0*w0; o += t_j*w_j for j = 1 .. xsize-1 in float. GCC vectorised that loop in the AVX2 object
+ * as an in-order reduction of 4-lane products: its first 4*floor((xsize-1)/4) terms are products rounded
+ * and added one by one, the rest (the scalar epilogue) fused, o = fma(t_j, w_j, o) (``fused``; measured);
+ * the default object rounds every step. ``first_taps``: every output of a line takes output 0's taps and
+ * source, as basic_loop_aa_vertical does (it reads the taps and the source stride of the loop's first
+ * element only) when the output's width is 1, so that TensorIterator's inner dimension is the height. */
+static void aa_pass(int fused, const float *x, float *y, int64_t lines, int64_t in, int64_t out, int64_t inner,
+                    const int64_t *xmin, const int64_t *xsize, const float *wt, int64_t K, int first_taps) {
+    for (int64_t l = 0; l < lines; l++)
+        for (int64_t o = 0; o < out; o++)
+            for (int64_t e = 0; e < inner; e++) {
+                const int64_t u = first_taps ? 0 : o;
+                const float *t = x + (l * in + xmin[u]) * inner + e;
+                const float *w = wt + u * K;
+                const int64_t body = (xsize[u] - 1) / 4 * 4;
+                float s = t[0] * w[0];
+                for (int64_t j = 1; j < xsize[u]; j++) s = madd(fused && j > body, t[j * inner], w[j], s);
+                y[(l * out + o) * inner + e] = s;
+            }
+}
+
+/* separable_upsample_generic_Nd_kernel_impl<2, HelperInterpCubic>(antialias = true), float: equal shapes
+ * copy; else the width pass first (when the widths differ) into ``tmp`` (P, H, OW), then the height pass
+ * (when the heights differ), each pass's weights as aa_cubic_taps. The AVX2 object (also what runs at the
+ * AVX-512 capability: upsample_bicubic2d_aa_kernel has a plain REGISTER_DISPATCH) fuses the filter's steps
+ * and each sum's scalar epilogue (profile.contract); the default object rounds every step. One thread
+ * or outputs under GRAIN_SIZE (the caller refuses the rest where OW == 1: TensorIterator's chunks would
+ * restart the taps mid-line). */
+void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
+                         int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
+                         int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    const int c = p.contract;
+    if (H == OH && W == OW) {
+        memcpy(out, x, (size_t)(P * H * W) * sizeof(float));
+        return;
+    }
+    const float *src = x;
+    if (W != OW) {
+        float *dst = H != OH ? tmp : out;
+        aa_cubic_taps(c, c, W, OW, scale_w, KW, wmin, wsize, ww);
+        aa_pass(c, src, dst, P * H, W, OW, 1, wmin, wsize, ww, KW, 0);
+        src = dst;
+    }
+    if (H != OH) {
+        aa_cubic_taps(c, c, H, OH, scale_h, KH, hmin, hsize, hw);
+        aa_pass(c, src, out, P, H, OH, OW, hmin, hsize, hw, KH, OW == 1);
+    }
+}
+
+/* ------------------------------------------------------------------ _upsample_bicubic2d_aa (backward) */
+
+/* cpu_upsample_genNd_backward_aa<float, HelperInterpCubic> (cpu/UpSampleKernel.cpp; plain
+ * REGISTER_DISPATCH): ATen hands whole planes to its threads (the thread count never reaches the bits);
+ * per output (oh, ow) in row order, the taps of aa_cubic_taps (the same weights as the forward's, fused
+ * where profile.contract), per plane gx[ymin + y][xmin + x] += (wx[x]*wy[y])*g, y outer, x inner, onto
+ * the zeros of ``gx``; the AVX2 object contracts each update to fma(wx*wy, g, gx), the default object
+ * rounds the product and the sum. */
+void upsample_bicubic_aa_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
+                                  int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
+                                  int64_t *hmin, int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    const int c = p.contract;
+    aa_cubic_taps(c, c, H, OH, scale_h, KH, hmin, hsize, hw);
+    aa_cubic_taps(c, c, W, OW, scale_w, KW, wmin, wsize, ww);
+    for (int64_t a = 0; a < OH; a++)
+        for (int64_t b = 0; b < OW; b++)
+            for (int64_t q = 0; q < P; q++) {
+                const float g = go[(q * OH + a) * OW + b];
+                for (int64_t y = 0; y < hsize[a]; y++)
+                    for (int64_t x = 0; x < wsize[b]; x++) {
+                        float *acc = gx + (q * H + hmin[a] + y) * W + wmin[b] + x;
+                        *acc = madd(c, ww[b * KW + x] * hw[a * KH + y], g, *acc);
+                    }
+            }
 }
 
 /* ------------------------------------------------------------------ upsample_bilinear2d (backward) */
