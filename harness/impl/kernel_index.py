@@ -972,13 +972,23 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "floor(r)`, `t = clamp(r - k, 0, 1)`, Keys' cubic weights with `A = -0.75` at taps `k-1 .. k+2` "
             "clamped to the edge; per element the four rows' width sums `o = t0*w0; o += t_j*w_j`, then the "
             "rows' sum with the height weights alike; backward (UpSampleBicubic2d.cpp, one object per "
-            "architecture): per output in row order the 16 taps, width tap outer, `gx += (g*wy)*wx` onto zeros"
+            "architecture): per output in row order the 16 taps, width tap outer, `gx += (g*wy)*wx` onto zeros; "
+            "antialiased (`_upsample_bicubic2d_aa`, `separable_upsample_generic_Nd_kernel_impl` with "
+            "`HelperInterpCubic`): the width pass then the height pass, per output `xmin`/`xsize` taps around "
+            "`center = scale*(i + 0.5)` with float weights of Keys' cubic at `A = -0.5` (support `2*scale` when "
+            "downsampling) normalised by their float sum, each output `o = t0*w0; o += t_j*w_j`; its backward "
+            "(`cpu_upsample_genNd_backward_aa`): per output in row order `gx += (wx*wy)*g` onto zeros"
         ),
         (
             "compiler FMAs of the AVX2 object (the source `fma(scale, i + 0.5, -0.5)`, the weights' first "
             "steps, each sum `fma(t3, w3, fma(t2, w2, fma(t0, w0, t1*w1)))`) vs none at the default level; "
             "not the thread count or the layout (each element on its own); the backward: nothing (never fused "
-            "on x86)"
+            "on x86); antialiased: the AVX2 object (avx2 and avx512) fuses every step of the filter, the last "
+            "`(xsize - 1) mod 4` terms of each sum (GCC's in-order 4-lane reduction rounds the rest) and the "
+            "backward's updates `fma(wx*wy, g, gx)`, the default object none; not the thread count, save ATen's "
+            "own output-width-1 quirk (every row of a plane takes row 0's value; refused over GRAIN_SIZE outputs "
+            "on threads); measured on a Zen 5: 600 random forwards and 300 backwards at each level and each of 1, "
+            "2 and 4 threads, 0 other (the non-finite draws refused)"
         ),
     ),
     (
