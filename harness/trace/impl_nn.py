@@ -621,7 +621,7 @@ def _complex_operand(t: Arrays, a: Args) -> tuple[str, list[int]] | None:
 def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndarray:
     """``mul`` where an operand is complex (captured as float32 (re, im) pairs; a real tensor or number
     taken as complex with +0 imaginary parts, as ATen promotes it): harness.impl.nn.complex_mul over the
-    elements in TensorIterator's loop (harness.trace.loops: its order, its inner run, an input read as a
+    elements in TensorIterator's loop (``tensor_loop``: its order, its inner run, an input read as a
     scalar). Above ATen's grain (32768 elements) on more than one thread the split moves the loop's tails:
     refused. ATen's basic loop (an operand with no unit stride inside: the scalar product on each
     element): plain at default, refused at avx2 and avx512, where the AVX2 object's scalar loop fuses
@@ -641,13 +641,9 @@ def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndar
     shape = np.broadcast_shapes(x.shape, y.shape)
     if len(shape) and np.prod(shape, dtype=np.int64) >= 32768 and p.threads > 1:
         raise ParityError(f"mul of complex tensors of {int(np.prod(shape))} elements on {p.threads} threads")
-    inputs = []
-    for name, v in (("self", x), ("other", y)):
-        own = a.get(f"{name}.stride") if np.ndim(v) else None
-        inputs.append((np.shape(v), list(own) if own is not None else c_strides(np.shape(v))))
-    loop = element_wise_loop(shape, inputs)
+    loop = tensor_loop(a, ("self", "other"), shape)
     if not loop.vector and p.aten != "default":  # the AVX2 object's scalar loop: fused at places not measured alike
-        strides = [st for _, st in inputs]
+        strides = [a.get(f"{name}.stride") for name in ("self", "other")]
         raise ParityError(f"mul of complex tensors of strides {strides[0]} and {strides[1]} at {p.aten}")
     run = loop.run if loop.vector else 1  # the basic loop: the plain product on every element
     xs, ys = (np.transpose(np.broadcast_to(v, shape), loop.order) for v in (x, y))

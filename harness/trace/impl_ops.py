@@ -650,7 +650,7 @@ def _dilated_channels_last(t: Arrays, a: Args, dilation: tuple[int, int]) -> boo
     return dilation != (1, 1) and not a.get("transposed") and _channels_last(t, a)
 
 
-def _transposed(a: Args, groups: int, t: Arrays, backward: bool) -> str:
+def _transposed(a: Args, groups: int, t: Arrays) -> str:
     """ "nchw" or "nhwc" where this is a transposed convolution (harness.impl.conv_transpose, groups
     too), by the layout ATen suggests for its input and weight; "" where it is not. Refused where it
     has channels-last operands and groups. Operands of any other strides ATen copies to NCHW first
@@ -718,24 +718,25 @@ def _channels_last(t: Arrays, a: Args) -> bool:
     (mkldnn_conv_use_channels_last, thnn_conv_use_channels_last), a 1-D one's of its 2-D view: the input
     made contiguous first, the weight viewed as it lies (ATen's ``view4d``, an ``unsqueeze(2)``), so a
     weight transposed from (O, K, I) (WavLM's TDNN) runs the convolution channels-last."""
-
-    for name in ("input", "weight"):
-        stride, shape = a.get(f"{name}.stride"), t[name].shape
-        if stride is not None and len(shape) == 3:
-            shape, stride = _view4d_stride(shape, stride, made_contiguous=name == "input")
-        if stride is not None and strides.suggests_channels_last(shape, stride):
-            return True
-    return False
+    return any(_suggests_channels_last(t, a, name, made_contiguous=name == "input") for name in ("input", "weight"))
 
 
 def _lies_channels_last(t: Arrays, a: Args, name: str) -> bool:
     """Whether captured tensor ``name`` lay channels-last (its 4-D view's suggested memory format, a
     1-D convolution's as ATen views it, not made contiguous); True where its strides were not captured."""
+    found = _suggests_channels_last(t, a, name, made_contiguous=False)
+    return True if found is None else found
+
+
+def _suggests_channels_last(t: Arrays, a: Args, name: str, made_contiguous: bool) -> bool | None:
+    """The suggested memory format of captured tensor ``name`` as ATen asks it of a convolution's operand
+    (a 1-D one's 2-D view, ``made_contiguous`` first or as it lies): channels-last or not; None where its
+    strides were not captured."""
     stride, shape = a.get(f"{name}.stride"), t[name].shape
     if stride is None:
-        return True
+        return None
     if len(shape) == 3:
-        shape, stride = _view4d_stride(shape, stride, made_contiguous=False)
+        shape, stride = _view4d_stride(shape, stride, made_contiguous)
     return strides.suggests_channels_last(shape, stride)
 
 
@@ -775,7 +776,7 @@ def _convolution_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarr
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         out = conv_grouped.conv2d(x, w, t.get("bias"), stride, padding, groups, p, dilation=dilation)
         return {"out": out[:, :, 0, :] if t["input"].ndim == 3 else out}
-    layout = _transposed(a, groups, t, backward=False)
+    layout = _transposed(a, groups, t)
     if layout:
         x, w = _as_2d(t["input"]), _as_2d(t["weight"])
         if layout == "nhwc":
@@ -863,7 +864,7 @@ def _convolution_backward_out(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
     if _dilation_modelled(t, a, dilation):  # ATen and oneDNN run on NCHW copies of the operands
         grads = conv_grouped.conv2d_backward(go, x, w, stride, padding, groups, has_bias, p, mask, dilation=dilation)  # type: ignore[arg-type]
         return _conv_grads(t, grads, mask)
-    layout = _transposed(a, groups, t, backward=True)
+    layout = _transposed(a, groups, t)
     if layout == "nhwc":
         grads = conv_transpose.conv_transpose2d_nhwc_backward(
             go, x, w, stride, padding, output_padding, has_bias, p, mask
