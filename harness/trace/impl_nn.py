@@ -200,13 +200,6 @@ def stride_order(shape: tuple[int, ...], stride: list[int]) -> list[int]:
     return ones + sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: -stride[d])
 
 
-def scalar_loop(a: Args, names: tuple[str, ...], shape: tuple[int, ...]) -> bool:
-    """Whether ATen's element-wise loop runs its scalar op on every element (``VectorizedLoop2d``'s basic
-    loop): under TensorIterator's order some operand has neither a unit stride nor, alone, stride 0 along
-    the inner dim (wav2vec2's gelu backward: grad_output transposed, self cut by a column)."""
-    return not tensor_loop(a, names, shape).vector
-
-
 def _sigmoid(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import sigmoid
 
