@@ -405,9 +405,8 @@ def _read_in_layout_of(x: np.ndarray, stride: list[int] | None, other: list[int]
     stride, other = stride or c_strides(x.shape), other or c_strides(x.shape)
     if same_layout(stride, other, x.shape):
         return x
-    buf = np.empty(x.size, x.dtype)
-    np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in stride])[...] = x
-    return np.ascontiguousarray(np.lib.stride_tricks.as_strided(buf, x.shape, [st * x.itemsize for st in other]))
+    memory = laid_out(x, stride)  # its first element at the buffer's start (strides not negative)
+    return np.ascontiguousarray(np.lib.stride_tricks.as_strided(memory, x.shape, [st * x.itemsize for st in other]))
 
 
 def _bn_backward_generic(a: Args, shape: tuple[int, ...]) -> bool:
