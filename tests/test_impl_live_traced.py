@@ -1439,15 +1439,15 @@ def test_integer_sums_replay(
     cols=st.sampled_from([1, 7, 40]), n=st.integers(1, 60), accumulate=st.booleans(), seed=st.integers(0, 2**32 - 1),
 )  # fmt: skip
 @example(dtype=torch.int64, rows=4, cols=1, n=50, accumulate=True, seed=0)  # counts per class: repeats summed
+@example(dtype=torch.bool, rows=3, cols=7, n=40, accumulate=True, seed=1)  # a bool sum: an or
 def test_index_put_into_integer_tensors_replays(
     backend: str, dtype: torch.dtype, rows: int, cols: int, n: int, accumulate: bool, seed: int
 ) -> None:
     """index_put_ of rows (repeated indices) into an integer or bool tensor: summed exactly (wrapping) or
-    the last write kept; a bool tensor is only written."""
+    the last write kept; a bool tensor's sum is an or (ATen's ``+=`` on bool)."""
     rng = np.random.default_rng(seed)
     x, values = _tensor_of(dtype, (rows, cols), rng), _tensor_of(dtype, (n, cols), rng)
     idx = torch.from_numpy(rng.integers(0, rows, n))
-    accumulate = accumulate and dtype != torch.bool
     _replays_match(backend, lambda: x.clone().index_put_((idx,), values, accumulate=accumulate), {"index_put_"}, 1)
 
 

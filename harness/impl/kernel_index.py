@@ -622,7 +622,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`index_put_kernel` (IndexKernel.cpp): with accumulate `cpu_index_kernel`'s serial loop, "
             "`self[idx] += value` in the C order of the indexed positions (index's backward: onto zeros), at 2 "
             "or more threads from 32768 elements `cpu_atomic_add_float` from every thread at once; without, a "
-            "copy whose last repeat wins, parallel from 3000 elements"
+            "copy whose last repeat wins, parallel from 3000 elements; integer and bool tensors: accumulate "
+            "always the serial loop, sums wrapping, a bool sum an or (measured: 65 bool puts with accumulate "
+            "per level, 0 other)"
         ),
         (
             "thread count: from 32768 (accumulate) or 3000 elements (copy) at 2 or more threads the threads' "

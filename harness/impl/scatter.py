@@ -558,8 +558,9 @@ def index_put(
 ) -> np.ndarray:
     """``index_put_(indices, values, accumulate)``: ``self[indices] += values`` with repeats added in the
     C order of the indexed positions, or (accumulate False) ``self[indices] = values``, the last of
-    repeats kept; integer or bool index tensors, None for a whole dim. A float32 self, or an integer one
-    (its sums exact and wrapping; a bool one written, not summed) with values of its dtype.
+    repeats kept; integer or bool index tensors, None for a whole dim. A float32 self, or an integer or
+    bool one with values of its dtype: integer sums exact and wrapping, a bool sum an or (ATen's serial
+    ``*dst += *src`` on bool, measured).
     ``values_stride``: the values' strides as torch had them, where TensorIterator would take the
     positions in another order (strides increasing over the indexed dims): refused. ``name``: the op its
     errors name. ``aten``: the build (profile.aten), for the NaN the atomic adds keep where a NaN value
@@ -569,10 +570,8 @@ def index_put(
     integral = np.asarray(self_).dtype.kind in "biu"
     if integral:  # integer adds wrap and commute: neither the order nor the threads reach the bits
         self_, values = np.asarray(self_), np.asarray(values)
-        if values.dtype != self_.dtype or (accumulate and self_.dtype == np.bool_):
-            raise ParityError(
-                f"the impl reproduces {op} of {self_.dtype} with {self_.dtype} values only (not bool sums)"
-            )
+        if values.dtype != self_.dtype:
+            raise ParityError(f"the impl reproduces {op} of {self_.dtype} with {self_.dtype} values only")
     else:
         self_, values = _float32(self_, op, "self"), _float32(values, op, "values")
     if len(indices) > self_.ndim:
@@ -627,7 +626,7 @@ def index_put(
     flat = np.ascontiguousarray(vals).reshape(-1)
     if integral and accumulate:
         out = np.array(self_, copy=True)
-        np.add.at(out.reshape(-1), targets, flat)
+        (np.logical_or if out.dtype == np.bool_ else np.add).at(out.reshape(-1), targets, flat)
         return out
     _racing(op, targets.size, threads, GRAIN_SIZE if accumulate else INDEX_GRAIN_SIZE, targets)
     out = np.array(self_, self_.dtype, copy=True)
