@@ -1452,6 +1452,21 @@ def test_index_put_into_integer_tensors_replays(
 
 
 @backends
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+def test_integer_division_keeps_the_tensors_dtype(backend: str, mode: str) -> None:
+    """An int32 tensor divided by a zero-dim int64 tensor or a Python int, with a rounding mode: the
+    result is int32 (a zero-dim tensor of the same kind does not widen it), the quotient exact."""
+    x = torch.arange(-20, 43, dtype=torch.int32).reshape(7, 9)
+
+    def program() -> None:
+        torch.div(x, torch.tensor(-3), rounding_mode=mode)
+        torch.div(x.t(), 4, rounding_mode=mode)
+        torch.div(x, torch.tensor([5, -2, 7, 3, -1, 2, 9, -4, 6], dtype=torch.int16), rounding_mode=mode)
+
+    _replays_match(backend, program, {"div"}, 3)
+
+
+@backends
 @settings(max_examples=6, deadline=None)
 @given(n=st.sampled_from([1, 8, 17, 100, 40000]), floor=st.sampled_from([float("nan"), -0.0, 0.0, -3.4e38, 0.5]),
        seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip

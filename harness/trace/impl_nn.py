@@ -499,20 +499,22 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _common_float32(a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarray, what: str) -> list[np.ndarray]:
-    """Two operands of a binary float kernel as float32: float32 ones as they are, and beside a float32 one an
-    integer or bool tensor cast to float32 (TensorIterator promotes it to the common dtype first, rounding
-    to nearest; BLOOM's ALiBi slopes ``pow(base, int32 arange)``, an ``int64 // float``) where it is
-    C-contiguous (a strided one is cast into another layout); else refused."""
-    ints = [v.dtype.kind in "biu" for v in (x, y)]
-    if all(ints) or any(v.dtype != np.float32 and not i for v, i in zip((x, y), ints, strict=True)):
+    """Two operands of a binary float kernel as float32, where their common dtype (harness.impl.promote's
+    ``result_type``, TensorIterator's) is float32: float32 ones as they are, an integer or bool tensor cast
+    to float32 (TensorIterator's cast to the common dtype, rounding to nearest; BLOOM's ALiBi slopes
+    ``pow(base, int32 arange)``, an ``int64 // float``) where it is C-contiguous (a strided one is cast into
+    another layout); other floating operands and other common dtypes refused."""
+    from harness.impl.promote import result_type
+
+    if result_type(x, y) != np.float32 or any(v.dtype.kind not in "biu" and v.dtype != np.float32 for v in (x, y)):
         raise ParityError(f"{what}: float32 operands (or an integer one beside them) only, not {x.dtype} and {y.dtype}")
-    for name, v, i in zip(names, (x, y), ints, strict=True):
+    for name, v in zip(names, (x, y), strict=True):
         stride = a.get(f"{name}.stride")
-        if i and stride is not None and any(stride) and not contiguous(stride, v.shape):
+        if v.dtype != np.float32 and stride is not None and any(stride) and not contiguous(stride, v.shape):
             raise ParityError(
                 f"{what}: an integer {name} of strides {stride} (cast into another layout) is not modelled"
             )
-    return [v.astype(np.float32) if i else v for v, i in zip((x, y), ints, strict=True)]
+    return [v.astype(np.float32, copy=False) for v in (x, y)]
 
 
 def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -581,9 +583,12 @@ def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -
 def _div_rounding_integer(x: np.ndarray, y: np.ndarray, mode: str, number: bool) -> np.ndarray:
     """Integer ``div`` with a rounding mode (SEW's ``int64 // int``): div_floor_kernel's and div_trunc_kernel's
     integer loops, c10::div_floor_integer (truncation less 1 where the signs differ and a remainder is left)
-    and C's truncating division, exact in the promoted integer type (a Python int keeps the tensor's), the
-    same on every platform; a zero divisor (ATen raises) refused."""
-    dtype = x.dtype if number else np.promote_types(x.dtype, y.dtype)
+    and C's truncating division, exact in the operands' common dtype (harness.impl.promote's
+    ``result_type``: a Python int or a zero-dim tensor keeps the tensor's; an int32 tensor by a zero-dim int64
+    one had been taken to int64), the same on every platform; a zero divisor (ATen raises) refused."""
+    from harness.impl.promote import result_type
+
+    dtype = result_type(x, int(y) if number else y)
     x, y = np.asarray(x, dtype), np.asarray(y, dtype)
     if not np.all(y):
         raise ParityError(f"div with rounding_mode {mode!r}: an integer division by zero (ATen raises)")
