@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +56,7 @@ def test_every_op_the_impl_replays_gives_the_traced_bits(
     assert ops["add_"]["in_trace"] > 20 and sum(ops["add_"][v] for v in ("exact", "other", "refused")) == 20
     assert ops["nll_loss_forward"]["exact"] == ops["nll_loss_backward"]["exact"] == 2
     assert data["refused"] == [] and s["refused"] == 0
+    assert data["unindexed"] == []  # every op of the net a knob may change is in the kernel index
 
 
 def test_an_op_with_no_replay_is_refused_in_one_line_without_a_re_run(
@@ -134,6 +136,27 @@ def test_the_ops_captured_in_several_re_runs_get_the_verdicts_of_one(
 def _op(index: int, name: str, shape: tuple[int, ...], dtype: str = "float32") -> OpRecord:
     ref = TensorRef("out", b"\0" * 32, dtype, shape, 0.0)
     return OpRecord(index, name, "m", "s.py:1", "forward", 1, "", [ref._replace(name="self")], [ref])
+
+
+def test_ops_a_knob_may_change_outside_the_kernel_index_are_listed_apart() -> None:
+    """Moves, exact element-wise ops and ops without a floating output need no replay; an op a knob may
+    change that the impl does not hold (mse_loss: its mean's order on 4 threads; sin: MKL's code path;
+    clamp by tensors; a cast to bfloat16) is counted apart, not passed over."""
+    cast = _op(7, "aten._to_copy.default", (4,), "bfloat16")  # bfloat16 to bfloat16: its bits kept
+    cast_down = replace(cast, index=8, inputs=_op(8, "aten._to_copy.default", (4,)).inputs)  # float32 in
+    ops = [
+        _op(0, "aten.cat.default", (4,)), _op(1, "aten.mse_loss.default", ()), _op(2, "aten.sin.default", (4,)),
+        _op(3, "aten.sin.default", (4,)), _op(4, "aten.clamp.default", (4,)), _op(5, "aten.clamp.Tensor", (4,)),
+        _op(6, "aten.eq.Tensor", (4,), "bool"), cast, cast_down,
+        _op(9, "aten.native_layer_norm.default", (4,)), _op(10, "aten.neg.default", (4,)),
+    ]  # fmt: skip
+    trace = Trace(Path("t.h5"), {}, ops)
+    assert audit_module.unindexed_ops(trace) == {"sin": 2, "_to_copy": 1, "clamp": 1, "mse_loss": 1}
+    audit = audit_module.Audit("t.h5", "p", "avx2 t1", 20, {}, [], audit_module.unindexed_ops(trace))
+    data = audit_module.report_dict(audit)
+    assert data["unindexed"][0] == {"op": "sin", "count": 2}
+    (lines,) = [body for title, body in audit_module.sections(data) if title.startswith("Not audited")]
+    assert lines == ["sin 2, _to_copy 1, clamp 1, mse_loss 1"]
 
 
 def test_batches_keep_trace_order_and_put_an_op_larger_than_the_limit_alone() -> None:

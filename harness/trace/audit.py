@@ -16,7 +16,10 @@ architecture, torch release, and the thread count the program had at that op). E
   for it, or the op could not be captured (a race: the re-run gave other outputs).
 
 The ops chosen: those whose bits a platform knob can change (``KERNEL_OPS``) or that the impl replays
-(``REPLAYS``), the first ``per_op`` of each ATen op (overload packet) in trace order, or every one.
+(``REPLAYS``), the first ``per_op`` of each ATen op (overload packet) in trace order, or every one. The
+trace's other ops with a floating output are either ones no knob changes (``knob_free``: moves, copies,
+exact element-wise ops, measured) or listed apart as outside the kernel index: not audited, their bits
+unproven.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.formats.trace import Captured, OpRecord, Trace
 from harness.trace.cause import capture_each, not_reproduced
-from harness.trace.impl_ops import KERNEL_OPS, REPLAYS, packet, refusal, replay
+from harness.trace.impl_ops import KERNEL_OPS, REPLAYS, knob_free, packet, refusal, replay
 
 VERDICTS = ("exact", "other", "refused")
 CAPTURE_BYTES = 1 << 29  # one re-run keeps at most this much of the chosen ops' tensors (more: more re-runs)
@@ -64,6 +67,7 @@ class Audit:
     per_op: int  # 0: every op
     in_trace: dict[str, int]  # per ATen op (packet) considered: how many the trace holds
     ops: list[OpAudit]
+    unindexed: dict[str, int] = field(default_factory=dict)  # per ATen op outside the kernel index: how many
 
     def counts(self) -> dict[str, Counter]:
         """Per ATen op: how many of each verdict."""
@@ -94,6 +98,19 @@ def chosen_ops(trace: Trace, per_op: int, only: frozenset[str] = frozenset()) ->
         if not per_op or in_trace[name] <= per_op:
             picked.append(op)
     return picked, dict(sorted(in_trace.items()))
+
+
+def unindexed_ops(trace: Trace) -> dict[str, int]:
+    """Per ATen op (overload packet), how many of the trace's ops a platform knob may change that the kernel
+    index does not hold (no replay): not audited."""
+    found: Counter = Counter()
+    for op in trace.ops:
+        name = packet(op.op)
+        if name in KERNEL_OPS or name in REPLAYS:
+            continue
+        if not knob_free(op.op, [t.dtype for t in op.inputs], [t.dtype for t in op.outputs]):
+            found[name] += 1
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _nbytes(op: OpRecord) -> int:
@@ -163,6 +180,7 @@ def audit(
         per_op,
         in_trace,
         [verdicts[op.index] for op in picked],
+        {} if only else unindexed_ops(trace),
     )
 
 
@@ -204,6 +222,7 @@ def report_dict(a: Audit) -> dict[str, Any]:
          "ops": [{"op", "in_trace", "exact", "other", "refused"}],     # per ATen op (overload packet)
          "other": [Op + {"detail": str, "figures": [str]}],            # each op the impl got wrong
          "refused": [{"op", "reason", "count", "indices": [int]}],     # grouped by op and line
+         "unindexed": [{"op", "count"}],  # ops a knob may change outside the kernel index: not audited
          "impl_known_gaps": [str]}                                    # the platform's, from the fixtures
 
     An Op is {"index", "op", "module", "site", "phase", "step"}."""
@@ -236,6 +255,7 @@ def report_dict(a: Audit) -> dict[str, Any]:
             {"op": op, "reason": reason, "count": len(ix), "indices": ix}
             for (op, reason), ix in sorted(refused.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
         ],
+        "unindexed": [{"op": op, "count": n} for op, n in a.unindexed.items()],
         "impl_known_gaps": [g.line() for g in load_gaps().for_platform(a.platform_id)],
     }
 
@@ -280,6 +300,10 @@ def sections(data: dict[str, Any]) -> list[tuple[str, list[str]]]:
             f"{r['count']}x {r['op']} (op {', '.join(map(str, r['indices'][:REFUSED_SHOWN]))}"
             f"{', ...' if r['count'] > REFUSED_SHOWN else ''}): {r['reason']}"
             for r in data["refused"]
+        ]))  # fmt: skip
+    if data.get("unindexed"):
+        out.append(("Not audited: ops outside the kernel index (no replay; a platform knob may change their bits)", [
+            ", ".join(f"{u['op']} {u['count']}" for u in data["unindexed"])
         ]))  # fmt: skip
     gaps = data["impl_known_gaps"]
     out.append(("Known gaps (harness/impl/known_gaps.json)", gaps or ["none"]))

@@ -10,7 +10,7 @@ that says why, and to the provenance knobs that reach its bits.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -1226,6 +1226,50 @@ def _integral(name: str, floating: Replay) -> Replay:
         return {"out": _kept_dims(out, a, x.shape, dims)}
 
     return run
+
+
+# ATen ops (overload packets) whose floating outputs no platform knob changes, so that neither ``parity diff``
+# nor ``parity audit`` needs a replay of them: their inputs' bits moved, selected, filled or padded (views,
+# copies, casts to float64 or float16, concatenations, indexing, padding by a constant, random draws'
+# integer and bool companions), or one operation per element that every build computes alike. Measured on a
+# Zen 5 at default, avx2 and avx512 on 1 and 4 threads over 7 to 70,001 elements with NaN of both signs and a
+# payload, infinities, signed zeros and subnormals, the same bits everywhere: relu, neg, abs, floor, ceil,
+# trunc, round, sgn, sign, reciprocal, clamp / clamp_min / clamp_max by numbers, hardtanh,
+# threshold_backward, masked_fill, nan_to_num, casts between float32, float64 and float16. Not here, for
+# they differ (the same measurement): a cast to bfloat16 (a NaN at default), clamp and minimum / maximum by
+# tensors, remainder, fmod, max / min / aminmax reductions (NaN), elu, selu, hardswish, hardsigmoid, mish,
+# atan2, lerp, addcmul (the AVX2 object's contractions), linspace (default), arange and mse_loss's mean (4
+# threads), std, cdist, ctc_loss.
+BITS_KEPT = frozenset((
+    "_conj", "_reshape_alias", "_to_copy", "_unsafe_view", "alias", "as_strided", "as_strided_", "cat", "clone",
+    "constant_pad_nd", "copy_", "detach", "diagonal_copy", "empty", "empty_like", "empty_strided", "expand", "eye",
+    "fill_", "flip", "full", "full_like", "gather", "index", "index_select", "lift_fresh", "masked_select",
+    "new_empty", "new_empty_strided", "new_full", "new_ones", "new_zeros", "ones", "ones_like", "permute",
+    "pixel_shuffle", "pixel_unshuffle", "reflection_pad1d", "reflection_pad2d", "repeat", "replication_pad1d",
+    "replication_pad2d", "roll", "scalar_tensor", "select", "select_backward", "slice", "slice_backward", "split",
+    "split_with_sizes", "squeeze", "stack", "t", "t_", "transpose", "transpose_", "tril", "triu", "unbind",
+    "unfold", "unsafe_split", "unsqueeze", "unsqueeze_", "view", "view_as_complex", "view_as_real", "zero_",
+    "zeros", "zeros_like", "relu", "relu_", "neg", "neg_", "abs", "abs_", "floor", "ceil", "trunc", "round",
+    "sgn", "sign", "reciprocal", "hardtanh", "hardtanh_", "hardtanh_backward", "threshold_backward",
+    "masked_fill", "masked_fill_", "nan_to_num", "nan_to_num_", "_local_scalar_dense",
+))  # fmt: skip
+# clamp, clamp_min and clamp_max keep their bits only by numbers (their .Tensor overloads differ)
+_BY_NUMBERS = frozenset(("clamp", "clamp_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_"))
+_FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+
+
+def knob_free(op: str, inputs: Sequence[str], outputs: Sequence[str]) -> bool:
+    """Whether no platform knob changes the bits of ``op`` (ATen's name with its overload) whose inputs and
+    outputs have the dtypes given: an op without a floating output, one of ``BITS_KEPT`` (a cast to
+    bfloat16 from another dtype excepted), or clamp by numbers."""
+    if not any(d in _FLOATING for d in outputs):
+        return True
+    name = packet(op)
+    if name in _BY_NUMBERS:
+        return not op.endswith(".Tensor")
+    if name not in BITS_KEPT:
+        return False
+    return not ("bfloat16" in outputs and any(d != "bfloat16" for d in inputs))
 
 
 # the torch.nn layers traces reach (harness/trace/impl_nn.py), torch.optim's foreach and fused ops
