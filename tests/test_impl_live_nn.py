@@ -1300,6 +1300,44 @@ def test_bernoulli_into_a_view_draws_in_its_iteration_order() -> None:
     _replays_match(program, {"bernoulli_"}, 4)
 
 
+@settings(max_examples=6, deadline=None)
+@given(shape=st.one_of(ND_SHAPES, st.just(())), seed=SEEDS)
+def test_random_factories_replay_from_a_trace(shape: tuple[int, ...], seed: int) -> None:
+    """The random factories models call (SEW's ``torch.rand([])``, DiffLlama's ``torch.normal(0, 0.1,
+    size)``, VITS' ``randn_like``, SpeechT5's ``torch.bernoulli(x, p)``) and ``bernoulli_`` into a bool
+    tensor (its 0 and 1 in self's dtype), from the captured generator state."""
+    like = torch.zeros(shape)
+
+    def program() -> None:
+        torch.manual_seed(seed % 10000)
+        torch.rand(shape)
+        torch.rand_like(like)
+        torch.normal(0.25, 0.1, size=shape)
+        torch.randn_like(like)
+        torch.bernoulli(like, p=0.4)
+        torch.empty(shape, dtype=torch.bool).bernoulli_(0.6)
+
+    _replays_match(program, {"rand", "rand_like", "normal", "randn_like", "bernoulli", "bernoulli_"}, 6)
+
+
+@settings(max_examples=6, deadline=None)
+@given(shape=ND_SHAPES, seed=SEEDS)
+def test_rsub_replays_from_a_trace(shape: tuple[int, ...], seed: int) -> None:
+    """``1 - mask`` (BLOOM), ``rsub`` of two tensors with NaN and infinities among them, and of an integer
+    tensor: ATen's sub with the operands swapped."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:3] = np.array([np.nan, np.inf, -0.0], np.float32)[: x.size]
+    tx, ty = torch.from_numpy(x), torch.from_numpy(rng.standard_normal(shape).astype(np.float32))
+
+    def program() -> None:
+        torch.rsub(tx, 1)
+        torch.rsub(tx, ty)
+        torch.rsub(torch.from_numpy(rng.integers(-9, 9, shape)), 3)
+
+    _replays_match(program, {"rsub"}, 3)
+
+
 @settings(max_examples=10, deadline=None)
 @given(
     shape=st.tuples(st.integers(1, 4), st.integers(1, 300), st.integers(1, 12), st.integers(1, 12)),

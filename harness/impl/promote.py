@@ -75,7 +75,7 @@ def result_type(*operands: Operand) -> np.dtype:
 
 def binary_promoted(
     op: str,
-    a: np.ndarray,
+    a: Operand,
     b: Operand,
     alpha: bool | int | float = 1,
     out_dtype: np.dtype | None = None,

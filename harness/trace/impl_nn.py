@@ -52,6 +52,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "add_": ("add", ()),
     "sub": ("add", ()),
     "sub_": ("add", ()),
+    "rsub": ("add", ()),
     "mul_": ("mul", ()),
     "div_": ("div", ()),
     # rounding_mode "floor": SLEEF's fmodf in the vector lanes (std::fmod at default), glibc's in each tail
@@ -682,6 +683,18 @@ def _binary(name: str) -> Replay:
     return run
 
 
+def _rsub(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``rsub(self, other, alpha)`` (BLOOM's ``1 - mask``): ATen's ``sub(other, self, alpha)``, rsub.Scalar's
+    number wrapped as a scalar, so the operands swapped through harness.impl.promote (the common dtype,
+    one rounding per element, two NaNs at one element in sub's operand order)."""
+    from harness.impl.promote import binary_promoted
+
+    x, other = t.get("self"), t["other"] if "other" in t else a.get("other")
+    if x is None or other is None or _complex_operand(t, a):
+        raise ParityError("rsub: its operands were not captured as real tensors or a number")
+    return {"out": binary_promoted("sub", other, x, a.get("alpha", 1), None, p.aarch64)}
+
+
 def _rsqrt(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.unary import forward
 
@@ -1217,6 +1230,7 @@ REPLAYS: dict[str, Replay] = {
     **{name: _binary(name) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
     **{name: _floor_divide for name in ("floor_divide", "floor_divide_")},
     "rsqrt": _rsqrt,
+    "rsub": _rsub,
     "embedding_dense_backward": _embedding_backward,
     "max_pool2d_with_indices": _max_pool,
     "max_pool2d_with_indices_backward": _max_pool_backward,

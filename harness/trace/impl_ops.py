@@ -66,8 +66,13 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "norm": ("vector_norm", ("capability",)),
     "normal_": ("randn", ("capability",)),
     "randn": ("randn", ("capability",)),
+    "normal": ("randn", ("capability",)),
+    "randn_like": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
+    "rand": ("uniform", ("capability",)),
+    "rand_like": ("uniform", ("capability",)),
     "bernoulli_": ("dropout", ()),
+    "bernoulli": ("dropout", ()),
     "embedding": ("embedding", ()),
     "embedding_dense_backward": ("embedding", ()),
     "_scaled_dot_product_flash_attention_for_cpu": ("sdpa", ("capability", "threads")),
@@ -999,6 +1004,43 @@ def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": randn(_generator(t, "randn"), int(np.prod(shape, dtype=np.int64)), p).reshape(shape)}
 
 
+def _factory_shape(a: Args, op: str) -> tuple[int, ...]:
+    """The shape of a random factory's float32 output: ``size`` (rand, normal.float_float), or the shape of
+    the tensor a ``*_like`` op copies, refused unless that is contiguous (empty_like keeps another dense
+    layout, which ATen's samplers fill element by element in TensorIterator's order)."""
+    if a.get("dtype") not in (None, "torch.float32"):
+        raise ParityError(f"the impl reproduces float32 {op} only, not {a['dtype']}")
+    if "size" in a:
+        return tuple(int(n) for n in a["size"])
+    _flat(a, "self")
+    shape = a.get("self.shape")
+    if shape is None:
+        raise ParityError(f"{op}: the shape of the tensor it copies was not captured")
+    return tuple(shape)
+
+
+def _rand(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``rand`` and ``rand_like``: an empty float32 tensor, then ``uniform_(0, 1)``."""
+    from harness.impl.rng import uniform_
+
+    shape = _factory_shape(a, "rand")
+    n = int(np.prod(shape, dtype=np.int64))
+    return {"out": uniform_(_generator(t, "rand"), n, 0.0, 1.0, p).reshape(shape)}
+
+
+def _normal_factory(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``normal.float_float(mean, std, size)`` and ``randn_like``: an empty float32 tensor, then
+    ``normal_(mean, std)`` (randn_like: 0 and 1). The overloads of tensor means or deviations refused."""
+    from harness.impl.rng import normal_
+
+    if any(name in t for name in ("mean", "std")):
+        raise ParityError("the impl reproduces normal of number mean and std only, not of tensors")
+    shape = _factory_shape(a, "normal")
+    n = int(np.prod(shape, dtype=np.int64))
+    gen = _generator(t, "normal")
+    return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
+
+
 def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
     """q, k, v of a flash attention op in torch's layouts, and how it was called (attention.FlashCall)."""
     from harness.impl.attention import FlashCall
@@ -1050,7 +1092,11 @@ def _fft(kind: str) -> Replay:
 
 REPLAYS: dict[str, Replay] = {
     "normal_": _normal,
+    "normal": _normal_factory,
+    "randn_like": _normal_factory,
     "uniform_": _uniform,
+    "rand": _rand,
+    "rand_like": _rand,
     "randn": _randn,
     "native_layer_norm": _layer_norm,
     "native_layer_norm_backward": _layer_norm_backward,
@@ -1150,9 +1196,10 @@ def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
 
 
 def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """bernoulli_(p) with a number p into a float32 tensor: serial draws (``templates::cpu::bernoulli_kernel``,
-    ``cpu_serial_kernel`` over ``TensorIterator::borrowing_nullary_op(self)``), so in self's iteration
-    order (harness.trace.loops: memory order for a dense self, its dims sorted by stride for a view)."""
+    """bernoulli_(p) with a number p into a tensor (0 and 1 of its dtype): serial draws
+    (``templates::cpu::bernoulli_kernel``, ``cpu_serial_kernel`` over
+    ``TensorIterator::borrowing_nullary_op(self)``), so in self's iteration order (harness.trace.loops:
+    memory order for a dense self, its dims sorted by stride for a view)."""
     from harness.impl.rng import bernoulli_mask
     from harness.trace.loops import element_wise_loop
 
@@ -1167,7 +1214,20 @@ def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     shape, stride = tuple(shape), a.get("self.stride")
     order = element_wise_loop(shape, [], stride).order if stride is not None else tuple(range(len(shape)))
     draws = bernoulli_mask(generator_from_state(t["generator_state"]), tuple(shape[d] for d in order), float(prob))
-    return {"out": np.ascontiguousarray(np.transpose(draws, np.argsort(order)))}
+    try:  # 0 or 1 cast to self's dtype (bool too); a trace recorded before dtypes were kept: float32
+        dtype = np.dtype(a.get("self.dtype") or "float32")
+    except TypeError as err:
+        raise ParityError(f"bernoulli_ into a {a.get('self.dtype')} tensor is not modelled") from err
+    return {"out": np.ascontiguousarray(np.transpose(draws, np.argsort(order))).astype(dtype)}
+
+
+def _bernoulli_p(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``bernoulli.p(self, p)`` (SpeechT5's functional draw): ``bernoulli_(p)`` into
+    ``empty_like(self, LEGACY_CONTIGUOUS_MEMORY_FORMAT)``, a contiguous tensor of self's shape and dtype.
+    ``bernoulli(self)``, self the probabilities, is refused."""
+    if "p" not in a:
+        raise ParityError("the impl reproduces bernoulli with a number p only, not a tensor of probabilities")
+    return _bernoulli(t, {k: v for k, v in a.items() if k != "self.stride"}, p)
 
 
 def _native_dropout(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1278,7 +1338,7 @@ KERNEL_OPS.update(impl_nn.KERNEL_OPS)
 KERNEL_OPS.update(impl_optim.KERNEL_OPS)
 REPLAYS.update(impl_nn.REPLAYS)
 REPLAYS.update(impl_optim.REPLAYS)
-REPLAYS.update({"bernoulli_": _bernoulli, "native_dropout": _native_dropout})
+REPLAYS.update({"bernoulli_": _bernoulli, "bernoulli": _bernoulli_p, "native_dropout": _native_dropout})
 REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
@@ -1306,6 +1366,7 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
             values[f"{arg['name']}.stride"] = arg["stride"]
             values[f"{arg['name']}.shape"] = arg.get("shape")
             values[f"{arg['name']}.align"] = int(arg.get("align", 0))
+            values[f"{arg['name']}.dtype"] = arg.get("dtype")
     # a tensor by its argument's name; one passed twice (maximum(a, b, out=a), addcmul_(v, g, g)) is
     # named after its last argument in ``tensor``, and captured under each argument's name
     tensors = {arg["name"]: inputs[arg["tensor"]] for arg in args if arg.get("tensor") in inputs}

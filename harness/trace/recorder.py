@@ -594,7 +594,7 @@ def _call_args(arg_names: list[str], args: tuple, kwargs: dict, names: dict[int,
         name = arg_names[i] if i < len(args) else list(kwargs)[i - len(args)]
         if isinstance(value, torch.Tensor):
             entry = {"name": name, "tensor": names.get(id(value), ""), "stride": list(value.stride()),
-                     "shape": list(value.shape)}  # fmt: skip
+                     "shape": list(value.shape), "dtype": str(value.dtype).removeprefix("torch.")}  # fmt: skip
             align = _address_past_64(value)
             if align:
                 entry["align"] = align
