@@ -16,7 +16,7 @@ from unittest import mock
 import numpy as np
 import pytest
 import torch
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
@@ -1318,6 +1318,26 @@ def test_random_factories_replay_from_a_trace(shape: tuple[int, ...], seed: int)
         torch.empty(shape, dtype=torch.bool).bernoulli_(0.6)
 
     _replays_match(program, {"rand", "rand_like", "normal", "randn_like", "bernoulli", "bernoulli_"}, 6)
+
+
+@settings(max_examples=6, deadline=None)
+@given(
+    start=st.floats(-50, 50), step=st.floats(1e-3, 3), n=st.sampled_from([1, 7, 17, 40, 70_001]), threads=THREADS
+)  # fmt: skip
+@example(start=0.1, step=0.37, n=70_001, threads=4)  # each thread's chunk restarts the vectors
+def test_range_factories_replay_from_a_trace(start: float, step: float, n: int, threads: int) -> None:
+    """arange of floats (Llama's rotary ``arange(0, dim, 2, dtype=float32)``; a long one split between
+    threads) and of integers, and linspace (Deformable DETR's sampling offsets; past steps / 2 counted
+    from the end)."""
+    use_threads(threads)
+
+    def program() -> None:
+        torch.arange(start, start + step * n, step)
+        torch.arange(0, 16, 2, dtype=torch.float32)
+        torch.arange(n)
+        torch.linspace(start, start + step * n, n)
+
+    _replays_match(program, {"arange", "linspace"}, 4)
 
 
 @settings(max_examples=6, deadline=None)

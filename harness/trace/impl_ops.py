@@ -69,6 +69,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "normal": ("randn", ("capability",)),
     "randn_like": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
+    "arange": ("arange", ("threads",)),
+    "linspace": ("linspace", ("capability",)),
     "rand": ("uniform", ("capability",)),
     "rand_like": ("uniform", ("capability",)),
     "bernoulli_": ("dropout", ()),
@@ -1041,6 +1043,35 @@ def _normal_factory(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
 
 
+def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
+    (its positions in double, vector bases and scalar tails per thread chunk); integers exact, as NumPy's."""
+    from harness.impl.factories import arange
+
+    start, end, step = a.get("start", 0), a.get("end"), a.get("step", 1)
+    numbers = (start, end, step)
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in numbers):
+        raise ParityError(f"arange of {start!r}, {end!r}, {step!r}: numbers only")
+    dtype = a.get("dtype") or ("torch.float32" if any(isinstance(v, float) for v in numbers) else "torch.int64")
+    if dtype == "torch.float32":
+        return {"out": arange(float(start), float(end), float(step), p)}
+    if dtype == "torch.int64" and all(isinstance(v, int) for v in numbers):
+        return {"out": np.arange(start, end, step, dtype=np.int64)}
+    raise ParityError(f"the impl reproduces arange of float32 (or of integers into int64) only, not {dtype}")
+
+
+def _linspace(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``linspace(start, end, steps)`` of float32 numbers: harness.impl.factories."""
+    from harness.impl.factories import linspace
+
+    start, end, steps = a.get("start"), a.get("end"), a.get("steps")
+    if any(name in t for name in ("start", "end")) or not isinstance(steps, int):
+        raise ParityError("the impl reproduces linspace of numbers only, not of tensors")
+    if a.get("dtype") not in (None, "torch.float32"):
+        raise ParityError(f"the impl reproduces float32 linspace only, not {a['dtype']}")
+    return {"out": linspace(float(start), float(end), steps, p)}
+
+
 def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
     """q, k, v of a flash attention op in torch's layouts, and how it was called (attention.FlashCall)."""
     from harness.impl.attention import FlashCall
@@ -1095,6 +1126,8 @@ REPLAYS: dict[str, Replay] = {
     "normal": _normal_factory,
     "randn_like": _normal_factory,
     "uniform_": _uniform,
+    "arange": _arange,
+    "linspace": _linspace,
     "rand": _rand,
     "rand_like": _rand,
     "randn": _randn,
