@@ -765,9 +765,10 @@ def upsample_bicubic2d_backward(
 
 def _upsample_backward(
     kernel: str, taps: int, go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool,
-    profile: KernelProfile, scales: tuple[float | None, float | None],
+    profile: KernelProfile, scales: tuple[float | None, float | None], *extra: int,
 ) -> np.ndarray:  # fmt: skip
-    """Run csrc/nn.c's ``kernel`` (``taps`` source indices per output index) over the planes of ``go``."""
+    """Run csrc/nn.c's ``kernel`` (``taps`` source indices per output index) over the planes of ``go``,
+    ``extra`` ints after align_corners."""
     n, c, oh, ow = go.shape
     h, w = int(input_size[2]), int(input_size[3])
     gx = np.zeros((n, c, h, w), np.float32)
@@ -778,13 +779,14 @@ def _upsample_backward(
     sh = area_pixel_scale(h, oh, align_corners, scales[0])
     sw = area_pixel_scale(w, ow, align_corners, scales[1])
     fn(profile.as_c(), ptr(f32(go)), ptr(gx), *(ctypes.c_int64(v) for v in (n * c, h, w, oh, ow)), ctypes.c_float(sh),
-       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), ptr(hi), ptr(hw), ptr(wi), ptr(ww))  # fmt: skip
+       ctypes.c_float(sw), ctypes.c_int32(bool(align_corners)), *(ctypes.c_int32(v) for v in extra), ptr(hi), ptr(hw),
+       ptr(wi), ptr(ww))  # fmt: skip
     return gx
 
 
 def upsample_bilinear2d_backward(
     go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
-    scales: tuple[float | None, float | None] = (None, None),
+    scales: tuple[float | None, float | None] = (None, None), channels_last: bool = False,
 ) -> np.ndarray:  # fmt: skip
     """aten.upsample_bilinear2d_backward of a float32 (N, C, OH, OW) gradient to the input's (N, C, H, W):
     ATen's scalar kernel over a channels-first gradient. A channels-last one takes ATen's vectorised
@@ -793,10 +795,14 @@ def upsample_bilinear2d_backward(
     the same order with the same fused or unfused arithmetic, so the same bits (measured: 900 random
     channels-last gradients at default, AVX2 and AVX-512 on 1, 2 and 4 threads, 1 to 64 channels, NaN,
     infinities and denormals among them, all bit for bit; 3-D alike, 600 of which 46 NaN refused at
-    default as for channels-first)."""
+    default as for channels-first). ``channels_last``: the gradient torch held was channels-last contiguous.
+    On aarch64 (measured on emulated Neoverse N1, V2 and V1, 1, 2 and 4 threads) the NEON-typed objects (N1,
+    V2) fuse every update of either kernel, with aarch64's NaNs; V1's SVE256 object rounds the product and
+    the sum in the channels-last kernel's vector body (the first C - C % 8 channels), its tail fused."""
     if go.dtype != np.float32 or go.ndim != 4:
         raise ParityError(f"upsample_bilinear2d_backward: float32 (N, C, OH, OW), not {go.dtype}{list(go.shape)}")
-    return _upsample_backward("upsample_bilinear_backward", 2, go, input_size, align_corners, profile, scales)
+    return _upsample_backward("upsample_bilinear_backward", 2, go, input_size, align_corners, profile, scales,
+                              int(channels_last), go.shape[1])  # fmt: skip
 
 
 X86_BUILDS = ("default", "avx2", "avx512")  # the builds the 3-D channels-last kernel was measured at
@@ -872,10 +878,11 @@ def upsample_trilinear3d(
 
 def upsample_trilinear3d_backward(
     go: np.ndarray, input_size: tuple[int, int, int, int, int], align_corners: bool, profile: KernelProfile,
-    scales: tuple[float | None, float | None, float | None] = (None, None, None),
+    scales: tuple[float | None, float | None, float | None] = (None, None, None), channels_last: bool = False,
 ) -> np.ndarray:  # fmt: skip
-    """aten.upsample_trilinear3d_backward of a float32 (N, C, OD, OH, OW) channels-first gradient (ATen's
-    scalar kernel) to the input's (N, C, D, H, W) (x86 and Linux arm64)."""
+    """aten.upsample_trilinear3d_backward of a float32 (N, C, OD, OH, OW) gradient to the input's (N, C, D,
+    H, W) (x86 and Linux arm64): ATen's scalar kernel, or over a channels-last contiguous gradient
+    (``channels_last``) its vectorised one, as ``upsample_bilinear2d_backward`` says."""
     if go.dtype != np.float32 or go.ndim != 5:
         raise ParityError(f"upsample_trilinear3d_backward: float32 (N, C, OD, OH, OW), not {go.dtype}{list(go.shape)}")
     profile.refuse_unmeasured("upsample_trilinear3d_backward", LINEAR_BUILDS)
@@ -884,7 +891,7 @@ def upsample_trilinear3d_backward(
     sizes = tuple(int(v) for v in input_size[2:])
     gx = np.zeros((n * c, *sizes), np.float32)
     _linear_call("upsample_trilinear_backward", profile, f32(go), gx, (n * c,), sizes, go.shape[2:], align_corners,
-                 scales)  # fmt: skip
+                 scales, int(channels_last), c)  # fmt: skip
     return gx.reshape(n, c, *sizes)
 
 

@@ -1106,24 +1106,19 @@ def _upsample_trilinear(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nd
     return {"out": upsample_linear(x, size, bool(a["align_corners"]), p, scales)}
 
 
-def _linear_backward_gradient(op: str, t: Arrays, a: Args, p: KernelProfile) -> np.ndarray:
-    """The captured grad_output of a linear upsampling's backward. A channels-last contiguous one takes
-    ATen's vectorised kernel, whose updates of each element are the channels-first kernel's on x86
-    (harness.impl.nn ``upsample_bilinear2d_backward``); on arm64 it is not measured: refused."""
+def _linear_backward_gradient(t: Arrays, a: Args) -> tuple[np.ndarray, bool]:
+    """The captured grad_output of a linear upsampling's backward and whether it is channels-last
+    contiguous (ATen's vectorised kernel then runs: harness.impl.nn ``upsample_bilinear2d_backward``)."""
     go = t["grad_output"]
-    if p.aarch64 and _channels_last_contiguous(go, a.get("grad_output.stride")):
-        raise ParityError(
-            f"{op}: a channels-last contiguous gradient (ATen's vectorised kernel) is not measured on arm64"
-        )
-    return go
+    return go, _channels_last_contiguous(go, a.get("grad_output.stride"))
 
 
 def _upsample_trilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import upsample_trilinear3d_backward
 
-    go = _linear_backward_gradient("upsample_trilinear3d_backward", t, a, p)
+    go, cl = _linear_backward_gradient(t, a)
     scales = (a.get("scales_d"), a.get("scales_h"), a.get("scales_w"))
-    return {"out": upsample_trilinear3d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+    return {"out": upsample_trilinear3d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales, cl)}
 
 
 def _upsample_linear1d(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1143,9 +1138,9 @@ def _upsample_linear1d_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[st
 def _upsample_bilinear_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import upsample_bilinear2d_backward
 
-    go = _linear_backward_gradient("upsample_bilinear2d_backward", t, a, p)
+    go, cl = _linear_backward_gradient(t, a)
     scales = (a.get("scales_h"), a.get("scales_w"))
-    return {"out": upsample_bilinear2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+    return {"out": upsample_bilinear2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales, cl)}
 
 
 def _avg_pool_args(a: Args, dims: int) -> tuple[Any, ...]:

@@ -42,11 +42,12 @@
  *   upsample_bilinear    x (N, C, H, W); out (N, C, OH, OW); scale_h, scale_w as for upsample_bicubic;
  *                        hi, hw (2*OH,), wi, ww (2*OW,): scratch for the taps
  *   upsample_bilinear_backward  go (P, OH, OW), P = N*C planes; gx (P, H, W), zeroed by the caller;
- *                        scale_h, scale_w as for upsample_bicubic
+ *                        scale_h, scale_w as for upsample_bicubic; channels_last: the gradient torch
+ *                        held was channels-last contiguous, C its channels
  *   upsample_linear_generic  x (P, D, H, W), P = N*C planes; out (P, OD, OH, OW) (2-D: D = OD = 1; 1-D:
  *                        also H = OH = 1); di, dw (2*OD,), hi, hw (2*OH,), wi, ww (2*OW,) scratch
- *   upsample_trilinear_backward  go (P, OD, OH, OW); gx (P, D, H, W), zeroed by the caller; scratch as
- *                        upsample_linear_generic
+ *   upsample_trilinear_backward  go (P, OD, OH, OW); gx (P, D, H, W), zeroed by the caller; channels_last
+ *                        and C as for upsample_bilinear_backward; scratch as upsample_linear_generic
  *   upsample_linear1d_backward  go (P, OW); gx (P, W), zeroed by the caller; wi, ww (2*OW,) scratch
  *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
@@ -1108,27 +1109,49 @@ void upsample_bilinear(profile_t p, const float *x, float *out, int64_t N, int64
                                   hi, hw, wi, ww);
 }
 
+/* One update gx += w*g of a linear upsampling's backward, aarch64's NaNs where the profile's are
+ * (sfmadd_nans); ``rounded``: the product rounded, then the sum (nan2's rules for each: svmul(w, g),
+ * svadd(gx, w*g)), as the vector body of cpu_upsample_linear_backward_channels_last's acc runs in V1's
+ * SVE256 object, whose svmul/svadd are not contracted. */
+static inline float linear_update(const profile_t *p, float w, float g, float acc, int rounded) {
+    if (!rounded) return sfmadd_nans(p, w, g, acc);
+    const float prod = nan2(p, w * g, w, g);
+    return nan2(p, acc + prod, acc, prod);
+}
+
+/* Whether plane q (of N*C) of a channels-last gradient (``channels_last``, C channels) falls in
+ * cpu_upsample_linear_backward_channels_last's vector body (the first C - C % lanes channels of each
+ * pixel) in an object that does not contract it (V1's SVE256; measured: the NEON-typed objects of N1 and
+ * V2 fuse it as their scalar tail, as the x86 AVX2 and AVX-512 objects do). */
+static inline int linear_rounded(const profile_t *p, int32_t channels_last, int64_t C, int64_t q) {
+    return channels_last && is_arm(p) && !vec_contracted(p) && q % C < C - C % p->lanes;
+}
+
 /* cpu_upsample_linear_backward, loop2d (cpu/UpSampleMoreKernel.cpp), float (opmath = scalar, so it
  * accumulates straight into grad_input, zeroed by ATen's caller): per plane c (ATen splits the
  * planes over threads, each plane whole in one thread, so the thread count does not reach the bits),
  * per output (oh, ow) in row order, four scalar updates in the order i00, i01, i10, i11:
  * gx[ih][iw] += (lh * lw) * g, which the AVX2 object contracts to fma(lh * lw, g, gx[ih][iw]) (the
  * weights' product rounded first); the default object rounds the product with g, then the sum.
- * Taps that coincide at the edge (i1 == i0) take both updates in that order. */
+ * Taps that coincide at the edge (i1 == i0) take both updates in that order. A channels-last gradient
+ * (``channels_last``; C channels) runs cpu_upsample_linear_backward_channels_last, whose updates of each
+ * element come in the same order (each pixel's four taps over all channels), rounded or not as
+ * linear_rounded says; aarch64's NaNs on aarch64 (linear_update). */
 void upsample_bilinear_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
-                                int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align, int64_t *hi,
-                                float *hw, int64_t *wi, float *ww) {
+                                int64_t OH, int64_t OW, float scale_h, float scale_w, int32_t align,
+                                int32_t channels_last, int32_t C, int64_t *hi, float *hw, int64_t *wi, float *ww) {
     linear_taps(&p, H, OH, scale_h, align, hi, hw);
     linear_taps(&p, W, OW, scale_w, align, wi, ww);
     for (int64_t q = 0; q < P; q++) {
         float *plane = gx + q * H * W;
+        const int rounded = linear_rounded(&p, channels_last, C, q);
         for (int64_t a = 0; a < OH; a++)
             for (int64_t b = 0; b < OW; b++) {
                 float g = go[(q * OH + a) * OW + b];
                 for (int j = 0; j < 2; j++)
                     for (int k = 0; k < 2; k++) {
                         float *acc = plane + hi[2 * a + j] * W + wi[2 * b + k];
-                        *acc = sfmadd(&p, hw[2 * a + j] * ww[2 * b + k], g, *acc);
+                        *acc = linear_update(&p, hw[2 * a + j] * ww[2 * b + k], g, *acc, rounded);
                     }
             }
     }
@@ -1207,17 +1230,19 @@ void upsample_linear_generic(profile_t p, const float *x, float *out, int64_t P,
  * i100, .., i111 (depth, height, width taps): gx[i] += ((ld*lh)*lw)*g, which the AVX2 object contracts to
  * fma((ld*lh)*lw, g, gx[i]) (the weights' products rounded first); the default object rounds the product
  * with g, then the sum. The aarch64 objects (N1, V2, V1 measured) contract as the AVX2 one, with aarch64's
- * NaNs (sfmadd_nans: the accumulator's NaN first). Shapes: go (P, OD, OH, OW), gx (P, D, H, W) zeroed by
- * the caller; scratch as
- * upsample_linear_generic. */
+ * NaNs (sfmadd_nans: the accumulator's NaN first). A channels-last gradient (``channels_last``, C
+ * channels) as upsample_bilinear_backward's. Shapes: go (P, OD, OH, OW), gx (P, D, H, W) zeroed by
+ * the caller; scratch as upsample_linear_generic. */
 void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t D, int64_t H, int64_t W,
                                  int64_t OD, int64_t OH, int64_t OW, float scale_d, float scale_h, float scale_w,
-                                 int32_t align, int64_t *di, float *dw, int64_t *hi, float *hw, int64_t *wi, float *ww) {
+                                 int32_t align, int32_t channels_last, int32_t C, int64_t *di, float *dw, int64_t *hi,
+                                 float *hw, int64_t *wi, float *ww) {
     linear_taps(&p, D, OD, scale_d, align, di, dw);
     linear_taps(&p, H, OH, scale_h, align, hi, hw);
     linear_taps(&p, W, OW, scale_w, align, wi, ww);
     for (int64_t q = 0; q < P; q++) {
         float *vol = gx + q * D * H * W;
+        const int rounded = linear_rounded(&p, channels_last, C, q);
         for (int64_t e = 0; e < OD; e++)
             for (int64_t a = 0; a < OH; a++)
                 for (int64_t b = 0; b < OW; b++) {
@@ -1226,7 +1251,8 @@ void upsample_trilinear_backward(profile_t p, const float *go, float *gx, int64_
                         for (int j = 0; j < 2; j++)
                             for (int k = 0; k < 2; k++) {
                                 float *acc = vol + (di[2 * e + i] * H + hi[2 * a + j]) * W + wi[2 * b + k];
-                                *acc = sfmadd_nans(&p, dw[2 * e + i] * hw[2 * a + j] * ww[2 * b + k], g, *acc);
+                                *acc = linear_update(&p, dw[2 * e + i] * hw[2 * a + j] * ww[2 * b + k], g, *acc,
+                                                     rounded);
                             }
                 }
     }
