@@ -6,7 +6,7 @@ Normalization.cpp's TensorIterator path for every other layout: ``batch_norm_gen
 pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and floor_divide
 (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2 object's
 vector lanes refused), native_dropout, the antialiased bicubic resize and its backward
-(``upsample_bicubic2d_aa``, x86).
+(``upsample_bicubic2d_aa``).
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
@@ -680,8 +680,6 @@ def _bicubic_aa_taps(
     (``t``: the op's float32 operand)."""
     if t.dtype != np.float32 or t.ndim != 4:
         raise ParityError(f"{op}: float32 (N, C, H, W) only, not {t.dtype}{list(t.shape)}")
-    if profile.aarch64:
-        raise ParityError(f"{op}: measured on x86 only, not the aarch64 {profile.aten} build")
     if not np.isfinite(t).all():
         raise ParityError(f"{op}: a NaN or infinity in its operand (its propagation not modelled)")
     n, c, h, w, oh, ow = (int(v) for v in (*sizes[:2], *sizes[2:]))
@@ -701,7 +699,8 @@ def upsample_bicubic2d_aa(
 ) -> np.ndarray:  # fmt: skip
     """aten._upsample_bicubic2d_aa of a C-contiguous float32 (N, C, H, W) to (N, C, *output_size): ATen's
     separable antialiased kernel (Keys' cubic with A = -0.5, each output's weights normalised by their
-    float sum), the width pass then the height pass; x86, finite inputs (measured on x86 builds)."""
+    float sum), the width pass then the height pass; finite inputs (measured on the x86 builds and on the
+    Linux arm64 ones, emulated Neoverse N1, V2 and V1: csrc/nn.c ``aa_pass`` says how each sums)."""
     op = "_upsample_bicubic2d_aa"
     oh, ow = (int(v) for v in output_size)
     n, c, h = x.shape[:3] if x.ndim == 4 else (0, 0, 0)
@@ -724,7 +723,7 @@ def upsample_bicubic2d_aa_backward(
     scales: tuple[float | None, float | None] = (None, None),
 ) -> np.ndarray:  # fmt: skip
     """aten._upsample_bicubic2d_aa_backward of a float32 (N, C, OH, OW) gradient (ATen makes it
-    contiguous) to the input's (N, C, H, W); x86, finite gradients."""
+    contiguous) to the input's (N, C, H, W); finite gradients (x86 and Linux arm64, fused alike)."""
     op = "_upsample_bicubic2d_aa_backward"
     n, c, h, w = (int(v) for v in input_size)
     sizes = (n, c, h, w, *(go.shape[2:] if go.ndim == 4 else (0, 0)))

@@ -940,21 +940,25 @@ static void aa_cubic_taps(int first, int last, int64_t in, int64_t out, float sc
 
 /* One separable pass (_separable_upsample_generic_Nd_kernel_impl_single_dim; basic_loop_aa_horizontal /
  * _vertical's interpolate_aa_single_dim): ``lines`` lines of ``in`` samples ``inner`` apart, each output
- * sample o = t0*w0; o += t_j*w_j for j = 1 .. xsize-1 in float. GCC vectorised that loop in the AVX2 object
- * as an in-order reduction of 4-lane products: its first 4*floor((xsize-1)/4) terms are products rounded
- * and added one by one, the rest (the scalar epilogue) fused, o = fma(t_j, w_j, o) (``fused``; measured);
- * the default object rounds every step. ``first_taps``: every output of a line takes output 0's taps and
+ * sample o = t0*w0; o += t_j*w_j for j = 1 .. xsize-1 in float. GCC vectorised that loop as an in-order
+ * reduction of ``lanes``-lane products: its first lanes*floor((xsize-1)/lanes) terms are products rounded
+ * and added one by one, the rest (the scalar epilogue) fused, o = fma(t_j, w_j, o) (``fused``): 4 lanes in
+ * the x86 AVX2 object, the vector length in aarch64's SVE objects (SVE128: 4, SVE256: 8; FADDA's ordered
+ * sum); the NEON object (no ordered vector sum) runs the scalar loop, every step fused (``lanes`` 0).
+ * Measured (x86 on a Zen 5; aarch64 on emulated Neoverse N1, V2 and V1). The default object rounds every
+ * step. ``first_taps``: every output of a line takes output 0's taps and
  * source, as basic_loop_aa_vertical does (it reads the taps and the source stride of the loop's first
  * element only) when the output's width is 1, so that TensorIterator's inner dimension is the height. */
-static void aa_pass(int fused, const float *x, float *y, int64_t lines, int64_t in, int64_t out, int64_t inner,
-                    const int64_t *xmin, const int64_t *xsize, const float *wt, int64_t K, int first_taps) {
+static void aa_pass(int fused, int64_t lanes, const float *x, float *y, int64_t lines, int64_t in, int64_t out,
+                    int64_t inner, const int64_t *xmin, const int64_t *xsize, const float *wt, int64_t K,
+                    int first_taps) {
     for (int64_t l = 0; l < lines; l++)
         for (int64_t o = 0; o < out; o++)
             for (int64_t e = 0; e < inner; e++) {
                 const int64_t u = first_taps ? 0 : o;
                 const float *t = x + (l * in + xmin[u]) * inner + e;
                 const float *w = wt + u * K;
-                const int64_t body = (xsize[u] - 1) / 4 * 4;
+                const int64_t body = lanes ? (xsize[u] - 1) / lanes * lanes : 0;
                 float s = t[0] * w[0];
                 for (int64_t j = 1; j < xsize[u]; j++) s = madd(fused && j > body, t[j * inner], w[j], s);
                 y[(l * out + o) * inner + e] = s;
@@ -965,13 +969,15 @@ static void aa_pass(int fused, const float *x, float *y, int64_t lines, int64_t 
  * copy; else the width pass first (when the widths differ) into ``tmp`` (P, H, OW), then the height pass
  * (when the heights differ), each pass's weights as aa_cubic_taps. The AVX2 object (also what runs at the
  * AVX-512 capability: upsample_bicubic2d_aa_kernel has a plain REGISTER_DISPATCH) fuses the filter's steps
- * and each sum's scalar epilogue (profile.contract); the default object rounds every step. One thread
+ * and each sum's scalar epilogue (profile.contract); the aarch64 objects fuse the filter's steps alike and
+ * their sums as aa_pass says; the default object rounds every step. One thread
  * or outputs under GRAIN_SIZE (the caller refuses the rest where OW == 1: TensorIterator's chunks would
  * restart the taps mid-line). */
 void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
                          int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
                          int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
     const int c = p.contract;
+    const int64_t lanes = p.aten == ATEN_SVE ? p.lanes : is_arm(&p) ? 0 : 4; /* aa_pass's vectorised body */
     if (H == OH && W == OW) {
         memcpy(out, x, (size_t)(P * H * W) * sizeof(float));
         return;
@@ -980,12 +986,12 @@ void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, in
     if (W != OW) {
         float *dst = H != OH ? tmp : out;
         aa_cubic_taps(c, c, W, OW, scale_w, KW, wmin, wsize, ww);
-        aa_pass(c, src, dst, P * H, W, OW, 1, wmin, wsize, ww, KW, 0);
+        aa_pass(c, lanes, src, dst, P * H, W, OW, 1, wmin, wsize, ww, KW, 0);
         src = dst;
     }
     if (H != OH) {
         aa_cubic_taps(c, c, H, OH, scale_h, KH, hmin, hsize, hw);
-        aa_pass(c, src, out, P, H, OH, OW, hmin, hsize, hw, KH, OW == 1);
+        aa_pass(c, lanes, src, out, P, H, OH, OW, hmin, hsize, hw, KH, OW == 1);
     }
 }
 
@@ -995,7 +1001,8 @@ void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, in
  * REGISTER_DISPATCH): ATen hands whole planes to its threads (the thread count never reaches the bits);
  * per output (oh, ow) in row order, the taps of aa_cubic_taps (the same weights as the forward's, fused
  * where profile.contract), per plane gx[ymin + y][xmin + x] += (wx[x]*wy[y])*g, y outer, x inner, onto
- * the zeros of ``gx``; the AVX2 object contracts each update to fma(wx*wy, g, gx), the default object
+ * the zeros of ``gx``; the AVX2 object contracts each update to fma(wx*wy, g, gx), and so do the aarch64
+ * objects (measured on emulated Neoverse N1, V2 and V1, all thread counts alike); the default object
  * rounds the product and the sum. */
 void upsample_bicubic_aa_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
                                   int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
