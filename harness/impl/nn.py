@@ -1,7 +1,7 @@
 """Layers of torch.nn that traces of real models reach and no fixture op records, torch-free, on every
 profile (x86 and Linux arm64):
 sigmoid and its backward (nn.GRU's gates), batch norm in training with its backward and running
-statistics (batch_norm_kernel.cpp's kernels on contiguous and channels-last tensors, on x86 also
+statistics (batch_norm_kernel.cpp's kernels on contiguous and channels-last tensors, and
 Normalization.cpp's TensorIterator path for every other layout: ``batch_norm_generic``), cumsum,
 pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and floor_divide
 (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2 object's
@@ -27,7 +27,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.nans import arith
+from harness.impl.nans import arith, nan_kinds
 from harness.impl.profiles import KernelProfile
 from harness.impl.scatter import GRAIN_SIZE
 from harness.impl.strides import contiguous, iteration_order
@@ -247,7 +247,8 @@ def batch_norm_backward(
 
 # ATen's TensorIterator path of batch norm (Normalization.cpp, not the batch_norm_kernel.cpp stubs): for an input
 # neither contiguous nor channels-last (is_contiguous in no memory format), and for a backward whose input and
-# grad_out are not both so and of one suggested memory format. Measured on x86 (default, avx2, avx512 builds).
+# grad_out are not both so and of one suggested memory format. Measured on x86 (default, avx2, avx512 builds) and
+# on the Linux arm64 builds (emulated Neoverse N1, V2, V1), whose one Normalization.cpp object is contracted.
 
 _GENERIC = "batch norm over a layout neither contiguous nor channels-last (ATen's TensorIterator path)"
 
@@ -256,6 +257,43 @@ def _float_view(a: np.ndarray, what: str) -> np.ndarray:
     if a.dtype != np.float32 or a.ndim < 2 or any(st < 0 or st % 4 for st in a.strides):
         raise ParityError(f"{_GENERIC}: a float32 (N, C, ...) view of non-negative strides, not {what} {a.strides}")
     return a
+
+
+def _generic_nans(profile: KernelProfile, *operands: np.ndarray) -> None:
+    """Refuse operands whose NaNs are of more than one pattern (which one the path's float sums keep is not
+    modelled: measured on the Zen 5 and emulated aarch64 alike), and on aarch64 an operand NaN of x86's
+    default pattern 0xffc00000, which ``_arm_default_nans`` could not tell from one the arithmetic made."""
+    kinds = nan_kinds(*operands)
+    if len(kinds) > 1:
+        named = ", ".join(f"{k:#010x}" for k in sorted(kinds))
+        raise ParityError(f"{_GENERIC}: NaNs of more than one pattern among its operands ({named}): not modelled")
+    if profile.aarch64 and 0xFFC00000 in kinds:
+        raise ParityError(f"{_GENERIC}: an operand NaN 0xffc00000 on aarch64 (x86's default NaN): not modelled")
+
+
+def _refuse_nan_beside_inf(what: str, *operands: np.ndarray) -> None:
+    """Refuse a channel with a NaN and an infinity among ``operands`` (N, C, ...): which NaN the path's sums
+    keep, the operand's or the one inf - inf makes, is not modelled (measured on the Zen 5: training forward
+    2 of 24 draws, backward 2 of 16 gave the other NaN)."""
+    axes = _channel_dims(operands[0])
+    nan = np.logical_or.reduce([np.isnan(v).any(axis=axes) for v in operands])
+    inf = np.logical_or.reduce([np.isinf(v).any(axis=axes) for v in operands])
+    if bool(np.any(nan & inf)):
+        raise ParityError(
+            f"{_GENERIC}, {what}: a channel with a NaN beside an infinity (which NaN its sums keep): not modelled"
+        )
+
+
+def _arm_default_nans(profile: KernelProfile, *outs: np.ndarray | None) -> None:
+    """On aarch64 a NaN the path's arithmetic makes of no NaN (inf - inf, inf * 0, in float and in double)
+    is +qNaN 0x7fc00000, where the impl's x86 arithmetic made 0xffc00000 (operands of that pattern refused:
+    ``_generic_nans``): rewritten in place."""
+    if not profile.aarch64:
+        return
+    for out in outs:
+        if out is not None:
+            bits = out.view(np.uint32)
+            bits[bits == np.uint32(0xFFC00000)] = np.uint32(0x7FC00000)
 
 
 def _serial_rows(order: list[int], *views: np.ndarray) -> list[np.ndarray]:
@@ -296,11 +334,14 @@ def batch_norm_generic(
     ``x``: the input as torch laid it out, a NumPy view of its strides (e.g. ``tensor.numpy()`` of a
     transposed tensor). save_mean is at::mean over all dims but C (``reduce.mean_view``: the float sum in
     TensorIterator's order and thread split, then / n); the rest is csrc/nn.c's batch_norm_generic_stats
-    (a double sum of squares in the serial loop's order) and batch_norm_generic_transform."""
+    (a double sum of squares in the serial loop's order) and batch_norm_generic_transform, contracted on
+    aarch64. Refused: NaNs of more than one pattern, a NaN beside an infinity in a channel, and on aarch64
+    a NaN of x86's default pattern."""
     from harness.impl.reduce import mean_view
 
-    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
     x = _float_view(x, "input")
+    _generic_nans(profile, x)
+    _refuse_nan_beside_inf("training", x)
     c, order = x.shape[1], iteration_order(x.shape, [_element_strides(x)])
     mean = mean_view(x, _channel_dims(x), profile).reshape(c)
     (rows,) = _serial_rows(order, x)
@@ -310,19 +351,25 @@ def batch_norm_generic(
     fn = load("nn").batch_norm_generic_stats
     fn.restype = None
     fn(ptr(rows), ptr(mean), ctypes.c_int64(c), ctypes.c_int64(rows.shape[1]), ctypes.c_double(momentum),
-       ctypes.c_double(eps), ptr(invstd), _p(rm), _p(rv))  # fmt: skip
-    y = _generic_transform(rows, mean, invstd, _opt(weight), _opt(bias))
+       ctypes.c_double(eps), ctypes.c_int32(profile.aarch64), ptr(invstd), _p(rm), _p(rv))  # fmt: skip
+    y = _generic_transform(rows, mean, invstd, _opt(weight), _opt(bias), profile)
+    _arm_default_nans(profile, y, mean, invstd, rm, rv)
     return _from_rows(y, order, x.shape), mean, invstd, rm, rv
 
 
 def _generic_transform(
-    rows: np.ndarray, mean: np.ndarray, invstd: np.ndarray, w: np.ndarray | None, b: np.ndarray | None
+    rows: np.ndarray,
+    mean: np.ndarray,
+    invstd: np.ndarray,
+    w: np.ndarray | None,
+    b: np.ndarray | None,
+    profile: KernelProfile,
 ) -> np.ndarray:
     y = np.empty_like(rows)
     fn = load("nn").batch_norm_generic_transform
     fn.restype = None
     fn(ptr(rows), ptr(mean), ptr(invstd), _p(w), _p(b), ctypes.c_int64(rows.shape[0]), ctypes.c_int64(rows.shape[1]),
-       ptr(y))  # fmt: skip
+       ctypes.c_int32(profile.aarch64), ptr(y))  # fmt: skip
     return y
 
 
@@ -337,12 +384,14 @@ def batch_norm_eval_generic(
 ) -> np.ndarray:
     """native_batch_norm with training=False on ATen's TensorIterator path (``x`` as ``batch_norm_generic``'s):
     invstd = 1 / torch.sqrt(running_var + eps), float tensor ops (the sqrt MKL VML's on x86, not IEEE:
-    ``optim.sqrt``; the batch_norm_kernel.cpp kernels take std::sqrt), then ((x - running_mean) * invstd) * w + b."""
+    ``optim.sqrt``; the batch_norm_kernel.cpp kernels take std::sqrt), then ((x - running_mean) * invstd) * w + b
+    (the last step fused on aarch64, where a NaN running statistic or affine parameter is refused)."""
     from harness.impl.optim import sqrt
 
-    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
     x = _float_view(x, "input")
     rm, rv = f32(np.asarray(running_mean)), f32(np.asarray(running_var))
+    if profile.aarch64 and any(np.isnan(v).any() for v in (rm, rv, _opt(weight), _opt(bias)) if v is not None):
+        raise ParityError(f"{_GENERIC}, eval: a NaN running statistic or affine parameter on aarch64: not modelled")
     if rm.shape != (x.shape[1],) or rv.shape != (x.shape[1],):
         raise ValueError(f"running statistics of shape {rm.shape}, {rv.shape} for {x.shape[1]} channels")
     with np.errstate(all="ignore"):
@@ -350,7 +399,10 @@ def batch_norm_eval_generic(
         invstd = np.divide(np.float32(1), root, dtype=np.float32)
     order = list(range(x.ndim - 1, -1, -1))  # element-wise: any order gives the same bits
     (rows,) = _serial_rows(order, x)
-    return _from_rows(_generic_transform(rows, rm, invstd, _opt(weight), _opt(bias)), order, x.shape)
+    y = _generic_transform(rows, rm, invstd, _opt(weight), _opt(bias), profile)
+    if profile.aarch64:  # element-wise: a NaN not the input's own is the default NaN of inf - inf or inf * 0
+        y[np.isnan(y) & ~np.isnan(rows)] = np.uint32(0x7FC00000).view(np.float32)
+    return _from_rows(y, order, x.shape)
 
 
 def batch_norm_backward_generic(
@@ -364,13 +416,16 @@ def batch_norm_backward_generic(
     """native_batch_norm_backward in training mode on ATen's TensorIterator path: (grad_input, grad_weight,
     grad_bias), grad_input in logical order. ``grad_out`` and ``x`` as torch laid them out (NumPy views of
     their strides, ``batch_norm_generic``'s ``x``); grad_bias is at::sum(grad_out) over all dims but C
-    (``reduce.sum_view``), the rest csrc/nn.c's batch_norm_generic_backward over the reduce iterator's order."""
+    (``reduce.sum_view``), the rest csrc/nn.c's batch_norm_generic_backward over the reduce iterator's order
+    (not contracted on aarch64 either: measured). Refused as ``batch_norm_generic``, a NaN beside an infinity
+    in grad_out or the input alike."""
     from harness.impl.reduce import sum_view
 
-    profile.refuse_unmeasured(_GENERIC, X86_BUILDS)
     x, grad_out = _float_view(x, "input"), _float_view(grad_out, "grad_out")
+    _generic_nans(profile, x, grad_out)
     if grad_out.shape != x.shape:
         raise ValueError(f"batch_norm_backward: grad_out {grad_out.shape} and input {x.shape} differ")
+    _refuse_nan_beside_inf("backward", x, grad_out)
     c = x.shape[1]
     order = iteration_order(x.shape, [_element_strides(x), _element_strides(grad_out)])
     total = sum_view(grad_out, _channel_dims(x), profile).reshape(c)
@@ -381,6 +436,7 @@ def batch_norm_backward_generic(
     fn.restype = None
     fn(ptr(xs), ptr(gs), ptr(f32(save_mean)), ptr(f32(save_invstd)), _p(_opt(weight)), ptr(total), ctypes.c_int64(c),
        ctypes.c_int64(xs.shape[1]), ptr(gx), ptr(gw))  # fmt: skip
+    _arm_default_nans(profile, gx, gw, total)
     return _from_rows(gx, order, x.shape), gw, total
 
 
