@@ -623,7 +623,7 @@ def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndar
     scalar). Above ATen's grain (32768 elements) on more than one thread the split moves the loop's tails:
     refused. ATen's basic loop (an operand with no unit stride inside: the scalar product on each
     element): plain at default, refused at avx2 and avx512, where the AVX2 object's scalar loop fuses
-    some elements (measured, not modelled)."""
+    some elements (measured, not modelled), and on aarch64 (not measured)."""
     from harness.impl.nn import complex_mul
 
     def as_complex(name: str, value: object) -> np.ndarray:
