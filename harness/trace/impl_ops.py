@@ -1010,9 +1010,11 @@ def _factory_shape(a: Args, op: str) -> tuple[int, ...]:
     """The shape of a random factory's float32 output: ``size`` (rand, normal.float_float), or the shape of
     the tensor a ``*_like`` op copies, refused unless that is contiguous (empty_like keeps another dense
     layout, which ATen's samplers fill element by element in TensorIterator's order)."""
-    if a.get("dtype") not in (None, "torch.float32"):
-        raise ParityError(f"the impl reproduces float32 {op} only, not {a['dtype']}")
-    if "size" in a:
+    like = "size" not in a  # a *_like op: self's dtype unless one is given (a trace without dtypes: float32)
+    dtype = a.get("dtype") or (f"torch.{a.get('self.dtype') or 'float32'}" if like else "torch.float32")
+    if dtype != "torch.float32":
+        raise ParityError(f"the impl reproduces float32 {op} only, not {dtype}")
+    if not like:
         return tuple(int(n) for n in a["size"])
     _flat(a, "self")
     shape = a.get("self.shape")
