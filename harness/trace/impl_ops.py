@@ -975,6 +975,8 @@ def _drawn_shape(a: Args, op: str) -> tuple[int, ...]:
     shape = a.get("self.shape")
     if shape is None:
         raise ParityError(f"{op}: the output's shape was not captured")
+    if a.get("self.dtype") not in (None, "float32"):
+        raise ParityError(f"the impl reproduces {op} into float32 tensors only, not {a['self.dtype']}")
     _flat(a, "self")
     return tuple(shape)
 
