@@ -1338,6 +1338,23 @@ def test_range_factories_replay_from_a_trace(start: float, step: float, n: int, 
     _replays_match(program, {"arange", "linspace"}, 4)
 
 
+def test_bfloat16_operands_are_refused_not_taken_for_integers() -> None:
+    """A capture holds a bfloat16 tensor's bits as uint16; every replay refuses such an operand in one line
+    (add, exp and masked_fill had given integer arithmetic on the bit patterns), a list of them too."""
+    x = torch.randn(3, 5).to(torch.bfloat16)
+    with recording(capture=list(range(8))) as tracer:
+        x + x
+        torch.exp(x)
+        x.masked_fill(x > 0, 1.5)
+        torch._foreach_mul([x, x], 2.0)
+    replayed = [(i, op) for i, op in enumerate(tracer.ops) if packet(op.op) in REPLAYS]
+    assert {packet(op.op) for _, op in replayed} >= {"add", "exp", "masked_fill", "_foreach_mul"}
+    for i, op in replayed:
+        cap = tracer.captured[i]
+        with pytest.raises(ParityError, match="does not reproduce bfloat16 arithmetic"):
+            replay(op.op, cap.inputs, cap.args, live_profile())
+
+
 @settings(max_examples=6, deadline=None)
 @given(shape=ND_SHAPES, seed=SEEDS)
 def test_rsub_replays_from_a_trace(shape: tuple[int, ...], seed: int) -> None:

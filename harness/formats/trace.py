@@ -33,7 +33,8 @@ array, no pickle) of kind ``trace``::
                             Version 3 and later: older traces do not know their inputs' sources
     /captured/<index>/inputs/<name>, outputs/<name>   full tensors of the ops asked for;
                             attrs: args (JSON: the call's arguments, tensors by input name with
-                            their shape, stride, dtype (traces recorded before 2026-12 lack it)
+                            their shape, stride, dtype (a list of tensors: "tensors" and
+                            "dtypes"; traces recorded before 2026-12 lack dtypes)
                             and, where not 0, "align": the bytes their first
                             element lay past a 64-byte boundary; a number JSON cannot hold, inf,
                             -inf or nan, as {"float": "-inf"})

@@ -1390,11 +1390,27 @@ def refusal(op: str) -> str | None:
     return f"the reference implementation does not reproduce {op}"
 
 
+# tensor dtypes no replay reproduces: a capture holds a bfloat16 tensor's bits as uint16 (NumPy has no
+# bfloat16), which a replay would otherwise take for integers
+UNMODELLED_DTYPES = frozenset(("bfloat16",))
+
+
+def _refuse_unmodelled_dtypes(op: str, args: list[dict[str, Any]]) -> None:
+    """Refuse an op any of whose tensor arguments has a dtype of ``UNMODELLED_DTYPES`` (as the capture
+    recorded them; a capture recorded before dtypes were kept is not checked)."""
+    for arg in args:
+        dtypes = [arg.get("dtype")] if "tensor" in arg else arg.get("dtypes") or []
+        found = next((d for d in dtypes if d in UNMODELLED_DTYPES), None)
+        if found:
+            raise ParityError(f"the impl does not reproduce {found} arithmetic: {op}'s {arg['name']} is {found}")
+
+
 def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:
     """Run a captured op through the impl under ``profile``; ParityError where it cannot."""
     run = REPLAYS.get(packet(op))
     if run is None:
         raise ParityError(refusal(op) or op)
+    _refuse_unmodelled_dtypes(op, args)
     values: dict[str, Any] = {}
     for arg in args:
         if "value" in arg:

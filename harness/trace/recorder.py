@@ -600,7 +600,10 @@ def _call_args(arg_names: list[str], args: tuple, kwargs: dict, names: dict[int,
                 entry["align"] = align
             out.append(entry)
         elif isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) for v in value):
-            out.append({"name": name, "tensors": [names.get(id(v), "") if v is not None else None for v in value]})
+            out.append({
+                "name": name, "tensors": [names.get(id(v), "") if v is not None else None for v in value],
+                "dtypes": [str(v.dtype).removeprefix("torch.") if v is not None else None for v in value],
+            })  # fmt: skip
         else:
             out.append({"name": name, "value": _jsonable(value)})
     return out
