@@ -1355,6 +1355,24 @@ def test_bfloat16_operands_are_refused_not_taken_for_integers() -> None:
             replay(op.op, cap.inputs, cap.args, live_profile())
 
 
+def test_complex_operands_are_refused_where_the_replay_takes_real_ones() -> None:
+    """A complex tensor is captured as float32 (re, im) pairs; exp, sum and embedding had taken them for
+    real numbers. Refused in one line; complex mul (modelled) still replays."""
+    z = torch.randn(3, 5, dtype=torch.complex64)
+    with recording(capture=list(range(8))) as tracer:
+        torch.exp(z)
+        z.sum()
+        torch.nn.functional.embedding(torch.tensor([0, 2]), z)
+        z * z
+    for i, op in enumerate(tracer.ops):
+        cap = tracer.captured[i]
+        if packet(op.op) == "mul":
+            replay(op.op, cap.inputs, cap.args, live_profile())
+        elif packet(op.op) in REPLAYS:
+            with pytest.raises(ParityError, match=r"of real tensors only: its .* is complex64"):
+                replay(op.op, cap.inputs, cap.args, live_profile())
+
+
 @settings(max_examples=6, deadline=None)
 @given(shape=ND_SHAPES, seed=SEEDS)
 def test_rsub_replays_from_a_trace(shape: tuple[int, ...], seed: int) -> None:

@@ -1393,16 +1393,25 @@ def refusal(op: str) -> str | None:
 # tensor dtypes no replay reproduces: a capture holds a bfloat16 tensor's bits as uint16 (NumPy has no
 # bfloat16), which a replay would otherwise take for integers
 UNMODELLED_DTYPES = frozenset(("bfloat16",))
+# a complex tensor is captured as its float32 (re, im) pairs, one more dim: only these replays know it
+# (the others had taken the pairs for real numbers: exp, tanh, sum, mean, embedding of complex64 other)
+COMPLEX_REPLAYS = frozenset(
+    ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "_fft_c2c", "_fft_r2c", "_fft_c2r")
+)
 
 
 def _refuse_unmodelled_dtypes(op: str, args: list[dict[str, Any]]) -> None:
-    """Refuse an op any of whose tensor arguments has a dtype of ``UNMODELLED_DTYPES`` (as the capture
-    recorded them; a capture recorded before dtypes were kept is not checked)."""
+    """Refuse an op any of whose tensor arguments has a dtype of ``UNMODELLED_DTYPES``, or is complex
+    where the replay is not one of ``COMPLEX_REPLAYS`` (the dtypes as the capture recorded them; a capture
+    recorded before dtypes were kept is not checked)."""
     for arg in args:
         dtypes = [arg.get("dtype")] if "tensor" in arg else arg.get("dtypes") or []
         found = next((d for d in dtypes if d in UNMODELLED_DTYPES), None)
         if found:
             raise ParityError(f"the impl does not reproduce {found} arithmetic: {op}'s {arg['name']} is {found}")
+        found = next((d for d in dtypes if d and d.startswith("complex")), None)
+        if found and packet(op) not in COMPLEX_REPLAYS:
+            raise ParityError(f"the impl reproduces {packet(op)} of real tensors only: its {arg['name']} is {found}")
 
 
 def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelProfile) -> dict[str, np.ndarray]:
