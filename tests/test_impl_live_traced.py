@@ -1452,6 +1452,22 @@ def test_index_put_into_integer_tensors_replays(
 
 
 @backends
+def test_reductions_of_a_zero_dim_tensor_over_dim_0_replay(backend: str) -> None:
+    """sum, mean, var, logsumexp and the 2-norm of a 0-d tensor over dim 0 or -1 (one element; the replays
+    had broken on the dim's modulo)."""
+    x = torch.tensor(2.5)
+
+    def program() -> None:
+        x.sum(0)
+        x.mean(-1, keepdim=True)
+        x.var(0)
+        torch.logsumexp(x, 0)
+        torch.linalg.vector_norm(x, dim=0)
+
+    _replays_match(backend, program, {"sum", "mean", "var", "logsumexp", "linalg_vector_norm"}, 5)
+
+
+@backends
 @pytest.mark.parametrize("mode", ["floor", "trunc"])
 def test_integer_division_keeps_the_tensors_dtype(backend: str, mode: str) -> None:
     """An int32 tensor divided by a zero-dim int64 tensor or a Python int, with a rounding mode: the

@@ -140,6 +140,8 @@ def _layer_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     x = t["input"]
     if len(a["normalized_shape"]) != 1:
         raise ParityError("the impl reproduces layer_norm over the last dim only")
+    if not a["normalized_shape"][0]:
+        raise ParityError("layer_norm over an empty dim (its mean 0 and rstd NaN) is not modelled")
     y, mean, rstd = layer_norm(x, t.get("weight"), t.get("bias"), a["eps"], p)  # a tensor not passed: None
     stat_shape = (*x.shape[:-1], 1)
     return {"out0": y, "out1": mean.reshape(stat_shape), "out2": rstd.reshape(stat_shape)}
@@ -1380,6 +1382,28 @@ REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
+
+
+def _zero_dim_as_one(run: Replay) -> Replay:
+    """A reduction's replay that also takes a zero-dim self (``x.sum(0)`` of a 0-d tensor, which ATen
+    reduces as one element over dim 0 or -1): run over it as a (1,) tensor, its outputs zero-dim again."""
+
+    def wrapped(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        x = t.get("self")
+        if x is None or x.ndim:
+            return run(t, a, p)
+        one = {**a, "self.shape": [1], "self.stride": [1], "keepdim": False}
+        if a.get("dim") not in (None, []):
+            one["dim"] = [0]
+        out = run({**t, "self": x.reshape(1)}, one, p)
+        return {name: np.asarray(v).reshape(()) for name, v in out.items()}
+
+    return wrapped
+
+
+REPLAYS.update(
+    {n: _zero_dim_as_one(REPLAYS[n]) for n in ("sum", "mean", "var", "logsumexp", "norm", "linalg_vector_norm")}
+)
 
 
 def refusal(op: str) -> str | None:
