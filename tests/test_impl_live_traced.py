@@ -1468,6 +1468,19 @@ def test_reductions_of_a_zero_dim_tensor_over_dim_0_replay(backend: str) -> None
 
 
 @backends
+def test_cross_entropy_of_an_empty_batch_replays(backend: str) -> None:
+    """An empty batch's mean loss is ATen's +qNaN (the replay had computed 0/0, x86's -qNaN); every target
+    ignored is 0/0."""
+    x = torch.randn(0, 3)
+
+    def program() -> None:
+        torch.nn.functional.cross_entropy(x, torch.zeros(0, dtype=torch.int64))
+        torch.nn.functional.cross_entropy(torch.randn(2, 3), torch.full((2,), -100))
+
+    _replays_match(backend, program, {"nll_loss_forward"}, 2)
+
+
+@backends
 @pytest.mark.parametrize("mode", ["floor", "trunc"])
 def test_integer_division_keeps_the_tensors_dtype(backend: str, mode: str) -> None:
     """An int32 tensor divided by a zero-dim int64 tensor or a Python int, with a rounding mode: the

@@ -588,7 +588,7 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
  * is zero, partial[j] moves into partial[j+1] (8 levels, level_power = max(4, ceil_log2(B)/8));
  * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). Every target ignored gives
  * 0/0: the CPU's default NaN, 0xffc00000 on x86, 0x7fc00000 on aarch64 (FPCR.DN off: a NaN
- * operand propagates, an invalid operation gives +qNaN). */
+ * operand propagates, an invalid operation gives +qNaN); an empty batch +qNaN everywhere. */
 float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int64_t B, int64_t C,
                        int64_t ignore_index, float *total_weight) {
     enum { LEVELS = 8 };
@@ -612,6 +612,12 @@ float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int
     float tw = (float)(B - ignored), out = 0.0f;
     for (int j = 0; j < LEVELS; j++) out += partial[j];
     *total_weight = tw;
+    if (B == 0) { /* an empty batch: std::numeric_limits<float>::quiet_NaN(), +qNaN everywhere (measured) */
+        const uint32_t quiet_nan = 0x7fc00000u;
+        float empty;
+        memcpy(&empty, &quiet_nan, 4);
+        return empty;
+    }
     float loss = out / tw;
     if (loss != loss && out == out && is_arm(&p)) {
         const uint32_t arm_default_nan = 0x7fc00000u;
