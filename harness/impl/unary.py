@@ -39,16 +39,29 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
 }
 # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
 _ROWS = {"silu", "gelu_tanh", "gelu_aten"}
+# backward kernels that also take the input ATen's vectorized loop reads as a scalar (its NaN bits)
+_SCALAR_IN = {"silu_backward", "gelu_tanh_backward"}
 
 
-def _call(op: str, name: str, profile: KernelProfile, row: int | None, *arrays: np.ndarray) -> None:
+def _call(op: str, name: str, profile: KernelProfile, row: int | None, *arrays: np.ndarray, scalar: int = 0) -> None:
     fn = getattr(load("unary"), name)
     fn.restype = None
     n = arrays[0].size
     if row is not None and op not in _ROWS:
         raise ValueError(f"{op}: rows are modelled for {', '.join(sorted(_ROWS))} only")
     rows = (ctypes.c_int64(max(1, row or n)),) if op in _ROWS else ()
-    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(n), *rows)
+    extra = (ctypes.c_int32(scalar),) if name in _SCALAR_IN else ()
+    fn(profile.as_c(), *(ptr(a) for a in arrays), ctypes.c_int64(n), *rows, *extra)
+
+
+def _scalar_nans(op: str, profile: KernelProfile, scalar: int, operand: np.ndarray) -> None:
+    """Refuse, on aarch64, a NaN in the input ATen's vectorized loop reads as a scalar (``scalar``, 1 for the
+    kernel's first input; 0 none): its NaN bits there are measured on x86 only."""
+    if scalar and profile.aarch64 and np.isnan(operand).any():
+        raise ParityError(
+            f"{op}: the NaN bits of ATen's vectorized loop reading a NaN input {scalar} as a scalar (broadcast "
+            "along the inner dim) are measured on x86 only"
+        )
 
 
 def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = None) -> np.ndarray:
@@ -63,27 +76,43 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
 
 
 def backward(
-    op: str, grad_out: np.ndarray, x: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int | None = None
+    op: str,
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    out: np.ndarray,
+    profile: KernelProfile,
+    row: int | None = None,
+    scalar: int = 0,
 ) -> np.ndarray:
-    """``grad_x`` of ``op`` for the upstream gradient ``grad_out`` (``row`` as ``forward``'s)."""
+    """``grad_x`` of ``op`` for the upstream gradient ``grad_out`` (``row`` as ``forward``'s). ``scalar``
+    (silu, gelu_tanh): the input ATen's vectorized loop reads as a scalar, 1 grad_out, 2 the saved
+    tensor, 0 none (the operands materialized, in loop order)."""
     if not _KERNELS[op][1]:
         raise ValueError(f"{op}: no backward kernel of its own")
     saved = {"x": f32(x), "out": f32(out)}[_KERNELS[op][2]]
     grad_out = f32(grad_out)
+    if scalar:
+        if _KERNELS[op][1] not in _SCALAR_IN:
+            raise ValueError(f"{op}: an input read as a scalar is modelled for {', '.join(sorted(_SCALAR_IN))} only")
+        _scalar_nans(f"{op} backward", profile, scalar, (grad_out, saved)[scalar - 1])
     grad_x = np.empty_like(grad_out)
-    _call(op, _KERNELS[op][1], profile, row, grad_out, saved, grad_x)
+    _call(op, _KERNELS[op][1], profile, row, grad_out, saved, grad_x, scalar=scalar)
     return grad_x
 
 
-def tanh_backward_scalar_out(grad_out: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int) -> np.ndarray:
-    """``aten.tanh_backward(grad_out, out)`` where ATen's vectorized loop reads ``out`` as one scalar per
-    inner loop of ``row`` elements (``out`` broadcast along the inner dim: csrc/unary.c
-    tanh_backward_scalar_out, its vector body unfused); both operands of one shape, in loop order."""
+def tanh_backward_rows(
+    grad_out: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int, scalar: int = 0
+) -> np.ndarray:
+    """``aten.tanh_backward(grad_out, out)`` over TensorIterator's loop (x86): rows of ``row`` elements, in
+    loop order (1: the basic loop), ``scalar`` the input read as a scalar (1 grad_out, 2 out, whose vector
+    body is unfused: csrc/unary.c tanh_backward_rows; 0 none). Where grad_out and 1 - out*out are both NaN
+    the element's place in that loop decides which NaN comes out (avx2/avx512)."""
     grad_out, out = f32(grad_out), f32(out)
     grad_x = np.empty_like(grad_out)
-    fn = load("unary").tanh_backward_scalar_out
+    fn = load("unary").tanh_backward_rows
     fn.restype = None
-    fn(profile.as_c(), ptr(grad_out), ptr(out), ptr(grad_x), ctypes.c_int64(grad_out.size), ctypes.c_int64(row))
+    n = ctypes.c_int64(grad_out.size)
+    fn(profile.as_c(), ptr(grad_out), ptr(out), ptr(grad_x), n, ctypes.c_int64(row), ctypes.c_int32(scalar))
     return grad_x
 
 
@@ -103,10 +132,13 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
         profile.refuse_unmeasured(op, ("default", "avx2", "avx512"))
 
 
-def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays):
+def _softplus_call(
+    name: str, profile: KernelProfile, row: int | None, beta: float, threshold: float, *arrays, scalar: int = 0
+):
     fn = getattr(load("unary"), name)
     fn.restype = None
     n = arrays[0].size
+    extra = (ctypes.c_int32(scalar),) if name == "softplus_backward" else ()
     fn(
         profile.as_c(),
         *(ptr(a) for a in arrays),
@@ -114,6 +146,7 @@ def _softplus_call(name: str, profile: KernelProfile, row: int | None, beta: flo
         ctypes.c_int64(max(1, row or n)),
         ctypes.c_float(beta),
         ctypes.c_float(threshold),
+        *extra,
     )
 
 
@@ -129,12 +162,21 @@ def softplus_forward(
 
 
 def softplus_backward(
-    grad_out: np.ndarray, x: np.ndarray, beta: float, threshold: float, profile: KernelProfile, row: int | None = None
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    beta: float,
+    threshold: float,
+    profile: KernelProfile,
+    row: int | None = None,
+    scalar: int = 0,
 ) -> np.ndarray:
-    """``aten.softplus_backward(grad_out, x, beta, threshold)``: grad_x of softplus."""
+    """``aten.softplus_backward(grad_out, x, beta, threshold)``: grad_x of softplus (``scalar``: the input
+    ATen's vectorized loop reads as a scalar, 1 grad_out, 2 x, 0 none)."""
     grad_out, x = f32(grad_out), f32(x)
+    if scalar:
+        _scalar_nans("softplus_backward", profile, scalar, (grad_out, x)[scalar - 1])
     grad_x = np.empty_like(grad_out)
-    _softplus_call("softplus_backward", profile, row, beta, threshold, grad_out, x, grad_x)
+    _softplus_call("softplus_backward", profile, row, beta, threshold, grad_out, x, grad_x, scalar=scalar)
     return grad_x
 
 
@@ -165,12 +207,20 @@ def log_sigmoid_forward(x: np.ndarray, profile: KernelProfile) -> tuple[np.ndarr
 
 
 def log_sigmoid_backward(
-    grad_out: np.ndarray, x: np.ndarray, buffer: np.ndarray, profile: KernelProfile, row: int | None = None
+    grad_out: np.ndarray,
+    x: np.ndarray,
+    buffer: np.ndarray,
+    profile: KernelProfile,
+    row: int | None = None,
+    scalar: int = 0,
 ) -> np.ndarray:
     """``aten.log_sigmoid_backward(grad_out, x, buffer)``: grad_x of log_sigmoid, operands of one shape
     (``row`` as ``forward``'s: where a NaN grad meets a NaN buffer, the element's place in ATen's loop
-    decides which NaN comes out)."""
+    decides which NaN comes out; ``scalar``: the input ATen's vectorized loop reads as a scalar, in the
+    kernel's order 1 x, 2 buffer, 3 grad_out, 0 none)."""
     grad_out, x, buffer = f32(grad_out), f32(x), f32(buffer)
+    if scalar:
+        _scalar_nans("log_sigmoid_backward", profile, scalar, (x, buffer, grad_out)[scalar - 1])
     if not grad_out.shape == x.shape == buffer.shape:
         raise ParityError(
             f"the impl reproduces log_sigmoid_backward of operands of one shape only, not {grad_out.shape}, "
@@ -190,6 +240,7 @@ def log_sigmoid_backward(
         ptr(grad_x),
         ctypes.c_int64(n),
         ctypes.c_int64(max(1, row or n)),
+        ctypes.c_int32(scalar),
     )
     return grad_x
 

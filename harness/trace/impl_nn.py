@@ -165,32 +165,28 @@ def in_loop_order(
     a: Args,
     names: tuple[str, ...],
     arrays: list[np.ndarray],
-    compute: Callable[[list[np.ndarray], int], np.ndarray],
+    compute: Callable[..., np.ndarray],
     operands: tuple[str, ...] | None = None,
     like: str | None = None,
-    scalar_nans: str = "",
+    scalar_in: bool = False,
 ) -> np.ndarray:
     """``compute(arrays, run)`` of an element-wise op whose result depends on where each element falls in
     ATen's inner loop (its vector body or scalar tail): the operands (``arrays``, captured as ``names``)
     broadcast to one shape and laid out in TensorIterator's order (``tensor_loop`` over ``operands``,
     the kernel's order of its inputs where it is not ``names``', and ``like``), ``run`` its inner dim (1 for
-    the basic loop), the result put back in logical order. ``scalar_nans``: the op, where the NaN bits of
-    its vectorized loop that reads an input as a scalar are not those of its vector body (refused where that
-    input holds a NaN)."""
+    the basic loop), the result put back in logical order. ``scalar_in``: ``compute(arrays, run, scalar)``
+    also takes the input ATen's vectorized loop reads as a scalar (1 for the first of ``operands`` or
+    ``names``; 0 none), for an op whose NaN bits differ there (silu_backward, gelu_backward (tanh),
+    log_sigmoid_backward)."""
     shape = tuple(np.broadcast_shapes(*(x.shape for x in arrays)))
     loop = tensor_loop(a, operands or names, shape, like)
-    scalar = (operands or names)[loop.scalar - 1] if loop.scalar else ""
-    if scalar_nans and scalar and np.isnan(arrays[names.index(scalar)]).any():
-        raise ParityError(
-            f"{scalar_nans}: the NaN bits of ATen's vectorized loop reading a NaN {scalar} as a scalar (broadcast "
-            "along the inner dim) are not modelled"
-        )
     run = loop.run if loop.vector else 1
+    args = (run, loop.scalar if loop.vector else 0) if scalar_in else (run,)
     if _c_order(loop, shape):
-        return compute([np.ascontiguousarray(np.broadcast_to(x, shape)) for x in arrays], run)
+        return compute([np.ascontiguousarray(np.broadcast_to(x, shape)) for x in arrays], *args)
     perm = list(loop.order)
     permuted = [np.ascontiguousarray(np.transpose(np.broadcast_to(x, shape), perm)) for x in arrays]
-    out = compute(permuted, run)
+    out = compute(permuted, *args)
     return np.ascontiguousarray(np.transpose(out, np.argsort(perm)))
 
 

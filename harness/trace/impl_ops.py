@@ -247,16 +247,21 @@ def _gelu_onednn(a: Args, x: np.ndarray) -> bool:
 
 
 def _gelu_rows(
-    a: Args, p: KernelProfile, names: tuple[str, ...], arrays: list[np.ndarray], compute: Callable
+    a: Args,
+    p: KernelProfile,
+    names: tuple[str, ...],
+    arrays: list[np.ndarray],
+    compute: Callable,
+    scalar_in: bool = False,
 ) -> np.ndarray:
     """GeluKernelImpl / GeluBackwardKernelImpl over operands that are not one flat run, in TensorIterator's
     runs (wav2vec2's positional convolution cut by a column: rows of 39; its backward's grad_output
-    transposed against self: the basic loop, the scalar lambda throughout); x86 only."""
+    transposed against self: the basic loop, the scalar lambda throughout); x86 only. ``scalar_in`` as
+    ``impl_nn.in_loop_order``'s."""
     if p.aarch64:
         strides = ", ".join(f"{n} {a.get(f'{n}.stride')}" for n in names)
         raise ParityError(f"{_gelu_op(a)} over a non-contiguous operand ({strides}) is modelled on x86 only")
-    nans = "gelu_backward (tanh)" if len(names) == 2 and _gelu_op(a) == "gelu_tanh" else ""
-    return impl_nn.in_loop_order(a, names, arrays, compute, scalar_nans=nans)
+    return impl_nn.in_loop_order(a, names, arrays, compute, scalar_in=scalar_in)
 
 
 def _gelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -277,6 +282,9 @@ def _gelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         return {"out": backward(op, t["grad_output"], t["self"], t["self"], p)}
     kernel = "gelu_aten" if op == "gelu" else op
     arrays = [t["grad_output"], t["self"]]
+    if kernel == "gelu_tanh":  # its NaN bits where an input is read as a scalar (gelu (erf)'s are its body's)
+        compute = lambda xs, run, scalar: backward(kernel, xs[0], xs[1], xs[1], p, run, scalar)
+        return {"out": _gelu_rows(a, p, names, arrays, compute, scalar_in=True)}
     return {"out": _gelu_rows(a, p, names, arrays, lambda xs, run: backward(kernel, xs[0], xs[1], xs[1], p, run))}
 
 
@@ -329,7 +337,7 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     names = ("grad_output", "self")
     arrays = [t[n] for n in names]
     out = impl_nn.in_loop_order(
-        a, names, arrays, lambda xs, run: backward("silu", *xs, xs[1], p, run), scalar_nans="silu_backward"
+        a, names, arrays, lambda xs, run, scalar: backward("silu", *xs, xs[1], p, run, scalar), scalar_in=True
     )
     return {"out": out}
 
@@ -381,7 +389,8 @@ def _softplus_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     g, x = _grad_and_input(t, "softplus_backward")
     beta, threshold = _softplus_args(a)
     names = ("grad_output", "self")
-    out = impl_nn.in_loop_order(a, names, [g, x], lambda xs, run: softplus_backward(*xs, beta, threshold, p, run))
+    compute = lambda xs, run, scalar: softplus_backward(*xs, beta, threshold, p, run, scalar)
+    out = impl_nn.in_loop_order(a, names, [g, x], compute, scalar_in=True)
     return {"out": out}
 
 
@@ -431,8 +440,8 @@ def _log_sigmoid_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.
     names = ("grad_output", "self", "buffer")
     g, x, buffer = _float32_operands(t, "log_sigmoid_backward", names)
     order = ("self", "buffer", "grad_output")  # log_sigmoid_backward_cpu's inputs, into empty_like(grad_output)
-    compute = lambda xs, run: log_sigmoid_backward(*xs, p, run)
-    out = impl_nn.in_loop_order(a, names, [g, x, buffer], compute, order, "grad_output", "log_sigmoid_backward")
+    compute = lambda xs, run, scalar: log_sigmoid_backward(*xs, p, run, scalar)
+    out = impl_nn.in_loop_order(a, names, [g, x, buffer], compute, order, "grad_output", scalar_in=True)
     return {"out": out}
 
 
@@ -481,20 +490,22 @@ def _binary_cross_entropy_with_logits(t: Arrays, a: Args, p: KernelProfile) -> d
 
 
 def _tanh_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """tanh_backward_kernel: the same bits in the vector body and the scalar tail on x86, so the captured
-    operands in C order, one run; but where ATen's vectorized loop reads the output as a scalar (broadcast
-    along the inner dim) the x86 vector body is unfused (harness.impl.unary.tanh_backward_scalar_out), in
-    TensorIterator's runs (measured on an AMD EPYC Zen 5: of 39 and 29 random such draws at avx2 and
-    avx512, 17 and 10 gave other bits with contracted lanes; 0 now)."""
-    from harness.impl.unary import backward, tanh_backward_scalar_out
+    """tanh_backward_kernel: on aarch64 the same bits in the vector body and the scalar tail, so the
+    captured operands in C order, one run. On x86 in TensorIterator's loop (harness.impl.unary.tanh_backward_rows):
+    where ATen's vectorized loop reads the output as a scalar (broadcast along the inner dim) the vector
+    body is unfused (measured on an AMD EPYC Zen 5: of 39 and 29 random such draws at avx2 and avx512, 17
+    and 10 gave other bits with contracted lanes; 0 now), and where grad and 1 - out*out are both NaN the
+    element's place in the loop picks the NaN."""
+    from harness.impl.unary import backward, tanh_backward_rows
 
     g, y = t["grad_output"], t["output"]
     names = ("grad_output", "output")
-    if impl_nn.tensor_loop(a, names, np.broadcast_shapes(g.shape, y.shape)).scalar != 2:
-        return {"out": backward("tanh", g, y, y, p)}
     if p.aarch64:
+        if impl_nn.tensor_loop(a, names, np.broadcast_shapes(g.shape, y.shape)).scalar != 2:
+            return {"out": backward("tanh", g, y, y, p)}
         raise ParityError("tanh_backward of an output broadcast along the inner dim is modelled on x86 only")
-    return {"out": impl_nn.in_loop_order(a, names, [g, y], lambda xs, run: tanh_backward_scalar_out(*xs, p, run))}
+    compute = lambda xs, run, scalar: tanh_backward_rows(*xs, p, run, scalar)
+    return {"out": impl_nn.in_loop_order(a, names, [g, y], compute, scalar_in=True)}
 
 
 def _reduced_dims(a: Args, ndim: int) -> tuple[int, ...]:

@@ -7,6 +7,8 @@
  * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
  * TensorIterator::for_each, a body of two Vectorized<float> per iteration through the vector
  * lambda and the rest through the scalar lambda; one flat run, or rows of `row` for silu). */
+#include <stdlib.h>
+
 #include "elementwise.h"
 
 /* One flat run (row = n) or TensorIterator's rows of `row` elements (an operand whose rows are apart:
@@ -20,6 +22,9 @@ EW_INLINE void run_binary(const profile_t *p, int64_t lanes, int64_t grain, bina
                        const float *a, const float *c, float *y, int64_t n, int64_t row) {
     run_segments(p, lanes, grain, NULL, NULL, vec, scal, a, c, y, n, row);
 }
+
+/* Each element's place in the inner loops of run_segments (defined with log_sigmoid_backward). */
+static void loop_places(const profile_t *p, float *place, int64_t n, int64_t row);
 
 /* ------------------------------------------------------------------ exp, log, tanh (MKL VML | SLEEF) */
 
@@ -116,8 +121,48 @@ void tanh_backward(profile_t p, const float *grad, const float *out, float *grad
  * 10 of 29 random such draws had other bits with contracted lanes, 0 with these. Rows of `row` elements, in
  * blocks of 2 vectors (tanh_backward_stub is also registered for AVX-512: 16 lanes there). Tensor shapes:
  * grad, out, grad_x (n,). */
-void tanh_backward_scalar_out(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n, int64_t row) {
+static void tanh_backward_scalar_out(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n,
+                                     int64_t row) {
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, tanh_bwd_lane_unfused, tanh_bwd_lane, grad, out, grad_x, n, row);
+}
+
+/* Whether grad's NaN wins where grad and 1 - b*b are both NaN, in the x86 avx2/avx512 objects (measured on a
+ * Zen 5, NaNs of random payloads, both signs, quiet and signalling, every tail length after 0 to 2 steps;
+ * the default object keeps b's everywhere): place as loop_places gives it, t the length of the element's
+ * tail, L = lanes_wide. Neither operand read as a scalar: the second Vectorized of each body step (the
+ * first and the tail keep b's). grad read as a scalar: the whole body, and in the tail its first element,
+ * or its first L + 1 where it holds more than L. The output read as a scalar: nowhere. */
+static int tanh_bwd_grad_nan(const profile_t *p, int32_t scalar, float place, int64_t t) {
+    const int64_t lanes = p->lanes_wide, j = (int64_t)(-1.0f - place);
+    if (scalar == 2) return 0;
+    if (place >= 0.0f) return scalar == 1 || place >= (float)lanes;
+    return scalar == 1 && (j == 0 || (t > lanes && j <= lanes));
+}
+
+/* tanh_backward_kernel over TensorIterator's loop: rows of `row` elements (1: the basic loop, b's NaN where
+ * both are NaN, as the scalar lambda inlined there gives it), `scalar` the input read as a scalar (1 grad,
+ * 2 the output, 0 none); x86. Tensor shapes: grad, out, grad_x (n,). */
+void tanh_backward_rows(profile_t p, const float *grad, const float *out, float *grad_x, int64_t n, int64_t row,
+                        int32_t scalar) {
+    if (scalar == 2 && p.aten) tanh_backward_scalar_out(p, grad, out, grad_x, n, row);
+    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, tanh_bwd_lane, tanh_bwd_lane, grad, out, grad_x, n, row);
+    if (!p.aten || is_arm(&p)) return;
+    int64_t i = 0;
+    while (i < n && !(isnan(grad[i]) && isnan(out[i]))) i++;
+    if (i == n) return; /* no element where both are NaN */
+    for (int64_t k = 0; k < n; k++) /* b's NaN where both are */
+        if (isnan(grad[k]) && isnan(out[k])) grad_x[k] = quieted(out[k]);
+    if (row == 1 && n > 1) return; /* the basic loop: b's NaN everywhere */
+    float *place = malloc((size_t)n * sizeof(float));
+    if (!place) return;
+    loop_places(&p, place, n, row);
+    int64_t t = 0;
+    for (int64_t k = 0; k < n; k++) {
+        if (place[k] == -1.0f)
+            for (t = 1; k + t < n && place[k + t] == -1.0f - (float)t; t++) {}
+        if (isnan(grad[k]) && isnan(out[k]) && tanh_bwd_grad_nan(&p, scalar, place[k], t)) grad_x[k] = quieted(grad[k]);
+    }
+    free(place);
 }
 
 /* ------------------------------------------------------------------ rsqrt */
@@ -744,14 +789,27 @@ void gelu_tanh_forward(profile_t p, const float *x, float *out, int64_t n, int64
     else run_unary(&p, p.lanes_wide, gelu_grain(&p, n), gelu_tanh_fwd_scalar, gelu_tanh_fwd_scalar, x, out, n, row);
 }
 
+/* The scalar tail of the avx2/avx512 objects where ATen's vectorized loop reads grad as a scalar
+ * (Loops.h vectorized_loop with S = 1, its basic_loop over grad's stride 0): a NaN grad is the NaN that
+ * comes out, over x's NaN and over the default NaN of x = +-inf (measured on a Zen 5; the body and
+ * the default object keep their bits). */
+static float gelu_tanh_bwd_scalar_grad_in(const profile_t *p, float dy, float x) {
+    return isnan(dy) ? quieted(dy) : gelu_tanh_bwd_scalar(p, dy, x);
+}
+
 /* Tensor shapes: grad, x, grad_x (n,), rows of `row` (as the forward's). GeluBackwardKernelImpl uses the
- * default grain. */
-void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row) {
+ * default grain. scalar: the input ATen's vectorized loop reads as a scalar (1 grad, 2 x, 0 none). */
+void gelu_tanh_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                        int32_t scalar) {
     if (p.aten == ATEN_SVE && p.lanes == 8) {
         run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_sve256, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
         return;
     }
-    if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
+    if (scalar == 1 && p.aten && !is_arm(&p) && p.contract)
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar_grad_in, grad, x, grad_x, n, row);
+    else if (scalar == 1 && p.aten && !is_arm(&p))
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar_grad_in, grad, x, grad_x, n, row);
+    else if (p.aten && p.contract) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec_fused, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
     else if (p.aten) run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_vec, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
     else run_binary(&p, p.lanes_wide, GRAIN_SIZE, gelu_tanh_bwd_scalar, gelu_tanh_bwd_scalar, grad, x, grad_x, n, row);
 }
@@ -918,8 +976,28 @@ static float silu_bwd_scalar(const profile_t *p, float dy, float x) {
     return silu_bwd_k(p, p->contract, dy, x, glibc_expf(-x));
 }
 
-void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row) {
-    run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n, row);
+/* Where ATen's vectorized loop reads an input as a scalar (Loops.h vectorized_loop(..., S); scalar: 1
+ * grad, 2 x, 0 none), GCC's code for that loop keeps other NaNs where two meet (measured on a Zen 5;
+ * x86 only): the default object's vector body with x read as a scalar gives a NaN x quieted with its
+ * sign kept (not -x) in elements 4 to 7 of each step of 16 (the upper half of its first Vectorized,
+ * two SSE registers of 4 lanes), -x elsewhere; the avx2/avx512 objects' scalar tail with grad read as
+ * a scalar (basic_loop over grad's stride 0) a NaN grad, over x's NaN. */
+static float silu_bwd_scalar_grad_in(const profile_t *p, float dy, float x) {
+    return isnan(dy) ? quiet_nan(dy) : silu_bwd_scalar(p, dy, x);
+}
+
+void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                   int32_t scalar) {
+    if (scalar == 1 && p.aten && !is_arm(&p))
+        run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar_grad_in, grad, x, grad_x, n, row);
+    else run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n, row);
+    if (scalar != 2 || p.aten != 0) return;
+    float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!place) return;
+    loop_places(&p, place, n, row);
+    for (int64_t i = 0; i < n; i++)
+        if (isnan(x[i]) && place[i] >= 4.0f && place[i] < 8.0f) grad_x[i] = quiet_nan(x[i]);
+    free(place);
 }
 
 /* ------------------------------------------------------------------ softplus */
@@ -994,11 +1072,31 @@ void softplus_forward(profile_t p, const float *x, float *out, int64_t n, int64_
     run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_fwd_vec, softplus_fwd_scalar, x, out, n, row);
 }
 
-/* Tensor shapes: grad, x, grad_x (n,), rows of `row`. */
+/* Where ATen's vectorized loop reads an input as a scalar (Loops.h vectorized_loop(..., S)), the
+ * avx2/avx512 objects order the product otherwise (measured on a Zen 5): grad read as a scalar, the vector
+ * body gives z's NaN (x's) and the scalar tail grad's; x read as a scalar, the scalar tail grad's. */
+static float softplus_bwd_vec_z_first(const profile_t *p, float a, float b) {
+    const softplus_ctx *c = sp_ctx(p);
+    const float bb = b * c->beta;
+    return softplus_bwd_k(c, 1, a, b, isnan(bb) ? bb : vec_expf(p, bb));
+}
+
+static float softplus_bwd_scalar_a_first(const profile_t *p, float a, float b) {
+    const softplus_ctx *c = sp_ctx(p);
+    return softplus_bwd_k(c, 0, a, b, glibc_expf(b * c->beta));
+}
+
+/* Tensor shapes: grad, x, grad_x (n,), rows of `row`. scalar: the input ATen's vectorized loop reads as a
+ * scalar (1 grad, 2 x, 0 none). */
 void softplus_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
-                       float beta, float threshold) {
+                       float beta, float threshold, int32_t scalar) {
     softplus_ctx c = {p, beta, threshold};
-    run_binary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
+    const int x86 = p.aten && !is_arm(&p);
+    if (x86 && scalar == 1)
+        run_binary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_bwd_vec_z_first, softplus_bwd_scalar_a_first, grad, x, grad_x, n, row);
+    else if (x86 && scalar == 2)
+        run_binary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar_a_first, grad, x, grad_x, n, row);
+    else run_binary(&c.p, p.lanes_wide, GRAIN_SIZE, softplus_bwd_vec, softplus_bwd_scalar, grad, x, grad_x, n, row);
 }
 
 /* ------------------------------------------------------------------ log_sigmoid */
@@ -1058,6 +1156,11 @@ void log_sigmoid_forward(profile_t p, const float *x, float *out, float *buffer,
  * multiplies them: N1's and V2's NEON-typed body grad * r, V1's SVE256 body r * grad; in the scalar
  * tail r is q with its sign flipped (GCC's fmsub for max_deriv - sign * q negates q) and comes first,
  * but V2's SVE128 object runs the first four elements of each tail as a 4-lane vector, grad first.
+ * Where ATen's vectorized loop reads an input as a scalar (Loops.h vectorized_loop(..., S); scalar: 1 x,
+ * 2 buffer, 3 grad, 0 none), the avx2/avx512 objects' scalar tail (basic_loop with that input's
+ * stride 0) orders the product by the element's place in it (ls_tail_grad_first), and with grad read
+ * as a scalar the body's two vectors multiply grad by r: grad's NaN wins there (measured on a Zen 5;
+ * the default object keeps r by grad).
  * Tensor shapes: grad, x, buffer, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
@@ -1078,6 +1181,43 @@ static float ls_pos_tail(const profile_t *p, float x) { /* -1 - the element's pl
     return -1.0f - (float)c->t++;
 }
 
+/* Each element's place in the inner loops of elementwise.h run_segments (lanes_wide, the default grain,
+ * runs of `row`: the same threads' chunks) into place (n,): its index within its step of the body (>= 0),
+ * or -1 - its index within the scalar tail of its own inner loop. */
+static void loop_places(const profile_t *p, float *place, int64_t n, int64_t row) {
+    const int64_t run = row <= 0 || row > n ? n : row, step = 2 * (int64_t)p->lanes_wide;
+    const int64_t nt = (n < GRAIN_SIZE || p->threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p->threads);
+    for (int64_t tid = 0; tid < nt; tid++) {
+        int64_t cb = 0, ce = n;
+        if (nt > 1 && !parallel_chunk(0, n, GRAIN_SIZE, nt, tid, &cb, &ce)) continue;
+        for (int64_t b = cb; b < ce;) {
+            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce, body = b + (e - b) / step * step;
+            for (int64_t i = b; i < e; i++) place[i] = i < body ? (float)((i - b) % step) : -1.0f - (float)(i - body);
+            b = e;
+        }
+    }
+}
+
+/* Whether grad's NaN wins over q's in element j of a scalar tail of t elements where ATen reads input
+ * `scalar` (1 x, 2 buffer, 3 grad) as a scalar: GCC vectorized that basic_loop (stride 0 for the
+ * scalar) in chunks that order the product either way (measured on a Zen 5, every t after 0, 1 and 2
+ * steps). The avx2 object: grad's everywhere with grad read as a scalar, and in tails under 4; else
+ * q's in the whole chunks of 4, after them grad's (buffer read as a scalar) or grad's and q's in turn
+ * (x). The AVX-512 object: q's in tails under 8; else, with grad read as a scalar, grad's in the whole
+ * chunks of 16, q's in a chunk of 8 after them, grad's in the rest; with x or the buffer, q's in the
+ * whole chunks of 8, after them grad's and q's in turn (the buffer: grad's from the fifth on). */
+static int ls_tail_grad_first(const profile_t *p, int32_t scalar, int64_t t, int64_t j) {
+    if (p->aten == ATEN_AVX512) {
+        if (t < 8) return 0;
+        if (scalar == 3) return j < t / 16 * 16 || j >= t / 16 * 16 + t % 16 / 8 * 8;
+        const int64_t m = t / 8 * 8;
+        return j >= m && ((j - m) % 2 == 0 || (scalar == 2 && j - m >= 4));
+    }
+    if (scalar == 3 || t < 4) return 1;
+    const int64_t m = t / 4 * 4;
+    return j >= m && (scalar == 2 || (j - m) % 2 == 0);
+}
+
 /* The NaN an aarch64 arithmetic instruction (FPCR.DN off) gives for operands a, b in that order, one
  * of them NaN: the first signalling one quieted, else the first quiet one. */
 static inline float arm_nan_pick(float a, float b) {
@@ -1087,11 +1227,16 @@ static inline float arm_nan_pick(float a, float b) {
 }
 
 void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const float *buffer, float *grad_x,
-                          int64_t n, int64_t row) {
+                          int64_t n, int64_t row, int32_t scalar) {
     ls_ctx c = {p, 0, 0};
     const int basic = row == 1 && n > 1;
     run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, ls_pos_vec, ls_pos_tail, grad, grad_x, n, row); /* grad_x: places */
+    float *place = scalar && p.aten && !is_arm(&p) ? malloc((size_t)n * sizeof(float)) : NULL; /* each call's own */
+    if (place) loop_places(&p, place, n, row);
+    int64_t tail_len = 0;
     for (int64_t i = 0; i < n; i++) {
+        if (place && place[i] == -1.0f) /* a tail's first element: its length */
+            for (tail_len = 1; i + tail_len < n && place[i + tail_len] == -1.0f - (float)tail_len; tail_len++) {}
         const float b = buffer[i], g = grad[i];
         const float q = is_arm(&p) && isinf(b) ? vm_u2f(0x7fc00000u) : b / (1.0f + b); /* inf/inf: the default NaN */
         if (isnan(q) && is_arm(&p)) { /* harness.impl.unary refuses the places not modelled here */
@@ -1101,7 +1246,9 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
             grad_x[i] = grad_first ? arm_nan_pick(g, r) : arm_nan_pick(r, g);
             continue;
         }
-        const int grad_first = p.aten != 0 && (basic || grad_x[i] >= (float)p.lanes_wide);
+        const int tail = grad_x[i] < 0.0f;
+        const int grad_first = p.aten != 0 && (basic || (tail ? place && ls_tail_grad_first(&p, scalar, tail_len, (int64_t)(-1.0f - place[i]))
+                                                              : scalar == 3 || grad_x[i] >= (float)p.lanes_wide));
         if (isnan(q)) {
             grad_x[i] = grad_first && isnan(g) ? quiet_nan(g) : quiet_nan(q);
             continue;
@@ -1109,6 +1256,7 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
         const float r = x[i] < 0.0f ? 1.0f - q : 0.0f + q;
         grad_x[i] = r * g;
     }
+    free(place);
 }
 
 /* ------------------------------------------------------------------ leaky_relu */
