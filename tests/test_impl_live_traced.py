@@ -127,6 +127,43 @@ def test_element_wise_ops_of_a_channel_slice_replay_in_atens_loop_order(
     _replays_match(backend, program, ops, 6)
 
 
+def _payload_nans(rng: np.random.Generator, shape: tuple[int, ...], share: float) -> torch.Tensor:
+    """Values of ``shape`` with ``share`` of them NaN: random payloads, both signs, quiet and signalling."""
+    v = (rng.standard_normal(shape) * 4).astype(np.float32)
+    m = rng.random(shape) < share
+    k = int(m.sum())
+    quiet = np.where(rng.random(k) < 0.5, 0x400000, 0).astype(np.uint32)
+    sign = rng.integers(0, 2, k).astype(np.uint32) << 31
+    v[m] = (0x7F800000 | sign | quiet | rng.integers(1, 1 << 22, k).astype(np.uint32)).view(np.float32)
+    return torch.from_numpy(v)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_nans_read_as_a_scalar_replay(threads: int) -> None:
+    """silu_backward, gelu_backward (tanh), softplus_backward, tanh_backward and log_sigmoid_backward with one
+    input broadcast along the inner dim (ATen's vectorized loop reads it as a scalar), NaNs of random
+    payloads in both operands: which NaN each place of the loop keeps (vector body, GCC's tail loops) replays
+    bit for bit; rows of 45 and 23 (tails of 13 and 7 or 23). Before, a NaN read as a scalar was refused, and
+    tanh_backward's and softplus_backward's NaNs where two met came out other."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    aten = torch.ops.aten
+
+    def program() -> None:
+        for rows, n in ((6, 45), (4, 23)):
+            col, full = _payload_nans(rng, (rows, 1), 0.5).expand(rows, n), _payload_nans(rng, (rows, n), 0.4)
+            for g, x in ((col, full), (full, col)):
+                aten.silu_backward(g, x)
+                aten.gelu_backward(g, x, approximate="tanh")
+                aten.softplus_backward(g, x, 1.0, 20.0)
+                aten.tanh_backward(g, x)
+                aten.log_sigmoid_backward(g, x, aten.log_sigmoid_forward(x)[1])
+            aten.log_sigmoid_backward(full, full, col)  # the buffer read as a scalar
+
+    ops = {"silu_backward", "gelu_backward", "softplus_backward", "tanh_backward", "log_sigmoid_backward"}
+    _replays_match("dispatcher-hook", program, ops, 22)
+
+
 @backends
 @pytest.mark.parametrize("threads", [1, 2])
 def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(backend: str, threads: int) -> None:
