@@ -1575,6 +1575,37 @@ def test_sums_of_permuted_and_gapped_views_replay(
 
 
 @settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 23), rows=st.integers(1, 5), seed=st.integers(0, 2**32 - 1), threads=st.integers(1, 4))
+@example(n=7, rows=3, seed=0, threads=1)  # a tail of 7: the last one's numerators not contracted (div)
+@example(n=21, rows=2, seed=1, threads=2)  # a vector body of 16 and a tail of 5
+def test_complex_add_sub_and_div_replay(n: int, rows: int, seed: int, threads: int) -> None:
+    """add, sub (alpha 1, -1 and 2) and div of complex64 tensors (rotary and complex-valued models): add as
+    ``self + alpha * other`` with a complex product by alpha + 0i (an infinite component makes the other one
+    NaN), div element by element with c10::complex's Smith ratio, contracted at avx2 and avx512 but for the
+    numerators of an odd inner loop's last element; contiguous, broadcast, a column (read as a scalar), a
+    number, a real tensor, in place, with infinities, zeros of both signs and subnormals."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal((3, rows, n + 3, 2)).astype(np.float32) * 8
+    v[rng.random(v.shape) < 0.1] = rng.choice(np.array([np.inf, -np.inf, 0.0, -0.0, 1e-40], np.float32))
+    x, y = (torch.view_as_complex(torch.from_numpy(np.ascontiguousarray(w))) for w in v[:2])
+    real = torch.from_numpy(v[2, :, :n, 0].copy())
+
+    def program() -> None:
+        a, b = x[:, :n].contiguous(), y[:, :n].contiguous()
+        a + b
+        torch.sub(a, y[:1, :n], alpha=2)
+        a / b
+        a / b[:, :1]  # one element along each row: read as a scalar
+        a / 0.5
+        a - real
+        a.clone().div_(b)
+        a.clone().add_(b, alpha=-1)
+
+    _replays_match("dispatcher-hook", program, {"add", "add_", "sub", "div", "div_"}, 8)
+
+
+@settings(max_examples=4, deadline=None)
 @given(n=st.integers(1, 23), rows=st.integers(1, 5), seed=st.integers(0, 2**32 - 1), threads=THREADS)
 @example(n=7, rows=3, seed=0, threads=1)  # a tail of 3 pairs and an odd one; of a broadcast scalar, 1, 4 and 2
 @example(n=21, rows=2, seed=1, threads=2)  # a vector body of 16 and a tail of 5

@@ -592,6 +592,79 @@ def _complex_mul_aarch64(
     return out
 
 
+def complex_add(a: np.ndarray, b: np.ndarray, alpha: float, profile: KernelProfile) -> np.ndarray:
+    """aten.add of complex64 tensors ``a`` and ``b`` (one shape; sub is add of -alpha): the ufunc's
+    ``self + alpha * other`` with alpha as c10::complex<float>(alpha, 0), the product a whole complex one
+    in every lane (the vector body's fmadd: ``_mm256_hsub_ps`` of alpha*c, 0*d and 0*c, -alpha*d; the
+    scalar tail's c10::complex product, contracted in the AVX2 object): (alpha*c - 0*d, 0*c + alpha*d),
+    each step rounded once, then self added. A product by 0 or by alpha alone is exact or rounded alike in
+    the contraction, so vector body, tails and levels give the same bits (measured on a Zen 5 at default,
+    avx2 and avx512, alpha 1, -1, 2 and 0.3, zeros of both signs, infinities and subnormals); an infinite
+    component of ``b`` makes the other component of the sum NaN (0 * inf), as ATen's does. NaN operands
+    (which payload survives the horizontal subtraction or the contracted tail) are refused; aarch64 is
+    not measured."""
+    if profile.aarch64:
+        raise ParityError("add and sub of complex tensors are measured on x86 only")
+    if not np.isfinite(np.float32(alpha)):
+        raise ParityError(f"add of complex tensors with alpha {alpha} (not finite) is not modelled")
+    a, b = (np.ascontiguousarray(v, np.complex64) for v in np.broadcast_arrays(a, b))
+    re, im, c, d = (np.ascontiguousarray(v) for v in (a.real, a.imag, b.real, b.imag))
+    if any(np.isnan(v).any() for v in (re, im, c, d)):
+        raise ParityError("the impl reproduces add and sub of complex tensors without NaN operands only")
+    al, zero = np.float32(alpha), np.float32(0.0)
+    with np.errstate(all="ignore"):
+        out = np.empty(a.shape, np.complex64)
+        out.real, out.imag = re + (al * c - zero * d), im + (zero * c + al * d)
+    return out
+
+
+def complex_div(a: np.ndarray, b: np.ndarray, profile: KernelProfile, run: int, in_place: bool = False) -> np.ndarray:
+    """aten.div of complex64 tensors ``a`` by ``b`` (one shape, C order as ATen's loop visits them, its
+    inner loop ``run`` elements long): div_true_kernel's ``a / b``, whose Vectorized<c10::complex<float>>
+    division (vec256/vec512_complex_float.h) stores both vectors and divides element by element with
+    c10::complex's operator/ (torch/headeronly/util/complex.h, numpy's Smith ratio): where |c| >= |d|,
+    rat = d/c, scl = 1/(c + d*rat), (a + b*rat)*scl and (b - a*rat)*scl; else rat = c/d, scl = 1/(d +
+    c*rat), (a*rat + b)*scl and (b*rat - a)*scl; both zero: a/|c| and b/|d|; every step in float. The
+    default object rounds each product; the AVX2 object (also at avx512) contracts the three sums with
+    their products into FMAs in the vector body (steps of 8 elements) and in the tail's pairs (GCC's
+    vectorized loop), but in the last element of an inner loop of odd length only the denominator's; and
+    where the output is self (``in_place``: GCC's overlap check sends the tail to its scalar loop) only the
+    denominator's in every tail element (measured on a Zen 5: 0 other over random values with zeros,
+    infinities and subnormals at all three levels, the addresses of no account). NaN operands are refused;
+    aarch64 is not measured."""
+    if profile.aarch64:
+        raise ParityError("div of complex tensors is measured on x86 only")
+    a, b = (np.ascontiguousarray(v, np.complex64) for v in np.broadcast_arrays(a, b))
+    x, y, c, d = (np.ascontiguousarray(v).ravel() for v in (a.real, a.imag, b.real, b.imag))
+    if any(np.isnan(v).any() for v in (x, y, c, d)):
+        raise ParityError("the impl reproduces div of complex tensors without NaN operands only")
+    fused = profile.aten in ("avx2", "avx512")
+    n = max(run, 1)
+    pos = np.arange(x.size, dtype=np.int64) % n
+    # the numerators not contracted: in place, the whole tail of each inner loop; else the last element
+    # of an inner loop of odd length
+    plain = fused & (pos >= n // 8 * 8) if in_place else fused & (pos == n - 1) & (n % 2 == 1)
+
+    def mad(p: np.ndarray, q: np.ndarray, r: np.ndarray, contract: np.ndarray | bool) -> np.ndarray:
+        rounded = p * q + r
+        return np.where(contract, _fma32(p, q, r, 1), rounded) if fused else rounded
+
+    with np.errstate(all="ignore"):
+        by_c = np.abs(c) >= np.abs(d)
+        rat = np.where(by_c, d / c, c / d)
+        big, small = np.where(by_c, c, d), np.where(by_c, d, c)
+        scl = np.float32(1.0) / mad(small, rat, big, True)
+        keep = ~plain  # the numerators contracted
+        real = np.where(by_c, mad(y, rat, x, keep), mad(x, rat, y, keep)) * scl
+        imag = np.where(by_c, mad(-x, rat, y, keep), mad(y, rat, -x, keep)) * scl
+        zeros = by_c & (c == 0) & (d == 0)
+        real = np.where(zeros, x / np.abs(c), real)
+        imag = np.where(zeros, y / np.abs(d), imag)
+    out = np.empty(a.shape, np.complex64)
+    out.real, out.imag = real.reshape(a.shape), imag.reshape(a.shape)
+    return out
+
+
 def _fma32(x: np.ndarray, y: np.ndarray, z: np.ndarray, sign: int) -> np.ndarray:
     """float32 ``x * y + z`` (``sign`` 1) or ``x * y - z`` (-1: VFMSUB, a NaN ``z`` kept as it is) rounded
     once: the product exact in float64, the sum rounded to odd in float64 (exact where it fits, else its

@@ -612,15 +612,17 @@ def _complex_operand(t: Arrays, a: Args) -> tuple[str, list[int]] | None:
     return None
 
 
-def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndarray:
-    """``mul`` where an operand is complex (captured as float32 (re, im) pairs; a real tensor or number
-    taken as complex with +0 imaginary parts, as ATen promotes it): harness.impl.nn.complex_mul over the
+def _complex_binary(op: str, t: Arrays, a: Args, p: KernelProfile, other: object, in_place: bool) -> np.ndarray:
+    """``mul``, ``add``, ``sub`` or ``div`` (``op``) where an operand is complex (captured as float32 (re, im)
+    pairs; a real tensor or number taken as complex with +0 imaginary parts, as ATen promotes it) over the
     elements in TensorIterator's loop (``tensor_loop``: its order, its inner run, an input read as a
-    scalar). Above ATen's grain (32768 elements) on more than one thread the split moves the loop's tails:
-    refused. ATen's basic loop (an operand with no unit stride inside: the scalar product on each
-    element): plain at default, refused at avx2 and avx512, where the AVX2 object's scalar loop fuses
-    some elements (measured, not modelled), and on aarch64 (not measured)."""
-    from harness.impl.nn import complex_mul
+    scalar): harness.impl.nn.complex_mul, complex_add (sub: alpha negated) or complex_div (``in_place``: the
+    op's output is self). Above ATen's grain (32768 elements) on more than one thread the split moves the
+    loop's tails: refused (mul, div). ATen's basic loop (an operand with no unit stride inside: the scalar
+    op on each element): plain at default; at avx2 and avx512, where the AVX2 object's scalar loop fuses
+    some elements (measured for mul, not modelled), and on aarch64 (not measured), mul and div refused; add
+    and sub take the same bits everywhere."""
+    from harness.impl.nn import complex_add, complex_div, complex_mul
 
     def as_complex(name: str, value: object) -> np.ndarray:
         if isinstance(value, np.ndarray) and np.ndim(value) == len(a.get(f"{name}.shape") or []) + 1:
@@ -629,19 +631,25 @@ def _complex_mul(t: Arrays, a: Args, p: KernelProfile, other: object) -> np.ndar
             return np.asarray(complex(float(value), 0.0), np.complex64)
         if isinstance(value, np.ndarray) and value.dtype == np.float32:
             return value.astype(np.complex64)
-        raise ParityError(f"mul of a complex tensor: {name} was captured as neither complex, float32 nor a number")
+        raise ParityError(f"{op} of a complex tensor: {name} was captured as neither complex, float32 nor a number")
 
     x, y = as_complex("self", t["self"]), as_complex("other", other)
     shape = np.broadcast_shapes(x.shape, y.shape)
+    if op in ("add", "sub"):
+        alpha = a.get("alpha", 1)
+        if not isinstance(alpha, (int, float)) or isinstance(alpha, bool):
+            raise ParityError(f"{op} of complex tensors with alpha {alpha!r} (not a real number) is not modelled")
+        out = complex_add(np.broadcast_to(x, shape), np.broadcast_to(y, shape), -alpha if op == "sub" else alpha, p)
+        return np.stack([out.real, out.imag], axis=-1).astype(np.float32)
     if len(shape) and np.prod(shape, dtype=np.int64) >= 32768 and p.threads > 1:
-        raise ParityError(f"mul of complex tensors of {int(np.prod(shape))} elements on {p.threads} threads")
+        raise ParityError(f"{op} of complex tensors of {int(np.prod(shape))} elements on {p.threads} threads")
     loop = tensor_loop(a, ("self", "other"), shape)
     if not loop.vector and p.aten != "default":  # the AVX2 object's scalar loop: fused at places not measured alike
         strides = [a.get(f"{name}.stride") for name in ("self", "other")]
-        raise ParityError(f"mul of complex tensors of strides {strides[0]} and {strides[1]} at {p.aten}")
+        raise ParityError(f"{op} of complex tensors of strides {strides[0]} and {strides[1]} at {p.aten}")
     run = loop.run if loop.vector else 1  # the basic loop: the plain product on every element
     xs, ys = (np.transpose(np.broadcast_to(v, shape), loop.order) for v in (x, y))
-    out = complex_mul(xs, ys, p, run, loop.scalar != 0)
+    out = complex_mul(xs, ys, p, run, loop.scalar != 0) if op == "mul" else complex_div(xs, ys, p, run, in_place)
     out = np.ascontiguousarray(np.transpose(out, np.argsort(loop.order)))
     return np.stack([out.real, out.imag], axis=-1).astype(np.float32)
 
@@ -663,17 +671,15 @@ def _binary(name: str) -> Replay:
             if x.dtype != np.float32 or not (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
                 out_dtype = x.dtype if name.endswith("_") else None
                 return {"out": binary_promoted(op, x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
-        if a.get("alpha", 1) != 1:
-            raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
         if other is None or isinstance(other, bool) or x is None:
             raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
+        found = _complex_operand(t, a)  # a complex tensor is captured as float32 (re, im) pairs: one more dim
+        if found and a.get("rounding_mode") is None:
+            return {"out": _complex_binary(op, t, a, p, other, name.endswith("_"))}
+        if a.get("alpha", 1) != 1:
+            raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
         if a.get("rounding_mode") is not None:
             return _div_rounding(t, a, p, str(a["rounding_mode"]), other)
-        found = _complex_operand(t, a)
-        if found and op == "mul":
-            return {"out": _complex_mul(t, a, p, other)}
-        if found:  # a complex tensor is captured as float32 (re, im) pairs: one more dim
-            raise ParityError(f"the impl reproduces {op} of real tensors only, not complex {found[0]} {found[1]}")
         return {"out": binary(op, x, other, p.aarch64)}
 
     return run
