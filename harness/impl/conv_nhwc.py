@@ -277,7 +277,7 @@ def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int,
     return left, tuple(range(full_s, full_f)), right, reach[0] in hit
 
 
-def _brg_ow_block(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> int:
+def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
     """The column block whose ker_base calls give the bits (1: one call over every tap; 0 where not
     modelled). Within ``_one_call``'s bounds one call (measured). Elsewhere oneDNN tries exec_vpad
     first where the padding of each side is under KW strides: its search takes only blocks whose
@@ -290,13 +290,12 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, int]
     max_ow_block_thr. exec_vpad's search, where it may take blocks it keeps and blocks it drops, took
     the whole row at avx512_core (dropped: 15 of 15 such draws on 1 thread) but kept 8 of 15 and 1 of
     10 columns in 2 of 16 at AVX2. Elsewhere modelled where every block the searches may take gives
-    the same calls. Dilated (``dil``): the right padding that of the kernel's extent, the taps ``dil``
-    apart."""
-    if _one_call(g, dil):
+    the same calls. (Dilated ones take the search's own blocking: harness.impl.conv_nhwc_dilated.)"""
+    if _one_call(g):
         return 1
     simd = 16 if _level(profile) == "avx512" else 8
     vectors = -(-g.oc // simd)
-    r_pad = (g.ow - 1) * g.sw + conv._extended(g, dil).kw - g.w - g.pw
+    r_pad = (g.ow - 1) * g.sw + g.kw - g.w - g.pw
     vpad_pads = -(-g.pw // g.sw) < g.kw and -(-r_pad // g.sw) < g.kw
     vpad_most = max(g.pw, r_pad)
 
@@ -313,9 +312,7 @@ def _brg_ow_block(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, int]
     if whole and (not any(vpad_kept) or _level(profile) == "avx512"):
         return g.ow
     base = [g.ow] if whole else blocks
-    calls = {
-        tuple(_brg_column_calls(g, blk, col, dil[1]) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)
-    }
+    calls = {tuple(_brg_column_calls(g, blk, col) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)}
     return base[-1] if len(calls) == 1 else 0
 
 
@@ -367,7 +364,7 @@ def _avx2_ic_block(g: conv.Geometry, oc_block: int, ur: int, l1: int, out_ur: in
     return _select_ic_block(g, oc_block, ur, l1, _BRG_L2, 8, 40, out_ur, dw)
 
 
-def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile, dw: int = 1) -> set[int]:
+def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     """The ic blocks select_ic_block may give at AVX2 (``_avx2_ic_block``), for each output-channel block
     (8 to 32) oneDNN's search may take, at the smallest and the largest unroll (3,000 channels at a 1x1
     kernel: blocks of 320, measured)."""
@@ -375,7 +372,7 @@ def _avx2_ic_blocks(g: conv.Geometry, profile: KernelProfile, dw: int = 1) -> se
     os_blocking = (g.kh, g.kw, g.ph, g.pw, g.sh, g.sw) == (1, 1, 0, 0, 1, 1)
     sp = g.oh * g.ow if os_blocking else g.ow
     blocks = (8, 16, 24, 32)[: -(-g.oc // 8)]
-    return {_avx2_ic_block(g, ob, ur, l1, None, dw) for ob in blocks for ur in (1, min(_BRG_UR[ob], sp))}
+    return {_avx2_ic_block(g, ob, ur, l1) for ob in blocks for ur in (1, min(_BRG_UR[ob], sp))}
 
 
 # ---------------------------------------------------------------------------------- AVX-512
@@ -427,18 +424,14 @@ def _avx512_trans(g: conv.Geometry) -> bool:
     return (g.c == 1 and (g.kw > 1 or padded)) or (g.ow == 1 and g.kw == 1 and not one_by_one and padded)
 
 
-def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile, dw: int = 1) -> set[int]:
+def avx512_ic_blocks(g: conv.Geometry, profile: KernelProfile) -> set[int]:
     """The ic blocks select_ic_block may give at avx512_core: for each output-channel block the search
     tries, at the smallest and the largest unroll (the block only grows as the unroll shrinks). L1 is
     taken as 7/8 of the host's, L2 as 3/4 (measured on a Zen 5: 48 KiB, 1 MiB)."""
     l1, l2 = profile.l1_per_core * 7 // 8, profile.l2_per_core * 3 // 4
     one_by_one = (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
     sp = g.oh * g.ow if one_by_one and (g.sh, g.sw) == (1, 1) else g.ow
-    return {
-        _avx512_ic_block(g, ob, ur, l1, l2, None, dw)
-        for ob in _avx512_oc_blocks(g)
-        for ur in (1, min(_BRG512_UR[ob], sp))
-    }
+    return {_avx512_ic_block(g, ob, ur, l1, l2) for ob in _avx512_oc_blocks(g) for ur in (1, min(_BRG512_UR[ob], sp))}
 
 
 def _brg_blocked_chain(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, ic_block: int,

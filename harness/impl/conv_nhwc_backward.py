@@ -224,7 +224,9 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   out) one fused chain from 0 over the taps row by row from the last, at a tap the block's output
   channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the forward's row fits its
   input (W <= OW) and that forward takes its taps in one brgemm call. W > OW (``_ker_search_data``,
-  ``_brg_bwd_blocked``): init_conf's search picks the forward's kernel: it tries exec_vpad and keeps it
+  ``_brg_bwd_blocked``; ``exec_search``, which with the column stride and the taps' dilation in
+  get_inp_size also sets harness.impl.conv_nhwc_dilated's blocking): init_conf's search picks the
+  forward's kernel: it tries exec_vpad and keeps it
   where the ow block its search finds fits the forward's input (else the kernel would need virtual padding
   on both sides), else exec_base; each search (try_exec_type) scores output-channel blocks of 4 down to 1
   vectors, kernel-row blocks KH and 1 and ow blocks div_up(W, ns) by brg_blocking_t::est_eff
@@ -831,12 +833,13 @@ def _loop_order(fg: conv.Geometry, threads: int, simd: int, l2: int) -> str:
 
 
 def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, ow_block: int, kh_block: int,
-             ic_block: int, ur: int, adj: int, simd: int = 16, order: str = "") -> np.float32:  # fmt: skip
-    """brg_blocking_t::est_eff of brg_conv_bwd's forward ``fg`` (stride 1, od 1, oh_block 1, kw_block KW)
-    in float32 as oneDNN computes it: oc-block rounding, microkernel, row rounding, thread balance,
-    unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4 of L2) and brgemm
-    efficiency; vectors of ``simd`` floats (16 registers to a vector of 8), the loops in ``order``
-    (``_loop_order``)."""
+             ic_block: int, ur: int, adj: int, simd: int = 16, order: str = "", dw: int = 1) -> np.float32:  # fmt: skip
+    """brg_blocking_t::est_eff of the brgemm forward ``fg`` (brg_conv_bwd's at stride 1, or brg_conv_fwd's;
+    od 1, oh_block 1, kw_block KW) in float32 as oneDNN computes it: oc-block rounding, microkernel, row
+    rounding, thread balance, unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4
+    of L2) and brgemm efficiency; vectors of ``simd`` floats (16 registers to a vector of 8), the loops in
+    ``order`` (``_loop_order``); the input a row of outputs reads (get_inp_size) by the column stride and
+    the taps' dilation ``dw``."""
     f = np.float32
     up, rnd = conv._div_up, conv._rnd_up
     mb, ic, _ih, iw, oc, kh, kw, oh, ow = fg[:9]
@@ -846,11 +849,11 @@ def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, o
     nb_sp, nb_oc, nb_ic, nb_kh = up(sp, sp_block), up(oc, oc_block), up(ic, ic_block), up(kh, kh_block)
 
     def inp_w(out_w: int, ker_w: int) -> int:
-        return min(iw, out_w - 1 + ker_w)
+        return min(iw, (out_w - 1) * min(ker_w, fg.sw) + (ker_w - 1) * dw + 1)
 
     def rnd_inp(out_w: int, ker_w: int, vic: int) -> int:
         vsp = inp_w(out_w, ker_w)
-        return rnd(vsp * vic, simd) if vic >= ic else vsp * rnd(vic, simd)
+        return rnd(vsp * vic, simd) if fg.sw == 1 and vic >= ic else vsp * rnd(vic, simd)
 
     micro = f(f(adj) * f(ur)) / f((ur + adj) * 2 * simd)
     ur_eff = f(sp_block) / f(rnd(sp_block, ur))
@@ -932,7 +935,7 @@ class _SearchLevel(NamedTuple):
     l2: int
     oc_blocks: list[int]
     ur: dict[int, int]
-    ic_block: Callable[[conv.Geometry, int, int, int], int]
+    ic_block: Callable[[conv.Geometry, int, int, int, int], int]
 
 
 def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
@@ -944,28 +947,30 @@ def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
     if conv_nhwc._level(profile) == "avx512":
         l2 = profile.l2_per_core * 3 // 4
         return _SearchLevel(16, l1, l2, conv_nhwc._avx512_oc_blocks(fg), conv_nhwc._BRG512_UR,
-                            lambda g, ob, ur, out: conv_nhwc._avx512_ic_block(g, ob, ur, l1, l2, out))  # fmt: skip
+                            lambda g, ob, u, out, d: conv_nhwc._avx512_ic_block(g, ob, u, l1, l2, out, d))  # fmt: skip
     l2 = conv_nhwc._BRG_L2
     first = 2 if _loop_order(fg, profile.threads, 8, l2) == "gcndhw" or fg.oh * fg.ow >= 150 * 150 else 4
     blocks = [8 * v for v in range(1, min(conv._div_up(fg.oc, 8), first) + 1)]
     return _SearchLevel(8, l1, l2, blocks, conv_nhwc._BRG_UR,
-                        lambda g, ob, ur, out: conv_nhwc._avx2_ic_block(g, ob, ur, l1, out))  # fmt: skip
+                        lambda g, ob, ur, out, dw: conv_nhwc._avx2_ic_block(g, ob, ur, l1, out, dw))  # fmt: skip
 
 
-def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdBlocking | None:
-    """init_conf's search (try_exec_type) for brg_conv_bwd's forward ``fg`` as exec_vpad (``vpad``) or
-    exec_base, at avx512_core or AVX2 (``_search_level``): output-channel blocks from the most vectors
-    down, per block calc_blocks over kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the
-    threads' cap, each with select_ic_block's ic block and brgemm_blocking's unroll, scored by
-    ``_fwd_eff``; the first best kept at each level. select_ic_block reads the unroll its object last set
-    (0 before the first, brgemm_blocking's rows after: the L2 it leaves the output rows). None where nothing
-    fits (exec_vpad: the brgemm kernel declines)."""
+def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool, dw: int = 1) -> FwdBlocking | None:
+    """init_conf's search (try_exec_type) for the brgemm forward ``fg`` (brg_conv_bwd's, or brg_conv_fwd's
+    with its taps ``dw`` columns apart) as exec_vpad (``vpad``) or exec_base, at avx512_core or AVX2
+    (``_search_level``): output-channel blocks from the most vectors down, per block calc_blocks over
+    kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the threads' cap, each with
+    select_ic_block's ic block and brgemm_blocking's unroll, scored by ``_fwd_eff``; the first best kept
+    at each level. select_ic_block reads the unroll its object last set (0 before the first,
+    brgemm_blocking's rows after: the L2 it leaves the output rows). None where nothing fits (exec_vpad:
+    the brgemm kernel declines)."""
     f = np.float32
     threads = profile.threads
     lv = _search_level(fg, profile)
     order = _loop_order(fg, threads, lv.simd, lv.l2)
     mb, ic, _ih, _iw, oc, kh, kw, oh, ow = fg[:9]
-    max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, 1, kw)) if vpad else 0
+    ext_kw = (kw - 1) * dw + 1
+    max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, fg.sw, ext_kw)) if vpad else 0
     best: FwdBlocking | None = None
     for oc_block in reversed(lv.oc_blocks):
         nb_oc = conv._div_up(oc, oc_block)
@@ -980,7 +985,7 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
                 if spb == prev or spb > cap:
                     continue
                 prev = spb
-                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]), last_ur)
+                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]), last_ur, dw)
                 k = ic_block if ic >= ic_block else ic % ic_block
                 n = oc_block if oc >= oc_block else oc % oc_block
                 rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad, lv.simd)
@@ -990,7 +995,7 @@ def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool) -> FwdB
                     max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad, lv.simd) is None
                 ):
                     continue
-                eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order)
+                eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order, dw)
                 if found is None or eff > f(found.eff) or found.eff == 0:
                     found = FwdBlocking(oc_block, spb, kh_block, float(eff), ic_block)
         # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
@@ -1115,12 +1120,22 @@ def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, Fw
     lv = _search_level(fg, profile)
     if 4 * fg.c * 4 * lv.simd * fg.kw >= lv.l2:  # iterate_ker_block's kw_block: KW while the weights fit L2
         return None
-    vpad = _fwd_blocking(fg, profile, True)
-    keep = vpad is not None and vpad.ow_block <= fg.w  # exec_vpad declined where its row block outgrows the input
-    blocking = vpad if keep else _fwd_blocking(fg, profile, False)
-    if blocking is None:
-        return None
-    return keep, blocking, blocking.ic_block
+    searched = exec_search(fg, profile)
+    return None if searched is None else (*searched, searched[1].ic_block)
+
+
+def exec_search(fg: conv.Geometry, profile: KernelProfile, dw: int = 1) -> tuple[bool, FwdBlocking] | None:
+    """init_conf's choice for the brgemm forward ``fg`` (taps ``dw`` columns apart) at avx512_core or AVX2:
+    (exec_vpad, the blocking ``_fwd_blocking`` keeps). exec_vpad is tried where the padding of each side is
+    under KW strides, and kept where its ow block's input columns fit the input (else the kernel would
+    need virtual padding on both sides); else exec_base. None where neither finds a blocking."""
+    r_pad = conv._end_pad(fg.pw, fg.ow, fg.w, fg.sw, (fg.kw - 1) * dw + 1)
+    if -(-fg.pw // fg.sw) < fg.kw and -(-r_pad // fg.sw) < fg.kw:
+        vpad = _fwd_blocking(fg, profile, True, dw)
+        if vpad is not None and (vpad.ow_block - 1) * fg.sw + 1 <= fg.w:
+            return True, vpad
+    base = _fwd_blocking(fg, profile, False, dw)
+    return None if base is None else (False, base)
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:

@@ -25,9 +25,19 @@ What runs (ONEDNN_VERBOSE and ``torch._C._select_conv_backend``, torch 2.13.0 on
   ``_gemm_data``, ``_gemm_weights``: col2im and im2col with the dilation), grad_bias its lanes.
 - AVX2 and AVX-512: the forward ``brg_conv_fwd:avx2`` / ``brg_conv_fwd:avx512_core`` (conv_nhwc
   ``_brg_blocked_chain``: per output and ic block one fused chain from 0 over the taps row by row, at a
-  tap the block's channels, the blocks added, the bias last; where nothing is padded one brgemm call
-  holds every tap, else exec_base's calls by its column block, get_ow_range's taps ``kw * DW`` apart;
-  select_ic_block's input row over the kernel's extent); grad_input at stride 1 ``brg_conv_bwd``
+  tap the block's channels, the blocks added, the bias last; where nothing is padded or exec_vpad runs
+  one brgemm call holds every tap, else exec_base's calls by its column block, get_ow_range's taps
+  ``kw * DW`` apart). The exec type, the column block and the ic block are those init_conf's search
+  keeps (conv_nhwc_backward ``exec_search``, the search brg_conv_bwd's W > OW model runs, here with the
+  column stride and the taps' dilation in get_inp_size: exec_vpad tried where each side's padding is
+  under KW strides and kept where its column block's input fits the row, else exec_base; est_eff over
+  output-channel blocks, kernel-row blocks KH and 1 and column blocks by the thread count;
+  select_ic_block's input row over the kernel's extent with the unroll its object last set). Before,
+  the model took the ic block only where every output-channel block gave the same one (conv_nhwc
+  ``avx512_ic_blocks``: two candidates elsewhere); the search's pick may be neither: 288 input
+  channels, a kernel of 5 dilated 4, 60 columns, 16 output channels: 272 on 4 threads, where 240 and
+  288 give other bits in 1,345 and 1,337 of 1,408 outputs (``can_fail.py``); grad_input at stride 1
+  ``brg_conv_bwd``
   (+``brg_conv_fwd``: that forward over grad_output, OC channels in and C out, the taps inverted, padded
   by the kernel's extent less 1 less the padding, the same calls), at a stride ``gemm:jit`` nspc with
   oneDNN's sgemm at the level; grad_weight and grad_bias at AVX2 ``gemm:jit`` nspc (jit:avx2's weights
@@ -48,17 +58,35 @@ oneDNN's search, 46 of them brg_conv_bwd's on 2 and 4 threads, 12 of one input c
 past the extent, 2 SSE4.1 grad_weights of NCHW ones, whose one input channel makes channels-last
 memory NCHW). Real shapes (``real_shapes.py``): DeepLabV3's ASPP branches (256 channels at 33x33,
 dilation and padding 6 and 12; 64 channels at 18) and WavLM's TDNN (512 channels, kernels 3 dilated
-2 and 3): every pass bit for bit at baseline on 1, 2 and 4 threads, at avx2 but the column block's
-search (ASPP on 4 threads, dilation 18 on 2), at avx512 ASPP on 1 to 4 threads but dilation 18 on 2
-and 4; WavLM's at avx512 refused: select_ic_block gives 336 or 512 channels by the output-channel
-block its search picks (512 fit torch's bits, as undilated).
+2 and 3): every pass bit for bit at baseline on 1, 2 and 4 threads; at avx2 and avx512 the column
+block's search (ASPP at avx2 on 4 threads, dilation 18 on 2 and 4) and WavLM's ic block at avx512
+(select_ic_block's 336 or 512 channels by the output-channel block) were refused before the search
+was modelled. With it (``real_measure.py real``: WavLM's six dilated TDNN shapes, 45 to 200 columns, 1
+and 2 images, and four ASPP branches, 64 and 256 channels, dilation 6, 12 and 18): 10 of 10 forwards
+and 10 of 10 backwards (every gradient) bit for bit at each of avx2 and avx512 on 1, 2, 4 and 8
+threads (80 of 80 a level), none other (WavLM's forward takes ic blocks of 512 by the search, as
+fitted before). The small-channel draws again (``dilated_cl_measure.py``, 30 draws a thread count,
+seeds 300 + 10 * level + threads): at avx2 on 1, 2, 4 and 8 threads 28, 24, 27 and 25 forwards and
+20, 21, 25 and 19 backwards of 30 bit for bit, at avx512 28, 25, 27 and 27 and 27, 23, 24 and 22
+(before 28, 22, 26 and 23 and 20, 15, 22 and 13 at avx2, 28, 23, 26 and 24 and 27, 21, 18 and 20 at
+avx512; 25 and 18 passes refused by a block), none other, none refused by a block (the rest NaN
+results of either kind, grad_weights over NaN or infinite operands, one input channel, padding past
+the extent). Near the real shapes
+(``real_measure.py``: 64 to 512 channels a side, kernels 1 to 5, dilation 1 to 4, 1-D TDNN and 2-D
+channels-last, a fifth with specials, 12 draws a level and thread count; the dilated ones here): at
+avx512 on 1, 2, 4 and 8 threads 12, 7, 6 and 8 forwards and as many backwards bit for bit of 12, 10,
+9 and 10 (before: 5, 5, 3 and 4 forwards, 7, 3, 3 and 3 backwards, 12, 8, 6 and 9 passes refused by
+a block), at avx2 on 1, 2, 4 and 8 threads 8, 7, 7 and 5 of 9, 9, 9 and 8 each way (before 5, 7, 5
+and 1 forwards, 8, 4, 4 and 3 backwards, 3, 3, 5 and 8 passes refused by a block); none other, none
+refused by a block after (the rest a kernel side of one tap dilated, NaN results).
 
 Refused (ParityError, one line naming the kernel): aarch64, several groups (depthwise too), a dilated
-kernel side of one tap (conv.py ``dilation_refused``); brg_conv_fwd's and brg_conv_bwd's column
-block or ic block where they hang on oneDNN's search, over one input channel (1 of 1 such draw gave
-other bits, forward and grad_input), and brg_conv_bwd with padding past the kernel's extent less 1;
-gemm:jit's and jit:avx512_core's grad_weight and grad_bias over NaN or infinite operands (which NaN
-their sums keep: as undilated).
+kernel side of one tap (conv.py ``dilation_refused``); brg_conv_fwd's and brg_conv_bwd's search where
+it finds no blocking, keeps kernel-row blocks under KH (calls a row each, not modelled; none in the
+draws above) or exec_base's kw blocks split (the weights over L2), over one input channel (1 of 1
+such draw gave other bits, forward and grad_input), and brg_conv_bwd with padding past the kernel's
+extent less 1; gemm:jit's and jit:avx512_core's grad_weight and grad_bias over NaN or infinite
+operands (which NaN their sums keep: as undilated).
 """
 
 from __future__ import annotations
@@ -104,36 +132,29 @@ def kinds(x_shape, w_shape, stride, padding, dil: tuple[int, int], groups: int,
     return BRG_FWD, data, weights
 
 
-def _ic_block(g: conv.Geometry, dil: tuple[int, int], profile: KernelProfile, what: str) -> int:
-    """brg_conv_fwd's ic block for ``g`` (select_ic_block at the level, the unroll's input row over the
-    kernel's extent), where every output-channel block its search may take gives the same; ParityError
-    else."""
-    pick = conv_nhwc.avx512_ic_blocks if conv_nhwc._level(profile) == "avx512" else conv_nhwc._avx2_ic_blocks
-    blocks = pick(g, profile, dil[1])
-    if len(blocks) > 1:
-        raise ParityError(
-            f"conv2d (channels-last, dilated): {what} over {g.c} channels (ic blocks of "
-            f"{' or '.join(map(str, sorted(blocks)))} by its search) is not modelled"
-        )
-    return blocks.pop()
-
-
 def _brg(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, dil: tuple[int, int],
          profile: KernelProfile, what: str) -> np.ndarray:  # fmt: skip
-    """brg_conv_fwd's output for ``g`` with the taps ``dil`` apart: conv_nhwc's model of its brgemm calls
-    (``_brg_ow_block``: one call where nothing is padded, else exec_base's calls by its column block,
-    the taps' columns ``dil`` apart) per ic block. ParityError where the column block, the kw blocks
-    or the ic block hang on its search, and over one input channel (other bits: 1 of 1 such draw)."""
+    """brg_conv_fwd's output for ``g`` with the taps ``dil`` apart: conv_nhwc's model of its brgemm calls by
+    the blocking init_conf's search keeps (conv_nhwc_backward ``exec_search``: exec_vpad or exec_base, the
+    output-channel block, the column block, the kernel-row block and select_ic_block's ic block, the input
+    row over the kernel's extent): one call over every tap where nothing is padded or exec_vpad runs, else
+    exec_base's calls by its column block, the taps' columns ``dil`` apart, per ic block. ParityError where
+    the search finds nothing, a call takes fewer kernel rows than KH or exec_base's kw blocks split, and
+    over one input channel (other bits: 1 of 1 such draw)."""
     if g.c == 1:
         raise ParityError(f"conv2d (channels-last, dilated): {what} over one input channel is not modelled")
-    ow_block = conv_nhwc._brg_ow_block(g, profile, dil)
-    if not ow_block or (ow_block > 1 and not conv_nhwc._brg_kw_whole(g, profile)):
-        which = f"the column block its search picks on {profile.threads} threads" if not ow_block else "kw blocks"
+    searched = conv_nhwc_backward.exec_search(g, profile, dil[1])
+    if searched is None:
+        raise ParityError(f"conv2d (channels-last, dilated): {what} whose blocking search finds none is not modelled")
+    vpad, blocking = searched
+    one_call = vpad or conv_nhwc._one_call(g, dil)
+    if blocking.kh_block != g.kh or not (one_call or conv_nhwc._brg_kw_whole(g, profile)):
+        which = f"kernel rows in blocks of {blocking.kh_block}" if blocking.kh_block != g.kh else "kw blocks"
         raise ParityError(
             f"conv2d (channels-last, dilated): {what} with a {g.kh}x{g.kw} kernel, padding ({g.ph}, {g.pw}) on a "
             f"{g.h}x{g.w} input (its taps in several brgemm calls: {which}) is not modelled"
         )
-    return conv_nhwc._brg_blocked_chain(x, w, b, g, _ic_block(g, dil, profile, what), ow_block, dil)
+    return conv_nhwc._brg_blocked_chain(x, w, b, g, blocking.ic_block, 1 if one_call else blocking.ow_block, dil)
 
 
 def _brg_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, dil: tuple[int, int],
