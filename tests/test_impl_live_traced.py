@@ -819,22 +819,25 @@ def test_products_of_views_at_offsets_replay(backend: str, threads: int) -> None
 @needs_modelled_sgemm  # small convolutions run ATen's im2col and MKL's sgemm
 @backends
 @pytest.mark.parametrize(
-    ("n", "c", "o", "k", "w", "threads", "dilation"),
+    ("n", "c", "o", "k", "w", "threads", "dilation", "padding"),
     [
-        (1, 9, 16, 1, 20, 2, 1),
-        (2, 19, 18, 2, 16, 1, 1),
-        (1, 17, 19, 4, 24, 4, 1),
-        (2, 20, 24, 3, 40, 2, 2),  # oneDNN's brgemm kernels (gemm:jit at SSE4.1), dilated
-        (1, 12, 10, 5, 30, 1, 3),  # one small image: slow_conv_dilated2d
+        (1, 9, 16, 1, 20, 2, 1, 0),
+        (2, 19, 18, 2, 16, 1, 1, 0),
+        (1, 17, 19, 4, 24, 4, 1, 0),
+        (2, 20, 24, 3, 40, 2, 2, 0),  # oneDNN's brgemm kernels (gemm:jit at SSE4.1), dilated
+        (1, 12, 10, 5, 30, 1, 3, 0),  # one small image: slow_conv_dilated2d
+        (2, 288, 16, 5, 60, 4, 4, 0),  # the ic block init_conf's search picks (at AVX-512 on 4 threads 272)
+        (2, 20, 24, 3, 45, 4, 2, 3),  # padded: exec_base's column block by the search (at AVX-512 on 4 threads 24)
     ],
 )
 def test_convolution_of_a_transposed_weight_replays(
-    backend: str, n: int, c: int, o: int, k: int, w: int, threads: int, dilation: int
+    backend: str, n: int, c: int, o: int, k: int, w: int, threads: int, dilation: int, padding: int
 ) -> None:
     """WavLM's TDNN: ``conv1d`` over a weight kept as (O, K, I) and transposed to (O, I, K). ATen views
     the weight as it lies, which suggests channels-last, so the convolution runs channels-last though
     input and grad_output are contiguous; where slow_conv2d runs, grad_bias sums grad_output as it lies.
-    Its x-vector layers are dilated (2 and 3): harness.impl.conv_nhwc_dilated."""
+    Its x-vector layers are dilated (2 and 3): harness.impl.conv_nhwc_dilated, whose ic block and column block
+    are those oneDNN's blocking search picks by the thread count (conv_nhwc_backward ``exec_search``)."""
     use_threads(threads)
     rng = np.random.default_rng(k)
     kernel = torch.from_numpy(rng.standard_normal((o, k, c)).astype(np.float32)).requires_grad_(True)
@@ -842,7 +845,7 @@ def test_convolution_of_a_transposed_weight_replays(
     x = torch.from_numpy(rng.standard_normal((n, c, w)).astype(np.float32))
 
     def program() -> None:
-        y = F.conv1d(x.clone().requires_grad_(True), kernel.transpose(1, 2), bias, dilation=dilation)
+        y = F.conv1d(x.clone().requires_grad_(True), kernel.transpose(1, 2), bias, dilation=dilation, padding=padding)
         y.backward(torch.from_numpy(rng.standard_normal(tuple(y.shape)).astype(np.float32)))
 
     _replays_match(backend, program, {"convolution", "convolution_backward"}, 2)
