@@ -210,6 +210,21 @@ def test_div_rounding_modes_and_floor_divide_match_torch(threads: int) -> None:
             impl_nn.div_rounding(a, b, "floor", live_profile())
 
 
+def test_div_of_two_python_ints_replays_from_a_trace() -> None:
+    """``torch.div(seq_len, window, rounding_mode="trunc")`` of two Python ints (Longformer's and LED's chunk
+    counts): both wrapped as 0-dim int64 tensors, traced and replayed as an exact int64 quotient, both signs
+    and int64's extremes; a zero divisor (torch raises) refused."""
+    pairs = [(16, 4), (16, 2), (-7, 2), (7, -2), (0, -3), (2**63 - 1, -3), (-(2**63), 7)]
+    program = lambda: [torch.div(n, d, rounding_mode=mode) for n, d in pairs for mode in ("floor", "trunc")]
+    assert _replays_match(program, {"div"}, 2 * len(pairs)) == 2 * len(pairs)
+    args = [{"name": "self", "value": 5}, {"name": "other", "value": 0}, {"name": "rounding_mode", "value": "floor"}]
+    out = replay("aten.div.Tensor_mode", {}, [args[0], {"name": "other", "value": -2}, args[2]], live_profile())["out"]
+    assert isinstance(out, np.ndarray) and out.shape == () and out.dtype == np.int64  # a 0-dim array, as traced
+    assert int(out) == -3
+    with pytest.raises(ParityError, match="an integer division by zero"):
+        replay("aten.div.Tensor_mode", {}, args, live_profile())
+
+
 @settings(max_examples=6, deadline=None)
 @given(seed=SEEDS, threads=st.sampled_from([1, 2, 4]), channels=st.sampled_from([32, 37, 1100]))
 def test_conformer_convolution_glu_replays_from_a_trace(seed: int, threads: int, channels: int) -> None:

@@ -592,7 +592,14 @@ def _div_rounding_integer(x: np.ndarray, y: np.ndarray, mode: str, number: bool)
     quot = np.floor_divide(x, y)
     if mode == "trunc":  # toward zero: the floor plus 1 where a remainder is left and the signs differ
         quot = quot + ((np.remainder(x, y) != 0) & ((x < 0) != (y < 0))).astype(dtype)
-    return quot
+    return np.asarray(quot)  # an array where the operands are 0-dim (NumPy's ufuncs give a scalar, digested otherwise)
+
+
+def _python_ints(*values: object) -> bool:
+    """Whether every value is a Python int of int64's range (not a bool): ``torch.div(16, 4,
+    rounding_mode="trunc")`` of two numbers (Longformer's chunk count), both wrapped as 0-dim int64 tensors,
+    so an exact int64 quotient, the same on every platform."""
+    return all(isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63 for v in values)
 
 
 def _floor_divide(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -671,6 +678,9 @@ def _binary(name: str) -> Replay:
             if x.dtype != np.float32 or not (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
                 out_dtype = x.dtype if name.endswith("_") else None
                 return {"out": binary_promoted(op, x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
+        if x is None and a.get("rounding_mode") is not None and _python_ints(a.get("self"), other):
+            n, d = np.asarray(a["self"], np.int64), np.asarray(other, np.int64)
+            return {"out": _div_rounding_integer(n, d, str(a["rounding_mode"]), True)}
         if other is None or isinstance(other, bool) or x is None:
             raise ParityError(f"{op}: its operands were not captured as float32 tensors or a number")
         found = _complex_operand(t, a)  # a complex tensor is captured as float32 (re, im) pairs: one more dim
