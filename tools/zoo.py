@@ -70,7 +70,7 @@ MODELS = (
     "ctrl", "marian", "audio_spectrogram_transformer", "sew_d", "xlm", "rembert", "dinov2_with_registers",
     "conditional_detr", "deepseek_v2", "llama4", "cohere2", "falcon_h1", "granitemoe", "layoutlmv3",
     "led", "luke", "t5gemma", "lfm2_moe", "zamba", "moonshine", "timesfm2_5", "vilt", "longt5", "pegasus_x",
-    "nllb_moe", "modernbert_decoder",
+    "nllb_moe", "modernbert_decoder", "owlvit",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")

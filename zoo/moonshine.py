@@ -1,6 +1,6 @@
 """Moonshine (Hugging Face transformers, tiny configuration): speech recognition from the raw waveform:
 a strided conv1d (stride 64), ``tanh``, a one-group group norm, two strided conv1d with GELU, then an
-encoder-decoder with partial rotary positions (half of each head) and a SwiGLU decoder."""
+encoder-decoder with partial rotary positions (14 of each head's 16 dimensions), a SwiGLU decoder."""
 
 import numpy as np
 import torch

@@ -1,7 +1,8 @@
 """NLLB-MoE (Hugging Face transformers, tiny configuration): an encoder-decoder whose every other layer is
-a mixture of experts routed top-2 with capacity (the second expert kept by a random draw against twice
-its gate, tokens past an expert's capacity dropped by ``cumsum`` of the one-hot routes), MoE token
-dropout, the router's z-loss and load-balancing loss added to the cross entropy, sinusoidal positions."""
+a mixture of experts routed top-2 with capacity (the second choice by ``argmax`` over the logits with the
+first masked to -inf, each expert's slots counted by ``cumsum`` of the one-hot routes, tokens past its
+capacity dropped, the two gates renormalised), MoE token dropout, the router's z-loss and load-balancing
+loss added to the cross entropy, sinusoidal positions."""
 
 from common import run, seq2seq_lm_loss
 from transformers import NllbMoeConfig, NllbMoeForConditionalGeneration

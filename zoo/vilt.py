@@ -1,8 +1,9 @@
 """ViLT (Hugging Face transformers, tiny configuration): text tokens and image patches in one
 transformer without a vision backbone; each image's position embeddings resized bilinearly (corners
 aligned) to its own valid patch grid and zero-padded (a pixel mask of another size per image, reduced to
-the patch grid by nearest interpolation), patches gathered by their mask, modality-type embeddings, a
-pooled question-answering head under a scaled binary cross-entropy."""
+the patch grid by nearest interpolation), patches gathered by their mask (``nonzero``), a smaller image's
+padded with masked-out patches drawn by ``multinomial``, modality-type embeddings, a pooled
+question-answering head under a scaled binary cross-entropy."""
 
 import numpy as np
 import torch
