@@ -67,6 +67,8 @@ ZOO = (
     ((4, 16, 8, 8), (16, 16, 3, 1), 1, (1, 0), False),
     ((4, 8, 16, 16), (16, 8, 1, 3), 2, (0, 1), False),
     ((4, 8, 16, 16), (16, 8, 3, 1), 2, (1, 0), False),
+    ((2, 1, 1, 4000), (32, 1, 1, 127), (1, 64), 0, True),  # Moonshine's waveform stem: a stride over 28
+    ((2, 1, 1, 205), (17, 1, 1, 131), (1, 67), (0, 8), False),  # AVX-512's backward data: ur_w = stride_w
 )
 # oneDNN's gemm:jit (every backward at SSE4.1) where its sgemm is a gemv (one output channel, or
 # C*KH*KW = 1), the forward of one output channel with K = C*KH*KW above 256, and one image of a

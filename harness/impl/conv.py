@@ -580,7 +580,7 @@ def _avx512_data_declines(
     cb = block or simd
     nb_ic = -(-c // cb)
     r_pad = _end_pad(pw, ow, wd, sw, ekw)
-    ur_w = wd if wd <= regs else next(u for u in range(regs, 0, -1) if u % sw == 0)
+    ur_w = wd if wd <= regs else next((u for u in range(regs, 0, -1) if u % sw == 0), sw)
     l_over = max(0, (ekw - 1 - pw) // sw)
     r_over = max(0, _c_div(ekw - 1 - max(0, r_pad + wd % ur_w), sw))
     n_oi = wd // ur_w - (r_over > 0)
