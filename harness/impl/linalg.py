@@ -2,8 +2,10 @@
 
 The public functions take and return float32 NumPy arrays and reproduce torch 2.13.0's CPU
 results bit for bit: ``mm``/``addmm`` (MKL sgemm as ``at::mm``/``at::addmm`` call it), ``bmm``
-(``at::bmm``: ATen's small loop or MKL), ``matmul``, ``linear`` and ``embedding`` with their
-backward functions. Transposed operands are passed as NumPy views (``w.T``); no copy is made.
+(``at::bmm``: ATen's small loop or MKL), ``baddbmm`` (its beta and alpha: BLOOM's ALiBi scores),
+``addmv`` (``torch.mv``/``torch.addmv``: MKL's sgemv as at::addmm's one-row product), ``matmul``,
+``linear`` and ``embedding`` with their backward functions. Transposed operands are passed as
+NumPy views (``w.T``); no copy is made.
 ``profile.threads`` is MKL's thread count: MKL cuts C into a grid of blocks, one per thread, and a
 block narrower than 12 columns or shorter than 4 rows takes MKL's small kernels (csrc/mkl_sgemm.h);
 the main kernel's bits do not depend on it. ``threads`` (default ``profile.threads``) is how many
@@ -21,8 +23,8 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
-from harness.impl.nans import nan_kinds, refuse_mixed_nans
-from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, NVPL, KernelProfile
+from harness.impl.nans import arith, nan_kinds, refuse_mixed_nans
+from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
 
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
@@ -103,7 +105,18 @@ def _sgemm(
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     before = nan_kinds(c) if beta else set()
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
-    refuse_mixed_nans(f"sgemm {m}x{n}x{k}", c, profile, before, a, b)
+    if not (before and _finite_sums(a, b, alpha)):
+        refuse_mixed_nans(f"sgemm {m}x{n}x{k}", c, profile, before, a, b)
+
+
+def _finite_sums(a: np.ndarray, b: np.ndarray, alpha: float) -> bool:
+    """Whether no product, partial sum or alpha times one of ``a @ b`` can be NaN or infinite: finite
+    operands, |alpha| * K * max|a| * max|b| below float32's largest with room for rounding. Then a NaN
+    of C (beta 1) meets no other NaN in MKL's kernels whatever their order, and is passed on alone."""
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        return False
+    top = float(np.abs(a).max(initial=0.0)) * float(np.abs(b).max(initial=0.0))
+    return top * a.shape[-1] * max(1.0, abs(alpha)) < 1e38
 
 
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
@@ -714,6 +727,24 @@ def bmm(
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
         # baddbmm's loop with beta = 0 stores alpha * sum (measured on x86: 156 of 156 batches)
         return out if alpha == 1.0 else np.float32(alpha) * out
+    _bmm_products(a, b, out, False, profile, threads, alpha, acl)
+    return out
+
+
+def _bmm_products(
+    a: np.ndarray,
+    b: np.ndarray,
+    out: np.ndarray,
+    beta: bool,
+    profile: KernelProfile,
+    threads: int | None,
+    alpha: float,
+    acl: int | None,
+) -> None:
+    """MKL's batched gemm (or oneDNN's matmul, ``acl``) of ``bmm``/``baddbmm`` into ``out`` (B,M,N),
+    C-contiguous: ``out = (out if beta else 0) + alpha * a @ b``, alpha rounded to float32."""
+    nb, m, k = a.shape
+    n = b.shape[2]
     if alpha != 1.0:
         _check_alpha(profile, alpha)
         if acl is not None:
@@ -721,24 +752,111 @@ def bmm(
     if nb == 1 and m == n == 1 and acl is None and profile.blas != NVPL:
         # a 1x1 plain sgemm: torch's bmm hands MKL the transposed problem (MKL's A = b), where
         # torch.mm hands a 1x1 output over as it is; so MKL's gemv sees b^T @ a^T as mm's model does
-        _sgemm(b[0].T, a[0].T, out[0].T, False, profile, threads=threads, alpha=alpha)
-        return out
+        _sgemm(b[0].T, a[0].T, out[0].T, beta, profile, threads=threads, alpha=alpha)
+        return
     la, lb = (_batch_operand(x) if nb else None for x in (a, b))
     if la is None or lb is None:
         if nb:
             _check_intel_items(profile, nb, m, n, k, _operand(a[0])[3], _operand(b[0])[3])
         for i in range(nb):
-            _sgemm(a[i], b[i], out[i], False, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
-        return out
+            _sgemm(a[i], b[i], out[i], beta, profile, batched=nb, threads=threads, blas=acl, alpha=alpha)
+        return
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     _check_intel_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
-    flags = (0, nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, 0)
+    flags = (int(beta), nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
+    flags = (*flags, blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
+    before = nan_kinds(out) if beta else set()
     _lib().gemm_batch(nb, m, n, k, *args, *flags, alpha)
+    if not (before and _finite_sums(a, b, alpha)):
+        refuse_mixed_nans(f"batched sgemm {nb}x{m}x{n}x{k}", out, profile, before, a, b)
+
+
+def baddbmm(
+    c: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    profile: KernelProfile,
+    beta: float = 1.0,
+    alpha: float = 1.0,
+    threads: int | None = None,
+) -> np.ndarray:
+    """``torch.baddbmm(c, a, b, beta=beta, alpha=alpha)`` (ATen's ``bmm_out_or_baddbmm_``): (B,M,N) from
+    ``c`` broadcast to it (BLOOM's ALiBi bias (B,1,N)) and (B,M,K) @ (B,K,N), operands as ``bmm`` takes
+    them; beta and alpha rounded to float32 as ATen hands them on. beta 0 is ``bmm`` with alpha (``c``
+    unread, its NaNs too); K = 0: ``c * beta``. Otherwise, K*M*N < 400: ATen's loop (``baddbmm_cpu_kernel``)
+    stores ``c * beta + alpha * sum``, each step rounded (LinearAlgebra.cpp has no FMA contraction on
+    x86), the sum as ``bmm``'s; where both terms are NaN the sum's is kept (measured: ADDSS's second
+    source). Above it MKL's batched gemm with beta 1 on ``c`` scaled by beta first, one float32 rounding
+    (measured on the Zen 5 against MKL's beta 0.3, 0.5, 2 and -1: 289 of 289 random batches, 144 of them
+    of single rows, columns or K = 1, the bits of beta 1 on ``c * beta``), alpha placed as ``bmm``'s.
+    Traced and replayed on the Zen 5 (MKL's generic path), 900 random batches at each of default, avx2
+    and avx512, 1, 2 and 4 threads: 808 exact, 0 other, 92 refused (alpha 1/sqrt(8) on MKL's products,
+    mixed NaNs); BLOOM's 18 of 18 (docs/impl/kernels.md, "Ops").
+    aarch64 (its loop's contractions, NVPL's beta) is not measured: refused for beta other than 0."""
+    if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ParityError(f"baddbmm: cannot multiply {list(a.shape)} by {list(b.shape)}")
+    nb, m, k = a.shape
+    n = b.shape[2]
+    beta32, alpha32 = np.float32(beta), np.float32(alpha)
+    if beta32 == 0.0 and k:
+        return bmm(a, b, profile, threads, float(alpha32))
+    if profile.aarch64 and beta32 != 0.0:
+        raise ParityError(f"baddbmm: beta {beta} (not 0) is not measured on aarch64")
+    try:
+        out = np.array(np.broadcast_to(np.asarray(c, np.float32), (nb, m, n)), np.float32, order="C")
+    except ValueError:
+        raise ParityError(f"baddbmm: cannot broadcast {list(np.shape(c))} to {[nb, m, n]}") from None
+    if k == 0:  # ATen: zero_() for beta 0, else mul_(beta)
+        return np.zeros_like(out) if beta32 == 0.0 else arith("mul", out, beta32, 0)
+    if k * m * n < _SMALL_BMM:
+        scaled = arith("mul", out, beta32, 0)
+        return arith("add", scaled, arith("mul", alpha32, bmm(a, b, profile, threads), 1), 1)
+    if beta32 != 1.0:
+        out = arith("mul", out, beta32, 0)
+    _bmm_products(a, b, out, True, profile, threads, float(alpha32), None)
     return out
+
+
+def addmv(
+    c: np.ndarray | None,
+    mat: np.ndarray,
+    vec: np.ndarray,
+    profile: KernelProfile,
+    beta: float = 1.0,
+    alpha: float = 1.0,
+) -> np.ndarray:
+    """``torch.addmv(c, mat, vec, beta=beta, alpha=alpha)``, and ``torch.mv(mat, vec)`` (``c`` None, beta 0):
+    ATen's ``addmv_out_cpu`` hands MKL's ``sgemv_`` the (M,N) matrix as stored (row- or column-major,
+    else a contiguous copy), whose bits are at::addmm's of the product as one row, ``vec^T @ mat^T``
+    (measured on the Zen 5, MKL's generic path: 200 of 200 random torch.mv and 200 of 200 torch.addmv
+    equal to torch.mm / addmm so, M and N 1 to 300, both layouts, 1, 2 and 4 threads); beta other than
+    0 and 1 scales ``c`` first, one float32 rounding, then beta 1 (200 of 200 with beta 0.5, 0.3, -1, 2);
+    ``c`` (one element or M) broadcast. A strided ``vec``, MKL's Intel paths, MKL_CBWR and NVPL's
+    sgemv are not measured: refused."""
+    if mat.ndim != 2 or vec.ndim != 1 or mat.shape[1] != vec.shape[0]:
+        raise ParityError(f"addmv: cannot multiply {list(mat.shape)} by {list(vec.shape)}")
+    if profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
+        raise ParityError(
+            f"addmv/mv: MKL's sgemv on {profile.blas} (or under MKL_CBWR) is not modelled (measured: its generic path)"
+        )
+    if vec.shape[0] > 1 and vec.strides[0] != vec.itemsize:
+        raise ParityError(f"addmv/mv: a vector of stride {vec.strides[0] // vec.itemsize} is not measured")
+    m, n = mat.shape
+    beta32 = np.float32(0.0 if c is None else beta)
+    out = np.zeros((1, m), np.float32)
+    if c is not None and beta32 != 0.0:
+        out[0] = np.broadcast_to(np.asarray(c, np.float32), (m,))
+        if beta32 != 1.0 or n == 0:  # MKL scales C first; an empty matrix: ATen's self * beta
+            out = arith("mul", out, beta32, 0)
+    if n == 0 or m == 0:  # beta 0: ATen's zero_()
+        return out[0]
+    matrix = mat if _operand(mat)[0] is mat else np.ascontiguousarray(mat)
+    row = addmm(out, vec[None, :], matrix.T, profile, alpha=alpha, beta=1.0 if beta32 != 0.0 else 0.0)
+    return row[0]
 
 
 _ALIGNMENT = 64  # bytes: where torch's CPU allocator starts a tensor
