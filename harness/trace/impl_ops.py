@@ -56,6 +56,9 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "linalg_qr": ("qr", ("mkl_code_path", "threads", "torch_version")),
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "baddbmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "mv": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
+    "addmv": ("linear", ("mkl_code_path", "cpu_model", "threads")),
     "addmm": ("linear", ("mkl_code_path", "cpu_model", "threads")),
     "_grouped_mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "sum": ("sum", ("threads",)),
@@ -610,6 +613,28 @@ def _bmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     x, y = (impl_nn.as_traced({k: _float32(t[k], "bmm")}, a, k) for k in ("self", "mat2"))
     return {"out": bmm(x, y, p)}
+
+
+def _baddbmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``at::baddbmm`` (linalg.baddbmm: BLOOM's ALiBi scores, ``baddbmm(alibi, q, k^T, beta=1, alpha=1/sqrt(D))``),
+    its products' operands laid out as torch had them, as ``_bmm``'s; ``self`` broadcast as ATen expands it."""
+    from harness.impl.linalg import baddbmm
+
+    x, y = (impl_nn.as_traced({k: _float32(t[k], "baddbmm")}, a, k) for k in ("batch1", "batch2"))
+    beta, alpha = (float(a.get(k, 1)) for k in ("beta", "alpha"))
+    return {"out": baddbmm(_float32(t["self"], "baddbmm"), x, y, p, beta=beta, alpha=alpha)}
+
+
+def _addmv(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``at::mv`` and ``at::addmv`` (linalg.addmv: MKL's sgemv as at::addmm's one-row product), the matrix
+    laid out as torch had it."""
+    from harness.impl.linalg import addmv
+
+    name = "mat" if "mat" in t else "self"  # addmv's matrix, or mv's self
+    mat, vec = (impl_nn.as_traced({k: _float32(t[k], "addmv")}, a, k) for k in (name, "vec"))
+    c = _float32(t["self"], "addmv") if "mat" in t else None
+    beta, alpha = (float(a.get(k, 1)) for k in ("beta", "alpha"))
+    return {"out": addmv(c, mat, vec, p, beta=beta, alpha=alpha)}
 
 
 def _grouped_mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1194,6 +1219,9 @@ REPLAYS: dict[str, Replay] = {
     "logsumexp": _logsumexp,
     "mm": _mm,
     "bmm": _bmm,
+    "baddbmm": _baddbmm,
+    "mv": _addmv,
+    "addmv": _addmv,
     "linalg_qr": _linalg_qr,
     "addmm": _addmm,
     "_grouped_mm": _grouped_mm,
