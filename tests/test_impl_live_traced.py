@@ -1346,6 +1346,33 @@ def test_attention_products_replay_with_their_layouts(
     _replays_match(backend, program, {"bmm", "embedding", "nll_loss_forward", "nll_loss_backward"}, 7)
 
 
+@needs_modelled_sgemm  # baddbmm's products from 400 multiplies and mv's are MKL's
+@pytest.mark.parametrize(("t", "threads"), [(4, 1), (16, 2)])  # 4: ATen's small loop; 16: MKL's batched gemm
+def test_alibi_scores_and_matrix_vector_products_replay(t: int, threads: int) -> None:
+    """BLOOM's attention scores, ``baddbmm(alibi, q, k^T, beta=1, alpha=1/sqrt(D))`` with the ALiBi bias
+    broadcast over the queries, again with beta 0.5, alpha 1/8 and a NaN in the bias (scaled first
+    above the small loop) and with beta 0 (the bias unread); then ``torch.mv`` of a row-major matrix
+    and ``torch.addmv`` of a transposed one (beta 0.5): each replayed from its captured tensors."""
+    use_threads(threads)
+    rng = np.random.default_rng(t)
+    heads, d = 8, 16
+    q, k = (torch.from_numpy(rng.standard_normal((heads, t, d)).astype(np.float32)) for _ in range(2))
+    alibi = torch.from_numpy(rng.standard_normal((heads, 1, t)).astype(np.float32))
+    bias = alibi.clone()
+    bias[0, 0, 1] = float("nan")
+    mat = torch.from_numpy(rng.standard_normal((3 * t, 20)).astype(np.float32))
+    vec, row, s = (torch.from_numpy(rng.standard_normal(n).astype(np.float32)) for n in (20, 3 * t, 20))
+
+    def program() -> None:
+        torch.baddbmm(alibi, q, k.transpose(1, 2), beta=1.0, alpha=d**-0.5)
+        torch.baddbmm(bias, q, k.transpose(1, 2), beta=0.5, alpha=0.125)
+        torch.baddbmm(bias, q, k.transpose(1, 2), beta=0.0, alpha=0.125)
+        torch.mv(mat, vec)
+        torch.addmv(s, mat.t(), row, beta=0.5, alpha=0.125)
+
+    _replays_match("dispatcher-hook", program, {"baddbmm", "mv", "addmv"}, 5)
+
+
 @pytest.mark.filterwarnings("ignore:var\\(\\)")  # one element a row: NaN or inf, replayed too
 @backends
 @settings(max_examples=6, deadline=None)
