@@ -102,6 +102,8 @@ def _sgemm(
     items = batched if batched >= 2 else 0
     if not items:
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
+        if not beta:
+            _check_negative_zero_k1(profile, a, b, tb)
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     before = nan_kinds(c) if beta else set()
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
@@ -117,6 +119,22 @@ def _finite_sums(a: np.ndarray, b: np.ndarray, alpha: float) -> bool:
         return False
     top = float(np.abs(a).max(initial=0.0)) * float(np.abs(b).max(initial=0.0))
     return top * a.shape[-1] * max(1.0, abs(alpha)) < 1e38
+
+
+def _check_negative_zero_k1(profile: KernelProfile, a: np.ndarray, b: np.ndarray, tb: bool) -> None:
+    """ParityError for a plain sgemm of K = 1 into a C of beta 0, M and N 2 or more, B stored transposed,
+    on MKL's generic path, where a product is -0: MKL stores it, the model adds it to C's +0 (measured on
+    the Zen 5, torch.mm of random M x N x 1 with -0 in A or B: 169 of 199 with B stored transposed differed,
+    in signed zeros only; with B row-major 188 of 188 exact; at::bmm's items of a batch of 2 or more 50 of 50)."""
+    (m, k), n = a.shape, b.shape[1]
+    if k != 1 or not tb or min(m, n) < 2 or profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
+        return
+    with np.errstate(all="ignore"):
+        products = a[:, 0][:, None] * b[0][None, :]
+    if np.any((products == 0) & np.signbit(products)):
+        raise ParityError(
+            f"gemm {m}x{n}x1 with B stored transposed: a product of -0 (MKL keeps its sign, beta 0) is not modelled"
+        )
 
 
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
@@ -765,6 +783,8 @@ def _bmm_products(
     _check_intel_items(profile, nb, m, n, k, ta, tb)
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
+        if not beta:
+            _check_negative_zero_k1(profile, _operand(a[0])[0], _operand(b[0])[0], tb)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (int(beta), nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
     flags = (*flags, blas, 0)
