@@ -38,11 +38,11 @@ def _kind(dtype: np.dtype) -> int:
 
 def _number_dtype(value: bool | int | float) -> np.dtype:
     """A Python number's kind, as the default dtype of that kind."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, np.bool_)):
         return _DEFAULTS[0]
-    if isinstance(value, int):
+    if isinstance(value, (int, np.integer)):
         return _DEFAULTS[1]
-    if isinstance(value, float):
+    if isinstance(value, (float, np.floating)):
         return _DEFAULTS[2]
     return _DEFAULTS[3]
 
