@@ -27,7 +27,15 @@ _I32 = ctypes.c_int32
 _P = ctypes.c_void_p
 
 # kernels of signature (profile, in, out, ndim, shape, reduced-dim mask)
-_REDUCERS = ("sum_forward", "mean_forward", "var_forward", "vector_norm_forward", "sum_backward", "mean_backward")
+_REDUCERS = (
+    "sum_forward",
+    "mean_forward",
+    "var_forward",
+    "std_forward",
+    "vector_norm_forward",
+    "sum_backward",
+    "mean_backward",
+)
 
 
 def _lib() -> ctypes.CDLL:
@@ -140,6 +148,12 @@ def var_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelP
     """``torch.var(x, dims)`` (correction 1): a single output takes std_var_all_cpu (float mean,
     then a threaded double sum of squared deviations), several take double Welford per output."""
     return _reduce("var_forward", x, dims, profile)
+
+
+def std_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
+    """``torch.std(x, dims)`` (correction 1): ``var_dims``' kernels with std_var_out's take_sqrt, the
+    square root taken of the double variance before it is rounded to float (so not ``sqrt(var)``)."""
+    return _reduce("std_forward", x, dims, profile)
 
 
 def vector_norm(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:

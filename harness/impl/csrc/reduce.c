@@ -1,4 +1,4 @@
-/* Reductions of torch 2.13.0 on CPU, float32, bit for bit: sum, mean, var, vector_norm (forward
+/* Reductions of torch 2.13.0 on CPU, float32, bit for bit: sum, mean, var, std, vector_norm (forward
  * and the reductions of their backwards), and the norms of clip_grad_norm_.
  *
  * Inputs are C-contiguous. Element strides throughout (ATen uses bytes: "stride == sizeof(float)"
@@ -409,10 +409,18 @@ static float welford_project(const fold_t *a, double correction) {
     return (float)(a->m2 / divisor);
 }
 
+/* project with take_sqrt (std): sqrt(m2 / (n - correction)) in double, then rounded to float. */
+static float welford_project_sqrt(const fold_t *a, double correction) {
+    const double nf = (double)a->n;
+    const double divisor = nf > correction ? nf - correction : 0.0;
+    return (float)sqrt(a->m2 / divisor);
+}
+
 /* std_var_all_cpu (single output): mean = the float mean() as a double; at::parallel_reduce over
  * GRAIN_SIZE chunks of sum (double(x) - mean)^2 in double (ReduceOps.cpp is built without FMA);
- * chunk sums added in thread order onto 0; var = sum / (numel - correction), rounded to float. */
-static float var_all(const profile_t *p, const float *x, int64_t numel, double correction) {
+ * chunk sums added in thread order onto 0; var = sum / (numel - correction), its sqrt in double for
+ * std (take_sqrt), rounded to float. */
+static float var_all(const profile_t *p, const float *x, int64_t numel, double correction, int take_sqrt) {
     float meanf;
     const int64_t shape[1] = {numel};
     const int32_t red[1] = {1};
@@ -430,12 +438,14 @@ static float var_all(const profile_t *p, const float *x, int64_t numel, double c
         }
         total += 0.0 + local;
     }
-    return (float)(total / (numel - correction > 0.0 ? numel - correction : 0.0));
+    const double var = total / (numel - correction > 0.0 ? numel - correction : 0.0);
+    return (float)(take_sqrt ? sqrt(var) : var);
 }
 
-/* var: x[shape] -> out[kept dims], x.var(dims) with correction 1 (a single element per output
- * gives 0/0: the platform's default NaN, arm_default_nans). */
-void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+/* var (take_sqrt 0) or std (take_sqrt 1): x[shape] -> out[kept dims] with correction 1 (a single
+ * element per output gives 0/0: the platform's default NaN, arm_default_nans). */
+static void std_var(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
+                    const int32_t *reduce, int take_sqrt) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     if (numel == 0) {
@@ -443,13 +453,23 @@ void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const in
         return;
     }
     if (out_numel == 1) {
-        out[0] = var_all(&p, x, numel, 1.0);
+        out[0] = var_all(&p, x, numel, 1.0, take_sqrt);
         arm_default_nans(&p, out, 1);
         return;
     }
     iter_build(&it, ndim, shape, NULL, reduce);
-    per_output_fold(&p, &it, x, out, welford_step, welford_project, 1.0);
+    per_output_fold(&p, &it, x, out, welford_step, take_sqrt ? welford_project_sqrt : welford_project, 1.0);
     arm_default_nans(&p, out, out_numel);
+}
+
+/* var: x.var(dims), correction 1. */
+void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+    std_var(p, x, out, ndim, shape, reduce, 0);
+}
+
+/* std: x.std(dims), correction 1: std_var_out's take_sqrt, the sqrt of var's double before rounding. */
+void std_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
+    std_var(p, x, out, ndim, shape, reduce, 1);
 }
 
 /* ----------------------------------------------------------------------------------------------
