@@ -1,0 +1,228 @@
+"""Selections and extremes of torch 2.13.0 on CPU, bit for bit: max/min (with indices), amax/amin,
+aminmax, topk, sort and histc. Torch-free (NumPy).
+
+These kernels pick elements rather than compute them, so their values are the operands' own bits
+wherever the element chosen is determined; what a kernel's order of comparisons decides is modelled
+where it is a sequential scan and refused where it is not:
+
+- ``max``/``min`` over a dim (TensorCompareKernel.cpp ``max_kernel_impl``/``min_kernel_impl`` through
+  ``compare_base_kernel``): each output scans its slice in order, replacing the running extreme where
+  ``!(value <= max)`` (``!(value >= min)``) and stopping at the first NaN, so the first extreme (+0 and
+  -0 equal: the first zero) or the first NaN, its bits and index; the same on every level and thread
+  count (threads split the outputs). ``aminmax`` over a dim the same scan for both.
+- full ``max``/``min``/``aminmax`` (ReduceAllOpsKernel.cpp ``reduce_all``: vector ``maximum`` per lane,
+  lanes folded, thread chunks combined by ``max_impl``) and ``amax``/``amin`` (ReduceOpsKernel.cpp
+  ``binary_kernel_reduce_vec``): without NaN the extreme's value, whatever the order, except a zero
+  extreme with zeros of both signs among the values (``_mm256_max_ps`` keeps its second operand,
+  ``std::max`` its first: the sign follows the lanes' order): refused. With a NaN, full ``max``/``min``/
+  ``aminmax`` (``nan_extreme``): a single element itself; over 32768 elements at 2 threads or more the
+  chunks' partials combined by ``max_impl`` from its identity, so ``quiet_NaN`` 0x7fc00000; else one
+  ``reduce_all`` over the contiguous values: the AVX2 object (also at AVX-512: REGISTER_DISPATCH) ORs
+  its unordered mask into the result, the all-ones NaN 0xffffffff; the default object's generic
+  ``maximum`` keeps a NaN first operand and takes a NaN second one, so each of its 8 lanes keeps the
+  first NaN of its column and the fold over lanes 0..7 the lowest lane's; written by ``fill_`` through a
+  double, so quiet. ``amax``/``amin`` with a NaN refused (not modelled).
+- ``topk`` (TopKImpl.h ``topk_impl_loop``): ``std::partial_sort`` where ``k * 64 <= n``, else
+  ``std::nth_element`` then ``std::sort`` of the first k - 1 (with ``sorted``), NaN ranked above every
+  number, the values copied (a signalling NaN comes back as it was: measured). Neither algorithm is
+  stable: where two of the first k + 1 ranked elements compare equal (+0 and -0, two NaNs) which index
+  comes first is libstdc++'s heap's or introselect's, refused; an unsorted nth_element result
+  (``sorted=False``, k > 1, ``k * 64 > n``) is refused too.
+- ``sort`` (SortingKernel.cpp ``sort_kernel``): ``std::stable_sort`` where ``stable``, else
+  ``std::sort``, whose introsort leaves slices of 16 or fewer to one insertion sort (stable); NaN after
+  every number ascending, before descending (KeyValueCompAsc/Desc). Unstable sorts of longer slices with
+  equal elements are refused, and 1-D integer tensors of 32768 or more with equal elements (fbgemm's
+  radix sort).
+- ``histc`` (TensorAdvancedIndexing histogram_histc_out, HistogramKernel.cpp
+  ``histogramdd_cpu_contiguous`` LINEAR_INTERPOLATION): the edges from ``linspace(min, max, bins + 1)``
+  (min = max: the values' aminmax, then min - 1 and max + 1 where still equal), an element in
+  ``[edge0, edgeN]`` counted in bin ``int((x - edge0) * bins / (edgeN - edge0))`` in float32 (the last
+  bin keeps its right edge), NaN and out-of-range skipped; threads add whole counts (exact).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.core.errors import ParityError
+from harness.impl.profiles import KernelProfile
+
+
+def _last(x: np.ndarray, dim: int) -> np.ndarray:
+    return np.moveaxis(np.asarray(x), dim, -1)
+
+
+def _zeros_of_both_signs(y: np.ndarray, extreme: np.ndarray) -> np.ndarray:
+    """Per slice of ``y`` (last axis): whether its extreme is a zero and both +0 and -0 occur."""
+    if y.dtype.kind != "f":
+        return np.zeros(extreme.shape, bool)
+    zero = y == 0
+    neg = (zero & np.signbit(y)).any(-1)
+    pos = (zero & ~np.signbit(y)).any(-1)
+    return (extreme == 0) & neg & pos
+
+
+def extreme_dim(x: np.ndarray, dim: int, largest: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``torch.max(x, dim)`` / ``torch.min(x, dim)`` (values, int64 indices): compare_base_kernel's scan,
+    the first extreme or the first NaN (NumPy's argmax/argmin choose the same element)."""
+    y = _last(x, dim)
+    if y.shape[-1] == 0:
+        raise ParityError("max/min over an empty dim raises in torch")
+    index = (np.argmax if largest else np.argmin)(y, axis=-1)
+    values = np.take_along_axis(y, index[..., None], -1)[..., 0]
+    return values, index.astype(np.int64)
+
+
+def aminmax_dim(x: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """``torch.aminmax(x, dim=d)``: one scan for both (a NaN ends it and is both results)."""
+    y = _last(x, dim)
+    lo, _ = extreme_dim(y, -1, False)
+    hi, _ = extreme_dim(y, -1, True)
+    if y.dtype.kind == "f":
+        nan = np.isnan(y)
+        first = np.argmax(nan, axis=-1)
+        has = nan.any(-1)
+        picked = np.take_along_axis(y, first[..., None], -1)[..., 0]
+        lo, hi = np.where(has, picked, lo), np.where(has, picked, hi)
+    return lo, hi
+
+
+def nan_extreme(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """The NaN full ``max``/``min``/``aminmax`` return for float32 values ``x`` (C order) holding a NaN
+    (the module docstring)."""
+    v = np.ascontiguousarray(x, np.float32).reshape(-1)
+    if v.size == 1:
+        return v[0].copy()
+    if profile.aarch64:
+        raise ParityError("full max/min with a NaN on aarch64 (its vector maximum's NaN) is not measured")
+    if profile.threads > 1 and v.size > 32768:
+        return np.uint32(0x7FC00000).view(np.float32)
+    if profile.aten != "default":
+        return np.uint32(0xFFFFFFFF).view(np.float32)
+    lanes = 8  # Vectorized<float>::size() of the default object (32 bytes)
+    if v.size < lanes:  # one partial vector folded from lane 0: the first NaN
+        return v[np.argmax(np.isnan(v))].copy()
+    nan = np.isnan(v)
+    lane = min(j for j in range(lanes) if nan[j::lanes].any())
+    return v[lane + lanes * int(np.argmax(nan[lane::lanes]))].copy()
+
+
+def full_extreme(x: np.ndarray, largest: bool, op: str, profile: KernelProfile) -> np.ndarray:
+    """Full ``max``/``min`` (one of ``aminmax``'s two): ``extreme_values`` of every element, ``nan_extreme``
+    where a NaN is among them. ATen writes the result with ``fill_`` of a Scalar (a double), so a signalling
+    NaN comes out quiet (measured)."""
+    v = np.asarray(x).reshape(-1)
+    if v.dtype == np.float32 and np.isnan(v).any():
+        bits = np.asarray(nan_extreme(v, profile), np.float32).view(np.uint32) | np.uint32(0x00400000)
+        return bits.view(np.float32)
+    return extreme_values(v, (0,), largest, op)
+
+
+def extreme_values(x: np.ndarray, dims: tuple[int, ...], largest: bool, op: str) -> np.ndarray:
+    """Full ``max``/``min``, ``amax``/``amin`` over ``dims``: the extreme of each output's values; a NaN
+    among them, or a zero extreme with zeros of both signs, refused (the bits follow the lanes)."""
+    x = np.asarray(x)
+    kept = [d for d in range(x.ndim) if d not in dims]
+    y = np.transpose(x, kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
+    if y.shape[-1] == 0:
+        raise ParityError(f"{op} over no elements raises in torch")
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ParityError(
+            f"{op} with a NaN among the values: which NaN (the operand's, 0xffffffff of the AVX2/AVX-512 vector"
+            " maximum, 0x7fc00000 of max_impl) follows the lanes and thread chunks, not modelled"
+        )
+    out = (np.max if largest else np.min)(y, axis=-1)
+    if _zeros_of_both_signs(y, out).any():
+        raise ParityError(f"{op} of +0 and -0 as the extreme: its sign follows the vector lanes' order, not modelled")
+    return out
+
+
+def _rank_order(y: np.ndarray, largest: bool) -> np.ndarray:
+    """Indices ordering each row of ``y`` (last axis) by TopKImpl's / SortingKernel's comparator, NaN
+    ranked above every number, equal elements (+0 and -0, two NaNs) in index order: a stable sort.
+    NumPy's stable argsort puts NaN last and keeps equal elements in order; largest first is that sort of
+    the reversed row, reversed."""
+    if not largest:
+        return np.argsort(y, axis=-1, kind="stable")
+    n = y.shape[-1]
+    return (n - 1 - np.argsort(y[..., ::-1], axis=-1, kind="stable"))[..., ::-1]
+
+
+def _equal_neighbours(v: np.ndarray) -> np.ndarray:
+    """Per row: whether two neighbours of ``v`` (ranked) compare equal (both NaN counts as equal)."""
+    if v.shape[-1] < 2:
+        return np.zeros(v.shape[:-1], bool)
+    a, b = v[..., :-1], v[..., 1:]
+    same = a == b
+    if v.dtype.kind == "f":
+        same |= np.isnan(a) & np.isnan(b)
+    return same.any(-1)
+
+
+def topk(x: np.ndarray, k: int, dim: int, largest: bool, sorted_: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``torch.topk``: values and int64 indices where no tie decides them (see the module docstring)."""
+    y = _last(x, dim)
+    n = y.shape[-1] if y.ndim else 1
+    if y.ndim == 0:
+        y = y.reshape(1)
+    if not 0 <= k <= n:
+        raise ParityError(f"topk: k = {k} out of range for a dim of {n}")
+    if k == 0 or y.size == 0:
+        shape = (*y.shape[:-1], k)
+        return np.moveaxis(np.empty(shape, y.dtype), -1, dim), np.moveaxis(np.empty(shape, np.int64), -1, dim)
+    if not sorted_ and k > 1 and k * 64 > n:
+        raise ParityError("topk with sorted=False and k * 64 > n: std::nth_element's order, not modelled")
+    order = _rank_order(y, largest)[..., : min(k + 1, n)]
+    ranked = np.take_along_axis(y, order, -1)
+    if _equal_neighbours(ranked).any():
+        raise ParityError("topk with equal elements among its first k + 1 (libstdc++'s unstable order), not modelled")
+    index = order[..., :k].astype(np.int64)
+    return np.ascontiguousarray(np.moveaxis(ranked[..., :k], -1, dim)), np.ascontiguousarray(
+        np.moveaxis(index, -1, dim)
+    )
+
+
+def sort(x: np.ndarray, dim: int, descending: bool, stable: bool) -> tuple[np.ndarray, np.ndarray]:
+    """``torch.sort``: a stable sort by SortingKernel's comparators (see the module docstring)."""
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    y = _last(x, dim)
+    if y.size == 0:
+        return x.copy(), np.zeros(x.shape, np.int64)
+    order = _rank_order(y, descending)
+    ranked = np.take_along_axis(y, order, -1)
+    ties = _equal_neighbours(ranked).any()
+    if ties and not stable and y.shape[-1] > 16:
+        raise ParityError("unstable sort of over 16 elements with equal ones (std::sort's introsort), not modelled")
+    if ties and x.ndim == 1 and x.size >= 32768 and x.dtype.kind in "iu":
+        raise ParityError("sort of 32768 or more integers with equal ones (fbgemm's radix sort), not modelled")
+    index = order.astype(np.int64)
+    return np.ascontiguousarray(np.moveaxis(ranked, -1, dim)), np.ascontiguousarray(np.moveaxis(index, -1, dim))
+
+
+def histc(x: np.ndarray, bins: int, low: float, high: float, profile: KernelProfile) -> np.ndarray:
+    """``torch.histc`` of float32 (see the module docstring); the edges by harness.impl.factories.linspace."""
+    from harness.impl.factories import linspace
+
+    x = np.asarray(x)
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces histc of float32 only, not {x.dtype}")
+    if x.size >= 1 << 24:
+        raise ParityError("histc of 2**24 elements or more (float counts no longer exact), not modelled")
+    lo, hi = float(low), float(high)
+    if lo == hi and x.size:
+        lo, hi = float(np.min(x)), float(np.max(x))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    if not (np.isfinite(lo) and np.isfinite(hi)) or not lo < hi:
+        raise ParityError(f"histc over the range [{lo}, {hi}] raises in torch")
+    edges = linspace(lo, hi, bins + 1, profile)
+    left, right = edges[0], edges[-1]
+    if not left < right:
+        raise ParityError("histc whose range rounds to one float32 (a division by 0), not modelled")
+    v = x.reshape(-1)
+    v = v[(v >= left) & (v <= right)]
+    pos = ((v - left) * np.float32(bins) / (right - left)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    return np.bincount(pos, minlength=bins).astype(np.float32)
