@@ -1662,3 +1662,38 @@ def test_complex_mul_replays_with_its_fused_tail(n: int, rows: int, seed: int, t
         a.clone().mul_(b)
 
     _replays_match("dispatcher-hook", program, {"mul", "mul_"}, 6 if n > 1 else 5)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_router_selections_and_extremes_replay(threads: int) -> None:
+    """A mixture-of-experts router's selections (topk of softmax, histc of the chosen experts, max over a
+    dim) and full extremes, sorts and std: the chosen elements' bits and int64 indices; full max/min with
+    NaNs of several payloads and a signalling one across the 32768 grain (the chunks' ``max_impl``
+    NaN at 4 threads, the AVX2 object's all-ones NaN, the default object's lowest lane's NaN, quieted)."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    logits = torch.from_numpy(rng.standard_normal((37, 8)).astype(np.float32))
+    v = rng.standard_normal(40001).astype(np.float32)
+    v[[5, 12, 700, 39000]] = np.array([0xFFA00003, 0x7FC00001, 0xFFC00002, 0x7F800001], np.uint32).view(np.float32)
+    v[[3, 4, 40]] = np.array([0.0, -0.0, np.inf], np.float32)
+    x = torch.from_numpy(v)
+
+    def program() -> None:
+        probs = torch.softmax(logits, -1)
+        _, chosen = torch.topk(probs, 2, dim=-1)
+        torch.histc(chosen.float(), bins=8, min=0, max=7)
+        torch.histc(logits, bins=10)
+        torch.max(probs, -1)
+        torch.min(logits, 0, keepdim=True)
+        torch.max(x)
+        torch.min(x[:37])
+        torch.aminmax(x[:100])
+        torch.aminmax(logits, dim=0)
+        torch.amax(logits, -1)
+        torch.sort(logits, -1, descending=True)
+        torch.sort(x[:1000], stable=True)
+        torch.std(logits, 0)
+        torch.std(logits)
+
+    ops = {"topk", "histc", "max", "min", "aminmax", "amax", "sort", "std"}
+    _replays_match("dispatcher-hook", program, ops, 14)
