@@ -21,7 +21,8 @@ where it is a sequential scan and refused where it is not:
   its unordered mask into the result, the all-ones NaN 0xffffffff; the default object's generic
   ``maximum`` keeps a NaN first operand and takes a NaN second one, so each of its 8 lanes keeps the
   first NaN of its column and the fold over lanes 0..7 the lowest lane's; written by ``fill_`` through a
-  double, so quiet. ``amax``/``amin`` with a NaN refused (not modelled).
+  double, so quiet. ``amax``/``amin`` with a NaN: over each output's one contiguous run (the reduced dims
+  the fastest of a contiguous tensor) ``max_impl``'s 0x7fc00000, else refused.
 - ``topk`` (TopKImpl.h ``topk_impl_loop``): ``std::partial_sort`` where ``k * 64 <= n``, else
   ``std::nth_element`` then ``std::sort`` of the first k - 1 (with ``sorted``), NaN ranked above every
   number, the values copied (a signalling NaN comes back as it was: measured). Neither algorithm is
@@ -118,23 +119,28 @@ def full_extreme(x: np.ndarray, largest: bool, op: str, profile: KernelProfile) 
     return extreme_values(v, (0,), largest, op)
 
 
-def extreme_values(x: np.ndarray, dims: tuple[int, ...], largest: bool, op: str) -> np.ndarray:
-    """Full ``max``/``min``, ``amax``/``amin`` over ``dims``: the extreme of each output's values; a NaN
-    among them, or a zero extreme with zeros of both signs, refused (the bits follow the lanes)."""
+def extreme_values(x: np.ndarray, dims: tuple[int, ...], largest: bool, op: str, inner: bool = False) -> np.ndarray:
+    """Full ``max``/``min``, ``amax``/``amin`` over ``dims``: the extreme of each output's values; a zero
+    extreme with zeros of both signs refused (its sign follows the lanes). A NaN among an output's values:
+    ``inner`` (``amax``/``amin`` whose reduced elements are each output's one contiguous run, the fastest
+    dim, of 2 or more): binary_kernel_reduce_vec's inner reduction folds its lanes and tail with
+    ``max_impl``, so ``quiet_NaN`` 0x7fc00000 (measured); else refused (the vector ``maximum`` across
+    outputs keeps the AVX2 object's all-ones NaN or the default object's operand)."""
     x = np.asarray(x)
     kept = [d for d in range(x.ndim) if d not in dims]
     y = np.transpose(x, kept + list(dims)).reshape([x.shape[d] for d in kept] + [-1])
     if y.shape[-1] == 0:
         raise ParityError(f"{op} over no elements raises in torch")
-    if y.dtype.kind == "f" and np.isnan(y).any():
+    nan = np.isnan(y).any(-1) if y.dtype.kind == "f" else np.zeros(y.shape[:-1], bool)
+    if nan.any() and not (inner and y.shape[-1] > 1):
         raise ParityError(
-            f"{op} with a NaN among the values: which NaN (the operand's, 0xffffffff of the AVX2/AVX-512 vector"
-            " maximum, 0x7fc00000 of max_impl) follows the lanes and thread chunks, not modelled"
+            f"{op} with a NaN among the values, not over one contiguous run: which NaN (the operand's,"
+            " 0xffffffff of the AVX2/AVX-512 vector maximum, 0x7fc00000 of max_impl) follows the lanes, not modelled"
         )
     out = (np.max if largest else np.min)(y, axis=-1)
-    if _zeros_of_both_signs(y, out).any():
+    if (_zeros_of_both_signs(y, out) & ~nan).any():
         raise ParityError(f"{op} of +0 and -0 as the extreme: its sign follows the vector lanes' order, not modelled")
-    return out
+    return np.where(nan, np.uint32(0x7FC00000).view(np.float32), out).astype(y.dtype) if nan.any() else out
 
 
 def _rank_order(y: np.ndarray, largest: bool) -> np.ndarray:

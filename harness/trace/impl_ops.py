@@ -590,7 +590,10 @@ def _extreme_values(kind: str) -> Replay:
         if x.ndim == 0:
             return {"out": x.copy()}
         dims = tuple(sorted(set(_reduced_dims(a, x.ndim))))
-        out = np.asarray(select.extreme_values(x, dims, kind == "amax", kind), x.dtype)
+        stride = a.get("self.stride")
+        contiguous = stride is None or strides.contiguous(stride, x.shape)
+        inner = contiguous and dims == tuple(range(x.ndim - len(dims), x.ndim))
+        out = np.asarray(select.extreme_values(x, dims, kind == "amax", kind, inner), x.dtype)
         return {"out": _kept_dims(out, a, x.shape, dims)}
 
     return run
