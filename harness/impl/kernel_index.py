@@ -68,6 +68,9 @@ TRACE_KERNELS: tuple[str, ...] = (
     "im2col",
     "col2im",
     "glu",
+    "max",
+    "topk",
+    "histc",
 )
 
 # the AVX-512 measurement of the index ops (harness/impl/scatter.py), quoted in their rows
@@ -635,6 +638,54 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("cumsum",),
         "`cumsum_cpu_kernel` (ReduceOpsKernel.cpp): a double accumulator from +0, each partial sum rounded to float",
         "nothing: identical everywhere",
+    ),
+    (
+        ("max",),
+        (
+            "`max`/`min`/`aminmax` over a dim: `compare_base_kernel`'s scan (TensorCompareKernel.cpp), the first "
+            "extreme (of +0 and -0 the first) or the first NaN, its bits and int64 index; full `max`/`min`/"
+            "`aminmax`: `reduce_all` (ReduceAllOpsKernel.cpp), with a NaN a single element itself, `max_impl`'s "
+            "0x7fc00000 across 32768-element chunks at 2+ threads, else the AVX2 object's all-ones NaN (also at "
+            "avx512) or the default object's first NaN of the lowest of 8 lanes, quieted by `fill_`; `amax`/`amin` "
+            "(`binary_kernel_reduce_vec`): the extreme, with a NaN over each output's contiguous run 0x7fc00000; "
+            "refused: a zero extreme with zeros of both signs, `amax`/`amin` with a NaN reduced across outputs"
+        ),
+        (
+            "the ATen capability and thread count, only where NaN is among a full reduction's values (the "
+            "operand's NaN at default, all-ones at avx2 and avx512, 0x7fc00000 across chunks at 2+ threads); "
+            "measured on a Zen 5 at default, avx2 and avx512, 1, 2 and 4 threads: 1,800 max/min/amax/amin/"
+            "aminmax/minimum random ops per level, 1,683 exact, 117 refused, 0 other; 750 ops per level all "
+            "holding NaNs, 720 exact, 30 refused, 0 other"
+        ),
+    ),
+    (
+        ("topk",),
+        (
+            "`topk_impl_loop` (TopKImpl.h): `std::partial_sort` (k * 64 <= n) or `std::nth_element` then "
+            "`std::sort` of the first k - 1, NaN ranked highest, values copied; `sort` (SortingKernel.cpp): "
+            "`std::stable_sort`, or `std::sort` (an insertion sort, stable, for 16 elements or fewer); refused: "
+            "equal elements among topk's first k + 1 (libstdc++'s unstable order), an unsorted `nth_element` "
+            "result, an unstable sort of more than 16 elements with equal ones, 1-D integers of 32768 or more "
+            "with equal ones (fbgemm's radix sort)"
+        ),
+        (
+            "nothing: selections (measured on a Zen 5 at default, avx2 and avx512, 1, 2 and 4 threads: 200 "
+            "topk and 200 sort random ops per level with NaNs, signed zeros and ties, 253 exact, 147 refused, "
+            "0 other)"
+        ),
+    ),
+    (
+        ("histc",),
+        (
+            "`histogramdd_cpu_contiguous` (HistogramKernel.cpp, linear interpolation): edges from `linspace(min, "
+            "max, bins + 1)` (min = max: the values' extremes, widened by 1 where equal), bin "
+            "`int((x - edge0) * bins / (edgeN - edge0))` in float32, the last bin keeping its right edge, NaN and "
+            "out-of-range skipped, threads' counts added (exact)"
+        ),
+        (
+            "nothing: identical everywhere (measured on a Zen 5 at default, avx2 and avx512, 1, 2 and 4 "
+            "threads: 150 random ops per level, NaN and infinities among the values, 0 other)"
+        ),
     ),
     (
         ("scatter_add", "scatter_reduce"),
@@ -1314,6 +1365,9 @@ ARM64: dict[str, str] = {
         " on N1, V1 and V2 alike; not the thread count"
     ),
     "cumsum": "nothing: identical everywhere",
+    "max": "not measured on arm64: the selections and the x86 rules for NaN (full extremes with a NaN refused there)",
+    "topk": "nothing: selections by libstdc++'s algorithms, as on x86 (not measured on arm64)",
+    "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"
         " (V1) `powf`, the AVX2 object's bits, in blocks of 2x4 (N1, V2) or 2x8 (V1) lanes, so the tails fall"
