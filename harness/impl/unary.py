@@ -1,7 +1,8 @@
 """Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
-leaky_relu): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and of a number or a tensor to
-a tensor (``pow_tensor_forward``). gelu (erf) where oneDNN does not take it (a non-contiguous self) is
-``gelu_aten``: ATen's GeluKernelImpl in TensorIterator's rows, as gelu_tanh and silu take ``row``.
+leaky_relu, elu, hardswish, hardsigmoid): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and
+of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum and clamp by tensors (``min_max``).
+gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
+TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
 The loops are in csrc/unary.c; this module only passes arrays and the profile.
 """
@@ -280,6 +281,93 @@ def leaky_relu_backward(
     grad_x = np.empty_like(grad_out)
     _leaky_relu_call("leaky_relu_backward", profile, row, negative_slope, grad_out, x, grad_x)
     return grad_x
+
+
+def _elu_call(name: str, profile: KernelProfile, row: int | None, params: tuple[float, float, float], *arrays) -> None:
+    if profile.aarch64:
+        raise ParityError("the impl reproduces elu (selu, celu) on x86 only")
+    if not all(math.isfinite(v) for v in params):
+        raise ParityError(f"the impl reproduces elu with finite alpha, scale and input_scale only, not {params}")
+    fn = getattr(load("unary"), name)
+    fn.restype = None
+    n = arrays[0].size
+    extra = arrays[-1] if isinstance(arrays[-1], int) else None
+    tensors = arrays[:-1] if extra is not None else arrays
+    fn(profile.as_c(), *(ptr(a) for a in tensors), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+       ctypes.c_int64(profile.lanes_wide), *(ctypes.c_float(v) for v in params),
+       *(() if extra is None else (ctypes.c_int32(extra),)))  # fmt: skip
+
+
+def elu_forward(
+    x: np.ndarray, params: tuple[float, float, float], profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.elu(x, alpha, scale, input_scale)`` (``params``) of float32 ``x`` (any shape; selu and celu
+    are elu), each parameter rounded to float as ``Scalar::to<float>``; ``row`` as ``forward``'s (the
+    vector body's lanes take Vectorized's expm1, the scalar tail glibc's expm1f)."""
+    x = f32(x)
+    out = np.empty_like(x)
+    _elu_call("elu_forward", profile, row, params, x, out)
+    return out
+
+
+def elu_backward(
+    grad_out: np.ndarray,
+    b: np.ndarray,
+    params: tuple[float, float, float],
+    is_result: bool,
+    profile: KernelProfile,
+    row: int | None = None,
+) -> np.ndarray:
+    """``aten.elu_backward(grad_out, alpha, scale, input_scale, is_result, b)``: grad_x, ``b`` the input
+    (or with ``is_result`` the output), operands of one shape; ``row`` as ``forward``'s (a NaN b gives a
+    NaN in the vector body and grad * scale in the scalar tail)."""
+    grad_out, b = f32(grad_out), f32(b)
+    if grad_out.shape != b.shape:
+        raise ParityError(
+            f"the impl reproduces elu_backward of operands of one shape only, not {grad_out.shape} and {b.shape}"
+        )
+    grad_x = np.empty_like(grad_out)
+    _elu_call("elu_backward", profile, row, params, grad_out, b, grad_x, int(is_result))
+    return grad_x
+
+
+def hard_activation(
+    name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``name`` (hardswish, hardsigmoid, hardswish_backward, hardsigmoid_backward) of float32 ``arrays``
+    (x, or grad and x, of one shape); ``row`` as ``forward``'s (a NaN x: every bit set in hardsigmoid's
+    vector lanes at avx2 and avx512, a NaN in hardswish_backward's vector lanes and grad in its tail)."""
+    if profile.aarch64:
+        raise ParityError(f"the impl reproduces {name} on x86 only")
+    xs = [f32(x) for x in arrays]
+    if len({x.shape for x in xs}) > 1:
+        raise ParityError(f"the impl reproduces {name} of operands of one shape only")
+    out = np.empty_like(xs[0])
+    kernel = f"{name}_forward" if not name.endswith("_backward") else name
+    fn = getattr(load("unary"), kernel)
+    fn.restype = None
+    n = out.size
+    fn(profile.as_c(), *(ptr(x) for x in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+       ctypes.c_int64(profile.lanes_wide if name.startswith("hardswish") else profile.lanes))  # fmt: skip
+    return out
+
+
+def min_max(name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, row: int | None = None) -> np.ndarray:
+    """``name`` (maximum, minimum of two float32 arrays; clamp of self, min, max) of one shape; ``row`` as
+    ``forward``'s (a NaN and equal zeros of either sign are where the vector body and the scalar tail
+    differ)."""
+    if profile.aarch64:
+        raise ParityError(f"the impl reproduces {name} by tensors on x86 only")
+    xs = [f32(x) for x in arrays]
+    if len({x.shape for x in xs}) > 1:
+        raise ParityError(f"the impl reproduces {name} of operands of one shape only")
+    out = np.empty_like(xs[0])
+    fn = getattr(load("unary"), f"{name}_forward")
+    fn.restype = None
+    n = out.size
+    fn(profile.as_c(), *(ptr(x) for x in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+       ctypes.c_int64(profile.lanes))  # fmt: skip
+    return out
 
 
 # pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds

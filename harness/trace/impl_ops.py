@@ -35,6 +35,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
     "nll_loss_forward": ("cross_entropy", ()),
     "nll_loss_backward": ("cross_entropy", ()),
+    "mse_loss": ("mean", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
+    "mse_loss_backward": ("mean", ()),  # the same bits everywhere (norm * diff * grad)
     "gelu": ("gelu", ("onednn_isa",)),
     "gelu_backward": ("gelu", ("onednn_isa",)),
     "tanh": ("tanh", ("mkl_code_path",)),
@@ -117,6 +119,21 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "leaky_relu": ("leaky_relu", ()),
     "leaky_relu_": ("leaky_relu", ()),
     "leaky_relu_backward": ("leaky_relu", ("threads",)),
+    "elu": ("expm1", ("capability", "threads")),  # selu and celu too: Vectorized expm1 in the body, glibc's in tails
+    "elu_": ("expm1", ("capability", "threads")),
+    "elu_backward": ("expm1", ("capability", "threads")),  # Vectorized exp in the body, glibc's expf in tails
+    # NaNs: the AVX2 / AVX-512 objects' vec::maximum and minimum give the all-ones NaN (16 lanes for hardswish)
+    **{
+        f"{op}{tail}": ("log_sigmoid", ("capability", "threads"))
+        for op in ("hardswish", "hardsigmoid")
+        for tail in ("", "_", "_backward")
+    },
+    # NaNs and equal zeros of either sign: vec::maximum / minimum in the vector body, std::max / min in tails
+    **{
+        f"{op}{tail}": ("scatter_reduce", ("capability", "threads"))
+        for op in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max")
+        for tail in ("", "_")
+    },
     "_fft_c2c": ("fft", ()),  # no knob measured moves its bits (the kernel index's row)
     "_fft_r2c": ("fft", ("threads",)),
     "_fft_c2r": ("fft", ("threads",)),
@@ -436,6 +453,83 @@ def _leaky_relu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
         a, names, [g, x], lambda xs, run: leaky_relu_backward(*xs, slope, p, run), operands=("self", "grad_output")
     )
     return {"out": out}
+
+
+def _elu_params(a: Args) -> tuple[float, float, float]:
+    """(alpha, scale, input_scale), the schema's defaults 1 where a trace leaves them out; each rounded to
+    float as ATen's ``Scalar::to<float>``."""
+    params = tuple(a.get(name, 1) for name in ("alpha", "scale", "input_scale"))
+    if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in params):
+        raise ParityError("the impl reproduces elu with number alpha, scale and input_scale only")
+    return tuple(float(np.float32(v)) for v in params)  # type: ignore[return-value]
+
+
+def _elu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``elu`` / ``elu_`` (selu and celu reach it): harness.impl.unary's elu_forward in TensorIterator's runs."""
+    from harness.impl.unary import elu_forward
+
+    (x,) = _float32_operands(t, "elu", ("self",))
+    params = _elu_params(a)
+    return {"out": impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: elu_forward(xs[0], params, p, run))}
+
+
+def _elu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``elu_backward(grad_output, ..., is_result, self_or_result)``: its TensorIterator takes grad_output
+    first (``at::elu_backward_out``'s binary op)."""
+    from harness.impl.unary import elu_backward
+
+    g, b = _float32_operands(t, "elu_backward", ("grad_output", "self_or_result"))
+    params, is_result = _elu_params(a), bool(a.get("is_result", False))
+    names = ("grad_output", "self_or_result")
+    out = impl_nn.in_loop_order(a, names, [g, b], lambda xs, run: elu_backward(*xs, params, is_result, p, run))
+    return {"out": out}
+
+
+def _hard(name: str) -> Replay:
+    """``hardswish``, ``hardsigmoid`` (and in place) and their backwards (grad_output, self):
+    harness.impl.unary's hard_activation in TensorIterator's runs."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.unary import hard_activation
+
+        names = ("grad_output", "self") if name.endswith("_backward") else ("self",)
+        xs = _float32_operands(t, name, names)
+        return {"out": impl_nn.in_loop_order(a, names, xs, lambda ys, r: hard_activation(name, tuple(ys), p, r))}
+
+    return run
+
+
+def _min_max(op: str) -> Replay:
+    """``maximum``, ``minimum``, ``clamp`` / ``clamp_min`` / ``clamp_max`` by tensors (and in place) into
+    float32: harness.impl.unary's min_max in TensorIterator's runs. clamp with one bound is ATen's
+    maximum (min) or minimum (max) kernel (``clamp_Tensor_out``), as clamp_min and clamp_max are; an
+    integer or bool operand is cast to float32 first (the common dtype). Bounds given as numbers keep
+    their bits at every level (``knob_free``): not replayed."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.unary import min_max
+
+        if op == "maximum" and p.aarch64:  # the optimizers' one-run maximum, FMAX lanes included
+            return impl_optim.REPLAYS["maximum"](t, a, p)
+        if op in ("maximum", "minimum"):
+            kernel, names = op, ("self", "other")
+        elif op == "clamp_min":
+            kernel, names = "maximum", ("self", "min")
+        elif op == "clamp_max":
+            kernel, names = "minimum", ("self", "max")
+        else:
+            given = tuple(n for n in ("min", "max") if n in t)
+            kernel = {("min", "max"): "clamp", ("min",): "maximum", ("max",): "minimum"}.get(given, "")
+            names = ("self", *given)
+        if not kernel or any(n not in t for n in names):
+            raise ParityError(f"{op}: the impl replays it by tensors only (by numbers no knob moves its bits)")
+        xs = [np.asarray(t[n]) for n in names]
+        if any(x.dtype.kind == "f" and x.dtype != np.float32 for x in xs) or all(x.dtype.kind != "f" for x in xs):
+            raise ParityError(f"the impl reproduces {op} into float32 only, not {', '.join(str(x.dtype) for x in xs)}")
+        xs = [x.astype(np.float32) if x.dtype != np.float32 else x for x in xs]
+        return {"out": impl_nn.in_loop_order(a, names, xs, lambda ys, r: min_max(kernel, tuple(ys), p, r))}
+
+    return run
 
 
 def _log_sigmoid_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1334,6 +1428,16 @@ REPLAYS: dict[str, Replay] = {
     "leaky_relu": _leaky_relu,
     "leaky_relu_": _leaky_relu,
     "leaky_relu_backward": _leaky_relu_backward,
+    "elu": _elu,
+    "elu_": _elu,
+    "elu_backward": _elu_backward,
+    **{f"{op}{tail}": _hard(op) for op in ("hardswish", "hardsigmoid") for tail in ("", "_")},
+    **{f"{op}_backward": _hard(f"{op}_backward") for op in ("hardswish", "hardsigmoid")},
+    **{
+        f"{op}{tail}": _min_max(op)
+        for op in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max")
+        for tail in ("", "_")
+    },
     "sum": _reduction("sum"),
     "mean": _reduction("mean"),
     "var": _reduction("var"),
@@ -1402,6 +1506,61 @@ def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_backward")
     total_weight = float(np.asarray(t["total_weight"], np.float32))
     return {"out": nll_loss_backward(t["grad_output"], lsm.shape, target, total_weight, ignore)}
+
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # at::Reduction
+
+
+def _mse_operands(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """(self, target, reduction) of mse_loss or its backward: float32 tensors (broadcast together)."""
+    x, target = _float32(t["self"], op), _float32(t["target"], op)
+    reduction = _REDUCTIONS.get(int(a.get("reduction", 1)))
+    if reduction is None:
+        raise ParityError(f"{op}: reduction {a.get('reduction')} is not at::Reduction's")
+    return x, target, reduction
+
+
+def _mse_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mse_loss`` (Loss.cpp ``mse_loss_out``): mse_kernel's ``diff * diff`` of ``diff = self - target``
+    (BinaryOpsKernel.cpp, cpu_kernel_vec: one subtraction and one product per element in the vector body
+    and the scalar tail alike, so no knob reaches them: measured at default, avx2 and avx512 on 1 and 4
+    threads), into the borrowing binary op's output; for ``mean`` and ``sum`` that output, laid out in
+    TensorIterator's order of the operands' strides, reduced whole by ``mean_out`` / ``sum_out``: the
+    ``sum`` / ``mean`` rows' cascade over its memory order (``reduce.mean_dims`` of it flattened), whose
+    thread split moves the bits."""
+    from harness.impl import reduce
+
+    x, target, reduction = _mse_operands(t, a, "mse_loss")
+    shape = tuple(np.broadcast_shapes(x.shape, target.shape))
+    with np.errstate(all="ignore"):
+        diff = np.subtract(np.broadcast_to(x, shape), np.broadcast_to(target, shape), dtype=np.float32)
+        loss = np.multiply(diff, diff, dtype=np.float32)
+    if reduction == "none":
+        return {"out": loss}
+    if len(np.unique(loss[np.isnan(loss)].view(np.uint32))) > 1:
+        raise ParityError(
+            f"mse_loss ({reduction}) over NaNs of more than one bit pattern: which one the cascade's order keeps is "
+            "not modelled"
+        )
+    order = impl_nn.tensor_loop(a, ("self", "target"), shape).order
+    flat = np.ascontiguousarray(np.transpose(loss, order)).reshape(-1)
+    kernel = reduce.mean_dims if reduction == "mean" else reduce.sum_dims
+    return {"out": np.asarray(kernel(flat, (0,), p), np.float32).reshape(())}
+
+
+def _mse_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mse_loss_backward`` (Loss.cpp ``mse_loss_backward_out``): PointwiseOpsKernel.cpp's
+    mse_backward_cpu_kernel, ``norm * (self - target) * grad_output`` with ``norm`` = 2 / numel (mean)
+    or 2 (none, sum) rounded to float (``Scalar::to<float>``), left to right in the vector body and the
+    scalar tail alike: the same bits at every level and thread count."""
+    x, target, reduction = _mse_operands(t, a, "mse_loss_backward")
+    g = _float32(t["grad_output"], "mse_loss_backward")
+    norm = np.float32(2.0 / x.size if reduction == "mean" else 2.0)
+    shape = tuple(np.broadcast_shapes(x.shape, target.shape, g.shape))
+    with np.errstate(all="ignore"):
+        diff = np.subtract(np.broadcast_to(x, shape), np.broadcast_to(target, shape), dtype=np.float32)
+        out = np.multiply(np.multiply(norm, diff, dtype=np.float32), np.broadcast_to(g, shape), dtype=np.float32)
+    return {"out": out}
 
 
 def _bernoulli(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1550,6 +1709,9 @@ REPLAYS.update(impl_optim.REPLAYS)
 REPLAYS.update({"bernoulli_": _bernoulli, "bernoulli": _bernoulli_p, "native_dropout": _native_dropout})
 REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
+REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
+# maximum of any layout (the optimizers' one flat run included)
+REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("scatter_reduce", ("capability", "threads"))
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
 

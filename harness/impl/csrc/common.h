@@ -116,6 +116,29 @@ static inline float nan2(const profile_t *p, float r, float a, float b) {
     return qnan_bits(0x7fc00000u);
 }
 
+/* maximum_kernel / minimum_kernel (BinaryOpsKernel.cpp) on x86, one element: vec, a vector lane
+ * (vec::maximum / vec::minimum: the AVX2 and AVX-512 objects' max_ps(a, b) / min_ps(a, b), b where
+ * a == b, the unordered lanes OR-ed with all ones, so a NaN operand gives 0xffffffff; the default
+ * object's arrays a > b ? a : b / a < b ? a : b, then a NaN a kept, both as they are), else the scalar
+ * lambda (a NaN operand gives quiet_NaN() 0x7fc00000, else std::max / std::min: a where a == b). */
+static inline float aten_maximum(const profile_t *p, int vec, float a, float b) {
+    if (vec) {
+        if (p->aten == 1 || p->aten == ATEN_AVX512) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
+        return a != a ? a : (a > b ? a : b);
+    }
+    if (a != a || b != b) return qnan_bits(0x7fc00000u);
+    return a < b ? b : a;
+}
+
+static inline float aten_minimum(const profile_t *p, int vec, float a, float b) {
+    if (vec) {
+        if (p->aten == 1 || p->aten == ATEN_AVX512) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a < b ? a : b);
+        return a != a ? a : (a < b ? a : b);
+    }
+    if (a != a || b != b) return qnan_bits(0x7fc00000u);
+    return b < a ? b : a;
+}
+
 /* As nan2 for fma(a, b, c) = c + a*b (FMLA/FMADD, FPProcessNaNs3 in the order c, a, b): a quiet
  * NaN addend with 0 * inf is the default NaN. */
 static inline float nan3(const profile_t *p, float r, float a, float b, float c) {

@@ -228,18 +228,11 @@ static inline float fmax_arm(const profile_t *p, float a, float b) {
     return a > b ? a : b;
 }
 
-/* maximum_kernel (BinaryOpsKernel.cpp), a NaN-propagating max. Vector lambda: x86 AVX2/AVX-512
- * max_ps OR-ed with the unordered mask (a NaN operand gives all bits set); the default build's
- * Vectorized maximum: a > b ? a : b, then a NaN a kept. Scalar lambda: quiet NaN for a NaN operand,
- * else std::max. aarch64's Vectorized maximum is FMAX (fmax_arm). */
+/* maximum_kernel (BinaryOpsKernel.cpp), a NaN-propagating max: common.h aten_maximum; aarch64's
+ * Vectorized maximum is FMAX (fmax_arm). */
 static inline float maximum_one(const profile_t *p, int vec, float a, float b) {
     if (vec && is_arm(p)) return fmax_arm(p, a, b);
-    if (vec) {
-        if (p->aten == 1 || p->aten == 2) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
-        return a != a ? a : (a > b ? a : b);
-    }
-    if (a != a || b != b) return qnan_bits(0x7fc00000u);
-    return a < b ? b : a;
+    return aten_maximum(p, vec, a, b);
 }
 
 /* self + alpha * other of add_kernel (ufunc/add.h): vec::fmadd(other, alpha, self) in the vector

@@ -1305,6 +1305,216 @@ void leaky_relu_backward(profile_t p, const float *grad, const float *x, float *
     run_binary(&c.p, p.lanes, GRAIN_SIZE, lrelu_bwd_vec, lrelu_bwd_scalar, grad, x, grad_x, n, row);
 }
 
+/* ------------------------------------------------------------------ elu, selu, celu */
+
+/* elu_kernel and elu_backward_kernel (cpu/Activation.cpp, float32; selu and celu are elu with their
+ * scale and input_scale), cpu_kernel_vec over TensorIterator's runs with negcoef = alpha * scale,
+ * poscoef = scale, negiptcoef = input_scale, each a Scalar::to<float> (negcoef the float product).
+ * Forward (Elu.h): vector lane a >= 0 ? a * poscoef : expm1(a * negiptcoef) * negcoef, expm1 the
+ * Vectorized one (vec_expm1f: SLEEF's in the AVX2 object, glibc's expm1f in the default one); scalar
+ * lambda a < 0 ? std::expm1(a * negiptcoef) * negcoef : a * poscoef, glibc's expm1f at every level.
+ * A NaN a takes the expm1 branch in the vector body and the other in the tail: the same quieted NaN.
+ * Backward over (grad a, self-or-result b): vector lane b > 0 ? a * poscoef : else
+ * a * negiptcoef * negcoef * exp(b * negiptcoef) (Vectorized exp: SLEEF's expf | glibc's), or with
+ * is_result a * negiptcoef * (b + negcoef); scalar lambda b <= 0 ? (the same, std::exp = glibc's
+ * expf) : a * poscoef. A NaN b so takes the negative branch in the vector body (a NaN result) and
+ * a * poscoef in the tail. Products left to right; where both operands of a product are NaN x86's
+ * mulps and mulss keep the first (elu_mul), but the compiled vector bodies commute some: where grad and
+ * b are both NaN, the AVX2 and AVX-512 objects keep b's NaN with is_result (a * negiptcoef times
+ * b + negcoef taken in the other order) and grad's without; the default object's array-of-floats
+ * Vectorized keeps b's at lanes 8 and 10 of each 16 with is_result and 1 to 3 of each 8 without (its
+ * vector calls are counted, elu_ctx.calls: each inner loop's body is whole blocks of 16). Measured on a
+ * Zen 5 (elu_nan_order). Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    float negcoef, poscoef, negiptcoef;
+    int is_result;
+    int64_t calls; /* vector-body elements so far (the default object's NaN order is by lane) */
+} elu_ctx;
+
+/* x * y with the NaN x86's mulss / mulps give (common.h nan2: the first NaN operand quieted) */
+static inline float elu_mul(float x, float y) { return nan2(&(profile_t){0}, x * y, x, y); }
+
+static float elu_fwd_vec(const profile_t *p, float a) {
+    const elu_ctx *c = (const elu_ctx *)p;
+    if (a >= 0.0f) return a * c->poscoef;
+    const float e = elu_mul(a, c->negiptcoef);
+    return elu_mul(isnan(e) ? quiet_nan(e) : vec_expm1f(p, e), c->negcoef);
+}
+
+static float elu_fwd_scalar(const profile_t *p, float a) {
+    const elu_ctx *c = (const elu_ctx *)p;
+    if (!(a < 0.0f)) return elu_mul(a, c->poscoef);
+    return elu_mul(glibc_expm1f(a * c->negiptcoef), c->negcoef);
+}
+
+/* the negative branch; swap: the last product keeps its right operand's NaN where both are NaN */
+static inline float elu_bwd_neg(const elu_ctx *c, float a, float b, int vec, int swap) {
+    const float t = elu_mul(a, c->negiptcoef);
+    float u, v;
+    if (c->is_result) {
+        u = t;
+        v = b + c->negcoef;
+    } else {
+        const float e = elu_mul(b, c->negiptcoef);
+        u = elu_mul(t, c->negcoef);
+        v = isnan(e) ? quiet_nan(e) : vec ? vec_expf(&c->p, e) : glibc_expf(e);
+    }
+    return swap ? elu_mul(v, u) : elu_mul(u, v);
+}
+
+static float elu_bwd_vec(const profile_t *p, float a, float b) {
+    elu_ctx *c = (elu_ctx *)p;
+    const int64_t lane = c->calls++ % 16;
+    int swap = c->is_result;
+    if (c->p.aten == 0) swap = c->is_result ? lane == 8 || lane == 10 : lane % 8 >= 1 && lane % 8 <= 3;
+    return b > 0.0f ? elu_mul(a, c->poscoef) : elu_bwd_neg(c, a, b, 1, swap);
+}
+
+static float elu_bwd_scalar(const profile_t *p, float a, float b) {
+    const elu_ctx *c = (const elu_ctx *)p;
+    return b <= 0.0f ? elu_bwd_neg(c, a, b, 0, 0) : elu_mul(a, c->poscoef);
+}
+
+void elu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes, float alpha,
+                 float scale, float input_scale) {
+    elu_ctx c = {p, alpha * scale, scale, input_scale, 0, 0};
+    run_unary(&c.p, lanes, GRAIN_SIZE, elu_fwd_vec, elu_fwd_scalar, x, out, n, row);
+}
+
+void elu_backward(profile_t p, const float *grad, const float *b, float *grad_x, int64_t n, int64_t row,
+                  int64_t lanes, float alpha, float scale, float input_scale, int32_t is_result) {
+    elu_ctx c = {p, alpha * scale, scale, input_scale, is_result, 0};
+    run_binary(&c.p, lanes, GRAIN_SIZE, elu_bwd_vec, elu_bwd_scalar, grad, b, grad_x, n, row);
+}
+
+/* ------------------------------------------------------------------ hardswish, hardsigmoid */
+
+/* hardswish_kernel, hardsigmoid_kernel and their backward kernels (cpu/Activation.cpp, float32),
+ * cpu_kernel_vec over TensorIterator's runs. Forward: vector lane x * minimum(maximum(x + 3, 0), 6) / 6
+ * (hardsigmoid without the x *), left to right; scalar lambda the same with std::max and std::min.
+ * A NaN x + 3 comes out of the AVX2 and AVX-512 objects' vec::maximum with every bit set (max_ps, then
+ * the unordered lanes OR-ed with all ones), so a vector lane of hardsigmoid gives 0xffffffff, and one of
+ * hardswish (x * m) 0xffffffff in the first vector of each block of two and x's quieted NaN in the
+ * second (the compiled loop commutes the product in one of its two copies); std::max / std::min and
+ * the default object's array maximum pass the quieted x + 3 on. Backward over (grad g, self x):
+ * hardswish's vector lane x <= -3 ? 0 : x >= 3 ? g : g * (x / 3 + 0.5), where g and x / 3 + 0.5 are
+ * both NaN x's NaN in the AVX2 and AVX-512 objects and g's in the default one; its scalar lambda
+ * x <= -3 ? 0 : x < 3 ? g * (x / 3 + 0.5) : g, so a NaN x gives a NaN in the vector body and g in the
+ * tail; hardsigmoid's both
+ * -3 < x < 3 ? g * (1.0f / 6) : 0. hardsigmoid's kernels are REGISTER_DISPATCH ones (the AVX2 object's 8
+ * lanes at avx512: a NaN at 49,096 of 49,109 elements took the vector body), hardswish's are also
+ * registered for AVX-512 (16 lanes: 27 elements all take the tail), all measured on a Zen 5
+ * (hard_nan_order). Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    int64_t lanes;
+    int64_t calls; /* vector-body elements so far: each inner loop's body is whole blocks of 2 vectors */
+} hard_ctx;
+
+static inline float hard_relu6(const profile_t *p, float x, int vec) {
+    const float s = x + 3.0f;
+    if (isnan(s)) return vec && p->aten ? vm_u2f(0xffffffffu) : s;
+    return fminf(fmaxf(s, 0.0f), 6.0f);
+}
+
+static float hardsigmoid_vec(const profile_t *p, float x) { return hard_relu6(p, x, 1) / 6.0f; }
+static float hardsigmoid_scalar(const profile_t *p, float x) { return hard_relu6(p, x, 0) / 6.0f; }
+static float hardswish_scalar(const profile_t *p, float x) { return elu_mul(x, hard_relu6(p, x, 0)) / 6.0f; }
+
+static float hardswish_vec(const profile_t *p, float x) {
+    hard_ctx *c = (hard_ctx *)p;
+    const int first = c->calls++ % (2 * c->lanes) < c->lanes;
+    const float m = hard_relu6(p, x, 1);
+    return (first ? elu_mul(m, x) : elu_mul(x, m)) / 6.0f;
+}
+
+static float hardswish_bwd_vec(const profile_t *p, float g, float x) {
+    if (x <= -3.0f) return 0.0f;
+    if (x >= 3.0f) return g;
+    const float t = x / 3.0f + 0.5f;
+    return p->aten ? elu_mul(t, g) : elu_mul(g, t);
+}
+
+static float hardswish_bwd_scalar(const profile_t *p, float g, float x) {
+    (void)p;
+    return x <= -3.0f ? 0.0f : x < 3.0f ? elu_mul(g, x / 3.0f + 0.5f) : g;
+}
+
+static float hardsigmoid_bwd(const profile_t *p, float g, float x) {
+    (void)p;
+    return x > -3.0f && x < 3.0f ? elu_mul(g, 1.0f / 6.0f) : 0.0f;
+}
+
+void hardswish_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes) {
+    hard_ctx c = {p, lanes, 0};
+    run_unary(&c.p, lanes, GRAIN_SIZE, hardswish_vec, hardswish_scalar, x, out, n, row);
+}
+
+void hardsigmoid_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes) {
+    run_unary(&p, lanes, GRAIN_SIZE, hardsigmoid_vec, hardsigmoid_scalar, x, out, n, row);
+}
+
+void hardswish_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                        int64_t lanes) {
+    run_binary(&p, lanes, GRAIN_SIZE, hardswish_bwd_vec, hardswish_bwd_scalar, grad, x, grad_x, n, row);
+}
+
+void hardsigmoid_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                          int64_t lanes) {
+    run_binary(&p, lanes, GRAIN_SIZE, hardsigmoid_bwd, hardsigmoid_bwd, grad, x, grad_x, n, row);
+}
+
+/* ------------------------------------------------------------------ minimum, maximum, clamp by tensors */
+
+/* maximum_kernel, minimum_kernel (cpu/BinaryOpsKernel.cpp) and clamp_kernel_impl (cpu/
+ * TensorCompareKernel.cpp), float32, x86, cpu_kernel_vec over TensorIterator's runs: vector lanes and
+ * scalar lambdas as common.h aten_maximum / aten_minimum (b where a == b in the vector body, a in the
+ * tail: max(+0, -0) is -0 in one and +0 in the other; a NaN gives every bit set in the AVX2 and AVX-512
+ * objects' lanes, the operand as it is in the default object's, 0x7fc00000 in the tails). clamp's scalar
+ * lambda: a NaN min or max gives quiet_NaN(), else std::min(std::max(a, min), max), which passes a NaN a
+ * on as it is; its vector lane minimum(maximum(a, min), max). Tensor shapes: a, b, c (clamp's max), y
+ * (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    const float *hi; /* clamp's max, read at the element's index (calls: the loops run in index order) */
+    int64_t calls;
+} minmax_ctx;
+
+static inline float vmax(const profile_t *p, float a, float b) { return aten_maximum(p, 1, a, b); }
+static inline float vmin(const profile_t *p, float a, float b) { return aten_minimum(p, 1, a, b); }
+static float maximum_vec(const profile_t *p, float a, float b) { return aten_maximum(p, 1, a, b); }
+static float minimum_vec(const profile_t *p, float a, float b) { return aten_minimum(p, 1, a, b); }
+static float maximum_scalar(const profile_t *p, float a, float b) { return aten_maximum(p, 0, a, b); }
+static float minimum_scalar(const profile_t *p, float a, float b) { return aten_minimum(p, 0, a, b); }
+
+static float clamp_vec(const profile_t *p, float a, float lo) {
+    minmax_ctx *c = (minmax_ctx *)p;
+    return vmin(p, vmax(p, a, lo), c->hi[c->calls++]);
+}
+
+static float clamp_scalar(const profile_t *p, float a, float lo) {
+    minmax_ctx *c = (minmax_ctx *)p;
+    const float hi = c->hi[c->calls++];
+    if (isnan(lo) || isnan(hi)) return vm_u2f(0x7fc00000u);
+    const float m = a < lo ? lo : a;
+    return hi < m ? hi : m;
+}
+
+void maximum_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {
+    run_binary(&p, lanes, GRAIN_SIZE, maximum_vec, maximum_scalar, a, b, y, n, row);
+}
+
+void minimum_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {
+    run_binary(&p, lanes, GRAIN_SIZE, minimum_vec, minimum_scalar, a, b, y, n, row);
+}
+
+void clamp_forward(profile_t p, const float *a, const float *lo, const float *hi, float *y, int64_t n, int64_t row,
+                   int64_t lanes) {
+    minmax_ctx c = {p, hi, 0};
+    run_binary(&c.p, lanes, GRAIN_SIZE, clamp_vec, clamp_scalar, a, lo, y, n, row);
+}
+
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
 
 /* oneDNN v3.12's x86 LSTM forward postgemm (jit_uni_lstm_cell_postgemm_fwd at SSE4.1, AVX2 and
