@@ -241,6 +241,113 @@ def test_leaky_relu_of_a_channel_slice_replays_with_its_nan_places(
     _replays_match(backend, program, {"leaky_relu", "leaky_relu_backward"}, 2)
 
 
+def _specials(rng: np.random.Generator, shape: tuple[int, ...], share: float) -> np.ndarray:
+    """Normal draws times 4 with ``share`` of them NaN of both signs and a payload, infinities, signed zeros and
+    subnormals."""
+    x = rng.standard_normal(shape).astype(np.float32) * 4
+    bits = np.array([0x7FC00000, 0xFFC00000, 0x7FC01234, 0x7F800000, 0xFF800000, 0x80000000, 0, 0x00001234],
+                    np.uint32)  # fmt: skip
+    at = rng.random(shape) < share
+    x[at] = bits[rng.integers(0, bits.size, int(at.sum()))].view(np.float32)
+    return x
+
+
+@backends
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 3), t=st.integers(1, 40), c=st.integers(1, 50), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=1, t=37, c=1, seed=0, threads=1)  # vector bodies and tails of 16 and 32 lanes
+def test_elu_selu_and_in_place_elu_replay_with_their_nan_places(
+    backend: str, n: int, t: int, c: int, seed: int, threads: int
+) -> None:
+    """elu, selu and elu_ (is_result) forward and backward of half the channels of a (N, T, 2C) map
+    transposed: Vectorized expm1 / exp in the vector body, glibc's in the tails, and a NaN input's
+    branch (the backward's NaN in the body, grad * scale in the tails) where TensorIterator's order puts
+    it."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = _specials(rng, (n, t, 2 * c), 0.1)
+    g = _specials(rng, (n, c, t), 0.1)
+
+    def program() -> None:
+        xt = torch.from_numpy(x.copy()).requires_grad_(True)
+        view = xt.transpose(1, 2)[:, c:]
+        (F.elu(view, 0.7) + F.selu(view)).backward(torch.from_numpy(g))
+        F.elu(view * 1.0, inplace=True).backward(torch.from_numpy(g))
+
+    _replays_match(backend, program, {"elu", "elu_", "elu_backward"}, 5)
+
+
+@backends
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 3), t=st.integers(1, 40), c=st.integers(1, 50), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=1, t=37, c=1, seed=0, threads=1)
+def test_hardswish_and_hardsigmoid_replay_with_their_nan_places(
+    backend: str, n: int, t: int, c: int, seed: int, threads: int
+) -> None:
+    """hardswish and hardsigmoid forward and backward over a transposed channel slice with NaNs: the AVX2
+    and AVX-512 objects' all-ones NaN of vec::maximum, the product's NaN by vector of its block of two,
+    hardswish's 16 lanes at avx512."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = _specials(rng, (n, t, 2 * c), 0.1)
+    g = _specials(rng, (n, c, t), 0.1)
+
+    def program() -> None:
+        xt = torch.from_numpy(x.copy()).requires_grad_(True)
+        view = xt.transpose(1, 2)[:, c:]
+        (F.hardswish(view) + F.hardsigmoid(view)).backward(torch.from_numpy(g))
+
+    ops = {"hardswish", "hardsigmoid", "hardswish_backward", "hardsigmoid_backward"}
+    _replays_match(backend, program, ops, 4)
+
+
+@backends
+@settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 3), t=st.integers(1, 40), c=st.integers(1, 50), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=1, t=37, c=1, seed=0, threads=1)
+def test_minimum_maximum_and_clamp_by_tensors_replay(
+    backend: str, n: int, t: int, c: int, seed: int, threads: int
+) -> None:
+    """maximum, minimum, clamp by two tensors and by one, clamp_min / clamp_max by a tensor, over a
+    transposed slice and a broadcast row: NaNs (all ones in the AVX2 / AVX-512 lanes, 0x7fc00000 in the
+    tails) and zeros of both signs (the vector body keeps the second, the tail the first)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = _specials(rng, (n, t, 2 * c), 0.15)
+    lo, hi = _specials(rng, (n, c, t), 0.15), _specials(rng, (t,), 0.15)
+
+    def program() -> None:
+        view = torch.from_numpy(x).transpose(1, 2)[:, c:]
+        low, high = torch.from_numpy(lo), torch.from_numpy(hi)
+        torch.maximum(view, low), torch.minimum(low, view), torch.clamp(view, low, high)
+        torch.clamp(view, max=high), torch.clamp_min(low, high)
+
+    _replays_match(backend, program, {"maximum", "minimum", "clamp", "clamp_min"}, 5)
+
+
+@backends
+@settings(max_examples=4, deadline=None)
+@given(shape=st.one_of(SHAPES, st.sampled_from([(3, 33000)])), reduction=st.sampled_from(["mean", "sum", "none"]),
+       seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip
+@example(shape=(3, 33000), reduction="mean", seed=0, threads=4)  # the mean's thread split
+def test_mse_loss_and_its_backward_replay(
+    backend: str, shape: tuple[int, ...], reduction: str, seed: int, threads: int
+) -> None:
+    """F.mse_loss (its elements, then the mean's or sum's cascade over them) and its backward, one kind
+    of NaN among the inputs (several kinds in one reduction are refused)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, target = rng.standard_normal(shape).astype(np.float32), rng.standard_normal(shape).astype(np.float32)
+    x[rng.random(shape) < 0.01] = np.float32(np.nan)
+
+    def program() -> None:
+        xt = torch.from_numpy(x).requires_grad_(True)
+        loss = F.mse_loss(xt, torch.from_numpy(target), reduction=reduction)
+        (loss if reduction != "none" else loss.sum()).backward()
+
+    _replays_match(backend, program, {"mse_loss", "mse_loss_backward"}, 2)
+
+
 @needs_modelled_vml  # logsumexp's exp and log are VML's on x86
 @backends
 @settings(max_examples=6, deadline=None)
