@@ -1,6 +1,7 @@
 """Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
 leaky_relu, elu, hardswish, hardsigmoid): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and
-of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum and clamp by tensors (``min_max``).
+of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors, fmod and
+remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
 TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
@@ -352,10 +353,13 @@ def hard_activation(
     return out
 
 
-def min_max(name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, row: int | None = None) -> np.ndarray:
-    """``name`` (maximum, minimum of two float32 arrays; clamp of self, min, max) of one shape; ``row`` as
-    ``forward``'s (a NaN and equal zeros of either sign are where the vector body and the scalar tail
-    differ)."""
+def binary_kernel(
+    name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``name`` (maximum, minimum, fmod, remainder of two float32 arrays; clamp of self, min, max) of one
+    shape; ``row`` as ``forward``'s (a NaN and equal zeros of either sign are where minimum's and
+    maximum's vector body and scalar tail differ; fmod's and remainder's NaN lanes of SLEEF's fmodf in the
+    avx2 and avx512 vector bodies are refused)."""
     if profile.aarch64:
         raise ParityError(f"the impl reproduces {name} by tensors on x86 only")
     xs = [f32(x) for x in arrays]
@@ -363,10 +367,15 @@ def min_max(name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, r
         raise ParityError(f"the impl reproduces {name} of operands of one shape only")
     out = np.empty_like(xs[0])
     fn = getattr(load("unary"), f"{name}_forward")
-    fn.restype = None
+    fn.restype = ctypes.c_int64 if name in ("fmod", "remainder") else None
     n = out.size
-    fn(profile.as_c(), *(ptr(x) for x in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
-       ctypes.c_int64(profile.lanes))  # fmt: skip
+    unproven = fn(profile.as_c(), *(ptr(x) for x in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+                  ctypes.c_int64(profile.lanes))  # fmt: skip
+    if unproven:
+        raise ParityError(
+            f"{name}: {unproven} vector lanes of SLEEF's fmodf give a NaN (a NaN or infinite a, a NaN or zero b, a "
+            "quotient past float's range), whose bits are not modelled"
+        )
     return out
 
 

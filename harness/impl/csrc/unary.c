@@ -1515,6 +1515,63 @@ void clamp_forward(profile_t p, const float *a, const float *lo, const float *hi
     run_binary(&c.p, lanes, GRAIN_SIZE, clamp_vec, clamp_scalar, a, lo, y, n, row);
 }
 
+/* ------------------------------------------------------------------ fmod, remainder */
+
+/* fmod_kernel and remainder_kernel (cpu/BinaryOpsKernel.cpp), float32, x86, cpu_kernel_vec over
+ * TensorIterator's runs. Vector lane: Vectorized<float>::fmod (SLEEF's fmodf in the AVX2 object,
+ * sleef_fmodf; std::fmod per lane in the default one); the scalar lambda std::fmod (glibc's fmodf,
+ * exact). remainder keeps mod but where mod != 0 and (b < 0) != (mod < 0), there mod + b (a -0 mod
+ * stays -0 in both). The NaN lanes SLEEF's steps leave (a NaN or infinite a, a NaN or zero b, a
+ * quotient past float's range) are not modelled: counted (fmod_ctx.unproven) for the caller to refuse.
+ * Tensor shapes: a, b, y (n,), rows of `row`. */
+typedef struct {
+    profile_t p;
+    int64_t unproven;
+} fmod_ctx;
+
+/* std::fmod as torch's objects call it, NaN operands included: one NaN comes out quieted; of two, the
+ * quieted one of the larger significand (the positive one where they are equal), as x87's rule (measured
+ * through torch's tails, fmod_nan_tail). */
+static inline float std_fmodf(float a, float b) {
+    if (isnan(a) && isnan(b)) {
+        const uint32_t qa = vm_f2u(a) | 0x00400000u, qb = vm_f2u(b) | 0x00400000u;
+        const uint32_t ma = qa & 0x007fffffu, mb = qb & 0x007fffffu;
+        return vm_u2f(ma > mb ? qa : mb > ma ? qb : (qa & 0x80000000u) ? qb : qa);
+    }
+    if (isnan(a) || isnan(b)) return quiet_nan(isnan(a) ? a : b);
+    return fmodf(a, b);
+}
+
+static inline float fmod_lane(const profile_t *p, float a, float b) {
+    if (!p->aten) return std_fmodf(a, b);
+    const float mod = sleef_fmodf(a, b);
+    if (isnan(a) || isnan(b) || isinf(a) || b == 0.0f || isnan(mod)) ((fmod_ctx *)p)->unproven++;
+    return mod;
+}
+
+static inline float remainder_fix(float mod, float b) {
+    return mod != 0.0f && (b < 0.0f) != (mod < 0.0f) ? mod + b : mod;
+}
+
+static float fmod_vec(const profile_t *p, float a, float b) { return fmod_lane(p, a, b); }
+static float fmod_scalar(const profile_t *p, float a, float b) { return (void)p, std_fmodf(a, b); }
+static float remainder_vec(const profile_t *p, float a, float b) { return remainder_fix(fmod_lane(p, a, b), b); }
+static float remainder_scalar(const profile_t *p, float a, float b) { return (void)p, remainder_fix(std_fmodf(a, b), b); }
+
+/* returns how many vector lanes hold a NaN of SLEEF's steps (the result is not to be used then) */
+int64_t fmod_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {
+    fmod_ctx c = {p, 0};
+    run_binary(&c.p, lanes, GRAIN_SIZE, fmod_vec, fmod_scalar, a, b, y, n, row);
+    return c.unproven;
+}
+
+int64_t remainder_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row,
+                          int64_t lanes) {
+    fmod_ctx c = {p, 0};
+    run_binary(&c.p, lanes, GRAIN_SIZE, remainder_vec, remainder_scalar, a, b, y, n, row);
+    return c.unproven;
+}
+
 /* ------------------------------------------------------------------ LSTM cell: oneDNN */
 
 /* oneDNN v3.12's x86 LSTM forward postgemm (jit_uni_lstm_cell_postgemm_fwd at SSE4.1, AVX2 and
