@@ -327,6 +327,30 @@ def test_minimum_maximum_and_clamp_by_tensors_replay(
 
 @backends
 @settings(max_examples=4, deadline=None)
+@given(n=st.integers(1, 3), t=st.integers(1, 40), c=st.integers(1, 50), seed=st.integers(0, 2**32 - 1), threads=THREADS)
+@example(n=1, t=37, c=1, seed=0, threads=1)
+def test_fmod_and_remainder_replay(backend: str, n: int, t: int, c: int, seed: int, threads: int) -> None:
+    """fmod and remainder by a transposed slice, a broadcast row and a number, finite operands with zeros
+    of both signs and subnormals (SLEEF's fmodf in the vector lanes, glibc's in the tails; remainder keeps
+    a -0 mod); the NaN lanes SLEEF's steps leave are refused, so none are drawn."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((n, t, 2 * c)).astype(np.float32) * 20
+    x[rng.random(x.shape) < 0.1] = np.array([0.0, -0.0, 1e-42], np.float32)[rng.integers(0, 3)]
+    d = rng.standard_normal((n, c, t)).astype(np.float32) * 3
+    d[d == 0] = 1.0
+    row = rng.standard_normal(t).astype(np.float32) + 4
+
+    def program() -> None:
+        view = torch.from_numpy(x).transpose(1, 2)[:, c:]
+        torch.fmod(view, torch.from_numpy(d)), torch.remainder(view, torch.from_numpy(row))
+        torch.remainder(torch.from_numpy(d), -1.5), view.fmod(0.75)
+
+    _replays_match(backend, program, {"fmod", "remainder"}, 4)
+
+
+@backends
+@settings(max_examples=4, deadline=None)
 @given(shape=st.one_of(SHAPES, st.sampled_from([(3, 33000)])), reduction=st.sampled_from(["mean", "sum", "none"]),
        seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip
 @example(shape=(3, 33000), reduction="mean", seed=0, threads=4)  # the mean's thread split
