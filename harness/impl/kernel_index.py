@@ -27,6 +27,11 @@ _NAN_READ_AS_SCALAR = (
 # rows no fixture op has: kernels a trace's ops reach (harness/trace/impl_ops.py KERNEL_OPS)
 TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
+    "mse_loss",
+    "elu",
+    "hardswish",
+    "minimum",
+    "remainder",
     "arange",
     "linspace",
     "silu",
@@ -331,6 +336,88 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "`lerp_`/`addcmul_` fused on AVX2 (vector body and tail), not on default; MKL's sqrt refines the "
             "CPU's own `rsqrtps` estimate, so it depends on the CPU model"
+        ),
+    ),
+    (
+        ("mse_loss",),
+        (
+            "`mse_loss_out` (Loss.cpp): BinaryOpsKernel's `mse_kernel`, `diff * diff` of `diff = self - target` in "
+            "`cpu_kernel_vec`, into the borrowing binary op's output; `mean` / `sum` reduce that output whole (the "
+            "`sum` row's `cascade_sum` over its memory order; `mean` divides by the count); backward "
+            "`mse_backward_cpu_kernel`: `norm * (self - target) * grad_output`, norm 2/numel (mean) or 2"
+        ),
+        (
+            "thread count (the mean's and sum's full reduction); the elements and the backward nothing; measured "
+            "on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 threads: 250 random traced programs per level, "
+            "mse_loss 179 exact, 71 refused (NaNs of more than one bit pattern in one mean or sum: which one the "
+            "cascade keeps is not modelled), its backward 250 exact, 0 other"
+        ),
+    ),
+    (
+        ("elu",),
+        (
+            "`elu_kernel` / `elu_backward_kernel` (Activation.cpp), `cpu_kernel_vec` (selu and celu too): vector lane "
+            "`a >= 0 ? a*poscoef : expm1(a*negiptcoef)*negcoef` (Vectorized expm1: SLEEF's, glibc's per lane in "
+            "the default build), scalar `a < 0 ? std::expm1(...)*negcoef : a*poscoef` (glibc's at every level); "
+            "backward `b > 0 ? g*poscoef : g*negiptcoef*negcoef*exp(b*negiptcoef)` (is_result: "
+            "`g*negiptcoef*(b + negcoef)`), Vectorized exp in the body, glibc `expf` in the tail; also registered "
+            "for AVX-512 (16 lanes)"
+        ),
+        (
+            "SLEEF vs C library expm1/exp in the vector body and 16 lanes on AVX-512, so the ATen level and the "
+            "thread chunks move the bits; a NaN input takes the negative branch in the backward's vector body and "
+            "`g * scale` in its tail; where grad and input are both NaN the AVX2/AVX-512 objects keep the input's "
+            "NaN with is_result and grad's without, the default object's lanes by position; measured on a Zen 5: "
+            "250 random traced programs per level on 1, 2 and 4 threads, elu 209 and its backward 250 exact, 0 "
+            "other"
+        ),
+    ),
+    (
+        ("hardswish",),
+        (
+            "`hardswish_kernel`, `hardsigmoid_kernel` and their backwards (Activation.cpp), `cpu_kernel_vec`: `x * "
+            "min(max(x + 3, 0), 6) / 6` (hardsigmoid without `x *`), backward hardswish `x <= -3 ? 0 : x < 3 ? "
+            "g*(x/3 + 0.5) : g` (the vector lane tests `x >= 3` first), hardsigmoid `-3 < x < 3 ? g/6 : 0`; "
+            "hardswish's kernels also registered for AVX-512 (16 lanes), hardsigmoid's not (8 lanes at avx512)"
+        ),
+        (
+            "NaNs only: `vec::maximum`'s all-ones NaN in the AVX2/AVX-512 vector lanes (hardsigmoid; hardswish in "
+            "the first vector of each pair, x's NaN in the second), x's NaN in the default build and the tails; a "
+            "NaN x in hardswish_backward: a NaN in the vector body, grad in the tail; 16 vs 8 lanes move where "
+            "the tails start; measured on a Zen 5: 250 random traced programs per level on 1, 2 and 4 threads, "
+            "hardswish 136 and hardsigmoid 114 exact (each backward alike), 0 other"
+        ),
+    ),
+    (
+        ("minimum",),
+        (
+            "`maximum_kernel` / `minimum_kernel` (BinaryOpsKernel.cpp), `clamp_kernel_impl` (TensorCompareKernel.cpp; "
+            "clamp with one bound, clamp_min, clamp_max: the maximum or minimum kernel), by tensors: vector "
+            "`vec::maximum` / `minimum` (`max_ps(a, b)`, b where equal, OR-ed with the unordered mask), scalar "
+            "`std::max` / `std::min` (a where equal), quiet_NaN() for a NaN operand (clamp: a NaN bound; a NaN "
+            "self passes on as it is)"
+        ),
+        (
+            "NaNs (all ones in the AVX2/AVX-512 lanes, the operand's own bits in the default build's, 0x7fc00000 "
+            "in the tails) and zeros of either sign (`max(+0, -0)`: -0 in the vector body, +0 in the tail), so the "
+            "level, the thread chunks and the layout move them; measured on a Zen 5: 250 random traced programs "
+            "per level on 1, 2 and 4 threads, maximum 67, minimum 49, clamp 91, clamp_min 15, clamp_max 10 exact, "
+            "none refused, 0 other"
+        ),
+    ),
+    (
+        ("remainder",),
+        (
+            "`fmod_kernel`, `remainder_kernel` (BinaryOpsKernel.cpp), `cpu_kernel_vec`: vector `Vectorized::fmod` "
+            "(SLEEF's `fmodf`; `std::fmod` per lane in the default build), scalar `std::fmod` (glibc `fmodf`); "
+            "remainder `mod + b` where `mod != 0` and `(b < 0) != (mod < 0)`, else mod (a -0 kept)"
+        ),
+        (
+            "NaNs only (fmod is exact): SLEEF's steps leave their own NaNs in the vector lanes (a NaN or infinite "
+            "a, a NaN or zero b, a quotient past float's range): refused; glibc's NaN of two NaN operands is the "
+            "one of the larger significand (measured through torch's tails); measured on a Zen 5: 250 random traced "
+            "programs per level on 1, 2 and 4 threads, fmod 128 (default) and 92 (avx2, avx512) exact, remainder "
+            "122 and 71, the rest at avx2/avx512 refused, 0 other"
         ),
     ),
     (
@@ -1326,6 +1413,11 @@ ARM64: dict[str, str] = {
     ),
     "uniform": "the multiply-add fused (GCC contracts on aarch64): the avx2 bits, the same on N1, V1 and V2",
     "arange": "not measured: refused (ParityError)",
+    "mse_loss": "the elements one subtraction and one product, the reduction the `sum` row's; not measured",
+    "elu": "not modelled: refused",
+    "hardswish": "not modelled: refused",
+    "minimum": "maximum as the optimizers' (FMAX lanes, one flat run); minimum and clamp not modelled: refused",
+    "remainder": "not modelled: refused",
     "linspace": "not measured: refused (ParityError)",
     "where": "nothing: identical everywhere",
     "silu": (

@@ -35,8 +35,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
     "nll_loss_forward": ("cross_entropy", ()),
     "nll_loss_backward": ("cross_entropy", ()),
-    "mse_loss": ("mean", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
-    "mse_loss_backward": ("mean", ()),  # the same bits everywhere (norm * diff * grad)
+    "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
+    "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
     "gelu": ("gelu", ("onednn_isa",)),
     "gelu_backward": ("gelu", ("onednn_isa",)),
     "tanh": ("tanh", ("mkl_code_path",)),
@@ -72,7 +72,6 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "amax": ("max", ()),
     "amin": ("max", ()),
     "aminmax": ("max", ()),
-    "minimum": ("max", ()),
     "topk": ("topk", ()),
     "sort": ("topk", ()),
     "histc": ("histc", ()),
@@ -119,23 +118,23 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "leaky_relu": ("leaky_relu", ()),
     "leaky_relu_": ("leaky_relu", ()),
     "leaky_relu_backward": ("leaky_relu", ("threads",)),
-    "elu": ("expm1", ("capability", "threads")),  # selu and celu too: Vectorized expm1 in the body, glibc's in tails
-    "elu_": ("expm1", ("capability", "threads")),
-    "elu_backward": ("expm1", ("capability", "threads")),  # Vectorized exp in the body, glibc's expf in tails
+    "elu": ("elu", ("capability", "threads")),  # selu and celu too: Vectorized expm1 in the body, glibc's in tails
+    "elu_": ("elu", ("capability", "threads")),
+    "elu_backward": ("elu", ("capability", "threads")),  # Vectorized exp in the body, glibc's expf in tails
     # NaNs: the AVX2 / AVX-512 objects' vec::maximum and minimum give the all-ones NaN (16 lanes for hardswish)
     **{
-        f"{op}{tail}": ("log_sigmoid", ("capability", "threads"))
+        f"{op}{tail}": ("hardswish", ("capability", "threads"))
         for op in ("hardswish", "hardsigmoid")
         for tail in ("", "_", "_backward")
     },
     # NaNs and equal zeros of either sign: vec::maximum / minimum in the vector body, std::max / min in tails
     **{
-        f"{op}{tail}": ("scatter_reduce", ("capability", "threads"))
+        f"{op}{tail}": ("minimum", ("capability", "threads"))
         for op in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max")
         for tail in ("", "_")
     },
     # NaNs: SLEEF's fmodf in the vector body, glibc's in the tails (the div row's floor division's fmod)
-    **{f"{op}{tail}": ("div", ("capability", "threads")) for op in ("fmod", "remainder") for tail in ("", "_")},
+    **{f"{op}{tail}": ("remainder", ("capability", "threads")) for op in ("fmod", "remainder") for tail in ("", "_")},
     "_fft_c2c": ("fft", ()),  # no knob measured moves its bits (the kernel index's row)
     "_fft_r2c": ("fft", ("threads",)),
     "_fft_c2r": ("fft", ("threads",)),
@@ -714,22 +713,6 @@ def _aminmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if a.get("keepdim"):
         lo, hi = np.expand_dims(lo, dim), np.expand_dims(hi, dim)
     return {"out0": lo, "out1": hi}
-
-
-def _minimum(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``minimum`` of two tensors of one dtype: the smaller element, broadcast. A NaN operand (``min_impl``'s
-    0x7fc00000 in the scalar loop, the vector ``minimum``'s own NaN) and a pair +0, -0 (``std::min`` keeps
-    its first operand, ``_mm256_min_ps`` its second) are refused."""
-    x, y = np.asarray(t["self"]), np.asarray(t["other"])
-    if x.dtype != y.dtype:
-        raise ParityError(f"the impl reproduces minimum of operands of one dtype only, not {x.dtype}, {y.dtype}")
-    if x.dtype.kind == "f":
-        if np.isnan(x).any() or np.isnan(y).any():
-            raise ParityError("minimum with a NaN operand: which NaN follows the loop (vector or scalar), not modelled")
-        bx, by = np.broadcast_arrays(x, y)
-        if ((bx == 0) & (by == 0) & (np.signbit(bx) != np.signbit(by))).any():
-            raise ParityError("minimum of +0 and -0: the sign follows the loop (vector or scalar), not modelled")
-    return {"out": np.minimum(x, y)}
 
 
 def _topk(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1452,7 +1435,6 @@ REPLAYS: dict[str, Replay] = {
     "amax": _extreme_values("amax"),
     "amin": _extreme_values("amin"),
     "aminmax": _aminmax,
-    "minimum": _minimum,
     "topk": _topk,
     "sort": _sort,
     "histc": _histc,
@@ -1719,7 +1701,7 @@ REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
 # maximum of any layout (the optimizers' one flat run included)
-REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("scatter_reduce", ("capability", "threads"))
+REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("minimum", ("capability", "threads"))
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
 
