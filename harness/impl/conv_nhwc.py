@@ -104,6 +104,9 @@ the same at AVX2).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 import numpy as np
 
 from harness.core.errors import ParityError
@@ -275,45 +278,6 @@ def _brg_column_calls(g: conv.Geometry, ow_block: int, col: int,
     left = tuple(kw for kw in hit if kw < full_s)
     right = tuple(kw for kw in hit if kw >= full_f)
     return left, tuple(range(full_s, full_f)), right, reach[0] in hit
-
-
-def _brg_ow_block(g: conv.Geometry, profile: KernelProfile) -> int:
-    """The column block whose ker_base calls give the bits (1: one call over every tap; 0 where not
-    modelled). Within ``_one_call``'s bounds one call (measured). Elsewhere oneDNN tries exec_vpad
-    first where the padding of each side is under KW strides: its search takes only blocks whose
-    columns, and those of the last block, are at least the padding (brgemm_blocking declines a
-    bcast block under the virtual padding), and exec_vpad is kept where the block spans at most the
-    input row (its one call over every tap); else exec_base over its block. Where the work of whole
-    rows, (image, output-channel block, row), divides among the threads for every output-channel
-    block the search tries, exec_base's search takes the whole row (measured); otherwise its block
-    hangs on its efficiency estimate (blocks of 7 of 19 columns on 4 threads), within calc_blocks'
-    max_ow_block_thr. exec_vpad's search, where it may take blocks it keeps and blocks it drops, took
-    the whole row at avx512_core (dropped: 15 of 15 such draws on 1 thread) but kept 8 of 15 and 1 of
-    10 columns in 2 of 16 at AVX2. Elsewhere modelled where every block the searches may take gives
-    the same calls. (Dilated ones take the search's own blocking: harness.impl.conv_nhwc_dilated.)"""
-    if _one_call(g):
-        return 1
-    simd = 16 if _level(profile) == "avx512" else 8
-    vectors = -(-g.oc // simd)
-    r_pad = (g.ow - 1) * g.sw + g.kw - g.w - g.pw
-    vpad_pads = -(-g.pw // g.sw) < g.kw and -(-r_pad // g.sw) < g.kw
-    vpad_most = max(g.pw, r_pad)
-
-    def vpad_takes(block: int) -> bool:  # the block's columns and its last block's at least the padding
-        return vpad_pads and block >= vpad_most and (g.ow % block == 0 or g.ow % block >= vpad_most)
-
-    whole = all(g.n * -(-g.oc // (k * simd)) * g.oh % profile.threads == 0 for k in range(1, min(4, vectors) + 1))
-    work, share = np.float32(g.n * vectors * g.oh * g.ow), np.float32(0.9) * np.float32(profile.threads)
-    most = g.ow if whole else max(1, min(g.ow, int((work + share - np.float32(1)) / share)))  # max_ow_block_thr
-    blocks = sorted({-(-g.ow // ns) for ns in range(1, g.ow + 1)} & set(range(1, most + 1)))
-    vpad_kept = [(blk - 1) * g.sw + 1 <= g.w for blk in blocks if vpad_takes(blk)]
-    if vpad_kept and all(vpad_kept):
-        return 1
-    if whole and (not any(vpad_kept) or _level(profile) == "avx512"):
-        return g.ow
-    base = [g.ow] if whole else blocks
-    calls = {tuple(_brg_column_calls(g, blk, col) for col in range(g.ow)) for blk in base + [1] * any(vpad_kept)}
-    return base[-1] if len(calls) == 1 else 0
 
 
 def _brg_kw_whole(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -491,6 +455,281 @@ def _brg_calls_sum(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.G
         return total if b is None else np.where(np.isnan(total), total, total + b[:, None, None])
 
 
+# ------------------------------------------------ oneDNN's blocking search (brg_conv_fwd, brg_conv_bwd's forward)
+# the brgemm forward's search (jit_brgemm_conv_utils.cpp init_conf, f32): the cost constants of
+# brg_blocking_t (L1_k, L2_k; L3_k and mem_k both 17) and sizeof(brgemm_batch_element_t)
+_L1_K, _L2_K, _MEM_K = np.float32(1.0), np.float32(2.3), np.float32(17.0)
+
+
+class FwdBlocking(NamedTuple):
+    """The blocking brg_conv_bwd's forward search keeps: output-channel block (of the forward: grad_input's
+    channels), its ow block (grad_input's columns), kernel rows a brgemm call takes, the efficiency, the ic
+    block (grad_output's channels a call takes) select_ic_block gave it."""
+
+    oc_block: int
+    ow_block: int
+    kh_block: int
+    eff: float
+    ic_block: int = 0
+
+
+def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int, simd: int = 16) -> tuple[int, int] | None:
+    """(bd_block, adj_ld_block2) of brgemm_blocking, f32, at avx512_core (``simd`` 16: 32 registers) or
+    AVX2 (8: 16 registers), for an M x N x K call whose rows may start or end ``vpad`` rows in the virtual
+    padding (exec_vpad): vectors of ``simd`` of N a row from 4 down until the last row block covers the
+    padding, the most rows the registers hold (calculate_max_bcast_block: at AVX2 4 vectors a row load
+    one vector at a time, n_bcast_1_load), then the block of the best M-rounding times microkernel
+    efficiency whose rows of A fit the (whole) L1; None where no row block covers the padding (the
+    kernel declines)."""
+    f = np.float32
+    regs = 2 * simd
+    ldb = n // simd
+    most = adj = 0
+    for try_ld in range(4, 0, -1):
+        adj = max(1, try_ld if ldb // try_ld else ldb % try_ld)
+        one_load = simd == 8 and adj == 4
+        most = min((regs - 1) // (adj + 1) if one_load else (regs - adj - 1) // adj, regs // adj)
+        tail = m % most
+        if (tail or most) >= vpad:
+            break
+    if (m % most or most) < vpad:
+        return None
+    best, block = f(0), most
+    for rows in range(most, max(1, vpad) - 1, -1):
+        disb = f(m) / f(conv._rnd_up(m, rows))
+        micro = f(f(adj) * f(rows)) / f((adj + rows) * most)
+        if 4 * rows * k <= l1 and disb * micro > best:
+            block, best = rows, f(disb * micro)
+    return block, adj
+
+
+def _loop_order(fg: conv.Geometry, threads: int, simd: int, l2: int) -> str:
+    """init_conf's loop_order for brg_conv_bwd's forward ``fg``: at AVX2 (``simd`` 8) "gcndhw" where there
+    are more images than threads and both the input and the weights outgrow its L2; else "ngcdhw" where
+    the input is smaller than the weights, else "ndhwgc"."""
+    src, wei = fg.h * fg.w * 4 * fg.c, fg.oc * fg.kh * fg.kw * 4 * fg.c
+    if simd == 8 and fg.n > threads and src > l2 and wei > l2:
+        return "gcndhw"
+    return "ngcdhw" if src < wei else "ndhwgc"
+
+
+def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, ow_block: int, kh_block: int,
+             ic_block: int, ur: int, adj: int, simd: int = 16, order: str = "", dw: int = 1) -> np.float32:  # fmt: skip
+    """brg_blocking_t::est_eff of the brgemm forward ``fg`` (brg_conv_bwd's at stride 1, or brg_conv_fwd's;
+    od 1, oh_block 1, kw_block KW) in float32 as oneDNN computes it: oc-block rounding, microkernel, row
+    rounding, thread balance, unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4
+    of L2) and brgemm efficiency; vectors of ``simd`` floats (16 registers to a vector of 8), the loops in
+    ``order`` (``_loop_order``); the input a row of outputs reads (get_inp_size) by the column stride and
+    the taps' dilation ``dw``."""
+    f = np.float32
+    up, rnd = conv._div_up, conv._rnd_up
+    mb, ic, _ih, iw, oc, kh, kw, oh, ow = fg[:9]
+    order = order or _loop_order(fg, threads, simd, l2)
+    ndhwgc = order == "ndhwgc"
+    sp, sp_block = ow, ow_block
+    nb_sp, nb_oc, nb_ic, nb_kh = up(sp, sp_block), up(oc, oc_block), up(ic, ic_block), up(kh, kh_block)
+
+    def inp_w(out_w: int, ker_w: int) -> int:
+        return min(iw, (out_w - 1) * min(ker_w, fg.sw) + (ker_w - 1) * dw + 1)
+
+    def rnd_inp(out_w: int, ker_w: int, vic: int) -> int:
+        vsp = inp_w(out_w, ker_w)
+        return rnd(vsp * vic, simd) if fg.sw == 1 and vic >= ic else vsp * rnd(vic, simd)
+
+    micro = f(f(adj) * f(ur)) / f((ur + adj) * 2 * simd)
+    ur_eff = f(sp_block) / f(rnd(sp_block, ur))
+    brgemm_eff = f(f(f(1) + f(f(ur) * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block)))) / f(64))) / f(2))
+    sp_amount = oh * nb_sp
+    work = mb * nb_oc * sp_amount
+    sp_eff = f(sp) / f(rnd(sp, sp_block))
+    job = up(work, threads)
+    # the threads' balance item by item (balance211), whatever the work per thread: torch 2.13.0's oneDNN takes
+    # it where a thread has more items than there are threads too (work / rnd_up(work, threads) there gave
+    # other exec types than torch's at 8 and 16 threads: 8 of 20 exec_vpad picks on a Zen 5)
+    u = np.arange(work)
+    if ndhwgc:
+        ocb, owb = u % nb_oc, (u // nb_oc) % nb_sp
+    else:  # the images outside the output-channel blocks (ngcdhw) or inside them (gcndhw)
+        ocb, owb = (u // (sp_amount * (mb if order == "gcndhw" else 1))) % nb_oc, u % nb_sp
+    sizes = np.minimum(sp - owb * sp_block, sp_block) * np.minimum(oc - ocb * oc_block, oc_block)
+    starts = np.array(conv._balance211(work, threads))  # threads past the work take none
+    jobs = np.array([sizes[starts[t] : starts[t + 1]].sum() for t in range(threads)], np.int64)
+    job_eff = f(1) if jobs.max() == 0 else f(f(int(jobs.sum())) / f(int(jobs.max()) * threads))
+    ocbs = oc_block * ic_block
+    loops = []  # (src, dst, weights), each (itersize, repeatn, overlap), innermost first
+    src_is = rnd_inp(ur, kw, ic_block)
+    loops.append(((inp_w(ur, kw) * simd, 1, simd), (0, 1, 1), (oc_block, 1, 1)))
+    loops.append(((src_is, 1, kw), (0, 1, 1), (ocbs, 1, 1)))
+    loops.append(((src_is, 1, 1), (0, 1, 1), (kw * ocbs, 1, 1)))
+    wei_is = kh_block * kw * ocbs
+    loops.append(((kh_block * src_is, 1, 1), (ur * oc_block, 1, 1), (wei_is, up(sp_block, ur), 1)))
+    loops.append(((kh_block * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_kh, 1), (wei_is, 1, 1)))
+    loops.append(
+        ((kh * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_ic, 1), (kh * kw * ocbs, 1, 1))
+    )
+    nb_oc_thr = min(nb_oc, up(job, 1 if ndhwgc else sp_amount))
+    nsimd_oc_thr = up(min(oc, nb_oc_thr * oc_block), simd)
+    dim_sp = nb_oc if ndhwgc else 1
+    nb_sp_thr = min(nb_sp, up(job, dim_sp))
+    sp_thr = min(sp, nb_sp_thr * sp_block)
+    nb_oh_thr = min(oh, up(job, nb_sp * dim_sp))
+    oh_thr = min(oh, nb_oh_thr)
+    nb_od_thr = min(1, up(job, oh * nb_sp * dim_sp))
+    src_is = kh * rnd_inp(sp_block, kw, ic)
+    wei_op = kh * kw * adj * ic
+    if ndhwgc:
+        loops.append(((src_is, nb_oc_thr, 1), (sp_block * oc_block, 1, 1), (kh * kw * oc_block * ic, 1, 1)))
+        wei_op = kh * kw * nsimd_oc_thr * ic
+    rnd_oc_sp = simd * (nsimd_oc_thr if ndhwgc else adj)
+    loops.append(((src_is, 1, 1), (sp_block * rnd_oc_sp, 1, 1), (wei_op * simd, nb_sp_thr, 1)))
+    src_is = kh * rnd_inp(sp_thr, kw, ic)
+    loops.append(((src_is, 1, 1), (sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_oh_thr, 1)))
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_od_thr, 1)))
+    if not ndhwgc:
+        loops.append(
+            ((oh_thr * src_is, nb_oc_thr, 1), (oc_block * oh_thr * sp_thr, 1, 1), (kh * kw * oc_block * ic, 1, 1))
+        )
+    mb_thr = min(mb, up(job, sp_amount * nb_oc))
+    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * nsimd_oc_thr * simd, 1, 1),
+                  (kh * kw * nsimd_oc_thr * simd * ic, mb_thr, 1)))  # fmt: skip
+    src_op = mb_thr * oh_thr * sp_thr * kh * kw * ic
+    dst_op = mb_thr * oh_thr * sp_thr * nsimd_oc_thr
+    wei_op = kh * kw * nsimd_oc_thr * ic
+    loops.append(((src_op, 1, 1), (dst_op * simd, 1, 1), (wei_op * simd, 1, 1)))
+
+    costs = conv.loop_costs(loops, (src_op, dst_op, wei_op), l1, l2, (_L1_K, _L2_K, _MEM_K))
+    calls = f(f(f(f(1000) * f(job)) * f(nb_ic)) * f(nb_kh))
+    cache_eff = f(f(mb * oh * sp * ic * oc) / f(threads * f(f(f(f(costs[0] + costs[1]) + costs[2]) + calls))))
+    eff = f(f(oc) / f(rnd(oc, oc_block)))
+    for term in (micro, sp_eff, job_eff, ur_eff, cache_eff, brgemm_eff):
+        eff = f(eff * term)
+    return eff
+
+
+class _SearchLevel(NamedTuple):
+    """What brg_conv_bwd's forward search reads of its level: floats a vector, 7/8 of the host's L1, its L2
+    (3/4 of the host's at avx512_core, of 2 MiB at AVX2), the output-channel blocks it tries, estimate_ur
+    by the block, and select_ic_block (output-channel block, unroll -> ic block)."""
+
+    simd: int
+    l1: int
+    l2: int
+    oc_blocks: list[int]
+    ur: dict[int, int]
+    ic_block: Callable[[conv.Geometry, int, int, int, int], int]
+
+
+def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
+    """``_SearchLevel`` of brg_conv_bwd's forward ``fg`` at the profile's level. AVX2 (init_conf's
+    try_exec_type): blocks of 4 down to 1 vectors of 8 (2 where loop_gcndhw or the output has 150 x 150
+    pixels or more), every one fast_check_oc_block lets through (its 48 and 64 are avx512_core's);
+    avx512_core: conv_nhwc ``_avx512_oc_blocks``."""
+    l1 = profile.l1_per_core * 7 // 8
+    if _level(profile) == "avx512":
+        l2 = profile.l2_per_core * 3 // 4
+        return _SearchLevel(16, l1, l2, _avx512_oc_blocks(fg), _BRG512_UR,
+                            lambda g, ob, u, out, d: _avx512_ic_block(g, ob, u, l1, l2, out, d))  # fmt: skip
+    l2 = _BRG_L2
+    first = 2 if _loop_order(fg, profile.threads, 8, l2) == "gcndhw" or fg.oh * fg.ow >= 150 * 150 else 4
+    blocks = [8 * v for v in range(1, min(conv._div_up(fg.oc, 8), first) + 1)]
+    return _SearchLevel(8, l1, l2, blocks, _BRG_UR,
+                        lambda g, ob, ur, out, dw: _avx2_ic_block(g, ob, ur, l1, out, dw))  # fmt: skip
+
+
+def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool, dw: int = 1) -> FwdBlocking | None:
+    """init_conf's search (try_exec_type) for the brgemm forward ``fg`` (brg_conv_bwd's, or brg_conv_fwd's
+    with its taps ``dw`` columns apart) as exec_vpad (``vpad``) or exec_base, at avx512_core or AVX2
+    (``_search_level``): output-channel blocks from the most vectors down, per block calc_blocks over
+    kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the threads' cap, each with
+    select_ic_block's ic block and brgemm_blocking's unroll, scored by ``_fwd_eff``; the first best kept
+    at each level. select_ic_block reads the unroll its object last set (0 before the first,
+    brgemm_blocking's rows after: the L2 it leaves the output rows). None where nothing fits (exec_vpad:
+    the brgemm kernel declines)."""
+    f = np.float32
+    threads = profile.threads
+    lv = _search_level(fg, profile)
+    order = _loop_order(fg, threads, lv.simd, lv.l2)
+    mb, ic, _ih, _iw, oc, kh, kw, oh, ow = fg[:9]
+    ext_kw = (kw - 1) * dw + 1
+    max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, fg.sw, ext_kw)) if vpad else 0
+    best: FwdBlocking | None = None
+    for oc_block in reversed(lv.oc_blocks):
+        nb_oc = conv._div_up(oc, oc_block)
+        cap = int(f(f(mb * nb_oc * oh * ow) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
+        cap = min(max(1, cap), ow)
+        found: FwdBlocking | None = None
+        last_ur = 0  # brg_blocking_t::ur: the unroll estimate_brgemm_ur last set on this block's object
+        for kh_block in [kh, 1] if kh != 1 else [kh]:
+            prev = 0
+            for ns in range(1, ow + 1):
+                spb = conv._div_up(ow, ns)
+                if spb == prev or spb > cap:
+                    continue
+                prev = spb
+                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]), last_ur, dw)
+                k = ic_block if ic >= ic_block else ic % ic_block
+                n = oc_block if oc >= oc_block else oc % oc_block
+                rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad, lv.simd)
+                last_ur = rows[0] if rows is not None else last_ur
+                tail = ow % spb
+                if rows is None or (
+                    max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad, lv.simd) is None
+                ):
+                    continue
+                eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order, dw)
+                if found is None or eff > f(found.eff) or found.eff == 0:
+                    found = FwdBlocking(oc_block, spb, kh_block, float(eff), ic_block)
+        # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
+        if found is not None and max_vpad:
+            sizes = [(m, n) for m in (found.ow_block, ow % found.ow_block) for n in (oc_block * (oc >= oc_block),
+                     oc % oc_block) if m and n]  # fmt: skip
+            if any(_brgemm_rows(m, n, 1, profile.l1_per_core, max_vpad, lv.simd) is None for m, n in sizes):
+                continue
+        if found is not None and (best is None or f(found.eff) > f(best.eff)):
+            best = found
+    return best
+
+
+def exec_search(fg: conv.Geometry, profile: KernelProfile, dw: int = 1) -> tuple[bool, FwdBlocking] | None:
+    """init_conf's choice for the brgemm forward ``fg`` (taps ``dw`` columns apart) at avx512_core or AVX2:
+    (exec_vpad, the blocking ``_fwd_blocking`` keeps). exec_vpad is tried where the padding of each side is
+    under KW strides, and kept where its ow block's input columns fit the input (else the kernel would
+    need virtual padding on both sides); else exec_base. None where neither finds a blocking."""
+    r_pad = conv._end_pad(fg.pw, fg.ow, fg.w, fg.sw, (fg.kw - 1) * dw + 1)
+    if -(-fg.pw // fg.sw) < fg.kw and -(-r_pad // fg.sw) < fg.kw:
+        vpad = _fwd_blocking(fg, profile, True, dw)
+        if vpad is not None and (vpad.ow_block - 1) * fg.sw + 1 <= fg.w:
+            return True, vpad
+    base = _fwd_blocking(fg, profile, False, dw)
+    return None if base is None else (False, base)
+
+
+def brg_1x1(g: conv.Geometry) -> bool:
+    """Whether oneDNN runs brgconv_1x1 (a 1x1 kernel without padding; its own blocking, calc_blocks_1x1, not
+    ``exec_search``): its ic block by ``avx512_ic_blocks`` / ``_avx2_ic_blocks``, its taps one call."""
+    return (g.kh, g.kw, g.ph, g.pw) == (1, 1, 0, 0)
+
+
+def brg_search_blocks(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, int] = (1, 1)) -> tuple[int, int] | str:
+    """brg_conv_fwd's (ic block, column block) by the blocking init_conf's search keeps (``exec_search``, its
+    taps ``dil`` apart): the column block 1 where one brgemm call holds every tap (exec_vpad, or
+    ``_one_call``), else exec_base's block (``_brg_blocked_chain``). Where the model does not hold, what
+    does not (a clause for a ParityError): the search finds no blocking, keeps kernel rows in blocks under
+    KH (calls a row each), or exec_base's kw blocks split (the weights over L2)."""
+    searched = exec_search(g, profile, dil[1])
+    if searched is None:
+        return "whose blocking search finds none"
+    vpad, blocking = searched
+    one_call = vpad or _one_call(g, dil)
+    if blocking.kh_block != g.kh or not (one_call or _brg_kw_whole(g, profile)):
+        which = f"kernel rows in blocks of {blocking.kh_block}" if blocking.kh_block != g.kh else "kw blocks"
+        return (
+            f"with a {g.kh}x{g.kw} kernel, padding ({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several "
+            f"brgemm calls: {which})"
+        )
+    return blocking.ic_block, 1 if one_call else blocking.ow_block
+
+
 # ---------------------------------------------------------------------------------- SSE4.1
 def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tuple[int, int, bool]:
     """(oh_block, ow_block, outer_threading) of gemm_convolution_utils.cpp init_conf (f32 nspc forward);
@@ -662,13 +901,6 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
         return f"conv2d (channels-last): {kind[len('refuse: ') :]} is not modelled" if kind.startswith("refuse") else ""
     if groups == 1 and not thnn:
         g = conv._geometry(x_shape, w_shape, stride, padding)
-        ow_block = _brg_ow_block(g, profile)
-        if not ow_block or (ow_block > 1 and not _brg_kw_whole(g, profile)):
-            which = f"the column block its search picks on {profile.threads} threads" if not ow_block else "kw blocks"
-            return (
-                f"conv2d (channels-last): oneDNN's brgemm convolution with a {g.kh}x{g.kw} kernel, padding "
-                f"({g.ph}, {g.pw}) on a {g.h}x{g.w} input (its taps in several brgemm calls: {which}) is not modelled"
-            )
         if level == "avx512" and conv._ip_convolution(g):
             return (
                 f"conv2d (channels-last): oneDNN's ip_convolution at avx512_core over a {g.kh}x{g.kw} kernel the "
@@ -680,19 +912,17 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
                 f"{g.kh}x{g.kw} kernel, padding ({g.ph}, {g.pw}), {g.ow} output column(s) (exec_trans: weights "
                 "relocated for one channel, padding taps computed on zeros) is not modelled"
             )
-        if level == "avx512":
-            blocks = avx512_ic_blocks(g, profile)
-            if len(blocks) > 1:
-                return (
-                    f"conv2d (channels-last): oneDNN's brgemm convolution at avx512_core over {c} input channels "
-                    f"with a {g.kh}x{g.kw} kernel (ic blocks of {' or '.join(map(str, sorted(blocks)))} by the "
-                    "output-channel block its search picks) is not modelled"
-                )
-        elif len(blocks := _avx2_ic_blocks(g, profile)) > 1:
+        if not brg_1x1(g):
+            why = brg_search_blocks(g, profile)
             return (
-                f"conv2d (channels-last): oneDNN's brgemm convolution over {c} input channels with a {g.kh}x{g.kw} "
-                f"kernel (ic blocks of {' or '.join(map(str, sorted(blocks)))} by the output-channel block its "
-                "search picks) is not modelled"
+                f"conv2d (channels-last): oneDNN's brg_conv_fwd {why} is not modelled" if isinstance(why, str) else ""
+            )
+        ic_blocks = avx512_ic_blocks(g, profile) if level == "avx512" else _avx2_ic_blocks(g, profile)
+        if len(ic_blocks) > 1:
+            return (
+                f"conv2d (channels-last): oneDNN's brgconv_1x1 at {level} over {c} input channels (ic blocks of "
+                f"{' or '.join(map(str, sorted(ic_blocks)))} by the output-channel block its search picks) is not "
+                "modelled"
             )
     return ""
 
@@ -709,14 +939,15 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         raise ParityError(why)
     if groups == 1 and conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
         return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
-    if _level(profile) == "avx512" and groups == 1:
-        g = conv._geometry(x.shape, w.shape, stride, padding)
-        return _brg_blocked_chain(x, w, b, g, avx512_ic_blocks(g, profile).pop(), _brg_ow_block(g, profile))
     if _level(profile) != "sse41":
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)
         g = conv._geometry(x.shape, w.shape, stride, padding)
-        return _brg_blocked_chain(x, w, b, g, _avx2_ic_blocks(g, profile).pop(), _brg_ow_block(g, profile))
+        if not brg_1x1(g):
+            ic_block, ow_block = brg_search_blocks(g, profile)  # declines said it holds
+            return _brg_blocked_chain(x, w, b, g, ic_block, ow_block)
+        ic_blocks = avx512_ic_blocks(g, profile) if _level(profile) == "avx512" else _avx2_ic_blocks(g, profile)
+        return _brg_blocked_chain(x, w, b, g, ic_blocks.pop())
     kind = sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)[0]
     if kind == "jit:sse41":
         return conv.conv2d(x, w, b, stride, padding, profile, conv.SSE41)

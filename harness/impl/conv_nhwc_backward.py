@@ -55,7 +55,7 @@ At AVX2:
   over (the call's taps, the block's channels), the calls' sums added in order. Where the forward's row
   fits its input (W <= OW: ker_vpad, one call over all taps row by row, ``_brg_bwd_data``). Where it
   outgrows it (W > OW, rows to 60 columns) the blocking init_conf's search keeps, as at AVX-512 below
-  (``_ker_search_data``), with AVX2's own parameters (``_search_level``): vectors of 8 and 16 registers
+  (``_ker_search_data``), with AVX2's own parameters (``conv_nhwc._search_level``): vectors of 8 and 16 registers
   (brgemm_blocking loads B a vector at a time where a row takes 4 vectors, n_bcast_1_load), estimate_ur 14,
   6, 4 and 3 rows for 1 to 4 vectors, an L2 of 2 MiB whatever the host's, select_ic_block's AVX2 rule
   (conv_nhwc ``_avx2_ic_block``), output-channel blocks of 4 down to 1 vectors (2 under loop_gcndhw, more
@@ -224,14 +224,14 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   out) one fused chain from 0 over the taps row by row from the last, at a tap the block's output
   channels, the blocks' sums added in order (``_brg_bwd_data``). Modelled where the forward's row fits its
   input (W <= OW) and that forward takes its taps in one brgemm call. W > OW (``_ker_search_data``,
-  ``_brg_bwd_blocked``; ``exec_search``, which with the column stride and the taps' dilation in
+  ``_brg_bwd_blocked``; ``conv_nhwc.exec_search``, which with the column stride and the taps' dilation in
   get_inp_size also sets harness.impl.conv_nhwc_dilated's blocking): init_conf's search picks the
   forward's kernel: it tries exec_vpad and keeps it
   where the ow block its search finds fits the forward's input (else the kernel would need virtual padding
   on both sides), else exec_base; each search (try_exec_type) scores output-channel blocks of 4 down to 1
   vectors, kernel-row blocks KH and 1 and ow blocks div_up(W, ns) by brg_blocking_t::est_eff
-  (``_fwd_eff``, float32 as oneDNN, its L1 7/8 and L2 3/4 of the host's), the unroll brgemm_blocking's
-  (``_brgemm_rows``: no row block under the virtual padding, the oc tail's kernel too). ker_vpad: per
+  (``conv_nhwc._fwd_eff``, float32 as oneDNN, its L1 7/8 and L2 3/4 of the host's), the unroll brgemm_blocking's
+  (``conv_nhwc._brgemm_rows``: no row block under the virtual padding, the oc tail's kernel too). ker_vpad: per
   element and ic block one chain a block of kernel rows over the valid taps. ker_base: per ow block the
   forward taps valid for part of the block one call each (left of those valid for all of it, then those in
   one call, then the rest), each call over a block of the valid kernel rows (kh_block_pad: all of them
@@ -360,9 +360,7 @@ memory (harness.impl.conv_nhwc).
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Callable
 from itertools import pairwise
-from typing import NamedTuple
 
 import numpy as np
 
@@ -384,8 +382,6 @@ _MAX_UR_W = 28
 # channels-last convolutions at 1 to 16 threads, 2,048 channels the most)
 _AVX2_WEIGHTS_THREADS = 16
 _AVX2_WEIGHTS_CHANNELS = 2048
-# brg_conv_bwd's grad_input where W > OW (``_ker_search_data``, avx512_core and AVX2) measured up to this input width
-_KER_BASE_ROW = 60
 # the thread counts measured at avx512_core for one group (depthwise and other groups: ``_DW_THREADS``)
 _AVX512_THREADS = (1, 2, 4, 8, 16)
 
@@ -605,8 +601,8 @@ def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile:
     if data == "brg_conv_bwd:avx2+brg_conv_fwd:avx2" and wd > ow:  # the blocking init_conf's search keeps
         if _ker_search_data(conv._geometry(x_shape, w_shape, stride, padding), profile) is None:
             return (
-                f"brg_conv_bwd:avx2's grad_input where the forward's row outgrows its input (W > OW) over rows past "
-                f"{_KER_BASE_ROW} columns or with the batch's weights over its L2 (kw_block 1) not modelled"
+                "brg_conv_bwd:avx2's grad_input where the forward's row outgrows its input (W > OW) with the batch's "
+                "weights over its L2 (kw_block 1) not modelled"
             )
         return ""
     if data.startswith("brg_conv_bwd:avx2") or data == "brgconv_strided:avx2":
@@ -775,240 +771,6 @@ def _avx512_kxk_data(g: conv.Geometry) -> conv.Geometry | None:
     return swapped if conv_nhwc._one_call(swapped) else None
 
 
-# brg_conv_bwd:avx512_core's forward (jit_brgemm_conv_utils.cpp init_conf, f32): the cost constants of
-# brg_blocking_t (L1_k, L2_k; L3_k and mem_k both 17) and sizeof(brgemm_batch_element_t)
-_L1_K, _L2_K, _MEM_K = np.float32(1.0), np.float32(2.3), np.float32(17.0)
-
-
-class FwdBlocking(NamedTuple):
-    """The blocking brg_conv_bwd's forward search keeps: output-channel block (of the forward: grad_input's
-    channels), its ow block (grad_input's columns), kernel rows a brgemm call takes, the efficiency, the ic
-    block (grad_output's channels a call takes) select_ic_block gave it."""
-
-    oc_block: int
-    ow_block: int
-    kh_block: int
-    eff: float
-    ic_block: int = 0
-
-
-def _brgemm_rows(m: int, n: int, k: int, l1: int, vpad: int, simd: int = 16) -> tuple[int, int] | None:
-    """(bd_block, adj_ld_block2) of brgemm_blocking, f32, at avx512_core (``simd`` 16: 32 registers) or
-    AVX2 (8: 16 registers), for an M x N x K call whose rows may start or end ``vpad`` rows in the virtual
-    padding (exec_vpad): vectors of ``simd`` of N a row from 4 down until the last row block covers the
-    padding, the most rows the registers hold (calculate_max_bcast_block: at AVX2 4 vectors a row load
-    one vector at a time, n_bcast_1_load), then the block of the best M-rounding times microkernel
-    efficiency whose rows of A fit the (whole) L1; None where no row block covers the padding (the
-    kernel declines)."""
-    f = np.float32
-    regs = 2 * simd
-    ldb = n // simd
-    most = adj = 0
-    for try_ld in range(4, 0, -1):
-        adj = max(1, try_ld if ldb // try_ld else ldb % try_ld)
-        one_load = simd == 8 and adj == 4
-        most = min((regs - 1) // (adj + 1) if one_load else (regs - adj - 1) // adj, regs // adj)
-        tail = m % most
-        if (tail or most) >= vpad:
-            break
-    if (m % most or most) < vpad:
-        return None
-    best, block = f(0), most
-    for rows in range(most, max(1, vpad) - 1, -1):
-        disb = f(m) / f(conv._rnd_up(m, rows))
-        micro = f(f(adj) * f(rows)) / f((adj + rows) * most)
-        if 4 * rows * k <= l1 and disb * micro > best:
-            block, best = rows, f(disb * micro)
-    return block, adj
-
-
-def _loop_order(fg: conv.Geometry, threads: int, simd: int, l2: int) -> str:
-    """init_conf's loop_order for brg_conv_bwd's forward ``fg``: at AVX2 (``simd`` 8) "gcndhw" where there
-    are more images than threads and both the input and the weights outgrow its L2; else "ngcdhw" where
-    the input is smaller than the weights, else "ndhwgc"."""
-    src, wei = fg.h * fg.w * 4 * fg.c, fg.oc * fg.kh * fg.kw * 4 * fg.c
-    if simd == 8 and fg.n > threads and src > l2 and wei > l2:
-        return "gcndhw"
-    return "ngcdhw" if src < wei else "ndhwgc"
-
-
-def _fwd_eff(fg: conv.Geometry, threads: int, l1: int, l2: int, oc_block: int, ow_block: int, kh_block: int,
-             ic_block: int, ur: int, adj: int, simd: int = 16, order: str = "", dw: int = 1) -> np.float32:  # fmt: skip
-    """brg_blocking_t::est_eff of the brgemm forward ``fg`` (brg_conv_bwd's at stride 1, or brg_conv_fwd's;
-    od 1, oh_block 1, kw_block KW) in float32 as oneDNN computes it: oc-block rounding, microkernel, row
-    rounding, thread balance, unroll rounding, cache traffic of its loops (io_k against 7/8 of L1 and 3/4
-    of L2) and brgemm efficiency; vectors of ``simd`` floats (16 registers to a vector of 8), the loops in
-    ``order`` (``_loop_order``); the input a row of outputs reads (get_inp_size) by the column stride and
-    the taps' dilation ``dw``."""
-    f = np.float32
-    up, rnd = conv._div_up, conv._rnd_up
-    mb, ic, _ih, iw, oc, kh, kw, oh, ow = fg[:9]
-    order = order or _loop_order(fg, threads, simd, l2)
-    ndhwgc = order == "ndhwgc"
-    sp, sp_block = ow, ow_block
-    nb_sp, nb_oc, nb_ic, nb_kh = up(sp, sp_block), up(oc, oc_block), up(ic, ic_block), up(kh, kh_block)
-
-    def inp_w(out_w: int, ker_w: int) -> int:
-        return min(iw, (out_w - 1) * min(ker_w, fg.sw) + (ker_w - 1) * dw + 1)
-
-    def rnd_inp(out_w: int, ker_w: int, vic: int) -> int:
-        vsp = inp_w(out_w, ker_w)
-        return rnd(vsp * vic, simd) if fg.sw == 1 and vic >= ic else vsp * rnd(vic, simd)
-
-    micro = f(f(adj) * f(ur)) / f((ur + adj) * 2 * simd)
-    ur_eff = f(sp_block) / f(rnd(sp_block, ur))
-    brgemm_eff = f(f(f(1) + f(f(ur) * f(f(2) - min(f(1.9), f(f(ur) / f(sp_block)))) / f(64))) / f(2))
-    sp_amount = oh * nb_sp
-    work = mb * nb_oc * sp_amount
-    sp_eff = f(sp) / f(rnd(sp, sp_block))
-    job = up(work, threads)
-    # the threads' balance item by item (balance211), whatever the work per thread: torch 2.13.0's oneDNN takes
-    # it where a thread has more items than there are threads too (work / rnd_up(work, threads) there gave
-    # other exec types than torch's at 8 and 16 threads: 8 of 20 exec_vpad picks on a Zen 5)
-    u = np.arange(work)
-    if ndhwgc:
-        ocb, owb = u % nb_oc, (u // nb_oc) % nb_sp
-    else:  # the images outside the output-channel blocks (ngcdhw) or inside them (gcndhw)
-        ocb, owb = (u // (sp_amount * (mb if order == "gcndhw" else 1))) % nb_oc, u % nb_sp
-    sizes = np.minimum(sp - owb * sp_block, sp_block) * np.minimum(oc - ocb * oc_block, oc_block)
-    starts = np.array(conv._balance211(work, threads))  # threads past the work take none
-    jobs = np.array([sizes[starts[t] : starts[t + 1]].sum() for t in range(threads)], np.int64)
-    job_eff = f(1) if jobs.max() == 0 else f(f(int(jobs.sum())) / f(int(jobs.max()) * threads))
-    ocbs = oc_block * ic_block
-    loops = []  # (src, dst, weights), each (itersize, repeatn, overlap), innermost first
-    src_is = rnd_inp(ur, kw, ic_block)
-    loops.append(((inp_w(ur, kw) * simd, 1, simd), (0, 1, 1), (oc_block, 1, 1)))
-    loops.append(((src_is, 1, kw), (0, 1, 1), (ocbs, 1, 1)))
-    loops.append(((src_is, 1, 1), (0, 1, 1), (kw * ocbs, 1, 1)))
-    wei_is = kh_block * kw * ocbs
-    loops.append(((kh_block * src_is, 1, 1), (ur * oc_block, 1, 1), (wei_is, up(sp_block, ur), 1)))
-    loops.append(((kh_block * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_kh, 1), (wei_is, 1, 1)))
-    loops.append(
-        ((kh * rnd_inp(sp_block, kw, ic_block), 1, 1), (sp_block * oc_block, nb_ic, 1), (kh * kw * ocbs, 1, 1))
-    )
-    nb_oc_thr = min(nb_oc, up(job, 1 if ndhwgc else sp_amount))
-    nsimd_oc_thr = up(min(oc, nb_oc_thr * oc_block), simd)
-    dim_sp = nb_oc if ndhwgc else 1
-    nb_sp_thr = min(nb_sp, up(job, dim_sp))
-    sp_thr = min(sp, nb_sp_thr * sp_block)
-    nb_oh_thr = min(oh, up(job, nb_sp * dim_sp))
-    oh_thr = min(oh, nb_oh_thr)
-    nb_od_thr = min(1, up(job, oh * nb_sp * dim_sp))
-    src_is = kh * rnd_inp(sp_block, kw, ic)
-    wei_op = kh * kw * adj * ic
-    if ndhwgc:
-        loops.append(((src_is, nb_oc_thr, 1), (sp_block * oc_block, 1, 1), (kh * kw * oc_block * ic, 1, 1)))
-        wei_op = kh * kw * nsimd_oc_thr * ic
-    rnd_oc_sp = simd * (nsimd_oc_thr if ndhwgc else adj)
-    loops.append(((src_is, 1, 1), (sp_block * rnd_oc_sp, 1, 1), (wei_op * simd, nb_sp_thr, 1)))
-    src_is = kh * rnd_inp(sp_thr, kw, ic)
-    loops.append(((src_is, 1, 1), (sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_oh_thr, 1)))
-    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * rnd_oc_sp, 1, 1), (wei_op * simd, nb_od_thr, 1)))
-    if not ndhwgc:
-        loops.append(
-            ((oh_thr * src_is, nb_oc_thr, 1), (oc_block * oh_thr * sp_thr, 1, 1), (kh * kw * oc_block * ic, 1, 1))
-        )
-    mb_thr = min(mb, up(job, sp_amount * nb_oc))
-    loops.append(((oh_thr * src_is, 1, 1), (oh_thr * sp_thr * nsimd_oc_thr * simd, 1, 1),
-                  (kh * kw * nsimd_oc_thr * simd * ic, mb_thr, 1)))  # fmt: skip
-    src_op = mb_thr * oh_thr * sp_thr * kh * kw * ic
-    dst_op = mb_thr * oh_thr * sp_thr * nsimd_oc_thr
-    wei_op = kh * kw * nsimd_oc_thr * ic
-    loops.append(((src_op, 1, 1), (dst_op * simd, 1, 1), (wei_op * simd, 1, 1)))
-
-    costs = conv.loop_costs(loops, (src_op, dst_op, wei_op), l1, l2, (_L1_K, _L2_K, _MEM_K))
-    calls = f(f(f(f(1000) * f(job)) * f(nb_ic)) * f(nb_kh))
-    cache_eff = f(f(mb * oh * sp * ic * oc) / f(threads * f(f(f(f(costs[0] + costs[1]) + costs[2]) + calls))))
-    eff = f(f(oc) / f(rnd(oc, oc_block)))
-    for term in (micro, sp_eff, job_eff, ur_eff, cache_eff, brgemm_eff):
-        eff = f(eff * term)
-    return eff
-
-
-class _SearchLevel(NamedTuple):
-    """What brg_conv_bwd's forward search reads of its level: floats a vector, 7/8 of the host's L1, its L2
-    (3/4 of the host's at avx512_core, of 2 MiB at AVX2), the output-channel blocks it tries, estimate_ur
-    by the block, and select_ic_block (output-channel block, unroll -> ic block)."""
-
-    simd: int
-    l1: int
-    l2: int
-    oc_blocks: list[int]
-    ur: dict[int, int]
-    ic_block: Callable[[conv.Geometry, int, int, int, int], int]
-
-
-def _search_level(fg: conv.Geometry, profile: KernelProfile) -> _SearchLevel:
-    """``_SearchLevel`` of brg_conv_bwd's forward ``fg`` at the profile's level. AVX2 (init_conf's
-    try_exec_type): blocks of 4 down to 1 vectors of 8 (2 where loop_gcndhw or the output has 150 x 150
-    pixels or more), every one fast_check_oc_block lets through (its 48 and 64 are avx512_core's);
-    avx512_core: conv_nhwc ``_avx512_oc_blocks``."""
-    l1 = profile.l1_per_core * 7 // 8
-    if conv_nhwc._level(profile) == "avx512":
-        l2 = profile.l2_per_core * 3 // 4
-        return _SearchLevel(16, l1, l2, conv_nhwc._avx512_oc_blocks(fg), conv_nhwc._BRG512_UR,
-                            lambda g, ob, u, out, d: conv_nhwc._avx512_ic_block(g, ob, u, l1, l2, out, d))  # fmt: skip
-    l2 = conv_nhwc._BRG_L2
-    first = 2 if _loop_order(fg, profile.threads, 8, l2) == "gcndhw" or fg.oh * fg.ow >= 150 * 150 else 4
-    blocks = [8 * v for v in range(1, min(conv._div_up(fg.oc, 8), first) + 1)]
-    return _SearchLevel(8, l1, l2, blocks, conv_nhwc._BRG_UR,
-                        lambda g, ob, ur, out, dw: conv_nhwc._avx2_ic_block(g, ob, ur, l1, out, dw))  # fmt: skip
-
-
-def _fwd_blocking(fg: conv.Geometry, profile: KernelProfile, vpad: bool, dw: int = 1) -> FwdBlocking | None:
-    """init_conf's search (try_exec_type) for the brgemm forward ``fg`` (brg_conv_bwd's, or brg_conv_fwd's
-    with its taps ``dw`` columns apart) as exec_vpad (``vpad``) or exec_base, at avx512_core or AVX2
-    (``_search_level``): output-channel blocks from the most vectors down, per block calc_blocks over
-    kernel-row blocks KH then 1 and ow blocks div_up(OW, ns) up to the threads' cap, each with
-    select_ic_block's ic block and brgemm_blocking's unroll, scored by ``_fwd_eff``; the first best kept
-    at each level. select_ic_block reads the unroll its object last set (0 before the first,
-    brgemm_blocking's rows after: the L2 it leaves the output rows). None where nothing fits (exec_vpad:
-    the brgemm kernel declines)."""
-    f = np.float32
-    threads = profile.threads
-    lv = _search_level(fg, profile)
-    order = _loop_order(fg, threads, lv.simd, lv.l2)
-    mb, ic, _ih, _iw, oc, kh, kw, oh, ow = fg[:9]
-    ext_kw = (kw - 1) * dw + 1
-    max_vpad = max(fg.pw, conv._end_pad(fg.pw, ow, fg.w, fg.sw, ext_kw)) if vpad else 0
-    best: FwdBlocking | None = None
-    for oc_block in reversed(lv.oc_blocks):
-        nb_oc = conv._div_up(oc, oc_block)
-        cap = int(f(f(mb * nb_oc * oh * ow) + f(f(0.9) * threads) - 1) / f(f(0.9) * threads))
-        cap = min(max(1, cap), ow)
-        found: FwdBlocking | None = None
-        last_ur = 0  # brg_blocking_t::ur: the unroll estimate_brgemm_ur last set on this block's object
-        for kh_block in [kh, 1] if kh != 1 else [kh]:
-            prev = 0
-            for ns in range(1, ow + 1):
-                spb = conv._div_up(ow, ns)
-                if spb == prev or spb > cap:
-                    continue
-                prev = spb
-                ic_block = lv.ic_block(fg._replace(kh=kh_block), oc_block, min(spb, lv.ur[oc_block]), last_ur, dw)
-                k = ic_block if ic >= ic_block else ic % ic_block
-                n = oc_block if oc >= oc_block else oc % oc_block
-                rows = _brgemm_rows(spb, n, k, profile.l1_per_core, max_vpad, lv.simd)
-                last_ur = rows[0] if rows is not None else last_ur
-                tail = ow % spb
-                if rows is None or (
-                    max_vpad and tail and _brgemm_rows(tail, n, k, profile.l1_per_core, max_vpad, lv.simd) is None
-                ):
-                    continue
-                eff = _fwd_eff(fg, threads, lv.l1, lv.l2, oc_block, spb, kh_block, ic_block, *rows, lv.simd, order, dw)
-                if found is None or eff > f(found.eff) or found.eff == 0:
-                    found = FwdBlocking(oc_block, spb, kh_block, float(eff), ic_block)
-        # get_brgemm_ur: every (M, N) kernel of the blocking, the oc tail's too, must take the padding
-        if found is not None and max_vpad:
-            sizes = [(m, n) for m in (found.ow_block, ow % found.ow_block) for n in (oc_block * (oc >= oc_block),
-                     oc % oc_block) if m and n]  # fmt: skip
-            if any(_brgemm_rows(m, n, 1, profile.l1_per_core, max_vpad, lv.simd) is None for m, n in sizes):
-                continue
-        if found is not None and (best is None or f(found.eff) > f(best.eff)):
-            best = found
-    return best
-
-
 def _ker_calls(fg: conv.Geometry, ow_block: int, col0: int) -> list[tuple[list[int], bool]]:
     """ker_base's calls' forward taps kw for the ow block starting at ``col0``, whether each is the call
     over the taps valid for the whole block (get_kw_range): the taps valid for part of the block left
@@ -1045,10 +807,10 @@ def _base_calls(kw_calls: list[tuple[list[int], bool]], rows: list[int], kh_bloc
     return out
 
 
-def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool, blocking: FwdBlocking,
+def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool, blocking: conv_nhwc.FwdBlocking,
                      ic_block: int) -> np.ndarray:  # fmt: skip
     """grad_input of brg_conv_bwd (avx512_core or AVX2) at stride 1 where the forward's row outgrows its input
-    (W > OW), by the blocking its search keeps (``_fwd_blocking``): per input element (the forward's
+    (W > OW), by the blocking its search keeps (``conv_nhwc._fwd_blocking``): per input element (the forward's
     output) and ic block (``ic_block`` of grad_output's channels, in order) the brgemm calls covering it,
     each a fused chain from 0 over its valid taps (backward tap (KH - 1 - a, KW - 1 - b) of forward tap
     (a, b)), at a tap the block's channels, added in order. ker_vpad (``vpad``): per block of
@@ -1108,34 +870,19 @@ def _brg_bwd_blocked(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, vpad: bool
     return gx
 
 
-def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, FwdBlocking, int] | None:
+def _ker_search_data(g: conv.Geometry, profile: KernelProfile) -> tuple[bool, conv_nhwc.FwdBlocking, int] | None:
     """brg_conv_bwd's grad_input (avx512_core or AVX2) of a kernel over 1x1 at stride 1 where the forward's
     row outgrows its input (W > OW), as init_conf's search sets it: (exec_vpad, where its search's ow block
     fits the forward's input; the blocking kept; the ic block of grad_output's channels). None where the
-    model does not hold: kw_block 1 (the batch's weights over L2, not measured), rows past ``_KER_BASE_ROW``
-    (not measured)."""
-    if (g.sh, g.sw) != (1, 1) or g.w <= g.ow or g.w > _KER_BASE_ROW:
+    model does not hold: kw_block 1 (the batch's weights over L2, not measured)."""
+    if (g.sh, g.sw) != (1, 1) or g.w <= g.ow:
         return None
     fg = conv._geometry((g.n, g.oc, g.oh, g.ow), (g.c, g.oc, g.kh, g.kw), (1, 1), (g.kh - 1 - g.ph, g.kw - 1 - g.pw))
-    lv = _search_level(fg, profile)
+    lv = conv_nhwc._search_level(fg, profile)
     if 4 * fg.c * 4 * lv.simd * fg.kw >= lv.l2:  # iterate_ker_block's kw_block: KW while the weights fit L2
         return None
-    searched = exec_search(fg, profile)
+    searched = conv_nhwc.exec_search(fg, profile)
     return None if searched is None else (*searched, searched[1].ic_block)
-
-
-def exec_search(fg: conv.Geometry, profile: KernelProfile, dw: int = 1) -> tuple[bool, FwdBlocking] | None:
-    """init_conf's choice for the brgemm forward ``fg`` (taps ``dw`` columns apart) at avx512_core or AVX2:
-    (exec_vpad, the blocking ``_fwd_blocking`` keeps). exec_vpad is tried where the padding of each side is
-    under KW strides, and kept where its ow block's input columns fit the input (else the kernel would
-    need virtual padding on both sides); else exec_base. None where neither finds a blocking."""
-    r_pad = conv._end_pad(fg.pw, fg.ow, fg.w, fg.sw, (fg.kw - 1) * dw + 1)
-    if -(-fg.pw // fg.sw) < fg.kw and -(-r_pad // fg.sw) < fg.kw:
-        vpad = _fwd_blocking(fg, profile, True, dw)
-        if vpad is not None and (vpad.ow_block - 1) * fg.sw + 1 <= fg.w:
-            return True, vpad
-    base = _fwd_blocking(fg, profile, False, dw)
-    return None if base is None else (False, base)
 
 
 def _avx512_strided_data(g: conv.Geometry, profile: KernelProfile) -> bool:
@@ -1303,7 +1050,8 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
             return (
                 f"grad_input of a {g.kh}x{g.kw} kernel at stride {(g.sh, g.sw)}, padding {(g.ph, g.pw)} on a "
                 f"{g.h}x{g.w} input at avx512_core (brg_conv_bwd where the row outgrows the forward's output, "
-                f"W > OW: rows over {_KER_BASE_ROW} columns; strided where brgconv_strided declines) not modelled"
+                "W > OW: the batch's weights over its L2, kw_block 1; strided where brgconv_strided declines) not "
+                "modelled"
             )
         blocks = conv_nhwc.avx512_ic_blocks(swapped, profile) if mask[0] and swapped else set()
         if len(blocks) > 1:

@@ -143,18 +143,10 @@ def _brg(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, d
     over one input channel (other bits: 1 of 1 such draw)."""
     if g.c == 1:
         raise ParityError(f"conv2d (channels-last, dilated): {what} over one input channel is not modelled")
-    searched = conv_nhwc_backward.exec_search(g, profile, dil[1])
-    if searched is None:
-        raise ParityError(f"conv2d (channels-last, dilated): {what} whose blocking search finds none is not modelled")
-    vpad, blocking = searched
-    one_call = vpad or conv_nhwc._one_call(g, dil)
-    if blocking.kh_block != g.kh or not (one_call or conv_nhwc._brg_kw_whole(g, profile)):
-        which = f"kernel rows in blocks of {blocking.kh_block}" if blocking.kh_block != g.kh else "kw blocks"
-        raise ParityError(
-            f"conv2d (channels-last, dilated): {what} with a {g.kh}x{g.kw} kernel, padding ({g.ph}, {g.pw}) on a "
-            f"{g.h}x{g.w} input (its taps in several brgemm calls: {which}) is not modelled"
-        )
-    return conv_nhwc._brg_blocked_chain(x, w, b, g, blocking.ic_block, 1 if one_call else blocking.ow_block, dil)
+    blocks = conv_nhwc.brg_search_blocks(g, profile, dil)
+    if isinstance(blocks, str):
+        raise ParityError(f"conv2d (channels-last, dilated): {what} {blocks} is not modelled")
+    return conv_nhwc._brg_blocked_chain(x, w, b, g, *blocks, dil)
 
 
 def _brg_data(dy: np.ndarray, w: np.ndarray, g: conv.Geometry, dil: tuple[int, int],
