@@ -959,6 +959,8 @@ def test_products_of_views_at_offsets_replay(backend: str, threads: int) -> None
         (1, 12, 10, 5, 30, 1, 3, 0),  # one small image: slow_conv_dilated2d
         (2, 288, 16, 5, 60, 4, 4, 0),  # the ic block init_conf's search picks (at AVX-512 on 4 threads 272)
         (2, 20, 24, 3, 45, 4, 2, 3),  # padded: exec_base's column block by the search (at AVX-512 on 4 threads 24)
+        (2, 20, 24, 5, 45, 4, 1, 3),  # undilated, padded: the column block by the search (refused before it)
+        (2, 20, 24, 5, 70, 1, 1, 0),  # undilated, W > OW past 60 columns: brg_conv_bwd's forward searched
     ],
 )
 def test_convolution_of_a_transposed_weight_replays(
@@ -967,8 +969,9 @@ def test_convolution_of_a_transposed_weight_replays(
     """WavLM's TDNN: ``conv1d`` over a weight kept as (O, K, I) and transposed to (O, I, K). ATen views
     the weight as it lies, which suggests channels-last, so the convolution runs channels-last though
     input and grad_output are contiguous; where slow_conv2d runs, grad_bias sums grad_output as it lies.
-    Its x-vector layers are dilated (2 and 3): harness.impl.conv_nhwc_dilated, whose ic block and column block
-    are those oneDNN's blocking search picks by the thread count (conv_nhwc_backward ``exec_search``)."""
+    Its x-vector layers are dilated (2 and 3): harness.impl.conv_nhwc_dilated; its first layer (kernel 5) is not:
+    harness.impl.conv_nhwc. Both take the ic block and column block oneDNN's blocking search picks by the thread
+    count (conv_nhwc ``exec_search``), grad_input where W > OW too."""
     use_threads(threads)
     rng = np.random.default_rng(k)
     kernel = torch.from_numpy(rng.standard_normal((o, k, c)).astype(np.float32)).requires_grad_(True)
