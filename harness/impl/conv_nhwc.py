@@ -43,19 +43,26 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
 - AVX2, oneDNN ``brg_conv_fwd:avx2`` (kxk) and ``brgconv_1x1:avx2`` (1x1): per output element one
   fused chain from 0 over the taps (kh, kw) row by row, at a tap over the channels (the brgemm
   batch), the bias added last. Input channels in the ic blocks of select_ic_block
-  (``_avx2_ic_blocks``), each block's calls' chains from 0 added to C in order, as at AVX-512
-  (3,000 channels at a 1x1 kernel ran blocks of 320); modelled where every output-channel block the
-  search may take gives the same ic block (random draws of 300 to 3,000 channels, seed 5: 6, 12 and
-  12 of several blocks bit for bit at 1, 2 and 4 threads, none other), the rest refused. One
+  (``_avx2_ic_block``), each block's calls' chains from 0 added to C in order, as at AVX-512
+  (3,000 channels at a 1x1 kernel ran blocks of 320). One
   brgemm call holds every tap within ``_one_call`` (kernel within the input, padding within half the
   kernel; or one pixel) and where exec_vpad runs; elsewhere exec_base's ker_base calls by column
   block (``_brg_column_calls``: the partial taps a call each, the full taps one call), each call's
   chain from 0 added onto the output with its accumulator the first operand (a NaN of the call
-  stays), the bias last (``_brg_blocked_chain``). The column block is oneDNN's search's
-  (``_brg_ow_block``): modelled where whole rows divide among the threads or every block the search
-  may take gives the same calls; the rest refused. Measured on a Zen 5 (150 random draws, seed 3, of
-  them 110 refused before as several calls): 91, 80 and 62 bit for bit at 1, 2 and 4 threads, none
-  other, the rest refused by the column block (but 4 slow_conv2d's NaN kinds).
+  stays), the bias last (``_brg_blocked_chain``). brg_conv_fwd's exec type, column block and ic block
+  are those init_conf's search keeps (``exec_search`` below, through ``brg_search_blocks``: exec_vpad
+  tried where each side's padding is under KW strides and kept where its column block's input fits the
+  row, else exec_base; est_eff over output-channel blocks, kernel-row blocks KH and 1 and column blocks
+  by the thread count; select_ic_block with the unroll its object last set), the one search
+  brg_conv_bwd's W > OW grad_input (harness.impl.conv_nhwc_backward) and the dilated forward
+  (harness.impl.conv_nhwc_dilated) run. brgconv_1x1 (a 1x1 kernel without padding; calc_blocks_1x1, not
+  that search): modelled where every output-channel block it may take gives the same ic block
+  (``_avx2_ic_blocks``; random draws of 300 to 3,000 channels, seed 5: 6, 12 and 12 of several blocks
+  bit for bit at 1, 2 and 4 threads, none other), the rest refused. Before the search, the column block
+  was taken where whole rows divide among the threads or every block the search may take gave the same
+  calls (150 random draws, seed 3: 91, 80 and 62 bit for bit at 1, 2 and 4 threads, the rest refused by
+  the column block) and the ic block where every output-channel block gave the same; see "Measured with
+  the search" below.
 - AVX2, oneDNN ``brdgmm_dw:avx2`` (depthwise): per output one fused chain from 0 over the taps
   (kh, kw) row by row, the bias added last.
 - AVX-512 (measured on a Zen 5: L1d 48 KiB, L2 1 MiB a core), oneDNN ``brg_conv_fwd:avx512_core``,
@@ -69,8 +76,9 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   106, 87 and 66 of 110 bit for bit at 1, 2 and 4 threads, none other); measured by fitting per-block
   chains to torch's bits
   (1,500 channels at a 3x3 kernel: blocks of 1,232; 480 at a 3x3 kernel 30 columns wide: 352; 3,000 at
-  a 1x1: 1,280). It depends on the output-channel block oneDNN's search (est_eff) picks: modelled
-  where every block fast_check_oc_block lets it try gives the same ic block (``avx512_ic_blocks``).
+  a 1x1: 1,280). It depends on the output-channel block oneDNN's search (est_eff) picks: brg_conv_fwd's
+  is the search's (``brg_search_blocks``, as at AVX2); brgconv_1x1's modelled where every block
+  fast_check_oc_block lets it try gives the same ic block (``avx512_ic_blocks``).
 - SSE4.1, oneDNN ``jit:sse41`` / ``jit_1x1:sse41`` on nhwc where harness.impl.conv ``path`` picks
   jit:sse41: the NCHW kernel's chain (from the bias over blocks of 8 channels, (kh, kw), channel,
   unfused); else ``gemm:jit`` nspc (gemm_convolution.cpp ``execute_forward_thr_nspc``): per work item
@@ -83,10 +91,9 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   per (image, channel) a gemv over the im2col columns, the bias added after.
 
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
-group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 ic blocks that hang on
-the output-channel block the search picks and several brgemm calls whose column block hangs on
-oneDNN's search (threads that do not divide the rows' work; at AVX2 exec_vpad's search where it may
-keep or drop its block) or whose kw blocks split (weights over 3/4 of L2); at AVX-512
+group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 brgconv_1x1's ic blocks
+that hang on the output-channel block its search picks; brg_conv_fwd where the search finds no blocking,
+keeps kernel-row blocks under KH, or exec_base's kw blocks split (weights over 3/4 of L2); at AVX-512
 ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
 unpadded input, more than 27 taps, more than one image; an inner product: the brgemm chain gave other bits in
 12 of 20 such forwards), and ``_avx512_trans``: one input channel (channels-last strides) with a kernel wider than 1
@@ -100,6 +107,22 @@ other; 126 refused (79 several brgemm calls, since modelled where the column blo
 blocks by the picked output-channel block, 18 exec_trans, 4 slow_conv2d per group); slow_conv2d's 89
 forwards bit for bit but 6 with NaN operands, whose NaNs carry the other sign (MKL's sgemm model,
 the same at AVX2).
+
+Measured with the search (brg_conv_fwd's blocks from ``exec_search``; on a Zen 5, traced and replayed):
+WavLM's first TDNN layer at its released size (conv1d over a weight transposed from (O, K, I), 512 channels,
+kernel 5, undilated; 49 to 249 columns, 1 and 2 images: 5 shapes) every forward and backward bit for bit at
+avx2 and avx512 on 1, 2, 4 and 8 threads (before: every forward refused at avx512, select_ic_block's 336 or
+512 channels by the output-channel block; 3 of 5 backwards refused at both, brg_conv_bwd's W > OW past 60
+columns). Random undilated draws (64 to 512 channels a side, kernels 1 to 5, strides 1 and 2, 1-D over a
+transposed weight and 2-D channels-last, a fifth with NaN, infinities, ±0 and subnormals; 12 a level and
+thread count): forwards 45 and 43 of 48 bit for bit at avx2 and avx512 over 1, 2, 4 and 8 threads (before 27
+and 21), backwards 38 and 34 (before 37 and 33), none other; refused by a block 4 and 2 passes (before 24
+and 26), all brg_conv_bwd's or brgconv_strided's grad_input ic blocks; the rest NaN results of either kind
+and the weights' passes over NaN or infinite operands. The rules before gave other bits at avx512 where the
+search keeps exec_base over a strided padded row (``old_vs_new.py``: 150 random small shapes at avx2 and
+avx512 on 1, 2, 4 and 8 threads, 1,200 forwards; 973 modelled before give the same bits, 220 refused before
+are modelled, 7 at avx512 changed, each other against torch before, as a 1x6 kernel at stride 2 padded by 6
+in 6,923 of 8,400 outputs, and bit for bit now).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ At AVX2:
   accumulators at 0 and adds C at the store (beta = 1): per element one fused chain per brgemm call
   over (the call's taps, the block's channels), the calls' sums added in order. Where the forward's row
   fits its input (W <= OW: ker_vpad, one call over all taps row by row, ``_brg_bwd_data``). Where it
-  outgrows it (W > OW, rows to 60 columns) the blocking init_conf's search keeps, as at AVX-512 below
+  outgrows it (W > OW, any row width) the blocking init_conf's search keeps, as at AVX-512 below
   (``_ker_search_data``), with AVX2's own parameters (``conv_nhwc._search_level``): vectors of 8 and 16 registers
   (brgemm_blocking loads B a vector at a time where a row takes 4 vectors, n_bcast_1_load), estimate_ur 14,
   6, 4 and 3 rows for 1 to 4 vectors, an L2 of 2 MiB whatever the host's, select_ic_block's AVX2 rule
@@ -245,8 +245,10 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   picks on a Zen 5, 20 of 20 with the per-item balance); select_ic_block leaves the batch L2 less the output
   rows of the unroll its object last set (0 before the first brgemm estimate: a 7x7 kernel over 111
   output channels at 4 threads had given other bits with ic blocks of 64 where torch takes one of 111).
-  Rows over 60 columns refused (not measured; before, rows over 39: 2 of 12 draws of 40 to 89 columns at
-  4 threads had run the other exec type, the balance above). Against torch (``kxk_measure.py``: kernels 2 to 7 a
+  Rows over 60 columns were refused (not measured; before, rows over 39: 2 of 12 draws of 40 to 89 columns at
+  4 threads had run the other exec type, the balance above); measured since (harness.impl.conv_nhwc's
+  "Measured with the search": WavLM's kernel-5 TDNN layer, 512 channels over 49 to 249 columns, and random
+  undilated draws of 20 to 150 columns), none other, at any width. Against torch (``kxk_measure.py``: kernels 2 to 7 a
   side, 1 to 3 images, 2 to 200 input channels, five in six past 16, 2 to 79 output channels, rows to 39 columns,
   40 draws at each of 1, 2 and 4 threads, a fifth with ±0 and subnormals, a fifth with NaN and infinities too):
   32, 32 and 31 bit for bit in every gradient (6, 3 and 3 of them ker_vpad, 20, 23 and 22 ker_base past 16 channels,

@@ -28,7 +28,7 @@ What runs (ONEDNN_VERBOSE and ``torch._C._select_conv_backend``, torch 2.13.0 on
   tap the block's channels, the blocks added, the bias last; where nothing is padded or exec_vpad runs
   one brgemm call holds every tap, else exec_base's calls by its column block, get_ow_range's taps
   ``kw * DW`` apart). The exec type, the column block and the ic block are those init_conf's search
-  keeps (conv_nhwc_backward ``exec_search``, the search brg_conv_bwd's W > OW model runs, here with the
+  keeps (conv_nhwc ``exec_search``, the search brg_conv_bwd's W > OW model runs, here with the
   column stride and the taps' dilation in get_inp_size: exec_vpad tried where each side's padding is
   under KW strides and kept where its column block's input fits the row, else exec_base; est_eff over
   output-channel blocks, kernel-row blocks KH and 1 and column blocks by the thread count;
@@ -135,7 +135,7 @@ def kinds(x_shape, w_shape, stride, padding, dil: tuple[int, int], groups: int,
 def _brg(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, g: conv.Geometry, dil: tuple[int, int],
          profile: KernelProfile, what: str) -> np.ndarray:  # fmt: skip
     """brg_conv_fwd's output for ``g`` with the taps ``dil`` apart: conv_nhwc's model of its brgemm calls by
-    the blocking init_conf's search keeps (conv_nhwc_backward ``exec_search``: exec_vpad or exec_base, the
+    the blocking init_conf's search keeps (conv_nhwc ``exec_search``: exec_vpad or exec_base, the
     output-channel block, the column block, the kernel-row block and select_ic_block's ic block, the input
     row over the kernel's extent): one call over every tap where nothing is padded or exec_vpad runs, else
     exec_base's calls by its column block, the taps' columns ``dil`` apart, per ic block. ParityError where
