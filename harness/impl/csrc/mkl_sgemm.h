@@ -93,7 +93,9 @@ static inline int64_t mkl_peel(int64_t off) { return (4 - off % 4) % 4; }
  * K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
  * products that are all -0, on the generic path and on the Intel SSE4.2, AVX2 and AVX-512 paths
  * (there 2 x 3 to 30 x 30, every layout, 1 and 2 threads; K >= 2 and a single row or column end as
- * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). */
+ * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). The Intel SSE4.2 path's gemv 'T'
+ * keeps its chain's own zero (mkl_sse42_gemv_store), the AVX2 path's gemv forms have their own
+ * (mkl_avx2_dot, mkl_avx2_gemv). */
 static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1); }
 
 /* The same on MKL's Intel paths, where only a plain call (at::mm, not an item of at::bmm's batched
@@ -354,7 +356,10 @@ static void mkl_main_chains(const sgemm_t *g, const mkl_chains_t *form, int64_t 
  * beta = 0 its first block lands on a C of +0, so a chain that underflows to -0 (a fused step whose
  * exact result lies in (-2^-150, 0)) stores +0 (measured on an AMD Zen 5, MKL's generic path at every
  * ATen level, 1, 2, 4 and 8 threads: torch.mm gave no -0 over products planted to end as -2^-163,
- * while the chains alone give -0; zero_c). Not the Intel paths' chains: unmeasured there. */
+ * while the chains alone give -0; zero_c). Not the Intel paths' chains: their tiles store the chain's -0
+ * (measured under emulation, 1, 2 and 4 threads: on the AVX2 path 1,900 random products at each, 998 of
+ * them with every product below the smallest subnormal and 421 with A all -0; on the SSE4.2 path 1,400,
+ * 719 and 344; the AVX-512 path cannot be emulated and is unmeasured). */
 static void mkl_main(const sgemm_t *g, int64_t rows) {
     const int generic = !g->avx2 && !g->sse42 && !g->avx512;
     const mkl_chains_t form = {mkl_generic_block_end, g->alpha, 1.0f, 1, generic};
@@ -511,19 +516,39 @@ static float mkl_dot_gemv_strided(int64_t K, const float *row, const float *vec,
 /* out[r * so] = mkl_dot_gemv of matrix row r (at mat + r*sm, mat_off its offset) with vec; on the
  * generic path with a strided vector or output, the rows outside whole groups of 4 by
  * mkl_dot_gemv_strided (the Intel paths' gemv with strides is not measured: they keep the form above). */
+/* The Intel SSE4.2 path's gemv 'T' store: c = alpha * s + beta * C, beta = 0 onto +0 (alpha * s + 0),
+ * s keeping its own zero: a sum of -0 products is -0 where it is the chain alone (no whole step of
+ * lanes: mkl_dot_gemv), +0 where lanes (from +0) took a step. Measured under emulation (Haswell,
+ * MKL_ENABLE_INSTRUCTIONS=SSE4_2) with every product a negative number below the smallest subnormal:
+ * beta = 1 onto a C of -0 stores -0 exactly where the model's chain is alone (M x 1 and 1 x N, K 1 to 100,
+ * 1 thread); a dot of -2^-149 times alpha 0.5 stores +0 (beta 0). */
+static void mkl_sse42_gemv_store(const sgemm_t *g, float *c, float s, int lanes) {
+    const float v = g->alpha * (lanes ? s + 0.0f : s);
+    *c = g->beta != 0.0f ? v + g->beta * *c : v + 0.0f;
+}
+
 static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t sm, int64_t mat_off,
                           const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
     const int64_t grouped = (R / 4) * 4, K = g->K;
     const int strided = (sv != 1 || so != 1) && !g->avx2 && !g->sse42 && g->cpublas;
     for (int64_t r = 0; r < R; r++) {
         float s;
-        if (r < grouped)
-            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - (mat_off + (r / 4 * 4 + 3) * sm) % 4, 4, 0);
-        else if (strided)
+        int lanes = 0; /* whether a whole step of lanes ran (mkl_dot_gemv) */
+        if (r < grouped) {
+            const int64_t p = 4 - (mat_off + (r / 4 * 4 + 3) * sm) % 4;
+            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, p, 4, 0);
+            lanes = K >= p + 4;
+        } else if (strided) {
             s = mkl_dot_gemv_strided(K, mat + r * sm, vec, sv);
+        } else {
+            const int64_t p = 4 - vec_off % 4;
+            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, p, 8, (r - grouped) % 2 == 0);
+            lanes = K >= p + 8;
+        }
+        if (g->sse42)
+            mkl_sse42_gemv_store(g, g->C + r * so, s, lanes);
         else
-            s = mkl_dot_gemv(K, mat + r * sm, vec, sv, 4 - vec_off % 4, 8, (r - grouped) % 2 == 0);
-        mkl_store(g, g->C + r * so, s);
+            mkl_store(g, g->C + r * so, s);
     }
 }
 
@@ -919,16 +944,23 @@ static void mkl_avx2_gemv(const sgemm_t *g) {
  * gemm (A row-major, the item whole: bmm of x @ W.T rows; bmm items with N == 1 take other sums, not
  * modelled: the generic path's kernels run there): 8 lanes, lane l the fused
  * chain from +0 of the products k = l, l + 8, l + 16, ... (the last partial step in its lanes too: no
- * alignment head, no scalar tail, no K blocks), the lanes added pairwise within each half, the halves
- * then lane by lane, s = ((l0 + l1) + (l4 + l5)) + ((l2 + l3) + (l6 + l7)); c = fmaf(alpha, s, beta * C)
- * (beta = 0: alpha * s). Measured by pair cancellation and against random products (K 1 to 19,099,
- * operands at every offset, 1, 2 and 4 threads alike: docs/impl/kernels.md, "MKL's Intel AVX2 path").
+ * alignment head, no scalar tail, no K blocks; its lanes past K % 8 take fma(0, 0, lane), a -0 lane
+ * becoming +0), the lanes added pairwise within each half, the halves then lane by lane,
+ * s = ((l0 + l1) + (l4 + l5)) + ((l2 + l3) + (l6 + l7)); c = fmaf(alpha, s, beta * C) (beta = 0: onto
+ * +0, so a sum of -0 stores +0). Measured by pair cancellation and against random products (K 1 to 19,099,
+ * operands at every offset, 1, 2 and 4 threads alike: docs/impl/kernels.md, "MKL's Intel AVX2 path");
+ * the zero's sign under emulation with every product a negative number below the smallest subnormal
+ * (every lane -0): beta = 0 stores +0 at every K, beta = 1 onto a C of -0 stores -0 only where K % 8 == 0
+ * (K 1 to 100, M x 1, 1 x N and 1 x 1, plain and batch items, 1 and 4 threads).
  * Not modelled: on 2 or 4 threads MKL cuts K between them for at most 200 outputs from K = 20,000 (one
  * or two outputs: from about 41,300 or 20,560), parts from roundup(t*K/T, 8), each such a dot, their
  * sums added in order; here every dot is whole. */
 #define MKL_AVX2_DOT_LANES 8
 
 static int mkl_avx2_gemv_dot(const sgemm_t *g) {
+    /* a single product (1 x 1, K == 1), any layout: a*b rounded, then added to C (measured under emulation:
+     * 104 random 1 x 1 products with beta 1, none fused; the zero's sign as the dot's: +0 from a -0 product) */
+    if (g->M == 1 && g->N == 1 && g->K == 1) return 1;
     if (g->N == 1 && g->M > 1) return !g->ta && !g->batched;
     return g->M == 1 && g->tb && !(g->batched && (g->ta || g->part));
 }
@@ -940,9 +972,11 @@ static void mkl_avx2_dot(const sgemm_t *g) {
             float l[MKL_AVX2_DOT_LANES] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
             for (int64_t k = 0; k < g->K; k++)
                 l[k % MKL_AVX2_DOT_LANES] = fmaf(a[k * g->sa1], b[k * g->sb0], l[k % MKL_AVX2_DOT_LANES]);
+            if (g->K > MKL_AVX2_DOT_LANES) /* the last step's zero-padded lanes: fma(0, 0, lane) = lane + 0 */
+                for (int64_t p = g->K % MKL_AVX2_DOT_LANES; p > 0 && p < MKL_AVX2_DOT_LANES; p++) l[p] += 0.0f;
             const float s = ((l[0] + l[1]) + (l[4] + l[5])) + ((l[2] + l[3]) + (l[6] + l[7]));
             float *c = g->C + i * g->ldc + j;
-            *c = g->beta != 0.0f ? fmaf(g->alpha, s, g->beta * *c) : g->alpha * s;
+            *c = fmaf(g->alpha, s, g->beta != 0.0f ? g->beta * *c : 0.0f);
         }
 }
 
