@@ -213,3 +213,27 @@ def test_mm_sums_underflowing_to_minus_zero(m: int, n: int, k: int, trans_a: boo
     stored = np.ascontiguousarray(a.T) if trans_a else a
     want = torch.mm(as_tensor(stored).t() if trans_a else as_tensor(stored), as_tensor(b)).numpy()
     assert_bits_equal("mm", want, linalg.mm(stored, b, live_profile(), trans_a=trans_a))
+
+
+@needs_modelled_sgemm
+@needs_verified_profile
+@pytest.mark.parametrize("threads", [1, 4])
+@pytest.mark.parametrize(("m", "n", "trans_b"), [(5, 1, False), (1, 6, True), (1, 1, False), (1, 6, False)])
+def test_gemv_sums_of_minus_zero(m: int, n: int, trans_b: bool, threads: int) -> None:
+    """Every product a negative number below the smallest subnormal (every sum -0): the gemv forms' zero,
+    mm and addmm with beta 0 and with beta 1 onto a C of -0, K 1, 8 and 9 (MKL's generic and SSE4.2
+    paths' gemv 'T' keeps the chain's -0 before its first whole step of lanes: 5 x 1's last row, 1 x 6
+    at K 1, 8 and 9; the Intel AVX2 path's dot form stores +0 but for beta 1 at K % 8 == 0, a 1 x 1
+    product of K = 1 its +0)."""
+    use_threads(threads)
+    rng = np.random.default_rng(9)
+    for k in (1, 8, 9):
+        a = (-np.abs(normal32(rng, (m, k))) * np.float32(1e-30)).astype(np.float32)
+        stored_b = (np.abs(normal32(rng, (n, k) if trans_b else (k, n))) * np.float32(1e-30)).astype(np.float32)
+        b = stored_b.T if trans_b else stored_b
+        c = np.full((m, n), -0.0, np.float32)
+        tb = as_tensor(stored_b).t() if trans_b else as_tensor(stored_b)
+        assert_bits_equal("mm", torch.mm(as_tensor(a), tb).numpy(), linalg.mm(a, b, live_profile()))
+        for beta in (0.0, 1.0):
+            want = torch.addmm(as_tensor(c), as_tensor(a), tb, beta=beta).numpy()
+            assert_bits_equal(f"addmm beta {beta}", want, linalg.addmm(c, a, b, live_profile(), beta=beta))

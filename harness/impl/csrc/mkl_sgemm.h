@@ -93,8 +93,8 @@ static inline int64_t mkl_peel(int64_t off) { return (4 - off % 4) % 4; }
  * K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
  * products that are all -0, on the generic path and on the Intel SSE4.2, AVX2 and AVX-512 paths
  * (there 2 x 3 to 30 x 30, every layout, 1 and 2 threads; K >= 2 and a single row or column end as
- * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). The Intel SSE4.2 path's gemv 'T'
- * keeps its chain's own zero (mkl_sse42_gemv_store), the AVX2 path's gemv forms have their own
+ * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). The generic and SSE4.2 paths' gemv 'T'
+ * keeps its chain's own zero (mkl_gemv_t_store), the AVX2 path's gemv forms have their own
  * (mkl_avx2_dot, mkl_avx2_gemv). */
 static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1); }
 
@@ -516,13 +516,14 @@ static float mkl_dot_gemv_strided(int64_t K, const float *row, const float *vec,
 /* out[r * so] = mkl_dot_gemv of matrix row r (at mat + r*sm, mat_off its offset) with vec; on the
  * generic path with a strided vector or output, the rows outside whole groups of 4 by
  * mkl_dot_gemv_strided (the Intel paths' gemv with strides is not measured: they keep the form above). */
-/* The Intel SSE4.2 path's gemv 'T' store: c = alpha * s + beta * C, beta = 0 onto +0 (alpha * s + 0),
- * s keeping its own zero: a sum of -0 products is -0 where it is the chain alone (no whole step of
- * lanes: mkl_dot_gemv), +0 where lanes (from +0) took a step. Measured under emulation (Haswell,
- * MKL_ENABLE_INSTRUCTIONS=SSE4_2) with every product a negative number below the smallest subnormal:
- * beta = 1 onto a C of -0 stores -0 exactly where the model's chain is alone (M x 1 and 1 x N, K 1 to 100,
- * 1 thread); a dot of -2^-149 times alpha 0.5 stores +0 (beta 0). */
-static void mkl_sse42_gemv_store(const sgemm_t *g, float *c, float s, int lanes) {
+/* gemv 'T''s store on the generic and Intel SSE4.2 paths: c = alpha * s + beta * C, beta = 0 onto +0
+ * (alpha * s + 0), s keeping its own zero: a sum of -0 products is -0 where it is the chain alone (no
+ * whole step of lanes: mkl_dot_gemv), +0 where lanes (from +0) took a step. Measured with every
+ * product a negative number below the smallest subnormal: beta = 1 onto a C of -0 stores -0 exactly
+ * where the model's chain is alone (M x 1 and 1 x N, K 1 to 100; the SSE4.2 path under emulation
+ * (Haswell, MKL_ENABLE_INSTRUCTIONS=SSE4_2), 1 thread; the generic path on an AMD Zen 5); a dot of
+ * -2^-149 times alpha 0.5 stores +0 (beta 0). Not the strided form (mkl_dot_gemv_strided): mkl_store. */
+static void mkl_gemv_t_store(const sgemm_t *g, float *c, float s, int lanes) {
     const float v = g->alpha * (lanes ? s + 0.0f : s);
     *c = g->beta != 0.0f ? v + g->beta * *c : v + 0.0f;
 }
@@ -531,6 +532,7 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
                           const float *vec, int64_t sv, int64_t vec_off, int64_t so) {
     const int64_t grouped = (R / 4) * 4, K = g->K;
     const int strided = (sv != 1 || so != 1) && !g->avx2 && !g->sse42 && g->cpublas;
+    const int generic = !g->avx2 && !g->sse42 && !g->avx512 && !g->cbwr;
     for (int64_t r = 0; r < R; r++) {
         float s;
         int lanes = 0; /* whether a whole step of lanes ran (mkl_dot_gemv) */
@@ -545,8 +547,8 @@ static void mkl_gemv_rows(const sgemm_t *g, int64_t R, const float *mat, int64_t
             s = mkl_dot_gemv(K, mat + r * sm, vec, sv, p, 8, (r - grouped) % 2 == 0);
             lanes = K >= p + 8;
         }
-        if (g->sse42)
-            mkl_sse42_gemv_store(g, g->C + r * so, s, lanes);
+        if (g->sse42 || (generic && !strided))
+            mkl_gemv_t_store(g, g->C + r * so, s, lanes);
         else
             mkl_store(g, g->C + r * so, s);
     }
