@@ -1,5 +1,5 @@
 """The zero's sign of MKL's Intel sgemm paths' gemv forms (csrc/mkl_sgemm.h mkl_avx2_dot, mkl_avx2_gemv_dot,
-mkl_sse42_gemv_store) on products recorded under emulation: torch 2.13.0 under ``qemu-x86_64 -cpu Haswell``
+mkl_gemv_t_store) on products recorded under emulation: torch 2.13.0 under ``qemu-x86_64 -cpu Haswell``
 (ATEN_CPU_CAPABILITY=avx2: MKL's Intel AVX2 path; with MKL_ENABLE_INSTRUCTIONS=SSE4_2 and the default ATen
 level: its SSE4.2 path). Each product's operands come from ``stored_operands(default_rng(seed), ...)``, then
 "tiny": A's elements -|x| * 1e-30 and B's |x| * 1e-30 (every product a negative number below the smallest
