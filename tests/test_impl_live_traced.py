@@ -1669,6 +1669,23 @@ def test_reductions_of_a_zero_dim_tensor_over_dim_0_replay(backend: str) -> None
 
 
 @backends
+def test_clamp_by_numbers_replays(backend: str) -> None:
+    """clip_grad_norm_'s ``clamp(coef, max=1.0)`` and clamps by numbers over NaN payloads, infinities and
+    signed zeros at the bounds (x's own bits kept there), a strided view, clamp_min and in place."""
+    x = np.array([np.nan, -np.inf, np.inf, -0.0, 0.0, 1.0, 0.5, -3.0, 2.5] * 5, np.float32)
+    x.view(np.uint32)[0] = np.uint32(0xFFC01234)
+
+    def program() -> None:
+        t = torch.from_numpy(x)
+        torch.clamp(t, max=1.0)
+        torch.clamp(t[::2], -0.0, 1.0)
+        torch.clamp_min(t, 0.0)
+        t.clone().clamp_(min=-1.0, max=0.5)
+
+    _replays_match(backend, program, {"clamp", "clamp_min", "clamp_"}, 4)
+
+
+@backends
 def test_cross_entropy_of_an_empty_batch_replays(backend: str) -> None:
     """An empty batch's mean loss is ATen's +qNaN (the replay had computed 0/0, x86's -qNaN); every target
     ignored is 0/0."""
