@@ -1313,7 +1313,8 @@ def _normal_factory(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
 
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
-    (its positions in double, vector bases and scalar tails per thread chunk); integers exact, as NumPy's."""
+    (its positions in double, vector bases and scalar tails per thread chunk); integers into a signed
+    integer dtype exact, as NumPy's."""
     from harness.impl.factories import arange
 
     start, end, step = a.get("start", 0), a.get("end"), a.get("step", 1)
@@ -1323,9 +1324,10 @@ def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     dtype = a.get("dtype") or ("torch.float32" if any(isinstance(v, float) for v in numbers) else "torch.int64")
     if dtype == "torch.float32":
         return {"out": arange(float(start), float(end), float(step), p)}
-    if dtype == "torch.int64" and all(isinstance(v, int) for v in numbers):
-        return {"out": np.arange(start, end, step, dtype=np.int64)}
-    raise ParityError(f"the impl reproduces arange of float32 (or of integers into int64) only, not {dtype}")
+    integers = {"torch.int64": np.int64, "torch.int32": np.int32, "torch.int16": np.int16, "torch.int8": np.int8}
+    if dtype in integers and all(isinstance(v, int) for v in numbers):  # BLOOM's int32 positions: exact
+        return {"out": np.arange(start, end, step, dtype=np.int64).astype(integers[dtype])}
+    raise ParityError(f"the impl reproduces arange of float32 (or of integers into a signed integer) only, not {dtype}")
 
 
 def _linspace(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
