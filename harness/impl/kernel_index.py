@@ -401,7 +401,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "clamp with one bound, clamp_min, clamp_max: the maximum or minimum kernel), by tensors: vector "
             "`vec::maximum` / `minimum` (`max_ps(a, b)`, b where equal, OR-ed with the unordered mask), scalar "
             "`std::max` / `std::min` (a where equal), quiet_NaN() for a NaN operand (clamp: a NaN bound; a NaN "
-            "self passes on as it is)"
+            "self passes on as it is); by numbers (clip_grad_norm_'s `clamp(coef, max=1.0)`) x's own bits at NaN "
+            "and at the bounds, the bound rounded to float32 past it, at every level (200 random draws per level, "
+            "all exact)"
         ),
         (
             "NaNs (all ones in the AVX2/AVX-512 lanes, the operand's own bits in the default build's, 0x7fc00000 "
