@@ -1338,6 +1338,7 @@ def test_random_factories_replay_from_a_trace(shape: tuple[int, ...], seed: int)
     start=st.floats(-50, 50), step=st.floats(1e-3, 3), n=st.sampled_from([1, 7, 17, 40, 70_001]), threads=THREADS
 )  # fmt: skip
 @example(start=0.1, step=0.37, n=70_001, threads=4)  # each thread's chunk restarts the vectors
+@example(start=-3.261400654430612e-149, step=1.0, n=17, threads=1)  # a -0 base: AVX2's lane 0 keeps it
 def test_range_factories_replay_from_a_trace(start: float, step: float, n: int, threads: int) -> None:
     """arange of floats (Llama's rotary ``arange(0, dim, 2, dtype=float32)``; a long one split between
     threads) and of integers, and linspace (Deformable DETR's sampling offsets; past steps / 2 counted

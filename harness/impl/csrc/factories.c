@@ -11,7 +11,8 @@
  * computed in double, then rounded to float. cpu_serial_kernel_vec over a chunk [b, e) of the
  * contiguous output is the vectorized loop: two vectors of `lanes` at a time while 2 * lanes fit,
  * each Vectorized<float>::arange(start + step * idx, step): its base rounded to float first, lane j
- * base + j * step in double; the rest of the chunk the scalar lambda, start + step * idx. In the AVX2
+ * base + j * step in double (the AVX2 object's lane 0 is base itself, the generic one's base + 0 * step:
+ * a -0 base is +0 there); the rest of the chunk the scalar lambda, start + step * idx. In the AVX2
  * object both double a*b+c are contracted (no float result in 200,000 draws tells the two apart).
  * out: (n,) */
 static inline double arange_madd(const profile_t *p, double a, double b, double c) {
@@ -26,7 +27,8 @@ void arange_forward(profile_t p, double start, double step, float *out, int64_t 
         const int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes); /* whole pairs of vectors */
         for (i = b; i < body; i += lanes) {
             const float base = (float)arange_madd(&p, step, (double)i, start);
-            for (int64_t j = 0; j < lanes; j++) out[i + j] = (float)arange_madd(&p, (double)j, step, (double)base);
+            out[i] = p.aten ? base : (float)((double)base + 0.0 * step); /* AVX2's lane 0 is base itself */
+            for (int64_t j = 1; j < lanes; j++) out[i + j] = (float)arange_madd(&p, (double)j, step, (double)base);
         }
         for (; i < e; i++) out[i] = (float)arange_madd(&p, step, (double)i, start);
     }
