@@ -1245,24 +1245,6 @@ def _drawn_shape(a: Args, op: str) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _normal(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.rng import normal_
-
-    shape = _drawn_shape(a, "normal_")
-    n = int(np.prod(shape, dtype=np.int64))
-    gen = _generator(t, "normal_")
-    return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
-
-
-def _uniform(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.rng import uniform_
-
-    shape = _drawn_shape(a, "uniform_")
-    n = int(np.prod(shape, dtype=np.int64))
-    gen = _generator(t, "uniform_")
-    return {"out": uniform_(gen, n, float(a.get("from", 0.0)), float(a.get("to", 1.0)), p).reshape(shape)}
-
-
 def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.rng import randn
 
@@ -1289,26 +1271,25 @@ def _factory_shape(a: Args, op: str) -> tuple[int, ...]:
     return tuple(shape)
 
 
-def _rand(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``rand`` and ``rand_like``: an empty float32 tensor, then ``uniform_(0, 1)``."""
-    from harness.impl.rng import uniform_
+def _draws(op: str, factory: bool) -> Replay:
+    """``normal_`` / ``uniform_`` (``op``) into a captured tensor, or (``factory``) into the new float32
+    tensor of a factory that is one of them: ``rand``/``rand_like`` (uniform_ from 0 to 1), ``normal`` of
+    numbers and ``randn_like`` (normal_, by default 0 and 1). The parameters are the call's, else the
+    samplers' defaults; normal's overloads of tensor means or deviations are refused."""
+    keys = ("mean", "std") if op == "normal_" else ("from", "to")
 
-    shape = _factory_shape(a, "rand")
-    n = int(np.prod(shape, dtype=np.int64))
-    return {"out": uniform_(_generator(t, "rand"), n, 0.0, 1.0, p).reshape(shape)}
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl import rng
 
+        if any(name in t for name in keys):
+            raise ParityError(f"the impl reproduces {op} of number {keys[0]} and {keys[1]} only, not of tensors")
+        shape = _factory_shape(a, op) if factory else _drawn_shape(a, op)
+        n = int(np.prod(shape, dtype=np.int64))
+        sampler = rng.normal_ if op == "normal_" else rng.uniform_
+        low, high = float(a.get(keys[0], 0.0)), float(a.get(keys[1], 1.0))
+        return {"out": sampler(_generator(t, op), n, low, high, p).reshape(shape)}
 
-def _normal_factory(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``normal.float_float(mean, std, size)`` and ``randn_like``: an empty float32 tensor, then
-    ``normal_(mean, std)`` (randn_like: 0 and 1). The overloads of tensor means or deviations refused."""
-    from harness.impl.rng import normal_
-
-    if any(name in t for name in ("mean", "std")):
-        raise ParityError("the impl reproduces normal of number mean and std only, not of tensors")
-    shape = _factory_shape(a, "normal")
-    n = int(np.prod(shape, dtype=np.int64))
-    gen = _generator(t, "normal")
-    return {"out": normal_(gen, n, float(a.get("mean", 0.0)), float(a.get("std", 1.0)), p).reshape(shape)}
+    return run
 
 
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1392,14 +1373,14 @@ def _fft(kind: str) -> Replay:
 
 
 REPLAYS: dict[str, Replay] = {
-    "normal_": _normal,
-    "normal": _normal_factory,
-    "randn_like": _normal_factory,
-    "uniform_": _uniform,
+    "normal_": _draws("normal_", False),
+    "normal": _draws("normal_", True),
+    "randn_like": _draws("normal_", True),
+    "uniform_": _draws("uniform_", False),
     "arange": _arange,
     "linspace": _linspace,
-    "rand": _rand,
-    "rand_like": _rand,
+    "rand": _draws("uniform_", True),
+    "rand_like": _draws("uniform_", True),
     "randn": _randn,
     "native_layer_norm": _layer_norm,
     "native_layer_norm_backward": _layer_norm_backward,
