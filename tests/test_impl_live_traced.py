@@ -372,6 +372,47 @@ def test_mse_loss_and_its_backward_replay(
     _replays_match(backend, program, {"mse_loss", "mse_loss_backward"}, 2)
 
 
+@backends
+@settings(max_examples=2, deadline=None)
+@given(b=st.integers(1, 6), t=st.integers(1, 20), c=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
+       reduction=st.sampled_from(["mean", "sum", "none"]), threads=st.integers(1, 4))  # fmt: skip
+@example(b=5, t=9, c=6, seed=3, reduction="mean", threads=2)
+def test_ctc_loss_and_its_backward_replay(
+    backend: str, b: int, t: int, c: int, seed: int, reduction: str, threads: int
+) -> None:
+    """F.ctc_loss (LossCTC.cpp's alpha recursion with glibc's expf and logf) and its backward (beta, the
+    collected alpha + beta, exp(lp) - exp(ab + nll - lp)): a blank other than 0, targets with repeated
+    labels and of length 0, input lengths below T, -inf log-probabilities, an impossible alignment (an
+    infinite loss, zeroed or not). x86 only: aarch64 is refused."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    lp = torch.from_numpy(rng.standard_normal((t, b, c)).astype(np.float32) * 3).log_softmax(2)
+    lp[torch.from_numpy(rng.random((t, b, c)) < 0.1)] = float("-inf")
+    blank = int(rng.integers(0, c))
+    label = (blank + 1) % c
+    target_lengths = [int(n) for n in rng.integers(0, 4, b)]
+    target_lengths[0] = min(2, t)  # the same label twice: the blank between them is needed
+    drawn = torch.from_numpy(rng.integers(0, c - 1, (b, 4)))
+    targets = drawn + (drawn >= blank).long()  # labels other than the blank
+    targets[0, :2] = label
+    input_lengths = [int(n) for n in rng.integers(0, t + 1, b)]
+    input_lengths[-1] = t
+    if b > 1:  # impossible: a target longer than its input
+        target_lengths[1], input_lengths[1] = 3, min(input_lengths[1], 2)
+
+    def program() -> None:
+        for zero_infinity in (False, True):
+            x = lp.clone().requires_grad_(True)
+            loss = F.ctc_loss(x, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+            (loss if reduction != "none" else loss.sum()).backward()
+
+    if live_profile().aarch64:
+        with pytest.raises(ParityError, match="measured on x86 only"):
+            _replays_match(backend, program, {"_ctc_loss", "_ctc_loss_backward"}, 4)
+        return
+    _replays_match(backend, program, {"_ctc_loss", "_ctc_loss_backward"}, 4)
+
+
 @needs_modelled_vml  # logsumexp's exp and log are VML's on x86
 @backends
 @settings(max_examples=6, deadline=None)

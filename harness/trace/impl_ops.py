@@ -37,6 +37,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "nll_loss_backward": ("cross_entropy", ()),
     "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
     "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
+    "_ctc_loss": ("ctc_loss", ()),  # scalar, one thread per batch element: the same bits everywhere
+    "_ctc_loss_backward": ("ctc_loss", ()),
     "gelu": ("gelu", ("onednn_isa",)),
     "gelu_backward": ("gelu", ("onednn_isa",)),
     "tanh": ("tanh", ("mkl_code_path",)),
@@ -1558,6 +1560,39 @@ def _mse_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     return {"out": out}
 
 
+def _ctc_lengths(t: Arrays, a: Args, name: str) -> list[int]:
+    """A CTC length list: the int[] overload's values, or the .Tensor overload's captured tensor."""
+    found = t[name] if name in t else a.get(name)
+    if found is None:
+        raise ParityError(f"_ctc_loss: its {name} were not captured")
+    return [int(n) for n in np.asarray(found).reshape(-1)]
+
+
+def _ctc_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_ctc_loss`` (LossCTC.cpp ``ctc_loss_cpu_template``; harness/impl/ctc.py): the negative
+    log-likelihood (out0). Its log_alpha (out1) is scratch, neither fingerprinted nor captured in a
+    trace (``ctc_loss`` gives it, within the lengths)."""
+    from harness.impl.ctc import ctc_loss
+
+    il, tl = _ctc_lengths(t, a, "input_lengths"), _ctc_lengths(t, a, "target_lengths")
+    nll, _ = ctc_loss(t["log_probs"], t["targets"], il, tl, int(a.get("blank", 0)), p)
+    return {"out0": nll}
+
+
+def _ctc_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_ctc_loss_backward`` (LossCTC.cpp ``ctc_loss_backward_cpu_template``): the gradient by
+    log_probs. Its log_alpha (scratch, not captured) is the forward's, recomputed from the same
+    operands."""
+    from harness.impl.ctc import ctc_loss_backward
+
+    il, tl = _ctc_lengths(t, a, "input_lengths"), _ctc_lengths(t, a, "target_lengths")
+    out = ctc_loss_backward(
+        t["grad"], t["log_probs"], t["targets"], il, tl, t["neg_log_likelihood"], int(a.get("blank", 0)),
+        bool(a.get("zero_infinity", False)), p,
+    )  # fmt: skip
+    return {"out": out}
+
+
 def _x86_nans(op: str, result: np.ndarray, p: KernelProfile) -> None:
     """Refuse a NaN result on aarch64: NumPy's arithmetic here gives this x86 host's NaNs (-qNaN of an
     invalid operation), not aarch64's; mse_loss's NaNs are measured on x86 only."""
@@ -1715,6 +1750,7 @@ REPLAYS.update({"bernoulli_": _bernoulli, "bernoulli": _bernoulli_p, "native_dro
 REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
+REPLAYS.update({"_ctc_loss": _ctc_loss, "_ctc_loss_backward": _ctc_loss_backward})
 # maximum of any layout (the optimizers' one flat run included)
 REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("minimum", ("capability", "threads"))
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
