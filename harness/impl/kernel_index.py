@@ -794,15 +794,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`((log((exp(la1-m) + exp(la2-m)) + exp(la3-m)) + m) + lp`, the loss `-(log(exp(l1-m) + exp(l2-m)) + m)`, "
             "beta likewise backwards, alpha + beta log-added per class, the gradient "
             "`(exp(lp) - exp((ab + nll) - lp)) * grad_out`; glibc's `expf` and `logf` (FMA builds) as the impl's "
-            "own ports (`vmath.h`); `log_alpha` (scratch in a trace) recomputed for the backward"
+            "own ports (`vmath.h`); where two NaNs meet, SSE's first operand in the compiled order (several sums "
+            "swapped from the source); `log_alpha` (scratch in a trace) recomputed for the backward"
         ),
         (
             "nothing: identical everywhere (measured on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 "
-            "threads: 400 random traced losses per level, blank other than 0, repeated labels, empty targets, "
-            "input lengths below T, -inf log-probabilities, infinite losses, zero_infinity either way: "
-            "`_ctc_loss` 363 exact, `_ctc_loss_backward` 355 exact, 0 other); refused: NaN log-probabilities "
-            "(which NaN the kernel's sums keep where two meet), a backward's NaN loss or gradient other than "
-            "x86's `-qNaN`, float64 (glibc's double exp and log are not correctly rounded)"
+            "threads: 600 random traced losses per level, blank other than 0, repeated labels, empty targets, "
+            "input lengths below T, -inf log-probabilities, infinite losses, zero_infinity either way, NaNs of "
+            "five bit patterns in 134 and +inf in 57: `_ctc_loss` and `_ctc_loss_backward` 600 exact each, 0 "
+            "other); float64 refused (glibc's double exp and log are not correctly rounded)"
         ),
     ),
     (

@@ -30,9 +30,18 @@
  *     expf(ab-m)) + m. Then for t < T', every class c: grad = (expf(lp) - expf((grad + nll) - lp)) *
  *     grad_out[b]; the rows t >= T' +0. grad starts -inf everywhere (full_like).
  *
- * A NaN: expf passes it on (x + x, quieted); glibc's logf of a NaN (__math_invalidf) gives
- * (x - x) / (x - x), the NaN quieted with its sign and payload (vmath.h's glibc_logf, which serves
- * finite arguments, gives +qNaN: ctc_logf passes NaNs on itself). -inf - -inf is x86's default NaN.
+ * Where two NaNs meet, SSE's addss / mulss keep the first source's (the destination's), quieted; GCC
+ * compiled some of the kernel's sums with their operands swapped (read from libtorch_cpu.so 2.13.0's
+ * code of both templates, int64 and int32 targets alike), which ctc_add / ctc_mul write out:
+ *   forward   the step's sum (e2 + e1) + e3, with ei = expf(lai - m); then (log + m) + lp; the loss's
+ *             e2 + e1 (e1 of l1), then log + m;
+ *   backward  the last row's grad = beta + alpha; the step's (e2 + e1) + e3 as the forward's, then
+ *             (m + log) + lp; ab = beta + alpha; the log-add m + log(expf(ab - m) + expf(grad - m));
+ *             the gradient ((nll + grad) - lp), (expf(lp) - expf(that)) * grad_out.
+ * Subtractions keep the source's order. std::max is maxss with the same NaN rule (the first argument
+ * where either is NaN). expf passes a NaN on (x + x, quieted); glibc's logf of a NaN (__math_invalidf)
+ * gives (x - x) / (x - x), the NaN quieted (vmath.h's glibc_logf, which serves finite arguments, gives
+ * +qNaN: ctc_logf passes NaNs on itself). -inf - -inf, +inf - +inf and +inf + -inf are x86's default NaN.
  *
  * Shapes (every array C-contiguous): lp (T, B, C); tg the targets, flat int64, element s/2 of b's at
  * tg[off[b] + stride * (s/2)]; il, tl (B,) the input and target lengths (checked by the caller:
@@ -40,15 +49,22 @@
  * grad (T, B, C); beta (T, S) scratch. */
 #include "vmath.h"
 
-static inline float ctc_logf(float x) { return isnan(x) ? vm_u2f(vm_f2u(x) | 0x00400000u) : glibc_logf(x); }
+static inline float ctc_quiet(float x) { return vm_u2f(vm_f2u(x) | 0x00400000u); }
+static inline float ctc_logf(float x) { return isnan(x) ? ctc_quiet(x) : glibc_logf(x); }
+
+/* a + b and a * b as SSE's addss / mulss give them with a the first source (the destination): where both
+ * are NaN, a's, quieted. The kernel's compiled operand order is not the source's in places (listed above). */
+static inline float ctc_add(float a, float b) { return isnan(a) ? ctc_quiet(a) : a + b; }
+static inline float ctc_mul(float a, float b) { return isnan(a) ? ctc_quiet(a) : a * b; }
 
 static inline int64_t ctc_prime(const int64_t *tg, int64_t off, int64_t stride, int64_t s, int64_t blank) {
     return (s % 2 == 0) ? blank : tg[off + stride * (s / 2)];
 }
 
-/* log(e^a + e^b + e^c) as the kernel writes it (a three-term recursion step, before + lp). */
-static inline float ctc_step(float x1, float x2, float x3, float m) {
-    return ctc_logf((glibc_expf(x1 - m) + glibc_expf(x2 - m)) + glibc_expf(x3 - m)) + m;
+/* log((e^(x2-m) + e^(x1-m)) + e^(x3-m)), the compiled order of a recursion step's sum (libtorch_cpu.so's
+ * forward and backward alike: the second exponential the first addend). */
+static inline float ctc_logsum(float x1, float x2, float x3, float m) {
+    return ctc_logf(ctc_add(ctc_add(glibc_expf(x2 - m), glibc_expf(x1 - m)), glibc_expf(x3 - m)));
 }
 
 static void ctc_alpha(const float *lp, const int64_t *tg, int64_t off, int64_t stride, int64_t B, int64_t C,
@@ -79,7 +95,7 @@ static void ctc_alpha(const float *lp, const int64_t *tg, int64_t off, int64_t s
                 la3 = neginf;
             }
             if (lamax == neginf) lamax = 0.0f;
-            la[t * S + s] = ctc_step(la1, la2, la3, lamax) + row[cur];
+            la[t * S + s] = ctc_add(ctc_add(ctc_logsum(la1, la2, la3, lamax), lamax), row[cur]);
         }
     }
     if (L == 0) {
@@ -88,7 +104,7 @@ static void ctc_alpha(const float *lp, const int64_t *tg, int64_t off, int64_t s
         float l1 = la[(il - 1) * S + 2 * L], l2 = la[(il - 1) * S + 2 * L - 1];
         float m = (l1 < l2) ? l2 : l1;
         m = (m == neginf) ? 0.0f : m;
-        *nll = -(ctc_logf(glibc_expf(l1 - m) + glibc_expf(l2 - m)) + m);
+        *nll = -ctc_add(ctc_logf(ctc_add(glibc_expf(l2 - m), glibc_expf(l1 - m))), m);
     }
 }
 
@@ -120,11 +136,11 @@ void ctc_loss_backward(const float *grad_out, const float *lp, const int64_t *tg
         if (n > 0) {
             for (int64_t s = 0; s < S; s++) lb[(n - 1) * S + s] = neginf;
             lb[(n - 1) * S + 2 * L] = lpb[(n - 1) * B * C + blank];
-            g[(n - 1) * B * C + blank] = la[(n - 1) * S + 2 * L] + lb[(n - 1) * S + 2 * L];
+            g[(n - 1) * B * C + blank] = ctc_add(lb[(n - 1) * S + 2 * L], la[(n - 1) * S + 2 * L]);
             if (L > 0) {
                 int64_t cur = ctc_prime(tg, o, stride, 2 * L - 1, blank);
                 lb[(n - 1) * S + 2 * L - 1] = lpb[(n - 1) * B * C + cur];
-                g[(n - 1) * B * C + cur] = la[(n - 1) * S + 2 * L - 1] + lb[(n - 1) * S + 2 * L - 1];
+                g[(n - 1) * B * C + cur] = ctc_add(lb[(n - 1) * S + 2 * L - 1], la[(n - 1) * S + 2 * L - 1]);
             }
         }
         for (int64_t t = n - 2; t >= 0; t--) {
@@ -145,14 +161,14 @@ void ctc_loss_backward(const float *grad_out, const float *lp, const int64_t *tg
                     lb3 = neginf;
                 }
                 if (lbmax == neginf) lbmax = 0.0f;
-                lb[t * S + s] = ctc_step(lb1, lb2, lb3, lbmax) + lpb[t * B * C + cur];
-                float ab = la[t * S + s] + lb[t * S + s];
+                lb[t * S + s] = ctc_add(ctc_add(lbmax, ctc_logsum(lb1, lb2, lb3, lbmax)), lpb[t * B * C + cur]);
+                float ab = ctc_add(lb[t * S + s], la[t * S + s]);
                 float *lcab = g + t * B * C + cur;
                 if (*lcab == neginf) {
                     *lcab = ab;
                 } else {
                     float m = (*lcab < ab) ? ab : *lcab;
-                    *lcab = ctc_logf(glibc_expf(*lcab - m) + glibc_expf(ab - m)) + m;
+                    *lcab = ctc_add(m, ctc_logf(ctc_add(glibc_expf(ab - m), glibc_expf(*lcab - m))));
                 }
             }
         }
@@ -161,7 +177,7 @@ void ctc_loss_backward(const float *grad_out, const float *lp, const int64_t *tg
             for (int64_t c = 0; c < C; c++) {
                 float *res = g + t * B * C + c;
                 float x = lpb[t * B * C + c];
-                *res = (glibc_expf(x) - glibc_expf((*res + nll) - x)) * gr;
+                *res = ctc_mul(glibc_expf(x) - glibc_expf(ctc_add(nll, *res) - x), gr);
             }
         for (int64_t t = n; t < T; t++)
             for (int64_t c = 0; c < C; c++) g[t * B * C + c] = 0.0f;
