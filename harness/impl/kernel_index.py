@@ -72,6 +72,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "scatter",
     "im2col",
     "col2im",
+    "padding_backward",
     "glu",
     "max",
     "topk",
@@ -917,6 +918,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("padding_backward",),
+        (
+            "`cpu_padding_backward` / `cpu_padding_backward_channels_last` (PaddingKernel.cpp: reflection and "
+            "replication padding's backwards, 1-D to 3-D) and `unfold_backward` (UnfoldBackward.cpp, "
+            "UnfoldBackwardKernel.cpp): additions onto zeros, an element's terms in the output's order"
+        ),
+        (
+            "nothing but a NaN's pick: identical on default, avx2 and avx512 at 1, 2 and 4 threads (measured on an "
+            "AMD Zen 5); where two NaNs meet in the channels-last kernel the AVX2 object keeps the term's in the "
+            "first C - C % 4 channels (the default object's pick refused)"
+        ),
+    ),
+    (
         ("pow",),
         (
             "`pow_tensor_scalar_optimized_kernel` (PowKernel.cpp) for exponents 2, 3, -0.5, -1, -2 (`x*x`, "
@@ -1608,6 +1622,7 @@ ARM64: dict[str, str] = {
         " scatter_reduce's prod (finite operands)"
     ),
     "im2col": ARM64_INDEXING,
+    "padding_backward": "not modelled: refused",
     "upsample_bilinear2d": (
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
         " thread count; a channels-last gradient (ATen's vectorised kernel): every update fused as in the AVX2"

@@ -1,8 +1,10 @@
 """Index accumulation and index copies as torch 2.13.0's CPU kernels compute them, float32: scatter_add /
 scatter_reduce / scatter (cpu/ScatterGatherKernel.cpp), index_add and index_reduce
 (TensorAdvancedIndexing.cpp ``index_add_cpu_out``, ``index_reduce_func_impl``), index_put, index_copy,
-index_fill, masked_scatter and put_ (cpu/IndexKernel.cpp), and nn.Fold / nn.Unfold's col2im / im2col
-(Col2Im.cpp, Im2Col.cpp over im2col.h). Torch-free, NumPy only: each result element is its start value
+index_fill, masked_scatter and put_ (cpu/IndexKernel.cpp), nn.Fold / nn.Unfold's col2im / im2col
+(Col2Im.cpp, Im2Col.cpp over im2col.h), and the backwards of reflection and replication padding
+(cpu/PaddingKernel.cpp) and of Tensor.unfold (UnfoldBackward.cpp, cpu/UnfoldBackwardKernel.cpp),
+float32 and float64. Torch-free, NumPy only: each result element is its start value
 and a run of single IEEE operations (or comparisons, or writes), so the order of the terms that reach
 one element is all there is to reproduce; ``ordered_add`` keeps it (``np.add.at`` is an unbuffered loop
 over the terms in the order given, one float32 rounding each); ``_rounds`` splits the terms into rounds
@@ -48,11 +50,24 @@ L = OH*OW; col2im the reverse.
   of float32(value); masked_scatter source's elements in self's C order where the mask is set.
 - im2col: a copy (zeros in the padding); col2im: zeros, then per column row (c, kh, kw) in order
   each output position's value added to the pixel it reaches: a pixel's terms in (kh, kw) order.
-Nothing else depends on the ATen capability, nor, outside the racing threads, on the thread count:
-torch 2.13.0 gives the same bits at default, avx2 and avx512 and on Linux arm64 (emulated N1, V1, V2;
-tests/test_impl_arm64_scatter.py; the ops of ``ARM64_FINITE`` with finite operands only, the 1-D
-index_add's alpha fused there). At avx512 every kernel here is ``REGISTER_DISPATCH`` only (no AVX-512
-object: ScatterGatherKernel.cpp, IndexKernel.cpp, the add, mul, div and maximum kernels), so the AVX2
+- reflection_pad{1,2,3}d_backward / replication_pad{1,2,3}d_backward: zeros, then each output
+  position's gradient added to the input position it read, the output positions in raster order (a
+  plane a thread, or in the channels-last kernel an image a thread with the channels as one vector
+  add); unfold_backward: a copy into the windows where they do not overlap (step >= size), else per
+  element the windows holding it in increasing order onto +0. The sum's NaN kept where two meet, but
+  in the channels-last kernel's vector adds of the AVX2 object (the term's in the first C - C % 4
+  channels); such a meeting is refused there at the default level (whose pick did not hold from one
+  layout to another) and in float64, as is an empty grad_output (ATen leaves grad_input unwritten);
+  Linux arm64 refused (not measured). Measured on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4
+  threads: 693 of 720 random traced cases bit for bit, 27 refused, 0 other; draws of mostly NaN
+  gradients (random payloads and signs): channels-last 300 of 300 at avx2 and avx512 (149 of 150
+  refused at default), contiguous 360 of 360 and unfold_backward 360 of 360 over the three levels.
+Nothing else (but that channels-last NaN) depends on the ATen capability, nor, outside the racing
+threads, on the thread count: torch 2.13.0 gives the same bits at default, avx2 and avx512 and, the
+ops before padding's, on Linux arm64 (emulated N1, V1, V2; tests/test_impl_arm64_scatter.py; the ops
+of ``ARM64_FINITE`` with finite operands only, the 1-D index_add's alpha fused there). At avx512 every
+kernel here is ``REGISTER_DISPATCH`` only (no AVX-512 object: ScatterGatherKernel.cpp, IndexKernel.cpp,
+PaddingKernel.cpp, UnfoldBackwardKernel.cpp, the add, mul, div and maximum kernels), so the AVX2
 objects run and give avx2's bits (``AVX2_OBJECT``; measured on an AMD Zen 5, 1, 2 and 4 threads).
 """
 
@@ -682,3 +697,137 @@ def col2im(cols: np.ndarray, output_size, kernel, dilation, padding, stride) -> 
     batch = cols.reshape(-1, *cols.shape[-2:])
     out = np.stack([_col2im(b, c, h, w, kh, kw, sh, sw, ph, pw, oh, ow, dh, dw) for b in batch])
     return out.reshape(*cols.shape[:-2], c, h, w)
+
+
+def _floating(x: np.ndarray, op: str, name: str) -> np.ndarray:
+    x = np.asarray(x)
+    if x.dtype not in (np.float32, np.float64):
+        raise ParityError(f"the impl reproduces {op} of float32 and float64 tensors only, not {name} {x.dtype}")
+    return x
+
+
+# PaddingKernel.cpp's ``ReflectionPad::index`` / ``ReplicationPad::index`` (nn.functional.pad's modes)
+PAD_MODES = ("reflect", "replicate")
+
+
+def _pad_index(mode: str, size: int, pad: int, out_size: int) -> np.ndarray:
+    """The input position each output position j < ``out_size`` reads along a dim of ``size`` with ``pad``
+    before it (negative: cropped), offset by PaddingParams' ``offsets``."""
+    j = np.arange(out_size, dtype=np.int64)
+    offset = max(0, -pad) - max(0, pad)
+    past = (size + pad - 1) * 2 - j if mode == "reflect" else np.full_like(j, size + pad - 1)
+    before = pad * 2 - j if mode == "reflect" else np.full_like(j, pad)
+    return np.where(j < pad, before, np.where(j < size + pad, j, past)) + offset
+
+
+def _add_stub_keeps_term(channels: int) -> np.ndarray:
+    """Per channel, whether ``add_stub``'s ``grad_in + grad_out`` over the channels of one position (the
+    channels-last kernel) keeps grad_out's NaN (the term's) where two NaNs meet, as GCC compiled the AVX2
+    object (avx2, avx512): the 8-lane body and the tail's 4-lane epilogue the term's, the last C % 4 the
+    sum's (measured on a Zen 5 for 1 to 24 channels, 2-D and 3-D). The default object's 8-lane
+    Vectorized add runs as two 4-lane halves whose pick did not hold from one layout to another
+    (refused there)."""
+    c = np.arange(channels)
+    return c < channels - channels % 4
+
+
+def _nans_meet(targets: np.ndarray, terms: np.ndarray, size: int) -> bool:
+    """Whether two NaNs may meet in a sum of ``terms`` onto ``targets``: an element with two NaN terms, or
+    one and both infinities (whose sum is a NaN)."""
+    count = np.bincount(targets[np.isnan(terms)], minlength=size)
+    both = [np.bincount(targets[terms == sign * np.inf], minlength=size) > 0 for sign in (1, -1)]
+    return bool((count + (both[0] & both[1])).max(initial=0) >= 2)
+
+
+def padding_backward(
+    grad_output: np.ndarray, input_shape: Sequence[int], padding: Sequence[int], mode: str,
+    channels_last: bool = False, aten: str = "avx2",
+) -> np.ndarray:  # fmt: skip
+    """``reflection_pad{1,2,3}d_backward`` / ``replication_pad{1,2,3}d_backward`` (PaddingKernel.cpp
+    ``cpu_padding_backward`` and ``cpu_padding_backward_channels_last``): grad_input zeroed, then every
+    output position's gradient added to the input position it was read from, the output positions in
+    C order (depth, height, width). The channels-first kernel runs a plane a thread, serially over the
+    positions (``grad_in += grad_out``: the sum's NaN kept where two meet); the channels-last one
+    (``channels_last``: grad_output's suggested memory format ChannelsLast / ChannelsLast3d) an image a
+    thread, the positions in the same order and each position's channels through ``add_stub``, whose
+    NaN where two meet depends on the channel in the AVX2 object (``_add_stub_keeps_term``); refused
+    there at the ``aten`` level default and in float64 (not measured). So one input element's terms come
+    in the output's raster order onto +0 whatever the layout, threads or level. An empty grad_output is
+    refused: ATen returns before it zeroes grad_input (reflection_pad1d/3d's), whose memory is then
+    torch.empty's."""
+    if mode not in PAD_MODES:
+        raise ParityError(f"padding backward: mode {mode!r} is not one of {PAD_MODES}")
+    g = _floating(grad_output, f"{mode} padding backward", "grad_output")
+    dims = len(padding) // 2
+    shape = tuple(int(s) for s in input_shape)
+    if len(padding) != 2 * dims or dims not in (1, 2, 3) or len(shape) not in (dims + 1, dims + 2):
+        raise ParityError(f"padding backward: padding {list(padding)} does not fit an input of shape {list(shape)}")
+    spatial = shape[-dims:]
+    pads = [(int(padding[2 * (dims - 1 - d)]), int(padding[2 * (dims - 1 - d) + 1])) for d in range(dims)]
+    out_spatial = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads, strict=True))
+    if g.shape != shape[:-dims] + out_spatial:
+        raise ParityError(f"padding backward: grad_output {list(g.shape)} is not the padded {list(shape)}")
+    if not g.size:
+        raise ParityError("padding backward of an empty grad_output: ATen returns grad_input unwritten (empty memory)")
+    reads = [_pad_index(mode, s, lo, o) for s, (lo, _), o in zip(spatial, pads, out_spatial, strict=True)]
+    if any(r.size and (r.min() < 0 or r.max() >= s) for r, s in zip(reads, spatial, strict=True)):
+        raise ParityError(f"padding backward: padding {list(padding)} reads outside an input of {list(spatial)}")
+    # the input position of every output position, in the output's C order, per plane
+    target = np.ravel_multi_index(np.meshgrid(*reads, indexing="ij"), spatial).reshape(-1)
+    planes = int(np.prod(shape[:-dims], dtype=np.int64))
+    size = int(np.prod(spatial, dtype=np.int64))
+    out = np.zeros((planes, size), g.dtype)
+    terms = g.reshape(planes, -1)
+    flat = np.arange(planes, dtype=np.int64)[:, None] * size + target[None, :]
+    keeps_term = np.zeros(planes, np.bool_)
+    if channels_last and len(shape) == dims + 2:
+        if (g.dtype != np.float32 or aten == "default") and _nans_meet(flat.reshape(-1), g.reshape(-1), out.size):
+            raise ParityError(
+                f"padding backward: two NaNs meet in the channels-last kernel's {g.dtype} vector adds at the "
+                f"{aten} level (the default object's pick varies with the layout; float64 lanes not measured)"
+            )
+        keeps_term = np.tile(_add_stub_keeps_term(shape[1]), shape[0])
+    for term_first in (False, True):
+        rows = keeps_term == term_first
+        if rows.any():
+            # float64 has no NaN meeting here (refused above): NumPy's float64 additions in order
+            keep = term_first and g.dtype == np.float32
+            ordered_add(out, flat[rows].reshape(-1), terms[rows].reshape(-1), term_first=keep)
+    return out.reshape(shape)
+
+
+def unfold_backward(grad: np.ndarray, input_sizes: Sequence[int], dim: int, size: int, step: int) -> np.ndarray:
+    """``aten.unfold_backward`` (UnfoldBackward.cpp, Tensor.unfold's gradient): grad_input zeros; with
+    ``step >= size`` the windows do not overlap and grad is copied into them (``unfold(...).copy_``: its
+    bits kept, a -0 too); with ``step < size`` UnfoldBackwardKernel.cpp's TensorIterator runs over
+    grad_input, and each element adds the windows f that hold it (f * step <= i < f * step + size) in
+    increasing f onto its +0 (``*grad_out += grad_in[...]``: the sum's NaN kept where two meet), one
+    element one thread, a scalar loop at every level."""
+    g = _floating(grad, "unfold_backward", "grad_in")
+    shape = tuple(int(s) for s in input_sizes)
+    if not shape:
+        raise ParityError("unfold_backward: the impl reproduces the gradient of a tensor of one dim or more")
+    dim = _dim(int(dim), len(shape), "unfold_backward")
+    size, step = int(size), int(step)
+    folds = (shape[dim] - size) // step + 1 if step > 0 and size <= shape[dim] else -1
+    if folds < 1 or g.shape != (*shape[:dim], folds, *shape[dim + 1 :], size):
+        raise ParityError(f"unfold_backward: grad {list(g.shape)} is not {list(shape)} unfolded by {size}, {step}")
+    windows = np.moveaxis(g, (dim, g.ndim - 1), (-2, -1))  # (..., folds, size)
+    out = np.zeros((*windows.shape[:-2], shape[dim]), g.dtype)
+    i = np.arange(shape[dim], dtype=np.int64)
+    if step >= size:  # a copy: every element in one window or none
+        f, r = i // step, i % step
+        held = (f < folds) & (r < size)
+        out[..., held] = windows[..., f[held], r[held]]
+        return np.moveaxis(out, -1, dim)
+    first = np.where(i >= size, (i - size) // step + 1, 0)  # the first window holding i
+    last = np.minimum(i // step, folds - 1)
+    rows = np.arange(int(np.prod(out.shape[:-1], dtype=np.int64)), dtype=np.int64)[:, None] * shape[dim]
+    targets, terms = [], []
+    for k in range(-(-size // step)):  # the k-th window of each element, the rounds in order
+        f = first + k
+        held = f <= last
+        targets.append((rows + i[held]).reshape(-1))
+        terms.append(windows[..., f[held], i[held] - f[held] * step].reshape(-1))
+    ordered_add(out, np.concatenate(targets), np.concatenate(terms))
+    return np.moveaxis(out, -1, dim)

@@ -96,6 +96,15 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     **{op: ("index_put", ("threads",)) for op in ("index_put", "index_put_", "_index_put_impl", "_index_put_impl_")},
     "im2col": ("im2col", ()),
     "col2im": ("im2col", ()),
+    # additions onto zeros in the output's order (a plane or an image a thread): no knob moves them but, in the
+    # 2-D and 3-D channels-last kernel, the NaN kept where two meet (the default object's or the AVX2 one's)
+    **{f"{m}_pad1d_backward": ("padding_backward", ()) for m in ("reflection", "replication")},
+    **{
+        f"{m}_pad{d}d_backward": ("padding_backward", ("capability",))
+        for m in ("reflection", "replication")
+        for d in (2, 3)
+    },
+    "unfold_backward": ("padding_backward", ()),
 }
 
 
@@ -895,6 +904,35 @@ def _col2im(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": col2im(t["self"], a["output_size"], *_fold_args(a))}
 
 
+def _x86_only(op: str, p: KernelProfile) -> None:
+    if p.aarch64:
+        raise ParityError(f"{op} is measured on x86 only (aarch64's NaN of inf - inf is another): refused")
+
+
+def _padding_backward(mode: str) -> Replay:
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.scatter import padding_backward
+
+        _x86_only(f"{mode} padding backward", p)
+        shape = t["self"].shape if "self" in t else a.get("self.shape")
+        if shape is None:
+            raise ParityError(f"{mode} padding backward: its self's shape was not captured")
+        g = t["grad_output"]
+        # the channels-last kernel for a ChannelsLast(3d) grad_output: 2-D pads of 4-D, 3-D pads of 5-D tensors
+        dims = len(a["padding"]) // 2
+        cl = dims in (2, 3) and g.ndim == dims + 2 and _suggests_cl(a, "grad_output", g.shape)
+        return {"out": padding_backward(g, shape, a["padding"], mode, cl, p.aten)}
+
+    return run
+
+
+def _unfold_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    from harness.impl.scatter import unfold_backward
+
+    _x86_only("unfold_backward", p)
+    return {"out": unfold_backward(t["grad_in"], a["input_sizes"], a["dim"], a["size"], a["step"])}
+
+
 def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
     """The first captured tensor of ``names`` (and its strides) that was not C-contiguous in torch (dims
     of size 1 aside); None when all were."""
@@ -1290,4 +1328,7 @@ REPLAYS: dict[str, Replay] = {
     },
     "im2col": _im2col,
     "col2im": _col2im,
+    **{f"reflection_pad{d}d_backward": _padding_backward("reflect") for d in (1, 2, 3)},
+    **{f"replication_pad{d}d_backward": _padding_backward("replicate") for d in (1, 2, 3)},
+    "unfold_backward": _unfold_backward,
 }
