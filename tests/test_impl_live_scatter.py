@@ -1,7 +1,8 @@
 """Live: harness/impl/scatter.py (scatter_add, scatter_reduce, index_add, index_put with accumulate,
-im2col / col2im; scatter, index_copy, index_fill, index_reduce, masked_scatter, put_) against torch in
-this process, bit for bit, and the same ops traced by ``parity trace`` and replayed through
-harness/trace/impl_ops.py (``--verify-cause``'s path).
+im2col / col2im, reflection and replication padding's and unfold's backwards; scatter, index_copy,
+index_fill, index_reduce, masked_scatter, put_) against torch in this process, bit for bit, and the
+same ops traced by ``parity trace`` and replayed through harness/trace/impl_ops.py (``--verify-cause``'s
+path).
 
 Indices repeat (a handful of targets for many terms: where the order of the additions shows), along
 the first, a middle and the last dim, with transposed operands, past the 32768-element grain; thread
@@ -341,6 +342,41 @@ def test_index_ops_replay_from_a_trace(seed: int, threads: int) -> None:
     ops = {"scatter_add", "index_add", "scatter_reduce", "index_put", "index_put_", "_index_put_impl_", "im2col",
            "col2im"}  # fmt: skip
     _replays_match(program, ops, 7)
+
+
+@settings(max_examples=3, deadline=None)
+@given(seed=SEEDS, threads=st.sampled_from([1, 2, 4]))
+def test_padding_and_unfold_backwards_replay_from_a_trace(seed: int, threads: int) -> None:
+    """UnivNet's reflection padding and location-variable unfold, replication padding of a channels-last
+    image (13 channels: add_stub's vector body and tail, where NaNs of two payloads meet but at the default
+    level, whose pick is refused), 3-D padding
+    and a non-overlapping unfold, traced and replayed op by op: each input gradient's terms in the
+    output's order onto +0 (a lone -0 term gives +0), the channels-last NaN by its lane."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    wave = torch.from_numpy(with_specials(rng, values(rng, (2, 3, 40)))).requires_grad_()
+    image = torch.from_numpy(values(rng, (2, 13, 5, 6))).contiguous(memory_format=torch.channels_last)
+    image.requires_grad_()
+    volume = torch.from_numpy(values(rng, (1, 2, 3, 4, 5))).requires_grad_()
+    nans = np.frombuffer(np.array([0x7FC0AAAA, 0xFFC0BBBB], np.uint32).tobytes(), np.float32)
+    g_image = nans[rng.integers(0, 2, (2, 13, 9, 11))]
+    if live_profile().aten == "default":  # the default object's channels-last NaN pick is refused: finite there
+        g_image = values(rng, g_image.shape)
+    g_image = torch.from_numpy(g_image).contiguous(memory_format=torch.channels_last)
+
+    def program() -> None:
+        padded = torch.nn.functional.pad(wave, (7, 9), mode="reflect")
+        windows = padded.unfold(2, 8, 3)  # overlapping windows
+        blocks = wave.unfold(2, 4, 5)  # apart
+        total = (windows * windows).sum() + blocks.sum() * 0.5
+        edge = torch.nn.functional.pad(volume, (1, 2, 2, 0, 1, 1), mode="replicate")
+        total = total + (torch.nn.functional.pad(volume, (1, 2, 1, 1, 1, 1), mode="reflect") * edge).sum()
+        total.backward(inputs=[wave, volume])
+        torch.nn.functional.pad(image, (2, 3, 1, 3), mode="replicate").backward(g_image)
+
+    ops = {"reflection_pad1d_backward", "reflection_pad3d_backward", "replication_pad2d_backward",
+           "replication_pad3d_backward", "unfold_backward"}  # fmt: skip
+    _replays_match(program, ops, 6)
 
 
 @settings(max_examples=6, deadline=None)
