@@ -78,6 +78,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "topk",
     "histc",
     "ctc_loss",
+    "prelu",
+    "cdist",
 )
 
 # the AVX-512 measurement of the index ops (harness/impl/scatter.py), quoted in their rows
@@ -1394,6 +1396,16 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(DFTI's own code paths) not measured"
         ),
     ),
+    (
+        ("prelu",),
+        "`prelu_kernel` / `prelu_backward_kernel` (Activation.cpp)",
+        "none but which of two NaNs the product keeps",
+    ),
+    (
+        ("cdist",),
+        "`cdist_kernel_impl` / `cdist_backward_kernel_impl` (DistanceOpsKernel.cpp); `_euclidean_dist` (Distance.cpp)",
+        "p = 2: the AVX2 object contracts the last m % 4 squares; `_euclidean_dist`: as `sum` and `matmul`",
+    ),
 )
 
 # index accumulation and im2col/col2im on Linux arm64 (tests/test_impl_arm64_scatter.py)
@@ -1405,6 +1417,8 @@ ARM64_INDEXING = (
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
 # (keyed by its first op): what makes the bits differ from x86, and between the three cores
 ARM64: dict[str, str] = {
+    "prelu": "not modelled for NaN results: refused",
+    "cdist": "p = 0, 1, inf as x86; p = 2 and other p not modelled: refused",
     "randn": (
         "one scalar fill on every core with aarch64 glibc `logf`/`sincosf` and a fused `radius*cos*std + mean`:"
         " other normals than x86 avx2 or baseline, the same on N1, V1 and V2"
