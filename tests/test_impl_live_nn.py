@@ -1451,3 +1451,68 @@ def test_two_nans_with_other_payloads_are_refused_where_numpy_would_keep_the_oth
         torch_op = getattr(torch, op)
         want = torch_op(torch.from_numpy(same), torch.from_numpy(other)).numpy()
         assert_bits_equal(op, want, impl_nn.binary(op, same, other))
+
+
+# -- nll_loss2d, prelu, cdist --------------------------------------------------------------------
+
+
+def _nan(bits: int, n: int) -> np.ndarray:
+    return np.full(n, bits, np.uint32).view(np.float32)
+
+
+def test_segmentation_losses_replay_nll_loss2d_from_a_trace() -> None:
+    """A segmentation head's losses: cross_entropy of (N, C, H, W) logits (log_softmax, nll_loss2d) with class
+    weights and ignored pixels, mean, sum and none, and nll_loss of a 3-D input (viewed (N, C, 1, L)) past the
+    cascade's first level; every nll_loss2d_forward and backward traced and replayed."""
+    rng = np.random.default_rng(7)
+    logits = torch.from_numpy(rng.standard_normal((2, 5, 13, 11)).astype(np.float32) * 3)
+    target = torch.from_numpy(rng.integers(0, 5, (2, 13, 11)))
+    target[0, :3] = 255
+    weight = torch.from_numpy(rng.random(5).astype(np.float32))
+    flat = torch.from_numpy(rng.standard_normal((3, 4, 700)).astype(np.float32))
+
+    def program() -> None:
+        x = logits.clone().requires_grad_(True)
+        for reduction in ("mean", "sum", "none"):
+            loss = torch.nn.functional.cross_entropy(x, target, weight, ignore_index=255, reduction=reduction)
+            loss.sum().backward()
+        y = flat.clone().requires_grad_(True)
+        torch.nn.functional.nll_loss(y, torch.from_numpy(rng.integers(0, 4, (3, 700)))).backward()
+
+    _replays_match(program, {"nll_loss2d_forward", "nll_loss2d_backward"}, 8)
+
+
+def test_prelu_replays_from_a_trace_with_nans_in_input_and_weight() -> None:
+    """PReLU of one and of many channels, its weight broadcast along H*W (the vectorized loop reads it as a
+    scalar: where input and weight are both NaN the AVX2 object's vector body keeps the weight's NaN, the
+    scalar tail the input's), and its backward (the weight's gradient is its own sum op)."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 3, 5, 7)).astype(np.float32)
+    x[0, 1].flat[[0, 17, 33, 34]] = _nan(0x7FC00011, 4)  # in the body of 16 and in the tail of 35
+    one, many = torch.nn.PReLU(), torch.nn.PReLU(3)
+    with torch.no_grad():
+        many.weight.copy_(torch.from_numpy(np.float32([0.25, np.nan, -0.5])))
+        many.weight.view(torch.int32)[1] = -0x7FFFFE  # 0xff800002: a signalling NaN of the other sign
+    g = torch.from_numpy(rng.standard_normal((2, 3, 5, 7)).astype(np.float32))
+
+    def program() -> None:
+        for layer in (one, many):
+            layer(torch.from_numpy(x).requires_grad_(True)).backward(g)
+
+    _replays_match(program, {"_prelu_kernel", "_prelu_kernel_backward"}, 4)
+
+
+def test_cdist_replays_its_own_kernel_and_the_matrix_product_from_a_trace() -> None:
+    """torch.cdist of feature sets (a matcher's descriptors): p = 2 with 13 columns (the AVX2 object contracts
+    the last 13 % 4 squares of each sum) below 25 rows (its own kernel) and above (``_euclidean_dist``), p = 1
+    and inf, batched; every _cdist_forward, _cdist_backward and _euclidean_dist traced and replayed."""
+    rng = np.random.default_rng(5)
+    a, b = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in ((2, 9, 13), (2, 30, 13)))
+
+    def program() -> None:
+        x1, x2 = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+        for p in (2.0, 1.0, float("inf")):
+            torch.cdist(x1, x2[:, :7], p=p).sum().backward()
+        torch.cdist(x1, x2).sum()
+
+    _replays_match(program, {"_cdist_forward", "_cdist_backward", "_euclidean_dist"}, 10)

@@ -6,7 +6,10 @@ Normalization.cpp's TensorIterator path for every other layout: ``batch_norm_gen
 pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and floor_divide
 (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2 object's
 vector lanes refused), native_dropout, the antialiased bicubic resize and its backward
-(``upsample_bicubic2d_aa``).
+(``upsample_bicubic2d_aa``), prelu and its backward (where input and weight are both NaN, the AVX2 object's
+vector body keeps the weight's NaN when it reads the weight as a scalar), and cdist's own kernel and its
+backward (p = 2: the AVX2 object contracts the last m % 4 squares of each sum; measured on a Zen 5 at default,
+avx2 and avx512 on 1, 2 and 4 threads, 0 other bits).
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
@@ -1088,3 +1091,87 @@ def upsample_linear1d_backward(
     gx = np.zeros((n * c, w), np.float32)
     _linear_call("upsample_linear1d_backward", profile, f32(go), gx, (n * c,), (w,), (ow,), align_corners, (scale,))
     return gx.reshape(n, c, w)
+
+
+def prelu(x: np.ndarray, weight: np.ndarray, profile: KernelProfile, run: int = 0, scalar: int = 0) -> np.ndarray:
+    """``aten._prelu_kernel`` (prelu_kernel, cpu_kernel_vec): ``x > 0 ? x : weight * x`` of float32 operands of
+    one shape in ATen's loop order, ``run`` its inner run; ``scalar`` the input ATen's vectorized loop reads as
+    a scalar (2: the weight, broadcast along the inner dim; where x and weight are both NaN the AVX2 object's
+    vector body then keeps the weight's NaN: csrc/nn.c). A NaN out of it on aarch64 is measured on x86 only."""
+    x, weight = f32(x), f32(weight)
+    if x.shape != weight.shape:
+        raise ValueError(f"prelu: input {x.shape} and weight {weight.shape} differ")
+    if scalar == 1 and bool(np.any(np.isnan(x) & np.isnan(weight))):
+        raise ParityError("prelu with its input read as a scalar (broadcast along the inner dim) and two NaNs met")
+    out = np.empty_like(x)
+    fn = load("nn").prelu_forward
+    fn.restype = None
+    fn(profile.as_c(), ptr(x), ptr(weight), ptr(out), ctypes.c_int64(x.size), ctypes.c_int64(run),
+       ctypes.c_int32(scalar == 2))  # fmt: skip
+    if profile.aarch64 and bool(np.isnan(out).any()):
+        raise ParityError("prelu with NaN results is measured on x86 only")
+    return out
+
+
+def prelu_backward(
+    grad: np.ndarray, x: np.ndarray, weight: np.ndarray, profile: KernelProfile
+) -> tuple[np.ndarray, np.ndarray]:
+    """``aten._prelu_kernel_backward`` (prelu_backward_kernel, cpu_kernel_multiple_outputs: the basic loop,
+    one element at a time on every level and layout): ``grad_input = x > 0 ? grad : weight * grad`` and
+    ``grad_weight = x > 0 ? 0 : x * grad``, both of the broadcast shape (the weight's own gradient is the
+    ``sum`` autograd takes of it, an op of its own). Two NaNs meeting: the weight's, resp. x's (measured on a
+    Zen 5 at default, avx2 and avx512); on aarch64 refused, its invalid products' NaN +qNaN."""
+    shape = np.broadcast_shapes(grad.shape, x.shape, weight.shape)
+    g, xb, w = (np.broadcast_to(f32(v), shape) for v in (grad, x, weight))
+    keep = None if profile.aarch64 else 0
+    kept = xb > 0
+    grad_input = np.where(kept, g, arith("mul", w, g, keep, "prelu backward's weight * grad", profile.aarch64))
+    grad_weight = np.where(kept, np.float32(0), arith("mul", xb, g, keep, "prelu backward's x * grad", profile.aarch64))
+    return grad_input.astype(np.float32), grad_weight.astype(np.float32)
+
+
+def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> np.ndarray:
+    """``aten._cdist_forward``'s own kernel (cdist_kernel_impl) of x1 (d, r1, m) and x2 (d, r2, m), C-contiguous
+    float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair). On aarch64 p = 0, 1 and inf only
+    (no product to contract; p = 2's and powf's loops there are not measured)."""
+    x1, x2 = f32(x1), f32(x2)
+    pnorm = float(np.float32(p))
+    if profile.aarch64 and pnorm not in (0.0, 1.0, float("inf")):
+        raise ParityError(f"cdist with p = {p} on aarch64: its loop there is not measured")
+    d, r1, m = x1.shape
+    out = np.empty((d, r1, x2.shape[1]), np.float32)
+    fn = load("nn").cdist_forward
+    fn.restype = ctypes.c_int64
+    dims = (ctypes.c_int64(v) for v in (d, r1, x2.shape[1], m))
+    clashes = fn(profile.as_c(), ptr(x1), ptr(x2), *dims, ctypes.c_float(pnorm), ptr(out))
+    if clashes:
+        raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
+    return out
+
+
+def cdist_backward(
+    grad: np.ndarray, x1: np.ndarray, x2: np.ndarray, p: float, dist: np.ndarray, profile: KernelProfile
+) -> np.ndarray:
+    """``aten._cdist_backward``'s kernel (cdist_backward_kernel_impl) of grad and dist (d, r1, r2), x1 (d, r1, m),
+    x2 (d, r2, m), C-contiguous float32: grad_x1 (d, r1, m) (csrc/nn.c cdist_backward). p = 0, 1, 2 and inf;
+    other p (Vectorized pow) refused, and the NaNs the C loop cannot name."""
+    grad, x1, x2, dist = (f32(v) for v in (grad, x1, x2, dist))
+    pnorm = float(np.float32(p))
+    if pnorm not in (0.0, 1.0, 2.0, float("inf")):
+        raise ParityError(f"_cdist_backward with p = {p}: its Vectorized pow is not modelled")
+    d, r1, m = x1.shape
+    out = np.zeros_like(x1)
+    if pnorm == 0.0:
+        return out
+    fn = load("nn").cdist_backward
+    fn.restype = ctypes.c_int64
+    dims = (ctypes.c_int64(v) for v in (d, r1, x2.shape[1], m))
+    unproven = fn(profile.as_c(), ptr(grad), ptr(x1), ptr(x2), ptr(dist), *dims, ctypes.c_float(pnorm), ptr(out))
+    if unproven:
+        raise ParityError(
+            f"_cdist_backward: {unproven} operations where two NaNs of other bits meet or (p = 1, inf) sign of a "
+            "NaN: not modelled"
+        )
+    if profile.aarch64 and bool(np.isnan(out).any()):
+        raise ParityError("_cdist_backward with NaN results is measured on x86 only")
+    return out

@@ -1,6 +1,8 @@
 """Row ops over the last dim: layer_norm, softmax (and _safe_softmax), log_softmax, cross_entropy; softmax and
-log_softmax over another dim (ATen's column kernels); group_norm; and torch._weight_norm_interface (weight_norm
-over the first or the last dim) (C kernels in csrc/rows.c).
+log_softmax over another dim (ATen's column kernels); group_norm; torch._weight_norm_interface (weight_norm
+over the first or the last dim); and nll_loss2d with its backward (class weights, ignore_index, reductions
+none / mean / sum: the same bits at every x86 level and thread count, measured on a Zen 5) (C kernels in
+csrc/rows.c).
 
 The public functions (``layer_norm``, ``softmax``, ...) take and return float32 NumPy arrays of
 any leading shape and reproduce torch 2.13.0's CPU kernels bit for bit under a ``KernelProfile``
@@ -41,6 +43,8 @@ def _lib() -> ctypes.CDLL:
         lib.nll_loss_forward.argtypes = [Profile, _P, _P, _I64, _I64, _I64, _P]
         lib.nll_loss_forward.restype = ctypes.c_float
         lib.nll_loss_backward.argtypes = [ctypes.c_float, ctypes.c_float, _P, _I64, _I64, _I64, _P]
+        lib.nll_loss2d_forward.argtypes = [Profile, _P, _P, _P, _I64, _I64, _I64, _I64, ctypes.c_int32, _P]
+        lib.nll_loss2d_forward.restype = ctypes.c_float
         lib.weight_norm_forward.argtypes = [Profile, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
         lib.weight_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I64, _I64, ctypes.c_int, _P, _P, _P]
         lib.group_norm_forward.argtypes = [Profile, _P, _P, _P, _I64, _I64, _I64, _I64, ctypes.c_double, _P, _P, _P]
@@ -383,6 +387,107 @@ def nll_loss_backward(
     g = np.float32(np.asarray(grad_loss, np.float32))
     _lib().nll_loss_backward(float(g), total_weight, ptr(_targets(targets)), b, c, ignore_index, ptr(grad_lsm))
     return grad_lsm
+
+
+def _nll_loss2d_nans(op: str, values: np.ndarray, profile: KernelProfile) -> None:
+    """Refuse what nll_loss2d's reduction cannot be said to give: NaNs of more than one pattern among the
+    values it sums (which one its sums keep is not modelled), a NaN beside infinities of both signs or sums
+    past float's range (the NaN inf - inf makes, or the operand's), and on aarch64 a non-finite value (its
+    default NaN: not measured)."""
+    from harness.impl.nans import nan_kinds
+
+    nan = bool(np.isnan(values).any())
+    both_infs = bool((values == np.inf).any() and (values == -np.inf).any())
+    overflow = float(np.abs(values[np.isfinite(values)].astype(np.float64)).sum()) > float(np.finfo(np.float32).max)
+    if len(nan_kinds(values)) > 1 or (nan and (both_infs or overflow)):
+        raise ParityError(
+            f"{op}: NaNs of several patterns, or a NaN beside infinities of both signs (or sums past float's range), "
+            "among its sums: which NaN the cascade keeps is not modelled"
+        )
+    if profile.aarch64 and not np.isfinite(values).all():
+        raise ParityError(f"{op} of non-finite values on aarch64: not measured")
+
+
+def nll_loss2d(
+    x: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray | None,
+    reduction: str,
+    ignore_index: int,
+    profile: KernelProfile,
+) -> tuple[np.ndarray, np.ndarray]:
+    """ATen's ``nll_loss2d_forward`` (LossNLL2d.cpp) of input (N, C, H, W) and target (N, H, W): ``(output,
+    total_weight)``. ``none``: ``-x[n, t, h, w] * weight[t]`` (1 without weights) per element, 0 where
+    ignored; ``sum`` / ``mean``: csrc/rows.c's cascade (nll_loss2d_forward), float32 0-d. Targets out of
+    [0, C) other than ignore_index are torch's IndexError."""
+    from harness.impl.nans import arith
+
+    x = f32(x)
+    n, c, h, w = x.shape
+    t = np.asarray(target, np.int64).reshape(n, h * w)
+    kept = t != ignore_index
+    if ((t < 0) | (t >= c))[kept].any():
+        raise ParityError("nll_loss2d: a target out of [0, C) (torch raises)")
+    cols = np.where(kept, t, 0)
+    picked = np.take_along_axis(x.reshape(n, c, h * w), cols[:, None, :], axis=1)[:, 0, :]
+    wt = np.ones(c, np.float32) if weight is None else f32(weight).reshape(c)
+    if reduction == "none":
+        out = arith("mul", -picked, wt[cols], None, "nll_loss2d's -x * weight", profile.aarch64)
+        return np.where(kept, out, np.float32(0)).astype(np.float32).reshape(n, h, w), np.zeros((), np.float32)
+    if profile.aarch64 and weight is not None:
+        raise ParityError("nll_loss2d with class weights on aarch64: its product's contraction there is not measured")
+    _nll_loss2d_nans("nll_loss2d_forward", np.concatenate([picked[kept], wt[cols[kept]]]), profile)
+    lsm = np.ascontiguousarray(x)
+    tw = ctypes.c_float()
+    weights = None if weight is None else np.ascontiguousarray(wt)
+    loss = _lib().nll_loss2d_forward(
+        profile.as_c(), ptr(lsm), ptr(_targets(t)), None if weights is None else ptr(weights), n, c, h * w,
+        ignore_index, int(reduction == "mean"), ctypes.byref(tw),
+    )  # fmt: skip
+    return np.array(loss, np.float32), np.array(tw.value, np.float32)
+
+
+def nll_loss2d_backward(
+    grad: np.ndarray,
+    shape: tuple[int, ...],
+    target: np.ndarray,
+    weight: np.ndarray | None,
+    reduction: str,
+    ignore_index: int,
+    total_weight: np.ndarray,
+    profile: KernelProfile,
+) -> np.ndarray:
+    """ATen's ``nll_loss2d_backward`` (LossNLL2d.cpp): grad_input (N, C, H, W), zeros but at each kept
+    element's target: ``-weight[t] * grad[n, h, w]`` (none; ``-1 *`` without weights); for sum and mean one
+    value ``-grad`` or ``-(grad / total_weight)`` times ``weight[t]`` (the value itself without weights)."""
+    from harness.impl.nans import arith
+
+    n, c, h, w = shape
+    t = np.asarray(target, np.int64).reshape(n, h * w)
+    kept = t != ignore_index
+    if ((t < 0) | (t >= c))[kept].any():
+        raise ParityError("nll_loss2d_backward: a target out of [0, C) (torch raises)")
+    cols = np.where(kept, t, 0)
+    wt = None if weight is None else f32(weight).reshape(c)
+    g = f32(grad)
+    arm = profile.aarch64
+    if reduction == "none":
+        minus = np.float32(-1) if wt is None else -wt[cols]
+        value = arith("mul", minus, g.reshape(n, h * w), None, "nll_loss2d_backward's -weight * grad", arm)
+    else:
+        scalar = g.reshape(-1)[:1]
+        if reduction == "mean":  # DIVSS keeps its dividend's NaN where both are
+            scalar = arith("div", scalar, f32(total_weight).reshape(-1)[:1], None if arm else 0, "grad / total", arm)
+        scalar = -scalar
+        value = (
+            np.broadcast_to(scalar, (n, h * w))
+            if wt is None
+            else arith("mul", wt[cols], scalar, None, "nll_loss2d_backward's weight * grad", arm)
+        )
+    out = np.zeros((n, c, h * w), np.float32)
+    b_idx, e_idx = np.nonzero(kept)
+    out[b_idx, cols[b_idx, e_idx], e_idx] = np.broadcast_to(value, (n, h * w))[b_idx, e_idx]
+    return out.reshape(n, c, h, w)
 
 
 def cross_entropy_backward(

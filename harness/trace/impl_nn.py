@@ -58,6 +58,12 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     # rounding_mode "floor": SLEEF's fmodf in the vector lanes (std::fmod at default), glibc's in each tail
     **{name: ("div", ("capability", "threads")) for name in ("floor_divide", "floor_divide_")},
     "native_dropout": ("dropout", ()),
+    # NaNs only: which of two NaNs the product keeps (the AVX2 object's body with a broadcast weight)
+    "_prelu_kernel": ("prelu", ("capability", "threads")),
+    "_prelu_kernel_backward": ("prelu", ()),
+    # p = 2: the AVX2 object contracts the last m % 4 squares of each sum
+    "_cdist_forward": ("cdist", ("capability",)),
+    "_cdist_backward": ("cdist", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
     "native_group_norm": ("group_norm", ("capability", "threads")),  # channels-last from 1024 pixels
     "native_group_norm_backward": ("group_norm", ("capability", "threads")),
@@ -1265,6 +1271,84 @@ def _upsample_nearest_backward(dims: int, exact: bool) -> Replay:
     return run
 
 
+def _prelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_prelu_kernel`` (prelu's weight viewed to broadcast along the input's channels): harness.impl.nn.prelu
+    in TensorIterator's loop (the weight read as a scalar where it is broadcast along the inner dim)."""
+    from harness.impl.nn import prelu
+
+    names = ("self", "weight")
+    x, w = (_float32_operand(t, n, "_prelu_kernel") for n in names)
+    return {"out": in_loop_order(a, names, [x, w], lambda xs, run, scalar: prelu(*xs, p, run, scalar), scalar_in=True)}
+
+
+def _prelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_prelu_kernel_backward``: harness.impl.nn.prelu_backward (the basic loop: no layout reaches a bit)."""
+    from harness.impl.nn import prelu_backward
+
+    g, x, w = (_float32_operand(t, n, "_prelu_kernel_backward") for n in ("grad_output", "self", "weight"))
+    grad_input, grad_weight = prelu_backward(g, x, w, p)
+    return {"out0": grad_input, "out1": grad_weight}
+
+
+def _float32_operand(t: Arrays, name: str, op: str) -> np.ndarray:
+    x = np.asarray(t[name])
+    if x.dtype != np.float32:
+        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {name} of {x.dtype}")
+    return x
+
+
+def cdist_batches(x1: np.ndarray, x2: np.ndarray) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+    """cdist_impl's operands: the batch dims of x1 and x2 broadcast together, each expanded and made
+    contiguous as (d, r, m) (``x.expand(...).contiguous().view(...)``); the broadcast batch shape first."""
+    if x1.ndim < 2 or x2.ndim < 2 or x1.shape[-1] != x2.shape[-1]:
+        raise ParityError(f"cdist of shapes {x1.shape} and {x2.shape}: not cdist's operands")
+    batch = tuple(np.broadcast_shapes(x1.shape[:-2], x2.shape[:-2]))
+    d = int(np.prod(batch, dtype=np.int64))
+    flat = [np.ascontiguousarray(np.broadcast_to(x, batch + x.shape[-2:])).reshape(d, *x.shape[-2:]) for x in (x1, x2)]
+    return batch, flat[0], flat[1]
+
+
+def euclid_by_mm(p: float, mode: int | None, r1: int, r2: int) -> bool:
+    """cdist_impl's choice of ``_euclidean_dist`` (the matrix product) over its own kernel: p = 2 and
+    compute_mode 1, or the default mode with more than 25 rows on either side."""
+    mode = 0 if mode is None else int(mode)
+    return p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+
+
+def _cdist_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_cdist_forward`` by cdist_impl's own kernel (harness.impl.nn.cdist), the operands broadcast and made
+    contiguous as it does; empty operands give an empty or zero result. The matrix-product path
+    (``_euclidean_dist``) is harness/trace/impl_ops.py's replay."""
+    from harness.impl.nn import cdist
+
+    x1, x2 = (_float32_operand(t, n, "_cdist_forward") for n in ("x1", "x2"))
+    pnorm = float(a.get("p", 2.0))
+    batch, f1, f2 = cdist_batches(x1, x2)
+    shape = (*batch, f1.shape[1], f2.shape[1])
+    if euclid_by_mm(pnorm, a.get("compute_mode"), f1.shape[1], f2.shape[1]) and 0 not in shape and f1.shape[2]:
+        raise ParityError("_cdist_forward by the matrix product (p = 2 past 25 rows): replayed as _euclidean_dist")
+    if 0 in shape or f1.shape[2] == 0:
+        return {"out": np.zeros(shape, np.float32)}
+    return {"out": cdist(f1, f2, pnorm, p).reshape(shape)}
+
+
+def _cdist_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_cdist_backward`` (x1's gradient; autograd asks for x2's with the operands swapped and transposed):
+    harness.impl.nn.cdist_backward over the operands broadcast as _cdist_backward expands them, the result
+    of x1's expanded shape; zeros for empty operands."""
+    from harness.impl.nn import cdist_backward
+
+    names = ("grad", "x1", "x2", "cdist")
+    grad, x1, x2, dist = (_float32_operand(t, n, "_cdist_backward") for n in names)
+    batch, f1, f2 = cdist_batches(x1, x2)
+    d, r1, m = f1.shape
+    if 0 in (d, r1, m, f2.shape[1]):
+        return {"out": np.zeros(x1.shape, np.float32)}
+    g, dist = (np.ascontiguousarray(v).reshape(d, r1, f2.shape[1]) for v in (grad, dist))
+    out = cdist_backward(g, f1, f2, float(a.get("p", 2.0)), dist, p)
+    return {"out": out.reshape(*batch, r1, m)}
+
+
 REPLAYS: dict[str, Replay] = {
     "native_group_norm": _group_norm,
     "native_group_norm_backward": _group_norm_backward,
@@ -1331,4 +1415,8 @@ REPLAYS: dict[str, Replay] = {
     **{f"reflection_pad{d}d_backward": _padding_backward("reflect") for d in (1, 2, 3)},
     **{f"replication_pad{d}d_backward": _padding_backward("replicate") for d in (1, 2, 3)},
     "unfold_backward": _unfold_backward,
+    "_prelu_kernel": _prelu,
+    "_prelu_kernel_backward": _prelu_backward,
+    "_cdist_forward": _cdist_forward,
+    "_cdist_backward": _cdist_backward,
 }

@@ -35,6 +35,10 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_log_softmax_backward_data": ("log_softmax", ("capability", "threads")),
     "nll_loss_forward": ("cross_entropy", ()),
     "nll_loss_backward": ("cross_entropy", ()),
+    "nll_loss2d_forward": ("cross_entropy", ()),  # serial, outside the per-capability objects
+    "nll_loss2d_backward": ("cross_entropy", ()),
+    # x.pow(2).sum(-1), mm / bmm, clamp_min_, sqrt_ inside one op: the sum's and the matrix product's knobs
+    "_euclidean_dist": ("cdist", ("mkl_code_path", "cpu_model", "threads")),
     "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
     "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
     "_ctc_loss": ("ctc_loss", ()),  # scalar, one thread per batch element: the same bits everywhere
@@ -1503,6 +1507,91 @@ def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     return {"out": nll_loss_backward(t["grad_output"], lsm.shape, target, total_weight, ignore)}
 
 
+def _nll_loss2d_call(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int, int]:
+    """(input (N, C, H, W), target (N, H, W), weight (C,) or None, reduction, ignore_index) of nll_loss2d_forward
+    or its backward, float32 (F.nll_loss and F.cross_entropy of an input of 3 or more dims: ATen views any
+    but 4 dims as (N, C, 1, -1) first)."""
+    x = _float32(t["self"], op)
+    weight = t.get("weight")
+    if weight is not None:
+        weight = _float32(weight, op)
+    reduction = int(a.get("reduction", _MEAN))
+    if x.ndim != 4 or reduction not in _REDUCTIONS:
+        raise ParityError(f"{op}: input of shape {x.shape}, reduction {reduction}: not nll_loss2d's")
+    return x, np.asarray(t["target"]), weight, reduction, int(a.get("ignore_index", -100))
+
+
+def _nll_loss2d_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``nll_loss2d_forward``: rows.nll_loss2d (LossNLL2d.cpp: per element for reduction none, else its
+    8-level cascade over the N*H*W elements, divided by the total weight for mean)."""
+    from harness.impl.rows import nll_loss2d
+
+    x, target, weight, reduction, ignore = _nll_loss2d_call(t, a, "nll_loss2d_forward")
+    loss, total_weight = nll_loss2d(x, target, weight, _REDUCTIONS[reduction], ignore, p)
+    return {"out0": loss, "out1": total_weight}
+
+
+def _nll_loss2d_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``nll_loss2d_backward``: rows.nll_loss2d_backward (zeros, and at each kept element's target
+    ``-weight * grad`` (none), ``weight * -(grad / total_weight)`` (mean) or ``weight * -grad`` (sum))."""
+    from harness.impl.rows import nll_loss2d_backward
+
+    x, target, weight, reduction, ignore = _nll_loss2d_call(t, a, "nll_loss2d_backward")
+    g = _float32(t["grad_output"], "nll_loss2d_backward")
+    total = _float32(t["total_weight"], "nll_loss2d_backward")
+    return {"out": nll_loss2d_backward(g, x.shape, target, weight, _REDUCTIONS[reduction], ignore, total, p)}
+
+
+def _euclidean_dist(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_euclidean_dist`` (Distance.cpp, a composite recorded as one op): the replays of the ops it runs, in
+    its order: ``x.pow(2).sum(-1, keepdim)`` of each side (the sum over x's own layout), ``cat`` of
+    ``[x1 * -2, |x1|^2, 1]`` and ``[x2, 1, |x2|^2]``, ``matmul`` of the first by the second transposed (mm,
+    or bmm over the batch dims flattened), ``clamp_min_(0)``, ``sqrt_``."""
+    from harness.impl.nans import arith
+
+    xs = [_float32(t[name], "_euclidean_dist") for name in ("x1", "x2")]
+    if xs[0].ndim < 2 or xs[0].ndim != xs[1].ndim or xs[0].shape[-1] != xs[1].shape[-1]:
+        raise ParityError(f"_euclidean_dist of shapes {xs[0].shape} and {xs[1].shape}: not modelled")
+    norms = []
+    for name, x in zip(("x1", "x2"), xs, strict=True):
+        stride = a.get(f"{name}.stride") or strides.c_strides(x.shape)
+        stride = strides.strides_in_order(x.shape, impl_nn.stride_order(x.shape, stride))  # pow's output: dense
+        layout = {"self.stride": list(stride), "self.shape": list(x.shape)}
+        square = REPLAYS["pow"]({"self": x}, {**layout, "exponent": 2}, p)["out"]
+        norms.append(REPLAYS["sum"]({"self": square}, {**layout, "dim": [-1], "keepdim": True}, p)["out"])
+    ones = [np.ones_like(n) for n in norms]
+    left = np.concatenate([arith("mul", xs[0], np.float32(-2), 0), norms[0], ones[0]], axis=-1)
+    right = np.concatenate([xs[1], ones[1], norms[1]], axis=-1)
+    batch, (r1, k), r2 = left.shape[:-2], left.shape[-2:], right.shape[-2]
+    mat2 = np.swapaxes(right, -1, -2)
+    if left.ndim == 2:
+        layout = {"self.stride": [k, 1], "mat2.stride": [1, k]}
+        product = REPLAYS["mm"]({"self": left, "mat2": mat2}, layout, p)["out"]
+    else:
+        d = int(np.prod(batch, dtype=np.int64))
+        mats = {"self": left.reshape(d, r1, k), "mat2": np.swapaxes(right.reshape(d, r2, k), -1, -2)}
+        layout = {"self.stride": [r1 * k, k, 1], "mat2.stride": [r2 * k, 1, k]}
+        product = REPLAYS["bmm"](mats, layout, p)["out"].reshape(*batch, r1, r2)
+    product = np.ascontiguousarray(product, np.float32)
+    clamped = REPLAYS["clamp_min_"]({"self": product}, {"min": 0}, p)["out"]
+    return {"out": REPLAYS["sqrt"]({"self": np.ascontiguousarray(clamped)}, {}, p)["out"]}
+
+
+def _cdist_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_cdist_forward``: cdist_impl's matrix-product path (``_euclidean_dist`` of the operands, expanded to
+    (d, r, m) where the batch dims broadcast to more than one) or its own kernel (impl_nn)."""
+    x1, x2 = (_float32(t[name], "_cdist_forward") for name in ("x1", "x2"))
+    batch, f1, f2 = impl_nn.cdist_batches(x1, x2)
+    r1, r2, m = f1.shape[1], f2.shape[1], f1.shape[2]
+    by_mm = impl_nn.euclid_by_mm(float(a.get("p", 2.0)), a.get("compute_mode"), r1, r2)
+    if not by_mm or 0 in (*batch, r1, r2, m):
+        return impl_nn.REPLAYS["_cdist_forward"](t, a, p)
+    one = int(np.prod(batch, dtype=np.int64)) == 1
+    operands = {"x1": x1, "x2": x2} if one else {"x1": f1, "x2": f2}
+    layout = {k: v for k, v in a.items() if k.endswith(".stride")} if one else {}
+    return {"out": _euclidean_dist(operands, layout, p)["out"].reshape(*batch, r1, r2)}
+
+
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # at::Reduction
 
 
@@ -1707,7 +1796,8 @@ def _integral(name: str, floating: Replay) -> Replay:
 # threads), std, cdist, ctc_loss. Of these, REPLAYS reproduces clamp / minimum / maximum by tensors,
 # remainder, fmod (SLEEF's NaN lanes refused), elu (selu, celu), hardswish, hardsigmoid and mse_loss with
 # their backwards: 0 other bits in 250 random traced programs per group at each of default, avx2 and avx512
-# on this Zen 5 (1, 2 and 4 threads).
+# on this Zen 5 (1, 2 and 4 threads); and cdist (``_cdist_forward``, ``_euclidean_dist``, ``_cdist_backward``):
+# 0 other in 320 random traced programs per level (the kernel index's cdist row).
 BITS_KEPT = frozenset((
     "_conj", "_reshape_alias", "_to_copy", "_unsafe_view", "alias", "as_strided", "as_strided_", "cat", "clone",
     "constant_pad_nd", "copy_", "detach", "diagonal_copy", "empty", "empty_like", "empty_strided", "expand", "eye",
@@ -1749,6 +1839,8 @@ REPLAYS.update(impl_optim.REPLAYS)
 REPLAYS.update({"bernoulli_": _bernoulli, "bernoulli": _bernoulli_p, "native_dropout": _native_dropout})
 REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
+REPLAYS.update({"nll_loss2d_forward": _nll_loss2d_forward, "nll_loss2d_backward": _nll_loss2d_backward})
+REPLAYS.update({"_euclidean_dist": _euclidean_dist, "_cdist_forward": _cdist_forward})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
 REPLAYS.update({"_ctc_loss": _ctc_loss, "_ctc_loss_backward": _ctc_loss_backward})
 # maximum of any layout (the optimizers' one flat run included)

@@ -50,6 +50,11 @@
  *                        and C as for upsample_bilinear_backward; scratch as upsample_linear_generic
  *   upsample_linear1d_backward  go (P, OW); gx (P, W), zeroed by the caller; wi, ww (2*OW,) scratch
  *
+ *   prelu_forward        x, w, out (n,): input and weight broadcast to one shape in ATen's loop order, runs of
+ *                        `run` as sigmoid's; w_scalar: the vectorized loop reads the weight as a scalar
+ *   cdist_forward        x1 (d, r1, m), x2 (d, r2, m), out (d, r1, r2)
+ *   cdist_backward       grad, dist (d, r1, r2), x1 (d, r1, m), x2 (d, r2, m), out (d, r1, m)
+ *
  * Element-wise loops: elementwise.h run_segments (the GRU's gates are column chunks of a (B, 3H)
  * matrix: runs of H). */
 #include "elementwise.h"
@@ -1320,4 +1325,160 @@ void nearest_source(profile_t p, int64_t in, int64_t out, float scale, int32_t r
             k = (int64_t)floorf((float)(((double)i + 0.5) * (double)scale));
         idx[i] = k < in - 1 ? k : in - 1;
     }
+}
+
+/* ------------------------------------------------------------------ prelu */
+
+/* prelu_kernel (cpu/Activation.cpp, REGISTER_DISPATCH: the AVX2 object at avx512, 8 lanes), cpu_kernel_vec
+ * over (input, weight), the weight broadcast to the input's shape. Vector lane blendv(weight * input, input,
+ * input > 0); scalar tail input > 0 ? input : weight * input: one product, nothing to contract, the same
+ * bits in both but where input and weight are both NaN (measured on a Zen 5, NaNs of distinct payloads):
+ * the product gives the input's NaN (quieted) in the default build everywhere and in the AVX2 object's
+ * tails and where both are read as vectors; the weight's where the AVX2 object's vector body reads the
+ * weight as a scalar (broadcast along the inner dim: `w_scalar`). */
+static inline float prelu_lane(float x, float w, int weight_nan) {
+    if (x > 0.0f) return x;
+    if (isnan(x) && isnan(w)) return nn_quiet(weight_nan ? w : x);
+    return w * x;
+}
+
+static float prelu_body_w(const profile_t *p, float x, float w) {
+    return prelu_lane(x, w, p->aten == 1 || p->aten == ATEN_AVX512);
+}
+
+static float prelu_input_nan(const profile_t *p, float x, float w) {
+    (void)p;
+    return prelu_lane(x, w, 0);
+}
+
+void prelu_forward(profile_t p, const float *x, const float *w, float *out, int64_t n, int64_t run, int32_t w_scalar) {
+    run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, w_scalar ? prelu_body_w : prelu_input_nan, prelu_input_nan, x, w,
+                 out, n, run);
+}
+
+/* ------------------------------------------------------------------ cdist */
+
+/* cdist_kernel_impl (cpu/DistanceOpsKernel.cpp, REGISTER_DISPATCH: the AVX2 object at avx512),
+ * run_parallel_cdist: x1 (d, r1, m), x2 (d, r2, m), out (d, r1, r2); each output on its own (the threads'
+ * chunks of parallel_for over the outputs reach no bits): agg = 0, then for x = 0..m-1 in order
+ * agg = red(agg, map(|x1[i,x] - x2[j,x]|)), out = finish(agg):
+ *   p = 0: agg + std::min(ceil(diff), 1)       p = 1: agg + diff            p = inf: std::max(agg, diff)
+ *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p), pow(agg, 1.0/p) in double
+ * The default object rounds each product; GCC vectorized the AVX2 object's p = 2 loop (disassembled,
+ * torch 2.13.0): the differences and squares in blocks of 8, then one of 4, each square rounded and added
+ * to agg in order, and the last m % 4 terms contracted, agg = fmaf(diff, diff, agg). The other norms have
+ * nothing to contract. `pnorm` holds p. NaNs: the first NaN term's bits come out (diff * diff keeps diff's
+ * sign: GCC dropped the abs for p = 2; inf - inf the CPU's default NaN) unless a later NaN term of other
+ * bits meets it (counted: which one GCC's unrolled adds keep depends on the lane, measured); p = inf's
+ * std::max skips NaNs. */
+static float cdist_pair(const profile_t *p, const float *a, const float *b, int64_t m, float pnorm, int64_t *clash) {
+    float agg = 0.0f;
+    if (isinf(pnorm)) {
+        for (int64_t x = 0; x < m; x++) {
+            const float diff = fabsf(a[x] - b[x]);
+            agg = agg < diff ? diff : agg;
+        }
+        return agg;
+    }
+    const int64_t fused_from = (pnorm == 2.0f && (p->aten == 1 || p->aten == ATEN_AVX512)) ? m - m % 4 : m;
+    for (int64_t x = 0; x < m; x++) {
+        const float diff = a[x] - b[x];
+        float term;
+        if (pnorm == 0.0f) {
+            const float c = ceilf(fabsf(diff));
+            term = 1.0f < c ? 1.0f : c;
+        } else if (pnorm == 1.0f) {
+            term = fabsf(diff);
+        } else if (pnorm == 2.0f) {
+            term = diff * diff;
+        } else {
+            term = powf(fabsf(diff), pnorm);
+        }
+        if (agg != agg) { /* a NaN sum meets another NaN term: which one the compiled add keeps varies */
+            *clash += term != term && vm_f2u(term) != vm_f2u(agg);
+            continue;
+        }
+        agg = x >= fused_from ? fmaf(diff, diff, agg) : agg + term;
+    }
+    if (pnorm == 2.0f) return sqrtf(agg);
+    if (pnorm == 0.0f || pnorm == 1.0f) return agg;
+    return (float)pow((double)agg, 1.0 / (double)pnorm);
+}
+
+/* Returns the count of pairs where a NaN sum met a NaN term of other bits (not modelled: GCC's unrolled adds
+ * take the sum or the term as their first source lane by lane). */
+int64_t cdist_forward(profile_t p, const float *x1, const float *x2, int64_t d, int64_t r1, int64_t r2, int64_t m,
+                      float pnorm, float *out) {
+    int64_t clash = 0;
+    for (int64_t l = 0; l < d; l++)
+        for (int64_t i = 0; i < r1; i++)
+            for (int64_t j = 0; j < r2; j++)
+                out[(l * r1 + i) * r2 + j] =
+                    cdist_pair(&p, x1 + (l * r1 + i) * m, x2 + (l * r2 + j) * m, m, pnorm, &clash);
+    return clash;
+}
+
+/* Vectorized's maximum / minimum of two non-NaN floats: the second operand where they are equal. */
+static inline float vmaxf(float a, float b) { return a > b ? a : b; }
+static inline float vminf(float a, float b) { return a < b ? a : b; }
+
+/* Dist::sign: min(max(0, ceil(v)), 1) + min(max(-1, floor(v)), 0). */
+static inline float cdist_sign(float v) {
+    return vminf(vmaxf(0.0f, ceilf(v)), 1.0f) + vminf(vmaxf(-1.0f, floorf(v)), 0.0f);
+}
+
+/* Whether a and b are NaNs of different bits (the NaN an operation of both passes on is not modelled). */
+static inline int nan_clash(float a, float b) { return isnan(a) && isnan(b) && vm_f2u(a) != vm_f2u(b); }
+
+/* cdist_backward_kernel_impl, run_backward_parallel_cdist: grad, dist (d, r1, r2), x1 (d, r1, m), x2
+ * (d, r2, m), out (d, r1, m). Columns are Vectorized lanes (the last m % 8 a partial vector), each on its own
+ * (parallel_for over whole vectors of columns, the remainder after it: no thread count reaches a bit): for
+ * each row i of x1, res = +0 (the zero-filled result loaded), then for each row j of x2 in order
+ * res = res + backward(diff = x1[i,c] - x2[j,c], grad[i,j], dist[i,j]), explicit vector operations:
+ *   p = 1: grad * sign(diff)
+ *   p = 2: dist == 0 ? 0 : (grad * diff) / dist
+ *   p = inf: (grad * sign(diff)) * (1 - min(1, ceil(|(|diff| - dist)|)))
+ * (p = 0 leaves the zeros; other p take Vectorized pow: not modelled, refused by the caller). Returns the
+ * count of operations where the impl cannot say which NaN comes out: two NaNs of different bits meeting in
+ * a product, quotient or sum; for p = 1 and inf any NaN in sign's or min's operands (Vectorized maximum
+ * gives the all-ones NaN in the AVX2 object, the operand's NaN in the default build). */
+int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const float *x2, const float *dist, int64_t d,
+                       int64_t r1, int64_t r2, int64_t m, float pnorm, float *out) {
+    (void)p;
+    int64_t unproven = 0;
+    for (int64_t l = 0; l < d; l++)
+        for (int64_t i = 0; i < r1; i++)
+            for (int64_t c = 0; c < m; c++) {
+                float res = 0.0f;
+                for (int64_t j = 0; j < r2; j++) {
+                    const int64_t k = (l * r1 + i) * r2 + j;
+                    const float a = x1[(l * r1 + i) * m + c], b = x2[(l * r2 + j) * m + c];
+                    const float diff = a - b, g = grad[k], dist_k = dist[k];
+                    float r;
+                    unproven += nan_clash(a, b);
+                    if (pnorm == 2.0f) {
+                        if (dist_k == 0.0f) {
+                            r = 0.0f;
+                        } else {
+                            const float gd = g * diff;
+                            unproven += nan_clash(g, diff) + nan_clash(gd, dist_k);
+                            r = gd / dist_k;
+                        }
+                    } else {
+                        if (isnan(diff)) unproven++;
+                        const float gs = g * cdist_sign(diff);
+                        if (pnorm == 1.0f) {
+                            r = gs;
+                        } else {
+                            const float e = ceilf(fabsf(fabsf(diff) - dist_k));
+                            if (isnan(e)) unproven++;
+                            r = gs * (1.0f - vminf(1.0f, e));
+                        }
+                    }
+                    unproven += nan_clash(res, r);
+                    res = res + r;
+                }
+                out[(l * r1 + i) * m + c] = res;
+            }
+    return unproven;
 }

@@ -1,6 +1,6 @@
-/* Row kernels: layer_norm, softmax, log_softmax, cross_entropy (nll_loss) over the last dim; group_norm over
- * its (n, g) rows, and on channels-last inputs over its columns of channels; weight_norm's fused kernels
- * over the rows or the columns of a (M,N) view.
+/* Row kernels: layer_norm, softmax, log_softmax, cross_entropy (nll_loss, nll_loss2d's reductions) over the
+ * last dim; group_norm over its (n, g) rows, and on channels-last inputs over its columns of channels;
+ * weight_norm's fused kernels over the rows or the columns of a (M,N) view.
  *
  * Every ATen Vectorized<float> loop is written as a loop over L lanes (L = 8 on x86, 16 for the
  * AVX-512-registered softmax kernels; 4 on aarch64 NEON/SVE128, 8 on SVE256). Where GCC contracted
@@ -581,49 +581,80 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
     }
 }
 
-/* ------------------------------------------------------------------------------ nll_loss (mean) */
+/* ------------------------------------------------------------------------------ nll_loss, nll_loss2d */
 
-/* nll_loss_out_frame (LossNLL.cpp), lsm (B,C) log-probabilities, target (B): mean reduction.
- * Non-ignored rows subtract lsm[b, t] into partial[0]; after row b, while the level mask of b
- * is zero, partial[j] moves into partial[j+1] (8 levels, level_power = max(4, ceil_log2(B)/8));
- * loss = (0 + partial[0] + ... + partial[7]) / (float)(B - ignored). Every target ignored gives
- * 0/0: the CPU's default NaN, 0xffc00000 on x86, 0x7fc00000 on aarch64 (FPCR.DN off: a NaN
- * operand propagates, an invalid operation gives +qNaN); an empty batch +qNaN everywhere. */
-float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int64_t B, int64_t C,
-                       int64_t ignore_index, float *total_weight) {
+/* nll_loss2d_forward_out_frame (LossNLL2d.cpp; nll_loss_out_frame of LossNLL.cpp is its map = 1, unweighted
+ * case), reductions sum and mean (reduction 2 and 1), serial on every thread count, compiled outside the
+ * per-capability objects (no FMA, no vector code: the same bits at every x86 level). lsm (B, C, map)
+ * log-probabilities (map = H*W), target (B, map), weight (C,) or NULL. The elements in their linear order
+ * i = b*map + e; one whose target is ignore_index only counts as ignored; the others subtract
+ * lsm[b, t, e] (or its product with weight[t], rounded on its own) from loss[0] and, weighted, add weight[t]
+ * to wsum[0]; after element i, while the level mask of i is zero, level j moves into level j+1 (8 levels,
+ * level_power = max(4, CeilLog2(B*map)/8)) in both arrays. total weight: the unignored count as float, or
+ * 0 + wsum[0] + ... + wsum[7]; out = 0 + loss[0] + ... + loss[7], divided by the total weight for mean.
+ * A mean whose total weight is 0 (every target ignored) gives 0/0: the CPU's default NaN, 0xffc00000 on
+ * x86, 0x7fc00000 on aarch64 (FPCR.DN off: a NaN operand propagates, an invalid operation gives +qNaN);
+ * an empty batch gives +qNaN (mean) or 0 (sum), total weight 0. */
+float nll_loss2d_forward(profile_t p, const float *lsm, const int64_t *target, const float *weight, int64_t B,
+                         int64_t C, int64_t map, int64_t ignore_index, int32_t mean, float *total_weight) {
     enum { LEVELS = 8 };
-    const int64_t power = ceil_log2(B) / LEVELS > 4 ? ceil_log2(B) / LEVELS : 4;
+    const int64_t numiter = B * map;
+    const int64_t power = ceil_log2(numiter) / LEVELS > 4 ? ceil_log2(numiter) / LEVELS : 4;
     const int64_t mask = ((int64_t)1 << power) - 1;
-    float partial[LEVELS] = {0};
+    float loss[LEVELS] = {0}, wsum[LEVELS] = {0};
     int64_t ignored = 0;
-    for (int64_t b = 0; b < B; b++) {
-        const int64_t t = target[b];
-        if (t == ignore_index) {
-            ignored++;
-            continue;
-        }
-        partial[0] -= lsm[b * C + t];
-        for (int64_t j = 0; j + 1 < LEVELS; j++) {
-            if ((b & (mask << (j * power))) != 0) break;
-            partial[j + 1] += partial[j];
-            partial[j] = 0.0f;
-        }
-    }
-    float tw = (float)(B - ignored), out = 0.0f;
-    for (int j = 0; j < LEVELS; j++) out += partial[j];
-    *total_weight = tw;
-    if (B == 0) { /* an empty batch: std::numeric_limits<float>::quiet_NaN(), +qNaN everywhere (measured) */
+    *total_weight = 0.0f;
+    if (numiter == 0) { /* std::numeric_limits<double>::quiet_NaN() as float: +qNaN everywhere (measured) */
         const uint32_t quiet_nan = 0x7fc00000u;
         float empty;
         memcpy(&empty, &quiet_nan, 4);
-        return empty;
+        return mean ? empty : 0.0f;
     }
-    float loss = out / tw;
-    if (loss != loss && out == out && is_arm(&p)) {
+    for (int64_t b = 0; b < B; b++)
+        for (int64_t e = 0; e < map; e++) {
+            const int64_t i = b * map + e, t = target[i];
+            if (t == ignore_index) {
+                ignored++;
+                continue;
+            }
+            const float x = lsm[(b * C + t) * map + e];
+            if (weight) {
+                const float w = weight[t];
+                const float xw = x * w;
+                loss[0] -= xw;
+                wsum[0] += w;
+            } else {
+                loss[0] -= x;
+            }
+            for (int64_t j = 0; j + 1 < LEVELS; j++) {
+                if ((i & (mask << (j * power))) != 0) break;
+                wsum[j + 1] += wsum[j];
+                loss[j + 1] += loss[j];
+                wsum[j] = 0.0f;
+                loss[j] = 0.0f;
+            }
+        }
+    float tw = 0.0f, out = 0.0f;
+    if (weight)
+        for (int j = 0; j < LEVELS; j++) tw += wsum[j];
+    else
+        tw = (float)(numiter - ignored);
+    for (int j = 0; j < LEVELS; j++) out += loss[j];
+    *total_weight = tw;
+    if (!mean) return out;
+    float value = out / tw;
+    if (value != value && out == out && tw == tw && is_arm(&p)) {
         const uint32_t arm_default_nan = 0x7fc00000u;
-        memcpy(&loss, &arm_default_nan, 4);
+        memcpy(&value, &arm_default_nan, 4);
     }
-    return loss;
+    return value;
+}
+
+/* nll_loss_out_frame (LossNLL.cpp), lsm (B,C), target (B), mean, no class weights: nll_loss2d_forward's
+ * cascade over B elements of map 1. */
+float nll_loss_forward(profile_t p, const float *lsm, const int64_t *target, int64_t B, int64_t C,
+                       int64_t ignore_index, float *total_weight) {
+    return nll_loss2d_forward(p, lsm, target, NULL, B, C, 1, ignore_index, 1, total_weight);
 }
 
 /* nll_loss_backward_out_frame, mean, grad_lsm (B,C): zeroed, then
