@@ -1505,9 +1505,10 @@ def test_prelu_replays_from_a_trace_with_nans_in_input_and_weight() -> None:
 def test_cdist_replays_its_own_kernel_and_the_matrix_product_from_a_trace() -> None:
     """torch.cdist of feature sets (a matcher's descriptors): p = 2 with 13 columns (the AVX2 object contracts
     the last 13 % 4 squares of each sum) below 25 rows (its own kernel) and above (``_euclidean_dist``), p = 1
-    and inf, batched; every _cdist_forward, _cdist_backward and _euclidean_dist traced and replayed."""
+    and inf, batched, one NaN; every _cdist_forward, _cdist_backward and _euclidean_dist traced and replayed."""
     rng = np.random.default_rng(5)
     a, b = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in ((2, 9, 13), (2, 30, 13)))
+    a[1, 4, 11] = float("nan")  # sign of a NaN difference: the all-ones NaN in the AVX2 object, the NaN at default
 
     def program() -> None:
         x1, x2 = a.clone().requires_grad_(True), b.clone().requires_grad_(True)

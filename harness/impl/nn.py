@@ -1168,10 +1168,7 @@ def cdist_backward(
     dims = (ctypes.c_int64(v) for v in (d, r1, x2.shape[1], m))
     unproven = fn(profile.as_c(), ptr(grad), ptr(x1), ptr(x2), ptr(dist), *dims, ctypes.c_float(pnorm), ptr(out))
     if unproven:
-        raise ParityError(
-            f"_cdist_backward: {unproven} operations where two NaNs of other bits meet or (p = 1, inf) sign of a "
-            "NaN: not modelled"
-        )
+        raise ParityError(f"_cdist_backward: {unproven} operations where two NaNs of other bits meet: not modelled")
     if profile.aarch64 and bool(np.isnan(out).any()):
         raise ParityError("_cdist_backward with NaN results is measured on x86 only")
     return out

@@ -1430,6 +1430,14 @@ static inline float cdist_sign(float v) {
 /* Whether a and b are NaNs of different bits (the NaN an operation of both passes on is not modelled). */
 static inline int nan_clash(float a, float b) { return isnan(a) && isnan(b) && vm_f2u(a) != vm_f2u(b); }
 
+/* Dist::sign of a NaN (measured, columns in whole and in partial vectors alike): the AVX2 object's
+ * Vectorized maximum and minimum give the all-ones NaN; the default build's keep the NaN (quieted by ceil and
+ * floor, its sign kept). */
+static inline float cdist_sign_of(const profile_t *p, float v) {
+    if (!isnan(v)) return cdist_sign(v);
+    return (p->aten == 1 || p->aten == ATEN_AVX512) ? vm_u2f(0xffffffffu) : nn_quiet(v);
+}
+
 /* cdist_backward_kernel_impl, run_backward_parallel_cdist: grad, dist (d, r1, r2), x1 (d, r1, m), x2
  * (d, r2, m), out (d, r1, m). Columns are Vectorized lanes (the last m % 8 a partial vector), each on its own
  * (parallel_for over whole vectors of columns, the remainder after it: no thread count reaches a bit): for
@@ -1438,13 +1446,14 @@ static inline int nan_clash(float a, float b) { return isnan(a) && isnan(b) && v
  *   p = 1: grad * sign(diff)
  *   p = 2: dist == 0 ? 0 : (grad * diff) / dist
  *   p = inf: (grad * sign(diff)) * (1 - min(1, ceil(|(|diff| - dist)|)))
- * (p = 0 leaves the zeros; other p take Vectorized pow: not modelled, refused by the caller). Returns the
- * count of operations where the impl cannot say which NaN comes out: two NaNs of different bits meeting in
- * a product, quotient or sum; for p = 1 and inf any NaN in sign's or min's operands (Vectorized maximum
- * gives the all-ones NaN in the AVX2 object, the operand's NaN in the default build). */
+ * (p = 0 leaves the zeros; other p take Vectorized pow: not modelled, refused by the caller). NaNs, measured
+ * on a Zen 5 at every x86 level: sign of a NaN as cdist_sign_of; grad * sign keeps sign's NaN where both are
+ * NaN, (grad * sign) * (1 - min(..)) its first factor's; min(1, NaN) is the all-ones NaN in the AVX2 object,
+ * the NaN itself in the default build. Returns the count of operations where the impl cannot say which NaN
+ * comes out: two NaNs of different bits meeting in x1 - x2, in p = 2's product or quotient, or in the sum. */
 int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const float *x2, const float *dist, int64_t d,
                        int64_t r1, int64_t r2, int64_t m, float pnorm, float *out) {
-    (void)p;
+    const int avx = p.aten == 1 || p.aten == ATEN_AVX512;
     int64_t unproven = 0;
     for (int64_t l = 0; l < d; l++)
         for (int64_t i = 0; i < r1; i++)
@@ -1465,14 +1474,15 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
                             r = gd / dist_k;
                         }
                     } else {
-                        if (isnan(diff)) unproven++;
-                        const float gs = g * cdist_sign(diff);
+                        const float sign = cdist_sign_of(&p, diff);
+                        const float gs = isnan(sign) ? sign : g * sign;
                         if (pnorm == 1.0f) {
                             r = gs;
                         } else {
                             const float e = ceilf(fabsf(fabsf(diff) - dist_k));
-                            if (isnan(e)) unproven++;
-                            r = gs * (1.0f - vminf(1.0f, e));
+                            const float low = isnan(e) ? (avx ? vm_u2f(0xffffffffu) : e) : vminf(1.0f, e);
+                            const float keep = 1.0f - low;
+                            r = isnan(gs) ? gs : gs * keep;
                         }
                     }
                     unproven += nan_clash(res, r);
