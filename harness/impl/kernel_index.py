@@ -30,6 +30,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "mse_loss",
     "elu",
     "hardswish",
+    "mish",
+    "lerp",
     "minimum",
     "remainder",
     "arange",
@@ -406,6 +408,16 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "the tails start; measured on a Zen 5: 250 random traced programs per level on 1, 2 and 4 threads, "
             "hardswish 136 and hardsigmoid 114 exact (each backward alike), 0 other"
         ),
+    ),
+    (
+        ("mish",),
+        "`mish_kernel` / `mish_backward_kernel` (Activation.cpp), `cpu_kernel_vec`",
+        "SLEEF vs C library exp, log1p and tanh; see ROW.md",
+    ),
+    (
+        ("lerp",),
+        "`lerp_kernel_*_weight` (LerpKernel.cpp), `addcmul_cpu_kernel` / `addcdiv_cpu_kernel`",
+        "contraction in the AVX2 object; see ROW.md",
     ),
     (
         ("minimum",),
@@ -1540,6 +1552,8 @@ ARM64: dict[str, str] = {
     "mse_loss": "the elements one subtraction and one product, the reduction the `sum` row's; not measured",
     "elu": "not modelled: refused",
     "hardswish": "not modelled: refused",
+    "mish": "not modelled: refused",
+    "lerp": "not modelled: refused (the in-place ops over one contiguous run: the adamw_step row)",
     "minimum": "maximum as the optimizers' (FMAX lanes, one flat run); minimum and clamp not modelled: refused",
     "remainder": "not modelled: refused",
     "linspace": "not measured: refused (ParityError)",

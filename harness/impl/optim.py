@@ -111,6 +111,39 @@ def elementwise(
     return out
 
 
+POINTWISE = ("lerp", "addcmul", "addcdiv")
+"""The ATen element-wise kernels ``pointwise`` runs over TensorIterator's runs (csrc/optim.c pointwise_forward)."""
+
+
+def pointwise(
+    op: str,
+    a: np.ndarray,
+    b: np.ndarray,
+    c: np.ndarray | None,
+    weight: float,
+    profile: KernelProfile,
+    row: int | None = None,
+) -> np.ndarray:
+    """``elementwise``'s ``lerp`` (by a number ``weight``, or by a tensor ``c``), ``addcmul`` and ``addcdiv``
+    (``weight`` their value) of float32 operands of one shape in ATen's loop order, ``row`` the length of the
+    runs ATen's loop takes one at a time (1: its basic loop, the scalar form on every element; default one
+    flat run). x86 only: aarch64's bits are measured over one contiguous run (``elementwise``)."""
+    if profile.aarch64:
+        raise ParityError(f"the impl reproduces {op} on aarch64 over one contiguous run only")
+    measured(profile, f"the {op} kernel")
+    xs = [f32(a), f32(b)] + ([] if c is None else [f32(c)])
+    if len({x.shape for x in xs}) > 1:
+        raise ValueError(f"{op}: operands of shapes {[x.shape for x in xs]}, expected one shape")
+    out = np.empty_like(xs[0])
+    fn = _lib().pointwise_forward
+    fn.restype = None
+    n = out.size
+    fn(profile.as_c(), ctypes.c_int32(ELEMENTWISE.index(op)), *(ptr(x) for x in xs[:2]),
+       None if c is None else ptr(xs[2]), ctypes.c_float(weight), ptr(out), ctypes.c_int64(n),
+       ctypes.c_int64(max(1, row or n)))  # fmt: skip
+    return out
+
+
 PATHS = ("for-loop", "foreach", "fused")
 """torch.optim's implementations: the for-loop (the CPU default: torch 2.13.0 picks foreach only
 when every parameter is on CUDA or another foreach device, never on CPU), ``foreach=True`` (on CPU

@@ -1,5 +1,5 @@
 """Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
-leaky_relu, elu, hardswish, hardsigmoid): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and
+leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor to a number, and
 of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors, fmod and
 remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
@@ -330,6 +330,29 @@ def elu_backward(
     grad_x = np.empty_like(grad_out)
     _elu_call("elu_backward", profile, row, params, grad_out, b, grad_x, int(is_result))
     return grad_x
+
+
+def mish(
+    x: np.ndarray, grad_out: np.ndarray | None, profile: KernelProfile, row: int | None = None, scalar: int = 0
+) -> np.ndarray:
+    """``aten.mish(x)`` of float32 ``x`` (any shape), or with ``grad_out`` ``aten.mish_backward(grad_out, x)``
+    (operands of one shape): csrc/unary.c mish_forward / mish_backward, the vector body's lanes with
+    Vectorized exp, log1p and tanh (SLEEF's at avx2 and avx512, 16 lanes there; glibc's per lane at
+    default), the scalar tails glibc's; ``row`` as ``forward``'s; ``scalar`` the backward's input ATen's
+    vectorized loop reads as a scalar (1 grad_out, 2 x, 0 none: a NaN x's sign in the default body)."""
+    if profile.aarch64:
+        raise ParityError("the impl reproduces mish on x86 only")
+    xs = [f32(x)] if grad_out is None else [f32(grad_out), f32(x)]
+    if len({v.shape for v in xs}) > 1:
+        raise ParityError("the impl reproduces mish_backward of operands of one shape only")
+    out = np.empty_like(xs[0])
+    fn = load("unary").mish_forward if grad_out is None else load("unary").mish_backward
+    fn.restype = None
+    n = out.size
+    extra = () if grad_out is None else (ctypes.c_int32(scalar),)
+    fn(profile.as_c(), *(ptr(v) for v in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
+       ctypes.c_int64(profile.lanes_wide), *extra)  # fmt: skip
+    return out
 
 
 def hard_activation(

@@ -19,6 +19,7 @@ from harness.core.errors import ParityError
 from harness.impl import strides
 from harness.impl.profiles import KernelProfile
 from harness.trace import impl_nn, impl_optim
+from harness.trace.loops import non_overlapping_and_dense
 
 Arrays = Mapping[str, np.ndarray]
 Args = Mapping[str, Any]
@@ -127,6 +128,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "elu": ("elu", ("capability", "threads")),  # selu and celu too: Vectorized expm1 in the body, glibc's in tails
     "elu_": ("elu", ("capability", "threads")),
     "elu_backward": ("elu", ("capability", "threads")),  # Vectorized exp in the body, glibc's expf in tails
+    # SLEEF's exp, log1p and tanh in the vector body, glibc's in tails; backward contracted in the FMA objects
+    **{name: ("mish", ("capability", "threads")) for name in ("mish", "mish_", "mish_backward")},
     # NaNs: the AVX2 / AVX-512 objects' vec::maximum and minimum give the all-ones NaN (16 lanes for hardswish)
     **{
         f"{op}{tail}": ("hardswish", ("capability", "threads"))
@@ -490,6 +493,63 @@ def _elu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
     names = ("grad_output", "self_or_result")
     out = impl_nn.in_loop_order(a, names, [g, b], lambda xs, run: elu_backward(*xs, params, is_result, p, run))
     return {"out": out}
+
+
+def _mish(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``mish`` / ``mish_`` and ``mish_backward(grad_output, self)``: harness.impl.unary's mish in
+    TensorIterator's runs."""
+    from harness.impl.unary import mish
+
+    if "grad_output" not in t:
+        xs = _float32_operands(t, "mish", ("self",))
+        return {"out": impl_nn.in_loop_order(a, ("self",), xs, lambda ys, r: mish(ys[0], None, p, r))}
+    names = ("grad_output", "self")
+    xs = _float32_operands(t, "mish_backward", names)
+    out = impl_nn.in_loop_order(a, names, xs, lambda ys, r, scalar: mish(ys[1], ys[0], p, r, scalar), scalar_in=True)
+    return {"out": out}
+
+
+def _pointwise(name: str) -> Replay:
+    """``lerp`` (``.Scalar`` and ``.Tensor`` weight), ``addcmul`` and ``addcdiv`` (and in place) of float32
+    operands of any layout: harness.impl.optim's pointwise in TensorIterator's runs, the inputs in the order
+    the kernels add them (self, end, weight; self, tensor1, tensor2), an in-place op's output self itself
+    (refused where self is not dense: its own strides, not modelled). aarch64: the optimizers' replay of
+    the in-place ops over one contiguous run."""
+    op = name.rstrip("_")
+    in_place = name.endswith("_")
+    number = "weight" if op == "lerp" else "value"
+    names = ("self", "end", "weight") if op == "lerp" else ("self", "tensor1", "tensor2")
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.optim import pointwise
+
+        if p.aarch64 and in_place:
+            return impl_optim.REPLAYS[name](t, a, p)
+        given = tuple(n for n in names if n in t)
+        if given not in (names, names[:2]) or (op != "lerp" and given != names):
+            raise ParityError(f"{name}: its operands were not captured as tensors")
+        xs = [np.asarray(t[n]) for n in given]
+        if any(x.dtype != np.float32 for x in xs):
+            raise ParityError(f"the impl reproduces {name} of float32 tensors only, not {', '.join(str(x.dtype) for x in xs)}")
+        w = 0.0
+        if len(given) == 2 or op != "lerp":
+            value = a.get(number, 1)  # addcmul / addcdiv's value defaults to 1
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ParityError(f"{name}: the impl reproduces it with a number {number} only, not {value!r}")
+            w = float(value)
+        shape = tuple(np.broadcast_shapes(*(x.shape for x in xs)))
+        like = None
+        if in_place:
+            if xs[0].shape != shape or not non_overlapping_and_dense(a.get("self.stride") or strides.c_strides(shape), shape):
+                raise ParityError(f"{name}: the impl reproduces it in place on a dense self of the result's shape only")
+            like = "self"
+
+        def compute(ys: list[np.ndarray], r: int) -> np.ndarray:
+            return pointwise(op, ys[0], ys[1], ys[2] if len(ys) > 2 else None, w, p, r)
+
+        return {"out": impl_nn.in_loop_order(a, given, xs, compute, like=like)}
+
+    return run
 
 
 def _hard(name: str) -> Replay:
@@ -1432,6 +1492,7 @@ REPLAYS: dict[str, Replay] = {
     "elu_": _elu,
     "elu_backward": _elu_backward,
     **{f"{op}{tail}": _hard(op) for op in ("hardswish", "hardsigmoid") for tail in ("", "_")},
+    **{name: _mish for name in ("mish", "mish_", "mish_backward")},
     **{f"{op}_backward": _hard(f"{op}_backward") for op in ("hardswish", "hardsigmoid")},
     **{
         f"{op}{tail}": _min_max(op)
@@ -1845,6 +1906,9 @@ REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
 REPLAYS.update({"_ctc_loss": _ctc_loss, "_ctc_loss_backward": _ctc_loss_backward})
 # maximum of any layout (the optimizers' one flat run included)
 REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("minimum", ("capability", "threads"))
+# lerp, addcmul and addcdiv of any layout (the optimizers' in-place ones over one run included)
+REPLAYS.update({f"{op}{tail}": _pointwise(f"{op}{tail}") for op in ("lerp", "addcmul", "addcdiv") for tail in ("", "_")})
+KERNEL_OPS.update({op: ("lerp", ("capability", "threads")) for op in ("lerp", "addcmul", "addcdiv")})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
 

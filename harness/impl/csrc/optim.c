@@ -25,7 +25,7 @@
  *
  * Shapes: every array is (n,) contiguous float32; max_exp_avg_sq and momentum_buf may be NULL when
  * unused. */
-#include "common.h"
+#include "elementwise.h"
 
 /* The scalars of one Adam step, each already cast to float as ATen casts the Python double. */
 typedef struct {
@@ -466,6 +466,46 @@ void elementwise_forward(profile_t p, int32_t op, const float *a, const float *b
 #define ONE(i, vec) out[i] = ew_one(&p, op, vec, a[i], b ? b[i] : 0.0f, c ? c[i] : 0.0f, w)
     TI_LOOP(p, n, ONE);
 #undef ONE
+}
+
+/* lerp (a Scalar weight w, or a Tensor weight c), addcmul and addcdiv (value w) of float32 operands of any
+ * layout, laid out in TensorIterator's loop order (harness/trace/loops.py): lerp_kernel_scalar_weight /
+ * lerp_kernel_tensor_weight (LerpKernel.cpp) and addcmul_cpu_kernel / addcdiv_cpu_kernel
+ * (PointwiseOpsKernel.cpp), each one ew_one per element, cpu_kernel_vec with the default grain; their
+ * stubs are REGISTER_DISPATCH only, so avx512 runs the avx2 object: p.lanes. elementwise.h run_segments
+ * cuts the runs of `row` elements and the threads' chunks and calls the element's vector or scalar form
+ * in order, element by element, so pw_ctx keeps the element's index. Shapes: a, b, c, out (n,); c NULL
+ * where the op has no third operand (lerp by a Scalar). */
+typedef struct {
+    profile_t p; /* first: run_segments passes &ctx.p */
+    int32_t op;
+    const float *a, *b, *c;
+    float w;
+    int64_t i;
+} pw_ctx;
+
+EW_INLINE float pw_one(const profile_t *p, int vec) {
+    pw_ctx *x = (pw_ctx *)p;
+    const int64_t i = x->i++;
+    const float c = x->c ? x->c[i] : 0.0f;
+    if (x->op == EW_LERP) return ew_one(p, EW_LERP, vec, x->a[i], x->b[i], 0.0f, x->c ? c : x->w);
+    return ew_one(p, x->op, vec, x->a[i], x->b[i], c, x->w);
+}
+
+static float pw_vec(const profile_t *p, float a, float b) {
+    (void)a, (void)b;
+    return pw_one(p, 1);
+}
+
+static float pw_scalar(const profile_t *p, float a, float b) {
+    (void)a, (void)b;
+    return pw_one(p, 0);
+}
+
+void pointwise_forward(profile_t p, int32_t op, const float *a, const float *b, const float *c, float w, float *out,
+                       int64_t n, int64_t row) {
+    pw_ctx x = {p, op, a, b, c, w, 0};
+    run_segments(&x.p, p.lanes, GRAIN_SIZE, NULL, NULL, pw_vec, pw_scalar, a, b, out, n, row);
 }
 
 /* torch.sqrt(x) of a float tensor (torch_sqrt: MKL VML's on x86); element-wise, no thread dependence.

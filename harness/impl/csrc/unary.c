@@ -1460,6 +1460,73 @@ void hardswish_backward(profile_t p, const float *grad, const float *x, float *g
     run_binary(&p, lanes, GRAIN_SIZE, hardswish_bwd_vec, hardswish_bwd_scalar, grad, x, grad_x, n, row);
 }
 
+/* ------------------------------------------------------------------ mish */
+
+/* mish_kernel / mish_backward_kernel (cpu/Activation.cpp), float32 through cpu_kernel_vec with the
+ * default grain; `lanes` the object's (16 where the stub is also registered for AVX-512).
+ * Forward, vector lane x * x.exp().log1p().tanh() (vec_expf, vec_log1pf, vec_tanhf: SLEEF's u10 lanes
+ * in the avx2/avx512 objects, glibc's per lane in the default one), scalar tail
+ * x * std::tanh(std::log1p(std::exp(x))) with glibc's expf, log1pf, tanhf; one multiply, nothing to
+ * contract. A NaN x gives x quieted (the default object, every tail, and the first Vectorized of each
+ * step of the avx2/avx512 bodies) or SLEEF tanhf's all-ones NaN (the second Vectorized there: GCC
+ * orders that product the other way; hard_ctx counts the body's calls).
+ * Backward: s = 1 / (1 + exp(-x)), t = tanh(log1p(exp(x))), dy * (t + x * s * (1 - t*t)), the same
+ * functions per place; in the FMA objects (avx2/avx512, vector body and scalar tail alike) GCC
+ * contracts 1 - t*t to fnmadd(t, t, 1) and t + (x*s) * u to fma(x*s, u, t); the default object rounds
+ * each step. NaNs (measured on a Zen 5): a NaN factor dy * (...) is the bracket's (x's, or the default
+ * NaN of inf * 0 for x = +inf) over dy's; a NaN x gives, in the default object's vector lanes -x quieted
+ * (the NaN of exp(-x) through s), but x quieted in the first 4 of every 8 where ATen's loop reads x as a
+ * scalar (`scalar` 2: broadcast along the inner dim), in its tail x quieted; in the avx2/avx512 vector
+ * lanes the all-ones NaN (SLEEF tanhf's), in their tail -x quieted. Shapes: x, out (and grad, grad_x) (n,), rows of `row`. */
+EW_INLINE float mish_fwd_k(float x, float t) { return isnan(x) ? quiet_nan(x) : x * t; }
+
+static float mish_fwd_vec(const profile_t *p, float x) {
+    hard_ctx *c = (hard_ctx *)p;
+    const int second = c->calls++ % (2 * c->lanes) >= c->lanes;
+    if (isnan(x) && second && p->aten) return vm_u2f(0xffffffffu);
+    return mish_fwd_k(x, vec_tanhf(p, vec_log1pf(p, vec_expf(p, x))));
+}
+
+static float mish_fwd_scalar(const profile_t *p, float x) {
+    (void)p;
+    return mish_fwd_k(x, glibc_tanhf(glibc_log1pf(glibc_expf(x))));
+}
+
+void mish_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes) {
+    hard_ctx c = {p, lanes, 0};
+    run_unary(&c.p, lanes, GRAIN_SIZE, mish_fwd_vec, mish_fwd_scalar, x, out, n, row);
+}
+
+/* dy * (t + x*s*(1 - t*t)), fused (c) as the FMA objects compile it; e = exp(-x), t the tanh term. */
+EW_INLINE float mish_bwd_k(int c, float dy, float x, float e, float t) {
+    const float s = 1.0f / (1.0f + e);
+    const float u = c ? fmaf(-t, t, 1.0f) : 1.0f - t * t;
+    const float inner = c ? fmaf(x * s, u, t) : t + x * s * u;
+    return isnan(inner) ? inner : dy * inner;
+}
+
+static float mish_bwd_vec(const profile_t *p, float dy, float x) {
+    if (isnan(x)) return p->aten ? vm_u2f(0xffffffffu) : quiet_nan(-x);
+    return mish_bwd_k(p->contract, dy, x, vec_expf(p, -x), vec_tanhf(p, vec_log1pf(p, vec_expf(p, x))));
+}
+
+static float mish_bwd_scalar(const profile_t *p, float dy, float x) {
+    if (isnan(x)) return p->aten ? quiet_nan(-x) : quiet_nan(x);
+    return mish_bwd_k(p->contract, dy, x, glibc_expf(-x), glibc_tanhf(glibc_log1pf(glibc_expf(x))));
+}
+
+void mish_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
+                   int64_t lanes, int32_t scalar) {
+    run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, mish_bwd_scalar, grad, x, grad_x, n, row);
+    if (scalar != 2 || p.aten != 0) return;
+    float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!place) return;
+    loop_places(&p, place, n, row);
+    for (int64_t i = 0; i < n; i++)
+        if (isnan(x[i]) && place[i] >= 0.0f && (int64_t)place[i] % 8 < 4) grad_x[i] = quiet_nan(x[i]);
+    free(place);
+}
+
 void hardsigmoid_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
                           int64_t lanes) {
     run_binary(&p, lanes, GRAIN_SIZE, hardsigmoid_bwd, hardsigmoid_bwd, grad, x, grad_x, n, row);
