@@ -134,6 +134,12 @@ def pointwise(
     xs = [f32(a), f32(b)] + ([] if c is None else [f32(c)])
     if len({x.shape for x in xs}) > 1:
         raise ValueError(f"{op}: operands of shapes {[x.shape for x in xs]}, expected one shape")
+    met = _nans_met(op, xs, weight)
+    if met:
+        raise ParityError(
+            f"{op}: in {met} elements two NaNs of other bits meet (operands', or an operation's default NaN): which "
+            "one ATen's objects keep there is not modelled"
+        )
     out = np.empty_like(xs[0])
     fn = _lib().pointwise_forward
     fn.restype = None
@@ -142,6 +148,36 @@ def pointwise(
        None if c is None else ptr(xs[2]), ctypes.c_float(weight), ptr(out), ctypes.c_int64(n),
        ctypes.c_int64(max(1, row or n)))  # fmt: skip
     return out
+
+
+_DEFAULT_NAN = np.uint32(0xFFC00000)  # x86's NaN of an invalid operation
+
+
+def _nans_met(op: str, xs: list[np.ndarray], weight: float) -> int:
+    """How many elements of ``pointwise``'s op see two NaNs of other bits (quieted) meet: its operands' (a
+    number weight or value as one), or the default NaN of an operation none of whose inputs is NaN (lerp's
+    end - self, weight * diff; addcmul's and addcdiv's product or quotient)."""
+    w = np.float32(weight)
+    with np.errstate(all="ignore"):
+        if op == "lerp":
+            start, end = xs[0], xs[1]
+            wt = xs[2] if len(xs) > 2 else np.full_like(start, w)
+            diff = end - start
+            coeff = np.where(np.abs(wt) < 0.5, wt, wt - np.float32(1))
+            made = [np.isnan(diff) & ~np.isnan(start) & ~np.isnan(end), np.isnan(coeff * diff) & ~np.isnan(diff) & ~np.isnan(coeff)]
+            given = [start, end, wt]
+        else:
+            scaled = w * xs[1]
+            inner = scaled * xs[2] if op == "addcmul" else scaled / xs[2]
+            made = [np.isnan(inner) & ~np.isnan(scaled) & ~np.isnan(xs[2])]
+            given = [xs[0], xs[1], xs[2], np.full_like(xs[0], w)]
+    patterns = [np.where(np.isnan(x), x.view(np.uint32) | np.uint32(0x00400000), np.uint32(0)) for x in given]
+    patterns += [np.where(m, _DEFAULT_NAN, np.uint32(0)) for m in made]
+    met = np.zeros(xs[0].shape, bool)
+    for i, a in enumerate(patterns):
+        for b in patterns[i + 1 :]:
+            met |= (a != 0) & (b != 0) & (a != b)
+    return int(np.count_nonzero(met))
 
 
 PATHS = ("for-loop", "foreach", "fused")
