@@ -164,6 +164,41 @@ def test_nans_read_as_a_scalar_replay(threads: int) -> None:
     _replays_match("dispatcher-hook", program, ops, 22)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_mish_lerp_addcmul_addcdiv_replay_in_tensor_iterators_loop(threads: int) -> None:
+    """mish and its backward (NaNs of random payloads in both operands, x read as a scalar along rows of 45:
+    SLEEF's exp, log1p and tanh in the vector body, glibc's in the tails, 16 lanes at avx512), lerp by a
+    number on both sides of 0.5 and by a tensor (a strided end, a weight broadcast along the rows), addcmul
+    and addcdiv of a transposed and an expanded operand, in place too, past the 32,768-element grain: each
+    replays bit for bit in TensorIterator's loop. Before, none of them had a replay but the in-place ones
+    over one contiguous run."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    aten = torch.ops.aten
+
+    def t(*shape: int) -> torch.Tensor:
+        return torch.from_numpy((rng.standard_normal(shape) * 4).astype(np.float32))
+
+    def program() -> None:
+        x, col = _payload_nans(rng, (6, 45), 0.2), _payload_nans(rng, (6, 1), 0.5).expand(6, 45)
+        F.mish(x)
+        F.mish(t(33, 40).t())
+        aten.mish_backward(_payload_nans(rng, (6, 45), 0.2), x)
+        aten.mish_backward(x, col)
+        aten.mish_backward(col, x)
+        big = _payload_nans(rng, (40000,), 0.01)
+        torch.lerp(big, t(40000), 0.3)
+        torch.lerp(x, t(6, 90)[:, ::2], 0.7)
+        torch.lerp(t(7, 37), t(37), t(7, 1) * 0.4)
+        torch.addcmul(big, t(40000), t(1), value=-0.5)
+        torch.addcdiv(x, t(45, 6).t(), t(45), value=3)
+        x.addcmul_(t(6, 45), t(6, 1), value=0.25)
+        t(37, 21).t().lerp_(t(21, 37), 0.9)
+
+    ops = {"mish", "mish_backward", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv"}
+    _replays_match("dispatcher-hook", program, ops, 12)
+
+
 @backends
 @pytest.mark.parametrize("threads", [1, 2])
 def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(backend: str, threads: int) -> None:

@@ -1477,7 +1477,8 @@ void hardswish_backward(profile_t p, const float *grad, const float *x, float *g
  * NaN of inf * 0 for x = +inf) over dy's; a NaN x gives, in the default object's vector lanes -x quieted
  * (the NaN of exp(-x) through s), but x quieted in the first 4 of every 8 where ATen's loop reads x as a
  * scalar (`scalar` 2: broadcast along the inner dim), in its tail x quieted; in the avx2/avx512 vector
- * lanes the all-ones NaN (SLEEF tanhf's), in their tail -x quieted. Shapes: x, out (and grad, grad_x) (n,), rows of `row`. */
+ * lanes the all-ones NaN (SLEEF tanhf's), in their tail -x quieted, but a NaN dy quieted over any NaN
+ * where ATen's loop reads dy as a scalar (`scalar` 1: mish_bwd_scalar_grad_in). Shapes: x, out (and grad, grad_x) (n,), rows of `row`. */
 EW_INLINE float mish_fwd_k(float x, float t) { return isnan(x) ? quiet_nan(x) : x * t; }
 
 static float mish_fwd_vec(const profile_t *p, float x) {
@@ -1515,9 +1516,16 @@ static float mish_bwd_scalar(const profile_t *p, float dy, float x) {
     return mish_bwd_k(p->contract, dy, x, glibc_expf(-x), glibc_tanhf(glibc_log1pf(glibc_expf(x))));
 }
 
+/* The avx2/avx512 objects' scalar tail where ATen's loop reads grad as a scalar: a NaN grad over the
+ * bracket's NaN (x's, or the default NaN of x = +inf). */
+static float mish_bwd_scalar_grad_in(const profile_t *p, float dy, float x) {
+    return isnan(dy) ? quiet_nan(dy) : mish_bwd_scalar(p, dy, x);
+}
+
 void mish_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
                    int64_t lanes, int32_t scalar) {
-    run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, mish_bwd_scalar, grad, x, grad_x, n, row);
+    run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, scalar == 1 && p.aten ? mish_bwd_scalar_grad_in : mish_bwd_scalar,
+               grad, x, grad_x, n, row);
     if (scalar != 2 || p.aten != 0) return;
     float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!place) return;
