@@ -164,7 +164,10 @@ def _nans_met(op: str, xs: list[np.ndarray], weight: float) -> int:
             wt = xs[2] if len(xs) > 2 else np.full_like(start, w)
             diff = end - start
             coeff = np.where(np.abs(wt) < 0.5, wt, wt - np.float32(1))
-            made = [np.isnan(diff) & ~np.isnan(start) & ~np.isnan(end), np.isnan(coeff * diff) & ~np.isnan(diff) & ~np.isnan(coeff)]
+            made = [
+                np.isnan(diff) & ~np.isnan(start) & ~np.isnan(end),
+                np.isnan(coeff * diff) & ~np.isnan(diff) & ~np.isnan(coeff),
+            ]
             given = [start, end, wt]
         else:
             scaled = w * xs[1]

@@ -530,7 +530,9 @@ def _pointwise(name: str) -> Replay:
             raise ParityError(f"{name}: its operands were not captured as tensors")
         xs = [np.asarray(t[n]) for n in given]
         if any(x.dtype != np.float32 for x in xs):
-            raise ParityError(f"the impl reproduces {name} of float32 tensors only, not {', '.join(str(x.dtype) for x in xs)}")
+            raise ParityError(
+                f"the impl reproduces {name} of float32 tensors only, not {', '.join(str(x.dtype) for x in xs)}"
+            )
         w = 0.0
         if len(given) == 2 or op != "lerp":
             value = a.get(number, 1)  # addcmul / addcdiv's value defaults to 1
@@ -540,7 +542,9 @@ def _pointwise(name: str) -> Replay:
         shape = tuple(np.broadcast_shapes(*(x.shape for x in xs)))
         like = None
         if in_place:
-            if xs[0].shape != shape or not non_overlapping_and_dense(a.get("self.stride") or strides.c_strides(shape), shape):
+            if xs[0].shape != shape or not non_overlapping_and_dense(
+                a.get("self.stride") or strides.c_strides(shape), shape
+            ):
                 raise ParityError(f"{name}: the impl reproduces it in place on a dense self of the result's shape only")
             like = "self"
 
@@ -1907,7 +1911,9 @@ REPLAYS.update({"_ctc_loss": _ctc_loss, "_ctc_loss_backward": _ctc_loss_backward
 # maximum of any layout (the optimizers' one flat run included)
 REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("minimum", ("capability", "threads"))
 # lerp, addcmul and addcdiv of any layout (the optimizers' in-place ones over one run included)
-REPLAYS.update({f"{op}{tail}": _pointwise(f"{op}{tail}") for op in ("lerp", "addcmul", "addcdiv") for tail in ("", "_")})
+REPLAYS.update(
+    {f"{op}{tail}": _pointwise(f"{op}{tail}") for op in ("lerp", "addcmul", "addcdiv") for tail in ("", "_")}
+)
 KERNEL_OPS.update({op: ("lerp", ("capability", "threads")) for op in ("lerp", "addcmul", "addcdiv")})
 REPLAYS.update({f"_fft_{kind}": _fft(kind) for kind in ("c2c", "r2c", "c2r")})
 REPLAYS.update({name: _integral(name, REPLAYS[name]) for name in ("sum", "cumsum")})
