@@ -32,6 +32,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "hardswish",
     "mish",
     "lerp",
+    "atan2",
     "minimum",
     "remainder",
     "arange",
@@ -413,6 +414,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("mish",),
         "`mish_kernel` / `mish_backward_kernel` (Activation.cpp), `cpu_kernel_vec`",
         "SLEEF vs C library exp, log1p and tanh; see ROW.md",
+    ),
+    (
+        ("atan2",),
+        "`atan2_kernel` (BinaryOpsKernel.cpp), `cpu_kernel_vec`",
+        "SLEEF vs C library atan2f; see ROW.md",
     ),
     (
         ("lerp",),
@@ -1553,6 +1559,7 @@ ARM64: dict[str, str] = {
     "elu": "not modelled: refused",
     "hardswish": "not modelled: refused",
     "mish": "not modelled: refused",
+    "atan2": "not modelled: refused",
     "lerp": "not modelled: refused (the in-place ops over one contiguous run: the adamw_step row)",
     "minimum": "maximum as the optimizers' (FMAX lanes, one flat run); minimum and clamp not modelled: refused",
     "remainder": "not modelled: refused",

@@ -379,10 +379,11 @@ def hard_activation(
 def binary_kernel(
     name: str, arrays: tuple[np.ndarray, ...], profile: KernelProfile, row: int | None = None
 ) -> np.ndarray:
-    """``name`` (maximum, minimum, fmod, remainder of two float32 arrays; clamp of self, min, max) of one
+    """``name`` (maximum, minimum, fmod, remainder, atan2 of two float32 arrays; clamp of self, min, max) of one
     shape; ``row`` as ``forward``'s (a NaN and equal zeros of either sign are where minimum's and
     maximum's vector body and scalar tail differ; fmod's and remainder's NaN lanes of SLEEF's fmodf in the
-    avx2 and avx512 vector bodies are refused)."""
+    avx2 and avx512 vector bodies are refused; atan2: SLEEF's atan2f in the vector body, 16 lanes at avx512,
+    glibc's atan2f in the tails and the default build's lanes)."""
     if profile.aarch64:
         raise ParityError(f"the impl reproduces {name} by tensors on x86 only")
     xs = [f32(x) for x in arrays]
@@ -393,7 +394,7 @@ def binary_kernel(
     fn.restype = ctypes.c_int64 if name in ("fmod", "remainder") else None
     n = out.size
     unproven = fn(profile.as_c(), *(ptr(x) for x in xs), ptr(out), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)),
-                  ctypes.c_int64(profile.lanes))  # fmt: skip
+                  ctypes.c_int64(profile.lanes_wide if name == "atan2" else profile.lanes))  # fmt: skip
     if unproven:
         raise ParityError(
             f"{name}: {unproven} vector lanes of SLEEF's fmodf give a NaN (a NaN or infinite a, a NaN or zero b, a "

@@ -143,6 +143,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
         for tail in ("", "_")
     },
     # NaNs: SLEEF's fmodf in the vector body, glibc's in the tails (the div row's floor division's fmod)
+    # SLEEF's atan2f in the vector body (16 lanes at avx512), glibc's in the tails and the default build
+    **{f"atan2{tail}": ("atan2", ("capability", "threads")) for tail in ("", "_")},
     **{f"{op}{tail}": ("remainder", ("capability", "threads")) for op in ("fmod", "remainder") for tail in ("", "_")},
     "_fft_c2c": ("fft", ()),  # no knob measured moves its bits (the kernel index's row)
     "_fft_r2c": ("fft", ("threads",)),
@@ -572,7 +574,7 @@ def _hard(name: str) -> Replay:
 
 def _min_max(op: str) -> Replay:
     """``maximum``, ``minimum``, ``clamp`` / ``clamp_min`` / ``clamp_max`` by tensors, ``fmod`` and
-    ``remainder`` (by a tensor or a number; all in place too) into float32: harness.impl.unary's
+    ``remainder`` (by a tensor or a number), ``atan2`` (all in place too) into float32: harness.impl.unary's
     binary_kernel in TensorIterator's runs. clamp with one bound is ATen's maximum (min) or minimum (max)
     kernel (``clamp_Tensor_out``), as clamp_min and clamp_max are; an integer or bool operand is cast to
     float32 first (the common dtype), a number other rounded to float32; clamp's bounds given as numbers
@@ -583,7 +585,7 @@ def _min_max(op: str) -> Replay:
 
         if op == "maximum" and p.aarch64:  # the optimizers' one-run maximum, FMAX lanes included
             return impl_optim.REPLAYS["maximum"](t, a, p)
-        if op in ("maximum", "minimum", "fmod", "remainder"):
+        if op in ("maximum", "minimum", "fmod", "remainder", "atan2"):
             kernel, names = op, ("self", "other")
             if op in ("fmod", "remainder") and "other" not in t and isinstance(a.get("other"), (int, float)):
                 t = {**t, "other": np.asarray(a["other"], np.float32)}
@@ -1500,7 +1502,7 @@ REPLAYS: dict[str, Replay] = {
     **{f"{op}_backward": _hard(f"{op}_backward") for op in ("hardswish", "hardsigmoid")},
     **{
         f"{op}{tail}": _min_max(op)
-        for op in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max", "fmod", "remainder")
+        for op in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max", "fmod", "remainder", "atan2")
         for tail in ("", "_")
     },
     "sum": _reduction("sum"),

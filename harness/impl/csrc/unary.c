@@ -1633,6 +1633,24 @@ static float fmod_scalar(const profile_t *p, float a, float b) { return (void)p,
 static float remainder_vec(const profile_t *p, float a, float b) { return remainder_fix(fmod_lane(p, a, b), b); }
 static float remainder_scalar(const profile_t *p, float a, float b) { return (void)p, remainder_fix(std_fmodf(a, b), b); }
 
+/* atan2_kernel (BinaryOpsKernel.cpp), cpu_kernel_vec: vector lane a.atan2(b) (vec_atan2f: SLEEF's
+ * Sleef_atan2f8_u10 / atan2f16_u10 at avx2 / avx512, glibc's atan2f per lane at default), scalar tail
+ * std::atan2(a, b), glibc's atan2f; `lanes` the object's. Shapes: a (y), b (x), y (n,), rows of `row`. */
+static float atan2_vec(const profile_t *p, float a, float b) { return vec_atan2f(p, a, b); }
+static float atan2_scalar(const profile_t *p, float a, float b) {
+    (void)p;
+    return glibc_atan2f(a, b);
+}
+
+void atan2_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {
+    run_binary(&p, lanes, GRAIN_SIZE, atan2_vec, atan2_scalar, a, b, y, n, row);
+}
+
+/* glibc_atan2f over (n,) pairs: the port checked against the C library. */
+void glibc_atan2f_array(const float *a, const float *b, float *y, int64_t n) {
+    for (int64_t i = 0; i < n; i++) y[i] = glibc_atan2f(a[i], b[i]);
+}
+
 /* returns how many vector lanes hold a NaN of SLEEF's steps (the result is not to be used then) */
 int64_t fmod_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {
     fmod_ctx c = {p, 0};

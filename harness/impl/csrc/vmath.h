@@ -1719,6 +1719,120 @@ static inline float sleef_fmodf(float x, float y) {
     return ret;
 }
 
+/* ------------------------------------------------------------------ atan2 */
+
+/* glibc 2.36 atanf (sysdeps/ieee754/flt-32/s_atanf.c, fdlibm in float, no FMA variant on x86_64): |x|
+ * reduced to t about 0, 0.5, 1, 1.5 or infinity (id), atan(t) = t - t*(s1 + s2) with s1, s2 the odd and
+ * even halves of an 11-term series in z = t*t, w = z*z, then atanhi[id] - ((t*(s1 + s2) - atanlo[id]) - t). */
+static const float vm_atanf_hi[4] = {4.6364760399e-01f, 7.8539812565e-01f, 9.8279368877e-01f, 1.5707962513e+00f};
+static const float vm_atanf_lo[4] = {5.0121582440e-09f, 3.7748947079e-08f, 3.4473217170e-08f, 7.5497894159e-08f};
+static const float vm_atanf_t[11] = {3.3333334327e-01f,  -2.0000000298e-01f, 1.4285714924e-01f, -1.1111110449e-01f,
+                                     9.0908870101e-02f,  -7.6918758452e-02f, 6.6610731184e-02f, -5.8335702866e-02f,
+                                     4.9768779427e-02f,  -3.6531571299e-02f, 1.6285819933e-02f};
+
+static inline float glibc_atanf(float x) {
+    const uint32_t hx = vm_f2u(x), ix = hx & 0x7fffffffu;
+    int id;
+    if (ix >= 0x4c000000u) { /* |x| >= 2^25 */
+        if (ix > 0x7f800000u) return x + x;
+        return (hx >> 31) ? -vm_atanf_hi[3] - vm_atanf_lo[3] : vm_atanf_hi[3] + vm_atanf_lo[3];
+    }
+    if (ix < 0x3ee00000u) { /* |x| < 0.4375 */
+        if (ix < 0x31000000u) return x;
+        id = -1;
+    } else {
+        x = fabsf(x);
+        if (ix < 0x3f980000u) {
+            if (ix < 0x3f300000u) id = 0, x = (2.0f * x - 1.0f) / (2.0f + x);
+            else id = 1, x = (x - 1.0f) / (x + 1.0f);
+        } else if (ix < 0x401c0000u) id = 2, x = (x - 1.5f) / (1.0f + 1.5f * x);
+        else id = 3, x = -1.0f / x;
+    }
+    const float z = x * x, w = z * z;
+    const float *a = vm_atanf_t;
+    const float s1 = z * (a[0] + w * (a[2] + w * (a[4] + w * (a[6] + w * (a[8] + w * a[10])))));
+    const float s2 = w * (a[1] + w * (a[3] + w * (a[5] + w * (a[7] + w * a[9]))));
+    if (id < 0) return x - x * (s1 + s2);
+    const float r = vm_atanf_hi[id] - ((x * (s1 + s2) - vm_atanf_lo[id]) - x);
+    return (hx >> 31) ? -r : r;
+}
+
+/* glibc 2.36 atan2f (sysdeps/ieee754/flt-32/e_atan2f.c, fdlibm): a NaN operand gives x + y (x's NaN where
+ * both are, quieted: measured through torch's tails on a Zen 5); x = 1 atanf(y);
+ * zeros and infinities by quadrant m = 2*sign(x) + sign(y) (pi and pi/2 rounded up by a tiny in float);
+ * else z = atanf(|y/x|) (pi/2 + pi_lo/2 where |y/x| > 2^60, 0 where x < 0 and |y/x| < 2^-60) placed in its
+ * quadrant: z, -z, pi - (z - pi_lo), (z - pi_lo) - pi. */
+static inline float glibc_atan2f(float y, float x) {
+    const float tiny = 1.0e-30f, pi_o_4 = 7.8539818525e-01f, pi_o_2 = 1.5707963705e+00f, pi = 3.1415927410e+00f,
+                pi_lo = -8.7422776573e-08f;
+    const uint32_t hx = vm_f2u(x), hy = vm_f2u(y), ix = hx & 0x7fffffffu, iy = hy & 0x7fffffffu;
+    if (ix > 0x7f800000u || iy > 0x7f800000u) /* x + y: x's NaN where both are (measured), quieted */
+        return vm_u2f((ix > 0x7f800000u ? hx : hy) | 0x00400000u);
+    if (hx == 0x3f800000u) return glibc_atanf(y);
+    const int m = (int)((hy >> 31) | ((hx >> 30) & 2u));
+    if (iy == 0) return m < 2 ? y : m == 2 ? pi + tiny : -pi - tiny;
+    if (ix == 0) return (hy >> 31) ? -pi_o_2 - tiny : pi_o_2 + tiny;
+    if (ix == 0x7f800000u) {
+        if (iy == 0x7f800000u) {
+            const float q[4] = {pi_o_4 + tiny, -pi_o_4 - tiny, 3.0f * pi_o_4 + tiny, -3.0f * pi_o_4 - tiny};
+            return q[m];
+        }
+        const float q[4] = {0.0f, -0.0f, pi + tiny, -pi - tiny};
+        return q[m];
+    }
+    if (iy == 0x7f800000u) return (hy >> 31) ? -pi_o_2 - tiny : pi_o_2 + tiny;
+    const int32_t k = ((int32_t)iy - (int32_t)ix) >> 23;
+    float z;
+    if (k > 60) z = pi_o_2 + 0.5f * pi_lo;
+    else if ((hx >> 31) && k < -60) z = 0.0f;
+    else z = glibc_atanf(fabsf(y / x));
+    switch (m) {
+    case 0: return z;
+    case 1: return vm_u2f(vm_f2u(z) ^ 0x80000000u);
+    case 2: return pi - (z - pi_lo);
+    default: return (z - pi_lo) - pi;
+    }
+}
+
+/* SLEEF atan2kf_u1 (FMA build): q the quadrant count, s = (x < y ? -x / y : y / x) in double-float, t = s^2
+ * normalized, an 8-term Horner series u in t.x (vmla: fused), then s * (1 + t * (-1/3 + u*t.x)) + q*pi/2. */
+static inline vm_f2 sleef_atan2kf_u1(vm_f2 y, vm_f2 x) {
+    int32_t q = x.x < 0.0f ? -2 : 0;
+    if (x.x < 0.0f) x = vm_f2make(vm_u2f(vm_f2u(x.x) ^ 0x80000000u), vm_u2f(vm_f2u(x.y) ^ 0x80000000u));
+    const int p = x.x < y.x;
+    q += p;
+    vm_f2 s = p ? df_neg(x) : y, t = p ? y : x;
+    s = df_div(s, t);
+    t = df_normalize(df_squ(s));
+    float u = -0.00176397908944636583328247f;
+    u = fmaf(u, t.x, 0.0107900900766253471374512f);
+    u = fmaf(u, t.x, -0.0309564601629972457885742f);
+    u = fmaf(u, t.x, 0.0577365085482597351074219f);
+    u = fmaf(u, t.x, -0.0838950723409652709960938f);
+    u = fmaf(u, t.x, 0.109463557600975036621094f);
+    u = fmaf(u, t.x, -0.142626821994781494140625f);
+    u = fmaf(u, t.x, 0.199983194470405578613281f);
+    t = df_mul_f2_f2(t, df_add2_f_f_fast(-0.333332866430282592773438f, u * t.x));
+    t = df_mul_f2_f2(s, df_add_f_f2(1.0f, t));
+    return df_add_f2_f2(df_mul_f2_f(vm_f2make(1.5707963705062866211f, -4.3711388286737928865e-08f), (float)q), t);
+}
+
+/* SLEEF xatan2f_u1 (Sleef_atan2f8_u10, Sleef_atan2f16_u10): |x| below 2^-128 scaled with y by 2^24; r =
+ * atan2kf_u1(|y|, x) with x's sign; x zero or infinite: pi/2 - (x infinite ? pi/2 with x's sign : 0); y
+ * infinite: pi/2 - (x infinite ? pi/4 with x's sign : 0); y zero: pi where x's sign is set, else +0; r
+ * with y's sign; a NaN operand: every bit set. */
+static inline float sleef_atan2f_u10(float y, float x) {
+    if (isnan(x) || isnan(y)) return vm_u2f(0xffffffffu);
+    if (fabsf(x) < 2.9387372783541830947e-39f) x *= 16777216.0f, y *= 16777216.0f;
+    const vm_f2 d = sleef_atan2kf_u1(vm_f2make(fabsf(y), 0.0f), vm_f2make(x, 0.0f));
+    const float half_pi = 1.57079632679489661923f, quarter_pi = 0.78539816339744830962f;
+    float r = vm_xorsign(d.x + d.y, x);
+    if (isinf(x) || x == 0.0f) r = half_pi - (isinf(x) ? vm_xorsign(half_pi, x) : 0.0f);
+    if (isinf(y)) r = half_pi - (isinf(x) ? vm_xorsign(quarter_pi, x) : 0.0f);
+    if (y == 0.0f) r = signbit(x) ? 3.14159265358979323846f : 0.0f;
+    return vm_xorsign(r, y);
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
@@ -1729,5 +1843,6 @@ static inline float vec_log1pf(const profile_t *p, float x) { return p->aten ? s
 static inline float vec_lgammaf(const profile_t *p, float x) { return p->aten ? sleef_lgammaf_u10(x) : glibc_lgammaf(x); }
 static inline float vec_expm1f(const profile_t *p, float x) { return p->aten ? sleef_expm1f_u10(x) : glibc_expm1f(x); }
 static inline float vec_powf(const profile_t *p, float x, float y) { return p->aten ? sleef_powf_u10(x, y) : glibc_powf(x, y); }
+static inline float vec_atan2f(const profile_t *p, float y, float x) { return p->aten ? sleef_atan2f_u10(y, x) : glibc_atan2f(y, x); }
 
 #endif
