@@ -165,13 +165,14 @@ def test_nans_read_as_a_scalar_replay(threads: int) -> None:
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_mish_lerp_addcmul_addcdiv_replay_in_tensor_iterators_loop(threads: int) -> None:
+def test_mish_lerp_addcmul_addcdiv_atan2_replay_in_tensor_iterators_loop(threads: int) -> None:
     """mish and its backward (NaNs of random payloads in both operands, x read as a scalar along rows of 45:
     SLEEF's exp, log1p and tanh in the vector body, glibc's in the tails, 16 lanes at avx512), lerp by a
     number on both sides of 0.5 and by a tensor (a strided end, a weight broadcast along the rows), addcmul
-    and addcdiv of a transposed and an expanded operand, in place too, past the 32,768-element grain: each
-    replays bit for bit in TensorIterator's loop. Before, none of them had a replay but the in-place ones
-    over one contiguous run."""
+    and addcdiv of a transposed and an expanded operand, in place too, atan2 with NaNs of random payloads in
+    both operands (SLEEF's atan2f in the vector body, glibc's in the tails), past the 32,768-element grain:
+    each replays bit for bit in TensorIterator's loop. Before, none of them had a replay but the in-place
+    ones over one contiguous run."""
     use_threads(threads)
     rng = np.random.default_rng(threads)
     aten = torch.ops.aten
@@ -194,9 +195,11 @@ def test_mish_lerp_addcmul_addcdiv_replay_in_tensor_iterators_loop(threads: int)
         torch.addcdiv(x, t(45, 6).t(), t(45), value=3)
         x.addcmul_(t(6, 45), t(6, 1), value=0.25)
         t(37, 21).t().lerp_(t(21, 37), 0.9)
+        torch.atan2(big, _payload_nans(rng, (40000,), 0.01))
+        torch.atan2(t(6, 90)[:, ::2], col)
 
-    ops = {"mish", "mish_backward", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv"}
-    _replays_match("dispatcher-hook", program, ops, 12)
+    ops = {"mish", "mish_backward", "lerp", "lerp_", "addcmul", "addcmul_", "addcdiv", "atan2"}
+    _replays_match("dispatcher-hook", program, ops, 14)
 
 
 @backends
