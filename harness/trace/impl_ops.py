@@ -1860,11 +1860,9 @@ def _integral(name: str, floating: Replay) -> Replay:
 # they differ (the same measurement): a cast to bfloat16 (a NaN at default), clamp and minimum / maximum by
 # tensors, remainder, fmod, max / min / aminmax reductions (NaN), elu, selu, hardswish, hardsigmoid, mish,
 # atan2, lerp, addcmul (the AVX2 object's contractions), linspace (default), arange and mse_loss's mean (4
-# threads), std, cdist, ctc_loss. Of these, REPLAYS reproduces clamp / minimum / maximum by tensors,
-# remainder, fmod (SLEEF's NaN lanes refused), elu (selu, celu), hardswish, hardsigmoid and mse_loss with
-# their backwards: 0 other bits in 250 random traced programs per group at each of default, avx2 and avx512
-# on this Zen 5 (1, 2 and 4 threads); and cdist (``_cdist_forward``, ``_euclidean_dist``, ``_cdist_backward``):
-# 0 other in 320 random traced programs per level (the kernel index's cdist row).
+# threads), std, cdist, ctc_loss (its ``log_alpha`` beyond the lengths only: scratch, never written). Each of
+# them but the bfloat16 cast has a replay (REPLAYS) and a kernel-index row that gives its measurement; a
+# bfloat16 operand is refused.
 BITS_KEPT = frozenset((
     "_conj", "_reshape_alias", "_to_copy", "_unsafe_view", "alias", "as_strided", "as_strided_", "cat", "clone",
     "constant_pad_nd", "copy_", "detach", "diagonal_copy", "empty", "empty_like", "empty_strided", "expand", "eye",
