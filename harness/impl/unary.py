@@ -285,8 +285,6 @@ def leaky_relu_backward(
 
 
 def _elu_call(name: str, profile: KernelProfile, row: int | None, params: tuple[float, float, float], *arrays) -> None:
-    if profile.aarch64:
-        raise ParityError("the impl reproduces elu (selu, celu) on x86 only")
     if not all(math.isfinite(v) for v in params):
         raise ParityError(f"the impl reproduces elu with finite alpha, scale and input_scale only, not {params}")
     fn = getattr(load("unary"), name)
@@ -304,7 +302,8 @@ def elu_forward(
 ) -> np.ndarray:
     """``aten.elu(x, alpha, scale, input_scale)`` (``params``) of float32 ``x`` (any shape; selu and celu
     are elu), each parameter rounded to float as ``Scalar::to<float>``; ``row`` as ``forward``'s (the
-    vector body's lanes take Vectorized's expm1, the scalar tail glibc's expm1f)."""
+    vector body's lanes take Vectorized's expm1, the scalar tail glibc's expm1f: aarch64's contracted one on
+    the arm64 profiles, whose products give aarch64's NaNs)."""
     x = f32(x)
     out = np.empty_like(x)
     _elu_call("elu_forward", profile, row, params, x, out)
@@ -360,9 +359,8 @@ def hard_activation(
 ) -> np.ndarray:
     """``name`` (hardswish, hardsigmoid, hardswish_backward, hardsigmoid_backward) of float32 ``arrays``
     (x, or grad and x, of one shape); ``row`` as ``forward``'s (a NaN x: every bit set in hardsigmoid's
-    vector lanes at avx2 and avx512, a NaN in hardswish_backward's vector lanes and grad in its tail)."""
-    if profile.aarch64:
-        raise ParityError(f"the impl reproduces {name} on x86 only")
+    vector lanes at avx2 and avx512, x's quieted NaN on aarch64 (FMAX and FMIN pass it on), a NaN in
+    hardswish_backward's vector lanes and grad in its tail)."""
     xs = [f32(x) for x in arrays]
     if len({x.shape for x in xs}) > 1:
         raise ParityError(f"the impl reproduces {name} of operands of one shape only")
@@ -381,11 +379,12 @@ def binary_kernel(
 ) -> np.ndarray:
     """``name`` (maximum, minimum, fmod, remainder, atan2 of two float32 arrays; clamp of self, min, max) of one
     shape; ``row`` as ``forward``'s (a NaN and equal zeros of either sign are where minimum's and
-    maximum's vector body and scalar tail differ; fmod's and remainder's NaN lanes of SLEEF's fmodf in the
-    avx2 and avx512 vector bodies are refused; atan2: SLEEF's atan2f in the vector body, 16 lanes at avx512,
-    glibc's atan2f in the tails and the default build's lanes)."""
-    if profile.aarch64:
-        raise ParityError(f"the impl reproduces {name} by tensors on x86 only")
+    maximum's vector body and scalar tail differ, on aarch64 the vector body's FMAX and FMIN; fmod's and
+    remainder's NaN lanes of SLEEF's fmodf in the avx2, avx512 and aarch64 vector bodies are refused; atan2:
+    SLEEF's atan2f in the vector body, 16 lanes at avx512, glibc's atan2f in the tails and the default build's
+    lanes, not measured on aarch64)."""
+    if profile.aarch64 and name == "atan2":
+        raise ParityError("the impl reproduces atan2 on x86 only")
     xs = [f32(x) for x in arrays]
     if len({x.shape for x in xs}) > 1:
         raise ParityError(f"the impl reproduces {name} of operands of one shape only")

@@ -583,8 +583,6 @@ def _min_max(op: str) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.unary import binary_kernel
 
-        if op == "maximum" and p.aarch64:  # the optimizers' one-run maximum, FMAX lanes included
-            return impl_optim.REPLAYS["maximum"](t, a, p)
         if op in ("maximum", "minimum", "fmod", "remainder", "atan2"):
             kernel, names = op, ("self", "other")
             if op in ("fmod", "remainder") and "other" not in t and isinstance(a.get("other"), (int, float)):

@@ -139,6 +139,20 @@ static inline float aten_minimum(const profile_t *p, int vec, float a, float b) 
     return b < a ? b : a;
 }
 
+/* aarch64's FMAX (vmaxq_f32, svmax_f32_x) and FMIN (vminq_f32, svmin_f32_x) of a, b in that order:
+ * NaNs as nan2, -0 below +0. */
+static inline float fmax_arm(const profile_t *p, float a, float b) {
+    if (a != a || b != b) return nan2(p, a + b, a, b);
+    if (a == 0.0f && b == 0.0f) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static inline float fmin_arm(const profile_t *p, float a, float b) {
+    if (a != a || b != b) return nan2(p, a + b, a, b);
+    if (a == 0.0f && b == 0.0f) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
 /* As nan2 for fma(a, b, c) = c + a*b (FMLA/FMADD, FPProcessNaNs3 in the order c, a, b): a quiet
  * NaN addend with 0 * inf is the default NaN. */
 static inline float nan3(const profile_t *p, float r, float a, float b, float c) {

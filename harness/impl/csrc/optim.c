@@ -221,13 +221,6 @@ static inline float addcdiv_one(const profile_t *p, int vec, float self, float v
     return sve_body(p, vec) ? f_add(p, self, q) : f_add(p, q, self);
 }
 
-/* aarch64's FMAX (vmaxq_f32, svmax_f32_x): NaNs as nan2, -0 below +0. */
-static inline float fmax_arm(const profile_t *p, float a, float b) {
-    if (a != a || b != b) return nan2(p, a + b, a, b);
-    if (a == 0.0f && b == 0.0f) return signbit(a) ? b : a;
-    return a > b ? a : b;
-}
-
 /* maximum_kernel (BinaryOpsKernel.cpp), a NaN-propagating max: common.h aten_maximum; aarch64's
  * Vectorized maximum is FMAX (fmax_arm). */
 static inline float maximum_one(const profile_t *p, int vec, float a, float b) {

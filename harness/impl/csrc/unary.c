@@ -1324,7 +1324,12 @@ void leaky_relu_backward(profile_t p, const float *grad, const float *x, float *
  * b + negcoef taken in the other order) and grad's without; the default object's array-of-floats
  * Vectorized keeps b's at lanes 8 and 10 of each 16 with is_result and 1 to 3 of each 8 without (its
  * vector calls are counted, elu_ctx.calls: each inner loop's body is whole blocks of 16). Measured on a
- * Zen 5 (elu_nan_order). Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
+ * Zen 5 (elu_nan_order). aarch64 (NEON object on N1 and V2, SVE256 on V1): the same lambdas, the vector
+ * lanes SLEEF's advsimd / SVE expm1f and expf (sleef_*_u10's bits), the tails aarch64 glibc's contracted
+ * expm1f (glibc_expm1f_a64) and its expf (glibc_expf), every product FMUL's NaN (nan2: the first signalling
+ * operand quieted, else the first quiet one) in the order written, no object commuting one (measured on
+ * emulated N1, V2 and V1, 1, 2 and 4 threads: tests/arm64_activation_cases.py). Tensor shapes: x, grad,
+ * out, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
     float negcoef, poscoef, negiptcoef;
@@ -1332,35 +1337,38 @@ typedef struct {
     int64_t calls; /* vector-body elements so far (the default object's NaN order is by lane) */
 } elu_ctx;
 
-/* x * y with the NaN x86's mulss / mulps give (common.h nan2: the first NaN operand quieted) */
-static inline float elu_mul(float x, float y) { return nan2(&(profile_t){0}, x * y, x, y); }
+/* x * y with the NaN the profile's CPU gives (common.h nan2; x86's mulss / mulps: the first NaN operand
+ * quieted; aarch64's FMUL: the first signalling one quieted, else the first quiet one) */
+static inline float elu_mul(const profile_t *p, float x, float y) { return nan2(p, x * y, x, y); }
 
 static float elu_fwd_vec(const profile_t *p, float a) {
     const elu_ctx *c = (const elu_ctx *)p;
     if (a >= 0.0f) return a * c->poscoef;
-    const float e = elu_mul(a, c->negiptcoef);
-    return elu_mul(isnan(e) ? quiet_nan(e) : vec_expm1f(p, e), c->negcoef);
+    const float e = elu_mul(p, a, c->negiptcoef);
+    return elu_mul(p, isnan(e) ? quiet_nan(e) : vec_expm1f(p, e), c->negcoef);
 }
 
 static float elu_fwd_scalar(const profile_t *p, float a) {
     const elu_ctx *c = (const elu_ctx *)p;
-    if (!(a < 0.0f)) return elu_mul(a, c->poscoef);
-    return elu_mul(glibc_expm1f(a * c->negiptcoef), c->negcoef);
+    if (!(a < 0.0f)) return elu_mul(p, a, c->poscoef);
+    const float e = a * c->negiptcoef;
+    return elu_mul(p, is_arm(p) ? glibc_expm1f_a64(e) : glibc_expm1f(e), c->negcoef);
 }
 
 /* the negative branch; swap: the last product keeps its right operand's NaN where both are NaN */
 static inline float elu_bwd_neg(const elu_ctx *c, float a, float b, int vec, int swap) {
-    const float t = elu_mul(a, c->negiptcoef);
+    const profile_t *p = &c->p;
+    const float t = elu_mul(p, a, c->negiptcoef);
     float u, v;
     if (c->is_result) {
         u = t;
         v = b + c->negcoef;
     } else {
-        const float e = elu_mul(b, c->negiptcoef);
-        u = elu_mul(t, c->negcoef);
-        v = isnan(e) ? quiet_nan(e) : vec ? vec_expf(&c->p, e) : glibc_expf(e);
+        const float e = elu_mul(p, b, c->negiptcoef);
+        u = elu_mul(p, t, c->negcoef);
+        v = isnan(e) ? quiet_nan(e) : vec ? vec_expf(p, e) : glibc_expf(e);
     }
-    return swap ? elu_mul(v, u) : elu_mul(u, v);
+    return swap ? elu_mul(p, v, u) : elu_mul(p, u, v);
 }
 
 static float elu_bwd_vec(const profile_t *p, float a, float b) {
@@ -1368,12 +1376,12 @@ static float elu_bwd_vec(const profile_t *p, float a, float b) {
     const int64_t lane = c->calls++ % 16;
     int swap = c->is_result;
     if (c->p.aten == 0) swap = c->is_result ? lane == 8 || lane == 10 : lane % 8 >= 1 && lane % 8 <= 3;
-    return b > 0.0f ? elu_mul(a, c->poscoef) : elu_bwd_neg(c, a, b, 1, swap);
+    return b > 0.0f ? elu_mul(p, a, c->poscoef) : elu_bwd_neg(c, a, b, 1, swap);
 }
 
 static float elu_bwd_scalar(const profile_t *p, float a, float b) {
     const elu_ctx *c = (const elu_ctx *)p;
-    return b <= 0.0f ? elu_bwd_neg(c, a, b, 0, 0) : elu_mul(a, c->poscoef);
+    return b <= 0.0f ? elu_bwd_neg(c, a, b, 0, 0) : elu_mul(p, a, c->poscoef);
 }
 
 void elu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes, float alpha,
@@ -1405,7 +1413,10 @@ void elu_backward(profile_t p, const float *grad, const float *b, float *grad_x,
  * -3 < x < 3 ? g * (1.0f / 6) : 0. hardsigmoid's kernels are REGISTER_DISPATCH ones (the AVX2 object's 8
  * lanes at avx512: a NaN at 49,096 of 49,109 elements took the vector body), hardswish's are also
  * registered for AVX-512 (16 lanes: 27 elements all take the tail), all measured on a Zen 5
- * (hard_nan_order). Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
+ * (hard_nan_order). aarch64: vec::maximum / minimum are FMAX / FMIN, which pass x + 3's quieted NaN on, and
+ * the products take FMUL's NaN (elu_mul), so a NaN x gives its quieted NaN in body and tail alike and the
+ * backward's g * (x / 3 + 0.5) the first signalling operand's, else g's (measured on emulated N1, V2, V1).
+ * Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
     int64_t lanes;
@@ -1414,36 +1425,34 @@ typedef struct {
 
 static inline float hard_relu6(const profile_t *p, float x, int vec) {
     const float s = x + 3.0f;
-    if (isnan(s)) return vec && p->aten ? vm_u2f(0xffffffffu) : s;
+    if (isnan(s)) return vec && p->aten && !is_arm(p) ? vm_u2f(0xffffffffu) : s;
     return fminf(fmaxf(s, 0.0f), 6.0f);
 }
 
 static float hardsigmoid_vec(const profile_t *p, float x) { return hard_relu6(p, x, 1) / 6.0f; }
 static float hardsigmoid_scalar(const profile_t *p, float x) { return hard_relu6(p, x, 0) / 6.0f; }
-static float hardswish_scalar(const profile_t *p, float x) { return elu_mul(x, hard_relu6(p, x, 0)) / 6.0f; }
+static float hardswish_scalar(const profile_t *p, float x) { return elu_mul(p, x, hard_relu6(p, x, 0)) / 6.0f; }
 
 static float hardswish_vec(const profile_t *p, float x) {
     hard_ctx *c = (hard_ctx *)p;
     const int first = c->calls++ % (2 * c->lanes) < c->lanes;
     const float m = hard_relu6(p, x, 1);
-    return (first ? elu_mul(m, x) : elu_mul(x, m)) / 6.0f;
+    return (first ? elu_mul(p, m, x) : elu_mul(p, x, m)) / 6.0f;
 }
 
 static float hardswish_bwd_vec(const profile_t *p, float g, float x) {
     if (x <= -3.0f) return 0.0f;
     if (x >= 3.0f) return g;
     const float t = x / 3.0f + 0.5f;
-    return p->aten ? elu_mul(t, g) : elu_mul(g, t);
+    return p->aten ? elu_mul(p, t, g) : elu_mul(p, g, t);
 }
 
 static float hardswish_bwd_scalar(const profile_t *p, float g, float x) {
-    (void)p;
-    return x <= -3.0f ? 0.0f : x < 3.0f ? elu_mul(g, x / 3.0f + 0.5f) : g;
+    return x <= -3.0f ? 0.0f : x < 3.0f ? elu_mul(p, g, x / 3.0f + 0.5f) : g;
 }
 
 static float hardsigmoid_bwd(const profile_t *p, float g, float x) {
-    (void)p;
-    return x > -3.0f && x < 3.0f ? elu_mul(g, 1.0f / 6.0f) : 0.0f;
+    return x > -3.0f && x < 3.0f ? elu_mul(p, g, 1.0f / 6.0f) : 0.0f;
 }
 
 void hardswish_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, int64_t lanes) {
@@ -1543,23 +1552,29 @@ void hardsigmoid_backward(profile_t p, const float *grad, const float *x, float 
 /* ------------------------------------------------------------------ minimum, maximum, clamp by tensors */
 
 /* maximum_kernel, minimum_kernel (cpu/BinaryOpsKernel.cpp) and clamp_kernel_impl (cpu/
- * TensorCompareKernel.cpp), float32, x86, cpu_kernel_vec over TensorIterator's runs: vector lanes and
+ * TensorCompareKernel.cpp), float32, cpu_kernel_vec over TensorIterator's runs: vector lanes and
  * scalar lambdas as common.h aten_maximum / aten_minimum (b where a == b in the vector body, a in the
  * tail: max(+0, -0) is -0 in one and +0 in the other; a NaN gives every bit set in the AVX2 and AVX-512
  * objects' lanes, the operand as it is in the default object's, 0x7fc00000 in the tails). clamp's scalar
  * lambda: a NaN min or max gives quiet_NaN(), else std::min(std::max(a, min), max), which passes a NaN a
- * on as it is; its vector lane minimum(maximum(a, min), max). Tensor shapes: a, b, c (clamp's max), y
- * (n,), rows of `row`. */
+ * on as it is; its vector lane minimum(maximum(a, min), max). aarch64: the vector lanes are FMAX / FMIN
+ * (vmaxq_f32 / vminq_f32, svmax / svmin: common.h fmax_arm / fmin_arm, a NaN operand's NaN by aarch64's
+ * rule, -0 below +0), the scalar lambdas as on x86 (measured on emulated N1, V2, V1, 1, 2 and 4 threads).
+ * Tensor shapes: a, b, c (clamp's max), y (n,), rows of `row`. */
 typedef struct {
     profile_t p;
     const float *hi; /* clamp's max, read at the element's index (calls: the loops run in index order) */
     int64_t calls;
 } minmax_ctx;
 
-static inline float vmax(const profile_t *p, float a, float b) { return aten_maximum(p, 1, a, b); }
-static inline float vmin(const profile_t *p, float a, float b) { return aten_minimum(p, 1, a, b); }
-static float maximum_vec(const profile_t *p, float a, float b) { return aten_maximum(p, 1, a, b); }
-static float minimum_vec(const profile_t *p, float a, float b) { return aten_minimum(p, 1, a, b); }
+static inline float vmax(const profile_t *p, float a, float b) {
+    return is_arm(p) ? fmax_arm(p, a, b) : aten_maximum(p, 1, a, b);
+}
+static inline float vmin(const profile_t *p, float a, float b) {
+    return is_arm(p) ? fmin_arm(p, a, b) : aten_minimum(p, 1, a, b);
+}
+static float maximum_vec(const profile_t *p, float a, float b) { return vmax(p, a, b); }
+static float minimum_vec(const profile_t *p, float a, float b) { return vmin(p, a, b); }
 static float maximum_scalar(const profile_t *p, float a, float b) { return aten_maximum(p, 0, a, b); }
 static float minimum_scalar(const profile_t *p, float a, float b) { return aten_minimum(p, 0, a, b); }
 
@@ -1592,22 +1607,26 @@ void clamp_forward(profile_t p, const float *a, const float *lo, const float *hi
 
 /* ------------------------------------------------------------------ fmod, remainder */
 
-/* fmod_kernel and remainder_kernel (cpu/BinaryOpsKernel.cpp), float32, x86, cpu_kernel_vec over
+/* fmod_kernel and remainder_kernel (cpu/BinaryOpsKernel.cpp), float32, cpu_kernel_vec over
  * TensorIterator's runs. Vector lane: Vectorized<float>::fmod (SLEEF's fmodf in the AVX2 object,
  * sleef_fmodf; std::fmod per lane in the default one); the scalar lambda std::fmod (glibc's fmodf,
  * exact). remainder keeps mod but where mod != 0 and (b < 0) != (mod < 0), there mod + b (a -0 mod
  * stays -0 in both). The NaN lanes SLEEF's steps leave (a NaN or infinite a, a NaN or zero b, a
  * quotient past float's range) are not modelled: counted (fmod_ctx.unproven) for the caller to refuse.
+ * aarch64: the lanes SLEEF's advsimd / SVE fmodf (exact where not NaN; the same NaN lanes refused), the
+ * tails aarch64 glibc 2.36's fmodf, whose NaN, infinite-a and zero-b answer is (a * b) / (a * b): FMUL's NaN
+ * of a NaN operand, else the default NaN 0x7fc00000 (measured on emulated N1, V2, V1).
  * Tensor shapes: a, b, y (n,), rows of `row`. */
 typedef struct {
     profile_t p;
     int64_t unproven;
 } fmod_ctx;
 
-/* std::fmod as torch's objects call it, NaN operands included: one NaN comes out quieted; of two, the
- * quieted one of the larger significand (the positive one where they are equal), as x87's rule (measured
- * through torch's tails, fmod_nan_tail). */
-static inline float std_fmodf(float a, float b) {
+/* std::fmod as torch's objects call it, NaN operands included: on x86 one NaN comes out quieted; of two,
+ * the quieted one of the larger significand (the positive one where they are equal), as x87's rule
+ * (measured through torch's tails, fmod_nan_tail); on aarch64 glibc's (a * b) / (a * b). */
+static inline float std_fmodf(const profile_t *p, float a, float b) {
+    if (is_arm(p) && (isnan(a) || isnan(b) || isinf(a) || b == 0.0f)) return nan2(p, (a * b) / (a * b), a, b);
     if (isnan(a) && isnan(b)) {
         const uint32_t qa = vm_f2u(a) | 0x00400000u, qb = vm_f2u(b) | 0x00400000u;
         const uint32_t ma = qa & 0x007fffffu, mb = qb & 0x007fffffu;
@@ -1618,7 +1637,7 @@ static inline float std_fmodf(float a, float b) {
 }
 
 static inline float fmod_lane(const profile_t *p, float a, float b) {
-    if (!p->aten) return std_fmodf(a, b);
+    if (!p->aten) return std_fmodf(p, a, b);
     const float mod = sleef_fmodf(a, b);
     if (isnan(a) || isnan(b) || isinf(a) || b == 0.0f || isnan(mod)) ((fmod_ctx *)p)->unproven++;
     return mod;
@@ -1629,9 +1648,9 @@ static inline float remainder_fix(float mod, float b) {
 }
 
 static float fmod_vec(const profile_t *p, float a, float b) { return fmod_lane(p, a, b); }
-static float fmod_scalar(const profile_t *p, float a, float b) { return (void)p, std_fmodf(a, b); }
+static float fmod_scalar(const profile_t *p, float a, float b) { return std_fmodf(p, a, b); }
 static float remainder_vec(const profile_t *p, float a, float b) { return remainder_fix(fmod_lane(p, a, b), b); }
-static float remainder_scalar(const profile_t *p, float a, float b) { return (void)p, remainder_fix(std_fmodf(a, b), b); }
+static float remainder_scalar(const profile_t *p, float a, float b) { return remainder_fix(std_fmodf(p, a, b), b); }
 
 /* atan2_kernel (BinaryOpsKernel.cpp), cpu_kernel_vec: vector lane a.atan2(b) (vec_atan2f: SLEEF's
  * Sleef_atan2f8_u10 / atan2f16_u10 at avx2 / avx512, glibc's atan2f per lane at default), scalar tail

@@ -691,6 +691,7 @@ static inline __attribute__((always_inline)) float glibc_expm1f_k(int f, float x
 }
 
 static inline float glibc_expm1f(float x) { return glibc_expm1f_k(0, x); }
+static inline float glibc_expm1f_a64(float x) { return glibc_expm1f_k(1, x); }
 
 /* glibc tanhf (fdlibm): 1 - 2/(expm1(2|x|)+2) for |x| >= 1, -t/(t+2) with t = expm1(-2|x|) below. */
 static inline __attribute__((always_inline)) float glibc_tanhf_k(int f, float x) {
