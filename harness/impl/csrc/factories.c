@@ -1,9 +1,11 @@
-/* ATen's range factories, torch.arange and torch.linspace of float32 (RangeFactoriesKernel.cpp), on x86.
+/* ATen's range factories, torch.arange and torch.linspace of float32 (RangeFactoriesKernel.cpp), on x86
+ * and aarch64.
  *
  * Shape legend: n the output's length (arange's ceil((end - start) / step), linspace's steps).
  *
  * Both run REGISTER_DISPATCH kernels: the default object at default capability, the AVX2 object at avx2
- * and avx512 (profile.contract: GCC contracted its scalar a*b+c into FMAs). at::parallel_for cuts
+ * and avx512 (profile.contract: GCC contracted its scalar a*b+c into FMAs); on aarch64 the NEON object
+ * (N1's DEFAULT, V2's SVE128) or the SVE256 one (V1), GCC contracting both. at::parallel_for cuts
  * [0, n) into the threads' chunks (GRAIN_SIZE); each chunk counts idx from its own start. */
 #include "common.h"
 
@@ -19,6 +21,15 @@ static inline double arange_madd(const profile_t *p, double a, double b, double 
     return p->contract ? fma(a, b, c) : c + a * b;
 }
 
+/* Lane j of aarch64's Vectorized<float>::arange(base, step), step the double accscalar_t: the NEON
+ * object's (N1, V2) fmadd of (0, 1, 2, 3) and step converted to float onto base, one float FMA (lane 0
+ * base + 0 * step: a -0 base is +0 for a positive step); the SVE256 object's (V1) base + j * step in
+ * double, contracted by GCC, rounded to float. Measured on emulated N1, V1 and V2 (arm64_factories_cases). */
+static inline float arange_lane_arm(const profile_t *p, float base, double step, int64_t j) {
+    if (obj_kind(p) == OBJ_SVE) return (float)fma((double)j, step, (double)base);
+    return fmaf((float)j, (float)step, base);
+}
+
 void arange_forward(profile_t p, double start, double step, float *out, int64_t n) {
     const int64_t lanes = p.lanes, threads = parallel_threads(0, n, GRAIN_SIZE, p.threads);
     for (int64_t tid = 0; tid < threads; tid++) {
@@ -27,6 +38,10 @@ void arange_forward(profile_t p, double start, double step, float *out, int64_t 
         const int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes); /* whole pairs of vectors */
         for (i = b; i < body; i += lanes) {
             const float base = (float)arange_madd(&p, step, (double)i, start);
+            if (is_arm(&p)) {
+                for (int64_t j = 0; j < lanes; j++) out[i + j] = arange_lane_arm(&p, base, step, j);
+                continue;
+            }
             out[i] = p.aten ? base : (float)((double)base + 0.0 * step); /* AVX2's lane 0 is base itself */
             for (int64_t j = 1; j < lanes; j++) out[i + j] = (float)arange_madd(&p, (double)j, step, (double)base);
         }
@@ -37,7 +52,7 @@ void arange_forward(profile_t p, double start, double step, float *out, int64_t 
 /* linspace_kernel: start and end rounded to float, step = (end - start) / (steps - 1) in float; a
  * serial kernel (no vector lambda): element idx is start + step * idx below steps / 2, else
  * end - step * (steps - idx - 1), idx converted to float; contracted in the AVX2 object (fmaf, and
- * fmaf(-step, k, end)), two roundings in the default one. steps == 1: start (linspace_out's fill_).
+ * fmaf(-step, k, end)) and in aarch64's objects, two roundings in the default one. steps == 1: start (linspace_out's fill_).
  * out: (n,) */
 void linspace_forward(profile_t p, double start_d, double end_d, float *out, int64_t n) {
     const float start = (float)start_d, end = (float)end_d;
