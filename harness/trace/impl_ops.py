@@ -1676,15 +1676,21 @@ def _mse_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     threads), into the borrowing binary op's output; for ``mean`` and ``sum`` that output, laid out in
     TensorIterator's order of the operands' strides, reduced whole by ``mean_out`` / ``sum_out``: the
     ``sum`` / ``mean`` rows' cascade over its memory order (``reduce.mean_dims`` of it flattened), whose
-    thread split moves the bits."""
+    thread split moves the bits. On aarch64 the subtraction's NaN is FSUB's (measured under emulation on
+    N1, V2 and V1)."""
     from harness.impl import reduce
+    from harness.impl.nans import arith
 
     x, target, reduction = _mse_operands(t, a, "mse_loss")
     shape = tuple(np.broadcast_shapes(x.shape, target.shape))
+    x, target = np.broadcast_to(x, shape), np.broadcast_to(target, shape)
+    if p.aarch64:  # FSUB's NaN: the operand's (two of other payloads refused), else inf - inf's +qNaN
+        diff = arith("sub", x, target, None, "mse_loss's self - target", True)
+    else:
+        with np.errstate(all="ignore"):
+            diff = np.subtract(x, target, dtype=np.float32)
     with np.errstate(all="ignore"):
-        diff = np.subtract(np.broadcast_to(x, shape), np.broadcast_to(target, shape), dtype=np.float32)
         loss = np.multiply(diff, diff, dtype=np.float32)
-    _x86_nans("mse_loss", loss, p)
     if reduction == "none":
         return {"out": loss}
     if len(np.unique(loss[np.isnan(loss)].view(np.uint32))) > 1:
@@ -1749,7 +1755,7 @@ def _ctc_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
 
 def _x86_nans(op: str, result: np.ndarray, p: KernelProfile) -> None:
     """Refuse a NaN result on aarch64: NumPy's arithmetic here gives this x86 host's NaNs (-qNaN of an
-    invalid operation), not aarch64's; mse_loss's NaNs are measured on x86 only."""
+    invalid operation), not aarch64's; mse_loss_backward's NaNs are measured on x86 only."""
     if p.aarch64 and np.isnan(result).any():
         raise ParityError(f"{op} with NaN results is measured on x86 only")
 
