@@ -64,12 +64,21 @@ def _cases(op: str, seed: int) -> Iterator[dict[str, Any]]:
 
 
 def _fixed(op: str) -> Iterator[dict[str, Any]]:
-    """Explicit cases of 7 elements (a scalar tail on every core): elu's of inputs whose expm1f aarch64 glibc's
-    contracted build rounds otherwise than x86's; fmod's and remainder's of NaNs, infinities and zeros."""
+    """Explicit cases: of 7 elements (a scalar tail on every core), elu's of inputs whose expm1f aarch64 glibc's
+    contracted build rounds otherwise than x86's, fmod's and remainder's of NaNs, infinities and zeros; of 17
+    (16 in the vector body on every core), elu_backward's and hardswish_backward's of two NaNs meeting."""
     if op == "elu":
         x = np.array([0xBF6E4DF1, 0xBE26CC04, 0xBFCFD931, 0xBE97194F, 0xBEAF57A5, 0xBE571117, 0xBE70E3E0],
                      np.uint32).view(np.float32)  # fmt: skip
         yield {"xs": [x], "params": (1.0, 1.0, 1.0), "is_result": False}
+    elif op == "elu_backward":  # both NaN in the vector body (16 elements: N1's and V1's), is_result
+        g = np.array([0x7FC00000] * 16 + [0x3F800000], np.uint32).view(np.float32)
+        b = np.array([0xFFC00000] * 16 + [0xBF800000], np.uint32).view(np.float32)
+        yield {"xs": [g, b], "params": (0.5, 1.0, 2.0), "is_result": True}
+    elif op == "hardswish_backward":  # grad and x NaN in the vector body: which one each object keeps
+        g = np.array([0x7FC00123] * 8 + [0xFFC00000] * 8 + [0x3F800000], np.uint32).view(np.float32)
+        x = np.array([0x7FC00000] * 8 + [0x7F800001] * 8 + [0x3F000000], np.uint32).view(np.float32)
+        yield {"xs": [g, x]}
     elif op in ("fmod", "remainder"):
         a = np.array([0x7FC00123, 0x7F800001, 0x7F800000, 5.5, 0xFFC00456, 0x7F800000, 3.0], np.float32)
         a[[0, 1, 2, 4, 5]] = np.array([0x7FC00123, 0x7F800001, 0x7F800000, 0xFFC00456, 0xFF800000], np.uint32).view(

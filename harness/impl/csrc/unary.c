@@ -1327,8 +1327,9 @@ void leaky_relu_backward(profile_t p, const float *grad, const float *x, float *
  * Zen 5 (elu_nan_order). aarch64 (NEON object on N1 and V2, SVE256 on V1): the same lambdas, the vector
  * lanes SLEEF's advsimd / SVE expm1f and expf (sleef_*_u10's bits), the tails aarch64 glibc's contracted
  * expm1f (glibc_expm1f_a64) and its expf (glibc_expf), every product FMUL's NaN (nan2: the first signalling
- * operand quieted, else the first quiet one) in the order written, no object commuting one (measured on
- * emulated N1, V2 and V1, 1, 2 and 4 threads: tests/arm64_activation_cases.py). Tensor shapes: x, grad,
+ * operand quieted, else the first quiet one) in the order written: with is_result grad's NaN before
+ * b's in the vector body too, where the x86 FMA objects keep b's (measured on emulated N1, V2 and V1, 1, 2
+ * and 4 threads: tests/arm64_activation_cases.py). Tensor shapes: x, grad,
  * out, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
@@ -1374,7 +1375,7 @@ static inline float elu_bwd_neg(const elu_ctx *c, float a, float b, int vec, int
 static float elu_bwd_vec(const profile_t *p, float a, float b) {
     elu_ctx *c = (elu_ctx *)p;
     const int64_t lane = c->calls++ % 16;
-    int swap = c->is_result;
+    int swap = c->is_result && !is_arm(p);
     if (c->p.aten == 0) swap = c->is_result ? lane == 8 || lane == 10 : lane % 8 >= 1 && lane % 8 <= 3;
     return b > 0.0f ? elu_mul(p, a, c->poscoef) : elu_bwd_neg(c, a, b, 1, swap);
 }
@@ -1414,8 +1415,10 @@ void elu_backward(profile_t p, const float *grad, const float *b, float *grad_x,
  * lanes at avx512: a NaN at 49,096 of 49,109 elements took the vector body), hardswish's are also
  * registered for AVX-512 (16 lanes: 27 elements all take the tail), all measured on a Zen 5
  * (hard_nan_order). aarch64: vec::maximum / minimum are FMAX / FMIN, which pass x + 3's quieted NaN on, and
- * the products take FMUL's NaN (elu_mul), so a NaN x gives its quieted NaN in body and tail alike and the
- * backward's g * (x / 3 + 0.5) the first signalling operand's, else g's (measured on emulated N1, V2, V1).
+ * the products take FMUL's NaN (elu_mul), so a NaN x gives its quieted NaN in body and tail alike; where
+ * g and x are both NaN the backward's vector lane keeps x / 3 + 0.5's in the NEON-typed objects (N1, V2:
+ * the product commuted, as in x86's FMA objects) and g's in V1's SVE256 one (ACLE svmul in the order
+ * written), g's in every tail (measured on emulated N1, V2, V1).
  * Tensor shapes: x, grad, out, grad_x (n,), rows of `row`. */
 typedef struct {
     profile_t p;
@@ -1444,7 +1447,7 @@ static float hardswish_bwd_vec(const profile_t *p, float g, float x) {
     if (x <= -3.0f) return 0.0f;
     if (x >= 3.0f) return g;
     const float t = x / 3.0f + 0.5f;
-    return p->aten ? elu_mul(p, t, g) : elu_mul(p, g, t);
+    return p->aten && obj_kind(p) != OBJ_SVE ? elu_mul(p, t, g) : elu_mul(p, g, t);
 }
 
 static float hardswish_bwd_scalar(const profile_t *p, float g, float x) {
