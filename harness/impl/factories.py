@@ -7,7 +7,7 @@ float, and adds each lane's ``j * step`` in double, while its scalar tail comput
 of 70,001 elements at 4 threads against 1, measured); linspace is serial, its ``start + step * idx``
 contracted in the AVX2 object and rounded twice in the default one (356 of 1,000 elements other
 between default and avx2). On aarch64 (measured under emulation on Neoverse N1, V2 and V1, 1, 2 and 4
-threads: 75 random aranges and 75 linspaces per core and thread count, 0 other) the vector lanes are the
+threads: 25 random aranges and 25 linspaces per core and thread count, 0 other) the vector lanes are the
 NEON object's float FMA of the lane's index and the step rounded to float (N1, V2: 4 lanes) or SVE256's
 contracted double ``base + j * step`` (V1: 8 lanes), a -0 base +0 in both; linspace is the AVX2 object's
 contracted arithmetic.

@@ -52,8 +52,8 @@ void arange_forward(profile_t p, double start, double step, float *out, int64_t 
 /* linspace_kernel: start and end rounded to float, step = (end - start) / (steps - 1) in float; a
  * serial kernel (no vector lambda): element idx is start + step * idx below steps / 2, else
  * end - step * (steps - idx - 1), idx converted to float; contracted in the AVX2 object (fmaf, and
- * fmaf(-step, k, end)) and in aarch64's objects, two roundings in the default one. steps == 1: start (linspace_out's fill_).
- * out: (n,) */
+ * fmaf(-step, k, end)) and in aarch64's objects, two roundings in the default one. steps == 1: start
+ * (linspace_out's fill_). out: (n,) */
 void linspace_forward(profile_t p, double start_d, double end_d, float *out, int64_t n) {
     const float start = (float)start_d, end = (float)end_d;
     if (n == 1) {
