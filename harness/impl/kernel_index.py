@@ -1594,16 +1594,52 @@ ARM64: dict[str, str] = {
         " fused everywhere"
     ),
     "uniform": "the multiply-add fused (GCC contracts on aarch64): the avx2 bits, the same on N1, V1 and V2",
-    "arange": "not measured: refused (ParityError)",
-    "mse_loss": "the elements one subtraction and one product, the reduction the `sum` row's; not measured",
-    "elu": "not modelled: refused",
-    "hardswish": "not modelled: refused",
+    "arange": (
+        "the vector lanes one float FMA of the lane index and the step rounded to float (NEON object: N1, V2) or V1's"
+        " SVE256 base + j*step in double, contracted; lane 0 base + 0*step (a -0 base +0, x86's AVX2 object keeps "
+        "-0); the chunks and tails as on x86; measured under emulation: 25 random aranges per core on 1, 2 and 4 "
+        "threads (and 61 more on N1 and V1), 0 other"
+    ),
+    "mse_loss": (
+        "the elements one subtraction (FSUB's NaN, inf - inf +qNaN) and one product, the reduction the `sum` row's; "
+        "measured under emulation with NaN results: 14 of 18 exact per core and thread count, 4 refused (NaNs of "
+        "several patterns summed, as on x86), 0 other (a larger draw: 37 of 48, 11 refused, 0 other); "
+        "mse_loss_backward's NaN results still refused (not measured)"
+    ),
+    "elu": (
+        "the lambdas as on x86 with SLEEF's advsimd/SVE expm1f and expf in the vector body (4 lanes N1, V2; 8 V1) and"
+        " aarch64 glibc's contracted expm1f (and expf) in the tails, every product FMUL's NaN (the first signalling "
+        "operand quieted, else the first quiet one) in the source's order (with is_result grad's NaN before b's, "
+        "where x86's FMA objects commute); measured under emulation: 19 elu and 19 elu_backward draws per core on 1, "
+        "2 and 4 threads (a larger draw of 61 each too), 0 other, none refused"
+    ),
+    "hardswish": (
+        "FMAX/FMIN vector lanes pass x's quieted NaN on (x86's AVX2 lanes give all ones), products FMUL's NaN; where "
+        "grad and x are both NaN hardswish_backward's vector lane keeps x/3 + 0.5's on N1 and V2 (commuted, as on "
+        "x86) and grad's on V1 (SVE256, ACLE svmul); 4 lanes (N1, V2) vs 8 (V1) move the tails; hardsigmoid and both "
+        "backwards alike; measured under emulation: 18 or 19 draws of each of the four per core on 1, 2 and 4 threads"
+        " (a larger draw of 60 each too), 0 other, none refused"
+    ),
     "mish": "not modelled: refused",
     "atan2": "not modelled: refused",
     "lerp": "not modelled: refused (the in-place ones over one contiguous run: the adamw_step row)",
-    "minimum": "maximum as the optimizers' (FMAX lanes, one flat run); minimum and clamp not modelled: refused",
-    "remainder": "not modelled: refused",
-    "linspace": "not measured: refused (ParityError)",
+    "minimum": (
+        "vector lanes FMAX/FMIN (a NaN operand's NaN by aarch64's rule, -0 below +0, so max(+0, -0) is +0 in the "
+        "body), the scalar tails as on x86 (quiet_NaN() for a NaN, std::max's first operand); maximum, minimum and "
+        "clamp by tensors in TensorIterator's runs; measured under emulation: 18 random draws of each per core on 1, "
+        "2 and 4 threads (a larger draw of 60 each too), 0 other, none refused"
+    ),
+    "remainder": (
+        "SLEEF's advsimd/SVE fmodf in the vector lanes (exact; its NaN lanes refused as on x86), aarch64 glibc 2.36's"
+        " fmodf in the tails, whose NaN, infinite-a and zero-b answer is (a*b)/(a*b): FMUL's NaN, else +qNaN; "
+        "measured under emulation: 19 fmod and 19 remainder random draws per core on 1, 2 and 4 threads, 0 other "
+        "(fmod 6, remainder 4 refused on N1 and V2; 2 and 3 on V1; a larger draw of 61 each, 0 other)"
+    ),
+    "linspace": (
+        "the AVX2 object's contracted arithmetic (fmaf(step, k, start), fmaf(-step, k, end)) on N1, V2 and V1; "
+        "measured under emulation: 25 random linspaces per core on 1, 2 and 4 threads (and 61 more on N1 and V1), 0 "
+        "other"
+    ),
     "where": "nothing: identical everywhere",
     "silu": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail; the backward's"
@@ -1643,8 +1679,17 @@ ARM64: dict[str, str] = {
         " on N1, V1 and V2 alike; not the thread count"
     ),
     "cumsum": "nothing: identical everywhere",
-    "max": "not measured on arm64: the selections and the x86 rules for NaN (full extremes with a NaN refused there)",
-    "topk": "nothing: selections by libstdc++'s algorithms, as on x86 (not measured on arm64)",
+    "max": (
+        "the selections and scans as on x86 (max/min over a dim with indices, amax/amin over the last dim: 18 of 18 "
+        "random draws with NaNs exact per core and thread count); full max/min's vector lanes FMAX/FMIN pass a NaN "
+        "on, so NaNs of one pattern give it quieted (0x7fc00000 across chunks at 2+ threads, as on x86) and several "
+        "patterns in one chunk are refused: 12 of 18 exact at 1 thread, 15 at 2 and 4, 0 other (a larger draw of 48 "
+        "per op on N1 and V1: max 34/42/42 and min 31/39/39 of 48 exact at 1/2/4 threads, 0 other)"
+    ),
+    "topk": (
+        "nothing: selections by libstdc++'s algorithms, as on x86 (measured under emulation with NaNs of several "
+        "patterns: sort 18 of 18, topk 8 of 18 exact, 10 ties refused as on x86, 0 other)"
+    ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "ctc_loss": "not modelled: refused",
     "pow": (
