@@ -715,6 +715,27 @@ def test_mul_of_complex_spectra_replays() -> None:
         assert_bits_equal("mul", cap.outputs["out"], got.reshape(cap.outputs["out"].shape))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_add_of_a_bool_mask_scaled_by_alpha_replays(threads: int) -> None:
+    """PhiMoE's router, ``torch.add(0.3333, mask, alpha=0.6667)``, and a float32 tensor (NaN, infinities,
+    -0, denormals) plus alpha times a mask: alpha times a bool is exact, so ATen's fused multiply-add and
+    the plain sum round alike. The impl had refused both (alpha 1 only)."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    x = rng.standard_normal(33000).astype(np.float32)
+    x[:6] = [np.nan, np.inf, -np.inf, -0.0, 1e-40, -3e38]
+    mask, small = torch.from_numpy(rng.random(33000) < 0.5), torch.from_numpy(rng.random(77) < 0.5)
+    xt = torch.from_numpy(x)
+    with recording(capture=[0, 1]) as tracer:
+        torch.add(0.3333, small, alpha=0.6667)
+        torch.add(xt, mask, alpha=-1.7)
+    for index in (0, 1):
+        op, cap = tracer.ops[index], tracer.captured[index]
+        assert op.op == "aten.add.Tensor", op.op
+        got = replay(op.op, cap.inputs, cap.args, live_profile())["out"]
+        assert_bits_equal(f"add (op {index})", cap.outputs["out"], got.reshape(cap.outputs["out"].shape))
+
+
 def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_replays() -> None:
     """UperNet's pyramid pooling: a channels-last map pooled to (2, 16, 1, 1) keeps strides (16, 1, 16, 16),
     both contiguous and channels-last but suggesting channels-last, and its batch norm's backward (grad_out

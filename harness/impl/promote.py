@@ -90,10 +90,13 @@ def binary_promoted(
     if out_dtype is not None and _kind(dtype) > _kind(np.dtype(out_dtype)):
         raise ParityError(f"{op}_: a {dtype} result cannot be written into {np.dtype(out_dtype)}; torch refuses it")
     x, y = np.asarray(a), np.asarray(b)
-    if dtype.kind == "f" and alpha != 1:
+    # alpha times a bool is 0 or alpha, exact: fused or not, one rounding of the sum (PhiMoE's 0.3333 + 0.6667 * mask)
+    scaled = dtype == np.float32 and op == "add" and y.dtype == np.bool_ and not isinstance(alpha, bool)
+    if dtype.kind == "f" and alpha != 1 and not scaled:
         raise ParityError(f"the impl reproduces {op} with alpha 1 only (else a fused multiply-add on AVX2)")
     if dtype == np.float32:
-        out = arith(op, x.astype(np.float32), y.astype(np.float32), None, op, aarch64)
+        y = y.astype(np.float32) * np.float32(alpha) if scaled and alpha != 1 else y.astype(np.float32)
+        out = arith(op, x.astype(np.float32), y, None, op, aarch64)
     elif dtype == np.float64:
         x, y = x.astype(np.float64), y.astype(np.float64)
         if (np.isnan(x) & np.isnan(y)).any():  # one NaN passes on quieted; of two, ATen's operand order

@@ -693,6 +693,12 @@ def _binary(name: str) -> Replay:
             if x.dtype != np.float32 or not (number or (isinstance(other, np.ndarray) and other.dtype == np.float32)):
                 out_dtype = x.dtype if name.endswith("_") else None
                 return {"out": binary_promoted(op, x, other, a.get("alpha", 1), out_dtype, p.aarch64)}
+        # torch.add(number, tensor) of an integer or bool tensor: the number wrapped as a scalar, the first
+        # operand (PhiMoE's router)
+        number_self = isinstance(a.get("self"), (int, float)) and not isinstance(a.get("self"), bool)
+        real = isinstance(other, np.ndarray) and other.dtype != np.float32 and not _complex_operand(t, a)
+        if x is None and number_self and real and a.get("rounding_mode") is None:
+            return {"out": binary_promoted(op, a["self"], other, a.get("alpha", 1), None, p.aarch64)}
         if x is None and a.get("rounding_mode") is not None and _python_ints(a.get("self"), other):
             n, d = np.asarray(a["self"], np.int64), np.asarray(other, np.int64)
             return {"out": _div_rounding_integer(n, d, str(a["rounding_mode"]), True)}
