@@ -71,6 +71,8 @@ MODELS = (
     "conditional_detr", "deepseek_v2", "llama4", "cohere2", "falcon_h1", "granitemoe", "layoutlmv3",
     "led", "luke", "t5gemma", "lfm2_moe", "zamba", "moonshine", "timesfm2_5", "vilt", "longt5", "pegasus_x",
     "nllb_moe", "modernbert_decoder", "owlvit",
+    "phimoe", "longcat_flash", "seggpt", "clipseg", "vjepa2", "wav2vec2_bert", "qwen2_vl", "neucodec",
+    "slanet",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
