@@ -736,6 +736,23 @@ def test_add_of_a_bool_mask_scaled_by_alpha_replays(threads: int) -> None:
         assert_bits_equal(f"add (op {index})", cap.outputs["out"], got.reshape(cap.outputs["out"].shape))
 
 
+def test_remainder_and_clamp_of_integer_tensors_replay() -> None:
+    """NeuCodec's ``remainder`` of int64 positions by an int32 tensor and Wav2Vec2-BERT's ``clamp`` of
+    int64 relative distances by ints: exact integer arithmetic (the floored remainder, negative operands
+    and the dtype's extremes included), which the impl had refused (float32 only)."""
+    rng = np.random.default_rng(5)
+    a = torch.from_numpy(np.concatenate([rng.integers(-300, 300, 61), [2**63 - 1, -(2**63), 0]]))
+    b = torch.from_numpy(rng.choice(np.array([-7, -3, 2, 5, 2**31 - 1, -(2**31)], np.int32), 64))
+    with recording(capture=[0, 1, 2]) as tracer:
+        torch.remainder(a, b)
+        torch.clamp(a, min=-64, max=8)
+        torch.clamp(a, max=-5)
+    for index in (0, 1, 2):
+        op, cap = tracer.ops[index], tracer.captured[index]
+        got = replay(op.op, cap.inputs, cap.args, live_profile())["out"]
+        assert got.dtype == np.int64 and np.array_equal(got, cap.outputs["out"]), op.op
+
+
 def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_replays() -> None:
     """UperNet's pyramid pooling: a channels-last map pooled to (2, 16, 1, 1) keeps strides (16, 1, 16, 16),
     both contiguous and channels-last but suggesting channels-last, and its batch norm's backward (grad_out

@@ -598,12 +598,30 @@ def _min_max(op: str) -> Replay:
         if not kernel or any(n not in t for n in names):
             return {"out": _clamp_by_numbers(op, t, a)}
         xs = [np.asarray(t[n]) for n in names]
+        if op == "remainder" and all(x.dtype.kind in "iu" for x in xs):  # NeuCodec's frame positions
+            from harness.impl.promote import integer_remainder
+
+            return {"out": integer_remainder(xs[0], xs[1])}
         if any(x.dtype.kind == "f" and x.dtype != np.float32 for x in xs) or all(x.dtype.kind != "f" for x in xs):
             raise ParityError(f"the impl reproduces {op} into float32 only, not {', '.join(str(x.dtype) for x in xs)}")
         xs = [x.astype(np.float32) if x.dtype != np.float32 else x for x in xs]
         return {"out": impl_nn.in_loop_order(a, names, xs, lambda ys, r: binary_kernel(kernel, tuple(ys), p, r))}
 
     return run
+
+
+def _clamp_integers(op: str, x: np.ndarray, lo: object, hi: object) -> np.ndarray:
+    """``clamp`` of an integer tensor by Python ints (Wav2Vec2-BERT's relative distances clipped to the
+    window): ``std::min(std::max(x, lo), hi)`` in x's dtype, exact (the upper bound where they cross).
+    Float bounds (a float result) and bounds outside the dtype are refused."""
+    bounds = [v for v in (lo, hi) if v is not None]
+    info = np.iinfo(x.dtype)
+    if any(not isinstance(v, int) or isinstance(v, bool) or not info.min <= v <= info.max for v in bounds):
+        raise ParityError(
+            f"{op} of a {x.dtype} tensor by {lo!r}, {hi!r}: the impl reproduces ints within the dtype only"
+        )
+    out = np.maximum(x, x.dtype.type(lo)) if lo is not None else x
+    return np.minimum(out, x.dtype.type(hi)).astype(x.dtype) if hi is not None else np.array(out, x.dtype)
 
 
 def _clamp_by_numbers(op: str, t: Arrays, a: Args) -> np.ndarray:
@@ -616,6 +634,8 @@ def _clamp_by_numbers(op: str, t: Arrays, a: Args) -> np.ndarray:
     x = t.get("self")
     lo = a.get("min") if op != "clamp_max" else None
     hi = a.get("max") if op != "clamp_min" else None
+    if x is not None and np.asarray(x).dtype.kind in "iu":
+        return _clamp_integers(op, np.asarray(x), lo, hi)
     if x is None or np.asarray(x).dtype != np.float32:
         raise ParityError(f"the impl reproduces {op} by numbers of float32 tensors only")
     bounds = [v for v in (lo, hi) if v is not None]
