@@ -634,9 +634,11 @@ def _clamp_by_numbers(op: str, t: Arrays, a: Args) -> np.ndarray:
     x = t.get("self")
     lo = a.get("min") if op != "clamp_max" else None
     hi = a.get("max") if op != "clamp_min" else None
-    if x is not None and np.asarray(x).dtype.kind in "iu":
+    if x is None:  # ctc_loss's mean: at::tensor(target_lengths).clamp_min(1), its self not in the capture
+        raise ParityError(f"{op}: its self tensor is missing from the capture")
+    if np.asarray(x).dtype.kind in "iu":
         return _clamp_integers(op, np.asarray(x), lo, hi)
-    if x is None or np.asarray(x).dtype != np.float32:
+    if np.asarray(x).dtype != np.float32:
         raise ParityError(f"the impl reproduces {op} by numbers of float32 tensors only")
     bounds = [v for v in (lo, hi) if v is not None]
     if any(not isinstance(v, (int, float)) or isinstance(v, bool) or v != v for v in bounds):
