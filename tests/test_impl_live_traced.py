@@ -753,6 +753,27 @@ def test_remainder_and_clamp_of_integer_tensors_replay() -> None:
         assert got.dtype == np.int64 and np.array_equal(got, cap.outputs["out"]), op.op
 
 
+@pytest.mark.parametrize("threads", [1, 4])
+def test_glu_backward_of_a_transposed_gradient_replays(threads: int) -> None:
+    """Wav2Vec2-BERT's adapter: glu's backward with grad_output transposed back (strides [640, 1, 32]).
+    Its strides move no bit of the finite elements (the impl had refused any strided grad_output); a NaN
+    meeting another NaN there is refused (its loop keeps another operand's NaN than the contiguous one)."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    x = torch.from_numpy(rng.standard_normal((4, 64, 20)).astype(np.float32) * 3)
+    g = torch.from_numpy(rng.standard_normal((4, 20, 32)).astype(np.float32)).transpose(1, 2)
+    nan_x = x.clone()
+    nan_x[1, 3, 5] = nan_x[1, 35, 5] = float("nan")
+    with recording(capture=[0, 1]) as tracer:
+        torch.ops.aten.glu_backward(g, x, 1)
+        torch.ops.aten.glu_backward(g, nan_x, 1)
+    op, cap = tracer.ops[0], tracer.captured[0]
+    assert_bits_equal("glu_backward", cap.outputs["out"], replay(op.op, cap.inputs, cap.args, live_profile())["out"])
+    op, cap = tracer.ops[1], tracer.captured[1]
+    with pytest.raises(ParityError, match="a NaN meeting another NaN"):
+        replay(op.op, cap.inputs, cap.args, live_profile())
+
+
 def test_batch_norm_backward_of_one_pixel_suggesting_channels_last_replays() -> None:
     """UperNet's pyramid pooling: a channels-last map pooled to (2, 16, 1, 1) keeps strides (16, 1, 16, 16),
     both contiguous and channels-last but suggesting channels-last, and its batch norm's backward (grad_out

@@ -113,7 +113,10 @@ def glu_backward(grad: np.ndarray, x: np.ndarray, dim: int, profile: KernelProfi
     s = sigmoid(b, profile, run)
     # two NaNs meeting: the first factor's, as x86's MULPS/MULSS (and ATen's operand order) give it
     back = arith("mul", arith("mul", arith("mul", np.float32(1) - s, s, 0), a, 0), grad, 0)  # inf * 0: ATen's NaN too
-    return _glu_nans(np.concatenate([arith("mul", s, grad, 0), back], axis=dim), profile)
+    # the first half, s * grad, is mul_'s kernel: its vector body keeps grad's NaN, its tail s's (a NaN b
+    # makes s -qNaN at avx2 and avx512; measured on a Zen 5): two NaNs of other payloads refused
+    first = arith("mul", s, grad, None, "glu_backward's sigmoid(b) * grad")
+    return _glu_nans(np.concatenate([first, back], axis=dim), profile)
 
 
 def _layout(x: np.ndarray, channels_last: bool) -> tuple[np.ndarray, int, int, int]:
