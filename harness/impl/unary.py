@@ -1,7 +1,7 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, rsqrt, gelu, gelu_tanh, silu, softplus, log_sigmoid,
-leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor to a number,
-and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors, fmod and
-remainder (``binary_kernel``).
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, sin, cos, rsqrt, gelu, gelu_tanh, silu, softplus,
+log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor
+to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors,
+fmod and remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
 TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
@@ -22,13 +22,15 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import MODELLED_BLAS, KernelProfile
 
 # op -> (forward C function, backward C function, what the backward reads besides grad_out)
 _KERNELS: dict[str, tuple[str, str, str]] = {
     "exp": ("exp_forward", "exp_backward", "out"),
     "log": ("log_forward", "log_backward", "x"),
     "tanh": ("tanh_forward", "tanh_backward", "out"),
+    "sin": ("sin_forward", "", "x"),  # its backward is grad * cos(x): autograd's cos and mul
+    "cos": ("cos_forward", "", "x"),  # its backward is grad * -sin(x): autograd's sin, neg and mul
     "rsqrt": ("rsqrt_forward", "rsqrt_backward", "out"),
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
@@ -72,6 +74,8 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     default one flat run)."""
     _measured_build(op, profile)
     x = f32(x)
+    if op in ("sin", "cos"):
+        _vml_sincos_modelled(op, x, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -132,6 +136,41 @@ _X86_MEASURED_OPS = ("digamma",)
 def _measured_build(op: str, profile: KernelProfile) -> None:
     if op in _X86_MEASURED_OPS:
         profile.refuse_unmeasured(op, ("default", "avx2", "avx512"))
+
+
+# MKL VML's vsSin/vsCos (csrc/vmath.h mkl_vml_sinf/mkl_vml_cosf), reconstructed on MKL's generic path for
+# |x| <= 10000 and measured on an AMD EPYC Zen 5 on every float of [0, 10000] (the same bits at default, avx2 and
+# avx512 and every thread count): the inputs whose double result lies within 1 to 8 double ULPs of a float midpoint,
+# where the reconstruction's last bits (its fitted double coefficients, not determined by the outputs) round the
+# other way than MKL, either sign.
+_VML_SINCOS_TIGHT = {
+    "sin": np.array([0x42F23290], np.uint32),
+    "cos": np.array([0x398C2F66, 0x3E9D3A86, 0x41B49302, 0x44178347], np.uint32),
+}
+# Past 10000 VML runs another kernel (larger arguments), not reconstructed.
+_VML_SINCOS_MAX = np.float32(10000.0)
+
+
+def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None:
+    """Refuse what ``op`` (sin, cos) does not reproduce: another MKL code path than the generic one (its Intel AVX2
+    path, under an emulated Haswell, gave other bits for 52 of 1,310,720 random sin and 41 cos inputs), aarch64
+    (SLEEF's sinf/cosf, not modelled), |x| > 10000, and the 5 inputs the reconstruction rounds otherwise. MKL_CBWR=
+    COMPATIBLE gives the generic path's bits (0 of 23,282,894 inputs of [-10000, 10000] differ, measured)."""
+    if profile.aarch64 or profile.blas != MODELLED_BLAS:
+        raise ParityError(
+            f"{op}: MKL VML's vs{op.title()} is not modelled on {profile.name} (BLAS {profile.blas}): reconstructed "
+            "on MKL's generic path only"
+        )
+    ax = x.view(np.uint32) & np.uint32(0x7FFFFFFF)
+    big = (ax > np.float32(_VML_SINCOS_MAX).view(np.uint32)) & (ax < np.uint32(0x7F800000))
+    tight = np.isin(ax, _VML_SINCOS_TIGHT[op])
+    if big.any() or tight.any():
+        bad = int(np.flatnonzero(big | tight)[0])
+        raise ParityError(
+            f"{op}: {int(big.sum())} element(s) with 10000 < |x| < inf (VML's large-argument kernel, not "
+            f"reconstructed) and {int(tight.sum())} of the inputs whose result lies within 8 double ULPs of a float "
+            f"midpoint, where the reconstructed vs{op.title()} rounds otherwise (e.g. x = {float(x.flat[bad])!r})"
+        )
 
 
 def _softplus_call(

@@ -1,4 +1,4 @@
-/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, rsqrt,
+/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin and cos (forward), rsqrt,
  * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
  * for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64 forward
  * oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
@@ -78,6 +78,21 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
     else if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_tanhf_u10(x[i]);
     else if (p.blas == BLAS_MKL_AVX512) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx512_vml_tanhf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_tanhf(x[i]);
+}
+
+/* x86: torch.sin/cos forward run MKL VML (vsSin/vsCos, VML_HA) under every capability (aten vml.h
+ * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: neither the ATen level nor the
+ * thread split changes bits (measured). MKL's generic path only (vmath.h mkl_vml_sinf/mkl_vml_cosf, |x| <=
+ * 10000); its Intel paths, larger |x| and aarch64 are refused by the caller (harness/impl/unary.py). Their
+ * backwards are autograd's cos/sin and mul ops. */
+void sin_forward(profile_t p, const float *x, float *out, int64_t n) {
+    (void)p;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
+}
+
+void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
+    (void)p;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */

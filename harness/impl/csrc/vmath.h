@@ -24,8 +24,9 @@
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
- * MKL VML (torch.exp/log/tanh forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), MKL's generic path;
+ * MKL VML (torch.exp/log/tanh/sin/cos forward, aten vml.h, every capability), reconstructed from outputs:
+ *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf, mkl_vml_sinf, mkl_vml_cosf (reconstructed algorithms),
+ *   MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal: its Intel AVX2 path's exp and log.
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
@@ -1516,6 +1517,51 @@ static inline float mkl_vml_tanhf(float x) {
     uint32_t y = vm_f2u((float)p) | (ux & 0x80000000u);
     return vm_u2f((y & ~nan) | (vm_f2u(x + x) & nan));
 }
+
+/* torch.sin / torch.cos forward: MKL VML vsSin / vsCos (VML_HA) on MKL's generic path ("Intel(R)
+ * Architecture processors", no FMA), reconstructed from its outputs (MKL is closed) on an AMD EPYC
+ * Zen 5, for |x| <= 10000 (0x461c4000): a double-precision kernel rounded once to float.
+ *   sin: N = rintf(float(|x| * InvPi))                       float multiply, round half even
+ *   cos: N = rintf(float(float(|x| + PIO2) * InvPi)), h = N - 0.5 (cos x = sin(|x| + pi/2))
+ *        InvPi = 0x3ea2f983 (float 1/pi), PIO2 = 0x3fc90fdb (float pi/2)
+ *   r  = ((|x| - h*P0) - h*P1) - h*P2                       double, pi in three Cody-Waite parts
+ *        (30-bit P0 and P1: h*P0, h*P1 exact; any split into >= 20-bit parts gave the same r)
+ *   r2 = r*r, p = ((A9*r2 + A7)*r2 + A5)*r2 + A3, y = r + (r*r2)*p   double, degree 9 odd
+ *   result float((-1)^N * y), with x's sign for sin.
+ * The float N (not rint of the exact |x|/pi) matters only next to x = k*pi; the double coefficients
+ * A3..A9 were fitted to the outputs (their last bits are not determined by them). Measured on every
+ * float of [0, 10000]: all equal but 5 inputs whose double y lies within 1 to 8 double ULPs of a
+ * float midpoint (sin 0x42f23290; cos 0x398c2f66, 0x3e9d3a86, 0x41b49302, 0x44178347), refused by
+ * the caller (harness/impl/unary.py); sin(-x) = -sin(x), cos(-x) = cos(x) bit for bit. Special
+ * inputs as measured: +-0 and subnormals give sin(x) = x and cos(x) = 1 from the polynomial itself;
+ * +-inf -> 0xffc00000, NaN -> the input quieted (sign and payload kept), by mask selects.
+ * Beyond 10000 VML runs another kernel, not reconstructed: refused by the caller (this one stays
+ * defined there: N's parity from the float N, exact). Branch-free, vectorizable. */
+static const uint64_t vm_sin_poly[4] = {
+    0xbfc55554bc836569u, 0x3f8110ed3804b9b6u, 0xbf29f6ffeea3d018u, 0x3ec5dbdf0e1eb936u, /* A3, A5, A7, A9 */
+};
+
+static inline float mkl_vml_sincosf(float x, int cosine) {
+    uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    uint32_t nan = -(uint32_t)(ax > 0x7f800000u), inf = -(uint32_t)(ax == 0x7f800000u);
+    float axf = vm_u2f(ax & ~(nan | inf)); /* 0 for inf and NaN: the selects below give theirs */
+    float nf = rintf(cosine ? (axf + vm_u2f(0x3fc90fdbu)) * vm_u2f(0x3ea2f983u) : axf * vm_u2f(0x3ea2f983u));
+    float half = nf * 0.5f;                                    /* exact */
+    uint32_t odd = -(uint32_t)(rintf(half) != half);
+    double h = cosine ? (double)nf - 0.5 : (double)nf;
+    double r = (double)axf - h * 0x1.921fb54p+1;
+    r = r - h * 0x1.10b46118p-29;
+    r = r - h * 0x1.313198a2e037p-60;
+    double r2 = r * r, p = vm_u2d(vm_sin_poly[3]);
+    p = p * r2 + vm_u2d(vm_sin_poly[2]);
+    p = p * r2 + vm_u2d(vm_sin_poly[1]);
+    p = p * r2 + vm_u2d(vm_sin_poly[0]);
+    uint32_t y = vm_f2u((float)(r + (r * r2) * p)) ^ (odd & 0x80000000u) ^ (cosine ? 0u : ux & 0x80000000u);
+    return vm_u2f((y & ~(nan | inf)) | ((ux | 0x00400000u) & nan) | (0xffc00000u & inf));
+}
+
+static inline float mkl_vml_sinf(float x) { return mkl_vml_sincosf(x, 0); }
+static inline float mkl_vml_cosf(float x) { return mkl_vml_sincosf(x, 1); }
 
 /* ------------------------------------------------------------------ pow (SLEEF powf_u10, glibc powf) */
 
