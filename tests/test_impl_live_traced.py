@@ -202,6 +202,26 @@ def test_mish_lerp_addcmul_addcdiv_atan2_replay_in_tensor_iterators_loop(threads
     _replays_match("dispatcher-hook", program, ops, 14)
 
 
+@pytest.mark.parametrize("threads", [1, 4])
+def test_rotary_sin_cos_tables_replay(threads: int) -> None:
+    """A rotary position table (Llama's: cat(outer(positions, inv_freq)) twice, then .cos() and .sin()), its
+    in-place forms and sin/cos of a strided slice: MKL VML's vsSin/vsCos (csrc/vmath.h mkl_vml_sinf/cosf) on
+    MKL's generic path, bit for bit (refused, and passed over, on its Intel paths); a 2,049-position table,
+    arguments up to 2,048 (past the 2,048-element VML chunks, 8 and 16 lanes)."""
+    use_threads(threads)
+
+    def program() -> None:
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+        freqs = torch.outer(torch.arange(2049, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        emb.cos()
+        emb.sin()
+        emb[:, ::3].clone().sin_()
+        emb[5:, 1:33].cos_()
+
+    _replays_match("dispatcher-hook", program, {"sin", "cos", "sin_", "cos_"}, 4)
+
+
 @backends
 @pytest.mark.parametrize("threads", [1, 2])
 def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(backend: str, threads: int) -> None:
