@@ -141,7 +141,7 @@ def _op(index: int, name: str, shape: tuple[int, ...], dtype: str = "float32") -
 def test_ops_a_knob_may_change_outside_the_kernel_index_are_listed_apart() -> None:
     """Moves, exact element-wise ops and ops without a floating output need no replay; an op a knob may
     change that the impl does not hold (erfinv, log2 and acos: MKL VML's, whose kernel is the CPU's; a cast
-    to bfloat16) is counted apart, not passed over; one the impl replays (clamp by tensors, mse_loss) is not."""
+    to bfloat16) is counted apart, not passed over; one the impl replays (clamp by tensors, mse_loss, sin) is not."""
     cast = _op(7, "aten._to_copy.default", (4,), "bfloat16")  # bfloat16 to bfloat16: its bits kept
     cast_down = replace(cast, index=8, inputs=_op(8, "aten._to_copy.default", (4,)).inputs)  # float32 in
     ops = [
@@ -149,7 +149,7 @@ def test_ops_a_knob_may_change_outside_the_kernel_index_are_listed_apart() -> No
         _op(3, "aten.log2.default", (4,)), _op(4, "aten.clamp.default", (4,)), _op(5, "aten.acos.default", (4,)),
         _op(6, "aten.eq.Tensor", (4,), "bool"), cast, cast_down,
         _op(9, "aten.native_layer_norm.default", (4,)), _op(10, "aten.neg.default", (4,)),
-        _op(11, "aten.clamp.Tensor", (4,)), _op(12, "aten.mse_loss.default", ()),
+        _op(11, "aten.clamp.Tensor", (4,)), _op(12, "aten.mse_loss.default", ()), _op(13, "aten.sin.default", (4,)),
     ]  # fmt: skip
     trace = Trace(Path("t.h5"), {}, ops)
     assert audit_module.unindexed_ops(trace) == {"log2": 2, "erfinv": 1, "_to_copy": 1, "acos": 1}
