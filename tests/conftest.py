@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+
+from harness.platform.config import ISA_LEVELS
+
+
+def _onednn_at_atens_level() -> None:
+    """A run whose ATen level is chosen by hand (``ATEN_CPU_CAPABILITY=avx2 pytest ...``) runs oneDNN at that
+    level too, as the project's platform ids pin both: oneDNN left at the CPU's own ISA runs other convolution
+    kernels than the level's kernel profile (tests/impl_live.py ``live_profile``) names. Set before any test
+    module loads torch; an explicit ``ONEDNN_MAX_CPU_ISA`` is kept."""
+    level = os.environ.get("ATEN_CPU_CAPABILITY", "")
+    for isa in ISA_LEVELS["x86_64"]:
+        if isa.env["ATEN_CPU_CAPABILITY"] == level:
+            os.environ.setdefault("ONEDNN_MAX_CPU_ISA", isa.env["ONEDNN_MAX_CPU_ISA"])
+
+
+_onednn_at_atens_level()
 
 
 @pytest.fixture

@@ -1135,10 +1135,14 @@ def prelu_backward(
 
 def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> np.ndarray:
     """``aten._cdist_forward``'s own kernel (cdist_kernel_impl) of x1 (d, r1, m) and x2 (d, r2, m), C-contiguous
-    float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair). On aarch64 p = 0, 1 and inf only
-    (no product to contract; p = 2's and powf's loops there are not measured)."""
+    float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair). p = 0, 1, 2 and inf only: another p
+    takes the C library's ``powf`` per term and its double ``pow`` at the end, which the impl does not have (it
+    calls no transcendental function of the host's). On aarch64 p = 0, 1 and inf only (no product to contract;
+    p = 2's loop there is not measured)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
+    if pnorm not in (0.0, 1.0, 2.0, float("inf")):
+        raise ParityError(f"cdist with p = {p}: glibc's powf and double pow of its kernel are not modelled")
     if profile.aarch64 and pnorm not in (0.0, 1.0, float("inf")):
         raise ParityError(f"cdist with p = {p} on aarch64: its loop there is not measured")
     d, r1, m = x1.shape

@@ -1363,7 +1363,8 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
  * chunks of parallel_for over the outputs reach no bits): agg = 0, then for x = 0..m-1 in order
  * agg = red(agg, map(|x1[i,x] - x2[j,x]|)), out = finish(agg):
  *   p = 0: agg + std::min(ceil(diff), 1)       p = 1: agg + diff            p = inf: std::max(agg, diff)
- *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p), pow(agg, 1.0/p) in double
+ *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p), pow(agg, 1.0/p) in double (glibc's:
+ *   not modelled, refused by harness/impl/nn.py cdist; this file calls no transcendental of the host's libm)
  * The default object rounds each product; GCC vectorized the AVX2 object's p = 2 loop (disassembled,
  * torch 2.13.0): the differences and squares in blocks of 8, then one of 4, each square rounded and added
  * to agg in order, and the last m % 4 terms contracted, agg = fmaf(diff, diff, agg). The other norms have
@@ -1389,10 +1390,8 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
             term = 1.0f < c ? 1.0f : c;
         } else if (pnorm == 1.0f) {
             term = fabsf(diff);
-        } else if (pnorm == 2.0f) {
-            term = diff * diff;
         } else {
-            term = powf(fabsf(diff), pnorm);
+            term = diff * diff; /* p = 2 (another p is refused before the call) */
         }
         if (agg != agg) { /* a NaN sum meets another NaN term: which one the compiled add keeps varies */
             *clash += term != term && vm_f2u(term) != vm_f2u(agg);
@@ -1400,9 +1399,7 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
         }
         agg = x >= fused_from ? fmaf(diff, diff, agg) : agg + term;
     }
-    if (pnorm == 2.0f) return sqrtf(agg);
-    if (pnorm == 0.0f || pnorm == 1.0f) return agg;
-    return (float)pow((double)agg, 1.0 / (double)pnorm);
+    return pnorm == 2.0f ? sqrtf(agg) : agg;
 }
 
 /* Returns the count of pairs where a NaN sum met a NaN term of other bits (not modelled: GCC's unrolled adds
