@@ -431,6 +431,33 @@ def test_mse_loss_and_its_backward_replay(
 
 
 @backends
+@settings(max_examples=3, deadline=None)
+@given(shape=SHAPES, reduction=st.sampled_from(["mean", "sum", "none"]), huber=st.booleans(),
+       beta=st.sampled_from([1.0, 0.5, 0.1]), seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip
+@example(shape=(12, 39), reduction="none", huber=True, beta=1.0, seed=1, threads=1)  # NaN grads in the tail
+def test_smooth_l1_and_huber_loss_and_their_backwards_replay(
+    backend: str, shape: tuple[int, ...], reduction: str, huber: bool, beta: float, seed: int, threads: int
+) -> None:
+    """F.smooth_l1_loss / F.huber_loss and their backwards: the backward's vector body and scalar tail
+    differ (the double beta, and GCC's SSE blocks of the tail flip a NaN grad's sign)."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x, target = (rng.standard_normal(shape).astype(np.float32) * 2 for _ in range(2))
+    weight = rng.standard_normal(shape).astype(np.float32)
+    weight[rng.random(shape) < 0.2] = -np.float32(np.nan)
+
+    def program() -> None:
+        xt = torch.from_numpy(x).requires_grad_(True)
+        loss_fn = F.huber_loss if huber else F.smooth_l1_loss
+        kw = {"delta": beta} if huber else {"beta": beta}
+        loss = loss_fn(xt, torch.from_numpy(target), reduction=reduction, **kw)
+        (loss if reduction != "none" else (loss * torch.from_numpy(weight)).sum()).backward()
+
+    name = "huber_loss" if huber else "smooth_l1_loss"
+    _replays_match(backend, program, {name, f"{name}_backward"}, 2)
+
+
+@backends
 @settings(max_examples=2, deadline=None)
 @given(b=st.integers(1, 6), t=st.integers(1, 20), c=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
        reduction=st.sampled_from(["mean", "sum", "none"]), threads=st.integers(1, 4))  # fmt: skip

@@ -28,6 +28,7 @@ _NAN_READ_AS_SCALAR = (
 TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
     "mse_loss",
+    "smooth_l1_loss",
     "elu",
     "hardswish",
     "mish",
@@ -383,6 +384,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "mse_loss 179 exact, 71 refused (NaNs of more than one bit pattern in one mean or sum: which one the "
             "cascade keeps is not modelled), its backward 250 exact, 0 other"
         ),
+    ),
+    (
+        ("smooth_l1_loss",),
+        (
+            "`smooth_l1_loss` / `huber_loss` (Loss.cpp): BinaryOpsKernel's `smooth_l1_kernel` / `huber_kernel`, then "
+            "`mean_out` / `sum_out` as mse_loss; backward PointwiseOpsKernel's `smooth_l1_backward_cpu_kernel` / "
+            "`huber_backward_cpu_kernel`, whose vector and scalar lambdas differ"
+        ),
+        "thread count and layout (which elements the backward's scalar tail takes; the mean's cascade)",
     ),
     (
         ("elu",),
@@ -1643,6 +1653,7 @@ ARM64: dict[str, str] = {
         "-0); the chunks and tails as on x86; measured under emulation: 25 random aranges per core on 1, 2 and 4 "
         "threads (and 61 more on N1 and V1), 0 other"
     ),
+    "smooth_l1_loss": "not modelled: refused",
     "mse_loss": (
         "the elements one subtraction (FSUB's NaN, inf - inf +qNaN) and one product, the reduction the `sum` row's; "
         "measured under emulation with NaN results: 14 of 18 exact per core and thread count, 4 refused (NaNs of "

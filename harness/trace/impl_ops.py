@@ -42,6 +42,10 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_euclidean_dist": ("cdist", ("mkl_code_path", "cpu_model", "threads")),
     "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
     "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
+    "smooth_l1_loss": ("smooth_l1_loss", ("threads",)),  # elements alike everywhere; the mean's cascade
+    "smooth_l1_loss_backward": ("smooth_l1_loss", ("threads",)),  # vector body or scalar tail: the split
+    "huber_loss": ("smooth_l1_loss", ("threads",)),
+    "huber_loss_backward": ("smooth_l1_loss", ("threads",)),
     "_ctc_loss": ("ctc_loss", ()),  # scalar, one thread per batch element: the same bits everywhere
     "_ctc_loss_backward": ("ctc_loss", ()),
     "gelu": ("gelu", ("onednn_isa",)),
@@ -1708,7 +1712,6 @@ def _mse_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     ``sum`` / ``mean`` rows' cascade over its memory order (``reduce.mean_dims`` of it flattened), whose
     thread split moves the bits. On aarch64 the subtraction's NaN is FSUB's (measured under emulation on
     N1, V2 and V1)."""
-    from harness.impl import reduce
     from harness.impl.nans import arith
 
     x, target, reduction = _mse_operands(t, a, "mse_loss")
@@ -1721,14 +1724,25 @@ def _mse_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
             diff = np.subtract(x, target, dtype=np.float32)
     with np.errstate(all="ignore"):
         loss = np.multiply(diff, diff, dtype=np.float32)
+    return _loss_reduced(loss, reduction, a, p, "mse_loss")
+
+
+def _loss_reduced(loss: np.ndarray, reduction: str, a: Args, p: KernelProfile, op: str) -> dict[str, np.ndarray]:
+    """A loss's elements (``loss``: the borrowing binary op's output over ``self`` and ``target``) as
+    Loss.cpp hands them on: as they are (``none``), else that output, laid out in TensorIterator's order
+    of the operands' strides, reduced whole by ``mean_out`` / ``sum_out``: the ``sum`` / ``mean`` rows'
+    cascade over its memory order (``reduce.mean_dims`` of it flattened), whose thread split moves the
+    bits."""
+    from harness.impl import reduce
+
     if reduction == "none":
         return {"out": loss}
     if len(np.unique(loss[np.isnan(loss)].view(np.uint32))) > 1:
         raise ParityError(
-            f"mse_loss ({reduction}) over NaNs of more than one bit pattern: which one the cascade's order keeps is "
+            f"{op} ({reduction}) over NaNs of more than one bit pattern: which one the cascade's order keeps is "
             "not modelled"
         )
-    order = impl_nn.tensor_loop(a, ("self", "target"), shape).order
+    order = impl_nn.tensor_loop(a, ("self", "target"), loss.shape).order
     flat = np.ascontiguousarray(np.transpose(loss, order)).reshape(-1)
     kernel = reduce.mean_dims if reduction == "mean" else reduce.sum_dims
     return {"out": np.asarray(kernel(flat, (0,), p), np.float32).reshape(())}
@@ -1748,6 +1762,139 @@ def _mse_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
         out = np.multiply(np.multiply(norm, diff, dtype=np.float32), np.broadcast_to(g, shape), dtype=np.float32)
     _x86_nans("mse_loss_backward", out, p)
     return {"out": out}
+
+
+def _beta(a: Args, name: str, op: str) -> float:
+    """smooth_l1's ``beta`` / huber's ``delta`` (a double): refused where ``0.5 * float(beta)`` is inexact
+    (a subnormal float), as a contraction of ``z - 0.5 * beta`` into one FMA would then show."""
+    beta = float(a.get(name, 1.0))
+    half = np.float32(0.5) * np.float32(beta)
+    if np.isfinite(beta) and beta != 0 and float(half) * 2 != float(np.float32(beta)):
+        raise ParityError(f"{op} with {name} {beta!r}: 0.5 * {name} is inexact in float, a contraction not measured")
+    return beta
+
+
+def _smooth_l1_elements(op: str, x: np.ndarray, target: np.ndarray, beta: float) -> np.ndarray:
+    """BinaryOpsKernel.cpp's smooth_l1_kernel / huber_kernel on float32 ``z = |self - target|``:
+    ``z < beta ? 0.5 * z * z / beta : z - 0.5 * beta`` (huber: ``z < delta ? 0.5 * z * z :
+    delta * (z - 0.5 * delta)``), beta rounded to float, left to right. The vector lambda's blendv on
+    ``z >= beta`` takes the same branch as the scalar one but for a NaN ``z``, where both give z's NaN
+    (quieted): the same bits in the vector body and the scalar tail, at every level and thread count."""
+    b, half = np.float32(beta), np.float32(0.5)
+    with np.errstate(all="ignore"):
+        z = np.abs(np.subtract(x, target, dtype=np.float32))
+        square = np.multiply(np.multiply(half, z, dtype=np.float32), z, dtype=np.float32)
+        shifted = np.subtract(z, np.multiply(half, b, dtype=np.float32), dtype=np.float32)
+        if op == "smooth_l1_loss":
+            return np.where(z >= b, shifted, np.divide(square, b, dtype=np.float32))
+        return np.where(z >= b, np.multiply(b, shifted, dtype=np.float32), square)
+
+
+def _smooth_l1_like(op: str) -> Replay:
+    """``smooth_l1_loss`` / ``huber_loss`` (Loss.cpp: the borrowing binary op's kernel, ``_smooth_l1_elements``,
+    then for ``mean`` and ``sum`` ``mean_out`` / ``sum_out`` of its output, ``_loss_reduced``)."""
+    name = "beta" if op == "smooth_l1_loss" else "delta"
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        if p.aarch64:
+            raise ParityError(f"{op} is measured on x86 only")
+        x, target, reduction = _mse_operands(t, a, op)
+        shape = tuple(np.broadcast_shapes(x.shape, target.shape))
+        x, target = np.broadcast_to(x, shape), np.broadcast_to(target, shape)
+        loss = _smooth_l1_elements(op, x, target, _beta(a, name, op))
+        return _loss_reduced(loss, reduction, a, p, op)
+
+    return run
+
+
+def _tail_masks(n: int, run: int, threads: int) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``n`` elements (TensorIterator's flat order, inner calls of ``run`` elements, 1 for the
+    basic loop) cpu_kernel_vec's scalar lambda takes: each inner call's elements past its last whole block
+    of two 8-float vectors (the AVX2 object's, which the AVX-512 level runs too, and the default object's
+    generic 8 lanes), the inner calls cut further by ``at::parallel_for``'s chunks (the grain, 32768, and
+    ``divup(n, threads)`` per thread); and which of those fall in the whole blocks of 4 at the start of
+    each tail, which GCC vectorizes (SSE) in every object: measured on a Zen 5, a tail of 16 + k elements
+    at default, avx2 and avx512, k = 1 to 15."""
+    from harness.impl.scatter import GRAIN_SIZE
+
+    idx = np.arange(n, dtype=np.int64)
+    lo, hi = np.zeros(n, np.int64), np.full(n, n, np.int64)
+    if n >= GRAIN_SIZE and threads > 1:
+        num = min(threads, -(-n // GRAIN_SIZE))
+        chunk = -(-n // num)
+        lo, hi = idx // chunk * chunk, np.minimum(idx // chunk * chunk + chunk, n)
+    begin = np.maximum(lo, idx // run * run)
+    end = np.minimum(hi, (idx // run + 1) * run)
+    start = begin + (end - begin) // 16 * 16
+    return idx >= start, (idx >= start) & (idx < start + (end - start) // 4 * 4)
+
+
+def _smooth_l1_backward_like(op: str) -> Replay:
+    """``smooth_l1_loss_backward`` / ``huber_loss_backward`` (Loss.cpp ``*_backward_out``: a TensorIterator
+    over a C-contiguous ``zeros_like(self)``, self, target and grad_output; PointwiseOpsKernel.cpp's
+    smooth_l1_backward_cpu_kernel / huber_backward_cpu_kernel, float32). ``x = self - target``; the vector
+    lambda: ``norm * out * grad`` left to right, ``out`` = ``|x| >= beta ? (x > 0 ? 1 : -1) : x / beta``
+    (huber: ``? ±1 * delta : x``), beta and norm (1 / numel for mean, else 1) rounded to float; the scalar
+    lambda compares ``x`` with the double beta and takes ``-norm * grad``, ``norm * grad`` or
+    ``norm * x * grad / beta`` with the division in double (huber: ``(∓norm * grad) * delta`` in double,
+    else ``norm * x * grad``); in the tail's SSE blocks (``_tail_masks``) ``norm * grad`` is GCC's
+    ``-(-norm * grad)``, which flips a NaN grad's sign. Which elements the scalar lambda takes moves the
+    bits with the thread count and the operands' layout."""
+    name = "beta" if op == "smooth_l1_loss_backward" else "delta"
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.strides import c_strides
+        from harness.trace.loops import element_wise_loop
+
+        if p.aarch64:
+            raise ParityError(f"{op} is measured on x86 only")
+        x, target, reduction = _mse_operands(t, a, op)
+        g = _float32(t["grad_output"], op)
+        beta = _beta(a, name, op)
+        if beta <= 0:
+            raise ParityError(f"{op} with {name} {beta!r} (l1_loss_backward's path) is not modelled")
+        shape = tuple(np.broadcast_shapes(x.shape, target.shape, g.shape))
+        if shape != x.shape:
+            raise ParityError(f"{op}: self {x.shape} broadcast to {shape} (TensorIterator refuses it) is not modelled")
+        names = ("self", "target", "grad_output")
+        inputs = []
+        for key, value in zip(names, (x, target, g), strict=True):
+            stride = a.get(f"{key}.stride")
+            inputs.append((value.shape, c_strides(value.shape) if stride is None else stride))
+        loop = element_wise_loop(shape, inputs, c_strides(shape))
+        ordered = [np.ascontiguousarray(np.transpose(np.broadcast_to(v, shape), loop.order)).reshape(-1)
+                   for v in (x, target, g)]  # fmt: skip
+        xs, ts, gs = ordered
+        tail, sse = _tail_masks(xs.size, loop.run if loop.vector else 1, p.threads)
+        norm = np.float32(1.0 / x.size if reduction == "mean" else 1.0)
+        b, one = np.float32(beta), np.float32(1)
+        with np.errstate(all="ignore"):
+            d = np.subtract(xs, ts, dtype=np.float32)
+            sign = np.where(d > 0, one, -one)
+            big = np.abs(d) >= b
+            if op == "smooth_l1_loss_backward":
+                out = np.where(big, sign, np.divide(d, b, dtype=np.float32))
+            else:
+                out = np.where(big, np.multiply(sign, b, dtype=np.float32), d)
+            vec = np.multiply(np.multiply(norm, out, dtype=np.float32), gs, dtype=np.float32)
+            dd = d.astype(np.float64)
+            low, high = dd <= -beta, dd >= beta
+            ng = np.multiply(-norm, gs, dtype=np.float32)
+            pg = np.multiply(norm, gs, dtype=np.float32)
+            mid = np.multiply(np.multiply(norm, d, dtype=np.float32), gs, dtype=np.float32)
+            if op == "smooth_l1_loss_backward":
+                mid = (mid.astype(np.float64) / beta).astype(np.float32)
+            else:
+                ng = (ng.astype(np.float64) * beta).astype(np.float32)
+                pg = (pg.astype(np.float64) * beta).astype(np.float32)
+            # GCC's SSE blocks of the tail take norm * grad as -(-norm * grad): a NaN grad's sign flipped
+            flip = sse & high & ~low & np.isnan(pg)
+            pg = np.where(flip, np.negative(pg), pg)
+            scalar = np.where(low, ng, np.where(high, pg, mid))
+        result = np.where(tail, scalar, vec).reshape(tuple(shape[i] for i in loop.order))
+        return {"out": np.ascontiguousarray(np.transpose(result, np.argsort(loop.order)))}
+
+    return run
 
 
 def _ctc_lengths(t: Arrays, a: Args, name: str) -> list[int]:
@@ -1941,6 +2088,10 @@ REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({"nll_loss2d_forward": _nll_loss2d_forward, "nll_loss2d_backward": _nll_loss2d_backward})
 REPLAYS.update({"_euclidean_dist": _euclidean_dist, "_cdist_forward": _cdist_forward})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
+REPLAYS.update({op: _smooth_l1_like(op) for op in ("smooth_l1_loss", "huber_loss")})
+REPLAYS.update(
+    {f"{op}_backward": _smooth_l1_backward_like(f"{op}_backward") for op in ("smooth_l1_loss", "huber_loss")}
+)
 REPLAYS.update({"_ctc_loss": _ctc_loss, "_ctc_loss_backward": _ctc_loss_backward})
 # maximum of any layout (the optimizers' one flat run included)
 REPLAYS["maximum"], KERNEL_OPS["maximum"] = _min_max("maximum"), ("minimum", ("capability", "threads"))
