@@ -458,6 +458,17 @@ def test_smooth_l1_and_huber_loss_and_their_backwards_replay(
 
 
 @backends
+def test_exponential_replay(backend: str) -> None:
+    """exponential_ (PhiMoE's router jitter): two draws in a row, one off the 8/16 lanes, one past the grain."""
+
+    def program() -> None:
+        torch.manual_seed(7)
+        torch.empty(3, 13).exponential_(2.0), torch.empty(40000).exponential_()
+
+    _replays_match(backend, program, {"exponential_"}, 2)
+
+
+@backends
 @settings(max_examples=2, deadline=None)
 @given(b=st.integers(1, 6), t=st.integers(1, 20), c=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
        reduction=st.sampled_from(["mean", "sum", "none"]), threads=st.integers(1, 4))  # fmt: skip

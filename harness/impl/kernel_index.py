@@ -29,6 +29,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "uniform",
     "mse_loss",
     "smooth_l1_loss",
+    "exponential",
     "elu",
     "hardswish",
     "mish",
@@ -393,6 +394,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`huber_backward_cpu_kernel`, whose vector and scalar lambdas differ"
         ),
         "thread count and layout (which elements the backward's scalar tail takes; the mean's cascade)",
+    ),
+    (
+        ("exponential",),
+        "`exponential_` (DistributionTemplates.h default): `-1/lambda * log1p(-u)` of a 53-bit double uniform",
+        "nothing measured on AMD; an Intel CPU may take MKL's VSL draws (refused)",
     ),
     (
         ("elu",),
@@ -1654,6 +1660,7 @@ ARM64: dict[str, str] = {
         "threads (and 61 more on N1 and V1), 0 other"
     ),
     "smooth_l1_loss": "not modelled: refused",
+    "exponential": "not modelled: refused",
     "mse_loss": (
         "the elements one subtraction (FSUB's NaN, inf - inf +qNaN) and one product, the reduction the `sum` row's; "
         "measured under emulation with NaN results: 14 of 18 exact per core and thread count, 4 refused (NaNs of "

@@ -98,6 +98,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "normal": ("randn", ("capability",)),
     "randn_like": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
+    "exponential_": ("exponential", ()),  # serial double draws: the same bits at every level and thread count
     "arange": ("arange", ("threads",)),
     "linspace": ("linspace", ("capability",)),
     "rand": ("uniform", ("capability",)),
@@ -1392,6 +1393,22 @@ def _draws(op: str, factory: bool) -> Replay:
     return run
 
 
+def _exponential(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``exponential_`` (PhiMoE's router jitter) into a contiguous float32 tensor: harness.impl.rng's
+    default-template draws. MKL's VSL path (``vsRngExponential`` of an MCG31 stream) that an Intel CPU may
+    take is not modelled, nor aarch64's log1p (not measured)."""
+    from harness.impl import rng
+
+    if p.mkl_intel or p.aarch64:
+        raise ParityError("exponential_ is measured on x86 with MKL's AMD path only (Intel's VSL draws not modelled)")
+    lambd = float(a.get("lambd", 1.0))
+    if not lambd > 0 or not np.isfinite(lambd):
+        raise ParityError(f"exponential_ with lambd {lambd!r} is not modelled")
+    shape = _drawn_shape(a, "exponential_")
+    n = int(np.prod(shape, dtype=np.int64))
+    return {"out": rng.exponential_(_generator(t, "exponential_"), n, lambd).reshape(shape)}
+
+
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
     (its positions in double, vector bases and scalar tails per thread chunk); integers into a signed
@@ -1477,6 +1494,7 @@ REPLAYS: dict[str, Replay] = {
     "normal": _draws("normal_", True),
     "randn_like": _draws("normal_", True),
     "uniform_": _draws("uniform_", False),
+    "exponential_": _exponential,
     "arange": _arange,
     "linspace": _linspace,
     "rand": _draws("uniform_", True),
