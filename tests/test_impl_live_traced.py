@@ -469,6 +469,19 @@ def test_exponential_replay(backend: str) -> None:
 
 
 @backends
+def test_sinc_replay(backend: str) -> None:
+    """torch.sinc (NeuCodec): glibc's sinf of pi * x in float, over zeros, NaNs, infinities and a column view."""
+    x = np.random.default_rng(3).standard_normal((9, 21)).astype(np.float32) * 4
+    x[0, :6] = [0.0, -0.0, np.nan, np.inf, -np.inf, 1e-41]
+
+    def program() -> None:
+        t = torch.from_numpy(x)
+        torch.sinc(t), torch.sinc(t.t()[3:])
+
+    _replays_match(backend, program, {"sinc"}, 2)
+
+
+@backends
 @settings(max_examples=2, deadline=None)
 @given(b=st.integers(1, 6), t=st.integers(1, 20), c=st.integers(2, 9), seed=st.integers(0, 2**32 - 1),
        reduction=st.sampled_from(["mean", "sum", "none"]), threads=st.integers(1, 4))  # fmt: skip

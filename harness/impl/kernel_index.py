@@ -30,6 +30,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "mse_loss",
     "smooth_l1_loss",
     "exponential",
+    "sinc",
     "elu",
     "hardswish",
     "mish",
@@ -399,6 +400,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("exponential",),
         "`exponential_` (DistributionTemplates.h default): `-1/lambda * log1p(-u)` of a 53-bit double uniform",
         "nothing measured on AMD; an Intel CPU may take MKL's VSL draws (refused)",
+    ),
+    (
+        ("sinc",),
+        "`sinc_kernel` (UnaryOpsKernel.cpp): `cpu_kernel`, `sin(pi*x)/(pi*x)` in float with glibc's sinf, 1 at 0",
+        "nothing (no vector lambda)",
     ),
     (
         ("elu",),
@@ -1661,6 +1667,7 @@ ARM64: dict[str, str] = {
     ),
     "smooth_l1_loss": "not modelled: refused",
     "exponential": "not modelled: refused",
+    "sinc": "not modelled: refused",
     "mse_loss": (
         "the elements one subtraction (FSUB's NaN, inf - inf +qNaN) and one product, the reduction the `sum` row's; "
         "measured under emulation with NaN results: 14 of 18 exact per core and thread count, 4 refused (NaNs of "

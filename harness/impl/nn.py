@@ -714,6 +714,17 @@ def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile
     return out
 
 
+def sinc(x: np.ndarray) -> np.ndarray:
+    """torch.sinc of float32 ``x`` (csrc/nn.c sinc_forward: ``sin(pi * x) / (pi * x)`` in float, glibc's
+    sinf; 1 at ±0), element by element in any order."""
+    x = np.ascontiguousarray(f32(x))
+    out = np.empty_like(x)
+    fn = load("nn").sinc_forward
+    fn.restype = None
+    fn(ptr(x), ptr(out), ctypes.c_int64(x.size))
+    return out
+
+
 def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.ndarray]:
     """aten.native_dropout in training (Dropout.cpp native_dropout_cpu): mask = bernoulli_(1 - p) drawn
     into a float tensor (serial, one double each), out = (x * mask) * float(1 / (1 - p)) (0 for p = 1);

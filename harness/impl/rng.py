@@ -54,6 +54,7 @@ def _lib() -> ctypes.CDLL:
         lib.gen_random64.restype = ctypes.c_uint64
         lib.normal_forward.argtypes = [Profile, gen, _P, _I64, _D, _D]
         lib.uniform_forward.argtypes = [Profile, gen, _P, _I64, _D, _D]
+        lib.exponential_forward.argtypes = [gen, _P, _I64, _D]
         lib.randint_forward.argtypes = [gen, _P, _I64, _I64, ctypes.c_uint64]
         lib.bernoulli_forward.argtypes = [gen, _P, _I64, _D]
         lib.dropout_forward.argtypes = [gen, _P, _P, _P, _I64, _D]
@@ -137,14 +138,12 @@ def uniform_(gen: CPUGenerator, n: int, low: float, high: float, profile: Kernel
 
 def exponential_(gen: CPUGenerator, n: int, lambd: float) -> np.ndarray:
     """``torch.empty(n).exponential_(lambd)`` (contiguous float32), drawn from ``gen``: DistributionTemplates.h's
-    default kernel, serial, one ``random64()`` per element, ``u`` its low 53 bits times 2**-53 (at::
-    uniform_real_distribution<double>), ``-1 / lambd * log1p(-u)`` in double (glibc's log1p), rounded to
-    float. Measured on a Zen 5 (MKL's VSL path not taken there): the same bits at default, avx2 and avx512
-    on 1, 2 and 4 threads."""
-    words = np.fromiter((gen.random64() for _ in range(n)), np.uint64, n)
-    u = (words & np.uint64((1 << 53) - 1)).astype(np.float64) * 2.0**-53
-    with np.errstate(all="ignore"):
-        return (-1.0 / lambd * np.log1p(-u)).astype(np.float32)
+    default kernel, serial, one ``random64()`` per element (csrc/rng.c exponential_forward: ``-1 / lambd *
+    log1p(-u)`` in double of the 53-bit uniform, rounded to float). Measured on a Zen 5 (MKL's VSL path not
+    taken there): the same bits at default, avx2 and avx512 on 1, 2 and 4 threads."""
+    out = np.empty(n, np.float32)
+    _lib().exponential_forward(gen._ref, ptr(out), n, lambd)
+    return out
 
 
 def randint(gen: CPUGenerator, low: int, high: int, n: int) -> np.ndarray:

@@ -98,6 +98,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "normal": ("randn", ("capability",)),
     "randn_like": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
+    "sinc": ("sinc", ()),  # cpu_kernel with glibc's sinf: the same bits at every level and thread count
     "exponential_": ("exponential", ()),  # serial double draws: the same bits at every level and thread count
     "arange": ("arange", ("threads",)),
     "linspace": ("linspace", ("capability",)),
@@ -1409,6 +1410,16 @@ def _exponential(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": rng.exponential_(_generator(t, "exponential_"), n, lambd).reshape(shape)}
 
 
+def _sinc(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``sinc`` (NeuCodec) of a float32 tensor: harness.impl.nn.sinc, element-wise and the same at every x86
+    level and thread count (glibc's sinf; aarch64's not measured, refused)."""
+    from harness.impl.nn import sinc
+
+    if p.aarch64:
+        raise ParityError("sinc is measured on x86 only")
+    return {"out": sinc(_float32(t["self"], "sinc"))}
+
+
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
     (its positions in double, vector bases and scalar tails per thread chunk); integers into a signed
@@ -1495,6 +1506,7 @@ REPLAYS: dict[str, Replay] = {
     "randn_like": _draws("normal_", True),
     "uniform_": _draws("uniform_", False),
     "exponential_": _exponential,
+    "sinc": _sinc,
     "arange": _arange,
     "linspace": _linspace,
     "rand": _draws("uniform_", True),

@@ -1489,3 +1489,18 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
             }
     return unproven;
 }
+
+/* UnaryOpsKernel.cpp sinc_kernel (float32; cpu_kernel, no vector lambda: the same bits at every level
+ * and thread count): a == 0 ? 1 : sin(product) / product with product = pi * a in float (opmath_t is
+ * float), std::sin glibc's sinf (vmath.h glibc_sinf). out: (n,) */
+void sinc_forward(const float *x, float *out, int64_t n) {
+    const float pi = 3.14159265358979323846f;
+    for (int64_t i = 0; i < n; i++) {
+        if (x[i] == 0.0f) {
+            out[i] = 1.0f;
+        } else {
+            const float product = pi * x[i];
+            out[i] = glibc_sinf(product) / product;
+        }
+    }
+}

@@ -271,6 +271,17 @@ void uniform_forward(profile_t p, gen_t *g, float *out, int64_t n, double from, 
     }
 }
 
+/* ----------------------------------------------------------------------------- exponential_ */
+
+/* DistributionTemplates.h's default exponential_kernel (at::exponential_distribution<double>) into a
+ * contiguous float32 tensor: serial, one random64() per element, u = its low 53 bits * 2^-53
+ * (uniform_double), value = -1 / lambda * log1p(-u) in double (glibc's log1p; dm_log1p, correctly
+ * rounded), then rounded to float. out: (n,) */
+void exponential_forward(gen_t *g, float *out, int64_t n, double lambda) {
+    const double scale = -1.0 / lambda;
+    for (int64_t i = 0; i < n; i++) out[i] = (float)(scale * dm_log1p(-uniform_double(g)));
+}
+
 /* ----------------------------------------------------------------------------- random_(from, to) */
 
 /* random_from_to_kernel for int64 (torch.randint(low, high, size)): serial, one word per element
