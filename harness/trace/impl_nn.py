@@ -61,8 +61,6 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     # NaNs only: which of two NaNs the product keeps (the AVX2 object's body with a broadcast weight)
     "_prelu_kernel": ("prelu", ("capability", "threads")),
     "_prelu_kernel_backward": ("prelu", ()),
-    # p = 2: the AVX2 object contracts the last m % 4 squares of each sum
-    "_cdist_forward": ("cdist", ("capability",)),
     "_cdist_backward": ("cdist", ()),
     "mkldnn_rnn_layer": ("lstm", ("onednn_isa", "threads")),
     "native_group_norm": ("group_norm", ("capability", "threads")),  # channels-last from 1024 pixels
@@ -1323,30 +1321,6 @@ def cdist_batches(x1: np.ndarray, x2: np.ndarray) -> tuple[tuple[int, ...], np.n
     return batch, flat[0], flat[1]
 
 
-def euclid_by_mm(p: float, mode: int | None, r1: int, r2: int) -> bool:
-    """cdist_impl's choice of ``_euclidean_dist`` (the matrix product) over its own kernel: p = 2 and
-    compute_mode 1, or the default mode with more than 25 rows on either side."""
-    mode = 0 if mode is None else int(mode)
-    return p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
-
-
-def _cdist_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``_cdist_forward`` by cdist_impl's own kernel (harness.impl.nn.cdist), the operands broadcast and made
-    contiguous as it does; empty operands give an empty or zero result. The matrix-product path
-    (``_euclidean_dist``) is harness/trace/impl_ops.py's replay."""
-    from harness.impl.nn import cdist
-
-    x1, x2 = (_float32_operand(t, n, "_cdist_forward") for n in ("x1", "x2"))
-    pnorm = float(a.get("p", 2.0))
-    batch, f1, f2 = cdist_batches(x1, x2)
-    shape = (*batch, f1.shape[1], f2.shape[1])
-    if euclid_by_mm(pnorm, a.get("compute_mode"), f1.shape[1], f2.shape[1]) and 0 not in shape and f1.shape[2]:
-        raise ParityError("_cdist_forward by the matrix product (p = 2 past 25 rows): replayed as _euclidean_dist")
-    if 0 in shape or f1.shape[2] == 0:
-        return {"out": np.zeros(shape, np.float32)}
-    return {"out": cdist(f1, f2, pnorm, p).reshape(shape)}
-
-
 def _cdist_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``_cdist_backward`` (x1's gradient; autograd asks for x2's with the operands swapped and transposed):
     harness.impl.nn.cdist_backward over the operands broadcast as _cdist_backward expands them, the result
@@ -1432,6 +1406,5 @@ REPLAYS: dict[str, Replay] = {
     "unfold_backward": _unfold_backward,
     "_prelu_kernel": _prelu,
     "_prelu_kernel_backward": _prelu_backward,
-    "_cdist_forward": _cdist_forward,
     "_cdist_backward": _cdist_backward,
 }

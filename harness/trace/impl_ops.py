@@ -40,6 +40,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "nll_loss2d_backward": ("cross_entropy", ()),
     # x.pow(2).sum(-1), mm / bmm, clamp_min_, sqrt_ inside one op: the sum's and the matrix product's knobs
     "_euclidean_dist": ("cdist", ("mkl_code_path", "cpu_model", "threads")),
+    "_cdist_forward": ("cdist", ("capability",)),  # p = 2: the AVX2 object contracts the last m % 4 squares
     "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
     "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
     "smooth_l1_loss": ("smooth_l1_loss", ("threads",)),  # elements alike everywhere; the mean's cascade
@@ -1706,19 +1707,33 @@ def _euclidean_dist(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     return {"out": REPLAYS["sqrt"]({"self": np.ascontiguousarray(clamped)}, {}, p)["out"]}
 
 
+def _euclid_by_mm(p: float, mode: int | None, r1: int, r2: int) -> bool:
+    """cdist_impl's choice of ``_euclidean_dist`` (the matrix product) over its own kernel: p = 2 and
+    compute_mode 1, or the default mode with more than 25 rows on either side."""
+    mode = 0 if mode is None else int(mode)
+    return p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+
+
 def _cdist_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``_cdist_forward``: cdist_impl's matrix-product path (``_euclidean_dist`` of the operands, expanded to
-    (d, r, m) where the batch dims broadcast to more than one) or its own kernel (impl_nn)."""
+    """``_cdist_forward``: the operands' batch dims broadcast and each made contiguous as (d, r, m), as
+    cdist_impl does; empty operands give an empty or zero result; then its matrix-product path
+    (``_euclidean_dist`` of the operands, expanded where the batch dims broadcast to more than one) or its
+    own kernel (harness.impl.nn.cdist)."""
+    from harness.impl.nn import cdist
+
     x1, x2 = (_float32(t[name], "_cdist_forward") for name in ("x1", "x2"))
+    pnorm = float(a.get("p", 2.0))
     batch, f1, f2 = impl_nn.cdist_batches(x1, x2)
     r1, r2, m = f1.shape[1], f2.shape[1], f1.shape[2]
-    by_mm = impl_nn.euclid_by_mm(float(a.get("p", 2.0)), a.get("compute_mode"), r1, r2)
-    if not by_mm or 0 in (*batch, r1, r2, m):
-        return impl_nn.REPLAYS["_cdist_forward"](t, a, p)
+    shape = (*batch, r1, r2)
+    if 0 in shape or m == 0:
+        return {"out": np.zeros(shape, np.float32)}
+    if not _euclid_by_mm(pnorm, a.get("compute_mode"), r1, r2):
+        return {"out": cdist(f1, f2, pnorm, p).reshape(shape)}
     one = int(np.prod(batch, dtype=np.int64)) == 1
     operands = {"x1": x1, "x2": x2} if one else {"x1": f1, "x2": f2}
     layout = {k: v for k, v in a.items() if k.endswith(".stride")} if one else {}
-    return {"out": _euclidean_dist(operands, layout, p)["out"].reshape(*batch, r1, r2)}
+    return {"out": _euclidean_dist(operands, layout, p)["out"].reshape(shape)}
 
 
 _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # at::Reduction
