@@ -408,6 +408,20 @@ def _nll_loss2d_nans(op: str, values: np.ndarray, profile: KernelProfile) -> Non
         raise ParityError(f"{op} of non-finite values on aarch64: not measured")
 
 
+def _kept_targets(
+    op: str, target: np.ndarray, shape: tuple[int, ...], ignore_index: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """nll_loss2d's targets for an input of ``shape`` (N, C, H, W): (the targets as (N, H*W) int64, which
+    are kept (not ignore_index), the class each reads: the target, 0 where ignored); a kept target out of
+    [0, C) refused (torch raises)."""
+    n, c, h, w = shape
+    t = np.asarray(target, np.int64).reshape(n, h * w)
+    kept = t != ignore_index
+    if ((t < 0) | (t >= c))[kept].any():
+        raise ParityError(f"{op}: a target out of [0, C) (torch raises)")
+    return t, kept, np.where(kept, t, 0)
+
+
 def nll_loss2d(
     x: np.ndarray,
     target: np.ndarray,
@@ -424,11 +438,7 @@ def nll_loss2d(
 
     x = f32(x)
     n, c, h, w = x.shape
-    t = np.asarray(target, np.int64).reshape(n, h * w)
-    kept = t != ignore_index
-    if ((t < 0) | (t >= c))[kept].any():
-        raise ParityError("nll_loss2d: a target out of [0, C) (torch raises)")
-    cols = np.where(kept, t, 0)
+    t, kept, cols = _kept_targets("nll_loss2d", target, x.shape, ignore_index)
     picked = np.take_along_axis(x.reshape(n, c, h * w), cols[:, None, :], axis=1)[:, 0, :]
     wt = np.ones(c, np.float32) if weight is None else f32(weight).reshape(c)
     if reduction == "none":
@@ -463,11 +473,7 @@ def nll_loss2d_backward(
     from harness.impl.nans import arith
 
     n, c, h, w = shape
-    t = np.asarray(target, np.int64).reshape(n, h * w)
-    kept = t != ignore_index
-    if ((t < 0) | (t >= c))[kept].any():
-        raise ParityError("nll_loss2d_backward: a target out of [0, C) (torch raises)")
-    cols = np.where(kept, t, 0)
+    _, kept, cols = _kept_targets("nll_loss2d_backward", target, shape, ignore_index)
     wt = None if weight is None else f32(weight).reshape(c)
     g = f32(grad)
     arm = profile.aarch64
