@@ -468,6 +468,45 @@ def test_exponential_replay(backend: str) -> None:
     _replays_match(backend, program, {"exponential_"}, 2)
 
 
+@pytest.mark.parametrize("threads", [1, 4])
+def test_atanh_and_its_backward_replay(threads: int) -> None:
+    """torch.atanh and atanh_ (SLEEF's atanhf in the vector body, glibc's in the tail and over a strided
+    view; past the grain, so each thread's chunk has a tail of its own at 4 threads) and atanh's backward
+    (grad / (1 - x^2): pow, rsub, div), over NaN payloads of both signs, infinities, +-1, subnormals and -0."""
+    use_threads(threads)
+    x = np.random.default_rng(threads).uniform(-1.2, 1.2, 70001).astype(np.float32)
+    x[:12] = [np.nan, -np.nan, np.inf, -np.inf, 1.0, -1.0, 0.0, -0.0, 1e-41, -1e-41, 2.0, 0.4999]
+    x[12:14] = np.array([0x7FA00001, 0xFF812345], np.uint32).view(np.float32)
+
+    def program() -> None:
+        t = torch.from_numpy(x)
+        torch.atanh(t), torch.atanh(t[:301].view(7, 43).t()), t[:999].clone().atanh_()
+        y = t[100:1100].clone().requires_grad_(True)
+        torch.atanh(y).backward(torch.full_like(y, 0.5))
+
+    _replays_match("dispatcher-hook", program, {"atanh", "atanh_", "pow", "sub_", "div", "mul"}, 7)
+
+
+@needs_modelled_vml
+@pytest.mark.parametrize("threads", [1, 4])
+def test_windows_and_polar_replay(threads: int) -> None:
+    """torch.hann_window (arange, a product, MKL VML's cos, a product and a sum), torch.kaiser_window (i0 in
+    float with glibc's expf, contracted in the AVX2 object) and torch.polar (glibc's sincosf times abs, the
+    sincosf NaN first; a broadcast abs) over NaN payloads, infinities, -0 and subnormals."""
+    use_threads(threads)
+    rng = np.random.default_rng(threads)
+    r, theta = (rng.standard_normal(40000).astype(np.float32) * 5 for _ in range(2))
+    r[:6], theta[:6] = [np.nan, 1.0, np.inf, -0.0, 1e-41, np.nan], [1.0, -np.nan, 0.5, -0.0, 3e38, np.inf]
+
+    def program() -> None:
+        torch.hann_window(400), torch.hann_window(2049, periodic=False), torch.hann_window(1)
+        torch.kaiser_window(16), torch.kaiser_window(4097, False, 14.0), torch.kaiser_window(9, True, 3.5)
+        torch.polar(torch.from_numpy(r), torch.from_numpy(theta))
+        torch.polar(torch.from_numpy(r[:1]), torch.from_numpy(theta[::3]))
+
+    _replays_match("dispatcher-hook", program, {"hann_window", "kaiser_window", "polar"}, 8)
+
+
 @backends
 def test_sinc_replay(backend: str) -> None:
     """torch.sinc (NeuCodec): glibc's sinf of pi * x in float, over zeros, NaNs, infinities and a column view."""

@@ -11,6 +11,11 @@ threads: 25 random aranges and 25 linspaces per core and thread count, 0 other) 
 NEON object's float FMA of the lane's index and the step rounded to float (N1, V2: 4 lanes) or SVE256's
 contracted double ``base + j * step`` (V1: 8 lanes), a -0 base +0 in both; linspace is the AVX2 object's
 contracted arithmetic.
+
+The window functions of float32: ``hann_window`` (TensorFactories.cpp's hamming_window with alpha = beta =
+0.5: arange, ``mul_`` by 2 pi / (N - 1) rounded to float, MKL VML's ``cos_``, ``mul_(-0.5)``, ``add_(0.5)``)
+and ``kaiser_window`` (UnaryOpsKernel.cpp's kaiser_window_kernel over arange: Math.h's calc_i0 in float with
+glibc's expf, csrc/factories.c), on x86.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ def _lib() -> ctypes.CDLL:
         fn = getattr(lib, name)
         fn.argtypes = [Profile, ctypes.c_double, ctypes.c_double, ctypes.c_void_p, ctypes.c_int64]
         fn.restype = None
+    lib.kaiser_window_forward.argtypes = [Profile, ctypes.c_void_p, ctypes.c_int64, ctypes.c_float, ctypes.c_float]
+    lib.kaiser_window_forward.restype = None
     return lib
 
 
@@ -60,3 +67,44 @@ def linspace(start: float, end: float, steps: int, profile: KernelProfile) -> np
     if steps:
         _lib().linspace_forward(profile.as_c(), float(start), float(end), ptr(out), steps)
     return out
+
+
+def _window_length(name: str, window_length: int, periodic: bool, profile: KernelProfile) -> int:
+    """The length a window function computes (one more where periodic: the window is its first
+    ``window_length`` elements); refuses aarch64 (not measured) and a negative length (torch refuses it)."""
+    if profile.aarch64:
+        raise ParityError(f"{name} is measured on x86 only")
+    if window_length < 0:
+        raise ParityError(f"{name} of {window_length} elements: torch refuses a negative length")
+    return window_length + 1 if periodic else window_length
+
+
+def hann_window(window_length: int, periodic: bool, profile: KernelProfile) -> np.ndarray:
+    """``torch.hann_window(window_length, periodic)`` of float32: hamming_window(alpha=0.5, beta=0.5), i.e.
+    ``arange(N).mul_(2 pi / (N - 1)).cos_().mul_(-0.5).add_(0.5)`` with N one more where periodic; every step
+    element-wise (the scalar products and sum rounded once in the vector body and the tail alike), ``cos_``
+    MKL VML's vsCos (harness.impl.unary, which refuses what it does not reproduce). Lengths 0 and 1: empty
+    and ones."""
+    from harness.impl.unary import forward
+
+    n = _window_length("hann_window", window_length, periodic, profile)
+    if window_length <= 1:
+        return np.ones(window_length, np.float32)
+    x = arange(0.0, float(n), 1.0, profile) * np.float32(2.0 * math.pi / (n - 1))
+    window = forward("cos", x, profile) * np.float32(-0.5) + np.float32(0.5)
+    return window[:window_length]
+
+
+def kaiser_window(window_length: int, periodic: bool, beta: float, profile: KernelProfile) -> np.ndarray:
+    """``torch.kaiser_window(window_length, periodic, beta)`` of float32: ``i0(beta * sqrt(|1 - t^2|)) /
+    i0(beta)``, t = (i - alpha) / alpha, alpha = (N - 1) / 2, N one more where periodic (csrc/factories.c:
+    the default object unfused, the AVX2 one, which avx512 runs, contracted). Lengths 0 and 1: empty and
+    ones. Refused: a beta not finite, and N past 2^24 (arange's floats no longer every integer)."""
+    n = _window_length("kaiser_window", window_length, periodic, profile)
+    if window_length <= 1:
+        return np.ones(window_length, np.float32)
+    if not math.isfinite(beta) or n > 1 << 24:
+        raise ParityError(f"kaiser_window of {window_length} elements and beta {beta}: not modelled")
+    out = np.empty(n, np.float32)
+    _lib().kaiser_window_forward(profile.as_c(), ptr(out), n, (n - 1) / 2.0, beta)
+    return out[:window_length]

@@ -31,6 +31,10 @@ TRACE_KERNELS: tuple[str, ...] = (
     "smooth_l1_loss",
     "exponential",
     "sinc",
+    "atanh",
+    "polar",
+    "hann_window",
+    "kaiser_window",
     "elu",
     "hardswish",
     "mish",
@@ -433,6 +437,62 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "nothing (measured: default, avx2, avx512 on 1, 2, 4 threads the same bits; 120 random traced sincs per "
             "level, NaN payloads, ±inf, ±0, subnormals, views, past the grain: 120 exact, 0 other)"
+        ),
+    ),
+    (
+        ("atanh",),
+        (
+            "`atanh_kernel` (UnaryOpsKernel.cpp, `cpu_kernel_vec`, also registered for AVX-512): the vector lambda "
+            "`Vectorized<float>::atanh`, SLEEF's `Sleef_atanhf8_u10` / `atanhf16_u10` (`logk2f` of (1 + |x|)/(1 - |x|) "
+            "in double-float, halved; all-ones NaNs) at avx2 / avx512, `std::atanh` per lane in the default build; the "
+            "scalar lambda glibc 2.36's atanhf (fdlibm over log1pf) in each inner loop's tail and in the basic loop; "
+            "backward: autograd's `pow`, `sub_`, `mul` and `div`" + _ITERATOR_LOOP
+        ),
+        (
+            "ATen capability (SLEEF's lanes or glibc's) and the thread count (each chunk's tail is glibc's); measured "
+            "on a Zen 5: every float32 bit pattern at avx2 and at avx512 (contiguous: vector lanes) and through a "
+            "strided view (glibc's on every element), 0 of 4,294,967,296 other each; the glibc port against the "
+            "host's libm (glibc 2.36) on every pattern, 0 differ; 408 random traced atanh / atanh_ ops per level (1, "
+            "2, 4 threads: NaN payloads, ±inf, ±1, subnormals, views, past the grain) exact, 0 other"
+        ),
+    ),
+    (
+        ("polar",),
+        (
+            "`polar_kernel` (ComplexKernel.cpp, `cpu_kernel`, no vector lambda): GCC's one glibc `sincosf` call for "
+            "`std::cos` and `std::sin`, then (cos, sin) * abs in one MULPS, (cos, sin) its first operand (its NaN "
+            "wins); complex64 out as (re, im) pairs"
+        ),
+        (
+            "nothing (one object code at every level; measured at default, avx2, avx512 on 1, 2, 4 threads: 120 "
+            "random polars per level, NaN payloads and infinities in both operands, a broadcast abs, a strided "
+            "angle, 0 other)"
+        ),
+    ),
+    (
+        ("hann_window",),
+        (
+            "`hann_window` (TensorFactories.cpp: `hamming_window` with alpha = beta = 0.5): `arange(N)`, `mul_` by "
+            "2 pi / (N - 1) rounded to float, `cos_` (MKL VML's vsCos: the `sin`/`cos` row), `mul_(-0.5)`, "
+            "`add_(0.5)`, N one more where periodic"
+        ),
+        (
+            "MKL's code path (its cos: the `sin`/`cos` row's refusals); nothing else (measured at default, avx2, "
+            "avx512 on 1, 2, 4 threads: 120 random windows per level, lengths to 70,000, 0 other)"
+        ),
+    ),
+    (
+        ("kaiser_window",),
+        (
+            "`kaiser_window_kernel` (UnaryOpsKernel.cpp, `cpu_kernel` over `arange(N)`): `i0(beta * sqrt(|1 - t*t|)) "
+            "/ i0(beta)`, t = (i - alpha) / alpha, alpha = (N - 1) / 2; Math.h's `calc_i0` in float (Cephes' "
+            "Chebyshev series, glibc's expf, both i0 per element)"
+        ),
+        (
+            "ATen capability: the AVX2 object (avx2 and avx512: no AVX-512 registration) contracts 1 - t*t, x/2 - 2 "
+            "and each Chebyshev step `y*b1 - b2` into FMAs, the default one does not (read from the disassembly); "
+            "measured on a Zen 5: 120 random windows per level (1, 2, 4 threads, lengths to 70,000, beta 0 to 200) "
+            "exact, 0 other; a beta not finite refused"
         ),
     ),
     (
@@ -1699,6 +1759,10 @@ ARM64: dict[str, str] = {
     ),
     "exponential": "not modelled: refused (the same template with aarch64's glibc log1p; not measured)",
     "sinc": "not modelled: refused (aarch64 glibc's sinf not measured)",
+    "atanh": "not modelled: refused (SLEEF's advsimd/SVE atanhf and aarch64 glibc's atanhf not measured)",
+    "polar": "not modelled: refused (aarch64 glibc's sincosf and FMUL's NaN order not measured)",
+    "hann_window": "not modelled: refused (its cos is SLEEF's on aarch64, not MKL's)",
+    "kaiser_window": "not modelled: refused (aarch64's contractions and glibc's expf not measured)",
     "mse_loss": (
         "the elements one subtraction (FSUB's NaN, inf - inf +qNaN) and one product, the reduction the `sum` row's; "
         "measured under emulation with NaN results: 14 of 18 exact per core and thread count, 4 refused (NaNs of "

@@ -725,6 +725,20 @@ def sinc(x: np.ndarray) -> np.ndarray:
     return out
 
 
+def polar(abs_: np.ndarray, angle: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """torch.polar of float32 ``abs_`` and ``angle`` (one shape) as float32 (re, im) pairs, one more dim of 2
+    (csrc/nn.c polar_forward: glibc's sincosf, then ``(cos, sin) * abs``, the sincosf NaN first), element by
+    element in any order; x86 only (aarch64 not measured)."""
+    if profile.aarch64:
+        raise ParityError("polar is measured on x86 only")
+    abs_, angle = np.ascontiguousarray(f32(abs_)), np.ascontiguousarray(f32(angle))
+    out = np.empty((*abs_.shape, 2), np.float32)
+    fn = load("nn").polar_forward
+    fn.restype = None
+    fn(profile.as_c(), ptr(abs_), ptr(angle), ptr(out), ctypes.c_int64(abs_.size))
+    return out
+
+
 def native_dropout(x: np.ndarray, p: float, gen: Any) -> tuple[np.ndarray, np.ndarray]:
     """aten.native_dropout in training (Dropout.cpp native_dropout_cpu): mask = bernoulli_(1 - p) drawn
     into a float tensor (serial, one double each), out = (x * mask) * float(1 / (1 - p)) (0 for p = 1);

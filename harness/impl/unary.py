@@ -1,4 +1,4 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, tanh, sin, cos, rsqrt, gelu, gelu_tanh, silu, softplus,
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, rsqrt, gelu, gelu_tanh, silu, softplus,
 log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor
 to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors,
 fmod and remainder (``binary_kernel``).
@@ -40,9 +40,10 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "lgamma": ("lgamma_forward", "", "x"),  # its backward is grad * digamma(x): autograd's digamma and mul
     "digamma": ("digamma_forward", "", "x"),  # its backward is polygamma(1, x): not modelled
     "expm1": ("expm1_forward", "", "x"),  # its backward is grad * (out + 1): autograd's add and mul
+    "atanh": ("atanh_forward", "", "x"),  # its backward is grad / (1 - x^2): autograd's pow, rsub and div
 }
 # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
-_ROWS = {"silu", "gelu_tanh", "gelu_aten"}
+_ROWS = {"silu", "gelu_tanh", "gelu_aten", "atanh"}
 # backward kernels that also take the input ATen's vectorized loop reads as a scalar (its NaN bits)
 _SCALAR_IN = {"silu_backward", "gelu_tanh_backward"}
 
@@ -130,7 +131,7 @@ def tanh_backward_rows(
 # the avx2 object, not in the default one; digamma_stub has no AVX-512 registration, so avx512 runs the
 # avx2 object: none of 4,194,304 random bit patterns, 4,194,304 values in (-12, 40), every subnormal and
 # every float in [1, 2) differs there); aarch64's objects are not.
-_X86_MEASURED_OPS = ("digamma",)
+_X86_MEASURED_OPS = ("digamma", "atanh")
 
 
 def _measured_build(op: str, profile: KernelProfile) -> None:

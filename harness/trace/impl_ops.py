@@ -100,6 +100,11 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "randn_like": ("randn", ("capability",)),
     "uniform_": ("uniform", ("capability",)),
     "sinc": ("sinc", ()),  # cpu_kernel with glibc's sinf: the same bits at every level and thread count
+    "atanh": ("atanh", ("capability", "threads")),  # SLEEF's vector body, glibc's tail: the chunks place it
+    "atanh_": ("atanh", ("capability", "threads")),
+    "polar": ("polar", ()),  # cpu_kernel with glibc's sincosf: the same bits at every level and thread count
+    "hann_window": ("hann_window", ("mkl_code_path",)),  # arange, products and a sum, MKL VML's cos
+    "kaiser_window": ("kaiser_window", ("capability",)),  # the AVX2 object contracts its multiply-adds
     "exponential_": ("exponential", ()),  # serial double draws: the same bits at every level and thread count
     "arange": ("arange", ("threads",)),
     "linspace": ("linspace", ("capability",)),
@@ -1421,6 +1426,45 @@ def _sinc(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return {"out": sinc(_float32(t["self"], "sinc"))}
 
 
+def _atanh(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``atanh`` and ``atanh_`` of a float32 tensor: cpu_kernel_vec, SLEEF's atanhf in the vector body and
+    glibc's in each inner loop's tail and in the basic loop, so laid out in TensorIterator's order and
+    runs (x86; aarch64's not measured, refused)."""
+    from harness.impl.unary import forward
+
+    x = _float32(t["self"], "atanh")
+    return {"out": impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: forward("atanh", xs[0], p, run))}
+
+
+def _polar(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``polar(abs, angle)`` of float32 tensors (broadcast to one shape): harness.impl.nn.polar, element-wise
+    and the same at every x86 level and thread count; the complex result as (re, im) pairs."""
+    from harness.impl.nn import polar
+
+    abs_, angle = _float32(t["abs"], "polar"), _float32(t["angle"], "polar")
+    shape = np.broadcast_shapes(abs_.shape, angle.shape)
+    return {"out": polar(np.broadcast_to(abs_, shape), np.broadcast_to(angle, shape), p)}
+
+
+def _window(name: str) -> Replay:
+    """``hann_window`` and ``kaiser_window`` (their overloads: length; length, periodic; kaiser's beta) of
+    float32, by harness.impl.factories."""
+
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.factories import hann_window, kaiser_window
+
+        if a.get("dtype") not in (None, "torch.float32"):
+            raise ParityError(f"the impl reproduces float32 {name} only, not {a['dtype']}")
+        n, periodic = a.get("window_length"), bool(a.get("periodic", True))
+        if not isinstance(n, int):
+            raise ParityError(f"{name} of a window_length {n!r}: an integer only")
+        if name == "hann_window":
+            return {"out": hann_window(n, periodic, p)}
+        return {"out": kaiser_window(n, periodic, float(a.get("beta", 12.0)), p)}
+
+    return run
+
+
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
     (its positions in double, vector bases and scalar tails per thread chunk); integers into a signed
@@ -1508,6 +1552,11 @@ REPLAYS: dict[str, Replay] = {
     "uniform_": _draws("uniform_", False),
     "exponential_": _exponential,
     "sinc": _sinc,
+    "atanh": _atanh,
+    "atanh_": _atanh,
+    "polar": _polar,
+    "hann_window": _window("hann_window"),
+    "kaiser_window": _window("kaiser_window"),
     "arange": _arange,
     "linspace": _linspace,
     "rand": _draws("uniform_", True),
@@ -2191,7 +2240,7 @@ UNMODELLED_DTYPES = frozenset(("bfloat16",))
 # a complex tensor is captured as its float32 (re, im) pairs, one more dim: only these replays know it
 # (the others had taken the pairs for real numbers: exp, tanh, sum, mean, embedding of complex64 other)
 COMPLEX_REPLAYS = frozenset(
-    ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "_fft_c2c", "_fft_r2c", "_fft_c2r")
+    ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "_fft_c2c", "_fft_r2c", "_fft_c2r", "polar")
 )
 
 

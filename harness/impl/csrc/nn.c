@@ -10,6 +10,7 @@
  *
  * Shape legend (every array C-contiguous, as the impl passes it):
  *   sigmoid_forward      x, out (n,), cut into runs of `run` elements (see below)
+ *   polar_forward        abs, angle (n,); out (n, 2), (re, im) pairs
  *   sigmoid_backward     grad, y, grad_x (n,), the same runs
  *   glu_forward          a, b, out (n,): the input's two halves along glu's dim, each in the output's
  *                        logical order, cut into runs of `run` elements as sigmoid's
@@ -1502,5 +1503,18 @@ void sinc_forward(const float *x, float *out, int64_t n) {
             const float product = pi * x[i];
             out[i] = glibc_sinf(product) / product;
         }
+    }
+}
+
+/* polar_kernel (ComplexKernel.cpp, float32; cpu_kernel, no vector lambda): out = (abs * cos(angle),
+ * abs * sin(angle)), GCC's one glibc sincosf call for std::cos and std::sin of one float (vmath.h
+ * glibc_cosf / glibc_sinf give its bits), the pair multiplied by abs broadcast in one MULPS whose first
+ * operand is (cos, sin): that NaN wins over abs's, x86's rule (nan2); the same object code at every level.
+ * abs, angle (n,); out (n, 2) as (re, im) pairs. */
+void polar_forward(profile_t p, const float *abs, const float *angle, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        const float c = glibc_cosf(angle[i]), s = glibc_sinf(angle[i]);
+        out[2 * i] = nan2(&p, c * abs[i], c, abs[i]);
+        out[2 * i + 1] = nan2(&p, s * abs[i], s, abs[i]);
     }
 }

@@ -1,5 +1,5 @@
 /* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin and cos (forward), rsqrt,
- * gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
+ * atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
  * for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64 forward
  * oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
  *
@@ -963,6 +963,24 @@ void digamma_forward(profile_t p, const float *x, float *out, int64_t n) {
  * measured on every NaN pattern). Tensor shapes: x, out (n,). */
 void expm1_forward(profile_t p, const float *x, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? quiet_nan(x[i]) : vec_expm1f(&p, x[i]);
+}
+
+/* ------------------------------------------------------------------ atanh */
+
+/* atanh_kernel (cpu/UnaryOpsKernel.cpp, also registered for AVX-512: lanes_wide), cpu_kernel_vec: the
+ * vector lambda Vectorized<float>::atanh (vec_atanhf: SLEEF Sleef_atanhf8_u10 in the avx2 object,
+ * Sleef_atanhf16_u10 in the AVX-512 one, std::atanh = glibc atanhf per lane in the x86 default build),
+ * the scalar lambda std::atanh (glibc atanhf) in each inner loop's tail (fewer than two vectors) and on
+ * every element of a strided run (the basic loop, row 1). Tensor shapes: x, out (n,), rows of `row`. */
+static float atanh_vec(const profile_t *p, float x) { return vec_atanhf(p, x); }
+
+static float atanh_scalar(const profile_t *p, float x) {
+    (void)p;
+    return glibc_atanhf(x);
+}
+
+void atanh_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    run_unary(&p, p.lanes_wide, GRAIN_SIZE, atanh_vec, atanh_scalar, x, out, n, row);
 }
 
 /* silu_backward_kernel: s = 1 / (1 + exp(-x)); grad_x = (dy * s) * (1 + x * (1 - s)), vector lane

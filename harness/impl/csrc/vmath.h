@@ -12,15 +12,16 @@
  *   vec_log1pf(p, x), vec_lgammaf(p, x), vec_expm1f(p, x): SLEEF Sleef_log1pf8_u10 / lgammaf8_u10 /
  *                    expm1f8_u10 | glibc log1pf / lgammaf / expm1f.
  *   vec_powf(p, x, y) Vectorized<float>::pow(): SLEEF Sleef_powf8_u10 (aarch64 powf4 / powfx_sve) | glibc powf.
+ *   vec_atanhf(p, x) Vectorized<float>::atanh(): SLEEF Sleef_atanhf8_u10 / atanhf16_u10 | glibc atanhf.
  *
  * Scalar C library (std::exp etc. of the default objects and of every scalar tail), glibc 2.36's
  * algorithms (x86_64, the FMA variants glibc selects on FMA machines for expf/logf):
  *   glibc_expf, glibc_logf, glibc_expm1f, glibc_tanhf, glibc_erff, glibc_sinf, glibc_cosf,
- *   glibc_log1pf, glibc_lgammaf.
+ *   glibc_log1pf, glibc_lgammaf, glibc_atanhf.
  *
  * SLEEF (FMA builds, ENABLE_FMA_SP), one lane:
  *   sleef_expf_u10, sleef_logf_u10, sleef_tanhf_u10, sleef_log1pf_u10, sleef_lgammaf_u10,
- *   sleef_expm1f_u10.
+ *   sleef_expm1f_u10, sleef_atanhf_u10.
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
@@ -1880,6 +1881,45 @@ static inline float sleef_atan2f_u10(float y, float x) {
     return vm_xorsign(r, y);
 }
 
+/* ------------------------------------------------------------------ atanh */
+
+/* glibc 2.36 atanhf (sysdeps/ieee754/flt-32/e_atanhf.c, fdlibm in float over glibc_log1pf; no FMA variant
+ * on x86_64), with a = |x|: a < 2^-28 gives x; a < 0.5: 0.5 log1p(2a + 2a a / (1 - a)); a < 1:
+ * 0.5 log1p(2a / (1 - a)); then x's sign. a = 1: x / 0, +-inf; a > 1 (inf included): (x - x) / (x - x),
+ * x86's default NaN 0xffc00000; NaN x: x / 0, x quieted. */
+static inline float glibc_atanhf(float x) {
+    const float a = fabsf(x);
+    float t;
+    if (a < 0.5f) {
+        if (a < 0x1p-28f) return x;
+        t = a + a;
+        t = 0.5f * glibc_log1pf(t + t * a / (1.0f - a));
+    } else if (a < 1.0f) {
+        t = 0.5f * glibc_log1pf((a + a) / (1.0f - a));
+    } else if (a == 1.0f) {
+        return vm_u2f(vm_f2u(INFINITY) | (vm_f2u(x) & 0x80000000u));
+    } else if (a > 1.0f) {
+        return vm_u2f(0xffc00000u);
+    } else {
+        return vm_u2f(vm_f2u(x) | 0x00400000u);
+    }
+    return vm_u2f(vm_f2u(t) | (vm_f2u(x) & 0x80000000u));
+}
+
+/* SLEEF xatanhf (Sleef_atanhf8_u10, Sleef_atanhf16_u10; FMA builds), with y = |x|: logk2f of
+ * (1 + y) / (1 - y) in double-float (dfadd2 of 1 and +-y, dfdiv), hi + lo, times 0.5; y = 1: inf. Then
+ * integer masks: y > 1, an infinite x or a NaN result set every bit, x's sign is xored in, and a NaN x
+ * sets every bit again (0xffffffff; 0x7fffffff for x < -1 and -inf). */
+static inline float sleef_atanhf_u10(float x) {
+    const float y = fabsf(x);
+    const vm_f2 d = sleef_logk2f(df_div(df_add2_f_f(1.0f, y), df_add2_f_f(1.0f, -y)));
+    const float r = vm_self(y == 1.0f, INFINITY, (d.x + d.y) * 0.5f);
+    uint32_t u = vm_f2u(r) | -(uint32_t)(y > 1.0f);
+    u |= -(uint32_t)(isinf(x) || vm_u2f(u) != vm_u2f(u));
+    u ^= vm_f2u(x) & 0x80000000u;
+    return vm_u2f(u | -(uint32_t)(x != x));
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
@@ -1891,5 +1931,6 @@ static inline float vec_lgammaf(const profile_t *p, float x) { return p->aten ? 
 static inline float vec_expm1f(const profile_t *p, float x) { return p->aten ? sleef_expm1f_u10(x) : glibc_expm1f(x); }
 static inline float vec_powf(const profile_t *p, float x, float y) { return p->aten ? sleef_powf_u10(x, y) : glibc_powf(x, y); }
 static inline float vec_atan2f(const profile_t *p, float y, float x) { return p->aten ? sleef_atan2f_u10(y, x) : glibc_atan2f(y, x); }
+static inline float vec_atanhf(const profile_t *p, float x) { return p->aten ? sleef_atanhf_u10(x) : glibc_atanhf(x); }
 
 #endif
