@@ -1517,3 +1517,20 @@ def test_cdist_replays_its_own_kernel_and_the_matrix_product_from_a_trace() -> N
         torch.cdist(x1, x2).sum()
 
     _replays_match(program, {"_cdist_forward", "_cdist_backward", "_euclidean_dist"}, 10)
+
+
+def test_cdist_of_other_p_replays_from_a_trace() -> None:
+    """torch.cdist of p = 0.5, 1.5, 3 and 4.5 (glibc's powf per term, glibc's double pow finishing each sum; the
+    backward's Vectorized pow for p < 2 and p > 2, with zero distances): every _cdist_forward and _cdist_backward
+    traced and replayed."""
+    rng = np.random.default_rng(11)
+    a, b = (torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in ((2, 9, 13), (2, 7, 13)))
+    b[:, 0] = a[:, 0]  # zero differences and a zero distance
+    b[1, 2, 5] = float("inf")
+
+    def program() -> None:
+        x1, x2 = a.clone().requires_grad_(True), b.clone().requires_grad_(True)
+        for p in (0.5, 1.5, 3.0, 4.5):
+            torch.cdist(x1, x2, p=p).sum().backward()
+
+    _replays_match(program, {"_cdist_forward", "_cdist_backward"}, 12)

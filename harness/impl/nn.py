@@ -24,6 +24,7 @@ The C loops (csrc/nn.c) say which PyTorch kernel each reproduces and its order o
 from __future__ import annotations
 
 import ctypes
+import math
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ from harness.impl.nans import arith, nan_kinds
 from harness.impl.profiles import KernelProfile
 from harness.impl.scatter import GRAIN_SIZE
 from harness.impl.strides import contiguous, iteration_order
+from harness.impl.unary import pow_tail
 
 
 def _ew(name: str, profile: KernelProfile, run: int, *arrays: np.ndarray) -> None:
@@ -1160,14 +1162,13 @@ def prelu_backward(
 
 def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> np.ndarray:
     """``aten._cdist_forward``'s own kernel (cdist_kernel_impl) of x1 (d, r1, m) and x2 (d, r2, m), C-contiguous
-    float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair). p = 0, 1, 2 and inf only: another p
-    takes the C library's ``powf`` per term and its double ``pow`` at the end, which the impl does not have (it
-    calls no transcendental function of the host's). On aarch64 p = 0, 1 and inf only (no product to contract;
-    p = 2's loop there is not measured)."""
+    float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair), the kernel's p the float nearest
+    ``p``. Another p than 0, 1, 2 and inf sums glibc's ``powf`` of each term (vmath.h glibc_powf) and finishes
+    with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail, refused where the
+    rounding is not proven). On aarch64 p = 0, 1 and inf only (no product to contract; p = 2's loop and the
+    C library's powf there are not measured)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
-    if pnorm not in (0.0, 1.0, 2.0, float("inf")):
-        raise ParityError(f"cdist with p = {p}: glibc's powf and double pow of its kernel are not modelled")
     if profile.aarch64 and pnorm not in (0.0, 1.0, float("inf")):
         raise ParityError(f"cdist with p = {p} on aarch64: its loop there is not measured")
     d, r1, m = x1.shape
@@ -1178,19 +1179,37 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     clashes = fn(profile.as_c(), ptr(x1), ptr(x2), *dims, ctypes.c_float(pnorm), ptr(out))
     if clashes:
         raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
-    return out
+    if pnorm in (0.0, 1.0, 2.0, float("inf")):
+        return out
+    values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm)
+    if not proven.all():
+        raise ParityError(
+            f"cdist with p = {p}: {np.count_nonzero(~proven)} sums' std::pow(sum, 1.0 / p) lie within glibc "
+            "double pow's error bound of a float rounding boundary: which float they give is not proven"
+        )
+    return values.reshape(out.shape)
+
+
+def _cdist_backward_branch(p: float) -> str:
+    """apply_backward_cdist's choice of backward by the double p."""
+    if p == 0.0 or p == 1.0 or p == 2.0 or math.isinf(p):
+        return str(p)
+    return "lt2" if p < 2.0 else "pdist"
 
 
 def cdist_backward(
     grad: np.ndarray, x1: np.ndarray, x2: np.ndarray, p: float, dist: np.ndarray, profile: KernelProfile
 ) -> np.ndarray:
     """``aten._cdist_backward``'s kernel (cdist_backward_kernel_impl) of grad and dist (d, r1, r2), x1 (d, r1, m),
-    x2 (d, r2, m), C-contiguous float32: grad_x1 (d, r1, m) (csrc/nn.c cdist_backward). p = 0, 1, 2 and inf;
-    other p (Vectorized pow) refused, and the NaNs the C loop cannot name."""
+    x2 (d, r2, m), C-contiguous float32: grad_x1 (d, r1, m) (csrc/nn.c cdist_backward). Any p: the branch the
+    double p picks, run with the float nearest it (refused where the two disagree on the branch); the NaNs the C
+    loop cannot name refused; on aarch64 p = 0, 1, 2 and inf only (its Vectorized pow there is not measured)."""
     grad, x1, x2, dist = (f32(v) for v in (grad, x1, x2, dist))
     pnorm = float(np.float32(p))
-    if pnorm not in (0.0, 1.0, 2.0, float("inf")):
-        raise ParityError(f"_cdist_backward with p = {p}: its Vectorized pow is not modelled")
+    if _cdist_backward_branch(float(p)) != _cdist_backward_branch(pnorm):
+        raise ParityError(f"_cdist_backward with p = {p}: the double p and the kernel's float p take other branches")
+    if profile.aarch64 and pnorm not in (0.0, 1.0, 2.0, float("inf")):
+        raise ParityError(f"_cdist_backward with p = {p} on aarch64: its Vectorized pow there is not measured")
     d, r1, m = x1.shape
     out = np.zeros_like(x1)
     if pnorm == 0.0:

@@ -1364,8 +1364,10 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
  * chunks of parallel_for over the outputs reach no bits): agg = 0, then for x = 0..m-1 in order
  * agg = red(agg, map(|x1[i,x] - x2[j,x]|)), out = finish(agg):
  *   p = 0: agg + std::min(ceil(diff), 1)       p = 1: agg + diff            p = inf: std::max(agg, diff)
- *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p), pow(agg, 1.0/p) in double (glibc's:
- *   not modelled, refused by harness/impl/nn.py cdist; this file calls no transcendental of the host's libm)
+ *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p) (glibc's powf: vmath.h
+ *   glibc_powf; libtorch calls powf@plt, disassembled), returned unfinished: finish's std::pow(agg, 1.0 / p),
+ *   glibc's double pow rounded to float, is harness/impl/unary.py pow_tail's (this file calls no
+ *   transcendental of the host's libm)
  * The default object rounds each product; GCC vectorized the AVX2 object's p = 2 loop (disassembled,
  * torch 2.13.0): the differences and squares in blocks of 8, then one of 4, each square rounded and added
  * to agg in order, and the last m % 4 terms contracted, agg = fmaf(diff, diff, agg). The other norms have
@@ -1391,8 +1393,10 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
             term = 1.0f < c ? 1.0f : c;
         } else if (pnorm == 1.0f) {
             term = fabsf(diff);
+        } else if (pnorm == 2.0f) {
+            term = diff * diff;
         } else {
-            term = diff * diff; /* p = 2 (another p is refused before the call) */
+            term = glibc_powf(fabsf(diff), pnorm);
         }
         if (agg != agg) { /* a NaN sum meets another NaN term: which one the compiled add keeps varies */
             *clash += term != term && vm_f2u(term) != vm_f2u(agg);
@@ -1400,7 +1404,7 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
         }
         agg = x >= fused_from ? fmaf(diff, diff, agg) : agg + term;
     }
-    return pnorm == 2.0f ? sqrtf(agg) : agg;
+    return pnorm == 2.0f ? sqrtf(agg) : agg; /* another p: its finish is the caller's */
 }
 
 /* Returns the count of pairs where a NaN sum met a NaN term of other bits (not modelled: GCC's unrolled adds
@@ -1436,6 +1440,32 @@ static inline float cdist_sign_of(const profile_t *p, float v) {
     return (p->aten == 1 || p->aten == ATEN_AVX512) ? vm_u2f(0xffffffffu) : nn_quiet(v);
 }
 
+/* a * b (or a / b) where a NaN may meet another: counts the meeting of two NaNs of other bits (which one the
+ * compiled operation keeps is not modelled), else IEEE's answer (the one NaN, quieted). */
+static inline float cdist_mul(float a, float b, int64_t *unproven) {
+    *unproven += nan_clash(a, b);
+    return a * b;
+}
+static inline float cdist_div(float a, float b, int64_t *unproven) {
+    *unproven += nan_clash(a, b);
+    return a / b;
+}
+
+/* lttdist_calc / pdist_calc backward of one lane (p other than 0, 1, 2, inf), as cdist_backward's legend. */
+static float cdist_backward_pow(const profile_t *p, float diff, float g, float dist, float pnorm, int64_t *unproven) {
+    if (dist == 0.0f) return 0.0f;
+    const float ad = fabsf(diff);
+    const float den = vec_powf(p, dist, pnorm - 1.0f);
+    float num;
+    if (pnorm < 2.0f) {
+        num = cdist_mul(cdist_mul(cdist_sign_of(p, diff), vec_powf(p, ad, pnorm - 1.0f), unproven), g, unproven);
+    } else {
+        num = cdist_mul(cdist_mul(diff, vec_powf(p, ad, pnorm - 2.0f), unproven), g, unproven);
+    }
+    const float r = cdist_div(num, den, unproven);
+    return (pnorm < 2.0f && pnorm < 1.0f && diff == 0.0f) ? 0.0f : r;
+}
+
 /* cdist_backward_kernel_impl, run_backward_parallel_cdist: grad, dist (d, r1, r2), x1 (d, r1, m), x2
  * (d, r2, m), out (d, r1, m). Columns are Vectorized lanes (the last m % 8 a partial vector), each on its own
  * (parallel_for over whole vectors of columns, the remainder after it: no thread count reaches a bit): for
@@ -1444,7 +1474,12 @@ static inline float cdist_sign_of(const profile_t *p, float v) {
  *   p = 1: grad * sign(diff)
  *   p = 2: dist == 0 ? 0 : (grad * diff) / dist
  *   p = inf: (grad * sign(diff)) * (1 - min(1, ceil(|(|diff| - dist)|)))
- * (p = 0 leaves the zeros; other p take Vectorized pow: not modelled, refused by the caller). NaNs, measured
+ *   p < 2 (lttdist_calc): dist == 0 ? 0 : ((sign(diff) * pow(|diff|, p - 1)) * grad) / pow(dist, p - 1),
+ *          then 0 where diff == 0 and p < 1 (blendv)
+ *   p > 2 (pdist_calc): dist == 0 ? 0 : ((diff * pow(|diff|, p - 2)) * grad) / pow(dist, p - 1)
+ * (p = 0 leaves the zeros; p - 1 and p - 2 rounded to float; pow is Vectorized's: vmath.h vec_powf, SLEEF's
+ * powf in the AVX2 object, glibc's powf per lane in the default build; `pnorm` holds p, the caller passes
+ * the float p the kernel holds, the branch chosen on the double p by the caller's check). NaNs, measured
  * on a Zen 5 at every x86 level: sign of a NaN as cdist_sign_of; grad * sign keeps sign's NaN where both are
  * NaN, (grad * sign) * (1 - min(..)) its first factor's; min(1, NaN) is the all-ones NaN in the AVX2 object,
  * the NaN itself in the default build. Returns the count of operations where the impl cannot say which NaN
@@ -1463,7 +1498,9 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
                     const float diff = a - b, g = grad[k], dist_k = dist[k];
                     float r;
                     unproven += nan_clash(a, b);
-                    if (pnorm == 2.0f) {
+                    if (pnorm != 1.0f && pnorm != 2.0f && !isinf(pnorm)) {
+                        r = cdist_backward_pow(&p, diff, g, dist_k, pnorm, &unproven);
+                    } else if (pnorm == 2.0f) {
                         if (dist_k == 0.0f) {
                             r = 0.0f;
                         } else {

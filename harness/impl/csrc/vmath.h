@@ -1689,7 +1689,9 @@ static inline float glibc_powf(float x, float y) {
             return y * y;
         }
         if (2 * ix - 1 >= 2u * 0x7f800000u - 1) { /* x is 0, inf or NaN */
-            float x2 = x * x;
+            /* glibc's x * x; a NaN's as its bits say (x quieted): inlined, GCC folds fabsf(d) * fabsf(d) into
+             * d * d, which keeps the sign fabsf had cleared */
+            float x2 = (ix & 0x7fffffffu) > 0x7f800000u ? vm_u2f(ix | 0x00400000u) : x * x;
             if ((ix & 0x80000000u) && vm_checkint(iy) == 1) x2 = -x2;
             return (iy & 0x80000000u) ? 1.0f / x2 : x2;
         }
