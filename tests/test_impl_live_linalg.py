@@ -11,6 +11,8 @@ says why they skip elsewhere); ATen's own loops (small bmm, embedding) run every
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 import torch
@@ -20,6 +22,9 @@ from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
 from harness.impl import linalg
+from harness.impl.profiles import MODELLED_BLAS
+from harness.trace.impl_ops import packet, replay
+from harness.trace.recorder import recording
 from tests.impl_live import (
     SEEDS,
     THREADS,
@@ -237,3 +242,34 @@ def test_gemv_sums_of_minus_zero(m: int, n: int, trans_b: bool, threads: int) ->
         for beta in (0.0, 1.0):
             want = torch.addmm(as_tensor(c), as_tensor(a), tb, beta=beta).numpy()
             assert_bits_equal(f"addmm beta {beta}", want, linalg.addmm(c, a, b, live_profile(), beta=beta))
+
+
+@needs_modelled_mkl
+@needs_verified_profile
+@settings(max_examples=5, deadline=None)
+@given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), blocks=st.integers(1, 16), k=st.integers(2, 20), seed=SEEDS,
+       threads=THREADS)  # fmt: skip
+@example(batch=(1, 2, 2), blocks=16, k=8, seed=0, threads=2)  # Qwen3-Next's chunks of 64
+def test_solve_triangular_and_its_backward_from_a_trace(
+    batch: tuple[int, ...], blocks: int, k: int, seed: int, threads: int
+) -> None:
+    """torch.linalg.solve_triangular of a unit lower triangle (n a multiple of 4 up to 64) and autograd's upper
+    solve on its transpose, traced and replayed through impl_ops: MKL strsm's two measured orders."""
+    if live_profile().blas != MODELLED_BLAS:
+        pytest.skip("MKL strsm's order is measured on its generic path only")
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    n = 4 * blocks
+    a = torch.from_numpy(np.tril(normal32(rng, (*batch, n, n)) * 0.5, -1) + np.eye(n, dtype=np.float32))
+    b = torch.from_numpy(normal32(rng, (*batch, n, k)))
+    with mock.patch.dict("os.environ", {"PARITY_TRACE_HOOK": "1"}), recording(capture=list(range(40))) as tracer:
+        x = torch.linalg.solve_triangular(
+            a.requires_grad_(True), b.requires_grad_(True), upper=False, unitriangular=True
+        )
+        (x * torch.from_numpy(normal32(rng, x.shape))).sum().backward()
+    solves = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "linalg_solve_triangular"]
+    assert len(solves) == 2
+    for i in solves:
+        cap = tracer.captured[i]
+        got = replay(tracer.ops[i].op, cap.inputs, cap.args, live_profile())["out"]
+        assert_bits_equal(f"solve_triangular (op {i})", cap.outputs["out"], got)

@@ -73,6 +73,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rsqrt": ("rsqrt", ()),
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "linalg_qr": ("qr", ("mkl_code_path", "threads", "torch_version")),
+    "linalg_solve_triangular": ("solve_triangular", ("mkl_code_path",)),  # no thread count reaches a bit
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "baddbmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "mv": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
@@ -924,6 +925,18 @@ def _linalg_qr(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         raise ParityError(f"the impl reproduces torch.linalg.qr's mode 'reduced' only, not {a['mode']!r}")
     q, r = qr(t["A"], p)
     return {"out0": q, "out1": r}
+
+
+def _linalg_solve_triangular(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``linalg_solve_triangular`` with left = True (linalg.solve_triangular: MKL strsm's order for the calls
+    it measured, by A's strides and address)."""
+    from harness.impl.linalg import solve_triangular
+
+    if not a.get("left", True):
+        raise ParityError("linalg_solve_triangular with left = False: MKL strsm's right-side order is not measured")
+    out = solve_triangular(t["self"], t["B"], bool(a["upper"]), bool(a.get("unitriangular", False)),
+                           a.get("self.stride"), int(a.get("self.align", 0) or 0), p)  # fmt: skip
+    return {"out": out}
 
 
 def _mm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -2187,6 +2200,7 @@ REPLAYS.update({"embedding": _embedding, "nll_loss_forward": _nll_loss_forward})
 REPLAYS.update({"nll_loss_backward": _nll_loss_backward})
 REPLAYS.update({"nll_loss2d_forward": _nll_loss2d_forward, "nll_loss2d_backward": _nll_loss2d_backward})
 REPLAYS.update({"_euclidean_dist": _euclidean_dist, "_cdist_forward": _cdist_forward})
+REPLAYS.update({"linalg_solve_triangular": _linalg_solve_triangular})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
 REPLAYS.update({op: _smooth_l1_like(op) for op in ("smooth_l1_loss", "huber_loss")})
 REPLAYS.update(

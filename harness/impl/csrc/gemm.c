@@ -184,3 +184,38 @@ void cpublas_sgemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, cons
     };
     mkl_sgemm(&g);
 }
+
+/* MKL strsm (2024.2, the generic path: measured on a Zen 5) as torch.linalg.solve_triangular calls it
+ * with left = True, unitriangular = True (harness/impl/linalg.py solve_triangular: which calls, shapes
+ * and layouts it takes), per matrix of the batch, every right-hand column on its own (no thread count
+ * reaches a bit). a: the n x n matrix (n a multiple of 4, at most 64) as stored C-contiguous, the
+ * triangle the op reads; b, x: (n, k) C-contiguous. Every product rounded, every sum a plain add:
+ *   lower (op's upper = False on a C-contiguous A; MKL sees its transpose, L U T U): rows ascending in
+ *     blocks of 4; row i's sum over the rows of earlier blocks, j < i - i % 4, in 4 lanes (j % 4), each
+ *     from +0, the lanes added (l0 + l2) + (l1 + l3); then the terms of its own block's earlier rows
+ *     added in order; x_i = b_i - sum.
+ *   upper (op's upper = True on the transpose of a C-contiguous A, as autograd's backward passes it;
+ *     MKL sees L U N U): rows descending in blocks of 4 counted from the last row; row i's sum, from
+ *     +0, over the rows of later blocks ascending, then over its own block's later rows descending (as
+ *     they were solved); x_i = b_i - sum. U (i, j) = a[j * n + i].
+ * shape: a (n, n), b and x (n, k) */
+void strsm_unit(int32_t upper, int64_t n, int64_t k, const float *a, const float *b, float *x) {
+    for (int64_t c = 0; c < k; c++) {
+        for (int64_t step = 0; step < n; step++) {
+            float s = 0.0f;
+            if (!upper) {
+                const int64_t i = step, q0 = i - i % 4;
+                float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                for (int64_t j = 0; j < q0; j++) lane[j % 4] = lane[j % 4] + a[i * n + j] * x[j * k + c];
+                s = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+                for (int64_t j = q0; j < i; j++) s = s + a[i * n + j] * x[j * k + c];
+                x[i * k + c] = b[i * k + c] - s;
+            } else {
+                const int64_t i = n - 1 - step, top = i + (n - 1 - i) % 4;
+                for (int64_t j = top + 1; j < n; j++) s = s + a[j * n + i] * x[j * k + c];
+                for (int64_t j = top; j > i; j--) s = s + a[j * n + i] * x[j * k + c];
+                x[i * k + c] = b[i * k + c] - s;
+            }
+        }
+    }
+}
