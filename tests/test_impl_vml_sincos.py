@@ -1,7 +1,9 @@
-"""MKL VML's sin and cos (``torch.sin``/``torch.cos`` on x86, csrc/vmath.h mkl_vml_sinf/mkl_vml_cosf) on MKL's
-generic path, against torch's bits recorded on an AMD EPYC Zen 5 (tests/vml_sincos_cases.py: the inputs whose
-bits the polynomial's last bits decide, those next to k*pi and (k + 1/2)*pi where the float N matters, the tiny
-ones, both signs), the special inputs measured there, and what the impl refuses. No torch, no recording."""
+"""MKL VML's sin and cos (``torch.sin``/``torch.cos`` on x86, csrc/vmath.h mkl_vml_sinf/cosf, mkl_avx2_vml_sinf/cosf)
+on MKL's generic path, against torch's bits recorded on an AMD EPYC Zen 5, and on its Intel AVX2 and SSE4.2 paths,
+recorded under QEMU's Haswell-v4 (tests/vml_sincos_cases.py: the inputs whose bits the order of the double operations
+decides, those next to k*pi and (k + 1/2)*pi where N's rounding matters, those where the AVX2 and generic paths
+differ, the tiny ones, both signs), the special inputs measured there, and what the impl refuses. No torch, no
+recording."""
 
 from __future__ import annotations
 
@@ -12,19 +14,29 @@ import pytest
 
 from harness.core.errors import ParityError
 from harness.impl import unary
-from harness.impl.profiles import MKL_AVX2, MKL_AVX512, get_profile
-from tests.vml_sincos_cases import REFUSED, cases, digest
+from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS, get_profile
+from tests.vml_sincos_cases import AVX2_COS, AVX2_SIN, cases, digest
 
 GENERIC = get_profile("x86-avx512")
+PATHS = (MODELLED_BLAS, MKL_AVX2, MKL_SSE42)
 
-# SHA-256 of torch.sin/cos's output bits over cases(op), recorded with torch 2.13.0 on a Zen 5 (default, avx512)
+# SHA-256 of torch.sin/cos's output bits over cases(op), recorded with torch 2.13.0 on one thread: the generic path on
+# a Zen 5, the Intel paths under `qemu-x86_64 -cpu Haswell-v4` (AVX2: ATEN_CPU_CAPABILITY=avx2; SSE4.2: default,
+# MKL_ENABLE_INSTRUCTIONS=SSE4_2)
 DIGEST = {
-    "sin": "740914dadfc97e471559a6a0b374a3bf8788d9799454668e3516f252671afcf0",
-    "cos": "0ff6eab44c91e29c04288ba1b0a63c8fddcf628aef9997fd70f190ad265e8786",
+    MODELLED_BLAS: {
+        "sin": "3fa1cb10b2090516ae885302303a669a42ebca590bba61698201381b7febb0c0",
+        "cos": "70f94de46b2c5b07bef429005f801f66f7dc713eaea0ed1917a17bbf61ba4707",
+    },
+    MKL_AVX2: {
+        "sin": "1081b4bb56dfcbb84f486199eb03b7424b42928039c155082a52e462fa01abfe",
+        "cos": "27a2d2100411742eca1dddb3f3ca065de11f0accf45129ff1c952d1723ecbda6",
+    },
 }
+DIGEST[MKL_SSE42] = DIGEST[MODELLED_BLAS]  # recorded: the SSE4.2 path gives the generic path's bits
 
-# (input bits, sin bits, cos bits) measured there: signed zeros, subnormals, infinities, NaNs (quieted, sign and
-# payload kept), the tiny-input thresholds, and the float N rule's example (cos 3279.823 = 1.0)
+# (input bits, sin bits, cos bits) measured there, the same on the three paths: signed zeros, subnormals, infinities,
+# NaNs (quieted, sign and payload kept)
 SPECIAL = (
     (0x00000000, 0x00000000, 0x3F800000),
     (0x80000000, 0x80000000, 0x3F800000),
@@ -39,30 +51,38 @@ SPECIAL = (
 )
 
 
+@pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("op", ["sin", "cos"])
-def test_vml_sincos_reproduces_the_recorded_bits(op: str) -> None:
+def test_vml_sincos_reproduces_the_recorded_bits(op: str, path: str) -> None:
     x = cases(op)
-    assert digest(unary.forward(op, x, GENERIC)) == DIGEST[op]
+    assert digest(unary.forward(op, x, replace(GENERIC, blas=path))) == DIGEST[path][op]
 
 
 @pytest.mark.parametrize("op", ["sin", "cos"])
-def test_vml_sincos_special_inputs(op: str) -> None:
+def test_the_avx2_path_differs_from_the_generic_one_where_recorded(op: str) -> None:
+    """The AVX2 path's fused a*InvPi + shift rounds to another N there: a model of one path fails the other's bits."""
+    x = np.array(AVX2_SIN if op == "sin" else AVX2_COS, np.uint32).view(np.float32)
+    x = np.concatenate([x, -x])
+    avx2 = unary.forward(op, x, replace(GENERIC, blas=MKL_AVX2)).view(np.uint32)
+    assert np.all(avx2 != unary.forward(op, x, GENERIC).view(np.uint32))
+    assert np.all(avx2 != unary.forward(op, x, replace(GENERIC, blas=MKL_SSE42)).view(np.uint32))
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("op", ["sin", "cos"])
+def test_vml_sincos_special_inputs(op: str, path: str) -> None:
     x = np.array([row[0] for row in SPECIAL], np.uint32).view(np.float32)
     want = np.array([row[1 if op == "sin" else 2] for row in SPECIAL], np.uint32)
-    got = unary.forward(op, x, GENERIC).view(np.uint32)
+    got = unary.forward(op, x, replace(GENERIC, blas=path)).view(np.uint32)
     assert [hex(v) for v in got] == [hex(v) for v in want]
 
 
 @pytest.mark.parametrize("op", ["sin", "cos"])
 def test_vml_sincos_refuses_what_it_does_not_reproduce(op: str) -> None:
-    for bits in REFUSED[op]:
-        for sign in (0, 0x80000000):
-            x = np.array([0.5, np.float32(np.array(bits | sign, np.uint32).view(np.float32))], np.float32)
-            with pytest.raises(ParityError, match="within 8 double ULPs"):
-                unary.forward(op, x, GENERIC)
-    for big in (10000.001, -1e6, 3e38):
-        with pytest.raises(ParityError, match=r"10000 < \|x\| < inf"):
-            unary.forward(op, np.array([big], np.float32), GENERIC)
-    for other in (replace(GENERIC, blas=MKL_AVX2), replace(GENERIC, blas=MKL_AVX512), get_profile("arm64-neon")):
-        with pytest.raises(ParityError, match="generic path only"):
+    for path in PATHS:
+        for big in (10000.001, -1e6, 3e38):
+            with pytest.raises(ParityError, match=r"10000 < \|x\| < inf"):
+                unary.forward(op, np.array([0.5, big], np.float32), replace(GENERIC, blas=path))
+    for other in (replace(GENERIC, blas=MKL_AVX512), get_profile("arm64-neon")):
+        with pytest.raises(ParityError, match=r"Intel SSE4\.2 and Intel AVX2 paths only"):
             unary.forward(op, np.array([1.0], np.float32), other)

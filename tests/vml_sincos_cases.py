@@ -1,16 +1,20 @@
-"""Inputs of MKL VML's vsSin/vsCos (torch.sin/cos on x86, MKL's generic path) for tests/test_impl_vml_sincos.py,
-and the digests of torch's outputs over them it holds; imports only NumPy (torch where it records):
-``python tests/vml_sincos_cases.py`` on an x86 CPU that MKL runs its generic path on (any AMD CPU) prints them.
+"""Inputs of MKL VML's vsSin/vsCos (torch.sin/cos on x86) for tests/test_impl_vml_sincos.py, and the digests of
+torch's outputs over them it holds; imports only NumPy (torch where it records): ``python tests/vml_sincos_cases.py``
+prints them for the MKL code path it runs on: the generic path on any AMD CPU; the Intel AVX2 path under
+``qemu-x86_64 -cpu Haswell-v4`` (ATEN_CPU_CAPABILITY=avx2), the Intel SSE4.2 path there with
+MKL_ENABLE_INSTRUCTIONS=SSE4_2 (docs/emulation.md).
 
 The inputs, float32 bit patterns, each op's own (``cases(op)``):
 - ``TIGHT_SIN`` / ``TIGHT_COS``: every float of [0, 10000] whose result, as csrc/vmath.h mkl_vml_sinf/cosf compute it in
   double, lies within 1e-6 float ULP of a float midpoint (468 and 463): the inputs whose bits the double
-  coefficients' last bits and the order of the double operations decide;
+  coefficients' last bits decide; ``NEAR_MIDPOINT``: 5 within 8 double ULPs;
+- ``AVX2_SIN`` / ``AVX2_COS``: every input of the recordings (every float of [1, 10000] and [-10000, -512], every 5th
+  of [0, 10000]) whose bits MKL's Intel AVX2 path and its generic path give otherwise (its fused a*InvPi + shift
+  rounds to another N next to k*pi and (k + 1/2)*pi), both signs;
 - the floats next to k*pi and (k + 1/2)*pi (the reduction's N, float and rounded half even, picks |r| near pi/2
   from either side there; cos's inputs where the exact N would give other bits among them), k up to 3183;
 - the tiny inputs around sin(x) = x and cos(x) = 1 (|x| near 2^-11 and 2.6738e-4), signed zeros, subnormals,
   ranges' ends (0x461c4000 = 10000), and seeded random floats of [-10000, 10000].
-The 5 inputs whose reconstruction rounds otherwise are not among them (the impl refuses them, harness/impl/unary.py).
 """
 
 from __future__ import annotations
@@ -129,8 +133,11 @@ TIGHT_COS = (
 )  # fmt: skip
 # cos inputs where N = rint(double(x/pi + 0.5)) instead of the float rule gives other bits (e.g. 3279.823: 1.0)
 FLOAT_N_COS = (0x454CFD2B, 0x4601006D, 0x460B687F, 0x460D4605, 0x461260EC)
-# the 5 inputs of [0, 10000] whose double result lies within 1 to 8 double ULPs of a float midpoint: refused
-REFUSED = {"sin": (0x42F23290,), "cos": (0x398C2F66, 0x3E9D3A86, 0x41B49302, 0x44178347)}
+# the 5 inputs of [0, 10000] whose double result lies within 1 to 8 double ULPs of a float midpoint
+NEAR_MIDPOINT = {"sin": (0x42F23290,), "cos": (0x398C2F66, 0x3E9D3A86, 0x41B49302, 0x44178347)}
+# the inputs of [0, 10000] where MKL's Intel AVX2 path and its generic path differ (recorded: both signs alike)
+AVX2_SIN = (0x45E8225F, 0x4601845F)
+AVX2_COS = (0x454CFD2B, 0x45CA0B2F, 0x45D7FC09, 0x4601006D, 0x460B687F, 0x460D4605, 0x461260EC, 0x461B2A4D)
 
 
 def cases(op: str) -> np.ndarray:
@@ -140,17 +147,19 @@ def cases(op: str) -> np.ndarray:
     up, down = np.nextafter(near, np.float32(np.inf)), np.nextafter(near, np.float32(-np.inf))
     up2, down2 = np.nextafter(up, np.float32(np.inf)), np.nextafter(down, np.float32(-np.inf))
     near = np.concatenate([near, up, down, up2, down2])[::3]  # floats either side, every 3rd
-    tiny = (np.float32(2.0**-11) * np.float32(2.0) ** np.linspace(-1, 1, 41, dtype=np.float32)).astype(np.float32)
+    # 41 steps of 2^-12 .. 2^-10 by their bits (integers: NumPy's float32 power gives other last bits on other CPUs)
+    tiny = (0x39800000 + np.arange(41, dtype=np.uint32) * np.uint32(0x01000000 // 40)).view(np.float32)
     cos0 = np.arange(0x398C2F50, 0x398C2F80, dtype=np.uint32)[::2].view(np.float32)
     edge = np.array([0, 1, 0x007FFFFF, 0x00800000, 0x461C3FFF, 0x461C4000, 0x3F490FDB, 0x3FC90FDB], np.uint32)
     rng = np.random.default_rng(20261207)
     rand = rng.uniform(-10000, 10000, 1000).astype(np.float32)
     tight = np.array(TIGHT_SIN if op == "sin" else TIGHT_COS, np.uint32).view(np.float32)
     float_n = np.array(FLOAT_N_COS, np.uint32).view(np.float32)
+    avx2 = np.array(AVX2_SIN if op == "sin" else AVX2_COS, np.uint32).view(np.float32)
+    mid = np.array(NEAR_MIDPOINT[op], np.uint32).view(np.float32)
     x = np.concatenate([tight, float_n, near, tiny, cos0, edge.view(np.float32), rand])
-    x = np.concatenate([x, -x[::3]]).astype(np.float32)
-    refused = np.isin(x.view(np.uint32) & np.uint32(0x7FFFFFFF), np.array(REFUSED[op], np.uint32))
-    return x[~refused & (np.abs(x) <= np.float32(10000))]
+    x = np.concatenate([x, -x[::3], mid, -mid, avx2, -avx2]).astype(np.float32)
+    return x[np.abs(x) <= np.float32(10000)]
 
 
 def digest(out: np.ndarray) -> str:

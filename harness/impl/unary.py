@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
-from harness.impl.profiles import MODELLED_BLAS, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_SSE42, MODELLED_BLAS, KernelProfile
 
 # op -> (forward C function, backward C function, what the backward reads besides grad_out)
 _KERNELS: dict[str, tuple[str, str, str]] = {
@@ -139,38 +139,29 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
         profile.refuse_unmeasured(op, ("default", "avx2", "avx512"))
 
 
-# MKL VML's vsSin/vsCos (csrc/vmath.h mkl_vml_sinf/mkl_vml_cosf), reconstructed on MKL's generic path for
-# |x| <= 10000 and measured on an AMD EPYC Zen 5 on every float of [0, 10000] (the same bits at default, avx2 and
-# avx512 and every thread count): the inputs whose double result lies within 1 to 8 double ULPs of a float midpoint,
-# where the reconstruction's last bits (its fitted double coefficients, not determined by the outputs) round the
-# other way than MKL, either sign.
-_VML_SINCOS_TIGHT = {
-    "sin": np.array([0x42F23290], np.uint32),
-    "cos": np.array([0x398C2F66, 0x3E9D3A86, 0x41B49302, 0x44178347], np.uint32),
-}
-# Past 10000 VML runs another kernel (larger arguments), not reconstructed.
+# MKL VML's vsSin/vsCos (csrc/vmath.h mkl_vml_sinf/cosf, mkl_avx2_vml_sinf/cosf), read from MKL's kernels: its generic
+# and Intel SSE4.2 paths run one kernel, its Intel AVX2 path the same with fused multiply-adds (another N next to k*pi
+# and (k + 1/2)*pi, other last bits). Past 10000 VML runs another kernel (a large-argument reduction), not reproduced.
+_VML_SINCOS_PATHS = (MODELLED_BLAS, MKL_SSE42, MKL_AVX2)
 _VML_SINCOS_MAX = np.float32(10000.0)
 
 
 def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None:
-    """Refuse what ``op`` (sin, cos) does not reproduce: another MKL code path than the generic one (its Intel AVX2
-    path, under an emulated Haswell, gave other bits for 52 of 1,310,720 random sin and 41 cos inputs), aarch64
-    (SLEEF's sinf/cosf, not modelled), |x| > 10000, and the 5 inputs the reconstruction rounds otherwise. MKL_CBWR=
-    COMPATIBLE gives the generic path's bits (0 of 23,282,894 inputs of [-10000, 10000] differ, measured)."""
-    if profile.aarch64 or profile.blas != MODELLED_BLAS:
+    """Refuse what ``op`` (sin, cos) does not reproduce: MKL's Intel AVX-512 path (not read), aarch64 (SLEEF's
+    sinf/cosf, not modelled) and 10000 < |x| < inf. MKL_CBWR=COMPATIBLE gives the generic path's bits (0 of
+    23,282,894 inputs of [-10000, 10000] differ, measured)."""
+    if profile.aarch64 or profile.blas not in _VML_SINCOS_PATHS:
         raise ParityError(
-            f"{op}: MKL VML's vs{op.title()} is not modelled on {profile.name} (BLAS {profile.blas}): reconstructed "
-            "on MKL's generic path only"
+            f"{op}: MKL VML's vs{op.title()} is not modelled on {profile.name} (BLAS {profile.blas}): its generic, "
+            "Intel SSE4.2 and Intel AVX2 paths only"
         )
     ax = x.view(np.uint32) & np.uint32(0x7FFFFFFF)
     big = (ax > np.float32(_VML_SINCOS_MAX).view(np.uint32)) & (ax < np.uint32(0x7F800000))
-    tight = np.isin(ax, _VML_SINCOS_TIGHT[op])
-    if big.any() or tight.any():
-        bad = int(np.flatnonzero(big | tight)[0])
+    if big.any():
+        bad = int(np.flatnonzero(big)[0])
         raise ParityError(
             f"{op}: {int(big.sum())} element(s) with 10000 < |x| < inf (VML's large-argument kernel, not "
-            f"reconstructed) and {int(tight.sum())} of the inputs whose result lies within 8 double ULPs of a float "
-            f"midpoint, where the reconstructed vs{op.title()} rounds otherwise (e.g. x = {float(x.flat[bad])!r})"
+            f"reproduced; e.g. x = {float(x.flat[bad])!r})"
         )
 
 

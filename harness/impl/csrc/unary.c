@@ -82,17 +82,18 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* x86: torch.sin/cos forward run MKL VML (vsSin/vsCos, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: neither the ATen level nor the
- * thread split changes bits (measured). MKL's generic path only (vmath.h mkl_vml_sinf/mkl_vml_cosf, |x| <=
- * 10000); its Intel paths, larger |x| and aarch64 are refused by the caller (harness/impl/unary.py). Their
- * backwards are autograd's cos/sin and mul ops. */
+ * thread split changes bits (measured), MKL's code path does: its Intel AVX2 path (BLAS_MKL_AVX2) fuses the
+ * kernel's multiply-adds (vmath.h mkl_avx2_vml_sinf/cosf); the generic and Intel SSE4.2 paths run the same
+ * unfused kernel (mkl_vml_sinf/cosf). |x| <= 10000 only; larger |x|, MKL's Intel AVX-512 path and aarch64 are
+ * refused by the caller (harness/impl/unary.py). Their backwards are autograd's cos/sin and mul ops. */
 void sin_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
+    if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_sinf(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
 }
 
 void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
+    if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */

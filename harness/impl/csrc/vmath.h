@@ -26,9 +26,10 @@
  * with FMAs and sleef_expf_u10).
  *
  * MKL VML (torch.exp/log/tanh/sin/cos forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf, mkl_vml_sinf, mkl_vml_cosf (reconstructed algorithms),
- *   MKL's generic path;
- *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal: its Intel AVX2 path's exp and log.
+ *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf
+ *   (read from its kernels), MKL's generic path;
+ *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
+ *   AVX2 path's exp, log, sin and cos.
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
  *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64: aarch64 glibc 2.36's contracted builds
@@ -1519,50 +1520,64 @@ static inline float mkl_vml_tanhf(float x) {
     return vm_u2f((y & ~nan) | (vm_f2u(x + x) & nan));
 }
 
-/* torch.sin / torch.cos forward: MKL VML vsSin / vsCos (VML_HA) on MKL's generic path ("Intel(R)
- * Architecture processors", no FMA), reconstructed from its outputs (MKL is closed) on an AMD EPYC
- * Zen 5, for |x| <= 10000 (0x461c4000): a double-precision kernel rounded once to float.
- *   sin: N = rintf(float(|x| * InvPi))                       float multiply, round half even
- *   cos: N = rintf(float(float(|x| + PIO2) * InvPi)), h = N - 0.5 (cos x = sin(|x| + pi/2))
- *        InvPi = 0x3ea2f983 (float 1/pi), PIO2 = 0x3fc90fdb (float pi/2)
- *   r  = ((|x| - h*P0) - h*P1) - h*P2                       double, pi in three Cody-Waite parts
- *        (30-bit P0 and P1: h*P0, h*P1 exact; any split into >= 20-bit parts gave the same r)
- *   r2 = r*r, p = ((A9*r2 + A7)*r2 + A5)*r2 + A3, y = r + (r*r2)*p   double, degree 9 odd
- *   result float((-1)^N * y), with x's sign for sin.
- * The float N (not rint of the exact |x|/pi) matters only next to x = k*pi; the double coefficients
- * A3..A9 were fitted to the outputs (their last bits are not determined by them). Measured on every
- * float of [0, 10000]: all equal but 5 inputs whose double y lies within 1 to 8 double ULPs of a
- * float midpoint (sin 0x42f23290; cos 0x398c2f66, 0x3e9d3a86, 0x41b49302, 0x44178347), refused by
- * the caller (harness/impl/unary.py); sin(-x) = -sin(x), cos(-x) = cos(x) bit for bit. Special
- * inputs as measured: +-0 and subnormals give sin(x) = x and cos(x) = 1 from the polynomial itself;
+/* torch.sin / torch.cos forward: MKL VML vsSin / vsCos (VML_HA), read from MKL's kernels in
+ * libtorch_cpu.so (mkl_vml_kernel_sSin_/sCos_ EXHAynn: the generic path, "Intel(R) Architecture
+ * processors", any AMD CPU; H8HAynn: the Intel SSE4.2 path; L9HAynn: the Intel AVX2 path), for
+ * |x| <= 10000 (0x461c4000); one algorithm, the AVX2 kernel with every multiply-add fused:
+ *   sin: a = |x|;  cos: a = float(|x| + PIO2)               PIO2 = 0x3fc90fdb (float pi/2)
+ *   t  = a*InvPi + 1.5*2^23 (float; AVX2: one fma)          InvPi = 0x3ea2f983 (float 1/pi)
+ *   N  = t - 1.5*2^23 (exact), h = N (sin), N - 0.5 (cos)   N = rint of a*InvPi, half to even
+ *   r  = (|x| - h*P0) - h*P1                                 double, pi in two parts (AVX2: fma, fma)
+ *        P0 = 0x400921fb54440000 (34 bits), P1 = 0x3d968c234c4c6629
+ *   r2 = r*r, p = ((A9*r2 + A7)*r2 + A5)*r2 + A3 (AVX2: fma Horner), p = p*r2,
+ *   y  = p*r + r (AVX2: fma)                                 double, degree 9 odd
+ *   result float(y) with the sign bit xor t's low bit (N odd) and, for sin, x's sign.
+ * The generic and SSE4.2 paths round a*InvPi to a float before adding the shifter: N is rintf of
+ * float(a*InvPi), where the AVX2 path rounds the exact product once (other N next to k*pi and
+ * (k + 1/2)*pi). Measured on every float of [-10000, 10000] on a Zen 5 (generic) and under QEMU's
+ * Haswell-v4 (AVX2; SSE4.2 with MKL_ENABLE_INSTRUCTIONS=SSE4_2) on the ranges docs/impl/kernels.md
+ * lists. Special inputs as measured: +-0 and subnormals give sin(x) = x and cos(x) = 1 from the polynomial itself;
  * +-inf -> 0xffc00000, NaN -> the input quieted (sign and payload kept), by mask selects.
- * Beyond 10000 VML runs another kernel, not reconstructed: refused by the caller (this one stays
- * defined there: N's parity from the float N, exact). Branch-free, vectorizable. */
+ * Beyond 10000 VML hands the element to another kernel (vssin_cout_rare, a large-argument
+ * reduction), not reproduced: refused by the caller (harness/impl/unary.py; this one stays defined
+ * there). Branch-free, vectorizable. */
 static const uint64_t vm_sin_poly[4] = {
-    0xbfc55554bc836569u, 0x3f8110ed3804b9b6u, 0xbf29f6ffeea3d018u, 0x3ec5dbdf0e1eb936u, /* A3, A5, A7, A9 */
+    0xbfc55554bc836587u, 0x3f8110ed3804ca96u, 0xbf29f6ffeea73463u, 0x3ec5dbdf0e4c7deeu, /* A3, A5, A7, A9 */
 };
 
-static inline float mkl_vml_sincosf(float x, int cosine) {
-    uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
-    uint32_t nan = -(uint32_t)(ax > 0x7f800000u), inf = -(uint32_t)(ax == 0x7f800000u);
-    float axf = vm_u2f(ax & ~(nan | inf)); /* 0 for inf and NaN: the selects below give theirs */
-    float nf = rintf(cosine ? (axf + vm_u2f(0x3fc90fdbu)) * vm_u2f(0x3ea2f983u) : axf * vm_u2f(0x3ea2f983u));
-    float half = nf * 0.5f;                                    /* exact */
-    uint32_t odd = -(uint32_t)(rintf(half) != half);
-    double h = cosine ? (double)nf - 0.5 : (double)nf;
-    double r = (double)axf - h * 0x1.921fb54p+1;
-    r = r - h * 0x1.10b46118p-29;
-    r = r - h * 0x1.313198a2e037p-60;
-    double r2 = r * r, p = vm_u2d(vm_sin_poly[3]);
-    p = p * r2 + vm_u2d(vm_sin_poly[2]);
-    p = p * r2 + vm_u2d(vm_sin_poly[1]);
-    p = p * r2 + vm_u2d(vm_sin_poly[0]);
-    uint32_t y = vm_f2u((float)(r + (r * r2) * p)) ^ (odd & 0x80000000u) ^ (cosine ? 0u : ux & 0x80000000u);
-    return vm_u2f((y & ~(nan | inf)) | ((ux | 0x00400000u) & nan) | (0xffc00000u & inf));
+static inline float mkl_vml_sincosf(float x, int cosine, int fused) {
+    const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    const uint32_t nan = -(uint32_t)(ax > 0x7f800000u), inf = -(uint32_t)(ax == 0x7f800000u);
+    const float axf = vm_u2f(ax & ~(nan | inf)); /* 0 for inf and NaN: the selects below give theirs */
+    const float a = cosine ? axf + vm_u2f(0x3fc90fdbu) : axf, shift = 0x1.8p23f;
+    const float t = fused ? fmaf(a, vm_u2f(0x3ea2f983u), shift) : a * vm_u2f(0x3ea2f983u) + shift;
+    const float nf = t - shift;
+    const double h = cosine ? (double)(nf - 0.5f) : (double)nf;
+    const double p0 = vm_u2d(0x400921fb54440000u), p1 = vm_u2d(0x3d968c234c4c6629u);
+    double r, r2, p, y;
+    if (fused) {
+        r = fma(-h, p1, fma(-h, p0, (double)axf));
+        r2 = r * r;
+        p = fma(fma(fma(vm_u2d(vm_sin_poly[3]), r2, vm_u2d(vm_sin_poly[2])), r2, vm_u2d(vm_sin_poly[1])), r2,
+                vm_u2d(vm_sin_poly[0]));
+        y = fma(r2 * p, r, r);
+    } else {
+        r = ((double)axf - h * p0) - h * p1;
+        r2 = r * r;
+        p = ((vm_u2d(vm_sin_poly[3]) * r2 + vm_u2d(vm_sin_poly[2])) * r2 + vm_u2d(vm_sin_poly[1])) * r2
+            + vm_u2d(vm_sin_poly[0]);
+        y = (p * r2) * r + r;
+    }
+    const uint32_t sign = (vm_f2u(t) << 31) ^ (cosine ? 0u : ux & 0x80000000u);
+    const uint32_t bits = vm_f2u((float)y) ^ sign;
+    return vm_u2f((bits & ~(nan | inf)) | ((ux | 0x00400000u) & nan) | (0xffc00000u & inf));
 }
 
-static inline float mkl_vml_sinf(float x) { return mkl_vml_sincosf(x, 0); }
-static inline float mkl_vml_cosf(float x) { return mkl_vml_sincosf(x, 1); }
+/* MKL's generic and Intel SSE4.2 paths (EXHAynn, H8HAynn) and its Intel AVX2 path (L9HAynn). */
+static inline float mkl_vml_sinf(float x) { return mkl_vml_sincosf(x, 0, 0); }
+static inline float mkl_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 0); }
+static inline float mkl_avx2_vml_sinf(float x) { return mkl_vml_sincosf(x, 0, 1); }
+static inline float mkl_avx2_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 1); }
 
 /* ------------------------------------------------------------------ pow (SLEEF powf_u10, glibc powf) */
 
