@@ -802,18 +802,23 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("sin", "cos"),
         (
-            "forward: MKL VML `vsSin`/`vsCos` (HA) on MKL's generic path, reconstructed for |x| <= 10000: N from a "
-            "float `|x| * 1/pi` (cos: `(|x| + pi/2) * 1/pi`) rounded half even, r = |x| - N*pi (cos: (N - 1/2)*pi) in "
-            "double with pi in three Cody-Waite parts, an odd degree-9 polynomial in double, one rounding to float; "
+            "forward: MKL VML `vsSin`/`vsCos` (HA), read from MKL's kernels (`EXHAynn` generic, `H8HAynn` Intel "
+            "SSE4.2, `L9HAynn` Intel AVX2), |x| <= 10000: N = rint of `|x| * 1/pi` (cos: `(|x| + pi/2) * 1/pi`, N - "
+            "1/2) by a 1.5*2^23 shifter, r = |x| - N*pi in double with pi in two parts, an odd degree-9 polynomial in "
+            "double (`p*r2*r + r`), one rounding to float; the generic and SSE4.2 kernels unfused (N from the float "
+            "product), the AVX2 kernel with every multiply-add fused (N from the exact product); "
             "backward: autograd's `cos`/`sin` and `mul`"
         ),
         (
             "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (measured identical at "
-            "default, avx2 and avx512, 1, 2 and 4 threads); measured on a Zen 5 against every float of [0, 10000] and "
-            "every 7th of [-10000, 0]: all equal but 5 inputs within 8 double ULPs of a float midpoint (refused, "
-            "either sign); |x| > 10000 (VML's large-argument kernel), MKL's Intel AVX2/AVX-512 paths (52 of 1,310,720 "
-            "random sin and 41 cos inputs differ there from the generic path) refused; MKL_CBWR=COMPATIBLE the "
-            "generic path's bits (0 of 23,282,894 differ)"
+            "default, avx2 and avx512, 1, 2 and 4 threads); generic path on a Zen 5: every float of [-10000, 10000] "
+            "(2,352,513,026 per op) equal; AVX2 path under QEMU's Haswell-v4: every float of [1, 10000] (110,903,297) "
+            "and [-10000, -512] (35,405,825) and every 5th of [0, 10000] (235,251,303) equal, 4 sin and 16 cos inputs "
+            "of them differing from the generic path (another N next to k*pi); SSE4.2 path (Haswell-v4, "
+            "MKL_ENABLE_INSTRUCTIONS=SSE4_2): every 11th float of [0, 10000] (106,932,410) equal, the generic bits; "
+            "random programs at 1, 2 and 4 threads on both Intel paths: 0 other; |x| > 10000 (VML's large-argument "
+            "kernel) and MKL's Intel AVX-512 path (not read) refused; MKL_CBWR=COMPATIBLE the generic path's bits "
+            "(0 of 23,282,894 differ)"
         ),
     ),
     (
