@@ -190,7 +190,7 @@ MODELLED_BLAS = "mklgeneric"  # that path's tag in platform ids (platform_config
 # NVIDIA Performance Libraries, the BLAS of the Linux aarch64 wheel (BLAS_INFO=nvpl).
 NVPL = "nvpl"
 # MKL's "Intel(R) AVX2 enabled processors" path (GenuineIntel CPUs with AVX2 and FMA): its sgemm is
-# modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm), and so are its VML exp and log (csrc/vmath.h
+# modelled (csrc/mkl_sgemm.h mkl_avx2_sgemm), and so are its VML exp, log, sin and cos (csrc/vmath.h
 # mkl_avx2_vml_*) and its VML sqrt (csrc/optim.c vml_sqrt, from the CPU's rsqrt_estimate); the
 # sgemm shapes not measured there run the generic path's kernels.
 MKL_AVX2 = "mklavx2"
