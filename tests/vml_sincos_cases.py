@@ -8,9 +8,9 @@ The inputs, float32 bit patterns, each op's own (``cases(op)``):
 - ``TIGHT_SIN`` / ``TIGHT_COS``: every float of [0, 10000] whose result, as csrc/vmath.h mkl_vml_sinf/cosf compute it in
   double, lies within 1e-6 float ULP of a float midpoint (468 and 463): the inputs whose bits the double
   coefficients' last bits decide; ``NEAR_MIDPOINT``: 5 within 8 double ULPs;
-- ``AVX2_SIN`` / ``AVX2_COS``: every input of the recordings (every float of [1, 10000] and [-10000, -512], every 5th
-  of [0, 10000]) whose bits MKL's Intel AVX2 path and its generic path give otherwise (its fused a*InvPi + shift
-  rounds to another N next to k*pi and (k + 1/2)*pi), both signs;
+- ``AVX2_SIN`` / ``AVX2_COS``: every input of the recordings (every float of [2^-31, 10000] and [-10000, -2^-31],
+  every 5th of [0, 10000]) whose bits MKL's Intel AVX2 path and its generic path give otherwise (its fused
+  a*InvPi + shift rounds to another N next to k*pi and (k + 1/2)*pi), both signs;
 - the floats next to k*pi and (k + 1/2)*pi (the reduction's N, float and rounded half even, picks |r| near pi/2
   from either side there; cos's inputs where the exact N would give other bits among them), k up to 3183;
 - the tiny inputs around sin(x) = x and cos(x) = 1 (|x| near 2^-11 and 2.6738e-4), signed zeros, subnormals,

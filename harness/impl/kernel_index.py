@@ -812,9 +812,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (measured identical at "
             "default, avx2 and avx512, 1, 2 and 4 threads); generic path on a Zen 5: every float of [-10000, 10000] "
-            "(2,352,513,026 per op) equal; AVX2 path under QEMU's Haswell-v4: every float of [1, 10000] (110,903,297) "
-            "and [-10000, -512] (35,405,825) and every 5th of [0, 10000] (235,251,303) equal, 4 sin and 16 cos inputs "
-            "of them differing from the generic path (another N next to k*pi); SSE4.2 path (Haswell-v4, "
+            "(2,352,513,026 per op) equal; AVX2 path under QEMU's Haswell-v4: every float of [2^-31, 10000] and "
+            "[-10000, -2^-31] (370,950,145 each) and every 5th of [0, 10000] (235,251,303) equal, 4 sin and 16 cos "
+            "inputs of them differing from the generic path (another N next to k*pi); SSE4.2 path (Haswell-v4, "
             "MKL_ENABLE_INSTRUCTIONS=SSE4_2): every 11th float of [0, 10000] (106,932,410) equal, the generic bits; "
             "random programs at 1, 2 and 4 threads on both Intel paths: 0 other; |x| > 10000 (VML's large-argument "
             "kernel) and MKL's Intel AVX-512 path (not read) refused; MKL_CBWR=COMPATIBLE the generic path's bits "
