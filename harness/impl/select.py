@@ -29,9 +29,12 @@ where it is a sequential scan and refused where it is not:
 - ``topk`` (TopKImpl.h ``topk_impl_loop``): ``std::partial_sort`` where ``k * 64 <= n``, else
   ``std::nth_element`` then ``std::sort`` of the first k - 1 (with ``sorted``), NaN ranked above every
   number, the values copied (a signalling NaN comes back as it was: measured). Neither algorithm is
-  stable: where two of the first k + 1 ranked elements compare equal (+0 and -0, two NaNs) which index
-  comes first is libstdc++'s heap's or introselect's, refused; an unsorted nth_element result
-  (``sorted=False``, k > 1, ``k * 64 > n``) is refused too.
+  stable: on the partial_sort path, where two of the first k + 1 ranked elements compare equal (+0 and -0,
+  two NaNs), which index comes first is libstdc++'s heap's, refused. The nth_element path is followed step
+  by step (``_introselect``: libstdc++'s introselect, the introsort's pivot and partition while more than 3
+  elements remain, then an insertion sort; ``_introsort`` for the sort of the first k - 1), which gives the
+  order ``sorted=False`` leaves and the index of equal elements; past either's depth limit (a heap)
+  refused.
 - ``sort`` (SortingKernel.cpp ``sort_kernel``): ``std::stable_sort`` where ``stable``, else
   ``std::sort``, whose introsort leaves slices of 16 or fewer to one insertion sort (stable); NaN after
   every number ascending, before descending (KeyValueCompAsc/Desc). An unstable sort of a longer slice
@@ -50,7 +53,8 @@ Measured on an AMD Zen 5 at default, avx2 and avx512, 1, 2 and 4 threads, traced
 both signs and several payloads, signalling ones, infinities, signed zeros, ties, sizes across the 32768
 grain): 2,550 random ops per level 2,296 exact, 254 refused, 0 other; 750 ops per level whose values all
 hold NaNs (the full extremes' NaN rules) 720 exact, 30 refused, 0 other; 150 unstable sorts of many equal
-elements per level 150 exact.
+elements per level 150 exact; 300 topk per level with ties, NaNs and ``sorted`` either way: the 257 on the
+nth_element path exact, on partial_sort 14 exact and 29 refused, 0 other (the same on emulated N1).
 """
 
 from __future__ import annotations
@@ -198,109 +202,162 @@ def topk(x: np.ndarray, k: int, dim: int, largest: bool, sorted_: bool) -> tuple
     if k == 0 or y.size == 0:
         shape = (*y.shape[:-1], k)
         return np.moveaxis(np.empty(shape, y.dtype), -1, dim), np.moveaxis(np.empty(shape, np.int64), -1, dim)
-    if not sorted_ and k > 1 and k * 64 > n:
-        raise ParityError("topk with sorted=False and k * 64 > n: std::nth_element's order, not modelled")
     order = _rank_order(y, largest)[..., : min(k + 1, n)]
     ranked = np.take_along_axis(y, order, -1)
-    if _equal_neighbours(ranked).any():
-        raise ParityError("topk with equal elements among its first k + 1 (libstdc++'s unstable order), not modelled")
-    index = order[..., :k].astype(np.int64)
-    return np.ascontiguousarray(np.moveaxis(ranked[..., :k], -1, dim)), np.ascontiguousarray(
-        np.moveaxis(index, -1, dim)
-    )
+    ties = _equal_neighbours(ranked)
+    if k * 64 <= n and ties.any():
+        raise ParityError("topk with equal elements among its first k + 1 (std::partial_sort's heap), not modelled")
+    order = order[..., :k]
+    if k * 64 > n:  # std::nth_element, then std::sort of the first k - 1: followed step by step where it decides
+        rows, orders = y.reshape(-1, n), order.reshape(-1, k).copy()
+        for r in range(rows.shape[0]) if not sorted_ else np.flatnonzero(ties.reshape(-1)):
+            orders[r] = _selected_order(rows[r], k, largest, sorted_)
+        order = orders.reshape(order.shape)
+    index = order.astype(np.int64)
+    values = np.take_along_axis(y, index, -1)
+    return np.ascontiguousarray(np.moveaxis(values, -1, dim)), np.ascontiguousarray(np.moveaxis(index, -1, dim))
 
 
 class _DepthLimit(Exception):
-    """libstdc++'s introsort reached its depth limit (it would heap-sort the rest)."""
+    """libstdc++'s introsort or introselect reached its depth limit (it would heap-sort or heap-select the rest)."""
 
 
-def _introsort(keys: list[Any], before: Callable[[Any, Any], bool]) -> list[int]:
-    """The positions of ``keys`` in the order libstdc++'s ``std::sort`` (bits/stl_algo.h) leaves them with the
-    comparator ``before``: ``__introsort_loop`` (while more than 16 elements: the median of the second, the
-    middle and the last moved to the front as the pivot, ``__unguarded_partition`` from both ends, recurse on
-    the right part, loop on the left; at 2 * floor(log2 n) levels deep it would heap-sort: raises
-    ``_DepthLimit``) then ``__final_insertion_sort`` (an insertion sort of the first 16, the rest inserted
-    unguarded). Written from the algorithm's description, not its code."""
-    a = list(range(len(keys)))
+class _Libstdcxx:
+    """The steps libstdc++'s ``std::sort`` and ``std::nth_element`` (bits/stl_algo.h) take over the positions
+    of ``keys`` with the comparator ``before``, written from the algorithms' description, not their code:
+    ``__move_median_to_first`` (the median of three moved to the front as the pivot), ``__unguarded_partition``
+    from both ends, ``__insertion_sort`` and the unguarded linear insertion. ``a`` holds the positions."""
 
-    def less(i: int, j: int) -> bool:
-        return before(keys[a[i]], keys[a[j]])
+    def __init__(self, keys: list[Any], before: Callable[[Any, Any], bool]) -> None:
+        self.keys, self.before, self.a = keys, before, list(range(len(keys)))
 
-    def swap(i: int, j: int) -> None:
-        a[i], a[j] = a[j], a[i]
+    def less(self, i: int, j: int) -> bool:
+        return self.before(self.keys[self.a[i]], self.keys[self.a[j]])
 
-    def median_to_first(result: int, x: int, y: int, z: int) -> None:
-        if less(x, y):
-            swap(result, y if less(y, z) else (z if less(x, z) else x))
-        elif less(x, z):
-            swap(result, x)
+    def swap(self, i: int, j: int) -> None:
+        self.a[i], self.a[j] = self.a[j], self.a[i]
+
+    def pivot(self, first: int, last: int) -> int:
+        """``__unguarded_partition_pivot``: the median of the second, the middle and the last moved to the
+        front, then the rest partitioned around it; the cut."""
+        x, y, z = first + 1, first + (last - first) // 2, last - 1
+        if self.less(x, y):
+            self.swap(first, y if self.less(y, z) else (z if self.less(x, z) else x))
+        elif self.less(x, z):
+            self.swap(first, x)
         else:
-            swap(result, z if less(y, z) else y)
-
-    def partition(lo: int, hi: int, pivot: int) -> int:
+            self.swap(first, z if self.less(y, z) else y)
+        lo, hi = first + 1, last
         while True:
-            while less(lo, pivot):
+            while self.less(lo, first):
                 lo += 1
             hi -= 1
-            while less(pivot, hi):
+            while self.less(first, hi):
                 hi -= 1
             if not lo < hi:
                 return lo
-            swap(lo, hi)
+            self.swap(lo, hi)
             lo += 1
+
+    def linear_insert(self, i: int) -> None:  # unguarded: a smaller element always lies before (i > 0 a guard)
+        a, keys, value = self.a, self.keys, self.a[i]
+        while i > 0 and self.before(keys[value], keys[a[i - 1]]):
+            a[i] = a[i - 1]
+            i -= 1
+        a[i] = value
+
+    def insertion(self, first: int, last: int) -> None:
+        a = self.a
+        for i in range(first + 1, last):
+            value = a[i]
+            if self.before(self.keys[value], self.keys[a[first]]):
+                a[first + 1 : i + 1] = a[first:i]
+                a[first] = value
+            else:
+                self.linear_insert(i)
+
+
+def _depth_limit(n: int) -> int:
+    """2 * floor(log2 n), the depth both algorithms allow before their heap fallbacks."""
+    return 2 * (n.bit_length() - 1)
+
+
+def _introsort(keys: list[Any], before: Callable[[Any, Any], bool]) -> list[int]:
+    """The positions of ``keys`` in the order libstdc++'s ``std::sort`` leaves them with the comparator
+    ``before``: ``__introsort_loop`` (while more than 16 elements: pivot and partition, recurse on the right
+    part, loop on the left; at its depth limit it would heap-sort: raises ``_DepthLimit``) then
+    ``__final_insertion_sort`` (an insertion sort of the first 16, the rest inserted unguarded)."""
+    s = _Libstdcxx(keys, before)
 
     def loop(first: int, last: int, depth: int) -> None:
         while last - first > 16:
             if depth == 0:
                 raise _DepthLimit
             depth -= 1
-            median_to_first(first, first + 1, first + (last - first) // 2, last - 1)
-            cut = partition(first + 1, last, first)
+            cut = s.pivot(first, last)
             loop(cut, last, depth)
             last = cut
 
-    def linear_insert(i: int) -> None:  # unguarded: a smaller element always lies before (i > 0 kept as a guard)
-        value = a[i]
-        while i > 0 and before(keys[value], keys[a[i - 1]]):
-            a[i] = a[i - 1]
-            i -= 1
-        a[i] = value
-
-    def insertion(first: int, last: int) -> None:
-        for i in range(first + 1, last):
-            value = a[i]
-            if before(keys[value], keys[a[first]]):
-                a[first + 1 : i + 1] = a[first:i]
-                a[first] = value
-            else:
-                linear_insert(i)
-
-    n = len(a)
+    n = len(keys)
     if n:
-        loop(0, n, 2 * (n.bit_length() - 1))
-    insertion(0, min(n, 16))
+        loop(0, n, _depth_limit(n))
+    s.insertion(0, min(n, 16))
     for i in range(16, n):
-        linear_insert(i)
-    return a
+        s.linear_insert(i)
+    return s.a
+
+
+def _introselect(keys: list[Any], before: Callable[[Any, Any], bool], nth: int) -> list[int]:
+    """The positions of ``keys`` in the order libstdc++'s ``std::nth_element(first, first + nth, last)``
+    leaves them: ``__introselect`` (while more than 3 elements: pivot and partition, keep the part holding
+    ``nth``; at its depth limit it would heap-select: raises ``_DepthLimit``) then an insertion sort of the
+    part left."""
+    s = _Libstdcxx(keys, before)
+    first, last = 0, len(keys)
+    if nth >= last:
+        return s.a
+    depth = _depth_limit(last)
+    while last - first > 3:
+        if depth == 0:
+            raise _DepthLimit
+        depth -= 1
+        cut = s.pivot(first, last)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    s.insertion(first, last)
+    return s.a
+
+
+def _comparator(dtype: np.dtype, descending: bool) -> Callable[[Any, Any], bool]:
+    """TopKImpl's and SortingKernel's comparators (KeyValueCompAsc/Desc): NaN ranked above every number."""
+    nan = math.isnan if dtype.kind == "f" else (lambda v: False)
+    if descending:
+        return lambda p, q: (nan(p) and not nan(q)) or p > q
+    return lambda p, q: (not nan(p) and nan(q)) or p < q
 
 
 def _unstable_order(row: np.ndarray, descending: bool) -> np.ndarray:
     """One row's order by ``std::sort`` with KeyValueCompAsc/Desc (``_introsort``); its depth limit refused."""
-    keys = row.tolist()
-    nan = math.isnan if row.dtype.kind == "f" else (lambda v: False)
-    if descending:
-
-        def before(p: Any, q: Any) -> bool:
-            return (nan(p) and not nan(q)) or p > q
-    else:
-
-        def before(p: Any, q: Any) -> bool:
-            return (not nan(p) and nan(q)) or p < q
-
     try:
-        return np.array(_introsort(keys, before), np.int64)
+        return np.array(_introsort(row.tolist(), _comparator(row.dtype, descending)), np.int64)
     except _DepthLimit:
         raise ParityError("std::sort past its depth limit (a heap sort), not modelled") from None
+
+
+def _selected_order(row: np.ndarray, k: int, largest: bool, sorted_: bool) -> np.ndarray:
+    """The first k positions of one row as TopKImpl's ``std::nth_element`` path leaves them: nth_element
+    at k - 1, then (``sorted``) ``std::sort`` of the first k - 1; either past its depth limit refused."""
+    keys, before = row.tolist(), _comparator(row.dtype, largest)
+    try:
+        order = _introselect(keys, before, k - 1)[:k]
+        if sorted_ and k > 2:
+            head = order[: k - 1]
+            order[: k - 1] = [head[i] for i in _introsort([keys[j] for j in head], before)]
+    except _DepthLimit:
+        raise ParityError("topk's std::nth_element or std::sort past its depth limit (a heap), not modelled") from None
+    return np.array(order, np.int64)
 
 
 def sort(x: np.ndarray, dim: int, descending: bool, stable: bool) -> tuple[np.ndarray, np.ndarray]:
