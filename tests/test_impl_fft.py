@@ -128,6 +128,31 @@ def test_fft_root_n_scale_and_several_dims_are_composed_as_measured() -> None:
         fft("c2c", z, [2, 1], 0, one)
 
 
+# torch 2.13.0's rfft and irfft of length 480 (NeuCodec's ISTFT head) over the rows below, on 1 and 2 threads
+# alike (a Zen 5: DFTI's generic path), unscaled, 1/N and 1/sqrt(N): the SHA-256 of their uint32 bits
+FFT480 = "7b0292137fbb48a7b95b1541fdd74adb78b540b6e11bf9c50c6d1ac3cc123d5c"
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fft_480s_real_kernels_match_torch_and_its_complex_one_is_refused(threads: int) -> None:
+    """Torch-free: 480's real kernels run the 240-point complex transform (5 x 48, ct_odd) of the even/odd
+    pairs with the recombination passes; its own complex kernel is another, refused in one line."""
+    from harness.impl.fft import fft
+
+    p = get_profile("x86-avx2", threads)
+    rng = np.random.default_rng(480)
+    x = rng.standard_normal((3, 480)).astype(np.float32)
+    h = rng.standard_normal((3, 241, 2)).astype(np.float32)
+    outs = []
+    for forward, inverse in ((0, 2), (2, 0), (1, 1)):  # ATen's normalization of rfft and irfft per torch norm
+        outs.append(fft("r2c", x, [1], forward, p))
+        outs.append(fft("c2r", h, [1], inverse, p, last_dim_size=480))
+    got = hashlib.sha256(b"".join(np.ascontiguousarray(o).view(np.uint32).tobytes() for o in outs)).hexdigest()
+    assert got == FFT480
+    with pytest.raises(ParityError, match="length 480"):
+        fft("c2c", np.zeros((2, 480, 2), np.float32), [1], 0, p)
+
+
 def _cases() -> list[tuple[int, int, int, int]]:
     """(seed, batch, n1, n2): powers of two, primes, odd and even lengths, from one fixed draw."""
     rng = np.random.default_rng(2024)

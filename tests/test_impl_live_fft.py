@@ -68,7 +68,7 @@ def _check(kind: str, x: torch.Tensor, d: int, n: int, norm: str) -> None:
 @given(
     seed=SEEDS,
     threads=st.sampled_from([1, 2, 4]),
-    n=st.sampled_from([8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720]),
+    n=st.sampled_from([8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480, 720]),
     batch=st.lists(st.integers(1, 5), min_size=0, max_size=3),
     where=st.integers(0, 3),
     norm=st.sampled_from(sorted(NORMS)),
@@ -94,6 +94,9 @@ def test_live_fft_random_cases_bit_for_bit(
         try:
             _check(kind, t, d, n, norm)
         except ParityError as err:  # DFTI's threaded path's kernels: 2+ threads and rows, or 1/sqrt(N)
+            if n == 480 and kind.startswith("c2c"):  # 480's complex kernel is not modelled (its real ones are)
+                assert "length 480" in str(err), str(err)
+                continue
             assert "threaded path" in str(err) and ((threads >= 2 and x.numel() >= 2 * n) or norm == "ortho"), str(err)
             assert kind == "c2r" or (kind, n) == ("r2c", 32), str(err)
 

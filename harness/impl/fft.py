@@ -6,7 +6,8 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720 (c2c, r2c, c2r); no
+Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720 (c2c, r2c, c2r), 480
+(r2c and c2r: its real kernels run the 240-point complex transform; its own complex kernel is refused); no
 normalisation, 1/N or 1/sqrt(N) (float32 of the double; DFTI multiplies after the transform, its real
 kernels then those of its threaded path over contiguous rows on any thread count); several dims as
 1-D passes (``_fft_dims``). Where ATen's rows are a view of its input, DFTI gets them with their
@@ -34,7 +35,9 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-LENGTHS = {kind: (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720) for kind in KINDS}
+_COMPLEX = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720)
+# 480's real kernels run the 240-point complex one (5 x 48); its own complex kernel is another (not modelled)
+LENGTHS = {"c2c": _COMPLEX, "r2c": (*_COMPLEX[:-1], 480, 720), "c2r": (*_COMPLEX[:-1], 480, 720)}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -220,7 +223,7 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
     # the real forward kernels of 20 and 40 to 720 run complex ones on their even/odd pairs
-    halves = (20, 40, 48, 80, 96, 144, 168, 192, 336, 720)
+    halves = (20, 40, 48, 80, 96, 144, 168, 192, 336, 480, 720)
     negative_zero = n != 12 and (kind != "r2c" or n in halves) and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))

@@ -2,7 +2,8 @@
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
  * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720, complex, real
- * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path).
+ * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path); 480 real forward
+ * and backward only (fft.py refuses its complex kernel, which is not ct_odd's 5 x 96).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -38,7 +39,8 @@
  *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 with a 5-point DFT last (ct5m); real: the
  *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
  *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
- *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split).
+ *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
+ *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured.
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -667,12 +669,13 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
 }
 
 /* ct_odd as a row_split transform (the lengths fft_mkl_def passes are covered), and the turns of the real
- * kernels of 144, 168, 336 and 720 for row_split. */
+ * kernels of 144, 168, 336, 480 and 720 for row_split. */
 static void full_odd(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, n, sign, out); }
 static void cs144(int e, float *c, float *s) { cs_n(e, 144, c, s); }
 static void cs168(int e, float *c, float *s) { cs_n(e, 168, c, s); }
 static void cs336(int e, float *c, float *s) { cs_n(e, 336, c, s); }
 static void cs720(int e, float *c, float *s) { cs_n(e, 720, c, s); }
+static void cs480(int e, float *c, float *s) { cs_n(e, 480, c, s); }
 
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
  * m-point complex forward transform (radix4_16 with products, ct32), then recombine_fwd. */
@@ -747,7 +750,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 or 720;
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 (real) or 720;
  * sign: c2c's -1 forward, +1 backward; scale: DFTI's scale (1 for none); folded: the real 12-point
  * kernels' scaled variant (1/N only); threaded_rows: DFTI's threaded path over contiguous rows, or a
  * 1/sqrt(N) scale (pow2_row). 0, or -1 for an unmodelled (kind, n). */
@@ -756,7 +759,7 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
     if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 144 ||
-        n == 168 || n == 192 || n == 336 || n == 720) {
+        n == 168 || n == 192 || n == 336 || n == 480 || n == 720) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
@@ -767,9 +770,9 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             else if (n == 20 || n == 40 || n == 80)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
                           n == 20 ? cs20 : n == 40 ? cs40 : cs80);
-            else if (n == 144 || n == 168 || n == 336 || n == 720)
+            else if (n == 144 || n == 168 || n == 336 || n == 480 || n == 720)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full_odd, full_odd,
-                          n == 144 ? cs144 : n == 168 ? cs168 : n == 336 ? cs336 : cs720);
+                          n == 144 ? cs144 : n == 168 ? cs168 : n == 336 ? cs336 : n == 480 ? cs480 : cs720);
             else pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
             if (scaled) scale_after(out + b * out_len, out_len, scale);
         }
