@@ -92,6 +92,30 @@ def test_the_ctc_losss_log_alpha_is_scratch_memory_not_fingerprinted(backend: st
     assert all(o.fingerprinted for o in backward.outputs)
 
 
+def test_a_captured_op_keeps_an_input_filled_by_code_that_dispatches_no_op(backend: str) -> None:
+    """ctc_loss's mean divides by ``at::tensor(target_lengths).clamp_min(1)``: at::tensor fills memory from
+    ``empty`` without an op, so clamp_min's self is not fingerprinted, but a capture keeps it (what the
+    replay reads); an out= tensor from ``empty`` it writes is not kept."""
+    from harness.impl.profiles import profile_for_capability
+    from harness.trace.impl_ops import replay
+
+    logits = torch.from_numpy(np.random.default_rng(0).standard_normal((12, 3, 6)).astype(np.float32))
+    targets = torch.tensor([[1, 2, 3], [2, 2, 0], [4, 0, 0]])
+    with recording(capture=list(range(40))) as tracer:
+        torch.nn.functional.ctc_loss(logits.log_softmax(2), targets, [12, 9, 5], [3, 2, 0])
+        buf = torch.empty(3)
+        torch.exp(torch.ones(3), out=buf)
+    _recorded_by(tracer, backend)
+    i = next(i for i, op in enumerate(tracer.ops) if op.op == "aten.clamp_min.default")
+    assert not tracer.ops[i].inputs[0].fingerprinted
+    cap = tracer.captured[i]
+    assert cap.inputs["self"].tolist() == [3.0, 2.0, 0.0]
+    profile = profile_for_capability(torch.backends.cpu.get_cpu_capability(), 1, platform.machine())
+    assert replay(tracer.ops[i].op, cap.inputs, cap.args, profile)["out"].tolist() == [3.0, 2.0, 1.0]
+    j = next(i for i, op in enumerate(tracer.ops) if op.op == "aten.exp.out")
+    assert "out" not in tracer.captured[j].inputs
+
+
 def test_recorder_names_modules_phases_steps_and_call_sites(tmp_path: Path, backend: str) -> None:
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.LayerNorm(3))

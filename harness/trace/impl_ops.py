@@ -651,7 +651,7 @@ def _clamp_by_numbers(op: str, t: Arrays, a: Args) -> np.ndarray:
     x = t.get("self")
     lo = a.get("min") if op != "clamp_max" else None
     hi = a.get("max") if op != "clamp_min" else None
-    if x is None:  # ctc_loss's mean: at::tensor(target_lengths).clamp_min(1), its self not in the capture
+    if x is None:  # a trace recorded before unfingerprinted inputs were captured (ctc_loss's mean)
         raise ParityError(f"{op}: its self tensor is missing from the capture")
     if np.asarray(x).dtype.kind in "iu":
         return _clamp_integers(op, np.asarray(x), lo, hi)

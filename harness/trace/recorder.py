@@ -5,7 +5,8 @@ the user's module path and call site, the non-tensor arguments, and per input (r
 runs) and output (after) the digest of its raw bytes (harness.core.digest), shape, dtype and float64
 sum. Outputs of ``empty`` and its kin are not fingerprinted (their bytes are whatever the
 allocator left), nor are such tensors as inputs before anything writes them. Ops named in
-``capture`` also keep their tensors in full.
+``capture`` also keep their tensors in full (such an input too where the op reads it: code that
+dispatches no op may have filled it, as ``at::tensor`` does).
 
 Two ways in, one record: the dispatcher hook (``csrc/hook.cpp``, built against the installed
 torch by ``harness.trace.native``), a boxed fallback on the key below Python's that keeps its
@@ -380,8 +381,14 @@ class Tracer:
     def _capture_inputs(
         self, index: int, schema: _Schema, args: tuple, kwargs: dict, tensors: tuple, refs_in: tuple
     ) -> None:
-        """Keep op ``index``'s fingerprinted inputs (and a random op's generator state) in full."""
-        clones = {r[0]: _to_numpy(t) for r, (_, t) in zip(refs_in, tensors, strict=False) if r[1] is not None}
+        """Keep op ``index``'s fingerprinted inputs (and a random op's generator state) in full, and those
+        it reads that were not fingerprinted: memory from ``empty`` that code dispatching no op filled
+        (``at::tensor``'s values, ctc_loss's target lengths for its mean), whose bits the op computes with."""
+        clones = {
+            r[0]: _to_numpy(t)
+            for r, (_, t) in zip(refs_in, tensors, strict=False)
+            if r[1] is not None or (r[0].partition("[")[0] not in schema.written and _storage_of(t) is not None)
+        }
         if schema.random:
             clones["generator_state"] = _generator_state(args, kwargs).copy()
         call_args = _call_args(schema.arg_names, args, kwargs, {id(t): name for name, t in tensors})
