@@ -990,14 +990,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`std::sort` of the first k - 1, NaN ranked highest, values copied; `sort` (SortingKernel.cpp): "
             "`std::stable_sort`, or `std::sort`: libstdc++'s introsort step by step (median-of-three pivot, "
             "unguarded partition, the final insertion sort; the equal expert ids a mixture-of-experts layer "
-            "sorts); refused: equal elements among topk's first k + 1 (libstdc++'s heap or introselect), an "
-            "unsorted `nth_element` result, introsort's heap-sort fallback, 1-D integers of 32768 or more with "
-            "equal ones (fbgemm's radix sort)"
+            "sorts); `nth_element` libstdc++'s introselect step by step (the same pivot and partition while "
+            "more than 3 elements, then an insertion sort), which decides ties and the order `sorted=False` "
+            "leaves (LongCat-Flash's router); refused: equal elements among topk's first k + 1 on the "
+            "`partial_sort` path (libstdc++'s heap), introsort's heap-sort and introselect's heap-select "
+            "fallbacks, 1-D integers of 32768 or more with equal ones (fbgemm's radix sort)"
         ),
         (
             "nothing: selections (measured on a Zen 5 at default, avx2 and avx512, 1, 2 and 4 threads: 200 "
             "topk and 200 sort random ops per level with NaNs, signed zeros and ties, 298 exact, 102 refused, "
-            "0 other; 150 unstable sorts of many equal elements per level, 150 exact)"
+            "0 other; 150 unstable sorts of many equal elements per level, 150 exact; topk's `nth_element` "
+            "path, sorted or not, with many ties, NaNs of both signs and payloads, signalling ones, "
+            "infinities and subnormals: 300 random ops per level, 257 on that path all exact, 14 on "
+            "`partial_sort` exact and 29 refused (ties), 0 other)"
         ),
     ),
     (
@@ -1621,16 +1626,17 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "and 5 x 16 (4-, 8- or 16-point DFTs, twiddles, then a 5-point DFT `a0 + (t1 c + t2 c')`), real as "
             "48 (20: a prime-factor 5 x 2 10-point transform); 144, 168, 336, 720 the same order with the "
             "largest odd prime outermost (3 x 48, 7 x 24, 7 x 48, 5 x (3 x 48); a 7-point DFT like the "
-            "5-point one), real as 48; a 1/sqrt(N) scale "
+            "5-point one), real as 48; 480 real only (r2c, c2r: the 240-point complex transform 5 x (3 x 16) "
+            "of the even/odd pairs with the recombination passes; NeuCodec's ISTFT head); a 1/sqrt(N) scale "
             "(float32 of the double) after the transform, its real kernels those of DFTI's threaded path on "
             "any thread count (contiguous rows); several dims (`fftn`, `rfftn`, `irfftn`): 1-D passes, the "
             "last dim first (r2c: the one-thread real kernel of 12, 24 or 64), the scale after one measured "
             "pass (two dims: the shorter one's; three: the innermost 8's, else the last pass), `irfftn` ATen's "
-            "backward c2c then c2r from its layout; other lengths (128, ...), other layouts, c2r of "
+            "backward c2c then c2r from its layout; other lengths (128, ...; c2c of 480), other layouts, c2r of "
             "8 to 64 and r2c of 32 on DFTI's threaded path or scaled by 1/sqrt(N), the real multi-dim pass of "
             "lengths but 12, 24, 64, a scaled multi-dim pass not measured, zero results of the real forward kernels "
-            "of 8, 16 and 20, and zero results of the complex and backward kernels of 8 to 192 (and r2c of 20 and "
-            "40 to 192) from -0 inputs refused"
+            "of 8, 16 and 20, and zero results of the complex and backward kernels of 8 to 720 (and r2c of 20 and "
+            "40 to 720) from -0 inputs refused"
         ),
         (
             "thread count, in the real 12-point transforms with a 1/N scale only: DFTI's threaded path (2 or "
@@ -1896,7 +1902,9 @@ ARM64: dict[str, str] = {
     ),
     "topk": (
         "nothing: selections by libstdc++'s algorithms, as on x86 (measured under emulation with NaNs of several "
-        "patterns: sort 18 of 18, topk 8 of 18 exact, 10 ties refused as on x86, 0 other)"
+        "patterns: sort 18 of 18, topk 17 of 18 exact, 1 tie on `partial_sort` refused as on x86, 0 other; "
+        "topk's `nth_element` path, sorted or not, with ties and NaNs on emulated N1 at 1, 2 and 4 threads: "
+        "117 of 117 exact, and 2 of 3 on `partial_sort`, 1 refused)"
     ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "ctc_loss": "not modelled: refused",
