@@ -1903,8 +1903,8 @@ ARM64: dict[str, str] = {
     "topk": (
         "nothing: selections by libstdc++'s algorithms, as on x86 (measured under emulation with NaNs of several "
         "patterns: sort 18 of 18, topk 17 of 18 exact, 1 tie on `partial_sort` refused as on x86, 0 other; "
-        "topk's `nth_element` path, sorted or not, with ties and NaNs on emulated N1 at 1, 2 and 4 threads: "
-        "117 of 117 exact, and 2 of 3 on `partial_sort`, 1 refused)"
+        "topk's `nth_element` path, sorted or not, with ties and NaNs on emulated N1, V2 and V1 at 1, 2 and 4 "
+        "threads: 117 of 117 exact on each, and 2 of 3 on `partial_sort`, 1 refused)"
     ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "ctc_loss": "not modelled: refused",

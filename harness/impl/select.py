@@ -54,7 +54,7 @@ both signs and several payloads, signalling ones, infinities, signed zeros, ties
 grain): 2,550 random ops per level 2,296 exact, 254 refused, 0 other; 750 ops per level whose values all
 hold NaNs (the full extremes' NaN rules) 720 exact, 30 refused, 0 other; 150 unstable sorts of many equal
 elements per level 150 exact; 300 topk per level with ties, NaNs and ``sorted`` either way: the 257 on the
-nth_element path exact, on partial_sort 14 exact and 29 refused, 0 other (the same on emulated N1).
+nth_element path exact, on partial_sort 14 exact and 29 refused, 0 other (the same on emulated N1, V2 and V1).
 """
 
 from __future__ import annotations
