@@ -1482,6 +1482,26 @@ def test_segmentation_losses_replay_nll_loss2d_from_a_trace() -> None:
     _replays_match(program, {"nll_loss2d_forward", "nll_loss2d_backward"}, 8)
 
 
+def test_unreduced_nll_loss_of_a_batch_replays_from_a_trace() -> None:
+    """LXMERT's per-region losses: cross_entropy of (B, C) logits with reduction none (nll_loss_forward's
+    per-row ``-x[i][t] * w[t]``, 0 where ignored) with and without class weights, NaNs of both signs and a
+    signalling one among the log-probabilities, and its backward (``-w[t] * grad[i]``)."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((37, 9)).astype(np.float32)
+    x.flat[[4, 40, 77]] = np.array([0x7FC00001, 0xFFC00002, 0x7FA00003], np.uint32).view(np.float32)
+    target = torch.from_numpy(rng.integers(0, 9, 37))
+    target[[3, 20]] = -100
+    weight = torch.from_numpy(rng.random(9).astype(np.float32))
+    g = torch.from_numpy(rng.standard_normal(37).astype(np.float32))
+
+    def program() -> None:
+        for w in (None, weight):
+            y = torch.from_numpy(x).requires_grad_(True)
+            torch.nn.functional.nll_loss(y, target, w, reduction="none").backward(g)
+
+    _replays_match(program, {"nll_loss_forward", "nll_loss_backward"}, 4)
+
+
 def test_prelu_replays_from_a_trace_with_nans_in_input_and_weight() -> None:
     """PReLU of one and of many channels, its weight broadcast along H*W (the vectorized loop reads it as a
     scalar: where input and weight are both NaN the AVX2 object's vector body keeps the weight's NaN, the

@@ -1681,19 +1681,48 @@ def _nll_loss_call(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray,
     return lsm, np.asarray(t["target"]), int(a.get("ignore_index", -100))
 
 
-def _nll_loss_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``nll_loss_forward``: rows.nll_loss (ATen's 8-level cascade over the batch, divided by its count)."""
-    from harness.impl.rows import nll_loss
+def _nll_loss_unreduced(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, int] | None:
+    """(input (B, C, 1, 1), target (B, 1, 1), weight or None, ignore_index) of an nll_loss op of a batch
+    (B, C) with reduction none (LXMERT's per-region losses), else None: LossNLL.cpp's per-row
+    ``-input[i][t] * weight[t]`` (1 without weights; 0 where ignored, total_weight 0) and its backward's
+    ``-weight[t] * grad[i]``, what nll_loss2d's reduction none computes per element."""
+    x = t.get("self")
+    if a.get("reduction", _MEAN) != 0 or x is None or np.asarray(x).ndim != 2:
+        return None
+    lsm = _float32(x, op)
+    weight = t.get("weight")
+    weight = None if weight is None else _float32(weight, op)
+    target = np.asarray(t["target"]).reshape(-1, 1, 1)
+    return lsm.reshape(*lsm.shape, 1, 1), target, weight, int(a.get("ignore_index", -100))
 
+
+def _nll_loss_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``nll_loss_forward``: rows.nll_loss (ATen's 8-level cascade over the batch, divided by its count);
+    reduction none per row (``_nll_loss_unreduced``)."""
+    from harness.impl.rows import nll_loss, nll_loss2d
+
+    unreduced = _nll_loss_unreduced(t, a, "nll_loss_forward")
+    if unreduced is not None:
+        x, target, weight, ignore = unreduced
+        loss, total_weight = nll_loss2d(x, target, weight, "none", ignore, p)
+        return {"out0": loss.reshape(-1), "out1": total_weight}
     lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_forward")
     loss, total_weight = nll_loss(lsm, target, p, ignore)
     return {"out0": loss, "out1": np.array(total_weight, np.float32)}
 
 
 def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``nll_loss_backward``: rows.nll_loss_backward (-(grad / total weight) at each kept target)."""
-    from harness.impl.rows import nll_loss_backward
+    """``nll_loss_backward``: rows.nll_loss_backward (-(grad / total weight) at each kept target); reduction
+    none per row (``_nll_loss_unreduced``)."""
+    from harness.impl.rows import nll_loss2d_backward, nll_loss_backward
 
+    unreduced = _nll_loss_unreduced(t, a, "nll_loss_backward")
+    if unreduced is not None:
+        x, target, weight, ignore = unreduced
+        g = _float32(t["grad_output"], "nll_loss_backward").reshape(-1, 1, 1)
+        total = _float32(t["total_weight"], "nll_loss_backward")
+        out = nll_loss2d_backward(g, x.shape, target, weight, "none", ignore, total, p)
+        return {"out": out.reshape(x.shape[:2])}
     lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_backward")
     total_weight = float(np.asarray(t["total_weight"], np.float32))
     return {"out": nll_loss_backward(t["grad_output"], lsm.shape, target, total_weight, ignore)}
