@@ -53,6 +53,15 @@ def arith(
 UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
+def x86_nans(op: str, out: np.ndarray, aarch64: bool) -> np.ndarray:
+    """``out``, refused where it holds a NaN under an arm64 profile (``aarch64``): the kernel's NaNs as computed
+    here are this x86 host's (-qNaN of an invalid operation, the first NaN operand kept), not aarch64's (+qNaN,
+    a signalling operand first)."""
+    if aarch64 and bool(np.isnan(out).any()):
+        raise ParityError(f"{op} with NaN results is measured on x86 only")
+    return out
+
+
 def nan_kinds(*arrays: np.ndarray) -> set[int]:
     """The bit patterns of the NaNs ``arrays`` hold (quieted, as arithmetic passes them on)."""
     kinds: set[int] = set()

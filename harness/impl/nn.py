@@ -31,7 +31,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.nans import arith, nan_kinds
+from harness.impl.nans import arith, nan_kinds, x86_nans
 from harness.impl.profiles import KernelProfile
 from harness.impl.scatter import GRAIN_SIZE
 from harness.impl.strides import contiguous, iteration_order
@@ -716,14 +716,14 @@ def div_rounding(a: np.ndarray, b: np.ndarray, mode: str, profile: KernelProfile
     return out
 
 
-def sinc(x: np.ndarray) -> np.ndarray:
+def sinc(x: np.ndarray, profile: KernelProfile | None = None) -> np.ndarray:
     """torch.sinc of float32 ``x`` (csrc/nn.c sinc_forward: ``sin(pi * x) / (pi * x)`` in float, glibc's
-    sinf; 1 at ±0), element by element in any order."""
+    sinf, aarch64's under an arm64 ``profile``; 1 at ±0), element by element in any order."""
     x = np.ascontiguousarray(f32(x))
     out = np.empty_like(x)
     fn = load("nn").sinc_forward
     fn.restype = None
-    fn(ptr(x), ptr(out), ctypes.c_int64(x.size))
+    fn(ptr(x), ptr(out), ctypes.c_int64(x.size), ctypes.c_int32(bool(profile and profile.aarch64)))
     return out
 
 
@@ -1138,8 +1138,6 @@ def prelu(x: np.ndarray, weight: np.ndarray, profile: KernelProfile, run: int = 
     fn.restype = None
     fn(profile.as_c(), ptr(x), ptr(weight), ptr(out), ctypes.c_int64(x.size), ctypes.c_int64(run),
        ctypes.c_int32(scalar == 2))  # fmt: skip
-    if profile.aarch64 and bool(np.isnan(out).any()):
-        raise ParityError("prelu with NaN results is measured on x86 only")
     return out
 
 
@@ -1165,12 +1163,13 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair), the kernel's p the float nearest
     ``p``. Another p than 0, 1, 2 and inf sums glibc's ``powf`` of each term (vmath.h glibc_powf) and finishes
     with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail, refused where the
-    rounding is not proven). On aarch64 p = 0, 1 and inf only (no product to contract; p = 2's loop and the
-    C library's powf there are not measured)."""
+    rounding is not proven). On aarch64 p = 0, 1, 2 and inf only (the C library's powf there is not measured):
+    p = 2's squares are fused in N1's tail as in the AVX2 object's and nowhere on V2 and V1 (FADDA); a NaN
+    distance there is refused (aarch64's NaN rules in GCC's loops not modelled)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
-    if profile.aarch64 and pnorm not in (0.0, 1.0, float("inf")):
-        raise ParityError(f"cdist with p = {p} on aarch64: its loop there is not measured")
+    if profile.aarch64 and pnorm not in (0.0, 1.0, 2.0, float("inf")):
+        raise ParityError(f"cdist with p = {p} on aarch64: the C library's powf there is not measured")
     d, r1, m = x1.shape
     out = np.empty((d, r1, x2.shape[1]), np.float32)
     fn = load("nn").cdist_forward
@@ -1180,7 +1179,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     if clashes:
         raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
     if pnorm in (0.0, 1.0, 2.0, float("inf")):
-        return out
+        return x86_nans("cdist", out, profile.aarch64)
     values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm)
     if not proven.all():
         raise ParityError(
@@ -1220,6 +1219,4 @@ def cdist_backward(
     unproven = fn(profile.as_c(), ptr(grad), ptr(x1), ptr(x2), ptr(dist), *dims, ctypes.c_float(pnorm), ptr(out))
     if unproven:
         raise ParityError(f"_cdist_backward: {unproven} operations where two NaNs of other bits meet: not modelled")
-    if profile.aarch64 and bool(np.isnan(out).any()):
-        raise ParityError("_cdist_backward with NaN results is measured on x86 only")
-    return out
+    return x86_nans("_cdist_backward", out, profile.aarch64)

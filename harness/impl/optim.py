@@ -128,8 +128,6 @@ def pointwise(
     (``weight`` their value) of float32 operands of one shape in ATen's loop order, ``row`` the length of the
     runs ATen's loop takes one at a time (1: its basic loop, the scalar form on every element; default one
     flat run). x86 only: aarch64's bits are measured over one contiguous run (``elementwise``)."""
-    if profile.aarch64:
-        raise ParityError(f"the impl reproduces {op} on aarch64 over one contiguous run only")
     measured(profile, f"the {op} kernel")
     xs = [f32(a), f32(b)] + ([] if c is None else [f32(c)])
     if len({x.shape for x in xs}) > 1:

@@ -444,8 +444,6 @@ def nll_loss2d(
     if reduction == "none":
         out = arith("mul", -picked, wt[cols], None, "nll_loss2d's -x * weight", profile.aarch64)
         return np.where(kept, out, np.float32(0)).astype(np.float32).reshape(n, h, w), np.zeros((), np.float32)
-    if profile.aarch64 and weight is not None:
-        raise ParityError("nll_loss2d with class weights on aarch64: its product's contraction there is not measured")
     _nll_loss2d_nans("nll_loss2d_forward", np.concatenate([picked[kept], wt[cols[kept]]]), profile)
     lsm = np.ascontiguousarray(x)
     tw = ctypes.c_float()

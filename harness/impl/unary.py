@@ -370,8 +370,6 @@ def mish(
     Vectorized exp, log1p and tanh (SLEEF's at avx2 and avx512, 16 lanes there; glibc's per lane at
     default), the scalar tails glibc's; ``row`` as ``forward``'s; ``scalar`` the backward's input ATen's
     vectorized loop reads as a scalar (1 grad_out, 2 x, 0 none: a NaN x's sign in the default body)."""
-    if profile.aarch64:
-        raise ParityError("the impl reproduces mish on x86 only")
     xs = [f32(x)] if grad_out is None else [f32(grad_out), f32(x)]
     if len({v.shape for v in xs}) > 1:
         raise ParityError("the impl reproduces mish_backward of operands of one shape only")
@@ -414,8 +412,6 @@ def binary_kernel(
     remainder's NaN lanes of SLEEF's fmodf in the avx2, avx512 and aarch64 vector bodies are refused; atan2:
     SLEEF's atan2f in the vector body, 16 lanes at avx512, glibc's atan2f in the tails and the default build's
     lanes, not measured on aarch64)."""
-    if profile.aarch64 and name == "atan2":
-        raise ParityError("the impl reproduces atan2 on x86 only")
     xs = [f32(x) for x in arrays]
     if len({x.shape for x in xs}) > 1:
         raise ParityError(f"the impl reproduces {name} of operands of one shape only")

@@ -1352,7 +1352,15 @@ static float prelu_input_nan(const profile_t *p, float x, float w) {
     return prelu_lane(x, w, 0);
 }
 
+/* aarch64 (vector body and tail alike): FMUL weight * input, NaNs by aarch64's rule (nan2: a signalling
+ * operand first, then the weight's quiet NaN; inf * 0 the default NaN +qNaN). */
+static float prelu_arm(const profile_t *p, float x, float w) { return x > 0.0f ? x : nan2(p, w * x, w, x); }
+
 void prelu_forward(profile_t p, const float *x, const float *w, float *out, int64_t n, int64_t run, int32_t w_scalar) {
+    if (is_arm(&p)) {
+        run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, prelu_arm, prelu_arm, x, w, out, n, run);
+        return;
+    }
     run_segments(&p, p.lanes, GRAIN_SIZE, NULL, NULL, w_scalar ? prelu_body_w : prelu_input_nan, prelu_input_nan, x, w,
                  out, n, run);
 }
@@ -1370,7 +1378,10 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
  *   transcendental of the host's libm)
  * The default object rounds each product; GCC vectorized the AVX2 object's p = 2 loop (disassembled,
  * torch 2.13.0): the differences and squares in blocks of 8, then one of 4, each square rounded and added
- * to agg in order, and the last m % 4 terms contracted, agg = fmaf(diff, diff, agg). The other norms have
+ * to agg in order, and the last m % 4 terms contracted, agg = fmaf(diff, diff, agg). aarch64 (disassembled,
+ * torch 2.13.0's wheel): the DEFAULT object (N1) the same, NEON blocks of 4 (fsub, fmul, four in-order fadd)
+ * and the last m % 4 terms fmadd; the SVE128 and SVE256 objects (V2, V1) square whole predicated vectors and
+ * add them with FADDA, strictly in order: every square rounded, nothing fused. The other norms have
  * nothing to contract. `pnorm` holds p. NaNs: the first NaN term's bits come out (diff * diff keeps diff's
  * sign: GCC dropped the abs for p = 2; inf - inf the CPU's default NaN) unless a later NaN term of other
  * bits meets it (counted: which one GCC's unrolled adds keep depends on the lane, measured); p = inf's
@@ -1384,7 +1395,8 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
         }
         return agg;
     }
-    const int64_t fused_from = (pnorm == 2.0f && (p->aten == 1 || p->aten == ATEN_AVX512)) ? m - m % 4 : m;
+    const int blocks_of_4 = p->aten == 1 || p->aten == ATEN_AVX512 || p->aten == ATEN_NEON;
+    const int64_t fused_from = (pnorm == 2.0f && blocks_of_4) ? m - m % 4 : m;
     for (int64_t x = 0; x < m; x++) {
         const float diff = a[x] - b[x];
         float term;
@@ -1530,15 +1542,19 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
 
 /* UnaryOpsKernel.cpp sinc_kernel (float32; cpu_kernel, no vector lambda: the same bits at every level
  * and thread count): a == 0 ? 1 : sin(product) / product with product = pi * a in float (opmath_t is
- * float), std::sin glibc's sinf (vmath.h glibc_sinf). out: (n,) */
-void sinc_forward(const float *x, float *out, int64_t n) {
+ * float), std::sin glibc's sinf (vmath.h glibc_sinf; aarch64's, glibc_sinf_a64, where a64). A NaN a is
+ * a quieted on both (the product's, sinf's and the quotient's NaN), an infinite a the CPU's default NaN
+ * (sinf's (y - y) / (y - y)). out: (n,) */
+void sinc_forward(const float *x, float *out, int64_t n, int32_t a64) {
     const float pi = 3.14159265358979323846f;
     for (int64_t i = 0; i < n; i++) {
         if (x[i] == 0.0f) {
             out[i] = 1.0f;
+        } else if (a64 && isinf(x[i])) {
+            out[i] = qnan_bits(0x7fc00000u); /* sinf's inf - inf: aarch64's default NaN */
         } else {
             const float product = pi * x[i];
-            out[i] = glibc_sinf(product) / product;
+            out[i] = (a64 ? glibc_sinf_a64(product) : glibc_sinf(product)) / product;
         }
     }
 }

@@ -73,12 +73,16 @@ static inline float f_madd(const profile_t *p, int fused, float a, float b, floa
  * (coeff w or w - 1, base start or end): fused on avx2/avx512 and aarch64, a*b+c on default; GCC
  * contracts the scalar lambda the same way in the AVX2 object and on aarch64. A NaN diff in the scalar
  * end - diff*(1 - w) comes out negated (fmsub) on N1 and V1 but not from the SVE128 object (V2), which
- * computes end + diff*(w - 1): one element of the recording tells them apart. */
-static inline float lerp_one(const profile_t *p, int vec, float start, float end, float w) {
+ * computes end + diff*(w - 1): one element of the recording tells them apart. lerp_kernel_tensor_weight's
+ * scalar lambda (`tensor`) on aarch64 is one fmsub end - (1 - w)*diff on every core with 1 - w the negated
+ * operand: a NaN w comes out sign-flipped, a NaN diff as it is (measured on emulated N1, V2, V1). */
+static inline float lerp_one(const profile_t *p, int vec, float start, float end, float w, int tensor) {
     float diff = f_sub(p, end, start);
     int fused = vec ? p->vec_fma : p->contract;
     if (fabsf(w) < 0.5f) return f_madd(p, fused, w, diff, start);
     if (vec) return f_madd(p, fused, w - 1.0f, diff, end);
+    if (tensor && is_arm(p)) /* end - (1 - w)*diff: fmsub negating 1 - w, a NaN w's sign flipped */
+        return f_fma(p, -f_sub(p, 1.0f, w), diff, end);
     /* end - diff*(1 - w): two roundings (x86 default), or fused with a NaN diff negated (fmsub), but as
      * end + diff*(w - 1) (the NaN kept) in the SVE128 object */
     if (!fused) return f_sub(p, end, f_mul(p, diff, 1.0f - w));
@@ -260,7 +264,7 @@ static inline void adam_one(const profile_t *p, const adam_scalars_t *s, int vec
     float pv = *param;
     float g = l2_grad(p, vec, s->decay == 2, s->maximize, s->weight_decay, grad, pv);
     if (s->decay == 1) pv = f_mul(p, pv, s->decay_factor);
-    float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
+    float mv = lerp_one(p, vec, *m, g, s->lerp_weight, 0);
     float vv = f_mul(p, *v, s->beta2);
     float sg = f_mul(p, s->sq_value, g);
     vv = addcmul_one(p, vec, vv, sg, g);
@@ -320,7 +324,7 @@ static inline void fused_adam_one(const profile_t *p, const adam_scalars_t *s, i
     if (s->maximize) g = sve_body(p, vec) ? f_mul(p, g, -1.0f) : -g;
     if (s->decay == 2) g = fuse ? f_fma(p, pv, s->weight_decay, g) : f_add(p, g, f_mul(p, pv, s->weight_decay));
     if (s->decay == 1) pv = f_mul(p, pv, s->decay_factor);
-    float mv = lerp_one(p, vec, *m, g, s->lerp_weight);
+    float mv = lerp_one(p, vec, *m, g, s->lerp_weight, 0);
     float sg = f_mul(p, s->sq_value, g), vb = f_mul(p, *v, s->beta2), vv;
     if (!fuse)
         vv = f_add(p, vb, f_mul(p, sg, g));
@@ -439,7 +443,7 @@ enum { EW_LERP, EW_ADDCMUL, EW_ADDCDIV, EW_MAXIMUM, EW_ADD, EW_SQRT };
 static inline float ew_one(const profile_t *p, int op, int vec, float a, float b, float c, float w) {
     switch (op) {
     case EW_LERP:
-        return lerp_one(p, vec, a, b, w);
+        return lerp_one(p, vec, a, b, w, 0);
     case EW_ADDCMUL: {
         return addcmul_one(p, vec, a, f_mul(p, w, b), c);
     }
@@ -481,7 +485,7 @@ EW_INLINE float pw_one(const profile_t *p, int vec) {
     pw_ctx *x = (pw_ctx *)p;
     const int64_t i = x->i++;
     const float c = x->c ? x->c[i] : 0.0f;
-    if (x->op == EW_LERP) return ew_one(p, EW_LERP, vec, x->a[i], x->b[i], 0.0f, x->c ? c : x->w);
+    if (x->op == EW_LERP) return lerp_one(p, vec, x->a[i], x->b[i], x->c ? c : x->w, x->c != NULL);
     return ew_one(p, x->op, vec, x->a[i], x->b[i], c, x->w);
 }
 

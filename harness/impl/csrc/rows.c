@@ -588,7 +588,8 @@ void log_softmax_backward(profile_t p, const float *g, const float *y, int64_t M
  * per-capability objects (no FMA, no vector code: the same bits at every x86 level). lsm (B, C, map)
  * log-probabilities (map = H*W), target (B, map), weight (C,) or NULL. The elements in their linear order
  * i = b*map + e; one whose target is ignore_index only counts as ignored; the others subtract
- * lsm[b, t, e] (or its product with weight[t], rounded on its own) from loss[0] and, weighted, add weight[t]
+ * lsm[b, t, e] (or its product with weight[t], rounded on its own on x86, fused into the subtraction on
+ * aarch64, whose GCC contracts loss - x*w) from loss[0] and, weighted, add weight[t]
  * to wsum[0]; after element i, while the level mask of i is zero, level j moves into level j+1 (8 levels,
  * level_power = max(4, CeilLog2(B*map)/8)) in both arrays. total weight: the unignored count as float, or
  * 0 + wsum[0] + ... + wsum[7]; out = 0 + loss[0] + ... + loss[7], divided by the total weight for mean.
@@ -620,8 +621,12 @@ float nll_loss2d_forward(profile_t p, const float *lsm, const int64_t *target, c
             const float x = lsm[(b * C + t) * map + e];
             if (weight) {
                 const float w = weight[t];
-                const float xw = x * w;
-                loss[0] -= xw;
+                if (is_arm(&p)) { /* aarch64's GCC contracts loss - x*w into one fmsub */
+                    loss[0] = fmaf(-x, w, loss[0]);
+                } else {
+                    const float xw = x * w;
+                    loss[0] -= xw;
+                }
                 wsum[0] += w;
             } else {
                 loss[0] -= x;

@@ -1527,7 +1527,41 @@ void hardswish_backward(profile_t p, const float *grad, const float *x, float *g
  * where ATen's loop reads dy as a scalar (`scalar` 1: mish_bwd_scalar_grad_in). Shapes: x, out (and grad, grad_x) (n,), rows of `row`. */
 EW_INLINE float mish_fwd_k(float x, float t) { return isnan(x) ? quiet_nan(x) : x * t; }
 
+/* aarch64 (N1, V2, V1): the vector lanes are SLEEF's advsimd/SVE expf and log1pf (sleef_*_u10's bits) and
+ * Vectorized tanh (SLEEF's tanhf4_u10 in the NEON-typed objects, ATen's own aten_sve_tanhf in V1's SVE256
+ * one), the scalar tails aarch64 glibc's expf, contracted log1pf and tanhf (glibc_*_a64). The backward's
+ * 1 - t*t and t + (x*s)*u fused in the NEON-typed objects and every scalar tail (vec_contracted), two
+ * roundings each in the SVE256 vector body. NaNs (measured on emulated N1, V2, V1): a NaN x gives SLEEF's
+ * all-ones tanhf NaN in the NEON-typed vector lanes, which the backward's bracket keeps (fused: t the addend),
+ * else x's passed on; an infinite x makes inf * 0's +qNaN (forward -inf * 0, backward x * s); the product
+ * with dy is FMUL's (nan2, dy the first operand). */
+EW_INLINE float mish_arm_tanh(const profile_t *p, int vec, float x) {
+    if (!vec) return glibc_tanhf_a64(glibc_log1pf_a64(glibc_expf(x)));
+    if (obj_kind(p) == OBJ_SVE) return aten_sve_tanhf(sleef_log1pf_u10(sleef_expf_u10(x)));
+    if (isnan(x)) return vm_u2f(0xffffffffu); /* SLEEF's advsimd tanhf: a NaN lane all ones */
+    return sleef_tanhf_u10(sleef_log1pf_u10(sleef_expf_u10(x)));
+}
+
+/* x * t, FMUL's NaN: x's (quieted) for a NaN x, +qNaN for -inf * 0. */
+static float mish_fwd_arm(const profile_t *p, int vec, float x) {
+    const float t = mish_arm_tanh(p, vec, x);
+    return nan2(p, x * t, x, t);
+}
+
+static float mish_bwd_arm(const profile_t *p, int vec, float dy, float x) {
+    const int c = vec ? vec_contracted(p) : 1;
+    const float e = vec ? sleef_expf_u10(-x) : glibc_expf(-x);
+    const float t = mish_arm_tanh(p, vec, x);
+    const float s = 1.0f / (1.0f + e);
+    const float u = c ? fmaf(-t, t, 1.0f) : 1.0f - t * t;
+    const float xs = x * s;
+    float inner = c ? nan3(p, fmaf(xs, u, t), xs, u, t) : nan2(p, t + nan2(p, xs * u, xs, u), t, xs * u);
+    if (isnan(inner) && !isnan(x)) inner = qnan_bits(0x7fc00000u); /* an infinite x: inf * 0's +qNaN on */
+    return nan2(p, dy * inner, dy, inner);
+}
+
 static float mish_fwd_vec(const profile_t *p, float x) {
+    if (is_arm(p)) return mish_fwd_arm(p, 1, x);
     hard_ctx *c = (hard_ctx *)p;
     const int second = c->calls++ % (2 * c->lanes) >= c->lanes;
     if (isnan(x) && second && p->aten) return vm_u2f(0xffffffffu);
@@ -1535,7 +1569,7 @@ static float mish_fwd_vec(const profile_t *p, float x) {
 }
 
 static float mish_fwd_scalar(const profile_t *p, float x) {
-    (void)p;
+    if (is_arm(p)) return mish_fwd_arm(p, 0, x);
     return mish_fwd_k(x, glibc_tanhf(glibc_log1pf(glibc_expf(x))));
 }
 
@@ -1553,11 +1587,13 @@ EW_INLINE float mish_bwd_k(int c, float dy, float x, float e, float t) {
 }
 
 static float mish_bwd_vec(const profile_t *p, float dy, float x) {
+    if (is_arm(p)) return mish_bwd_arm(p, 1, dy, x);
     if (isnan(x)) return p->aten ? vm_u2f(0xffffffffu) : quiet_nan(-x);
     return mish_bwd_k(p->contract, dy, x, vec_expf(p, -x), vec_tanhf(p, vec_log1pf(p, vec_expf(p, x))));
 }
 
 static float mish_bwd_scalar(const profile_t *p, float dy, float x) {
+    if (is_arm(p)) return mish_bwd_arm(p, 0, dy, x);
     if (isnan(x)) return p->aten ? quiet_nan(-x) : quiet_nan(x);
     return mish_bwd_k(p->contract, dy, x, glibc_expf(-x), glibc_tanhf(glibc_log1pf(glibc_expf(x))));
 }
@@ -1570,8 +1606,9 @@ static float mish_bwd_scalar_grad_in(const profile_t *p, float dy, float x) {
 
 void mish_backward(profile_t p, const float *grad, const float *x, float *grad_x, int64_t n, int64_t row,
                    int64_t lanes, int32_t scalar) {
-    run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, scalar == 1 && p.aten ? mish_bwd_scalar_grad_in : mish_bwd_scalar,
-               grad, x, grad_x, n, row);
+    const int grad_in = scalar == 1 && p.aten && !is_arm(&p);
+    run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, grad_in ? mish_bwd_scalar_grad_in : mish_bwd_scalar, grad, x, grad_x,
+               n, row);
     if (scalar != 2 || p.aten != 0) return;
     float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!place) return;
@@ -1690,12 +1727,12 @@ static float remainder_vec(const profile_t *p, float a, float b) { return remain
 static float remainder_scalar(const profile_t *p, float a, float b) { return remainder_fix(std_fmodf(p, a, b), b); }
 
 /* atan2_kernel (BinaryOpsKernel.cpp), cpu_kernel_vec: vector lane a.atan2(b) (vec_atan2f: SLEEF's
- * Sleef_atan2f8_u10 / atan2f16_u10 at avx2 / avx512, glibc's atan2f per lane at default), scalar tail
- * std::atan2(a, b), glibc's atan2f; `lanes` the object's. Shapes: a (y), b (x), y (n,), rows of `row`. */
+ * Sleef_atan2f8_u10 / atan2f16_u10 at avx2 / avx512, glibc's atan2f per lane at default; aarch64 SLEEF's
+ * atan2f4_u10 / atan2fx_u10sve), scalar tail std::atan2(a, b), glibc's atan2f (aarch64's contracted
+ * build there, glibc_atan2f_a64); `lanes` the object's. Shapes: a (y), b (x), y (n,), rows of `row`. */
 static float atan2_vec(const profile_t *p, float a, float b) { return vec_atan2f(p, a, b); }
 static float atan2_scalar(const profile_t *p, float a, float b) {
-    (void)p;
-    return glibc_atan2f(a, b);
+    return is_arm(p) ? glibc_atan2f_a64(a, b) : glibc_atan2f(a, b);
 }
 
 void atan2_forward(profile_t p, const float *a, const float *b, float *y, int64_t n, int64_t row, int64_t lanes) {

@@ -33,7 +33,7 @@
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
  *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64: aarch64 glibc 2.36's contracted builds
- *   (glibc_*_k(1, x)).
+ *   (glibc_*_k(1, x)); glibc_sinf_a64: its sinf (TOINT_INTRINSICS reduction).
  *   sve_fexpa, aten_sve_expf_u20, aten_sve_tanhf: SVE256 Vectorized<float>::tanh (ATen's own).
  */
 #ifndef PARITY_VMATH_H
@@ -870,8 +870,11 @@ static inline double glibc_sincosf_reduce_large(uint32_t xi, int *np) {
     return (double)(int64_t)res0 * 0x1.921fb54442d18p-62;
 }
 
-/* Shared body of glibc_sinf (want_cos 0) and glibc_cosf (want_cos 1). */
-static inline float glibc_sincosf_one(float y, int want_cos) {
+/* Shared body of glibc_sinf (want_cos 0) and glibc_cosf (want_cos 1); a64 picks aarch64's build, whose
+ * math_private.h sets TOINT_INTRINSICS: for pi/4 <= |y| < 120 the quadrant is n = lround(y * 2/pi) (round
+ * half away from zero, 2/pi unscaled) and the reduction x - round(r) * pi/2 one fused multiply-subtract,
+ * where x86_64 takes the 2^24-scaled truncation ((int32_t)r + 0x800000) >> 24. */
+static inline float glibc_sincosf_k(float y, int want_cos, int a64) {
     static const double sign[4] = {1.0, -1.0, -1.0, 1.0};
     uint32_t top = (vm_f2u(y) >> 20) & 0x7ff;
     double x = y;
@@ -880,7 +883,12 @@ static inline float glibc_sincosf_one(float y, int want_cos) {
         if (top < ((vm_f2u(0x1p-12f) >> 20) & 0x7ff)) return want_cos ? 1.0f : y;
         return glibc_sincosf_poly(x, x * x, &vm_sincosf_tab[0], want_cos);
     }
-    if (top < ((vm_f2u(120.0f) >> 20) & 0x7ff)) {
+    if (top < ((vm_f2u(120.0f) >> 20) & 0x7ff) && a64) {
+        double r = x * 0x1.45f306dc9c883p-1;
+        n = (int)round(r);
+        x = fma(-round(r), vm_sincosf_tab[0].hpi, x);
+        q = n;
+    } else if (top < ((vm_f2u(120.0f) >> 20) & 0x7ff)) {
         double r = x * vm_sincosf_tab[0].hpi_inv;
         n = ((int32_t)r + 0x800000) >> 24;
         x = fma(-(double)n, vm_sincosf_tab[0].hpi, x);
@@ -895,8 +903,10 @@ static inline float glibc_sincosf_one(float y, int want_cos) {
     return glibc_sincosf_poly(x * sign[q & 3], x * x, p, n ^ want_cos);
 }
 
+static inline float glibc_sincosf_one(float y, int want_cos) { return glibc_sincosf_k(y, want_cos, 0); }
 static inline float glibc_sinf(float x) { return glibc_sincosf_one(x, 0); }
 static inline float glibc_cosf(float x) { return glibc_sincosf_one(x, 1); }
+static inline float glibc_sinf_a64(float x) { return glibc_sincosf_k(x, 0, 1); }
 
 /* glibc 2.36 lgammaf (sysdeps/ieee754/flt-32/e_lgammaf_r.c, fdlibm in float, and lgamma_negf.c for
  * -15 < x < -2; x86_64 has no FMA variant of either: every float operation rounded on its own). Its
@@ -1795,7 +1805,9 @@ static const float vm_atanf_t[11] = {3.3333334327e-01f,  -2.0000000298e-01f, 1.4
                                      9.0908870101e-02f,  -7.6918758452e-02f, 6.6610731184e-02f, -5.8335702866e-02f,
                                      4.9768779427e-02f,  -3.6531571299e-02f, 1.6285819933e-02f};
 
-static inline float glibc_atanf(float x) {
+/* f = 1: aarch64's atanf, the same C contracted by GCC: 2x - 1 and 1 + 1.5x of the reductions, every Horner
+ * step, x - x*(s1 + s2) and x*(s1 + s2) - lo each one fused operation. */
+static inline float glibc_atanf_k(int f, float x) {
     const uint32_t hx = vm_f2u(x), ix = hx & 0x7fffffffu;
     int id;
     if (ix >= 0x4c000000u) { /* |x| >= 2^25 */
@@ -1808,32 +1820,39 @@ static inline float glibc_atanf(float x) {
     } else {
         x = fabsf(x);
         if (ix < 0x3f980000u) {
-            if (ix < 0x3f300000u) id = 0, x = (2.0f * x - 1.0f) / (2.0f + x);
+            if (ix < 0x3f300000u) id = 0, x = (f ? fmaf(2.0f, x, -1.0f) : 2.0f * x - 1.0f) / (2.0f + x);
             else id = 1, x = (x - 1.0f) / (x + 1.0f);
-        } else if (ix < 0x401c0000u) id = 2, x = (x - 1.5f) / (1.0f + 1.5f * x);
+        } else if (ix < 0x401c0000u) id = 2, x = (x - 1.5f) / (f ? fmaf(1.5f, x, 1.0f) : 1.0f + 1.5f * x);
         else id = 3, x = -1.0f / x;
     }
     const float z = x * x, w = z * z;
     const float *a = vm_atanf_t;
-    const float s1 = z * (a[0] + w * (a[2] + w * (a[4] + w * (a[6] + w * (a[8] + w * a[10])))));
-    const float s2 = w * (a[1] + w * (a[3] + w * (a[5] + w * (a[7] + w * a[9]))));
-    if (id < 0) return x - x * (s1 + s2);
-    const float r = vm_atanf_hi[id] - ((x * (s1 + s2) - vm_atanf_lo[id]) - x);
+#define MA(c, v) (f ? fmaf(w, (v), (c)) : (c) + w * (v))
+    const float s1 = z * MA(a[0], MA(a[2], MA(a[4], MA(a[6], f ? fmaf(w, a[10], a[8]) : a[8] + w * a[10]))));
+    const float s2 = w * MA(a[1], MA(a[3], MA(a[5], f ? fmaf(w, a[9], a[7]) : a[7] + w * a[9])));
+#undef MA
+    if (id < 0) return f ? fmaf(-x, s1 + s2, x) : x - x * (s1 + s2);
+    const float r = vm_atanf_hi[id] - ((f ? fmaf(x, s1 + s2, -vm_atanf_lo[id]) : x * (s1 + s2) - vm_atanf_lo[id]) - x);
     return (hx >> 31) ? -r : r;
 }
+
+static inline float glibc_atanf(float x) { return glibc_atanf_k(0, x); }
 
 /* glibc 2.36 atan2f (sysdeps/ieee754/flt-32/e_atan2f.c, fdlibm): a NaN operand gives x + y (x's NaN where
  * both are, quieted: measured through torch's tails on a Zen 5); x = 1 atanf(y);
  * zeros and infinities by quadrant m = 2*sign(x) + sign(y) (pi and pi/2 rounded up by a tiny in float);
  * else z = atanf(|y/x|) (pi/2 + pi_lo/2 where |y/x| > 2^60, 0 where x < 0 and |y/x| < 2^-60) placed in its
  * quadrant: z, -z, pi - (z - pi_lo), (z - pi_lo) - pi. */
-static inline float glibc_atan2f(float y, float x) {
+static inline float glibc_atan2f_k(int f, float y, float x) {
     const float tiny = 1.0e-30f, pi_o_4 = 7.8539818525e-01f, pi_o_2 = 1.5707963705e+00f, pi = 3.1415927410e+00f,
                 pi_lo = -8.7422776573e-08f;
     const uint32_t hx = vm_f2u(x), hy = vm_f2u(y), ix = hx & 0x7fffffffu, iy = hy & 0x7fffffffu;
-    if (ix > 0x7f800000u || iy > 0x7f800000u) /* x + y: x's NaN where both are (measured), quieted */
+    if (ix > 0x7f800000u || iy > 0x7f800000u) { /* x + y: x's NaN where both are (measured), quieted */
+        if (f && ix > 0x7f800000u && iy > 0x7f800000u && (hx & 0x00400000u) && !(hy & 0x00400000u))
+            return vm_u2f(hy | 0x00400000u); /* aarch64's FADD: a signalling y before a quiet x */
         return vm_u2f((ix > 0x7f800000u ? hx : hy) | 0x00400000u);
-    if (hx == 0x3f800000u) return glibc_atanf(y);
+    }
+    if (hx == 0x3f800000u) return glibc_atanf_k(f, y);
     const int m = (int)((hy >> 31) | ((hx >> 30) & 2u));
     if (iy == 0) return m < 2 ? y : m == 2 ? pi + tiny : -pi - tiny;
     if (ix == 0) return (hy >> 31) ? -pi_o_2 - tiny : pi_o_2 + tiny;
@@ -1850,7 +1869,7 @@ static inline float glibc_atan2f(float y, float x) {
     float z;
     if (k > 60) z = pi_o_2 + 0.5f * pi_lo;
     else if ((hx >> 31) && k < -60) z = 0.0f;
-    else z = glibc_atanf(fabsf(y / x));
+    else z = glibc_atanf_k(f, fabsf(y / x));
     switch (m) {
     case 0: return z;
     case 1: return vm_u2f(vm_f2u(z) ^ 0x80000000u);
@@ -1858,6 +1877,10 @@ static inline float glibc_atan2f(float y, float x) {
     default: return (z - pi_lo) - pi;
     }
 }
+
+static inline float glibc_atan2f(float y, float x) { return glibc_atan2f_k(0, y, x); }
+/* aarch64 glibc 2.36's atan2f: its contracted atanf (glibc_atanf_k(1, .)), FADD's NaN. */
+static inline float glibc_atan2f_a64(float y, float x) { return glibc_atan2f_k(1, y, x); }
 
 /* SLEEF atan2kf_u1 (FMA build): q the quadrant count, s = (x < y ? -x / y : y / x) in double-float, t = s^2
  * normalized, an 8-term Horner series u in t.x (vmla: fused), then s * (1 + t * (-1/3 + u*t.x)) + q*pi/2. */
