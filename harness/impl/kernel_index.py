@@ -1724,13 +1724,40 @@ ARM64_INDEXING = (
 
 # Linux arm64 (the aarch64 wheel on Neoverse N1 = NEON, V2 = SVE128, V1 = SVE256), per row of ROWS
 # (keyed by its first op): what makes the bits differ from x86, and between the three cores
+# The x86-only replays measured under emulation (tests/arm64_pointwise_cases.py: seeded random draws, every third
+# with NaNs of both signs and payloads, infinities, signed zeros and subnormals; N1, V2 and V1 at 1, 2 and 4
+# threads; counts per core over the three thread counts, the same on each core)
+_EMU = "measured under emulation on N1, V2 and V1 at 1, 2 and 4 threads, per core"
+EMU_MISH = f"{_EMU}: mish 54 of 54 and mish_backward 57 of 57 exact, 0 other"
+EMU_ATAN2 = f"{_EMU}: 54 of 54 exact, 0 other"
+EMU_LERP = (
+    f"{_EMU}: lerp by a number 48 and by a tensor 48 exact (6 refused each), addcmul 45 (9 refused), addcdiv 48 (6"
+    " refused), 0 other"
+)
+EMU_SMOOTH = (
+    f"{_EMU}: smooth_l1_loss 42 exact and 12 refused, huber_loss 39 and 15 (reductions none, mean, sum), 0 other"
+)
+EMU_EXP = f"{_EMU}: 54 of 54 draws exact, 0 other"
+EMU_SINC = f"{_EMU}: 54 of 54 exact (|x| up to about 150), 0 other"
+EMU_PRELU = f"{_EMU}: the kernel 54 of 54 exact, the backward 48 exact and 6 refused, 0 other"
+EMU_CDIST = f"{_EMU}: forward 42 exact and 12 refused (p = 0, 1, 2, inf in turn), backward 36 and 18, 0 other"
+EMU_CTC = f"{_EMU}: `_ctc_loss` 45 exact and 9 refused, its backward 36 and 18, 0 other"
+EMU_PAD = f"{_EMU}: padding backwards 36 exact and 18 refused, unfold_backward 36 and 18, 0 other"
+EMU_NLL = f"{_EMU}: `nll_loss2d` (weighted or not, none / mean / sum) and its backward 54 of 54 exact each, 0 other"
+
 ARM64: dict[str, str] = {
-    "prelu": "not measured where a NaN comes out: refused; finite results as x86 (one product)",
+    "prelu": (
+        "finite results as x86 (one product); FMUL `weight * input`'s NaN (a signalling operand first, then the"
+        " weight's; inf * 0 `+qNaN`) in the vector body and tail alike; the backward as x86 with aarch64's NaN"
+        " rule (two NaNs of other payloads refused); " + EMU_PRELU
+    ),
     "cdist": (
-        "p = 0, 1, inf of its own kernel as x86 (nothing to contract); p = 2 and other p (GCC's aarch64 loop, "
-        "aarch64 glibc's powf) not measured: refused; the backward of p = 1, 2, inf as x86 but its NaN results "
-        "(refused), of other p (SLEEF's aarch64 powf) refused; `_euclidean_dist` as the `sum` and `matmul` rows (its"
-        " other steps are exact operations)"
+        "p = 0, 1, inf of its own kernel as x86 (nothing to contract); p = 2 (disassembled): N1's DEFAULT object as"
+        " the AVX2 one (NEON blocks of 4 squares added in order, the last m % 4 `fmadd`), V2's and V1's SVE objects"
+        " square whole predicated vectors and add them with FADDA in order (nothing fused); other p (aarch64 glibc's"
+        " powf) not measured: refused; the backward of p = 1, 2, inf as x86, of other p (SLEEF's aarch64 powf)"
+        " refused; NaN results refused; `_euclidean_dist` as the `sum` and `matmul` rows (its other steps are exact"
+        " operations); " + EMU_CDIST
     ),
     "randn": (
         "one scalar fill on every core with aarch64 glibc `logf`/`sincosf` and a fused `radius*cos*std + mean`:"
@@ -1775,9 +1802,8 @@ ARM64: dict[str, str] = {
         " its backward's `sum += g*y` fused in the NEON-typed objects and in scalar columns, not in V1's vectors"
     ),
     "cross_entropy": (
-        "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`; `nll_loss2d`: unweighted mean and sum of finite"
-        " values and `none` as x86; class-weighted sums (GCC contracts `loss - x*w` there) and non-finite values not"
-        " measured: refused"
+        "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`; `nll_loss2d`: mean, sum and none as x86 but the"
+        " class-weighted sums, whose `loss - x*w` GCC fuses into one fmsub; non-finite values refused; " + EMU_NLL
     ),
     "sdpa": (
         "NVPL gemms per block; `exp_u20` is Arm Optimized Routines' expf on N1 and ATen's FEXPA form on V1/V2"
@@ -1808,10 +1834,15 @@ ARM64: dict[str, str] = {
         "threads (and 61 more on N1 and V1), 0 other"
     ),
     "smooth_l1_loss": (
-        "not modelled: refused (measured on x86 only; aarch64's scalar tail vectorization and NaN rules not measured)"
+        "the forward's elements and reductions as x86 but for FSUB's NaN (two of other payloads refused); the"
+        " backward's tails (other blocks than the AVX2 object's) not modelled: refused; " + EMU_SMOOTH
     ),
-    "exponential": "not modelled: refused (the same template with aarch64's glibc log1p; not measured)",
-    "sinc": "not modelled: refused (aarch64 glibc's sinf not measured)",
+    "exponential": "nothing: the same template and draws (aarch64 glibc's `log1p` rounds to the same floats); "
+    + EMU_EXP,
+    "sinc": (
+        "aarch64 glibc's `sinf` (math_private.h's TOINT_INTRINSICS: the quadrant `lround(x * 2/pi)` and one fused"
+        " reduction), an infinity's `+qNaN`; " + EMU_SINC
+    ),
     "atanh": "not modelled: refused (SLEEF's advsimd/SVE atanhf and aarch64 glibc's atanhf not measured)",
     "polar": "not modelled: refused (aarch64 glibc's sincosf and FMUL's NaN order not measured)",
     "hann_window": "not modelled: refused (its cos is SLEEF's on aarch64, not MKL's)",
@@ -1836,9 +1867,24 @@ ARM64: dict[str, str] = {
         "backwards alike; measured under emulation: 18 or 19 draws of each of the four per core on 1, 2 and 4 threads"
         " (a larger draw of 60 each too), 0 other, none refused"
     ),
-    "mish": "not modelled: refused",
-    "atan2": "not modelled: refused",
-    "lerp": "not modelled: refused (the in-place ones over one contiguous run: the adamw_step row)",
+    "mish": (
+        "vector lanes SLEEF's advsimd/SVE `expf`, `log1pf` and `tanhf` (V1: ATen's own FEXPA `tanh`), scalar tails"
+        " aarch64 glibc's `expf`, contracted `log1pf` and `tanhf`; the backward's `1 - t*t` and `t + (x*s)*u` fused"
+        " in the NEON-typed objects (N1, V2) and every tail, not in V1's vector body; a NaN x gives SLEEF tanhf's"
+        " all-ones NaN in the NEON-typed backward lanes, an infinite x inf * 0's `+qNaN`; " + EMU_MISH
+    ),
+    "atan2": (
+        "vector lanes SLEEF's advsimd/SVE `atan2f` (the x86 FMA bits), 4 lanes (N1, V2) or 8 (V1), so the tails"
+        " fall elsewhere; the scalar tail aarch64 glibc's `atan2f` with its contracted `atanf` (`fmaf` Horner steps)"
+        " and FADD's NaN; " + EMU_ATAN2
+    ),
+    "lerp": (
+        "the adamw_step row's forms over TensorIterator's runs: `fmadd` fused everywhere, a NaN diff in the scalar"
+        " `end - diff*(1 - w)` negated on N1 and V1; a tensor weight's tail is one fmsub negating `1 - w` on every"
+        " core (a NaN weight sign-flipped); addcmul fused in the NEON-typed objects, not in V1's vector body;"
+        " addcdiv's add keeps the quotient's NaN (self's in V1's body); two NaNs of other payloads refused as on"
+        " x86; " + EMU_LERP
+    ),
     "minimum": (
         "vector lanes FMAX/FMIN (a NaN operand's NaN by aarch64's rule, -0 below +0, so max(+0, -0) is +0 in the "
         "body), the scalar tails as on x86 (quiet_NaN() for a NaN, std::max's first operand); maximum, minimum and "
@@ -1872,7 +1918,11 @@ ARM64: dict[str, str] = {
         " flipped from the NEON objects (N1, V2)"
     ),
     "digamma": "not measured: refused",
-    "sin": "not modelled: refused (aarch64 runs SLEEF's `sinf`/`cosf` through `vec::map`, not MKL)",
+    "sin": (
+        "not modelled: refused (aarch64 runs SLEEF's `Sleef_sinf4_u10` / `Sleef_cosf4_u10` (advsimd) and"
+        " `Sleef_sinfx_u10sve` / `Sleef_cosfx_u10sve` through `vec::map`, not MKL: present in the wheel's"
+        " libtorch_cpu.so, not ported)"
+    ),
     "expm1": "SLEEF's advsimd/SVE expm1f: the x86 avx2 bits on every core, NaNs included",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"
@@ -1910,7 +1960,10 @@ ARM64: dict[str, str] = {
         "threads: 117 of 117 exact on each, and 2 of 3 on `partial_sort`, 1 refused)"
     ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
-    "ctc_loss": "not modelled: refused",
+    "ctc_loss": (
+        "nothing: aarch64 glibc's `expf` and `logf` give the x86 FMA builds' bits; NaN results refused (aarch64's"
+        " NaN rules); " + EMU_CTC
+    ),
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"
         " (V1) `powf`, the AVX2 object's bits, in blocks of 2x4 (N1, V2) or 2x8 (V1) lanes, so the tails fall"
@@ -2023,7 +2076,10 @@ ARM64: dict[str, str] = {
         " scatter_reduce's prod (finite operands)"
     ),
     "im2col": ARM64_INDEXING,
-    "padding_backward": "not modelled: refused",
+    "padding_backward": (
+        "nothing: the same sums in the same order (reflection / replication padding backwards 1-D to 3-D,"
+        " unfold_backward); NaN results refused (FADD's NaN rule, inf - inf `+qNaN`); " + EMU_PAD
+    ),
     "upsample_bilinear2d": (
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"
         " thread count; a channels-last gradient (ATen's vectorised kernel): every update fused as in the AVX2"
