@@ -1,5 +1,5 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, rsqrt, gelu, gelu_tanh, silu, softplus,
-log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erfinv, rsqrt, gelu, gelu_tanh, silu,
+softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor
 to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors,
 fmod and remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
@@ -31,6 +31,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "tanh": ("tanh_forward", "tanh_backward", "out"),
     "sin": ("sin_forward", "", "x"),  # its backward is grad * cos(x): autograd's cos and mul
     "cos": ("cos_forward", "", "x"),  # its backward is grad * -sin(x): autograd's sin, neg and mul
+    "erfinv": ("erfinv_forward", "", "x"),  # its backward is grad * sqrt(pi)/2 * exp(erfinv(x)^2): autograd's ops
     "rsqrt": ("rsqrt_forward", "rsqrt_backward", "out"),
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
@@ -77,6 +78,8 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     x = f32(x)
     if op in ("sin", "cos"):
         _vml_sincos_modelled(op, x, profile)
+    if op == "erfinv":
+        return _vml_erfinv(x, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -163,6 +166,30 @@ def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None
             f"{op}: {int(big.sum())} element(s) with 10000 < |x| < inf (VML's large-argument kernel, not "
             f"reproduced; e.g. x = {float(x.flat[bad])!r})"
         )
+
+
+def _vml_erfinv(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """MKL VML's vsErfInv (csrc/vmath.h mkl_vml_erfinvf): the exact erfinv rounded once, measured on an AMD EPYC
+    Zen 5 on every float32 bit pattern (the same bits at default, avx2 and avx512 and every thread count). Refused:
+    the elements whose exact erfinv lies within 2^-32 (relative) of a float midpoint, which VML (its own error
+    reaching 2^-32.9) rounds either way; MKL's other code paths (its Intel AVX2 path, under an emulated Haswell,
+    gave other bits for 84 of 1,310,720 random inputs) and aarch64 (no MKL: ATen's calc_erfinv, not modelled)."""
+    if profile.aarch64 or profile.blas != MODELLED_BLAS:
+        raise ParityError(
+            f"erfinv: MKL VML's vsErfInv is not modelled on {profile.name} (BLAS {profile.blas}): measured on MKL's "
+            "generic path only"
+        )
+    out = np.empty_like(x)
+    fn = load("unary").erfinv_forward
+    fn.restype = ctypes.c_int64
+    first = ctypes.c_int64(-1)
+    tight = fn(profile.as_c(), ptr(x), ptr(out), ctypes.c_int64(x.size), ctypes.byref(first))
+    if tight:
+        raise ParityError(
+            f"erfinv: {tight} element(s) whose exact erfinv lies within 2^-32 of a float midpoint, which MKL VML's "
+            f"vsErfInv rounds either way (e.g. x = {float(x.flat[first.value])!r})"
+        )
+    return out
 
 
 def _softplus_call(

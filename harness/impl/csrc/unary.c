@@ -1,5 +1,5 @@
-/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin and cos (forward), rsqrt,
- * atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
+/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos and erfinv (forward),
+ * rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
  * for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64 forward
  * oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
  *
@@ -94,6 +94,24 @@ void sin_forward(profile_t p, const float *x, float *out, int64_t n) {
 void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
+}
+
+/* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
+ * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
+ * thread split changes bits, measured): vmath.h mkl_vml_erfinvf, the exact erfinv rounded once. Returns how
+ * many elements lie within MKL_VML_ERFINV_MARGIN of a float midpoint, where VML rounds either way (*first:
+ * the first one's index, -1 if none); the caller refuses them, and MKL's other paths and aarch64. The
+ * backward is autograd's exp, pow and mul. */
+int64_t erfinv_forward(profile_t p, const float *x, float *out, int64_t n, int64_t *first) {
+    (void)p;
+    int64_t tight = 0;
+    *first = -1;
+    for (int64_t i = 0; i < n; i++) {
+        int t = 0;
+        out[i] = mkl_vml_erfinvf(x[i], &t);
+        if (t && tight++ == 0) *first = i;
+    }
+    return tight;
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */

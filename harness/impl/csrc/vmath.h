@@ -25,9 +25,10 @@
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
- * MKL VML (torch.exp/log/tanh/sin/cos forward, aten vml.h, every capability), reconstructed from outputs:
+ * MKL VML (torch.exp/log/tanh/sin/cos/erfinv forward, aten vml.h, every capability), reconstructed from outputs:
  *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf
- *   (read from its kernels), MKL's generic path;
+ *   (read from its kernels), mkl_vml_erfinvf (the exact erfinv rounded once, a refusal margin around float
+ *   midpoints), MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
  *   AVX2 path's exp, log, sin and cos.
  *
@@ -1588,6 +1589,29 @@ static inline float mkl_vml_sinf(float x) { return mkl_vml_sincosf(x, 0, 0); }
 static inline float mkl_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 0); }
 static inline float mkl_avx2_vml_sinf(float x) { return mkl_vml_sincosf(x, 0, 1); }
 static inline float mkl_avx2_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 1); }
+
+/* torch.erfinv forward: MKL VML vsErfInv (VML_HA) on MKL's generic path, not reconstructed. Measured on
+ * an AMD EPYC Zen 5 (docs/impl/kernels.md): its result is the correctly rounded erfinv but for inputs
+ * whose exact erfinv lies within 2^-32.9 of its value from a float midpoint (VML's own error), which
+ * it rounds either way. So the result here is dm_erfinv (the exact value within 2^-49.8 relative)
+ * rounded once, and *tight is set where that value lies within MKL_VML_ERFINV_MARGIN of a midpoint
+ * (relative: y(1 - m) and y(1 + m) round to different floats): the caller refuses those. erfinv(-x) =
+ * -erfinv(x) bit for bit. Special inputs as measured: +-0 and NaN (quieted, sign and payload kept) as
+ * they are, +-1 -> +-inf, |x| > 1 (infinities included) -> 0xffc00000. */
+#define MKL_VML_ERFINV_MARGIN 0x1p-32
+
+static inline int vm_erfinv_tight(double y, double m) { return (float)(y - y * m) != (float)(y + y * m); }
+
+static inline float mkl_vml_erfinvf(float x, int *tight) {
+    const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu, sign = ux & 0x80000000u;
+    if (ax > 0x7f800000u) return vm_u2f(ux | 0x00400000u);
+    if (ax > 0x3f800000u) return vm_u2f(0xffc00000u);
+    if (ax == 0x3f800000u) return vm_u2f(sign | 0x7f800000u);
+    if (ax == 0) return x;
+    const double y = dm_erfinv((double)vm_u2f(ax));
+    *tight |= vm_erfinv_tight(y, MKL_VML_ERFINV_MARGIN);
+    return vm_u2f(vm_f2u((float)y) | sign);
+}
 
 /* ------------------------------------------------------------------ pow (SLEEF powf_u10, glibc powf) */
 
