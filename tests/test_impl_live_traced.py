@@ -8,6 +8,7 @@ the running torch's profile (``--verify-cause``'s path), and its outputs must be
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import sys
@@ -23,7 +24,7 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import MODELLED_BLAS, KernelProfile
 from harness.trace.impl_ops import packet, replay
 from harness.trace.recorder import Tracer, recording
 from tests.impl_live import (
@@ -220,6 +221,51 @@ def test_rotary_sin_cos_tables_replay(threads: int) -> None:
         emb[5:, 1:33].cos_()
 
     _replays_match("dispatcher-hook", program, {"sin", "cos", "sin_", "cos_"}, 4)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
+def test_erfinv_and_an_inverse_cdf_truncated_normal_replay(threads: int) -> None:
+    """erfinv and erfinv_ (MKL VML's vsErfInv, csrc/vmath.h mkl_vml_erfinvf) in the inverse-CDF truncated normal
+    of older torch.nn.init.trunc_normal_ (uniform_, erfinv_, mul_, add_, clamp_) on small tensors (the element
+    within 2^-32 of a float midpoint that VML rounds either way is refused, so small ones), Normal.icdf (Gemma
+    3n's activation sparsity), erfinv of a strided slice and of +-1 and past it: the whole chain bit for bit,
+    erfinv replayed exactly at least 8 times (on MKL's Intel paths refused, and passed over)."""
+    use_threads(threads)
+    mean, std, a, b = 0.0, 0.02, -0.04, 0.04
+    cdf = [(1.0 + math.erf(v / math.sqrt(2.0))) / 2.0 for v in ((a - mean) / std, (b - mean) / std)]
+
+    def program() -> None:
+        torch.manual_seed(3)
+        for n in (1, 3, 5, 8, 9, 16, 17):
+            t = torch.empty(n)
+            t.uniform_(2 * cdf[0] - 1, 2 * cdf[1] - 1)
+            t.erfinv_()
+            t.mul_(std * math.sqrt(2.0))
+            t.add_(mean)
+            t.clamp_(min=a, max=b)
+        torch.distributions.Normal(0.0, 1.0).icdf(torch.tensor([0.95, 0.5, 0.01]))
+        torch.erfinv(torch.linspace(-0.99, 0.99, 24)[::3])
+        torch.erfinv(torch.tensor([1.0, -1.0, 1.5, float("nan"), 0.0, -0.0]))
+
+    tracer = _traced("dispatcher-hook", program)
+    profile = live_profile()
+    exact = 0
+    for index, op in enumerate(tracer.ops):
+        if packet(op.op) not in {"erfinv", "erfinv_", "uniform_", "mul_", "add_", "clamp_"}:
+            continue
+        cap = tracer.captured[index]
+        try:
+            got = unless_refused(lambda op=op, cap=cap: replay(op.op, cap.inputs, cap.args, profile))
+        except ParityError as err:  # an element within the margin around a float midpoint: refused, passed over
+            assert "of a float midpoint" in str(err), err
+            continue
+        if got is None:
+            continue
+        for name, value in got.items():
+            assert_bits_equal(f"{op.op} {name} (op {index})", cap.outputs[name], value.reshape(cap.outputs[name].shape))
+        exact += packet(op.op) in ("erfinv", "erfinv_")
+    if profile.blas == MODELLED_BLAS:
+        assert exact >= 8, exact
 
 
 @backends

@@ -63,6 +63,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sin_": ("sin", ("mkl_code_path",)),
     "cos": ("cos", ("mkl_code_path",)),
     "cos_": ("cos", ("mkl_code_path",)),
+    "erfinv": ("erfinv", ("mkl_code_path",)),  # MKL VML on x86, as sin: no level, no threads (measured)
+    "erfinv_": ("erfinv", ("mkl_code_path",)),
     "log1p": ("log1p", ("capability",)),
     "log1p_": ("log1p", ("capability",)),
     "lgamma": ("lgamma", ("capability",)),
@@ -1598,6 +1600,8 @@ REPLAYS: dict[str, Replay] = {
     "sin_": _unary("sin"),
     "cos": _unary("cos"),
     "cos_": _unary("cos"),
+    "erfinv": _unary("erfinv"),
+    "erfinv_": _unary("erfinv"),
     "log1p": _unary("log1p"),
     "log1p_": _unary("log1p"),
     "lgamma": _unary("lgamma"),
