@@ -1,7 +1,7 @@
 """Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erfinv, rsqrt, gelu, gelu_tanh, silu,
-softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``; pow of a tensor
-to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum, clamp by tensors,
-fmod and remainder (``binary_kernel``).
+softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``;
+pow of a tensor to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum,
+clamp by tensors, fmod and remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
 TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
