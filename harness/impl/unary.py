@@ -1,7 +1,7 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erfinv, rsqrt, gelu, gelu_tanh, silu,
-softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward ``grad_x``;
-pow of a tensor to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum, maximum,
-clamp by tensors, fmod and remainder (``binary_kernel``).
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erfinv, log2, acos, rsqrt, gelu,
+gelu_tanh, silu, softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward
+``grad_x``; pow of a tensor to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum,
+maximum, clamp by tensors, fmod and remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
 TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
-from harness.impl.profiles import MKL_AVX2, MKL_SSE42, MODELLED_BLAS, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_SSE42, MODELLED_BLAS, RSQRT_AMD, KernelProfile
 
 # op -> (forward C function, backward C function, what the backward reads besides grad_out)
 _KERNELS: dict[str, tuple[str, str, str]] = {
@@ -32,6 +32,8 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "sin": ("sin_forward", "", "x"),  # its backward is grad * cos(x): autograd's cos and mul
     "cos": ("cos_forward", "", "x"),  # its backward is grad * -sin(x): autograd's sin, neg and mul
     "erfinv": ("erfinv_forward", "", "x"),  # its backward is grad * sqrt(pi)/2 * exp(erfinv(x)^2): autograd's ops
+    "log2": ("log2_forward", "", "x"),  # its backward is grad / (x * ln 2): autograd's mul and div
+    "acos": ("acos_forward", "", "x"),  # its backward is grad * -rsqrt(1 - x*x): autograd's ops
     "rsqrt": ("rsqrt_forward", "rsqrt_backward", "out"),
     "gelu": ("gelu_forward", "gelu_backward", "x"),
     "gelu_tanh": ("gelu_tanh_forward", "gelu_tanh_backward", "x"),
@@ -80,6 +82,8 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
         _vml_sincos_modelled(op, x, profile)
     if op == "erfinv":
         return _vml_erfinv(x, profile)
+    if op in ("log2", "acos"):
+        _vml_log2_acos_modelled(op, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -190,6 +194,25 @@ def _vml_erfinv(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
             f"vsErfInv rounds either way (e.g. x = {float(x.flat[first.value])!r})"
         )
     return out
+
+
+def _vml_log2_acos_modelled(op: str, profile: KernelProfile) -> None:
+    """Refuse ``op`` (log2, acos: MKL VML's vsLog2/vsAcos, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) off MKL's
+    generic path: its Intel paths (under an emulated Haswell its AVX2 path gave other bits for 13 of 1,310,720
+    random positive floats' log2 and 50,126 of 1,310,720 acos inputs of [-1, 1]), aarch64 (SLEEF through
+    ``vec::map``, not measured), and another CPU's estimates than AMD's (the generic path starts from RCPPS and
+    RSQRTPS). MKL_CBWR=COMPATIBLE gives the generic path's bits (every 61st bit pattern the same, measured)."""
+    name = {"log2": "vsLog2", "acos": "vsAcos"}[op]
+    if profile.aarch64 or profile.blas != MODELLED_BLAS:
+        raise ParityError(
+            f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
+            "generic path only"
+        )
+    if profile.rsqrt_estimate != RSQRT_AMD:
+        raise ParityError(
+            f"{op}: MKL VML's {name} starts from the CPU's RCPPS/RSQRTPS estimates, measured on AMD EPYC CPUs only "
+            f"(the profile's: {profile.rsqrt_estimate})"
+        )
 
 
 def _softplus_call(

@@ -92,19 +92,6 @@ static inline float lerp_one(const profile_t *p, int vec, float start, float end
 
 #include "rsqrt_tables.h"
 
-/* rsqrtps(x) for a normal float x as a CPU whose estimate is table tab computes it (rsqrt_tables.h). */
-static inline float table_rsqrtps(const uint16_t tab[2][4096], float x) {
-    uint32_t b;
-    memcpy(&b, &x, 4);
-    int32_t e = (int32_t)(b >> 23);
-    int32_t par = (e - 126) & 1;
-    int32_t out_exp = 127 - par - (e - 126 - par) / 2;
-    uint32_t r = ((uint32_t)out_exp << 23) | ((uint32_t)tab[par][(b >> 11) & 0xfffu] << 11);
-    float y;
-    memcpy(&y, &r, 4);
-    return y;
-}
-
 /* rsqrtps(x) for a normal float x as the profile's CPU computes it: the AMD or the Intel table, or,
  * under QEMU (the recordings of MKL's Intel paths made under emulation), QEMU's exact estimate: sqrt
  * rounded to float, then 1 / that rounded to float. */

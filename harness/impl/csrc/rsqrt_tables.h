@@ -15,8 +15,10 @@
 #define RSQRT_TABLES_H
 
 #include <stdint.h>
+#include <string.h>
 
-/* RSQRTPS of the AMD EPYC (Zen 3) that recorded the fixtures. */
+/* RSQRTPS of the AMD EPYC (Zen 3) that recorded the fixtures (an AMD EPYC Zen 5's is the same table, every
+ * mantissa at every exponent measured; MKL VML's generic acos truncates it: vmath.h mkl_vml_acosf). */
 static const uint16_t amd_rsqrt_mant[2][4096] = {
     {  /* p = 0: x in [0.5, 1) */
         0x6a0, 0x69f, 0x69f, 0x69e, 0x69d, 0x69d, 0x69c, 0x69b, 0x69b, 0x69a, 0x699, 0x699, 0x698, 0x697, 0x697, 0x696,
@@ -1580,5 +1582,18 @@ static const uint32_t intel_rsqrt14_steps[2][2048] = {
         0x45451514, 0x14545151, 0x45454515, 0x14545151, 0x51454515, 0x15145451, 0x51454545, 0x15145451,
     },
 };
+
+/* rsqrtps(x) for a normal float x as a CPU whose estimate is table tab computes it (rsqrt_tables.h). */
+static inline float table_rsqrtps(const uint16_t tab[2][4096], float x) {
+    uint32_t b;
+    memcpy(&b, &x, 4);
+    int32_t e = (int32_t)(b >> 23);
+    int32_t par = (e - 126) & 1;
+    int32_t out_exp = 127 - par - (e - 126 - par) / 2;
+    uint32_t r = ((uint32_t)out_exp << 23) | ((uint32_t)tab[par][(b >> 11) & 0xfffu] << 11);
+    float y;
+    memcpy(&y, &r, 4);
+    return y;
+}
 
 #endif

@@ -1,7 +1,7 @@
-/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos and erfinv (forward),
- * rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library; ATen's GeluKernel
- * for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64 forward
- * oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
+/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos, erfinv, log2 and
+ * acos (forward), rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library;
+ * ATen's GeluKernel for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64
+ * forward oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
  *
  * Every tensor is flat in its logical order: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
@@ -112,6 +112,21 @@ int64_t erfinv_forward(profile_t p, const float *x, float *out, int64_t n, int64
         if (t && tight++ == 0) *first = i;
     }
     return tight;
+}
+
+/* x86: torch.log2/acos forward run MKL VML (vsLog2/vsAcos, VML_HA) under every capability and thread count
+ * (aten vml.h, UnaryOpsKernel), elementwise: MKL's generic path only (vmath.h mkl_vml_log2f/mkl_vml_acosf,
+ * every input, from AMD's RCPPS and RSQRTPS estimates); its Intel paths, another CPU's estimates and aarch64
+ * are refused by the caller (harness/impl/unary.py). Their backwards are autograd's ops (grad / (x * ln 2);
+ * grad * -rsqrt(1 - x*x)). */
+void log2_forward(profile_t p, const float *x, float *out, int64_t n) {
+    (void)p;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_log2f(x[i]);
+}
+
+void acos_forward(profile_t p, const float *x, float *out, int64_t n) {
+    (void)p;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_acosf(x[i], amd_rsqrt_mant);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */

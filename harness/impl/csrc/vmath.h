@@ -25,10 +25,10 @@
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
- * MKL VML (torch.exp/log/tanh/sin/cos/erfinv forward, aten vml.h, every capability), reconstructed from outputs:
- *   mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf
- *   (read from its kernels), mkl_vml_erfinvf (the exact erfinv rounded once, a refusal margin around float
- *   midpoints), MKL's generic path;
+ * MKL VML (torch.exp/log/tanh/sin/cos/erfinv/log2/acos forward, aten vml.h, every capability), reconstructed from
+ * outputs: mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf,
+ *   mkl_vml_log2f, mkl_vml_acosf (read from its kernels), mkl_vml_erfinvf (the exact erfinv rounded once, a
+ *   refusal margin around float midpoints), MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
  *   AVX2 path's exp, log, sin and cos.
  *
@@ -42,6 +42,7 @@
 
 #include "common.h"
 #include "dmath.h"
+#include "rsqrt_tables.h"
 
 /* ------------------------------------------------------------------ bit helpers */
 
@@ -1611,6 +1612,173 @@ static inline float mkl_vml_erfinvf(float x, int *tight) {
     const double y = dm_erfinv((double)vm_u2f(ax));
     *tight |= vm_erfinv_tight(y, MKL_VML_ERFINV_MARGIN);
     return vm_u2f(vm_f2u((float)y) | sign);
+}
+
+/* ------------------------------------------------------------ MKL VML log2, acos (the generic path) */
+
+/* MKL's generic path ("Intel(R) Architecture processors": the kernels mkl_vml_kernel_sLog2_EXHAynn and
+ * sAcos_EXHAynn, SSE, no FMA) starts from the CPU's RCPPS and RSQRTPS, whose estimates are the CPU's own
+ * tables. acos truncates RSQRTPS (rsqrt_tables.h amd_rsqrt_mant, table_rsqrtps); log2 keeps of RCPPS only
+ * k = rint(float(RCPPS(2^-7 * 1.f) * 1.4375)), an integer in [92, 184]. An AMD EPYC Zen 5's RCPPS, measured
+ * over every mantissa, depends on the top 12 mantissa bits (bucket mantissa >> 11) alone, and k drops by one at
+ * each bucket of vm_amd_rcpps_k_steps (ascending): vm_amd_rcpps_k. */
+static const uint16_t vm_amd_rcpps_k_steps[92] = {
+    12, 33, 56, 80, 103, 126, 150, 174, 199, 223, 248, 272, 299, 325, 351, 377,
+    403, 431, 458, 486, 513, 543, 571, 600, 629, 659, 689, 720, 751, 783, 814, 847,
+    879, 912, 946, 979, 1014, 1049, 1085, 1120, 1157, 1193, 1230, 1269, 1308, 1346, 1386, 1426,
+    1467, 1507, 1550, 1592, 1636, 1679, 1724, 1769, 1816, 1861, 1909, 1959, 2007, 2057, 2107, 2159,
+    2210, 2264, 2318, 2374, 2429, 2486, 2543, 2604, 2663, 2725, 2786, 2851, 2915, 2980, 3047, 3117,
+    3187, 3256, 3330, 3404, 3479, 3555, 3634, 3714, 3796, 3879, 3965, 4052,
+};
+
+static inline float vm_amd_rcpps_k(uint32_t mant) {
+    int32_t k = 184;
+    for (int i = 0; i < 92; i++) k -= (int32_t)((mant >> 11) >= vm_amd_rcpps_k_steps[i]);
+    return (float)k;
+}
+
+/* torch.log2 forward: MKL VML vsLog2 (VML_HA) on MKL's generic path, read from its code
+ * (mkl_vml_kernel_sLog2_EXHAynn, 4-lane SSE, every step a separately rounded float operation):
+ *   x = 2^(e-127) * M, m = 2^-7 * M (M = 1.f), k = vm_amd_rcpps_k (k*m ~ 1.4375, k = 92..184)
+ *   m_hi = m with its low 8 bits cleared, m_lo = m - m_hi; r = (m_hi*k - 1.4375) + m_lo*k
+ *   T_hi + T_lo = log2(184/k) - 127 (the table vm_log2_main), T = T_hi + e
+ *   p = ((C3*r + C2)*r + C1)*r  (log2(1 + r/1.4375) = r + p); s = r + T
+ *   log2 x = ((((T - s) + r) + T_lo) + p) + s
+ * for every positive normal finite x. The others take its scalar routine (vslog2_cout_rare): +-0 -> -inf,
+ * x < 0 (-inf included) -> 0x7fc00000, +inf -> +inf, NaN -> x quieted (x * x), and a positive subnormal
+ * x, scaled by 2^27, through a 65-entry table (vm_log2_rare: A ~ 2^8/ln2/c, -log2 c, its low part; c from
+ * m rounded to 1/64) and a degree-8 polynomial in the scaled t = A*m - 2^8/ln2 (A and m split in two):
+ * mkl_vml_log2f_rare. Equal to torch on all 2^32 bit patterns (measured on a Zen 5). */
+static const uint32_t vm_log2_main[93][2] = { /* k = 92..184: T_hi, T_lo */
+    {0xc2fc0000, 0x00000000}, {0xc2fc0800, 0x37ec18d1}, {0xc2fc0fe0, 0xb7b076fe}, {0xc2fc17b0, 0xb7f34d44},
+    {0xc2fc1f70, 0x355ccb60}, {0xc2fc2718, 0x3689621a}, {0xc2fc2ea8, 0xb7bbe728}, {0xc2fc3628, 0xb7adf709},
+    {0xc2fc3d98, 0x36cb5092}, {0xc2fc44f0, 0xb6c86327}, {0xc2fc4c38, 0x35b68f67}, {0xc2fc5370, 0x37d432e1},
+    {0xc2fc5a90, 0x360e51d6}, {0xc2fc61a0, 0xb7234cff}, {0xc2fc68a0, 0xb756abbe}, {0xc2fc6f90, 0xb71fc2f6},
+    {0xc2fc7670, 0xb61a9d07}, {0xc2fc7d40, 0x36db5cf5}, {0xc2fc8400, 0x377756b2}, {0xc2fc8ab0, 0x37a8b8a6},
+    {0xc2fc9150, 0x37ac0e19}, {0xc2fc97e0, 0x37686a41}, {0xc2fc9e60, 0xb5fd2a77}, {0xc2fca4d0, 0xb7f0979a},
+    {0xc2fcab38, 0xb6f8e7f0}, {0xc2fcb190, 0xb586fc11}, {0xc2fcb7d8, 0xb73d105b}, {0xc2fcbe18, 0x37b090b4},
+    {0xc2fcc440, 0xb7e9b13f}, {0xc2fcca68, 0x37c4828d}, {0xc2fcd078, 0xb725534e}, {0xc2fcd680, 0xb6f2d37c},
+    {0xc2fcdc80, 0x37f935cf}, {0xc2fce268, 0xb7bdc376}, {0xc2fce850, 0x3791d41d}, {0xc2fcee28, 0x37dbbd7a},
+    {0xc2fcf3f0, 0x36201ac7}, {0xc2fcf9b0, 0x36bbdfa8}, {0xc2fcff60, 0xb7decd5f}, {0xc2fd0510, 0x37df8e14},
+    {0xc2fd0aa8, 0xb7a0da0b}, {0xc2fd1040, 0x37955516}, {0xc2fd15c8, 0x376f670f}, {0xc2fd1b48, 0x37fc14c5},
+    {0xc2fd20b8, 0x36442fa3}, {0xc2fd2620, 0xb6f2cf29}, {0xc2fd2b80, 0xb5d1cfdf}, {0xc2fd30d8, 0x379dfa99},
+    {0xc2fd3620, 0xb7091303}, {0xc2fd3b60, 0xb7bd93fc}, {0xc2fd4098, 0xb7d5df20}, {0xc2fd45c8, 0xb795f62b},
+    {0xc2fd4af0, 0xb546d45d}, {0xc2fd5010, 0x37d12e6a}, {0xc2fd5520, 0xb63e66b1}, {0xc2fd5a28, 0xb7c90426},
+    {0xc2fd5f30, 0x37b5d5a4}, {0xc2fd6428, 0x373a6aff}, {0xc2fd6918, 0x3696dc9a}, {0xc2fd6e00, 0x3581c0a8},
+    {0xc2fd72e0, 0xb4ad6a5f}, {0xc2fd77b8, 0xb45a03bb}, {0xc2fd7c88, 0x3509b65a}, {0xc2fd8150, 0x3589e351},
+    {0xc2fd8610, 0x3515a79c}, {0xc2fd8ac8, 0xb5df5425}, {0xc2fd8f78, 0xb6d667c3}, {0xc2fd9420, 0xb770e5ba},
+    {0xc2fd98c0, 0xb7dc9441}, {0xc2fd9d60, 0x37980ac0}, {0xc2fda1f0, 0xb681c27b}, {0xc2fda680, 0x37f43a8a},
+    {0xc2fdab00, 0xb6be5f85}, {0xc2fdaf80, 0x375d1cb6}, {0xc2fdb3f8, 0x37c93d2d}, {0xc2fdb868, 0x37db1d98},
+    {0xc2fdbcd0, 0x379ef11b}, {0xc2fdc130, 0x35f911ca}, {0xc2fdc588, 0xb7d811a6}, {0xc2fdc9e0, 0xb6677d2b},
+    {0xc2fdce30, 0x36f053a0}, {0xc2fdd278, 0x36b8be27}, {0xc2fdd6b8, 0xb716adf4}, {0xc2fddaf8, 0x37cadee4},
+    {0xc2fddf28, 0xb793bd0d}, {0xc2fde358, 0xb7574a57}, {0xc2fde780, 0xb7c14076}, {0xc2fdeba8, 0x374e3a0e},
+    {0xc2fdefc0, 0xb7f6ce3d}, {0xc2fdf3d8, 0xb7df31af}, {0xc2fdf7f0, 0x37a9d4fb}, {0xc2fdfbf8, 0xb73f8d4a},
+    {0xc2fe0000, 0x80000000},
+};
+
+static const uint32_t vm_log2_rare[65][3] = { /* i = 0..64: A, -log2 c, its low part */
+    {0x43b8aa40, 0x00000000, 0x00000000}, {0x43b5c797, 0x3cba0000, 0x377ba188}, {0x43b31319, 0x3d358000, 0x3821c52f},
+    {0x43b05e9a, 0x3d87c000, 0x37d31a33}, {0x43add846, 0x3db26000, 0x37626c06}, {0x43ab51f2, 0x3ddda000, 0x35817c93},
+    {0x43a8cb9f, 0x3e04c000, 0xb66398d0}, {0x43a67375, 0x3e196800, 0x361f2349}, {0x43a41b4c, 0x3e2e6000, 0xb7358bf1},
+    {0x43a1f14d, 0x3e41f800, 0x36c13371}, {0x439fb039, 0x3e56b000, 0xb68ee3fc}, {0x439d9d50, 0x3e6a0000, 0xb6aaf16d},
+    {0x439b8a66, 0x3e7d9000, 0xb493e2d1}, {0x4399777d, 0x3e88b200, 0x35dcef23}, {0x43977ba9, 0x3e924e00, 0x3652b13d},
+    {0x439596ea, 0x3e9b9a00, 0xb6fabe1f}, {0x4393b22b, 0x3ea50200, 0xb50d0b48}, {0x4391e481, 0x3eae1600, 0xb6fb4af6},
+    {0x439016d7, 0x3eb74600, 0xb6ffdeef}, {0x438e6043, 0x3ec01a00, 0x36cf5cc8}, {0x438ca9af, 0x3ec90c00, 0x32124dd4},
+    {0x438b0a30, 0x3ed19e00, 0x3692fe59}, {0x43896ab1, 0x3eda4a00, 0x36ea748c}, {0x4387e247, 0x3ee29400, 0x35710ee2},
+    {0x438642c8, 0x3eeb7400, 0x362cea8d}, {0x4384d173, 0x3ef37000, 0xb6bb4eef}, {0x4383490a, 0x3efc0200, 0x362e8d0d},
+    {0x4381d7b5, 0x3f021600, 0xb5ad1961}, {0x43807d76, 0x3f05f400, 0xb520a698}, {0x437e1843, 0x3f0a2000, 0xb6e00fcd},
+    {0x437b63c4, 0x3f0e1400, 0xb6fc627b}, {0x4378dd70, 0x3f11ce00, 0xb60dbf88}, {0x437628f2, 0x3f15d700, 0x3640e84c},
+    {0x4373a29e, 0x3f19a600, 0xb59cced4}, {0x43711c4a, 0x3f1d7f00, 0xb6405abc}, {0x436ec421, 0x3f211a00, 0x37214eb9},
+    {0x436c6bf7, 0x3f24c000, 0xb6df6565}, {0x436a13ce, 0x3f286e00, 0xb6525f63}, {0x4367bba5, 0x3f2c2600, 0xb6faec18},
+    {0x436591a6, 0x3f2f9c00, 0x3719ee59}, {0x4363397d, 0x3f336700, 0x35d3929b}, {0x43610f7e, 0x3f36f000, 0xb5f561c1},
+    {0x435f13aa, 0x3f3a3500, 0xb586531d}, {0x435ce9ab, 0x3f3dce00, 0x371dcc96}, {0x435aedd7, 0x3f412400, 0xb70acad0},
+    {0x4358c3d8, 0x3f44ce00, 0x37304eb4}, {0x4356f62f, 0x3f47e400, 0x3712644d}, {0x4354fa5a, 0x3f4b5100, 0x3608d068},
+    {0x4352fe86, 0x3f4ec600, 0xb5d0ab43}, {0x435130dd, 0x3f51f200, 0xb705a9de}, {0x434f6333, 0x3f552400, 0x35acd72a},
+    {0x434d9589, 0x3f585e00, 0xb6236cd4}, {0x434bc7e0, 0x3f5b9f00, 0xb6032e95}, {0x4349fa36, 0x3f5ee800, 0xb73119b5},
+    {0x43485ab7, 0x3f61e200, 0x36111bbc}, {0x43468d0d, 0x3f653900, 0x3483c7a3}, {0x4344ed8e, 0x3f684100, 0x358b4a3b},
+    {0x43434e0f, 0x3f6b5000, 0xb6ea3c0b}, {0x4341ae90, 0x3f6e6400, 0x370bf961}, {0x43403d3c, 0x3f712800, 0xb70ba8b0},
+    {0x433e9dbd, 0x3f744900, 0x35c23715}, {0x433d2c68, 0x3f771800, 0xb715b634}, {0x433b8ce9, 0x3f7a4600, 0x35d2f47a},
+    {0x433a1b95, 0x3f7d2000, 0x3657a488}, {0x4338aa40, 0x3f800000, 0x00000000},
+};
+
+static const uint32_t vm_log2_rare_poly[8] = {
+    0x9c1d865eu, 0x2081cd9du, 0xa4da74dcu, 0x293d1988u, 0xadaa8223u, 0x3223fe93u, 0xb6b1720fu, 0xbf7f0000u,
+};
+
+static inline float mkl_vml_log2f_rare(float x) {
+    uint32_t u = vm_f2u(x);
+    if ((u & 0x7f800000u) == 0x7f800000u) return u == 0xff800000u ? vm_u2f(0x7fc00000u) : x * x;
+    if (x == 0.0f) return vm_u2f(0xff800000u);
+    if (x < 0.0f) return vm_u2f(0x7fc00000u);
+    int32_t e = 0;
+    if ((u & 0x7f800000u) == 0) { /* subnormal: scaled by 2^27 */
+        x = x * vm_u2f(0x4d000000u);
+        e = -27;
+    }
+    u = vm_f2u(x);
+    float ef = (float)(e + (int32_t)((u >> 23) & 0xffu) - 127);
+    float m = vm_u2f((u & 0x807fffffu) | 0x3f800000u);
+    const uint32_t *t = vm_log2_rare[vm_f2u(m + vm_u2f(0x48000040u)) & 0x7fu]; /* m + 131073: m*64 rounded */
+    float a = vm_u2f(t[0]);
+    ef = ef + vm_u2f(t[1]);
+    float m_hi = (m + 8192.0f) + -8192.0f, m_lo = m - m_hi;
+    float a_hi = vm_u2f(vm_f2u(a) & 0xffffe000u), a_lo = a - a_hi;
+    float t_hi = a_hi * m_hi + vm_u2f(0xc3b8aa40u);
+    float t_lo = a_lo * m_hi + m_lo * a;
+    float tt = t_hi + t_lo, p = vm_u2f(vm_log2_rare_poly[0]);
+    for (int i = 1; i < 8; i++) p = p * tt + vm_u2f(vm_log2_rare_poly[i]);
+    float lo = ((p * t_lo) + vm_u2f(t[2])) + t_lo;
+    return (p * t_hi + lo) + (ef + t_hi);
+}
+
+static inline float mkl_vml_log2f_main(float x) {
+    uint32_t u = vm_f2u(x), mant = u & 0x7fffffu;
+    float kf = vm_amd_rcpps_k(mant);
+    const uint32_t *t = vm_log2_main[(int32_t)kf - 92];
+    float m = vm_u2f(mant | 0x3c000000u), m_hi = vm_u2f(vm_f2u(m) & 0x3c7fff00u), m_lo = m - m_hi;
+    float r = (m_hi * kf + -1.4375f) + m_lo * kf;
+    float th = vm_u2f(t[0]) + (float)(int32_t)(u >> 23);
+    float p = ((vm_u2f(0x3e25c86au) * r + vm_u2f(0xbeb2bb8cu)) * r + vm_u2f(0x3b6cd7e0u)) * r;
+    float s = r + th;
+    return ((((th - s) + r) + vm_u2f(t[1])) + p) + s;
+}
+
+static inline float mkl_vml_log2f(float x) {
+    return vm_f2u(x) - 0x00800000u < 0x7f000000u ? mkl_vml_log2f_main(x) : mkl_vml_log2f_rare(x);
+}
+
+/* torch.acos forward: MKL VML vsAcos (VML_HA) on MKL's generic path, read from its code
+ * (mkl_vml_kernel_sAcos_EXHAynn, SSE, every step a separately rounded float operation), |x| <= 1:
+ *   a = -|x|, h = a*0.5 + 0.5, z = min(a*a, h); big = (z == h) (|x| >= 1/2)
+ *   Y = RSQRTPS(h) & 0xfffff000 (tab: the CPU's estimate; 0 where h < 2^-32); S = 2h*Y ~ sqrt(2(1 - |x|)) in two parts,
+ *     S_hi = (2h)_hi*Y, S_lo = (2h)_lo*Y ((2h)_hi: 2h & 0xffffe000), one Newton step:
+ *     e = ((S_hi,hi*Y - 2) + Y*S_lo) + S_hi,lo*Y, corr = (e*D1 + D0) * ((S_hi + S_lo)*e) - S_lo
+ *   P = ((((z*z)*(z*A1 + A0)) + (z*B1 + B0))*z + C)*z  (asin(sqrt z) = sqrt z * (1 + P))
+ *   v = big ? S_hi : a, c = big ? corr : 0; hi, lo = pi/2 and its float remainder (|x| < 1/2), 0 (big,
+ *     x > 0) or pi and its remainder (big, x < 0), lo with x's sign
+ *   acos x = ((((v - c)*P + (lo - c)) + v) with x's sign) + hi.
+ * |x| > 1 (+-inf included) -> 0xffc00000 and NaN -> x quieted (its scalar routine, x/x). Equal to torch on
+ * all 2^32 bit patterns (measured on a Zen 5). */
+static inline float mkl_vml_acosf(float x, const uint16_t tab[2][4096]) {
+    uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu, sgn = ux & 0x80000000u;
+    if (ax > 0x3f800000u) return ax > 0x7f800000u ? x / x : vm_u2f(0xffc00000u);
+    float a = vm_u2f(ux | 0x80000000u), h = a * 0.5f + 0.5f, z = a * a;
+    int big = !(z < h);
+    z = big ? h : z;
+    float y = h >= vm_u2f(0x2f800000u) ? vm_u2f(vm_f2u(table_rsqrtps(tab, h)) & 0xfffff000u) : 0.0f;
+    float h2 = h + h, h2_hi = vm_u2f(vm_f2u(h2) & 0xffffe000u), h2_lo = h2 - h2_hi;
+    float s_hi = h2_hi * y, s_lo = h2_lo * y;
+    float s_hh = vm_u2f(vm_f2u(s_hi) & 0xffffe000u), s_hl = s_hi - s_hh;
+    float e = ((s_hh * y + -2.0f) + y * s_lo) + s_hl * y;
+    float corr = (e * vm_u2f(0xbdc00004u) + vm_u2f(0x3e800001u)) * ((s_hi + s_lo) * e) - s_lo;
+    float p1 = z * vm_u2f(0x3d2edc07u) + vm_u2f(0x3cc32a6bu), p2 = z * vm_u2f(0x3d3a9ab4u) + vm_u2f(0x3d997c12u);
+    float p = ((((z * z) * p1) + p2) * z + vm_u2f(0x3e2aaaffu)) * z;
+    int neg = big && !(z < x);
+    float hi = neg ? vm_u2f(0x40490fdbu) : big ? 0.0f : vm_u2f(0x3fc90fdbu);
+    uint32_t lo = neg ? 0xb3bbbd2eu : big ? 0u : 0xb33bbd2eu;
+    float v = big ? s_hi : a, c = big ? corr : 0.0f;
+    float w = ((v - c) * p + (vm_u2f(lo ^ sgn) - c)) + v;
+    return vm_u2f(vm_f2u(w) ^ sgn) + hi;
 }
 
 /* ------------------------------------------------------------------ pow (SLEEF powf_u10, glibc powf) */

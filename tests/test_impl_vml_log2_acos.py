@@ -1,0 +1,77 @@
+"""MKL VML's log2 and acos (``torch.log2``/``torch.acos`` on x86, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) on MKL's
+generic path, against torch's bits recorded on an AMD EPYC Zen 5 (tests/vml_log2_acos_cases.py: the inputs whose
+bits RCPPS's estimate decides, the edges of RCPPS's and RSQRTPS's buckets, the floats next to 1, subnormals, both
+acos branches and their border, a spread of every bit pattern), the special inputs measured there, and what the impl
+refuses. No torch, no recording."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from harness.core.errors import ParityError
+from harness.impl import unary
+from harness.impl.profiles import MKL_AVX2, MKL_AVX512, RSQRT_INTEL, RSQRT_QEMU, get_profile
+from tests.vml_log2_acos_cases import cases, digest
+
+GENERIC = get_profile("x86-avx512")
+
+# SHA-256 of torch.log2/acos's output bits over cases(op), recorded with torch 2.13.0 on a Zen 5 (every level and
+# thread count gives these bits)
+DIGEST = {
+    "log2": "a435e08fbad8ddc6caac63c03f6855406364ad6a82c50519246337124101be86",
+    "acos": "c373d73b9f293b009bb3335bdf1134a4cecc58e18239eba2f82d87e22f090a9d",
+}
+
+# (input bits, log2 bits, acos bits) measured there: signed zeros, subnormals, +-1, +-1/2 (acos's branches meet),
+# the floats next to 1, infinities, NaNs (quieted, sign and payload kept), negatives (log2: 0x7fc00000, not x86's
+# default NaN), |x| > 1 (acos: 0xffc00000)
+SPECIAL = (
+    (0x00000000, 0xFF800000, 0x3FC90FDB),
+    (0x80000000, 0xFF800000, 0x3FC90FDB),
+    (0x00000001, 0xC3150000, 0x3FC90FDB),
+    (0x007FFFFF, 0xC2FC0000, 0x3FC90FDB),
+    (0x00800000, 0xC2FC0000, 0x3FC90FDB),
+    (0x3F800000, 0x00000000, 0x00000000),
+    (0xBF800000, 0x7FC00000, 0x40490FDB),
+    (0x3F000000, 0xBF800000, 0x3F860A92),
+    (0xBF000000, 0x7FC00000, 0x40060A92),
+    (0x3F7FFFFF, 0xB3B8AA3C, 0x39B504F3),
+    (0x3F800001, 0x3438AA3A, 0xFFC00000),
+    (0x7F7FFFFF, 0x43000000, 0xFFC00000),
+    (0x7F800000, 0x7F800000, 0xFFC00000),
+    (0xFF800000, 0x7FC00000, 0xFFC00000),
+    (0x7F800001, 0x7FC00001, 0x7FC00001),
+    (0x7FA00000, 0x7FE00000, 0x7FE00000),
+    (0xFFC12345, 0xFFC12345, 0xFFC12345),
+    (0x7FC00000, 0x7FC00000, 0x7FC00000),
+    (0xC0000000, 0x7FC00000, 0xFFC00000),
+    (0x80000001, 0x7FC00000, 0x3FC90FDB),
+    (0x40000000, 0x3F800000, 0xFFC00000),
+)
+
+
+@pytest.mark.parametrize("op", ["log2", "acos"])
+def test_vml_log2_acos_reproduce_the_recorded_bits(op: str) -> None:
+    assert digest(unary.forward(op, cases(op), GENERIC)) == DIGEST[op]
+
+
+@pytest.mark.parametrize("op", ["log2", "acos"])
+def test_vml_log2_acos_special_inputs(op: str) -> None:
+    x = np.array([row[0] for row in SPECIAL], np.uint32).view(np.float32)
+    want = np.array([row[1 if op == "log2" else 2] for row in SPECIAL], np.uint32)
+    got = unary.forward(op, x, GENERIC).view(np.uint32)
+    assert [hex(v) for v in got] == [hex(v) for v in want]
+
+
+@pytest.mark.parametrize("op", ["log2", "acos"])
+def test_vml_log2_acos_refuse_other_code_paths_and_estimates(op: str) -> None:
+    x = np.array([0.25, 0.75], np.float32)
+    for other in (replace(GENERIC, blas=MKL_AVX2), replace(GENERIC, blas=MKL_AVX512), get_profile("arm64-neon")):
+        with pytest.raises(ParityError, match="read from MKL's generic path only"):
+            unary.forward(op, x, other)
+    for estimate in (RSQRT_INTEL, RSQRT_QEMU):
+        with pytest.raises(ParityError, match="RCPPS/RSQRTPS estimates, measured on AMD EPYC CPUs only"):
+            unary.forward(op, x, GENERIC.with_rsqrt_estimate(estimate))
