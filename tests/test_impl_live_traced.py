@@ -268,6 +268,38 @@ def test_erfinv_and_an_inverse_cdf_truncated_normal_replay(threads: int) -> None
         assert exact >= 8, exact
 
 
+@pytest.mark.parametrize("threads", [1, 4])
+def test_log2_acos_and_their_backwards_replay(threads: int) -> None:
+    """log2 and acos (MKL VML's vsLog2/vsAcos on MKL's generic path, csrc/vmath.h mkl_vml_log2f/acosf) over
+    sizes off 4, 8 and 16 lanes and past a 32,768-element grain, a strided view, their in-place forms, NaN
+    payloads, +-inf, +-0, subnormals, negatives and |x| > 1; Swin v2's log-spaced relative coordinates
+    (``sign(x) * log2(|x| + 1) / log2(8)``) and YOSO's ``1 - acos(u) / pi``, both through autograd, whose
+    backwards' ``mul``, ``div`` and ``rsqrt`` are replayed too (acos's ``neg`` has no replay). Refused, and passed
+    over, off the generic path."""
+    use_threads(threads)
+    special = np.array(
+        [0, 0x80000000, 1, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FA00001, 0xFFC0DEAD, 0x3F800001, 0xBF800000],
+        np.uint32,
+    ).view(np.float32)
+
+    def program() -> None:
+        g = torch.Generator().manual_seed(5)
+        x = torch.rand(32771, generator=g) * 3 - 1.5
+        x[:10] = torch.from_numpy(special)
+        torch.log2(x)
+        torch.acos(x)
+        torch.log2(x[1::3].abs() * 1e6)
+        torch.acos(x[:37].clone().clamp_(-1, 1)).log2_()
+        torch.exp(x[:1000] * 40).acos_()
+        coords = torch.arange(-7, 8, dtype=torch.float32).repeat(3, 1).requires_grad_()
+        table = torch.sign(coords) * torch.log2(coords.abs() + 1.0) / np.log2(8)
+        table.sum().backward()
+        u = (torch.rand(17, 9, generator=g) * 1.98 - 0.99).requires_grad_()
+        (1 - torch.acos(u) / np.pi).pow(2).sum().backward()
+
+    _replays_match("dispatcher-hook", program, {"log2", "log2_", "acos", "acos_", "mul", "div", "rsqrt"}, 12)
+
+
 @backends
 @pytest.mark.parametrize("threads", [1, 2])
 def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(backend: str, threads: int) -> None:

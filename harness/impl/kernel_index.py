@@ -94,6 +94,8 @@ TRACE_KERNELS: tuple[str, ...] = (
     "sin",
     "cos",
     "erfinv",
+    "log2",
+    "acos",
 )
 
 # the AVX-512 measurement of the index ops (harness/impl/scatter.py), quoted in their rows
@@ -841,6 +843,41 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "exact erfinv, each within 2^-32.9 of a midpoint; the 2^-32 margin refuses 0.56%, 0 other (2^-33 left "
             "1 other, +-0x3e801da4); every pattern outside (-1, 1) 0 other; MKL's Intel AVX2/AVX-512 paths (84 of "
             "1,310,720 random inputs differ there from the generic path) refused"
+        ),
+    ),
+    (
+        ("log2",),
+        (
+            "forward: MKL VML `vsLog2` (HA) on MKL's generic path, read from its code (`sLog2_EXHAynn`, float SSE, no "
+            "FMA): k = rint(RCPPS(m) * 1.4375) for the mantissa m, r = m*k - 1.4375 in two exact parts, "
+            "log2(184/k) - 127 from a 93-entry table plus the exponent, a degree-3 polynomial, the sum compensated; "
+            "subnormals (scaled by 2^27) through its scalar routine's 65-entry table and degree-8 polynomial; "
+            "backward: autograd's `mul` and `div`"
+        ),
+        (
+            "forward: MKL's code path and the CPU's RCPPS estimate (AMD's: a table of the top 12 mantissa bits), not "
+            "ATen's level nor the thread count (70,409,299 bit patterns and random sizes identical at default, avx2 "
+            "and avx512 on 1, 2 and 4 threads, under MKL_ENABLE_INSTRUCTIONS=SSE4_2/AVX2/AVX512 and "
+            "MKL_CBWR=COMPATIBLE); equal to torch on all 2^32 bit patterns on a Zen 5 (NaN payloads, infinities, "
+            "subnormals, negatives: 0x7fc00000, +-0: -inf); MKL's Intel paths (an emulated Haswell's AVX2 path: 13 of "
+            "1,310,720 random positive floats differ), another CPU's estimates than AMD's and aarch64 refused"
+        ),
+    ),
+    (
+        ("acos",),
+        (
+            "forward: MKL VML `vsAcos` (HA) on MKL's generic path, read from its code (`sAcos_EXHAynn`, float SSE, no "
+            "FMA): for |x| < 1/2, pi/2 - (x + x*P(x^2)); else sqrt(2(1 - |x|)) from RSQRTPS truncated to 12 bits and a "
+            "Newton step in split floats, times 1 + P(z), P a degree-5 polynomial, pi added for x < 0; |x| > 1 "
+            "0xffc00000; backward: autograd's `mul`, `neg`, `add`, `rsqrt`"
+        ),
+        (
+            "forward: MKL's code path and the CPU's RSQRTPS estimate (AMD's table, `rsqrt_tables.h`), not ATen's level "
+            "nor the thread count (70,409,299 bit patterns and random sizes identical at default, avx2 and avx512 on "
+            "1, 2 and 4 threads, under MKL_ENABLE_INSTRUCTIONS=SSE4_2/AVX2/AVX512 and MKL_CBWR=COMPATIBLE); equal to "
+            "torch on all 2^32 bit patterns on a Zen 5 (NaN payloads kept, quieted); MKL's Intel paths (an emulated "
+            "Haswell's AVX2 path: 50,126 of 1,310,720 random inputs of [-1, 1] differ), another CPU's estimates than "
+            "AMD's and aarch64 refused"
         ),
     ),
     (
@@ -1943,6 +1980,8 @@ ARM64: dict[str, str] = {
         " libtorch_cpu.so, not ported)"
     ),
     "erfinv": "not modelled: refused (aarch64 runs ATen's scalar `calc_erfinv` through `vec::map`, not MKL)",
+    "log2": "not modelled: refused (aarch64 runs SLEEF's `log2f` through `vec::map`, not MKL)",
+    "acos": "not modelled: refused (aarch64 runs SLEEF's `acosf` through `vec::map`, not MKL)",
     "expm1": "SLEEF's advsimd/SVE expm1f: the x86 avx2 bits on every core, NaNs included",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"

@@ -65,6 +65,10 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cos_": ("cos", ("mkl_code_path",)),
     "erfinv": ("erfinv", ("mkl_code_path",)),  # MKL VML on x86, as sin: no level, no threads (measured)
     "erfinv_": ("erfinv", ("mkl_code_path",)),
+    "log2": ("log2", ("mkl_code_path",)),  # MKL VML on x86, as sin/cos
+    "log2_": ("log2", ("mkl_code_path",)),
+    "acos": ("acos", ("mkl_code_path",)),
+    "acos_": ("acos", ("mkl_code_path",)),
     "log1p": ("log1p", ("capability",)),
     "log1p_": ("log1p", ("capability",)),
     "lgamma": ("lgamma", ("capability",)),
@@ -1602,6 +1606,10 @@ REPLAYS: dict[str, Replay] = {
     "cos_": _unary("cos"),
     "erfinv": _unary("erfinv"),
     "erfinv_": _unary("erfinv"),
+    "log2": _unary("log2"),
+    "log2_": _unary("log2"),
+    "acos": _unary("acos"),
+    "acos_": _unary("acos"),
     "log1p": _unary("log1p"),
     "log1p_": _unary("log1p"),
     "lgamma": _unary("lgamma"),
