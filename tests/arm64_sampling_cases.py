@@ -17,11 +17,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
+from harness.core.errors import ParityError
 from harness.impl import nn, rows
 from harness.impl.profiles import KernelProfile
 
@@ -196,6 +197,31 @@ def place_specials(x: np.ndarray, specials: np.ndarray, rng: np.random.Generator
     front = min(x.size, specials.size)
     x[:front] = specials[:front]
     x[rng.integers(0, x.size, count)] = rng.choice(specials, count)
+
+
+def replay_cases(
+    cases: Iterable[Any], output: Callable[[Any, KernelProfile], Any], profile: KernelProfile
+) -> tuple[list[list[Any]], tuple[int, ...]]:
+    """The impl's output for each case it does not refuse (each in a list, as ``digest`` reads them) and the
+    indices of the cases it refuses."""
+    outputs, refused = [], []
+    for j, case in enumerate(cases):
+        try:
+            outputs.append([output(case, profile)])
+        except ParityError:
+            refused.append(j)
+    return outputs, tuple(refused)
+
+
+def recorded(
+    digests: dict[Any, str | tuple[str, ...]], refusals: dict[Any, Any], key: Any, threads: int
+) -> tuple[str, tuple[int, ...]]:
+    """A recording's digest and refused cases at ``threads`` (1, 2 or 4): one for every thread count, or one
+    per thread count."""
+    expected, refused = digests[key], refusals.get(key, ())
+    at = (1, 2, 4).index(threads)
+    return (expected if isinstance(expected, str) else expected[at],
+            refused[at] if refused and isinstance(refused[0], tuple) else refused)  # fmt: skip
 
 
 def digest(outputs: Iterator[list[Any]]) -> str:

@@ -19,12 +19,14 @@ of one pattern (FMAX/FMIN pass it on; 0x7fc00000 from two threads' chunks), FSUB
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import get_profile
 from tests import arm64_activation_cases, arm64_factories_cases, arm64_select_cases
-from tests.arm64_sampling_cases import digest
+from tests.arm64_sampling_cases import digest, recorded, replay_cases
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -168,29 +170,12 @@ CASES = [
 ]
 
 
-def _outputs(op: str, profile_name: str, threads: int) -> tuple[list, tuple[int, ...]]:
-    module, profile = MODULES[op], get_profile(profile_name, threads)
-    outputs, refused = [], []
-    for j, case in enumerate(module.CASES[op]()):
-        try:
-            outputs.append([module.impl_output(op, case, profile)])
-        except ParityError:
-            refused.append(j)
-    return outputs, tuple(refused)
-
-
-def _expected(op: str, profile_name: str, threads: int) -> tuple[str, tuple[int, ...]]:
-    """The recorded digest and the refused cases: one for every thread count, or one per thread count."""
-    expected, refused = DIGESTS[(op, profile_name)], REFUSED.get((op, profile_name), ())
-    at = (1, 2, 4).index(threads)
-    return (expected if isinstance(expected, str) else expected[at],
-            refused[at] if refused and isinstance(refused[0], tuple) else refused)  # fmt: skip
-
-
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(profile_name: str, op: str, threads: int) -> None:
-    outputs, refused = _outputs(op, profile_name, threads)
-    expected, expected_refused = _expected(op, profile_name, threads)
+    module = MODULES[op]
+    profile = get_profile(profile_name, threads)
+    outputs, refused = replay_cases(module.CASES[op](), partial(module.impl_output, op), profile)
+    expected, expected_refused = recorded(DIGESTS, REFUSED, (op, profile_name), threads)
     assert refused == expected_refused
     assert digest(iter(outputs)) == expected
 
@@ -205,12 +190,13 @@ def test_x86_rules_give_other_bits(op: str) -> None:
     both): the tests above check aarch64's rules."""
     missed = []
     for profile_name in PROFILES:
-        module, skip = MODULES[op], _expected(op, profile_name, 1)[1]
+        expected, skip = recorded(DIGESTS, REFUSED, (op, profile_name), 1)
+        module = MODULES[op]
         profile = get_profile("x86-avx2", 1)
         try:
             outputs = [[module.impl_output(op, c, profile)] for j, c in enumerate(module.CASES[op]()) if j not in skip]
         except ParityError:
             missed.append(profile_name)
             continue
-        missed += [profile_name] if digest(iter(outputs)) != _expected(op, profile_name, 1)[0] else []
+        missed += [profile_name] if digest(iter(outputs)) != expected else []
     assert missed

@@ -17,12 +17,13 @@ fused one way or the other by the element's place in ATen's vector body and tail
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl.profiles import get_profile
 from tests.arm64_layouts_aa_complex_cases import CASES, OPS, impl_output
-from tests.arm64_sampling_cases import digest
+from tests.arm64_sampling_cases import digest, recorded, replay_cases
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -74,25 +75,14 @@ REFUSED = {
 PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
 
 
-def _outputs(op: str, profile_name: str, threads: int) -> tuple[list, tuple[int, ...]]:
-    profile = get_profile(profile_name, threads)
-    outputs, refused = [], []
-    for j, case in enumerate(CASES[op]()):
-        try:
-            outputs.append([impl_output(op, case, profile)])
-        except ParityError:
-            refused.append(j)
-    return outputs, tuple(refused)
-
-
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("profile_name", PROFILES)
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_impl_matches_the_recording(profile_name: str, op: str, threads: int) -> None:
-    outputs, refused = _outputs(op, profile_name, threads)
-    assert refused == REFUSED.get((op, profile_name), ())
-    expected = DIGESTS[(op, profile_name)]
-    assert digest(iter(outputs)) == (expected if isinstance(expected, str) else expected[(1, 2, 4).index(threads)])
+    outputs, refused = replay_cases(CASES[op](), partial(impl_output, op), get_profile(profile_name, threads))
+    expected, expected_refused = recorded(DIGESTS, REFUSED, (op, profile_name), threads)
+    assert refused == expected_refused
+    assert digest(iter(outputs)) == expected
 
 
 @pytest.mark.parametrize("op", [op for op in OPS if op != "bicubic_aa_backward"])
@@ -100,7 +90,7 @@ def test_x86_rules_give_other_bits(op: str) -> None:
     """The x86 AVX2 profile's arithmetic (its contractions, its NaNs) over the cases N1's profile models
     misses the N1 recording of every op but the antialiased bicubic backward (fused alike on both): the
     tests above check aarch64's rules."""
-    profile, skip = get_profile("x86-avx2", 1), REFUSED.get((op, "arm64-neon"), ())
+    expected, skip = recorded(DIGESTS, REFUSED, (op, "arm64-neon"), 1)
+    profile = get_profile("x86-avx2", 1)
     outputs = [[impl_output(op, case, profile)] for j, case in enumerate(CASES[op]()) if j not in skip]
-    expected = DIGESTS[(op, "arm64-neon")]
-    assert digest(iter(outputs)) != (expected if isinstance(expected, str) else expected[0])
+    assert digest(iter(outputs)) != expected

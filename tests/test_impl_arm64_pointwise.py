@@ -16,12 +16,13 @@ as x86 (padding's and unfold's backwards, CTC, smooth_l1's reductions); nll_loss
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl.profiles import get_profile
 from tests import arm64_pointwise_cases as cases
-from tests.arm64_sampling_cases import digest
+from tests.arm64_sampling_cases import digest, recorded, replay_cases
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -179,28 +180,11 @@ PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
 CASES = [(op, name, threads) for op in cases.OPS for name in PROFILES for threads in (1, 2, 4)]
 
 
-def _outputs(op: str, profile_name: str, threads: int) -> tuple[list, tuple[int, ...]]:
-    profile = get_profile(profile_name, threads)
-    outputs, refused = [], []
-    for j, case in enumerate(cases.CASES[op]()):
-        try:
-            outputs.append([cases.impl_output(op, case, profile)])
-        except ParityError:
-            refused.append(j)
-    return outputs, tuple(refused)
-
-
-def _expected(op: str, profile_name: str, threads: int) -> tuple[str, tuple[int, ...]]:
-    """The recorded digest and the refused cases: one for every thread count, or one per thread count."""
-    expected, refused = DIGESTS[(op, profile_name)], REFUSED.get((op, profile_name), ())
-    at = (1, 2, 4).index(threads)
-    return (expected if isinstance(expected, str) else expected[at],
-            refused[at] if refused and isinstance(refused[0], tuple) else refused)  # fmt: skip
-
-
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
-    outputs, refused = _outputs(op, profile_name, threads)
-    expected, expected_refused = _expected(op, profile_name, threads)
+    outputs, refused = replay_cases(
+        cases.CASES[op](), partial(cases.impl_output, op), get_profile(profile_name, threads)
+    )
+    expected, expected_refused = recorded(DIGESTS, REFUSED, (op, profile_name), threads)
     assert refused == expected_refused
     assert digest(iter(outputs)) == expected
