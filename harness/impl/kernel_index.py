@@ -160,6 +160,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "ATen's `fmadd(other, alpha, self)` and the plain sum round alike (measured on a Zen 5, 720 random draws "
             "at default, avx2 and avx512 on 1, 2 and 4 threads: 708 exact, 0 other, 12 refused: two NaNs of other "
             "payloads meeting); other alphas with a float32 result stay refused (fused on AVX2)"
+            "; mul of a complex tensor by a complex number (`mul.Scalar`: NeuCodec's ISTFT backward; the capture "
+            "keeps the number's value) is the broadcast-operand case above, the number rounded to complex<float>; "
+            "`floor_divide` of a number by a float32 tensor (I-BERT's `1.0 // s`) the floor kernel with the number "
+            "wrapped as its first operand: 225 random draws of each at default, avx2 and avx512 on 1, 2 and 4 "
+            "threads, 0 other (floor_divide 225 exact; mul 37 exact, 188 refused: NaN operands, strided rows at "
+            "avx2/avx512, past the grain on 2 or 4 threads)"
         ),
     ),
     (
@@ -350,8 +356,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     ),
     (
         ("var",),
-        "full: `std_var_all_cpu` (double accumulation over thread chunks); along a dim: Welford in double",
-        "thread count (full reductions)",
+        (
+            "full: `std_var_all_cpu` (double accumulation over thread chunks); along a dim: Welford in double; "
+            "any `correction` (the divisor n - correction, 0 where n <= correction: `unbiased=False` is 0, Gemma "
+            "3n's activation sparsity)"
+        ),
+        (
+            "thread count (full reductions); `std`/`var` with correction 0, 1 and 2: 225 random draws each at "
+            "default, avx2 and avx512 on 1, 2 and 4 threads, 201 exact, 24 refused (NaNs of several patterns), 0 other"
+        ),
     ),
     (
         ("vector_norm",),
@@ -759,7 +772,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         (
             "none but NaNs: the product quiets a NaN; where x > 0 a signalling grad is quieted by the vector "
             "body's `g * 1` and passed on as it is by the scalar tail and a strided operand's basic loop, so "
-            "the thread chunks and the layout move it; `inf * 0` the CPU's default NaN"
+            "the thread chunks and the layout move it; `inf * 0` the CPU's default NaN. An in-place "
+            "`leaky_relu_`'s backward (`self_is_result`) is the same kernel on the result, whose sign is the "
+            "input's for the slopes ATen lets through (a negative one raises): Swin2SR's; 225 random draws at "
+            "default, avx2 and avx512 on 1, 2 and 4 threads, 0 other"
         ),
     ),
     (
@@ -1243,7 +1259,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
-            "which elements fall in a tail (the thread count). Refused: 0.5 (ATen's sqrt special case), a tail "
+            "which elements fall in a tail (the thread count). 0.5 is `sqrt_kernel` (PowKernel.cpp hands it over): "
+            "MKL VML's `vsSqrt`, replayed as `sqrt` (bit-equal to torch.sqrt at each level on 1, 2 and 4 threads, "
+            "NaNs, -0 and negatives among them; 225 random draws, 0 other). Refused: a tail "
             "element whose power, not a double, lies within glibc's bound of a float rounding boundary. "
             "AVX-512 runs its own object (also registered): SLEEF's 16-lane powf, the avx2 bits, in steps of 32 "
             "elements, so other tails (measured on a Zen 5: 268 cases per thread count 1, 2, 4, 0 other). "
@@ -1252,7 +1270,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`pow.Tensor_Tensor`; registered for AVX-512): SLEEF `powf` lanes (glibc `powf` per lane at default), "
             "glibc `powf` in each run's tail, two NaNs keeping the base's payload; measured on a Zen 5: 730 and "
             "1,128 cases at each level over 1, 2, 4, 8 threads, 0 other (an integer number to an integer tensor "
-            "refused)"
+            "refused). `pow.Scalar` of 2 to a float64 tensor of whole exponents (I-BERT's requantisation, "
+            "`2.0**e` of frexp's exponents): double `std::pow` at default, SLEEF `powd4_u10`/`powd8_u10` at "
+            "avx2/avx512, each 2^e exactly (every exponent of [-1100, 1100], -0 and +-inf, on 1, 2 and 4 "
+            "threads; 225 random draws, 0 other); another base or a fractional or NaN exponent refused"
         ),
     ),
     (
@@ -2028,7 +2049,8 @@ ARM64: dict[str, str] = {
         " (V1) `powf`, the AVX2 object's bits, in blocks of 2x4 (N1, V2) or 2x8 (V1) lanes, so the tails fall"
         " elsewhere than on x86 and on V1 elsewhere than on N1 and V2; each tail aarch64 glibc's double `pow`"
         " (the same proof), whose invalid answer is +qNaN `0x7fc00000`, not x86's `0xffc00000`; `pow.Scalar` and"
-        " `pow.Tensor_Tensor` refused (their glibc `powf` tail not measured on aarch64)"
+        " `pow.Tensor_Tensor` refused (their glibc `powf` tail not measured on aarch64), a float64 exponent"
+        " too (SLEEF's NEON `powd2` not measured)"
     ),
     "conv2d": (
         "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"

@@ -44,6 +44,7 @@ def _lib() -> ctypes.CDLL:
         for name in _REDUCERS:
             getattr(lib, name).argtypes = [Profile, _P, _P, _I32, _P, _P]
         lib.sum_forward_strided.argtypes = [Profile, _P, _P, _I32, _P, _P, _P]
+        lib.std_var_forward.argtypes = [Profile, _P, _P, _I32, _P, _P, ctypes.c_double, _I32]
         lib.var_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P, _I32]
         lib.vector_norm_backward.argtypes = [Profile, _P, _P, _P, _P, _I32, _P, _P]
         lib._typed = True
@@ -144,16 +145,31 @@ def mean_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: Kernel
     return _reduce("mean_forward", x, dims, profile)
 
 
-def var_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
-    """``torch.var(x, dims)`` (correction 1): a single output takes std_var_all_cpu (float mean,
-    then a threaded double sum of squared deviations), several take double Welford per output."""
-    return _reduce("var_forward", x, dims, profile)
+def var_dims(
+    x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile, correction: float = 1.0
+) -> np.ndarray:
+    """``torch.var(x, dims, correction=correction)`` (1 unbiased, 0 the population's: the divisor
+    n - correction): a single output takes std_var_all_cpu (float mean, then a threaded double sum of
+    squared deviations), several take double Welford per output."""
+    return _std_var(x, dims, profile, correction, False)
 
 
-def std_dims(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
-    """``torch.std(x, dims)`` (correction 1): ``var_dims``' kernels with std_var_out's take_sqrt, the
+def std_dims(
+    x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile, correction: float = 1.0
+) -> np.ndarray:
+    """``torch.std(x, dims, correction=correction)``: ``var_dims``' kernels with std_var_out's take_sqrt, the
     square root taken of the double variance before it is rounded to float (so not ``sqrt(var)``)."""
-    return _reduce("std_forward", x, dims, profile)
+    return _std_var(x, dims, profile, correction, True)
+
+
+def _std_var(
+    x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile, correction: float, take_sqrt: bool
+) -> np.ndarray:
+    x = _c32(x)
+    shape, mask, out_shape = _geometry(x.shape, dims)
+    out = np.empty(out_shape, np.float32)
+    _lib().std_var_forward(profile.as_c(), ptr(x), ptr(out), x.ndim, ptr(shape), ptr(mask), correction, take_sqrt)
+    return out
 
 
 def vector_norm(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:

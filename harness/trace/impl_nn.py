@@ -123,7 +123,7 @@ def tensor_loop(a: Args, names: tuple[str, ...], shape: tuple[int, ...], like: s
         captured = a.get(f"{name}.shape")
         own = tuple(shape if captured is None else captured)
         stride = a.get(f"{name}.stride")
-        if stride is None and isinstance(a.get(name), (int, float)):  # a number: ATen's wrapped 0-dim tensor
+        if stride is None and isinstance(a.get(name), (int, float, complex)):  # a number: ATen's wrapped 0-dim tensor
             own, stride = (), []
         elif stride is None:
             stride = c_strides(own)
@@ -509,6 +509,13 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if "self" not in t or "exponent" not in a:
         raise ParityError("pow: neither its base nor its exponent was captured as a tensor")
     exponent = float(a["exponent"])
+    if exponent == 0.5 and t["self"].dtype == np.float32:
+        # PowKernel.cpp's pow_tensor_scalar_kernel hands 0.5 to sqrt_kernel: MKL VML's vsSqrt as ``sqrt``
+        # (bit-equal to torch.sqrt at default, avx2 and avx512 on 1, 2 and 4 threads, NaNs, -0 and
+        # negatives among them)
+        from harness.impl.optim import elementwise
+
+        return {"out": elementwise("sqrt", t["self"], None, None, 0.0, p)}
     if exponent in POW_SPECIAL:
         return {"out": pow_scalar(t["self"], exponent)}
     x = t["self"]
@@ -560,8 +567,10 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
             raise ParityError(f"pow.Scalar: the impl reproduces a real number base only, not {number!r}")
         if e.dtype.kind in "biu" and isinstance(number, int):
             raise ParityError(f"pow.Scalar of an integer to an integer tensor ({e.dtype}) is not modelled")
+        if e.dtype == np.float64:
+            return {"out": _pow2_float64(number, e, p)}
         if e.dtype != np.float32 and e.dtype.kind not in "biu":
-            raise ParityError(f"pow.Scalar: float32 (or integer) exponents only, not {e.dtype}")
+            raise ParityError(f"pow.Scalar: float32, float64 (or integer) exponents only, not {e.dtype}")
         e = e.astype(np.float32)
         if float(number) == 1.0:
             return {"out": np.ones(e.shape, np.float32)}
@@ -573,6 +582,25 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         compute = lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run)
         return {"out": in_loop_order({**a, **wrapped}, names, [base, e], compute, operands=("out", *names))}
     return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
+
+
+def _pow2_float64(number: float, e: np.ndarray, p: KernelProfile) -> np.ndarray:
+    """``pow.Scalar`` of 2 to a float64 tensor of whole exponents (I-BERT's requantisation, ``2.0**e`` of
+    ``frexp``'s exponents): pow_tensor_tensor_kernel's double ``std::pow`` at default and SLEEF's
+    ``Sleef_powd4_u10`` / ``powd8_u10`` at avx2 / avx512 each give 2^e exactly (rounded once below 2^-1074,
+    0 from -1075 down, inf from 1024 up, 0 and inf at -inf and inf: every exponent of [-1100, 1100] measured on
+    1, 2 and 4 threads), so ldexp's. Another base, a fractional or NaN exponent and aarch64 (not measured)
+    refused."""
+    if p.aarch64:
+        raise ParityError("pow.Scalar of a float64 exponent on aarch64 (SLEEF's NEON powd2) is not modelled")
+    if float(number) != 2.0:
+        raise ParityError(f"pow.Scalar of a float64 exponent: the impl reproduces base 2 only, not {number!r}")
+    finite = np.isfinite(e)
+    if np.isnan(e).any() or not np.array_equal(e[finite], np.trunc(e[finite])):
+        raise ParityError("pow.Scalar of 2 to a float64 exponent: whole (or infinite) exponents only")
+    n = np.where(finite, np.clip(np.where(finite, e, 0), -1100, 1100), np.where(e > 0, 1100, -1100))
+    with np.errstate(over="ignore"):
+        return np.ldexp(np.ones(e.shape), n.astype(np.int64))
 
 
 def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -> dict[str, np.ndarray]:
@@ -594,7 +622,7 @@ def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -
             raise ParityError(
                 f"div with rounding_mode {mode!r}: broadcast shapes {x.shape} and {y.shape} are not modelled"
             )
-        names = ("self",) if y.size == 1 else ("other",)
+        names = ("self",) if x.shape == shape else ("other",)  # the operand the loop walks
         x, y = np.broadcast_to(x, shape), np.broadcast_to(y, shape)
     return {"out": in_loop_order(a, names, [x, y], lambda xs, run: div_rounding(xs[0], xs[1], mode, p, run))}
 
@@ -625,7 +653,14 @@ def _python_ints(*values: object) -> bool:
 
 
 def _floor_divide(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``floor_divide`` of a tensor by a tensor or a number, or of a number by a float32 tensor (``1.0 // s``,
+    I-BERT's GELU: ``Tensor.__rfloordiv__``, the number wrapped as a 0-dim float32 first operand, broadcast)."""
     other = t["other"] if "other" in t else a.get("other")
+    number = a.get("self")
+    if "self" not in t and isinstance(number, (int, float)) and not isinstance(number, bool):
+        if not isinstance(other, np.ndarray) or other.dtype != np.float32:
+            raise ParityError("floor_divide of a number by a tensor: a float32 divisor only")
+        t = {**t, "self": np.float32(number)}
     if other is None or isinstance(other, bool) or "self" not in t:
         raise ParityError("floor_divide: its operands were not captured as float32 tensors or a number")
     return _div_rounding(t, a, p, "floor", other)
@@ -658,6 +693,8 @@ def _complex_binary(op: str, t: Arrays, a: Args, p: KernelProfile, other: object
             return np.ascontiguousarray(value, np.float32).view(np.complex64)[..., 0]
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return np.asarray(complex(float(value), 0.0), np.complex64)
+        if isinstance(value, complex):  # a complex number: each part rounded to float, as c10::complex<float>'s cast
+            return np.asarray(value, np.complex64)
         if isinstance(value, np.ndarray) and value.dtype == np.float32:
             return value.astype(np.complex64)
         raise ParityError(f"{op} of a complex tensor: {name} was captured as neither complex, float32 nor a number")

@@ -481,9 +481,11 @@ def _leaky_relu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     from harness.impl.unary import leaky_relu_backward
 
     g, x = _grad_and_input(t, "leaky_relu_backward")
-    if a.get("self_is_result", False):
-        raise ParityError("the impl reproduces leaky_relu_backward of the input (self_is_result=False) only")
     slope = _leaky_relu_slope(a)
+    # self_is_result (an in-place leaky_relu_'s backward): the same kernel on the result, whose sign is the
+    # input's for a slope ATen lets through (its meta function raises for a negative one)
+    if a.get("self_is_result", False) and slope < 0:
+        raise ParityError(f"leaky_relu_backward of the result with negative_slope {slope} (ATen raises)")
     names = ("grad_output", "self")
     out = impl_nn.in_loop_order(  # its TensorIterator takes self before grad_output
         a, names, [g, x], lambda xs, run: leaky_relu_backward(*xs, slope, p, run), operands=("self", "grad_output")
@@ -776,8 +778,11 @@ def _reduction(kind: str) -> Replay:
         x = t["self"]
         if a.get("dtype") not in (None, "torch.float32"):
             raise ParityError("the impl reproduces float32 reductions only")
-        if kind in ("var", "std") and (a.get("correction") not in (None, 1) or a.get("unbiased") is False):
-            raise ParityError(f"the impl reproduces {kind} with correction 1 (unbiased) only")
+        # var/std's correction (the divisor n - correction; ``unbiased=False``: 0, Gemma 3n's activation sparsity)
+        correction = a.get("correction", 0 if a.get("unbiased") is False else 1)
+        correction = 1 if correction is None else correction
+        if kind in ("var", "std") and (isinstance(correction, bool) or not isinstance(correction, (int, float))):
+            raise ParityError(f"the impl reproduces {kind} with a number correction only, not {correction!r}")
         if kind in ("var", "std") and x.dtype == np.float32 and np.isnan(x).any():
             nans = np.unique(x[np.isnan(x)].view(np.uint32))
             if nans.size > 1 or np.isinf(x).any():  # measured on a Zen 5: 9 of 60 such draws other bits
@@ -788,7 +793,9 @@ def _reduction(kind: str) -> Replay:
             # torch's iterator over the view it read: the output's (contiguous) order for the kept dims
             out = getattr(reduce, f"{kind}_view")(impl_nn.laid_out(x, stride), dims, p)
         else:
-            out = impl_nn.in_memory_order(x, dims, stride, lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p))
+            extra = {"correction": float(correction)} if kind in ("var", "std") else {}
+            compute = lambda y, d: getattr(reduce, f"{kind}_dims")(y, d, p, **extra)
+            out = impl_nn.in_memory_order(x, dims, stride, compute)
         return {"out": _kept_dims(out, a, x.shape, dims)}
 
     return run
@@ -2319,7 +2326,9 @@ def replay(op: str, inputs: Arrays, args: list[dict[str, Any]], profile: KernelP
     values: dict[str, Any] = {}
     for arg in args:
         if "value" in arg:
-            values[arg["name"]] = arg["value"]
+            value = arg["value"]
+            complex_number = isinstance(value, dict) and list(value) == ["complex"]  # recorder._jsonable's
+            values[arg["name"]] = complex(*value["complex"]) if complex_number else value
         elif "stride" in arg:
             values[f"{arg['name']}.stride"] = arg["stride"]
             values[f"{arg['name']}.shape"] = arg.get("shape")

@@ -587,8 +587,12 @@ def _fingerprint_at(ptr: int, nbytes: int, dtype: torch.dtype, t: torch.Tensor) 
 
 
 def _jsonable(value: Any) -> Any:
+    """A call argument as JSON holds it; a complex number as ``{"complex": [re, im]}`` (its value kept, not
+    its type's name: ``harness.trace.impl_ops.replay`` reads it back as a complex)."""
     if isinstance(value, (bool, int, float, str)) or value is None:
         return value
+    if isinstance(value, complex):
+        return {"complex": [value.real, value.imag]}
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     return str(value)

@@ -442,10 +442,11 @@ static float var_all(const profile_t *p, const float *x, int64_t numel, double c
     return (float)(take_sqrt ? sqrt(var) : var);
 }
 
-/* var (take_sqrt 0) or std (take_sqrt 1): x[shape] -> out[kept dims] with correction 1 (a single
- * element per output gives 0/0: the platform's default NaN, arm_default_nans). */
-static void std_var(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
-                    const int32_t *reduce, int take_sqrt) {
+/* var (take_sqrt 0) or std (take_sqrt 1): x[shape] -> out[kept dims] with a correction (ATen's
+ * `correction`, 1 unbiased, 0 the population's: the divisor n - correction, 0 where n <= correction, so a
+ * zero m2 gives 0/0: the platform's default NaN, arm_default_nans). */
+void std_var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
+                     const int32_t *reduce, double correction, int32_t take_sqrt) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     if (numel == 0) {
@@ -453,23 +454,23 @@ static void std_var(profile_t p, const float *x, float *out, int32_t ndim, const
         return;
     }
     if (out_numel == 1) {
-        out[0] = var_all(&p, x, numel, 1.0, take_sqrt);
+        out[0] = var_all(&p, x, numel, correction, take_sqrt);
         arm_default_nans(&p, out, 1);
         return;
     }
     iter_build(&it, ndim, shape, NULL, reduce);
-    per_output_fold(&p, &it, x, out, welford_step, take_sqrt ? welford_project_sqrt : welford_project, 1.0);
+    per_output_fold(&p, &it, x, out, welford_step, take_sqrt ? welford_project_sqrt : welford_project, correction);
     arm_default_nans(&p, out, out_numel);
 }
 
 /* var: x.var(dims), correction 1. */
 void var_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
-    std_var(p, x, out, ndim, shape, reduce, 0);
+    std_var_forward(p, x, out, ndim, shape, reduce, 1.0, 0);
 }
 
 /* std: x.std(dims), correction 1: std_var_out's take_sqrt, the sqrt of var's double before rounding. */
 void std_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape, const int32_t *reduce) {
-    std_var(p, x, out, ndim, shape, reduce, 1);
+    std_var_forward(p, x, out, ndim, shape, reduce, 1.0, 1);
 }
 
 /* ----------------------------------------------------------------------------------------------

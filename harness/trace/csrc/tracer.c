@@ -706,12 +706,13 @@ static PyObject *site(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return result != NULL ? result : PyUnicode_FromString("?");
 }
 
-/* The text of one argument value, appended to parts: repr of a number, bool or string, lists and
+/* The text of one argument value, appended to parts: repr of a number (a complex one too), bool or string, lists and
  * tuples as "[a, b]", str() of the torch types in `named` (dtype, device, layout, memory_format),
  * else the type's name. */
 static int text_of(PyObject *value, PyObject *named, PyObject *parts) {
     PyObject *text = NULL;
-    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value) || PyUnicode_Check(value))
+    if (PyBool_Check(value) || PyLong_Check(value) || PyFloat_Check(value) || PyComplex_Check(value) ||
+        PyUnicode_Check(value))
         text = PyObject_Repr(value);
     else if (PyList_Check(value) || PyTuple_Check(value)) {
         PyObject *inner = PyList_New(0), *seq = PySequence_Fast(value, "a list");
