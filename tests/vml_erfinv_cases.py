@@ -1,23 +1,22 @@
-"""Inputs of MKL VML's vsErfInv (torch.erfinv on x86, MKL's generic path) for tests/test_impl_vml_erfinv.py, and the
-digest of torch's outputs over them it holds; imports only NumPy (torch and the impl where it records):
-``python tests/vml_erfinv_cases.py`` on an x86 CPU that MKL runs its generic path on (any AMD CPU) prints them.
+"""Inputs of MKL VML's vsErfInv (torch.erfinv on x86, MKL's generic path) for tests/test_impl_vml_erfinv.py, which
+holds the digest of torch's outputs over them; imports only NumPy (torch where it records):
+``python -m tests.vml_erfinv_cases`` on an x86 CPU that MKL runs its generic path on (any AMD CPU) prints it.
 
-The inputs, float32 bit patterns (``cases()``):
+The inputs, float32 bit patterns (``cases()``), both signs:
 - ``NEAR``: every 2017th float of [2^-24, 1) whose exact erfinv lies between 2^-32 and 2^-31 (relative) from a
-  float midpoint (567): the kept inputs nearest the impl's margin, where VML's own error (reaching 2^-32.9)
-  still rounds as the exact value does, either sign;
-- the 3,000 largest floats below 1 (erfinv up to 3.85), subnormals and the tiny inputs around 2^-24 (where
-  erfinv(x) = x sqrt(pi)/2 to float precision), and seeded random floats of (-1, 1) by value and by bit pattern;
-- less the inputs the impl refuses among them (``REFUSED_IN_CASES``, recorded with the digest).
-``DIFFERS``: every 2017th float of [2^-24, 1) that VML rounds otherwise than the exact erfinv (36): each lies
-within the margin, so the impl refuses it.
+  float midpoint (567), ``TIGHT``: those of the inputs below within 2^-32 of one, and ``DIFFERS``: every 2017th
+  float of [2^-24, 1) that VML rounds otherwise than the exact erfinv (36): where its own error decides the bits;
+- the 3,000 largest floats below 1 (erfinv up to 3.85, the table's last entries), subnormals and the tiny inputs
+  around 2^-24 (the scalar routine's x sqrt(pi)/2 below it, the vector lanes from it), the floats around every
+  table border (w = 1 - |x| at each power of two and eighth of a binade) and seeded random floats of (-1, 1) by
+  value and by bit pattern.
 """
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
+
+from tests.bit_digest import bits_sha256
 
 NEAR = (
     0x338313E4, 0x3384A5B7, 0x338AE522, 0x338BAA1B, 0x33924FF3, 0x339314EC, 0x339F93C2, 0x33A76500, 0x33A829F9,
@@ -92,8 +91,8 @@ DIFFERS = (
     0x3A6AC8C0, 0x3A6C42F0, 0x3ADE3A87, 0x3BB2E5C5, 0x3C086D40, 0x3CE7FDA0, 0x3D42C085, 0x3D49D4AB, 0x3F1A0A36
 )  # fmt: skip
 
-# the inputs of cases() before this removal that the impl refuses (within 2^-32 of a midpoint), recorded
-REFUSED_IN_CASES = (
+# the inputs below whose exact erfinv lies within 2^-32 of a float midpoint
+TIGHT = (
     0x3F7FF456, 0x3F7FF679, 0x3F7FF7B7, 0x3F7FF807, 0x3F7FF82C, 0x3F7FF89D, 0x3F7FF8A2, 0x3F7FF8B2, 0x3F7FF8C2,
     0x3F7FF908, 0x3F7FF92F, 0x3F7FF98E, 0x3F7FF9CA, 0x3F7FF9CC, 0x3F7FFA0D, 0x3F7FFA13, 0x3F7FFCAC, 0x3F7FFCBA,
     0x3F7FFD46, 0x3F7FFE3E, 0x3380001F, 0x1E9A8238, 0x0365C3A5, 0x1E7679DD, 0x380F4AA9, 0x1554329E, 0x0355DCAA,
@@ -129,45 +128,32 @@ REFUSED_IN_CASES = (
 )  # fmt: skip
 
 
-def _all_cases() -> np.ndarray:
-    near = np.array(NEAR, np.uint32)
+def cases() -> np.ndarray:
+    """The float32 inputs, in order."""
+    near = np.array((*NEAR, *TIGHT, *DIFFERS), np.uint32)
     top = np.arange(0x3F800000 - 3000, 0x3F800000, dtype=np.uint32)
     sub = np.array([1, 2, 3, 0x1234, 0x7FFFF, 0x400000, 0x7FFFFF, 0x800000, 0x800001], np.uint32)
     tiny = np.arange(0x337FFF00, 0x33800100, 7, dtype=np.uint32)
+    edges = np.array([0x337FFFFF, 0x33800000, 0x33800001], np.uint32)
+    w = (np.arange(0x338, 0x3F8, dtype=np.uint32) << np.uint32(20)).view(np.float32)
+    x_at_w = (np.float32(1) - w).view(np.uint32).astype(np.int64)
+    borders = (x_at_w[:, None] + np.arange(-2, 3)[None, :]).ravel()
+    borders = borders[(borders > 0) & (borders < 0x3F800000)].astype(np.uint32)
     rng = np.random.default_rng(20261207)
     by_value = rng.uniform(-1, 1, 20000).astype(np.float32).view(np.uint32)
     by_bits = rng.integers(0, 0x3F800000, 10000, dtype=np.uint32)
-    pos = np.concatenate([near, top, sub, tiny, by_bits])
-    return np.concatenate([pos, pos | np.uint32(0x80000000), by_value])
-
-
-def cases() -> np.ndarray:
-    """The float32 inputs, in order, the recorded refusals left out."""
-    bits = _all_cases()
-    return bits[~np.isin(bits, np.array(REFUSED_IN_CASES, np.uint32))].view(np.float32)
+    pos = np.concatenate([near, top, sub, tiny, edges, borders, by_bits])
+    return np.concatenate([pos, pos | np.uint32(0x80000000), by_value]).view(np.float32)
 
 
 def digest(out: np.ndarray) -> str:
-    """SHA-256 of a float32 array's little-endian bits."""
-    return hashlib.sha256(np.ascontiguousarray(out, np.float32).view(np.uint32).astype("<u4").tobytes()).hexdigest()
+    """SHA-256 of a float32 array's bits."""
+    return bits_sha256(out)
 
 
 if __name__ == "__main__":
     import torch
 
-    from harness.core.errors import ParityError
-    from harness.impl import unary
-    from harness.impl.profiles import get_profile
-
-    profile = get_profile("x86-avx512")
-    refused = []
-    for v in _all_cases():
-        try:
-            unary.forward("erfinv", np.array([v], np.uint32).view(np.float32), profile)
-        except ParityError:
-            refused.append(f"0x{int(v):08X}")
-    print("REFUSED_IN_CASES", len(refused), ", ".join(refused))
     torch.set_num_threads(1)
-    x = _all_cases()
-    x = x[~np.isin(x, np.array([int(r, 16) for r in refused], np.uint32))].view(np.float32)
+    x = cases()
     print("erfinv", len(x), digest(torch.erfinv(torch.from_numpy(x)).numpy()))

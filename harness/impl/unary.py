@@ -1,7 +1,7 @@
-"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erfinv, log2, acos, rsqrt, gelu,
-gelu_tanh, silu, softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and backward
-``grad_x``; pow of a tensor to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``); minimum,
-maximum, clamp by tensors, fmod and remainder (``binary_kernel``).
+"""Unary ops (exp, expm1, log, log1p, lgamma, digamma, atanh, tanh, sin, cos, erf, erfinv, log2, acos, rsqrt,
+gelu, gelu_tanh, silu, softplus, log_sigmoid, leaky_relu, elu, hardswish, hardsigmoid, mish): forward ``out`` and
+backward ``grad_x``; pow of a tensor to a number, and of a number or a tensor to a tensor (``pow_tensor_forward``);
+minimum, maximum, clamp by tensors, fmod and remainder (``binary_kernel``).
 gelu (erf) where oneDNN does not take it (a non-contiguous self) is ``gelu_aten``: ATen's GeluKernelImpl in
 TensorIterator's rows, as gelu_tanh and silu take ``row``.
 
@@ -31,6 +31,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "tanh": ("tanh_forward", "tanh_backward", "out"),
     "sin": ("sin_forward", "", "x"),  # its backward is grad * cos(x): autograd's cos and mul
     "cos": ("cos_forward", "", "x"),  # its backward is grad * -sin(x): autograd's sin, neg and mul
+    "erf": ("erf_forward", "", "x"),  # its backward is grad * 2/sqrt(pi) * exp(-x*x): autograd's ops
     "erfinv": ("erfinv_forward", "", "x"),  # its backward is grad * sqrt(pi)/2 * exp(erfinv(x)^2): autograd's ops
     "log2": ("log2_forward", "", "x"),  # its backward is grad / (x * ln 2): autograd's mul and div
     "acos": ("acos_forward", "", "x"),  # its backward is grad * -rsqrt(1 - x*x): autograd's ops
@@ -80,10 +81,8 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     x = f32(x)
     if op in ("sin", "cos"):
         _vml_sincos_modelled(op, x, profile)
-    if op == "erfinv":
-        return _vml_erfinv(x, profile)
-    if op in ("log2", "acos"):
-        _vml_log2_acos_modelled(op, profile)
+    if op in ("erf", "erfinv", "log2", "acos"):
+        _vml_generic_path_modelled(op, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -172,43 +171,21 @@ def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None
         )
 
 
-def _vml_erfinv(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
-    """MKL VML's vsErfInv (csrc/vmath.h mkl_vml_erfinvf): the exact erfinv rounded once, measured on an AMD EPYC
-    Zen 5 on every float32 bit pattern (the same bits at default, avx2 and avx512 and every thread count). Refused:
-    the elements whose exact erfinv lies within 2^-32 (relative) of a float midpoint, which VML (its own error
-    reaching 2^-32.9) rounds either way; MKL's other code paths (its Intel AVX2 path, under an emulated Haswell,
-    gave other bits for 84 of 1,310,720 random inputs) and aarch64 (no MKL: ATen's calc_erfinv, not modelled)."""
-    if profile.aarch64 or profile.blas != MODELLED_BLAS:
-        raise ParityError(
-            f"erfinv: MKL VML's vsErfInv is not modelled on {profile.name} (BLAS {profile.blas}): measured on MKL's "
-            "generic path only"
-        )
-    out = np.empty_like(x)
-    fn = load("unary").erfinv_forward
-    fn.restype = ctypes.c_int64
-    first = ctypes.c_int64(-1)
-    tight = fn(profile.as_c(), ptr(x), ptr(out), ctypes.c_int64(x.size), ctypes.byref(first))
-    if tight:
-        raise ParityError(
-            f"erfinv: {tight} element(s) whose exact erfinv lies within 2^-32 of a float midpoint, which MKL VML's "
-            f"vsErfInv rounds either way (e.g. x = {float(x.flat[first.value])!r})"
-        )
-    return out
-
-
-def _vml_log2_acos_modelled(op: str, profile: KernelProfile) -> None:
-    """Refuse ``op`` (log2, acos: MKL VML's vsLog2/vsAcos, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) off MKL's
-    generic path: its Intel paths (under an emulated Haswell its AVX2 path gave other bits for 13 of 1,310,720
-    random positive floats' log2 and 50,126 of 1,310,720 acos inputs of [-1, 1]), aarch64 (SLEEF through
-    ``vec::map``, not measured), and another CPU's estimates than AMD's (the generic path starts from RCPPS and
-    RSQRTPS). MKL_CBWR=COMPATIBLE gives the generic path's bits (every 61st bit pattern the same, measured)."""
-    name = {"log2": "vsLog2", "acos": "vsAcos"}[op]
+def _vml_generic_path_modelled(op: str, profile: KernelProfile) -> None:
+    """Refuse ``op`` (erf, erfinv, log2, acos: MKL VML's vsErf/vsErfInv/vsLog2/vsAcos, csrc/vmath.h mkl_vml_erff/
+    mkl_vml_erfinvf/mkl_vml_log2f/mkl_vml_acosf, read from its generic-path kernels) off MKL's generic path: its
+    Intel paths (under an emulated Haswell its AVX2 path gave other bits for 13 of 1,310,720 random positive floats'
+    log2, 50,126 of 1,310,720 acos inputs of [-1, 1] and 84 of 1,310,720 random erfinv inputs; erf's not measured),
+    aarch64 (SLEEF's or ATen's scalar code through ``vec::map``, not measured), and, for log2 and acos, another
+    CPU's estimates than AMD's (their generic path starts from RCPPS and RSQRTPS; erf's and erfinv's use none).
+    MKL_CBWR=COMPATIBLE gives the generic path's bits (log2, acos: every 61st bit pattern the same, measured)."""
+    name = {"erf": "vsErf", "erfinv": "vsErfInv", "log2": "vsLog2", "acos": "vsAcos"}[op]
     if profile.aarch64 or profile.blas != MODELLED_BLAS:
         raise ParityError(
             f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
             "generic path only"
         )
-    if profile.rsqrt_estimate != RSQRT_AMD:
+    if op in ("log2", "acos") and profile.rsqrt_estimate != RSQRT_AMD:
         raise ParityError(
             f"{op}: MKL VML's {name} starts from the CPU's RCPPS/RSQRTPS estimates, measured on AMD EPYC CPUs only "
             f"(the profile's: {profile.rsqrt_estimate})"

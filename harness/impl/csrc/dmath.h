@@ -25,8 +25,7 @@
  *   dm_exp(x)       e^x
  *   dm_log(x)       ln x
  *   dm_log1p(x)     ln(1 + x)
- *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi))
- *   dm_erfinv(p)    the inverse error function for 0 <= p < 1 (MKL VML's erfinv in vmath.h rounds it to float) */
+ *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi)) */
 #ifndef PARITY_DMATH_H
 #define PARITY_DMATH_H
 
@@ -410,78 +409,6 @@ static inline void dm_sincos(double x, double *s, double *c) {
     case 2: *s = -sr, *c = -cr; break;
     default: *s = -cr, *c = sr; break;
     }
-}
-
-/* ----------------------------------------------------------------------------- erfinv */
-
-/* sqrt(pi)/2 as a double-double (hi rounded to nearest, lo the rest rounded to nearest). */
-static const dd_t dm_sqrtpi_2 = {0x1.c5bf891b4ef6bp-1, -0x1.618f13eb7ca89p-55};
-
-/* S(x) = sum_{n >= 0} x z^n / (1*3*...*(2n+1)), z = 2x^2: e^(x^2) erf(x) sqrt(pi)/2 for x >= 0
- * (erf(x) = 2/sqrt(pi) e^(-x^2) S(x)). Every term positive, so no cancellation; term n is term n-1
- * times z, divided by 2n+1 in two quotient digits (the remainder of the first exact through an fma), summed in
- * order until a term falls below 2^-112 of the sum (x <= 6: at most 200 terms). */
-static inline dd_t dm_erf_series_dd(double x) {
-    const dd_t zz = dd_two_prod(x, x);
-    const dd_t z = {2.0 * zz.hi, 2.0 * zz.lo};
-    dd_t t = {x, 0.0}, s = t;
-    for (int n = 1; n < 200 && t.hi > s.hi * 0x1p-112; n++) {
-        t = dd_mul(t, z);
-        const double d = 2.0 * n + 1.0, q1 = t.hi / d, r = fma(-q1, d, t.hi) + t.lo; /* t.hi - q1*d exact */
-        t = dd_fast_two_sum(q1, r / d);
-        s = dd_add(s, t);
-    }
-    return s;
-}
-
-/* The Newton step for erf(x) = p, double-double: (erf(x) - p) / erf'(x) = S(x) - p sqrt(pi)/2
- * e^(x^2), with e^(x^2) = e^(hi) (1 + lo) for x^2 = hi + lo (lo^2/2 below 2^-100 relative). */
-static inline double dm_erfinv_step_dd(double x, double p) {
-    const dd_t zz = dd_two_prod(x, x);
-    int scale;
-    dd_t e = dm_exp_dd(zz.hi, &scale);
-    e = dd_add(e, dd_mul_d(e, zz.lo));
-    e = (dd_t){e.hi * dm_pow2(scale), e.lo * dm_pow2(scale)}; /* scale <= 54: exact */
-    const dd_t rhs = dd_mul_d(dd_mul(dm_sqrtpi_2, e), p);
-    const dd_t d = dd_add(dm_erf_series_dd(x), (dd_t){-rhs.hi, -rhs.lo});
-    return d.hi;
-}
-
-/* The same step in double (the S sum until a term falls below 2^-56 of it, e^(x^2) by dm_exp). */
-static inline double dm_erfinv_step(double x, double p) {
-    const double z = 2.0 * x * x;
-    double t = x, s = x;
-    for (int n = 1; n < 200 && t > s * 0x1p-56; n++) {
-        t = t * z / (2.0 * n + 1.0);
-        s = s + t;
-    }
-    return s - p * dm_sqrtpi_2.hi * dm_exp(x * x);
-}
-
-/* erfinv(p) for 0 <= p < 1 (p a float's value, so p <= 1 - 2^-24 and erfinv(p) < 3.9): Winitzki's
- * closed form as a start (a = 0.147; relative error below 0.2%; p < 2^-10: the series' first two
- * terms p sqrt(pi)/2 (1 + (pi/12) p^2), error below 2^-42), Newton in double (a concave erf: after the first step every iterate lies below the root
- * and rises to it) until the step is below 2^-36 of x or after 8 steps. The double step's own error
- * is a few 2^-53 S(x)/x relative (S, e^(x^2) and their product rounded): for x < 0.5 that is returned
- * as it is; beyond, S(x) grows as e^(x^2) (about 2^21 x near 3.9), so one Newton step in double-double
- * follows, whose error is the square of the last one's times x (below 2^-60 relative) plus its
- * rounding. Measured against mpmath's erfinv on 10,100 floats of [0, 1): within 2^-49.8 relative (far
- * below the 2^-32 margin mkl_vml_erfinvf refuses around float midpoints). */
-static inline double dm_erfinv(double p) {
-    if (p == 0.0) return p;
-    double x;
-    if (p < 0x1p-10) {
-        x = p * dm_sqrtpi_2.hi * (1.0 + 0.2617993877991494 * p * p); /* 1 + (pi/12) p^2 */
-    } else {
-        const double a = 0.147, t = dm_log((1.0 - p) * (1.0 + p)), b = 2.0 / (3.141592653589793 * a) + t / 2.0;
-        x = sqrt(sqrt(b * b - t / a) - b);
-    }
-    for (int i = 0; i < 8; i++) {
-        const double d = dm_erfinv_step(x, p);
-        x = x - d;
-        if (fabs(d) < x * 0x1p-36) break;
-    }
-    return x < 0.5 ? x : x - dm_erfinv_step_dd(x, p);
 }
 
 #endif

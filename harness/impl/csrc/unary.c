@@ -1,5 +1,5 @@
-/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos, erfinv, log2 and
- * acos (forward), rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library;
+/* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos, erf, erfinv, log2
+ * and acos (forward), rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library;
  * ATen's GeluKernel for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64
  * forward oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
  *
@@ -98,20 +98,20 @@ void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
- * thread split changes bits, measured): vmath.h mkl_vml_erfinvf, the exact erfinv rounded once. Returns how
- * many elements lie within MKL_VML_ERFINV_MARGIN of a float midpoint, where VML rounds either way (*first:
- * the first one's index, -1 if none); the caller refuses them, and MKL's other paths and aarch64. The
- * backward is autograd's exp, pow and mul. */
-int64_t erfinv_forward(profile_t p, const float *x, float *out, int64_t n, int64_t *first) {
+ * thread split changes bits, measured): MKL's generic path only (vmath.h mkl_vml_erfinvf, every input); its
+ * Intel paths and aarch64 are refused by the caller. The backward is autograd's exp, pow and mul. */
+void erfinv_forward(profile_t p, const float *x, float *out, int64_t n) {
     (void)p;
-    int64_t tight = 0;
-    *first = -1;
-    for (int64_t i = 0; i < n; i++) {
-        int t = 0;
-        out[i] = mkl_vml_erfinvf(x[i], &t);
-        if (t && tight++ == 0) *first = i;
-    }
-    return tight;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erfinvf(x[i]);
+}
+
+/* x86: torch.erf forward runs MKL VML (vsErf, VML_HA) under every capability and thread count (aten vml.h,
+ * UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: MKL's generic path only (vmath.h mkl_vml_erff, every
+ * input, no CPU estimate); its Intel paths and aarch64 are refused by the caller (harness/impl/unary.py). The
+ * backward is autograd's: grad * 2/sqrt(pi) * exp(-x*x). */
+void erf_forward(profile_t p, const float *x, float *out, int64_t n) {
+    (void)p;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i]);
 }
 
 /* x86: torch.log2/acos forward run MKL VML (vsLog2/vsAcos, VML_HA) under every capability and thread count

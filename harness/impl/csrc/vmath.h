@@ -25,10 +25,10 @@
  * ATen's AVX2/AVX-512 Vectorized<float>::erf lane: aten_erff_poly (Abramowitz-Stegun 7.1.26
  * with FMAs and sleef_expf_u10).
  *
- * MKL VML (torch.exp/log/tanh/sin/cos/erfinv/log2/acos forward, aten vml.h, every capability), reconstructed from
- * outputs: mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf,
- *   mkl_vml_log2f, mkl_vml_acosf (read from its kernels), mkl_vml_erfinvf (the exact erfinv rounded once, a
- *   refusal margin around float midpoints), MKL's generic path;
+ * MKL VML (torch.exp/log/tanh/sin/cos/erf/erfinv/log2/acos forward, aten vml.h, every capability), reconstructed
+ * from outputs: mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf,
+ *   mkl_vml_erff, mkl_vml_erfinvf, mkl_vml_log2f, mkl_vml_acosf (read from its kernels; tables in
+ *   vml_erf_table.h), MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
  *   AVX2 path's exp, log, sin and cos.
  *
@@ -43,6 +43,7 @@
 #include "common.h"
 #include "dmath.h"
 #include "rsqrt_tables.h"
+#include "vml_erf_table.h"
 
 /* ------------------------------------------------------------------ bit helpers */
 
@@ -1591,27 +1592,76 @@ static inline float mkl_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 0); }
 static inline float mkl_avx2_vml_sinf(float x) { return mkl_vml_sincosf(x, 0, 1); }
 static inline float mkl_avx2_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 1); }
 
-/* torch.erfinv forward: MKL VML vsErfInv (VML_HA) on MKL's generic path, not reconstructed. Measured on
- * an AMD EPYC Zen 5 (docs/impl/kernels.md): its result is the correctly rounded erfinv but for inputs
- * whose exact erfinv lies within 2^-32.9 of its value from a float midpoint (VML's own error), which
- * it rounds either way. So the result here is dm_erfinv (the exact value within 2^-49.8 relative)
- * rounded once, and *tight is set where that value lies within MKL_VML_ERFINV_MARGIN of a midpoint
- * (relative: y(1 - m) and y(1 + m) round to different floats): the caller refuses those. erfinv(-x) =
- * -erfinv(x) bit for bit. Special inputs as measured: +-0 and NaN (quieted, sign and payload kept) as
- * they are, +-1 -> +-inf, |x| > 1 (infinities included) -> 0xffc00000. */
-#define MKL_VML_ERFINV_MARGIN 0x1p-32
+/* torch.erf forward: MKL VML vsErf (VML_HA) on MKL's generic path, read from its kernel in libtorch_cpu.so
+ * (mkl_vml_kernel_sErf_EXHAynn: SSE, float, no FMA; 4 lanes, a short tail filled with 0.75 and dropped,
+ * so each element on its own). With a = |x| and the table vml_erf_table.h at s = k/256:
+ *   a3 = min(a, 0x407b8000 = 3.9296875)          (minps: a NaN gives 3.9296875)
+ *   t  = a3 + 2^15 (float), k = bits(t) - bits(2^15)    (a3 to the nearest 1/256, half to even)
+ *   s  = t - 2^15 where a3 >= 0x3c600000 (3.5/256), else +0;   d = a3 - s
+ *   h  = min(lo26(w0) as a float, a) * 2^120      (minps: a NaN a gives a)
+ *   p  = (s*d * C1 + C2) * (s*d) + ((d' * d') * C3 + C4),  d' = d where a3 > 2^-48, else +0
+ *   g  = w1 * d,  q = float(w0 >> 26 | 1.0f) * h - h
+ *   erf = ((p*g + q) + g) * 2^-6 + h, its sign bit xor x's
+ * C1 = 0x3f4093a6, C2 = 0xbf906ebc, C3 = 0xbec093b2, C4 = 0x3e0375d4 (2/sqrt(pi) - 1). Each step one float
+ * rounding, in this order; subnormals as they are (MXCSR without FTZ/DAZ unless VML_FTZDAZ_ON). NaN: the
+ * input quieted, sign and payload kept (every NaN operand the same |x|, the sign xored back); +-inf: +-1. */
+static inline float mkl_vml_erff(float x) {
+    const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    const float a = vm_u2f(ax), amax = vm_u2f(0x407b8000u), shift = 0x1p15f;
+    const float a3 = a < amax ? a : amax;
+    const float t = a3 + shift;
+    const float s = vm_u2f(vm_f2u(t + -shift) & -(uint32_t)(vm_u2f(0x3c600000u) <= a3));
+    const float d = a3 - s, sd = s * d;
+    const uint32_t *w = vm_erf_tab[vm_f2u(t) - 0x47000000u];
+    const float lo = vm_u2f(w[0] & 0x03ffffffu), h = (lo < a ? lo : a) * 0x1p120f;
+    const float dd = vm_u2f(vm_f2u(d) & -(uint32_t)(0x1p-48f < a3));
+    float p = (sd * vm_u2f(0x3f4093a6u) + vm_u2f(0xbf906ebcu)) * sd;
+    p = p + ((dd * dd) * vm_u2f(0xbec093b2u) + vm_u2f(0x3e0375d4u));
+    const float g = vm_u2f(w[1]) * d, e = vm_u2f((w[0] >> 26) | 0x3f800000u);
+    const float q = e * h - h;
+    const float r = ((p * g + q) + g) * 0x1p-6f + h;
+    return vm_u2f(vm_f2u(r) ^ (ux & 0x80000000u));
+}
 
-static inline int vm_erfinv_tight(double y, double m) { return (float)(y - y * m) != (float)(y + y * m); }
-
-static inline float mkl_vml_erfinvf(float x, int *tight) {
-    const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu, sign = ux & 0x80000000u;
-    if (ax > 0x7f800000u) return vm_u2f(ux | 0x00400000u);
+/* torch.erfinv forward: MKL VML vsErfInv (VML_HA) on MKL's generic path, read from its kernel in libtorch_cpu.so
+ * (mkl_vml_kernel_sErfInv_EXHAynn: SSE, float, no FMA; 4 lanes, a short tail filled and dropped, so each
+ * element on its own). erfinv(x) = x * S(w), w = 1 - |x|, S from the table vml_erf_table.h vm_erfinv_tab:
+ *   w  = 1 - a (a = |x|), lo = (1 - w) - a             (1 - a = w + lo, both exact)
+ *   T  = entry 1015 - (bits(w) >> 20)                   (w's exponent and top 3 mantissa bits)
+ *   r0 = float(1.m) - 1.0625, 1.m = w's lower 20 mantissa bits under exponent 0 (exact, |r0| < 1/16)
+ *   r  = r0 + lo * 2^-e(w)                              (lo in units of w's binade)
+ *   p  = ((((T5 r + T4) r + T3) r + T2) r + T1) r;   rh = r0 with its low 12 bits cleared, rl = r - rh
+ *   p  = (p + T0) + T7 rl;   Sh = ((rh T7 + p) + T6) low 12 bits cleared;   Sl = ((T6 - Sh) + rh T7) + p
+ *   xh = x with its low 12 bits cleared, xl = x - xh;   erfinv = ((Sl x) + Sh xl) + xh Sh
+ * each step one float rounding, in this order. Its scalar routine (vserfinv_cout_rare) takes |x| <= 2^-24 and
+ * |x| >= 1: |x| < 2^-24 -> float(double(x) * sqrt(pi)/2) (+-0 kept), +-1 -> +-inf (+-1/0), |x| > 1 and +-inf
+ * -> 0xffc00000 (0 * inf), NaN -> x + x (quieted); |x| = 2^-24 exactly keeps the vector lane's value, which
+ * took entry 0 (the special lanes' index is masked to 0). */
+static inline float mkl_vml_erfinvf(float x) {
+    const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
+    const float a = vm_u2f(ax), hi = vm_u2f(0xfffff000u);
+    if (ax > 0x7f800000u) return x + x;
     if (ax > 0x3f800000u) return vm_u2f(0xffc00000u);
-    if (ax == 0x3f800000u) return vm_u2f(sign | 0x7f800000u);
-    if (ax == 0) return x;
-    const double y = dm_erfinv((double)vm_u2f(ax));
-    *tight |= vm_erfinv_tight(y, MKL_VML_ERFINV_MARGIN);
-    return vm_u2f(vm_f2u((float)y) | sign);
+    if (ax == 0x3f800000u) return vm_u2f((ux & 0x80000000u) | 0x7f800000u);
+    if (ax < 0x33800000u) return (float)((double)x * vm_u2d(0x3fec5bf891b4ef6bu));
+    const float w = 1.0f - a, lo = (1.0f - w) - a;
+    const uint32_t uw = vm_f2u(w);
+    const uint32_t *T = vm_erfinv_tab[ax == 0x33800000u ? 0 : 1015 - (uw >> 20)];
+    const float scale = vm_u2f(0x7f000000u - (uw & 0x3f800000u));
+    const float r0 = vm_u2f((uw & 0x000fffffu) | 0x3f800000u) + vm_u2f(0xbf880000u);
+    const float r = r0 + lo * scale;
+    float p = vm_u2f(T[5]) * r + vm_u2f(T[4]);
+    p = p * r + vm_u2f(T[3]);
+    p = p * r + vm_u2f(T[2]);
+    p = p * r + vm_u2f(T[1]);
+    p = p * r;
+    const float rh = vm_u2f(vm_f2u(r0) & vm_f2u(hi)), rl = r - rh, t7 = vm_u2f(T[7]), t6 = vm_u2f(T[6]);
+    const float rht = rh * t7;
+    p = (p + vm_u2f(T[0])) + t7 * rl;
+    const float sh = vm_u2f(vm_f2u((rht + p) + t6) & 0xfffff000u);
+    const float sl = ((t6 - sh) + rht) + p;
+    const float xh = vm_u2f(ux & 0xfffff000u), xl = x - xh;
+    return ((sl * x) + sh * xl) + xh * sh;
 }
 
 /* ------------------------------------------------------------ MKL VML log2, acos (the generic path) */
