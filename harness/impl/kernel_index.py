@@ -93,6 +93,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "cdist",
     "sin",
     "cos",
+    "erf",
     "erfinv",
     "log2",
     "acos",
@@ -844,21 +845,36 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("erf",),
+        (
+            "forward: MKL VML `vsErf` (HA) on MKL's generic path, read from its code (`sErf_EXHAynn`, float SSE, no "
+            "FMA): |x| clamped to 3.9296875 and rounded to s = k/256 by a 2^15 shifter (s = 0 below 3.5/256), "
+            "d = a - s; erf(s) from a 1,007-entry table (24 bits and a packed correction), 64 exp(-s^2) beside it, a "
+            "polynomial in s*d and d^2, erf = ((p*g + q) + g) * 2^-6 + h, the sign xored back; backward: autograd's "
+            "`mul`, `exp`, `neg`"
+        ),
+        (
+            "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (random sizes off 4, 8 "
+            "and 16 lanes and the 32,768 grain, strided: identical at default, avx2 and avx512 on 1, 2 and 4 "
+            "threads); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ: NaN payloads kept, quieted, "
+            "+-inf -> +-1, subnormals x + x*c1); MKL's Intel paths (not read) and aarch64 refused"
+        ),
+    ),
+    (
         ("erfinv",),
         (
-            "forward: MKL VML `vsErfInv` (HA) on MKL's generic path, not reconstructed: measured to be the exact "
-            "erfinv rounded once but within 2^-32.9 of a float midpoint (VML's own error), so the impl rounds "
-            "its own erfinv (Newton on erf's series in double, a last step in double-double: within 2^-49.8) and "
-            "refuses what lies within 2^-32 of a midpoint; +-1 -> +-inf, |x| > 1 -> 0xffc00000, NaN quieted; "
-            "backward: autograd's `exp`, `pow` and `mul`"
+            "forward: MKL VML `vsErfInv` (HA) on MKL's generic path, read from its code (`sErfInv_EXHAynn`, float SSE, "
+            "no FMA): erfinv(x) = x * S(w), w = 1 - |x| with its rounding error kept, S a degree-5 polynomial in w's "
+            "mantissa from a 192-entry table (w's exponent and top 3 mantissa bits), its last steps and the product by "
+            "x in split floats; |x| < 2^-24 x * sqrt(pi)/2 in double, +-1 -> +-inf, |x| > 1 -> 0xffc00000, NaN "
+            "quieted; backward: autograd's `exp`, `pow` and `mul`"
         ),
         (
             "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (measured identical at "
             "default, avx2 and avx512, 1, 2 and 4 threads; MKL_CBWR and MKL_ENABLE_INSTRUCTIONS change no bit on a Zen "
-            "5); measured there on every float of (-1, 1) (2,130,706,430, +-0 aside): 120,954 1 ULP off the rounded "
-            "exact erfinv, each within 2^-32.9 of a midpoint; the 2^-32 margin refuses 0.56%, 0 other (2^-33 left "
-            "1 other, +-0x3e801da4); every pattern outside (-1, 1) 0 other; MKL's Intel AVX2/AVX-512 paths (84 of "
-            "1,310,720 random inputs differ there from the generic path) refused"
+            "5); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ, the 120,954 inputs VML rounds against "
+            "the exact erfinv among them); MKL's Intel AVX2/AVX-512 paths (84 of 1,310,720 random inputs differ there "
+            "from the generic path) refused"
         ),
     ),
     (
@@ -2000,6 +2016,7 @@ ARM64: dict[str, str] = {
         " `Sleef_sinfx_u10sve` / `Sleef_cosfx_u10sve` through `vec::map`, not MKL: present in the wheel's"
         " libtorch_cpu.so, not ported)"
     ),
+    "erf": "not modelled: refused (aarch64 has no MKL: `vml::verf` maps Vectorized<float>::erf, not measured)",
     "erfinv": "not modelled: refused (aarch64 runs ATen's scalar `calc_erfinv` through `vec::map`, not MKL)",
     "log2": "not modelled: refused (aarch64 runs SLEEF's `log2f` through `vec::map`, not MKL)",
     "acos": "not modelled: refused (aarch64 runs SLEEF's `acosf` through `vec::map`, not MKL)",

@@ -63,6 +63,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sin_": ("sin", ("mkl_code_path",)),
     "cos": ("cos", ("mkl_code_path",)),
     "cos_": ("cos", ("mkl_code_path",)),
+    "erf": ("erf", ("mkl_code_path",)),  # MKL VML on x86, as sin/cos
+    "erf_": ("erf", ("mkl_code_path",)),
     "erfinv": ("erfinv", ("mkl_code_path",)),  # MKL VML on x86, as sin: no level, no threads (measured)
     "erfinv_": ("erfinv", ("mkl_code_path",)),
     "log2": ("log2", ("mkl_code_path",)),  # MKL VML on x86, as sin/cos
@@ -1611,6 +1613,8 @@ REPLAYS: dict[str, Replay] = {
     "sin_": _unary("sin"),
     "cos": _unary("cos"),
     "cos_": _unary("cos"),
+    "erf": _unary("erf"),
+    "erf_": _unary("erf"),
     "erfinv": _unary("erfinv"),
     "erfinv_": _unary("erfinv"),
     "log2": _unary("log2"),
