@@ -883,7 +883,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "forward: MKL VML `vsLog2` (HA) on MKL's generic path, read from its code (`sLog2_EXHAynn`, float SSE, no "
             "FMA): k = rint(RCPPS(m) * 1.4375) for the mantissa m, r = m*k - 1.4375 in two exact parts, "
             "log2(184/k) - 127 from a 93-entry table plus the exponent, a degree-3 polynomial, the sum compensated; "
-            "subnormals (scaled by 2^27) through its scalar routine's 65-entry table and degree-8 polynomial; "
+            "subnormals (scaled by 2^27) through its scalar routine's 65-entry table and degree-8 polynomial; MKL's "
+            "Intel AVX2 path (`sLog2_L9HAynn`) the same steps and tables with r = fma(k, m, -1.4375) and every "
+            "multiply-add of both polynomials fused; its Intel SSE4.2 path runs the generic kernel (no H8 kernel); "
             "backward: autograd's `mul` and `div`"
         ),
         (
@@ -891,8 +893,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "ATen's level nor the thread count (70,409,299 bit patterns and random sizes identical at default, avx2 "
             "and avx512 on 1, 2 and 4 threads, under MKL_ENABLE_INSTRUCTIONS=SSE4_2/AVX2/AVX512 and "
             "MKL_CBWR=COMPATIBLE); equal to torch on all 2^32 bit patterns on a Zen 5 (NaN payloads, infinities, "
-            "subnormals, negatives: 0x7fc00000, +-0: -inf); MKL's Intel paths (an emulated Haswell's AVX2 path: 13 of "
-            "1,310,720 random positive floats differ), another CPU's estimates than AMD's and aarch64 refused"
+            "subnormals, negatives: 0x7fc00000, +-0: -inf); MKL's Intel paths under QEMU's Haswell-v4 (QEMU's RCPPS "
+            "exact: k = rint(float(1/m) * 1.4375)): AVX2 every 127th bit pattern (33,818,641) and every 37th "
+            "(116,080,198) 0 differ, SSE4.2 (MKL_ENABLE_INSTRUCTIONS=SSE4_2) every 61st (70,409,300) 0 differ; an "
+            "Intel CPU's own RCPPS (not measured), MKL's AVX-512 path (`sLog2_Z0HAynn`, not read) and aarch64 refused"
         ),
     ),
     (
@@ -901,15 +905,19 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "forward: MKL VML `vsAcos` (HA) on MKL's generic path, read from its code (`sAcos_EXHAynn`, float SSE, no "
             "FMA): for |x| < 1/2, pi/2 - (x + x*P(x^2)); else sqrt(2(1 - |x|)) from RSQRTPS truncated to 12 bits and a "
             "Newton step in split floats, times 1 + P(z), P a degree-5 polynomial, pi added for x < 0; |x| > 1 "
-            "0xffc00000; backward: autograd's `mul`, `neg`, `add`, `rsqrt`"
+            "0xffc00000; MKL's Intel SSE4.2 path (`sAcos_H8HAynn`) computes the same; its Intel AVX2 path "
+            "(`sAcos_L9HAynn`) keeps RSQRTPS whole (not truncated), the Newton step's products and the polynomial "
+            "fused; backward: autograd's `mul`, `neg`, `add`, `rsqrt`"
         ),
         (
             "forward: MKL's code path and the CPU's RSQRTPS estimate (AMD's table, `rsqrt_tables.h`), not ATen's level "
             "nor the thread count (70,409,299 bit patterns and random sizes identical at default, avx2 and avx512 on "
             "1, 2 and 4 threads, under MKL_ENABLE_INSTRUCTIONS=SSE4_2/AVX2/AVX512 and MKL_CBWR=COMPATIBLE); equal to "
-            "torch on all 2^32 bit patterns on a Zen 5 (NaN payloads kept, quieted); MKL's Intel paths (an emulated "
-            "Haswell's AVX2 path: 50,126 of 1,310,720 random inputs of [-1, 1] differ), another CPU's estimates than "
-            "AMD's and aarch64 refused"
+            "torch on all 2^32 bit patterns on a Zen 5 (NaN payloads kept, quieted); MKL's Intel paths under QEMU's "
+            "Haswell-v4 (QEMU's RSQRTPS exact: 1/sqrt rounded twice): AVX2 every 127th bit pattern (33,818,641), every "
+            "251st of [0, 1] and every 17th of (0, 1] and of [-1, 0) (62,667,837 each) 0 differ, SSE4.2 every 61st bit "
+            "pattern (70,409,300) 0 differ; an Intel CPU's own RSQRTPS (its table is `rsqrt_tables.h` "
+            "intel_rsqrt_mant, vsAcos not checked on one), MKL's AVX-512 path (not read) and aarch64 refused"
         ),
     ),
     (

@@ -22,7 +22,7 @@ import numpy as np
 from harness.core.errors import ParityError
 from harness.core.op_ids import OP_IDS
 from harness.impl._lib import f32, load, ptr
-from harness.impl.profiles import MKL_AVX2, MKL_SSE42, MODELLED_BLAS, RSQRT_AMD, KernelProfile
+from harness.impl.profiles import MKL_AVX2, MKL_SSE42, MODELLED_BLAS, RSQRT_AMD, RSQRT_QEMU, KernelProfile
 
 # op -> (forward C function, backward C function, what the backward reads besides grad_out)
 _KERNELS: dict[str, tuple[str, str, str]] = {
@@ -81,8 +81,10 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     x = f32(x)
     if op in ("sin", "cos"):
         _vml_sincos_modelled(op, x, profile)
-    if op in ("erf", "erfinv", "log2", "acos"):
+    if op in ("erf", "erfinv"):
         _vml_generic_path_modelled(op, profile)
+    if op in ("log2", "acos"):
+        _vml_log2_acos_modelled(op, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -172,23 +174,42 @@ def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None
 
 
 def _vml_generic_path_modelled(op: str, profile: KernelProfile) -> None:
-    """Refuse ``op`` (erf, erfinv, log2, acos: MKL VML's vsErf/vsErfInv/vsLog2/vsAcos, csrc/vmath.h mkl_vml_erff/
-    mkl_vml_erfinvf/mkl_vml_log2f/mkl_vml_acosf, read from its generic-path kernels) off MKL's generic path: its
-    Intel paths (under an emulated Haswell its AVX2 path gave other bits for 13 of 1,310,720 random positive floats'
-    log2, 50,126 of 1,310,720 acos inputs of [-1, 1] and 84 of 1,310,720 random erfinv inputs; erf's not measured),
-    aarch64 (SLEEF's or ATen's scalar code through ``vec::map``, not measured), and, for log2 and acos, another
-    CPU's estimates than AMD's (their generic path starts from RCPPS and RSQRTPS; erf's and erfinv's use none).
-    MKL_CBWR=COMPATIBLE gives the generic path's bits (log2, acos: every 61st bit pattern the same, measured)."""
-    name = {"erf": "vsErf", "erfinv": "vsErfInv", "log2": "vsLog2", "acos": "vsAcos"}[op]
+    """Refuse ``op`` (erf, erfinv: MKL VML's vsErf/vsErfInv, csrc/vmath.h mkl_vml_erff/mkl_vml_erfinvf, read from
+    its generic-path kernels) off MKL's generic path: its Intel paths (under an emulated Haswell its AVX2 path gave
+    other bits for 84 of 1,310,720 random erfinv inputs; erf's not measured) and aarch64 (ATen's scalar code
+    through ``vec::map``, not measured)."""
+    name = {"erf": "vsErf", "erfinv": "vsErfInv"}[op]
     if profile.aarch64 or profile.blas != MODELLED_BLAS:
         raise ParityError(
             f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
             "generic path only"
         )
-    if op in ("log2", "acos") and profile.rsqrt_estimate != RSQRT_AMD:
+
+
+# MKL VML's vsLog2/vsAcos (csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf), read from MKL's kernels: its generic path
+# (sLog2/sAcos_EXHAynn, also its Intel SSE4.2 path's: vsLog2 has no H8 kernel, sAcos_H8HAynn computes as EXHAynn) and
+# its Intel AVX2 path (sLog2/sAcos_L9HAynn: the same steps with fused multiply-adds, acos without truncating
+# RSQRTPS). Both start from the CPU's RCPPS/RSQRTPS: AMD's (measured) on the generic path, QEMU's (exact) on the
+# Intel paths, whose bits are measured under QEMU only.
+_VML_LOG2_ACOS_PATHS = {MODELLED_BLAS: (RSQRT_AMD, RSQRT_QEMU), MKL_SSE42: (RSQRT_QEMU,), MKL_AVX2: (RSQRT_QEMU,)}
+
+
+def _vml_log2_acos_modelled(op: str, profile: KernelProfile) -> None:
+    """Refuse ``op`` (log2, acos: MKL VML's vsLog2/vsAcos, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) where it is
+    not modelled: MKL's Intel AVX-512 path (not read), aarch64 (SLEEF through ``vec::map``, not measured), and an
+    Intel CPU's own estimates (its RCPPS is not measured; acos on its RSQRTPS table, not checked on an Intel CPU).
+    MKL_CBWR=COMPATIBLE gives the generic path's bits (every 61st bit pattern the same, measured)."""
+    name = {"log2": "vsLog2", "acos": "vsAcos"}[op]
+    estimates = _VML_LOG2_ACOS_PATHS.get(profile.blas)
+    if profile.aarch64 or estimates is None:
         raise ParityError(
-            f"{op}: MKL VML's {name} starts from the CPU's RCPPS/RSQRTPS estimates, measured on AMD EPYC CPUs only "
-            f"(the profile's: {profile.rsqrt_estimate})"
+            f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
+            "generic, Intel SSE4.2 and Intel AVX2 paths only"
+        )
+    if profile.rsqrt_estimate not in estimates:
+        raise ParityError(
+            f"{op}: MKL VML's {name} starts from the CPU's RCPPS/RSQRTPS estimates, modelled on BLAS {profile.blas} "
+            f"for {' and '.join(estimates)} only (the profile's: {profile.rsqrt_estimate})"
         )
 
 

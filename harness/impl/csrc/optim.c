@@ -95,13 +95,7 @@ static inline float lerp_one(const profile_t *p, int vec, float start, float end
 /* rsqrtps(x) for a normal float x as the profile's CPU computes it: the AMD or the Intel table, or,
  * under QEMU (the recordings of MKL's Intel paths made under emulation), QEMU's exact estimate: sqrt
  * rounded to float, then 1 / that rounded to float. */
-static inline float rsqrtps(const profile_t *p, float x) {
-    if (p->rsqrt == RSQRT_EXACT) {
-        float s = sqrtf(x);
-        return 1.0f / s;
-    }
-    return table_rsqrtps(p->rsqrt == RSQRT_INTEL ? intel_rsqrt_mant : amd_rsqrt_mant, x);
-}
+static inline float rsqrtps(const profile_t *p, float x) { return vm_rsqrtps(p->rsqrt, x); }
 
 /* VRSQRT14PS's 16-bit estimates (rsqrt_tables.h), its steps summed once as the library loads. */
 static uint16_t intel_rsqrt14_mant[2][32768];

@@ -115,18 +115,19 @@ void erf_forward(profile_t p, const float *x, float *out, int64_t n) {
 }
 
 /* x86: torch.log2/acos forward run MKL VML (vsLog2/vsAcos, VML_HA) under every capability and thread count
- * (aten vml.h, UnaryOpsKernel), elementwise: MKL's generic path only (vmath.h mkl_vml_log2f/mkl_vml_acosf,
- * every input, from AMD's RCPPS and RSQRTPS estimates); its Intel paths, another CPU's estimates and aarch64
+ * (aten vml.h, UnaryOpsKernel), elementwise (vmath.h mkl_vml_log2f/mkl_vml_acosf, every input): MKL's generic
+ * path and its Intel SSE4.2 path (the generic steps), its Intel AVX2 path (fused), from the profile's RCPPS and
+ * RSQRTPS estimates (AMD's, or QEMU's exact ones); an Intel CPU's own estimates, MKL's AVX-512 path and aarch64
  * are refused by the caller (harness/impl/unary.py). Their backwards are autograd's ops (grad / (x * ln 2);
  * grad * -rsqrt(1 - x*x)). */
 void log2_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_log2f(x[i]);
+    const int exact = p.rsqrt == RSQRT_EXACT, fused = p.blas == BLAS_MKL_AVX2;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_log2f(x[i], exact, fused);
 }
 
 void acos_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_acosf(x[i], amd_rsqrt_mant);
+    const int fused = p.blas == BLAS_MKL_AVX2;
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_acosf(x[i], p.rsqrt, fused);
 }
 
 /* exp backward (derivatives.yaml: grad * result): the mul kernel, one rounding. */

@@ -1687,6 +1687,19 @@ static inline float vm_amd_rcpps_k(uint32_t mant) {
     return (float)k;
 }
 
+/* The same k from QEMU's RCPPS, which is exact (1/m rounded to nearest): rint(float(float(1/m) * 1.4375)). An
+ * Intel CPU's RCPPS table is not measured. */
+static inline float vm_exact_rcpps_k(uint32_t mant) {
+    return rintf((1.0f / vm_u2f(mant | 0x3c000000u)) * 1.4375f);
+}
+
+/* RSQRTPS(x) for a normal float x as the CPU of estimate kind (RSQRT_* of common.h) computes it: the AMD or the
+ * Intel table (rsqrt_tables.h), or QEMU's exact estimate (sqrt rounded to float, then 1 / that rounded). */
+static inline float vm_rsqrtps(int32_t kind, float x) {
+    if (kind == RSQRT_EXACT) return 1.0f / sqrtf(x);
+    return table_rsqrtps(kind == RSQRT_INTEL ? intel_rsqrt_mant : amd_rsqrt_mant, x);
+}
+
 /* torch.log2 forward: MKL VML vsLog2 (VML_HA) on MKL's generic path, read from its code
  * (mkl_vml_kernel_sLog2_EXHAynn, 4-lane SSE, every step a separately rounded float operation):
  *   x = 2^(e-127) * M, m = 2^-7 * M (M = 1.f), k = vm_amd_rcpps_k (k*m ~ 1.4375, k = 92..184)
@@ -1698,7 +1711,12 @@ static inline float vm_amd_rcpps_k(uint32_t mant) {
  * x < 0 (-inf included) -> 0x7fc00000, +inf -> +inf, NaN -> x quieted (x * x), and a positive subnormal
  * x, scaled by 2^27, through a 65-entry table (vm_log2_rare: A ~ 2^8/ln2/c, -log2 c, its low part; c from
  * m rounded to 1/64) and a degree-8 polynomial in the scaled t = A*m - 2^8/ln2 (A and m split in two):
- * mkl_vml_log2f_rare. Equal to torch on all 2^32 bit patterns (measured on a Zen 5). */
+ * mkl_vml_log2f_rare. Equal to torch on all 2^32 bit patterns (measured on a Zen 5). MKL's Intel AVX2 path
+ * (mkl_vml_kernel_sLog2_L9HAynn, 8-lane AVX2, its own copy of the scalar routine) runs the same steps and tables with
+ * r = fma(k, m, -1.4375) (one rounding, no split), p = fma(fma(C3, r, C2), r, C1) * r, and in the scalar routine
+ * t_lo = fma(m_hi, A_lo, A*m_lo), the polynomial's multiply-adds fused and the sum
+ * (e + t_hi) + fma(t_hi, p, t_lo + fma(p, t_lo, -log2 c low part)); its Intel SSE4.2 path has no kernel of its own
+ * and runs the generic one. Under QEMU, whose RCPPS is exact, k comes from 1/m rounded (vm_exact_rcpps_k). */
 static const uint32_t vm_log2_main[93][2] = { /* k = 92..184: T_hi, T_lo */
     {0xc2fc0000, 0x00000000}, {0xc2fc0800, 0x37ec18d1}, {0xc2fc0fe0, 0xb7b076fe}, {0xc2fc17b0, 0xb7f34d44},
     {0xc2fc1f70, 0x355ccb60}, {0xc2fc2718, 0x3689621a}, {0xc2fc2ea8, 0xb7bbe728}, {0xc2fc3628, 0xb7adf709},
@@ -1755,7 +1773,7 @@ static const uint32_t vm_log2_rare_poly[8] = {
     0x9c1d865eu, 0x2081cd9du, 0xa4da74dcu, 0x293d1988u, 0xadaa8223u, 0x3223fe93u, 0xb6b1720fu, 0xbf7f0000u,
 };
 
-static inline float mkl_vml_log2f_rare(float x) {
+static inline float mkl_vml_log2f_rare(float x, int fused) {
     uint32_t u = vm_f2u(x);
     if ((u & 0x7f800000u) == 0x7f800000u) return u == 0xff800000u ? vm_u2f(0x7fc00000u) : x * x;
     if (x == 0.0f) return vm_u2f(0xff800000u);
@@ -1773,34 +1791,48 @@ static inline float mkl_vml_log2f_rare(float x) {
     ef = ef + vm_u2f(t[1]);
     float m_hi = (m + 8192.0f) + -8192.0f, m_lo = m - m_hi;
     float a_hi = vm_u2f(vm_f2u(a) & 0xffffe000u), a_lo = a - a_hi;
-    float t_hi = a_hi * m_hi + vm_u2f(0xc3b8aa40u);
-    float t_lo = a_lo * m_hi + m_lo * a;
+    float t_hi = a_hi * m_hi + vm_u2f(0xc3b8aa40u); /* exact */
+    float t_lo = fused ? fmaf(m_hi, a_lo, a * m_lo) : a_lo * m_hi + m_lo * a;
     float tt = t_hi + t_lo, p = vm_u2f(vm_log2_rare_poly[0]);
+    if (fused) {
+        for (int i = 1; i < 8; i++) p = fmaf(tt, p, vm_u2f(vm_log2_rare_poly[i]));
+        return (ef + t_hi) + fmaf(t_hi, p, t_lo + fmaf(p, t_lo, vm_u2f(t[2])));
+    }
     for (int i = 1; i < 8; i++) p = p * tt + vm_u2f(vm_log2_rare_poly[i]);
     float lo = ((p * t_lo) + vm_u2f(t[2])) + t_lo;
     return (p * t_hi + lo) + (ef + t_hi);
 }
 
-static inline float mkl_vml_log2f_main(float x) {
+static inline float mkl_vml_log2f_main(float x, int exact_rcp, int fused) {
     uint32_t u = vm_f2u(x), mant = u & 0x7fffffu;
-    float kf = vm_amd_rcpps_k(mant);
+    float kf = exact_rcp ? vm_exact_rcpps_k(mant) : vm_amd_rcpps_k(mant);
     const uint32_t *t = vm_log2_main[(int32_t)kf - 92];
-    float m = vm_u2f(mant | 0x3c000000u), m_hi = vm_u2f(vm_f2u(m) & 0x3c7fff00u), m_lo = m - m_hi;
-    float r = (m_hi * kf + -1.4375f) + m_lo * kf;
+    float m = vm_u2f(mant | 0x3c000000u), r, p;
+    if (fused) {
+        r = fmaf(kf, m, -1.4375f);
+        p = fmaf(fmaf(vm_u2f(0x3e25c86au), r, vm_u2f(0xbeb2bb8cu)), r, vm_u2f(0x3b6cd7e0u)) * r;
+    } else {
+        float m_hi = vm_u2f(vm_f2u(m) & 0x3c7fff00u), m_lo = m - m_hi;
+        r = (m_hi * kf + -1.4375f) + m_lo * kf;
+        p = ((vm_u2f(0x3e25c86au) * r + vm_u2f(0xbeb2bb8cu)) * r + vm_u2f(0x3b6cd7e0u)) * r;
+    }
     float th = vm_u2f(t[0]) + (float)(int32_t)(u >> 23);
-    float p = ((vm_u2f(0x3e25c86au) * r + vm_u2f(0xbeb2bb8cu)) * r + vm_u2f(0x3b6cd7e0u)) * r;
     float s = r + th;
     return ((((th - s) + r) + vm_u2f(t[1])) + p) + s;
 }
 
-static inline float mkl_vml_log2f(float x) {
-    return vm_f2u(x) - 0x00800000u < 0x7f000000u ? mkl_vml_log2f_main(x) : mkl_vml_log2f_rare(x);
+/* exact_rcp: QEMU's RCPPS (vm_exact_rcpps_k), else AMD's; fused: MKL's Intel AVX2 path (sLog2_L9HAynn: the same
+ * steps, table and rare routine, r = fma(k, m, -1.4375) in one rounding and the polynomial's two multiply-adds
+ * fused). */
+static inline float mkl_vml_log2f(float x, int exact_rcp, int fused) {
+    return vm_f2u(x) - 0x00800000u < 0x7f000000u ? mkl_vml_log2f_main(x, exact_rcp, fused)
+                                                : mkl_vml_log2f_rare(x, fused);
 }
 
 /* torch.acos forward: MKL VML vsAcos (VML_HA) on MKL's generic path, read from its code
  * (mkl_vml_kernel_sAcos_EXHAynn, SSE, every step a separately rounded float operation), |x| <= 1:
  *   a = -|x|, h = a*0.5 + 0.5, z = min(a*a, h); big = (z == h) (|x| >= 1/2)
- *   Y = RSQRTPS(h) & 0xfffff000 (tab: the CPU's estimate; 0 where h < 2^-32); S = 2h*Y ~ sqrt(2(1 - |x|)) in two parts,
+ *   Y = RSQRTPS(h) & 0xfffff000 (the CPU's estimate, vm_rsqrtps; 0 where h < 2^-32); S = 2h*Y ~ sqrt(2(1 - |x|)) in two parts,
  *     S_hi = (2h)_hi*Y, S_lo = (2h)_lo*Y ((2h)_hi: 2h & 0xffffe000), one Newton step:
  *     e = ((S_hi,hi*Y - 2) + Y*S_lo) + S_hi,lo*Y, corr = (e*D1 + D0) * ((S_hi + S_lo)*e) - S_lo
  *   P = ((((z*z)*(z*A1 + A0)) + (z*B1 + B0))*z + C)*z  (asin(sqrt z) = sqrt z * (1 + P))
@@ -1808,26 +1840,40 @@ static inline float mkl_vml_log2f(float x) {
  *     x > 0) or pi and its remainder (big, x < 0), lo with x's sign
  *   acos x = ((((v - c)*P + (lo - c)) + v) with x's sign) + hi.
  * |x| > 1 (+-inf included) -> 0xffc00000 and NaN -> x quieted (its scalar routine, x/x). Equal to torch on
- * all 2^32 bit patterns (measured on a Zen 5). */
-static inline float mkl_vml_acosf(float x, const uint16_t tab[2][4096]) {
+ * all 2^32 bit patterns (measured on a Zen 5). MKL's Intel SSE4.2 path (sAcos_H8HAynn) computes the same; its Intel
+ * AVX2 path (sAcos_L9HAynn, fused) keeps Y = RSQRTPS(h) whole, e = fma(S_hi, Y, -2) + Y*S_lo (S_hi not split),
+ * corr = fma(fma(e, D1, D0), (S_hi + S_lo)*e, -S_lo), P = fma(fma(A1 z + A0 (fused), z*z, B1 z + B0 (fused)), z,
+ * C)*z and acos x = ((fma(P, v - c, lo - c) + v) with x's sign) + hi. rsqrt: RSQRT_* (vm_rsqrtps). */
+static inline float mkl_vml_acosf(float x, int32_t rsqrt, int fused) {
     uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu, sgn = ux & 0x80000000u;
     if (ax > 0x3f800000u) return ax > 0x7f800000u ? x / x : vm_u2f(0xffc00000u);
     float a = vm_u2f(ux | 0x80000000u), h = a * 0.5f + 0.5f, z = a * a;
     int big = !(z < h);
     z = big ? h : z;
-    float y = h >= vm_u2f(0x2f800000u) ? vm_u2f(vm_f2u(table_rsqrtps(tab, h)) & 0xfffff000u) : 0.0f;
+    float y = h >= vm_u2f(0x2f800000u) ? vm_rsqrtps(rsqrt, h) : 0.0f;
+    if (!fused) y = vm_u2f(vm_f2u(y) & 0xfffff000u);
     float h2 = h + h, h2_hi = vm_u2f(vm_f2u(h2) & 0xffffe000u), h2_lo = h2 - h2_hi;
-    float s_hi = h2_hi * y, s_lo = h2_lo * y;
-    float s_hh = vm_u2f(vm_f2u(s_hi) & 0xffffe000u), s_hl = s_hi - s_hh;
-    float e = ((s_hh * y + -2.0f) + y * s_lo) + s_hl * y;
-    float corr = (e * vm_u2f(0xbdc00004u) + vm_u2f(0x3e800001u)) * ((s_hi + s_lo) * e) - s_lo;
-    float p1 = z * vm_u2f(0x3d2edc07u) + vm_u2f(0x3cc32a6bu), p2 = z * vm_u2f(0x3d3a9ab4u) + vm_u2f(0x3d997c12u);
-    float p = ((((z * z) * p1) + p2) * z + vm_u2f(0x3e2aaaffu)) * z;
+    float s_hi = h2_hi * y, s_lo = h2_lo * y, corr, p, w;
     int neg = big && !(z < x);
     float hi = neg ? vm_u2f(0x40490fdbu) : big ? 0.0f : vm_u2f(0x3fc90fdbu);
     uint32_t lo = neg ? 0xb3bbbd2eu : big ? 0u : 0xb33bbd2eu;
-    float v = big ? s_hi : a, c = big ? corr : 0.0f;
-    float w = ((v - c) * p + (vm_u2f(lo ^ sgn) - c)) + v;
+    float v = big ? s_hi : a;
+    if (fused) {
+        float e = fmaf(s_hi, y, -2.0f) + y * s_lo;
+        corr = fmaf(fmaf(e, vm_u2f(0xbdc00004u), vm_u2f(0x3e800001u)), (s_hi + s_lo) * e, -s_lo);
+        float p1 = fmaf(z, vm_u2f(0x3d2edc07u), vm_u2f(0x3cc32a6bu)), p2 = fmaf(z, vm_u2f(0x3d3a9ab4u), vm_u2f(0x3d997c12u));
+        p = fmaf(fmaf(p1, z * z, p2), z, vm_u2f(0x3e2aaaffu)) * z;
+        float c = big ? corr : 0.0f;
+        w = fmaf(p, v - c, vm_u2f(lo ^ sgn) - c) + v;
+    } else {
+        float s_hh = vm_u2f(vm_f2u(s_hi) & 0xffffe000u), s_hl = s_hi - s_hh;
+        float e = ((s_hh * y + -2.0f) + y * s_lo) + s_hl * y;
+        corr = (e * vm_u2f(0xbdc00004u) + vm_u2f(0x3e800001u)) * ((s_hi + s_lo) * e) - s_lo;
+        float p1 = z * vm_u2f(0x3d2edc07u) + vm_u2f(0x3cc32a6bu), p2 = z * vm_u2f(0x3d3a9ab4u) + vm_u2f(0x3d997c12u);
+        p = ((((z * z) * p1) + p2) * z + vm_u2f(0x3e2aaaffu)) * z;
+        float c = big ? corr : 0.0f;
+        w = ((v - c) * p + (vm_u2f(lo ^ sgn) - c)) + v;
+    }
     return vm_u2f(vm_f2u(w) ^ sgn) + hi;
 }
 
