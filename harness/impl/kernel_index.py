@@ -2020,9 +2020,17 @@ ARM64: dict[str, str] = {
     ),
     "digamma": "not measured: refused",
     "sin": (
-        "not modelled: refused (aarch64 runs SLEEF's `Sleef_sinf4_u10` / `Sleef_cosf4_u10` (advsimd) and"
-        " `Sleef_sinfx_u10sve` / `Sleef_cosfx_u10sve` through `vec::map`, not MKL: present in the wheel's"
-        " libtorch_cpu.so, not ported)"
+        "SLEEF's u10 sinf/cosf (`Sleef_sinf4_u10`/`cosf4_u10` in the NEON-typed objects of N1 and V2,"
+        " `Sleef_sinfx_u10sve`/`cosfx_u10sve` in V1's SVE256 one) on every element of `vml.h`'s `vec::map`, the"
+        " partial last vector too, not MKL: their Cody-Waite branch (every lane |x| < 125: N = rint(x/pi), x - N*pi"
+        " a double-float of three float parts, the polynomial in float then double-float, fused as SLEEF's FMA"
+        " builds), the same bits on every core and thread count; a tensor holding |x| >= 125, an infinity or a NaN"
+        " refused (the vector holding one runs SLEEF's Payne-Hanek reduction on every lane, not ported); measured"
+        " under emulation on N1, V2 and V1 at 1, 2 and 4 threads (24 random cases per op: 1 to 100 and 2,047 to"
+        " 70,000 elements, strided, +-0, subnormals, every fourth with NaNs, infinities or |x| >= 125): per core 54"
+        " cases exact, 18 refused, 0 other (sin 228,084 and cos 345,849 elements exact); every 499th float bit"
+        " pattern below 125, both signs (4,503,730 per op) on V2 and V1, every 61st (36,841,976 per op) and"
+        " 1,000,000 random ones on N1: 0 other"
     ),
     "erf": "not modelled: refused (aarch64 has no MKL: `vml::verf` maps Vectorized<float>::erf, not measured)",
     "erfinv": "not modelled: refused (aarch64 runs ATen's scalar `calc_erfinv` through `vec::map`, not MKL)",

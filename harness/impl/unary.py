@@ -152,13 +152,25 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
 # and (k + 1/2)*pi, other last bits). Past 10000 VML runs another kernel (a large-argument reduction), not reproduced.
 _VML_SINCOS_PATHS = (MODELLED_BLAS, MKL_SSE42, MKL_AVX2)
 _VML_SINCOS_MAX = np.float32(10000.0)
+# aarch64: SLEEF's sinf/cosf u10 lanes (csrc/vmath.h sleef_sinf_u10/cosf_u10), whose vector takes Payne-Hanek when
+# a lane has |x| >= 125 (TRIGRANGEMAX2f), an infinity or a NaN.
+_SLEEF_SINCOS_MAX = np.float32(125.0)
 
 
 def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None:
-    """Refuse what ``op`` (sin, cos) does not reproduce: MKL's Intel AVX-512 path (not read), aarch64 (SLEEF's
-    sinf/cosf, not modelled) and 10000 < |x| < inf. MKL_CBWR=COMPATIBLE gives the generic path's bits (0 of
-    23,282,894 inputs of [-10000, 10000] differ, measured)."""
-    if profile.aarch64 or profile.blas not in _VML_SINCOS_PATHS:
+    """Refuse what ``op`` (sin, cos) does not reproduce: MKL's Intel AVX-512 path (not read), 10000 < |x| < inf
+    on x86, and on aarch64 (SLEEF's u10 sinf/cosf lanes) a tensor holding |x| >= 125, an infinity or a NaN (the
+    vector holding it runs SLEEF's Payne-Hanek reduction on every lane, not reproduced). MKL_CBWR=COMPATIBLE gives
+    the generic path's bits (0 of 23,282,894 inputs of [-10000, 10000] differ, measured)."""
+    if profile.aarch64:
+        outside = ~(np.abs(x) < _SLEEF_SINCOS_MAX)
+        if outside.any():
+            raise ParityError(
+                f"{op}: {int(outside.sum())} element(s) with |x| >= 125, inf or NaN (SLEEF's Payne-Hanek branch, not "
+                f"reproduced on {profile.name}; e.g. x = {float(x.flat[int(np.flatnonzero(outside)[0])])!r})"
+            )
+        return
+    if profile.blas not in _VML_SINCOS_PATHS:
         raise ParityError(
             f"{op}: MKL VML's vs{op.title()} is not modelled on {profile.name} (BLAS {profile.blas}): its generic, "
             "Intel SSE4.2 and Intel AVX2 paths only"

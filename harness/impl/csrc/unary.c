@@ -84,15 +84,22 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: neither the ATen level nor the
  * thread split changes bits (measured), MKL's code path does: its Intel AVX2 path (BLAS_MKL_AVX2) fuses the
  * kernel's multiply-adds (vmath.h mkl_avx2_vml_sinf/cosf); the generic and Intel SSE4.2 paths run the same
- * unfused kernel (mkl_vml_sinf/cosf). |x| <= 10000 only; larger |x|, MKL's Intel AVX-512 path and aarch64 are
- * refused by the caller (harness/impl/unary.py). Their backwards are autograd's cos/sin and mul ops. */
+ * unfused kernel (mkl_vml_sinf/cosf). |x| <= 10000 only; larger |x| and MKL's Intel AVX-512 path are refused
+ * by the caller (harness/impl/unary.py).
+ * aarch64 (no MKL): aten vml.h IMPLEMENT_VML's vec::map of Vectorized<float>::sin/cos, every element a
+ * SLEEF lane (the tail loaded as a partial vector): Sleef_sinf4_u10 / cosf4_u10 in the NEON-typed objects,
+ * Sleef_sinfx_u10sve / cosfx_u10sve in the SVE256 one, the same arithmetic (vmath.h sleef_sinf_u10 /
+ * sleef_cosf_u10); the caller refuses a tensor with |x| >= 125 or a non-finite x (SLEEF's Payne-Hanek
+ * branch). Their backwards are autograd's cos/sin and mul ops. */
 void sin_forward(profile_t p, const float *x, float *out, int64_t n) {
-    if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_sinf(x[i]);
+    if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_sinf_u10(x[i]);
+    else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_sinf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
 }
 
 void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
-    if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
+    if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_cosf_u10(x[i]);
+    else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }
 

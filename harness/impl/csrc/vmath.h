@@ -2248,6 +2248,46 @@ static inline float sleef_atanhf_u10(float x) {
     return vm_u2f(u | -(uint32_t)(x != x));
 }
 
+/* SLEEF's xsinf_u1 / xcosf_u1 (sleefsimdsp.c, FMA builds: Sleef_sinf4_u10 / cosf4_u10 advsimd,
+ * Sleef_sinfx_u10sve / cosfx_u10sve), the Cody-Waite branch a whole vector takes when every lane has
+ * |x| < 125 (TRIGRANGEMAX2f): N = rint(x * 1/pi) in float (cos: the odd 2*rint(x/pi - 1/2) + 1 fused),
+ * x - N*pi as a double-float with pi in three float parts (the first product fused), an odd polynomial
+ * of the reduced argument's square in float then double-float, one fused double-float product, the sign
+ * from N. A vector holding a lane of |x| >= 125, an infinity or a NaN runs Payne-Hanek (rempif) on every
+ * lane instead: not reproduced here (the caller refuses it). */
+static inline float sleef_df_mul_f(vm_f2 x, vm_f2 y) { /* SLEEF dfmul_vf_vf2_vf2: the product rounded once */
+    return fmaf(x.x, y.x, fmaf(x.y, y.x, x.x * y.y));
+}
+static inline float sleef_sincos_poly(vm_f2 t) { /* t * (1 - t^2/6 + ...) of the reduced argument t */
+    const vm_f2 s = df_squ(t);
+    float u = 2.6083159809786593541503e-06f;
+    u = fmaf(u, s.x, -0.0001981069071916863322258f);
+    u = fmaf(u, s.x, 0.00833307858556509017944336f);
+    const vm_f2 x = df_add_f_f2(1.0f, df_mul_f2_f2(df_add2_f_f_fast(-0.166666597127914428710938f, u * s.x), s));
+    return sleef_df_mul_f(t, x);
+}
+#define SLEEF_PI_A2F 3.1414794921875f
+#define SLEEF_PI_B2F 0.00011315941810607910156f
+#define SLEEF_PI_C2F 1.9841872589410058936e-09f
+#define SLEEF_TRIGRANGEMAX2F 125.0f
+#define SLEEF_1_PI 0.318309886183790671537767526745028724
+static inline float sleef_sinf_u10(float d) { /* |d| < SLEEF_TRIGRANGEMAX2F */
+    const float u = rintf(d * (float)SLEEF_1_PI);
+    const int32_t q = (int32_t)u;
+    vm_f2 s = df_add2_f_f(fmaf(u, -SLEEF_PI_A2F, d), u * -SLEEF_PI_B2F);
+    s = df_add_f2_f(s, u * -SLEEF_PI_C2F);
+    const float r = vm_u2f(vm_f2u(sleef_sincos_poly(s)) ^ ((q & 1) ? 0x80000000u : 0u));
+    return vm_f2u(d) == 0x80000000u ? d : r;
+}
+static inline float sleef_cosf_u10(float d) { /* |d| < SLEEF_TRIGRANGEMAX2F */
+    const float dq = fmaf(rintf(fmaf(d, (float)SLEEF_1_PI, -0.5f)), 2.0f, 1.0f);
+    const int32_t q = (int32_t)dq;
+    vm_f2 s = df_add2_f_f(d, dq * (-SLEEF_PI_A2F * 0.5f));
+    s = df_add2_f2_f(s, dq * (-SLEEF_PI_B2F * 0.5f));
+    s = df_add2_f2_f(s, dq * (-SLEEF_PI_C2F * 0.5f));
+    return vm_u2f(vm_f2u(sleef_sincos_poly(s)) ^ ((q & 2) ? 0u : 0x80000000u));
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
