@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl import unary
 from harness.impl.factories import hann_window, kaiser_window
 from harness.impl.nn import polar
@@ -56,11 +55,6 @@ def test_atanh_special_values() -> None:
         "0xffc00000", "0xffc00000", "0xffc00000", "0xffc00000", "0x7f800000", "0xff800000", "0x80000000",
         "0x1be0", "0x7fe00001", "0xffc12345",
     ]  # fmt: skip
-
-
-def test_atanh_refused_on_aarch64() -> None:
-    with pytest.raises(ParityError, match="atanh"):
-        unary.forward("atanh", np.zeros(4, np.float32), get_profile("arm64-neon"))
 
 
 def test_polar_reproduces_the_recorded_bits() -> None:

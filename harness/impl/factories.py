@@ -28,6 +28,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, load, ptr
+from harness.impl.nans import default_nans
 from harness.impl.profiles import KernelProfile
 
 
@@ -71,8 +72,9 @@ def linspace(start: float, end: float, steps: int, profile: KernelProfile) -> np
 
 def _window_length(name: str, window_length: int, periodic: bool, profile: KernelProfile) -> int:
     """The length a window function computes (one more where periodic: the window is its first
-    ``window_length`` elements); refuses aarch64 (not measured) and a negative length (torch refuses it)."""
-    if profile.aarch64:
+    ``window_length`` elements); refuses aarch64 but for kaiser_window (the others not measured there) and a
+    negative length (torch refuses it)."""
+    if profile.aarch64 and name != "kaiser_window":
         raise ParityError(f"{name} is measured on x86 only")
     if window_length < 0:
         raise ParityError(f"{name} of {window_length} elements: torch refuses a negative length")
@@ -98,8 +100,8 @@ def hann_window(window_length: int, periodic: bool, profile: KernelProfile) -> n
 def kaiser_window(window_length: int, periodic: bool, beta: float, profile: KernelProfile) -> np.ndarray:
     """``torch.kaiser_window(window_length, periodic, beta)`` of float32: ``i0(beta * sqrt(|1 - t^2|)) /
     i0(beta)``, t = (i - alpha) / alpha, alpha = (N - 1) / 2, N one more where periodic (csrc/factories.c:
-    the default object unfused, the AVX2 one, which avx512 runs, contracted). Lengths 0 and 1: empty and
-    ones. Refused: a beta not finite, and N past 2^24 (arange's floats no longer every integer)."""
+    the default object unfused, the AVX2 one, which avx512 runs, and every aarch64 build contracted). Lengths 0
+    and 1: empty and ones. Refused: a beta not finite, and N past 2^24 (arange's floats no longer every integer)."""
     n = _window_length("kaiser_window", window_length, periodic, profile)
     if window_length <= 1:
         return np.ones(window_length, np.float32)
@@ -107,4 +109,5 @@ def kaiser_window(window_length: int, periodic: bool, beta: float, profile: Kern
         raise ParityError(f"kaiser_window of {window_length} elements and beta {beta}: not modelled")
     out = np.empty(n, np.float32)
     _lib().kaiser_window_forward(profile.as_c(), ptr(out), n, (n - 1) / 2.0, beta)
-    return out[:window_length]
+    # i0(beta) past float's range: inf / inf, the CPU's default NaN (no NaN comes in)
+    return default_nans(out, np.ones(n, bool), profile.aarch64)[:window_length]

@@ -53,6 +53,12 @@ def arith(
 UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
+def default_nans(out: np.ndarray, made: np.ndarray, aarch64: bool) -> np.ndarray:
+    """``out`` with its NaNs where ``made`` (a NaN an operation made of no NaN: inf - inf, 0 * inf, inf / inf)
+    the CPU's default NaN: x86's -qNaN, or with ``aarch64`` +qNaN."""
+    return np.where(np.isnan(out) & made, np.uint32(_DEFAULT_NAN[aarch64]).view(np.float32), out)
+
+
 def x86_nans(op: str, out: np.ndarray, aarch64: bool) -> np.ndarray:
     """``out``, refused where it holds a NaN under an arm64 profile (``aarch64``): the kernel's NaNs as computed
     here are this x86 host's (-qNaN of an invalid operation, the first NaN operand kept), not aarch64's (+qNaN,

@@ -729,10 +729,9 @@ def sinc(x: np.ndarray, profile: KernelProfile | None = None) -> np.ndarray:
 
 def polar(abs_: np.ndarray, angle: np.ndarray, profile: KernelProfile) -> np.ndarray:
     """torch.polar of float32 ``abs_`` and ``angle`` (one shape) as float32 (re, im) pairs, one more dim of 2
-    (csrc/nn.c polar_forward: glibc's sincosf, then ``(cos, sin) * abs``, the sincosf NaN first), element by
-    element in any order; x86 only (aarch64 not measured)."""
-    if profile.aarch64:
-        raise ParityError("polar is measured on x86 only")
+    (csrc/nn.c polar_forward: glibc's sincosf, then ``(cos, sin) * abs``, the sincosf NaN first; aarch64: its
+    glibc's sincosf, ``abs * (cos, sin)`` with FMUL's NaN order, an infinite angle's +qNaN), element by element
+    in any order."""
     abs_, angle = np.ascontiguousarray(f32(abs_)), np.ascontiguousarray(f32(angle))
     out = np.empty((*abs_.shape, 2), np.float32)
     fn = load("nn").polar_forward

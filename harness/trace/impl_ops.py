@@ -17,7 +17,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import strides
-from harness.impl.nans import x86_nans
+from harness.impl.nans import default_nans, x86_nans
 from harness.impl.profiles import KernelProfile
 from harness.trace import impl_nn, impl_optim
 from harness.trace.loops import non_overlapping_and_dense
@@ -1970,7 +1970,7 @@ def _smooth_l1_like(op: str) -> Replay:
     return run
 
 
-def _tail_masks(n: int, run: int, threads: int, vector: bool) -> tuple[np.ndarray, np.ndarray]:
+def _tail_masks(n: int, run: int, threads: int, vector: bool, block: int = 16) -> tuple[np.ndarray, np.ndarray]:
     """Which of ``n`` elements (TensorIterator's flat order, inner calls of ``run`` elements) cpu_kernel_vec's
     scalar lambda takes: every element of the basic loop (``vector`` False), else each inner call's elements
     past its last whole block of two 8-float vectors (the AVX2 object's, which the AVX-512 level runs too,
@@ -1978,7 +1978,7 @@ def _tail_masks(n: int, run: int, threads: int, vector: bool) -> tuple[np.ndarra
     (the grain, 32768, and ``divup(n, threads)`` per thread); and which of those fall in the whole blocks
     of 4 at the start of each tail (each basic loop's call), which GCC vectorizes (SSE) in every object:
     measured on a Zen 5, a tail of 16 + k elements at default, avx2 and avx512, k = 1 to 15, and
-    transposed operands."""
+    transposed operands. ``block``: the two vectors' floats (16 on x86; on aarch64 twice the profile's lanes)."""
     from harness.impl.scatter import GRAIN_SIZE
 
     idx = np.arange(n, dtype=np.int64)
@@ -1989,7 +1989,7 @@ def _tail_masks(n: int, run: int, threads: int, vector: bool) -> tuple[np.ndarra
         lo, hi = idx // chunk * chunk, np.minimum(idx // chunk * chunk + chunk, n)
     begin = np.maximum(lo, idx // run * run)
     end = np.minimum(hi, (idx // run + 1) * run)
-    start = begin + (end - begin) // 16 * 16 if vector else begin
+    start = begin + (end - begin) // block * block if vector else begin
     return idx >= start, (idx >= start) & (idx < start + (end - start) // 4 * 4)
 
 
@@ -2003,15 +2003,16 @@ def _smooth_l1_backward_like(op: str) -> Replay:
     ``norm * x * grad / beta`` with the division in double (huber: ``(∓norm * grad) * delta`` in double,
     else ``norm * x * grad``); in the tail's SSE blocks (``_tail_masks``) ``norm * grad`` is GCC's
     ``-(-norm * grad)``, which flips a NaN grad's sign. Which elements the scalar lambda takes moves the
-    bits with the thread count and the operands' layout."""
+    bits with the thread count and the operands' layout. aarch64: blocks of two of the profile's vectors, and
+    GCC's code there keeps ``norm * grad`` as it is; an invalid product (0 * inf) is aarch64's default NaN
+    +qNaN 0x7fc00000, and NaNs in both self - target and grad_output anywhere are refused (FMUL prefers a
+    signalling grad's NaN)."""
     name = "beta" if op == "smooth_l1_loss_backward" else "delta"
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.strides import c_strides
         from harness.trace.loops import element_wise_loop
 
-        if p.aarch64:
-            raise ParityError(f"{op} is measured on x86 only")
         x, target, reduction = _mse_operands(t, a, op)
         g = _float32(t["grad_output"], op)
         beta = _beta(a, name, op)
@@ -2029,7 +2030,9 @@ def _smooth_l1_backward_like(op: str) -> Replay:
         ordered = [np.ascontiguousarray(np.transpose(np.broadcast_to(v, shape), loop.order)).reshape(-1)
                    for v in (x, target, g)]  # fmt: skip
         xs, ts, gs = ordered
-        tail, sse = _tail_masks(xs.size, loop.run, p.threads, loop.vector)
+        tail, sse = _tail_masks(xs.size, loop.run, p.threads, loop.vector, 2 * p.lanes if p.aarch64 else 16)
+        if p.aarch64:
+            sse = np.zeros_like(sse)
         norm = np.float32(1.0 / x.size if reduction == "mean" else 1.0)
         b, one = np.float32(beta), np.float32(1)
         with np.errstate(all="ignore"):
@@ -2055,6 +2058,11 @@ def _smooth_l1_backward_like(op: str) -> Replay:
             flip = sse & high & ~low & np.isnan(pg)
             pg = np.where(flip, np.negative(pg), pg)
             scalar = np.where(low, ng, np.where(high, pg, mid))
+        if p.aarch64 and (np.isnan(d) & np.isnan(gs)).any():
+            raise ParityError(f"{op}: NaNs in both self - target and grad_output: aarch64's NaN order is not measured")
+        if p.aarch64:  # an invalid product gives aarch64's default NaN
+            valid = ~np.isnan(d) & ~np.isnan(gs)
+            vec, scalar = default_nans(vec, valid, True), default_nans(scalar, valid, True)
         if (tail & np.isnan(d) & np.isnan(gs)).any():  # measured: grad's NaN in one of 4 such draws
             raise ParityError(
                 f"{op}: NaNs in both self - target and grad_output in the scalar tail: which one GCC's code "

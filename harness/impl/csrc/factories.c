@@ -1,5 +1,5 @@
 /* ATen's range factories, torch.arange and torch.linspace of float32 (RangeFactoriesKernel.cpp), on x86
- * and aarch64; torch.kaiser_window's kernel of float32 (UnaryOpsKernel.cpp), on x86.
+ * and aarch64; torch.kaiser_window's kernel of float32 (UnaryOpsKernel.cpp), on x86 and aarch64.
  *
  * Shape legend: n the output's length (arange's ceil((end - start) / step), linspace's steps, the
  * kaiser window's length, one more where periodic).
@@ -117,10 +117,11 @@ static inline float kw_i0(int fused, float v) {
 /* kaiser_window_kernel (UnaryOpsKernel.cpp, REGISTER_DISPATCH: the AVX2 object at avx2 and avx512), a
  * cpu_kernel over arange(n) in float: t = (a - alpha) / alpha, pow(t, 2) as t*t (GCC), w = 1 - t*t
  * (fused in the AVX2 object: fmaf(-t, t, 1)), out = i0(beta * sqrt(|w|)) / i0(beta), both i0 computed
- * per element. alpha = (n - 1) / 2 and beta rounded to float. Element-wise: no thread dependence.
+ * per element. alpha = (n - 1) / 2 and beta rounded to float. Element-wise: no thread dependence. Every
+ * aarch64 build (DEFAULT, SVE128, SVE256) contracts as the AVX2 object; its expf is glibc_expf's algorithm.
  * out: (n,) */
 void kaiser_window_forward(profile_t p, float *out, int64_t n, float alpha, float beta) {
-    const int fused = p.contract;
+    const int fused = p.contract || is_arm(&p);
     for (int64_t i = 0; i < n; i++) {
         const float t = ((float)i - alpha) / alpha;
         const float w = fused ? fmaf(-t, t, 1.0f) : 1.0f - t * t;

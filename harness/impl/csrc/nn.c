@@ -1563,8 +1563,21 @@ void sinc_forward(const float *x, float *out, int64_t n, int32_t a64) {
  * abs * sin(angle)), GCC's one glibc sincosf call for std::cos and std::sin of one float (vmath.h
  * glibc_cosf / glibc_sinf give its bits), the pair multiplied by abs broadcast in one MULPS whose first
  * operand is (cos, sin): that NaN wins over abs's, x86's rule (nan2); the same object code at every level.
+ * aarch64: its glibc's sincosf (vmath.h glibc_cosf_a64 / glibc_sinf_a64; an infinite angle's (y - y)/(y - y)
+ * the default NaN +qNaN), then FMUL abs by each, abs its first operand (FPProcessNaNs: a signalling NaN first).
  * abs, angle (n,); out (n, 2) as (re, im) pairs. */
 void polar_forward(profile_t p, const float *abs, const float *angle, float *out, int64_t n) {
+    if (is_arm(&p)) {
+        for (int64_t i = 0; i < n; i++) {
+            const float a = angle[i];
+            const int inf = isinf(a);  /* (y - y)/(y - y): aarch64's default NaN */
+            const float c = inf ? qnan_bits(0x7fc00000u) : glibc_cosf_a64(a);
+            const float s = inf ? qnan_bits(0x7fc00000u) : glibc_sinf_a64(a);
+            out[2 * i] = nan2(&p, abs[i] * c, abs[i], c);
+            out[2 * i + 1] = nan2(&p, abs[i] * s, abs[i], s);
+        }
+        return;
+    }
     for (int64_t i = 0; i < n; i++) {
         const float c = glibc_cosf(angle[i]), s = glibc_sinf(angle[i]);
         out[2 * i] = nan2(&p, c * abs[i], c, abs[i]);

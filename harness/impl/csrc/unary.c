@@ -106,9 +106,12 @@ void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
 /* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
  * thread split changes bits, measured): MKL's generic path only (vmath.h mkl_vml_erfinvf, every input); its
- * Intel paths and aarch64 are refused by the caller. The backward is autograd's exp, pow and mul. */
+ * Intel paths are refused by the caller; aarch64 runs ATen's calc_erfinv. The backward is autograd's exp, pow and mul. */
 void erfinv_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
+    if (is_arm(&p)) { /* no MKL: ATen's scalar calc_erfinv on every element (vmath.h aten_calc_erfinvf_a64) */
+        for (int64_t i = 0; i < n; i++) out[i] = aten_calc_erfinvf_a64(x[i]);
+        return;
+    }
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erfinvf(x[i]);
 }
 
@@ -1013,13 +1016,12 @@ void expm1_forward(profile_t p, const float *x, float *out, int64_t n) {
  * vector lambda Vectorized<float>::atanh (vec_atanhf: SLEEF Sleef_atanhf8_u10 in the avx2 object,
  * Sleef_atanhf16_u10 in the AVX-512 one, std::atanh = glibc atanhf per lane in the x86 default build),
  * the scalar lambda std::atanh (glibc atanhf) in each inner loop's tail (fewer than two vectors) and on
- * every element of a strided run (the basic loop, row 1). Tensor shapes: x, out (n,), rows of `row`. */
+ * every element of a strided run (the basic loop, row 1). aarch64: SLEEF's Sleef_atanhf4_u10 (NEON objects) and
+ * Sleef_atanhfx_u10sve (SVE256) lanes, aarch64 glibc's atanhf in the tails. Tensor shapes: x, out (n,), rows of
+ * `row`. */
 static float atanh_vec(const profile_t *p, float x) { return vec_atanhf(p, x); }
 
-static float atanh_scalar(const profile_t *p, float x) {
-    (void)p;
-    return glibc_atanhf(x);
-}
+static float atanh_scalar(const profile_t *p, float x) { return is_arm(p) ? glibc_atanhf_a64(x) : glibc_atanhf(x); }
 
 void atanh_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
     run_unary(&p, p.lanes_wide, GRAIN_SIZE, atanh_vec, atanh_scalar, x, out, n, row);

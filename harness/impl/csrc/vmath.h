@@ -33,8 +33,9 @@
  *   AVX2 path's exp, log, sin and cos.
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
- *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64: aarch64 glibc 2.36's contracted builds
- *   (glibc_*_k(1, x)); glibc_sinf_a64: its sinf (TOINT_INTRINSICS reduction).
+ *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64, glibc_atanhf_a64: aarch64 glibc 2.36's contracted
+ *   builds (glibc_*_k(1, x)); glibc_sinf_a64, glibc_cosf_a64: its sinf/cosf (TOINT_INTRINSICS reduction).
+ *   aten_calc_erfinvf_a64: ATen's scalar calc_erfinv as GCC builds it for aarch64 (torch.erfinv there).
  *   sve_fexpa, aten_sve_expf_u20, aten_sve_tanhf: SVE256 Vectorized<float>::tanh (ATen's own).
  */
 #ifndef PARITY_VMATH_H
@@ -910,6 +911,7 @@ static inline float glibc_sincosf_one(float y, int want_cos) { return glibc_sinc
 static inline float glibc_sinf(float x) { return glibc_sincosf_one(x, 0); }
 static inline float glibc_cosf(float x) { return glibc_sincosf_one(x, 1); }
 static inline float glibc_sinf_a64(float x) { return glibc_sincosf_k(x, 0, 1); }
+static inline float glibc_cosf_a64(float x) { return glibc_sincosf_k(x, 1, 1); }
 
 /* glibc 2.36 lgammaf (sysdeps/ieee754/flt-32/e_lgammaf_r.c, fdlibm in float, and lgamma_negf.c for
  * -15 < x < -2; x86_64 has no FMA variant of either: every float operation rounded on its own). Its
@@ -1664,6 +1666,40 @@ static inline float mkl_vml_erfinvf(float x) {
     return ((sl * x) + sh * xl) + xh * sh;
 }
 
+/* torch.erfinv on aarch64 (no MKL: aten vml.h's verfinv maps Vectorized<float>::erfinv, which maps ATen's
+ * scalar calc_erfinv of native/Math.h over the lanes; every element alone, so no thread count or vector width
+ * changes bits). calc_erfinv's float steps as GCC builds them for aarch64 (-ffp-contract=fast: every a*b + c a
+ * fused multiply-add): |y| <= 0.7 a rational of z = y*y (Horner steps fused), x = y*num/dem; else
+ * z = sqrt(-log((1 - |y|)/2)), a rational of z (fused), x = copysign(num, y)/dem; then two Newton steps
+ * x - (erf(x) - y)/((2/sqrt(pi))*exp(-x*x)) with aarch64 glibc's erff (glibc_erff_a64), expf and logf. The
+ * coefficients are calc_erfinv's (Pavlis's erfinv m-file). |y| > 1 gives quiet_NaN() 0x7fc00000, +-1 +-inf; a
+ * NaN y comes out quieted (sign and payload kept: every NaN on its way is y's). */
+static inline float aten_calc_erfinvf_a64(float y) {
+    static const float a[4] = {0.886226899f, -1.645349621f, 0.914624893f, -0.140543331f};
+    static const float b[4] = {-2.118377725f, 1.442710462f, -0.329097515f, 0.012229801f};
+    static const float c[4] = {-1.970840454f, -1.624906493f, 3.429567803f, 1.641345311f};
+    static const float d[2] = {3.543889200f, 1.637067800f};
+    if (y != y) return vm_u2f(vm_f2u(y) | 0x00400000u);
+    const float ya = fabsf(y);
+    if (ya > 1.0f) return vm_u2f(0x7fc00000u);
+    if (ya == 1.0f) return copysignf(INFINITY, y);
+    float x, z, num, dem;
+    if (ya <= 0.7f) {
+        z = y * y;
+        num = fmaf(fmaf(fmaf(a[3], z, a[2]), z, a[1]), z, a[0]);
+        dem = fmaf(fmaf(fmaf(fmaf(b[3], z, b[2]), z, b[1]), z, b[0]), z, 1.0f);
+        x = y * num / dem;
+    } else {
+        z = sqrtf(-glibc_logf((1.0f - ya) / 2.0f));
+        num = fmaf(fmaf(fmaf(c[3], z, c[2]), z, c[1]), z, c[0]);
+        dem = fmaf(fmaf(d[1], z, d[0]), z, 1.0f);
+        x = copysignf(num, y) / dem;
+    }
+    const float k = 2.0f * 0.564189583547756286948f;  /* 2 * c10::frac_1_sqrt_pi<float>, folded in float */
+    for (int i = 0; i < 2; i++) x = x - (glibc_erff_a64(x) - y) / (k * glibc_expf(-x * x));
+    return x;
+}
+
 /* ------------------------------------------------------------ MKL VML log2, acos (the generic path) */
 
 /* MKL's generic path ("Intel(R) Architecture processors": the kernels mkl_vml_kernel_sLog2_EXHAynn and
@@ -2214,25 +2250,31 @@ static inline float sleef_atan2f_u10(float y, float x) {
 /* glibc 2.36 atanhf (sysdeps/ieee754/flt-32/e_atanhf.c, fdlibm in float over glibc_log1pf; no FMA variant
  * on x86_64), with a = |x|: a < 2^-28 gives x; a < 0.5: 0.5 log1p(2a + 2a a / (1 - a)); a < 1:
  * 0.5 log1p(2a / (1 - a)); then x's sign. a = 1: x / 0, +-inf; a > 1 (inf included): (x - x) / (x - x),
- * x86's default NaN 0xffc00000; NaN x: x / 0, x quieted. */
-static inline float glibc_atanhf(float x) {
+ * x86's default NaN 0xffc00000; NaN x: x / 0, x quieted. f = 1: aarch64's build, the same C (nothing for GCC to
+ * contract: the products feed divisions) over its contracted log1pf (glibc_log1pf_a64), aarch64's default NaN
+ * 0x7fc00000 for a > 1. */
+static inline __attribute__((always_inline)) float glibc_atanhf_k(int f, float x) {
     const float a = fabsf(x);
     float t;
     if (a < 0.5f) {
         if (a < 0x1p-28f) return x;
         t = a + a;
-        t = 0.5f * glibc_log1pf(t + t * a / (1.0f - a));
+        t = t + t * a / (1.0f - a);
+        t = 0.5f * (f ? glibc_log1pf_a64(t) : glibc_log1pf(t));
     } else if (a < 1.0f) {
-        t = 0.5f * glibc_log1pf((a + a) / (1.0f - a));
+        t = 0.5f * (f ? glibc_log1pf_a64((a + a) / (1.0f - a)) : glibc_log1pf((a + a) / (1.0f - a)));
     } else if (a == 1.0f) {
         return vm_u2f(vm_f2u(INFINITY) | (vm_f2u(x) & 0x80000000u));
     } else if (a > 1.0f) {
-        return vm_u2f(0xffc00000u);
+        return vm_u2f(f ? 0x7fc00000u : 0xffc00000u);
     } else {
         return vm_u2f(vm_f2u(x) | 0x00400000u);
     }
     return vm_u2f(vm_f2u(t) | (vm_f2u(x) & 0x80000000u));
 }
+
+static inline float glibc_atanhf(float x) { return glibc_atanhf_k(0, x); }
+static inline float glibc_atanhf_a64(float x) { return glibc_atanhf_k(1, x); }
 
 /* SLEEF xatanhf (Sleef_atanhf8_u10, Sleef_atanhf16_u10; FMA builds), with y = |x|: logk2f of
  * (1 + y) / (1 - y) in double-float (dfadd2 of 1 and +-y, dfdiv), hi + lo, times 0.5; y = 1: inf. Then
