@@ -82,6 +82,18 @@ CASES = {op: (lambda op=op, s=seed: _cases(op, s)) for seed, op in enumerate(OPS
 ERFINV_SAMPLE = 1 << 20
 
 
+def cdist_cases() -> Iterator[tuple[np.ndarray, np.ndarray, float]]:
+    """48 _cdist_forward operands (x1 (d, r1, m), x2 (d, r2, m), p) of p = 0.5, 1.5, 3 and 0.25 in turn (each
+    term aarch64 glibc's powf, the finish glibc's pow), m off the 4- and 8-lane blocks; no NaN."""
+    r = np.random.default_rng(5)
+    for k in range(48):
+        d, r1, r2 = 1 + k % 2, int(r.integers(1, 9)), int(r.integers(1, 9))
+        m = int(r.choice([1, 3, 4, 5, 8, 9, 17, 33, 100]))
+        x1 = (r.standard_normal((d, r1, m)) * 2).astype(np.float32)
+        x2 = (r.standard_normal((d, r2, m)) * 2).astype(np.float32)
+        yield x1, x2, (0.5, 1.5, 3.0, 0.25)[k % 4]
+
+
 def erfinv_sample(n: int = ERFINV_SAMPLE) -> np.ndarray:
     """1,441,813 erfinv inputs: the specials (NaNs of both signs and kinds, infinities, +-0, subnormals, +-1 and
     past it, either side of calc_erfinv's 0.7), n bit patterns of (-1, 1) over every magnitude, n/8 within 2^16

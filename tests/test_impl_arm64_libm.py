@@ -4,7 +4,8 @@ profiles, against torch 2.13.0's aarch64 wheel run under QEMU (``python tools/em
 torch.set_num_threads in one process): the SHA-256 of torch's output bits over each op's cases that the impl
 does not refuse, as recorded there, and which cases it refuses. Torch-free.
 
-An erfinv sample of 1,441,813 inputs (arm64_libm_cases.erfinv_sample) recorded on the three cores alike.
+An erfinv sample of 1,441,813 inputs (arm64_libm_cases.erfinv_sample) and 48 cdists of other p than 0, 1, 2 and inf
+(arm64_libm_cases.cdist_cases: aarch64 glibc's powf per term) recorded on the three cores alike at one thread.
 
 What the recordings pin: ATen's scalar calc_erfinv as GCC contracts it for aarch64 (no MKL there), over aarch64
 glibc's erff, expf and logf; SLEEF's advsimd/SVE atanhf in atanh's vector lanes and aarch64 glibc's atanhf (its
@@ -21,7 +22,8 @@ from functools import partial
 import numpy as np
 import pytest
 
-from harness.impl import unary
+from harness.core.errors import ParityError
+from harness.impl import nn, unary
 from harness.impl.profiles import get_profile
 from tests import arm64_libm_cases as cases
 from tests.arm64_sampling_cases import digest, recorded, replay_cases
@@ -70,6 +72,8 @@ REFUSED: dict[tuple[str, str], tuple] = {
 }  # fmt: skip
 # torch.erfinv's output bits over arm64_libm_cases.erfinv_sample() (1,441,813 inputs), the same on N1, V2 and V1
 ERFINV_SAMPLE_DIGEST = "4b0661679d6f947c08bd9f446164e172d7345c4e052db1816b31a4977f677bf1"
+# aten._cdist_forward's bits over arm64_libm_cases.cdist_cases() (p = 0.5, 1.5, 3, 0.25), one thread, every core
+CDIST_DIGEST = "846f8d98b16761043be4554a29825f8e6e139d97c52759a4588bf50902f5f613"
 PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
 CASES = [(op, name, threads) for op in cases.OPS for name in PROFILES for threads in (1, 2, 4)]
 
@@ -88,3 +92,15 @@ def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) ->
 def test_erfinv_over_the_recorded_sample(profile_name: str) -> None:
     out = unary.forward("erfinv", cases.erfinv_sample(), get_profile(profile_name))
     assert hashlib.sha256(np.ascontiguousarray(out).view(np.uint32).tobytes()).hexdigest() == ERFINV_SAMPLE_DIGEST
+
+
+@pytest.mark.parametrize("profile_name", PROFILES)
+def test_cdist_of_other_p_matches_the_recording(profile_name: str) -> None:
+    h = hashlib.sha256()
+    for x1, x2, p in cases.cdist_cases():
+        h.update(np.ascontiguousarray(nn.cdist(x1, x2, p, get_profile(profile_name))).view(np.uint32).tobytes())
+    assert h.hexdigest() == CDIST_DIGEST
+
+    x1 = np.full((1, 2, 5), np.nan, np.float32)
+    with pytest.raises(ParityError, match="NaN results"):
+        nn.cdist(x1, x1, 1.5, get_profile(profile_name))

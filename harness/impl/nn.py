@@ -1162,13 +1162,11 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair), the kernel's p the float nearest
     ``p``. Another p than 0, 1, 2 and inf sums glibc's ``powf`` of each term (vmath.h glibc_powf) and finishes
     with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail, refused where the
-    rounding is not proven). On aarch64 p = 0, 1, 2 and inf only (the C library's powf there is not measured):
-    p = 2's squares are fused in N1's tail as in the AVX2 object's and nowhere on V2 and V1 (FADDA); a NaN
-    distance there is refused (aarch64's NaN rules in GCC's loops not modelled)."""
+    rounding is not proven). On aarch64 p = 2's squares are fused in N1's tail as in the AVX2 object's and
+    nowhere on V2 and V1 (FADDA); another p's terms are aarch64 glibc's powf (the x86 FMA build's bits,
+    measured); a NaN distance there is refused (aarch64's NaN rules in GCC's loops not modelled)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
-    if profile.aarch64 and pnorm not in (0.0, 1.0, 2.0, float("inf")):
-        raise ParityError(f"cdist with p = {p} on aarch64: the C library's powf there is not measured")
     d, r1, m = x1.shape
     out = np.empty((d, r1, x2.shape[1]), np.float32)
     fn = load("nn").cdist_forward
@@ -1185,7 +1183,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
             f"cdist with p = {p}: {np.count_nonzero(~proven)} sums' std::pow(sum, 1.0 / p) lie within glibc "
             "double pow's error bound of a float rounding boundary: which float they give is not proven"
         )
-    return values.reshape(out.shape)
+    return x86_nans("cdist", values.reshape(out.shape), profile.aarch64)
 
 
 def _cdist_backward_branch(p: float) -> str:
