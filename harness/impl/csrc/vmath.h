@@ -1553,9 +1553,9 @@ static inline float mkl_vml_tanhf(float x) {
  * Haswell-v4 (AVX2; SSE4.2 with MKL_ENABLE_INSTRUCTIONS=SSE4_2) on the ranges docs/impl/kernels.md
  * lists. Special inputs as measured: +-0 and subnormals give sin(x) = x and cos(x) = 1 from the polynomial itself;
  * +-inf -> 0xffc00000, NaN -> the input quieted (sign and payload kept), by mask selects.
- * Beyond 10000 VML hands the element to another kernel (vssin_cout_rare, a large-argument
- * reduction), not reproduced: refused by the caller (harness/impl/unary.py; this one stays defined
- * there). Branch-free, vectorizable. */
+ * Beyond 10000 the kernel takes its own large-argument reduction, inline after the range check
+ * (vssin_cout_rare handles only infinities and NaN), not reproduced: refused by the caller
+ * (harness/impl/unary.py; this one stays defined there). Branch-free, vectorizable. */
 static const uint64_t vm_sin_poly[4] = {
     0xbfc55554bc836587u, 0x3f8110ed3804ca96u, 0xbf29f6ffeea73463u, 0x3ec5dbdf0e4c7deeu, /* A3, A5, A7, A9 */
 };
