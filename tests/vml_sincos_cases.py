@@ -19,9 +19,9 @@ The inputs, float32 bit patterns, each op's own (``cases(op)``):
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
+
+from tests.bit_digest import bits_sha256
 
 TIGHT_SIN = (
     0x39E89761, 0x39E89762, 0x39E89763, 0x39E89764, 0x39E89765, 0x39E89766, 0x39E89767, 0x39E89768, 0x39E89769,
@@ -162,15 +162,10 @@ def cases(op: str) -> np.ndarray:
     return x[np.abs(x) <= np.float32(10000)]
 
 
-def digest(out: np.ndarray) -> str:
-    """SHA-256 of a float32 array's little-endian bits."""
-    return hashlib.sha256(np.ascontiguousarray(out, np.float32).view(np.uint32).astype("<u4").tobytes()).hexdigest()
-
-
 if __name__ == "__main__":
     import torch
 
     torch.set_num_threads(1)
     for op in ("sin", "cos"):
         x = cases(op)
-        print(op, len(x), digest(getattr(torch, op)(torch.from_numpy(x)).numpy()))
+        print(op, len(x), bits_sha256(getattr(torch, op)(torch.from_numpy(x)).numpy()))
