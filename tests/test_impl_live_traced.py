@@ -224,6 +224,24 @@ def test_rotary_sin_cos_tables_replay(threads: int) -> None:
 
 
 @pytest.mark.parametrize("threads", [1, 4])
+def test_long_context_rotary_sin_cos_tables_replay(threads: int) -> None:
+    """A long context's rotary table (base 500,000, positions up to 131,071: arguments past 10000 take the VML
+    kernels' large-argument branch, csrc/vmath.h mkl_vml_sincosf_large), its cos and sin and an in-place sin_ of a
+    strided slice, bit for bit."""
+    use_threads(threads)
+
+    def program() -> None:
+        inv_freq = 1.0 / (500000 ** (torch.arange(0, 64, 2, dtype=torch.int64).float() / 64))
+        freqs = torch.outer(torch.arange(0, 131072, 61, dtype=torch.float32), inv_freq)
+        emb = torch.cat((freqs, freqs), dim=-1)
+        emb.cos()
+        emb.sin()
+        emb[:, ::3].clone().sin_()
+
+    _replays_match("dispatcher-hook", program, {"sin", "cos", "sin_"}, 3)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
 def test_erfinv_and_an_inverse_cdf_truncated_normal_replay(threads: int) -> None:
     """erfinv and erfinv_ (MKL VML's vsErfInv, csrc/vmath.h mkl_vml_erfinvf) in the inverse-CDF truncated normal
     of older torch.nn.init.trunc_normal_ (uniform_, erfinv_, mul_, add_, clamp_) on small tensors (the element

@@ -15,6 +15,12 @@ The inputs, float32 bit patterns, each op's own (``cases(op)``):
   from either side there; cos's inputs where the exact N would give other bits among them), k up to 3183;
 - the tiny inputs around sin(x) = x and cos(x) = 1 (|x| near 2^-11 and 2.6738e-4), signed zeros, subnormals,
   ranges' ends (0x461c4000 = 10000), and seeded random floats of [-10000, 10000].
+
+``large_cases(op)``: 10000 < |x| < inf, the kernels' large-argument branch (csrc/vmath.h mkl_vml_sincosf_large),
+both signs: each binade's first float from 2^14 to 2^127, the float below it and 24 seeded random ones, 4,000
+seeded random bit patterns, the floats next to 10000 and to the largest float, and ``AVX2_LARGE_SIN`` /
+``AVX2_LARGE_COS``: inputs where MKL's Intel AVX2 path (its branch's fused steps) and its generic path give other
+bits.
 """
 
 from __future__ import annotations
@@ -138,6 +144,10 @@ NEAR_MIDPOINT = {"sin": (0x42F23290,), "cos": (0x398C2F66, 0x3E9D3A86, 0x41B4930
 # the inputs of [0, 10000] where MKL's Intel AVX2 path and its generic path differ (recorded: both signs alike)
 AVX2_SIN = (0x45E8225F, 0x4601845F)
 AVX2_COS = (0x454CFD2B, 0x45CA0B2F, 0x45D7FC09, 0x4601006D, 0x460B687F, 0x460D4605, 0x461260EC, 0x461B2A4D)
+# inputs past 10000 where MKL's Intel AVX2 path and its generic path give other bits (the models' 2,276 sin and 2,223
+# cos of every 97th float of (10000, 2^128), 8 picked evenly; the recordings: both signs alike)
+AVX2_LARGE_SIN = (0x4620F369, 0x4E0BF262, 0x55BC864E, 0x5CB80CE6, 0x64651434, 0x6AC1DD7B, 0x713D2E75, 0x786C8E23)
+AVX2_LARGE_COS = (0x4625A670, 0x4D2C812E, 0x543D974D, 0x5B3DD2D1, 0x621F4515, 0x68EF29E6, 0x6FFA878C, 0x77C18601)
 
 
 def cases(op: str) -> np.ndarray:
@@ -162,6 +172,18 @@ def cases(op: str) -> np.ndarray:
     return x[np.abs(x) <= np.float32(10000)]
 
 
+def large_cases(op: str) -> np.ndarray:
+    """The float32 inputs of ``op`` (sin, cos) past 10000, in order, from their bit patterns."""
+    rng = np.random.default_rng(20261208)
+    first = np.arange(0x46800000, 0x7F800000, 0x00800000, dtype=np.uint32)  # 2^14 .. 2^127
+    binades = np.concatenate([first, first - 1, (first[:, None] + rng.integers(0, 0x800000, (len(first), 24))).ravel()])
+    rand = rng.integers(0x461C4001, 0x7F800000, 4000, dtype=np.uint32)
+    edge = np.array([0x461C4001, 0x461C4002, 0x461C4003, 0x7F7FFFFE, 0x7F7FFFFF], np.uint32)
+    avx2 = np.array(AVX2_LARGE_SIN if op == "sin" else AVX2_LARGE_COS, np.uint32)
+    u = np.concatenate([binades.astype(np.uint32), rand, edge, avx2])
+    return np.concatenate([u, u | np.uint32(0x80000000)]).view(np.float32)
+
+
 if __name__ == "__main__":
     import torch
 
@@ -169,3 +191,5 @@ if __name__ == "__main__":
     for op in ("sin", "cos"):
         x = cases(op)
         print(op, len(x), bits_sha256(getattr(torch, op)(torch.from_numpy(x)).numpy()))
+        x = large_cases(op)
+        print(op, "large", len(x), bits_sha256(getattr(torch, op)(torch.from_numpy(x)).numpy()))

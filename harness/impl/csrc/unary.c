@@ -84,8 +84,9 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: neither the ATen level nor the
  * thread split changes bits (measured), MKL's code path does: its Intel AVX2 path (BLAS_MKL_AVX2) fuses the
  * kernel's multiply-adds (vmath.h mkl_avx2_vml_sinf/cosf); the generic and Intel SSE4.2 paths run the same
- * unfused kernel (mkl_vml_sinf/cosf). |x| <= 10000 only; larger |x| and MKL's Intel AVX-512 path are refused
- * by the caller (harness/impl/unary.py).
+ * unfused kernel (mkl_vml_sinf/cosf); past 10000 each kernel's large-argument branch (vmath.h
+ * mkl_vml_sincosf_large, the AVX2 one fused). MKL's Intel AVX-512 path is refused by the caller
+ * (harness/impl/unary.py).
  * aarch64 (no MKL): aten vml.h IMPLEMENT_VML's vec::map of Vectorized<float>::sin/cos, every element a
  * SLEEF lane (the tail loaded as a partial vector): Sleef_sinf4_u10 / cosf4_u10 in the NEON-typed objects,
  * Sleef_sinfx_u10sve / cosfx_u10sve in the SVE256 one, the same arithmetic (vmath.h sleef_sinf_u10 /

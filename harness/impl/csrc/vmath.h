@@ -28,7 +28,7 @@
  * MKL VML (torch.exp/log/tanh/sin/cos/erf/erfinv/log2/acos forward, aten vml.h, every capability), reconstructed
  * from outputs: mkl_vml_expf, mkl_vml_logf, mkl_vml_tanhf (reconstructed algorithms), mkl_vml_sinf, mkl_vml_cosf,
  *   mkl_vml_erff, mkl_vml_erfinvf, mkl_vml_log2f, mkl_vml_acosf (read from its kernels; tables in
- *   vml_erf_table.h), MKL's generic path;
+ *   vml_erf_table.h, vml_sincos_table.h), MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
  *   AVX2 path's exp, log, sin and cos.
  *
@@ -45,6 +45,7 @@
 #include "dmath.h"
 #include "rsqrt_tables.h"
 #include "vml_erf_table.h"
+#include "vml_sincos_table.h"
 
 /* ------------------------------------------------------------------ bit helpers */
 
@@ -1553,12 +1554,92 @@ static inline float mkl_vml_tanhf(float x) {
  * Haswell-v4 (AVX2; SSE4.2 with MKL_ENABLE_INSTRUCTIONS=SSE4_2) on the ranges docs/impl/kernels.md
  * lists. Special inputs as measured: +-0 and subnormals give sin(x) = x and cos(x) = 1 from the polynomial itself;
  * +-inf -> 0xffc00000, NaN -> the input quieted (sign and payload kept), by mask selects.
- * Beyond 10000 the kernel takes its own large-argument reduction, inline after the range check
- * (vssin_cout_rare handles only infinities and NaN), not reproduced: refused by the caller
- * (harness/impl/unary.py; this one stays defined there). Branch-free, vectorizable. */
+ * Beyond 10000 each kernel takes its own large-argument branch, inline after the range check
+ * (vssin_cout_rare handles only infinities and NaN): mkl_vml_sincosf_large below. */
 static const uint64_t vm_sin_poly[4] = {
     0xbfc55554bc836587u, 0x3f8110ed3804ca96u, 0xbf29f6ffeea73463u, 0x3ec5dbdf0e4c7deeu, /* A3, A5, A7, A9 */
 };
+
+/* The fraction bits of 1/(2*pi), 0.28be60db 9391054a ... (224 bits): the kernel's 96-bit multiplier for a float of
+ * biased exponent e is floor(2^(e-54) / (2*pi)) mod 2^96, these bits from bit e - 149 to bit e - 54 (bits at or
+ * before the binary point 0; up to bit 200 for e = 254; _VAPI_COMMON_DATA_NAME holds the 256 windows, all equal to
+ * these bits). */
+static const uint32_t vm_inv2pi_bits[7] = {
+    0x28be60dbu, 0x9391054au, 0x7f09d5f4u, 0x7d4d3770u, 0x36d8a566u, 0x4f10e410u, 0x7f9458eau,
+};
+
+/* Bits g .. g + 31 of 0.[vm_inv2pi_bits] preceded by 64 zero bits (g counts from the first of those). */
+static inline uint32_t vm_inv2pi_word(int g) {
+    int q = g >> 5, s = g & 31;
+    uint32_t hi = q < 2 ? 0u : vm_inv2pi_bits[q - 2], lo = q + 1 < 2 ? 0u : vm_inv2pi_bits[q - 1];
+    return s ? (hi << s) | (lo >> (32 - s)) : hi;
+}
+
+/* torch.sin / torch.cos of 10000 < |x| < inf: the inline large-argument branch of MKL's kernels, read from their
+ * code (mkl_vml_kernel_sSin_/sCos_ EXHAynn, the generic path, SSE: its 4-lane tail loop and 16-lane body run the
+ * same steps; H8HAynn, the Intel SSE4.2 path, the same float steps with PMULLD; L9HAynn, the Intel AVX2 path,
+ * VPMULLD and fused float steps, `fused`). The integer steps give the same bits in all three (mod 2^32; where a
+ * kernel multiplies by all of x or w0 only the low 16 bits of the sum survive), the float steps are each
+ * rounded to float:
+ *   Reduction (x = m * 2^(e-150), m the 24-bit mantissa, mh its top 8 bits, ml its low 16; w0:w1:w2 the
+ *   96-bit multiplier above, lo/hi its 16-bit halves): the product m * W in 16-bit partial products, the
+ *   lowest (lo(w2) * ml) and the low halves of lo(w2) * mh and hi(w2) * ml dropped, its bits 32..95 kept:
+ *   R0 its bits 64..95 (the fraction of x / (2*pi) in turns), T2/T3 the bits below.
+ *   f  = +-(1 + (R0 >> 9) * 2^-23) (x's sign), t = f + 1.5*2^15, d = f - (t - 1.5*2^15): j = t's low 8 bits
+ *        (f rounded to 1/256 of a turn), d the rest; mid and lo: the next 23 and 18 bits, +-, as floats;
+ *   s  = d + mid, e = ((d - s) + mid) + lo                   (s + e: the turns past j/256)
+ *   generic, SSE4.2: sh = s with its low 12 bits cleared, sl = s - sh; with 2*pi = C1 - C2 (C1 = 0x40c91000,
+ *        C2 = 0x3795777a) and TWOPI = 0x40c90fdb:
+ *        u = (e*TWOPI - sl*C2) + (sl*C1 - sh*C2), r = sh*C1 + u, rl = (sh*C1 - r) + u   (radians)
+ *   AVX2: r = s*TWOPI, rl = fma(TWOPI, e, fma(TWOPI_LO, s, fma(s, TWOPI, -r)))    TWOPI_LO = 0xb43bbd2e
+ *   Evaluation (vml_sincos_table.h entry j, cos: entry j + 64; r2 = r*r; S5 = 0x3c08885c, S3 = 0xbe2aaaab,
+ *   K4 = 0x3d2aaa7c):
+ *   generic, SSE4.2: ps = ((r2*S5 + S3)*r2)*r, pc = ((r2*K4 - 0.5)*r2)*s1, a = c3*r + s1, h = c0*r + a,
+ *        tl = ((a - h) + c0*r) + ((s1 - a) + c3*r), g = (c3 + c0) - s1*r,
+ *        y = ((g*ps + tl) + (pc + (rl*g + s2))) + h
+ *   AVX2: g = fma(-s1, r, c0 + c3), b = fma(s1, fma(r2, K4, -0.5)*r2, fma(g, rl, s2)), a = fma(c3, r, s1),
+ *        h = fma(c0, r, a), tl = fma(r, c3, s1 - a) + fma(c0, r, a - h), ps = (fma(r2, S5, S3)*r2)*r,
+ *        y = h + (fma(ps, g, tl) + b)
+ *   the sign came with f. */
+static inline float mkl_vml_sincosf_large(float x, int cosine, int fused) {
+    const uint32_t ux = vm_f2u(x), sgn = ux & 0x80000000u;
+    const int g = (int)((ux >> 23) & 0xffu) - 86; /* e >= 140 here */
+    const uint32_t w0 = vm_inv2pi_word(g), w1 = vm_inv2pi_word(g + 32), w2 = vm_inv2pi_word(g + 64);
+    const uint32_t mh = ((ux >> 16) & 0x7fu) | 0x80u, ml = ux & 0xffffu;
+    const uint32_t p0 = (w0 & 0xffffu) * mh, p1 = (w1 >> 16) * mh, p2 = (w1 & 0xffffu) * mh;
+    const uint32_t p3 = (w2 >> 16) * mh, p4 = (w2 & 0xffffu) * mh;
+    const uint32_t q0 = (w0 >> 16) * ml, q1 = (w0 & 0xffffu) * ml, q2 = (w1 >> 16) * ml;
+    const uint32_t q3 = (w1 & 0xffffu) * ml, q4 = (w2 >> 16) * ml;
+    const uint32_t s0 = (q1 >> 16) + q0 + p0, s1 = (q2 >> 16) + p1, s3 = (q4 >> 16) + p3;
+    const uint32_t s2 = (q2 & 0xffffu) + p2 + (q3 >> 16), t1 = (q1 & 0xffffu) + s1;
+    const uint32_t t3 = (p4 >> 16) + (q3 & 0xffffu) + s3, t2 = (t3 >> 16) + s2, u1 = (t2 >> 16) + t1;
+    const uint32_t r0 = (s0 << 16) + u1, r2w = (t2 << 16) | (t3 & 0xffffu);
+    const float f = vm_u2f((r0 >> 9) | sgn | 0x3f800000u), t = f + 0x1.8p15f, d = f - (t + -0x1.8p15f);
+    const float lo_one = vm_u2f(sgn | 0x28800000u), mid_one = vm_u2f(sgn | 0x34000000u);
+    const float lo = vm_u2f(((r2w << 5) & 0x007fffe0u) | sgn | 0x28800000u) - lo_one;
+    const float mid = vm_u2f(((t2 & 0xffffu) >> 2) | ((u1 << 14) & 0x007fc000u) | sgn | 0x34000000u) - mid_one;
+    const float s = mid + d, e = ((d - s) + mid) + lo;
+    const uint32_t *tab = vm_sincos_tab[(vm_f2u(t) + (cosine ? 64u : 0u)) & 0xffu];
+    const float c0 = vm_u2f(tab[0]), s1f = vm_u2f(tab[1]), s2f = vm_u2f(tab[2]), c3 = vm_u2f(tab[3]);
+    const float twopi = vm_u2f(0x40c90fdbu), ps5 = vm_u2f(0x3c08885cu), ps3 = vm_u2f(0xbe2aaaabu);
+    const float k4 = vm_u2f(0x3d2aaa7cu);
+    if (fused) {
+        const float r = s * twopi, rl = fmaf(twopi, e, fmaf(vm_u2f(0xb43bbd2eu), s, fmaf(s, twopi, -r)));
+        const float r2 = r * r, gg = fmaf(-s1f, r, c0 + c3);
+        const float b = fmaf(s1f, fmaf(r2, k4, -0.5f) * r2, fmaf(gg, rl, s2f));
+        const float a = fmaf(c3, r, s1f), h = fmaf(c0, r, a);
+        const float tl = fmaf(r, c3, s1f - a) + fmaf(c0, r, a - h), ps = (fmaf(r2, ps5, ps3) * r2) * r;
+        return h + (fmaf(ps, gg, tl) + b);
+    }
+    const float sh = vm_u2f(vm_f2u(s) & 0xfffff000u), sl = s - sh;
+    const float c1 = vm_u2f(0x40c91000u), c2 = vm_u2f(0x3795777au), hi = sh * c1;
+    const float u = (e * twopi - sl * c2) + (sl * c1 - sh * c2);
+    const float r = hi + u, rl = (hi - r) + u, r2 = r * r;
+    const float ps = ((r2 * ps5 + ps3) * r2) * r, pc = ((r2 * k4 + -0.5f) * r2) * s1f;
+    const float c0r = c0 * r, c3r = c3 * r, a = c3r + s1f, h = c0r + a;
+    const float tl = ((a - h) + c0r) + ((s1f - a) + c3r), gg = (c3 + c0) - s1f * r;
+    return ((gg * ps + tl) + (pc + (rl * gg + s2f))) + h;
+}
 
 static inline float mkl_vml_sincosf(float x, int cosine, int fused) {
     const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
@@ -1585,6 +1666,7 @@ static inline float mkl_vml_sincosf(float x, int cosine, int fused) {
     }
     const uint32_t sign = (vm_f2u(t) << 31) ^ (cosine ? 0u : ux & 0x80000000u);
     const uint32_t bits = vm_f2u((float)y) ^ sign;
+    if (ax > 0x461c4000u && ax < 0x7f800000u) return mkl_vml_sincosf_large(x, cosine, fused);
     return vm_u2f((bits & ~(nan | inf)) | ((ux | 0x00400000u) & nan) | (0xffc00000u & inf));
 }
 
