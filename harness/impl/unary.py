@@ -161,7 +161,7 @@ def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None
     """Refuse what ``op`` (sin, cos) does not reproduce: MKL's Intel AVX-512 path (not read), and on aarch64 (SLEEF's
     u10 sinf/cosf lanes) a tensor holding |x| >= 125, an infinity or a NaN (the vector holding it runs SLEEF's
     Payne-Hanek reduction on every lane, not reproduced). MKL_CBWR=COMPATIBLE gives the generic path's bits (0 of
-    23,282,894 inputs of [-10000, 10000] and 0 of 3,847,508 past 10000 differ, measured)."""
+    23,282,894 inputs of [-10000, 10000] and 0 of every 61st float past 10000, 31,568,478 per op, differ, measured)."""
     if profile.aarch64:
         outside = ~(np.abs(x) < _SLEEF_SINCOS_MAX)
         if outside.any():
