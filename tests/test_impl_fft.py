@@ -21,6 +21,7 @@ from harness.core.errors import ParityError
 from harness.impl.kernel_index import WHY
 from harness.impl.profiles import get_profile
 from harness.trace.impl_ops import kernel_op, refusal, replay
+from tests.bit_digest import bits_sha256
 
 FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.default")
 
@@ -131,12 +132,36 @@ def test_fft_root_n_scale_and_several_dims_are_composed_as_measured() -> None:
 # torch 2.13.0's rfft and irfft of length 480 (NeuCodec's ISTFT head) over the rows below, on 1 and 2 threads
 # alike (a Zen 5: DFTI's generic path), unscaled, 1/N and 1/sqrt(N): the SHA-256 of their uint32 bits
 FFT480 = "7b0292137fbb48a7b95b1541fdd74adb78b540b6e11bf9c50c6d1ac3cc123d5c"
+# its fft and ifft (_fft_c2c) of _inputs_480()'s complex rows per torch norm, and rfft of its signed-zero rows
+# (7,300 zero results, every one +0: the Fact passes multiply bin 0 by (1, -0) too), on 1 and 2 threads alike;
+# fft.py still refuses those (the 16-point kernel's zero signs are not all DFTI's): the kernel is read unrefused
+FFT480_C2C = "27d29ba8d1ca16c91018c4201b7bf55f10edb585472aa1b620bf784b03e760ed"
+FFT480_ZEROS = "b99bab42437ac74e6896e8cfd4d8ca8d03a5413a5224cb289fcb500fe0241793"
+
+
+def _inputs_480() -> dict[str, np.ndarray]:
+    """Complex rows, and real rows of signed zeros (sign by residue mod 2 to 60, all -0, random) or holding one
+    value among signed zeros, as NeuCodec's ISTFT backward hands rfft where its gradient is zero."""
+    rng = np.random.default_rng(4800)
+    i = np.arange(480)
+    zeros = [np.where(i % m == r, -0.0, 0.0) for m in (2, 3, 5, 16, 32, 60) for r in (0, m - 1)]
+    zeros += [np.full(480, -0.0), *(np.where(rng.random(480) < q, -0.0, 0.0) for q in (0.5, 0.98))]
+    sparse = np.where(rng.random((6, 480)) < 0.5, -0.0, 0.0)
+    sparse[np.arange(6), rng.integers(0, 480, 6)] = [1.0, -1.0, 0.5, 3.0, -2.0, 0.25]
+    return {
+        "complex": rng.standard_normal((3, 480, 2)).astype(np.float32),
+        "signed_zeros": np.concatenate([np.array(zeros), sparse]).astype(np.float32),
+    }
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_fft_480s_real_kernels_match_torch_and_its_complex_one_is_refused(threads: int) -> None:
+def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Torch-free: 480's real kernels run the 240-point complex transform (5 x 48, ct_odd) of the even/odd
-    pairs with the recombination passes; its own complex kernel is another, refused in one line."""
+    pairs with the recombination passes; its complex kernel is DFTI's PrimeFact plan 5 x (4 x (3 x 8)), the
+    8-point DFTs of the last residue of 3 radix 2; the Fact passes' table products and the recombination's
+    pairs give rfft's zero results DFTI's signs on the rows recorded, but a zero result from -0 is refused
+    (the 16-point kernel's zero signs are not all DFTI's), as is a NaN or an infinity."""
+    from harness.impl import fft as fft_module
     from harness.impl.fft import fft
 
     p = get_profile("x86-avx2", threads)
@@ -149,8 +174,59 @@ def test_fft_480s_real_kernels_match_torch_and_its_complex_one_is_refused(thread
         outs.append(fft("c2r", h, [1], inverse, p, last_dim_size=480))
     got = hashlib.sha256(b"".join(np.ascontiguousarray(o).view(np.uint32).tobytes() for o in outs)).hexdigest()
     assert got == FFT480
-    with pytest.raises(ParityError, match="length 480"):
-        fft("c2c", np.zeros((2, 480, 2), np.float32), [1], 0, p)
+    cases = _inputs_480()
+    z = cases["complex"]
+    c2c = []
+    for forward, inverse in ((0, 2), (2, 0), (1, 1)):  # fft and ifft per torch norm
+        c2c += [fft("c2c", z, [1], forward, p), fft("c2c", z, [1], inverse, p, forward=False)]
+    assert bits_sha256(np.concatenate([o.reshape(-1) for o in c2c])) == FFT480_C2C
+    zeros = cases["signed_zeros"]
+    with pytest.raises(ParityError, match="from -0 to a zero result"):  # the 16-point kernel's zero signs
+        fft("r2c", zeros, [1], 0, p)
+    with monkeypatch.context() as patched:  # the kernel's own zero signs on these rows: DFTI's
+        patched.setattr(fft_module, "_reads_negative_zero", lambda *_: False)
+        assert bits_sha256(fft("r2c", zeros, [1], 0, p)) == FFT480_ZEROS
+    with pytest.raises(ParityError, match="from -0 to a zero result"):
+        fft("c2c", np.full((2, 480, 2), -0.0, np.float32), [1], 0, p)
+    with pytest.raises(ParityError, match="from -0 to a zero result"):
+        fft("c2r", np.full((2, 241, 2), -0.0, np.float32), [1], 0, p, last_dim_size=480)
+    for kind, a in (("r2c", x.copy()), ("c2c", z.copy())):
+        a.reshape(-1)[7] = np.float32(np.nan)
+        with pytest.raises(ParityError, match="NaN"):
+            fft(kind, a, [1], 0, p)
+
+
+# torch 2.13.0's fft and ifft of 2 random complex rows at each of ct_odd's further complex lengths, then rfft
+# and irfft (unscaled, ATen's 1/N) of 2 random rows at each of its further real lengths, in that order, drawn
+# from default_rng(400) per length in turn; the same on 1 and 2 threads (a Zen 5: DFTI's generic path)
+ODD_C2C = (28, 36, 56, 60, 72, 84, 100, 112, 120, 140, 160, 180, 200, 224, 240, 252, 280, 320, 360, 392, 400, 448)
+ODD_C2C += (504, 560, 700)
+ODD_REAL = (56, 72, 112, 120, 160, 200, 224, 240, 280, 288, 320, 360, 392, 400, 448, 504, 560, 640, 672)
+FFT_ODD = "534404b672b51cb509bb48c8d6c10d164ae9ce0c071edc3bad29f61e0fea0e05"
+
+
+def test_fft_odd_prime_lengths_match_torch() -> None:
+    """Torch-free: ct_odd's order (the largest odd prime outermost, the kernels of its factors inside) at 25
+    more complex lengths and 19 more real ones (400: Whisper's n_fft; 320, 160, 240 ...); lengths whose
+    complex kernel DFTI plans otherwise (288, 420, 600, 640, 672, as 480) or with a prime of 11 and up refused."""
+    from harness.impl.fft import LENGTHS, fft
+
+    assert set(ODD_C2C) <= set(LENGTHS["c2c"]) and set(ODD_REAL) <= set(LENGTHS["r2c"]) == set(LENGTHS["c2r"])
+    p = get_profile("x86-avx2", 1)
+    rng = np.random.default_rng(400)
+    outs = []
+    for n in ODD_C2C:
+        z = rng.standard_normal((2, n, 2)).astype(np.float32)
+        outs += [fft("c2c", z, [1], 0, p).reshape(-1), fft("c2c", z, [1], 2, p, forward=False).reshape(-1)]
+    for n in ODD_REAL:
+        x = rng.standard_normal((2, n)).astype(np.float32)
+        h = rng.standard_normal((2, n // 2 + 1, 2)).astype(np.float32)
+        outs += [fft("r2c", x, [1], 0, p).reshape(-1), fft("c2r", h, [1], 2, p, last_dim_size=n).reshape(-1)]
+    assert bits_sha256(np.concatenate(outs)) == FFT_ODD
+    for kind, n in (("c2c", 288), ("c2c", 420), ("c2c", 600), ("c2c", 640), ("r2c", 440), ("c2c", 44), ("r2c", 60)):
+        shape = (1, n, 2) if kind == "c2c" else (1, n)
+        with pytest.raises(ParityError, match=f"length {n}: DFTI's kernels for it are not modelled"):
+            fft(kind, np.ones(shape, np.float32), [1], 0, p)
 
 
 def _cases() -> list[tuple[int, int, int, int]]:

@@ -6,8 +6,8 @@ with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the oth
 B = numel / N contiguous rows (one descriptor, B transforms), so this module moves ``dim`` last, runs
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
-Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720 (c2c, r2c, c2r), 480
-(r2c and c2r: its real kernels run the 240-point complex transform; its own complex kernel is refused); no
+Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 and 720 (c2c, r2c, c2r;
+480's real kernels run the 240-point complex transform, its complex one DFTI's 5 x (4 x (3 x 8)) plan); no
 normalisation, 1/N or 1/sqrt(N) (float32 of the double; DFTI multiplies after the transform, its real
 kernels then those of its threaded path over contiguous rows on any thread count); several dims as
 1-D passes (``_fft_dims``). Where ATen's rows are a view of its input, DFTI gets them with their
@@ -16,11 +16,13 @@ strides: contiguous rows, or a dense transposed layout (the transformed dim oute
 contiguous rows; with two or more transforms on two or more threads (its threaded path), or from
 strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
 ``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
-complex one: 20, 40 to 720) give other signs to some zero results from inputs holding -0, the real
-forward ones of 8, 16 and 20 (and of 64 on the threaded path) to some zero results from any input:
-such a result is refused. DFTI's threaded path over contiguous rows (two or more threads and rows,
-not strided) runs other real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled
-there (the thread knob of ``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
+complex one: 20, 40 to 720) give other signs to some zero results from inputs holding -0 (the Fact
+passes' and recombinations' zero signs are DFTI's, its 8- and 16-point kernels' not all), the real
+forward ones of 8, 16 and 20 (and of 64 on the threaded path)
+to some zero results from any input: such a result is refused, as is a NaN or an infinity read or
+given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
+real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of
+``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -35,9 +37,17 @@ from harness.impl._lib import f32, load, ptr
 from harness.impl.profiles import IMPL_TORCH, MODELLED_BLAS, KernelProfile
 
 KINDS = {"c2c": 0, "r2c": 1, "c2r": 2}
-_COMPLEX = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 720)
-# 480's real kernels run the 240-point complex one (5 x 48); its own complex kernel is another (not modelled)
-LENGTHS = {"c2c": _COMPLEX, "r2c": (*_COMPLEX[:-1], 480, 720), "c2r": (*_COMPLEX[:-1], 480, 720)}
+_BASE = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480, 720)
+# ct_odd's Cooley-Tukey order (the largest odd prime outermost) measured at more lengths: complex ones, and
+# real ones (the half-length complex transform with the recombination passes)
+_ODD_C2C = (28, 36, 56, 60, 72, 84, 100, 112, 120, 140, 160, 180, 200, 224, 240, 252, 280, 320, 360, 392, 400)
+_ODD_C2C += (448, 504, 560, 700)
+_ODD_REAL = (56, 72, 112, 120, 160, 200, 224, 240, 280, 288, 320, 360, 392, 400, 448, 504, 560, 640, 672)
+LENGTHS = {
+    "c2c": tuple(sorted({*_BASE, *_ODD_C2C})),
+    "r2c": tuple(sorted({*_BASE, *_ODD_REAL})),
+    "c2r": tuple(sorted({*_BASE, *_ODD_REAL})),
+}
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 
 
@@ -58,6 +68,15 @@ def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
     bins = np.moveaxis(data, d, 0)
     read = [bins] if kind != "c2r" else [bins[..., 0], np.delete(bins, [0, n // 2], axis=0)[..., 1]]
     return any(bool(np.any(np.signbit(v) & (v == 0))) for v in read)
+
+
+def _reads_finite(kind: str, data: np.ndarray, d: int, n: int) -> bool:
+    """Whether every value DFTI's kernel reads is finite (c2r leaves the imaginary parts of bins 0 and N/2
+    unread): a NaN or an infinity spreads through its sums in an order whose NaN operands are not modelled."""
+    bins = np.moveaxis(data, d, 0)
+    if kind != "c2r":
+        return bool(np.isfinite(bins).all())
+    return bool(np.isfinite(bins[..., 0]).all() and np.isfinite(np.delete(bins, [0, n // 2], axis=0)[..., 1]).all())
 
 
 def _zero_result(out: np.ndarray, n: int) -> bool:
@@ -223,8 +242,10 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
     # the real forward kernels of 20 and 40 to 720 run complex ones on their even/odd pairs
-    halves = (20, 40, 48, 80, 96, 144, 168, 192, 336, 480, 720)
-    negative_zero = n != 12 and (kind != "r2c" or n in halves) and _reads_negative_zero(kind, data, d, n)
+    halves = n >= 20 and n not in (24, 32, 64)
+    if not _reads_finite(kind, data, d, n):
+        raise ParityError(f"FFT {kind} of length {n} of a NaN or an infinity: which NaN DFTI gives is not modelled")
+    negative_zero = n != 12 and (kind != "r2c" or halves) and _reads_negative_zero(kind, data, d, n)
     scale = _scale(normalization, n)
     rows = np.ascontiguousarray(np.moveaxis(data, d, ndim - 1))
     batch = rows.size // (rows.shape[ndim - 1] * (1 if real_in else 2)) if rows.size else 0
@@ -250,6 +271,8 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
         )  # fmt: skip
         if rc != 0:
             raise ParityError(f"FFT {kind} of length {n}: not modelled")
+    if not np.isfinite(out).all():
+        raise ParityError(f"FFT {kind} of length {n} to an infinity or a NaN: DFTI's overflow is not modelled")
     if kind == "r2c" and (n in (8, 16, 20) or (n == 64 and threaded_rows)) and _zero_result(out, n):
         raise ParityError(f"FFT r2c of length {n} to a zero result: the sign of that zero is not modelled")
     if negative_zero and np.any(out == 0):  # a zero's sign reaches only results that are zero themselves

@@ -1,9 +1,9 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336 and 720, complex, real
- * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path); 480 real forward
- * and backward only (fft.py refuses its complex kernel, which is not ct_odd's 5 x 96).
+ * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 and 720, complex, real
+ * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path), and ct_odd's order
+ * at the further lengths fft.py names (28 to 700: multiples of 4 with an odd prime 3, 5 or 7).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
  *   c2c   in (B, N) complex  -> out (B, N) complex, forward (sign -1) or backward (sign +1)
@@ -40,7 +40,10 @@
  *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
  *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
  *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
- *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured.
+ *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
+ *     PrimeFact plan 5 x (4 x (3 x 8)) (ct_plan). The Fact passes of ct_odd and ct_plan multiply every bin of
+ *     residues 1 and up by their table (fact_twiddle), the recombinations pair bin k with m - k: the signs
+ *     of zeros as DFTI gives them there (fft.py says where the other kernels' are not modelled).
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -403,40 +406,59 @@ static void ct64(const cpx x[64], int sign, cpx out[64]) {
 /* cos and sin of 2pi*k/24 from the tables (k = 0..11). */
 static void cs24(int k, float *c, float *s) { *c = COS24[k], *s = SIN24[k]; }
 
-/* The real forward kernels' recombination (N = 2m = 24 to 192), from Z, the m-point complex forward
- * transform of z[j] = x[2j] + i*x[2j+1]; per bin k = 1..m-1 with c, s = cos and sin of 2pi*k/N:
- * B = Z[k] - conj(Z[m-k]), V = ((1 + -s)/2, c/2),
- * X[k] = (Z[m-k].re + (B.re*V.re + B.im*V.im), -Z[m-k].im + (B.im*V.re - B.re*V.im)),
- * X[0] = Z[0].re + Z[0].im, X[m] = Z[0].re - Z[0].im (imaginary parts +0). */
+static void cs_n(int e, int n, float *c, float *s);
+
+/* cos and sin of 2pi*k/n from a table function, or (cs NULL) from cs_n. */
+static void cs_at(void (*cs)(int, float *, float *), int k, int n, float *c, float *s) {
+    if (cs) cs(k, c, s);
+    else cs_n(k, n, c, s);
+}
+
+/* The real forward kernels' recombination (ownsrDftFwdRecombine_32f, N = 2m), from Z, the m-point complex
+ * forward transform of z[j] = x[2j] + i*x[2j+1]. X[0] = Z[0].re + Z[0].im, X[m] = Z[0].re - Z[0].im (imaginary
+ * parts +0). Then bins k = 1, 2, ... and their mirrors m-k in one pass (k up to m/2; for m = 0 mod 4 the
+ * mirror's store of k = m/2 last), with (p, q) = (c/2, (1 + -s)/2), c, s = cos and sin of 2pi*k/N:
+ * B = (Z[k].re - Z[m-k].re, Z[k].im + Z[m-k].im), U = (p*B.im + q*B.re, -p*B.re + q*B.im),
+ * X[k] = (Z[m-k].re + U.re, -Z[m-k].im + U.im), X[m-k] = (Z[k].re - U.re, -Z[k].im + U.im);
+ * for m = 2 mod 4, X[m/2] = conj(Z[m/2]). The mirror's zero signs come from bin k's U. */
 static void recombine_fwd(const cpx *y, int m, void (*cs)(int, float *, float *), float *dst) {
     dst[0] = y[0].r + y[0].i, dst[1] = 0.0f;
     dst[2 * m] = y[0].r - y[0].i, dst[2 * m + 1] = 0.0f;
-    for (int k = 1; k < m; k++) {
+    const int last = m % 4 == 2 ? m / 2 - 1 : m / 2;
+    for (int k = 1; k <= last; k++) {
         const cpx zk = y[k], zn = y[m - k];
         float c, s;
-        cs(k, &c, &s);
-        const float vr = (1.0f + -s) * 0.5f, vi = c * 0.5f;
+        cs_at(cs, k, 2 * m, &c, &s);
+        const float q = (1.0f + -s) * 0.5f, p = c * 0.5f;
         const float br = zk.r - zn.r, bi = zk.i + zn.i;
-        dst[2 * k] = zn.r + (br * vr + bi * vi);
-        dst[2 * k + 1] = -zn.i + (bi * vr - br * vi);
+        const float ur = p * bi + q * br, ui = -(p * br) + q * bi;
+        dst[2 * k] = zn.r + ur, dst[2 * k + 1] = -zn.i + ui;
+        dst[2 * (m - k)] = zk.r - ur, dst[2 * (m - k) + 1] = -zk.i + ui;
     }
+    if (m % 4 == 2) dst[m] = y[m / 2].r, dst[m + 1] = -y[m / 2].i;
 }
 
-/* The real backward kernels' recombination (N = 2m = 24 to 192) of the onesided row X into z, whose
- * m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
- * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re), and per k = 1..m-1 with w = (c, -s) = e^(-2pi*i*k/N):
- * A = X[k] + conj(X[m-k]), B = X[k] - conj(X[m-k]),
- * z[k] = (A.re + (w.im*B.re - w.re*B.im), A.im + (w.im*B.im + w.re*B.re)). */
+/* The real backward kernels' recombination (ownsrDftInvRecombine_32f, N = 2m) of the onesided row X into z,
+ * whose m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
+ * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re); then bins k = 1, 2, ... and their mirrors m-k in one pass
+ * (k up to m/2; for m = 0 mod 4 the mirror's store of k = m/2 last), with (c, t) = (cos, -sin) of 2pi*k/N:
+ * A = (X[k].re + X[m-k].re, X[k].im - X[m-k].im), B = (X[k].re - X[m-k].re, X[k].im + X[m-k].im),
+ * T = (t*B.re - c*B.im, t*B.im + c*B.re), z[k] = A + T, z[m-k] = (A.re - T.re, -A.im + T.im);
+ * for m = 2 mod 4, z[m/2] = (2*X[m/2].re, -2*X[m/2].im). */
 static void recombine_bwd(const float *row, int m, void (*cs)(int, float *, float *), cpx *z) {
     z[0] = (cpx){row[0] + row[2 * m], row[0] - row[2 * m]};
-    for (int k = 1; k < m; k++) {
+    const int last = m % 4 == 2 ? m / 2 - 1 : m / 2;
+    for (int k = 1; k <= last; k++) {
         const cpx xk = {row[2 * k], row[2 * k + 1]}, xn = {row[2 * (m - k)], row[2 * (m - k) + 1]};
-        float wr, s;
-        cs(k, &wr, &s);
-        const float wi = -s;
+        float c, s;
+        cs_at(cs, k, 2 * m, &c, &s);
+        const float t = -s;
         const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
-        z[k] = (cpx){ar + (wi * br - wr * bi), ai + (wi * bi + wr * br)};
+        const float tr = t * br - c * bi, ti = t * bi + c * br;
+        z[k] = (cpx){ar + tr, ai + ti};
+        z[m - k] = (cpx){ar - tr, -ai + ti};
     }
+    if (m % 4 == 2) z[m / 2] = (cpx){2.0f * row[m], -2.0f * row[m + 1]};
 }
 
 /* DFTI's 32-point DFT inside its 96-point kernel (not its 32-point kernel ct32): Cooley-Tukey 4 x 8,
@@ -621,12 +643,26 @@ static void cs_n(int e, int n, float *c, float *s) {
     *c = cv[q], *s = sv[q];
 }
 
+/* Residue r's bin times e^(sign*2pi*i*e/n) in DFTI's Fact passes (read from ownscDft{Fwd,Inv}_Fact3/4/5_32fc
+ * and their tables): every residue but 0 is multiplied, on every bin (k1 = 0 and the quarter turns too), by
+ * the table's (c, t) = (cos, -sin) of 2pi*e/n, float32 from double, +0 where the cosine is zero and -0 where
+ * the sine is: forward (v.re*c - v.im*t, v.re*t + v.im*c), backward (v.re*c + v.im*t, v.im*c - v.re*t).
+ * The products by 1 and 0 change no finite value, only the signs of zeros. */
+static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
+    if (r == 0) return v;
+    float c, s;
+    cs_n(e, n, &c, &s);
+    c = c == 0.0f ? 0.0f : c;
+    const float t = s == 0.0f ? -0.0f : -s;
+    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
+}
+
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
  * modelled: Cooley-Tukey p x m, decimation in time, the 24-point kernel's order (the kernels above are
  * its cases): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
  * radix2_8 for r = p-1, 16 radix4_16 with products, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
- * of residue r times e^(sign*2pi*i*r*k1/N) (exact quarter turns, else plain products of cs_n), then the
- * p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
+ * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
+ * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
  * (5 x 144). Returns -1 for a length it does not cover. */
 static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
     const int p = n % 7 == 0 ? 7 : n % 5 == 0 ? 5 : n % 3 == 0 ? 3 : 0, m = p ? n / p : 0;
@@ -645,20 +681,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
     }
     for (int k1 = 0; k1 < m; k1++) {
         for (int r = 0; r < p; r++) {
-            const cpx v = y[r * m + k1];
-            const int e = (r * k1) % n;
-            if (e == 0) {
-                t[r] = v;
-            } else if (4 * e % n == 0) { /* quarter turns exact */
-                const int q = 4 * e / n;
-                const int sg = q == 1 ? sign : -sign;
-                t[r] = q == 2 ? (cpx){-v.r, -v.i} : sg < 0 ? (cpx){v.i, -v.r} : (cpx){-v.i, v.r};
-            } else {
-                float wr, wi;
-                cs_n(e, n, &wr, &wi);
-                wi = sign * wi;
-                t[r] = (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
-            }
+            t[r] = fact_twiddle(y[r * m + k1], r, (r * k1) % n, n, sign);
         }
         if (p == 3) dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
         else if (p == 5) dft5(t, sign, o);
@@ -668,14 +691,40 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
     return 0;
 }
 
-/* ct_odd as a row_split transform (the lengths fft_mkl_def passes are covered), and the turns of the real
- * kernels of 144, 168, 336, 480 and 720 for row_split. */
+/* DFTI's complex kernel of N = 480 (its PrimeFact plan, as gdb shows the calls: Prime8 over all 60 residues,
+ * then Fact3 (m = 8), Fact4 (m = 24), Fact5 (m = 96)): Cooley-Tukey 5 x (4 x (3 x 8)), decimation in time,
+ * every stage in ct_odd's order: the m-point DFTs of x[p*j + r] (innermost the 8-point DFTs of x[60*j + r]:
+ * prime8, but radix2_8 with products for the last residue of the 3-point pass, last = 1, as in ct24), bin
+ * k1 of residue r times e^(sign*2pi*i*r*k1/n) (fact_twiddle), then the p-point DFT over r (dft3, dft4,
+ * dft5): X[k1 + m*k2]. plan: the factors outermost first, 8 last. */
+static void ct_plan(const cpx *x, int n, const int *plan, int sign, int last, cpx *out) {
+    const int p = plan[0], m = n / p;
+    if (p == 8 && n == 8) {
+        if (last) radix2_8(x, sign, out);
+        else prime8(x, sign, out);
+        return;
+    }
+    cpx y[480], in[96], o[7], t[7];
+    for (int r = 0; r < p; r++) {
+        for (int j = 0; j < m; j++) in[j] = x[p * j + r];
+        ct_plan(in, m, plan + 1, sign, r == p - 1, y + r * m);
+    }
+    for (int k1 = 0; k1 < m; k1++) {
+        for (int r = 0; r < p; r++) {
+            t[r] = fact_twiddle(y[r * m + k1], r, (r * k1) % n, n, sign);
+        }
+        if (p == 3) dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
+        else if (p == 4) dft4(t, sign, o);
+        else dft5(t, sign, o);
+        for (int k2 = 0; k2 < p; k2++) out[k1 + m * k2] = o[k2];
+    }
+}
+
+static const int PLAN480[4] = {5, 4, 3, 8};
+static void full480(const cpx *x, int n, int sign, cpx *out) { (void)n, ct_plan(x, 480, PLAN480, sign, 0, out); }
+
+/* ct_odd as a row_split transform (the lengths fft_mkl_def passes are covered). */
 static void full_odd(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, n, sign, out); }
-static void cs144(int e, float *c, float *s) { cs_n(e, 144, c, s); }
-static void cs168(int e, float *c, float *s) { cs_n(e, 168, c, s); }
-static void cs336(int e, float *c, float *s) { cs_n(e, 336, c, s); }
-static void cs720(int e, float *c, float *s) { cs_n(e, 720, c, s); }
-static void cs480(int e, float *c, float *s) { cs_n(e, 480, c, s); }
 
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
  * m-point complex forward transform (radix4_16 with products, ct32), then recombine_fwd. */
@@ -750,7 +799,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 (real) or 720;
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192, 480 or ct_odd's (fft.py's LENGTHS);
  * sign: c2c's -1 forward, +1 backward; scale: DFTI's scale (1 for none); folded: the real 12-point
  * kernels' scaled variant (1/N only); threaded_rows: DFTI's threaded path over contiguous rows, or a
  * 1/sqrt(N) scale (pow2_row). 0, or -1 for an unmodelled (kind, n). */
@@ -758,8 +807,13 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
                 int threaded_rows) {
     const int scaled = scale != 1.0f;
     const int fold = scaled && folded && n == 12 && kind != 0;
-    if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 144 ||
-        n == 168 || n == 192 || n == 336 || n == 480 || n == 720) {
+    /* ct_odd's lengths (and 480's plan): a multiple of 4 up to 720 with an odd prime 3, 5 or 7 whose
+     * factors ct_odd covers; the real kernels also need the half's (fft.py names those measured) */
+    const int odd = n != 12 && n != 24 && n != 20 && n != 40 && n != 48 && n != 80 && n != 96 && n != 192 &&
+                    n % 4 == 0 && n <= 720 && (n % 3 == 0 || n % 5 == 0 || n % 7 == 0) &&
+                    (kind == 0 || ((n / 2) % 4 == 0 && ((n / 2) % 3 == 0 || (n / 2) % 5 == 0 || (n / 2) % 7 == 0)));
+    if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 192 ||
+        odd) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
@@ -770,9 +824,9 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             else if (n == 20 || n == 40 || n == 80)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
                           n == 20 ? cs20 : n == 40 ? cs40 : cs80);
-            else if (n == 144 || n == 168 || n == 336 || n == 480 || n == 720)
-                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full_odd, full_odd,
-                          n == 144 ? cs144 : n == 168 ? cs168 : n == 336 ? cs336 : n == 480 ? cs480 : cs720);
+            else if (odd)
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, n == 480 ? full480 : full_odd, full_odd,
+                          NULL);
             else pow2_row(kind, n, in + b * in_len, out + b * out_len, sign, threaded_rows);
             if (scaled) scale_after(out + b * out_len, out_len, scale);
         }
