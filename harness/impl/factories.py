@@ -13,9 +13,9 @@ contracted double ``base + j * step`` (V1: 8 lanes), a -0 base +0 in both; linsp
 contracted arithmetic.
 
 The window functions of float32: ``hann_window`` (TensorFactories.cpp's hamming_window with alpha = beta =
-0.5: arange, ``mul_`` by 2 pi / (N - 1) rounded to float, MKL VML's ``cos_``, ``mul_(-0.5)``, ``add_(0.5)``)
-and ``kaiser_window`` (UnaryOpsKernel.cpp's kaiser_window_kernel over arange: Math.h's calc_i0 in float with
-glibc's expf, csrc/factories.c), on x86.
+0.5: arange, ``mul_`` by 2 pi / (N - 1) rounded to float, ``cos_`` (MKL VML's on x86, SLEEF's cosf lanes on
+aarch64), ``mul_(-0.5)``, ``add_(0.5)``) and ``kaiser_window`` (UnaryOpsKernel.cpp's kaiser_window_kernel over
+arange: Math.h's calc_i0 in float with glibc's expf, csrc/factories.c), on x86 and Linux arm64.
 """
 
 from __future__ import annotations
@@ -70,12 +70,9 @@ def linspace(start: float, end: float, steps: int, profile: KernelProfile) -> np
     return out
 
 
-def _window_length(name: str, window_length: int, periodic: bool, profile: KernelProfile) -> int:
+def _window_length(name: str, window_length: int, periodic: bool) -> int:
     """The length a window function computes (one more where periodic: the window is its first
-    ``window_length`` elements); refuses aarch64 but for kaiser_window (the others not measured there) and a
-    negative length (torch refuses it)."""
-    if profile.aarch64 and name != "kaiser_window":
-        raise ParityError(f"{name} is measured on x86 only")
+    ``window_length`` elements); refuses a negative length (torch refuses it)."""
     if window_length < 0:
         raise ParityError(f"{name} of {window_length} elements: torch refuses a negative length")
     return window_length + 1 if periodic else window_length
@@ -85,11 +82,11 @@ def hann_window(window_length: int, periodic: bool, profile: KernelProfile) -> n
     """``torch.hann_window(window_length, periodic)`` of float32: hamming_window(alpha=0.5, beta=0.5), i.e.
     ``arange(N).mul_(2 pi / (N - 1)).cos_().mul_(-0.5).add_(0.5)`` with N one more where periodic; every step
     element-wise (the scalar products and sum rounded once in the vector body and the tail alike), ``cos_``
-    MKL VML's vsCos (harness.impl.unary, which refuses what it does not reproduce). Lengths 0 and 1: empty
-    and ones."""
+    MKL VML's vsCos on x86, SLEEF's cosf lanes on aarch64 (harness.impl.unary, which refuses what it does not
+    reproduce). Lengths 0 and 1: empty and ones."""
     from harness.impl.unary import forward
 
-    n = _window_length("hann_window", window_length, periodic, profile)
+    n = _window_length("hann_window", window_length, periodic)
     if window_length <= 1:
         return np.ones(window_length, np.float32)
     x = arange(0.0, float(n), 1.0, profile) * np.float32(2.0 * math.pi / (n - 1))
@@ -102,7 +99,7 @@ def kaiser_window(window_length: int, periodic: bool, beta: float, profile: Kern
     i0(beta)``, t = (i - alpha) / alpha, alpha = (N - 1) / 2, N one more where periodic (csrc/factories.c:
     the default object unfused, the AVX2 one, which avx512 runs, and every aarch64 build contracted). Lengths 0
     and 1: empty and ones. Refused: a beta not finite, and N past 2^24 (arange's floats no longer every integer)."""
-    n = _window_length("kaiser_window", window_length, periodic, profile)
+    n = _window_length("kaiser_window", window_length, periodic)
     if window_length <= 1:
         return np.ones(window_length, np.float32)
     if not math.isfinite(beta) or n > 1 << 24:

@@ -864,7 +864,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (random sizes off 4, 8 "
             "and 16 lanes and the 32,768 grain, strided: identical at default, avx2 and avx512 on 1, 2 and 4 "
             "threads); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ: NaN payloads kept, quieted, "
-            "+-inf -> +-1, subnormals x + x*c1); MKL's Intel paths (not read) and aarch64 refused"
+            "+-inf -> +-1, subnormals x + x*c1); MKL's Intel paths (not read) refused"
         ),
     ),
     (
@@ -903,7 +903,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "subnormals, negatives: 0x7fc00000, +-0: -inf); MKL's Intel paths under QEMU's Haswell-v4 (QEMU's RCPPS "
             "exact: k = rint(float(1/m) * 1.4375)): AVX2 every 127th bit pattern (33,818,641) and every 37th "
             "(116,080,198) 0 differ, SSE4.2 (MKL_ENABLE_INSTRUCTIONS=SSE4_2) every 61st (70,409,300) 0 differ; an "
-            "Intel CPU's own RCPPS (not measured), MKL's AVX-512 path (`sLog2_Z0HAynn`, not read) and aarch64 refused"
+            "Intel CPU's own RCPPS (not measured), MKL's AVX-512 path (`sLog2_Z0HAynn`, not read) refused"
         ),
     ),
     (
@@ -924,7 +924,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "Haswell-v4 (QEMU's RSQRTPS exact: 1/sqrt rounded twice): AVX2 every 127th bit pattern (33,818,641), every "
             "251st of [0, 1] and every 17th of (0, 1] and of [-1, 0) (62,667,837 each) 0 differ, SSE4.2 every 61st bit "
             "pattern (70,409,300) 0 differ; an Intel CPU's own RSQRTPS (its table is `rsqrt_tables.h` "
-            "intel_rsqrt_mant, vsAcos not checked on one), MKL's AVX-512 path (not read) and aarch64 refused"
+            "intel_rsqrt_mant, vsAcos not checked on one), MKL's AVX-512 path (not read) refused"
         ),
     ),
     (
@@ -1865,6 +1865,13 @@ EMU_KAISER = f"{_EMU}: 54 of 54 windows exact (lengths to 70,000, beta 0 to 200)
 EMU_POLAR = f"{_EMU}: 54 of 54 exact (NaN payloads in both operands, angles to 1e5), 0 other"
 EMU_SMOOTH_BW = f"{_EMU}: smooth_l1_loss_backward 51 exact and 3 refused, huber_loss_backward 51 and 3, 0 other"
 EMU_PAD = f"{_EMU}: padding backwards 36 exact and 18 refused, unfold_backward 36 and 18, 0 other"
+EMU_ERF = (
+    f"{_EMU}: 72 of 72 random cases exact (contiguous, strided, transposed; lengths off the vectors and past the "
+    "grains), 0 other"
+)
+EMU_LOG2_ACOS = f"{_EMU}: log2 72 of 72 and acos 72 of 72 random cases exact, 0 other"
+EMU_CDIST_P = "the backward of other p (0.5, 1.5, 3, 0.25 in turn) 57 exact and 15 refused (NaN results), 0 other"
+EMU_HANN = f"{_EMU}: 72 of 72 windows exact (lengths 0 to 70,000, periodic or not), 0 other"
 EMU_NLL = f"{_EMU}: `nll_loss2d` (weighted or not, none / mean / sum) and its backward 54 of 54 exact each, 0 other"
 
 ARM64: dict[str, str] = {
@@ -1879,8 +1886,9 @@ ARM64: dict[str, str] = {
         "square whole predicated vectors and add them with FADDA in order (nothing fused); other p as x86 (aarch64 "
         "glibc's powf per term gives the x86 FMA build's bits, the finish glibc's pow: 48 of 48 random cdists of p = "
         "0.5, 1.5, 3, 0.25 exact on each core at one thread, 0 other); the backward of p = 1, 2, inf as x86, of "
-        "other p (SLEEF's aarch64 powf) refused; NaN results refused; `_euclidean_dist` as the `sum` and `matmul` "
-        "rows (its other steps are exact operations); " + EMU_CDIST
+        "other p as x86's AVX2 object (Vectorized pow: SLEEF's advsimd/SVE `powf`, the AVX2 bits; nothing to "
+        "contract); NaN results refused; `_euclidean_dist` as the `sum` and `matmul` rows (its other steps are "
+        "exact operations); " + EMU_CDIST + "; " + EMU_CDIST_P
     ),
     "randn": (
         "one scalar fill on every core with aarch64 glibc `logf`/`sincosf` and a fused `radius*cos*std + mean`:"
@@ -1980,7 +1988,10 @@ ARM64: dict[str, str] = {
         "aarch64 glibc's `sincosf` (its `sinf`'s TOINT_INTRINSICS reduction; an infinite angle +qNaN), then FMUL of"
         " abs by cos and by sin, abs the first operand (a signalling NaN first, else abs's NaN); " + EMU_POLAR
     ),
-    "hann_window": "not modelled: refused (its cos is SLEEF's on aarch64, not MKL's)",
+    "hann_window": (
+        "the same steps over aarch64's `arange` (the `arange` row) and `cos_` (SLEEF's u10 `cosf` lanes: the `sin`/"
+        "`cos` row, every angle below 125); " + EMU_HANN
+    ),
     "kaiser_window": (
         "every aarch64 build (DEFAULT, SVE128, SVE256) contracts as x86's AVX2 object (1 - t*t, x/2 - 2 and each "
         "Chebyshev step fused), aarch64 glibc's `expf` (the same algorithm); i0(beta) past float's range inf/inf "
@@ -2070,7 +2081,16 @@ ARM64: dict[str, str] = {
         " pattern below 125, both signs (4,503,730 per op) on V2 and V1, every 61st (36,841,976 per op) and"
         " 1,000,000 random ones on N1: 0 other"
     ),
-    "erf": "not modelled: refused (aarch64 has no MKL: `vml::verf` maps Vectorized<float>::erf, not measured)",
+    "erf": (
+        "no MKL: vml.h's `verf` is `vec::map` of Vectorized<float>::erf over each run of ATen's loop (a strided run "
+        "through 2,048-element buffers), every element a lane; N1's and V2's NEON objects (disassembled) ATen's A&S "
+        "7.1.26 (`1/(1 + p|x|)` and the Horner steps fused) over its exp_u20, a 4-lane vector holding |x| past "
+        "9.3454 (x*x above 0x1.5d5e2ap+6) taking SLEEF's `expf` on every lane (vectors from each thread's chunk of "
+        "`for_each`, grain 2,048, and each run); V1's SVE256 object SLEEF's `erff` (u10) per lane; a NaN quieted "
+        "(N1, V2), quieted with its sign flipped (V1); every 509th bit pattern and 35 specials (8,438,085 inputs) "
+        "on N1 and V1 and 36 random mixes of |x| past 9.35 at 1, 2 and 4 threads (308,052 elements): 0 other; "
+        + EMU_ERF
+    ),
     "erfinv": (
         "no MKL: ATen's scalar `calc_erfinv` (Math.h) on every element (vml.h's `verfinv` maps "
         "`Vectorized<float>::erfinv`, a `map` of it), as GCC builds it (each Horner step of both rationals one "
@@ -2078,8 +2098,18 @@ ARM64: dict[str, str] = {
         "quieted; measured under emulation: 1,441,813 of 1,441,813 sampled inputs (every magnitude of (-1, 1), "
         "2^16 ULPs next to ±1, NaN payloads, infinities, subnormals) exact on each of N1, V2 and V1; " + EMU_ERFINV
     ),
-    "log2": "not modelled: refused (aarch64 runs SLEEF's `log2f` through `vec::map`, not MKL)",
-    "acos": "not modelled: refused (aarch64 runs SLEEF's `acosf` through `vec::map`, not MKL)",
+    "log2": (
+        "no MKL: `vec::map` of SLEEF's `log2f` (u10: Sleef_log2f4_u10 on N1 and V2, Sleef_log2fx_u10sve on V1; "
+        "disassembled), every element a lane, the same steps on every core (double-float (m - 1)/(m + 1), a fused "
+        "quadratic); negatives and NaNs SLEEF's +qNaN whatever the payload, +-0 -inf; every 509th bit pattern and "
+        "35 specials (8,438,085 inputs) on N1 and V1: 0 other; " + EMU_LOG2_ACOS
+    ),
+    "acos": (
+        "no MKL: `vec::map` of SLEEF's `acosf` (u10: Sleef_acosf4_u10 on N1 and V2, Sleef_acosfx_u10sve on V1), "
+        "every element a lane (|x| < 1/2 pi/2 - (x + x^3 P(x^2)), else 2 (sqrt((1 - |x|)/2) + ...) in double-float, "
+        "from pi for x < 0); |x| > 1 FSQRT's +qNaN, a NaN quieted with its sign cleared; every 509th bit pattern "
+        "and 35 specials (8,438,085 inputs) on N1 and V1: 0 other; " + EMU_LOG2_ACOS
+    ),
     "expm1": "SLEEF's advsimd/SVE expm1f: the x86 avx2 bits on every core, NaNs included",
     "sigmoid": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1), aarch64 `expf` in the tail: x86 AVX2's"

@@ -47,7 +47,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "atanh": ("atanh_forward", "", "x"),  # its backward is grad / (1 - x^2): autograd's pow, rsub and div
 }
 # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
-_ROWS = {"silu", "gelu_tanh", "gelu_aten", "atanh"}
+_ROWS = {"silu", "gelu_tanh", "gelu_aten", "atanh", "erf"}
 # backward kernels that also take the input ATen's vectorized loop reads as a scalar (its NaN bits)
 _SCALAR_IN = {"silu_backward", "gelu_tanh_backward"}
 
@@ -180,13 +180,13 @@ def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None
 def _vml_generic_path_modelled(op: str, profile: KernelProfile) -> None:
     """Refuse ``op`` (erf, erfinv: MKL VML's vsErf/vsErfInv, csrc/vmath.h mkl_vml_erff/mkl_vml_erfinvf, read from
     its generic-path kernels) off MKL's generic path: its Intel paths (under an emulated Haswell its AVX2 path gave
-    other bits for 84 of 1,310,720 random erfinv inputs; erf's not measured) and, for erf, aarch64 (ATen's
-    scalar code through ``vec::map``, not measured; erfinv's there, calc_erfinv, is csrc/vmath.h
-    aten_calc_erfinvf_a64)."""
+    other bits for 84 of 1,310,720 random erfinv inputs; erf's not measured). aarch64 has no MKL: erf there is
+    ATen's NEON polynomial (N1, V2) or SLEEF's erff (V1), csrc/vmath.h aten_neon_erff / sleef_erff_u10; erfinv
+    ATen's calc_erfinv, aten_calc_erfinvf_a64."""
     name = {"erf": "vsErf", "erfinv": "vsErfInv"}[op]
-    if op == "erfinv" and profile.aarch64:
+    if profile.aarch64:
         return
-    if profile.aarch64 or profile.blas != MODELLED_BLAS:
+    if profile.blas != MODELLED_BLAS:
         raise ParityError(
             f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
             "generic path only"
@@ -203,12 +203,15 @@ _VML_LOG2_ACOS_PATHS = {MODELLED_BLAS: (RSQRT_AMD, RSQRT_QEMU), MKL_SSE42: (RSQR
 
 def _vml_log2_acos_modelled(op: str, profile: KernelProfile) -> None:
     """Refuse ``op`` (log2, acos: MKL VML's vsLog2/vsAcos, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) where it is
-    not modelled: MKL's Intel AVX-512 path (not read), aarch64 (SLEEF through ``vec::map``, not measured), and an
-    Intel CPU's own estimates (its RCPPS is not measured; acos on its RSQRTPS table, not checked on an Intel CPU).
-    MKL_CBWR=COMPATIBLE gives the generic path's bits (every 61st bit pattern the same, measured)."""
+    not modelled: MKL's Intel AVX-512 path (not read) and an Intel CPU's own estimates (its RCPPS is not measured;
+    acos on its RSQRTPS table, not checked on an Intel CPU). MKL_CBWR=COMPATIBLE gives the generic path's bits
+    (every 61st bit pattern the same, measured). aarch64 has no MKL: SLEEF's log2f/acosf lanes through
+    ``vec::map`` (csrc/vmath.h sleef_log2f_u10, sleef_acosf_u10)."""
+    if profile.aarch64:
+        return
     name = {"log2": "vsLog2", "acos": "vsAcos"}[op]
     estimates = _VML_LOG2_ACOS_PATHS.get(profile.blas)
-    if profile.aarch64 or estimates is None:
+    if estimates is None:
         raise ParityError(
             f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
             "generic, Intel SSE4.2 and Intel AVX2 paths only"

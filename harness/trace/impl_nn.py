@@ -182,6 +182,7 @@ def in_loop_order(
     operands: tuple[str, ...] | None = None,
     like: str | None = None,
     scalar_in: bool = False,
+    buffered: bool = False,
 ) -> np.ndarray:
     """``compute(arrays, run)`` of an element-wise op whose result depends on where each element falls in
     ATen's inner loop (its vector body or scalar tail): the operands (``arrays``, captured as ``names``)
@@ -190,10 +191,11 @@ def in_loop_order(
     the basic loop), the result put back in logical order. ``scalar_in``: ``compute(arrays, run, scalar)``
     also takes the input ATen's vectorized loop reads as a scalar (1 for the first of ``operands`` or
     ``names``; 0 none), for an op whose NaN bits differ there (silu_backward, gelu_backward (tanh),
-    log_sigmoid_backward)."""
+    log_sigmoid_backward). ``buffered``: the kernel copies a strided run into a buffer and runs it as a contiguous
+    one (UnaryOpsKernel.cpp's IMPLEMENT_ITERATOR_LAMBDA): ``run`` the inner dim there too, never 1."""
     shape = tuple(np.broadcast_shapes(*(x.shape for x in arrays)))
     loop = tensor_loop(a, operands or names, shape, like)
-    run = loop.run if loop.vector else 1
+    run = loop.run if loop.vector or buffered else 1
     args = (run, loop.scalar if loop.vector else 0) if scalar_in else (run,)
     if _c_order(loop, shape):
         return compute([np.ascontiguousarray(np.broadcast_to(x, shape)) for x in arrays], *args)

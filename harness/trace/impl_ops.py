@@ -377,6 +377,18 @@ def _unary(op: str) -> Replay:
     return run
 
 
+def _erf(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """erf, erf_: MKL VML on x86 (element-wise); on aarch64 vml.h's vec::map over each run of ATen's loop, whose
+    4-lane NEON vectors (N1, V2) take SLEEF's exp together (csrc/unary.c erf_forward): the runs in loop order."""
+    from harness.impl.unary import forward
+
+    x = _as_float(t["self"], "erf")
+    if not p.aarch64:
+        return {"out": forward("erf", x, p)}
+    compute = lambda xs, run: forward("erf", xs[0], p, run)
+    return {"out": impl_nn.in_loop_order(a, ("self",), [x], compute, buffered=True)}
+
+
 def _flat(a: Args, *names: str) -> None:
     """Refuse a captured operand that ATen's element-wise loop would not see as one flat run: only a
     C-contiguous tensor, or one broadcast along every dim (all strides 0), gives the impl's order of
@@ -1613,8 +1625,8 @@ REPLAYS: dict[str, Replay] = {
     "sin_": _unary("sin"),
     "cos": _unary("cos"),
     "cos_": _unary("cos"),
-    "erf": _unary("erf"),
-    "erf_": _unary("erf"),
+    "erf": _erf,
+    "erf_": _erf,
     "erfinv": _unary("erfinv"),
     "erfinv_": _unary("erfinv"),
     "log2": _unary("log2"),

@@ -118,25 +118,74 @@ void erfinv_forward(profile_t p, const float *x, float *out, int64_t n) {
 
 /* x86: torch.erf forward runs MKL VML (vsErf, VML_HA) under every capability and thread count (aten vml.h,
  * UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: MKL's generic path only (vmath.h mkl_vml_erff, every
- * input, no CPU estimate); its Intel paths and aarch64 are refused by the caller (harness/impl/unary.py). The
- * backward is autograd's: grad * 2/sqrt(pi) * exp(-x*x). */
-void erf_forward(profile_t p, const float *x, float *out, int64_t n) {
-    (void)p;
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i]);
+ * input, no CPU estimate); its Intel paths are refused by the caller (harness/impl/unary.py). The backward is
+ * autograd's: grad * 2/sqrt(pi) * exp(-x*x).
+ * aarch64 (no MKL): vml.h's verf is vec::map of Vectorized<float>::erf over each run ATen's loop hands
+ * IMPLEMENT_ITERATOR_LAMBDA (a strided run copied into 2,048-element buffers, a multiple of the lanes), the
+ * last partial vector loaded zero-padded, so every element is a lane. N1's and V2's objects (4-lane NEON,
+ * disassembled): ATen's A&S polynomial whose exp_u20 hands the whole vector to Sleef_expf4_u10 where one lane
+ * has |x*x| > 0x1.5d5e2ap+6 (vmath.h aten_neon_erff): the 4-lane groups start at each thread's chunk of
+ * for_each (grain 2,048) and at each run (`row` elements) in it. V1's SVE256 object: Sleef_erffx_u10sve per
+ * lane (vmath.h sleef_erff_u10). A NaN x: x quieted (NEON), x quieted with its sign flipped (SVE256). */
+#define VML_GRAIN 2048
+static float erf_arm_nan(const profile_t *p, float x) {
+    return obj_kind(p) == OBJ_SVE ? quieted(vm_u2f(vm_f2u(x) ^ 0x80000000u)) : quieted(x);
+}
+
+static void erf_neon(const profile_t *p, const float *x, float *out, int64_t n, int64_t row) {
+    const int64_t nt = parallel_threads(0, n, VML_GRAIN, p->threads);
+    for (int64_t tid = 0; tid < nt; tid++) {
+        int64_t cb = 0, ce = n;
+        if (nt > 1 && !parallel_chunk(0, n, VML_GRAIN, nt, tid, &cb, &ce)) continue;
+        for (int64_t i = cb; i < ce;) {
+            const int64_t end = (i / row + 1) * row < ce ? (i / row + 1) * row : ce;
+            for (int64_t g = i; g < end; g += 4) {
+                const int64_t ge = g + 4 < end ? g + 4 : end;
+                int sleef = 0;
+                for (int64_t j = g; j < ge; j++) sleef |= x[j] * x[j] > ATEN_NEON_EXP_U20_BOUND;
+                for (int64_t j = g; j < ge; j++)
+                    out[j] = x[j] != x[j] ? erf_arm_nan(p, x[j]) : aten_neon_erff(x[j], sleef);
+            }
+            i = end;
+        }
+    }
+}
+
+/* Tensor shapes: x, out (n,), runs of `row` elements (aarch64 NEON objects only; n: one run). */
+void erf_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    if (obj_kind(&p) == OBJ_NEON) erf_neon(&p, x, out, n, row > 0 ? row : n);
+    else if (obj_kind(&p) == OBJ_SVE)
+        for (int64_t i = 0; i < n; i++) out[i] = x[i] != x[i] ? erf_arm_nan(&p, x[i]) : sleef_erff_u10(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i]);
 }
 
 /* x86: torch.log2/acos forward run MKL VML (vsLog2/vsAcos, VML_HA) under every capability and thread count
  * (aten vml.h, UnaryOpsKernel), elementwise (vmath.h mkl_vml_log2f/mkl_vml_acosf, every input): MKL's generic
  * path and its Intel SSE4.2 path (the generic steps), its Intel AVX2 path (fused), from the profile's RCPPS and
- * RSQRTPS estimates (AMD's, or QEMU's exact ones); an Intel CPU's own estimates, MKL's AVX-512 path and aarch64
- * are refused by the caller (harness/impl/unary.py). Their backwards are autograd's ops (grad / (x * ln 2);
- * grad * -rsqrt(1 - x*x)). */
+ * RSQRTPS estimates (AMD's, or QEMU's exact ones); an Intel CPU's own estimates and MKL's AVX-512 path are
+ * refused by the caller (harness/impl/unary.py). Their backwards are autograd's ops (grad / (x * ln 2);
+ * grad * -rsqrt(1 - x*x)).
+ * aarch64 (no MKL): vec::map of Vectorized<float>::log2/acos, every element a lane (disassembled): SLEEF's
+ * Sleef_log2f4_u10/acosf4_u10 (N1, V2) and Sleef_log2fx_u10sve/acosfx_u10sve (V1), lane by lane the same steps
+ * (vmath.h sleef_log2f_u10, sleef_acosf_u10). acos of a NaN: the NaN with its sign cleared, quieted (FABS, then
+ * FSUB keeps it); of |x| > 1: FSQRT's default NaN, +qNaN. */
 void log2_forward(profile_t p, const float *x, float *out, int64_t n) {
+    if (is_arm(&p)) {
+        for (int64_t i = 0; i < n; i++) out[i] = sleef_log2f_u10(x[i]);
+        return;
+    }
     const int exact = p.rsqrt == RSQRT_EXACT, fused = p.blas == BLAS_MKL_AVX2;
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_log2f(x[i], exact, fused);
 }
 
 void acos_forward(profile_t p, const float *x, float *out, int64_t n) {
+    if (is_arm(&p)) {
+        for (int64_t i = 0; i < n; i++)
+            out[i] = x[i] != x[i]           ? quieted(fabsf(x[i]))
+                     : fabsf(x[i]) > 1.0f ? vm_u2f(0x7fc00000u)
+                                          : sleef_acosf_u10(x[i]);
+        return;
+    }
     const int fused = p.blas == BLAS_MKL_AVX2;
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_acosf(x[i], p.rsqrt, fused);
 }

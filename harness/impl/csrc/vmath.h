@@ -2412,6 +2412,143 @@ static inline float sleef_cosf_u10(float d) { /* |d| < SLEEF_TRIGRANGEMAX2F */
     return vm_u2f(vm_f2u(sleef_sincos_poly(s)) ^ ((q & 2) ? 0u : 0x80000000u));
 }
 
+/* ------------------------------------------------------------------ aarch64 SLEEF log2f, acosf, erff */
+
+/* SLEEF dfsub_vf2_vf2_vf2 (|x| >= |y|): x - y as a double-float. */
+static inline vm_f2 df_sub_f2_f2(vm_f2 x, vm_f2 y) {
+    const float s = x.x - y.x;
+    return vm_f2make(s, (((x.x - s) - y.x) + x.y) - y.y);
+}
+/* SLEEF dfrec_vf2_vf (FMA): 1/d as a double-float. */
+static inline vm_f2 df_rec_f(float d) {
+    const float s = 1.0f / d;
+    return vm_f2make(s, s * fmaf(-d, s, 1.0f));
+}
+/* SLEEF dfsqrt_vf2_vf (FMA): sqrt(d) as a double-float, one Newton step on the rounded root t. */
+static inline vm_f2 df_sqrt_f(float d) {
+    const float t = sqrtf(d);
+    return df_scale(df_mul_f2_f2(df_add2_f_f2(d, df_mul_f_f(t, t)), df_rec_f(t)), 0.5f);
+}
+
+/* SLEEF xlog2f (sleefsimdsp.c, the u10 log2; SLEEF 3.6 to 3.9 alike: Sleef_log2f4_u10 advsimd on N1 and V2,
+ * Sleef_log2fx_u10sve on V1, FMA builds), one lane: d below FLT_MIN scaled by 2^64, e the exponent of
+ * d * (1/0.75) (vilogb2k), m = d / 2^e in [0.75, 1.5) by the exponent field; x = (m - 1)/(m + 1) in double-float
+ * (dfdiv), t a fused quadratic in x.x^2, e + x * 2/ln2 (double-float constant) then + x^3 t, hi + lo. Selects
+ * after it: +inf gives +inf; d < 0 and a NaN d SLEEF's NaN, +qNaN 0x7fc00000 (every payload); +-0 -inf. */
+static inline float sleef_log2f_u10(float d) {
+    const int o = d < 0x1p-126f;
+    const float dd = o ? d * 0x1p64f : d;
+    int32_t e = (int32_t)((vm_f2u(dd * (1.0f / 0.75f)) >> 23) & 0xff) - 0x7f;
+    const float m = vm_u2f(vm_f2u(dd) + (uint32_t)(-e) * (1u << 23));
+    if (o) e -= 64;
+    const vm_f2 x = df_div(df_add2_f_f(-1.0f, m), df_add2_f_f(1.0f, m));
+    const float x2 = x.x * x.x;
+    float t = 0.4374550283e+0f;
+    t = fmaf(t, x2, 0.5764790177e+0f);
+    t = fmaf(t, x2, 0.9618012905120e+0f);
+    vm_f2 s = df_add2_f_f2((float)e, df_mul_f2_f2(x, vm_f2make(2.8853900432586669922f, 3.2734474483568488616e-08f)));
+    s = df_add2_f2_f(s, (x2 * x.x) * t);
+    float r = s.x + s.y;
+    if (dd == INFINITY) r = INFINITY;
+    if (d < 0.0f || d != d) r = vm_u2f(0x7fc00000u);
+    return d == 0.0f ? -INFINITY : r;
+}
+
+/* SLEEF xacosf_u1 (Sleef_acosf4_u10 advsimd on N1 and V2, Sleef_acosfx_u10sve on V1; FMA builds), one lane:
+ * |d| < 0.5: x = |d|, x2 = d^2; else x2 = (1 - |d|)/2 and x = sqrt(x2) as a double-float (dfsqrt; 0 at |d| = 1);
+ * u = x2 * x * (a fused quintic in x2); |d| < 0.5: pi/2 - (x + u) with d's sign (double-float); else 2 (x + u),
+ * subtracted from pi for d < 0; hi + lo. Not for NaN or |d| > 1 (the caller's NaN rule: aarch64's default NaN
+ * for |d| > 1, the NaN d itself otherwise). */
+static inline float sleef_acosf_u10(float d) {
+    const float a = fabsf(d);
+    const int o = a < 0.5f;
+    const float x2 = o ? d * d : (1.0f - a) * 0.5f;
+    vm_f2 x = o ? vm_f2make(a, 0.0f) : a == 1.0f ? vm_f2make(0.0f, 0.0f) : df_sqrt_f(x2);
+    float u = 0.4197454825e-1f;
+    u = fmaf(u, x2, 0.2424046025e-1f);
+    u = fmaf(u, x2, 0.4547423869e-1f);
+    u = fmaf(u, x2, 0.7495029271e-1f);
+    u = fmaf(u, x2, 0.1666677296e+0f);
+    u = u * (x2 * x.x);
+    const vm_f2 half_pi = vm_f2make(3.1415927410125732422f / 2, -8.7422776573475857731e-08f / 2);
+    vm_f2 y = df_sub_f2_f2(half_pi, df_add2_f_f_fast(vm_xorsign(x.x, d), vm_xorsign(u, d)));
+    x = df_add_f2_f(x, u);
+    if (!o) y = df_scale(x, 2.0f);
+    if (!o && d < 0.0f) y = df_sub_f2_f2(vm_f2make(3.1415927410125732422f, -8.7422776573475857731e-08f), y);
+    return y.x + y.y;
+}
+
+/* SLEEF xerff_u1 (Sleef_erffx_u10sve: V1's erf; FMA build), one lane; its vector takes one branch when every
+ * lane has |a| <= 2.5 and a second otherwise, whose lanes of |a| <= 2.5 compute the same steps, so each lane is
+ * its own: x = |a|, t a fused degree-5 polynomial (Estrin, POLY6) of x with the |a| <= 2.5 or the outer
+ * coefficients, then three double-float steps (poly4df), times x; |a| <= 2.5: 1/(1 + that)^16 (four dfsqu, dfrec),
+ * else expkf of it; minus 1 (dfadd2), below 1e-4 the double-float -2/sqrt(pi) times x instead; -(hi + lo);
+ * x >= 6 and infinities 1, +-0 0; a's sign. Not for NaN a (the caller's NaN rule). */
+static inline float sleef_erff_u10(float a) {
+    const float x = fabsf(a), x2 = x * x, x4 = x2 * x2;
+    const int o25 = x <= 2.5f;
+#define VM_ERF_C(c25, c) (o25 ? (c25) : (c))
+    const float t = fmaf(x4, fmaf(x, VM_ERF_C(-0.4360447008e-6f, -0.1130012848e-6f), VM_ERF_C(+0.6867515367e-5f, +0.4115272986e-5f)),
+                         fmaf(x2, fmaf(x, VM_ERF_C(-0.3045156700e-4f, -0.6928304356e-4f), VM_ERF_C(+0.9808536561e-4f, +0.7172692567e-3f)),
+                              fmaf(x, VM_ERF_C(+0.2395523916e-3f, -0.5131045356e-2f), VM_ERF_C(+0.1459901541e-3f, +0.2708637156e-1f))));
+#undef VM_ERF_C
+    const vm_f2 c2 = o25 ? vm_f2make(0.0092883445322513580322f, -2.7863745897025330755e-11f)
+                         : vm_f2make(-0.11064319312572479248f, 3.7050452777225283007e-09f);
+    const vm_f2 c1 = o25 ? vm_f2make(0.042275499552488327026f, 1.3461399289988106057e-09f)
+                         : vm_f2make(-0.63192230463027954102f, -2.0200432585073177859e-08f);
+    const vm_f2 c0 = o25 ? vm_f2make(0.070523701608180999756f, -3.6616309318707365163e-09f)
+                         : vm_f2make(-1.1296638250350952148f, 2.5515120196453259252e-08f);
+    const vm_f2 p32 = df_add_f2_f2(c2, df_mul_f2_f(vm_f2make(t, 0.0f), x));
+    const vm_f2 p10 = df_add_f2_f2(c0, df_mul_f2_f(c1, x));
+    vm_f2 t2 = df_mul_f2_f(df_add_f2_f2(p10, df_mul_f2_f(p32, x * x)), x);
+    if (o25) {
+        vm_f2 s2 = df_add_f_f2(1.0f, t2);
+        s2 = df_squ(df_squ(df_squ(df_squ(s2))));
+        t2 = df_rec_f2(s2);
+    } else {
+        t2 = vm_f2make(x >= 6.0f ? 0.0f : sleef_expkf(t2), 0.0f); /* x >= 6 (infinities too): selected to 1 below */
+    }
+    t2 = df_add2_f2_f(t2, -1.0f);
+    if (x < 1e-4f) t2 = df_mul_f2_f(vm_f2make(-1.1283792257308959961f, 5.8635383422197591097e-08f), x);
+    float z = -(t2.x + t2.y);
+    if (x >= 6.0f) z = 1.0f;
+    if (a == 0.0f) z = 0.0f;
+    return vm_xorsign(z, a);
+}
+
+/* aarch64 NEON Vectorized<float>::exp_u20 (vec128_float_neon.h vexpq_f32_u20) below its bound (|x| <=
+ * 0x1.5d5e2ap+6; a lane above it sends the whole vector to Sleef_expf4_u10): n = round-half-away(x/ln2),
+ * r = x - n ln2_hi - n ln2_lo (two fmls), scale = 2^n by the exponent field, poly = c4 r + (c3 + c2 r +
+ * (c1 + c0 r) r^2) r^2 (fused), scale + poly scale (fused). */
+static inline float aten_neon_expf_u20(float x) {
+    const float n = roundf(x * 0x1.715476p+0f);
+    float r = fmaf(-n, 0x1.62e4p-1f, x);
+    r = fmaf(-n, 0x1.7f7d1cp-20f, r);
+    const float scale = vm_u2f(((uint32_t)(int32_t)n << 23) + 0x3f800000u);
+    const float r2 = r * r;
+    const float p = fmaf(0x1.0e4020p-7f, r, 0x1.573e2ep-5f);
+    const float q = fmaf(p, r2, fmaf(0x1.555e66p-3f, r, 0x1.fffdb6p-2f));
+    const float poly = fmaf(q, r2, 0x1.ffffecp-1f * r);
+    return fmaf(poly, scale, scale);
+}
+#define ATEN_NEON_EXP_U20_BOUND 0x1.5d5e2ap+6f
+
+/* aarch64 NEON Vectorized<float>::erf (vec128_float_neon.h, N1's and V2's objects), one lane: A&S 7.1.26 as
+ * the x86 objects' (t = 1/(1 + p|x|) fused, Horner in t fused), exp(-x*x) by exp_u20 or, where ``sleef`` (a lane
+ * of the same 4-lane vector has |x*x| above the bound), Sleef_expf4_u10; erf = (1 + t (-exp) r fused) with x's
+ * sign bit xored in. Not for NaN x (the caller's NaN rule: x quieted). */
+static inline float aten_neon_erff(float x, int sleef) {
+    const float a = fabsf(x);
+    const float t = 1.0f / fmaf(0.3275911f, a, 1.0f);
+    float r = fmaf(1.061405429f, t, -1.453152027f);
+    r = fmaf(r, t, 1.421413741f);
+    r = fmaf(r, t, -0.284496736f);
+    r = fmaf(r, t, 0.254829592f);
+    const float m = -(x * x);
+    const float e = !sleef ? aten_neon_expf_u20(m) : m < -104.0f ? 0.0f : sleef_expf_u10(m);
+    return vm_xorsign(fmaf(t * -e, r, 1.0f), x);
+}
+
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
 
 static inline float vec_expf(const profile_t *p, float x) { return p->aten ? sleef_expf_u10(x) : glibc_expf(x); }
