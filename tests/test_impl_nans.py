@@ -127,3 +127,44 @@ def test_an_ordered_add_that_keeps_the_terms_nan_quiets_a_signalling_one():
     terms = np.array([0x7F800002, 0x7F800001, 0x7FC0000A, 0x3F800000, 0x3F800000], np.uint32).view(np.float32)
     ordered_add(out, np.array([0, 1, 2, 3, 3]), terms, term_first=True)
     assert [hex(b) for b in out.view(np.uint32)] == ["0x7fc00002", "0x7fc00001", "0x7fc0000a", "0x40800000"]
+
+
+def test_summed_nans_name_a_lone_nan_on_aarch64_and_refuse_two_meeting():
+    """A gather-sum (unfold_backward's) under an arm64 profile: an output reached by one kind of NaN is that NaN
+    quieted, one reached by +inf and -inf alone aarch64's +qNaN (x86's -qNaN kept on x86); two kinds meeting, or
+    one meeting inf - inf, refused in one line."""
+    from harness.impl.nans import summed_nans
+    from harness.impl.scatter import unfold_backward
+
+    args = ([4], 0, 2, 1)  # overlapping windows (0, 1), (1, 2), (2, 3): element 1 sums g[0, 1] and g[1, 0]
+    g = np.array([[1.0, np.inf], [-np.inf, 5.0], [2.0, 3.0]], np.float32)
+    linear = lambda m: unfold_backward(m, *args)
+    out = summed_nans("unfold_backward", unfold_backward(g, *args), g, linear, True)
+    assert out.view(np.uint32)[1] == 0x7FC00000
+    assert summed_nans("x", unfold_backward(g, *args), g, linear, False).view(np.uint32)[1] == 0xFFC00000
+    g[2, 0] = np.uint32(0xFF800456).view(np.float32)  # element 2: 5 + the sNaN, quieted, sign kept
+    out = summed_nans("unfold_backward", unfold_backward(g, *args), g, linear, True)
+    assert out.view(np.uint32)[2] == 0xFFC00456
+    g[1, 0] = np.uint32(0x7FC00001).view(np.float32)  # element 1: inf + a NaN: one kind, that NaN
+    out = summed_nans("unfold_backward", unfold_backward(g, *args), g, linear, True)
+    assert out.view(np.uint32)[1] == 0x7FC00001
+    g[1, 1] = np.float32(np.nan)  # element 2: two kinds of NaN meet
+    with pytest.raises(ParityError, match="two NaNs may meet"):
+        summed_nans("unfold_backward", unfold_backward(g, *args), g, linear, True)
+
+
+def test_made_nans_flip_x86s_default_nan_on_aarch64():
+    """NaN results made of infinities alone: aarch64's bits x86's with the sign flipped; a NaN operand or another
+    pattern refused."""
+    from harness.impl.nans import made_nans
+
+    out = np.array([1.0, 0.0, 0.0], np.float32)
+    out.view(np.uint32)[1:] = (0xFFC00000, 0x7FC00000)  # a made NaN and its negation
+    x = np.array([np.inf, -np.inf], np.float32)
+    assert made_nans("op", out, True, x).view(np.uint32).tolist() == [0x3F800000, 0x7FC00000, 0xFFC00000]
+    assert made_nans("op", out, False, x) is out
+    with pytest.raises(ParityError, match="NaN operands"):
+        made_nans("op", out, True, np.array([np.nan], np.float32))
+    out.view(np.uint32)[1] = 0x7FC00123
+    with pytest.raises(ParityError, match="other than the default NaN"):
+        made_nans("op", out, True, x)

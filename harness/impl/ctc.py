@@ -17,9 +17,11 @@ gradients), ``_ctc_loss`` and its backward 600 exact each, 0 other, 0 refused at
 thread count; log_alpha within the lengths equal to torch's in all 600. Before the operand order was
 modelled, 3 of 300 losses with NaN log-probabilities kept another NaN.
 
-Refused: float64 (glibc's double exp and log are not correctly rounded, the impl's are), aarch64 (not
-measured: glibc's aarch64 libm is another build, and aarch64's NaNs are its default NaN), and operands
-on which ATen reads memory out of bounds (a target label outside [0, classes) within its length).
+On aarch64 the same scalar code gives the same finite bits; NaN results there are aarch64's flip of x86's
+(nans.made_nans: made of infinities alone, every NaN the default one descends from, +qNaN there, -qNaN on
+x86), NaN operands with NaN results refused. Refused: float64 (glibc's double exp and log are not correctly
+rounded, the impl's are) and operands on which ATen reads memory out of bounds (a target label outside
+[0, classes) within its length).
 
 Shapes: log_probs (T, B, C); targets (B, S) padded, or 1-d, the batch's targets concatenated;
 input_lengths, target_lengths (B,) integers. The loss (B,) and log_alpha (B, T, 2 * max target
@@ -35,7 +37,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.nans import x86_nans
+from harness.impl.nans import made_nans
 from harness.impl.profiles import KernelProfile
 
 
@@ -115,8 +117,7 @@ def ctc_loss(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``_ctc_loss``: (the negative log-likelihood (B,), log_alpha (B, T, S))."""
     nll, la = _Operands("_ctc_loss", log_probs, targets, input_lengths, target_lengths, blank, profile).alpha()
-    x86_nans("_ctc_loss", nll, profile.aarch64)
-    return nll, la
+    return made_nans("_ctc_loss", nll, profile.aarch64, log_probs), la
 
 
 def ctc_loss_backward(
@@ -135,6 +136,8 @@ def ctc_loss_backward(
     ops = _Operands("_ctc_loss_backward", log_probs, targets, input_lengths, target_lengths, blank, profile)
     g = np.ascontiguousarray(np.broadcast_to(f32(np.asarray(grad)), (ops.B,)))
     nll_in = np.ascontiguousarray(np.broadcast_to(f32(np.asarray(neg_log_likelihood)), (ops.B,)))
+    if profile.aarch64:  # the forward's made NaNs as this host's x86 ones (made_nans' flip, undone)
+        nll_in = made_nans("_ctc_loss_backward's neg_log_likelihood", nll_in, True, log_probs, g)
     _, la = ops.alpha()
     out = np.empty((ops.T, ops.B, ops.C), np.float32)
     beta = np.empty((ops.T, ops.S), np.float32)
@@ -142,5 +145,4 @@ def ctc_loss_backward(
     fn.restype = None
     a = ops.args()
     fn(ptr(g), *a[:6], ptr(nll_in), ptr(la), *a[6:], ctypes.c_int32(int(bool(zero_infinity))), ptr(out), ptr(beta))
-    x86_nans("_ctc_loss_backward", out, profile.aarch64)
-    return out
+    return made_nans("_ctc_loss_backward", out, profile.aarch64, log_probs, g)

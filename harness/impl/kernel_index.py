@@ -1858,13 +1858,13 @@ EMU_EXP = f"{_EMU}: 54 of 54 draws exact, 0 other"
 EMU_SINC = f"{_EMU}: 54 of 54 exact (|x| up to about 150), 0 other"
 EMU_PRELU = f"{_EMU}: the kernel 54 of 54 exact, the backward 48 exact and 6 refused, 0 other"
 EMU_CDIST = f"{_EMU}: forward 42 exact and 12 refused (p = 0, 1, 2, inf in turn), backward 36 and 18, 0 other"
-EMU_CTC = f"{_EMU}: `_ctc_loss` 45 exact and 9 refused, its backward 36 and 18, 0 other"
+EMU_CTC = f"{_EMU}: `_ctc_loss` 54 of 54 exact, its backward 54 of 54 (+-inf log-probabilities, NaN results), 0 other"
 EMU_ERFINV = f"{_EMU}: 54 of 54 random cases exact (lengths off the vectors and past the grain), 0 other"
 EMU_ATANH = f"{_EMU}: 54 of 54 exact (contiguous and strided, NaN payloads, ±1, past 1), 0 other"
 EMU_KAISER = f"{_EMU}: 54 of 54 windows exact (lengths to 70,000, beta 0 to 200), 0 other"
 EMU_POLAR = f"{_EMU}: 54 of 54 exact (NaN payloads in both operands, angles to 1e5), 0 other"
 EMU_SMOOTH_BW = f"{_EMU}: smooth_l1_loss_backward 51 exact and 3 refused, huber_loss_backward 51 and 3, 0 other"
-EMU_PAD = f"{_EMU}: padding backwards 36 exact and 18 refused, unfold_backward 36 and 18, 0 other"
+EMU_PAD = f"{_EMU}: padding backwards 39 exact and 15 refused, unfold_backward 51 and 3, 0 other"
 EMU_ERF = (
     f"{_EMU}: 72 of 72 random cases exact (contiguous, strided, transposed; lengths off the vectors and past the "
     "grains), 0 other"
@@ -2148,8 +2148,9 @@ ARM64: dict[str, str] = {
     ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "ctc_loss": (
-        "nothing: aarch64 glibc's `expf` and `logf` give the x86 FMA builds' bits; NaN results refused (aarch64's"
-        " NaN rules); " + EMU_CTC
+        "nothing: aarch64 glibc's `expf` and `logf` give the x86 FMA builds' bits; NaN results made of infinities"
+        " alone x86's with the sign flipped (`nans.made_nans`: +qNaN the default NaN they descend from, two meeting"
+        " pass the first on as on x86), NaN operands with NaN results refused; " + EMU_CTC
     ),
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"
@@ -2266,7 +2267,9 @@ ARM64: dict[str, str] = {
     "im2col": ARM64_INDEXING,
     "padding_backward": (
         "nothing: the same sums in the same order (reflection / replication padding backwards 1-D to 3-D,"
-        " unfold_backward); NaN results refused (FADD's NaN rule, inf - inf `+qNaN`); " + EMU_PAD
+        " unfold_backward); a NaN result one NaN alone can give named (`nans.summed_nans`: one kind of NaN operand,"
+        " quieted, or +inf meeting -inf, +qNaN), two kinds meeting or one meeting inf - inf refused (FADD keeps a"
+        " signalling one first); " + EMU_PAD
     ),
     "upsample_bilinear2d": (
         "backward: the x86 AVX2 bits on every core (the updates contracted to `fma(lh*lw, g, gx)`); not the"

@@ -11,6 +11,8 @@ reproduced kernel keeps) or refused, not left to NumPy's CPU dispatch, whose loo
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from harness.core.errors import ParityError
@@ -66,6 +68,65 @@ def x86_nans(op: str, out: np.ndarray, aarch64: bool) -> np.ndarray:
     if aarch64 and bool(np.isnan(out).any()):
         raise ParityError(f"{op} with NaN results is measured on x86 only")
     return out
+
+
+def summed_nans(op: str, out: np.ndarray, g: np.ndarray, linear: Callable[[np.ndarray], np.ndarray],
+                aarch64: bool) -> np.ndarray:  # fmt: skip
+    """``out`` of a kernel whose every element is a sum of elements of ``g`` (``linear``: the kernel itself, a map
+    of float32 arrays of g's shape), its NaNs named under an arm64 profile (``aarch64``) where one NaN alone can
+    come out, else refused: an element reached by one kind of NaN (the operands' NaNs of one pattern, quieted)
+    and no opposite infinities is that NaN on every CPU, as computed here (FADD and ADDSS alike pass a lone NaN
+    on quieted, a copy keeps a signalling one: unfold_backward's windows where step >= size, measured; NaNs of
+    one pattern meet as themselves); one reached by +inf and -inf and no NaN operand is aarch64's
+    default NaN, +qNaN (x86's -qNaN computed here). Two kinds of NaN meeting, or one meeting the NaN of inf -
+    inf, keep the one each FADD's operand order gives (aarch64: a signalling one first): not modelled, refused.
+    A finite operand past 2^100 (a sum that may overflow into an infinity) is not traced: its NaNs refused.
+    On x86 ``out`` as it is."""
+    bad = np.isnan(out)
+    if not aarch64 or not bad.any():
+        return out
+    g = np.asarray(g, np.float32)
+    quiet = g.view(np.uint32) | np.uint32(0x00400000)
+    nan = np.isnan(g)
+    kinds = np.unique(quiet[nan])
+    if kinds.size > 8:
+        raise ParityError(f"{op}: NaN results from {kinds.size} kinds of NaN operands are not traced (8 at most)")
+
+    def reach(mask: np.ndarray) -> np.ndarray:
+        return np.asarray(linear(mask.astype(np.float32)), np.float32) > 0
+
+    count = np.zeros(out.shape, np.int64)
+    for kind in kinds:
+        count += reach(nan & (quiet == kind))
+    invalid = reach(g == np.inf) & reach(g == -np.inf)
+    big = reach(np.isfinite(g) & (np.abs(g) > np.float32(2.0**100)))
+    lone = bad & ~big & (((count == 1) & ~invalid) | ((count == 0) & invalid))
+    if not lone[bad].all():
+        raise ParityError(f"{op}: {int((bad & ~lone).sum())} NaN result(s) where two NaNs may meet (FADD's operand "
+                          "order, not modelled on aarch64)")  # fmt: skip
+    out = out.copy()
+    out.view(np.uint32)[bad & (count == 0)] = _DEFAULT_NAN[True]
+    return out
+
+
+def made_nans(op: str, out: np.ndarray, aarch64: bool, *operands: np.ndarray) -> np.ndarray:
+    """``out`` of a kernel whose NaNs can only be ones its operations make of no NaN (inf - inf, 0 * inf): with
+    no NaN among ``operands``, each NaN of ``out`` descends from default NaNs alone, x86's -qNaN as computed here,
+    through the same operations on aarch64 from its +qNaN: where two such NaNs meet both CPUs pass the first
+    operand's on (neither is signalling), so aarch64's bits are x86's with the sign bit flipped (a negation
+    flips either alike). Under an arm64 profile (``aarch64``) that flip; a NaN operand (whose bits may meet a
+    made NaN's), or a NaN result not of the two default patterns, refused. On x86 ``out`` as it is."""
+    bad = np.isnan(out)
+    if not aarch64 or not bad.any():
+        return out
+    if any(bool(np.isnan(np.asarray(x, np.float32)).any()) for x in operands):
+        raise ParityError(f"{op} of NaN operands with NaN results: which NaN comes out is not modelled on aarch64")
+    bits = np.ascontiguousarray(out, np.float32).view(np.uint32)
+    if not np.isin(bits[bad], (_DEFAULT_NAN[False], _DEFAULT_NAN[True])).all():
+        raise ParityError(f"{op}: NaN results other than the default NaN are not modelled on aarch64")
+    flipped = bits.copy()
+    flipped[bad] ^= np.uint32(0x80000000)
+    return flipped.view(np.float32).reshape(np.shape(out))
 
 
 def nan_kinds(*arrays: np.ndarray) -> set[int]:

@@ -964,7 +964,7 @@ def _col2im(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 def _padding_backward(mode: str) -> Replay:
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl.nans import x86_nans
+        from harness.impl.nans import summed_nans
         from harness.impl.scatter import padding_backward
 
         shape = t["self"].shape if "self" in t else a.get("self.shape")
@@ -975,17 +975,20 @@ def _padding_backward(mode: str) -> Replay:
         dims = len(a["padding"]) // 2
         cl = dims in (2, 3) and g.ndim == dims + 2 and _suggests_cl(a, "grad_output", g.shape)
         out = padding_backward(g, shape, a["padding"], mode, cl, p.aten)
-        return {"out": x86_nans(f"{mode} padding backward", out, p.aarch64)}
+        linear = lambda m: padding_backward(m, shape, a["padding"], mode, cl, p.aten)
+        return {"out": summed_nans(f"{mode} padding backward", out, g, linear, p.aarch64)}
 
     return run
 
 
 def _unfold_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nans import x86_nans
+    from harness.impl.nans import summed_nans
     from harness.impl.scatter import unfold_backward
 
-    out = unfold_backward(t["grad_in"], a["input_sizes"], a["dim"], a["size"], a["step"])
-    return {"out": x86_nans("unfold_backward", out, p.aarch64)}
+    args = (a["input_sizes"], a["dim"], a["size"], a["step"])
+    out = unfold_backward(t["grad_in"], *args)
+    linear = lambda m: unfold_backward(m, *args)
+    return {"out": summed_nans("unfold_backward", out, t["grad_in"], linear, p.aarch64)}
 
 
 def not_contiguous(t: Arrays, a: Args, names: tuple[str, ...]) -> tuple[str, list[int]] | None:
