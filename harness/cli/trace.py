@@ -25,12 +25,17 @@ def add_trace_parser(sub: argparse._SubParsersAction) -> None:
         "--platform",
         help="run under this platform configuration (e.g. linux-x86_64-baseline-t1): its ISA level and threads",
     )
+    p.add_argument(
+        "--emulate",
+        default="",
+        help="x86:MODEL: run under qemu-x86_64 as that QEMU CPU model (e.g. x86:Haswell-v4, MKL's Intel AVX2 path), "
+        "with --platform's level and threads where given",
+    )
     p.add_argument("program", nargs=argparse.REMAINDER, help="-- python script.py [args] (or -- -m module [args])")
     p.set_defaults(func=cmd_trace)
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    from harness.trace.cause import trace_argv
     from harness.trace.run import capture_indices
 
     program = args.program[1:] if args.program[:1] == ["--"] else args.program
@@ -39,18 +44,36 @@ def cmd_trace(args: argparse.Namespace) -> int:
             "nothing to trace: give the program after --, e.g. parity trace --out t.h5 -- python train.py"
         )
     capture = capture_indices(args.capture)
+    if not args.emulate:
+        return _traced(args, program, capture, None)
+    from harness.platform.emulation import emulated_x86
+
+    with emulated_x86(args.emulate) as launcher:
+        return _traced(args, program, capture, launcher)
+
+
+def _traced(args: argparse.Namespace, program: list[str], capture: list[int], launcher) -> int:
+    """``parity trace``'s child: on this machine, or under ``launcher`` (an ``EmulatedX86``) as its CPU."""
+    from harness.trace.cause import trace_argv
+
     env = dict(os.environ)
     if args.platform:
         from harness.platform.config import child_env, collect_facts, parse_platform_id, resolve_level
 
         config = parse_platform_id(args.platform)
-        facts = collect_facts()
+        facts = collect_facts() if launcher is None else launcher.facts
+        machine = "this machine" if launcher is None else f"the emulated {launcher.model}"
         if (config.os, config.arch) != (facts.os, facts.arch):
-            raise ParityError(f"this machine is {facts.os}-{facts.arch}; it cannot run {args.platform}")
-        resolve_level(facts, config.isa)
+            raise ParityError(f"{machine} is {facts.os}-{facts.arch}; it cannot run {args.platform}")
+        try:
+            resolve_level(facts, config.isa)
+        except ParityError as err:
+            raise ParityError(f"{machine}: {err}" if launcher is not None else str(err)) from None
         env = child_env(config)
     argv = trace_argv(program, args.out, capture)
     _check_interpreter(argv[0], env)
+    if launcher is not None:
+        argv, env = launcher.command(argv), launcher.wrap(env)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     return subprocess.run(argv, env=env).returncode
 

@@ -265,7 +265,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`_vec_softmax_backward`, per chunk of columns `sum += g*y` over the dim, `gx = y * (g - sum)`; "
             "log_softmax over another dim: `serial_vec_logsoftmax_range`, columns in chunks of `128 KiB / dim / "
             "4` rounded to the vector width, per column max, `0 + exp(x - max)` over the dim, `log` by "
-            "`vec::map`, `(x - max) - log`; its backward `sum = 0 + g`, `g - exp(y) * sum`"
+            "`vec::map`, `(x - max) - log`; its backward `sum = 0 + g`, `g - exp(y) * sum`; log_softmax of NaN "
+            "inputs refused (`x - max` of the NaN vec::maximum passes on: x86's all-ones, aarch64's FMAX's)"
         ),
         (
             "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "
@@ -339,7 +340,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`cascade_sum` (SumKernel.cpp) under TensorIterator's reduction split; a full reduction is two-pass "
             "over per-thread buffers; `mean` divides by the count"
         ),
-        "thread count (full reductions); never the ISA level",
+        (
+            "thread count (full reductions); never the ISA level; NaNs of several patterns, or a NaN beside an "
+            "infinity, in a reduced tensor refused (which one the cascade's adds keep is not modelled: a random "
+            "traced `mean` over NaN payloads gave other bits)"
+        ),
     ),
     (
         ("logsumexp",),
@@ -374,7 +379,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "every reduced dim of extent 1 (a one-element or 0-d tensor): `abs` of the elements, no square "
             "(`linalg_vector_norm_out`'s `is_reduce_over_1D_vector`; also `_foreach_norm` and `norm`)"
         ),
-        "the compiler vectorised part of the leftover unfused and contracted the rest on AVX2",
+        (
+            "the compiler vectorised part of the leftover unfused and contracted the rest on AVX2; NaNs of several "
+            "patterns, or a NaN beside an infinity, refused (their sums of squares' NaN: on N1 a random traced norm "
+            "gave other NaN bits)"
+        ),
     ),
     (
         ("clip_grad_norm",),
@@ -1920,7 +1929,8 @@ ARM64: dict[str, str] = {
     ),
     "gelu": (
         "N1: ACL's NEON GELU (an erf table, libm `erff` for left-overs, its own thread windows), backward"
-        " oneDNN's reference kernel; V1, V2: oneDNN `jit:sve` with the FEXPA exp"
+        " oneDNN's reference kernel; V1, V2: oneDNN `jit:sve` with the FEXPA exp; `gelu(-inf)` (`-inf * 0`) is"
+        " `+qNaN` (gelu and gelu_tanh, traced random programs on emulated N1 and V2)"
     ),
     "gelu_tanh": (
         "forward oneDNN `jit:asimd` (N1) or `jit:sve` (V1, V2), each with its own exp and small-argument"
@@ -2026,7 +2036,9 @@ ARM64: dict[str, str] = {
     "atan2": (
         "vector lanes SLEEF's advsimd/SVE `atan2f` (the x86 FMA bits), 4 lanes (N1, V2) or 8 (V1), so the tails"
         " fall elsewhere; the scalar tail aarch64 glibc's `atan2f` with its contracted `atanf` (`fmaf` Horner steps)"
-        " and FADD's NaN; " + EMU_ATAN2
+        " and FADD's NaN; " + EMU_ATAN2 + "; operands that are not one flat run refused (a transposed self"
+        " beside a sliced other traced on emulated N1: 5 of 69,312 elements 1 ULP off, 3 of them neither SLEEF's"
+        " nor glibc's atan2f as ported)"
     ),
     "lerp": (
         "the adamw_step row's forms over TensorIterator's runs: `fmadd` fused everywhere, a NaN diff in the scalar"
@@ -2132,7 +2144,10 @@ ARM64: dict[str, str] = {
         "the x86 AVX2 bits on every core: nearest-exact's generic source contracted to `fma(scale, i + 0.5, -0.5)`"
         " on N1, V1 and V2 alike; not the thread count"
     ),
-    "cumsum": "nothing: identical everywhere",
+    "cumsum": (
+        "nothing: identical everywhere; NaN results refused (FADD keeps a signalling NaN first and makes `+qNaN`;"
+        " the impl's double adds are x86's)"
+    ),
     "max": (
         "the selections and scans as on x86 (max/min over a dim with indices, amax/amin over the last dim: 18 of 18 "
         "random draws with NaNs exact per core and thread count); full max/min's vector lanes FMAX/FMIN pass a NaN "

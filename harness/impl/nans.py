@@ -157,3 +157,21 @@ def refuse_mixed_nans(
             f"{where}: a NaN result where NaNs of {len(kinds)} kinds may meet ({named}: the operands' and the one "
             "infinities make): which one the kernel passes on is not modelled"
         )
+
+
+def refuse_nans_under_qemu_x86(op: str, profile: KernelProfile, arrays: list[np.ndarray]) -> None:
+    """ParityError where ``profile`` is a run under qemu-x86_64 (its RSQRTPS estimate QEMU's) and a float
+    operand holds a NaN. QEMU 7.2's SSE/AVX arithmetic keeps, where two NaNs meet, the one of the larger
+    significand (x87's rule), where silicon keeps the first source operand's: ADDPS of 0xffc12345 and
+    0xffc00000 gives 0xffc00000 on a Zen 5 and 0xffc12345 under QEMU's Haswell-v4; a NaN and ATen's all-ones
+    NaN mask (vec::maximum, SLEEF) meeting give all ones there (VMAXPS and the FMAs alike on both). The
+    impl models the silicon's rule, so an emulated trace's NaNs are not the bits an Intel CPU gives."""
+    from harness.impl.profiles import RSQRT_QEMU
+
+    if profile.rsqrt_estimate != RSQRT_QEMU or profile.aarch64:
+        return
+    if any(a.dtype.kind == "f" and bool(np.isnan(a).any()) for a in arrays):
+        raise ParityError(
+            f"{op} of NaN operands under qemu-x86_64: QEMU keeps the NaN of the larger significand where two "
+            "meet (x87's rule), silicon the first operand's; not modelled"
+        )

@@ -244,6 +244,14 @@ def emulated_cpu_model(note: str) -> str:
     return next((part.partition("=")[2] for part in note.split("; ") if part.startswith("QEMU_CPU=")), "")
 
 
+def emulated_x86_model(provenance: dict) -> str:
+    """The QEMU x86 CPU model an x86_64 run (a trace, a fixture) was emulated as, from its provenance's
+    ``emulation``; "" where it ran on this host's own CPU, or was not an x86_64 run."""
+    if provenance.get("arch") != "x86_64":
+        return ""
+    return emulated_cpu_model(str(provenance.get("emulation", "")))
+
+
 def _install_host_package(program: str, package: str, alternatives: tuple[str, ...] = ()) -> None:
     if not any(shutil.which(name) for name in (program, *alternatives)):
         if os.geteuid() != 0:
@@ -507,7 +515,12 @@ class EmulatedX86:
         return [qemu_binary("x86_64"), "-L", str(self.root), "-cpu", self.model, *argv]
 
     def env(self, config: PlatformConfig, base: dict[str, str] | None = None) -> dict[str, str]:
-        env = {**child_env(config, base), "PARITY_EMULATION": self.note}
+        return self.wrap(child_env(config, base))
+
+    def wrap(self, env: dict[str, str]) -> dict[str, str]:
+        """``env`` (a configuration's, or a traced run's as it was) with what running under this model adds:
+        the provenance's ``emulation`` note, and the portable build of the package first on the path."""
+        env = {**env, "PARITY_EMULATION": self.note}
         if self.package is not None:  # first on the path, and not the working directory's copy (-m puts it first)
             env["PYTHONPATH"] = os.pathsep.join(p for p in (str(self.package), env.get("PYTHONPATH", "")) if p)
             env["PYTHONSAFEPATH"] = "1"

@@ -359,11 +359,29 @@ def capture_each(trace: Trace, indices: list[int], workdir: Path) -> dict[int, C
         env = rerun_env(trace)
         if Path(argv[0]).resolve() == Path(sys.executable).resolve():
             env = this_harness_first(env)
-        proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
+        with x86_rerun(trace) as launcher:
+            if launcher is not None:  # traced under qemu-x86_64 as another CPU: run there again, not natively
+                argv, env = launcher.command(argv), launcher.wrap(env)
+            proc = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, text=True)
     try:
         return _captured_each(trace, indices, out, proc)
     finally:
         out.unlink(missing_ok=True)  # read in full: a batch of large ops is not left on disk meanwhile
+
+
+@contextlib.contextmanager
+def x86_rerun(trace: Trace) -> Iterator[Any]:
+    """The launcher re-running an x86_64 ``trace``'s program under the QEMU CPU model it was traced on
+    (``parity trace --emulate x86:MODEL``: MKL, oneDNN and ATen choose their kernels for that CPU again);
+    None where it ran on this host's own CPU."""
+    from harness.platform.emulation import emulated_x86, emulated_x86_model
+
+    model = emulated_x86_model(trace.provenance)
+    if not model:
+        yield None
+        return
+    with emulated_x86(f"x86:{model}") as launcher:
+        yield launcher
 
 
 def foreign_arch(trace: Trace) -> str:
@@ -574,16 +592,19 @@ def verify(diff: TraceDiff, cause: Cause, lead: Divergence | None = None) -> Non
 
 def capture_side(diff: TraceDiff) -> str:
     """Whose program gives the roots' tensors ("A" or "B"), the cheapest first: a trace that holds them
-    in full (nothing runs), then a program of this host's architecture (run natively), then one traced on
-    an emulated arm64 core (run there again, minutes); A where neither can (its refusal is the verdict).
-    Only the roots the impl replays count: those the trace shows (data flow, host data) are never captured."""
+    in full (nothing runs), then a program of this host's architecture run natively, then one traced under
+    emulation (an arm64 core, or qemu-x86_64 as another x86 CPU: run there again, minutes); A where neither
+    can (its refusal is the verdict). Only the roots the impl replays count: those the trace shows (data
+    flow, host data) are never captured."""
+    from harness.platform.emulation import emulated_x86_model
+
     roots = diff.roots or ([diff.root_cause] if diff.root_cause else [])
     roots = [r for r in roots if trace_shown_cause(diff, r.a.index) is None]
 
     def cost(trace: Trace, side: str) -> int:
         if roots and all((r.a.index if side == "A" else r.b.index) in trace.captured for r in roots):
             return 0
-        if not foreign_arch(trace):
+        if not foreign_arch(trace) and not emulated_x86_model(trace.provenance):
             return 1
         return 2 if can_rerun_here(trace) else 3
 
