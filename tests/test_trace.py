@@ -60,6 +60,19 @@ def test_recorder_fingerprints_inputs_before_and_outputs_after(backend: str) -> 
     assert buf.shape == (4,)
 
 
+def test_capturing_every_op_leaves_a_parameter_made_after_them_alone(backend: str) -> None:
+    """nn.Linear makes its weight with nn.Parameter, whose _make_subclass detaches the tensor: the dispatcher
+    hook handed that detach's output to Python when captured, so the subclass could not take it ("already
+    associated to a python object"). A view holds no bits of its own and is not captured."""
+    with recording(capture=list(range(40))) as tracer:
+        layer = torch.nn.Linear(3, 4)
+        layer(torch.ones(2, 3))
+    _recorded_by(tracer, backend)
+    assert isinstance(layer.weight, torch.nn.Parameter)
+    addmm = next(i for i, op in enumerate(tracer.ops) if op.op == "aten.addmm.default")
+    assert addmm in tracer.captured
+
+
 def test_a_captured_tensors_address_past_64_bytes_is_kept_where_not_0(backend: str) -> None:
     """MKL peels its sums by its operands' addresses: a captured op's arguments keep how far each tensor's
     first element lies past a 64-byte boundary ("align", in bytes), left out where it is 0 (torch's own

@@ -138,3 +138,19 @@ def test_reductions_refuse_where_their_nans_are_not_modelled():
         _replay("aten.cumsum.default", rows, "linux-arm64-neoverse-n1-nvpl-t1", dim=1)
     one = _replay("aten.cumsum.default", rows, "linux-x86_64-avx2-mklgeneric-t1", dim=1)["out"].view(np.uint32)
     assert list(one.reshape(-1)) == [0x7FC00001] * 4  # x86: the first operand's, the accumulator's
+
+
+def test_softmax_and_layer_norm_refuse_where_their_nans_are_not_modelled():
+    rows = _bits(0x7FC12345, 0x3F800000, 0x40000000, 0xBF800000).reshape(2, 2)
+    with pytest.raises(ParityError, match="softmax of NaN inputs"):
+        _replay("aten._softmax.default", rows, "linux-x86_64-avx2-mklgeneric-t1", dim=1, half_to_float=False)
+    x = _bits(0x7F800000, 0x3F800000, 0x40000000, 0xBF800000, 0x3F000000, 0x40400000).reshape(2, 3)
+    p = profile_for_platform("linux-x86_64-avx2-mklgeneric-t1")
+    args = [
+        {"name": "input", "tensor": "input"},
+        {"name": "normalized_shape", "value": [3]},
+        {"name": "eps", "value": 1e-5},
+    ]
+    with pytest.raises(ParityError, match="layer_norm of a row holding an infinity"):
+        replay("aten.native_layer_norm.default", {"input": x}, args, p)
+    assert not np.isnan(replay("aten.native_layer_norm.default", {"input": x[1:]}, args, p)["out0"]).any()

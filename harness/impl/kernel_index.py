@@ -222,7 +222,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             " - mean) * rstd, w, b)`; backward with per-thread `dgamma`/`dbeta` buffers summed in thread order"
         ),
         "FMA (AVX2) vs separate multiply-add (default); thread count (weight and bias gradients); the torch "
-        "release (2.12.1's AVX2 objects round the backward's partial last vector of a row twice, later ones fuse it)",
+        "release (2.12.1's AVX2 objects round the backward's partial last vector of a row twice, later ones fuse it); "
+        "a forward row holding an infinity whose output holds a NaN refused (+qNaN there at avx2, measured in a random "
+        "traced program, where the impl gives -qNaN)",
     ),
     (
         ("gelu",),
@@ -265,8 +267,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`_vec_softmax_backward`, per chunk of columns `sum += g*y` over the dim, `gx = y * (g - sum)`; "
             "log_softmax over another dim: `serial_vec_logsoftmax_range`, columns in chunks of `128 KiB / dim / "
             "4` rounded to the vector width, per column max, `0 + exp(x - max)` over the dim, `log` by "
-            "`vec::map`, `(x - max) - log`; its backward `sum = 0 + g`, `g - exp(y) * sum`; log_softmax of NaN "
-            "inputs refused (`x - max` of the NaN vec::maximum passes on: x86's all-ones, aarch64's FMAX's)"
+            "`vec::map`, `(x - max) - log`; its backward `sum = 0 + g`, `g - exp(y) * sum`; softmax and log_softmax "
+            "of NaN inputs refused (`x - max` of the NaN vec::maximum passes on: x86's all-ones, aarch64's FMAX's; "
+            "random traced programs at avx2 gave other NaN bits)"
         ),
         (
             "16 lanes on AVX-512; SLEEF vs C library exp/log; FMAs; the softmax backward fuses the last partial "

@@ -211,6 +211,10 @@ def _layer_norm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if not a["normalized_shape"][0]:
         raise ParityError("layer_norm over an empty dim (its mean 0 and rstd NaN) is not modelled")
     y, mean, rstd = layer_norm(x, t.get("weight"), t.get("bias"), a["eps"], p)  # a tensor not passed: None
+    if np.isinf(x).any() and np.isnan(y).any():  # measured on a Zen 5: +qNaN in such a row, the impl's -qNaN
+        raise ParityError(
+            "layer_norm of a row holding an infinity: the NaN its moments pass to the output is not modelled"
+        )
     stat_shape = (*x.shape[:-1], 1)
     return {"out0": y, "out1": mean.reshape(stat_shape), "out2": rstd.reshape(stat_shape)}
 
@@ -245,6 +249,8 @@ def _softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
     if a.get("half_to_float"):
         raise ParityError("the impl reproduces float32 _softmax only (not half_to_float)")
+    if np.isnan(t["self"]).any():  # exp(x - max) of a NaN max (x86's all-ones vec::maximum, aarch64's FMAX)
+        raise ParityError("softmax of NaN inputs: the NaN its vectorized max passes on is not modelled")
     return {"out": softmax_dim(t["self"], int(a["dim"]), p)}
 
 

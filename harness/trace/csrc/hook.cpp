@@ -834,8 +834,10 @@ void record_op(Session &s, const c10::OperatorHandle &op, c10::DispatchKeySet ks
                 shape_one(r, t.tensor);
             } else ref_one(s, r, t.tensor, over ? FLAG_BLANK : 0, ready_in[i] ? &prints_in[i] : nullptr);
         }
-    const bool capturing =
-        PySet_GET_SIZE(s.capture.get()) && PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
+    /* a view holds no bits of its own, and handing its output to Python would tie that TensorImpl to a plain
+     * Tensor object: nn.Parameter's _make_subclass of the detach it makes then fails, so views are not captured */
+    const bool capturing = !spec.view && PySet_GET_SIZE(s.capture.get()) &&
+                           PySet_Contains(s.capture.get(), Ref(PyLong_FromSsize_t(index)).get()) == 1;
     if (capturing) capture_inputs(s, spec, args, positional, kwarg_start, tensors, rec, index);
 
     {
