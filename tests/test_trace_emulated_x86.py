@@ -154,3 +154,11 @@ def test_softmax_and_layer_norm_refuse_where_their_nans_are_not_modelled():
     with pytest.raises(ParityError, match="layer_norm of a row holding an infinity"):
         replay("aten.native_layer_norm.default", {"input": x}, args, p)
     assert not np.isnan(replay("aten.native_layer_norm.default", {"input": x[1:]}, args, p)["out0"]).any()
+
+
+def test_remainder_of_an_integer_tensor_by_a_python_int_stays_integer():
+    """The LSTM zoo's token ids % 12 (remainder.Scalar), traced on emulated N1: an int64 result, not float32."""
+    ids = np.array([[81, -61, 49, 0], [25, 29, -3, 7]], np.int64)
+    for platform in ("linux-arm64-neoverse-n1-nvpl-t1", "linux-x86_64-avx2-mklgeneric-t1"):
+        out = _replay("aten.remainder.Scalar", ids, platform, other=12)["out"]
+        assert out.dtype == np.int64 and (out == np.remainder(ids, 12)).all(), (platform, out)

@@ -657,7 +657,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "other sign) replay exactly in the common dtype (NeuCodec's remainder of int64 positions by an int32 "
             "tensor), division by zero (torch raises) and the minimum by -1 (idiv traps) refused (measured on a Zen "
             "5: 294 random traced remainders of int8/16/32/64 and uint8 tensors, mixed widths, broadcast, the dtypes'"
-            " extremes, at default, avx2 and avx512 on 1, 2 and 4 threads: 294 exact, 0 other)"
+            " extremes, at default, avx2 and avx512 on 1, 2 and 4 threads: 294 exact, 0 other); an integer tensor by "
+            "a Python int (`remainder.Scalar`: the LSTM zoo's token ids % 12, traced on emulated N1) stays in the "
+            "tensor's dtype (it had been taken as float32)"
         ),
     ),
     (

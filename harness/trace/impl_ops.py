@@ -635,8 +635,11 @@ def _min_max(op: str) -> Replay:
 
         if op in ("maximum", "minimum", "fmod", "remainder", "atan2"):
             kernel, names = op, ("self", "other")
-            if op in ("fmod", "remainder") and "other" not in t and isinstance(a.get("other"), (int, float)):
-                t = {**t, "other": np.asarray(a["other"], np.float32)}
+            number = a.get("other")
+            if op in ("fmod", "remainder") and "other" not in t and isinstance(number, (int, float)):
+                # an int by a Python int stays in the tensor's integer dtype (the LSTM zoo's token ids % 12)
+                whole = op == "remainder" and isinstance(number, int) and np.asarray(t["self"]).dtype.kind in "iu"
+                t = {**t, "other": np.asarray(number, np.asarray(t["self"]).dtype if whole else np.float32)}
         elif op == "clamp_min":
             kernel, names = "maximum", ("self", "min")
         elif op == "clamp_max":
