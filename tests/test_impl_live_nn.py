@@ -897,6 +897,26 @@ def test_upsample_bicubic2d_antialiased_and_its_backward() -> None:
     _replays_match(program, {"_upsample_bicubic2d_aa_backward"}, 4)
 
 
+def test_upsample_bilinear2d_antialiased_and_its_backward() -> None:
+    """F.interpolate(mode="bilinear", antialias=True) and its input gradient, traced and replayed: SigLIP 2's
+    position grid (4 x 4 to 2 x 7 and 5 x 3: down one way, up the other), down past one 4-term block (37 to
+    6), corners aligned, and by scale factors."""
+    rng = np.random.default_rng(7)
+    x = torch.from_numpy(rng.standard_normal((1, 5, 37, 4)).astype(np.float32))
+    cases = (((2, 7), False, None), ((5, 3), False, None), ((6, 9), True, None), (None, False, (0.3, 1.7)))
+
+    def program() -> None:
+        for size, align, factor in cases:
+            tx = x.clone().requires_grad_()
+            y = torch.nn.functional.interpolate(
+                tx, size=size, scale_factor=factor, mode="bilinear", align_corners=align, antialias=True
+            )
+            (y * y).sum().backward()
+
+    _replays_match(program, {"_upsample_bilinear2d_aa"}, 4)
+    _replays_match(program, {"_upsample_bilinear2d_aa_backward"}, 4)
+
+
 # -- upsample_bilinear2d forward -------------------------------------------------------------------
 
 

@@ -6,10 +6,11 @@ Normalization.cpp's TensorIterator path for every other layout: ``batch_norm_gen
 pow by the exponents nn.RMSNorm uses, add/sub/mul/div, div with a rounding mode and floor_divide
 (``div_rounding``: floor on x86 only; a signalling NaN divisor of payload 1 or 2 in the avx2 object's
 vector lanes refused), native_dropout, the antialiased bicubic resize and its backward
-(``upsample_bicubic2d_aa``), prelu and its backward (where input and weight are both NaN, the AVX2 object's
-vector body keeps the weight's NaN when it reads the weight as a scalar), and cdist's own kernel and its
-backward (p = 2: the AVX2 object contracts the last m % 4 squares of each sum; measured on a Zen 5 at default,
-avx2 and avx512 on 1, 2 and 4 threads, 0 other bits).
+(``upsample_bicubic2d_aa``) and the antialiased bilinear one (``upsample_bilinear2d_aa``, x86), prelu and its
+backward (where input and weight are both NaN, the AVX2 object's vector body keeps the weight's NaN when it
+reads the weight as a scalar), and cdist's own kernel and its backward (p = 2: the AVX2 object contracts
+the last m % 4 squares of each sum; measured on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 threads, 0
+other bits).
 Pooling is harness/impl/pool.py; the trace replays are harness/trace/impl_nn.py.
 
 Shape legend: sigmoid x, out (any shape, flat in C order) with ``run`` the number of elements ATen's
@@ -883,27 +884,70 @@ def upsample_bicubic2d(
     return _upsample_forward("upsample_bicubic", 4, True, x, output_size, align_corners, profile, scales)
 
 
-def _bicubic_aa_taps(
+def _aa_taps(
     op: str, t: np.ndarray, sizes: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
-    scales: tuple[float | None, float | None],
+    scales: tuple[float | None, float | None], cubic: bool,
 ) -> tuple[list[Any], list[np.ndarray]]:  # fmt: skip
-    """The arguments csrc/nn.c's antialiased bicubic kernels share after their tensors: the sizes
-    (planes, H, W, OH, OW), the float scales, the taps per output (2*ceil(support) + 1) and the scratch
-    for each dim's taps (returned too, to outlive the call); refuses what the kernels do not model
-    (``t``: the op's float32 operand)."""
+    """The arguments csrc/nn.c's antialiased kernels share after their tensors: the sizes (planes, H, W, OH,
+    OW), the float scales, the taps per output (2*ceil(support) + 1; the support ``interp_size/2`` times the
+    scale where it is at least 1: 4 taps wide bicubic, 2 bilinear) and the scratch for each dim's taps
+    (returned too, to outlive the call); refuses what the kernels do not model (``t``: the op's float32
+    operand; the bilinear filter on aarch64, not measured there)."""
     if t.dtype != np.float32 or t.ndim != 4:
         raise ParityError(f"{op}: float32 (N, C, H, W) only, not {t.dtype}{list(t.shape)}")
     if not np.isfinite(t).all():
         raise ParityError(f"{op}: a NaN or infinity in its operand (its propagation not modelled)")
+    if not cubic and profile.aarch64:
+        raise ParityError(f"{op}: the arm64 builds' antialiased bilinear kernel (not measured)")
     n, c, h, w, oh, ow = (int(v) for v in (*sizes[:2], *sizes[2:]))
     sh = area_pixel_scale(h, oh, align_corners, scales[0])
     sw = area_pixel_scale(w, ow, align_corners, scales[1])
-    kh, kw = (2 * int(np.ceil(np.float32(2 * s) if s >= 1 else 2)) + 1 for s in (sh, sw))
+    half = 2 if cubic else 1
+    kh, kw = (2 * int(np.ceil(np.float32(half * s) if s >= 1 else half)) + 1 for s in (sh, sw))
     taps = [np.empty(oh, np.int64), np.empty(oh, np.int64), np.zeros(kh * oh, np.float32)]
     taps += [np.empty(ow, np.int64), np.empty(ow, np.int64), np.zeros(kw * ow, np.float32)]
     dims = (ctypes.c_int64(v) for v in (n * c, h, w, oh, ow))
     scale_args = (ctypes.c_float(sh), ctypes.c_float(sw), ctypes.c_int64(kh), ctypes.c_int64(kw))
     return [*dims, *scale_args, *(ptr(a) for a in taps)], taps
+
+
+def _upsample_aa(
+    op: str, x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None], cubic: bool,
+) -> np.ndarray:  # fmt: skip
+    """The antialiased forward of ``op`` (csrc/nn.c upsample_bicubic_aa or upsample_bilinear_aa)."""
+    oh, ow = (int(v) for v in output_size)
+    n, c, h = x.shape[:3] if x.ndim == 4 else (0, 0, 0)
+    if ow == 1 and oh not in (1, h) and n * c * oh >= GRAIN_SIZE and profile.threads > 1:
+        raise ParityError(
+            f"{op}: a width of 1 over GRAIN_SIZE outputs on threads (the height pass's taps restart at each "
+            "thread's chunk; not modelled)"
+        )
+    args, _scratch = _aa_taps(op, x, (*x.shape[:4], oh, ow), align_corners, profile, scales, cubic)
+    out = np.empty((n, c, oh, ow), np.float32)
+    tmp = np.empty((n, c, h, ow), np.float32)
+    fn = getattr(load("nn"), "upsample_bicubic_aa" if cubic else "upsample_bilinear_aa")
+    fn.restype = None
+    fn(profile.as_c(), ptr(f32(x)), ptr(tmp), ptr(out), *args)
+    return out
+
+
+def _upsample_aa_backward(
+    op: str, go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None], cubic: bool,
+) -> np.ndarray:  # fmt: skip
+    """The antialiased backward of ``op`` (csrc/nn.c upsample_bicubic_aa_backward or
+    upsample_bilinear_aa_backward)."""
+    n, c, h, w = (int(v) for v in input_size)
+    sizes = (n, c, h, w, *(go.shape[2:] if go.ndim == 4 else (0, 0)))
+    args, _scratch = _aa_taps(op, go, sizes, align_corners, profile, scales, cubic)
+    if go.shape[:2] != (n, c):
+        raise ParityError(f"{op}: gradient {list(go.shape)} for input {[n, c, h, w]}")
+    gx = np.zeros((n, c, h, w), np.float32)
+    fn = getattr(load("nn"), "upsample_bicubic_aa_backward" if cubic else "upsample_bilinear_aa_backward")
+    fn.restype = None
+    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *args)
+    return gx
 
 
 def upsample_bicubic2d_aa(
@@ -914,21 +958,7 @@ def upsample_bicubic2d_aa(
     separable antialiased kernel (Keys' cubic with A = -0.5, each output's weights normalised by their
     float sum), the width pass then the height pass; finite inputs (measured on the x86 builds and on the
     Linux arm64 ones, emulated Neoverse N1, V2 and V1: csrc/nn.c ``aa_pass`` says how each sums)."""
-    op = "_upsample_bicubic2d_aa"
-    oh, ow = (int(v) for v in output_size)
-    n, c, h = x.shape[:3] if x.ndim == 4 else (0, 0, 0)
-    if ow == 1 and oh not in (1, h) and n * c * oh >= GRAIN_SIZE and profile.threads > 1:
-        raise ParityError(
-            f"{op}: a width of 1 over GRAIN_SIZE outputs on threads (the height pass's taps restart at each "
-            "thread's chunk; not modelled)"
-        )
-    args, _scratch = _bicubic_aa_taps(op, x, (*x.shape[:4], oh, ow), align_corners, profile, scales)
-    out = np.empty((n, c, oh, ow), np.float32)
-    tmp = np.empty((n, c, h, ow), np.float32)
-    fn = load("nn").upsample_bicubic_aa
-    fn.restype = None
-    fn(profile.as_c(), ptr(f32(x)), ptr(tmp), ptr(out), *args)
-    return out
+    return _upsample_aa("_upsample_bicubic2d_aa", x, output_size, align_corners, profile, scales, True)
 
 
 def upsample_bicubic2d_aa_backward(
@@ -937,17 +967,30 @@ def upsample_bicubic2d_aa_backward(
 ) -> np.ndarray:  # fmt: skip
     """aten._upsample_bicubic2d_aa_backward of a float32 (N, C, OH, OW) gradient (ATen makes it
     contiguous) to the input's (N, C, H, W); finite gradients (x86 and Linux arm64, fused alike)."""
-    op = "_upsample_bicubic2d_aa_backward"
-    n, c, h, w = (int(v) for v in input_size)
-    sizes = (n, c, h, w, *(go.shape[2:] if go.ndim == 4 else (0, 0)))
-    args, _scratch = _bicubic_aa_taps(op, go, sizes, align_corners, profile, scales)
-    if go.shape[:2] != (n, c):
-        raise ParityError(f"{op}: gradient {list(go.shape)} for input {[n, c, h, w]}")
-    gx = np.zeros((n, c, h, w), np.float32)
-    fn = load("nn").upsample_bicubic_aa_backward
-    fn.restype = None
-    fn(profile.as_c(), ptr(f32(go)), ptr(gx), *args)
-    return gx
+    return _upsample_aa_backward(
+        "_upsample_bicubic2d_aa_backward", go, input_size, align_corners, profile, scales, True
+    )
+
+
+def upsample_bilinear2d_aa(
+    x: np.ndarray, output_size: tuple[int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten._upsample_bilinear2d_aa of a C-contiguous float32 (N, C, H, W): the separable antialiased kernel
+    of ``upsample_bicubic2d_aa`` with the triangle filter (``1 - |x|``, support the scale when downsampling),
+    summed and fused alike; finite inputs, on x86 (measured on a Zen 5; aarch64 refused)."""
+    return _upsample_aa("_upsample_bilinear2d_aa", x, output_size, align_corners, profile, scales, False)
+
+
+def upsample_bilinear2d_aa_backward(
+    go: np.ndarray, input_size: tuple[int, int, int, int], align_corners: bool, profile: KernelProfile,
+    scales: tuple[float | None, float | None] = (None, None),
+) -> np.ndarray:  # fmt: skip
+    """aten._upsample_bilinear2d_aa_backward of a float32 (N, C, OH, OW) gradient to the input's (N, C, H,
+    W): ``upsample_bicubic2d_aa_backward`` with the triangle filter; finite gradients, on x86."""
+    return _upsample_aa_backward(
+        "_upsample_bilinear2d_aa_backward", go, input_size, align_corners, profile, scales, False
+    )
 
 
 def upsample_bilinear2d(

@@ -74,6 +74,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     # antialiased: the AVX2 object fuses the filter and each sum's scalar epilogue, the default object rounds
     "_upsample_bicubic2d_aa": ("upsample_bicubic2d", ("capability",)),
     "_upsample_bicubic2d_aa_backward": ("upsample_bicubic2d", ("capability",)),
+    "_upsample_bilinear2d_aa": ("upsample_bilinear2d", ("capability",)),
+    "_upsample_bilinear2d_aa_backward": ("upsample_bilinear2d", ("capability",)),
     "upsample_bilinear2d": ("upsample_bilinear2d", ("capability",)),
     "upsample_bilinear2d_backward": ("upsample_bilinear2d", ("capability",)),
     "upsample_linear1d": ("upsample_bilinear2d", ("capability",)),  # the generic kernel's row and knob
@@ -1159,23 +1161,35 @@ def _upsample_bicubic_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str
     return {"out": upsample_bicubic2d_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
 
 
-def _upsample_bicubic_aa(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import upsample_bicubic2d_aa
+def _upsample_aa(bilinear: bool) -> Replay:
+    """The antialiased resize's replay (``bilinear``: _upsample_bilinear2d_aa, else the bicubic one)."""
+    op = "_upsample_bilinear2d_aa" if bilinear else "_upsample_bicubic2d_aa"
 
-    x = t["self"]
-    stride = a.get("self.stride")
-    if stride is not None and list(stride) != c_strides(x.shape) and int(a["output_size"][1]) == 1:
-        raise ParityError("_upsample_bicubic2d_aa: an output width of 1 from a non-contiguous input (not modelled)")
-    scales = (a.get("scales_h"), a.get("scales_w"))
-    return {"out": upsample_bicubic2d_aa(x, tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
+    def replay(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.nn import upsample_bicubic2d_aa, upsample_bilinear2d_aa
+
+        x = t["self"]
+        stride = a.get("self.stride")
+        if stride is not None and list(stride) != c_strides(x.shape) and int(a["output_size"][1]) == 1:
+            raise ParityError(f"{op}: an output width of 1 from a non-contiguous input (not modelled)")
+        scales = (a.get("scales_h"), a.get("scales_w"))
+        fn = upsample_bilinear2d_aa if bilinear else upsample_bicubic2d_aa
+        return {"out": fn(x, tuple(a["output_size"]), bool(a["align_corners"]), p, scales)}
+
+    return replay
 
 
-def _upsample_bicubic_aa_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    from harness.impl.nn import upsample_bicubic2d_aa_backward
+def _upsample_aa_backward(bilinear: bool) -> Replay:
+    """The antialiased resize's backward replay (``bilinear`` as for _upsample_aa)."""
 
-    scales = (a.get("scales_h"), a.get("scales_w"))
-    go = t["grad_output"]
-    return {"out": upsample_bicubic2d_aa_backward(go, tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+    def replay(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.nn import upsample_bicubic2d_aa_backward, upsample_bilinear2d_aa_backward
+
+        scales = (a.get("scales_h"), a.get("scales_w"))
+        fn = upsample_bilinear2d_aa_backward if bilinear else upsample_bicubic2d_aa_backward
+        return {"out": fn(t["grad_output"], tuple(a["input_size"]), bool(a["align_corners"]), p, scales)}
+
+    return replay
 
 
 def _channels_last_contiguous(x: np.ndarray, stride: list[int] | None) -> bool:
@@ -1411,8 +1425,10 @@ REPLAYS: dict[str, Replay] = {
     "grid_sampler_2d_backward": _grid_sample_backward,
     "upsample_bicubic2d": _upsample_bicubic,
     "upsample_bicubic2d_backward": _upsample_bicubic_backward,
-    "_upsample_bicubic2d_aa": _upsample_bicubic_aa,
-    "_upsample_bicubic2d_aa_backward": _upsample_bicubic_aa_backward,
+    "_upsample_bicubic2d_aa": _upsample_aa(bilinear=False),
+    "_upsample_bicubic2d_aa_backward": _upsample_aa_backward(bilinear=False),
+    "_upsample_bilinear2d_aa": _upsample_aa(bilinear=True),
+    "_upsample_bilinear2d_aa_backward": _upsample_aa_backward(bilinear=True),
     "upsample_bilinear2d": _upsample_bilinear,
     "upsample_bilinear2d_backward": _upsample_bilinear_backward,
     "upsample_linear1d": _upsample_linear1d,

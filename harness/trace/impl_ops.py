@@ -59,6 +59,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "exp_": ("exp", ("mkl_code_path",)),
     "log": ("log", ("mkl_code_path",)),
     "log_": ("log", ("mkl_code_path",)),
+    "logit": ("log", ("mkl_code_path",)),  # the clamp and the ratio in float, then torch.log's vsLn
     "sin": ("sin", ("mkl_code_path",)),  # MKL VML on x86 (no level, no threads: measured identical)
     "sin_": ("sin", ("mkl_code_path",)),
     "cos": ("cos", ("mkl_code_path",)),
@@ -397,6 +398,28 @@ def _erf(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         return {"out": forward("erf", x, p)}
     compute = lambda xs, run: forward("erf", xs[0], p, run)
     return {"out": impl_nn.in_loop_order(a, ("self",), [x], compute, buffered=True)}
+
+
+def _logit(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """aten.logit (torch.special.logit) of a contiguous tensor: ATen's MKL path (LogitMKLKernel, at every
+    level): per element ``x`` clamped to [eps, 1 - eps] in float where eps >= 0 is given (``x < lo ? lo : (x >
+    hi ? hi : x)``: a NaN kept), ``x == 1 ? inf : x / (1 - x)``, then MKL VML's ``vsLn`` over the ratios
+    (torch.log's kernel, element by element). A non-contiguous input (ATen's vectorized loop: SLEEF's log in
+    the body, glibc's in the tail) refused."""
+    from harness.impl.unary import forward
+
+    x = _as_float(t["self"], "logit")
+    stride = a.get("self.stride")
+    if x.size > 1 and stride is not None and not strides.contiguous(stride, x.shape):
+        raise ParityError(f"logit of a non-contiguous input (strides {stride}: ATen's vectorized loop, not modelled)")
+    eps = a.get("eps")
+    if eps is not None and np.float32(eps) >= 0:
+        lo = np.float32(eps)
+        hi = np.float32(1) - lo
+        x = np.where(x < lo, lo, np.where(x > hi, hi, x)).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        ratio = np.where(x == 1, np.float32(np.inf), x / (np.float32(1) - x)).astype(np.float32)
+    return {"out": forward("log", ratio, p)}
 
 
 def _flat(a: Args, *names: str) -> None:
@@ -1641,6 +1664,7 @@ REPLAYS: dict[str, Replay] = {
     "exp_": _unary("exp"),
     "log": _unary("log"),
     "log_": _unary("log"),
+    "logit": _logit,
     "sin": _unary("sin"),
     "sin_": _unary("sin"),
     "cos": _unary("cos"),

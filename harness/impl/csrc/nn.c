@@ -3,7 +3,8 @@
  * running statistics, output) and its backward, and in eval (running statistics), and on x86 ATen's
  * TensorIterator path of batch norm for layouts neither contiguous nor channels-last; grid_sampler_2d
  * (bilinear or nearest, zero or border padding) and its backward, upsample_bicubic2d and its backward,
- * _upsample_bicubic2d_aa (antialiased) and its backward (x86), and
+ * _upsample_bicubic2d_aa (antialiased) and its backward (x86), _upsample_bilinear2d_aa and its backward
+ * (x86), and
  * upsample_bilinear2d's backward (channels-first), on x86 and on the Linux arm64 profiles; upsample_linear1d
  * and upsample_trilinear3d's backward, and the generic linear kernel of the 1-D, 2-D and 3-D forwards, on x86
  * and on the Linux arm64 profiles.
@@ -38,6 +39,8 @@
  *                        (KW*OW,) scratch for the taps
  *   upsample_bicubic_aa_backward  go (P, OH, OW); gx (P, H, W), zeroed by the caller; the rest as
  *                        upsample_bicubic_aa
+ *   upsample_bilinear_aa, upsample_bilinear_aa_backward  as upsample_bicubic_aa and its backward (KH, KW
+ *                        from the triangle's support)
  *   upsample_linear_channels_last  x (N, C, D, H, W); out (N, C, OD, OH, OW) (2-D: D = OD = 1); scratch
  *                        as upsample_linear_generic
  *   upsample_bilinear    x (N, C, H, W); out (N, C, OH, OW); scale_h, scale_w as for upsample_bicubic;
@@ -918,16 +921,25 @@ static float aa_cubic(int first, int last, float x) {
     return 0.0f;
 }
 
+/* HelperInterpLinear::aa_filter<float> (cpu/UpSampleKernel.cpp), the triangle on |x|: 1.0 - x below 1 (a
+ * double difference, exact, rounded to float once: float's own 1 - x), else 0; nothing to fuse. */
+static float aa_triangle(float x) {
+    x = fabsf(x);
+    return x < 1.0f ? (float)(1.0 - (double)x) : 0.0f;
+}
+
 /* HelperInterpBase::_compute_indices_min_size_weights_aa per output index i of one dim, float weights
- * (scalar_t of a float input), with C++'s promotions to double where ATen writes a double literal:
- * support = scale >= 1 ? (4*0.5)*scale : 2 (rounded to float); K = 2*ceil(support) + 1 weights per output;
- * center = (float)(scale*(i + 0.5)); invscale = scale >= 1 ? (float)(1.0/scale) : 1;
- * xmin = max((int64)((center - support) + 0.5), 0); xsize = clamp(min((int64)((center + support) + 0.5),
- * in) - xmin, 0, K); w_j = aa_cubic((float)((((float)(j + xmin) - center) + 0.5)*invscale)), the float
- * total of the w_j in j order, each w_j /= total where total != 0. */
-static void aa_cubic_taps(int first, int last, int64_t in, int64_t out, float scale, int64_t K, int64_t *xmin,
-                          int64_t *xsize, float *wt) {
-    const float support = scale >= 1.0f ? (float)(2.0 * (double)scale) : 2.0f;
+ * (scalar_t of a float input), with C++'s promotions to double where ATen writes a double literal; ``cubic``:
+ * HelperInterpCubic's filter (aa_cubic, interp_size 4), else HelperInterpLinear's (aa_triangle, interp_size
+ * 2): support = scale >= 1 ? (interp_size*0.5)*scale : interp_size*0.5 (rounded to float); K =
+ * 2*ceil(support) + 1 weights per output; center = (float)(scale*(i + 0.5)); invscale = scale >= 1 ?
+ * (float)(1.0/scale) : 1; xmin = max((int64)((center - support) + 0.5), 0); xsize = clamp(min((int64)((center
+ * + support) + 0.5), in) - xmin, 0, K); w_j = filter((float)((((float)(j + xmin) - center) + 0.5)*invscale)),
+ * the float total of the w_j in j order, each w_j /= total where total != 0. */
+static void aa_taps(int cubic, int first, int last, int64_t in, int64_t out, float scale, int64_t K, int64_t *xmin,
+                    int64_t *xsize, float *wt) {
+    const double half = cubic ? 2.0 : 1.0; /* interp_size * 0.5 */
+    const float support = scale >= 1.0f ? (float)(half * (double)scale) : (float)half;
     const float invscale = scale >= 1.0f ? (float)(1.0 / (double)scale) : 1.0f;
     for (int64_t i = 0; i < out; i++) {
         const float center = (float)((double)scale * ((double)i + 0.5));
@@ -938,7 +950,8 @@ static void aa_cubic_taps(int first, int last, int64_t in, int64_t out, float sc
         n = n < 0 ? 0 : (n > K ? K : n);
         float *w = wt + i * K, total = 0.0f;
         for (int64_t j = 0; j < n; j++) {
-            w[j] = aa_cubic(first, last, (float)(((double)((float)(j + lo) - center) + 0.5) * (double)invscale));
+            const float x = (float)(((double)((float)(j + lo) - center) + 0.5) * (double)invscale);
+            w[j] = cubic ? aa_cubic(first, last, x) : aa_triangle(x);
             total += w[j];
         }
         if (total != 0.0f)
@@ -975,17 +988,18 @@ static void aa_pass(int fused, int64_t lanes, const float *x, float *y, int64_t 
             }
 }
 
-/* separable_upsample_generic_Nd_kernel_impl<2, HelperInterpCubic>(antialias = true), float: equal shapes
+/* separable_upsample_generic_Nd_kernel_impl<2, HelperInterpCubic or HelperInterpLinear (``cubic``)>(antialias
+ * = true), float: equal shapes
  * copy; else the width pass first (when the widths differ) into ``tmp`` (P, H, OW), then the height pass
- * (when the heights differ), each pass's weights as aa_cubic_taps. The AVX2 object (also what runs at the
+ * (when the heights differ), each pass's weights as aa_taps. The AVX2 object (also what runs at the
  * AVX-512 capability: upsample_bicubic2d_aa_kernel has a plain REGISTER_DISPATCH) fuses the filter's steps
  * and each sum's scalar epilogue (profile.contract); the aarch64 objects fuse the filter's steps alike and
  * their sums as aa_pass says; the default object rounds every step. One thread
  * or outputs under GRAIN_SIZE (the caller refuses the rest where OW == 1: TensorIterator's chunks would
  * restart the taps mid-line). */
-void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
-                         int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
-                         int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+static void upsample_aa(int cubic, profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
+                        int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
+                        int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
     const int c = p.contract;
     const int64_t lanes = p.aten == ATEN_SVE ? p.lanes : is_arm(&p) ? 0 : 4; /* aa_pass's vectorised body */
     if (H == OH && W == OW) {
@@ -995,31 +1009,46 @@ void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, in
     const float *src = x;
     if (W != OW) {
         float *dst = H != OH ? tmp : out;
-        aa_cubic_taps(c, c, W, OW, scale_w, KW, wmin, wsize, ww);
+        aa_taps(cubic, c, c, W, OW, scale_w, KW, wmin, wsize, ww);
         aa_pass(c, lanes, src, dst, P * H, W, OW, 1, wmin, wsize, ww, KW, 0);
         src = dst;
     }
     if (H != OH) {
-        aa_cubic_taps(c, c, H, OH, scale_h, KH, hmin, hsize, hw);
+        aa_taps(cubic, c, c, H, OH, scale_h, KH, hmin, hsize, hw);
         aa_pass(c, lanes, src, out, P, H, OH, OW, hmin, hsize, hw, KH, OW == 1);
     }
 }
 
+void upsample_bicubic_aa(profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
+                         int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
+                         int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    upsample_aa(1, p, x, tmp, out, P, H, W, OH, OW, scale_h, scale_w, KH, KW, hmin, hsize, hw, wmin, wsize, ww);
+}
+
+/* _upsample_bilinear2d_aa of float (upsample_bilinear2d_aa_kernel_impl: the generic separable kernel with
+ * HelperInterpLinear, the AVX2 object's uint8 path aside): upsample_aa with the triangle filter, the sums
+ * vectorised and fused as the bicubic one's (measured on a Zen 5 at each level; the arm64 builds not). */
+void upsample_bilinear_aa(profile_t p, const float *x, float *tmp, float *out, int64_t P, int64_t H, int64_t W,
+                          int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW, int64_t *hmin,
+                          int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    upsample_aa(0, p, x, tmp, out, P, H, W, OH, OW, scale_h, scale_w, KH, KW, hmin, hsize, hw, wmin, wsize, ww);
+}
+
 /* ------------------------------------------------------------------ _upsample_bicubic2d_aa (backward) */
 
-/* cpu_upsample_genNd_backward_aa<float, HelperInterpCubic> (cpu/UpSampleKernel.cpp; plain
+/* cpu_upsample_genNd_backward_aa<float, HelperInterpCubic or HelperInterpLinear> (cpu/UpSampleKernel.cpp; plain
  * REGISTER_DISPATCH): ATen hands whole planes to its threads (the thread count never reaches the bits);
- * per output (oh, ow) in row order, the taps of aa_cubic_taps (the same weights as the forward's, fused
+ * per output (oh, ow) in row order, the taps of aa_taps (the same weights as the forward's, fused
  * where profile.contract), per plane gx[ymin + y][xmin + x] += (wx[x]*wy[y])*g, y outer, x inner, onto
  * the zeros of ``gx``; the AVX2 object contracts each update to fma(wx*wy, g, gx), and so do the aarch64
  * objects (measured on emulated Neoverse N1, V2 and V1, all thread counts alike); the default object
  * rounds the product and the sum. */
-void upsample_bicubic_aa_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
-                                  int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
-                                  int64_t *hmin, int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+static void upsample_aa_backward(int cubic, profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
+                                 int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
+                                 int64_t *hmin, int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
     const int c = p.contract;
-    aa_cubic_taps(c, c, H, OH, scale_h, KH, hmin, hsize, hw);
-    aa_cubic_taps(c, c, W, OW, scale_w, KW, wmin, wsize, ww);
+    aa_taps(cubic, c, c, H, OH, scale_h, KH, hmin, hsize, hw);
+    aa_taps(cubic, c, c, W, OW, scale_w, KW, wmin, wsize, ww);
     for (int64_t a = 0; a < OH; a++)
         for (int64_t b = 0; b < OW; b++)
             for (int64_t q = 0; q < P; q++) {
@@ -1030,6 +1059,20 @@ void upsample_bicubic_aa_backward(profile_t p, const float *go, float *gx, int64
                         *acc = madd(c, ww[b * KW + x] * hw[a * KH + y], g, *acc);
                     }
             }
+}
+
+void upsample_bicubic_aa_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
+                                  int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
+                                  int64_t *hmin, int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    upsample_aa_backward(1, p, go, gx, P, H, W, OH, OW, scale_h, scale_w, KH, KW, hmin, hsize, hw, wmin, wsize, ww);
+}
+
+/* _upsample_bilinear2d_aa_backward of float (cpu_upsample_genNd_backward_aa<float, HelperInterpLinear>):
+ * upsample_aa_backward with the triangle filter (measured on a Zen 5 at each level). */
+void upsample_bilinear_aa_backward(profile_t p, const float *go, float *gx, int64_t P, int64_t H, int64_t W,
+                                   int64_t OH, int64_t OW, float scale_h, float scale_w, int64_t KH, int64_t KW,
+                                   int64_t *hmin, int64_t *hsize, float *hw, int64_t *wmin, int64_t *wsize, float *ww) {
+    upsample_aa_backward(0, p, go, gx, P, H, W, OH, OW, scale_h, scale_w, KH, KW, hmin, hsize, hw, wmin, wsize, ww);
 }
 
 /* ------------------------------------------------------------------ upsample_bilinear2d (backward) */
