@@ -629,7 +629,9 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "`std::max` / `std::min` (a where equal), quiet_NaN() for a NaN operand (clamp: a NaN bound; a NaN "
             "self passes on as it is); by numbers (clip_grad_norm_'s `clamp(coef, max=1.0)`) x's own bits at NaN "
             "and at the bounds, the bound rounded to float32 past it, at every level (200 random draws per level, "
-            "all exact)"
+            "all exact); integer tensors of one dtype (T5's relative position buckets) in that dtype, exact (51 "
+            "random int8 to int64 cases per level at default, avx2 and avx512 on 1, 2 and 4 threads, 0 other; "
+            "mixed integer dtypes refused)"
         ),
         (
             "NaNs (all ones in the AVX2/AVX-512 lanes, the operand's own bits in the default build's, 0x7fc00000 "

@@ -650,8 +650,9 @@ def _min_max(op: str) -> Replay:
     ``remainder`` (by a tensor or a number), ``atan2`` (all in place too) into float32: harness.impl.unary's
     binary_kernel in TensorIterator's runs. clamp with one bound is ATen's maximum (min) or minimum (max)
     kernel (``clamp_Tensor_out``), as clamp_min and clamp_max are; an integer or bool operand is cast to
-    float32 first (the common dtype), a number other rounded to float32; clamp's bounds given as numbers
-    (whose bits no knob moves: ``knob_free``) by ``_clamp_by_numbers``."""
+    float32 first (the common dtype), a number other rounded to float32; maximum and minimum of integer
+    tensors of one dtype in that dtype (exact); clamp's bounds given as numbers (whose bits no knob moves:
+    ``knob_free``) by ``_clamp_by_numbers``."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.unary import binary_kernel
@@ -678,6 +679,13 @@ def _min_max(op: str) -> Replay:
             from harness.impl.promote import integer_remainder
 
             return {"out": integer_remainder(xs[0], xs[1])}
+        if (
+            kernel in ("maximum", "minimum")
+            and all(x.dtype.kind in "iu" for x in xs)
+            and len({x.dtype for x in xs}) == 1
+        ):
+            # T5's relative position buckets (int64): integers of one dtype, exact in any order or layout
+            return {"out": (np.maximum if kernel == "maximum" else np.minimum)(*xs)}
         if any(x.dtype.kind == "f" and x.dtype != np.float32 for x in xs) or all(x.dtype.kind != "f" for x in xs):
             raise ParityError(f"the impl reproduces {op} into float32 only, not {', '.join(str(x.dtype) for x in xs)}")
         xs = [x.astype(np.float32) if x.dtype != np.float32 else x for x in xs]
