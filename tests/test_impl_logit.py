@@ -29,3 +29,8 @@ def test_logit_reproduces_the_recorded_bits(name: str, threads: int) -> None:
             refused.append(j)
     assert tuple(refused) == REFUSED
     assert bits_sha256(np.concatenate(outs)) == DIGEST
+
+
+def test_logit_on_aarch64_is_refused() -> None:
+    with pytest.raises(ParityError, match="aarch64"):
+        replay(cases()[0], get_profile("arm64-neon"))

@@ -1936,7 +1936,8 @@ ARM64: dict[str, str] = {
     ),
     "exp": (
         "no MKL: SLEEF `expf4_u10`/`logf4_u10`/`tanhf4_u10` (SVE256: its SVE forms, and tanh ATen's own FEXPA"
-        " form) instead of MKL VML; tanh backward unfused in V1's vector body"
+        " form) instead of MKL VML; tanh backward unfused in V1's vector body; `logit` (ATen's vectorized loop"
+        " there, not measured): refused"
     ),
     "rsqrt": "nothing: two correctly rounded operations",
     "linear": (

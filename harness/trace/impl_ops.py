@@ -405,9 +405,11 @@ def _logit(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     level): per element ``x`` clamped to [eps, 1 - eps] in float where eps >= 0 is given (``x < lo ? lo : (x >
     hi ? hi : x)``: a NaN kept), ``x == 1 ? inf : x / (1 - x)``, then MKL VML's ``vsLn`` over the ratios
     (torch.log's kernel, element by element). A non-contiguous input (ATen's vectorized loop: SLEEF's log in
-    the body, glibc's in the tail) refused."""
+    the body, glibc's in the tail) and aarch64 (no MKL: that loop always) refused."""
     from harness.impl.unary import forward
 
+    if p.aarch64:  # no MKL there: ATen's vectorized loop at every layout
+        raise ParityError("logit on aarch64 (ATen's vectorized loop, SLEEF's and glibc's log) is not measured: refused")
     x = _as_float(t["self"], "logit")
     stride = a.get("self.stride")
     if x.size > 1 and stride is not None and not strides.contiguous(stride, x.shape):
