@@ -1118,17 +1118,21 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "unguarded partition, the final insertion sort; the equal expert ids a mixture-of-experts layer "
             "sorts); `nth_element` libstdc++'s introselect step by step (the same pivot and partition while "
             "more than 3 elements, then an insertion sort), which decides ties and the order `sorted=False` "
-            "leaves (LongCat-Flash's router); refused: equal elements among topk's first k + 1 on the "
-            "`partial_sort` path (libstdc++'s heap), introsort's heap-sort and introselect's heap-select "
-            "fallbacks, 1-D integers of 32768 or more with equal ones (fbgemm's radix sort)"
+            "leaves (LongCat-Flash's router); `partial_sort` libstdc++'s heap step by step where equal "
+            "elements meet (`__make_heap` of the first k, each later element the comparator puts before the "
+            "top sifted in by `__pop_heap`, `__sort_heap`; `__adjust_heap` takes the right child on a tie); "
+            "refused: introsort's heap-sort and introselect's heap-select fallbacks, 1-D integers of 32768 "
+            "or more with equal ones (fbgemm's radix sort)"
         ),
         (
             "nothing: selections (measured on a Zen 5 at default, avx2 and avx512, 1, 2 and 4 threads: 200 "
             "topk and 200 sort random ops per level with NaNs, signed zeros and ties, 298 exact, 102 refused, "
             "0 other; 150 unstable sorts of many equal elements per level, 150 exact; topk's `nth_element` "
             "path, sorted or not, with many ties, NaNs of both signs and payloads, signalling ones, "
-            "infinities and subnormals: 300 random ops per level, 257 on that path all exact, 14 on "
-            "`partial_sort` exact and 29 refused (ties), 0 other)"
+            "infinities and subnormals: 300 random ops per level, 257 on that path all exact, 0 other; "
+            "topk's `partial_sort` path with many ties (small integers, +-0, NaNs of both signs, quiet and "
+            "signalling, infinities, subnormals; rows of 64 to 40,000, k up to n / 64, over either dim): 300 "
+            "random ops per level and thread count, 598 rows through the heap, 300 of 300 exact, 0 other)"
         ),
     ),
     (
