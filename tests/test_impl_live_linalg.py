@@ -247,24 +247,25 @@ def test_gemv_sums_of_minus_zero(m: int, n: int, trans_b: bool, threads: int) ->
 @needs_modelled_mkl
 @needs_verified_profile
 @settings(max_examples=5, deadline=None)
-@given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), blocks=st.integers(1, 16), k=st.integers(2, 20), seed=SEEDS,
-       threads=THREADS)  # fmt: skip
-@example(batch=(1, 2, 2), blocks=16, k=8, seed=0, threads=2)  # Qwen3-Next's chunks of 64
+@given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), n=st.integers(1, 64), k=st.integers(2, 20), unit=st.booleans(),
+       seed=SEEDS, threads=THREADS)  # fmt: skip
+@example(batch=(1, 2, 2), n=64, k=8, unit=True, seed=0, threads=2)  # Qwen3-Next's chunks of 64
+@example(batch=(2,), n=31, k=5, unit=False, seed=1, threads=1)  # strsmlt's pairs and last row, strsmlun's top
 def test_solve_triangular_and_its_backward_from_a_trace(
-    batch: tuple[int, ...], blocks: int, k: int, seed: int, threads: int
+    batch: tuple[int, ...], n: int, k: int, unit: bool, seed: int, threads: int
 ) -> None:
-    """torch.linalg.solve_triangular of a unit lower triangle (n a multiple of 4 up to 64) and autograd's upper
-    solve on its transpose, traced and replayed through impl_ops: MKL strsm's two measured orders."""
+    """torch.linalg.solve_triangular of a lower triangle (n up to 64, unit or not) and autograd's upper solve on
+    its transpose, traced and replayed through impl_ops: MKL strsm's strsmlt and strsmlun orders."""
     if live_profile().blas != MODELLED_BLAS:
         pytest.skip("MKL strsm's order is measured on its generic path only")
     use_threads(threads)
     rng = np.random.default_rng(seed)
-    n = 4 * blocks
-    a = torch.from_numpy(np.tril(normal32(rng, (*batch, n, n)) * 0.5, -1) + np.eye(n, dtype=np.float32))
+    diag = np.eye(n, dtype=np.float32) * (1.0 if unit else rng.uniform(0.5, 3.0, n).astype(np.float32))
+    a = torch.from_numpy(np.tril(normal32(rng, (*batch, n, n)) * 0.5, -1) + diag)
     b = torch.from_numpy(normal32(rng, (*batch, n, k)))
     with mock.patch.dict("os.environ", {"PARITY_TRACE_HOOK": "1"}), recording(capture=list(range(40))) as tracer:
         x = torch.linalg.solve_triangular(
-            a.requires_grad_(True), b.requires_grad_(True), upper=False, unitriangular=True
+            a.requires_grad_(True), b.requires_grad_(True), upper=False, unitriangular=unit
         )
         (x * torch.from_numpy(normal32(rng, x.shape))).sum().backward()
     solves = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "linalg_solve_triangular"]

@@ -1,11 +1,14 @@
 """harness.impl.linalg.solve_triangular against torch's recorded bits (torch 2.13.0, MKL 2024.2's strsm on
-its generic path, recorded on an AMD EPYC Zen 5; no ATen level or thread count reaches a bit): the unit lower
-solve of a C-contiguous A (Qwen3-Next's chunked delta rule: 64 rows, 8 columns) and autograd's upper solve on
-its transpose, over blocks of 4 rows.
+its generic path, recorded on an AMD EPYC Zen 5; no ATen level or thread count reaches a bit): the lower
+solve of a C-contiguous A (MKL's strsmlt; Qwen3-Next's chunked delta rule: 64 rows, 8 columns, unit) and
+autograd's upper solve on its transpose (strsmlun), unit or not, n off the 4-row blocks (strsmlt's pairs and
+last row, strsmlun's top rows), A at each 4-byte offset from a 16-byte boundary (strsmlt's peels).
 
 Each case's inputs come from ``trsm_inputs``: A's strict lower triangle standard normal times 0.5 with ones on
-the diagonal (its upper triangle random too: strsm must not read it), B standard normal, a -0, a subnormal and
-an infinity planted in B. The digests are SHA-256 of torch's output as uint32 (C order). No host is needed.
+the diagonal, or for a non-unit case diagonal entries of 0.5 to 3 of either sign (its upper triangle random
+too: strsm must not read it), B standard normal, a -0, a subnormal and an infinity planted in B. A lies
+``offset`` floats past a 64-byte boundary (``python -m tests.test_impl_solve_triangular`` records the digests
+so). The digests are SHA-256 of torch's output as uint32 (C order). No host is needed.
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from harness.impl.profiles import profile_for_capability
 from tests.bit_digest import bits_sha256
 
 
-def trsm_inputs(batch: tuple[int, ...], n: int, k: int, upper: bool, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def trsm_inputs(
+    batch: tuple[int, ...], n: int, k: int, upper: bool, seed: int, unit: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The op's A (..., n, n): lower, or for ``upper`` its transpose, and B (..., n, k), float32."""
     rng = np.random.default_rng(seed)
     a = (rng.standard_normal((*batch, n, n)) * 0.5).astype(np.float32)
     a[..., np.arange(n), np.arange(n)] = 1.0
     b = rng.standard_normal((*batch, n, k)).astype(np.float32)
+    if not unit:
+        diag = rng.uniform(0.5, 3.0, (*batch, n)) * rng.choice([-1.0, 1.0], (*batch, n))
+        a[..., np.arange(n), np.arange(n)] = diag.astype(np.float32)
     b[..., 0, 0] = -0.0
     b[..., 1, -1] = np.float32(1e-41)
     if n > 8:
@@ -58,6 +66,42 @@ CASES = (
     (1, (2,), 60, 3, False, 4,
      "c4b935ece392805240eb851d14a2f3ec22bdf60e1e3a2faea0318d1f7b16c5c5"),
 )
+# (threads, batch, n, k, upper, unit, offset, seed, digest): strsmlt's pairs, last rows and peels, non-unit
+# diagonals, strsmlun's top rows
+MORE = (
+    (1, (), 64, 8, False, False, 0, 10,
+     "61ec7927421e67be276845dfd4e82bba19df550c0bff2f31e46ca22d2f61e52c"),
+    (2, (2,), 63, 3, False, True, 1, 11,
+     "6ccdf3da4e9ecf5dd88191b3610d3f3e372b3faa6fcb285b304ad4be5146b1fb"),
+    (1, (3,), 62, 4, False, False, 2, 12,
+     "4319f059ca1551032be0c9586dc9171c7ef84ffce5c5ee36afe02914fd116bee"),
+    (4, (), 61, 2, False, True, 3, 13,
+     "7eab5265f059f9debfb7da31780e1eaf00db94458d1b021f7382ca1125f9c9d3"),
+    (1, (2, 2), 29, 5, False, False, 1, 14,
+     "b5f783533cb22f6acc5aa0e47f0404f6b8148015c03c2cffac7403268e7523e1"),
+    (2, (), 18, 7, False, True, 2, 15,
+     "7a391fa29c1c76f7995fefef4b4f26f160c5fb6ca29bffe8d17239f9f9530dd9"),
+    (1, (2,), 7, 3, False, False, 3, 16,
+     "80f6969eb9e651f378ea53136e0dd26499ab03254d450b59481f5d202886b413"),
+    (1, (), 64, 8, True, False, 0, 17,
+     "3671cfd3205f59c6d5f7cb8283126aeb6137be6a7ef54fef29e9748c7bc75f56"),
+    (2, (2,), 63, 3, True, True, 1, 18,
+     "875107a38067293cbf1a5cc079d2dfb9b6d52dc68477c4b063a824aec2d8afbc"),
+    (1, (3,), 62, 4, True, False, 2, 19,
+     "c4c4b7a3378222f60361cd30bd712f073c4e76f165d4c631920b3b7d771d087a"),
+    (4, (), 61, 2, True, False, 3, 20,
+     "7bd6b0f64189a772eef7dfbbbe3ca0c3607ea29bcfd73cf7c438e3429e8bb780"),
+    (1, (2, 2), 30, 5, True, True, 0, 21,
+     "07742b21d292d89e8dadc7e5ada661052a8b71c02ad7a6ebe75f842f70ca88cf"),
+    (1, (), 5, 3, True, False, 1, 22,
+     "c8f6ec9ed0c27979ca4c54db9615f4b986210558642c0f7c0d982c593fd58443"),
+    (1, (3, 2), 23, 7, True, True, 0, 23,
+     "37c7d87a16075710b4644f5772ee1787c8aa534c56bb31eb1aca9a0fa9c93270"),
+    (2, (2,), 13, 6, True, False, 3, 24,
+     "2fa4e994f07dc6f01362f7e84fab72861b9b0047975f28753733b9178ace35c8"),
+    (1, (3, 2), 15, 10, True, False, 0, 25,
+     "d42dab26e85b17e31e1e7db38490452ea40263382eeceb81bd06a5348afde650"),
+)
 # fmt: on
 
 
@@ -69,24 +113,46 @@ def test_solve_triangular_replays_recorded_bits(case: tuple) -> None:
     assert bits_sha256(linalg.solve_triangular(a, b, upper, True, _strides(a.shape, upper), 0, profile)) == digest
 
 
+@pytest.mark.parametrize(
+    "case", MORE, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'unit' if c[5] else 'diag'}"
+)
+def test_solve_triangular_off_the_blocks_and_diagonals_replays_recorded_bits(case: tuple) -> None:
+    threads, batch, n, k, upper, unit, offset, seed, digest = case
+    a, b = trsm_inputs(batch, n, k, upper, seed, unit)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = linalg.solve_triangular(a, b, upper, unit, _strides(a.shape, upper), 4 * offset, profile)
+    assert bits_sha256(got) == digest
+
+
 def test_solve_triangular_refuses_what_was_not_measured() -> None:
-    """n off a multiple of 4 or past 64, one column, a non-unit diagonal, another layout or alignment, NaNs."""
+    """n past 64, one column, another layout or an address off 4 bytes, NaNs."""
     profile = profile_for_capability("AVX2", 1, "x86_64")
     a, b = trsm_inputs((), 8, 3, False, 5)
     c_order = _strides(a.shape, False)
-    for args in (
-        trsm_inputs((), 6, 3, False, 5),
-        trsm_inputs((), 68, 3, False, 5),
-        trsm_inputs((), 8, 1, False, 5),
-    ):
-        with pytest.raises(ParityError, match="measured for unit triangles"):
+    for args in (trsm_inputs((), 68, 3, False, 5), trsm_inputs((), 8, 1, False, 5)):
+        with pytest.raises(ParityError, match="modelled for n up to 64"):
             linalg.solve_triangular(*args, False, True, _strides(args[0].shape, False), 0, profile)
-    with pytest.raises(ParityError, match="measured for unit triangles"):
-        linalg.solve_triangular(a, b, False, False, c_order, 0, profile)
-    with pytest.raises(ParityError, match="C-contiguous operands aligned"):
+    with pytest.raises(ParityError, match="measured on C-contiguous"):
         linalg.solve_triangular(a, b, False, True, [1, 8], 0, profile)
-    with pytest.raises(ParityError, match="C-contiguous operands aligned"):
-        linalg.solve_triangular(a, b, False, True, c_order, 4, profile)
+    with pytest.raises(ParityError, match="measured on C-contiguous"):
+        linalg.solve_triangular(a, b, False, True, c_order, 2, profile)
     b[3, 1] = np.nan
     with pytest.raises(ParityError, match="NaN operands"):
         linalg.solve_triangular(a, b, False, True, c_order, 0, profile)
+
+
+if __name__ == "__main__":  # pragma: no cover - records MORE's digests with torch
+    import torch
+
+    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE:
+        torch.set_num_threads(threads)
+        a, b = trsm_inputs(batch, n, k, upper, seed, unit)
+        stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper else a)
+        room = torch.empty(stored.size + 16)
+        start = (16 - room.data_ptr() % 64 // 4) % 16 + offset
+        held = room[start : start + stored.size].view(stored.shape)
+        held.copy_(torch.from_numpy(stored))
+        assert held.data_ptr() % 64 == 4 * offset
+        op_a = held.mT if upper else held
+        x = torch.linalg.solve_triangular(op_a, torch.from_numpy(b), upper=upper, unitriangular=unit)
+        print(threads, batch, n, k, upper, unit, offset, seed, bits_sha256(x.numpy()))

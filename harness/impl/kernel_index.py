@@ -1693,26 +1693,33 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (
         ("solve_triangular",),
         (
-            "`linalg_solve_triangular` (left, unit diagonal, float32) through MKL's `strsm` on its generic path, "
-            "one call per matrix of the batch, each right-hand column on its own: the op's lower triangle of a "
-            "C-contiguous A (MKL sees L U T U; Qwen3-Next's chunked delta rule, 64 rows) rows ascending in blocks "
-            "of 4, each row's sum over earlier blocks in 4 lanes (`j % 4`, each product rounded, the lanes added "
-            "`(l0 + l2) + (l1 + l3)`), then its own block's earlier rows in order, `x = b - sum`; the upper "
-            "triangle of A's transpose (autograd's backward solve, L U N U) rows descending in blocks of 4 from the "
-            "last, the sum over later blocks ascending, then its own block's later rows descending, `x = b - sum`; "
-            "the backward's `-(grad_B @ X^H).tril(-1)` by the `bmm`, `neg` and `tril` rows"
+            "`linalg_solve_triangular` (left, float32, n up to 64, 2 or more columns) through MKL's `strsm` on its "
+            "generic path, one call per matrix of the batch, each right-hand column on its own, read from its "
+            "kernels' machine code, every product rounded, r = 1 / a_ii by DIVPS: the op's lower triangle of a "
+            "C-contiguous A (MKL sees L U T, `mkl_blas_def_strsmlt`; Qwen3-Next's chunked delta rule, 64 rows) "
+            "rows in blocks of 4, each row's sum over earlier blocks in 4 lanes (`(l0 + l2) + (l1 + l3)`; unit: "
+            "after a peel to row i0 + 3's 16-byte boundary into lane 0), then its block's earlier rows (unit `b - "
+            "(p32 + (p31 + (p30 + S)))`, non-unit `((b - p32) - (p31 + (p30 + S))) * r`); the n % 4 rows left in "
+            "pairs (8-wide, peel to row i + 1's boundary; row i two accumulators, row i + 1 one) and a last row; "
+            "sums of fewer terms than the peel and a vector in order; the upper triangle of A's transpose "
+            "(autograd's backward solve, L U N, `mkl_blas_def_strsmlun`) rows descending in blocks of 4 from the "
+            "last, sums from +0 over later rows ascending, then its block's (unit `b - ((S + p13) + p12)`, "
+            "non-unit `((b - p12) - (p13 + S)) * r`); the n % 4 top rows as a pair (alternate-term accumulators) "
+            "and row 0 (8 accumulators, the leftover terms from the last down); the backward's `-(grad_B @ "
+            "X^H).tril(-1)` by the `bmm`, `neg` and `tril` rows"
         ),
         (
-            "MKL's code path (Intel CPUs: its own kernels, refused) and A's layout (which call torch makes); not "
-            "the ATen level, MKL_ENABLE_INSTRUCTIONS or the thread count. Refused: n not a multiple of 4 or past 64 "
-            "(another order: row 64 and rows off the 4-row blocks differ), one right-hand column (strsv), a "
-            "non-unit diagonal, right-side solves, other layouts (torch's F-contiguous copies: other calls) or an A "
-            "off a 16-byte boundary, NaN operands. Measured on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 "
-            "threads, traced forward and backward solves of random batches (n 3 to 100, k 1 to 33, infinities, "
-            "-0, subnormals, NaNs of both signs, upper and lower, unit or not): 80 programs per level, forward 25 "
-            "exact, 55 refused, backward 34 exact, 46 refused; 60 more per level inside the measured domain "
-            "(n = 4 to 64 by 4, k 2 to 33, lower, unit): 60 of 60 forward and 60 of 60 backward exact; 0 other; "
-            "Qwen3-Next's traces (`tools/zoo.py --audit`, avx2 on 1 and 2 threads): 12 of 12 solves exact"
+            "MKL's code path (Intel CPUs: its own kernels, refused), A's layout (which call torch makes) and A's "
+            "address mod 16 (strsmlt's peels); not the ATen level, MKL_ENABLE_INSTRUCTIONS or the thread count. "
+            "Refused: n past 64 (MKL's sgemm updates between 64-row strsmlt calls), one right-hand column "
+            "(strsv), right-side solves, the op's upper triangle of a C-contiguous A and its lower of a transposed "
+            "one (strsmlt's lower half, strsmlln), other layouts (torch's F-contiguous copies), NaN operands. "
+            "Measured on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 threads, forward and autograd backward "
+            "solves of random batches (n 1 to 99, k 1 to 11, A at each 4-byte offset, unit or not, magnitudes over "
+            "12 binades, infinities, -0, subnormals, NaNs), 200 per level and thread count: forward 123 exact (30, 29, "
+            "30 and 34 of n % 4 = 0, 1, 2, 3; 67 unit, 56 not), 77 refused (52 n past 64, 10 one column, 15 NaN), "
+            "backward 138 exact, 62 refused, 0 other each; Qwen3-Next's traces (`tools/zoo.py "
+            "--audit`, avx2 on 1 and 2 threads): 12 of 12 solves exact"
         ),
     ),
     # -- trace-only rows of torch.optim's other paths and variants (harness/impl/optim.py)
@@ -2184,9 +2191,9 @@ ARM64: dict[str, str] = {
     ),
     "topk": (
         "nothing: selections by libstdc++'s algorithms, as on x86 (measured under emulation with NaNs of several "
-        "patterns: sort 18 of 18, topk 17 of 18 exact, 1 tie on `partial_sort` refused as on x86, 0 other; "
-        "topk's `nth_element` path, sorted or not, with ties and NaNs on emulated N1, V2 and V1 at 1, 2 and 4 "
-        "threads: 117 of 117 exact on each, and 2 of 3 on `partial_sort`, 1 refused)"
+        "patterns: sort 18 of 18, topk 17 of 18 exact, 1 tie on `partial_sort` refused then: its heap replayed "
+        "since, 18 of 18 exact on emulated N1 at 1 thread, 0 other; topk's `nth_element` path, sorted or not, "
+        "with ties and NaNs on emulated N1, V2 and V1 at 1, 2 and 4 threads: 117 of 117 exact on each)"
     ),
     "histc": "nothing: float32 bin arithmetic without a contraction, as on x86 (not measured on arm64)",
     "ctc_loss": (

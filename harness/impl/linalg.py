@@ -45,7 +45,7 @@ def _lib() -> ctypes.CDLL:
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
-        lib.strsm_unit.argtypes = [i32, _I64, _I64, _P, _P, _P]
+        lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _P, _P]
         lib._typed = True
     return lib
 
@@ -1085,7 +1085,7 @@ def _indices(idx: np.ndarray, num_weights: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- fixture runners
 
 
-_TRSM_MAX_N = 64  # the largest n measured: past 64 rows MKL's strsm takes another order (row 64 differs)
+_TRSM_MAX_N = 64  # MKL's strsm solves 64 rows per strsmlt/strsmlun call; past them an sgemm update, not modelled
 
 
 def solve_triangular(
@@ -1097,13 +1097,16 @@ def solve_triangular(
     align: int,
     profile: KernelProfile,
 ) -> np.ndarray:
-    """``torch.linalg.solve_triangular(a, b, upper=upper, left=True, unitriangular=True)`` of float32 ``a``
-    (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (csrc/gemm.c strsm_unit),
-    where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a C-contiguous
-    ``a`` (strsm L U T U on its memory) or upper = True on the transpose of a C-contiguous tensor (autograd's
-    backward: L U N U). ``align``: the address of ``a`` past 64 bytes. Refused: other layouts and flags, n not a
-    multiple of 4 or above 64, a single right-hand column (MKL's other kernels), a batch broadcast, NaN operands
-    (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR, and aarch64."""
+    """``torch.linalg.solve_triangular(a, b, upper=upper, left=True, unitriangular=unitriangular)`` of float32
+    ``a`` (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (csrc/gemm.c
+    strsm_left), where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a
+    C-contiguous ``a`` (strsm L U T, its kernel strsmlt, on its memory) or upper = True on the transpose of a
+    C-contiguous tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. ``align``: the address of
+    ``a`` past 64 bytes (each row's 16-byte boundary decides strsmlt's order). Refused: other layouts and flags
+    (the op's upper triangle of a C-contiguous ``a``, its lower of a transposed one, right-side solves), n above
+    64 (MKL's sgemm updates between 64-row blocks), a single right-hand column (MKL's strsv), a batch
+    broadcast, NaN operands (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR, and
+    aarch64."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"linalg_solve_triangular of {a.dtype} and {b.dtype}: the impl reproduces float32 only")
@@ -1112,19 +1115,19 @@ def solve_triangular(
     n, k = b.shape[-2], b.shape[-1]
     if a.ndim < 2 or a.shape[-2:] != (n, n) or a.shape[:-2] != b.shape[:-2]:
         raise ParityError(f"linalg_solve_triangular of {list(a.shape)} and {list(b.shape)}: broadcast or not square")
-    if not unitriangular or n % 4 or n > _TRSM_MAX_N or k < 2:
+    if n > _TRSM_MAX_N or k < 2:
         raise ParityError(
-            f"linalg_solve_triangular with n = {n}, k = {k}, unitriangular = {unitriangular}: MKL strsm's order is "
-            f"measured for unit triangles of n a multiple of 4 up to {_TRSM_MAX_N} and 2 or more columns only"
+            f"linalg_solve_triangular with n = {n}, k = {k}: MKL strsm's order is modelled for n up to "
+            f"{_TRSM_MAX_N} and 2 or more columns only"
         )
     items = int(np.prod(a.shape[:-2], dtype=np.int64))
     c_order = [n * n * int(np.prod(a.shape[d + 1 : -2], dtype=np.int64)) for d in range(a.ndim - 2)] + [n, 1]
     f_order = [*c_order[:-2], 1, n]
-    if not _same_layout(a.shape, a_stride, f_order if upper else c_order) or align % 16:
+    if not _same_layout(a.shape, a_stride, f_order if upper else c_order) or align % 4:
         want = "the transpose of a C-contiguous tensor" if upper else "C-contiguous"
         raise ParityError(
             f"linalg_solve_triangular (upper = {upper}) of strides {a_stride}, {align} bytes past 64: MKL's order is "
-            f"measured on {want} operands aligned to 16 bytes only"
+            f"measured on {want} operands only"
         )
     if np.isnan(a).any() or np.isnan(b).any():
         raise ParityError("linalg_solve_triangular of NaN operands: which NaN MKL's sums keep is not modelled")
@@ -1132,7 +1135,8 @@ def solve_triangular(
     rhs = np.ascontiguousarray(b).reshape(items, n, k)
     out = np.empty_like(rhs)
     for item in range(items):
-        _lib().strsm_unit(int(upper), n, k, ptr(stored[item]), ptr(rhs[item]), ptr(out[item]))
+        at = (align + 4 * n * n * item) % 16  # each matrix's own address: the batch's items lie n * n floats apart
+        _lib().strsm_left(int(upper), int(unitriangular), n, k, ptr(stored[item]), at, ptr(rhs[item]), ptr(out[item]))
     return out.reshape(b.shape)
 
 

@@ -185,37 +185,187 @@ void cpublas_sgemm(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, cons
     mkl_sgemm(&g);
 }
 
+/* One row's dot product in MKL strsmlt's (generic path) order: t(j) = a[j] * x[j * k] rounded, j < m.
+ * peel: the terms before a's row reaches a 16-byte boundary, added in order from +0 into lane 0; then
+ * vectors of 4 (width 4) or 8 (width 8, "two" accumulators: the second 4 in another vector, added lane by
+ * lane before the fold; else both 4s into one vector in turn), the lanes folded (l0 + l2) + (l1 + l3);
+ * then the tail in order. */
+static float trsm_dot(const float *a, const float *x, int64_t k, int64_t m, int64_t peel, int width, int two) {
+    const int64_t vend = m - (m - peel) % width;
+    float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f}, second[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t j = 0; j < peel; j++) lane[0] = lane[0] + a[j] * x[j * k];
+    for (int64_t j = peel; j < vend; j += width) {
+        for (int l = 0; l < 4; l++) lane[l] = lane[l] + a[j + l] * x[(j + l) * k];
+        if (width == 8) {
+            float *into = two ? second : lane;
+            for (int l = 0; l < 4; l++) into[l] = into[l] + a[j + 4 + l] * x[(j + 4 + l) * k];
+        }
+    }
+    if (two)
+        for (int l = 0; l < 4; l++) lane[l] = lane[l] + second[l];
+    float s = (lane[0] + lane[2]) + (lane[1] + lane[3]);
+    for (int64_t j = vend; j < m; j++) s = s + a[j] * x[j * k];
+    return s;
+}
+
+/* The same terms added in order from +0 (strsmlt's scalar paths). */
+static float trsm_seq(const float *a, const float *x, int64_t k, int64_t m) {
+    float s = 0.0f;
+    for (int64_t j = 0; j < m; j++) s = s + a[j] * x[j * k];
+    return s;
+}
+
 /* MKL strsm (2024.2, the generic path: measured on a Zen 5) as torch.linalg.solve_triangular calls it
- * with left = True, unitriangular = True (harness/impl/linalg.py solve_triangular: which calls, shapes
- * and layouts it takes), per matrix of the batch, every right-hand column on its own (no thread count
- * reaches a bit). a: the n x n matrix (n a multiple of 4, at most 64) as stored C-contiguous, the
- * triangle the op reads; b, x: (n, k) C-contiguous. Every product rounded, every sum a plain add:
- *   lower (op's upper = False on a C-contiguous A; MKL sees its transpose, L U T U): rows ascending in
- *     blocks of 4; row i's sum over the rows of earlier blocks, j < i - i % 4, in 4 lanes (j % 4), each
- *     from +0, the lanes added (l0 + l2) + (l1 + l3); then the terms of its own block's earlier rows
- *     added in order; x_i = b_i - sum.
- *   upper (op's upper = True on the transpose of a C-contiguous A, as autograd's backward passes it;
- *     MKL sees L U N U): rows descending in blocks of 4 counted from the last row; row i's sum, from
- *     +0, over the rows of later blocks ascending, then over its own block's later rows descending (as
- *     they were solved); x_i = b_i - sum. U (i, j) = a[j * n + i].
+ * with left = True (harness/impl/linalg.py solve_triangular: which calls, shapes and layouts it takes),
+ * per matrix of the batch, every right-hand column on its own (no thread count reaches a bit), n <= 64
+ * (one call of MKL's strsmlt or strsmlun kernel). b, x: (n, k) C-contiguous; every product rounded.
+ *
+ * lower (the op's lower triangle of a C-contiguous A: MKL sees U T, mkl_blas_def_strsmlt, read from its
+ *   machine code): a as stored, row i the op's row; align: a's address mod 16 bytes (a multiple of 4);
+ *   peel(i) = the floats before row i's address reaches a 16-byte boundary; r_i = 1 / a_ii (DIVPS).
+ *   Rows [0, n4), n4 = n - n % 4, in blocks of 4 (i0, its rows q = 0..3), each row's sum S_q over the
+ *   i0 terms j < i0: unit: trsm_dot with peel(i0 + 3) and width 4 (trsm_seq where i0 < peel + 4);
+ *   non-unit: trsm_dot with no peel. Then, p_qj = a[i0+q][i0+j] * x_{i0+j}:
+ *     unit:     x0 = b0 - S0, x1 = b1 - (p10 + S1), x2 = b2 - (p21 + (p20 + S2)),
+ *               x3 = b3 - (p32 + (p31 + (p30 + S3)));
+ *     non-unit: x0 = (b0 - S0) * r0, x1 = (b1 - (p10 + S1)) * r1, x2 = (b2 - (p21 + (p20 + S2))) * r2,
+ *               x3 = ((b3 - p32) - (p31 + (p30 + S3))) * r3.
+ *   Then rows n4.. in pairs (i, i + 1), their sums over the i terms j < i: width 8 with peel(i + 1), row
+ *   i with two accumulators, row i + 1 with one (trsm_seq for both where i < peel + 8); p = a[i+1][i] * x_i:
+ *     unit: x_i = b_i - SA, x_{i+1} = b_{i+1} - (p + SB); non-unit: x_i = (b_i - SA) * r_i,
+ *     x_{i+1} = ((b_{i+1} - p) - SB) * r_{i+1}.
+ *   A last single row n - 1 (n % 4 odd): width 8, two accumulators, peel(n - 1) (trsm_seq where n - 1 <
+ *   peel + 8); x = b - S, or (b - S) * r.
+ * upper (the op's upper triangle of the transpose of a C-contiguous A, as autograd's backward passes it;
+ *   MKL sees L U N, mkl_blas_def_strsmlun, read from its machine code): U (i, j) = a[j * n + i]; no
+ *   alignment reaches a bit. rem = n % 4; rows [rem, n) in blocks of 4 from the last (i0 = n - 4, n - 8,
+ *   ...), each row's sum S_q from +0 over j >= i0 + 4 ascending; p_qj = U(i0+q, i0+j) * x_{i0+j}:
+ *     unit:     x3 = b3 - S3, x2 = b2 - (S2 + p23), x1 = b1 - ((S1 + p13) + p12),
+ *               x0 = b0 - (((S0 + p03) + p02) + p01);
+ *     non-unit: x3 = (b3 - S3) * r3, x2 = ((b2 - p23) - S2) * r2, x1 = ((b1 - p12) - (p13 + S1)) * r1,
+ *               x0 = ((b0 - p01) - (p02 + (p03 + S0))) * r0.
+ *   Then (rem >= 2) the pair of rows lo = rem - 2, hi = rem - 1: each sum over j > hi in two accumulators
+ *   (alternate terms from j = hi + 1), added, then an odd last term; p = U(lo, hi) * x_hi: unit: x_hi = b -
+ *   S_hi, x_lo = b - (p + S_lo); non-unit: x_hi = (b - S_hi) * r_hi, x_lo = ((b - p) - S_lo) * r_lo.
+ *   Then (rem odd) row 0: its sum over j >= 1 in 8 accumulators (term t of them into t % 8), added 0 to 7
+ *   in turn, then the n - 1 - (n - 1) % 8 .. terms left over added from the last j down; x = b - S or
+ *   (b - S) * r.
  * shape: a (n, n), b and x (n, k) */
-void strsm_unit(int32_t upper, int64_t n, int64_t k, const float *a, const float *b, float *x) {
+void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *a, int64_t align, const float *b,
+                float *x) {
+    for (int64_t i = 0; i < n * k; i++) x[i] = b[i];
+    if (upper) {
+        const int64_t rem = n % 4;
+        for (int64_t c = 0; c < k; c++) {
+            float *xc = x + c;
+#define P(i, j) (a[(j) * n + (i)] * xc[(j) * k])
+#define X(i) xc[(i) * k]
+#define R(i) (1.0f / a[(i) * n + (i)])
+            for (int64_t i0 = n - 4; i0 >= rem; i0 -= 4) {
+                float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+                for (int q = 0; q < 4; q++)
+                    for (int64_t j = i0 + 4; j < n; j++) s[q] = s[q] + P(i0 + q, j);
+                const float b0 = X(i0), b1 = X(i0 + 1), b2 = X(i0 + 2), b3 = X(i0 + 3);
+                if (unit) {
+                    X(i0 + 3) = b3 - s[3];
+                    X(i0 + 2) = b2 - (s[2] + P(i0 + 2, i0 + 3));
+                    X(i0 + 1) = b1 - ((s[1] + P(i0 + 1, i0 + 3)) + P(i0 + 1, i0 + 2));
+                    X(i0) = b0 - (((s[0] + P(i0, i0 + 3)) + P(i0, i0 + 2)) + P(i0, i0 + 1));
+                } else {
+                    X(i0 + 3) = (b3 - s[3]) * R(i0 + 3);
+                    X(i0 + 2) = ((b2 - P(i0 + 2, i0 + 3)) - s[2]) * R(i0 + 2);
+                    X(i0 + 1) = ((b1 - P(i0 + 1, i0 + 2)) - (P(i0 + 1, i0 + 3) + s[1])) * R(i0 + 1);
+                    X(i0) = ((b0 - P(i0, i0 + 1)) - (P(i0, i0 + 2) + (P(i0, i0 + 3) + s[0]))) * R(i0);
+                }
+            }
+            if (rem >= 2) {
+                const int64_t lo = rem - 2, hi = rem - 1, end = n - (n - hi - 1) % 2;
+                float s[2];
+                for (int q = 0; q < 2; q++) {
+                    float even = 0.0f, odd = 0.0f;
+                    for (int64_t j = hi + 1; j < end; j += 2) {
+                        even = even + P(lo + q, j);
+                        odd = odd + P(lo + q, j + 1);
+                    }
+                    s[q] = even + odd;
+                    if (end < n) s[q] = s[q] + P(lo + q, end);
+                }
+                if (unit) {
+                    X(hi) = X(hi) - s[1];
+                    X(lo) = X(lo) - (P(lo, hi) + s[0]);
+                } else {
+                    X(hi) = (X(hi) - s[1]) * R(hi);
+                    X(lo) = ((X(lo) - P(lo, hi)) - s[0]) * R(lo);
+                }
+            }
+            if (rem % 2) {
+                const int64_t end = 1 + (n - 1) - (n - 1) % 8;
+                float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+                for (int64_t j = 1; j < end; j++) acc[(j - 1) % 8] = acc[(j - 1) % 8] + P(0, j);
+                float s = acc[0];
+                for (int l = 1; l < 8; l++) s = s + acc[l];
+                for (int64_t j = n - 1; j >= end; j--) s = s + P(0, j);
+                X(0) = unit ? X(0) - s : (X(0) - s) * R(0);
+            }
+#undef P
+#undef X
+#undef R
+        }
+        return;
+    }
+    const int64_t n4 = n - n % 4;
     for (int64_t c = 0; c < k; c++) {
-        for (int64_t step = 0; step < n; step++) {
-            float s = 0.0f;
-            if (!upper) {
-                const int64_t i = step, q0 = i - i % 4;
-                float lane[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-                for (int64_t j = 0; j < q0; j++) lane[j % 4] = lane[j % 4] + a[i * n + j] * x[j * k + c];
-                s = (lane[0] + lane[2]) + (lane[1] + lane[3]);
-                for (int64_t j = q0; j < i; j++) s = s + a[i * n + j] * x[j * k + c];
-                x[i * k + c] = b[i * k + c] - s;
+        float *xc = x + c;
+#define PEEL(row) ((16 - (align + (row) * n * 4) % 16) % 16 / 4)
+#define A(i, j) a[(i) * n + (j)]
+#define X(i) xc[(i) * k]
+#define R(i) (1.0f / A(i, i))
+        for (int64_t i0 = 0; i0 < n4; i0 += 4) {
+            float s[4];
+            for (int q = 0; q < 4; q++) {
+                const float *row = a + (i0 + q) * n;
+                if (unit)
+                    s[q] = i0 < PEEL(i0 + 3) + 4 ? trsm_seq(row, xc, k, i0) : trsm_dot(row, xc, k, i0, PEEL(i0 + 3), 4, 0);
+                else
+                    s[q] = trsm_dot(row, xc, k, i0, 0, 4, 0);
+            }
+            const float b0 = X(i0), b1 = X(i0 + 1), b2 = X(i0 + 2), b3 = X(i0 + 3);
+            if (unit) {
+                X(i0) = b0 - s[0];
+                X(i0 + 1) = b1 - (A(i0 + 1, i0) * X(i0) + s[1]);
+                X(i0 + 2) = b2 - (A(i0 + 2, i0 + 1) * X(i0 + 1) + (A(i0 + 2, i0) * X(i0) + s[2]));
+                X(i0 + 3) = b3 - (A(i0 + 3, i0 + 2) * X(i0 + 2) +
+                                  (A(i0 + 3, i0 + 1) * X(i0 + 1) + (A(i0 + 3, i0) * X(i0) + s[3])));
             } else {
-                const int64_t i = n - 1 - step, top = i + (n - 1 - i) % 4;
-                for (int64_t j = top + 1; j < n; j++) s = s + a[j * n + i] * x[j * k + c];
-                for (int64_t j = top; j > i; j--) s = s + a[j * n + i] * x[j * k + c];
-                x[i * k + c] = b[i * k + c] - s;
+                X(i0) = (b0 - s[0]) * R(i0);
+                X(i0 + 1) = (b1 - (A(i0 + 1, i0) * X(i0) + s[1])) * R(i0 + 1);
+                X(i0 + 2) = (b2 - (A(i0 + 2, i0 + 1) * X(i0 + 1) + (A(i0 + 2, i0) * X(i0) + s[2]))) * R(i0 + 2);
+                X(i0 + 3) = ((b3 - A(i0 + 3, i0 + 2) * X(i0 + 2)) -
+                             (A(i0 + 3, i0 + 1) * X(i0 + 1) + (A(i0 + 3, i0) * X(i0) + s[3]))) * R(i0 + 3);
             }
         }
+        int64_t i = n4;
+        for (; i + 1 < n; i += 2) {
+            const int64_t p = PEEL(i + 1);
+            const int scalar = i < p + 8;
+            const float sa = scalar ? trsm_seq(a + i * n, xc, k, i) : trsm_dot(a + i * n, xc, k, i, p, 8, 1);
+            const float sb = scalar ? trsm_seq(a + (i + 1) * n, xc, k, i) : trsm_dot(a + (i + 1) * n, xc, k, i, p, 8, 0);
+            if (unit) {
+                X(i) = X(i) - sa;
+                X(i + 1) = X(i + 1) - (A(i + 1, i) * X(i) + sb);
+            } else {
+                X(i) = (X(i) - sa) * R(i);
+                X(i + 1) = ((X(i + 1) - A(i + 1, i) * X(i)) - sb) * R(i + 1);
+            }
+        }
+        if (i < n) {
+            const int64_t p = PEEL(i);
+            const float s = i < p + 8 ? trsm_seq(a + i * n, xc, k, i) : trsm_dot(a + i * n, xc, k, i, p, 8, 1);
+            X(i) = unit ? X(i) - s : (X(i) - s) * R(i);
+        }
+#undef PEEL
+#undef A
+#undef X
+#undef R
     }
 }
