@@ -1347,7 +1347,7 @@ def _prelu(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import prelu
 
     names = ("self", "weight")
-    x, w = (_float32_operand(t, n, "_prelu_kernel") for n in names)
+    x, w = (float32_operand(t[n], "_prelu_kernel", n) for n in names)
     return {"out": in_loop_order(a, names, [x, w], lambda xs, run, scalar: prelu(*xs, p, run, scalar), scalar_in=True)}
 
 
@@ -1355,15 +1355,17 @@ def _prelu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     """``_prelu_kernel_backward``: harness.impl.nn.prelu_backward (the basic loop: no layout reaches a bit)."""
     from harness.impl.nn import prelu_backward
 
-    g, x, w = (_float32_operand(t, n, "_prelu_kernel_backward") for n in ("grad_output", "self", "weight"))
+    g, x, w = (float32_operand(t[n], "_prelu_kernel_backward", n) for n in ("grad_output", "self", "weight"))
     grad_input, grad_weight = prelu_backward(g, x, w, p)
     return {"out0": grad_input, "out1": grad_weight}
 
 
-def _float32_operand(t: Arrays, name: str, op: str) -> np.ndarray:
-    x = np.asarray(t[name])
+def float32_operand(x: np.ndarray, op: str, name: str = "") -> np.ndarray:
+    """A float32 operand (``name`` of ``op``) as it is, or refused: an op whose result keeps its operands' type."""
+    x = np.asarray(x)
     if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {name} of {x.dtype}")
+        of = f"{name} of " if name else ""
+        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {of}{x.dtype}")
     return x
 
 
@@ -1385,7 +1387,7 @@ def _cdist_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     from harness.impl.nn import cdist_backward
 
     names = ("grad", "x1", "x2", "cdist")
-    grad, x1, x2, dist = (_float32_operand(t, n, "_cdist_backward") for n in names)
+    grad, x1, x2, dist = (float32_operand(t[n], "_cdist_backward", n) for n in names)
     batch, f1, f2 = cdist_batches(x1, x2)
     d, r1, m = f1.shape
     if 0 in (d, r1, m, f2.shape[1]):

@@ -457,13 +457,6 @@ def _silu_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": out}
 
 
-def _float32(x: np.ndarray, op: str) -> np.ndarray:
-    """A float32 operand as it is, or refused (an op whose result keeps its operands' type)."""
-    if x.dtype != np.float32:
-        raise ParityError(f"the impl reproduces {op} of float32 tensors only, not {x.dtype}")
-    return x
-
-
 def _float32_operands(t: Arrays, op: str, names: tuple[str, ...]) -> list[np.ndarray]:
     """The operands ``names`` of an op: float32 tensors of one shape, or refused."""
     xs = [t[n] for n in names]
@@ -1039,7 +1032,7 @@ def _bmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     laid out as torch had them (a transposed key, an expanded batch): MKL's kernel follows the layout."""
     from harness.impl.linalg import bmm
 
-    x, y = (impl_nn.as_traced({k: _float32(t[k], "bmm")}, a, k) for k in ("self", "mat2"))
+    x, y = (impl_nn.as_traced({k: impl_nn.float32_operand(t[k], "bmm")}, a, k) for k in ("self", "mat2"))
     return {"out": bmm(x, y, p)}
 
 
@@ -1048,9 +1041,9 @@ def _baddbmm(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     its products' operands laid out as torch had them, as ``_bmm``'s; ``self`` broadcast as ATen expands it."""
     from harness.impl.linalg import baddbmm
 
-    x, y = (impl_nn.as_traced({k: _float32(t[k], "baddbmm")}, a, k) for k in ("batch1", "batch2"))
+    x, y = (impl_nn.as_traced({k: impl_nn.float32_operand(t[k], "baddbmm")}, a, k) for k in ("batch1", "batch2"))
     beta, alpha = (float(a.get(k, 1)) for k in ("beta", "alpha"))
-    return {"out": baddbmm(_float32(t["self"], "baddbmm"), x, y, p, beta=beta, alpha=alpha)}
+    return {"out": baddbmm(impl_nn.float32_operand(t["self"], "baddbmm"), x, y, p, beta=beta, alpha=alpha)}
 
 
 def _addmv(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1059,8 +1052,8 @@ def _addmv(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.linalg import addmv
 
     name = "mat" if "mat" in t else "self"  # addmv's matrix, or mv's self
-    mat, vec = (impl_nn.as_traced({k: _float32(t[k], "addmv")}, a, k) for k in (name, "vec"))
-    c = _float32(t["self"], "addmv") if "mat" in t else None
+    mat, vec = (impl_nn.as_traced({k: impl_nn.float32_operand(t[k], "addmv")}, a, k) for k in (name, "vec"))
+    c = impl_nn.float32_operand(t["self"], "addmv") if "mat" in t else None
     beta, alpha = (float(a.get(k, 1)) for k in ("beta", "alpha"))
     return {"out": addmv(c, mat, vec, p, beta=beta, alpha=alpha)}
 
@@ -1515,7 +1508,7 @@ def _sinc(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     level and thread count (glibc's sinf; aarch64's, its own reduction, on the arm64 profiles)."""
     from harness.impl.nn import sinc
 
-    return {"out": sinc(_float32(t["self"], "sinc"), p)}
+    return {"out": sinc(impl_nn.float32_operand(t["self"], "sinc"), p)}
 
 
 def _atanh(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1524,7 +1517,7 @@ def _atanh(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     runs (x86; aarch64's not measured, refused)."""
     from harness.impl.unary import forward
 
-    x = _float32(t["self"], "atanh")
+    x = impl_nn.float32_operand(t["self"], "atanh")
     return {"out": impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: forward("atanh", xs[0], p, run))}
 
 
@@ -1533,7 +1526,7 @@ def _polar(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     and the same at every x86 level and thread count; the complex result as (re, im) pairs."""
     from harness.impl.nn import polar
 
-    abs_, angle = _float32(t["abs"], "polar"), _float32(t["angle"], "polar")
+    abs_, angle = impl_nn.float32_operand(t["abs"], "polar"), impl_nn.float32_operand(t["angle"], "polar")
     shape = np.broadcast_shapes(abs_.shape, angle.shape)
     return {"out": polar(np.broadcast_to(abs_, shape), np.broadcast_to(angle, shape), p)}
 
@@ -1754,7 +1747,7 @@ def _embedding(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``embedding``: the weight's rows gathered by index (index_select): copies, any level."""
     from harness.impl.linalg import embedding
 
-    return {"out": embedding(np.asarray(t["indices"]), _float32(t["weight"], "embedding"))}
+    return {"out": embedding(np.asarray(t["indices"]), impl_nn.float32_operand(t["weight"], "embedding"))}
 
 
 _MEAN = 1  # at::Reduction::Mean
@@ -1763,7 +1756,7 @@ _MEAN = 1  # at::Reduction::Mean
 def _nll_loss_call(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, int]:
     """(log-probabilities (B, C), targets (B,), ignore_index) of an nll_loss op the impl reproduces: the
     mean over a batch without class weights, what ``F.cross_entropy`` runs."""
-    lsm = _float32(t["self"], op)
+    lsm = impl_nn.float32_operand(t["self"], op)
     if t.get("weight") is not None or a.get("reduction", _MEAN) != _MEAN or lsm.ndim != 2:
         raise ParityError(f"the impl reproduces {op} over a batch (B, C), mean, without class weights only")
     return lsm, np.asarray(t["target"]), int(a.get("ignore_index", -100))
@@ -1777,9 +1770,9 @@ def _nll_loss_unreduced(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.nda
     x = t.get("self")
     if a.get("reduction", _MEAN) != 0 or x is None or np.asarray(x).ndim != 2:
         return None
-    lsm = _float32(x, op)
+    lsm = impl_nn.float32_operand(x, op)
     weight = t.get("weight")
-    weight = None if weight is None else _float32(weight, op)
+    weight = None if weight is None else impl_nn.float32_operand(weight, op)
     target = np.asarray(t["target"]).reshape(-1, 1, 1)
     return lsm.reshape(*lsm.shape, 1, 1), target, weight, int(a.get("ignore_index", -100))
 
@@ -1807,8 +1800,8 @@ def _nll_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     unreduced = _nll_loss_unreduced(t, a, "nll_loss_backward")
     if unreduced is not None:
         x, target, weight, ignore = unreduced
-        g = _float32(t["grad_output"], "nll_loss_backward").reshape(-1, 1, 1)
-        total = _float32(t["total_weight"], "nll_loss_backward")
+        g = impl_nn.float32_operand(t["grad_output"], "nll_loss_backward").reshape(-1, 1, 1)
+        total = impl_nn.float32_operand(t["total_weight"], "nll_loss_backward")
         out = nll_loss2d_backward(g, x.shape, target, weight, "none", ignore, total, p)
         return {"out": out.reshape(x.shape[:2])}
     lsm, target, ignore = _nll_loss_call(t, a, "nll_loss_backward")
@@ -1820,10 +1813,10 @@ def _nll_loss2d_call(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarra
     """(input (N, C, H, W), target (N, H, W), weight (C,) or None, reduction, ignore_index) of nll_loss2d_forward
     or its backward, float32 (F.nll_loss and F.cross_entropy of an input of 3 or more dims: ATen views any
     but 4 dims as (N, C, 1, -1) first)."""
-    x = _float32(t["self"], op)
+    x = impl_nn.float32_operand(t["self"], op)
     weight = t.get("weight")
     if weight is not None:
-        weight = _float32(weight, op)
+        weight = impl_nn.float32_operand(weight, op)
     reduction = int(a.get("reduction", _MEAN))
     if x.ndim != 4 or reduction not in _REDUCTIONS:
         raise ParityError(f"{op}: input of shape {x.shape}, reduction {reduction}: not nll_loss2d's")
@@ -1846,8 +1839,8 @@ def _nll_loss2d_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
     from harness.impl.rows import nll_loss2d_backward
 
     x, target, weight, reduction, ignore = _nll_loss2d_call(t, a, "nll_loss2d_backward")
-    g = _float32(t["grad_output"], "nll_loss2d_backward")
-    total = _float32(t["total_weight"], "nll_loss2d_backward")
+    g = impl_nn.float32_operand(t["grad_output"], "nll_loss2d_backward")
+    total = impl_nn.float32_operand(t["total_weight"], "nll_loss2d_backward")
     return {"out": nll_loss2d_backward(g, x.shape, target, weight, _REDUCTIONS[reduction], ignore, total, p)}
 
 
@@ -1858,7 +1851,7 @@ def _euclidean_dist(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarra
     or bmm over the batch dims flattened), ``clamp_min_(0)``, ``sqrt_``."""
     from harness.impl.nans import arith
 
-    xs = [_float32(t[name], "_euclidean_dist") for name in ("x1", "x2")]
+    xs = [impl_nn.float32_operand(t[name], "_euclidean_dist") for name in ("x1", "x2")]
     if xs[0].ndim < 2 or xs[0].ndim != xs[1].ndim or xs[0].shape[-1] != xs[1].shape[-1]:
         raise ParityError(f"_euclidean_dist of shapes {xs[0].shape} and {xs[1].shape}: not modelled")
     norms = []
@@ -1900,7 +1893,7 @@ def _cdist_forward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     own kernel (harness.impl.nn.cdist)."""
     from harness.impl.nn import cdist
 
-    x1, x2 = (_float32(t[name], "_cdist_forward") for name in ("x1", "x2"))
+    x1, x2 = (impl_nn.float32_operand(t[name], "_cdist_forward") for name in ("x1", "x2"))
     pnorm = float(a.get("p", 2.0))
     batch, f1, f2 = impl_nn.cdist_batches(x1, x2)
     r1, r2, m = f1.shape[1], f2.shape[1], f1.shape[2]
@@ -1920,7 +1913,7 @@ _REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}  # at::Reduction
 
 def _mse_operands(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, str]:
     """(self, target, reduction) of mse_loss or its backward: float32 tensors (broadcast together)."""
-    x, target = _float32(t["self"], op), _float32(t["target"], op)
+    x, target = impl_nn.float32_operand(t["self"], op), impl_nn.float32_operand(t["target"], op)
     reduction = _REDUCTIONS.get(int(a.get("reduction", 1)))
     if reduction is None:
         raise ParityError(f"{op}: reduction {a.get('reduction')} is not at::Reduction's")
@@ -1978,7 +1971,7 @@ def _mse_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
     or 2 (none, sum) rounded to float (``Scalar::to<float>``), left to right in the vector body and the
     scalar tail alike: the same bits at every level and thread count."""
     x, target, reduction = _mse_operands(t, a, "mse_loss_backward")
-    g = _float32(t["grad_output"], "mse_loss_backward")
+    g = impl_nn.float32_operand(t["grad_output"], "mse_loss_backward")
     norm = np.float32(2.0 / x.size if reduction == "mean" else 2.0)
     shape = tuple(np.broadcast_shapes(x.shape, target.shape, g.shape))
     with np.errstate(all="ignore"):
@@ -2080,7 +2073,7 @@ def _smooth_l1_backward_like(op: str) -> Replay:
         from harness.trace.loops import element_wise_loop
 
         x, target, reduction = _mse_operands(t, a, op)
-        g = _float32(t["grad_output"], op)
+        g = impl_nn.float32_operand(t["grad_output"], op)
         beta = _beta(a, name, op)
         if beta <= 0:
             raise ParityError(f"{op} with {name} {beta!r} (l1_loss_backward's path) is not modelled")
