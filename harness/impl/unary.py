@@ -47,7 +47,7 @@ _KERNELS: dict[str, tuple[str, str, str]] = {
     "atanh": ("atanh_forward", "", "x"),  # its backward is grad / (1 - x^2): autograd's pow, rsub and div
 }
 # kernels that also take TensorIterator's row length (csrc/unary.c run_unary)
-_ROWS = {"silu", "gelu_tanh", "gelu_aten", "atanh", "erf"}
+_ROWS = {"silu", "gelu_tanh", "gelu_aten", "atanh", "erf", "sin", "cos"}
 # backward kernels that also take the input ATen's vectorized loop reads as a scalar (its NaN bits)
 _SCALAR_IN = {"silu_backward", "gelu_tanh_backward"}
 
@@ -79,12 +79,7 @@ def forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = No
     default one flat run)."""
     _measured_build(op, profile)
     x = f32(x)
-    if op in ("sin", "cos"):
-        _vml_sincos_modelled(op, x, profile)
-    if op in ("erf", "erfinv"):
-        _vml_generic_path_modelled(op, profile)
-    if op in ("log2", "acos"):
-        _vml_log2_acos_modelled(op, profile)
+    _vml_modelled(op, profile)
     out = np.empty_like(x)
     _call(op, _KERNELS[op][0], profile, row, x, out)
     return out
@@ -147,76 +142,51 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
         profile.refuse_unmeasured(op, ("default", "avx2", "avx512"))
 
 
-# MKL VML's vsSin/vsCos (csrc/vmath.h mkl_vml_sinf/cosf, mkl_avx2_vml_sinf/cosf), read from MKL's kernels: its generic
-# and Intel SSE4.2 paths run one kernel, its Intel AVX2 path the same with fused multiply-adds (another N next to k*pi
-# and (k + 1/2)*pi, other last bits). Past 10000 each runs its large-argument branch (mkl_vml_sincosf_large: a
-# 96-bit multiple of 1/(2*pi), a 256-entry table, float steps; the AVX2 kernel's fused), finite |x| of every size.
-_VML_SINCOS_PATHS = (MODELLED_BLAS, MKL_SSE42, MKL_AVX2)
-# aarch64: SLEEF's sinf/cosf u10 lanes (csrc/vmath.h sleef_sinf_u10/cosf_u10), whose vector takes Payne-Hanek when
-# a lane has |x| >= 125 (TRIGRANGEMAX2f), an infinity or a NaN.
-_SLEEF_SINCOS_MAX = np.float32(125.0)
+# MKL VML's kernels the impl reads (csrc/vmath.h), per op: its name and, per MKL code path reproduced, the CPU
+# estimates (RCPPS/RSQRTPS) the path is modelled with (None: any). Off these paths (MKL's Intel AVX-512 path, never
+# read; erf's and erfinv's Intel paths, not read: under an emulated Haswell erfinv's AVX2 path gave other bits for 84
+# of 1,310,720 random inputs) the op is refused. MKL_CBWR=COMPATIBLE gives the generic path's bits (measured).
+# - vsSin/vsCos (mkl_vml_sinf/cosf, mkl_avx2_vml_sinf/cosf): the generic and Intel SSE4.2 paths run one kernel, the
+#   Intel AVX2 path the same with fused multiply-adds (another N next to k*pi and (k + 1/2)*pi, other last bits);
+#   past 10000 each its large-argument branch (mkl_vml_sincosf_large: a 96-bit multiple of 1/(2*pi), a 256-entry
+#   table, float steps; the AVX2 kernel's fused), finite |x| of every size.
+# - vsErf/vsErfInv (mkl_vml_erff/mkl_vml_erfinvf): the generic path's kernels.
+# - vsLog2/vsAcos (mkl_vml_log2f/mkl_vml_acosf): the generic path (sLog2/sAcos_EXHAynn, also the Intel SSE4.2 path's:
+#   vsLog2 has no H8 kernel, sAcos_H8HAynn computes as EXHAynn) and the Intel AVX2 path (sLog2/sAcos_L9HAynn: the
+#   same steps with fused multiply-adds, acos without truncating RSQRTPS), both from the CPU's RCPPS/RSQRTPS: AMD's
+#   (measured) on the generic path, QEMU's (exact) on the Intel paths, whose bits are measured under QEMU only (an
+#   Intel CPU's RCPPS is not measured; acos on its RSQRTPS table not checked on one).
+# aarch64 has no MKL and refuses none of them: sin/cos SLEEF's u10 lanes (csrc/unary.c sleef_sincos_map, each
+# vector's Cody-Waite or Payne-Hanek branch), erf ATen's NEON polynomial (N1, V2) or SLEEF's erff (V1), erfinv
+# ATen's calc_erfinv (aten_calc_erfinvf_a64), log2/acos SLEEF's lanes (sleef_log2f_u10, sleef_acosf_u10).
+_ESTIMATED = {MODELLED_BLAS: (RSQRT_AMD, RSQRT_QEMU), MKL_SSE42: (RSQRT_QEMU,), MKL_AVX2: (RSQRT_QEMU,)}
+_ALL_PATHS = {MODELLED_BLAS: None, MKL_SSE42: None, MKL_AVX2: None}
+_VML: dict[str, tuple[str, Mapping[str, tuple[str, ...] | None]]] = {
+    "sin": ("vsSin", _ALL_PATHS),
+    "cos": ("vsCos", _ALL_PATHS),
+    "erf": ("vsErf", {MODELLED_BLAS: None}),
+    "erfinv": ("vsErfInv", {MODELLED_BLAS: None}),
+    "log2": ("vsLog2", _ESTIMATED),
+    "acos": ("vsAcos", _ESTIMATED),
+}
+_PATH_NAMES = {MODELLED_BLAS: "generic", MKL_SSE42: "Intel SSE4.2", MKL_AVX2: "Intel AVX2"}
 
 
-def _vml_sincos_modelled(op: str, x: np.ndarray, profile: KernelProfile) -> None:
-    """Refuse what ``op`` (sin, cos) does not reproduce: MKL's Intel AVX-512 path (not read), and on aarch64 (SLEEF's
-    u10 sinf/cosf lanes) a tensor holding |x| >= 125, an infinity or a NaN (the vector holding it runs SLEEF's
-    Payne-Hanek reduction on every lane, not reproduced). MKL_CBWR=COMPATIBLE gives the generic path's bits (0 of
-    23,282,894 inputs of [-10000, 10000] and 0 of every 61st float past 10000, 31,568,478 per op, differ, measured)."""
-    if profile.aarch64:
-        outside = ~(np.abs(x) < _SLEEF_SINCOS_MAX)
-        if outside.any():
-            raise ParityError(
-                f"{op}: {int(outside.sum())} element(s) with |x| >= 125, inf or NaN (SLEEF's Payne-Hanek branch, not "
-                f"reproduced on {profile.name}; e.g. x = {float(x.flat[int(np.flatnonzero(outside)[0])])!r})"
-            )
+def _vml_modelled(op: str, profile: KernelProfile) -> None:
+    """Refuse ``op`` where its MKL VML kernel is not modelled (``_VML``): off the MKL code paths read, or on one
+    modelled with other CPU estimates than the profile's."""
+    if profile.aarch64 or op not in _VML:
         return
-    if profile.blas not in _VML_SINCOS_PATHS:
+    name, paths = _VML[op]
+    if profile.blas not in paths:
+        read = [_PATH_NAMES[b] for b in paths]
+        where = f"{', '.join(read[:-1])} and {read[-1]} paths" if len(read) > 1 else f"{read[0]} path"
         raise ParityError(
-            f"{op}: MKL VML's vs{op.title()} is not modelled on {profile.name} (BLAS {profile.blas}): its generic, "
-            "Intel SSE4.2 and Intel AVX2 paths only"
+            f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's {where} "
+            "only"
         )
-
-
-def _vml_generic_path_modelled(op: str, profile: KernelProfile) -> None:
-    """Refuse ``op`` (erf, erfinv: MKL VML's vsErf/vsErfInv, csrc/vmath.h mkl_vml_erff/mkl_vml_erfinvf, read from
-    its generic-path kernels) off MKL's generic path: its Intel paths (under an emulated Haswell its AVX2 path gave
-    other bits for 84 of 1,310,720 random erfinv inputs; erf's not measured). aarch64 has no MKL: erf there is
-    ATen's NEON polynomial (N1, V2) or SLEEF's erff (V1), csrc/vmath.h aten_neon_erff / sleef_erff_u10; erfinv
-    ATen's calc_erfinv, aten_calc_erfinvf_a64."""
-    name = {"erf": "vsErf", "erfinv": "vsErfInv"}[op]
-    if profile.aarch64:
-        return
-    if profile.blas != MODELLED_BLAS:
-        raise ParityError(
-            f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
-            "generic path only"
-        )
-
-
-# MKL VML's vsLog2/vsAcos (csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf), read from MKL's kernels: its generic path
-# (sLog2/sAcos_EXHAynn, also its Intel SSE4.2 path's: vsLog2 has no H8 kernel, sAcos_H8HAynn computes as EXHAynn) and
-# its Intel AVX2 path (sLog2/sAcos_L9HAynn: the same steps with fused multiply-adds, acos without truncating
-# RSQRTPS). Both start from the CPU's RCPPS/RSQRTPS: AMD's (measured) on the generic path, QEMU's (exact) on the
-# Intel paths, whose bits are measured under QEMU only.
-_VML_LOG2_ACOS_PATHS = {MODELLED_BLAS: (RSQRT_AMD, RSQRT_QEMU), MKL_SSE42: (RSQRT_QEMU,), MKL_AVX2: (RSQRT_QEMU,)}
-
-
-def _vml_log2_acos_modelled(op: str, profile: KernelProfile) -> None:
-    """Refuse ``op`` (log2, acos: MKL VML's vsLog2/vsAcos, csrc/vmath.h mkl_vml_log2f/mkl_vml_acosf) where it is
-    not modelled: MKL's Intel AVX-512 path (not read) and an Intel CPU's own estimates (its RCPPS is not measured;
-    acos on its RSQRTPS table, not checked on an Intel CPU). MKL_CBWR=COMPATIBLE gives the generic path's bits
-    (every 61st bit pattern the same, measured). aarch64 has no MKL: SLEEF's log2f/acosf lanes through
-    ``vec::map`` (csrc/vmath.h sleef_log2f_u10, sleef_acosf_u10)."""
-    if profile.aarch64:
-        return
-    name = {"log2": "vsLog2", "acos": "vsAcos"}[op]
-    estimates = _VML_LOG2_ACOS_PATHS.get(profile.blas)
-    if estimates is None:
-        raise ParityError(
-            f"{op}: MKL VML's {name} is not modelled on {profile.name} (BLAS {profile.blas}): read from MKL's "
-            "generic, Intel SSE4.2 and Intel AVX2 paths only"
-        )
-    if profile.rsqrt_estimate not in estimates:
+    estimates = paths[profile.blas]
+    if estimates is not None and profile.rsqrt_estimate not in estimates:
         raise ParityError(
             f"{op}: MKL VML's {name} starts from the CPU's RCPPS/RSQRTPS estimates, modelled on BLAS {profile.blas} "
             f"for {' and '.join(estimates)} only (the profile's: {profile.rsqrt_estimate})"

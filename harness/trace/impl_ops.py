@@ -388,16 +388,22 @@ def _unary(op: str) -> Replay:
     return run
 
 
-def _erf(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """erf, erf_: MKL VML on x86 (element-wise); on aarch64 vml.h's vec::map over each run of ATen's loop, whose
-    4-lane NEON vectors (N1, V2) take SLEEF's exp together (csrc/unary.c erf_forward): the runs in loop order."""
-    from harness.impl.unary import forward
+def _vec_mapped(op: str) -> Replay:
+    """sin, cos, erf: MKL VML on x86 (element-wise); on aarch64 vml.h's vec::map over each run of ATen's loop,
+    whose vectors take one branch together (csrc/unary.c: sin/cos SLEEF's Cody-Waite or Payne-Hanek branch per
+    vector, erf's 4-lane NEON vectors (N1, V2) SLEEF's exp), so the operand goes in TensorIterator's order and
+    inner dim there (a strided run copied into a buffer: ``buffered``)."""
 
-    x = _as_float(t["self"], "erf")
-    if not p.aarch64:
-        return {"out": forward("erf", x, p)}
-    compute = lambda xs, run: forward("erf", xs[0], p, run)
-    return {"out": impl_nn.in_loop_order(a, ("self",), [x], compute, buffered=True)}
+    def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+        from harness.impl.unary import forward
+
+        x = _as_float(t["self"], op)
+        if not p.aarch64:
+            return {"out": forward(op, x, p)}
+        compute = lambda xs, run: forward(op, xs[0], p, run)
+        return {"out": impl_nn.in_loop_order(a, ("self",), [x], compute, buffered=True)}
+
+    return run
 
 
 def _logit(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1668,12 +1674,12 @@ REPLAYS: dict[str, Replay] = {
     "log": _unary("log"),
     "log_": _unary("log"),
     "logit": _logit,
-    "sin": _unary("sin"),
-    "sin_": _unary("sin"),
-    "cos": _unary("cos"),
-    "cos_": _unary("cos"),
-    "erf": _erf,
-    "erf_": _erf,
+    "sin": _vec_mapped("sin"),
+    "sin_": _vec_mapped("sin"),
+    "cos": _vec_mapped("cos"),
+    "cos_": _vec_mapped("cos"),
+    "erf": _vec_mapped("erf"),
+    "erf_": _vec_mapped("erf"),
     "erfinv": _unary("erfinv"),
     "erfinv_": _unary("erfinv"),
     "log2": _unary("log2"),

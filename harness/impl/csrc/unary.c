@@ -87,19 +87,45 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
  * unfused kernel (mkl_vml_sinf/cosf); past 10000 each kernel's large-argument branch (vmath.h
  * mkl_vml_sincosf_large, the AVX2 one fused). MKL's Intel AVX-512 path is refused by the caller
  * (harness/impl/unary.py).
- * aarch64 (no MKL): aten vml.h IMPLEMENT_VML's vec::map of Vectorized<float>::sin/cos, every element a
- * SLEEF lane (the tail loaded as a partial vector): Sleef_sinf4_u10 / cosf4_u10 in the NEON-typed objects,
- * Sleef_sinfx_u10sve / cosfx_u10sve in the SVE256 one, the same arithmetic (vmath.h sleef_sinf_u10 /
- * sleef_cosf_u10); the caller refuses a tensor with |x| >= 125 or a non-finite x (SLEEF's Payne-Hanek
- * branch). Their backwards are autograd's cos/sin and mul ops. */
-void sin_forward(profile_t p, const float *x, float *out, int64_t n) {
-    if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_sinf_u10(x[i]);
+ * aarch64 (no MKL): UnaryOpsKernel's IMPLEMENT_ITERATOR_LAMBDA (grain 2048) calls vml.h IMPLEMENT_VML's vec::map
+ * of Vectorized<float>::sin/cos on each inner loop (a strided operand copied 2,048 elements at a time into a
+ * buffer: the same vectors), vectors of p.lanes from the loop's start, the last partial one loaded zero-filled:
+ * Sleef_sinf4_u10 / cosf4_u10 in the NEON-typed objects (4 lanes), Sleef_sinfx_u10sve / cosfx_u10sve in the
+ * SVE256 one (8 lanes), the same arithmetic. A vector whose lanes all have |x| < 125 takes the Cody-Waite
+ * branch (vmath.h sleef_sinf_u10 / sleef_cosf_u10), any other vector the Payne-Hanek branch on every lane
+ * (sleef_sinf_u10_ph / sleef_cosf_u10_ph). Inner loops as elementwise.h run_segments cuts them (rows of `row`).
+ * Their backwards are autograd's cos/sin and mul ops. */
+#define VML_GRAIN 2048 /* UnaryOpsKernel's grain_size for its vml kernels */
+static void sleef_sincos_map(const profile_t *p, int is_cos, const float *x, float *out, int64_t n, int64_t row) {
+    const int64_t run = row <= 0 || row > n ? n : row, lanes = p->lanes;
+    const int64_t nt = (n < VML_GRAIN || p->threads == 1) ? 1 : parallel_threads(0, n, VML_GRAIN, p->threads);
+    for (int64_t tid = 0; tid < nt; tid++) {
+        int64_t cb = 0, ce = n;
+        if (nt > 1 && !parallel_chunk(0, n, VML_GRAIN, nt, tid, &cb, &ce)) continue;
+        for (int64_t b = cb; b < ce;) {
+            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce;
+            for (int64_t v = b; v < e; v += lanes) {
+                const int64_t m = e - v < lanes ? e - v : lanes;
+                int small = 1;
+                for (int64_t i = v; i < v + m; i++) small &= fabsf(x[i]) < SLEEF_TRIGRANGEMAX2F;
+                for (int64_t i = v; i < v + m; i++)
+                    out[i] = small ? (is_cos ? sleef_cosf_u10(x[i]) : sleef_sinf_u10(x[i]))
+                                   : (is_cos ? sleef_cosf_u10_ph(x[i]) : sleef_sinf_u10_ph(x[i]));
+            }
+            b = e;
+        }
+    }
+}
+
+/* Tensor shapes: x, out (n,), rows of `row` (aarch64's vectors; MKL's sin/cos are elementwise). */
+void sin_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    if (p.aten >= ATEN_NEON) sleef_sincos_map(&p, 0, x, out, n, row);
     else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_sinf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
 }
 
-void cos_forward(profile_t p, const float *x, float *out, int64_t n) {
-    if (p.aten >= ATEN_NEON) for (int64_t i = 0; i < n; i++) out[i] = sleef_cosf_u10(x[i]);
+void cos_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
+    if (p.aten >= ATEN_NEON) sleef_sincos_map(&p, 1, x, out, n, row);
     else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }

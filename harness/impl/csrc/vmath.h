@@ -44,6 +44,7 @@
 #include "common.h"
 #include "dmath.h"
 #include "rsqrt_tables.h"
+#include "sleef_rempitab.h"
 #include "vml_erf_table.h"
 #include "vml_sincos_table.h"
 
@@ -2378,7 +2379,7 @@ static inline float sleef_atanhf_u10(float x) {
  * x - N*pi as a double-float with pi in three float parts (the first product fused), an odd polynomial
  * of the reduced argument's square in float then double-float, one fused double-float product, the sign
  * from N. A vector holding a lane of |x| >= 125, an infinity or a NaN runs Payne-Hanek (rempif) on every
- * lane instead: not reproduced here (the caller refuses it). */
+ * lane instead: sleef_sinf_u10_ph / sleef_cosf_u10_ph below. */
 static inline float sleef_df_mul_f(vm_f2 x, vm_f2 y) { /* SLEEF dfmul_vf_vf2_vf2: the product rounded once */
     return fmaf(x.x, y.x, fmaf(x.y, y.x, x.x * y.y));
 }
@@ -2547,6 +2548,64 @@ static inline float aten_neon_erff(float x, int sleef) {
     const float m = -(x * x);
     const float e = !sleef ? aten_neon_expf_u20(m) : m < -104.0f ? 0.0f : sleef_expf_u10(m);
     return vm_xorsign(fmaf(t * -e, r, 1.0f), x);
+}
+
+/* SLEEF's rempisubf (FULL_FP_ROUNDING, as the aarch64 objects run it): x less its nearest quarter, x - rint(4x)/4,
+ * and in *q that quarter's count mod 4 with sign, rint(4x) - 4*rint(x) (fcvtzs of an exact integer). */
+static inline float sleef_rempisubf(float x, int32_t *q) {
+    const float y = rintf(x * 4.0f);
+    *q = (int32_t)(y - rintf(x) * 4.0f);
+    return x - y * 0.25f;
+}
+/* SLEEF's rempif (Payne-Hanek) of a finite a: a's ilogb less 25 picks a row of 1/(2*pi)'s digits
+ * (sleef_rempitab.h; a scaled by 2^-64 by its exponent field past ilogb 90); a times the row's first two floats,
+ * each exact product (double-float, fused low part) less its nearest quarter turn (the counts summed into *q),
+ * normalized; plus a times the last two (one double-float product); normalized, times 2*pi as a double-float
+ * (0x1.921fb6p+2, -0x1.777a5cp-23). |a| < 0.7 (after the scaling): (a, 0), *q unchanged. The reduced argument
+ * lies in [-pi/4, pi/4], *q counts quarter turns. */
+static inline vm_f2 sleef_rempif(float a, int32_t *q) {
+    const int32_t ex = (int32_t)((vm_f2u(a) >> 23) & 0xff) - 0x7f - 25;
+    if (ex > 90 - 25) a = vm_u2f(vm_f2u(a) - (64u << 23));
+    const uint32_t *row = &sleef_rempitabsp_bits[4 * (ex < 0 ? 0 : ex)];
+    int32_t q1, q2;
+    vm_f2 x = df_mul_f_f(a, vm_u2f(row[0]));
+    x.x = sleef_rempisubf(x.x, &q1);
+    x = df_normalize(x);
+    x = df_add2_f2_f2(x, df_mul_f_f(a, vm_u2f(row[1])));
+    x.x = sleef_rempisubf(x.x, &q2);
+    x = df_normalize(x);
+    x = df_add2_f2_f2(x, df_mul_f2_f(vm_f2make(vm_u2f(row[2]), vm_u2f(row[3])), a));
+    x = df_normalize(x);
+    x = df_mul_f2_f2(x, vm_f2make(0x1.921fb6p+2f, -0x1.777a5cp-23f));
+    *q = q1 + q2;
+    return fabsf(a) < 0.7f ? vm_f2make(a, 0.0f) : x;
+}
+/* xsinf_u1 / xcosf_u1's Payne-Hanek branch, one lane (every lane of a vector holding |x| >= 125, an infinity
+ * or a NaN): rempif's quarter count k and r in [-pi/4, pi/4]; sin: N = ((k & 3)*2 + (r > 0 ? 2 : 1)) >> 2 half
+ * turns, odd k moves r by -pi/2 with r's sign (a double-float of two floats, added by dfadd2); cos: N = ((k & 3)*2
+ * + (r > 0 ? 8 : 7)) >> 1, even k moves r by -pi/2 with the sign of (r > 0 ? 0 : -1); then normalized, the
+ * polynomial of the Cody-Waite branch (sleef_sincos_poly), the sign from N (sin: odd N; cos: N & 2 clear),
+ * sin's -0 kept. An infinity or a NaN sets every bit of the reduced argument's high part: every output bit set
+ * (0xffffffff, measured under emulation on N1, V2 and V1 for NaNs of both signs, signalling ones, +-inf). */
+static inline vm_f2 sleef_ph_turn(vm_f2 r, float sign) {
+    return df_add2_f2_f2(r, vm_f2make(vm_xorsign(-0x1.921fb6p+0f, sign), vm_xorsign(0x1.777a5cp-25f, sign)));
+}
+static inline float sleef_sinf_u10_ph(float d) {
+    if (!isfinite(d)) return vm_u2f(0xffffffffu);
+    int32_t k;
+    vm_f2 r = sleef_rempif(d, &k);
+    const int32_t q = ((k & 3) * 2 + (r.x > 0.0f ? 2 : 1)) >> 2;
+    if (k & 1) r = sleef_ph_turn(r, r.x);
+    const float u = vm_u2f(vm_f2u(sleef_sincos_poly(df_normalize(r))) ^ ((q & 1) ? 0x80000000u : 0u));
+    return vm_f2u(d) == 0x80000000u ? d : u;
+}
+static inline float sleef_cosf_u10_ph(float d) {
+    if (!isfinite(d)) return vm_u2f(0xffffffffu);
+    int32_t k;
+    vm_f2 r = sleef_rempif(d, &k);
+    const int32_t q = ((k & 3) * 2 + (r.x > 0.0f ? 8 : 7)) >> 1;
+    if (!(k & 1)) r = sleef_ph_turn(r, r.x > 0.0f ? 0.0f : -1.0f);
+    return vm_u2f(vm_f2u(sleef_sincos_poly(df_normalize(r))) ^ ((q & 2) ? 0u : 0x80000000u));
 }
 
 /* ------------------------------------------------------------------ per-profile Vectorized lanes */
