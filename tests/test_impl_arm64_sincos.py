@@ -1,4 +1,4 @@
-"""sin and cos under the Linux arm64 profiles (harness.impl.unary, csrc/unary.c sleef_sincos_map, csrc/vmath.h
+"""sin and cos under the Linux arm64 profiles (harness.impl.unary, csrc/unary.c vml_map, csrc/vmath.h
 sleef_sinf_u10/sleef_cosf_u10 and their Payne-Hanek lanes sleef_sinf_u10_ph/sleef_cosf_u10_ph), against torch
 2.13.0's aarch64 wheel run under QEMU (``python tools/emulate_arm64.py run --cores C --threads 4 --
 tests/arm64_sincos_cases.py``, emulated Neoverse N1, V2 and V1; 1, 2 and 4 threads set with torch.set_num_threads in

@@ -156,9 +156,10 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
 #   same steps with fused multiply-adds, acos without truncating RSQRTPS), both from the CPU's RCPPS/RSQRTPS: AMD's
 #   (measured) on the generic path, QEMU's (exact) on the Intel paths, whose bits are measured under QEMU only (an
 #   Intel CPU's RCPPS is not measured; acos on its RSQRTPS table not checked on one).
-# aarch64 has no MKL and refuses none of them: sin/cos SLEEF's u10 lanes (csrc/unary.c sleef_sincos_map, each
-# vector's Cody-Waite or Payne-Hanek branch), erf ATen's NEON polynomial (N1, V2) or SLEEF's erff (V1), erfinv
-# ATen's calc_erfinv (aten_calc_erfinvf_a64), log2/acos SLEEF's lanes (sleef_log2f_u10, sleef_acosf_u10).
+# aarch64 has no MKL and refuses none of them: sin/cos SLEEF's u10 lanes (csrc/unary.c vml_map of
+# sleef_sin_vector/sleef_cos_vector, each vector's Cody-Waite or Payne-Hanek branch), erf ATen's NEON polynomial (N1,
+# V2) or SLEEF's erff (V1), erfinv ATen's calc_erfinv (aten_calc_erfinvf_a64), log2/acos SLEEF's lanes
+# (sleef_log2f_u10, sleef_acosf_u10).
 _ESTIMATED = {MODELLED_BLAS: (RSQRT_AMD, RSQRT_QEMU), MKL_SSE42: (RSQRT_QEMU,), MKL_AVX2: (RSQRT_QEMU,)}
 _ALL_PATHS = {MODELLED_BLAS: None, MKL_SSE42: None, MKL_AVX2: None}
 _VML: dict[str, tuple[str, Mapping[str, tuple[str, ...] | None]]] = {

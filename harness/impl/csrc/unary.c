@@ -96,36 +96,54 @@ void tanh_forward(profile_t p, const float *x, float *out, int64_t n) {
  * (sleef_sinf_u10_ph / sleef_cosf_u10_ph). Inner loops as elementwise.h run_segments cuts them (rows of `row`).
  * Their backwards are autograd's cos/sin and mul ops. */
 #define VML_GRAIN 2048 /* UnaryOpsKernel's grain_size for its vml kernels */
-static void sleef_sincos_map(const profile_t *p, int is_cos, const float *x, float *out, int64_t n, int64_t row) {
-    const int64_t run = row <= 0 || row > n ? n : row, lanes = p->lanes;
-    const int64_t nt = (n < VML_GRAIN || p->threads == 1) ? 1 : parallel_threads(0, n, VML_GRAIN, p->threads);
+/* One vector of vec::map: m lanes (the last partial vector of a run zero-filled in ATen: its lanes' results
+ * unread). */
+typedef void (*vml_vector_fn)(const profile_t *p, const float *x, float *out, int64_t m);
+
+/* Tensor shapes: x, out (n,), runs of `row` elements (row <= 0: one run). vml.h's vec::map as
+ * IMPLEMENT_ITERATOR_LAMBDA hands it each run: each thread's chunk of for_each (grain VML_GRAIN), each run of
+ * `row` in it, vectors of `lanes` from the run's start, `vec` on each. */
+static void vml_map(const profile_t *p, int64_t lanes, vml_vector_fn vec, const float *x, float *out, int64_t n,
+                    int64_t row) {
+    const int64_t run = row <= 0 || row > n ? n : row;
+    const int64_t nt = parallel_threads(0, n, VML_GRAIN, p->threads);
     for (int64_t tid = 0; tid < nt; tid++) {
         int64_t cb = 0, ce = n;
         if (nt > 1 && !parallel_chunk(0, n, VML_GRAIN, nt, tid, &cb, &ce)) continue;
         for (int64_t b = cb; b < ce;) {
             const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce;
-            for (int64_t v = b; v < e; v += lanes) {
-                const int64_t m = e - v < lanes ? e - v : lanes;
-                int small = 1;
-                for (int64_t i = v; i < v + m; i++) small &= fabsf(x[i]) < SLEEF_TRIGRANGEMAX2F;
-                for (int64_t i = v; i < v + m; i++)
-                    out[i] = small ? (is_cos ? sleef_cosf_u10(x[i]) : sleef_sinf_u10(x[i]))
-                                   : (is_cos ? sleef_cosf_u10_ph(x[i]) : sleef_sinf_u10_ph(x[i]));
-            }
+            for (int64_t v = b; v < e; v += lanes) vec(p, x + v, out + v, e - v < lanes ? e - v : lanes);
             b = e;
         }
     }
 }
 
+/* One SLEEF sinf/cosf u10 vector: the Cody-Waite branch where every lane has |x| < 125, else Payne-Hanek. */
+static int sleef_sincos_small(const float *x, int64_t m) {
+    int small = 1;
+    for (int64_t i = 0; i < m; i++) small &= fabsf(x[i]) < SLEEF_TRIGRANGEMAX2F;
+    return small;
+}
+static void sleef_sin_vector(const profile_t *p, const float *x, float *out, int64_t m) {
+    (void)p;
+    const int small = sleef_sincos_small(x, m);
+    for (int64_t i = 0; i < m; i++) out[i] = small ? sleef_sinf_u10(x[i]) : sleef_sinf_u10_ph(x[i]);
+}
+static void sleef_cos_vector(const profile_t *p, const float *x, float *out, int64_t m) {
+    (void)p;
+    const int small = sleef_sincos_small(x, m);
+    for (int64_t i = 0; i < m; i++) out[i] = small ? sleef_cosf_u10(x[i]) : sleef_cosf_u10_ph(x[i]);
+}
+
 /* Tensor shapes: x, out (n,), rows of `row` (aarch64's vectors; MKL's sin/cos are elementwise). */
 void sin_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
-    if (p.aten >= ATEN_NEON) sleef_sincos_map(&p, 0, x, out, n, row);
+    if (p.aten >= ATEN_NEON) vml_map(&p, p.lanes, sleef_sin_vector, x, out, n, row);
     else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_sinf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sinf(x[i]);
 }
 
 void cos_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
-    if (p.aten >= ATEN_NEON) sleef_sincos_map(&p, 1, x, out, n, row);
+    if (p.aten >= ATEN_NEON) vml_map(&p, p.lanes, sleef_cos_vector, x, out, n, row);
     else if (p.blas == BLAS_MKL_AVX2) for (int64_t i = 0; i < n; i++) out[i] = mkl_avx2_vml_cosf(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }
@@ -153,33 +171,20 @@ void erfinv_forward(profile_t p, const float *x, float *out, int64_t n) {
  * has |x*x| > 0x1.5d5e2ap+6 (vmath.h aten_neon_erff): the 4-lane groups start at each thread's chunk of
  * for_each (grain 2,048) and at each run (`row` elements) in it. V1's SVE256 object: Sleef_erffx_u10sve per
  * lane (vmath.h sleef_erff_u10). A NaN x: x quieted (NEON), x quieted with its sign flipped (SVE256). */
-#define VML_GRAIN 2048
 static float erf_arm_nan(const profile_t *p, float x) {
     return obj_kind(p) == OBJ_SVE ? quieted(vm_u2f(vm_f2u(x) ^ 0x80000000u)) : quieted(x);
 }
 
-static void erf_neon(const profile_t *p, const float *x, float *out, int64_t n, int64_t row) {
-    const int64_t nt = parallel_threads(0, n, VML_GRAIN, p->threads);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, VML_GRAIN, nt, tid, &cb, &ce)) continue;
-        for (int64_t i = cb; i < ce;) {
-            const int64_t end = (i / row + 1) * row < ce ? (i / row + 1) * row : ce;
-            for (int64_t g = i; g < end; g += 4) {
-                const int64_t ge = g + 4 < end ? g + 4 : end;
-                int sleef = 0;
-                for (int64_t j = g; j < ge; j++) sleef |= x[j] * x[j] > ATEN_NEON_EXP_U20_BOUND;
-                for (int64_t j = g; j < ge; j++)
-                    out[j] = x[j] != x[j] ? erf_arm_nan(p, x[j]) : aten_neon_erff(x[j], sleef);
-            }
-            i = end;
-        }
-    }
+/* One 4-lane vector of ATen's NEON erf: SLEEF's exp for every lane where one lane's x*x passes exp_u20's bound. */
+static void erf_neon_vector(const profile_t *p, const float *x, float *out, int64_t m) {
+    int sleef = 0;
+    for (int64_t j = 0; j < m; j++) sleef |= x[j] * x[j] > ATEN_NEON_EXP_U20_BOUND;
+    for (int64_t j = 0; j < m; j++) out[j] = x[j] != x[j] ? erf_arm_nan(p, x[j]) : aten_neon_erff(x[j], sleef);
 }
 
 /* Tensor shapes: x, out (n,), runs of `row` elements (aarch64 NEON objects only; n: one run). */
 void erf_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
-    if (obj_kind(&p) == OBJ_NEON) erf_neon(&p, x, out, n, row > 0 ? row : n);
+    if (obj_kind(&p) == OBJ_NEON) vml_map(&p, 4, erf_neon_vector, x, out, n, row);
     else if (obj_kind(&p) == OBJ_SVE)
         for (int64_t i = 0; i < n; i++) out[i] = x[i] != x[i] ? erf_arm_nan(&p, x[i]) : sleef_erff_u10(x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i]);
