@@ -199,18 +199,18 @@ def place_specials(x: np.ndarray, specials: np.ndarray, rng: np.random.Generator
     x[rng.integers(0, x.size, count)] = rng.choice(specials, count)
 
 
-def replay_cases(
+def replayed(
     cases: Iterable[Any], output: Callable[[Any, KernelProfile], Any], profile: KernelProfile
-) -> tuple[list[list[Any]], tuple[int, ...]]:
-    """The impl's output for each case it does not refuse (each in a list, as ``digest`` reads them) and the
-    indices of the cases it refuses."""
+) -> tuple[str, tuple[int, ...]]:
+    """The digest of the impl's output for each case it does not refuse (``digest``) and the indices of the cases
+    it refuses: what ``recorded`` gives of a recording."""
     outputs, refused = [], []
     for j, case in enumerate(cases):
         try:
             outputs.append([output(case, profile)])
         except ParityError:
             refused.append(j)
-    return outputs, tuple(refused)
+    return digest(iter(outputs)), tuple(refused)
 
 
 def recorded(
