@@ -876,6 +876,23 @@ def test_position_embedding_resize_replays_from_a_trace(seed: int, threads: int)
 # -- _upsample_bicubic2d_aa -----------------------------------------------------------------------
 
 
+def _interpolate_aa_program(
+    x: torch.Tensor, cases: tuple[tuple[tuple[int, int] | None, bool, tuple[float, float] | None], ...], mode: str
+) -> Callable[[], None]:
+    """A program interpolating ``x`` antialiased by ``mode`` for each (size, align_corners, scale_factor) of
+    ``cases``, back-propagating each result's sum of squares."""
+
+    def program() -> None:
+        for size, align, factor in cases:
+            tx = x.clone().requires_grad_()
+            y = torch.nn.functional.interpolate(
+                tx, size=size, scale_factor=factor, mode=mode, align_corners=align, antialias=True
+            )
+            (y * y).sum().backward()
+
+    return program
+
+
 def test_upsample_bicubic2d_antialiased_and_its_backward() -> None:
     """F.interpolate(mode="bicubic", antialias=True) and its input gradient, traced and replayed: up (4 to 5,
     DINOv2's position embeddings) and down (37 to 9 and 24: sums past one 4-term block, whose scalar
@@ -884,15 +901,7 @@ def test_upsample_bicubic2d_antialiased_and_its_backward() -> None:
     rng = np.random.default_rng(6)
     x = torch.from_numpy(rng.standard_normal((2, 3, 37, 4)).astype(np.float32))
     cases = (((5, 5), False, None), ((9, 24), True, None), (None, False, (0.3, 0.5)), ((6, 1), False, None))
-
-    def program() -> None:
-        for size, align, factor in cases:
-            tx = x.clone().requires_grad_()
-            y = torch.nn.functional.interpolate(
-                tx, size=size, scale_factor=factor, mode="bicubic", align_corners=align, antialias=True
-            )
-            (y * y).sum().backward()
-
+    program = _interpolate_aa_program(x, cases, "bicubic")
     _replays_match(program, {"_upsample_bicubic2d_aa"}, 4)
     _replays_match(program, {"_upsample_bicubic2d_aa_backward"}, 4)
 
@@ -904,15 +913,7 @@ def test_upsample_bilinear2d_antialiased_and_its_backward() -> None:
     rng = np.random.default_rng(7)
     x = torch.from_numpy(rng.standard_normal((1, 5, 37, 4)).astype(np.float32))
     cases = (((2, 7), False, None), ((5, 3), False, None), ((6, 9), True, None), (None, False, (0.3, 1.7)))
-
-    def program() -> None:
-        for size, align, factor in cases:
-            tx = x.clone().requires_grad_()
-            y = torch.nn.functional.interpolate(
-                tx, size=size, scale_factor=factor, mode="bilinear", align_corners=align, antialias=True
-            )
-            (y * y).sum().backward()
-
+    program = _interpolate_aa_program(x, cases, "bilinear")
     _replays_match(program, {"_upsample_bilinear2d_aa"}, 4)
     _replays_match(program, {"_upsample_bilinear2d_aa_backward"}, 4)
 
