@@ -110,6 +110,18 @@ def backward(
     return grad_x
 
 
+def logit(x: np.ndarray, eps: float | None, profile: KernelProfile, row: int) -> np.ndarray:
+    """``aten.logit(x, eps)`` where ATen's vectorized loop runs it (csrc/unary.c logit_forward: a non-contiguous
+    input on x86, every input on aarch64): ``x`` in loop order, runs of ``row`` elements (1: the basic loop)."""
+    x = f32(x)
+    out = np.empty_like(x)
+    fn = load("unary").logit_forward
+    fn.restype = None
+    e = ctypes.c_float(-1.0 if eps is None else eps)
+    fn(profile.as_c(), ptr(x), ptr(out), ctypes.c_int64(x.size), ctypes.c_int64(max(1, row)), e)
+    return out
+
+
 def tanh_backward_rows(
     grad_out: np.ndarray, out: np.ndarray, profile: KernelProfile, row: int, scalar: int = 0
 ) -> np.ndarray:

@@ -59,7 +59,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "exp_": ("exp", ("mkl_code_path",)),
     "log": ("log", ("mkl_code_path",)),
     "log_": ("log", ("mkl_code_path",)),
-    "logit": ("log", ("mkl_code_path",)),  # the clamp and the ratio in float, then torch.log's vsLn
+    "logit": ("log", ("mkl_code_path", "capability", "threads")),  # contiguous: vsLn; else ATen's vectorized loop
     "sin": ("sin", ("mkl_code_path",)),  # MKL VML on x86 (no level, no threads: measured identical)
     "sin_": ("sin", ("mkl_code_path",)),
     "cos": ("cos", ("mkl_code_path",)),
@@ -407,27 +407,31 @@ def _vec_mapped(op: str) -> Replay:
 
 
 def _logit(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """aten.logit (torch.special.logit) of a contiguous tensor: ATen's MKL path (LogitMKLKernel, at every
-    level): per element ``x`` clamped to [eps, 1 - eps] in float where eps >= 0 is given (``x < lo ? lo : (x >
-    hi ? hi : x)``: a NaN kept), ``x == 1 ? inf : x / (1 - x)``, then MKL VML's ``vsLn`` over the ratios
-    (torch.log's kernel, element by element). A non-contiguous input (ATen's vectorized loop: SLEEF's log in
-    the body, glibc's in the tail) and aarch64 (no MKL: that loop always) refused."""
-    from harness.impl.unary import forward
+    """aten.logit (torch.special.logit). x86, a TensorIterator that coalesces to one contiguous dim (a
+    contiguous or non-overlapping and dense input): ATen's MKL path (LogitMKLKernel, at every level), per
+    element ``x`` clamped to [eps, 1 - eps] in float where eps >= 0 is given (``x < lo ? lo : (x > hi ? hi :
+    x)``: a NaN kept), ``x == 1 ? inf : x / (1 - x)``, then MKL VML's ``vsLn`` over the ratios (torch.log's
+    kernel, element by element). Any other layout on x86, and every layout on aarch64 (no MKL): ATen's
+    vectorized loop in TensorIterator's order (csrc/unary.c logit_forward: SLEEF's log in the vector body,
+    glibc's in the scalar tail and the basic loop). An integer input whose layout TensorIterator's cast copy
+    would change refused."""
+    from harness.impl.unary import forward, logit
 
-    if p.aarch64:  # no MKL there: ATen's vectorized loop at every layout
-        raise ParityError("logit on aarch64 (ATen's vectorized loop, SLEEF's and glibc's log) is not measured: refused")
     x = _as_float(t["self"], "logit")
-    stride = a.get("self.stride")
-    if x.size > 1 and stride is not None and not strides.contiguous(stride, x.shape):
-        raise ParityError(f"logit of a non-contiguous input (strides {stride}: ATen's vectorized loop, not modelled)")
     eps = a.get("eps")
-    if eps is not None and np.float32(eps) >= 0:
-        lo = np.float32(eps)
-        hi = np.float32(1) - lo
-        x = np.where(x < lo, lo, np.where(x > hi, hi, x)).astype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        ratio = np.where(x == 1, np.float32(np.inf), x / (np.float32(1) - x)).astype(np.float32)
-    return {"out": forward("log", ratio, p)}
+    stride = a.get("self.stride")
+    loop = impl_nn.tensor_loop(a, ("self",), x.shape)
+    if not p.aarch64 and (x.size <= 1 or (loop.vector and not loop.scalar and loop.run == x.size)):
+        if eps is not None and np.float32(eps) >= 0:
+            lo = np.float32(eps)
+            hi = np.float32(1) - lo
+            x = np.where(x < lo, lo, np.where(x > hi, hi, x)).astype(np.float32)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            ratio = np.where(x == 1, np.float32(np.inf), x / (np.float32(1) - x)).astype(np.float32)
+        return {"out": forward("log", ratio, p)}
+    if t["self"].dtype != np.float32 and stride is not None and not non_overlapping_and_dense(stride, x.shape):
+        raise ParityError(f"logit of a {t['self'].dtype} input of strides {stride} (TensorIterator's cast copy)")
+    return {"out": impl_nn.in_loop_order(a, ("self",), [x], lambda xs, run: logit(xs[0], eps, p, run))}
 
 
 def _flat(a: Args, *names: str) -> None:

@@ -1,7 +1,8 @@
 /* Unary ops of torch 2.13.0 on CPU, float32, forward and backward: exp, log, tanh, sin, cos, erf, erfinv, log2
  * and acos (forward), rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library;
  * ATen's GeluKernel for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64
- * forward oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward).
+ * forward oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward);
+ * logit where ATen's vectorized loop runs it (logit_forward).
  *
  * Every tensor is flat in its logical order: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
@@ -977,6 +978,73 @@ static float silu_fwd_scalar(const profile_t *p, float x) {
 
 void silu_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row) {
     run_unary(&p, p.lanes_wide, GRAIN_SIZE, silu_fwd_vec, silu_fwd_scalar, x, out, n, row);
+}
+
+/* ------------------------------------------------------------------ logit (ATen's vectorized loop) */
+
+/* logit_kernel (cpu/UnaryOpsKernel.cpp, logit_stub also registered for AVX-512: lanes_wide) where it does
+ * not take LogitMKLKernel (x86's MKL path of a contiguous TensorIterator, csrc's log_forward over the ratios:
+ * harness/trace/impl_ops.py): cpu_kernel_vec with the default grain, on every layout on aarch64 (no MKL).
+ * eps < 0 (None: -1) no clamp; else lo = eps, hi = 1 - eps in float.
+ * Vector lane: vec::clamp(x, lo, hi) = minimum(hi, maximum(lo, x)) (x86: max_ps(lo, x) then min_ps(hi, m),
+ * x where an operand is NaN; the default build's std::min(std::max(x, lo), hi), the same; aarch64: FMAX then
+ * FMIN, a NaN operand comes out, so a NaN eps makes every lane NaN), then (x / (1 - x)).log(): SLEEF
+ * Sleef_logf8_u10 (avx2), Sleef_logf16_u10 (AVX-512 object), Sleef_logf4_u10 / logfx_u10sve (aarch64),
+ * all vmath.h sleef_logf_u10's bits, a NaN or negative ratio giving SLEEF's NaN 0x7fc00000 (avx2, aarch64)
+ * or, in the AVX-512 object (vfixupimm), the ratio's bits with the exponent's and the quiet bit set (a NaN
+ * quieted; -8388609, x = 1 + 2^-23, gives 0xffc00001; measured); the
+ * x86 default build's emulated Vectorized std::log per lane (glibc logf).
+ * Scalar tail: x < lo ? lo : (x > hi ? hi : x) (a NaN x or eps leaves x), x == 1 ? inf : log(x / (1 - x)),
+ * glibc logf (the x86 FMA build's algorithm, aarch64's too): a NaN ratio quieted, a negative one the CPU's
+ * default NaN (0/0). The ratio's NaN: x quieted, inf / -inf the CPU's default NaN (nan2).
+ * Tensor shapes: x, out (n,), runs of `row` elements (TensorIterator's inner dim; 1: the basic loop). */
+typedef struct {
+    profile_t p;
+    float lo, hi;
+    int32_t clamp;
+} logit_ctx;
+
+static inline float logit_ratio(const profile_t *p, float x) {
+    const float d = 1.0f - x;
+    return nan2(p, x / d, x, d);
+}
+
+/* glibc logf with its NaN answers: a NaN quieted, a negative argument (-inf too) the default NaN. */
+static inline float logit_glibc_log(const profile_t *p, float r) {
+    if (r != r) return quieted(r);
+    if (r < 0.0f) return qnan_bits(is_arm(p) ? 0x7fc00000u : 0xffc00000u);
+    return glibc_logf(r);
+}
+
+/* vec::clamp(x, lo, hi): x86 max_ps(lo, x) (x where either is NaN or both are zero), then min_ps(hi, m);
+ * aarch64 FMAX(lo, x), then FMIN(hi, m). */
+static inline float logit_clamp_vec(const logit_ctx *c, float x) {
+    if (is_arm(&c->p)) return fmin_arm(&c->p, c->hi, fmax_arm(&c->p, c->lo, x));
+    const float m = c->lo > x ? c->lo : x;
+    return c->hi < m ? c->hi : m;
+}
+
+static float logit_vec(const profile_t *p, float x) {
+    const logit_ctx *c = (const logit_ctx *)p;
+    if (c->clamp) x = logit_clamp_vec(c, x);
+    const float r = logit_ratio(p, x);
+    if (!p->aten) return logit_glibc_log(p, r); /* x86 default build: std::log per lane */
+    if (r != r || r < 0.0f) {
+        if (p->aten != ATEN_AVX512) return qnan_bits(0x7fc00000u);
+        return qnan_bits(vm_f2u(r) | 0x7fc00000u); /* vfixupimm's QNaN(src): r's sign and payload bits */
+    }
+    return sleef_logf_u10(r);
+}
+
+static float logit_scalar(const profile_t *p, float x) {
+    const logit_ctx *c = (const logit_ctx *)p;
+    if (c->clamp) x = x < c->lo ? c->lo : (x > c->hi ? c->hi : x);
+    return x == 1.0f ? INFINITY : logit_glibc_log(p, logit_ratio(p, x));
+}
+
+void logit_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row, float eps) {
+    logit_ctx c = {p, eps, 1.0f - eps, !(eps < 0.0f)};
+    run_unary(&c.p, p.lanes_wide, GRAIN_SIZE, logit_vec, logit_scalar, x, out, n, row);
 }
 
 /* ------------------------------------------------------------------ log1p */
