@@ -918,6 +918,26 @@ def test_upsample_bilinear2d_antialiased_and_its_backward() -> None:
     _replays_match(program, {"_upsample_bilinear2d_aa_backward"}, 4)
 
 
+def test_logit_of_views_traced() -> None:
+    """torch.special.logit traced and replayed over the layouts of ATen's vectorized loop (the slice of the first
+    two coordinates of a detector's reference points, a transposed slice, a broadcast row, past the thread grain)
+    and a contiguous and a permuted dense tensor (the MKL path), eps None, 1e-5 and 0."""
+    rng = np.random.default_rng(11)
+    ref = torch.from_numpy(rng.uniform(-0.1, 1.1, (2, 900, 4)).astype(np.float32))
+    wide = torch.from_numpy(rng.uniform(0, 1, (2, 17000)).astype(np.float32))
+
+    def program() -> None:
+        for eps in (None, 1e-5, 0.0):
+            torch.special.logit(ref[..., :2], eps=eps)
+            torch.special.logit(ref[0, :, :3].t(), eps=eps)
+            torch.special.logit(ref[1, :37, 1].expand(5, 37), eps=eps)
+            torch.special.logit(wide[:, :16999], eps=eps)
+            torch.special.logit(ref, eps=eps)
+            torch.special.logit(ref[0].t(), eps=eps)
+
+    _replays_match(program, {"logit"}, 18)
+
+
 # -- upsample_bilinear2d forward -------------------------------------------------------------------
 
 
