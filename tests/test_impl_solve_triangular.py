@@ -1,8 +1,10 @@
 """harness.impl.linalg.solve_triangular against torch's recorded bits (torch 2.13.0, MKL 2024.2's strsm on
-its generic path, recorded on an AMD EPYC Zen 5; no ATen level or thread count reaches a bit): the lower
-solve of a C-contiguous A (MKL's strsmlt; Qwen3-Next's chunked delta rule: 64 rows, 8 columns, unit) and
-autograd's upper solve on its transpose (strsmlun), unit or not, n off the 4-row blocks (strsmlt's pairs and
-last row, strsmlun's top rows), A at each 4-byte offset from a 16-byte boundary (strsmlt's peels).
+its generic path, recorded on an AMD EPYC Zen 5; no ATen level reaches a bit): the lower solve of a
+C-contiguous A (MKL's strsmlt; Qwen3-Next's chunked delta rule: 64 rows, 8 columns, unit) and autograd's upper
+solve on its transpose (strsmlun), unit or not, n off the 4-row blocks (strsmlt's pairs and last row,
+strsmlun's top rows), A at each 4-byte offset from a 16-byte boundary (strsmlt's peels); past 64 rows MKL's
+64-row blocks and the sgemm updates between them, on the columns each of MKL's threads takes (BEYOND: the
+thread count picks the updates' widths, so their sgemm kernels).
 
 Each case's inputs come from ``trsm_inputs``: A's strict lower triangle standard normal times 0.5 with ones on
 the diagonal, or for a non-unit case diagonal entries of 0.5 to 3 of either sign (its upper triangle random
@@ -102,6 +104,28 @@ MORE = (
     (1, (3, 2), 15, 10, True, False, 0, 25,
      "d42dab26e85b17e31e1e7db38490452ea40263382eeceb81bd06a5348afde650"),
 )
+# (threads, batch, n, k, upper, unit, offset, seed, digest): past 64 rows (64-row blocks, sgemm updates of the
+# columns each thread takes: 2 to 20 wide)
+BEYOND = (
+    (1, (), 100, 8, False, True, 0, 30,
+     "c394d973e6f366edda46c531a60ddf8c9ad34db35723c7b8928b07ef9a397a84"),
+    (4, (2,), 150, 10, False, False, 1, 31,
+     "fcd42d4d5f398a41d030d3f66cc896bbcbd02287d0c506cfa5ecf21e4652b18d"),
+    (2, (), 256, 24, False, True, 2, 32,
+     "1d32a47a044424103d21514af90cf21b1f45a7a34d28a538d81cfc215119bd9e"),
+    (1, (3,), 66, 3, False, False, 3, 33,
+     "43ba594b80780c887bea0c87df83a1123ff83cb0160bacc7ac2ebbfa5ae714e1"),
+    (4, (), 200, 40, False, False, 0, 34,
+     "a7298586aec30d55e669041d64640a446b5c3e349d089b41bad17af95e56bff1"),
+    (1, (), 200, 40, True, False, 3, 35,
+     "881c6eb363b2079eda68626944a6be5ed7f3ff50aeb7de199f4cd683600761d3"),
+    (4, (2,), 130, 5, True, True, 0, 36,
+     "878770ed2887583de4a5165b68a01a1832a173557d82becb362ba275c2133f2a"),
+    (2, (), 192, 7, True, False, 1, 37,
+     "cc2dd373dc7907ca410593ead045bd0394bd25485c84f2a84eb64dac3e14abb3"),
+    (1, (2,), 128, 8, True, True, 0, 38,
+     "f3cdd779581c20294bd11139d3e0b659c01366f7e3c6bc5cfb368bd6acf75e59"),
+)
 # fmt: on
 
 
@@ -124,14 +148,33 @@ def test_solve_triangular_off_the_blocks_and_diagonals_replays_recorded_bits(cas
     assert bits_sha256(got) == digest
 
 
+@pytest.mark.parametrize(
+    "case", BEYOND, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'unit' if c[5] else 'diag'}"
+)
+def test_solve_triangular_past_64_rows_replays_recorded_bits(case: tuple) -> None:
+    threads, batch, n, k, upper, unit, offset, seed, digest = case
+    a, b = trsm_inputs(batch, n, k, upper, seed, unit)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = linalg.solve_triangular(a, b, upper, unit, _strides(a.shape, upper), 4 * offset, profile)
+    assert bits_sha256(got) == digest
+
+
 def test_solve_triangular_refuses_what_was_not_measured() -> None:
-    """n past 64, one column, another layout or an address off 4 bytes, NaNs."""
+    """One column, a last update of one row, a lower solve past 64 rows where a thread takes one column,
+    another layout or an address off 4 bytes, NaNs."""
     profile = profile_for_capability("AVX2", 1, "x86_64")
     a, b = trsm_inputs((), 8, 3, False, 5)
     c_order = _strides(a.shape, False)
-    for args in (trsm_inputs((), 68, 3, False, 5), trsm_inputs((), 8, 1, False, 5)):
-        with pytest.raises(ParityError, match="modelled for n up to 64"):
-            linalg.solve_triangular(*args, False, True, _strides(args[0].shape, False), 0, profile)
+    one = trsm_inputs((), 8, 1, False, 5)
+    with pytest.raises(ParityError, match="one right-hand column"):
+        linalg.solve_triangular(*one, False, True, _strides(one[0].shape, False), 0, profile)
+    last = trsm_inputs((), 129, 3, True, 5)
+    with pytest.raises(ParityError, match="update of one row"):
+        linalg.solve_triangular(*last, True, True, _strides(last[0].shape, True), 0, profile)
+    thin = trsm_inputs((), 100, 5, False, 5)
+    with pytest.raises(ParityError, match="a thread's one column"):
+        four = profile_for_capability("AVX2", 4, "x86_64")
+        linalg.solve_triangular(*thin, False, True, _strides(thin[0].shape, False), 0, four)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
         linalg.solve_triangular(a, b, False, True, [1, 8], 0, profile)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
@@ -141,10 +184,10 @@ def test_solve_triangular_refuses_what_was_not_measured() -> None:
         linalg.solve_triangular(a, b, False, True, c_order, 0, profile)
 
 
-if __name__ == "__main__":  # pragma: no cover - records MORE's digests with torch
+if __name__ == "__main__":  # pragma: no cover - records MORE's and BEYOND's digests with torch
     import torch
 
-    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE:
+    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE + BEYOND:
         torch.set_num_threads(threads)
         a, b = trsm_inputs(batch, n, k, upper, seed, unit)
         stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper else a)

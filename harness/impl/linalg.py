@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from harness.core.errors import ParityError
-from harness.impl._lib import load, ptr
+from harness.impl._lib import aligned, load, ptr
 from harness.impl.nans import arith, nan_kinds, refuse_mixed_nans
 from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS, NVPL, KernelProfile
 
@@ -45,7 +45,7 @@ def _lib() -> ctypes.CDLL:
         lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
-        lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _P, _P]
+        lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
         lib._typed = True
     return lib
 
@@ -1085,7 +1085,7 @@ def _indices(idx: np.ndarray, num_weights: int) -> np.ndarray:
 # ----------------------------------------------------------------------------- fixture runners
 
 
-_TRSM_MAX_N = 64  # MKL's strsm solves 64 rows per strsmlt/strsmlun call; past them an sgemm update, not modelled
+_TRSM_BLOCK = 64  # MKL's strsm solves 64 rows per strsmlt/strsmlun call, an sgemm update of the rest between them
 
 
 def solve_triangular(
@@ -1098,15 +1098,16 @@ def solve_triangular(
     profile: KernelProfile,
 ) -> np.ndarray:
     """``torch.linalg.solve_triangular(a, b, upper=upper, left=True, unitriangular=unitriangular)`` of float32
-    ``a`` (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (csrc/gemm.c
-    strsm_left), where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a
-    C-contiguous ``a`` (strsm L U T, its kernel strsmlt, on its memory) or upper = True on the transpose of a
-    C-contiguous tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. ``align``: the address of
-    ``a`` past 64 bytes (each row's 16-byte boundary decides strsmlt's order). Refused: other layouts and flags
-    (the op's upper triangle of a C-contiguous ``a``, its lower of a transposed one, right-side solves), n above
-    64 (MKL's sgemm updates between 64-row blocks), a single right-hand column (MKL's strsv), a batch
-    broadcast, NaN operands (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR, and
-    aarch64."""
+    ``a`` (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (``_strsm``),
+    where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a C-contiguous
+    ``a`` (strsm L U T, its kernel strsmlt, on its memory) or upper = True on the transpose of a C-contiguous
+    tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. ``align``: the address of ``a`` past
+    64 bytes (each row's 16-byte boundary decides strsmlt's order). Refused: other layouts and flags (the op's
+    upper triangle of a C-contiguous ``a``, its lower of a transposed one, right-side solves), a single
+    right-hand column (MKL's strsv), n past 64 with n % 64 == 1 (the last update one row: MKL's sgemm_pst of
+    m = 1, whose order differs from csrc/mkl_sgemm.h's), the lower solve past 64 where a thread takes one column
+    (MKL's update of n = 1, TN: likewise), a batch broadcast, NaN operands (which NaN a sum keeps is not modelled),
+    MKL's Intel paths and CBWR, and aarch64."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"linalg_solve_triangular of {a.dtype} and {b.dtype}: the impl reproduces float32 only")
@@ -1115,10 +1116,18 @@ def solve_triangular(
     n, k = b.shape[-2], b.shape[-1]
     if a.ndim < 2 or a.shape[-2:] != (n, n) or a.shape[:-2] != b.shape[:-2]:
         raise ParityError(f"linalg_solve_triangular of {list(a.shape)} and {list(b.shape)}: broadcast or not square")
-    if n > _TRSM_MAX_N or k < 2:
+    if k < 2:
         raise ParityError(
-            f"linalg_solve_triangular with n = {n}, k = {k}: MKL strsm's order is modelled for n up to "
-            f"{_TRSM_MAX_N} and 2 or more columns only"
+            f"linalg_solve_triangular with n = {n}, k = {k}: one right-hand column (MKL's strsv) is not modelled"
+        )
+    if n > _TRSM_BLOCK and n % _TRSM_BLOCK == 1:
+        raise ParityError(
+            f"linalg_solve_triangular with n = {n}: MKL's sgemm update of one row (m = 1, sgemm_pst) is not modelled"
+        )
+    if n > _TRSM_BLOCK and not upper and k // min(profile.threads, k) == 1:
+        raise ParityError(
+            f"linalg_solve_triangular with n = {n}, k = {k} on {profile.threads} threads: a thread's one column takes "
+            "MKL's sgemm update of n = 1 (TN), whose order differs from csrc/mkl_sgemm.h's: not modelled"
         )
     items = int(np.prod(a.shape[:-2], dtype=np.int64))
     c_order = [n * n * int(np.prod(a.shape[d + 1 : -2], dtype=np.int64)) for d in range(a.ndim - 2)] + [n, 1]
@@ -1131,13 +1140,47 @@ def solve_triangular(
         )
     if np.isnan(a).any() or np.isnan(b).any():
         raise ParityError("linalg_solve_triangular of NaN operands: which NaN MKL's sums keep is not modelled")
-    stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper else a).reshape(items, n, n)
-    rhs = np.ascontiguousarray(b).reshape(items, n, k)
-    out = np.empty_like(rhs)
+    size = items * n * n
+    stored = aligned(size + 4)[align % 16 // 4 :][:size].reshape(items, n, n)  # A at torch's address mod 16
+    stored[...] = (np.swapaxes(a, -1, -2) if upper else a).reshape(items, n, n)
+    held = aligned(items * k * n).reshape(items, k, n)  # torch's column-major copy of B, solved in place
+    held[...] = np.swapaxes(b.reshape(items, n, k), -1, -2)
     for item in range(items):
         at = (align + 4 * n * n * item) % 16  # each matrix's own address: the batch's items lie n * n floats apart
-        _lib().strsm_left(int(upper), int(unitriangular), n, k, ptr(stored[item]), at, ptr(rhs[item]), ptr(out[item]))
-    return out.reshape(b.shape)
+        _strsm(upper, unitriangular, stored[item], at, held[item], profile)
+    return np.ascontiguousarray(np.swapaxes(held, -1, -2)).reshape(b.shape)
+
+
+def _strsm(upper: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, profile: KernelProfile) -> None:
+    """MKL strsm (generic path) on one matrix, in place: ``a`` (n, n) as stored (C-contiguous, at torch's
+    address mod 16 bytes; ``align`` that address mod 16), ``x`` (k, n) B's column-major copy, as MKL's
+    mkl_blas_def_strsm_l2 runs it (read from its calls under gdb): MKL's threads take B's columns, k // t each
+    and the last thread the rest (t = min(threads, k)); each solves 64-row blocks by one strsmlt / strsmlun call
+    (csrc/gemm.c strsm_left), from the top for the op's lower (strsmlt), from the bottom for its upper
+    (strsmlun), and after each block updates all rows still to solve by one sgemm of its 64 columns on its own
+    columns, C = C - A @ X (alpha -1, beta 1; MKL's TN, resp. NN: csrc/mkl_sgemm.h on one thread)."""
+    n, k = a.shape[0], x.shape[0]
+    lib, base, xb = _lib(), a.ctypes.data, x.ctypes.data
+    t = min(profile.threads, k)
+    parts = [(c * (k // t), k // t if c < t - 1 else k - (t - 1) * (k // t)) for c in range(t)]
+    starts = range(0, n, _TRSM_BLOCK) if not upper else range(n - _TRSM_BLOCK, -_TRSM_BLOCK, -_TRSM_BLOCK)
+    for lo in starts:
+        lo, hi = max(lo, 0), min(lo + _TRSM_BLOCK, n)
+        corner = base + 4 * (lo * n + lo)
+        lib.strsm_left(
+            int(upper), int(unit), hi - lo, k, corner, n, (align + 4 * (lo * n + lo)) % 16, xb + 4 * lo, 1, n
+        )
+        rest = lo if upper else n - hi
+        if not rest:
+            continue
+        for c0, kc in parts:
+            col = xb + 4 * c0 * n
+            if upper:  # rows [0, lo) -= U[0:lo, lo:hi] @ X[lo:hi] (U (i, j) at a[j * n + i])
+                lib.gemm(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * lo * n, n, 1, col, n,
+                         1, 0, 1, 0, 1, _GEMM_MKL, 0, -1.0)  # fmt: skip
+            else:  # rows [hi, n) -= L[hi:n, lo:hi] @ X[lo:hi]
+                lib.gemm(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * (hi * n + lo), 1, n, col + 4 * hi, n,
+                         1, 0, 1, 2, 1, _GEMM_MKL, 0, -1.0)  # fmt: skip
 
 
 def _same_layout(shape: tuple[int, ...], stride: list[int] | None, want: list[int]) -> bool:

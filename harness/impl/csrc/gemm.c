@@ -217,8 +217,9 @@ static float trsm_seq(const float *a, const float *x, int64_t k, int64_t m) {
 
 /* MKL strsm (2024.2, the generic path: measured on a Zen 5) as torch.linalg.solve_triangular calls it
  * with left = True (harness/impl/linalg.py solve_triangular: which calls, shapes and layouts it takes),
- * per matrix of the batch, every right-hand column on its own (no thread count reaches a bit), n <= 64
- * (one call of MKL's strsmlt or strsmlun kernel). b, x: (n, k) C-contiguous; every product rounded.
+ * per matrix of the batch, every right-hand column on its own, n <= 64 rows: one call of MKL's strsmlt or
+ * strsmlun kernel (linalg.py's _strsm runs them on 64-row blocks between MKL's sgemm updates). a: row
+ * stride lda; x: (n, k) in place, B on entry, element (i, c) at x[i * xs0 + c * xs1]; every product rounded.
  *
  * lower (the op's lower triangle of a C-contiguous A: MKL sees U T, mkl_blas_def_strsmlt, read from its
  *   machine code): a as stored, row i the op's row; align: a's address mod 16 bytes (a multiple of 4);
@@ -251,16 +252,15 @@ static float trsm_seq(const float *a, const float *x, int64_t k, int64_t m) {
  *   in turn, then the n - 1 - (n - 1) % 8 .. terms left over added from the last j down; x = b - S or
  *   (b - S) * r.
  * shape: a (n, n), b and x (n, k) */
-void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *a, int64_t align, const float *b,
-                float *x) {
-    for (int64_t i = 0; i < n * k; i++) x[i] = b[i];
+void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *a, int64_t lda, int64_t align, float *x,
+                int64_t xs0, int64_t xs1) {
     if (upper) {
         const int64_t rem = n % 4;
         for (int64_t c = 0; c < k; c++) {
-            float *xc = x + c;
-#define P(i, j) (a[(j) * n + (i)] * xc[(j) * k])
-#define X(i) xc[(i) * k]
-#define R(i) (1.0f / a[(i) * n + (i)])
+            float *xc = x + c * xs1;
+#define P(i, j) (a[(j) * lda + (i)] * xc[(j) * xs0])
+#define X(i) xc[(i) * xs0]
+#define R(i) (1.0f / a[(i) * lda + (i)])
             for (int64_t i0 = n - 4; i0 >= rem; i0 -= 4) {
                 float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
                 for (int q = 0; q < 4; q++)
@@ -315,19 +315,20 @@ void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *
     }
     const int64_t n4 = n - n % 4;
     for (int64_t c = 0; c < k; c++) {
-        float *xc = x + c;
-#define PEEL(row) ((16 - (align + (row) * n * 4) % 16) % 16 / 4)
-#define A(i, j) a[(i) * n + (j)]
-#define X(i) xc[(i) * k]
+        float *xc = x + c * xs1;
+#define PEEL(row) ((16 - (align + (row) * lda * 4) % 16) % 16 / 4)
+#define A(i, j) a[(i) * lda + (j)]
+#define X(i) xc[(i) * xs0]
 #define R(i) (1.0f / A(i, i))
         for (int64_t i0 = 0; i0 < n4; i0 += 4) {
             float s[4];
             for (int q = 0; q < 4; q++) {
-                const float *row = a + (i0 + q) * n;
+                const float *row = a + (i0 + q) * lda;
                 if (unit)
-                    s[q] = i0 < PEEL(i0 + 3) + 4 ? trsm_seq(row, xc, k, i0) : trsm_dot(row, xc, k, i0, PEEL(i0 + 3), 4, 0);
+                    s[q] = i0 < PEEL(i0 + 3) + 4 ? trsm_seq(row, xc, xs0, i0)
+                                                 : trsm_dot(row, xc, xs0, i0, PEEL(i0 + 3), 4, 0);
                 else
-                    s[q] = trsm_dot(row, xc, k, i0, 0, 4, 0);
+                    s[q] = trsm_dot(row, xc, xs0, i0, 0, 4, 0);
             }
             const float b0 = X(i0), b1 = X(i0 + 1), b2 = X(i0 + 2), b3 = X(i0 + 3);
             if (unit) {
@@ -348,8 +349,9 @@ void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *
         for (; i + 1 < n; i += 2) {
             const int64_t p = PEEL(i + 1);
             const int scalar = i < p + 8;
-            const float sa = scalar ? trsm_seq(a + i * n, xc, k, i) : trsm_dot(a + i * n, xc, k, i, p, 8, 1);
-            const float sb = scalar ? trsm_seq(a + (i + 1) * n, xc, k, i) : trsm_dot(a + (i + 1) * n, xc, k, i, p, 8, 0);
+            const float *ra = a + i * lda, *rb = ra + lda;
+            const float sa = scalar ? trsm_seq(ra, xc, xs0, i) : trsm_dot(ra, xc, xs0, i, p, 8, 1);
+            const float sb = scalar ? trsm_seq(rb, xc, xs0, i) : trsm_dot(rb, xc, xs0, i, p, 8, 0);
             if (unit) {
                 X(i) = X(i) - sa;
                 X(i + 1) = X(i + 1) - (A(i + 1, i) * X(i) + sb);
@@ -360,7 +362,7 @@ void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *
         }
         if (i < n) {
             const int64_t p = PEEL(i);
-            const float s = i < p + 8 ? trsm_seq(a + i * n, xc, k, i) : trsm_dot(a + i * n, xc, k, i, p, 8, 1);
+            const float s = i < p + 8 ? trsm_seq(a + i * lda, xc, xs0, i) : trsm_dot(a + i * lda, xc, xs0, i, p, 8, 1);
             X(i) = unit ? X(i) - s : (X(i) - s) * R(i);
         }
 #undef PEEL
