@@ -223,7 +223,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "emulation, the tiles keep the chain's -0 and the gemv dot forms store +0 for beta 0 (AVX2: its "
             "zero-padded last lanes turn -0 lanes into +0; SSE4.2: -0 only where no whole step of lanes ran): "
             "1,500 random products per thread count at 1, 2 and 4 threads, 52 other at AVX2 before, 0 now; the "
-            "AVX2 path's 1x1 product of K = 1 rounds a*b before adding C (11 of 48 had other bits)); unfused "
+            "AVX2 path's 1x1 product of K = 1 rounds a*b before adding C (11 of 48 had other bits); K = 1 with M, N > "
+            "1 (the rank-1 update) keeps the product (its -0) in a plain call, an item of bmm's batched gemm starts "
+            "from +0 (Mamba's scan backward: 2 bmm of a zero gradient other before; 2,700 random bmm of signed zeros "
+            "at default, avx2 and avx512 on 1, 2 and 4 threads: 0 other)); unfused "
             "small-matrix and gemv kernels "
             "chosen by shape, layout and 16-byte alignment"
         ),

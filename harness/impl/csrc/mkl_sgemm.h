@@ -89,20 +89,19 @@ static inline int64_t mkl_off(const void *p) { return (int64_t)(((uintptr_t)p / 
 /* products short of a 16-byte boundary at offset off (0 to 3) */
 static inline int64_t mkl_peel(int64_t off) { return (4 - off % 4) % 4; }
 
-/* The small and gemv forms' sums start from +0 (so never end as -0), except a product with
- * K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
+/* The small and gemv forms' sums start from +0 (so never end as -0), except a plain call's product
+ * with K == 1 and M, N > 1, whose element is the product itself (its -0 kept). Measured with
  * products that are all -0, on the generic path and on the Intel SSE4.2, AVX2 and AVX-512 paths
  * (there 2 x 3 to 30 x 30, every layout, 1 and 2 threads; K >= 2 and a single row or column end as
- * +0, as do the items of a batch: 48 batches of 2 and 3 items per path). The generic and SSE4.2 paths' gemv 'T'
+ * +0, as do the items of a batch: 48 batches of 2 and 3 items per path; on the generic path 2 to 5
+ * items of K = 1 and M, N 2 to 65 with zeros of both signs against negative operands, 1 to 8 threads,
+ * at::bmm's +0 where the product is -0). The generic and SSE4.2 paths' gemv 'T'
  * keeps its chain's own zero (mkl_gemv_t_store), the AVX2 path's gemv forms have their own
  * (mkl_avx2_dot, mkl_avx2_gemv). */
-static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1); }
+static inline int mkl_zero_start(const sgemm_t *g) { return !(g->K == 1 && g->M > 1 && g->N > 1 && !g->batched); }
 
-/* The same on MKL's Intel paths, where only a plain call (at::mm, not an item of at::bmm's batched
- * gemm: those start from +0) with beta = 0 keeps the product itself. */
-static inline int mkl_intel_product_kept(const sgemm_t *g) {
-    return !mkl_zero_start(g) && g->beta == 0.0f && !g->batched;
-}
+/* The same on MKL's Intel paths, where only a plain call with beta = 0 keeps the product itself. */
+static inline int mkl_intel_product_kept(const sgemm_t *g) { return !mkl_zero_start(g) && g->beta == 0.0f; }
 
 /* c = alpha * s + beta * C, the dot, chain and gemv forms' store (s + 0: the sum from +0) */
 static inline void mkl_store(const sgemm_t *g, float *c, float s) {
