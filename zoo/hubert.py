@@ -11,7 +11,7 @@ def build() -> HubertForSequenceClassification:
     config = HubertConfig(
         hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, conv_dim=(16, 16),
         conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4,
-        num_labels=3, feat_extract_norm="group",
+        num_labels=3, feat_extract_norm="group", mask_time_prob=0.0,
     )  # fmt: skip
     return HubertForSequenceClassification(config)
 
