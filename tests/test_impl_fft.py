@@ -133,8 +133,7 @@ def test_fft_root_n_scale_and_several_dims_are_composed_as_measured() -> None:
 # alike (a Zen 5: DFTI's generic path), unscaled, 1/N and 1/sqrt(N): the SHA-256 of their uint32 bits
 FFT480 = "7b0292137fbb48a7b95b1541fdd74adb78b540b6e11bf9c50c6d1ac3cc123d5c"
 # its fft and ifft (_fft_c2c) of _inputs_480()'s complex rows per torch norm, and rfft of its signed-zero rows
-# (7,300 zero results, every one +0: the Fact passes multiply bin 0 by (1, -0) too), on 1 and 2 threads alike;
-# fft.py still refuses those (the 16-point kernel's zero signs are not all DFTI's): the kernel is read unrefused
+# (7,300 zero results, every one +0: the Fact passes multiply bin 0 by (1, -0) too), on 1 and 2 threads alike
 FFT480_C2C = "27d29ba8d1ca16c91018c4201b7bf55f10edb585472aa1b620bf784b03e760ed"
 FFT480_ZEROS = "b99bab42437ac74e6896e8cfd4d8ca8d03a5413a5224cb289fcb500fe0241793"
 
@@ -159,8 +158,9 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
     """Torch-free: 480's real kernels run the 240-point complex transform (5 x 48, ct_odd) of the even/odd
     pairs with the recombination passes; its complex kernel is DFTI's PrimeFact plan 5 x (4 x (3 x 8)), the
     8-point DFTs of the last residue of 3 radix 2; the Fact passes' table products and the recombination's
-    pairs give rfft's zero results DFTI's signs on the rows recorded, but a zero result from -0 is refused
-    (the 16-point kernel's zero signs are not all DFTI's), as is a NaN or an infinity."""
+    pairs give rfft's zero results DFTI's signs on the rows recorded; a zero result of c2c and c2r of 480 from
+    -0 is refused (the 8-point kernels' and the backward recombination's zero signs are not all DFTI's), as is
+    a NaN or an infinity."""
     from harness.impl import fft as fft_module
     from harness.impl.fft import fft
 
@@ -181,9 +181,8 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
         c2c += [fft("c2c", z, [1], forward, p), fft("c2c", z, [1], inverse, p, forward=False)]
     assert bits_sha256(np.concatenate([o.reshape(-1) for o in c2c])) == FFT480_C2C
     zeros = cases["signed_zeros"]
-    with pytest.raises(ParityError, match="from -0 to a zero result"):  # the 16-point kernel's zero signs
-        fft("r2c", zeros, [1], 0, p)
-    with monkeypatch.context() as patched:  # the kernel's own zero signs on these rows: DFTI's
+    assert bits_sha256(fft("r2c", zeros, [1], 0, p)) == FFT480_ZEROS
+    with monkeypatch.context() as patched:  # the guard is not what answers them: the kernel's zero signs
         patched.setattr(fft_module, "_reads_negative_zero", lambda *_: False)
         assert bits_sha256(fft("r2c", zeros, [1], 0, p)) == FFT480_ZEROS
     with pytest.raises(ParityError, match="from -0 to a zero result"):
@@ -194,6 +193,39 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
         a.reshape(-1)[7] = np.float32(np.nan)
         with pytest.raises(ParityError, match="NaN"):
             fft(kind, a, [1], 0, p)
+
+
+# torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, and fft and ifft (unscaled)
+# of them as 240 complex pairs, on 1 and 2 threads alike (a Zen 5: DFTI's generic path)
+FFT_ZERO_SIGNS = {
+    "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
+    "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
+    "ic2c_240": "218ffb9c940eb9624b6c686c223aaba148e82d40279f2959213bf65dd304e324",
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
+    """Torch-free: where every kernel's zero signs are read (DFTI's Prime16 with its table products on every
+    bin of residues 1 to 3, the Fact3 and Fact5 passes, the 5-point DFT's X2 and X3 from -v2, the forward
+    recombination), zero results from -0 are answered: rfft of 480 and fft/ifft of 240 on zero-heavy rows;
+    the other kinds and lengths refuse them (c2r of 480, c2c of 480 and 112: the backward recombination's,
+    the 8-point and the 7-point kernels' zero signs)."""
+    from harness.impl.fft import fft
+    from tests.fft_zero_sign_cases import rows
+
+    p = get_profile("x86-avx2", threads)
+    a = rows()
+    z = a.reshape(len(a), 240, 2)
+    assert bits_sha256(fft("r2c", a, [1], 0, p)) == FFT_ZERO_SIGNS["r2c_480"]
+    assert bits_sha256(fft("c2c", z, [1], 0, p)) == FFT_ZERO_SIGNS["c2c_240"]
+    assert bits_sha256(fft("c2c", z, [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["ic2c_240"]
+    bins = np.pad(a, ((0, 0), (0, 2)), constant_values=-0.0).reshape(-1, 241, 2)
+    for kind, x, n in (("c2r", bins, 480), ("c2c", a[:360].reshape(-1, 480, 2), 480)):
+        with pytest.raises(ParityError, match="from -0 to a zero result"):
+            fft(kind, x, [1], 0, p, forward=kind == "c2c", last_dim_size=n)
+    with pytest.raises(ParityError, match="from -0 to a zero result"):
+        fft("c2c", a[:, :224].reshape(-1, 112, 2), [1], 0, p)
 
 
 # torch 2.13.0's fft and ifft of 2 random complex rows at each of ct_odd's further complex lengths, then rfft

@@ -16,13 +16,15 @@ strides: contiguous rows, or a dense transposed layout (the transformed dim oute
 contiguous rows; with two or more transforms on two or more threads (its threaded path), or from
 strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
 ``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
-complex one: 20, 40 to 720) give other signs to some zero results from inputs holding -0 (the Fact
-passes' and recombinations' zero signs are DFTI's, its 8- and 16-point kernels' not all), the real
-forward ones of 8, 16 and 20 (and of 64 on the threaded path)
-to some zero results from any input: such a result is refused, as is a NaN or an infinity read or
-given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
-real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of
-``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
+complex one: 20, 40 to 720) give other signs to some zero results from inputs holding -0 (the zero
+signs of DFTI's Prime16, Fact3 and Fact5 passes and recombinations are read, its 8-point and 7-point
+kernels', the backward recombination's and other lengths' plans not all), the real forward ones of 8,
+16 and 20 (and of 64 on the threaded path) to some zero results from any input: such a result is
+refused (from -0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: rfft of 480,
+NeuCodec's backward, and fft/ifft of 240), as is a NaN or an infinity read or given. DFTI's threaded
+path over contiguous rows (two or more threads and rows, not strided) runs other real kernels of N = 8
+to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of ``_fft_r2c``), the
+backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -49,6 +51,9 @@ LENGTHS = {
     "c2r": tuple(sorted({*_BASE, *_ODD_REAL})),
 }
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
+# where every kernel's zero signs are read (DFTI's Prime16, Fact3 and Fact5 passes, the forward recombination),
+# a zero result from -0 is answered: measured on zero-heavy rows, the other kinds and lengths refuse it
+_ZERO_SIGNS_READ = frozenset({("r2c", 480), ("c2c", 240)})
 
 
 def _pairs(x: np.ndarray, what: str) -> np.ndarray:
@@ -275,6 +280,6 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
         raise ParityError(f"FFT {kind} of length {n} to an infinity or a NaN: DFTI's overflow is not modelled")
     if kind == "r2c" and (n in (8, 16, 20) or (n == 64 and threaded_rows)) and _zero_result(out, n):
         raise ParityError(f"FFT r2c of length {n} to a zero result: the sign of that zero is not modelled")
-    if negative_zero and np.any(out == 0):  # a zero's sign reaches only results that are zero themselves
+    if negative_zero and (kind, n) not in _ZERO_SIGNS_READ and np.any(out == 0):  # only zero results take it
         raise ParityError(f"FFT {kind} of length {n} from -0 to a zero result: the sign of that zero is not modelled")
     return np.ascontiguousarray(np.moveaxis(out, ndim - 1, d))

@@ -42,8 +42,10 @@
  *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
  *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
  *     PrimeFact plan 5 x (4 x (3 x 8)) (ct_plan). The Fact passes of ct_odd and ct_plan multiply every bin of
- *     residues 1 and up by their table (fact_twiddle), the recombinations pair bin k with m - k: the signs
- *     of zeros as DFTI gives them there (fft.py says where the other kernels' are not modelled).
+ *     residues 1 and up by their table (fact_twiddle), ct_odd's 16-point DFTs are DFTI's Prime16 (prime16:
+ *     its table products on every bin of residues 1 to 3), the 5-point DFT forms X2 and X3 from -v2, the
+ *     recombinations pair bin k with m - k: the signs of zeros as DFTI gives them there (fft.py says where
+ *     the other kernels' are not modelled).
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -539,20 +541,22 @@ static void half3(const cpx *x, int h, int sign, cpx *out) {
 
 /* DFTI's 5-point DFT (sign -1 forward, +1 backward), as measured at N = 5 (1,000 of 1,000 rows):
  * t1 = a1 + a4, t2 = a2 + a3, t3 = a1 - a4, t4 = a2 - a3, X0 = a0 + (t1 + t2),
- * m1 = a0 + (t1*C1 + t2*C2), m2 = a0 + (t1*C2 + t2*C1), v1 = t3*S1 + t4*S2, v2 = t3*S2 - t4*S1,
- * X1, X4 = m1 -+ i*v1, X2, X3 = m2 -+ i*v2 (forward; backward the other way), C_k, S_k the float32 cosine
- * and sine of 2pi*k/5. */
+ * m1 = a0 + (t1*C1 + t2*C2), m2 = a0 + (t1*C2 + t2*C1), w1 = t3*-S1 + t4*-S2, w2 = t3*-S2 + t4*S1,
+ * X1, X4 = m1 +- i*w1, X2, X3 = m2 +- i*w2 (forward; backward the other way), C_k, S_k the float32 cosine
+ * and sine of 2pi*k/5: the sines of -2pi*k/5, as DFTI's Fact5 pass multiplies, which decide the signs of
+ * zero w (zero-heavy rows of fft and ifft of 240: 7,000 of 7,000 exact each way, 3 and 2 differ with
+ * v1 = t3*S1 + t4*S2 and X1 = m1 -+ i*v1; 1,139 and 1,141 of 1,200 with v2 = t3*S2 - t4*S1 too). */
 static void dft5(const cpx a[5], int sign, cpx out[5]) {
     const float c1 = 0x1.3c6ef4p-2f, c2 = -0x1.9e377ap-1f, s1 = 0x1.e6f0e2p-1f, s2 = 0x1.2cf23p-1f;
     const cpx t1 = cadd(a[1], a[4]), t2 = cadd(a[2], a[3]), t3 = csub(a[1], a[4]), t4 = csub(a[2], a[3]);
     out[0] = cadd(a[0], cadd(t1, t2));
     const cpx m1 = cadd(a[0], cadd(cscale(t1, c1), cscale(t2, c2)));
     const cpx m2 = cadd(a[0], cadd(cscale(t1, c2), cscale(t2, c1)));
-    const cpx v1 = cadd(cscale(t3, s1), cscale(t4, s2)), v2 = csub(cscale(t3, s2), cscale(t4, s1));
-    out[1] = cadd_rot(m1, v1, sign);
-    out[4] = cadd_rot(m1, v1, -sign);
-    out[2] = cadd_rot(m2, v2, sign);
-    out[3] = cadd_rot(m2, v2, -sign);
+    const cpx w1 = cadd(cscale(t3, -s1), cscale(t4, -s2)), w2 = cadd(cscale(t3, -s2), cscale(t4, s1));
+    out[1] = cadd_rot(m1, w1, -sign);
+    out[4] = cadd_rot(m1, w1, sign);
+    out[2] = cadd_rot(m2, w2, -sign);
+    out[3] = cadd_rot(m2, w2, sign);
 }
 
 /* DFTI's complex kernels of N = 5m (m = 4: 20, m = 8: 40, m = 16: 80): Cooley-Tukey 5 x m, decimation in
@@ -643,6 +647,12 @@ static void cs_n(int e, int n, float *c, float *s) {
     *c = cv[q], *s = sv[q];
 }
 
+/* v times a table's (c, t) = (cos, -sin): forward (v.re*c - v.im*t, v.re*t + v.im*c), backward
+ * (v.re*c + v.im*t, v.im*c - v.re*t), as DFTI's Fact and Prime16 passes multiply. */
+static inline cpx table_product(cpx v, float c, float t, int sign) {
+    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
+}
+
 /* Residue r's bin times e^(sign*2pi*i*e/n) in DFTI's Fact passes (read from ownscDft{Fwd,Inv}_Fact3/4/5_32fc
  * and their tables): every residue but 0 is multiplied, on every bin (k1 = 0 and the quarter turns too), by
  * the table's (c, t) = (cos, -sin) of 2pi*e/n, float32 from double, +0 where the cosine is zero and -0 where
@@ -652,15 +662,38 @@ static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
     if (r == 0) return v;
     float c, s;
     cs_n(e, n, &c, &s);
-    c = c == 0.0f ? 0.0f : c;
-    const float t = s == 0.0f ? -0.0f : -s;
-    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
+    return table_product(v, c == 0.0f ? 0.0f : c, s == 0.0f ? -0.0f : -s, sign);
+}
+
+/* DFTI's Prime16 kernel (ownscDft{Fwd,Inv}_Prime16_32fc, read from its machine code: four 4-point DFTs in
+ * SSE lanes, the products, four more; called directly, 6,000 zero-heavy transforms per direction give its
+ * bits): radix 4 x 4, decimation in time, radix4_16's order, but every bin of residues r = 1..3 (r*k2 = 0 and
+ * the quarter turn too) multiplied by the table's (c, t) = (cos, -sin) of 2pi*r*k2/16 as table_product does,
+ * float32 from double, every zero in the table +0 (the Fact passes' zero sines are -0). The products by 1
+ * and 0 change no finite value, only the signs of zeros. */
+static void prime16(const cpx x[16], int sign, cpx out[16]) {
+    cpx y[4][4];
+    for (int r = 0; r < 4; r++) {
+        const cpx in[4] = {x[r], x[4 + r], x[8 + r], x[12 + r]};
+        dft4(in, sign, y[r]);
+    }
+    for (int k2 = 0; k2 < 4; k2++) {
+        cpx t[4], o[4];
+        t[0] = y[0][k2];
+        for (int r = 1; r < 4; r++) {
+            float c, s;
+            cs_n(r * k2, 16, &c, &s);
+            t[r] = table_product(y[r][k2], c == 0.0f ? 0.0f : c, s == 0.0f ? 0.0f : -s, sign);
+        }
+        dft4(t, sign, o);
+        for (int k1 = 0; k1 < 4; k1++) out[k2 + 4 * k1] = o[k1];
+    }
 }
 
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
  * modelled: Cooley-Tukey p x m, decimation in time, the 24-point kernel's order (the kernels above are
  * its cases): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
- * radix2_8 for r = p-1, 16 radix4_16 with products, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
+ * radix2_8 for r = p-1, 16 prime16, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
  * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
  * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
  * (5 x 144). Returns -1 for a length it does not cover. */
@@ -674,7 +707,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
         if (m == 4) dft4(in, sign, yr);
         else if (m == 8 && r < p - 1) prime8(in, sign, yr);
         else if (m == 8) radix2_8(in, sign, yr);
-        else if (m == 16) radix4_16(in, sign, 0, yr);
+        else if (m == 16) prime16(in, sign, yr);
         else if (m == 32) ct32_4x8(in, sign, yr);
         else if (m == 64) ct64(in, sign, yr);
         else if (ct_odd(in, m, sign, yr) != 0) return -1;

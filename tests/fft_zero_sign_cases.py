@@ -1,0 +1,73 @@
+"""Zero-heavy rows for the FFTs whose zero signs from -0 are modelled (harness/impl/fft.py's _ZERO_SIGNS_READ:
+rfft of 480, NeuCodec's backward, and fft/ifft of 240), for tests/test_impl_fft.py. Imports only NumPy; run as a
+script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line, per kind over ``rows()``.
+
+Rows of 480 floats (rfft's real rows; fft's 240 complex pairs): signed zeros at six densities of -0, one to
+sixteen small values (exact sums) among signed zeros, pairs that cancel (+v and -v), a value head with a
+signed-zero tail and the reverse, and one residue mod 2 to 120 nonzero (Prime16's, the Fact passes' and the
+recombination's residues), and one row found to tell Prime16's zero signs in rfft."""
+
+from __future__ import annotations
+
+import numpy as np
+
+WIDTH = 480
+VALUES = np.array([1, -1, 0.5, 3, 2, -2, 0.25], np.float32)
+
+
+def rows(count: int = 12) -> np.ndarray:
+    """``count`` rows of each style, (styles * count, 480) float32, from one fixed draw."""
+    rng = np.random.default_rng(4802)
+
+    def zeros(shape: tuple[int, ...], q: float) -> np.ndarray:
+        return np.where(rng.random(shape) < q, -0.0, 0.0).astype(np.float32)
+
+    sets = [zeros((count, WIDTH), q) for q in (0.02, 0.3, 0.5, 0.7, 0.98, 0.995)]
+    for k in (1, 2, 3, 5, 8, 16):
+        a = zeros((count, WIDTH), float(rng.random()))
+        a[np.arange(count)[:, None], rng.integers(0, WIDTH, (count, k))] = rng.choice(VALUES, (count, k))
+        sets.append(a)
+    for q in (0.5, 0.9):
+        a = zeros((count, WIDTH), q)
+        for i in range(count):
+            j, v = rng.integers(0, WIDTH, 4), rng.choice(VALUES, 2)
+            a[i, j] = [v[0], -v[0], v[1], -v[1]]
+        sets.append(a)
+    a = rng.standard_normal((count, WIDTH)).astype(np.float32)
+    for i in range(count):
+        c = int(rng.integers(0, WIDTH))
+        if i % 2:
+            a[i, c:] = zeros((WIDTH - c,), float(rng.random()))
+        else:
+            a[i, : WIDTH - c] = zeros((WIDTH - c,), float(rng.random()))
+    sets.append(a)
+    for m in (2, 3, 4, 5, 6, 8, 10, 15, 16, 20, 30, 48, 60, 80, 120):
+        a = zeros((count, WIDTH), float(rng.random()))
+        s = int(rng.integers(0, m))
+        a[:, s::m] = rng.choice(VALUES, (count, len(range(s, WIDTH, m))))
+        sets.append(a)
+    # a row of 90% -0 whose rfft has a zero result that Prime16's products on residues 1 to 3 decide (1 of 4,000
+    # such rows drawn: the recombination hides the 240-point transform's zero signs in the others)
+    sets.append(np.where(np.random.default_rng(4803).random((4000, WIDTH)) < 0.9, -0.0, 0.0)[447:448])
+    return np.concatenate(sets).astype(np.float32)
+
+
+def _record() -> dict[str, str]:
+    """torch's rfft of the rows, fft and ifft (norm="forward": unscaled) of them as 240 complex pairs."""
+    import torch
+
+    from tests.bit_digest import bits_sha256
+
+    a = torch.from_numpy(rows())
+    z = torch.view_as_complex(a.reshape(len(a), 240, 2))
+    return {
+        "r2c_480": bits_sha256(torch.view_as_real(torch.fft.rfft(a)).numpy()),
+        "c2c_240": bits_sha256(torch.view_as_real(torch.fft.fft(z)).numpy()),
+        "ic2c_240": bits_sha256(torch.view_as_real(torch.fft.ifft(z, norm="forward")).numpy()),
+    }
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(_record()))
