@@ -185,6 +185,50 @@ def test_an_arm64_library_is_compiled_once_per_source_and_again_when_it_changes(
     assert sorted(p.name for p in second.parent.iterdir()) == [second.name]  # the older build removed
 
 
+def test_transformers_is_an_extra_on_the_path_only_once_set_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """setup --transformers downloads the pinned aarch64 wheels once into a site folder of its own,
+    which the emulated runs then have after torch's; without it the path is torch's site and the package."""
+    import zipfile
+
+    import harness.platform.emulation as emulation
+
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    config = PlatformConfig("linux", "arm64", "neoverse-n1", 1, blas="nvpl")
+    assert emu.env(config, CORES["neoverse-n1"], Path("/repo"), {})["PYTHONPATH"].split(":") == [str(emu.site), "/repo"]
+    runs: list[list[str]] = []
+
+    def download(cmd: list[str], what: str) -> None:
+        runs.append(cmd)
+        wheels = Path(cmd[cmd.index("-d") + 1])
+        wheels.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels / "transformers-5.23.0-py3-none-any.whl", "w") as archive:
+            archive.writestr("transformers/__init__.py", "")
+
+    monkeypatch.setattr(emulation, "_run", download)
+    emulation.setup_transformers(emu)
+    emulation.setup_transformers(emu)  # idempotent
+    assert len(runs) == 1 and "--no-deps" in runs[0] and "manylinux_2_28_aarch64" in runs[0]
+    assert [a for a in runs[0] if "==" in a] == list(emulation.TRANSFORMERS)
+    assert (emu.transformers_site / "transformers" / "__init__.py").exists()
+    env = emu.env(config, CORES["neoverse-n1"], Path("/repo"), {})
+    assert env["PYTHONPATH"].split(":") == [str(emu.site), str(emu.transformers_site), "/repo"]
+
+
+def test_transformers_pins_are_the_test_environments_versions() -> None:
+    """The emulated site's transformers and its dependencies are the versions this environment runs
+    the zoo with (tox's transformers==5.23.0), so that a family runs the same Python on both."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from harness.platform.emulation import TRANSFORMERS
+
+    try:
+        version("transformers")
+    except PackageNotFoundError:
+        pytest.skip("transformers is not installed here")
+    pins = dict(pin.split("==") for pin in TRANSFORMERS)
+    assert {name: version(name) for name in pins} == pins
+
+
 def test_qemu_binary_takes_qemu_users_build_when_the_static_one_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

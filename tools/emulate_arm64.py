@@ -1,6 +1,9 @@
 """Record Linux arm64 fixtures under QEMU: `python tools/emulate_arm64.py [setup|record|run|impl-check] ...`.
 
-    setup                 make the arm64 Python and torch in the cache (idempotent)
+    setup [--transformers]
+                          make the arm64 Python and torch in the cache (idempotent); with
+                          --transformers also transformers 5.23.0 and its dependencies (the zoo's
+                          families), which every later run has on its path (as do trace and run with it)
     record [--cores ...] [--threads 1,2] [--nanogpt CONFIG] [--ops ...] [--out DIR] [--force]
                           record each emulated core (default: all three) into DIR
                           (default harness/fixtures), setting up first where needed;
@@ -57,6 +60,7 @@ from harness.platform.emulation import (  # noqa: E402
     setup,
     setup_cross_build,
     setup_impl,
+    setup_transformers,
 )
 from harness.store.paths import DEFAULT_FIXTURES, fixture_path  # noqa: E402
 
@@ -92,6 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--capture", default="", help="trace: op indices whose tensors are kept in full")
     parser.add_argument("--native", action="store_true", help="impl-check: also on this host, and compare")
     parser.add_argument("--force", action="store_true")
+    parser.add_argument(
+        "--transformers",
+        action="store_true",
+        help="setup, run, trace: transformers too (the zoo's families; its own site folder, on the path once made)",
+    )
     parser.add_argument("--torch", default=os.environ.get("PARITY_TORCH", "2.13.0"))
     parser.add_argument(
         "--cache",
@@ -119,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.action == "trace":
             return trace(emu, args, cores, counts, script)
         setup(emu)
+        if args.transformers:
+            setup_transformers(emu)
         if args.action == "setup":
             return 0
         args.out = (args.out or DEFAULT_FIXTURES).resolve()
@@ -188,6 +199,8 @@ def trace(emu: Emulator, args, cores: list[str], counts: list[int], program: lis
     if out.is_dir():
         raise ParityError(f"{args.out}: is a folder; --out names the trace file")
     setup(emu)
+    if args.transformers:
+        setup_transformers(emu)
     setup_cross_build(emu)
     out.parent.mkdir(parents=True, exist_ok=True)
     run = ["-m", "harness.trace.run", "--out", str(out), *(["--capture", capture] if capture else []), "--"]

@@ -59,6 +59,17 @@ PURE_PYTHON = (
     "filelock", "typing-extensions", "sympy", "networkx", "jinja2", "fsspec", "mpmath", "rich", "markdown-it-py",
     "mdurl", "pygments",
 )  # fmt: skip
+# transformers and what it imports beyond the site above, at the test environment's versions: the zoo's
+# Hugging Face families under emulation (`setup --transformers`, a site folder of its own; the ones with
+# C or Rust code, tokenizers, safetensors, regex, pyyaml, pydantic-core, hf-xet and markupsafe, as aarch64
+# wheels; markupsafe for the jinja2 of torch's site, which transformers imports)
+TRANSFORMERS = (
+    "transformers==5.23.0", "huggingface-hub==2.4.0", "tokenizers==0.23.3", "safetensors==0.8.0", "regex==2026.12.2",
+    "pyyaml==6.0.4", "packaging==26.4", "tqdm==4.70.1", "typer==0.29.2", "click==8.5.1", "shellingham==1.5.4",
+    "annotated-doc==0.0.7", "hf-xet==1.8.0", "httpx2==2.17.0", "httpcore2==2.17.0", "anyio==4.16.0", "h11==0.16.0",
+    "idna==3.21", "truststore==0.10.5", "pydantic==2.14.4", "pydantic-core==2.50.5", "annotated-types==0.8.0",
+    "typing-inspection==0.4.5", "markupsafe==3.0.4",
+)  # fmt: skip
 _BASE_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"
 
 
@@ -148,14 +159,20 @@ class Emulator:
         return self.cache / f"site-{self.torch_version}"
 
     @property
+    def transformers_site(self) -> Path:
+        """transformers' site folder (``setup_transformers``), on the path after torch's where it is set up."""
+        return self.cache / f"site-{TRANSFORMERS[0].replace('==', '-')}"
+
+    @property
     def python(self) -> Path:
         return self.root / "usr" / "bin" / "python3.11"
 
     def env(self, config: PlatformConfig, core: EmulatedCore, repo: Path, base: dict[str, str]) -> dict[str, str]:
         env = child_env(config, base)
+        extra = [self.transformers_site] if (self.transformers_site / ".complete").exists() else []
         env.update(
             QEMU_CPU=core.qemu_cpu,
-            PYTHONPATH=f"{self.site}{os.pathsep}{repo}",
+            PYTHONPATH=os.pathsep.join(map(str, [self.site, *extra, repo])),
             PYTHONNOUSERSITE="1",
             PARITY_EMULATION=emulation_note(
                 "arm64", core.qemu_cpu, f"fake MIDR 0x{core.midr:08x} ({core.name}, like {core.like})"
@@ -291,6 +308,21 @@ def setup(emu: Emulator) -> None:
             with zipfile.ZipFile(wheel) as archive:
                 archive.extractall(emu.site)
         (emu.site / ".complete").write_text("ok\n")
+
+
+def setup_transformers(emu: Emulator) -> None:
+    """Make transformers' site folder (``TRANSFORMERS``' aarch64 or pure-Python wheels), once."""
+    site = emu.transformers_site
+    if (site / ".complete").exists():
+        return
+    wheels = emu.cache / f"wheels-{site.name.removeprefix('site-')}"
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", *_manylinux_flags(), "-d", str(wheels)]
+    _run([*pip, *TRANSFORMERS], "downloading transformers and its dependencies for aarch64")
+    for wheel in sorted(wheels.glob("*.whl")):
+        print(f"emulate-arm64: unpacking {wheel.name}", file=sys.stderr, flush=True)
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(site)
+    (site / ".complete").write_text("ok\n")
 
 
 def record_command(emu: Emulator, config: PlatformConfig, out: Path, *, nanogpt: str = "", ops: str = "",
