@@ -515,10 +515,13 @@ def test_the_walk_through_code_paths_is_linear_in_the_traces_length() -> None:
                         r"deterministic in this configuration: its 4 threads race, so no run repeats its bits"),
         (b"x", b"z", 1, r"not deterministic in this configuration, so no run repeats"),
         (b"q", b"z", 4, r"gave other bits at op 0 \(aten.index_put_.default\): not repeatable"),
+        # an input read before anything wrote it (torch.empty's memory: RWKV's initialisation): not a race
+        (None, b"z", 8, r"gave op 0 \(aten.index_put_.default\) other outputs: it reads self, which no traced op "
+                        r"wrote before it"),
     ],
 )  # fmt: skip
 def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_moved(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rerun_in: bytes, rerun_out: bytes, threads: int, says: str
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rerun_in: bytes | None, rerun_out: bytes, threads: int, says: str
 ) -> None:
     """Verifying a cause re-runs the program to capture the op's tensors. Where the re-run gives the op
     the same inputs and other outputs, the op itself is not deterministic (index_put_'s atomic adds on
@@ -528,10 +531,11 @@ def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_m
     from harness.formats.trace import Captured
     from harness.trace import cause
 
-    def record(inp: bytes, out: bytes) -> list[OpRecord]:
-        return [_op(0, "aten.index_put_.default", [("self", inp, -1, True)], [("out", out, (4,))], "backward")]
+    def record(inp: bytes | None, out: bytes) -> list[OpRecord]:  # None: an input not fingerprinted
+        ins = [("self", inp or b"", -1, inp is not None)]
+        return [_op(0, "aten.index_put_.default", ins, [("out", out, (4,))], "backward")]
 
-    traced = Trace(Path("t.h5"), {"provenance": {"threads": threads}}, record(b"x", b"y"))
+    traced = Trace(Path("t.h5"), {"provenance": {"threads": threads}}, record(rerun_in and b"x", b"y"))
     again = Trace(Path("again.h5"), {"provenance": {"threads": threads}}, record(rerun_in, rerun_out))
     again.captured[0] = Captured({}, {}, [])
     monkeypatch.setattr(cause, "read_trace", lambda path: again)
@@ -539,7 +543,7 @@ def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_m
     done = subprocess.CompletedProcess([], 0, "", "")
     with pytest.raises(ParityError, match=says):
         cause._checked_capture(traced, [0], tmp_path / "again.h5", done)
-    again.ops = record(b"x", b"y")  # the same bits: captured
+    again.ops = record(rerun_in and b"x", b"y")  # the same bits: captured
     assert cause._checked_capture(traced, [0], tmp_path / "again.h5", done) == {0: again.captured[0]}
     again.attrs["digest"] = "mix256-v2"  # a trace of the digest before this version's: not compared
     traced.attrs["digest"] = "mix256-v1"

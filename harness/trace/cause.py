@@ -487,9 +487,18 @@ def _random_hash_seed(trace: Trace) -> str:
 
 
 def _not_deterministic(trace: Trace, index: int, op: str) -> str:
-    """Why a re-run that gave op ``index`` the same inputs and other outputs cannot be verified: the op
-    itself is not deterministic in this configuration (its threads race: on x86, index_put_'s atomic
-    adds from 32,768 elements on 2 or more threads, harness.impl.kernel_index)."""
+    """Why a re-run that gave op ``index`` the same fingerprinted inputs and other outputs cannot be verified:
+    an input the trace holds no fingerprint of (read before anything wrote it: ``torch.empty``'s memory, as an
+    initialisation that multiplies it and never reads the product) may hold other bits in each run; else the op
+    itself is not deterministic in this configuration (its threads race: on x86, index_put_'s atomic adds from
+    32,768 elements on 2 or more threads, harness.impl.kernel_index)."""
+    blank = [r.name for r in trace.ops[index].inputs if not r.fingerprinted]
+    if blank:  # e.g. torch.empty's memory read before anything wrote it: other bits in each run
+        return (
+            f"re-running {trace.path}'s program gave op {index} ({op}) other outputs: it reads {', '.join(blank)}, "
+            "which no traced op wrote before it (memory of torch.empty's kind, whose bits the trace does not hold), "
+            "so a re-run may hold other bits there and no run repeats its outputs"
+        )
     threads = int(trace.provenance.get("threads") or 1)
     race = f": its {threads} threads race" if threads > 1 else ""
     return (
