@@ -24,7 +24,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import nn, rows
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import KernelProfile, get_profile
 
 OPS = ("grid_sample", "upsample_bicubic2d", "bilinear_backward", "group_norm_cl", "bicubic_backward")
 COUNTS = dict(zip(OPS, (48, 36, 36, 24, 36), strict=True))
@@ -199,6 +199,23 @@ def place_specials(x: np.ndarray, specials: np.ndarray, rng: np.random.Generator
     x[rng.integers(0, x.size, count)] = rng.choice(specials, count)
 
 
+# the emulated cores' profiles (Neoverse N1, V2, V1) and the thread counts each recording was taken at
+ARM64_PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
+RECORDED_THREADS = (1, 2, 4)
+
+
+def recording_grid(ops: Iterable[str]) -> list[tuple[str, str, int]]:
+    """Every (op, profile, threads) a case file's recordings cover."""
+    return [(op, name, threads) for op in ops for name in ARM64_PROFILES for threads in RECORDED_THREADS]
+
+
+def replayed_case_file(cases: Any, op: str, profile_name: str, threads: int) -> tuple[str, tuple[int, ...]]:
+    """``replayed`` of a case file's ``CASES[op]()`` through its ``impl_output`` under ``profile_name`` at
+    ``threads``."""
+    profile = get_profile(profile_name, threads)
+    return replayed(cases.CASES[op](), lambda case, prof: cases.impl_output(op, case, prof), profile)
+
+
 def replayed(
     cases: Iterable[Any], output: Callable[[Any, KernelProfile], Any], profile: KernelProfile
 ) -> tuple[str, tuple[int, ...]]:
@@ -219,7 +236,7 @@ def recorded(
     """A recording's digest and refused cases at ``threads`` (1, 2 or 4): one for every thread count, or one
     per thread count."""
     expected, refused = digests[key], refusals.get(key, ())
-    at = (1, 2, 4).index(threads)
+    at = RECORDED_THREADS.index(threads)
     return (expected if isinstance(expected, str) else expected[at],
             refused[at] if refused and isinstance(refused[0], tuple) else refused)  # fmt: skip
 

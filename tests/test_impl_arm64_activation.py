@@ -19,14 +19,12 @@ of one pattern (FMAX/FMIN pass it on; 0x7fc00000 from two threads' chunks), FSUB
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl.profiles import get_profile
 from tests import arm64_activation_cases, arm64_factories_cases, arm64_select_cases
-from tests.arm64_sampling_cases import digest, recorded, replayed
+from tests.arm64_sampling_cases import ARM64_PROFILES, digest, recorded, replayed_case_file
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -153,7 +151,6 @@ REFUSED = {
     ('mse_loss', 'arm64-sve256'): (1, 5, 11, 17),
 }  # fmt: skip
 MODULES = {op: m for m in (arm64_activation_cases, arm64_factories_cases, arm64_select_cases) for op in m.OPS}
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
 # replays that take no profile (the same scans and sorts everywhere): checked once, against N1's recording at 1
 # thread (V2's and V1's at 1, 2 and 4 threads gave the same digests); sort's recording (18 of 18 exact on every
 # core and thread count) is left to the measurement: its introsort over 70,000-element rows takes 1.7 s here
@@ -161,7 +158,7 @@ PROFILE_FREE = ("max_dim", "amax", "amin", "sort", "topk")
 CASES = [
     (op, name, threads)
     for op in sorted(MODULES)
-    for name in PROFILES
+    for name in ARM64_PROFILES
     for threads in (1, 2, 4)
     if op != "sort" and (op not in PROFILE_FREE or (name, threads) == ("arm64-neon", 1))
 ]
@@ -169,9 +166,7 @@ CASES = [
 
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(profile_name: str, op: str, threads: int) -> None:
-    module = MODULES[op]
-    profile = get_profile(profile_name, threads)
-    replay = replayed(module.CASES[op](), partial(module.impl_output, op), profile)
+    replay = replayed_case_file(MODULES[op], op, profile_name, threads)
     assert replay == recorded(DIGESTS, REFUSED, (op, profile_name), threads)
 
 
@@ -184,7 +179,7 @@ def test_x86_rules_give_other_bits(op: str) -> None:
     hardsigmoid's backward, linspace and mse_loss (the same arithmetic and, in these cases, the same NaNs on
     both): the tests above check aarch64's rules."""
     missed = []
-    for profile_name in PROFILES:
+    for profile_name in ARM64_PROFILES:
         expected, skip = recorded(DIGESTS, REFUSED, (op, profile_name), 1)
         module = MODULES[op]
         profile = get_profile("x86-avx2", 1)

@@ -17,13 +17,11 @@ fused one way or the other by the element's place in ATen's vector body and tail
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
 from harness.impl.profiles import get_profile
-from tests.arm64_layouts_aa_complex_cases import CASES, OPS, impl_output
-from tests.arm64_sampling_cases import digest, recorded, replayed
+from tests import arm64_layouts_aa_complex_cases as layouts
+from tests.arm64_sampling_cases import ARM64_PROFILES, digest, recorded, replayed_case_file
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -72,23 +70,20 @@ REFUSED = {
 }  # fmt: skip
 
 
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
-
-
-@pytest.mark.parametrize("op", OPS)
-@pytest.mark.parametrize("profile_name", PROFILES)
+@pytest.mark.parametrize("op", layouts.OPS)
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_impl_matches_the_recording(profile_name: str, op: str, threads: int) -> None:
-    replay = replayed(CASES[op](), partial(impl_output, op), get_profile(profile_name, threads))
+    replay = replayed_case_file(layouts, op, profile_name, threads)
     assert replay == recorded(DIGESTS, REFUSED, (op, profile_name), threads)
 
 
-@pytest.mark.parametrize("op", [op for op in OPS if op != "bicubic_aa_backward"])
+@pytest.mark.parametrize("op", [op for op in layouts.OPS if op != "bicubic_aa_backward"])
 def test_x86_rules_give_other_bits(op: str) -> None:
     """The x86 AVX2 profile's arithmetic (its contractions, its NaNs) over the cases N1's profile models
     misses the N1 recording of every op but the antialiased bicubic backward (fused alike on both): the
     tests above check aarch64's rules."""
     expected, skip = recorded(DIGESTS, REFUSED, (op, "arm64-neon"), 1)
     profile = get_profile("x86-avx2", 1)
-    outputs = [[impl_output(op, case, profile)] for j, case in enumerate(CASES[op]()) if j not in skip]
+    outputs = [[layouts.impl_output(op, case, profile)] for j, case in enumerate(layouts.CASES[op]()) if j not in skip]
     assert digest(iter(outputs)) != expected

@@ -17,7 +17,6 @@ vectors and their tails (no sign flip of a NaN grad, an invalid product's +qNaN)
 from __future__ import annotations
 
 import hashlib
-from functools import partial
 
 import numpy as np
 import pytest
@@ -26,7 +25,7 @@ from harness.core.errors import ParityError
 from harness.impl import nn, unary
 from harness.impl.profiles import get_profile
 from tests import arm64_libm_cases as cases
-from tests.arm64_sampling_cases import recorded, replayed
+from tests.arm64_sampling_cases import ARM64_PROFILES, recorded, recording_grid, replayed_case_file
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -74,23 +73,22 @@ REFUSED: dict[tuple[str, str], tuple] = {
 ERFINV_SAMPLE_DIGEST = "4b0661679d6f947c08bd9f446164e172d7345c4e052db1816b31a4977f677bf1"
 # aten._cdist_forward's bits over arm64_libm_cases.cdist_cases() (p = 0.5, 1.5, 3, 0.25), one thread, every core
 CDIST_DIGEST = "846f8d98b16761043be4554a29825f8e6e139d97c52759a4588bf50902f5f613"
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
-CASES = [(op, name, threads) for op in cases.OPS for name in PROFILES for threads in (1, 2, 4)]
+CASES = recording_grid(cases.OPS)
 
 
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
-    replay = replayed(cases.CASES[op](), partial(cases.impl_output, op), get_profile(profile_name, threads))
+    replay = replayed_case_file(cases, op, profile_name, threads)
     assert replay == recorded(DIGESTS, REFUSED, (op, profile_name), threads)
 
 
-@pytest.mark.parametrize("profile_name", PROFILES)
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 def test_erfinv_over_the_recorded_sample(profile_name: str) -> None:
     out = unary.forward("erfinv", cases.erfinv_sample(), get_profile(profile_name))
     assert hashlib.sha256(np.ascontiguousarray(out).view(np.uint32).tobytes()).hexdigest() == ERFINV_SAMPLE_DIGEST
 
 
-@pytest.mark.parametrize("profile_name", PROFILES)
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 def test_cdist_of_other_p_matches_the_recording(profile_name: str) -> None:
     h = hashlib.sha256()
     for x1, x2, p in cases.cdist_cases():

@@ -18,13 +18,10 @@ of infinities, x86's with the sign flipped (nans.made_nans).
 
 from __future__ import annotations
 
-from functools import partial
-
 import pytest
 
-from harness.impl.profiles import get_profile
 from tests import arm64_pointwise_cases as cases
-from tests.arm64_sampling_cases import recorded, replayed
+from tests.arm64_sampling_cases import recorded, recording_grid, replayed_case_file
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike
 # (or one per thread count), over the cases the impl does not refuse
@@ -172,12 +169,10 @@ REFUSED: dict[tuple[str, str], tuple] = {
     ('cdist', 'arm64-sve256'): (5, 8, 14, 17),
     ('cdist_backward', 'arm64-sve256'): (2, 5, 8, 11, 14, 17),
 }  # fmt: skip
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
-CASES = [(op, name, threads) for op in cases.OPS for name in PROFILES for threads in (1, 2, 4)]
+CASES = recording_grid(cases.OPS)
 
 
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
-    assert replayed(cases.CASES[op](), partial(cases.impl_output, op), get_profile(profile_name, threads)) == recorded(
-        DIGESTS, REFUSED, (op, profile_name), threads
-    )
+    replay = replayed_case_file(cases, op, profile_name, threads)
+    assert replay == recorded(DIGESTS, REFUSED, (op, profile_name), threads)

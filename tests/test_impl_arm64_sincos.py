@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ from harness.core.errors import ParityError
 from harness.impl import unary
 from harness.impl.profiles import get_profile
 from tests import arm64_sincos_cases as cases
-from tests.arm64_sampling_cases import recorded, replayed
+from tests.arm64_sampling_cases import ARM64_PROFILES, recorded, recording_grid, replayed_case_file
 
 # (op, profile) -> the digest torch gave on the core whose profile it is, at 1, 2 and 4 threads alike or at each
 # (some vectors' lanes change with the thread chunks; V1's 8-lane vectors give other bits than N1's and V2's)
@@ -54,8 +53,7 @@ DIGESTS: dict[tuple[str, str], str | tuple[str, ...]] = {
         "43452b2a59396b76725e2fef5791c29f100b4ba5805d09fb06dea332c0c5cb48",
     ),
 }
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
-CASES = [(op, name, threads) for op in cases.OPS for name in PROFILES for threads in (1, 2, 4)]
+CASES = recording_grid(cases.OPS)
 # one input in lane 0 of an otherwise zero 8-element tensor, and torch's sin and cos bits for it on N1 (V2 and V1
 # gave the same): NaNs (quiet, signalling, both signs, payloads), infinities, |x| >= 125 up to the largest floats
 SPECIAL = (
@@ -70,11 +68,11 @@ SPECIAL = (
 
 @pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
 def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
-    replay = replayed(cases.CASES[op](), partial(cases.impl_output, op), get_profile(profile_name, threads))
+    replay = replayed_case_file(cases, op, profile_name, threads)
     assert replay == recorded(DIGESTS, {}, (op, profile_name), threads)
 
 
-@pytest.mark.parametrize("profile_name", PROFILES)
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 @pytest.mark.parametrize("op", cases.OPS)
 def test_special_inputs(op: str, profile_name: str) -> None:
     x = np.zeros((len(SPECIAL), 8), np.uint32)

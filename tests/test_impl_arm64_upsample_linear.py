@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from harness.impl.profiles import get_profile
-from tests.arm64_sampling_cases import digest
+from tests.arm64_sampling_cases import ARM64_PROFILES, digest
 from tests.arm64_upsample_linear_cases import CASES, impl_output
 
 # op -> the digest torch gave on Neoverse N1, V1 and V2 at 1, 2 and 4 threads alike
@@ -28,11 +28,10 @@ DIGESTS = {
     "trilinear3d": "52501491c70da9555f54137f25a92bd9aa8a9493b7656a045784aad802cb4bc5",
     "trilinear3d_backward": "80cc26c6b3d6af33384db752324f892dc2f9f06408d21187465aeee5b94aa660",
 }
-PROFILES = ("arm64-neon", "arm64-sve128", "arm64-sve256")
 
 
 @pytest.mark.parametrize("op", sorted(DIGESTS))
-@pytest.mark.parametrize("profile_name", PROFILES)
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 @pytest.mark.parametrize("threads", [1, 2, 4])
 def test_impl_matches_the_recording(profile_name: str, op: str, threads: int) -> None:
     profile = get_profile(profile_name, threads)
