@@ -42,7 +42,7 @@
  *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
  *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
  *     PrimeFact plan 5 x (4 x (3 x 8)) (ct_plan). The Fact passes of ct_odd and ct_plan multiply every bin of
- *     residues 1 and up by their table (fact_twiddle), ct_odd's 16-point DFTs are DFTI's Prime16 (prime16:
+ *     residues 1 and up by their table (fact_twiddle), ct_odd's 16-point DFTs are DFTI's Prime16 (R16_PRIME16:
  *     its table products on every bin of residues 1 to 3), the 5-point DFT forms X2 and X3 from -v2, the
  *     recombinations pair bin k with m - k: the signs of zeros as DFTI gives them there (fft.py says where
  *     the other kernels' are not modelled).
@@ -348,12 +348,46 @@ static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
     for (int k = 0; k < 4; k++) out[k] = cadd(e[k], t[k]), out[k + 4] = csub(e[k], t[k]);
 }
 
-/* DFTI's 16-point kernel: radix 4 x 4, decimation in time: the 4-point DFTs of x[4m + r] (r = 0..3),
- * bin k2 of residue r times e^(sign*2pi*i*r*k2/16) (twiddle64: skipped where r*k2 = 0, exact quarter
- * turns, else plain products), then the 4-point DFTs over r: X[k2 + 4*k1]. The odd eighths (r*k2 = 2, 6):
- * plain products with +-sqrt(1/2) (sum = 0: the complex kernel, and the real forward one on DFTI's
- * threaded path), or eighth_sum (sum = 1: the real kernels off it). */
-static void radix4_16(const cpx x[16], int sign, int sum, cpx out[16]) {
+static void cs_n(int e, int n, float *c, float *s);
+
+/* v times a table's (c, t) = (cos, -sin): forward (v.re*c - v.im*t, v.re*t + v.im*c), backward
+ * (v.re*c + v.im*t, v.im*c - v.re*t), as DFTI's Fact and Prime16 passes multiply. */
+static inline cpx table_product(cpx v, float c, float t, int sign) {
+    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
+}
+
+/* How radix4_16 multiplies bin k2 of residue r by e^(sign*2pi*i*r*k2/16). */
+enum radix16_twiddles {
+    /* twiddle64: skipped where r*k2 = 0, exact quarter turns, else plain products; the odd eighths (r*k2 = 2,
+     * 6) plain products with +-sqrt(1/2) (the complex kernel, and the real forward one on DFTI's threaded
+     * path) */
+    R16_PLAIN,
+    /* the same, but the odd eighths by eighth_sum (the real kernels off the threaded path) */
+    R16_EIGHTH_SUM,
+    /* DFTI's Prime16 kernel (ownscDft{Fwd,Inv}_Prime16_32fc, read from its machine code: four 4-point DFTs
+     * in SSE lanes, the products, four more; called directly, 6,000 zero-heavy transforms per direction give
+     * its bits): every bin of residues r = 1..3 (r*k2 = 0 and the quarter turn too) multiplied by the
+     * table's (c, t) = (cos, -sin) of 2pi*r*k2/16 as table_product does, float32 from double, every zero in
+     * the table +0 (the Fact passes' zero sines are -0). The products by 1 and 0 change no finite value,
+     * only the signs of zeros. */
+    R16_PRIME16,
+};
+
+static inline cpx radix16_twiddle(cpx v, int r, int k2, int how, int sign) {
+    if (how == R16_PRIME16) {
+        if (r == 0) return v;
+        float c, s;
+        cs_n(r * k2, 16, &c, &s);
+        return table_product(v, c == 0.0f ? 0.0f : c, s == 0.0f ? 0.0f : -s, sign);
+    }
+    const int e = 4 * r * k2; /* in 64ths */
+    return how == R16_EIGHTH_SUM && (e == 8 || e == 24) ? eighth_sum(v, e / 8, sign) : twiddle64(v, e, sign);
+}
+
+/* DFTI's 16-point kernels: radix 4 x 4, decimation in time: the 4-point DFTs of x[4m + r] (r = 0..3),
+ * bin k2 of residue r times e^(sign*2pi*i*r*k2/16) as ``how`` says (radix16_twiddle), then the 4-point DFTs
+ * over r: X[k2 + 4*k1]. */
+static void radix4_16(const cpx x[16], int sign, int how, cpx out[16]) {
     cpx y[4][4];
     for (int r = 0; r < 4; r++) {
         const cpx in[4] = {x[r], x[4 + r], x[8 + r], x[12 + r]};
@@ -361,10 +395,7 @@ static void radix4_16(const cpx x[16], int sign, int sum, cpx out[16]) {
     }
     for (int k2 = 0; k2 < 4; k2++) {
         cpx t[4], o[4];
-        for (int r = 0; r < 4; r++) {
-            const int e = 4 * r * k2; /* in 64ths */
-            t[r] = sum && (e == 8 || e == 24) ? eighth_sum(y[r][k2], e / 8, sign) : twiddle64(y[r][k2], e, sign);
-        }
+        for (int r = 0; r < 4; r++) t[r] = radix16_twiddle(y[r][k2], r, k2, how, sign);
         dft4(t, sign, o);
         for (int k1 = 0; k1 < 4; k1++) out[k2 + 4 * k1] = o[k1];
     }
@@ -395,7 +426,7 @@ static void ct64(const cpx x[64], int sign, cpx out[64]) {
     for (int r = 0; r < 4; r++) {
         cpx in[16];
         for (int m = 0; m < 16; m++) in[m] = x[4 * m + r];
-        radix4_16(in, sign, 0, y[r]);
+        radix4_16(in, sign, R16_PLAIN, y[r]);
     }
     for (int k2 = 0; k2 < 16; k2++) {
         cpx t[4], o[4];
@@ -408,7 +439,6 @@ static void ct64(const cpx x[64], int sign, cpx out[64]) {
 /* cos and sin of 2pi*k/24 from the tables (k = 0..11). */
 static void cs24(int k, float *c, float *s) { *c = COS24[k], *s = SIN24[k]; }
 
-static void cs_n(int e, int n, float *c, float *s);
 
 /* cos and sin of 2pi*k/n from a table function, or (cs NULL) from cs_n. */
 static void cs_at(void (*cs)(int, float *, float *), int k, int n, float *c, float *s) {
@@ -492,7 +522,7 @@ static void ct3m(const cpx *x, int m, int sign, cpx *out) {
     for (int r = 0; r < 3; r++) {
         cpx in[64];
         for (int j = 0; j < m; j++) in[j] = x[3 * j + r];
-        if (m == 16) radix4_16(in, sign, 0, y[r]);
+        if (m == 16) radix4_16(in, sign, R16_PLAIN, y[r]);
         else if (m == 32) ct32_4x8(in, sign, y[r]);
         else ct64(in, sign, y[r]);
     }
@@ -572,7 +602,7 @@ static void ct5m(const cpx *x, int m, int sign, cpx *out) {
         if (m == 4) dft4(in, sign, y[r]);
         else if (m == 8 && r < 4) prime8(in, sign, y[r]);
         else if (m == 8) radix2_8(in, sign, y[r]);
-        else radix4_16(in, sign, 0, y[r]);
+        else radix4_16(in, sign, R16_PLAIN, y[r]);
     }
     for (int k1 = 0; k1 < m; k1++) {
         cpx t[5], o[5];
@@ -647,12 +677,6 @@ static void cs_n(int e, int n, float *c, float *s) {
     *c = cv[q], *s = sv[q];
 }
 
-/* v times a table's (c, t) = (cos, -sin): forward (v.re*c - v.im*t, v.re*t + v.im*c), backward
- * (v.re*c + v.im*t, v.im*c - v.re*t), as DFTI's Fact and Prime16 passes multiply. */
-static inline cpx table_product(cpx v, float c, float t, int sign) {
-    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
-}
-
 /* Residue r's bin times e^(sign*2pi*i*e/n) in DFTI's Fact passes (read from ownscDft{Fwd,Inv}_Fact3/4/5_32fc
  * and their tables): every residue but 0 is multiplied, on every bin (k1 = 0 and the quarter turns too), by
  * the table's (c, t) = (cos, -sin) of 2pi*e/n, float32 from double, +0 where the cosine is zero and -0 where
@@ -665,35 +689,10 @@ static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
     return table_product(v, c == 0.0f ? 0.0f : c, s == 0.0f ? -0.0f : -s, sign);
 }
 
-/* DFTI's Prime16 kernel (ownscDft{Fwd,Inv}_Prime16_32fc, read from its machine code: four 4-point DFTs in
- * SSE lanes, the products, four more; called directly, 6,000 zero-heavy transforms per direction give its
- * bits): radix 4 x 4, decimation in time, radix4_16's order, but every bin of residues r = 1..3 (r*k2 = 0 and
- * the quarter turn too) multiplied by the table's (c, t) = (cos, -sin) of 2pi*r*k2/16 as table_product does,
- * float32 from double, every zero in the table +0 (the Fact passes' zero sines are -0). The products by 1
- * and 0 change no finite value, only the signs of zeros. */
-static void prime16(const cpx x[16], int sign, cpx out[16]) {
-    cpx y[4][4];
-    for (int r = 0; r < 4; r++) {
-        const cpx in[4] = {x[r], x[4 + r], x[8 + r], x[12 + r]};
-        dft4(in, sign, y[r]);
-    }
-    for (int k2 = 0; k2 < 4; k2++) {
-        cpx t[4], o[4];
-        t[0] = y[0][k2];
-        for (int r = 1; r < 4; r++) {
-            float c, s;
-            cs_n(r * k2, 16, &c, &s);
-            t[r] = table_product(y[r][k2], c == 0.0f ? 0.0f : c, s == 0.0f ? 0.0f : -s, sign);
-        }
-        dft4(t, sign, o);
-        for (int k1 = 0; k1 < 4; k1++) out[k2 + 4 * k1] = o[k1];
-    }
-}
-
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
  * modelled: Cooley-Tukey p x m, decimation in time, the 24-point kernel's order (the kernels above are
  * its cases): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
- * radix2_8 for r = p-1, 16 prime16, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
+ * radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
  * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
  * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
  * (5 x 144). Returns -1 for a length it does not cover. */
@@ -707,7 +706,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
         if (m == 4) dft4(in, sign, yr);
         else if (m == 8 && r < p - 1) prime8(in, sign, yr);
         else if (m == 8) radix2_8(in, sign, yr);
-        else if (m == 16) prime16(in, sign, yr);
+        else if (m == 16) radix4_16(in, sign, R16_PRIME16, yr);
         else if (m == 32) ct32_4x8(in, sign, yr);
         else if (m == 64) ct64(in, sign, yr);
         else if (ct_odd(in, m, sign, yr) != 0) return -1;
@@ -764,7 +763,7 @@ static void full_odd(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, 
 static void rdft_pow2_fwd(const float *row, int m, float *dst) {
     cpx z[32], y[32];
     for (int j = 0; j < m; j++) z[j] = (cpx){row[2 * j], row[2 * j + 1]};
-    if (m == 16) radix4_16(z, -1, 0, y);
+    if (m == 16) radix4_16(z, -1, R16_PLAIN, y);
     else ct32(z, -1, y);
     recombine_fwd(y, m, m == 16 ? cs32 : cs64, dst);
 }
@@ -791,7 +790,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
             rdft_pow2_fwd(row, m, dst);
         } else if (kind == 2) { /* the backward recombination, then the m-point complex backward transform */
             recombine_bwd(row, m, m == 16 ? cs32 : cs64, x);
-            if (m == 16) radix4_16(x, 1, 0, y);
+            if (m == 16) radix4_16(x, 1, R16_PLAIN, y);
             else ct32(x, 1, y);
             for (int j = 0; j < m; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         } else {
@@ -821,7 +820,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
         if (kind == 0 || sum) radix2_8_sum(x, sign, y);
         else radix2_8(x, sign, y);
     } else {
-        radix4_16(x, sign, sum, y);
+        radix4_16(x, sign, sum ? R16_EIGHTH_SUM : R16_PLAIN, y);
     }
     if (kind == 0) {
         for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
