@@ -25,9 +25,9 @@ from harness.impl import ctc, nn, optim, rng, unary
 from harness.impl.profiles import KernelProfile
 
 if __package__:  # imported by the tests
-    from tests.arm64_sampling_cases import record_digests
+    from tests.arm64_sampling_cases import cdist_case, record_digests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
-    from arm64_sampling_cases import record_digests
+    from arm64_sampling_cases import cdist_case, record_digests
 
 OPS = ("mish", "mish_backward", "lerp", "lerp_tensor", "addcmul", "addcdiv", "sinc", "atan2", "exponential", "prelu",
        "prelu_backward", "smooth_l1_loss", "huber_loss", "ctc_loss", "ctc_loss_backward", "padding_backward",
@@ -56,7 +56,7 @@ def _cases(op: str, seed: int) -> Iterator[dict[str, Any]]:
             yield _nll_case(r, k)
             continue
         if op.startswith("cdist"):
-            yield _cdist_case(r, k)
+            yield cdist_case(r, k, SIZES, ODD, (0.0, 1.0, 2.0, float("inf")))
             continue
         if op in ("padding_backward", "unfold_backward"):
             yield _fold_case(op, r, k)
@@ -92,20 +92,6 @@ def _fixed(op: str) -> Iterator[dict[str, Any]]:
         dy = np.array([0x7FC00123] * 4 + [0xFF800456] * 4 + [0x3F800000] * 9, np.uint32).view(np.float32)
         x = np.array([0xFFC00000, 0x7F800001, 0xFF800000, 0x7FC00000] * 4 + [0x7F800001], np.uint32).view(np.float32)
         yield {"xs": [dy, x]}
-
-
-def _cdist_case(r: np.random.Generator, k: int) -> dict[str, Any]:
-    """cdist of x1 (d, r1, m) and x2 (d, r2, m), p = 0, 1, 2, inf in turn, m off the 4- and 8-lane blocks; every
-    third case with NaNs and infinities; its backward's grad of the distances' shape."""
-    d, r1, r2, m = int(r.integers(1, 3)), int(r.integers(1, 9)), int(r.integers(1, 9)), int(r.choice(SIZES))
-    x1 = (r.standard_normal((d, r1, m)) * 2.0).astype(np.float32)
-    x2 = (r.standard_normal((d, r2, m)) * 2.0).astype(np.float32)
-    if k % 3 == 2:
-        for x in (x1, x2):
-            mask = r.random(x.shape) < 0.05
-            x[mask] = r.choice(ODD, int(mask.sum()))
-    grad = r.standard_normal((d, r1, r2)).astype(np.float32)
-    return {"x1": x1, "x2": x2, "p": (0.0, 1.0, 2.0, float("inf"))[k % 4], "grad": grad}
 
 
 def _ctc_case(r: np.random.Generator, k: int) -> dict[str, Any]:

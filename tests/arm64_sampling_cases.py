@@ -192,6 +192,27 @@ def torch_outputs(op: str, case: dict[str, Any]) -> list[np.ndarray]:  # pragma:
     return [y, mean, rstd, gx] + ([] if w is None else [gw, gb])
 
 
+def cdist_case(
+    r: np.random.Generator, k: int, sizes: tuple[int, ...], specials: np.ndarray, ps: tuple[float, ...],
+    equal_columns: bool = False,
+) -> dict[str, Any]:  # fmt: skip
+    """Case ``k`` of cdist and its backward: x1 (d, r1, m) and x2 (d, r2, m), m from ``sizes``, p from ``ps`` in
+    turn; every third case with ``specials`` at 5% of the places; with ``equal_columns`` the case after each of
+    those with x2's first m/2 columns x1's first row's (zero differences); its backward's grad of the distances'
+    shape."""
+    d, r1, r2, m = int(r.integers(1, 3)), int(r.integers(1, 9)), int(r.integers(1, 9)), int(r.choice(sizes))
+    x1 = (r.standard_normal((d, r1, m)) * 2.0).astype(np.float32)
+    x2 = (r.standard_normal((d, r2, m)) * 2.0).astype(np.float32)
+    if k % 3 == 2:
+        for x in (x1, x2):
+            mask = r.random(x.shape) < 0.05
+            x[mask] = r.choice(specials, int(mask.sum()))
+    elif k % 3 == 1 and equal_columns:
+        x2[..., : m // 2] = x1[:, :1, : m // 2]
+    grad = r.standard_normal((d, r1, r2)).astype(np.float32)
+    return {"x1": x1, "x2": x2, "p": ps[k % len(ps)], "grad": grad}
+
+
 def place_specials(x: np.ndarray, specials: np.ndarray, rng: np.random.Generator, count: int) -> None:
     """Put ``specials`` at the front of ``x`` (as many as fit) and ``count`` of them at random places."""
     front = min(x.size, specials.size)

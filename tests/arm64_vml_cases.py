@@ -27,9 +27,9 @@ from harness.impl import factories, nn
 from harness.impl.profiles import KernelProfile
 
 if __package__:  # imported by the tests
-    from tests.arm64_sampling_cases import place_specials, record_digests
+    from tests.arm64_sampling_cases import cdist_case, place_specials, record_digests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
-    from arm64_sampling_cases import place_specials, record_digests
+    from arm64_sampling_cases import cdist_case, place_specials, record_digests
 
 OPS = ("erf", "log2", "acos", "hann_window", "cdist_backward")
 COUNT = 24
@@ -81,18 +81,7 @@ def _window_cases() -> Iterator[dict[str, Any]]:
 def _cdist_cases() -> Iterator[dict[str, Any]]:
     r = np.random.default_rng(35)
     for k in range(COUNT):
-        d, r1, r2 = int(r.integers(1, 3)), int(r.integers(1, 9)), int(r.integers(1, 9))
-        m = int(r.choice(SIZES))
-        x1 = (r.standard_normal((d, r1, m)) * 2.0).astype(np.float32)
-        x2 = (r.standard_normal((d, r2, m)) * 2.0).astype(np.float32)
-        if k % 3 == 2:
-            for x in (x1, x2):
-                mask = r.random(x.shape) < 0.05
-                x[mask] = r.choice(SPECIALS, int(mask.sum()))
-        elif k % 3 == 1:  # equal columns: zero differences
-            x2[..., : m // 2] = x1[:, :1, : m // 2]
-        grad = r.standard_normal((d, r1, r2)).astype(np.float32)
-        yield {"x1": x1, "x2": x2, "p": CDIST_P[k % 4], "grad": grad}
+        yield cdist_case(r, k, SIZES, SPECIALS, CDIST_P, equal_columns=True)
 
 
 CASES = {op: (lambda op=op: _unary_cases(op)) for op in ("erf", "log2", "acos")}
