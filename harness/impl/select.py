@@ -335,17 +335,6 @@ def _introselect(keys: list[Any], before: Callable[[Any, Any], bool], nth: int) 
     return s.a
 
 
-def _heap_keys(row: np.ndarray) -> list[Any]:
-    """One row's values as Python numbers that compare as TopKImpl's comparators do: NaN above every number
-    (all NaNs equal), +0 and -0 equal, the infinities below the NaN's key; integers as they are."""
-    if row.dtype.kind != "f":
-        return row.tolist()
-    with np.errstate(invalid="ignore"):  # a signalling NaN widened
-        v = row.astype(np.float64) + 0.0
-    v = np.where(np.isinf(v), np.sign(v) * 1e300, v)
-    return np.where(np.isnan(v), np.inf, v).tolist()
-
-
 def _partial_sort_order(row: np.ndarray, k: int, largest: bool) -> np.ndarray:
     """The first k positions of one row as libstdc++'s ``std::partial_sort(first, first + k, last)`` leaves them
     with TopKImpl's comparator ``comp`` (bits/stl_heap.h, bits/stl_algo.h; written from the algorithms'
@@ -353,16 +342,14 @@ def _partial_sort_order(row: np.ndarray, k: int, largest: bool) -> np.ndarray:
     puts before the heap's top swapped in by ``__pop_heap``), then ``__sort_heap``. ``__adjust_heap`` moves the
     hole down to the child ``comp`` does not put after the other (the right one on a tie, the left one where
     only a left child is left), then ``__push_heap`` moves the value up while ``comp(parent, value)``."""
-    key = _heap_keys(row)
-    if not largest:
-        key = [-v for v in key]  # comp(x, y) is key[x] > key[y] either way
+    keys, comp = row.tolist(), _comparator(row.dtype, largest)
     heap = list(range(k))
 
     def adjust(hole: int, size: int, value: int) -> None:
         top, child = hole, hole
         while child < (size - 1) // 2:
             child = 2 * (child + 1)
-            if key[heap[child]] > key[heap[child - 1]]:
+            if comp(keys[heap[child]], keys[heap[child - 1]]):
                 child -= 1
             heap[hole] = heap[child]
             hole = child
@@ -371,7 +358,7 @@ def _partial_sort_order(row: np.ndarray, k: int, largest: bool) -> np.ndarray:
             heap[hole] = heap[child - 1]
             hole = child - 1
         parent = (hole - 1) // 2
-        while hole > top and key[heap[parent]] > key[value]:
+        while hole > top and comp(keys[heap[parent]], keys[value]):
             heap[hole] = heap[parent]
             hole = parent
             parent = (hole - 1) // 2
@@ -380,8 +367,8 @@ def _partial_sort_order(row: np.ndarray, k: int, largest: bool) -> np.ndarray:
     if k > 1:
         for parent in range((k - 2) // 2, -1, -1):
             adjust(parent, k, heap[parent])
-    for i in range(k, len(key)):
-        if key[i] > key[heap[0]]:  # __pop_heap(first, middle, i): the top goes to i, i's element sifts in
+    for i in range(k, len(keys)):
+        if comp(keys[i], keys[heap[0]]):  # __pop_heap(first, middle, i): the top goes to i, i's element sifts in
             adjust(0, k, i)
     for last in range(k - 1, 0, -1):  # __sort_heap: each __pop_heap(first, last, last)
         value, heap[last] = heap[last], heap[0]
