@@ -182,7 +182,47 @@ def test_an_arm64_library_is_compiled_once_per_source_and_again_when_it_changes(
     (csrc / "toy.h").write_text("#define TOY 2\n")  # a header beside the source changed: built again
     second = emulation.arm64_library(emu, lib)
     assert second != first and len(runs) == 2 and second.read_bytes() == b"build 2"
-    assert sorted(p.name for p in second.parent.iterdir()) == [second.name]  # the older build removed
+    assert first.exists()  # an older build stays for checkouts still at it
+
+
+def test_arm64_builds_are_shared_across_checkouts_and_the_least_recently_used_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two checkouts of the same source at other paths take one build (the key holds no path); past
+    ARM64_BUILDS_KEPT builds of a library, the least recently used is removed."""
+    import os
+
+    import harness.core.buildinfo as buildinfo
+    import harness.platform.emulation as emulation
+
+    def checkout(name: str, source: str) -> None:
+        csrc = tmp_path / name / "impl" / "csrc"
+        csrc.mkdir(parents=True, exist_ok=True)
+        (csrc / "toy.c").write_text(source)
+        (csrc / "toy.h").write_text("#define TOY 1\n")
+        monkeypatch.setattr(buildinfo, "PACKAGE", tmp_path / name)
+
+    runs: list[str] = []
+
+    def compile_(cmd: list[str], what: str) -> None:
+        runs.append(what)
+        Path(cmd[cmd.index("-o") + 1]).write_bytes(f"build {len(runs)}".encode())
+
+    monkeypatch.setattr(emulation, "_run", compile_)
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    lib = buildinfo.Library("impl", "toy")
+    checkout("a", "int toy(void) { return 0; }\n")
+    shared = emulation.arm64_library(emu, lib)
+    checkout("b", "int toy(void) { return 0; }\n")
+    assert emulation.arm64_library(emu, lib) == shared and len(runs) == 1
+    builds = [shared]
+    for n in range(1, emulation.ARM64_BUILDS_KEPT + 1):
+        os.utime(builds[-1], ns=(n * 10**9, n * 10**9))  # each build older than the next
+        checkout("b", f"int toy(void) {{ return {n}; }}\n")
+        builds.append(emulation.arm64_library(emu, lib))
+    kept = sorted(shared.parent.iterdir())
+    assert len(runs) == emulation.ARM64_BUILDS_KEPT + 1 and len(kept) == emulation.ARM64_BUILDS_KEPT
+    assert not shared.exists() and kept == sorted(builds[1:])  # the least recently used went
 
 
 def test_transformers_is_an_extra_on_the_path_only_once_set_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -413,26 +413,36 @@ def build_arm64_package(emu: Emulator, repo: Path, dest: Path) -> Path:
     return dest
 
 
+ARM64_BUILDS_KEPT = 4  # builds kept per library: checkouts at other commits share the cache without evicting each other
+
+
 def arm64_library(emu: Emulator, lib) -> Path:
     """One of the package's C libraries compiled for aarch64, from the cache's earlier builds where
     one was compiled by the same command from the same source and headers (by their bytes), else
-    compiled now (minutes under load for the whole package); older builds of it are removed."""
-    command = arm64_compile_command(emu, lib, Path("OUT"))
-    key = hashlib.sha256("\0".join(command).encode())
+    compiled now (minutes under load for the whole package). The key holds the command with the
+    checkout's and the cache's folders as placeholders, so checkouts of the same source at other
+    paths share a build; the ``ARM64_BUILDS_KEPT`` most recently used builds of a library are kept."""
+    from harness.core import buildinfo
+
+    command = "\0".join(arm64_compile_command(emu, lib, Path("OUT")))
+    command = command.replace(str(buildinfo.PACKAGE), "<package>").replace(str(emu.cache), "<cache>")
+    key = hashlib.sha256(command.encode())
     for header_dir in lib.includes:
         for f in sorted(header_dir.glob("*.h*")):
             key.update(f.name.encode() + b"\0" + f.read_bytes())
     key.update(lib.source.read_bytes())
     builds = emu.cache / "aarch64-builds"
     built = builds / f"_{lib.layer}_{lib.name}-{key.hexdigest()[:32]}{ARM64_EXT_SUFFIX}"
-    if not built.exists():
-        builds.mkdir(parents=True, exist_ok=True)
-        tmp = built.with_name(f".{built.name}.{os.getpid()}.tmp")
-        _run(arm64_compile_command(emu, lib, tmp), f"compiling {lib.module} for aarch64")
-        tmp.replace(built)
-        for old in builds.glob(f"_{lib.layer}_{lib.name}-*{ARM64_EXT_SUFFIX}"):
-            if old != built:
-                old.unlink(missing_ok=True)
+    if built.exists():
+        built.touch()  # most recently used
+        return built
+    builds.mkdir(parents=True, exist_ok=True)
+    tmp = built.with_name(f".{built.name}.{os.getpid()}.tmp")
+    _run(arm64_compile_command(emu, lib, tmp), f"compiling {lib.module} for aarch64")
+    tmp.replace(built)
+    older = sorted(builds.glob(f"_{lib.layer}_{lib.name}-*{ARM64_EXT_SUFFIX}"), key=lambda p: p.stat().st_mtime_ns)
+    for old in [p for p in older if p != built][: max(0, len(older) - ARM64_BUILDS_KEPT)]:
+        old.unlink(missing_ok=True)
     return built
 
 
