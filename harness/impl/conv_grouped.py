@@ -38,10 +38,14 @@ What runs (measured with ``torch._C._select_conv_backend`` and ONEDNN_VERBOSE at
   group oneDNN's im2col and SSE4.1 sgemm with one output channel and K = KH * KW terms (at most 256):
   the forward one unfused chain over (kh, kw) with the bias added last, grad_input per tap one term
   added onto zeros in (kh, kw) order (the jit_dw order, unfused); grad_weight and grad_bias (also where
-  jit_dw's weights kernel declines) harness.impl.conv's gemm:jit per group on threads // groups threads
-  (oneDNN's bwd_weights_balance gives min(groups, threads) threads whole groups, then splits each
-  group's images between threads // groups of them: measured at 4 and 8 threads on two channels, where
-  one thread a group gave other bits), where a group's output is one pixel block.
+  jit_dw's weights kernel declines) harness.impl.conv's gemm:jit per group with init_conf's outer
+  threading and pixel block over all the groups (``_sse41_groups_weights_conf``, as for groups of
+  several channels below: oneDNN's bwd_weights_balance gives min(groups, threads) threads whole groups,
+  then splits each group's images between threads // groups of them: measured at 4 and 8 threads on two
+  channels, where one thread a group gave other bits; a group's own configuration on threads // groups
+  threads, the rule before, kept a group's images on one thread where its pixels reached 256 a thread
+  and gave other grad_weight bits in 2 of 50 random depthwise draws on 8 threads, 3 channels over 28 x 21
+  and 32 x 39 grids), where a group's output is one pixel block.
 
 - groups of several channels with whole blocks of 8 input and output channels per group: oneDNN's
   one-group kernels run group by group (the group an outer loop of their blocks), each group's chain
@@ -296,14 +300,12 @@ def path(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
     data = name if whole and undilated else fallback[1]
     weights = name if whole and undilated and not dw_weights_declines(g) else fallback[2]
     if weights == GEMM_JIT_DW:
-        # per group threads // groups threads (bwd_weights_balance, _weights_threads); pixel blocks
+        # per group, init_conf's threading over all the groups (bwd_weights_balance: threads // groups
+        # threads a group's images where it threads outward; ``_sse41_groups_weights_conf``); pixel blocks
         # below the output's size (the scratchpad limit) measured to differ: refused
-        whole_image = conv._gemm_jit_conf(g, _weights_threads(profile, groups), True)[1] >= g.oh * g.ow
-        weights = (
-            conv.GEMM_JIT + PER_GROUP
-            if whole_image
-            else "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
-        )
+        whole_image = _sse41_groups_weights_conf(g, profile.threads, groups)[1] >= g.oh * g.ow
+        refusal = "refuse:gemm:jit's blocks of output pixels in a group's grad_weight"
+        weights = GEMM_JIT_SSE41_GROUPS if whole_image else refusal
     return fwd, data, weights
 
 
