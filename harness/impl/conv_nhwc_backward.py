@@ -153,11 +153,23 @@ At AVX2:
   kernels 4 to 7 wide, 1 to 7 tall, strides 1 and 2, 2 to 400 channels, rows to 60 columns, 40 draws
   a thread count (a fifth with NaN and infinities): 40, 40, 37, 39 and 37 bit for bit at 1, 2, 4, 8
   and 16 threads, ConvNeXt-T's four 4 of 4 at each, none other (at 3, 5, 6 and 12 threads 20 draws
-  each, at 7, 9, 10, 11, 13, 14 and 15 10 each: none other, 2 refused on 3 channels). Declined:
-  gemm:jit where jit:avx2's weights decline too, and on 3 channels (ONEDNN_VERBOSE names gemm:jit, weights decab, for 3
-  channels on every kernel, stride, padding and width probed, ``probe_wide_kernel.py``: the draws
-  refused, 3, 1 and 3 at 4, 8 and 16 threads; modelled as jit:avx2 one such draw had given other
-  bits).
+  each, at 7, 9, 10, 11, 13, 14 and 15 10 each: none other, 2 refused on 3 channels). Where jit:avx2's
+  weights decline too (a kernel taller than the input or padded to its side, 14 or more columns:
+  ConvNeXt V2's 7x7 over a 4x4 grid) and on 3 channels (ONEDNN_VERBOSE names gemm:jit, weights decab,
+  for 3 channels on every kernel, stride, padding and width probed, ``probe_wide_kernel.py``; modelled
+  as jit:avx2 one such draw had given other bits): ``gemm:jit`` nspc over the groups as at SSE4.1
+  below (``_dw_weights_gemm``), its sgemms oneDNN's AVX2 ones: per group and image M = 1, its gemv 'T'
+  (8 lanes over blocks of 16 terms, fused, the rest in pieces of 8, 4, 2, 1, each piece's sum added to
+  y; grad_output strided by C, so in copies of 512 terms; 'N' fused for a plain 1x1); init_conf's
+  outer threading (OH*OW / threads < 256 and more than one image or 2 groups) gives bwd_weights_balance
+  min(C, threads) threads over the groups and min(N, threads // C) over a group's images, their sums
+  added in order (else each gemv on all the threads, which split its outputs); grad_bias gemm:jit's
+  lanes (``_gemm_bias``). Measured on a Zen 5 (``measure_dw_gemm.py``: random depthwise draws, kernels
+  3 to 7 over grids of 1 to 9, 1-D kernels of 14 to 33 taps over rows to 300, 3 channels over grids to
+  48, 1 to 4 images, strides 1 and 2, a quarter with NaN, infinities, -0 and subnormals; 1, 2, 4 and 8
+  threads): every route ONEDNN_VERBOSE named as predicted, of the draws gemm:jit runs 78 of 95, 90 of
+  102, 75 of 93 and 76 of 86 bit for bit at 1, 2, 4 and 8 threads, 48 of 51 and 45 of 49 at 3 and 16,
+  the rest refused (NaN results of either kind, padding over 3), none other; refused before.
 - ATen's ``_slow_conv2d`` on channels-last memory: as at SSE4.1 (below), MKL's gemms and ATen's sum
   at this level (78 of 78 random cases bit for bit at 1 thread).
 
@@ -553,7 +565,7 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
     g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
     if conv_grouped.dw_weights_declines(g) and (c == 3 or conv._avx2_weights_declines(g)):
         # ONEDNN_VERBOSE: gemm:jit (weights decab) for 3 channels, every kernel, stride, padding and width probed
-        weights = "decline:gemm:jit over groups where jit_dw's and jit:avx2's weights kernels decline (or 3 channels)"
+        weights = "gemm:jit"
     elif conv_grouped.dw_weights_declines(g):
         weights = "jit:avx2"
     else:
@@ -745,6 +757,9 @@ def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profi
             g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
             if weights == "jit:avx2":  # over C groups of one channel (aBCde8c8b), as over blocked memory
                 _, gw, gb = conv_grouped._direct_groups_weights(dy, x, g, groups, has_bias, prof, mask)
+            elif weights == "gemm:jit":  # gemm:jit nspc over the groups as at SSE4.1, oneDNN's AVX2 sgemm
+                gw = _dw_weights_gemm(dy, x, g, threads, og.AVX2) if mask[1] else None
+                gb = _gemm_bias(dy) if mask[2] and has_bias else None
             else:
                 _dw_reduction_nonfinite(dy, x, g, x.shape[1], threads, mask, has_bias)
                 gw, gb = _dw_nxc_weights(dy, x, g, x.shape[1], threads, has_bias and mask[2], True)
@@ -1304,7 +1319,7 @@ def _dw_data(dy, w, g1):
     return f32(out[:, :, 0].swapaxes(0, 1))
 
 
-def _dw_weights_gemm(dy, x, g1, threads):
+def _dw_weights_gemm(dy, x, g1, threads: int, isa: str = og.SSE41):
     """gemm:jit nspc backward weights with groups = C (weights decab): per group and image one sgemm
     of M = 1 (its gemv: 'T' over the im2col columns, x = grad_output strided by C; 'N' for 1x1 plain)."""
     n, _c, h, wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g1
@@ -1325,11 +1340,11 @@ def _dw_weights_gemm(dy, x, g1, threads):
                 d = f32(dy[im].transpose(1, 2, 0)).reshape(-1)[ch:]  # A[0, p] = d[p*C]
                 if plain:
                     src = f32(x[im].transpose(1, 2, 0)).reshape(-1)[ch:]
-                    conv_nhwc._sgemm(False, True, 1, ks, os_, d, c, src, c, int(im > lo), acc, 1, nthr_gemm)
+                    conv_nhwc._sgemm(False, True, 1, ks, os_, d, c, src, c, int(im > lo), acc, 1, nthr_gemm, isa)
                 else:
                     rows = conv_nhwc._im2col_rows(x[im, ch : ch + 1], kh, kw, sh, sw, ph, pw, oh, ow)
                     conv_nhwc._sgemm(False, False, 1, ks, os_, d, c, f32(rows.T).reshape(-1), os_, int(im > lo), acc, 1,
-                           nthr_gemm)  # fmt: skip
+                           nthr_gemm, isa)  # fmt: skip
             parts.append(acc)
         tot = parts[0]
         for p in parts[1:]:
