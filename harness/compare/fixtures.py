@@ -18,7 +18,7 @@ from harness.core.ulp import TensorComparison, compare_tensors
 from harness.formats import nanogpt, ops, upstream
 from harness.formats.nanogpt import DIGEST_KINDS, NanoGPTFixture, StepRecord, hex_digest
 from harness.formats.ops import OpFixture
-from harness.platform.emulation import emulated_cpu_model
+from harness.platform.emulation import emulated_cpu_model, emulated_x86_model
 
 
 @dataclass
@@ -98,15 +98,44 @@ def _check_same_inputs(a: OpFixture, b: OpFixture, subset: bool) -> list[str]:
     return keys
 
 
+def qemu_x86_nan_pick(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether one of two provenances is a run under qemu-x86_64 and the other not. QEMU 7.2's SSE and AVX
+    arithmetic keeps, where two NaNs meet, x87's pick (a quiet NaN before a signalling one, then the larger
+    significand); Intel and AMD silicon keep the first source operand's (harness.impl.nans.
+    refuse_nans_under_qemu_x86; docs/emulation.md, "NaNs recorded under qemu-x86_64"). So such a run's NaNs
+    need not be a CPU's: an element NaN on both sides is set apart (``nan_apart``), never a match of the CPU
+    nor a mismatch. Two runs under QEMU pick alike."""
+    return bool(emulated_x86_model(a)) != bool(emulated_x86_model(b))
+
+
+def nan_apart(expected: np.ndarray, actual: np.ndarray) -> np.ndarray | None:
+    """The elements NaN on both sides (the only ones a NaN pick can change: it chooses which NaN comes out,
+    never a number) of two float tensors; None where there are none."""
+    ea, aa = np.asarray(expected), np.asarray(actual)
+    if ea.dtype.kind != "f" or ea.shape != aa.shape or ea.dtype != aa.dtype:
+        return None
+    both = np.isnan(ea) & np.isnan(aa)
+    return both if both.any() else None
+
+
+def compare_output(name: str, expected: np.ndarray, actual: np.ndarray, nan_pick: bool) -> TensorComparison:
+    """``compare_tensors`` of one output, its elements NaN on both sides set apart where ``nan_pick``
+    (``qemu_x86_nan_pick`` of the two fixtures' provenances)."""
+    return compare_tensors(name, expected, actual, apart=nan_apart(expected, actual) if nan_pick else None)
+
+
 def diff_ops(a: OpFixture, b: OpFixture, *, subset: bool = False) -> OpsDiff:
-    """Compare every output of B with A's; ``subset`` lets B hold only some of A's cases."""
+    """Compare every output of B with A's; ``subset`` lets B hold only some of A's cases. Where one of
+    them was recorded under qemu-x86_64 and the other not (``qemu_x86_nan_pick``), the elements NaN on
+    both sides are set apart (counted apart in the report, not compared)."""
+    nan_pick = qemu_x86_nan_pick(a.provenance, b.provenance)
     cases = []
     for key in _check_same_inputs(a, b, subset):
         ra, rb = a.cases[key], b.cases[key]
         if set(ra.outputs) != set(rb.outputs):  # compared by name: the order they are stored in is no matter
             raise ParityError(f"{key}: outputs {sorted(rb.outputs)} of {b.path} are not {sorted(ra.outputs)}")
         try:
-            tensors = [compare_tensors(n, ra.outputs[n], rb.outputs[n]) for n in ra.outputs]
+            tensors = [compare_output(n, ra.outputs[n], rb.outputs[n], nan_pick) for n in ra.outputs]
         except ValueError as err:
             raise ParityError(f"{key}/{err}") from None
         cases.append(CaseDiff(ra.op, ra.case, tensors))
@@ -332,6 +361,8 @@ def summary_dict(diff: OpsDiff | NanoGPTDiff) -> dict[str, Any]:
         ops = diff.ops()
         same = [op for op, cases in ops.items() if all(c.bit_identical for c in cases)]
         return {"ops": len(ops), "ops_bit_identical": len(same), "cases": len(diff.cases),
-                "cases_bit_identical": sum(c.bit_identical for c in diff.cases)}  # fmt: skip
+                "cases_bit_identical": sum(c.bit_identical for c in diff.cases),
+                "nan_set_apart": sum(t.set_apart for c in diff.cases for t in c.tensors),
+                "nan_set_apart_differ": sum(t.set_apart_differ for c in diff.cases for t in c.tensors)}  # fmt: skip
     return {"steps": len(diff.steps), "steps_bit_identical": diff.identical_steps,
             "first_divergence": None if diff.first is None else vars(diff.first)}  # fmt: skip

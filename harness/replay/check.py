@@ -15,9 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness.compare.fixtures import compare_output, qemu_x86_nan_pick
 from harness.core.errors import ParityError
 from harness.core.op_ids import MODEL_OP_IDS, OP_IDS, parse_op_list
-from harness.core.ulp import compare_tensors, describe
+from harness.core.ulp import describe
 from harness.formats.ops import read_op_fixture
 from harness.impl.known_gaps import GAPS_FILE, Gap, KnownGaps, load_gaps, save_gaps
 from harness.impl.profiles import (
@@ -133,6 +134,7 @@ def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
     platform = str(expected.attrs["platform_id"])
     impl, missing = impl_op_fixture(expected, fixture_check_profile(expected.attrs))
     note = unmodelled_note(platform)
+    nan_pick = qemu_x86_nan_pick(expected.provenance, impl.provenance)
     gaps, lines = [], []
     for key, rec in expected.cases.items():
         got = impl.cases.get(key)
@@ -143,10 +145,11 @@ def measure(path: Path, ops: list[str]) -> tuple[list[Gap], list[str]]:
                 gaps.append(Gap(platform, rec.op, rec.case, name, None, int(want.size), int(want.size), why))
                 lines.append(f"{where} MISSING {name}: {why}")
                 continue
-            c = compare_tensors(name, want, got.outputs[name])
+            c = compare_output(name, want, got.outputs[name], nan_pick)
             lines.append(f"{where} {'EXACT' if c.bit_identical else 'DIFF '} {describe(c)}")
             if not c.bit_identical:
-                gaps.append(Gap(platform, rec.op, rec.case, name, c.max_ulp, c.count - c.identical, c.count, note))
+                differ = c.count - c.identical - c.set_apart
+                gaps.append(Gap(platform, rec.op, rec.case, name, c.max_ulp, differ, c.count, note))
     return gaps, lines
 
 

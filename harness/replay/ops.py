@@ -15,9 +15,11 @@ def impl_op_fixture(expected: OpFixture, profile: KernelProfile | None = None) -
     count (or ``profile``); returns (fixture, what was left out and why: {op: why the impl has no
     kernel for it} and {op/case: why the impl refused that case, or an output of it}) -- cases of ops
     without a kernel, cases whose kernel the impl does not model under the profile (ParityError) and
-    outputs a runner refused are left out."""
+    outputs a runner refused are left out. Its provenance is the fixture's but for ``emulation``: the impl's
+    NaNs, where two meet, are the silicon's pick (harness.compare.fixtures.qemu_x86_nan_pick), not QEMU's."""
     profile = profile or profile_for_fixture(expected.attrs)
-    attrs = {**expected.attrs, "platform_id": f"impl {profile.label}"}
+    provenance = {**expected.provenance, "emulation": ""}
+    attrs = {**expected.attrs, "platform_id": f"impl {profile.label}", "provenance": provenance}
     out = OpFixture(expected.path.with_name(f"impl:{profile.name}-t{profile.threads}"), attrs)
     missing: dict[str, str] = {}
     for key, rec in expected.cases.items():

@@ -1,16 +1,17 @@
 """Reports of a comparison: terminal (rich), markdown, JSON and self-contained HTML.
 
-JSON schema "parity-harness/report", version 2::
+JSON schema "parity-harness/report", version 3::
 
-    {"schema": "parity-harness/report", "schema_version": 2,
+    {"schema": "parity-harness/report", "schema_version": 3,
      "kind": "ops" | "nanogpt", "expected": str, "actual": str, "note": str,
      "impl_known_gaps": null | [str],  # the reference implementation's known gaps that concern this
                                        # report; null where the report is not of the reference
                                        # implementation under the fixture's own profile
      "bit_identical": bool, "summary": {...},
      "ops": [{"op": str, "bit_identical": bool, "max_ulp": int, "max_scaled_ulp": float, "sign_flips": int,
+              "set_apart": int,
               "cases": [{"case": str, "bit_identical": bool, "max_ulp": int, "max_scaled_ulp": float,
-                         "sign_flips": int, "tensors": [TensorComparison]}]}],      # kind "ops"
+                         "sign_flips": int, "set_apart": int, "tensors": [TensorComparison]}]}],  # kind "ops"
      "nanogpt": {"init_identical": bool,
                  "first_divergence": null | {"step", "stage", "tensor", "detail"},
                  "steps": [{"step", "identical", "loss_ulp", "grad_norm_ulp",
@@ -21,14 +22,20 @@ JSON schema "parity-harness/report", version 2::
 A TensorComparison is {"name", "dtype", "shape", "count", "identical", "signed_zero",
 "nan_payload", "non_finite", "max_ulp", "max_ulp_index", "mean_ulp", "histogram",
 "first_mismatch": null | {"index", "expected", "expected_hex", "actual", "actual_hex"},
-"max_abs_diff", "max_rel_diff", "scale", "scaled_ulp", "sign_flips"}; see harness.core.ulp for the
-rules. "scaled_ulp" is max|expected - actual| in ULPs of max|expected| (the error at the
+"max_abs_diff", "max_rel_diff", "scale", "scaled_ulp", "sign_flips", "set_apart", "set_apart_differ"};
+see harness.core.ulp for the rules. "scaled_ulp" is max|expected - actual| in ULPs of max|expected| (the error at the
 tensor's own scale, meaningful where the max ULP is not: near zero), "sign_flips" the elements
 whose non-zero values have opposite signs.
 
 Changes from version 1: "impl_known_gaps" is null, not [], where gaps do not apply (so [] says
 "none"); "max_scaled_ulp" and "sign_flips" per op and case, "max_value_scaled_ulp" per step,
 "scale", "scaled_ulp" and "sign_flips" per tensor are new.
+
+Changes from version 2: "set_apart" and "set_apart_differ" per tensor, "set_apart" per op and case, "nan_set_apart" and
+"nan_set_apart_differ" in an ops summary: where one side was recorded under qemu-x86_64 and the other
+not, the elements NaN on both sides are not compared (QEMU's NaN where two meet is not a CPU's;
+harness.compare.fixtures.qemu_x86_nan_pick), counted there and in the headline; "identical" counts the
+compared elements alone.
 
 Several reports (the parity suite's, one per fixture) render as one document: a JSON list of
 the above, one markdown file, one HTML page (``render_all``).
@@ -45,10 +52,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.compare.fixtures import NanoGPTDiff, OpsDiff, summary_dict
-from harness.core.ulp import describe, scaled
+from harness.core.ulp import describe, scaled, set_apart_text
 
 SCHEMA = "parity-harness/report"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FORMATS = ("terminal", "markdown", "json", "html")
 _SUFFIXES = {".json": "json", ".md": "markdown", ".html": "html", ".htm": "html"}
 
@@ -66,6 +73,7 @@ def _case_figures(tensors: Sequence[Any]) -> dict[str, Any]:
         "max_ulp": max((t.max_ulp for t in tensors), default=0),
         "max_scaled_ulp": max((t.scaled_ulp for t in tensors), default=0.0),
         "sign_flips": sum(t.sign_flips for t in tensors),
+        "set_apart": sum(t.set_apart for t in tensors),
     }
 
 
@@ -129,7 +137,12 @@ def headline(data: dict[str, Any]) -> str:
     """The one-line summary of a report (its JSON data)."""
     s = data["summary"]
     if data["kind"] == "ops":
-        return f"{s['ops_bit_identical']}/{s['ops']} ops bit-identical ({s['cases_bit_identical']}/{s['cases']} cases)"
+        where = " where compared" if s["nan_set_apart"] else ""
+        cases = f"{s['cases_bit_identical']}/{s['cases']} cases"
+        line = f"{s['ops_bit_identical']}/{s['ops']} ops bit-identical{where} ({cases})"
+        if s["nan_set_apart"]:
+            line += f"; {set_apart_text(s['nan_set_apart'], s['nan_set_apart_differ'])}"
+        return line
     first = data["nanogpt"]["first_divergence"]
     where = "no divergence" if first is None else (
         f"first divergence at step {first['step']}, {first['stage']}: {first['detail']}"
@@ -146,11 +159,11 @@ def _op_rows(data: dict[str, Any]) -> list[tuple[str, ...]]:
     for op in data["ops"]:
         cases = op["cases"]
         same = sum(c["bit_identical"] for c in cases)
-        worst = next((t for c in cases for t in c["tensors"] if t["identical"] != t["count"]), None)
+        worst = next((t for c in cases for t in c["tensors"] if t["identical"] + t["set_apart"] != t["count"]), None)
         where = (
             "" if worst is None else f"{worst['name']} of {next(c['case'] for c in cases if not c['bit_identical'])}"
         )
-        bits = "=" if op["bit_identical"] else "differs"
+        bits = "differs" if not op["bit_identical"] else "=, NaNs apart" if op["set_apart"] else "="
         scaled_ulp = _scaled_cell(op["max_scaled_ulp"], op["bit_identical"])
         rows.append((op["op"], bits, f"{same}/{len(cases)}", str(op["max_ulp"]), scaled_ulp,
                      str(op["sign_flips"] or ""), where))  # fmt: skip
@@ -208,10 +221,12 @@ def _terminal(data: dict[str, Any], diff: OpsDiff | NanoGPTDiff) -> str:
 
 
 def _tensor_lines(diff: OpsDiff | NanoGPTDiff) -> list[tuple[str, str]]:
-    """(op/case, its description) per differing op output."""
+    """(op/case, its description) per differing op output and per one with elements set apart."""
     if not isinstance(diff, OpsDiff):
         return []
-    return [(f"{c.op}/{c.case}", describe(t)) for c in diff.cases for t in c.tensors if not t.bit_identical]
+    return [
+        (f"{c.op}/{c.case}", describe(t)) for c in diff.cases for t in c.tensors if not t.bit_identical or t.set_apart
+    ]
 
 
 def _gap_lines(data: dict[str, Any]) -> list[str]:
@@ -347,7 +362,7 @@ def _count_cell(n: int, same: bool) -> str:
 
 
 def _html_cell(t: dict[str, Any]) -> str:
-    same = t["identical"] == t["count"]
+    same = t["identical"] + t["set_apart"] == t["count"]
     style = f"background:{heat_colour(t['scaled_ulp'] if t['max_ulp'] else 0, same)}"
     label = "=" if same else f"{t['max_ulp']}<br>{scaled(t['scaled_ulp'])} at scale"
     title, name = html.escape(describe_dict(t)), html.escape(t["name"])
