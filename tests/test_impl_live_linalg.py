@@ -247,22 +247,21 @@ def test_gemv_sums_of_minus_zero(m: int, n: int, trans_b: bool, threads: int) ->
 @needs_modelled_mkl
 @needs_verified_profile
 @settings(max_examples=5, deadline=None)
-@given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), n=st.integers(1, 160), k=st.integers(2, 20), unit=st.booleans(),
+@given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), n=st.integers(1, 160), k=st.integers(1, 20), unit=st.booleans(),
        seed=SEEDS, threads=THREADS)  # fmt: skip
 @example(batch=(1, 2, 2), n=64, k=8, unit=True, seed=0, threads=2)  # Qwen3-Next's chunks of 64
 @example(batch=(2,), n=31, k=5, unit=False, seed=1, threads=1)  # strsmlt's pairs and last row, strsmlun's top
 @example(batch=(), n=150, k=10, unit=False, seed=2, threads=4)  # 64-row blocks, sgemm updates of 2 and 4 columns
+@example(batch=(2,), n=129, k=5, unit=True, seed=3, threads=4)  # updates of one row and of a thread's one column
+@example(batch=(), n=97, k=1, unit=False, seed=4, threads=2)  # one column: strsv's 32-row blocks and the gemv between
 def test_solve_triangular_and_its_backward_from_a_trace(
     batch: tuple[int, ...], n: int, k: int, unit: bool, seed: int, threads: int
 ) -> None:
     """torch.linalg.solve_triangular of a lower triangle (n up to 160, unit or not) and autograd's upper solve
     on its transpose, traced and replayed through impl_ops: MKL strsm's strsmlt and strsmlun orders, past 64
-    rows their 64-row blocks and MKL's sgemm updates (n % 64 == 1 and one column per thread past 64 rows, which
-    are refused, are moved off)."""
+    rows their 64-row blocks and MKL's sgemm updates; one column: MKL's strsv."""
     if live_profile().blas != MODELLED_BLAS:
         pytest.skip("MKL strsm's order is measured on its generic path only")
-    if n > 64:
-        n, k = n + (n % 64 == 1), max(k, 2 * threads)
     use_threads(threads)
     rng = np.random.default_rng(seed)
     diag = np.eye(n, dtype=np.float32) * (1.0 if unit else rng.uniform(0.5, 3.0, n).astype(np.float32))

@@ -37,7 +37,7 @@ def trsm_inputs(
         a[..., np.arange(n), np.arange(n)] = diag.astype(np.float32)
     b[..., 0, 0] = -0.0
     b[..., 1, -1] = np.float32(1e-41)
-    if n > 8:
+    if n > 8 and k > 1:
         b.reshape(-1, n, k)[-1, n // 2, 1] = np.inf
     return (np.swapaxes(a, -1, -2) if upper else a), b
 
@@ -126,7 +126,61 @@ BEYOND = (
     (1, (2,), 128, 8, True, True, 0, 38,
      "f3cdd779581c20294bd11139d3e0b659c01366f7e3c6bc5cfb368bd6acf75e59"),
 )
+# (threads, batch, n, k, upper, unit, offset, seed, digest): one right-hand column (MKL's strsv: 32-row blocks, the
+# gemv between them; odd last rows, the column's copy off a 16-byte boundary in later items)
+STRSV = (
+    (1, (), 40, 1, False, True, 1, 40,
+     "225d28028a49d6b08754776569c427cfad09711bb3758e5be193d9f601095808"),
+    (2, (2,), 130, 1, False, False, 2, 41,
+     "ba1bcaa0ee45fc5ae90148eb5ea6f0abc5005a1badad8762112a59c084f09d4c"),
+    (4, (3,), 9, 1, False, True, 3, 42,
+     "f3e85834b14d6e7ab2f120513a3ca2b452a91a7e283d5e8eff8e5005323a667d"),
+    (1, (), 255, 1, False, False, 0, 43,
+     "6c653c5dbd596025a4abec90c70898ec542f5bc19ab402815bbc5f21cea148d3"),
+    (1, (3,), 131, 1, True, True, 1, 44,
+     "40f698abb707c88310a5bd2b254ac7ba46dda1fdb71951e57db9a565ffc68a67"),
+    (2, (), 37, 1, True, False, 2, 45,
+     "d5ce3b8791045be522f77a8c3d5db7723a238d6f9bfdcf8c3c64590a025430b9"),
+    (1, (2, 2), 2, 1, True, False, 0, 46,
+     "29a960ab28d625e24e2936ae5fc3178abd2552c9e7cec667e400c2e823968af7"),
+    (4, (2,), 201, 1, True, False, 3, 47,
+     "3c9057d8b3c8c49d5dfc2ee5d3de92ae77038dafaee142d784ab565fda0afe3b"),
+)
+# (threads, batch, n, k, upper, unit, offset, seed, digest): one column on the other two layouts, the op's upper
+# triangle of a C-contiguous A (MKL's strsv_ltu / ltn) and its lower triangle of a transposed one (strsv_lnu / lnn)
+STRSV_OTHER = (
+    (1, (), 40, 1, True, True, 1, 60,
+     "c512de1ee2ee9b19a950bd7145b6c0ccd13f6c1d1e93f35104171cf43938fa50"),
+    (2, (2,), 130, 1, True, False, 2, 61,
+     "89da8dc5dd9f86edc586cd378a70cd2780e2ae8a0399b05b633a6130eaa9c805"),
+    (1, (3,), 33, 1, True, False, 3, 62,
+     "63bd144abbf7b090398d2aa167c9de3b756e468a0034d653c242df104f0816c1"),
+    (1, (2,), 99, 1, False, True, 0, 63,
+     "cb06bbcc793a4498722f8b4568b8e34f2141e8c6ffc095cd44c4bc9903ad3eed"),
+    (4, (), 200, 1, False, False, 1, 64,
+     "3f1655996050ea37953094ce0f71dd6b3f0b286d1f95612b87071cd9b1c49543"),
+)
+# (threads, batch, n, k, upper, unit, offset, seed, digest): past 64 rows, an sgemm update of one row (n % 64 == 1)
+# or of a thread's one column (MKL's sgemm_pst, not its gemv)
+UPDATES = (
+    (1, (), 65, 3, False, True, 0, 50,
+     "4c50202adc21ec516bbb1dfc4bb5c7606c706630d5ba1d4bc283787c72a03857"),
+    (1, (2,), 129, 5, True, False, 1, 51,
+     "72db9a3bcf1a7021b55bbb1eea30cb8362057ecb7ded423bd66a8b10030ec60c"),
+    (2, (), 193, 2, False, False, 2, 52,
+     "499f53cdcd4adbf2620c37daa46a359ec819b5aadf6fb010d41394fff636d356"),
+    (4, (), 100, 5, False, True, 3, 53,
+     "8dad216bd1b02187fcfe76c677e42701e1a32f9fcf10f562c8c8fc3575e09800"),
+    (2, (2,), 256, 3, False, False, 1, 54,
+     "2300d973e36450dff32b02342e6aee9556ebedf45fd379a9a2bd29c7401b8fd2"),
+    (4, (), 150, 4, True, True, 0, 55,
+     "0bf96f70020fa57191aa57ebca7e8069d0244f97795b72d489616221ada91589"),
+)
 # fmt: on
+
+
+def _case_id(c: tuple) -> str:
+    return f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'unit' if c[5] else 'diag'}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}")
@@ -137,9 +191,7 @@ def test_solve_triangular_replays_recorded_bits(case: tuple) -> None:
     assert bits_sha256(linalg.solve_triangular(a, b, upper, True, _strides(a.shape, upper), 0, profile)) == digest
 
 
-@pytest.mark.parametrize(
-    "case", MORE, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'unit' if c[5] else 'diag'}"
-)
+@pytest.mark.parametrize("case", MORE, ids=_case_id)
 def test_solve_triangular_off_the_blocks_and_diagonals_replays_recorded_bits(case: tuple) -> None:
     threads, batch, n, k, upper, unit, offset, seed, digest = case
     a, b = trsm_inputs(batch, n, k, upper, seed, unit)
@@ -148,10 +200,8 @@ def test_solve_triangular_off_the_blocks_and_diagonals_replays_recorded_bits(cas
     assert bits_sha256(got) == digest
 
 
-@pytest.mark.parametrize(
-    "case", BEYOND, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'unit' if c[5] else 'diag'}"
-)
-def test_solve_triangular_past_64_rows_replays_recorded_bits(case: tuple) -> None:
+@pytest.mark.parametrize("case", BEYOND + STRSV + UPDATES, ids=_case_id)
+def test_solve_triangular_past_64_rows_and_one_column_replay_recorded_bits(case: tuple) -> None:
     threads, batch, n, k, upper, unit, offset, seed, digest = case
     a, b = trsm_inputs(batch, n, k, upper, seed, unit)
     profile = profile_for_capability("AVX2", threads, "x86_64")
@@ -159,43 +209,52 @@ def test_solve_triangular_past_64_rows_replays_recorded_bits(case: tuple) -> Non
     assert bits_sha256(got) == digest
 
 
+@pytest.mark.parametrize("case", STRSV_OTHER, ids=_case_id)
+def test_solve_triangular_one_column_on_the_other_layouts_replays_recorded_bits(case: tuple) -> None:
+    """The op's upper triangle of a C-contiguous A, its lower triangle of a transposed one."""
+    threads, batch, n, k, upper, unit, offset, seed, digest = case
+    a, b = trsm_inputs(batch, n, k, upper, seed, unit)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = linalg.solve_triangular(a, b, upper, unit, _strides(a.shape, not upper), 4 * offset, profile)
+    assert bits_sha256(got) == digest
+
+
 def test_solve_triangular_refuses_what_was_not_measured() -> None:
-    """One column, a last update of one row, a lower solve past 64 rows where a thread takes one column,
-    another layout or an address off 4 bytes, NaNs."""
+    """Another layout or an address off 4 bytes, NaNs (one column's too)."""
     profile = profile_for_capability("AVX2", 1, "x86_64")
     a, b = trsm_inputs((), 8, 3, False, 5)
     c_order = _strides(a.shape, False)
-    one = trsm_inputs((), 8, 1, False, 5)
-    with pytest.raises(ParityError, match="one right-hand column"):
-        linalg.solve_triangular(*one, False, True, _strides(one[0].shape, False), 0, profile)
-    last = trsm_inputs((), 129, 3, True, 5)
-    with pytest.raises(ParityError, match="update of one row"):
-        linalg.solve_triangular(*last, True, True, _strides(last[0].shape, True), 0, profile)
-    thin = trsm_inputs((), 100, 5, False, 5)
-    with pytest.raises(ParityError, match="a thread's one column"):
-        four = profile_for_capability("AVX2", 4, "x86_64")
-        linalg.solve_triangular(*thin, False, True, _strides(thin[0].shape, False), 0, four)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
         linalg.solve_triangular(a, b, False, True, [1, 8], 0, profile)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
         linalg.solve_triangular(a, b, False, True, c_order, 2, profile)
+    up = trsm_inputs((), 40, 3, True, 5)
+    with pytest.raises(ParityError, match="measured on the transpose"):  # strsm's L T: one column only (strsv)
+        linalg.solve_triangular(*up, True, True, _strides(up[0].shape, False), 0, profile)
+    one = trsm_inputs((), 40, 1, True, 5)
+    with pytest.raises(ParityError, match="and their transposes"):
+        linalg.solve_triangular(*one, True, True, [80, 1], 0, profile)
+    one[1][7, 0] = np.nan
+    with pytest.raises(ParityError, match="NaN operands"):
+        linalg.solve_triangular(*one, True, True, _strides(one[0].shape, True), 0, profile)
     b[3, 1] = np.nan
     with pytest.raises(ParityError, match="NaN operands"):
         linalg.solve_triangular(a, b, False, True, c_order, 0, profile)
 
 
-if __name__ == "__main__":  # pragma: no cover - records MORE's and BEYOND's digests with torch
+if __name__ == "__main__":  # pragma: no cover - records the digests of MORE and the lists after it with torch
     import torch
 
-    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE + BEYOND:
+    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE + BEYOND + STRSV + UPDATES + STRSV_OTHER:
+        other = (threads, batch, n, k, upper, unit, offset, seed, _) in STRSV_OTHER  # A's other layout
         torch.set_num_threads(threads)
         a, b = trsm_inputs(batch, n, k, upper, seed, unit)
-        stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper else a)
+        stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper != other else a)
         room = torch.empty(stored.size + 16)
         start = (16 - room.data_ptr() % 64 // 4) % 16 + offset
         held = room[start : start + stored.size].view(stored.shape)
         held.copy_(torch.from_numpy(stored))
         assert held.data_ptr() % 64 == 4 * offset
-        op_a = held.mT if upper else held
+        op_a = held.mT if upper != other else held
         x = torch.linalg.solve_triangular(op_a, torch.from_numpy(b), upper=upper, unitriangular=unit)
         print(threads, batch, n, k, upper, unit, offset, seed, bits_sha256(x.numpy()))

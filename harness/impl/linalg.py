@@ -46,6 +46,8 @@ def _lib() -> ctypes.CDLL:
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
         lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
+        lib.trsm_update.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, f32]
+        lib.strsv_left.argtypes = [i32, i32, i32, _I64, _P, _I64, _P]
         lib._typed = True
     return lib
 
@@ -1101,13 +1103,13 @@ def solve_triangular(
     ``a`` (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (``_strsm``),
     where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a C-contiguous
     ``a`` (strsm L U T, its kernel strsmlt, on its memory) or upper = True on the transpose of a C-contiguous
-    tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. ``align``: the address of ``a`` past
-    64 bytes (each row's 16-byte boundary decides strsmlt's order). Refused: other layouts and flags (the op's
-    upper triangle of a C-contiguous ``a``, its lower of a transposed one, right-side solves), a single
-    right-hand column (MKL's strsv), n past 64 with n % 64 == 1 (the last update one row: MKL's sgemm_pst of
-    m = 1, whose order differs from csrc/mkl_sgemm.h's), the lower solve past 64 where a thread takes one column
-    (MKL's update of n = 1, TN: likewise), a batch broadcast, NaN operands (which NaN a sum keeps is not modelled),
-    MKL's Intel paths and CBWR, and aarch64."""
+    tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. One right-hand column is MKL's strsv
+    (csrc/gemm.c strsv_left), on those two layouts and the other two (the op's upper triangle of a C-contiguous
+    ``a``: MKL's L T; its lower of a transposed one: L N). ``align``: the address of ``a`` past 64 bytes (each
+    row's 16-byte boundary decides strsmlt's and strsv's orders). Refused: other layouts and flags (with two or
+    more columns the op's upper triangle of a C-contiguous ``a`` and its lower of a transposed one, right-side
+    solves), a batch broadcast, NaN operands (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR,
+    and aarch64."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"linalg_solve_triangular of {a.dtype} and {b.dtype}: the impl reproduces float32 only")
@@ -1116,36 +1118,34 @@ def solve_triangular(
     n, k = b.shape[-2], b.shape[-1]
     if a.ndim < 2 or a.shape[-2:] != (n, n) or a.shape[:-2] != b.shape[:-2]:
         raise ParityError(f"linalg_solve_triangular of {list(a.shape)} and {list(b.shape)}: broadcast or not square")
-    if k < 2:
-        raise ParityError(
-            f"linalg_solve_triangular with n = {n}, k = {k}: one right-hand column (MKL's strsv) is not modelled"
-        )
-    if n > _TRSM_BLOCK and n % _TRSM_BLOCK == 1:
-        raise ParityError(
-            f"linalg_solve_triangular with n = {n}: MKL's sgemm update of one row (m = 1, sgemm_pst) is not modelled"
-        )
-    if n > _TRSM_BLOCK and not upper and k // min(profile.threads, k) == 1:
-        raise ParityError(
-            f"linalg_solve_triangular with n = {n}, k = {k} on {profile.threads} threads: a thread's one column takes "
-            "MKL's sgemm update of n = 1 (TN), whose order differs from csrc/mkl_sgemm.h's: not modelled"
-        )
     items = int(np.prod(a.shape[:-2], dtype=np.int64))
     c_order = [n * n * int(np.prod(a.shape[d + 1 : -2], dtype=np.int64)) for d in range(a.ndim - 2)] + [n, 1]
     f_order = [*c_order[:-2], 1, n]
-    if not _same_layout(a.shape, a_stride, f_order if upper else c_order) or align % 4:
+    transposed = upper  # strsm's measured calls: the lower triangle of a C-contiguous a, the upper of its transpose
+    if k == 1 and _same_layout(a.shape, a_stride, c_order if upper else f_order):
+        transposed = not upper  # strsv also on the other two: MKL's L T and L N
+    if not _same_layout(a.shape, a_stride, f_order if transposed else c_order) or align % 4:
         want = "the transpose of a C-contiguous tensor" if upper else "C-contiguous"
+        want = "C-contiguous operands and their transposes" if k == 1 else f"{want} operands"
         raise ParityError(
             f"linalg_solve_triangular (upper = {upper}) of strides {a_stride}, {align} bytes past 64: MKL's order is "
-            f"measured on {want} operands only"
+            f"measured on {want} only"
         )
     if np.isnan(a).any() or np.isnan(b).any():
         raise ParityError("linalg_solve_triangular of NaN operands: which NaN MKL's sums keep is not modelled")
     size = items * n * n
     stored = aligned(size + 4)[align % 16 // 4 :][:size].reshape(items, n, n)  # A at torch's address mod 16
-    stored[...] = (np.swapaxes(a, -1, -2) if upper else a).reshape(items, n, n)
+    stored[...] = (np.swapaxes(a, -1, -2) if transposed else a).reshape(items, n, n)
     held = aligned(items * k * n).reshape(items, k, n)  # torch's column-major copy of B, solved in place
     held[...] = np.swapaxes(b.reshape(items, n, k), -1, -2)
+    lib = _lib()
     for item in range(items):
+        if k == 1:  # MKL's strsv (xstrsm hands it one column)
+            mkl_upper = upper == transposed  # MKL sees A's memory as column-major: a C-contiguous a is transposed
+            lib.strsv_left(
+                mkl_upper, not transposed, unitriangular, n, stored[item].ctypes.data, n, held[item].ctypes.data
+            )
+            continue
         at = (align + 4 * n * n * item) % 16  # each matrix's own address: the batch's items lie n * n floats apart
         _strsm(upper, unitriangular, stored[item], at, held[item], profile)
     return np.ascontiguousarray(np.swapaxes(held, -1, -2)).reshape(b.shape)
@@ -1158,7 +1158,8 @@ def _strsm(upper: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, pr
     and the last thread the rest (t = min(threads, k)); each solves 64-row blocks by one strsmlt / strsmlun call
     (csrc/gemm.c strsm_left), from the top for the op's lower (strsmlt), from the bottom for its upper
     (strsmlun), and after each block updates all rows still to solve by one sgemm of its 64 columns on its own
-    columns, C = C - A @ X (alpha -1, beta 1; MKL's TN, resp. NN: csrc/mkl_sgemm.h on one thread)."""
+    columns, C = C - A @ X (alpha -1, beta 1; MKL's TN, resp. NN: its own xsgemm, straight to its serial kernels
+    even for one row or column, csrc/gemm.c trsm_update)."""
     n, k = a.shape[0], x.shape[0]
     lib, base, xb = _lib(), a.ctypes.data, x.ctypes.data
     t = min(profile.threads, k)
@@ -1176,11 +1177,10 @@ def _strsm(upper: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, pr
         for c0, kc in parts:
             col = xb + 4 * c0 * n
             if upper:  # rows [0, lo) -= U[0:lo, lo:hi] @ X[lo:hi] (U (i, j) at a[j * n + i])
-                lib.gemm(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * lo * n, n, 1, col, n,
-                         1, 0, 1, 0, 1, _GEMM_MKL, 0, -1.0)  # fmt: skip
+                lib.trsm_update(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * lo * n, n, 1, col, n, 0, -1.0)
             else:  # rows [hi, n) -= L[hi:n, lo:hi] @ X[lo:hi]
-                lib.gemm(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * (hi * n + lo), 1, n, col + 4 * hi, n,
-                         1, 0, 1, 2, 1, _GEMM_MKL, 0, -1.0)  # fmt: skip
+                lib.trsm_update(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * (hi * n + lo), 1, n, col + 4 * hi, n,
+                                2, -1.0)  # fmt: skip
 
 
 def _same_layout(shape: tuple[int, ...], stride: list[int] | None, want: list[int]) -> bool:

@@ -58,6 +58,21 @@ void gemm(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t 
         mkl_sgemm(&g);
 }
 
+/* C = C + alpha * A @ B (beta 1) as MKL's strsm_l2 calls its own xsgemm between 64-row blocks
+ * (harness/impl/linalg.py _strsm; traced with gdb: mkl_blas_def_xsgemm -> xsgemm_bdz -> sgemm_pst for the
+ * small shapes, on one thread): MKL's serial kernels (csrc/mkl_sgemm.h mkl_serial) whatever the shape, never
+ * the gemv that sgemm_'s own entry takes for one row or column (mkl_sgemm). The operands as gemm's, on MKL's
+ * generic path; trans as gemm's. */
+void trsm_update(int64_t M, int64_t N, int64_t K, const float *A, int64_t sa0, int64_t sa1, const float *B, int64_t sb0,
+                 int64_t sb1, float *C, int64_t ldc, int32_t trans, float alpha) {
+    const sgemm_t g = {
+        .M = M, .N = N, .K = K, .alpha = alpha, .beta = 1.0f, .A = A, .sa0 = sa0, .sa1 = sa1, .B = B, .sb0 = sb0,
+        .sb1 = sb1, .C = C, .ldc = ldc, .ta = trans & 1, .tb = (trans >> 1) & 1, .threads = 1,
+        .a_off = mkl_off(A), .b_off = mkl_off(B), .c_off = mkl_off(C),
+    };
+    if (M > 0 && N > 0) mkl_serial(&g);
+}
+
 typedef struct {
     int64_t M, N, K;
     const float *A;
@@ -369,5 +384,145 @@ void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *
 #undef A
 #undef X
 #undef R
+    }
+}
+
+/* ------------------------------------------------------------------------------ strsv (one right-hand column)
+ * MKL strsv (2024.2, the generic path: measured on a Zen 5), what MKL's strsm runs for one right-hand column
+ * (mkl_blas_def_xstrsv, its calls traced with gdb), its kernels read from their machine code; x (n) in place,
+ * B on entry; every product rounded, no FMA; the arrays at torch's addresses mod 16 bytes (their own
+ * addresses give MKL's alignment). MKL sees A's memory as column-major: the op's lower triangle of a
+ * C-contiguous A is U T, its upper triangle L T; of A's transpose (autograd's backward of those) U N and L N.
+ *
+ * Rows in blocks of 32, from the top for U T and L N, from the bottom for L T and U N. Transposed (U T, L T):
+ * before each block but the first MKL's gemv 'T' of all rows solved, x[blk] = x[blk] - A[blk, solved] @
+ * x[solved] (alpha -1, beta 1: csrc/mkl_sgemm.h mkl_gemv_rows), then mkl_blas_def_strsv_utu / utn (strsv_ut),
+ * resp. ltu / ltn (strsv_lt) on the block. Not transposed (U N, L N): unu / unn (strsv_un), resp. lnu / lnn
+ * (strsv_ln) on the block, then MKL's gemv 'N' of the block's columns onto all rows still to solve
+ * (mkl_gemv_n).
+ * shape: a (n, n) columns (MKL's) lda apart, x (n) */
+
+/* The sums of a pair of rows of strsv_ut / lt over their t terms (ra, rb: the rows' terms, xt: the solved x's
+ * they multiply), each from its b (sa, sb on entry): the products subtracted in order where t < 8 or t < peel +
+ * 8; else the peel's terms in order, then steps of 8 terms, row a in two 4-lane accumulators (b in lane 0 of
+ * the first; terms 0-3 of a step from it, 4-7 from the second), row b in one (b in lane 0; terms 0-3, then 4-7
+ * of each step), the accumulators added lane by lane, folded (l0 + l2) + (l1 + l3), then the tail's terms in
+ * order. single: row a alone (row b none). */
+static void strsv_pair(const float *ra, const float *rb, const float *xt, int64_t t, int64_t peel, int single,
+                       float *sa, float *sb) {
+    int64_t j = 0;
+    if (t >= 8 && t >= peel + 8) {
+        for (; j < peel; j++) {
+            *sa = *sa - ra[j] * xt[j];
+            if (!single) *sb = *sb - rb[j] * xt[j];
+        }
+        float la[4] = {*sa, 0.0f, 0.0f, 0.0f}, la2[4] = {0.0f, 0.0f, 0.0f, 0.0f}, lb[4] = {*sb, 0.0f, 0.0f, 0.0f};
+        for (const int64_t vend = t - (t - peel) % 8; j < vend; j += 8)
+            for (int l = 0; l < 4; l++) {
+                la[l] = la[l] - ra[j + l] * xt[j + l];
+                la2[l] = la2[l] - ra[j + 4 + l] * xt[j + 4 + l];
+                if (single) continue;
+                lb[l] = lb[l] - rb[j + l] * xt[j + l];
+                lb[l] = lb[l] - rb[j + 4 + l] * xt[j + 4 + l];
+            }
+        for (int l = 0; l < 4; l++) la[l] = la[l] + la2[l];
+        *sa = (la[0] + la[2]) + (la[1] + la[3]);
+        *sb = (lb[0] + lb[2]) + (lb[1] + lb[3]);
+    }
+    for (; j < t; j++) {
+        *sa = *sa - ra[j] * xt[j];
+        if (!single) *sb = *sb - rb[j] * xt[j];
+    }
+}
+
+/* strsv_utu / utn on m rows (row i at a + i * lda, the op's row): rows in pairs (i, i + 1) from the top over
+ * their i earlier terms (strsv_pair, row i as row a; peel: the floats before row i + 1's address reaches a
+ * 16-byte boundary); x_i = S_i (non-unit: S_i / a_ii, DIVSS), x_{i+1} = S_{i+1} - a[i+1][i] * x_i (non-unit:
+ * then / a_{i+1,i+1}). An odd last row alone, its peel running to x's 16-byte boundary. */
+static void strsv_ut(int unit, int64_t m, const float *a, int64_t lda, float *x) {
+    for (int64_t i = 0; i < m; i += 2) {
+        const int single = i == m - 1;
+        const float *ra = a + i * lda, *rb = single ? ra : ra + lda;
+        float sa = x[i], sb = single ? 0.0f : x[i + 1];
+        strsv_pair(ra, rb, x, i, mkl_peel(mkl_off(single ? (const float *)x : rb)), single, &sa, &sb);
+        x[i] = unit ? sa : sa / ra[i];
+        if (single) break;
+        sb = sb - rb[i] * x[i];
+        x[i + 1] = unit ? sb : sb / rb[i + 1];
+    }
+}
+
+/* strsv_ltu / ltn on m rows (row i at a + i * lda, the op's row): strsv_ut from the bottom: rows in pairs (hi,
+ * lo = hi - 1) from the last over their terms j > hi ascending (strsv_pair, row hi as row a; peel: the floats
+ * before row lo's term hi + 1 reaches a 16-byte boundary); x_hi = S_hi (non-unit: / a_hi,hi), x_lo = S_lo -
+ * a[lo][hi] * x_hi (non-unit: then / a_lo,lo). An odd first row 0 last, alone, its peel running to x[1]'s
+ * boundary. */
+static void strsv_lt(int unit, int64_t m, const float *a, int64_t lda, float *x) {
+    for (int64_t hi = m - 1; hi >= 0; hi -= 2) {
+        const int single = hi == 0;
+        const int64_t lo = single ? 0 : hi - 1;
+        const float *ra = a + hi * lda + hi + 1, *rb = a + lo * lda + hi + 1, *xt = x + hi + 1;
+        float sa = x[hi], sb = single ? 0.0f : x[lo];
+        strsv_pair(ra, rb, xt, m - 1 - hi, mkl_peel(mkl_off(single ? xt : rb)), single, &sa, &sb);
+        x[hi] = unit ? sa : sa / a[hi * lda + hi];
+        if (single) break;
+        sb = sb - a[lo * lda + hi] * x[hi];
+        x[lo] = unit ? sb : sb / a[lo * lda + lo];
+    }
+}
+
+/* strsv_unu / unn (U (i, j) at a[j * lda + i]) on m rows: columns from the last, x_j = x_j (non-unit: / u_jj,
+ * DIVSS), then every row above it x_i = x_i - u_ij * x_j (an axpy: each element on its own). */
+static void strsv_un(int unit, int64_t m, const float *a, int64_t lda, float *x) {
+    for (int64_t j = m - 1; j >= 0; j--) {
+        if (!unit) x[j] = x[j] / a[j * lda + j];
+        for (int64_t i = 0; i < j; i++) x[i] = x[i] - a[j * lda + i] * x[j];
+    }
+}
+
+/* strsv_lnu / lnn (L (i, j) at a[j * lda + i]) on m rows: strsv_un from the top: columns from the first, then
+ * every row below. */
+static void strsv_ln(int unit, int64_t m, const float *a, int64_t lda, float *x) {
+    for (int64_t j = 0; j < m; j++) {
+        if (!unit) x[j] = x[j] / a[j * lda + j];
+        for (int64_t i = j + 1; i < m; i++) x[i] = x[i] - a[j * lda + i] * x[j];
+    }
+}
+
+#define STRSV_BLOCK 32
+
+/* upper, trans: the triangle MKL sees and whether it solves with its transpose (above) */
+void strsv_left(int32_t upper, int32_t trans, int32_t unit, int64_t n, const float *a, int64_t lda, float *x) {
+    const int down = upper == trans; /* U T and L N from the top, L T and U N from the bottom */
+    for (int64_t b = 0; b < n; b += STRSV_BLOCK) {
+        const int64_t r0 = down ? b : (n - b > STRSV_BLOCK ? n - b - STRSV_BLOCK : 0);
+        const int64_t r1 = down ? (n - b > STRSV_BLOCK ? b + STRSV_BLOCK : n) : n - b, m = r1 - r0;
+        sgemm_t g = {.alpha = -1.0f, .beta = 1.0f, .threads = 1, .cpublas = 1};
+        if (trans) { /* first the gemv 'T' of the rows solved: x[r0:r1] -= A[r0:r1, solved] @ x[solved] */
+            const int64_t t0 = down ? 0 : r1, terms = down ? r0 : n - r1;
+            const float *mat = a + r0 * lda + t0;
+            if (terms) {
+                g.K = terms;
+                g.C = x + r0;
+                mkl_gemv_rows(&g, m, mat, lda, mkl_off(mat), x + t0, 1, mkl_off(x + t0), 1);
+            }
+            (upper ? strsv_ut : strsv_lt)(unit, m, a + r0 * lda + r0, lda, x + r0);
+            continue;
+        }
+        (upper ? strsv_un : strsv_ln)(unit, m, a + r0 * lda + r0, lda, x + r0);
+        const int64_t o0 = down ? r1 : 0, outs = down ? n - r1 : r0; /* then the gemv 'N' onto the rows left */
+        if (!outs) continue;
+        g.M = outs;
+        g.N = 1;
+        g.K = m;
+        g.A = a + r0 * lda + o0;
+        g.sa0 = 1;
+        g.sa1 = lda;
+        g.B = x + r0;
+        g.sb0 = 1;
+        g.C = x + o0;
+        g.ldc = 1;
+        g.c_off = mkl_off(x + o0);
+        mkl_gemv_n(&g);
     }
 }
