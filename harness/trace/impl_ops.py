@@ -83,7 +83,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "rsqrt": ("rsqrt", ()),
     "mm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "linalg_qr": ("qr", ("mkl_code_path", "threads", "torch_version")),
-    "linalg_solve_triangular": ("solve_triangular", ("mkl_code_path",)),  # no thread count reaches a bit
+    "linalg_solve_triangular": ("solve_triangular", ("mkl_code_path", "threads")),  # past 64 rows: k // t columns
     "bmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "baddbmm": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
     "mv": ("matmul", ("mkl_code_path", "cpu_model", "threads")),
