@@ -891,14 +891,23 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "forward: MKL VML `vsErf` (HA) on MKL's generic path, read from its code (`sErf_EXHAynn`, float SSE, no "
             "FMA): |x| clamped to 3.9296875 and rounded to s = k/256 by a 2^15 shifter (s = 0 below 3.5/256), "
             "d = a - s; erf(s) from a 1,007-entry table (24 bits and a packed correction), 64 exp(-s^2) beside it, a "
-            "polynomial in s*d and d^2, erf = ((p*g + q) + g) * 2^-6 + h, the sign xored back; backward: autograd's "
-            "`mul`, `exp`, `neg`"
+            "polynomial in s*d and d^2, erf = ((p*g + q) + g) * 2^-6 + h, the sign xored back; MKL's Intel SSE4.2 "
+            "path (`sErf_H8HAynn`) computes the same; its Intel AVX2 path (`sErf_L9HAynn`) the same table and "
+            "constants with the multiply-adds fused: p = fma(sd, fma(sd, C1, C2), fma(d^2, C3, C4)), q = fma(e, h, "
+            "-h), erf = fma(fma(p, g, q) + g, 2^-6, h); backward: autograd's `mul`, `exp`, `neg`"
         ),
         (
-            "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (random sizes off 4, 8 "
-            "and 16 lanes and the 32,768 grain, strided: identical at default, avx2 and avx512 on 1, 2 and 4 "
-            "threads); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ: NaN payloads kept, quieted, "
-            "+-inf -> +-1, subnormals x + x*c1); MKL's Intel paths (not read) refused"
+            "forward: MKL's code path (the CPU vendor and MKL_ENABLE_INSTRUCTIONS), not ATen's level nor the thread "
+            "count (random sizes off 4, 8 and 16 lanes and the 32,768 grain, strided: identical at default, avx2 and "
+            "avx512 on 1, 2 and 4 threads); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ: NaN payloads "
+            "kept, quieted, +-inf -> +-1, subnormals x + x*c1); MKL's Intel paths under QEMU's Haswell-v4 (no "
+            "estimate instruction: the CPU's bits): AVX2 every 83rd bit pattern and 76 specials (51,746,670) 0 "
+            "differ (6,062 of them differ from the generic path) and every 7th float of |x| < 4 (309,180,124) 0 "
+            "differ, SSE4.2 (MKL_ENABLE_INSTRUCTIONS=SSE4_2) every 83rd (51,746,670) and every 13th float of |x| < 4 "
+            "(166,481,606) 0 differ, the generic bits; 24 random cases (sizes off 8 and 16 lanes and the 32,768 "
+            "grain, strided, transposed, expanded, 5% specials) at 1 and 2 threads on each path: 96 exact, 0 "
+            "refused, 0 other; a traced erf/erfinv program under emulation at avx2 and baseline on 1 and 2 "
+            "threads: 125 of 125 ops exact per trace; MKL's AVX-512 path (`sErf_Z0HAynn`, not read) refused"
         ),
     ),
     (
@@ -908,14 +917,24 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "no FMA): erfinv(x) = x * S(w), w = 1 - |x| with its rounding error kept, S a degree-5 polynomial in w's "
             "mantissa from a 192-entry table (w's exponent and top 3 mantissa bits), its last steps and the product by "
             "x in split floats; |x| < 2^-24 x * sqrt(pi)/2 in double, +-1 -> +-inf, |x| > 1 -> 0xffc00000, NaN "
-            "quieted; backward: autograd's `exp`, `pow` and `mul`"
+            "quieted; MKL's Intel SSE4.2 path runs the generic kernel (no H8 kernel); its Intel AVX2 path "
+            "(`sErfInv_L9HAynn`) the same table and scalar routine with the Horner steps fused and S split by fused "
+            "multiply-adds, not truncation: Sh = fma(T7, r, T6), Sl = fma(T7, r, T6 - Sh), erfinv = fma(x, Sh, "
+            "x * (Sl + P)); backward: autograd's `exp`, `pow` and `mul`"
         ),
         (
-            "forward: MKL's code path (the CPU vendor), not ATen's level nor the thread count (measured identical at "
-            "default, avx2 and avx512, 1, 2 and 4 threads; MKL_CBWR and MKL_ENABLE_INSTRUCTIONS change no bit on a Zen "
-            "5); equal to torch on all 2^32 bit patterns on a Zen 5 (0 differ, the 120,954 inputs VML rounds against "
-            "the exact erfinv among them); MKL's Intel AVX2/AVX-512 paths (84 of 1,310,720 random inputs differ there "
-            "from the generic path) refused"
+            "forward: MKL's code path (the CPU vendor and MKL_ENABLE_INSTRUCTIONS), not ATen's level nor the thread "
+            "count (measured identical at default, avx2 and avx512, 1, 2 and 4 threads; MKL_CBWR and "
+            "MKL_ENABLE_INSTRUCTIONS change no bit on a Zen 5); equal to torch on all 2^32 bit patterns on a Zen 5 (0 "
+            "differ, the 120,954 inputs VML rounds against the exact erfinv among them); MKL's Intel paths under "
+            "QEMU's Haswell-v4 (no estimate instruction: the CPU's bits): AVX2 every 83rd bit pattern and 76 "
+            "specials (51,746,670) 0 differ (1,506 of them differ from the generic path) and every 7th float of "
+            "|x| < 1 (304,386,634) 0 differ, SSE4.2 (MKL_ENABLE_INSTRUCTIONS=SSE4_2) every 83rd (51,746,670) and "
+            "every 13th float of |x| < 1 (163,900,496) 0 differ, the generic bits; 24 random cases (sizes off 8 "
+            "and 16 lanes and the 32,768 grain, strided, transposed, expanded, 5% specials) at 1 and 2 threads on "
+            "each path: 96 exact, 0 refused, 0 other; a traced erf/erfinv program under emulation at avx2 and "
+            "baseline on 1 and 2 threads: 125 of 125 ops exact per trace; MKL's AVX-512 path (`sErfInv_Z0HAynn`, "
+            "not read) refused"
         ),
     ),
     (

@@ -156,13 +156,14 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
 
 # MKL VML's kernels the impl reads (csrc/vmath.h), per op: its name and, per MKL code path reproduced, the CPU
 # estimates (RCPPS/RSQRTPS) the path is modelled with (None: any). Off these paths (MKL's Intel AVX-512 path, never
-# read; erf's and erfinv's Intel paths, not read: under an emulated Haswell erfinv's AVX2 path gave other bits for 84
-# of 1,310,720 random inputs) the op is refused. MKL_CBWR=COMPATIBLE gives the generic path's bits (measured).
+# read) the op is refused. MKL_CBWR=COMPATIBLE gives the generic path's bits (measured).
 # - vsSin/vsCos (mkl_vml_sinf/cosf, mkl_avx2_vml_sinf/cosf): the generic and Intel SSE4.2 paths run one kernel, the
 #   Intel AVX2 path the same with fused multiply-adds (another N next to k*pi and (k + 1/2)*pi, other last bits);
 #   past 10000 each its large-argument branch (mkl_vml_sincosf_large: a 96-bit multiple of 1/(2*pi), a 256-entry
 #   table, float steps; the AVX2 kernel's fused), finite |x| of every size.
-# - vsErf/vsErfInv (mkl_vml_erff/mkl_vml_erfinvf): the generic path's kernels.
+# - vsErf/vsErfInv (mkl_vml_erff/mkl_vml_erfinvf): the generic and Intel SSE4.2 paths compute alike (sErf_EXHAynn and
+#   sErf_H8HAynn; vsErfInv has no H8 kernel, the SSE4.2 path runs sErfInv_EXHAynn), the Intel AVX2 path
+#   (sErf/sErfInv_L9HAynn) the same tables with fused multiply-adds (erfinv's S split otherwise); no CPU estimate.
 # - vsLog2/vsAcos (mkl_vml_log2f/mkl_vml_acosf): the generic path (sLog2/sAcos_EXHAynn, also the Intel SSE4.2 path's:
 #   vsLog2 has no H8 kernel, sAcos_H8HAynn computes as EXHAynn) and the Intel AVX2 path (sLog2/sAcos_L9HAynn: the
 #   same steps with fused multiply-adds, acos without truncating RSQRTPS), both from the CPU's RCPPS/RSQRTPS: AMD's
@@ -177,8 +178,8 @@ _ALL_PATHS = {MODELLED_BLAS: None, MKL_SSE42: None, MKL_AVX2: None}
 _VML: dict[str, tuple[str, Mapping[str, tuple[str, ...] | None]]] = {
     "sin": ("vsSin", _ALL_PATHS),
     "cos": ("vsCos", _ALL_PATHS),
-    "erf": ("vsErf", {MODELLED_BLAS: None}),
-    "erfinv": ("vsErfInv", {MODELLED_BLAS: None}),
+    "erf": ("vsErf", _ALL_PATHS),
+    "erfinv": ("vsErfInv", _ALL_PATHS),
     "log2": ("vsLog2", _ESTIMATED),
     "acos": ("vsAcos", _ESTIMATED),
 }

@@ -151,20 +151,21 @@ void cos_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row
 
 /* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
- * thread split changes bits, measured): MKL's generic path only (vmath.h mkl_vml_erfinvf, every input); its
- * Intel paths are refused by the caller; aarch64 runs ATen's calc_erfinv. The backward is autograd's exp, pow and mul. */
+ * thread split changes bits, measured; vmath.h mkl_vml_erfinvf, every input): MKL's generic path and its Intel
+ * SSE4.2 path (the same kernel), its Intel AVX2 path (fused); MKL's AVX-512 path is refused by the caller; aarch64
+ * runs ATen's calc_erfinv. The backward is autograd's exp, pow and mul. */
 void erfinv_forward(profile_t p, const float *x, float *out, int64_t n) {
     if (is_arm(&p)) { /* no MKL: ATen's scalar calc_erfinv on every element (vmath.h aten_calc_erfinvf_a64) */
         for (int64_t i = 0; i < n; i++) out[i] = aten_calc_erfinvf_a64(x[i]);
         return;
     }
-    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erfinvf(x[i]);
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erfinvf(x[i], p.blas == BLAS_MKL_AVX2);
 }
 
 /* x86: torch.erf forward runs MKL VML (vsErf, VML_HA) under every capability and thread count (aten vml.h,
- * UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise: MKL's generic path only (vmath.h mkl_vml_erff, every
- * input, no CPU estimate); its Intel paths are refused by the caller (harness/impl/unary.py). The backward is
- * autograd's: grad * 2/sqrt(pi) * exp(-x*x).
+ * UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (vmath.h mkl_vml_erff, every input, no CPU estimate): MKL's
+ * generic path and its Intel SSE4.2 path (the generic steps), its Intel AVX2 path (fused); MKL's AVX-512 path is
+ * refused by the caller (harness/impl/unary.py). The backward is autograd's: grad * 2/sqrt(pi) * exp(-x*x).
  * aarch64 (no MKL): vml.h's verf is vec::map of Vectorized<float>::erf over each run ATen's loop hands
  * IMPLEMENT_ITERATOR_LAMBDA (a strided run copied into 2,048-element buffers, a multiple of the lanes), the
  * last partial vector loaded zero-padded, so every element is a lane. N1's and V2's objects (4-lane NEON,
@@ -188,7 +189,7 @@ void erf_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row
     if (obj_kind(&p) == OBJ_NEON) vml_map(&p, 4, erf_neon_vector, x, out, n, row);
     else if (obj_kind(&p) == OBJ_SVE)
         for (int64_t i = 0; i < n; i++) out[i] = x[i] != x[i] ? erf_arm_nan(&p, x[i]) : sleef_erff_u10(x[i]);
-    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i]);
+    else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_erff(x[i], p.blas == BLAS_MKL_AVX2);
 }
 
 /* x86: torch.log2/acos forward run MKL VML (vsLog2/vsAcos, VML_HA) under every capability and thread count

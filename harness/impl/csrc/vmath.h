@@ -30,7 +30,7 @@
  *   mkl_vml_erff, mkl_vml_erfinvf, mkl_vml_log2f, mkl_vml_acosf (read from its kernels; tables in
  *   vml_erf_table.h, vml_sincos_table.h), MKL's generic path;
  *   mkl_avx2_vml_expf_main, mkl_avx2_vml_logf_normal, mkl_avx2_vml_sinf, mkl_avx2_vml_cosf: its Intel
- *   AVX2 path's exp, log, sin and cos.
+ *   AVX2 path's exp, log, sin and cos (erf, erfinv, log2, acos: their functions' `fused` argument).
  *
  * aarch64 (no MKL; SLEEF's advsimd/SVE u10 variants give the sleef_*_u10 bits above):
  *   glibc_erff_a64, glibc_tanhf_a64, glibc_log1pf_a64, glibc_atanhf_a64: aarch64 glibc 2.36's contracted
@@ -1689,8 +1689,12 @@ static inline float mkl_avx2_vml_cosf(float x) { return mkl_vml_sincosf(x, 1, 1)
  *   erf = ((p*g + q) + g) * 2^-6 + h, its sign bit xor x's
  * C1 = 0x3f4093a6, C2 = 0xbf906ebc, C3 = 0xbec093b2, C4 = 0x3e0375d4 (2/sqrt(pi) - 1). Each step one float
  * rounding, in this order; subnormals as they are (MXCSR without FTZ/DAZ unless VML_FTZDAZ_ON). NaN: the
- * input quieted, sign and payload kept (every NaN operand the same |x|, the sign xored back); +-inf: +-1. */
-static inline float mkl_vml_erff(float x) {
+ * input quieted, sign and payload kept (every NaN operand the same |x|, the sign xored back); +-inf: +-1.
+ * MKL's Intel SSE4.2 path (sErf_H8HAynn) computes the same. Its Intel AVX2 path (fused: sErf_L9HAynn, 8-lane
+ * AVX2, the same constants and table) fuses the multiply-adds:
+ *   p = fma(sd, fma(sd, C1, C2), fma(d'*d', C3, C4)),  q = fma(e, h, -h),  erf = fma(fma(p, g, q) + g, 2^-6, h)
+ * (s*d, d'*d', g = w1*d and h rounded alone as above). */
+static inline float mkl_vml_erff(float x, int fused) {
     const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
     const float a = vm_u2f(ax), amax = vm_u2f(0x407b8000u), shift = 0x1p15f;
     const float a3 = a < amax ? a : amax;
@@ -1699,12 +1703,19 @@ static inline float mkl_vml_erff(float x) {
     const float d = a3 - s, sd = s * d;
     const uint32_t *w = vm_erf_tab[vm_f2u(t) - 0x47000000u];
     const float lo = vm_u2f(w[0] & 0x03ffffffu), h = (lo < a ? lo : a) * 0x1p120f;
-    const float dd = vm_u2f(vm_f2u(d) & -(uint32_t)(0x1p-48f < a3));
-    float p = (sd * vm_u2f(0x3f4093a6u) + vm_u2f(0xbf906ebcu)) * sd;
-    p = p + ((dd * dd) * vm_u2f(0xbec093b2u) + vm_u2f(0x3e0375d4u));
+    const float dd = vm_u2f(vm_f2u(d) & -(uint32_t)(0x1p-48f < a3)), dd2 = dd * dd;
     const float g = vm_u2f(w[1]) * d, e = vm_u2f((w[0] >> 26) | 0x3f800000u);
-    const float q = e * h - h;
-    const float r = ((p * g + q) + g) * 0x1p-6f + h;
+    float r;
+    if (fused) {
+        const float p = fmaf(sd, fmaf(sd, vm_u2f(0x3f4093a6u), vm_u2f(0xbf906ebcu)),
+                             fmaf(dd2, vm_u2f(0xbec093b2u), vm_u2f(0x3e0375d4u)));
+        r = fmaf(fmaf(p, g, fmaf(e, h, -h)) + g, 0x1p-6f, h);
+    } else {
+        float p = (sd * vm_u2f(0x3f4093a6u) + vm_u2f(0xbf906ebcu)) * sd;
+        p = p + (dd2 * vm_u2f(0xbec093b2u) + vm_u2f(0x3e0375d4u));
+        const float q = e * h - h;
+        r = ((p * g + q) + g) * 0x1p-6f + h;
+    }
     return vm_u2f(vm_f2u(r) ^ (ux & 0x80000000u));
 }
 
@@ -1721,8 +1732,12 @@ static inline float mkl_vml_erff(float x) {
  * each step one float rounding, in this order. Its scalar routine (vserfinv_cout_rare) takes |x| <= 2^-24 and
  * |x| >= 1: |x| < 2^-24 -> float(double(x) * sqrt(pi)/2) (+-0 kept), +-1 -> +-inf (+-1/0), |x| > 1 and +-inf
  * -> 0xffc00000 (0 * inf), NaN -> x + x (quieted); |x| = 2^-24 exactly keeps the vector lane's value, which
- * took entry 0 (the special lanes' index is masked to 0). */
-static inline float mkl_vml_erfinvf(float x) {
+ * took entry 0 (the special lanes' index is masked to 0). MKL's Intel SSE4.2 path has no kernel of its own (MKL
+ * has no H8 erfinv) and runs this one. Its Intel AVX2 path (fused: sErfInv_L9HAynn, 8-lane AVX2, the same
+ * table, the same scalar routine and lanes) splits S otherwise, by fused multiply-adds and without truncation:
+ *   r  = fma(lo, 2^-e(w), r0);   P = fma(r, fma(r, fma(r, fma(r, fma(r, T5, T4), T3), T2), T1), T0)
+ *   Sh = fma(T7, r, T6), Sl = fma(T7, r, T6 - Sh);   erfinv = fma(x, Sh, x * (Sl + P)). */
+static inline float mkl_vml_erfinvf(float x, int fused) {
     const uint32_t ux = vm_f2u(x), ax = ux & 0x7fffffffu;
     const float a = vm_u2f(ax), hi = vm_u2f(0xfffff000u);
     if (ax > 0x7f800000u) return x + x;
@@ -1734,6 +1749,13 @@ static inline float mkl_vml_erfinvf(float x) {
     const uint32_t *T = vm_erfinv_tab[ax == 0x33800000u ? 0 : 1015 - (uw >> 20)];
     const float scale = vm_u2f(0x7f000000u - (uw & 0x3f800000u));
     const float r0 = vm_u2f((uw & 0x000fffffu) | 0x3f800000u) + vm_u2f(0xbf880000u);
+    if (fused) {
+        const float r = fmaf(lo, scale, r0), t7 = vm_u2f(T[7]), t6 = vm_u2f(T[6]);
+        float p = fmaf(r, vm_u2f(T[5]), vm_u2f(T[4]));
+        for (int i = 3; i >= 0; i--) p = fmaf(r, p, vm_u2f(T[i]));
+        const float sh = fmaf(t7, r, t6), sl = fmaf(t7, r, t6 - sh);
+        return fmaf(x, sh, x * (sl + p));
+    }
     const float r = r0 + lo * scale;
     float p = vm_u2f(T[5]) * r + vm_u2f(T[4]);
     p = p * r + vm_u2f(T[3]);
