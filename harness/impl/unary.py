@@ -513,10 +513,9 @@ def pow_tensor_forward(
     """``aten.pow.Tensor_Tensor`` of float32 ``base`` and ``exponent`` (one shape, or one of them a
     single element broadcast), and ``aten.pow.Scalar`` of a number other than 1 (pass it cast to
     float32, as TensorIterator casts the wrapped number): vector lanes SLEEF powf (glibc powf at
-    default), each run's scalar tail glibc powf (std::pow(float, float)), csrc/unary.c
-    pow_tensor_forward. ``row`` as ``forward``'s. aarch64 is refused: its tail is not measured."""
-    if profile.aarch64:
-        raise ParityError("pow of a tensor exponent is measured on x86 only (its glibc powf tail on aarch64 is not)")
+    default; aarch64 SLEEF's advsimd/SVE powf, the same bits), each run's scalar tail glibc powf
+    (std::pow(float, float); aarch64 glibc's own build: k rounded ties away, FADD's NaNs, +qNaN for a
+    negative base to a fractional power), csrc/unary.c pow_tensor_forward. ``row`` as ``forward``'s."""
     b, e = (np.ascontiguousarray(v, np.float32) for v in np.broadcast_arrays(f32(base), f32(exponent)))
     out = np.empty_like(e)
     fn = load("unary").pow_tensor_forward

@@ -2161,11 +2161,15 @@ int64_t pow_scalar_forward(profile_t p, const float *x, float *out, float *tail_
  * cpu_kernel_vec's vectorized_loop broadcasts into every vector: the caller passes it repeated).
  * cpu_kernel_vec with the default grain. Vector lane: Vectorized<float>::pow(exponent vector), SLEEF
  * Sleef_powf8_u10 in the avx2 object (Sleef_powf16_u10avx512f in the AVX-512 one), std::pow per lane
- * (glibc powf) in the x86 default build. Scalar tail: std::pow(float, float), glibc powf: unlike
- * pow.Tensor_Scalar's tail no double pow, so every element is computed here.
+ * (glibc powf) in the x86 default build; aarch64: Sleef_powf4_u10 advsimd (N1, V2), Sleef_powfx_u10sve
+ * (V1), the same bits, in blocks of 2 x 4 or 2 x 8 lanes. Scalar tail: std::pow(float, float), glibc powf
+ * (aarch64's own build there, glibc_powf_a64): unlike pow.Tensor_Scalar's tail no double pow, so every
+ * element is computed here.
  * Tensor shapes: base, exponent, out (n,), rows of `row` (TensorIterator's runs). */
 static float pow_tt_vec(const profile_t *p, float b, float e) { return vec_powf(p, b, e); }
-static float pow_tt_scalar(const profile_t *p, float b, float e) { return (void)p, glibc_powf(b, e); }
+static float pow_tt_scalar(const profile_t *p, float b, float e) {
+    return is_arm(p) ? glibc_powf_a64(b, e) : glibc_powf(b, e);
+}
 
 void pow_tensor_forward(profile_t p, const float *base, const float *exponent, float *out, int64_t n, int64_t row) {
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, pow_tt_vec, pow_tt_scalar, base, exponent, out, n, row);

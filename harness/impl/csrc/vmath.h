@@ -2126,18 +2126,31 @@ static inline int vm_checkint(uint32_t iy) {
  * NaN one quieted. Spelt out, as a compiler may swap the operands of a commutative +. */
 static inline float vm_nan_sum(float x, float y) { return x != x ? vm_u2f(vm_f2u(x) | 0x00400000u) : x + y; }
 
+/* x + y where x or y is NaN as aarch64's FADD answers it (FPProcessNaNs): the first signalling NaN
+ * quieted, else the first quiet NaN. */
+static inline float vm_nan_sum_a64(float x, float y) {
+    if (is_snan(x)) return quieted(x);
+    if (is_snan(y)) return quieted(y);
+    return x != x ? x : y;
+}
+static inline float vm_powf_nan(int a64, float x, float y) { return a64 ? vm_nan_sum_a64(x, y) : vm_nan_sum(x, y); }
+
 /* glibc powf (FMA build, as glibc_expf/glibc_logf): log2 x in double, x = 2^k z, r = z/c - 1
  * (fused), log2 c + k + a quintic in r evaluated in pairs (every multiply-add fused); y log2 x;
  * exp2 of that as glibc_expf's: k/32 + r, 2^(k/32) from the table times a cubic in r (fused), the
- * sign of a negative x's odd power folded into the table's exponent. Specials as glibc answers them. */
-static inline float glibc_powf(float x, float y) {
+ * sign of a negative x's odd power folded into the table's exponent. Specials as glibc answers them.
+ * a64: aarch64 glibc 2.36's powf (libm.so.6's __powf_finite, disassembled): TOINT_INTRINSICS, so its
+ * log2 tables and thresholds are scaled by 32 (exactly: the same bits through the log2 and the cubic)
+ * and k is FRINTA/FCVTAS of 32 y log2 x, ties away from zero where the shift above ties to even; a NaN
+ * operand FADD's x + y (vm_nan_sum_a64), the invalid (x - x) / (x - x) aarch64's +qNaN. */
+static inline float glibc_powf_k(int a64, float x, float y) {
     uint32_t ix = vm_f2u(x), iy = vm_f2u(y);
     uint64_t sign_bias = 0;
     if (ix - 0x00800000u >= 0x7f800000u - 0x00800000u || 2 * iy - 1 >= 2u * 0x7f800000u - 1) {
         if (2 * iy - 1 >= 2u * 0x7f800000u - 1) { /* y is 0, inf or NaN */
-            if (2 * iy == 0) return (ix & 0x7fc00000u) == 0x7f800000u && (ix & 0x3fffff) ? vm_nan_sum(x, y) : 1.0f;
-            if (ix == 0x3f800000u) return (iy & 0x7fc00000u) == 0x7f800000u && (iy & 0x3fffff) ? vm_nan_sum(x, y) : 1.0f;
-            if (2 * ix > 2u * 0x7f800000u || 2 * iy > 2u * 0x7f800000u) return vm_nan_sum(x, y);
+            if (2 * iy == 0) return (ix & 0x7fc00000u) == 0x7f800000u && (ix & 0x3fffff) ? vm_powf_nan(a64, x, y) : 1.0f;
+            if (ix == 0x3f800000u) return (iy & 0x7fc00000u) == 0x7f800000u && (iy & 0x3fffff) ? vm_powf_nan(a64, x, y) : 1.0f;
+            if (2 * ix > 2u * 0x7f800000u || 2 * iy > 2u * 0x7f800000u) return vm_powf_nan(a64, x, y);
             if (2 * ix == 2u * 0x3f800000u) return 1.0f;
             if ((2 * ix < 2u * 0x3f800000u) == !(iy & 0x80000000u)) return 0.0f;
             return y * y;
@@ -2151,7 +2164,7 @@ static inline float glibc_powf(float x, float y) {
         }
         if (ix & 0x80000000u) { /* finite x < 0 */
             const int yint = vm_checkint(iy);
-            if (yint == 0) return (x - x) / (x - x);
+            if (yint == 0) return a64 ? vm_u2f(0x7fc00000u) : (x - x) / (x - x);
             if (yint == 1) sign_bias = 0x800u << 5; /* lands on the sign bit of the scale below */
             ix &= 0x7fffffffu;
         }
@@ -2180,10 +2193,18 @@ static inline float glibc_powf(float x, float y) {
         if (ylogx > 0x1.fffffffd1d571p+6) return sign_bias ? -INFINITY : INFINITY;
         if (ylogx <= -150.0) return sign_bias ? -0.0f : 0.0f;
     }
-    const double shift = 0x1.8p+52 / 32;
-    double kd = ylogx + shift;
-    const uint64_t ki = vm_d2u(kd);
-    kd -= shift;
+    double kd;
+    uint64_t ki;
+    if (a64) { /* FRINTA, FCVTAS of ylogx * 32 */
+        const double kr = round(ylogx * 32.0);
+        ki = (uint64_t)(int64_t)kr;
+        kd = kr / 32.0;
+    } else {
+        const double shift = 0x1.8p+52 / 32;
+        kd = ylogx + shift;
+        ki = vm_d2u(kd);
+        kd -= shift;
+    }
     const double rr = ylogx - kd;
     uint64_t t = vm_exp2f_tab[ki % 32];
     t += (ki + sign_bias) << (52 - 5);
@@ -2194,6 +2215,9 @@ static inline float glibc_powf(float x, float y) {
     yy = fma(zz, rr2, yy);
     return (float)(yy * s);
 }
+
+static inline float glibc_powf(float x, float y) { return glibc_powf_k(0, x, y); }
+static inline float glibc_powf_a64(float x, float y) { return glibc_powf_k(1, x, y); }
 
 /* SLEEF xfmodf (Sleef_fmodf8 of the AVX2 object: Vectorized<float>::fmod), one lane: |x| and |y| (both
  * scaled by 2^25 where |y| < FLT_MIN), q = toward0(r) * toward0(1/|y|) (1 where |y| <= r < 2|y|), truncated,
@@ -2234,8 +2258,9 @@ static const float vm_atanf_t[11] = {3.3333334327e-01f,  -2.0000000298e-01f, 1.4
                                      9.0908870101e-02f,  -7.6918758452e-02f, 6.6610731184e-02f, -5.8335702866e-02f,
                                      4.9768779427e-02f,  -3.6531571299e-02f, 1.6285819933e-02f};
 
-/* f = 1: aarch64's atanf, the same C contracted by GCC: 2x - 1 and 1 + 1.5x of the reductions, every Horner
- * step, x - x*(s1 + s2) and x*(s1 + s2) - lo each one fused operation. */
+/* f = 1: aarch64's atanf, the same C contracted by GCC (libm.so.6's atanf, disassembled): 2x - 1 and 1 + 1.5x
+ * of the reductions and every Horner step fused, s1 + s2 one fused z*(...) + s2 (s2 = w*(...) rounded), then
+ * x*(s1 + s2) rounded on its own before x - it and it - lo (FMUL, then FSUB: not fused). */
 static inline float glibc_atanf_k(int f, float x) {
     const uint32_t hx = vm_f2u(x), ix = hx & 0x7fffffffu;
     int id;
@@ -2257,11 +2282,12 @@ static inline float glibc_atanf_k(int f, float x) {
     const float z = x * x, w = z * z;
     const float *a = vm_atanf_t;
 #define MA(c, v) (f ? fmaf(w, (v), (c)) : (c) + w * (v))
-    const float s1 = z * MA(a[0], MA(a[2], MA(a[4], MA(a[6], f ? fmaf(w, a[10], a[8]) : a[8] + w * a[10]))));
+    const float odd = MA(a[0], MA(a[2], MA(a[4], MA(a[6], f ? fmaf(w, a[10], a[8]) : a[8] + w * a[10]))));
     const float s2 = w * MA(a[1], MA(a[3], MA(a[5], f ? fmaf(w, a[9], a[7]) : a[7] + w * a[9])));
 #undef MA
-    if (id < 0) return f ? fmaf(-x, s1 + s2, x) : x - x * (s1 + s2);
-    const float r = vm_atanf_hi[id] - ((f ? fmaf(x, s1 + s2, -vm_atanf_lo[id]) : x * (s1 + s2) - vm_atanf_lo[id]) - x);
+    const float xs = x * (f ? fmaf(z, odd, s2) : z * odd + s2); /* x * (s1 + s2) */
+    if (id < 0) return x - xs;
+    const float r = vm_atanf_hi[id] - ((xs - vm_atanf_lo[id]) - x);
     return (hx >> 31) ? -r : r;
 }
 
