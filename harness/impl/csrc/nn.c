@@ -1416,7 +1416,7 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
  * agg = red(agg, map(|x1[i,x] - x2[j,x]|)), out = finish(agg):
  *   p = 0: agg + std::min(ceil(diff), 1)       p = 1: agg + diff            p = inf: std::max(agg, diff)
  *   p = 2: agg + diff*diff, sqrtf at the end   other p: agg + powf(diff, p) (glibc's powf: vmath.h
- *   glibc_powf; libtorch calls powf@plt, disassembled), returned unfinished: finish's std::pow(agg, 1.0 / p),
+ *   glibc_powf, aarch64's glibc_powf_a64; libtorch calls powf@plt, disassembled), returned unfinished: finish's std::pow(agg, 1.0 / p),
  *   glibc's double pow rounded to float, is harness/impl/unary.py pow_tail's (this file calls no
  *   transcendental of the host's libm)
  * The default object rounds each product; GCC vectorized the AVX2 object's p = 2 loop (disassembled,
@@ -1451,7 +1451,7 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
         } else if (pnorm == 2.0f) {
             term = diff * diff;
         } else {
-            term = glibc_powf(fabsf(diff), pnorm);
+            term = is_arm(p) ? glibc_powf_a64(fabsf(diff), pnorm) : glibc_powf(fabsf(diff), pnorm);
         }
         if (agg != agg) { /* a NaN sum meets another NaN term: which one the compiled add keeps varies */
             *clash += term != term && vm_f2u(term) != vm_f2u(agg);
