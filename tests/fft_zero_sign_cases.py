@@ -1,6 +1,7 @@
 """Zero-heavy rows for the FFTs whose zero signs from -0 are modelled (harness/impl/fft.py's _ZERO_SIGNS_READ:
-rfft of 480, NeuCodec's backward, and fft/ifft of 240), for tests/test_impl_fft.py. Imports only NumPy; run as a
-script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line, per kind over ``rows()``.
+rfft of 480, NeuCodec's backward, fft/ifft of 240, 480 and 112, irfft of 480), for tests/test_impl_fft.py.
+Imports only NumPy; run as a script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line,
+per kind over ``operands()`` (``rows()`` laid out per kind).
 
 Rows of 480 floats (rfft's real rows; fft's 240 complex pairs): signed zeros at six densities of -0, one to
 sixteen small values (exact sums) among signed zeros, pairs that cancel (+v and -v), a value head with a
@@ -52,19 +53,44 @@ def rows(count: int = 12) -> np.ndarray:
     return np.concatenate(sets).astype(np.float32)
 
 
+def signed_zeros_480() -> np.ndarray:
+    """120 rows of 480 complex signed zeros, -0 at densities from 0.02 to 0.995 (fft/ifft of 480: where Prime8's
+    blocks' operand order decides a zero's sign)."""
+    rng = np.random.default_rng(4804)
+    q = np.linspace(0.02, 0.995, 120)[:, None, None]
+    return np.where(rng.random((120, WIDTH, 2)) < q, -0.0, 0.0).astype(np.float32)
+
+
+def operands() -> dict[str, np.ndarray]:
+    """``rows()`` as each recorded transform reads them: rfft's real rows of 480; 240 complex pairs (fft/ifft of
+    240); two rows as 480 complex pairs (fft/ifft of 480: 180 rows); 481 floats and a -0 as 241 onesided bins
+    (irfft of 480); a row's first 224 floats as 112 complex pairs (fft/ifft of 112); and signed_zeros_480()."""
+    a = rows()
+    return {
+        "r2c_480": a,
+        "c2c_240": a.reshape(len(a), 240, 2),
+        "c2c_480": a[: len(a) // 2 * 2].reshape(-1, 480, 2),
+        "c2r_480": np.pad(a, ((0, 0), (0, 2)), constant_values=-0.0).reshape(-1, 241, 2),
+        "c2c_112": np.ascontiguousarray(a[:, :224]).reshape(-1, 112, 2),
+        "c2c_480z": signed_zeros_480(),
+    }
+
+
 def _record() -> dict[str, str]:
-    """torch's rfft of the rows, fft and ifft (norm="forward": unscaled) of them as 240 complex pairs."""
+    """torch's rfft and irfft of the operands, fft and ifft (norm="forward": unscaled) of the complex ones."""
     import torch
 
     from tests.bit_digest import bits_sha256
 
-    a = torch.from_numpy(rows())
-    z = torch.view_as_complex(a.reshape(len(a), 240, 2))
-    return {
-        "r2c_480": bits_sha256(torch.view_as_real(torch.fft.rfft(a)).numpy()),
-        "c2c_240": bits_sha256(torch.view_as_real(torch.fft.fft(z)).numpy()),
-        "ic2c_240": bits_sha256(torch.view_as_real(torch.fft.ifft(z, norm="forward")).numpy()),
-    }
+    ops = {k: torch.from_numpy(v) for k, v in operands().items()}
+    out = {"r2c_480": bits_sha256(torch.view_as_real(torch.fft.rfft(ops["r2c_480"])).numpy())}
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_480z"):
+        z = torch.view_as_complex(ops[key])
+        out[key] = bits_sha256(torch.view_as_real(torch.fft.fft(z)).numpy())
+        out["i" + key] = bits_sha256(torch.view_as_real(torch.fft.ifft(z, norm="forward")).numpy())
+    bins = torch.view_as_complex(ops["c2r_480"])
+    out["c2r_480"] = bits_sha256(torch.fft.irfft(bins, n=480, norm="forward").numpy())
+    return out
 
 
 if __name__ == "__main__":

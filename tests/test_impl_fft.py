@@ -158,9 +158,8 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
     """Torch-free: 480's real kernels run the 240-point complex transform (5 x 48, ct_odd) of the even/odd
     pairs with the recombination passes; its complex kernel is DFTI's PrimeFact plan 5 x (4 x (3 x 8)), the
     8-point DFTs of the last residue of 3 radix 2; the Fact passes' table products and the recombination's
-    pairs give rfft's zero results DFTI's signs on the rows recorded; a zero result of c2c and c2r of 480 from
-    -0 is refused (the 8-point kernels' and the backward recombination's zero signs are not all DFTI's), as is
-    a NaN or an infinity."""
+    pairs give rfft's zero results DFTI's signs on the rows recorded (c2c's and c2r's from -0:
+    test_fft_zero_signs_from_negative_zero_match_torch); a NaN or an infinity is refused."""
     from harness.impl import fft as fft_module
     from harness.impl.fft import fft
 
@@ -185,47 +184,53 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
     with monkeypatch.context() as patched:  # the guard is not what answers them: the kernel's zero signs
         patched.setattr(fft_module, "_reads_negative_zero", lambda *_: False)
         assert bits_sha256(fft("r2c", zeros, [1], 0, p)) == FFT480_ZEROS
-    with pytest.raises(ParityError, match="from -0 to a zero result"):
-        fft("c2c", np.full((2, 480, 2), -0.0, np.float32), [1], 0, p)
-    with pytest.raises(ParityError, match="from -0 to a zero result"):
-        fft("c2r", np.full((2, 241, 2), -0.0, np.float32), [1], 0, p, last_dim_size=480)
     for kind, a in (("r2c", x.copy()), ("c2c", z.copy())):
         a.reshape(-1)[7] = np.float32(np.nan)
         with pytest.raises(ParityError, match="NaN"):
             fft(kind, a, [1], 0, p)
 
 
-# torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, and fft and ifft (unscaled)
-# of them as 240 complex pairs, on 1 and 2 threads alike (a Zen 5: DFTI's generic path)
+# torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
+# them as 240 complex pairs, as 480 and (their first 224 floats) as 112, irfft (unscaled) of them as 241 bins,
+# and fft and ifft of 120 rows of 480 complex signed zeros (480z), on 1 and 2 threads alike (a Zen 5: DFTI's
+# generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
     "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
     "ic2c_240": "218ffb9c940eb9624b6c686c223aaba148e82d40279f2959213bf65dd304e324",
+    "c2c_480": "985d99952d0e9e2efe8f5e66786999ffd6dab56230ea22efc8c40cbab0f76b6a",
+    "ic2c_480": "77a587835e40862e19a7d2f8f06c0dcd253a27135b6e0152e7adbe1788a7e205",
+    "c2c_112": "40e00b5718b31b70c76c7856e2aac545968076b038ccfadfb93fc5c25af9244d",
+    "ic2c_112": "d100632a6eb2ed707958cf2e489f16d8691a024610ad367474ccfeece4a5d29e",
+    "c2c_480z": "1d92941af097bd6a9abf9d8e140c3bc93733d446516acc256af09e121f3b0982",
+    "ic2c_480z": "9609befda41c0cec3ce8dbbbbf3472c36cbf5985683adb65999c6a21c3d086be",
+    "c2r_480": "02c55e95ec29c11c2ea3b0dddfa141b4d9e0f4cdf9537c3332e81632ec142b38",
 }
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     """Torch-free: where every kernel's zero signs are read (DFTI's Prime16 with its table products on every
-    bin of residues 1 to 3, the Fact3 and Fact5 passes, the 5-point DFT's X2 and X3 from -v2, the forward
-    recombination), zero results from -0 are answered: rfft of 480 and fft/ifft of 240 on zero-heavy rows;
-    the other kinds and lengths refuse them (c2r of 480, c2c of 480 and 112: the backward recombination's,
-    the 8-point and the 7-point kernels' zero signs)."""
+    bin of residues 1 to 3; Prime8's pair block (n2 = x6 - x2, n3 = x7 - x3, v = s3 - s1) and single block
+    (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
+    with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
+    zero results from -0 are answered: rfft and irfft of 480, fft/ifft of 240, 480 and 112 on zero-heavy
+    rows; other lengths refuse them (c2c of 224 and 48: ct32_4x8's and ct3m's twiddles' zero signs)."""
     from harness.impl.fft import fft
-    from tests.fft_zero_sign_cases import rows
+    from tests.fft_zero_sign_cases import operands
 
     p = get_profile("x86-avx2", threads)
-    a = rows()
-    z = a.reshape(len(a), 240, 2)
-    assert bits_sha256(fft("r2c", a, [1], 0, p)) == FFT_ZERO_SIGNS["r2c_480"]
-    assert bits_sha256(fft("c2c", z, [1], 0, p)) == FFT_ZERO_SIGNS["c2c_240"]
-    assert bits_sha256(fft("c2c", z, [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["ic2c_240"]
-    bins = np.pad(a, ((0, 0), (0, 2)), constant_values=-0.0).reshape(-1, 241, 2)
-    for kind, x, n in (("c2r", bins, 480), ("c2c", a[:360].reshape(-1, 480, 2), 480)):
+    ops = operands()
+    assert bits_sha256(fft("r2c", ops["r2c_480"], [1], 0, p)) == FFT_ZERO_SIGNS["r2c_480"]
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_480z"):
+        assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
+        assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
+    c2r = fft("c2r", ops["c2r_480"], [1], 0, p, forward=False, last_dim_size=480)
+    assert bits_sha256(c2r) == FFT_ZERO_SIGNS["c2r_480"]
+    a = ops["r2c_480"]
+    for n in (224, 48):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
-            fft(kind, x, [1], 0, p, forward=kind == "c2c", last_dim_size=n)
-    with pytest.raises(ParityError, match="from -0 to a zero result"):
-        fft("c2c", a[:, :224].reshape(-1, 112, 2), [1], 0, p)
+            fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
 
 
 # torch 2.13.0's fft and ifft of 2 random complex rows at each of ct_odd's further complex lengths, then rfft

@@ -43,9 +43,10 @@
  *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
  *     PrimeFact plan 5 x (4 x (3 x 8)) (ct_plan). The Fact passes of ct_odd and ct_plan multiply every bin of
  *     residues 1 and up by their table (fact_twiddle), ct_odd's 16-point DFTs are DFTI's Prime16 (R16_PRIME16:
- *     its table products on every bin of residues 1 to 3), the 5-point DFT forms X2 and X3 from -v2, the
- *     recombinations pair bin k with m - k: the signs of zeros as DFTI gives them there (fft.py says where
- *     the other kernels' are not modelled).
+ *     its table products on every bin of residues 1 to 3), the 8-point DFTs DFTI's Prime8 (prime8: its pair
+ *     block; radix2_8: its single block), the 5- and 7-point DFTs form their odd terms with the sines of
+ *     -2pi*k/p, the recombinations pair bin k with m - k: the signs of zeros as DFTI gives them there (fft.py
+ *     says where the other kernels' are not modelled).
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -170,45 +171,55 @@ static void pfa12(const cpx x[12], int sign, int scaled, float s, cpx out[12]) {
 
 #define H8 0x1.6a09e6p-1f /* float32 sqrt(1/2) */
 
-/* DFTI's `Prime8` 8-point DFT (sign -1 forward, +1 backward): s_m = x_m + x_{m+4}, d_m = x_m - x_{m+4};
- * even bins the 4-point DFT of the s_m; odd bin k, with C_m, S_m the cosine and sine of sign*2pi*m*k/8:
- * re = (d0.re + (C1*d1.re + C3*d3.re)) + ((-S1*d1.im + -S3*d3.im) + -S2*d2.im),
- * im = (d0.im + (C1*d1.im + C3*d3.im)) + ((S1*d1.re + S3*d3.re) + S2*d2.re). */
-static void prime8(const cpx x[8], int sign, cpx out[8]) {
-    cpx sm[4], d[4], e[4];
-    for (int m = 0; m < 4; m++) sm[m] = cadd(x[m], x[m + 4]), d[m] = csub(x[m], x[m + 4]);
-    dft4(sm, sign, e);
-    for (int k = 0; k < 4; k++) out[2 * k] = e[k];
-    for (int k = 1; k < 8; k += 2) {
-        /* cos and sin of 2pi*m*k/8 for m = 1, 2, 3 (octants: exact +-1, 0 or +-sqrt(1/2)) */
-        static const float COS8[8] = {1.0f, H8, 0.0f, -H8, -1.0f, -H8, 0.0f, H8};
-        static const float SIN8[8] = {0.0f, H8, 1.0f, H8, 0.0f, -H8, -1.0f, -H8};
-        const float c1 = COS8[k % 8], c3 = COS8[(3 * k) % 8];
-        const float s1 = sign * SIN8[k % 8], s2 = sign * SIN8[(2 * k) % 8], s3 = sign * SIN8[(3 * k) % 8];
-        out[k].r = (d[0].r + (d[1].r * c1 + d[3].r * c3)) + ((d[1].i * -s1 + d[3].i * -s3) + d[2].i * -s2);
-        out[k].i = (d[0].i + (d[1].i * c1 + d[3].i * c3)) + ((d[1].r * s1 + d[3].r * s3) + d[2].r * s2);
-    }
+/* v times a table's (c, t) = (cos, -sin): forward (v.re*c - v.im*t, v.re*t + v.im*c), backward
+ * (v.re*c + v.im*t, v.im*c - v.re*t), as DFTI's Fact and Prime16 passes multiply. */
+static inline cpx table_product(cpx v, float c, float t, int sign) {
+    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
 }
 
-/* DFTI's radix-2 8-point DFT (the third 8-point DFT of its 24-point kernel): E, O the 4-point DFTs of the
- * even and odd elements, O[k] turned by e^(sign*2pi*i*k/8) (k = 1, 3 as (re*h -+ im*h, im*h +- re*h) with
- * h = +-sqrt(1/2) per product), X[k] = E[k] + O[k], X[k+4] = E[k] - O[k]. */
+/* DFTI's `Prime8` (ownscDft{Fwd,Inv}_Prime8_32fc, read from its machine code; sign -1 forward, +1 backward).
+ * A call runs its transforms two at a time (the pair block: prime8) and, where their count is odd, the last
+ * one alone (the single block: radix2_8): 480's plan (src, 20, dst, 3, 20, perm) and the 24-, 40-point and
+ * ct_odd kernels take the single block for the last residue of their 3- or 5-point pass. Both blocks give
+ * the same finite values; their zero signs differ (where zeros meet: which operand is subtracted from
+ * which, and the products by the table's 1 and 0).
+ * The pair block: s_m = x_m + x_{m+4} (m = 0..3), d0 = x0 - x4, d1 = x1 - x5, and n2 = x6 - x2, n3 = x7 - x3
+ * (the odd differences taken the other way); a = s0 + s2, b = s0 - s2, c = s1 + s3, v = s3 - s1; X0, X4 =
+ * a +- c, X2, X6 = b +- i*v; t = d1*h + n3*h, u = n3*h - d1*h (h = sqrt(1/2)), e = n2 + u, f = u - n2,
+ * X1, X7 = (d0 + t) +- i*e, X3, X5 = (d0 - t) +- i*f (forward; backward the other way round), each
+ * m + i*w formed as cadd_rot does (m.re - w.im, m.im + w.re). */
+static void prime8(const cpx x[8], int sign, cpx out[8]) {
+    const cpx s0 = cadd(x[0], x[4]), s1 = cadd(x[1], x[5]), s2 = cadd(x[2], x[6]), s3 = cadd(x[3], x[7]);
+    const cpx d0 = csub(x[0], x[4]), d1 = csub(x[1], x[5]), n2 = csub(x[6], x[2]), n3 = csub(x[7], x[3]);
+    const cpx a = cadd(s0, s2), b = csub(s0, s2), c = cadd(s1, s3), v = csub(s3, s1);
+    const cpx p = cscale(d1, H8), q = cscale(n3, H8);
+    const cpx t = cadd(p, q), u = csub(q, p);
+    const cpx e = cadd(n2, u), f = csub(u, n2);
+    const cpx p1 = cadd(d0, t), p3 = csub(d0, t);
+    out[0] = cadd(a, c);
+    out[4] = csub(a, c);
+    out[2] = cadd_rot(b, v, -sign);
+    out[6] = cadd_rot(b, v, sign);
+    out[1] = cadd_rot(p1, e, -sign);
+    out[7] = cadd_rot(p1, e, sign);
+    out[3] = cadd_rot(p3, f, -sign);
+    out[5] = cadd_rot(p3, f, sign);
+}
+
+/* Prime8's single block (see prime8): s_m = x_m + x_{m+4}, d_m = x_m - x_{m+4} (m = 0..3); E = (s0 + s2,
+ * d0 + (sign*i)*d2, s0 - s2, d0 - (sign*i)*d2), O the same of s1, s3, d1, d3; bin k of O (k = 0..3, k = 0
+ * and 2 too) times its table's (c, t) = (1, +0), (h, -h), (+0, -1), (-h, -h) as table_product multiplies;
+ * X[k] = E[k] + O'[k], X[k+4] = E[k] - O'[k]: a radix-2 DFT with its eighths as products. */
 static void radix2_8(const cpx x[8], int sign, cpx out[8]) {
-    const cpx ev[4] = {x[0], x[2], x[4], x[6]}, od[4] = {x[1], x[3], x[5], x[7]};
-    cpx e[4], o[4];
-    dft4(ev, sign, e);
-    dft4(od, sign, o);
-    cpx t[4];
-    t[0] = o[0];
-    t[2] = sign < 0 ? (cpx){o[2].i, -o[2].r} : (cpx){-o[2].i, o[2].r};
-    if (sign < 0) {
-        t[1] = (cpx){o[1].r * H8 + o[1].i * H8, o[1].i * H8 - o[1].r * H8};
-        t[3] = (cpx){o[3].i * H8 - o[3].r * H8, -(o[3].r * H8) - o[3].i * H8};
-    } else {
-        t[1] = (cpx){o[1].r * H8 - o[1].i * H8, o[1].i * H8 + o[1].r * H8};
-        t[3] = (cpx){-(o[3].r * H8) - o[3].i * H8, o[3].r * H8 - o[3].i * H8};
+    static const float C[4] = {1.0f, H8, 0.0f, -H8}, T[4] = {0.0f, -H8, -1.0f, -H8};
+    cpx s[4], d[4];
+    for (int m = 0; m < 4; m++) s[m] = cadd(x[m], x[m + 4]), d[m] = csub(x[m], x[m + 4]);
+    const cpx e[4] = {cadd(s[0], s[2]), cadd_rot(d[0], d[2], sign), csub(s[0], s[2]), cadd_rot(d[0], d[2], -sign)};
+    const cpx o[4] = {cadd(s[1], s[3]), cadd_rot(d[1], d[3], sign), csub(s[1], s[3]), cadd_rot(d[1], d[3], -sign)};
+    for (int k = 0; k < 4; k++) {
+        const cpx w = table_product(o[k], C[k], T[k], sign);
+        out[k] = cadd(e[k], w), out[k + 4] = csub(e[k], w);
     }
-    for (int k = 0; k < 4; k++) out[k] = cadd(e[k], t[k]), out[k + 4] = csub(e[k], t[k]);
 }
 
 /* DFTI's 24-point complex kernel: Cooley-Tukey 3 x 8, decimation in time: the 8-point DFTs of x[3m + r]
@@ -350,12 +361,6 @@ static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
 
 static void cs_n(int e, int n, float *c, float *s);
 
-/* v times a table's (c, t) = (cos, -sin): forward (v.re*c - v.im*t, v.re*t + v.im*c), backward
- * (v.re*c + v.im*t, v.im*c - v.re*t), as DFTI's Fact and Prime16 passes multiply. */
-static inline cpx table_product(cpx v, float c, float t, int sign) {
-    return sign < 0 ? (cpx){v.r * c - v.i * t, v.r * t + v.i * c} : (cpx){v.r * c + v.i * t, v.i * c - v.r * t};
-}
-
 /* How radix4_16 multiplies bin k2 of residue r by e^(sign*2pi*i*r*k2/16). */
 enum radix16_twiddles {
     /* twiddle64: skipped where r*k2 = 0, exact quarter turns, else plain products; the odd eighths (r*k2 = 2,
@@ -473,7 +478,8 @@ static void recombine_fwd(const cpx *y, int m, void (*cs)(int, float *, float *)
 /* The real backward kernels' recombination (ownsrDftInvRecombine_32f, N = 2m) of the onesided row X into z,
  * whose m-point complex backward transform gives x[2j] = z[j].re, x[2j+1] = z[j].im:
  * z[0] = (X[0].re + X[m].re, X[0].re - X[m].re); then bins k = 1, 2, ... and their mirrors m-k in one pass
- * (k up to m/2; for m = 0 mod 4 the mirror's store of k = m/2 last), with (c, t) = (cos, -sin) of 2pi*k/N:
+ * (k up to m/2; for m = 0 mod 4 the mirror's store of k = m/2 last), with (c, t) = (cos, -sin) of 2pi*k/N
+ * as its table holds them (the quarter turn's cosine +0: read from 480's table, dumped with gdb):
  * A = (X[k].re + X[m-k].re, X[k].im - X[m-k].im), B = (X[k].re - X[m-k].re, X[k].im + X[m-k].im),
  * T = (t*B.re - c*B.im, t*B.im + c*B.re), z[k] = A + T, z[m-k] = (A.re - T.re, -A.im + T.im);
  * for m = 2 mod 4, z[m/2] = (2*X[m/2].re, -2*X[m/2].im). */
@@ -485,6 +491,7 @@ static void recombine_bwd(const float *row, int m, void (*cs)(int, float *, floa
         float c, s;
         cs_at(cs, k, 2 * m, &c, &s);
         const float t = -s;
+        c = c == 0.0f ? 0.0f : c;
         const float ar = xk.r + xn.r, ai = xk.i - xn.i, br = xk.r - xn.r, bi = xk.i + xn.i;
         const float tr = t * br - c * bi, ti = t * bi + c * br;
         z[k] = (cpx){ar + tr, ai + ti};
@@ -637,8 +644,10 @@ static void half5(const cpx *x, int h, int sign, cpx *out) {
 
 /* DFTI's 7-point DFT (sign -1 forward, +1 backward), as measured at N = 7 (1,000 of 1,000 rows):
  * t_j = a_j + a_{7-j}, u_j = a_j - a_{7-j} (j = 1..3), X0 = a0 + ((t1 + t2) + t3), and for k = 1..3
- * m = a0 + ((t1*C_k + t2*C_2k) + t3*C_3k), v = (u1*S_k + u2*S_2k) + u3*S_3k, X_k, X_{7-k} = m -+ i*v
- * (forward; backward the other way), C_k, S_k the float32 cosine and sine of 2pi*k/7. */
+ * m = a0 + ((t1*C_k + t2*C_2k) + t3*C_3k), w = (u1*S_k + u2*S_2k) + u3*S_3k, X_k, X_{7-k} = m +- i*w
+ * (forward; backward the other way), C_k, S_k the float32 cosine and sine of -2pi*k/7: the sines of the
+ * forward turn, as dft5 takes them, which decide the signs of zero w (zero-heavy rows of fft and ifft of
+ * 112: with the sines of +2pi*k/7 and X_k = m -+ i*v, 24 and 19 of 3,000 differ; with these, none). */
 static void dft7(const cpx a[7], int sign, cpx out[7]) {
     cpx t[4], u[4];
     for (int j = 1; j <= 3; j++) t[j] = cadd(a[j], a[7 - j]), u[j] = csub(a[j], a[7 - j]);
@@ -648,12 +657,12 @@ static void dft7(const cpx a[7], int sign, cpx out[7]) {
         for (int j = 1; j <= 3; j++) {
             double sd, cd; /* dmath.h's correctly rounded sin and cos: never the host's libm */
             dm_sincos(2.0 * FFT_PI * ((j * k) % 7) / 7, &sd, &cd);
-            c[j] = (float)cd, sn[j] = (float)sd;
+            c[j] = (float)cd, sn[j] = -(float)sd;
         }
         const cpx m = cadd(a[0], cadd(cadd(cscale(t[1], c[1]), cscale(t[2], c[2])), cscale(t[3], c[3])));
-        const cpx v = cadd(cadd(cscale(u[1], sn[1]), cscale(u[2], sn[2])), cscale(u[3], sn[3]));
-        out[k] = cadd_rot(m, v, sign);
-        out[7 - k] = cadd_rot(m, v, -sign);
+        const cpx w = cadd(cadd(cscale(u[1], sn[1]), cscale(u[2], sn[2])), cscale(u[3], sn[3]));
+        out[k] = cadd_rot(m, w, -sign);
+        out[7 - k] = cadd_rot(m, w, sign);
     }
 }
 
