@@ -1,5 +1,5 @@
 """Zero-heavy rows for the FFTs whose zero signs from -0 are modelled (harness/impl/fft.py's _ZERO_SIGNS_READ:
-rfft of 480, NeuCodec's backward, fft/ifft of 240, 480 and 112, irfft of 480), for tests/test_impl_fft.py.
+rfft and irfft of 480 and 224, fft/ifft of 56, 112, 168, 240, 336 and 480), for tests/test_impl_fft.py.
 Imports only NumPy; run as a script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line,
 per kind over ``operands()`` (``rows()`` laid out per kind).
 
@@ -64,7 +64,8 @@ def signed_zeros_480() -> np.ndarray:
 def operands() -> dict[str, np.ndarray]:
     """``rows()`` as each recorded transform reads them: rfft's real rows of 480; 240 complex pairs (fft/ifft of
     240); two rows as 480 complex pairs (fft/ifft of 480: 180 rows); 481 floats and a -0 as 241 onesided bins
-    (irfft of 480); a row's first 224 floats as 112 complex pairs (fft/ifft of 112); and signed_zeros_480()."""
+    (irfft of 480); a row's first 224, 112 and 336 floats as 112, 56 and 168 complex pairs, two rows' first 672 as
+    336 (fft/ifft); a row's first 224 floats (rfft of 224) and 226 as 113 bins (irfft of 224); signed_zeros_480()."""
     a = rows()
     return {
         "r2c_480": a,
@@ -72,7 +73,12 @@ def operands() -> dict[str, np.ndarray]:
         "c2c_480": a[: len(a) // 2 * 2].reshape(-1, 480, 2),
         "c2r_480": np.pad(a, ((0, 0), (0, 2)), constant_values=-0.0).reshape(-1, 241, 2),
         "c2c_112": np.ascontiguousarray(a[:, :224]).reshape(-1, 112, 2),
+        "c2c_56": np.ascontiguousarray(a[:, :112]).reshape(-1, 56, 2),
+        "c2c_168": np.ascontiguousarray(a[:, :336]).reshape(-1, 168, 2),
+        "c2c_336": np.ascontiguousarray(a[: len(a) // 2 * 2].reshape(-1, 960)[:, :672]).reshape(-1, 336, 2),
         "c2c_480z": signed_zeros_480(),
+        "r2c_224": np.ascontiguousarray(a[:, :224]),
+        "c2r_224": np.ascontiguousarray(a[:, :226]).reshape(-1, 113, 2),
     }
 
 
@@ -84,12 +90,14 @@ def _record() -> dict[str, str]:
 
     ops = {k: torch.from_numpy(v) for k, v in operands().items()}
     out = {"r2c_480": bits_sha256(torch.view_as_real(torch.fft.rfft(ops["r2c_480"])).numpy())}
-    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_480z"):
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z"):
         z = torch.view_as_complex(ops[key])
         out[key] = bits_sha256(torch.view_as_real(torch.fft.fft(z)).numpy())
         out["i" + key] = bits_sha256(torch.view_as_real(torch.fft.ifft(z, norm="forward")).numpy())
-    bins = torch.view_as_complex(ops["c2r_480"])
-    out["c2r_480"] = bits_sha256(torch.fft.irfft(bins, n=480, norm="forward").numpy())
+    for n in (480, 224):
+        bins = torch.view_as_complex(ops[f"c2r_{n}"])
+        out[f"c2r_{n}"] = bits_sha256(torch.fft.irfft(bins, n=n, norm="forward").numpy())
+    out["r2c_224"] = bits_sha256(torch.view_as_real(torch.fft.rfft(ops["r2c_224"])).numpy())
     return out
 
 

@@ -191,9 +191,9 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 
 
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
-# them as 240 complex pairs, as 480 and (their first 224 floats) as 112, irfft (unscaled) of them as 241 bins,
-# and fft and ifft of 120 rows of 480 complex signed zeros (480z), on 1 and 2 threads alike (a Zen 5: DFTI's
-# generic path); fft_zero_sign_cases.operands() lays them out
+# them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
+# of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z), on 1 and 2 threads alike (a Zen 5:
+# DFTI's generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
     "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
@@ -205,6 +205,14 @@ FFT_ZERO_SIGNS = {
     "c2c_480z": "1d92941af097bd6a9abf9d8e140c3bc93733d446516acc256af09e121f3b0982",
     "ic2c_480z": "9609befda41c0cec3ce8dbbbbf3472c36cbf5985683adb65999c6a21c3d086be",
     "c2r_480": "02c55e95ec29c11c2ea3b0dddfa141b4d9e0f4cdf9537c3332e81632ec142b38",
+    "c2c_56": "4428df29a535aea59bddc1bfc46e753dc5ce36071f2797d467a4c16595d65ddb",
+    "ic2c_56": "be0eda52ccd8fd0f5662d007d8cd9efa2289a0e608dbdf7ae32d3568512b2375",
+    "c2c_168": "078aa028f60e7e792e74a46d964df3eb35a8d1f3bae7678ebd6cbe8f814e70ec",
+    "ic2c_168": "5ac71b4ea721c2855278c315a65dcce3ed01b17034ad61c895d807676711e573",
+    "c2c_336": "16e86dda5666302b92f02d47baf9856cd3703060d1b6e4292cf372b5f76dec02",
+    "ic2c_336": "3afa8ede552833f78ed8e756582b1e32cea9ff4afa9803a09c9d0b1ff11fea94",
+    "r2c_224": "bed39a71af0f14adb1151864dca15c0591ea3e46dff8a21b52ad0d2ac78fd6f9",
+    "c2r_224": "82757b7d1027fadbd587b0dd56a67ded4bd6f81c8d93e1dbb99eff0b034ab345",
 }
 
 
@@ -214,19 +222,21 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     bin of residues 1 to 3; Prime8's pair block (n2 = x6 - x2, n3 = x7 - x3, v = s3 - s1) and single block
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
-    zero results from -0 are answered: rfft and irfft of 480, fft/ifft of 240, 480 and 112 on zero-heavy
-    rows; other lengths refuse them (c2c of 224 and 48: ct32_4x8's and ct3m's twiddles' zero signs)."""
+    zero results from -0 are answered: rfft and irfft of 480 and 224, fft/ifft of 56, 112, 168, 240, 336 and
+    480 on zero-heavy rows; other lengths refuse them (c2c of 224 and 48: ct32_4x8's and ct3m's twiddles)."""
     from harness.impl.fft import fft
     from tests.fft_zero_sign_cases import operands
 
     p = get_profile("x86-avx2", threads)
     ops = operands()
     assert bits_sha256(fft("r2c", ops["r2c_480"], [1], 0, p)) == FFT_ZERO_SIGNS["r2c_480"]
-    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_480z"):
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z"):
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
-    c2r = fft("c2r", ops["c2r_480"], [1], 0, p, forward=False, last_dim_size=480)
-    assert bits_sha256(c2r) == FFT_ZERO_SIGNS["c2r_480"]
+    for n in (480, 224):
+        c2r = fft("c2r", ops[f"c2r_{n}"], [1], 0, p, forward=False, last_dim_size=n)
+        assert bits_sha256(c2r) == FFT_ZERO_SIGNS[f"c2r_{n}"], n
+    assert bits_sha256(fft("r2c", ops["r2c_224"], [1], 0, p)) == FFT_ZERO_SIGNS["r2c_224"]
     a = ops["r2c_480"]
     for n in (224, 48):
         with pytest.raises(ParityError, match="from -0 to a zero result"):

@@ -1868,10 +1868,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "8 to 64 and r2c of 32 on DFTI's threaded path or scaled by 1/sqrt(N), the real multi-dim pass of "
             "lengths but 12, 24, 64, a scaled multi-dim pass not measured, zero results of the real forward kernels "
             "of 8, 16 and 20, zero results of the complex and backward kernels (and r2c of 20 and 40 and up) "
-            "from -0 inputs but rfft and irfft of 480 (NeuCodec's backward and forward) and fft/ifft of 240, 480 "
-            "and 112 (other lengths' kernels' zero signs not all read: the twiddles of `ct24`, `ct3m`, `ct5m` "
-            "and `ct32_4x8`; fft of 24, 40, 48, 80 and 224 on 2,600 to 3,000 zero-heavy rows: 269, 285, 362, "
-            "255 and 143 differ), and a NaN or an infinity in or out refused"
+            "from -0 inputs but rfft and irfft of 480 (NeuCodec's backward and forward) and 224 and fft/ifft of 56, "
+            "112, 168, 240, 336 and 480 (other lengths' kernels' zero signs not all read: the twiddles of "
+            "`ct24`, `ct3m`, `ct5m` and `ct32_4x8`; fft of 24, 40, 48, 80 and 224 on 2,600 to 3,000 zero-heavy "
+            "rows: 269, 285, 362, 255 and 143 differ), and a NaN or an infinity in or out refused"
         ),
         (
             "thread count, in the real 12-point transforms with a 1/N scale only: DFTI's threaded path (2 or "
@@ -1886,7 +1886,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "(DFTI's own code paths) not measured; zero results from -0 (zero-heavy rows at default, avx2 and "
             "avx512 on 1, 2 and 4 threads: rfft of 480 36,000, fft and ifft of 240 27,000 each, fft, ifft and "
             "irfft of 480 36,000 each (and 7,200 rows aimed at `Prime8` each for fft and ifft), fft and ifft of "
-            "112 36,000 each, all exact, 0 other; `Prime16` called "
+            "112, 56, 168 and 336 and rfft and irfft of 224 36,000 each, all exact, 0 other; `Prime16` called "
             "directly on 3,000 zero-heavy transforms each way, `Prime8` as 480's plan calls it on 2,000 calls "
             "of 60 transforms each way and the backward recombination of 480 with its table on 3,000 rows: "
             "their bits)"
