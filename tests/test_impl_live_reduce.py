@@ -1,7 +1,7 @@
 """Live parity of harness.impl.reduce: torch, run now in this process, against the impl, bit for bit.
 
 Random shapes of 1 to 4 dims, small and past the 32768-element GRAIN_SIZE (so 2 threads split the
-work: two-pass full sums, column splits), every subset of dims for sum/mean/var/vector_norm,
+work: two-pass full sums, column splits), every subset of dims for sum/mean/var/vector_norm (of 2 and 1),
 forward and backward of the single-dim ops as recorded, broadcasting add/mul/div,
 clip_grad_norm_, and logsumexp (with rows of -inf, and +inf among the values). On AVX-512 torch
 runs the AVX2 builds of these kernels (sum_stub, norm_stub, std_var_stub have no AVX-512
@@ -63,6 +63,8 @@ def test_reductions_over_dim_subsets(shape: tuple[int, ...], seed: int, threads:
     assert_bits_equal("sum", t.sum(*args).numpy(), reduce.sum_dims(x, dims, profile))
     assert_bits_equal("mean", t.mean(*args).numpy(), reduce.mean_dims(x, dims, profile))
     assert_bits_equal("vector_norm", torch.linalg.vector_norm(t, 2, dims).numpy(), reduce.vector_norm(x, dims, profile))
+    one_norm = reduce.vector_norm(x, dims, profile, 1)
+    assert_bits_equal("vector_norm ord 1", torch.linalg.vector_norm(t, 1, dims).numpy(), one_norm)
     if _count(shape, dims) >= 2:  # var of fewer than 2 elements: a degenerate 0/0
         assert_bits_equal("var", t.var(*args).numpy(), reduce.var_dims(x, dims, profile))
 

@@ -33,6 +33,7 @@ _REDUCERS = (
     "var_forward",
     "std_forward",
     "vector_norm_forward",
+    "vector_norm1_forward",
     "sum_backward",
     "mean_backward",
 )
@@ -172,17 +173,22 @@ def _std_var(
     return out
 
 
-def vector_norm(x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile) -> np.ndarray:
-    """``torch.linalg.vector_norm(x, 2, dims)``: the 8-lane last-dim kernel when one contiguous
-    dim is reduced (any full reduction), NormTwoOps per output otherwise. Where every reduced dim
-    has extent 1 (a one-element tensor, a 0-d one) ATen's ``linalg_vector_norm_out`` takes ``abs``
-    of the elements instead (``is_reduce_over_1D_vector``): no square, so a tiny element (below
-    about 1e-19, whose square is denormal or 0) and a huge one (whose square overflows) keep
-    their magnitude; ``_foreach_norm`` and ``norm`` run through it too."""
+def vector_norm(
+    x: np.ndarray, dims: tuple[int, ...] | int | None, profile: KernelProfile, order: int = 2
+) -> np.ndarray:
+    """``torch.linalg.vector_norm(x, order, dims)``, ``order`` 2 or 1. The 2-norm: the 8-lane last-dim
+    kernel when one contiguous dim is reduced (any full reduction), NormTwoOps per output otherwise. The
+    1-norm: NormOneOps (``acc + |x|``) per output, one output of at least 32768 elements split over the
+    threads. Where every reduced dim has extent 1 (a one-element tensor, a 0-d one) ATen's
+    ``linalg_vector_norm_out`` takes ``abs`` of the elements instead (``is_reduce_over_1D_vector``): no
+    square, so a tiny element (below about 1e-19, whose square is denormal or 0) and a huge one (whose
+    square overflows) keep their magnitude; ``_foreach_norm`` and ``norm`` run through it too."""
+    if order not in (1, 2):
+        raise ParityError(f"the impl reproduces the 1- and 2-norm only, not ord={order}")
     x = _c32(x)
     if all(x.shape[d] == 1 for d in _norm_dims(x.ndim, dims)):
         return np.abs(x).reshape(_geometry(x.shape, dims)[2])
-    return _reduce("vector_norm_forward", x, dims, profile)
+    return _reduce("vector_norm_forward" if order == 2 else "vector_norm1_forward", x, dims, profile)
 
 
 # ----------------------------------------------------------------------------- runners

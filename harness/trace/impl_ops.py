@@ -17,7 +17,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import strides
-from harness.impl.nans import default_nans, refuse_mixed_nans, refuse_nans_under_qemu_x86, x86_nans
+from harness.impl.nans import default_nans, nan_kinds, refuse_mixed_nans, refuse_nans_under_qemu_x86, x86_nans
 from harness.impl.profiles import KernelProfile
 from harness.trace import impl_nn, impl_optim
 from harness.trace.loops import non_overlapping_and_dense
@@ -103,8 +103,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "sort": ("topk", ()),
     "histc": ("histc", ()),
     "logsumexp": ("logsumexp", ("mkl_code_path", "threads")),
-    "linalg_vector_norm": ("vector_norm", ("capability",)),
-    "norm": ("vector_norm", ("capability",)),
+    "linalg_vector_norm": ("vector_norm", ("capability", "threads")),  # threads: a 1-norm of one large output
+    "norm": ("vector_norm", ("capability", "threads")),
     "normal_": ("randn", ("capability",)),
     "randn": ("randn", ("capability",)),
     "normal": ("randn", ("capability",)),
@@ -971,21 +971,27 @@ def _logsumexp(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _norm(order: str) -> Replay:
-    """``aten.norm`` (p) and ``aten.linalg_vector_norm`` (ord) of 2, float32: the vector_norm kernel
+    """``aten.norm`` (p) and ``aten.linalg_vector_norm`` (ord) of 2 or 1, float32: the vector_norm kernel
     (``norm`` calls ``linalg_vector_norm``; ATen's composite weight_norm over a middle dim or the whole
-    tensor reaches it so)."""
+    tensor reaches it so; DBRX's router normalises its top-k weights by their 1-norm)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.reduce import vector_norm
 
         x = t["self"]
-        if float(a.get(order) if a.get(order) is not None else 2) != 2.0:
-            raise ParityError(f"the impl reproduces the 2-norm only, not {order}={a[order]}")
+        value = float(a.get(order) if a.get(order) is not None else 2)
+        if value not in (1.0, 2.0):
+            raise ParityError(f"the impl reproduces the 1- and 2-norm only, not {order}={a[order]}")
         if a.get("dtype") not in (None, "torch.float32"):
             raise ParityError("the impl reproduces float32 norms only")
         dims = tuple(sorted(set(_reduced_dims(a, x.ndim))))
-        out = impl_nn.in_memory_order(x, dims, a.get("self.stride"), lambda y, d: vector_norm(y, d, p))
-        refuse_mixed_nans("vector_norm", out, p, set(), x)  # which NaN its sums of squares keep: not modelled
+        out = impl_nn.in_memory_order(x, dims, a.get("self.stride"), lambda y, d: vector_norm(y, d, p, int(value)))
+        # which NaN its sums keep: not modelled (the 1-norm's std::abs clears the NaNs' signs first, and its
+        # sums of non-negative terms make no NaN of infinities)
+        if value == 1.0:
+            refuse_mixed_nans("vector_norm", out, p, nan_kinds(np.abs(x)))
+        else:
+            refuse_mixed_nans("vector_norm", out, p, set(), x)
         return {"out": np.asarray(_kept_dims(out, a, x.shape, dims), np.float32)}
 
     return run

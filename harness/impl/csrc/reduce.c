@@ -546,6 +546,52 @@ void vector_norm_forward(profile_t p, const float *x, float *out, int32_t ndim, 
 }
 
 /* ----------------------------------------------------------------------------------------------
+ * vector_norm, ord 1 (norm_kernel_tensor_iterator_impl: the vectorised last-dim path is ord 2's
+ * only, so every 1-norm reaches norm_kernel_cpu_impl's binary_kernel_reduce with NormOneOps). */
+
+/* NormOneOps (SharedReduceOps.h): acc + std::abs(x) in float (fabsf: a NaN's sign cleared), no
+ * projection; no multiply, so nothing to contract on any build. */
+static void norm1_step(const profile_t *p, fold_t *a, float x) {
+    (void)p;
+    a->acc = a->acc + fabsf(x);
+}
+static float norm1_project(const fold_t *a, double correction) {
+    (void)correction;
+    return a->acc;
+}
+
+/* vector_norm1: x[shape] (C-contiguous) -> out[kept dims], torch.linalg.vector_norm(x, 1, dims).
+ * Several outputs: foreach_reduced_elt runs each output's chain serially (in order over the reduced
+ * dims; its parallel split is over outputs only). One output: binary_kernel_reduce's own split, where
+ * the output has at least GRAIN_SIZE elements and there are several threads: parallel_for's chunks
+ * (one per thread), each summed from 0, then the threads' sums added onto 0 in thread order; the
+ * elements in memory order. */
+void vector_norm1_forward(profile_t p, const float *x, float *out, int32_t ndim, const int64_t *shape,
+                          const int32_t *reduce) {
+    red_iter_t it;
+    int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
+    if (numel == 0) {
+        for (int64_t i = 0; i < out_numel; i++) out[i] = 0.0f;
+        return;
+    }
+    if (out_numel == 1) {
+        const int64_t threads = parallel_threads(0, numel, GRAIN_SIZE, p.threads);
+        float total = 0.0f;
+        for (int64_t t = 0; t < threads; t++) {
+            int64_t b = 0, e = numel;
+            if (threads > 1 && !parallel_chunk(0, numel, GRAIN_SIZE, threads, t, &b, &e)) continue;
+            float local = 0.0f;
+            for (int64_t i = b; i < e; i++) local = local + fabsf(x[i]);
+            total = total + local;
+        }
+        out[0] = total;
+        return;
+    }
+    iter_build(&it, ndim, shape, NULL, reduce);
+    per_output_fold(&p, &it, x, out, norm1_step, norm1_project, 0.0);
+}
+
+/* ----------------------------------------------------------------------------------------------
  * Backwards (FunctionsManual.cpp), elementwise over x with the reduced operands broadcast back
  * (their reduced dims of stride 0): each a single float rounding per operation, so equal on
  * every profile. */
