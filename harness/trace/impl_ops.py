@@ -1565,7 +1565,9 @@ def _window(name: str) -> Replay:
 def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """``arange`` (its overloads: end; start, end; start, end, step): float32 by harness.impl.factories
     (its positions in double, vector bases and scalar tails per thread chunk); integers into a signed
-    integer dtype exact, as NumPy's."""
+    integer dtype exact, as NumPy's (a whole float step too: Funnel's ``arange(0, n, 1.0, dtype=long)``);
+    float64 of whole numbers below 2**53 (RT-DETR's and D-FINE's position embeddings), where every
+    ``start + step * idx``, in any lane or chunk, is exact."""
     from harness.impl.factories import arange
 
     start, end, step = a.get("start", 0), a.get("end"), a.get("step", 1)
@@ -1576,9 +1578,17 @@ def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if dtype == "torch.float32":
         return {"out": arange(float(start), float(end), float(step), p)}
     integers = {"torch.int64": np.int64, "torch.int32": np.int32, "torch.int16": np.int16, "torch.int8": np.int8}
-    if dtype in integers and all(isinstance(v, int) for v in numbers):  # BLOOM's int32 positions: exact
-        return {"out": np.arange(start, end, step, dtype=np.int64).astype(integers[dtype])}
-    raise ParityError(f"the impl reproduces arange of float32 (or of integers into a signed integer) only, not {dtype}")
+    if dtype in integers and whole:  # BLOOM's int32 positions: exact
+        return {"out": np.arange(int(start), int(end), int(step), dtype=np.int64).astype(integers[dtype])}
+    if dtype == "torch.float64" and whole and step != 0:
+        # ATen's count ceil((end - start) / step) in double; start + step * idx as each path forms it (a -0
+        # start with a negative step stays -0, as there)
+        n = max(0, int(np.ceil((float(end) - float(start)) / float(step))))
+        return {"out": np.float64(start) + np.float64(step) * np.arange(n, dtype=np.float64)}
+    raise ParityError(
+        "the impl reproduces arange of float32, of integers into a signed integer and of float64 whole numbers "
+        f"only, not {dtype} of {start!r}, {end!r}, {step!r}"
+    )
 
 
 def _linspace(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
@@ -1602,6 +1612,7 @@ def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
     qkv = [impl_nn.as_traced(t, a, name) for name in ("query", "key", "value")]
     mask = t.get("attn_mask")
     return qkv, FlashCall(bool(a.get("is_causal", False)), mask, a.get("scale"))
+    whole = all(np.isfinite(v) and float(v).is_integer() and abs(v) <= 2**52 for v in numbers)
 
 
 def _flash_attention(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
