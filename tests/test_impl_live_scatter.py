@@ -467,6 +467,31 @@ def test_a_put_over_unwritten_memory_replays_where_it_writes_every_element() -> 
         replay("aten.index_put_.default", second.inputs, second.args, live_profile())
 
 
+def test_a_scatter_over_unwritten_memory_replays_where_it_writes_every_element() -> None:
+    """Reformer's un-sort of its hash buckets: ``torch.empty(...).scatter_(-1, sorted_idx, arange)`` (int64 and
+    float32 alike). Where the scatter writes every element the result does not depend on torch.empty's bytes;
+    one that leaves some unwritten is refused in one line."""
+    from harness.trace.impl_ops import packet, replay
+    from harness.trace.recorder import recording
+
+    rng = np.random.default_rng(4)
+    order = torch.from_numpy(np.argsort(rng.random((4, 2, 32)), axis=-1))
+    src = torch.from_numpy(values(rng, (4, 2, 32)))
+    with recording(capture=list(range(20))) as tracer:
+        torch.empty(4, 2, 32, dtype=torch.int64).scatter_(-1, order, torch.arange(32).expand(4, 2, 32))
+        torch.empty(4, 2, 32).scatter_(-1, order, src)
+        torch.empty(4, 2, 32).scatter_(-1, order[..., :16], src)
+    scatters = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "scatter_"]
+    assert len(scatters) == 3 and all("self" not in tracer.captured[i].inputs for i in scatters)
+    for i in scatters[:2]:
+        got = replay(tracer.ops[i].op, tracer.captured[i].inputs, tracer.captured[i].args, live_profile())
+        want = np.asarray(tracer.captured[i].outputs["out"])
+        assert np.asarray(got["out"]).dtype == want.dtype and np.asarray(got["out"]).tobytes() == want.tobytes()
+    last = tracer.captured[scatters[2]]
+    with pytest.raises(ParityError, match=r"writes 128 of its 256 elements: the rest were never data"):
+        replay(tracer.ops[scatters[2]].op, last.inputs, last.args, live_profile())
+
+
 def test_refusals_name_the_case() -> None:
     profile = live_profile()
     x = np.zeros((3, 4), np.float32)

@@ -863,11 +863,26 @@ def _scalar(t: Arrays, a: Args, name: str, op: str) -> float:
 
 
 def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``scatter`` (.src, .value, and with ``reduce=`` "add" / "multiply"): harness.impl.scatter.scatter."""
+    """``scatter`` (.src, .value, and with ``reduce=`` "add" / "multiply"): harness.impl.scatter.scatter. A
+    ``scatter_`` into memory nothing had written (torch.empty's: Reformer's un-sort of its hash buckets,
+    ``empty(...).scatter_(-1, sorted_idx, arange)``) as ``_written_over``'s index_put_: where it writes every
+    element, zeros stand in for that memory; refused where it reduces into it or leaves elements unwritten."""
     from harness.impl.scatter import arm64_finite, scatter
 
     src = t["src"] if "src" in t else _scalar(t, a, "value", "scatter")
     reduce = a.get("reduce")
+    if "self" not in t:
+        shape = a.get("self.shape")
+        if reduce is not None or shape is None or "src" not in t:
+            raise ParityError("scatter_: its self was not captured (unwritten memory), and it reduces or fills a value")
+        marks = np.ones(np.shape(src), np.float32)
+        written = scatter(np.zeros(shape, np.float32), int(a["dim"]), t["index"], marks) != 0
+        if not written.all():
+            raise ParityError(
+                f"scatter_: its self was unwritten memory (not captured), and the scatter writes "
+                f"{int(written.sum())} of its {written.size} elements: the rest were never data"
+            )
+        t = {**t, "self": np.zeros(shape, np.asarray(src).dtype)}
     out = scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))
     product = "scatter_reduce prod" if reduce == "multiply" else "scatter"
     return {"out": arm64_finite(p, product, out, t["self"], np.asarray(src, np.float32))}
