@@ -53,6 +53,7 @@ def _lib() -> ctypes.CDLL:
         lib.gen_random64.argtypes = [gen]
         lib.gen_random64.restype = ctypes.c_uint64
         lib.normal_forward.argtypes = [Profile, gen, _P, _I64, _D, _D]
+        lib.normal_serial_forward.argtypes = [Profile, gen, _P, _I64, _D, _D]
         lib.uniform_forward.argtypes = [Profile, gen, _P, _I64, _D, _D]
         lib.exponential_forward.argtypes = [gen, _P, _I64, _D]
         lib.randint_forward.argtypes = [gen, _P, _I64, _I64, ctypes.c_uint64]
@@ -118,6 +119,15 @@ def normal_(gen: CPUGenerator, n: int, mean: float, std: float, profile: KernelP
     """
     out = np.empty(n, np.float32)
     _lib().normal_forward(_profile_c(profile), gen._ref, ptr(out), n, mean, std)
+    return out
+
+
+def normal_serial(gen: CPUGenerator, n: int, mean: float, std: float, profile: KernelProfile) -> np.ndarray:
+    """``normal_(mean, std)`` of a float32 tensor that is not contiguous (``randn_like`` of a transposed one):
+    normal_kernel's serial branch, one ``normal_distribution<double>`` sample per element, in TensorIterator's
+    order (memory order, for a dense layout)."""
+    out = np.empty(n, np.float32)
+    _lib().normal_serial_forward(_profile_c(profile), gen._ref, ptr(out), n, mean, std)
     return out
 
 

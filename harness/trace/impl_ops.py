@@ -1463,19 +1463,38 @@ def _randn(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 def _factory_shape(a: Args, op: str) -> tuple[int, ...]:
     """The shape of a random factory's float32 output: ``size`` (rand, normal.float_float), or the shape of
-    the tensor a ``*_like`` op copies, refused unless that is contiguous (empty_like keeps another dense
-    layout, which ATen's samplers fill element by element in TensorIterator's order)."""
+    the tensor a ``*_like`` op copies (``_factory_layout`` says in which layout it is filled)."""
     like = "size" not in a  # a *_like op: self's dtype unless one is given (a trace without dtypes: float32)
     dtype = a.get("dtype") or (f"torch.{a.get('self.dtype') or 'float32'}" if like else "torch.float32")
     if dtype != "torch.float32":
         raise ParityError(f"the impl reproduces float32 {op} only, not {dtype}")
     if not like:
         return tuple(int(n) for n in a["size"])
-    _flat(a, "self")
     shape = a.get("self.shape")
     if shape is None:
         raise ParityError(f"{op}: the shape of the tensor it copies was not captured")
     return tuple(shape)
+
+
+def _factory_layout(a: Args, shape: tuple[int, ...]) -> list[int] | None:
+    """The strides of a ``*_like`` op's output where they are not C-contiguous: empty_like keeps self's dense
+    layout (a transposed one: VITS's ``randn_like``), which ATen's samplers fill through their serial
+    branch in TensorIterator's order, memory order; None where the output is contiguous (or of a ``size``).
+    Another layout (a gap, an overlap) is refused."""
+    stride = a.get("self.stride") if "size" not in a else None
+    if stride is None or all(s == e for s, e, n in zip(stride, _contiguous(shape), shape, strict=True) if n > 1):
+        return None
+    if not non_overlapping_and_dense(stride, shape):
+        raise ParityError(f"a random *_like op of self of strides {stride} (not dense): not modelled")
+    return list(stride)
+
+
+def _contiguous(shape: tuple[int, ...]) -> list[int]:
+    out, step = [], 1
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return out[::-1]
 
 
 def _draws(op: str, factory: bool) -> Replay:
@@ -1491,10 +1510,18 @@ def _draws(op: str, factory: bool) -> Replay:
         if any(name in t for name in keys):
             raise ParityError(f"the impl reproduces {op} of number {keys[0]} and {keys[1]} only, not of tensors")
         shape = _factory_shape(a, op) if factory else _drawn_shape(a, op)
+        stride = _factory_layout(a, shape) if factory else None
         n = int(np.prod(shape, dtype=np.int64))
         sampler = rng.normal_ if op == "normal_" else rng.uniform_
+        if stride is not None and op == "normal_":
+            sampler = rng.normal_serial  # normal_kernel's serial branch: the tensor is not contiguous
         low, high = float(a.get(keys[0], 0.0)), float(a.get(keys[1], 1.0))
-        return {"out": sampler(_generator(t, op), n, low, high, p).reshape(shape)}
+        drawn = sampler(_generator(t, op), n, low, high, p)
+        if stride is None:
+            return {"out": drawn.reshape(shape)}
+        # the draws in memory order, read through the layout's strides
+        view = np.lib.stride_tricks.as_strided(drawn, shape, [s * drawn.itemsize for s in stride])
+        return {"out": np.ascontiguousarray(view)}
 
     return run
 
@@ -1577,6 +1604,7 @@ def _arange(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     dtype = a.get("dtype") or ("torch.float32" if any(isinstance(v, float) for v in numbers) else "torch.int64")
     if dtype == "torch.float32":
         return {"out": arange(float(start), float(end), float(step), p)}
+    whole = all(np.isfinite(v) and float(v).is_integer() and abs(v) <= 2**52 for v in numbers)
     integers = {"torch.int64": np.int64, "torch.int32": np.int32, "torch.int16": np.int16, "torch.int8": np.int8}
     if dtype in integers and whole:  # BLOOM's int32 positions: exact
         return {"out": np.arange(int(start), int(end), int(step), dtype=np.int64).astype(integers[dtype])}
@@ -1612,7 +1640,6 @@ def _flash_inputs(t: Arrays, a: Args) -> tuple[list[np.ndarray], Any]:
     qkv = [impl_nn.as_traced(t, a, name) for name in ("query", "key", "value")]
     mask = t.get("attn_mask")
     return qkv, FlashCall(bool(a.get("is_causal", False)), mask, a.get("scale"))
-    whole = all(np.isfinite(v) and float(v).is_integer() and abs(v) <= 2**52 for v in numbers)
 
 
 def _flash_attention(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:

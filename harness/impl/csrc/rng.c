@@ -202,6 +202,14 @@ static void normal_fill16_avx2(float *d, float mean, float std) {
     }
 }
 
+/* normal_kernel's serial branch (below 16 elements, or a tensor that is not contiguous: randn_like of
+ * a transposed one): one normal_distribution<double> sample per element in TensorIterator's order (memory
+ * order, for a dense layout), cast to float.
+ * out: (n,) in that order */
+void normal_serial_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, double std) {
+    for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, p.aten >= 1);
+}
+
 /* normal_kernel for a contiguous float tensor of n elements (torch.randn = normal_(0, 1)).
  * out: (n,)
  * n >= 16 -> normal_fill: n uniforms first, Box-Muller on each full block of 16, then, if n is
@@ -212,10 +220,9 @@ static void normal_fill16_avx2(float *d, float mean, float std) {
  * FMA variants reproduced in vmath.h), and GCC fused both the normal_distribution<double>
  * multiply-add and d = n*std + mean (fmadd), as in the AVX2 object. */
 void normal_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, double std) {
-    int fused = p.aten >= 1;
     int avx2 = p.aten == 1 || p.aten == 2;
     if (n < 16) {
-        for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, fused);
+        normal_serial_forward(p, g, out, n, mean, std);
         return;
     }
     float fmean = (float)mean, fstd = (float)std;
