@@ -155,6 +155,20 @@ def test_arm64_impl_is_compiled_with_the_package_flags_for_aarch64(tmp_path: Pat
     assert env["QEMU_CPU"] == "neoverse-n1"
 
 
+def fake_cross_compiler(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The cross compiler replaced by one that writes "build N" to its output; returns the list of its runs."""
+    import harness.platform.emulation as emulation
+
+    runs: list[str] = []
+
+    def compile_(cmd: list[str], what: str) -> None:
+        runs.append(what)
+        Path(cmd[cmd.index("-o") + 1]).write_bytes(f"build {len(runs)}".encode())
+
+    monkeypatch.setattr(emulation, "_run", compile_)
+    return runs
+
+
 def test_an_arm64_library_is_compiled_once_per_source_and_again_when_it_changes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -169,13 +183,7 @@ def test_an_arm64_library_is_compiled_once_per_source_and_again_when_it_changes(
     (csrc / "toy.h").write_text("#define TOY 1\n")
     monkeypatch.setattr(buildinfo, "PACKAGE", tmp_path / "pkg")
     lib = buildinfo.Library("impl", "toy")
-    runs: list[str] = []
-
-    def compile_(cmd: list[str], what: str) -> None:
-        runs.append(what)
-        Path(cmd[cmd.index("-o") + 1]).write_bytes(f"build {len(runs)}".encode())
-
-    monkeypatch.setattr(emulation, "_run", compile_)
+    runs = fake_cross_compiler(monkeypatch)
     emu = Emulator(tmp_path / "cache", "2.13.0")
     first = emulation.arm64_library(emu, lib)
     assert emulation.arm64_library(emu, lib) == first and len(runs) == 1 and first.read_bytes() == b"build 1"
@@ -202,13 +210,7 @@ def test_arm64_builds_are_shared_across_checkouts_and_the_least_recently_used_go
         (csrc / "toy.h").write_text("#define TOY 1\n")
         monkeypatch.setattr(buildinfo, "PACKAGE", tmp_path / name)
 
-    runs: list[str] = []
-
-    def compile_(cmd: list[str], what: str) -> None:
-        runs.append(what)
-        Path(cmd[cmd.index("-o") + 1]).write_bytes(f"build {len(runs)}".encode())
-
-    monkeypatch.setattr(emulation, "_run", compile_)
+    runs = fake_cross_compiler(monkeypatch)
     emu = Emulator(tmp_path / "cache", "2.13.0")
     lib = buildinfo.Library("impl", "toy")
     checkout("a", "int toy(void) { return 0; }\n")

@@ -33,6 +33,13 @@ static int64_t kept_numel(int32_t ndim, const int64_t *shape, const int32_t *red
     return kept;
 }
 
+/* A reduction over no elements: every output is `empty` (var/std's NaN, a norm's 0); returns 1 then. */
+static int empty_reduction(float *out, int64_t out_numel, int64_t numel, float empty) {
+    if (numel != 0) return 0;
+    for (int64_t i = 0; i < out_numel; i++) out[i] = empty;
+    return 1;
+}
+
 static int64_t iter_numel(const red_iter_t *it) {
     int64_t n = 1;
     for (int d = 0; d < it->ndim; d++) n *= it->shape[d];
@@ -449,10 +456,7 @@ void std_var_forward(profile_t p, const float *x, float *out, int32_t ndim, cons
                      const int32_t *reduce, double correction, int32_t take_sqrt) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
-    if (numel == 0) {
-        for (int64_t i = 0; i < out_numel; i++) out[i] = NAN;
-        return;
-    }
+    if (empty_reduction(out, out_numel, numel, NAN)) return;
     if (out_numel == 1) {
         out[0] = var_all(&p, x, numel, correction, take_sqrt);
         arm_default_nans(&p, out, 1);
@@ -524,10 +528,7 @@ void vector_norm_forward(profile_t p, const float *x, float *out, int32_t ndim, 
                          const int32_t *reduce) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
-    if (numel == 0) {
-        for (int64_t i = 0; i < out_numel; i++) out[i] = 0.0f;
-        return;
-    }
+    if (empty_reduction(out, out_numel, numel, 0.0f)) return;
     iter_build(&it, ndim, shape, NULL, reduce);
     if (it.nred == 1 && it.in_st[0] == 1) { /* is_reduce_lastdim: binary_kernel_reduce_lastdim */
         for (int64_t o = 0; o < out_numel; o++) {
@@ -570,10 +571,7 @@ void vector_norm1_forward(profile_t p, const float *x, float *out, int32_t ndim,
                           const int32_t *reduce) {
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
-    if (numel == 0) {
-        for (int64_t i = 0; i < out_numel; i++) out[i] = 0.0f;
-        return;
-    }
+    if (empty_reduction(out, out_numel, numel, 0.0f)) return;
     if (out_numel == 1) {
         const int64_t threads = parallel_threads(0, numel, GRAIN_SIZE, p.threads);
         float total = 0.0f;
