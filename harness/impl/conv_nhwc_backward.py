@@ -87,7 +87,8 @@ At AVX2:
   its ic blocks as for kernels over 1x1 (above).
 - a padded 1x1 at stride 1: ``gemm:jit`` for grad_input and the weights (brgconv_1x1 and jit_1x1
   take no padding): gemm_convolution.cpp's nspc passes as at SSE4.1 (below) with oneDNN's AVX2 sgemm.
-- backward data, stride 2: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search);
+- backward data, strides 2 to 4: ``brgconv_strided:avx2`` (conv.py's model of it, its blocking search;
+  strides 3 and 4, as DPT's 4x transposed upsampler runs it, measured since: ``_AVX2_STRIDES``);
   refused over NaN or infinite grad_output or weights (``strided_nan_probe.py``: 1 of 5 such draws gave
   NaNs where the model has numbers, as at AVX-512) and where brg_conv_bwd's ic-block rule
   (``_avx2_data_blocks``) gives several blocks (2 draws of a 5x5 kernel over 547 and 551 output
@@ -396,6 +397,10 @@ _MAX_UR_W = 28
 # channels-last convolutions at 1 to 16 threads, 2,048 channels the most)
 _AVX2_WEIGHTS_THREADS = 16
 _AVX2_WEIGHTS_CHANNELS = 2048
+# the strides measured at AVX2 (3 and 4 since, on a Zen 5 at 1, 2 and 4 threads: random channels-last
+# convolutions' backward, 317 of 319 passes bit for bit, 2 refused, and transposed ones, harness.impl
+# .conv_transpose's docstring; 0 other)
+_AVX2_STRIDES = (1, 2, 3, 4)
 # the thread counts measured at avx512_core for one group (depthwise and other groups: ``_DW_THREADS``)
 _AVX512_THREADS = (1, 2, 4, 8, 16)
 
@@ -583,7 +588,7 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
     _oc, _cg, kh, kw = w_shape
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
-    if any(s not in (1, 2) for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
+    if any(s not in _AVX2_STRIDES for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
         return "stride or padding outside the measured range"
     oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
     if oh < 1 or ow < 1:

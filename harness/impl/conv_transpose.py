@@ -116,7 +116,24 @@ more than 8 input channels a group is the adjoint's brgconv_strided:avx2 grad_in
 there: 82, 82 and 92 of 100 random draws bit for bit at 1, 2 and 4 threads, 0 other, measured on a Zen 5;
 with 8 input channels a group jit:avx2's strided grad_input group by group: 5 of 5 forwards bit for bit at 1
 and 2 threads, ONEDNN_VERBOSE naming it);
-channels-last operands of one group: see ``conv_transpose2d_nhwc`` below.
+channels-last operands of one group: see ``conv_transpose2d_nhwc`` below; NCHW oneDNN forwards and
+grad_inputs of one group at a stride over 2 with an infinite or NaN operand (``_wide_stride_nonfinite``).
+
+Strides 3 and 4 (DPT's reassemble upsampler, ``ConvTranspose2d(8, 8, 4, stride=4)`` over a channels-last
+map): ONEDNN_VERBOSE on a Zen 5 names the kernels of stride 2 (channels-last at avx2
+brg_deconv:avx2+brgconv_strided:avx2 forward, brg_conv_fwd:avx2 grad_input, jit:avx2 weights; at baseline
+gemm:jit, jit:sse41 and gemm:jit; at avx512 brg_deconv:avx512_core+brgconv_strided:avx512_core,
+brg_conv_fwd:avx512_core, jit:avx512_core) and their models hold there. Random draws (strides 3 and 4, one
+side 1 to 4 in a fifth, kernels equal to the stride in half and 1 to 7 otherwise, 1 to 32 channels a side, 1
+to 9 pixels a side, padding to 2 in some, 1 to 4 images, channels-last and NCHW by the layout ATen suggests,
+a fifth with infinities, -0 and subnormals and a fifth with NaNs of both signs, quiet and signalling, too) at
+baseline, avx2 and avx512 on 1, 2 and 4 threads: 5,220 passes, 3,524 bit for bit, 1,696 refused (NaN results
+of several kinds, ATen's channels-last slow_conv_transpose2d of one image, the channels-last
+brgconv_strided grad_input and avx512_core weights over non-finite operands, the NCHW rule above), 0 other
+(two runs of 80 draws a level and thread count). Before that rule 3 NCHW passes over infinities had
+given NaN where the model has numbers (an avx2 forward whose adjoint ran brgconv_strided:avx2 where the
+impl runs jit:avx2's model, its padded taps inf * 0; two baseline grad_inputs, the one read through
+gemm:jit, over im2col's padding zeros).
 """
 
 from __future__ import annotations
@@ -276,6 +293,7 @@ def conv_transpose2d(
         return _grouped_forward(x, w, b, g, output_padding, groups, profile)
     if runs_slow(x.shape, w.shape, stride, profile):
         return _slow_forward(x, w, b, g, output_padding, profile)
+    _raise(_wide_stride_nonfinite(g, "forward", x, w))
     if _avx2_brg_deconv(g, profile):
         return _plus_bias(conv.brgconv_strided_data(x, w, g, 8, profile), b)
     zeros = np.zeros((g.n, g.c, g.h, g.w), np.float32)  # the adjoint's input: its values are not read
@@ -326,12 +344,26 @@ def conv_transpose2d_backward(
         return _slow_backward(dy, x, w, g, has_bias, profile, mask)
     kind = _kind(g, profile)
     return _deconv_backward(
-        (None,) * 4,
+        (None, _wide_stride_nonfinite(g, "grad_input", dy, w) if mask[0] else None, None, None),
         lambda: conv.conv2d(dy, w, None, stride, padding, profile, kind),
         lambda: conv.conv2d_backward(x, dy, w, stride, padding, False, profile, (False, True, False), kind)[1],
         lambda: _deconv_bias_grad(dy, g, _plain_bias(g, profile)),
         has_bias,
         mask,
+    )
+
+
+def _wide_stride_nonfinite(g: conv.Geometry, name: str, *operands: np.ndarray) -> str | None:
+    """Why oneDNN's deconvolution of one group (NCHW) is refused at a stride over 2 with an infinite or NaN
+    operand of its forward (x, w) or grad_input (dy, w): there the adjoint's kernels multiply taps the model
+    skips (brgconv_strided:avx2's padded taps where ONEDNN_VERBOSE named it in jit:avx2's place, gemm:jit's
+    im2col padding zeros: inf * 0), NaN where the model has numbers (measured on a Zen 5: 3 passes of random
+    draws at strides 3 and 4, at baseline and avx2, the module's docstring); None where it is not."""
+    if max(g.sh, g.sw) <= 2 or all(np.isfinite(a).all() for a in operands):
+        return None
+    return (
+        f"conv_transpose2d {name} at stride {(g.sh, g.sw)} over infinite or NaN operands (the adjoint's kernels "
+        "multiply taps the model skips: inf * 0) not modelled"
     )
 
 
