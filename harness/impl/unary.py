@@ -524,6 +524,23 @@ def pow_tensor_forward(
     return out
 
 
+def pow_scalar_f64_forward(
+    base: float, exponent: np.ndarray, profile: KernelProfile, row: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """``aten.pow.Scalar`` of a number ``base`` (not 1) to a float64 ``exponent``: SLEEF's double pow
+    (Sleef_powd4_u10 / powd8_u10) in the vector lanes at avx2 / avx512, csrc/unary.c
+    pow_scalar_f64_forward. Returns the powers and a mask of the elements glibc's pow computes (each run's
+    scalar tail; every element at default), whose powers are not reproduced (0 there). ``row`` as
+    ``forward``'s."""
+    e = np.ascontiguousarray(exponent, np.float64)
+    out, tail = np.empty_like(e), np.empty(e.shape, np.uint8)
+    fn = load("unary").pow_scalar_f64_forward
+    fn.restype = ctypes.c_int64
+    n = ctypes.c_int64(e.size)
+    fn(profile.as_c(), ctypes.c_double(base), ptr(e), ptr(out), ptr(tail), n, ctypes.c_int64(max(1, row or e.size)))
+    return out, tail.astype(bool)
+
+
 # glibc's double pow (2.28 and later; x86_64 and aarch64 2.36 measured, one generic algorithm): documented
 # worst error 0.52 ULP of double, bounded here by 1 ULP, i.e. 2**-52 of the exact value where it is a
 # normal double and 2**-1074 below.

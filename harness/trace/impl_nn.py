@@ -576,7 +576,7 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         if e.dtype.kind in "biu" and isinstance(number, int):
             raise ParityError(f"pow.Scalar of an integer to an integer tensor ({e.dtype}) is not modelled")
         if e.dtype == np.float64:
-            return {"out": _pow2_float64(number, e, p)}
+            return {"out": _pow_float64(a, number, e, p)}
         if e.dtype != np.float32 and e.dtype.kind not in "biu":
             raise ParityError(f"pow.Scalar: float32, float64 (or integer) exponents only, not {e.dtype}")
         e = e.astype(np.float32)
@@ -592,23 +592,43 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
 
 
-def _pow2_float64(number: float, e: np.ndarray, p: KernelProfile) -> np.ndarray:
-    """``pow.Scalar`` of 2 to a float64 tensor of whole exponents (I-BERT's requantisation, ``2.0**e`` of
-    ``frexp``'s exponents): pow_tensor_tensor_kernel's double ``std::pow`` at default and SLEEF's
-    ``Sleef_powd4_u10`` / ``powd8_u10`` at avx2 / avx512 each give 2^e exactly (rounded once below 2^-1074,
-    0 from -1075 down, inf from 1024 up, 0 and inf at -inf and inf: every exponent of [-1100, 1100] measured on
-    1, 2 and 4 threads), so ldexp's. Another base, a fractional or NaN exponent and aarch64 (not measured)
-    refused."""
+def _pow_float64(a: Args, number: float, e: np.ndarray, p: KernelProfile) -> np.ndarray:
+    """``pow.Scalar`` of a number to a float64 exponent tensor: a base of 1 answered with ones (Pow.cpp);
+    2 to whole exponents (I-BERT's requantisation, ``2.0**e`` of ``frexp``'s exponents): double
+    ``std::pow`` at default and SLEEF ``powd4_u10`` / ``powd8_u10`` give 2^e exactly (rounded once below
+    2^-1074, 0 from -1075 down, inf from 1024 up, 0 and inf at -inf and inf: every exponent of
+    [-1100, 1100] measured on 1, 2 and 4 threads), so ldexp's; any other base or exponent (RT-DETR's
+    ``10000 ** (arange(d) / d)``) at avx2 / avx512: pow_tensor_tensor_kernel's vector lanes, SLEEF's
+    double pow (harness.impl.unary.pow_scalar_f64_forward) in TensorIterator's order; an element in a
+    run's scalar tail or at default (glibc's pow) and aarch64 (not measured) refused."""
+    from harness.impl.unary import pow_scalar_f64_forward
+
     if p.aarch64:
         raise ParityError("pow.Scalar of a float64 exponent on aarch64 (SLEEF's NEON powd2) is not modelled")
-    if float(number) != 2.0:
-        raise ParityError(f"pow.Scalar of a float64 exponent: the impl reproduces base 2 only, not {number!r}")
+    if float(number) == 1.0:
+        return np.ones(e.shape, np.float64)
     finite = np.isfinite(e)
-    if np.isnan(e).any() or not np.array_equal(e[finite], np.trunc(e[finite])):
-        raise ParityError("pow.Scalar of 2 to a float64 exponent: whole (or infinite) exponents only")
-    n = np.where(finite, np.clip(np.where(finite, e, 0), -1100, 1100), np.where(e > 0, 1100, -1100))
-    with np.errstate(over="ignore"):
-        return np.ldexp(np.ones(e.shape), n.astype(np.int64))
+    if float(number) == 2.0 and not np.isnan(e).any() and np.array_equal(e[finite], np.trunc(e[finite])):
+        n = np.where(finite, np.clip(np.where(finite, e, 0), -1100, 1100), np.where(e > 0, 1100, -1100))
+        with np.errstate(over="ignore"):
+            return np.ldexp(np.ones(e.shape), n.astype(np.int64))
+    tails: list[int] = []
+
+    def compute(xs: list[np.ndarray], run: int) -> np.ndarray:
+        out, tail = pow_scalar_f64_forward(float(number), xs[1], p, run)
+        tails.append(int(tail.sum()))
+        return out
+
+    wrapped = {"out.stride": c_strides(e.shape), "out.shape": list(e.shape), "base.stride": [], "base.shape": []}
+    base = np.full(e.shape, np.float64(number))
+    names = ("base", "exponent")
+    out = in_loop_order({**a, **wrapped}, names, [base, e], compute, operands=("out", *names))
+    if tails[0]:
+        raise ParityError(
+            f"pow.Scalar of a float64 exponent: {tails[0]} elements in glibc's double pow (a scalar tail, or "
+            "the default build) are not reproduced"
+        )
+    return out
 
 
 def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -> dict[str, np.ndarray]:

@@ -25,7 +25,8 @@
  *   dm_exp(x)       e^x
  *   dm_log(x)       ln x
  *   dm_log1p(x)     ln(1 + x)
- *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi)) */
+ *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi))
+ *   sleef_pow_d(x, y)     x^y as SLEEF's double pow computes it (not correctly rounded: its own steps, kept) */
 #ifndef PARITY_DMATH_H
 #define PARITY_DMATH_H
 
@@ -409,6 +410,140 @@ static inline void dm_sincos(double x, double *s, double *c) {
     case 2: *s = -sr, *c = -cr; break;
     default: *s = -cr, *c = sr; break;
     }
+}
+
+/* ----------------------------------------------------------------------------- SLEEF's double pow */
+
+/* SLEEF 3.8's xpow (sleefsimddp.c), the FMA build torch links as Sleef_powd4_u10 (avx2) and
+ * Sleef_powd8_u10avx512f, one lane: not correctly rounded (1.0 ULP documented), so every step is
+ * kept as SLEEF orders it. Pairs (hi, lo) are SLEEF's double-double values; fma() stands for the
+ * vfmadd instructions (vmla), -ffp-contract=off keeps every other product and sum rounded on its own.
+ * The avx512f object's logk takes e from vgetexp and m from vgetmant ([0.75, 1.5)): for a finite
+ * positive d the same e and m as the avx2 object's ilogb of d/0.75 and exponent subtraction, so one
+ * port serves both (x = 0, inf, NaN are answered by the selects at the end). */
+
+/* Estrin's scheme as SLEEF's POLY macros nest it, each step one fma. */
+#define SP_MLA(x, y, z) fma((x), (y), (z))
+#define SP_POLY2(x, c1, c0) SP_MLA(x, c1, c0)
+#define SP_POLY4(x, x2, c3, c2, c1, c0) SP_MLA(x2, SP_MLA(x, c3, c2), SP_MLA(x, c1, c0))
+#define SP_POLY8(x, x2, x4, c7, c6, c5, c4, c3, c2, c1, c0) \
+    SP_MLA(x4, SP_POLY4(x, x2, c7, c6, c5, c4), SP_POLY4(x, x2, c3, c2, c1, c0))
+
+/* ddadd2 of two doubles (two-sum, any magnitudes). */
+static inline dd_t sp_add2_d_d(double x, double y) {
+    const double s = x + y, v = s - x;
+    return (dd_t){s, (x - (s - v)) + (y - v)};
+}
+/* ddadd2 of a pair and a double: the highs two-summed, x.lo added to the error. */
+static inline dd_t sp_add2_dd_d(dd_t x, double y) {
+    const double s = x.hi + y, v = s - x.hi;
+    const double w = (x.hi - (s - v)) + (y - v);
+    return (dd_t){s, w + x.lo};
+}
+/* ddadd (|x| >= |y|): s = x.hi + y.hi, ((x.hi - s) + y.hi) + x.lo + y.lo left to right. */
+static inline dd_t sp_add_dd_dd(dd_t x, dd_t y) {
+    const double s = x.hi + y.hi;
+    return (dd_t){s, (((x.hi - s) + y.hi) + x.lo) + y.lo};
+}
+/* ddadd of a double and a pair (|x| >= |y|). */
+static inline dd_t sp_add_d_dd(double x, dd_t y) {
+    const double s = x + y.hi;
+    return (dd_t){s, ((x - s) + y.hi) + y.lo};
+}
+static inline dd_t sp_normalize(dd_t t) {
+    const double s = t.hi + t.lo;
+    return (dd_t){s, (t.hi - s) + t.lo};
+}
+/* dddiv (FMA): t = 1/d.hi, s = n.hi*t, s + s*v + (n.lo*t + (n.hi*t - s)) with v = -d.lo*t + (1 - d.hi*t). */
+static inline dd_t sp_div(dd_t n, dd_t d) {
+    const double t = 1.0 / d.hi, s = n.hi * t;
+    const double u = fma(t, n.hi, -s);
+    const double v = fma(-d.lo, t, fma(-d.hi, t, 1.0));
+    return (dd_t){s, fma(s, v, fma(n.lo, t, u))};
+}
+static inline dd_t sp_squ(dd_t x) {
+    const double s = x.hi * x.hi;
+    return (dd_t){s, fma(x.hi + x.hi, x.lo, fma(x.hi, x.hi, -s))};
+}
+static inline dd_t sp_mul_dd_dd(dd_t x, dd_t y) {
+    const double s = x.hi * y.hi;
+    return (dd_t){s, fma(x.hi, y.lo, fma(x.lo, y.hi, fma(x.hi, y.hi, -s)))};
+}
+static inline dd_t sp_mul_dd_d(dd_t x, double y) {
+    const double s = x.hi * y;
+    return (dd_t){s, fma(x.lo, y, fma(x.hi, y, -s))};
+}
+/* vpow2i: (q + 0x3ff) << 20 in a 32-bit lane, as the high word of the double (wrapping as the lanes do). */
+static inline double sp_pow2i(int32_t q) {
+    return dm_u2d((uint64_t)(((uint32_t)q + 0x3ffu) << 20) << 32);
+}
+/* _mm256_round_pd / roundsd to nearest even. */
+static inline double sp_rint(double x) { return nearbyint(x); }
+
+/* logk(d) for d = |x| > 0 finite: ln d as a pair (a subnormal d scaled by 2^64 first). */
+static inline dd_t sp_logk(double d) {
+    int32_t e;
+    const int sub = d < 0x1p-1022;
+    if (sub) d *= 0x1p64;
+    e = (int32_t)((dm_d2u(d * (1.0 / 0.75)) >> 52) & 0x7ff) - 0x3ff;
+    const double m = dm_u2d(dm_d2u(d) + ((uint64_t)(uint32_t)(-e) << 52)); /* vldexp3 */
+    if (sub) e -= 64;
+    dd_t x = sp_div(sp_add2_d_d(-1.0, m), sp_add2_d_d(1.0, m));
+    const dd_t x2 = sp_squ(x);
+    const double x4 = x2.hi * x2.hi, x8 = x4 * x4, x16 = x8 * x8;
+    const double t = SP_MLA(x16, 0.116255524079935043668677,
+                            SP_POLY8(x2.hi, x4, x8, 0.103239680901072952701192, 0.117754809412463995466069,
+                                     0.13332981086846273921509, 0.153846227114512262845736,
+                                     0.181818180850050775676507, 0.222222222230083560345903,
+                                     0.285714285714249172087875, 0.400000000000000077715612));
+    const dd_t c = {0.666666666666666629659233, 3.80554962542412056336616e-17};
+    dd_t s = sp_mul_dd_d((dd_t){0.693147180559945286226764, 2.319046813846299558417771e-17}, (double)e);
+    s = sp_add_dd_dd(s, (dd_t){x.hi * 2, x.lo * 2});
+    x = sp_mul_dd_dd(x2, x);
+    s = sp_add_dd_dd(s, sp_mul_dd_dd(x, c));
+    x = sp_mul_dd_dd(x2, x);
+    return sp_add_dd_dd(s, sp_mul_dd_d(x, t));
+}
+
+/* expk(d): e^(d.hi + d.lo), 0 below d.hi < -1000. */
+static inline double sp_expk(dd_t d) {
+    const double R_LN2 = 1.442695040888963407359924681001892137426645954152985934135449406931;
+    const double L2U = .69314718055966295651160180568695068359375;
+    const double L2L = .28235290563031577122588448175013436025525412068e-12;
+    double u = (d.hi + d.lo) * R_LN2;
+    const double dq = sp_rint(u);
+    /* _mm256_cvtpd_epi32: the integer indefinite 0x80000000 out of range */
+    const int32_t q = (dq >= -2147483648.0 && dq < 2147483648.0) ? (int32_t)dq : INT32_MIN;
+    dd_t s = sp_add2_dd_d(d, dq * -L2U);
+    s = sp_add2_dd_d(s, dq * -L2L);
+    s = sp_normalize(s);
+    const double s2 = s.hi * s.hi, s4 = s2 * s2, s8 = s4 * s4;
+    u = SP_MLA(s8, SP_POLY2(s.hi, 2.51069683420950419527139e-08, 2.76286166770270649116855e-07),
+               SP_POLY8(s.hi, s2, s4, 2.75572496725023574143864e-06, 2.48014973989819794114153e-05,
+                        0.000198412698809069797676111, 0.0013888888939977128960529, 0.00833333333332371417601081,
+                        0.0416666666665409524128449, 0.166666666666666740681535, 0.500000000000000999200722));
+    dd_t t = sp_add_d_dd(1.0, s);
+    t = sp_add_dd_dd(t, sp_mul_dd_d(sp_squ(s), u));
+    u = t.hi + t.lo;
+    u = (u * sp_pow2i(q >> 1)) * sp_pow2i(q - (q >> 1)); /* vldexp2 */
+    return d.hi < -1000 ? 0.0 : u;
+}
+
+/* xpow(x, y): expk(logk(|x|) * y), its special cases in SLEEF's order of selects. */
+static inline double sleef_pow_d(double x, double y) {
+    const int yisint = sp_rint(y) == y;
+    const int yisodd = yisint && sp_rint(y * 0.5) != y * 0.5;
+    const dd_t d = sp_mul_dd_d(sp_logk(fabs(x)), y);
+    double result = sp_expk(d);
+    if (d.hi > 0x1.62e42fefa39efp+9) result = INFINITY;
+    result *= x > 0 ? 1.0 : (!yisint ? NAN : (yisodd ? -1.0 : 1.0));
+    const double efx = copysign(1.0, y) * (fabs(x) - 1.0); /* vmulsign: y's sign bit xored in */
+    if (isinf(y)) result = efx < 0 ? 0.0 : (efx == 0 ? 1.0 : INFINITY);
+    if (isinf(x) || x == 0)
+        result = copysign((signbit(y) != 0) ^ (x == 0) ? 0.0 : INFINITY, yisodd ? x : 1.0);
+    if (isnan(x) || isnan(y)) result = dm_u2d(~(uint64_t)0); /* all ones: the mask or'ed in */
+    if (y == 0 || x == 1) result = 1.0;
+    return result;
 }
 
 #endif

@@ -10,6 +10,7 @@
  * lambda and the rest through the scalar lambda; one flat run, or rows of `row` for silu). */
 #include <stdlib.h>
 
+#include "dmath.h"
 #include "elementwise.h"
 
 /* One flat run (row = n) or TensorIterator's rows of `row` elements (an operand whose rows are apart:
@@ -2173,4 +2174,35 @@ static float pow_tt_scalar(const profile_t *p, float b, float e) {
 
 void pow_tensor_forward(profile_t p, const float *base, const float *exponent, float *out, int64_t n, int64_t row) {
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, pow_tt_vec, pow_tt_scalar, base, exponent, out, n, row);
+}
+
+/* pow_tensor_tensor_kernel (cpu/PowKernel.cpp, also registered for AVX-512), float64: aten.pow.Scalar of
+ * a number to a float64 exponent tensor (Pow.cpp wraps the number in a 0-dim tensor, which
+ * cpu_kernel_vec's vectorized_loop broadcasts into every vector). Vector lanes, in blocks of
+ * 2 x Vectorized<double>::size() (8 at avx2, 16 at avx512: lanes_wide): Vectorized<double>::pow, SLEEF
+ * Sleef_powd4_u10 / Sleef_powd8_u10 (dmath.h sleef_pow_d). Each run's scalar tail, and every element of
+ * the x86 default build, std::pow(double, double): glibc's pow, not reproduced: those elements are
+ * marked in `tail` (1) and counted in the return value, their out left 0, for the caller to refuse.
+ * Tensor shapes: exponent, out, tail (n,), runs of `row` (TensorIterator's), chunks of the grain. */
+int64_t pow_scalar_f64_forward(profile_t p, double base, const double *exponent, double *out, uint8_t *tail,
+                               int64_t n, int64_t row) {
+    const int64_t run = row <= 0 || row > n ? n : row;
+    const int64_t step = p.aten == 1 || p.aten == ATEN_AVX512 ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
+    const int64_t nt = (n < GRAIN_SIZE || p.threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p.threads);
+    int64_t tails = 0;
+    for (int64_t tid = 0; tid < nt; tid++) {
+        int64_t cb = 0, ce = n;
+        if (nt > 1 && !parallel_chunk(0, n, GRAIN_SIZE, nt, tid, &cb, &ce)) continue;
+        for (int64_t b = cb; b < ce;) {
+            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce;
+            const int64_t body = step == INT64_MAX ? b : b + (e - b) / step * step;
+            for (int64_t i = b; i < e; i++) {
+                tail[i] = i >= body;
+                out[i] = i < body ? sleef_pow_d(base, exponent[i]) : 0.0;
+            }
+            tails += e - body;
+            b = e;
+        }
+    }
+    return tails;
 }
