@@ -22,6 +22,8 @@ typedef struct {
     int32_t rsqrt;      /* the CPU's RSQRTPS estimate (MKL VML's sqrt refines it): RSQRT_* */
 } profile_t;
 
+#define ATEN_DEFAULT 0
+#define ATEN_AVX2 1
 #define ATEN_AVX512 2
 #define ATEN_NEON 3
 #define ATEN_SVE 4
@@ -82,6 +84,8 @@ static inline float vcmadd(const profile_t *p, float a, float b, float c) {
 
 /* The aarch64 builds (torch's Linux arm64 wheel). */
 static inline int is_arm(const profile_t *p) { return p->aten == ATEN_NEON || p->aten == ATEN_SVE; }
+/* ATen's AVX2 or AVX-512 build (x86's vectorized objects; not the default one) */
+static inline int is_avx(const profile_t *p) { return p->aten == ATEN_AVX2 || p->aten == ATEN_AVX512; }
 
 static inline float qnan_bits(uint32_t b) {
     float f;
@@ -123,7 +127,7 @@ static inline float nan2(const profile_t *p, float r, float a, float b) {
  * lambda (a NaN operand gives quiet_NaN() 0x7fc00000, else std::max / std::min: a where a == b). */
 static inline float aten_maximum(const profile_t *p, int vec, float a, float b) {
     if (vec) {
-        if (p->aten == 1 || p->aten == ATEN_AVX512) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
+        if (is_avx(p)) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a > b ? a : b);
         return a != a ? a : (a > b ? a : b);
     }
     if (a != a || b != b) return qnan_bits(0x7fc00000u);
@@ -132,7 +136,7 @@ static inline float aten_maximum(const profile_t *p, int vec, float a, float b) 
 
 static inline float aten_minimum(const profile_t *p, int vec, float a, float b) {
     if (vec) {
-        if (p->aten == 1 || p->aten == ATEN_AVX512) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a < b ? a : b);
+        if (is_avx(p)) return (a != a || b != b) ? qnan_bits(0xffffffffu) : (a < b ? a : b);
         return a != a ? a : (a < b ? a : b);
     }
     if (a != a || b != b) return qnan_bits(0x7fc00000u);

@@ -237,7 +237,7 @@ typedef struct {
 
 static bn_obj_t bn_obj(const profile_t *p) {
     const int kind = obj_kind(p);
-    bn_obj_t o = {8, p->aten != 0, 0, p->contract, 0, 0, is_arm(p)};
+    bn_obj_t o = {8, p->aten != ATEN_DEFAULT, 0, p->contract, 0, 0, is_arm(p)};
     if (kind == OBJ_X86_FMA) {
         o.vc = 1;
         o.red = BN_FUSE_TAIL;
@@ -1387,7 +1387,7 @@ static inline float prelu_lane(float x, float w, int weight_nan) {
 }
 
 static float prelu_body_w(const profile_t *p, float x, float w) {
-    return prelu_lane(x, w, p->aten == 1 || p->aten == ATEN_AVX512);
+    return prelu_lane(x, w, is_avx(p));
 }
 
 static float prelu_input_nan(const profile_t *p, float x, float w) {
@@ -1438,7 +1438,7 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
         }
         return agg;
     }
-    const int blocks_of_4 = p->aten == 1 || p->aten == ATEN_AVX512 || p->aten == ATEN_NEON;
+    const int blocks_of_4 = is_avx(p) || p->aten == ATEN_NEON;
     const int64_t fused_from = (pnorm == 2.0f && blocks_of_4) ? m - m % 4 : m;
     for (int64_t x = 0; x < m; x++) {
         const float diff = a[x] - b[x];
@@ -1492,7 +1492,7 @@ static inline int nan_clash(float a, float b) { return isnan(a) && isnan(b) && v
  * floor, its sign kept). */
 static inline float cdist_sign_of(const profile_t *p, float v) {
     if (!isnan(v)) return cdist_sign(v);
-    return (p->aten == 1 || p->aten == ATEN_AVX512) ? vm_u2f(0xffffffffu) : nn_quiet(v);
+    return (is_avx(p)) ? vm_u2f(0xffffffffu) : nn_quiet(v);
 }
 
 /* a * b (or a / b) where a NaN may meet another: counts the meeting of two NaNs of other bits (which one the
@@ -1541,7 +1541,7 @@ static float cdist_backward_pow(const profile_t *p, float diff, float g, float d
  * comes out: two NaNs of different bits meeting in x1 - x2, in p = 2's product or quotient, or in the sum. */
 int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const float *x2, const float *dist, int64_t d,
                        int64_t r1, int64_t r2, int64_t m, float pnorm, float *out) {
-    const int avx = p.aten == 1 || p.aten == ATEN_AVX512;
+    const int avx = is_avx(&p);
     int64_t unproven = 0;
     for (int64_t l = 0; l < d; l++)
         for (int64_t i = 0; i < r1; i++)

@@ -207,7 +207,7 @@ static void normal_fill16_avx2(float *d, float mean, float std) {
  * order, for a dense layout), cast to float.
  * out: (n,) in that order */
 void normal_serial_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, double std) {
-    for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, p.aten >= 1);
+    for (int64_t i = 0; i < n; i++) out[i] = (float)normal_double(g, mean, std, p.aten != ATEN_DEFAULT);
 }
 
 /* normal_kernel for a contiguous float tensor of n elements (torch.randn = normal_(0, 1)).
@@ -220,7 +220,7 @@ void normal_serial_forward(profile_t p, gen_t *g, float *out, int64_t n, double 
  * FMA variants reproduced in vmath.h), and GCC fused both the normal_distribution<double>
  * multiply-add and d = n*std + mean (fmadd), as in the AVX2 object. */
 void normal_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, double std) {
-    int avx2 = p.aten == 1 || p.aten == 2;
+    int avx2 = is_avx(&p);
     if (n < 16) {
         normal_serial_forward(p, g, out, n, mean, std);
         return;
@@ -273,7 +273,7 @@ void uniform_forward(profile_t p, gen_t *g, float *out, int64_t n, double from, 
     float lo = (float)from, hi = (float)to, range = hi - lo;
     for (int64_t i = 0; i < n; i++) {
         float u = uniform_float(g);
-        float v = p.aten >= 1 ? fmaf(u, range, lo) : u * range + lo;
+        float v = p.aten != ATEN_DEFAULT ? fmaf(u, range, lo) : u * range + lo;
         out[i] = v == hi ? lo : v;
     }
 }

@@ -94,7 +94,7 @@ KERNEL float row_sum_l(int tree, const float *restrict t, const float *restrict 
 }
 
 static float row_sum(const profile_t *p, int L, const float *t, const float *b, int64_t n, int fuse) {
-    const int tree = p->aten != 0;
+    const int tree = p->aten != ATEN_DEFAULT;
     if (L == 16) return row_sum_l(tree, t, b, n, fuse, 16);
     if (L == 4) return row_sum_l(tree, t, b, n, fuse, 4);
     return row_sum_l(tree, t, b, n, fuse, 8);
@@ -298,7 +298,7 @@ void layer_norm_backward(profile_t p, const float *dy, const float *x, const flo
                          const float *weight, int64_t M, int64_t N, float *dx, float *dweight, float *dbias,
                          float *buffer) {
     const int64_t T = p.threads < 1 ? 1 : p.threads;
-    const int tree = p.aten != 0;
+    const int tree = p.aten != ATEN_DEFAULT;
     switch (obj_kind(&p)) {
     case OBJ_NEON:
         layer_norm_backward_k(tree, T, dy, x, mean, rstd, weight, M, N, dx, dweight, dbias, buffer, OBJ_NEON, 4, 1);
@@ -977,7 +977,7 @@ static void group_norm_param_grads(const float *mean, const float *rstd, const f
 void group_norm_backward(profile_t p, const float *dy, const float *x, const float *mean, const float *rstd,
                          const float *weight, int64_t N, int64_t C, int64_t HxW, int64_t G, float *dx,
                          float *dweight, float *dbias, float *ds, float *db) {
-    const int tree = p.aten != 0;
+    const int tree = p.aten != ATEN_DEFAULT;
     const int kind = obj_kind(&p);
     const int VC = kind == OBJ_X86_FMA || kind == OBJ_NEON; /* vector a*b+c contracted */
     const int SC = kind != OBJ_X86_DEFAULT;                  /* scalar code contracted */

@@ -685,7 +685,7 @@ void gelu_forward(profile_t p, const float *x, float *out, int64_t n) {
     /* one loop per ISA (literal fma flag): each inlines to branch-free, vectorizable code */
     if (p.aten == ATEN_NEON) acl_gelu_forward(&p, x, out, n);
     else if (p.aten == ATEN_SVE) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_k(1, 1, x[i]);
-    else if (p.aten == 2) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
+    else if (p.aten == ATEN_AVX512) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd_minimax(x[i]);
     else if (p.aten) for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(1, x[i]);
     else for (int64_t i = 0; i < n; i++) out[i] = dnnl_gelu_fwd(0, x[i]);
 }
@@ -1192,7 +1192,7 @@ EW_INLINE float silu_bwd_k(const profile_t *p, int c, float dy, float x, float e
     if (isnan(x)) return quiet_nan(-x);
     float s = 1.0f / (1.0f + e);
     float t = c ? fmaf(x, 1.0f - s, 1.0f) : 1.0f + x * (1.0f - s);
-    if (isnan(dy)) return p->aten == 0 && isnan(t) ? t : quiet_nan(dy);
+    if (isnan(dy)) return p->aten == ATEN_DEFAULT && isnan(t) ? t : quiet_nan(dy);
     return dy * s * t;
 }
 
@@ -1219,7 +1219,7 @@ void silu_backward(profile_t p, const float *grad, const float *x, float *grad_x
     if (scalar == 1 && p.aten && !is_arm(&p))
         run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar_grad_in, grad, x, grad_x, n, row);
     else run_binary(&p, p.lanes_wide, GRAIN_SIZE, silu_bwd_vec, silu_bwd_scalar, grad, x, grad_x, n, row);
-    if (scalar != 2 || p.aten != 0) return;
+    if (scalar != 2 || p.aten != ATEN_DEFAULT) return;
     float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!place) return;
     loop_places(&p, place, n, row);
@@ -1291,7 +1291,7 @@ static float softplus_bwd_vec(const profile_t *p, float a, float b) {
 
 static float softplus_bwd_scalar(const profile_t *p, float a, float b) {
     const softplus_ctx *c = sp_ctx(p);
-    return softplus_bwd_k(c, p->aten != 0, a, b, glibc_expf(b * c->beta));
+    return softplus_bwd_k(c, p->aten != ATEN_DEFAULT, a, b, glibc_expf(b * c->beta));
 }
 
 /* Tensor shapes: x, out (n,), rows of `row` (TensorIterator's runs). */
@@ -1475,7 +1475,7 @@ void log_sigmoid_backward(profile_t p, const float *grad, const float *x, const 
             continue;
         }
         const int tail = grad_x[i] < 0.0f;
-        const int grad_first = p.aten != 0 && (basic || (tail ? place && ls_tail_grad_first(&p, scalar, tail_len, (int64_t)(-1.0f - place[i]))
+        const int grad_first = p.aten != ATEN_DEFAULT && (basic || (tail ? place && ls_tail_grad_first(&p, scalar, tail_len, (int64_t)(-1.0f - place[i]))
                                                               : scalar == 3 || grad_x[i] >= (float)p.lanes_wide));
         if (isnan(q)) {
             grad_x[i] = grad_first && isnan(g) ? quiet_nan(g) : quiet_nan(q);
@@ -1604,7 +1604,7 @@ static float elu_bwd_vec(const profile_t *p, float a, float b) {
     elu_ctx *c = (elu_ctx *)p;
     const int64_t lane = c->calls++ % 16;
     int swap = c->is_result && !is_arm(p);
-    if (c->p.aten == 0) swap = c->is_result ? lane == 8 || lane == 10 : lane % 8 >= 1 && lane % 8 <= 3;
+    if (c->p.aten == ATEN_DEFAULT) swap = c->is_result ? lane == 8 || lane == 10 : lane % 8 >= 1 && lane % 8 <= 3;
     return b > 0.0f ? elu_mul(p, a, c->poscoef) : elu_bwd_neg(c, a, b, 1, swap);
 }
 
@@ -1803,7 +1803,7 @@ void mish_backward(profile_t p, const float *grad, const float *x, float *grad_x
     const int grad_in = scalar == 1 && p.aten && !is_arm(&p);
     run_binary(&p, lanes, GRAIN_SIZE, mish_bwd_vec, grad_in ? mish_bwd_scalar_grad_in : mish_bwd_scalar, grad, x, grad_x,
                n, row);
-    if (scalar != 2 || p.aten != 0) return;
+    if (scalar != 2 || p.aten != ATEN_DEFAULT) return;
     float *place = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
     if (!place) return;
     loop_places(&p, place, n, row);
@@ -2187,7 +2187,7 @@ void pow_tensor_forward(profile_t p, const float *base, const float *exponent, f
 int64_t pow_scalar_f64_forward(profile_t p, double base, const double *exponent, double *out, uint8_t *tail,
                                int64_t n, int64_t row) {
     const int64_t run = row <= 0 || row > n ? n : row;
-    const int64_t step = p.aten == 1 || p.aten == ATEN_AVX512 ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
+    const int64_t step = is_avx(&p) ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
     const int64_t nt = (n < GRAIN_SIZE || p.threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p.threads);
     int64_t tails = 0;
     for (int64_t tid = 0; tid < nt; tid++) {
