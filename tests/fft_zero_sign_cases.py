@@ -1,5 +1,6 @@
 """Zero-heavy rows for the FFTs whose zero signs from -0 are modelled (harness/impl/fft.py's _ZERO_SIGNS_READ:
-rfft and irfft of 480 and 224, fft/ifft of 56, 112, 168, 240, 336 and 480), for tests/test_impl_fft.py.
+rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 24, 28, 40, 48, 56, 80, 112, 168, 240, 336 and 480),
+for tests/test_impl_fft.py.
 Imports only NumPy; run as a script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line,
 per kind over ``operands()`` (``rows()`` laid out per kind).
 
@@ -13,6 +14,11 @@ from __future__ import annotations
 import numpy as np
 
 WIDTH = 480
+# lengths whose operands are the rows cut into as many whole pieces as fit (complex: 2N floats, real: N, onesided
+# bins: N + 2)
+CHUNKED_C2C = (24, 28, 40, 48, 80)
+CHUNKED_REAL = (48, 80, 96, 160)
+C2C_CHUNKED_KEYS = tuple(f"c2c_{n}" for n in CHUNKED_C2C)
 VALUES = np.array([1, -1, 0.5, 3, 2, -2, 0.25], np.float32)
 
 
@@ -61,13 +67,22 @@ def signed_zeros_480() -> np.ndarray:
     return np.where(rng.random((120, WIDTH, 2)) < q, -0.0, 0.0).astype(np.float32)
 
 
+def _chunks(a: np.ndarray, width: int) -> np.ndarray:
+    """Each row of ``a`` cut into as many pieces of ``width`` as fit, (rows * pieces, width)."""
+    return np.ascontiguousarray(a[:, : a.shape[1] // width * width]).reshape(-1, width)
+
+
 def operands() -> dict[str, np.ndarray]:
     """``rows()`` as each recorded transform reads them: rfft's real rows of 480; 240 complex pairs (fft/ifft of
     240); two rows as 480 complex pairs (fft/ifft of 480: 180 rows); 481 floats and a -0 as 241 onesided bins
     (irfft of 480); a row's first 224, 112 and 336 floats as 112, 56 and 168 complex pairs, two rows' first 672 as
-    336 (fft/ifft); a row's first 224 floats (rfft of 224) and 226 as 113 bins (irfft of 224); signed_zeros_480()."""
+    336 (fft/ifft); a row's first 224 floats (rfft of 224) and 226 as 113 bins (irfft of 224); signed_zeros_480();
+    the rows cut into pieces (_chunks) for fft/ifft of CHUNKED_C2C and rfft/irfft of CHUNKED_REAL."""
     a = rows()
-    return {
+    chunked = {f"c2c_{n}": _chunks(a, 2 * n).reshape(-1, n, 2) for n in CHUNKED_C2C}
+    chunked |= {f"r2c_{n}": _chunks(a, n) for n in CHUNKED_REAL}
+    chunked |= {f"c2r_{n}": _chunks(a, n + 2).reshape(-1, n // 2 + 1, 2) for n in CHUNKED_REAL}
+    return chunked | {
         "r2c_480": a,
         "c2c_240": a.reshape(len(a), 240, 2),
         "c2c_480": a[: len(a) // 2 * 2].reshape(-1, 480, 2),
@@ -89,15 +104,16 @@ def _record() -> dict[str, str]:
     from tests.bit_digest import bits_sha256
 
     ops = {k: torch.from_numpy(v) for k, v in operands().items()}
-    out = {"r2c_480": bits_sha256(torch.view_as_real(torch.fft.rfft(ops["r2c_480"])).numpy())}
-    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z"):
+    out = {}
+    for n in (480, 224, *CHUNKED_REAL):
+        out[f"r2c_{n}"] = bits_sha256(torch.view_as_real(torch.fft.rfft(ops[f"r2c_{n}"])).numpy())
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z", *C2C_CHUNKED_KEYS):
         z = torch.view_as_complex(ops[key])
         out[key] = bits_sha256(torch.view_as_real(torch.fft.fft(z)).numpy())
         out["i" + key] = bits_sha256(torch.view_as_real(torch.fft.ifft(z, norm="forward")).numpy())
-    for n in (480, 224):
+    for n in (480, 224, *CHUNKED_REAL):
         bins = torch.view_as_complex(ops[f"c2r_{n}"])
         out[f"c2r_{n}"] = bits_sha256(torch.fft.irfft(bins, n=n, norm="forward").numpy())
-    out["r2c_224"] = bits_sha256(torch.view_as_real(torch.fft.rfft(ops["r2c_224"])).numpy())
     return out
 
 

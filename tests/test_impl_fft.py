@@ -192,8 +192,9 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
 # them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
-# of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z), on 1 and 2 threads alike (a Zen 5:
-# DFTI's generic path); fft_zero_sign_cases.operands() lays them out
+# of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z); the rows cut into pieces: fft and ifft
+# of 24, 28, 40, 48 and 80, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5: DFTI's
+# generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
     "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
@@ -213,6 +214,24 @@ FFT_ZERO_SIGNS = {
     "ic2c_336": "3afa8ede552833f78ed8e756582b1e32cea9ff4afa9803a09c9d0b1ff11fea94",
     "r2c_224": "bed39a71af0f14adb1151864dca15c0591ea3e46dff8a21b52ad0d2ac78fd6f9",
     "c2r_224": "82757b7d1027fadbd587b0dd56a67ded4bd6f81c8d93e1dbb99eff0b034ab345",
+    "r2c_80": "6e951584634887d1148903e4590b7abaa4016a8ab076dad2b473b7971c6f8eaf",
+    "r2c_96": "96b8a5f91562ccf8f87c5319ca7c1e9007d06ee156c6f099cd9ee7e7b2cee24f",
+    "r2c_160": "2cd0d10db93259ef9cabb969321c60cdb67f99efb7ffbd17f0cf416c34f0b41e",
+    "c2c_28": "093809c546465c9d03e416523e4049543c1b31b2029a274c6733f62e88be289a",
+    "ic2c_28": "04f44b945fd970b58b052bc4b5e9853c10355c6da8391b457b750bdad279bc5c",
+    "c2c_40": "ae459f21bf34954c7e0471b3bdcef0ab9835c43149809e5cfa07988b4e9c198d",
+    "ic2c_40": "86075ed8cffbfc047a7ba332c3318bd363ba57779d066cc034c4e35d3a0f5d62",
+    "c2c_80": "7e5794c1c90b1f1ac6c6e539ab03dc03a57bb10ff2233682c2e0a9be312f3c97",
+    "ic2c_80": "b96484e2ab44ca967dd74e5d1ed1086dc817d29e6837aee7aa2204499514ea18",
+    "c2r_80": "ff0bcdf3c44445f915e14b7fd8b8c5d6f0ad93c4fb2f521f296fc7d38fd16884",
+    "c2r_96": "6dffe12c269c97fed26f1aa7539d1acec7de8106ea9f0317ecccd45ab21f5f87",
+    "c2r_160": "ccbc5bc436130ea3227cc3230b35ee7fd937bf8c7b22d710fd51af3da6db6ccd",
+    "r2c_48": "c1dc44a86083d8e93e5e6fe19b8182543d018c8eaffb84a6b30f14f3eeabb576",
+    "c2c_24": "aa4be152e21f7a59696f71f68c4038060f65c8b5db12d7437aee1c0d5968f657",
+    "ic2c_24": "5b0a7666981ba08014ef98d10c49206bcbbf4b1375d851190d9eddb3c36377d9",
+    "c2c_48": "7907b00d08a6e4f7452bfe20e46934ba59ecfca3bc497a5ce1b2e9726dceb328",
+    "ic2c_48": "da5c7097767bdd9421ce2dc6e7ab99cc6481d382a84d7f6c6b2e556a5cf8f3da",
+    "c2r_48": "a32ac8ce4d604e262264df1d067d08bfecf9c1f13d4f0abbaa384d6a7d1176e2",
 }
 
 
@@ -222,23 +241,24 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     bin of residues 1 to 3; Prime8's pair block (n2 = x6 - x2, n3 = x7 - x3, v = s3 - s1) and single block
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
-    zero results from -0 are answered: rfft and irfft of 480 and 224, fft/ifft of 56, 112, 168, 240, 336 and
-    480 on zero-heavy rows; other lengths refuse them (c2c of 224 and 48: ct32_4x8's and ct3m's twiddles)."""
+    zero results from -0 are answered: rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 24, 28, 40,
+    48, 56, 80, 112, 168, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's order: the Fact
+    passes' table twiddles on every bin, Prime16); other lengths refuse them (c2c of 224 and 96: ct32_4x8's
+    twiddles)."""
     from harness.impl.fft import fft
-    from tests.fft_zero_sign_cases import operands
+    from tests.fft_zero_sign_cases import C2C_CHUNKED_KEYS, CHUNKED_REAL, operands
 
     p = get_profile("x86-avx2", threads)
     ops = operands()
-    assert bits_sha256(fft("r2c", ops["r2c_480"], [1], 0, p)) == FFT_ZERO_SIGNS["r2c_480"]
-    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z"):
-        assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
-        assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
-    for n in (480, 224):
+    for n in (480, 224, *CHUNKED_REAL):
+        assert bits_sha256(fft("r2c", ops[f"r2c_{n}"], [1], 0, p)) == FFT_ZERO_SIGNS[f"r2c_{n}"], n
         c2r = fft("c2r", ops[f"c2r_{n}"], [1], 0, p, forward=False, last_dim_size=n)
         assert bits_sha256(c2r) == FFT_ZERO_SIGNS[f"c2r_{n}"], n
-    assert bits_sha256(fft("r2c", ops["r2c_224"], [1], 0, p)) == FFT_ZERO_SIGNS["r2c_224"]
+    for key in ("c2c_240", "c2c_480", "c2c_112", "c2c_56", "c2c_168", "c2c_336", "c2c_480z", *C2C_CHUNKED_KEYS):
+        assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
+        assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
     a = ops["r2c_480"]
-    for n in (224, 48):
+    for n in (224, 96):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
             fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
 

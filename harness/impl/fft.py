@@ -20,10 +20,10 @@ complex one: 20, 40 to 720) give other signs to some zero results from inputs ho
 signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes and recombinations are read, other
 lengths' plans' kernels not all), the real forward ones of 8, 16 and 20 (and of 64 on the threaded
 path) to some zero results from any input: such a result is refused (from -0 but where every kernel's
-zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and of 224, fft/ifft of 56,
-112, 168, 240, 336 and 480), as is a NaN or an infinity read or given. DFTI's threaded
-path over contiguous rows (two or more threads and rows, not strided) runs other real kernels of N = 8
-to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of ``_fft_r2c``), the
+zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and of 48, 80, 96, 160 and
+224, fft/ifft of 24, 28, 40, 48, 56, 80, 112, 168, 240, 336 and 480), as is a NaN or an infinity read or
+given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
+real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of ``_fft_r2c``), the
 backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
@@ -54,7 +54,10 @@ NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # where every kernel's zero signs are read (DFTI's Prime16 and Prime8, its Fact3, Fact4, Fact5 and Fact7 passes,
 # both recombinations), a zero result from -0 is answered: measured on zero-heavy rows, other lengths refuse it
 _ZERO_SIGNS_READ = frozenset(
-    {("r2c", 480), ("c2r", 480), ("r2c", 224), ("c2r", 224), *(("c2c", n) for n in (56, 112, 168, 240, 336, 480))}
+    {
+        *((kind, n) for kind in ("r2c", "c2r") for n in (48, 80, 96, 160, 224, 480)),
+        *(("c2c", n) for n in (24, 28, 40, 48, 56, 80, 112, 168, 240, 336, 480)),
+    }
 )
 
 

@@ -18,7 +18,7 @@
  *       X1 = m -+ i*v, X2 = m +- i*v (forward, backward).
  *     dft4(a0..a3): s02 = a0 + a2, d02 = a0 - a2, s13 = a1 + a3, d13 = a1 - a3,
  *       X0 = s02 + s13, X2 = s02 - s13, X1 = d02 -+ i*d13, X3 = d02 +- i*d13.
- *   N = 24 complex: Cooley-Tukey 3 x 8 (ct24 below: two 8-point kernels, twiddles, 3-point DFTs).
+ *   N = 24 complex: Cooley-Tukey 3 x 8 (ct_odd below: two 8-point kernels, twiddles, 3-point DFTs).
  *   N = 12 real: forward, the complex transform with the imaginary parts absent (rdft12_fwd); backward,
  *     the real parts of the complex backward transform of the Hermitian row (bin 12-k = conj(bin k)).
  *   N = 24 real forward: z[j] = x[2j] + i*x[2j+1], Z = the 12-point complex forward transform, then per bin
@@ -33,11 +33,11 @@
  *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
- *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there 4 x 8);
- *     real: the N/2-point complex transform (ct24, ct3m) of the even/odd pairs with the 24-point kernel's
+ *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16 (ct_odd), 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there
+ *     4 x 8); real: the N/2-point complex transform (ct_odd, ct3m) of the even/odd pairs with the 24-point kernel's
  *     recombination passes, turns of 2pi*k/N (row_split), on every path.
- *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 with a 5-point DFT last (ct5m); real: the
- *     N/2-point complex transform (pfa10, ct5m) with the recombination passes (row_split).
+ *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4 (ct20), 5 x 8, 5 x 16 (ct_odd) with a 5-point DFT last; real:
+ *     the N/2-point complex transform (pfa10, ct20, ct_odd) with the recombination passes (row_split).
  *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
  *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
  *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
@@ -222,37 +222,6 @@ static void radix2_8(const cpx x[8], int sign, cpx out[8]) {
     }
 }
 
-/* DFTI's 24-point complex kernel: Cooley-Tukey 3 x 8, decimation in time: the 8-point DFTs of x[3m + r]
- * (r = 0, 1: prime8; r = 2: radix2_8), each bin k1 times e^(sign*2pi*i*r*k1/24) (skipped where r*k1 = 0;
- * (v.re*w.re - v.im*w.im, v.re*w.im + v.im*w.re), cos(pi/2) exactly 0), then the 3-point DFTs over r:
- * X[k1 + 8*k2]. */
-static void ct24(const cpx x[24], int sign, cpx out[24]) {
-    cpx y[3][8];
-    for (int r = 0; r < 3; r++) {
-        cpx in[8];
-        for (int m = 0; m < 8; m++) in[m] = x[3 * m + r];
-        if (r < 2) prime8(in, sign, y[r]);
-        else radix2_8(in, sign, y[r]);
-    }
-    for (int k1 = 0; k1 < 8; k1++) {
-        cpx t[3];
-        for (int r = 0; r < 3; r++) {
-            const int e = r * k1;
-            const cpx v = y[r][k1];
-            if (e == 0) {
-                t[r] = v;
-                continue;
-            }
-            const float wr = e < 12 ? COS24[e] : -COS24[e - 12];
-            const float wi = sign * (e < 12 ? SIN24[e] : -SIN24[e - 12]);
-            t[r] = (cpx){v.r * wr - v.i * wi, v.r * wi + v.i * wr};
-        }
-        cpx o[3];
-        dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
-        for (int k2 = 0; k2 < 3; k2++) out[k1 + 8 * k2] = o[k2];
-    }
-}
-
 /* cos(2pi*e/64) as float32 from double, e = 0..16 (cos(pi/2) exactly 0, as DFTI's tables hold it). */
 static const float COS64[17] = {
     0x1p+0f,         0x1.fd88dap-1f, 0x1.f6297cp-1f, 0x1.e9f416p-1f, 0x1.d906bcp-1f, 0x1.c38b30p-1f,
@@ -360,6 +329,7 @@ static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
 }
 
 static void cs_n(int e, int n, float *c, float *s);
+static int ct_odd(const cpx *x, int n, int sign, cpx *out);
 
 /* How radix4_16 multiplies bin k2 of residue r by e^(sign*2pi*i*r*k2/16). */
 enum radix16_twiddles {
@@ -518,19 +488,17 @@ static void ct32_4x8(const cpx x[32], int sign, cpx out[32]) {
     }
 }
 
-/* DFTI's complex kernels of N = 3m (m = 16: 48, m = 32: 96, m = 64: 192): Cooley-Tukey 3 x m, decimation
- * in time, the 24-point kernel's order: the m-point DFTs of x[3j + r] (r = 0..2; 48: radix4_16 with
- * products, 96: ct32_4x8, 192: ct64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
+/* DFTI's complex kernels of N = 3m (m = 32: 96, m = 64: 192): Cooley-Tukey 3 x m, decimation in time,
+ * ct_odd's order: the m-point DFTs of x[3j + r] (r = 0..2; 96: ct32_4x8, 192: ct64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
  * where r*k1 = 0, exact quarter turns, else plain products, w float32 from double cos and sin), then the
  * 3-point DFTs over r (dft3): X[k1 + m*k2]. */
 static void ct3m(const cpx *x, int m, int sign, cpx *out) {
     cpx y[3][64];
-    const float *table = m == 16 ? COS48 : m == 32 ? COS96 : COS192;
+    const float *table = m == 32 ? COS96 : COS192;
     for (int r = 0; r < 3; r++) {
         cpx in[64];
         for (int j = 0; j < m; j++) in[j] = x[3 * j + r];
-        if (m == 16) radix4_16(in, sign, R16_PLAIN, y[r]);
-        else if (m == 32) ct32_4x8(in, sign, y[r]);
+        if (m == 32) ct32_4x8(in, sign, y[r]);
         else ct64(in, sign, y[r]);
     }
     for (int k1 = 0; k1 < m; k1++) {
@@ -569,10 +537,13 @@ static void row_split(int kind, int n, const float *row, float *dst, int sign, t
     for (int j = 0; j < h; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
 }
 
-/* N = 48, 96, 192: ct3m; their halves 24 (ct24), 48 and 96 (ct3m). */
-static void full3(const cpx *x, int n, int sign, cpx *out) { ct3m(x, n / 3, sign, out); }
+/* N = 48 (ct_odd: 3 x 16), 96, 192 (ct3m); their halves 24 and 48 (ct_odd: 3 x 8, 3 x 16) and 96 (ct3m). */
+static void full3(const cpx *x, int n, int sign, cpx *out) {
+    if (n == 48) (void)ct_odd(x, n, sign, out);
+    else ct3m(x, n / 3, sign, out);
+}
 static void half3(const cpx *x, int h, int sign, cpx *out) {
-    if (h == 24) ct24(x, sign, out);
+    if (h <= 48) (void)ct_odd(x, h, sign, out);
     else ct3m(x, h / 3, sign, out);
 }
 
@@ -596,24 +567,21 @@ static void dft5(const cpx a[5], int sign, cpx out[5]) {
     out[3] = cadd_rot(m2, w2, sign);
 }
 
-/* DFTI's complex kernels of N = 5m (m = 4: 20, m = 8: 40, m = 16: 80): Cooley-Tukey 5 x m, decimation in
- * time: the m-point DFTs of x[5j + r] (r = 0..4; 20: dft4; 40: prime8 for r = 0..3 and radix2_8 for r = 4,
- * as the 24-point kernel's last residue; 80: radix4_16 with products), bin k1 of residue r times
+/* DFTI's complex kernel of N = 20: Cooley-Tukey 5 x 4, decimation in time: the 4-point DFTs of x[5j + r]
+ * (r = 0..4; 40 and 80 are ct_odd's 5 x 8 and 5 x 16), bin k1 of residue r times
  * e^(sign*2pi*i*r*k1/N) (twiddle_n: exact quarter turns, else plain products, w float32 from double cos
  * and sin), then the 5-point DFTs over r (dft5): X[k1 + m*k2]. */
-static void ct5m(const cpx *x, int m, int sign, cpx *out) {
-    cpx y[5][16];
+static void ct20(const cpx *x, int sign, cpx *out) {
+    const int m = 4;
+    cpx y[5][4];
     for (int r = 0; r < 5; r++) {
-        cpx in[16];
+        cpx in[4];
         for (int j = 0; j < m; j++) in[j] = x[5 * j + r];
-        if (m == 4) dft4(in, sign, y[r]);
-        else if (m == 8 && r < 4) prime8(in, sign, y[r]);
-        else if (m == 8) radix2_8(in, sign, y[r]);
-        else radix4_16(in, sign, R16_PLAIN, y[r]);
+        dft4(in, sign, y[r]);
     }
     for (int k1 = 0; k1 < m; k1++) {
         cpx t[5], o[5];
-        for (int r = 0; r < 5; r++) t[r] = twiddle_n(y[r][k1], r * k1 * (16 / m), 20, COS80, sign);
+        for (int r = 0; r < 5; r++) t[r] = twiddle_n(y[r][k1], r * k1 * 4, 20, COS80, sign);
         dft5(t, sign, o);
         for (int k2 = 0; k2 < 5; k2++) out[k1 + m * k2] = o[k2];
     }
@@ -635,11 +603,14 @@ static void pfa10(const cpx x[10], int sign, cpx out[10]) {
     }
 }
 
-/* N = 20, 40, 80: ct5m; their halves 10 (pfa10), 20 and 40 (ct5m). */
-static void full5(const cpx *x, int n, int sign, cpx *out) { ct5m(x, n / 5, sign, out); }
+/* N = 20 (ct20), 40, 80 (ct_odd: 5 x 8, 5 x 16); their halves 10 (pfa10), 20 (ct20) and 40 (ct_odd). */
+static void full5(const cpx *x, int n, int sign, cpx *out) {
+    if (n == 20) ct20(x, sign, out);
+    else (void)ct_odd(x, n, sign, out);
+}
 static void half5(const cpx *x, int h, int sign, cpx *out) {
     if (h == 10) pfa10(x, sign, out);
-    else ct5m(x, h / 5, sign, out);
+    else full5(x, h, sign, out);
 }
 
 /* DFTI's 7-point DFT (sign -1 forward, +1 backward), as measured at N = 7 (1,000 of 1,000 rows):
@@ -699,12 +670,14 @@ static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
 }
 
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
- * modelled: Cooley-Tukey p x m, decimation in time, the 24-point kernel's order (the kernels above are
- * its cases): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
+ * modelled: Cooley-Tukey p x m, decimation in time (ct3m and ct20 above take its order with other
+ * twiddles): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
  * radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
  * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
  * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
- * (5 x 144). Returns -1 for a length it does not cover. */
+ * (5 x 144); DFTI's 24-, 40-, 48- and 80-point kernels (3 x 8, 5 x 8, 3 x 16, 5 x 16) give its zero signs
+ * (zero-heavy rows: with ct24's, ct5m's and ct3m's skipped twiddles, exact quarter turns and plain 16-point
+ * twiddles, 207 to 390 of 3,000 differ per length and direction; with these, none). Returns -1 for a length it does not cover. */
 static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
     const int p = n % 7 == 0 ? 7 : n % 5 == 0 ? 5 : n % 3 == 0 ? 3 : 0, m = p ? n / p : 0;
     if (!p || n > 720 || n % 4) return -1;
@@ -735,7 +708,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
 /* DFTI's complex kernel of N = 480 (its PrimeFact plan, as gdb shows the calls: Prime8 over all 60 residues,
  * then Fact3 (m = 8), Fact4 (m = 24), Fact5 (m = 96)): Cooley-Tukey 5 x (4 x (3 x 8)), decimation in time,
  * every stage in ct_odd's order: the m-point DFTs of x[p*j + r] (innermost the 8-point DFTs of x[60*j + r]:
- * prime8, but radix2_8 with products for the last residue of the 3-point pass, last = 1, as in ct24), bin
+ * prime8, but radix2_8 with products for the last residue of the 3-point pass, last = 1, as at 24), bin
  * k1 of residue r times e^(sign*2pi*i*r*k1/n) (fact_twiddle), then the p-point DFT over r (dft3, dft4,
  * dft5): X[k1 + m*k2]. plan: the factors outermost first, 8 last. */
 static void ct_plan(const cpx *x, int n, const int *plan, int sign, int last, cpx *out) {
@@ -882,7 +855,7 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             float *dst = out + b * 2 * n;
             for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
             if (n == 12) pfa12(x, sign, 0, 1.0f, y);
-            else ct24(x, sign, y);
+            else (void)ct_odd(x, 24, sign, y);
             for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
             if (scaled) scale_after(dst, 2 * n, scale);
         } else if (kind == 1) {
