@@ -193,8 +193,8 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
 # them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
 # of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z); the rows cut into pieces: fft and ifft
-# of 24, 28, 40, 48 and 80, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5: DFTI's
-# generic path); fft_zero_sign_cases.operands() lays them out
+# of 24, 28, 40, 48, 80, 160 and 224, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5:
+# DFTI's generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
     "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
@@ -232,6 +232,10 @@ FFT_ZERO_SIGNS = {
     "c2c_48": "7907b00d08a6e4f7452bfe20e46934ba59ecfca3bc497a5ce1b2e9726dceb328",
     "ic2c_48": "da5c7097767bdd9421ce2dc6e7ab99cc6481d382a84d7f6c6b2e556a5cf8f3da",
     "c2r_48": "a32ac8ce4d604e262264df1d067d08bfecf9c1f13d4f0abbaa384d6a7d1176e2",
+    "c2c_160": "da46aa9ed01cf06176414e0ae9a8a0d0f6269748efce87d403722303543457c8",
+    "ic2c_160": "0de410bb449ac38a86bb6c7cde09725b6f97e2968d23edcf1eedba5f0618a9f0",
+    "c2c_224": "1757abdcc91fd19aa86fad040ecb5040515530cf6a98cbdeb7c70d8e3245c324",
+    "ic2c_224": "4c14e8d3c172e687d7df2a0773d194735529e09ed99fc62ce587eb23c9d1f357",
 }
 
 
@@ -242,9 +246,9 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
     zero results from -0 are answered: rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 24, 28, 40,
-    48, 56, 80, 112, 168, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's order: the Fact
-    passes' table twiddles on every bin, Prime16); other lengths refuse them (c2c of 224 and 96: ct32_4x8's
-    twiddles)."""
+    48, 56, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's order:
+    the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too); other
+    lengths refuse them (c2c of 192 and 96: ct64's and ct3m's twiddles)."""
     from harness.impl.fft import fft
     from tests.fft_zero_sign_cases import C2C_CHUNKED_KEYS, CHUNKED_REAL, operands
 
@@ -258,7 +262,7 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
     a = ops["r2c_480"]
-    for n in (224, 96):
+    for n in (192, 96):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
             fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
 

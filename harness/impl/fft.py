@@ -21,8 +21,8 @@ signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes and recombination
 lengths' plans' kernels not all), the real forward ones of 8, 16 and 20 (and of 64 on the threaded
 path) to some zero results from any input: such a result is refused (from -0 but where every kernel's
 zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and of 48, 80, 96, 160 and
-224, fft/ifft of 24, 28, 40, 48, 56, 80, 112, 168, 240, 336 and 480), as is a NaN or an infinity read or
-given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
+224, fft/ifft of 24, 28, 40, 48, 56, 80, 112, 160, 168, 224, 240, 336 and 480), as is a NaN or an infinity
+read or given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
 real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of ``_fft_r2c``), the
 backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
@@ -56,7 +56,7 @@ NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 _ZERO_SIGNS_READ = frozenset(
     {
         *((kind, n) for kind in ("r2c", "c2r") for n in (48, 80, 96, 160, 224, 480)),
-        *(("c2c", n) for n in (24, 28, 40, 48, 56, 80, 112, 168, 240, 336, 480)),
+        *(("c2c", n) for n in (24, 28, 40, 48, 56, 80, 112, 160, 168, 224, 240, 336, 480)),
     }
 )
 
