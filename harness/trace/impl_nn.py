@@ -897,12 +897,7 @@ def _scatter_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]
             raise ParityError("scatter_: its self was not captured (unwritten memory), and it reduces or fills a value")
         marks = np.ones(np.shape(src), np.float32)
         written = scatter(np.zeros(shape, np.float32), int(a["dim"]), t["index"], marks) != 0
-        if not written.all():
-            raise ParityError(
-                f"scatter_: its self was unwritten memory (not captured), and the scatter writes "
-                f"{int(written.sum())} of its {written.size} elements: the rest were never data"
-            )
-        t = {**t, "self": np.zeros(shape, np.asarray(src).dtype)}
+        t = {**t, "self": _zeros_where_all_written("scatter_", "scatter", written, np.asarray(src).dtype)}
     out = scatter(t["self"], int(a["dim"]), t["index"], src, None if reduce is None else str(reduce))
     product = "scatter_reduce prod" if reduce == "multiply" else "scatter"
     return {"out": arm64_finite(p, product, out, t["self"], np.asarray(src, np.float32))}
@@ -975,12 +970,18 @@ def _written_over(
         raise ParityError("index_put_: its self was not captured (unwritten memory), and the put adds to it")
     ones = np.ones(values.shape, np.bool_)
     written = index_put(np.zeros(shape, np.bool_), indices, ones, p.threads, False, a.get("values.stride"))
+    return _zeros_where_all_written("index_put_", "put", written, values.dtype)
+
+
+def _zeros_where_all_written(op: str, what: str, written: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Zeros of ``dtype`` standing in for an ``op``'s self of unwritten memory, where ``written`` (a mask of
+    self's shape: the elements the ``what`` writes) holds every element; else refused."""
     if not written.all():
         raise ParityError(
-            f"index_put_: its self was unwritten memory (not captured), and the put writes {int(written.sum())} "
+            f"{op}: its self was unwritten memory (not captured), and the {what} writes {int(written.sum())} "
             f"of its {written.size} elements: the rest were never data"
         )
-    return np.zeros(shape, values.dtype)
+    return np.zeros(written.shape, dtype)
 
 
 def _fold_args(a: Args) -> tuple[list[int], ...]:

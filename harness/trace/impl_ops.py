@@ -1482,19 +1482,11 @@ def _factory_layout(a: Args, shape: tuple[int, ...]) -> list[int] | None:
     branch in TensorIterator's order, memory order; None where the output is contiguous (or of a ``size``).
     Another layout (a gap, an overlap) is refused."""
     stride = a.get("self.stride") if "size" not in a else None
-    if stride is None or all(s == e for s, e, n in zip(stride, _contiguous(shape), shape, strict=True) if n > 1):
+    if stride is None or strides.contiguous(stride, shape):
         return None
     if not non_overlapping_and_dense(stride, shape):
         raise ParityError(f"a random *_like op of self of strides {stride} (not dense): not modelled")
     return list(stride)
-
-
-def _contiguous(shape: tuple[int, ...]) -> list[int]:
-    out, step = [], 1
-    for n in reversed(shape):
-        out.append(step)
-        step *= n
-    return out[::-1]
 
 
 def _draws(op: str, factory: bool) -> Replay:
