@@ -34,23 +34,39 @@ EW_INLINE void inner_loop(const profile_t *p, int64_t lanes, unary_fn v1, unary_
     }
 }
 
-/* TensorIterator::for_each(loop, grain) over n elements in runs of `run` (0: one run): serial below
- * the grain or on one thread, else at::parallel_for chunks; each chunk's intersection with a run is
- * one inner loop. */
+/* The inner loops of TensorIterator::for_each(loop, grain) over n elements in runs of `run` (0 or past n:
+ * one run): at::parallel_for's chunks in thread order (serial below the grain or on one thread), each
+ * chunk's intersection with a run one inner loop [b, e). Walked as
+ *     for (loop_walk w = loop_walk_start(p, grain, n, run); loop_walk_next(&w, &b, &e);) ... */
+typedef struct {
+    int64_t n, run, grain, threads, tid, s, ce;
+} loop_walk;
+
+EW_INLINE loop_walk loop_walk_start(const profile_t *p, int64_t grain, int64_t n, int64_t run) {
+    const loop_walk w = {n, run <= 0 || run > n ? n : run, grain, parallel_threads(0, n, grain, p->threads), -1, 0, 0};
+    return w;
+}
+
+EW_INLINE int loop_walk_next(loop_walk *w, int64_t *b, int64_t *e) {
+    while (w->s >= w->ce) { /* the next thread's chunk (an empty one skipped) */
+        if (++w->tid >= w->threads) return 0;
+        w->s = 0;
+        w->ce = w->n;
+        if (w->threads > 1 && !parallel_chunk(0, w->n, w->grain, w->threads, w->tid, &w->s, &w->ce)) w->s = w->ce;
+    }
+    const int64_t end = (w->s / w->run + 1) * w->run;
+    *b = w->s;
+    *e = end < w->ce ? end : w->ce;
+    w->s = *e;
+    return 1;
+}
+
+/* TensorIterator::for_each(loop, grain): each inner loop of the walk through inner_loop. */
 EW_INLINE void run_segments(const profile_t *p, int64_t lanes, int64_t grain, unary_fn v1, unary_fn s1, binary_fn v2,
                             binary_fn s2, const float *a, const float *b2, float *y, int64_t n, int64_t run) {
-    if (run <= 0 || run > n) run = n;
-    int64_t nt = (n < grain || p->threads == 1) ? 1 : parallel_threads(0, n, grain, p->threads);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, grain, nt, tid, &cb, &ce)) continue;
-        for (int64_t s = cb; s < ce;) {
-            int64_t end = (s / run + 1) * run;
-            if (end > ce) end = ce;
-            inner_loop(p, lanes, v1, s1, v2, s2, a, b2, y, s, end);
-            s = end;
-        }
-    }
+    int64_t b, e;
+    for (loop_walk w = loop_walk_start(p, grain, n, run); loop_walk_next(&w, &b, &e);)
+        inner_loop(p, lanes, v1, s1, v2, s2, a, b2, y, b, e);
 }
 
 #endif

@@ -107,17 +107,9 @@ typedef void (*vml_vector_fn)(const profile_t *p, const float *x, float *out, in
  * `row` in it, vectors of `lanes` from the run's start, `vec` on each. */
 static void vml_map(const profile_t *p, int64_t lanes, vml_vector_fn vec, const float *x, float *out, int64_t n,
                     int64_t row) {
-    const int64_t run = row <= 0 || row > n ? n : row;
-    const int64_t nt = parallel_threads(0, n, VML_GRAIN, p->threads);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, VML_GRAIN, nt, tid, &cb, &ce)) continue;
-        for (int64_t b = cb; b < ce;) {
-            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce;
-            for (int64_t v = b; v < e; v += lanes) vec(p, x + v, out + v, e - v < lanes ? e - v : lanes);
-            b = e;
-        }
-    }
+    int64_t b, e;
+    for (loop_walk w = loop_walk_start(p, VML_GRAIN, n, row); loop_walk_next(&w, &b, &e);)
+        for (int64_t v = b; v < e; v += lanes) vec(p, x + v, out + v, e - v < lanes ? e - v : lanes);
 }
 
 /* One SLEEF sinf/cosf u10 vector: the Cody-Waite branch where every lane has |x| < 125, else Payne-Hanek. */
@@ -1413,16 +1405,11 @@ static float ls_pos_tail(const profile_t *p, float x) { /* -1 - the element's pl
  * runs of `row`: the same threads' chunks) into place (n,): its index within its step of the body (>= 0),
  * or -1 - its index within the scalar tail of its own inner loop. */
 static void loop_places(const profile_t *p, float *place, int64_t n, int64_t row) {
-    const int64_t run = row <= 0 || row > n ? n : row, step = 2 * (int64_t)p->lanes_wide;
-    const int64_t nt = (n < GRAIN_SIZE || p->threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p->threads);
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, GRAIN_SIZE, nt, tid, &cb, &ce)) continue;
-        for (int64_t b = cb; b < ce;) {
-            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce, body = b + (e - b) / step * step;
-            for (int64_t i = b; i < e; i++) place[i] = i < body ? (float)((i - b) % step) : -1.0f - (float)(i - body);
-            b = e;
-        }
+    const int64_t step = 2 * (int64_t)p->lanes_wide;
+    int64_t b, e;
+    for (loop_walk w = loop_walk_start(p, GRAIN_SIZE, n, row); loop_walk_next(&w, &b, &e);) {
+        const int64_t body = b + (e - b) / step * step;
+        for (int64_t i = b; i < e; i++) place[i] = i < body ? (float)((i - b) % step) : -1.0f - (float)(i - body);
     }
 }
 
@@ -2186,23 +2173,15 @@ void pow_tensor_forward(profile_t p, const float *base, const float *exponent, f
  * Tensor shapes: exponent, out, tail (n,), runs of `row` (TensorIterator's), chunks of the grain. */
 int64_t pow_scalar_f64_forward(profile_t p, double base, const double *exponent, double *out, uint8_t *tail,
                                int64_t n, int64_t row) {
-    const int64_t run = row <= 0 || row > n ? n : row;
     const int64_t step = is_avx(&p) ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
-    const int64_t nt = (n < GRAIN_SIZE || p.threads == 1) ? 1 : parallel_threads(0, n, GRAIN_SIZE, p.threads);
-    int64_t tails = 0;
-    for (int64_t tid = 0; tid < nt; tid++) {
-        int64_t cb = 0, ce = n;
-        if (nt > 1 && !parallel_chunk(0, n, GRAIN_SIZE, nt, tid, &cb, &ce)) continue;
-        for (int64_t b = cb; b < ce;) {
-            const int64_t e = (b / run + 1) * run < ce ? (b / run + 1) * run : ce;
-            const int64_t body = step == INT64_MAX ? b : b + (e - b) / step * step;
-            for (int64_t i = b; i < e; i++) {
-                tail[i] = i >= body;
-                out[i] = i < body ? sleef_pow_d(base, exponent[i]) : 0.0;
-            }
-            tails += e - body;
-            b = e;
+    int64_t b, e, tails = 0;
+    for (loop_walk w = loop_walk_start(&p, GRAIN_SIZE, n, row); loop_walk_next(&w, &b, &e);) {
+        const int64_t body = step == INT64_MAX ? b : b + (e - b) / step * step;
+        for (int64_t i = b; i < e; i++) {
+            tail[i] = i >= body;
+            out[i] = i < body ? sleef_pow_d(base, exponent[i]) : 0.0;
         }
+        tails += e - body;
     }
     return tails;
 }
