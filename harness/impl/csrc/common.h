@@ -105,6 +105,14 @@ static inline float quieted(float a) {
     return qnan_bits(u | 0x00400000u);
 }
 
+/* aarch64's FPProcessNaNs of a, b (one of them NaN), a the instruction's first operand: the first
+ * signalling NaN quieted, else the first quiet NaN. */
+static inline float arm_process_nans(float a, float b) {
+    if (is_snan(a)) return quieted(a);
+    if (is_snan(b)) return quieted(b);
+    return a != a ? a : b;
+}
+
 /* The NaN r = op(a, b) gives, a the instruction's first operand: on aarch64 (FPCR.DN off,
  * FPProcessNaNs) the first signalling NaN operand quieted, else the first quiet NaN, else (an invalid
  * operation: inf - inf, inf/inf, 0*inf) the default NaN +qNaN 0x7fc00000; on x86 (SSE/AVX) the first
@@ -113,11 +121,7 @@ static inline float quieted(float a) {
 static inline float nan2(const profile_t *p, float r, float a, float b) {
     if (r == r) return r;
     if (!is_arm(p)) return a != a ? quieted(a) : b != b ? quieted(b) : r;
-    if (is_snan(a)) return quieted(a);
-    if (is_snan(b)) return quieted(b);
-    if (a != a) return a;
-    if (b != b) return b;
-    return qnan_bits(0x7fc00000u);
+    return a != a || b != b ? arm_process_nans(a, b) : qnan_bits(0x7fc00000u);
 }
 
 /* maximum_kernel / minimum_kernel (BinaryOpsKernel.cpp) on x86, one element: vec, a vector lane

@@ -1492,7 +1492,7 @@ static inline int nan_clash(float a, float b) { return isnan(a) && isnan(b) && v
  * floor, its sign kept). */
 static inline float cdist_sign_of(const profile_t *p, float v) {
     if (!isnan(v)) return cdist_sign(v);
-    return (is_avx(p)) ? vm_u2f(0xffffffffu) : nn_quiet(v);
+    return is_avx(p) ? vm_u2f(0xffffffffu) : nn_quiet(v);
 }
 
 /* a * b (or a / b) where a NaN may meet another: counts the meeting of two NaNs of other bits (which one the

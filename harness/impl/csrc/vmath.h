@@ -2126,14 +2126,8 @@ static inline int vm_checkint(uint32_t iy) {
  * NaN one quieted. Spelt out, as a compiler may swap the operands of a commutative +. */
 static inline float vm_nan_sum(float x, float y) { return x != x ? vm_u2f(vm_f2u(x) | 0x00400000u) : x + y; }
 
-/* x + y where x or y is NaN as aarch64's FADD answers it (FPProcessNaNs): the first signalling NaN
- * quieted, else the first quiet NaN. */
-static inline float vm_nan_sum_a64(float x, float y) {
-    if (is_snan(x)) return quieted(x);
-    if (is_snan(y)) return quieted(y);
-    return x != x ? x : y;
-}
-static inline float vm_powf_nan(int a64, float x, float y) { return a64 ? vm_nan_sum_a64(x, y) : vm_nan_sum(x, y); }
+/* x + y where x or y is NaN: aarch64's FADD (a64: common.h arm_process_nans), else vm_nan_sum. */
+static inline float vm_powf_nan(int a64, float x, float y) { return a64 ? arm_process_nans(x, y) : vm_nan_sum(x, y); }
 
 /* glibc powf (FMA build, as glibc_expf/glibc_logf): log2 x in double, x = 2^k z, r = z/c - 1
  * (fused), log2 c + k + a quintic in r evaluated in pairs (every multiply-add fused); y log2 x;
@@ -2142,7 +2136,7 @@ static inline float vm_powf_nan(int a64, float x, float y) { return a64 ? vm_nan
  * a64: aarch64 glibc 2.36's powf (libm.so.6's __powf_finite, disassembled): TOINT_INTRINSICS, so its
  * log2 tables and thresholds are scaled by 32 (exactly: the same bits through the log2 and the cubic)
  * and k is FRINTA/FCVTAS of 32 y log2 x, ties away from zero where the shift above ties to even; a NaN
- * operand FADD's x + y (vm_nan_sum_a64), the invalid (x - x) / (x - x) aarch64's +qNaN. */
+ * operand FADD's x + y (arm_process_nans), the invalid (x - x) / (x - x) aarch64's +qNaN. */
 static inline float glibc_powf_k(int a64, float x, float y) {
     uint32_t ix = vm_f2u(x), iy = vm_f2u(y);
     uint64_t sign_bias = 0;
