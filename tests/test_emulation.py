@@ -258,7 +258,8 @@ def test_transformers_is_an_extra_on_the_path_only_once_set_up(tmp_path: Path, m
 
 def test_transformers_pins_are_the_test_environments_versions() -> None:
     """The emulated site's transformers and its dependencies are the versions this environment runs
-    the zoo with (tox's transformers==5.23.0), so that a family runs the same Python on both."""
+    the zoo with (tox installs it under harness/platform/transformers-pins.txt), so that a family runs
+    the same Python on both."""
     from importlib.metadata import PackageNotFoundError, version
 
     from harness.platform.emulation import TRANSFORMERS
@@ -269,6 +270,28 @@ def test_transformers_pins_are_the_test_environments_versions() -> None:
         pytest.skip("transformers is not installed here")
     pins = dict(pin.split("==") for pin in TRANSFORMERS)
     assert {name: version(name) for name in pins} == pins
+
+
+def test_tox_installs_the_test_environment_under_the_transformers_pins() -> None:
+    """transformers' own dependencies float unless pinned: the test and zoo environments take the one
+    pins file as constraints, and the emulated site's folder name changes with any pin."""
+    import configparser
+
+    from harness.platform import emulation
+
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(Path(__file__).parents[1] / "tox.ini")
+    deps = tox["testenv"]["deps"].split("\n")
+    assert "-c {toxinidir}/harness/platform/transformers-pins.txt" in deps
+    assert emulation.TRANSFORMERS[0].startswith("transformers==") and len(emulation.TRANSFORMERS) > 20
+    emu = emulation.Emulator(Path("/cache"), "2.13.0")
+    first = emu.transformers_site
+    original = emulation.TRANSFORMERS
+    try:
+        emulation.TRANSFORMERS = (*original[:-1], "markupsafe==0.0.0")
+        assert emu.transformers_site != first and emu.transformers_site.name.startswith("site-transformers-")
+    finally:
+        emulation.TRANSFORMERS = original
 
 
 def test_qemu_binary_takes_qemu_users_build_when_the_static_one_is_missing(

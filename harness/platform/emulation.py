@@ -62,14 +62,17 @@ PURE_PYTHON = (
 # transformers and what it imports beyond the site above, at the test environment's versions: the zoo's
 # Hugging Face families under emulation (`setup --transformers`, a site folder of its own; the ones with
 # C or Rust code, tokenizers, safetensors, regex, pyyaml, pydantic-core, hf-xet and markupsafe, as aarch64
-# wheels; markupsafe for the jinja2 of torch's site, which transformers imports)
-TRANSFORMERS = (
-    "transformers==5.23.0", "huggingface-hub==2.4.0", "tokenizers==0.23.3", "safetensors==0.8.0", "regex==2026.12.2",
-    "pyyaml==6.0.4", "packaging==26.4", "tqdm==4.70.1", "typer==0.29.2", "click==8.5.1", "shellingham==1.5.4",
-    "annotated-doc==0.0.7", "hf-xet==1.8.0", "httpx2==2.17.0", "httpcore2==2.17.0", "anyio==4.16.0", "h11==0.16.0",
-    "idna==3.21", "truststore==0.10.5", "pydantic==2.14.4", "pydantic-core==2.50.5", "annotated-types==0.8.0",
-    "typing-inspection==0.4.5", "markupsafe==3.0.4",
-)  # fmt: skip
+# wheels; markupsafe for the jinja2 of torch's site, which transformers imports). One file holds the pins:
+# tox installs the test and zoo environments under it as pip constraints.
+TRANSFORMERS_PINS = Path(__file__).with_name("transformers-pins.txt")
+
+
+def _read_pins(path: Path) -> tuple[str, ...]:
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return tuple(line for line in lines if line)
+
+
+TRANSFORMERS = _read_pins(TRANSFORMERS_PINS)
 _BASE_FEATURES = "fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp"
 
 
@@ -160,8 +163,10 @@ class Emulator:
 
     @property
     def transformers_site(self) -> Path:
-        """transformers' site folder (``setup_transformers``), on the path after torch's where it is set up."""
-        return self.cache / f"site-{TRANSFORMERS[0].replace('==', '-')}"
+        """transformers' site folder (``setup_transformers``), on the path after torch's where it is set up;
+        named by a digest of every pin, so that a changed pin makes a new one."""
+        pins = hashlib.sha256("\n".join(TRANSFORMERS).encode()).hexdigest()[:12]
+        return self.cache / f"site-{TRANSFORMERS[0].replace('==', '-')}-{pins}"
 
     @property
     def python(self) -> Path:
