@@ -229,6 +229,31 @@ def test_divergence_in_a_dropout_mask_is_a_forward_divergence(tiny):
     assert (diff.first.step, diff.first.stage, diff.first.tensor) == (5, "forward", "dropout mask 2")
 
 
+@pytest.mark.parametrize("qemu", [True, False])
+def test_a_divergence_past_nans_in_a_run_under_qemu_x86_says_it_may_be_qemus_nan_pick(tiny, qemu: bool) -> None:
+    """One run recorded under qemu-x86_64, the other on a CPU: a divergence at or past the first step where both
+    runs hold NaNs may be QEMU's pick where two NaNs meet (digests cannot set those elements apart): its detail
+    says so; before that step, or with both runs on CPUs, it does not."""
+    from harness.platform.emulation import emulation_note
+
+    a, b = copy.deepcopy(tiny), copy.deepcopy(tiny)
+    a.attrs["provenance"] = {**a.provenance, "arch": "x86_64", "emulation": ""}
+    b.attrs["provenance"] = {**b.provenance, "arch": "x86_64", "emulation": ""}
+    if qemu:
+        b.attrs["provenance"]["emulation"] = emulation_note("x86_64", "Haswell-v4", "Intel Core (Haswell)")
+    for run in (a, b):
+        for rec in run.run.steps[3:]:  # both blow up at step 4
+            rec.loss = np.array(np.nan, np.float32)
+    b.run.steps[5].digests[0, 0] ^= 1  # and differ at step 6
+    diff = diff_nanogpt(a, b)
+    assert (diff.first.step, diff.first.stage) == (6, "backward")
+    assert ("may be that pick alone" in diff.first.detail) == qemu
+    assert ("both hold NaNs from step 4" in diff.first.detail) == qemu
+    early = copy.deepcopy(b)
+    early.run.steps[1].digests[0, 0] ^= 1  # a divergence at step 2, before any NaN
+    assert "pick" not in diff_nanogpt(a, early).first.detail
+
+
 def test_nanogpt_report_formats(tiny):
     other = copy.deepcopy(tiny)
     other.run.steps[1].digests[0, 0] ^= 1

@@ -549,3 +549,42 @@ def test_a_rerun_that_gives_an_op_other_bits_says_whether_its_inputs_or_the_op_m
     traced.attrs["digest"] = "mix256-v1"
     with pytest.raises(ParityError, match=r"t.h5 holds mix256-v1 digests and this version traces with mix256-v2"):
         cause._checked_capture(traced, [0], tmp_path / "again.h5", done)
+
+
+def _nan_sums(ops: list[OpRecord], index: int) -> list[OpRecord]:
+    """The ops with op ``index``'s inputs and outputs holding NaN (float64 sums NaN), as a trace records it."""
+    op = ops[index]
+    op.inputs = [r._replace(sum=float("nan")) for r in op.inputs]
+    op.outputs = [r._replace(sum=float("nan")) for r in op.outputs]
+    return ops
+
+
+@pytest.mark.parametrize("nans", [True, False])
+def test_a_root_that_may_be_qemus_nan_pick_alone_is_named_so(nans: bool) -> None:
+    """One side traced under qemu-x86_64: a root that reads and writes NaNs on both sides may differ by QEMU's
+    pick where two NaNs meet alone (a trace holds digests, not elements): the diff says so, for that root only;
+    both sides on CPUs, or no NaNs, no note."""
+    from harness.platform.emulation import emulation_note
+
+    qemu = {"arch": "x86_64", "emulation": emulation_note("x86_64", "Haswell-v4", "Intel Core (Haswell)")}
+    host = {"arch": "x86_64"}
+    ops_a, ops_b = _fine_tune(b"i", b"L", b"r"), _fine_tune(b"j", b"M", b"s")
+    if nans:
+        ops_a, ops_b = _nan_sums(ops_a, 2), _nan_sums(ops_b, 2)
+    a = Trace(Path("a.h5"), {"provenance": qemu, "trace_version": SOURCES_SINCE}, ops_a)
+    b = Trace(Path("b.h5"), {"provenance": host, "trace_version": SOURCES_SINCE}, ops_b)
+    d = diff_traces(a, b)
+    assert d.root_cause is not None and d.root_cause.a.index == 2
+    picks = [n for n in d.notes if "QEMU's pick" in n]
+    if nans:
+        assert picks == [
+            "A ran under qemu-x86_64 (-cpu Haswell-v4) and the other on a CPU: root op 2 "
+            "(aten.native_layer_norm.default) reads NaNs and writes them on both sides, so its difference may be "
+            "QEMU's pick where two NaNs meet alone, not the CPU's (docs/emulation.md, \"NaNs recorded under "
+            'qemu-x86_64")'
+        ]
+        assert "QEMU's pick" in render(d, "terminal") and picks == json.loads(render(d, "json"))["notes"][-1:]
+    else:
+        assert picks == []
+    both = diff_traces(a, Trace(Path("b.h5"), {"provenance": qemu, "trace_version": SOURCES_SINCE}, ops_b))
+    assert not [n for n in both.notes if "QEMU's pick" in n]  # two runs under QEMU pick alike

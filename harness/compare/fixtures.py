@@ -293,7 +293,21 @@ def diff_nanogpt(a: NanoGPTFixture, b: NanoGPTFixture) -> NanoGPTDiff:
     steps = [_step_diff(ra, rb, names) for ra, rb in zip(a.run.steps, b.run.steps, strict=True)]
     if first is None:
         first = next((s.first for s in steps if s.first is not None), None)
+    if first is not None and qemu_x86_nan_pick(a.provenance, b.provenance):
+        pairs = zip(a.run.steps, b.run.steps, strict=True)
+        nan_step = next((ra.step for ra, rb in pairs if _holds_nan(ra) and _holds_nan(rb)), None)
+        if nan_step is not None and first.step >= nan_step:
+            first.detail += (
+                f" (one run is QEMU's emulation of an x86 CPU and both hold NaNs from step {nan_step}: where two NaNs "
+                "meet QEMU keeps x87's pick, a CPU the first operand's, so this may be that pick alone; "
+                'docs/emulation.md, "NaNs recorded under qemu-x86_64")'
+            )
     return NanoGPTDiff(str(a.path), str(b.path), steps, init_identical, first)
+
+
+def _holds_nan(step: StepRecord) -> bool:
+    """Whether a recorded step's loss, gradient norm or any parameter's recorded sum is NaN."""
+    return bool(np.isnan(step.loss).any() or np.isnan(step.grad_norm).any() or np.isnan(step.sums).any())
 
 
 # provenance facts that change bits although the platform id is the same

@@ -24,8 +24,10 @@ from typing import Any
 
 import numpy as np
 
+from harness.compare.fixtures import qemu_x86_nan_pick
 from harness.core.errors import ParityError
-from harness.formats.trace import OpRecord, Trace, thread_stretches
+from harness.formats.trace import OpRecord, TensorRef, Trace, thread_stretches
+from harness.platform.emulation import emulated_x86_model
 from harness.trace.reach import Reach, matched, named_target, reach
 
 
@@ -168,6 +170,29 @@ def step_losses(ops: list[OpRecord]) -> dict[int, OpRecord]:
     return out
 
 
+def _may_hold_nan(ref: TensorRef) -> bool:
+    """Whether a traced float tensor may hold a NaN: its float64 sum is NaN (a NaN, or infinities of both
+    signs: the sum cannot tell them apart)."""
+    return ref.fingerprinted and ref.dtype.startswith(("float", "complex")) and np.isnan(ref.sum)
+
+
+def qemu_nan_pick_roots(diff: TraceDiff) -> list[Divergence]:
+    """The roots whose difference may be QEMU's NaN pick alone, where exactly one side ran under qemu-x86_64
+    (``qemu_x86_nan_pick``): the op reads a tensor that may hold a NaN and every differing output may hold
+    one on both sides. Where two NaNs meet QEMU 7.2 keeps x87's pick, a CPU the first operand's; a trace
+    holds digests, not the elements, so such a root is named as possibly that, never set apart silently."""
+    if not qemu_x86_nan_pick(diff.a.provenance, diff.b.provenance):
+        return []
+    picks = []
+    for root in diff.roots or ([diff.root_cause] if diff.root_cause else []):
+        outs_a = {r.name: r for r in root.a.outputs}
+        outs_b = {r.name: r for r in root.b.outputs}
+        nan_in = any(_may_hold_nan(r) for r in root.a.inputs) and any(_may_hold_nan(r) for r in root.b.inputs)
+        if nan_in and root.outputs and all(_may_hold_nan(outs_a[n]) and _may_hold_nan(outs_b[n]) for n in root.outputs):
+            picks.append(root)
+    return picks
+
+
 def _float_ulp(x: float, y: float, dtype: str) -> int | None:
     from harness.core.ulp import compare_tensors
 
@@ -279,6 +304,14 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
             )
         if t.attrs.get("thread_note"):
             diff.notes.append(f"{side}: {t.attrs['thread_note']}")
+    for root in qemu_nan_pick_roots(diff):
+        side = "A" if emulated_x86_model(a.provenance) else "B"
+        diff.notes.append(
+            f"{side} ran under qemu-x86_64 (-cpu {emulated_x86_model((a if side == 'A' else b).provenance)}) and the "
+            f"other on a CPU: root op {root.a.index} ({root.a.op}) reads NaNs and writes them on both sides, so its "
+            "difference may be QEMU's pick where two NaNs meet alone, not the CPU's (docs/emulation.md, \"NaNs "
+            'recorded under qemu-x86_64")'
+        )
     if a.recorder != b.recorder:
         diff.notes.append(
             f"A was recorded through the {a.recorder}, B through the {b.recorder}: the hook also records the view "
