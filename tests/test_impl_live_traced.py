@@ -242,6 +242,27 @@ def test_long_context_rotary_sin_cos_tables_replay(threads: int) -> None:
 
 
 @pytest.mark.parametrize("threads", [1, 4])
+def test_float64_sine_position_embedding_replays(threads: int) -> None:
+    """A DETR-style sine position embedding in float64 (RT-DETR v2's and D-FINE's: a grid's coordinates over
+    10000 ** (2 * (arange(d) // 2) / d), then sin and cos of alternate columns) and sin/cos of large, strided and
+    special float64 arguments: MKL VML's vmdSin/vmdCos (csrc/dmath.h mkl_vml_sincos_d, its Payne-Hanek branch past
+    65536.0035), bit for bit (refused, and passed over, on MKL's Intel paths)."""
+    use_threads(threads)
+
+    def program() -> None:
+        dim_t = 10000 ** (2 * torch.div(torch.arange(128, dtype=torch.float64), 2, rounding_mode="floor") / 128)
+        x = torch.arange(33, dtype=torch.float64).repeat(40)
+        pos = (x[:, None] * (2 * math.pi / 33)) / dim_t
+        pos[:, 0::2].sin()
+        pos[:, 1::2].cos()
+        big = torch.tensor([1e5, -3e9, 2.0**1000, float("inf"), float("nan"), -0.0, 65536.5], dtype=torch.float64)
+        torch.cat([big, pos.flatten()[:70001]]).sin()
+        torch.cat([big, pos.flatten()[:4099]]).cos()
+
+    _replays_match("dispatcher-hook", program, {"sin", "cos"}, 4)
+
+
+@pytest.mark.parametrize("threads", [1, 4])
 def test_erfinv_and_an_inverse_cdf_truncated_normal_replay(threads: int) -> None:
     """erfinv and erfinv_ (MKL VML's vsErfInv, csrc/vmath.h mkl_vml_erfinvf) in the inverse-CDF truncated normal
     of older torch.nn.init.trunc_normal_ (uniform_, erfinv_, mul_, add_, clamp_) on small tensors, Normal.icdf

@@ -169,6 +169,9 @@ def _measured_build(op: str, profile: KernelProfile) -> None:
 #   same steps with fused multiply-adds, acos without truncating RSQRTPS), both from the CPU's RCPPS/RSQRTPS: AMD's
 #   (measured) on the generic path, QEMU's (exact) on the Intel paths, whose bits are measured under QEMU only (an
 #   Intel CPU's RCPPS is not measured; acos on its RSQRTPS table not checked on one).
+# - vmdSin/vmdCos, float64 (sincos_f64_forward, csrc/dmath.h mkl_vml_sincos_d): the generic path only
+#   (dSin/dCos_EXHAynn; the Intel paths' H8HAynn, L9HAynn and Z0HAynn kernels not read, refused there, as aarch64's
+#   SLEEF double lanes are).
 # aarch64 has no MKL and refuses none of them: sin/cos SLEEF's u10 lanes (csrc/unary.c vml_map of
 # sleef_sin_vector/sleef_cos_vector, each vector's Cody-Waite or Payne-Hanek branch), erf ATen's NEON polynomial (N1,
 # V2) or SLEEF's erff (V1), erfinv ATen's calc_erfinv (aten_calc_erfinvf_a64), log2/acos SLEEF's lanes
@@ -539,6 +542,25 @@ def pow_scalar_f64_forward(
     n = ctypes.c_int64(e.size)
     fn(profile.as_c(), ctypes.c_double(base), ptr(e), ptr(out), ptr(tail), n, ctypes.c_int64(max(1, row or e.size)))
     return out, tail.astype(bool)
+
+
+def sincos_f64_forward(op: str, x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``sin``/``cos`` of a float64 ``x`` on x86: MKL VML's vmdSin/vmdCos (VML_HA) on MKL's generic path, read from
+    its kernel (csrc/dmath.h mkl_vml_sincos_d), elementwise (no ATen level, thread count or layout reaches a bit).
+    Refused in one line: aarch64 (SLEEF's double lanes) and MKL's Intel paths (their kernels not read)."""
+    if profile.aarch64:
+        raise ParityError(f"{op} of float64 on {profile.name}: SLEEF's double sin/cos lanes are not modelled")
+    if profile.blas != MODELLED_BLAS:
+        raise ParityError(
+            f"{op} of float64: MKL VML's vmd{op.capitalize()} is not modelled on {profile.name} (BLAS "
+            f"{profile.blas}): read from MKL's generic path only"
+        )
+    a = np.ascontiguousarray(x, np.float64)
+    out = np.empty_like(a)
+    fn = load("unary").sincos_f64_forward
+    fn.restype = None
+    fn(ptr(a), ptr(out), ctypes.c_int64(a.size), ctypes.c_int32(op == "cos"))
+    return out
 
 
 # glibc's double pow (2.28 and later; x86_64 and aarch64 2.36 measured, one generic algorithm): documented

@@ -392,11 +392,14 @@ def _vec_mapped(op: str) -> Replay:
     """sin, cos, erf: MKL VML on x86 (element-wise); on aarch64 vml.h's vec::map over each run of ATen's loop,
     whose vectors take one branch together (csrc/unary.c: sin/cos SLEEF's Cody-Waite or Payne-Hanek branch per
     vector, erf's 4-lane NEON vectors (N1, V2) SLEEF's exp), so the operand goes in TensorIterator's order and
-    inner dim there (a strided run copied into a buffer: ``buffered``)."""
+    inner dim there (a strided run copied into a buffer: ``buffered``). sin, cos of float64: MKL VML's
+    vmdSin/vmdCos on x86 (elementwise; unary.sincos_f64_forward refuses aarch64)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-        from harness.impl.unary import forward
+        from harness.impl.unary import forward, sincos_f64_forward
 
+        if op in ("sin", "cos") and t["self"].dtype == np.float64:
+            return {"out": sincos_f64_forward(op, t["self"], p)}
         x = _as_float(t["self"], op)
         if not p.aarch64:
             return {"out": forward(op, x, p)}

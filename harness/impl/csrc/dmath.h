@@ -26,11 +26,13 @@
  *   dm_log(x)       ln x
  *   dm_log1p(x)     ln(1 + x)
  *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi))
- *   sleef_pow_d(x, y)     x^y as SLEEF's double pow computes it (not correctly rounded: its own steps, kept) */
+ *   sleef_pow_d(x, y)     x^y as SLEEF's double pow computes it (not correctly rounded: its own steps, kept)
+ *   mkl_vml_sincos_d(x, cosine)  MKL VML's vmdSin/vmdCos (HA) on MKL's generic path */
 #ifndef PARITY_DMATH_H
 #define PARITY_DMATH_H
 
 #include "common.h"
+#include "vml_sincos_d_table.h"
 
 /* ----------------------------------------------------------------------------- double-double */
 
@@ -544,6 +546,109 @@ static inline double sleef_pow_d(double x, double y) {
     if (isnan(x) || isnan(y)) result = dm_u2d(~(uint64_t)0); /* all ones: the mask or'ed in */
     if (y == 0 || x == 1) result = 1.0;
     return result;
+}
+
+/* ----------------------------------------------------------------- MKL VML's double sin and cos */
+
+/* vmdSin/vmdCos with VML_HA on MKL's generic path (mkl_vml_kernel_dSin_EXHAynn / dCos_EXHAynn, the same code as
+ * their E2HAynn twins), read from libtorch_cpu.so 2.13.0's machine code: SSE2 pairs, no fused step, every lane on
+ * its own (the 4-element body and the 2-element tail compute alike, -p and + -q where the other has - p, exact).
+ * a = |x| for sin, x for cos; the angle a = 2*pi*(i/512 + turns), i from 0 to 511 (cos: i + 128 below).
+ * |x| <= MKL_VML_SINCOS_D_MAX:
+ *   k = (a * 256/pi + 1.5*2^52) - 1.5*2^52, i = k mod 512 from the shifted sum's low bits
+ *   r1 = a - k*P1, r = r1 - k*P2, rl = ((r1 - r) - k*P2) - k*P3                       (pi/256 = P1 + P2 + P3)
+ * past it (mkl_vml_sincos_d_large): the Payne-Hanek branch, the significand times a 192-bit window of 1/(2*pi)
+ * in 32-bit partial products, the fraction of the turns in three doubles, i from the first by a 1.5*2^43 shifter,
+ * the rest times 2*pi in parts (r, rl).
+ * Then (mkl_vml_sincos_d_eval), with {d0, d1, s, t} = vm_sincos_d_tab[i], d = d1 + d0:
+ *   s1 = s + r*d1, e1 = (s - s1) + r*d1; s2 = r*d0 + s1, e2 = (s1 - s2) + r*d0
+ *   u = (((r2*S2 + S1) * r2) * r) * d + (e2 + e1)                                           (r2 = r*r)
+ *   v = (((C1 - r2*C2) * r2 - 1/2) * r2) * s + u
+ *   result = (((d - r*s) * rl + t) + v) + s2, sin's with x's sign bit xored in.
+ * An infinity gives x * 0 (the default NaN 0xfff8000000000000), a NaN x * x (x quieted). */
+#define MKL_VML_SINCOS_D_MAX 0x1.000000e4db24cp+16
+
+static inline double mkl_vml_sincos_d_eval(double r, double rl, uint64_t i) {
+    const uint64_t *e = vm_sincos_d_tab[i & 511u];
+    const double d0 = dm_u2d(e[0]), d1 = dm_u2d(e[1]), s = dm_u2d(e[2]), t = dm_u2d(e[3]);
+    const double d = d1 + d0;
+    const double a1 = r * d1, s1 = s + a1, e1 = (s - s1) + a1;
+    const double a2 = d0 * r, s2 = a2 + s1, e2 = (s1 - s2) + a2;
+    const double r2 = r * r;
+    const double u = (((r2 * 0x1.1110fabb3551cp-7 + -0x1.5555555554448p-3) * r2) * r) * d + (e2 + e1);
+    const double v = (((0x1.5555555554ccfp-5 - r2 * 0x1.6c16ab163b2d7p-10) * r2 + -0.5) * r2) * s + u;
+    return (((d - r * s) * rl + t) + v) + s2;
+}
+
+/* Bits g .. g + 63 of 1/(2*pi)'s fraction (bit 1 the first; bits before it 0), g >= -63. */
+static inline uint64_t mkl_inv2pi_d_word(int g) {
+    const int p = g - 1;
+    if (p < 0) return vm_inv2pi_d_bits[0] >> -p;
+    const int k = p >> 6, sh = p & 63;
+    return sh ? (vm_inv2pi_d_bits[k] << sh) | (vm_inv2pi_d_bits[k + 1] >> (64 - sh)) : vm_inv2pi_d_bits[k];
+}
+
+/* The Payne-Hanek branch for a finite |x| past MKL_VML_SINCOS_D_MAX (u: x's bits; `sign`: the sign bit the turns
+ * carry, x's for cos, 0 for sin): the table index i (cos adds 128) and r + rl, each step as the kernel's.
+ * m = mh * 2^32 + ml (x's significand, mh its top 21 bits with the leading one), W = q0:q1:q2 the window for x's
+ * biased exponent e (bits e - 1074 .. e - 883 of 1/(2*pi)); lo/hi the 32-bit halves, sums mod 2^64. */
+static inline double mkl_vml_sincos_d_large(uint64_t u, uint64_t sign, uint64_t *i, double *rl) {
+    const uint64_t L32 = 0xffffffffu;
+    const int s = (int)((u >> 52) & 0x7ff) - 883;
+    const uint64_t q0 = mkl_inv2pi_d_word(s - 191), q1 = mkl_inv2pi_d_word(s - 127), q2 = mkl_inv2pi_d_word(s - 63);
+    const uint64_t mh = ((u >> 32) & 0xfffffu) | 0x100000u, ml = u & L32;
+    uint64_t a5 = (q1 & L32) * ml;
+    const uint64_t a10 = (a5 >> 32) + (q1 & L32) * mh;
+    a5 = (a5 & L32) + (q2 >> 32) * mh + (((q2 >> 32) * ml) >> 32);
+    const uint64_t a6 = (q0 & L32) * ml, p7 = (q1 >> 32) * ml;
+    uint64_t a7 = (p7 & L32) + a10;
+    uint64_t a4 = ((((q0 >> 32) * ml + mh * (q0 & L32)) << 32) + a6) & 0xffffffff00000000u;
+    const uint64_t b10 = (a6 & L32) + (q1 >> 32) * mh + (p7 >> 32);
+    const uint64_t a3 = ((mh * (q2 & L32)) >> 32) + a5;
+    uint64_t b6 = (a3 >> 32) + a7;
+    a7 = (b6 >> 32) + b10;
+    b6 = (b6 << 32) | (a3 & 0xff000000u);
+    a4 += a7;
+    double f = dm_u2d((a4 >> 12) | 0x3ff0000000000000u | sign); /* +-(1 + the turns' first 52 bits) */
+    const double shifted = f + 0x1.8p43;
+    f -= shifted + -0x1.8p43;
+    *i = dm_d2u(shifted);
+    const double lo = dm_u2d(((a3 << 28) & 0xffffff0000000u) | sign | 0x3970000000000000u) -
+                      dm_u2d(sign | 0x3970000000000000u);
+    const double mid = dm_u2d((b6 >> 24) | ((a7 << 40) & 0xfff0000000000u) | sign | 0x3cb0000000000000u) -
+                       dm_u2d(sign | 0x3cb0000000000000u);
+    double th = mid + f;
+    const double tl = ((f - th) + mid) + lo;
+    const double hi = dm_u2d(dm_d2u(th) & 0xfffffffff8000000u);
+    th -= hi; /* the turns hi + th + tl times 2*pi as A = 0x1.921fb54p+2 plus B, and rounded whole */
+    const double ph = hi * 0x1.921fb54000000p+2;
+    const double pl = (th * 0x1.10b4611a62633p-28 + tl * 0x1.921fb54442d18p+2) + (hi * 0x1.10b4611a62633p-28 +
+                                                                                   th * 0x1.921fb54000000p+2);
+    const double r = ph + pl;
+    *rl = (ph - r) + pl;
+    return r;
+}
+
+static inline double mkl_vml_sincos_d(double x, int cosine) {
+    const uint64_t u = dm_d2u(x);
+    if ((u & 0x7ff0000000000000u) == 0x7ff0000000000000u)
+        return (u & 0x000fffffffffffffu) ? dm_u2d(u | 0x0008000000000000u) : dm_u2d(0xfff8000000000000u);
+    const double a = cosine ? x : fabs(x);
+    double r, rl;
+    uint64_t i;
+    if (fabs(x) <= MKL_VML_SINCOS_D_MAX) {
+        const double shifted = a * 0x1.45f306dc9c883p+6 + 0x1.8p52;
+        const double k = shifted + -0x1.8p52;
+        const double r1 = a - k * 0x1.921fb54400000p-7;
+        const double p2 = k * 0x1.0b4611a600000p-41;
+        r = r1 - p2;
+        rl = ((r1 - r) - p2) - k * 0x1.3198a2e037073p-76;
+        i = dm_d2u(shifted);
+    } else {
+        r = mkl_vml_sincos_d_large(u, cosine ? u & 0x8000000000000000u : 0, &i, &rl);
+    }
+    const double result = mkl_vml_sincos_d_eval(r, rl, i + (cosine ? 128u : 0u));
+    return cosine ? result : dm_u2d(dm_d2u(result) ^ (u & 0x8000000000000000u));
 }
 
 #endif

@@ -142,6 +142,13 @@ void cos_forward(profile_t p, const float *x, float *out, int64_t n, int64_t row
     else for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_cosf(x[i]);
 }
 
+/* x86, float64: torch.sin/cos run MKL VML's vmdSin/vmdCos (VML_HA; vml.h IMPLEMENT_VML_MKL's double stubs) under every
+ * capability, elementwise (dmath.h mkl_vml_sincos_d, MKL's generic path; the caller refuses the others).
+ * Tensor shapes: x, out (n,). */
+void sincos_f64_forward(const double *x, double *out, int64_t n, int32_t cosine) {
+    for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sincos_d(x[i], cosine);
+}
+
 /* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
  * thread split changes bits, measured; vmath.h mkl_vml_erfinvf, every input): MKL's generic path and its Intel
