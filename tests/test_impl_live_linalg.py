@@ -246,30 +246,34 @@ def test_gemv_sums_of_minus_zero(m: int, n: int, trans_b: bool, threads: int) ->
 
 @needs_modelled_mkl
 @needs_verified_profile
-@settings(max_examples=5, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(batch=st.sampled_from([(), (2,), (1, 2, 2)]), n=st.integers(1, 160), k=st.integers(1, 20), unit=st.booleans(),
-       seed=SEEDS, threads=THREADS)  # fmt: skip
-@example(batch=(1, 2, 2), n=64, k=8, unit=True, seed=0, threads=2)  # Qwen3-Next's chunks of 64
-@example(batch=(2,), n=31, k=5, unit=False, seed=1, threads=1)  # strsmlt's pairs and last row, strsmlun's top
-@example(batch=(), n=150, k=10, unit=False, seed=2, threads=4)  # 64-row blocks, sgemm updates of 2 and 4 columns
-@example(batch=(2,), n=129, k=5, unit=True, seed=3, threads=4)  # updates of one row and of a thread's one column
-@example(batch=(), n=97, k=1, unit=False, seed=4, threads=2)  # one column: strsv's 32-row blocks and the gemv between
+       seed=SEEDS, threads=THREADS, upper=st.booleans(), left=st.booleans())  # fmt: skip
+@example(batch=(1, 2, 2), n=64, k=8, unit=True, seed=0, threads=2, upper=False, left=True)  # Qwen3-Next's chunks
+@example(batch=(2,), n=31, k=5, unit=False, seed=1, threads=1, upper=False, left=True)  # strsmlt's pairs, last row
+@example(batch=(), n=150, k=10, unit=False, seed=2, threads=4, upper=False, left=True)  # 64-row blocks, updates
+@example(batch=(2,), n=129, k=5, unit=True, seed=3, threads=4, upper=False, left=True)  # one-row updates
+@example(batch=(), n=97, k=1, unit=False, seed=4, threads=2, upper=False, left=True)  # one column: strsv
+@example(batch=(2,), n=95, k=6, unit=True, seed=5, threads=2, upper=True, left=True)  # strsmlt's L T, strsmlln
+@example(batch=(), n=150, k=7, unit=False, seed=6, threads=4, upper=True, left=False)  # strsm_i, its recursion
 def test_solve_triangular_and_its_backward_from_a_trace(
-    batch: tuple[int, ...], n: int, k: int, unit: bool, seed: int, threads: int
+    batch: tuple[int, ...], n: int, k: int, unit: bool, seed: int, threads: int, upper: bool, left: bool
 ) -> None:
-    """torch.linalg.solve_triangular of a lower triangle (n up to 160, unit or not) and autograd's upper solve
-    on its transpose, traced and replayed through impl_ops: MKL strsm's strsmlt and strsmlun orders, past 64
-    rows their 64-row blocks and MKL's sgemm updates; one column: MKL's strsv."""
+    """torch.linalg.solve_triangular of either triangle (n up to 160, unit or not, either side) and autograd's
+    solve on its transpose, traced and replayed through impl_ops: MKL strsm's kernels for the four layouts, past
+    64 rows their 64-row blocks and MKL's sgemm updates; the right side's strsm_i and its recursion; one column
+    or row: MKL's strsv."""
     if live_profile().blas != MODELLED_BLAS:
         pytest.skip("MKL strsm's order is measured on its generic path only")
     use_threads(threads)
     rng = np.random.default_rng(seed)
     diag = np.eye(n, dtype=np.float32) * (1.0 if unit else rng.uniform(0.5, 3.0, n).astype(np.float32))
-    a = torch.from_numpy(np.tril(normal32(rng, (*batch, n, n)) * 0.5, -1) + diag)
-    b = torch.from_numpy(normal32(rng, (*batch, n, k)))
+    strict = normal32(rng, (*batch, n, n)) * 0.5
+    a = torch.from_numpy((np.triu(strict, 1) if upper else np.tril(strict, -1)) + diag)
+    b = torch.from_numpy(normal32(rng, (*batch, n, k) if left else (*batch, k, n)))
     with mock.patch.dict("os.environ", {"PARITY_TRACE_HOOK": "1"}), recording(capture=list(range(40))) as tracer:
         x = torch.linalg.solve_triangular(
-            a.requires_grad_(True), b.requires_grad_(True), upper=False, unitriangular=unit
+            a.requires_grad_(True), b.requires_grad_(True), upper=upper, left=left, unitriangular=unit
         )
         (x * torch.from_numpy(normal32(rng, x.shape))).sum().backward()
     solves = [i for i, op in enumerate(tracer.ops) if packet(op.op) == "linalg_solve_triangular"]

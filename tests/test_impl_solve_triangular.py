@@ -4,7 +4,9 @@ C-contiguous A (MKL's strsmlt; Qwen3-Next's chunked delta rule: 64 rows, 8 colum
 solve on its transpose (strsmlun), unit or not, n off the 4-row blocks (strsmlt's pairs and last row,
 strsmlun's top rows), A at each 4-byte offset from a 16-byte boundary (strsmlt's peels); past 64 rows MKL's
 64-row blocks and the sgemm updates between them, on the columns each of MKL's threads takes (BEYOND: the
-thread count picks the updates' widths, so their sgemm kernels).
+thread count picks the updates' widths, so their sgemm kernels); the other two layouts with two or more columns
+(OTHER_LAYOUTS: strsmlt's lower branch, strsmlln); the right side (RIGHT: strsm_i, its recursion's sgemm updates
+on each thread's rows, one row through strsv).
 
 Each case's inputs come from ``trsm_inputs``: A's strict lower triangle standard normal times 0.5 with ones on
 the diagonal, or for a non-unit case diagonal entries of 0.5 to 3 of either sign (its upper triangle random
@@ -160,6 +162,62 @@ STRSV_OTHER = (
     (4, (), 200, 1, False, False, 1, 64,
      "3f1655996050ea37953094ce0f71dd6b3f0b286d1f95612b87071cd9b1c49543"),
 )
+# (threads, batch, n, k, upper, unit, offset, seed, digest): two or more columns on the other two layouts, the op's
+# upper triangle of a C-contiguous A (strsmlt's lower branch: blocks of 4 from the last, the unit blocks' peel to row
+# i0 + 3's first term, the pair's to row hi's, row 0's to its own) and its lower triangle of a transposed one
+# (strsmlln); n off the 4-row blocks, past 64 rows MKL's sgemm updates (TN, resp. NN) on each thread's columns
+OTHER_LAYOUTS = (
+    (1, (), 64, 8, True, True, 1, 70,
+     "c4c3758ac71234c752e4147fba6b216b333dc47b9e9040a95cdc49cff695e526"),
+    (1, (2,), 63, 3, True, False, 2, 71,
+     "89e2d2d49b10c5385d035c7d176476a0d22b04cdcc24f709ef53b96fb608d3d7"),
+    (2, (), 62, 5, True, True, 3, 72,
+     "30d12bde2eeb08e05f16777fe2f77993efd41786fdee9a053447bff642f1214a"),
+    (1, (3,), 29, 4, True, False, 0, 73,
+     "c99cde6fd57b7c966ad9105d0749e632c4f93264690cf01cb6acad26f7f90e1f"),
+    (4, (), 150, 10, True, True, 1, 74,
+     "331ac91b3bbe44b139026f8a08518734bf9098e60ab1908161f087b47cfde76f"),
+    (2, (2,), 131, 7, True, False, 2, 75,
+     "627a3e7e44a93a1cc9d9ef29c825788a59da9a12fe37b8c7f625bd1fcd16adeb"),
+    (1, (), 64, 8, False, True, 0, 76,
+     "0e3a8cb0b05fa98f5125eec6a28eac9f5ca98b3aff6e534fc476f6dd20f3bbf0"),
+    (1, (2,), 63, 3, False, False, 1, 77,
+     "ac6534480e9e03f07cc3539c408382161bd4b4de045e38b894e6023e8a8d6a7c"),
+    (2, (), 61, 5, False, True, 2, 78,
+     "051f4dbfaca32bd6e565fa2275c77794a9d2421da4b5d15ba89a04806d88fc02"),
+    (1, (3,), 30, 4, False, False, 3, 79,
+     "33f5e0ec95223e27e105b48a389adcb1f9d53652eb7a89a047ad71bca667a2b0"),
+    (4, (), 200, 40, False, False, 0, 80,
+     "60633a63741851a347c335dc7f2d3c6a5b7822811a31fa3dcb3aa14930580cc6"),
+    (2, (2,), 129, 6, False, True, 1, 81,
+     "fbe482f77b581f9f7ca17849f36f87737c1a4bb6f51b8a361747db70b245b8f6"),
+)
+# (threads, batch, n, k, upper, transposed, unit, offset, seed, digest): right-side solves (left = False, B of k
+# rows), A C-contiguous or its transpose: MKL's strsm_i (reference BLAS's order; the op's lower triangle of a
+# C-contiguous A subtracts from the last column down), past 64 columns its recursion's blocks and NT / NN sgemm
+# updates on each thread's rows; one row: MKL's strsv
+RIGHT = (
+    (1, (), 40, 5, False, False, True, 1, 90,
+     "9172b997b43fa45c51801cbf9dd562aaba3f6733d791766477dcb38090dfa84f"),
+    (2, (2,), 33, 3, False, True, False, 2, 91,
+     "bfb30f1bfd44cc4b0306ae1a2116528e7f25a3f09715e6055d5c71dd75cff9b5"),
+    (1, (3,), 20, 4, True, False, False, 3, 92,
+     "4f8c059a4506a123df372f7fb9a0441166eadf6f8b298fcd28c21c11f9ff1a8c"),
+    (4, (), 64, 8, True, True, True, 0, 93,
+     "511c89d1ec58e846a726508d1e99e6ee561542cd2c789438e6d4459b444e47c8"),
+    (1, (), 150, 5, False, False, False, 1, 94,
+     "a17e784b53e2c8624ab619d936782d465c00c2e22b71138d1c4d636614faa0f7"),
+    (4, (2,), 200, 10, True, False, True, 2, 95,
+     "3083714a775ad21fbb6d0c9cb022b47f8b0afea41fb86b8b36f806691e3c4e54"),
+    (2, (), 256, 7, False, True, False, 3, 96,
+     "88ce03621777d5507ea96c749246872433ceebdf55a4abea300af820461349c7"),
+    (1, (), 129, 3, True, True, False, 0, 97,
+     "0666df5a910178e4d311144477dd40f82d6ed6a288f4f140d85096f9741a03e8"),
+    (1, (2,), 50, 1, False, False, False, 1, 98,
+     "98745f33930759f383881e1b9200969d4bb8fc596199af8683050701d1fa3822"),
+    (2, (), 100, 1, True, True, True, 2, 99,
+     "657aac5ae5d0af37e70b0ee71246218f67726be8098177d9ecbbbfc949f87ba2"),
+)
 # (threads, batch, n, k, upper, unit, offset, seed, digest): past 64 rows, an sgemm update of one row (n % 64 == 1)
 # or of a thread's one column (MKL's sgemm_pst, not its gemv)
 UPDATES = (
@@ -209,9 +267,10 @@ def test_solve_triangular_past_64_rows_and_one_column_replay_recorded_bits(case:
     assert bits_sha256(got) == digest
 
 
-@pytest.mark.parametrize("case", STRSV_OTHER, ids=_case_id)
-def test_solve_triangular_one_column_on_the_other_layouts_replays_recorded_bits(case: tuple) -> None:
-    """The op's upper triangle of a C-contiguous A, its lower triangle of a transposed one."""
+@pytest.mark.parametrize("case", STRSV_OTHER + OTHER_LAYOUTS, ids=_case_id)
+def test_solve_triangular_on_the_other_layouts_replays_recorded_bits(case: tuple) -> None:
+    """The op's upper triangle of a C-contiguous A, its lower triangle of a transposed one: one column (MKL's
+    strsv), two or more (strsmlt's lower branch, strsmlln)."""
     threads, batch, n, k, upper, unit, offset, seed, digest = case
     a, b = trsm_inputs(batch, n, k, upper, seed, unit)
     profile = profile_for_capability("AVX2", threads, "x86_64")
@@ -219,18 +278,38 @@ def test_solve_triangular_one_column_on_the_other_layouts_replays_recorded_bits(
     assert bits_sha256(got) == digest
 
 
+def right_inputs(
+    batch: tuple[int, ...], n: int, k: int, upper: bool, seed: int, unit: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """``trsm_inputs``' A and its B's transpose (..., k, n); past 64 columns the infinity made finite (its NaNs
+    in an update are refused)."""
+    a, b = trsm_inputs(batch, n, k, upper, seed, unit)
+    b = np.ascontiguousarray(np.swapaxes(b, -1, -2))
+    if n > 64:
+        b[np.isinf(b)] = 3.0
+    return a, b
+
+
+@pytest.mark.parametrize(
+    "case", RIGHT, ids=lambda c: f"t{c[0]}-{c[2]}x{c[3]}-{'upper' if c[4] else 'lower'}-{'T' if c[5] else 'C'}"
+)
+def test_solve_triangular_right_side_replays_recorded_bits(case: tuple) -> None:
+    threads, batch, n, k, upper, transposed, unit, offset, seed, digest = case
+    a, b = right_inputs(batch, n, k, upper, seed, unit)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = linalg.solve_triangular(a, b, upper, unit, _strides(a.shape, transposed), 4 * offset, profile, left=False)
+    assert bits_sha256(got) == digest
+
+
 def test_solve_triangular_refuses_what_was_not_measured() -> None:
-    """Another layout or an address off 4 bytes, NaNs (one column's too)."""
+    """A layout neither C-contiguous nor its transpose, an address off 4 bytes, NaNs (one column's too)."""
     profile = profile_for_capability("AVX2", 1, "x86_64")
     a, b = trsm_inputs((), 8, 3, False, 5)
     c_order = _strides(a.shape, False)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
-        linalg.solve_triangular(a, b, False, True, [1, 8], 0, profile)
+        linalg.solve_triangular(a, b, False, True, [16, 2], 0, profile)
     with pytest.raises(ParityError, match="measured on C-contiguous"):
         linalg.solve_triangular(a, b, False, True, c_order, 2, profile)
-    up = trsm_inputs((), 40, 3, True, 5)
-    with pytest.raises(ParityError, match="measured on the transpose"):  # strsm's L T: one column only (strsv)
-        linalg.solve_triangular(*up, True, True, _strides(up[0].shape, False), 0, profile)
     one = trsm_inputs((), 40, 1, True, 5)
     with pytest.raises(ParityError, match="and their transposes"):
         linalg.solve_triangular(*one, True, True, [80, 1], 0, profile)
@@ -240,13 +319,20 @@ def test_solve_triangular_refuses_what_was_not_measured() -> None:
     b[3, 1] = np.nan
     with pytest.raises(ParityError, match="NaN operands"):
         linalg.solve_triangular(a, b, False, True, c_order, 0, profile)
+    a, b = trsm_inputs((), 100, 3, False, 6)  # right side: infinity - infinity's NaN reaches an update
+    b = np.ascontiguousarray(b.T)
+    b[1, 99] = np.inf
+    with pytest.raises(ParityError, match="reaches MKL's sgemm update"):
+        linalg.solve_triangular(a, b, False, False, _strides(a.shape, False), 0, profile, left=False)
 
 
 if __name__ == "__main__":  # pragma: no cover - records the digests of MORE and the lists after it with torch
     import torch
 
-    for threads, batch, n, k, upper, unit, offset, seed, _ in MORE + BEYOND + STRSV + UPDATES + STRSV_OTHER:
-        other = (threads, batch, n, k, upper, unit, offset, seed, _) in STRSV_OTHER  # A's other layout
+    for threads, batch, n, k, upper, unit, offset, seed, _ in (
+        MORE + BEYOND + STRSV + UPDATES + STRSV_OTHER + OTHER_LAYOUTS
+    ):
+        other = (threads, batch, n, k, upper, unit, offset, seed, _) in STRSV_OTHER + OTHER_LAYOUTS  # A's other layout
         torch.set_num_threads(threads)
         a, b = trsm_inputs(batch, n, k, upper, seed, unit)
         stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if upper != other else a)
@@ -258,3 +344,15 @@ if __name__ == "__main__":  # pragma: no cover - records the digests of MORE and
         op_a = held.mT if upper != other else held
         x = torch.linalg.solve_triangular(op_a, torch.from_numpy(b), upper=upper, unitriangular=unit)
         print(threads, batch, n, k, upper, unit, offset, seed, bits_sha256(x.numpy()))
+    for threads, batch, n, k, upper, transposed, unit, offset, seed, _ in RIGHT:
+        torch.set_num_threads(threads)
+        a, b = right_inputs(batch, n, k, upper, seed, unit)
+        stored = np.ascontiguousarray(np.swapaxes(a, -1, -2) if transposed else a)
+        room = torch.empty(stored.size + 16)
+        start = (16 - room.data_ptr() % 64 // 4) % 16 + offset
+        held = room[start : start + stored.size].view(stored.shape)
+        held.copy_(torch.from_numpy(stored))
+        assert held.data_ptr() % 64 == 4 * offset
+        op_a = held.mT if transposed else held
+        x = torch.linalg.solve_triangular(op_a, torch.from_numpy(b), upper=upper, left=False, unitriangular=unit)
+        print("right", threads, batch, n, k, upper, transposed, unit, offset, seed, bits_sha256(x.numpy()))

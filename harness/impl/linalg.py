@@ -48,6 +48,9 @@ def _lib() -> ctypes.CDLL:
         lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
         lib.trsm_update.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, i32, f32]
         lib.strsv_left.argtypes = [i32, i32, i32, _I64, _P, _I64, _P]
+        lib.strsm_lower_t.argtypes = [i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
+        lib.strsm_lln.argtypes = [i32, _I64, _I64, _P, _I64, _P, _I64, _I64]
+        lib.strsm_right.argtypes = [i32, i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
         lib._typed = True
     return lib
 
@@ -1098,68 +1101,118 @@ def solve_triangular(
     a_stride: list[int] | None,
     align: int,
     profile: KernelProfile,
+    left: bool = True,
 ) -> np.ndarray:
-    """``torch.linalg.solve_triangular(a, b, upper=upper, left=True, unitriangular=unitriangular)`` of float32
-    ``a`` (..., n, n) and ``b`` (..., n, k) of the same batch dims: MKL's strsm on each matrix (``_strsm``),
-    where ``a_stride`` (torch's strides of ``a``) says which call torch makes: upper = False on a C-contiguous
-    ``a`` (strsm L U T, its kernel strsmlt, on its memory) or upper = True on the transpose of a C-contiguous
-    tensor (autograd's backward: L U N, its kernel strsmlun); unit or not. One right-hand column is MKL's strsv
-    (csrc/gemm.c strsv_left), on those two layouts and the other two (the op's upper triangle of a C-contiguous
-    ``a``: MKL's L T; its lower of a transposed one: L N). ``align``: the address of ``a`` past 64 bytes (each
-    row's 16-byte boundary decides strsmlt's and strsv's orders). Refused: other layouts and flags (with two or
-    more columns the op's upper triangle of a C-contiguous ``a`` and its lower of a transposed one, right-side
-    solves), a batch broadcast, NaN operands (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR,
-    and aarch64."""
+    """``torch.linalg.solve_triangular(a, b, upper=upper, left=left, unitriangular=unitriangular)`` of float32
+    ``a`` (..., n, n) and ``b`` (..., n, k), or for ``left`` False (..., k, n), of the same batch dims: MKL's
+    strsm on each matrix, on a C-contiguous ``a`` or the transpose of a C-contiguous tensor (``a_stride``:
+    torch's strides of ``a``, which call torch makes; autograd's backward solves on the transpose), either
+    triangle, unit or not: left, ``_strsm`` (MKL's strsmlt for the op's lower triangle of a C-contiguous ``a``,
+    strsmlun for its upper of a transposed one, strsmlt's lower branch for its upper of a C-contiguous one,
+    strsmlln for its lower of a transposed one); right, ``_strsm_right`` (strsm_i). One right-hand column (left)
+    or row (right) is MKL's strsv (csrc/gemm.c strsv_left). ``align``: the address of ``a`` past 64 bytes (each
+    row's 16-byte boundary decides strsmlt's and strsv's orders). Refused: other layouts, a batch broadcast, NaN
+    operands (which NaN a sum keeps is not modelled), MKL's Intel paths and CBWR, and aarch64."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != np.float32 or b.dtype != np.float32:
         raise ParityError(f"linalg_solve_triangular of {a.dtype} and {b.dtype}: the impl reproduces float32 only")
     if profile.aarch64 or profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
         raise ParityError(f"linalg_solve_triangular on {profile.label()}: MKL strsm's generic path only is measured")
-    n, k = b.shape[-2], b.shape[-1]
+    n, k = (b.shape[-2], b.shape[-1]) if left else (b.shape[-1], b.shape[-2])
     if a.ndim < 2 or a.shape[-2:] != (n, n) or a.shape[:-2] != b.shape[:-2]:
         raise ParityError(f"linalg_solve_triangular of {list(a.shape)} and {list(b.shape)}: broadcast or not square")
     items = int(np.prod(a.shape[:-2], dtype=np.int64))
     c_order = [n * n * int(np.prod(a.shape[d + 1 : -2], dtype=np.int64)) for d in range(a.ndim - 2)] + [n, 1]
     f_order = [*c_order[:-2], 1, n]
-    transposed = upper  # strsm's measured calls: the lower triangle of a C-contiguous a, the upper of its transpose
-    if k == 1 and _same_layout(a.shape, a_stride, c_order if upper else f_order):
-        transposed = not upper  # strsv also on the other two: MKL's L T and L N
+    transposed = upper  # n = 1: either layout; MKL's L U T for the lower triangle, L U N for the upper
+    if not _same_layout(a.shape, a_stride, f_order if transposed else c_order):
+        transposed = not transposed
     if not _same_layout(a.shape, a_stride, f_order if transposed else c_order) or align % 4:
-        want = "the transpose of a C-contiguous tensor" if upper else "C-contiguous"
-        want = "C-contiguous operands and their transposes" if k == 1 else f"{want} operands"
         raise ParityError(
             f"linalg_solve_triangular (upper = {upper}) of strides {a_stride}, {align} bytes past 64: MKL's order is "
-            f"measured on {want} only"
+            "measured on C-contiguous operands and their transposes only"
         )
     if np.isnan(a).any() or np.isnan(b).any():
         raise ParityError("linalg_solve_triangular of NaN operands: which NaN MKL's sums keep is not modelled")
     size = items * n * n
     stored = aligned(size + 4)[align % 16 // 4 :][:size].reshape(items, n, n)  # A at torch's address mod 16
     stored[...] = (np.swapaxes(a, -1, -2) if transposed else a).reshape(items, n, n)
-    held = aligned(items * k * n).reshape(items, k, n)  # torch's column-major copy of B, solved in place
-    held[...] = np.swapaxes(b.reshape(items, n, k), -1, -2)
+    # torch's column-major copy of B, solved in place: left (k, n) (column c at c * n), right (n, k) (the right
+    # side's (k, n) B, element (r, c) at c * k + r)
+    held = aligned(items * k * n).reshape((items, k, n) if left else (items, n, k))
+    held[...] = np.swapaxes(b.reshape(items, *held.shape[:0:-1]), -1, -2)
     lib = _lib()
     for item in range(items):
-        if k == 1:  # MKL's strsv (xstrsm hands it one column)
+        if k == 1:  # MKL's strsv (xstrsm hands it one column, or on the right one row: op(A)'s transpose)
             mkl_upper = upper == transposed  # MKL sees A's memory as column-major: a C-contiguous a is transposed
             lib.strsv_left(
-                mkl_upper, not transposed, unitriangular, n, stored[item].ctypes.data, n, held[item].ctypes.data
+                mkl_upper, transposed != left, unitriangular, n, stored[item].ctypes.data, n, held[item].ctypes.data
             )
             continue
         at = (align + 4 * n * n * item) % 16  # each matrix's own address: the batch's items lie n * n floats apart
-        _strsm(upper, unitriangular, stored[item], at, held[item], profile)
+        solve = _strsm if left else _strsm_right
+        solve(upper, transposed, unitriangular, stored[item], at, held[item], profile)
     return np.ascontiguousarray(np.swapaxes(held, -1, -2)).reshape(b.shape)
 
 
-def _strsm(upper: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, profile: KernelProfile) -> None:
+def _strsm_right(
+    upper: bool, transposed: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, profile: KernelProfile
+) -> None:
+    """MKL strsm's right side (generic path) on one matrix, in place: ``a`` (n, n) as stored (the op's A, or
+    for ``transposed`` its transpose), ``x`` (n, k) B's column-major copy, as MKL runs it (its calls traced with
+    gdb): MKL's threads take B's rows, k // t each and the last thread the rest (t = min(threads, k)); each runs
+    mkl_blas_def_strsm_l1 / l2's recursion on the columns in solve order (from the first for the op's upper
+    triangle, from the last for its lower): up to 64 columns one strsm_i call (csrc/gemm.c strsm_right), more
+    the first n1 (the largest 64 * 2^p below their count) solved so, then one sgemm of those n1 columns
+    updating the rest, B[:, rest] -= X[:, first] @ M[first, rest] (alpha -1, beta 1; MKL's NT for a
+    C-contiguous A, NN for a transposed one: its own xsgemm, csrc/gemm.c trsm_update), then the rest solved
+    so. No address reaches strsm_i's bits (``align`` unused). Refused: a NaN (from infinities) in an update's
+    operand (MKL's NaN there is +NaN where the model's product by alpha -1 keeps -NaN: a sign flip, not read)."""
+    n, k = a.shape[0], x.shape[1]
+    lib, base, xb = _lib(), a.ctypes.data, x.ctypes.data
+    rs, cs = (1, n) if transposed else (n, 1)  # the op's M (i, j) at a[i * rs + j * cs]
+    t = min(profile.threads, k)
+    parts = [(c * (k // t), k // t if c < t - 1 else k - (t - 1) * (k // t)) for c in range(t)]
+
+    def solve(lo: int, hi: int, r0: int, kr: int) -> None:
+        if hi - lo <= _TRSM_BLOCK:
+            corner = base + 4 * lo * (n + 1)
+            lib.strsm_right(int(upper), int(not upper and not transposed), int(unit), hi - lo, kr, corner, rs, cs,
+                            xb + 4 * (lo * k + r0), 1, k)  # fmt: skip
+            return
+        n1 = _TRSM_BLOCK
+        while 2 * n1 < hi - lo:
+            n1 *= 2
+        (f0, f1), (c0, c1) = ((lo, lo + n1), (lo + n1, hi)) if upper else ((hi - n1, hi), (lo, hi - n1))
+        solve(f0, f1, r0, kr)
+        if np.isnan(x[f0:f1, r0 : r0 + kr]).any():
+            raise ParityError(
+                "linalg_solve_triangular with left = False: a NaN (infinities met) reaches MKL's sgemm update, where "
+                "alpha -1 flips its sign on some paths: not modelled"
+            )
+        m_rest = base + 4 * (f0 * rs + c0 * cs)  # (i, l) = M(f0 + l, c0 + i)
+        lib.trsm_update(c1 - c0, kr, n1, m_rest, cs, rs, xb + 4 * (f0 * k + r0), k, 1, xb + 4 * (c0 * k + r0), k,
+                        0 if transposed else 1, -1.0)  # fmt: skip
+        solve(c0, c1, r0, kr)
+
+    for r0, kr in parts:
+        solve(0, n, r0, kr)
+
+
+def _strsm(
+    upper: bool, transposed: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, profile: KernelProfile
+) -> None:
     """MKL strsm (generic path) on one matrix, in place: ``a`` (n, n) as stored (C-contiguous, at torch's
-    address mod 16 bytes; ``align`` that address mod 16), ``x`` (k, n) B's column-major copy, as MKL's
-    mkl_blas_def_strsm_l2 runs it (read from its calls under gdb): MKL's threads take B's columns, k // t each
-    and the last thread the rest (t = min(threads, k)); each solves 64-row blocks by one strsmlt / strsmlun call
-    (csrc/gemm.c strsm_left), from the top for the op's lower (strsmlt), from the bottom for its upper
-    (strsmlun), and after each block updates all rows still to solve by one sgemm of its 64 columns on its own
-    columns, C = C - A @ X (alpha -1, beta 1; MKL's TN, resp. NN: its own xsgemm, straight to its serial kernels
-    even for one row or column, csrc/gemm.c trsm_update)."""
+    address mod 16 bytes; ``align`` that address mod 16: the op's A, or for ``transposed`` its transpose),
+    ``x`` (k, n) B's column-major copy, as MKL's mkl_blas_def_strsm_l2 runs it (read from its calls under
+    gdb): MKL's threads take B's columns, k // t each and the last thread the rest (t = min(threads, k)); each
+    solves 64-row blocks by one kernel call (csrc/gemm.c: strsm_left for strsmlt's U T, the op's lower of a
+    C-contiguous A, and strsmlun's L U N, its upper of a transposed one; strsm_lower_t for strsmlt's L T, the
+    op's upper of a C-contiguous A; strsm_lln for strsmlln's L L N, its lower of a transposed one), from the top
+    for the op's lower, from the bottom for its upper, and after each block updates all rows still to solve by
+    one sgemm of its 64 columns on its own columns, C = C - A @ X (alpha -1, beta 1; MKL's TN for a
+    C-contiguous A, NN for a transposed one: its own xsgemm, straight to its serial kernels even for one row or
+    column, csrc/gemm.c trsm_update)."""
     n, k = a.shape[0], x.shape[0]
     lib, base, xb = _lib(), a.ctypes.data, x.ctypes.data
     t = min(profile.threads, k)
@@ -1167,20 +1220,25 @@ def _strsm(upper: bool, unit: bool, a: np.ndarray, align: int, x: np.ndarray, pr
     starts = range(0, n, _TRSM_BLOCK) if not upper else range(n - _TRSM_BLOCK, -_TRSM_BLOCK, -_TRSM_BLOCK)
     for lo in starts:
         lo, hi = max(lo, 0), min(lo + _TRSM_BLOCK, n)
-        corner = base + 4 * (lo * n + lo)
-        lib.strsm_left(
-            int(upper), int(unit), hi - lo, k, corner, n, (align + 4 * (lo * n + lo)) % 16, xb + 4 * lo, 1, n
-        )
+        corner, at = base + 4 * (lo * n + lo), (align + 4 * (lo * n + lo)) % 16
+        if upper == transposed:  # strsmlt's U T or strsmlun's L U N
+            lib.strsm_left(int(upper), int(unit), hi - lo, k, corner, n, at, xb + 4 * lo, 1, n)
+        elif upper:
+            lib.strsm_lower_t(int(unit), hi - lo, k, corner, n, at, xb + 4 * lo, 1, n)
+        else:
+            lib.strsm_lln(int(unit), hi - lo, k, corner, n, xb + 4 * lo, 1, n)
         rest = lo if upper else n - hi
         if not rest:
             continue
+        # the block's columns of the rows still to solve, (i, j) at b + i * s0 + j * s1 as gemm's B
+        if upper:  # rows [0, lo) -= U[0:lo, lo:hi] @ X[lo:hi]
+            b, s0, s1 = (base + 4 * lo * n, n, 1) if transposed else (base + 4 * lo, 1, n)
+        else:  # rows [hi, n) -= L[hi:n, lo:hi] @ X[lo:hi]
+            b, s0, s1 = (base + 4 * (lo * n + hi), n, 1) if transposed else (base + 4 * (hi * n + lo), 1, n)
         for c0, kc in parts:
             col = xb + 4 * c0 * n
-            if upper:  # rows [0, lo) -= U[0:lo, lo:hi] @ X[lo:hi] (U (i, j) at a[j * n + i])
-                lib.trsm_update(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * lo * n, n, 1, col, n, 0, -1.0)
-            else:  # rows [hi, n) -= L[hi:n, lo:hi] @ X[lo:hi]
-                lib.trsm_update(kc, rest, hi - lo, col + 4 * lo, n, 1, base + 4 * (hi * n + lo), 1, n, col + 4 * hi, n,
-                                2, -1.0)  # fmt: skip
+            c = col if upper else col + 4 * hi
+            lib.trsm_update(kc, rest, hi - lo, col + 4 * lo, n, 1, b, s0, s1, c, n, 0 if transposed else 2, -1.0)
 
 
 def _same_layout(shape: tuple[int, ...], stride: list[int] | None, want: list[int]) -> bool:

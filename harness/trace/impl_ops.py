@@ -1017,14 +1017,13 @@ def _linalg_qr(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
 
 def _linalg_solve_triangular(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
-    """``linalg_solve_triangular`` with left = True (linalg.solve_triangular: MKL strsm's order for the calls
-    it measured, by A's strides and address)."""
+    """``linalg_solve_triangular`` (linalg.solve_triangular: MKL strsm's order for the calls it measured, by A's
+    strides and address, either side)."""
     from harness.impl.linalg import solve_triangular
 
-    if not a.get("left", True):
-        raise ParityError("linalg_solve_triangular with left = False: MKL strsm's right-side order is not measured")
-    out = solve_triangular(t["self"], t["B"], bool(a["upper"]), bool(a.get("unitriangular", False)),
-                           a.get("self.stride"), int(a.get("self.align", 0) or 0), p)  # fmt: skip
+    upper, unit, left = bool(a["upper"]), bool(a.get("unitriangular", False)), bool(a.get("left", True))
+    align = int(a.get("self.align", 0) or 0)
+    out = solve_triangular(t["self"], t["B"], upper, unit, a.get("self.stride"), align, p, left=left)
     return {"out": out}
 
 

@@ -230,6 +230,86 @@ static float trsm_seq(const float *a, const float *x, int64_t k, int64_t m) {
     return s;
 }
 
+/* The in-block steps MKL's four strsm kernels share (every product rounded; r = 1 / a_ii by DIVPS): A (i, j) at
+ * a[i * rs + j * cs], x_i at x[i * xs], S_q a row's sum over the terms outside its block. */
+#define TA(i, j) a[(i) * rs + (j) * cs]
+#define TX(i) x[(i) * xs]
+#define TP(i, j) (TA(i, j) * TX(j))
+#define TR(i) (1.0f / TA(i, i))
+
+/* x_i = b - S, or (b - S) * r: a row solved alone (of a pair: its first). */
+static void trsm_row(int unit, const float *a, int64_t rs, int64_t cs, float *x, int64_t xs, int64_t i, float s) {
+    TX(i) = unit ? TX(i) - s : (TX(i) - s) * TR(i);
+}
+
+/* A pair's second row g after its first f: p = A(g, f) * x_f; x_g = b - (p + S), non-unit ((b - p) - S) * r. */
+static void trsm_second(int unit, const float *a, int64_t rs, int64_t cs, float *x, int64_t xs, int64_t g, int64_t f,
+                        float s) {
+    TX(g) = unit ? TX(g) - (TP(g, f) + s) : ((TX(g) - TP(g, f)) - s) * TR(g);
+}
+
+/* Rows i0 .. i0 + 3 from the top (strsmlt's U T, strsmlln): unit x0 = b0 - S0, x1 = b1 - (p10 + S1),
+ * x2 = b2 - (p21 + (p20 + S2)), x3 = b3 - (p32 + (p31 + (p30 + S3))); non-unit the same times r_q but
+ * x3 = ((b3 - p32) - (p31 + (p30 + S3))) * r3. */
+static void trsm_block_down(int unit, const float *a, int64_t rs, int64_t cs, float *x, int64_t xs, int64_t i0,
+                            const float s[4]) {
+    const int64_t i1 = i0 + 1, i2 = i0 + 2, i3 = i0 + 3;
+    trsm_row(unit, a, rs, cs, x, xs, i0, s[0]);
+    trsm_row(unit, a, rs, cs, x, xs, i1, TP(i1, i0) + s[1]);
+    trsm_row(unit, a, rs, cs, x, xs, i2, TP(i2, i1) + (TP(i2, i0) + s[2]));
+    const float s3 = TP(i3, i1) + (TP(i3, i0) + s[3]);
+    if (unit)
+        trsm_row(unit, a, rs, cs, x, xs, i3, TP(i3, i2) + s3);
+    else
+        trsm_second(unit, a, rs, cs, x, xs, i3, i2, s3);
+}
+
+/* Rows i0 + 3 .. i0 from the bottom (strsmlun, strsmlt's L T): unit x3 = b3 - S3, x2 = b2 - (p23 + S2),
+ * x1 = b1 - (p12 + (p13 + S1)), x0 = b0 - (p01 + (p02 + (p03 + S0))); non-unit x3 = (b3 - S3) * r3,
+ * x2 = ((b2 - p23) - S2) * r2, x1 = ((b1 - p12) - (p13 + S1)) * r1, x0 = ((b0 - p01) - (p02 + (p03 + S0))) * r0. */
+static void trsm_block_up(int unit, const float *a, int64_t rs, int64_t cs, float *x, int64_t xs, int64_t i0,
+                          const float s[4]) {
+    const int64_t i1 = i0 + 1, i2 = i0 + 2, i3 = i0 + 3;
+    trsm_row(unit, a, rs, cs, x, xs, i3, s[3]);
+    trsm_second(unit, a, rs, cs, x, xs, i2, i3, s[2]);
+    trsm_second(unit, a, rs, cs, x, xs, i1, i2, TP(i1, i3) + s[1]);
+    trsm_second(unit, a, rs, cs, x, xs, i0, i1, TP(i0, i2) + (TP(i0, i3) + s[0]));
+}
+#undef TA
+#undef TX
+#undef TP
+#undef TR
+
+/* m terms t_j = a[j * as] * x[j * xs] in two accumulators of alternate terms from +0, added, then an odd last
+ * term (strsmlun's and strsmlln's pairs). */
+static float trsm_alternate(const float *a, int64_t as, const float *x, int64_t xs, int64_t m) {
+    float even = 0.0f, odd = 0.0f;
+    const int64_t end = m - m % 2;
+    for (int64_t j = 0; j < end; j += 2) {
+        even = even + a[j * as] * x[j * xs];
+        odd = odd + a[(j + 1) * as] * x[(j + 1) * xs];
+    }
+    const float s = even + odd;
+    return end < m ? s + a[end * as] * x[end * xs] : s;
+}
+
+/* The same in 8 accumulators (term j into j % 8) from +0, added 0 to 7 in turn, then the m % 8 terms past
+ * the last 8 added from the last down (strsmlun's row 0, strsmlln's last row). */
+static float trsm_eight(const float *a, int64_t as, const float *x, int64_t xs, int64_t m) {
+    const int64_t end = m - m % 8;
+    float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t j = 0; j < end; j++) acc[j % 8] = acc[j % 8] + a[j * as] * x[j * xs];
+    float s = acc[0];
+    for (int l = 1; l < 8; l++) s = s + acc[l];
+    for (int64_t j = m - 1; j >= end; j--) s = s + a[j * as] * x[j * xs];
+    return s;
+}
+
+/* trsm_dot where the row has at least the peel and a vector of terms, else in order from +0. */
+static float trsm_vec(const float *a, const float *x, int64_t xs, int64_t t, int64_t peel, int width, int two) {
+    return t < peel + width ? trsm_seq(a, x, xs, t) : trsm_dot(a, x, xs, t, peel, width, two);
+}
+
 /* MKL strsm (2024.2, the generic path: measured on a Zen 5) as torch.linalg.solve_triangular calls it
  * with left = True (harness/impl/linalg.py solve_triangular: which calls, shapes and layouts it takes),
  * per matrix of the batch, every right-hand column on its own, n <= 64 rows: one call of MKL's strsmlt or
@@ -269,121 +349,154 @@ static float trsm_seq(const float *a, const float *x, int64_t k, int64_t m) {
  * shape: a (n, n), b and x (n, k) */
 void strsm_left(int32_t upper, int32_t unit, int64_t n, int64_t k, const float *a, int64_t lda, int64_t align, float *x,
                 int64_t xs0, int64_t xs1) {
-    if (upper) {
-        const int64_t rem = n % 4;
-        for (int64_t c = 0; c < k; c++) {
-            float *xc = x + c * xs1;
-#define P(i, j) (a[(j) * lda + (i)] * xc[(j) * xs0])
-#define X(i) xc[(i) * xs0]
-#define R(i) (1.0f / a[(i) * lda + (i)])
+    for (int64_t c = 0; c < k; c++) {
+        float *xc = x + c * xs1;
+        if (upper) { /* U (i, j) at a[j * lda + i] */
+            const int64_t rem = n % 4;
             for (int64_t i0 = n - 4; i0 >= rem; i0 -= 4) {
                 float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
                 for (int q = 0; q < 4; q++)
-                    for (int64_t j = i0 + 4; j < n; j++) s[q] = s[q] + P(i0 + q, j);
-                const float b0 = X(i0), b1 = X(i0 + 1), b2 = X(i0 + 2), b3 = X(i0 + 3);
-                if (unit) {
-                    X(i0 + 3) = b3 - s[3];
-                    X(i0 + 2) = b2 - (s[2] + P(i0 + 2, i0 + 3));
-                    X(i0 + 1) = b1 - ((s[1] + P(i0 + 1, i0 + 3)) + P(i0 + 1, i0 + 2));
-                    X(i0) = b0 - (((s[0] + P(i0, i0 + 3)) + P(i0, i0 + 2)) + P(i0, i0 + 1));
-                } else {
-                    X(i0 + 3) = (b3 - s[3]) * R(i0 + 3);
-                    X(i0 + 2) = ((b2 - P(i0 + 2, i0 + 3)) - s[2]) * R(i0 + 2);
-                    X(i0 + 1) = ((b1 - P(i0 + 1, i0 + 2)) - (P(i0 + 1, i0 + 3) + s[1])) * R(i0 + 1);
-                    X(i0) = ((b0 - P(i0, i0 + 1)) - (P(i0, i0 + 2) + (P(i0, i0 + 3) + s[0]))) * R(i0);
-                }
+                    for (int64_t j = i0 + 4; j < n; j++) s[q] = s[q] + a[j * lda + i0 + q] * xc[j * xs0];
+                trsm_block_up(unit, a, 1, lda, xc, xs0, i0, s);
             }
             if (rem >= 2) {
-                const int64_t lo = rem - 2, hi = rem - 1, end = n - (n - hi - 1) % 2;
-                float s[2];
-                for (int q = 0; q < 2; q++) {
-                    float even = 0.0f, odd = 0.0f;
-                    for (int64_t j = hi + 1; j < end; j += 2) {
-                        even = even + P(lo + q, j);
-                        odd = odd + P(lo + q, j + 1);
-                    }
-                    s[q] = even + odd;
-                    if (end < n) s[q] = s[q] + P(lo + q, end);
-                }
-                if (unit) {
-                    X(hi) = X(hi) - s[1];
-                    X(lo) = X(lo) - (P(lo, hi) + s[0]);
-                } else {
-                    X(hi) = (X(hi) - s[1]) * R(hi);
-                    X(lo) = ((X(lo) - P(lo, hi)) - s[0]) * R(lo);
-                }
+                const int64_t lo = rem - 2, hi = rem - 1, m = n - hi - 1, j0 = (hi + 1) * lda;
+                const float s_lo = trsm_alternate(a + j0 + lo, lda, xc + (hi + 1) * xs0, xs0, m);
+                trsm_row(unit, a, 1, lda, xc, xs0, hi, trsm_alternate(a + j0 + hi, lda, xc + (hi + 1) * xs0, xs0, m));
+                trsm_second(unit, a, 1, lda, xc, xs0, lo, hi, s_lo);
             }
-            if (rem % 2) {
-                const int64_t end = 1 + (n - 1) - (n - 1) % 8;
-                float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-                for (int64_t j = 1; j < end; j++) acc[(j - 1) % 8] = acc[(j - 1) % 8] + P(0, j);
-                float s = acc[0];
-                for (int l = 1; l < 8; l++) s = s + acc[l];
-                for (int64_t j = n - 1; j >= end; j--) s = s + P(0, j);
-                X(0) = unit ? X(0) - s : (X(0) - s) * R(0);
-            }
-#undef P
-#undef X
-#undef R
+            if (rem % 2) trsm_row(unit, a, 1, lda, xc, xs0, 0, trsm_eight(a + lda, lda, xc + xs0, xs0, n - 1));
+            continue;
         }
-        return;
-    }
-    const int64_t n4 = n - n % 4;
-    for (int64_t c = 0; c < k; c++) {
-        float *xc = x + c * xs1;
 #define PEEL(row) ((16 - (align + (row) * lda * 4) % 16) % 16 / 4)
-#define A(i, j) a[(i) * lda + (j)]
-#define X(i) xc[(i) * xs0]
-#define R(i) (1.0f / A(i, i))
+        const int64_t n4 = n - n % 4;
         for (int64_t i0 = 0; i0 < n4; i0 += 4) {
             float s[4];
             for (int q = 0; q < 4; q++) {
                 const float *row = a + (i0 + q) * lda;
-                if (unit)
-                    s[q] = i0 < PEEL(i0 + 3) + 4 ? trsm_seq(row, xc, xs0, i0)
-                                                 : trsm_dot(row, xc, xs0, i0, PEEL(i0 + 3), 4, 0);
-                else
-                    s[q] = trsm_dot(row, xc, xs0, i0, 0, 4, 0);
+                s[q] = unit ? trsm_vec(row, xc, xs0, i0, PEEL(i0 + 3), 4, 0) : trsm_dot(row, xc, xs0, i0, 0, 4, 0);
             }
-            const float b0 = X(i0), b1 = X(i0 + 1), b2 = X(i0 + 2), b3 = X(i0 + 3);
-            if (unit) {
-                X(i0) = b0 - s[0];
-                X(i0 + 1) = b1 - (A(i0 + 1, i0) * X(i0) + s[1]);
-                X(i0 + 2) = b2 - (A(i0 + 2, i0 + 1) * X(i0 + 1) + (A(i0 + 2, i0) * X(i0) + s[2]));
-                X(i0 + 3) = b3 - (A(i0 + 3, i0 + 2) * X(i0 + 2) +
-                                  (A(i0 + 3, i0 + 1) * X(i0 + 1) + (A(i0 + 3, i0) * X(i0) + s[3])));
-            } else {
-                X(i0) = (b0 - s[0]) * R(i0);
-                X(i0 + 1) = (b1 - (A(i0 + 1, i0) * X(i0) + s[1])) * R(i0 + 1);
-                X(i0 + 2) = (b2 - (A(i0 + 2, i0 + 1) * X(i0 + 1) + (A(i0 + 2, i0) * X(i0) + s[2]))) * R(i0 + 2);
-                X(i0 + 3) = ((b3 - A(i0 + 3, i0 + 2) * X(i0 + 2)) -
-                             (A(i0 + 3, i0 + 1) * X(i0 + 1) + (A(i0 + 3, i0) * X(i0) + s[3]))) * R(i0 + 3);
-            }
+            trsm_block_down(unit, a, lda, 1, xc, xs0, i0, s);
         }
         int64_t i = n4;
         for (; i + 1 < n; i += 2) {
             const int64_t p = PEEL(i + 1);
             const int scalar = i < p + 8;
             const float *ra = a + i * lda, *rb = ra + lda;
-            const float sa = scalar ? trsm_seq(ra, xc, xs0, i) : trsm_dot(ra, xc, xs0, i, p, 8, 1);
             const float sb = scalar ? trsm_seq(rb, xc, xs0, i) : trsm_dot(rb, xc, xs0, i, p, 8, 0);
-            if (unit) {
-                X(i) = X(i) - sa;
-                X(i + 1) = X(i + 1) - (A(i + 1, i) * X(i) + sb);
-            } else {
-                X(i) = (X(i) - sa) * R(i);
-                X(i + 1) = ((X(i + 1) - A(i + 1, i) * X(i)) - sb) * R(i + 1);
-            }
+            trsm_row(unit, a, lda, 1, xc, xs0, i, scalar ? trsm_seq(ra, xc, xs0, i) : trsm_dot(ra, xc, xs0, i, p, 8, 1));
+            trsm_second(unit, a, lda, 1, xc, xs0, i + 1, i, sb);
         }
-        if (i < n) {
-            const int64_t p = PEEL(i);
-            const float s = i < p + 8 ? trsm_seq(a + i * lda, xc, xs0, i) : trsm_dot(a + i * lda, xc, xs0, i, p, 8, 1);
-            X(i) = unit ? X(i) - s : (X(i) - s) * R(i);
-        }
+        if (i < n) trsm_row(unit, a, lda, 1, xc, xs0, i, trsm_vec(a + i * lda, xc, xs0, i, PEEL(i), 8, 1));
 #undef PEEL
-#undef A
-#undef X
-#undef R
+    }
+}
+
+/* MKL strsm's other two kernels for torch.linalg.solve_triangular with left = True (linalg.py _strsm runs
+ * them on 64-row blocks between MKL's sgemm updates, as strsm_left's), read from their machine code; every
+ * product rounded, x (n, k) in place as strsm_left's, r_i = 1 / a_ii (DIVPS), p_qj = A(i0+q, i0+j) * x_{i0+j}.
+ *
+ * strsm_lower_t: the op's upper triangle of a C-contiguous A (MKL sees L T: mkl_blas_def_strsmlt's lower
+ *   branch): U (i, j) = a[i * lda + j], row i's terms j > i contiguous; align: a's address mod 16 bytes;
+ *   peel(p) = the floats before the term at a + p reaches a 16-byte boundary. rem = n % 4; rows [rem, n) in
+ *   blocks of 4 from the last (i0 = n - 4, n - 8, ...), each row's sum S_q over its t = n - i0 - 4 terms
+ *   j >= i0 + 4: non-unit: 4-lane vectors from the first term (t is a multiple of 4), folded
+ *   (l0 + l2) + (l1 + l3); unit: the same after a peel to row i0 + 3's first term's boundary into lane 0
+ *   (trsm_dot width 4; in order from +0 where t < peel + 4), the tail in order;
+ *     non-unit: x3 = (b3 - S3) * r3, x2 = ((b2 - p23) - S2) * r2, x1 = ((b1 - p12) - (p13 + S1)) * r1,
+ *               x0 = ((b0 - p01) - (p02 + (p03 + S0))) * r0;
+ *     unit:     x3 = b3 - S3, x2 = b2 - (p23 + S2), x1 = b1 - (p12 + (p13 + S1)),
+ *               x0 = b0 - (p01 + (p02 + (p03 + S0))).
+ *   Then (rem >= 2) the pair lo = rem - 2, hi = rem - 1 over the terms j > hi: width 8 after a peel to row hi's first
+ *   term's boundary, row lo with two accumulators, row hi with one (in order from +0 where t < peel + 8);
+ *   p = U(lo, hi) * x_hi: x_hi = b - S_hi, x_lo = b - (p + S_lo); non-unit x_hi = (b - S_hi) * r_hi,
+ *   x_lo = ((b - p) - S_lo) * r_lo. Then (rem odd) row 0 over j >= 1: width 8, two accumulators, peel to its
+ *   first term's boundary (in order where t < peel + 8); x = b - S or (b - S) * r.
+ * shape: a (n, n), x (n, k) */
+void strsm_lower_t(int32_t unit, int64_t n, int64_t k, const float *a, int64_t lda, int64_t align, float *x,
+                   int64_t xs0, int64_t xs1) {
+    const int64_t rem = n % 4;
+#define PEELAT(off) ((16 - (align + (off) * 4) % 16) % 16 / 4)
+    for (int64_t c = 0; c < k; c++) {
+        float *xc = x + c * xs1;
+        for (int64_t i0 = n - 4; i0 >= rem; i0 -= 4) {
+            const int64_t t = n - i0 - 4, p = PEELAT((i0 + 3) * lda + i0 + 4);
+            float s[4];
+            for (int q = 0; q < 4; q++) {
+                const float *row = a + (i0 + q) * lda + i0 + 4;
+                s[q] = unit ? trsm_vec(row, xc + (i0 + 4) * xs0, xs0, t, p, 4, 0)
+                            : trsm_dot(row, xc + (i0 + 4) * xs0, xs0, t, 0, 4, 0);
+            }
+            trsm_block_up(unit, a, lda, 1, xc, xs0, i0, s);
+        }
+        if (rem >= 2) {
+            const int64_t lo = rem - 2, hi = rem - 1, t = n - hi - 1, p = PEELAT(hi * lda + hi + 1);
+            const float *xt = xc + (hi + 1) * xs0;
+            const float s_lo = trsm_vec(a + lo * lda + hi + 1, xt, xs0, t, p, 8, 1);
+            trsm_row(unit, a, lda, 1, xc, xs0, hi, trsm_vec(a + hi * lda + hi + 1, xt, xs0, t, p, 8, 0));
+            trsm_second(unit, a, lda, 1, xc, xs0, lo, hi, s_lo);
+        }
+        if (rem % 2) trsm_row(unit, a, lda, 1, xc, xs0, 0, trsm_vec(a + 1, xc + xs0, xs0, n - 1, PEELAT(1), 8, 1));
+    }
+#undef PEELAT
+}
+
+/* strsm_lln: the op's lower triangle of a transposed C-contiguous A (MKL sees L L N: mkl_blas_def_strsmlln,
+ *   scalar code): L (i, j) = a[j * lda + i]; no alignment reaches a bit. Rows [0, n4), n4 = n - n % 4, in
+ *   blocks of 4 from the top, each row's sum S_q from +0 over j < i0 in order;
+ *     unit:     x0 = b0 - S0, x1 = b1 - (p10 + S1), x2 = b2 - (p21 + (p20 + S2)),
+ *               x3 = b3 - (p32 + (p31 + (p30 + S3)));
+ *     non-unit: x0 = (b0 - S0) * r0, x1 = (b1 - (p10 + S1)) * r1, x2 = (b2 - (p21 + (p20 + S2))) * r2,
+ *               x3 = ((b3 - p32) - (p31 + (p30 + S3))) * r3.
+ *   Then (n % 4 >= 2) the pair i = n4, i + 1: each sum over j < i in two accumulators (even and odd j),
+ *   added, then an odd last term; p = L(i + 1, i) * x_i: x_i = b - S_i, x_{i+1} = b - (p + S_{i+1});
+ *   non-unit x_i = (b - S_i) * r_i, x_{i+1} = ((b - p) - S_{i+1}) * r_{i+1}. Then (n odd) row n - 1: its
+ *   sum over j < n - 1 in 8 accumulators (term j into j % 8), added 0 to 7 in turn, then the terms past the
+ *   last 8 added from the last down; x = b - S or (b - S) * r.
+ * shape: a (n, n), x (n, k) */
+void strsm_lln(int32_t unit, int64_t n, int64_t k, const float *a, int64_t lda, float *x, int64_t xs0, int64_t xs1) {
+    const int64_t n4 = n - n % 4;
+    for (int64_t c = 0; c < k; c++) {
+        float *xc = x + c * xs1;
+        for (int64_t i0 = 0; i0 < n4; i0 += 4) {
+            float s[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            for (int64_t j = 0; j < i0; j++)
+                for (int q = 0; q < 4; q++) s[q] = s[q] + a[j * lda + i0 + q] * xc[j * xs0];
+            trsm_block_down(unit, a, 1, lda, xc, xs0, i0, s);
+        }
+        if (n % 4 >= 2) {
+            const int64_t i = n4;
+            const float s_second = trsm_alternate(a + i + 1, lda, xc, xs0, i);
+            trsm_row(unit, a, 1, lda, xc, xs0, i, trsm_alternate(a + i, lda, xc, xs0, i));
+            trsm_second(unit, a, 1, lda, xc, xs0, i + 1, i, s_second);
+        }
+        if (n % 2) trsm_row(unit, a, 1, lda, xc, xs0, n - 1, trsm_eight(a + n - 1, lda, xc, xs0, n - 1));
+    }
+}
+
+/* MKL strsm's right-side kernel (torch.linalg.solve_triangular with left = False: MKL's side R on B's
+ * column-major copy; linalg.py _strsm_right runs it on blocks of up to 64 columns between MKL's sgemm
+ * updates), mkl_blas_def_strsm_i, read from its machine code: reference BLAS's loops, vectors across B's rows
+ * (each element on its own), no product skipped. X M = B for the op's triangle M (i, j) at a[i * rs + j * cs],
+ * n columns, m rows of X, element (r, c) at x[r * xs0 + c * xs1]: columns from the first for an upper M,
+ * from the last for a lower one; column j: x_j = b_j - M(i, j) * x_i, each product rounded and subtracted in
+ * turn over the columns i solved before it, ascending i (descending for the op's lower triangle of a
+ * C-contiguous A: MKL's R U T loops over its columns from the last), then (non-unit) x_j * (1 / M(j, j)) (DIVSS).
+ * shape: a (n, n), x (m, n) */
+void strsm_right(int32_t upper, int32_t descending, int32_t unit, int64_t n, int64_t m, const float *a, int64_t rs,
+                 int64_t cs, float *x, int64_t xs0, int64_t xs1) {
+    for (int64_t t = 0; t < n; t++) {
+        const int64_t j = upper ? t : n - 1 - t, lo = upper ? 0 : j + 1, hi = upper ? j : n;
+        const float r = 1.0f / a[j * rs + j * cs];
+        for (int64_t row = 0; row < m; row++) {
+            float *xr = x + row * xs0;
+            float v = xr[j * xs1];
+            for (int64_t q = 0; q < hi - lo; q++) {
+                const int64_t i = descending ? hi - 1 - q : lo + q;
+                v = v - a[i * rs + j * cs] * xr[i * xs1];
+            }
+            xr[j * xs1] = unit ? v : v * r;
+        }
     }
 }
 
