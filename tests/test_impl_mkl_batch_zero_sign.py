@@ -40,3 +40,26 @@ def test_batched_k1_zero_products_end_as_plus_zero(threads: int, nb: int, m: int
         for tb in (False, True):
             got = linalg.bmm(_laid_out(a, ta), _laid_out(b, tb), profile)
             assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (ta, tb)
+
+
+def _unit_strides(x: np.ndarray) -> np.ndarray:
+    """x (B, 1, N) as a view whose unit dim has stride 1 element, as torch records TAPAS's mat2 (strides
+    (64, 1, 1)): B stored transposed to MKL."""
+    return np.lib.stride_tricks.as_strided(x, x.shape, (x.strides[0], x.itemsize, x.itemsize))
+
+
+@pytest.mark.parametrize("threads", (1, 2, 4, 8))
+@pytest.mark.parametrize(("m", "n"), ((80, 64), (20, 30), (7, 65), (64, 8), (257, 100)))
+def test_plain_k1_zero_products_keep_their_sign_with_b_stored_transposed(threads: int, m: int, n: int) -> None:
+    """TAPAS's bmm of (1, 80, 1) zeros by a (1, 1, 64) row of strides (64, 1, 1) (recorded through torch at
+    avx2 on 1, 2, 4 and 8 threads, bmm and mm, A of either layout: the products' signs in 40 of 40), which
+    the impl had refused."""
+    a, b = _operands(1, m, n)
+    b = _unit_strides(b.copy())
+    want = a * b
+    profile = profile_for_platform(f"linux-x86_64-avx2-t{threads}")
+    for ta in (False, True):
+        got = linalg.bmm(_laid_out(a, ta), b, profile)
+        assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), ta
+        got = linalg.mm(_laid_out(a, ta)[0], b[0], profile)
+        assert np.array_equal(got.view(np.uint32), want[0].view(np.uint32)), ta

@@ -669,9 +669,15 @@ def _min_max(op: str) -> Replay:
             kernel, names = op, ("self", "other")
             number = a.get("other")
             if op in ("fmod", "remainder") and "other" not in t and isinstance(number, (int, float)):
-                # an int by a Python int stays in the tensor's integer dtype (the LSTM zoo's token ids % 12)
-                whole = op == "remainder" and isinstance(number, int) and np.asarray(t["self"]).dtype.kind in "iu"
-                t = {**t, "other": np.asarray(number, np.asarray(t["self"]).dtype if whole else np.float32)}
+                # an int by a Python int stays in the tensor's integer dtype (the LSTM zoo's token ids % 12,
+                # TAPAS's cell indices fmod 32)
+                dtype = np.asarray(t["self"]).dtype
+                whole = isinstance(number, int) and dtype.kind in "iu"
+                if whole and not np.iinfo(dtype).min <= number <= np.iinfo(dtype).max:
+                    raise ParityError(
+                        f"{op} of a {dtype} tensor by {number}: the impl reproduces ints within the dtype only"
+                    )
+                t = {**t, "other": np.asarray(number, dtype if whole else np.float32)}
         elif op == "clamp_min":
             kernel, names = "maximum", ("self", "min")
         elif op == "clamp_max":
@@ -683,10 +689,10 @@ def _min_max(op: str) -> Replay:
         if not kernel or any(n not in t for n in names):
             return {"out": _clamp_by_numbers(op, t, a)}
         xs = [np.asarray(t[n]) for n in names]
-        if op == "remainder" and all(x.dtype.kind in "iu" for x in xs):  # NeuCodec's frame positions
-            from harness.impl.promote import integer_remainder
+        if op in ("fmod", "remainder") and all(x.dtype.kind in "iu" for x in xs):  # NeuCodec's frame positions
+            from harness.impl.promote import integer_mod
 
-            return {"out": integer_remainder(xs[0], xs[1])}
+            return {"out": integer_mod(op, xs[0], xs[1])}
         if (
             kernel in ("maximum", "minimum")
             and all(x.dtype.kind in "iu" for x in xs)
