@@ -3,7 +3,7 @@
 (Sleef_powd4_u10 at avx2, Sleef_powd8_u10 at avx512: csrc/dmath.h sleef_pow_d), replayed through the trace's
 ``aten.pow.Scalar``. The digests (SHA-256 of the output's bytes) are torch 2.13.0's, recorded at avx2 and
 avx512 on 1 and 4 threads on a Zen 5 (the same bytes at both levels). Elements in glibc's pow (a run's scalar
-tail; every element of the default build) are refused. No torch here."""
+tail; every element of the default build): tests/test_impl_glibc_pow.py. No torch here."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import hashlib
 import numpy as np
 import pytest
 
-from harness.core.errors import ParityError
 from harness.impl.profiles import profile_for_platform
 from harness.trace.impl_ops import replay
 
@@ -69,10 +68,3 @@ def _replay(base: float, e: np.ndarray, platform: str) -> np.ndarray:
 def test_float64_pow_scalar_matches_torch(i: int, platform: str) -> None:
     base, kind, digest = CASES[i]
     assert hashlib.sha256(_replay(base, exponents(kind), platform).tobytes()).hexdigest() == digest
-
-
-@pytest.mark.parametrize("platform", ("linux-x86_64-avx2-t1", "linux-x86_64-baseline-t1"))
-def test_float64_pow_scalar_in_glibc_pow_is_refused(platform: str) -> None:
-    """65 elements at avx2: a scalar tail of 1 in glibc's pow; the default build: every element."""
-    with pytest.raises(ParityError, match="glibc's double pow"):
-        _replay(10000.0, np.linspace(-1.0, 1.0, 65), platform)

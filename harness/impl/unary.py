@@ -527,21 +527,41 @@ def pow_tensor_forward(
     return out
 
 
-def pow_scalar_f64_forward(
-    base: float, exponent: np.ndarray, profile: KernelProfile, row: int | None = None
+def pow_f64_forward(
+    base: np.ndarray, exponent: np.ndarray, profile: KernelProfile, row: int | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``aten.pow.Scalar`` of a number ``base`` (not 1) to a float64 ``exponent``: SLEEF's double pow
-    (Sleef_powd4_u10 / powd8_u10) in the vector lanes at avx2 / avx512, csrc/unary.c
-    pow_scalar_f64_forward. Returns the powers and a mask of the elements glibc's pow computes (each run's
-    scalar tail; every element at default), whose powers are not reproduced (0 there). ``row`` as
+    """float64 ``base`` to float64 ``exponent`` (one shape, or one of them broadcast) as pow_tensor_tensor_kernel
+    and pow_tensor_scalar_optimized_kernel's generic exponent compute it (``aten.pow.Scalar`` of a number to a
+    float64 tensor, ``pow.Tensor_Tensor`` and ``pow.Tensor_Scalar`` of float64): SLEEF's double pow
+    (Sleef_powd4_u10 / powd8_u10) in the vector lanes at avx2 / avx512, csrc/unary.c pow_f64_forward, and
+    glibc's double pow (x86-64's FMA build, csrc/dmath.h glibc_pow_d) in each run's scalar tail and every
+    element at default. Returns the powers and a mask of the elements glibc's pow computes. ``row`` as
     ``forward``'s."""
-    e = np.ascontiguousarray(exponent, np.float64)
+    b, e = (np.ascontiguousarray(v, np.float64) for v in np.broadcast_arrays(base, exponent))
     out, tail = np.empty_like(e), np.empty(e.shape, np.uint8)
-    fn = load("unary").pow_scalar_f64_forward
+    fn = load("unary").pow_f64_forward
     fn.restype = ctypes.c_int64
-    n = ctypes.c_int64(e.size)
-    fn(profile.as_c(), ctypes.c_double(base), ptr(e), ptr(out), ptr(tail), n, ctypes.c_int64(max(1, row or e.size)))
+    fn(
+        profile.as_c(),
+        ptr(b),
+        ptr(e),
+        ptr(out),
+        ptr(tail),
+        ctypes.c_int64(e.size),
+        ctypes.c_int64(max(1, row or e.size)),
+    )
     return out, tail.astype(bool)
+
+
+def glibc_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``std::pow(double, double)`` of float64 ``x`` and ``y`` (one shape) as x86-64's glibc computes it
+    (csrc/dmath.h glibc_pow_d: 2.28 and later, its FMA build, bit for bit)."""
+    a, b = (np.ascontiguousarray(v, np.float64) for v in np.broadcast_arrays(x, y))
+    out = np.empty_like(a)
+    fn = load("unary").glibc_pow_f64
+    fn.restype = None
+    fn(ptr(a), ptr(b), ptr(out), ctypes.c_int64(a.size))
+    return out
 
 
 def sincos_f64_forward(op: str, x: np.ndarray, profile: KernelProfile) -> np.ndarray:
@@ -635,8 +655,15 @@ def pow_tail(x: np.ndarray, y: float, aarch64: bool = False) -> tuple[np.ndarray
     widened by glibc's bound and the reference's, lies strictly between the float's two rounding
     boundaries, or where the power is exactly a double (``_exact_double_power``); proven False
     elsewhere: its value is not to be used. ``aarch64``: that build's glibc, whose invalid answer is
-    the aarch64 default NaN."""
+    the aarch64 default NaN. On x86 every element is glibc's own steps (csrc/dmath.h glibc_pow_d, x86-64's
+    FMA build) rounded to float: all proven."""
     x = f32(x)
+    if not aarch64:
+        out = np.empty(x.shape, np.float32)
+        fn = load("unary").glibc_pow_f32
+        fn.restype = None
+        fn(ptr(np.ascontiguousarray(x)), ctypes.c_double(y), ptr(out), ctypes.c_int64(x.size))
+        return out, np.ones(x.shape, bool)
     values = np.zeros(x.shape, np.float32)
     proven = np.ones(x.shape, bool)
     with localcontext() as ctx, np.errstate(all="ignore"):

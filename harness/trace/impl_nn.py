@@ -524,9 +524,12 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.optim import elementwise
 
         return {"out": elementwise("sqrt", t["self"], None, None, 0.0, p)}
-    if exponent in POW_SPECIAL:
-        return {"out": pow_scalar(t["self"], exponent)}
     x = t["self"]
+    if x.dtype == np.float64 and exponent not in POW_SPECIAL:
+        # pow_tensor_scalar_optimized_kernel's generic exponent: std::pow(base, exp) and Vectorized's pow
+        return {"out": _pow_f64_loop(a, ("self",), [x], p, exponent)}
+    if exponent in POW_SPECIAL:
+        return {"out": pow_scalar(x, exponent)}
     if x.dtype != np.float32:
         raise ParityError(f"pow: float32 only, not {x.dtype}")
     return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
@@ -563,12 +566,17 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     e = t["exponent"]
     if "self" in t:
         names = ("self", "exponent")
-        base, e = _common_float32(a, names, t["self"], e, "pow.Tensor_Tensor")
+        if t["self"].dtype == np.float64 and e.dtype == np.float64:
+            base, e = t["self"], e
+        else:
+            base, e = _common_float32(a, names, t["self"], e, "pow.Tensor_Tensor")
         if base.shape != e.shape:
             shape = np.broadcast_shapes(base.shape, e.shape)
             if (base.size != 1 and e.size != 1) or shape not in (base.shape, e.shape):
                 raise ParityError(f"pow.Tensor_Tensor: broadcast shapes {base.shape} and {e.shape} are not modelled")
             base, e = np.broadcast_to(base, shape), np.broadcast_to(e, shape)
+        if e.dtype == np.float64:
+            return {"out": _pow_f64_loop(a, names, [base, e], p)}
     else:
         number = a.get("self")
         if isinstance(number, bool) or not isinstance(number, (int, float)):
@@ -598,13 +606,7 @@ def _pow_float64(a: Args, number: float, e: np.ndarray, p: KernelProfile) -> np.
     ``std::pow`` at default and SLEEF ``powd4_u10`` / ``powd8_u10`` give 2^e exactly (rounded once below
     2^-1074, 0 from -1075 down, inf from 1024 up, 0 and inf at -inf and inf: every exponent of
     [-1100, 1100] measured on 1, 2 and 4 threads), so ldexp's; any other base or exponent (RT-DETR's
-    ``10000 ** (arange(d) / d)``) at avx2 / avx512: pow_tensor_tensor_kernel's vector lanes, SLEEF's
-    double pow (harness.impl.unary.pow_scalar_f64_forward) in TensorIterator's order; an element in a
-    run's scalar tail or at default (glibc's pow) and aarch64 (not measured) refused."""
-    from harness.impl.unary import pow_scalar_f64_forward
-
-    if p.aarch64:
-        raise ParityError("pow.Scalar of a float64 exponent on aarch64 (SLEEF's NEON powd2) is not modelled")
+    ``10000 ** (arange(d) / d)``): ``_pow_f64_loop``."""
     if float(number) == 1.0:
         return np.ones(e.shape, np.float64)
     finite = np.isfinite(e)
@@ -612,23 +614,33 @@ def _pow_float64(a: Args, number: float, e: np.ndarray, p: KernelProfile) -> np.
         n = np.where(finite, np.clip(np.where(finite, e, 0), -1100, 1100), np.where(e > 0, 1100, -1100))
         with np.errstate(over="ignore"):
             return np.ldexp(np.ones(e.shape), n.astype(np.int64))
-    tails: list[int] = []
-
-    def compute(xs: list[np.ndarray], run: int) -> np.ndarray:
-        out, tail = pow_scalar_f64_forward(float(number), xs[1], p, run)
-        tails.append(int(tail.sum()))
-        return out
-
+    # pow.Scalar's meta allocates a C-contiguous out, which its TensorIterator asks first, then the base
+    # wrapped as a 0-dim tensor and the exponent
     wrapped = {"out.stride": c_strides(e.shape), "out.shape": list(e.shape), "base.stride": [], "base.shape": []}
-    base = np.full(e.shape, np.float64(number))
     names = ("base", "exponent")
-    out = in_loop_order({**a, **wrapped}, names, [base, e], compute, operands=("out", *names))
-    if tails[0]:
-        raise ParityError(
-            f"pow.Scalar of a float64 exponent: {tails[0]} elements in glibc's double pow (a scalar tail, or "
-            "the default build) are not reproduced"
-        )
-    return out
+    return _pow_f64_loop({**a, **wrapped}, names, [np.full(e.shape, np.float64(number)), e], p, None, ("out", *names))
+
+
+def _pow_f64_loop(
+    a: Args,
+    names: tuple[str, ...],
+    arrays: list[np.ndarray],
+    p: KernelProfile,
+    exponent: float | None = None,
+    operands: tuple[str, ...] | None = None,
+) -> np.ndarray:
+    """float64 ``arrays`` (base and exponent, or the base alone to the number ``exponent``) in TensorIterator's
+    order (``names``, ``operands``: as ``in_loop_order``'s): pow_tensor_tensor_kernel's or
+    pow_tensor_scalar_optimized_kernel's vector lanes, SLEEF's double pow, at avx2 / avx512, glibc's double pow
+    (x86-64's FMA build) in each run's scalar tail and every element at default
+    (harness.impl.unary.pow_f64_forward); aarch64 (SLEEF's NEON powd2 and aarch64 glibc's build, not measured)
+    refused."""
+    from harness.impl.unary import pow_f64_forward
+
+    if p.aarch64:
+        raise ParityError("pow of float64 on aarch64 (SLEEF's NEON powd2, aarch64 glibc's pow) is not modelled")
+    compute = lambda xs, run: pow_f64_forward(xs[0], xs[1] if exponent is None else exponent, p, run)[0]
+    return in_loop_order(a, names, arrays, compute, operands=operands)
 
 
 def _div_rounding(t: Arrays, a: Args, p: KernelProfile, mode: str, other: Any) -> dict[str, np.ndarray]:

@@ -27,11 +27,13 @@
  *   dm_log1p(x)     ln(1 + x)
  *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi))
  *   sleef_pow_d(x, y)     x^y as SLEEF's double pow computes it (not correctly rounded: its own steps, kept)
- *   mkl_vml_sincos_d(x, cosine)  MKL VML's vmdSin/vmdCos (HA) on MKL's generic path */
+ *   mkl_vml_sincos_d(x, cosine)  MKL VML's vmdSin/vmdCos (HA) on MKL's generic path
+ *   glibc_pow_d(x, y)     x^y as glibc's double pow computes it in x86-64's FMA build (its own steps, kept) */
 #ifndef PARITY_DMATH_H
 #define PARITY_DMATH_H
 
 #include "common.h"
+#include "glibc_pow_table.h"
 #include "vml_sincos_d_table.h"
 
 /* ----------------------------------------------------------------------------- double-double */
@@ -649,6 +651,151 @@ static inline double mkl_vml_sincos_d(double x, int cosine) {
     }
     const double result = mkl_vml_sincos_d_eval(r, rl, i + (cosine ? 128u : 0u));
     return cosine ? result : dm_u2d(dm_d2u(result) ^ (u & 0x8000000000000000u));
+}
+
+/* ------------------------------------------------------------------ glibc's double pow (x86-64) */
+
+/* glibc 2.28 and later (sysdeps/ieee754/dbl-64/e_pow.c, one algorithm; its tables in glibc_pow_table.h).
+ * x86-64's libm picks __pow_fma by ifunc where the CPU has FMA and AVX2 (else an FMA4 or an SSE2 build,
+ * other bits: not reproduced); this is that build's code as GCC emitted it in glibc 2.36 (read from
+ * libm.so.6's disassembly), every product GCC contracted spelt as fma() in the order of its operands:
+ *   log(|x|) = hi + tail: x = 2^k z, z in [0x1.69555p-1, 0x1.69555p+0) from ix - 0x3fe6955500000000, c the
+ *     center of z's 128th (table 1/c, log c in two parts): r = fma(z, 1/c, -1) (exact), t1 = fma(k, ln2hi,
+ *     log c), t2 = t1 + r, lo1 = fma(k, ln2lo, logctail), lo2 = (t1 - t2) + r; ar = -0.5 r, ar2 = r ar,
+ *     ar3 = r ar2, hi = t2 + ar2, lo3 = fma(ar, r, -ar2), lo4 = (t2 - hi) + ar2; the polynomial
+ *     q = fma(ar2, fma(fma(r, A6, A5), ar2, fma(r, A4, A3)), fma(r, A2, A1)) joins the sum by an fma:
+ *     lo = fma(ar3, q, ((lo1 + lo2) + lo3) + lo4); y = hi + lo, tail = (hi - y) + lo.
+ *   y log|x| = ehi + elo: ehi = y * hi, elo = fma(y, tail, fma(hi, y, -ehi)).
+ *   exp: kd = fma(ehi, 128/ln2, 1.5*2^52) (its bits are k), kd -= shifter; r = fma(kd, -ln2/128 lo,
+ *     fma(kd, -ln2/128 hi, ehi)) + elo; tmp = fma(fma(r, C5, C4), r2 * r2, fma(fma(r, C3, C2), r2,
+ *     r + T[k mod 128]'s tail)), r2 = r * r; scale from 2^(k/128)'s word plus (k + sign) << 45;
+ *     the power fma(scale, tmp, scale). Where |ehi| is 512 or more (or rounds past), the scale is taken
+ *     2^1009 lower (k > 0, fma then times 2^1009) or 2^1022 higher (k < 0: scale + scale * tmp not fused,
+ *     below 1 rounded by glibc's one-sum step before times 2^-1022); |ehi| < 2^-54: 1 + ehi.
+ * Special values as e_pow.c orders them; its x + y of a NaN is SSE's addsd (x's NaN quieted, else y's),
+ * the invalid case (a negative x to a non-integer y) x86's default NaN, overflow and underflow +-inf and
+ * +-0. */
+#define GP_LOG(j) dm_u2d(glibc_pow_log_head[j])
+#define GP_EXP(j) dm_u2d(glibc_exp_head[j])
+#define GP_ONE 0x3ff0000000000000ull
+#define GP_INF 0x7ff0000000000000ull
+#define GP_SIGN_BIAS 0x40000ull /* 0x800 << 7: the sign carried into the scale's exponent */
+
+static inline double gp_log(uint64_t ix, double *tail) {
+    const uint64_t tmp = ix - 0x3fe6955500000000ull;
+    const uint64_t *t = glibc_pow_log_tab[(tmp >> 45) & 127];
+    const double kd = (double)((int64_t)tmp >> 52);
+    const double z = dm_u2d(ix - (tmp & 0xfffull << 52));
+    const double t1 = fma(kd, GP_LOG(0), dm_u2d(t[2])), lo1 = fma(kd, GP_LOG(1), dm_u2d(t[3]));
+    const double r = fma(z, dm_u2d(t[0]), -1.0);
+    const double ar = r * GP_LOG(2), ar2 = r * ar, ar3 = r * ar2;
+    const double t2 = r + t1, lo2 = (t1 - t2) + r, lo3 = fma(ar, r, -ar2);
+    const double hi = t2 + ar2, lo4 = (t2 - hi) + ar2;
+    const double inner = fma(fma(r, GP_LOG(8), GP_LOG(7)), ar2, fma(r, GP_LOG(6), GP_LOG(5)));
+    const double q = fma(ar2, inner, fma(r, GP_LOG(4), GP_LOG(3)));
+    const double lo = fma(ar3, q, ((lo1 + lo2) + lo3) + lo4);
+    const double y = hi + lo;
+    *tail = (hi - y) + lo;
+    return y;
+}
+
+/* The scale's exponent overflowed (k > 0) or underflows (k < 0): e_pow.c's specialcase. */
+static inline double gp_exp_special(double tmp, uint64_t sbits, uint64_t ki) {
+    if (!(ki & 0x80000000u)) {
+        const double scale = dm_u2d(sbits - (1009ull << 52));
+        return fma(scale, tmp, scale) * 0x1p1009;
+    }
+    sbits += 1022ull << 52;
+    const double scale = dm_u2d(sbits), st = scale * tmp;
+    double y = scale + st;
+    if (fabs(y) < 1.0) {
+        const double one = y < 0.0 ? -1.0 : 1.0, lo = (scale - y) + st, hi = one + y;
+        y = (hi + (((one - hi) + y) + lo)) - one;
+        if (y == 0.0) y = dm_u2d(sbits & 0x8000000000000000ull);
+    }
+    return y * 0x1p-1022;
+}
+
+static inline double gp_exp(double x, double xtail, uint64_t sign_bias) {
+    uint32_t abstop = (uint32_t)(dm_d2u(x) >> 52) & 0x7ff;
+    if (abstop - 0x3c9u > 0x3eu) {
+        if ((int32_t)(abstop - 0x3c9u) < 0) {
+            const double one = 1.0 + x;
+            return sign_bias ? -one : one;
+        }
+        if (abstop > 0x408) {
+            const double r = dm_d2u(x) >> 63 ? 0.0 : INFINITY;
+            return sign_bias ? -r : r;
+        }
+        abstop = 0;
+    }
+    const double shifted = fma(x, GP_EXP(0), GP_EXP(7));
+    const uint64_t ki = dm_d2u(shifted), idx = 2 * (ki & 127);
+    const double kd = shifted - GP_EXP(7);
+    const double r = xtail + fma(kd, GP_EXP(2), fma(kd, GP_EXP(1), x));
+    const uint64_t sbits = glibc_exp_tab[idx + 1] + ((ki + sign_bias) << 45);
+    const double r2 = r * r;
+    const double low = fma(fma(r, GP_EXP(4), GP_EXP(3)), r2, r + dm_u2d(glibc_exp_tab[idx]));
+    const double tmp = fma(fma(r, GP_EXP(6), GP_EXP(5)), r2 * r2, low);
+    if (abstop == 0) return gp_exp_special(tmp, sbits, ki);
+    const double scale = dm_u2d(sbits);
+    return fma(scale, tmp, scale);
+}
+
+/* 0: not an integer, 1: odd, 2: even (iy finite, not 0). */
+static inline int gp_checkint(uint64_t iy) {
+    const int e = (int)(iy >> 52 & 0x7ff);
+    if (e < 0x3ff) return 0;
+    if (e > 0x3ff + 52) return 2;
+    if (iy & ((1ull << (0x3ff + 52 - e)) - 1)) return 0;
+    return iy & (1ull << (0x3ff + 52 - e)) ? 1 : 2;
+}
+
+static inline int gp_zeroinfnan(uint64_t i) { return 2 * i - 1 >= 2 * GP_INF - 1; }
+static inline int gp_signalling(uint64_t i) { return 2 * (i ^ 0x0008000000000000ull) > 2 * 0x7ff8000000000000ull; }
+
+/* SSE's addsd of two doubles of which one is a NaN: the first's NaN quieted, else the second's. */
+static inline double gp_nan_sum(double a, double b) {
+    return dm_u2d((isnan(a) ? dm_d2u(a) : dm_d2u(b)) | 0x0008000000000000ull);
+}
+
+static inline double glibc_pow_d(double x, double y) {
+    uint64_t ix = dm_d2u(x), sign_bias = 0;
+    const uint64_t iy = dm_d2u(y);
+    uint32_t topx = (uint32_t)(ix >> 52);
+    const uint32_t topy = (uint32_t)(iy >> 52) & 0x7ff;
+    if (topx - 1u >= 0x7feu || topy - 0x3beu >= 0x80u) {
+        if (gp_zeroinfnan(iy)) {
+            if (2 * iy == 0) return gp_signalling(ix) ? gp_nan_sum(x, y) : 1.0;
+            if (ix == GP_ONE) return gp_signalling(iy) ? gp_nan_sum(x, y) : 1.0;
+            if (2 * ix > 2 * GP_INF || 2 * iy > 2 * GP_INF) return gp_nan_sum(x, y);
+            if (2 * ix == 2 * GP_ONE) return 1.0;
+            if ((2 * ix < 2 * GP_ONE) == !(iy >> 63)) return 0.0;
+            return y * y;
+        }
+        if (gp_zeroinfnan(ix)) {
+            double x2 = x * x;
+            if (ix >> 63 && gp_checkint(iy) == 1) x2 = -x2;
+            return iy >> 63 ? 1.0 / x2 : x2;
+        }
+        if (ix >> 63) {
+            const int yint = gp_checkint(iy);
+            if (yint == 0) return dm_u2d(0xfff8000000000000ull);
+            if (yint == 1) sign_bias = GP_SIGN_BIAS;
+            ix &= 0x7fffffffffffffffull;
+            topx &= 0x7ff;
+        }
+        if (topy - 0x3beu >= 0x80u) {
+            if (ix == GP_ONE) return 1.0;
+            if (topy < 0x3be) return ix > GP_ONE ? 1.0 + y : 1.0 - y;
+            return (ix > GP_ONE) == !(iy >> 63) ? INFINITY : 0.0;
+        }
+        if (topx == 0) ix = (dm_d2u(x * 0x1p52) & 0x7fffffffffffffffull) - (52ull << 52);
+    }
+    double tail;
+    const double hi = gp_log(ix, &tail);
+    const double ehi = y * hi;
+    return gp_exp(ehi, fma(y, tail, fma(hi, y, -ehi)), sign_bias);
 }
 
 #endif

@@ -2170,25 +2170,39 @@ void pow_tensor_forward(profile_t p, const float *base, const float *exponent, f
     run_binary(&p, p.lanes_wide, GRAIN_SIZE, pow_tt_vec, pow_tt_scalar, base, exponent, out, n, row);
 }
 
-/* pow_tensor_tensor_kernel (cpu/PowKernel.cpp, also registered for AVX-512), float64: aten.pow.Scalar of
- * a number to a float64 exponent tensor (Pow.cpp wraps the number in a 0-dim tensor, which
- * cpu_kernel_vec's vectorized_loop broadcasts into every vector). Vector lanes, in blocks of
- * 2 x Vectorized<double>::size() (8 at avx2, 16 at avx512: lanes_wide): Vectorized<double>::pow, SLEEF
- * Sleef_powd4_u10 / Sleef_powd8_u10 (dmath.h sleef_pow_d). Each run's scalar tail, and every element of
- * the x86 default build, std::pow(double, double): glibc's pow, not reproduced: those elements are
- * marked in `tail` (1) and counted in the return value, their out left 0, for the caller to refuse.
- * Tensor shapes: exponent, out, tail (n,), runs of `row` (TensorIterator's), chunks of the grain. */
-int64_t pow_scalar_f64_forward(profile_t p, double base, const double *exponent, double *out, uint8_t *tail,
-                               int64_t n, int64_t row) {
+/* pow_tensor_tensor_kernel and pow_tensor_scalar_optimized_kernel's generic exponent (cpu/PowKernel.cpp, both
+ * also registered for AVX-512), float64: aten.pow.Scalar of a number to a float64 exponent tensor (Pow.cpp
+ * wraps the number in a 0-dim tensor, which cpu_kernel_vec's vectorized_loop broadcasts into every vector),
+ * pow.Tensor_Tensor of float64 tensors and pow.Tensor_Scalar of a float64 tensor (the exponent broadcast
+ * alike). Vector lanes, in blocks of 2 x Vectorized<double>::size() (8 at avx2, 16 at avx512: lanes_wide):
+ * Vectorized<double>::pow, SLEEF Sleef_powd4_u10 / Sleef_powd8_u10 (dmath.h sleef_pow_d). Each run's
+ * scalar tail, and every element of the x86 default build, std::pow(double, double): glibc's pow (x86-64's
+ * FMA build, dmath.h glibc_pow_d); those elements are marked in `tail` (1) and counted in the return value.
+ * Tensor shapes: base, exponent, out, tail (n,) in loop order, runs of `row` (TensorIterator's), chunks of
+ * the grain. */
+int64_t pow_f64_forward(profile_t p, const double *base, const double *exponent, double *out, uint8_t *tail,
+                        int64_t n, int64_t row) {
     const int64_t step = is_avx(&p) ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
     int64_t b, e, tails = 0;
     for (loop_walk w = loop_walk_start(&p, GRAIN_SIZE, n, row); loop_walk_next(&w, &b, &e);) {
         const int64_t body = step == INT64_MAX ? b : b + (e - b) / step * step;
         for (int64_t i = b; i < e; i++) {
             tail[i] = i >= body;
-            out[i] = i < body ? sleef_pow_d(base, exponent[i]) : 0.0;
+            out[i] = i < body ? sleef_pow_d(base[i], exponent[i]) : glibc_pow_d(base[i], exponent[i]);
         }
         tails += e - body;
     }
     return tails;
+}
+
+/* std::pow(float, double) stored to a float (pow.Tensor_Scalar's scalar tail, cdist's finish) as x86-64's
+ * glibc computes it: the float widened to double (an sNaN quieted, as cvtss2sd does), dmath.h glibc_pow_d,
+ * the power rounded to float. Shapes: x, out (n,); y one double. */
+void glibc_pow_f32(const float *x, double y, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = (float)glibc_pow_d((double)x[i], y);
+}
+
+/* glibc_pow_d of each (x[i], y[i]). Shapes: x, y, out (n,). */
+void glibc_pow_f64(const double *x, const double *y, double *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = glibc_pow_d(x[i], y[i]);
 }
