@@ -1204,10 +1204,11 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     """``aten._cdist_forward``'s own kernel (cdist_kernel_impl) of x1 (d, r1, m) and x2 (d, r2, m), C-contiguous
     float32: out (d, r1, r2), each pair's sum in order (csrc/nn.c cdist_pair), the kernel's p the float nearest
     ``p``. Another p than 0, 1, 2 and inf sums glibc's ``powf`` of each term (vmath.h glibc_powf) and finishes
-    with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail, refused where the
-    rounding is not proven). On aarch64 p = 2's squares are fused in N1's tail as in the AVX2 object's and
-    nowhere on V2 and V1 (FADDA); another p's terms are aarch64 glibc's powf (the x86 FMA build's bits,
-    measured); a NaN distance there is refused (aarch64's NaN rules in GCC's loops not modelled)."""
+    with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail: glibc's steps on
+    x86; on aarch64 refused where the rounding is not proven). On aarch64 p = 2's squares are fused in N1's
+    tail as in the AVX2 object's and nowhere on V2 and V1 (FADDA); another p's terms are aarch64 glibc's powf
+    (the x86 FMA build's bits, measured); a NaN distance there is refused (aarch64's NaN rules in GCC's loops
+    not modelled)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
     d, r1, m = x1.shape
@@ -1220,7 +1221,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
         raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
     if pnorm in (0.0, 1.0, 2.0, float("inf")):
         return x86_nans("cdist", out, profile.aarch64)
-    values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm)
+    values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm, profile.aarch64)
     if not proven.all():
         raise ParityError(
             f"cdist with p = {p}: {np.count_nonzero(~proven)} sums' std::pow(sum, 1.0 / p) lie within glibc "
