@@ -1434,11 +1434,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "of both signs quiet and signalling, infinities, -0, subnormals; bases NaN, +-0, inf among them) at "
             "default, avx2 and avx512 on 1, 2 and 4 threads: 212 exact, 868 refused, 0 other, the refused "
             "elements in glibc's double pow (each run's scalar tail, a strided operand's basic loop, every "
-            "element of the default build), now `glibc_pow_d`. With it, on a Zen 5, 2,160 random cases (40 per "
+            "element of the default build), now `glibc_pow_d`. With it, on a Zen 5, 4,320 random cases (80 per "
             "op, dtype, level and thread count: float64 and float32 `pow.Scalar`, `pow.Tensor_Scalar` and "
             "`pow.Tensor_Tensor`, 1 to 100,003 elements, sizes off 4, 8, 16 and 32,768, transposed and every-"
             "second layouts, NaNs of both signs quiet and signalling, infinities, -0, subnormals) at default, avx2 "
-            "and avx512 on 1, 2 and 4 threads: 2,160 exact, 0 refused, 0 other. Float64 exponents 0.5, -0.5, -1, "
+            "and avx512 on 1, 2 and 4 threads: 4,320 exact, 0 refused, 0 other. Float64 exponents 0.5, -0.5, -1, "
             "2, 3, -2, 0, 1 of a float64 tensor (sqrt/rsqrt/reciprocal kernels, products) refused"
         ),
     ),
