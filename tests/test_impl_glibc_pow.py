@@ -192,3 +192,17 @@ def test_float64_pow_on_arm64_is_refused() -> None:
     op, inputs, args = f64_case("tensor")
     with pytest.raises(ParityError, match="aarch64 glibc's pow"):
         replay(op, inputs, args, profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1"))
+
+
+def test_integer_pow_tensor_tensor_is_powi() -> None:
+    """BLT's int64 ``pow.Tensor_Tensor``: ATen's ``native::powi`` (square-and-multiply, wrapping; a negative exponent
+    1, +-1 or 0 by the base), not glibc's pow."""
+    b = np.array([3, 2, -2, 5, -1, -1, 1, 0, 7, 3, -1], np.int64)
+    e = np.array([4, 63, 3, -1, -3, -4, -5, 0, 0, 41, np.iinfo(np.int64).min], np.int64)
+    spec = {"stride": [1], "shape": [b.size]}
+    args = [{"name": "self", "tensor": "self", **spec}, {"name": "exponent", "tensor": "exponent", **spec}]
+    out = replay(
+        "aten.pow.Tensor_Tensor", {"self": b, "exponent": e}, args, profile_for_platform("linux-x86_64-avx2-t1")
+    )["out"]
+    wrapped = np.int64(3**41 % 2**64 - 2**64)  # 3**41 wraps past 2**63
+    assert out.tolist() == [81, np.iinfo(np.int64).min, -8, 0, -1, 1, 1, 1, 1, int(wrapped), 1]

@@ -553,6 +553,20 @@ def pow_f64_forward(
     return out, tail.astype(bool)
 
 
+def powi(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """``pow.Tensor_Tensor`` of two signed integer tensors of one dtype (ATen's ``native::powi``,
+    pow_tensor_tensor_kernel's integral branch; exact, so no level, thread count or layout reaches a bit): a
+    negative exponent gives 1 for a base of 1, -1 or 1 for -1 (odd or even), else 0; otherwise square-and-multiply
+    over the exponent's bits, the products wrapping as the C++ loop's do."""
+    a, b = (np.array(v, copy=True) for v in np.broadcast_arrays(base, exponent))
+    result, bits = np.ones_like(a), np.where(b < 0, 0, b)
+    sign = np.where((-b) & 1, -1, 1).astype(a.dtype)  # (-b) % 2 of a negative b: its parity (INT_MIN even)
+    while (bits != 0).any():
+        result = np.where(bits & 1, result * a, result)
+        bits, a = bits // 2, a * a
+    return np.where(b < 0, np.where(base == 1, 1, np.where(base == -1, sign, 0)).astype(result.dtype), result)
+
+
 def glibc_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``std::pow(double, double)`` of float64 ``x`` and ``y`` (one shape) as x86-64's glibc computes it
     (csrc/dmath.h glibc_pow_d: 2.28 and later, its FMA build, bit for bit)."""
