@@ -206,3 +206,26 @@ def test_integer_pow_tensor_tensor_is_powi() -> None:
     )["out"]
     wrapped = np.int64(3**41 % 2**64 - 2**64)  # 3**41 wraps past 2**63
     assert out.tolist() == [81, np.iinfo(np.int64).min, -8, 0, -1, 1, 1, 1, 1, int(wrapped), 1]
+
+
+def test_a_cpu_without_fma_refuses_glibcs_double_pow_and_proves_the_float_tail() -> None:
+    """MKL's SSE4.2 path runs on CPUs without AVX2 (the emulated Nehalem), where libm's ifunc takes __pow_sse2,
+    not the FMA build glibc_pow_d ports (633 of 2,000,000 random pairs give other bits): float64 pow's glibc
+    elements are refused there in one line, and float32 pow's scalar tail falls back to the proof, whose
+    floats are those of any glibc pow within 1 ULP."""
+    from dataclasses import replace
+
+    from harness.impl.profiles import MKL_SSE42, PROFILES
+    from harness.impl.unary import pow_f64_forward, pow_scalar_forward
+
+    fma = PROFILES["x86-baseline"]
+    sse2 = replace(fma, blas=MKL_SSE42)
+    assert fma.libm_fma and not sse2.libm_fma and not PROFILES["arm64-neon"].libm_fma
+    base, exponent = np.full(13, 10000.0), np.linspace(0.0, 1.0, 13)
+    assert np.isfinite(pow_f64_forward(base, exponent, fma)[0]).all()
+    with pytest.raises(ParityError, match="without FMA"):
+        pow_f64_forward(base, exponent, sse2)
+    x = np.linspace(0.5, 3.0, 11, dtype=np.float32)  # 11 elements: 3 in the avx2 build's scalar tail
+    avx2 = PROFILES["x86-avx2"]
+    proven = pow_scalar_forward(x, 1.3, replace(avx2, blas=MKL_SSE42))
+    assert np.array_equal(proven.view(np.uint32), pow_scalar_forward(x, 1.3, avx2).view(np.uint32))

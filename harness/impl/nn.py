@@ -1221,7 +1221,7 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
         raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
     if pnorm in (0.0, 1.0, 2.0, float("inf")):
         return x86_nans("cdist", out, profile.aarch64)
-    values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm, profile.aarch64)
+    values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm, profile.aarch64, fma_build=profile.libm_fma)
     if not proven.all():
         raise ParityError(
             f"cdist with p = {p}: {np.count_nonzero(~proven)} sums' std::pow(sum, 1.0 / p) lie within glibc "

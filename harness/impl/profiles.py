@@ -99,6 +99,13 @@ class KernelProfile:
         return self.aten in ("neon", "sve")
 
     @property
+    def libm_fma(self) -> bool:
+        """Whether x86-64 glibc's libm takes its FMA builds (``__pow_fma``: its ifunc picks them on a CPU with
+        FMA and AVX2), as every x86 profile's CPU but MKL's SSE4.2 path's does: that path runs on Intel CPUs
+        without AVX2 (the emulated Nehalem), or with MKL pinned to SSE4_2, where the CPU is not known."""
+        return not self.aarch64 and self.blas != MKL_SSE42
+
+    @property
     def mkl_intel(self) -> bool:
         """Whether MKL's calls take one of its Intel code paths (SSE4.2, AVX2, AVX-512), whose products
         inside a parallel region read the calling pool thread's own MKL thread count."""

@@ -499,7 +499,7 @@ def pow_scalar_forward(x: np.ndarray, exponent: float, profile: KernelProfile, r
               ctypes.c_int64(max(1, row or x.size)), ctypes.c_float(exponent))  # fmt: skip
     if tail:
         at = mask != 0
-        values, proven = pow_tail(x[at], float(exponent), profile.aarch64)
+        values, proven = pow_tail(x[at], float(exponent), profile.aarch64, fma_build=profile.libm_fma)
         if not proven.all():
             raise ParityError(
                 f"pow with exponent {exponent}: {np.count_nonzero(~proven)} of the {tail} elements in ATen's "
@@ -550,6 +550,11 @@ def pow_f64_forward(
         ctypes.c_int64(e.size),
         ctypes.c_int64(max(1, row or e.size)),
     )
+    if not profile.libm_fma and tail.any():
+        raise ParityError(
+            f"pow of float64 on {profile.name}: {np.count_nonzero(tail)} elements in glibc's double pow, whose "
+            "build on a CPU without FMA (__pow_sse2) is not modelled, only its FMA build"
+        )
     return out, tail.astype(bool)
 
 
@@ -661,7 +666,9 @@ def _exact_double_power(a: float, y: float) -> float | None:
     return value if 2.0**-1022 <= value < math.inf and Fraction(value) == power else None
 
 
-def pow_tail(x: np.ndarray, y: float, aarch64: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def pow_tail(
+    x: np.ndarray, y: float, aarch64: bool = False, *, fma_build: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """std::pow(float, double) rounded to float (ATen's scalar tail of pow.Tensor_Scalar) for float32 ``x``
     and a finite double ``y`` not 0: ``(values, proven)``. The special values by C99's rules
     (``_pow_special``); otherwise |x|**y to 60 significant digits (Python's decimal, exact operands),
@@ -670,9 +677,10 @@ def pow_tail(x: np.ndarray, y: float, aarch64: bool = False) -> tuple[np.ndarray
     boundaries, or where the power is exactly a double (``_exact_double_power``); proven False
     elsewhere: its value is not to be used. ``aarch64``: that build's glibc, whose invalid answer is
     the aarch64 default NaN. On x86 every element is glibc's own steps (csrc/dmath.h glibc_pow_d, x86-64's
-    FMA build) rounded to float: all proven."""
+    FMA build) rounded to float: all proven; without that build (``fma_build`` False: KernelProfile.libm_fma)
+    the proof as on aarch64."""
     x = f32(x)
-    if not aarch64:
+    if not aarch64 and fma_build:
         out = np.empty(x.shape, np.float32)
         fn = load("unary").glibc_pow_f32
         fn.restype = None
