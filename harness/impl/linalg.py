@@ -108,12 +108,9 @@ def _sgemm(
     items = batched if batched >= 2 else 0
     if not items:
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
-    kept = None if items or beta else _k1_products(profile, a, b, tb, alpha)
     flags = (int(beta), items, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads), blas, acl_kc)
     before = nan_kinds(c) if beta else set()
     _lib().gemm(m, n, k, _ptr_any(a), sa0, sa1, _ptr_any(b), sb0, sb1, _ptr_any(c), ldc, *flags, alpha)
-    if kept is not None:
-        np.copyto(c, kept, where=kept == 0)
     if not (before and _finite_sums(a, b, alpha)):
         refuse_mixed_nans(f"sgemm {m}x{n}x{k}", c, profile, before, a, b)
 
@@ -126,30 +123,6 @@ def _finite_sums(a: np.ndarray, b: np.ndarray, alpha: float) -> bool:
         return False
     top = float(np.abs(a).max(initial=0.0)) * float(np.abs(b).max(initial=0.0))
     return top * a.shape[-1] * max(1.0, abs(alpha)) < 1e38
-
-
-def _k1_products(
-    profile: KernelProfile, a: np.ndarray, b: np.ndarray, tb: bool, alpha: float = 1.0
-) -> np.ndarray | None:
-    """The products ``a[:, 0] * b[0]`` of a plain sgemm of K = 1 into a C of beta 0, M and N 2 or more, B
-    stored transposed, on MKL's generic path, where one is -0: MKL stores each product as it is, its -0
-    kept, where the model adds it to C's +0 (the caller writes the zero products over C); None elsewhere.
-    Measured on the Zen 5: torch.mm of random M x N x 1 with -0 in A or B, 169 of 199 with B stored
-    transposed had differed from the model, in signed zeros only; with B row-major 188 of 188 exact; at::bmm's
-    items of a batch of 2 or more 50 of 50. A -0 product under an alpha other than 1 is refused."""
-    (m, k), n = a.shape, b.shape[1]
-    if k != 1 or not tb or min(m, n) < 2 or profile.blas != MODELLED_BLAS or profile.mkl_cbwr:
-        return None
-    with np.errstate(all="ignore"):
-        products = a[:, 0][:, None] * b[0][None, :]
-    if not np.any((products == 0) & np.signbit(products)):
-        return None
-    if alpha != 1.0:
-        raise ParityError(
-            f"gemm {m}x{n}x1 with B stored transposed: a product of -0 under alpha {alpha} (MKL keeps its sign, "
-            "beta 0) is not modelled"
-        )
-    return products
 
 
 _INTEL_PATHS = {MKL_SSE42: "SSE4.2", MKL_AVX2: "AVX2", MKL_AVX512: "AVX-512"}
@@ -796,18 +769,14 @@ def _bmm_products(
         return
     (sab, sa0, sa1, ta), (sbb, sb0, sb1, tb) = la, lb
     _check_intel_items(profile, nb, m, n, k, ta, tb)
-    kept = None
     if nb == 1 and acl is None:  # a batch of one: MKL's plain sgemm
         check_plain_sgemm(profile, m, n, k, ta, tb, alpha)
-        kept = None if beta else _k1_products(profile, _operand(a[0])[0], _operand(b[0])[0], tb, alpha)
     blas = _blas(profile, m, n, k, ta, tb, False) if acl is None else acl
     flags = (int(beta), nb if nb > 1 else 0, profile.threads, int(ta) | int(tb) << 1, _workers(profile, threads))
     flags = (*flags, blas, 0)
     args = (_ptr_any(a), sab, sa0, sa1, _ptr_any(b), sbb, sb0, sb1, _ptr_any(out), m * n, n)
     before = nan_kinds(out) if beta else set()
     _lib().gemm_batch(nb, m, n, k, *args, *flags, alpha)
-    if kept is not None:
-        np.copyto(out[0], kept, where=kept == 0)
     if not (before and _finite_sums(a, b, alpha)):
         refuse_mixed_nans(f"batched sgemm {nb}x{m}x{n}x{k}", out, profile, before, a, b)
 

@@ -2395,13 +2395,16 @@ static void mkl_sgemm(const sgemm_t *g) {
         return;
     }
     /* rank-1 update, c + (alpha*a)*b; on the generic path also with B transposed (M, N > 1; measured
-     * with alpha 0.3 and 1.7: not the main or dot kernel's rounding of alpha), and a single column
+     * with alpha 0.3 and 1.7 through sgemm_: not the main or dot kernel's rounding of alpha; and
+     * through torch.mm and torch.addmm: the product's -0 kept from beta 0, C's -0 plus a -0 product
+     * kept, alpha 0.3 on A's element, not the main kernel's c = 0 + t), and a single column
      * (BLAS m = 1) is MKL's gemv instead (its alpha scales the sum ('T') or the vector's element
      * ('N'), below), as on the Intel SSE4.2 path in a plain call (measured there with alpha 0.3: 400
      * random products of K = 1, M 2 to 79, every layout, beta 0 and 1) */
     const int generic = !g->avx2 && !g->sse42 && !g->batched && g->cpublas;
+    const int rank1_t = !g->avx2 && !g->sse42 && !g->avx512 && !g->batched && M > 1 && N > 1;
     const int gemv_column = N == 1 && (generic || (g->sse42 && !g->batched));
-    if (K == 1 && (!g->tb || (generic && M > 1 && N > 1)) && !gemv_column) {
+    if (K == 1 && (!g->tb || rank1_t) && !gemv_column) {
         for (int64_t i = 0; i < M; i++)
             for (int64_t j = 0; j < N; j++) mkl_axpy(g, i, j, 0);
         return;
