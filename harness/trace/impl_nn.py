@@ -517,6 +517,10 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if "self" not in t or "exponent" not in a:
         raise ParityError("pow: neither its base nor its exponent was captured as a tensor")
     exponent = float(a["exponent"])
+    if t["self"].dtype.kind in "biu" and isinstance(a["exponent"], float):
+        # an integer tensor to a float's power (LightGlue's int64 hidden size ** 0.25): the common dtype is
+        # float32, the base cast to it by TensorIterator, then the float kernel
+        t = {**t, "self": _as_float32(a, "self", t["self"], "pow.Tensor_Scalar")}
     if exponent == 0.5 and t["self"].dtype == np.float32:
         # PowKernel.cpp's pow_tensor_scalar_kernel hands 0.5 to sqrt_kernel: MKL VML's vsSqrt as ``sqrt``
         # (bit-equal to torch.sqrt at default, avx2 and avx512 on 1, 2 and 4 threads, NaNs, -0 and
@@ -545,13 +549,18 @@ def _common_float32(a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarra
 
     if result_type(x, y) != np.float32 or any(v.dtype.kind not in "biu" and v.dtype != np.float32 for v in (x, y)):
         raise ParityError(f"{what}: float32 operands (or an integer one beside them) only, not {x.dtype} and {y.dtype}")
-    for name, v in zip(names, (x, y), strict=True):
-        stride = a.get(f"{name}.stride")
-        if v.dtype != np.float32 and stride is not None and any(stride) and not contiguous(stride, v.shape):
-            raise ParityError(
-                f"{what}: an integer {name} of strides {stride} (cast into another layout) is not modelled"
-            )
-    return [v.astype(np.float32, copy=False) for v in (x, y)]
+    return [_as_float32(a, name, v, what) for name, v in zip(names, (x, y), strict=True)]
+
+
+def _as_float32(a: Args, name: str, v: np.ndarray, what: str) -> np.ndarray:
+    """A float32 operand as it is, an integer or bool one cast to float32 (TensorIterator's cast to the common
+    dtype, rounding to nearest) where it is C-contiguous (a strided one is cast into another layout: refused)."""
+    if v.dtype == np.float32:
+        return v
+    stride = a.get(f"{name}.stride")
+    if stride is not None and any(stride) and not contiguous(stride, v.shape):
+        raise ParityError(f"{what}: an integer {name} of strides {stride} (cast into another layout) is not modelled")
+    return v.astype(np.float32)
 
 
 def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
