@@ -372,8 +372,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "thread count (full reductions); never the ISA level; NaNs of several patterns, or a NaN beside an "
-            "infinity, in a reduced tensor refused (which one the cascade's adds keep is not modelled: a random "
-            "traced `mean` over NaN payloads gave other bits)"
+            "infinity, in a reduced tensor refused on x86 (which one the cascade's adds keep is not modelled: a "
+            "random traced `mean` over NaN payloads gave other bits; arm64: see its column)"
         ),
     ),
     (
@@ -413,8 +413,8 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
         (
             "the compiler vectorised part of the leftover unfused and contracted the rest on AVX2; NaNs of several "
-            "patterns, or a NaN beside an infinity, refused (their sums of squares' NaN: on N1 a random traced norm "
-            "gave other NaN bits); the 1-norm: the thread count where one output is split, not the level; NaNs of "
+            "patterns, or a NaN beside an infinity, refused on x86 (their sums of squares' NaN; arm64: see its "
+            "column); the 1-norm: the thread count where one output is split, not the level; NaNs of "
             "several patterns (their signs cleared by `abs`) refused; measured on a Zen 5: 1,350 random 1-norms "
             "(dim subsets, permuted layouts, up to 210,000 elements; NaNs of both signs, quiet and signalling, "
             "infinities, subnormals, -0) at default, avx2 and avx512 on 1, 2 and 4 threads: 1,158 exact, 192 "
@@ -2175,7 +2175,16 @@ ARM64: dict[str, str] = {
         "4 lanes (N1, V2) vs 8 (V1) and their sum trees; contraction in NEON-typed objects only; `x - max` of"
         " an infinite row gives `+qNaN`; over a dim other than the last 4 (N1, V2) or 8 (V1) columns a vector"
         " with SLEEF's expf, the scalar columns aarch64 expf (the thread count moves them), `+qNaN` likewise;"
-        " its backward's `sum += g*y` fused in the NEON-typed objects and in scalar columns, not in V1's vectors"
+        " its backward's `sum += g*y` fused in the NEON-typed objects and in scalar columns, not in V1's vectors;"
+        " log_softmax of NaN inputs: a line's max is a NaN, so `x - max` is NaN throughout and `(x - max) - log`"
+        " keeps it (FSUB's first operand): each element its own NaN quieted, else the max's; the last dim's max as"
+        " reduce_all(vec::maximum) runs (read: N1's and V2's NEON FMAX(acc, v), the partial vector's lanes, then"
+        " lane 0 = FMAX(FMAX(a0, a2), FMAX(a1, a3)); V1's SVE256 tbl tree i^4, i^2, i^1, its partial vector"
+        " FMAX(v, acc), rows under 8 folding x[1] (and x[6] of 7) as FMAX(x, acc)); another dim's columns where"
+        " their NaNs are of one pattern, several refused (the column kernel's order not read); measured under"
+        " emulation on N1, V2 and V1 at 1, 2 and 4 threads, 48 random log_softmax a core and thread count (NaNs"
+        " of 1 to 7 payloads, both signs, quiet and signalling, beside infinities): 288 exact, 144 refused (columns"
+        " of other dims), 0 other; softmax with NaN inputs refused"
     ),
     "cross_entropy": (
         "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`; `nll_loss2d`: mean, sum and none as x86 but the"
@@ -2187,7 +2196,18 @@ ARM64: dict[str, str] = {
     ),
     "sdpa_dropout": "as `softmax` and `matmul` (ACL `bmm` on V1, V2)",
     "dropout": "nothing: identical everywhere",
-    "sum": "nothing beyond x86's thread dependence",
+    "sum": (
+        "finite bits as x86 (thread dependence only); NaNs (a signalling operand first, quieted, else FADD's first "
+        "operand's; inf - inf `+qNaN`): a contiguous reduced run (vectorized_inner_sum) accumulator first in its "
+        "blocks, levels and partials, the vector's lanes added onto the scalar tail's sum lane first; the outer and "
+        "strided loops' FADD operand orders (commuted block by block by GCC's register allocation) not modelled: "
+        "where two NaNs whose pick depends on it meet there, refused, as a signalling NaN beside NaNs of other "
+        "patterns (where it is quieted decides: a traced mean on V1 at 2 threads kept the quiet one where the "
+        "modelled order gives the signalling one's); measured under emulation on N1, V2 and V1 at "
+        "1, 2 and 4 threads, 48 random sums and 48 means a core and thread count (NaNs of 1 to 7 payloads, both "
+        "signs, quiet and signalling, beside infinities, subnormals, -0; transposed views; 70,001-element full "
+        "and 3 x 40,003 reductions): sum 225 exact, 207 refused, mean 207 exact, 225 refused, 0 other"
+    ),
     "var": "nothing beyond x86's thread dependence; a `0/0` is `+qNaN`",
     "logsumexp": (
         "the `exp` row's SLEEF expf and logf (N1 and V2 alike, V1's SVE256 its own) and the `sum` row's thread"
@@ -2196,7 +2216,13 @@ ARM64: dict[str, str] = {
     "vector_norm": (
         "4 or 8 lanes; N1, V2 fuse the vector body, V1 does not; N1's tail fused, the SVE cores' tail an"
         " in-order reduction of rounded squares; other reductions contracted on every core; the 1-norm as x86 (no"
-        " multiply to fuse): the 27 recorded digests of its test (1, 2 and 4 threads) equal on emulated N1, V1, V2"
+        " multiply to fuse): the 27 recorded digests of its test (1, 2 and 4 threads) equal on emulated N1, V1, V2;"
+        " NaNs (read in the three objects): the body's FMLA keeps a signalling square's NaN, else the accumulator's"
+        " (FPProcessNaNs3, addend first), V1's `fadd z1, z1, z0` the accumulator's, the lanes combined `lane1 +"
+        " lane0` then `+ lane2`, ..., the tails' FMADD and FADDA the sum's first; the 1-norm's `acc + |x|`"
+        " accumulator first (a signalling |x| before it); measured under emulation on N1, V2 and V1 at 1, 2 and 4"
+        " threads, 48 random 2-norms and 48 1-norms a core and thread count (NaNs of 1 to 7 payloads, both signs,"
+        " quiet and signalling, beside infinities): 432 and 432 exact, 0 refused, 0 other"
     ),
     "clip_grad_norm": "as `vector_norm`",
     "adamw_step": (
@@ -2396,8 +2422,11 @@ ARM64: dict[str, str] = {
         " on N1, V1 and V2 alike; not the thread count"
     ),
     "cumsum": (
-        "nothing: identical everywhere; NaN results refused (FADD keeps a signalling NaN first and makes `+qNaN`;"
-        " the impl's double adds are x86's)"
+        "finite bits identical everywhere; NaNs read in the three objects (`fcvt d1, s1` quiets a signalling term,"
+        " `fadd d0, d0, d1` keeps the accumulator's, `fcvt s1, d0`): from a line's first NaN running sum on, every"
+        " one is that NaN, its term's quieted or, where the term is no NaN (inf + -inf), `+qNaN`; measured under"
+        " emulation on N1, V2 and V1 at 1, 2 and 4 threads: 48 random cumsums a core and thread count (NaNs of 1"
+        " to 7 payloads, both signs, quiet and signalling, beside infinities), 432 exact, 0 other"
     ),
     "max": (
         "the selections and scans as on x86 (max/min over a dim with indices, amax/amin over the last dim: 18 of 18 "

@@ -452,17 +452,30 @@ def batch_norm_backward_generic(
 # -- cumsum, the element-wise steps of nn.RMSNorm, dropout ------------------------------------------
 
 
-def cumsum(x: np.ndarray, dim: int) -> np.ndarray:
+def cumsum(x: np.ndarray, dim: int, aarch64: bool = False) -> np.ndarray:
     """torch.cumsum of float32 (ReduceOpsKernel.cpp cumsum_cpu_kernel): along ``dim`` a double
     accumulator from +0.0, each partial sum rounded to float. The same on every profile and thread
     count (threads split the other dims only). ``+ 0.0`` makes a sum of zeros +0.0, as ATen's +0.0
-    start does (NumPy starts from the first term)."""
+    start does (NumPy starts from the first term).
+
+    NaNs with ``aarch64`` named as that wheel's loop makes them (read in its three objects: ``fcvt d1, s1``
+    widens each term, quieting a signalling NaN with its payload; ``fadd d0, d0, d1`` keeps the accumulator
+    first; ``fcvt s1, d0`` narrows the payload back): from the first NaN running sum of a line on, every one
+    is that NaN: its term's, quieted, or where the term is no NaN (``inf + -inf``) aarch64's default NaN
+    +qNaN."""
     x = np.asarray(x)
     if x.dtype != np.float32:
         raise ParityError(f"cumsum: float32 only, not {x.dtype}")
     if x.ndim == 0:
         return (x.astype(np.float64) + 0.0).astype(np.float32)
-    return (np.cumsum(x.astype(np.float64), axis=dim) + 0.0).astype(np.float32)
+    out = (np.cumsum(x.astype(np.float64), axis=dim) + 0.0).astype(np.float32)
+    bad = np.isnan(out)
+    if aarch64 and bad.any():
+        at = np.argmax(bad, axis=dim, keepdims=True)  # the running sum's first NaN: a term's, or inf + -inf's
+        term = np.take_along_axis(x, at, axis=dim)
+        named = np.where(np.isnan(term), term.view(np.uint32) | np.uint32(0x00400000), np.uint32(0x7FC00000))
+        out.view(np.uint32)[bad] = np.broadcast_to(named, out.shape)[bad]
+    return out
 
 
 # pow(x, exponent) exponents that pow_tensor_scalar_optimized_kernel (PowKernel.cpp) computes with

@@ -124,6 +124,9 @@ static inline float nan2(const profile_t *p, float r, float a, float b) {
     return a != a || b != b ? arm_process_nans(a, b) : qnan_bits(0x7fc00000u);
 }
 
+/* a + b of an FADD (ADDSS) whose first operand is a: its NaN as nan2 names it. */
+static inline float add_nans(const profile_t *p, float a, float b) { return nan2(p, a + b, a, b); }
+
 /* maximum_kernel / minimum_kernel (BinaryOpsKernel.cpp) on x86, one element: vec, a vector lane
  * (vec::maximum / vec::minimum: the AVX2 and AVX-512 objects' max_ps(a, b) / min_ps(a, b), b where
  * a == b, the unordered lanes OR-ed with all ones, so a NaN operand gives 0xffffffff; the default

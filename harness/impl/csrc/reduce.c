@@ -201,12 +201,35 @@ static int64_t ceil_log2(int64_t x) {
     return 64 - __builtin_clzll((unsigned long long)(x - 1));
 }
 
+/* aarch64's NaN where two meet in an FADD is its first operand's (add_nans). vectorized_inner_sum's
+ * adds (a contiguous reduced run: the blocks, levels and partials accumulator first, the vector's lanes
+ * added onto the scalar tail's sum lane first) were measured so on emulated
+ * N1, V2 and V1; the outer and strided loops' FADDs take their operands in the order GCC's register
+ * allocation left them, block by block (DEFAULT: `fadd v2.4s, v0.4s, v19.4s` beside `fadd v0.4s,
+ * v17.4s, v4.4s` in one combine), not read: an add there where the pick depends on the order (two NaNs
+ * of other payloads, or a quiet one beside a signalling one's quieted pattern) sets nan_pick_unread, as
+ * one adding a row's sum onto an output another row's NaN reached (measured: the row's sum first there). */
+typedef float (*add_t)(const profile_t *p, float a, float b);
+static int nan_pick_unread;
+
+static float add_nans_unread(const profile_t *p, float a, float b) {
+    const float r = add_nans(p, a, b);
+    if (r != r && is_arm(p) && a != a && b != b) {
+        const float other = arm_process_nans(b, a);
+        if (memcmp(&r, &other, sizeof r) != 0) nan_pick_unread = 1;
+    }
+    return r;
+}
+
+/* 1 where the last sum_forward_strided met such an add under an aarch64 profile. */
+int32_t sum_nan_pick_unread(void) { return nan_pick_unread; }
+
 /* multi_row_sum: nrows running sums of items of W lanes, item (i, k) at in + i*row_stride +
  * k*col_stride; a 4-level cascade: level 0 takes 2^lp items per row-step block, each full block
  * is pushed up (level j += level j-1) until i is not a multiple of the next level's span;
  * the rest goes into level 0; levels are added into level 0 in order 1, 2, 3. */
-static void multi_row_sum(const float *in, int64_t row_stride, int64_t col_stride, int64_t size, int nrows, int W,
-                          float *ret) {
+static void multi_row_sum(const profile_t *p, add_t add, const float *in, int64_t row_stride, int64_t col_stride,
+                          int64_t size, int nrows, int W, float *ret) {
     float acc[4][4 * 16];
     const int n = nrows * W;
     memset(acc, 0, sizeof(acc));
@@ -218,11 +241,11 @@ static void multi_row_sum(const float *in, int64_t row_stride, int64_t col_strid
         for (int64_t j = 0; j < step; j++, i++)
             for (int k = 0; k < nrows; k++) {
                 const float *src = in + i * row_stride + k * col_stride;
-                for (int l = 0; l < W; l++) acc[0][k * W + l] += src[l];
+                for (int l = 0; l < W; l++) acc[0][k * W + l] = add(p, acc[0][k * W + l], src[l]);
             }
         for (int j = 1; j < 4; j++) {
             for (int kl = 0; kl < n; kl++) {
-                acc[j][kl] += acc[j - 1][kl];
+                acc[j][kl] = add(p, acc[j][kl], acc[j - 1][kl]);
                 acc[j - 1][kl] = 0.0f;
             }
             if ((i & (mask << (j * lp))) != 0) break;
@@ -231,23 +254,23 @@ static void multi_row_sum(const float *in, int64_t row_stride, int64_t col_strid
     for (; i < size; i++)
         for (int k = 0; k < nrows; k++) {
             const float *src = in + i * row_stride + k * col_stride;
-            for (int l = 0; l < W; l++) acc[0][k * W + l] += src[l];
+            for (int l = 0; l < W; l++) acc[0][k * W + l] = add(p, acc[0][k * W + l], src[l]);
         }
     for (int j = 1; j < 4; j++)
-        for (int kl = 0; kl < n; kl++) acc[0][kl] += acc[j][kl];
+        for (int kl = 0; kl < n; kl++) acc[0][kl] = add(p, acc[0][kl], acc[j][kl]);
     memcpy(ret, acc[0], (size_t)n * sizeof(float));
 }
 
 /* row_sum: the row as (-1, 4) items -> 4 cascaded partial sums, the leftover items into partial
  * 0, then partial 0 += partials 1, 2, 3. */
-static void row_sum(const float *in, int64_t stride, int64_t size, int W, float *ret) {
+static void row_sum(const profile_t *p, add_t add, const float *in, int64_t stride, int64_t size, int W, float *ret) {
     float part[4 * 16];
     const int64_t size_ilp = size / 4;
-    multi_row_sum(in, stride * 4, stride, size_ilp, 4, W, part);
+    multi_row_sum(p, add, in, stride * 4, stride, size_ilp, 4, W, part);
     for (int64_t i = size_ilp * 4; i < size; i++)
-        for (int l = 0; l < W; l++) part[l] += in[i * stride + l];
+        for (int l = 0; l < W; l++) part[l] = add(p, part[l], in[i * stride + l]);
     for (int k = 1; k < 4; k++)
-        for (int l = 0; l < W; l++) part[l] += part[k * W + l];
+        for (int l = 0; l < W; l++) part[l] = add(p, part[l], part[k * W + l]);
     memcpy(ret, part, (size_t)W * sizeof(float));
 }
 
@@ -270,7 +293,10 @@ static void sum_loop2d(const profile_t *p, float *out, const float *in, const in
     }
     if (out_s[0] != 0 && out_s[1] != 0) { /* not a reduction: out += in */
         for (int64_t j = 0; j < size1; j++)
-            for (int64_t i = 0; i < size0; i++) out[i * out_s[0] + j * out_s[1]] += in[i * in_s[0] + j * in_s[1]];
+            for (int64_t i = 0; i < size0; i++) {
+                float *o = out + i * out_s[0] + j * out_s[1];
+                *o = add_nans_unread(p, *o, in[i * in_s[0] + j * in_s[1]]);
+            }
         return;
     }
     const int64_t os = out_s[1];
@@ -278,42 +304,42 @@ static void sum_loop2d(const profile_t *p, float *out, const float *in, const in
         const int64_t nvec = size0 / L;
         for (int64_t j = 0; j < size1; j++) {
             const float *row = in + j * in_s[1];
-            row_sum(row, L, nvec, L, v);
+            row_sum(p, add_nans, row, L, nvec, L, v);
             float acc = 0.0f;
-            for (int64_t k = nvec * L; k < size0; k++) acc += row[k];
-            for (int l = 0; l < L; l++) acc += v[l];
-            out[j * os] += acc;
+            for (int64_t k = nvec * L; k < size0; k++) acc = add_nans(p, acc, row[k]);
+            for (int l = 0; l < L; l++) acc = add_nans(p, v[l], acc); /* aarch64: the lane first */
+            out[j * os] = add_nans_unread(p, out[j * os], acc);
         }
     } else if (in_s[1] == 1 && size1 >= L) { /* vectorized_outer_sum */
         float sums[4 * 16];
         int64_t j = 0;
         for (; j + 4 * L <= size1; j += 4 * L) {
-            multi_row_sum(in + j, in_s[0], L, size0, 4, L, sums);
-            for (int kl = 0; kl < 4 * L; kl++) out[(j + kl) * os] += sums[kl];
+            multi_row_sum(p, add_nans_unread, in + j, in_s[0], L, size0, 4, L, sums);
+            for (int kl = 0; kl < 4 * L; kl++) out[(j + kl) * os] = add_nans_unread(p, out[(j + kl) * os], sums[kl]);
         }
         for (; j + L <= size1; j += L) {
-            row_sum(in + j, in_s[0], size0, L, v);
-            for (int l = 0; l < L; l++) out[(j + l) * os] += v[l];
+            row_sum(p, add_nans_unread, in + j, in_s[0], size0, L, v);
+            for (int l = 0; l < L; l++) out[(j + l) * os] = add_nans_unread(p, out[(j + l) * os], v[l]);
         }
         for (; j < size1; j++) {
-            row_sum(in + j, in_s[0], size0, 1, v);
-            out[j * os] += v[0];
+            row_sum(p, add_nans_unread, in + j, in_s[0], size0, 1, v);
+            out[j * os] = add_nans_unread(p, out[j * os], v[0]);
         }
     } else if (in_s[0] < in_s[1]) { /* scalar_inner_sum */
         for (int64_t j = 0; j < size1; j++) {
-            row_sum(in + j * in_s[1], in_s[0], size0, 1, v);
-            out[j * os] += v[0];
+            row_sum(p, add_nans_unread, in + j * in_s[1], in_s[0], size0, 1, v);
+            out[j * os] = add_nans_unread(p, out[j * os], v[0]);
         }
     } else { /* scalar_outer_sum */
         float sums[4];
         int64_t j = 0;
         for (; j + 3 < size1; j += 4) {
-            multi_row_sum(in + j * in_s[1], in_s[0], in_s[1], size0, 4, 1, sums);
-            for (int k = 0; k < 4; k++) out[(j + k) * os] += sums[k];
+            multi_row_sum(p, add_nans_unread, in + j * in_s[1], in_s[0], in_s[1], size0, 4, 1, sums);
+            for (int k = 0; k < 4; k++) out[(j + k) * os] = add_nans_unread(p, out[(j + k) * os], sums[k]);
         }
         for (; j < size1; j++) {
-            row_sum(in + j * in_s[1], in_s[0], size0, 1, v);
-            out[j * os] += v[0];
+            row_sum(p, add_nans_unread, in + j * in_s[1], in_s[0], size0, 1, v);
+            out[j * os] = add_nans_unread(p, out[j * os], v[0]);
         }
     }
 }
@@ -327,6 +353,7 @@ void sum_forward_strided(profile_t p, const float *x, float *out, int32_t ndim, 
     red_iter_t it;
     int64_t numel, out_numel = kept_numel(ndim, shape, reduce, &numel);
     memset(out, 0, (size_t)out_numel * sizeof(float));
+    nan_pick_unread = 0;
     if (numel == 0) return;
     iter_build(&it, ndim, shape, stride, reduce);
     parallel_reduce(&p, &it, out, x, out_numel, sum_loop2d);
@@ -501,22 +528,22 @@ static float norm2_row(const profile_t *p, const float *x, int64_t n) {
     int64_t d = 0;
     if (neon)
         for (; d < n - n % L; d += L)
-            for (int l = 0; l < L; l++) acc[l] = fmaf(x[d + l], x[d + l], acc[l]);
+            for (int l = 0; l < L; l++) acc[l] = nan3(p, fmaf(x[d + l], x[d + l], acc[l]), x[d + l], x[d + l], acc[l]);
     else
         for (; d < n - n % L; d += L)
-            for (int l = 0; l < L; l++) acc[l] = acc[l] + x[d + l] * x[d + l];
-    float s = acc[0];
-    for (int l = 1; l < L; l++) s = s + acc[l];
+            for (int l = 0; l < L; l++) acc[l] = add_nans(p, acc[l], nan2(p, x[d + l] * x[d + l], x[d + l], x[d + l]));
+    float s = add_nans(p, acc[1], acc[0]); /* every aarch64 object: `fadd s0, s0, s1`, lane 1 first */
+    for (int l = 2; l < L; l++) s = add_nans(p, s, acc[l]);
     const int64_t blocked = p->aten == ATEN_SVE ? n : p->aten == ATEN_NEON ? d : d + (n - d) / 4 * 4;
-    for (; d < blocked; d++) s = s + x[d] * x[d];
-    for (; d < n; d++) s = sfmadd(p, x[d], x[d], s);
+    for (; d < blocked; d++) s = add_nans(p, s, nan2(p, x[d] * x[d], x[d], x[d]));
+    for (; d < n; d++) s = sfmadd_nans(p, x[d], x[d], s);
     return sqrtf(s);
 }
 
 /* NormTwoOps (SharedReduceOps.h): acc + x*x in float, sqrt. Measured: not contracted on x86 (dim 0
  * of 23x2000 on avx2); contracted to fmadd on aarch64 (every build: emulated N1, V2, V1, dim 0). */
 static void norm2_step(const profile_t *p, fold_t *a, float x) {
-    a->acc = (p->aten == ATEN_NEON || p->aten == ATEN_SVE) ? fmaf(x, x, a->acc) : a->acc + x * x;
+    a->acc = is_arm(p) ? nan3(p, fmaf(x, x, a->acc), x, x, a->acc) : a->acc + x * x;
 }
 static float norm2_project(const fold_t *a, double correction) {
     (void)correction;
@@ -553,8 +580,7 @@ void vector_norm_forward(profile_t p, const float *x, float *out, int32_t ndim, 
 /* NormOneOps (SharedReduceOps.h): acc + std::abs(x) in float (fabsf: a NaN's sign cleared), no
  * projection; no multiply, so nothing to contract on any build. */
 static void norm1_step(const profile_t *p, fold_t *a, float x) {
-    (void)p;
-    a->acc = a->acc + fabsf(x);
+    a->acc = add_nans(p, a->acc, fabsf(x));
 }
 static float norm1_project(const fold_t *a, double correction) {
     (void)correction;
@@ -579,8 +605,8 @@ void vector_norm1_forward(profile_t p, const float *x, float *out, int32_t ndim,
             int64_t b = 0, e = numel;
             if (threads > 1 && !parallel_chunk(0, numel, GRAIN_SIZE, threads, t, &b, &e)) continue;
             float local = 0.0f;
-            for (int64_t i = b; i < e; i++) local = local + fabsf(x[i]);
-            total = total + local;
+            for (int64_t i = b; i < e; i++) local = add_nans(&p, local, fabsf(x[i]));
+            total = add_nans(&p, total, local);
         }
         out[0] = total;
         return;

@@ -1,0 +1,156 @@
+"""cumsum, sum, mean, the 1- and 2-norm and log_softmax over NaNs of several payloads under the Linux arm64 profiles,
+replayed as traced ops (harness.trace.impl_ops), against torch 2.13.0's aarch64 wheel run under QEMU (``python
+tools/emulate_arm64.py run --cores C --threads 4 -- tests/arm64_nan_reductions_cases.py``, emulated Neoverse N1, V2
+and V1; 1, 2 and 4 threads set with torch.set_num_threads in one process): the SHA-256 of torch's output bits over
+the cases the impl replays, and the cases it refuses, as recorded there. Torch-free.
+
+What the recordings pin, where two NaNs meet (aarch64's FPProcessNaNs: a signalling operand first, quieted, else
+the first operand's; +qNaN of inf - inf): cumsum's double accumulator first (from the line's first NaN running sum
+on, every one is that NaN); cascade_sum's contiguous runs accumulator first, the vector's lanes added onto the
+scalar tail's sum lane first (its outer and strided loops refused where the order would show, as a signalling
+NaN beside NaNs of other patterns); the 1-norm's
+``acc + |x|``; the 2-norm's FMLA/FMADD (the addend's NaN after a signalling square), its lanes combined lane 1
+first; log_softmax's reduce_all(vec::maximum) lane tree (NEON's ext/rev64, SVE256's tbl and its partial vector's
+operands swapped), each element its own NaN or the max's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests import arm64_nan_reductions_cases as cases
+from tests.arm64_sampling_cases import recorded, recording_grid, replayed_case_file
+
+# (op, profile) -> the digest torch gave on the core whose profile it is over the cases the impl replays: one for 1,
+# 2 and 4 threads alike, or one per thread count
+DIGESTS: dict[tuple[str, str], str | tuple[str, ...]] = {
+    ("cumsum", "arm64-neon"): "0fabd14451ad96e8b47b75f9e3acfd1696515696c027059ad0932161de25cc5d",
+    ("sum", "arm64-neon"): "117724d2a5c316ba6d41481de21b8839d3480ebfd31e408137e6a5002b763ac9",
+    ("mean", "arm64-neon"): "072e397f6d59851c836bfd8cdedb63c5105d2cffda8dbc94bac255ada98e36eb",
+    ("norm1", "arm64-neon"): (
+        "6b8578ea300f01720e9e0bfcb342ed9a8d082e1fefe88be051d46d4628329470",
+        "745579faa4e62d30bdec4dda9be6dd0a487d620015350f951702ca585df58412",
+        "0b7e60c05ef0cca803f311360ccf67a2841d96a3a16f7fdc48e6ab707a119ff6",
+    ),
+    ("norm2", "arm64-neon"): "51cb3b7f9dfb3ce60f831cb1915b0ff61b1062141e6ee188bbbdcd87933ed654",
+    ("log_softmax", "arm64-neon"): "c5706228f16ca5736a61735b6e85860b3d42318e38ef3cbd8a81ab2978fd5bd4",
+    ("cumsum", "arm64-sve128"): "0fabd14451ad96e8b47b75f9e3acfd1696515696c027059ad0932161de25cc5d",
+    ("sum", "arm64-sve128"): "117724d2a5c316ba6d41481de21b8839d3480ebfd31e408137e6a5002b763ac9",
+    ("mean", "arm64-sve128"): "072e397f6d59851c836bfd8cdedb63c5105d2cffda8dbc94bac255ada98e36eb",
+    ("norm1", "arm64-sve128"): (
+        "6b8578ea300f01720e9e0bfcb342ed9a8d082e1fefe88be051d46d4628329470",
+        "745579faa4e62d30bdec4dda9be6dd0a487d620015350f951702ca585df58412",
+        "0b7e60c05ef0cca803f311360ccf67a2841d96a3a16f7fdc48e6ab707a119ff6",
+    ),
+    ("norm2", "arm64-sve128"): "c4bf4de85b2060a6fe238c5467acf4ac4c5b620110e0bf8a5b5586eb3efd8f89",
+    ("log_softmax", "arm64-sve128"): "c5706228f16ca5736a61735b6e85860b3d42318e38ef3cbd8a81ab2978fd5bd4",
+    ("cumsum", "arm64-sve256"): "0fabd14451ad96e8b47b75f9e3acfd1696515696c027059ad0932161de25cc5d",
+    ("sum", "arm64-sve256"): "a0b59842b8b62ce3e39bb15f7526240141bca9e8b5d75522081558b90546397b",
+    ("mean", "arm64-sve256"): "4c542d7685e732e6238eb457602d436232ed825bc5b2ddd43157b48fba35cdf2",
+    ("norm1", "arm64-sve256"): (
+        "6b8578ea300f01720e9e0bfcb342ed9a8d082e1fefe88be051d46d4628329470",
+        "745579faa4e62d30bdec4dda9be6dd0a487d620015350f951702ca585df58412",
+        "0b7e60c05ef0cca803f311360ccf67a2841d96a3a16f7fdc48e6ab707a119ff6",
+    ),
+    ("norm2", "arm64-sve256"): "4d846781b56742a533b884aa0dcb6ef04ec1bd5628f0263d00139e7c46ce025c",
+    ("log_softmax", "arm64-sve256"): "4a86f6bd5354cfeda535729784b67fcdf14fb3cc9820883a3534dba75011b22c",
+}
+# (op, profile) -> the cases the impl refuses (per thread count where they differ)
+REFUSALS: dict[tuple[str, str], tuple] = {
+    ("sum", "arm64-neon"): (1, 3, 5, 7, 10, 11, 13, 14, 15, 17, 19, 21, 22, 23, 27, 29, 31, 38, 39, 41, 43, 46, 47),
+    ("mean", "arm64-neon"): (
+        1,
+        3,
+        5,
+        7,
+        10,
+        11,
+        12,
+        13,
+        14,
+        16,
+        17,
+        19,
+        22,
+        23,
+        25,
+        27,
+        29,
+        32,
+        35,
+        38,
+        39,
+        40,
+        41,
+        43,
+        46,
+    ),
+    ("log_softmax", "arm64-neon"): (1, 2, 3, 6, 12, 13, 14, 16, 19, 21, 22, 23, 27, 28, 30, 40),
+    ("sum", "arm64-sve128"): (1, 3, 5, 7, 10, 11, 13, 14, 15, 17, 19, 21, 22, 23, 27, 29, 31, 38, 39, 41, 43, 46, 47),
+    ("mean", "arm64-sve128"): (
+        1,
+        3,
+        5,
+        7,
+        10,
+        11,
+        12,
+        13,
+        14,
+        16,
+        17,
+        19,
+        22,
+        23,
+        25,
+        27,
+        29,
+        32,
+        35,
+        38,
+        39,
+        40,
+        41,
+        43,
+        46,
+    ),
+    ("log_softmax", "arm64-sve128"): (1, 2, 3, 6, 12, 13, 14, 16, 19, 21, 22, 23, 27, 28, 30, 40),
+    ("sum", "arm64-sve256"): (1, 3, 5, 7, 10, 11, 13, 14, 15, 17, 19, 21, 22, 23, 27, 29, 31, 38, 39, 41, 43, 46, 47),
+    ("mean", "arm64-sve256"): (
+        1,
+        3,
+        5,
+        7,
+        10,
+        11,
+        12,
+        13,
+        14,
+        16,
+        17,
+        19,
+        22,
+        23,
+        25,
+        27,
+        29,
+        32,
+        35,
+        38,
+        39,
+        40,
+        41,
+        43,
+        46,
+    ),
+    ("log_softmax", "arm64-sve256"): (1, 2, 3, 6, 12, 13, 14, 16, 19, 21, 22, 23, 27, 28, 30, 40),
+}
+
+
+CASES = recording_grid(cases.OPS)
+
+
+@pytest.mark.parametrize(("op", "profile_name", "threads"), CASES)
+def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
+    replay = replayed_case_file(cases, op, profile_name, threads)
+    assert replay == recorded(DIGESTS, REFUSALS, (op, profile_name), threads)
