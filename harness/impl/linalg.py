@@ -94,6 +94,8 @@ def _sgemm(
     kernels; ``threads``: pthreads for the main kernel). The kernels of small products depend on the
     addresses mod 16 bytes: pass the arrays at the same offsets as torch's tensors (fresh arrays and
     their views are)."""
+    if c.size == 0 and c.shape == (a.shape[0], b.shape[1]):
+        return  # addmm_impl_cpu_ returns an output of no elements before any gemm (NumPy gives it strides 0)
     a, sa0, sa1, ta = _operand(a)
     b, sb0, sb1, tb = _operand(b)
     m, k = a.shape
@@ -571,6 +573,10 @@ def addmm(
     _check_alpha(profile, alpha)
     out = np.empty((a.shape[0], b.shape[1]), np.float32)
     out[...] = c if beta else 0.0  # c broadcast to (M,N), e.g. a bias row
+    if a.shape[1] == 0 and out.size:
+        # K = 0: addmm_impl_cpu_ copies c and multiplies it by beta (mul_: a signalling NaN comes back quiet)
+        with np.errstate(invalid="ignore"):
+            return out * np.float32(beta)
     _sgemm(a, b, out, beta == 1.0, profile, threads=threads, addmm=True, alpha=float(np.float32(alpha)))
     return out
 
@@ -731,6 +737,8 @@ def bmm(
             raise ParityError(f"bmm: alpha {alpha} in ATen's small loop is modelled on x86 only")
         a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
         _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
+        # which NaN a product or sum keeps where two meet is GCC's operand order in ATen's loop, not this one's
+        refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop)", out, profile, set(), a, b)
         # baddbmm's loop with beta = 0 stores alpha * sum (measured on x86: 156 of 156 batches)
         return out if alpha == 1.0 else np.float32(alpha) * out
     _bmm_products(a, b, out, False, profile, threads, alpha, acl)
