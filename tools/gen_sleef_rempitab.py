@@ -66,16 +66,7 @@ def render() -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str]) -> int:
-    text = render()
-    if argv[1:] == ["--check"]:
-        if HEADER.read_text() != text:
-            print(f"{HEADER} differs from the generated table", file=sys.stderr)
-            return 1
-        return 0
-    HEADER.write_text(text)
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    from generated_header import write_or_check
+
+    sys.exit(write_or_check(HEADER, render(), sys.argv))
