@@ -175,3 +175,11 @@ def refuse_nans_under_qemu_x86(op: str, profile: KernelProfile, arrays: list[np.
             f"{op} of NaN operands under qemu-x86_64: QEMU keeps the NaN of the larger significand where two "
             "meet (x87's rule), silicon the first operand's; not modelled"
         )
+
+
+def fmax_nan_a64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """FMAX(a, b)'s NaN (FPProcessNaNs: a signalling operand first, quieted, then the first quiet one) of NaN bit
+    patterns, 0 standing for a number: 0 where neither is NaN."""
+    q = np.uint32(0x00400000)
+    sig_a, sig_b = (a != 0) & ((a & q) == 0), (b != 0) & ((b & q) == 0)
+    return np.where(sig_a, a | q, np.where(sig_b, b | q, np.where(a != 0, a, b)))

@@ -19,6 +19,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
+from harness.impl.nans import fmax_nan_a64
 from harness.impl.op_registry import Runner
 from harness.impl.profiles import KernelProfile
 from harness.impl.reduce import where
@@ -316,6 +317,64 @@ def log_softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarr
     scratch = np.empty(2 * max(inner, 1), np.float32)
     _lib().log_softmax_dim_forward(profile.as_c(), ptr(x), outer, size, inner, ptr(y), ptr(scratch))
     return y
+
+
+def log_softmax_nans_a64(x: np.ndarray, dim: int, nan: np.ndarray, p: KernelProfile) -> np.ndarray:
+    """log_softmax under an arm64 profile of ``x`` whose lines along ``dim`` hold NaNs (``nan``). A line's max is
+    then a NaN (FMAX passes one on, quieted), so ``x - max`` is NaN throughout, and ``(x - max) - log(sum)``
+    keeps it (FSUB's first operand; its sum's NaN never shows): an element is its own NaN quieted where NaN,
+    else the max's. The last dim's max is reduce_all(vec::maximum) as the aarch64 objects run it (read:
+    _row_max_nan_a64); over another dim, where a column's NaNs are of one pattern (quieted) the max is that NaN
+    whatever the order, of several the column kernel's FMAX order is not read: refused. The other lines as
+    the kernel computes them (each line's arithmetic its own)."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
+    quiet = np.where(nan, bits | np.uint32(0x00400000), np.uint32(0))
+    if x.ndim == 0:
+        return quiet.view(np.float32)
+    if dim == x.ndim - 1:
+        kind = _row_max_nan_a64(np.where(nan, bits, np.uint32(0)).reshape(-1, x.shape[-1]), p.lanes)
+        kind = kind.reshape((*x.shape[:-1], 1))
+    else:
+        kind = np.max(quiet, axis=dim, keepdims=True)
+        if (np.where(nan, quiet, kind) != kind).any():
+            raise ParityError("log_softmax over a dim not the last, a column with NaNs of several patterns: which "
+                              "one aarch64's FMAX keeps in its column kernel is not modelled")  # fmt: skip
+    out = log_softmax_dim(np.where(nan, np.float32(0), x), dim, p)
+    line = np.broadcast_to(kind != 0, x.shape)
+    out.view(np.uint32)[line] = np.where(nan, quiet, np.broadcast_to(kind, x.shape))[line]
+    return out
+
+
+def _row_max_nan_a64(v: np.ndarray, lanes: int) -> np.ndarray:
+    """The NaN (0: none) reduce_all(vec::maximum) gives each row of ``v`` (rows of NaN bit patterns, 0 a number)
+    in torch 2.13.0's aarch64 serial_vec_log_softmax_lastdim_range, read in its objects. NEON (DEFAULT and
+    SVE128, 4 lanes): n < 4 folds lane 0 as FMAX(acc, x[i]); else acc = the first vector, FMAX(acc, v) over the
+    whole vectors and the partial last one's lanes, then FMAX(v, ext #8) and FMAX(v, rev64): lane 0 is
+    FMAX(FMAX(a0, a2), FMAX(a1, a3)). SVE256 (8 lanes): n < 8 folds x[1] and, at n = 7, x[6] as FMAX(x[i], acc),
+    the others FMAX(acc, x[i]); the partial last vector FMAX(v, acc); the tbl tree pairs lane i with i^4, i^2,
+    i^1, each FMAX(v, v')."""
+    n = v.shape[1]
+    if n == 1:
+        return v[:, 0]
+    if n < lanes:
+        acc = v[:, 0]
+        for i in range(1, n):
+            first = lanes == 8 and (i == 1 or i == 6)
+            acc = fmax_nan_a64(v[:, i], acc) if first else fmax_nan_a64(acc, v[:, i])
+        return acc
+    acc = v[:, :lanes].copy()
+    whole = n - n % lanes
+    for d in range(lanes, whole, lanes):
+        acc = fmax_nan_a64(acc, v[:, d : d + lanes])
+    if n > whole:
+        r = n - whole
+        part = v[:, whole:]
+        acc[:, :r] = fmax_nan_a64(part, acc[:, :r]) if lanes == 8 else fmax_nan_a64(acc[:, :r], part)
+    step = lanes // 2
+    while step:
+        acc = fmax_nan_a64(acc, acc[:, np.arange(lanes) ^ step])
+        step //= 2
+    return acc[:, 0]
 
 
 def log_softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:

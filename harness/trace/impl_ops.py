@@ -235,7 +235,7 @@ def _layer_norm_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.n
 
 def _log_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     """log_softmax over any dim: the last by ATen's row kernel, another by its column kernel."""
-    from harness.impl.rows import log_softmax_dim
+    from harness.impl.rows import log_softmax_dim, log_softmax_nans_a64
 
     if a.get("half_to_float"):
         raise ParityError("the impl reproduces float32 _log_softmax only (not half_to_float)")
@@ -245,75 +245,7 @@ def _log_softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         return {"out": log_softmax_dim(x, dim, p)}
     if not p.aarch64:  # x - max of a NaN max (x86's all-ones vec::maximum)
         raise ParityError("log_softmax of NaN inputs: the NaN its vectorized max passes on is not modelled on x86")
-    return {"out": _log_softmax_nans_a64(x, dim % max(x.ndim, 1), nan, p)}
-
-
-def _log_softmax_nans_a64(x: np.ndarray, dim: int, nan: np.ndarray, p: KernelProfile) -> np.ndarray:
-    """log_softmax under an arm64 profile of ``x`` whose lines along ``dim`` hold NaNs (``nan``). A line's max is
-    then a NaN (FMAX passes one on, quieted), so ``x - max`` is NaN throughout, and ``(x - max) - log(sum)``
-    keeps it (FSUB's first operand; its sum's NaN never shows): an element is its own NaN quieted where NaN,
-    else the max's. The last dim's max is reduce_all(vec::maximum) as the aarch64 objects run it (read:
-    _row_max_nan_a64); over another dim, where a column's NaNs are of one pattern (quieted) the max is that NaN
-    whatever the order, of several the column kernel's FMAX order is not read: refused. The other lines as
-    the kernel computes them (each line's arithmetic its own)."""
-    from harness.impl.rows import log_softmax_dim
-
-    bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
-    quiet = np.where(nan, bits | np.uint32(0x00400000), np.uint32(0))
-    if x.ndim == 0:
-        return quiet.view(np.float32)
-    if dim == x.ndim - 1:
-        kind = _row_max_nan_a64(np.where(nan, bits, np.uint32(0)).reshape(-1, x.shape[-1]), p.lanes)
-        kind = kind.reshape((*x.shape[:-1], 1))
-    else:
-        kind = np.max(quiet, axis=dim, keepdims=True)
-        if (np.where(nan, quiet, kind) != kind).any():
-            raise ParityError("log_softmax over a dim not the last, a column with NaNs of several patterns: which "
-                              "one aarch64's FMAX keeps in its column kernel is not modelled")  # fmt: skip
-    out = log_softmax_dim(np.where(nan, np.float32(0), x), dim, p)
-    line = np.broadcast_to(kind != 0, x.shape)
-    out.view(np.uint32)[line] = np.where(nan, quiet, np.broadcast_to(kind, x.shape))[line]
-    return out
-
-
-def _fmax_nan_a64(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """FMAX(a, b)'s NaN (FPProcessNaNs: a signalling operand first, quieted, then the first quiet one) of NaN bit
-    patterns, 0 standing for a number: 0 where neither is NaN."""
-    q = np.uint32(0x00400000)
-    sig_a, sig_b = (a != 0) & ((a & q) == 0), (b != 0) & ((b & q) == 0)
-    return np.where(sig_a, a | q, np.where(sig_b, b | q, np.where(a != 0, a, b)))
-
-
-def _row_max_nan_a64(v: np.ndarray, lanes: int) -> np.ndarray:
-    """The NaN (0: none) reduce_all(vec::maximum) gives each row of ``v`` (rows of NaN bit patterns, 0 a number)
-    in torch 2.13.0's aarch64 serial_vec_log_softmax_lastdim_range, read in its objects. NEON (DEFAULT and
-    SVE128, 4 lanes): n < 4 folds lane 0 as FMAX(acc, x[i]); else acc = the first vector, FMAX(acc, v) over the
-    whole vectors and the partial last one's lanes, then FMAX(v, ext #8) and FMAX(v, rev64): lane 0 is
-    FMAX(FMAX(a0, a2), FMAX(a1, a3)). SVE256 (8 lanes): n < 8 folds x[1] and, at n = 7, x[6] as FMAX(x[i], acc),
-    the others FMAX(acc, x[i]); the partial last vector FMAX(v, acc); the tbl tree pairs lane i with i^4, i^2,
-    i^1, each FMAX(v, v')."""
-    n = v.shape[1]
-    if n == 1:
-        return v[:, 0]
-    if n < lanes:
-        acc = v[:, 0]
-        for i in range(1, n):
-            first = lanes == 8 and (i == 1 or i == 6)
-            acc = _fmax_nan_a64(v[:, i], acc) if first else _fmax_nan_a64(acc, v[:, i])
-        return acc
-    acc = v[:, :lanes].copy()
-    whole = n - n % lanes
-    for d in range(lanes, whole, lanes):
-        acc = _fmax_nan_a64(acc, v[:, d : d + lanes])
-    if n > whole:
-        r = n - whole
-        part = v[:, whole:]
-        acc[:, :r] = _fmax_nan_a64(part, acc[:, :r]) if lanes == 8 else _fmax_nan_a64(acc[:, :r], part)
-    step = lanes // 2
-    while step:
-        acc = _fmax_nan_a64(acc, acc[:, np.arange(lanes) ^ step])
-        step //= 2
-    return acc[:, 0]
+    return {"out": log_softmax_nans_a64(x, dim % max(x.ndim, 1), nan, p)}
 
 
 def _softmax(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
