@@ -92,3 +92,13 @@ def test_replays_take_the_arm64_profiles() -> None:
     x = {"self": np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)}
     outs = [replay("aten.avg_pool2d.default", x, pool_args, get_profile(n))["out"] for n in ("x86-avx2", "arm64-neon")]
     assert np.array_equal(outs[0], outs[1]) and outs[0][0, 0, 0, 0] == 2.5
+
+
+def test_a_pooling_layout_neither_contiguous_nor_channels_last_is_refused_as_pooling() -> None:
+    """EfficientLoFTR's max pool over a batch-sliced view (strides [4096, 64, 8, 1] of a (2, 32, 8, 8)
+    tensor): refused in one line that names pooling (it had named batch norm, whose layout check it shares)."""
+    x = np.arange(2 * 32 * 64, dtype=np.float32).reshape(2, 32, 8, 8)
+    args = [{"name": "self", "tensor": "self", "stride": [4096, 64, 8, 1], "shape": [2, 32, 8, 8]},
+            {"name": "kernel_size", "value": [2, 2]}]  # fmt: skip
+    with pytest.raises(ParityError, match=r"reproduces pooling on contiguous or channels-last tensors, not self"):
+        replay("aten.max_pool2d_with_indices.default", {"self": x}, args, get_profile("x86-avx2"))

@@ -325,16 +325,16 @@ def in_memory_order(
     return np.transpose(out, np.argsort(kept)) if out.ndim == len(kept) else out
 
 
-def channels_last(a: Args, name: str, shape: tuple[int, ...]) -> bool:
+def channels_last(a: Args, name: str, shape: tuple[int, ...], what: str = "batch norm") -> bool:
     """Whether ATen's batch norm kernels (and the pooling kernels, ``_nhwc``) see tensor ``name`` as
     channels-last (NHWC, NDHWC) rather than contiguous (NCHW); refused when it is neither (batch norm
-    sends such tensors to ATen's TensorIterator path before asking: ``_bn_dense``)."""
+    sends such tensors to ATen's TensorIterator path before asking: ``_bn_dense``), naming ``what``."""
     stride = a.get(f"{name}.stride")
     if stride is None or contiguous(stride, shape):
         return False
     if len(shape) in (4, 5) and same_layout(stride, strides_in_order(shape, (0, *range(2, len(shape)), 1)), shape):
         return True
-    raise ParityError(f"the impl reproduces batch norm on contiguous or channels-last tensors, not {name} {stride}")
+    raise ParityError(f"the impl reproduces {what} on contiguous or channels-last tensors, not {name} {stride}")
 
 
 def _training(a: Args, op: str) -> None:
@@ -443,7 +443,7 @@ def _bn_backward_generic(a: Args, shape: tuple[int, ...]) -> bool:
 
 def _nhwc(a: Args, name: str, shape: tuple[int, ...]) -> bool:
     """Whether a pooling operand ran channels-last (4-D NHWC in memory, not also contiguous)."""
-    return len(shape) == 4 and channels_last(a, name, shape)
+    return len(shape) == 4 and channels_last(a, name, shape, "pooling")
 
 
 def _suggests_cl(a: Args, name: str, shape: tuple[int, ...]) -> bool:
