@@ -304,10 +304,10 @@ def diff_traces(a: Trace, b: Trace, target: str = "") -> TraceDiff:
             )
         if t.attrs.get("thread_note"):
             diff.notes.append(f"{side}: {t.attrs['thread_note']}")
-    for root in qemu_nan_pick_roots(diff):
-        side = "A" if emulated_x86_model(a.provenance) else "B"
+    model_a, model_b = emulated_x86_model(a.provenance), emulated_x86_model(b.provenance)
+    for root in qemu_nan_pick_roots(diff):  # exactly one side emulated
         diff.notes.append(
-            f"{side} ran under qemu-x86_64 (-cpu {emulated_x86_model((a if side == 'A' else b).provenance)}) and the "
+            f"{'A' if model_a else 'B'} ran under qemu-x86_64 (-cpu {model_a or model_b}) and the "
             f"other on a CPU: root op {root.a.index} ({root.a.op}) reads NaNs and writes them on both sides, so its "
             "difference may be QEMU's pick where two NaNs meet alone, not the CPU's (docs/emulation.md, \"NaNs "
             'recorded under qemu-x86_64")'
