@@ -72,6 +72,21 @@ def test_each_core_gets_its_own_root_so_cores_run_side_by_side(tmp_path: Path):
     assert cmd[1:3] == ["-L", str(n1)] and cmd[-4:] == ["--random", "100", "--seed", "3"]
 
 
+def test_two_runs_setting_up_one_core_at_once_do_not_trip_on_each_other(tmp_path: Path, monkeypatch):
+    """Two emulated runs started together with a new CPU count write the same core's fake files and links:
+    each write goes through its own temporary file, and a link the other run made first is taken as made."""
+    emu = Emulator(tmp_path / "cache", "2.13.0")
+    (emu.root / "usr/bin").mkdir(parents=True)
+    (emu.root / "usr/bin/python3.11").write_text("")
+    n1 = emu.core_root(CORES["neoverse-n1"], 4)
+    regs = n1 / "sys/devices/system/cpu/cpu0/regs/identification"
+    (regs / ".midr_el1.tmp").mkdir()  # the other run's temporary file, under the one name they once shared
+    monkeypatch.setattr(Path, "is_symlink", lambda self: False)  # the other run linked usr/ after this one looked
+    assert emu.core_root(CORES["neoverse-n1"], 4) == n1
+    assert (regs / "midr_el1").read_text() == "0x00000000413fd0c1\n"
+    assert sorted(p.name for p in regs.iterdir()) == [".midr_el1.tmp", "midr_el1"]  # no temporary file left
+
+
 def test_bad_thread_counts_are_one_line_and_exit_2(tmp_path: Path):
     import subprocess
     import sys

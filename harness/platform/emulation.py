@@ -35,7 +35,7 @@ import sys
 import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -194,7 +194,8 @@ class Emulator:
         for entry in self.root.iterdir():
             link = root / entry.name
             if entry.name not in ("proc", "sys") and not link.is_symlink():
-                link.symlink_to(entry)
+                with suppress(FileExistsError):  # another run set this core up at the same moment
+                    link.symlink_to(entry)
         write_fake_cpu(root, core, ncpus)
         return root
 
@@ -235,9 +236,11 @@ def write_files(root: Path, files: dict[str, str]) -> None:
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # unique: runs share it
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
 
 
 def _run(cmd: list[str], what: str, **kwargs) -> None:
