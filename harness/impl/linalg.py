@@ -29,8 +29,9 @@ from harness.impl.profiles import MKL_AVX2, MKL_AVX512, MKL_SSE42, MODELLED_BLAS
 _I64 = ctypes.c_int64
 _P = ctypes.c_void_p
 _SMALL_BMM = 400  # at::bmm: contraction * rows * cols below this takes ATen's own loop, not MKL
-# its roundings (csrc/gemm.c bmm_small): x86; aarch64's loop over j in vectors or its scalar loop;
-# aarch64's loop over k in vectors
+_GRAIN = 32768  # at::internal::GRAIN_SIZE: that loop's parallel_for grain is it over K*M*N
+# its roundings (csrc/gemm.c bmm_small): x86; aarch64's scalar loop (fused); aarch64's loop over k in
+# vectors
 _BMM_SMALL_UNFUSED, _BMM_SMALL_FUSED, _BMM_SMALL_K_VECTOR = 0, 1, 2
 
 
@@ -42,7 +43,7 @@ def _lib() -> ctypes.CDLL:
         lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7, f32]
         lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7, f32]
         lib.cpublas_sgemm.argtypes = [i32, i32, _I64, _I64, _I64, _P, _I64, _P, _I64, i32, _P, _I64, i32, i32, i32]
-        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, ctypes.c_int32]
+        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, i32, f32, f32, i32, i32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
         lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
@@ -568,15 +569,17 @@ def addmm(
     beta 1 or 0 (0: ``c`` unread); alpha, rounded to float32, where a model of its kernels places it
     (csrc/mkl_sgemm.h): MKL_CBWR=COMPATIBLE any alpha, MKL's other paths a power of two, NVPL 1."""
     _check_2d(a, b)
+    out = np.empty((a.shape[0], b.shape[1]), np.float32)
+    if a.shape[1] == 0 or out.size == 0:
+        # addmm_impl_cpu_ returns an output of no elements; for K = 0 zeros where beta is 0, else it copies c
+        # and multiplies it by beta (mul_: a signalling NaN comes back quiet), alpha unread: any beta and alpha
+        out[...] = c if beta else 0.0
+        with np.errstate(invalid="ignore", over="ignore"):
+            return out * np.float32(beta) if beta else out
     if beta not in (0.0, 1.0):
         raise ParityError(f"addmm: beta must be 0 or 1, got {beta}")
     _check_alpha(profile, alpha)
-    out = np.empty((a.shape[0], b.shape[1]), np.float32)
     out[...] = c if beta else 0.0  # c broadcast to (M,N), e.g. a bias row
-    if a.shape[1] == 0 and out.size:
-        # K = 0: addmm_impl_cpu_ copies c and multiplies it by beta (mul_: a signalling NaN comes back quiet)
-        with np.errstate(invalid="ignore"):
-            return out * np.float32(beta)
     _sgemm(a, b, out, beta == 1.0, profile, threads=threads, addmm=True, alpha=float(np.float32(alpha)))
     return out
 
@@ -729,20 +732,48 @@ def bmm(
     acl = _bmm_blas(profile, nb, m, n, k)
     alpha = float(np.float32(alpha))
     if acl is None and k * m * n < _SMALL_BMM:
-        mode = _BMM_SMALL_UNFUSED
-        if profile.aarch64:  # which of GCC's loop versions runs: by the operands' strides
-            rows_b, rows_a = b.strides[2] == b.itemsize, a.strides[2] == a.itemsize
-            mode = _BMM_SMALL_K_VECTOR if (n == 1 or not rows_b) and rows_a else _BMM_SMALL_FUSED
-        if alpha != 1.0 and mode != _BMM_SMALL_UNFUSED:
-            raise ParityError(f"bmm: alpha {alpha} in ATen's small loop is modelled on x86 only")
-        a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-        _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), mode)
-        # which NaN a product or sum keeps where two meet is GCC's operand order in ATen's loop, not this one's
-        refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop)", out, profile, set(), a, b)
-        # baddbmm's loop with beta = 0 stores alpha * sum (measured on x86: 156 of 156 batches)
-        return out if alpha == 1.0 else np.float32(alpha) * out
+        return _bmm_small(a, b, out, profile, alpha)
     _bmm_products(a, b, out, False, profile, threads, alpha, acl)
     return out
+
+
+def _bmm_small(
+    a: np.ndarray,
+    b: np.ndarray,
+    out: np.ndarray,
+    profile: KernelProfile,
+    alpha: float,
+    beta: float | None = None,
+    baddbmm: bool = False,
+) -> np.ndarray:
+    """ATen's loop of small products (K*M*N < 400, csrc/gemm.c ``bmm_small``) into ``out`` (B,M,N),
+    C-contiguous: ``alpha * a @ b``, or with ``beta`` (aarch64 only) ``beta * out + alpha * a @ b`` as
+    its ``fmadd`` rounds it. On aarch64 GCC's loop version follows the k strides: a's and b's both 1
+    (a's rows contiguous, b a transposed view or one column) the loop over k in vectors, else the
+    scalar loop; NaNs as bmm's (or, ``baddbmm``, baddbmm's) inline copy gives them, where parallel_for
+    runs it inline: more items than its grain on 2 or more threads run the OpenMP body's copies, whose
+    NaN picks are not modelled (mixed NaNs refused there). On x86 where NaNs of two kinds meet refused."""
+    nb, m, k = a.shape
+    n = b.shape[2]
+    mode = _BMM_SMALL_UNFUSED
+    if profile.aarch64:  # which of GCC's loop versions runs: by the operands' k strides
+        k_unit = a.strides[2] == a.itemsize and b.strides[1] == b.itemsize
+        mode = _BMM_SMALL_K_VECTOR if k_unit else _BMM_SMALL_FUSED
+    elif beta is not None:
+        raise ParityError("bmm: beta in ATen's small loop is modelled on aarch64 only")
+    before = nan_kinds(out) if beta is not None else set()
+    a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
+    flags = (mode, alpha, beta or 0.0, int(baddbmm), int(beta is not None))
+    _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), *flags)
+    inline = nb <= max(_GRAIN // max(m * n * k, 1), 1) or profile.threads == 1
+    if mode != _BMM_SMALL_UNFUSED:
+        if not inline:
+            refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop, its OpenMP body)", out, profile, before, a, b)
+        return out
+    # which NaN a product or sum keeps where two meet is GCC's operand order in ATen's loop, not this one's
+    refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop)", out, profile, set(), a, b)
+    # baddbmm's loop with beta = 0 stores alpha * sum (measured on x86: 156 of 156 batches)
+    return out if alpha == 1.0 else np.float32(alpha) * out
 
 
 def _bmm_products(
@@ -810,22 +841,28 @@ def baddbmm(
     Traced and replayed on the Zen 5 (MKL's generic path), 900 random batches at each of default, avx2
     and avx512, 1, 2 and 4 threads: 808 exact, 0 other, 92 refused (alpha 1/sqrt(8) on MKL's products,
     mixed NaNs); BLOOM's 18 of 18 (docs/impl/kernels.md, "Ops").
-    aarch64 (its loop's contractions, NVPL's beta) is not measured: refused for beta other than 0."""
+    aarch64: ATen's loop as its object rounds it (``_bmm_small``); NVPL's beta not measured: refused."""
     if a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise ParityError(f"baddbmm: cannot multiply {list(a.shape)} by {list(b.shape)}")
     nb, m, k = a.shape
     n = b.shape[2]
     beta32, alpha32 = np.float32(beta), np.float32(alpha)
-    if beta32 == 0.0 and k:
+    small = profile.aarch64 and 0 < k * m * n < _SMALL_BMM  # baddbmm's own copy of ATen's loop there
+    if beta32 == 0.0 and k and not small:
         return bmm(a, b, profile, threads, float(alpha32))
-    if profile.aarch64 and beta32 != 0.0:
-        raise ParityError(f"baddbmm: beta {beta} (not 0) is not measured on aarch64")
     try:
         out = np.array(np.broadcast_to(np.asarray(c, np.float32), (nb, m, n)), np.float32, order="C")
     except ValueError:
         raise ParityError(f"baddbmm: cannot broadcast {list(np.shape(c))} to {[nb, m, n]}") from None
+    if out.size == 0:  # ATen returns an output of no elements before anything
+        return out
     if k == 0:  # ATen: zero_() for beta 0, else mul_(beta)
         return np.zeros_like(out) if beta32 == 0.0 else arith("mul", out, beta32, 0)
+    if small:
+        beta_on = None if beta32 == 0.0 else float(beta32)
+        return _bmm_small(a, b, out, profile, float(alpha32), beta_on, baddbmm=True)
+    if profile.aarch64:
+        raise ParityError(f"baddbmm: beta {beta} (not 0) on NVPL's batched gemm is not measured on aarch64")
     if k * m * n < _SMALL_BMM:
         scaled = arith("mul", out, beta32, 0)
         return arith("add", scaled, arith("mul", alpha32, bmm(a, b, profile, threads), 1), 1)

@@ -125,16 +125,28 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
  * acc = 0; acc += a[i,k]*b[k,j] for k increasing. How the object was compiled decides the roundings
  * (`mode`), GCC's loop versions chosen at run time by the operands' strides:
  *   BMM_SMALL_UNFUSED (x86: no FMA in that object): every product rounded, then added;
- *   BMM_SMALL_FUSED (aarch64: b's rows contiguous and N >= 2, the loop over j in vectors with fmla;
- *     or a's rows not contiguous, the scalar loop, contracted): every step fused, acc = fma(a, b, acc);
- *   BMM_SMALL_K_VECTOR (aarch64 otherwise: b a transposed view or N == 1, a's rows contiguous: the
- *     loop over k in vectors of four with an in-order sum): the products of k < 4*floor(K/4)
- *     rounded and added in k order, the K % 4 left fused.
+ *   BMM_SMALL_FUSED (aarch64: a's k stride or b's not 1, the scalar loop, contracted): every step
+ *     acc + a*b fused;
+ *   BMM_SMALL_K_VECTOR (aarch64: a's and b's k strides 1, i.e. a's rows contiguous and b a transposed
+ *     view or N == 1: the loop over k in vectors of four): per group `fmul v = b * a`, its lanes added
+ *     in k order, in bmm's copy as `acc + p0`, `p1 + acc`, `p2 + acc`, `acc + p3` (GCC's commuted
+ *     operands), in baddbmm's (`baddbmm`) each `acc + p`; the K % 4 left (all K when K < 4) fused.
+ * aarch64's NaNs: each instruction's FPProcessNaNs in those operand orders (nan2, nan3: a signalling
+ * operand first, quieted, then the first quiet one; the fused step's addend acc first, then a, then b),
+ * an invalid operation +qNaN. Read in the wheel's bmm_out_or_baddbmm_, where parallel_for runs the loop
+ * inline (the batch within one grain, or one thread; the copies of its OpenMP body keep other operand
+ * orders: the caller refuses mixed NaNs there), the fused steps' a-before-b measured. x86's are
+ * refused by the caller.
+ * aarch64's store (baddbmm_cpu_kernel<float, false>, the same loops): `t = fmul acc, alpha`, then with
+ * beta 0 t, else `fmadd beta, r, t` (r the element of c, which holds the broadcast self on entry when
+ * beta_on); bmm's <float, true> stores acc, which is t with alpha 1.
  * Measured on emulated N1: 580 of 580 random contiguous products (N = 2..13, K = 1..8), 60 of 60
  * with N = 1, 909 of 909 with a, b or both transposed (docs/impl/kernels.md). a (Bt,M,K), b (Bt,K,N),
  * c (Bt,M,N) contiguous copies. */
 enum { BMM_SMALL_UNFUSED = 0, BMM_SMALL_FUSED = 1, BMM_SMALL_K_VECTOR = 2 };
-void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t mode) {
+void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t mode,
+               float alpha, float beta, int32_t baddbmm, int32_t beta_on) {
+    static const profile_t arm = {.aten = ATEN_NEON};
     const int64_t kv = mode == BMM_SMALL_K_VECTOR ? K / 4 * 4 : mode == BMM_SMALL_UNFUSED ? K : 0;
     for (int64_t p = 0; p < Bt; p++)
         for (int64_t i = 0; i < M; i++)
@@ -142,14 +154,24 @@ void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, cons
                 float acc = 0.0f;
                 for (int64_t k = 0; k < K; k++) {
                     const float x = a[(p * M + i) * K + k], y = b[(p * K + k) * N + j];
-                    if (k >= kv) {
-                        acc = fmaf(x, y, acc);
-                        continue;
+                    if (mode == BMM_SMALL_UNFUSED) {
+                        float prod = x * y;
+                        acc = acc + prod;
+                    } else if (k >= kv) {
+                        acc = nan3(&arm, fmaf(x, y, acc), x, y, acc);
+                    } else {
+                        const float prod = nan2(&arm, y * x, y, x);
+                        acc = !baddbmm && (k % 4 == 1 || k % 4 == 2) ? nan2(&arm, prod + acc, prod, acc)
+                                                                     : nan2(&arm, acc + prod, acc, prod);
                     }
-                    float prod = x * y;
-                    acc = acc + prod;
                 }
-                c[(p * M + i) * N + j] = acc;
+                float *r = c + (p * M + i) * N + j;
+                if (mode == BMM_SMALL_UNFUSED) {
+                    *r = acc;
+                    continue;
+                }
+                const float t = nan2(&arm, acc * alpha, acc, alpha);
+                *r = beta_on ? nan3(&arm, fmaf(beta, *r, t), beta, *r, t) : t;
             }
 }
 
