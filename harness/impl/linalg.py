@@ -716,8 +716,8 @@ def bmm(
     alpha times each sum, rounded).
 
     K*M*N < 400: ATen's loop (products rounded, then added in k order from 0; on aarch64 fused,
-    except where b's rows are not contiguous or N = 1 while a's rows are: then fused only in the
-    K % 4 steps after the whole groups of four: csrc/gemm.c ``bmm_small``); otherwise MKL's
+    except where a's and b's k strides are both 1: then fused only in the K % 4 steps after the
+    whole groups of four: ``_bmm_small``, csrc/gemm.c ``bmm_small``); otherwise MKL's
     batched gemm, each item as ``mm`` except the row grouping of small products, and with fewer items
     than MKL's threads (3 or more) each item cut into parts by the item and thread counts
     (csrc/mkl_sgemm.h ``mkl_sgemm_batch_item``); a batch of one is a plain sgemm (a 1x1 one seen by
