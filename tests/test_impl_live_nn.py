@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from pathlib import Path
 from unittest import mock
 
 import numpy as np
@@ -20,11 +21,12 @@ from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from harness.core.errors import ParityError
+from harness.formats.trace import read_trace
 from harness.impl import nn as impl_nn
 from harness.impl import pool as impl_pool
 from harness.impl.strides import suggests_channels_last
 from harness.trace.impl_ops import REPLAYS, packet, replay
-from harness.trace.recorder import recording
+from harness.trace.recorder import recording, save
 from tests.impl_live import SEEDS, THREADS, assert_bits_equal, live_profile, needs_verified_profile, use_threads
 
 pytestmark = [pytest.mark.usefixtures("restore_threads"), needs_verified_profile]
@@ -1396,19 +1398,25 @@ def test_range_factories_replay_from_a_trace(start: float, step: float, n: int, 
     _replays_match(program, {"arange", "linspace"}, 5)
 
 
-def test_bfloat16_operands_are_refused_not_taken_for_integers() -> None:
-    """A capture holds a bfloat16 tensor's bits as uint16; every replay refuses such an operand in one line
-    (add, exp and masked_fill had given integer arithmetic on the bit patterns), a list of them too."""
+def test_bfloat16_operands_are_refused_not_taken_for_integers(tmp_path: Path) -> None:
+    """A capture holds a bfloat16 tensor's bits as uint16, in a trace file too (Apertus's xIELU takes the log
+    and expm1 of bfloat16 scalars as it is built: writing the capture had failed, and the audit with it);
+    every replay refuses such an operand in one line (add, exp and masked_fill had given integer arithmetic
+    on the bit patterns), a list of them too."""
     x = torch.randn(3, 5).to(torch.bfloat16)
-    with recording(capture=list(range(8))) as tracer:
+    with recording(capture=list(range(9))) as tracer:
         x + x
         torch.exp(x)
         x.masked_fill(x > 0, 1.5)
         torch._foreach_mul([x, x], 2.0)
-    replayed = [(i, op) for i, op in enumerate(tracer.ops) if packet(op.op) in REPLAYS]
-    assert {packet(op.op) for _, op in replayed} >= {"add", "exp", "masked_fill", "_foreach_mul"}
+        torch.log(torch.tensor(0.3, dtype=torch.bfloat16))
+    save(tracer, tmp_path / "bf16.h5")
+    trace = read_trace(tmp_path / "bf16.h5")
+    replayed = [(i, op) for i, op in enumerate(trace.ops) if packet(op.op) in REPLAYS]
+    assert {packet(op.op) for _, op in replayed} >= {"add", "exp", "masked_fill", "_foreach_mul", "log"}
     for i, op in replayed:
-        cap = tracer.captured[i]
+        cap = trace.captured[i]
+        assert all(a.dtype == np.uint16 for a in cap.inputs.values() if a.dtype != np.bool_)
         with pytest.raises(ParityError, match="does not reproduce bfloat16 arithmetic"):
             replay(op.op, cap.inputs, cap.args, live_profile())
 

@@ -39,6 +39,7 @@ DTYPES = {
     "float16": "<f2",
     "int64": "<i8",
     "int32": "<i4",
+    "uint16": "<u2",  # a capture's bfloat16 tensor, held as its bits (NumPy has no bfloat16)
     "uint8": "|u1",
     "bool": "|b1",
 }
