@@ -73,6 +73,7 @@ MODELS = (
     "nllb_moe", "modernbert_decoder", "owlvit",
     "phimoe", "longcat_flash", "seggpt", "clipseg", "vjepa2", "wav2vec2_bert", "qwen2_vl", "neucodec",
     "slanet", "x_clip", "data2vec_audio", "lxmert", "siglip2", "tvp", "grounding_dino",
+    "apertus", "cpmant", "bros", "splinter", "markuplm", "nanochat",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
