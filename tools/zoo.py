@@ -74,6 +74,7 @@ MODELS = (
     "phimoe", "longcat_flash", "seggpt", "clipseg", "vjepa2", "wav2vec2_bert", "qwen2_vl", "neucodec",
     "slanet", "x_clip", "data2vec_audio", "lxmert", "siglip2", "tvp", "grounding_dino",
     "apertus", "cpmant", "bros", "splinter", "markuplm", "nanochat",
+    "emu3_vqgan", "videoprism", "vibevoice_acoustic_tokenizer", "florence2", "uvdoc",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
