@@ -939,7 +939,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "1- to 7-element calls (the kernels' 2-element tail loop), 300,000 per op: 0 differ; 360 random cases "
             "per op (1 to 100,003 elements off 4 and 8 lanes and the 32,768 grain, transposed, strided and "
             "broadcast, 5% specials, 1% past 65536; 3,844,083 elements) at default, avx2 and avx512 on 1, 2 and 4 "
-            "threads: 360 exact, 0 refused, 0 other; MKL's Intel paths (their kernels not read) and aarch64 refused"
+            "threads: 360 exact, 0 refused, 0 other; MKL's Intel paths (their kernels not read) refused"
         ),
     ),
     (
@@ -1394,7 +1394,14 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ("pow",),
         (
             "`pow_tensor_scalar_optimized_kernel` (PowKernel.cpp) for exponents 2, 3, -0.5, -1, -2 (`x*x`, "
-            "`x*x*x`, `1/sqrt(x)`, `1/x`, `1/(x*x)`), 1 and 0 (copy, ones): nn.RMSNorm's chain; any other "
+            "`x*x*x`, `1/sqrt(x)`, `1/x`, `1/(x*x)`; -0.5 and -1 handed to `rsqrt_kernel` and `reciprocal_kernel`, "
+            "the same divisions in every object), 1 and 0 (copy, ones): nn.RMSNorm's chain, float32 and float64 "
+            "alike; an integer or bool tensor to an integer number: the tensor's dtype (bool's int64), "
+            "`native::powi` of the exponent converted to it (0 and 1 answered by `pow_out`; a negative one raises "
+            "in torch); mixed dtypes (float32 ** float64, int ** float64, float64 ** float32, a zero-dim float64 "
+            "beside a float32 tensor, two integer dtypes) in TensorIterator's common dtype, each other operand cast "
+            "by `Tensor.to` (strides kept where non-overlapping and dense, else contiguous), then that dtype's "
+            "kernel; any other "
             "finite exponent (cast to float) through Vectorized `pow`; an integer or bool tensor to a float's power "
             "cast to float32 (the common dtype) by TensorIterator first (LightGlue's int64 `hidden ** 0.25`): "
             "SLEEF `Sleef_powf8_u10` (`expkf` of "
@@ -1454,8 +1461,17 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "op, dtype, level and thread count: float64 and float32 `pow.Scalar`, `pow.Tensor_Scalar` and "
             "`pow.Tensor_Tensor`, 1 to 100,003 elements, sizes off 4, 8, 16 and 32,768, transposed and every-"
             "second layouts, NaNs of both signs quiet and signalling, infinities, -0, subnormals) at default, avx2 "
-            "and avx512 on 1, 2 and 4 threads: 4,320 exact, 0 refused, 0 other. Float64 exponents 0.5, -0.5, -1, "
-            "2, 3, -2, 0, 1 of a float64 tensor (sqrt/rsqrt/reciprocal kernels, products) refused"
+            "and avx512 on 1, 2 and 4 threads: 4,320 exact, 0 refused, 0 other. Float64 to 2, 3, -2, -1, -0.5, 0 "
+            "and 1, mixed dtypes and integer powers, measured on a Zen 5 (1,080 random cases, 40 per group, level "
+            "and thread count: float64 to the special exponents as floats and ints; float32 ** float64, float64 ** "
+            "float32, int64, int32 and uint8 ** float64, float64 ** int64, zero-dim float64 and float32 beside "
+            "tensors, int32 ** float32; int8 to int64, uint8 and bool to 0 to 70 and -1, -2, pow.Scalar of an "
+            "integer to an integer tensor, int ** int of two dtypes; 1 to 100,003 elements off 4, 8, 16 and "
+            "32,768, transposed and every-second layouts, NaNs of both signs quiet and signalling, infinities, "
+            "-0, subnormals) at default, avx2 and avx512 on 1, 2 and 4 threads: 1,017 exact, 63 refused (39 "
+            "float64 ** 0.5; 24 integers to a negative integer, which torch raises), 0 other. Float64 ** 0.5 is "
+            "`sqrt_kernel`, MKL VML's `vdSqrt`: not correctly rounded on MKL's generic path (1,225 of 150,000 "
+            "random positive doubles one ULP off IEEE sqrt; negatives +qNaN `0x7ff8000000000000`), refused on x86"
         ),
     ),
     (
@@ -2387,8 +2403,17 @@ ARM64: dict[str, str] = {
         " of [125, inf) of both signs (33,292,288 per op) and every 61st below 125 with every fourth element"
         " large (36,841,976 per op; of their small lanes 11,498 sin and 137,490 cos bits differ from the Cody-Waite"
         " branch's), on each core at one thread: 0 other; every 499th float below 125 (Cody-Waite vectors) on V2 and"
-        " V1, every 61st and 1,000,000 random ones on N1: 0 other; float64 (SLEEF's `sind2_u10`/`cosd2_u10`):"
-        " not modelled: refused (not measured under emulation)"
+        " V1, every 61st and 1,000,000 random ones on N1: 0 other; float64: SLEEF's `Sleef_sind2_u10`/`cosd2_u10`"
+        " (V1: `sindx_u10sve`/`cosdx_u10sve`, the same bits) over the same `vec::map` vectors, of 2 doubles (N1,"
+        " V2) or 4 (V1), ported as `csrc/dmath.h` `sleef_sincos_d_u1`: a vector whose lanes all have |x| < 15 takes"
+        " the first Cody-Waite branch (q = rint(x/pi), x - q*pi with pi in two parts as a double-double; cos q ="
+        " 2*rint(x/pi - 1/2) + 1 and pi/2), any other the second (pi in four parts, the quotient split at 2^24),"
+        " then the double-double polynomial and the sign by q; a vector holding |x| >= 1e14, an infinity or a NaN"
+        " (SLEEF's double Payne-Hanek branch, not ported) refused. Measured under emulation: 1,200,000 doubles per"
+        " core and op at one thread (|x| < 15, position angles to 1e4, magnitudes to 1e13 with a quarter below 15,"
+        " bit patterns below 1e14) equal, 0 of 7,200,000 differ; 30 random cases per core and thread count (1, 2,"
+        " 4) among the pow cases' 150, sizes off the lanes and the grain, strided and transposed, NaN payloads and"
+        " infinities among them: 135 exact, 135 refused (their NaN or infinity), 0 other"
     ),
     "erf": (
         "no MKL: vml.h's `verf` is `vec::map` of Vectorized<float>::erf over each run of ATen's loop (a strided run "
@@ -2480,7 +2505,21 @@ ARM64: dict[str, str] = {
         " moved over 215,040 tied powers of two; FADD's NaNs, +qNaN for a negative base to a fractional power;"
         " 0 of 9,000,000 random pairs, NaN pairs among them, differ from it under qemu-aarch64); "
         + EMU_LAYOUTS
-        + "; float64 pow refused (SLEEF's NEON `powd2` and aarch64 glibc's double pow not measured)"
+        + "; float64 pow (`pow.Scalar`, `pow.Tensor_Tensor`, `pow.Tensor_Scalar` of an exponent without a special"
+        " case, and mixed dtypes whose common dtype is float64): the vector lanes SLEEF's `Sleef_powd2_u10` (N1, V2:"
+        " blocks of 4) or `Sleef_powdx_u10sve` (V1: blocks of 8), the x86 avx2 object's bits (`sleef_pow_d`), each"
+        " tail aarch64 glibc's double pow, ported as `glibc_pow_dd` of aarch64 (its libm.so.6, glibc 2.36,"
+        " disassembled: every fma of x86's FMA build fused alike, in the same operands; exp's k = round(ehi *"
+        " 128/ln2) ties away by FRINTA/FCVTAS from the rounded product, where x86's shifter rounds the exact one to"
+        " even; FADD's NaN pick, a signalling operand first; +qNaN for a negative base to a fractional power): 400,000"
+        " random pairs and the test's 2 x 200,000 equal to aarch64 libm's pow under qemu-aarch64, 0 differ. Float64"
+        " to 2, 3, -2, -1, -0.5, 0 and 1 as on x86, 0.5 IEEE sqrt (`vsqrtq_f64`, `fsqrt`: no MKL), a NaN made of"
+        " none +qNaN; integer powers and mixed dtypes as on x86. Measured under emulation on N1, V1 and V2 at 1, 2"
+        " and 4 threads, 120 random cases per core and thread count (30 each of float64 to the special exponents,"
+        " float64 pow of other exponents, tensors and numbers, mixed dtypes, integer powers; 1 to 100,003 elements"
+        " off 2, 4 and 8 lanes and the grain, transposed and every-second layouts, NaNs of both signs quiet and"
+        " signalling, infinities, -0, subnormals): 1,068 exact, 12 refused (integers to a negative integer: torch"
+        " raises), 0 other"
     ),
     "conv2d": (
         "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"

@@ -74,7 +74,7 @@ def _sigmoid(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarr
 def _pow(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import pow_scalar
 
-    return {"out": pow_scalar(t["x"], float(p["exponent"]))}
+    return {"out": pow_scalar(t["x"], float(p["exponent"]), profile.aarch64)}
 
 
 def _cumsum(p: Params, t: Arrays, profile: KernelProfile) -> dict[str, np.ndarray]:

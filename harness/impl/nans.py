@@ -20,6 +20,7 @@ from harness.impl.profiles import KernelProfile
 
 # the NaN an x86 operation makes of no NaN (inf - inf, 0 * inf): negative; aarch64's: positive
 _DEFAULT_NAN = {False: 0xFFC00000, True: 0x7FC00000}
+_DEFAULT_NAN64 = {False: 0xFFF8000000000000, True: 0x7FF8000000000000}  # the same of float64
 
 
 def arith(
@@ -57,7 +58,9 @@ UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divid
 
 def default_nans(out: np.ndarray, made: np.ndarray, aarch64: bool) -> np.ndarray:
     """``out`` with its NaNs where ``made`` (a NaN an operation made of no NaN: inf - inf, 0 * inf, inf / inf)
-    the CPU's default NaN: x86's -qNaN, or with ``aarch64`` +qNaN."""
+    the CPU's default NaN: x86's -qNaN, or with ``aarch64`` +qNaN (float32, or float64 where ``out`` is)."""
+    if out.dtype == np.float64:
+        return np.where(np.isnan(out) & made, np.uint64(_DEFAULT_NAN64[aarch64]).view(np.float64), out)
     return np.where(np.isnan(out) & made, np.uint32(_DEFAULT_NAN[aarch64]).view(np.float32), out)
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.nans import arith, nan_kinds, x86_nans
+from harness.impl.nans import arith, default_nans, nan_kinds, x86_nans
 from harness.impl.profiles import KernelProfile
 from harness.impl.scatter import GRAIN_SIZE
 from harness.impl.strides import contiguous, iteration_order
@@ -478,36 +478,49 @@ def cumsum(x: np.ndarray, dim: int, aarch64: bool = False) -> np.ndarray:
     return out
 
 
-# pow(x, exponent) exponents that pow_tensor_scalar_optimized_kernel (PowKernel.cpp) computes with
-# products, quotients and square roots, one IEEE rounding each, in this order; others take SLEEF's
-# powf (avx2 and aarch64 vector lanes) or glibc's (default lanes), harness.impl.unary.pow_scalar_forward, but 0.5,
-# whose special case (sqrt) is not modelled.
+# pow(x, exponent) exponents that PowKernel.cpp's pow_tensor_scalar_kernel computes with products,
+# quotients and square roots, one IEEE rounding each, in this order, for float32 and float64 alike: 2, 3
+# and -2 in pow_tensor_scalar_optimized_kernel, -0.5 and -1 handed to rsqrt_kernel and reciprocal_kernel
+# (UnaryOpsKernel.cpp: 1 / std::sqrt(x) and 1 / x, the Vectorized rsqrt and reciprocal the same two
+# divisions on every level and architecture), 1 and 0 answered by pow_out (copy, ones); others take SLEEF's
+# or glibc's pow (harness.impl.unary.pow_scalar_forward, pow_f64_forward). 0.5 is sqrt_kernel: MKL VML's
+# sqrt on x86 (float32: harness.impl.optim's ``sqrt``; float64's vdSqrt not modelled), IEEE on aarch64.
 _POW: dict[float, Any] = {
     2.0: lambda x: x * x,
     3.0: lambda x: x * x * x,
-    -0.5: lambda x: np.float32(1) / np.sqrt(x),
-    -1.0: lambda x: np.float32(1) / x,
-    -2.0: lambda x: np.float32(1) / (x * x),
+    -0.5: lambda x: x.dtype.type(1) / np.sqrt(x),
+    -1.0: lambda x: x.dtype.type(1) / x,
+    -2.0: lambda x: x.dtype.type(1) / (x * x),
     1.0: lambda x: x.copy(),  # pow_out copies the base
     0.0: np.ones_like,  # ... and fills ones
 }
 
 
-POW_SPECIAL = frozenset((*_POW, 0.5))  # the exponents pow_scalar answers (0.5: refused)
+POW_SPECIAL = frozenset((*_POW, 0.5))  # the exponents pow_scalar answers (0.5: float64 on aarch64 only)
 
 
-def pow_scalar(x: np.ndarray, exponent: float) -> np.ndarray:
-    """aten.pow.Tensor_Scalar of float32 for the exponents of _POW (nn.RMSNorm: 2; its backward: 3, 1)."""
-    if x.dtype != np.float32:
-        raise ParityError(f"pow: float32 only, not {x.dtype}")
-    if float(exponent) not in _POW:
+def pow_scalar(x: np.ndarray, exponent: float, aarch64: bool = False) -> np.ndarray:
+    """aten.pow.Tensor_Scalar of float32 or float64 ``x`` for the exponents of _POW (nn.RMSNorm: 2; its
+    backward: 3, 1), and 0.5 of float64 on ``aarch64`` (vsqrtq_f64 and fsqrt: IEEE). Elementwise, so no level,
+    thread count or layout reaches a bit; a NaN operand comes back quieted, a NaN made of none (the square root
+    of a negative) is the architecture's default NaN (nans.default_nans). Float64's 0.5 on x86 (MKL VML's
+    vdSqrt, not correctly rounded on MKL's generic path: 1,225 of 150,000 random positive doubles an ULP off
+    IEEE sqrt, negatives +qNaN) refused."""
+    if x.dtype not in (np.float32, np.float64):
+        raise ParityError(f"pow: float32 and float64 only, not {x.dtype}")
+    exponent = float(exponent)
+    if exponent not in POW_SPECIAL:
+        raise ParityError(f"pow_scalar answers the exponents {sorted(POW_SPECIAL)} only, not {exponent}")
+    if exponent == 0.5 and not (aarch64 and x.dtype == np.float64):
         raise ParityError(
-            "the impl does not reproduce pow with exponent 0.5 (ATen's sqrt special case)"
-            if float(exponent) == 0.5
-            else f"pow_scalar answers the exponents {sorted(_POW)} only, not {exponent}"
+            "pow of float64 to 0.5 on x86 is MKL VML's vdSqrt (not correctly rounded on MKL's generic path): not "
+            "modelled"
+            if x.dtype == np.float64
+            else "the impl answers float32 pow with exponent 0.5 as sqrt (MKL VML's vsSqrt on x86), not here"
         )
     with np.errstate(all="ignore"):
-        return np.asarray(_POW[float(exponent)](x), np.float32)
+        out = np.asarray(np.sqrt(x) if exponent == 0.5 else _POW[exponent](x), x.dtype)
+    return default_nans(out, ~np.isnan(x), aarch64)
 
 
 def binary(op: str, a: np.ndarray, b: np.ndarray | float, aarch64: bool = False) -> np.ndarray:

@@ -533,10 +533,11 @@ def pow_f64_forward(
     """float64 ``base`` to float64 ``exponent`` (one shape, or one of them broadcast) as pow_tensor_tensor_kernel
     and pow_tensor_scalar_optimized_kernel's generic exponent compute it (``aten.pow.Scalar`` of a number to a
     float64 tensor, ``pow.Tensor_Tensor`` and ``pow.Tensor_Scalar`` of float64): SLEEF's double pow
-    (Sleef_powd4_u10 / powd8_u10) in the vector lanes at avx2 / avx512, csrc/unary.c pow_f64_forward, and
-    glibc's double pow (x86-64's FMA build, csrc/dmath.h glibc_pow_d) in each run's scalar tail and every
-    element at default. Returns the powers and a mask of the elements glibc's pow computes. ``row`` as
-    ``forward``'s."""
+    (Sleef_powd4_u10 / powd8_u10) in the vector lanes at avx2 / avx512, on aarch64 in blocks of 2 vectors
+    (NEON's Sleef_powd2_u10: 4 elements on N1 and V2; SVE256's powdx: 8 on V1), csrc/unary.c pow_f64_forward,
+    and glibc's double pow (csrc/dmath.h glibc_pow_dd: x86-64's FMA build, or aarch64's) in each run's scalar
+    tail and every element at x86's default. Returns the powers and a mask of the elements glibc's pow
+    computes. ``row`` as ``forward``'s."""
     b, e = (np.ascontiguousarray(v, np.float64) for v in np.broadcast_arrays(base, exponent))
     out, tail = np.empty_like(e), np.empty(e.shape, np.uint8)
     fn = load("unary").pow_f64_forward
@@ -550,7 +551,7 @@ def pow_f64_forward(
         ctypes.c_int64(e.size),
         ctypes.c_int64(max(1, row or e.size)),
     )
-    if not profile.libm_fma and tail.any():
+    if not (profile.libm_fma or profile.aarch64) and tail.any():
         raise ParityError(
             f"pow of float64 on {profile.name}: {np.count_nonzero(tail)} elements in glibc's double pow, whose "
             "build on a CPU without FMA (__pow_sse2) is not modelled, only its FMA build"
@@ -572,30 +573,43 @@ def powi(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     return np.where(b < 0, np.where(base == 1, 1, np.where(base == -1, sign, 0)).astype(result.dtype), result)
 
 
-def glibc_pow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+def glibc_pow(x: np.ndarray, y: np.ndarray, aarch64: bool = False) -> np.ndarray:
     """``std::pow(double, double)`` of float64 ``x`` and ``y`` (one shape) as x86-64's glibc computes it
-    (csrc/dmath.h glibc_pow_d: 2.28 and later, its FMA build, bit for bit)."""
+    (csrc/dmath.h glibc_pow_d: 2.28 and later, its FMA build, bit for bit), or with ``aarch64`` aarch64's
+    (glibc_pow_dd: k ties away from the rounded product, FADD's NaN pick, +qNaN for an invalid power)."""
     a, b = (np.ascontiguousarray(v, np.float64) for v in np.broadcast_arrays(x, y))
     out = np.empty_like(a)
     fn = load("unary").glibc_pow_f64
     fn.restype = None
-    fn(ptr(a), ptr(b), ptr(out), ctypes.c_int64(a.size))
+    fn(ptr(a), ptr(b), ptr(out), ctypes.c_int64(a.size), ctypes.c_int32(int(aarch64)))
     return out
 
 
-def sincos_f64_forward(op: str, x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+def sincos_f64_forward(op: str, x: np.ndarray, profile: KernelProfile, row: int | None = None) -> np.ndarray:
     """``sin``/``cos`` of a float64 ``x`` on x86: MKL VML's vmdSin/vmdCos (VML_HA) on MKL's generic path, read from
     its kernel (csrc/dmath.h mkl_vml_sincos_d), elementwise (no ATen level, thread count or layout reaches a bit).
-    Refused in one line: aarch64 (SLEEF's double lanes) and MKL's Intel paths (their kernels not read)."""
+    On aarch64 SLEEF's Sleef_sind2_u10 / cosd2_u10 (SVE256: sindx / cosdx_u10sve) over vec::map's vectors (csrc/
+    unary.c sincos_f64_a64_forward: ``x`` in ATen's loop order, runs of ``row``), each vector's Cody-Waite branch as
+    its lanes' magnitudes pick it. Refused in one line: a vector holding |x| >= 1e14, an infinity or a NaN on
+    aarch64 (SLEEF's Payne-Hanek branch, not ported) and MKL's Intel paths (their kernels not read)."""
+    a = np.ascontiguousarray(x, np.float64)
+    out = np.empty_like(a)
     if profile.aarch64:
-        raise ParityError(f"{op} of float64 on {profile.name}: SLEEF's double sin/cos lanes are not modelled")
+        fn = load("unary").sincos_f64_a64_forward
+        fn.restype = ctypes.c_int64
+        rows = ctypes.c_int64(max(1, row or a.size))
+        refused = fn(profile.as_c(), ptr(a), ptr(out), ctypes.c_int64(a.size), rows, ctypes.c_int32(op == "cos"))
+        if refused:
+            raise ParityError(
+                f"{op} of float64 on {profile.name}: {refused} elements in SLEEF vectors holding |x| >= 1e14, an "
+                "infinity or a NaN (its Payne-Hanek branch, not modelled)"
+            )
+        return out
     if profile.blas != MODELLED_BLAS:
         raise ParityError(
             f"{op} of float64: MKL VML's vmd{op.capitalize()} is not modelled on {profile.name} (BLAS "
             f"{profile.blas}): read from MKL's generic path only"
         )
-    a = np.ascontiguousarray(x, np.float64)
-    out = np.empty_like(a)
     fn = load("unary").sincos_f64_forward
     fn.restype = None
     fn(ptr(a), ptr(out), ctypes.c_int64(a.size), ctypes.c_int32(op == "cos"))

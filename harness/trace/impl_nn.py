@@ -513,10 +513,13 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if "self" not in t or "exponent" not in a:
         raise ParityError("pow: neither its base nor its exponent was captured as a tensor")
     exponent = float(a["exponent"])
-    if t["self"].dtype.kind in "biu" and isinstance(a["exponent"], float):
+    if t["self"].dtype.kind in "biu" and not isinstance(a["exponent"], float):
+        return {"out": _pow_integer(t["self"], a["exponent"])}
+    if t["self"].dtype.kind in "biu":
         # an integer tensor to a float's power (LightGlue's int64 hidden size ** 0.25): the common dtype is
         # float32, the base cast to it by TensorIterator, then the float kernel
-        t = {**t, "self": _as_float32(a, "self", t["self"], "pow.Tensor_Scalar")}
+        x, a = _cast_to(a, "self", t["self"], np.dtype(np.float32), "pow.Tensor_Scalar")
+        t = {**t, "self": x}
     if exponent == 0.5 and t["self"].dtype == np.float32:
         # PowKernel.cpp's pow_tensor_scalar_kernel hands 0.5 to sqrt_kernel: MKL VML's vsSqrt as ``sqrt``
         # (bit-equal to torch.sqrt at default, avx2 and avx512 on 1, 2 and 4 threads, NaNs, -0 and
@@ -529,10 +532,31 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         # pow_tensor_scalar_optimized_kernel's generic exponent: std::pow(base, exp) and Vectorized's pow
         return {"out": _pow_f64_loop(a, ("self",), [x], p, exponent)}
     if exponent in POW_SPECIAL:
-        return {"out": pow_scalar(x, exponent)}
+        return {"out": pow_scalar(x, exponent, p.aarch64)}
     if x.dtype != np.float32:
-        raise ParityError(f"pow: float32 only, not {x.dtype}")
+        raise ParityError(f"pow: float32 and float64 only, not {x.dtype}")
     return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
+
+
+def _pow_integer(x: np.ndarray, exponent: int) -> np.ndarray:
+    """``pow.Tensor_Scalar`` of an integer or bool tensor to an integer (or bool) number: the common dtype is
+    the tensor's (int64 for bool), the base cast to it; Pow.cpp answers 0 (False) with ones and 1 (True)
+    with the base, pow_tensor_scalar_kernel's integral branch the rest by ``native::powi`` of the exponent
+    converted to that dtype (harness.impl.unary.powi: exact, wrapping products, no level, thread count or
+    layout reaches a bit). A negative exponent (the meta function raises "Integers to negative integer
+    powers are not allowed") and one outside the dtype (Scalar's checked conversion raises) refused."""
+    from harness.impl.promote import result_type
+    from harness.impl.unary import powi
+
+    dtype = result_type(x, exponent)
+    if exponent < 0:
+        raise ParityError(f"pow of an integer tensor to {exponent}: torch raises (integers to negative powers)")
+    base = np.asarray(x).astype(dtype)
+    if int(exponent) in (0, 1):
+        return np.ones_like(base) if int(exponent) == 0 else base
+    if dtype == np.bool_ or not int(exponent) <= np.iinfo(dtype).max:
+        raise ParityError(f"pow: the exponent {exponent} does not fit {dtype} (torch raises)")
+    return powi(base, np.asarray(exponent, dtype))
 
 
 def _common_float32(a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarray, what: str) -> list[np.ndarray]:
@@ -546,6 +570,43 @@ def _common_float32(a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarra
     if result_type(x, y) != np.float32 or any(v.dtype.kind not in "biu" and v.dtype != np.float32 for v in (x, y)):
         raise ParityError(f"{what}: float32 operands (or an integer one beside them) only, not {x.dtype} and {y.dtype}")
     return [_as_float32(a, name, v, what) for name, v in zip(names, (x, y), strict=True)]
+
+
+def _common_float(
+    a: Args, names: tuple[str, str], x: np.ndarray, y: np.ndarray, what: str
+) -> tuple[list[np.ndarray], Args]:
+    """pow's two operands in their common float dtype (harness.impl.promote's ``result_type``, TensorIterator's:
+    float32 ** float64 and int64 ** float64 are float64, int32 ** float32 and float32 ** a zero-dim float64
+    float32), each other one cast by ``_cast_to``; the args with the cast operands' strides. Other common
+    dtypes (float16, bfloat16) and operands refused."""
+    from harness.impl.promote import result_type
+
+    dtype = result_type(x, y)
+    if dtype not in (np.float32, np.float64) or any(v.dtype.kind not in "biuf" for v in (x, y)):
+        raise ParityError(f"{what}: a float32 or float64 common dtype only, not that of {x.dtype} and {y.dtype}")
+    out = []
+    for name, v in zip(names, (x, y), strict=True):
+        v, a = _cast_to(a, name, v, dtype, what)
+        out.append(v)
+    return out, a
+
+
+def _cast_to(a: Args, name: str, v: np.ndarray, dtype: np.dtype, what: str) -> tuple[np.ndarray, Args]:
+    """TensorIterator's cast of operand ``name`` to the common ``dtype`` (``Tensor.to``, ``_to_copy``'s preserve
+    format): one rounding to nearest (an integer to float, float64 to float32; float32 to float64 exact, a
+    signalling NaN quieted by the conversion, as torch's own cast quiets it), its strides kept where it is
+    non-overlapping and dense, else C-contiguous (channels-last where a 4-D one suggests it; a 5-D one
+    refused), which the loop order then follows: the args with that operand's strides."""
+    if v.dtype == dtype:
+        return v, a
+    stride = a.get(f"{name}.stride")
+    if stride is not None and any(stride) and not non_overlapping_and_dense(stride, v.shape):
+        if len(v.shape) == 5 and suggests_channels_last(v.shape, stride):
+            raise ParityError(f"{what}: a {v.dtype} {name} of strides {stride} cast channels-last-3d: not modelled")
+        cl = len(v.shape) == 4 and suggests_channels_last(v.shape, stride)
+        a = {**a, f"{name}.stride": channels_last_strides(v.shape) if cl else c_strides(v.shape)}
+    with np.errstate(invalid="ignore"):
+        return v.astype(dtype), a
 
 
 def _as_float32(a: Args, name: str, v: np.ndarray, what: str) -> np.ndarray:
@@ -566,19 +627,16 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
     (harness.impl.unary.pow_tensor_forward). Float32 exponents (an integer tensor to a float's power:
     cast to float32 first, as TensorIterator does); a tensor base of one shape with the exponent, or of
     one element."""
+    from harness.impl.promote import result_type
     from harness.impl.unary import pow_tensor_forward
 
     e = t["exponent"]
     if "self" in t:
         names = ("self", "exponent")
-        if t["self"].dtype == e.dtype and e.dtype.kind == "i":
-            from harness.impl.unary import powi
-
-            return {"out": powi(t["self"], e)}
-        if t["self"].dtype == np.float64 and e.dtype == np.float64:
-            base, e = t["self"], e
-        else:
-            base, e = _common_float32(a, names, t["self"], e, "pow.Tensor_Tensor")
+        common = result_type(t["self"], e)
+        if common.kind in "biu":
+            return {"out": _powi_tensors(t["self"], e, common)}
+        (base, e), a = _common_float(a, names, t["self"], e, "pow.Tensor_Tensor")
         if base.shape != e.shape:
             shape = np.broadcast_shapes(base.shape, e.shape)
             if (base.size != 1 and e.size != 1) or shape not in (base.shape, e.shape):
@@ -591,7 +649,9 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         if isinstance(number, bool) or not isinstance(number, (int, float)):
             raise ParityError(f"pow.Scalar: the impl reproduces a real number base only, not {number!r}")
         if e.dtype.kind in "biu" and isinstance(number, int):
-            raise ParityError(f"pow.Scalar of an integer to an integer tensor ({e.dtype}) is not modelled")
+            if number == 1:  # Pow.cpp's base of 1: ones, before any kernel
+                return {"out": np.ones(e.shape, result_type(e, number))}
+            return {"out": _powi_tensors(np.asarray(number), e, result_type(e, number))}
         if e.dtype == np.float64:
             return {"out": _pow_float64(a, number, e, p)}
         if e.dtype != np.float32 and e.dtype.kind not in "biu":
@@ -607,6 +667,18 @@ def _pow_of_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray
         compute = lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run)
         return {"out": in_loop_order({**a, **wrapped}, names, [base, e], compute, operands=("out", *names))}
     return {"out": in_loop_order(a, names, [base, e], lambda xs, run: pow_tensor_forward(xs[0], xs[1], p, run))}
+
+
+def _powi_tensors(base: np.ndarray, exponent: np.ndarray, common: np.dtype) -> np.ndarray:
+    """pow_tensor_tensor_kernel's integral branch (``native::powi``, harness.impl.unary.powi) of two integer or
+    bool operands cast to their common integer dtype (int32 ** int64: int64; a zero-dim int64 or a wrapped
+    number beside int32 converted to int32, wrapping), broadcast; exact, so no level, thread count or layout
+    reaches a bit. bool ** bool (no integral kernel for bool: torch raises) refused."""
+    from harness.impl.unary import powi
+
+    if common == np.bool_:
+        raise ParityError("pow of two bool operands: torch has no bool kernel (it raises)")
+    return powi(np.asarray(base).astype(common), np.asarray(exponent).astype(common))
 
 
 def _pow_float64(a: Args, number: float, e: np.ndarray, p: KernelProfile) -> np.ndarray:
@@ -640,14 +712,11 @@ def _pow_f64_loop(
 ) -> np.ndarray:
     """float64 ``arrays`` (base and exponent, or the base alone to the number ``exponent``) in TensorIterator's
     order (``names``, ``operands``: as ``in_loop_order``'s): pow_tensor_tensor_kernel's or
-    pow_tensor_scalar_optimized_kernel's vector lanes, SLEEF's double pow, at avx2 / avx512, glibc's double pow
-    (x86-64's FMA build) in each run's scalar tail and every element at default
-    (harness.impl.unary.pow_f64_forward); aarch64 (SLEEF's NEON powd2 and aarch64 glibc's build, not measured)
-    refused."""
+    pow_tensor_scalar_optimized_kernel's vector lanes, SLEEF's double pow, at avx2 / avx512 and on aarch64
+    (NEON's powd2, SVE's powdx), glibc's double pow (x86-64's FMA build, or aarch64's) in each run's scalar tail
+    and every element of x86's default build (harness.impl.unary.pow_f64_forward)."""
     from harness.impl.unary import pow_f64_forward
 
-    if p.aarch64:
-        raise ParityError("pow of float64 on aarch64 (SLEEF's NEON powd2, aarch64 glibc's pow) is not modelled")
     compute = lambda xs, run: pow_f64_forward(xs[0], xs[1] if exponent is None else exponent, p, run)[0]
     return in_loop_order(a, names, arrays, compute, operands=operands)
 

@@ -397,13 +397,17 @@ def _vec_mapped(op: str) -> Replay:
     whose vectors take one branch together (csrc/unary.c: sin/cos SLEEF's Cody-Waite or Payne-Hanek branch per
     vector, erf's 4-lane NEON vectors (N1, V2) SLEEF's exp), so the operand goes in TensorIterator's order and
     inner dim there (a strided run copied into a buffer: ``buffered``). sin, cos of float64: MKL VML's
-    vmdSin/vmdCos on x86 (elementwise; unary.sincos_f64_forward refuses aarch64)."""
+    vmdSin/vmdCos on x86 (elementwise), SLEEF's double sin/cos over vec::map's vectors on aarch64
+    (unary.sincos_f64_forward)."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.unary import forward, sincos_f64_forward
 
         if op in ("sin", "cos") and t["self"].dtype == np.float64:
-            return {"out": sincos_f64_forward(op, t["self"], p)}
+            if not p.aarch64:
+                return {"out": sincos_f64_forward(op, t["self"], p)}
+            compute64 = lambda xs, run: sincos_f64_forward(op, xs[0], p, run)
+            return {"out": impl_nn.in_loop_order(a, ("self",), [t["self"]], compute64, buffered=True)}
         x = _as_float(t["self"], op)
         if not p.aarch64:
             return {"out": forward(op, x, p)}

@@ -552,6 +552,84 @@ static inline double sleef_pow_d(double x, double y) {
 
 /* ----------------------------------------------------------------- MKL VML's double sin and cos */
 
+/* SLEEF's double sin/cos u1 (Sleef_sind2_u10 / cosd2_u10 on aarch64's NEON, sindx/cosdx_u10sve on SVE: the
+ * same arithmetic, every multiply-add one fma) as SLEEF 3.x's non-deterministic build computes a lane: the
+ * vector takes its first Cody-Waite branch (pi in two parts, PI_A2 + PI_B2) where every lane has |x| < 15
+ * (`cw2`), else its second (pi in four parts, the quotient split in dqh + dql) where every lane has
+ * |x| < 1e14; the Payne-Hanek branch (rempi) past that, infinities and NaNs are not ported (the caller
+ * refuses them). sin: q = rint(x/pi), s = x - q pi as a pair; cos: q = 2 rint(x/pi - 1/2) + 1,
+ * s = x - q pi/2. Then t = s, s = s^2, u = a degree-6 polynomial in s.hi (Estrin) times s.hi plus 1/120,
+ * x = 1 + (-1/6 + u s.hi) s, the value t x; its sign flipped where q is odd (sin) or q & 2 is 0 (cos);
+ * sin of +-0 is x itself. */
+#define SLEEF_PI_A 3.1415926218032836914
+#define SLEEF_PI_B 3.1786509424591713469e-08
+#define SLEEF_PI_C 1.2246467864107188502e-16
+#define SLEEF_PI_D 1.2736634327021899816e-24
+#define SLEEF_PI_A2 3.141592653589793116
+#define SLEEF_PI_B2 1.2246467991473532072e-16
+#define SLEEF_M_1_PI 0.318309886183790671537767526745028724
+#define SLEEF_TRIGRANGEMAX2 15.0
+#define SLEEF_TRIGRANGEMAX 1e14
+#define SP_POLY6(x, x2, x4, c5, c4, c3, c2, c1, c0) SP_MLA(x4, SP_POLY2(x, c5, c4), SP_POLY4(x, x2, c3, c2, c1, c0))
+
+/* ddadd (|x| >= |y|) of two doubles: s = x + y, (x - s) + y. */
+static inline dd_t sp_add_d_d(double x, double y) {
+    const double s = x + y;
+    return (dd_t){s, (x - s) + y};
+}
+/* ddadd (|x.hi| >= |y|) of a pair and a double: s = x.hi + y, ((x.hi - s) + y) + x.lo. */
+static inline dd_t sp_add_dd_d(dd_t x, double y) {
+    const double s = x.hi + y;
+    return (dd_t){s, ((x.hi - s) + y) + x.lo};
+}
+
+static inline double sleef_sincos_d_u1(double d, int cosine, int cw2) {
+    dd_t s;
+    int64_t ql;
+    if (cw2 && !cosine) {
+        const double dql = sp_rint(d * SLEEF_M_1_PI);
+        ql = (int64_t)dql;
+        s = sp_add_d_d(fma(dql, -SLEEF_PI_A2, d), dql * -SLEEF_PI_B2);
+    } else if (cw2) {
+        const double dql = fma(2.0, sp_rint(fma(d, SLEEF_M_1_PI, -0.5)), 1.0);
+        ql = (int64_t)dql;
+        s = sp_add2_d_d(d, dql * (-SLEEF_PI_A2 * 0.5));
+        s = sp_add_dd_d(s, dql * (-SLEEF_PI_B2 * 0.5));
+    } else {
+        double dqh, dql, h = 1.0;
+        if (!cosine) {
+            dqh = trunc(d * (SLEEF_M_1_PI / (1 << 24))) * (1 << 24);
+            dql = sp_rint(fma(d, SLEEF_M_1_PI, -dqh));
+            ql = (int64_t)dql;
+        } else {
+            dqh = trunc(fma(d, SLEEF_M_1_PI / (1 << 23), -SLEEF_M_1_PI / (1 << 24)));
+            ql = (int64_t)sp_rint(d * SLEEF_M_1_PI + fma(dqh, -(double)(1 << 23), -0.5));
+            dqh *= (1 << 24);
+            ql = ql + ql + 1;
+            dql = (double)ql;
+            h = 0.5;
+        }
+        const double u = fma(dqh, -SLEEF_PI_A * h, d);
+        s = cosine ? sp_add2_d_d(u, dql * (-SLEEF_PI_A * h)) : sp_add_d_d(u, dql * (-SLEEF_PI_A * h));
+        s = sp_add2_dd_d(s, dqh * (-SLEEF_PI_B * h));
+        s = sp_add2_dd_d(s, dql * (-SLEEF_PI_B * h));
+        s = sp_add2_dd_d(s, dqh * (-SLEEF_PI_C * h));
+        s = sp_add2_dd_d(s, dql * (-SLEEF_PI_C * h));
+        s = sp_add_dd_d(s, (dqh + dql) * (-SLEEF_PI_D * h));
+    }
+    const dd_t t = s;
+    s = sp_squ(s);
+    const double s2 = s.hi * s.hi, s4 = s2 * s2;
+    double u = SP_POLY6(s.hi, s2, s4, 2.72052416138529567917983e-15, -7.6429259411395447190023e-13,
+                        1.60589370117277896211623e-10, -2.5052106814843123359368e-08, 2.75573192104428224777379e-06,
+                        -0.000198412698412046454654947);
+    u = fma(u, s.hi, 0.00833333333333318056201922);
+    const dd_t x = sp_add_d_dd(1.0, sp_mul_dd_dd(sp_add_d_d(-0.166666666666666657414808, u * s.hi), s));
+    u = fma(t.hi, x.hi, fma(t.lo, x.hi, t.hi * x.lo)); /* ddmul_vd_vd2_vd2 */
+    if (cosine ? (ql & 2) == 0 : (ql & 1) == 1) u = dm_u2d(dm_d2u(u) ^ 0x8000000000000000ull);
+    return !cosine && d == 0.0 ? d : u;
+}
+
 /* vmdSin/vmdCos with VML_HA on MKL's generic path (mkl_vml_kernel_dSin_EXHAynn / dCos_EXHAynn, the same code as
  * their E2HAynn twins), read from libtorch_cpu.so 2.13.0's machine code: SSE2 pairs, no fused step, every lane on
  * its own (the 4-element body and the 2-element tail compute alike, -p and + -q where the other has - p, exact).
@@ -716,7 +794,9 @@ static inline double gp_exp_special(double tmp, uint64_t sbits, uint64_t ki) {
     return y * 0x1p-1022;
 }
 
-static inline double gp_exp(double x, double xtail, uint64_t sign_bias) {
+/* a64: aarch64's build (TOINT_INTRINSICS): z = x * 128/ln2 rounded, k = round(z) ties away (FRINTA,
+ * FCVTAS), where x86's shifter rounds the exact product to even. */
+static inline double gp_exp(double x, double xtail, uint64_t sign_bias, int a64) {
     uint32_t abstop = (uint32_t)(dm_d2u(x) >> 52) & 0x7ff;
     if (abstop - 0x3c9u > 0x3eu) {
         if ((int32_t)(abstop - 0x3c9u) < 0) {
@@ -729,9 +809,17 @@ static inline double gp_exp(double x, double xtail, uint64_t sign_bias) {
         }
         abstop = 0;
     }
-    const double shifted = fma(x, GP_EXP(0), GP_EXP(7));
-    const uint64_t ki = dm_d2u(shifted), idx = 2 * (ki & 127);
-    const double kd = shifted - GP_EXP(7);
+    double kd;
+    uint64_t ki;
+    if (a64) {
+        kd = round(x * GP_EXP(0));
+        ki = (uint64_t)(int64_t)kd;
+    } else {
+        const double shifted = fma(x, GP_EXP(0), GP_EXP(7));
+        ki = dm_d2u(shifted);
+        kd = shifted - GP_EXP(7);
+    }
+    const uint64_t idx = 2 * (ki & 127);
     const double r = xtail + fma(kd, GP_EXP(2), fma(kd, GP_EXP(1), x));
     const uint64_t sbits = glibc_exp_tab[idx + 1] + ((ki + sign_bias) << 45);
     const double r2 = r * r;
@@ -754,21 +842,28 @@ static inline int gp_checkint(uint64_t iy) {
 static inline int gp_zeroinfnan(uint64_t i) { return 2 * i - 1 >= 2 * GP_INF - 1; }
 static inline int gp_signalling(uint64_t i) { return 2 * (i ^ 0x0008000000000000ull) > 2 * 0x7ff8000000000000ull; }
 
-/* SSE's addsd of two doubles of which one is a NaN: the first's NaN quieted, else the second's. */
-static inline double gp_nan_sum(double a, double b) {
-    return dm_u2d((isnan(a) ? dm_d2u(a) : dm_d2u(b)) | 0x0008000000000000ull);
+/* x + y of two doubles of which one is a NaN: SSE's addsd, the first's NaN quieted, else the second's; a64:
+ * aarch64's FADD (FPProcessNaNs), the first signalling one quieted, else the first quiet one. */
+static inline double gp_nan_sum(double a, double b, int a64) {
+    const uint64_t ia = dm_d2u(a), ib = dm_d2u(b);
+    const int first = a64 ? (isnan(a) && gp_signalling(ia)) || (!(isnan(b) && gp_signalling(ib)) && isnan(a))
+                          : isnan(a);
+    return dm_u2d((first ? ia : ib) | 0x0008000000000000ull);
 }
 
-static inline double glibc_pow_d(double x, double y) {
+/* glibc_pow_d of x86-64's FMA build (a64 0) or aarch64's (a64 1, glibc 2.36's libm.so.6 read likewise: every
+ * fma of the x86 build fused there too, in the same operands; gp_exp's k rounded from the rounded product,
+ * ties away; FADD's NaN pick; the invalid case aarch64's default NaN +qNaN). */
+static inline double glibc_pow_dd(double x, double y, int a64) {
     uint64_t ix = dm_d2u(x), sign_bias = 0;
     const uint64_t iy = dm_d2u(y);
     uint32_t topx = (uint32_t)(ix >> 52);
     const uint32_t topy = (uint32_t)(iy >> 52) & 0x7ff;
     if (topx - 1u >= 0x7feu || topy - 0x3beu >= 0x80u) {
         if (gp_zeroinfnan(iy)) {
-            if (2 * iy == 0) return gp_signalling(ix) ? gp_nan_sum(x, y) : 1.0;
-            if (ix == GP_ONE) return gp_signalling(iy) ? gp_nan_sum(x, y) : 1.0;
-            if (2 * ix > 2 * GP_INF || 2 * iy > 2 * GP_INF) return gp_nan_sum(x, y);
+            if (2 * iy == 0) return gp_signalling(ix) ? gp_nan_sum(x, y, a64) : 1.0;
+            if (ix == GP_ONE) return gp_signalling(iy) ? gp_nan_sum(x, y, a64) : 1.0;
+            if (2 * ix > 2 * GP_INF || 2 * iy > 2 * GP_INF) return gp_nan_sum(x, y, a64);
             if (2 * ix == 2 * GP_ONE) return 1.0;
             if ((2 * ix < 2 * GP_ONE) == !(iy >> 63)) return 0.0;
             return y * y;
@@ -780,7 +875,7 @@ static inline double glibc_pow_d(double x, double y) {
         }
         if (ix >> 63) {
             const int yint = gp_checkint(iy);
-            if (yint == 0) return dm_u2d(0xfff8000000000000ull);
+            if (yint == 0) return dm_u2d(a64 ? 0x7ff8000000000000ull : 0xfff8000000000000ull);
             if (yint == 1) sign_bias = GP_SIGN_BIAS;
             ix &= 0x7fffffffffffffffull;
             topx &= 0x7ff;
@@ -795,7 +890,9 @@ static inline double glibc_pow_d(double x, double y) {
     double tail;
     const double hi = gp_log(ix, &tail);
     const double ehi = y * hi;
-    return gp_exp(ehi, fma(y, tail, fma(hi, y, -ehi)), sign_bias);
+    return gp_exp(ehi, fma(y, tail, fma(hi, y, -ehi)), sign_bias, a64);
 }
+
+static inline double glibc_pow_d(double x, double y) { return glibc_pow_dd(x, y, 0); }
 
 #endif

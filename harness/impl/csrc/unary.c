@@ -149,6 +149,33 @@ void sincos_f64_forward(const double *x, double *out, int64_t n, int32_t cosine)
     for (int64_t i = 0; i < n; i++) out[i] = mkl_vml_sincos_d(x[i], cosine);
 }
 
+/* aarch64, float64 (no MKL): vml.h's vec::map of Vectorized<double>::sin/cos over each run as sin_forward's
+ * (IMPLEMENT_ITERATOR_LAMBDA, grain 2048, a strided run copied 1,024 doubles at a time: the same vectors), vectors
+ * of p.lanes / 2 doubles (NEON and SVE128: 2, SVE256: 4) from the run's start, the last partial one zero-filled:
+ * Sleef_sind2_u10 / cosd2_u10 (sindx/cosdx_u10sve), dmath.h sleef_sincos_d_u1, its first Cody-Waite branch where
+ * every lane has |x| < 15, else its second. A vector with a lane of |x| >= 1e14, an infinity or a NaN (SLEEF's
+ * Payne-Hanek branch, not ported) is left unwritten and its lanes counted: the return value (the caller refuses).
+ * Tensor shapes: x, out (n,), runs of `row` elements. */
+int64_t sincos_f64_a64_forward(profile_t p, const double *x, double *out, int64_t n, int64_t row, int32_t cosine) {
+    const int64_t lanes = p.lanes / 2;
+    int64_t b, e, refused = 0;
+    for (loop_walk w = loop_walk_start(&p, VML_GRAIN, n, row); loop_walk_next(&w, &b, &e);)
+        for (int64_t v = b; v < e; v += lanes) {
+            const int64_t m = e - v < lanes ? e - v : lanes;
+            int cw2 = 1, ported = 1;
+            for (int64_t i = v; i < v + m; i++) {
+                cw2 &= fabs(x[i]) < SLEEF_TRIGRANGEMAX2;
+                ported &= fabs(x[i]) < SLEEF_TRIGRANGEMAX;
+            }
+            if (!ported) {
+                refused += m;
+                continue;
+            }
+            for (int64_t i = v; i < v + m; i++) out[i] = sleef_sincos_d_u1(x[i], cosine, cw2);
+        }
+    return refused;
+}
+
 /* x86: torch.erfinv forward runs MKL VML (vsErfInv, VML_HA) under every capability (aten vml.h
  * IMPLEMENT_VML_MKL, UnaryOpsKernel IMPLEMENT_FLOAT_KERNEL), elementwise (neither the ATen level nor the
  * thread split changes bits, measured; vmath.h mkl_vml_erfinvf, every input): MKL's generic path and its Intel
@@ -2182,13 +2209,15 @@ void pow_tensor_forward(profile_t p, const float *base, const float *exponent, f
  * the grain. */
 int64_t pow_f64_forward(profile_t p, const double *base, const double *exponent, double *out, uint8_t *tail,
                         int64_t n, int64_t row) {
-    const int64_t step = is_avx(&p) ? (int64_t)p.lanes_wide : INT64_MAX; /* avx2, avx512 */
+    /* avx2, avx512, aarch64 NEON (N1, V2) and SVE256 (V1): blocks of 2 vectors; x86's default build none */
+    const int64_t step = is_avx(&p) || is_arm(&p) ? (int64_t)p.lanes_wide : INT64_MAX;
+    const int a64 = is_arm(&p);
     int64_t b, e, tails = 0;
     for (loop_walk w = loop_walk_start(&p, GRAIN_SIZE, n, row); loop_walk_next(&w, &b, &e);) {
         const int64_t body = step == INT64_MAX ? b : b + (e - b) / step * step;
         for (int64_t i = b; i < e; i++) {
             tail[i] = i >= body;
-            out[i] = i < body ? sleef_pow_d(base[i], exponent[i]) : glibc_pow_d(base[i], exponent[i]);
+            out[i] = i < body ? sleef_pow_d(base[i], exponent[i]) : glibc_pow_dd(base[i], exponent[i], a64);
         }
         tails += e - body;
     }
@@ -2202,7 +2231,8 @@ void glibc_pow_f32(const float *x, double y, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = (float)glibc_pow_d((double)x[i], y);
 }
 
-/* glibc_pow_d of each (x[i], y[i]). Shapes: x, y, out (n,). */
-void glibc_pow_f64(const double *x, const double *y, double *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++) out[i] = glibc_pow_d(x[i], y[i]);
+/* glibc's double pow of each (x[i], y[i]): x86-64's build (a64 0) or aarch64's (1), dmath.h glibc_pow_dd.
+ * Shapes: x, y, out (n,). */
+void glibc_pow_f64(const double *x, const double *y, double *out, int64_t n, int32_t a64) {
+    for (int64_t i = 0; i < n; i++) out[i] = glibc_pow_dd(x[i], y[i], a64);
 }
