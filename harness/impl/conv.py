@@ -91,8 +91,10 @@ harness.impl.conv_grouped names it, a transposed convolution's adjoint's for har
 .conv_transpose). Grouped and depthwise dilated convolutions: harness.impl.conv_grouped; transposed
 ones: harness.impl.conv_transpose; channels-last ones: harness.impl.conv_nhwc_dilated. Refused:
 aarch64, a dilated side of one tap, gemm:jit's ``ref:any`` fallback. SSE4.1's gemm:jit grad_weight with an infinite or
-NaN grad_output where im2col has padding zeros is refused (its sgemm multiplies the zeros: NaN; the
-model skips them; measured on a Zen 5: 128 of 128 such weights of one undilated probe differ).
+NaN grad_output where im2col has padding zeros, and its forward with an infinite or NaN weight, run
+on x with those zeros written out (``im2col_zeros``: its sgemm multiplies them, NaN where a tap the
+terms' chains skip meets inf or NaN; measured on a Zen 5: 128 of 128 such weights of one undilated
+probe differ where the zeros were skipped).
 
 On aarch64 ATen takes ``thnn`` by the same rule (measured with ``torch._C._select_conv_backend`` on
 emulated N1, V1, V2); every other convolution goes to oneDNN v3.12, whose aarch64 build runs, by core:
@@ -963,14 +965,15 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
             terms.extend(order[:size])
             order = order[size:]
     t = np.array(terms, np.int64).reshape(-1, 3)
-    lib.conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
+    xz, gz = im2col_zeros(x, w, g, dil)
+    lib.conv_fwd_terms_dilated(*gz, *dil, ptr(xz), ptr(w), bias, ptr(y), ptr(t), len(t), 0, 0)
     pieces = _gemm_jit_forward_pieces(g, conf)
     flat = y.reshape(n, oc, oh * ow)
     one_oc = [p for p in pieces if p[4] - p[3] == 1]
     if one_oc:  # gemv 'N': one chain over all of K
         chain = np.array([t for t in terms if t[0] >= 0], np.int64)
         whole = np.empty_like(y)
-        lib.conv_fwd_terms_dilated(*g, *dil, ptr(x), ptr(w), bias, ptr(whole), ptr(chain), len(chain), 0, 0)
+        lib.conv_fwd_terms_dilated(*gz, *dil, ptr(xz), ptr(w), bias, ptr(whole), ptr(chain), len(chain), 0, 0)
         for im, s0, s1, o0, o1 in one_oc:
             flat[im, o0:o1, s0:s1] = whole.reshape(n, oc, oh * ow)[im, o0:o1, s0:s1]
     one_pixel = np.array([p for p in pieces if p[2] - p[1] == 1 and p[4] - p[3] > 1], np.int64).reshape(-1, 5)
@@ -984,6 +987,23 @@ def _gemm_jit_forward(x, w, b, g: Geometry, profile: KernelProfile, y: np.ndarra
             *g, *dil, ptr(x), ptr(w), bias, ptr(y), ptr(one_pixel), len(one_pixel), conf.ic_block,
             512 if strided else 0, ptr(col),
         )  # fmt: skip
+
+
+def im2col_zeros(
+    x: np.ndarray, other: np.ndarray, g: Geometry, dil: tuple[int, int] = (1, 1)
+) -> tuple[np.ndarray, Geometry]:
+    """x with the zeros of gemm:jit's im2col around it and ``g`` without padding, where ``other``, the
+    operand its sgemm multiplies the columns by (the weight forward, grad_output for grad_weight), holds
+    an infinity or NaN (x and ``g`` as they are else). SSE4.1's sgemm multiplies the padding's zeros
+    too: 0 * inf and 0 * NaN give NaN where the terms' chains (csrc/conv.c) skip a padded tap; a
+    finite operand's 0 * v adds a zero to a chain from +0 of unfused sums, which keeps its bits."""
+    if np.isfinite(other).all():
+        return x, g
+    e = _extended(g, dil)
+    bottom = max(0, _end_pad(g.ph, g.oh, g.h, g.sh, e.kh))
+    right = max(0, _end_pad(g.pw, g.ow, g.w, g.sw, e.kw))
+    xz = np.pad(x, ((0, 0), (0, 0), (g.ph, bottom), (g.pw, right)))
+    return xz, g._replace(h=xz.shape[2], w=xz.shape[3], ph=0, pw=0)
 
 
 def _gemm_jit_forward_pieces(g: Geometry, conf: GemmJitForward) -> list[tuple[int, int, int, int, int]]:
@@ -2228,12 +2248,7 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
                 *g, *dil, ptr(dy), ptr(x), ptr(gw), ptr(part), len(part) - 1, os_block, ptr(col)
             )
         else:
-            e = _extended(g, dil)
-            padded = max(g.ph, g.pw, _end_pad(g.pw, ow, g.w, g.sw, e.kw), _end_pad(g.ph, oh, g.h, g.sh, e.kh)) > 0
-            if padded and not np.isfinite(dy).all():
-                # its sgemm multiplies im2col's padding zeros too (inf * 0, NaN * 0: NaN); the model skips them
-                raise ParityError("conv2d backward weights: gemm:jit at SSE4.1 with an infinite or NaN grad_output "
-                                  "over im2col's padding zeros is not modelled")  # fmt: skip
+            xz, gz = im2col_zeros(x, dy, g, dil)  # its sgemm multiplies im2col's padding zeros by grad_output
             parts = [b * ohw for b in images]
             runs = [
                 b * ohw + s0 + off
@@ -2241,7 +2256,7 @@ def _gemm_jit_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int
                 for s0 in range(0, ohw, os_block)
                 for off in np.cumsum([0, *_sse41_k_blocks(min(os_block, ohw - s0))[:-1]])
             ]
-            _run_weights(dy, x, gw, g, parts, [int(r) for r in runs], False, dil)
+            _run_weights(dy, xz, gw, gz, parts, [int(r) for r in runs], False, dil)
     if mask[2] and has_bias:
         gb = _gemm_jit_bias(dy, g)
     return gx, gw, gb
@@ -2469,9 +2484,15 @@ def _thnn_backward(dy, x, w, g, has_bias, profile, mask, dil: tuple[int, int] = 
             gx[t] = _col2im(cols, c, h, wd, kh, kw, sh, sw, ph, pw, oh, ow, *dil)
     if mask[1]:
         gw = np.zeros_like(w)
+        # the images' columns in one aligned buffer (compute_columns2d's finput, image t k * m floats in)
+        finput = None if plain else aligned(n * k * m).reshape(n, k * m)
         for t in range(n):  # a serial loop: MKL on all threads
-            cols = x[t].reshape(c, h * wd) if plain else _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow, *dil)
-            _thnn_gemm("tn", k, oc, m, cols.reshape(-1), m, dy[t].reshape(-1), m, 1.0, gw.reshape(-1), k, profile)
+            if finput is None:
+                cols = x[t].reshape(-1)
+            else:
+                finput[t] = _im2col(x[t], kh, kw, sh, sw, ph, pw, oh, ow, *dil).reshape(-1)
+                cols = finput[t]
+            _thnn_gemm("tn", k, oc, m, cols, m, dy[t].reshape(-1), m, 1.0, gw.reshape(-1), k, profile)
     if mask[2] and has_bias:
         from harness.impl.reduce import sum_dims
 

@@ -830,7 +830,9 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
     taps = conv._terms_blocked(1, g.kh, g.kw, 1)  # (0, kh, kw) row by row, the taps dil apart
     for ch in range(x.shape[1]):
         wc, bc = w[ch : ch + 1], None if b is None else b[ch : ch + 1]
-        lib.conv_fwd_terms_dilated(*g, *dil, ptr(xs[ch]), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]),
+        # gemm:jit's sgemm multiplies im2col's padding zeros too (jit_dw's forward never loads them)
+        xc, gc = conv.im2col_zeros(xs[ch], wc, g, dil) if kind == GEMM_JIT_DW else (xs[ch], g)
+        lib.conv_fwd_terms_dilated(*gc, *dil, ptr(xc), ptr(wc), None if bc is None else ptr(bc), ptr(y[ch]),
                                    ptr(taps), len(taps), int(fused), bias_first)  # fmt: skip
     return np.ascontiguousarray(y[:, :, 0].swapaxes(0, 1))
 

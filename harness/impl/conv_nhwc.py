@@ -896,8 +896,9 @@ def sse41_kinds(x_shape, w_shape, stride, padding, groups: int, profile: KernelP
     strided = tuple(stride) != (1, 1)
     if not (strided or n >= 16 or (kh, kw) != (1, 1) or profile.threads > 1):
         return ("refuse: 1x1 depthwise at stride 1 on 1 thread (ATen's slow_conv2d per group)",) * 3
-    if conv._kernel_outside_src(g1):  # every jit_dw declines: gemm:jit nspc with groups
-        return "gemm:jit_dw", "gemm:jit_dw", "gemm:jit_dw"
+    if conv._kernel_outside_src(g1):  # jit_dw's forward and weights decline (gemm:jit nspc with groups), its
+        # grad_input's init_conf takes any padding
+        return "gemm:jit_dw", "jit_dw", "gemm:jit_dw"
     fwd = "jit_dw"
     if conv_grouped.dw_forward_declines(g1, 3):
         fwd = "refuse: jit_dw forward declines the padding (gemm:jit with groups)"

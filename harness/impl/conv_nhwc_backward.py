@@ -290,9 +290,15 @@ At AVX-512 (measured on a Zen 5, L1d 48 KiB, L2 1 MiB a core; ONEDNN_VERBOSE):
   adds them to the weights after: per output row one call up to 28 columns (max_ur_w), past that
   compute_oh_step_common's calls of 28 with its tail rule (``_expl_row_calls``), each call's chain
   added to the thread's sum (conv.py's model on nxc, one chain a thread, had fitted 8 of 40 kxk
-  draws). grad_bias the images' harness bias reducer (``conv._bias_parts`` with ``nxc``). Refused
-  where jit:avx512_core declines on nxc (``conv._avx512_weights_declines``: paddings, kernels wider
-  than 14) and over NaN or infinite operands (as below).
+  draws). grad_bias the images' harness bias reducer (``conv._bias_parts`` with ``nxc``). Where
+  jit:avx512_core declines on nxc (``conv._avx512_weights_declines``: paddings, kernels wider than 14;
+  depthwise where jit_dw's declines too) oneDNN's list goes on to jit:avx2, else gemm:jit
+  (ONEDNN_VERBOSE): the AVX2 level's models of them, gemm:jit with the AVX-512 sgemm
+  (``_avx512_declined_weights``; refused where the AVX2 level refuses them); refused over NaN or
+  infinite operands (as below).
+- grad_input of a kernel over 1x1 at stride 1 with a side wholly in the padding (``_data_gemm_jit``):
+  brg_conv_bwd declines at avx2 and avx512_core alike, ``gemm:jit`` nspc or ``ref:any`` runs it; refused
+  (the brg_conv_bwd model had given other bits there).
 - ``ip:any+brg_matmul:avx512_core`` (ip_convolution: one output pixel, no padding, stride 1, more
   than one image and 27 taps): an inner product, refused in every pass (conv_nhwc's forward too:
   its brgemm chain had given other bits in 12 of 20 such forwards).
@@ -358,16 +364,17 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   balance211 and the sums added in thread order; grad_bias per channel and output row GCC's ``omp
   simd`` reduction: 4 lanes from 0 (column c into lane c % 4) over the first 4*(OW//4) columns, the
   rest into lane 0, the lanes added to the channel's sum in order.
-- depthwise: ``jit_dw:sse41`` grad_input (per input one unfused chain over the taps) and grad_weight
-  (above) where its weights kernel accepts; else ``gemm:jit`` nspc with groups: per group and image a
-  gemv 'T' over the im2col columns (grad_output strided by C); where the kernel lies outside the
-  input, grad_input through col2im too.
+- depthwise: ``jit_dw:sse41`` grad_input (per input one unfused chain over the taps) at any padding (its
+  data init_conf has no boundary check: a kernel outside the input too, as ONEDNN_VERBOSE names it) and
+  grad_weight (above) where its weights kernel accepts; else ``gemm:jit`` nspc with groups: per group
+  and image a gemv 'T' over the im2col columns (grad_output strided by C).
 
 Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
 (``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
 depthwise; slow_conv2d per group;
 at AVX2 the cases named above, one group's grad_input, grad_weight and grad_bias past 2,048 channels
-or 16 threads (not measured), depthwise past 16 threads; at SSE4.1 jit_dw's
+or 16 threads (not measured), depthwise past 16 threads, padding over 3 where a kernel side lies wholly
+in it (others measured at 1, 2 and 4 threads: grad_weight had given other bits); at SSE4.1 jit_dw's
 weights over 30 columns. One channel or one pixel of channels-last strides runs these kernels on acdb
 memory (harness.impl.conv_nhwc).
 """
@@ -375,6 +382,7 @@ memory (harness.impl.conv_nhwc).
 from __future__ import annotations
 
 import ctypes
+from functools import partial
 from itertools import pairwise
 
 import numpy as np
@@ -383,7 +391,7 @@ from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped, conv_nhwc
 from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, load, ptr
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import KernelProfile, profile_for_capability
 
 # the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx2 and jit:avx512_core over
 # groups): every one from 1 to 16
@@ -552,6 +560,8 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
             return "gemm:jit", "gemm:jit"
         elif one:
             data = "brg_conv_bwd:avx2+brgconv_1x1:avx2"
+        elif _data_gemm_jit(g):
+            data = f"decline:{_DATA_GEMM_JIT}"
         else:
             data = "brg_conv_bwd:avx2+brg_conv_fwd:avx2"
         if one and (sh, sw) == (1, 1):
@@ -588,8 +598,10 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
     _oc, _cg, kh, kw = w_shape
     if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
-    if any(s not in _AVX2_STRIDES for s in stride) or any(p not in (0, 1, 2, 3) for p in padding):
-        return "stride or padding outside the measured range"
+    if any(s not in _AVX2_STRIDES for s in stride):
+        return "stride outside the measured range"
+    if max(padding) > 3 and conv._kernel_outside_src(conv._geometry((1, 1, h, wd), (1, 1, kh, kw), stride, padding)):
+        return "padding over 3 with a kernel side inside the padding not measured"
     oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
     if oh < 1 or ow < 1:
         return "empty output"
@@ -1055,10 +1067,10 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
     if groups != 1:
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
         wide = conv_grouped.dw_weights_declines(g)  # jit:avx512_core over groups (aBCde16c16b)
-        if wide and (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
-            return (
-                "jit:avx512_core's weights over groups where jit_dw's declines, with padding it declines, not modelled"
-            )
+        if wide and (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):  # jit:avx2's or gemm:jit's
+            why = _avx2_declines(x_shape, w_shape, stride, padding, groups, _avx2_level(profile), (False, *mask[1:]))
+            if why:
+                return why
         return _dw_declines(profile.threads, "jit_dw:avx512_core")
     if profile.threads not in _AVX512_THREADS:
         return f"{profile.threads} threads at avx512_core not measured (1, 2, 4, 8 and 16)"
@@ -1067,6 +1079,8 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
         return "oneDNN's ip_convolution at avx512_core (ip:any+brg_matmul: an inner product) not modelled"
     if (g.kh, g.kw) != (1, 1):
         swapped = _avx512_kxk_data(g)
+        if mask[0] and _data_gemm_jit(g):
+            return _DATA_GEMM_JIT
         searched = _ker_search_data(g, profile) if mask[0] and swapped is None else None
         if mask[0] and swapped is None and searched is None and not _avx512_strided_data(g, profile):
             return (
@@ -1081,11 +1095,8 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
                 f"brg_conv_bwd:avx512_core's grad_input over {g.oc} output channels (ic blocks of "
                 f"{' or '.join(map(str, sorted(blocks)))} by the channel block its search picks) not modelled"
             )
-        if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):
-            return (
-                f"the weights of a {g.kh}x{g.kw} kernel, padding {(g.ph, g.pw)}, where jit:avx512_core declines "
-                "on nxc (jit:avx2 or gemm:jit) not modelled"
-            )
+        if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):  # jit:avx2's or gemm:jit's
+            return _avx2_declines(x_shape, w_shape, stride, padding, 1, _avx2_level(profile), (False, *mask[1:]))
         return ""
     if tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
         data, weights = _avx512_1x1_kinds(g, profile)
@@ -1108,6 +1119,52 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
             f"{' or '.join(map(str, sorted(blocks)))} by the channel block its search picks) not modelled"
         )
     return ""
+
+
+_DATA_GEMM_JIT = (
+    "grad_input of a kernel side wholly in the padding at stride 1 (brg_conv_bwd declines: gemm:jit nspc, or "
+    "ref:any past its scratchpad limit) not modelled"
+)
+
+
+def _data_gemm_jit(g: conv.Geometry) -> bool:
+    """Whether a kernel over 1x1 at stride 1 has a side wholly in the padding, where brg_conv_bwd declines
+    and oneDNN's list gives grad_input to gemm:jit nspc, or to ref:any where gemm:jit's scratchpad is
+    over its limit (ONEDNN_VERBOSE at avx2 and avx512_core; at a stride brgconv_strided takes it). The
+    brg_conv_bwd model had given other bits there; gemm:jit's model gave torch's where it ran (random
+    draws at avx512_core, 1, 2 and 4 threads), its ref:any bound is not read: refused."""
+    return (g.sh, g.sw) == (1, 1) and (g.kh, g.kw) != (1, 1) and conv._kernel_outside_src(g)
+
+
+def _avx2_level(profile: KernelProfile) -> KernelProfile:
+    """The AVX2 level's profile on ``profile``'s threads and caches: oneDNN's AVX2 kernels, which its list
+    reaches at avx512_core where the avx512_core ones decline."""
+    avx2 = profile_for_capability("AVX2", profile.threads, "x86_64", profile.torch)
+    return avx2.with_l1_per_core(profile.l1_per_core).with_l2_per_core(profile.l2_per_core)
+
+
+def _avx512_declined_weights(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
+    """(None, grad_weight, grad_bias) at avx512_core where jit:avx512_core's weights kernel declines on
+    nxc memory (a top or bottom padding over KH / 2, a left or right one not below KW: its init_conf)
+    and, with groups, jit_dw's too: oneDNN's list goes on to jit:avx2 or, where it declines too,
+    gemm:jit (ONEDNN_VERBOSE names them at avx512_core as at AVX2), so the AVX2 level's model of them
+    (``_avx2_kinds``, ``_avx2_backward``), gemm:jit's sgemm at avx512_core. Operands NaN or infinite
+    are refused before (``_avx512_backward``)."""
+    avx2 = _avx2_level(profile)
+    weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, avx2)[1]
+    if weights == "gemm:jit":
+        g = (conv._geometry if groups == 1 else partial(conv_grouped._group_geometry, groups=groups))(
+            x.shape, w.shape, stride, padding
+        )
+        gw = None
+        if mask[1]:
+            gw = (
+                _gemm_weights(dy, x, g, profile.threads, og.AVX512)
+                if groups == 1
+                else _dw_weights_gemm(dy, x, g, profile.threads, og.AVX512)
+            )
+        return None, gw, (_gemm_bias(dy) if mask[2] and has_bias else None)
+    return _avx2_backward(dy, x, w, stride, padding, groups, has_bias, avx2, (False, mask[1], mask[2]))
 
 
 def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
@@ -1133,7 +1190,9 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
         gw = gb = None
         if mask[1] or (mask[2] and has_bias):
             g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
-            if conv_grouped.dw_weights_declines(g1):
+            if conv_grouped.dw_weights_declines(g1) and conv._avx512_weights_declines(g1, nxc=True):
+                _, gw, gb = _avx512_declined_weights(dy, x, w, stride, padding, groups, has_bias, profile, mask)
+            elif conv_grouped.dw_weights_declines(g1):
                 gw, gb = _avx512_group_weights(dy, x, g1, threads, (mask[1], mask[2] and has_bias))
             else:
                 gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, has_bias and mask[2], True, 16)
@@ -1154,6 +1213,9 @@ def _avx512_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, pro
             gx = conv.conv2d_backward(dy, x, w, stride, padding, False, profile, (True, False, False))[0]
         elif mask[0]:
             gx = _brg_bwd_data(dy, w, g, conv_nhwc.avx512_ic_blocks(swapped, profile).pop())
+        if (mask[1] or (mask[2] and has_bias)) and conv._avx512_weights_declines(g, nxc=True):
+            _, gw, gb = _avx512_declined_weights(dy, x, w, stride, padding, 1, has_bias, profile, mask)
+            return gx, gw, gb
         gw, gb = _avx512_nxc_weights(dy, x, g, threads, (mask[1], mask[2] and has_bias))
         return gx, gw, gb
     if (g.sh, g.sw, g.ph, g.pw) != (1, 1, 0, 0):  # a strided or padded 1x1
@@ -1358,22 +1420,6 @@ def _dw_weights_gemm(dy, x, g1, threads: int, isa: str = og.SSE41):
     return gw
 
 
-def _dw_gemm_data(dy, w, g1, threads):
-    """gemm:jit nspc backward data with groups = C: per (image, group) sgemm('T', 'N', KH*KW, OH*OW, 1)
-    (each column one product), col2im_dt onto zeros in (oh, ow, kh, kw) order."""
-    n, _c, h, wd, _oc, kh, kw, oh, ow, sh, sw, ph, pw = g1
-    c = w.shape[0]
-    ks, os_ = kh * kw, oh * ow
-    gx = np.empty((n, c, h, wd), np.float32)
-    for im in range(n):
-        for ch in range(c):
-            col = np.zeros(ks * os_, np.float32)
-            d = f32(dy[im, ch].reshape(-1))
-            conv_nhwc._sgemm(True, False, ks, os_, 1, f32(w[ch].reshape(-1)), 1, d, 1, 0, col, ks, 1)
-            gx[im, ch] = _col2im_rows(col.reshape(os_, ks), 1, h, wd, kh, kw, sh, sw, ph, pw, oh, ow)[:, :, 0]
-    return gx
-
-
 def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
     """(grad_input, grad_weight, grad_bias) at SSE4.1 (``declines`` already passed)."""
     _fwd, data, weights = conv_nhwc.sse41_kinds(x.shape, w.shape, stride, padding, groups, profile)
@@ -1389,7 +1435,7 @@ def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
     g1 = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
     gx = None
     if mask[0]:
-        gx = _dw_gemm_data(dy, w, g1, threads) if data == "gemm:jit_dw" else _dw_data(dy, w, g1)
+        gx = _dw_data(dy, w, g1)  # jit_dw:sse41's grad_input: its init_conf takes any padding
     gw = gb = None
     if weights == "jit_dw" and (mask[1] or want_b):
         gw, gb = _dw_nxc_weights(dy, x, g1, x.shape[1], threads, want_b, False)
