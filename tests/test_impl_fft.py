@@ -193,7 +193,7 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
 # them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
 # of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z); the rows cut into pieces: fft and ifft
-# of 24, 28, 40, 48, 80, 160 and 224, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5:
+# of 16, 24, 28, 40, 48, 64, 80, 160 and 224, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5:
 # DFTI's generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
@@ -234,6 +234,10 @@ FFT_ZERO_SIGNS = {
     "c2r_48": "a32ac8ce4d604e262264df1d067d08bfecf9c1f13d4f0abbaa384d6a7d1176e2",
     "c2c_160": "da46aa9ed01cf06176414e0ae9a8a0d0f6269748efce87d403722303543457c8",
     "ic2c_160": "0de410bb449ac38a86bb6c7cde09725b6f97e2968d23edcf1eedba5f0618a9f0",
+    "c2c_16": "e1a709584fbfa6e005ff24c059521d7d69ef603c16b23dc9508d599a1181b5ff",
+    "ic2c_16": "bf6c912ce7fe781d7b3ce01cd6f74b73c181da7f80486d278d53f0458370911d",
+    "c2c_64": "43d807cce955b1818109b57740450297eb83aa1217cc3e0069d351fba30d621c",
+    "ic2c_64": "6a3b93bd597af72dfa0c77a9bcd13f906c26472dc16cda291961dc7c8a2aec5b",
     "c2c_224": "1757abdcc91fd19aa86fad040ecb5040515530cf6a98cbdeb7c70d8e3245c324",
     "ic2c_224": "4c14e8d3c172e687d7df2a0773d194735529e09ed99fc62ce587eb23c9d1f357",
 }
@@ -245,10 +249,12 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     bin of residues 1 to 3; Prime8's pair block (n2 = x6 - x2, n3 = x7 - x3, v = s3 - s1) and single block
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
-    zero results from -0 are answered: rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 24, 28, 40,
-    48, 56, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's order:
-    the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too); other
-    lengths refuse them (c2c of 192 and 96: ct64's and ct3m's twiddles)."""
+    zero results from -0 are answered: rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 16, 24, 28,
+    40, 48, 56, 64, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's
+    order: the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too;
+    64 the radix-4 FFT's table products on every bin of residues 1 to 3 in both stages; 16 the 16-point FFT
+    kernel's constants, its turn by 1 no conjugate pair); other lengths refuse them (c2c of 192 and 96: ct64's
+    and ct3m's twiddles; rfft of 32 and 64: DFTI's 16- and 32-point FFT kernels and its real recombination)."""
     from harness.impl.fft import fft
     from tests.fft_zero_sign_cases import C2C_CHUNKED_KEYS, CHUNKED_REAL, operands
 
@@ -265,6 +271,9 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     for n in (192, 96):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
             fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
+    for n in (32, 64):
+        with pytest.raises(ParityError, match="from -0 to a zero result"):
+            fft("r2c", np.ascontiguousarray(a[24:25, :n]), [1], 0, p)  # half -0, one transform: not threaded
 
 
 # torch 2.13.0's fft and ifft of 2 random complex rows at each of ct_odd's further complex lengths, then rfft

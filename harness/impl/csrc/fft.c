@@ -32,7 +32,8 @@
  *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
  *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
- *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64).
+ *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64: DFTI's radix-4 FFT,
+ *     R16_RADIX4); N = 16 complex: DFTI's 16-point FFT kernel (radix4_16, R16_FFT16).
  *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16 (ct_odd), 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there
  *     4 x 8); real: the N/2-point complex transform (ct_odd, ct3m) of the even/odd pairs with the 24-point kernel's
  *     recombination passes, turns of 2pi*k/N (row_split), on every path.
@@ -347,7 +348,29 @@ enum radix16_twiddles {
      * the table +0 (the Fact passes' zero sines are -0). The products by 1 and 0 change no finite value,
      * only the signs of zeros. */
     R16_PRIME16,
+    /* DFTI's radix-4 FFT (owns_cRadix4{Fwd,Inv}Norm_32fc, the complex kernel of 64: gdb shows it called alone):
+     * every bin of residues r = 1..3 (r*k2 = 0 and the quarter turn too) multiplied by the table's w as the
+     * Fact passes multiply (fact_twiddle: +0 where the cosine is zero, the sine's zero taken as -0 in the
+     * table's (cos, -sin)), here and in its last stage */
+    R16_RADIX4,
+    /* DFTI's 16-point FFT kernel (ipps_cFFT{fwd,inv}_16_32fc, read from its machine code: straight-line SSE, the
+     * first 4-point DFTs as dft4 forms them, the products, four more): bin k2 of residue 1 (k2 = 0 too) and bins
+     * 1 to 3 of residues 2 and 3 multiplied by its constants as fft16_twiddle says; residue 0 and bin 0 of
+     * residues 2 and 3 not */
+    R16_FFT16,
 };
+
+/* A product of DFTI's 16-point FFT kernel: (v.re*c + v.im*b0, v.im*c + v.re*b1) with c = cos, (b0, b1) = (s, -s)
+ * forward and (-s, s) backward, s = sin of 2pi*e/16, float32 from double; its constants hold +0 for the quarter
+ * turn's cosine and, for e = 0, b0 = b1 = +0 forward, -0 backward (so the turn by 1 is no conjugate pair). */
+static inline cpx fft16_twiddle(cpx v, int e, int sign) {
+    float c, s, b0, b1;
+    cs_n(e, 16, &c, &s);
+    c = c == 0.0f ? 0.0f : c;
+    if (e == 0) b0 = b1 = sign < 0 ? 0.0f : -0.0f;
+    else b0 = sign < 0 ? s : -s, b1 = -b0;
+    return (cpx){v.r * c + v.i * b0, v.i * c + v.r * b1};
+}
 
 static inline cpx radix16_twiddle(cpx v, int r, int k2, int how, int sign) {
     if (how == R16_PRIME16) {
@@ -356,6 +379,8 @@ static inline cpx radix16_twiddle(cpx v, int r, int k2, int how, int sign) {
         cs_n(r * k2, 16, &c, &s);
         return table_product(v, c == 0.0f ? 0.0f : c, s == 0.0f ? 0.0f : -s, sign);
     }
+    if (how == R16_RADIX4) return fact_twiddle(v, r, r * k2, 16, sign);
+    if (how == R16_FFT16) return r == 0 || (r >= 2 && k2 == 0) ? v : fft16_twiddle(v, r * k2, sign);
     const int e = 4 * r * k2; /* in 64ths */
     return how == R16_EIGHTH_SUM && (e == 8 || e == 24) ? eighth_sum(v, e / 8, sign) : twiddle64(v, e, sign);
 }
@@ -394,19 +419,23 @@ static void ct32(const cpx x[32], int sign, cpx out[32]) {
     }
 }
 
-/* DFTI's 64-point complex kernel: Cooley-Tukey 4 x 16, decimation in time: the 16-point DFTs of x[4m + r]
- * (radix4_16, products; r = 0..3), bin k2 of residue r times e^(sign*2pi*i*r*k2/64) (twiddle64), then the
- * 4-point DFTs over r: X[k2 + 16*k1]. */
-static void ct64(const cpx x[64], int sign, cpx out[64]) {
+/* DFTI's 64-point complex kernels: Cooley-Tukey 4 x 16, decimation in time: the 16-point DFTs of x[4m + r]
+ * (radix4_16; r = 0..3), bin k2 of residue r times e^(sign*2pi*i*r*k2/64), then the 4-point DFTs over r:
+ * X[k2 + 16*k1]. how: R16_PLAIN (twiddle64's skipped, exact and plain products, both stages: 64 inside the
+ * kernels of 192 and 320, and the real forward one on DFTI's threaded path), or R16_RADIX4 (fact_twiddle's
+ * table products on every bin of residues 1 to 3, both stages: the standalone complex kernel, whose zero
+ * signs that gives: 3,200 zero-heavy rows per direction exact, 289 and 293 of 3,000 with R16_PLAIN's). */
+static void ct64(const cpx x[64], int sign, int how, cpx out[64]) {
     cpx y[4][16];
     for (int r = 0; r < 4; r++) {
         cpx in[16];
         for (int m = 0; m < 16; m++) in[m] = x[4 * m + r];
-        radix4_16(in, sign, R16_PLAIN, y[r]);
+        radix4_16(in, sign, how, y[r]);
     }
     for (int k2 = 0; k2 < 16; k2++) {
         cpx t[4], o[4];
-        for (int r = 0; r < 4; r++) t[r] = twiddle64(y[r][k2], r * k2, sign);
+        for (int r = 0; r < 4; r++)
+            t[r] = how == R16_RADIX4 ? fact_twiddle(y[r][k2], r, r * k2, 64, sign) : twiddle64(y[r][k2], r * k2, sign);
         dft4(t, sign, o);
         for (int k1 = 0; k1 < 4; k1++) out[k2 + 16 * k1] = o[k1];
     }
@@ -502,7 +531,7 @@ static void ct3m(const cpx *x, int m, int sign, cpx *out) {
         cpx in[64];
         for (int j = 0; j < m; j++) in[j] = x[3 * j + r];
         if (m == 32) ct32_4x8(in, sign, y[r]);
-        else ct64(in, sign, y[r]);
+        else ct64(in, sign, R16_PLAIN, y[r]);
     }
     for (int k1 = 0; k1 < m; k1++) {
         cpx t[3], o[3];
@@ -693,7 +722,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
         else if (m == 8) radix2_8(in, sign, yr);
         else if (m == 16) radix4_16(in, sign, R16_PRIME16, yr);
         else if (m == 32) ct32_4x8(in, sign, yr);
-        else if (m == 64) ct64(in, sign, yr);
+        else if (m == 64) ct64(in, sign, R16_PLAIN, yr);
         else if (ct_odd(in, m, sign, yr) != 0) return -1;
     }
     for (int k1 = 0; k1 < m; k1++) {
@@ -765,7 +794,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     cpx x[64], y[64];
     if (n == 64 && kind == 1 && threaded_rows) { /* the complex kernel of the row with +0 imaginary parts */
         for (int j = 0; j < n; j++) x[j] = (cpx){row[j], 0.0f};
-        ct64(x, -1, y);
+        ct64(x, -1, R16_PLAIN, y);
         for (int k = 0; k <= n / 2; k++) dst[2 * k] = y[k].r, dst[2 * k + 1] = y[k].i;
         return;
     }
@@ -781,7 +810,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
         } else {
             for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
             if (n == 32) ct32(x, sign, y);
-            else ct64(x, sign, y);
+            else ct64(x, sign, R16_RADIX4, y);
             for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         }
         return;
@@ -805,7 +834,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
         if (kind == 0 || sum) radix2_8_sum(x, sign, y);
         else radix2_8(x, sign, y);
     } else {
-        radix4_16(x, sign, sum ? R16_EIGHTH_SUM : R16_PLAIN, y);
+        radix4_16(x, sign, kind == 0 ? R16_FFT16 : sum ? R16_EIGHTH_SUM : R16_PLAIN, y);
     }
     if (kind == 0) {
         for (int j = 0; j < n; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
