@@ -193,7 +193,8 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
 # them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
 # of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z); the rows cut into pieces: fft and ifft
-# of 16, 24, 28, 40, 48, 64, 80, 160 and 224, rfft and irfft of 48, 80, 96 and 160; on 1 and 2 threads alike (a Zen 5:
+# of 8, 16, 24, 28, 32, 40, 48, 64, 80, 160 and 224, rfft and irfft of 32, 48, 64, 80, 96 and 160 (32 and 64 on one
+# thread: two take DFTI's threaded path); on 1 and 2 threads alike (a Zen 5:
 # DFTI's generic path); fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
@@ -234,6 +235,14 @@ FFT_ZERO_SIGNS = {
     "c2r_48": "a32ac8ce4d604e262264df1d067d08bfecf9c1f13d4f0abbaa384d6a7d1176e2",
     "c2c_160": "da46aa9ed01cf06176414e0ae9a8a0d0f6269748efce87d403722303543457c8",
     "ic2c_160": "0de410bb449ac38a86bb6c7cde09725b6f97e2968d23edcf1eedba5f0618a9f0",
+    "r2c_32": "f7912bbca62e404394b38ff855074538349cb0dec8d0697a26d253a22c6bd402",
+    "r2c_64": "980102c2948ca75a2b4bc4246c6d6d5282b61497c8e5e8071fe7ddb4e6c299df",
+    "c2c_8": "66887f1ed1d1d70128bf3263b27b1445fc9ab7f887f80f43e7c0138cb3a72649",
+    "ic2c_8": "999adcbc7377a5922fb2d52284b5639da26d0938762a6cdeb79c4e95ccedb9a4",
+    "c2c_32": "36bd3fd30aa5c9fa36567ff595e27578610d9e2e21a6f980be4d39041788773e",
+    "ic2c_32": "8deec3525e601264f11009d74c5be7a2014aea04e89d9cf04f9b1d5a69c96ac5",
+    "c2r_32": "f26c6973bfda40b03ba087fe60a3b5c958018706937b98e78a1c8c2174a75c7a",
+    "c2r_64": "7182bad3e827e3e415b81d07101dd8e8a65168b829a594a38bffb3542a9d2eb6",
     "c2c_16": "e1a709584fbfa6e005ff24c059521d7d69ef603c16b23dc9508d599a1181b5ff",
     "ic2c_16": "bf6c912ce7fe781d7b3ce01cd6f74b73c181da7f80486d278d53f0458370911d",
     "c2c_64": "43d807cce955b1818109b57740450297eb83aa1217cc3e0069d351fba30d621c",
@@ -249,18 +258,25 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     bin of residues 1 to 3; Prime8's pair block (n2 = x6 - x2, n3 = x7 - x3, v = s3 - s1) and single block
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
-    zero results from -0 are answered: rfft and irfft of 48, 80, 96, 160, 224 and 480, fft/ifft of 16, 24, 28,
-    40, 48, 56, 64, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in ct_odd's
-    order: the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too;
+    zero results from -0 are answered: rfft and irfft of 32, 48, 64, 80, 96, 160, 224 and 480, fft/ifft of 8, 16,
+    24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in
+    ct_odd's order: the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too;
     64 the radix-4 FFT's table products on every bin of residues 1 to 3 in both stages; 16 the 16-point FFT
-    kernel's constants, its turn by 1 no conjugate pair); other lengths refuse them (c2c of 192 and 96: ct64's
-    and ct3m's twiddles; rfft of 32 and 64: DFTI's 16- and 32-point FFT kernels and its real recombination)."""
+    kernel's constants, its turn by 1 no conjugate pair; 8 and 32 and rfft/irfft of 32 and 64 DFTI's 8-, 16- and
+    32-point FFT kernels, off its threaded path); other lengths refuse them (c2c of 192 and 96: ct64's and ct3m's
+    twiddles)."""
     from harness.impl.fft import fft
     from tests.fft_zero_sign_cases import C2C_CHUNKED_KEYS, CHUNKED_REAL, operands
 
     p = get_profile("x86-avx2", threads)
     ops = operands()
     for n in (480, 224, *CHUNKED_REAL):
+        if n in (32, 64) and threads > 1:  # DFTI's threaded path runs other real kernels there (refused)
+            with pytest.raises(ParityError, match=r"threaded path|zero result"):
+                fft("r2c", ops[f"r2c_{n}"], [1], 0, p)
+            with pytest.raises(ParityError, match="threaded path"):
+                fft("c2r", ops[f"c2r_{n}"], [1], 0, p, forward=False, last_dim_size=n)
+            continue
         assert bits_sha256(fft("r2c", ops[f"r2c_{n}"], [1], 0, p)) == FFT_ZERO_SIGNS[f"r2c_{n}"], n
         c2r = fft("c2r", ops[f"c2r_{n}"], [1], 0, p, forward=False, last_dim_size=n)
         assert bits_sha256(c2r) == FFT_ZERO_SIGNS[f"c2r_{n}"], n
@@ -271,9 +287,6 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     for n in (192, 96):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
             fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
-    for n in (32, 64):
-        with pytest.raises(ParityError, match="from -0 to a zero result"):
-            fft("r2c", np.ascontiguousarray(a[24:25, :n]), [1], 0, p)  # half -0, one transform: not threaded
 
 
 # torch 2.13.0's fft and ifft of 2 random complex rows at each of ct_odd's further complex lengths, then rfft

@@ -17,14 +17,15 @@ contiguous rows; with two or more transforms on two or more threads (its threade
 strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
 ``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
 complex one: 20, 32 to 720) give other signs to some zero results from inputs holding -0 (the zero
-signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes and recombinations are read, other
-lengths' plans' kernels not all), the real forward ones of 8, 16 and 20 (and of 64 on the threaded
-path) to some zero results from any input: such a result is refused (from -0 but where every kernel's
-zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and of 48, 80, 96, 160 and
-224, fft/ifft of 16, 24, 28, 40, 48, 56, 64, 80, 112, 160, 168, 224, 240, 336 and 480), as is a NaN or an infinity
-read or given. DFTI's threaded path over contiguous rows (two or more threads and rows, not strided) runs other
-real kernels of N = 8 to 64: the forward ones of 8, 16 and 64 are modelled there (the thread knob of ``_fft_r2c``), the
-backward ones and the forward one of 32 are refused there.
+signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes, its 8-, 16- and 32-point and radix-4 FFT
+kernels and recombinations are read, other lengths' plans' kernels not all), the real forward ones of 8, 16
+and 20 (and of 64 on the threaded path) to some zero results from any input: such a result is refused (from
+-0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and
+of 32, 48, 64, 80, 96, 160 and 224, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224,
+240, 336 and 480), as is a NaN or an infinity read or given. DFTI's threaded path over contiguous rows (two
+or more threads and rows, not strided) runs other real kernels of N = 8 to 64: the forward ones of 8, 16 and
+64 are modelled there (the thread knob of ``_fft_r2c``), the backward ones and the forward one of 32 are
+refused there.
 Everything else is refused in one line.
 """
 
@@ -53,14 +54,15 @@ LENGTHS = {
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # where every kernel's zero signs are known, a zero result from -0 is answered; other lengths refuse it. Read from
 # DFTI's code: Prime16 and Prime8, its Fact3, Fact4, Fact5 and Fact7 passes, both recombinations, the plans of 64
-# (its radix-4 FFT alone), 112, 240 and 480 (gdb), and its 16-point FFT kernel (fft/ifft of 16). The plans of 24,
-# 28, 40, 48, 80, 96, 160 and 224 were not traced: they are taken to run those kernels in ct_odd's order (28's
-# first 4-point DFTs as modelled, not read), which 36,000 zero-heavy rows per op and length at default, avx2 and
-# avx512 on 1, 2 and 4 threads gave bit for bit (0 other); 16 and 64 54,000 rows per op each, 0 other
+# (its radix-4 FFT alone), 112, 240 and 480 (gdb), and its 8-, 16- and 32-point FFT kernels (fft/ifft of 8, 16 and
+# 32; rfft/irfft of 32 and 64 with the recombinations). The plans of 24, 28, 40, 48, 80, 96, 160 and 224 were
+# not traced: they are taken to run those kernels in ct_odd's order (28's first 4-point DFTs as modelled, not
+# read), which 36,000 zero-heavy rows per op and length at default, avx2 and avx512 on 1, 2 and 4 threads gave bit
+# for bit (0 other); 8 to 64 up to 27,000 rows per op and length, 0 other
 _ZERO_SIGNS_READ = frozenset(
     {
-        *((kind, n) for kind in ("r2c", "c2r") for n in (48, 80, 96, 160, 224, 480)),
-        *(("c2c", n) for n in (16, 24, 28, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
+        *((kind, n) for kind in ("r2c", "c2r") for n in (32, 48, 64, 80, 96, 160, 224, 480)),
+        *(("c2c", n) for n in (8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
         *(("c2c", n) for n in (240, 336, 480)),
     }
 )
@@ -256,8 +258,8 @@ def _fft_1d(kind: str, x: np.ndarray, dim: list[int], normalization: int, profil
         raise ParityError(f"FFT {kind} of length {n}: DFTI's kernels for it are not modelled (only {LENGTHS[kind]})")
     if kind == "c2r" and data.shape[d] != n // 2 + 1:
         raise ParityError(f"FFT c2r of length {n} from {data.shape[d]} bins: the impl takes exactly N/2+1")
-    # the real forward kernels of 20 and up (24 but) run complex ones on their even/odd pairs: 32 and 64 DFTI's FFT
-    # kernels of 16 and 32 points and its recombination (whose zero signs are not read)
+    # the real forward kernels of 20 and up (24 but) run complex ones on their even/odd pairs (32 and 64: DFTI's 16-
+    # and 32-point FFT kernels), so their zero results from -0 follow those kernels' zero signs
     halves = n >= 20 and n != 24
     if not _reads_finite(kind, data, d, n):
         raise ParityError(f"FFT {kind} of length {n} of a NaN or an infinity: which NaN DFTI gives is not modelled")

@@ -30,7 +30,8 @@
  *       A = X[k] + conj(X[12-k]), B = X[k] - conj(X[12-k]),
  *       Z[k].re = A.re + (w.im*B.re - w.re*B.im), Z[k].im = A.im + (w.im*B.im + w.re*B.re),
  *     then the 12-point complex backward transform: x[2j] = z[j].re, x[2j+1] = z[j].im.
- *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum).
+ *   N = 8 complex: radix 2, decimation in time, eighth turns as one sum times sqrt(1/2) (radix2_8_sum, DFTI's
+ *     8-point FFT kernel's odd eighths: fft8_eighth).
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64: DFTI's radix-4 FFT,
  *     R16_RADIX4); N = 16 complex: DFTI's 16-point FFT kernel (radix4_16, R16_FFT16).
@@ -314,10 +315,19 @@ static inline cpx eighth_sum(cpx v, int q, int sign) {
     return q == 1 ? (cpx){(v.r - v.i) * H8, (v.r + v.i) * H8} : (cpx){-(v.r + v.i) * H8, (v.r - v.i) * H8};
 }
 
-/* DFTI's standalone 8-point kernel: radix 2, decimation in time: E, O the 4-point DFTs of the even and
+/* The odd eighths of DFTI's 8-point FFT kernel (ipps_cFFT{fwd,inv}_8_32fc, read from its machine code): q = 1 as
+ * eighth_sum, q = 3 as its q = 1 form times -h: forward ((re - im)*-h, (re + im)*-h), backward
+ * ((re + im)*-h, (im - re)*-h) (where re = im, eighth_sum's (im - re)*h gives +0, this -0). */
+static inline cpx fft8_eighth(cpx v, int q, int sign) {
+    if (q == 1) return eighth_sum(v, 1, sign);
+    return sign < 0 ? (cpx){(v.r - v.i) * -H8, (v.r + v.i) * -H8} : (cpx){(v.r + v.i) * -H8, (v.i - v.r) * -H8};
+}
+
+/* DFTI's standalone 8-point kernels: radix 2, decimation in time: E, O the 4-point DFTs of the even and
  * odd elements, X[k] = E[k] + t[k], X[k+4] = E[k] - t[k] with t = O turned by e^(sign*2pi*i*k/8): the odd
- * eighths by eighth_sum, t2 = -+i*O2 exactly. (radix2_8 above is the same with the eighths as products.) */
-static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
+ * eighths by eighth_sum (the real kernels) or fft8_eighth (fft8: the complex one, DFTI's 8-point FFT kernel),
+ * t2 = -+i*O2 exactly. (radix2_8 above is the same with the eighths as products.) */
+static void radix2_8_sum(const cpx x[8], int sign, int fft8, cpx out[8]) {
     const cpx ev[4] = {x[0], x[2], x[4], x[6]}, od[4] = {x[1], x[3], x[5], x[7]};
     cpx e[4], o[4], t[4];
     dft4(ev, sign, e);
@@ -325,7 +335,7 @@ static void radix2_8_sum(const cpx x[8], int sign, cpx out[8]) {
     t[0] = o[0];
     t[1] = eighth_sum(o[1], 1, sign);
     t[2] = sign < 0 ? (cpx){o[2].i, -o[2].r} : (cpx){-o[2].i, o[2].r};
-    t[3] = eighth_sum(o[3], 3, sign);
+    t[3] = fft8 ? fft8_eighth(o[3], 3, sign) : eighth_sum(o[3], 3, sign);
     for (int k = 0; k < 4; k++) out[k] = cadd(e[k], t[k]), out[k + 4] = csub(e[k], t[k]);
 }
 
@@ -355,21 +365,28 @@ enum radix16_twiddles {
     R16_RADIX4,
     /* DFTI's 16-point FFT kernel (ipps_cFFT{fwd,inv}_16_32fc, read from its machine code: straight-line SSE, the
      * first 4-point DFTs as dft4 forms them, the products, four more): bin k2 of residue 1 (k2 = 0 too) and bins
-     * 1 to 3 of residues 2 and 3 multiplied by its constants as fft16_twiddle says; residue 0 and bin 0 of
+     * 1 to 3 of residues 2 and 3 multiplied by its constants (fft_pass_twiddle); residue 0 and bin 0 of
      * residues 2 and 3 not */
     R16_FFT16,
 };
 
-/* A product of DFTI's 16-point FFT kernel: (v.re*c + v.im*b0, v.im*c + v.re*b1) with c = cos, (b0, b1) = (s, -s)
- * forward and (-s, s) backward, s = sin of 2pi*e/16, float32 from double; its constants hold +0 for the quarter
- * turn's cosine and, for e = 0, b0 = b1 = +0 forward, -0 backward (so the turn by 1 is no conjugate pair). */
-static inline cpx fft16_twiddle(cpx v, int e, int sign) {
+/* A product of DFTI's 16- and 32-point FFT kernels (n = 16, 32): (v.re*c + v.im*b0, v.im*c + v.re*b1) with c = cos,
+ * (b0, b1) = (s, -s) forward and (-s, s) backward, s = sin of 2pi*e/n, float32 from double; their constants hold +0
+ * for the quarter turn's cosine and, for e = 0, b0 = b1 = +0 forward, -0 backward (so the turn by 1 is no
+ * conjugate pair). */
+static inline cpx fft_twiddle(cpx v, int e, int n, int sign) {
     float c, s, b0, b1;
-    cs_n(e, 16, &c, &s);
+    cs_n(e, n, &c, &s);
     c = c == 0.0f ? 0.0f : c;
     if (e == 0) b0 = b1 = sign < 0 ? 0.0f : -0.0f;
     else b0 = sign < 0 ? s : -s, b1 = -b0;
     return (cpx){v.r * c + v.i * b0, v.i * c + v.r * b1};
+}
+
+/* Bin k2 of residue r in those kernels' second stage: residue 1's bins from 0, the other residues' from 1,
+ * multiplied (fft_twiddle, e = r*k2); residue 0 and bin 0 of the others left as they are. */
+static inline cpx fft_pass_twiddle(cpx v, int r, int k2, int n, int sign) {
+    return r == 0 || (r >= 2 && k2 == 0) ? v : fft_twiddle(v, r * k2, n, sign);
 }
 
 static inline cpx radix16_twiddle(cpx v, int r, int k2, int how, int sign) {
@@ -380,7 +397,7 @@ static inline cpx radix16_twiddle(cpx v, int r, int k2, int how, int sign) {
         return table_product(v, c == 0.0f ? 0.0f : c, s == 0.0f ? 0.0f : -s, sign);
     }
     if (how == R16_RADIX4) return fact_twiddle(v, r, r * k2, 16, sign);
-    if (how == R16_FFT16) return r == 0 || (r >= 2 && k2 == 0) ? v : fft16_twiddle(v, r * k2, sign);
+    if (how == R16_FFT16) return fft_pass_twiddle(v, r, k2, 16, sign);
     const int e = 4 * r * k2; /* in 64ths */
     return how == R16_EIGHTH_SUM && (e == 8 || e == 24) ? eighth_sum(v, e / 8, sign) : twiddle64(v, e, sign);
 }
@@ -402,9 +419,11 @@ static void radix4_16(const cpx x[16], int sign, int how, cpx out[16]) {
     }
 }
 
-/* DFTI's 32-point complex kernel: Cooley-Tukey 8 x 4, decimation in time: the 4-point DFTs of x[8m + r]
- * (r = 0..7), bin k2 of residue r times e^(sign*2pi*i*r*k2/32) (twiddle64, the odd eighths as products
- * with +-sqrt(1/2)), then DFTI's Prime8 over r: X[k2 + 4*k1]. */
+/* DFTI's 32-point FFT kernel (ipps_cFFT{fwd,inv}_32_32fc: fft/ifft of 32, and inside rfft and irfft of 64):
+ * Cooley-Tukey 8 x 4, decimation in time: the 4-point DFTs of x[8m + r] (r = 0..7), bin k2 of residue r times
+ * e^(sign*2pi*i*r*k2/32) as its 16-point sibling multiplies (fft_pass_twiddle: residue 1's bin 0 too, the
+ * other residues' bins 1 to 3; zero-heavy rows: 3,200 per direction exact, 29 and 138 other with twiddle64's
+ * skipped, exact and plain turns), then DFTI's Prime8 over r: X[k2 + 4*k1]. */
 static void ct32(const cpx x[32], int sign, cpx out[32]) {
     cpx y[8][4];
     for (int r = 0; r < 8; r++) {
@@ -413,7 +432,7 @@ static void ct32(const cpx x[32], int sign, cpx out[32]) {
     }
     for (int k2 = 0; k2 < 4; k2++) {
         cpx t[8], o[8];
-        for (int r = 0; r < 8; r++) t[r] = twiddle64(y[r][k2], 2 * r * k2, sign);
+        for (int r = 0; r < 8; r++) t[r] = fft_pass_twiddle(y[r][k2], r, k2, 32, sign);
         prime8(t, sign, o);
         for (int k1 = 0; k1 < 8; k1++) out[k2 + 4 * k1] = o[k1];
     }
@@ -773,11 +792,12 @@ static void full480(const cpx *x, int n, int sign, cpx *out) { (void)n, ct_plan(
 static void full_odd(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, n, sign, out); }
 
 /* The real forward kernels of N = 2m = 32 and 64 off DFTI's threaded path: z[j] = x[2j] + i*x[2j+1], Z the
- * m-point complex forward transform (radix4_16 with products, ct32), then recombine_fwd. */
+ * m-point complex forward transform (DFTI's 16- and 32-point FFT kernels: radix4_16 with R16_FFT16, ct32), then
+ * recombine_fwd (ownsrDftFwdRecombine's order is owns_cRealRecombine_32f's, read from its machine code). */
 static void rdft_pow2_fwd(const float *row, int m, float *dst) {
     cpx z[32], y[32];
     for (int j = 0; j < m; j++) z[j] = (cpx){row[2 * j], row[2 * j + 1]};
-    if (m == 16) radix4_16(z, -1, R16_PLAIN, y);
+    if (m == 16) radix4_16(z, -1, R16_FFT16, y);
     else ct32(z, -1, y);
     recombine_fwd(y, m, m == 16 ? cs32 : cs64, dst);
 }
@@ -804,7 +824,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
             rdft_pow2_fwd(row, m, dst);
         } else if (kind == 2) { /* the backward recombination, then the m-point complex backward transform */
             recombine_bwd(row, m, m == 16 ? cs32 : cs64, x);
-            if (m == 16) radix4_16(x, 1, R16_PLAIN, y);
+            if (m == 16) radix4_16(x, 1, R16_FFT16, y);
             else ct32(x, 1, y);
             for (int j = 0; j < m; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
         } else {
@@ -831,7 +851,7 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
     const int sum = kind != 0 && !threaded_rows; /* the real kernels off the threaded path */
     if (n == 8) {
-        if (kind == 0 || sum) radix2_8_sum(x, sign, y);
+        if (kind == 0 || sum) radix2_8_sum(x, sign, kind == 0, y);
         else radix2_8(x, sign, y);
     } else {
         radix4_16(x, sign, kind == 0 ? R16_FFT16 : sum ? R16_EIGHTH_SUM : R16_PLAIN, y);
