@@ -1,6 +1,6 @@
 """Zero-heavy rows for the FFTs whose zero signs from -0 are modelled (harness/impl/fft.py's _ZERO_SIGNS_READ:
-rfft and irfft of 32, 48, 64, 80, 96, 160, 224 and 480, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160,
-168, 224, 240, 336 and 480), for tests/test_impl_fft.py.
+rfft and irfft of 32, 48, 64, 80, 96, 160, 224 and 480, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112,
+144, 160, 168, 192, 224, 240, 336 and 480), for tests/test_impl_fft.py.
 Imports only NumPy; run as a script it records torch's outputs' digests (tests/bit_digest.py) as one JSON line,
 per kind over ``operands()`` (``rows()`` laid out per kind).
 
@@ -16,7 +16,7 @@ import numpy as np
 WIDTH = 480
 # lengths whose operands are the rows cut into as many whole pieces as fit (complex: 2N floats, real: N, onesided
 # bins: N + 2)
-CHUNKED_C2C = (8, 16, 24, 28, 32, 40, 48, 64, 80, 160, 224)
+CHUNKED_C2C = (8, 16, 24, 28, 32, 40, 48, 64, 80, 96, 144, 160, 192, 224)
 CHUNKED_REAL = (32, 48, 64, 80, 96, 160)
 C2C_CHUNKED_KEYS = tuple(f"c2c_{n}" for n in CHUNKED_C2C)
 VALUES = np.array([1, -1, 0.5, 3, 2, -2, 0.25], np.float32)

@@ -193,9 +193,9 @@ def test_fft_480s_kernels_match_torch(threads: int, monkeypatch: pytest.MonkeyPa
 # torch 2.13.0's rfft of tests/fft_zero_sign_cases.py's 361 zero-heavy rows of 480, fft and ifft (unscaled) of
 # them as 240 complex pairs, as 480, 336, 168, 112 and 56, irfft (unscaled) of them as 241 bins, rfft and irfft
 # of 224, and fft and ifft of 120 rows of 480 complex signed zeros (480z); the rows cut into pieces: fft and ifft
-# of 8, 16, 24, 28, 32, 40, 48, 64, 80, 160 and 224, rfft and irfft of 32, 48, 64, 80, 96 and 160 (32 and 64 on one
-# thread: two take DFTI's threaded path); on 1 and 2 threads alike (a Zen 5:
-# DFTI's generic path); fft_zero_sign_cases.operands() lays them out
+# of 8, 16, 24, 28, 32, 40, 48, 64, 80, 96, 144, 160, 192 and 224, rfft and irfft of 32, 48, 64, 80, 96 and 160 (32
+# and 64 on one thread: two take DFTI's threaded path); on 1 and 2 threads alike (a Zen 5: DFTI's generic path);
+# fft_zero_sign_cases.operands() lays them out
 FFT_ZERO_SIGNS = {
     "r2c_480": "a515491db4c59653c041e2f899e6de53cb2708be1e8a5fafa77aa75571394817",
     "c2c_240": "6e035b29bf379bfdfe56d245da2a5f71137936355583a6a0f7d08e6370521047",
@@ -247,6 +247,12 @@ FFT_ZERO_SIGNS = {
     "ic2c_16": "bf6c912ce7fe781d7b3ce01cd6f74b73c181da7f80486d278d53f0458370911d",
     "c2c_64": "43d807cce955b1818109b57740450297eb83aa1217cc3e0069d351fba30d621c",
     "ic2c_64": "6a3b93bd597af72dfa0c77a9bcd13f906c26472dc16cda291961dc7c8a2aec5b",
+    "c2c_96": "05e7e0dd5d1fd0625f6a19b4051617f14f89732dccd8ac1866dfeaec6af5aca0",
+    "ic2c_96": "57cd0fff128823eaf8fd5f29067d658c4c20d94fdead4f6afa8860a66338dbca",
+    "c2c_144": "bd988b6df2804587ebe3cdfb8dc218eb9b30b3c2433d0c53cb50576dbe8cb37d",
+    "ic2c_144": "6ebc06f75acff564a1c6b6977ab5ffcfc5ce9cf3260c50620e661ec463ce9d46",
+    "c2c_192": "a92a3d34a985071a6c40c782b92654141b1d00d59e39d78915d922c6bf4de037",
+    "ic2c_192": "140a085c616ed1cfef2b1d27533a0b9576b907cd02c5502be3a441d70bc7a495",
     "c2c_224": "1757abdcc91fd19aa86fad040ecb5040515530cf6a98cbdeb7c70d8e3245c324",
     "ic2c_224": "4c14e8d3c172e687d7df2a0773d194735529e09ed99fc62ce587eb23c9d1f357",
 }
@@ -259,12 +265,13 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
     (its table's products by 1 and +0 too); the Fact3 and Fact5 passes, the 5- and 7-point DFTs' odd terms
     with the sines of -2pi k/p; the forward recombination and the backward one with its table's +0 cosine),
     zero results from -0 are answered: rfft and irfft of 32, 48, 64, 80, 96, 160, 224 and 480, fft/ifft of 8, 16,
-    24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224, 240, 336 and 480 on zero-heavy rows (24, 40, 48 and 80 in
+    24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 144, 160, 168, 192, 224, 240, 336 and 480 on zero-heavy rows (24, 40,
+    48 and 80 in
     ct_odd's order: the Fact passes' table twiddles on every bin, Prime16; ct32_4x8's twiddles the table's products too;
     64 the radix-4 FFT's table products on every bin of residues 1 to 3 in both stages; 16 the 16-point FFT
     kernel's constants, its turn by 1 no conjugate pair; 8 and 32 and rfft/irfft of 32 and 64 DFTI's 8-, 16- and
-    32-point FFT kernels, off its threaded path); other lengths refuse them (c2c of 192 and 96: ct64's and ct3m's
-    twiddles)."""
+    32-point FFT kernels, off its threaded path; 96, 144 and 192 DFTI's PrimeFact plans in ct_odd's order: Prime8
+    or Prime16, Fact4, Fact3); other lengths refuse them (c2c of 20 and 36: 20's 5 x 4, 36's plan not traced)."""
     from harness.impl.fft import fft
     from tests.fft_zero_sign_cases import C2C_CHUNKED_KEYS, CHUNKED_REAL, operands
 
@@ -284,7 +291,7 @@ def test_fft_zero_signs_from_negative_zero_match_torch(threads: int) -> None:
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p)) == FFT_ZERO_SIGNS[key], key
         assert bits_sha256(fft("c2c", ops[key], [1], 0, p, forward=False)) == FFT_ZERO_SIGNS["i" + key], key
     a = ops["r2c_480"]
-    for n in (192, 96):
+    for n in (20, 36):
         with pytest.raises(ParityError, match="from -0 to a zero result"):
             fft("c2c", np.ascontiguousarray(a[:, : 2 * n]).reshape(-1, n, 2), [1], 0, p)
 

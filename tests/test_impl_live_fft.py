@@ -257,8 +257,8 @@ def test_live_fft_refuses_what_is_not_modelled() -> None:
     _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=0, onesided=False)
     _refused("c2c", np.zeros((2, 128, 2), np.float32), torch.zeros(2, 128), dim=[1], normalization=0, forward=True)
     _refused("c2c", -np.zeros((2, 20, 2), np.float32), torch.zeros(2, 20), dim=[1], normalization=2, forward=False)
-    neg = -np.zeros((2, 96, 2), np.float32)  # -0 read: 96's kernels' zero signs not all read
-    _refused("c2c", neg, torch.zeros(2, 96), dim=[1], normalization=0, forward=True)
+    neg = -np.zeros((2, 320, 2), np.float32)  # -0 read: 320's plan not traced
+    _refused("c2c", neg, torch.zeros(2, 320), dim=[1], normalization=0, forward=True)
     _refused("c2r", -np.zeros((2, 13, 2), np.float32), torch.zeros(2, 13), dim=[1], normalization=0, last_dim_size=24)
     use_threads(2)  # DFTI's threaded path over contiguous rows: c2r of 8 to 64, r2c of 32 not modelled
     _refused("c2r", np.ones((3, 5, 2), np.float32), torch.zeros(3, 5), dim=[1], normalization=2, last_dim_size=8)

@@ -21,8 +21,8 @@ signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes, its 8-, 16- and 
 kernels and recombinations are read, other lengths' plans' kernels not all), the real forward ones of 8, 16
 and 20 (and of 64 on the threaded path) to some zero results from any input: such a result is refused (from
 -0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and
-of 32, 48, 64, 80, 96, 160 and 224, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224,
-240, 336 and 480), as is a NaN or an infinity read or given. DFTI's threaded path over contiguous rows (two
+of 32, 48, 64, 80, 96, 160 and 224, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 144, 160, 168,
+192, 224, 240, 336 and 480), as is a NaN or an infinity read or given. DFTI's threaded path over contiguous rows (two
 or more threads and rows, not strided) runs other real kernels of N = 8 to 64: the forward ones of 8, 16 and
 64 are modelled there (the thread knob of ``_fft_r2c``), the backward ones and the forward one of 32 are
 refused there.
@@ -54,16 +54,17 @@ LENGTHS = {
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # where every kernel's zero signs are known, a zero result from -0 is answered; other lengths refuse it. Read from
 # DFTI's code: Prime16 and Prime8, its Fact3, Fact4, Fact5 and Fact7 passes, both recombinations, the plans of 64
-# (its radix-4 FFT alone), 112, 240 and 480 (gdb), and its 8-, 16- and 32-point FFT kernels (fft/ifft of 8, 16 and
-# 32; rfft/irfft of 32 and 64 with the recombinations). The plans of 24, 28, 40, 48, 80, 96, 160 and 224 were
-# not traced: they are taken to run those kernels in ct_odd's order (28's first 4-point DFTs as modelled, not
-# read), which 36,000 zero-heavy rows per op and length at default, avx2 and avx512 on 1, 2 and 4 threads gave bit
-# for bit (0 other); 8 to 64 up to 27,000 rows per op and length, 0 other
+# (its radix-4 FFT alone), 96, 144, 192 (Prime8 or Prime16, Fact4 or Fact3, Fact3), 112, 240 and 480 (gdb), and its
+# 8-, 16- and 32-point FFT kernels (fft/ifft of 8, 16 and 32; rfft/irfft of 32 and 64 with the recombinations).
+# The plans of 24, 28, 40, 48, 80, 160 and 224 were not traced: they are taken to run those kernels in ct_odd's
+# order (28's first 4-point DFTs as modelled, not read), which 36,000 zero-heavy rows per op and length at default,
+# avx2 and avx512 on 1, 2 and 4 threads gave bit for bit (0 other); 8 to 192 up to 27,000 rows per op and length,
+# 0 other
 _ZERO_SIGNS_READ = frozenset(
     {
         *((kind, n) for kind in ("r2c", "c2r") for n in (32, 48, 64, 80, 96, 160, 224, 480)),
         *(("c2c", n) for n in (8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
-        *(("c2c", n) for n in (240, 336, 480)),
+        *(("c2c", n) for n in (96, 144, 192, 240, 336, 480)),
     }
 )
 

@@ -35,9 +35,10 @@
  *   N = 16 complex: radix 4 x 4, decimation in time, plain complex twiddle products (radix4_16).
  *   N = 32 complex: Cooley-Tukey 8 x 4 (ct32); N = 64 complex: Cooley-Tukey 4 x 16 (ct64: DFTI's radix-4 FFT,
  *     R16_RADIX4); N = 16 complex: DFTI's 16-point FFT kernel (radix4_16, R16_FFT16).
- *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16 (ct_odd), 3 x 32 and 3 x 64 (ct3m; the 32-point DFTs there
- *     4 x 8); real: the N/2-point complex transform (ct_odd, ct3m) of the even/odd pairs with the 24-point kernel's
- *     recombination passes, turns of 2pi*k/N (row_split), on every path.
+ *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x (4 x 8) and 3 x (4 x 16) in ct_odd's order (DFTI's
+ *     PrimeFact plans: Prime16 or Prime8, Fact4, Fact3, as gdb shows); real: the N/2-point complex transform
+ *     (ct_odd; 192's half 96 ct3m) of the even/odd pairs with the 24-point kernel's recombination passes, turns
+ *     of 2pi*k/N (row_split), on every path.
  *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4 (ct20), 5 x 8, 5 x 16 (ct_odd) with a 5-point DFT last; real:
  *     the N/2-point complex transform (pfa10, ct20, ct_odd) with the recombination passes (row_split).
  *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
@@ -440,10 +441,11 @@ static void ct32(const cpx x[32], int sign, cpx out[32]) {
 
 /* DFTI's 64-point complex kernels: Cooley-Tukey 4 x 16, decimation in time: the 16-point DFTs of x[4m + r]
  * (radix4_16; r = 0..3), bin k2 of residue r times e^(sign*2pi*i*r*k2/64), then the 4-point DFTs over r:
- * X[k2 + 16*k1]. how: R16_PLAIN (twiddle64's skipped, exact and plain products, both stages: 64 inside the
- * kernels of 192 and 320, and the real forward one on DFTI's threaded path), or R16_RADIX4 (fact_twiddle's
- * table products on every bin of residues 1 to 3, both stages: the standalone complex kernel, whose zero
- * signs that gives: 3,200 zero-heavy rows per direction exact, 289 and 293 of 3,000 with R16_PLAIN's). */
+ * X[k2 + 16*k1]. how: R16_PLAIN (twiddle64's skipped, exact and plain products, both stages: 64 inside the real
+ * forward kernel on DFTI's threaded path and inside ct3m), R16_RADIX4 (fact_twiddle's table products on every bin
+ * of residues 1 to 3, both stages: the standalone complex kernel, whose zero signs that gives: 3,200 zero-heavy
+ * rows per direction exact, 289 and 293 of 3,000 with R16_PLAIN's), or R16_PRIME16 (DFTI's Prime16, then its
+ * Fact4 pass's fact_twiddle: 64 inside ct_odd, e.g. 192's PrimeFact plan). */
 static void ct64(const cpx x[64], int sign, int how, cpx out[64]) {
     cpx y[4][16];
     for (int r = 0; r < 4; r++) {
@@ -454,7 +456,7 @@ static void ct64(const cpx x[64], int sign, int how, cpx out[64]) {
     for (int k2 = 0; k2 < 16; k2++) {
         cpx t[4], o[4];
         for (int r = 0; r < 4; r++)
-            t[r] = how == R16_RADIX4 ? fact_twiddle(y[r][k2], r, r * k2, 64, sign) : twiddle64(y[r][k2], r * k2, sign);
+            t[r] = how != R16_PLAIN ? fact_twiddle(y[r][k2], r, r * k2, 64, sign) : twiddle64(y[r][k2], r * k2, sign);
         dft4(t, sign, o);
         for (int k1 = 0; k1 < 4; k1++) out[k2 + 16 * k1] = o[k1];
     }
@@ -539,8 +541,9 @@ static void ct32_4x8(const cpx x[32], int sign, cpx out[32]) {
     }
 }
 
-/* DFTI's complex kernels of N = 3m (m = 32: 96, m = 64: 192): Cooley-Tukey 3 x m, decimation in time,
- * ct_odd's order: the m-point DFTs of x[3j + r] (r = 0..2; 96: ct32_4x8, 192: ct64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
+/* The 96-point complex transform inside the real kernels of 192 (m = 32; the complex kernels of 96 and 192 are
+ * ct_odd's): Cooley-Tukey 3 x m, decimation in time, ct_odd's order: the m-point DFTs of x[3j + r] (r = 0..2;
+ * ct32_4x8, or ct64 for m = 64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
  * where r*k1 = 0, exact quarter turns, else plain products, w float32 from double cos and sin), then the
  * 3-point DFTs over r (dft3): X[k1 + m*k2]. */
 static void ct3m(const cpx *x, int m, int sign, cpx *out) {
@@ -588,10 +591,10 @@ static void row_split(int kind, int n, const float *row, float *dst, int sign, t
     for (int j = 0; j < h; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
 }
 
-/* N = 48 (ct_odd: 3 x 16), 96, 192 (ct3m); their halves 24 and 48 (ct_odd: 3 x 8, 3 x 16) and 96 (ct3m). */
+/* N = 48, 96, 192 (ct_odd: 3 x 16, 3 x (4 x 8), 3 x (4 x 16)); their halves 24 and 48 (ct_odd: 3 x 8, 3 x 16)
+ * and 96 (ct3m). */
 static void full3(const cpx *x, int n, int sign, cpx *out) {
-    if (n == 48) (void)ct_odd(x, n, sign, out);
-    else ct3m(x, n / 3, sign, out);
+    (void)ct_odd(x, n, sign, out);
 }
 static void half3(const cpx *x, int h, int sign, cpx *out) {
     if (h <= 48) (void)ct_odd(x, h, sign, out);
@@ -723,7 +726,8 @@ static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
  * modelled: Cooley-Tukey p x m, decimation in time (ct3m and ct20 above take its order with other
  * twiddles): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
- * radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64; else this kernel again), bin k1
+ * radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64 as Fact4 over Prime16 (192's plan, as gdb
+ * shows its calls); else this kernel again), bin k1
  * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
  * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
  * (5 x 144); DFTI's 24-, 40-, 48- and 80-point kernels (3 x 8, 5 x 8, 3 x 16, 5 x 16) give its zero signs
@@ -741,7 +745,7 @@ static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
         else if (m == 8) radix2_8(in, sign, yr);
         else if (m == 16) radix4_16(in, sign, R16_PRIME16, yr);
         else if (m == 32) ct32_4x8(in, sign, yr);
-        else if (m == 64) ct64(in, sign, R16_PLAIN, yr);
+        else if (m == 64) ct64(in, sign, R16_PRIME16, yr);
         else if (ct_odd(in, m, sign, yr) != 0) return -1;
     }
     for (int k1 = 0; k1 < m; k1++) {
