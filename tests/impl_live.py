@@ -27,7 +27,7 @@ import os
 import platform
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,39 @@ def live_profile() -> KernelProfile:
     return profile.with_l2_per_core(l2) if l2 else profile
 
 
+# MKL's code paths an ancestor process probed, per environment that can choose the path (_mkl_choosing)
+_MKL_PATHS_VAR = "PARITY_TEST_MKL_PATHS"
+_mkl_paths: dict[str, str] = {}  # those this process knows
+
+
+def _mkl_choosing(env: Mapping[str, str]) -> str:
+    """The part of ``env`` that can change MKL's code path (MKL's and QEMU's variables), as a key."""
+    return json.dumps(sorted((k, v) for k, v in env.items() if k.startswith(("MKL_", "QEMU_"))))
+
+
+def _mkl_path(env: Mapping[str, str]) -> str:
+    """MKL's code path in a process started with ``env``: probed once per environment that can change it,
+    the answers passed down to child processes (``run_child``), so a live test's fresh interpreter
+    does not start torch a second time to ask."""
+    _mkl_paths.update(json.loads(os.environ.get(_MKL_PATHS_VAR, "{}")))
+    choosing = _mkl_choosing(env)
+    if choosing not in _mkl_paths:
+        # a fresh interpreter: in this one MKL prints its banner once, and pytest's capture may take it
+        code = "from harness.platform.provenance import mkl_code_path_from_banner as p, mkl_verbose_banner as b; "
+        run = subprocess.run(
+            [sys.executable, "-c", code + "print(p(b()))"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            env=dict(env),
+        )
+        if run.returncode != 0:
+            return run.stdout.strip()
+        _mkl_paths[choosing] = run.stdout.strip()
+    return _mkl_paths[choosing]
+
+
 @cache
 def _mkl_host() -> tuple[str, bool]:
     """(MKL's code path here, whether the CPU is AMD's)."""
@@ -96,12 +129,7 @@ def _mkl_host() -> tuple[str, bool]:
         amd = "AuthenticAMD" in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
     except OSError:
         amd = False
-    # a fresh interpreter: in this one MKL prints its banner once, and pytest's capture may take it
-    code = (
-        "from harness.platform.provenance import mkl_code_path_from_banner as p, mkl_verbose_banner as b; print(p(b()))"
-    )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
-    return run.stdout.strip(), amd
+    return _mkl_path(os.environ), amd
 
 
 def _mkl_tag() -> str:
@@ -199,6 +227,8 @@ def run_child(
     ``env_extra`` over it), ``args`` in its sys.argv; the JSON of its last line of output."""
     env = {k: v for k, v in os.environ.items() if k not in drop} | (env_extra or {})
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")])
+    _mkl_path(env)  # the child's MKL path, probed here once for every child of its settings
+    env[_MKL_PATHS_VAR] = json.dumps(_mkl_paths)
     code = f"from {module} import {child}; {child}()"
     run = subprocess.run(
         [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=900, check=False, cwd=ROOT, env=env
