@@ -175,8 +175,8 @@ def fake_qemu(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_generate_refuses_a_level_the_emulated_cpu_lacks(fake_qemu, tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(emulation, "probe_x86_cpu", lambda model: decode(NEHALEM))
-    # Nehalem-v2 lacks FMA: the launcher's portable build (tested below) stands in, not compiled twice here
-    monkeypatch.setattr(emulation, "portable_x86_package", lambda repo, dest: dest)
+    # Nehalem-v2 lacks FMA, so a run there would take a portable build (tested below): not compiled for a refusal
+    monkeypatch.setattr(emulation, "portable_x86_package", lambda repo, dest: pytest.fail("compiled before refusing"))
     monkeypatch.setattr(emulation, "platform", type("P", (), {"machine": staticmethod(lambda: "x86_64")}))
     for isa, lacks in (("avx2", "avx2, fma"), ("avx512", "avx2, avx512bw")):
         assert main(["generate", "--emulate", "x86:Nehalem-v2", "--isa", isa, "--out", str(tmp_path / "o")]) == 2

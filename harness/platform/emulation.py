@@ -36,7 +36,7 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.core.errors import ParityError
@@ -547,7 +547,17 @@ class EmulatedX86:
     model: str  # the QEMU CPU model
     cpu: CpuIdentity  # what CPUID says under it
     root: Path  # QEMU's -L prefix: proc/cpuinfo
-    package: Path | None = None  # a portable build of the package to run from (``portable_x86_package``)
+    portable: Path | None = None  # where a portable build of the package goes, where this CPU needs one
+    _built: list[Path] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def package(self) -> Path | None:
+        """The portable build to run from (``portable_x86_package``), compiled the first time a run needs it, so
+        that a bad request (a level the emulated CPU lacks) is refused before anything is compiled; None where
+        this host's own build runs."""
+        if self.portable is not None and not self._built:
+            self._built.append(portable_x86_package(Path(__file__).resolve().parent.parent.parent, self.portable))
+        return self._built[0] if self._built else None
 
     @property
     def facts(self) -> PlatformFacts:
@@ -655,7 +665,5 @@ def emulated_x86(spec: str, host_arch: str | None = None) -> Iterator[EmulatedX8
         raise ParityError(f"/proc/cpuinfo: cannot read it ({exc.strerror})") from None
     with tempfile.TemporaryDirectory(prefix="parity-x86-") as tmp:
         write_files(Path(tmp), {"proc/cpuinfo": cpuinfo_as(host_cpuinfo, cpu)})
-        package = None
-        if needs_portable_build(cpu, buildinfo.compile_flags()):
-            package = portable_x86_package(Path(__file__).resolve().parent.parent.parent, Path(tmp) / "package")
-        yield EmulatedX86(model, cpu, Path(tmp), package)
+        portable = Path(tmp) / "package" if needs_portable_build(cpu, buildinfo.compile_flags()) else None
+        yield EmulatedX86(model, cpu, Path(tmp), portable)
