@@ -225,3 +225,14 @@ def test_recorded_bits(name: str) -> None:
             continue
         got = replay(op, *args(geo, ops, which), profile(geo))[key]
         assert bits_sha256(got) == want, (name, which)
+
+
+def test_a_strided_grad_input_whose_kernel_outgrows_grad_output_is_refused_for_what_it_is() -> None:
+    """brgconv_strided:avx2's grad_input of a 7x7 kernel at stride 4 with padding (2, 6) (grad_output 2x3): the
+    forward its channel blocks are read from has no output; the refusal says so (it had said "conv2d: empty
+    output", though torch's grad_input has 2 x 48 x 8 x 5 elements)."""
+    geo = dict(level="avx2", threads=2, x=(2, 48, 8, 5), w=(24, 48, 7, 7), stride=[4, 4], padding=[2, 6], groups=1,
+               channels_last=True, special="", seed=16)  # fmt: skip
+    with pytest.raises(ParityError, match=r"brgconv_strided:avx2's grad_input where the 7x7 kernel outgrows") as err:
+        replay("convolution_backward", *args(geo, operands(geo), 1), profile(geo))
+    assert "empty output" not in str(err.value)

@@ -637,7 +637,13 @@ def _avx2_data_declines(x_shape, w_shape, stride, padding, groups: int, profile:
             )
         return ""
     if data.startswith("brg_conv_bwd:avx2") or data == "brgconv_strided:avx2":
-        blocks = _avx2_data_blocks(conv._geometry(x_shape, w_shape, stride, padding), profile)
+        g = conv._geometry(x_shape, w_shape, stride, padding)
+        if min(g.oh + 2 * max(0, g.kh - 1 - g.ph) - g.kh, g.ow + 2 * max(0, g.kw - 1 - g.pw) - g.kw) < 0:
+            return (  # the swapped forward _avx2_data_blocks reads its channel blocks from has no output
+                f"{data.split('+')[0]}'s grad_input where the {g.kh}x{g.kw} kernel outgrows grad_output's {g.oh}x"
+                f"{g.ow} padded by K - 1 - P (its forward's channel blocks not derived) not modelled"
+            )
+        blocks = _avx2_data_blocks(g, profile)
         if len(blocks) > 1:  # brgconv_strided: 2 draws of a 5x5 kernel past 320 output channels gave other bits
             return (
                 f"{data.split('+')[0]}'s grad_input over {w_shape[0]} output channels (ic blocks of "
