@@ -16,6 +16,7 @@ operands swapped), each element its own NaN or the max's.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from tests import arm64_nan_reductions_cases as cases
@@ -74,3 +75,40 @@ CASES = recording_grid(cases.OPS)
 def test_impl_matches_the_recording(op: str, profile_name: str, threads: int) -> None:
     replay = replayed_case_file(cases, op, profile_name, threads)
     assert replay == recorded(DIGESTS, REFUSALS, (op, profile_name), threads)
+
+
+def test_two_threads_summing_at_once_each_get_their_own_nan_pick_verdict() -> None:
+    """A sum whose outer loop meets two NaN payloads (aarch64's pick there not read) is refused and one of ones
+    answered, each as often as two Python threads run them side by side: the C flag saying so is the calling
+    thread's (it had been one per process, so one thread's sum could clear or set the other's verdict)."""
+    import threading
+
+    from harness.core.errors import ParityError
+    from harness.impl.profiles import get_profile
+    from harness.impl.reduce import sum_dims
+
+    profile = get_profile("arm64-neon", 1)
+    mixed, ones = np.ones((256, 64), np.float32), np.ones((256, 64), np.float32)
+    mixed.view(np.uint32)[3, 0], mixed.view(np.uint32)[200, 0] = 0x7FC00001, 0x7FC00002
+
+    def refused(x: np.ndarray) -> bool:
+        try:
+            sum_dims(x, 0, profile)
+        except ParityError:
+            return True
+        return False
+
+    wrong: list[str] = []
+
+    def run(x: np.ndarray, want: bool, what: str) -> None:
+        wrong.extend(what for _ in range(1500) if refused(x) != want)
+
+    threads = [
+        threading.Thread(target=run, args=(mixed, True, "mixed")),
+        threading.Thread(target=run, args=(ones, False, "ones")),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not wrong, f"{len(wrong)} verdicts taken from the other thread's sum ({sorted(set(wrong))})"

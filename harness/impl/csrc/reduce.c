@@ -210,7 +210,7 @@ static int64_t ceil_log2(int64_t x) {
  * of other payloads, or a quiet one beside a signalling one's quieted pattern) sets nan_pick_unread, as
  * one adding a row's sum onto an output another row's NaN reached (measured: the row's sum first there). */
 typedef float (*add_t)(const profile_t *p, float a, float b);
-static int nan_pick_unread;
+static _Thread_local int nan_pick_unread; /* per calling thread: a sum and its check run in one */
 
 static float add_nans_unread(const profile_t *p, float a, float b) {
     const float r = add_nans(p, a, b);
@@ -221,7 +221,7 @@ static float add_nans_unread(const profile_t *p, float a, float b) {
     return r;
 }
 
-/* 1 where the last sum_forward_strided met such an add under an aarch64 profile. */
+/* 1 where this thread's last sum_forward_strided met such an add under an aarch64 profile. */
 int32_t sum_nan_pick_unread(void) { return nan_pick_unread; }
 
 /* multi_row_sum: nrows running sums of items of W lanes, item (i, k) at in + i*row_stride +
