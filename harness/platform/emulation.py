@@ -36,7 +36,8 @@ import tempfile
 import zipfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from harness.core.errors import ParityError
@@ -548,16 +549,15 @@ class EmulatedX86:
     cpu: CpuIdentity  # what CPUID says under it
     root: Path  # QEMU's -L prefix: proc/cpuinfo
     portable: Path | None = None  # where a portable build of the package goes, where this CPU needs one
-    _built: list[Path] = field(default_factory=list, repr=False, compare=False)
 
-    @property
+    @cached_property
     def package(self) -> Path | None:
         """The portable build to run from (``portable_x86_package``), compiled the first time a run needs it, so
         that a bad request (a level the emulated CPU lacks) is refused before anything is compiled; None where
         this host's own build runs."""
-        if self.portable is not None and not self._built:
-            self._built.append(portable_x86_package(Path(__file__).resolve().parent.parent.parent, self.portable))
-        return self._built[0] if self._built else None
+        if self.portable is None:
+            return None
+        return portable_x86_package(Path(__file__).resolve().parent.parent.parent, self.portable)
 
     @property
     def facts(self) -> PlatformFacts:
