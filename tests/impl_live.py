@@ -91,7 +91,7 @@ def live_profile() -> KernelProfile:
 
 # MKL's code paths an ancestor process probed, per environment that can choose the path (_mkl_choosing)
 _MKL_PATHS_VAR = "PARITY_TEST_MKL_PATHS"
-_mkl_paths: dict[str, str] = {}  # those this process knows
+_mkl_paths: dict[str, str] = json.loads(os.environ.get(_MKL_PATHS_VAR, "{}"))  # those this process knows
 
 
 def _mkl_choosing(env: Mapping[str, str]) -> str:
@@ -103,7 +103,6 @@ def _mkl_path(env: Mapping[str, str]) -> str:
     """MKL's code path in a process started with ``env``: probed once per environment that can change it,
     the answers passed down to child processes (``run_child``), so a live test's fresh interpreter
     does not start torch a second time to ask."""
-    _mkl_paths.update(json.loads(os.environ.get(_MKL_PATHS_VAR, "{}")))
     choosing = _mkl_choosing(env)
     if choosing not in _mkl_paths:
         # a fresh interpreter: in this one MKL prints its banner once, and pytest's capture may take it
