@@ -484,7 +484,7 @@ def cumsum(x: np.ndarray, dim: int, aarch64: bool = False) -> np.ndarray:
 # (UnaryOpsKernel.cpp: 1 / std::sqrt(x) and 1 / x, the Vectorized rsqrt and reciprocal the same two
 # divisions on every level and architecture), 1 and 0 answered by pow_out (copy, ones); others take SLEEF's
 # or glibc's pow (harness.impl.unary.pow_scalar_forward, pow_f64_forward). 0.5 is sqrt_kernel: MKL VML's
-# sqrt on x86 (float32: harness.impl.optim's ``sqrt``; float64's vdSqrt not modelled), IEEE on aarch64.
+# sqrt on x86 (harness.impl.optim's ``sqrt`` and ``sqrt_f64``), IEEE on aarch64.
 _POW: dict[float, Any] = {
     2.0: lambda x: x * x,
     3.0: lambda x: x * x * x,
@@ -503,9 +503,8 @@ def pow_scalar(x: np.ndarray, exponent: float, aarch64: bool = False) -> np.ndar
     """aten.pow.Tensor_Scalar of float32 or float64 ``x`` for the exponents of _POW (nn.RMSNorm: 2; its
     backward: 3, 1), and 0.5 of float64 on ``aarch64`` (vsqrtq_f64 and fsqrt: IEEE). Elementwise, so no level,
     thread count or layout reaches a bit; a NaN operand comes back quieted, a NaN made of none (the square root
-    of a negative) is the architecture's default NaN (nans.default_nans). Float64's 0.5 on x86 (MKL VML's
-    vdSqrt, not correctly rounded on MKL's generic path: 1,225 of 150,000 random positive doubles an ULP off
-    IEEE sqrt, negatives +qNaN) refused."""
+    of a negative) is the architecture's default NaN (nans.default_nans). Float64's 0.5 on x86 is MKL VML's
+    vdSqrt (harness.impl.optim.sqrt_f64): refused here."""
     if x.dtype not in (np.float32, np.float64):
         raise ParityError(f"pow: float32 and float64 only, not {x.dtype}")
     exponent = float(exponent)
@@ -513,8 +512,7 @@ def pow_scalar(x: np.ndarray, exponent: float, aarch64: bool = False) -> np.ndar
         raise ParityError(f"pow_scalar answers the exponents {sorted(POW_SPECIAL)} only, not {exponent}")
     if exponent == 0.5 and not (aarch64 and x.dtype == np.float64):
         raise ParityError(
-            "pow of float64 to 0.5 on x86 is MKL VML's vdSqrt (not correctly rounded on MKL's generic path): not "
-            "modelled"
+            "pow of float64 to 0.5 on x86 is MKL VML's vdSqrt: harness.impl.optim.sqrt_f64 answers it, not here"
             if x.dtype == np.float64
             else "the impl answers float32 pow with exponent 0.5 as sqrt (MKL VML's vsSqrt on x86), not here"
         )

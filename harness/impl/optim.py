@@ -24,7 +24,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import Profile, f32, load, ptr
-from harness.impl.profiles import IMPL_TORCH, KernelProfile, get_profile
+from harness.impl.profiles import IMPL_TORCH, MKL_AVX512, MKL_SSE42, KernelProfile, get_profile
 
 
 class _AdamScalars(ctypes.Structure):
@@ -62,6 +62,7 @@ def _lib() -> ctypes.CDLL:
         for name in ("sgd_step_forward", "fused_sgd_forward"):
             getattr(lib, name).argtypes = [Profile, _SgdScalars, p, p, p, ctypes.c_int64]
         lib.sqrt_forward.argtypes = [Profile, p, p, ctypes.c_int64]
+        lib.sqrt_f64_forward.argtypes = [Profile, p, p, ctypes.c_int64]
         lib.elementwise_forward.argtypes = [Profile, ctypes.c_int32, p, p, p, ctypes.c_float, p, ctypes.c_int64]
         lib._typed = True
     return lib
@@ -76,6 +77,23 @@ def sqrt(x: np.ndarray, profile: KernelProfile | None = None) -> np.ndarray:
     x = f32(x)
     out = np.empty_like(x)
     _lib().sqrt_forward(profile.as_c(), ptr(x), ptr(out), x.size)
+    return out
+
+
+def sqrt_f64(x: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """``torch.sqrt(x)`` (and ``x ** 0.5``) of float64 under ``profile``: on x86 MKL VML's vmdSqrt (VML_HA),
+    which MKL picks by CPU: its generic kernel (an AMD CPU; MKL_CBWR=COMPATIBLE too) refines the CPU's RSQRTPS
+    of x's top 23 mantissa bits by a degree-4 correction without FMA, not correctly rounded (about 1 in 120
+    random doubles an ULP off IEEE sqrt); zeros, subnormals, x from 2^1022, infinities, NaNs and negatives its
+    rare path (negatives and -inf give +qNaN 0x7ff8000000000000). Elementwise: no level, thread count or
+    layout reaches a bit. MKL's Intel AVX2 path (dSqrt_L9HAynn) the same steps fused, from the CPU's estimate
+    too. IEEE on aarch64 (vsqrtq_f64, fsqrt). MKL's Intel SSE4.2 and AVX-512 paths' kernels (dSqrt_H8HAynn,
+    Z0HAynn) not read: refused. See csrc/optim.c vml_sqrt_d."""
+    if profile.blas in (MKL_SSE42, MKL_AVX512):
+        raise ParityError(f"float64 sqrt on MKL's {profile.blas} path: its vdSqrt kernel not read")
+    x = np.ascontiguousarray(x, np.float64)
+    out = np.empty_like(x)
+    _lib().sqrt_f64_forward(profile.as_c(), ptr(x), ptr(out), x.size)
     return out
 
 

@@ -528,6 +528,11 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
 
         return {"out": elementwise("sqrt", t["self"], None, None, 0.0, p)}
     x = t["self"]
+    if exponent == 0.5 and x.dtype == np.float64 and not p.aarch64:
+        # sqrt_kernel again: MKL VML's vdSqrt (its generic path; element-wise, the layout of no account)
+        from harness.impl.optim import sqrt_f64
+
+        return {"out": sqrt_f64(x, p)}
     if x.dtype == np.float64 and exponent not in POW_SPECIAL:
         # pow_tensor_scalar_optimized_kernel's generic exponent: std::pow(base, exp) and Vectorized's pow
         return {"out": _pow_f64_loop(a, ("self",), [x], p, exponent)}

@@ -192,12 +192,15 @@ def _sqrt_tensor(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     negatives) IEEE's; on aarch64 (no MKL) FSQRT in the vector body and the tail alike: no thread count or run
     split moves a bit (measured: transposed, column-sliced and every-other-row views at default, avx2 and avx512
     on 1, 2 and 4 threads on a Zen 5, on MKL's Intel AVX2 and SSE4.2 paths under QEMU's Haswell-v4, and on
-    emulated Neoverse N1, V2 and V1)."""
-    from harness.impl.optim import elementwise
+    emulated Neoverse N1, V2 and V1). Float64 likewise element by element: MKL VML's vdSqrt on MKL's generic path
+    (``sqrt_f64``; its Intel paths refused), IEEE on aarch64."""
+    from harness.impl.optim import elementwise, sqrt_f64
 
     x = t.get("self")
+    if x is not None and x.dtype == np.float64:
+        return {"out": sqrt_f64(x, p)}
     if x is None or x.dtype != np.float32:
-        raise ParityError("sqrt: the impl reproduces it on captured float32 tensors only")
+        raise ParityError("sqrt: the impl reproduces it on captured float32 and float64 tensors only")
     return {"out": elementwise("sqrt", np.ascontiguousarray(x), None, None, 0.0, p)}
 
 

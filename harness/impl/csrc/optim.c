@@ -180,6 +180,106 @@ static inline float vml_sqrt(const profile_t *p, float x) {
     return (x - s * s) * h + s;
 }
 
+/* vmdSqrt's rare-path table (_vmldSqrtHATab): for p the exponent's parity and i the top 8 mantissa bits,
+ * 1/sqrt((1 + i/256) * 2^p) rounded to 11 significant bits (all 512 words measured equal to the rule), filled
+ * as the library loads. */
+static double vml_sqrt_d_tab[2][256];
+
+__attribute__((constructor)) static void vml_sqrt_d_tab_fill(void) {
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < 256; i++) {
+            const double r = 1.0 / sqrt((1.0 + i / 256.0) * (p ? 2.0 : 1.0));
+            int e;
+            frexp(r, &e);
+            vml_sqrt_d_tab[p][i] = ldexp(nearbyint(ldexp(r, 11 - e)), e - 11);
+        }
+}
+
+static inline uint64_t d_bits(double x) {
+    uint64_t u;
+    memcpy(&u, &x, 8);
+    return u;
+}
+
+static inline double bits_d(uint64_t u) {
+    double x;
+    memcpy(&x, &u, 8);
+    return x;
+}
+
+/* vmdSqrt's rare path (vdsqrt_cout_rare of mkl_vml_kernel_dSqrt_EXHAynn): an infinity or NaN x + x (+inf kept,
+ * a NaN quieted), -inf and every x < 0 the positive default NaN 0x7ff8000000000000, +-0 itself; otherwise
+ * (subnormals first scaled by 2^200) m in [1, 2) scaled by the exponent's parity, y0 from the table, three
+ * coupled Goldschmidt steps on g ~ sqrt(m) and h ~ 0.5/sqrt(m), g split by Dekker (2^27 + 1) and
+ * ((m - hi*hi) - 2*hi*lo - lo*lo) * h + g, times 2^floor(e/2). All SSE2, no fused step. */
+static inline double vml_sqrt_d_rare(double x, int fused) {
+    uint64_t u = d_bits(x);
+    if ((u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
+        return u == 0xfff0000000000000ull ? bits_d(0x7ff8000000000000ull) : x + x;
+    if (x == 0.0) return x;
+    if (u >> 63) return bits_d(0x7ff8000000000000ull);
+    const int sub = (u & 0x7ff0000000000000ull) == 0;
+    if (sub) u = d_bits(x * 0x1p200);
+    const int32_t e = (int32_t)((u >> 52) & 0x7ff) - 1023;
+    const int32_t half = (e >> 1) + 1023 - (sub ? 100 : 0);
+    const int par = e & 1;
+    const double scale = bits_d((uint64_t)(half & 0x7ff) << 52);
+    const double m = bits_d((u & 0x800fffffffffffffull) | 0x3ff0000000000000ull) * (par ? 2.0 : 1.0);
+    const double y0 = vml_sqrt_d_tab[par][(u >> 44) & 0xff];
+    double h = y0 * 0.5, g = y0 * m;
+    for (int k = 0; k < 3; k++) {
+        const double r = fused ? fma(-g, h, 0.5) : 0.5 - g * h;
+        const double h2 = fused ? fma(r, h, h) : r * h + h;
+        g = fused ? fma(r, g, g) : r * g + g;
+        h = h2;
+    }
+    const double t = g * 134217729.0;
+    const double hi = t - (t - g), lo = g - hi;
+    if (fused) return fma(fma(-lo, lo, fma(hi * lo, -2.0, fma(-hi, hi, m))), h, g) * scale;
+    double d = m - hi * hi;
+    d -= (hi * lo) + (hi * lo);
+    d -= lo * lo;
+    return (d * h + g) * scale;
+}
+
+/* torch.sqrt of a float64 on x86: MKL VML's vmdSqrt (VML_HA) on MKL's generic path
+ * (mkl_vml_kernel_dSqrt_EXHAynn, read from libtorch_cpu.so 2.13.0's machine code; SSE2, no fused step,
+ * every lane on its own, the 16-element body and the 2-element tail alike). x below 2^-1022 (zeros,
+ * subnormals), at or past 2^1022, negative, infinite or NaN takes the rare path (vml_sqrt_d_rare). Else
+ * with e x's unbiased exponent, f = 1.m (x's top 23 mantissa bits) times 2^(e mod 2), r = rsqrtps(f) (the
+ * CPU's estimate), y = r * 2^-floor(e/2) (both formed from x's bits by integer steps), x = xh + xl (xh: x's top 26
+ * mantissa bits), h = (1 - xh*y*y) - xl*y*y, p = (((c4*h + c3)*h + c2)*h + c1)*h, and
+ * xh*y + (xl*y + (p*y)*x). MKL's Intel AVX2 path (dSqrt_L9HAynn, read from the same library: the same
+ * constants and rare path, every multiply-add fused): h = fma(-x, y*y, 1), the polynomial by fmas in h,
+ * fma(x, y, x*(y*(h*P))); its rare path's steps fused as fma(-g, h, 0.5), fma(r, h, h), fma(r, g, g) and
+ * fma(fma(-lo, lo, fma(hi*lo, -2, fma(-hi, hi, m))), h, g). */
+static inline double vml_sqrt_d(const profile_t *p, double x) {
+    const uint64_t u = d_bits(x);
+    const int fused = p->blas == BLAS_MKL_AVX2;
+    if ((int32_t)((uint32_t)(u >> 32) + 0x7ff00000u) > (int32_t)0xffbfffffu) return vml_sqrt_d_rare(x, fused);
+    const uint64_t a = ~u & 0x0010000000000000ull;
+    const uint32_t fb = (uint32_t)((((u & 0x001fffffe0000000ull) | (a + 0x07f0000000000000ull)) >> 29) & 0xffffffffu);
+    float f;
+    memcpy(&f, &fb, 4);
+    const double r = (double)rsqrtps(p, f);
+    const double y = bits_d(((a - (u & 0x7ff0000000000000ull)) + 0xbfd0000000000000ull) >> 1) * r;
+    const double y2 = y * y;
+    if (fused) {
+        const double h = fma(-x, y2, 1.0);
+        double q = fma(h, bits_d(0x3fd1800032338cbbull), bits_d(0x3fd40000b13001d9ull));
+        q = fma(h, q, bits_d(0x3fd80000000000f6ull));
+        q = fma(h, q, bits_d(0x3fdffffffffffe71ull));
+        return fma(x, y, x * (y * (h * q)));
+    }
+    const double xh = bits_d(u & 0xfffffffff8000000ull), xl = x - xh;
+    const double h = (1.0 - xh * y2) - xl * y2;
+    double q = h * bits_d(0x3fd1800032338cbbull) + bits_d(0x3fd40000b13001d9ull);
+    q = q * h + bits_d(0x3fd80000000000f6ull);
+    q = q * h + bits_d(0x3fdffffffffffe71ull);
+    q = ((q * h) * y) * x;
+    return xh * y + (xl * y + q);
+}
+
 /* torch.sqrt of a float: MKL VML's on x86 (vml_sqrt); on aarch64 (NVPL, no MKL) IEEE, vsqrtq_f32 /
  * svsqrt in the vector body and fsqrt in the tail alike. */
 static inline float torch_sqrt(const profile_t *p, float x) {
@@ -490,4 +590,13 @@ void pointwise_forward(profile_t p, int32_t op, const float *a, const float *b, 
  * x, out: (n,) */
 void sqrt_forward(profile_t p, const float *x, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = torch_sqrt(&p, x[i]);
+}
+
+/* FSQRT (vsqrtq_f64 and fsqrt on aarch64): IEEE, a negative's NaN aarch64's default +qNaN, a NaN quieted. */
+static inline double fsqrt_a64(double x) { return x < 0.0 ? bits_d(0x7ff8000000000000ull) : sqrt(x); }
+
+/* torch.sqrt(x) of a float64 tensor: MKL VML's vmdSqrt (vml_sqrt_d) on x86, FSQRT on aarch64; element-wise, no
+ * thread dependence. x, out: (n,) */
+void sqrt_f64_forward(profile_t p, const double *x, double *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = p.blas == BLAS_NVPL ? fsqrt_a64(x[i]) : vml_sqrt_d(&p, x[i]);
 }
