@@ -175,7 +175,7 @@ def test_channels_last_conv_matches_torch(case):
     ("xs", "ws", "groups", "threads", "words"),
     [
         ((2, 8, 5, 5), (8, 1, 1, 1), 8, 1, "slow_conv2d per group"),
-        ((2, 8, 5, 5), (8, 2, 3, 3), 4, 1, "not depthwise"),
+        ((2, 8, 5, 5), (16, 1, 3, 3), 8, 1, "not depthwise"),  # a channel multiplier (groups of several: modelled)
     ],
 )
 def test_declines(xs, ws, groups, threads, words):

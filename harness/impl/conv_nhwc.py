@@ -5,7 +5,8 @@ AVX-512 levels; the backward is harness.impl.conv_nhwc_backward.
 Shapes (logical NCHW float32 arrays holding the values; their memory in torch was channels-last)::
 
     x   input          (N, C, H, W)        C = IC input channels
-    w   weight         (OC, C / G, KH, KW) G = groups: 1, or C = OC (depthwise)
+    w   weight         (OC, C / G, KH, KW) G = groups: 1, C = OC (depthwise), or groups of several
+                                           channels (the forward at AVX2 and SSE4.1)
     b   bias           (OC,) or None
     y   output         (N, OC, OH, OW)     OH = (H + 2*PH - KH) // SH + 1, OW likewise
     stride (SH, SW), padding (PH, PW); dilation 1 (dilated ones: harness.impl.conv_nhwc_dilated, through
@@ -90,8 +91,20 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   from the bias over (kh, kw); where the kernel lies outside the input, ``gemm:jit`` nspc with groups:
   per (image, channel) a gemv over the im2col columns, the bias added after.
 
-Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise; slow_conv2d per
-group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 brgconv_1x1's ic blocks
+- groups of several channels (not depthwise; ``_avx2_groups_forward``): at AVX2 ``brg_conv_fwd:avx2`` /
+  ``brgconv_1x1:avx2`` group by group, each group the one-group brgemm chain above with the blocks the
+  one-group search keeps (up to 64 channels a group); at SSE4.1 ``jit:sse41`` group by group where each
+  group has whole blocks of 8 input and output channels (oneDNN reorders to blocked memory:
+  harness.impl.conv_grouped's model), else ``gemm:jit`` nspc per group, init_conf's pixel blocks and outer
+  threading weighing every group's images. Measured on a Zen 5 (2 to 8 groups of 2 to 64 channels a side,
+  kernels 1 to 7, strides 1 and 2, 1 to 3 images, 30% with NaN, infinities, -0 and subnormals; 1, 2 and 4
+  threads): every forward bit for bit, none other (docs/impl/kernels.md has the counts). At AVX-512 oneDNN
+  runs jit:avx512_core on nxc in channel blocks of 4, 8 or 16 (its order over the blocks differs from the
+  NCHW model's: one chain over (block, kh, kw, channel) where the blocks are 4), brg_conv_fwd:avx2 or
+  brg_conv_fwd:avx512_core (over 16 channels a group): refused, as is every backward.
+
+Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise but the forward above;
+slow_conv2d per group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 brgconv_1x1's ic blocks
 that hang on the output-channel block its search picks; brg_conv_fwd where the search finds no blocking,
 keeps kernel-row blocks under KH, or exec_base's kw blocks split (weights over 3/4 of L2); at AVX-512
 ip_convolution (``ip:any+_matmul:avx512_core``: one output pixel of a kernel the size of its
@@ -754,9 +767,10 @@ def brg_search_blocks(g: conv.Geometry, profile: KernelProfile, dil: tuple[int, 
 
 
 # ---------------------------------------------------------------------------------- SSE4.1
-def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tuple[int, int, bool]:
+def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False, groups: int = 1) -> tuple[int, int, bool]:
     """(oh_block, ow_block, outer_threading) of gemm_convolution_utils.cpp init_conf (f32 nspc forward);
-    ``dilated``: no pixel blocking (is_blocking_applicable takes no dilation)."""
+    ``dilated``: no pixel blocking (is_blocking_applicable takes no dilation). ``g`` is one group's
+    geometry: the work its threading weighs counts every group's images."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, _ph, _pw = g
     ks, os_, is_ = kh * kw, oh * ow, h * wd
     simd_w, ds = 4, 4
@@ -777,7 +791,7 @@ def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tup
         if w_block == ow:
             while True:
                 nb_h = conv._div_up(oh, h_block)
-                work = n * nb_h
+                work = groups * n * nb_h
                 disb = np.float32(oh) / np.float32(conv._div_up(oh, h_block) * h_block)
                 thr_eff = np.float32(work) / np.float32(conv._div_up(work, threads) * threads)
                 thr_eff = (thr_eff + disb) / np.float32(2)
@@ -790,7 +804,7 @@ def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tup
             h_block = 1
             while True:
                 nb_w = conv._div_up(ow, w_block)
-                work = n * oh * nb_w
+                work = groups * n * oh * nb_w
                 disb = np.float32(ow) / np.float32(conv._div_up(ow, w_block) * w_block)
                 thr_eff = np.float32(work) / np.float32(conv._div_up(work, threads) * threads)
                 thr_eff = (thr_eff + disb) / np.float32(2)
@@ -809,7 +823,7 @@ def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tup
         if h_block != 1:
             w_block = ow
     if not outer:
-        outer_work = n
+        outer_work = groups * n
         outer_eff = np.float32(outer_work) / np.float32(conv._div_up(outer_work, threads) * threads)
         inner = conv._div_up(is_, simd_w) * conv._div_up(c, simd_w)
         inner_eff = np.float32(inner) / np.float32(conv._div_up(inner, threads) * threads)
@@ -817,12 +831,13 @@ def _fwd_nspc_conf(g, threads: int, l2_bytes: int, dilated: bool = False) -> tup
     return h_block, w_block, outer
 
 
-def _gemm_forward(x, w, b, g, profile: KernelProfile, dil: tuple[int, int] = (1, 1)):
-    """gemm:jit nspc forward (see the module's docstring); its im2col's taps ``dil`` apart."""
+def _gemm_forward(x, w, b, g, profile: KernelProfile, dil: tuple[int, int] = (1, 1), groups: int = 1):
+    """gemm:jit nspc forward (see the module's docstring); its im2col's taps ``dil`` apart. ``groups``: x,
+    w, b and ``g`` are one group's of that many (init_conf's threading weighs them all)."""
     n, c, h, wd, oc, kh, kw, oh, ow, sh, sw, ph, pw = g
     ks = kh * kw
     threads = profile.threads
-    h_block, w_block, outer = _fwd_nspc_conf(g, threads, profile.l2_per_core, dil != (1, 1))
+    h_block, w_block, outer = _fwd_nspc_conf(g, threads, profile.l2_per_core, dil != (1, 1), groups)
     nthr_gemm = 1 if outer or threads == 1 else threads
     plain = (oh, ow, sh, sw, ks) == (h, wd, 1, 1, 1)
     wf = f32(w.transpose(2, 3, 1, 0)).reshape(-1)  # hwio: A[i, p] = wf[i + p*oc]
@@ -912,9 +927,90 @@ def sse41_kinds(x_shape, w_shape, stride, padding, groups: int, profile: KernelP
     return fwd, data, weights
 
 
+# ------------------------------------------------ AVX2 and SSE4.1: groups of several channels
+def _avx2_groups(x_shape, w_shape, groups: int, profile: KernelProfile) -> bool:
+    """A forward of groups of 2 or more input channels each (not depthwise) at AVX2 or SSE4.1: at AVX2
+    oneDNN's brg_conv_fwd:avx2 or brgconv_1x1:avx2 runs it on nxc memory (init_conf's small-ic rule for
+    groups declines at avx512_core, not at avx2), at SSE4.1 jit:sse41 group by group where the NCHW
+    model's route has it (groups of whole blocks of 8; oneDNN reorders to blocked memory), else gemm:jit
+    nspc over the groups (ONEDNN_VERBOSE on a Zen 5)."""
+    return (
+        groups > 1
+        and x_shape[1] // groups > 1
+        and _level(profile) in ("avx2", "sse41")
+        and not _unmodelled_level(profile)
+    )
+
+
+def _sse41_groups_kind(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """At SSE4.1 the kernel of a forward of groups of several channels: "jit" (jit:sse41 group by group,
+    harness.impl.conv_grouped's model), "gemm" (gemm:jit nspc), or "refuse: why"."""
+    fwd = conv_grouped.path(x_shape, w_shape, stride, padding, groups, profile)[0]
+    if fwd in (conv.SSE41 + conv_grouped.PER_GROUP, conv_grouped.DIRECT_1X1_GROUPS):
+        return "jit"
+    g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+    if conv.gemm_jit_forward_declines(g, profile, groups):
+        return "refuse: oneDNN's ref:any forward for groups"
+    return "gemm"
+
+
+def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """Why the AVX2 or SSE4.1 forward of groups of several channels is not modelled ("" where it is)."""
+    level = _level(profile)
+    head = f"conv2d (channels-last): {groups} groups of {x_shape[1] // groups} channels at {level}"
+    if conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
+        return f"{head}: ATen's slow_conv2d per group is not modelled"
+    if level == "sse41":
+        kind = _sse41_groups_kind(x_shape, w_shape, stride, padding, groups, profile)
+        return f"{head}: {kind[len('refuse: ') :]} is not modelled" if kind.startswith("refuse") else ""
+    if x_shape[1] // groups > _AVX2_GROUP_IC or w_shape[0] // groups > _AVX2_GROUP_IC:
+        return f"{head}: over {_AVX2_GROUP_IC} channels a group (the brgemm blocking over the groups not measured)"
+    g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+    if brg_1x1(g):
+        blocks = _avx2_ic_blocks(g, profile)
+        if len(blocks) > 1:
+            return f"{head}: brgconv_1x1's ic blocks of {' or '.join(map(str, sorted(blocks)))} are not modelled"
+        return ""
+    why = brg_search_blocks(g, profile)
+    return f"{head}: oneDNN's brg_conv_fwd {why} is not modelled" if isinstance(why, str) else ""
+
+
+# the channels a group the AVX2 grouped forward was measured over (one ic block a group)
+_AVX2_GROUP_IC = 64
+
+
+def _avx2_groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
+    """brg_conv_fwd:avx2 / brgconv_1x1:avx2 over groups of several channels on nxc memory: group by group
+    the one-group brgemm chain (``_brg_blocked_chain``) with the blocks the one-group search keeps, the
+    group's bias last; the groups' outputs side by side. At SSE4.1 jit:sse41 group by group
+    (harness.impl.conv_grouped) or gemm:jit nspc (execute_forward_thr_nspc: per group the one-group
+    sgemms ``_gemm_forward`` runs, init_conf's pixel blocks and outer threading over every group's
+    images: with one group's, a 7x7 kernel over 8 groups of 3 images on 2 threads had other bits)."""
+    sse41 = _level(profile) == "sse41"
+    if sse41 and _sse41_groups_kind(x.shape, w.shape, stride, padding, groups, profile) == "jit":
+        return conv_grouped.conv2d(x, w, b, stride, padding, groups, profile)
+    g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+    cg, ocg = g.c, g.oc
+    outs = []
+    for k in range(groups):
+        xg = np.ascontiguousarray(x[:, k * cg : (k + 1) * cg])
+        wg = np.ascontiguousarray(w[k * ocg : (k + 1) * ocg])
+        bg = None if b is None else np.ascontiguousarray(b[k * ocg : (k + 1) * ocg])
+        if sse41:
+            outs.append(_gemm_forward(xg, wg, bg, g, profile, groups=groups))
+        elif brg_1x1(g):
+            outs.append(_brg_blocked_chain(xg, wg, bg, g, _avx2_ic_blocks(g, profile).pop()))
+        else:
+            ic_block, ow_block = brg_search_blocks(g, profile)  # _avx2_groups_declines said it holds
+            outs.append(_brg_blocked_chain(xg, wg, bg, g, ic_block, ow_block))
+    return np.concatenate(outs, axis=1)
+
+
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
+    if _avx2_groups(x_shape, w_shape, groups, profile):
+        return _avx2_groups_declines(x_shape, w_shape, stride, padding, groups, profile)
     why = common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return f"conv2d (channels-last): {why} is not modelled"
@@ -963,6 +1059,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         raise ParityError(why)
     if groups == 1 and conv.path(x.shape, w.shape, stride, padding, profile) == conv.THNN:
         return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
+    if _avx2_groups(x.shape, w.shape, groups, profile):
+        return _avx2_groups_forward(x, w, b, stride, padding, groups, profile)
     if _level(profile) != "sse41":
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)
