@@ -2,7 +2,7 @@
 against torch's recorded bits (torch 2.13.0, a Zen 5): at AVX2 (ATEN_CPU_CAPABILITY=avx2,
 ONEDNN_MAX_CPU_ISA=AVX2: oneDNN's brg_conv_fwd:avx2 and brgconv_1x1:avx2 group by group) and, in
 ``SSE41_CASES``, at the baseline (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41: gemm:jit nspc over
-the groups, jit:sse41 group by group).
+the groups, jit:sse41 group by group); ``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc).
 
 Each case's x (N, C, H, W), w (OC, C / G, KH, KW) and b (OC,) are drawn from ``np.random.default_rng(seed)``
 in that order, standard normal float32 (the specials case then sets NaN payloads of both signs, infinities,
@@ -74,6 +74,34 @@ def _build(case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, w, b
 
 
+# The baseline's backward (gemm:jit nspc over the groups): x, w, dy drawn in that order (no bias drawn);
+# (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, (grad_input, grad_weight, grad_bias) SHA-256)
+BACKWARD_CASES = (
+    (2, 12, 9, 8, 24, 3, 3, 1, 1, 1, 1, 3, 71, 1, (
+        "7e1dd63e57fdd65a16e0aba18518015fd8e547b79f3db3bd1e4f1619763aeacc",
+        "8ce4b7ca17a9fe595bb63392f0020c953bd35d835c31734d496a309cbc706d0d",
+        "f5987d0b3184ac360dab487450ccbe2b6c5dd37f6e48b4c90c20952adadfb927")),
+    # 8 groups of 3 images on 2 threads: grad_input's outer threading and the weights' balance over the groups
+    (3, 64, 4, 2, 16, 7, 7, 2, 2, 3, 3, 8, 72, 2, (
+        "96f85d862247467779ad7cab86436fc2ba52bc5bbcba0d17ca418334b3d4a074",
+        "a668dbbeaf2f7f2d4985fe75f47e1bb74bc607c275cee5ee22e59bd5afcc0c26",
+        "50b9d799ddeefa9eaf665336c7886e20345788760cb6e5c7ab4cf3d77558e52e")),
+    # 2 groups on 4 threads: 2 threads a group split its images
+    (2, 32, 7, 7, 16, 3, 3, 1, 1, 1, 1, 2, 73, 4, (
+        "d9da0f46f81d662f7cbc3339c637e0fb9e99c7c152e121c1d1cadf81d56f3ebb",
+        "316a8a2b73329157aed3a70a7f4c85b4dfee9b464c6a5b2f94010f96696c7308",
+        "306b9a62c414e5637547267cb162a4b62752b4aecb81df2e66c8e9d3ee57bd11")),
+    (3, 32, 10, 11, 32, 1, 1, 2, 2, 0, 0, 4, 74, 4, (
+        "4264ee127dd5666d1ccdcda67fc4de79b6dc7f9a47a27d9cb45711b0763ebed7",
+        "bbb3fbb94a5594140a18bd5fb96497256e61950ad032ee8a1125a374d7ae7d34",
+        "9d60bf954ef80e88d60ce5ba8f87e361eff16d6386d8312d68a1a3e01cb89122")),
+    # 400 pixels an image on 4 threads: each group's 2 images on a thread each, their sums added
+    (2, 8, 20, 20, 8, 3, 3, 1, 1, 1, 1, 2, 75, 4, (
+        "3ca6dd9ba4077cb5f29aa10975969d99d9c3a7cbbb09fa3dcc26cbf851b11da7",
+        "4a1a57b7cfd27bc14c1529e277b342229bea54157a25ad27d6e427abb22ae21b",
+        "3249c680f653f03a506689e2d14e98ca1e46b34ce3eb5c5209c8640fb2d19e6a")),
+)  # fmt: skip
+
 LEVEL_CASES = [("AVX2", c) for c in CASES] + [("DEFAULT", c) for c in SSE41_CASES]
 
 
@@ -87,9 +115,24 @@ def test_recorded_bits(level: str, case) -> None:
     assert bits_sha256(conv_nhwc.conv2d(x, w, b, (sh, sw), (ph, pw), groups, profile)) == want
 
 
+@pytest.mark.parametrize(
+    "case", BACKWARD_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in BACKWARD_CASES]
+)
+def test_recorded_backward_sse41(case) -> None:
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    profile = profile_for_capability("DEFAULT", threads, "x86_64")
+    got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
+    assert [bits_sha256(g) for g in got] == list(want)
+
+
 def test_refusals() -> None:
-    """What stays refused raises ParityError: the backward, AVX-512, slow_conv2d per group, groups of more
-    channels than measured at AVX2."""
+    """What stays refused raises ParityError: the backward at AVX2, AVX-512, slow_conv2d per group, groups of
+    more channels than measured at AVX2, the baseline's grad_weight of an unpadded 1x1 at stride 1."""
     x, w, b = _build(CASES[0])
     avx2 = profile_for_capability("AVX2", 1, "x86_64")
     dy = np.ones((2, 16, 9, 9), np.float32)
@@ -100,6 +143,11 @@ def test_refusals() -> None:
     w1 = np.ones((16, 4, 1, 1), np.float32)
     with pytest.raises(ParityError, match="slow_conv2d per group"):
         conv_nhwc.conv2d(x, w1, b, (1, 1), (0, 0), 4, avx2)
+    base = profile_for_capability("DEFAULT", 2, "x86_64")
+    gx = conv_nhwc_backward.conv2d_backward(dy, x, w1, (1, 1), (0, 0), 4, False, base, (True, False, False))[0]
+    assert gx.shape == x.shape
+    with pytest.raises(ParityError, match="over a 1x1 kernel at stride 1 unpadded"):
+        conv_nhwc_backward.conv2d_backward(dy, x, w1, (1, 1), (0, 0), 4, False, base, (False, True, False))
     xw, ww = np.ones((1, 160, 4, 4), np.float32), np.ones((16, 80, 3, 3), np.float32)
     with pytest.raises(ParityError, match="over 64 channels a group"):
         conv_nhwc.conv2d(xw, ww, None, (1, 1), (1, 1), 2, avx2)

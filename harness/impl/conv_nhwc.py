@@ -101,7 +101,8 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   threads): every forward bit for bit, none other (docs/impl/kernels.md has the counts). At AVX-512 oneDNN
   runs jit:avx512_core on nxc in channel blocks of 4, 8 or 16 (its order over the blocks differs from the
   NCHW model's: one chain over (block, kh, kw, channel) where the blocks are 4), brg_conv_fwd:avx2 or
-  brg_conv_fwd:avx512_core (over 16 channels a group): refused, as is every backward.
+  brg_conv_fwd:avx512_core (over 16 channels a group): refused, as is the backward but at SSE4.1
+  (harness.impl.conv_nhwc_backward).
 
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise but the forward above;
 slow_conv2d per group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 brgconv_1x1's ic blocks
