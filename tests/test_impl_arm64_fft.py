@@ -9,12 +9,15 @@ NaNs and infinities). No torch here."""
 from __future__ import annotations
 
 import hashlib
+import platform as host
+import struct
 
 import numpy as np
 import pytest
 
 from harness.core.errors import ParityError
 from harness.impl.fft import fft
+from harness.impl.pocketfft import angle
 from harness.impl.profiles import profile_for_platform
 from tests.arm64_fft_cases import cases
 
@@ -59,3 +62,19 @@ def test_other_lengths_and_nans_are_refused() -> None:
     y[0, 3] = np.nan
     with pytest.raises(ParityError, match="NaN"):
         fft("c2c", y, [1], 0, profile)
+
+
+def test_the_twiddle_angle_is_the_quad_precision_quotient_rounded_to_double() -> None:
+    # 0.25 * pi / n for n = 1..4,096 as binary128 arithmetic gives it (computed with GCC's __float128, as the
+    # aarch64 wheel's long double), rounded to double: the SHA-256 of the 4,096 bit patterns as hex text
+    bits = "".join(f"{struct.unpack('<Q', struct.pack('<d', angle(n)))[0]:016x}" for n in range(1, 4097))
+    assert hashlib.sha256(bits.encode()).hexdigest() == (
+        "5d3218c58e3620aed1ab39a7ef4a57449fe0a0000f5584c8313cf5f2252c0df1"
+    )
+
+
+def test_a_host_without_glibc_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(host, "libc_ver", lambda: ("", ""))
+    profile = profile_for_platform("linux-arm64-neoverse-n1-nvpl-t1")
+    with pytest.raises(ParityError, match="glibc's double sin and cos"):
+        fft("c2c", np.ones((2, 8), np.complex64), [1], 0, profile)

@@ -26,6 +26,9 @@ sums keep is not modelled) and a result that overflows.
 from __future__ import annotations
 
 import ctypes
+import platform
+from fractions import Fraction
+from functools import lru_cache
 
 import numpy as np
 
@@ -33,6 +36,36 @@ from harness.core.errors import ParityError
 from harness.impl._lib import load, ptr
 
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
+
+# pi as aarch64's long double (IEEE binary128) holds it: the 113-bit significand and its scale
+_PI_QUAD = Fraction(0x1921FB54442D18469898CC51701B8, 1 << 111)
+
+
+@lru_cache(maxsize=256)
+def angle(n: int) -> float:
+    """sincos_2pibyn's ``ang``: 0.25 * pi / n in binary128 (ties to even at 113 bits), then rounded to double."""
+    q = _PI_QUAD / (4 * n)
+    shift = 112 - (q.numerator.bit_length() - q.denominator.bit_length())
+    scaled = q * Fraction(2) ** shift  # in [2^111, 2^113): one bit to spare below the 113-bit significand
+    if scaled >= 1 << 113:
+        scaled, shift = scaled / 2, shift - 1
+    elif scaled < 1 << 112:
+        scaled, shift = scaled * 2, shift + 1
+    whole, part = divmod(scaled, 1)
+    if part > Fraction(1, 2) or (part == Fraction(1, 2) and whole % 2):
+        whole += 1
+    return float(Fraction(int(whole)) / Fraction(2) ** shift)  # float() of a Fraction rounds to nearest, even
+
+
+def _glibc_twiddles(kind: str) -> None:
+    """Refuse where the host's C library is not glibc: the twiddles are glibc's double cos and sin (of at most
+    pi/4), which another libm need not round alike."""
+    libc = platform.libc_ver()[0]
+    if libc != "glibc":
+        raise ParityError(
+            f"FFT {kind} on arm64: pocketfft's twiddles are glibc's double sin and cos, and this host's C library "
+            f"is {libc or 'not glibc'}: not reproduced here"
+        )
 
 
 def modelled_length(n: int) -> bool:
@@ -119,7 +152,9 @@ def _real_modelled(kind: str, n: int, real: type) -> None:
 
 
 def _check(kind: str, lengths: list[int], read: np.ndarray) -> None:
-    """Refuse a length with a factor other than 2, 3 and 5, and a NaN or an infinity among the values read."""
+    """Refuse a length with a factor other than 2, 3 and 5, a NaN or an infinity among the values read, and a host
+    whose C library is not glibc."""
+    _glibc_twiddles(kind)
     for n in lengths:
         if not modelled_length(n):
             raise ParityError(
@@ -167,7 +202,8 @@ def _c2c_passes(data: np.ndarray, dims: list[int], fct: float, forward: bool) ->
             )
         if count:
             rc = fn(ctypes.c_int64(n), ctypes.c_int64(count), ptr(rows), ctypes.c_int(1 if forward else 0),
-                    scalar(fct if i == 0 else 1.0), ctypes.c_int64(_lane_rows(count, real)))  # fmt: skip
+                    scalar(fct if i == 0 else 1.0), ctypes.c_int64(_lane_rows(count, real)),
+                    ctypes.c_double(angle(n)))  # fmt: skip
             if rc != 0:
                 raise ParityError(f"FFT c2c of length {n} on arm64: pocketfft's plan for it is not modelled")
         y = np.moveaxis(rows, ndim - 1, d)
@@ -188,7 +224,7 @@ def _real_pass(data: np.ndarray, d: int, n: int, fct: float, r2c: bool) -> np.nd
         fn.restype = ctypes.c_int
         scalar = ctypes.c_float if real is np.float32 else ctypes.c_double
         rc = fn(ctypes.c_int64(n), ctypes.c_int64(count), ptr(rows), ptr(out), ctypes.c_int(int(r2c)), scalar(fct),
-                ctypes.c_int64(_lane_rows(count, real)))  # fmt: skip
+                ctypes.c_int64(_lane_rows(count, real)), ctypes.c_double(angle(n)))  # fmt: skip
         if rc != 0:
             raise ParityError(f"FFT of length {n} on arm64: pocketfft's real plan for it is not modelled")
     return np.moveaxis(out, ndim - 1, d)

@@ -24,7 +24,8 @@
  *     fused). The float64 scalar instantiation (rows past the last pair) vectorised its complex values:
  *     pass2's, pass3's and pass4's twiddle differences take the lane order, pass8's the scalar one.
  *   twiddles (sincos_2pibyn, comp_twiddle): in double (float32 ones rounded from it). ang is 0.25*pi/n in
- *     long double (the aarch64 ABI's IEEE quad), rounded to double; v1[i] = calc(i), v2[j] =
+ *     long double (the aarch64 ABI's IEEE quad), rounded to double (the caller passes it, computed exactly:
+ *     not every host's C has a binary128 type); v1[i] = calc(i), v2[j] =
  *     calc(j * (mask + 1)) with calc's octant reduction to cos and sin of x*ang (glibc); entry idx
  *     (2*idx <= n) = v1[idx & mask] * v2[idx >> shift] as fma(x1.r, x2.r, -(x1.i*x2.i)),
  *     fma(x1.r, x2.i, x1.i*x2.r) (the disassembly's fnmsub and fmadd), the conjugate of entry n - idx above.
@@ -33,12 +34,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__aarch64__)
-typedef long double pf_quad; /* IEEE binary128 on Linux aarch64 */
-#else
-typedef __float128 pf_quad;
-#endif
 
 /* sincos_2pibyn's two tables of cos and sin of 2pi*x/n in double. */
 typedef struct {
@@ -70,12 +65,8 @@ static void pf_calc(size_t x, size_t n, double ang, double *re, double *im) {
     }
 }
 
-static int pf_sincos_make(pf_sincos *s, size_t n) {
-    /* pi as an IEEE binary128 (the literal aarch64's long double holds), little-endian words */
-    const uint64_t words[2] = {0x8469898CC51701B8ull, 0x4000921FB54442D1ull};
-    pf_quad pi;
-    memcpy(&pi, words, sizeof pi);
-    double ang = (double)((pf_quad)0.25 * pi / (pf_quad)n);
+/* ang: 0.25*pi/n as sincos_2pibyn computes it (in the caller's exact arithmetic, harness/impl/pocketfft.py). */
+static int pf_sincos_make(pf_sincos *s, size_t n, double ang) {
     size_t nval = (n + 2) / 2, shift = 1;
     while (((size_t)1 << shift) * ((size_t)1 << shift) < nval) ++shift;
     size_t mask = ((size_t)1 << shift) - 1, n2 = (nval + mask) / (mask + 1);

@@ -155,7 +155,7 @@ typedef struct {
     PF(cx) * mem;
 } PF(plan);
 
-static int PF(plan_make)(PF(plan) * p, size_t n) {
+static int PF(plan_make)(PF(plan) * p, size_t n, double ang) {
     size_t f[64], m = 0, len = n;
     while ((len & 7) == 0) f[m++] = 8, len >>= 3;
     while ((len & 3) == 0) f[m++] = 4, len >>= 2;
@@ -181,7 +181,7 @@ static int PF(plan_make)(PF(plan) * p, size_t n) {
     p->mem = malloc((total + 1) * sizeof(PF(cx)));
     if (!p->mem) return -2;
     pf_sincos sc;
-    if (pf_sincos_make(&sc, n)) {
+    if (pf_sincos_make(&sc, n, ang)) {
         free(p->mem);
         return -2;
     }
@@ -229,14 +229,14 @@ static void PF(pass_all)(const PF(plan) * p, PF(cx) * c, PF(cx) * ch, int fwd, R
 
 /* rows contiguous rows of n complex values (interleaved re, im), transformed in place. 0, or -1 where n has
  * a factor pocketfft runs another pass for (7, 11, the generic pass, Bluestein). */
-int PF(pocketfft_c2c)(int64_t n, int64_t rows, REAL *data, int fwd, REAL fct, int64_t vec_rows) {
+int PF(pocketfft_c2c)(int64_t n, int64_t rows, REAL *data, int fwd, REAL fct, int64_t vec_rows, double ang) {
     if (n < 1) return -1;
     if (n == 1) {
         for (int64_t r = 0; r < 2 * rows; ++r) data[r] *= fct;
         return 0;
     }
     PF(plan) p;
-    int rc = PF(plan_make)(&p, (size_t)n);
+    int rc = PF(plan_make)(&p, (size_t)n, ang);
     if (rc) return rc;
     PF(cx) *ch = malloc((size_t)n * sizeof(PF(cx)));
     if (!ch) {
@@ -456,7 +456,7 @@ typedef struct {
     REAL *mem;
 } PF(rplan);
 
-static int PF(rplan_make)(PF(rplan) * p, size_t n) {
+static int PF(rplan_make)(PF(rplan) * p, size_t n, double ang) {
     size_t f[64], m = 0, len = n;
     while (len % 4 == 0) f[m++] = 4, len >>= 2;
     if (len % 2 == 0) {
@@ -480,7 +480,7 @@ static int PF(rplan_make)(PF(rplan) * p, size_t n) {
     p->mem = malloc((total + 1) * sizeof(REAL));
     if (!p->mem) return -2;
     pf_sincos sc;
-    if (pf_sincos_make(&sc, n)) {
+    if (pf_sincos_make(&sc, n, ang)) {
         free(p->mem);
         return -2;
     }
@@ -539,14 +539,15 @@ static void PF(rexec)(const PF(rplan) * p, REAL *c, REAL *ch, int r2hc, REAL fct
  * (n/2 + 1) complex values (bin 0's and, n even, bin n/2's imaginary parts +0); c2r reads rows x (n/2 + 1)
  * complex values (the imaginary parts of bin 0 and, n even, of bin n/2 unread) and writes rows x n reals.
  * 0, or -1 where n has a factor other than 2 and 3. */
-int PF(pocketfft_real)(int64_t n, int64_t rows, const REAL *in, REAL *out, int r2c, REAL fct, int64_t vec_rows) {
+int PF(pocketfft_real)(int64_t n, int64_t rows, const REAL *in, REAL *out, int r2c, REAL fct, int64_t vec_rows,
+                       double ang) {
     if (n < 1) return -1;
     size_t bins = (size_t)n / 2 + 1;
     REAL *t = malloc(2 * (size_t)n * sizeof(REAL));
     if (!t) return -2;
     PF(rplan) p = {0};
     if (n > 1) {
-        int rc = PF(rplan_make)(&p, (size_t)n);
+        int rc = PF(rplan_make)(&p, (size_t)n, ang);
         if (rc) {
             free(t);
             return rc;
