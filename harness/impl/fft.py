@@ -18,15 +18,15 @@ contiguous rows; with two or more transforms on two or more threads (its threade
 strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
 ``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
 complex one: 20, 32 to 720) give other signs to some zero results from inputs holding -0 (the zero
-signs of DFTI's Prime16, Prime8, Fact3, Fact5 and Fact7 passes, its 8-, 16- and 32-point and radix-4 FFT
+signs of DFTI's Prime16, Prime8, Prime4, Fact3, Fact5 and Fact7 passes, its 8-, 16- and 32-point and radix-4 FFT
 kernels and recombinations are read, other lengths' plans' kernels not all), the real forward ones of 8, 16
 and 20 (and of 64 on the threaded path) to some zero results from any input: such a result is refused (from
--0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: rfft and irfft of 480, NeuCodec's, and
-of 32, 48, 64, 80, 96, 160 and 224, fft/ifft of 8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 144, 160, 168,
-192, 224, 240, 336 and 480), as is a NaN or an infinity read or given. DFTI's threaded path over contiguous rows (two
-or more threads and rows, not strided) runs other real kernels of N = 8 to 64: the forward ones of 8, 16 and
-64 are modelled there (the thread knob of ``_fft_r2c``), the backward ones and the forward one of 32 are
-refused there.
+-0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: every complex length, rfft and irfft
+of every length from 32 (480: NeuCodec's); not irfft of 8, 16, 20 and 24 nor rfft of 20), as is a NaN
+or an infinity read or given. DFTI's threaded path over contiguous rows (two or more threads and rows, not
+strided) runs its own real codelets of N = 8 to 64 (``xs_f<N>_1df``/``_1db``, one row per call, the rows split
+between the threads, as gdb shows): the forward ones of 8, 16 and 64 are modelled there (the thread knob of
+``_fft_r2c``), the backward ones and the forward one of 32 are refused there.
 Everything else is refused in one line.
 """
 
@@ -54,18 +54,23 @@ LENGTHS = {
 }
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # where every kernel's zero signs are known, a zero result from -0 is answered; other lengths refuse it. Read from
-# DFTI's code: Prime16 and Prime8, its Fact3, Fact4, Fact5 and Fact7 passes, both recombinations, the plans of 64
-# (its radix-4 FFT alone), 96, 144, 192 (Prime8 or Prime16, Fact4 or Fact3, Fact3), 112, 240 and 480 (gdb), and its
-# 8-, 16- and 32-point FFT kernels (fft/ifft of 8, 16 and 32; rfft/irfft of 32 and 64 with the recombinations).
-# The plans of 24, 28, 40, 48, 80, 160 and 224 were not traced: they are taken to run those kernels in ct_odd's
-# order (28's first 4-point DFTs as modelled, not read), which 36,000 zero-heavy rows per op and length at default,
-# avx2 and avx512 on 1, 2 and 4 threads gave bit for bit (0 other); 8 to 192 up to 27,000 rows per op and length,
-# 0 other
+# DFTI's code: Prime16, Prime8 and Prime4, its Fact3, Fact4, Fact5 and Fact7 passes, both recombinations, its 8-, 16-
+# and 32-point FFT kernels (fft/ifft of 8, 16 and 32; rfft/irfft of 32 and 64 with the recombinations) and its
+# radix-4 FFT (64). gdb shows the PrimeFact plans of 20, 28, 36, 40, 60, 72, 84, 96, 100, 112, 120, 140, 144, 180,
+# 192, 200, 240, 252, 280, 320, 360, 392, 400, 448, 480, 504, 560, 700 and 720 and of the real kernels' halves
+# (28 to 360) made of those kernels in ct_odd's order (the largest odd prime
+# outermost, Prime4, Prime8 or Prime16 innermost). The plans of 24, 48, 80 and 160 were not traced: they are taken
+# to run those kernels in ct_odd's order, which 36,000 zero-heavy rows per op and length at default, avx2 and avx512
+# on 1, 2 and 4 threads gave bit for bit (0 other); 8 to 192 up to 27,000 rows per op and length, 0 other
 _ZERO_SIGNS_READ = frozenset(
     {
-        *((kind, n) for kind in ("r2c", "c2r") for n in (32, 48, 64, 80, 96, 160, 224, 480)),
-        *(("c2c", n) for n in (8, 16, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
-        *(("c2c", n) for n in (96, 144, 192, 240, 336, 480)),
+        *((kind, n) for kind in ("r2c", "c2r") for n in (32, 40, 48, 64, 80, 96, 160, 192, 224, 400, 480)),
+        *((kind, n) for kind in ("r2c", "c2r") for n in (200, 240, 320, 336, 448, 720)),
+        *((kind, n) for kind in ("r2c", "c2r") for n in (56, 72, 112, 120, 144, 168, 280, 288, 360, 392, 504, 560)),
+        *((kind, n) for kind in ("r2c", "c2r") for n in (640, 672)),
+        *(("c2c", n) for n in (8, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
+        *(("c2c", n) for n in (96, 144, 192, 240, 320, 336, 400, 448, 480, 720)),
+        *(("c2c", n) for n in (36, 60, 72, 84, 100, 120, 140, 180, 200, 252, 280, 360, 392, 504, 560, 700)),
     }
 )
 

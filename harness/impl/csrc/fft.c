@@ -37,10 +37,10 @@
  *     R16_RADIX4); N = 16 complex: DFTI's 16-point FFT kernel (radix4_16, R16_FFT16).
  *   N = 48, 96, 192 complex: Cooley-Tukey 3 x 16, 3 x (4 x 8) and 3 x (4 x 16) in ct_odd's order (DFTI's
  *     PrimeFact plans: Prime16 or Prime8, Fact4, Fact3, as gdb shows); real: the N/2-point complex transform
- *     (ct_odd; 192's half 96 ct3m) of the even/odd pairs with the 24-point kernel's recombination passes, turns
+ *     (ct_odd, 96 as PrimeFact's Prime8, Fact4, Fact3 for 192) of the even/odd pairs with the 24-point kernel's recombination passes, turns
  *     of 2pi*k/N (row_split), on every path.
- *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4 (ct20), 5 x 8, 5 x 16 (ct_odd) with a 5-point DFT last; real:
- *     the N/2-point complex transform (pfa10, ct20, ct_odd) with the recombination passes (row_split).
+ *   N = 20, 40, 80 complex: Cooley-Tukey 5 x 4, 5 x 8, 5 x 16 (ct_odd) with a 5-point DFT last; real: the
+ *     N/2-point complex transform (pfa10, ct_odd) with the recombination passes (row_split).
  *   N = 144, 168, 336, 720: Cooley-Tukey with the largest odd prime outermost (ct_odd: 3 x 48, 7 x 24,
  *     7 x 48, 5 x (3 x 48)), the 7-point DFT dft7; real as above (row_split). N = 480 real: the 240-point
  *     transform ct_odd 5 x (3 x 16) with the recombination passes (row_split), as measured; complex: DFTI's
@@ -442,7 +442,7 @@ static void ct32(const cpx x[32], int sign, cpx out[32]) {
 /* DFTI's 64-point complex kernels: Cooley-Tukey 4 x 16, decimation in time: the 16-point DFTs of x[4m + r]
  * (radix4_16; r = 0..3), bin k2 of residue r times e^(sign*2pi*i*r*k2/64), then the 4-point DFTs over r:
  * X[k2 + 16*k1]. how: R16_PLAIN (twiddle64's skipped, exact and plain products, both stages: 64 inside the real
- * forward kernel on DFTI's threaded path and inside ct3m), R16_RADIX4 (fact_twiddle's table products on every bin
+ * forward kernel on DFTI's threaded path), R16_RADIX4 (fact_twiddle's table products on every bin
  * of residues 1 to 3, both stages: the standalone complex kernel, whose zero signs that gives: 3,200 zero-heavy
  * rows per direction exact, 289 and 293 of 3,000 with R16_PLAIN's), or R16_PRIME16 (DFTI's Prime16, then its
  * Fact4 pass's fact_twiddle: 64 inside ct_odd, e.g. 192's PrimeFact plan). */
@@ -541,28 +541,6 @@ static void ct32_4x8(const cpx x[32], int sign, cpx out[32]) {
     }
 }
 
-/* The 96-point complex transform inside the real kernels of 192 (m = 32; the complex kernels of 96 and 192 are
- * ct_odd's): Cooley-Tukey 3 x m, decimation in time, ct_odd's order: the m-point DFTs of x[3j + r] (r = 0..2;
- * ct32_4x8, or ct64 for m = 64), bin k1 of residue r times e^(sign*2pi*i*r*k1/N) (twiddle_n: skipped
- * where r*k1 = 0, exact quarter turns, else plain products, w float32 from double cos and sin), then the
- * 3-point DFTs over r (dft3): X[k1 + m*k2]. */
-static void ct3m(const cpx *x, int m, int sign, cpx *out) {
-    cpx y[3][64];
-    const float *table = m == 32 ? COS96 : COS192;
-    for (int r = 0; r < 3; r++) {
-        cpx in[64];
-        for (int j = 0; j < m; j++) in[j] = x[3 * j + r];
-        if (m == 32) ct32_4x8(in, sign, y[r]);
-        else ct64(in, sign, R16_PLAIN, y[r]);
-    }
-    for (int k1 = 0; k1 < m; k1++) {
-        cpx t[3], o[3];
-        for (int r = 0; r < 3; r++) t[r] = twiddle_n(y[r][k1], r * k1, 3 * m / 4, table, sign);
-        dft3(t[0], t[1], t[2], sign, 0, 1.0f, o);
-        for (int k2 = 0; k2 < 3; k2++) out[k1 + m * k2] = o[k2];
-    }
-}
-
 /* A transform of one row (length n) for row_split: x in, out (n complex). */
 typedef void (*transform_fn)(const cpx *x, int n, int sign, cpx *out);
 
@@ -591,14 +569,10 @@ static void row_split(int kind, int n, const float *row, float *dst, int sign, t
     for (int j = 0; j < h; j++) dst[2 * j] = y[j].r, dst[2 * j + 1] = y[j].i;
 }
 
-/* N = 48, 96, 192 (ct_odd: 3 x 16, 3 x (4 x 8), 3 x (4 x 16)); their halves 24 and 48 (ct_odd: 3 x 8, 3 x 16)
- * and 96 (ct3m). */
+/* N = 48, 96, 192 (ct_odd: 3 x 16, 3 x (4 x 8), 3 x (4 x 16)) and their halves 24, 48 and 96 (ct_odd: 3 x 8,
+ * 3 x 16, 3 x (4 x 8): the real kernels of 192 run 96's PrimeFact plan, Prime8, Fact4, Fact3, as gdb shows). */
 static void full3(const cpx *x, int n, int sign, cpx *out) {
     (void)ct_odd(x, n, sign, out);
-}
-static void half3(const cpx *x, int h, int sign, cpx *out) {
-    if (h <= 48) (void)ct_odd(x, h, sign, out);
-    else ct3m(x, h / 3, sign, out);
 }
 
 /* DFTI's 5-point DFT (sign -1 forward, +1 backward), as measured at N = 5 (1,000 of 1,000 rows):
@@ -621,26 +595,6 @@ static void dft5(const cpx a[5], int sign, cpx out[5]) {
     out[3] = cadd_rot(m2, w2, sign);
 }
 
-/* DFTI's complex kernel of N = 20: Cooley-Tukey 5 x 4, decimation in time: the 4-point DFTs of x[5j + r]
- * (r = 0..4; 40 and 80 are ct_odd's 5 x 8 and 5 x 16), bin k1 of residue r times
- * e^(sign*2pi*i*r*k1/N) (twiddle_n: exact quarter turns, else plain products, w float32 from double cos
- * and sin), then the 5-point DFTs over r (dft5): X[k1 + m*k2]. */
-static void ct20(const cpx *x, int sign, cpx *out) {
-    const int m = 4;
-    cpx y[5][4];
-    for (int r = 0; r < 5; r++) {
-        cpx in[4];
-        for (int j = 0; j < m; j++) in[j] = x[5 * j + r];
-        dft4(in, sign, y[r]);
-    }
-    for (int k1 = 0; k1 < m; k1++) {
-        cpx t[5], o[5];
-        for (int r = 0; r < 5; r++) t[r] = twiddle_n(y[r][k1], r * k1 * 4, 20, COS80, sign);
-        dft5(t, sign, o);
-        for (int k2 = 0; k2 < 5; k2++) out[k1 + m * k2] = o[k2];
-    }
-}
-
 /* The 10-point complex transform inside DFTI's real 20-point kernels: prime-factor (Good-Thomas) 5 x 2, no
  * twiddles: input n = (2*n1 + 5*n2) mod 10; the two 5-point DFTs over n1 first (dft5), then the 2-point
  * DFTs (a0 + a1, a0 - a1) over n2; output bin (6*k1 + 5*k2) mod 10. */
@@ -657,11 +611,9 @@ static void pfa10(const cpx x[10], int sign, cpx out[10]) {
     }
 }
 
-/* N = 20 (ct20), 40, 80 (ct_odd: 5 x 8, 5 x 16); their halves 10 (pfa10), 20 (ct20) and 40 (ct_odd). */
-static void full5(const cpx *x, int n, int sign, cpx *out) {
-    if (n == 20) ct20(x, sign, out);
-    else (void)ct_odd(x, n, sign, out);
-}
+/* N = 20, 40, 80 (ct_odd: 5 x 4, 5 x 8, 5 x 16; 20 is DFTI's PrimeFact plan Prime4, Fact5, as gdb shows, its
+ * Prime4 the 4-point DFT as dft4 forms it, read from its machine code); their halves 10 (pfa10), 20 and 40. */
+static void full5(const cpx *x, int n, int sign, cpx *out) { (void)ct_odd(x, n, sign, out); }
 static void half5(const cpx *x, int h, int sign, cpx *out) {
     if (h == 10) pfa10(x, sign, out);
     else full5(x, h, sign, out);
@@ -724,15 +676,15 @@ static inline cpx fact_twiddle(cpx v, int r, int e, int n, int sign) {
 }
 
 /* DFTI's complex kernels of N = p*m with an odd prime p (7, then 5, then 3: the largest first) and m
- * modelled: Cooley-Tukey p x m, decimation in time (ct3m and ct20 above take its order with other
- * twiddles): the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4, 8 prime8 for r < p-1 and
- * radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64 as Fact4 over Prime16 (192's plan, as gdb
- * shows its calls); else this kernel again), bin k1
- * of residue r times e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then
- * the p-point DFTs over r: X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720
- * (5 x 144); DFTI's 24-, 40-, 48- and 80-point kernels (3 x 8, 5 x 8, 3 x 16, 5 x 16) give its zero signs
- * (zero-heavy rows: with ct24's, ct5m's and ct3m's skipped twiddles, exact quarter turns and plain 16-point
- * twiddles, 207 to 390 of 3,000 differ per length and direction; with these, none). Returns -1 for a length it does not cover. */
+ * modelled: Cooley-Tukey p x m, decimation in time: the m-point DFTs of x[p*j + r] (m a power of two: 4 dft4
+ * (DFTI's Prime4), 8 prime8 for r < p-1 and radix2_8 for r = p-1, 16 radix4_16's Prime16, 32 ct32_4x8, 64 ct64
+ * as Fact4 over Prime16 (192's plan, as gdb shows its calls); else this kernel again), bin k1 of residue r times
+ * e^(sign*2pi*i*r*k1/N) (fact_twiddle: the table's products, every bin of r >= 1), then the p-point DFTs over r:
+ * X[k1 + m*k2]. Measured for 144 (3 x 48), 168 (7 x 24), 336 (7 x 48), 720 (5 x 144; DFTI's plan Prime16, Fact3,
+ * Fact3, Fact5), 320 and 448 (5 and 7 x (4 x 16): Prime16, Fact4, Fact5 or Fact7), 20 (5 x 4: Prime4, Fact5);
+ * DFTI's 24-, 40-, 48- and 80-point kernels (3 x 8, 5 x 8, 3 x 16, 5 x 16) give its zero signs (zero-heavy rows:
+ * with ct24's, ct5m's and a 3 x m kernel's skipped twiddles, exact quarter turns and plain 16-point twiddles, 207
+ * to 390 of 3,000 differ per length and direction; with these, none). Returns -1 for a length it does not cover. */
 static int ct_odd(const cpx *x, int n, int sign, cpx *out) {
     const int p = n % 7 == 0 ? 7 : n % 5 == 0 ? 5 : n % 3 == 0 ? 3 : 0, m = p ? n / p : 0;
     if (!p || n > 720 || n % 4) return -1;
@@ -889,7 +841,7 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
         for (int64_t b = 0; b < batch; b++) {
             if (n == 48 || n == 96 || n == 192)
-                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full3, half3,
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full3, full3,
                           n == 48 ? cs48 : n == 96 ? cs96 : cs192);
             else if (n == 20 || n == 40 || n == 80)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
