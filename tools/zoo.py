@@ -75,6 +75,7 @@ MODELS = (
     "slanet", "x_clip", "data2vec_audio", "lxmert", "siglip2", "tvp", "grounding_dino",
     "apertus", "cpmant", "bros", "splinter", "markuplm", "nanochat",
     "emu3_vqgan", "videoprism", "vibevoice_acoustic_tokenizer", "florence2", "uvdoc",
+    "afmoe", "ernie4_5_moe", "olmo_hybrid", "lilt", "esmc",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
