@@ -43,3 +43,25 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     dispatch mode."""
     monkeypatch.setenv("PARITY_TRACE_HOOK", "1" if request.param == "dispatcher-hook" else "0")
     return request.param
+
+
+# The files of the suite's longest tests, longest first (seconds on CI's 2 cores, torch 2.13.0): the upstream
+# nanoGPT fixture's impl replay (88), the op-match matrix (41 set-up + 22), the gpt2 fine-tune of the zoo (39),
+# the committed fixtures' checks (38 + 26 + 8), the trace code-path and store-hostile tests (8 to 17 each).
+# Collected first, pytest-xdist starts them at once; collected in file order, they fell among the last tests a
+# worker was given (or stole) and one ran on alone while the other worker had finished.
+LONGEST_FIRST = (
+    "test_upstream.py",
+    "test_matrix.py",
+    "test_zoo.py",
+    "test_committed_fixtures.py",
+    "test_trace_code_path.py",
+    "test_store_hostile.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of LONGEST_FIRST before all others, in that order; each file's tests, and every other
+    file, keep their order (a module-scoped fixture is still set up once per file)."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONGEST_FIRST)))
