@@ -64,7 +64,8 @@ def cases() -> list[dict[str, Any]]:
     return out
 
 
-def _record() -> None:  # pragma: no cover - under emulation
+def record(drawn: list[dict[str, Any]], path: str) -> None:  # pragma: no cover - under emulation
+    """Save torch's bits of every case of ``drawn`` at 1, 2 and 4 threads and its operands' strides to ``path``."""
     import torch
 
     def laid(x: np.ndarray, trans: bool) -> Any:
@@ -74,7 +75,7 @@ def _record() -> None:  # pragma: no cover - under emulation
     bits: dict[str, np.ndarray] = {}
     for threads in (1, 2, 4):
         torch.set_num_threads(threads)
-        for c in cases():
+        for c in drawn:
             a, b = laid(c["a"], c["ta"]), laid(c["b"], c["tb"])
             if c["op"] in ("mm", "bmm"):
                 r = (torch.mm if c["op"] == "mm" else torch.bmm)(a, b)
@@ -83,8 +84,8 @@ def _record() -> None:  # pragma: no cover - under emulation
                 r = f(torch.from_numpy(c["c"]), a, b, beta=c["beta"], alpha=c["alpha"])
             bits[f"{c['name']}/{threads}"] = r.contiguous().numpy().view(np.uint32)
             bits[f"{c['name']}/sa"], bits[f"{c['name']}/sb"] = np.array(a.stride()), np.array(b.stride())
-    np.savez(sys.argv[1], **bits)
+    np.savez(path, **bits)
 
 
 if __name__ == "__main__":  # pragma: no cover - under emulation
-    _record()
+    record(cases(), sys.argv[1])

@@ -26,7 +26,7 @@ if __package__:  # imported by the tests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
     from arm64_sampling_cases import record_digests
 
-OPS = ("cumsum", "sum", "mean", "norm1", "norm2", "log_softmax")
+OPS = ("cumsum", "sum", "mean", "norm1", "norm2", "log_softmax", "log_softmax_cols")
 THREADS = (1, 2, 4)
 COUNT = 48
 # quiet and signalling NaNs of both signs
@@ -42,7 +42,37 @@ def _shape(r: np.random.Generator, k: int) -> tuple[int, ...]:
     return tuple(int(s) for s in r.integers(1, 40, r.integers(1, 5)))
 
 
+def column_cases() -> Iterator[dict[str, Any]]:
+    """log_softmax over a dim other than the last (ATen's column kernel): (O, D, I) over dim 1 (I off the 4- and
+    8-lane vectors, up to 9,000 columns: chunks of 128 KiB / D / 4) or a 4-d tensor over dim 0, 1 or 2; a third
+    finite (infinities, -inf columns), the rest with NaNs of 1 to 7 payloads."""
+    r = np.random.default_rng(20261207 + OPS.index("log_softmax_cols"))
+    for k in range(COUNT):
+        if k % 8 == 7:
+            shape, dim = tuple(int(s) for s in r.integers(1, 9, 4)), int(r.integers(0, 3))
+        else:
+            inner = int(r.integers(1, 70)) if k % 6 else int(r.integers(1000, 9000))
+            shape, dim = (int(r.integers(1, 5)), int(r.integers(1, 40)), inner), 1
+        x = (r.standard_normal(shape) * np.exp(r.uniform(-3, 4))).astype(np.float32)
+        flat = x.reshape(-1).view(np.uint32)
+        if k % 3:
+            kinds = NANS[r.choice(NANS.size, int(r.integers(1, NANS.size + 1)), replace=False)]
+            count = max(1, int((0.002, 0.05, 0.3)[k % 3] * x.size))
+            flat[r.integers(0, x.size, count)] = r.choice(kinds, count)
+        if k % 4:
+            count = max(1, int(0.02 * x.size))
+            places = r.integers(0, x.size, count)
+            drawn = r.choice(OTHERS, count).view(np.uint32)
+            flat[places] = np.where(np.isnan(x.reshape(-1)[places]), flat[places], drawn)
+        if k % 5 == 2:  # a column of -inf
+            np.moveaxis(x, dim, -1)[(0,) * (x.ndim - 1)] = -np.inf
+        yield {"x": x, "dims": dim, "keepdim": False, "transpose": False}
+
+
 def cases(op: str) -> Iterator[dict[str, Any]]:
+    if op == "log_softmax_cols":
+        yield from column_cases()
+        return
     r = np.random.default_rng(20261207 + OPS.index(op))
     for k in range(COUNT):
         shape = _shape(r, k)
@@ -84,7 +114,7 @@ def impl_output(op: str, case: dict[str, Any], profile: KernelProfile) -> np.nda
     v = _view(case)
     t = {"self": np.ascontiguousarray(v)}
     a: dict[str, Any] = {"self.stride": _strides(v), "self.shape": list(v.shape), "dim": case["dims"]}
-    if op == "log_softmax":
+    if op.startswith("log_softmax"):
         a["half_to_float"] = False
         return REPLAYS["_log_softmax"](t, a, profile)["out"]
     a["keepdim"] = case["keepdim"]
@@ -100,7 +130,7 @@ def torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - un
     v = torch.from_numpy(_view(case))
     if op == "cumsum":
         return torch.cumsum(v, case["dims"])
-    if op == "log_softmax":
+    if op.startswith("log_softmax"):
         return torch.log_softmax(v, case["dims"])
     if op.startswith("norm"):
         return torch.linalg.vector_norm(v, float(op[-1]), case["dims"], case["keepdim"])

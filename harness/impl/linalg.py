@@ -43,7 +43,7 @@ def _lib() -> ctypes.CDLL:
         lib.gemm.argtypes = [_I64, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64, _P, _I64, *[i32] * 7, f32]
         lib.gemm_batch.argtypes = [_I64, *[_I64] * 3, _P, *[_I64] * 3, _P, *[_I64] * 3, _P, _I64, _I64, *[i32] * 7, f32]
         lib.cpublas_sgemm.argtypes = [i32, i32, _I64, _I64, _I64, _P, _I64, _P, _I64, i32, _P, _I64, i32, i32, i32]
-        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, i32, f32, f32, i32, i32]
+        lib.bmm_small.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, i32, f32, f32, i32, i32, i32]
         lib.embedding_forward.argtypes = [_I64, _I64, _P, _P, _P]
         lib.embedding_backward.argtypes = [_I64, _I64, _I64, _P, _P, _P]
         lib.strsm_left.argtypes = [i32, i32, _I64, _I64, _P, _I64, _I64, _P, _I64, _I64]
@@ -750,9 +750,10 @@ def _bmm_small(
     C-contiguous: ``alpha * a @ b``, or with ``beta`` (aarch64 only) ``beta * out + alpha * a @ b`` as
     its ``fmadd`` rounds it. On aarch64 GCC's loop version follows the k strides: a's and b's both 1
     (a's rows contiguous, b a transposed view or one column) the loop over k in vectors, else the
-    scalar loop; NaNs as bmm's (or, ``baddbmm``, baddbmm's) inline copy gives them, where parallel_for
-    runs it inline: more items than its grain on 2 or more threads run the OpenMP body's copies, whose
-    NaN picks are not modelled (mixed NaNs refused there). On x86 where NaNs of two kinds meet refused."""
+    scalar loop; NaNs as bmm's (or, ``baddbmm``, baddbmm's) inline copy gives them where parallel_for
+    runs it inline, and as the OpenMP body's copies do where more items than its grain on 2 or more
+    threads run those (other lane-add and fused-step operand orders). On x86 where NaNs of two kinds meet
+    refused."""
     nb, m, k = a.shape
     n = b.shape[2]
     mode = _BMM_SMALL_UNFUSED
@@ -761,14 +762,11 @@ def _bmm_small(
         mode = _BMM_SMALL_K_VECTOR if k_unit else _BMM_SMALL_FUSED
     elif beta is not None:
         raise ParityError("bmm: beta in ATen's small loop is modelled on aarch64 only")
-    before = nan_kinds(out) if beta is not None else set()
     a, b = np.ascontiguousarray(a, np.float32), np.ascontiguousarray(b, np.float32)
-    flags = (mode, alpha, beta or 0.0, int(baddbmm), int(beta is not None))
-    _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), *flags)
     inline = nb <= max(_GRAIN // max(m * n * k, 1), 1) or profile.threads == 1
+    flags = (mode, alpha, beta or 0.0, int(baddbmm), int(beta is not None), int(not inline))
+    _lib().bmm_small(nb, m, n, k, ptr(a), ptr(b), ptr(out), *flags)
     if mode != _BMM_SMALL_UNFUSED:
-        if not inline:
-            refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop, its OpenMP body)", out, profile, before, a, b)
         return out
     # which NaN a product or sum keeps where two meet is GCC's operand order in ATen's loop, not this one's
     refuse_mixed_nans(f"bmm {nb}x{m}x{n}x{k} (ATen's loop)", out, profile, set(), a, b)

@@ -308,11 +308,15 @@ def _column_view(x: np.ndarray, dim: int, what: str, profile: KernelProfile) -> 
 def log_softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     """``torch.log_softmax(x, dim)``: the last dim by ``log_softmax``, another by ATen's ``_vec_log_softmax``
     (``serial_vec_logsoftmax_range``: per column max, ``sum exp(x - max)``, ``log``, ``(x - max) - log``;
-    measured at x86's default, avx2 and avx512 builds)."""
+    measured at x86's default, avx2 and avx512 builds and on the arm64 ones, where NaN inputs are answered
+    too: the column max never takes a NaN, SLEEF's logf of a NaN sum is +qNaN, so a column meeting a NaN
+    gives each NaN its own quieted and every other element +qNaN, csrc/rows.c)."""
     if x.ndim == 0 or dim % x.ndim == x.ndim - 1:
         return log_softmax(x, profile)
-    x = f32(x)
-    outer, size, inner = _column_view(x, dim % x.ndim, "log_softmax", profile)
+    x, dim = f32(x), dim % x.ndim
+    if not profile.aarch64 and np.isnan(x).any():
+        raise ParityError("log_softmax over a dim other than the last of NaN inputs is not measured: refused")
+    outer, size, inner = int(np.prod(x.shape[:dim])), x.shape[dim], int(np.prod(x.shape[dim + 1 :]))
     y = np.empty_like(x)
     scratch = np.empty(2 * max(inner, 1), np.float32)
     _lib().log_softmax_dim_forward(profile.as_c(), ptr(x), outer, size, inner, ptr(y), ptr(scratch))
@@ -324,9 +328,8 @@ def log_softmax_nans_a64(x: np.ndarray, dim: int, nan: np.ndarray, p: KernelProf
     then a NaN (FMAX passes one on, quieted), so ``x - max`` is NaN throughout, and ``(x - max) - log(sum)``
     keeps it (FSUB's first operand; its sum's NaN never shows): an element is its own NaN quieted where NaN,
     else the max's. The last dim's max is reduce_all(vec::maximum) as the aarch64 objects run it (read:
-    _row_max_nan_a64); over another dim, where a column's NaNs are of one pattern (quieted) the max is that NaN
-    whatever the order, of several the column kernel's FMAX order is not read: refused. The other lines as
-    the kernel computes them (each line's arithmetic its own)."""
+    _row_max_nan_a64); another dim's column kernel, whose max never takes a NaN, as ``log_softmax_dim`` gives
+    it. The other lines as the kernel computes them (each line's arithmetic its own)."""
     bits = np.ascontiguousarray(x, np.float32).view(np.uint32)
     quiet = np.where(nan, bits | np.uint32(0x00400000), np.uint32(0))
     if x.ndim == 0:
@@ -334,11 +337,8 @@ def log_softmax_nans_a64(x: np.ndarray, dim: int, nan: np.ndarray, p: KernelProf
     if dim == x.ndim - 1:
         kind = _row_max_nan_a64(np.where(nan, bits, np.uint32(0)).reshape(-1, x.shape[-1]), p.lanes)
         kind = kind.reshape((*x.shape[:-1], 1))
-    else:
-        kind = np.max(quiet, axis=dim, keepdims=True)
-        if (np.where(nan, quiet, kind) != kind).any():
-            raise ParityError("log_softmax over a dim not the last, a column with NaNs of several patterns: which "
-                              "one aarch64's FMAX keeps in its column kernel is not modelled")  # fmt: skip
+    else:  # the column kernel's NaNs: csrc/rows.c log_softmax_dim_forward
+        return log_softmax_dim(x, dim, p)
     out = log_softmax_dim(np.where(nan, np.float32(0), x), dim, p)
     line = np.broadcast_to(kind != 0, x.shape)
     out.view(np.uint32)[line] = np.where(nan, quiet, np.broadcast_to(kind, x.shape))[line]

@@ -130,13 +130,17 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
  *   BMM_SMALL_K_VECTOR (aarch64: a's and b's k strides 1, i.e. a's rows contiguous and b a transposed
  *     view or N == 1: the loop over k in vectors of four): per group `fmul v = b * a`, its lanes added
  *     in k order, in bmm's copy as `acc + p0`, `p1 + acc`, `p2 + acc`, `acc + p3` (GCC's commuted
- *     operands), in baddbmm's (`baddbmm`) each `acc + p`; the K % 4 left (all K when K < 4) fused.
+ *     operands), in baddbmm's (`baddbmm`) each `acc + p`; the K % 4 left (all K when K < 4) fused,
+ *     the first two `fmadd acc, a, b`, the third `fmadd acc, b, a`.
+ *   `omp`: more items than parallel_for's grain on 2 or more threads run the copies GCC outlined for
+ *     invoke_parallel's OpenMP body (baddbmm_cpu_kernel<float, true / false>'s ._omp_fn.0): there both
+ *     add the lanes as bmm's inline copy does (`acc + p0`, `p1 + acc`, `p2 + acc`, `acc + p3`) and every
+ *     K % 4 step left is `fmadd acc, b, a`; the scalar loop and the store as inline.
  * aarch64's NaNs: each instruction's FPProcessNaNs in those operand orders (nan2, nan3: a signalling
- * operand first, quieted, then the first quiet one; the fused step's addend acc first, then a, then b),
- * an invalid operation +qNaN. Read in the wheel's bmm_out_or_baddbmm_, where parallel_for runs the loop
- * inline (the batch within one grain, or one thread; the copies of its OpenMP body keep other operand
- * orders: the caller refuses mixed NaNs there), the fused steps' a-before-b measured. x86's are
- * refused by the caller.
+ * operand first, quieted, then the first quiet one; the fused step's addend acc first, then its first
+ * factor), an invalid operation +qNaN. Read in the wheel's bmm_out_or_baddbmm_ (the copies parallel_for
+ * runs inline: the batch within one grain, or one thread) and in the OpenMP copies, the fused steps'
+ * a-before-b measured. x86's are refused by the caller.
  * aarch64's store (baddbmm_cpu_kernel<float, false>, the same loops): `t = fmul acc, alpha`, then with
  * beta 0 t, else `fmadd beta, r, t` (r the element of c, which holds the broadcast self on entry when
  * beta_on); bmm's <float, true> stores acc, which is t with alpha 1.
@@ -145,7 +149,7 @@ void gemm_batch(int64_t nb, int64_t M, int64_t N, int64_t K, const float *A, int
  * c (Bt,M,N) contiguous copies. */
 enum { BMM_SMALL_UNFUSED = 0, BMM_SMALL_FUSED = 1, BMM_SMALL_K_VECTOR = 2 };
 void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, const float *b, float *c, int32_t mode,
-               float alpha, float beta, int32_t baddbmm, int32_t beta_on) {
+               float alpha, float beta, int32_t baddbmm, int32_t beta_on, int32_t omp) {
     static const profile_t arm = {.aten = ATEN_NEON};
     const int64_t kv = mode == BMM_SMALL_K_VECTOR ? K / 4 * 4 : mode == BMM_SMALL_UNFUSED ? K : 0;
     for (int64_t p = 0; p < Bt; p++)
@@ -157,12 +161,14 @@ void bmm_small(int64_t Bt, int64_t M, int64_t N, int64_t K, const float *a, cons
                     if (mode == BMM_SMALL_UNFUSED) {
                         float prod = x * y;
                         acc = acc + prod;
-                    } else if (k >= kv) {
-                        acc = nan3(&arm, fmaf(x, y, acc), x, y, acc);
-                    } else {
+                    } else if (k < kv) {
                         const float prod = nan2(&arm, y * x, y, x);
-                        acc = !baddbmm && (k % 4 == 1 || k % 4 == 2) ? nan2(&arm, prod + acc, prod, acc)
-                                                                     : nan2(&arm, acc + prod, acc, prod);
+                        acc = (!baddbmm || omp) && (k % 4 == 1 || k % 4 == 2) ? nan2(&arm, prod + acc, prod, acc)
+                                                                              : nan2(&arm, acc + prod, acc, prod);
+                    } else if (mode == BMM_SMALL_K_VECTOR && (omp || k - kv == 2)) {
+                        acc = nan3(&arm, fmaf(y, x, acc), y, x, acc);
+                    } else {
+                        acc = nan3(&arm, fmaf(x, y, acc), x, y, acc);
                     }
                 }
                 float *r = c + (p * M + i) * N + j;

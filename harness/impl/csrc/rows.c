@@ -459,10 +459,19 @@ static int64_t log_softmax_dim_chunk(const profile_t *p, int64_t D, int64_t I) {
  * in the vector columns: SLEEF expf_u10 in the AVX2 and AVX-512 objects, the C library's per lane in the
  * default one; std::exp, the C library's expf, in the scalar columns); ls = log(s) by vec::map over the
  * whole chunk (every column a vector lane: SLEEF logf_u10, the C library's logf at default); then
- * y = (x - m) - ls. No product: nothing to contract. `sums` holds 2 * CHUNK floats. */
+ * y = (x - m) - ls. No product: nothing to contract. `sums` holds 2 * CHUNK floats.
+ * aarch64 (read in the wheel's DEFAULT object: `fcmgt` and `bsl` for the vector max, `fcmpe` and a branch
+ * for the scalar one; SLEEF's advsimd/SVE expf_u10 in the vector columns, aarch64 glibc's expf in the
+ * scalar ones, SLEEF's logf_u10 over the whole chunk): the max never takes a NaN, so x - m is a NaN x's
+ * own (quieted), or aarch64's +qNaN where x and m are one infinity (arm_sub); a column's sum meeting one
+ * is a NaN, and SLEEF's logf returns its NaN constant +qNaN for any NaN: y is a NaN x's own NaN, else
+ * +qNaN (FSUB keeps its first operand's NaN; neither is signalling there), whatever the order of the
+ * sum's FADDs (`fadd v0, v0(exp), v2(sum)` in the vectors, `fadd s1, s1(sum), s0(exp)` in the scalar
+ * columns). */
 void log_softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, int64_t I, float *y, float *sums) {
     if (O * I <= 0 || D <= 0) return;
     const int64_t chunk = log_softmax_dim_chunk(&p, D, I), L = p.lanes_wide;
+    const int arm = is_arm(&p);
     float *m = sums, *s = sums + chunk;
     for (int64_t o = 0; o < O; o++)
         for (int64_t start = 0; start < I; start += chunk) {
@@ -475,14 +484,15 @@ void log_softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, 
             for (int64_t d = 0; d < D; d++) {
                 const float *xr = x + (o * D + d) * I + start;
                 for (int64_t k = 0; k < size; k++) {
-                    const float t = xr[k] - m[k];
+                    const float t = arm ? arm_sub(xr[k], m[k]) : xr[k] - m[k];
                     s[k] = s[k] + (k < vec_end ? vec_expf(&p, t) : glibc_expf(t));
                 }
             }
             for (int64_t k = 0; k < size; k++) s[k] = vec_logf(&p, s[k]);
             for (int64_t d = 0; d < D; d++) {
                 const int64_t at = (o * D + d) * I + start;
-                for (int64_t k = 0; k < size; k++) y[at + k] = (x[at + k] - m[k]) - s[k];
+                for (int64_t k = 0; k < size; k++)
+                    y[at + k] = arm ? arm_sub(arm_sub(x[at + k], m[k]), s[k]) : (x[at + k] - m[k]) - s[k];
             }
         }
 }
