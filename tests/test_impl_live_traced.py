@@ -543,6 +543,31 @@ def test_mse_loss_and_its_backward_replay(
 
 
 @backends
+@settings(max_examples=4, deadline=None)
+@given(shape=st.one_of(SHAPES, st.sampled_from([(3, 33000)])), reduction=st.sampled_from(["mean", "sum", "none"]),
+       seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip
+@example(shape=(3, 33000), reduction="mean", seed=0, threads=4)  # the mean's thread split
+def test_binary_cross_entropy_and_its_backward_replay(
+    backend: str, shape: tuple[int, ...], reduction: str, seed: int, threads: int
+) -> None:
+    """F.binary_cross_entropy (glibc's log1pf and logf per element, then the mean's or sum's cascade) and its
+    backward, probabilities with 0, 1 and logs below -100 among them."""
+    use_threads(threads)
+    rng = np.random.default_rng(seed)
+    x = np.clip(10.0 ** rng.uniform(-60, 0, shape), 0, 1).astype(np.float32)
+    x[rng.random(shape) < 0.05] = np.float32(1.0)
+    x[rng.random(shape) < 0.05] = np.float32(0.0)
+    target = rng.random(shape).astype(np.float32)
+
+    def program() -> None:
+        xt = torch.from_numpy(x).requires_grad_(True)
+        loss = F.binary_cross_entropy(xt, torch.from_numpy(target), reduction=reduction)
+        (loss if reduction != "none" else loss.sum()).backward()
+
+    _replays_match(backend, program, {"binary_cross_entropy", "binary_cross_entropy_backward"}, 2)
+
+
+@backends
 @settings(max_examples=3, deadline=None)
 @given(shape=SHAPES, reduction=st.sampled_from(["mean", "sum", "none"]), huber=st.booleans(),
        beta=st.sampled_from([1.0, 0.5, 0.1]), seed=st.integers(0, 2**32 - 1), threads=THREADS)  # fmt: skip

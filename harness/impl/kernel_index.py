@@ -48,6 +48,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "softplus",
     "log_sigmoid",
     "binary_cross_entropy_with_logits",
+    "binary_cross_entropy",
     "leaky_relu",
     "log1p",
     "lgamma",
@@ -840,6 +841,25 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "64 elements); the thread count through the mean or sum only; avx512 as avx2 (log_sigmoid's "
             "forward, every element a lane; measured on a Zen 5: 100 random cases per thread count 1, 2, 4, 71, 68 "
             "and 75 exact, the rest refused as everywhere: a mean or sum over a NaN loss; 0 other)"
+        ),
+    ),
+    (
+        ("binary_cross_entropy",),
+        (
+            "`binary_cross_entropy_out_cpu` (Loss.cpp): `cpu_kernel`'s scalar lambda per element into "
+            "`empty_like(self)`, `(t - 1) * max(log1p(-x), -100) - t * max(log(x), -100)` left to right in float "
+            "(glibc's `log1pf` and `logf`, Loss.cpp's one x86 object: no level reaches it, nothing contracted), "
+            "then `mean` / `sum` of that tensor whole (the `sum` row's cascade over its memory order); backward "
+            "`binary_cross_entropy_backward_out_cpu`: `grad * (x - t) / max((1 - x) * x, float(1e-12))`, then "
+            "for `mean` `div_(numel)`; a weight refused"
+        ),
+        (
+            "thread count (the mean's and sum's full reduction); the elements and the backward nothing; measured "
+            "on a Zen 5 at default, avx2 and avx512 on 1, 2 and 4 threads: 60 random traced programs per level and "
+            "thread count (x of [0, 1] with 0, -0, 1, subnormals, logs below -100 and 1 - x of 0; targets 0, 1 or "
+            "fractions; mean, sum and none, the last with gradients of NaN payloads of both signs and infinities; "
+            "transposed and sliced operands; past the grain) binary_cross_entropy 60 exact and its backward 60 "
+            "exact each, 0 refused, 0 other (PP-OCRv5's differentiable-binarisation loss)"
         ),
     ),
     (
@@ -2713,6 +2733,10 @@ ARM64: dict[str, str] = {
         " basic loop, rows shorter than the tensor on V2"
     ),
     "binary_cross_entropy_with_logits": "not measured: refused",
+    "binary_cross_entropy": (
+        "not modelled: refused (Loss.cpp's aarch64 object may contract `(t - 1) * a - t * b`, aarch64 glibc's "
+        "`logf` not measured)"
+    ),
     "leaky_relu": (
         "the x86 bits on every core and thread count (one product; NaNs quieted; a signalling grad where"
         " x > 0 quieted in the vector body only; `inf * 0` aarch64's `+qNaN`)"

@@ -474,6 +474,31 @@ def binary_kernel(
     return out
 
 
+def binary_cross_entropy(x: np.ndarray, target: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """binary_cross_entropy's elements (Loss.cpp's scalar lambda, csrc/unary.c ``bce_forward``) of ``x`` and
+    ``target`` (float32, one shape, every value in [0, 1], as ATen requires): ``(t - 1) * max(log1p(-x), -100)
+    - t * max(log(x), -100)`` through glibc's log1pf and logf, in the x86 default object every level shares;
+    refused on aarch64 (its object contracts the products into the difference, its glibc builds differ: not
+    measured) and where glibc's logf is not its FMA build."""
+    if profile.aarch64:
+        raise ParityError(
+            "binary_cross_entropy on aarch64: Loss.cpp's contracted (t - 1) * a - t * b and aarch64 glibc's logf "
+            "are not measured"
+        )
+    if not profile.libm_fma:
+        raise ParityError("binary_cross_entropy where glibc's logf is not its FMA build: not measured")
+    xs = [f32(v) for v in (x, target)]
+    if xs[0].shape != xs[1].shape:
+        raise ParityError("the impl reproduces binary_cross_entropy of self and target of one shape only")
+    if not all(bool(((v >= 0) & (v <= 1)).all()) for v in xs):
+        raise ParityError("binary_cross_entropy of values outside [0, 1] (NaN included): ATen raises instead")
+    out = np.empty_like(xs[0])
+    fn = load("unary").bce_forward
+    fn.restype = None
+    fn(*(ptr(v) for v in xs), ptr(out), ctypes.c_int64(out.size))
+    return out
+
+
 # pow with an exponent PowKernel.cpp has no special case for: measured at x86's default and avx2 builds
 # (SLEEF's powf in the avx2 object, glibc's powf in the default one), at avx512 (its AVX-512 object:
 # SLEEF's 16-lane powf, the avx2 bits, in steps of 32 elements, so other scalar tails) and in aarch64's

@@ -44,6 +44,8 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "_cdist_forward": ("cdist", ("capability",)),  # p = 2: the AVX2 object contracts the last m % 4 squares
     "mse_loss": ("mse_loss", ("threads",)),  # the elements no knob moves; the mean's (and sum's) cascade does
     "mse_loss_backward": ("mse_loss", ()),  # the same bits everywhere (norm * diff * grad)
+    "binary_cross_entropy": ("binary_cross_entropy", ("threads",)),  # the elements no knob moves; the mean does
+    "binary_cross_entropy_backward": ("binary_cross_entropy", ()),  # the same bits everywhere
     "smooth_l1_loss": ("smooth_l1_loss", ("threads",)),  # elements alike everywhere; the mean's cascade
     "smooth_l1_loss_backward": ("smooth_l1_loss", ("threads",)),  # vector body or scalar tail: the split
     "huber_loss": ("smooth_l1_loss", ("threads",)),
@@ -2005,12 +2007,14 @@ def _mse_loss(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     return _loss_reduced(loss, reduction, a, p, "mse_loss")
 
 
-def _loss_reduced(loss: np.ndarray, reduction: str, a: Args, p: KernelProfile, op: str) -> dict[str, np.ndarray]:
-    """A loss's elements (``loss``: the borrowing binary op's output over ``self`` and ``target``) as
-    Loss.cpp hands them on: as they are (``none``), else that output, laid out in TensorIterator's order
-    of the operands' strides, reduced whole by ``mean_out`` / ``sum_out``: the ``sum`` / ``mean`` rows'
-    cascade over its memory order (``reduce.mean_dims`` of it flattened), whose thread split moves the
-    bits."""
+def _loss_reduced(
+    loss: np.ndarray, reduction: str, a: Args, p: KernelProfile, op: str, like: str | None = None
+) -> dict[str, np.ndarray]:
+    """A loss's elements (``loss``: the borrowing binary op's output over ``self`` and ``target``, or where
+    ``like`` names one, the kernel's ``empty_like`` of it) as Loss.cpp hands them on: as they are
+    (``none``), else that output, laid out in TensorIterator's order of the operands' strides, reduced whole
+    by ``mean_out`` / ``sum_out``: the ``sum`` / ``mean`` rows' cascade over its memory order
+    (``reduce.mean_dims`` of it flattened), whose thread split moves the bits."""
     from harness.impl import reduce
 
     if reduction == "none":
@@ -2020,7 +2024,7 @@ def _loss_reduced(loss: np.ndarray, reduction: str, a: Args, p: KernelProfile, o
             f"{op} ({reduction}) over NaNs of more than one bit pattern: which one the cascade's order keeps is "
             "not modelled"
         )
-    order = impl_nn.tensor_loop(a, ("self", "target"), loss.shape).order
+    order = impl_nn.tensor_loop(a, ("self", "target"), loss.shape, like=like).order
     flat = np.ascontiguousarray(np.transpose(loss, order)).reshape(-1)
     kernel = reduce.mean_dims if reduction == "mean" else reduce.sum_dims
     return {"out": np.asarray(kernel(flat, (0,), p), np.float32).reshape(())}
@@ -2039,6 +2043,48 @@ def _mse_loss_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.nda
         diff = np.subtract(np.broadcast_to(x, shape), np.broadcast_to(target, shape), dtype=np.float32)
         out = np.multiply(np.multiply(norm, diff, dtype=np.float32), np.broadcast_to(g, shape), dtype=np.float32)
     x86_nans("mse_loss_backward", out, p.aarch64)
+    return {"out": out}
+
+
+def _bce_operands(t: Arrays, a: Args, op: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """(self, target, reduction) of binary_cross_entropy or its backward: float32 tensors of one shape; a
+    weight refused."""
+    if t.get("weight") is not None:
+        raise ParityError(f"{op} with a weight (loss.mul_(weight) after the elements): not modelled")
+    x, target, reduction = _mse_operands(t, a, op)
+    if x.shape != target.shape:
+        raise ParityError(f"{op} of self {x.shape} and target {target.shape}: ATen requires one shape")
+    return x, target, reduction
+
+
+def _binary_cross_entropy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``binary_cross_entropy`` (Loss.cpp ``binary_cross_entropy_out_cpu``): ``cpu_kernel``'s scalar lambda
+    per element into ``empty_like(self)`` (``unary.binary_cross_entropy``: Loss.cpp's one x86 object, no
+    level reaches it), then for ``mean`` and ``sum`` that tensor reduced whole (``apply_loss_reduction``:
+    the ``mean`` / ``sum`` rows' cascade over its memory order, whose thread split moves the bits)."""
+    from harness.impl.unary import binary_cross_entropy
+
+    x, target, reduction = _bce_operands(t, a, "binary_cross_entropy")
+    loss = binary_cross_entropy(x, target, p)
+    return _loss_reduced(loss, reduction, a, p, "binary_cross_entropy", like="self")
+
+
+def _binary_cross_entropy_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``binary_cross_entropy_backward`` (Loss.cpp ``binary_cross_entropy_backward_out_cpu``): ``cpu_kernel``'s
+    scalar lambda ``grad * (x - t) / max((1 - x) * x, float(1e-12))``, left to right in float (nothing to
+    contract, the same object at every level), then for ``mean`` ``grad_input.div_(numel)``: each element
+    divided by the count as a float. The same bits at every level and thread count; NaN results measured
+    on x86 only."""
+    x, target, reduction = _bce_operands(t, a, "binary_cross_entropy_backward")
+    g = impl_nn.float32_operand(t["grad_output"], "binary_cross_entropy_backward")
+    with np.errstate(all="ignore"):
+        den = np.multiply(np.subtract(np.float32(1), x, dtype=np.float32), x, dtype=np.float32)
+        den = np.where(den < np.float32(1e-12), np.float32(1e-12), den).astype(np.float32)
+        diff = np.subtract(x, target, dtype=np.float32)
+        out = np.divide(np.multiply(np.broadcast_to(g, x.shape), diff, dtype=np.float32), den, dtype=np.float32)
+        if reduction == "mean":
+            out = np.divide(out, np.float32(x.size), dtype=np.float32)
+    x86_nans("binary_cross_entropy_backward", out, p.aarch64)
     return {"out": out}
 
 
@@ -2379,6 +2425,9 @@ REPLAYS.update({"nll_loss2d_forward": _nll_loss2d_forward, "nll_loss2d_backward"
 REPLAYS.update({"_euclidean_dist": _euclidean_dist, "_cdist_forward": _cdist_forward})
 REPLAYS.update({"linalg_solve_triangular": _linalg_solve_triangular})
 REPLAYS.update({"mse_loss": _mse_loss, "mse_loss_backward": _mse_loss_backward})
+REPLAYS.update(
+    {"binary_cross_entropy": _binary_cross_entropy, "binary_cross_entropy_backward": _binary_cross_entropy_backward}
+)
 REPLAYS.update({op: _smooth_l1_like(op) for op in ("smooth_l1_loss", "huber_loss")})
 REPLAYS.update(
     {f"{op}_backward": _smooth_l1_backward_like(f"{op}_backward") for op in ("smooth_l1_loss", "huber_loss")}

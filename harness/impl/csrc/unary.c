@@ -2,7 +2,7 @@
  * and acos (forward), rsqrt, atanh, gelu (erf, through oneDNN; on aarch64 N1 its forward through Arm Compute Library;
  * ATen's GeluKernel for a non-contiguous self on x86: gelu_aten_*) and gelu (tanh: x86 ATen's GeluKernel; aarch64
  * forward oneDNN's JIT, backward ATen's); pow of a scalar exponent and of a tensor exponent (pow_tensor_forward);
- * logit where ATen's vectorized loop runs it (logit_forward).
+ * logit where ATen's vectorized loop runs it (logit_forward); binary_cross_entropy's elements (bce_forward).
  *
  * Every tensor is flat in its logical order: x, out, grad, grad_x are (n,).
  * ATen's elementwise loops: elementwise.h run_segments (per thread chunk of
@@ -1094,6 +1094,22 @@ static inline float vec_log1pf_nan(const profile_t *p, float x) {
 
 void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = isnan(x[i]) ? vec_log1pf_nan(&p, x[i]) : vec_log1pf(&p, x[i]);
+}
+
+/* ------------------------------------------------------------------ binary_cross_entropy */
+
+/* binary_cross_entropy (Loss.cpp binary_cross_entropy_out_cpu): cpu_kernel's scalar lambda, one element
+ * at a time, in Loss.cpp's object, which is built once for x86-64 without FMA (not per capability: no
+ * level reaches it, no contraction): (t - 1) * max(float(log1p(-x)), -100) - t * max(float(log(x)), -100),
+ * left to right, std::max(a, b) being a < b ? b : a; std::log1p = glibc log1pf, std::log = glibc logf
+ * (the ifunc's FMA build, on a CPU with FMA). ATen refuses an x or t outside [0, 1], NaN included,
+ * before any element is written, so no NaN reaches it. Tensor shapes: x, t, out (n,). */
+void bce_forward(const float *x, const float *t, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        float l1p = glibc_log1pf(-x[i]), l = glibc_logf(x[i]);
+        float a = l1p < -100.0f ? -100.0f : l1p, b = l < -100.0f ? -100.0f : l;
+        out[i] = (t[i] - 1.0f) * a - t[i] * b;
+    }
 }
 
 /* ------------------------------------------------------------------ lgamma */
