@@ -4,6 +4,8 @@ bits against torch)."""
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pytest
 
@@ -11,6 +13,7 @@ from harness.core.errors import ParityError
 from harness.impl import pool
 from harness.impl.profiles import get_profile
 from harness.trace.impl_ops import replay
+from tests.bit_digest import bits_sha256
 
 
 def test_nearest_exact_generic_source_is_fused_at_avx2_only() -> None:
@@ -102,3 +105,30 @@ def test_a_pooling_layout_neither_contiguous_nor_channels_last_is_refused_as_poo
             {"name": "kernel_size", "value": [2, 2]}]  # fmt: skip
     with pytest.raises(ParityError, match=r"reproduces pooling on contiguous or channels-last tensors, not self"):
         replay("aten.max_pool2d_with_indices.default", {"self": x}, args, get_profile("x86-avx2"))
+
+
+def test_max_pool_of_a_view_with_gaps_that_suggests_channels_last() -> None:
+    """Hiera's (SAM 2's) query pooling: q sliced from a fused (batch, H, W, 3, C) qkv and permuted to (batch, C, H,
+    W), strides [720, 1, 120, 24]: ATen copies it into dense channels-last first (``input.contiguous(memory_format)``),
+    so it pools as that copy; torch 2.13.0's output, indices and gradient (recorded at avx2 on a Zen 5, a NaN
+    payload among the inputs) as digests."""
+    rng = np.random.default_rng(20261207)
+    qkv = rng.standard_normal((2, 6, 5, 3, 8)).astype(np.float32)
+    qkv.reshape(-1)[::17] = np.array([0x7FC12345], np.uint32).view(np.float32)[0]
+    q = qkv[:, :, :, 0, :].transpose(0, 3, 1, 2)
+    args = [{"name": "self", "tensor": "self", "stride": [720, 1, 120, 24], "shape": [2, 8, 6, 5]},
+            {"name": "kernel_size", "value": [2, 2]}, {"name": "stride", "value": [2, 2]}]  # fmt: skip
+    profile = get_profile("x86-avx2")
+    got = replay("aten.max_pool2d_with_indices.default", {"self": np.ascontiguousarray(q)}, args, profile)
+    g = rng.standard_normal(got["out0"].shape).astype(np.float32)
+    back = replay(
+        "aten.max_pool2d_with_indices_backward.default",
+        {"grad_output": g, "self": np.ascontiguousarray(q), "indices": got["out1"]},
+        [{"name": "grad_output", "tensor": "grad_output"}, *args, {"name": "indices", "tensor": "indices"}],
+        profile,
+    )["out"]
+    assert bits_sha256(got["out0"]) == "60030e4f0fc5de2531143a820e169291888fef5e987408b91c7e928a1f33916d"
+    assert hashlib.sha256(np.ascontiguousarray(got["out1"], np.int64).tobytes()).hexdigest() == (
+        "f6fc17497d7fe506c04802909a84cb8c15d37f34802a7a68ccb9e8e7b5094b87"
+    )
+    assert bits_sha256(back) == "4e64971a4ba102362f32789a219a4ca407f1344e24ca770a234903f825cf5913"

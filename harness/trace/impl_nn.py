@@ -442,7 +442,12 @@ def _bn_backward_generic(a: Args, shape: tuple[int, ...]) -> bool:
 
 
 def _nhwc(a: Args, name: str, shape: tuple[int, ...]) -> bool:
-    """Whether a pooling operand ran channels-last (4-D NHWC in memory, not also contiguous)."""
+    """Whether a pooling operand ran channels-last (4-D NHWC in memory, not also contiguous; or a view with
+    gaps whose suggested memory format is channels-last, which the max-pooling kernels copy into dense NHWC
+    first, ``input.contiguous(memory_format)``: Hiera's query pooling of q sliced from its fused qkv)."""
+    stride = a.get(f"{name}.stride")
+    if len(shape) == 4 and stride is not None and not contiguous(stride, shape) and _suggests_cl(a, name, shape):
+        return True
     return len(shape) == 4 and channels_last(a, name, shape, "pooling")
 
 
