@@ -195,36 +195,24 @@ __attribute__((constructor)) static void vml_sqrt_d_tab_fill(void) {
         }
 }
 
-static inline uint64_t d_bits(double x) {
-    uint64_t u;
-    memcpy(&u, &x, 8);
-    return u;
-}
-
-static inline double bits_d(uint64_t u) {
-    double x;
-    memcpy(&x, &u, 8);
-    return x;
-}
-
 /* vmdSqrt's rare path (vdsqrt_cout_rare of mkl_vml_kernel_dSqrt_EXHAynn): an infinity or NaN x + x (+inf kept,
  * a NaN quieted), -inf and every x < 0 the positive default NaN 0x7ff8000000000000, +-0 itself; otherwise
  * (subnormals first scaled by 2^200) m in [1, 2) scaled by the exponent's parity, y0 from the table, three
  * coupled Goldschmidt steps on g ~ sqrt(m) and h ~ 0.5/sqrt(m), g split by Dekker (2^27 + 1) and
  * ((m - hi*hi) - 2*hi*lo - lo*lo) * h + g, times 2^floor(e/2). All SSE2, no fused step. */
 static inline double vml_sqrt_d_rare(double x, int fused) {
-    uint64_t u = d_bits(x);
+    uint64_t u = dm_d2u(x);
     if ((u & 0x7ff0000000000000ull) == 0x7ff0000000000000ull)
-        return u == 0xfff0000000000000ull ? bits_d(0x7ff8000000000000ull) : x + x;
+        return u == 0xfff0000000000000ull ? dm_u2d(0x7ff8000000000000ull) : x + x;
     if (x == 0.0) return x;
-    if (u >> 63) return bits_d(0x7ff8000000000000ull);
+    if (u >> 63) return dm_u2d(0x7ff8000000000000ull);
     const int sub = (u & 0x7ff0000000000000ull) == 0;
-    if (sub) u = d_bits(x * 0x1p200);
+    if (sub) u = dm_d2u(x * 0x1p200);
     const int32_t e = (int32_t)((u >> 52) & 0x7ff) - 1023;
     const int32_t half = (e >> 1) + 1023 - (sub ? 100 : 0);
     const int par = e & 1;
-    const double scale = bits_d((uint64_t)(half & 0x7ff) << 52);
-    const double m = bits_d((u & 0x800fffffffffffffull) | 0x3ff0000000000000ull) * (par ? 2.0 : 1.0);
+    const double scale = dm_u2d((uint64_t)(half & 0x7ff) << 52);
+    const double m = dm_u2d((u & 0x800fffffffffffffull) | 0x3ff0000000000000ull) * (par ? 2.0 : 1.0);
     const double y0 = vml_sqrt_d_tab[par][(u >> 44) & 0xff];
     double h = y0 * 0.5, g = y0 * m;
     for (int k = 0; k < 3; k++) {
@@ -254,7 +242,7 @@ static inline double vml_sqrt_d_rare(double x, int fused) {
  * fma(x, y, x*(y*(h*P))); its rare path's steps fused as fma(-g, h, 0.5), fma(r, h, h), fma(r, g, g) and
  * fma(fma(-lo, lo, fma(hi*lo, -2, fma(-hi, hi, m))), h, g). */
 static inline double vml_sqrt_d(const profile_t *p, double x) {
-    const uint64_t u = d_bits(x);
+    const uint64_t u = dm_d2u(x);
     const int fused = p->blas == BLAS_MKL_AVX2;
     if ((int32_t)((uint32_t)(u >> 32) + 0x7ff00000u) > (int32_t)0xffbfffffu) return vml_sqrt_d_rare(x, fused);
     const uint64_t a = ~u & 0x0010000000000000ull;
@@ -262,20 +250,20 @@ static inline double vml_sqrt_d(const profile_t *p, double x) {
     float f;
     memcpy(&f, &fb, 4);
     const double r = (double)rsqrtps(p, f);
-    const double y = bits_d(((a - (u & 0x7ff0000000000000ull)) + 0xbfd0000000000000ull) >> 1) * r;
+    const double y = dm_u2d(((a - (u & 0x7ff0000000000000ull)) + 0xbfd0000000000000ull) >> 1) * r;
     const double y2 = y * y;
     if (fused) {
         const double h = fma(-x, y2, 1.0);
-        double q = fma(h, bits_d(0x3fd1800032338cbbull), bits_d(0x3fd40000b13001d9ull));
-        q = fma(h, q, bits_d(0x3fd80000000000f6ull));
-        q = fma(h, q, bits_d(0x3fdffffffffffe71ull));
+        double q = fma(h, dm_u2d(0x3fd1800032338cbbull), dm_u2d(0x3fd40000b13001d9ull));
+        q = fma(h, q, dm_u2d(0x3fd80000000000f6ull));
+        q = fma(h, q, dm_u2d(0x3fdffffffffffe71ull));
         return fma(x, y, x * (y * (h * q)));
     }
-    const double xh = bits_d(u & 0xfffffffff8000000ull), xl = x - xh;
+    const double xh = dm_u2d(u & 0xfffffffff8000000ull), xl = x - xh;
     const double h = (1.0 - xh * y2) - xl * y2;
-    double q = h * bits_d(0x3fd1800032338cbbull) + bits_d(0x3fd40000b13001d9ull);
-    q = q * h + bits_d(0x3fd80000000000f6ull);
-    q = q * h + bits_d(0x3fdffffffffffe71ull);
+    double q = h * dm_u2d(0x3fd1800032338cbbull) + dm_u2d(0x3fd40000b13001d9ull);
+    q = q * h + dm_u2d(0x3fd80000000000f6ull);
+    q = q * h + dm_u2d(0x3fdffffffffffe71ull);
     q = ((q * h) * y) * x;
     return xh * y + (xl * y + q);
 }
@@ -593,7 +581,7 @@ void sqrt_forward(profile_t p, const float *x, float *out, int64_t n) {
 }
 
 /* FSQRT (vsqrtq_f64 and fsqrt on aarch64): IEEE, a negative's NaN aarch64's default +qNaN, a NaN quieted. */
-static inline double fsqrt_a64(double x) { return x < 0.0 ? bits_d(0x7ff8000000000000ull) : sqrt(x); }
+static inline double fsqrt_a64(double x) { return x < 0.0 ? dm_u2d(0x7ff8000000000000ull) : sqrt(x); }
 
 /* torch.sqrt(x) of a float64 tensor: MKL VML's vmdSqrt (vml_sqrt_d) on x86, FSQRT on aarch64; element-wise, no
  * thread dependence. x, out: (n,) */

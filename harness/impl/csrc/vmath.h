@@ -52,8 +52,6 @@
 
 static inline uint32_t vm_f2u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float vm_u2f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
-static inline uint64_t vm_d2u(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
-static inline double vm_u2d(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
 
 /* c ? a : b as an integer-mask select (GCC keeps float ?: as branches; masks vectorize). */
 static inline float vm_self(int c, float a, float b) {
@@ -567,11 +565,11 @@ static inline float glibc_expf(float x) {
     const double shift = 0x1.8p+52;
     double z = (0x1.71547652b82fep+0 * 32) * (double)x;
     double kd = z + shift;
-    uint64_t ki = vm_d2u(kd);
+    uint64_t ki = dm_d2u(kd);
     kd -= shift;
     double r = z - kd;
     uint64_t t = vm_exp2f_tab[ki % 32] + (ki << 47);
-    double s = vm_u2d(t);
+    double s = dm_u2d(t);
     double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32;
     double c2 = 0x1.62e42ff0c52d6p-1 / 32;
     double p = fma(c0, r, c1);
@@ -1218,7 +1216,7 @@ static inline float mkl_vml_expf_main(float x) {
     int32_t n = (k - (k & 127)) / 128;
     /* t_hi + q rounded once at the scale 2^n (the same as float(t_hi + q) * 2^n for normal results;
      * closest found for subnormal ones, where VML still differs in 0.05% of elements) */
-    float y = (float)(((double)t_hi + (double)q) * vm_u2d((uint64_t)(n + 1023) << 52));
+    float y = (float)(((double)t_hi + (double)q) * dm_u2d((uint64_t)(n + 1023) << 52));
     uint32_t u = (vm_f2u(y) & ~(nan | over | under)) | (0x7f800000u & over);
     return vm_u2f(u | (vm_f2u(x + x) & nan));
 }
@@ -1530,8 +1528,8 @@ static inline float mkl_vml_tanhf(float x) {
     i = i < 0 ? 0 : i > 0x03400000 ? 0x03400000 : i;
     int64_t k = (int64_t)(i >> 21); /* a 64-bit index: GCC emulates the double gathers only with one */
     double a = (double)vm_u2f(ax < 0x41200000u ? ax : 0x41200000u); /* 10 from there on: P = 1, no inf*0 */
-    double p = vm_u2d(vm_tanh_poly[k][6]);
-    for (int j = 5; j >= 0; j--) p = p * a + vm_u2d(vm_tanh_poly[k][j]);
+    double p = dm_u2d(vm_tanh_poly[k][6]);
+    for (int j = 5; j >= 0; j--) p = p * a + dm_u2d(vm_tanh_poly[k][j]);
     uint32_t nan = -(uint32_t)(ax > 0x7f800000u);
     uint32_t y = vm_f2u((float)p) | (ux & 0x80000000u);
     return vm_u2f((y & ~nan) | (vm_f2u(x + x) & nan));
@@ -1650,19 +1648,19 @@ static inline float mkl_vml_sincosf(float x, int cosine, int fused) {
     const float t = fused ? fmaf(a, vm_u2f(0x3ea2f983u), shift) : a * vm_u2f(0x3ea2f983u) + shift;
     const float nf = t - shift;
     const double h = cosine ? (double)(nf - 0.5f) : (double)nf;
-    const double p0 = vm_u2d(0x400921fb54440000u), p1 = vm_u2d(0x3d968c234c4c6629u);
+    const double p0 = dm_u2d(0x400921fb54440000u), p1 = dm_u2d(0x3d968c234c4c6629u);
     double r, r2, p, y;
     if (fused) {
         r = fma(-h, p1, fma(-h, p0, (double)axf));
         r2 = r * r;
-        p = fma(fma(fma(vm_u2d(vm_sin_poly[3]), r2, vm_u2d(vm_sin_poly[2])), r2, vm_u2d(vm_sin_poly[1])), r2,
-                vm_u2d(vm_sin_poly[0]));
+        p = fma(fma(fma(dm_u2d(vm_sin_poly[3]), r2, dm_u2d(vm_sin_poly[2])), r2, dm_u2d(vm_sin_poly[1])), r2,
+                dm_u2d(vm_sin_poly[0]));
         y = fma(r2 * p, r, r);
     } else {
         r = ((double)axf - h * p0) - h * p1;
         r2 = r * r;
-        p = ((vm_u2d(vm_sin_poly[3]) * r2 + vm_u2d(vm_sin_poly[2])) * r2 + vm_u2d(vm_sin_poly[1])) * r2
-            + vm_u2d(vm_sin_poly[0]);
+        p = ((dm_u2d(vm_sin_poly[3]) * r2 + dm_u2d(vm_sin_poly[2])) * r2 + dm_u2d(vm_sin_poly[1])) * r2
+            + dm_u2d(vm_sin_poly[0]);
         y = (p * r2) * r + r;
     }
     const uint32_t sign = (vm_f2u(t) << 31) ^ (cosine ? 0u : ux & 0x80000000u);
@@ -1743,7 +1741,7 @@ static inline float mkl_vml_erfinvf(float x, int fused) {
     if (ax > 0x7f800000u) return x + x;
     if (ax > 0x3f800000u) return vm_u2f(0xffc00000u);
     if (ax == 0x3f800000u) return vm_u2f((ux & 0x80000000u) | 0x7f800000u);
-    if (ax < 0x33800000u) return (float)((double)x * vm_u2d(0x3fec5bf891b4ef6bu));
+    if (ax < 0x33800000u) return (float)((double)x * dm_u2d(0x3fec5bf891b4ef6bu));
     const float w = 1.0f - a, lo = (1.0f - w) - a;
     const uint32_t uw = vm_f2u(w);
     const uint32_t *T = vm_erfinv_tab[ax == 0x33800000u ? 0 : 1015 - (uw >> 20)];
@@ -2183,7 +2181,7 @@ static inline float glibc_powf_k(int a64, float x, float y) {
     q = fma(pp, r2, q);
     yl = fma(yl, r4, q);
     const double ylogx = (double)y * yl;
-    if (((vm_d2u(ylogx) >> 47) & 0xffff) >= (vm_d2u(126.0) >> 47)) {
+    if (((dm_d2u(ylogx) >> 47) & 0xffff) >= (dm_d2u(126.0) >> 47)) {
         if (ylogx > 0x1.fffffffd1d571p+6) return sign_bias ? -INFINITY : INFINITY;
         if (ylogx <= -150.0) return sign_bias ? -0.0f : 0.0f;
     }
@@ -2196,13 +2194,13 @@ static inline float glibc_powf_k(int a64, float x, float y) {
     } else {
         const double shift = 0x1.8p+52 / 32;
         kd = ylogx + shift;
-        ki = vm_d2u(kd);
+        ki = dm_d2u(kd);
         kd -= shift;
     }
     const double rr = ylogx - kd;
     uint64_t t = vm_exp2f_tab[ki % 32];
     t += (ki + sign_bias) << (52 - 5);
-    const double s = vm_u2d(t);
+    const double s = dm_u2d(t);
     const double zz = fma(0x1.c6af84b912394p-5, rr, 0x1.ebfce50fac4f3p-3);
     const double rr2 = rr * rr;
     double yy = fma(0x1.62e42ff0c52d6p-1, rr, 1.0);
