@@ -1454,7 +1454,22 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "polynomial, the final `fma(scale, tmp, scale)`; every product GCC contracted an fma in its operand "
             "order; the overflow/underflow rescaling and its subnormal one-sum step; e_pow.c's special values, "
             "SSE addsd's NaN pick, x86's default NaN for a negative x to a non-integer y); its tables "
-            "(`csrc/glibc_pow_table.h`) are libm's words, written and checked by `tools/gen_glibc_pow_table.py`"
+            "(`csrc/glibc_pow_table.h`) are libm's words, written and checked by `tools/gen_glibc_pow_table.py`. "
+            "bfloat16 and float16 `pow.Tensor_Scalar` on x86 (`unary.pow_bf16_scalar`, `pow_f16_scalar`): 0 and 1 "
+            "`pow_out`'s ones and copy; bfloat16 0.5, -0.5 and -1 `sqrt_kernel` (vml's map: every element through "
+            "Vectorized, float sqrt rounded once), `rsqrt_kernel` (vector body `1/sqrt` in float rounded once, "
+            "scalar tail and default build `1/BFloat16(sqrt)`, rounded twice) and `reciprocal_kernel`; else the "
+            "exponent converted to bfloat16 (through float) and `pow_tensor_scalar_optimized_kernel<BFloat16>`: "
+            "2, 3, -2 as `x*x`, `x*x*x`, `1/(x*x)` each step in float rounded back to bfloat16 (2.001 is 2), any "
+            "other powf of the widened operands; float16 (its branch has no special exponent): every exponent "
+            "converted to float16 and powf of the widened operands rounded once. powf is SLEEF's in the AVX2 / "
+            "AVX-512 vector bodies (blocks of 2 x Vectorized<BFloat16/Half>::size(): 32 at avx2, 64 at avx512, "
+            "`csrc/unary.c` `vector_body_mask` over the runs and the grain's chunks), glibc's in each run's scalar "
+            "tail and the default build (`pow_lanes_f32`); rounding to nearest even, a bfloat16 NaN 0x7FC0 in "
+            "c10::BFloat16 (scalar code, the default build) and 0xFFFF in the AVX objects' `cvtfp32_bf16`; a "
+            "float16 NaN sign|0x7E00 in the default build's software conversion, F16C's (`vcvtps2ph`: quiet, the "
+            "payload's top 9 bits kept; `vcvtph2ps` quiets a signalling one) in the AVX objects' scalar and vector "
+            "code alike"
         ),
         (
             "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
@@ -1517,7 +1532,16 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "transposed, every-second and broadcast layouts, NaN payloads of both signs, infinities, -0, "
             "subnormals, negatives, doubles from 2^1022) at default, avx2 and avx512 on 1, 2 and 4 threads: 720 "
             "exact, 0 refused, 0 other; MKL's Intel AVX2 path (`dSqrt_L9HAynn`, the same steps fused) under "
-            "QEMU's Haswell-v4: 1,716,052 per thread count, 0 differ; its SSE4.2 and AVX-512 paths refused"
+            "QEMU's Haswell-v4: 1,716,052 per thread count, 0 differ; its SSE4.2 and AVX-512 paths refused. "
+            "bfloat16 and float16 `pow.Tensor_Scalar`: where an element falls (vector body or scalar tail: the "
+            "thread count, the layout) moves NaN bits, bfloat16 -0.5's rounding and powf's; measured on a Zen 5 at "
+            "default, avx2 and avx512 on 1, 2 and 4 threads (1 to 100,003 elements off 32 and 64 and the grain, "
+            "C-contiguous, transposed, every-second and column-sliced layouts, NaNs of both signs quiet and "
+            "signalling with payloads, infinities, -0, subnormals; exponents 2, 3, -2, -1, 0.5, -0.5, 0, 1, 1.5, "
+            "0.25, 1/3, -3, 2.5, 4, 7, 10, -1.5, -0.75, 2.001, 0.001): bfloat16 1,125 random cases 1,125 exact, 0 "
+            "refused, 0 other; float16 540 cases 540 exact, 0 refused, 0 other. aarch64 refused; "
+            "`pow.Tensor_Tensor` and `pow.Scalar` of bfloat16 and float16, and traces' bfloat16 operands "
+            "(UNMODELLED_DTYPES), not replayed"
         ),
     ),
     (
@@ -2657,7 +2681,8 @@ ARM64: dict[str, str] = {
         " float64 pow of other exponents, tensors and numbers, mixed dtypes, integer powers; 1 to 100,003 elements"
         " off 2, 4 and 8 lanes and the grain, transposed and every-second layouts, NaNs of both signs quiet and"
         " signalling, infinities, -0, subnormals): 1,068 exact, 12 refused (integers to a negative integer: torch"
-        " raises), 0 other"
+        " raises), 0 other; bfloat16 and float16 pow not modelled: refused (their reduced-float Vectorized forms"
+        " and NEON's conversions not read)"
     ),
     "conv2d": (
         "ATen's `_slow_conv2d` by x86's rule, its gemms NVPL's; the rest oneDNN: on N1 and V2"

@@ -765,3 +765,145 @@ def _runner(op: str):
 
 
 RUNNERS = {op: _runner(op) for op in _KERNELS if op in OP_IDS}  # silu: traces only, no fixture op
+
+
+# bfloat16 pow on x86 (PowKernel.cpp): the exponent converted to bfloat16 (Scalar::to<BFloat16>, through float)
+# and each step of pow_tensor_scalar_optimized_kernel computed in float and rounded back to bfloat16 (c10's
+# BFloat16 operators; Vectorized<BFloat16>'s binary_op_as_fp32 the same per vector). A NaN rounds to 0x7FC0 in
+# c10::BFloat16's conversion (scalar code, and every element of the default build's generic Vectorized) but to
+# 0xFFFF in the AVX2 / AVX-512 objects' cvtfp32_bf16, so where an element falls in ATen's loop decides its bits.
+BF16_NAN_SCALAR = 0x7FC0
+BF16_NAN_VECTOR = 0xFFFF
+
+
+def bf16_widen(bits: np.ndarray) -> np.ndarray:
+    """bfloat16 bit patterns (uint16) as the float32s they are (the 16 bits on top, a NaN's payload kept)."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+def bf16_round(x: np.ndarray, vector: np.ndarray | bool) -> np.ndarray:
+    """float32 ``x`` rounded to bfloat16 bits to nearest, ties to even; a NaN 0x7FC0 (c10::BFloat16) or, where
+    ``vector``, 0xFFFF (the AVX2 / AVX-512 cvtfp32_bf16)."""
+    u = np.asarray(x, np.float32).view(np.uint32)
+    out = ((u + np.uint32(0x7FFF) + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+    nan = np.isnan(x)
+    return np.where(nan, np.where(vector, np.uint16(BF16_NAN_VECTOR), np.uint16(BF16_NAN_SCALAR)), out)
+
+
+def bf16_vector_mask(profile: KernelProfile, n: int, row: int | None) -> np.ndarray:
+    """Whether each of ``n`` elements (loop order, runs of ``row``) falls in cpu_kernel_vec's vector body over
+    bfloat16 (blocks of 2 x Vectorized<BFloat16>::size(): 32 at avx2, 64 at avx512); none in the default build,
+    whose generic Vectorized computes each element as the scalar code does."""
+    vec = np.zeros(n, np.uint8)
+    if profile.aten in ("avx2", "avx512") and n:
+        fn = load("unary").vector_body_mask
+        fn.restype = None
+        fn(profile.as_c(), ctypes.c_int64(2 * profile.lanes_wide), ptr(vec), ctypes.c_int64(n),
+           ctypes.c_int64(max(1, row or n)))  # fmt: skip
+    return vec.astype(bool)
+
+
+def _bf16_steps(x: np.ndarray, exponent: float, vec: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """pow_tensor_scalar_kernel's bfloat16 cases for widened ``x`` (flat, loop order) and its path mask."""
+
+    def r(v: np.ndarray) -> np.ndarray:  # a step's rounding (an intermediate NaN's bits never reach the output)
+        return bf16_widen(bf16_round(v, vec))
+
+    with np.errstate(all="ignore"):
+        if exponent == 0.5:  # sqrt_kernel: vml's map, every element through Vectorized (default: per element)
+            return bf16_round(np.sqrt(x), profile.aten != "default")
+        if exponent == -0.5:  # rsqrt_kernel: vector 1 / sqrt in float, scalar 1 / BFloat16(sqrt)
+            one = np.float32(1)
+            return bf16_round(np.where(vec, one / np.sqrt(x), one / r(np.sqrt(x))), vec)
+        if exponent == -1.0:  # reciprocal_kernel
+            return bf16_round(np.float32(1) / x, vec)
+        e = np.float32(bf16_widen(bf16_round(np.float32(exponent), False)))
+        if not np.isfinite(e):
+            raise ParityError(f"pow of bfloat16: the exponent {exponent} does not fit bfloat16 (torch raises)")
+        if e == 2:
+            return bf16_round(x * x, vec)
+        if e == 3:
+            return bf16_round(r(x * x) * x, vec)
+        if e == -2:
+            return bf16_round(np.float32(1) / r(x * x), vec)
+    return bf16_round(_powf_lanes(x, np.full_like(x, e), vec, profile), vec)
+
+
+def _powf_lanes(x: np.ndarray, e: np.ndarray, vec: np.ndarray, profile: KernelProfile) -> np.ndarray:
+    """powf of float32 ``x`` and ``e`` (flat, one size): SLEEF's (the vector lanes' vec_powf) where ``vec``,
+    glibc's elsewhere (csrc/unary.c pow_lanes_f32)."""
+    out = np.empty_like(x)
+    fn = load("unary").pow_lanes_f32
+    fn.restype = None
+    lanes = vec.astype(np.uint8)
+    fn(profile.as_c(), ptr(x), ptr(e), ptr(lanes), ptr(out), ctypes.c_int64(x.size))
+    return out
+
+
+def f16_widen(bits: np.ndarray, f16c: bool) -> np.ndarray:
+    """float16 bit patterns (uint16) as float32s: a NaN's payload kept, a signalling one quieted where ``f16c``
+    (F16C's vcvtph2ps, which the AVX2 / AVX-512 objects use for c10::Half and Vectorized<Half> alike; the default
+    build's fp16_ieee_to_fp32_value keeps it signalling)."""
+    bits = np.asarray(bits, np.uint16)
+    u = bits.astype(np.uint32)
+    nan = (u & 0x7C00) == 0x7C00
+    nan &= (u & 0x3FF) != 0
+    with np.errstate(all="ignore"):
+        wide = bits.view(np.float16).astype(np.float32).view(np.uint32)
+    nan_bits = ((u & 0x8000) << 16) | np.uint32(0x7F800000) | ((u & 0x3FF) << 13) | np.uint32(0x400000 if f16c else 0)
+    return np.where(nan, nan_bits, wide).astype(np.uint32).view(np.float32)
+
+
+def f16_round(x: np.ndarray, f16c: bool) -> np.ndarray:
+    """float32 ``x`` rounded to float16 bits to nearest, ties to even; a NaN its sign and 0x7E00 (the default
+    build's fp16_ieee_from_fp32_value) or, where ``f16c``, quiet with the top 9 bits of its payload kept (F16C's
+    vcvtps2ph: the AVX2 / AVX-512 objects' c10::Half and cvtfp32_fp16 alike)."""
+    x = np.asarray(x, np.float32)
+    u = x.view(np.uint32)
+    with np.errstate(all="ignore"):
+        out = x.astype(np.float16).view(np.uint16)
+    sign = ((u >> 16) & 0x8000).astype(np.uint16)
+    payload = ((u >> 13) & 0x1FF).astype(np.uint16) if f16c else np.zeros(x.shape, np.uint16)
+    return np.where(np.isnan(x), sign | np.uint16(0x7E00) | payload, out)
+
+
+def pow_f16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
+    """``aten.pow.Tensor_Scalar`` of a float16 tensor (its bits as uint16, flat in ATen's loop order, runs of
+    ``row``) on x86: Pow.cpp answers 0 with ones and 1 with a copy; pow_tensor_scalar_kernel's Half branch has no
+    special exponent: every element powf of the widened base and the exponent converted to float16 (through
+    float), SLEEF's in the AVX2 / AVX-512 vector bodies, glibc's in the scalar tails and the default build,
+    rounded once. Returns the bits."""
+    if profile.aarch64:
+        raise ParityError("pow of float16 on aarch64 is not modelled (its reduced-float Vectorized forms)")
+    bits = np.asarray(bits, np.uint16)
+    if exponent == 0:
+        return np.full(bits.shape, 0x3C00, np.uint16)
+    if exponent == 1:
+        return bits.copy()
+    e = np.float32(np.float32(exponent).astype(np.float16))
+    if not np.isfinite(e):
+        raise ParityError(f"pow of float16: the exponent {exponent} does not fit float16 (torch raises)")
+    flat = bits.reshape(-1)
+    vec = bf16_vector_mask(profile, flat.size, row)
+    f16c = profile.aten != "default"
+    x = f16_widen(flat, f16c)
+    return f16_round(_powf_lanes(x, np.full_like(x, e), vec, profile), f16c).reshape(bits.shape)
+
+
+def pow_bf16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
+    """``aten.pow.Tensor_Scalar`` of a bfloat16 tensor (its bits as uint16, flat in ATen's loop order, runs of
+    ``row``; 1 for a strided operand's basic loop) on x86: Pow.cpp answers 0 with ones and 1 with a copy;
+    0.5, -0.5 and -1 go to sqrt_kernel, rsqrt_kernel and reciprocal_kernel; else the exponent converted to
+    bfloat16 and pow_tensor_scalar_optimized_kernel: 2, 3 and -2 as ``x*x``, ``x*x*x``, ``1/(x*x)`` with each
+    step rounded to bfloat16, any other through powf of the widened operands (SLEEF's in the AVX2 / AVX-512
+    vector bodies, glibc's in the scalar tails and the default build) rounded once. Returns the bits."""
+    if profile.aarch64:
+        raise ParityError("pow of bfloat16 on aarch64 is not modelled (its reduced-float Vectorized forms)")
+    bits = np.asarray(bits, np.uint16)
+    if exponent == 0:
+        return np.full(bits.shape, 0x3F80, np.uint16)
+    if exponent == 1:
+        return bits.copy()
+    flat = bits.reshape(-1)
+    vec = bf16_vector_mask(profile, flat.size, row)
+    return _bf16_steps(bf16_widen(flat), float(exponent), vec, profile).reshape(bits.shape)

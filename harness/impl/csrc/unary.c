@@ -2252,3 +2252,24 @@ void glibc_pow_f32(const float *x, double y, float *out, int64_t n) {
 void glibc_pow_f64(const double *x, const double *y, double *out, int64_t n, int32_t a64) {
     for (int64_t i = 0; i < n; i++) out[i] = glibc_pow_dd(x[i], y[i], a64);
 }
+
+/* cpu_kernel_vec over bfloat16 (pow_tensor_scalar_optimized_kernel, pow_tensor_tensor_kernel, rsqrt_kernel,
+ * reciprocal_kernel): where each element is computed, 1 in a vector body (blocks of 2 x `lanes`:
+ * Vectorized<BFloat16>::size() is twice Vectorized<float>'s), 0 in a run's scalar tail, over TensorIterator's
+ * runs and at::parallel_for's chunks of the grain (elementwise.h loop_walk).
+ * Tensor shapes: vec (n,) in loop order, runs of `row`. */
+void vector_body_mask(profile_t p, int64_t lanes, uint8_t *vec, int64_t n, int64_t row) {
+    int64_t b, e;
+    for (loop_walk w = loop_walk_start(&p, GRAIN_SIZE, n, row); loop_walk_next(&w, &b, &e);) {
+        const int64_t body = b + (e - b) / (2 * lanes) * (2 * lanes);
+        for (int64_t i = b; i < e; i++) vec[i] = i < body;
+    }
+}
+
+/* powf of bfloat16 operands widened to float (Vectorized<BFloat16>::pow converts both to float and calls
+ * Vectorized<float>::pow; the scalar std::pow(BFloat16, BFloat16) calls std::pow(float, float)): vec_powf where
+ * `vec` is set, glibc powf elsewhere; the caller rounds to bfloat16.
+ * Tensor shapes: base, exponent, vec, out (n,). */
+void pow_lanes_f32(profile_t p, const float *base, const float *exponent, const uint8_t *vec, float *out, int64_t n) {
+    for (int64_t i = 0; i < n; i++) out[i] = vec[i] ? vec_powf(&p, base[i], exponent[i]) : glibc_powf(base[i], exponent[i]);
+}
