@@ -7,7 +7,8 @@ refused and other counts and the SHA-256 of torch's outputs (their uint16 bits a
 Each case: 1 to 65,600 elements (off the 32- and 64-element bfloat16 vector bodies, some past the thread grain of
 32,768), values of every class (spread, near 1, subnormals, +-0, +-inf, NaNs of both signs quiet and signalling
 with payloads); a C-contiguous tensor, every second element of one (ATen's basic loop) or the first k columns of
-a wider matrix (runs of k); exponents 2, 3, -2, -1, 0.5, -0.5, 0, 1 and others (2.001 is 2 in bfloat16).
+a wider matrix (runs of k); exponents 2, 3, -2, -1, 0.5, -0.5, 0, 1 and others (2.001 is 2 in bfloat16); then
+pow.Tensor_Tensor cases, their exponent a tensor of whole and half numbers and any bits.
 """
 
 from __future__ import annotations
@@ -63,6 +64,21 @@ def cases() -> list[dict[str, Any]]:
             memory = draw(rng, n * (2 if layout == "step" else 1))
         exponent = EXPONENTS[i % len(EXPONENTS)]
         out.append({"dtype": dtype, "memory": memory, "layout": layout, "k": k, "exponent": exponent})
+    for i in range(12):  # pow.Tensor_Tensor: an exponent tensor of the view's shape, C-contiguous
+        dtype = "bfloat16" if i < 6 else "float16"
+        draw = values if dtype == "bfloat16" else values16
+        n = int(rng.choice([33, 65, 1000 + int(rng.integers(0, 64)), 32768 + 47, 65536 + 33]))
+        layout, k = ("dense", "step", "cols")[i % 3], int(rng.integers(1, 130))
+        if layout == "cols":
+            memory = draw(rng, max(1, n // k) * (k + 7)).reshape(-1, k + 7)
+        else:
+            memory = draw(rng, n * (2 if layout == "step" else 1))
+        case = {"dtype": dtype, "memory": memory, "layout": layout, "k": k}
+        shape = operand(case)[0].shape if layout != "cols" else (memory.shape[0], k)
+        whole = (rng.integers(-6, 7, shape) / 2).astype(np.float32)  # whole and half numbers, and any bits
+        wbits = (whole.view(np.uint32) >> 16) if dtype == "bfloat16" else whole.astype(np.float16).view(np.uint16)
+        anybits = draw(rng, int(np.prod(shape))).reshape(shape)
+        out.append({**case, "exponent": np.where(rng.random(shape) < 0.5, wbits, anybits).astype(np.uint16)})
     return out
 
 
@@ -77,10 +93,25 @@ def operand(case: dict[str, Any]) -> tuple[np.ndarray, int]:
 
 
 def replay(case: dict[str, Any], profile: Any) -> np.ndarray:
-    """pow_bf16_scalar's or pow_f16_scalar's bits for one case (ParityError where it refuses)."""
-    from harness.impl.unary import pow_bf16_scalar, pow_f16_scalar
+    """pow_bf16_scalar's, pow_reduced_tensor's or (float16 to a number) the trace's pow replay's bits for one case
+    (ParityError where it refuses)."""
+    from harness.impl.unary import pow_bf16_scalar, pow_f16_scalar, pow_reduced_tensor
 
     flat, row = operand(case)
+    if case["dtype"] == "float16" and not isinstance(case["exponent"], np.ndarray):
+        # through the trace's replay: the view's shape and strides give ATen's loop
+        from harness.trace.impl_ops import REPLAYS
+
+        m, k = case["memory"], case["k"]
+        if case["layout"] == "cols":
+            shape, stride = [m.shape[0], k], [m.shape[1], 1]
+        else:
+            shape, stride = ([m.size], [1]) if case["layout"] == "dense" else ([m.size // 2], [2])
+        x = flat.view(np.float16).reshape(shape)
+        args = {"exponent": case["exponent"], "self.shape": shape, "self.stride": stride}
+        return np.asarray(REPLAYS["pow"]({"self": x}, args, profile)["out"]).view(np.uint16).reshape(-1)
+    if isinstance(case["exponent"], np.ndarray):
+        return pow_reduced_tensor(flat, case["exponent"].reshape(-1), case["dtype"], profile, row)
     return (pow_bf16_scalar if case["dtype"] == "bfloat16" else pow_f16_scalar)(flat, case["exponent"], profile, row)
 
 
@@ -99,7 +130,10 @@ def record() -> None:  # pragma: no cover - run by hand with torch
         for case in cases():
             t = torch.from_numpy(case["memory"].view(np.int16)).view(getattr(torch, case["dtype"]))
             t = t[::2] if case["layout"] == "step" else t[:, : case["k"]] if case["layout"] == "cols" else t
-            got = t.pow(case["exponent"]).contiguous().view(torch.int16).numpy().view(np.uint16).reshape(-1)
+            e = case["exponent"]
+            if isinstance(e, np.ndarray):
+                e = torch.from_numpy(e.view(np.int16)).view(t.dtype).reshape(t.shape)
+            got = t.pow(e).contiguous().view(torch.int16).numpy().view(np.uint16).reshape(-1)
             outs.append(got)
             try:
                 mine = replay(case, profile)

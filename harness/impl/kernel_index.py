@@ -1468,8 +1468,11 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "tail and the default build (`pow_lanes_f32`); rounding to nearest even, a bfloat16 NaN 0x7FC0 in "
             "c10::BFloat16 (scalar code, the default build) and 0xFFFF in the AVX objects' `cvtfp32_bf16`; a "
             "float16 NaN sign|0x7E00 in the default build's software conversion, F16C's (`vcvtps2ph`: quiet, the "
-            "payload's top 9 bits kept; `vcvtph2ps` quiets a signalling one) in the AVX objects' scalar and vector "
-            "code alike"
+            "payload's top 9 bits kept) in the AVX objects' scalar and vector code alike; a signalling float16 "
+            "widened quiet (`vcvtph2ps`; the default build's conversion multiplies), a bfloat16 kept signalling "
+            "(a shift). `pow.Tensor_Tensor` of two bfloat16 or two float16 tensors (`unary.pow_reduced_tensor`): "
+            "powf of both widened operands, the same lanes, tails and roundings. Traces: float16 "
+            "`pow.Tensor_Scalar` replayed (`impl_nn._pow`, in ATen's loop order)"
         ),
         (
             "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
@@ -1538,10 +1541,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "default, avx2 and avx512 on 1, 2 and 4 threads (1 to 100,003 elements off 32 and 64 and the grain, "
             "C-contiguous, transposed, every-second and column-sliced layouts, NaNs of both signs quiet and "
             "signalling with payloads, infinities, -0, subnormals; exponents 2, 3, -2, -1, 0.5, -0.5, 0, 1, 1.5, "
-            "0.25, 1/3, -3, 2.5, 4, 7, 10, -1.5, -0.75, 2.001, 0.001): bfloat16 1,125 random cases 1,125 exact, 0 "
-            "refused, 0 other; float16 540 cases 540 exact, 0 refused, 0 other. aarch64 refused; "
-            "`pow.Tensor_Tensor` and `pow.Scalar` of bfloat16 and float16, and traces' bfloat16 operands "
-            "(UNMODELLED_DTYPES), not replayed"
+            "0.25, 1/3, -3, 2.5, 4, 7, 10, -1.5, -0.75, 2.001, 0.001): bfloat16 1,305 random cases 1,305 exact, 0 "
+            "refused, 0 other; float16 720 cases 720 exact, 0 refused, 0 other, and 216 more through the trace's "
+            "replay (contiguous, transposed, column-sliced, every-second views of up to 120,000 elements) 216 "
+            "exact; `pow.Tensor_Tensor` (exponent tensors of whole and half numbers and any bits) 270 bfloat16 and "
+            "270 float16 cases, 540 exact, 0 refused, 0 other. aarch64 refused; `pow.Scalar` of bfloat16 and "
+            "float16, mixed reduced-float dtypes and traces' bfloat16 operands (UNMODELLED_DTYPES) not replayed"
         ),
     ),
     (

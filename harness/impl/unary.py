@@ -840,17 +840,17 @@ def _powf_lanes(x: np.ndarray, e: np.ndarray, vec: np.ndarray, profile: KernelPr
     return out
 
 
-def f16_widen(bits: np.ndarray, f16c: bool) -> np.ndarray:
-    """float16 bit patterns (uint16) as float32s: a NaN's payload kept, a signalling one quieted where ``f16c``
-    (F16C's vcvtph2ps, which the AVX2 / AVX-512 objects use for c10::Half and Vectorized<Half> alike; the default
-    build's fp16_ieee_to_fp32_value keeps it signalling)."""
+def f16_widen(bits: np.ndarray) -> np.ndarray:
+    """float16 bit patterns (uint16) as float32s: a NaN's sign and payload kept, a signalling one quieted (F16C's
+    vcvtph2ps in the AVX2 / AVX-512 objects; the default build's fp16_ieee_to_fp32_value scales by a multiply,
+    which quiets it too)."""
     bits = np.asarray(bits, np.uint16)
     u = bits.astype(np.uint32)
     nan = (u & 0x7C00) == 0x7C00
     nan &= (u & 0x3FF) != 0
     with np.errstate(all="ignore"):
         wide = bits.view(np.float16).astype(np.float32).view(np.uint32)
-    nan_bits = ((u & 0x8000) << 16) | np.uint32(0x7F800000) | ((u & 0x3FF) << 13) | np.uint32(0x400000 if f16c else 0)
+    nan_bits = ((u & 0x8000) << 16) | np.uint32(0x7F800000) | ((u & 0x3FF) << 13) | np.uint32(0x400000)
     return np.where(nan, nan_bits, wide).astype(np.uint32).view(np.float32)
 
 
@@ -885,9 +885,8 @@ def pow_f16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, ro
         raise ParityError(f"pow of float16: the exponent {exponent} does not fit float16 (torch raises)")
     flat = bits.reshape(-1)
     vec = bf16_vector_mask(profile, flat.size, row)
-    f16c = profile.aten != "default"
-    x = f16_widen(flat, f16c)
-    return f16_round(_powf_lanes(x, np.full_like(x, e), vec, profile), f16c).reshape(bits.shape)
+    x = f16_widen(flat)
+    return f16_round(_powf_lanes(x, np.full_like(x, e), vec, profile), profile.aten != "default").reshape(bits.shape)
 
 
 def pow_bf16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:
@@ -907,3 +906,22 @@ def pow_bf16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, r
     flat = bits.reshape(-1)
     vec = bf16_vector_mask(profile, flat.size, row)
     return _bf16_steps(bf16_widen(flat), float(exponent), vec, profile).reshape(bits.shape)
+
+
+def pow_reduced_tensor(
+    base: np.ndarray, exponent: np.ndarray, dtype: str, profile: KernelProfile, row: int | None = None
+) -> np.ndarray:
+    """``aten.pow.Tensor_Tensor`` of two ``dtype`` ("bfloat16" or "float16") tensors (their bits as uint16, one
+    shape, flat in ATen's loop order, runs of ``row``) on x86: pow_tensor_tensor_kernel, every element powf of
+    the widened operands (SLEEF's in the AVX2 / AVX-512 vector bodies, glibc's in the scalar tails and the default
+    build) rounded once, as pow_bf16_scalar / pow_f16_scalar round. Returns the bits."""
+    if profile.aarch64:
+        raise ParityError(f"pow of {dtype} on aarch64 is not modelled (its reduced-float Vectorized forms)")
+    b, e = (np.asarray(v, np.uint16).reshape(-1) for v in np.broadcast_arrays(base, exponent))
+    vec = bf16_vector_mask(profile, b.size, row)
+    f16c = profile.aten != "default"
+    if dtype == "bfloat16":
+        return bf16_round(_powf_lanes(bf16_widen(b), bf16_widen(e), vec, profile), vec)
+    if dtype == "float16":
+        return f16_round(_powf_lanes(f16_widen(b), f16_widen(e), vec, profile), f16c)
+    raise ParityError(f"pow_reduced_tensor: bfloat16 or float16, not {dtype}")

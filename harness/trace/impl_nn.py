@@ -541,6 +541,14 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if x.dtype == np.float64 and exponent not in POW_SPECIAL:
         # pow_tensor_scalar_optimized_kernel's generic exponent: std::pow(base, exp) and Vectorized's pow
         return {"out": _pow_f64_loop(a, ("self",), [x], p, exponent)}
+    if x.dtype == np.float16:
+        # pow_tensor_scalar_kernel's Half branch: powf of every element, rounded to float16 (vector body or tail)
+        from harness.impl.unary import pow_f16_scalar
+
+        def half(xs: list[np.ndarray], run: int) -> np.ndarray:
+            return pow_f16_scalar(xs[0].view(np.uint16), exponent, p, run).view(np.float16)
+
+        return {"out": in_loop_order(a, ("self",), [x], half)}
     if exponent in POW_SPECIAL:
         return {"out": pow_scalar(x, exponent, p.aarch64)}
     if x.dtype != np.float32:

@@ -2271,5 +2271,6 @@ void vector_body_mask(profile_t p, int64_t lanes, uint8_t *vec, int64_t n, int64
  * `vec` is set, glibc powf elsewhere; the caller rounds to bfloat16.
  * Tensor shapes: base, exponent, vec, out (n,). */
 void pow_lanes_f32(profile_t p, const float *base, const float *exponent, const uint8_t *vec, float *out, int64_t n) {
-    for (int64_t i = 0; i < n; i++) out[i] = vec[i] ? vec_powf(&p, base[i], exponent[i]) : glibc_powf(base[i], exponent[i]);
+    for (int64_t i = 0; i < n; i++)
+        out[i] = vec[i] ? vec_powf(&p, base[i], exponent[i]) : glibc_powf(base[i], exponent[i]);
 }
