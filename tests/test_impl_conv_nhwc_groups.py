@@ -2,7 +2,9 @@
 against torch's recorded bits (torch 2.13.0, a Zen 5): at AVX2 (ATEN_CPU_CAPABILITY=avx2,
 ONEDNN_MAX_CPU_ISA=AVX2: oneDNN's brg_conv_fwd:avx2 and brgconv_1x1:avx2 group by group) and, in
 ``SSE41_CASES``, at the baseline (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41: gemm:jit nspc over
-the groups, jit:sse41 group by group); ``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc).
+the groups, jit:sse41 group by group); ``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc),
+``AVX2_BACKWARD_CASES`` AVX2's grad_input at stride 1 (brg_conv_bwd:avx2 group by group),
+``AVX2_WEIGHTS_CASES`` its grad_weight and grad_bias of groups of whole blocks of 8 (jit:avx2).
 
 Each case's x (N, C, H, W), w (OC, C / G, KH, KW) and b (OC,) are drawn from ``np.random.default_rng(seed)``
 in that order, standard normal float32 (the specials case then sets NaN payloads of both signs, infinities,
@@ -102,6 +104,45 @@ BACKWARD_CASES = (
         "3249c680f653f03a506689e2d14e98ca1e46b34ce3eb5c5209c8640fb2d19e6a")),
 )  # fmt: skip
 
+# AVX2's grad_input at stride 1 (brg_conv_bwd:avx2 group by group): x, w, dy drawn as above; the specials
+# case then sets NaN payloads of both signs (one quiet, one signalling), an infinity, -0 and subnormals in dy,
+# -0 and a subnormal in w; (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, specials, SHA-256)
+AVX2_BACKWARD_CASES = (
+    # +brg_conv_fwd:avx2, exec_vpad
+    (2, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 4, 81, 1, False,
+     "26df3f58b30112caf36dc891a879ff1ac66ce79352e1d126f0242b3adad8a1d7"),
+    # +brgconv_1x1:avx2
+    (2, 16, 9, 10, 32, 1, 1, 1, 1, 0, 0, 4, 82, 2, False,
+     "af3e9daf52731c957405b91630b75e362b19ef057340fd495afe2d7095cf888b"),
+    # W > OW: the blocking the search keeps
+    (2, 24, 8, 12, 48, 5, 5, 1, 1, 0, 0, 3, 83, 4, False,
+     "b7119daa8774ee8e65404bdbdfcb62f8c07a6ee51ff3285510cd389a5b95b7f0"),
+    (2, 64, 7, 9, 96, 3, 3, 1, 1, 1, 1, 2, 84, 4, True,
+     "7c8a451fe33571a1b8a43b049f8a6224279edb1d3efaab0e85a1b2385e256698"),
+    (3, 40, 6, 11, 40, 7, 7, 1, 1, 3, 3, 5, 85, 2, True,
+     "e4543ee7afc304bb915f2c8f1fade7011b4e509c1c26006e509bf659e85b9434"),
+    # one image of one group ATen's small-image rule would keep in slow_conv2d: groups take it not
+    (1, 6, 6, 7, 12, 3, 3, 1, 1, 1, 1, 3, 86, 1, False,
+     "d05addd9b1b8e3fff34f2ec4b5501949a73adec9596533e652497bc179e36870"),
+)  # fmt: skip
+
+# AVX2's grad_weight and grad_bias of groups of whole blocks of 8 (jit:avx2 on nxc, aBCde8c8b): x, w, dy drawn as
+# above; (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, (grad_weight, grad_bias) SHA-256)
+AVX2_WEIGHTS_CASES = (
+    (2, 32, 9, 9, 16, 3, 3, 1, 1, 1, 1, 2, 91, 1, (
+        "cdd9e6b8d57d894361d9c059d93140e10ca086c6c9ca808ad3d7e0156a8d9a57",
+        "673b482ecc89174a6f724a7a8e1589a578a448f9ab7c31ac47251da0c53743fe")),
+    (3, 48, 8, 11, 72, 5, 5, 2, 2, 2, 2, 3, 92, 2, (
+        "f9f94bb6e6155cce560cfc4bec7f2aac19c1d877d163f312d63ab14922ae5caa",
+        "a91bfb1693fa85f1e635b71fe1687d67b5ec0e73f713836d84cd3f52ac5b364b")),
+    (3, 64, 10, 7, 64, 3, 3, 1, 1, 0, 0, 4, 93, 4, (
+        "f58acb7506e268faa70c53053fdcc9677c73b85ba04ffde0f85981df9db64d58",
+        "9cb5bb4c8565778e830388b335d65bde5a548a670bc9476b6948ab45468d5f69")),
+    (2, 96, 6, 9, 64, 1, 1, 2, 2, 0, 0, 4, 94, 4, (
+        "02b652ee365c19ea2b3442487a7b2c8e3c22ba681653804d2e289abbb5138572",
+        "9672b578da8209f46bb4deb41a495694323af6d23ecb43c1a48a6aa9fa1981f2")),
+)  # fmt: skip
+
 LEVEL_CASES = [("AVX2", c) for c in CASES] + [("DEFAULT", c) for c in SSE41_CASES]
 
 
@@ -130,14 +171,58 @@ def test_recorded_backward_sse41(case) -> None:
     assert [bits_sha256(g) for g in got] == list(want)
 
 
+@pytest.mark.parametrize(
+    "case", AVX2_BACKWARD_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in AVX2_BACKWARD_CASES]
+)
+def test_recorded_grad_input_avx2(case) -> None:
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, specials, want = case
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    if specials:
+        dy[0, 1, 2, 3], dy[0, 5, 4, 4], dy[1, 7, 3, 5] = np.float32(np.inf), np.float32(-0.0), np.float32(-1e-41)
+        dy.reshape(-1).view(np.uint32)[17] = 0xFFC00123
+        dy.reshape(-1).view(np.uint32)[-40] = 0x7F800005
+        w[3, 1, 1, 1], w[9, 0, 0, 2] = np.float32(-0.0), np.float32(1e-42)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    mask = (True, False, False)
+    gx = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, False, profile, mask)[0]
+    assert bits_sha256(gx) == want
+
+
+@pytest.mark.parametrize(
+    "case", AVX2_WEIGHTS_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in AVX2_WEIGHTS_CASES]
+)
+def test_recorded_weights_avx2(case) -> None:
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    profile = profile_for_capability("AVX2", threads, "x86_64")
+    got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (False, True, True))
+    assert [bits_sha256(g) for g in got[1:]] == list(want)
+
+
 def test_refusals() -> None:
-    """What stays refused raises ParityError: the backward at AVX2, AVX-512, slow_conv2d per group, groups of
-    more channels than measured at AVX2, the baseline's grad_weight of an unpadded 1x1 at stride 1."""
+    """What stays refused raises ParityError: AVX2's grad_weight and grad_bias of other than whole blocks of 8
+    and its grad_input at a stride,
+    AVX-512, slow_conv2d per group, groups of more channels than measured at AVX2, the baseline's grad_weight
+    of an unpadded 1x1 at stride 1."""
     x, w, b = _build(CASES[0])
     avx2 = profile_for_capability("AVX2", 1, "x86_64")
     dy = np.ones((2, 16, 9, 9), np.float32)
+    with pytest.raises(ParityError, match=r"jit:avx2's grad_weight and grad_bias of 4 groups .* whole blocks of 8"):
+        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 4, True, avx2, (False, True, False))
+    with pytest.raises(ParityError, match="grad_input of 4 groups of 4 channels at avx2 at stride"):
+        conv_nhwc_backward.conv2d_backward(dy[:, :, :5, :5], x, w, (2, 2), (1, 1), 4, False, avx2, (True, False, False))
     with pytest.raises(ParityError, match="not depthwise"):
-        conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 4, True, avx2, (True,) * 3)
+        conv_nhwc_backward.conv2d_backward(
+            dy, x, w, (1, 1), (1, 1), 4, True, profile_for_capability("AVX512", 1, "x86_64"), (True,) * 3
+        )
     with pytest.raises(ParityError, match="not depthwise"):
         conv_nhwc.conv2d(x, w, b, (1, 1), (1, 1), 4, profile_for_capability("AVX512", 1, "x86_64"))
     w1 = np.ones((16, 4, 1, 1), np.float32)

@@ -377,10 +377,26 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   strides 1 and 2, 1 to 3 images, 44 of 70 draws with a third over NaN, infinities, -0 and subnormals):
   208 of 210 passes bit for bit at 1, 2 and 4 threads, the other 2 the grad_weight of an unpadded 1x1 at
   stride 1 (one output channel a group on 2 and 4 threads), refused now.
+- groups of several channels at AVX2 (``_avx2_groups_backward``): grad_input at stride 1 is
+  ``brg_conv_bwd:avx2`` (+``brg_conv_fwd:avx2`` or +``brgconv_1x1:avx2``) group by group (ONEDNN_VERBOSE),
+  each group one group's grad_input above (the swapped forward's ic blocks, or where W > OW the blocking
+  its search keeps) with that group's channels; ATen's small-image rule keeps no group of several in
+  slow_conv2d (a group's geometry that one group would take there runs brg_conv_bwd). Measured on a Zen 5
+  (2 to 8 groups of 2 to 64 channels a side, kernels 1 to 7, strides 1 and 2, padding 0 to the kernel, 1
+  to 4 images, a third with NaN payloads of both signs, infinities, -0 and subnormals; through the trace
+  replay at 1, 2 and 4 threads): every grad_input it models bit for bit, none other. grad_weight and
+  grad_bias are ``jit:avx2`` on nxc memory (aBCde8c8b weights) for every stride: where each group has whole
+  blocks of 8 channels each side harness.impl.conv_grouped's blocked model (``_direct_groups_weights``: its
+  cpu_reducer jobs counted over all the groups), measured at 1, 2 and 4 threads up to 24 channels a group,
+  every one it models bit for bit, none other. Refused: grad_weight and grad_bias of other groups, over
+  padding one group's jit:avx2 weights kernel declines, grad_input at a stride (``jit:avx2`` up to 8 output
+  channels a group, ``brgconv_strided:avx2`` past them: one group's model per group gave other bits over 6
+  groups of 24 -> 20 channels, 3x3 at stride 2, where one group alone was bit for bit), a padded 1x1, over
+  64 channels a group, and what one group's grad_input refuses (a kernel side wholly in the padding).
 
 Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
 (``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
-depthwise but SSE4.1's groups of several channels; slow_conv2d per group;
+depthwise but SSE4.1's groups of several channels and AVX2's grad_input above; slow_conv2d per group;
 at AVX2 the cases named above, one group's grad_input, grad_weight and grad_bias past 2,048 channels
 or 16 threads (not measured), depthwise past 16 threads, padding over 3 where a kernel side lies wholly
 in it (others measured at 1, 2 and 4 threads: grad_weight had given other bits); at SSE4.1 jit_dw's
@@ -551,16 +567,18 @@ def _dw_reduction_nonfinite(dy, x, g: conv.Geometry, c: int, threads: int, mask,
 
 
 # ------------------------------------------------------------------------------------ AVX2
-def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProfile) -> tuple[str, str]:
+def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProfile,
+                aten: bool = True) -> tuple[str, str]:  # fmt: skip
     """(backward data, backward weights) kernels torch runs, as named in ONEDNN_VERBOSE, or a name
-    starting with ``decline:``."""
+    starting with ``decline:``; ``aten`` False: oneDNN's for one group whatever ATen's rule would keep (a
+    group of several, ATen's small-image rule not taken)."""
     _n, c, h, wd = x_shape
     oc, cg, kh, kw = w_shape
     sh, sw = stride
     _ph, _pw = padding
     one = (kh, kw) == (1, 1)
     if groups == 1:
-        if conv.path(x_shape, w_shape, stride, padding, prof) == conv.THNN:
+        if aten and conv.path(x_shape, w_shape, stride, padding, prof) == conv.THNN:
             return "thnn", "thnn"
         g = conv._geometry(x_shape, w_shape, stride, padding)
         if (sh, sw) != (1, 1):
@@ -598,14 +616,14 @@ def _avx2_kinds(x_shape, w_shape, stride, padding, groups: int, prof: KernelProf
 
 
 def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
-                   mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
+                   mask: tuple[bool, bool, bool] = (True, True, True), aten: bool = True) -> str:  # fmt: skip
     """ "" where ``_avx2_backward`` models the case (the gradients ``mask`` asks: grad_input,
-    grad_weight, grad_bias), else a one-line reason."""
+    grad_weight, grad_bias), else a one-line reason; ``aten`` as ``_avx2_kinds``'s."""
     x_shape, w_shape = tuple(int(v) for v in x_shape), tuple(int(v) for v in w_shape)
     stride, padding = tuple(int(v) for v in stride), tuple(int(v) for v in padding)
     _n, _c, h, wd = x_shape
     _oc, _cg, kh, kw = w_shape
-    if groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
+    if aten and groups == 1 and conv.path(x_shape, w_shape, stride, padding, profile) == conv.THNN:
         return ""  # ATen's slow_conv2d, as at SSE4.1 (MKL's gemms and ATen's sum at this level)
     if any(s not in _AVX2_STRIDES for s in stride):
         return "stride outside the measured range"
@@ -614,7 +632,7 @@ def _avx2_declines(x_shape, w_shape, stride, padding, groups: int, profile: Kern
     oh, ow = (h + 2 * padding[0] - kh) // stride[0] + 1, (wd + 2 * padding[1] - kw) // stride[1] + 1
     if oh < 1 or ow < 1:
         return "empty output"
-    data, weights = _avx2_kinds(x_shape, w_shape, stride, padding, groups, profile)
+    data, weights = _avx2_kinds(x_shape, w_shape, stride, padding, groups, profile, aten)
     if mask[0]:
         why = _avx2_data_declines(x_shape, w_shape, stride, padding, groups, profile, data)
         if why:
@@ -739,10 +757,12 @@ def _jit_1x1_weights(
     return gw, gb
 
 
-def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
-    """(grad_input, grad_weight, grad_bias) at AVX2 (``_avx2_declines`` already passed)."""
+def _avx2_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask,
+                   aten: bool = True):  # fmt: skip
+    """(grad_input, grad_weight, grad_bias) at AVX2 (``_avx2_declines`` already passed; ``aten`` as
+    ``_avx2_kinds``'s)."""
     prof, threads = profile, profile.threads
-    data, weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, profile)
+    data, weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, profile, aten)
     if data == "thnn":
         return _thnn_backward(dy, x, w, conv._geometry(x.shape, w.shape, stride, padding), has_bias, profile, mask)
     gx = gw = gb = None
@@ -1532,6 +1552,88 @@ def _sse41_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
     return gx, (gw if mask[1] else None), (gb if want_b else None)
 
 
+# ------------------------------------------------------- AVX2: groups of several channels
+def _avx2_groups(x_shape, groups: int, profile: KernelProfile) -> bool:
+    """Groups of 2 or more input channels each (not depthwise) at AVX2: oneDNN runs grad_input at stride 1
+    by brg_conv_bwd:avx2 (+brg_conv_fwd:avx2 or +brgconv_1x1:avx2) on nxc memory group by group, at a
+    stride jit:avx2 or brgconv_strided:avx2, grad_weight and grad_bias by jit:avx2 on aBCde8c8b blocks
+    (ONEDNN_VERBOSE on a Zen 5)."""
+    return (
+        groups > 1
+        and x_shape[1] // groups > 1
+        and conv_nhwc._level(profile) == "avx2"
+        and not conv_nhwc._unmodelled_level(profile)
+    )
+
+
+def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
+                          mask: tuple[bool, bool, bool]) -> str:  # fmt: skip
+    """ "" where ``conv2d_backward`` models the gradients ``mask`` asks of groups of several channels at
+    AVX2, else a one-line reason: grad_input at stride 1 where one group's would be brg_conv_bwd's (up to
+    ``_AVX2_GROUP_DATA_CHANNELS`` channels a group a side, measured), grad_weight and grad_bias as
+    ``_avx2_groups_weights_declines`` says; refused: grad_input at a stride, padded 1x1 kernels."""
+    head = f"{groups} groups of {x_shape[1] // groups} channels at avx2"
+    if conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
+        return "ATen's slow_conv2d per group"
+    if mask[1] or mask[2]:
+        why = _avx2_groups_weights_declines(x_shape, w_shape, stride, padding, groups, profile)
+        if why:
+            return f"jit:avx2's grad_weight and grad_bias of {head} (aBCde8c8b blocks): {why}"
+    if not mask[0]:
+        return ""
+    if tuple(stride) != (1, 1):
+        return f"grad_input of {head} at stride {tuple(stride)} (jit:avx2 or brgconv_strided:avx2)"
+    cg, ocg = x_shape[1] // groups, w_shape[0] // groups
+    if max(cg, ocg) > _AVX2_GROUP_DATA_CHANNELS:
+        return f"grad_input of {head} over {_AVX2_GROUP_DATA_CHANNELS} channels a group a side (not measured)"
+    gx_shape, gw_shape = (x_shape[0], cg, *x_shape[2:]), (ocg, *w_shape[1:])
+    data = _avx2_kinds(gx_shape, gw_shape, stride, padding, 1, profile, aten=False)[0]
+    if data.startswith("decline:"):
+        return f"{head}, a group's {data.removeprefix('decline:')}"
+    if not data.startswith("brg_conv_bwd:avx2"):  # a padded 1x1: ONEDNN_VERBOSE names no oneDNN kernel for it
+        return f"grad_input of {head} where one group's would run {data} (a padded 1x1)"
+    why = _avx2_declines(gx_shape, gw_shape, stride, padding, 1, profile, (True, False, False), aten=False)
+    return f"grad_input of {head}: {why}" if why else ""
+
+
+# the channels a group (either side) the AVX2 grouped grad_input was measured over
+_AVX2_GROUP_DATA_CHANNELS = 64
+# AVX2's grouped grad_weight and grad_bias: the thread counts and channels a group (either side) measured
+_AVX2_GROUP_WEIGHTS_THREADS = (1, 2, 4)
+_AVX2_GROUP_WEIGHTS_CHANNELS = 24
+
+
+def _avx2_groups_weights_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """ "" where jit:avx2's grad_weight and grad_bias of groups of several channels on nxc memory is modelled
+    (harness.impl.conv_grouped ``_direct_groups_weights``: whole blocks of 8 channels a group each side, where
+    one group's jit:avx2 weights kernel takes the padding), else why not."""
+    cg, ocg = x_shape[1] // groups, w_shape[0] // groups
+    if cg % 8 or ocg % 8:
+        return "groups of other than whole blocks of 8 channels not modelled"
+    if max(cg, ocg) > _AVX2_GROUP_WEIGHTS_CHANNELS or profile.threads not in _AVX2_GROUP_WEIGHTS_THREADS:
+        return (
+            f"not measured past {_AVX2_GROUP_WEIGHTS_CHANNELS} channels a group or at {profile.threads} threads "
+            f"(measured at {', '.join(map(str, _AVX2_GROUP_WEIGHTS_THREADS))})"
+        )
+    if conv._avx2_weights_declines(conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)):
+        return "padding one group's jit:avx2 weights kernel declines not modelled"
+    return ""
+
+
+def _avx2_groups_backward(dy, x, w, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
+    """grad_input of groups of several channels at AVX2 and stride 1 (``_avx2_groups_declines`` passed):
+    brg_conv_bwd:avx2 group by group, each group one group's grad_input (``_brg_bwd_blocked`` or
+    ``_brg_bwd_data`` with the blocks one group's search keeps), the groups' side by side."""
+    cg, ocg = x.shape[1] // groups, w.shape[0] // groups
+    parts = []
+    for k in range(groups):
+        xg = np.ascontiguousarray(x[:, k * cg : (k + 1) * cg])
+        wg = np.ascontiguousarray(w[k * ocg : (k + 1) * ocg])
+        dyg = np.ascontiguousarray(dy[:, k * ocg : (k + 1) * ocg])
+        parts.append(_avx2_backward(dyg, xg, wg, stride, padding, 1, False, profile, (True, False, False), False)[0])
+    return np.concatenate(parts, axis=1)
+
+
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile,
              mask: tuple[bool, bool, bool] = (True, True, True)) -> str:  # fmt: skip
@@ -1546,6 +1648,8 @@ def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProf
             # group on 2 and 4 threads (17 of 24, 15 of 16 weights), the order its sgemm takes not read
             return "gemm:jit nspc's grad_weight of groups of several channels over a 1x1 kernel at stride 1 unpadded"
         return ""
+    if _avx2_groups(x_shape, groups, profile):
+        return _avx2_groups_declines(x_shape, w_shape, stride, padding, groups, profile, mask)
     why = conv_nhwc.common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return why
@@ -1568,6 +1672,13 @@ def conv2d_backward(dy, x, w, stride, padding, groups: int, has_bias: bool, prof
         raise ParityError(f"conv2d backward (channels-last): not modelled: {reason}")
     if conv_nhwc._level(profile) == "avx512":
         return _avx512_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
+    if _avx2_groups(x.shape, groups, profile):
+        gx = _avx2_groups_backward(dy, x, w, stride, padding, groups, profile) if mask[0] else None
+        gw = gb = None
+        if mask[1] or (mask[2] and has_bias):  # jit:avx2 on nxc over whole blocks of 8, as over blocked memory
+            g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+            _, gw, gb = conv_grouped._direct_groups_weights(dy, x, g, groups, has_bias, profile, mask)
+        return gx, gw, gb
     if conv_nhwc._level(profile) == "avx2":
         return _avx2_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
     return _sse41_backward(dy, x, w, stride, padding, groups, has_bias, profile, mask)
