@@ -403,7 +403,7 @@ def test_channels_last_as_aten_suggests() -> None:
 
 def test_refusals_name_the_kernel() -> None:
     """What is not modelled raises ParityError with its reason: ip_convolution, brg_conv_bwd's grad_input at
-    AVX-512 whose swapped forward's ic blocks hang on the output-channel block; groups of several channels.
+    AVX-512 whose swapped forward's ic blocks hang on the output-channel block; groups of several channels at AVX-512.
     Modelled now that brg_conv_fwd's blocks are those oneDNN's search keeps (``conv_nhwc.exec_search``; each bit
     for bit against torch on a Zen 5): a 3x3 backward's grad_input where the row outgrows the forward's output
     past 60 columns, ic blocks the output-channel block decides (AVX-512 and AVX2; AVX2's blocks of 320 over
@@ -445,5 +445,7 @@ def test_refusals_name_the_kernel() -> None:
         1,
         profile_for_capability("AVX2", 1, "x86_64"),
     ).shape == (1, 24, 1, 2)
-    with pytest.raises(ParityError, match="groups"):
-        conv_nhwc.conv2d(x, np.zeros((16, 4, 3, 3), np.float32), None, (1, 1), (1, 1), 4, avx2)
+    w4 = np.zeros((16, 4, 3, 3), np.float32)  # 4 groups of 4 channels: brg_conv_fwd:avx2 group by group
+    assert conv_nhwc.conv2d(x, w4, None, (1, 1), (1, 1), 4, avx2).shape == (2, 16, 8, 8)
+    with pytest.raises(ParityError, match="4 groups of 4 channels"):  # jit:avx512_core's blocks on nxc: not read
+        conv_nhwc.conv2d(x, w4, None, (1, 1), (1, 1), 4, avx512)
