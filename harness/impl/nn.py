@@ -1231,8 +1231,8 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     with ``std::pow(agg, 1.0 / p)``, glibc's double pow rounded to float (unary.pow_tail: glibc's steps on
     x86; on aarch64 refused where the rounding is not proven). On aarch64 p = 2's squares are fused in N1's
     tail as in the AVX2 object's and nowhere on V2 and V1 (FADDA); another p's terms are aarch64 glibc's powf
-    (the x86 FMA build's bits, measured); a NaN distance there is refused (aarch64's NaN rules in GCC's loops
-    not modelled)."""
+    (the x86 FMA build's bits, measured); its NaNs by aarch64's operand orders as disassembled (csrc/nn.c
+    cdist_pair_a64: FABD / FSUB x1, x2, the sum's first operand kept, N1's NEON lanes 1 and 2 the term's)."""
     x1, x2 = f32(x1), f32(x2)
     pnorm = float(np.float32(p))
     d, r1, m = x1.shape
@@ -1244,14 +1244,14 @@ def cdist(x1: np.ndarray, x2: np.ndarray, p: float, profile: KernelProfile) -> n
     if clashes:
         raise ParityError(f"cdist: {clashes} distances sum NaNs of other bits (which one the sum keeps): not modelled")
     if pnorm in (0.0, 1.0, 2.0, float("inf")):
-        return x86_nans("cdist", out, profile.aarch64)
+        return out
     values, proven = pow_tail(out.reshape(-1), 1.0 / pnorm, profile.aarch64, fma_build=profile.libm_fma)
     if not proven.all():
         raise ParityError(
             f"cdist with p = {p}: {np.count_nonzero(~proven)} sums' std::pow(sum, 1.0 / p) lie within glibc "
             "double pow's error bound of a float rounding boundary: which float they give is not proven"
         )
-    return x86_nans("cdist", values.reshape(out.shape), profile.aarch64)
+    return values.reshape(out.shape)
 
 
 def _cdist_backward_branch(p: float) -> str:

@@ -1428,7 +1428,15 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
  * nothing to contract. `pnorm` holds p. NaNs: the first NaN term's bits come out (diff * diff keeps diff's
  * sign: GCC dropped the abs for p = 2; inf - inf the CPU's default NaN) unless a later NaN term of other
  * bits meets it (counted: which one GCC's unrolled adds keep depends on the lane, measured); p = inf's
- * std::max skips NaNs. */
+ * std::max skips NaNs. aarch64's NaNs (disassembled, torch 2.13.0's wheel; cdist_pair_a64): the difference is
+ * FABD x1, x2 (p = 0, 1, other p: the NaN FSUB's rule names, its sign cleared) or FSUB x1, x2 (p = 2, its sign
+ * kept; the square FMUL d, d keeps d's NaN), a signalling operand first, inf - inf +qNaN; every term is quiet.
+ * The sum keeps its first operand's NaN where two meet: FADDA's accumulator (V1's and V2's SVE objects, every
+ * p of 0, 1, 2), the scalar FADD agg, term of p = 0 and other p, p = 2's fused tail FMADD (the addend agg
+ * first); in the DEFAULT object's (N1) NEON blocks of 4 of p = 1 and 2 (p = 0: cdist_kernel_impl's own copy,
+ * not the OpenMP body's) the lanes 1 and 2 are added as FADD term, agg (the term's NaN replaces the sum's),
+ * lanes 0 and 3 as FADD agg, term. p = inf's FCMPE/FCSEL skip
+ * NaNs as on x86. */
 static float cdist_pair(const profile_t *p, const float *a, const float *b, int64_t m, float pnorm, int64_t *clash) {
     float agg = 0.0f;
     if (isinf(pnorm)) {
@@ -1462,16 +1470,56 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
     return pnorm == 2.0f ? sqrtf(agg) : agg; /* another p: its finish is the caller's */
 }
 
+/* cdist_pair on aarch64 (pnorm not inf): the legend's operand orders, each NaN named; the sums as cdist_pair's.
+ * N1's p = 0 in cdist_kernel_impl's own copy of the loop (parallel_for below its grain or at one thread) adds
+ * lanes 1 and 2 term first as p = 1 does; its OpenMP body's copy adds every lane sum first (`serial` 0: the
+ * caller refuses those NaNs, not measured). */
+static float cdist_pair_a64(const profile_t *p, const float *a, const float *b, int64_t m, float pnorm, int serial) {
+    float agg = 0.0f;
+    const int neon = p->aten == ATEN_NEON;
+    const int64_t blocks = (neon && (pnorm == 1.0f || pnorm == 2.0f || (pnorm == 0.0f && serial))) ? m - m % 4 : 0;
+    for (int64_t x = 0; x < m; x++) {
+        const float diff = nan2(p, a[x] - b[x], a[x], b[x]);
+        float term;
+        if (pnorm == 0.0f) {
+            const float c = ceilf(fabsf(diff));
+            term = 1.0f < c ? 1.0f : c;
+        } else if (pnorm == 1.0f) {
+            term = fabsf(diff);
+        } else if (pnorm == 2.0f) {
+            term = diff * diff;
+        } else {
+            term = glibc_powf_a64(fabsf(diff), pnorm);
+        }
+        const int term_first = x < blocks && (x % 4 == 1 || x % 4 == 2);
+        if (agg != agg || term != term) { /* quiet NaNs only: the first operand's, else the one NaN */
+            agg = term_first ? (term != term ? term : agg) : (agg != agg ? agg : term);
+            continue;
+        }
+        agg = (pnorm == 2.0f && neon && x >= m - m % 4) ? fmaf(diff, diff, agg) : agg + term;
+    }
+    return pnorm == 2.0f ? sqrtf(agg) : agg;
+}
+
 /* Returns the count of pairs where a NaN sum met a NaN term of other bits (not modelled: GCC's unrolled adds
  * take the sum or the term as their first source lane by lane). */
 int64_t cdist_forward(profile_t p, const float *x1, const float *x2, int64_t d, int64_t r1, int64_t r2, int64_t m,
                       float pnorm, float *out) {
     int64_t clash = 0;
+    /* run_parallel_cdist's parallel_for(0, d * r1 * r2, GRAIN_SIZE / (16 * m)): the OpenMP body past its grain */
+    const int serial = m <= 0 || parallel_threads(0, d * r1 * r2, GRAIN_SIZE / (16 * m), p.threads) <= 1;
     for (int64_t l = 0; l < d; l++)
         for (int64_t i = 0; i < r1; i++)
-            for (int64_t j = 0; j < r2; j++)
-                out[(l * r1 + i) * r2 + j] =
-                    cdist_pair(&p, x1 + (l * r1 + i) * m, x2 + (l * r2 + j) * m, m, pnorm, &clash);
+            for (int64_t j = 0; j < r2; j++) {
+                const float *a = x1 + (l * r1 + i) * m, *b = x2 + (l * r2 + j) * m;
+                float *o = out + (l * r1 + i) * r2 + j;
+                if (!is_arm(&p) || isinf(pnorm)) {
+                    *o = cdist_pair(&p, a, b, m, pnorm, &clash);
+                    continue;
+                }
+                *o = cdist_pair_a64(&p, a, b, m, pnorm, serial);
+                clash += *o != *o && pnorm == 0.0f && p.aten == ATEN_NEON && !serial;
+            }
     return clash;
 }
 
