@@ -1410,6 +1410,18 @@ void prelu_forward(profile_t p, const float *x, const float *w, float *out, int6
 
 /* ------------------------------------------------------------------ cdist */
 
+/* One coordinate's term of a p-norm distance (pnorm not inf): p = 0 min(1, ceil(|diff|)), p = 1 |diff|, p = 2
+ * diff * diff, another p the C library's powf(|diff|, p) (aarch64's own on the arm64 profiles). */
+static inline float cdist_term(const profile_t *p, float diff, float pnorm) {
+    if (pnorm == 0.0f) {
+        const float c = ceilf(fabsf(diff));
+        return 1.0f < c ? 1.0f : c;
+    }
+    if (pnorm == 1.0f) return fabsf(diff);
+    if (pnorm == 2.0f) return diff * diff;
+    return is_arm(p) ? glibc_powf_a64(fabsf(diff), pnorm) : glibc_powf(fabsf(diff), pnorm);
+}
+
 /* cdist_kernel_impl (cpu/DistanceOpsKernel.cpp, REGISTER_DISPATCH: the AVX2 object at avx512),
  * run_parallel_cdist: x1 (d, r1, m), x2 (d, r2, m), out (d, r1, r2); each output on its own (the threads'
  * chunks of parallel_for over the outputs reach no bits): agg = 0, then for x = 0..m-1 in order
@@ -1450,17 +1462,7 @@ static float cdist_pair(const profile_t *p, const float *a, const float *b, int6
     const int64_t fused_from = (pnorm == 2.0f && blocks_of_4) ? m - m % 4 : m;
     for (int64_t x = 0; x < m; x++) {
         const float diff = a[x] - b[x];
-        float term;
-        if (pnorm == 0.0f) {
-            const float c = ceilf(fabsf(diff));
-            term = 1.0f < c ? 1.0f : c;
-        } else if (pnorm == 1.0f) {
-            term = fabsf(diff);
-        } else if (pnorm == 2.0f) {
-            term = diff * diff;
-        } else {
-            term = is_arm(p) ? glibc_powf_a64(fabsf(diff), pnorm) : glibc_powf(fabsf(diff), pnorm);
-        }
+        const float term = cdist_term(p, diff, pnorm);
         if (agg != agg) { /* a NaN sum meets another NaN term: which one the compiled add keeps varies */
             *clash += term != term && vm_f2u(term) != vm_f2u(agg);
             continue;
@@ -1480,17 +1482,7 @@ static float cdist_pair_a64(const profile_t *p, const float *a, const float *b, 
     const int64_t blocks = (neon && (pnorm == 1.0f || pnorm == 2.0f || (pnorm == 0.0f && serial))) ? m - m % 4 : 0;
     for (int64_t x = 0; x < m; x++) {
         const float diff = nan2(p, a[x] - b[x], a[x], b[x]);
-        float term;
-        if (pnorm == 0.0f) {
-            const float c = ceilf(fabsf(diff));
-            term = 1.0f < c ? 1.0f : c;
-        } else if (pnorm == 1.0f) {
-            term = fabsf(diff);
-        } else if (pnorm == 2.0f) {
-            term = diff * diff;
-        } else {
-            term = glibc_powf_a64(fabsf(diff), pnorm);
-        }
+        const float term = cdist_term(p, diff, pnorm);
         const int term_first = x < blocks && (x % 4 == 1 || x % 4 == 2);
         if (agg != agg || term != term) { /* quiet NaNs only: the first operand's, else the one NaN */
             agg = term_first ? (term != term ? term : agg) : (agg != agg ? agg : term);
