@@ -4,9 +4,8 @@ whose factors are 2, 3 and 5 (the zoo's: FNet's 16 x 64, 12, 24 and 480; the pow
 with 7, 11, 13 or a large prime (refused), row counts off the NEON lanes (4 float32, 2 float64), the
 transformed dim inner, outer or both, contiguous or a transposed view; values of several scales with zeros of
 both signs, small integers and subnormals mixed in, a few with NaNs of both signs (quiet and signalling) or
-infinities; then 80 float32 r2c and c2r of lengths with a factor 5 (rfftp's radf5 and radb5). Imports only
-NumPy (torch where it records): ``python tools/emulate_arm64.py run --cores C --threads 4 --
-tests/arm64_fft_cases.py OUT.npz`` saves, under emulation, torch's bits of every case at 1, 2
+infinities. Imports only NumPy (torch where it records): ``python tools/emulate_arm64.py run --cores C
+--threads 4 -- tests/arm64_fft_cases.py OUT.npz`` saves, under emulation, torch's bits of every case at 1, 2
 and 4 threads (``torch.set_num_threads`` in one process; keys ``name/threads``, complex results as
 ``view_as_real``)."""
 
@@ -23,10 +22,6 @@ REAL_COUNT = 120
 LENGTHS = (1, 2, 3, 4, 5, 6, 8, 9, 10, 12, 15, 16, 18, 20, 24, 25, 27, 30, 32, 36, 40, 45, 48, 50, 60, 64, 75,
            80, 81, 96, 100, 120, 125, 128, 144, 160, 192, 200, 240, 243, 256, 360, 480, 512, 625, 720, 768, 1000,
            1024)  # fmt: skip
-# float32 real lengths with a factor 5 (rfftp's radf5 and radb5; 25, 50, 75, ... run them with ido > 1 too)
-FIVES = (5, 10, 15, 20, 25, 30, 40, 45, 50, 60, 75, 80, 100, 120, 125, 150, 160, 200, 240, 250, 300, 320, 375, 400,
-         480, 500, 600, 625, 640, 720, 750, 800, 960, 1000)  # fmt: skip
-FIVE_COUNT = 80
 REFUSED = (7, 11, 13, 14, 22, 28, 97, 101)
 SPECIAL = np.array([0x7FC00000, 0xFFC00000, 0x7FA00005, 0xFF800003, 0x7F800000, 0xFF800000], np.uint32).view(np.float32)
 
@@ -52,7 +47,7 @@ def cases() -> list[dict[str, Any]]:
     """Each case: name, kind (c2c, r2c or c2r), x (its logical values: complex, or real for r2c), dim, norm (0
     none, 1 by_root_n, 2 by_n), forward (c2c), n (c2r's last_dim_size) and trans (torch is handed
     ``x.transpose(0, -1).contiguous().transpose(0, -1)``, a strided view)."""
-    return _complex_cases() + _real_cases() + _real_five_cases()
+    return _complex_cases() + _real_cases()
 
 
 def _shape(rng: np.random.Generator, lengths: list[int]) -> tuple[tuple[int, ...], list[int]]:
@@ -88,28 +83,6 @@ def _real_cases() -> list[dict[str, Any]]:
         else:
             x = _values(rng, tuple(n // 2 + 1 if k == dim[-1] else s for k, s in enumerate(shape)), dtype, specials)
         out.append({"name": f"{kind}{i}", "kind": kind, "x": x, "dim": dim, "norm": int(rng.integers(0, 3)),
-                    "forward": kind == "r2c", "n": n, "trans": bool(rng.random() < 0.3)})  # fmt: skip
-    return out
-
-
-def _real_five_cases() -> list[dict[str, Any]]:
-    """r2c and c2r of float32 lengths with a factor 5 (all of FIVES in turn, then random ones), over the last
-    transformed dim of one or two (the other length with a 5 too), rows off the NEON lanes, as ``_real_cases``."""
-    rng = np.random.default_rng(SEED + 2)
-    out: list[dict[str, Any]] = []
-    for i in range(FIVE_COUNT):
-        kind = "r2c" if i % 2 == 0 else "c2r"
-        n = FIVES[(i // 2) % len(FIVES)] if i < 2 * len(FIVES) else int(rng.choice(FIVES))
-        lengths = [n] if rng.random() < 0.8 else [int(rng.choice((5, 10, 15, 20, 40))), n]
-        shape, dim = _shape(rng, lengths)
-        n = shape[dim[-1]]
-        specials = rng.random() < 0.05
-        if kind == "r2c":
-            x = _values(rng, shape, np.complex64, specials).real.copy()
-        else:
-            x = _values(rng, tuple(n // 2 + 1 if k == dim[-1] else s for k, s in enumerate(shape)), np.complex64,
-                        specials)  # fmt: skip
-        out.append({"name": f"{kind}5_{i}", "kind": kind, "x": x, "dim": dim, "norm": int(rng.integers(0, 3)),
                     "forward": kind == "r2c", "n": n, "trans": bool(rng.random() < 0.3)})  # fmt: skip
     return out
 

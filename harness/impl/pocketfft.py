@@ -12,16 +12,15 @@ the thread count move its bits.
 ``_fft_r2c`` (onesided, float32): pocketfft::r2c runs the real plan over the last dim (with the factor), then the
 complex forward transform over the other dims (factor 1); ``_fft_c2r``: the complex backward transform over all dims but
 the last (factor 1), then the real backward plan over the last (with the factor, 1/N of the output's lengths).
-The real plan (rfftp: radf2, 3, 4, 5 forward, radb2, 3, 4, 5 backward) reads and writes FFTPACK's halfcomplex order;
+The real plan (rfftp: radf2, 3, 4 forward, radb2, 3, 4 backward) reads and writes FFTPACK's halfcomplex order;
 the imaginary parts of bin 0 and (N even) bin N/2 are +0 out of r2c and not read by c2r.
 
 Modelled: complex transforms of lengths whose factors are 2, 3 and 5 (cfftp's pass8, pass4, pass2, pass3 and
-pass5), float32 and float64; real ones of float32 lengths whose factors are 2, 3 and 5 (rfftp's radf/radb 2, 3,
-4 and 5; the other dims' complex passes as above); both directions, the three norm modes, any number of dims.
+pass5), float32 and float64; real ones of float32 lengths whose factors are 2 and 3 (rfftp's radf/radb 2, 3
+and 4; the other dims' complex passes as above); both directions, the three norm modes, any number of dims.
 Refused in one line: a length with another prime factor (pass7, pass11, the generic passes, Bluestein), a real
-transform of float64, c2r rows through the scalar copy (a row count off the 4 lanes) of a plan whose radb3 or
-radb5 runs over more than 9 values (GCC vectorised that inner loop: not read), a NaN or an infinity read (which
-NaN the sums keep is not modelled) and a result that overflows.
+transform of float64 or of a length with a factor 5 (radf5, radb5), a NaN or an infinity read (which NaN the
+sums keep is not modelled) and a result that overflows.
 """
 
 from __future__ import annotations
@@ -110,40 +109,6 @@ def _lane_rows(count: int, real: type) -> int:
     return count // lanes * lanes
 
 
-def _rfftp_factors(n: int) -> list[int]:
-    """rfftp's factors of ``n`` in plan order: 4 while n % 4 == 0, one 2 (moved to the front), odd divisors."""
-    out: list[int] = []
-    while n % 4 == 0:
-        out.append(4)
-        n //= 4
-    if n % 2 == 0:
-        n //= 2
-        out.append(2)
-        out[0], out[-1] = out[-1], out[0]
-    d = 3
-    while d * d <= n:
-        while n % d == 0:
-            out.append(d)
-            n //= d
-        d += 2
-    return out + ([n] if n > 1 else [])
-
-
-def _scalar_radb_modelled(n: int) -> None:
-    """Refuse c2r rows through the scalar copy of a plan whose radb3 or radb5 runs more than 4 inner steps (ido
-    over 9): GCC vectorised those inner loops there, not read (c2r of 45, 125, 250, 300, 375, 600, 625, 750 and
-    1,000 measured other in their scalar rows; ido 1 to 5 exact)."""
-    l1 = 1
-    for f in _rfftp_factors(n):
-        ido = n // (l1 * f)
-        if f in (3, 5) and ido > 9:
-            raise ParityError(
-                f"FFT c2r of length {n} on arm64 over a row count off the 4 lanes: pocketfft's scalar radb{f} "
-                f"over {ido} values (GCC's vectorised inner loop) is not modelled"
-            )
-        l1 *= f
-
-
 def _pairs(x: np.ndarray) -> np.ndarray:
     """A complex operand as (..., 2) pairs of its precision (complex64 -> float32, complex128 -> float64)."""
     if x.dtype in (np.complex64, np.complex128):
@@ -176,11 +141,14 @@ def _dims(dim: list[int], ndim: int) -> list[int]:
     return dims
 
 
-def _real_modelled(kind: str, real: type) -> None:
+def _real_modelled(kind: str, n: int, real: type) -> None:
     """Refuse what the real plan does not reproduce: float64 (its scalar and lane copies' contraction not pinned
-    down: 18 of 39 r2c and 18 of 45 c2r measured cases other)."""
+    down: 18 of 39 r2c and 18 of 45 c2r measured cases other) and a factor 5 (radf5, radb5: float32 r2c of 125
+    to 720 and c2r of every length with a 5 measured other)."""
     if real is not np.float32:
         raise ParityError(f"FFT {kind} of float64 on arm64: pocketfft's real plan in double is not modelled")
+    if n % 5 == 0:
+        raise ParityError(f"FFT {kind} of length {n} on arm64: pocketfft's radf5 and radb5 are not modelled")
 
 
 def _check(kind: str, lengths: list[int], read: np.ndarray) -> None:
@@ -250,8 +218,6 @@ def _real_pass(data: np.ndarray, d: int, n: int, fct: float, r2c: bool) -> np.nd
     batch = rows.shape[: ndim - 1]
     out = np.zeros((*batch, n // 2 + 1, 2) if r2c else (*batch, n), real)
     count = int(np.prod(batch)) if batch else 1
-    if not r2c and _lane_rows(count, real) < count:
-        _scalar_radb_modelled(n)
     if count and n:
         lib = load("pocketfft")
         fn = lib.pocketfft_real_f if real is np.float32 else lib.pocketfft_real_d
@@ -271,7 +237,7 @@ def r2c(x: np.ndarray, dim: list[int], normalization: int) -> np.ndarray:
     dims = _dims(dim, x.ndim)
     lengths = [x.shape[d] for d in dims]
     _check("r2c", lengths, x)
-    _real_modelled("r2c", x.dtype.type)
+    _real_modelled("r2c", x.shape[dims[-1]], x.dtype.type)
     fct = factor(normalization, int(np.prod(lengths)), x.dtype.type)
     y = _real_pass(x, dims[-1], x.shape[dims[-1]], fct, True)
     if len(dims) > 1:
@@ -289,7 +255,7 @@ def c2r(x: np.ndarray, dim: list[int], normalization: int, last_dim_size: int) -
         raise ParityError(f"FFT c2r of length {n} from {data.shape[dims[-1]]} bins: the impl takes exactly N/2+1")
     lengths = [data.shape[d] for d in dims[:-1]] + [n]
     _check("c2r", lengths, np.zeros(0))
-    _real_modelled("c2r", data.dtype.type)
+    _real_modelled("c2r", n, data.dtype.type)
     bins = np.moveaxis(data, dims[-1], 0)
     unread = [0] + ([n // 2] if n % 2 == 0 else [])  # the imaginary parts rfftp's input copy leaves unread
     read_im = np.delete(bins, unread, axis=0)[..., 1]

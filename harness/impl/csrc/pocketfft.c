@@ -23,9 +23,6 @@
  *     constant negated (the first fused), but for pass5's second pair in backward scalar code (the second
  *     fused). The float64 scalar instantiation (rows past the last pair) vectorised its complex values:
  *     pass2's, pass3's and pass4's twiddle differences take the lane order, pass8's the scalar one.
- *     radf5 and radb5 (float32): radf5's differences by a constant fuse the first product in lane code
- *     too; the scalar copy's i = 0 loops over k, vectorised by GCC (radf5 where l1 > 16, radb5 where
- *     l1 > 8: 4 k at a time, the rest one by one), take the lane order in their difference by constants.
  *   twiddles (sincos_2pibyn, comp_twiddle): in double (float32 ones rounded from it). ang is 0.25*pi/n in
  *     long double (the aarch64 ABI's IEEE quad), rounded to double (the caller passes it, computed exactly:
  *     not every host's C has a binary128 type); v1[i] = calc(i), v2[j] =

@@ -8,7 +8,6 @@ typedef struct {
     REAL r, i;
 } PF(cx);
 
-
 /* a*b - c*d as GCC contracts it: in scalar code the first product fused (fnmsub), in the NEON-lane code
  * (vec) the second (fmls). */
 #define DIFF(a, b, c, d, vec) ((vec) ? FMA(-(c), d, (a) * (b)) : FMA(a, b, -((c) * (d))))
@@ -250,8 +249,8 @@ int PF(pocketfft_c2c)(int64_t n, int64_t rows, REAL *data, int fwd, REAL fct, in
     return 0;
 }
 
-/* The real plan rfftp: radf2, 3, 4, 5 (forward, the halfcomplex result r0, r1, i1, r2, i2, ...) and radb2, 3, 4,
- * 5 (backward), their products fused as GCC contracts them (a product whose every use is a sum or a
+/* The real plan rfftp: radf2, 3, 4 (forward, the halfcomplex result r0, r1, i1, r2, i2, ...) and radb2, 3, 4
+ * (backward), their products fused as GCC contracts them (a product whose every use is a sum or a
  * difference is fused into each; of two products summed, the first). MULPM(c, d, e, f) = (c*e + d*f,
  * c*f - d*e), the first product of each fused. */
 #define MULPM(a, b, c, d, e, f) (a = FMA(c, e, (d) * (f)), b = DIFF(c, f, d, e, vec))
@@ -351,57 +350,6 @@ static void PF(radf4)(size_t ido, size_t l1, const REAL *cc, REAL *ch, const REA
         }
 }
 
-/* radf5: cr2, ci5 = CC4 + CC1, CC4 - CC1; cr3, ci4 = CC3 + CC2, CC3 - CC2 (i = 0), or the same of the
- * twiddled values (MULPM: dr, di); CH0 = (CC0 + cr2) + cr3; tr2 = CC0 + tr11*cr2 + tr12*cr3, tr3 = CC0 +
- * tr12*cr2 + tr11*cr3 (both products fused, in turn); i = 0: ti11*ci5 + ti12*ci4 (the first fused) and
- * ti12*ci5 - ti11*ci4; i > 0: tr5, tr4 = cr5*ti11 + cr4*ti12, cr5*ti12 - cr4*ti11 and ti5, ti4 the same of ci5,
- * ci4, then the sums and differences into the halfcomplex slots. The differences by the constants fuse the
- * first product (GCC multiplies by -ti11) in scalar and NEON-lane code alike, but for i = 0 in the scalar
- * copy's loop over k that GCC vectorised (4 k at a time, where l1 > 16; the last l1 % 4 one by one): the
- * second (fmls). */
-static void PF(radf5)(size_t ido, size_t l1, const REAL *cc, REAL *ch, const REAL *wa, int vec) {
-    const size_t cdim = 5;
-    const REAL tr11 = (REAL)0.3090169943749474241022934171828191, ti11 = (REAL)0.9510565162951535721164393333793821;
-    const REAL tr12 = (REAL)-0.8090169943749474241022934171828191, ti12 = (REAL)0.5877852522924731291687059546390728;
-    for (size_t k = 0; k < l1; k++) {
-        REAL cr2 = CC(0, k, 4) + CC(0, k, 1), ci5 = CC(0, k, 4) - CC(0, k, 1);
-        REAL cr3 = CC(0, k, 3) + CC(0, k, 2), ci4 = CC(0, k, 3) - CC(0, k, 2);
-        CH(0, 0, k) = CC(0, k, 0) + cr2 + cr3;
-        CH(ido - 1, 1, k) = FMA(tr12, cr3, FMA(tr11, cr2, CC(0, k, 0)));
-        CH(ido - 1, 3, k) = FMA(tr11, cr3, FMA(tr12, cr2, CC(0, k, 0)));
-        CH(0, 2, k) = FMA(ti11, ci5, ti12 * ci4);
-        CH(0, 4, k) = DIFF(ti12, ci5, ti11, ci4, vec != 1 && l1 > 16 && k < (l1 & ~(size_t)3));
-    }
-    if (ido == 1) return;
-    for (size_t k = 0; k < l1; ++k)
-        for (size_t i = 2; i < ido; i += 2) {
-            size_t ic = ido - i;
-            REAL dr2, di2, dr3, di3, dr4, di4, dr5, di5, tr4, tr5, ti4, ti5;
-            MULPM(dr2, di2, WA(0, i - 2), WA(0, i - 1), CC(i - 1, k, 1), CC(i, k, 1));
-            MULPM(dr3, di3, WA(1, i - 2), WA(1, i - 1), CC(i - 1, k, 2), CC(i, k, 2));
-            MULPM(dr4, di4, WA(2, i - 2), WA(2, i - 1), CC(i - 1, k, 3), CC(i, k, 3));
-            MULPM(dr5, di5, WA(3, i - 2), WA(3, i - 1), CC(i - 1, k, 4), CC(i, k, 4));
-            REAL cr2 = dr5 + dr2, ci5 = dr5 - dr2, ci2 = di2 + di5, cr5 = di2 - di5;
-            REAL cr3 = dr4 + dr3, ci4 = dr4 - dr3, ci3 = di3 + di4, cr4 = di3 - di4;
-            CH(i - 1, 0, k) = CC(i - 1, k, 0) + cr2 + cr3;
-            CH(i, 0, k) = CC(i, k, 0) + ci2 + ci3;
-            REAL tr2 = FMA(tr12, cr3, FMA(tr11, cr2, CC(i - 1, k, 0)));
-            REAL ti2 = FMA(tr12, ci3, FMA(tr11, ci2, CC(i, k, 0)));
-            REAL tr3 = FMA(tr11, cr3, FMA(tr12, cr2, CC(i - 1, k, 0)));
-            REAL ti3 = FMA(tr11, ci3, FMA(tr12, ci2, CC(i, k, 0)));
-            tr5 = FMA(cr5, ti11, cr4 * ti12), tr4 = DIFF(cr5, ti12, cr4, ti11, 0);
-            ti5 = FMA(ci5, ti11, ci4 * ti12), ti4 = DIFF(ci5, ti12, ci4, ti11, 0);
-            CH(i - 1, 2, k) = tr2 + tr5;
-            CH(ic - 1, 1, k) = tr2 - tr5;
-            CH(i, 2, k) = ti5 + ti2;
-            CH(ic, 1, k) = ti5 - ti2;
-            CH(i - 1, 4, k) = tr3 + tr4;
-            CH(ic - 1, 3, k) = tr3 - tr4;
-            CH(i, 4, k) = ti4 + ti3;
-            CH(ic, 3, k) = ti4 - ti3;
-        }
-}
-
 #undef CC
 #undef CH
 #define CC(a, b, c) cc[(a) + ido * ((b) + cdim * (c))]
@@ -494,55 +442,6 @@ static void PF(radb4)(size_t ido, size_t l1, const REAL *cc, REAL *ch, const REA
         }
 }
 
-/* radb5: ti5, ti4, tr2, tr3 = twice CC(0, 2), CC(0, 4), CC(ido-1, 1), CC(ido-1, 3) (i = 0), or the sums and
- * differences of the mirrored slots (i > 0); CH0 = (CC0 + tr2) + tr3; cr2 = CC0 + tr11*tr2 + tr12*tr3, cr3 =
- * CC0 + tr12*tr2 + tr11*tr3 (both products fused, in turn); ci5, ci4 = ti5*ti11 + ti4*ti12, ti5*ti12 - ti4*ti11
- * (and cr5, cr4 of tr5, tr4) as MULPM: the difference's second product fused in the NEON-lane code and, for
- * i = 0, in the scalar copy's loop over k that GCC vectorised (4 k at a time, where l1 > 8; the last l1 % 4 one
- * by one); the sums and differences, then (i > 0) MULPM by the twiddles. The scalar copy's inner loop over
- * i (ido over 9) is refused by pocketfft.py. */
-static void PF(radb5)(size_t ido, size_t l1, const REAL *cc, REAL *ch, const REAL *wa, int vec) {
-    const size_t cdim = 5;
-    const REAL tr11 = (REAL)0.3090169943749474241022934171828191, ti11 = (REAL)0.9510565162951535721164393333793821;
-    const REAL tr12 = (REAL)-0.8090169943749474241022934171828191, ti12 = (REAL)0.5877852522924731291687059546390728;
-    for (size_t k = 0; k < l1; k++) {
-        REAL ti5 = CC(0, 2, k) + CC(0, 2, k), ti4 = CC(0, 4, k) + CC(0, 4, k);
-        REAL tr2 = CC(ido - 1, 1, k) + CC(ido - 1, 1, k), tr3 = CC(ido - 1, 3, k) + CC(ido - 1, 3, k);
-        CH(0, k, 0) = CC(0, 0, k) + tr2 + tr3;
-        REAL cr2 = FMA(tr12, tr3, FMA(tr11, tr2, CC(0, 0, k))), cr3 = FMA(tr11, tr3, FMA(tr12, tr2, CC(0, 0, k)));
-        REAL ci5 = FMA(ti5, ti11, ti4 * ti12);
-        REAL ci4 = DIFF(ti5, ti12, ti4, ti11, vec == 1 || (l1 > 8 && k < (l1 & ~(size_t)3)));
-        CH(0, k, 4) = cr2 + ci5;
-        CH(0, k, 1) = cr2 - ci5;
-        CH(0, k, 3) = cr3 + ci4;
-        CH(0, k, 2) = cr3 - ci4;
-    }
-    if (ido == 1) return;
-    for (size_t k = 0; k < l1; ++k)
-        for (size_t i = 2; i < ido; i += 2) {
-            size_t ic = ido - i;
-            REAL tr2 = CC(i - 1, 2, k) + CC(ic - 1, 1, k), tr5 = CC(i - 1, 2, k) - CC(ic - 1, 1, k);
-            REAL ti5 = CC(i, 2, k) + CC(ic, 1, k), ti2 = CC(i, 2, k) - CC(ic, 1, k);
-            REAL tr3 = CC(i - 1, 4, k) + CC(ic - 1, 3, k), tr4 = CC(i - 1, 4, k) - CC(ic - 1, 3, k);
-            REAL ti4 = CC(i, 4, k) + CC(ic, 3, k), ti3 = CC(i, 4, k) - CC(ic, 3, k);
-            CH(i - 1, k, 0) = CC(i - 1, 0, k) + tr2 + tr3;
-            CH(i, k, 0) = CC(i, 0, k) + ti2 + ti3;
-            REAL cr2 = FMA(tr12, tr3, FMA(tr11, tr2, CC(i - 1, 0, k)));
-            REAL ci2 = FMA(tr12, ti3, FMA(tr11, ti2, CC(i, 0, k)));
-            REAL cr3 = FMA(tr11, tr3, FMA(tr12, tr2, CC(i - 1, 0, k)));
-            REAL ci3 = FMA(tr11, ti3, FMA(tr12, ti2, CC(i, 0, k)));
-            REAL cr5, cr4, ci5, ci4;
-            MULPM(cr5, cr4, tr5, tr4, ti11, ti12);
-            MULPM(ci5, ci4, ti5, ti4, ti11, ti12);
-            REAL dr4 = cr3 + ci4, dr3 = cr3 - ci4, di3 = ci3 + cr4, di4 = ci3 - cr4;
-            REAL dr5 = cr2 + ci5, dr2 = cr2 - ci5, di2 = ci2 + cr5, di5 = ci2 - cr5;
-            MULPM(CH(i, k, 1), CH(i - 1, k, 1), WA(0, i - 2), WA(0, i - 1), di2, dr2);
-            MULPM(CH(i, k, 2), CH(i - 1, k, 2), WA(1, i - 2), WA(1, i - 1), di3, dr3);
-            MULPM(CH(i, k, 3), CH(i - 1, k, 3), WA(2, i - 2), WA(2, i - 1), di4, dr4);
-            MULPM(CH(i, k, 4), CH(i - 1, k, 4), WA(3, i - 2), WA(3, i - 1), di5, dr5);
-        }
-}
-
 #undef CC
 #undef CH
 #undef WA
@@ -550,7 +449,7 @@ static void PF(radb5)(size_t ido, size_t l1, const REAL *cc, REAL *ch, const REA
 
 /* rfftp's plan: factors 4 while n % 4 == 0, one 2 (to the front), odd divisors ascending; factor k's
  * twiddles (all but the last factor's): (j, i) -> the sincos table's entry j * l1 * i, its real and
- * imaginary parts (each rounded to the precision) side by side. -1 where a factor is other than 2 to 5. */
+ * imaginary parts (each rounded to the precision) side by side. -1 where a factor is other than 2, 3, 4. */
 typedef struct {
     size_t n, nfct, fct[64];
     REAL *tw[64];
@@ -571,7 +470,7 @@ static int PF(rplan_make)(PF(rplan) * p, size_t n, double ang) {
         while (len % d == 0) f[m++] = d, len /= d;
     if (len > 1) f[m++] = len;
     for (size_t k = 0; k < m; ++k)
-        if (f[k] > 5) return -1; /* the generic passes radfg, radbg: not modelled */
+        if (f[k] > 4) return -1; /* radf5, radb5 and the generic passes: not modelled */
     p->n = n, p->nfct = m;
     size_t total = 0, l1 = 1;
     for (size_t k = 0; k < m; ++k) {
@@ -618,8 +517,7 @@ static void PF(rexec)(const PF(rplan) * p, REAL *c, REAL *ch, int r2hc, REAL fct
             l1 /= ip;
             if (ip == 4) PF(radf4)(ido, l1, p1, p2, p->tw[k], vec);
             else if (ip == 2) PF(radf2)(ido, l1, p1, p2, p->tw[k], vec);
-            else if (ip == 3) PF(radf3)(ido, l1, p1, p2, p->tw[k], vec);
-            else PF(radf5)(ido, l1, p1, p2, p->tw[k], vec);
+            else PF(radf3)(ido, l1, p1, p2, p->tw[k], vec);
             REAL *t = p1;
             p1 = p2, p2 = t;
         }
@@ -628,8 +526,7 @@ static void PF(rexec)(const PF(rplan) * p, REAL *c, REAL *ch, int r2hc, REAL fct
             size_t ip = p->fct[k], ido = n / (ip * l1);
             if (ip == 4) PF(radb4)(ido, l1, p1, p2, p->tw[k], vec);
             else if (ip == 2) PF(radb2)(ido, l1, p1, p2, p->tw[k], vec);
-            else if (ip == 3) PF(radb3)(ido, l1, p1, p2, p->tw[k], vec);
-            else PF(radb5)(ido, l1, p1, p2, p->tw[k], vec);
+            else PF(radb3)(ido, l1, p1, p2, p->tw[k], vec);
             REAL *t = p1;
             p1 = p2, p2 = t;
             l1 *= ip;
@@ -641,7 +538,7 @@ static void PF(rexec)(const PF(rplan) * p, REAL *c, REAL *ch, int r2hc, REAL fct
 /* r2c (forward) and c2r (backward) of rows contiguous rows: r2c reads rows x n reals and writes rows x
  * (n/2 + 1) complex values (bin 0's and, n even, bin n/2's imaginary parts +0); c2r reads rows x (n/2 + 1)
  * complex values (the imaginary parts of bin 0 and, n even, of bin n/2 unread) and writes rows x n reals.
- * 0, or -1 where n has a factor other than 2, 3 and 5. */
+ * 0, or -1 where n has a factor other than 2 and 3. */
 int PF(pocketfft_real)(int64_t n, int64_t rows, const REAL *in, REAL *out, int r2c, REAL fct, int64_t vec_rows,
                        double ang) {
     if (n < 1) return -1;
