@@ -2768,24 +2768,7 @@ ARM64: dict[str, str] = {
     ),
     "qr": "NVPL's LAPACK: not modelled, refused",
     "solve_triangular": "not modelled: refused (aarch64's BLAS strsm, either side, is not measured)",
-    "fft": (
-        "the wheel has no MKL: pocketfft (harness/impl/pocketfft.py, csrc/pocketfft.c), one 1-D pass per dim in"
-        " the order given (r2c: the real plan over the last dim, then the complex passes; c2r: the complex"
-        " backward passes, then the real plan), ATen's 1/N or 1/sqrt(N) in the transform's precision multiplied"
-        " after the first pass (c2r: the last); cfftp's pass8, 4, 2, 3, 5 and rfftp's radf/radb 2 to 4,"
-        " twiddles from glibc's double sincos times their two-table product (fnmsub, fmadd); GCC's contraction:"
-        " a product every use of which is a sum or difference fused into each, of two products added the"
-        " first, of a difference of two variable products the first in scalar code (fnmsub) and the second in"
-        " the NEON-lane code that takes rows 4 (float32) or 2 (float64) at a time, the rest of the rows one by"
-        " one (float64's scalar copy vectorised its pass2, 3 and 4 twiddles: the lane order); no thread or core"
-        " dependence (ATen passes no thread count: one thread); refused: lengths with a factor other than 2, 3"
-        " and 5 (pass7, pass11, the generic passes, Bluestein), real transforms of float64 or of a length with"
-        " a 5 (radf5, radb5: measured other), float64 rows through the scalar copy of a pass8 after pass2 (fft"
-        " of 48 and 128: other), a NaN or an infinity read, a host whose C library is not glibc (the twiddles"
-        " are its sin and cos); measured under emulation on N1, V1 and V2 at 1, 2"
-        " and 4 threads, 282 random transforms each: c2c 131 exact, 31 refused; r2c 15 and 45; c2r 20 and 40;"
-        " 0 other (the same bits on every core and thread count)"
-    ),
+    "fft": "not measured on arm64: refused",
     "glu": (
         "SLEEF exp in the vector body (4 lanes N1, V2; 8 V1, whose bits are x86 AVX2's), aarch64 `expf` in the"
         " tail, `inf * 0` the positive default NaN; 2 threads cut runs as on x86; NaN inputs not measured: refused"
