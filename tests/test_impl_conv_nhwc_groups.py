@@ -76,6 +76,17 @@ def _build(case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return x, w, b
 
 
+def _backward_operands(case) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """x, w and dy of a backward case, drawn in that order from its seed (no bias drawn)."""
+    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed = case[:13]
+    rng = np.random.default_rng(seed)
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
+    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
+    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
+    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    return x, w, dy
+
+
 # The baseline's backward (gemm:jit nspc over the groups): x, w, dy drawn in that order (no bias drawn);
 # (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, (grad_input, grad_weight, grad_bias) SHA-256)
 BACKWARD_CASES = (
@@ -160,12 +171,8 @@ def test_recorded_bits(level: str, case) -> None:
     "case", BACKWARD_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in BACKWARD_CASES]
 )
 def test_recorded_backward_sse41(case) -> None:
-    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
-    rng = np.random.default_rng(seed)
-    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
-    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
-    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
-    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    sh, sw, ph, pw, groups, threads, want = *case[7:12], case[13], case[14]
+    x, w, dy = _backward_operands(case)
     profile = profile_for_capability("DEFAULT", threads, "x86_64")
     got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (True,) * 3)
     assert [bits_sha256(g) for g in got] == list(want)
@@ -175,12 +182,8 @@ def test_recorded_backward_sse41(case) -> None:
     "case", AVX2_BACKWARD_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in AVX2_BACKWARD_CASES]
 )
 def test_recorded_grad_input_avx2(case) -> None:
-    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, specials, want = case
-    rng = np.random.default_rng(seed)
-    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
-    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
-    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
-    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    sh, sw, ph, pw, groups, threads, specials, want = *case[7:12], *case[13:16]
+    x, w, dy = _backward_operands(case)
     if specials:
         dy[0, 1, 2, 3], dy[0, 5, 4, 4], dy[1, 7, 3, 5] = np.float32(np.inf), np.float32(-0.0), np.float32(-1e-41)
         dy.reshape(-1).view(np.uint32)[17] = 0xFFC00123
@@ -196,12 +199,8 @@ def test_recorded_grad_input_avx2(case) -> None:
     "case", AVX2_WEIGHTS_CASES, ids=[f"{c[:4]}->{c[4]} {c[5]}x{c[6]} g{c[11]} t{c[13]}" for c in AVX2_WEIGHTS_CASES]
 )
 def test_recorded_weights_avx2(case) -> None:
-    n, c, h, w_, oc, kh, kw, sh, sw, ph, pw, groups, seed, threads, want = case
-    rng = np.random.default_rng(seed)
-    oh, ow = (h + 2 * ph - kh) // sh + 1, (w_ + 2 * pw - kw) // sw + 1
-    x = rng.standard_normal((n, c, h, w_), dtype=np.float32)
-    w = rng.standard_normal((oc, c // groups, kh, kw), dtype=np.float32)
-    dy = rng.standard_normal((n, oc, oh, ow), dtype=np.float32)
+    sh, sw, ph, pw, groups, threads, want = *case[7:12], case[13], case[14]
+    x, w, dy = _backward_operands(case)
     profile = profile_for_capability("AVX2", threads, "x86_64")
     got = conv_nhwc_backward.conv2d_backward(dy, x, w, (sh, sw), (ph, pw), groups, True, profile, (False, True, True))
     assert [bits_sha256(g) for g in got[1:]] == list(want)
