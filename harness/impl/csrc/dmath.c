@@ -125,3 +125,16 @@ int32_t dmath_table(int32_t t, double *hi, double *lo) {
     for (int32_t i = 0; i < len[t]; i++) hi[i] = tab[t][i].hi, lo[i] = tab[t][i].lo;
     return len[t];
 }
+
+/* dmath.h's glibc_sincos_a64 of x[i] into s[i], c[i]; returns how many were outside its domain (NaNs there).
+ * perturb (for the tests that must see a perturbed port fail): 0 none, 1 the low bit of the table's hi word
+ * of sin(64/128) flipped, 2 do_sin's table product cs*s rounded apart from its sum. */
+int64_t dmath_glibc_sincos_a64(const double *x, double *s, double *c, int64_t n, int32_t perturb) {
+    uint64_t tab[110][4];
+    memcpy(tab, glibc_sincostab, sizeof tab);
+    if (perturb == 1) tab[64][0] ^= 1u;
+    int64_t outside = 0;
+    for (int64_t i = 0; i < n; i++)
+        outside += glibc_sincos_a64_k(x[i], &s[i], &c[i], (const uint64_t(*)[4])tab, perturb != 2) != 0;
+    return outside;
+}

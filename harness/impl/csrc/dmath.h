@@ -28,12 +28,15 @@
  *   dm_sincos(x, &s, &c)  sin x, cos x for |x| <= 64 (NaN outside: the one call site stays in [0, 2pi))
  *   sleef_pow_d(x, y)     x^y as SLEEF's double pow computes it (not correctly rounded: its own steps, kept)
  *   mkl_vml_sincos_d(x, cosine)  MKL VML's vmdSin/vmdCos (HA) on MKL's generic path
- *   glibc_pow_d(x, y)     x^y as glibc's double pow computes it in x86-64's FMA build (its own steps, kept) */
+ *   glibc_pow_d(x, y)     x^y as glibc's double pow computes it in x86-64's FMA build (its own steps, kept)
+ *   glibc_sincos_a64(x, &s, &c)  glibc's double sincos as its aarch64 build computes it, for |x| < 2.426265
+ *                         (not correctly rounded: its own steps and table, kept; -1 and NaNs outside) */
 #ifndef PARITY_DMATH_H
 #define PARITY_DMATH_H
 
 #include "common.h"
 #include "glibc_pow_table.h"
+#include "glibc_sincos_table.h"
 #include "vml_sincos_d_table.h"
 
 /* ----------------------------------------------------------------------------- double-double */
@@ -894,5 +897,85 @@ static inline double glibc_pow_dd(double x, double y, int a64) {
 }
 
 static inline double glibc_pow_d(double x, double y) { return glibc_pow_dd(x, y, 0); }
+
+/* ------------------------------------------------------------ glibc's double sin and cos (aarch64) */
+
+/* glibc's double sincos (2.28 and later, sysdeps/ieee754/dbl-64 s_sincos.c over s_sin.c's do_sin and do_cos,
+ * the IBM Accurate Mathematical Library's), as glibc 2.36's aarch64 libm.so.6 computes it: read from its
+ * disassembly, GCC's contraction made explicit (fma). Only sincos (one call per angle in the aarch64 wheel's
+ * pocketfft twiddles); glibc's sin and cos are functions of their own (sin: x below 2^-26, and past 0.855469
+ * do_cos(hp0 - |x|, hp1)), not ported. Ported: |x| < 2.426265 (high word below 0x400368fd); larger |x|
+ * (reduce_sincos, __branred), infinities and NaNs return -1 with NaNs (the callers refuse).
+ *   |x| < 2^-27: sin x, cos 1.
+ *   |x| < 0.855469: do_sin(x, 0), do_cos(x, 0).
+ *   else: y = hp0 - |x|, a = y + hp1, da = (y - a) + hp1 (pi/2 - |x| as a pair); sin copysign(do_cos(a, da), x),
+ *     cos do_sin(a, da).
+ * do_sin(x, dx): |x| < 0.126: TAYLOR_SIN, a + ((P(xx) x - dx/2) xx + dx) with P = s1 + xx (s2 + ... xx s5)
+ *   (each step one fma; (P x - dx/2) one fnmsub, its xx product fused into + dx). Else dx negated where
+ *   x <= 0, u = 1.5*2^45 + |x| (|x| to the nearest k/128, k the low word), r = |x| - (u - 1.5*2^45), table
+ *   entry k (sn, ssn, cs, ccs): s = r + fma(r*xx, sn3 + xx sn5, dx), c = fma(dx, r, xx (cs2 + xx (cs4 + xx
+ *   cs6))) (xx = r*r, the polynomials fma steps), cor = fma(s, cs, fma(-c, sn, fma(s, ccs, ssn))), result
+ *   copysign(cor + sn, x).
+ * do_cos(x, dx): dx negated where x < 0, u and r as above, r += dx; s = fma(r*xx, sn3 + xx sn5, r), c as
+ *   above without the dx term, cor = fma(-s, sn, fma(-c, cs, fma(-s, ssn, ccs))), result cor + cs.
+ * The constants are glibc's own (usncs.h and s_sin.c, the doubles its decimals round to); the table is
+ * glibc_sincos_table.h. tab is the table (a test library passes a perturbed copy), fuse 0 rounds do_sin's
+ * cs*s apart from its sum (a perturbation for the tests: the kernels always pass 1). */
+static const double GS_S1 = -0x1.5555555555555p-3, GS_S2 = 0x1.1111111110ecep-7, GS_S3 = -0x1.a01a019db08b8p-13,
+                    GS_S4 = 0x1.71de27b9a7ed9p-19, GS_S5 = -0x1.addffc2fcdf59p-26;
+static const double GS_SN3 = -0x1.5555555555515p-3, GS_SN5 = 0x1.11110e829872fp-7, GS_CS2 = 0.5,
+                    GS_CS4 = -0x1.5555555555535p-5, GS_CS6 = 0x1.6c16bedd9e239p-10;
+static const double GS_BIG = 0x1.8p45, GS_HP0 = 0x1.921fb54442d18p0, GS_HP1 = 0x1.1a62633145c07p-54;
+
+static inline double gs_taylor_sin(double a, double da) {
+    const double xx = a * a;
+    const double p = fma(xx, fma(xx, fma(xx, fma(xx, GS_S5, GS_S4), GS_S3), GS_S2), GS_S1);
+    return a + fma(xx, fma(a, p, -(0.5 * da)), da);
+}
+
+static inline double gs_do_sin(double x, double dx, const uint64_t (*tab)[4], int fuse) {
+    if (fabs(x) < 0x1.020c49ba5e354p-3) return gs_taylor_sin(x, dx); /* 0.126 */
+    if (x <= 0) dx = -dx;
+    const double u = GS_BIG + fabs(x), r = fabs(x) - (u - GS_BIG);
+    const uint64_t *e = tab[(uint32_t)dm_d2u(u)];
+    const double sn = dm_u2d(e[0]), ssn = dm_u2d(e[1]), cs = dm_u2d(e[2]), ccs = dm_u2d(e[3]);
+    const double xx = r * r;
+    const double s = fma(r * xx, fma(xx, GS_SN5, GS_SN3), dx) + r;
+    const double c = fma(dx, r, xx * fma(xx, fma(xx, GS_CS6, GS_CS4), GS_CS2));
+    const double cor = fma(-c, sn, fma(s, ccs, ssn));
+    return copysign((fuse ? fma(s, cs, cor) : s * cs + cor) + sn, x);
+}
+
+static inline double gs_do_cos(double x, double dx, const uint64_t (*tab)[4]) {
+    if (x < 0) dx = -dx;
+    const double u = GS_BIG + fabs(x), r = (fabs(x) - (u - GS_BIG)) + dx;
+    const uint64_t *e = tab[(uint32_t)dm_d2u(u)];
+    const double sn = dm_u2d(e[0]), ssn = dm_u2d(e[1]), cs = dm_u2d(e[2]), ccs = dm_u2d(e[3]);
+    const double xx = r * r;
+    const double s = fma(r * xx, fma(xx, GS_SN5, GS_SN3), r);
+    const double c = xx * fma(xx, fma(xx, GS_CS6, GS_CS4), GS_CS2);
+    return fma(-s, sn, fma(-c, cs, fma(-s, ssn, ccs))) + cs;
+}
+
+static inline int glibc_sincos_a64_k(double x, double *s, double *c, const uint64_t (*tab)[4], int fuse) {
+    const uint32_t k = (uint32_t)(dm_d2u(x) >> 32) & 0x7fffffffu;
+    if (k < 0x3e400000u) {
+        *s = x, *c = 1.0;
+    } else if (k < 0x3feb6000u) {
+        *s = gs_do_sin(x, 0.0, tab, fuse), *c = gs_do_cos(x, 0.0, tab);
+    } else if (k < 0x400368fdu) {
+        const double y = GS_HP0 - fabs(x), a = y + GS_HP1, da = (y - a) + GS_HP1;
+        *s = copysign(gs_do_cos(a, da, tab), x), *c = gs_do_sin(a, da, tab, fuse);
+    } else {
+        *s = NAN, *c = NAN;
+        return -1;
+    }
+    return 0;
+}
+
+/* glibc's sincos(x) of aarch64 (above) for |x| < 2.426265: 0, or -1 with NaNs outside. */
+static inline int glibc_sincos_a64(double x, double *s, double *c) {
+    return glibc_sincos_a64_k(x, s, c, glibc_sincostab, 1);
+}
 
 #endif
