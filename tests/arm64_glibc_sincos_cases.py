@@ -1,7 +1,8 @@
 """Inputs of tests/test_glibc_sincos_a64.py (csrc/dmath.h's glibc_sincos_a64) and, run under emulation
 (``python tools/emulate_arm64.py run --cores neoverse-n1 -- tests/arm64_glibc_sincos_cases.py``), aarch64
 glibc's double ``sincos`` of them called through ctypes (the emulation root's libm.so.6, Debian 12's glibc 2.36):
-one JSON line, set -> the SHA-256 of the (sin, cos) bit pairs in order. Imports only NumPy.
+one JSON line, set -> the SHA-256 of the (sin, cos) bit pairs in order. Imports only NumPy and the impl's
+pocketfft (for the twiddles' angle).
 
 Sets, every input below 2.426265 in magnitude (the port's domain):
   random   20,000 doubles uniform in (-2.426265, 2.426265) (53 random bits) and 20,000 of random sign, exponent
@@ -9,6 +10,10 @@ Sets, every input below 2.426265 in magnitude (the port's domain):
   bounds   400 doubles either side (and on) each branch bound, 2^-27, 2^-26, 0.126, 0.855469 and 2.426265 (the
            last's upper side left out), and 40 either side of each table midpoint (k + 1/2)/128, k = 0..310
            (where 1.5*2^45 + |x| rounds to the next table entry), both signs
+  twiddles every angle pocketfft's sincos_2pibyn(n) hands sincos for n = 1..1,024 (calc(i), i = 1..mask, and
+           calc(j (mask + 1)), j = 1..n2 - 1: 8x reduced to the first octant against n, times the angle
+           0.25 pi / n, harness/impl/pocketfft.py's ``angle``), then every multiple m * angle(n), m = 0..n, of
+           n = 1..300 (the angles of any plan of those lengths)
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import sys
 
 import numpy as np
 
-SETS = ("random", "bounds")
+from harness.impl.pocketfft import angle
+
+SETS = ("random", "bounds", "twiddles")
 TOP = 0x400368FD << 32  # 2.426265's high word: the first double past the port's domain
 
 
@@ -49,7 +56,29 @@ def inputs(name: str) -> np.ndarray:
         parts.append(_around(np.array([TOP], np.uint64).view(np.float64)[0], 400, -1))
         parts += [_around((k + 0.5) / 128, 40, 40) for k in range(311)]
         return np.concatenate(parts)
+    if name == "twiddles":
+        return np.concatenate(
+            [_twiddle_arguments(n) for n in range(1, 1025)] + [np.arange(n + 1) * angle(n) for n in range(1, 301)]
+        )
     raise KeyError(name)
+
+
+def _twiddle_arguments(n: int) -> np.ndarray:
+    """The arguments sincos_2pibyn(n)'s calc passes to sincos, in its order (v1's, then v2's)."""
+    nval, shift = (n + 2) // 2, 1
+    while (1 << shift) * (1 << shift) < nval:
+        shift += 1
+    mask = (1 << shift) - 1
+    n2 = (nval + mask) // (mask + 1)
+    out = []
+    for x in [*range(1, mask + 1), *(j * (mask + 1) for j in range(1, n2))]:
+        x <<= 3
+        if x >= 4 * n:
+            x = 8 * n - x
+        if x >= 2 * n:
+            x -= 2 * n
+        out.append(x if x < n else 2 * n - x)
+    return np.array(out, dtype=np.float64) * angle(n)
 
 
 def digest(s: np.ndarray, c: np.ndarray) -> str:

@@ -1,5 +1,5 @@
 """csrc/dmath.h's glibc_sincos_a64 (glibc 2.36's double sincos as its aarch64 libm.so.6 computes it, |x| below
-2.426265) against aarch64 glibc's own bits, recorded under emulation
+2.426265: pocketfft's twiddles on the arm64 profiles) against aarch64 glibc's own bits, recorded under emulation
 (``python tools/emulate_arm64.py run --cores neoverse-n1 -- tests/arm64_glibc_sincos_cases.py``: its libm.so.6
 through ctypes), as SHA-256 digests over the sets of tests/arm64_glibc_sincos_cases.py; a perturbed port (one
 table word, one product rounded apart from its sum) must fail them; the table's rule (hi words the nearest
@@ -24,6 +24,7 @@ TOOL = ROOT / "tools" / "gen_glibc_sincos_table.py"
 RECORDED = {
     "random": "52cab54f9e81b843f21db921579c649f1ace3e7a64216bcb7ce280421281deea",
     "bounds": "10911e8c4da094fb042cbce7637ba0989d11ff565230f6139221979007683194",
+    "twiddles": "e67dd41ad100c8c1dec1d5306ebe4e91d5b27a810bcb5439971f2388a59d4287",
 }
 
 

@@ -1,5 +1,6 @@
 """ATen's CPU FFT on the x86 wheel (``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r``: MKL DFTI) for the lengths
-measured bit for bit, as DFTI runs them on its generic code path (an AMD CPU). Torch-free.
+measured bit for bit, as DFTI runs them on its generic code path (an AMD CPU). Torch-free. The arm64 wheel
+has no MKL: its pocketfft transforms are harness/impl/pocketfft.py's (``fft`` hands an arm64 profile there).
 
 Shape legend: x any shape, one transformed dim ``dim`` of length N; complex tensors are float32 arrays
 with a trailing (re, im) pair, as a trace captures them. ATen hands DFTI the other dims collapsed into
@@ -149,12 +150,32 @@ def strided_rows(shape: tuple[int, ...], stride: list[int] | None, d: int) -> bo
 def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
         forward: bool = True, last_dim_size: int = 0, stride: list[int] | None = None) -> np.ndarray:  # fmt: skip
     """``_fft_<kind>`` of x over ``dim``; complex results as float32 (..., 2) pairs. ``stride``: the
-    input's strides (in elements) where the caller held a view, else it is taken as C-contiguous."""
+    input's strides (in elements) where the caller held a view, else it is taken as C-contiguous.
+    On an arm64 profile: pocketfft's complex transforms (harness/impl/pocketfft.py), results as pairs of
+    the input's precision."""
+    if profile.aarch64:
+        return _fft_aarch64(kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size)
     if len(dim) > 1:
         return _fft_dims(
             kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size, stride=stride
         )
     return _fft_1d(kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size, stride=stride)
+
+
+def _fft_aarch64(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: KernelProfile, *,
+                 forward: bool, last_dim_size: int) -> np.ndarray:  # fmt: skip
+    """The arm64 wheel's FFT (pocketfft): its plans for lengths of factors 2, 3 and 5; the rest refused."""
+    from harness.impl import pocketfft
+
+    if profile.torch != IMPL_TORCH:
+        raise ParityError(
+            f"FFT under torch {profile.torch} on arm64: measured with torch {IMPL_TORCH}'s pocketfft only"
+        )
+    if kind == "r2c":
+        return pocketfft.r2c(x, dim, normalization)
+    if kind == "c2r":
+        return pocketfft.c2r(x, dim, normalization, last_dim_size)
+    return pocketfft.c2c(x, dim, normalization, forward)
 
 
 def _pass_count(kind: str, x: np.ndarray, dim: list[int]) -> tuple[list[int], int]:

@@ -1673,7 +1673,8 @@ def _flash_attention_backward(t: Arrays, a: Args, p: KernelProfile) -> dict[str,
 
 def _fft(kind: str) -> Replay:
     """``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r`` (harness/impl/fft.py: MKL DFTI's kernels for the lengths
-    modelled); complex operands and results as float32 (re, im) pairs, as a trace captures them."""
+    modelled; on arm64 pocketfft's, harness/impl/pocketfft.py); complex operands and results as (re, im)
+    pairs, as a trace captures them."""
 
     def run(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         from harness.impl.fft import fft
