@@ -3,7 +3,8 @@ against torch's recorded bits (torch 2.13.0, a Zen 5): at AVX2 (ATEN_CPU_CAPABIL
 ONEDNN_MAX_CPU_ISA=AVX2: oneDNN's brg_conv_fwd:avx2 and brgconv_1x1:avx2 group by group) and, in
 ``SSE41_CASES``, at the baseline (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41: gemm:jit nspc over
 the groups, jit:sse41 group by group); ``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc),
-``AVX2_BACKWARD_CASES`` AVX2's grad_input at stride 1 (brg_conv_bwd:avx2 group by group),
+``AVX2_BACKWARD_CASES`` AVX2's grad_input (at stride 1 brg_conv_bwd:avx2 group by group, at stride 2
+brgconv_strided:avx2, jit:avx2 or gemm:jit as ONEDNN_VERBOSE named them),
 ``AVX2_WEIGHTS_CASES`` its grad_weight and grad_bias of groups of whole blocks of 8 (jit:avx2).
 
 Each case's x (N, C, H, W), w (OC, C / G, KH, KW) and b (OC,) are drawn from ``np.random.default_rng(seed)``
@@ -115,7 +116,8 @@ BACKWARD_CASES = (
         "3249c680f653f03a506689e2d14e98ca1e46b34ce3eb5c5209c8640fb2d19e6a")),
 )  # fmt: skip
 
-# AVX2's grad_input at stride 1 (brg_conv_bwd:avx2 group by group): x, w, dy drawn as above; the specials
+# AVX2's grad_input (stride 1: brg_conv_bwd:avx2 group by group; a stride: the kernel oneDNN tries first that
+# takes the group, ONEDNN_VERBOSE naming each case's): x, w, dy drawn as above; the specials
 # case then sets NaN payloads of both signs (one quiet, one signalling), an infinity, -0 and subnormals in dy,
 # -0 and a subnormal in w; (N, C, H, W, OC, KH, KW, SH, SW, PH, PW, groups, seed, threads, specials, SHA-256)
 AVX2_BACKWARD_CASES = (
@@ -135,6 +137,25 @@ AVX2_BACKWARD_CASES = (
     # one image of one group ATen's small-image rule would keep in slow_conv2d: groups take it not
     (1, 6, 6, 7, 12, 3, 3, 1, 1, 1, 1, 3, 86, 1, False,
      "d05addd9b1b8e3fff34f2ec4b5501949a73adec9596533e652497bc179e36870"),
+    # stride 2, brgconv_strided:avx2 (over 8 output channels a group)
+    (2, 12, 9, 11, 48, 3, 3, 2, 2, 1, 1, 4, 101, 2, False,
+     "664fb0c4c9442b2ca13f8c635521fa651d7e088c0bed1a82448145077625bb7b"),
+    # its blocking search counting all 6 groups' work (one group's search gives other bits)
+    (1, 144, 14, 8, 120, 3, 3, 2, 2, 2, 2, 6, 102, 2, False,
+     "70041974c8255602e14e9e0056bf88846d560d2d39e94b8e23b84c8e06baba68"),
+    # jit:avx2 group by group: 5 -> 6 channels a group (nxc channel tails), then over specials
+    (3, 20, 9, 13, 24, 3, 3, 2, 2, 1, 1, 4, 103, 4, False,
+     "55756f166453b8de1ef849fa3300fcaa46433974b6e82bd42414e2325f379b6f"),
+    (2, 24, 11, 11, 24, 3, 3, 2, 2, 1, 1, 3, 104, 2, True,
+     "d30d24e6e942f6ba4cbdef3abcab8025fe87d211b90179e8e57d1d995fdc798d"),
+    # gemm:jit nspc per group (jit:avx2 declines fewer than 8 input channels under a kernel over 3 wide at a
+    # stride; unequal strides), the last over specials
+    (2, 12, 10, 9, 16, 5, 5, 2, 2, 2, 2, 4, 105, 1, False,
+     "ef9f5ade8e45c7eb0a972f7e0ddaf2c36649ad6db8bc1c10b1f1044f893b85df"),
+    (2, 16, 8, 9, 16, 3, 3, 2, 1, 1, 1, 2, 106, 4, False,
+     "393c88db35a2f499a55ec2781175a17f19fb128ba22d926dc27419b2efd1dc16"),
+    (2, 24, 9, 11, 32, 5, 5, 2, 2, 2, 2, 4, 107, 4, True,
+     "0896f5f735735f6e8c57ada6d393eb29ca272a862145d127405eefb677df1bca"),
 )  # fmt: skip
 
 # AVX2's grad_weight and grad_bias of groups of whole blocks of 8 (jit:avx2 on nxc, aBCde8c8b): x, w, dy drawn as
@@ -207,8 +228,8 @@ def test_recorded_weights_avx2(case) -> None:
 
 
 def test_refusals() -> None:
-    """What stays refused raises ParityError: AVX2's grad_weight and grad_bias of other than whole blocks of 8
-    and its grad_input at a stride,
+    """What stays refused raises ParityError: AVX2's grad_weight and grad_bias of other than whole blocks of 8,
+    its grad_input at a stride over 2 and brgconv_strided:avx2's over NaN or infinite operands,
     AVX-512, slow_conv2d per group, groups of more channels than measured at AVX2, the baseline's grad_weight
     of an unpadded 1x1 at stride 1."""
     x, w, b = _build(CASES[0])
@@ -216,8 +237,13 @@ def test_refusals() -> None:
     dy = np.ones((2, 16, 9, 9), np.float32)
     with pytest.raises(ParityError, match=r"jit:avx2's grad_weight and grad_bias of 4 groups .* whole blocks of 8"):
         conv_nhwc_backward.conv2d_backward(dy, x, w, (1, 1), (1, 1), 4, True, avx2, (False, True, False))
-    with pytest.raises(ParityError, match="grad_input of 4 groups of 4 channels at avx2 at stride"):
-        conv_nhwc_backward.conv2d_backward(dy[:, :, :5, :5], x, w, (2, 2), (1, 1), 4, False, avx2, (True, False, False))
+    with pytest.raises(ParityError, match=r"grad_input of 4 groups of 4 channels at avx2 at stride \(3, 3\)"):
+        conv_nhwc_backward.conv2d_backward(dy[:, :, :3, :3], x, w, (3, 3), (1, 1), 4, False, avx2, (True, False, False))
+    w12 = np.ones((48, 4, 3, 3), np.float32)  # 12 output channels a group at stride 2: brgconv_strided:avx2
+    dy12 = np.ones((2, 48, 5, 5), np.float32)
+    dy12[0, 3, 1, 1] = np.inf
+    with pytest.raises(ParityError, match="brgconv_strided over NaN or infinite"):
+        conv_nhwc_backward.conv2d_backward(dy12, x, w12, (2, 2), (1, 1), 4, False, avx2, (True, False, False))
     with pytest.raises(ParityError, match="not depthwise"):
         conv_nhwc_backward.conv2d_backward(
             dy, x, w, (1, 1), (1, 1), 4, True, profile_for_capability("AVX512", 1, "x86_64"), (True,) * 3

@@ -388,11 +388,22 @@ At SSE4.1 (and AVX2 for slow_conv2d):
   grad_bias are ``jit:avx2`` on nxc memory (aBCde8c8b weights) for every stride: where each group has whole
   blocks of 8 channels each side harness.impl.conv_grouped's blocked model (``_direct_groups_weights``: its
   cpu_reducer jobs counted over all the groups), measured at 1, 2 and 4 threads up to 24 channels a group,
-  every one it models bit for bit, none other. Refused: grad_weight and grad_bias of other groups, over
-  padding one group's jit:avx2 weights kernel declines, grad_input at a stride (``jit:avx2`` up to 8 output
-  channels a group, ``brgconv_strided:avx2`` past them: one group's model per group gave other bits over 6
-  groups of 24 -> 20 channels, 3x3 at stride 2, where one group alone was bit for bit), a padded 1x1, over
-  64 channels a group, and what one group's grad_input refuses (a kernel side wholly in the padding).
+  every one it models bit for bit, none other. grad_input at a stride (``_avx2_groups_strided_data``, the
+  kernel oneDNN tries first that takes the group, as ONEDNN_VERBOSE named it for every measured draw):
+  ``brgconv_strided:avx2`` over 8 output channels a group where its blocking search over all the groups
+  finds a blocking (harness.impl.conv_grouped's model of it over NCHW groups, the same kernel: its search
+  counts every group's work; one group's search had given other bits over 6 groups of 24 -> 20 channels,
+  3x3 at stride 2), else ``jit:avx2`` group by group where its init_conf takes the group (equal strides,
+  not fewer than 8 input channels a group under a kernel over 3 wide, its unroll checks; nxc's channel
+  tails, not padded: conv_grouped ``_direct_groups_data``), else ``gemm:jit`` nspc per group with
+  oneDNN's AVX2 sgemm (``_gemm_data``). Measured on a Zen 5 through the trace replay at 1, 2 and 4
+  threads (3, 4 or 8 groups of 2 to 24 input and 2 to 64 output channels, kernels 1 to 5, strides 2,
+  (2, 1) and (1, 2), 1 to 3 images, 156 of 330 draws over NaN payloads of both signs, infinities, -0
+  and subnormals): 238 bit for bit, 92 refused, none other. Refused: grad_weight and grad_bias of other
+  groups, over padding one group's jit:avx2 weights kernel declines, grad_input at a stride over 2 or on
+  other thread counts (not measured), brgconv_strided's over NaN or infinite operands, a padded 1x1 at
+  stride 1, over 64 channels a group, and what one group's grad_input refuses (a kernel side wholly in
+  the padding).
 
 Refused (``declines``): aarch64; at AVX-512 what the list above leaves out, among the gradients asked
 (``mask``: a first layer's grad_weight and grad_bias where its grad_input would be refused); groups other than 1 and
@@ -1571,7 +1582,8 @@ def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profil
     """ "" where ``conv2d_backward`` models the gradients ``mask`` asks of groups of several channels at
     AVX2, else a one-line reason: grad_input at stride 1 where one group's would be brg_conv_bwd's (up to
     ``_AVX2_GROUP_DATA_CHANNELS`` channels a group a side, measured), grad_weight and grad_bias as
-    ``_avx2_groups_weights_declines`` says; refused: grad_input at a stride, padded 1x1 kernels."""
+    ``_avx2_groups_weights_declines`` says, grad_input at stride 2 by ``_avx2_groups_strided_data``'s kernel on
+    ``_AVX2_GROUP_STRIDED_THREADS`` threads (measured); refused: padded 1x1 kernels at stride 1."""
     head = f"{groups} groups of {x_shape[1] // groups} channels at avx2"
     if conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
         return "ATen's slow_conv2d per group"
@@ -1581,11 +1593,16 @@ def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profil
             return f"jit:avx2's grad_weight and grad_bias of {head} (aBCde8c8b blocks): {why}"
     if not mask[0]:
         return ""
-    if tuple(stride) != (1, 1):
-        return f"grad_input of {head} at stride {tuple(stride)} (jit:avx2 or brgconv_strided:avx2)"
     cg, ocg = x_shape[1] // groups, w_shape[0] // groups
     if max(cg, ocg) > _AVX2_GROUP_DATA_CHANNELS:
         return f"grad_input of {head} over {_AVX2_GROUP_DATA_CHANNELS} channels a group a side (not measured)"
+    if tuple(stride) != (1, 1):
+        if profile.threads not in _AVX2_GROUP_STRIDED_THREADS or max(stride) > 2:
+            return (
+                f"grad_input of {head} at stride {tuple(stride)} on {profile.threads} threads not measured "
+                f"(strides 2, {', '.join(map(str, _AVX2_GROUP_STRIDED_THREADS))} threads)"
+            )
+        return ""
     gx_shape, gw_shape = (x_shape[0], cg, *x_shape[2:]), (ocg, *w_shape[1:])
     data = _avx2_kinds(gx_shape, gw_shape, stride, padding, 1, profile, aten=False)[0]
     if data.startswith("decline:"):
@@ -1598,6 +1615,26 @@ def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profil
 
 # the channels a group (either side) the AVX2 grouped grad_input was measured over
 _AVX2_GROUP_DATA_CHANNELS = 64
+# the thread counts the AVX2 grouped grad_input at a stride was measured at (strides 1 and 2 in each direction)
+_AVX2_GROUP_STRIDED_THREADS = (1, 2, 4)
+
+
+def _avx2_groups_strided_data(g: conv.Geometry, groups: int, profile: KernelProfile) -> str:
+    """oneDNN's grad_input kernel of groups of several channels on nxc memory at AVX2 and a stride over 1
+    (``g`` one group's geometry), in the order it tries them: ``brgconv_strided:avx2`` over 8 output
+    channels a group where its blocking search over all the groups finds a blocking, ``jit:avx2`` where
+    jit_avx2_conv_bwd_data_kernel_f32::init_conf takes the group (equal strides; "gemm-based convolution
+    performs better" declines fewer than 8 input channels a group under a kernel wider than 3 at a stride;
+    ``conv._avx2_data_declines``' unroll and overflow checks; channel tails on nxc, not padded), else
+    ``gemm:jit`` (ONEDNN_VERBOSE on a Zen 5: every measured draw's kernel so predicted)."""
+    if g.oc > 8 and not conv._strided_declines(g, profile, 8, groups):
+        return "brgconv_strided:avx2"
+    small = g.c < 8 and g.kw > 3 and g.sw > 1
+    if g.sh == g.sw and not small and not conv._avx2_data_declines(g):
+        return "jit:avx2"
+    return "gemm:jit"
+
+
 # AVX2's grouped grad_weight and grad_bias: the thread counts and channels a group (either side) measured
 _AVX2_GROUP_WEIGHTS_THREADS = (1, 2, 4)
 _AVX2_GROUP_WEIGHTS_CHANNELS = 24
@@ -1621,10 +1658,28 @@ def _avx2_groups_weights_declines(x_shape, w_shape, stride, padding, groups: int
 
 
 def _avx2_groups_backward(dy, x, w, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
-    """grad_input of groups of several channels at AVX2 and stride 1 (``_avx2_groups_declines`` passed):
+    """grad_input of groups of several channels at AVX2 (``_avx2_groups_declines`` passed): at stride 1
     brg_conv_bwd:avx2 group by group, each group one group's grad_input (``_brg_bwd_blocked`` or
-    ``_brg_bwd_data`` with the blocks one group's search keeps), the groups' side by side."""
+    ``_brg_bwd_data`` with the blocks one group's search keeps), the groups' side by side; at a stride
+    the kernel ``_avx2_groups_strided_data`` names: brgconv_strided:avx2 as over NCHW groups (conv_grouped
+    ``brgconv_strided_groups``: per group conv.py's model, its search counting every group's work; refused
+    over NaN or infinite operands), jit:avx2 group by group (conv_grouped ``_direct_groups_data``: per chunk
+    of output-channel blocks a fused chain from 0 over the taps reaching the pixel, the chunks' sums added),
+    gemm:jit nspc per group with oneDNN's AVX2 sgemm (``_gemm_data``, its threading over every group's
+    images)."""
     cg, ocg = x.shape[1] // groups, w.shape[0] // groups
+    if tuple(stride) != (1, 1):
+        g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+        kind = _avx2_groups_strided_data(g, groups, profile)
+        if kind == "brgconv_strided:avx2":
+            return conv_grouped.brgconv_strided_groups(dy, w, g, groups, 8, profile)
+        if kind == "jit:avx2":
+            return conv_grouped._direct_groups_data(dy, w, g, groups, False)
+        return np.concatenate(
+            [_gemm_data(dy[:, k * ocg : (k + 1) * ocg], w[k * ocg : (k + 1) * ocg], g, profile.threads, og.AVX2,
+                        groups=groups) for k in range(groups)],
+            axis=1,
+        )  # fmt: skip
     parts = []
     for k in range(groups):
         xg = np.ascontiguousarray(x[:, k * cg : (k + 1) * cg])
