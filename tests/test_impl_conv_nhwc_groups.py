@@ -2,7 +2,8 @@
 against torch's recorded bits (torch 2.13.0, a Zen 5): at AVX2 (ATEN_CPU_CAPABILITY=avx2,
 ONEDNN_MAX_CPU_ISA=AVX2: oneDNN's brg_conv_fwd:avx2 and brgconv_1x1:avx2 group by group) and, in
 ``SSE41_CASES``, at the baseline (ATEN_CPU_CAPABILITY=default, ONEDNN_MAX_CPU_ISA=SSE41: gemm:jit nspc over
-the groups, jit:sse41 group by group); ``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc),
+the groups, jit:sse41 group by group), in ``AVX512_CASES`` at AVX512_CORE (jit:avx512_core on nxc);
+``BACKWARD_CASES`` the baseline's backward (gemm:jit nspc),
 ``AVX2_BACKWARD_CASES`` AVX2's grad_input (at stride 1 brg_conv_bwd:avx2 group by group, at stride 2
 brgconv_strided:avx2, jit:avx2 or gemm:jit as ONEDNN_VERBOSE named them),
 ``AVX2_WEIGHTS_CASES`` its grad_weight and grad_bias of groups of whole blocks of 8 (jit:avx2).
@@ -175,7 +176,40 @@ AVX2_WEIGHTS_CASES = (
         "9672b578da8209f46bb4deb41a495694323af6d23ecb43c1a48a6aa9fa1981f2")),
 )  # fmt: skip
 
-LEVEL_CASES = [("AVX2", c) for c in CASES] + [("DEFAULT", c) for c in SSE41_CASES]
+# The same at AVX512_CORE (ATEN_CPU_CAPABILITY=avx512, ONEDNN_MAX_CPU_ISA=AVX512_CORE: jit:avx512_core on nxc memory,
+# one chain a group over its channel blocks of 4, 8 or 16, or brg_conv_fwd:avx2 where it declines; every case's
+# kernel so named by ONEDNN_VERBOSE)
+AVX512_CASES = (
+    # blocks of 4, one a group
+    (2, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 4, 111, 1, False,
+     "98e2be88d7dd961bbd00fe9c32924628a79f66136de600a1f1948c37fa534e05"),
+    # 12 -> 12 and 12 -> 8 channels a group: 3 blocks of 4 in one chain
+    (2, 24, 7, 9, 24, 3, 3, 2, 2, 1, 1, 2, 112, 2, False,
+     "1fd829f43dbacb4d96650b4079a2eeee15e798c7be67627a1e30ec5bdad9cf40"),
+    (1, 36, 9, 8, 24, 5, 5, 2, 2, 2, 2, 3, 114, 2, False,
+     "a4e5f1c287239505b03e58fe3025272b5f45180a9cf7c46656ad55b2cd6d4788"),
+    # 16 -> 8: one block of 16 (the smaller vectors only under 16 channels a side)
+    (2, 32, 7, 7, 16, 3, 3, 1, 1, 1, 1, 2, 113, 4, False,
+     "8c08dc07b946371548152be74821a3ccf4baa2d7ce13c23c94b5ff0db14b6e45"),
+    # 12 -> 24, a 1x1 at stride 2: one block of 16 with tails
+    (2, 48, 6, 10, 96, 1, 1, 2, 2, 0, 0, 4, 115, 2, False,
+     "36fe7d6a92593ed67eacff8a1a5269f2e73c4ad193865d0c47ae683b5a37d014"),
+    # NaN of both signs, infinities, -0, a subnormal: 3 -> 4 (a block of 16, tails), 8 -> 4 (2 blocks of 4)
+    (1, 24, 8, 8, 32, 3, 3, 2, 2, 0, 0, 8, 116, 4, True,
+     "0e8c73d91936378d0c0050a1a3654bf81f6ab87159286ca162fef0b70b9e9358"),
+    (2, 64, 8, 8, 32, 3, 3, 1, 1, 1, 1, 8, 117, 1, True,
+     "948ec47cd2955b0fbe173bc605043621307a5e8387158a872444ce39e226cb57"),
+    # where jit:avx512_core's checks decline the group (the kernel wholly in the padding, a padded 1x1):
+    # brg_conv_fwd:avx2 group by group, as at AVX2
+    (1, 24, 2, 12, 24, 2, 2, 2, 2, 2, 2, 3, 118, 1, False,
+     "975707eb9be2f5560f97d11a07d255156b2a1731cd49b0938a1d61153876fc03"),
+    (2, 24, 10, 12, 48, 1, 1, 1, 1, 1, 1, 4, 119, 2, False,
+     "d2c3a75937ceabcfc15414f1395de4ad5899f8b823041dc016ba48777eeac7a4"),
+)  # fmt: skip
+
+LEVEL_CASES = (
+    [("AVX2", c) for c in CASES] + [("DEFAULT", c) for c in SSE41_CASES] + [("AVX512", c) for c in AVX512_CASES]
+)
 
 
 @pytest.mark.parametrize(
@@ -230,7 +264,9 @@ def test_recorded_weights_avx2(case) -> None:
 def test_refusals() -> None:
     """What stays refused raises ParityError: AVX2's grad_weight and grad_bias of other than whole blocks of 8,
     its grad_input at a stride over 2 and brgconv_strided:avx2's over NaN or infinite operands,
-    AVX-512, slow_conv2d per group, groups of more channels than measured at AVX2, the baseline's grad_weight
+    AVX-512's backward and its forward over 16 input channels a group, brg_conv_fwd:avx2's grouped forward where
+    all the groups' work could change its blocking search's pick, slow_conv2d per group, groups of more
+    channels than measured at AVX2, the baseline's grad_weight
     of an unpadded 1x1 at stride 1."""
     x, w, b = _build(CASES[0])
     avx2 = profile_for_capability("AVX2", 1, "x86_64")
@@ -248,8 +284,12 @@ def test_refusals() -> None:
         conv_nhwc_backward.conv2d_backward(
             dy, x, w, (1, 1), (1, 1), 4, True, profile_for_capability("AVX512", 1, "x86_64"), (True,) * 3
         )
-    with pytest.raises(ParityError, match="not depthwise"):
-        conv_nhwc.conv2d(x, w, b, (1, 1), (1, 1), 4, profile_for_capability("AVX512", 1, "x86_64"))
+    x12, w3 = np.ones((1, 12, 1, 11), np.float32), np.ones((12, 3, 2, 2), np.float32)  # other bits where modelled
+    with pytest.raises(ParityError, match="all the groups' work could change its pick"):
+        conv_nhwc.conv2d(x12, w3, None, (2, 2), (2, 2), 4, profile_for_capability("AVX2", 4, "x86_64"))
+    x40, w20 = np.ones((1, 40, 5, 5), np.float32), np.ones((8, 20, 3, 3), np.float32)
+    with pytest.raises(ParityError, match="brg_conv_fwd:avx512_core or brgconv_1x1:avx512_core over 16 input"):
+        conv_nhwc.conv2d(x40, w20, None, (1, 1), (1, 1), 2, profile_for_capability("AVX512", 1, "x86_64"))
     w1 = np.ones((16, 4, 1, 1), np.float32)
     with pytest.raises(ParityError, match="slow_conv2d per group"):
         conv_nhwc.conv2d(x, w1, b, (1, 1), (0, 0), 4, avx2)

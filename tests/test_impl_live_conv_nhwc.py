@@ -72,7 +72,7 @@ CASES = (
     ((2, 20, 6, 4), (12, 20, 7, 3), 2, (3, 2), 1, False),  # taller than wide: the partial taps' calls a row each
     ((2, 36, 1, 9), (7, 36, 1, 7), 3, (0, 6), 1, True),  # stride 3
     ((2, 22, 1, 29), (44, 22, 1, 4), 2, (0, 3), 1, True),  # stride 2 padded: the search's blocks (AVX-512)
-    ((2, 16, 6, 6), (16, 4, 3, 3), 1, (1, 1), 4, True),  # refused: groups of 4 channels
+    ((2, 16, 6, 6), (16, 4, 3, 3), 1, (1, 1), 4, True),  # groups of 4 channels (refused at AVX2 before, AVX-512 too)
 )
 
 
@@ -403,7 +403,8 @@ def test_channels_last_as_aten_suggests() -> None:
 
 def test_refusals_name_the_kernel() -> None:
     """What is not modelled raises ParityError with its reason: ip_convolution, brg_conv_bwd's grad_input at
-    AVX-512 whose swapped forward's ic blocks hang on the output-channel block; groups of several channels at AVX-512.
+    AVX-512 whose swapped forward's ic blocks hang on the output-channel block; groups of over 16 input channels at
+    AVX-512 (its brgemm kernels; up to 16 jit:avx512_core, modelled).
     Modelled now that brg_conv_fwd's blocks are those oneDNN's search keeps (``conv_nhwc.exec_search``; each bit
     for bit against torch on a Zen 5): a 3x3 backward's grad_input where the row outgrows the forward's output
     past 60 columns, ic blocks the output-channel block decides (AVX-512 and AVX2; AVX2's blocks of 320 over
@@ -447,5 +448,8 @@ def test_refusals_name_the_kernel() -> None:
     ).shape == (1, 24, 1, 2)
     w4 = np.zeros((16, 4, 3, 3), np.float32)  # 4 groups of 4 channels: brg_conv_fwd:avx2 group by group
     assert conv_nhwc.conv2d(x, w4, None, (1, 1), (1, 1), 4, avx2).shape == (2, 16, 8, 8)
-    with pytest.raises(ParityError, match="4 groups of 4 channels"):  # jit:avx512_core's blocks on nxc: not read
-        conv_nhwc.conv2d(x, w4, None, (1, 1), (1, 1), 4, avx512)
+    # jit:avx512_core on nxc: one chain over its blocks of 4 channels
+    assert conv_nhwc.conv2d(x, w4, None, (1, 1), (1, 1), 4, avx512).shape == (2, 16, 8, 8)
+    x40, w20 = np.zeros((2, 40, 8, 8), np.float32), np.zeros((16, 20, 3, 3), np.float32)
+    with pytest.raises(ParityError, match="brg_conv_fwd:avx512_core or brgconv_1x1:avx512_core over 16 input"):
+        conv_nhwc.conv2d(x40, w20, None, (1, 1), (1, 1), 2, avx512)

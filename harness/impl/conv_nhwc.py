@@ -98,11 +98,25 @@ What runs (measured with ONEDNN_VERBOSE, torch 2.13.0, oneDNN v3.12), and its bi
   harness.impl.conv_grouped's model), else ``gemm:jit`` nspc per group, init_conf's pixel blocks and outer
   threading weighing every group's images. Measured on a Zen 5 (2 to 8 groups of 2 to 64 channels a side,
   kernels 1 to 7, strides 1 and 2, 1 to 3 images, 30% with NaN, infinities, -0 and subnormals; 1, 2 and 4
-  threads): every forward bit for bit, none other (docs/impl/kernels.md has the counts). At AVX-512 oneDNN
-  runs jit:avx512_core on nxc in channel blocks of 4, 8 or 16 (its order over the blocks differs from the
-  NCHW model's: one chain over (block, kh, kw, channel) where the blocks are 4), brg_conv_fwd:avx2 or
-  brg_conv_fwd:avx512_core (over 16 channels a group): refused, as is the backward but at SSE4.1
-  (harness.impl.conv_nhwc_backward).
+  threads): every forward bit for bit, none other (docs/impl/kernels.md has the counts). Refused on several
+  threads where the search with every group's work (oneDNN's est_eff counts mb * ngroups work items; the model
+  searches one group's) could pick another blocking than one group's: 4 groups of 3 channels, a 2x2 kernel at
+  stride 2 padded 2 over a 1x11 input on 4 threads gave other bits (18 of 168) with one group's column blocks.
+- at AVX-512 (``_avx512_groups_forward``) oneDNN's avx512_core brgemm kernels decline groups of up to 16
+  input channels ("grouped convolutions with small ic") and ``jit:avx512_core`` runs them on nxc memory
+  (ONEDNN_VERBOSE) in a channel block (``avx512_group_block``: init_conf tries its smaller vectors, 8 then 4
+  dividing both sides, only where the group has fewer than 16 channels each side; else 16, the channels not
+  padded): per output one fused chain from 0 over (block, kh, kw, channel), the blocks in one chain (its
+  loop over them runs inside one call on nxc; over blocked NCHW memory each block's sum is added), the
+  bias added last. Where its checks decline the group (conv_grouped ``_avx512_group_forward_takes``, with
+  that block: a kernel wholly in the padding, a padded 1x1, its unroll's padding and code-size bounds)
+  oneDNN runs brg_conv_fwd:avx2, modelled as at AVX2 above (AVX2's parameters); where those checks are not
+  settled, refused; over 16 input channels a group brg_conv_fwd:avx512_core / brgconv_1x1:avx512_core run
+  (refused). Measured on a Zen 5 (3, 4 or 8 groups of 2 to 20 input and 1 to 32 output channels, kernels 1
+  to 5, strides 1 and 2, padding to half the kernel plus 1, 1 to 3 images, with and without bias, NaN
+  payloads, infinities, -0 and subnormals in a third to a half; through the trace replay at 1, 2 and 4
+  threads): every forward it models bit for bit, none other, every kernel as ONEDNN_VERBOSE named it. The
+  backward is refused but at SSE4.1 and AVX2 (harness.impl.conv_nhwc_backward).
 
 Refused (ParityError naming the kernel): aarch64; groups other than 1 and depthwise but the forward above;
 slow_conv2d per group (a 1x1 depthwise kernel at stride 1 on 1 thread); at AVX2 and AVX-512 brgconv_1x1's ic blocks
@@ -150,7 +164,7 @@ from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped
 from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, ptr
-from harness.impl.profiles import KernelProfile
+from harness.impl.profiles import KernelProfile, profile_for_capability
 
 # oneDNN's brgemm convolution at AVX2 (jit_brgemm_conv_utils.cpp): its L2 taken as 2 MiB whatever the
 # host's, three quarters of it; the unroll (estimate_ur) by the output-channel block
@@ -973,7 +987,16 @@ def _avx2_groups_declines(x_shape, w_shape, stride, padding, groups: int, profil
             return f"{head}: brgconv_1x1's ic blocks of {' or '.join(map(str, sorted(blocks)))} are not modelled"
         return ""
     why = brg_search_blocks(g, profile)
-    return f"{head}: oneDNN's brg_conv_fwd {why} is not modelled" if isinstance(why, str) else ""
+    if isinstance(why, str):
+        return f"{head}: oneDNN's brg_conv_fwd {why} is not modelled"
+    if profile.threads > 1 and brg_search_blocks(g._replace(n=g.n * groups), profile) != why:
+        # its search weighs every group's work (est_eff: mb * ngroups * nb_oc * sp_amount), the model one
+        # group's: 4 groups of 3 channels, a 2x2 kernel at stride 2 padded 2 over a 1x11 input on 4 threads
+        # gave other bits (18 of 168) where one group's search splits the columns for the threads
+        return (
+            f"{head}: brg_conv_fwd's blocking search where all the groups' work could change its pick is not modelled"
+        )
+    return ""
 
 
 # the channels a group the AVX2 grouped forward was measured over (one ic block a group)
@@ -1007,11 +1030,86 @@ def _avx2_groups_forward(x, w, b, stride, padding, groups: int, profile: KernelP
     return np.concatenate(outs, axis=1)
 
 
+# ------------------------------------------------------------- AVX-512: groups of several channels
+def _avx512_groups(x_shape, w_shape, groups: int, profile: KernelProfile) -> bool:
+    """A forward of groups of 2 or more input channels each (not depthwise) at AVX512_CORE."""
+    return (
+        groups > 1
+        and x_shape[1] // groups > 1
+        and _level(profile) == "avx512"
+        and not _unmodelled_level(profile, ("avx512",))
+    )
+
+
+def avx512_group_block(cg: int, ocg: int) -> int:
+    """jit:avx512_core's channel block for a group of ``cg`` input and ``ocg`` output channels on nxc memory
+    (jit_avx512_common_conv_fwd_kernel init_conf): its smaller vectors (8, else 4, dividing both) only where
+    the group has fewer than 16 channels each side and they are not whole vectors of 16; else 16, the
+    channels not padded (nxc's tails)."""
+    if cg < 16 and ocg < 16:
+        return next((b for b in (8, 4) if cg % b == 0 and ocg % b == 0), 16)
+    return 16
+
+
+# the input channels a group jit:avx512_core runs on nxc (above them oneDNN's avx512_core brgemm kernels take the
+# group: brg_conv_fwd / brgconv_1x1, not modelled) and the output channels a group measured
+_AVX512_GROUP_IC = 16
+_AVX512_GROUP_OC = 32
+
+
+def _avx512_groups_declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
+    """Why the AVX512_CORE forward of groups of several channels is not modelled ("" where it is): modelled
+    where jit:avx512_core runs it (oneDNN's avx512_core brgemm kernels decline groups of up to 16 input
+    channels, "grouped convolutions with small ic") and its checks take the group
+    (conv_grouped ``_avx512_group_forward_takes`` with the nxc block ``avx512_group_block``)."""
+    head = f"conv2d (channels-last): {groups} groups of {x_shape[1] // groups} channels at avx512"
+    if conv_grouped._thnn_per_group(x_shape, w_shape, stride, profile):
+        return f"{head}: ATen's slow_conv2d per group is not modelled"
+    cg, ocg = x_shape[1] // groups, w_shape[0] // groups
+    if cg > _AVX512_GROUP_IC:
+        return (
+            f"{head}: oneDNN's brg_conv_fwd:avx512_core or brgconv_1x1:avx512_core over {_AVX512_GROUP_IC} input "
+            "channels a group is not modelled"
+        )
+    if ocg > _AVX512_GROUP_OC:
+        return f"{head}: over {_AVX512_GROUP_OC} output channels a group (not measured)"
+    g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
+    takes = conv_grouped._avx512_group_forward_takes(g, avx512_group_block(cg, ocg))
+    if takes is None:
+        return f"{head}: where jit:avx512_core's checks are not settled is not modelled"
+    if not takes:  # brg_conv_fwd:avx2 group by group, as at AVX2
+        why = _avx2_groups_declines(x_shape, w_shape, stride, padding, groups, avx2_profile(profile))
+        return f"{why} (brg_conv_fwd:avx2 where jit:avx512_core declines at avx512)" if why else ""
+    return ""
+
+
+def avx2_profile(profile: KernelProfile) -> KernelProfile:
+    """``profile``'s threads and caches at the AVX2 level: oneDNN's AVX2 kernels, which its list reaches at
+    avx512_core where the avx512_core ones decline."""
+    avx2 = profile_for_capability("AVX2", profile.threads, "x86_64", profile.torch)
+    return avx2.with_l1_per_core(profile.l1_per_core).with_l2_per_core(profile.l2_per_core)
+
+
+def _avx512_groups_forward(x, w, b, stride, padding, groups: int, profile: KernelProfile) -> np.ndarray:
+    """jit:avx512_core over groups of several channels on nxc memory: per group and output one fused chain
+    from 0 over (channel block of ``avx512_group_block``, kh, kw, channel), the blocks in one chain (the
+    kernel's loop over them inside one call, where over blocked NCHW memory each block's sum is added), the
+    bias added last (conv_grouped ``_terms_groups_forward``); where its checks decline the group,
+    brg_conv_fwd:avx2 group by group (``_avx2_groups_forward`` with AVX2's parameters)."""
+    g = conv_grouped._group_geometry(x.shape, w.shape, stride, padding, groups)
+    if not conv_grouped._avx512_group_forward_takes(g, avx512_group_block(g.c, g.oc)):
+        return _avx2_groups_forward(x, w, b, stride, padding, groups, avx2_profile(profile))
+    terms = conv._terms_blocked(g.c, g.kh, g.kw, avx512_group_block(g.c, g.oc))
+    return conv_grouped._terms_groups_forward(x, w, b, g, groups, terms[terms[:, 0] >= 0], 0)
+
+
 # ------------------------------------------------------------------------------- interface
 def declines(x_shape, w_shape, stride, padding, groups: int, profile: KernelProfile) -> str:
     """Why this channels-last forward is not modelled under ``profile`` ("" where it is)."""
     if _avx2_groups(x_shape, w_shape, groups, profile):
         return _avx2_groups_declines(x_shape, w_shape, stride, padding, groups, profile)
+    if _avx512_groups(x_shape, w_shape, groups, profile):
+        return _avx512_groups_declines(x_shape, w_shape, stride, padding, groups, profile)
     why = common_declines(x_shape, w_shape, stride, groups, profile, ("default", "avx2", "avx512"))
     if why:
         return f"conv2d (channels-last): {why} is not modelled"
@@ -1062,6 +1160,8 @@ def conv2d(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, stride, padding, 
         return _thnn_forward(x, w, b, conv._geometry(x.shape, w.shape, stride, padding), profile)
     if _avx2_groups(x.shape, w.shape, groups, profile):
         return _avx2_groups_forward(x, w, b, stride, padding, groups, profile)
+    if _avx512_groups(x.shape, w.shape, groups, profile):
+        return _avx512_groups_forward(x, w, b, stride, padding, groups, profile)
     if _level(profile) != "sse41":
         if groups != 1:
             return _depthwise(x, w, b, stride, padding)

@@ -427,7 +427,7 @@ from harness.core.errors import ParityError
 from harness.impl import conv, conv_grouped, conv_nhwc
 from harness.impl import onednn_sgemm as og
 from harness.impl._lib import aligned, f32, load, ptr
-from harness.impl.profiles import KernelProfile, profile_for_capability
+from harness.impl.profiles import KernelProfile
 
 # the thread counts at which the depthwise backwards were measured (jit_dw, jit:avx2 and jit:avx512_core over
 # groups): every one from 1 to 16
@@ -1114,7 +1114,9 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
         g = conv_grouped._group_geometry(x_shape, w_shape, stride, padding, groups)
         wide = conv_grouped.dw_weights_declines(g)  # jit:avx512_core over groups (aBCde16c16b)
         if wide and (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):  # jit:avx2's or gemm:jit's
-            why = _avx2_declines(x_shape, w_shape, stride, padding, groups, _avx2_level(profile), (False, *mask[1:]))
+            why = _avx2_declines(
+                x_shape, w_shape, stride, padding, groups, conv_nhwc.avx2_profile(profile), (False, *mask[1:])
+            )
             if why:
                 return why
         return _dw_declines(profile.threads, "jit_dw:avx512_core")
@@ -1142,7 +1144,9 @@ def _avx512_declines(x_shape, w_shape, stride, padding, groups: int, profile: Ke
                 f"{' or '.join(map(str, sorted(blocks)))} by the channel block its search picks) not modelled"
             )
         if (mask[1] or mask[2]) and conv._avx512_weights_declines(g, nxc=True):  # jit:avx2's or gemm:jit's
-            return _avx2_declines(x_shape, w_shape, stride, padding, 1, _avx2_level(profile), (False, *mask[1:]))
+            return _avx2_declines(
+                x_shape, w_shape, stride, padding, 1, conv_nhwc.avx2_profile(profile), (False, *mask[1:])
+            )
         return ""
     if tuple(stride) != (1, 1) or tuple(padding) != (0, 0):
         data, weights = _avx512_1x1_kinds(g, profile)
@@ -1182,13 +1186,6 @@ def _data_gemm_jit(g: conv.Geometry) -> bool:
     return (g.sh, g.sw) == (1, 1) and (g.kh, g.kw) != (1, 1) and conv._kernel_outside_src(g)
 
 
-def _avx2_level(profile: KernelProfile) -> KernelProfile:
-    """The AVX2 level's profile on ``profile``'s threads and caches: oneDNN's AVX2 kernels, which its list
-    reaches at avx512_core where the avx512_core ones decline."""
-    avx2 = profile_for_capability("AVX2", profile.threads, "x86_64", profile.torch)
-    return avx2.with_l1_per_core(profile.l1_per_core).with_l2_per_core(profile.l2_per_core)
-
-
 def _avx512_declined_weights(dy, x, w, stride, padding, groups: int, has_bias: bool, profile: KernelProfile, mask):
     """(None, grad_weight, grad_bias) at avx512_core where jit:avx512_core's weights kernel declines on
     nxc memory (a top or bottom padding over KH / 2, a left or right one not below KW: its init_conf)
@@ -1196,7 +1193,7 @@ def _avx512_declined_weights(dy, x, w, stride, padding, groups: int, has_bias: b
     gemm:jit (ONEDNN_VERBOSE names them at avx512_core as at AVX2), so the AVX2 level's model of them
     (``_avx2_kinds``, ``_avx2_backward``), gemm:jit's sgemm at avx512_core. Operands NaN or infinite
     are refused before (``_avx512_backward``)."""
-    avx2 = _avx2_level(profile)
+    avx2 = conv_nhwc.avx2_profile(profile)
     weights = _avx2_kinds(x.shape, w.shape, stride, padding, groups, avx2)[1]
     if weights == "gemm:jit":
         g = (conv._geometry if groups == 1 else partial(conv_grouped._group_geometry, groups=groups))(
