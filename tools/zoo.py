@@ -78,6 +78,7 @@ MODELS = (
     "afmoe", "ernie4_5_moe", "olmo_hybrid", "lilt", "esmc",
     "pp_ocrv5_mobile_det", "mgp_str", "sam2",
     "maskformer", "pix2struct",
+    "deepseek_v32", "roc_bert", "minimax_m2", "nomic_bert",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
