@@ -1,7 +1,8 @@
 """Seeded random cases of pow.Tensor_Scalar of a bfloat16 or float16 tensor for tests/test_impl_reduced_float_pow.py,
 which holds the digests of torch's outputs over them; imports only NumPy (torch where it records):
 ``ATEN_CPU_CAPABILITY=<level> ONEDNN_MAX_CPU_ISA=<isa> python -m tests.reduced_float_pow_cases`` replays each case
-through harness.impl.unary.pow_bf16_scalar / pow_f16_scalar and prints, per thread count (1, 2, 4), the exact,
+through the trace's pow replay (harness.trace.impl_ops.replay: pow_bf16_scalar / pow_f16_scalar /
+pow_reduced_tensor in ATen's loop order) and prints, per thread count (1, 2, 4), the exact,
 refused and other counts and the SHA-256 of torch's outputs (their uint16 bits as float32 numbers), in order.
 
 Each case: 1 to 65,600 elements (off the 32- and 64-element bfloat16 vector bodies, some past the thread grain of
@@ -93,26 +94,29 @@ def operand(case: dict[str, Any]) -> tuple[np.ndarray, int]:
 
 
 def replay(case: dict[str, Any], profile: Any) -> np.ndarray:
-    """pow_bf16_scalar's, pow_reduced_tensor's or (float16 to a number) the trace's pow replay's bits for one case
-    (ParityError where it refuses)."""
-    from harness.impl.unary import pow_bf16_scalar, pow_f16_scalar, pow_reduced_tensor
+    """The trace's pow replay's bits for one case (harness.trace.impl_ops.replay, as ``parity audit`` calls it: the
+    view's shape, strides and dtype as a capture records them, a bfloat16 tensor as its uint16 bits), which runs
+    pow_bf16_scalar, pow_f16_scalar or pow_reduced_tensor in ATen's loop order (ParityError where it refuses)."""
+    from harness.trace.impl_ops import replay as replay_op
 
-    flat, row = operand(case)
-    if case["dtype"] == "float16" and not isinstance(case["exponent"], np.ndarray):
-        # through the trace's replay: the view's shape and strides give ATen's loop
-        from harness.trace.impl_ops import REPLAYS
-
-        m, k = case["memory"], case["k"]
-        if case["layout"] == "cols":
-            shape, stride = [m.shape[0], k], [m.shape[1], 1]
-        else:
-            shape, stride = ([m.size], [1]) if case["layout"] == "dense" else ([m.size // 2], [2])
-        x = flat.view(np.float16).reshape(shape)
-        args = {"exponent": case["exponent"], "self.shape": shape, "self.stride": stride}
-        return np.asarray(REPLAYS["pow"]({"self": x}, args, profile)["out"]).view(np.uint16).reshape(-1)
-    if isinstance(case["exponent"], np.ndarray):
-        return pow_reduced_tensor(flat, case["exponent"].reshape(-1), case["dtype"], profile, row)
-    return (pow_bf16_scalar if case["dtype"] == "bfloat16" else pow_f16_scalar)(flat, case["exponent"], profile, row)
+    m, k, dtype = case["memory"], case["k"], case["dtype"]
+    if case["layout"] == "cols":
+        shape, stride = [m.shape[0], k], [m.shape[1], 1]
+    else:
+        shape, stride = ([m.size], [1]) if case["layout"] == "dense" else ([m.size // 2], [2])
+    flat = operand(case)[0]
+    like = np.float16 if dtype == "float16" else np.uint16
+    inputs = {"self": flat.view(like).reshape(shape)}
+    args: list[dict[str, Any]] = [{"name": "self", "tensor": "self", "dtype": dtype, "shape": shape, "stride": stride}]
+    if isinstance(case["exponent"], np.ndarray):  # pow.Tensor_Tensor: a C-contiguous exponent of the view's shape
+        inputs["exponent"] = case["exponent"].view(like).reshape(shape)
+        args.append({"name": "exponent", "tensor": "exponent", "dtype": dtype, "shape": shape,
+                     "stride": [shape[1], 1] if len(shape) == 2 else [1]})  # fmt: skip
+        op = "aten.pow.Tensor_Tensor"
+    else:
+        args.append({"name": "exponent", "value": case["exponent"]})
+        op = "aten.pow.Tensor_Scalar"
+    return np.asarray(replay_op(op, inputs, args, profile)["out"]).view(np.uint16).reshape(-1)
 
 
 def record() -> None:  # pragma: no cover - run by hand with torch

@@ -341,8 +341,10 @@ def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(bac
     against a contiguous output (the first operand orders the dims, the other is strided there: the basic
     loop), channels-last against contiguous, a strided grad against a self expanded along one dim (rows
     of 17, self read as a scalar), an expanded vector, a tanh output broadcast along the rows (its
-    vector body unfused on x86), a transposed map past the 32,768-element grain, and pow of a number to a
-    transposed exponent (its contiguous out asked first: the basic loop) and of a transposed base."""
+    vector body unfused on x86), a transposed map past the 32,768-element grain, pow of a number to a
+    transposed exponent (its contiguous out asked first: the basic loop) and of a transposed base, casts to and
+    from float16 and bfloat16 of NaN payloads over transposed, strided and sliced views, and bfloat16 and
+    float16 pow (to a number, and to a broadcast tensor)."""
     use_threads(threads)
     rng = np.random.default_rng(threads)
 
@@ -359,9 +361,18 @@ def test_element_wise_ops_over_mixed_layouts_replay_in_tensor_iterators_loop(bac
         aten.silu(t(70, 521).t())
         aten.pow(2.5, t(40, 17).t())
         aten.pow(t(17, 40).abs().t(), t(40, 1).expand(40, 17))
+        # casts of NaN payloads (F16C's, c10's, FBGEMM's bits) and bfloat16 / float16 pow (4 casts feed them)
+        nans = torch.from_numpy(np.array([0x7FE00000, 0xFFA00001, 0x7F802000, 0x7FC00000], np.uint32).view(np.float32))
+        x = torch.cat([t(33 * 40 - 4).reshape(-1), nans]).reshape(33, 40)
+        aten._to_copy(x.t(), dtype=torch.float16)
+        aten._to_copy(x[:, ::3], dtype=torch.float16)
+        aten._to_copy(x[:, :37], dtype=torch.bfloat16)
+        aten._to_copy(x[:, :37].half(), dtype=torch.float32)
+        aten.pow(x.to(torch.bfloat16).t(), 1.5)
+        aten.pow(x.half()[:, :35].abs(), x[:1, :35].half().expand(33, 35))
 
-    ops = {"sigmoid_backward", "softplus_backward", "silu_backward", "gelu", "tanh_backward", "silu", "pow"}
-    _replays_match(backend, program, ops, 8)
+    ops = {"sigmoid_backward", "softplus_backward", "silu_backward", "gelu", "tanh_backward", "silu", "pow", "_to_copy"}
+    _replays_match(backend, program, ops, 18)
 
 
 @backends

@@ -1,5 +1,6 @@
 """pow.Tensor_Scalar and pow.Tensor_Tensor of bfloat16 and float16 on x86 (harness.impl.unary.pow_bf16_scalar,
-pow_f16_scalar, pow_reduced_tensor) against torch 2.13.0's bits recorded on an AMD EPYC Zen 5:
+pow_f16_scalar, pow_reduced_tensor, each case through the trace's replay as ``parity audit`` calls it: a bfloat16
+tensor as its uint16 bits with its argument's dtype) against torch 2.13.0's bits recorded on an AMD EPYC Zen 5:
 tests/reduced_float_pow_cases.py's 68 cases (56 to a number, 12 to a tensor), a digest per level and
 thread count (the default build's alike on every thread count: each element rounds as c10's scalar types do; the
 AVX2 and AVX-512 objects' vector bodies round a bfloat16 NaN to 0xFFFF and compute -0.5's rsqrt and powf otherwise

@@ -98,6 +98,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "erfinv",
     "log2",
     "acos",
+    "_to_copy",
 )
 
 # the AVX-512 measurement of the index ops (harness/impl/scatter.py), quoted in their rows
@@ -1430,6 +1431,54 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
+        ("_to_copy",),
+        (
+            "`copy_` into `_to_copy`'s output (`Tensor.to`, `.half()`, `.float()`; Copy.cpp, CopyKernel.cpp), laid "
+            "out in the source's strides where it is non-overlapping and dense, else in the memory format it "
+            "suggests: between float32, float64, the integers and bool one conversion per element (to nearest, "
+            "integers wrapping, bool nonzero; a float to an integer where every element is finite and fits, else "
+            "refused); to float16 (`unary.cast_to_f16`) rounded to nearest even, float64 through float32 (two "
+            "roundings), a NaN quiet with its sign and its payload's top 9 bits (F16C's `vcvtps2ph`) in the AVX2 / "
+            "AVX-512 objects' copy kernels (scalar and vector code alike) and, at every level, in Copy.cpp's FBGEMM "
+            "path of float32 (`FloatToFloat16_simd`, dispatched on the CPU: both tensors contiguous, or the output "
+            "dense in the source's strides), else (the default build's copy kernel: strided and broadcast sources, "
+            "float64) `fp16_ieee_from_fp32_value`'s sign|0x7E00; to bfloat16 (`unary.cast_to_bf16`) rounded to "
+            "nearest even, a NaN 0xFFFF in the AVX objects' float-to-bfloat16 vectors (TensorIterator's inner dim "
+            "unit-stride in both, the masked last vector too), 0x7FC0 elsewhere (c10::BFloat16: an inner dim "
+            "broadcast or strided, the default build; a float64 NaN refused); from float16 (`unary.cast_from_f16`) "
+            "exact, a signalling NaN quieted with its sign and payload, but float16 to float32 on the FBGEMM path "
+            "(`Float16ToFloat_simd`) widens each at::parallel_for chunk (GRAIN_SIZE) in blocks of 8 by `vcvtph2ps` "
+            "and its last len % 8 elements by FBGEMM's reference code, which makes every NaN there 0x7FFFFFFF; "
+            "from bfloat16 a shift. `copy_` into a float16 or bfloat16 tensor from float32 or float64 is not "
+            "replayed (listed apart by `parity audit`), nor pairs of a reduced float with an integer or the other "
+            "reduced float; nor the float16 and bfloat16 outputs of relu, neg, abs, floor, ceil, round, trunc, "
+            "reciprocal, clamp by numbers, hardtanh, hardtanh_backward and threshold_backward, which "
+            "Vectorized<Half> / <BFloat16> compute through float, so that a NaN comes back by the level's "
+            "conversion (1,000 elements of NaN payloads: other bits at default than at avx2 and avx512 for each; "
+            "sign, sgn, nan_to_num, masked_fill alike): no longer taken as knob-free, listed apart"
+        ),
+        (
+            "the level (a float32 NaN to float16 off the FBGEMM path: F16C's payload at avx2 and avx512, "
+            "sign|0x7E00 at default; to bfloat16 0xFFFF or 0x7FC0), the layout (the FBGEMM path or the copy "
+            "kernel; the bfloat16 vectors) and the thread count (FBGEMM's chunk tails of float16 widened past "
+            "32,768 elements); casts to float16 had been taken as knob-free. Measured on a Zen 5 at default, avx2 "
+            "and avx512 on 1, 2 and 4 threads: 1,094 random casts per level of float32 to float16, 1,094 of float64 "
+            "to float16 and 1,094 of float32 to bfloat16 (1 to 70,001 elements off 8 and 16, contiguous, offset, "
+            "every-second, transposed, column-sliced, broadcast and row-broadcast sources, `to` and `copy_` into "
+            "contiguous and strided outputs; NaNs of both signs, quiet and signalling, payloads in the low and the "
+            "high bits, infinities, values past float16's range, subnormals, ties, -0): every one exact, where "
+            "c10's conversion alone gives 268 of the 1,094 float16 ones at avx2 and avx512 and 828 at default; "
+            "float64 values a float16 or bfloat16 tie off by 2^-40, 360 random casts per level: exact through "
+            "float32; every float16 and bfloat16 pattern widened to float32 and float64 (contiguous, every-second, "
+            "transposed): exact, and all 65,541 float16 patterns in FBGEMM's tails (7-element tensors) the widening "
+            "with every NaN 0x7FFFFFFF at each level; 72 recorded cases (tests/reduced_float_cast_cases.py) exact at "
+            "every level and thread count; traced (random programs of the casts above and float32 to and from "
+            "int64 and bool, 1 to 70,000 elements, contiguous, transposed, every-second, column-sliced and "
+            "broadcast views; preserve, contiguous and channels-last formats) and replayed, 1,193 `_to_copy` per "
+            "level at default, avx2 and avx512 over 1, 2 and 4 threads: 1,193 exact, 0 refused, 0 other"
+        ),
+    ),
+    (
         ("pow",),
         (
             "`pow_tensor_scalar_optimized_kernel` (PowKernel.cpp) for exponents 2, 3, -0.5, -1, -2 (`x*x`, "
@@ -1471,8 +1520,10 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "payload's top 9 bits kept) in the AVX objects' scalar and vector code alike; a signalling float16 "
             "widened quiet (`vcvtph2ps`; the default build's conversion multiplies), a bfloat16 kept signalling "
             "(a shift). `pow.Tensor_Tensor` of two bfloat16 or two float16 tensors (`unary.pow_reduced_tensor`): "
-            "powf of both widened operands, the same lanes, tails and roundings. Traces: float16 "
-            "`pow.Tensor_Scalar` replayed (`impl_nn._pow`, in ATen's loop order)"
+            "powf of both widened operands, the same lanes, tails and roundings. Traces: bfloat16 and float16 "
+            "`pow.Tensor_Scalar`, and `pow.Tensor_Tensor` of two tensors of one of them (broadcast), replayed "
+            "(`impl_nn._pow`, in ATen's loop order; a bfloat16 operand told by its argument's dtype: "
+            "`impl_ops.BFLOAT16_REPLAYS`); a number to a reduced-float tensor's power and mixed dtypes refused"
         ),
         (
             "nothing for the listed exponents; for the others SLEEF vs glibc powf in the vector lanes, and "
@@ -1545,8 +1596,12 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "refused, 0 other; float16 720 cases 720 exact, 0 refused, 0 other, and 216 more through the trace's "
             "replay (contiguous, transposed, column-sliced, every-second views of up to 120,000 elements) 216 "
             "exact; `pow.Tensor_Tensor` (exponent tensors of whole and half numbers and any bits) 270 bfloat16 and "
-            "270 float16 cases, 540 exact, 0 refused, 0 other. aarch64 refused; `pow.Scalar` of bfloat16 and "
-            "float16, mixed reduced-float dtypes and traces' bfloat16 operands (UNMODELLED_DTYPES) not replayed"
+            "270 float16 cases, 540 exact, 0 refused, 0 other; traced and replayed (random programs, "
+            "the operands cast from float32 with NaN payloads; contiguous, transposed, every-second, "
+            "column-sliced and broadcast views, a broadcast exponent tensor in a third): 119 per level at default, "
+            "avx2 and avx512 over 1, 2 and 4 threads (bfloat16 29 to a number and 28 to a tensor, float16 25 and "
+            "37), 119 exact, 0 refused, 0 other. aarch64 refused; `pow.Scalar` of "
+            "bfloat16 and float16 and mixed reduced-float dtypes not replayed"
         ),
     ),
     (
@@ -2716,6 +2771,11 @@ ARM64: dict[str, str] = {
         "nothing: aarch64 glibc's `expf` and `logf` give the x86 FMA builds' bits; NaN results made of infinities"
         " alone x86's with the sign flipped (`nans.made_nans`: +qNaN the default NaN they descend from, two meeting"
         " pass the first on as on x86), NaN operands with NaN results refused; " + EMU_CTC
+    ),
+    "_to_copy": (
+        "finite float32 values and the pairs without a reduced float as x86; a NaN cast to or from float16 or "
+        "bfloat16 and a float64 cast to either not modelled: refused (c10's aarch64 conversions and NEON's "
+        "`fcvt` not measured)"
     ),
     "pow": (
         "nothing for the listed exponents; for the others the vector lanes are SLEEF's advsimd (N1, V2) and SVE"

@@ -794,12 +794,18 @@ def bf16_vector_mask(profile: KernelProfile, n: int, row: int | None) -> np.ndar
     """Whether each of ``n`` elements (loop order, runs of ``row``) falls in cpu_kernel_vec's vector body over
     bfloat16 (blocks of 2 x Vectorized<BFloat16>::size(): 32 at avx2, 64 at avx512); none in the default build,
     whose generic Vectorized computes each element as the scalar code does."""
-    vec = np.zeros(n, np.uint8)
     if profile.aten in ("avx2", "avx512") and n:
-        fn = load("unary").vector_body_mask
-        fn.restype = None
-        fn(profile.as_c(), ctypes.c_int64(2 * profile.lanes_wide), ptr(vec), ctypes.c_int64(n),
-           ctypes.c_int64(max(1, row or n)))  # fmt: skip
+        return _block_mask(profile, 2 * profile.lanes_wide, n, row)
+    return np.zeros(n, bool)
+
+
+def _block_mask(profile: KernelProfile, half: int, n: int, row: int | None) -> np.ndarray:
+    """Whether each of ``n`` elements (loop order, runs of ``row``) falls in a whole block of 2 x ``half`` of its
+    run within its at::parallel_for chunk (GRAIN_SIZE over the profile's threads: csrc/unary.c vector_body_mask)."""
+    vec = np.zeros(n, np.uint8)
+    fn = load("unary").vector_body_mask
+    fn.restype = None
+    fn(profile.as_c(), ctypes.c_int64(half), ptr(vec), ctypes.c_int64(n), ctypes.c_int64(max(1, row or n)))
     return vec.astype(bool)
 
 
@@ -865,6 +871,60 @@ def f16_round(x: np.ndarray, f16c: bool) -> np.ndarray:
     sign = ((u >> 16) & 0x8000).astype(np.uint16)
     payload = ((u >> 13) & 0x1FF).astype(np.uint16) if f16c else np.zeros(x.shape, np.uint16)
     return np.where(np.isnan(x), sign | np.uint16(0x7E00) | payload, out)
+
+
+def _refuse_arm64_cast(x: np.ndarray, x32: np.ndarray, profile: KernelProfile, dtype: str) -> None:
+    """On aarch64 a NaN cast to ``dtype`` and a float64 one (c10's aarch64 conversions, NEON's ``fcvt``: not
+    measured) refused."""
+    if profile.aarch64 and (np.isnan(x32).any() or np.asarray(x).dtype != np.float32):
+        raise ParityError(f"a NaN or float64 cast to {dtype} on aarch64 is not modelled (its conversions not measured)")
+
+
+def cast_to_f16(x: np.ndarray, profile: KernelProfile, fbgemm: bool) -> np.ndarray:
+    """float32 or float64 ``x`` cast to float16 (``Tensor.to``, ``copy_``) on x86: its bits. Rounded to nearest
+    even (float64 through float32 first: ``c10::convert<Half>(double)`` and the vectorized convert alike); a NaN
+    quiet with its sign and the top 9 bits of its payload (F16C's ``vcvtps2ph``) in the AVX2 / AVX-512 objects'
+    copy kernels, scalar and vector code alike, and in Copy.cpp's FBGEMM fast path of float32 (``fbgemm``: both
+    tensors contiguous, or the output non-overlapping and dense with the source's strides:
+    ``FloatToFloat16_simd``, dispatched on the CPU, not on ATen's level); else, in the default build's copy
+    kernel, ``fp16_ieee_from_fp32_value``'s sign|0x7E00. A NaN on aarch64 refused (its conversions not
+    measured)."""
+    x32 = np.asarray(x).astype(np.float32) if np.asarray(x).dtype != np.float32 else np.asarray(x)
+    _refuse_arm64_cast(x, x32, profile, "float16")
+    f16c = profile.aten != "default" or (fbgemm and np.asarray(x).dtype == np.float32)
+    return f16_round(x32, f16c)
+
+
+def cast_from_f16(bits: np.ndarray, profile: KernelProfile, fbgemm: bool) -> np.ndarray:
+    """float16 bits (uint16) cast to float32 (``Tensor.to``, ``copy_``) on x86: exact, a signalling NaN quieted
+    with its sign and payload kept (f16_widen: F16C's ``vcvtph2ps``, c10's multiply), but in Copy.cpp's FBGEMM path
+    (``fbgemm``: both tensors contiguous, or the output non-overlapping and dense with the source's strides; every
+    level): ``Float16ToFloat_simd`` widens each parallel chunk (at::parallel_for over GRAIN_SIZE) in blocks of 8 by
+    ``vcvtph2ps`` and its last ``len % 8`` elements by FBGEMM's reference code, which makes every NaN there
+    0x7FFFFFFF. A NaN on aarch64 refused (its conversions not measured)."""
+    bits = np.asarray(bits, np.uint16)
+    wide = f16_widen(bits)
+    nan = np.isnan(wide)
+    if profile.aarch64 and nan.any():
+        raise ParityError("a float16 NaN cast to float on aarch64 is not modelled (its conversions not measured)")
+    if not fbgemm or not nan.any():
+        return wide
+    flat = nan.reshape(-1)
+    tail = (flat & ~_block_mask(profile, 4, flat.size, None)).reshape(bits.shape)
+    return np.where(tail, np.uint32(0x7FFFFFFF).view(np.float32), wide)
+
+
+def cast_to_bf16(x: np.ndarray, profile: KernelProfile, vector: bool) -> np.ndarray:
+    """float32 or float64 ``x`` cast to bfloat16 (``Tensor.to``, ``copy_``) on x86: its bits (uint16). Rounded to
+    nearest even (float64 through float32 first; a float64 NaN refused); a NaN 0xFFFF in the AVX2 / AVX-512
+    objects' float-to-bfloat16 copy kernel (``vector``: TensorIterator's inner dim unit-stride in both tensors:
+    ``cvtfp32_bf16`` over vectors and the masked last one), else 0x7FC0 (c10::BFloat16: a broadcast source,
+    strided runs, the default build). A NaN on aarch64 refused (its conversions not measured)."""
+    x32 = np.asarray(x).astype(np.float32) if np.asarray(x).dtype != np.float32 else np.asarray(x)
+    _refuse_arm64_cast(x, x32, profile, "bfloat16")
+    if np.asarray(x).dtype != np.float32 and np.isnan(x32).any():
+        raise ParityError("a float64 NaN cast to bfloat16 is not modelled (its copy loops not measured)")
+    return bf16_round(x32, vector and profile.aten != "default")
 
 
 def pow_f16_scalar(bits: np.ndarray, exponent: float, profile: KernelProfile, row: int | None = None) -> np.ndarray:

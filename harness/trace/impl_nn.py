@@ -49,6 +49,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cumsum": ("cumsum", ()),
     # an exponent without a special case: SLEEF powf in the lanes, glibc double pow in each thread chunk's tail
     "pow": ("pow", ("capability", "threads")),
+    "_to_copy": ("_to_copy", ("capability", "threads")),
     "add_": ("add", ()),
     "sub": ("add", ()),
     "sub_": ("add", ()),
@@ -513,6 +514,9 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     from harness.impl.nn import POW_SPECIAL, pow_scalar
     from harness.impl.unary import pow_scalar_forward
 
+    reduced = _reduced_float_dtypes(t, a)
+    if reduced:
+        return {"out": _pow_reduced_float(t, a, p, reduced)}
     if "exponent" in t:
         return _pow_of_tensor(t, a, p)
     if "self" not in t or "exponent" not in a:
@@ -541,19 +545,57 @@ def _pow(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     if x.dtype == np.float64 and exponent not in POW_SPECIAL:
         # pow_tensor_scalar_optimized_kernel's generic exponent: std::pow(base, exp) and Vectorized's pow
         return {"out": _pow_f64_loop(a, ("self",), [x], p, exponent)}
-    if x.dtype == np.float16:
-        # pow_tensor_scalar_kernel's Half branch: powf of every element, rounded to float16 (vector body or tail)
-        from harness.impl.unary import pow_f16_scalar
-
-        def half(xs: list[np.ndarray], run: int) -> np.ndarray:
-            return pow_f16_scalar(xs[0].view(np.uint16), exponent, p, run).view(np.float16)
-
-        return {"out": in_loop_order(a, ("self",), [x], half)}
     if exponent in POW_SPECIAL:
         return {"out": pow_scalar(x, exponent, p.aarch64)}
     if x.dtype != np.float32:
         raise ParityError(f"pow: float32 and float64 only, not {x.dtype}")
     return {"out": in_loop_order(a, ("self",), [x], lambda xs, run: pow_scalar_forward(xs[0], exponent, p, run))}
+
+
+_REDUCED_FLOATS = ("bfloat16", "float16")
+_FLOAT_WIDE = ("float32", "float64")
+
+
+def _reduced_float_dtypes(t: Arrays, a: Args) -> tuple[str, ...]:
+    """The dtypes of pow's tensor operands where any of them is bfloat16 or float16 (a capture holds a bfloat16
+    tensor's bits as uint16: its argument's dtype tells it apart from an integer one); () where none is."""
+    dtypes = tuple(
+        a.get(f"{n}.dtype") or ("float16" if t[n].dtype == np.float16 else str(t[n].dtype))
+        for n in ("self", "exponent")
+        if n in t
+    )
+    return dtypes if any(d in _REDUCED_FLOATS for d in dtypes) else ()
+
+
+def _pow_reduced_float(t: Arrays, a: Args, p: KernelProfile, dtypes: tuple[str, ...]) -> np.ndarray:
+    """pow of bfloat16 and float16 tensors (their bits, uint16 or float16, in TensorIterator's loop order):
+    ``pow.Tensor_Scalar`` of one to a number (harness.impl.unary.pow_bf16_scalar, pow_f16_scalar) and
+    ``pow.Tensor_Tensor`` of two of one dtype, broadcast (pow_reduced_tensor); the result in the operands' dtype
+    (bfloat16 as its uint16 bits). A number to a reduced-float tensor's power and mixed dtypes (TensorIterator's
+    casts to the common dtype) refused."""
+    from harness.impl.unary import pow_bf16_scalar, pow_f16_scalar, pow_reduced_tensor
+
+    dtype = dtypes[0]
+    if "self" not in t or dtype not in _REDUCED_FLOATS or any(d != dtype for d in dtypes):
+        raise ParityError(f"pow of {' and '.join(dtypes)} operands: one bfloat16 or float16 dtype only")
+    like = np.float16 if dtype == "float16" else np.uint16
+    x = t["self"].view(np.uint16)
+    if "exponent" in t:
+        names, arrays = ("self", "exponent"), [x, t["exponent"].view(np.uint16)]
+
+        def compute(xs: list[np.ndarray], run: int) -> np.ndarray:
+            return pow_reduced_tensor(xs[0], xs[1], dtype, p, run).reshape(xs[0].shape)
+    else:
+        value = a.get("exponent")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ParityError(f"pow of {dtype}: a real number exponent only, not {value!r}")
+        scalar = pow_bf16_scalar if dtype == "bfloat16" else pow_f16_scalar
+        names, arrays = ("self",), [x]
+
+        def compute(xs: list[np.ndarray], run: int) -> np.ndarray:
+            return scalar(xs[0], float(value), p, run)
+
+    return in_loop_order(a, names, arrays, compute).view(like)
 
 
 def _pow_integer(x: np.ndarray, exponent: int) -> np.ndarray:
@@ -625,6 +667,85 @@ def _cast_to(a: Args, name: str, v: np.ndarray, dtype: np.dtype, what: str) -> t
         a = {**a, f"{name}.stride": channels_last_strides(v.shape) if cl else c_strides(v.shape)}
     with np.errstate(invalid="ignore"):
         return v.astype(dtype), a
+
+
+_NP_OF = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int8": np.int8, "int16": np.int16,
+          "int32": np.int32, "int64": np.int64, "uint8": np.uint8, "bool": np.bool_}  # fmt: skip
+
+
+def _to_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``_to_copy`` (``Tensor.to``, ``.half()``, ``.float()``): an output laid out by its memory format
+    (``_cast_strides``) filled by ``copy_``. The same dtype: the bits. float32 or float64 to float16 or bfloat16:
+    harness.impl.unary.cast_to_f16 / cast_to_bf16 (a NaN's bits by level and path); float16 or bfloat16 to
+    float32 or float64: exact, a signalling float16 quieted (cast_from_f16: FBGEMM's tails make a NaN
+    0x7FFFFFFF), a bfloat16 shifted; between float32, float64, the integers and bool: ``_convert``. Other memory
+    formats of a reduced float, other pairs with a reduced float (an integer to float16, float16 to bfloat16)
+    refused."""
+    from harness.impl.unary import bf16_widen, cast_from_f16, cast_to_bf16, cast_to_f16
+
+    x = t["self"]
+    src = a.get("self.dtype") or str(x.dtype)
+    dst = str(a.get("dtype") or src).removeprefix("torch.")
+    if src == dst:
+        return {"out": x.copy()}
+    if (src in _REDUCED_FLOATS and dst not in _FLOAT_WIDE) or (dst in _REDUCED_FLOATS and src not in _FLOAT_WIDE):
+        raise ParityError(f"_to_copy from {src} to {dst}: not modelled")
+    if src not in _REDUCED_FLOATS and dst not in _REDUCED_FLOATS:
+        return {"out": _convert(x, src, dst)}  # one conversion per element: the layouts of no account
+    shape = tuple(x.shape)
+    stride = list(a.get("self.stride") or c_strides(shape))
+    out_stride = _cast_strides(a.get("memory_format"), shape, stride, src)
+    # Copy.cpp's FBGEMM path (float32 <-> float16): both contiguous, or the output dense in the source's strides
+    fbgemm = (contiguous(stride, shape) and contiguous(out_stride, shape)) or (
+        non_overlapping_and_dense(out_stride, shape) and out_stride == stride
+    )
+    if dst == "float16":
+        return {"out": cast_to_f16(x, p, fbgemm).view(np.float16)}
+    if dst == "bfloat16":  # CopyKernel.cpp's float-to-bfloat16 vectors where the inner dim is unit-stride in both
+        loop = element_wise_loop(shape, [(shape, stride)], out_stride)
+        return {"out": cast_to_bf16(x, p, loop.vector and loop.scalar == 0)}
+    if src == "float16" and dst == "float32" and fbgemm:
+        # FBGEMM walks the memory: its blocks of 8 and tails in the source's stride order
+        perm = sorted(range(len(shape)), key=lambda d: (-stride[d], d))
+        in_memory = np.ascontiguousarray(np.transpose(x.view(np.uint16), perm))
+        return {"out": np.ascontiguousarray(np.transpose(cast_from_f16(in_memory, p, True), np.argsort(perm)))}
+    bits = x.view(np.uint16)
+    return {"out": (cast_from_f16(bits, p, False) if src == "float16" else bf16_widen(bits)).astype(_NP_OF[dst])}
+
+
+def _cast_strides(memory_format: str | None, shape: tuple[int, ...], stride: list[int], src: str) -> list[int]:
+    """The strides of ``_to_copy``'s output: preserve_format's (the source's where it is non-overlapping and
+    dense, else the memory format it suggests), contiguous_format's or channels_last's; others refused."""
+    if memory_format in (None, "torch.preserve_format"):
+        if non_overlapping_and_dense(stride, shape):
+            return stride
+        if len(shape) == 5 and suggests_channels_last(shape, stride):
+            raise ParityError(f"_to_copy of a {src} tensor of strides {stride}: its channels-last-3d copy not modelled")
+        cl = len(shape) == 4 and suggests_channels_last(shape, stride)
+        return channels_last_strides(shape) if cl else c_strides(shape)
+    if memory_format == "torch.contiguous_format":
+        return c_strides(shape)
+    if memory_format == "torch.channels_last" and len(shape) == 4:
+        return channels_last_strides(shape)
+    raise ParityError(f"_to_copy of a {src} tensor to {memory_format}: not modelled")
+
+
+def _convert(x: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """One conversion per element between float32, float64, the integers and bool, as C++'s ``static_cast`` and
+    ATen's vectorized converts give it (to nearest; integers wrapping; to bool nonzero); a float to an integer
+    only where every element is finite and fits (else C++'s undefined: refused)."""
+    if dst not in _NP_OF or x.dtype.kind not in "biuf":
+        raise ParityError(f"_to_copy from {src} to {dst}: not modelled")
+    target = np.dtype(_NP_OF[dst])
+    if x.dtype.kind == "f" and target.kind in "iu":
+        info = np.iinfo(target)
+        whole = np.trunc(x[np.isfinite(x)])
+        if whole.size < x.size or (x.size and (whole.min() < float(info.min) or whole.max() >= float(info.max + 1))):
+            raise ParityError(f"_to_copy of {src} to {dst}: a NaN, an infinity or a value past {dst} (C++'s undefined)")
+    if target == np.bool_:
+        return x != 0
+    with np.errstate(invalid="ignore"):
+        return x.astype(target)
 
 
 def _as_float32(a: Args, name: str, v: np.ndarray, what: str) -> np.ndarray:
@@ -1548,6 +1669,7 @@ REPLAYS: dict[str, Replay] = {
     "mkldnn_rnn_layer_backward": _lstm_layer_backward,
     "cumsum": _cumsum,
     "pow": _pow,
+    "_to_copy": _to_copy,
     **{name: _binary(name) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
     **{name: _floor_divide for name in ("floor_divide", "floor_divide_")},
     "rsqrt": _rsqrt,

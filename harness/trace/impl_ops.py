@@ -2368,18 +2368,20 @@ def _integral(name: str, floating: Replay) -> Replay:
 
 # ATen ops (overload packets) whose floating outputs no platform knob changes, so that neither ``parity diff``
 # nor ``parity audit`` needs a replay of them: their inputs' bits moved, selected, filled or padded (views,
-# copies, casts to float64 or float16, concatenations, indexing, padding by a constant, random draws'
-# integer and bool companions), or one operation per element that every build computes alike. Measured on a
-# Zen 5 at default, avx2 and avx512 on 1 and 4 threads over 7 to 70,001 elements with NaN of both signs and a
-# payload, infinities, signed zeros and subnormals, the same bits everywhere: relu, neg, abs, floor, ceil,
-# trunc, round, sgn, sign, reciprocal, clamp / clamp_min / clamp_max by numbers, hardtanh,
-# threshold_backward, masked_fill, nan_to_num, casts between float32, float64 and float16. Not here, for
-# they differ (the same measurement): a cast to bfloat16 (a NaN at default), clamp and minimum / maximum by
-# tensors, remainder, fmod, max / min / aminmax reductions (NaN), elu, selu, hardswish, hardsigmoid, mish,
-# atan2, lerp, addcmul (the AVX2 object's contractions), linspace (default), arange and mse_loss's mean (4
-# threads), std, cdist, ctc_loss (its ``log_alpha`` beyond the lengths only: scratch, never written). Each of
-# them but the bfloat16 cast has a replay (REPLAYS) and a kernel-index row that gives its measurement; a
-# bfloat16 operand is refused.
+# copies, casts to float64, concatenations, indexing, padding by a constant, random draws' integer and bool
+# companions), or one operation per element that every build computes alike. Measured on a Zen 5 at default,
+# avx2 and avx512 on 1 and 4 threads over 7 to 70,001 elements with NaN of both signs and a payload,
+# infinities, signed zeros and subnormals, the same bits everywhere: relu, neg, abs, floor, ceil, trunc, round,
+# sgn, sign, reciprocal, clamp / clamp_min / clamp_max by numbers, hardtanh, threshold_backward, masked_fill,
+# nan_to_num (of float32 and float64; of float16 and bfloat16 only sign, sgn, nan_to_num and masked_fill:
+# ``_REDUCED_VIA_FLOAT``), casts from float16 and between float32 and float64. Not here, for they differ (the
+# same measurement): a cast to bfloat16, or to float16 from float32 or float64 (a NaN's bits by level and path:
+# F16C's payload or c10's 0x7E00, 0xFFFF or 0x7FC0: ``_to_copy`` replayed, ``copy_`` listed apart), clamp and
+# minimum / maximum by tensors, remainder, fmod, max / min / aminmax reductions (NaN), elu, selu, hardswish,
+# hardsigmoid, mish, atan2, lerp, addcmul (the AVX2 object's contractions), linspace (default), arange and
+# mse_loss's mean (4 threads), std, cdist, ctc_loss (its ``log_alpha`` beyond the lengths only: scratch, never
+# written). Each of those has a replay (REPLAYS) and a kernel-index row that gives its measurement; a bfloat16
+# operand is refused but by BFLOAT16_REPLAYS.
 BITS_KEPT = frozenset((
     "_conj", "_reshape_alias", "_to_copy", "_unsafe_view", "alias", "as_strided", "as_strided_", "cat", "clone",
     "constant_pad_nd", "copy_", "detach", "diagonal_copy", "empty", "empty_like", "empty_strided", "expand", "eye",
@@ -2396,20 +2398,34 @@ BITS_KEPT = frozenset((
 # clamp, clamp_min and clamp_max keep their bits only by numbers (their .Tensor overloads differ)
 _BY_NUMBERS = frozenset(("clamp", "clamp_", "clamp_min", "clamp_min_", "clamp_max", "clamp_max_"))
 _FLOATING = ("float16", "bfloat16", "float32", "float64", "complex64", "complex128")
+_CASTS = frozenset(("_to_copy", "copy_"))
+# BITS_KEPT's element-wise ops that Vectorized<Half> / Vectorized<BFloat16> compute through float: a float16 or
+# bfloat16 NaN comes back by the level's conversion (F16C's payload or c10's 0x7E00; 0xFFFF or 0x7FC0), so their
+# reduced-float outputs are not knob-free (measured on a Zen 5, 1,000 elements of NaN payloads: other bits at
+# default than at avx2 and avx512 for each of these; sign, sgn, nan_to_num and masked_fill the same)
+_REDUCED_VIA_FLOAT = frozenset((
+    "relu", "relu_", "neg", "neg_", "abs", "abs_", "floor", "ceil", "trunc", "round", "reciprocal", "hardtanh",
+    "hardtanh_", "hardtanh_backward", "threshold_backward", *_BY_NUMBERS,
+))  # fmt: skip
 
 
 def knob_free(op: str, inputs: Sequence[str], outputs: Sequence[str]) -> bool:
     """Whether no platform knob changes the bits of ``op`` (ATen's name with its overload) whose inputs and
     outputs have the dtypes given: an op without a floating output, one of ``BITS_KEPT`` (a cast to
-    bfloat16 from another dtype excepted), or clamp by numbers."""
+    bfloat16 from another dtype, a cast to float16 from float32 or float64, and a float16 or bfloat16 output of
+    ``_REDUCED_VIA_FLOAT`` excepted), or clamp by numbers (but of a reduced float)."""
     if not any(d in _FLOATING for d in outputs):
         return True
     name = packet(op)
+    if name in _REDUCED_VIA_FLOAT and any(d in ("float16", "bfloat16") for d in outputs):
+        return False
     if name in _BY_NUMBERS:
         return not op.endswith(".Tensor")
     if name not in BITS_KEPT:
         return False
-    return not ("bfloat16" in outputs and any(d != "bfloat16" for d in inputs))
+    if "bfloat16" in outputs and any(d != "bfloat16" for d in inputs):
+        return False
+    return not (name in _CASTS and "float16" in outputs and any(d in ("float32", "float64") for d in inputs))
 
 
 # the torch.nn layers traces reach (harness/trace/impl_nn.py), torch.optim's foreach and fused ops
@@ -2477,6 +2493,9 @@ def refusal(op: str) -> str | None:
 # tensor dtypes no replay reproduces: a capture holds a bfloat16 tensor's bits as uint16 (NumPy has no
 # bfloat16), which a replay would otherwise take for integers
 UNMODELLED_DTYPES = frozenset(("bfloat16",))
+# the replays that tell a bfloat16 operand by its argument's dtype and reproduce it (harness.trace.impl_nn's pow
+# and casts)
+BFLOAT16_REPLAYS = frozenset(("pow", "_to_copy"))
 # a complex tensor is captured as its float32 (re, im) pairs, one more dim: only these replays know it
 # (the others had taken the pairs for real numbers: exp, tanh, sum, mean, embedding of complex64 other)
 COMPLEX_REPLAYS = frozenset(
@@ -2485,13 +2504,13 @@ COMPLEX_REPLAYS = frozenset(
 
 
 def _refuse_unmodelled_dtypes(op: str, args: list[dict[str, Any]]) -> None:
-    """Refuse an op any of whose tensor arguments has a dtype of ``UNMODELLED_DTYPES``, or is complex
-    where the replay is not one of ``COMPLEX_REPLAYS`` (the dtypes as the capture recorded them; a capture
-    recorded before dtypes were kept is not checked)."""
+    """Refuse an op any of whose tensor arguments has a dtype of ``UNMODELLED_DTYPES`` (bfloat16 where the replay
+    is not one of ``BFLOAT16_REPLAYS``), or is complex where the replay is not one of ``COMPLEX_REPLAYS`` (the
+    dtypes as the capture recorded them; a capture recorded before dtypes were kept is not checked)."""
     for arg in args:
         dtypes = [arg.get("dtype")] if "tensor" in arg else arg.get("dtypes") or []
         found = next((d for d in dtypes if d in UNMODELLED_DTYPES), None)
-        if found:
+        if found and not (found == "bfloat16" and packet(op) in BFLOAT16_REPLAYS):
             raise ParityError(f"the impl does not reproduce {found} arithmetic: {op}'s {arg['name']} is {found}")
         found = next((d for d in dtypes if d and d.startswith("complex")), None)
         if found and packet(op) not in COMPLEX_REPLAYS:
