@@ -27,7 +27,7 @@ FFT_OPS = ("aten._fft_c2c.default", "aten._fft_r2c.default", "aten._fft_c2r.defa
 
 
 def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> None:
-    x = np.zeros((2, 3, 128), np.complex64)
+    x = np.zeros((2, 3, 2048), np.complex64)
     for op, knobs in zip(FFT_OPS, [(), ("threads",), ("threads",)], strict=True):
         assert kernel_op(op) == ("fft", knobs)
         assert refusal(op) is None  # replayed (harness/impl/fft.py) for the lengths modelled
@@ -38,7 +38,7 @@ def test_fft_ops_are_indexed_and_refuse_unmodelled_transforms_in_one_line() -> N
         ]
         inputs = {"self": x.real.copy() if "r2c" in op else x}
         args += [{"name": "last_dim_size", "value": 30}] if "c2r" in op else []
-        with pytest.raises(ParityError) as err:  # length 128 (c2r: 30): DFTI's kernels for it are not modelled
+        with pytest.raises(ParityError) as err:  # length 2048 (c2r: 30): DFTI's kernels for it are not modelled
             replay(op, inputs, args, get_profile("x86-avx2", 1))
         assert "not modelled" in str(err.value) and "\n" not in str(err.value), str(err.value)
         # nor on the aarch64 wheel (pocketfft) a length with a factor other than 2, 3 and 5 (c2r: 14 from 8 bins)
@@ -428,6 +428,64 @@ def test_fft_odd_prime_lengths_match_torch() -> None:
         shape = (1, n, 2) if kind == "c2c" else (1, n)
         with pytest.raises(ParityError, match=f"length {n}: DFTI's kernels for it are not modelled"):
             fft(kind, np.ones(shape, np.float32), [1], 0, p)
+
+
+# torch 2.13.0's fft, ifft, rfft and irfft of _inputs_radix4()'s rows (norm backward, forward and ortho: none, 1/N
+# and 1/sqrt(N)) and fft of its transposed view (DFTI's strided rows), at 128, 256, 512 and 1024, on 1 and 2 threads
+# alike; and unscaled, of tests/fft_zero_sign_cases.py's rows(2) laid end to end and cut into rows of each length
+RADIX4 = "e5f80bb862590b684bfe680f4a54bea406258cbfa7a8d424d221dd0fa9e7ae09"
+RADIX4_ZEROS = "41354f3245722cdac88704877b9baecb1ad4e9e37f579f35167c09f5ff5c233c"
+
+
+def _inputs_radix4() -> dict[int, tuple[np.ndarray, ...]]:
+    """Per length: 3 complex rows, 3 real rows (one of +0 and small integers), 3 onesided rows, and 5 complex rows
+    laid out transposed (the transformed dim outermost)."""
+    rng = np.random.default_rng(1024)
+    out = {}
+    for n in (128, 256, 512, 1024):
+        x = rng.standard_normal((3, n)).astype(np.float32)
+        x[2] = rng.integers(-2, 3, n).astype(np.float32) * (rng.random(n) < 0.3) + np.float32(0.0)
+        out[n] = (
+            rng.standard_normal((3, n, 2)).astype(np.float32),
+            x,
+            rng.standard_normal((3, n // 2 + 1, 2)).astype(np.float32),
+            rng.standard_normal((n, 5, 2)).astype(np.float32),
+        )
+    return out
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fft_radix4_lengths_match_torch(threads: int) -> None:
+    """Torch-free: DFTI's radix-4 FFT (a 4-point pass, radix-4 and radix-8 passes with the table's products, its
+    eighth turn rounded up) gives fft and ifft of 128 to 1024 and the halves of rfft and irfft, with the
+    recombination passes, for every norm, from contiguous or strided rows, on 1 and 2 threads alike."""
+    from harness.impl.fft import fft
+
+    p = get_profile("x86-avx2", threads)
+    outs = []
+    for n, (z, x, h, zt) in _inputs_radix4().items():
+        rows = np.ascontiguousarray(np.transpose(zt, (1, 0, 2)))
+        for fwd, inv in ((0, 2), (2, 0), (1, 1)):  # ATen's normalization per torch norm (forward op, inverse op)
+            outs += [fft("c2c", z, [1], fwd, p), fft("c2c", z, [1], inv, p, forward=False)]
+            outs += [fft("r2c", x, [1], fwd, p), fft("c2r", h, [1], inv, p, last_dim_size=n)]
+            outs.append(fft("c2c", rows, [1], fwd, p, stride=[1, 5]))
+    assert bits_sha256(np.concatenate([o.reshape(-1) for o in outs])) == RADIX4
+    if threads == 1:  # zero-heavy rows: the zero signs of every butterfly and of the table's products
+        assert bits_sha256(np.concatenate([o.reshape(-1) for o in _radix4_zeros(p)])) == RADIX4_ZEROS
+
+
+def _radix4_zeros(p: object) -> list[np.ndarray]:
+    """The impl's fft, ifft, rfft and irfft (unscaled) of the zero-heavy rows cut into rows of 128 to 1024."""
+    from harness.impl.fft import fft
+    from tests.fft_zero_sign_cases import rows
+
+    flat, outs = rows(2).reshape(-1), []
+    for n in (128, 256, 512, 1024):
+        z, x, h = (flat[: flat.size // w * w].reshape(-1, w) for w in (2 * n, n, n + 2))
+        z, h = z.reshape(len(z), n, 2), h.reshape(len(h), n // 2 + 1, 2)
+        outs += [fft("c2c", z, [1], 0, p), fft("c2c", z, [1], 0, p, forward=False), fft("r2c", x, [1], 0, p)]
+        outs.append(fft("c2r", h, [1], 0, p, last_dim_size=n))
+    return outs
 
 
 def _cases() -> list[tuple[int, int, int, int]]:

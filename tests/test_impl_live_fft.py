@@ -248,14 +248,14 @@ def _refused(op: str, x: np.ndarray, shape: torch.Tensor, **values: object) -> N
 def test_live_fft_refuses_what_is_not_modelled() -> None:
     """Lengths, dims, norms and layouts DFTI takes other ways are refused in one line, not answered."""
     real = np.zeros((2, 12), np.float32)
-    _refused("r2c", np.zeros((3, 128), np.float32), torch.zeros(3, 128), dim=[1], normalization=0, onesided=True)
+    _refused("r2c", np.zeros((3, 2048), np.float32), torch.zeros(3, 2048), dim=[1], normalization=0, onesided=True)
     _refused("r2c", np.zeros((12, 16), np.float32), torch.zeros(12, 16), dim=[0, 1], normalization=0, onesided=True)
     _refused("c2c", np.ones((12, 12, 2), np.float32), torch.zeros(12, 12), dim=[1, 0], normalization=0, forward=True)
     three = np.random.default_rng(0).standard_normal((12, 12, 16, 2)).astype(np.float32)  # a scaled pass not measured
     _refused("c2c", three, torch.zeros(12, 12, 16), dim=[0, 1, 2], normalization=1, forward=True)
     _refused("c2r", np.ones((2, 5, 2), np.float32), torch.zeros(2, 5), dim=[1], normalization=1, last_dim_size=8)
     _refused("r2c", real, torch.zeros(2, 12), dim=[1], normalization=0, onesided=False)
-    _refused("c2c", np.zeros((2, 128, 2), np.float32), torch.zeros(2, 128), dim=[1], normalization=0, forward=True)
+    _refused("c2c", np.zeros((2, 2048, 2), np.float32), torch.zeros(2, 2048), dim=[1], normalization=0, forward=True)
     neg = -np.zeros((2, 11, 2), np.float32)  # -0 read: DFTI's 10-point kernel (irfft of 20) not read
     _refused("c2r", neg, torch.zeros(2, 11), dim=[1], normalization=2, last_dim_size=20)
     _refused("c2r", -np.zeros((2, 13, 2), np.float32), torch.zeros(2, 13), dim=[1], normalization=0, last_dim_size=24)

@@ -8,7 +8,9 @@ B = numel / N contiguous rows (one descriptor, B transforms), so this module mov
 the rows through csrc/fft.c (which says each kernel's order of operations) and moves it back.
 
 Modelled: N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 and 720 (c2c, r2c, c2r;
-480's real kernels run the 240-point complex transform, its complex one DFTI's 5 x (4 x (3 x 8)) plan); no
+480's real kernels run the 240-point complex transform, its complex one DFTI's 5 x (4 x (3 x 8)) plan), and 128, 256,
+512 and 1024 (DFTI's radix-4 FFT, its radix-8 passes; the real kernels its N/2-point transform with the
+recombination passes, on every path); no
 normalisation, 1/N or 1/sqrt(N) (float32 of the double; DFTI multiplies after the transform, its real
 kernels then those of its threaded path over contiguous rows on any thread count); several dims as
 1-D passes (``_fft_dims``). Where ATen's rows are a view of its input, DFTI gets them with their
@@ -16,10 +18,10 @@ strides: contiguous rows, or a dense transposed layout (the transformed dim oute
 12-point real kernels take a 1/N scale inside (their 3-point DFTs) on one thread or one transform of
 contiguous rows; with two or more transforms on two or more threads (its threaded path), or from
 strided rows, it scales their outputs after the transform: the thread knob of ``_fft_r2c`` and
-``_fft_c2r``. The complex and backward kernels of 8 to 720 (and the real forward ones built on a
-complex one: 20, 32 to 720) give other signs to some zero results from inputs holding -0 (the zero
+``_fft_c2r``. The complex and backward kernels of 8 to 1024 (and the real forward ones built on a
+complex one: 20, 32 to 1024) give other signs to some zero results from inputs holding -0 (the zero
 signs of DFTI's Prime16, Prime8, Prime4, Fact3, Fact5 and Fact7 passes, its 8-, 16- and 32-point and radix-4 FFT
-kernels and recombinations are read, other lengths' plans' kernels not all), the real forward ones of 8, 16
+kernels (64 to 1024) and recombinations are read, other lengths' plans' kernels not all), the real forward ones of 8, 16
 and 20 (and of 64 on the threaded path) to some zero results from any input: such a result is refused (from
 -0 but where every kernel's zero signs are read, ``_ZERO_SIGNS_READ``: every complex length, rfft and irfft
 of every length from 32 (480: NeuCodec's); not irfft of 8, 16, 20 and 24 nor rfft of 20), as is a NaN
@@ -47,10 +49,13 @@ _BASE = (8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480, 720
 _ODD_C2C = (28, 36, 56, 60, 72, 84, 100, 112, 120, 140, 160, 180, 200, 224, 240, 252, 280, 320, 360, 392, 400)
 _ODD_C2C += (448, 504, 560, 700)
 _ODD_REAL = (56, 72, 112, 120, 160, 200, 224, 240, 280, 288, 320, 360, 392, 400, 448, 504, 560, 640, 672)
+# DFTI's radix-4 FFT (owns_cRadix4{Fwd,Inv}Norm_32fc): the complex transforms of these powers of two, and the
+# halves of the real ones
+_RADIX4 = (128, 256, 512, 1024)
 LENGTHS = {
-    "c2c": tuple(sorted({*_BASE, *_ODD_C2C})),
-    "r2c": tuple(sorted({*_BASE, *_ODD_REAL})),
-    "c2r": tuple(sorted({*_BASE, *_ODD_REAL})),
+    "c2c": tuple(sorted({*_BASE, *_ODD_C2C, *_RADIX4})),
+    "r2c": tuple(sorted({*_BASE, *_ODD_REAL, *_RADIX4})),
+    "c2r": tuple(sorted({*_BASE, *_ODD_REAL, *_RADIX4})),
 }
 NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # where every kernel's zero signs are known, a zero result from -0 is answered; other lengths refuse it. Read from
@@ -61,7 +66,9 @@ NONE, BY_ROOT_N, BY_N = 0, 1, 2  # ATen's fft_norm_mode
 # (28 to 360) made of those kernels in ct_odd's order (the largest odd prime
 # outermost, Prime4, Prime8 or Prime16 innermost). The plans of 24, 48, 80 and 160 were not traced: they are taken
 # to run those kernels in ct_odd's order, which 36,000 zero-heavy rows per op and length at default, avx2 and avx512
-# on 1, 2 and 4 threads gave bit for bit (0 other); 8 to 192 up to 27,000 rows per op and length, 0 other
+# on 1, 2 and 4 threads gave bit for bit (0 other); 8 to 192 up to 27,000 rows per op and length, 0 other. The radix-4
+# FFT of 128 to 1024 (and the halves of the real ones) read forward and backward: its 4-point pass, radix-4 and
+# radix-8 butterflies and its table (dumped with gdb: (cos, -sin), -0 where the sine is zero, +0 where the cosine is)
 _ZERO_SIGNS_READ = frozenset(
     {
         *((kind, n) for kind in ("r2c", "c2r") for n in (32, 40, 48, 64, 80, 96, 160, 192, 224, 400, 480)),
@@ -71,6 +78,7 @@ _ZERO_SIGNS_READ = frozenset(
         *(("c2c", n) for n in (8, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 112, 160, 168, 224)),
         *(("c2c", n) for n in (96, 144, 192, 240, 320, 336, 400, 448, 480, 720)),
         *(("c2c", n) for n in (36, 60, 72, 84, 100, 120, 140, 180, 200, 252, 280, 360, 392, 504, 560, 700)),
+        *((kind, n) for kind in ("c2c", "r2c", "c2r") for n in _RADIX4),
     }
 )
 
@@ -85,7 +93,7 @@ def _pairs(x: np.ndarray, what: str) -> np.ndarray:
 
 
 def _reads_negative_zero(kind: str, data: np.ndarray, d: int, n: int) -> bool:
-    """Whether DFTI's complex or backward kernel (8 to 720; r2c of 20 and 32 to 720) reads a -0 (c2r leaves the
+    """Whether DFTI's complex or backward kernel (8 to 1024; r2c of 20 and 32 to 1024) reads a -0 (c2r leaves the
     imaginary parts of bins 0 and N/2 unread): the signs of its zero results are then not modelled
     (measured at 24: every difference lies in a result that is zero on both sides, 190 of 400 zero-heavy
     c2c inputs, 87 of 400 c2r)."""

@@ -1,8 +1,8 @@
 /* ATen's CPU FFT on the x86 wheel: _fft_c2c_mkl, _fft_r2c_mkl and _fft_c2r_mkl (native/mkl/SpectralOps.cpp)
  * hand every 1-D transform to one MKL DFTI descriptor, which on an AMD CPU runs DFTI's generic code path
  * (the "def" kernels: SSE, no FMA). Reproduced here for the lengths measured bit for bit (fft.py refuses
- * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480 and 720, complex, real
- * forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path), and ct_odd's order
+ * the rest): N = 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 144, 168, 192, 336, 480, 720 and 128 to 1024 (powers
+ * of two), complex, real forward and real backward (the real ones of 8 to 64 as fft.py says, per DFTI's path), and ct_odd's order
  * at the further lengths fft.py names (28 to 700: multiples of 4 with an odd prime 3, 5 or 7).
  *
  * Shapes: B transforms (rows), each contiguous. Complex data is interleaved (re, im) float32 pairs.
@@ -50,6 +50,10 @@
  *     block; radix2_8: its single block), the 5- and 7-point DFTs form their odd terms with the sines of
  *     -2pi*k/p, the recombinations pair bin k with m - k: the signs of zeros as DFTI gives them there (fft.py
  *     says where the other kernels' are not modelled).
+ *   N = 128, 256, 512, 1024 complex: DFTI's radix-4 FFT (radix4_fft: decimation in time, a 4-point pass, radix-4
+ *     passes, radix-8 passes: 4 x 4 x 8, 4 x 8 x 8, 4 x 4 x 4 x 8, 4 x 4 x 8 x 8, the table's products, radix8_r4's
+ *     eighth turn rounded up); real: its N/2-point transform (64: ct64's) with the recombination passes (row_split),
+ *     on every path.
  *   N = 8, 16 real: the complex kernel of the row with +0 imaginary parts, or of the Hermitian row
  *     (pow2_row); the eighth turns as sums or products per DFTI's path.
  *   N = 32, 64 real: the N/2-point complex transform of the even/odd pairs with the 24-point kernel's
@@ -550,7 +554,7 @@ typedef void (*transform_fn)(const cpx *x, int n, int sign, cpx *out);
  * the turns cs of 2pi*k/N), on every path. */
 static void row_split(int kind, int n, const float *row, float *dst, int sign, transform_fn full, transform_fn half,
                       void (*cs)(int, float *, float *)) {
-    cpx x[720], y[720];
+    cpx x[1024], y[1024];
     const int h = n / 2;
     if (kind == 0) {
         for (int j = 0; j < n; j++) x[j] = (cpx){row[2 * j], row[2 * j + 1]};
@@ -758,6 +762,78 @@ static void rdft_pow2_fwd(const float *row, int m, float *dst) {
     recombine_fwd(y, m, m == 16 ? cs32 : cs64, dst);
 }
 
+/* DFTI's radix-8 butterfly inside its radix-4 FFT (owns_cRadix4{Fwd,Inv}Norm_32fc, read from its machine code:
+ * SSE lanes of four transforms, real and imaginary parts apart), of the twiddled T0..T7 (sign -1 forward, +1
+ * backward): s04 = T0 + T4, d04 = T0 - T4, and so s26, d26, s15, d15, s37, d37; X0, X4 = (s04 + s26) +- (s15 + s37);
+ * X2, X6 = (s04 - s26) -+ i*(s15 - s37) (forward; backward the other way, as cadd_rot); P, Q = d04 -+ i*d26,
+ * D1, D3 = d15 -+ i*d37; the odd eighths as products first, then their sum: A = D1.re*h, B = D1.im*h (h its
+ * COS_1_8, 0x1.6a09e8p-1: sqrt(1/2) rounded up, one ulp above H8, as its table holds it), U = (A + B, B - A) forward, (A - B, A + B) backward; Dp = D3.re*-h, Ep = D3.im*-h, V = (Dp - Ep,
+ * Ep + Dp) forward, (Dp + Ep, Ep - Dp) backward; X1, X5 = P +- U, X3, X7 = Q +- V. */
+static void radix8_r4(const cpx t[8], int sign, cpx out[8]) {
+    const float h = 0x1.6a09e8p-1f;
+    const cpx s04 = cadd(t[0], t[4]), d04 = csub(t[0], t[4]), s26 = cadd(t[2], t[6]), d26 = csub(t[2], t[6]);
+    const cpx s15 = cadd(t[1], t[5]), d15 = csub(t[1], t[5]), s37 = cadd(t[3], t[7]), d37 = csub(t[3], t[7]);
+    const cpx a = cadd(s04, s26), b = cadd(s15, s37), c = csub(s04, s26), e = csub(s15, s37);
+    out[0] = cadd(a, b);
+    out[4] = csub(a, b);
+    out[2] = cadd_rot(c, e, sign);
+    out[6] = cadd_rot(c, e, -sign);
+    const cpx p = cadd_rot(d04, d26, sign), q = cadd_rot(d04, d26, -sign);
+    const cpx d1 = cadd_rot(d15, d37, sign), d3 = cadd_rot(d15, d37, -sign);
+    const float a1 = d1.r * h, b1 = d1.i * h, dp = d3.r * -h, ep = d3.i * -h;
+    const cpx u = sign < 0 ? (cpx){a1 + b1, b1 - a1} : (cpx){a1 - b1, a1 + b1};
+    const cpx v = sign < 0 ? (cpx){dp - ep, ep + dp} : (cpx){dp + ep, ep - dp};
+    out[1] = cadd(p, u);
+    out[5] = csub(p, u);
+    out[3] = cadd(q, v);
+    out[7] = csub(q, v);
+}
+
+/* The stages of DFTI's radix-4 FFT per length, first (innermost) to last, as its machine code branches on N: a
+ * 4-point pass without twiddles, radix-4 passes, then radix-8 passes where log2(N) calls for them, the last one of 4
+ * or 8 points. */
+static int radix4_plan(int n, int plan[6]) {
+    switch (n) {
+    case 64: plan[0] = 4, plan[1] = 4, plan[2] = 4; return 3;
+    case 128: plan[0] = 4, plan[1] = 4, plan[2] = 8; return 3;
+    case 256: plan[0] = 4, plan[1] = 8, plan[2] = 8; return 3;
+    case 512: plan[0] = 4, plan[1] = 4, plan[2] = 4, plan[3] = 8; return 4;
+    case 1024: plan[0] = 4, plan[1] = 4, plan[2] = 8, plan[3] = 8; return 4;
+    default: return 0;
+    }
+}
+
+/* DFTI's radix-4 FFT (owns_cRadix4{Fwd,Inv}Norm_32fc: fft/ifft of 64 to 1024, and the halves of rfft/irfft of 128
+ * to 1024): Cooley-Tukey decimation in time over the plan's stages (radix4_plan): the last stage's p-point DFTs
+ * over residues r of the (n/p)-point transforms of x[p*j + r] (the earlier stages, likewise), bin k of residue r
+ * times e^(sign*2pi*i*r*k/n) as the Fact passes multiply (fact_twiddle: the table's products on every bin of
+ * residues 1 and up), then dft4 or radix8_r4 over r: X[k + (n/p)*q]. */
+static void radix4_fft(const cpx *x, int n, const int *plan, int stages, int sign, cpx *out) {
+    const int p = plan[stages - 1], m = n / p;
+    if (stages == 1) {
+        if (p == 4) dft4(x, sign, out);
+        else radix8_r4(x, sign, out);
+        return;
+    }
+    cpx y[1024], in[256], t[8], o[8];
+    for (int r = 0; r < p; r++) {
+        for (int j = 0; j < m; j++) in[j] = x[p * j + r];
+        radix4_fft(in, m, plan, stages - 1, sign, y + r * m);
+    }
+    for (int k = 0; k < m; k++) {
+        for (int r = 0; r < p; r++) t[r] = fact_twiddle(y[r * m + k], r, r * k, n, sign);
+        if (p == 4) dft4(t, sign, o);
+        else radix8_r4(t, sign, o);
+        for (int q = 0; q < p; q++) out[k + m * q] = o[q];
+    }
+}
+
+/* radix4_fft as a row_split transform (N = 64 to 1024, powers of two). */
+static void full_r4(const cpx *x, int n, int sign, cpx *out) {
+    int plan[6];
+    radix4_fft(x, n, plan, radix4_plan(n, plan), sign, out);
+}
+
 static void scale_after(float *v, int64_t count, float s) {
     for (int64_t j = 0; j < count; j++) v[j] = v[j] * s;
 }
@@ -821,7 +897,8 @@ static void pow2_row(int kind, int n, const float *row, float *dst, int sign, in
     }
 }
 
-/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192, 480 or ct_odd's (fft.py's LENGTHS);
+/* kind: 0 c2c, 1 r2c, 2 c2r; n: 8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 96, 192, 480, 128 to 1024 (powers of two) or
+ * ct_odd's (fft.py's LENGTHS);
  * sign: c2c's -1 forward, +1 backward; scale: DFTI's scale (1 for none); folded: the real 12-point
  * kernels' scaled variant (1/N only); threaded_rows: DFTI's threaded path over contiguous rows, or a
  * 1/sqrt(N) scale (pow2_row). 0, or -1 for an unmodelled (kind, n). */
@@ -834,8 +911,9 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
     const int odd = n != 12 && n != 24 && n != 20 && n != 40 && n != 48 && n != 80 && n != 96 && n != 192 &&
                     n % 4 == 0 && n <= 720 && (n % 3 == 0 || n % 5 == 0 || n % 7 == 0) &&
                     (kind == 0 || ((n / 2) % 4 == 0 && ((n / 2) % 3 == 0 || (n / 2) % 5 == 0 || (n / 2) % 7 == 0)));
+    const int r4 = n == 128 || n == 256 || n == 512 || n == 1024;
     if (n == 8 || n == 16 || n == 20 || n == 32 || n == 40 || n == 48 || n == 64 || n == 80 || n == 96 || n == 192 ||
-        odd) {
+        odd || r4) {
         const int64_t half = n / 2 + 1;
         const int64_t in_len = kind == 0 ? 2 * n : kind == 1 ? n : 2 * half;
         const int64_t out_len = kind == 0 ? 2 * n : kind == 1 ? 2 * half : n;
@@ -846,6 +924,8 @@ int fft_mkl_def(int kind, int n, int64_t batch, const float *in, float *out, int
             else if (n == 20 || n == 40 || n == 80)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, full5, half5,
                           n == 20 ? cs20 : n == 40 ? cs40 : cs80);
+            else if (r4)
+                row_split(kind, n, in + b * in_len, out + b * out_len, sign, full_r4, full_r4, NULL);
             else if (odd)
                 row_split(kind, n, in + b * in_len, out + b * out_len, sign, n == 480 ? full480 : full_odd, full_odd,
                           NULL);
