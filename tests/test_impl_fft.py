@@ -435,6 +435,8 @@ def test_fft_odd_prime_lengths_match_torch() -> None:
 # alike; and unscaled, of tests/fft_zero_sign_cases.py's rows(2) laid end to end and cut into rows of each length
 RADIX4 = "e5f80bb862590b684bfe680f4a54bea406258cbfa7a8d424d221dd0fa9e7ae09"
 RADIX4_ZEROS = "41354f3245722cdac88704877b9baecb1ad4e9e37f579f35167c09f5ff5c233c"
+# torch's rfftn over dims (1, 2) of default_rng(512)'s (2, 8, 512) rows: the real pass of 512, then the complex one of 8
+RADIX4_RFFTN = "ed8b352dd9bb093a48dd773bc89d4273b5ab26586719380d6a94565670048ebf"
 
 
 def _inputs_radix4() -> dict[int, tuple[np.ndarray, ...]]:
@@ -458,7 +460,8 @@ def _inputs_radix4() -> dict[int, tuple[np.ndarray, ...]]:
 def test_fft_radix4_lengths_match_torch(threads: int) -> None:
     """Torch-free: DFTI's radix-4 FFT (a 4-point pass, radix-4 and radix-8 passes with the table's products, its
     eighth turn rounded up) gives fft and ifft of 128 to 1024 and the halves of rfft and irfft, with the
-    recombination passes, for every norm, from contiguous or strided rows, on 1 and 2 threads alike."""
+    recombination passes, for every norm, from contiguous or strided rows, on 1 and 2 threads alike (and rfftn's
+    real pass of 512)."""
     from harness.impl.fft import fft
 
     p = get_profile("x86-avx2", threads)
@@ -470,6 +473,8 @@ def test_fft_radix4_lengths_match_torch(threads: int) -> None:
             outs += [fft("r2c", x, [1], fwd, p), fft("c2r", h, [1], inv, p, last_dim_size=n)]
             outs.append(fft("c2c", rows, [1], fwd, p, stride=[1, 5]))
     assert bits_sha256(np.concatenate([o.reshape(-1) for o in outs])) == RADIX4
+    x = np.random.default_rng(512).standard_normal((2, 8, 512)).astype(np.float32)
+    assert bits_sha256(fft("r2c", x, [1, 2], 0, p)) == RADIX4_RFFTN
     if threads == 1:  # zero-heavy rows: the zero signs of every butterfly and of the table's products
         assert bits_sha256(np.concatenate([o.reshape(-1) for o in _radix4_zeros(p)])) == RADIX4_ZEROS
 

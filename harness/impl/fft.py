@@ -202,7 +202,7 @@ def _fft_dims(kind: str, x: np.ndarray, dim: list[int], normalization: int, prof
     """A transform over two or more dims. c2r: ATen runs the backward c2c over all but the last dim (its
     own descriptor and scale), then the 1-D c2r over the last, from the c2c result's layout. c2c and
     r2c: one multi-dim DFTI descriptor, which runs 1-D passes, the last dim first (r2c: its real kernel
-    as on one thread; of 12, 24 and 64 only), then the complex kernel over each other dim, last to
+    as on one thread; of 12, 24, 64 and 128 to 1024 only), then the complex kernel over each other dim, last to
     first, and multiplies by its scale after one pass (``_scaled_pass``). Where that pass is not
     identified, the transform is answered only if every pass gives the same bits, else refused."""
     dims, ndim = _pass_count(kind, _pairs(x, "the input") if kind != "r2c" else f32(x), dim)
@@ -210,7 +210,7 @@ def _fft_dims(kind: str, x: np.ndarray, dim: list[int], normalization: int, prof
         y = fft("c2c", x, dims[:-1], normalization, profile, forward=False, stride=stride)
         laid = _c2c_out_stride(y.shape[:ndim], stride, dims[:-1])
         return _fft_1d("c2r", y, dims[-1:], normalization, profile, last_dim_size=last_dim_size, stride=laid)
-    if kind == "r2c" and x.shape[dims[-1]] not in (12, 24, 64):
+    if kind == "r2c" and x.shape[dims[-1]] not in (12, 24, 64, *_RADIX4):
         raise ParityError(
             f"FFT r2c over several dims with a last length of {x.shape[dims[-1]]}: DFTI's real pass is not modelled"
         )
