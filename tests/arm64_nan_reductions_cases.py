@@ -26,7 +26,7 @@ if __package__:  # imported by the tests
 else:  # run as a script (under emulation): its own folder is on the path, not the repository's
     from arm64_sampling_cases import record_digests
 
-OPS = ("cumsum", "sum", "mean", "norm1", "norm2", "log_softmax", "log_softmax_cols")
+OPS = ("cumsum", "sum", "mean", "norm1", "norm2", "log_softmax", "log_softmax_cols", "log_softmax_cols_backward")
 THREADS = (1, 2, 4)
 COUNT = 48
 # quiet and signalling NaNs of both signs
@@ -42,36 +42,68 @@ def _shape(r: np.random.Generator, k: int) -> tuple[int, ...]:
     return tuple(int(s) for s in r.integers(1, 40, r.integers(1, 5)))
 
 
+def _column_shape(r: np.random.Generator, k: int) -> tuple[tuple[int, ...], int]:
+    if k % 8 == 7:
+        return tuple(int(s) for s in r.integers(1, 9, 4)), int(r.integers(0, 3))
+    inner = int(r.integers(1, 70)) if k % 6 else int(r.integers(1000, 9000))
+    return (int(r.integers(1, 5)), int(r.integers(1, 40)), inner), 1
+
+
+def _spoil(r: np.random.Generator, x: np.ndarray, k: int) -> None:
+    """NaNs of 1 to 7 payloads at a 500th, a 20th or a third of ``x``'s places (none where k % 3 == 0), and
+    infinities, subnormals and -0 at a 50th of the others where k % 4."""
+    flat = x.reshape(-1).view(np.uint32)
+    if k % 3:
+        kinds = NANS[r.choice(NANS.size, int(r.integers(1, NANS.size + 1)), replace=False)]
+        count = max(1, int((0.002, 0.05, 0.3)[k % 3] * x.size))
+        flat[r.integers(0, x.size, count)] = r.choice(kinds, count)
+    if k % 4:
+        count = max(1, int(0.02 * x.size))
+        places = r.integers(0, x.size, count)
+        drawn = r.choice(OTHERS, count).view(np.uint32)
+        flat[places] = np.where(np.isnan(x.reshape(-1)[places]), flat[places], drawn)
+
+
 def column_cases() -> Iterator[dict[str, Any]]:
     """log_softmax over a dim other than the last (ATen's column kernel): (O, D, I) over dim 1 (I off the 4- and
     8-lane vectors, up to 9,000 columns: chunks of 128 KiB / D / 4) or a 4-d tensor over dim 0, 1 or 2; a third
     finite (infinities, -inf columns), the rest with NaNs of 1 to 7 payloads."""
     r = np.random.default_rng(20261207 + OPS.index("log_softmax_cols"))
     for k in range(COUNT):
-        if k % 8 == 7:
-            shape, dim = tuple(int(s) for s in r.integers(1, 9, 4)), int(r.integers(0, 3))
-        else:
-            inner = int(r.integers(1, 70)) if k % 6 else int(r.integers(1000, 9000))
-            shape, dim = (int(r.integers(1, 5)), int(r.integers(1, 40)), inner), 1
+        shape, dim = _column_shape(r, k)
         x = (r.standard_normal(shape) * np.exp(r.uniform(-3, 4))).astype(np.float32)
-        flat = x.reshape(-1).view(np.uint32)
-        if k % 3:
-            kinds = NANS[r.choice(NANS.size, int(r.integers(1, NANS.size + 1)), replace=False)]
-            count = max(1, int((0.002, 0.05, 0.3)[k % 3] * x.size))
-            flat[r.integers(0, x.size, count)] = r.choice(kinds, count)
-        if k % 4:
-            count = max(1, int(0.02 * x.size))
-            places = r.integers(0, x.size, count)
-            drawn = r.choice(OTHERS, count).view(np.uint32)
-            flat[places] = np.where(np.isnan(x.reshape(-1)[places]), flat[places], drawn)
+        _spoil(r, x, k)
         if k % 5 == 2:  # a column of -inf
             np.moveaxis(x, dim, -1)[(0,) * (x.ndim - 1)] = -np.inf
         yield {"x": x, "dims": dim, "keepdim": False, "transpose": False}
 
 
+def column_backward_cases() -> Iterator[dict[str, Any]]:
+    """_log_softmax_backward_data over a dim other than the last: the column shapes of ``column_cases`` (several
+    (outer, chunk) blocks or one: the OpenMP body at 2+ threads or the inline copy), an output ``x`` of log
+    probabilities (a tenth positive) and a gradient ``g``, each spoilt as ``column_cases`` spoils its input (NaNs
+    of 1 to 7 payloads, both signs, quiet and signalling; infinities, subnormals, -0); where k % 5 == 2 a column
+    of zero gradient whose output holds +inf (0 * inf)."""
+    r = np.random.default_rng(20261208)
+    for k in range(COUNT):
+        shape, dim = _column_shape(r, k)
+        x = (-np.abs(r.standard_normal(shape)) * np.exp(r.uniform(-3, 3))).astype(np.float32)
+        x[r.random(shape) < 0.1] *= -1
+        g = (r.standard_normal(shape) * np.exp(r.uniform(-3, 3))).astype(np.float32)
+        _spoil(r, x, k)
+        _spoil(r, g, k + 1)
+        if k % 5 == 2:
+            np.moveaxis(g, dim, -1)[(0,) * (g.ndim - 1)] = 0.0
+            np.moveaxis(x, dim, -1)[(0,) * (x.ndim - 2) + (0, 0)] = np.inf
+        yield {"x": x, "g": g, "dims": dim}
+
+
 def cases(op: str) -> Iterator[dict[str, Any]]:
     if op == "log_softmax_cols":
         yield from column_cases()
+        return
+    if op == "log_softmax_cols_backward":
+        yield from column_backward_cases()
         return
     r = np.random.default_rng(20261207 + OPS.index(op))
     for k in range(COUNT):
@@ -111,6 +143,10 @@ def impl_output(op: str, case: dict[str, Any], profile: KernelProfile) -> np.nda
     """The impl's output in logical order: the case replayed as a traced op."""
     from harness.trace.impl_ops import REPLAYS
 
+    if op == "log_softmax_cols_backward":
+        t = {"grad_output": case["g"], "output": case["x"]}
+        a0 = {"dim": case["dims"], "input_dtype": "torch.float32"}
+        return REPLAYS["_log_softmax_backward_data"](t, a0, profile)["out"]
     v = _view(case)
     t = {"self": np.ascontiguousarray(v)}
     a: dict[str, Any] = {"self.stride": _strides(v), "self.shape": list(v.shape), "dim": case["dims"]}
@@ -127,6 +163,9 @@ def impl_output(op: str, case: dict[str, Any], profile: KernelProfile) -> np.nda
 def torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - under emulation
     import torch
 
+    if op == "log_softmax_cols_backward":
+        g, y = torch.from_numpy(case["g"]), torch.from_numpy(case["x"])
+        return torch.ops.aten._log_softmax_backward_data(g, y, case["dims"], torch.float32)
     v = torch.from_numpy(_view(case))
     if op == "cumsum":
         return torch.cumsum(v, case["dims"])

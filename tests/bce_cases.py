@@ -19,8 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from tests.bit_digest import bits_sha256
-
 THREADS = (1, 2, 4)
 COUNT = 24
 REDUCTIONS = ("mean", "sum", "none")
@@ -97,6 +95,7 @@ def main(argv: list[str]) -> None:  # pragma: no cover - records with torch
 
     from harness.core.errors import ParityError
     from harness.impl.profiles import profile_for_capability
+    from tests.bit_digest import bits_sha256
 
     every = cases()
     for threads in THREADS:

@@ -13,7 +13,10 @@ NaN beside NaNs of other patterns); the 1-norm's
 first; log_softmax's reduce_all(vec::maximum) lane tree (NEON's ext/rev64, SVE256's tbl and its partial vector's
 operands swapped), each element its own NaN or the max's; over another dim (``log_softmax_cols``: finite columns
 too, infinities, -inf columns) the column kernel, whose max never takes a NaN and whose log of a NaN sum is SLEEF's
-+qNaN: each NaN its own, quieted, the rest of its column +qNaN.
++qNaN: each NaN its own, quieted, the rest of its column +qNaN; its backward (``log_softmax_cols_backward``: NaNs in
+the output and the gradient, 0 * inf) the FADD of ``sum + g`` (``g + sum`` in the NEON-typed objects' vector columns
+and SVE256's inline scalar ones), FMLS's negated sum (N1, V2) or SVE256's unfused ``fmul``/``fsub``, and the
+scalar columns' FMSUB.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ DIGESTS: dict[tuple[str, str], str | tuple[str, ...]] = {
     ("norm2", "arm64-neon"): "51cb3b7f9dfb3ce60f831cb1915b0ff61b1062141e6ee188bbbdcd87933ed654",
     ("log_softmax", "arm64-neon"): "7b052c679ca64301abc71c51018c4f4997dd75ee436769498eded838b177498b",
     ("log_softmax_cols", "arm64-neon"): "b91f0032107bd969503393e967049dbd27902c33fb16b7b570618bb2f878ae3b",
+    ("log_softmax_cols_backward", "arm64-neon"): "7304569bedaa3269930d480c1c05319477a00168ff9d58629d733cd21518b55a",
     ("cumsum", "arm64-sve128"): "0fabd14451ad96e8b47b75f9e3acfd1696515696c027059ad0932161de25cc5d",
     ("sum", "arm64-sve128"): "117724d2a5c316ba6d41481de21b8839d3480ebfd31e408137e6a5002b763ac9",
     ("mean", "arm64-sve128"): "072e397f6d59851c836bfd8cdedb63c5105d2cffda8dbc94bac255ada98e36eb",
@@ -49,6 +53,7 @@ DIGESTS: dict[tuple[str, str], str | tuple[str, ...]] = {
     ("norm2", "arm64-sve128"): "c4bf4de85b2060a6fe238c5467acf4ac4c5b620110e0bf8a5b5586eb3efd8f89",
     ("log_softmax", "arm64-sve128"): "7b052c679ca64301abc71c51018c4f4997dd75ee436769498eded838b177498b",
     ("log_softmax_cols", "arm64-sve128"): "b91f0032107bd969503393e967049dbd27902c33fb16b7b570618bb2f878ae3b",
+    ("log_softmax_cols_backward", "arm64-sve128"): "7304569bedaa3269930d480c1c05319477a00168ff9d58629d733cd21518b55a",
     ("cumsum", "arm64-sve256"): "0fabd14451ad96e8b47b75f9e3acfd1696515696c027059ad0932161de25cc5d",
     ("sum", "arm64-sve256"): "a0b59842b8b62ce3e39bb15f7526240141bca9e8b5d75522081558b90546397b",
     ("mean", "arm64-sve256"): "4c542d7685e732e6238eb457602d436232ed825bc5b2ddd43157b48fba35cdf2",
@@ -60,6 +65,11 @@ DIGESTS: dict[tuple[str, str], str | tuple[str, ...]] = {
     ("norm2", "arm64-sve256"): "4d846781b56742a533b884aa0dcb6ef04ec1bd5628f0263d00139e7c46ce025c",
     ("log_softmax", "arm64-sve256"): "8579c4925d979288ed9e363256914516b549aafd8a60b630b332ac947a17c6c4",
     ("log_softmax_cols", "arm64-sve256"): "f03a6cbd9c27dfac4f0721417de5fdb6120282dd0175e0af9a5b01aac8277711",
+    ("log_softmax_cols_backward", "arm64-sve256"): (  # the inline copy at 1 thread, the OpenMP body's at 2 and 4
+        "b0f08540e389c23f3ddcb7bb5dc782709aefdd547fa27a9dc3771d5509f75648",
+        "f7f1b4e351e44169ad54bcc2e7d6a2954a4e7394848dc780a8a918782f503fab",
+        "f7f1b4e351e44169ad54bcc2e7d6a2954a4e7394848dc780a8a918782f503fab",
+    ),
 }
 # op -> the cases the impl refuses, the same on the three profiles
 _REFUSED = {

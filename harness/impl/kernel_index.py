@@ -317,7 +317,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "0 other); log_softmax over another dim: the chunk's last `size % width` columns scalar (C library "
             "exp), the backward's `g - exp(y) * sum` fused in the FMA objects, not the thread count (measured at "
             "default, avx2, avx512 on a Zen 5: 100 random shapes per level and thread count, 0 other; arm64: see "
-            "its column, the backward refused there); NaN inputs there not measured on x86: refused"
+            "its column); NaN inputs there not measured on x86: refused"
         ),
     ),
     (
@@ -2516,8 +2516,15 @@ ARM64: dict[str, str] = {
         " random log_softmax a core and thread count (NaNs of 1 to 7 payloads, both signs, quiet and signalling,"
         " beside infinities): 432 exact, 0 refused, 0 other (288 and 144 refused before: other dims), and 48 over"
         " other dims (finite, infinities, -inf columns, NaNs of 1 to 7 payloads; up to 9,000 columns, chunks of"
-        " 128 KiB / D / 4): 432 exact, 0 other; its backward over other dims not measured: refused; softmax with"
-        " NaN inputs refused"
+        " 128 KiB / D / 4): 432 exact, 0 other; its backward over other dims (read in the DEFAULT, SVE128 and"
+        " SVE256 objects, inline and in the OpenMP body parallel_for runs at 2+ threads over 2+ blocks): `sum + g`"
+        " (`g + sum` in N1's and V2's vector columns and V1's inline scalar ones), SLEEF's expf in the vector"
+        " columns and aarch64 expf in the scalar ones, `g - exp(y) * sum` by `fmls` (the sum negated, N1, V2),"
+        " V1's unfused `fmul`/`fsub`, the scalar columns' `fmsub` (exp negated), NaNs by FPProcessNaNs in those"
+        " orders; measured under emulation on N1, V2 and V1 at 1, 2 and 4 threads, 48 random backwards a core and"
+        " thread count (NaNs of 1 to 7 payloads, both signs, quiet and signalling, in the output and the gradient,"
+        " infinities, subnormals, -0, 0 * inf; up to 9,000 columns, several chunks or one): 432 exact, 0 refused,"
+        " 0 other (refused before); softmax with NaN inputs refused"
     ),
     "cross_entropy": (
         "as `log_softmax`; `0/0` of an all-ignored batch is `+qNaN`; `nll_loss2d`: mean, sum and none as x86 but the"
@@ -2919,8 +2926,15 @@ ARM64: dict[str, str] = {
     ),
     "binary_cross_entropy_with_logits": "not measured: refused",
     "binary_cross_entropy": (
-        "not modelled: refused (Loss.cpp's aarch64 object may contract `(t - 1) * a - t * b`, aarch64 glibc's "
-        "`logf` not measured)"
+        "Loss.cpp's aarch64 object (read): `fmul` of `(t - 1)` and the clamped log1pf, then `fmsub t, b` (the"
+        " second product fused into the difference), over aarch64 glibc 2.36's contracted `log1pf` (the x86 build"
+        " is not) and its `logf` (the x86 FMA build's bits); the mean's and sum's cascade as the `sum` row's;"
+        " backward `fsub 1, x`, `fmul (1 - x), x`, `fsub x, t`, `fmul (x - t), g`, the 1e-12 floor keeping a NaN,"
+        " `fdiv`, in the 4-lane loop and the scalar one alike, NaNs by FPProcessNaNs in those operand orders;"
+        " measured under emulation on N1, V2 and V1 at 1, 2 and 4 threads: the 24 x86 cases (loss and gradient,"
+        " mean, sum, none, past the grain) 24 exact and 32 direct backwards with NaNs of 1 to 6 payloads (both"
+        " signs, quiet and signalling) in self, target and gradient, infinities, -0, subnormals: 32 exact, a core"
+        " and thread count, 0 refused, 0 other (refused before); V1's mean at 1 thread its own bits"
     ),
     "leaky_relu": (
         "the x86 bits on every core and thread count (one product; NaNs quieted; a signalling grad where"

@@ -56,6 +56,18 @@ def arith(
 UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide}
 
 
+def arith_a64(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a op b`` as one aarch64 FADD, FSUB, FMUL or FDIV (``a`` its first operand) gives it: ``arith``'s
+    rounding and default NaN, and where both are NaN FPProcessNaNs' pick (a signalling one first, quieted, then
+    the first quiet one)."""
+    out = arith(op, a, b, 0, aarch64=True)
+    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    both = np.isnan(a) & np.isnan(b)
+    if both.any():
+        out[both] = fmax_nan_a64(a.view(np.uint32)[both], b.view(np.uint32)[both]).view(np.float32)
+    return out
+
+
 def default_nans(out: np.ndarray, made: np.ndarray, aarch64: bool) -> np.ndarray:
     """``out`` with its NaNs where ``made`` (a NaN an operation made of no NaN: inf - inf, 0 * inf, inf / inf)
     the CPU's default NaN: x86's -qNaN, or with ``aarch64`` +qNaN (float32, or float64 where ``out`` is)."""

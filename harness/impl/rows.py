@@ -295,16 +295,6 @@ def log_softmax_backward(grad: np.ndarray, y: np.ndarray, profile: KernelProfile
     return _backward("log_softmax_backward", grad, y, profile)
 
 
-def _column_view(x: np.ndarray, dim: int, what: str, profile: KernelProfile) -> tuple[int, int, int]:
-    """(outer, dim size, inner) of ``x`` around ``dim`` (not the last) for ATen's column kernels; refused on
-    aarch64 and for NaN inputs (not measured)."""
-    if profile.aarch64:
-        raise ParityError(f"{what} over a dim other than the last is not measured on Linux arm64: refused")
-    if np.isnan(x).any():
-        raise ParityError(f"{what} over a dim other than the last of NaN inputs is not measured: refused")
-    return int(np.prod(x.shape[:dim])), x.shape[dim], int(np.prod(x.shape[dim + 1 :]))
-
-
 def log_softmax_dim(x: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     """``torch.log_softmax(x, dim)``: the last dim by ``log_softmax``, another by ATen's ``_vec_log_softmax``
     (``serial_vec_logsoftmax_range``: per column max, ``sum exp(x - max)``, ``log``, ``(x - max) - log``;
@@ -380,12 +370,16 @@ def _row_max_nan_a64(v: np.ndarray, lanes: int) -> np.ndarray:
 def log_softmax_dim_backward(grad: np.ndarray, y: np.ndarray, dim: int, profile: KernelProfile) -> np.ndarray:
     """Gradient of ``log_softmax_dim`` (output ``y``) for ``grad``: the last dim by ``log_softmax_backward``,
     another by ATen's ``_vec_log_softmax_backward`` (per column ``sum = 0 + g`` over the dim, then
-    ``g - exp(y) * sum``; measured at x86's default, avx2 and avx512 builds)."""
+    ``g - exp(y) * sum``; measured at x86's default, avx2 and avx512 builds and on the arm64 ones, where NaN
+    inputs are answered too: the FADD and FMLS/FMSUB operand orders read in the aarch64 objects, csrc/rows.c)."""
     if y.ndim == 0 or dim % y.ndim == y.ndim - 1:
         return log_softmax_backward(grad, y, profile)
-    grad, y = f32(grad), f32(y)
-    outer, size, inner = _column_view(np.stack([grad, y]), dim % y.ndim + 1, "log_softmax's backward", profile)
-    outer //= 2
+    grad, y, dim = f32(grad), f32(y), dim % y.ndim
+    if not profile.aarch64 and (np.isnan(grad).any() or np.isnan(y).any()):
+        raise ParityError(
+            "log_softmax's backward over a dim other than the last of NaN inputs is not measured: refused"
+        )
+    outer, size, inner = int(np.prod(y.shape[:dim])), y.shape[dim], int(np.prod(y.shape[dim + 1 :]))
     gx = np.empty_like(y)
     scratch = np.empty(max(inner, 1), np.float32)
     _lib().log_softmax_dim_backward(profile.as_c(), ptr(grad), ptr(y), outer, size, inner, ptr(gx), ptr(scratch))

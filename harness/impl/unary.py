@@ -478,14 +478,9 @@ def binary_cross_entropy(x: np.ndarray, target: np.ndarray, profile: KernelProfi
     """binary_cross_entropy's elements (Loss.cpp's scalar lambda, csrc/unary.c ``bce_forward``) of ``x`` and
     ``target`` (float32, one shape, every value in [0, 1], as ATen requires): ``(t - 1) * max(log1p(-x), -100)
     - t * max(log(x), -100)`` through glibc's log1pf and logf, in the x86 default object every level shares;
-    refused on aarch64 (its object contracts the products into the difference, its glibc builds differ: not
-    measured) and where glibc's logf is not its FMA build."""
-    if profile.aarch64:
-        raise ParityError(
-            "binary_cross_entropy on aarch64: Loss.cpp's contracted (t - 1) * a - t * b and aarch64 glibc's logf "
-            "are not measured"
-        )
-    if not profile.libm_fma:
+    on aarch64 the wheel's object fuses ``t * b`` into the difference, over aarch64 glibc's contracted log1pf;
+    refused where x86 glibc's logf is not its FMA build."""
+    if not profile.aarch64 and not profile.libm_fma:
         raise ParityError("binary_cross_entropy where glibc's logf is not its FMA build: not measured")
     xs = [f32(v) for v in (x, target)]
     if xs[0].shape != xs[1].shape:
@@ -495,7 +490,7 @@ def binary_cross_entropy(x: np.ndarray, target: np.ndarray, profile: KernelProfi
     out = np.empty_like(xs[0])
     fn = load("unary").bce_forward
     fn.restype = None
-    fn(*(ptr(v) for v in xs), ptr(out), ctypes.c_int64(out.size))
+    fn(*(ptr(v) for v in xs), ptr(out), ctypes.c_int64(out.size), ctypes.c_int32(profile.aarch64))
     return out
 
 

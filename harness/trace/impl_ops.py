@@ -17,7 +17,14 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl import strides
-from harness.impl.nans import default_nans, nan_kinds, refuse_mixed_nans, refuse_nans_under_qemu_x86, x86_nans
+from harness.impl.nans import (
+    arith_a64,
+    default_nans,
+    nan_kinds,
+    refuse_mixed_nans,
+    refuse_nans_under_qemu_x86,
+    x86_nans,
+)
 from harness.impl.profiles import KernelProfile
 from harness.trace import impl_nn, impl_optim
 from harness.trace.loops import non_overlapping_and_dense
@@ -2077,6 +2084,8 @@ def _binary_cross_entropy_backward(t: Arrays, a: Args, p: KernelProfile) -> dict
     on x86 only."""
     x, target, reduction = _bce_operands(t, a, "binary_cross_entropy_backward")
     g = impl_nn.float32_operand(t["grad_output"], "binary_cross_entropy_backward")
+    if p.aarch64:
+        return {"out": _bce_backward_a64(np.broadcast_to(g, x.shape), x, target, reduction)}
     with np.errstate(all="ignore"):
         den = np.multiply(np.subtract(np.float32(1), x, dtype=np.float32), x, dtype=np.float32)
         den = np.where(den < np.float32(1e-12), np.float32(1e-12), den).astype(np.float32)
@@ -2086,6 +2095,19 @@ def _binary_cross_entropy_backward(t: Arrays, a: Args, p: KernelProfile) -> dict
             out = np.divide(out, np.float32(x.size), dtype=np.float32)
     x86_nans("binary_cross_entropy_backward", out, p.aarch64)
     return {"out": out}
+
+
+def _bce_backward_a64(g: np.ndarray, x: np.ndarray, target: np.ndarray, reduction: str) -> np.ndarray:
+    """binary_cross_entropy_backward's lambda as the aarch64 wheel's Loss.cpp object runs it (read: the 4-lane
+    loop and the scalar one alike): ``fsub 1, x``, ``fmul (1 - x), x``, ``fsub x, t``, ``fmul (x - t), g``, the
+    denominator below 1e-12 replaced by it (``fcmgt``/``bsl``, ``fcmpe``: a NaN one kept), ``fdiv num, den``;
+    NaNs by FPProcessNaNs in those operand orders, ``inf - inf``, ``0 * inf``, ``inf / inf`` +qNaN; ``mean``'s
+    ``div_(numel)`` one more FDIV."""
+    one = np.float32(1)
+    den = arith_a64("mul", arith_a64("sub", one, x), x)
+    den = np.where(den < np.float32(1e-12), np.float32(1e-12), den).astype(np.float32)
+    out = arith_a64("div", arith_a64("mul", arith_a64("sub", x, target), g), den)
+    return arith_a64("div", out, np.float32(x.size)) if reduction == "mean" else out
 
 
 def _beta(a: Args, name: str, op: str) -> float:

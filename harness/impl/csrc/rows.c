@@ -501,25 +501,47 @@ void log_softmax_dim_forward(profile_t p, const float *x, int64_t O, int64_t D, 
  * then over d in order sum = sum + g; then gx = g - exp(y) * sum, Vectorized exp (SLEEF expf_u10 at AVX2
  * and AVX-512, the C library's per lane at default) in the vector columns and std::exp in the scalar ones;
  * the FMA objects contract the product into the subtraction in both (fnmadd: measured at avx2 and
- * avx512), the default object rounds twice. `sums` holds CHUNK floats. */
+ * avx512), the default object rounds twice. `sums` holds CHUNK floats.
+ * aarch64 (read in the wheel's DEFAULT, SVE128 and SVE256 objects, the inline copy and the OpenMP body's,
+ * which parallel_for runs at 2+ threads over 2+ (outer, chunk) blocks): the sum's FADD is `g + sum` in the
+ * NEON-typed objects' vector columns and `sum + g` in their scalar ones (SVE128's a `whilelo` loop); SVE256's
+ * vector columns `sum + g`, its scalar ones `g + sum` inline but `sum + g` in the OpenMP body. Then SLEEF's
+ * advsimd/SVE expf in the vector columns, aarch64 expf in the scalar ones (a NaN y quieted by both), and
+ * gx by `fmls g, sum, e` (g - (-sum) * e: FPProcessNaNs3 over g, -sum, e, -sum's NaN sign flipped) in the
+ * NEON-typed vector columns, SVE256's `fmul e, sum` then `fsub g, e * sum` unfused, and `fmsub e, sum, g`
+ * (over g, -e, sum) in every scalar column. */
 void log_softmax_dim_backward(profile_t p, const float *g, const float *y, int64_t O, int64_t D, int64_t I,
                               float *gx, float *sums) {
     if (O * I <= 0 || D <= 0) return;
     const int64_t chunk = log_softmax_dim_chunk(&p, D, I), L = p.lanes_wide;
+    const int arm = is_arm(&p), sve = obj_kind(&p) == OBJ_SVE;
+    const int omp = p.threads > 1 && O * ((I + chunk - 1) / chunk) > 1;
     for (int64_t o = 0; o < O; o++)
         for (int64_t start = 0; start < I; start += chunk) {
             const int64_t size = I - start < chunk ? I - start : chunk, vec_end = size - size % L;
             for (int64_t k = 0; k < size; k++) sums[k] = 0.0f;
             for (int64_t d = 0; d < D; d++) {
                 const float *gr = g + (o * D + d) * I + start;
-                for (int64_t k = 0; k < size; k++) sums[k] = sums[k] + gr[k];
+                for (int64_t k = 0; k < size; k++) {
+                    const int g_first = k < vec_end ? !sve : sve && !omp;
+                    sums[k] = !arm ? sums[k] + gr[k] : g_first ? add_nans(&p, gr[k], sums[k]) : add_nans(&p, sums[k], gr[k]);
+                }
             }
             for (int64_t d = 0; d < D; d++) {
                 const int64_t at = (o * D + d) * I + start;
                 for (int64_t k = 0; k < size; k++) {
                     const int vec = k < vec_end;
-                    const float e = vec ? vec_expf(&p, y[at + k]) : glibc_expf(y[at + k]);
-                    gx[at + k] = vec ? vcmadd(&p, -e, sums[k], g[at + k]) : sfmadd(&p, -e, sums[k], g[at + k]);
+                    const float yv = y[at + k], gv = g[at + k], s = sums[k];
+                    float e = vec ? vec_expf(&p, yv) : glibc_expf(yv);
+                    if (!arm) gx[at + k] = vec ? vcmadd(&p, -e, s, gv) : sfmadd(&p, -e, s, gv);
+                    else {
+                        if (yv != yv) e = quieted(yv);
+                        if (vec && sve) {
+                            const float m = nan2(&p, e * s, e, s);
+                            gx[at + k] = nan2(&p, gv - m, gv, m);
+                        } else if (vec) gx[at + k] = nan3(&p, fmaf(-s, e, gv), -s, e, gv);
+                        else gx[at + k] = nan3(&p, fmaf(-e, s, gv), -e, s, gv);
+                    }
                 }
             }
         }

@@ -1103,12 +1103,15 @@ void log1p_forward(profile_t p, const float *x, float *out, int64_t n) {
  * level reaches it, no contraction): (t - 1) * max(float(log1p(-x)), -100) - t * max(float(log(x)), -100),
  * left to right, std::max(a, b) being a < b ? b : a; std::log1p = glibc log1pf, std::log = glibc logf
  * (the ifunc's FMA build, on a CPU with FMA). ATen refuses an x or t outside [0, 1], NaN included,
- * before any element is written, so no NaN reaches it. Tensor shapes: x, t, out (n,). */
-void bce_forward(const float *x, const float *t, float *out, int64_t n) {
+ * before any element is written, so no NaN reaches it. `a64`: the aarch64 wheel's object (read: `fmul`
+ * of (t - 1) and the clamped log1pf, then `fmsub t, b, that`: the second product fused into the
+ * difference), over aarch64 glibc 2.36's contracted log1pf (glibc_log1pf_a64) and its logf (the x86 FMA
+ * build's bits). Tensor shapes: x, t, out (n,). */
+void bce_forward(const float *x, const float *t, float *out, int64_t n, int32_t a64) {
     for (int64_t i = 0; i < n; i++) {
-        float l1p = glibc_log1pf(-x[i]), l = glibc_logf(x[i]);
+        float l1p = a64 ? glibc_log1pf_a64(-x[i]) : glibc_log1pf(-x[i]), l = glibc_logf(x[i]);
         float a = l1p < -100.0f ? -100.0f : l1p, b = l < -100.0f ? -100.0f : l;
-        out[i] = (t[i] - 1.0f) * a - t[i] * b;
+        out[i] = a64 ? fmaf(-t[i], b, (t[i] - 1.0f) * a) : (t[i] - 1.0f) * a - t[i] * b;
     }
 }
 
