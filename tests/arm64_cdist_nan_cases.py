@@ -25,7 +25,7 @@ else:  # run as a script (under emulation): its own folder is on the path, not t
     import arm64_pointwise_cases as pointwise
     from arm64_sampling_cases import record_digests
 
-OPS = ("cdist_nans", "cdist", "cdist_backward")
+OPS = ("cdist_nans", "cdist", "cdist_backward", "cdist_backward_nans")
 THREADS = (1, 2)
 COUNT = 48
 PS = (0.0, 1.0, 2.0, float("inf"), 1.5, 3.0)
@@ -49,12 +49,34 @@ def _cases() -> Iterator[dict[str, Any]]:
         yield {"x1": x1, "x2": x2, "p": PS[k % len(PS)]}
 
 
-CASES = {"cdist_nans": _cases, "cdist": pointwise.CASES["cdist"], "cdist_backward": pointwise.CASES["cdist_backward"]}
+def _backward_cases() -> Iterator[dict[str, Any]]:
+    """_cdist_backward at p = 2 of ``_cases``' operands (NaNs at a fifth of the places, specials), a gradient with
+    NaNs of the same payloads and infinities at a tenth, the distance torch's (the impl's, replayed) forward."""
+    r = np.random.default_rng(4243)
+    for case in _cases():
+        shape = (case["x1"].shape[0], case["x1"].shape[1], case["x2"].shape[1])
+        g = (r.standard_normal(shape) * 2.0).astype(np.float32)
+        mask = r.random(shape) < 0.1
+        g[mask] = r.choice(NANS, int(mask.sum()))
+        mask = r.random(shape) < 0.05
+        g[mask] = r.choice(OTHER[:4], int(mask.sum()))
+        yield {**case, "p": 2.0, "grad": g}
+
+
+CASES = {
+    "cdist_nans": _cases,
+    "cdist": pointwise.CASES["cdist"],
+    "cdist_backward": pointwise.CASES["cdist_backward"],
+    "cdist_backward_nans": _backward_cases,
+}
 
 
 def impl_output(op: str, case: dict[str, Any], profile: KernelProfile) -> np.ndarray:
     if op == "cdist_nans":
         return nn.cdist(case["x1"], case["x2"], case["p"], profile)
+    if op == "cdist_backward_nans":
+        dist = nn.cdist(case["x1"], case["x2"], 2.0, profile)
+        return nn.cdist_backward(case["grad"], case["x1"], case["x2"], 2.0, dist, profile)
     return pointwise.impl_output(op, case, profile)
 
 
@@ -63,7 +85,7 @@ def _torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - u
 
     x1, x2 = (torch.from_numpy(case[n].copy()) for n in ("x1", "x2"))
     dist = torch.ops.aten._cdist_forward(x1, x2, case["p"], None)
-    if op != "cdist_backward":
+    if op not in ("cdist_backward", "cdist_backward_nans"):
         return dist
     return torch.ops.aten._cdist_backward(torch.from_numpy(case["grad"].copy()), x1, x2, case["p"], dist)
 

@@ -30,6 +30,24 @@ DIGESTS = {
 }
 
 
+# profile -> torch's digest over the cdist_backward_nans cases (p = 2), at 1, 2 and 4 threads alike
+BACKWARD_DIGESTS = {
+    "arm64-neon": "4e92737d4b974c241e61998f6abaa8c014c096ef60b731d225ca4e4651527c20",
+    "arm64-sve128": "60317d24892310eced42868fed0c910cb542903712f392109bace3f53fb6fb7a",
+    "arm64-sve256": "c6d4b3719b38006adea8cc7fc5eaf37325404bc787bacb47d0eb978d77dbe92e",
+}
+
+
+@pytest.mark.parametrize(("profile_name", "threads"), [("arm64-neon", 1), ("arm64-sve128", 2), ("arm64-sve256", 1)])
+def test_cdist_backward_nans_at_p2_match_the_recording(profile_name: str, threads: int) -> None:
+    """_cdist_backward at p = 2 of the NaN cases' operands and a gradient with NaNs: FSUB's, FMUL's (diff * grad
+    in the NEON-typed objects, grad * diff in SVE256's), FDIV's and the sum's FADD's NaNs (the product's operands
+    swapped fails it)."""
+    profile = get_profile(profile_name, threads)
+    outs = [[cases.impl_output("cdist_backward_nans", c, profile)] for c in cases.CASES["cdist_backward_nans"]()]
+    assert digest(iter(outs)) == BACKWARD_DIGESTS[profile_name]
+
+
 @pytest.mark.parametrize("profile_name", ARM64_PROFILES)
 @pytest.mark.parametrize("threads", cases.THREADS)
 def test_cdist_nans_match_the_recording(profile_name: str, threads: int) -> None:

@@ -2414,7 +2414,9 @@ EMU_CDIST_NAN = (
     "NaN operands (measured under emulation on N1, V2 and V1 at 1 and 2 threads, per core): 48 of 48 random "
     "cdists exact (NaNs of 8 payloads, both signs, quiet and signalling, at a fifth of the places, infinities, "
     "-0, subnormals; p = 0, 1, 2, inf, 1.5, 3; m 1 to 33), 0 refused, 0 other; the 18 pointwise cases 18 exact "
-    "(4 refused before), their backward 13 exact and 5 refused (6 before), 0 other"
+    "(4 refused before), their backward 15 exact and 3 refused (5 before, p = 2's NaNs), 0 other; 48 random "
+    "p = 2 backwards of those operands with a gradient of NaNs and infinities at 1, 2 and 4 threads: 48 exact, "
+    "0 refused, 0 other"
 )
 EMU_HANN = f"{_EMU}: 72 of 72 windows exact (lengths 0 to 70,000, periodic or not), 0 other"
 EMU_NLL = f"{_EMU}: `nll_loss2d` (weighted or not, none / mean / sum) and its backward 54 of 54 exact each, 0 other"
@@ -2436,7 +2438,10 @@ ARM64: dict[str, str] = {
         "first, inf - inf +qNaN; where two NaNs meet the sum keeps its first operand's (FADDA's accumulator on V1 "
         "and V2, the scalar FADD, p = 2's FMADD addend), but N1's NEON blocks of 4 add lanes 1 and 2 term first "
         "(p = 1, 2, and p = 0 in cdist_kernel_impl's own loop; p = 0's NaNs in the OpenMP body, past the grain at "
-        "2 or more threads, refused); the backward's NaN results refused; `_euclidean_dist` as the `sum` and "
+        "2 or more threads, refused); the backward's NaNs at p = 2 (read in the three objects, inline and OpenMP "
+        "copies alike): `fsub x1, x2`, `fmul diff, grad` (V1's SVE256: `fmul grad, diff`), `fdiv` by dist (0: the "
+        "term 0), `fadd res, term`, FPProcessNaNs in those orders; the backward's NaN results of other p refused; "
+        "`_euclidean_dist` as the `sum` and "
         "`matmul` rows (its other steps are exact operations); " + EMU_CDIST + "; " + EMU_CDIST_P + "; " + EMU_CDIST_NAN
     ),
     "randn": (

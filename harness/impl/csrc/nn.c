@@ -1578,10 +1578,14 @@ static float cdist_backward_pow(const profile_t *p, float diff, float g, float d
  * on a Zen 5 at every x86 level: sign of a NaN as cdist_sign_of; grad * sign keeps sign's NaN where both are
  * NaN, (grad * sign) * (1 - min(..)) its first factor's; min(1, NaN) is the all-ones NaN in the AVX2 object,
  * the NaN itself in the default build. Returns the count of operations where the impl cannot say which NaN
- * comes out: two NaNs of different bits meeting in x1 - x2, in p = 2's product or quotient, or in the sum. */
+ * comes out: two NaNs of different bits meeting in x1 - x2, in p = 2's product or quotient, or in the sum.
+ * aarch64's p = 2 (read in the DEFAULT, SVE128 and SVE256 objects, the inline copies and the OpenMP bodies
+ * alike; dist == 0 a scalar `fcmp` branch to res + 0): `fsub x1, x2`, `fmul diff, grad` in the NEON-typed
+ * objects but `fmul grad, diff` in SVE256's, `fdiv` (`fdivr`) of that by dist, `fadd res, term`; NaNs by
+ * FPProcessNaNs in those orders (nan2), inf - inf, 0 * inf, 0 / 0 and inf / inf +qNaN: nothing unproven. */
 int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const float *x2, const float *dist, int64_t d,
                        int64_t r1, int64_t r2, int64_t m, float pnorm, float *out) {
-    const int avx = is_avx(&p);
+    const int avx = is_avx(&p), sve = obj_kind(&p) == OBJ_SVE;
     int64_t unproven = 0;
     for (int64_t l = 0; l < d; l++)
         for (int64_t i = 0; i < r1; i++)
@@ -1592,6 +1596,13 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
                     const float a = x1[(l * r1 + i) * m + c], b = x2[(l * r2 + j) * m + c];
                     const float diff = a - b, g = grad[k], dist_k = dist[k];
                     float r;
+                    if (pnorm == 2.0f && is_arm(&p)) { /* aarch64's p = 2: FPProcessNaNs in the objects' orders */
+                        const float d = nan2(&p, diff, a, b);
+                        const float gd = sve ? nan2(&p, g * d, g, d) : nan2(&p, d * g, d, g);
+                        r = dist_k == 0.0f ? 0.0f : nan2(&p, gd / dist_k, gd, dist_k);
+                        res = nan2(&p, res + r, res, r);
+                        continue;
+                    }
                     unproven += nan_clash(a, b);
                     if (pnorm != 1.0f && pnorm != 2.0f && !isinf(pnorm)) {
                         r = cdist_backward_pow(&p, diff, g, dist_k, pnorm, &unproven);
