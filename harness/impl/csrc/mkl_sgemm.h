@@ -118,7 +118,8 @@ static inline void mkl_store(const sgemm_t *g, float *c, float s) {
  * stores +0: mkl_main). Any thread count alike.
  * Speed (no bit depends on it: each element's chains are the same however C is tiled): GotoBLAS
  * loop order (k block; NC columns of alpha*B packed once; MC rows of A packed to stay in L2; an
- * MR x NR register tile), rows of C split between g->workers pthreads in multiples of MR. The Intel
+ * MR x NR register tile, two row panels at once in 16-lane registers where the CPU has AVX-512: mkl_tile2),
+ * rows of C split between g->workers pthreads in multiples of MR. The Intel
  * paths' chains run on the same tiles (mkl_main_chains) with their own K blocks, alpha's place and
  * fused or unfused steps (mkl_chains_t): mkl_avx512_chains, mkl_avx2_chains, the SSE4.2 main kernel's
  * columns before N % 4. */
@@ -168,6 +169,47 @@ static void mkl_tile(int64_t kc, const float *restrict ap, const float *restrict
         _mm256_storeu_ps(t + r * MKL_NR, out[r][0]);
         _mm256_storeu_ps(t + r * MKL_NR + 8, out[r][1]);
     }
+}
+
+/* Two tiles at once on a CPU with AVX-512 (speed only, no bit depends on it: each element is the same
+ * chain, one lane of a wider register): t0 from the MR rows of panel ap0, t1 from those of ap1, both
+ * against the same NR columns bp, one 16-lane register per row, twelve chains in flight. */
+#define MKL_HAVE_TILE2 1
+__attribute__((target("avx512f"))) static void mkl_tile2(int64_t kc, const float *restrict ap0,
+                                                         const float *restrict ap1, const float *restrict bp,
+                                                         float *restrict t0, float *restrict t1, int fused) {
+    __m512 x0 = _mm512_setzero_ps(), x1 = x0, x2 = x0, x3 = x0, x4 = x0, x5 = x0;
+    __m512 y0 = x0, y1 = x0, y2 = x0, y3 = x0, y4 = x0, y5 = x0;
+#define MKL_ROW2(r, x, y, step)                                                              \
+    x = step(_mm512_set1_ps(a0[r]), b, x);                                                   \
+    y = step(_mm512_set1_ps(a1[r]), b, y);
+#define MKL_TILE2_LOOP(step)                                                                 \
+    for (int64_t k = 0; k < kc; k++) {                                                       \
+        const __m512 b = _mm512_loadu_ps(bp + k * MKL_NR);                                   \
+        const float *a0 = ap0 + k * MKL_MR, *a1 = ap1 + k * MKL_MR;                          \
+        MKL_ROW2(0, x0, y0, step) MKL_ROW2(1, x1, y1, step) MKL_ROW2(2, x2, y2, step)        \
+        MKL_ROW2(3, x3, y3, step) MKL_ROW2(4, x4, y4, step) MKL_ROW2(5, x5, y5, step)        \
+    }
+#define MKL_UNFUSED2(a, b, x) _mm512_add_ps(x, _mm512_mul_ps(a, b))
+    if (fused)
+        MKL_TILE2_LOOP(_mm512_fmadd_ps)
+    else
+        MKL_TILE2_LOOP(MKL_UNFUSED2)
+#undef MKL_UNFUSED2
+#undef MKL_TILE2_LOOP
+#undef MKL_ROW2
+    const __m512 out0[MKL_MR] = {x0, x1, x2, x3, x4, x5}, out1[MKL_MR] = {y0, y1, y2, y3, y4, y5};
+    for (int r = 0; r < MKL_MR; r++) {
+        _mm512_storeu_ps(t0 + r * MKL_NR, out0[r]);
+        _mm512_storeu_ps(t1 + r * MKL_NR, out1[r]);
+    }
+}
+
+/* Whether this CPU runs mkl_tile2 (asked once). */
+static int mkl_tile2_ok(void) {
+    static int ok = -1;
+    if (ok < 0) ok = __builtin_cpu_supports("avx512f") ? 1 : 0;
+    return ok;
 }
 
 /* c[0..NR) = t (first) or c + t, 8 lanes at a time (the same roundings as one add per element) */
@@ -230,30 +272,54 @@ typedef struct {
     int zero_c;
 } mkl_chains_t;
 
-/* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed, by form's chains; first:
+/* One tile's chains t (rows i.., columns j.., ni x nj of it in C) scaled as form says and stored: first,
  * c = t (form->zero_c: c = 0 + t), else c = c + t. */
+static void mkl_tile_store(const sgemm_t *g, const mkl_chains_t *form, int64_t i, int64_t ni, int64_t j, int64_t nj,
+                           float *t, int first) {
+    if (form->t_scale != 1.0f)
+        for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = form->t_scale * t[x];
+    if (first && form->zero_c)
+        for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = 0.0f + t[x];
+    for (int64_t r = 0; r < ni; r++) {
+        float *c = g->C + (i + r) * g->ldc + j;
+        const float *tr = t + r * MKL_NR;
+        if (nj == MKL_NR)
+            mkl_add_row(c, tr, first);
+        else if (first)
+            for (int64_t q = 0; q < nj; q++) c[q] = tr[q];
+        else
+            for (int64_t q = 0; q < nj; q++) c[q] = c[q] + tr[q];
+    }
+}
+
+/* One block product: C[i0.., j0..] (+)= A[mc, kb] @ B[kb, nc], both packed, by form's chains (two row
+ * panels at a time where mkl_tile2 runs: the same chains). */
 static void mkl_block(const sgemm_t *g, const mkl_chains_t *form, int64_t i0, int64_t mc, int64_t j0, int64_t nc,
                       int64_t kb, const float *ap, const float *bp, int first) {
-    float t[MKL_MR * MKL_NR];
+    float t[MKL_MR * MKL_NR], t1[MKL_MR * MKL_NR];
+#ifdef MKL_HAVE_TILE2
+    const int two = mkl_tile2_ok();
+#else
+    const int two = 0;
+    (void)t1;
+#endif
     for (int64_t jr = 0; jr < nc; jr += MKL_NR) {
         const int64_t nj = nc - jr < MKL_NR ? nc - jr : MKL_NR;
         for (int64_t ir = 0; ir < mc; ir += MKL_MR) {
             const int64_t ni = mc - ir < MKL_MR ? mc - ir : MKL_MR;
-            mkl_tile(kb, ap + ir * kb, bp + jr * kb, t, form->fused);
-            if (form->t_scale != 1.0f)
-                for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = form->t_scale * t[x];
-            if (first && form->zero_c)
-                for (int x = 0; x < MKL_MR * MKL_NR; x++) t[x] = 0.0f + t[x];
-            for (int64_t r = 0; r < ni; r++) {
-                float *c = g->C + (i0 + ir + r) * g->ldc + j0 + jr;
-                const float *tr = t + r * MKL_NR;
-                if (nj == MKL_NR)
-                    mkl_add_row(c, tr, first);
-                else if (first)
-                    for (int64_t j = 0; j < nj; j++) c[j] = tr[j];
-                else
-                    for (int64_t j = 0; j < nj; j++) c[j] = c[j] + tr[j];
+#ifdef MKL_HAVE_TILE2
+            if (two && ir + MKL_MR < mc) {
+                const int64_t ni1 = mc - ir - MKL_MR < MKL_MR ? mc - ir - MKL_MR : MKL_MR;
+                mkl_tile2(kb, ap + ir * kb, ap + (ir + MKL_MR) * kb, bp + jr * kb, t, t1, form->fused);
+                mkl_tile_store(g, form, i0 + ir, ni, j0 + jr, nj, t, first);
+                mkl_tile_store(g, form, i0 + ir + MKL_MR, ni1, j0 + jr, nj, t1, first);
+                ir += MKL_MR;
+                continue;
             }
+#endif
+            (void)two;
+            mkl_tile(kb, ap + ir * kb, bp + jr * kb, t, form->fused);
+            mkl_tile_store(g, form, i0 + ir, ni, j0 + jr, nj, t, first);
         }
     }
 }
