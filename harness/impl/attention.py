@@ -418,7 +418,7 @@ def sdpa_math_forward(
     k2 = (k * rs).reshape(b * h, s, d)
     v3 = v.reshape(b * h, s, d)
     scores = _bmm(q2, k2.transpose(0, 2, 1), profile)
-    scores = scores + np.where(np.tril(np.ones((lq, s), bool)), np.float32(0), np.float32(-np.inf))
+    scores += np.where(np.tril(np.ones((lq, s), bool)), np.float32(0), np.float32(-np.inf))  # _bmm's own array
     attn = softmax(scores, profile)
     attn_d, noise = dropout(attn, dropout_p, gen, profile)
     out = _bmm(attn_d, v3, profile).reshape(b, h, lq, d)

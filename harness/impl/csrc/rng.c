@@ -66,6 +66,31 @@ uint32_t gen_random(gen_t *g) {
     return y;
 }
 
+/* n words of gen_random in a row into out (the same words, the same state after): the state's words
+ * up to the next regeneration taken and tempered as one run each, a loop GCC vectorizes. */
+static void gen_words(gen_t *g, uint32_t *out, int64_t n) {
+    while (n > 0) {
+        if (g->left == 1) { /* gen_random's --left == 0: regenerate; its first word is not counted down */
+            next_state(g);
+            g->left++;
+        }
+        const int64_t m = g->left - 1 < n ? g->left - 1 : n;
+        const uint32_t *s = g->state + g->next;
+        for (int64_t i = 0; i < m; i++) {
+            uint32_t y = s[i];
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c5680u;
+            y ^= (y << 15) & 0xefc60000u;
+            y ^= y >> 18;
+            out[i] = y;
+        }
+        g->next += (uint32_t)m;
+        g->left -= (int32_t)m;
+        out += m;
+        n -= m;
+    }
+}
+
 /* CPUGeneratorImpl::random64: two words, the first is the high half. */
 uint64_t gen_random64(gen_t *g) {
     uint64_t hi = gen_random(g);
@@ -241,20 +266,31 @@ void normal_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, d
 /* bernoulli_scalar_kernel (default path; 2.13 has no MKL VSL branch any more): serial over the
  * elements, one uniform double (random64) each, 1 where u < p.
  * out: (n,) */
-void bernoulli_forward(gen_t *g, float *out, int64_t n, double prob) {
-    for (int64_t i = 0; i < n; i++) out[i] = uniform_double(g) < prob ? 1.0f : 0.0f;
+#define RNG_CHUNK 2048 /* elements drawn per gen_words run: two words each */
+
+/* out[i] = u_i < prob ? one : zero, u_i = uniform_double's value of words 2i (high half) and 2i + 1. */
+static void bernoulli_fill(gen_t *g, float *out, int64_t n, double prob, float one, float zero) {
+    uint32_t w[2 * RNG_CHUNK];
+    for (int64_t i0 = 0; i0 < n; i0 += RNG_CHUNK) {
+        const int64_t m = n - i0 < RNG_CHUNK ? n - i0 : RNG_CHUNK;
+        gen_words(g, w, 2 * m);
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t r = ((uint64_t)w[2 * i] << 32 | w[2 * i + 1]) & 0x1fffffffffffffull;
+            out[i0 + i] = (double)r * 0x1p-53 < prob ? one : zero;
+        }
+    }
 }
+
+void bernoulli_forward(gen_t *g, float *out, int64_t n, double prob) { bernoulli_fill(g, out, n, prob, 1.0f, 0.0f); }
 
 /* _dropout<false> (Dropout.cpp), training, 0 < p < 1: noise = empty_like(x).bernoulli_(1 - p);
  * noise.div_(1 - p) (float division by (float)(1 - p)); out = x * noise.
  * x, out, noise: (n,) */
 void dropout_forward(gen_t *g, const float *x, float *out, float *noise, int64_t n, double prob) {
     float keep = (float)(1.0 - prob);
-    bernoulli_forward(g, noise, n, 1.0 - prob);
-    for (int64_t i = 0; i < n; i++) {
-        noise[i] = noise[i] / keep;
-        out[i] = x[i] * noise[i];
-    }
+    /* the mask's 1 / keep and 0 / keep, the two values the division gives, divided once */
+    bernoulli_fill(g, noise, n, 1.0 - prob, 1.0f / keep, 0.0f / keep);
+    for (int64_t i = 0; i < n; i++) out[i] = x[i] * noise[i];
 }
 
 /* mul backward: grad_x = grad_out * noise.

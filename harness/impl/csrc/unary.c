@@ -360,13 +360,13 @@ void rsqrt_backward(profile_t p, const float *grad, const float *out, float *gra
  * uses Abramowitz-Stegun 7.1.26 with its own exp; uni_vfmadd* are FMAs on AVX2 and up and
  * multiply-then-add below (the baseline profile pins ONEDNN_MAX_CPU_ISA=SSE41). On AVX-512 the
  * forward switches to a piecewise minimax polynomial (dnnl_gelu_fwd_minimax); the backward does not. */
-static inline float dnnl_fma(int fma, float a, float b, float c) {
+EW_INLINE float dnnl_fma(int fma, float a, float b, float c) {
     return fma ? fmaf(a, b, c) : a * b + c;
 }
 
 /* oneDNN exp_compute_vector_fwd: n = floor(x*log2e + 0.5), r = x - n*ln2, degree-5 polynomial,
  * times 2^(n-1) times 2; inputs below ln(FLT_MIN) give 0. */
-static inline float dnnl_expf(int fma, float x) {
+EW_INLINE float dnnl_expf(int fma, float x) {
     const float ln_flt_min = vm_u2f(0xc2aeac50), ln_flt_max = vm_u2f(0x42b17218);
     const float ln2 = vm_u2f(0x3f317218), log2e = vm_u2f(0x3fb8aa3b);
     int under = x < ln_flt_min;
@@ -416,7 +416,7 @@ static inline float dnnl_sve_expf(float x) {
 #define DNNL_INV_SQRTPI vm_u2f(0x3f106eba)   /* 1/sqrt(pi) */
 
 /* erf(x) = sign(x) * (1 - r(t) t exp(-x^2)), t = 1/(1 + p|x|): q = -exp(-x^2) * t first. */
-static inline float dnnl_erf_tail(int fma, float x, float q_neg) {
+EW_INLINE float dnnl_erf_tail(int fma, float x, float q_neg) {
     float t = 1.0f / dnnl_fma(fma, DNNL_AS_P, fabsf(x), 1.0f);
     float q = q_neg * t;
     float r = vm_u2f(0x3f87dc22);
