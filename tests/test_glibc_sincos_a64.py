@@ -80,3 +80,19 @@ def test_table_rule_and_words() -> None:
             assert rc in (0, 2)  # 2: a libm without this table (not glibc, or another layout)
             return
     pytest.skip("no libm.so.6 here to read the table from")
+
+
+@pytest.mark.parametrize("tail", [b"", bytes(8 * 435)], ids=["cut-short", "words-off-the-rule"])
+def test_the_tool_refuses_a_broken_table_in_one_line(tmp_path: Path, tail: bytes) -> None:
+    """A library whose table is cut short, or whose words break the rule, is answered in one line and exit 2."""
+    pytest.importorskip("mpmath")
+    sys.path.insert(0, str(TOOL.parent))
+    try:
+        import gen_glibc_sincos_table as tool
+    finally:
+        sys.path.remove(str(TOOL.parent))
+    libm = tmp_path / "libm.so.6"
+    libm.write_bytes(bytes(64) + tool.KEY + tail)
+    run = subprocess.run([sys.executable, str(TOOL), "--check", "--libm", str(libm)], capture_output=True, text=True,
+                         check=False)  # fmt: skip
+    assert run.returncode == 2 and len(run.stdout.splitlines()) == 1 and not run.stderr

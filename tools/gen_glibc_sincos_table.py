@@ -14,7 +14,7 @@ hi words equal the nearest doubles, each hi + lo within 2^-106 of the value) bef
 (default the arm64 emulation's, ``$PARITY_ARM64_CACHE/root``, ``~/.cache/parity-harness/arm64`` unless set); the
 table is hidden, found by its first five words (entry 0 and sin(1/128)'s hi word), which occur once in that
 library. ``--check`` compares the header with the library's words (exit 1 on a difference, 2 where the library
-holds no such table).
+holds no such table or its words break the rule: one line, as for a library that cannot be read).
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ def read_words(libm: Path = LIBM) -> list[int]:
     """The table's 440 words as uint64 bit patterns, in the library's order."""
     blob = libm.read_bytes()
     at = blob.find(KEY)
-    if at < 0 or blob.find(KEY, at + 1) >= 0 or at % 8:
-        raise LookupError("__sincostab: not found exactly once (8-byte aligned) in the library")
+    if at < 0 or blob.find(KEY, at + 1) >= 0 or at % 8 or at + 32 * ENTRIES > len(blob):
+        raise LookupError("__sincostab: not found exactly once (8-byte aligned, whole) in the library")
     return list(struct.unpack_from(f"<{4 * ENTRIES}Q", blob, at))
 
 
@@ -91,10 +91,10 @@ def main() -> int:
     args = ap.parse_args()
     try:
         words = read_words(args.libm)
-    except (LookupError, OSError) as err:
+        check_rule(words)
+    except (LookupError, OSError, ValueError) as err:
         print(err)
         return 2
-    check_rule(words)
     text = render(words)
     if args.check:
         same = HEADER.read_text() == text
