@@ -41,8 +41,8 @@ def test_reduced_float_casts_reproduce_the_recorded_bits(name: str, threads: int
 
 def test_a_cast_to_float16_is_no_longer_taken_as_knob_free_and_aarch64_nans_are_refused() -> None:
     """copy_ into float16 from float32 is listed apart (no replay), so are relu and clamp of a reduced float;
-    float16 to float32 and sign keep their bits-kept standing; a NaN cast on aarch64 is refused in one line, a
-    float64 NaN to bfloat16 too."""
+    float16 to float32 and sign keep their bits-kept standing; a NaN cast to or from a reduced float on aarch64 is
+    refused in one line, a float64 NaN to bfloat16 too."""
     assert not knob_free("aten.copy_.default", ["float16", "float32"], ["float16"])
     assert not knob_free("aten._to_copy.default", ["float64"], ["float16"])
     assert knob_free("aten._to_copy.default", ["float16"], ["float32"])
@@ -56,6 +56,12 @@ def test_a_cast_to_float16_is_no_longer_taken_as_knob_free_and_aarch64_nans_are_
             {"name": "dtype", "value": "torch.float16"}]  # fmt: skip
     with pytest.raises(ParityError, match="aarch64"):
         replay("aten._to_copy.default", {"self": nan}, args, get_profile("arm64-neon", 1))
+    # a NaN widened from bfloat16 or float16 on aarch64, as the kernel index's ARM64 entry says
+    for src, bits in (("bfloat16", np.array([0x7FC1, 0x3F80], np.uint16)), ("float16", np.array([0x7E01, 0x3C00]))):
+        widen = [{**args[0], "dtype": src}, {"name": "dtype", "value": "torch.float32"}]
+        inputs = {"self": bits.astype(np.uint16).view(np.uint16 if src == "bfloat16" else np.float16)}
+        with pytest.raises(ParityError, match="aarch64"):
+            replay("aten._to_copy.default", inputs, widen, get_profile("arm64-neon", 1))
     args[0]["dtype"], args[1]["value"] = "float64", "torch.bfloat16"
     with pytest.raises(ParityError, match="float64 NaN"):
         replay("aten._to_copy.default", {"self": nan.astype(np.float64)}, args, get_profile("x86-avx2", 1))

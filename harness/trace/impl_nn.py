@@ -710,7 +710,10 @@ def _to_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
         in_memory = np.ascontiguousarray(np.transpose(x.view(np.uint16), perm))
         return {"out": np.ascontiguousarray(np.transpose(cast_from_f16(in_memory, p, True), np.argsort(perm)))}
     bits = x.view(np.uint16)
-    return {"out": (cast_from_f16(bits, p, False) if src == "float16" else bf16_widen(bits)).astype(_NP_OF[dst])}
+    wide = cast_from_f16(bits, p, False) if src == "float16" else bf16_widen(bits)
+    if p.aarch64 and np.isnan(wide).any():  # cast_from_f16 refuses a float16 one; a bfloat16 one likewise
+        raise ParityError("a bfloat16 NaN cast to float on aarch64 is not modelled (its conversions not measured)")
+    return {"out": wide.astype(_NP_OF[dst])}
 
 
 def _cast_strides(memory_format: str | None, shape: tuple[int, ...], stride: list[int], src: str) -> list[int]:
