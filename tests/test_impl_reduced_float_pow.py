@@ -51,3 +51,17 @@ def test_reduced_float_pow_refuses_arm64_and_an_exponent_past_the_dtype() -> Non
         pow_f16_scalar(x, 70000.0, get_profile("x86-baseline", 1))
     with pytest.raises(ParityError, match="aarch64"):
         pow_reduced_tensor(x, x, "bfloat16", get_profile("arm64-neon", 2))
+
+
+def test_a_number_to_a_reduced_float_power_and_mixed_dtypes_are_refused_by_name() -> None:
+    """pow.Scalar of a bfloat16 exponent tensor says so; a float16 base to a bfloat16 exponent says the dtypes."""
+    from harness.trace.impl_ops import replay
+
+    e = np.array([0x3F80, 0x4000], np.uint16)
+    args = [{"name": "self", "value": 2.0}, {"name": "exponent", "tensor": "exponent", "dtype": "bfloat16",
+                                             "shape": [2], "stride": [1]}]  # fmt: skip
+    with pytest.raises(ParityError, match=r"a number to a bfloat16 tensor's power \(pow.Scalar\)"):
+        replay("aten.pow.Scalar", {"exponent": e}, args, get_profile("x86-avx2", 1))
+    args[0] = {"name": "self", "tensor": "self", "dtype": "float16", "shape": [2], "stride": [1]}
+    with pytest.raises(ParityError, match="float16 and bfloat16 operands"):
+        replay("aten.pow.Tensor_Tensor", {"self": e.view(np.float16), "exponent": e}, args, get_profile("x86-avx2", 1))

@@ -576,7 +576,9 @@ def _pow_reduced_float(t: Arrays, a: Args, p: KernelProfile, dtypes: tuple[str, 
     from harness.impl.unary import pow_bf16_scalar, pow_f16_scalar, pow_reduced_tensor
 
     dtype = dtypes[0]
-    if "self" not in t or dtype not in _REDUCED_FLOATS or any(d != dtype for d in dtypes):
+    if "self" not in t:  # pow.Scalar: the exponent is the tensor
+        raise ParityError(f"pow of a number to a {dtype} tensor's power (pow.Scalar): not modelled")
+    if dtype not in _REDUCED_FLOATS or any(d != dtype for d in dtypes):
         raise ParityError(f"pow of {' and '.join(dtypes)} operands: one bfloat16 or float16 dtype only")
     like = np.float16 if dtype == "float16" else np.uint16
     x = t["self"].view(np.uint16)
