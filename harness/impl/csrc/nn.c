@@ -1597,8 +1597,8 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
                     const float diff = a - b, g = grad[k], dist_k = dist[k];
                     float r;
                     if (pnorm == 2.0f && is_arm(&p)) { /* aarch64's p = 2: FPProcessNaNs in the objects' orders */
-                        const float d = nan2(&p, diff, a, b);
-                        const float gd = sve ? nan2(&p, g * d, g, d) : nan2(&p, d * g, d, g);
+                        const float dn = nan2(&p, diff, a, b); /* not `d`: that is the batch count */
+                        const float gd = sve ? nan2(&p, g * dn, g, dn) : nan2(&p, dn * g, dn, g);
                         r = dist_k == 0.0f ? 0.0f : nan2(&p, gd / dist_k, gd, dist_k);
                         res = nan2(&p, res + r, res, r);
                         continue;
