@@ -2080,8 +2080,8 @@ def _binary_cross_entropy_backward(t: Arrays, a: Args, p: KernelProfile) -> dict
     """``binary_cross_entropy_backward`` (Loss.cpp ``binary_cross_entropy_backward_out_cpu``): ``cpu_kernel``'s
     scalar lambda ``grad * (x - t) / max((1 - x) * x, float(1e-12))``, left to right in float (nothing to
     contract, the same object at every level), then for ``mean`` ``grad_input.div_(numel)``: each element
-    divided by the count as a float. The same bits at every level and thread count; NaN results measured
-    on x86 only."""
+    divided by the count as a float. The same bits at every level and thread count; on aarch64 the wheel's
+    object's operand orders and NaNs (``_bce_backward_a64``)."""
     x, target, reduction = _bce_operands(t, a, "binary_cross_entropy_backward")
     g = impl_nn.float32_operand(t["grad_output"], "binary_cross_entropy_backward")
     if p.aarch64:
@@ -2093,7 +2093,6 @@ def _binary_cross_entropy_backward(t: Arrays, a: Args, p: KernelProfile) -> dict
         out = np.divide(np.multiply(np.broadcast_to(g, x.shape), diff, dtype=np.float32), den, dtype=np.float32)
         if reduction == "mean":
             out = np.divide(out, np.float32(x.size), dtype=np.float32)
-    x86_nans("binary_cross_entropy_backward", out, p.aarch64)
     return {"out": out}
 
 
