@@ -159,8 +159,8 @@ def fft(kind: str, x: np.ndarray, dim: list[int], normalization: int, profile: K
         forward: bool = True, last_dim_size: int = 0, stride: list[int] | None = None) -> np.ndarray:  # fmt: skip
     """``_fft_<kind>`` of x over ``dim``; complex results as float32 (..., 2) pairs. ``stride``: the
     input's strides (in elements) where the caller held a view, else it is taken as C-contiguous.
-    On an arm64 profile: pocketfft's complex transforms (harness/impl/pocketfft.py), results as pairs of
-    the input's precision."""
+    On an arm64 profile: pocketfft's transforms (harness/impl/pocketfft.py), in the input's precision (complex
+    results as its pairs)."""
     if profile.aarch64:
         return _fft_aarch64(kind, x, dim, normalization, profile, forward=forward, last_dim_size=last_dim_size)
     if len(dim) > 1:

@@ -1,5 +1,6 @@
-"""ATen's CPU FFT on the Linux arm64 wheel (``_fft_c2c``: pocketfft, the wheel has no MKL), as its GCC build
-runs pocketfft's complex plan (csrc/pocketfft.c says the order of operations). Torch-free.
+"""ATen's CPU FFT on the Linux arm64 wheel (``_fft_c2c``, ``_fft_r2c``, ``_fft_c2r``: pocketfft, the wheel has no
+MKL), as its GCC build runs pocketfft's complex and real plans (csrc/pocketfft.c says the order of operations).
+Torch-free.
 
 Shape legend: x any shape, the transformed dims ``dim`` (ascending, distinct); complex tensors as complex64 or
 complex128, or float32 / float64 arrays with a trailing (re, im) pair as a trace captures them. ATen hands
