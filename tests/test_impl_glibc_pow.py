@@ -237,3 +237,18 @@ def test_a_cpu_without_fma_refuses_glibcs_double_pow_and_proves_the_float_tail()
     avx2 = PROFILES["x86-avx2"]
     proven = pow_scalar_forward(x, 1.3, replace(avx2, blas=MKL_SSE42))
     assert np.array_equal(proven.view(np.uint32), pow_scalar_forward(x, 1.3, avx2).view(np.uint32))
+
+
+def test_the_table_tool_answers_a_table_cut_short_in_one_line(tmp_path: Path) -> None:
+    """A library whose pow tables are cut short by its end: one line and exit 2 (not a traceback read as
+    'differs')."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        import gen_glibc_pow_table as tool
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    libm = tmp_path / "libm.so.6"
+    libm.write_bytes(bytes(64) + tool.LOG_KEY + bytes(8) + bytes(64) + tool.EXP_KEY)
+    command = [sys.executable, str(ROOT / "tools" / "gen_glibc_pow_table.py"), "--check", "--libm", str(libm)]
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert run.returncode == 2 and len(run.stdout.splitlines()) == 1 and not run.stderr

@@ -93,8 +93,8 @@ def main() -> int:
     args = ap.parse_args()
     try:
         text = render(*read_words(args.libm))
-    except (LookupError, OSError) as err:
-        print(err)
+    except (LookupError, OSError, struct.error) as err:  # struct.error: a table cut short by the file's end
+        print(f"{args.libm}: {err}")
         return 2
     if args.check:
         same = HEADER.read_text() == text
