@@ -101,8 +101,16 @@ uint64_t gen_random64(gen_t *g) {
 /* uniform_real_distribution<float>(0, 1): 24 bits of one word, times 2^-24. */
 static inline float uniform_float(gen_t *g) { return (float)(gen_random(g) & 0xffffffu) * 0x1p-24f; }
 
-/* uniform_real_distribution<double>(0, 1): 53 bits of random64, times 2^-53. */
-static inline double uniform_double(gen_t *g) { return (double)(gen_random64(g) & 0x1fffffffffffffull) * 0x1p-53; }
+/* uniform_real_distribution<double>(0, 1) of random64's two words hi, lo: its low 53 bits, times 2^-53. */
+static inline double u53(uint32_t hi, uint32_t lo) {
+    return (double)(((uint64_t)hi << 32 | lo) & 0x1fffffffffffffull) * 0x1p-53;
+}
+
+/* uniform_real_distribution<double>(0, 1): u53 of random64's two words. */
+static inline double uniform_double(gen_t *g) {
+    const uint32_t hi = gen_random(g);
+    return u53(hi, gen_random(g));
+}
 
 /* ----------------------------------------------------------------------------- normal_ */
 
@@ -263,24 +271,21 @@ void normal_forward(profile_t p, gen_t *g, float *out, int64_t n, double mean, d
 
 /* ----------------------------------------------------------------------------- bernoulli_, dropout */
 
-/* bernoulli_scalar_kernel (default path; 2.13 has no MKL VSL branch any more): serial over the
- * elements, one uniform double (random64) each, 1 where u < p.
- * out: (n,) */
 #define RNG_CHUNK 2048 /* elements drawn per gen_words run: two words each */
 
-/* out[i] = u_i < prob ? one : zero, u_i = uniform_double's value of words 2i (high half) and 2i + 1. */
+/* out[i] = u_i < prob ? one : zero, u_i = u53 of words 2i (high half) and 2i + 1 (uniform_double's). */
 static void bernoulli_fill(gen_t *g, float *out, int64_t n, double prob, float one, float zero) {
     uint32_t w[2 * RNG_CHUNK];
     for (int64_t i0 = 0; i0 < n; i0 += RNG_CHUNK) {
         const int64_t m = n - i0 < RNG_CHUNK ? n - i0 : RNG_CHUNK;
         gen_words(g, w, 2 * m);
-        for (int64_t i = 0; i < m; i++) {
-            const uint64_t r = ((uint64_t)w[2 * i] << 32 | w[2 * i + 1]) & 0x1fffffffffffffull;
-            out[i0 + i] = (double)r * 0x1p-53 < prob ? one : zero;
-        }
+        for (int64_t i = 0; i < m; i++) out[i0 + i] = u53(w[2 * i], w[2 * i + 1]) < prob ? one : zero;
     }
 }
 
+/* bernoulli_scalar_kernel (default path; 2.13 has no MKL VSL branch any more): serial over the
+ * elements, one uniform double (random64) each, 1 where u < p.
+ * out: (n,) */
 void bernoulli_forward(gen_t *g, float *out, int64_t n, double prob) { bernoulli_fill(g, out, n, prob, 1.0f, 0.0f); }
 
 /* _dropout<false> (Dropout.cpp), training, 0 < p < 1: noise = empty_like(x).bernoulli_(1 - p);
