@@ -80,6 +80,7 @@ MODELS = (
     "maskformer", "pix2struct",
     "deepseek_v32", "roc_bert", "minimax_m2", "nomic_bert",
     "pi0", "kosmos2", "clvp", "dia", "xcodec",
+    "csm", "bark", "granite_speech",
 )  # fmt: skip
 # models at their released sizes: some of the families above as they are trained
 FULL_SIZE = ("gpt2_124m", "bert_base", "vit_base", "resnet50", "resnet50_channels_last", "llama_135m")
