@@ -5,7 +5,8 @@ NumPy and the impl (torch where it records), so that ``python tools/emulate_arm6
 tests/arm64_cdist_nan_cases.py [OUT.npz]`` records, under emulation, one JSON line: op -> thread count -> the
 SHA-256 of every output's uint32 bits over that op's cases in order (torch.set_num_threads(1), then 2); with
 OUT.npz also the outputs. ``cdist_nans``: these cases; ``cdist`` and ``cdist_backward``: arm64_pointwise_cases'
-cdist cases (their NaN distances, refused before aarch64's NaN order was modelled).
+cdist cases (their NaN distances, refused before aarch64's NaN order was modelled); ``cdist_backward_nans``
+(p = 2) and BACKWARD_OPS (p = 1, inf, 1.5 and 3): _cdist_backward of these operands and a gradient with NaNs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,13 @@ else:  # run as a script (under emulation): its own folder is on the path, not t
     import arm64_pointwise_cases as pointwise
     from arm64_sampling_cases import record_digests
 
-OPS = ("cdist_nans", "cdist", "cdist_backward", "cdist_backward_nans")
+BACKWARD_OPS = (
+    "cdist_backward_nans_p1",
+    "cdist_backward_nans_inf",
+    "cdist_backward_nans_p1_5",
+    "cdist_backward_nans_p3",
+)
+OPS = ("cdist_nans", "cdist", "cdist_backward", "cdist_backward_nans", *BACKWARD_OPS)
 THREADS = (1, 2)
 COUNT = 48
 PS = (0.0, 1.0, 2.0, float("inf"), 1.5, 3.0)
@@ -49,8 +56,8 @@ def _cases() -> Iterator[dict[str, Any]]:
         yield {"x1": x1, "x2": x2, "p": PS[k % len(PS)]}
 
 
-def _backward_cases() -> Iterator[dict[str, Any]]:
-    """_cdist_backward at p = 2 of ``_cases``' operands (NaNs at a fifth of the places, specials), a gradient with
+def _backward_cases(p: float = 2.0) -> Iterator[dict[str, Any]]:
+    """_cdist_backward at ``p`` of ``_cases``' operands (NaNs at a fifth of the places, specials), a gradient with
     NaNs of the same payloads and infinities at a tenth, the distance torch's (the impl's, replayed) forward."""
     r = np.random.default_rng(4243)
     for case in _cases():
@@ -60,7 +67,7 @@ def _backward_cases() -> Iterator[dict[str, Any]]:
         g[mask] = r.choice(NANS, int(mask.sum()))
         mask = r.random(shape) < 0.05
         g[mask] = r.choice(OTHER[:4], int(mask.sum()))
-        yield {**case, "p": 2.0, "grad": g}
+        yield {**case, "p": p, "grad": g}
 
 
 CASES = {
@@ -68,15 +75,19 @@ CASES = {
     "cdist": pointwise.CASES["cdist"],
     "cdist_backward": pointwise.CASES["cdist_backward"],
     "cdist_backward_nans": _backward_cases,
+    "cdist_backward_nans_p1": lambda: _backward_cases(1.0),
+    "cdist_backward_nans_inf": lambda: _backward_cases(float("inf")),
+    "cdist_backward_nans_p1_5": lambda: _backward_cases(1.5),
+    "cdist_backward_nans_p3": lambda: _backward_cases(3.0),
 }
 
 
 def impl_output(op: str, case: dict[str, Any], profile: KernelProfile) -> np.ndarray:
     if op == "cdist_nans":
         return nn.cdist(case["x1"], case["x2"], case["p"], profile)
-    if op == "cdist_backward_nans":
-        dist = nn.cdist(case["x1"], case["x2"], 2.0, profile)
-        return nn.cdist_backward(case["grad"], case["x1"], case["x2"], 2.0, dist, profile)
+    if op.startswith("cdist_backward_nans"):
+        dist = nn.cdist(case["x1"], case["x2"], case["p"], profile)
+        return nn.cdist_backward(case["grad"], case["x1"], case["x2"], case["p"], dist, profile)
     return pointwise.impl_output(op, case, profile)
 
 
@@ -85,7 +96,7 @@ def _torch_output(op: str, case: dict[str, Any]) -> Any:  # pragma: no cover - u
 
     x1, x2 = (torch.from_numpy(case[n].copy()) for n in ("x1", "x2"))
     dist = torch.ops.aten._cdist_forward(x1, x2, case["p"], None)
-    if op not in ("cdist_backward", "cdist_backward_nans"):
+    if not op.startswith("cdist_backward"):
         return dist
     return torch.ops.aten._cdist_backward(torch.from_numpy(case["grad"].copy()), x1, x2, case["p"], dist)
 

@@ -38,6 +38,42 @@ BACKWARD_DIGESTS = {
 }
 
 
+# op -> profile -> torch's digest over that op's cases (p = 1, inf, 1.5, 3), at 1 and 2 threads alike
+BACKWARD_P_DIGESTS = {
+    "cdist_backward_nans_p1": {
+        "arm64-neon": "dc8507d0fddaf7548fcb0536955d86de85871cb93df65947298d9800b9539c77",
+        "arm64-sve128": "dc8507d0fddaf7548fcb0536955d86de85871cb93df65947298d9800b9539c77",
+        "arm64-sve256": "125e856604fac3c0e0a474298fe2cbda8fec725994af25efc3a781a1e47d7896",
+    },
+    "cdist_backward_nans_inf": {
+        "arm64-neon": "df4617ff30f84d73fafcc313996a030b68226c160f3901aad8c6f33f2cb5cb05",
+        "arm64-sve128": "df4617ff30f84d73fafcc313996a030b68226c160f3901aad8c6f33f2cb5cb05",
+        "arm64-sve256": "7658e1b03c71da14b7c91cfc984fc9f4fc05dd96a59f414f9e1c81f975b32b6d",
+    },
+    "cdist_backward_nans_p1_5": {
+        "arm64-neon": "ea691087272e0995252d451d5ad420527339013b0c840a4846e3997ef6245e04",
+        "arm64-sve128": "ea691087272e0995252d451d5ad420527339013b0c840a4846e3997ef6245e04",
+        "arm64-sve256": "a162087f8e2081ed8249366cf9d3770ea4d00c02eb93a2c28890535d5c751d9b",
+    },
+    "cdist_backward_nans_p3": {
+        "arm64-neon": "db549d6a71bb1a274888c01aa3c50f0c07a9e877095d7a3c332acfdaff0615ff",
+        "arm64-sve128": "db549d6a71bb1a274888c01aa3c50f0c07a9e877095d7a3c332acfdaff0615ff",
+        "arm64-sve256": "db549d6a71bb1a274888c01aa3c50f0c07a9e877095d7a3c332acfdaff0615ff",
+    },
+}
+
+
+@pytest.mark.parametrize("profile_name", ARM64_PROFILES)
+@pytest.mark.parametrize("op", cases.BACKWARD_OPS)
+def test_cdist_backward_nans_of_other_p_match_the_recording(op: str, profile_name: str) -> None:
+    """_cdist_backward at p = 1, inf, 1.5 and 3 of the NaN cases' operands and a gradient with NaNs: Dist::sign's
+    FRINTP/FRINTM/FMAX/FMIN, p = 1's and inf's FMLA (V1: FMUL then FADD), inf's FABD, SLEEF powf's all-ones NaN
+    and the pow branches' FMUL orders (lttdist: pow * sign, V1 sign * pow), FDIV and the sum's FADD."""
+    profile = get_profile(profile_name, 2 if profile_name == "arm64-sve128" else 1)
+    outs = [[cases.impl_output(op, c, profile)] for c in cases.CASES[op]()]
+    assert digest(iter(outs)) == BACKWARD_P_DIGESTS[op][profile_name]
+
+
 @pytest.mark.parametrize(("profile_name", "threads"), [("arm64-neon", 1), ("arm64-sve128", 2), ("arm64-sve256", 1)])
 def test_cdist_backward_nans_at_p2_match_the_recording(profile_name: str, threads: int) -> None:
     """_cdist_backward at p = 2 of the NaN cases' operands and a gradient with NaNs: FSUB's, FMUL's (diff * grad

@@ -2416,7 +2416,9 @@ EMU_CDIST_NAN = (
     "-0, subnormals; p = 0, 1, 2, inf, 1.5, 3; m 1 to 33), 0 refused, 0 other; the 18 pointwise cases 18 exact "
     "(4 refused before), their backward 15 exact and 3 refused (5 before, p = 2's NaNs), 0 other; 48 random "
     "p = 2 backwards of those operands with a gradient of NaNs and infinities at 1, 2 and 4 threads: 48 exact, "
-    "0 refused, 0 other"
+    "0 refused, 0 other; 48 random backwards each of p = 1, inf, 1.5 and 3 of those operands and gradients at 1 "
+    "and 2 threads: 48 exact, 0 refused, 0 other (refused before); the 18 pointwise backwards 18 exact (3 refused "
+    "before), the 24 vml backwards of p = 0.5, 1.5, 3 and 0.25 at 1, 2 and 4 threads 24 exact (5 refused before)"
 )
 EMU_HANN = f"{_EMU}: 72 of 72 windows exact (lengths 0 to 70,000, periodic or not), 0 other"
 EMU_NLL = f"{_EMU}: `nll_loss2d` (weighted or not, none / mean / sum) and its backward 54 of 54 exact each, 0 other"
@@ -2440,7 +2442,14 @@ ARM64: dict[str, str] = {
         "(p = 1, 2, and p = 0 in cdist_kernel_impl's own loop; p = 0's NaNs in the OpenMP body, past the grain at "
         "2 or more threads, refused); the backward's NaNs at p = 2 (read in the three objects, inline and OpenMP "
         "copies alike): `fsub x1, x2`, `fmul diff, grad` (V1's SVE256: `fmul grad, diff`), `fdiv` by dist (0: the "
-        "term 0), `fadd res, term`, FPProcessNaNs in those orders; the backward's NaN results of other p refused; "
+        "term 0), `fadd res, term`, FPProcessNaNs in those orders; of p = 1 and inf (read likewise): Dist::sign "
+        "`frintp`/`frintm`, `fmax`/`fmin`, `fadd` (NaN: the difference's, quieted), p = 1 `fmla res, grad, sign` "
+        "(V1: `fmul grad, sign`, `fadd res, t`), inf `fmul sign, grad` (V1: `fmul grad, sign`) times 1 - min(1, "
+        "`frintp` of `fabd |diff|, dist`, its NaN's sign cleared) by `fmla` (V1: `fmul`, `fadd`), FMLA's quiet NaN "
+        "sum with 0 * inf the default NaN; of p < 2 and p > 2 (read likewise): dist == 0 a scalar branch to res + "
+        "0, SLEEF's powf (a NaN operand the all-ones NaN) of |diff| and dist, `fmul pow, sign` (V1: `fmul sign, "
+        "pow`) or `fmul diff, pow`, `fmul t, grad`, `fdiv` by pow(dist, p - 1), p < 1's zeros where diff == 0, "
+        "`fadd res, term`; "
         "`_euclidean_dist` as the `sum` and "
         "`matmul` rows (its other steps are exact operations); " + EMU_CDIST + "; " + EMU_CDIST_P + "; " + EMU_CDIST_NAN
     ),

@@ -32,7 +32,7 @@ import numpy as np
 
 from harness.core.errors import ParityError
 from harness.impl._lib import f32, load, ptr
-from harness.impl.nans import arith, default_nans, nan_kinds, x86_nans
+from harness.impl.nans import arith, default_nans, nan_kinds
 from harness.impl.profiles import KernelProfile
 from harness.impl.scatter import GRAIN_SIZE
 from harness.impl.strides import contiguous, iteration_order
@@ -1266,8 +1266,8 @@ def cdist_backward(
 ) -> np.ndarray:
     """``aten._cdist_backward``'s kernel (cdist_backward_kernel_impl) of grad and dist (d, r1, r2), x1 (d, r1, m),
     x2 (d, r2, m), C-contiguous float32: grad_x1 (d, r1, m) (csrc/nn.c cdist_backward). Any p: the branch the
-    double p picks, run with the float nearest it (refused where the two disagree on the branch); the NaNs the C
-    loop cannot name refused; on aarch64 p = 0, 1, 2 and inf only (its Vectorized pow there is not measured)."""
+    double p picks, run with the float nearest it (refused where the two disagree on the branch); on x86 the NaNs
+    the C loop cannot name refused; on aarch64 every p's NaNs in the objects' operation orders."""
     grad, x1, x2, dist = (f32(v) for v in (grad, x1, x2, dist))
     pnorm = float(np.float32(p))
     if _cdist_backward_branch(float(p)) != _cdist_backward_branch(pnorm):
@@ -1282,6 +1282,4 @@ def cdist_backward(
     unproven = fn(profile.as_c(), ptr(grad), ptr(x1), ptr(x2), ptr(dist), *dims, ctypes.c_float(pnorm), ptr(out))
     if unproven:
         raise ParityError(f"_cdist_backward: {unproven} operations where two NaNs of other bits meet: not modelled")
-    if pnorm == 2.0 and profile.aarch64:  # aarch64's NaN orders modelled there (csrc/nn.c cdist_backward)
-        return out
-    return x86_nans("_cdist_backward", out, profile.aarch64)
+    return out

@@ -1546,6 +1546,60 @@ static inline float cdist_div(float a, float b, int64_t *unproven) {
     return a / b;
 }
 
+/* aarch64's Dist::sign (FRINTP, FRINTM, FMAX, FMIN, FADD in the objects' orders): a NaN v quieted, else as
+ * cdist_sign (its zeros +0 on both CPUs). */
+static inline float cdist_sign_a64(const profile_t *p, float v) {
+    const float up = fmin_arm(p, fmax_arm(p, 0.0f, ceilf(v)), 1.0f);
+    return add_nans(p, up, fmin_arm(p, fmax_arm(p, -1.0f, floorf(v)), 0.0f));
+}
+
+/* aarch64's odist_calc (p = 1) and idist_calc (p = inf) backward of one lane added to res, diff FSUB's
+ * x1 - x2 (read in the DEFAULT, SVE128 and SVE256 objects, the inline copies and the OpenMP bodies alike):
+ *   NEON-typed objects (N1, V2): p = 1 `fmla res, grad, sign`; p = inf gs = `fmul sign, grad`,
+ *     keep = `fsub 1, fmin(1, frintp(fabd |diff|, dist))`, `fmla res, gs, keep`
+ *   SVE256 (V1): p = 1 `fmul grad, sign`, `fadd res, t`; p = inf gs = `fmul grad, sign`, keep as above
+ *     (`fmin e, 1`, `fsubr`), `fmul gs, keep`, `fadd res, t`
+ * FMLA's NaNs as nan3 (a quiet NaN res with 0 * inf the default NaN), FABD's the difference's NaN with its
+ * sign cleared. */
+static float cdist_backward_sign_a64(const profile_t *p, float res, float diff, float g, float dist, float pnorm,
+                                     int sve) {
+    const float sign = cdist_sign_a64(p, diff);
+    if (pnorm == 1.0f) {
+        if (!sve) return nan3(p, fmaf(g, sign, res), g, sign, res);
+        const float t = nan2(p, g * sign, g, sign);
+        return nan2(p, res + t, res, t);
+    }
+    const float ad = fabsf(diff), gs = sve ? nan2(p, g * sign, g, sign) : nan2(p, sign * g, sign, g);
+    const float e = ceilf(fabsf(nan2(p, ad - dist, ad, dist)));
+    const float low = fmin_arm(p, 1.0f, e), keep = nan2(p, 1.0f - low, 1.0f, low);
+    if (!sve) return nan3(p, fmaf(gs, keep, res), gs, keep, res);
+    const float t = nan2(p, gs * keep, gs, keep);
+    return nan2(p, res + t, res, t);
+}
+
+/* aarch64's lttdist_calc (p < 2) and pdist_calc (p > 2) backward of one lane added to res, diff FSUB's x1 - x2
+ * (read in the DEFAULT, SVE128 and SVE256 objects, the inline copies and the OpenMP bodies alike): dist == 0 a
+ * scalar `fcmp` branch to res + 0; else SLEEF's powf (vec_powf: a NaN operand gives the all-ones NaN) of |diff|
+ * and of dist, then p < 2: `fmul pow, sign` (V1's SVE256: `fmul sign, pow`), p > 2: `fmul diff, pow`; `fmul t,
+ * grad`, `fdiv t, pow(dist, p - 1)`, p < 1's zero where diff == 0 (`bic`, `sel`), `fadd res, term`; NaNs by
+ * FPProcessNaNs in those orders (nan2). */
+static float cdist_backward_pow_a64(const profile_t *p, float res, float diff, float g, float dist, float pnorm,
+                                    int sve) {
+    if (dist == 0.0f) return nan2(p, res + 0.0f, res, 0.0f);
+    float t;
+    if (pnorm < 2.0f) {
+        const float sign = cdist_sign_a64(p, diff), pw = vec_powf(p, fabsf(diff), pnorm - 1.0f);
+        t = sve ? nan2(p, sign * pw, sign, pw) : nan2(p, pw * sign, pw, sign);
+    } else {
+        const float pw = vec_powf(p, fabsf(diff), pnorm - 2.0f);
+        t = nan2(p, diff * pw, diff, pw);
+    }
+    t = nan2(p, t * g, t, g);
+    const float den = vec_powf(p, dist, pnorm - 1.0f);
+    const float q = (pnorm < 1.0f && diff == 0.0f) ? 0.0f : nan2(p, t / den, t, den);
+    return nan2(p, res + q, res, q);
+}
+
 /* lttdist_calc / pdist_calc backward of one lane (p other than 0, 1, 2, inf), as cdist_backward's legend. */
 static float cdist_backward_pow(const profile_t *p, float diff, float g, float dist, float pnorm, int64_t *unproven) {
     if (dist == 0.0f) return 0.0f;
@@ -1582,7 +1636,8 @@ static float cdist_backward_pow(const profile_t *p, float diff, float g, float d
  * aarch64's p = 2 (read in the DEFAULT, SVE128 and SVE256 objects, the inline copies and the OpenMP bodies
  * alike; dist == 0 a scalar `fcmp` branch to res + 0): `fsub x1, x2`, `fmul diff, grad` in the NEON-typed
  * objects but `fmul grad, diff` in SVE256's, `fdiv` (`fdivr`) of that by dist, `fadd res, term`; NaNs by
- * FPProcessNaNs in those orders (nan2), inf - inf, 0 * inf, 0 / 0 and inf / inf +qNaN: nothing unproven. */
+ * FPProcessNaNs in those orders (nan2), inf - inf, 0 * inf, 0 / 0 and inf / inf +qNaN: nothing unproven;
+ * aarch64's p = 1 and inf as cdist_backward_sign_a64, p < 2 and p > 2 as cdist_backward_pow_a64. */
 int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const float *x2, const float *dist, int64_t d,
                        int64_t r1, int64_t r2, int64_t m, float pnorm, float *out) {
     const int avx = is_avx(&p), sve = obj_kind(&p) == OBJ_SVE;
@@ -1601,6 +1656,13 @@ int64_t cdist_backward(profile_t p, const float *grad, const float *x1, const fl
                         const float gd = sve ? nan2(&p, g * dn, g, dn) : nan2(&p, dn * g, dn, g);
                         r = dist_k == 0.0f ? 0.0f : nan2(&p, gd / dist_k, gd, dist_k);
                         res = nan2(&p, res + r, res, r);
+                        continue;
+                    }
+                    if (is_arm(&p)) { /* aarch64's p = 1, inf and the pow branches */
+                        const float dn = nan2(&p, diff, a, b);
+                        res = (pnorm == 1.0f || isinf(pnorm))
+                                  ? cdist_backward_sign_a64(&p, res, dn, g, dist_k, pnorm, sve)
+                                  : cdist_backward_pow_a64(&p, res, dn, g, dist_k, pnorm, sve);
                         continue;
                     }
                     unproven += nan_clash(a, b);
