@@ -10,6 +10,11 @@ and float64, bfloat16 to float32; 1 to 70,001 elements (off the 8- and 16-elemen
 grain), values of every class (NaNs of both signs, quiet and signalling, payloads in the low and the high bits,
 infinities, values past float16's range, subnormals, ties, -0); a C-contiguous tensor, a transposed one (its
 layout kept), every second element, the first k columns of a wider matrix, a row broadcast over rows.
+
+``copy_cases``: ``copy_`` (aten.copy_) from float32 and float64 into float16 and bfloat16 destinations laid out
+C-contiguous, transposed or every second element, from the sources above or a row of fewer dims broadcast over
+the destination's rows (Copy.cpp's FBGEMM path where both are contiguous or share their strides, CopyKernel.cpp's
+loop elsewhere); ``python -m tests.reduced_float_cast_cases copy`` records them.
 """
 
 from __future__ import annotations
@@ -79,15 +84,60 @@ def cases() -> list[dict[str, Any]]:
     return out
 
 
-def strides(case: dict[str, Any]) -> list[int]:
-    """The view's strides (elements) over ``memory``."""
+COPY_PAIRS = (("float32", "float16"), ("float32", "bfloat16"), ("float64", "float16"), ("float64", "bfloat16"))
+INTO = ("dense", "transposed", "step")
+
+
+def copy_cases() -> list[dict[str, Any]]:
+    """``copy_``'s cases: as ``cases``' (the source) with ``into``, the destination's layout of ``shape`` (its
+    strides by ``strides`` of that layout), and a ``bcast`` source: one row of ``shape[1]`` elements."""
+    rng = np.random.default_rng(20261209)
+    out = []
+    for i in range(3 * len(COPY_PAIRS) * len(INTO)):
+        src, dst = COPY_PAIRS[i % len(COPY_PAIRS)]
+        into = INTO[(i // len(COPY_PAIRS)) % len(INTO)]
+        layout = ("dense", "transposed", "step", "cols", "bcast")[int(rng.integers(0, 5))]
+        layout = "transposed" if into == "transposed" and (i // 12) % 2 == 0 else layout  # FBGEMM: equal strides
+        n = int(rng.choice([1, 2, 7, 9, 15, 17, 31, 33, 63, 65, 100 + int(rng.integers(0, 64)), 40001, 70001]))
+        rows = int(rng.integers(1, 6)) if into == "transposed" or layout != "dense" else 1
+        k = max(1, n // rows)
+        shape = [rows, k] if rows > 1 or into == "transposed" or layout != "dense" else [n]
+        n = int(np.prod(shape))
+        size = {"dense": n, "step": 2 * n, "cols": rows * (k + 5), "bcast": k, "transposed": n}[layout]
+        memory = values(rng, size, src, nans=(src, dst) != ("float64", "bfloat16"))
+        out.append({"src": src, "dst": dst, "memory": memory, "layout": layout, "shape": shape, "into": into})
+    # past the grain: FBGEMM's parallel chunks (contiguous, and transposed in both), the bfloat16 vectors
+    for src, dst, layout, shape in (("float32", "float16", "dense", [70001]), ("float32", "bfloat16", "dense", [70001]),
+                                    ("float32", "float16", "transposed", [5, 14001])):  # fmt: skip
+        memory = values(rng, int(np.prod(shape)), src)
+        out.append({"src": src, "dst": dst, "memory": memory, "layout": layout, "shape": shape, "into": layout})
+    return out
+
+
+def strides(case: dict[str, Any], layout: str | None = None) -> list[int]:
+    """The view's strides (elements) over ``memory`` (of ``layout``, the case's own by default)."""
     rows, k = case["shape"] if len(case["shape"]) == 2 else (1, case["shape"][0])
-    return {"dense": [1], "step": [2], "cols": [k + 5, 1], "rows": [0, 1], "transposed": [1, rows]}[case["layout"]]
+    layout = layout or case["layout"]
+    if layout == "bcast":
+        return [1]
+    if layout in ("dense", "step") and len(case["shape"]) == 2:
+        return {"dense": [k, 1], "step": [2 * k, 2]}[layout]
+    return {"dense": [1], "step": [2], "cols": [k + 5, 1], "rows": [0, 1], "transposed": [1, rows]}[layout]
+
+
+def src_shape(case: dict[str, Any]) -> list[int]:
+    """The source's shape: a broadcast row's own, else the destination's."""
+    return [case["shape"][-1]] if case["layout"] == "bcast" else list(case["shape"])
+
+
+def into_size(case: dict[str, Any]) -> int:
+    """The destination's storage (elements)."""
+    return int(np.prod(case["shape"])) * (2 if case["into"] == "step" else 1)
 
 
 def operand(case: dict[str, Any]) -> np.ndarray:
     """The view's elements in logical order (what a capture holds)."""
-    m, shape = case["memory"], tuple(case["shape"])
+    m, shape = case["memory"], tuple(src_shape(case))
     stride = strides(case)
     return np.lib.stride_tricks.as_strided(m, shape, [s * m.itemsize for s in stride]).copy()
 
@@ -105,13 +155,42 @@ def replay(case: dict[str, Any], profile: Any) -> np.ndarray:
     return np.ascontiguousarray(out).reshape(-1).view(np.uint8)
 
 
+def replay_copy(case: dict[str, Any], profile: Any) -> np.ndarray:
+    """The trace's ``copy_`` replay's output for one ``copy_cases`` case as bytes (uint8; ParityError where it
+    refuses): ``self`` by its metadata alone, as a capture holds it."""
+    from harness.trace.impl_ops import replay as replay_op
+
+    x = operand(case)
+    args = [{"name": "self", "tensor": "self", "dtype": case["dst"], "shape": case["shape"],
+             "stride": strides(case, case["into"])},
+            {"name": "src", "tensor": "src", "dtype": case["src"], "shape": src_shape(case), "stride": strides(case)},
+            {"name": "non_blocking", "value": False}]  # fmt: skip
+    out = replay_op("aten.copy_.default", {"src": x}, args, profile)["out"]
+    return np.ascontiguousarray(out).reshape(-1).view(np.uint8)
+
+
 def digest_words(outs: list[np.ndarray]) -> np.ndarray:
     """The outputs' bytes, zero-padded to whole 4-byte words, as float32 words (what the digests hash)."""
     raw = np.concatenate(outs)
     return np.concatenate([raw, np.zeros(-raw.size % 4, np.uint8)]).view(np.float32)
 
 
-def record() -> None:  # pragma: no cover - run by hand with torch
+def torch_source(torch: Any, case: dict[str, Any]) -> Any:  # pragma: no cover - run by hand with torch
+    """The case's source view as a torch tensor."""
+    m = case["memory"]
+    base = torch.from_numpy(m.view(np.int16)).view(getattr(torch, case["src"])) if m.dtype == np.uint16 else None
+    base = torch.from_numpy(m) if base is None else base
+    return base.as_strided(src_shape(case), strides(case))
+
+
+def torch_bytes(torch: Any, got: Any) -> np.ndarray:  # pragma: no cover - run by hand with torch
+    """A torch result's bytes in logical order."""
+    got = got.contiguous()
+    got = got.view(torch.int16) if got.dtype == torch.bfloat16 else got
+    return got.numpy().reshape(-1).view(np.uint8)
+
+
+def record(copy: bool = False) -> None:  # pragma: no cover - run by hand with torch
     import torch
 
     from harness.core.errors import ParityError
@@ -123,19 +202,18 @@ def record() -> None:  # pragma: no cover - run by hand with torch
         torch.set_num_threads(threads)
         profile = profile_for_capability(capability, threads)
         counts, outs = {"exact": 0, "refused": 0, "other": 0}, []
-        for case in cases():
-            m = case["memory"]
-            base = (
-                torch.from_numpy(m.view(np.int16)).view(getattr(torch, case["src"])) if m.dtype == np.uint16 else None
-            )
-            base = torch.from_numpy(m) if base is None else base
-            view = base.as_strided(case["shape"], strides(case))
-            got = view.to(getattr(torch, case["dst"])).contiguous()
-            got = got.view(torch.int16) if got.dtype == torch.bfloat16 else got
-            raw = got.numpy().reshape(-1).view(np.uint8)
+        for case in copy_cases() if copy else cases():
+            view = torch_source(torch, case)
+            if copy:
+                into = torch.zeros(into_size(case), dtype=getattr(torch, case["dst"]))
+                got = into.as_strided(case["shape"], strides(case, case["into"]))
+                got.copy_(view)
+            else:
+                got = view.to(getattr(torch, case["dst"]))
+            raw = torch_bytes(torch, got)
             outs.append(raw)
             try:
-                mine = replay(case, profile)
+                mine = replay_copy(case, profile) if copy else replay(case, profile)
             except ParityError:
                 counts["refused"] += 1
                 continue
@@ -144,5 +222,5 @@ def record() -> None:  # pragma: no cover - run by hand with torch
 
 
 if __name__ == "__main__":  # pragma: no cover
-    record()
+    record(copy=sys.argv[1:] == ["copy"])
     sys.exit(0)

@@ -1,6 +1,7 @@
 """Casts to and from float16 and bfloat16 on x86 (aten._to_copy through the trace's replay: harness.impl.unary
 cast_to_f16, cast_to_bf16, cast_from_f16) against torch 2.13.0's bits recorded on an AMD EPYC Zen 5:
-tests/reduced_float_cast_cases.py's 72 cases, a digest per level and thread count. A float32 NaN cast to float16
+tests/reduced_float_cast_cases.py's 72 cases, a digest per level and thread count, and its 39 ``copy_`` cases
+(aten.copy_ into float16 and bfloat16 destinations of three layouts), a digest per level. A float32 NaN cast to float16
 keeps its payload's top bits through F16C in the AVX2 / AVX-512 objects and in Copy.cpp's FBGEMM path, but becomes
 sign|0x7E00 in the default build's copy kernel; to bfloat16 it is 0xFFFF in the AVX objects' vectors and 0x7FC0
 elsewhere; a float16 NaN widened in FBGEMM's tails (each thread's chunk's last len % 8) is 0x7FFFFFFF, so the
@@ -28,6 +29,13 @@ DIGESTS = {
     ("x86-avx512", 2): "373666b28cb89c4364229222c62fccad3a4670191daf712cde72e31c69890546",
     ("x86-avx512", 4): "62575143f0caea4376755b2341a22aff3883d09b44eb0a973b9539edeba98e6f",
 }
+# copy_ into float16 and bfloat16 (tests/reduced_float_cast_cases.py's copy_cases, 39 cases): the same digest
+# at every thread count (no FBGEMM tail of a float16 widening among them)
+COPY_DIGESTS = {
+    "x86-baseline": "cf5fbc51c59db585b4546e4b3d307209f4dc1341b81b261affd690e7dafaf02b",
+    "x86-avx2": "d14bdd118d0462c7c8d57a1d2f3f4c7b06df258aa032b949fe86f51e2185f4e5",
+    "x86-avx512": "d14bdd118d0462c7c8d57a1d2f3f4c7b06df258aa032b949fe86f51e2185f4e5",
+}
 
 
 @pytest.mark.parametrize(
@@ -37,10 +45,12 @@ def test_reduced_float_casts_reproduce_the_recorded_bits(name: str, threads: int
     profile = get_profile(name, threads)
     outs = [reduced_float_cast_cases.replay(case, profile) for case in reduced_float_cast_cases.cases()]
     assert bits_sha256(reduced_float_cast_cases.digest_words(outs)) == DIGESTS[(name, threads)]
+    copies = [reduced_float_cast_cases.replay_copy(case, profile) for case in reduced_float_cast_cases.copy_cases()]
+    assert bits_sha256(reduced_float_cast_cases.digest_words(copies)) == COPY_DIGESTS[name]
 
 
 def test_a_cast_to_float16_is_no_longer_taken_as_knob_free_and_aarch64_nans_are_refused() -> None:
-    """copy_ into float16 from float32 is listed apart (no replay), so are relu and clamp of a reduced float;
+    """copy_ into float16 from float32 is not knob-free (replayed), nor are relu and clamp of a reduced float;
     float16 to float32 and sign keep their bits-kept standing; a NaN cast to or from a reduced float on aarch64 is
     refused in one line, a float64 NaN to bfloat16 too."""
     assert not knob_free("aten.copy_.default", ["float16", "float32"], ["float16"])
@@ -65,3 +75,8 @@ def test_a_cast_to_float16_is_no_longer_taken_as_knob_free_and_aarch64_nans_are_
     args[0]["dtype"], args[1]["value"] = "float64", "torch.bfloat16"
     with pytest.raises(ParityError, match="float64 NaN"):
         replay("aten._to_copy.default", {"self": nan.astype(np.float64)}, args, get_profile("x86-avx2", 1))
+    # copy_ between the two reduced floats, or across complex dtypes: refused in one line
+    args = [{"name": "self", "tensor": "self", "dtype": "float16", "shape": [2], "stride": [1]},
+            {"name": "src", "tensor": "src", "dtype": "bfloat16", "shape": [2], "stride": [1]}]  # fmt: skip
+    with pytest.raises(ParityError, match="copy_ from bfloat16 to float16"):
+        replay("aten.copy_.default", {"src": np.zeros(2, np.uint16)}, args, get_profile("x86-avx2", 1))

@@ -99,6 +99,7 @@ TRACE_KERNELS: tuple[str, ...] = (
     "log2",
     "acos",
     "_to_copy",
+    "copy_",
 )
 
 # the AVX-512 measurement of the index ops (harness/impl/scatter.py), quoted in their rows
@@ -1431,7 +1432,7 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
         ),
     ),
     (
-        ("_to_copy",),
+        ("_to_copy", "copy_"),
         (
             "`copy_` into `_to_copy`'s output (`Tensor.to`, `.half()`, `.float()`; Copy.cpp, CopyKernel.cpp), laid "
             "out in the source's strides where it is non-overlapping and dense, else in the memory format it "
@@ -1449,9 +1450,13 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "exact, a signalling NaN quieted with its sign and payload, but float16 to float32 on the FBGEMM path "
             "(`Float16ToFloat_simd`) widens each at::parallel_for chunk (GRAIN_SIZE) in blocks of 8 by `vcvtph2ps` "
             "and its last len % 8 elements by FBGEMM's reference code, which makes every NaN there 0x7FFFFFFF; "
-            "from bfloat16 a shift. `copy_` into a float16 or bfloat16 tensor from float32 or float64 is not "
-            "replayed (listed apart by `parity audit`), nor pairs of a reduced float with an integer or the other "
-            "reduced float; nor the float16 and bfloat16 outputs of relu, neg, abs, floor, ceil, round, trunc, "
+            "from bfloat16 a shift. `copy_` itself (Copy.cpp's copy_impl) the same, `src` broadcast to `self`'s "
+            "shape and written in `self`'s strides: the FBGEMM path only where the sizes are equal (no broadcast) "
+            "and both are contiguous or `self` is non-overlapping and dense with `src`'s very strides, the "
+            "bfloat16 vectors by TensorIterator's inner dim over both; the same dtype the bits (as knob-free before; "
+            "complex pairs too). "
+            "Not replayed: pairs of a reduced float with an integer or the other reduced float, a complex dtype "
+            "change; nor the float16 and bfloat16 outputs of relu, neg, abs, floor, ceil, round, trunc, "
             "reciprocal, clamp by numbers, hardtanh, hardtanh_backward and threshold_backward, which "
             "Vectorized<Half> / <BFloat16> compute through float, so that a NaN comes back by the level's "
             "conversion (1,000 elements of NaN payloads: other bits at default than at avx2 and avx512 for each; "
@@ -1475,7 +1480,15 @@ ROWS: tuple[tuple[tuple[str, ...], str, str], ...] = (
             "every level and thread count; traced (random programs of the casts above and float32 to and from "
             "int64 and bool, 1 to 70,000 elements, contiguous, transposed, every-second, column-sliced and "
             "broadcast views; preserve, contiguous and channels-last formats) and replayed, 1,193 `_to_copy` per "
-            "level at default, avx2 and avx512 over 1, 2 and 4 threads: 1,193 exact, 0 refused, 0 other"
+            "level at default, avx2 and avx512 over 1, 2 and 4 threads: 1,193 exact, 0 refused, 0 other. `copy_` "
+            "into float16 and bfloat16 from float32 and float64 (contiguous, transposed and every-second "
+            "destinations; contiguous, transposed, every-second, column-sliced sources and rows of fewer dims "
+            "broadcast; 1 to 70,001 elements), the float16 results copied back into float32, and same-dtype "
+            "copies, traced and replayed at default, avx2 and avx512 on 1, 2 and 4 threads: 297 `copy_` per level "
+            "and thread count (120 into float16 or bfloat16, 57 float16 into float32, 120 of one dtype), all exact, "
+            "0 refused, 0 other; 39 recorded "
+            "`copy_` cases exact at every level and thread count (the FBGEMM path taken for a broadcast source, or "
+            "not by equal strides, or the bfloat16 vectors for every layout, fails them)"
         ),
     ),
     (

@@ -50,6 +50,7 @@ KERNEL_OPS: dict[str, tuple[str, tuple[str, ...]]] = {
     # an exponent without a special case: SLEEF powf in the lanes, glibc double pow in each thread chunk's tail
     "pow": ("pow", ("capability", "threads")),
     "_to_copy": ("_to_copy", ("capability", "threads")),
+    "copy_": ("_to_copy", ("capability", "threads")),
     "add_": ("add", ()),
     "sub": ("add", ()),
     "sub_": ("add", ()),
@@ -683,8 +684,6 @@ def _to_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     0x7FFFFFFF), a bfloat16 shifted; between float32, float64, the integers and bool: ``_convert``. Other memory
     formats of a reduced float, other pairs with a reduced float (an integer to float16, float16 to bfloat16)
     refused."""
-    from harness.impl.unary import bf16_widen, cast_from_f16, cast_to_bf16, cast_to_f16
-
     x = t["self"]
     src = a.get("self.dtype") or str(x.dtype)
     dst = str(a.get("dtype") or src).removeprefix("torch.")
@@ -701,21 +700,70 @@ def _to_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     fbgemm = (contiguous(stride, shape) and contiguous(out_stride, shape)) or (
         non_overlapping_and_dense(out_stride, shape) and out_stride == stride
     )
+    return {"out": _reduced_cast(x, src, dst, (shape, stride), out_stride, fbgemm, p)}
+
+
+def _reduced_cast(
+    x: np.ndarray,
+    src: str,
+    dst: str,
+    source: tuple[tuple[int, ...], list[int]],
+    out_stride: list[int],
+    fbgemm: bool,
+    p: KernelProfile,
+) -> np.ndarray:
+    """``x`` (of the output's shape: a broadcast source broadcast) cast to or from float16 or bfloat16 into an
+    output of strides ``out_stride``, the source's own shape and strides ``source``: to float16
+    cast_to_f16, to bfloat16 cast_to_bf16 (CopyKernel.cpp's vectors where TensorIterator's inner dim is
+    unit-stride in both), from float16 to float32 on Copy.cpp's FBGEMM path (``fbgemm``) its blocks and tails
+    in memory order, else widened exactly."""
+    from harness.impl.unary import bf16_widen, cast_from_f16, cast_to_bf16, cast_to_f16
+
+    shape = tuple(x.shape)
     if dst == "float16":
-        return {"out": cast_to_f16(x, p, fbgemm).view(np.float16)}
+        return cast_to_f16(x, p, fbgemm).view(np.float16)
     if dst == "bfloat16":  # CopyKernel.cpp's float-to-bfloat16 vectors where the inner dim is unit-stride in both
-        loop = element_wise_loop(shape, [(shape, stride)], out_stride)
-        return {"out": cast_to_bf16(x, p, loop.vector and loop.scalar == 0)}
+        loop = element_wise_loop(shape, [source], out_stride)
+        return cast_to_bf16(x, p, loop.vector and loop.scalar == 0)
     if src == "float16" and dst == "float32" and fbgemm:
-        # FBGEMM walks the memory: its blocks of 8 and tails in the source's stride order
-        perm = sorted(range(len(shape)), key=lambda d: (-stride[d], d))
+        # FBGEMM walks the memory: its blocks of 8 and tails in the output's (the source's) stride order
+        perm = sorted(range(len(shape)), key=lambda d: (-out_stride[d], d))
         in_memory = np.ascontiguousarray(np.transpose(x.view(np.uint16), perm))
-        return {"out": np.ascontiguousarray(np.transpose(cast_from_f16(in_memory, p, True), np.argsort(perm)))}
+        return np.ascontiguousarray(np.transpose(cast_from_f16(in_memory, p, True), np.argsort(perm)))
     bits = x.view(np.uint16)
     wide = cast_from_f16(bits, p, False) if src == "float16" else bf16_widen(bits)
     if p.aarch64 and np.isnan(wide).any():  # cast_from_f16 refuses a float16 one; a bfloat16 one likewise
         raise ParityError("a bfloat16 NaN cast to float on aarch64 is not modelled (its conversions not measured)")
-    return {"out": wide.astype(_NP_OF[dst])}
+    return wide.astype(_NP_OF[dst])
+
+
+def _copy_(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
+    """``copy_`` (Copy.cpp's copy_impl): ``src`` broadcast to ``self``'s shape and written in ``self``'s strides.
+    The same dtype: the bits (a complex tensor's pairs too). float32 <-> float16 of equal sizes, both contiguous
+    or ``self`` non-overlapping and dense with ``src``'s very strides: FBGEMM's path; else CopyKernel.cpp's
+    loop over TensorIterator's order (``_reduced_cast``: a NaN's bits by level, path and thread count); between
+    float32, float64, the integers and bool: ``_convert``. Other pairs with a reduced float or a complex
+    tensor refused."""
+    x = np.asarray(t["src"])  # self is written whole: a capture holds its metadata only
+    shape = tuple(int(n) for n in a["self.shape"])
+    dst = str(a.get("self.dtype") or x.dtype).removeprefix("torch.")
+    src = str(a.get("src.dtype") or x.dtype).removeprefix("torch.")
+    if src == dst:  # a complex tensor held as its (re, im) pairs: one more dim
+        return {"out": np.broadcast_to(x, shape + ((2,) if "complex" in dst else ())).copy()}
+    if "complex" in src or "complex" in dst:
+        raise ParityError(f"copy_ from {src} to {dst}: not modelled")
+    if (src in _REDUCED_FLOATS and dst not in _FLOAT_WIDE) or (dst in _REDUCED_FLOATS and src not in _FLOAT_WIDE):
+        raise ParityError(f"copy_ from {src} to {dst}: not modelled")
+    if src not in _REDUCED_FLOATS and dst not in _REDUCED_FLOATS:
+        return {"out": _convert(np.broadcast_to(x, shape), src, dst)}  # one conversion per element
+    out_stride = list(a.get("self.stride") or c_strides(shape))
+    src_shape = tuple(a.get("src.shape") or x.shape)
+    stride = list(a.get("src.stride") or c_strides(src_shape))
+    fbgemm = src_shape == shape and (
+        (contiguous(stride, shape) and contiguous(out_stride, shape))
+        or (non_overlapping_and_dense(out_stride, shape) and out_stride == stride)
+    )
+    return {"out": _reduced_cast(np.broadcast_to(x, shape), src, dst, (src_shape, stride), out_stride, fbgemm, p)}
 
 
 def _cast_strides(memory_format: str | None, shape: tuple[int, ...], stride: list[int], src: str) -> list[int]:
@@ -1675,6 +1723,7 @@ REPLAYS: dict[str, Replay] = {
     "cumsum": _cumsum,
     "pow": _pow,
     "_to_copy": _to_copy,
+    "copy_": _copy_,
     **{name: _binary(name) for name in ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_")},
     **{name: _floor_divide for name in ("floor_divide", "floor_divide_")},
     "rsqrt": _rsqrt,

@@ -2397,7 +2397,7 @@ def _integral(name: str, floating: Replay) -> Replay:
 # nan_to_num (of float32 and float64; of float16 and bfloat16 only sign, sgn, nan_to_num and masked_fill:
 # ``_REDUCED_VIA_FLOAT``), casts from float16 and between float32 and float64. Not here, for they differ (the
 # same measurement): a cast to bfloat16, or to float16 from float32 or float64 (a NaN's bits by level and path:
-# F16C's payload or c10's 0x7E00, 0xFFFF or 0x7FC0: ``_to_copy`` replayed, ``copy_`` listed apart), clamp and
+# F16C's payload or c10's 0x7E00, 0xFFFF or 0x7FC0: ``_to_copy`` and ``copy_`` replayed), clamp and
 # minimum / maximum by tensors, remainder, fmod, max / min / aminmax reductions (NaN), elu, selu, hardswish,
 # hardsigmoid, mish, atan2, lerp, addcmul (the AVX2 object's contractions), linspace (default), arange and
 # mse_loss's mean (4 threads), std, cdist, ctc_loss (its ``log_alpha`` beyond the lengths only: scratch, never
@@ -2516,11 +2516,11 @@ def refusal(op: str) -> str | None:
 UNMODELLED_DTYPES = frozenset(("bfloat16",))
 # the replays that tell a bfloat16 operand by its argument's dtype and reproduce it (harness.trace.impl_nn's pow
 # and casts)
-BFLOAT16_REPLAYS = frozenset(("pow", "_to_copy"))
+BFLOAT16_REPLAYS = frozenset(("pow", "_to_copy", "copy_"))
 # a complex tensor is captured as its float32 (re, im) pairs, one more dim: only these replays know it
 # (the others had taken the pairs for real numbers: exp, tanh, sum, mean, embedding of complex64 other)
 COMPLEX_REPLAYS = frozenset(
-    ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "_fft_c2c", "_fft_r2c", "_fft_c2r", "polar")
+    ("add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "_fft_c2c", "_fft_r2c", "_fft_c2r", "polar", "copy_")
 )
 
 
