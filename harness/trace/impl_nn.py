@@ -696,11 +696,18 @@ def _to_copy(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     shape = tuple(x.shape)
     stride = list(a.get("self.stride") or c_strides(shape))
     out_stride = _cast_strides(a.get("memory_format"), shape, stride, src)
-    # Copy.cpp's FBGEMM path (float32 <-> float16): both contiguous, or the output dense in the source's strides
-    fbgemm = (contiguous(stride, shape) and contiguous(out_stride, shape)) or (
-        non_overlapping_and_dense(out_stride, shape) and out_stride == stride
-    )
+    fbgemm = _fbgemm_path(shape, stride, shape, out_stride)
     return {"out": _reduced_cast(x, src, dst, (shape, stride), out_stride, fbgemm, p)}
+
+
+def _fbgemm_path(src_shape: tuple[int, ...], stride: list[int], shape: tuple[int, ...], out_stride: list[int]) -> bool:
+    """Whether Copy.cpp takes its FBGEMM path (float32 <-> float16) from a source of ``src_shape`` and ``stride``
+    into an output of ``shape`` and ``out_stride``: equal sizes, and both contiguous or the output non-overlapping
+    and dense in the source's very strides."""
+    return src_shape == shape and (
+        (contiguous(stride, shape) and contiguous(out_stride, shape))
+        or (non_overlapping_and_dense(out_stride, shape) and out_stride == stride)
+    )
 
 
 def _reduced_cast(
@@ -759,10 +766,7 @@ def _copy_(t: Arrays, a: Args, p: KernelProfile) -> dict[str, np.ndarray]:
     out_stride = list(a.get("self.stride") or c_strides(shape))
     src_shape = tuple(a.get("src.shape") or x.shape)
     stride = list(a.get("src.stride") or c_strides(src_shape))
-    fbgemm = src_shape == shape and (
-        (contiguous(stride, shape) and contiguous(out_stride, shape))
-        or (non_overlapping_and_dense(out_stride, shape) and out_stride == stride)
-    )
+    fbgemm = _fbgemm_path(src_shape, stride, shape, out_stride)
     return {"out": _reduced_cast(np.broadcast_to(x, shape), src, dst, (src_shape, stride), out_stride, fbgemm, p)}
 
 
